@@ -1,0 +1,138 @@
+"""Array alignment: which expected element goes with which actual element.
+
+Three strategies: by index (``ordered``), by a key field, and by optimal assignment over a
+pair-score matrix. The matrix is built one flattened field (column) at a time, each column
+scored for every pair in one vectorised comparator call, then a single
+``linear_sum_assignment`` picks the pairs; there is no size cap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .values import canonical_key
+
+Pairs = list[tuple[int, int]]
+LeafMatrix = Callable[[str, list[Any], list[Any]], Any]
+
+
+def ordered_pairs(n_expected: int, n_actual: int) -> tuple[Pairs, list[int], list[int]]:
+    """Pairs by index; surplus elements on either side stay unpaired."""
+    common = min(n_expected, n_actual)
+    return ([(i, i) for i in range(common)], list(range(common, n_expected)),
+            list(range(common, n_actual)))
+
+
+def _key_value(element: Any, key: str) -> Any:
+    """The element's key as a hashable value, or None when it has no usable key (not an
+    object, no such field, or a value that is not a string or a number)."""
+    if not isinstance(element, dict) or key not in element:
+        return None
+    value = element[key]
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    return canonical_key(value)
+
+
+def key_field_pairs(expected: Sequence[Any], actual: Sequence[Any], key: str
+                    ) -> tuple[Pairs, list[int], list[int]]:
+    """Pair elements whose ``key`` fields are equal; the first element with a given key wins
+    and later duplicates stay unpaired."""
+    by_key: dict[Any, int] = {}
+    unkeyed_actual: list[int] = []
+    for j, element in enumerate(actual):
+        kv = _key_value(element, key)
+        if kv is None or kv in by_key:
+            unkeyed_actual.append(j)
+        else:
+            by_key[kv] = j
+    pairs: Pairs = []
+    lone_expected: list[int] = []
+    seen: set[Any] = set()
+    used: set[int] = set()
+    for i, element in enumerate(expected):
+        kv = _key_value(element, key)
+        j = None if kv is None or kv in seen else by_key.get(kv)
+        if kv is not None:
+            seen.add(kv)
+        if j is None:
+            lone_expected.append(i)
+        else:
+            pairs.append((i, j))
+            used.add(j)
+    lone_actual = [j for j in by_key.values() if j not in used] + unkeyed_actual
+    return pairs, lone_expected, lone_actual
+
+
+def assign(scores: Any, keep_above: float, minimize_distance: bool = False
+           ) -> tuple[list[tuple[int, int, float]], list[int], list[int]]:
+    """Optimal one-to-one pairing maximising the total score; pairs scoring ``keep_above``
+    or less are dropped. ``minimize_distance`` solves on ``1 - score`` (structeval's form,
+    which breaks ties the same way it does)."""
+    n, m = scores.shape
+    if n == 0 or m == 0:
+        return [], list(range(n)), list(range(m))
+    from scipy.optimize import linear_sum_assignment
+
+    if minimize_distance:
+        rows, cols = linear_sum_assignment(1.0 - scores)
+    else:
+        rows, cols = linear_sum_assignment(scores, maximize=True)
+    kept = [(int(i), int(j), float(scores[i, j])) for i, j in zip(rows, cols) if scores[i, j] > keep_above]
+    kept.sort()
+    paired_e = {i for i, _, _ in kept}
+    paired_a = {j for _, j, _ in kept}
+    return kept, [i for i in range(n) if i not in paired_e], [j for j in range(m) if j not in paired_a]
+
+
+def _columns(flat: Sequence[dict[str, Any]]) -> dict[str, tuple[list[int], list[Any]]]:
+    cols: dict[str, tuple[list[int], list[Any]]] = {}
+    for i, element in enumerate(flat):
+        for path, value in element.items():
+            col = cols.get(path)
+            if col is None:
+                col = cols[path] = ([], [])
+            col[0].append(i)
+            col[1].append(value)
+    return cols
+
+
+def pair_matrix(expected_flat: Sequence[dict[str, Any]], actual_flat: Sequence[dict[str, Any]],
+                leaf_matrix: LeafMatrix, mode: str) -> Any:
+    """Score every (expected, actual) element pair from their flattened fields.
+
+    ``mode="similarity"``: the mean leaf score over the union of the pair's field paths
+    (0 where one side lacks a path; 1 for two elements without fields).
+    ``mode="f1"``: the F1 of the pair, with precision over the actual element's fields and
+    recall over the expected element's (1 for two elements without fields).
+    """
+    import numpy as np
+
+    n, m = len(expected_flat), len(actual_flat)
+    tp = np.zeros((n, m))
+    both = np.zeros((n, m))
+    e_cols, a_cols = _columns(expected_flat), _columns(actual_flat)
+    for path, (ie, ve) in e_cols.items():
+        a_col = a_cols.get(path)
+        if a_col is None:
+            continue
+        ia, va = a_col
+        block = leaf_matrix(path, ve, va)
+        if len(ie) == n and len(ia) == m:
+            tp += block
+            both += 1.0
+        else:
+            idx = np.ix_(ie, ia)
+            tp[idx] += block
+            both[idx] += 1.0
+    e_count = np.array([len(d) for d in expected_flat], dtype=float)[:, None]
+    a_count = np.array([len(d) for d in actual_flat], dtype=float)[None, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if mode == "similarity":
+            union = e_count + a_count - both
+            return np.where(union > 0, tp / np.where(union > 0, union, 1.0), 1.0)
+        precision = np.where(a_count > 0, tp / np.where(a_count > 0, a_count, 1.0), 1.0)
+        recall = np.where(e_count > 0, tp / np.where(e_count > 0, e_count, 1.0), 1.0)
+        total = precision + recall
+        return np.where(total > 0, 2 * precision * recall / np.where(total > 0, total, 1.0), 0.0)

@@ -1,0 +1,414 @@
+"""Leaf comparators: each scores one expected value against one actual value in [0, 1].
+
+A comparator is bound to its parameters once (``bind_*`` below) and then called per leaf.
+Comparators that can also score every pair of two value lists in one vectorised call
+provide ``matrix``; array pairing uses it to build pair-score matrices without a Python
+call per pair.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from rapidfuzz.distance import Levenshtein
+
+from .errors import ConfigError
+from .values import BOOLEAN, NULL, NUMBER, STRING, canonical_key, json_equal, json_type
+
+if TYPE_CHECKING:
+    import numpy as np
+
+ScoreFn = Callable[[Any, Any], float]
+MatrixFn = Callable[[Sequence[Any], Sequence[Any]], "np.ndarray"]
+
+
+@dataclass(frozen=True)
+class BoundComparator:
+    """A comparator with its parameters applied.
+
+    ``score(expected, actual)`` returns a float in [0, 1]. ``matrix`` (optional) returns the
+    len(expected) x len(actual) matrix of the same scores. ``batch`` comparators are not
+    called per leaf: they receive every field of a record that uses them in one call.
+    """
+
+    name: str
+    score: ScoreFn
+    matrix: MatrixFn | None = None
+    batch: bool = False
+    params: Mapping[str, Any] | None = None
+    trusted: bool = True  # built-ins; other scores are checked to lie in [0, 1]
+
+
+def _is_number(value: Any) -> bool:
+    return type(value) in (int, float) or (
+        isinstance(value, (int, float)) and not isinstance(value, bool)
+    )
+
+
+def _params(name: str, params: Mapping[str, Any] | None, allowed: set[str]) -> dict[str, Any]:
+    params = dict(params or {})
+    unknown = set(params) - allowed
+    if unknown:
+        raise ConfigError(
+            f"comparator {name!r} has no parameter {', '.join(sorted(map(repr, unknown)))}; "
+            f"known: {', '.join(sorted(allowed)) or '(none)'}"
+        )
+    return params
+
+
+def _float_param(name: str, key: str, value: Any, minimum: float = 0.0) -> float:
+    if not _is_number(value) or not math.isfinite(value) or value < minimum:
+        raise ConfigError(f"comparator {name!r}: {key} must be a number >= {minimum}, not {value!r}")
+    return float(value)
+
+
+# --- numpy helpers (numpy comes with scipy; imported lazily to keep start-up light) -------
+
+
+def _np() -> Any:
+    import numpy
+
+    return numpy
+
+
+def _codes(values: Sequence[Any], table: dict[Any, int], key: Callable[[Any], Any]) -> Any:
+    np = _np()
+    out = np.empty(len(values), dtype=np.int64)
+    for i, value in enumerate(values):
+        out[i] = table.setdefault(key(value), len(table))
+    return out
+
+
+def _equality_matrix(key: Callable[[Any], Any]) -> MatrixFn:
+    def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
+        table: dict[Any, int] = {}
+        ce = _codes(expected, table, key)
+        ca = _codes(actual, table, key)
+        return (ce[:, None] == ca[None, :]).astype(float)
+
+    return matrix
+
+
+def _numbers_only(
+    fn: Callable[[Any, Any], Any], fallback: ScoreFn
+) -> MatrixFn:
+    """Vectorise ``fn`` over the number x number block; other pairs use ``fallback``."""
+
+    def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
+        np = _np()
+        out = np.zeros((len(expected), len(actual)))
+        ie = [i for i, v in enumerate(expected) if _is_number(v)]
+        ia = [j for j, v in enumerate(actual) if _is_number(v)]
+        if ie and ia:
+            e = np.array([expected[i] for i in ie], dtype=float)[:, None]
+            a = np.array([actual[j] for j in ia], dtype=float)[None, :]
+            out[np.ix_(ie, ia)] = fn(e, a)
+        if len(ie) < len(expected) or len(ia) < len(actual):
+            se, sa = set(ie), set(ia)
+            for i, ev in enumerate(expected):
+                for j, av in enumerate(actual):
+                    if i not in se or j not in sa:
+                        out[i, j] = fallback(ev, av)
+        return out
+
+    return matrix
+
+
+def _strings_only(fn: Callable[[list[str], list[str]], Any], fallback: ScoreFn) -> MatrixFn:
+    def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
+        np = _np()
+        out = np.zeros((len(expected), len(actual)))
+        ie = [i for i, v in enumerate(expected) if type(v) is str]
+        ia = [j for j, v in enumerate(actual) if type(v) is str]
+        if ie and ia:
+            out[np.ix_(ie, ia)] = fn([expected[i] for i in ie], [actual[j] for j in ia])
+        if len(ie) < len(expected) or len(ia) < len(actual):
+            se, sa = set(ie), set(ia)
+            for i, ev in enumerate(expected):
+                for j, av in enumerate(actual):
+                    if i not in se or j not in sa:
+                        out[i, j] = fallback(ev, av)
+        return out
+
+    return matrix
+
+
+# --- exact --------------------------------------------------------------------------------
+
+
+def _exact(e: Any, a: Any) -> float:
+    if type(e) is str and type(a) is str:
+        return 1.0 if e == a else 0.0
+    return 1.0 if json_equal(e, a) else 0.0
+
+
+def bind_exact(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    _params("exact", params, set())
+    return BoundComparator("exact", _exact, _equality_matrix(canonical_key))
+
+
+# --- normalized (Galtea): NFD, drop combining marks, casefold; recursive over strings -------
+
+
+@lru_cache(maxsize=65536)
+def normalize_text(text: str) -> str:
+    """Accent-free, case-folded form of a string; whitespace is kept."""
+    decomposed = unicodedata.normalize("NFD", text)
+    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    # casefold can produce new decomposable characters (rare), so fold last
+    return stripped.casefold()
+
+
+def _normalized(e: Any, a: Any) -> float:
+    return 1.0 if json_equal(e, a, normalize_text) else 0.0
+
+
+def _normalized_key(value: Any) -> Any:
+    if type(value) is str:
+        return (STRING, normalize_text(value))
+    return canonical_key(_normalize_deep(value))
+
+
+def _normalize_deep(value: Any) -> Any:
+    tag = json_type(value)
+    if tag == STRING:
+        return normalize_text(value)
+    if tag == "object":
+        return {k: _normalize_deep(v) for k, v in value.items()}
+    if tag == "array":
+        return [_normalize_deep(v) for v in value]
+    return value
+
+
+def bind_normalized(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    _params("normalized", params, set())
+    return BoundComparator("normalized", _normalized, _equality_matrix(_normalized_key))
+
+
+# --- numeric (struct-extract-eval): binary within tolerance ---------------------------------
+
+
+def _coerce_number(value: Any) -> Any:
+    if type(value) is str:
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return value
+        return number if math.isfinite(number) else value
+    return value
+
+
+def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    p = _params("numeric", params, {"abs", "rel", "coerce", "tolerance"})
+    tolerance = p.pop("tolerance", None)
+    if tolerance is not None:  # the reference's spelling: {"tolerance": {"abs": .., "rel": ..}}
+        if not isinstance(tolerance, Mapping):
+            raise ConfigError(f"comparator 'numeric': tolerance must be a mapping, not {tolerance!r}")
+        p.update(_params("numeric", tolerance, {"abs", "rel"}))
+    abs_tol = _float_param("numeric", "abs", p["abs"]) if "abs" in p else None
+    rel_tol = _float_param("numeric", "rel", p["rel"]) if "rel" in p else None
+    coerce = p.get("coerce", False)
+    if not isinstance(coerce, bool):
+        raise ConfigError(f"comparator 'numeric': coerce must be true or false, not {coerce!r}")
+
+    def within(e: Any, a: Any) -> Any:
+        # works on floats and on numpy arrays alike; every configured tolerance must hold
+        diff = abs(e - a)
+        ok = e == a
+        if abs_tol is None and rel_tol is None:
+            return ok
+        ok_tol = True
+        if abs_tol is not None:
+            ok_tol = diff <= abs_tol
+        if rel_tol is not None:
+            scale = abs(e)
+            scale = scale + (scale == 0)  # relative to expected; expected 0 divides by 1
+            ok_tol = ok_tol & (diff / scale <= rel_tol)
+        return ok | ok_tol
+
+    def score(e: Any, a: Any) -> float:
+        if coerce:
+            e, a = _coerce_number(e), _coerce_number(a)
+        if _is_number(e) and _is_number(a):
+            return 1.0 if within(float(e), float(a)) else 0.0
+        return 1.0 if json_equal(e, a) else 0.0
+
+    def fallback(e: Any, a: Any) -> float:
+        return score(e, a)
+
+    matrix = None if coerce else _numbers_only(lambda e, a: within(e, a).astype(float), fallback)
+    return BoundComparator("numeric", score, matrix, params=dict(params or {}))
+
+
+# --- oneof -----------------------------------------------------------------------------
+
+
+def bind_oneof(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    p = _params("oneof", params, {"values"})
+    values = p.get("values")
+    if not isinstance(values, (list, tuple)):
+        raise ConfigError(f"comparator 'oneof' needs values: a list, not {values!r}")
+    accepted = {canonical_key(v) for v in values}
+
+    def score(e: Any, a: Any) -> float:
+        # the expected value plays no part: any listed value is right (as the reference does)
+        try:
+            return 1.0 if canonical_key(a) in accepted else 0.0
+        except TypeError:
+            return 0.0
+
+    return BoundComparator("oneof", score, params=p)
+
+
+# --- levenshtein (UiPath strings) ----------------------------------------------------------
+
+
+def _levenshtein(e: Any, a: Any) -> float:
+    if type(e) is str and type(a) is str:
+        if e == a:
+            return 1.0
+        return float(Levenshtein.normalized_similarity(e, a))
+    return _exact(e, a)
+
+
+def _levenshtein_block(e: list[str], a: list[str]) -> Any:
+    from rapidfuzz import process
+
+    return process.cdist(e, a, scorer=Levenshtein.normalized_similarity, dtype=_np().float64)
+
+
+def bind_levenshtein(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    _params("levenshtein", params, set())
+    return BoundComparator("levenshtein", _levenshtein, _strings_only(_levenshtein_block, _exact))
+
+
+# --- jaccard (structeval strings) -----------------------------------------------------------
+
+
+@lru_cache(maxsize=65536)
+def _tokens(text: str) -> frozenset[str]:
+    return frozenset(text.lower().split())
+
+
+def _jaccard(e: Any, a: Any) -> float:
+    if type(e) is str and type(a) is str:
+        te, ta = _tokens(e), _tokens(a)
+        if not te and not ta:
+            return 1.0
+        inter = len(te & ta)
+        return inter / (len(te) + len(ta) - inter)
+    return _exact(e, a)
+
+
+def _jaccard_block(e: list[str], a: list[str]) -> Any:
+    """All-pairs Jaccard through one sparse product: |A & B| = (incidence_A @ incidence_B.T)."""
+    np = _np()
+    from scipy import sparse
+
+    vocab: dict[str, int] = {}
+
+    def incidence(texts: list[str]) -> tuple[Any, Any]:
+        rows, cols = [], []
+        sizes = np.empty(len(texts))
+        for i, text in enumerate(texts):
+            toks = _tokens(text)
+            sizes[i] = len(toks)
+            for tok in toks:
+                rows.append(i)
+                cols.append(vocab.setdefault(tok, len(vocab)))
+        return rows, cols, sizes  # type: ignore[return-value]
+
+    re_, ce, se = incidence(e)  # type: ignore[misc]
+    ra, ca, sa = incidence(a)  # type: ignore[misc]
+    width = max(len(vocab), 1)
+    me = sparse.csr_matrix((np.ones(len(re_)), (re_, ce)), shape=(len(e), width))
+    ma = sparse.csr_matrix((np.ones(len(ra)), (ra, ca)), shape=(len(a), width))
+    inter = (me @ ma.T).toarray()
+    union = se[:, None] + sa[None, :] - inter
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(union > 0, inter / np.where(union > 0, union, 1), 1.0)
+    return out
+
+
+def bind_jaccard(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    _params("jaccard", params, set())
+    return BoundComparator("jaccard", _jaccard, _strings_only(_jaccard_block, _exact))
+
+
+# --- relative number (UiPath): 1 - |e - a| / |e|, floored at 0 ------------------------------
+
+_ZERO = 1e-12
+
+
+def _relative(e: Any, a: Any) -> float:
+    if _is_number(e) and _is_number(a):
+        e, a = float(e), float(a)
+        if abs(e) <= _ZERO:
+            return 1.0 if abs(a) <= _ZERO else 0.0
+        return max(0.0, 1.0 - abs(e - a) / abs(e))
+    return _exact(e, a)
+
+
+def _relative_block(e: Any, a: Any) -> Any:
+    np = _np()
+    zero_e = np.abs(e) <= _ZERO
+    safe = np.where(zero_e, 1.0, np.abs(e))
+    ratio = np.maximum(0.0, 1.0 - np.abs(e - a) / safe)
+    return np.where(zero_e, (np.abs(a) <= _ZERO).astype(float), ratio)
+
+
+def bind_relative(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    _params("relative", params, set())
+    return BoundComparator("relative", _relative, _numbers_only(_relative_block, _exact))
+
+
+# --- threshold number (structeval): d > t -> 0, else 1 - (d / t) ** (1 / w) ------------------
+
+
+def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    p = _params("threshold", params, {"threshold", "weighting"})
+    t = _float_param("threshold", "threshold", p.get("threshold", 0.001))
+    w = _float_param("threshold", "weighting", p.get("weighting", 0.1))
+    if t == 0:
+        raise ConfigError("comparator 'threshold': threshold must be greater than 0")
+    power = math.inf if w == 0 else 1.0 / w
+
+    def score(e: Any, a: Any) -> float:
+        if _is_number(e) and _is_number(a):
+            d = abs(float(e) - float(a))
+            if d > t:
+                return 0.0
+            if w == 0:
+                return 1.0  # no penalty inside the threshold
+            return 1.0 - (d / t) ** power
+        return _exact(e, a)
+
+    def block(e: Any, a: Any) -> Any:
+        np = _np()
+        d = np.abs(e - a)
+        inside = 1.0 if w == 0 else 1.0 - (np.minimum(d, t) / t) ** power
+        return np.where(d > t, 0.0, inside)
+
+    return BoundComparator(
+        "threshold", score, _numbers_only(block, _exact), params={"threshold": t, "weighting": w}
+    )
+
+
+BUILTIN_COMPARATORS: dict[str, Callable[[Mapping[str, Any] | None], BoundComparator]] = {
+    "exact": bind_exact,
+    "normalized": bind_normalized,
+    "numeric": bind_numeric,
+    "oneof": bind_oneof,
+    "levenshtein": bind_levenshtein,
+    "jaccard": bind_jaccard,
+    "relative": bind_relative,
+    "threshold": bind_threshold,
+}
+
+# Which JSON types a type-dispatched leaf policy must cover.
+LEAF_TYPES = (NULL, BOOLEAN, NUMBER, STRING)

@@ -1,0 +1,36 @@
+"""The error family of pytest-jsonmatch.
+
+Every error the project raises on purpose derives from :class:`JsonMatchError`, so a
+caller can catch them all in one place; the subclasses say which kind of mistake it was.
+"""
+
+from __future__ import annotations
+
+
+class JsonMatchError(Exception):
+    """Root of every error pytest-jsonmatch raises on purpose."""
+
+
+class ParseError(JsonMatchError, ValueError):
+    """A value could not be read as JSON (strictly for expected, leniently for actual)."""
+
+
+class ConfigError(JsonMatchError, ValueError):
+    """An unknown metric, option, comparator or transform, or a malformed setting."""
+
+
+class SchemaError(ConfigError):
+    """An eval schema or a gold record that does not fit its schema."""
+
+
+class ComparatorError(JsonMatchError):
+    """A comparator raised, or returned a score outside [0, 1]."""
+
+
+class CaseFileError(JsonMatchError):
+    """A golden YAML case file that cannot be used (names the file and line)."""
+
+
+def known_names(names: object) -> str:
+    """Format a collection of names for an error message, sorted for stable output."""
+    return ", ".join(sorted(str(n) for n in names))  # type: ignore[attr-defined]

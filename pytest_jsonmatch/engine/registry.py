@@ -1,0 +1,218 @@
+"""The one place extensions land: named comparators, transforms, metrics, post-processors.
+
+Built-ins are registered when this module loads and cannot be replaced; a custom name can
+be replaced only with ``overwrite=True``. The pytest layer forwards the
+``pytest_jsonmatch_register`` hook here, so plugins and conftest files use the same door.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .comparators import BUILTIN_COMPARATORS, BoundComparator
+from .errors import ComparatorError, ConfigError, known_names
+from .transforms import BUILTIN_TRANSFORMS, TransformFn
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One field handed to a batch comparator: its instance path, both raw values, both
+    values after the field's transforms, and the comparator's parameters."""
+
+    path: str
+    expected: Any
+    actual: Any
+    expected_compared: Any
+    actual_compared: Any
+    params: Mapping[str, Any]
+
+
+CustomComparator = Callable[[Any, Any, Mapping[str, Any]], float]
+BatchComparator = Callable[[list[BatchItem]], Sequence[Any]]
+CustomTransform = Callable[[Any, Mapping[str, Any]], Any]
+
+
+def check_score(name: str, value: Any) -> float:
+    """A comparator's return value as a float in [0, 1], or ComparatorError saying why not."""
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    try:
+        score = float(value)
+    except (TypeError, ValueError):
+        raise ComparatorError(f"comparator {name!r} returned {value!r}, not a number") from None
+    if not (0.0 <= score <= 1.0) or math.isnan(score):
+        raise ComparatorError(f"comparator {name!r} returned {value!r}, outside [0, 1]")
+    return score
+
+
+class Registry:
+    def __init__(self) -> None:
+        self._comparators: dict[str, Callable[[Mapping[str, Any] | None], BoundComparator]] = dict(
+            BUILTIN_COMPARATORS
+        )
+        self._transforms: dict[str, Callable[[Mapping[str, Any] | None], TransformFn]] = dict(
+            BUILTIN_TRANSFORMS
+        )
+        self._builtin_comparators = frozenset(self._comparators)
+        self._builtin_transforms = frozenset(self._transforms)
+        self.metrics: dict[str, Any] = {}
+        self.post_processors: dict[str, Callable[..., Any]] = {}
+        self._bound: dict[tuple[str, str], BoundComparator] = {}
+        self._bound_transforms: dict[tuple[str, str], TransformFn] = {}
+        self._batch_fns: dict[str, BatchComparator | None] = {}
+
+    # -- registration -------------------------------------------------------------------
+
+    def _check_name(self, kind: str, name: str, taken: Mapping[str, Any], builtin: frozenset[str],
+                    overwrite: bool) -> None:
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"a {kind} name must be a non-empty string, not {name!r}")
+        if name in builtin:
+            raise ConfigError(f"{kind} {name!r} is built in and cannot be replaced")
+        if name in taken and not overwrite:
+            raise ConfigError(f"{kind} {name!r} is already registered (pass overwrite=True to replace it)")
+
+    def register_comparator(self, name: str, fn: CustomComparator | BatchComparator, *,
+                            batch: bool = False, overwrite: bool = False) -> None:
+        """Register ``fn(expected, actual, params) -> float`` under ``name``; with
+        ``batch=True``, ``fn(items: list[BatchItem]) -> list[float | None]`` instead, called
+        once per record with every field that uses it (None, or an exception, marks a
+        field the comparator could not score)."""
+        self._check_name("comparator", name, self._comparators, self._builtin_comparators, overwrite)
+        if not callable(fn):
+            raise ConfigError(f"comparator {name!r} must be callable, not {type(fn).__name__}")
+
+        def bind(params: Mapping[str, Any] | None) -> BoundComparator:
+            frozen = dict(params or {})
+            if batch:
+                def unusable(e: Any, a: Any) -> float:
+                    raise ComparatorError(f"batch comparator {name!r} cannot score one field alone")
+
+                return BoundComparator(name, unusable, batch=True, params=frozen, trusted=False)
+
+            def score(e: Any, a: Any) -> float:
+                return check_score(name, fn(e, a, frozen))  # type: ignore[call-arg]
+
+            return BoundComparator(name, score, params=frozen, trusted=False)
+
+        self._comparators[name] = bind
+        self._batch_fns[name] = fn if batch else None
+        self._bound.clear()
+
+    def batch_function(self, name: str) -> BatchComparator:
+        fn = self._batch_fns.get(name)
+        if fn is None:
+            raise ConfigError(f"comparator {name!r} is not a batch comparator")
+        return fn  # type: ignore[no-any-return]
+
+    def register_transform(self, name: str, fn: CustomTransform, *, overwrite: bool = False) -> None:
+        """Register ``fn(value, params) -> value``; it is never called with null."""
+        self._check_name("transform", name, self._transforms, self._builtin_transforms, overwrite)
+        if not callable(fn):
+            raise ConfigError(f"transform {name!r} must be callable, not {type(fn).__name__}")
+
+        def bind(params: Mapping[str, Any] | None) -> TransformFn:
+            frozen = dict(params or {})
+            return lambda value: fn(value, frozen)
+
+        self._transforms[name] = bind
+        self._bound_transforms.clear()
+
+    def register_metric(self, name: str, metric: Any, *, overwrite: bool = False) -> None:
+        if name in self.metrics and not overwrite:
+            raise ConfigError(f"metric {name!r} is already registered (pass overwrite=True to replace it)")
+        self.metrics[name] = metric
+
+    def register_post_processor(self, name: str, fn: Callable[..., Any], *, overwrite: bool = False) -> None:
+        if name in self.post_processors and not overwrite:
+            raise ConfigError(f"post-processor {name!r} is already registered")
+        self.post_processors[name] = fn
+
+    def unregister(self, name: str) -> None:
+        """Remove a custom comparator, transform, metric or post-processor (tests use this)."""
+        for kind, store, builtin in (
+            ("comparator", self._comparators, self._builtin_comparators),
+            ("transform", self._transforms, self._builtin_transforms),
+        ):
+            if name in store and name not in builtin:
+                del store[name]
+        self.post_processors.pop(name, None)
+        self._batch_fns.pop(name, None)
+        self._bound.clear()
+        self._bound_transforms.clear()
+
+    # -- lookup -------------------------------------------------------------------------
+
+    @property
+    def comparator_names(self) -> list[str]:
+        return sorted(self._comparators)
+
+    @property
+    def transform_names(self) -> list[str]:
+        return sorted(self._transforms)
+
+    def comparator(self, spec: Any) -> BoundComparator:
+        """Bind a comparator spec: ``"exact"`` or ``{"numeric": {"abs": 0.01}}``."""
+        name, params = split_spec("comparator", spec)
+        key = (name, _params_key(params))
+        bound = self._bound.get(key)
+        if bound is None:
+            factory = self._comparators.get(name)
+            if factory is None:
+                raise ConfigError(
+                    f"unknown comparator {name!r}; known comparators: {known_names(self._comparators)}"
+                )
+            bound = self._bound[key] = factory(params)
+        return bound
+
+    def transform(self, spec: Any) -> TransformFn:
+        name, params = split_spec("transform", spec)
+        key = (name, _params_key(params))
+        bound = self._bound_transforms.get(key)
+        if bound is None:
+            factory = self._transforms.get(name)
+            if factory is None:
+                raise ConfigError(
+                    f"unknown transform {name!r}; known transforms: {known_names(self._transforms)}"
+                )
+            bound = self._bound_transforms[key] = factory(params)
+        return bound
+
+    def metric(self, name: Any) -> Any:
+        metric = self.metrics.get(name) if isinstance(name, str) else None
+        if metric is None:
+            raise ConfigError(f"unknown metric {name!r}; known metrics: {known_names(self.metrics)}")
+        return metric
+
+
+def split_spec(kind: str, spec: Any) -> tuple[str, Mapping[str, Any] | None]:
+    """``"name"`` or ``{"name": {params}}`` -> (name, params)."""
+    if isinstance(spec, str):
+        return spec, None
+    if isinstance(spec, Mapping) and len(spec) == 1:
+        ((name, params),) = spec.items()
+        if params is not None and not isinstance(params, Mapping):
+            raise ConfigError(f"{kind} {name!r}: parameters must be a mapping, not {params!r}")
+        return str(name), params
+    raise ConfigError(f"a {kind} is a name or a one-key mapping {{name: {{params}}}}, not {spec!r}")
+
+
+def _params_key(params: Mapping[str, Any] | None) -> str:
+    if not params:
+        return ""
+    try:
+        return json.dumps(params, sort_keys=True, default=repr)
+    except (TypeError, ValueError):
+        return repr(params)
+
+
+REGISTRY = Registry()
+
+register_comparator = REGISTRY.register_comparator
+register_transform = REGISTRY.register_transform
+register_metric = REGISTRY.register_metric
+register_post_processor = REGISTRY.register_post_processor

@@ -1,0 +1,260 @@
+"""What scoring produces: one FieldResult per scored field, a MatchResult per comparison,
+a RunResult over many records, and the arithmetic shared by every metric.
+
+Accounting (every metric): TP is the sum of scores over match and mismatch; precision =
+TP / (match + mismatch + hallucination); recall = TP / (match + mismatch + omission); a
+zero denominator gives 1.0; F1 is their harmonic mean, 0 when both are 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+MATCH, MISMATCH, OMISSION, HALLUCINATION, SKIPPED = (
+    "match", "mismatch", "omission", "hallucination", "skipped"
+)
+STATUSES = (MATCH, MISMATCH, OMISSION, HALLUCINATION, SKIPPED)
+# Tolerance for float noise when a score meets its threshold (0.1 + 0.2 style sums).
+SCORE_EPSILON = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class FieldResult:
+    """One scored field.
+
+    ``path`` is the instance path on the expected side (``items[0].sku``; the actual side's
+    index for a hallucinated element); ``actual_path`` is set when array pairing put the
+    actual value at another index. ``field_path`` folds indices away (``items[].sku``).
+    """
+
+    path: str
+    status: str
+    score: float
+    expected: Any
+    actual: Any
+    comparator: str
+    reason: str = ""
+    field_path: str = ""
+    actual_path: str | None = None
+
+    @property
+    def display_path(self) -> str:
+        return self.path or "$"
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """How array pairing matched elements: expected index -> actual index, with the pair's score."""
+
+    path: str
+    expected_index: int
+    actual_index: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class FloorFailure:
+    """A field scored below its ``min_score``."""
+
+    path: str
+    min_score: float
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    tp: float = 0.0
+    match: int = 0
+    mismatch: int = 0
+    omission: int = 0
+    hallucination: int = 0
+    skipped: int = 0
+
+    @property
+    def precision(self) -> float:
+        den = self.match + self.mismatch + self.hallucination
+        return self.tp / den if den else 1.0
+
+    @property
+    def recall(self) -> float:
+        den = self.match + self.mismatch + self.omission
+        return self.tp / den if den else 1.0
+
+    def f_beta(self, beta: float = 1.0) -> float:
+        p, r = self.precision, self.recall
+        b2 = beta * beta
+        den = b2 * p + r
+        return (1 + b2) * p * r / den if den > 0 else 0.0
+
+
+def tally(fields: Iterable[FieldResult]) -> Tally:
+    tp = 0.0
+    counts = dict.fromkeys(STATUSES, 0)
+    for fr in fields:
+        counts[fr.status] += 1
+        if fr.status == MATCH or fr.status == MISMATCH:
+            tp += fr.score
+    return Tally(tp, counts[MATCH], counts[MISMATCH], counts[OMISSION], counts[HALLUCINATION], counts[SKIPPED])
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """The outcome of one comparison: the metric's headline ``score`` in [0, 1], precision,
+    recall and F1 from the field statuses, and every field in document order."""
+
+    metric: str
+    score: float
+    precision: float
+    recall: float
+    f1: float
+    fields: tuple[FieldResult, ...]
+    pairings: tuple[Pairing, ...] = ()
+    floor_failures: tuple[FloorFailure, ...] = ()
+
+    def passed(self, threshold: float | None = 1.0) -> bool:
+        """True when the score reaches ``threshold`` (1.0 when None) and no field is below
+        its ``min_score``."""
+        limit = 1.0 if threshold is None else float(threshold)
+        return self.score >= limit - SCORE_EPSILON and not self.floor_failures
+
+    @property
+    def counts(self) -> dict[str, int]:
+        t = tally(self.fields)
+        return {MATCH: t.match, MISMATCH: t.mismatch, OMISSION: t.omission,
+                HALLUCINATION: t.hallucination, SKIPPED: t.skipped}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "score": self.score,
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+            "fields": [
+                {"path": f.display_path, "field_path": f.field_path or "$", "status": f.status,
+                 "score": f.score}
+                for f in self.fields
+            ],
+        }
+
+
+@dataclass
+class FieldAggregate:
+    """Per field path over many comparisons. Kept as sums so that partial aggregates (one per
+    xdist worker, say) merge exactly."""
+
+    score_sum: float = 0.0
+    scored: int = 0
+    match: int = 0
+    mismatch: int = 0
+    omission: int = 0
+    hallucination: int = 0
+
+    @property
+    def mean_score(self) -> float:
+        return self.score_sum / self.scored if self.scored else 1.0
+
+    # names the struct-extract-eval reference uses
+    @property
+    def matches(self) -> int:
+        return self.match
+
+    @property
+    def mismatches(self) -> int:
+        return self.mismatch
+
+    @property
+    def omissions(self) -> int:
+        return self.omission
+
+    @property
+    def hallucinations(self) -> int:
+        return self.hallucination
+
+    def add(self, fr: FieldResult) -> None:
+        if fr.status == SKIPPED:
+            return
+        self.scored += 1
+        self.score_sum += fr.score
+        setattr(self, fr.status, getattr(self, fr.status) + 1)
+
+    def merge(self, other: FieldAggregate) -> None:
+        self.score_sum += other.score_sum
+        self.scored += other.scored
+        self.match += other.match
+        self.mismatch += other.mismatch
+        self.omission += other.omission
+        self.hallucination += other.hallucination
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mean_score": self.mean_score, "score_sum": self.score_sum, "scored": self.scored,
+                "match": self.match, "mismatch": self.mismatch, "omission": self.omission,
+                "hallucination": self.hallucination}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FieldAggregate:
+        return cls(float(data["score_sum"]), int(data["scored"]), int(data["match"]),
+                   int(data["mismatch"]), int(data["omission"]), int(data["hallucination"]))
+
+
+def aggregate_fields(results: Iterable[MatchResult]) -> dict[str, FieldAggregate]:
+    """Per field path (``items[].sku``): mean score, and how often each status occurred."""
+    out: dict[str, FieldAggregate] = {}
+    for result in results:
+        for fr in result.fields:
+            if fr.status == SKIPPED:
+                continue
+            key = fr.field_path or "$"
+            agg = out.get(key)
+            if agg is None:
+                agg = out[key] = FieldAggregate()
+            agg.add(fr)
+    return out
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Many records scored with one metric: macro means over records, and per-field totals."""
+
+    metric: str
+    records: tuple[MatchResult, ...]
+    per_field: dict[str, FieldAggregate] = field(default_factory=dict)
+
+    def _mean(self, name: str) -> float:
+        if not self.records:
+            return 1.0
+        return sum(getattr(r, name) for r in self.records) / len(self.records)
+
+    @property
+    def mean_score(self) -> float:
+        return self._mean("score")
+
+    @property
+    def mean_precision(self) -> float:
+        return self._mean("precision")
+
+    @property
+    def mean_recall(self) -> float:
+        return self._mean("recall")
+
+    @property
+    def mean_f1(self) -> float:
+        return self._mean("f1")
+
+    @property
+    def total_records(self) -> int:
+        return len(self.records)
+
+    @property
+    def total_fields(self) -> int:
+        return sum(1 for r in self.records for f in r.fields if f.status != SKIPPED)
+
+    @property
+    def total_omissions(self) -> int:
+        return sum(1 for r in self.records for f in r.fields if f.status == OMISSION)
+
+    @property
+    def total_hallucinations(self) -> int:
+        return sum(1 for r in self.records for f in r.fields if f.status == HALLUCINATION)

@@ -1,0 +1,564 @@
+"""The one tree walk: expected and actual side by side, emitting a FieldResult per field.
+
+Every metric runs this walk; a WalkConfig says how it differs (where leaves stop, whether
+extra actual fields count, how arrays align, which comparator scores a leaf). Array
+pairing asks align.py for the pairs and recurses into them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import align as _align
+from .comparators import BoundComparator
+from .errors import ComparatorError, JsonMatchError
+from .registry import REGISTRY, BatchItem, Registry, check_score
+from .results import (HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldResult,
+                      FloorFailure, Pairing, tally)
+from .schema import ORDERED, Align, SchemaNode
+from .transforms import TransformFn
+from .values import (ARRAY, MISSING, NULL, OBJECT, PathPattern, display_path, index_segment,
+                     json_equal, json_type, key_segment)
+
+
+@dataclass(frozen=True)
+class FieldRule:
+    """Per-field settings from the ``fields`` option (and ``ignore``, as ``skip``)."""
+
+    pattern: PathPattern
+    comparator: BoundComparator | None = None
+    transform: TransformFn | None = None
+    align: Align | None = None
+    min_score: float | None = None
+    skip: bool = False
+
+
+@dataclass
+class _Settings:
+    comparator: BoundComparator | None = None
+    transform: TransformFn | None = None
+    align: Align | None = None
+    min_score: float | None = None
+    skip: bool = False
+
+
+@dataclass(frozen=True)
+class WalkConfig:
+    """How a metric walks. ``leaf_depth=1`` compares each top-level value as a whole.
+    ``count_extras``: actual fields that expected lacks become hallucinations.
+    ``null_absent``: a null with nothing on the other side is not a field.
+    ``schema_driven``: keys the schema does not know are skipped (expected) or one
+    hallucination each (actual), containers that disagree in shape are one mismatch, and
+    empty containers are fields of their own.
+    ``array_mode``: ``index`` | ``align`` (schema / ``align`` option) | ``similarity``."""
+
+    type_policy: Mapping[str, BoundComparator]
+    leaf_depth: int | None = None
+    count_extras: bool = True
+    null_absent: bool = False
+    schema_driven: bool = False
+    array_mode: str = "index"
+    default_align: Align = ORDERED
+    array_threshold: float = 0.0
+    schema: SchemaNode | None = None
+    rules: tuple[FieldRule, ...] = ()
+    prune_ignored: bool = False
+    registry: Registry = REGISTRY
+
+
+@dataclass
+class WalkOutput:
+    fields: list[FieldResult] = field(default_factory=list)
+    pairings: list[Pairing] = field(default_factory=list)
+    floors: list[FloorFailure] = field(default_factory=list)
+
+
+class Walk:
+    def __init__(self, cfg: WalkConfig) -> None:
+        self.cfg = cfg
+        self.out: list[FieldResult] = []
+        self.pairings: list[Pairing] = []
+        self.floors: list[FloorFailure] = []
+        self.pending: list[tuple[int, BoundComparator, BatchItem, float | None]] = []
+        self._has_rules = bool(cfg.rules)
+        self._skip_rules = [r.pattern for r in cfg.rules if r.skip]
+
+    # -- entry ----------------------------------------------------------------------------
+
+    def run(self, expected: Any, actual: Any) -> WalkOutput:
+        self.node(expected, actual, "", "", None, self.cfg.schema, 0)
+        if self.pending:
+            self._resolve_batches()
+        return WalkOutput(self.out, self.pairings, self.floors)
+
+    # -- per node -------------------------------------------------------------------------
+
+    def settings(self, path: str, snode: SchemaNode | None) -> _Settings | None:
+        if not self._has_rules and snode is None:
+            return None
+        s = _Settings()
+        if snode is not None:
+            s.comparator, s.transform, s.align, s.skip = (
+                snode.comparator, snode.transform, snode.align, snode.skip)
+        for rule in self.cfg.rules:
+            if rule.pattern.matches(path):
+                if rule.skip:
+                    s.skip = True
+                if rule.comparator is not None:
+                    s.comparator = rule.comparator
+                if rule.transform is not None:
+                    s.transform = rule.transform
+                if rule.align is not None:
+                    s.align = rule.align
+                if rule.min_score is not None:
+                    s.min_score = rule.min_score
+        return s
+
+    def node(self, e: Any, a: Any, path: str, fpath: str, apath: str | None,
+             snode: SchemaNode | None, depth: int) -> None:
+        s = self.settings(path, snode)
+        if s is not None and s.skip:
+            if e is not MISSING or a is not MISSING:
+                self.out.append(FieldResult(path, SKIPPED, 0.0, e, a, "", "ignored", fpath, apath))
+            return
+        if e is MISSING:
+            if a is not MISSING and self.cfg.count_extras:
+                self.one_sided(a, path, fpath, snode, HALLUCINATION, depth)
+            return
+        if a is MISSING:
+            self.one_sided(e, path, fpath, snode, OMISSION, depth)
+            return
+        cfg = self.cfg
+        if depth == cfg.leaf_depth or (s is not None and s.comparator is not None) or (
+                snode is not None and cfg.schema_driven and snode.is_leaf):
+            self.leaf(e, a, path, fpath, apath, s, snode)
+            return
+        te, ta = json_type(e, path), json_type(a, path)
+        if te == OBJECT and ta == OBJECT:
+            self.obj(e, a, path, fpath, apath, snode, depth)
+        elif te == ARRAY and ta == ARRAY:
+            self.array(e, a, path, fpath, apath, snode, s, depth)
+        elif te in (OBJECT, ARRAY) or ta in (OBJECT, ARRAY):
+            self.shape_mismatch(e, a, te, ta, path, fpath, apath, snode, depth)
+        else:
+            self.leaf(e, a, path, fpath, apath, s, snode)
+
+    def leaf(self, e: Any, a: Any, path: str, fpath: str, apath: str | None,
+             s: _Settings | None, snode: SchemaNode | None) -> None:
+        comp = s.comparator if s is not None else None
+        if comp is None:
+            if snode is not None and self.cfg.schema_driven and snode.default_comparator is not None:
+                comp = snode.default_comparator
+            else:
+                comp = self.cfg.type_policy[json_type(e, path)]
+        ev, av = e, a
+        if self._skip_rules and self.cfg.leaf_depth is not None:
+            # a whole-value comparison still honours ignore patterns that reach inside it
+            ev, av = self._prune(e, path), self._prune(a, path)
+        if s is not None and s.transform is not None:
+            try:
+                ev, av = s.transform(e), s.transform(a)
+            except Exception as exc:  # noqa: BLE001 - a custom transform failing names its field
+                raise ComparatorError(f"a transform failed at {display_path(path)}: {exc!r}") from None
+        min_score = s.min_score if s is not None else None
+        if comp.batch:
+            self.pending.append((len(self.out), comp,
+                                 BatchItem(path, e, a, ev, av, comp.params or {}), min_score))
+            self.out.append(FieldResult(path, MISMATCH, 0.0, e, a, comp.name, "pending", fpath, apath))
+            return
+        try:
+            score = comp.score(ev, av)
+        except ComparatorError as exc:
+            raise ComparatorError(f"{exc} at {display_path(path)}") from None
+        except JsonMatchError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - name the comparator and field, not a deep traceback
+            raise ComparatorError(
+                f"comparator {comp.name!r} raised {type(exc).__name__}: {exc} at {display_path(path)}"
+            ) from None
+        self.out.append(FieldResult(path, MATCH if score >= 1.0 else MISMATCH, score, e, a,
+                                    comp.name, "", fpath, apath))
+        if min_score is not None and score < min_score:
+            self.floors.append(FloorFailure(path, min_score, score))
+
+    def _prune(self, value: Any, path: str) -> Any:
+        tag = json_type(value, path)
+        if tag == OBJECT:
+            out = {}
+            for key, child in value.items():
+                cpath = key_segment(path, key)
+                if not any(p.matches(cpath) for p in self._skip_rules):
+                    out[key] = self._prune(child, cpath)
+            return out
+        if tag == ARRAY:
+            return [self._prune(child, index_segment(path, i)) for i, child in enumerate(value)]
+        return value
+
+    def obj(self, e: Mapping[str, Any], a: Mapping[str, Any], path: str, fpath: str,
+            apath: str | None, snode: SchemaNode | None, depth: int) -> None:
+        cfg = self.cfg
+        if cfg.schema_driven and not e and not a:
+            self.out.append(FieldResult(path, MATCH, 1.0, e, a, "", "both empty", fpath, apath))
+            return
+        props = snode.properties if snode is not None else None
+        schema_keys = cfg.schema_driven and props is not None
+        for key, ev in e.items():
+            cpath = key_segment(path, key)
+            cfpath = key_segment(fpath, key)
+            capath = key_segment(apath, key) if apath is not None else None
+            if schema_keys and key not in props:  # type: ignore[operator]
+                self.out.append(FieldResult(cpath, SKIPPED, 0.0, ev, a.get(key, MISSING), "",
+                                            "not in the schema", cfpath, capath))
+                continue
+            self.node(ev, a.get(key, MISSING), cpath, cfpath, capath,
+                      props.get(key) if props is not None else None, depth + 1)
+        if not cfg.count_extras:
+            return
+        for key, av in a.items():
+            if key in e:
+                continue
+            cpath = key_segment(apath if apath is not None else path, key)
+            cfpath = key_segment(fpath, key)
+            if cfg.schema_driven and (props is None or key not in props):
+                # a field the schema does not know is one hallucination, however large
+                self.out.append(FieldResult(cpath, HALLUCINATION, 0.0, MISSING, av, "",
+                                            "not in the schema", cfpath))
+                continue
+            self.node(MISSING, av, cpath, cfpath, None,
+                      props.get(key) if props is not None else None, depth + 1)
+
+    # -- one side only --------------------------------------------------------------------
+
+    def one_sided(self, value: Any, path: str, fpath: str, snode: SchemaNode | None,
+                  status: str, depth: int) -> None:
+        """Every leaf under ``value`` becomes an omission or a hallucination."""
+        cfg = self.cfg
+        s = self.settings(path, snode) if depth else None
+        if s is not None and s.skip:
+            return
+        e, a = (value, MISSING) if status == OMISSION else (MISSING, value)
+        leaf_here = depth == cfg.leaf_depth or (snode is not None and cfg.schema_driven and snode.is_leaf)
+        tag = json_type(value, path)
+        if not leaf_here and tag == OBJECT:
+            props = snode.properties if snode is not None else None
+            if cfg.schema_driven and snode is not None and snode.type not in (None, "object"):
+                pass  # an object where the schema expects something else: one field below
+            else:
+                for key, child in value.items():
+                    if cfg.schema_driven and props is not None and key not in props:
+                        continue
+                    self.one_sided(child, key_segment(path, key), key_segment(fpath, key),
+                                   props.get(key) if props is not None else None, status, depth + 1)
+                return
+        elif not leaf_here and tag == ARRAY:
+            if value or not cfg.schema_driven:
+                items = snode.items if snode is not None else None
+                item_fpath = index_segment(fpath, None)
+                for i, child in enumerate(value):
+                    self.one_sided(child, index_segment(path, i), item_fpath, items, status, depth + 1)
+                return
+        elif tag == NULL and cfg.null_absent:
+            return
+        elif cfg.schema_driven and tag == NULL and snode is not None and snode.type == "object":
+            return  # a one-sided null object holds no fields
+        self.out.append(FieldResult(path, status, 0.0, e, a, "", "", fpath))
+        if status == OMISSION and s is not None and s.min_score is not None and s.min_score > 0:
+            self.floors.append(FloorFailure(path, s.min_score, 0.0))
+
+    def shape_mismatch(self, e: Any, a: Any, te: str, ta: str, path: str, fpath: str,
+                       apath: str | None, snode: SchemaNode | None, depth: int) -> None:
+        """A container on one side, something else (or the other kind of container) on the
+        other."""
+        cfg = self.cfg
+        reason = f"expected {te}, got {ta}"
+        if cfg.schema_driven:
+            if te == NULL:
+                self.one_sided(a, path, fpath, snode, HALLUCINATION, depth)
+            elif ta == NULL:
+                self.one_sided(e, path, fpath, snode, OMISSION, depth)
+            else:
+                self.out.append(FieldResult(path, MISMATCH, 0.0, e, a, "", reason, fpath, apath))
+            return
+        if te not in (OBJECT, ARRAY):
+            # a scalar expected, a container found: the scalar is wrong
+            if te == NULL and cfg.null_absent:
+                self.one_sided(a, path, fpath, snode, HALLUCINATION, depth)
+                return
+            self.out.append(FieldResult(path, MISMATCH, 0.0, e, a, "", reason, fpath, apath))
+            if cfg.count_extras:
+                self._extra_leaves(a, path, fpath, snode, depth, skip_first=True)
+            return
+        before = len(self.out)
+        self.one_sided(e, path, fpath, snode, OMISSION, depth)
+        for i in range(before, len(self.out)):
+            fr = self.out[i]
+            self.out[i] = FieldResult(fr.path, fr.status, fr.score, fr.expected, a, fr.comparator,
+                                      f"actual holds {ta} here", fr.field_path, fr.actual_path)
+        if cfg.count_extras:
+            self.one_sided(a, path, fpath, snode, HALLUCINATION, depth)
+
+    def _extra_leaves(self, value: Any, path: str, fpath: str, snode: SchemaNode | None,
+                      depth: int, skip_first: bool) -> None:
+        before = len(self.out)
+        self.one_sided(value, path, fpath, snode, HALLUCINATION, depth)
+        if skip_first and len(self.out) > before:
+            # one actual leaf already stands against the expected scalar as the mismatch
+            del self.out[before]
+
+    # -- arrays ---------------------------------------------------------------------------
+
+    def array(self, e: list[Any], a: list[Any], path: str, fpath: str, apath: str | None,
+              snode: SchemaNode | None, s: _Settings | None, depth: int) -> None:
+        cfg = self.cfg
+        if cfg.schema_driven and not e and not a:
+            self.out.append(FieldResult(path, MATCH, 1.0, e, a, "", "both empty", fpath, apath))
+            return
+        items = snode.items if snode is not None else None
+        item_fpath = index_segment(fpath, None)
+        scored: list[tuple[int, int, float]] | None = None
+        if cfg.array_mode == "similarity":
+            scores = self.pair_scores(e, a, path, item_fpath, items, "similarity")
+            scored, lone_e, lone_a = _align.assign(scores, cfg.array_threshold, minimize_distance=True)
+            pairs = [(i, j) for i, j, _ in scored]
+        else:
+            mode = (s.align if s is not None and s.align is not None else None) or cfg.default_align
+            if cfg.array_mode == "index" or mode.mode == "ordered":
+                pairs, lone_e, lone_a = _align.ordered_pairs(len(e), len(a))
+            elif mode.mode == "key_field":
+                pairs, lone_e, lone_a = _align.key_field_pairs(e, a, mode.key)  # type: ignore[arg-type]
+            else:
+                scores = self.pair_scores(e, a, path, item_fpath, items, "f1")
+                scored, lone_e, lone_a = _align.assign(scores, 0.0)
+                pairs = [(i, j) for i, j, _ in scored]
+        if scored is not None or (pairs and any(i != j for i, j in pairs)):
+            score_of = {(i, j): sc for i, j, sc in scored} if scored is not None else {}
+            for i, j in pairs:
+                self.pairings.append(Pairing(display_path(path), i, j, score_of.get((i, j), 1.0)))
+        base_a = apath if apath is not None else path
+        for i, j in pairs:
+            child_apath = index_segment(base_a, j) if (i != j or apath is not None) else None
+            self.node(e[i], a[j], index_segment(path, i), item_fpath, child_apath, items, depth + 1)
+        for i in lone_e:
+            self.one_sided(e[i], index_segment(path, i), item_fpath, items, OMISSION, depth + 1)
+        if cfg.count_extras:
+            for j in lone_a:
+                self.one_sided(a[j], index_segment(base_a, j), item_fpath, items, HALLUCINATION, depth + 1)
+
+    # -- pair scores for assignment ------------------------------------------------------
+
+    def pair_scores(self, e: list[Any], a: list[Any], path: str, item_fpath: str,
+                    items: SchemaNode | None, mode: str) -> Any:
+        flat_e = self._flatten_all(e, path, items, "expected")
+        flat_a = self._flatten_all(a, path, items, "actual") if flat_e is not None else None
+        if flat_e is not None and flat_a is not None:
+            leaf_matrix = self._leaf_matrix_for(path, items)
+            return _align.pair_matrix(flat_e, flat_a, leaf_matrix, mode)
+        return self._pair_scores_by_walk(e, a, path, items)
+
+    def _pair_scores_by_walk(self, e: list[Any], a: list[Any], path: str,
+                             items: SchemaNode | None) -> Any:
+        """The general case (nested arrays with their own alignment, batch comparators):
+        score each pair with a walk of its own and take its F1."""
+        import numpy as np
+
+        out = np.zeros((len(e), len(a)))
+        for i, ev in enumerate(e):
+            for j, av in enumerate(a):
+                sub = Walk(self.cfg)
+                sub.node(ev, av, index_segment(path, i), "", None, items, 1)
+                if sub.pending:
+                    sub._resolve_batches()
+                out[i, j] = tally(sub.out).f_beta(1.0)
+        return out
+
+    def _flatten_all(self, elements: list[Any], path: str, items: SchemaNode | None,
+                     side: str) -> list[dict[str, Any]] | None:
+        """Each element as {relative field path: leaf value}, or None when the elements
+        cannot be scored column by column and need a walk per pair."""
+        cfg = self.cfg
+        if self._has_rules and any(_names_an_index(r.pattern.text) for r in cfg.rules):
+            return None  # a rule for one index cannot be resolved per column
+        flatten = self._flatten_f1 if cfg.schema_driven else self._flatten_similarity
+        out = []
+        for element in elements:
+            flat: dict[str, Any] = {}
+            if not flatten(element, "", items, flat, side):
+                return None
+            out.append(flat)
+        return out
+
+    def _flatten_f1(self, value: Any, rel: str, items: SchemaNode | None, out: dict[str, Any],
+                    side: str) -> bool:
+        """field_f1 pairs by F1: scalars, and objects whose fields are scalars, flatten to
+        exactly the fields the walk would score; anything deeper takes the walk."""
+        if items is not None and items.comparator is not None:
+            if items.comparator.batch:
+                return False
+            out[""] = value
+            return True
+        tag = json_type(value)
+        if tag == ARRAY:
+            return False
+        if tag != OBJECT:
+            if items is not None and not items.is_leaf:
+                return False  # a scalar where the schema has a container: shape rules apply
+            out[""] = value
+            return True
+        if items is None or items.properties is None:
+            return False
+        props = items.properties
+        for key, child in value.items():
+            cs = props.get(key)
+            if cs is None:
+                if side == "expected":
+                    return False  # skipped here, and it hides the same key on the other side
+                out[key_segment(rel, key)] = _Unknown(child)
+                continue
+            if cs.skip:
+                continue
+            if not cs.is_leaf or (cs.comparator is not None and cs.comparator.batch):
+                return False
+            if cs.comparator is None and json_type(child) in (OBJECT, ARRAY):
+                return False
+            out[key_segment(rel, key)] = child
+        return True
+
+    def _flatten_similarity(self, value: Any, rel: str, items: SchemaNode | None,
+                            out: dict[str, Any], side: str) -> bool:
+        """structural_f1: nested objects flatten; nested arrays are compared after pairing
+        and take no part in the similarity; a null counts as absent."""
+        tag = json_type(value)
+        if tag == OBJECT:
+            for key, child in value.items():
+                self._flatten_similarity(child, key_segment(rel, key), None, out, side)
+        elif tag != ARRAY and tag != NULL:
+            out[rel] = value
+        return True
+
+    def _leaf_matrix_for(self, path: str, items: SchemaNode | None) -> _align.LeafMatrix:
+        import numpy as np
+
+        cfg = self.cfg
+
+        def comparator_for(rel: str, sample: Any) -> tuple[BoundComparator | None, TransformFn | None]:
+            full = path + "[0]" + ("" if rel == "" else (rel if rel.startswith("[") else "." + rel))
+            snode = items
+            if cfg.schema_driven and items is not None and items.properties is not None and rel:
+                snode = items.properties.get(_first_key(rel))
+            s = self.settings(full, snode)
+            comp = s.comparator if s is not None else None
+            if comp is None and cfg.schema_driven and snode is not None and snode.default_comparator is not None:
+                comp = snode.default_comparator
+            return comp, (s.transform if s is not None else None)
+
+        def leaf_matrix(rel: str, ve: list[Any], va: list[Any]) -> Any:
+            if any(type(v) is _Unknown for v in ve) or any(type(v) is _Unknown for v in va):
+                return np.zeros((len(ve), len(va)))
+            comp, transform = comparator_for(rel, ve[0])
+            if transform is not None:
+                ve = [transform(v) for v in ve]
+                va = [transform(v) for v in va]
+            if comp is not None:
+                return _matrix(comp, ve, va, rel)
+            return self._typed_matrix(ve, va, rel)
+
+        return leaf_matrix
+
+    def _typed_matrix(self, ve: list[Any], va: list[Any], rel: str) -> Any:
+        """Scores by the metric's per-type comparators; values of different types score 0."""
+        import numpy as np
+
+        out = np.zeros((len(ve), len(va)))
+        groups_e: dict[str, list[int]] = {}
+        groups_a: dict[str, list[int]] = {}
+        for i, v in enumerate(ve):
+            groups_e.setdefault(json_type(v), []).append(i)
+        for j, v in enumerate(va):
+            groups_a.setdefault(json_type(v), []).append(j)
+        for tag, ie in groups_e.items():
+            ia = groups_a.get(tag)
+            if not ia:
+                continue
+            comp = self.cfg.type_policy[tag]
+            block = _matrix(comp, [ve[i] for i in ie], [va[j] for j in ia], rel)
+            if len(ie) == len(ve) and len(ia) == len(va):
+                out = block
+            else:
+                out[np.ix_(ie, ia)] = block
+        return out
+
+    # -- batch comparators ---------------------------------------------------------------
+
+    def _resolve_batches(self) -> None:
+        groups: dict[str, list[tuple[int, BoundComparator, BatchItem, float | None]]] = {}
+        for entry in self.pending:
+            groups.setdefault(entry[1].name, []).append(entry)
+        self.pending = []
+        for name, entries in groups.items():
+            fn = self.cfg.registry.batch_function(name)
+            items = [item for _, _, item, _ in entries]
+            try:
+                answers = list(fn(items))
+            except Exception as exc:  # noqa: BLE001 - a judge failing is reported, named
+                paths = ", ".join(display_path(it.path) for it in items)
+                raise ComparatorError(
+                    f"batch comparator {name!r} failed for {len(items)} field(s) ({paths}): "
+                    f"{type(exc).__name__}: {exc}") from None
+            failed: list[str] = []
+            for k, (index, comp, item, min_score) in enumerate(entries):
+                answer = answers[k] if k < len(answers) else None
+                if answer is None or isinstance(answer, BaseException):
+                    failed.append(f"{display_path(item.path)} ({answer!r})" if answer is not None
+                                  else f"{display_path(item.path)} (no answer)")
+                    continue
+                try:
+                    score = check_score(name, answer)
+                except ComparatorError as exc:
+                    failed.append(f"{display_path(item.path)} ({exc})")
+                    continue
+                fr = self.out[index]
+                self.out[index] = FieldResult(fr.path, MATCH if score >= 1.0 else MISMATCH, score,
+                                              fr.expected, fr.actual, name, "", fr.field_path,
+                                              fr.actual_path)
+                if min_score is not None and score < min_score:
+                    self.floors.append(FloorFailure(fr.path, min_score, score))
+            if failed:
+                raise ComparatorError(
+                    f"batch comparator {name!r} gave no usable score for: " + "; ".join(failed))
+
+
+class _Unknown:
+    """A field the schema does not know, standing in a flattened element (one hallucination)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _names_an_index(pattern: str) -> bool:
+    import re
+
+    return re.search(r"\[\d+\]", pattern) is not None
+
+
+def _first_key(rel: str) -> str:
+    from .values import _tokens
+
+    tokens = _tokens(rel, allow_globs=False)
+    return tokens[0][1] if tokens else ""
+
+
+def _matrix(comp: BoundComparator, ve: list[Any], va: list[Any], rel: str) -> Any:
+    import numpy as np
+
+    if comp.matrix is not None:
+        return comp.matrix(ve, va)
+    out = np.empty((len(ve), len(va)))
+    score = comp.score
+    for i, x in enumerate(ve):
+        for j, y in enumerate(va):
+            out[i, j] = score(x, y)
+    return out
