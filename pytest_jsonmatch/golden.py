@@ -1,9 +1,546 @@
-"""YAML golden case files -> pytest items (to be written)."""
+"""YAML golden case files -> pytest items: loading, defaults, targets, errors with lines.
+
+A case file is read in three steps: the C YAML parser composes a node tree (fast, no Python
+objects built yet), ``_check_tree`` walks that tree once for what a safe loader still lets
+through (tags that are not plain JSON, non-string and duplicate keys, alias bombs), and only
+then are values constructed. Every mistake becomes a :class:`CaseFileError` whose text is the
+whole report, ``path:line: what is wrong``, shown by pytest as a collection error.
+
+Nothing here imports yaml or the engine until a file is known to be a case file: pytest
+offers every file of the tree to ``collect_file``, and a session without case files must not
+pay for them.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import importlib
+import inspect
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import pytest
 
-def collect_file(file_path: Any, parent: Any) -> Any:
+from .engine.errors import CaseFileError, JsonMatchError
+
+CASE_SUFFIXES = (".jsonmatch.yaml", ".jsonmatch.yml")
+DEFAULTS_NAMES = ("jsonmatch.yaml", "jsonmatch.yml")
+SETTING_KEYS = ("metric", "threshold", "options", "schema")
+CASE_KEYS = frozenset({"id", "description", "expected", "actual", "actual_file", "input",
+                       "metric", "threshold", "options", "marks"})
+SOURCE_KEYS = ("actual", "actual_file", "input")
+FILE_KEYS = frozenset({*SETTING_KEYS, "cases", "marks", "description"})
+MAX_VALUES = 1_000_000  # values a file may expand to through aliases (billion laughs)
+
+_DIRS_KEY = pytest.StashKey[tuple[str, ...]]()
+_DEFAULTS_KEY = pytest.StashKey[dict[str, Any]]()
+_TARGET_KEY = pytest.StashKey[Any]()
+_YAML = "tag:yaml.org,2002:"
+_SAFE_TAGS = frozenset(_YAML + t for t in ("null", "bool", "int", "float", "str", "seq", "map",
+                                             "timestamp", "merge"))
+
+
+@dataclass(frozen=True)
+class GoldenCase:
+    """One golden case, defaults applied. ``line`` is 1-based; ``source`` says which of
+    ``actual``, ``actual_file`` (an absolute path) or ``input`` gives the actual output."""
+
+    id: str
+    path: Path
+    line: int
+    description: str = ""
+    expected: Any = None
+    actual: Any = None
+    actual_file: Path | None = None
+    input: Any = None
+    metric: str | None = None
+    threshold: float | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    marks: tuple[Any, ...] = ()
+    source: str = "actual"
+
+
+def add_options(parser: pytest.Parser) -> None:
+    parser.addini("jsonmatch_golden", type="paths", default=[],
+                  help="jsonmatch: folders whose .yaml/.yml files are golden case files")
+    parser.addini("jsonmatch_target", type="string", default="",
+                  help="jsonmatch: package.module:function producing actual output from a "
+                       "golden case's input (may be async)")
+
+
+# -- which files ------------------------------------------------------------------------------
+
+
+def collect_file(file_path: Path, parent: pytest.Collector) -> GoldenFile | None:
+    name = file_path.name
+    if not name.endswith((".yaml", ".yml")) or name in DEFAULTS_NAMES:
+        return None  # the cheap test first: most files a session sees end here
+    if name.endswith(CASE_SUFFIXES) or _under_golden_dir(file_path, parent.config):
+        return GoldenFile.from_parent(parent, path=file_path)
     return None
+
+
+def _under_golden_dir(file_path: Path, config: pytest.Config) -> bool:
+    dirs = config.stash.get(_DIRS_KEY, None)
+    if dirs is None:
+        try:
+            paths = config.getini("jsonmatch_golden")
+        except ValueError:  # the ini option is not registered (plugin half-loaded)
+            paths = []
+        dirs = tuple(os.path.join(os.path.abspath(p), "") for p in paths)
+        config.stash[_DIRS_KEY] = dirs
+    text = str(file_path)
+    return any(text.startswith(d) for d in dirs)
+
+
+# -- reading YAML -----------------------------------------------------------------------------
+
+
+def _loader_class() -> type:
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class CaseLoader(base):  # type: ignore[misc, valid-type]
+        """The safe loader, with dates kept as the strings they were written as (JSON has
+        no date type, and an invoice date must compare as text)."""
+
+    CaseLoader.add_constructor(_YAML + "timestamp", lambda loader, node: loader.construct_scalar(node))
+    return CaseLoader
+
+
+_LOADER: list[type] = []
+
+
+def read_yaml(path: Path, display: str) -> tuple[Any, Any]:
+    """The file's constructed value and its root node (for line numbers)."""
+    import yaml
+
+    if not _LOADER:
+        _LOADER.append(_loader_class())
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise CaseFileError(f"{display}:{line}: not a text file: byte 0x{raw[exc.start]:02x} "
+                            f"at offset {exc.start} is not valid UTF-8") from None
+    loader = _LOADER[0](text)
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            raise CaseFileError(f"{display}:1: the file is empty; a case file holds a mapping "
+                                f"with 'expected' (one case) or 'cases' (a list)")
+        _check_tree(root, display)
+        return loader.construct_document(root), root
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        what = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+        raise CaseFileError(f"{display}:{line}: invalid YAML: {what}") from None
+    except yaml.YAMLError as exc:
+        raise CaseFileError(f"{display}:1: invalid YAML: {exc}") from None
+    finally:
+        loader.dispose()
+
+
+def _check_tree(root: Any, display: str) -> None:
+    """Reject what is not plain JSON-like data, in one iterative pass (deep nesting must not
+    hit Python's recursion limit). Aliases make the tree a graph: each node's expanded size
+    is computed once, so an alias bomb is caught in time linear in the file."""
+    import yaml
+
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            open_nodes.discard(key)
+            children = _children(node)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+            if sizes[key] > MAX_VALUES:
+                raise CaseFileError(f"{display}:{_line(node)}: aliases expand to more than "
+                                    f"{MAX_VALUES:,} values; is this an alias bomb?")
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:
+            raise CaseFileError(f"{display}:{_line(node)}: an alias refers to a value that "
+                                f"contains it; recursive data is not JSON")
+        if node.tag not in _SAFE_TAGS:
+            tag = "!!" + node.tag[len(_YAML):] if node.tag.startswith(_YAML) else node.tag
+            raise CaseFileError(f"{display}:{_line(node)}: tag {tag!r} is not allowed; "
+                                f"case files hold plain data (unsafe tags are never executed)")
+        if isinstance(node, yaml.MappingNode):
+            _check_keys(node, display)
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in _children(node))
+
+
+def _children(node: Any) -> list[Any]:
+    if isinstance(node.value, str):
+        return []
+    if node.value and isinstance(node.value[0], tuple):
+        return [n for pair in node.value for n in pair]
+    return list(node.value)
+
+
+def _check_keys(node: Any, display: str) -> None:
+    seen: dict[str, int] = {}
+    for key, _ in node.value:
+        if key.tag == _YAML + "merge":
+            continue
+        if key.tag != _YAML + "str" or not isinstance(key.value, str):
+            shown = key.value if isinstance(key.value, str) else "a " + type(key).__name__[:-4].lower()
+            raise CaseFileError(f"{display}:{_line(key)}: key {shown!r} is not a string "
+                                f"(JSON keys are strings; quote it: '{shown}')")
+        if key.value in seen:
+            raise CaseFileError(f"{display}:{_line(key)}: duplicate key {key.value!r} "
+                                f"(first given at line {seen[key.value]})")
+        seen[key.value] = _line(key)
+
+
+def _line(node: Any) -> int:
+    return node.start_mark.line + 1
+
+
+def _key_lines(node: Any) -> dict[str, int]:
+    """Line of each key of a mapping node (values of a constructed dict carry no lines)."""
+    return {k.value: _line(k) for k, _ in getattr(node, "value", ()) if isinstance(k.value, str)}
+
+
+def _item_nodes(root: Any, key: str) -> list[Any]:
+    for k, v in root.value:
+        if k.value == key and isinstance(v.value, list):
+            return list(v.value)
+    return []
+
+
+# -- settings and defaults --------------------------------------------------------------------
+
+
+class _Where:
+    """A file being read: its path, the name shown in errors, and the test root."""
+
+    def __init__(self, path: Path, display: str, root: Path) -> None:
+        self.path, self.display, self.root = path, display, root
+
+    def error(self, line: int, message: str) -> CaseFileError:
+        return CaseFileError(f"{self.display}:{line}: {message}")
+
+    def inside_root(self, value: Any, line: int, what: str) -> Path:
+        """A path given relative to this file; it must exist and stay inside the test root
+        (a shared suite must not read files elsewhere on the machine)."""
+        if not isinstance(value, str) or not value:
+            raise self.error(line, f"{what} must be a path (a string), not {_kind(value)}")
+        resolved = (self.path.parent / value).resolve()
+        if not resolved.is_relative_to(self.root):
+            raise self.error(line, f"{what} {value!r} points outside the test root {str(self.root)!r}")
+        if not resolved.is_file():
+            raise self.error(line, f"{what} {value!r} does not exist (looked for {str(resolved)!r})")
+        return resolved
+
+
+def _kind(value: Any) -> str:
+    names = {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+             list: "a list", dict: "a mapping", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _settings(data: Mapping[str, Any], lines: Mapping[str, int], where: _Where,
+              inherited: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``inherited`` with this level's metric, threshold, options and schema laid over it.
+    Options merge key by key, so a folder may set ``ignore`` and a case add ``fields``."""
+    out = {"metric": inherited.get("metric"), "threshold": inherited.get("threshold"),
+           "options": dict(inherited.get("options") or {})}
+    if "metric" in data:
+        if not isinstance(data["metric"], str) or not data["metric"]:
+            raise where.error(lines["metric"], f"{prefix}metric must be a metric name, not {_kind(data['metric'])}")
+        out["metric"] = data["metric"]
+    if "threshold" in data:
+        t = data["threshold"]
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 1:
+            raise where.error(lines["threshold"], f"{prefix}threshold must be a number in [0, 1], not {t!r}")
+        out["threshold"] = float(t)
+    if "options" in data:
+        opts = data["options"]
+        if not isinstance(opts, Mapping):
+            raise where.error(lines["options"], f"{prefix}options must be a mapping, not {_kind(opts)}")
+        clash = sorted({"metric", "threshold"} & set(opts))
+        if clash:
+            raise where.error(lines["options"], f"{prefix}options may not set {clash[0]!r}; give it beside options")
+        out["options"].update(opts)
+        if isinstance(opts.get("schema"), str):
+            out["options"]["schema"] = str(where.inside_root(opts["schema"], lines["options"], "schema"))
+    if "schema" in data:
+        schema = data["schema"]  # null drops a schema inherited from a folder
+        if schema is not None and not isinstance(schema, Mapping):
+            schema = str(where.inside_root(schema, lines["schema"], "schema"))
+        out["options"]["schema"] = schema
+    return out
+
+
+def _folder_defaults(directory: Path, config: pytest.Config) -> dict[str, Any]:
+    """Defaults from every ``jsonmatch.yaml`` between the test root and ``directory``,
+    merged outward-in so the nearest folder wins. Cached per folder, errors included."""
+    cache = config.stash.setdefault(_DEFAULTS_KEY, {})
+    key = str(directory)
+    if key in cache:
+        if isinstance(cache[key], CaseFileError):
+            raise cache[key]
+        return cache[key]
+    root = config.rootpath
+    inherited: dict[str, Any] = {}
+    if directory != root and directory.is_relative_to(root):
+        inherited = _folder_defaults(directory.parent, config)
+    try:
+        cache[key] = _read_defaults(directory, config, inherited)
+    except CaseFileError as exc:
+        cache[key] = exc
+        raise
+    return cache[key]
+
+
+def _read_defaults(directory: Path, config: pytest.Config, inherited: dict[str, Any]) -> dict[str, Any]:
+    for name in DEFAULTS_NAMES:
+        path = directory / name
+        if path.is_file():
+            where = _Where(path, _display(path, config), config.rootpath)
+            data, root = read_yaml(path, where.display)
+            if not isinstance(data, Mapping):
+                raise where.error(1, f"a defaults file holds a mapping of {', '.join(SETTING_KEYS)}")
+            lines = _key_lines(root)
+            _no_unknown(data, frozenset(SETTING_KEYS), lines, where, "defaults file")
+            return _settings(data, lines, where, inherited)
+    return inherited
+
+
+def _no_unknown(data: Mapping[str, Any], known: frozenset[str], lines: Mapping[str, int],
+                where: _Where, what: str) -> None:
+    for key in data:
+        if key not in known:
+            raise where.error(lines.get(key, 1), f"{what}: unknown key {key!r}; "
+                                                 f"known keys: {', '.join(sorted(known))}")
+
+
+def _display(path: Path, config: pytest.Config) -> str:
+    try:
+        return path.relative_to(config.rootpath).as_posix()
+    except ValueError:
+        return str(path)
+
+
+# -- cases ------------------------------------------------------------------------------------
+
+
+def load_cases(path: Path, config: pytest.Config) -> list[GoldenCase]:
+    """Every case of one file, validated and with its defaults applied."""
+    where = _Where(path, _display(path, config), config.rootpath)
+    data, root = read_yaml(path, where.display)
+    if not isinstance(data, Mapping):
+        raise where.error(1, f"a case file holds a mapping with 'expected' (one case) or "
+                             f"'cases' (a list), not {_kind(data)}")
+    lines = _key_lines(root)
+    inherited = _folder_defaults(path.parent, config)
+    if "cases" not in data:
+        if "expected" not in data:
+            raise where.error(1, "missing 'expected' (one case) or 'cases' (a list of cases)")
+        _no_unknown(data, CASE_KEYS | {"schema"}, lines, where, "case")
+        settings = _settings(data, lines, where, inherited)
+        default_id = path.name.split(".")[0]
+        return [_case(data, lines, 1, where, settings, default_id, ())]
+    if "expected" in data:
+        raise where.error(lines["expected"], "give either 'expected' (one case) or 'cases', not both")
+    _no_unknown(data, FILE_KEYS, lines, where, "file")
+    settings = _settings(data, lines, where, inherited)
+    file_marks = _marks(data.get("marks"), lines.get("marks", 1), where)
+    cases, nodes = data["cases"], _item_nodes(root, "cases")
+    if not isinstance(cases, list) or not cases:
+        raise where.error(lines["cases"], f"cases must be a non-empty list of cases, not {_kind(cases) if cases != [] else 'an empty list'}")
+    out: list[GoldenCase] = []
+    first_line: dict[str, int] = {}
+    for case, node in zip(cases, nodes):
+        line = _line(node)
+        if not isinstance(case, Mapping):
+            raise where.error(line, f"each case is a mapping with id and expected, not {_kind(case)}")
+        if "id" not in case:
+            raise where.error(line, "case without 'id' (every case in a 'cases' list needs one)")
+        made = _case(case, _key_lines(node), line, where, settings, None, file_marks)
+        if made.id in first_line:
+            raise where.error(line, f"duplicate case id {made.id!r} (first used at line {first_line[made.id]})")
+        first_line[made.id] = line
+        out.append(made)
+    return out
+
+
+def _case(data: Mapping[str, Any], lines: Mapping[str, int], line: int, where: _Where,
+          inherited: Mapping[str, Any], default_id: str | None, file_marks: tuple[Any, ...]) -> GoldenCase:
+    case_id = data.get("id", default_id)
+    if isinstance(case_id, int) and not isinstance(case_id, bool):
+        case_id = str(case_id)
+    if not isinstance(case_id, str) or not case_id.strip() or "::" in case_id or not case_id.isprintable():
+        raise where.error(lines.get("id", line), f"case id must be a non-empty one-line string "
+                                                 f"without '::', not {case_id!r}")
+    name = f"case {case_id!r}: "
+    _no_unknown(data, CASE_KEYS | ({"schema"} if default_id else frozenset()), lines, where, name[:-2])
+    if "expected" not in data:
+        raise where.error(line, f"{name}missing 'expected' (the mapping the output should match)")
+    expected = data["expected"]
+    if not isinstance(expected, (Mapping, list)):
+        raise where.error(lines["expected"], f"{name}expected must be a mapping, not {_kind(expected)}")
+    given = [k for k in SOURCE_KEYS if k in data]
+    if len(given) != 1:
+        found = " and ".join(given) if given else "none"
+        raise where.error(line, f"{name}give exactly one of actual, actual_file, input (found {found})")
+    source = given[0]
+    actual, actual_file = data.get("actual"), None
+    if source == "actual" and not isinstance(actual, (Mapping, list, str)):
+        raise where.error(lines["actual"], f"{name}actual must be a mapping or the model's text, not {_kind(actual)}")
+    if source == "actual_file":
+        actual_file = where.inside_root(data["actual_file"], lines["actual_file"], "actual_file")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise where.error(lines["description"], f"{name}description must be a string, not {_kind(description)}")
+    settings = _settings(data, lines, where, inherited, prefix=name) if default_id is None else inherited
+    marks = file_marks + _marks(data.get("marks"), lines.get("marks", line), where, name)
+    return GoldenCase(case_id, where.path, line, description, expected, actual, actual_file,
+                      data.get("input"), settings["metric"], settings["threshold"],
+                      settings["options"], marks, source)
+
+
+def _marks(spec: Any, line: int, where: _Where, prefix: str = "") -> tuple[Any, ...]:
+    """``[slow, xfail]``, ``{xfail: {reason: ...}}`` or a list mixing both, as pytest marks.
+    A mapping's value is the mark's keyword arguments (a mapping), its arguments (a list)
+    or its one argument."""
+    if spec is None:
+        return ()
+    items: list[tuple[Any, Any]] = []
+    for entry in spec if isinstance(spec, list) else [spec]:
+        if isinstance(entry, Mapping):
+            items.extend(entry.items())
+        else:
+            items.append((entry, None))
+    out = []
+    for name, value in items:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise where.error(line, f"{prefix}marks are names or {{name: arguments}}, not {name!r}")
+        mark = getattr(pytest.mark, name)
+        if isinstance(value, Mapping):
+            mark = mark(**value)
+        elif isinstance(value, list):
+            mark = mark(*value)
+        elif value is not None:
+            mark = mark(value)
+        out.append(mark)
+    return tuple(out)
+
+
+# -- targets ----------------------------------------------------------------------------------
+
+
+def produce_actual(case: GoldenCase, config: pytest.Config) -> Any:
+    """The actual output of a case: given, read from its file, or made by the target."""
+    if case.source == "actual":
+        return case.actual
+    if case.source == "actual_file":
+        assert case.actual_file is not None
+        try:
+            return case.actual_file.read_bytes().decode("utf-8-sig")
+        except OSError as exc:
+            raise CaseFileError(f"cannot read actual_file {str(case.actual_file)!r}: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise CaseFileError(f"actual_file {str(case.actual_file)!r} is not valid UTF-8 "
+                                f"(byte {exc.start})") from None
+    result = config.hook.pytest_jsonmatch_target(case=case, config=config)
+    if result is None:
+        result = _ini_target(config)(case.input)
+    if inspect.isawaitable(result):
+        result = asyncio.run(_awaited(result))
+    return result
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def _ini_target(config: pytest.Config) -> Any:
+    """The function named by ini ``jsonmatch_target`` (imported once per session)."""
+    cached = config.stash.get(_TARGET_KEY, None)
+    if cached is not None:
+        return cached
+    try:
+        spec = config.getini("jsonmatch_target")
+    except ValueError:
+        spec = ""
+    if not spec:
+        raise CaseFileError("this case gives 'input' but no target makes output from it: set ini "
+                            "jsonmatch_target = package.module:function, or implement the hook "
+                            "pytest_jsonmatch_target in a conftest.py")
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise CaseFileError(f"jsonmatch_target {spec!r} must look like package.module:function")
+    try:
+        target = getattr(importlib.import_module(module_name.strip()), attr.strip())
+    except ModuleNotFoundError as exc:
+        raise CaseFileError(f"jsonmatch_target {spec!r}: cannot import {exc.name!r} (is its folder "
+                            f"on sys.path? the ini option pythonpath = . adds the root)") from None
+    except AttributeError:
+        raise CaseFileError(f"jsonmatch_target {spec!r}: module {module_name!r} has no {attr!r}") from None
+    if not callable(target):
+        raise CaseFileError(f"jsonmatch_target {spec!r} is not callable")
+    config.stash[_TARGET_KEY] = target
+    return target
+
+
+# -- pytest nodes -----------------------------------------------------------------------------
+
+
+class GoldenFile(pytest.File):
+    """A YAML case file; each case becomes a :class:`GoldenItem`."""
+
+    def collect(self) -> Iterator[GoldenItem]:
+        for case in load_cases(self.path, self.config):
+            yield GoldenItem.from_parent(self, name=case.id, case=case)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, JsonMatchError):
+            return str(excinfo.value)  # the message is the whole report; a traceback adds nothing
+        return super().repr_failure(excinfo)
+
+
+class GoldenItem(pytest.Item):
+    """One golden case: produce the actual output, then ``assert_json_match`` it."""
+
+    def __init__(self, *, case: GoldenCase, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        for mark in case.marks:
+            self.add_marker(mark)
+
+    def runtest(self) -> None:
+        from .assertion import assert_json_match
+
+        case = self.case
+        actual = produce_actual(case, self.config)
+        assert_json_match(actual, case.expected, metric=case.metric, threshold=case.threshold,
+                          **case.options)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.case.line - 1, f"{self.case.id} (line {self.case.line})"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        exc = excinfo.value
+        if isinstance(exc, AssertionError):
+            # the message's first line (metric, score, threshold) is what the short summary shows
+            about = f"\ncase: {self.case.description}" if self.case.description else ""
+            return str(exc) + about
+        if isinstance(exc, JsonMatchError):
+            where = f"{_display(self.path, self.config)}:{self.case.line}"
+            return f"{where}: case {self.case.id!r}: {exc}"
+        return super().repr_failure(excinfo)

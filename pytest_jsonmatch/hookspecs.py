@@ -11,11 +11,14 @@ from typing import Any
 import pytest
 
 
+@pytest.hookspec(historic=True)
 def pytest_jsonmatch_register(registry: Any) -> None:
     """Register custom comparators, transforms, metrics or post-processors.
 
-    Called once per session at configure time with the engine's
-    :class:`~pytest_jsonmatch.Registry`. Example::
+    Called once per session with the engine's :class:`~pytest_jsonmatch.Registry`: at
+    configure time for the plugins and conftest files loaded by then, and when it is
+    registered for a conftest file found later during collection. What a session
+    registers is removed again when it ends. Example::
 
         def pytest_jsonmatch_register(registry):
             registry.register_comparator("date", compare_dates, overwrite=True)
@@ -35,4 +38,6 @@ def pytest_jsonmatch_target(case: Any, config: pytest.Config) -> Any:
 
 def pytest_jsonmatch_result(item: pytest.Item, result: Any, threshold: float, passed: bool) -> None:
     """Called after every comparison made through the plugin, passing or failing, with the
-    :class:`~pytest_jsonmatch.MatchResult`, the threshold it was held to and the verdict."""
+    test ``item`` it was made in, the :class:`~pytest_jsonmatch.MatchResult`, the threshold
+    it was held to and the verdict. Called before a failing comparison raises; runs in the
+    process that ran the test (an xdist worker, under ``-n``)."""

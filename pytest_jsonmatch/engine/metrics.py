@@ -24,8 +24,10 @@ from .errors import ConfigError, ParseError, known_names
 from .parse import parse_actual, parse_expected
 from .postprocess import reclassify_nulls
 from .registry import REGISTRY, Registry
-from .results import FieldResult, MatchResult, RunResult, aggregate_fields, tally
-from .schema import Align, SchemaNode, infer_schema, load_schema, parse_align, parse_schema, parse_transforms
+from .results import (FieldResult, MatchResult, RunResult, aggregate_fields, f_beta,
+                      precision_recall)
+from .schema import (Align, SchemaNode, infer_node, load_schema, parse_align, parse_schema,
+                     parse_transforms)
 from .values import ARRAY, OBJECT, PathPattern, json_type
 from .walk import FieldRule, Walk, WalkConfig
 
@@ -185,14 +187,14 @@ _BASE_CONFIGS: dict[tuple[str, int], WalkConfig] = {}
 
 def configure(metric: Metric, options: Mapping[str, Any], registry: Registry = REGISTRY) -> WalkConfig:
     """Check ``options`` against ``metric`` and build its walk configuration."""
-    _check_options(metric, options)
-    opts = dict(options)
     key = (metric.name, id(registry))
-    if not opts:
+    if not options:
         cfg = _BASE_CONFIGS.get(key)
         if cfg is None or cfg.registry is not registry:
-            cfg = _BASE_CONFIGS[key] = metric.configure(opts, registry)
+            cfg = _BASE_CONFIGS[key] = metric.configure({}, registry)
         return cfg
+    _check_options(metric, options)
+    opts = dict(options)
     cfg = metric.configure(opts, registry)
     rules = _field_rules(opts, registry)
     schema = _schema_node(opts["schema"], registry) if opts.get("schema") is not None else None
@@ -231,33 +233,26 @@ def _post_processors(spec: Any, registry: Registry) -> list[Callable[[list[Field
     return out
 
 
-def _score(metric: Metric, cfg: WalkConfig, expected: Any, actual: Any,
+def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected: Any, actual: Any,
            options: Mapping[str, Any], registry: Registry) -> MatchResult:
     try:
-        out = Walk(cfg).run(expected, actual)
+        out = Walk(cfg, schema).run(expected, actual)
     except RecursionError:
         raise ParseError("the values nest too deeply to compare "
                          "(more levels than Python's recursion limit allows)") from None
     fields = out.fields
-    for post in _post_processors(options.get("post_process"), registry):
-        fields = list(post(fields))
-    t = tally(fields)
-    beta = float(options.get("beta", 1.0))
-    f1 = t.f_beta(1.0)
-    score = t.recall if metric.headline == "recall" else (f1 if beta == 1.0 else t.f_beta(beta))
-    return MatchResult(metric.name, score, t.precision, t.recall, f1, tuple(fields),
-                       tuple(out.pairings), tuple(out.floors))
-
-
-def _prepare(metric: Metric, actual: Any, expected: Any, cfg: WalkConfig,
-             options: Mapping[str, Any], registry: Registry) -> tuple[Any, Any, WalkConfig]:
-    e = parse_expected(expected, allow_array=metric.allow_array)
-    a = parse_actual(actual, allow_array=metric.allow_array)
-    if "target_output_key" in options:
-        e, a = _select_target(e, a, options["target_output_key"])
-    if cfg.schema_driven and cfg.schema is None:
-        cfg = replace(cfg, schema=parse_schema(infer_schema([e]), registry))
-    return e, a, cfg
+    if options:
+        for post in _post_processors(options.get("post_process"), registry):
+            fields = list(post(fields))
+    precision, recall = precision_recall(fields)
+    f1 = f_beta(precision, recall)
+    if metric.headline == "recall":
+        score = recall
+    else:
+        beta = float(options.get("beta", 1.0)) if options else 1.0
+        score = f1 if beta == 1.0 else f_beta(precision, recall, beta)
+    return MatchResult._build(metric.name, score, precision, recall, f1, tuple(fields),
+                              tuple(out.pairings), tuple(out.floors))
 
 
 def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: Any) -> MatchResult:
@@ -271,8 +266,14 @@ def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: 
     registry = options.pop("registry", REGISTRY)
     m = registry.metric(metric)
     cfg = configure(m, options, registry)
-    e, a, cfg = _prepare(m, actual, expected, cfg, options, registry)
-    return _score(m, cfg, e, a, options, registry)
+    e = parse_expected(expected, allow_array=m.allow_array)
+    a = parse_actual(actual, allow_array=m.allow_array)
+    if options and "target_output_key" in options:
+        e, a = _select_target(e, a, options["target_output_key"])
+    schema = cfg.schema
+    if cfg.schema_driven and schema is None:
+        schema = infer_node([e], registry)
+    return _score(m, cfg, schema, e, a, options, registry)
 
 
 def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
@@ -288,14 +289,15 @@ def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
     cfg = configure(m, options, registry)
     parsed_e = [parse_expected(e, allow_array=m.allow_array, what=f"expected[{i}]")
                 for i, e in enumerate(expected_list)]
-    if cfg.schema_driven and cfg.schema is None and parsed_e:
-        cfg = replace(cfg, schema=parse_schema(infer_schema(parsed_e), registry))
+    schema = cfg.schema
+    if cfg.schema_driven and schema is None and parsed_e:
+        schema = infer_node(parsed_e, registry)
     records = []
     for i, (e, actual) in enumerate(zip(parsed_e, actual_list)):
         a = parse_actual(actual, allow_array=m.allow_array, what=f"actual[{i}]")
         if "target_output_key" in options:
             e, a = _select_target(e, a, options["target_output_key"])
-        records.append(_score(m, cfg, e, a, options, registry))
+        records.append(_score(m, cfg, schema, e, a, options, registry))
     return RunResult(m.name, tuple(records), aggregate_fields(records))
 
 

@@ -84,7 +84,7 @@ def parse_expected(value: Any, *, allow_array: bool = False, what: str = "expect
 def parse_actual(value: Any, *, allow_array: bool = False, what: str = "actual") -> Any:
     """Lenient for text: the whole text, then the first fenced block, then the first balanced
     ``{...}`` span that parses to an object. Mappings (and arrays, where allowed) pass as they are."""
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):
         return value
     if isinstance(value, (list, tuple)) and allow_array:
         return value
@@ -141,62 +141,137 @@ def _first_fenced(text: str) -> Any:
     return _NOTHING
 
 
-def _matching_braces(text: str) -> list[tuple[int, int]]:
-    """Every balanced ``{...}`` span as (start, end) in order of start. Inside braces, JSON
-    strings are skipped so their braces do not count; outside, quotes are prose."""
-    spans: list[tuple[int, int]] = []
-    stack: list[int] = []
-    find = text.find
-    n = len(text)
-    i = find("{")
-    while 0 <= i < n:
-        ch = text[i]
-        if ch == "{":
-            stack.append(i)
-        elif ch == "}":
-            if stack:
-                spans.append((stack.pop(), i))
-        elif ch == '"' and stack:
-            j = i + 1
-            while True:
-                q = find('"', j)
-                if q == -1:
-                    i = n
-                    break
-                k = q - 1
-                while text[k] == "\\":
-                    k -= 1
-                if (q - 1 - k) % 2 == 0:  # an even run of backslashes: the quote is real
-                    i = q
-                    break
-                j = q + 1
-        m = (_INSIDE if stack else _OUTSIDE).search(text, i + 1)
-        i = m.start() if m else n
-    spans.sort()
-    return spans
+# A JSON object opens with "{}" or with "{", a key, a colon and the first character of a
+# value; any other "{" cannot start one, so the search skips it at C speed.
+_OBJECT_START = re.compile(
+    r'\{[ \t\r\n]*(?:\}|"(?:[^"\\\n]|\\.)*"[ \t\r\n]*:[ \t\r\n]*[-0-9"\[{tfn])')
+_OPEN, _CLOSE = ord("{"), ord("}")
+_SMALL_REGION = 64
 
 
-# Regex searches stop at the first hit, so each step costs only the distance it moves.
-_INSIDE = re.compile(r'[{}"]')
-_OUTSIDE = re.compile(r"\{")
+def _attempt(text: str, start: int, stop: int) -> tuple[Any, int]:
+    """Parse an object at ``start`` that ends before ``stop``: (object, -1) on success,
+    (None, error position) on failure, (None, -2) when it nests too deeply to read.
+
+    The decoder reads a growing window rather than the whole remaining text, because a
+    decode error counts the lines before its position: on a 10 MB text, failing far from
+    the window's start must not cost a scan of everything before it.
+    """
+    width = 512
+    while True:
+        end = min(start + width, stop)
+        chunk = text[start:end]
+        try:
+            parsed, _ = _LENIENT.raw_decode(chunk)
+            return parsed, -1
+        except json.JSONDecodeError as exc:
+            if end < stop and (exc.pos >= len(chunk) - 8 or exc.msg.startswith("Unterminated")):
+                width *= 4  # the window cut the object short: read further
+                continue
+            return None, start + max(exc.pos, 1)
+        except ValueError:  # NaN / Infinity
+            return None, start + 1
+        except RecursionError:
+            return None, -2
+
+
+class _Depths:
+    """Brace depth after every character, computed once per text with numpy, ignoring
+    strings: it only steers which candidates are worth a parse, never what counts as parsed."""
+
+    def __init__(self, text: str) -> None:
+        import numpy as np
+
+        self.np = np
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        self.codes = codes
+        step = (codes == _OPEN).view(np.int8) - (codes == _CLOSE).view(np.int8)
+        self.depth = np.cumsum(step, dtype=np.int32)
+
+    def closed_opens(self, lo: int, hi: int) -> list[int]:
+        """Braces in [lo, hi) whose object closes before ``hi``, in order."""
+        np = self.np
+        if hi - lo < 2:
+            return []
+        seg = self.depth[lo:hi]
+        after_min = np.minimum.accumulate(seg[::-1])[::-1]
+        opens = np.flatnonzero(self.codes[lo:hi - 1] == _OPEN)
+        if opens.size == 0:
+            return []
+        # an open brace at i leaves depth d; its object closes when depth drops below d
+        closes = after_min[opens + 1] < seg[opens]
+        return (opens[closes] + lo).tolist()  # type: ignore[no-any-return]
+
+    def close_of(self, start: int) -> int:
+        """Where the object opened at ``start`` closes, or len(text) if it never does."""
+        np = self.np
+        level = self.depth[start]
+        below = np.flatnonzero(self.depth[start + 1:] < level)
+        return int(below[0]) + start + 1 if below.size else len(self.depth)
+
+
+_DIRECT_TRIES = 256
 
 
 def _first_balanced(text: str) -> Any:
-    blocked_until = -1  # candidates starting before this and enclosing the last error fail too
-    blocked_from = -1
-    for start, end in _matching_braces(text):
-        if start < blocked_until and end >= blocked_from:
-            continue
-        try:
-            parsed, stop = _LENIENT.raw_decode(text, start)
-        except json.JSONDecodeError as exc:
-            blocked_until, blocked_from = exc.pos, exc.pos
-            continue
-        except ValueError:
-            continue
-        except RecursionError:
-            blocked_until, blocked_from = end, start
-            continue
-        if isinstance(parsed, dict):
+    """The first ``{`` from which a JSON object parses.
+
+    Ordinary text is tried candidate by candidate. Past a few hundred failed candidates the
+    text is adversarial, and the search switches to the candidates whose braces close at
+    all (found for the whole text at once with numpy). After a failed attempt, the text up
+    to the failure point is a valid JSON prefix: of the candidates inside it only those
+    whose object closes before that point can succeed, so the rest are never retried and
+    the scan resumes at the failure point. Each character is passed over a bounded number
+    of times.
+    """
+    n = len(text)
+    pos = 0
+    for _ in range(_DIRECT_TRIES):
+        m = _OBJECT_START.search(text, pos)
+        if m is None:
+            return _NOTHING
+        start = m.start()
+        parsed, fail = _attempt(text, start, n)
+        if parsed is not None:
             return parsed
+        if fail != -2 and fail - start < _SMALL_REGION:
+            pos = start + 1
+            continue
+        depths = _Depths(text)
+        found, pos = _after_failure(text, depths, start, fail)
+        if found is not _NOTHING:
+            return found
+    depths = _Depths(text)
+    for start in depths.closed_opens(pos, n):
+        if start < pos or _OBJECT_START.match(text, start) is None:
+            continue
+        parsed, fail = _attempt(text, start, n)
+        if parsed is not None:
+            return parsed
+        found, pos = _after_failure(text, depths, start, fail)
+        if found is not _NOTHING:
+            return found
+    return _NOTHING
+
+
+def _after_failure(text: str, depths: _Depths, start: int, fail: int) -> tuple[Any, int]:
+    """Search the candidates nested before a failure point; return (found, resume at)."""
+    stop = depths.close_of(start) if fail == -2 else fail
+    if stop - start >= _SMALL_REGION:
+        found = _search_region(text, depths, start + 1, stop)
+        if found is not _NOTHING:
+            return found, stop
+    return _NOTHING, max(stop, start + 1)
+
+
+def _search_region(text: str, depths: _Depths, lo: int, hi: int) -> Any:
+    skip_until = -1
+    for candidate in depths.closed_opens(lo, hi):
+        if candidate < skip_until or _OBJECT_START.match(text, candidate) is None:
+            continue
+        parsed, fail = _attempt(text, candidate, hi)
+        if parsed is not None:
+            return parsed
+        if fail == -2:  # too deep to read: nothing nested in it is tried either
+            skip_until = depths.close_of(candidate)
     return _NOTHING

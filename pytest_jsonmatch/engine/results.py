@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 MATCH, MISMATCH, OMISSION, HALLUCINATION, SKIPPED = (
     "match", "mismatch", "omission", "hallucination", "skipped"
@@ -20,9 +20,9 @@ STATUSES = (MATCH, MISMATCH, OMISSION, HALLUCINATION, SKIPPED)
 SCORE_EPSILON = 1e-9
 
 
-@dataclass(frozen=True, slots=True)
-class FieldResult:
-    """One scored field.
+class FieldResult(NamedTuple):
+    """One scored field (immutable; a NamedTuple because a comparison makes one per field
+    and a frozen dataclass costs three times as much to build).
 
     ``path`` is the instance path on the expected side (``items[0].sku``; the actual side's
     index for a hallucinated element); ``actual_path`` is set when array pairing put the
@@ -83,20 +83,41 @@ class Tally:
         return self.tp / den if den else 1.0
 
     def f_beta(self, beta: float = 1.0) -> float:
-        p, r = self.precision, self.recall
-        b2 = beta * beta
-        den = b2 * p + r
-        return (1 + b2) * p * r / den if den > 0 else 0.0
+        return f_beta(self.precision, self.recall, beta)
 
 
 def tally(fields: Iterable[FieldResult]) -> Tally:
     tp = 0.0
     counts = dict.fromkeys(STATUSES, 0)
     for fr in fields:
-        counts[fr.status] += 1
-        if fr.status == MATCH or fr.status == MISMATCH:
-            tp += fr.score
+        status = fr[1]
+        counts[status] += 1
+        if status == MATCH or status == MISMATCH:
+            tp += fr[2]
     return Tally(tp, counts[MATCH], counts[MISMATCH], counts[OMISSION], counts[HALLUCINATION], counts[SKIPPED])
+
+
+def precision_recall(fields: Iterable[FieldResult]) -> tuple[float, float]:
+    """(precision, recall) of a list of fields, per the accounting above, in one pass."""
+    tp = 0.0
+    compared = omitted = invented = 0
+    for fr in fields:
+        status = fr[1]
+        if status == MATCH or status == MISMATCH:
+            compared += 1
+            tp += fr[2]
+        elif status == OMISSION:
+            omitted += 1
+        elif status == HALLUCINATION:
+            invented += 1
+    p_den, r_den = compared + invented, compared + omitted
+    return (tp / p_den if p_den else 1.0), (tp / r_den if r_den else 1.0)
+
+
+def f_beta(precision: float, recall: float, beta: float = 1.0) -> float:
+    b2 = beta * beta
+    den = b2 * precision + recall
+    return (1 + b2) * precision * recall / den if den > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -112,6 +133,18 @@ class MatchResult:
     fields: tuple[FieldResult, ...]
     pairings: tuple[Pairing, ...] = ()
     floor_failures: tuple[FloorFailure, ...] = ()
+
+    @classmethod
+    def _build(cls, metric: str, score: float, precision: float, recall: float, f1: float,
+               fields: tuple[FieldResult, ...], pairings: tuple[Pairing, ...],
+               floor_failures: tuple[FloorFailure, ...]) -> MatchResult:
+        # The engine makes one per comparison; filling __dict__ directly skips the frozen
+        # dataclass's per-field object.__setattr__ and halves the cost.
+        self = object.__new__(cls)
+        self.__dict__.update(metric=metric, score=score, precision=precision, recall=recall,
+                             f1=f1, fields=fields, pairings=pairings,
+                             floor_failures=floor_failures)
+        return self
 
     def passed(self, threshold: float | None = 1.0) -> bool:
         """True when the score reaches ``threshold`` (1.0 when None) and no field is below

@@ -77,6 +77,17 @@ class SchemaNode:
     align: Align | None = None
     skip: bool = False
     raw: Mapping[str, Any] = field(default_factory=dict)
+    min_score: float | None = None  # never set by a schema; lets a node stand in for settings
+    # the comparator of a leaf that needs nothing else (no transform, not skipped, not a
+    # batch judge): the walk scores such leaves inline
+    plain: BoundComparator | None = None
+
+    def seal(self) -> SchemaNode:
+        comp = self.comparator or self.default_comparator
+        leaf = self.comparator is not None or (not self.properties and self.items is None)
+        if leaf and comp is not None and comp.trusted and not comp.batch and self.transform is None and not self.skip:
+            self.plain = comp
+        return self
 
     @property
     def is_leaf(self) -> bool:
@@ -239,6 +250,58 @@ def parse_schema(schema: Mapping[str, Any], registry: Any, where: str = "$") -> 
     if items is not None:
         node.items = parse_schema(items, registry, ("" if where == "$" else where) + "[]")
     node.default_comparator = registry.comparator(TYPE_DEFAULTS.get(node.type or "", "exact"))
+    return node.seal()
+
+
+def infer_node(values: list[Any], registry: Any) -> SchemaNode:
+    """``parse_schema(infer_schema(values))`` without the intermediate mapping: leaves are
+    shared per type, so inferring a record's schema costs one node per container."""
+    first = next((v for v in values if v is not None), None)
+    kind = "string" if first is None else _type_name(first)
+    if kind == "object":
+        dicts = [v for v in values if isinstance(v, Mapping)]
+        if len(dicts) == 1:
+            table = _leaf_table(registry)
+            props = {}
+            for k, v in dicts[0].items():
+                leaf = table.get(type(v))
+                props[k] = leaf if leaf is not None else infer_node([v], registry)
+        else:
+            keys: dict[str, None] = {}
+            for d in dicts:
+                keys.update(dict.fromkeys(d))
+            props = {k: infer_node([d.get(k) for d in dicts], registry) for k in keys}
+        return SchemaNode(type="object", properties=props,
+                          default_comparator=_shared_leaf("object", registry).default_comparator).seal()
+    if kind == "array":
+        pooled = [x for v in values if isinstance(v, (list, tuple)) for x in v]
+        items = infer_node(pooled, registry) if pooled else _shared_leaf("string", registry)
+        return SchemaNode(type="array", items=items,
+                          default_comparator=_shared_leaf("array", registry).default_comparator).seal()
+    return _shared_leaf(kind, registry)
+
+
+_LEAVES: dict[tuple[int, str], SchemaNode] = {}
+_LEAF_TABLES: dict[int, dict[type, SchemaNode]] = {}
+
+
+def _leaf_table(registry: Any) -> dict[type, SchemaNode]:
+    """Python scalar type -> the shared leaf node inference gives it (null: string)."""
+    table = _LEAF_TABLES.get(id(registry))
+    if table is None:
+        table = _LEAF_TABLES[id(registry)] = {
+            str: _shared_leaf("string", registry), bool: _shared_leaf("boolean", registry),
+            int: _shared_leaf("integer", registry), float: _shared_leaf("number", registry),
+            type(None): _shared_leaf("string", registry)}
+    return table
+
+
+def _shared_leaf(kind: str, registry: Any) -> SchemaNode:
+    key = (id(registry), kind)
+    node = _LEAVES.get(key)
+    if node is None:
+        node = _LEAVES[key] = SchemaNode(
+            type=kind, default_comparator=registry.comparator(TYPE_DEFAULTS.get(kind, "exact"))).seal()
     return node
 
 

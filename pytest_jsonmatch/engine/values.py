@@ -106,11 +106,21 @@ def canonical_key(value: Any) -> Any:
 _PLAIN_KEY = re.compile(r"[^\W\d]\w*")
 
 
+_SEGMENTS: dict[str, tuple[str, str]] = {}
+
+
 def key_segment(parent: str, key: str) -> str:
     """The path of ``key`` below ``parent`` ('' is the root's own prefix)."""
-    if _PLAIN_KEY.fullmatch(key):
-        return f"{parent}.{key}" if parent else key
-    return f"{parent}[{json.dumps(key, ensure_ascii=False)}]"
+    forms = _SEGMENTS.get(key)
+    if forms is None:
+        if _PLAIN_KEY.fullmatch(key):
+            forms = (key, "." + key)
+        else:
+            quoted = f"[{json.dumps(key, ensure_ascii=False)}]"
+            forms = (quoted, quoted)
+        if len(_SEGMENTS) < 100_000:  # keys repeat across records; bound the memo anyway
+            _SEGMENTS[key] = forms
+    return parent + forms[1] if parent else forms[0]
 
 
 def index_segment(parent: str, index: int | None) -> str:

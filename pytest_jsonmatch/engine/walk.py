@@ -19,8 +19,12 @@ from .results import (HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldRe
                       FloorFailure, Pairing, tally)
 from .schema import ORDERED, Align, SchemaNode
 from .transforms import TransformFn
-from .values import (ARRAY, MISSING, NULL, OBJECT, PathPattern, display_path, index_segment,
-                     json_equal, json_type, key_segment)
+from .values import (_TYPE_OF, ARRAY, MISSING, NULL, OBJECT, PathPattern, display_path,
+                     index_segment, json_type, key_segment)
+
+# Python types whose values are JSON scalars, for the inline fast path (exact types only:
+# subclasses and oddities take the general path, which checks them).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 @dataclass(frozen=True)
@@ -76,8 +80,9 @@ class WalkOutput:
 
 
 class Walk:
-    def __init__(self, cfg: WalkConfig) -> None:
+    def __init__(self, cfg: WalkConfig, schema: SchemaNode | None = None) -> None:
         self.cfg = cfg
+        self.schema = schema if schema is not None else cfg.schema
         self.out: list[FieldResult] = []
         self.pairings: list[Pairing] = []
         self.floors: list[FloorFailure] = []
@@ -88,7 +93,7 @@ class Walk:
     # -- entry ----------------------------------------------------------------------------
 
     def run(self, expected: Any, actual: Any) -> WalkOutput:
-        self.node(expected, actual, "", "", None, self.cfg.schema, 0)
+        self.node(expected, actual, "", "", None, self.schema, 0)
         if self.pending:
             self._resolve_batches()
         return WalkOutput(self.out, self.pairings, self.floors)
@@ -96,8 +101,8 @@ class Walk:
     # -- per node -------------------------------------------------------------------------
 
     def settings(self, path: str, snode: SchemaNode | None) -> _Settings | None:
-        if not self._has_rules and snode is None:
-            return None
+        if not self._has_rules:
+            return snode  # a schema node carries the same settings
         s = _Settings()
         if snode is not None:
             s.comparator, s.transform, s.align, s.skip = (
@@ -204,15 +209,40 @@ class Walk:
             return
         props = snode.properties if snode is not None else None
         schema_keys = cfg.schema_driven and props is not None
+        # Scalar leaves that need no per-field settings are scored inline: most fields of
+        # most records take this path, and a call per node is most of a small record's cost.
+        inline = not self._has_rules and (props is not None if cfg.schema_driven else snode is None)
+        leaf_below = depth + 1 == cfg.leaf_depth
+        policy = cfg.type_policy
+        out = self.out
         for key, ev in e.items():
+            av = a.get(key, MISSING)
+            if inline and av is not MISSING:
+                comp = None
+                if cfg.schema_driven:
+                    child = props.get(key)  # type: ignore[union-attr]
+                    if child is not None and child.plain is not None:
+                        comp = child.plain
+                elif leaf_below:
+                    comp = policy.get(_TYPE_OF.get(type(ev)))  # type: ignore[arg-type]
+                elif type(ev) in _SCALARS and type(av) in _SCALARS:
+                    comp = policy[_TYPE_OF[type(ev)]]
+                if comp is not None:
+                    score = comp.score(ev, av)
+                    cpath = key_segment(path, key)
+                    out.append(FieldResult(
+                        cpath, MATCH if score >= 1.0 else MISMATCH, score, ev, av, comp.name, "",
+                        cpath if fpath == path else key_segment(fpath, key),
+                        key_segment(apath, key) if apath is not None else None))
+                    continue
             cpath = key_segment(path, key)
             cfpath = key_segment(fpath, key)
             capath = key_segment(apath, key) if apath is not None else None
             if schema_keys and key not in props:  # type: ignore[operator]
-                self.out.append(FieldResult(cpath, SKIPPED, 0.0, ev, a.get(key, MISSING), "",
-                                            "not in the schema", cfpath, capath))
+                out.append(FieldResult(cpath, SKIPPED, 0.0, ev, av, "", "not in the schema",
+                                       cfpath, capath))
                 continue
-            self.node(ev, a.get(key, MISSING), cpath, cfpath, capath,
+            self.node(ev, av, cpath, cfpath, capath,
                       props.get(key) if props is not None else None, depth + 1)
         if not cfg.count_extras:
             return
