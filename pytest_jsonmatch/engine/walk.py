@@ -80,9 +80,16 @@ class WalkOutput:
 
 
 class Walk:
-    def __init__(self, cfg: WalkConfig, schema: SchemaNode | None = None) -> None:
+    def __init__(self, cfg: WalkConfig, schema: SchemaNode | None = None,
+                 memo: dict[tuple[str, str, str], float] | None = None,
+                 collected: list[tuple[tuple[str, str, str], BoundComparator, BatchItem]] | None = None
+                 ) -> None:
         self.cfg = cfg
         self.schema = schema if schema is not None else cfg.schema
+        # Batch (judge) scores already obtained this record, by (comparator, path, actual path);
+        # while ``collected`` is a list, the walk only gathers what a judge must score.
+        self.memo: dict[tuple[str, str, str], float] = {} if memo is None else memo
+        self.collected = collected
         self.out: list[FieldResult] = []
         self.pairings: list[Pairing] = []
         self.floors: list[FloorFailure] = []
@@ -93,7 +100,17 @@ class Walk:
     # -- entry ----------------------------------------------------------------------------
 
     def run(self, expected: Any, actual: Any) -> WalkOutput:
-        self.node(expected, actual, "", "", None, self.schema, 0)
+        try:
+            self.node(expected, actual, "", "", None, self.schema, 0)
+        except _NeedJudgeFirst:
+            # Pairing needs judge scores before the walk can go on: gather every field any
+            # pairing could ask for, judge them in one call per comparator, walk again.
+            gathered: list[tuple[tuple[str, str, str], BoundComparator, BatchItem]] = []
+            Walk(self.cfg, self.schema, self.memo, gathered).node(
+                expected, actual, "", "", None, self.schema, 0)
+            self._judge([(key, comp, item) for key, comp, item in gathered if key not in self.memo])
+            fresh = Walk(self.cfg, self.schema, self.memo)
+            return fresh.run(expected, actual)
         if self.pending:
             self._resolve_batches()
         return WalkOutput(self.out, self.pairings, self.floors)
@@ -169,12 +186,28 @@ class Walk:
                 raise ComparatorError(f"a transform failed at {display_path(path)}: {exc!r}") from None
         min_score = s.min_score if s is not None else None
         if comp.batch:
-            self.pending.append((len(self.out), comp,
-                                 BatchItem(path, e, a, ev, av, comp.params or {}), min_score))
-            self.out.append(FieldResult(path, MISMATCH, 0.0, e, a, comp.name, "pending", fpath, apath))
-            return
+            key = (comp.name, path, apath or path)
+            judged = self.memo.get(key)
+            if judged is None:
+                item = BatchItem(path, e, a, ev, av, comp.params or {})
+                if self.collected is not None:
+                    self.collected.append((key, comp, item))
+                else:
+                    self.pending.append((len(self.out), comp, item, min_score))
+                self.out.append(FieldResult(path, MISMATCH, 0.0, e, a, comp.name, "pending", fpath, apath))
+                return
+            score = judged
+        else:
+            score = self._score_leaf(comp, ev, av, path)
+        self.out.append(FieldResult(path, MATCH if score >= 1.0 else MISMATCH, score, e, a,
+                                    comp.name, "", fpath, apath))
+        if min_score is not None and score < min_score:
+            self.floors.append(FloorFailure(path, min_score, score))
+
+    @staticmethod
+    def _score_leaf(comp: BoundComparator, ev: Any, av: Any, path: str) -> float:
         try:
-            score = comp.score(ev, av)
+            return comp.score(ev, av)
         except ComparatorError as exc:
             raise ComparatorError(f"{exc} at {display_path(path)}") from None
         except JsonMatchError:
@@ -183,10 +216,6 @@ class Walk:
             raise ComparatorError(
                 f"comparator {comp.name!r} raised {type(exc).__name__}: {exc} at {display_path(path)}"
             ) from None
-        self.out.append(FieldResult(path, MATCH if score >= 1.0 else MISMATCH, score, e, a,
-                                    comp.name, "", fpath, apath))
-        if min_score is not None and score < min_score:
-            self.floors.append(FloorFailure(path, min_score, score))
 
     def _prune(self, value: Any, path: str) -> Any:
         tag = json_type(value, path)
@@ -253,8 +282,12 @@ class Walk:
             cfpath = key_segment(fpath, key)
             if cfg.schema_driven and (props is None or key not in props):
                 # a field the schema does not know is one hallucination, however large
-                self.out.append(FieldResult(cpath, HALLUCINATION, 0.0, MISSING, av, "",
-                                            "not in the schema", cfpath))
+                s = self.settings(cpath, None) if self._has_rules else None
+                if s is not None and s.skip:
+                    self.out.append(FieldResult(cpath, SKIPPED, 0.0, MISSING, av, "", "ignored", cfpath))
+                else:
+                    self.out.append(FieldResult(cpath, HALLUCINATION, 0.0, MISSING, av, "",
+                                                "not in the schema", cfpath))
                 continue
             self.node(MISSING, av, cpath, cfpath, None,
                       props.get(key) if props is not None else None, depth + 1)
@@ -396,10 +429,10 @@ class Walk:
         out = np.zeros((len(e), len(a)))
         for i, ev in enumerate(e):
             for j, av in enumerate(a):
-                sub = Walk(self.cfg)
-                sub.node(ev, av, index_segment(path, i), "", None, items, 1)
+                sub = Walk(self.cfg, None, self.memo, self.collected)
+                sub.node(ev, av, index_segment(path, i), "", index_segment(path, j), items, 1)
                 if sub.pending:
-                    sub._resolve_batches()
+                    raise _NeedJudgeFirst
                 out[i, j] = tally(sub.out).f_beta(1.0)
         return out
 
@@ -522,13 +555,26 @@ class Walk:
     # -- batch comparators ---------------------------------------------------------------
 
     def _resolve_batches(self) -> None:
-        groups: dict[str, list[tuple[int, BoundComparator, BatchItem, float | None]]] = {}
-        for entry in self.pending:
-            groups.setdefault(entry[1].name, []).append(entry)
-        self.pending = []
-        for name, entries in groups.items():
+        pending, self.pending = self.pending, []
+        self._judge([((comp.name, item.path, self.out[index].actual_path or item.path), comp, item)
+                     for index, comp, item, _ in pending])
+        for index, comp, item, min_score in pending:
+            fr = self.out[index]
+            score = self.memo[(comp.name, item.path, fr.actual_path or item.path)]
+            self.out[index] = FieldResult(fr.path, MATCH if score >= 1.0 else MISMATCH, score,
+                                          fr.expected, fr.actual, comp.name, "", fr.field_path,
+                                          fr.actual_path)
+            if min_score is not None and score < min_score:
+                self.floors.append(FloorFailure(fr.path, min_score, score))
+
+    def _judge(self, entries: list[tuple[tuple[str, str, str], BoundComparator, BatchItem]]) -> None:
+        """One call per batch comparator with every field it must score; scores go to memo."""
+        groups: dict[str, list[tuple[tuple[str, str, str], BatchItem]]] = {}
+        for key, comp, item in entries:
+            groups.setdefault(comp.name, []).append((key, item))
+        for name, group in groups.items():
             fn = self.cfg.registry.batch_function(name)
-            items = [item for _, _, item, _ in entries]
+            items = [item for _, item in group]
             try:
                 answers = list(fn(items))
             except Exception as exc:  # noqa: BLE001 - a judge failing is reported, named
@@ -537,26 +583,23 @@ class Walk:
                     f"batch comparator {name!r} failed for {len(items)} field(s) ({paths}): "
                     f"{type(exc).__name__}: {exc}") from None
             failed: list[str] = []
-            for k, (index, comp, item, min_score) in enumerate(entries):
+            for k, (key, item) in enumerate(group):
                 answer = answers[k] if k < len(answers) else None
                 if answer is None or isinstance(answer, BaseException):
                     failed.append(f"{display_path(item.path)} ({answer!r})" if answer is not None
                                   else f"{display_path(item.path)} (no answer)")
                     continue
                 try:
-                    score = check_score(name, answer)
+                    self.memo[key] = check_score(name, answer)
                 except ComparatorError as exc:
                     failed.append(f"{display_path(item.path)} ({exc})")
-                    continue
-                fr = self.out[index]
-                self.out[index] = FieldResult(fr.path, MATCH if score >= 1.0 else MISMATCH, score,
-                                              fr.expected, fr.actual, name, "", fr.field_path,
-                                              fr.actual_path)
-                if min_score is not None and score < min_score:
-                    self.floors.append(FloorFailure(fr.path, min_score, score))
             if failed:
                 raise ComparatorError(
                     f"batch comparator {name!r} gave no usable score for: " + "; ".join(failed))
+
+
+class _NeedJudgeFirst(Exception):
+    """Raised inside a walk when pairing needs batch scores nobody has asked for yet."""
 
 
 class _Unknown:

@@ -1,0 +1,66 @@
+"""The engine stands alone: importing and using it loads neither pytest nor the plugin, and
+scipy only once an assignment has to be solved."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+
+def run(code: str) -> str:
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_engine_import_loads_neither_pytest_nor_the_plugin():
+    out = run("""
+        import sys
+        import pytest_jsonmatch.engine as engine
+        engine.match_json({"a": 1}, {"a": 1}, metric="field_match")
+        print(sorted(m for m in ("pytest", "_pytest", "pytest_jsonmatch.plugin") if m in sys.modules))
+    """)
+    assert out.strip() == "[]"
+
+
+def test_package_lazy_api_loads_neither_pytest_nor_the_plugin():
+    out = run("""
+        import sys
+        from pytest_jsonmatch import match_json, evaluate_records
+        match_json({"a": [1, 2]}, {"a": [1, 2]}, metric="field_f1")
+        evaluate_records([{"a": 1}], [{"a": 1}], metric="json_similarity")
+        print(sorted(m for m in ("pytest", "_pytest", "pytest_jsonmatch.plugin") if m in sys.modules))
+    """)
+    assert out.strip() == "[]"
+
+
+def test_scipy_is_not_imported_until_an_assignment_is_needed():
+    out = run("""
+        import sys
+        from pytest_jsonmatch import match_json
+        doc = {"a": 1, "s": "x y", "t": [1, 2, {"b": "c"}], "o": {"p": [True, None]}}
+        other = {"a": 2, "s": "x", "t": [2, 1], "o": {"p": [False]}}
+        for metric in ("field_match", "field_match_normalized", "json_similarity", "field_f1"):
+            match_json(other, doc, metric=metric)
+        match_json(other, doc, metric="field_f1", align={"match_by": "key_field", "key": "b"})
+        match_json({"a": 1}, {"a": 1, "b": 2}, metric="structural_f1")
+        before = "scipy" in sys.modules
+        match_json({"t": [2, 1]}, {"t": [1, 2]}, metric="structural_f1")
+        after = "scipy" in sys.modules
+        print(before, after)
+    """)
+    assert out.split() == ["False", "True"]
+
+
+def test_scipy_is_imported_for_hungarian_alignment_only_when_used():
+    out = run("""
+        import sys
+        from pytest_jsonmatch import match_json
+        match_json({"t": [1, 2]}, {"t": [1, 2]}, metric="field_f1")
+        before = "scipy" in sys.modules
+        r = match_json({"t": [2, 1]}, {"t": [1, 2]}, metric="field_f1", align="hungarian")
+        print(before, "scipy" in sys.modules, r.f1)
+    """)
+    assert out.split() == ["False", "True", "1.0"]
