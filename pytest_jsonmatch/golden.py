@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from .engine.errors import CaseFileError, JsonMatchError
+from .safe_yaml import item_nodes, key_lines, line_of, read_yaml
 
 CASE_SUFFIXES = (".jsonmatch.yaml", ".jsonmatch.yml")
 DEFAULTS_NAMES = ("jsonmatch.yaml", "jsonmatch.yml")
@@ -33,14 +34,10 @@ CASE_KEYS = frozenset({"id", "description", "expected", "actual", "actual_file",
                        "metric", "threshold", "options", "marks"})
 SOURCE_KEYS = ("actual", "actual_file", "input")
 FILE_KEYS = frozenset({*SETTING_KEYS, "cases", "marks", "description"})
-MAX_VALUES = 1_000_000  # values a file may expand to through aliases (billion laughs)
 
 _DIRS_KEY = pytest.StashKey[tuple[str, ...]]()
 _DEFAULTS_KEY = pytest.StashKey[dict[str, Any]]()
 _TARGET_KEY = pytest.StashKey[Any]()
-_YAML = "tag:yaml.org,2002:"
-_SAFE_TAGS = frozenset(_YAML + t for t in ("null", "bool", "int", "float", "str", "seq", "map",
-                                             "timestamp", "merge"))
 
 
 @dataclass(frozen=True)
@@ -97,129 +94,6 @@ def _under_golden_dir(file_path: Path, config: pytest.Config) -> bool:
 
 
 # -- reading YAML -----------------------------------------------------------------------------
-
-
-def _loader_class() -> type:
-    import yaml
-
-    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-    class CaseLoader(base):  # type: ignore[misc, valid-type]
-        """The safe loader, with dates kept as the strings they were written as (JSON has
-        no date type, and an invoice date must compare as text)."""
-
-    CaseLoader.add_constructor(_YAML + "timestamp", lambda loader, node: loader.construct_scalar(node))
-    return CaseLoader
-
-
-_LOADER: list[type] = []
-
-
-def read_yaml(path: Path, display: str) -> tuple[Any, Any]:
-    """The file's constructed value and its root node (for line numbers)."""
-    import yaml
-
-    if not _LOADER:
-        _LOADER.append(_loader_class())
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise CaseFileError(f"{display}:{line}: not a text file: byte 0x{raw[exc.start]:02x} "
-                            f"at offset {exc.start} is not valid UTF-8") from None
-    loader = _LOADER[0](text)
-    try:
-        root = loader.get_single_node()
-        if root is None:
-            raise CaseFileError(f"{display}:1: the file is empty; a case file holds a mapping "
-                                f"with 'expected' (one case) or 'cases' (a list)")
-        _check_tree(root, display)
-        return loader.construct_document(root), root
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
-        what = " ".join(str(p) for p in (exc.context, exc.problem) if p)
-        raise CaseFileError(f"{display}:{line}: invalid YAML: {what}") from None
-    except yaml.YAMLError as exc:
-        raise CaseFileError(f"{display}:1: invalid YAML: {exc}") from None
-    finally:
-        loader.dispose()
-
-
-def _check_tree(root: Any, display: str) -> None:
-    """Reject what is not plain JSON-like data, in one iterative pass (deep nesting must not
-    hit Python's recursion limit). Aliases make the tree a graph: each node's expanded size
-    is computed once, so an alias bomb is caught in time linear in the file."""
-    import yaml
-
-    sizes: dict[int, int] = {}
-    open_nodes: set[int] = set()
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        key = id(node)
-        if done:
-            open_nodes.discard(key)
-            children = _children(node)
-            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
-            if sizes[key] > MAX_VALUES:
-                raise CaseFileError(f"{display}:{_line(node)}: aliases expand to more than "
-                                    f"{MAX_VALUES:,} values; is this an alias bomb?")
-            continue
-        if key in sizes:
-            continue
-        if key in open_nodes:
-            raise CaseFileError(f"{display}:{_line(node)}: an alias refers to a value that "
-                                f"contains it; recursive data is not JSON")
-        if node.tag not in _SAFE_TAGS:
-            tag = "!!" + node.tag[len(_YAML):] if node.tag.startswith(_YAML) else node.tag
-            raise CaseFileError(f"{display}:{_line(node)}: tag {tag!r} is not allowed; "
-                                f"case files hold plain data (unsafe tags are never executed)")
-        if isinstance(node, yaml.MappingNode):
-            _check_keys(node, display)
-        open_nodes.add(key)
-        stack.append((node, True))
-        stack.extend((c, False) for c in _children(node))
-
-
-def _children(node: Any) -> list[Any]:
-    if isinstance(node.value, str):
-        return []
-    if node.value and isinstance(node.value[0], tuple):
-        return [n for pair in node.value for n in pair]
-    return list(node.value)
-
-
-def _check_keys(node: Any, display: str) -> None:
-    seen: dict[str, int] = {}
-    for key, _ in node.value:
-        if key.tag == _YAML + "merge":
-            continue
-        if key.tag != _YAML + "str" or not isinstance(key.value, str):
-            shown = key.value if isinstance(key.value, str) else "a " + type(key).__name__[:-4].lower()
-            raise CaseFileError(f"{display}:{_line(key)}: key {shown!r} is not a string "
-                                f"(JSON keys are strings; quote it: '{shown}')")
-        if key.value in seen:
-            raise CaseFileError(f"{display}:{_line(key)}: duplicate key {key.value!r} "
-                                f"(first given at line {seen[key.value]})")
-        seen[key.value] = _line(key)
-
-
-def _line(node: Any) -> int:
-    return node.start_mark.line + 1
-
-
-def _key_lines(node: Any) -> dict[str, int]:
-    """Line of each key of a mapping node (values of a constructed dict carry no lines)."""
-    return {k.value: _line(k) for k, _ in getattr(node, "value", ()) if isinstance(k.value, str)}
-
-
-def _item_nodes(root: Any, key: str) -> list[Any]:
-    for k, v in root.value:
-        if k.value == key and isinstance(v.value, list):
-            return list(v.value)
-    return []
 
 
 # -- settings and defaults --------------------------------------------------------------------
@@ -315,7 +189,7 @@ def _read_defaults(directory: Path, config: pytest.Config, inherited: dict[str, 
             data, root = read_yaml(path, where.display)
             if not isinstance(data, Mapping):
                 raise where.error(1, f"a defaults file holds a mapping of {', '.join(SETTING_KEYS)}")
-            lines = _key_lines(root)
+            lines = key_lines(root)
             _no_unknown(data, frozenset(SETTING_KEYS), lines, where, "defaults file")
             return _settings(data, lines, where, inherited)
     return inherited
@@ -346,7 +220,7 @@ def load_cases(path: Path, config: pytest.Config) -> list[GoldenCase]:
     if not isinstance(data, Mapping):
         raise where.error(1, f"a case file holds a mapping with 'expected' (one case) or "
                              f"'cases' (a list), not {_kind(data)}")
-    lines = _key_lines(root)
+    lines = key_lines(root)
     inherited = _folder_defaults(path.parent, config)
     if "cases" not in data:
         if "expected" not in data:
@@ -360,18 +234,18 @@ def load_cases(path: Path, config: pytest.Config) -> list[GoldenCase]:
     _no_unknown(data, FILE_KEYS, lines, where, "file")
     settings = _settings(data, lines, where, inherited)
     file_marks = _marks(data.get("marks"), lines.get("marks", 1), where)
-    cases, nodes = data["cases"], _item_nodes(root, "cases")
+    cases, nodes = data["cases"], item_nodes(root, "cases")
     if not isinstance(cases, list) or not cases:
         raise where.error(lines["cases"], f"cases must be a non-empty list of cases, not {_kind(cases) if cases != [] else 'an empty list'}")
     out: list[GoldenCase] = []
     first_line: dict[str, int] = {}
     for case, node in zip(cases, nodes):
-        line = _line(node)
+        line = line_of(node)
         if not isinstance(case, Mapping):
             raise where.error(line, f"each case is a mapping with id and expected, not {_kind(case)}")
         if "id" not in case:
             raise where.error(line, "case without 'id' (every case in a 'cases' list needs one)")
-        made = _case(case, _key_lines(node), line, where, settings, None, file_marks)
+        made = _case(case, key_lines(node), line, where, settings, None, file_marks)
         if made.id in first_line:
             raise where.error(line, f"duplicate case id {made.id!r} (first used at line {first_line[made.id]})")
         first_line[made.id] = line

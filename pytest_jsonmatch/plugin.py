@@ -114,6 +114,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         golden.add_options(parser)
 
 
+def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> Any:
+    from . import golden
+
+    return golden.collect_file(file_path, parent)
+
+
 def _setting(config: pytest.Config, name: str) -> Any:
     """The flag's value when given, else the ini value."""
     value = config.getoption(name, default=None)

@@ -1,23 +1,43 @@
 """The metric engine: pure scoring, no pytest. Data flows parse -> walk (comparators,
-alignment) -> FieldResults -> MatchResult / RunResult."""
+alignment) -> FieldResults -> MatchResult / RunResult.
 
-from .errors import (CaseFileError, ComparatorError, ConfigError, JsonMatchError, ParseError,
-                     SchemaError)
-from .metrics import METRIC_NAMES, METRICS, Metric, evaluate_records, match_json
-from .parse import parse_actual, parse_expected
-from .postprocess import reclassify_nulls
-from .registry import (REGISTRY, BatchItem, Registry, register_comparator, register_metric,
-                       register_post_processor, register_transform)
-from .results import (FieldAggregate, FieldResult, FloorFailure, MatchResult, Pairing,
-                      RunResult, aggregate_fields)
-from .schema import annotate_schema, infer_schema, validate_gold
-from .values import PathPattern
+Names load on first use: importing ``engine.errors`` (as the pytest layer does at start-up)
+must not pull in rapidfuzz or the walk.
+"""
 
-__all__ = [
-    "BatchItem", "CaseFileError", "ComparatorError", "ConfigError", "FieldAggregate",
-    "FieldResult", "FloorFailure", "JsonMatchError", "METRICS", "METRIC_NAMES", "MatchResult",
-    "Metric", "Pairing", "ParseError", "PathPattern", "REGISTRY", "Registry", "RunResult",
-    "SchemaError", "aggregate_fields", "annotate_schema", "evaluate_records", "infer_schema",
-    "match_json", "parse_actual", "parse_expected", "reclassify_nulls", "register_comparator",
-    "register_metric", "register_post_processor", "register_transform", "validate_gold",
-]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "CaseFileError": "errors", "ComparatorError": "errors", "ConfigError": "errors",
+    "JsonMatchError": "errors", "ParseError": "errors", "SchemaError": "errors",
+    "METRIC_NAMES": "metrics", "METRICS": "metrics", "Metric": "metrics",
+    "evaluate_records": "metrics", "match_json": "metrics",
+    "parse_actual": "parse", "parse_expected": "parse",
+    "reclassify_nulls": "postprocess",
+    "REGISTRY": "registry", "BatchItem": "registry", "Registry": "registry",
+    "register_comparator": "registry", "register_metric": "registry",
+    "register_post_processor": "registry", "register_transform": "registry",
+    "FieldAggregate": "results", "FieldResult": "results", "FloorFailure": "results",
+    "MatchResult": "results", "Pairing": "results", "RunResult": "results",
+    "aggregate_fields": "results",
+    "annotate_schema": "schema", "infer_schema": "schema", "validate_gold": "schema",
+    "PathPattern": "values",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

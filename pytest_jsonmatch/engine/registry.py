@@ -141,6 +141,8 @@ class Registry:
             if name in store and name not in builtin:
                 del store[name]
         self.post_processors.pop(name, None)
+        if name in self.metrics and name not in _BUILTIN_METRICS:
+            del self.metrics[name]
         self._batch_fns.pop(name, None)
         self._bound.clear()
         self._bound_transforms.clear()
@@ -209,6 +211,10 @@ def _params_key(params: Mapping[str, Any] | None) -> str:
     except (TypeError, ValueError):
         return repr(params)
 
+
+# the five published metrics (engine/metrics.py) cannot be unregistered
+_BUILTIN_METRICS = frozenset({"field_match", "field_match_normalized", "json_similarity",
+                              "structural_f1", "field_f1"})
 
 REGISTRY = Registry()
 

@@ -1,0 +1,63 @@
+"""Under pytest-xdist the workers send their comparisons to the controller, which alone
+prints the summary and writes the report: the numbers equal a serial run's."""
+
+from __future__ import annotations
+
+import json
+
+# Six tests over two modules, with different scores and metrics, so that both workers
+# get some of them.
+MODULE_A = """
+import pytest
+from pytest_jsonmatch import assert_json_match
+
+@pytest.mark.parametrize("b", ["x", "y", "xy"])
+def test_a(b):
+    assert_json_match({"a": 1, "b": b}, {"a": 1, "b": "x"}, threshold=0)
+"""
+MODULE_B = """
+from pytest_jsonmatch import assert_json_match
+
+def test_similar():
+    assert_json_match({"vendor": "ACME", "total": 80}, {"vendor": "ACME Corp", "total": 100},
+                      metric="json_similarity", threshold=0)
+
+def test_items():
+    assert_json_match({"items": [{"sku": "B"}, {"sku": "A"}]},
+                      {"items": [{"sku": "A"}, {"sku": "B"}, {"sku": "C"}]},
+                      metric="structural_f1", threshold=0)
+
+def test_failing():
+    assert_json_match({"a": 2}, {"a": 1})
+"""
+
+
+def _run(pytester, *extra):
+    # hypothesis's and pytest-benchmark's plugins slow every process down: leave them out
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:hypothesispytest",
+                                           "-p", "no:benchmark", *extra)
+    result.assert_outcomes(passed=5, failed=1)
+    return result
+
+
+def test_serial_and_two_workers_give_the_same_report(pytester):
+    pytester.makepyfile(test_mod_a=MODULE_A, test_mod_b=MODULE_B)
+    serial = _run(pytester, "--jsonmatch-report=serial.json")
+    spread = _run(pytester, "-n", "2", "--jsonmatch-report=spread.json")
+    spread.stdout.fnmatch_lines(["created: 2/2 workers*"])
+    a = json.loads((pytester.path / "serial.json").read_text())
+    b = json.loads((pytester.path / "spread.json").read_text())
+    assert a["count"] == 6  # every comparison reached the controller
+    key = lambda c: (c["nodeid"], c["seq"])  # noqa: E731
+    assert sorted(a.pop("comparisons"), key=key) == sorted(b.pop("comparisons"), key=key)
+    assert a == b  # metrics, fields and overall identical to the last bit
+
+    # the summary is printed once, by the controller, with the same numbers
+    def section(result):
+        lines = result.outlines
+        start = next(i for i, line in enumerate(lines) if "= jsonmatch =" in line)
+        end = next(i for i, line in enumerate(lines) if line.startswith("report written"))
+        return lines[start + 1:end]
+
+    assert sum("= jsonmatch =" in line for line in spread.outlines) == 1
+    assert section(serial) == section(spread)
