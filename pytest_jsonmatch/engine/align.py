@@ -98,6 +98,36 @@ def _columns(flat: Sequence[dict[str, Any]]) -> dict[str, tuple[list[int], list[
     return cols
 
 
+def _pair_value(tp: float, both: int, n_e: int, n_a: int, mode: str) -> float:
+    if mode == "similarity":
+        union = n_e + n_a - both
+        return tp / union if union else 1.0
+    precision = tp / n_a if n_a else 1.0
+    recall = tp / n_e if n_e else 1.0
+    total = precision + recall
+    return 2 * precision * recall / total if total > 0 else 0.0
+
+
+def pair_matrix_small(expected_flat: Sequence[dict[str, Any]], actual_flat: Sequence[dict[str, Any]],
+                      leaf_score: Callable[[str, Any, Any], float], mode: str) -> Any:
+    """``pair_matrix`` for a few elements, pair by pair in plain Python (same numbers)."""
+    import numpy as np
+
+    rows = []
+    for fe in expected_flat:
+        row = []
+        for fa in actual_flat:
+            tp = 0.0
+            both = 0
+            for rel, ev in fe.items():
+                if rel in fa:
+                    both += 1
+                    tp += leaf_score(rel, ev, fa[rel])
+            row.append(_pair_value(tp, both, len(fe), len(fa), mode))
+        rows.append(row)
+    return np.array(rows, dtype=float).reshape(len(expected_flat), len(actual_flat))
+
+
 def pair_matrix(expected_flat: Sequence[dict[str, Any]], actual_flat: Sequence[dict[str, Any]],
                 leaf_matrix: LeafMatrix, mode: str) -> Any:
     """Score every (expected, actual) element pair from their flattened fields.

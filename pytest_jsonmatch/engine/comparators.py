@@ -203,6 +203,13 @@ def _coerce_number(value: Any) -> Any:
     return value
 
 
+def _numeric_exact(e: Any, a: Any) -> float:
+    te, ta = type(e), type(a)
+    if (te is int or te is float) and (ta is int or ta is float):
+        return 1.0 if e == a else 0.0
+    return 1.0 if json_equal(e, a) else 0.0
+
+
 def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
     p = _params("numeric", params, {"abs", "rel", "coerce", "tolerance"})
     tolerance = p.pop("tolerance", None)
@@ -237,6 +244,9 @@ def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
         if _is_number(e) and _is_number(a):
             return 1.0 if within(float(e), float(a)) else 0.0
         return 1.0 if json_equal(e, a) else 0.0
+
+    if abs_tol is None and rel_tol is None and not coerce:
+        score = _numeric_exact  # the default: equal by value, the most common case by far
 
     def fallback(e: Any, a: Any) -> float:
         return score(e, a)
@@ -297,6 +307,8 @@ def _tokens(text: str) -> frozenset[str]:
 
 def _jaccard(e: Any, a: Any) -> float:
     if type(e) is str and type(a) is str:
+        if e == a:
+            return 1.0
         te, ta = _tokens(e), _tokens(a)
         if not te and not ta:
             return 1.0
@@ -379,7 +391,9 @@ def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
     power = math.inf if w == 0 else 1.0 / w
 
     def score(e: Any, a: Any) -> float:
-        if _is_number(e) and _is_number(a):
+        te, ta = type(e), type(a)
+        if ((te is int or te is float) and (ta is int or ta is float)) or (
+                _is_number(e) and _is_number(a)):
             d = abs(float(e) - float(a))
             if d > t:
                 return 0.0

@@ -257,7 +257,12 @@ def infer_node(values: list[Any], registry: Any) -> SchemaNode:
     """``parse_schema(infer_schema(values))`` without the intermediate mapping: leaves are
     shared per type, so inferring a record's schema costs one node per container."""
     first = next((v for v in values if v is not None), None)
-    kind = "string" if first is None else _type_name(first)
+    if first is None:
+        return _shared_leaf("string", registry)
+    leaf = _leaf_table(registry).get(type(first))
+    if leaf is not None:
+        return leaf
+    kind = _type_name(first)
     if kind == "object":
         dicts = [v for v in values if isinstance(v, Mapping)]
         if len(dicts) == 1:

@@ -25,6 +25,9 @@ from .values import (_TYPE_OF, ARRAY, MISSING, NULL, OBJECT, PathPattern, displa
 # Python types whose values are JSON scalars, for the inline fast path (exact types only:
 # subclasses and oddities take the general path, which checks them).
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+# Up to this many element pairs, pair scores are computed in plain Python: for a handful of
+# elements, numpy's per-call overhead costs more than the arithmetic.
+_SMALL_PAIRS = 64
 
 
 @dataclass(frozen=True)
@@ -416,6 +419,8 @@ class Walk:
         flat_e = self._flatten_all(e, path, items, "expected")
         flat_a = self._flatten_all(a, path, items, "actual") if flat_e is not None else None
         if flat_e is not None and flat_a is not None:
+            if len(e) * len(a) <= _SMALL_PAIRS:
+                return _align.pair_matrix_small(flat_e, flat_a, self._leaf_score_for(path, items), mode)
             leaf_matrix = self._leaf_matrix_for(path, items)
             return _align.pair_matrix(flat_e, flat_a, leaf_matrix, mode)
         return self._pair_scores_by_walk(e, a, path, items)
@@ -499,6 +504,46 @@ class Walk:
         elif tag != ARRAY and tag != NULL:
             out[rel] = value
         return True
+
+    def _comparator_for(self, path: str, items: SchemaNode | None, rel: str
+                        ) -> tuple[BoundComparator | None, TransformFn | None]:
+        """The comparator and transform set for field ``rel`` of the elements of the array at
+        ``path`` (resolved once per column; None: the metric's per-type policy)."""
+        cfg = self.cfg
+        full = path + "[0]" + ("" if rel == "" else (rel if rel.startswith("[") else "." + rel))
+        snode = items
+        if cfg.schema_driven and items is not None and items.properties is not None and rel:
+            snode = items.properties.get(_first_key(rel))
+        s = self.settings(full, snode)
+        comp = s.comparator if s is not None else None
+        if comp is None and cfg.schema_driven and snode is not None and snode.default_comparator is not None:
+            comp = snode.default_comparator
+        return comp, (s.transform if s is not None else None)
+
+    def _leaf_score_for(self, path: str, items: SchemaNode | None) -> Callable[[str, Any, Any], float]:
+        """Score one pair of leaf values of column ``rel`` (small arrays: no numpy per column)."""
+        policy = self.cfg.type_policy
+        resolved: dict[str, tuple[BoundComparator | None, TransformFn | None]] = {}
+
+        def leaf_score(rel: str, ev: Any, av: Any) -> float:
+            if type(ev) is _Unknown or type(av) is _Unknown:
+                return 0.0
+            found = resolved.get(rel)
+            if found is None:
+                found = resolved[rel] = self._comparator_for(path, items, rel)
+            comp, transform = found
+            if transform is not None:
+                ev, av = transform(ev), transform(av)
+            if comp is None:
+                te = _TYPE_OF.get(type(ev)) or json_type(ev)
+                if te != (_TYPE_OF.get(type(av)) or json_type(av)):
+                    return 0.0
+                comp = policy[te]
+            if comp.trusted:
+                return comp.score(ev, av)
+            return self._score_leaf(comp, ev, av, path)
+
+        return leaf_score
 
     def _leaf_matrix_for(self, path: str, items: SchemaNode | None) -> _align.LeafMatrix:
         import numpy as np
