@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
+from plugin_cases import ARGS
 from pytest_jsonmatch import assert_json_match
 from pytest_jsonmatch.assertion import format_failure, format_value
 
 # hypothesis's summary hook imports hypothesis in every in-process run, and pytest-benchmark
 # warns inside xdist workers: leave both out
-ARGS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
 
 # json_similarity (leaf similarity, headline = recall, no hallucinations):
 #   vendor: levenshtein "ACME Corp" vs "ACME" = 1 - 5/9 = 4/9 = 0.4444

@@ -8,8 +8,8 @@ import json
 import pytest
 
 import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
+from plugin_cases import ARGS
 
-ARGS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
 
 # Both tests pass (threshold 0). field_f1:
 #   test_perfect: a, b match: score 1

@@ -5,18 +5,10 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
+from plugin_cases import ARGS, TWO_TESTS
 
-ARGS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
 
-TWO_TESTS = """
-from pytest_jsonmatch import assert_json_match
-
-def test_pass(json_match):
-    json_match({"a": 1, "b": "x"}, {"a": 1, "b": "x"})
-
-def test_fail():
-    assert_json_match({"a": 1, "b": "y", "c": [1, 2]}, {"a": 1, "b": "x", "d": 3}, threshold=0.9)
-
+THREE_TESTS = TWO_TESTS + """
 def test_plain():
     pass
 """
@@ -29,7 +21,7 @@ def _properties(path):
 
 
 def test_each_test_case_carries_its_score(pytester):
-    pytester.makepyfile(TWO_TESTS)
+    pytester.makepyfile(THREE_TESTS)
     pytester.runpytest_inprocess(*ARGS, "--junitxml=out.xml")
     # test_fail: field_f1 1/3 (see test_plugin_summary), rounded to 4 places
     assert _properties(pytester.path / "out.xml") == {
@@ -41,7 +33,7 @@ def test_each_test_case_carries_its_score(pytester):
 
 def test_properties_can_be_switched_off(pytester):
     pytester.makeini("[pytest]\njsonmatch_junit_properties = false\n")
-    pytester.makepyfile(TWO_TESTS)
+    pytester.makepyfile(THREE_TESTS)
     pytester.runpytest_inprocess(*ARGS, "--junitxml=out.xml")
     assert _properties(pytester.path / "out.xml") == {"test_pass": [], "test_fail": [],
                                                       "test_plain": []}

@@ -8,19 +8,10 @@ import os
 import pytest
 
 import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
+from plugin_cases import ARGS, TWO_TESTS
 from pytest_jsonmatch import report
 
-ARGS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
 
-TWO_TESTS = """
-from pytest_jsonmatch import assert_json_match
-
-def test_pass(json_match):
-    json_match({"a": 1, "b": "x"}, {"a": 1, "b": "x"})
-
-def test_fail():
-    assert_json_match({"a": 1, "b": "y", "c": [1, 2]}, {"a": 1, "b": "x", "d": 3}, threshold=0.9)
-"""
 
 
 def test_report_holds_comparisons_metrics_fields_and_overall(pytester):

@@ -94,20 +94,18 @@ def _equality_matrix(key: Callable[[Any], Any]) -> MatrixFn:
     return matrix
 
 
-def _numbers_only(
-    fn: Callable[[Any, Any], Any], fallback: ScoreFn
-) -> MatrixFn:
-    """Vectorise ``fn`` over the number x number block; other pairs use ``fallback``."""
+def _typed_block(accepts: Callable[[Any], bool], block: Callable[[list[Any], list[Any]], Any],
+                 fallback: ScoreFn) -> MatrixFn:
+    """A matrix function scoring the values ``accepts`` takes with one vectorised ``block``
+    call; any pair with another value is scored by ``fallback``."""
 
     def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
         np = _np()
         out = np.zeros((len(expected), len(actual)))
-        ie = [i for i, v in enumerate(expected) if _is_number(v)]
-        ia = [j for j, v in enumerate(actual) if _is_number(v)]
+        ie = [i for i, v in enumerate(expected) if accepts(v)]
+        ia = [j for j, v in enumerate(actual) if accepts(v)]
         if ie and ia:
-            e = np.array([expected[i] for i in ie], dtype=float)[:, None]
-            a = np.array([actual[j] for j in ia], dtype=float)[None, :]
-            out[np.ix_(ie, ia)] = fn(e, a)
+            out[np.ix_(ie, ia)] = block([expected[i] for i in ie], [actual[j] for j in ia])
         if len(ie) < len(expected) or len(ia) < len(actual):
             se, sa = set(ie), set(ia)
             for i, ev in enumerate(expected):
@@ -117,25 +115,20 @@ def _numbers_only(
         return out
 
     return matrix
+
+
+def _numbers_only(fn: Callable[[Any, Any], Any], fallback: ScoreFn) -> MatrixFn:
+    """Vectorise ``fn`` (on an expected column and an actual row of floats) over numbers."""
+
+    def block(e: list[Any], a: list[Any]) -> Any:
+        np = _np()
+        return fn(np.array(e, dtype=float)[:, None], np.array(a, dtype=float)[None, :])
+
+    return _typed_block(_is_number, block, fallback)
 
 
 def _strings_only(fn: Callable[[list[str], list[str]], Any], fallback: ScoreFn) -> MatrixFn:
-    def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
-        np = _np()
-        out = np.zeros((len(expected), len(actual)))
-        ie = [i for i, v in enumerate(expected) if type(v) is str]
-        ia = [j for j, v in enumerate(actual) if type(v) is str]
-        if ie and ia:
-            out[np.ix_(ie, ia)] = fn([expected[i] for i in ie], [actual[j] for j in ia])
-        if len(ie) < len(expected) or len(ia) < len(actual):
-            se, sa = set(ie), set(ia)
-            for i, ev in enumerate(expected):
-                for j, av in enumerate(actual):
-                    if i not in se or j not in sa:
-                        out[i, j] = fallback(ev, av)
-        return out
-
-    return matrix
+    return _typed_block(lambda v: type(v) is str, fn, fallback)
 
 
 # --- exact --------------------------------------------------------------------------------

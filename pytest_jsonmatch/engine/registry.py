@@ -159,29 +159,23 @@ class Registry:
 
     def comparator(self, spec: Any) -> BoundComparator:
         """Bind a comparator spec: ``"exact"`` or ``{"numeric": {"abs": 0.01}}``."""
-        name, params = split_spec("comparator", spec)
-        key = (name, _params_key(params))
-        bound = self._bound.get(key)
-        if bound is None:
-            factory = self._comparators.get(name)
-            if factory is None:
-                raise ConfigError(
-                    f"unknown comparator {name!r}; known comparators: {known_names(self._comparators)}"
-                )
-            bound = self._bound[key] = factory(params)
-        return bound
+        return self._bind("comparator", spec, self._comparators, self._bound)  # type: ignore[no-any-return]
 
     def transform(self, spec: Any) -> TransformFn:
-        name, params = split_spec("transform", spec)
+        """Bind a transform spec: ``"strip"`` or ``{"round_digits": {"digits": 2}}``."""
+        return self._bind("transform", spec, self._transforms, self._bound_transforms)  # type: ignore[no-any-return]
+
+    @staticmethod
+    def _bind(kind: str, spec: Any, factories: Mapping[str, Callable[[Any], Any]],
+              cache: dict[tuple[str, str], Any]) -> Any:
+        name, params = split_spec(kind, spec)
         key = (name, _params_key(params))
-        bound = self._bound_transforms.get(key)
+        bound = cache.get(key)
         if bound is None:
-            factory = self._transforms.get(name)
+            factory = factories.get(name)
             if factory is None:
-                raise ConfigError(
-                    f"unknown transform {name!r}; known transforms: {known_names(self._transforms)}"
-                )
-            bound = self._bound_transforms[key] = factory(params)
+                raise ConfigError(f"unknown {kind} {name!r}; known {kind}s: {known_names(factories)}")
+            bound = cache[key] = factory(params)
         return bound
 
     def metric(self, name: Any) -> Any:

@@ -548,23 +548,10 @@ class Walk:
     def _leaf_matrix_for(self, path: str, items: SchemaNode | None) -> _align.LeafMatrix:
         import numpy as np
 
-        cfg = self.cfg
-
-        def comparator_for(rel: str, sample: Any) -> tuple[BoundComparator | None, TransformFn | None]:
-            full = path + "[0]" + ("" if rel == "" else (rel if rel.startswith("[") else "." + rel))
-            snode = items
-            if cfg.schema_driven and items is not None and items.properties is not None and rel:
-                snode = items.properties.get(_first_key(rel))
-            s = self.settings(full, snode)
-            comp = s.comparator if s is not None else None
-            if comp is None and cfg.schema_driven and snode is not None and snode.default_comparator is not None:
-                comp = snode.default_comparator
-            return comp, (s.transform if s is not None else None)
-
         def leaf_matrix(rel: str, ve: list[Any], va: list[Any]) -> Any:
             if any(type(v) is _Unknown for v in ve) or any(type(v) is _Unknown for v in va):
                 return np.zeros((len(ve), len(va)))
-            comp, transform = comparator_for(rel, ve[0])
+            comp, transform = self._comparator_for(path, items, rel)
             if transform is not None:
                 ve = [transform(v) for v in ve]
                 va = [transform(v) for v in va]
