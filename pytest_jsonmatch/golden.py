@@ -223,9 +223,10 @@ def load_cases(path: Path, config: pytest.Config) -> list[GoldenCase]:
     lines = key_lines(root)
     inherited = _folder_defaults(path.parent, config)
     if "cases" not in data:
+        # an unknown key first: a misspelt 'expected' is reported as the typo it is
+        _no_unknown(data, CASE_KEYS | {"schema"}, lines, where, "case")
         if "expected" not in data:
             raise where.error(1, "missing 'expected' (one case) or 'cases' (a list of cases)")
-        _no_unknown(data, CASE_KEYS | {"schema"}, lines, where, "case")
         settings = _settings(data, lines, where, inherited)
         default_id = path.name.split(".")[0]
         return [_case(data, lines, 1, where, settings, default_id, ())]

@@ -202,3 +202,50 @@ def test_comparator_in_fields_option():
     result = match_json({"m": "CVD"}, {"m": "PVD"}, metric="field_f1",
                         fields={"m": {"comparator": {"oneof": {"values": ["PVD", "CVD"]}}}})
     assert result.score == 1.0
+
+
+# -- vectorised all-pairs matrices agree with the per-pair scores --------------------------
+
+import random as _random  # noqa: E402
+
+import numpy as _np  # noqa: E402
+
+
+def _mixed_values(rng, n, spread):
+    out = []
+    for _ in range(n):
+        k = rng.random()
+        if k < 0.35:
+            out.append(round(rng.uniform(-spread, spread), rng.choice([0, 1, 3, 4])))
+        elif k < 0.45:
+            out.append(rng.randint(-3, 3))
+        elif k < 0.7:
+            out.append(rng.choice(["a b", "b c", "", "A", "a  b", "x y z", "b", f"w{rng.randint(0, 500)}"]))
+        elif k < 0.8:
+            out.append(rng.choice([True, False, None]))
+        elif k < 0.9:
+            out.append({"k": rng.randint(0, 2)})
+        else:
+            out.append([rng.randint(0, 2)])
+    return out
+
+
+@pytest.mark.parametrize("spec", [
+    "exact", "normalized", "levenshtein", "jaccard", "relative",
+    {"threshold": {"threshold": 0.5, "weighting": 0.5}}, {"threshold": {}},
+    {"numeric": {}}, {"numeric": {"abs": 0.5}}, {"numeric": {"rel": 0.2}},
+    {"numeric": {"abs": 0.3, "rel": 0.1}},
+])
+@pytest.mark.parametrize("size,spread", [(12, 3), (300, 1000)])
+def test_all_pairs_matrix_equals_pairwise_scores(spec, size, spread):
+    # small sizes take the dense path; 300 spread-out values take the windowed / sparse path
+    from pytest_jsonmatch.engine.registry import REGISTRY
+
+    comparator = REGISTRY.comparator(spec)
+    rng = _random.Random(7)
+    expected, actual = _mixed_values(rng, size, spread), _mixed_values(rng, size + 3, spread)
+    actual[:20] = expected[:20]  # plenty of exact and near pairs
+    matrix = comparator.matrix(expected, actual)
+    pairwise = _np.array([[comparator.score(e, a) for a in actual] for e in expected])
+    assert matrix.shape == (len(expected), len(actual))
+    assert _np.allclose(matrix, pairwise, rtol=0, atol=1e-12)

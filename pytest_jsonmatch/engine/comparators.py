@@ -84,52 +84,94 @@ def _codes(values: Sequence[Any], table: dict[Any, int], key: Callable[[Any], An
     return out
 
 
+# Most pairs of a large pairing score 0 (different SKUs, prices far apart). Comparators whose
+# non-zero scores lie in a window around the expected value find those pairs by sorting and
+# binary search, and fill a zero matrix, instead of evaluating every pair; when the windows
+# hold a large share of all pairs, evaluating every pair is cheaper and is done instead.
+_DENSE_SHARE = 0.25
+
+
+def _window_pairs(e: Any, a: Any, halfwidth: Any) -> tuple[Any, Any] | None:
+    """(rows, cols) of every pair with |e - a| <= halfwidth (a superset, padded against
+    rounding), or None when they are too many to be worth listing."""
+    np = _np()
+    order = np.argsort(a, kind="stable")
+    ordered = a[order]
+    pad = halfwidth * 1e-9 + np.abs(e) * 1e-12 + 1e-300
+    lo = np.searchsorted(ordered, e - halfwidth - pad, "left")
+    hi = np.searchsorted(ordered, e + halfwidth + pad, "right")
+    counts = hi - lo
+    total = int(counts.sum())
+    if total > _DENSE_SHARE * len(e) * len(a):
+        return None
+    rows = np.repeat(np.arange(len(e)), counts)
+    starts = np.repeat(lo - (np.cumsum(counts) - counts), counts)
+    cols = order[starts + np.arange(total)]
+    return rows, cols
+
+
+def _windowed(e: Any, a: Any, halfwidth: Any, pair_score: Callable[[Any, Any], Any]) -> Any:
+    """The n x m matrix of ``pair_score`` (0 outside each expected value's window)."""
+    np = _np()
+    pairs = _window_pairs(e, a, halfwidth)
+    if pairs is None:
+        return np.asarray(pair_score(e[:, None], a[None, :]), dtype=float)
+    rows, cols = pairs
+    out = np.zeros((len(e), len(a)))
+    out[rows, cols] = pair_score(e[rows], a[cols])
+    return out
+
+
 def _equality_matrix(key: Callable[[Any], Any]) -> MatrixFn:
     def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
+        np = _np()
         table: dict[Any, int] = {}
         ce = _codes(expected, table, key)
         ca = _codes(actual, table, key)
-        return (ce[:, None] == ca[None, :]).astype(float)
+        return _windowed(ce, ca, np.zeros(len(ce)), lambda x, y: (x == y).astype(float))
 
     return matrix
 
 
-def _typed_block(accepts: Callable[[Any], bool], block: Callable[[list[Any], list[Any]], Any],
-                 fallback: ScoreFn) -> MatrixFn:
+def _typed_block(accepts: Callable[[Any], bool], block: Callable[[list[Any], list[Any]], Any]) -> MatrixFn:
     """A matrix function scoring the values ``accepts`` takes with one vectorised ``block``
-    call; any pair with another value is scored by ``fallback``."""
+    call. Every built-in comparator scores other pairs by exact JSON equality, so those
+    come from one equality matrix (codes compared by broadcasting), not a Python loop."""
 
     def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
         np = _np()
-        out = np.zeros((len(expected), len(actual)))
         ie = [i for i, v in enumerate(expected) if accepts(v)]
         ia = [j for j, v in enumerate(actual) if accepts(v)]
+        if len(ie) == len(expected) and len(ia) == len(actual):
+            return block(list(expected), list(actual))
+        out = _exact_matrix(expected, actual)
         if ie and ia:
             out[np.ix_(ie, ia)] = block([expected[i] for i in ie], [actual[j] for j in ia])
-        if len(ie) < len(expected) or len(ia) < len(actual):
-            se, sa = set(ie), set(ia)
-            for i, ev in enumerate(expected):
-                for j, av in enumerate(actual):
-                    if i not in se or j not in sa:
-                        out[i, j] = fallback(ev, av)
         return out
 
     return matrix
 
 
-def _numbers_only(fn: Callable[[Any, Any], Any], fallback: ScoreFn) -> MatrixFn:
-    """Vectorise ``fn`` (on an expected column and an actual row of floats) over numbers."""
+def _numbers_only(fn: Callable[[Any, Any], Any], halfwidth: Callable[[Any], Any] | None = None
+                  ) -> MatrixFn:
+    """Vectorise ``fn`` (elementwise on expected and actual floats) over the numbers; with
+    ``halfwidth``, only pairs within that distance of the expected value can score."""
 
     def block(e: list[Any], a: list[Any]) -> Any:
         np = _np()
-        return fn(np.array(e, dtype=float)[:, None], np.array(a, dtype=float)[None, :])
+        ev, av = np.array(e, dtype=float), np.array(a, dtype=float)
+        if halfwidth is None:
+            return fn(ev[:, None], av[None, :])
+        return _windowed(ev, av, halfwidth(ev), fn)
 
-    return _typed_block(_is_number, block, fallback)
+    return _typed_block(_is_number, block)
 
 
-def _strings_only(fn: Callable[[list[str], list[str]], Any], fallback: ScoreFn) -> MatrixFn:
-    return _typed_block(lambda v: type(v) is str, fn, fallback)
+def _strings_only(fn: Callable[[list[str], list[str]], Any]) -> MatrixFn:
+    return _typed_block(lambda v: type(v) is str, fn)
 
+
+_exact_matrix = _equality_matrix(canonical_key)
 
 # --- exact --------------------------------------------------------------------------------
 
@@ -142,7 +184,7 @@ def _exact(e: Any, a: Any) -> float:
 
 def bind_exact(params: Mapping[str, Any] | None = None) -> BoundComparator:
     _params("exact", params, set())
-    return BoundComparator("exact", _exact, _equality_matrix(canonical_key))
+    return BoundComparator("exact", _exact, _exact_matrix)
 
 
 # --- normalized (Galtea): NFD, drop combining marks, casefold; recursive over strings -------
@@ -241,10 +283,18 @@ def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
     if abs_tol is None and rel_tol is None and not coerce:
         score = _numeric_exact  # the default: equal by value, the most common case by far
 
-    def fallback(e: Any, a: Any) -> float:
-        return score(e, a)
+    def halfwidth(e: Any) -> Any:
+        np = _np()
+        widths = []
+        if abs_tol is not None:
+            widths.append(np.full(len(e), abs_tol))
+        if rel_tol is not None:
+            scale = np.abs(e)
+            widths.append(rel_tol * np.where(scale == 0, 1.0, scale))
+        return np.minimum.reduce(widths) if widths else np.zeros(len(e))
 
-    matrix = None if coerce else _numbers_only(lambda e, a: within(e, a).astype(float), fallback)
+    matrix = None if coerce else _numbers_only(lambda e, a: _np().asarray(within(e, a), dtype=float),
+                                               halfwidth)
     return BoundComparator("numeric", score, matrix, params=dict(params or {}))
 
 
@@ -287,7 +337,7 @@ def _levenshtein_block(e: list[str], a: list[str]) -> Any:
 
 def bind_levenshtein(params: Mapping[str, Any] | None = None) -> BoundComparator:
     _params("levenshtein", params, set())
-    return BoundComparator("levenshtein", _levenshtein, _strings_only(_levenshtein_block, _exact))
+    return BoundComparator("levenshtein", _levenshtein, _strings_only(_levenshtein_block))
 
 
 # --- jaccard (structeval strings) -----------------------------------------------------------
@@ -333,16 +383,28 @@ def _jaccard_block(e: list[str], a: list[str]) -> Any:
     width = max(len(vocab), 1)
     me = sparse.csr_matrix((np.ones(len(re_)), (re_, ce)), shape=(len(e), width))
     ma = sparse.csr_matrix((np.ones(len(ra)), (ra, ca)), shape=(len(a), width))
-    inter = (me @ ma.T).toarray()
-    union = se[:, None] + sa[None, :] - inter
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(union > 0, inter / np.where(union > 0, union, 1), 1.0)
-    return out
+    product = (me @ ma.T).tocoo()
+    if product.nnz < _DENSE_SHARE * len(e) * len(a):
+        # few pairs share a token: score just those (and pairs of two token-less strings)
+        out = np.zeros((len(e), len(a)))
+        rows, cols, shared = product.row, product.col, product.data
+        out[rows, cols] = shared / (se[rows] + sa[cols] - shared)
+        blank_e, blank_a = np.flatnonzero(se == 0), np.flatnonzero(sa == 0)
+        if blank_e.size and blank_a.size:
+            out[np.ix_(blank_e, blank_a)] = 1.0
+        return out
+    inter = product.toarray()
+    union = np.add.outer(se, sa)  # in place from here: the matrices can be very large
+    union -= inter
+    empty = union == 0  # two strings without tokens are equal
+    np.divide(inter, union, out=inter, where=~empty)
+    inter[empty] = 1.0
+    return inter
 
 
 def bind_jaccard(params: Mapping[str, Any] | None = None) -> BoundComparator:
     _params("jaccard", params, set())
-    return BoundComparator("jaccard", _jaccard, _strings_only(_jaccard_block, _exact))
+    return BoundComparator("jaccard", _jaccard, _strings_only(_jaccard_block))
 
 
 # --- relative number (UiPath): 1 - |e - a| / |e|, floored at 0 ------------------------------
@@ -369,7 +431,7 @@ def _relative_block(e: Any, a: Any) -> Any:
 
 def bind_relative(params: Mapping[str, Any] | None = None) -> BoundComparator:
     _params("relative", params, set())
-    return BoundComparator("relative", _relative, _numbers_only(_relative_block, _exact))
+    return BoundComparator("relative", _relative, _numbers_only(_relative_block))
 
 
 # --- threshold number (structeval): d > t -> 0, else 1 - (d / t) ** (1 / w) ------------------
@@ -395,14 +457,19 @@ def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
             return 1.0 - (d / t) ** power
         return _exact(e, a)
 
-    def block(e: Any, a: Any) -> Any:
+    def pair_score(e: Any, a: Any) -> Any:
         np = _np()
         d = np.abs(e - a)
-        inside = 1.0 if w == 0 else 1.0 - (np.minimum(d, t) / t) ** power
-        return np.where(d > t, 0.0, inside)
+        out = np.zeros(d.shape)
+        near = d <= t
+        out[near] = 1.0 if w == 0 else 1.0 - (d[near] / t) ** power
+        return out
+
+    def halfwidth(e: Any) -> Any:
+        return _np().full(len(e), t)
 
     return BoundComparator(
-        "threshold", score, _numbers_only(block, _exact), params={"threshold": t, "weighting": w}
+        "threshold", score, _numbers_only(pair_score, halfwidth), params={"threshold": t, "weighting": w}
     )
 
 

@@ -235,11 +235,7 @@ def _post_processors(spec: Any, registry: Registry) -> list[Callable[[list[Field
 
 def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected: Any, actual: Any,
            options: Mapping[str, Any], registry: Registry) -> MatchResult:
-    try:
-        out = Walk(cfg, schema).run(expected, actual)
-    except RecursionError:
-        raise ParseError("the values nest too deeply to compare "
-                         "(more levels than Python's recursion limit allows)") from None
+    out = Walk(cfg, schema).run(expected, actual)
     fields = out.fields
     if options:
         for post in _post_processors(options.get("post_process"), registry):
@@ -270,10 +266,18 @@ def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: 
     a = parse_actual(actual, allow_array=m.allow_array)
     if options and "target_output_key" in options:
         e, a = _select_target(e, a, options["target_output_key"])
-    schema = cfg.schema
-    if cfg.schema_driven and schema is None:
-        schema = infer_node([e], registry)
-    return _score(m, cfg, schema, e, a, options, registry)
+    try:
+        schema = cfg.schema
+        if cfg.schema_driven and schema is None:
+            schema = infer_node([e], registry)
+        return _score(m, cfg, schema, e, a, options, registry)
+    except RecursionError:
+        raise _too_deep() from None
+
+
+def _too_deep() -> ParseError:
+    return ParseError("the values nest too deeply to compare "
+                      "(more levels than Python's recursion limit allows)")
 
 
 def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
@@ -289,15 +293,18 @@ def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
     cfg = configure(m, options, registry)
     parsed_e = [parse_expected(e, allow_array=m.allow_array, what=f"expected[{i}]")
                 for i, e in enumerate(expected_list)]
-    schema = cfg.schema
-    if cfg.schema_driven and schema is None and parsed_e:
-        schema = infer_node(parsed_e, registry)
-    records = []
-    for i, (e, actual) in enumerate(zip(parsed_e, actual_list)):
-        a = parse_actual(actual, allow_array=m.allow_array, what=f"actual[{i}]")
-        if "target_output_key" in options:
-            e, a = _select_target(e, a, options["target_output_key"])
-        records.append(_score(m, cfg, schema, e, a, options, registry))
+    try:
+        schema = cfg.schema
+        if cfg.schema_driven and schema is None and parsed_e:
+            schema = infer_node(parsed_e, registry)
+        records = []
+        for i, (e, actual) in enumerate(zip(parsed_e, actual_list)):
+            a = parse_actual(actual, allow_array=m.allow_array, what=f"actual[{i}]")
+            if "target_output_key" in options:
+                e, a = _select_target(e, a, options["target_output_key"])
+            records.append(_score(m, cfg, schema, e, a, options, registry))
+    except RecursionError:
+        raise _too_deep() from None
     return RunResult(m.name, tuple(records), aggregate_fields(records))
 
 

@@ -62,6 +62,13 @@ def json_type(value: Any, path: str = "$") -> str:
     raise ParseError(f"{path}: {type(value).__name__} is not a JSON value ({value!r:.60})")
 
 
+def check_finite(value: float, path: str, side: str) -> None:
+    """NaN and the infinities are not JSON: raise ParseError naming the field."""
+    if not (value - value == 0.0):
+        raise ParseError(f"{path or '$'}: {value!r} in {side} is not a JSON number "
+                         f"(NaN and Infinity are not JSON)")
+
+
 def is_container(value: Any) -> bool:
     return isinstance(value, (dict, list, tuple, Mapping))
 
@@ -86,6 +93,9 @@ def json_equal(a: Any, b: Any, normalize: Callable[[str], str] | None = None) ->
         return len(a) == len(b) and all(json_equal(x, y, normalize) for x, y in zip(a, b))
     if ta == STRING and normalize is not None:
         return normalize(a) == normalize(b)
+    if type(a) is float or type(b) is float:
+        check_finite(float(a), "", "a value")
+        check_finite(float(b), "", "a value")
     return bool(a == b)
 
 

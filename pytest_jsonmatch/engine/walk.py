@@ -13,14 +13,14 @@ from typing import Any
 
 from . import align as _align
 from .comparators import BoundComparator
-from .errors import ComparatorError, JsonMatchError
+from .errors import ComparatorError, JsonMatchError, ParseError
 from .registry import REGISTRY, BatchItem, Registry, check_score
 from .results import (HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldResult,
                       FloorFailure, Pairing, tally)
 from .schema import ORDERED, Align, SchemaNode
 from .transforms import TransformFn
-from .values import (_TYPE_OF, ARRAY, MISSING, NULL, OBJECT, PathPattern, display_path,
-                     index_segment, json_type, key_segment)
+from .values import (_TYPE_OF, ARRAY, MISSING, NULL, OBJECT, PathPattern, check_finite,
+                     display_path, index_segment, json_type, key_segment)
 
 # Python types whose values are JSON scalars, for the inline fast path (exact types only:
 # subclasses and oddities take the general path, which checks them).
@@ -178,6 +178,10 @@ class Walk:
                 comp = snode.default_comparator
             else:
                 comp = self.cfg.type_policy[json_type(e, path)]
+        if type(e) is float:
+            check_finite(e, path, "expected")
+        if type(a) is float:
+            check_finite(a, path, "actual")
         ev, av = e, a
         if self._skip_rules and self.cfg.leaf_depth is not None:
             # a whole-value comparison still honours ignore patterns that reach inside it
@@ -213,6 +217,8 @@ class Walk:
             return comp.score(ev, av)
         except ComparatorError as exc:
             raise ComparatorError(f"{exc} at {display_path(path)}") from None
+        except ParseError as exc:  # a value that is not JSON, found inside a whole-value compare
+            raise _at(path, exc) from None
         except JsonMatchError:
             raise
         except Exception as exc:  # noqa: BLE001 - name the comparator and field, not a deep traceback
@@ -250,6 +256,9 @@ class Walk:
         for key, ev in e.items():
             av = a.get(key, MISSING)
             if inline and av is not MISSING:
+                if type(ev) is float and not (ev - ev == 0.0) or type(av) is float and not (av - av == 0.0):
+                    check_finite(ev, key_segment(path, key), "expected") if type(ev) is float else None
+                    check_finite(av, key_segment(path, key), "actual")
                 comp = None
                 if cfg.schema_driven:
                     child = props.get(key)  # type: ignore[union-attr]
@@ -260,7 +269,10 @@ class Walk:
                 elif type(ev) in _SCALARS and type(av) in _SCALARS:
                     comp = policy[_TYPE_OF[type(ev)]]
                 if comp is not None:
-                    score = comp.score(ev, av)
+                    try:
+                        score = comp.score(ev, av)
+                    except ParseError as exc:  # NaN deep inside a whole-value comparison
+                        raise _at(key_segment(path, key), exc) from None
                     cpath = key_segment(path, key)
                     out.append(FieldResult(
                         cpath, MATCH if score >= 1.0 else MISMATCH, score, ev, av, comp.name, "",
@@ -419,11 +431,28 @@ class Walk:
         flat_e = self._flatten_all(e, path, items, "expected")
         flat_a = self._flatten_all(a, path, items, "actual") if flat_e is not None else None
         if flat_e is not None and flat_a is not None:
-            if len(e) * len(a) <= _SMALL_PAIRS:
-                return _align.pair_matrix_small(flat_e, flat_a, self._leaf_score_for(path, items), mode)
-            leaf_matrix = self._leaf_matrix_for(path, items)
-            return _align.pair_matrix(flat_e, flat_a, leaf_matrix, mode)
+            try:
+                if len(e) * len(a) <= _SMALL_PAIRS:
+                    return _align.pair_matrix_small(flat_e, flat_a, self._leaf_score_for(path, items), mode)
+                return _align.pair_matrix(flat_e, flat_a, self._leaf_matrix_for(path, items), mode)
+            except _NeedWalk:
+                pass  # a judge scores these fields: it must see them all in one call
+            except Exception:  # noqa: BLE001 - find the field, then report it by name
+                self._locate_failure(flat_e, flat_a, path, items)
+                raise
         return self._pair_scores_by_walk(e, a, path, items)
+
+    def _locate_failure(self, flat_e: list[dict[str, Any]], flat_a: list[dict[str, Any]],
+                        path: str, items: SchemaNode | None) -> None:
+        """Column-wise scoring failed somewhere: score pair by pair to raise the error at the
+        field it happened in (``items[3].price``), as the walk would."""
+        leaf_score = self._leaf_score_for(path, items)
+        for i, fe in enumerate(flat_e):
+            for fa in flat_a:
+                for rel, ev in fe.items():
+                    if rel in fa:
+                        where = index_segment(path, i) + ("" if not rel or rel.startswith("[") else ".") + rel
+                        leaf_score(rel, ev, fa[rel], where)
 
     def _pair_scores_by_walk(self, e: list[Any], a: list[Any], path: str,
                              items: SchemaNode | None) -> Any:
@@ -450,10 +479,13 @@ class Walk:
             return None  # a rule for one index cannot be resolved per column
         flatten = self._flatten_f1 if cfg.schema_driven else self._flatten_similarity
         out = []
-        for element in elements:
+        for i, element in enumerate(elements):
             flat: dict[str, Any] = {}
-            if not flatten(element, "", items, flat, side):
-                return None
+            try:
+                if not flatten(element, "", items, flat, side):
+                    return None
+            except ParseError as exc:
+                raise _at(index_segment(path, i), exc) from None
             out.append(flat)
         return out
 
@@ -461,9 +493,11 @@ class Walk:
                     side: str) -> bool:
         """field_f1 pairs by F1: scalars, and objects whose fields are scalars, flatten to
         exactly the fields the walk would score; anything deeper takes the walk."""
-        if items is not None and items.comparator is not None:
-            if items.comparator.batch:
+        if items is not None and items.is_leaf:  # the walk compares each element whole
+            if items.comparator is not None and items.comparator.batch:
                 return False
+            if type(value) is float:
+                check_finite(value, "", side)
             out[""] = value
             return True
         tag = json_type(value)
@@ -490,6 +524,8 @@ class Walk:
                 return False
             if cs.comparator is None and json_type(child) in (OBJECT, ARRAY):
                 return False
+            if type(child) is float:
+                check_finite(child, key_segment(rel, key), side)
             out[key_segment(rel, key)] = child
         return True
 
@@ -501,7 +537,13 @@ class Walk:
         if tag == OBJECT:
             for key, child in value.items():
                 self._flatten_similarity(child, key_segment(rel, key), None, out, side)
-        elif tag != ARRAY and tag != NULL:
+        elif tag == ARRAY:
+            if not rel:  # an element that is itself an array: its items, by index, are its fields
+                for i, child in enumerate(value):
+                    self._flatten_similarity(child, f"[{i}]", None, out, side)
+        elif tag != NULL:
+            if type(value) is float:
+                check_finite(value, rel, side)
             out[rel] = value
         return True
 
@@ -518,6 +560,8 @@ class Walk:
         comp = s.comparator if s is not None else None
         if comp is None and cfg.schema_driven and snode is not None and snode.default_comparator is not None:
             comp = snode.default_comparator
+        if comp is not None and comp.batch:
+            raise _NeedWalk
         return comp, (s.transform if s is not None else None)
 
     def _leaf_score_for(self, path: str, items: SchemaNode | None) -> Callable[[str, Any, Any], float]:
@@ -525,7 +569,7 @@ class Walk:
         policy = self.cfg.type_policy
         resolved: dict[str, tuple[BoundComparator | None, TransformFn | None]] = {}
 
-        def leaf_score(rel: str, ev: Any, av: Any) -> float:
+        def leaf_score(rel: str, ev: Any, av: Any, where: str = "") -> float:
             if type(ev) is _Unknown or type(av) is _Unknown:
                 return 0.0
             found = resolved.get(rel)
@@ -539,9 +583,9 @@ class Walk:
                 if te != (_TYPE_OF.get(type(av)) or json_type(av)):
                     return 0.0
                 comp = policy[te]
-            if comp.trusted:
+            if comp.trusted and not where:
                 return comp.score(ev, av)
-            return self._score_leaf(comp, ev, av, path)
+            return self._score_leaf(comp, ev, av, where or path)
 
         return leaf_score
 
@@ -630,6 +674,10 @@ class Walk:
                     f"batch comparator {name!r} gave no usable score for: " + "; ".join(failed))
 
 
+class _NeedWalk(Exception):
+    """Column-wise pair scoring met a batch comparator: score the pairs by walking them."""
+
+
 class _NeedJudgeFirst(Exception):
     """Raised inside a walk when pairing needs batch scores nobody has asked for yet."""
 
@@ -641,6 +689,18 @@ class _Unknown:
 
     def __init__(self, value: Any) -> None:
         self.value = value
+
+
+def _at(prefix: str, exc: ParseError) -> ParseError:
+    """The same error, its path now under ``prefix`` (errors name the field from the root)."""
+    text = str(exc)
+    head, sep, rest = text.partition(": ")
+    if not sep or " " in head:
+        return ParseError(f"{display_path(prefix)}: {text}")
+    if head == "$":
+        return ParseError(f"{display_path(prefix)}: {rest}")
+    joined = prefix + head if head.startswith("[") or not prefix else f"{prefix}.{head}"
+    return ParseError(f"{joined}: {rest}")
 
 
 def _names_an_index(pattern: str) -> bool:
