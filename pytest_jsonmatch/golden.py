@@ -116,6 +116,8 @@ class _Where:
         resolved = (self.path.parent / value).resolve()
         if not resolved.is_relative_to(self.root):
             raise self.error(line, f"{what} {value!r} points outside the test root {str(self.root)!r}")
+        if resolved.is_dir():
+            raise self.error(line, f"{what} {value!r} is a folder, not a file ({str(resolved)!r})")
         if not resolved.is_file():
             raise self.error(line, f"{what} {value!r} does not exist (looked for {str(resolved)!r})")
         return resolved

@@ -217,7 +217,8 @@ def test_an_unknown_string_evaluator_lists_the_comparators():
     with pytest.raises(ConfigError) as info:
         match_json({"a": "x"}, {"a": "x"}, metric="structural_f1", string_evaluator="cosine")
     message = str(info.value)
-    assert message.startswith("unknown comparator 'cosine'; known comparators: ")
+    # names the option, then the comparator and what is known
+    assert message.startswith("string_evaluator: unknown comparator 'cosine'; known comparators: ")
     _assert_lists_builtin_comparators(message)
 
 

@@ -76,7 +76,15 @@ def _structural(opts: dict[str, Any], registry: Registry) -> WalkConfig:
         string = "exact"
     params = {"threshold": opts.get("numeric_threshold", 0.001),
               "weighting": opts.get("numeric_weighting", 0.1)}
-    return WalkConfig(type_policy=_policy(registry, string, "threshold", params), null_absent=True,
+    try:
+        registry.comparator(string)
+    except ConfigError as exc:
+        raise ConfigError(f"string_evaluator: {exc}") from None
+    try:
+        policy = _policy(registry, string, "threshold", params)
+    except ConfigError as exc:
+        raise ConfigError(f"numeric_threshold / numeric_weighting: {exc}") from None
+    return WalkConfig(type_policy=policy, null_absent=True,
                       array_mode="similarity", array_threshold=float(threshold), registry=registry)
 
 

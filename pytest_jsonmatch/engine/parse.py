@@ -55,7 +55,7 @@ def _decode_strict(text: str, what: str) -> Any:
         return _STRICT.decode(text.strip())
     except json.JSONDecodeError as exc:
         raise ParseError(
-            f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} "
+            f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}) "
             f"(text starts {_preview(text)})"
         ) from None
     except ValueError as exc:  # NaN / Infinity / duplicate key

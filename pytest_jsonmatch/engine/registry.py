@@ -40,6 +40,8 @@ def check_score(name: str, value: Any) -> float:
     """A comparator's return value as a float in [0, 1], or ComparatorError saying why not."""
     if isinstance(value, bool):
         return 1.0 if value else 0.0
+    if isinstance(value, (str, bytes)):  # "0.5" is text, not a score
+        raise ComparatorError(f"comparator {name!r} returned {value!r}, not a number")
     try:
         score = float(value)
     except (TypeError, ValueError):
