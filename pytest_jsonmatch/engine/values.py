@@ -226,3 +226,15 @@ def field_path_of(path: str) -> str:
 
 
 _INDEX = re.compile(r"\[\d+\]")
+
+
+def error_at(prefix: str, exc: ParseError) -> ParseError:
+    """The same error, its path now under ``prefix`` (errors name the field from the root)."""
+    text = str(exc)
+    head, sep, rest = text.partition(": ")
+    if not sep or " " in head:
+        return ParseError(f"{display_path(prefix)}: {text}")
+    if head == "$":
+        return ParseError(f"{display_path(prefix)}: {rest}")
+    joined = prefix + head if head.startswith("[") or not prefix else f"{prefix}.{head}"
+    return ParseError(f"{joined}: {rest}")

@@ -7,7 +7,7 @@ pairing asks align.py for the pairs and recurses into them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,18 +16,17 @@ from .comparators import BoundComparator
 from .errors import ComparatorError, JsonMatchError, ParseError
 from .registry import REGISTRY, BatchItem, Registry, check_score
 from .results import (HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldResult,
-                      FloorFailure, Pairing, tally)
+                      FloorFailure, Pairing)
+from .pair_scores import NeedJudgeFirst, PairScores
 from .schema import ORDERED, Align, SchemaNode
 from .transforms import TransformFn
 from .values import (_TYPE_OF, ARRAY, MISSING, NULL, OBJECT, PathPattern, check_finite,
-                     display_path, index_segment, json_type, key_segment)
+                     display_path, error_at, index_segment, json_type, key_segment)
 
 # Python types whose values are JSON scalars, for the inline fast path (exact types only:
 # subclasses and oddities take the general path, which checks them).
 _SCALARS = frozenset({str, int, float, bool, type(None)})
-# Up to this many element pairs, pair scores are computed in plain Python: for a handful of
-# elements, numpy's per-call overhead costs more than the arithmetic.
-_SMALL_PAIRS = 64
+
 
 
 @dataclass(frozen=True)
@@ -102,10 +101,14 @@ class Walk:
 
     # -- entry ----------------------------------------------------------------------------
 
+    def sub_walk(self) -> Walk:
+        """A walk of one element pair, sharing this record's judge scores."""
+        return Walk(self.cfg, None, self.memo, self.collected)
+
     def run(self, expected: Any, actual: Any) -> WalkOutput:
         try:
             self.node(expected, actual, "", "", None, self.schema, 0)
-        except _NeedJudgeFirst:
+        except NeedJudgeFirst:
             # Pairing needs judge scores before the walk can go on: gather every field any
             # pairing could ask for, judge them in one call per comparator, walk again.
             gathered: list[tuple[tuple[str, str, str], BoundComparator, BatchItem]] = []
@@ -205,20 +208,20 @@ class Walk:
                 return
             score = judged
         else:
-            score = self._score_leaf(comp, ev, av, path)
+            score = self.score_leaf(comp, ev, av, path)
         self.out.append(FieldResult(path, MATCH if score >= 1.0 else MISMATCH, score, e, a,
                                     comp.name, "", fpath, apath))
         if min_score is not None and score < min_score:
             self.floors.append(FloorFailure(path, min_score, score))
 
     @staticmethod
-    def _score_leaf(comp: BoundComparator, ev: Any, av: Any, path: str) -> float:
+    def score_leaf(comp: BoundComparator, ev: Any, av: Any, path: str) -> float:
         try:
             return comp.score(ev, av)
         except ComparatorError as exc:
             raise ComparatorError(f"{exc} at {display_path(path)}") from None
         except ParseError as exc:  # a value that is not JSON, found inside a whole-value compare
-            raise _at(path, exc) from None
+            raise error_at(path, exc) from None
         except JsonMatchError:
             raise
         except Exception as exc:  # noqa: BLE001 - name the comparator and field, not a deep traceback
@@ -272,7 +275,7 @@ class Walk:
                     try:
                         score = comp.score(ev, av)
                     except ParseError as exc:  # NaN deep inside a whole-value comparison
-                        raise _at(key_segment(path, key), exc) from None
+                        raise error_at(key_segment(path, key), exc) from None
                     cpath = key_segment(path, key)
                     out.append(FieldResult(
                         cpath, MATCH if score >= 1.0 else MISMATCH, score, ev, av, comp.name, "",
@@ -397,7 +400,7 @@ class Walk:
         item_fpath = index_segment(fpath, None)
         scored: list[tuple[int, int, float]] | None = None
         if cfg.array_mode == "similarity":
-            scores = self.pair_scores(e, a, path, item_fpath, items, "similarity")
+            scores = PairScores(self, path, items).matrix(e, a, "similarity")
             scored, lone_e, lone_a = _align.assign(scores, cfg.array_threshold, minimize_distance=True)
             pairs = [(i, j) for i, j, _ in scored]
         else:
@@ -407,7 +410,7 @@ class Walk:
             elif mode.mode == "key_field":
                 pairs, lone_e, lone_a = _align.key_field_pairs(e, a, mode.key)  # type: ignore[arg-type]
             else:
-                scores = self.pair_scores(e, a, path, item_fpath, items, "f1")
+                scores = PairScores(self, path, items).matrix(e, a, "f1")
                 scored, lone_e, lone_a = _align.assign(scores, 0.0)
                 pairs = [(i, j) for i, j, _ in scored]
         if scored is not None or (pairs and any(i != j for i, j in pairs)):
@@ -423,210 +426,6 @@ class Walk:
         if cfg.count_extras:
             for j in lone_a:
                 self.one_sided(a[j], index_segment(base_a, j), item_fpath, items, HALLUCINATION, depth + 1)
-
-    # -- pair scores for assignment ------------------------------------------------------
-
-    def pair_scores(self, e: list[Any], a: list[Any], path: str, item_fpath: str,
-                    items: SchemaNode | None, mode: str) -> Any:
-        flat_e = self._flatten_all(e, path, items, "expected")
-        flat_a = self._flatten_all(a, path, items, "actual") if flat_e is not None else None
-        if flat_e is not None and flat_a is not None:
-            try:
-                if len(e) * len(a) <= _SMALL_PAIRS:
-                    return _align.pair_matrix_small(flat_e, flat_a, self._leaf_score_for(path, items), mode)
-                return _align.pair_matrix(flat_e, flat_a, self._leaf_matrix_for(path, items), mode)
-            except _NeedWalk:
-                pass  # a judge scores these fields: it must see them all in one call
-            except Exception:  # noqa: BLE001 - find the field, then report it by name
-                self._locate_failure(flat_e, flat_a, path, items)
-                raise
-        return self._pair_scores_by_walk(e, a, path, items)
-
-    def _locate_failure(self, flat_e: list[dict[str, Any]], flat_a: list[dict[str, Any]],
-                        path: str, items: SchemaNode | None) -> None:
-        """Column-wise scoring failed somewhere: score pair by pair to raise the error at the
-        field it happened in (``items[3].price``), as the walk would."""
-        leaf_score = self._leaf_score_for(path, items)
-        for i, fe in enumerate(flat_e):
-            for fa in flat_a:
-                for rel, ev in fe.items():
-                    if rel in fa:
-                        where = index_segment(path, i) + ("" if not rel or rel.startswith("[") else ".") + rel
-                        leaf_score(rel, ev, fa[rel], where)
-
-    def _pair_scores_by_walk(self, e: list[Any], a: list[Any], path: str,
-                             items: SchemaNode | None) -> Any:
-        """The general case (nested arrays with their own alignment, batch comparators):
-        score each pair with a walk of its own and take its F1."""
-        import numpy as np
-
-        out = np.zeros((len(e), len(a)))
-        for i, ev in enumerate(e):
-            for j, av in enumerate(a):
-                sub = Walk(self.cfg, None, self.memo, self.collected)
-                sub.node(ev, av, index_segment(path, i), "", index_segment(path, j), items, 1)
-                if sub.pending:
-                    raise _NeedJudgeFirst
-                out[i, j] = tally(sub.out).f_beta(1.0)
-        return out
-
-    def _flatten_all(self, elements: list[Any], path: str, items: SchemaNode | None,
-                     side: str) -> list[dict[str, Any]] | None:
-        """Each element as {relative field path: leaf value}, or None when the elements
-        cannot be scored column by column and need a walk per pair."""
-        cfg = self.cfg
-        if self._has_rules and any(_names_an_index(r.pattern.text) for r in cfg.rules):
-            return None  # a rule for one index cannot be resolved per column
-        flatten = self._flatten_f1 if cfg.schema_driven else self._flatten_similarity
-        out = []
-        for i, element in enumerate(elements):
-            flat: dict[str, Any] = {}
-            try:
-                if not flatten(element, "", items, flat, side):
-                    return None
-            except ParseError as exc:
-                raise _at(index_segment(path, i), exc) from None
-            out.append(flat)
-        return out
-
-    def _flatten_f1(self, value: Any, rel: str, items: SchemaNode | None, out: dict[str, Any],
-                    side: str) -> bool:
-        """field_f1 pairs by F1: scalars, and objects whose fields are scalars, flatten to
-        exactly the fields the walk would score; anything deeper takes the walk."""
-        if items is not None and items.is_leaf:  # the walk compares each element whole
-            if items.comparator is not None and items.comparator.batch:
-                return False
-            if type(value) is float:
-                check_finite(value, "", side)
-            out[""] = value
-            return True
-        tag = json_type(value)
-        if tag == ARRAY:
-            return False
-        if tag != OBJECT:
-            if items is not None and not items.is_leaf:
-                return False  # a scalar where the schema has a container: shape rules apply
-            out[""] = value
-            return True
-        if items is None or items.properties is None:
-            return False
-        props = items.properties
-        for key, child in value.items():
-            cs = props.get(key)
-            if cs is None:
-                if side == "expected":
-                    return False  # skipped here, and it hides the same key on the other side
-                out[key_segment(rel, key)] = _Unknown(child)
-                continue
-            if cs.skip:
-                continue
-            if not cs.is_leaf or (cs.comparator is not None and cs.comparator.batch):
-                return False
-            if cs.comparator is None and json_type(child) in (OBJECT, ARRAY):
-                return False
-            if type(child) is float:
-                check_finite(child, key_segment(rel, key), side)
-            out[key_segment(rel, key)] = child
-        return True
-
-    def _flatten_similarity(self, value: Any, rel: str, items: SchemaNode | None,
-                            out: dict[str, Any], side: str) -> bool:
-        """structural_f1: nested objects flatten; nested arrays are compared after pairing
-        and take no part in the similarity; a null counts as absent."""
-        tag = json_type(value)
-        if tag == OBJECT:
-            for key, child in value.items():
-                self._flatten_similarity(child, key_segment(rel, key), None, out, side)
-        elif tag == ARRAY:
-            if not rel:  # an element that is itself an array: its items, by index, are its fields
-                for i, child in enumerate(value):
-                    self._flatten_similarity(child, f"[{i}]", None, out, side)
-        elif tag != NULL:
-            if type(value) is float:
-                check_finite(value, rel, side)
-            out[rel] = value
-        return True
-
-    def _comparator_for(self, path: str, items: SchemaNode | None, rel: str
-                        ) -> tuple[BoundComparator | None, TransformFn | None]:
-        """The comparator and transform set for field ``rel`` of the elements of the array at
-        ``path`` (resolved once per column; None: the metric's per-type policy)."""
-        cfg = self.cfg
-        full = path + "[0]" + ("" if rel == "" else (rel if rel.startswith("[") else "." + rel))
-        snode = items
-        if cfg.schema_driven and items is not None and items.properties is not None and rel:
-            snode = items.properties.get(_first_key(rel))
-        s = self.settings(full, snode)
-        comp = s.comparator if s is not None else None
-        if comp is None and cfg.schema_driven and snode is not None and snode.default_comparator is not None:
-            comp = snode.default_comparator
-        if comp is not None and comp.batch:
-            raise _NeedWalk
-        return comp, (s.transform if s is not None else None)
-
-    def _leaf_score_for(self, path: str, items: SchemaNode | None) -> Callable[[str, Any, Any], float]:
-        """Score one pair of leaf values of column ``rel`` (small arrays: no numpy per column)."""
-        policy = self.cfg.type_policy
-        resolved: dict[str, tuple[BoundComparator | None, TransformFn | None]] = {}
-
-        def leaf_score(rel: str, ev: Any, av: Any, where: str = "") -> float:
-            if type(ev) is _Unknown or type(av) is _Unknown:
-                return 0.0
-            found = resolved.get(rel)
-            if found is None:
-                found = resolved[rel] = self._comparator_for(path, items, rel)
-            comp, transform = found
-            if transform is not None:
-                ev, av = transform(ev), transform(av)
-            if comp is None:
-                te = _TYPE_OF.get(type(ev)) or json_type(ev)
-                if te != (_TYPE_OF.get(type(av)) or json_type(av)):
-                    return 0.0
-                comp = policy[te]
-            if comp.trusted and not where:
-                return comp.score(ev, av)
-            return self._score_leaf(comp, ev, av, where or path)
-
-        return leaf_score
-
-    def _leaf_matrix_for(self, path: str, items: SchemaNode | None) -> _align.LeafMatrix:
-        import numpy as np
-
-        def leaf_matrix(rel: str, ve: list[Any], va: list[Any]) -> Any:
-            if any(type(v) is _Unknown for v in ve) or any(type(v) is _Unknown for v in va):
-                return np.zeros((len(ve), len(va)))
-            comp, transform = self._comparator_for(path, items, rel)
-            if transform is not None:
-                ve = [transform(v) for v in ve]
-                va = [transform(v) for v in va]
-            if comp is not None:
-                return _matrix(comp, ve, va, rel)
-            return self._typed_matrix(ve, va, rel)
-
-        return leaf_matrix
-
-    def _typed_matrix(self, ve: list[Any], va: list[Any], rel: str) -> Any:
-        """Scores by the metric's per-type comparators; values of different types score 0."""
-        import numpy as np
-
-        out = np.zeros((len(ve), len(va)))
-        groups_e: dict[str, list[int]] = {}
-        groups_a: dict[str, list[int]] = {}
-        for i, v in enumerate(ve):
-            groups_e.setdefault(json_type(v), []).append(i)
-        for j, v in enumerate(va):
-            groups_a.setdefault(json_type(v), []).append(j)
-        for tag, ie in groups_e.items():
-            ia = groups_a.get(tag)
-            if not ia:
-                continue
-            comp = self.cfg.type_policy[tag]
-            block = _matrix(comp, [ve[i] for i in ie], [va[j] for j in ia], rel)
-            if len(ie) == len(ve) and len(ia) == len(va):
-                out = block
-            else:
-                out[np.ix_(ie, ia)] = block
-        return out
 
     # -- batch comparators ---------------------------------------------------------------
 
@@ -674,56 +473,3 @@ class Walk:
                     f"batch comparator {name!r} gave no usable score for: " + "; ".join(failed))
 
 
-class _NeedWalk(Exception):
-    """Column-wise pair scoring met a batch comparator: score the pairs by walking them."""
-
-
-class _NeedJudgeFirst(Exception):
-    """Raised inside a walk when pairing needs batch scores nobody has asked for yet."""
-
-
-class _Unknown:
-    """A field the schema does not know, standing in a flattened element (one hallucination)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-
-def _at(prefix: str, exc: ParseError) -> ParseError:
-    """The same error, its path now under ``prefix`` (errors name the field from the root)."""
-    text = str(exc)
-    head, sep, rest = text.partition(": ")
-    if not sep or " " in head:
-        return ParseError(f"{display_path(prefix)}: {text}")
-    if head == "$":
-        return ParseError(f"{display_path(prefix)}: {rest}")
-    joined = prefix + head if head.startswith("[") or not prefix else f"{prefix}.{head}"
-    return ParseError(f"{joined}: {rest}")
-
-
-def _names_an_index(pattern: str) -> bool:
-    import re
-
-    return re.search(r"\[\d+\]", pattern) is not None
-
-
-def _first_key(rel: str) -> str:
-    from .values import _tokens
-
-    tokens = _tokens(rel, allow_globs=False)
-    return tokens[0][1] if tokens else ""
-
-
-def _matrix(comp: BoundComparator, ve: list[Any], va: list[Any], rel: str) -> Any:
-    import numpy as np
-
-    if comp.matrix is not None:
-        return comp.matrix(ve, va)
-    out = np.empty((len(ve), len(va)))
-    score = comp.score
-    for i, x in enumerate(ve):
-        for j, y in enumerate(va):
-            out[i, j] = score(x, y)
-    return out

@@ -1,0 +1,276 @@
+"""Pair scores for array alignment: how well each expected element goes with each actual one.
+
+Elements are flattened into {field: leaf value}; each field (column) is then scored for every
+pair in one vectorised comparator call (align.pair_matrix), or, for a few elements, pair by
+pair in plain Python. Elements that do not flatten to the fields the walk would score
+(nested arrays with their own alignment, batch comparators) are scored by walking each pair.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from . import align as _align
+from .comparators import BoundComparator
+from .errors import ParseError
+from .results import tally
+from .schema import SchemaNode
+from .transforms import TransformFn
+from .values import (_TYPE_OF, ARRAY, NULL, OBJECT, check_finite, error_at, index_segment,
+                     json_type, key_segment, _tokens)
+
+if TYPE_CHECKING:
+    from .walk import Walk
+
+# Up to this many element pairs, pair scores are computed in plain Python: for a handful of
+# elements, numpy's per-call overhead costs more than the arithmetic.
+SMALL_PAIRS = 64
+
+
+class NeedWalk(Exception):
+    """Column-wise pair scoring met a batch comparator: score the pairs by walking them."""
+
+
+class NeedJudgeFirst(Exception):
+    """Raised inside a walk when pairing needs batch scores nobody has asked for yet."""
+
+
+class Unknown:
+    """A field the schema does not know, standing in a flattened element (one hallucination)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+
+class PairScores:
+    """Pair scores for the elements of the array at ``path`` (schema ``items``)."""
+
+    def __init__(self, walk: Walk, path: str, items: SchemaNode | None) -> None:
+        self.walk, self.cfg, self.path, self.items = walk, walk.cfg, path, items
+
+    def matrix(self, e: list[Any], a: list[Any], mode: str) -> Any:
+        """The len(e) x len(a) matrix of pair scores (``similarity`` or ``f1``)."""
+        flat_e = self._flatten_all(e, "expected")
+        flat_a = self._flatten_all(a, "actual") if flat_e is not None else None
+        if flat_e is not None and flat_a is not None:
+            try:
+                if len(e) * len(a) <= SMALL_PAIRS:
+                    return _align.pair_matrix_small(flat_e, flat_a, self._leaf_score_for(), mode)
+                return _align.pair_matrix(flat_e, flat_a, self._leaf_matrix_for(), mode)
+            except NeedWalk:
+                pass  # a judge scores these fields: it must see them all in one call
+            except Exception:  # noqa: BLE001 - find the field, then report it by name
+                self._locate_failure(flat_e, flat_a)
+                raise
+        return self._by_walk(e, a)
+
+    def _locate_failure(self, flat_e: list[dict[str, Any]], flat_a: list[dict[str, Any]]) -> None:
+        """Column-wise scoring failed somewhere: score pair by pair to raise the error at the
+        field it happened in (``items[3].price``), as the walk would."""
+        leaf_score = self._leaf_score_for()
+        path = self.path
+        for i, fe in enumerate(flat_e):
+            for fa in flat_a:
+                for rel, ev in fe.items():
+                    if rel in fa:
+                        where = index_segment(path, i) + ("" if not rel or rel.startswith("[") else ".") + rel
+                        leaf_score(rel, ev, fa[rel], where)
+
+    def _by_walk(self, e: list[Any], a: list[Any]) -> Any:
+        """The general case (nested arrays with their own alignment, batch comparators):
+        score each pair with a walk of its own and take its F1."""
+        import numpy as np
+
+        path, items = self.path, self.items
+        out = np.zeros((len(e), len(a)))
+        for i, ev in enumerate(e):
+            for j, av in enumerate(a):
+                sub = self.walk.sub_walk()
+                sub.node(ev, av, index_segment(path, i), "", index_segment(path, j), items, 1)
+                if sub.pending:
+                    raise NeedJudgeFirst
+                out[i, j] = tally(sub.out).f_beta(1.0)
+        return out
+
+    def _flatten_all(self, elements: list[Any], side: str) -> list[dict[str, Any]] | None:
+        """Each element as {relative field path: leaf value}, or None when the elements
+        cannot be scored column by column and need a walk per pair."""
+        cfg, path, items = self.cfg, self.path, self.items
+        if cfg.rules and any(_names_an_index(r.pattern.text) for r in cfg.rules):
+            return None  # a rule for one index cannot be resolved per column
+        flatten = self._flatten_f1 if cfg.schema_driven else self._flatten_similarity
+        out = []
+        for i, element in enumerate(elements):
+            flat: dict[str, Any] = {}
+            try:
+                if not flatten(element, "", items, flat, side):
+                    return None
+            except ParseError as exc:
+                raise error_at(index_segment(path, i), exc) from None
+            out.append(flat)
+        return out
+
+    def _flatten_f1(self, value: Any, rel: str, items: SchemaNode | None, out: dict[str, Any],
+                    side: str) -> bool:
+        """field_f1 pairs by F1: scalars, and objects whose fields are scalars, flatten to
+        exactly the fields the walk would score; anything deeper takes the walk."""
+        if items is not None and items.is_leaf:  # the walk compares each element whole
+            if items.comparator is not None and items.comparator.batch:
+                return False
+            if type(value) is float:
+                check_finite(value, "", side)
+            out[""] = value
+            return True
+        tag = json_type(value)
+        if tag == ARRAY:
+            return False
+        if tag != OBJECT:
+            if items is not None and not items.is_leaf:
+                return False  # a scalar where the schema has a container: shape rules apply
+            out[""] = value
+            return True
+        if items is None or items.properties is None:
+            return False
+        props = items.properties
+        for key, child in value.items():
+            cs = props.get(key)
+            if cs is None:
+                if side == "expected":
+                    return False  # skipped here, and it hides the same key on the other side
+                out[key_segment(rel, key)] = Unknown(child)
+                continue
+            if cs.skip:
+                continue
+            if not cs.is_leaf or (cs.comparator is not None and cs.comparator.batch):
+                return False
+            if cs.comparator is None and json_type(child) in (OBJECT, ARRAY):
+                return False
+            if type(child) is float:
+                check_finite(child, key_segment(rel, key), side)
+            out[key_segment(rel, key)] = child
+        return True
+
+    def _flatten_similarity(self, value: Any, rel: str, items: SchemaNode | None,
+                            out: dict[str, Any], side: str) -> bool:
+        """structural_f1: nested objects flatten; nested arrays are compared after pairing
+        and take no part in the similarity; a null counts as absent."""
+        tag = json_type(value)
+        if tag == OBJECT:
+            for key, child in value.items():
+                self._flatten_similarity(child, key_segment(rel, key), None, out, side)
+        elif tag == ARRAY:
+            if not rel:  # an element that is itself an array: its items, by index, are its fields
+                for i, child in enumerate(value):
+                    self._flatten_similarity(child, f"[{i}]", None, out, side)
+        elif tag != NULL:
+            if type(value) is float:
+                check_finite(value, rel, side)
+            out[rel] = value
+        return True
+
+    def _comparator_for(self, rel: str) -> tuple[BoundComparator | None, TransformFn | None]:
+        """The comparator and transform set for field ``rel`` of the elements of the array at
+        ``path`` (resolved once per column; None: the metric's per-type policy)."""
+        cfg, path, items = self.cfg, self.path, self.items
+        full = path + "[0]" + ("" if rel == "" else (rel if rel.startswith("[") else "." + rel))
+        snode = items
+        if cfg.schema_driven and items is not None and items.properties is not None and rel:
+            snode = items.properties.get(_first_key(rel))
+        s = self.walk.settings(full, snode)
+        comp = s.comparator if s is not None else None
+        if comp is None and cfg.schema_driven and snode is not None and snode.default_comparator is not None:
+            comp = snode.default_comparator
+        if comp is not None and comp.batch:
+            raise NeedWalk
+        return comp, (s.transform if s is not None else None)
+
+    def _leaf_score_for(self) -> Callable[..., float]:
+        """Score one pair of leaf values of column ``rel`` (small arrays: no numpy per column)."""
+        policy = self.cfg.type_policy
+        resolved: dict[str, tuple[BoundComparator | None, TransformFn | None]] = {}
+
+        def leaf_score(rel: str, ev: Any, av: Any, where: str = "") -> float:
+            if type(ev) is Unknown or type(av) is Unknown:
+                return 0.0
+            found = resolved.get(rel)
+            if found is None:
+                found = resolved[rel] = self._comparator_for(rel)
+            comp, transform = found
+            if transform is not None:
+                ev, av = transform(ev), transform(av)
+            if comp is None:
+                te = _TYPE_OF.get(type(ev)) or json_type(ev)
+                if te != (_TYPE_OF.get(type(av)) or json_type(av)):
+                    return 0.0
+                comp = policy[te]
+            if comp.trusted and not where:
+                return comp.score(ev, av)
+            return self.walk.score_leaf(comp, ev, av, where or self.path)
+
+        return leaf_score
+
+    def _leaf_matrix_for(self) -> _align.LeafMatrix:
+        import numpy as np
+
+        def leaf_matrix(rel: str, ve: list[Any], va: list[Any]) -> Any:
+            if any(type(v) is Unknown for v in ve) or any(type(v) is Unknown for v in va):
+                return np.zeros((len(ve), len(va)))
+            comp, transform = self._comparator_for(rel)
+            if transform is not None:
+                ve = [transform(v) for v in ve]
+                va = [transform(v) for v in va]
+            if comp is not None:
+                return _matrix(comp, ve, va, rel)
+            return self._typed_matrix(ve, va, rel)
+
+        return leaf_matrix
+
+    def _typed_matrix(self, ve: list[Any], va: list[Any], rel: str) -> Any:
+        """Scores by the metric's per-type comparators; values of different types score 0."""
+        import numpy as np
+
+        out = np.zeros((len(ve), len(va)))
+        groups_e: dict[str, list[int]] = {}
+        groups_a: dict[str, list[int]] = {}
+        for i, v in enumerate(ve):
+            groups_e.setdefault(json_type(v), []).append(i)
+        for j, v in enumerate(va):
+            groups_a.setdefault(json_type(v), []).append(j)
+        for tag, ie in groups_e.items():
+            ia = groups_a.get(tag)
+            if not ia:
+                continue
+            comp = self.cfg.type_policy[tag]
+            block = _matrix(comp, [ve[i] for i in ie], [va[j] for j in ia], rel)
+            if len(ie) == len(ve) and len(ia) == len(va):
+                out = block
+            else:
+                out[np.ix_(ie, ia)] = block
+        return out
+
+
+def _names_an_index(pattern: str) -> bool:
+    return re.search(r"\[\d+\]", pattern) is not None
+
+
+def _first_key(rel: str) -> str:
+    tokens = _tokens(rel, allow_globs=False)
+    return tokens[0][1] if tokens else ""
+
+
+def _matrix(comp: BoundComparator, ve: list[Any], va: list[Any], rel: str) -> Any:
+    import numpy as np
+
+    if comp.matrix is not None:
+        return comp.matrix(ve, va)
+    out = np.empty((len(ve), len(va)))
+    score = comp.score
+    for i, x in enumerate(ve):
+        for j, y in enumerate(va):
+            out[i, j] = score(x, y)
+    return out
