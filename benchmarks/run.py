@@ -1,0 +1,356 @@
+"""pytest-jsonmatch benchmarks: one command, every figure against a baseline from the same run.
+
+    python benchmarks/run.py                 # everything, full sizes (a few minutes)
+    python benchmarks/run.py --quick         # tiny sizes, seconds (what the smoke test runs)
+    python benchmarks/run.py --only pairing  # one section (repeatable)
+    python benchmarks/run.py --json out.json # also write the rows as JSON
+
+Sections: metrics, pairing, suite, startup, parse. Each row is a median of several runs,
+its baseline measured in the same run (interleaved with it where that is cheap), the ratio,
+and the target with PASS/MISS. The exit status is 0 whatever the targets say (1 only when a
+section itself breaks), so a slow machine does not look like a broken benchmark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import corpus  # noqa: E402
+from floor import floor_compare  # noqa: E402
+
+SECTIONS = ("metrics", "pairing", "suite", "startup", "parse")
+METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1",
+           "field_f1")
+
+
+@dataclass
+class Row:
+    section: str
+    case: str
+    time_s: float | None
+    baseline: str
+    baseline_s: float | None
+    ratio: float | None
+    target: str
+    status: str  # PASS, MISS or INFO
+    runs: int
+    note: str = ""
+
+
+def _timed(fn: Callable[[], Any]) -> float:
+    gc.collect()
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def _fmt_time(s: float | None) -> str:
+    if s is None:
+        return "-"
+    if s < 1e-3:
+        return f"{s * 1e6:.1f} us"
+    if s < 1:
+        return f"{s * 1e3:.1f} ms"
+    return f"{s:.2f} s"
+
+
+def _verdict(ok: bool) -> str:
+    return "PASS" if ok else "MISS"
+
+
+# -- 1. per-pair metric time vs the floor ---------------------------------------------------
+
+
+def bench_metrics(args: argparse.Namespace) -> list[Row]:
+    from pytest_jsonmatch import match_json
+
+    pairs = corpus.corpus(args.pairs)
+    flat = corpus.flat8(args.pairs)
+    leaves = [corpus.count_leaves(e) for _, e in pairs]
+    runs = args.runs
+
+    def per_pair(fn: Callable[[Any, Any], Any], ps: list) -> float:
+        def go() -> None:
+            for a, e in ps:
+                fn(a, e)
+        return _timed(go) / len(ps)
+
+    fns: dict[str, Callable[[Any, Any], Any]] = {"floor": floor_compare}
+    for m in METRICS:
+        fns[m] = (lambda m: lambda a, e: match_json(a, e, metric=m))(m)
+    for fn in fns.values():  # warm up: imports, caches
+        for a, e in pairs[:20]:
+            fn(a, e)
+    # Paired samples: every metric timing is taken right after a floor timing of the same
+    # pairs, and the ratio is the median of those per-run ratios. This machine's speed can
+    # shift by 1.5x for seconds at a time (shared cores); a ratio of two adjacent timings
+    # is far steadier than a ratio of two separately taken medians.
+    floor_t: dict[str, list[float]] = {}
+    metric_t: dict[tuple[str, str], list[float]] = {}
+    ratios: dict[tuple[str, str], list[float]] = {}
+    for _ in range(runs):
+        for kind, ps in (("corpus", pairs), ("flat8", flat)):
+            for m in METRICS:
+                base = per_pair(floor_compare, ps)
+                t = per_pair(fns[m], ps)
+                floor_t.setdefault(kind, []).append(base)
+                metric_t.setdefault((m, kind), []).append(t)
+                ratios.setdefault((m, kind), []).append(t / base)
+    rows = []
+    desc = f"{len(pairs)} pairs, {min(leaves)}-{max(leaves)} leaves"
+    for kind, label in (("corpus", desc), ("flat8", f"{len(flat)} flat 8-field pairs")):
+        base = statistics.median(floor_t[kind])
+        rows.append(Row("metrics", f"floor walk, {label}", base, "-", None, None, "-", "INFO",
+                        len(floor_t[kind]), "per pair"))
+        for m in METRICS:
+            t = statistics.median(metric_t[(m, kind)])
+            ratio = statistics.median(ratios[(m, kind)])
+            if kind == "corpus":
+                target, status = "<= 4x floor", _verdict(ratio <= 4.0)
+            else:
+                target, status = "-", "INFO"
+            rows.append(Row("metrics", f"{m} ({kind})", t, "floor walk", base, ratio, target,
+                            status, runs, "per pair"))
+    return rows
+
+
+# -- 2. pairing shuffled objects vs one bare assignment ------------------------------------
+
+
+def bench_pairing(args: argparse.Namespace) -> list[Row]:
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    from pytest_jsonmatch import match_json
+
+    rows = []
+    for n in args.pairing_sizes:
+        runs = args.pairing_runs if n <= 1000 else 1
+        matrix = np.random.default_rng(n).random((n, n))
+        for variant, make in (("shuffled", corpus.shuffled_objects),
+                              ("shuffled+damaged", corpus.damaged_shuffle)):
+            actual, expected = make(n)
+            base_s: list[float] = []
+            samples: dict[str, list[float]] = {"structural_f1": [], "field_f1": []}
+            f1s: dict[str, float] = {}
+            for _ in range(runs):
+                base_s.append(_timed(lambda: linear_sum_assignment(matrix)))
+                for m, kw in (("structural_f1", {}), ("field_f1", {"align": "hungarian"})):
+                    out: list = []
+                    samples[m].append(_timed(lambda: out.append(
+                        match_json(actual, expected, metric=m, **kw))))
+                    f1s[m] = out[0].f1
+            base = statistics.median(base_s)
+            for m, ts in samples.items():
+                t = statistics.median(ts)
+                ratio = statistics.median(x / b for x, b in zip(ts, base_s))  # paired runs
+                case = (f"{m}{' align=hungarian' if m == 'field_f1' else ''}, {n} {variant} "
+                        f"objects")
+                exact = f1s[m] == 1.0
+                note = f"F1={f1s[m]!r}" if variant == "shuffled" else f"F1={f1s[m]:.4f}"
+                if variant != "shuffled":  # no target: shows the cost without exact copies
+                    target, status = "-", "INFO"
+                elif n == 1000:
+                    target = "<= 10x LSA, F1 == 1.0"
+                    status = _verdict(ratio <= 10.0 and exact)
+                elif n >= 3000:
+                    target, status = "finishes, F1 == 1.0", _verdict(exact)
+                else:  # the targets are set at 1,000 and 3,000 objects
+                    target, status = "F1 == 1.0", _verdict(exact)
+                rows.append(Row("pairing", case, t, f"linear_sum_assignment {n}x{n} random",
+                                base, ratio, target, status, runs, note))
+    return rows
+
+
+# -- 3. the YAML suite through the plugin vs a minimal collector ---------------------------
+
+
+def bench_suite(args: argparse.Namespace) -> list[Row]:
+    import suite
+
+    n = args.suite_files
+    runs = args.suite_runs
+    with tempfile.TemporaryDirectory(prefix="jm-bench-suite-") as tmp:
+        root = suite.write_suite(Path(tmp), n)
+        if not args.quick:  # warm the page cache and .pyc files for both
+            suite.run_suite(root, "minimal")
+            suite.run_suite(root, "plugin")
+        t_plugin, t_min = [], []
+        for _ in range(runs):
+            for variant, acc in (("plugin", t_plugin), ("minimal", t_min)):
+                t, rc, tail = suite.run_suite(root, variant)
+                if rc != 0 or f"{n} passed" not in tail:
+                    raise RuntimeError(f"suite run ({variant}) failed, rc={rc}:\n{tail}")
+                acc.append(t)
+    t, base = statistics.median(t_plugin), statistics.median(t_min)
+    ratio = statistics.median(p / m for p, m in zip(t_plugin, t_min))  # paired runs
+    return [Row("suite", f"{n} one-case YAML files, pytest + jsonmatch", t,
+                "minimal collector (CSafeLoader, ==)", base, ratio, "<= 1.3x",
+                _verdict(ratio <= 1.3), runs, f"per case {t / n * 1e3:.2f} ms vs "
+                                             f"{base / n * 1e3:.2f} ms")]
+
+
+# -- 4. start-up with the plugin installed but unused --------------------------------------
+
+
+def bench_startup(args: argparse.Namespace) -> list[Row]:
+    import suite
+
+    runs = args.startup_runs
+    with tempfile.TemporaryDirectory(prefix="jm-bench-empty-") as tmp:
+        root = Path(tmp)
+        (root / "pytest.ini").write_text("[pytest]\n")
+        if not args.quick:
+            suite.run_startup(root, True)
+            suite.run_startup(root, False)
+        on, off = [], []
+        for _ in range(runs):
+            for with_plugin, acc in ((True, on), (False, off)):
+                t, rc, tail = suite.run_startup(root, with_plugin)
+                if rc not in (0, 5):  # 5: no tests collected
+                    raise RuntimeError(f"start-up run failed, rc={rc}:\n{tail}")
+                acc.append(t)
+    t, base = statistics.median(on), statistics.median(off)
+    overhead = statistics.median(a - b for a, b in zip(on, off))  # paired sessions
+    return [Row("startup", "pytest -q --co (empty dir), plugin installed", t,
+                "same with -p no:jsonmatch", base, statistics.median(a / b for a, b in zip(on, off)), "overhead <= 50 ms",
+                _verdict(overhead <= 0.050), runs, f"overhead {overhead * 1e3:+.1f} ms")]
+
+
+# -- 5. lenient parsing of adversarial text -----------------------------------------------
+
+
+def adversarial_texts(size: int, seed: int = 11) -> dict[str, str]:
+    rng = random.Random(seed)
+    soup = "".join(rng.choices('{{{}}[]":,ab1 \n\\', k=size))
+    # no ':' and no whitespace, and every "{}" filled: no span anywhere parses to an object
+    dead = "".join(rng.choices('{{{}}[]",ab1\\', k=size)).replace("{}", "{1}")[:size]
+    nested = '{"a": ' * (size // 6)
+    return {
+        "'{' x N": "{" * size,
+        "unterminated nesting '{\"a\": ' x N": nested,
+        "brace soup": soup,
+        "brace soup, no object anywhere": dead,
+        "soup in an unclosed ``` fence": "```json\n" + soup[: size - 8],
+        "unclosed string then braces": '{"a": "' + "{" * (size - 7),
+        "many small balanced non-JSON {x}": ("{x} " * (size // 4)),
+    }
+
+
+def bench_parse(args: argparse.Namespace) -> list[Row]:
+    from pytest_jsonmatch import ParseError
+    from pytest_jsonmatch.engine.parse import parse_actual
+
+    size = int(args.parse_mb * 1_000_000)
+    runs = args.parse_runs
+    valid = json.dumps({"items": [{"k": "v" * 40, "n": i} for i in range(size // 60)]})
+    base = statistics.median(_timed(lambda: json.loads(valid)) for _ in range(runs))
+    rows = []
+    for name, text in adversarial_texts(size).items():
+        outcome: list[str] = []
+
+        def go() -> None:
+            try:
+                parse_actual(text)
+                outcome.append("parsed")
+            except ParseError:
+                outcome.append("ParseError")
+        t = statistics.median(_timed(go) for _ in range(runs))
+        rows.append(Row("parse", f"{args.parse_mb:g} MB {name}", t,
+                        f"json.loads, {len(valid) / 1e6:.0f} MB valid", base, t / base, "< 1 s",
+                        _verdict(t < 1.0), runs, outcome[0]))
+    return rows
+
+
+# -- driver --------------------------------------------------------------------------------
+
+
+BENCHES: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
+    "metrics": bench_metrics, "pairing": bench_pairing, "suite": bench_suite,
+    "startup": bench_startup, "parse": bench_parse,
+}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="tiny sizes (seconds)")
+    p.add_argument("--only", action="append", choices=SECTIONS, help="run only this section")
+    p.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
+    p.add_argument("--runs", type=int, help="runs per metric row (default 11)")
+    p.add_argument("--pairs", type=int, help="pairs in the metric corpus (default 1000)")
+    p.add_argument("--pairing-sizes", type=lambda s: [int(x) for x in s.split(",")],
+                   help="object counts to pair (default 1000,3000)")
+    p.add_argument("--pairing-runs", type=int, help="runs for sizes <= 1000 (default 5)")
+    p.add_argument("--suite-files", type=int, help="case files in the suite (default 10000)")
+    p.add_argument("--suite-runs", type=int, help="pytest runs of each variant (default 3)")
+    p.add_argument("--startup-runs", type=int, help="sessions of each variant (default 15)")
+    p.add_argument("--parse-mb", type=float, help="adversarial text size in MB (default 10)")
+    p.add_argument("--parse-runs", type=int, help="runs per parse row (default 3)")
+    args = p.parse_args(argv)
+    full = dict(runs=11, pairs=1000, pairing_sizes=[1000, 3000], pairing_runs=5,
+                suite_files=10_000, suite_runs=3, startup_runs=15, parse_mb=10, parse_runs=3)
+    quick = dict(runs=3, pairs=50, pairing_sizes=[100, 200], pairing_runs=3, suite_files=20,
+                 suite_runs=1, startup_runs=1, parse_mb=0.1, parse_runs=2)
+    for k, v in (quick if args.quick else full).items():
+        if getattr(args, k) is None:
+            setattr(args, k, v)
+    return args
+
+
+def print_table(rows: list[Row], out=sys.stdout) -> None:
+    head = ("section", "case", "time", "baseline", "base time", "ratio", "target", "result")
+    body = [(r.section, r.case, _fmt_time(r.time_s), r.baseline, _fmt_time(r.baseline_s),
+             "-" if r.ratio is None else f"{r.ratio:.2f}x", r.target,
+             r.status + (f" ({r.note})" if r.note else "")) for r in rows]
+    widths = [max(len(x[i]) for x in (head, *body)) for i in range(len(head))]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+    print(line(head), file=out)
+    print(line(["-" * w for w in widths]), file=out)
+    for b in body:
+        print(line(b), file=out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    sections = args.only or list(SECTIONS)
+    rows: list[Row] = []
+    broken = []
+    print(f"pytest-jsonmatch benchmarks ({'quick' if args.quick else 'full'}), python "
+          f"{sys.version.split()[0]}, {os.cpu_count()} CPUs", flush=True)
+    for name in sections:
+        t0 = time.perf_counter()
+        try:
+            new = BENCHES[name](args)
+        except Exception as exc:  # a broken section is reported, the others still run
+            broken.append(name)
+            new = [Row(name, "ERROR", None, "-", None, None, "-", "MISS", 0,
+                       f"{type(exc).__name__}: {str(exc)[:300]}")]
+        rows += new
+        print(f"  [{name}: {time.perf_counter() - t0:.1f} s]", file=sys.stderr, flush=True)
+    print()
+    print_table(rows)
+    misses = [r for r in rows if r.status == "MISS"]
+    print(f"\n{sum(r.status == 'PASS' for r in rows)} targets met, {len(misses)} missed")
+    if args.json:
+        meta = {"python": sys.version.split()[0], "cpus": os.cpu_count(), "quick": args.quick,
+                "sections": sections}
+        Path(args.json).write_text(json.dumps({"meta": meta, "rows": [asdict(r) for r in rows]},
+                                              indent=2))
+    return 1 if broken else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""The generated YAML suite: N one-case ``*.jsonmatch.yaml`` files, and a minimal collector.
+
+Both runs see the same files with the same flags (``pytest -q -p no:cacheprovider``). The
+plugin run collects them through pytest-jsonmatch; the minimal run adds ``-p no:jsonmatch -p
+jm_minimal``, a ten-line plugin doing the essential work only: one item per file, the file
+read with the C safe loader, ``actual == expected``.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from corpus import corpus
+
+MINIMAL_PLUGIN = '''\
+import pytest
+import yaml
+
+_LOADER = yaml.CSafeLoader
+
+
+def pytest_collect_file(file_path, parent):
+    if file_path.name.endswith(".jsonmatch.yaml"):
+        return CaseFile.from_parent(parent, path=file_path)
+
+
+class CaseFile(pytest.File):
+    def collect(self):
+        with open(self.path, "rb") as f:
+            data = yaml.load(f, Loader=_LOADER)
+        yield CaseItem.from_parent(self, name=self.path.name, data=data)
+
+
+class CaseItem(pytest.Item):
+    def __init__(self, *, data, **kw):
+        super().__init__(**kw)
+        self.data = data
+
+    def runtest(self):
+        assert self.data["actual"] == self.data["expected"]
+'''
+
+
+def write_suite(root: Path, n: int, seed: int = 4321) -> Path:
+    """``root/cases/`` with ``n`` case files (pairs that pass: actual equals expected, so
+    ``==`` and every metric agree), ``root/pytest.ini`` to pin the rootdir, and
+    ``root/plugins/jm_minimal.py``."""
+    (root / "cases").mkdir(parents=True, exist_ok=True)
+    (root / "plugins").mkdir(exist_ok=True)
+    (root / "pytest.ini").write_text("[pytest]\n")
+    (root / "plugins" / "jm_minimal.py").write_text(MINIMAL_PLUGIN)
+    rng = random.Random(seed)
+    pairs = corpus(min(n, 500), seed=seed)
+    for i in range(n):
+        _, expected = pairs[i % len(pairs)]
+        doc = {"expected": expected, "actual": copy.deepcopy(expected)}  # no YAML aliases
+        if rng.random() < 0.5:
+            doc["metric"] = rng.choice(("field_match", "json_similarity", "field_f1"))
+        sub = root / "cases" / f"d{i // 1000:02d}"
+        sub.mkdir(exist_ok=True)
+        text = yaml.dump(doc, Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True)
+        assert "&id" not in text
+        (sub / f"case_{i:05d}.jsonmatch.yaml").write_text(text)
+    return root
+
+
+BASE_ARGS = ["-q", "-p", "no:cacheprovider"]
+# Bytecode is cached as in a normal install (some sandboxes set PYTHONDONTWRITEBYTECODE, which
+# would make every session recompile the plugin), but outside the source tree.
+PYCACHE = Path(tempfile.gettempdir()) / "jm-bench-pycache"
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    for var in ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTHONDONTWRITEBYTECODE"):
+        env.pop(var, None)
+    env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+    return env
+
+
+def _run(root: Path, extra: list[str], env: dict[str, str]) -> tuple[float, int, str]:
+    cmd = [sys.executable, "-m", "pytest", *BASE_ARGS, *extra, "cases"]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
+    return time.perf_counter() - t0, proc.returncode, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def run_suite(root: Path, variant: str) -> tuple[float, int, str]:
+    """Wall time of one ``pytest`` run of the suite: ``variant`` is "plugin" or "minimal"."""
+    env = _env()
+    if variant == "plugin":
+        return _run(root, [], env)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root / "plugins"),
+                                                      env.get("PYTHONPATH", "")]))
+    return _run(root, ["-p", "no:jsonmatch", "-p", "jm_minimal"], env)
+
+
+def run_startup(root: Path, with_plugin: bool) -> tuple[float, int, str]:
+    """Wall time of ``pytest -q -p no:cacheprovider --co`` in an empty folder."""
+    env = _env()
+    extra = ["--co"] if with_plugin else ["--co", "-p", "no:jsonmatch"]
+    cmd = [sys.executable, "-m", "pytest", *BASE_ARGS, *extra]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
+    return time.perf_counter() - t0, proc.returncode, proc.stdout[-2000:] + proc.stderr[-2000:]
