@@ -65,6 +65,33 @@ def key_field_pairs(expected: Sequence[Any], actual: Sequence[Any], key: str
     return pairs, lone_expected, lone_actual
 
 
+def identical_pairs(expected: Sequence[Any], actual: Sequence[Any]
+                    ) -> tuple[list[tuple[int, int, float]], list[int], list[int]] | None:
+    """Pairs of identical elements, when every element of the shorter array has an identical
+    partner (first unused one, in order); None otherwise.
+
+    When a pair scores at most 1 and identical elements score exactly 1, such a pairing
+    reaches the largest total an assignment can: it is optimal, and no matrix is needed.
+    """
+    if len(expected) > len(actual):
+        flipped = identical_pairs(actual, expected)
+        if flipped is None:
+            return None
+        kept, lone_a, lone_e = flipped
+        return sorted((i, j, score) for j, i, score in kept), lone_e, lone_a
+    waiting: dict[Any, list[int]] = {}
+    for j in range(len(actual) - 1, -1, -1):  # reversed, so that pop() gives the first
+        waiting.setdefault(canonical_key(actual[j]), []).append(j)
+    kept = []
+    for i, element in enumerate(expected):
+        partners = waiting.get(canonical_key(element))
+        if not partners:
+            return None
+        kept.append((i, partners.pop(), 1.0))
+    used = {j for _, j, _ in kept}
+    return kept, [], [j for j in range(len(actual)) if j not in used]
+
+
 def assign(scores: Any, keep_above: float, minimize_distance: bool = False
            ) -> tuple[list[tuple[int, int, float]], list[int], list[int]]:
     """Optimal one-to-one pairing maximising the total score; pairs scoring ``keep_above``

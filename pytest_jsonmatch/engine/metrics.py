@@ -275,10 +275,8 @@ def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: 
     if options and "target_output_key" in options:
         e, a = _select_target(e, a, options["target_output_key"])
     try:
-        schema = cfg.schema
-        if cfg.schema_driven and schema is None:
-            schema = infer_node([e], registry)
-        return _score(m, cfg, schema, e, a, options, registry)
+        # field_f1 without a schema walks the schema expected implies as it goes (walk.py)
+        return _score(m, cfg, cfg.schema, e, a, options, registry)
     except RecursionError:
         raise _too_deep() from None
 

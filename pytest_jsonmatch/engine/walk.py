@@ -18,10 +18,10 @@ from .registry import REGISTRY, BatchItem, Registry, check_score
 from .results import (HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldResult,
                       FloorFailure, Pairing)
 from .pair_scores import NeedJudgeFirst, PairScores
-from .schema import ORDERED, Align, SchemaNode
+from .schema import ORDERED, Align, SchemaNode, infer_node
 from .transforms import TransformFn
 from .values import (_TYPE_OF, ARRAY, MISSING, NULL, OBJECT, PathPattern, check_finite,
-                     display_path, error_at, index_segment, json_type, key_segment)
+                     display_path, error_at, index_segment, json_equal, json_type, key_segment)
 
 # Python types whose values are JSON scalars, for the inline fast path (exact types only:
 # subclasses and oddities take the general path, which checks them).
@@ -160,11 +160,16 @@ class Walk:
             return
         cfg = self.cfg
         if depth == cfg.leaf_depth or (s is not None and s.comparator is not None) or (
-                snode is not None and cfg.schema_driven and snode.is_leaf):
+                cfg.schema_driven and (snode.is_leaf if snode is not None else _inferred_leaf(e))):
             self.leaf(e, a, path, fpath, apath, s, snode)
             return
         te, ta = json_type(e, path), json_type(a, path)
-        if te == OBJECT and ta == OBJECT:
+        if cfg.schema_driven and snode is not None and (
+                (snode.type == OBJECT and not te == ta == OBJECT)
+                or (snode.type == ARRAY and not te == ta == ARRAY)):
+            # values of another shape than the schema's container: compared whole, once
+            self.shape_mismatch(e, a, te, ta, path, fpath, apath, snode, depth)
+        elif te == OBJECT and ta == OBJECT:
             self.obj(e, a, path, fpath, apath, snode, depth)
         elif te == ARRAY and ta == ARRAY:
             self.array(e, a, path, fpath, apath, snode, s, depth)
@@ -252,7 +257,10 @@ class Walk:
         schema_keys = cfg.schema_driven and props is not None
         # Scalar leaves that need no per-field settings are scored inline: most fields of
         # most records take this path, and a call per node is most of a small record's cost.
-        inline = not self._has_rules and (props is not None if cfg.schema_driven else snode is None)
+        # With field_f1 and no schema, a node without a schema node (``snode`` None) stands for
+        # the schema inferred from expected: its keys are expected's, its scalars leaves.
+        inline = not self._has_rules and (cfg.schema_driven or snode is None)
+        inferred = cfg.schema_driven and snode is None
         leaf_below = depth + 1 == cfg.leaf_depth
         policy = cfg.type_policy
         out = self.out
@@ -263,8 +271,11 @@ class Walk:
                     check_finite(ev, key_segment(path, key), "expected") if type(ev) is float else None
                     check_finite(av, key_segment(path, key), "actual")
                 comp = None
-                if cfg.schema_driven:
-                    child = props.get(key)  # type: ignore[union-attr]
+                if inferred:
+                    if type(ev) in _SCALARS:
+                        comp = policy[_TYPE_OF[type(ev)]]
+                elif props is not None:
+                    child = props.get(key)
                     if child is not None and child.plain is not None:
                         comp = child.plain
                 elif leaf_below:
@@ -320,7 +331,8 @@ class Walk:
         if s is not None and s.skip:
             return
         e, a = (value, MISSING) if status == OMISSION else (MISSING, value)
-        leaf_here = depth == cfg.leaf_depth or (snode is not None and cfg.schema_driven and snode.is_leaf)
+        leaf_here = depth == cfg.leaf_depth or (
+            cfg.schema_driven and (snode.is_leaf if snode is not None else _inferred_leaf(value)))
         tag = json_type(value, path)
         if not leaf_here and tag == OBJECT:
             props = snode.properties if snode is not None else None
@@ -335,7 +347,7 @@ class Walk:
                 return
         elif not leaf_here and tag == ARRAY:
             if value or not cfg.schema_driven:
-                items = snode.items if snode is not None else None
+                items = snode.items if snode is not None else self._infer_items(value)
                 item_fpath = index_segment(fpath, None)
                 for i, child in enumerate(value):
                     self.one_sided(child, index_segment(path, i), item_fpath, items, status, depth + 1)
@@ -355,10 +367,14 @@ class Walk:
         cfg = self.cfg
         reason = f"expected {te}, got {ta}"
         if cfg.schema_driven:
+            if te == NULL and ta == NULL:
+                return  # null on both sides of a container field: nothing to score
             if te == NULL:
                 self.one_sided(a, path, fpath, snode, HALLUCINATION, depth)
             elif ta == NULL:
                 self.one_sided(e, path, fpath, snode, OMISSION, depth)
+            elif json_equal(e, a):
+                self.out.append(FieldResult(path, MATCH, 1.0, e, a, "", "", fpath, apath))
             else:
                 self.out.append(FieldResult(path, MISMATCH, 0.0, e, a, "", reason, fpath, apath))
             return
@@ -396,12 +412,15 @@ class Walk:
         if cfg.schema_driven and not e and not a:
             self.out.append(FieldResult(path, MATCH, 1.0, e, a, "", "both empty", fpath, apath))
             return
-        items = snode.items if snode is not None else None
+        items = snode.items if snode is not None else self._infer_items(e)
         item_fpath = index_segment(fpath, None)
         scored: list[tuple[int, int, float]] | None = None
         if cfg.array_mode == "similarity":
-            scores = PairScores(self, path, items).matrix(e, a, "similarity")
-            scored, lone_e, lone_a = _align.assign(scores, cfg.array_threshold, minimize_distance=True)
+            found = self._identical(e, a, items) if cfg.array_threshold < 1.0 else None
+            if found is None:
+                scores = PairScores(self, path, items).matrix(e, a, "similarity")
+                found = _align.assign(scores, cfg.array_threshold, minimize_distance=True)
+            scored, lone_e, lone_a = found
             pairs = [(i, j) for i, j, _ in scored]
         else:
             mode = (s.align if s is not None and s.align is not None else None) or cfg.default_align
@@ -410,8 +429,10 @@ class Walk:
             elif mode.mode == "key_field":
                 pairs, lone_e, lone_a = _align.key_field_pairs(e, a, mode.key)  # type: ignore[arg-type]
             else:
-                scores = PairScores(self, path, items).matrix(e, a, "f1")
-                scored, lone_e, lone_a = _align.assign(scores, 0.0)
+                found = self._identical(e, a, items)
+                if found is None:
+                    found = _align.assign(PairScores(self, path, items).matrix(e, a, "f1"), 0.0)
+                scored, lone_e, lone_a = found
                 pairs = [(i, j) for i, j, _ in scored]
         if scored is not None or (pairs and any(i != j for i, j in pairs)):
             score_of = {(i, j): sc for i, j, sc in scored} if scored is not None else {}
@@ -426,6 +447,24 @@ class Walk:
         if cfg.count_extras:
             for j in lone_a:
                 self.one_sided(a[j], index_segment(base_a, j), item_fpath, items, HALLUCINATION, depth + 1)
+
+    def _infer_items(self, elements: list[Any]) -> SchemaNode | None:
+        """field_f1 without a schema: the items schema of an array, inferred (pooled) from the
+        expected elements, exactly as inferring the whole record's schema would give it."""
+        return infer_node(list(elements), self.cfg.registry) if self.cfg.schema_driven else None
+
+    def _identical(self, e: list[Any], a: list[Any], items: SchemaNode | None
+                   ) -> tuple[list[tuple[int, int, float]], list[int], list[int]] | None:
+        """Pairs of identical elements (see align.identical_pairs) when identical elements are
+        sure to score 1: no per-field rules, and only comparators that give equal values 1
+        (not ``oneof``, whose score ignores the expected value, nor custom ones)."""
+        if self._has_rules or not (e and a):
+            return None
+        if not all(_gives_equal_one(c) for c in self.cfg.type_policy.values()):
+            return None
+        if items is not None and not _schema_gives_equal_one(items):
+            return None
+        return _align.identical_pairs(e, a)
 
     # -- batch comparators ---------------------------------------------------------------
 
@@ -473,3 +512,22 @@ class Walk:
                     f"batch comparator {name!r} gave no usable score for: " + "; ".join(failed))
 
 
+def _gives_equal_one(comp: BoundComparator | None) -> bool:
+    return comp is None or (comp.trusted and not comp.batch and comp.name != "oneof")
+
+
+def _schema_gives_equal_one(node: SchemaNode) -> bool:
+    if not _gives_equal_one(node.comparator):
+        return False
+    children = list((node.properties or {}).values())
+    if node.items is not None:
+        children.append(node.items)
+    return all(_schema_gives_equal_one(child) for child in children)
+
+
+def _inferred_leaf(value: Any) -> bool:
+    """Whether an inferred schema makes ``value``'s node a leaf: everything but a non-empty
+    object and an array (an empty object infers no properties, so it is compared whole)."""
+    if isinstance(value, (list, tuple)):
+        return False
+    return not (isinstance(value, dict) and value)
