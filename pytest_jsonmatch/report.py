@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import NamedTuple, Any
 
 REPORT_VERSION = 1
 # Tolerance for float noise when a score is held against a gate.
@@ -33,8 +33,9 @@ class ReportError(Exception):
 # -- what is recorded ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FieldScore:
+class FieldScore(NamedTuple):
+    """One field of a recorded comparison (a NamedTuple: one is made per field per case)."""
+
     path: str
     field_path: str
     status: str

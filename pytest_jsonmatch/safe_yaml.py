@@ -15,6 +15,7 @@ from .engine.errors import CaseFileError
 
 MAX_VALUES = 1_000_000  # values a file may expand to through aliases (billion laughs)
 _YAML = "tag:yaml.org,2002:"
+_STR, _MERGE = _YAML + "str", _YAML + "merge"
 _SAFE_TAGS = frozenset(_YAML + t for t in ("null", "bool", "int", "float", "str", "seq", "map",
                                              "timestamp", "merge"))
 
@@ -58,7 +59,7 @@ def read_yaml(path: Path, display: str) -> tuple[Any, Any]:
         if "*" in text:  # an alias is possible: bound what it expands to
             _check_tree(root, display)
         else:
-            _check_plain(root, display)
+            _check_plain(root, display, tagged="!" in text)
         return loader.construct_document(root), root
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -104,18 +105,33 @@ def _check_tree(root: Any, display: str) -> None:
         stack.extend((c, False) for c in _children(node))
 
 
-def _check_plain(root: Any, display: str) -> None:
-    """``_check_tree`` for a file without aliases (most files): a plain tree walk."""
+def _check_plain(root: Any, display: str, tagged: bool = True) -> None:
+    """``_check_tree`` for a file without aliases (most files): one pass over the nodes.
+    Without a ``!`` in the file, every tag is one the resolver chose for plain data, so only
+    the keys need checking; this runs once per case file, so it is kept lean."""
     stack = [root]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        node = stack.pop()
-        if node.tag not in _SAFE_TAGS:
+        node = pop()
+        if tagged and node.tag not in _SAFE_TAGS:
             _refuse_tag(node, display)
-        if node.id == "mapping":
-            _check_keys(node, display)
-            stack.extend(n for pair in node.value for n in pair)
-        elif node.id == "sequence":
-            stack.extend(node.value)
+        value = node.value
+        if type(value) is not list or not value:
+            continue
+        if type(value[0]) is not tuple:  # a sequence
+            extend(value)
+            continue
+        seen: set[str] = set()
+        for key, child in value:
+            if key.tag != _STR:
+                if key.tag == _MERGE:
+                    push(child)
+                    continue
+                _check_keys(node, display)  # reports the key with its line
+            if key.value in seen:
+                _check_keys(node, display)
+            seen.add(key.value)
+            push(child)
 
 
 def _refuse_tag(node: Any, display: str) -> None:
@@ -135,9 +151,11 @@ def _children(node: Any) -> list[Any]:
 def _check_keys(node: Any, display: str) -> None:
     seen: dict[str, int] = {}
     for key, _ in node.value:
-        if key.tag == _YAML + "merge":
+        if key.tag == _MERGE:
             continue
-        if key.tag != _YAML + "str" or not isinstance(key.value, str):
+        if key.tag not in _SAFE_TAGS:
+            _refuse_tag(key, display)
+        if key.tag != _STR or not isinstance(key.value, str):
             shown = key.value if isinstance(key.value, str) else "a " + type(key).__name__[:-4].lower()
             raise CaseFileError(f"{display}:{line_of(key)}: key {shown!r} is not a string "
                                 f"(JSON keys are strings; quote it: '{shown}')")

@@ -136,23 +136,29 @@ def _pair_value(tp: float, both: int, n_e: int, n_a: int, mode: str) -> float:
 
 
 def pair_matrix_small(expected_flat: Sequence[dict[str, Any]], actual_flat: Sequence[dict[str, Any]],
-                      leaf_score: Callable[[str, Any, Any], float], mode: str) -> Any:
-    """``pair_matrix`` for a few elements, pair by pair in plain Python (same numbers)."""
+                      column_score: Callable[[str], Callable[[Any, Any], float]], mode: str) -> Any:
+    """``pair_matrix`` for a few elements, in plain Python (same numbers): column by column,
+    ``column_score(field)`` giving the function that scores two values of that field."""
     import numpy as np
 
-    rows = []
-    for fe in expected_flat:
-        row = []
-        for fa in actual_flat:
-            tp = 0.0
-            both = 0
-            for rel, ev in fe.items():
-                if rel in fa:
-                    both += 1
-                    tp += leaf_score(rel, ev, fa[rel])
-            row.append(_pair_value(tp, both, len(fe), len(fa), mode))
-        rows.append(row)
-    return np.array(rows, dtype=float).reshape(len(expected_flat), len(actual_flat))
+    n, m = len(expected_flat), len(actual_flat)
+    tp = [[0.0] * m for _ in range(n)]
+    both = [[0] * m for _ in range(n)]
+    a_cols = _columns(actual_flat)
+    for rel, (ie, ve) in _columns(expected_flat).items():
+        a_col = a_cols.get(rel)
+        if a_col is None:
+            continue
+        score = column_score(rel)
+        ia, va = a_col
+        for i, x in zip(ie, ve):
+            tp_row, both_row = tp[i], both[i]
+            for j, y in zip(ia, va):
+                both_row[j] += 1
+                tp_row[j] += score(x, y)
+    rows = [[_pair_value(tp[i][j], both[i][j], len(fe), len(fa), mode)
+             for j, fa in enumerate(actual_flat)] for i, fe in enumerate(expected_flat)]
+    return np.array(rows, dtype=float).reshape(n, m)
 
 
 def pair_matrix(expected_flat: Sequence[dict[str, Any]], actual_flat: Sequence[dict[str, Any]],

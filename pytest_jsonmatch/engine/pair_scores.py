@@ -24,6 +24,8 @@ from .values import (_TYPE_OF, ARRAY, NULL, OBJECT, check_finite, error_at, inde
 if TYPE_CHECKING:
     from .walk import Walk
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
 # Up to this many element pairs, pair scores are computed in plain Python: for a handful of
 # elements, numpy's per-call overhead costs more than the arithmetic.
 SMALL_PAIRS = 64
@@ -60,7 +62,7 @@ class PairScores:
         if flat_e is not None and flat_a is not None:
             try:
                 if len(e) * len(a) <= SMALL_PAIRS:
-                    return _align.pair_matrix_small(flat_e, flat_a, self._leaf_score_for(), mode)
+                    return _align.pair_matrix_small(flat_e, flat_a, self._column_score, mode)
                 return _align.pair_matrix(flat_e, flat_a, self._leaf_matrix_for(), mode)
             except NeedWalk:
                 pass  # a judge scores these fields: it must see them all in one call
@@ -188,6 +190,36 @@ class PairScores:
         if comp is not None and comp.batch:
             raise NeedWalk
         return comp, (s.transform if s is not None else None)
+
+    def _column_score(self, rel: str) -> Callable[[Any, Any], float]:
+        """The function scoring two values of field ``rel`` (small arrays). Built-in
+        comparators give equal values 1, so equal pairs, most of them, skip the call."""
+        comp, transform = self._comparator_for(rel)
+        policy = self.cfg.type_policy
+        if comp is not None:
+            shortcut = comp.trusted and comp.name != "oneof"
+            fn = comp.score if comp.trusted else (
+                lambda x, y: self.walk.score_leaf(comp, x, y, self.path))  # type: ignore[arg-type]
+        else:
+            shortcut = all(c.trusted for c in policy.values())
+
+            def fn(x: Any, y: Any) -> float:
+                tx = _TYPE_OF.get(type(x)) or json_type(x)
+                if tx != (_TYPE_OF.get(type(y)) or json_type(y)):
+                    return 0.0
+                c = policy[tx]
+                return c.score(x, y) if c.trusted else self.walk.score_leaf(c, x, y, self.path)
+
+        def score(x: Any, y: Any) -> float:
+            if type(x) is Unknown or type(y) is Unknown:
+                return 0.0
+            if transform is not None:
+                x, y = transform(x), transform(y)
+            if shortcut and type(x) is type(y) and type(x) in _SCALARS and x == y:
+                return 1.0
+            return fn(x, y)
+
+        return score
 
     def _leaf_score_for(self) -> Callable[..., float]:
         """Score one pair of leaf values of column ``rel`` (small arrays: no numpy per column)."""
