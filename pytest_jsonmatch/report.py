@@ -62,7 +62,8 @@ class Comparison:
     @classmethod
     def from_result(cls, nodeid: str, seq: int, result: Any, threshold: float,
                     passed: bool) -> Comparison:
-        fields = tuple(FieldScore(f.display_path, f.field_path or "$", f.status, float(f.score))
+        make = FieldScore._make  # no per-field keyword handling: one is made per field per case
+        fields = tuple(make((f.path or "$", f.field_path or "$", f.status, float(f.score)))
                        for f in result.fields)
         floors = tuple((f.path or "$", float(f.min_score), float(f.score))
                        for f in result.floor_failures)

@@ -20,6 +20,13 @@ _SAFE_TAGS = frozenset(_YAML + t for t in ("null", "bool", "int", "float", "str"
                                              "timestamp", "merge"))
 
 
+class _BadKeys(Exception):
+    """A mapping with a key that is not a string, or given twice (found while building)."""
+
+    def __init__(self, node: Any) -> None:
+        self.node = node
+
+
 def _yaml() -> tuple[Any, type]:
     """The yaml module and the case loader built on it, made once. The module is kept with
     the loader so that its exception and node classes always match the loader's."""
@@ -30,7 +37,20 @@ def _yaml() -> tuple[Any, type]:
 
         class CaseLoader(base):  # type: ignore[misc, valid-type]
             """The safe loader, with dates kept as the strings they were written as (JSON has
-            no date type, and an invoice date must compare as text)."""
+            no date type, and an invoice date must compare as text), and mapping keys checked
+            (strings, no duplicates) in the construction pass itself, not in one more walk."""
+
+            def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+                seen: set[str] = set()
+                for key, _ in node.value:
+                    if key.tag != _STR:
+                        if key.tag == _MERGE:
+                            continue
+                        raise _BadKeys(node)
+                    if key.value in seen:
+                        raise _BadKeys(node)
+                    seen.add(key.value)
+                return super().construct_mapping(node, deep)
 
         CaseLoader.add_constructor(_YAML + "timestamp", lambda loader, node: loader.construct_scalar(node))
         _LOADER.append((yaml, CaseLoader))
@@ -58,9 +78,13 @@ def read_yaml(path: Path, display: str) -> tuple[Any, Any]:
                                 f"with 'expected' (one case) or 'cases' (a list)")
         if "*" in text:  # an alias is possible: bound what it expands to
             _check_tree(root, display)
-        else:
-            _check_plain(root, display, tagged="!" in text)
-        return loader.construct_document(root), root
+        elif "!" in text:  # an explicit tag is possible: refuse unsafe ones before building
+            _check_plain(root, display)
+        try:
+            return loader.construct_document(root), root
+        except _BadKeys as bad:
+            _check_keys(bad.node, display)
+            raise  # not reached: _check_keys raises the error naming the key and its line
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
