@@ -13,9 +13,7 @@ pay for them.
 
 from __future__ import annotations
 
-import asyncio
 import importlib
-import inspect
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -337,7 +335,11 @@ def produce_actual(case: GoldenCase, config: pytest.Config) -> Any:
     result = config.hook.pytest_jsonmatch_target(case=case, config=config)
     if result is None:
         result = _ini_target(config)(case.input)
+    import inspect  # here, not at start-up: asyncio alone costs ~20 ms to import
+
     if inspect.isawaitable(result):
+        import asyncio
+
         result = asyncio.run(_awaited(result))
     return result
 

@@ -127,7 +127,7 @@ def _setting(config: pytest.Config, name: str) -> Any:
 
 
 def _read_settings(config: pytest.Config) -> _State:
-    from .report import GateSettings, ReportError, load_baseline, parse_field_floors, parse_score
+    from .settings import GateSettings, ReportError, parse_field_floors, parse_score
 
     try:
         metric = (config.getini("jsonmatch_metric") or "field_f1").strip()
@@ -143,6 +143,8 @@ def _read_settings(config: pytest.Config) -> _State:
         baseline_path = config.getoption("jsonmatch_baseline", default=None)
         baseline = None
         if baseline_path and not _is_worker(config):
+            from .report import load_baseline
+
             baseline = load_baseline(config.invocation_params.dir / baseline_path)
     except ReportError as exc:
         raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None
