@@ -15,3 +15,17 @@ def test_pass(json_match):
 def test_fail():
     assert_json_match({"a": 1, "b": "y", "c": [1, 2]}, {"a": 1, "b": "x", "d": 3}, threshold=0.9)
 """
+
+
+def write(pytester, relpath, text):
+    """Write a file below the pytester folder (text dedented; bytes as they are)."""
+    import textwrap
+    from pathlib import Path
+
+    path = Path(pytester.path, relpath)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import textwrap
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
-
-
-def write(pytester: pytest.Pytester, relpath: str, text: str) -> Path:
-    path = Path(pytester.path, relpath)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
+from plugin_cases import write
 
 
 def ini(pytester: pytest.Pytester, extra: str = "") -> None:

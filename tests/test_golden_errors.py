@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-import textwrap
 import time
-from pathlib import Path
 
 import pytest
+from plugin_cases import write
 
 QUIET = ("-p", "no:hypothesispytest")  # a second per in-process run otherwise
-
-
-def write(pytester: pytest.Pytester, relpath: str, text: str | bytes) -> Path:
-    path = Path(pytester.path, relpath)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:

@@ -7,16 +7,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from plugin_cases import write
 
 QUIET = ("-p", "no:hypothesispytest")  # a second per in-process run otherwise
 EXAMPLE_SUITE = Path(__file__).resolve().parent.parent / "example_suite"
-
-
-def write(pytester: pytest.Pytester, relpath: str, text: str) -> Path:
-    path = Path(pytester.path, relpath)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:

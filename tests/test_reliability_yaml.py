@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import textwrap
-from pathlib import Path
 
 import pytest
 from _timeout import GENEROUS, within
+from plugin_cases import write
 
 FAST = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
 NAME = "c.jsonmatch.yaml"
@@ -21,16 +21,6 @@ CASE_KEYS = ("actual, actual_file, description, expected, id, input, marks, metr
              "schema, threshold")
 LIST_CASE_KEYS = "actual, actual_file, description, expected, id, input, marks, metric, options, threshold"
 UNSAFE = "case files hold plain data (unsafe tags are never executed)"
-
-
-def write(pytester: pytest.Pytester, relpath: str, text: str | bytes) -> Path:
-    path = Path(pytester.path, relpath)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -329,7 +319,7 @@ def test_continue_on_collection_errors_runs_the_good_cases_of_other_files(pytest
     result.assert_outcomes(passed=2, errors=2)
     assert_no_traceback(result.stdout.str())
     result.stdout.fnmatch_lines([
-        f"bad1.jsonmatch.yaml:1: tag '!!python/object/apply:os.getcwd' is not allowed; *",
+        "bad1.jsonmatch.yaml:1: tag '!!python/object/apply:os.getcwd' is not allowed; *",
         "bad2.jsonmatch.yaml:1: not a text file: byte 0xff at offset 0 is not valid UTF-8",
     ])
 
