@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from pytest_jsonmatch import match_json
@@ -211,3 +212,50 @@ def test_key_field_numeric_keys_compare_by_value():
 def test_key_field_boolean_key_does_not_pair_with_number():
     result = ff({"t": [{"id": True}]}, {"t": [{"id": 1}]}, align={"match_by": "key_field", "key": "id"})
     assert statuses(result) == ["hallucination", "omission"]
+
+
+# -- the plain-Python pair scores of small arrays equal the vectorised ones ------------------
+
+def _random_elements(rng, n):
+    words = ["acme", "widget", "blue", "steel", "", "Acme Widget", "blue  steel"]
+    out = []
+    for _ in range(n):
+        element = {}
+        for key in ("name", "qty", "price", "ok", "note"):
+            if rng.random() < 0.15:
+                continue  # a missing field
+            kind = rng.random()
+            if key == "name" or kind < 0.2:
+                element[key] = " ".join(rng.sample(words, rng.randint(0, 3)))
+            elif kind < 0.5:
+                element[key] = rng.choice([1, 2, 2.0005, 3.5, 3.5004, 10])
+            elif kind < 0.7:
+                element[key] = rng.choice([True, False])
+            elif kind < 0.8:
+                element[key] = None
+            else:
+                element[key] = {"inner": rng.choice(["x", "y z", 1])}
+        out.append(element)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("options", [{}, {"string_evaluator": "levenshtein"},
+                                     {"string_evaluator": "exact", "numeric_threshold": 0.01}])
+def test_small_array_pair_scores_equal_the_vectorised_ones(seed, options):
+    import random
+
+    from pytest_jsonmatch.engine import align
+    from pytest_jsonmatch.engine.metrics import METRICS, configure
+    from pytest_jsonmatch.engine.pair_scores import PairScores
+    from pytest_jsonmatch.engine.walk import Walk
+
+    rng = random.Random(seed)
+    expected, actual = _random_elements(rng, rng.randint(1, 7)), _random_elements(rng, rng.randint(1, 7))
+    scores = PairScores(Walk(configure(METRICS["structural_f1"], options)), "items", None)
+    flat_e = scores._flatten_all(expected, "expected")
+    flat_a = scores._flatten_all(actual, "actual")
+    small = align.pair_matrix_small(flat_e, flat_a, scores._column_add, "similarity")
+    large = align.pair_matrix(flat_e, flat_a, scores._leaf_matrix_for(), "similarity")
+    assert small.shape == large.shape == (len(expected), len(actual))
+    assert np.allclose(small, large, rtol=0, atol=1e-12)

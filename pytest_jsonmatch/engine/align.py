@@ -135,10 +135,14 @@ def _pair_value(tp: float, both: int, n_e: int, n_a: int, mode: str) -> float:
     return 2 * precision * recall / total if total > 0 else 0.0
 
 
+ColumnAdd = Callable[[str, list[int], list[Any], list[int], list[Any], list[list[float]]], None]
+
+
 def pair_matrix_small(expected_flat: Sequence[dict[str, Any]], actual_flat: Sequence[dict[str, Any]],
-                      column_score: Callable[[str], Callable[[Any, Any], float]], mode: str) -> Any:
+                      column_add: ColumnAdd, mode: str) -> Any:
     """``pair_matrix`` for a few elements, in plain Python (same numbers): column by column,
-    ``column_score(field)`` giving the function that scores two values of that field."""
+    ``column_add(field, rows, values, cols, values, tp)`` adding the field's pair scores
+    into ``tp``."""
     import numpy as np
 
     n, m = len(expected_flat), len(actual_flat)
@@ -149,13 +153,12 @@ def pair_matrix_small(expected_flat: Sequence[dict[str, Any]], actual_flat: Sequ
         a_col = a_cols.get(rel)
         if a_col is None:
             continue
-        score = column_score(rel)
         ia, va = a_col
-        for i, x in zip(ie, ve):
-            tp_row, both_row = tp[i], both[i]
-            for j, y in zip(ia, va):
+        for i in ie:
+            both_row = both[i]
+            for j in ia:
                 both_row[j] += 1
-                tp_row[j] += score(x, y)
+        column_add(rel, ie, ve, ia, va, tp)
     rows = [[_pair_value(tp[i][j], both[i][j], len(fe), len(fa), mode)
              for j, fa in enumerate(actual_flat)] for i, fe in enumerate(expected_flat)]
     return np.array(rows, dtype=float).reshape(n, m)

@@ -13,13 +13,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import align as _align
-from .comparators import BoundComparator
+from .comparators import BoundComparator, _tokens
 from .errors import ParseError
 from .results import tally
 from .schema import SchemaNode
 from .transforms import TransformFn
-from .values import (_TYPE_OF, ARRAY, NULL, OBJECT, check_finite, error_at, index_segment,
-                     json_type, key_segment, _tokens)
+from .values import (_TYPE_OF, ARRAY, NULL, OBJECT, _tokens as _path_tokens, check_finite,
+                     error_at, index_segment, json_type, key_segment)
 
 if TYPE_CHECKING:
     from .walk import Walk
@@ -62,7 +62,7 @@ class PairScores:
         if flat_e is not None and flat_a is not None:
             try:
                 if len(e) * len(a) <= SMALL_PAIRS:
-                    return _align.pair_matrix_small(flat_e, flat_a, self._column_score, mode)
+                    return _align.pair_matrix_small(flat_e, flat_a, self._column_add, mode)
                 return _align.pair_matrix(flat_e, flat_a, self._leaf_matrix_for(), mode)
             except NeedWalk:
                 pass  # a judge scores these fields: it must see them all in one call
@@ -191,6 +191,35 @@ class PairScores:
             raise NeedWalk
         return comp, (s.transform if s is not None else None)
 
+    def _column_add(self, rel: str, ie: list[int], ve: list[Any], ia: list[int], va: list[Any],
+                    tp: list[list[float]]) -> None:
+        """Add the pair scores of field ``rel`` into ``tp`` (small arrays). The metric's own
+        string and number comparators get loops of their own, the values prepared once per
+        column (token sets, floats); anything else goes through ``_column_score``."""
+        comp, transform = self._comparator_for(rel)
+        if comp is None and transform is None:
+            groups_e, groups_a = _by_type(ie, ve), _by_type(ia, va)
+            policy = self.cfg.type_policy
+            for tag, (rows, xs) in groups_e.items():
+                other = groups_a.get(tag)
+                if other is None:
+                    continue  # values of different types score 0
+                add = _COLUMN_LOOPS.get((tag, policy[tag].name))
+                if add is None:
+                    self._generic_add(rel, rows, xs, other[0], other[1], tp)
+                else:
+                    add(rows, xs, other[0], other[1], tp, policy[tag].params)
+            return
+        self._generic_add(rel, ie, ve, ia, va, tp)
+
+    def _generic_add(self, rel: str, ie: list[int], ve: list[Any], ia: list[int], va: list[Any],
+                     tp: list[list[float]]) -> None:
+        score = self._column_score(rel)
+        for i, x in zip(ie, ve):
+            row = tp[i]
+            for j, y in zip(ia, va):
+                row[j] += score(x, y)
+
     def _column_score(self, rel: str) -> Callable[[Any, Any], float]:
         """The function scoring two values of field ``rel`` (small arrays). Built-in
         comparators give equal values 1, so equal pairs, most of them, skip the call."""
@@ -291,7 +320,7 @@ def _names_an_index(pattern: str) -> bool:
 
 
 def _first_key(rel: str) -> str:
-    tokens = _tokens(rel, allow_globs=False)
+    tokens = _path_tokens(rel, allow_globs=False)
     return tokens[0][1] if tokens else ""
 
 
@@ -306,3 +335,64 @@ def _matrix(comp: BoundComparator, ve: list[Any], va: list[Any], rel: str) -> An
         for j, y in enumerate(va):
             out[i, j] = score(x, y)
     return out
+
+
+def _by_type(index: list[int], values: list[Any]) -> dict[str, tuple[list[int], list[Any]]]:
+    groups: dict[str, tuple[list[int], list[Any]]] = {}
+    for i, v in zip(index, values):
+        tag = _TYPE_OF.get(type(v)) or json_type(v)
+        group = groups.get(tag)
+        if group is None:
+            group = groups[tag] = ([], [])
+        group[0].append(i)
+        group[1].append(v)
+    return groups
+
+
+def _add_jaccard(ie: list[int], ve: list[str], ia: list[int], va: list[str],
+                 tp: list[list[float]], params: Any) -> None:
+    tokens_a = [(j, y, _tokens(y)) for j, y in zip(ia, va)]
+    for i, x in zip(ie, ve):
+        row, tx = tp[i], _tokens(x)
+        size = len(tx)
+        for j, y, ty in tokens_a:
+            if x == y:
+                row[j] += 1.0
+                continue
+            shared = len(tx & ty)
+            if shared:
+                row[j] += shared / (size + len(ty) - shared)
+            elif not size and not ty:
+                row[j] += 1.0  # two strings without tokens
+
+
+def _add_threshold(ie: list[int], ve: list[Any], ia: list[int], va: list[Any],
+                   tp: list[list[float]], params: Any) -> None:
+    t, w = params["threshold"], params["weighting"]
+    power = 1.0 / w if w else 0.0
+    floats_a = [(j, float(y)) for j, y in zip(ia, va)]
+    for i, x in zip(ie, ve):
+        row, fx = tp[i], float(x)
+        for j, fy in floats_a:
+            d = abs(fx - fy)
+            if d <= t:
+                row[j] += 1.0 if w == 0 else 1.0 - (d / t) ** power
+
+
+def _add_equal(ie: list[int], ve: list[Any], ia: list[int], va: list[Any],
+               tp: list[list[float]], params: Any) -> None:
+    for i, x in zip(ie, ve):
+        row = tp[i]
+        for j, y in zip(ia, va):
+            if x == y:  # same JSON type here: booleans with booleans, nulls with nulls
+                row[j] += 1.0
+
+
+# (type, comparator name) -> a loop adding that comparator's scores for a column
+_COLUMN_LOOPS = {
+    ("string", "jaccard"): _add_jaccard,
+    ("number", "threshold"): _add_threshold,
+    ("boolean", "exact"): _add_equal,
+    ("null", "exact"): _add_equal,
+    ("string", "exact"): _add_equal,
+}
