@@ -5,21 +5,12 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch import ConfigError, JsonMatchError, SchemaError, match_json
+from spec_accounting import section3
 
 ALL_METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
 STATUSES = {"match", "mismatch", "omission", "hallucination", "skipped"}
 
 
-def section3(fields):
-    """Precision, recall, F1 from field statuses, exactly as section 3 defines them."""
-    tp = sum(f.score for f in fields if f.status in ("match", "mismatch"))
-    n = {s: sum(1 for f in fields if f.status == s) for s in STATUSES}
-    p_den = n["match"] + n["mismatch"] + n["hallucination"]
-    r_den = n["match"] + n["mismatch"] + n["omission"]
-    p = tp / p_den if p_den else 1.0
-    r = tp / r_den if r_den else 1.0
-    f1 = 2 * p * r / (p + r) if p + r else 0.0
-    return p, r, f1
 
 
 EXPECTED = {"name": "Anna", "age": 30, "tags": ["a", "b"], "addr": {"city": "Oslo", "zip": "0150"},

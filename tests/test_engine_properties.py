@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import evaluate_records, match_json
+from spec_accounting import section3
 
 ALL_METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
 F1_METRICS = ["structural_f1", "field_f1"]
@@ -45,14 +46,6 @@ def dump(value) -> str:
     return json.dumps(value, sort_keys=True)  # tells true from 1, keeps key sets
 
 
-def section3(fields):
-    tp = sum(f.score for f in fields if f.status in ("match", "mismatch"))
-    n = {s: sum(1 for f in fields if f.status == s) for s in STATUSES}
-    p_den = n["match"] + n["mismatch"] + n["hallucination"]
-    r_den = n["match"] + n["mismatch"] + n["omission"]
-    p = tp / p_den if p_den else 1.0
-    r = tp / r_den if r_den else 1.0
-    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
 @pytest.mark.parametrize("metric", ALL_METRICS)

@@ -7,7 +7,7 @@ import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in eve
 
 HEAVY = ("scipy", "numpy", "rapidfuzz", "yaml")
 # the error classes are all the plugin layer needs at start-up: a few lines, no imports
-LIGHT = ("pytest_jsonmatch.engine", "pytest_jsonmatch.engine.errors")
+LIGHT = ("pytest_jsonmatch.engine", "pytest_jsonmatch.engine.errors", "pytest_jsonmatch.engine._lazy")
 
 
 def test_a_session_without_comparisons_imports_nothing_heavy_and_prints_nothing(pytester):

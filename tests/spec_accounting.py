@@ -1,0 +1,16 @@
+"""Section 3 of the spec, written out independently of the engine, for tests to check
+the engine's precision, recall and F1 against."""
+
+STATUSES = {"match", "mismatch", "omission", "hallucination", "skipped"}
+
+
+def section3(fields):
+    """Precision, recall, F1 from field statuses, exactly as section 3 defines them."""
+    tp = sum(f.score for f in fields if f.status in ("match", "mismatch"))
+    n = {s: sum(1 for f in fields if f.status == s) for s in STATUSES}
+    p_den = n["match"] + n["mismatch"] + n["hallucination"]
+    r_den = n["match"] + n["mismatch"] + n["omission"]
+    p = tp / p_den if p_den else 1.0
+    r = tp / r_den if r_den else 1.0
+    f1 = 2 * p * r / (p + r) if p + r else 0.0
+    return p, r, f1
