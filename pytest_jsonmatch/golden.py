@@ -131,8 +131,9 @@ def _settings(data: Mapping[str, Any], lines: Mapping[str, int], where: _Where,
               inherited: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """``inherited`` with this level's metric, threshold, options and schema laid over it.
     Options merge key by key, so a folder may set ``ignore`` and a case add ``fields``."""
-    out = {"metric": inherited.get("metric"), "threshold": inherited.get("threshold"),
-           "options": dict(inherited.get("options") or {})}
+    options: dict[str, Any] = dict(inherited.get("options") or {})
+    out: dict[str, Any] = {"metric": inherited.get("metric"),
+                           "threshold": inherited.get("threshold"), "options": options}
     if "metric" in data:
         if not isinstance(data["metric"], str) or not data["metric"]:
             raise where.error(lines["metric"], f"{prefix}metric must be a metric name, not {_kind(data['metric'])}")
@@ -149,14 +150,14 @@ def _settings(data: Mapping[str, Any], lines: Mapping[str, int], where: _Where,
         clash = sorted({"metric", "threshold"} & set(opts))
         if clash:
             raise where.error(lines["options"], f"{prefix}options may not set {clash[0]!r}; give it beside options")
-        out["options"].update(opts)
+        options.update(opts)
         if isinstance(opts.get("schema"), str):
-            out["options"]["schema"] = str(where.inside_root(opts["schema"], lines["options"], "schema"))
+            options["schema"] = str(where.inside_root(opts["schema"], lines["options"], "schema"))
     if "schema" in data:
         schema = data["schema"]  # null drops a schema inherited from a folder
         if schema is not None and not isinstance(schema, Mapping):
             schema = str(where.inside_root(schema, lines["schema"], "schema"))
-        out["options"]["schema"] = schema
+        options["schema"] = schema
     return out
 
 

@@ -164,7 +164,7 @@ def summarize(comparisons: Iterable[Comparison]) -> Summary:
                 agg = fields.get(f.field_path)
                 if agg is None:
                     agg = fields[f.field_path] = FieldAggregate()
-                agg.add(f)  # type: ignore[arg-type]  (reads .status and .score)
+                agg.add(f)  # reads .status and .score only
     overall = _mean(c.score for c in ordered) if ordered else None
     return Summary(ordered, metrics, dict(sorted(fields.items())), overall)
 

@@ -53,14 +53,14 @@ def key_field_pairs(expected: Sequence[Any], actual: Sequence[Any], key: str
     used: set[int] = set()
     for i, element in enumerate(expected):
         kv = _key_value(element, key)
-        j = None if kv is None or kv in seen else by_key.get(kv)
+        partner: int | None = None if kv is None or kv in seen else by_key.get(kv)
         if kv is not None:
             seen.add(kv)
-        if j is None:
+        if partner is None:
             lone_expected.append(i)
         else:
-            pairs.append((i, j))
-            used.add(j)
+            pairs.append((i, partner))
+            used.add(partner)
     lone_actual = [j for j in by_key.values() if j not in used] + unkeyed_actual
     return pairs, lone_expected, lone_actual
 

@@ -102,7 +102,7 @@ class Registry:
             return BoundComparator(name, score, params=frozen, trusted=False)
 
         self._comparators[name] = bind
-        self._batch_fns[name] = fn if batch else None
+        self._batch_fns[name] = fn if batch else None  # type: ignore[assignment]
         self._bound.clear()
 
     def batch_function(self, name: str) -> BatchComparator:

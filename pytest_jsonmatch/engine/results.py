@@ -206,7 +206,9 @@ class FieldAggregate:
     def hallucinations(self) -> int:
         return self.hallucination
 
-    def add(self, fr: FieldResult) -> None:
+    def add(self, fr: Any) -> None:
+        """Count one field: anything with ``status`` and ``score`` (a FieldResult, or a
+        report's recorded field)."""
         if fr.status == SKIPPED:
             return
         self.scored += 1

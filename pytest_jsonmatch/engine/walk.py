@@ -50,6 +50,11 @@ class _Settings:
     skip: bool = False
 
 
+# What a node's settings come from: the rules that matched it, or (without rules) its schema
+# node, which carries the same attributes.
+FieldSettings = _Settings | SchemaNode
+
+
 @dataclass(frozen=True)
 class WalkConfig:
     """How a metric walks. ``leaf_depth=1`` compares each top-level value as a whole.
@@ -123,7 +128,7 @@ class Walk:
 
     # -- per node -------------------------------------------------------------------------
 
-    def settings(self, path: str, snode: SchemaNode | None) -> _Settings | None:
+    def settings(self, path: str, snode: SchemaNode | None) -> FieldSettings | None:
         if not self._has_rules:
             return snode  # a schema node carries the same settings
         s = _Settings()
@@ -179,7 +184,7 @@ class Walk:
             self.leaf(e, a, path, fpath, apath, s, snode)
 
     def leaf(self, e: Any, a: Any, path: str, fpath: str, apath: str | None,
-             s: _Settings | None, snode: SchemaNode | None) -> None:
+             s: FieldSettings | None, snode: SchemaNode | None) -> None:
         comp = s.comparator if s is not None else None
         if comp is None:
             if snode is not None and self.cfg.schema_driven and snode.default_comparator is not None:
@@ -407,7 +412,7 @@ class Walk:
     # -- arrays ---------------------------------------------------------------------------
 
     def array(self, e: list[Any], a: list[Any], path: str, fpath: str, apath: str | None,
-              snode: SchemaNode | None, s: _Settings | None, depth: int) -> None:
+              snode: SchemaNode | None, s: FieldSettings | None, depth: int) -> None:
         cfg = self.cfg
         if cfg.schema_driven and not e and not a:
             self.out.append(FieldResult(path, MATCH, 1.0, e, a, "", "both empty", fpath, apath))
