@@ -28,7 +28,7 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 # Up to this many element pairs, pair scores are computed in plain Python: for a handful of
 # elements, numpy's per-call overhead costs more than the arithmetic.
-SMALL_PAIRS = 64
+SMALL_PAIRS = 400
 
 
 class NeedWalk(Exception):
