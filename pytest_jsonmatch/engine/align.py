@@ -79,6 +79,9 @@ def identical_pairs(expected: Sequence[Any], actual: Sequence[Any]
             return None
         kept, lone_a, lone_e = flipped
         return sorted((i, j, score) for j, i, score in kept), lone_e, lone_a
+    for element in expected:  # cheap necessary condition first: an equal (==) partner
+        if element not in actual:
+            return None
     waiting: dict[Any, list[int]] = {}
     for j in range(len(actual) - 1, -1, -1):  # reversed, so that pop() gives the first
         waiting.setdefault(canonical_key(actual[j]), []).append(j)

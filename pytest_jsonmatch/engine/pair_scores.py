@@ -164,7 +164,11 @@ class PairScores:
         tag = json_type(value)
         if tag == OBJECT:
             for key, child in value.items():
-                self._flatten_similarity(child, key_segment(rel, key), None, out, side)
+                kind = type(child)
+                if kind is str or kind is int or kind is bool:  # the common leaves, inline
+                    out[key_segment(rel, key)] = child
+                elif child is not None:
+                    self._flatten_similarity(child, key_segment(rel, key), None, out, side)
         elif tag == ARRAY:
             if not rel:  # an element that is itself an array: its items, by index, are its fields
                 for i, child in enumerate(value):
