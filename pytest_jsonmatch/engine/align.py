@@ -79,8 +79,8 @@ def identical_pairs(expected: Sequence[Any], actual: Sequence[Any]
             return None
         kept, lone_a, lone_e = flipped
         return sorted((i, j, score) for j, i, score in kept), lone_e, lone_a
-    for element in expected:  # cheap necessary condition first: an equal (==) partner
-        if element not in actual:
+    for element in expected[:4]:  # a cheap necessary condition first, kept O(n): an
+        if element not in actual:  # equal (==) partner for the first few elements
             return None
     waiting: dict[Any, list[int]] = {}
     for j in range(len(actual) - 1, -1, -1):  # reversed, so that pop() gives the first
