@@ -9,7 +9,6 @@ call per pair.
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -18,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from rapidfuzz.distance import Levenshtein
 
 from .errors import ConfigError
-from .values import BOOLEAN, NULL, NUMBER, STRING, canonical_key, json_equal, json_type
+from .transforms import without_marks
+from .values import STRING, canonical_key, json_equal, json_type
 
 if TYPE_CHECKING:
     import numpy as np
@@ -192,11 +192,8 @@ def bind_exact(params: Mapping[str, Any] | None = None) -> BoundComparator:
 
 @lru_cache(maxsize=65536)
 def normalize_text(text: str) -> str:
-    """Accent-free, case-folded form of a string; whitespace is kept."""
-    decomposed = unicodedata.normalize("NFD", text)
-    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    # casefold can produce new decomposable characters (rare), so fold last
-    return stripped.casefold()
+    """Accent-free, case-folded form of a string (Galtea's rule); whitespace is kept."""
+    return without_marks(text).casefold()
 
 
 def _normalized(e: Any, a: Any) -> float:
@@ -483,6 +480,3 @@ BUILTIN_COMPARATORS: dict[str, Callable[[Mapping[str, Any] | None], BoundCompara
     "relative": bind_relative,
     "threshold": bind_threshold,
 }
-
-# Which JSON types a type-dispatched leaf policy must cover.
-LEAF_TYPES = (NULL, BOOLEAN, NUMBER, STRING)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from . import align as _align
 from .comparators import BoundComparator, _tokens
 from .errors import ParseError
-from .results import tally
+from .results import f_beta, precision_recall
 from .schema import SchemaNode
 from .transforms import TransformFn
 from .values import (_TYPE_OF, ARRAY, NULL, OBJECT, _tokens as _path_tokens, check_finite,
@@ -74,14 +74,14 @@ class PairScores:
     def _locate_failure(self, flat_e: list[dict[str, Any]], flat_a: list[dict[str, Any]]) -> None:
         """Column-wise scoring failed somewhere: score pair by pair to raise the error at the
         field it happened in (``items[3].price``), as the walk would."""
-        leaf_score = self._leaf_score_for()
         path = self.path
         for i, fe in enumerate(flat_e):
-            for fa in flat_a:
-                for rel, ev in fe.items():
+            for rel, ev in fe.items():
+                where = index_segment(path, i) + ("" if not rel or rel.startswith("[") else ".") + rel
+                score = self._column_score(rel, where)
+                for fa in flat_a:
                     if rel in fa:
-                        where = index_segment(path, i) + ("" if not rel or rel.startswith("[") else ".") + rel
-                        leaf_score(rel, ev, fa[rel], where)
+                        score(ev, fa[rel])
 
     def _by_walk(self, e: list[Any], a: list[Any]) -> Any:
         """The general case (nested arrays with their own alignment, batch comparators):
@@ -96,7 +96,7 @@ class PairScores:
                 sub.node(ev, av, index_segment(path, i), "", index_segment(path, j), items, 1)
                 if sub.pending:
                     raise NeedJudgeFirst
-                out[i, j] = tally(sub.out).f_beta(1.0)
+                out[i, j] = f_beta(*precision_recall(sub.out))
         return out
 
     def _flatten_all(self, elements: list[Any], side: str) -> list[dict[str, Any]] | None:
@@ -224,24 +224,15 @@ class PairScores:
             for j, y in zip(ia, va):
                 row[j] += score(x, y)
 
-    def _column_score(self, rel: str) -> Callable[[Any, Any], float]:
-        """The function scoring two values of field ``rel`` (small arrays). Built-in
-        comparators give equal values 1, so equal pairs, most of them, skip the call."""
+    def _column_score(self, rel: str, where: str = "") -> Callable[[Any, Any], float]:
+        """The function scoring two values of field ``rel``. Built-in comparators give equal
+        values 1, so equal pairs, most of them, skip the call. Other comparators' errors are
+        reported at ``where`` (a field path), else at the array."""
         comp, transform = self._comparator_for(rel)
         policy = self.cfg.type_policy
-        if comp is not None:
-            shortcut = comp.trusted and comp.name != "oneof"
-            fn = comp.score if comp.trusted else (
-                lambda x, y: self.walk.score_leaf(comp, x, y, self.path))  # type: ignore[arg-type]
-        else:
-            shortcut = all(c.trusted for c in policy.values())
-
-            def fn(x: Any, y: Any) -> float:
-                tx = _TYPE_OF.get(type(x)) or json_type(x)
-                if tx != (_TYPE_OF.get(type(y)) or json_type(y)):
-                    return 0.0
-                c = policy[tx]
-                return c.score(x, y) if c.trusted else self.walk.score_leaf(c, x, y, self.path)
+        shortcut = (comp.trusted and comp.name != "oneof") if comp is not None else all(
+            c.trusted for c in policy.values())
+        score_leaf, at = self.walk.score_leaf, where or self.path
 
         def score(x: Any, y: Any) -> float:
             if type(x) is Unknown or type(y) is Unknown:
@@ -250,34 +241,15 @@ class PairScores:
                 x, y = transform(x), transform(y)
             if shortcut and type(x) is type(y) and type(x) in _SCALARS and x == y:
                 return 1.0
-            return fn(x, y)
+            c = comp
+            if c is None:
+                tx = _TYPE_OF.get(type(x)) or json_type(x)
+                if tx != (_TYPE_OF.get(type(y)) or json_type(y)):
+                    return 0.0
+                c = policy[tx]
+            return c.score(x, y) if c.trusted and not where else score_leaf(c, x, y, at)
 
         return score
-
-    def _leaf_score_for(self) -> Callable[..., float]:
-        """Score one pair of leaf values of column ``rel`` (small arrays: no numpy per column)."""
-        policy = self.cfg.type_policy
-        resolved: dict[str, tuple[BoundComparator | None, TransformFn | None]] = {}
-
-        def leaf_score(rel: str, ev: Any, av: Any, where: str = "") -> float:
-            if type(ev) is Unknown or type(av) is Unknown:
-                return 0.0
-            found = resolved.get(rel)
-            if found is None:
-                found = resolved[rel] = self._comparator_for(rel)
-            comp, transform = found
-            if transform is not None:
-                ev, av = transform(ev), transform(av)
-            if comp is None:
-                te = _TYPE_OF.get(type(ev)) or json_type(ev)
-                if te != (_TYPE_OF.get(type(av)) or json_type(av)):
-                    return 0.0
-                comp = policy[te]
-            if comp.trusted and not where:
-                return comp.score(ev, av)
-            return self.walk.score_leaf(comp, ev, av, where or self.path)
-
-        return leaf_score
 
     def _leaf_matrix_for(self) -> _align.LeafMatrix:
         import numpy as np
@@ -300,18 +272,13 @@ class PairScores:
         import numpy as np
 
         out = np.zeros((len(ve), len(va)))
-        groups_e: dict[str, list[int]] = {}
-        groups_a: dict[str, list[int]] = {}
-        for i, v in enumerate(ve):
-            groups_e.setdefault(json_type(v), []).append(i)
-        for j, v in enumerate(va):
-            groups_a.setdefault(json_type(v), []).append(j)
-        for tag, ie in groups_e.items():
-            ia = groups_a.get(tag)
-            if not ia:
+        groups_a = _by_type(list(range(len(va))), va)
+        for tag, (ie, xs) in _by_type(list(range(len(ve))), ve).items():
+            other = groups_a.get(tag)
+            if other is None:
                 continue
-            comp = self.cfg.type_policy[tag]
-            block = _matrix(comp, [ve[i] for i in ie], [va[j] for j in ia], rel)
+            ia, ys = other
+            block = _matrix(self.cfg.type_policy[tag], xs, ys, rel)
             if len(ie) == len(ve) and len(ia) == len(va):
                 out = block
             else:

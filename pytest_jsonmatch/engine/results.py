@@ -63,40 +63,6 @@ class FloorFailure:
     score: float
 
 
-@dataclass(frozen=True, slots=True)
-class Tally:
-    tp: float = 0.0
-    match: int = 0
-    mismatch: int = 0
-    omission: int = 0
-    hallucination: int = 0
-    skipped: int = 0
-
-    @property
-    def precision(self) -> float:
-        den = self.match + self.mismatch + self.hallucination
-        return self.tp / den if den else 1.0
-
-    @property
-    def recall(self) -> float:
-        den = self.match + self.mismatch + self.omission
-        return self.tp / den if den else 1.0
-
-    def f_beta(self, beta: float = 1.0) -> float:
-        return f_beta(self.precision, self.recall, beta)
-
-
-def tally(fields: Iterable[FieldResult]) -> Tally:
-    tp = 0.0
-    counts = dict.fromkeys(STATUSES, 0)
-    for fr in fields:
-        status = fr[1]
-        counts[status] += 1
-        if status == MATCH or status == MISMATCH:
-            tp += fr[2]
-    return Tally(tp, counts[MATCH], counts[MISMATCH], counts[OMISSION], counts[HALLUCINATION], counts[SKIPPED])
-
-
 def precision_recall(fields: Iterable[FieldResult]) -> tuple[float, float]:
     """(precision, recall) of a list of fields, per the accounting above, in one pass."""
     tp = 0.0
@@ -154,9 +120,10 @@ class MatchResult:
 
     @property
     def counts(self) -> dict[str, int]:
-        t = tally(self.fields)
-        return {MATCH: t.match, MISMATCH: t.mismatch, OMISSION: t.omission,
-                HALLUCINATION: t.hallucination, SKIPPED: t.skipped}
+        out = dict.fromkeys(STATUSES, 0)
+        for fr in self.fields:
+            out[fr.status] += 1
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -175,8 +142,7 @@ class MatchResult:
 
 @dataclass
 class FieldAggregate:
-    """Per field path over many comparisons. Kept as sums so that partial aggregates (one per
-    xdist worker, say) merge exactly."""
+    """Per field path over many comparisons, kept as sums (the mean is derived)."""
 
     score_sum: float = 0.0
     scored: int = 0
@@ -214,14 +180,6 @@ class FieldAggregate:
         self.scored += 1
         self.score_sum += fr.score
         setattr(self, fr.status, getattr(self, fr.status) + 1)
-
-    def merge(self, other: FieldAggregate) -> None:
-        self.score_sum += other.score_sum
-        self.scored += other.scored
-        self.match += other.match
-        self.mismatch += other.mismatch
-        self.omission += other.omission
-        self.hallucination += other.hallucination
 
     def to_dict(self) -> dict[str, Any]:
         return {"mean_score": self.mean_score, "score_sum": self.score_sum, "scored": self.scored,

@@ -118,29 +118,23 @@ def _type_name(value: Any) -> str:
 
 def infer_schema(instances: Iterable[Any]) -> dict[str, Any]:
     """Infer a resolved schema from gold instances: each node's type is that of its first
-    non-null value, object properties are the union of keys, array items pool every element."""
+    non-null value, object properties are the union of keys, array items pool every element.
+    (The rule lives in ``infer_node``; this is its tree written out as a mapping.)"""
+    from .registry import REGISTRY
+
     values = list(instances)
     if not values:
         raise SchemaError("infer_schema needs at least one instance")
-    return _infer(values)
+    return _as_mapping(infer_node(values, REGISTRY))
 
 
-def _infer(values: list[Any]) -> dict[str, Any]:
-    first = next((v for v in values if v is not None), None)
-    if first is None:
-        return {"type": "string"}
-    kind = _type_name(first)
-    if kind == "object":
-        keys: dict[str, None] = {}
-        dicts = [v for v in values if isinstance(v, Mapping)]
-        for d in dicts:
-            keys.update(dict.fromkeys(d))
-        return {"type": "object",
-                "properties": {k: _infer([d.get(k) for d in dicts]) for k in keys}}
-    if kind == "array":
-        pooled = [x for v in values if isinstance(v, (list, tuple)) for x in v]
-        return {"type": "array", "items": _infer(pooled) if pooled else {"type": "string"}}
-    return {"type": kind}
+def _as_mapping(node: SchemaNode) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": node.type}
+    if node.properties is not None:
+        out["properties"] = {k: _as_mapping(v) for k, v in node.properties.items()}
+    if node.items is not None:
+        out["items"] = _as_mapping(node.items)
+    return out
 
 
 def annotate_schema(schema: Mapping[str, Any], type_defaults: Mapping[str, str] | None = None) -> dict[str, Any]:

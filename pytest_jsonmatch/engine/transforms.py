@@ -48,9 +48,14 @@ def sort_tokens(text: str) -> str:
     return " ".join(sorted(text.split()))
 
 
-def strip_accents(text: str) -> str:
+def without_marks(text: str) -> str:
+    """``text`` decomposed (NFD) with its combining marks dropped: "é" -> "e"."""
     decomposed = unicodedata.normalize("NFD", text)
-    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not unicodedata.combining(c)))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def strip_accents(text: str) -> str:
+    return unicodedata.normalize("NFC", without_marks(text))
 
 
 def bind_round_digits(params: Mapping[str, Any] | None = None) -> TransformFn:

@@ -69,10 +69,6 @@ def check_finite(value: float, path: str, side: str) -> None:
                          f"(NaN and Infinity are not JSON)")
 
 
-def is_container(value: Any) -> bool:
-    return isinstance(value, (dict, list, tuple, Mapping))
-
-
 def json_equal(a: Any, b: Any, normalize: Callable[[str], str] | None = None) -> bool:
     """Deep JSON equality: types must agree (bool is not a number), numbers by value,
     arrays in order with the same length, objects with the same key set.
@@ -220,12 +216,6 @@ class PathPattern:
         return f"PathPattern({self.text!r})"
 
 
-def field_path_of(path: str) -> str:
-    """Fold the indices of an instance path away: ``items[2].sku`` -> ``items[].sku``."""
-    return _INDEX.sub("[]", path) if "[" in path else path
-
-
-_INDEX = re.compile(r"\[\d+\]")
 
 
 def error_at(prefix: str, exc: ParseError) -> ParseError:

@@ -75,7 +75,6 @@ class WalkConfig:
     array_threshold: float = 0.0
     schema: SchemaNode | None = None
     rules: tuple[FieldRule, ...] = ()
-    prune_ignored: bool = False
     registry: Registry = REGISTRY
 
 
@@ -390,24 +389,18 @@ class Walk:
                 return
             self.out.append(FieldResult(path, MISMATCH, 0.0, e, a, "", reason, fpath, apath))
             if cfg.count_extras:
-                self._extra_leaves(a, path, fpath, snode, depth, skip_first=True)
+                before = len(self.out)
+                self.one_sided(a, path, fpath, snode, HALLUCINATION, depth)
+                if len(self.out) > before:
+                    # one actual leaf already stands against the expected scalar as the mismatch
+                    del self.out[before]
             return
         before = len(self.out)
         self.one_sided(e, path, fpath, snode, OMISSION, depth)
         for i in range(before, len(self.out)):
-            fr = self.out[i]
-            self.out[i] = FieldResult(fr.path, fr.status, fr.score, fr.expected, a, fr.comparator,
-                                      f"actual holds {ta} here", fr.field_path, fr.actual_path)
+            self.out[i] = self.out[i]._replace(actual=a, reason=f"actual holds {ta} here")
         if cfg.count_extras:
             self.one_sided(a, path, fpath, snode, HALLUCINATION, depth)
-
-    def _extra_leaves(self, value: Any, path: str, fpath: str, snode: SchemaNode | None,
-                      depth: int, skip_first: bool) -> None:
-        before = len(self.out)
-        self.one_sided(value, path, fpath, snode, HALLUCINATION, depth)
-        if skip_first and len(self.out) > before:
-            # one actual leaf already stands against the expected scalar as the mismatch
-            del self.out[before]
 
     # -- arrays ---------------------------------------------------------------------------
 
