@@ -95,29 +95,90 @@ def identical_pairs(expected: Sequence[Any], actual: Sequence[Any]
     return kept, [], [j for j in range(len(actual)) if j not in used]
 
 
+# How far a pair must stand above every rival for the pairing to be taken without a solver:
+# far beyond the rounding a solver's sums can carry, so that it could not choose otherwise.
+DOMINANCE_MARGIN = 1e-9
+
+
+def dominant_pairs(rows: list[list[float]]) -> list[tuple[int, int, float]] | None:
+    """The optimal pairing, when every element of the shorter side has one partner that
+    scores strictly above all its other candidates and no two share that partner; else None.
+
+    No pairing can total more than the sum of those maxima, and this one reaches it while
+    every other pairing loses something: it is the unique optimum, the one any exact
+    assignment solver returns. A few elements, each with a clear match, is the common case.
+    """
+    n = len(rows)
+    m = len(rows[0]) if n else 0
+    lines = rows if n <= m else [list(column) for column in zip(*rows)]
+    chosen: list[tuple[int, int, float]] = []
+    taken: set[int] = set()
+    for k, line in enumerate(lines):
+        best = max(line)
+        at = line.index(best)
+        if at in taken or (len(line) > 1 and sorted(line)[-2] > best - DOMINANCE_MARGIN):
+            return None
+        taken.add(at)
+        chosen.append((k, at, best) if n <= m else (at, k, best))
+    if n > m:
+        chosen.sort()
+    return chosen
+
+
 def assign(scores: Any, keep_above: float, minimize_distance: bool = False
            ) -> tuple[list[tuple[int, int, float]], list[int], list[int]]:
     """Optimal one-to-one pairing maximising the total score; pairs scoring ``keep_above``
-    or less are dropped. ``minimize_distance`` solves on ``1 - score`` (structeval's form,
-    which breaks ties the same way it does)."""
-    n, m = scores.shape
+    or less are dropped. ``scores`` is a matrix, or a list of rows (small arrays), which
+    are first tried with ``dominant_pairs``. ``minimize_distance`` solves on ``1 - score``
+    (structeval's form, which breaks ties the same way it does)."""
+    chosen = None
+    if isinstance(scores, list):
+        chosen = dominant_pairs(scores)
+        n = len(scores)
+        m = len(scores[0]) if n else 0
+        if chosen is None and n and m:
+            import numpy as np
+
+            scores = np.array(scores, dtype=float)
+    else:
+        n, m = scores.shape
     if n == 0 or m == 0:
         return [], list(range(n)), list(range(m))
-    from scipy.optimize import linear_sum_assignment
+    if chosen is None:
+        from scipy.optimize import linear_sum_assignment
 
-    if minimize_distance:
-        rows, cols = linear_sum_assignment(1.0 - scores)
-    else:
-        rows, cols = linear_sum_assignment(scores, maximize=True)
-    kept = [(int(i), int(j), float(scores[i, j])) for i, j in zip(rows, cols) if scores[i, j] > keep_above]
-    kept.sort()
+        if minimize_distance:
+            rows, cols = linear_sum_assignment(1.0 - scores)
+        else:
+            rows, cols = linear_sum_assignment(scores, maximize=True)
+        chosen = [(int(i), int(j), float(scores[i, j])) for i, j in zip(rows, cols)]
+        chosen.sort()
+    kept = [pair for pair in chosen if pair[2] > keep_above]
     paired_e = {i for i, _, _ in kept}
     paired_a = {j for _, j, _ in kept}
     return kept, [i for i in range(n) if i not in paired_e], [j for j in range(m) if j not in paired_a]
 
 
-def _columns(flat: Sequence[dict[str, Any]]) -> dict[str, tuple[list[int], list[Any]]]:
-    cols: dict[str, tuple[list[int], list[Any]]] = {}
+# Elements as columns: each field's (element indices, values), and each element's count of
+# fields.
+Column = tuple[list[int], list[Any]]
+Columns = tuple[dict[str, Column], list[int]]
+
+
+def columns(flat: Sequence[dict[str, Any]]) -> Columns:
+    """Flattened elements ({field: value} each) as columns. Elements with the same fields
+    in the same order, the usual case, transpose in one step."""
+    sizes = [len(element) for element in flat]
+    if flat:
+        keys = list(flat[0])
+        for element in flat:
+            if len(element) != len(keys) or list(element) != keys:
+                break
+        else:
+            index = list(range(len(flat)))  # shared by the columns: read, never changed
+            return {key: (index, list(values))
+                    for key, values in zip(keys, zip(*[element.values() for element in flat]))}, sizes
+    cols: dict[str, Column] = {}
     for i, element in enumerate(flat):
         for path, value in element.items():
             col = cols.get(path)
@@ -125,7 +186,11 @@ def _columns(flat: Sequence[dict[str, Any]]) -> dict[str, tuple[list[int], list[
                 col = cols[path] = ([], [])
             col[0].append(i)
             col[1].append(value)
-    return cols
+    return cols, sizes
+
+
+def _uniform(sizes: list[int], k: int) -> bool:
+    return all(size == k for size in sizes)
 
 
 def _pair_value(tp: float, both: int, n_e: int, n_a: int, mode: str) -> float:
@@ -141,34 +206,40 @@ def _pair_value(tp: float, both: int, n_e: int, n_a: int, mode: str) -> float:
 ColumnAdd = Callable[[str, list[int], list[Any], list[int], list[Any], list[list[float]]], None]
 
 
-def pair_matrix_small(expected_flat: Sequence[dict[str, Any]], actual_flat: Sequence[dict[str, Any]],
-                      column_add: ColumnAdd, mode: str) -> Any:
-    """``pair_matrix`` for a few elements, in plain Python (same numbers): column by column,
-    ``column_add(field, rows, values, cols, values, tp)`` adding the field's pair scores
-    into ``tp``."""
-    import numpy as np
-
-    n, m = len(expected_flat), len(actual_flat)
+def pair_matrix_small(expected: Columns, actual: Columns, column_add: ColumnAdd, mode: str
+                      ) -> list[list[float]]:
+    """``pair_matrix`` for a few elements, in plain Python (same numbers, as a list of
+    rows): column by column, ``column_add(field, rows, values, cols, values, tp)`` adding
+    the field's pair scores into ``tp``."""
+    (e_cols, e_sizes), (a_cols, a_sizes) = expected, actual
+    n, m = len(e_sizes), len(a_sizes)
     tp = [[0.0] * m for _ in range(n)]
-    both = [[0] * m for _ in range(n)]
-    a_cols = _columns(actual_flat)
-    for rel, (ie, ve) in _columns(expected_flat).items():
+    shared = 0  # fields every element on both sides has
+    partial: list[tuple[list[int], list[int]]] = []
+    for rel, (ie, ve) in e_cols.items():
         a_col = a_cols.get(rel)
         if a_col is None:
             continue
         ia, va = a_col
-        for i in ie:
-            both_row = both[i]
-            for j in ia:
-                both_row[j] += 1
+        if len(ie) == n and len(ia) == m:
+            shared += 1
+        else:
+            partial.append((ie, ia))
         column_add(rel, ie, ve, ia, va, tp)
-    rows = [[_pair_value(tp[i][j], both[i][j], len(fe), len(fa), mode)
-             for j, fa in enumerate(actual_flat)] for i, fe in enumerate(expected_flat)]
-    return np.array(rows, dtype=float).reshape(n, m)
+    if not partial and shared and _uniform(e_sizes, shared) and _uniform(a_sizes, shared):
+        # same k fields on every element: similarity and F1 are both tp / k
+        return [[x / shared for x in row] for row in tp]
+    both = [[shared] * m for _ in range(n)]  # fields the pair has in common
+    for ie, ia in partial:
+        for i in ie:
+            row = both[i]
+            for j in ia:
+                row[j] += 1
+    return [[_pair_value(t, b, size_e, size_a, mode) for t, b, size_a in zip(tp_row, both_row, a_sizes)]
+            for tp_row, both_row, size_e in zip(tp, both, e_sizes)]
 
 
-def pair_matrix(expected_flat: Sequence[dict[str, Any]], actual_flat: Sequence[dict[str, Any]],
-                leaf_matrix: LeafMatrix, mode: str) -> Any:
+def pair_matrix(expected: Columns, actual: Columns, leaf_matrix: LeafMatrix, mode: str) -> Any:
     """Score every (expected, actual) element pair from their flattened fields.
 
     ``mode="similarity"``: the mean leaf score over the union of the pair's field paths
@@ -178,25 +249,24 @@ def pair_matrix(expected_flat: Sequence[dict[str, Any]], actual_flat: Sequence[d
     """
     import numpy as np
 
-    n, m = len(expected_flat), len(actual_flat)
-    e_cols, a_cols = _columns(expected_flat), _columns(actual_flat)
+    (e_cols, e_sizes), (a_cols, a_sizes) = expected, actual
+    n, m = len(e_sizes), len(a_sizes)
     tp: Any = None
-    full = True  # every element on both sides has every column: the arithmetic simplifies
+    shared = 0
     partial_both = None
     for path, (ie, ve) in e_cols.items():
         a_col = a_cols.get(path)
         if a_col is None:
-            full = False
             continue
         ia, va = a_col
         block = np.asarray(leaf_matrix(path, ve, va), dtype=float)
         if len(ie) == n and len(ia) == m:
+            shared += 1
             if tp is None:
                 tp = block.copy() if block.base is not None or not block.flags.writeable else block
             else:
                 tp += block
             continue
-        full = False
         if tp is None:
             tp = np.zeros((n, m))
         if partial_both is None:
@@ -206,18 +276,15 @@ def pair_matrix(expected_flat: Sequence[dict[str, Any]], actual_flat: Sequence[d
         partial_both[idx] += 1.0
     if tp is None:
         tp = np.zeros((n, m))
-    columns = len(e_cols)
-    if full and len(a_cols) == columns and columns:
+    if partial_both is None and shared and _uniform(e_sizes, shared) and _uniform(a_sizes, shared):
         # same k fields on every element: similarity and F1 are both tp / k
-        tp /= columns
+        tp /= shared
         return tp
-    full_columns = sum(1 for p, (ie, _) in e_cols.items()
-                       if len(ie) == n and p in a_cols and len(a_cols[p][0]) == m)
     both = partial_both if partial_both is not None else np.zeros((n, m))
-    if full_columns:
-        both += full_columns
-    e_count = np.array([len(d) for d in expected_flat], dtype=float)[:, None]
-    a_count = np.array([len(d) for d in actual_flat], dtype=float)[None, :]
+    if shared:
+        both += shared
+    e_count = np.array(e_sizes, dtype=float)[:, None]
+    a_count = np.array(a_sizes, dtype=float)[None, :]
     # in place, few temporaries: these matrices can hold tens of millions of pairs
     if mode == "similarity":
         union = both

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +42,13 @@ class BoundComparator:
     batch: bool = False
     params: Mapping[str, Any] | None = None
     trusted: bool = True  # built-ins; other scores are checked to lie in [0, 1]
+    # Equal scalars score exactly 1, so the walk may skip the call: true of every built-in
+    # but ``oneof`` (its score ignores the expected value); unknown for custom ones.
+    equal_one: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "equal_one",
+                           self.trusted and not self.batch and self.name != "oneof")
 
 
 def _is_number(value: Any) -> bool:

@@ -18,13 +18,14 @@ from .errors import ParseError
 from .results import f_beta, precision_recall
 from .schema import SchemaNode
 from .transforms import TransformFn
-from .values import (_TYPE_OF, ARRAY, NULL, OBJECT, _tokens as _path_tokens, check_finite,
+from .values import (_SEGMENTS, _TYPE_OF, ARRAY, NULL, OBJECT, _tokens as _path_tokens, check_finite,
                      error_at, index_segment, json_type, key_segment)
 
 if TYPE_CHECKING:
     from .walk import Walk
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_INT_FLOAT = {int, float}
 
 # Up to this many element pairs, pair scores are computed in plain Python: for a handful of
 # elements, numpy's per-call overhead costs more than the arithmetic.
@@ -56,32 +57,35 @@ class PairScores:
         self.walk, self.cfg, self.path, self.items = walk, walk.cfg, path, items
 
     def matrix(self, e: list[Any], a: list[Any], mode: str) -> Any:
-        """The len(e) x len(a) matrix of pair scores (``similarity`` or ``f1``)."""
-        flat_e = self._flatten_all(e, "expected")
-        flat_a = self._flatten_all(a, "actual") if flat_e is not None else None
-        if flat_e is not None and flat_a is not None:
+        """The len(e) x len(a) pair scores (``similarity`` or ``f1``): a matrix, or for a
+        few elements a list of rows."""
+        cols_e = self._columns_of(e, "expected")
+        cols_a = self._columns_of(a, "actual") if cols_e is not None else None
+        if cols_e is not None and cols_a is not None:
             try:
                 if len(e) * len(a) <= SMALL_PAIRS:
-                    return _align.pair_matrix_small(flat_e, flat_a, self._column_add, mode)
-                return _align.pair_matrix(flat_e, flat_a, self._leaf_matrix_for(), mode)
+                    return _align.pair_matrix_small(cols_e, cols_a, self._column_add, mode)
+                return _align.pair_matrix(cols_e, cols_a, self._leaf_matrix_for(), mode)
             except NeedWalk:
                 pass  # a judge scores these fields: it must see them all in one call
             except Exception:  # noqa: BLE001 - find the field, then report it by name
-                self._locate_failure(flat_e, flat_a)
+                self._locate_failure(cols_e[0], cols_a[0])
                 raise
         return self._by_walk(e, a)
 
-    def _locate_failure(self, flat_e: list[dict[str, Any]], flat_a: list[dict[str, Any]]) -> None:
+    def _locate_failure(self, cols_e: dict[str, _align.Column], cols_a: dict[str, _align.Column]
+                        ) -> None:
         """Column-wise scoring failed somewhere: score pair by pair to raise the error at the
         field it happened in (``items[3].price``), as the walk would."""
-        path = self.path
-        for i, fe in enumerate(flat_e):
-            for rel, ev in fe.items():
-                where = index_segment(path, i) + ("" if not rel or rel.startswith("[") else ".") + rel
+        for rel, (ie, ve) in cols_e.items():
+            other = cols_a.get(rel)
+            if other is None:
+                continue
+            for i, x in zip(ie, ve):
+                where = index_segment(self.path, i) + ("" if not rel or rel.startswith("[") else ".") + rel
                 score = self._column_score(rel, where)
-                for fa in flat_a:
-                    if rel in fa:
-                        score(ev, fa[rel])
+                for y in other[1]:
+                    score(x, y)
 
     def _by_walk(self, e: list[Any], a: list[Any]) -> Any:
         """The general case (nested arrays with their own alignment, batch comparators):
@@ -99,23 +103,31 @@ class PairScores:
                 out[i, j] = f_beta(*precision_recall(sub.out))
         return out
 
-    def _flatten_all(self, elements: list[Any], side: str) -> list[dict[str, Any]] | None:
-        """Each element as {relative field path: leaf value}, or None when the elements
-        cannot be scored column by column and need a walk per pair."""
+    def _columns_of(self, elements: list[Any], side: str) -> _align.Columns | None:
+        """The elements' fields as columns, or None when the elements cannot be scored
+        column by column and need a walk per pair."""
         cfg, path, items = self.cfg, self.path, self.items
         if cfg.rules and any(_names_an_index(r.pattern.text) for r in cfg.rules):
             return None  # a rule for one index cannot be resolved per column
-        flatten = self._flatten_f1 if cfg.schema_driven else self._flatten_similarity
-        out = []
+        if not cfg.schema_driven:
+            cols: dict[str, _align.Column] = {}
+            sizes = []
+            for i, element in enumerate(elements):
+                try:
+                    sizes.append(self._collect_similarity(element, "", i, cols, side))
+                except ParseError as exc:
+                    raise error_at(index_segment(path, i), exc) from None
+            return cols, sizes
+        flat_all = []
         for i, element in enumerate(elements):
             flat: dict[str, Any] = {}
             try:
-                if not flatten(element, "", items, flat, side):
+                if not self._flatten_f1(element, "", items, flat, side):
                     return None
             except ParseError as exc:
                 raise error_at(index_segment(path, i), exc) from None
-            out.append(flat)
-        return out
+            flat_all.append(flat)
+        return _align.columns(flat_all)
 
     def _flatten_f1(self, value: Any, rel: str, items: SchemaNode | None, out: dict[str, Any],
                     side: str) -> bool:
@@ -157,32 +169,55 @@ class PairScores:
             out[key_segment(rel, key)] = child
         return True
 
-    def _flatten_similarity(self, value: Any, rel: str, items: SchemaNode | None,
-                            out: dict[str, Any], side: str) -> bool:
-        """structural_f1: nested objects flatten; nested arrays are compared after pairing
-        and take no part in the similarity; a null counts as absent."""
+    def _collect_similarity(self, value: Any, rel: str, i: int, cols: dict[str, _align.Column],
+                            side: str) -> int:
+        """structural_f1: add element ``i``'s fields to ``cols``; returns how many it has.
+        Nested objects flatten; nested arrays are compared after pairing and take no part
+        in the similarity; a null counts as absent."""
         tag = json_type(value)
         if tag == OBJECT:
+            count = 0
+            segment_forms = _SEGMENTS.get
             for key, child in value.items():
+                forms = segment_forms(key)
+                crel = key_segment(rel, key) if forms is None else (
+                    rel + forms[1] if rel else forms[0])
                 kind = type(child)
                 if kind is str or kind is int or kind is bool:  # the common leaves, inline
-                    out[key_segment(rel, key)] = child
+                    col = cols.get(crel)
+                    if col is None:
+                        cols[crel] = ([i], [child])
+                    else:
+                        col[0].append(i)
+                        col[1].append(child)
+                    count += 1
                 elif child is not None:
-                    self._flatten_similarity(child, key_segment(rel, key), None, out, side)
-        elif tag == ARRAY:
-            if not rel:  # an element that is itself an array: its items, by index, are its fields
-                for i, child in enumerate(value):
-                    self._flatten_similarity(child, f"[{i}]", None, out, side)
-        elif tag != NULL:
-            if type(value) is float:
-                check_finite(value, rel, side)
-            out[rel] = value
-        return True
+                    count += self._collect_similarity(child, crel, i, cols, side)
+            return count
+        if tag == ARRAY:
+            if rel:
+                return 0
+            # an element that is itself an array: its items, by index, are its fields
+            return sum(self._collect_similarity(child, f"[{k}]", i, cols, side)
+                       for k, child in enumerate(value))
+        if tag == NULL:
+            return 0
+        if type(value) is float:
+            check_finite(value, rel, side)
+        col = cols.get(rel)
+        if col is None:
+            cols[rel] = ([i], [value])
+        else:
+            col[0].append(i)
+            col[1].append(value)
+        return 1
 
     def _comparator_for(self, rel: str) -> tuple[BoundComparator | None, TransformFn | None]:
         """The comparator and transform set for field ``rel`` of the elements of the array at
         ``path`` (resolved once per column; None: the metric's per-type policy)."""
         cfg, path, items = self.cfg, self.path, self.items
+        if items is None and not cfg.rules:
+            return None, None  # nothing but the metric's per-type comparators
         full = path + "[0]" + ("" if rel == "" else (rel if rel.startswith("[") else "." + rel))
         snode = items
         if cfg.schema_driven and items is not None and items.properties is not None and rel:
@@ -309,6 +344,11 @@ def _matrix(comp: BoundComparator, ve: list[Any], va: list[Any], rel: str) -> An
 
 
 def _by_type(index: list[int], values: list[Any]) -> dict[str, tuple[list[int], list[Any]]]:
+    kinds = set(map(type, values))
+    if len(kinds) == 1 or kinds == _INT_FLOAT:  # a column of one type, the usual case
+        tag = _TYPE_OF.get(next(iter(kinds)))
+        if tag is not None:
+            return {tag: (index, values)}
     groups: dict[str, tuple[list[int], list[Any]]] = {}
     for i, v in zip(index, values):
         tag = _TYPE_OF.get(type(v)) or json_type(v)

@@ -44,9 +44,9 @@ class FieldResult(NamedTuple):
         return self.path or "$"
 
 
-@dataclass(frozen=True, slots=True)
-class Pairing:
-    """How array pairing matched elements: expected index -> actual index, with the pair's score."""
+class Pairing(NamedTuple):
+    """How array pairing matched elements: expected index -> actual index, with the pair's
+    score (a NamedTuple, like FieldResult: one per paired element)."""
 
     path: str
     expected_index: int

@@ -17,15 +17,18 @@ from .errors import ComparatorError, JsonMatchError, ParseError
 from .registry import REGISTRY, BatchItem, Registry, check_score
 from .results import (HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldResult,
                       FloorFailure, Pairing)
-from .pair_scores import NeedJudgeFirst, PairScores
+from .pair_scores import SMALL_PAIRS, NeedJudgeFirst, PairScores
 from .schema import ORDERED, Align, SchemaNode, infer_node
 from .transforms import TransformFn
-from .values import (_TYPE_OF, ARRAY, MISSING, NULL, OBJECT, PathPattern, check_finite,
+from .values import (_SEGMENTS, _TYPE_OF, ARRAY, MISSING, NULL, OBJECT, PathPattern, check_finite,
                      display_path, error_at, index_segment, json_equal, json_type, key_segment)
 
 # Python types whose values are JSON scalars, for the inline fast path (exact types only:
 # subclasses and oddities take the general path, which checks them).
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+# A FieldResult built straight from a tuple: the NamedTuple's own __new__ is a Python
+# function taking keywords, and costs three times as much (one per field, every field).
+new_tuple = tuple.__new__
 
 
 
@@ -268,6 +271,7 @@ class Walk:
         leaf_below = depth + 1 == cfg.leaf_depth
         policy = cfg.type_policy
         out = self.out
+        segment_forms = _SEGMENTS.get
         for key, ev in e.items():
             av = a.get(key, MISSING)
             if inline and av is not MISSING:
@@ -287,15 +291,26 @@ class Walk:
                 elif type(ev) in _SCALARS and type(av) in _SCALARS:
                     comp = policy[_TYPE_OF[type(ev)]]
                 if comp is not None:
-                    try:
-                        score = comp.score(ev, av)
-                    except ParseError as exc:  # NaN deep inside a whole-value comparison
-                        raise error_at(key_segment(path, key), exc) from None
-                    cpath = key_segment(path, key)
-                    out.append(FieldResult(
+                    tv = type(ev)
+                    if tv is type(av) and tv in _SCALARS and ev == av and comp.equal_one:
+                        score = 1.0  # most fields: equal, and the call would say 1
+                    else:
+                        try:
+                            score = comp.score(ev, av)
+                        except ParseError as exc:  # NaN deep inside a whole-value comparison
+                            raise error_at(key_segment(path, key), exc) from None
+                    forms = segment_forms(key)
+                    if forms is None:
+                        cpath = key_segment(path, key)
+                        cfpath = cpath if fpath == path else key_segment(fpath, key)
+                        capath = key_segment(apath, key) if apath is not None else None
+                    else:  # key_segment, inlined: three paths per field add up
+                        cpath = path + forms[1] if path else forms[0]
+                        cfpath = cpath if fpath == path else (fpath + forms[1] if fpath else forms[0])
+                        capath = None if apath is None else (apath + forms[1] if apath else forms[0])
+                    out.append(new_tuple(FieldResult, (
                         cpath, MATCH if score >= 1.0 else MISMATCH, score, ev, av, comp.name, "",
-                        cpath if fpath == path else key_segment(fpath, key),
-                        key_segment(apath, key) if apath is not None else None))
+                        cfpath, capath)))
                     continue
             cpath = key_segment(path, key)
             cfpath = key_segment(fpath, key)
@@ -415,6 +430,8 @@ class Walk:
         scored: list[tuple[int, int, float]] | None = None
         if cfg.array_mode == "similarity":
             found = self._identical(e, a, items) if cfg.array_threshold < 1.0 else None
+            if not (e and a):
+                found = [], list(range(len(e))), list(range(len(a)))
             if found is None:
                 scores = PairScores(self, path, items).matrix(e, a, "similarity")
                 found = _align.assign(scores, cfg.array_threshold, minimize_distance=True)
@@ -428,14 +445,17 @@ class Walk:
                 pairs, lone_e, lone_a = _align.key_field_pairs(e, a, mode.key)  # type: ignore[arg-type]
             else:
                 found = self._identical(e, a, items)
+                if not (e and a):
+                    found = [], list(range(len(e))), list(range(len(a)))
                 if found is None:
                     found = _align.assign(PairScores(self, path, items).matrix(e, a, "f1"), 0.0)
                 scored, lone_e, lone_a = found
                 pairs = [(i, j) for i, j, _ in scored]
         if scored is not None or (pairs and any(i != j for i, j in pairs)):
-            score_of = {(i, j): sc for i, j, sc in scored} if scored is not None else {}
-            for i, j in pairs:
-                self.pairings.append(Pairing(display_path(path), i, j, score_of.get((i, j), 1.0)))
+            where = display_path(path)
+            self.pairings.extend(
+                [new_tuple(Pairing, (where, i, j, sc)) for i, j, sc in scored] if scored is not None
+                else [new_tuple(Pairing, (where, i, j, 1.0)) for i, j in pairs])
         base_a = apath if apath is not None else path
         for i, j in pairs:
             child_apath = index_segment(base_a, j) if (i != j or apath is not None) else None
@@ -461,6 +481,12 @@ class Walk:
         if not all(_gives_equal_one(c) for c in self.cfg.type_policy.values()):
             return None
         if items is not None and not _schema_gives_equal_one(items):
+            return None
+        if len(e) * len(a) <= SMALL_PAIRS:
+            # A few elements: their pair scores are cheap and pairing by them is exact, so
+            # only an in-order copy, the commonest case, is worth catching first.
+            if e == a and _strictly_equal(e, a):
+                return [(i, i, 1.0) for i in range(len(e))], [], []
             return None
         return _align.identical_pairs(e, a)
 
@@ -521,6 +547,15 @@ def _schema_gives_equal_one(node: SchemaNode) -> bool:
     if node.items is not None:
         children.append(node.items)
     return all(_schema_gives_equal_one(child) for child in children)
+
+
+def _strictly_equal(e: list[Any], a: list[Any]) -> bool:
+    """``e == a`` under JSON's rules too (Python's also says ``True == 1``); a NaN, which the
+    walk reports by its field, is not equal."""
+    try:
+        return json_equal(e, a)
+    except ParseError:
+        return False
 
 
 def _inferred_leaf(value: Any) -> bool:
