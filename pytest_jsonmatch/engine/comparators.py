@@ -9,6 +9,7 @@ call per pair.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
 
 ScoreFn = Callable[[Any, Any], float]
 MatrixFn = Callable[[Sequence[Any], Sequence[Any]], "np.ndarray"]
+# add_nonzero(expected values, actual values, their rows, their columns, tp): see below
+SparseAddFn = Callable[[Sequence[Any], Sequence[Any], Sequence[int], Sequence[int],
+                        list[dict[int, float]]], None]
 
 
 @dataclass(frozen=True)
@@ -32,8 +36,11 @@ class BoundComparator:
     """A comparator with its parameters applied.
 
     ``score(expected, actual)`` returns a float in [0, 1]. ``matrix`` (optional) returns the
-    len(expected) x len(actual) matrix of the same scores. ``batch`` comparators are not
-    called per leaf: they receive every field of a record that uses them in one call.
+    len(expected) x len(actual) matrix of the same scores. ``add_nonzero`` (optional), given
+    values of one JSON type, adds the score of every pair that scores above 0 into
+    ``tp[rows[k]][cols[l]]``, finding those pairs without visiting the others (by hashing, a
+    token index or a sorted window): most pairs of a pairing score 0. ``batch`` comparators
+    are not called per leaf: they receive every field of a record that uses them in one call.
     """
 
     name: str
@@ -42,6 +49,7 @@ class BoundComparator:
     batch: bool = False
     params: Mapping[str, Any] | None = None
     trusted: bool = True  # built-ins; other scores are checked to lie in [0, 1]
+    add_nonzero: SparseAddFn | None = None
     # Equal scalars score exactly 1, so the walk may skip the call: true of every built-in
     # but ``oneof`` (its score ignores the expected value); unknown for custom ones.
     equal_one: bool = field(init=False, repr=False, compare=False)
@@ -140,6 +148,32 @@ def _equality_matrix(key: Callable[[Any], Any]) -> MatrixFn:
     return matrix
 
 
+def _equal_pairs(key: Callable[[Any], Any]) -> SparseAddFn:
+    """``add_nonzero`` of a comparator scoring 1 for equal ``key`` and 0 otherwise."""
+
+    def add_nonzero(xs: Sequence[Any], ys: Sequence[Any], rows: Sequence[int], cols: Sequence[int],
+                    tp: list[dict[int, float]]) -> None:
+        partners: dict[Any, list[int]] = {}
+        for j, y in zip(cols, ys):
+            partners.setdefault(key(y), []).append(j)
+        for i, x in zip(rows, xs):
+            found = partners.get(key(x))
+            if found:
+                row = tp[i]
+                for j in found:
+                    row[j] = row.get(j, 0.0) + 1.0
+
+    return add_nonzero
+
+
+_HASHABLE = frozenset({str, int, float, bool, type(None)})
+
+
+def _scalar_key(value: Any) -> Any:
+    # within one JSON type, a scalar is its own key (1 and 1.0 hash alike, as JSON wants)
+    return value if type(value) in _HASHABLE else canonical_key(value)
+
+
 def _typed_block(accepts: Callable[[Any], bool], block: Callable[[list[Any], list[Any]], Any]) -> MatrixFn:
     """A matrix function scoring the values ``accepts`` takes with one vectorised ``block``
     call. Every built-in comparator scores other pairs by exact JSON equality, so those
@@ -191,7 +225,7 @@ def _exact(e: Any, a: Any) -> float:
 
 def bind_exact(params: Mapping[str, Any] | None = None) -> BoundComparator:
     _params("exact", params, set())
-    return BoundComparator("exact", _exact, _exact_matrix)
+    return BoundComparator("exact", _exact, _exact_matrix, add_nonzero=_equal_pairs(_scalar_key))
 
 
 # --- normalized (Galtea): NFD, drop combining marks, casefold; recursive over strings -------
@@ -226,7 +260,8 @@ def _normalize_deep(value: Any) -> Any:
 
 def bind_normalized(params: Mapping[str, Any] | None = None) -> BoundComparator:
     _params("normalized", params, set())
-    return BoundComparator("normalized", _normalized, _equality_matrix(_normalized_key))
+    return BoundComparator("normalized", _normalized, _equality_matrix(_normalized_key),
+                           add_nonzero=_equal_pairs(_normalized_key))
 
 
 # --- numeric (struct-extract-eval): binary within tolerance ---------------------------------
@@ -299,7 +334,9 @@ def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
 
     matrix = None if coerce else _numbers_only(lambda e, a: _np().asarray(within(e, a), dtype=float),
                                                halfwidth)
-    return BoundComparator("numeric", score, matrix, params=dict(params or {}))
+    plain = abs_tol is None and rel_tol is None and not coerce
+    return BoundComparator("numeric", score, matrix, params=dict(params or {}),
+                           add_nonzero=_equal_pairs(_scalar_key) if plain else None)
 
 
 # --- oneof -----------------------------------------------------------------------------
@@ -406,9 +443,41 @@ def _jaccard_block(e: list[str], a: list[str]) -> Any:
     return inter
 
 
+def _jaccard_nonzero(xs: Sequence[str], ys: Sequence[str], rows: Sequence[int],
+                     cols: Sequence[int], tp: list[dict[int, float]]) -> None:
+    """Only pairs sharing a token score (and pairs of two token-less strings): found
+    through an index from token to the actual strings holding it."""
+    holders: dict[str, list[int]] = {}
+    sizes: dict[int, int] = {}
+    blank: list[int] = []
+    for j, y in zip(cols, ys):
+        ty = _tokens(y)
+        if not ty:
+            blank.append(j)
+            continue
+        sizes[j] = len(ty)
+        for token in ty:
+            holders.setdefault(token, []).append(j)
+    for i, x in zip(rows, xs):
+        tx = _tokens(x)
+        row = tp[i]
+        if not tx:
+            for j in blank:
+                row[j] = row.get(j, 0.0) + 1.0
+            continue
+        shared: dict[int, int] = {}
+        for token in tx:
+            for j in holders.get(token, ()):
+                shared[j] = shared.get(j, 0) + 1
+        size = len(tx)
+        for j, inter in shared.items():
+            row[j] = row.get(j, 0.0) + inter / (size + sizes[j] - inter)
+
+
 def bind_jaccard(params: Mapping[str, Any] | None = None) -> BoundComparator:
     _params("jaccard", params, set())
-    return BoundComparator("jaccard", _jaccard, _strings_only(_jaccard_block))
+    return BoundComparator("jaccard", _jaccard, _strings_only(_jaccard_block),
+                           add_nonzero=_jaccard_nonzero)
 
 
 # --- relative number (UiPath): 1 - |e - a| / |e|, floored at 0 ------------------------------
@@ -472,8 +541,27 @@ def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
     def halfwidth(e: Any) -> Any:
         return _np().full(len(e), t)
 
+    def add_nonzero(xs: Sequence[Any], ys: Sequence[Any], rows: Sequence[int], cols: Sequence[int],
+                    tp: list[dict[int, float]]) -> None:
+        # only values within t score: a sorted window per expected value, searched twice as
+        # wide as t so that rounding in the bounds never loses a pair the test below keeps
+        ordered = sorted(zip(map(float, ys), cols))
+        keys = [y for y, _ in ordered]
+        reach = 2 * t
+        for i, x in zip(rows, xs):
+            fx = float(x)
+            row = tp[i]
+            for k in range(bisect_left(keys, fx - reach), len(keys)):
+                fy, j = ordered[k]
+                if fy > fx + reach:
+                    break
+                d = abs(fx - fy)
+                if d <= t:
+                    row[j] = row.get(j, 0.0) + (1.0 if w == 0 else 1.0 - (d / t) ** power)
+
     return BoundComparator(
-        "threshold", score, _numbers_only(pair_score, halfwidth), params={"threshold": t, "weighting": w}
+        "threshold", score, _numbers_only(pair_score, halfwidth), params={"threshold": t, "weighting": w},
+        add_nonzero=add_nonzero,
     )
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import align as _align
-from .comparators import BoundComparator, _tokens
+from .comparators import BoundComparator
 from .errors import ParseError
 from .results import f_beta, precision_recall
 from .schema import SchemaNode
@@ -183,7 +183,8 @@ class PairScores:
                 crel = key_segment(rel, key) if forms is None else (
                     rel + forms[1] if rel else forms[0])
                 kind = type(child)
-                if kind is str or kind is int or kind is bool:  # the common leaves, inline
+                if kind is str or kind is int or kind is bool or (
+                        kind is float and child - child == 0.0):  # the common leaves, inline
                     col = cols.get(crel)
                     if col is None:
                         cols[crel] = ([i], [child])
@@ -231,10 +232,10 @@ class PairScores:
         return comp, (s.transform if s is not None else None)
 
     def _column_add(self, rel: str, ie: list[int], ve: list[Any], ia: list[int], va: list[Any],
-                    tp: list[list[float]]) -> None:
-        """Add the pair scores of field ``rel`` into ``tp`` (small arrays). The metric's own
-        string and number comparators get loops of their own, the values prepared once per
-        column (token sets, floats); anything else goes through ``_column_score``."""
+                    tp: list[dict[int, float]]) -> None:
+        """Add the pair scores of field ``rel`` into ``tp`` (small arrays; row dicts, pairs
+        scoring 0 left out). Comparators that can find their non-zero pairs directly
+        (``add_nonzero``) do; anything else scores every pair through ``_column_score``."""
         comp, transform = self._comparator_for(rel)
         if comp is None and transform is None:
             groups_e, groups_a = _by_type(ie, ve), _by_type(ia, va)
@@ -243,21 +244,23 @@ class PairScores:
                 other = groups_a.get(tag)
                 if other is None:
                     continue  # values of different types score 0
-                add = _COLUMN_LOOPS.get((tag, policy[tag].name))
-                if add is None:
+                add_nonzero = policy[tag].add_nonzero
+                if add_nonzero is None:
                     self._generic_add(rel, rows, xs, other[0], other[1], tp)
                 else:
-                    add(rows, xs, other[0], other[1], tp, policy[tag].params)
+                    add_nonzero(xs, other[1], rows, other[0], tp)
             return
         self._generic_add(rel, ie, ve, ia, va, tp)
 
     def _generic_add(self, rel: str, ie: list[int], ve: list[Any], ia: list[int], va: list[Any],
-                     tp: list[list[float]]) -> None:
+                     tp: list[dict[int, float]]) -> None:
         score = self._column_score(rel)
         for i, x in zip(ie, ve):
             row = tp[i]
             for j, y in zip(ia, va):
-                row[j] += score(x, y)
+                value = score(x, y)
+                if value:
+                    row[j] = row.get(j, 0.0) + value
 
     def _column_score(self, rel: str, where: str = "") -> Callable[[Any, Any], float]:
         """The function scoring two values of field ``rel``. Built-in comparators give equal
@@ -358,52 +361,3 @@ def _by_type(index: list[int], values: list[Any]) -> dict[str, tuple[list[int], 
         group[0].append(i)
         group[1].append(v)
     return groups
-
-
-def _add_jaccard(ie: list[int], ve: list[str], ia: list[int], va: list[str],
-                 tp: list[list[float]], params: Any) -> None:
-    tokens_a = [(j, y, _tokens(y)) for j, y in zip(ia, va)]
-    for i, x in zip(ie, ve):
-        row, tx = tp[i], _tokens(x)
-        size = len(tx)
-        for j, y, ty in tokens_a:
-            if x == y:
-                row[j] += 1.0
-                continue
-            shared = len(tx & ty)
-            if shared:
-                row[j] += shared / (size + len(ty) - shared)
-            elif not size and not ty:
-                row[j] += 1.0  # two strings without tokens
-
-
-def _add_threshold(ie: list[int], ve: list[Any], ia: list[int], va: list[Any],
-                   tp: list[list[float]], params: Any) -> None:
-    t, w = params["threshold"], params["weighting"]
-    power = 1.0 / w if w else 0.0
-    floats_a = [(j, float(y)) for j, y in zip(ia, va)]
-    for i, x in zip(ie, ve):
-        row, fx = tp[i], float(x)
-        for j, fy in floats_a:
-            d = abs(fx - fy)
-            if d <= t:
-                row[j] += 1.0 if w == 0 else 1.0 - (d / t) ** power
-
-
-def _add_equal(ie: list[int], ve: list[Any], ia: list[int], va: list[Any],
-               tp: list[list[float]], params: Any) -> None:
-    for i, x in zip(ie, ve):
-        row = tp[i]
-        for j, y in zip(ia, va):
-            if x == y:  # same JSON type here: booleans with booleans, nulls with nulls
-                row[j] += 1.0
-
-
-# (type, comparator name) -> a loop adding that comparator's scores for a column
-_COLUMN_LOOPS = {
-    ("string", "jaccard"): _add_jaccard,
-    ("number", "threshold"): _add_threshold,
-    ("boolean", "exact"): _add_equal,
-    ("null", "exact"): _add_equal,
-    ("string", "exact"): _add_equal,
-}
