@@ -203,19 +203,19 @@ def _pair_value(tp: float, both: int, n_e: int, n_a: int, mode: str) -> float:
     return 2 * precision * recall / total if total > 0 else 0.0
 
 
-ColumnAdd = Callable[[str, list[int], list[Any], list[int], list[Any], list[dict[int, float]]], None]
+ColumnAdd = Callable[[str, list[int], list[Any], list[int], list[Any], list[list[float]]], None]
 
 
 def pair_matrix_small(expected: Columns, actual: Columns, column_add: ColumnAdd, mode: str
                       ) -> list[list[float]]:
     """``pair_matrix`` for a few elements, in plain Python (same numbers, as a list of
     rows): column by column, ``column_add(field, rows, values, cols, values, tp)`` adds the
-    field's non-zero pair scores into ``tp``, one dict per expected element."""
+    field's pair scores into ``tp``."""
     (e_cols, e_sizes), (a_cols, a_sizes) = expected, actual
     n, m = len(e_sizes), len(a_sizes)
-    tp: list[dict[int, float]] = [{} for _ in range(n)]
+    tp = [[0.0] * m for _ in range(n)]
     shared = 0  # fields every element on both sides has
-    partial: list[tuple[set[int], set[int]]] = []
+    partial: list[tuple[list[int], list[int]]] = []
     for rel, (ie, ve) in e_cols.items():
         a_col = a_cols.get(rel)
         if a_col is None:
@@ -224,27 +224,19 @@ def pair_matrix_small(expected: Columns, actual: Columns, column_add: ColumnAdd,
         if len(ie) == n and len(ia) == m:
             shared += 1
         else:
-            partial.append((set(ie), set(ia)))
+            partial.append((ie, ia))
         column_add(rel, ie, ve, ia, va, tp)
-    fieldless_a = [j for j, size in enumerate(a_sizes) if not size]
-    similarity = mode == "similarity"
-    rows = []
-    for i, (found, size_e) in enumerate(zip(tp, e_sizes)):
-        row = [0.0] * m  # no field scored: 0, unless neither element has a field
-        if not size_e:
-            for j in fieldless_a:
-                row[j] = 1.0
-        for j, score in found.items():
-            both = shared  # fields the pair has in common
-            for in_e, in_a in partial:
-                if i in in_e and j in in_a:
-                    both += 1
-            if similarity:
-                row[j] = score / (size_e + a_sizes[j] - both)
-            else:
-                row[j] = _pair_value(score, both, size_e, a_sizes[j], mode)
-        rows.append(row)
-    return rows
+    if not partial and shared and _uniform(e_sizes, shared) and _uniform(a_sizes, shared):
+        # same k fields on every element: similarity and F1 are both tp / k
+        return [[x / shared for x in row] for row in tp]
+    both = [[shared] * m for _ in range(n)]  # fields the pair has in common
+    for ie, ia in partial:
+        for i in ie:
+            row = both[i]
+            for j in ia:
+                row[j] += 1
+    return [[_pair_value(t, b, size_e, size_a, mode) for t, b, size_a in zip(tp_row, both_row, a_sizes)]
+            for tp_row, both_row, size_e in zip(tp, both, e_sizes)]
 
 
 def pair_matrix(expected: Columns, actual: Columns, leaf_matrix: LeafMatrix, mode: str) -> Any:

@@ -12,7 +12,6 @@ import math
 from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from rapidfuzz.distance import Levenshtein
@@ -26,9 +25,9 @@ if TYPE_CHECKING:
 
 ScoreFn = Callable[[Any, Any], float]
 MatrixFn = Callable[[Sequence[Any], Sequence[Any]], "np.ndarray"]
-# add_nonzero(expected values, actual values, their rows, their columns, tp): see below
+# add_scores(expected values, actual values, their rows, their columns, tp): see below
 SparseAddFn = Callable[[Sequence[Any], Sequence[Any], Sequence[int], Sequence[int],
-                        list[dict[int, float]]], None]
+                        list[list[float]]], None]
 
 
 @dataclass(frozen=True)
@@ -36,11 +35,11 @@ class BoundComparator:
     """A comparator with its parameters applied.
 
     ``score(expected, actual)`` returns a float in [0, 1]. ``matrix`` (optional) returns the
-    len(expected) x len(actual) matrix of the same scores. ``add_nonzero`` (optional), given
-    values of one JSON type, adds the score of every pair that scores above 0 into
-    ``tp[rows[k]][cols[l]]``, finding those pairs without visiting the others (by hashing, a
-    token index or a sorted window): most pairs of a pairing score 0. ``batch`` comparators
-    are not called per leaf: they receive every field of a record that uses them in one call.
+    len(expected) x len(actual) matrix of the same scores. ``add_scores`` (optional), given
+    values of one JSON type, adds every pair's score into ``tp[rows[k]][cols[l]]`` (a list of
+    rows) at a fraction of a call per pair: values prepared once, pairs that must score 0
+    skipped (equality by hashing, numbers by a sorted window). ``batch`` comparators are not
+    called per leaf: they receive every field of a record that uses them in one call.
     """
 
     name: str
@@ -49,7 +48,7 @@ class BoundComparator:
     batch: bool = False
     params: Mapping[str, Any] | None = None
     trusted: bool = True  # built-ins; other scores are checked to lie in [0, 1]
-    add_nonzero: SparseAddFn | None = None
+    add_scores: SparseAddFn | None = None
     # Equal scalars score exactly 1, so the walk may skip the call: true of every built-in
     # but ``oneof`` (its score ignores the expected value); unknown for custom ones.
     equal_one: bool = field(init=False, repr=False, compare=False)
@@ -149,10 +148,10 @@ def _equality_matrix(key: Callable[[Any], Any]) -> MatrixFn:
 
 
 def _equal_pairs(key: Callable[[Any], Any]) -> SparseAddFn:
-    """``add_nonzero`` of a comparator scoring 1 for equal ``key`` and 0 otherwise."""
+    """``add_scores`` of a comparator scoring 1 for equal ``key`` and 0 otherwise."""
 
-    def add_nonzero(xs: Sequence[Any], ys: Sequence[Any], rows: Sequence[int], cols: Sequence[int],
-                    tp: list[dict[int, float]]) -> None:
+    def add_scores(xs: Sequence[Any], ys: Sequence[Any], rows: Sequence[int], cols: Sequence[int],
+                    tp: list[list[float]]) -> None:
         partners: dict[Any, list[int]] = {}
         for j, y in zip(cols, ys):
             partners.setdefault(key(y), []).append(j)
@@ -161,12 +160,14 @@ def _equal_pairs(key: Callable[[Any], Any]) -> SparseAddFn:
             if found:
                 row = tp[i]
                 for j in found:
-                    row[j] = row.get(j, 0.0) + 1.0
+                    row[j] += 1.0
 
-    return add_nonzero
+    return add_scores
 
 
 _HASHABLE = frozenset({str, int, float, bool, type(None)})
+# Up to this many actual values, checking each is cheaper than sorting and searching them.
+_SCAN_ALL = 12
 
 
 def _scalar_key(value: Any) -> Any:
@@ -225,15 +226,16 @@ def _exact(e: Any, a: Any) -> float:
 
 def bind_exact(params: Mapping[str, Any] | None = None) -> BoundComparator:
     _params("exact", params, set())
-    return BoundComparator("exact", _exact, _exact_matrix, add_nonzero=_equal_pairs(_scalar_key))
+    return BoundComparator("exact", _exact, _exact_matrix, add_scores=_equal_pairs(_scalar_key))
 
 
 # --- normalized (Galtea): NFD, drop combining marks, casefold; recursive over strings -------
 
 
-@lru_cache(maxsize=65536)
 def normalize_text(text: str) -> str:
     """Accent-free, case-folded form of a string (Galtea's rule); whitespace is kept."""
+    if text.isascii():
+        return text.lower()  # nothing to decompose, and ASCII case-folds to lower case
     return without_marks(text).casefold()
 
 
@@ -261,7 +263,7 @@ def _normalize_deep(value: Any) -> Any:
 def bind_normalized(params: Mapping[str, Any] | None = None) -> BoundComparator:
     _params("normalized", params, set())
     return BoundComparator("normalized", _normalized, _equality_matrix(_normalized_key),
-                           add_nonzero=_equal_pairs(_normalized_key))
+                           add_scores=_equal_pairs(_normalized_key))
 
 
 # --- numeric (struct-extract-eval): binary within tolerance ---------------------------------
@@ -336,7 +338,7 @@ def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
                                                halfwidth)
     plain = abs_tol is None and rel_tol is None and not coerce
     return BoundComparator("numeric", score, matrix, params=dict(params or {}),
-                           add_nonzero=_equal_pairs(_scalar_key) if plain else None)
+                           add_scores=_equal_pairs(_scalar_key) if plain else None)
 
 
 # --- oneof -----------------------------------------------------------------------------
@@ -384,21 +386,59 @@ def bind_levenshtein(params: Mapping[str, Any] | None = None) -> BoundComparator
 # --- jaccard (structeval strings) -----------------------------------------------------------
 
 
-@lru_cache(maxsize=65536)
 def _tokens(text: str) -> frozenset[str]:
     return frozenset(text.lower().split())
+
+
+def _one_token(text: str) -> bool:
+    # letters and digits only: no whitespace, so the lower-cased text is its only token
+    return text.isalnum()
 
 
 def _jaccard(e: Any, a: Any) -> float:
     if type(e) is str and type(a) is str:
         if e == a:
             return 1.0
+        if e.isalnum() and a.isalnum():
+            return 1.0 if e.lower() == a.lower() else 0.0
         te, ta = _tokens(e), _tokens(a)
         if not te and not ta:
             return 1.0
         inter = len(te & ta)
         return inter / (len(te) + len(ta) - inter)
     return _exact(e, a)
+
+
+def _jaccard_scores(xs: Sequence[str], ys: Sequence[str], rows: Sequence[int],
+                    cols: Sequence[int], tp: list[list[float]]) -> None:
+    if all(map(_one_token, xs)) and all(map(_one_token, ys)):
+        # one token each (codes, ids, single words): Jaccard is 1 for the same lower-cased
+        # text and 0 otherwise, an equality join
+        partners: dict[str, list[int]] = {}
+        for j, y in zip(cols, ys):
+            partners.setdefault(y.lower(), []).append(j)
+        for i, x in zip(rows, xs):
+            found = partners.get(x.lower())
+            if found:
+                row = tp[i]
+                for j in found:
+                    row[j] += 1.0
+        return
+    token_sets: dict[str, frozenset[str]] = {}  # a string met twice is split once
+    for text in (*xs, *ys):
+        if text not in token_sets:
+            token_sets[text] = _tokens(text)
+    actual = [(j, token_sets[y]) for j, y in zip(cols, ys)]
+    for i, x in zip(rows, xs):
+        tx = token_sets[x]
+        size = len(tx)
+        row = tp[i]
+        for j, ty in actual:
+            inter = len(tx & ty)
+            if inter:
+                row[j] += inter / (size + len(ty) - inter)
+            elif not size and not ty:
+                row[j] += 1.0  # two strings without tokens
 
 
 def _jaccard_block(e: list[str], a: list[str]) -> Any:
@@ -443,41 +483,10 @@ def _jaccard_block(e: list[str], a: list[str]) -> Any:
     return inter
 
 
-def _jaccard_nonzero(xs: Sequence[str], ys: Sequence[str], rows: Sequence[int],
-                     cols: Sequence[int], tp: list[dict[int, float]]) -> None:
-    """Only pairs sharing a token score (and pairs of two token-less strings): found
-    through an index from token to the actual strings holding it."""
-    holders: dict[str, list[int]] = {}
-    sizes: dict[int, int] = {}
-    blank: list[int] = []
-    for j, y in zip(cols, ys):
-        ty = _tokens(y)
-        if not ty:
-            blank.append(j)
-            continue
-        sizes[j] = len(ty)
-        for token in ty:
-            holders.setdefault(token, []).append(j)
-    for i, x in zip(rows, xs):
-        tx = _tokens(x)
-        row = tp[i]
-        if not tx:
-            for j in blank:
-                row[j] = row.get(j, 0.0) + 1.0
-            continue
-        shared: dict[int, int] = {}
-        for token in tx:
-            for j in holders.get(token, ()):
-                shared[j] = shared.get(j, 0) + 1
-        size = len(tx)
-        for j, inter in shared.items():
-            row[j] = row.get(j, 0.0) + inter / (size + sizes[j] - inter)
-
-
 def bind_jaccard(params: Mapping[str, Any] | None = None) -> BoundComparator:
     _params("jaccard", params, set())
     return BoundComparator("jaccard", _jaccard, _strings_only(_jaccard_block),
-                           add_nonzero=_jaccard_nonzero)
+                           add_scores=_jaccard_scores)
 
 
 # --- relative number (UiPath): 1 - |e - a| / |e|, floored at 0 ------------------------------
@@ -541,10 +550,20 @@ def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
     def halfwidth(e: Any) -> Any:
         return _np().full(len(e), t)
 
-    def add_nonzero(xs: Sequence[Any], ys: Sequence[Any], rows: Sequence[int], cols: Sequence[int],
-                    tp: list[dict[int, float]]) -> None:
+    def add_scores(xs: Sequence[Any], ys: Sequence[Any], rows: Sequence[int], cols: Sequence[int],
+                   tp: list[list[float]]) -> None:
+        if len(ys) <= _SCAN_ALL:
+            actual = [(j, float(y)) for j, y in zip(cols, ys)]
+            for i, x in zip(rows, xs):
+                fx = float(x)
+                row = tp[i]
+                for j, fy in actual:
+                    d = abs(fx - fy)
+                    if d <= t:
+                        row[j] += 1.0 if w == 0 else 1.0 - (d / t) ** power
+            return
         # only values within t score: a sorted window per expected value, searched twice as
-        # wide as t so that rounding in the bounds never loses a pair the test below keeps
+        # wide as t so that rounding in the bounds never loses a pair the test keeps
         ordered = sorted(zip(map(float, ys), cols))
         keys = [y for y, _ in ordered]
         reach = 2 * t
@@ -557,11 +576,11 @@ def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
                     break
                 d = abs(fx - fy)
                 if d <= t:
-                    row[j] = row.get(j, 0.0) + (1.0 if w == 0 else 1.0 - (d / t) ** power)
+                    row[j] += 1.0 if w == 0 else 1.0 - (d / t) ** power
 
     return BoundComparator(
         "threshold", score, _numbers_only(pair_score, halfwidth), params={"threshold": t, "weighting": w},
-        add_nonzero=add_nonzero,
+        add_scores=add_scores,
     )
 
 

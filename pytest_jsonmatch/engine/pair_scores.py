@@ -232,10 +232,10 @@ class PairScores:
         return comp, (s.transform if s is not None else None)
 
     def _column_add(self, rel: str, ie: list[int], ve: list[Any], ia: list[int], va: list[Any],
-                    tp: list[dict[int, float]]) -> None:
-        """Add the pair scores of field ``rel`` into ``tp`` (small arrays; row dicts, pairs
-        scoring 0 left out). Comparators that can find their non-zero pairs directly
-        (``add_nonzero``) do; anything else scores every pair through ``_column_score``."""
+                    tp: list[list[float]]) -> None:
+        """Add the pair scores of field ``rel`` into ``tp`` (small arrays, a list of rows):
+        through the comparator's ``add_scores`` where it has one, else a call per pair
+        (``_column_score``)."""
         comp, transform = self._comparator_for(rel)
         if comp is None and transform is None:
             groups_e, groups_a = _by_type(ie, ve), _by_type(ia, va)
@@ -244,23 +244,21 @@ class PairScores:
                 other = groups_a.get(tag)
                 if other is None:
                     continue  # values of different types score 0
-                add_nonzero = policy[tag].add_nonzero
-                if add_nonzero is None:
+                add_scores = policy[tag].add_scores
+                if add_scores is None:
                     self._generic_add(rel, rows, xs, other[0], other[1], tp)
                 else:
-                    add_nonzero(xs, other[1], rows, other[0], tp)
+                    add_scores(xs, other[1], rows, other[0], tp)
             return
         self._generic_add(rel, ie, ve, ia, va, tp)
 
     def _generic_add(self, rel: str, ie: list[int], ve: list[Any], ia: list[int], va: list[Any],
-                     tp: list[dict[int, float]]) -> None:
+                     tp: list[list[float]]) -> None:
         score = self._column_score(rel)
         for i, x in zip(ie, ve):
             row = tp[i]
             for j, y in zip(ia, va):
-                value = score(x, y)
-                if value:
-                    row[j] = row.get(j, 0.0) + value
+                row[j] += score(x, y)
 
     def _column_score(self, rel: str, where: str = "") -> Callable[[Any, Any], float]:
         """The function scoring two values of field ``rel``. Built-in comparators give equal
