@@ -55,6 +55,9 @@ class PairScores:
 
     def __init__(self, walk: Walk, path: str, items: SchemaNode | None) -> None:
         self.walk, self.cfg, self.path, self.items = walk, walk.cfg, path, items
+        # per side, each column's one Python type (None: mixed), noted while collecting, so
+        # that scoring need not sort the values by type again
+        self.kinds: dict[str, dict[str, type | None]] = {"expected": {}, "actual": {}}
 
     def matrix(self, e: list[Any], a: list[Any], mode: str) -> Any:
         """The len(e) x len(a) pair scores (``similarity`` or ``f1``): a matrix, or for a
@@ -112,9 +115,10 @@ class PairScores:
         if not cfg.schema_driven:
             cols: dict[str, _align.Column] = {}
             sizes = []
+            kinds = self.kinds[side]
             for i, element in enumerate(elements):
                 try:
-                    sizes.append(self._collect_similarity(element, "", i, cols, side))
+                    sizes.append(self._collect_similarity(element, "", i, cols, kinds, side))
                 except ParseError as exc:
                     raise error_at(index_segment(path, i), exc) from None
             return cols, sizes
@@ -170,7 +174,7 @@ class PairScores:
         return True
 
     def _collect_similarity(self, value: Any, rel: str, i: int, cols: dict[str, _align.Column],
-                            side: str) -> int:
+                            kinds: dict[str, type | None], side: str) -> int:
         """structural_f1: add element ``i``'s fields to ``cols``; returns how many it has.
         Nested objects flatten; nested arrays are compared after pairing and take no part
         in the similarity; a null counts as absent."""
@@ -188,18 +192,21 @@ class PairScores:
                     col = cols.get(crel)
                     if col is None:
                         cols[crel] = ([i], [child])
+                        kinds[crel] = kind
                     else:
                         col[0].append(i)
                         col[1].append(child)
+                        if kinds[crel] is not kind:
+                            kinds[crel] = None
                     count += 1
                 elif child is not None:
-                    count += self._collect_similarity(child, crel, i, cols, side)
+                    count += self._collect_similarity(child, crel, i, cols, kinds, side)
             return count
         if tag == ARRAY:
             if rel:
                 return 0
             # an element that is itself an array: its items, by index, are its fields
-            return sum(self._collect_similarity(child, f"[{k}]", i, cols, side)
+            return sum(self._collect_similarity(child, f"[{k}]", i, cols, kinds, side)
                        for k, child in enumerate(value))
         if tag == NULL:
             return 0
@@ -208,9 +215,12 @@ class PairScores:
         col = cols.get(rel)
         if col is None:
             cols[rel] = ([i], [value])
+            kinds[rel] = type(value)
         else:
             col[0].append(i)
             col[1].append(value)
+            if kinds[rel] is not type(value):
+                kinds[rel] = None
         return 1
 
     def _comparator_for(self, rel: str) -> tuple[BoundComparator | None, TransformFn | None]:
@@ -238,6 +248,13 @@ class PairScores:
         (``_column_score``)."""
         comp, transform = self._comparator_for(rel)
         if comp is None and transform is None:
+            kind_e, kind_a = self.kinds["expected"].get(rel), self.kinds["actual"].get(rel)
+            tag = _TYPE_OF.get(kind_e) if kind_e is not None else None  # type: ignore[arg-type]
+            if tag is not None and kind_a is not None and _TYPE_OF.get(kind_a) == tag:
+                add_scores = self.cfg.type_policy[tag].add_scores
+                if add_scores is not None:  # one type on both sides, the usual case
+                    add_scores(ve, va, ie, ia, tp)
+                    return
             groups_e, groups_a = _by_type(ie, ve), _by_type(ia, va)
             policy = self.cfg.type_policy
             for tag, (rows, xs) in groups_e.items():

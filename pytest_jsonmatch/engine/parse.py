@@ -67,7 +67,7 @@ def _decode_strict(text: str, what: str) -> Any:
 def parse_expected(value: Any, *, allow_array: bool = False, what: str = "expected") -> Any:
     """Strict: a mapping, or a string/bytes holding exactly one JSON object (or array when
     the metric allows one)."""
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):
         return value
     if isinstance(value, (list, tuple)) and allow_array:
         return value

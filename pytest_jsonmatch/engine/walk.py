@@ -457,9 +457,17 @@ class Walk:
                 [new_tuple(Pairing, (where, i, j, sc)) for i, j, sc in scored] if scored is not None
                 else [new_tuple(Pairing, (where, i, j, 1.0)) for i, j in pairs])
         base_a = apath if apath is not None else path
+        # Two objects with nothing to look up on the way (no rules, no schema, not a leaf
+        # depth): node() would only find that out and call obj(); elements go straight there.
+        straight = not (self._has_rules or cfg.schema_driven or items is not None
+                        or cfg.leaf_depth is not None)
         for i, j in pairs:
             child_apath = index_segment(base_a, j) if (i != j or apath is not None) else None
-            self.node(e[i], a[j], index_segment(path, i), item_fpath, child_apath, items, depth + 1)
+            ev, av = e[i], a[j]
+            if straight and type(ev) is dict and type(av) is dict:
+                self.obj(ev, av, index_segment(path, i), item_fpath, child_apath, None, depth + 1)
+            else:
+                self.node(ev, av, index_segment(path, i), item_fpath, child_apath, items, depth + 1)
         for i in lone_e:
             self.one_sided(e[i], index_segment(path, i), item_fpath, items, OMISSION, depth + 1)
         if cfg.count_extras:
