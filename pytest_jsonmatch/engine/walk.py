@@ -26,6 +26,10 @@ from .values import (_SEGMENTS, _TYPE_OF, ARRAY, MISSING, NULL, OBJECT, PathPatt
 # Python types whose values are JSON scalars, for the inline fast path (exact types only:
 # subclasses and oddities take the general path, which checks them).
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+# How obj() picks the comparator of a leaf it scores inline: the schema's plain comparator,
+# the policy's for an expected scalar (inferred schema), for a whole value one level down,
+# or for a pair of scalars.
+_BY_PROPS, _INFERRED, _WHOLE, _SCALAR_PAIR = "props", "inferred", "whole", "scalar pair"
 # A FieldResult built straight from a tuple: the NamedTuple's own __new__ is a Python
 # function taking keywords, and costs three times as much (one per field, every field).
 new_tuple = tuple.__new__
@@ -272,27 +276,27 @@ class Walk:
         policy = cfg.type_policy
         out = self.out
         segment_forms = _SEGMENTS.get
+        # which rule picks an inline leaf's comparator (hoisted out of the loop)
+        pick = _BY_PROPS if props is not None and not inferred else (
+            _INFERRED if inferred else _WHOLE if leaf_below else _SCALAR_PAIR)
         for key, ev in e.items():
             av = a.get(key, MISSING)
             if inline and av is not MISSING:
-                if type(ev) is float and not (ev - ev == 0.0) or type(av) is float and not (av - av == 0.0):
-                    check_finite(ev, key_segment(path, key), "expected") if type(ev) is float else None
+                tv, ta = type(ev), type(av)
+                if (tv is float and not (ev - ev == 0.0)) or (ta is float and not (av - av == 0.0)):
+                    check_finite(ev, key_segment(path, key), "expected") if tv is float else None
                     check_finite(av, key_segment(path, key), "actual")
-                comp = None
-                if inferred:
-                    if type(ev) in _SCALARS:
-                        comp = policy[_TYPE_OF[type(ev)]]
-                elif props is not None:
-                    child = props.get(key)
-                    if child is not None and child.plain is not None:
-                        comp = child.plain
-                elif leaf_below:
-                    comp = policy.get(_TYPE_OF.get(type(ev)))  # type: ignore[arg-type]
-                elif type(ev) in _SCALARS and type(av) in _SCALARS:
-                    comp = policy[_TYPE_OF[type(ev)]]
+                if pick is _SCALAR_PAIR:
+                    comp = policy[_TYPE_OF[tv]] if tv in _SCALARS and ta in _SCALARS else None
+                elif pick is _INFERRED:
+                    comp = policy[_TYPE_OF[tv]] if tv in _SCALARS else None
+                elif pick is _BY_PROPS:
+                    child = props.get(key)  # type: ignore[union-attr]
+                    comp = child.plain if child is not None else None
+                else:
+                    comp = policy.get(_TYPE_OF.get(tv))  # type: ignore[arg-type]
                 if comp is not None:
-                    tv = type(ev)
-                    if tv is type(av) and tv in _SCALARS and ev == av and comp.equal_one:
+                    if tv is ta and tv in _SCALARS and ev == av and comp.equal_one:
                         score = 1.0  # most fields: equal, and the call would say 1
                     else:
                         try:
