@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from . import align as _align
@@ -83,6 +84,11 @@ class WalkConfig:
     schema: SchemaNode | None = None
     rules: tuple[FieldRule, ...] = ()
     registry: Registry = REGISTRY
+
+    @cached_property
+    def policy_equal_one(self) -> bool:
+        """Every per-type comparator scores equal values 1 (see BoundComparator.equal_one)."""
+        return all(comp.equal_one for comp in self.type_policy.values())
 
 
 @dataclass
@@ -490,7 +496,7 @@ class Walk:
         (not ``oneof``, whose score ignores the expected value, nor custom ones)."""
         if self._has_rules or not (e and a):
             return None
-        if not all(_gives_equal_one(c) for c in self.cfg.type_policy.values()):
+        if not self.cfg.policy_equal_one:
             return None
         if items is not None and not _schema_gives_equal_one(items):
             return None
@@ -549,7 +555,7 @@ class Walk:
 
 
 def _gives_equal_one(comp: BoundComparator | None) -> bool:
-    return comp is None or (comp.trusted and not comp.batch and comp.name != "oneof")
+    return comp is None or comp.equal_one
 
 
 def _schema_gives_equal_one(node: SchemaNode) -> bool:
