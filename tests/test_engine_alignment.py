@@ -261,49 +261,6 @@ def test_small_array_pair_scores_equal_the_vectorised_ones(seed, options):
     assert np.allclose(small, large, rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_uniform_elements_take_a_shortcut_to_the_same_columns(seed):
-    # Objects with the same keys in the same order and flat values skip the general,
-    # field-by-field collection: both must give the same columns, sizes and column types.
-    import random
-
-    from pytest_jsonmatch.engine.metrics import METRICS, configure
-    from pytest_jsonmatch.engine.pair_scores import PairScores
-    from pytest_jsonmatch.engine.walk import Walk
-
-    rng = random.Random(seed)
-    values = ["acme", "Blue Steel", "", 3, 2.5, -0.0, True, False, 10 ** 20]
-    keys = ["sku", "unit price", "ok", "qty"]  # "unit price" is quoted in paths
-    elements = [{k: rng.choice(values) for k in keys} for _ in range(rng.randint(1, 6))]
-    scores = PairScores(Walk(configure(METRICS["structural_f1"], {})), "items", None)
-    fast = scores._uniform_columns(elements, "expected")
-    assert fast is not None
-    general: dict = {}
-    kinds: dict = {}
-    sizes = [scores._collect_similarity(el, "", i, general, kinds, "expected")
-             for i, el in enumerate(elements)]
-    assert fast[0] == general and fast[1] == sizes
-    assert scores.kinds["expected"] == kinds
-    assert '["unit price"]' in fast[0]
-
-
-@pytest.mark.parametrize("elements", [
-    [{"a": 1, "b": None}],            # a null is absent: the general path
-    [{"a": 1}, {"b": 1}],             # other keys
-    [{"a": 1, "b": 2}, {"b": 2, "a": 1}],  # same keys, another order
-    [{"a": {"x": 1}}],                # nested object
-    [{"a": float("nan")}],            # not JSON: the general path names it
-    [[1, 2]],                         # an element that is an array
-])
-def test_anything_else_takes_the_general_collection(elements):
-    from pytest_jsonmatch.engine.metrics import METRICS, configure
-    from pytest_jsonmatch.engine.pair_scores import PairScores
-    from pytest_jsonmatch.engine.walk import Walk
-
-    scores = PairScores(Walk(configure(METRICS["structural_f1"], {})), "items", None)
-    assert scores._uniform_columns(elements, "expected") is None
-
-
 @pytest.mark.parametrize("side", ["expected", "actual"])
 def test_nan_inside_a_paired_array_is_named_by_its_element(side):
     from pytest_jsonmatch import ParseError, match_json

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _INT_FLOAT = {int, float}
-_FLAT_LEAVES = frozenset({str, int, float, bool})
 
 # Up to this many element pairs, pair scores are computed in plain Python: for a handful of
 # elements, numpy's per-call overhead costs more than the arithmetic.
@@ -114,9 +113,6 @@ class PairScores:
         if cfg.rules and any(_names_an_index(r.pattern.text) for r in cfg.rules):
             return None  # a rule for one index cannot be resolved per column
         if not cfg.schema_driven:
-            uniform = self._uniform_columns(elements, side)
-            if uniform is not None:
-                return uniform
             cols: dict[str, _align.Column] = {}
             sizes = []
             kinds = self.kinds[side]
@@ -176,33 +172,6 @@ class PairScores:
                 check_finite(child, key_segment(rel, key), side)
             out[key_segment(rel, key)] = child
         return True
-
-    def _uniform_columns(self, elements: list[Any], side: str) -> _align.Columns | None:
-        """structural_f1's columns in the usual case, in a few C-level steps: objects with
-        the same keys in the same order, every value a string, a finite number or a boolean.
-        None for anything else (the general collection below handles it)."""
-        first = elements[0] if elements else None
-        if type(first) is not dict or not first:
-            return None
-        keys = list(first)
-        rows = []
-        for element in elements:
-            if type(element) is not dict or list(element) != keys:
-                return None
-            rows.append(tuple(element.values()))
-        cols: dict[str, _align.Column] = {}
-        kinds = self.kinds[side]
-        index = list(range(len(elements)))  # shared by the columns: read, never changed
-        for key, values in zip(keys, zip(*rows)):
-            types = set(map(type, values))
-            if not types <= _FLAT_LEAVES:
-                return None
-            if float in types and not all(type(v) is not float or v - v == 0.0 for v in values):
-                return None  # NaN or infinity: the general path names the field
-            rel = key_segment("", key)
-            cols[rel] = (index, list(values))
-            kinds[rel] = types.pop() if len(types) == 1 else None
-        return cols, [len(keys)] * len(elements)
 
     def _collect_similarity(self, value: Any, rel: str, i: int, cols: dict[str, _align.Column],
                             kinds: dict[str, type | None], side: str) -> int:
