@@ -1,8 +1,8 @@
 """Pair scores for array alignment: how well each expected element goes with each actual one.
 
-Elements are flattened into {field: leaf value}; each field (column) is then scored for every
-pair in one vectorised comparator call (align.pair_matrix), or, for a few elements, pair by
-pair in plain Python. Elements that do not flatten to the fields the walk would score
+Elements are gathered into columns (each flattened field's values); each column is then
+scored for every pair in one vectorised comparator call (align.pair_matrix), or, for a few
+elements, in plain Python through the comparator's ``add_scores``. Elements that do not flatten to the fields the walk would score
 (nested arrays with their own alignment, batch comparators) are scored by walking each pair.
 """
 
