@@ -390,11 +390,6 @@ def _tokens(text: str) -> frozenset[str]:
     return frozenset(text.lower().split())
 
 
-def _one_token(text: str) -> bool:
-    # letters and digits only: no whitespace, so the lower-cased text is its only token
-    return text.isalnum()
-
-
 def _jaccard(e: Any, a: Any) -> float:
     if type(e) is str and type(a) is str:
         if e == a:
@@ -411,9 +406,9 @@ def _jaccard(e: Any, a: Any) -> float:
 
 def _jaccard_scores(xs: Sequence[str], ys: Sequence[str], rows: Sequence[int],
                     cols: Sequence[int], tp: list[list[float]]) -> None:
-    if all(map(_one_token, xs)) and all(map(_one_token, ys)):
-        # one token each (codes, ids, single words): Jaccard is 1 for the same lower-cased
-        # text and 0 otherwise, an equality join
+    if all(map(str.isalnum, xs)) and all(map(str.isalnum, ys)):
+        # letters and digits only, so no whitespace: one token each (codes, ids, single
+        # words), and Jaccard is 1 for the same lower-cased text, else 0: an equality join
         partners: dict[str, list[int]] = {}
         for j, y in zip(cols, ys):
             partners.setdefault(y.lower(), []).append(j)

@@ -438,10 +438,11 @@ class Walk:
         items = snode.items if snode is not None else self._infer_items(e)
         item_fpath = index_segment(fpath, None)
         scored: list[tuple[int, int, float]] | None = None
+        # an empty side pairs nothing (and gives the pair scores no shape to carry)
+        nothing: tuple[list[tuple[int, int, float]], list[int], list[int]] | None = (
+            ([], list(range(len(e))), list(range(len(a)))) if not (e and a) else None)
         if cfg.array_mode == "similarity":
-            found = self._identical(e, a, items) if cfg.array_threshold < 1.0 else None
-            if not (e and a):
-                found = [], list(range(len(e))), list(range(len(a)))
+            found = nothing or (self._identical(e, a, items) if cfg.array_threshold < 1.0 else None)
             if found is None:
                 scores = PairScores(self, path, items).matrix(e, a, "similarity")
                 found = _align.assign(scores, cfg.array_threshold, minimize_distance=True)
@@ -454,9 +455,7 @@ class Walk:
             elif mode.mode == "key_field":
                 pairs, lone_e, lone_a = _align.key_field_pairs(e, a, mode.key)  # type: ignore[arg-type]
             else:
-                found = self._identical(e, a, items)
-                if not (e and a):
-                    found = [], list(range(len(e))), list(range(len(a)))
+                found = nothing or self._identical(e, a, items)
                 if found is None:
                     found = _align.assign(PairScores(self, path, items).matrix(e, a, "f1"), 0.0)
                 scored, lone_e, lone_a = found
