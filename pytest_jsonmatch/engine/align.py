@@ -100,9 +100,11 @@ def identical_pairs(expected: Sequence[Any], actual: Sequence[Any]
 DOMINANCE_MARGIN = 1e-9
 
 
-def dominant_pairs(rows: list[list[float]]) -> list[tuple[int, int, float]] | None:
+def dominant_pairs(rows: list[list[float]], margin: float = DOMINANCE_MARGIN
+                   ) -> list[tuple[int, int, float]] | None:
     """The optimal pairing, when every element of the shorter side has one partner that
-    scores strictly above all its other candidates and no two share that partner; else None.
+    scores strictly above all its other candidates (by more than ``margin``) and no two
+    share that partner; else None.
 
     No pairing can total more than the sum of those maxima, and this one reaches it while
     every other pairing loses something: it is the unique optimum, the one any exact
@@ -116,7 +118,7 @@ def dominant_pairs(rows: list[list[float]]) -> list[tuple[int, int, float]] | No
     for k, line in enumerate(lines):
         best = max(line)
         at = line.index(best)
-        if at in taken or (len(line) > 1 and sorted(line)[-2] > best - DOMINANCE_MARGIN):
+        if at in taken or (len(line) > 1 and sorted(line)[-2] > best - margin):
             return None
         taken.add(at)
         chosen.append((k, at, best) if n <= m else (at, k, best))
@@ -125,21 +127,26 @@ def dominant_pairs(rows: list[list[float]]) -> list[tuple[int, int, float]] | No
     return chosen
 
 
-def assign(scores: Any, keep_above: float, minimize_distance: bool = False
+def assign(scores: Any, keep_above: float, minimize_distance: bool = False, scale: float = 1.0
            ) -> tuple[list[tuple[int, int, float]], list[int], list[int]]:
     """Optimal one-to-one pairing maximising the total score; pairs scoring ``keep_above``
-    or less are dropped. ``scores`` is a matrix, or a list of rows (small arrays), which
-    are first tried with ``dominant_pairs``. ``minimize_distance`` solves on ``1 - score``
-    (structeval's form, which breaks ties the same way it does)."""
+    or less are dropped. ``scores`` is a matrix, or a list of rows (small arrays) holding
+    the scores times ``scale`` (see pair_matrix_small), which are first tried with
+    ``dominant_pairs``. ``minimize_distance`` solves on ``1 - score`` (structeval's form,
+    which breaks ties the same way it does)."""
     chosen = None
     if isinstance(scores, list):
-        chosen = dominant_pairs(scores)
+        chosen = dominant_pairs(scores, DOMINANCE_MARGIN * scale)
         n = len(scores)
         m = len(scores[0]) if n else 0
+        if chosen is not None and scale != 1.0:
+            chosen = [(i, j, total / scale) for i, j, total in chosen]
         if chosen is None and n and m:
             import numpy as np
 
             scores = np.array(scores, dtype=float)
+            if scale != 1.0:
+                scores /= scale
     else:
         n, m = scores.shape
     if n == 0 or m == 0:
@@ -207,10 +214,12 @@ ColumnAdd = Callable[[str, list[int], list[Any], list[int], list[Any], list[list
 
 
 def pair_matrix_small(expected: Columns, actual: Columns, column_add: ColumnAdd, mode: str
-                      ) -> list[list[float]]:
-    """``pair_matrix`` for a few elements, in plain Python (same numbers, as a list of
-    rows): column by column, ``column_add(field, rows, values, cols, values, tp)`` adds the
-    field's pair scores into ``tp``."""
+                      ) -> tuple[list[list[float]], float]:
+    """``pair_matrix`` for a few elements, in plain Python: ``(rows, scale)``, the pair
+    scores times ``scale`` as a list of rows. Column by column,
+    ``column_add(field, rows, values, cols, values, tp)`` adds the field's pair scores into
+    ``tp``. When every element has the same k fields, every score is its sum over k: the
+    sums are returned with scale k, and only the pairs chosen are divided (same numbers)."""
     (e_cols, e_sizes), (a_cols, a_sizes) = expected, actual
     n, m = len(e_sizes), len(a_sizes)
     tp = [[0.0] * m for _ in range(n)]
@@ -227,8 +236,7 @@ def pair_matrix_small(expected: Columns, actual: Columns, column_add: ColumnAdd,
             partial.append((ie, ia))
         column_add(rel, ie, ve, ia, va, tp)
     if not partial and shared and _uniform(e_sizes, shared) and _uniform(a_sizes, shared):
-        # same k fields on every element: similarity and F1 are both tp / k
-        return [[x / shared for x in row] for row in tp]
+        return tp, float(shared)  # similarity and F1 are both tp / k
     both = [[shared] * m for _ in range(n)]  # fields the pair has in common
     for ie, ia in partial:
         for i in ie:
@@ -236,7 +244,7 @@ def pair_matrix_small(expected: Columns, actual: Columns, column_add: ColumnAdd,
             for j in ia:
                 row[j] += 1
     return [[_pair_value(t, b, size_e, size_a, mode) for t, b, size_a in zip(tp_row, both_row, a_sizes)]
-            for tp_row, both_row, size_e in zip(tp, both, e_sizes)]
+            for tp_row, both_row, size_e in zip(tp, both, e_sizes)], 1.0
 
 
 def pair_matrix(expected: Columns, actual: Columns, leaf_matrix: LeafMatrix, mode: str) -> Any:

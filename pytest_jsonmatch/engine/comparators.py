@@ -419,20 +419,28 @@ def _jaccard_scores(xs: Sequence[str], ys: Sequence[str], rows: Sequence[int],
                 for j in found:
                     row[j] += 1.0
         return
-    token_sets: dict[str, frozenset[str]] = {}  # a string met twice is split once
+    # Each string's token set as a bit mask (a bit per distinct token): a pair's shared
+    # tokens are then one integer AND and a bit count, not a new set per pair.
+    bits: dict[str, int] = {}
+    masks: dict[str, tuple[int, int]] = {}  # text -> (mask, token count); split once each
     for text in (*xs, *ys):
-        if text not in token_sets:
-            token_sets[text] = _tokens(text)
-    actual = [(j, token_sets[y]) for j, y in zip(cols, ys)]
+        if text not in masks:
+            mask = 0
+            for token in text.lower().split():
+                bit = bits.get(token)
+                if bit is None:
+                    bit = bits[token] = 1 << len(bits)
+                mask |= bit
+            masks[text] = (mask, mask.bit_count())
+    actual = [(j, *masks[y]) for j, y in zip(cols, ys)]
     for i, x in zip(rows, xs):
-        tx = token_sets[x]
-        size = len(tx)
+        mx, size = masks[x]
         row = tp[i]
-        for j, ty in actual:
-            inter = len(tx & ty)
+        for j, my, size_y in actual:
+            inter = (mx & my).bit_count()
             if inter:
-                row[j] += inter / (size + len(ty) - inter)
-            elif not size and not ty:
+                row[j] += inter / (size + size_y - inter)
+            elif not size and not size_y:
                 row[j] += 1.0  # two strings without tokens
 
 

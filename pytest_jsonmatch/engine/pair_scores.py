@@ -59,22 +59,22 @@ class PairScores:
         # that scoring need not sort the values by type again
         self.kinds: dict[str, dict[str, type | None]] = {"expected": {}, "actual": {}}
 
-    def matrix(self, e: list[Any], a: list[Any], mode: str) -> Any:
-        """The len(e) x len(a) pair scores (``similarity`` or ``f1``): a matrix, or for a
-        few elements a list of rows."""
+    def matrix(self, e: list[Any], a: list[Any], mode: str) -> tuple[Any, float]:
+        """The len(e) x len(a) pair scores (``similarity`` or ``f1``) times a scale: a
+        matrix (scale 1), or for a few elements a list of rows (see pair_matrix_small)."""
         cols_e = self._columns_of(e, "expected")
         cols_a = self._columns_of(a, "actual") if cols_e is not None else None
         if cols_e is not None and cols_a is not None:
             try:
                 if len(e) * len(a) <= SMALL_PAIRS:
                     return _align.pair_matrix_small(cols_e, cols_a, self._column_add, mode)
-                return _align.pair_matrix(cols_e, cols_a, self._leaf_matrix_for(), mode)
+                return _align.pair_matrix(cols_e, cols_a, self._leaf_matrix_for(), mode), 1.0
             except NeedWalk:
                 pass  # a judge scores these fields: it must see them all in one call
             except Exception:  # noqa: BLE001 - find the field, then report it by name
                 self._locate_failure(cols_e[0], cols_a[0])
                 raise
-        return self._by_walk(e, a)
+        return self._by_walk(e, a), 1.0
 
     def _locate_failure(self, cols_e: dict[str, _align.Column], cols_a: dict[str, _align.Column]
                         ) -> None:
@@ -113,15 +113,7 @@ class PairScores:
         if cfg.rules and any(_names_an_index(r.pattern.text) for r in cfg.rules):
             return None  # a rule for one index cannot be resolved per column
         if not cfg.schema_driven:
-            cols: dict[str, _align.Column] = {}
-            sizes = []
-            kinds = self.kinds[side]
-            for i, element in enumerate(elements):
-                try:
-                    sizes.append(self._collect_similarity(element, "", i, cols, kinds, side))
-                except ParseError as exc:
-                    raise error_at(index_segment(path, i), exc) from None
-            return cols, sizes
+            return self._similarity_columns(elements, side)
         flat_all = []
         for i, element in enumerate(elements):
             flat: dict[str, Any] = {}
@@ -172,6 +164,48 @@ class PairScores:
                 check_finite(child, key_segment(rel, key), side)
             out[key_segment(rel, key)] = child
         return True
+
+    def _similarity_columns(self, elements: list[Any], side: str) -> _align.Columns:
+        """structural_f1's columns (see _collect_similarity). The scalar fields of object
+        elements, most fields of most arrays, are gathered here by key, in one loop: a key
+        names the same field in every element, and its path is made once per column."""
+        cols: dict[str, _align.Column] = {}
+        kinds = self.kinds[side]
+        by_key: dict[str, list[Any]] = {}  # key -> [indices, values, type or None if mixed]
+        sizes = []
+        collect = self._collect_similarity
+        i = 0
+        try:
+            for i, element in enumerate(elements):
+                if type(element) is not dict:
+                    sizes.append(collect(element, "", i, cols, kinds, side))
+                    continue
+                count = 0
+                for key, child in element.items():
+                    kind = type(child)
+                    if kind is str or kind is int or kind is bool or (
+                            kind is float and child - child == 0.0):
+                        slot = by_key.get(key)
+                        if slot is None:
+                            by_key[key] = [[i], [child], kind]
+                        else:
+                            slot[0].append(i)
+                            slot[1].append(child)
+                            if slot[2] is not kind:
+                                slot[2] = None
+                        count += 1
+                    elif child is not None:  # nested fields, and a NaN to report
+                        count += collect(child, key_segment("", key), i, cols, kinds, side)
+                sizes.append(count)
+        except ParseError as exc:
+            raise error_at(index_segment(self.path, i), exc) from None
+        # a top-level key's path ('sku', '["unit price"]') is never a nested field's path
+        # ('dims.w') nor a whole element's ('', '[0]'): the two sets of columns are disjoint
+        for key, (index, values, kind) in by_key.items():
+            rel = key_segment("", key)
+            cols[rel] = (index, values)
+            kinds[rel] = kind
+        return cols, sizes
 
     def _collect_similarity(self, value: Any, rel: str, i: int, cols: dict[str, _align.Column],
                             kinds: dict[str, type | None], side: str) -> int:

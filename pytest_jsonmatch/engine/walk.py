@@ -444,8 +444,9 @@ class Walk:
         if cfg.array_mode == "similarity":
             found = nothing or (self._identical(e, a, items) if cfg.array_threshold < 1.0 else None)
             if found is None:
-                scores = PairScores(self, path, items).matrix(e, a, "similarity")
-                found = _align.assign(scores, cfg.array_threshold, minimize_distance=True)
+                scores, scale = PairScores(self, path, items).matrix(e, a, "similarity")
+                found = _align.assign(scores, cfg.array_threshold, minimize_distance=True,
+                                      scale=scale)
             scored, lone_e, lone_a = found
             pairs = [(i, j) for i, j, _ in scored]
         else:
@@ -457,7 +458,8 @@ class Walk:
             else:
                 found = nothing or self._identical(e, a, items)
                 if found is None:
-                    found = _align.assign(PairScores(self, path, items).matrix(e, a, "f1"), 0.0)
+                    scores, scale = PairScores(self, path, items).matrix(e, a, "f1")
+                    found = _align.assign(scores, 0.0, scale=scale)
                 scored, lone_e, lone_a = found
                 pairs = [(i, j) for i, j, _ in scored]
         if scored is not None or (pairs and any(i != j for i, j in pairs)):
