@@ -243,6 +243,10 @@ def pair_matrix_small(expected: Columns, actual: Columns, column_add: ColumnAdd,
             row = both[i]
             for j in ia:
                 row[j] += 1
+    if mode == "similarity":  # the mean over the union, written out: a call per pair adds up
+        return [[t / union if (union := size_e + size_a - b) else 1.0
+                 for t, b, size_a in zip(tp_row, both_row, a_sizes)]
+                for tp_row, both_row, size_e in zip(tp, both, e_sizes)], 1.0
     return [[_pair_value(t, b, size_e, size_a, mode) for t, b, size_a in zip(tp_row, both_row, a_sizes)]
             for tp_row, both_row, size_e in zip(tp, both, e_sizes)], 1.0
 

@@ -286,21 +286,27 @@ class Walk:
         if cfg.schema_driven and not e and not a:
             self.out.append(FieldResult(path, MATCH, 1.0, e, a, "", "both empty", fpath, apath))
             return
-        props = snode.properties if snode is not None else None
-        schema_keys = cfg.schema_driven and props is not None
         # Scalar leaves that need no per-field settings are scored inline: most fields of
         # most records take this path, and a call per node is most of a small record's cost.
         # With field_f1 and no schema, a node without a schema node (``snode`` None) stands for
         # the schema inferred from expected: its keys are expected's, its scalars leaves.
-        inline = not self._has_rules and (cfg.schema_driven or snode is None)
-        inferred = cfg.schema_driven and snode is None
-        leaf_below = depth + 1 == cfg.leaf_depth
+        # ``pick``: which rule picks an inline leaf's comparator (hoisted out of the loop).
+        if snode is None:  # most objects (no schema): the short way to the same settings
+            props = None
+            schema_keys = False
+            inline = not self._has_rules
+            inferred = cfg.schema_driven
+            pick = _INFERRED if inferred else _WHOLE if depth + 1 == cfg.leaf_depth else _SCALAR_PAIR
+        else:
+            props = snode.properties
+            schema_keys = cfg.schema_driven and props is not None
+            inline = not self._has_rules and cfg.schema_driven
+            inferred = False
+            pick = _BY_PROPS if props is not None else (
+                _WHOLE if depth + 1 == cfg.leaf_depth else _SCALAR_PAIR)
         policy = cfg.type_policy
         out = self.out
         segment_forms = _SEGMENTS.get
-        # which rule picks an inline leaf's comparator (hoisted out of the loop)
-        pick = _BY_PROPS if props is not None and not inferred else (
-            _INFERRED if inferred else _WHOLE if leaf_below else _SCALAR_PAIR)
         by_scalar_type = cfg.scalar_policy
         same_fpath = fpath == path
         append = out.append
