@@ -249,3 +249,39 @@ def test_all_pairs_matrix_equals_pairwise_scores(spec, size, spread):
     pairwise = _np.array([[comparator.score(e, a) for a in actual] for e in expected])
     assert matrix.shape == (len(expected), len(actual))
     assert _np.allclose(matrix, pairwise, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("spec", ["exact", "normalized", "jaccard", {"threshold": {}},
+                                  {"threshold": {"threshold": 0.5, "weighting": 0.5}},
+                                  {"numeric": {}}])
+@pytest.mark.parametrize("seed", range(4))
+def test_add_scores_adds_exactly_the_pairwise_scores(spec, seed):
+    # small-array pairing sums these per column and compares the sums with pairs walked one
+    # by one, so they must be the very same floats, not merely close ones
+    from pytest_jsonmatch.engine.registry import REGISTRY
+
+    comparator = REGISTRY.comparator(spec)
+    assert comparator.add_scores is not None
+    rng = _random.Random(seed)
+    words = ["Acme", "acme", "widget", "Blue", "steel", "x1", "river"]
+    if spec in ("exact", "normalized", "jaccard"):
+        def value() -> str:
+            return "  ".join(rng.choice(words) for _ in range(rng.randint(0, 4)))
+    else:
+        def value() -> float:
+            return rng.choice([1.0, 1.0004, 1.2, 3, 3.0, 250.75, 250.7504])
+    expected = [value() for _ in range(rng.randint(1, 7))]
+    actual = [value() for _ in range(rng.randint(1, 7))]
+    tp = [[0.0] * len(actual) for _ in expected]
+    comparator.add_scores(expected, actual, range(len(expected)), range(len(actual)), tp)
+    assert tp == [[0.0 + comparator.score(e, a) for a in actual] for e in expected]
+
+
+def test_jaccard_add_scores_one_token_columns_join_on_lower_case():
+    from pytest_jsonmatch.engine.registry import REGISTRY
+
+    jaccard = REGISTRY.comparator("jaccard")
+    tp = [[0.0, 0.0], [0.0, 0.0]]
+    jaccard.add_scores(["SKU1", "abc"], ["sku1", "ABD"], [0, 1], [0, 1], tp)
+    # "SKU1"/"sku1": one token each, equal lower-cased -> 1; every other pair shares nothing
+    assert tp == [[1.0, 0.0], [0.0, 0.0]]
