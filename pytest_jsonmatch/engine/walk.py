@@ -93,6 +93,7 @@ class WalkConfig:
 
     @cached_property
     def skip_patterns(self) -> list[PathPattern]:
+        """The patterns of the ``ignore`` rules (made once per configuration, not per walk)."""
         return [rule.pattern for rule in self.rules if rule.skip]
 
     @cached_property
