@@ -14,3 +14,13 @@ def section3(fields):
     r = tp / r_den if r_den else 1.0
     f1 = 2 * p * r / (p + r) if p + r else 0.0
     return p, r, f1
+
+
+def assert_follows_section3(result):
+    """The result's precision, recall and F1 are section 3's, from its own fields."""
+    import pytest
+
+    p, r, f1 = section3(result.fields)
+    assert result.precision == pytest.approx(p)
+    assert result.recall == pytest.approx(r)
+    assert result.f1 == pytest.approx(f1)
