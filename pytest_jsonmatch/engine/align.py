@@ -197,7 +197,7 @@ def columns(flat: Sequence[dict[str, Any]]) -> Columns:
 
 
 def _uniform(sizes: list[int], k: int) -> bool:
-    return all(size == k for size in sizes)
+    return sizes.count(k) == len(sizes)
 
 
 def _pair_value(tp: float, both: int, n_e: int, n_a: int, mode: str) -> float:
@@ -235,8 +235,13 @@ def pair_matrix_small(expected: Columns, actual: Columns, column_add: ColumnAdd,
         else:
             partial.append((ie, ia))
         column_add(rel, ie, ve, ia, va, tp)
-    if not partial and shared and _uniform(e_sizes, shared) and _uniform(a_sizes, shared):
-        return tp, float(shared)  # similarity and F1 are both tp / k
+    if not partial and shared:
+        if _uniform(e_sizes, shared) and _uniform(a_sizes, shared):
+            return tp, float(shared)  # similarity and F1 are both tp / k
+        if mode == "similarity":  # every pair has the same fields in common: the union is
+            # size_e + size_a - shared, and never 0
+            return [[t / (extra + size_a) for t, size_a in zip(tp_row, a_sizes)]
+                    for tp_row, extra in zip(tp, [size - shared for size in e_sizes])], 1.0
     both = [[shared] * m for _ in range(n)]  # fields the pair has in common
     for ie, ia in partial:
         for i in ie:

@@ -243,8 +243,7 @@ def _post_processors(spec: Any, registry: Registry) -> list[Callable[[list[Field
 
 def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected: Any, actual: Any,
            options: Mapping[str, Any], registry: Registry) -> MatchResult:
-    out = Walk(cfg, schema).run(expected, actual)
-    fields = out.fields
+    fields, pairings, floors = Walk(cfg, schema).run(expected, actual)
     if options:
         for post in _post_processors(options.get("post_process"), registry):
             fields = list(post(fields))
@@ -256,7 +255,7 @@ def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected:
         beta = float(options.get("beta", 1.0)) if options else 1.0
         score = f1 if beta == 1.0 else f_beta(precision, recall, beta)
     return MatchResult._build(metric.name, score, precision, recall, f1, tuple(fields),
-                              tuple(out.pairings), tuple(out.floors))
+                              tuple(pairings), tuple(floors))
 
 
 def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: Any) -> MatchResult:

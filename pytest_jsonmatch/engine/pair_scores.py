@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _INT_FLOAT = {int, float}
+_NO_SETTINGS = (None, None)
 
 # Up to this many element pairs, pair scores are computed in plain Python: for a handful of
 # elements, numpy's per-call overhead costs more than the arithmetic.
@@ -58,6 +59,8 @@ class PairScores:
         # per side, each column's one Python type (None: mixed), noted while collecting, so
         # that scoring need not sort the values by type again
         self.kinds: dict[str, dict[str, type | None]] = {"expected": {}, "actual": {}}
+        # whether a column may have a comparator or transform of its own (_comparator_for)
+        self._settings_apply = items is not None or bool(self.cfg.rules)
 
     def matrix(self, e: list[Any], a: list[Any], mode: str) -> tuple[Any, float]:
         """The len(e) x len(a) pair scores (``similarity`` or ``f1``) times a scale: a
@@ -280,7 +283,7 @@ class PairScores:
         """Add the pair scores of field ``rel`` into ``tp`` (small arrays, a list of rows):
         through the comparator's ``add_scores`` where it has one, else a call per pair
         (``_column_score``)."""
-        comp, transform = self._comparator_for(rel)
+        comp, transform = self._comparator_for(rel) if self._settings_apply else _NO_SETTINGS
         if comp is None and transform is None:
             kind_e, kind_a = self.kinds["expected"].get(rel), self.kinds["actual"].get(rel)
             tag = _TYPE_OF.get(kind_e) if kind_e is not None else None  # type: ignore[arg-type]

@@ -8,9 +8,9 @@ pairing asks align.py for the pairs and recurses into them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import align as _align
 from .comparators import BoundComparator
@@ -34,6 +34,7 @@ _BY_PROPS, _INFERRED, _WHOLE, _SCALAR_PAIR = "props", "inferred", "whole", "scal
 # A FieldResult built straight from a tuple: the NamedTuple's own __new__ is a Python
 # function taking keywords, and costs three times as much (one per field, every field).
 new_tuple = tuple.__new__
+_NO_TYPES: dict[type, BoundComparator] = {}
 
 
 
@@ -92,6 +93,11 @@ class WalkConfig:
                 if kind in _SCALARS and tag in self.type_policy}
 
     @cached_property
+    def equal_one_policy(self) -> dict[type, BoundComparator]:
+        """scalar_policy's comparators that score equal values 1, by Python type."""
+        return {kind: comp for kind, comp in self.scalar_policy.items() if comp.equal_one}
+
+    @cached_property
     def skip_patterns(self) -> list[PathPattern]:
         """The patterns of the ``ignore`` rules (made once per configuration, not per walk)."""
         return [rule.pattern for rule in self.rules if rule.skip]
@@ -102,14 +108,18 @@ class WalkConfig:
         return all(comp.equal_one for comp in self.type_policy.values())
 
 
-@dataclass
-class WalkOutput:
-    fields: list[FieldResult] = field(default_factory=list)
-    pairings: list[Pairing] = field(default_factory=list)
-    floors: list[FloorFailure] = field(default_factory=list)
+class WalkOutput(NamedTuple):
+    """What one walk found (a NamedTuple: one per comparison, built without a call)."""
+
+    fields: list[FieldResult]
+    pairings: list[Pairing]
+    floors: list[FloorFailure]
 
 
 class Walk:
+    __slots__ = ("cfg", "schema", "memo", "collected", "out", "pairings", "floors", "pending",
+                 "_has_rules", "_skip_rules")
+
     def __init__(self, cfg: WalkConfig, schema: SchemaNode | None = None,
                  memo: dict[tuple[str, str, str], float] | None = None,
                  collected: list[tuple[tuple[str, str, str], BoundComparator, BatchItem]] | None = None
@@ -153,7 +163,7 @@ class Walk:
             return fresh.run(expected, actual)
         if self.pending:
             self._resolve_batches()
-        return WalkOutput(self.out, self.pairings, self.floors)
+        return new_tuple(WalkOutput, (self.out, self.pairings, self.floors))
 
     # -- per node -------------------------------------------------------------------------
 
@@ -308,43 +318,64 @@ class Walk:
         policy = cfg.type_policy
         out = self.out
         segment_forms = _SEGMENTS.get
+        # key_segment's forms of a key: [0] at the root, [1] below a parent; "" + form is
+        # the form itself, so a child's path is its parent's plus the form that parent needs
+        at_path, at_fpath, at_apath = 1 if path else 0, 1 if fpath else 0, 1 if apath else 0
         by_scalar_type = cfg.scalar_policy
         same_fpath = fpath == path
         append = out.append
+        # Every rule but the schema's picks a scalar's comparator by its type: for equal
+        # scalars of one type, most fields, the comparator is known to say 1.
+        equal_one = cfg.equal_one_policy if pick is not _BY_PROPS else _NO_TYPES
         for key, ev in e.items():
             av = a.get(key, MISSING)
             if inline and av is not MISSING:
-                tv, ta = type(ev), type(av)
-                if (tv is float and not (ev - ev == 0.0)) or (ta is float and not (av - av == 0.0)):
-                    check_finite(ev, key_segment(path, key), "expected") if tv is float else None
-                    check_finite(av, key_segment(path, key), "actual")
-                if pick is _SCALAR_PAIR:
-                    comp = by_scalar_type.get(tv) if ta in _SCALARS else None
-                elif pick is _INFERRED:
-                    comp = policy[_TYPE_OF[tv]] if tv in _SCALARS else None
-                elif pick is _BY_PROPS:
-                    child = props.get(key)  # type: ignore[union-attr]
-                    comp = child.plain if child is not None else None
+                tv = type(ev)
+                if tv is type(av) and (comp := equal_one.get(tv)) is not None and ev == av:
+                    if tv is float and ev - ev != 0.0:  # an infinity (NaN is never equal)
+                        check_finite(ev, key_segment(path, key), "expected")
+                    forms = segment_forms(key)
+                    if forms is not None:  # the commonest field of all, written out
+                        cpath = path + forms[at_path]
+                        append(new_tuple(FieldResult, (
+                            cpath, MATCH, 1.0, ev, av, comp.name, "",
+                            cpath if same_fpath else fpath + forms[at_fpath],
+                            None if apath is None else apath + forms[at_apath])))
+                        continue
+                    status, score = MATCH, 1.0
                 else:
-                    comp = policy.get(_TYPE_OF.get(tv))  # type: ignore[arg-type]
-                if comp is not None:
-                    if tv is ta and tv in _SCALARS and ev == av and comp.equal_one:
-                        status, score = MATCH, 1.0  # most fields: equal, and the call would say 1
+                    ta = type(av)
+                    if (tv is float and not (ev - ev == 0.0)) or (ta is float and not (av - av == 0.0)):
+                        check_finite(ev, key_segment(path, key), "expected") if tv is float else None
+                        check_finite(av, key_segment(path, key), "actual")
+                    if pick is _SCALAR_PAIR:
+                        comp = by_scalar_type.get(tv) if ta in _SCALARS else None
+                    elif pick is _INFERRED:
+                        comp = policy[_TYPE_OF[tv]] if tv in _SCALARS else None
+                    elif pick is _BY_PROPS:
+                        child = props.get(key)  # type: ignore[union-attr]
+                        comp = child.plain if child is not None else None
                     else:
-                        try:
-                            score = comp.score(ev, av)
-                        except ParseError as exc:  # NaN deep inside a whole-value comparison
-                            raise error_at(key_segment(path, key), exc) from None
-                        status = MATCH if score >= 1.0 else MISMATCH
+                        comp = policy.get(_TYPE_OF.get(tv))  # type: ignore[arg-type]
+                    if comp is not None:
+                        if tv is ta and tv in _SCALARS and ev == av and comp.equal_one:
+                            status, score = MATCH, 1.0
+                        else:
+                            try:
+                                score = comp.score(ev, av)
+                            except ParseError as exc:  # NaN deep inside a whole-value comparison
+                                raise error_at(key_segment(path, key), exc) from None
+                            status = MATCH if score >= 1.0 else MISMATCH
+                if comp is not None:
                     forms = segment_forms(key)
                     if forms is None:
                         cpath = key_segment(path, key)
                         cfpath = cpath if same_fpath else key_segment(fpath, key)
                         capath = key_segment(apath, key) if apath is not None else None
                     else:  # key_segment, inlined: three paths per field add up
-                        cpath = path + forms[1] if path else forms[0]
-                        cfpath = cpath if same_fpath else (fpath + forms[1] if fpath else forms[0])
-                        capath = None if apath is None else (apath + forms[1] if apath else forms[0])
+                        cpath = path + forms[at_path]
+                        cfpath = cpath if same_fpath else fpath + forms[at_fpath]
+                        capath = None if apath is None else apath + forms[at_apath]
                     append(new_tuple(FieldResult, (cpath, status, score, ev, av, comp.name, "",
                                                    cfpath, capath)))
                     continue
@@ -516,16 +547,18 @@ class Walk:
         expected elements, exactly as inferring the whole record's schema would give it."""
         return infer_node(list(elements), self.cfg.registry) if self.cfg.schema_driven else None
 
+    def equal_scores_one(self, items: SchemaNode | None) -> bool:
+        """Whether equal values are sure to score 1 in elements of ``items``: no per-field
+        rules, and only comparators that give equal values 1 (not ``oneof``, whose score
+        ignores the expected value, nor custom ones)."""
+        return (not self._has_rules and self.cfg.policy_equal_one
+                and (items is None or _schema_gives_equal_one(items)))
+
     def _identical(self, e: list[Any], a: list[Any], items: SchemaNode | None
                    ) -> tuple[list[tuple[int, int, float]], list[int], list[int]] | None:
         """Pairs of identical elements (see align.identical_pairs) when identical elements are
-        sure to score 1: no per-field rules, and only comparators that give equal values 1
-        (not ``oneof``, whose score ignores the expected value, nor custom ones)."""
-        if self._has_rules or not (e and a):
-            return None
-        if not self.cfg.policy_equal_one:
-            return None
-        if items is not None and not _schema_gives_equal_one(items):
+        sure to score 1 (equal_scores_one)."""
+        if not (e and a) or not self.equal_scores_one(items):
             return None
         if len(e) * len(a) <= SMALL_PAIRS:
             # A few elements: their pair scores are cheap and pairing by them is exact, so
