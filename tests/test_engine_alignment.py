@@ -239,40 +239,33 @@ def _random_elements(rng, n):
     return out
 
 
+def _small_and_large_pair_scores(expected, actual, options=None):
+    """structural_f1's pair scores of two arrays: (rows, scale) from the plain-Python path
+    for a few elements, and the vectorised matrix."""
+    from pytest_jsonmatch.engine import align
+    from pytest_jsonmatch.engine.metrics import METRICS, configure
+    from pytest_jsonmatch.engine.pair_scores import PairScores
+    from pytest_jsonmatch.engine.walk import Walk
+
+    scores = PairScores(Walk(configure(METRICS["structural_f1"], options or {})), "items", None)
+    cols_e = scores._columns_of(expected, "expected")
+    cols_a = scores._columns_of(actual, "actual")
+    rows, scale = align.pair_matrix_small(cols_e, cols_a, scores._column_add, "similarity")
+    return rows, scale, align.pair_matrix(cols_e, cols_a, scores._leaf_matrix_for(), "similarity")
+
+
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("options", [{}, {"string_evaluator": "levenshtein"},
                                      {"string_evaluator": "exact", "numeric_threshold": 0.01}])
 def test_small_array_pair_scores_equal_the_vectorised_ones(seed, options):
     import random
 
-    from pytest_jsonmatch.engine import align
-    from pytest_jsonmatch.engine.metrics import METRICS, configure
-    from pytest_jsonmatch.engine.pair_scores import PairScores
-    from pytest_jsonmatch.engine.walk import Walk
-
     rng = random.Random(seed)
     expected, actual = _random_elements(rng, rng.randint(1, 7)), _random_elements(rng, rng.randint(1, 7))
-    scores = PairScores(Walk(configure(METRICS["structural_f1"], options)), "items", None)
-    cols_e = scores._columns_of(expected, "expected")
-    cols_a = scores._columns_of(actual, "actual")
-    rows, scale = align.pair_matrix_small(cols_e, cols_a, scores._column_add, "similarity")
+    rows, scale, large = _small_and_large_pair_scores(expected, actual, options)
     small = np.array(rows) / scale
-    large = align.pair_matrix(cols_e, cols_a, scores._leaf_matrix_for(), "similarity")
     assert small.shape == large.shape == (len(expected), len(actual))
     assert np.allclose(small, large, rtol=0, atol=1e-12)
-
-
-def _small_and_large_pair_scores(expected, actual):
-    from pytest_jsonmatch.engine import align
-    from pytest_jsonmatch.engine.metrics import METRICS, configure
-    from pytest_jsonmatch.engine.pair_scores import PairScores
-    from pytest_jsonmatch.engine.walk import Walk
-
-    scores = PairScores(Walk(configure(METRICS["structural_f1"], {})), "items", None)
-    cols_e = scores._columns_of(expected, "expected")
-    cols_a = scores._columns_of(actual, "actual")
-    rows, scale = align.pair_matrix_small(cols_e, cols_a, scores._column_add, "similarity")
-    return rows, scale, align.pair_matrix(cols_e, cols_a, scores._leaf_matrix_for(), "similarity")
 
 
 def test_small_pair_scores_when_only_one_side_has_some_fields():
