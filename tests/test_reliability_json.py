@@ -87,6 +87,23 @@ def test_nan_or_infinity_in_an_expected_mapping_is_a_parse_error_naming_the_path
     assert "not JSON" in str(exc) or "not a JSON value" in str(exc)
 
 
+@pytest.mark.parametrize("metric", ["json_similarity", "structural_f1", "field_f1"])
+def test_the_same_infinity_on_both_sides_is_still_a_parse_error_naming_the_path(metric):
+    # equal values of one type skip the comparator; an infinity equals itself, and must not
+    exc = raised(match_json, {"items": [{"price": float("inf")}]},
+                 {"items": [{"price": float("inf")}]}, metric=metric)
+    assert isinstance(exc, ParseError)
+    assert "items[0].price" in str(exc) and "expected" in str(exc)
+
+
+def test_the_same_infinity_inside_a_whole_value_is_a_parse_error_naming_the_top_field():
+    # field_match compares each top-level value whole: the field it names is the top one
+    exc = raised(match_json, {"items": [{"price": float("inf")}]},
+                 {"items": [{"price": float("inf")}]}, metric="field_match")
+    assert isinstance(exc, ParseError)
+    assert str(exc).startswith("items: inf in a value is not a JSON number")
+
+
 def test_nan_in_lenient_actual_text_is_not_taken_for_an_object():
     exc = raised(parse_actual, '{"price": NaN}')
     assert str(exc) == "no JSON object found in actual: '{\"price\": NaN}'"

@@ -306,13 +306,12 @@ class Walk:
             props = None
             schema_keys = False
             inline = not self._has_rules
-            inferred = cfg.schema_driven
-            pick = _INFERRED if inferred else _WHOLE if depth + 1 == cfg.leaf_depth else _SCALAR_PAIR
+            pick = (_INFERRED if cfg.schema_driven else
+                    _WHOLE if depth + 1 == cfg.leaf_depth else _SCALAR_PAIR)
         else:
             props = snode.properties
             schema_keys = cfg.schema_driven and props is not None
             inline = not self._has_rules and cfg.schema_driven
-            inferred = False
             pick = _BY_PROPS if props is not None else (
                 _WHOLE if depth + 1 == cfg.leaf_depth else _SCALAR_PAIR)
         policy = cfg.type_policy
@@ -334,14 +333,6 @@ class Walk:
                 if tv is type(av) and (comp := equal_one.get(tv)) is not None and ev == av:
                     if tv is float and ev - ev != 0.0:  # an infinity (NaN is never equal)
                         check_finite(ev, key_segment(path, key), "expected")
-                    forms = segment_forms(key)
-                    if forms is not None:  # the commonest field of all, written out
-                        cpath = path + forms[at_path]
-                        append(new_tuple(FieldResult, (
-                            cpath, MATCH, 1.0, ev, av, comp.name, "",
-                            cpath if same_fpath else fpath + forms[at_fpath],
-                            None if apath is None else apath + forms[at_apath])))
-                        continue
                     status, score = MATCH, 1.0
                 else:
                     ta = type(av)
@@ -359,7 +350,7 @@ class Walk:
                         comp = policy.get(_TYPE_OF.get(tv))  # type: ignore[arg-type]
                     if comp is not None:
                         if tv is ta and tv in _SCALARS and ev == av and comp.equal_one:
-                            status, score = MATCH, 1.0
+                            status, score = MATCH, 1.0  # a schema's comparator (_BY_PROPS)
                         else:
                             try:
                                 score = comp.score(ev, av)
