@@ -96,12 +96,41 @@ def test_the_same_infinity_on_both_sides_is_still_a_parse_error_naming_the_path(
     assert "items[0].price" in str(exc) and "expected" in str(exc)
 
 
-def test_the_same_infinity_inside_a_whole_value_is_a_parse_error_naming_the_top_field():
-    # field_match compares each top-level value whole: the field it names is the top one
+@pytest.mark.parametrize("metric", ["field_match", "field_match_normalized"])
+def test_the_same_infinity_inside_a_whole_value_is_a_parse_error_naming_its_own_field(metric):
+    # the field-match metrics compare each top-level value whole; the error still names the
+    # field inside it that holds the infinity, and the side
     exc = raised(match_json, {"items": [{"price": float("inf")}]},
-                 {"items": [{"price": float("inf")}]}, metric="field_match")
+                 {"items": [{"price": float("inf")}]}, metric=metric)
     assert isinstance(exc, ParseError)
-    assert str(exc).startswith("items: inf in a value is not a JSON number")
+    assert str(exc) == ("items[0].price: inf in expected is not a JSON number "
+                        "(NaN and Infinity are not JSON)")
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_nan_deep_in_actual_is_named_by_its_field_and_side_under_every_metric(metric):
+    expected = {"items": [{"price": 1.0}, {"dims": {"w": 2.0}}]}
+    actual = {"items": [{"price": 1.0}, {"dims": {"w": float("nan")}}]}
+    exc = raised(match_json, actual, expected, metric=metric)
+    assert isinstance(exc, ParseError)
+    assert str(exc).startswith("items[1].dims.w: nan in actual is not a JSON number")
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_a_python_object_deep_in_a_value_is_named_by_its_field_under_every_metric(metric):
+    exc = raised(match_json, {"tags": {"a": [1, {2, 3}]}}, {"tags": {"a": [1, 2]}}, metric=metric)
+    assert isinstance(exc, ParseError)
+    assert str(exc).startswith("tags.a[1]: set is not a JSON value")
+
+
+def test_invalid_inside_finds_the_first_bad_value_in_document_order():
+    from pytest_jsonmatch.engine.values import invalid_inside
+
+    value = {"a": [1.0, {"b": float("-inf")}], "c": float("nan")}
+    assert str(invalid_inside(value, "root", "actual")) == (
+        "root.a[1].b: -inf in actual is not a JSON number (NaN and Infinity are not JSON)")
+    assert str(invalid_inside({"x": float("nan")}, "", "expected")).startswith("x: nan in expected")
+    assert invalid_inside({"a": [1, "two", None, True, {"b": 2.5}]}, "", "expected") is None
 
 
 def test_nan_in_lenient_actual_text_is_not_taken_for_an_object():

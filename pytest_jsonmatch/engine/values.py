@@ -59,14 +59,53 @@ def json_type(value: Any, path: str = "$") -> str:
         return OBJECT
     if isinstance(value, (list, tuple)):
         return ARRAY
-    raise ParseError(f"{path}: {type(value).__name__} is not a JSON value ({value!r:.60})")
+    raise _not_json(value, path)
+
+
+def _not_json(value: Any, path: str) -> ParseError:
+    return ParseError(f"{path}: {type(value).__name__} is not a JSON value ({value!r:.60})")
+
+
+def _not_a_number(value: float, path: str, side: str) -> ParseError:
+    return ParseError(f"{path or '$'}: {value!r} in {side} is not a JSON number "
+                      f"(NaN and Infinity are not JSON)")
 
 
 def check_finite(value: float, path: str, side: str) -> None:
     """NaN and the infinities are not JSON: raise ParseError naming the field."""
     if not (value - value == 0.0):
-        raise ParseError(f"{path or '$'}: {value!r} in {side} is not a JSON number "
-                         f"(NaN and Infinity are not JSON)")
+        raise _not_a_number(value, path, side)
+
+
+def invalid_inside(value: Any, path: str, side: str) -> ParseError | None:
+    """The error naming the first value inside ``value`` (document order) that is not JSON:
+    a NaN, an infinity, or a Python object of no JSON type; None when there is none.
+
+    Comparators that take a value whole meet such a value without knowing where it sits;
+    this finds it again, so that the error names its own field (``items[0].price``) and
+    side, not only the field compared whole.
+    """
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        kind = type(item)
+        if kind is float:
+            if not (item - item == 0.0):
+                return _not_a_number(item, where, side)
+            continue
+        if kind in _TYPE_OF and kind is not dict and kind is not list and kind is not tuple:
+            continue
+        try:
+            tag = json_type(item, display_path(where))
+        except ParseError as exc:
+            return exc
+        if tag == OBJECT:
+            stack.extend((child, key_segment(where, key)) for key, child in reversed(list(item.items())))
+        elif tag == ARRAY:
+            stack.extend((child, index_segment(where, i)) for i, child in reversed(list(enumerate(item))))
+        elif isinstance(item, float) and not (item - item == 0.0):  # a float subclass
+            return _not_a_number(item, where, side)
+    return None
 
 
 def json_equal(a: Any, b: Any, normalize: Callable[[str], str] | None = None) -> bool:

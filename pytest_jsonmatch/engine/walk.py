@@ -22,7 +22,8 @@ from .pair_scores import SMALL_PAIRS, NeedJudgeFirst, PairScores
 from .schema import ORDERED, Align, SchemaNode, infer_node
 from .transforms import TransformFn
 from .values import (_SEGMENTS, _TYPE_OF, ARRAY, MISSING, NULL, OBJECT, PathPattern, check_finite,
-                     display_path, error_at, index_segment, json_equal, json_type, key_segment)
+                     display_path, error_at, index_segment, invalid_inside, json_equal, json_type,
+                     key_segment)
 
 # Python types whose values are JSON scalars, for the inline fast path (exact types only:
 # subclasses and oddities take the general path, which checks them).
@@ -270,7 +271,7 @@ class Walk:
         except ComparatorError as exc:
             raise ComparatorError(f"{exc} at {display_path(path)}") from None
         except ParseError as exc:  # a value that is not JSON, found inside a whole-value compare
-            raise error_at(path, exc) from None
+            raise whole_value_error(ev, av, path, exc) from None
         except JsonMatchError:
             raise
         except Exception as exc:  # noqa: BLE001 - name the comparator and field, not a deep traceback
@@ -355,7 +356,7 @@ class Walk:
                             try:
                                 score = comp.score(ev, av)
                             except ParseError as exc:  # NaN deep inside a whole-value comparison
-                                raise error_at(key_segment(path, key), exc) from None
+                                raise whole_value_error(ev, av, key_segment(path, key), exc) from None
                             status = MATCH if score >= 1.0 else MISMATCH
                 if comp is not None:
                     forms = segment_forms(key)
@@ -603,6 +604,12 @@ class Walk:
             if failed:
                 raise ComparatorError(
                     f"batch comparator {name!r} gave no usable score for: " + "; ".join(failed))
+
+
+def whole_value_error(e: Any, a: Any, path: str, exc: ParseError) -> ParseError:
+    """The error to raise when comparing ``e`` and ``a`` whole at ``path`` met a value that
+    is not JSON: it names that value's own field and side where it can be found."""
+    return invalid_inside(e, path, "expected") or invalid_inside(a, path, "actual") or error_at(path, exc)
 
 
 def _gives_equal_one(comp: BoundComparator | None) -> bool:
