@@ -94,6 +94,13 @@ def test_first_fence_that_parses_to_an_object_wins():
     assert parse_actual(text) == {"b": 2}
 
 
+def test_fenced_bodies_that_are_not_whole_objects_are_passed_over():
+    # cut short, and followed by prose: neither body is one object, so the third fence wins
+    text = ('```json\n{"a": 1,\n```\n```json\n{"b": 2} and more\n```\n'
+            '```json\n  {"c": 3}  \n```')
+    assert parse_actual(text) == {"c": 3}
+
+
 def test_fence_comes_before_a_balanced_span_in_the_text():
     # order of the rules: (2) a fenced body beats (3) an earlier bare {...} span
     text = 'draft {"z": 0} final:\n```json\n{"a": 1}\n```'

@@ -117,27 +117,34 @@ def _lenient(text: str, allow_array: bool) -> Any:
         parsed = _try_whole(stripped, allow_array)
         if parsed is not _NOTHING:
             return parsed
+    if "{" not in text:
+        return _NOTHING  # no object anywhere: spare the searches (a text of fences alone)
     parsed = _first_fenced(text)
     if parsed is not _NOTHING:
         return parsed
     return _first_balanced(text)
 
 
+# A fenced body that holds one object and nothing else: "{", anything, "}", whitespace
+# around (searched within the body's bounds, so it never reads past the closing fence).
+_WHOLE_OBJECT = re.compile(r"[ \t\r\n]*\{.*\}[ \t\r\n]*\Z", re.S)
+
+
 def _first_fenced(text: str) -> Any:
-    start = text.find(_FENCE)
+    find, whole_object = text.find, _WHOLE_OBJECT.match
+    start = find(_FENCE)
     while start != -1:
-        body_start = text.find("\n", start + 3)
+        body_start = find("\n", start + 3)
         if body_start == -1:
             return _NOTHING
-        end = text.find(_FENCE, body_start)
+        end = find(_FENCE, body_start)
         if end == -1:
             return _NOTHING
-        body = text[body_start + 1 : end].strip()
-        if body.startswith("{"):
-            parsed = _try_whole(body, allow_array=False)
+        if whole_object(text, body_start + 1, end):  # else no object fills the body
+            parsed = _try_whole(text[body_start + 1 : end].strip(), allow_array=False)
             if parsed is not _NOTHING:
                 return parsed
-        start = text.find(_FENCE, end + 3)
+        start = find(_FENCE, end + 3)
     return _NOTHING
 
 
