@@ -101,6 +101,11 @@ def test_fenced_bodies_that_are_not_whole_objects_are_passed_over():
     assert parse_actual(text) == {"c": 3}
 
 
+def test_a_fenced_object_wrapped_in_any_unicode_whitespace_is_found():
+    # whitespace around the body is what str.strip() removes: form feeds, no-break spaces
+    assert parse_actual('```json\n\x0c\u00a0{"a": 1}\u00a0\u2003\n```') == {"a": 1}
+
+
 def test_fence_comes_before_a_balanced_span_in_the_text():
     # order of the rules: (2) a fenced body beats (3) an earlier bare {...} span
     text = 'draft {"z": 0} final:\n```json\n{"a": 1}\n```'

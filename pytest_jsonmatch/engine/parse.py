@@ -125,9 +125,10 @@ def _lenient(text: str, allow_array: bool) -> Any:
     return _first_balanced(text)
 
 
-# A fenced body that holds one object and nothing else: "{", anything, "}", whitespace
-# around (searched within the body's bounds, so it never reads past the closing fence).
-_WHOLE_OBJECT = re.compile(r"[ \t\r\n]*\{.*\}[ \t\r\n]*\Z", re.S)
+# A fenced body that could hold one object and nothing else: "{", anything, "}", and
+# whitespace around as str.strip() takes it (\s is the same set). Matched within the body's
+# bounds, so it never reads past the closing fence.
+_WHOLE_OBJECT = re.compile(r"\s*\{.*\}\s*\Z", re.S)
 
 
 def _first_fenced(text: str) -> Any:

@@ -59,11 +59,7 @@ def json_type(value: Any, path: str = "$") -> str:
         return OBJECT
     if isinstance(value, (list, tuple)):
         return ARRAY
-    raise _not_json(value, path)
-
-
-def _not_json(value: Any, path: str) -> ParseError:
-    return ParseError(f"{path}: {type(value).__name__} is not a JSON value ({value!r:.60})")
+    raise ParseError(f"{path}: {type(value).__name__} is not a JSON value ({value!r:.60})")
 
 
 def _not_a_number(value: float, path: str, side: str) -> ParseError:
@@ -88,13 +84,6 @@ def invalid_inside(value: Any, path: str, side: str) -> ParseError | None:
     stack: list[tuple[Any, str]] = [(value, path)]
     while stack:
         item, where = stack.pop()
-        kind = type(item)
-        if kind is float:
-            if not (item - item == 0.0):
-                return _not_a_number(item, where, side)
-            continue
-        if kind in _TYPE_OF and kind is not dict and kind is not list and kind is not tuple:
-            continue
         try:
             tag = json_type(item, display_path(where))
         except ParseError as exc:
@@ -103,7 +92,7 @@ def invalid_inside(value: Any, path: str, side: str) -> ParseError | None:
             stack.extend((child, key_segment(where, key)) for key, child in reversed(list(item.items())))
         elif tag == ARRAY:
             stack.extend((child, index_segment(where, i)) for i, child in reversed(list(enumerate(item))))
-        elif isinstance(item, float) and not (item - item == 0.0):  # a float subclass
+        elif isinstance(item, float) and not (item - item == 0.0):
             return _not_a_number(item, where, side)
     return None
 
