@@ -189,8 +189,9 @@ def bench_suite(args: argparse.Namespace) -> list[Row]:
             suite.run_suite(root, "minimal")
             suite.run_suite(root, "plugin")
         t_plugin, t_min = [], []
-        for _ in range(runs):
-            for variant, acc in (("plugin", t_plugin), ("minimal", t_min)):
+        for k in range(runs):
+            order = [("plugin", t_plugin), ("minimal", t_min)]
+            for variant, acc in (order if k % 2 == 0 else order[::-1]):  # ABBA: no side always first
                 t, rc, tail = suite.run_suite(root, variant)
                 if rc != 0 or f"{n} passed" not in tail:
                     raise RuntimeError(f"suite run ({variant}) failed, rc={rc}:\n{tail}")
@@ -217,8 +218,9 @@ def bench_startup(args: argparse.Namespace) -> list[Row]:
             suite.run_startup(root, True)
             suite.run_startup(root, False)
         on, off = [], []
-        for _ in range(runs):
-            for with_plugin, acc in ((True, on), (False, off)):
+        for k in range(runs):
+            order = [(True, on), (False, off)]
+            for with_plugin, acc in (order if k % 2 == 0 else order[::-1]):  # ABBA, as above
                 t, rc, tail = suite.run_startup(root, with_plugin)
                 if rc not in (0, 5):  # 5: no tests collected
                     raise RuntimeError(f"start-up run failed, rc={rc}:\n{tail}")
@@ -296,12 +298,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--pairing-runs", type=int, help="runs for sizes <= 1000 (default 5)")
     p.add_argument("--suite-files", type=int, help="case files in the suite (default 10000)")
     p.add_argument("--suite-runs", type=int, help="pytest runs of each variant (default 3)")
-    p.add_argument("--startup-runs", type=int, help="sessions of each variant (default 15)")
+    p.add_argument("--startup-runs", type=int, help="sessions of each variant (default 25)")
     p.add_argument("--parse-mb", type=float, help="adversarial text size in MB (default 10)")
     p.add_argument("--parse-runs", type=int, help="runs per parse row (default 3)")
     args = p.parse_args(argv)
     full = dict(runs=11, pairs=1000, pairing_sizes=[1000, 3000], pairing_runs=5,
-                suite_files=10_000, suite_runs=3, startup_runs=15, parse_mb=10, parse_runs=3)
+                suite_files=10_000, suite_runs=3, startup_runs=25, parse_mb=10, parse_runs=3)
     quick = dict(runs=3, pairs=50, pairing_sizes=[100, 200], pairing_runs=3, suite_files=20,
                  suite_runs=1, startup_runs=1, parse_mb=0.1, parse_runs=2)
     for k, v in (quick if args.quick else full).items():
