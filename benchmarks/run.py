@@ -94,18 +94,23 @@ def bench_metrics(args: argparse.Namespace) -> list[Row]:
     for fn in fns.values():  # warm up: imports, caches
         for a, e in pairs[:20]:
             fn(a, e)
-    # Paired samples: every metric timing is taken right after a floor timing of the same
-    # pairs, and the ratio is the median of those per-run ratios. This machine's speed can
-    # shift by 1.5x for seconds at a time (shared cores); a ratio of two adjacent timings
-    # is far steadier than a ratio of two separately taken medians.
+    # Paired samples: every metric timing is taken next to a floor timing of the same pairs
+    # (before it in one run, after it in the next), and the ratio is the median of those
+    # per-run ratios. This machine's speed can shift by 1.5x for seconds at a time (shared
+    # cores); a ratio of two adjacent timings is far steadier than a ratio of two
+    # separately taken medians.
     floor_t: dict[str, list[float]] = {}
     metric_t: dict[tuple[str, str], list[float]] = {}
     ratios: dict[tuple[str, str], list[float]] = {}
-    for _ in range(runs):
+    for k in range(runs):
         for kind, ps in (("corpus", pairs), ("flat8", flat)):
             for m in METRICS:
-                base = per_pair(floor_compare, ps)
-                t = per_pair(fns[m], ps)
+                if k % 2 == 0:  # ABBA: neither timing of a pair always goes first
+                    base = per_pair(floor_compare, ps)
+                    t = per_pair(fns[m], ps)
+                else:
+                    t = per_pair(fns[m], ps)
+                    base = per_pair(floor_compare, ps)
                 floor_t.setdefault(kind, []).append(base)
                 metric_t.setdefault((m, kind), []).append(t)
                 ratios.setdefault((m, kind), []).append(t / base)
