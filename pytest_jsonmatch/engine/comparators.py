@@ -166,8 +166,6 @@ def _equal_pairs(key: Callable[[Any], Any]) -> SparseAddFn:
 
 
 _HASHABLE = frozenset({str, int, float, bool, type(None)})
-# Up to this many actual values, checking each is cheaper than sorting and searching them.
-_SCAN_ALL = 12
 
 
 def _scalar_key(value: Any) -> Any:
@@ -404,20 +402,15 @@ def _jaccard(e: Any, a: Any) -> float:
     return _exact(e, a)
 
 
+# Letters and digits only, so no whitespace: one token each (codes, ids, single words), and
+# Jaccard is 1 for the same lower-cased text, else 0: an equality join on str.lower.
+_one_token_scores = _equal_pairs(str.lower)
+
+
 def _jaccard_scores(xs: Sequence[str], ys: Sequence[str], rows: Sequence[int],
                     cols: Sequence[int], tp: list[list[float]]) -> None:
     if all(map(str.isalnum, xs)) and all(map(str.isalnum, ys)):
-        # letters and digits only, so no whitespace: one token each (codes, ids, single
-        # words), and Jaccard is 1 for the same lower-cased text, else 0: an equality join
-        partners: dict[str, list[int]] = {}
-        for j, y in zip(cols, ys):
-            partners.setdefault(y.lower(), []).append(j)
-        for i, x in zip(rows, xs):
-            found = partners.get(x.lower())
-            if found:
-                row = tp[i]
-                for j in found:
-                    row[j] += 1.0
+        _one_token_scores(xs, ys, rows, cols, tp)
         return
     # Each string's token set as a bit mask (a bit per distinct token): a pair's shared
     # tokens are then one integer AND and a bit count, not a new set per pair.
@@ -522,6 +515,10 @@ def bind_relative(params: Mapping[str, Any] | None = None) -> BoundComparator:
 # --- threshold number (structeval): d > t -> 0, else 1 - (d / t) ** (1 / w) ------------------
 
 
+# Up to this many actual values, checking each is cheaper than sorting and searching them.
+_SCAN_ALL = 12
+
+
 def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
     p = _params("threshold", params, {"threshold", "weighting"})
     t = _float_param("threshold", "threshold", p.get("threshold", 0.001))
@@ -530,16 +527,16 @@ def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
         raise ConfigError("comparator 'threshold': threshold must be greater than 0")
     power = math.inf if w == 0 else 1.0 / w
 
+    def within(d: float) -> float:
+        """The score of two numbers ``d <= t`` apart (called only for such pairs)."""
+        return 1.0 if w == 0 else 1.0 - (d / t) ** power  # w = 0: no penalty inside t
+
     def score(e: Any, a: Any) -> float:
         te, ta = type(e), type(a)
         if ((te is int or te is float) and (ta is int or ta is float)) or (
                 _is_number(e) and _is_number(a)):
             d = abs(float(e) - float(a))
-            if d > t:
-                return 0.0
-            if w == 0:
-                return 1.0  # no penalty inside the threshold
-            return 1.0 - (d / t) ** power
+            return 0.0 if d > t else within(d)
         return _exact(e, a)
 
     def pair_score(e: Any, a: Any) -> Any:
@@ -563,7 +560,7 @@ def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
                 for j, fy in actual:
                     d = abs(fx - fy)
                     if d <= t:
-                        row[j] += 1.0 if w == 0 else 1.0 - (d / t) ** power
+                        row[j] += within(d)
             return
         # only values within t score: a sorted window per expected value, searched twice as
         # wide as t so that rounding in the bounds never loses a pair the test keeps
@@ -579,7 +576,7 @@ def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
                     break
                 d = abs(fx - fy)
                 if d <= t:
-                    row[j] += 1.0 if w == 0 else 1.0 - (d / t) ** power
+                    row[j] += within(d)
 
     return BoundComparator(
         "threshold", score, _numbers_only(pair_score, halfwidth), params={"threshold": t, "weighting": w},

@@ -18,7 +18,7 @@ from .errors import ParseError
 from .results import f_beta, precision_recall
 from .schema import SchemaNode
 from .transforms import TransformFn
-from .values import (_SEGMENTS, _TYPE_OF, ARRAY, NULL, OBJECT, _tokens as _path_tokens, check_finite,
+from .values import (_TYPE_OF, ARRAY, NULL, OBJECT, _tokens as _path_tokens, check_finite,
                      error_at, index_segment, json_type, key_segment)
 
 if TYPE_CHECKING:
@@ -217,28 +217,8 @@ class PairScores:
         in the similarity; a null counts as absent."""
         tag = json_type(value)
         if tag == OBJECT:
-            count = 0
-            segment_forms = _SEGMENTS.get
-            for key, child in value.items():
-                forms = segment_forms(key)
-                crel = key_segment(rel, key) if forms is None else (
-                    rel + forms[1] if rel else forms[0])
-                kind = type(child)
-                if kind is str or kind is int or kind is bool or (
-                        kind is float and child - child == 0.0):  # the common leaves, inline
-                    col = cols.get(crel)
-                    if col is None:
-                        cols[crel] = ([i], [child])
-                        kinds[crel] = kind
-                    else:
-                        col[0].append(i)
-                        col[1].append(child)
-                        if kinds[crel] is not kind:
-                            kinds[crel] = None
-                    count += 1
-                elif child is not None:
-                    count += self._collect_similarity(child, crel, i, cols, kinds, side)
-            return count
+            return sum(self._collect_similarity(child, key_segment(rel, key), i, cols, kinds, side)
+                       for key, child in value.items())
         if tag == ARRAY:
             if rel:
                 return 0

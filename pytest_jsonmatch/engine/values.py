@@ -244,8 +244,6 @@ class PathPattern:
         return f"PathPattern({self.text!r})"
 
 
-
-
 def error_at(prefix: str, exc: ParseError) -> ParseError:
     """The same error, its path now under ``prefix`` (errors name the field from the root)."""
     text = str(exc)
