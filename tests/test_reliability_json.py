@@ -133,6 +133,95 @@ def test_invalid_inside_finds_the_first_bad_value_in_document_order():
     assert invalid_inside({"a": [1, "two", None, True, {"b": 2.5}]}, "", "expected") is None
 
 
+NOT_JSON = "is not a JSON number (NaN and Infinity are not JSON)"
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_nan_in_a_field_actual_lacks_is_named_as_expected_s(metric):
+    # an omission is counted without being compared: nothing else would look at the value
+    exc = raised(match_json, {"a": 1}, {"a": 1, "b": float("nan")}, metric=metric)
+    assert str(exc) == f"b: nan in expected {NOT_JSON}"
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_infinity_deep_in_an_omitted_value_is_named_by_its_own_field(metric):
+    expected = {"a": 1, "b": {"c": [1.5, {"d": float("-inf")}]}}
+    exc = raised(match_json, {"a": 1}, expected, metric=metric)
+    assert str(exc) == f"b.c[1].d: -inf in expected {NOT_JSON}"
+
+
+@pytest.mark.parametrize("metric", ["structural_f1", "field_f1"])
+def test_nan_in_a_hallucinated_field_is_named_as_actual_s(metric):
+    # the F1 metrics count extra actual fields, so they are read too
+    exc = raised(match_json, {"a": 1, "extra": [2.0, float("nan")]}, {"a": 1}, metric=metric)
+    assert str(exc) == f"extra[1]: nan in actual {NOT_JSON}"
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_nan_in_an_unpaired_array_element_is_named(metric):
+    exc = raised(match_json, {"items": [{"p": 1.0}]},
+                 {"items": [{"p": 1.0}, {"p": float("nan")}]}, metric=metric)
+    assert str(exc) == f"items[1].p: nan in expected {NOT_JSON}"
+
+
+@pytest.mark.parametrize("metric", ["field_match", "field_match_normalized"])
+@pytest.mark.parametrize(("actual", "where"), [
+    ([1, 2, float("nan")], "items[2]"),  # lengths differ: the comparison reads no element
+    ({"x": 9, "y": float("inf")}, "items.y"),  # x differs first: y is never reached
+], ids=["array-lengths", "object-first-field"])
+def test_a_nan_past_the_first_difference_of_a_whole_value_is_still_named(metric, actual, where):
+    expected = {"items": [1, 2]} if isinstance(actual, list) else {"items": {"x": 1, "y": 2}}
+    exc = raised(match_json, {"items": actual}, expected, metric=metric)
+    value = "nan" if isinstance(actual, list) else "inf"
+    assert str(exc) == f"{where}: {value} in actual {NOT_JSON}"
+
+
+@pytest.mark.parametrize("metric", ["field_match", "json_similarity", "structural_f1", "field_f1"])
+def test_a_container_against_an_expected_scalar_is_read_for_non_json_values(metric):
+    # json_similarity does not count the container's leaves; it must still not hide a set
+    exc = raised(match_json, {"a": {"x": {1, 2}}}, {"a": "text"}, metric=metric)
+    assert str(exc).startswith("a.x: set is not a JSON value")
+
+
+def test_a_key_the_schema_does_not_know_is_read_for_non_json_values():
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    exc = raised(match_json, {"a": 1, "debug": {"t": float("inf")}}, {"a": 1},
+                 metric="field_f1", schema=schema)
+    assert str(exc) == f"debug.t: inf in actual {NOT_JSON}"
+
+
+@pytest.mark.parametrize(("metric", "score"), [
+    ("field_match", 0.5), ("field_match_normalized", 0.5),  # a matches once a.y is pruned; b missing
+    ("json_similarity", 0.5),  # leaves a.x (1) and b.m (0): 1 / 2
+    ("structural_f1", 2 / 3), ("field_f1", 2 / 3),  # a.x matches, b.m omitted: P 1/1, R 1/2
+])
+def test_values_the_ignore_option_names_are_not_read(metric, score):
+    # ignored fields are not looked at, inside a whole value or a one-sided one
+    result = match_json({"a": {"x": 1, "y": float("nan")}},
+                        {"a": {"x": 1, "y": 2}, "b": {"n": float("nan"), "m": 1}},
+                        metric=metric, ignore=["a.y", "b.n"])
+    assert result.score == pytest.approx(score, abs=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["field_match", "json_similarity"])
+def test_extra_actual_keys_a_metric_does_not_score_are_not_read(metric):
+    # these two metrics ignore actual's extra keys (their rule); their values are not read
+    assert match_json({"a": 1, "extra": float("nan")}, {"a": 1}, metric=metric).score == 1.0
+
+
+def test_check_json_inside_passes_valid_tuples_and_mappings_and_reads_shared_values_once():
+    from types import MappingProxyType
+
+    from pytest_jsonmatch.engine.values import check_json_inside, invalid_inside
+
+    check_json_inside((1, "a", MappingProxyType({"k": [None, True]})), "v", "actual")  # no error
+    shared = [1.0]
+    assert invalid_inside({"a": shared, "b": shared, "c": [shared]}, "", "actual") is None
+    with pytest.raises(ParseError) as info:
+        check_json_inside({"a": (1, float("nan"))}, "v", "expected")
+    assert str(info.value) == f"v.a[1]: nan in expected {NOT_JSON}"
+
+
 def test_nan_in_lenient_actual_text_is_not_taken_for_an_object():
     exc = raised(parse_actual, '{"price": NaN}')
     assert str(exc) == "no JSON object found in actual: '{\"price\": NaN}'"

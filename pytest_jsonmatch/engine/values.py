@@ -82,12 +82,17 @@ def invalid_inside(value: Any, path: str, side: str) -> ParseError | None:
     side, not only the field compared whole.
     """
     stack: list[tuple[Any, str]] = [(value, path)]
+    seen: set[int] = set()  # a container reached twice (shared, or holding itself) is read once
     while stack:
         item, where = stack.pop()
         try:
             tag = json_type(item, display_path(where))
         except ParseError as exc:
             return exc
+        if tag in (OBJECT, ARRAY):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
         if tag == OBJECT:
             stack.extend((child, key_segment(where, key)) for key, child in reversed(list(item.items())))
         elif tag == ARRAY:
@@ -95,6 +100,43 @@ def invalid_inside(value: Any, path: str, side: str) -> ParseError | None:
         elif isinstance(item, float) and not (item - item == 0.0):
             return _not_a_number(item, where, side)
     return None
+
+
+def _only_json(value: Any) -> bool:
+    """Whether a container holds nothing but plain JSON values (exact types), at any depth.
+    False may also mean an unusual but valid type (a tuple, a Mapping): the caller then
+    searches properly. A loop over the values with type tests, not a call per value: this
+    runs over whole values on the happy path."""
+    for x in (value.values() if type(value) is dict else value):
+        tx = type(x)
+        if tx is str or tx is int or tx is bool or x is None:
+            continue
+        if tx is float:
+            if x - x == 0.0:
+                continue
+            return False
+        if (tx is not dict and tx is not list) or not _only_json(x):
+            return False
+    return True
+
+
+def check_json_inside(value: Any, path: str, side: str) -> None:
+    """Raise the ParseError of invalid_inside when ``value`` is or holds anything that is not
+    JSON. For values a comparison did not read to the end (a mismatch stops at the
+    first difference) or never compared (one side only).
+
+    A quick test of the types first (_only_json); only a value it does not clear is
+    searched, for the field to name.
+    """
+    tv = type(value)
+    if tv is dict or tv is list:
+        if _only_json(value):  # a RecursionError goes up: match_json names it (too deep)
+            return
+    elif tv is str or tv is int or tv is bool or value is None or (tv is float and value - value == 0.0):
+        return
+    exc = invalid_inside(value, path, side)
+    if exc is not None:
+        raise exc
 
 
 def json_equal(a: Any, b: Any, normalize: Callable[[str], str] | None = None) -> bool:

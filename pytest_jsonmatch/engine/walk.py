@@ -22,12 +22,13 @@ from .pair_scores import SMALL_PAIRS, NeedJudgeFirst, PairScores
 from .schema import ORDERED, Align, SchemaNode, infer_node
 from .transforms import TransformFn
 from .values import (_SEGMENTS, _TYPE_OF, ARRAY, MISSING, NULL, OBJECT, PathPattern, check_finite,
-                     display_path, error_at, index_segment, invalid_inside, json_equal, json_type,
-                     key_segment)
+                     check_json_inside, display_path, error_at, index_segment, invalid_inside,
+                     json_equal, json_type, key_segment)
 
 # Python types whose values are JSON scalars, for the inline fast path (exact types only:
 # subclasses and oddities take the general path, which checks them).
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_CONTAINERS = frozenset({dict, list, tuple})
 # How obj() picks the comparator of a leaf it scores inline: the schema's plain comparator,
 # the policy's for an expected scalar (inferred schema), for a whole value one level down,
 # or for a pair of scalars.
@@ -259,6 +260,8 @@ class Walk:
             score = judged
         else:
             score = self.score_leaf(comp, ev, av, path)
+            if score < 1.0 and not (type(ev) in _SCALARS and type(av) in _SCALARS):
+                self.check_unread(ev, av, path)  # a mismatch stops reading at the first difference
         self.out.append(FieldResult(path, MATCH if score >= 1.0 else MISMATCH, score, e, a,
                                     comp.name, "", fpath, apath))
         if min_score is not None and score < min_score:
@@ -278,6 +281,15 @@ class Walk:
             raise ComparatorError(
                 f"comparator {comp.name!r} raised {type(exc).__name__}: {exc} at {display_path(path)}"
             ) from None
+
+    def check_unread(self, e: Any, a: Any, path: str) -> None:
+        """Values taken whole that nothing read to the end (a comparison stops at the first
+        difference; one side alone is not compared) may still hold a NaN, an infinity or a
+        non-JSON object: an error, as anywhere else. MISSING: no value on that side. What
+        ``ignore`` names inside them is not read."""
+        for value, side in ((e, "expected"), (a, "actual")):
+            if value is not MISSING:
+                check_json_inside(self._prune(value, path) if self._skip_rules else value, path, side)
 
     def _prune(self, value: Any, path: str) -> Any:
         tag = json_type(value, path)
@@ -358,6 +370,8 @@ class Walk:
                             except ParseError as exc:  # NaN deep inside a whole-value comparison
                                 raise whole_value_error(ev, av, key_segment(path, key), exc) from None
                             status = MATCH if score >= 1.0 else MISMATCH
+                            if status is MISMATCH and (tv in _CONTAINERS or ta in _CONTAINERS):
+                                self.check_unread(ev, av, key_segment(path, key))
                 if comp is not None:
                     forms = segment_forms(key)
                     if forms is None:
@@ -393,6 +407,7 @@ class Walk:
                 if s is not None and s.skip:
                     self.out.append(FieldResult(cpath, SKIPPED, 0.0, MISSING, av, "", "ignored", cfpath))
                 else:
+                    self.check_unread(MISSING, av, cpath)
                     self.out.append(FieldResult(cpath, HALLUCINATION, 0.0, MISSING, av, "",
                                                 "not in the schema", cfpath))
                 continue
@@ -434,6 +449,11 @@ class Walk:
             return
         elif cfg.schema_driven and tag == NULL and snode is not None and snode.type == "object":
             return  # a one-sided null object holds no fields
+        # counted as it is, never compared: the one place that can find a non-JSON value in it
+        if isinstance(value, float):
+            check_finite(value, path, "expected" if status == OMISSION else "actual")
+        elif tag == OBJECT or tag == ARRAY:
+            self.check_unread(*((value, MISSING) if status == OMISSION else (MISSING, value)), path)
         self.out.append(FieldResult(path, status, 0.0, e, a, "", "", fpath))
         if status == OMISSION and s is not None and s.min_score is not None and s.min_score > 0:
             self.floors.append(FloorFailure(path, s.min_score, 0.0))
@@ -454,6 +474,7 @@ class Walk:
             elif json_equal(e, a):
                 self.out.append(FieldResult(path, MATCH, 1.0, e, a, "", "", fpath, apath))
             else:
+                self.check_unread(e, a, path)
                 self.out.append(FieldResult(path, MISMATCH, 0.0, e, a, "", reason, fpath, apath))
             return
         if te not in (OBJECT, ARRAY):
@@ -461,6 +482,8 @@ class Walk:
             if te == NULL and cfg.null_absent:
                 self.one_sided(a, path, fpath, snode, HALLUCINATION, depth)
                 return
+            # the container is read below if it counts, else here
+            self.check_unread(e, MISSING if cfg.count_extras else a, path)
             self.out.append(FieldResult(path, MISMATCH, 0.0, e, a, "", reason, fpath, apath))
             if cfg.count_extras:
                 before = len(self.out)
@@ -475,6 +498,8 @@ class Walk:
             self.out[i] = self.out[i]._replace(actual=a, reason=f"actual holds {ta} here")
         if cfg.count_extras:
             self.one_sided(a, path, fpath, snode, HALLUCINATION, depth)
+        else:
+            self.check_unread(MISSING, a, path)
 
     # -- arrays ---------------------------------------------------------------------------
 
