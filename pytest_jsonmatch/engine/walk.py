@@ -21,9 +21,9 @@ from .results import (HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldRe
 from .pair_scores import SMALL_PAIRS, NeedJudgeFirst, PairScores
 from .schema import ORDERED, Align, SchemaNode, infer_node
 from .transforms import TransformFn
-from .values import (_SEGMENTS, _TYPE_OF, ARRAY, MISSING, NULL, OBJECT, PathPattern, check_finite,
-                     check_json_inside, display_path, error_at, index_segment, invalid_inside,
-                     json_equal, json_type, key_segment)
+from .values import (_SEGMENTS, _TYPE_OF, ARRAY, MISSING, NULL, NUMBER, OBJECT, PathPattern,
+                     check_finite, check_json_inside, display_path, error_at, index_segment,
+                     invalid_inside, json_equal, json_type, key_segment)
 
 # Python types whose values are JSON scalars, for the inline fast path (exact types only:
 # subclasses and oddities take the general path, which checks them).
@@ -370,7 +370,8 @@ class Walk:
                             except ParseError as exc:  # NaN deep inside a whole-value comparison
                                 raise whole_value_error(ev, av, key_segment(path, key), exc) from None
                             status = MATCH if score >= 1.0 else MISMATCH
-                            if status is MISMATCH and (tv in _CONTAINERS or ta in _CONTAINERS):
+                            if (status is MISMATCH and pick is not _SCALAR_PAIR  # two scalars there
+                                    and (tv in _CONTAINERS or ta in _CONTAINERS)):
                                 self.check_unread(ev, av, key_segment(path, key))
                 if comp is not None:
                     forms = segment_forms(key)
@@ -450,8 +451,9 @@ class Walk:
         elif cfg.schema_driven and tag == NULL and snode is not None and snode.type == "object":
             return  # a one-sided null object holds no fields
         # counted as it is, never compared: the one place that can find a non-JSON value in it
-        if isinstance(value, float):
-            check_finite(value, path, "expected" if status == OMISSION else "actual")
+        if tag == NUMBER:
+            if isinstance(value, float):
+                check_finite(value, path, "expected" if status == OMISSION else "actual")
         elif tag == OBJECT or tag == ARRAY:
             self.check_unread(*((value, MISSING) if status == OMISSION else (MISSING, value)), path)
         self.out.append(FieldResult(path, status, 0.0, e, a, "", "", fpath))
