@@ -74,8 +74,12 @@ def _verdict(ok: bool) -> str:
 # -- 1. per-pair metric time vs the floor ---------------------------------------------------
 
 
+PURE = "structural_f1 without the compiled kernel"
+
+
 def bench_metrics(args: argparse.Namespace) -> list[Row]:
     from pytest_jsonmatch import match_json
+    from pytest_jsonmatch.engine import align
 
     pairs = corpus.corpus(args.pairs)
     flat = corpus.flat8(args.pairs)
@@ -114,6 +118,18 @@ def bench_metrics(args: argparse.Namespace) -> list[Row]:
                 floor_t.setdefault(kind, []).append(base)
                 metric_t.setdefault((m, kind), []).append(t)
                 ratios.setdefault((m, kind), []).append(t / base)
+        if align.pair_kernel is not None:
+            # what a machine that could not build the compiled kernel runs (INFO)
+            saved, align.pair_kernel = align.pair_kernel, None
+            try:
+                if k % 2 == 0:
+                    base, t = per_pair(floor_compare, pairs), per_pair(fns["structural_f1"], pairs)
+                else:
+                    t, base = per_pair(fns["structural_f1"], pairs), per_pair(floor_compare, pairs)
+            finally:
+                align.pair_kernel = saved
+            metric_t.setdefault((PURE, "corpus"), []).append(t)
+            ratios.setdefault((PURE, "corpus"), []).append(t / base)
     rows = []
     desc = f"{len(pairs)} pairs, {min(leaves)}-{max(leaves)} leaves"
     for kind, label in (("corpus", desc), ("flat8", f"{len(flat)} flat 8-field pairs")):
@@ -129,6 +145,10 @@ def bench_metrics(args: argparse.Namespace) -> list[Row]:
                 target, status = "-", "INFO"
             rows.append(Row("metrics", f"{m} ({kind})", t, "floor walk", base, ratio, target,
                             status, runs, "per pair"))
+        if kind == "corpus" and (PURE, kind) in ratios:
+            rows.append(Row("metrics", f"{PURE} (corpus)", statistics.median(metric_t[(PURE, kind)]),
+                            "floor walk", base, statistics.median(ratios[(PURE, kind)]), "-",
+                            "INFO", runs, "per pair"))
     return rows
 
 
@@ -335,8 +355,12 @@ def main(argv: list[str] | None = None) -> int:
     sections = args.only or list(SECTIONS)
     rows: list[Row] = []
     broken = []
+    from pytest_jsonmatch.engine import align
+
+    kernel = "built" if align.pair_kernel is not None else "not built (pure Python)"
     print(f"pytest-jsonmatch benchmarks ({'quick' if args.quick else 'full'}), python "
-          f"{sys.version.split()[0]}, {os.cpu_count()} CPUs", flush=True)
+          f"{sys.version.split()[0]}, {os.cpu_count()} CPUs, compiled pair kernel {kernel}",
+          flush=True)
     for name in sections:
         t0 = time.perf_counter()
         try:
@@ -353,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{sum(r.status == 'PASS' for r in rows)} targets met, {len(misses)} missed")
     if args.json:
         meta = {"python": sys.version.split()[0], "cpus": os.cpu_count(), "quick": args.quick,
-                "sections": sections}
+                "sections": sections, "pair_kernel": align.pair_kernel is not None}
         Path(args.json).write_text(json.dumps({"meta": meta, "rows": [asdict(r) for r in rows]},
                                               indent=2))
     return 1 if broken else 0

@@ -13,6 +13,11 @@ from typing import Any
 
 from .values import canonical_key
 
+try:  # compiled where the machine could build it (setup.py): the same answers, sooner
+    from . import _pair_kernel as pair_kernel
+except ImportError:  # pragma: no cover - a machine without a C compiler
+    pair_kernel = None  # type: ignore[assignment]
+
 Pairs = list[tuple[int, int]]
 LeafMatrix = Callable[[str, list[Any], list[Any]], Any]
 
@@ -136,7 +141,8 @@ def assign(scores: Any, keep_above: float, minimize_distance: bool = False, scal
     which breaks ties the same way it does)."""
     chosen = None
     if isinstance(scores, list):
-        chosen = dominant_pairs(scores, DOMINANCE_MARGIN * scale)
+        find = pair_kernel.dominant_pairs if pair_kernel is not None else dominant_pairs
+        chosen = find(scores, DOMINANCE_MARGIN * scale)
         n = len(scores)
         m = len(scores[0]) if n else 0
         if chosen is not None and scale != 1.0:

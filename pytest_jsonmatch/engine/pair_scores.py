@@ -22,7 +22,7 @@ from .values import (_TYPE_OF, ARRAY, NULL, OBJECT, _tokens as _path_tokens, che
                      error_at, index_segment, json_type, key_segment)
 
 if TYPE_CHECKING:
-    from .walk import Walk
+    from .walk import Walk, WalkConfig
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _INT_FLOAT = {int, float}
@@ -65,6 +65,12 @@ class PairScores:
     def matrix(self, e: list[Any], a: list[Any], mode: str) -> tuple[Any, float]:
         """The len(e) x len(a) pair scores (``similarity`` or ``f1``) times a scale: a
         matrix (scale 1), or for a few elements a list of rows (see pair_matrix_small)."""
+        if mode == "similarity" and self.items is None and len(e) * len(a) <= SMALL_PAIRS:
+            args, kernel = self.cfg.kernel_args, _align.pair_kernel
+            if args is not None and kernel is not None:
+                found = kernel.similarity_rows(e, a, *args)
+                if found is not None:  # else a shape only the Python path reads (or reports)
+                    return found
         cols_e = self._columns_of(e, "expected")
         cols_a = self._columns_of(a, "actual") if cols_e is not None else None
         if cols_e is not None and cols_a is not None:
@@ -393,3 +399,24 @@ def _by_type(index: list[int], values: list[Any]) -> dict[str, tuple[list[int], 
         group[0].append(i)
         group[1].append(v)
     return groups
+
+
+def kernel_args(cfg: WalkConfig) -> tuple[float, float] | None:
+    """The threshold comparator's ``(t, w)`` when the compiled kernel computes exactly this
+    configuration's pair similarities: no rule or schema sets a field's comparator, strings
+    score by the built-in Jaccard, numbers by the built-in threshold (``t > 0``, ``w >= 0``)
+    and booleans by the built-in exact comparator (structural_f1's defaults)."""
+    if cfg.array_mode != "similarity" or cfg.rules or cfg.schema is not None or cfg.schema_driven:
+        return None
+    policy = cfg.type_policy
+    string, number, boolean = policy.get("string"), policy.get("number"), policy.get("boolean")
+    if string is None or number is None or boolean is None:
+        return None
+    if not (string.trusted and string.name == "jaccard" and number.trusted
+            and number.name == "threshold" and boolean.trusted and boolean.name == "exact"):
+        return None
+    params = number.params or {}
+    t, w = params.get("threshold"), params.get("weighting")
+    if type(t) is not float or type(w) is not float or not (t > 0 and w >= 0):
+        return None
+    return t, w

@@ -18,7 +18,7 @@ from .errors import ComparatorError, JsonMatchError, ParseError
 from .registry import REGISTRY, BatchItem, Registry, check_score
 from .results import (HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldResult,
                       FloorFailure, Pairing)
-from .pair_scores import SMALL_PAIRS, NeedJudgeFirst, PairScores
+from .pair_scores import SMALL_PAIRS, NeedJudgeFirst, PairScores, kernel_args
 from .schema import ORDERED, Align, SchemaNode, infer_node
 from .transforms import TransformFn
 from .values import (_SEGMENTS, _TYPE_OF, ARRAY, MISSING, NULL, NUMBER, OBJECT, PathPattern,
@@ -103,6 +103,12 @@ class WalkConfig:
     def skip_patterns(self) -> list[PathPattern]:
         """The patterns of the ``ignore`` rules (made once per configuration, not per walk)."""
         return [rule.pattern for rule in self.rules if rule.skip]
+
+    @cached_property
+    def kernel_args(self) -> tuple[float, float] | None:
+        """(t, w) when the compiled pair-score kernel computes this configuration's pair
+        similarities (see pair_scores.kernel_args)."""
+        return kernel_args(self)
 
     @cached_property
     def policy_equal_one(self) -> bool:
