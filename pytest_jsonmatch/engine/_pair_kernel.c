@@ -291,7 +291,8 @@ similarity_rows(PyObject *Py_UNUSED(module), PyObject *args)
     Py_ssize_t n_cols = 0, n_cols_a = 0;
     Py_ssize_t *sizes = PyMem_Calloc((size_t)(n + m + 1), sizeof(Py_ssize_t));
     double *tp = PyMem_Calloc((size_t)(n * m + 1), sizeof(double));
-    Py_ssize_t *count_e = NULL, *count_a = NULL;
+    Py_ssize_t *count_e = NULL, *count_a = NULL, *both = NULL;
+    PyObject *rows = NULL;
     if (tk.texts == NULL || tk.vocab == NULL || columns == NULL || sizes == NULL || tp == NULL) {
         if (!PyErr_Occurred())
             PyErr_NoMemory();
@@ -363,7 +364,6 @@ similarity_rows(PyObject *Py_UNUSED(module), PyObject *args)
     int uniform = partial == 0 && shared > 0;
     for (Py_ssize_t k = 0; uniform && k < n + m; k++)
         uniform = sizes[k] == shared;
-    Py_ssize_t *both = NULL;
     if (!uniform && !(partial == 0 && shared > 0)) {
         /* fields each pair has in common: the shared ones, plus partial columns they share */
         both = PyMem_Calloc((size_t)(n * m + 1), sizeof(Py_ssize_t));
@@ -384,18 +384,13 @@ similarity_rows(PyObject *Py_UNUSED(module), PyObject *args)
             }
         }
     }
-    PyObject *rows = PyList_New(n);
-    if (rows == NULL) {
-        PyMem_Free(both);
+    rows = PyList_New(n);
+    if (rows == NULL)
         goto done;
-    }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *row = PyList_New(m);
-        if (row == NULL) {
-            Py_DECREF(rows);
-            PyMem_Free(both);
+        if (row == NULL)
             goto done;
-        }
         PyList_SET_ITEM(rows, i, row);
         for (Py_ssize_t j = 0; j < m; j++) {
             double sum = tp[i * m + j], value;
@@ -408,20 +403,18 @@ similarity_rows(PyObject *Py_UNUSED(module), PyObject *args)
                 value = uni ? sum / (double)uni : 1.0;
             }
             PyObject *number = PyFloat_FromDouble(value);
-            if (number == NULL) {
-                Py_DECREF(rows);
-                PyMem_Free(both);
+            if (number == NULL)
                 goto done;
-            }
             PyList_SET_ITEM(row, j, number);
         }
     }
-    PyMem_Free(both);
     if (uniform)
         scale = (double)shared;
-    result = Py_BuildValue("(Nd)", rows, scale);
+    result = Py_BuildValue("(Od)", rows, scale);
 
 done:
+    Py_XDECREF(rows);
+    PyMem_Free(both);
     Py_XDECREF(tk.texts);
     Py_XDECREF(tk.vocab);
     Py_XDECREF(columns);

@@ -2,7 +2,9 @@
 
 Elements are gathered into columns (each flattened field's values); each column is then
 scored for every pair in one vectorised comparator call (align.pair_matrix), or, for a few
-elements, in plain Python through the comparator's ``add_scores``. Elements that do not flatten to the fields the walk would score
+elements, in plain Python through the comparator's ``add_scores``. structural_f1's default
+case, a few flat objects, goes to the compiled kernel when it is built (_pair_kernel.c: the
+same floats, see kernel_args). Elements that do not flatten to the fields the walk would score
 (nested arrays with their own alignment, batch comparators) are scored by walking each pair.
 """
 
