@@ -106,15 +106,18 @@ def bench_metrics(args: argparse.Namespace) -> list[Row]:
     floor_t: dict[str, list[float]] = {}
     metric_t: dict[tuple[str, str], list[float]] = {}
     ratios: dict[tuple[str, str], list[float]] = {}
+    def paired(fn: Callable[[Any, Any], Any], ps: list, k: int) -> tuple[float, float]:
+        """(floor, fn) per pair, in ABBA order: neither timing of a pair always goes first."""
+        if k % 2 == 0:
+            base = per_pair(floor_compare, ps)
+            return base, per_pair(fn, ps)
+        t = per_pair(fn, ps)
+        return per_pair(floor_compare, ps), t
+
     for k in range(runs):
         for kind, ps in (("corpus", pairs), ("flat8", flat)):
             for m in METRICS:
-                if k % 2 == 0:  # ABBA: neither timing of a pair always goes first
-                    base = per_pair(floor_compare, ps)
-                    t = per_pair(fns[m], ps)
-                else:
-                    t = per_pair(fns[m], ps)
-                    base = per_pair(floor_compare, ps)
+                base, t = paired(fns[m], ps, k)
                 floor_t.setdefault(kind, []).append(base)
                 metric_t.setdefault((m, kind), []).append(t)
                 ratios.setdefault((m, kind), []).append(t / base)
@@ -122,10 +125,7 @@ def bench_metrics(args: argparse.Namespace) -> list[Row]:
             # what a machine that could not build the compiled kernel runs (INFO)
             saved, align.pair_kernel = align.pair_kernel, None
             try:
-                if k % 2 == 0:
-                    base, t = per_pair(floor_compare, pairs), per_pair(fns["structural_f1"], pairs)
-                else:
-                    t, base = per_pair(fns["structural_f1"], pairs), per_pair(floor_compare, pairs)
+                base, t = paired(fns["structural_f1"], pairs, k)
             finally:
                 align.pair_kernel = saved
             metric_t.setdefault((PURE, "corpus"), []).append(t)

@@ -418,7 +418,7 @@ def kernel_args(cfg: WalkConfig) -> tuple[float, float] | None:
             and number.name == "threshold" and boolean.trusted and boolean.name == "exact"):
         return None
     params = number.params or {}
-    t, w = params.get("threshold"), params.get("weighting")
-    if type(t) is not float or type(w) is not float or not (t > 0 and w >= 0):
-        return None
-    return t, w
+    t, w = float(params["threshold"]), float(params["weighting"])
+    # bind_threshold already refuses others; the kernel's pow() would differ from Python's
+    # ** for a negative w, so the precondition stays stated where the kernel is chosen
+    return (t, w) if t > 0 and w >= 0 else None
