@@ -1,71 +1,46 @@
 """pytest-jsonmatch: score structured JSON output against golden expectations, field by field.
 
-The public API is re-exported here. Names load on first use, so that pytest, which imports
-the plugin module in every session, pays nothing for the engine until a test needs it.
+This is the public API, exported from here once: every name below is documented and typed.
 """
 
-from __future__ import annotations
+from types import ModuleType as _ModuleType
 
-from typing import TYPE_CHECKING
-
-from .engine._lazy import lazy_exports
+from .assertion import assert_json_match as assert_json_match
+from .engine.config import Metric as Metric
+from .engine.errors import CaseFileError as CaseFileError
+from .engine.errors import ComparatorError as ComparatorError
+from .engine.errors import ConfigError as ConfigError
+from .engine.errors import JsonMatchError as JsonMatchError
+from .engine.errors import ParseError as ParseError
+from .engine.errors import SchemaError as SchemaError
+from .engine.match import evaluate_records as evaluate_records
+from .engine.match import match_json as match_json
+from .engine.metrics import METRIC_NAMES as METRIC_NAMES
+from .engine.metrics import METRICS as METRICS
+from .engine.parse import parse_actual as parse_actual
+from .engine.parse import parse_expected as parse_expected
+from .engine.paths import PathPattern as PathPattern
+from .engine.postprocess import reclassify_nulls as reclassify_nulls
+from .engine.registry import REGISTRY as REGISTRY
+from .engine.registry import BatchItem as BatchItem
+from .engine.registry import Registry as Registry
+from .engine.registry import register_comparator as register_comparator
+from .engine.registry import register_metric as register_metric
+from .engine.registry import register_post_processor as register_post_processor
+from .engine.registry import register_transform as register_transform
+from .engine.results import FieldAggregate as FieldAggregate
+from .engine.results import FieldResult as FieldResult
+from .engine.results import FloorFailure as FloorFailure
+from .engine.results import MatchResult as MatchResult
+from .engine.results import Pairing as Pairing
+from .engine.results import RunResult as RunResult
+from .engine.results import aggregate_fields as aggregate_fields
+from .engine.schema import annotate_schema as annotate_schema
+from .engine.schema import infer_schema as infer_schema
+from .engine.schema import validate_gold as validate_gold
 
 __version__ = "0.1.0"
 
-_EXPORTS = {
-    # engine
-    "match_json": "engine.metrics",
-    "evaluate_records": "engine.metrics",
-    "METRICS": "engine.metrics",
-    "METRIC_NAMES": "engine.metrics",
-    "Metric": "engine.metrics",
-    "MatchResult": "engine.results",
-    "FieldResult": "engine.results",
-    "FieldAggregate": "engine.results",
-    "FloorFailure": "engine.results",
-    "Pairing": "engine.results",
-    "RunResult": "engine.results",
-    "aggregate_fields": "engine.results",
-    "infer_schema": "engine.schema",
-    "annotate_schema": "engine.schema",
-    "validate_gold": "engine.schema",
-    "reclassify_nulls": "engine.postprocess",
-    "parse_actual": "engine.parse",
-    "parse_expected": "engine.parse",
-    "PathPattern": "engine.values",
-    "Registry": "engine.registry",
-    "REGISTRY": "engine.registry",
-    "BatchItem": "engine.registry",
-    "register_comparator": "engine.registry",
-    "register_transform": "engine.registry",
-    "register_metric": "engine.registry",
-    "register_post_processor": "engine.registry",
-    "JsonMatchError": "engine.errors",
-    "ParseError": "engine.errors",
-    "ConfigError": "engine.errors",
-    "SchemaError": "engine.errors",
-    "ComparatorError": "engine.errors",
-    "CaseFileError": "engine.errors",
-    # pytest adapter
-    "assert_json_match": "assertion",
-}
-
-__all__ = sorted(_EXPORTS) + ["__version__"]
-
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-
-
-if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from .assertion import assert_json_match
-    from .engine.errors import (CaseFileError, ComparatorError, ConfigError, JsonMatchError,
-                                ParseError, SchemaError)
-    from .engine.metrics import METRIC_NAMES, METRICS, Metric, evaluate_records, match_json
-    from .engine.parse import parse_actual, parse_expected
-    from .engine.postprocess import reclassify_nulls
-    from .engine.registry import (REGISTRY, BatchItem, Registry, register_comparator,
-                                  register_metric, register_post_processor, register_transform)
-    from .engine.results import (FieldAggregate, FieldResult, FloorFailure, MatchResult, Pairing,
-                                 RunResult, aggregate_fields)
-    from .engine.schema import annotate_schema, infer_schema, validate_gold
-    from .engine.values import PathPattern
+# Every public name imported above (the submodules these imports bind are not).
+__all__ = sorted(name for name, value in list(globals().items())
+                 if not name.startswith("_") and not isinstance(value, _ModuleType))

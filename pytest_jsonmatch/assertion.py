@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import recording
-from .engine.metrics import match_json
+from .engine.match import match_json
 from .engine.results import SCORE_EPSILON, SKIPPED, FieldResult, MatchResult
 from .engine.values import MISSING
 

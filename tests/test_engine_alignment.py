@@ -242,16 +242,14 @@ def _random_elements(rng, n):
 def _small_and_large_pair_scores(expected, actual, options=None):
     """structural_f1's pair scores of two arrays: (rows, scale) from the plain-Python path
     for a few elements, and the vectorised matrix."""
-    from pytest_jsonmatch.engine import align
-    from pytest_jsonmatch.engine.metrics import METRICS, configure
-    from pytest_jsonmatch.engine.pair_scores import PairScores
-    from pytest_jsonmatch.engine.walk import Walk
+    from pytest_jsonmatch.engine.config import configure
+    from pytest_jsonmatch.engine.metrics import METRICS
+    from pytest_jsonmatch.engine.pair_scores import ColumnScorer, pair_matrix, pair_matrix_small
 
-    scores = PairScores(Walk(configure(METRICS["structural_f1"], options or {})), "items", None)
-    cols_e = scores._columns_of(expected, "expected")
-    cols_a = scores._columns_of(actual, "actual")
-    rows, scale = align.pair_matrix_small(cols_e, cols_a, scores._column_add, "similarity")
-    return rows, scale, align.pair_matrix(cols_e, cols_a, scores._leaf_matrix_for(), "similarity")
+    scorer = ColumnScorer(configure(METRICS["structural_f1"], options or {}), "items", None)
+    cols_e, cols_a = scorer.columns(expected, actual)
+    rows, scale = pair_matrix_small(cols_e, cols_a, scorer.add, "similarity")
+    return rows, scale, pair_matrix(cols_e, cols_a, scorer.matrix, "similarity")
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -123,14 +123,19 @@ def test_a_python_object_deep_in_a_value_is_named_by_its_field_under_every_metri
     assert str(exc).startswith("tags.a[1]: set is not a JSON value")
 
 
-def test_invalid_inside_finds_the_first_bad_value_in_document_order():
-    from pytest_jsonmatch.engine.values import invalid_inside
+def test_the_door_names_the_first_bad_value_in_document_order():
+    from pytest_jsonmatch.engine.intake import read_json
 
     value = {"a": [1.0, {"b": float("-inf")}], "c": float("nan")}
-    assert str(invalid_inside(value, "root", "actual")) == (
-        "root.a[1].b: -inf in actual is not a JSON number (NaN and Infinity are not JSON)")
-    assert str(invalid_inside({"x": float("nan")}, "", "expected")).startswith("x: nan in expected")
-    assert invalid_inside({"a": [1, "two", None, True, {"b": 2.5}]}, "", "expected") is None
+    with pytest.raises(ParseError) as info:
+        read_json(value, "actual")
+    assert str(info.value) == (
+        "a[1].b: -inf in actual is not a JSON number (NaN and Infinity are not JSON)")
+    with pytest.raises(ParseError, match=r"^x: nan in expected"):
+        read_json({"x": float("nan")}, "expected")
+    plain = {"a": [1, "two", None, True, {"b": 2.5}]}
+    assert read_json(plain, "expected") == (plain, 3)  # plain JSON passes as it is, depth 3
+    assert read_json(plain, "expected")[0] is plain
 
 
 NOT_JSON = "is not a JSON number (NaN and Infinity are not JSON)"
@@ -208,28 +213,38 @@ def test_an_omitted_value_that_holds_itself_is_a_parse_error_not_a_hang(metric):
     loop: list = [1]
     loop.append(loop)
     exc = raised(match_json, {"a": 1}, {"a": 1, "b": loop}, metric=metric)
-    assert str(exc) == "the values nest too deeply to compare (more levels than Python's recursion limit allows)"
+    assert str(exc) == ("b[1]: the value in expected contains itself "
+                        "(a value that holds itself is not JSON)")
 
 
 @pytest.mark.parametrize("metric", ["field_match", "json_similarity"])
-def test_extra_actual_keys_a_metric_does_not_score_are_not_read(metric):
-    # these two metrics ignore actual's extra keys (their rule); their values are not read
-    assert match_json({"a": 1, "extra": float("nan")}, {"a": 1}, metric=metric).score == 1.0
+def test_extra_actual_keys_a_metric_does_not_score_are_still_read_whole(metric):
+    # these two metrics ignore actual's extra keys (their rule), but an input is read whole at
+    # the door: only what `ignore` names is never read
+    exc = raised(match_json, {"a": 1, "extra": float("nan")}, {"a": 1}, metric=metric)
+    assert str(exc) == f"extra: nan in actual {NOT_JSON}"
+    assert match_json({"a": 1, "extra": float("nan")}, {"a": 1}, metric=metric,
+                      ignore=["extra"]).score == 1.0
 
 
-def test_check_json_inside_passes_valid_tuples_and_mappings_and_reads_a_cycle_once():
+def test_the_door_turns_tuples_and_mappings_into_plain_json_and_refuses_a_cycle():
     from types import MappingProxyType
 
-    from pytest_jsonmatch.engine.values import check_json_inside, invalid_inside
+    from pytest_jsonmatch.engine.intake import read_json
 
-    check_json_inside((1, "a", MappingProxyType({"k": [None, True]})), "v", "actual")  # no error
+    value, depth = read_json((1, "a", MappingProxyType({"k": [None, True]})), "actual")
+    assert (value, depth) == ([1, "a", {"k": [None, True]}], 3)
+    assert type(value[2]) is dict
+    shared = [1.0]
+    assert read_json({"a": shared, "b": [shared]}, "actual")[0] == {"a": [1.0], "b": [[1.0]]}
     loop: list = [1.0]
-    loop.append(loop)  # holds itself: read once, not forever
-    with within(GENEROUS, "invalid_inside"):
-        assert invalid_inside({"a": loop, "b": [loop]}, "", "actual") is None
+    loop.append(loop)  # holds itself: an error, not a hang
+    with within(GENEROUS, "read_json"), pytest.raises(ParseError) as info:
+        read_json({"a": loop}, "actual")
+    assert str(info.value) == "a[1]: the value in actual contains itself (a value that holds itself is not JSON)"
     with pytest.raises(ParseError) as info:
-        check_json_inside({"a": (1, float("nan"))}, "v", "expected")
-    assert str(info.value) == f"v.a[1]: nan in expected {NOT_JSON}"
+        read_json({"a": (1, float("nan"))}, "expected")
+    assert str(info.value) == f"a[1]: nan in expected {NOT_JSON}"
 
 
 def test_nan_in_lenient_actual_text_is_not_taken_for_an_object():

@@ -1,424 +1,354 @@
-"""Pair scores for array alignment: how well each expected element goes with each actual one.
+"""Pair scores for array pairing: how well each expected element goes with each actual one.
 
-Elements are gathered into columns (each flattened field's values); each column is then
-scored for every pair in one vectorised comparator call (align.pair_matrix), or, for a few
-elements, in plain Python through the comparator's ``add_scores``. structural_f1's default
-case, a few flat objects, goes to the compiled kernel when it is built (_pair_kernel.c: the
-same floats, see kernel_args). Elements that do not flatten to the fields the walk would score
-(nested arrays with their own alignment, batch comparators) are scored by walking each pair.
+The elements are taken apart into columns (columns.py) and each column is scored for every
+pair in one call of its comparator's all-pairs form: a numpy matrix for large arrays, plain
+Python rows (``add_scores``) for a few elements. A pair's score is then the mean leaf score
+over the union of the two elements' fields (``similarity``, structeval's) or the pair's F1
+(``f1``, Hungarian alignment). Elements that do not flatten into columns (nested arrays
+with their own alignment, fields a batch judge scores) are scored by walking each pair, with
+the function the walk passes in.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from . import align as _align
-from .comparators import BoundComparator
-from .errors import ParseError
-from .results import f_beta, precision_recall
+from . import all_pairs
+from .columns import Column, Columns, Kinds, Unknown, f1_columns, similarity_columns
+from .comparators import BoundComparator, score_at
+from .config import WalkConfig
+from .paths import index_segment, path_tokens
 from .schema import SchemaNode
-from .transforms import TransformFn
-from .values import (_TYPE_OF, ARRAY, NULL, OBJECT, _tokens as _path_tokens, check_finite,
-                     error_at, index_segment, json_type, key_segment)
-
-if TYPE_CHECKING:
-    from .walk import Walk, WalkConfig
-
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-_INT_FLOAT = {int, float}
-_NO_SETTINGS = (None, None)
+from .transforms import TransformFn, transformed
+from .values import SCALAR_TYPES, TYPE_OF, json_type
 
 # Up to this many element pairs, pair scores are computed in plain Python: for a handful of
-# elements, numpy's per-call overhead costs more than the arithmetic.
+# elements, numpy's cost per call is more than the arithmetic.
 SMALL_PAIRS = 400
 
-
-class NeedWalk(Exception):
-    """Column-wise pair scoring met a batch comparator: score the pairs by walking them."""
-
-
-class NeedJudgeFirst(Exception):
-    """Raised inside a walk when pairing needs batch scores nobody has asked for yet."""
+# Scores of one pair of elements: given their indices, the score of that pair.
+WalkPair = Callable[[int, int], float]
+# A pair-score matrix (numpy) or, for small arrays, a list of rows; and the scale the
+# scores are multiplied by (see pair_matrix_small).
+Scores = tuple[Any, float]
 
 
-class Unknown:
-    """A field the schema does not know, standing in a flattened element (one hallucination)."""
+def pair_scores(cfg: WalkConfig, path: str, items: SchemaNode | None, expected: list[Any],
+                actual: list[Any], mode: str, walk_pair: WalkPair) -> Scores:
+    """The len(expected) x len(actual) pair scores (``similarity`` or ``f1``), with their
+    scale; ``walk_pair(i, j)`` scores one pair where columns cannot."""
+    scorer = ColumnScorer(cfg, path, items)
+    found = scorer.columns(expected, actual)
+    if found is not None:
+        cols_e, cols_a = found
+        if len(expected) * len(actual) <= SMALL_PAIRS:
+            return pair_matrix_small(cols_e, cols_a, scorer.add, mode)
+        return pair_matrix(cols_e, cols_a, scorer.matrix, mode), 1.0
+    np = all_pairs.np()
+    out = np.zeros((len(expected), len(actual)))
+    for i in range(len(expected)):
+        for j in range(len(actual)):
+            out[i, j] = walk_pair(i, j)
+    return out, 1.0
 
-    __slots__ = ("value",)
 
-    def __init__(self, value: Any) -> None:
-        self.value = value
+class ColumnScorer:
+    """Scores the columns of the elements of the array at ``path`` (schema ``items``)."""
 
+    def __init__(self, cfg: WalkConfig, path: str, items: SchemaNode | None) -> None:
+        self.cfg, self.path, self.items = cfg, path, items
+        self.kinds: dict[str, Kinds] = {"expected": {}, "actual": {}}
+        self.specs: dict[str, tuple[BoundComparator | None, TransformFn | None]] = {}
 
-
-class PairScores:
-    """Pair scores for the elements of the array at ``path`` (schema ``items``)."""
-
-    def __init__(self, walk: Walk, path: str, items: SchemaNode | None) -> None:
-        self.walk, self.cfg, self.path, self.items = walk, walk.cfg, path, items
-        # per side, each column's one Python type (None: mixed), noted while collecting, so
-        # that scoring need not sort the values by type again
-        self.kinds: dict[str, dict[str, type | None]] = {"expected": {}, "actual": {}}
-        # whether a column may have a comparator or transform of its own (_comparator_for)
-        self._settings_apply = items is not None or bool(self.cfg.rules)
-
-    def matrix(self, e: list[Any], a: list[Any], mode: str) -> tuple[Any, float]:
-        """The len(e) x len(a) pair scores (``similarity`` or ``f1``) times a scale: a
-        matrix (scale 1), or for a few elements a list of rows (see pair_matrix_small)."""
-        if mode == "similarity" and self.items is None and len(e) * len(a) <= SMALL_PAIRS:
-            args, kernel = self.cfg.kernel_args, _align.pair_kernel
-            if args is not None and kernel is not None:
-                found = kernel.similarity_rows(e, a, *args)
-                if found is not None:  # else a shape only the Python path reads (or reports)
-                    return found
-        cols_e = self._columns_of(e, "expected")
-        cols_a = self._columns_of(a, "actual") if cols_e is not None else None
-        if cols_e is not None and cols_a is not None:
-            try:
-                if len(e) * len(a) <= SMALL_PAIRS:
-                    return _align.pair_matrix_small(cols_e, cols_a, self._column_add, mode)
-                return _align.pair_matrix(cols_e, cols_a, self._leaf_matrix_for(), mode), 1.0
-            except NeedWalk:
-                pass  # a judge scores these fields: it must see them all in one call
-            except Exception:  # noqa: BLE001 - find the field, then report it by name
-                self._locate_failure(cols_e[0], cols_a[0])
-                raise
-        return self._by_walk(e, a), 1.0
-
-    def _locate_failure(self, cols_e: dict[str, _align.Column], cols_a: dict[str, _align.Column]
-                        ) -> None:
-        """Column-wise scoring failed somewhere: score pair by pair to raise the error at the
-        field it happened in (``items[3].price``), as the walk would."""
-        for rel, (ie, ve) in cols_e.items():
-            other = cols_a.get(rel)
-            if other is None:
-                continue
-            for i, x in zip(ie, ve):
-                where = index_segment(self.path, i) + ("" if not rel or rel.startswith("[") else ".") + rel
-                score = self._column_score(rel, where)
-                for y in other[1]:
-                    score(x, y)
-
-    def _by_walk(self, e: list[Any], a: list[Any]) -> Any:
-        """The general case (nested arrays with their own alignment, batch comparators):
-        score each pair with a walk of its own and take its F1."""
-        import numpy as np
-
-        path, items = self.path, self.items
-        out = np.zeros((len(e), len(a)))
-        for i, ev in enumerate(e):
-            for j, av in enumerate(a):
-                sub = self.walk.sub_walk()
-                sub.node(ev, av, index_segment(path, i), "", index_segment(path, j), items, 1)
-                if sub.pending:
-                    raise NeedJudgeFirst
-                out[i, j] = f_beta(*precision_recall(sub.out))
-        return out
-
-    def _columns_of(self, elements: list[Any], side: str) -> _align.Columns | None:
-        """The elements' fields as columns, or None when the elements cannot be scored
-        column by column and need a walk per pair."""
-        cfg, path, items = self.cfg, self.path, self.items
-        if cfg.rules and any(_names_an_index(r.pattern.text) for r in cfg.rules):
+    def columns(self, expected: list[Any], actual: list[Any]) -> tuple[Columns, Columns] | None:
+        """Both sides' columns, each shared column's comparator resolved; None when the
+        elements need a walk per pair (a rule naming one index, a batch comparator)."""
+        cfg = self.cfg
+        if any(rule.pattern.names_an_index() for rule in cfg.rules):
             return None  # a rule for one index cannot be resolved per column
-        if not cfg.schema_driven:
-            return self._similarity_columns(elements, side)
-        flat_all = []
-        for i, element in enumerate(elements):
-            flat: dict[str, Any] = {}
-            try:
-                if not self._flatten_f1(element, "", items, flat, side):
-                    return None
-            except ParseError as exc:
-                raise error_at(index_segment(path, i), exc) from None
-            flat_all.append(flat)
-        return _align.columns(flat_all)
-
-    def _flatten_f1(self, value: Any, rel: str, items: SchemaNode | None, out: dict[str, Any],
-                    side: str) -> bool:
-        """field_f1 pairs by F1: scalars, and objects whose fields are scalars, flatten to
-        exactly the fields the walk would score; anything deeper takes the walk."""
-        if items is not None and items.is_leaf:  # the walk compares each element whole
-            if items.comparator is not None and items.comparator.batch:
-                return False
-            if type(value) is float:
-                check_finite(value, "", side)
-            out[""] = value
-            return True
-        tag = json_type(value)
-        if tag == ARRAY:
-            return False
-        if tag != OBJECT:
-            if items is not None and not items.is_leaf:
-                return False  # a scalar where the schema has a container: shape rules apply
-            out[""] = value
-            return True
-        if items is None or items.properties is None:
-            return False
-        props = items.properties
-        for key, child in value.items():
-            cs = props.get(key)
-            if cs is None:
-                if side == "expected":
-                    return False  # skipped here, and it hides the same key on the other side
-                out[key_segment(rel, key)] = Unknown(child)
-                continue
-            if cs.skip:
-                continue
-            if not cs.is_leaf or (cs.comparator is not None and cs.comparator.batch):
-                return False
-            if cs.comparator is None and json_type(child) in (OBJECT, ARRAY):
-                return False
-            if type(child) is float:
-                check_finite(child, key_segment(rel, key), side)
-            out[key_segment(rel, key)] = child
-        return True
-
-    def _similarity_columns(self, elements: list[Any], side: str) -> _align.Columns:
-        """structural_f1's columns (see _collect_similarity). The scalar fields of object
-        elements, most fields of most arrays, are gathered here by key, in one loop: a key
-        names the same field in every element, and its path is made once per column."""
-        cols: dict[str, _align.Column] = {}
-        kinds = self.kinds[side]
-        by_key: dict[str, list[Any]] = {}  # key -> [indices, values, type or None if mixed]
-        sizes = []
-        collect = self._collect_similarity
-        i = 0
-        try:
-            for i, element in enumerate(elements):
-                if type(element) is not dict:
-                    sizes.append(collect(element, "", i, cols, kinds, side))
-                    continue
-                count = 0
-                for key, child in element.items():
-                    kind = type(child)
-                    if kind is str or kind is int or kind is bool or (
-                            kind is float and child - child == 0.0):
-                        slot = by_key.get(key)
-                        if slot is None:
-                            by_key[key] = [[i], [child], kind]
-                        else:
-                            slot[0].append(i)
-                            slot[1].append(child)
-                            if slot[2] is not kind:
-                                slot[2] = None
-                        count += 1
-                    elif child is not None:  # nested fields, and a NaN to report
-                        count += collect(child, key_segment("", key), i, cols, kinds, side)
-                sizes.append(count)
-        except ParseError as exc:
-            raise error_at(index_segment(self.path, i), exc) from None
-        # a top-level key's path ('sku', '["unit price"]') is never a nested field's path
-        # ('dims.w') nor a whole element's ('', '[0]'): the two sets of columns are disjoint
-        for key, (index, values, kind) in by_key.items():
-            rel = key_segment("", key)
-            cols[rel] = (index, values)
-            kinds[rel] = kind
-        return cols, sizes
-
-    def _collect_similarity(self, value: Any, rel: str, i: int, cols: dict[str, _align.Column],
-                            kinds: dict[str, type | None], side: str) -> int:
-        """structural_f1: add element ``i``'s fields to ``cols``; returns how many it has.
-        Nested objects flatten; nested arrays are compared after pairing and take no part
-        in the similarity; a null counts as absent."""
-        tag = json_type(value)
-        if tag == OBJECT:
-            return sum(self._collect_similarity(child, key_segment(rel, key), i, cols, kinds, side)
-                       for key, child in value.items())
-        if tag == ARRAY:
-            if rel:
-                return 0
-            # an element that is itself an array: its items, by index, are its fields
-            return sum(self._collect_similarity(child, f"[{k}]", i, cols, kinds, side)
-                       for k, child in enumerate(value))
-        if tag == NULL:
-            return 0
-        if type(value) is float:
-            check_finite(value, rel, side)
-        col = cols.get(rel)
-        if col is None:
-            cols[rel] = ([i], [value])
-            kinds[rel] = type(value)
+        if cfg.schema_driven:
+            cols_e = f1_columns(expected, self.items, "expected")
+            cols_a = f1_columns(actual, self.items, "actual") if cols_e is not None else None
+            if cols_e is None or cols_a is None:
+                return None
         else:
-            col[0].append(i)
-            col[1].append(value)
-            if kinds[rel] is not type(value):
-                kinds[rel] = None
-        return 1
+            cols_e = similarity_columns(expected, self.kinds["expected"])
+            cols_a = similarity_columns(actual, self.kinds["actual"])
+        if self.items is not None or cfg.rules:
+            for rel in cols_e[0].keys() & cols_a[0].keys():
+                comparator, transform = self.specs[rel] = self._spec(rel)
+                if comparator is not None and comparator.batch:
+                    return None  # a judge scores these fields: it must see them all at once
+        return cols_e, cols_a
 
-    def _comparator_for(self, rel: str) -> tuple[BoundComparator | None, TransformFn | None]:
-        """The comparator and transform set for field ``rel`` of the elements of the array at
-        ``path`` (resolved once per column; None: the metric's per-type policy)."""
-        cfg, path, items = self.cfg, self.path, self.items
-        if items is None and not cfg.rules:
-            return None, None  # nothing but the metric's per-type comparators
-        full = path + "[0]" + ("" if rel == "" else (rel if rel.startswith("[") else "." + rel))
-        snode = items
+    def _spec(self, rel: str) -> tuple[BoundComparator | None, TransformFn | None]:
+        """The comparator and transform set for field ``rel`` of the elements (None: the
+        metric's per-type policy)."""
+        cfg, items = self.cfg, self.items
+        full = self.path + "[0]" + ("" if rel == "" else (rel if rel.startswith("[") else "." + rel))
+        node = items
         if cfg.schema_driven and items is not None and items.properties is not None and rel:
-            snode = items.properties.get(_first_key(rel))
-        s = self.walk.settings(full, snode)
-        comp = s.comparator if s is not None else None
-        if comp is None and cfg.schema_driven and snode is not None and snode.default_comparator is not None:
-            comp = snode.default_comparator
-        if comp is not None and comp.batch:
-            raise NeedWalk
-        return comp, (s.transform if s is not None else None)
+            node = _property(items, rel)
+        spec = cfg.spec_at(full, node)
+        comparator = spec.comparator if spec is not None else None
+        if comparator is None and cfg.schema_driven and node is not None:
+            comparator = node.default_comparator
+        return comparator, (spec.transform if spec is not None else None)
 
-    def _column_add(self, rel: str, ie: list[int], ve: list[Any], ia: list[int], va: list[Any],
-                    tp: list[list[float]]) -> None:
-        """Add the pair scores of field ``rel`` into ``tp`` (small arrays, a list of rows):
-        through the comparator's ``add_scores`` where it has one, else a call per pair
-        (``_column_score``)."""
-        comp, transform = self._comparator_for(rel) if self._settings_apply else _NO_SETTINGS
-        if comp is None and transform is None:
-            kind_e, kind_a = self.kinds["expected"].get(rel), self.kinds["actual"].get(rel)
-            tag = _TYPE_OF.get(kind_e) if kind_e is not None else None  # type: ignore[arg-type]
-            if tag is not None and kind_a is not None and _TYPE_OF.get(kind_a) == tag:
-                add_scores = self.cfg.type_policy[tag].add_scores
-                if add_scores is not None:  # one type on both sides, the usual case
-                    add_scores(ve, va, ie, ia, tp)
-                    return
-            groups_e, groups_a = _by_type(ie, ve), _by_type(ia, va)
-            policy = self.cfg.type_policy
-            for tag, (rows, xs) in groups_e.items():
-                other = groups_a.get(tag)
-                if other is None:
-                    continue  # values of different types score 0
-                add_scores = policy[tag].add_scores
-                if add_scores is None:
-                    self._generic_add(rel, rows, xs, other[0], other[1], tp)
-                else:
-                    add_scores(xs, other[1], rows, other[0], tp)
+    def _element_path(self, i: int, rel: str) -> str:
+        return index_segment(self.path, i) + ("" if not rel or rel.startswith("[") else ".") + rel
+
+    # -- small arrays: rows of plain floats ---------------------------------------------
+
+    def add(self, rel: str, ie: list[int], ve: list[Any], ia: list[int], va: list[Any],
+            tp: list[list[float]]) -> None:
+        """Add the pair scores of field ``rel`` into ``tp``: through the comparator's
+        ``add_scores`` where it has one, else a call per pair."""
+        comparator, transform = self.specs.get(rel, (None, None))
+        if comparator is not None or transform is not None:
+            self._add_each(rel, ie, ve, ia, va, tp)
             return
-        self._generic_add(rel, ie, ve, ia, va, tp)
+        kind_e, kind_a = self.kinds["expected"].get(rel), self.kinds["actual"].get(rel)
+        tag = TYPE_OF.get(kind_e) if kind_e is not None else None  # type: ignore[arg-type]
+        if tag is not None and kind_a is not None and TYPE_OF.get(kind_a) == tag:
+            add_scores = self.cfg.type_policy[tag].add_scores
+            if add_scores is not None:  # one type on both sides, the usual case
+                add_scores(ve, va, ie, ia, tp)
+                return
+        groups_a = _by_type(ia, va)
+        for tag, (rows, xs) in _by_type(ie, ve).items():
+            other = groups_a.get(tag)
+            if other is None:
+                continue  # values of different types score 0
+            add_scores = self.cfg.type_policy[tag].add_scores
+            if add_scores is None:
+                self._add_each(rel, rows, xs, other[0], other[1], tp)
+            else:
+                add_scores(xs, other[1], rows, other[0], tp)
 
-    def _generic_add(self, rel: str, ie: list[int], ve: list[Any], ia: list[int], va: list[Any],
-                     tp: list[list[float]]) -> None:
-        score = self._column_score(rel)
+    def _add_each(self, rel: str, ie: list[int], ve: list[Any], ia: list[int], va: list[Any],
+                  tp: list[list[float]]) -> None:
+        score = self._pair_score(rel)
         for i, x in zip(ie, ve):
-            row = tp[i]
+            row, where = tp[i], self._element_path(i, rel)
             for j, y in zip(ia, va):
-                row[j] += score(x, y)
+                row[j] += score(x, y, where)
 
-    def _column_score(self, rel: str, where: str = "") -> Callable[[Any, Any], float]:
-        """The function scoring two values of field ``rel``. Built-in comparators give equal
-        values 1, so equal pairs, most of them, skip the call. Other comparators' errors are
-        reported at ``where`` (a field path), else at the array."""
-        comp, transform = self._comparator_for(rel)
+    def _pair_score(self, rel: str) -> Callable[[Any, Any, str], float]:
+        """The function scoring two values of field ``rel`` at a field path. Built-in
+        comparators give equal values 1, so equal pairs, most of them, skip the call."""
+        comparator, transform = self.specs.get(rel, (None, None))
         policy = self.cfg.type_policy
-        shortcut = (comp.trusted and comp.name != "oneof") if comp is not None else all(
-            c.trusted for c in policy.values())
-        score_leaf, at = self.walk.score_leaf, where or self.path
+        shortcut = (comparator.trusted and comparator.name != "oneof") if comparator is not None \
+            else all(c.trusted for c in policy.values())
 
-        def score(x: Any, y: Any) -> float:
+        def score(x: Any, y: Any, where: str) -> float:
             if type(x) is Unknown or type(y) is Unknown:
                 return 0.0
             if transform is not None:
-                x, y = transform(x), transform(y)
-            if shortcut and type(x) is type(y) and type(x) in _SCALARS and x == y:
+                x, y = transformed(transform, x, where), transformed(transform, y, where)
+            if shortcut and type(x) is type(y) and type(x) in SCALAR_TYPES and x == y:
                 return 1.0
-            c = comp
-            if c is None:
-                tx = _TYPE_OF.get(type(x)) or json_type(x)
-                if tx != (_TYPE_OF.get(type(y)) or json_type(y)):
+            chosen = comparator
+            if chosen is None:
+                tag = json_type(x)
+                if tag != json_type(y):
                     return 0.0
-                c = policy[tx]
-            return c.score(x, y) if c.trusted and not where else score_leaf(c, x, y, at)
+                chosen = policy[tag]
+            return chosen.score(x, y) if chosen.trusted else score_at(chosen, x, y, where)
 
         return score
 
-    def _leaf_matrix_for(self) -> _align.LeafMatrix:
-        import numpy as np
+    # -- large arrays: numpy matrices ---------------------------------------------------
 
-        def leaf_matrix(rel: str, ve: list[Any], va: list[Any]) -> Any:
-            if any(type(v) is Unknown for v in ve) or any(type(v) is Unknown for v in va):
-                return np.zeros((len(ve), len(va)))
-            comp, transform = self._comparator_for(rel)
-            if transform is not None:
-                ve = [transform(v) for v in ve]
-                va = [transform(v) for v in va]
-            if comp is not None:
-                return _matrix(comp, ve, va, rel)
-            return self._typed_matrix(ve, va, rel)
-
-        return leaf_matrix
-
-    def _typed_matrix(self, ve: list[Any], va: list[Any], rel: str) -> Any:
-        """Scores by the metric's per-type comparators; values of different types score 0."""
-        import numpy as np
-
+    def matrix(self, rel: str, ie: list[int], ve: list[Any], va: list[Any]) -> Any:
+        """The len(ve) x len(va) scores of field ``rel``."""
+        np = all_pairs.np()
+        if any(type(v) is Unknown for v in ve) or any(type(v) is Unknown for v in va):
+            return np.zeros((len(ve), len(va)))
+        comparator, transform = self.specs.get(rel, (None, None))
+        if transform is not None:
+            ve = [transformed(transform, v, self._element_path(i, rel)) for i, v in zip(ie, ve)]
+            va = [transformed(transform, v, self.path) for v in va]
+        if comparator is not None:
+            return self._comparator_matrix(comparator, rel, ie, ve, va)
         out = np.zeros((len(ve), len(va)))
         groups_a = _by_type(list(range(len(va))), va)
-        for tag, (ie, xs) in _by_type(list(range(len(ve))), ve).items():
+        for tag, (rows, xs) in _by_type(list(range(len(ve))), ve).items():
             other = groups_a.get(tag)
             if other is None:
                 continue
-            ia, ys = other
-            block = _matrix(self.cfg.type_policy[tag], xs, ys, rel)
-            if len(ie) == len(ve) and len(ia) == len(va):
+            block = self._comparator_matrix(self.cfg.type_policy[tag], rel,
+                                            [ie[r] for r in rows], xs, other[1])
+            if len(rows) == len(ve) and len(other[0]) == len(va):
                 out = block
             else:
-                out[np.ix_(ie, ia)] = block
+                out[np.ix_(rows, other[0])] = block
+        return out
+
+    def _comparator_matrix(self, comparator: BoundComparator, rel: str, ie: list[int],
+                           ve: list[Any], va: list[Any]) -> Any:
+        if comparator.matrix is not None:
+            return comparator.matrix(ve, va)
+        np = all_pairs.np()
+        out = np.empty((len(ve), len(va)))
+        for row, (i, x) in enumerate(zip(ie, ve)):
+            where = self._element_path(i, rel)
+            for j, y in enumerate(va):
+                out[row, j] = score_at(comparator, x, y, where)
         return out
 
 
-def _names_an_index(pattern: str) -> bool:
-    return re.search(r"\[\d+\]", pattern) is not None
+def _property(items: SchemaNode, rel: str) -> SchemaNode | None:
+    """The schema node of the element field ``rel`` (its first key)."""
+    tokens = path_tokens(rel, allow_globs=False)
+    key = tokens[0][1] if tokens else ""
+    return (items.properties or {}).get(key)
 
 
-def _first_key(rel: str) -> str:
-    tokens = _path_tokens(rel, allow_globs=False)
-    return tokens[0][1] if tokens else ""
-
-
-def _matrix(comp: BoundComparator, ve: list[Any], va: list[Any], rel: str) -> Any:
-    import numpy as np
-
-    if comp.matrix is not None:
-        return comp.matrix(ve, va)
-    out = np.empty((len(ve), len(va)))
-    score = comp.score
-    for i, x in enumerate(ve):
-        for j, y in enumerate(va):
-            out[i, j] = score(x, y)
-    return out
+_INT_FLOAT = {int, float}
 
 
 def _by_type(index: list[int], values: list[Any]) -> dict[str, tuple[list[int], list[Any]]]:
+    """The values grouped by JSON type, with their indices."""
     kinds = set(map(type, values))
     if len(kinds) == 1 or kinds == _INT_FLOAT:  # a column of one type, the usual case
-        tag = _TYPE_OF.get(next(iter(kinds)))
+        tag = TYPE_OF.get(next(iter(kinds)))
         if tag is not None:
             return {tag: (index, values)}
     groups: dict[str, tuple[list[int], list[Any]]] = {}
     for i, v in zip(index, values):
-        tag = _TYPE_OF.get(type(v)) or json_type(v)
-        group = groups.get(tag)
-        if group is None:
-            group = groups[tag] = ([], [])
+        group = groups.setdefault(json_type(v), ([], []))
         group[0].append(i)
         group[1].append(v)
     return groups
 
 
-def kernel_args(cfg: WalkConfig) -> tuple[float, float] | None:
-    """The threshold comparator's ``(t, w)`` when the compiled kernel computes exactly this
-    configuration's pair similarities: no rule or schema sets a field's comparator, strings
-    score by the built-in Jaccard, numbers by the built-in threshold (``t > 0``, ``w >= 0``)
-    and booleans by the built-in exact comparator (structural_f1's defaults)."""
-    if cfg.array_mode != "similarity" or cfg.rules or cfg.schema is not None or cfg.schema_driven:
-        return None
-    policy = cfg.type_policy
-    string, number, boolean = policy.get("string"), policy.get("number"), policy.get("boolean")
-    if string is None or number is None or boolean is None:
-        return None
-    if not (string.trusted and string.name == "jaccard" and number.trusted
-            and number.name == "threshold" and boolean.trusted and boolean.name == "exact"):
-        return None
-    params = number.params or {}
-    t, w = float(params["threshold"]), float(params["weighting"])
-    # bind_threshold already refuses others; the kernel's pow() would differ from Python's
-    # ** for a negative w, so the precondition stays stated where the kernel is chosen
-    return (t, w) if t > 0 and w >= 0 else None
+# -- from columns to pair scores ---------------------------------------------------------------
+
+ColumnAdd = Callable[[str, list[int], list[Any], list[int], list[Any], list[list[float]]], None]
+ColumnMatrix = Callable[[str, list[int], list[Any], list[Any]], Any]
+
+
+def _uniform(sizes: list[int], k: int) -> bool:
+    return sizes.count(k) == len(sizes)
+
+
+def _pair_value(tp: float, both: int, n_e: int, n_a: int, mode: str) -> float:
+    if mode == "similarity":
+        union = n_e + n_a - both
+        return tp / union if union else 1.0
+    precision = tp / n_a if n_a else 1.0
+    recall = tp / n_e if n_e else 1.0
+    total = precision + recall
+    return 2 * precision * recall / total if total > 0 else 0.0
+
+
+def pair_matrix_small(expected: Columns, actual: Columns, column_add: ColumnAdd, mode: str
+                      ) -> Scores:
+    """The pair scores of a few elements, in plain Python: ``(rows, scale)``, the scores
+    times ``scale`` as a list of rows. Column by column, ``column_add`` adds the field's pair
+    scores into ``tp``. When every element has the same k fields, every score is its sum over
+    k: the sums are returned with scale k, and only the pairs chosen are divided."""
+    (e_cols, e_sizes), (a_cols, a_sizes) = expected, actual
+    n, m = len(e_sizes), len(a_sizes)
+    tp = [[0.0] * m for _ in range(n)]
+    shared = 0  # fields every element on both sides has
+    partial: list[tuple[list[int], list[int]]] = []
+    for rel, (ie, ve) in e_cols.items():
+        a_col = a_cols.get(rel)
+        if a_col is None:
+            continue
+        ia, va = a_col
+        if len(ie) == n and len(ia) == m:
+            shared += 1
+        else:
+            partial.append((ie, ia))
+        column_add(rel, ie, ve, ia, va, tp)
+    if not partial and shared:
+        if _uniform(e_sizes, shared) and _uniform(a_sizes, shared):
+            return tp, float(shared)  # similarity and F1 are both tp / k
+        if mode == "similarity":  # every pair has the same fields in common: the union is
+            # size_e + size_a - shared, and never 0
+            return [[t / (extra + size_a) for t, size_a in zip(tp_row, a_sizes)]
+                    for tp_row, extra in zip(tp, [size - shared for size in e_sizes])], 1.0
+    both = [[shared] * m for _ in range(n)]  # fields the pair has in common
+    for ie, ia in partial:
+        for i in ie:
+            row = both[i]
+            for j in ia:
+                row[j] += 1
+    if mode == "similarity":  # the mean over the union, written out: a call per pair adds up
+        return [[t / union if (union := size_e + size_a - b) else 1.0
+                 for t, b, size_a in zip(tp_row, both_row, a_sizes)]
+                for tp_row, both_row, size_e in zip(tp, both, e_sizes)], 1.0
+    return [[_pair_value(t, b, size_e, size_a, mode) for t, b, size_a in zip(tp_row, both_row, a_sizes)]
+            for tp_row, both_row, size_e in zip(tp, both, e_sizes)], 1.0
+
+
+def pair_matrix(expected: Columns, actual: Columns, column_matrix: ColumnMatrix, mode: str) -> Any:
+    """Score every (expected, actual) element pair from their columns, with numpy.
+
+    ``mode="similarity"``: the mean leaf score over the union of the pair's field paths
+    (0 where one side lacks a path; 1 for two elements without fields).
+    ``mode="f1"``: the F1 of the pair, with precision over the actual element's fields and
+    recall over the expected element's (1 for two elements without fields).
+    """
+    np = all_pairs.np()
+    (e_cols, e_sizes), (a_cols, a_sizes) = expected, actual
+    n, m = len(e_sizes), len(a_sizes)
+    tp: Any = None
+    shared = 0
+    partial_both = None
+    for rel, (ie, ve) in e_cols.items():
+        a_col = a_cols.get(rel)
+        if a_col is None:
+            continue
+        ia, va = a_col
+        block = np.asarray(column_matrix(rel, ie, ve, va), dtype=float)
+        if len(ie) == n and len(ia) == m:
+            shared += 1
+            if tp is None:
+                tp = block.copy() if block.base is not None or not block.flags.writeable else block
+            else:
+                tp += block
+            continue
+        if tp is None:
+            tp = np.zeros((n, m))
+        if partial_both is None:
+            partial_both = np.zeros((n, m))
+        idx = np.ix_(np.asarray(ie), np.asarray(ia))  # arrays: ix_ on lists is 10x slower
+        tp[idx] += block
+        partial_both[idx] += 1.0
+    if tp is None:
+        tp = np.zeros((n, m))
+    if partial_both is None and shared and _uniform(e_sizes, shared) and _uniform(a_sizes, shared):
+        tp /= shared  # same k fields on every element: similarity and F1 are both tp / k
+        return tp
+    both = partial_both if partial_both is not None else np.zeros((n, m))
+    if shared:
+        both += shared
+    return _from_sums(tp, both, e_sizes, a_sizes, mode)
+
+
+def _from_sums(tp: Any, both: Any, e_sizes: list[int], a_sizes: list[int], mode: str) -> Any:
+    """Pair scores from the summed leaf scores ``tp`` and the fields each pair shares (in
+    place, few temporaries: these matrices can hold tens of millions of pairs)."""
+    np = all_pairs.np()
+    n, m = tp.shape
+    e_count = np.array(e_sizes, dtype=float)[:, None]
+    a_count = np.array(a_sizes, dtype=float)[None, :]
+    if mode == "similarity":
+        union = both
+        np.subtract(e_count + a_count, both, out=union)
+        empty = union == 0
+        np.divide(tp, union, out=tp, where=~empty)
+        tp[empty] = 1.0
+        return tp
+    precision = np.divide(tp, a_count, out=np.ones((n, m)), where=a_count > 0)
+    recall = np.divide(tp, e_count, out=np.ones((n, m)), where=e_count > 0)
+    total = precision + recall
+    np.multiply(precision, recall, out=precision)
+    precision *= 2
+    return np.divide(precision, total, out=np.zeros((n, m)), where=total > 0)

@@ -39,3 +39,6 @@ def reclassify_nulls(fields: Iterable[FieldResult], absent_values: Sequence[Any]
         out.append(FieldResult(fr.path, status, score, fr.expected, fr.actual, fr.comparator,
                                reason, fr.field_path, fr.actual_path))
     return out
+
+
+BUILTIN_POST_PROCESSORS = {"reclassify_nulls": reclassify_nulls}

@@ -15,6 +15,7 @@ from typing import Any
 
 from .comparators import BUILTIN_COMPARATORS, BoundComparator
 from .errors import ComparatorError, ConfigError, known_names
+from .postprocess import BUILTIN_POST_PROCESSORS
 from .transforms import BUILTIN_TRANSFORMS, TransformFn
 
 
@@ -62,7 +63,8 @@ class Registry:
         self._builtin_comparators = frozenset(self._comparators)
         self._builtin_transforms = frozenset(self._transforms)
         self.metrics: dict[str, Any] = {}
-        self.post_processors: dict[str, Callable[..., Any]] = {}
+        self._builtin_metrics: set[str] = set()
+        self.post_processors: dict[str, Callable[..., Any]] = dict(BUILTIN_POST_PROCESSORS)
         self._bound: dict[tuple[str, str], BoundComparator] = {}
         self._bound_transforms: dict[tuple[str, str], TransformFn] = {}
         self._batch_fns: dict[str, BatchComparator | None] = {}
@@ -125,11 +127,22 @@ class Registry:
         self._bound_transforms.clear()
 
     def register_metric(self, name: str, metric: Any, *, overwrite: bool = False) -> None:
+        """Register a metric (a :class:`~pytest_jsonmatch.Metric`) under ``name``."""
+        if name in self._builtin_metrics:
+            raise ConfigError(f"metric {name!r} is built in and cannot be replaced")
         if name in self.metrics and not overwrite:
             raise ConfigError(f"metric {name!r} is already registered (pass overwrite=True to replace it)")
         self.metrics[name] = metric
 
+    def register_builtin_metric(self, metric: Any) -> None:
+        """Register one of the metrics the engine defines (engine/metrics.py): it can be
+        neither replaced nor removed."""
+        self.metrics[metric.name] = metric
+        self._builtin_metrics.add(metric.name)
+
     def register_post_processor(self, name: str, fn: Callable[..., Any], *, overwrite: bool = False) -> None:
+        """Register ``fn(fields) -> fields``, run on a comparison's field results before its
+        scores are computed (``post_process=[name]``)."""
         if name in self.post_processors and not overwrite:
             raise ConfigError(f"post-processor {name!r} is already registered")
         self.post_processors[name] = fn
@@ -142,8 +155,9 @@ class Registry:
         ):
             if name in store and name not in builtin:
                 del store[name]
-        self.post_processors.pop(name, None)
-        if name in self.metrics and name not in _BUILTIN_METRICS:
+        if name not in BUILTIN_POST_PROCESSORS:
+            self.post_processors.pop(name, None)
+        if name in self.metrics and name not in self._builtin_metrics:
             del self.metrics[name]
         self._batch_fns.pop(name, None)
         self._bound.clear()
@@ -207,10 +221,6 @@ def _params_key(params: Mapping[str, Any] | None) -> str:
     except (TypeError, ValueError):
         return repr(params)
 
-
-# the five published metrics (engine/metrics.py) cannot be unregistered
-_BUILTIN_METRICS = frozenset({"field_match", "field_match_normalized", "json_similarity",
-                              "structural_f1", "field_f1"})
 
 REGISTRY = Registry()
 

@@ -63,6 +63,18 @@ class FloorFailure:
     score: float
 
 
+class WalkOutput:
+    """What one walk finds, in the order it finds it: the fields (document order), the array
+    pairings, and the fields that scored below their ``min_score``."""
+
+    __slots__ = ("fields", "pairings", "floors")
+
+    def __init__(self) -> None:
+        self.fields: list[FieldResult] = []
+        self.pairings: list[Pairing] = []
+        self.floors: list[FloorFailure] = []
+
+
 def precision_recall(fields: Iterable[FieldResult]) -> tuple[float, float]:
     """(precision, recall) of a list of fields, per the accounting above, in one pass."""
     tp = 0.0

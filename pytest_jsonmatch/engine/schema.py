@@ -18,6 +18,9 @@ from typing import Any
 
 from .comparators import BoundComparator
 from .errors import ConfigError, SchemaError, known_names
+from .field_spec import NO_SPEC, FieldSpec, parse_align
+from .paths import index_segment, key_segment
+from .registry import REGISTRY
 from .transforms import TransformFn, chain
 
 X_KEYS = ("x-eval-compare", "x-eval-transform", "x-eval-align", "x-eval-skip")
@@ -27,74 +30,38 @@ TYPE_DEFAULTS = {"string": "exact", "boolean": "exact", "number": "numeric", "in
 JSON_SCHEMA_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 
 
-@dataclass(frozen=True)
-class Align:
-    """How the elements of an array are paired: ``ordered``, ``key_field`` (with ``key``),
-    or ``hungarian``."""
-
-    mode: str = "ordered"
-    key: str | None = None
-
-
-ORDERED = Align()
-
-
-def parse_align(spec: Any, where: str = "align") -> Align:
-    if spec is None or spec == "ordered" or spec == {"ordered": True}:
-        return ORDERED
-    if spec == "hungarian":
-        return Align("hungarian")
-    if isinstance(spec, Mapping):
-        mode = spec.get("match_by")
-        extra = set(spec) - {"match_by", "key", "ordered"}
-        if extra:
-            raise ConfigError(f"{where}: unknown keys {sorted(extra)}; known: key, match_by, ordered")
-        if mode == "hungarian":
-            return Align("hungarian")
-        if mode == "key_field":
-            key = spec.get("key")
-            if not isinstance(key, str) or not key:
-                raise ConfigError(f"{where}: key_field alignment needs a 'key' naming the field")
-            return Align("key_field", key)
-        if mode in (None, "ordered") and spec.get("ordered", True):
-            return ORDERED
-    raise ConfigError(
-        f"{where}: {spec!r} is not an alignment; use 'ordered', 'hungarian' or "
-        f"{{'match_by': 'key_field', 'key': NAME}}"
-    )
-
-
 @dataclass
 class SchemaNode:
-    """One node of a parsed eval schema, with its comparator and transforms bound."""
+    """One node of a parsed eval schema: its JSON type, its children, and the spec its
+    ``x-eval-*`` keys give (comparator, transforms, alignment, skip)."""
 
     type: str | None = None
     properties: dict[str, SchemaNode] | None = None
     items: SchemaNode | None = None
-    comparator: BoundComparator | None = None  # explicit x-eval-compare
+    spec: FieldSpec = NO_SPEC
     default_comparator: BoundComparator | None = None  # by type, for leaves without one
-    transform: TransformFn | None = None
-    align: Align | None = None
-    skip: bool = False
     raw: Mapping[str, Any] = field(default_factory=dict)
-    min_score: float | None = None  # never set by a schema; lets a node stand in for settings
     # the comparator of a leaf that needs nothing else (no transform, not skipped, not a
     # batch judge): the walk scores such leaves inline
     plain: BoundComparator | None = None
 
     def seal(self) -> SchemaNode:
-        comp = self.comparator or self.default_comparator
-        leaf = self.comparator is not None or (not self.properties and self.items is None)
-        if leaf and comp is not None and comp.trusted and not comp.batch and self.transform is None and not self.skip:
+        comp = self.spec.comparator or self.default_comparator
+        if (self.is_leaf and comp is not None and comp.trusted and not comp.batch
+                and self.spec.transform is None and not self.spec.skip):
             self.plain = comp
         return self
 
     @property
     def is_leaf(self) -> bool:
         """A node is compared as a whole when it names a comparator or has no children."""
-        if self.comparator is not None:
+        if self.spec.comparator is not None:
             return True
         return not self.properties and self.items is None
+
+    @property
+    def skip(self) -> bool:
+        return self.spec.skip
 
 
 # -- inference -------------------------------------------------------------------------------
@@ -120,8 +87,6 @@ def infer_schema(instances: Iterable[Any]) -> dict[str, Any]:
     """Infer a resolved schema from gold instances: each node's type is that of its first
     non-null value, object properties are the union of keys, array items pool every element.
     (The rule lives in ``infer_node``; this is its tree written out as a mapping.)"""
-    from .registry import REGISTRY
-
     values = list(instances)
     if not values:
         raise SchemaError("infer_schema needs at least one instance")
@@ -216,26 +181,12 @@ def parse_schema(schema: Mapping[str, Any], registry: Any, where: str = "$") -> 
         if bad:
             raise SchemaError(f"schema node {where}: unknown type {bad[0]!r}; known: {known_names(JSON_SCHEMA_TYPES)}")
     primary = _primary_type(kind)
-    node = SchemaNode(type=primary if primary else ("multi" if isinstance(kind, list) else None), raw=schema)
-    try:
-        if "x-eval-compare" in schema:
-            node.comparator = registry.comparator(schema["x-eval-compare"])
-        if "x-eval-transform" in schema:
-            node.transform = parse_transforms(schema["x-eval-transform"], registry)
-        if "x-eval-align" in schema:
-            node.align = parse_align(schema["x-eval-align"], "x-eval-align")
-    except ConfigError as exc:
-        raise SchemaError(f"schema node {where}: {exc}") from None
-    skip = schema.get("x-eval-skip", False)
-    if not isinstance(skip, bool):
-        raise SchemaError(f"schema node {where}: x-eval-skip must be true or false, not {skip!r}")
-    node.skip = skip
+    node = SchemaNode(type=primary if primary else ("multi" if isinstance(kind, list) else None),
+                      raw=schema, spec=_node_spec(schema, registry, where))
     props = schema.get("properties")
     if props is not None:
         if not isinstance(props, Mapping):
             raise SchemaError(f"schema node {where}: properties must be a mapping")
-        from .values import key_segment
-
         node.properties = {
             k: parse_schema(v, registry, key_segment("" if where == "$" else where, k))
             for k, v in props.items()
@@ -245,6 +196,22 @@ def parse_schema(schema: Mapping[str, Any], registry: Any, where: str = "$") -> 
         node.items = parse_schema(items, registry, ("" if where == "$" else where) + "[]")
     node.default_comparator = registry.comparator(TYPE_DEFAULTS.get(node.type or "", "exact"))
     return node.seal()
+
+
+def _node_spec(schema: Mapping[str, Any], registry: Any, where: str) -> FieldSpec:
+    """The spec a schema node's ``x-eval-*`` keys give."""
+    try:
+        comparator = (registry.comparator(schema["x-eval-compare"])
+                      if "x-eval-compare" in schema else None)
+        transform = (parse_transforms(schema["x-eval-transform"], registry)
+                     if "x-eval-transform" in schema else None)
+        align = parse_align(schema["x-eval-align"], "x-eval-align") if "x-eval-align" in schema else None
+    except ConfigError as exc:
+        raise SchemaError(f"schema node {where}: {exc}") from None
+    skip = schema.get("x-eval-skip", False)
+    if not isinstance(skip, bool):
+        raise SchemaError(f"schema node {where}: x-eval-skip must be true or false, not {skip!r}")
+    return FieldSpec(comparator, transform, align, None, skip)
 
 
 def infer_node(values: list[Any], registry: Any) -> SchemaNode:
@@ -319,8 +286,6 @@ def validate_gold(gold: Any, schema: Mapping[str, Any], registry: Any = None) ->
     """Check gold records against an eval schema. Fields the schema does not know and values
     of the wrong type are errors (one SchemaError listing them all); schema fields a record
     lacks are returned as warnings."""
-    from .registry import REGISTRY
-
     root = parse_schema(schema, registry or REGISTRY)
     records = gold if isinstance(gold, (list, tuple)) and root.type != "array" else [gold]
     errors: list[str] = []
@@ -341,15 +306,13 @@ def _fits(value: Any, kind: str | None) -> bool:
 
 def _check(value: Any, node: SchemaNode, record: str, path: str,
            errors: list[str], warnings: list[str]) -> None:
-    from .values import index_segment, key_segment
-
     if value is None or node.skip:
         return
     where = f"{record}: {path or '$'}"
     if not _fits(value, node.type):
         errors.append(f"{where} is {_type_name(value)}, the schema says {node.type}")
         return
-    if node.comparator is not None:
+    if node.spec.comparator is not None:
         return
     if isinstance(value, Mapping) and node.properties is not None:
         for key in value:

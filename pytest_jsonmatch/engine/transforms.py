@@ -12,7 +12,8 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .errors import ConfigError
+from .errors import ComparatorError, ConfigError
+from .paths import display_path
 
 TransformFn = Callable[[Any], Any]
 
@@ -100,3 +101,11 @@ def chain(transforms: list[TransformFn]) -> TransformFn | None:
         return value
 
     return apply
+
+
+def transformed(transform: TransformFn, value: Any, path: str) -> Any:
+    """``transform(value)``; a transform that fails is a ComparatorError naming the field."""
+    try:
+        return transform(value)
+    except Exception as exc:  # noqa: BLE001 - a custom transform failing names its field
+        raise ComparatorError(f"a transform failed at {display_path(path)}: {exc!r}") from None

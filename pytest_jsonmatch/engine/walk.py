@@ -1,672 +1,377 @@
-"""The one tree walk: expected and actual side by side, emitting a FieldResult per field.
+"""The one tree walk: expected and actual side by side, one FieldResult per field.
 
-Every metric runs this walk; a WalkConfig says how it differs (where leaves stop, whether
-extra actual fields count, how arrays align, which comparator scores a leaf). Array
-pairing asks align.py for the pairs and recurses into them.
+Every metric runs this walk; its WalkConfig says how it differs (where leaves stop, whether
+extra actual fields count, how arrays align, which comparator scores a leaf). Values come
+through the door (intake.py), so the walk reads plain JSON and checks nothing. Array pairing
+asks pair_scores.py and align.py for the pairs, then walks each pair.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Any
 
-from . import align as _align
-from .comparators import BoundComparator
-from .errors import ComparatorError, JsonMatchError, ParseError
-from .registry import REGISTRY, BatchItem, Registry, check_score
+from . import align
+from .comparators import BoundComparator, score_at
+from .config import WalkConfig
+from .field_spec import Align, FieldSpec
+from .judging import Judge
+from .pair_scores import SMALL_PAIRS, pair_scores
+from .paths import Where, display_path, key_forms
+from .registry import BatchItem
 from .results import (HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldResult,
-                      FloorFailure, Pairing)
-from .pair_scores import SMALL_PAIRS, NeedJudgeFirst, PairScores, kernel_args
-from .schema import ORDERED, Align, SchemaNode, infer_node
-from .transforms import TransformFn
-from .values import (_SEGMENTS, _TYPE_OF, ARRAY, MISSING, NULL, NUMBER, OBJECT, PathPattern,
-                     check_finite, check_json_inside, display_path, error_at, index_segment,
-                     invalid_inside, json_equal, json_type, key_segment)
+                      FloorFailure, Pairing, WalkOutput, f_beta, precision_recall)
+from .schema import SchemaNode
+from .transforms import transformed
+from .unpaired import one_sided, shape_mismatch
+from .values import ARRAY, MISSING, OBJECT, SCALAR_TYPES, json_equal, json_type
 
-# Python types whose values are JSON scalars, for the inline fast path (exact types only:
-# subclasses and oddities take the general path, which checks them).
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-_CONTAINERS = frozenset({dict, list, tuple})
-# How obj() picks the comparator of a leaf it scores inline: the schema's plain comparator,
-# the policy's for an expected scalar (inferred schema), for a whole value one level down,
-# or for a pair of scalars.
-_BY_PROPS, _INFERRED, _WHOLE, _SCALAR_PAIR = "props", "inferred", "whole", "scalar pair"
-# A FieldResult built straight from a tuple: the NamedTuple's own __new__ is a Python
-# function taking keywords, and costs three times as much (one per field, every field).
-new_tuple = tuple.__new__
-_NO_TYPES: dict[type, BoundComparator] = {}
+# FieldResults and Pairings are built with tuple.__new__: a NamedTuple's own constructor
+# takes keywords and costs three times as much, and the walk makes one per field.
+_new = tuple.__new__
 
 
-
-@dataclass(frozen=True)
-class FieldRule:
-    """Per-field settings from the ``fields`` option (and ``ignore``, as ``skip``)."""
-
-    pattern: PathPattern
-    comparator: BoundComparator | None = None
-    transform: TransformFn | None = None
-    align: Align | None = None
-    min_score: float | None = None
-    skip: bool = False
-
-
-@dataclass
-class _Settings:
-    comparator: BoundComparator | None = None
-    transform: TransformFn | None = None
-    align: Align | None = None
-    min_score: float | None = None
-    skip: bool = False
-
-
-# What a node's settings come from: the rules that matched it, or (without rules) its schema
-# node, which carries the same attributes.
-FieldSettings = _Settings | SchemaNode
-
-
-@dataclass(frozen=True)
-class WalkConfig:
-    """How a metric walks. ``leaf_depth=1`` compares each top-level value as a whole.
-    ``count_extras``: actual fields that expected lacks become hallucinations.
-    ``null_absent``: a null with nothing on the other side is not a field.
-    ``schema_driven``: keys the schema does not know are skipped (expected) or one
-    hallucination each (actual), containers that disagree in shape are one mismatch, and
-    empty containers are fields of their own.
-    ``array_mode``: ``index`` | ``align`` (schema / ``align`` option) | ``similarity``."""
-
-    type_policy: Mapping[str, BoundComparator]
-    leaf_depth: int | None = None
-    count_extras: bool = True
-    null_absent: bool = False
-    schema_driven: bool = False
-    array_mode: str = "index"
-    default_align: Align = ORDERED
-    array_threshold: float = 0.0
-    schema: SchemaNode | None = None
-    rules: tuple[FieldRule, ...] = ()
-    registry: Registry = REGISTRY
-
-    @cached_property
-    def scalar_policy(self) -> dict[type, BoundComparator]:
-        """The per-type comparator by the Python type of a JSON scalar."""
-        return {kind: self.type_policy[tag] for kind, tag in _TYPE_OF.items()
-                if kind in _SCALARS and tag in self.type_policy}
-
-    @cached_property
-    def equal_one_policy(self) -> dict[type, BoundComparator]:
-        """scalar_policy's comparators that score equal values 1, by Python type."""
-        return {kind: comp for kind, comp in self.scalar_policy.items() if comp.equal_one}
-
-    @cached_property
-    def skip_patterns(self) -> list[PathPattern]:
-        """The patterns of the ``ignore`` rules (made once per configuration, not per walk)."""
-        return [rule.pattern for rule in self.rules if rule.skip]
-
-    @cached_property
-    def kernel_args(self) -> tuple[float, float] | None:
-        """(t, w) when the compiled pair-score kernel computes this configuration's pair
-        similarities (see pair_scores.kernel_args)."""
-        return kernel_args(self)
-
-    @cached_property
-    def policy_equal_one(self) -> bool:
-        """Every per-type comparator scores equal values 1 (see BoundComparator.equal_one)."""
-        return all(comp.equal_one for comp in self.type_policy.values())
-
-
-class WalkOutput(NamedTuple):
-    """What one walk found (a NamedTuple: one per comparison, built without a call)."""
-
-    fields: list[FieldResult]
-    pairings: list[Pairing]
-    floors: list[FloorFailure]
+def walk(cfg: WalkConfig, expected: Any, actual: Any, schema: SchemaNode | None) -> WalkOutput:
+    """Compare two plain JSON values field by field. A batch judge answers once, for every
+    field that uses it; when array pairing needed its scores before it could choose pairs,
+    the record is walked a second time with every score known."""
+    judge = Judge(cfg.registry)
+    found = Walk(cfg, judge)
+    found.run(expected, actual, schema)
+    judge.resolve()
+    if judge.rewalk:
+        found = Walk(cfg, judge)
+        found.run(expected, actual, schema)
+        judge.resolve()
+    return found.finish()
 
 
 class Walk:
-    __slots__ = ("cfg", "schema", "memo", "collected", "out", "pairings", "floors", "pending",
-                 "_has_rules", "_skip_rules")
+    """One walk of one record; see :func:`walk`."""
 
-    def __init__(self, cfg: WalkConfig, schema: SchemaNode | None = None,
-                 memo: dict[tuple[str, str, str], float] | None = None,
-                 collected: list[tuple[tuple[str, str, str], BoundComparator, BatchItem]] | None = None
-                 ) -> None:
+    def __init__(self, cfg: WalkConfig, judge: Judge) -> None:
         self.cfg = cfg
-        self.schema = schema if schema is not None else cfg.schema
-        # Batch (judge) scores already obtained this record, by (comparator, path, actual path);
-        # while ``collected`` is a list, the walk only gathers what a judge must score.
-        self.memo: dict[tuple[str, str, str], float] = {} if memo is None else memo
-        self.collected = collected
-        self.out: list[FieldResult] = []
-        self.pairings: list[Pairing] = []
-        self.floors: list[FloorFailure] = []
-        self.pending: list[tuple[int, BoundComparator, BatchItem, float | None]] = []
-        self._has_rules = bool(cfg.rules)
-        self._skip_rules = cfg.skip_patterns
+        self.judge = judge
+        self.out = WalkOutput()
+        # placeholders for batch scores: (index in out.fields, comparator, min_score)
+        self.deferred: list[tuple[int, BoundComparator, float | None]] = []
 
-    # -- entry ----------------------------------------------------------------------------
-
-    def sub_walk(self) -> Walk:
-        """A walk of one element pair, sharing this record's judge scores."""
-        return Walk(self.cfg, None, self.memo, self.collected)
-
-    def run(self, expected: Any, actual: Any) -> WalkOutput:
+    def run(self, expected: Any, actual: Any, schema: SchemaNode | None) -> None:
         cfg = self.cfg
-        try:
-            if (type(expected) is dict and type(actual) is dict and not self._has_rules
-                    and self.schema is None and not cfg.schema_driven and cfg.leaf_depth != 0):
-                # two objects at the root with nothing to look up: node() would call obj()
-                self.obj(expected, actual, "", "", None, None, 0)
-            else:
-                self.node(expected, actual, "", "", None, self.schema, 0)
-        except NeedJudgeFirst:
-            # Pairing needs judge scores before the walk can go on: gather every field any
-            # pairing could ask for, judge them in one call per comparator, walk again.
-            gathered: list[tuple[tuple[str, str, str], BoundComparator, BatchItem]] = []
-            Walk(self.cfg, self.schema, self.memo, gathered).node(
-                expected, actual, "", "", None, self.schema, 0)
-            self._judge([(key, comp, item) for key, comp, item in gathered if key not in self.memo])
-            fresh = Walk(self.cfg, self.schema, self.memo)
-            return fresh.run(expected, actual)
-        if self.pending:
-            self._resolve_batches()
-        return new_tuple(WalkOutput, (self.out, self.pairings, self.floors))
+        root = Where("", "")
+        if (type(expected) is dict and type(actual) is dict and schema is None
+                and not cfg.rules and not cfg.schema_driven and cfg.leaf_depth != 0):
+            self.obj(expected, actual, root, None, 0)  # what node() would find and do
+        else:
+            self.node(expected, actual, root, schema, 0)
 
-    # -- per node -------------------------------------------------------------------------
+    # -- one node ---------------------------------------------------------------------------
 
-    def settings(self, path: str, snode: SchemaNode | None) -> FieldSettings | None:
-        if not self._has_rules:
-            return snode  # a schema node carries the same settings
-        s = _Settings()
-        if snode is not None:
-            s.comparator, s.transform, s.align, s.skip = (
-                snode.comparator, snode.transform, snode.align, snode.skip)
-        for rule in self.cfg.rules:
-            if rule.pattern.matches(path):
-                if rule.skip:
-                    s.skip = True
-                if rule.comparator is not None:
-                    s.comparator = rule.comparator
-                if rule.transform is not None:
-                    s.transform = rule.transform
-                if rule.align is not None:
-                    s.align = rule.align
-                if rule.min_score is not None:
-                    s.min_score = rule.min_score
-        return s
-
-    def node(self, e: Any, a: Any, path: str, fpath: str, apath: str | None,
-             snode: SchemaNode | None, depth: int) -> None:
-        s = self.settings(path, snode)
-        if s is not None and s.skip:
-            if e is not MISSING or a is not MISSING:
-                self.out.append(FieldResult(path, SKIPPED, 0.0, e, a, "", "ignored", fpath, apath))
-            return
-        if e is MISSING:
-            if a is not MISSING and self.cfg.count_extras:
-                self.one_sided(a, path, fpath, snode, HALLUCINATION, depth)
-            return
-        if a is MISSING:
-            self.one_sided(e, path, fpath, snode, OMISSION, depth)
-            return
+    def node(self, expected: Any, actual: Any, where: Where, node: SchemaNode | None,
+             depth: int) -> None:
         cfg = self.cfg
-        if depth == cfg.leaf_depth or (s is not None and s.comparator is not None) or (
-                cfg.schema_driven and (snode.is_leaf if snode is not None else _inferred_leaf(e))):
-            self.leaf(e, a, path, fpath, apath, s, snode)
+        spec = cfg.spec_at(where.path, node) if cfg.rules else (node.spec if node is not None else None)
+        if spec is not None and spec.skip:
+            if expected is not MISSING or actual is not MISSING:
+                self.out.fields.append(FieldResult(where.path, SKIPPED, 0.0, expected, actual, "",
+                                                   "ignored", where.field, where.actual))
             return
-        te, ta = json_type(e, path), json_type(a, path)
-        if cfg.schema_driven and snode is not None and (
-                (snode.type == OBJECT and not te == ta == OBJECT)
-                or (snode.type == ARRAY and not te == ta == ARRAY)):
-            # values of another shape than the schema's container: compared whole, once
-            self.shape_mismatch(e, a, te, ta, path, fpath, apath, snode, depth)
+        if expected is MISSING:
+            if actual is not MISSING and cfg.count_extras:
+                one_sided(self.out, cfg, actual, where, node, HALLUCINATION, depth)
+            return
+        if actual is MISSING:
+            one_sided(self.out, cfg, expected, where, node, OMISSION, depth)
+            return
+        if (spec is not None and spec.comparator is not None) or cfg.is_leaf(node, expected, depth):
+            self.leaf(expected, actual, where, spec, node)
+            return
+        te, ta = json_type(expected), json_type(actual)
+        if cfg.schema_driven and node is not None and node.type in (OBJECT, ARRAY) and not te == ta == node.type:
+            shape_mismatch(self.out, cfg, expected, actual, where, node, depth)
         elif te == OBJECT and ta == OBJECT:
-            self.obj(e, a, path, fpath, apath, snode, depth)
+            self.obj(expected, actual, where, node, depth)
         elif te == ARRAY and ta == ARRAY:
-            self.array(e, a, path, fpath, apath, snode, s, depth)
+            self.array(expected, actual, where, node, spec, depth)
         elif te in (OBJECT, ARRAY) or ta in (OBJECT, ARRAY):
-            self.shape_mismatch(e, a, te, ta, path, fpath, apath, snode, depth)
+            shape_mismatch(self.out, cfg, expected, actual, where, node, depth)
         else:
-            self.leaf(e, a, path, fpath, apath, s, snode)
+            self.leaf(expected, actual, where, spec, node)
 
-    def leaf(self, e: Any, a: Any, path: str, fpath: str, apath: str | None,
-             s: FieldSettings | None, snode: SchemaNode | None) -> None:
-        comp = s.comparator if s is not None else None
-        if comp is None:
-            if snode is not None and self.cfg.schema_driven and snode.default_comparator is not None:
-                comp = snode.default_comparator
-            else:
-                comp = self.cfg.type_policy[json_type(e, path)]
-        if type(e) is float:
-            check_finite(e, path, "expected")
-        if type(a) is float:
-            check_finite(a, path, "actual")
-        ev, av = e, a
-        if self._skip_rules and self.cfg.leaf_depth is not None:
-            # a whole-value comparison still honours ignore patterns that reach inside it
-            ev, av = self._prune(e, path), self._prune(a, path)
-        if s is not None and s.transform is not None:
-            try:
-                ev, av = s.transform(e), s.transform(a)
-            except Exception as exc:  # noqa: BLE001 - a custom transform failing names its field
-                raise ComparatorError(f"a transform failed at {display_path(path)}: {exc!r}") from None
-        min_score = s.min_score if s is not None else None
-        if comp.batch:
-            key = (comp.name, path, apath or path)
-            judged = self.memo.get(key)
-            if judged is None:
-                item = BatchItem(path, e, a, ev, av, comp.params or {})
-                if self.collected is not None:
-                    self.collected.append((key, comp, item))
-                else:
-                    self.pending.append((len(self.out), comp, item, min_score))
-                self.out.append(FieldResult(path, MISMATCH, 0.0, e, a, comp.name, "pending", fpath, apath))
+    def leaf(self, expected: Any, actual: Any, where: Where, spec: FieldSpec | None,
+             node: SchemaNode | None) -> None:
+        """Score a value compared whole, with the field's comparator (or the metric's for its
+        type), after the field's transforms."""
+        cfg = self.cfg
+        comparator = spec.comparator if spec is not None else None
+        if comparator is None:
+            comparator = (node.default_comparator if cfg.schema_driven and node is not None
+                          and node.default_comparator is not None else cfg.type_policy[json_type(expected)])
+        compared_e, compared_a = expected, actual
+        if cfg.skip_patterns and cfg.leaf_depth is not None:
+            # a whole value still honours ignore patterns that reach inside it
+            compared_e = cfg.without_skipped(expected, where.path)
+            compared_a = cfg.without_skipped(actual, where.path)
+        if spec is not None and spec.transform is not None:
+            compared_e = transformed(spec.transform, compared_e, where.path)
+            compared_a = transformed(spec.transform, compared_a, where.path)
+        min_score = spec.min_score if spec is not None else None
+        if comparator.batch:
+            item = BatchItem(where.path, expected, actual, compared_e, compared_a, comparator.params or {})
+            score = self.judge.ask(comparator, item, where.actual_path)
+            if score is None:
+                self.deferred.append((len(self.out.fields), comparator, min_score))
+                self.out.fields.append(FieldResult(where.path, MISMATCH, 0.0, expected, actual,
+                                                   comparator.name, "pending", where.field, where.actual))
                 return
-            score = judged
         else:
-            score = self.score_leaf(comp, ev, av, path)
-            if score < 1.0 and not (type(ev) in _SCALARS and type(av) in _SCALARS):
-                self.check_unread(ev, av, path)  # a mismatch stops reading at the first difference
-        self.out.append(FieldResult(path, MATCH if score >= 1.0 else MISMATCH, score, e, a,
-                                    comp.name, "", fpath, apath))
+            score = score_at(comparator, compared_e, compared_a, where.path)
+        self._scored(expected, actual, where, comparator, score, min_score)
+
+    def _scored(self, expected: Any, actual: Any, where: Where, comparator: BoundComparator,
+                score: float, min_score: float | None) -> None:
+        self.out.fields.append(FieldResult(where.path, MATCH if score >= 1.0 else MISMATCH, score,
+                                           expected, actual, comparator.name, "", where.field,
+                                           where.actual))
         if min_score is not None and score < min_score:
-            self.floors.append(FloorFailure(path, min_score, score))
+            self.out.floors.append(FloorFailure(where.path, min_score, score))
 
-    @staticmethod
-    def score_leaf(comp: BoundComparator, ev: Any, av: Any, path: str) -> float:
-        try:
-            return comp.score(ev, av)
-        except ComparatorError as exc:
-            raise ComparatorError(f"{exc} at {display_path(path)}") from None
-        except ParseError as exc:  # a value that is not JSON, found inside a whole-value compare
-            raise whole_value_error(ev, av, path, exc) from None
-        except JsonMatchError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - name the comparator and field, not a deep traceback
-            raise ComparatorError(
-                f"comparator {comp.name!r} raised {type(exc).__name__}: {exc} at {display_path(path)}"
-            ) from None
+    def finish(self) -> WalkOutput:
+        """The walk's output, the judge's scores put in place of its placeholders."""
+        fields = self.out.fields
+        for index, comparator, min_score in self.deferred:
+            placeholder = fields[index]
+            score = self.judge.score_of(comparator, placeholder.path,
+                                        placeholder.actual_path or placeholder.path)
+            fields[index] = placeholder._replace(status=MATCH if score >= 1.0 else MISMATCH,
+                                                 score=score, reason="")
+            if min_score is not None and score < min_score:
+                self.out.floors.append(FloorFailure(placeholder.path, min_score, score))
+        self.deferred = []
+        return self.out
 
-    def check_unread(self, e: Any, a: Any, path: str) -> None:
-        """Values taken whole that nothing read to the end (a comparison stops at the first
-        difference; one side alone is not compared) may still hold a NaN, an infinity or a
-        non-JSON object: an error, as anywhere else. MISSING: no value on that side. What
-        ``ignore`` names inside them is not read."""
-        for value, side in ((e, "expected"), (a, "actual")):
-            if value is not MISSING:
-                check_json_inside(self._prune(value, path) if self._skip_rules else value, path, side)
+    # -- objects ----------------------------------------------------------------------------
 
-    def _prune(self, value: Any, path: str) -> Any:
-        tag = json_type(value, path)
-        if tag == OBJECT:
-            out = {}
-            for key, child in value.items():
-                cpath = key_segment(path, key)
-                if not any(p.matches(cpath) for p in self._skip_rules):
-                    out[key] = self._prune(child, cpath)
-            return out
-        if tag == ARRAY:
-            return [self._prune(child, index_segment(path, i)) for i, child in enumerate(value)]
-        return value
-
-    def obj(self, e: Mapping[str, Any], a: Mapping[str, Any], path: str, fpath: str,
-            apath: str | None, snode: SchemaNode | None, depth: int) -> None:
+    def obj(self, expected: dict[str, Any], actual: dict[str, Any], where: Where,
+            node: SchemaNode | None, depth: int) -> None:
         cfg = self.cfg
-        if cfg.schema_driven and not e and not a:
-            self.out.append(FieldResult(path, MATCH, 1.0, e, a, "", "both empty", fpath, apath))
+        if cfg.schema_driven and not expected and not actual:
+            self.out.fields.append(FieldResult(where.path, MATCH, 1.0, expected, actual, "",
+                                               "both empty", where.field, where.actual))
             return
-        # Scalar leaves that need no per-field settings are scored inline: most fields of
-        # most records take this path, and a call per node is most of a small record's cost.
-        # With field_f1 and no schema, a node without a schema node (``snode`` None) stands for
-        # the schema inferred from expected: its keys are expected's, its scalars leaves.
-        # ``pick``: which rule picks an inline leaf's comparator (hoisted out of the loop).
-        if snode is None:  # most objects (no schema): the short way to the same settings
-            props = None
-            schema_keys = False
-            inline = not self._has_rules
-            pick = (_INFERRED if cfg.schema_driven else
-                    _WHOLE if depth + 1 == cfg.leaf_depth else _SCALAR_PAIR)
-        else:
-            props = snode.properties
-            schema_keys = cfg.schema_driven and props is not None
-            inline = not self._has_rules and cfg.schema_driven
-            pick = _BY_PROPS if props is not None else (
-                _WHOLE if depth + 1 == cfg.leaf_depth else _SCALAR_PAIR)
-        policy = cfg.type_policy
-        out = self.out
-        segment_forms = _SEGMENTS.get
-        # key_segment's forms of a key: [0] at the root, [1] below a parent; "" + form is
-        # the form itself, so a child's path is its parent's plus the form that parent needs
-        at_path, at_fpath, at_apath = 1 if path else 0, 1 if fpath else 0, 1 if apath else 0
-        by_scalar_type = cfg.scalar_policy
-        same_fpath = fpath == path
-        append = out.append
-        # Every rule but the schema's picks a scalar's comparator by its type: for equal
-        # scalars of one type, most fields, the comparator is known to say 1.
-        equal_one = cfg.equal_one_policy if pick is not _BY_PROPS else _NO_TYPES
-        for key, ev in e.items():
-            av = a.get(key, MISSING)
-            if inline and av is not MISSING:
-                tv = type(ev)
-                if tv is type(av) and (comp := equal_one.get(tv)) is not None and ev == av:
-                    if tv is float and ev - ev != 0.0:  # an infinity (NaN is never equal)
-                        check_finite(ev, key_segment(path, key), "expected")
-                    status, score = MATCH, 1.0
-                else:
-                    ta = type(av)
-                    if (tv is float and not (ev - ev == 0.0)) or (ta is float and not (av - av == 0.0)):
-                        check_finite(ev, key_segment(path, key), "expected") if tv is float else None
-                        check_finite(av, key_segment(path, key), "actual")
-                    if pick is _SCALAR_PAIR:
-                        comp = by_scalar_type.get(tv) if ta in _SCALARS else None
-                    elif pick is _INFERRED:
-                        comp = policy[_TYPE_OF[tv]] if tv in _SCALARS else None
-                    elif pick is _BY_PROPS:
-                        child = props.get(key)  # type: ignore[union-attr]
-                        comp = child.plain if child is not None else None
-                    else:
-                        comp = policy.get(_TYPE_OF.get(tv))  # type: ignore[arg-type]
-                    if comp is not None:
-                        if tv is ta and tv in _SCALARS and ev == av and comp.equal_one:
-                            status, score = MATCH, 1.0  # a schema's comparator (_BY_PROPS)
-                        else:
-                            try:
-                                score = comp.score(ev, av)
-                            except ParseError as exc:  # NaN deep inside a whole-value comparison
-                                raise whole_value_error(ev, av, key_segment(path, key), exc) from None
-                            status = MATCH if score >= 1.0 else MISMATCH
-                            if (status is MISMATCH and pick is not _SCALAR_PAIR  # two scalars there
-                                    and (tv in _CONTAINERS or ta in _CONTAINERS)):
-                                self.check_unread(ev, av, key_segment(path, key))
-                if comp is not None:
-                    forms = segment_forms(key)
-                    if forms is None:
-                        cpath = key_segment(path, key)
-                        cfpath = cpath if same_fpath else key_segment(fpath, key)
-                        capath = key_segment(apath, key) if apath is not None else None
-                    else:  # key_segment, inlined: three paths per field add up
-                        cpath = path + forms[at_path]
-                        cfpath = cpath if same_fpath else fpath + forms[at_fpath]
-                        capath = None if apath is None else apath + forms[at_apath]
-                    append(new_tuple(FieldResult, (cpath, status, score, ev, av, comp.name, "",
-                                                   cfpath, capath)))
-                    continue
-            cpath = key_segment(path, key)
-            cfpath = key_segment(fpath, key)
-            capath = key_segment(apath, key) if apath is not None else None
-            if schema_keys and key not in props:  # type: ignore[operator]
-                out.append(FieldResult(cpath, SKIPPED, 0.0, ev, av, "", "not in the schema",
-                                       cfpath, capath))
+        props = node.properties if node is not None else None
+        known_keys = cfg.schema_driven and props is not None
+        inline = _InlineLeaves.make(cfg, node, depth, where, self.out)
+        for key, value in expected.items():
+            other = actual.get(key, MISSING)
+            if inline is not None and other is not MISSING and inline.scored(key, value, other):
                 continue
-            self.node(ev, av, cpath, cfpath, capath,
-                      props.get(key) if props is not None else None, depth + 1)
-        if not cfg.count_extras or a.keys() <= e.keys():
-            return  # no field of actual's left over (a set test, in C)
-        for key, av in a.items():
-            if key in e:
+            child = where.key(key)
+            if known_keys and key not in props:  # type: ignore[operator]
+                self.out.fields.append(FieldResult(child.path, SKIPPED, 0.0, value, other, "",
+                                                   "not in the schema", child.field, child.actual))
                 continue
-            cpath = key_segment(apath if apath is not None else path, key)
-            cfpath = key_segment(fpath, key)
+            self.node(value, other, child, props.get(key) if props is not None else None, depth + 1)
+        if cfg.count_extras and not actual.keys() <= expected.keys():
+            self._extra_keys(expected, actual, where, props, depth)
+
+    def _extra_keys(self, expected: dict[str, Any], actual: dict[str, Any], where: Where,
+                    props: dict[str, SchemaNode] | None, depth: int) -> None:
+        """Fields only actual has: hallucinations (one each when the schema does not know
+        them, however large)."""
+        cfg = self.cfg
+        for key, value in actual.items():
+            if key in expected:
+                continue
+            child = where.actual_key(key)
             if cfg.schema_driven and (props is None or key not in props):
-                # a field the schema does not know is one hallucination, however large
-                s = self.settings(cpath, None) if self._has_rules else None
-                if s is not None and s.skip:
-                    self.out.append(FieldResult(cpath, SKIPPED, 0.0, MISSING, av, "", "ignored", cfpath))
+                if cfg.rules and cfg.is_skipped(child.path):
+                    self.out.fields.append(FieldResult(child.path, SKIPPED, 0.0, MISSING, value, "",
+                                                       "ignored", child.field))
                 else:
-                    self.check_unread(MISSING, av, cpath)
-                    self.out.append(FieldResult(cpath, HALLUCINATION, 0.0, MISSING, av, "",
-                                                "not in the schema", cfpath))
+                    self.out.fields.append(FieldResult(child.path, HALLUCINATION, 0.0, MISSING, value,
+                                                       "", "not in the schema", child.field))
                 continue
-            self.node(MISSING, av, cpath, cfpath, None,
-                      props.get(key) if props is not None else None, depth + 1)
+            self.node(MISSING, value, child, props.get(key) if props is not None else None, depth + 1)
 
-    # -- one side only --------------------------------------------------------------------
+    # -- arrays -----------------------------------------------------------------------------
 
-    def one_sided(self, value: Any, path: str, fpath: str, snode: SchemaNode | None,
-                  status: str, depth: int) -> None:
-        """Every leaf under ``value`` becomes an omission or a hallucination."""
+    def array(self, expected: list[Any], actual: list[Any], where: Where, node: SchemaNode | None,
+              spec: FieldSpec | None, depth: int) -> None:
         cfg = self.cfg
-        s = self.settings(path, snode) if depth else None
-        if s is not None and s.skip:
+        if cfg.schema_driven and not expected and not actual:
+            self.out.fields.append(FieldResult(where.path, MATCH, 1.0, expected, actual, "",
+                                               "both empty", where.field, where.actual))
             return
-        e, a = (value, MISSING) if status == OMISSION else (MISSING, value)
-        leaf_here = depth == cfg.leaf_depth or (
-            cfg.schema_driven and (snode.is_leaf if snode is not None else _inferred_leaf(value)))
-        tag = json_type(value, path)
-        if not leaf_here and tag == OBJECT:
-            props = snode.properties if snode is not None else None
-            if cfg.schema_driven and snode is not None and snode.type not in (None, "object"):
-                pass  # an object where the schema expects something else: one field below
-            else:
-                for key, child in value.items():
-                    if cfg.schema_driven and props is not None and key not in props:
-                        continue
-                    self.one_sided(child, key_segment(path, key), key_segment(fpath, key),
-                                   props.get(key) if props is not None else None, status, depth + 1)
-                return
-        elif not leaf_here and tag == ARRAY:
-            if value or not cfg.schema_driven:
-                items = snode.items if snode is not None else self._infer_items(value)
-                item_fpath = index_segment(fpath, None)
-                for i, child in enumerate(value):
-                    self.one_sided(child, index_segment(path, i), item_fpath, items, status, depth + 1)
-                return
-        elif tag == NULL and cfg.null_absent:
-            return
-        elif cfg.schema_driven and tag == NULL and snode is not None and snode.type == "object":
-            return  # a one-sided null object holds no fields
-        # counted as it is, never compared: the one place to find a NaN or a set in it
-        if tag == OBJECT or tag == ARRAY or (tag == NUMBER and not value - value == 0.0):
-            self.check_unread(e, a, path)
-        self.out.append(FieldResult(path, status, 0.0, e, a, "", "", fpath))
-        if status == OMISSION and s is not None and s.min_score is not None and s.min_score > 0:
-            self.floors.append(FloorFailure(path, s.min_score, 0.0))
-
-    def shape_mismatch(self, e: Any, a: Any, te: str, ta: str, path: str, fpath: str,
-                       apath: str | None, snode: SchemaNode | None, depth: int) -> None:
-        """A container on one side, something else (or the other kind of container) on the
-        other."""
-        cfg = self.cfg
-        reason = f"expected {te}, got {ta}"
-        if cfg.schema_driven:
-            if te == NULL and ta == NULL:
-                return  # null on both sides of a container field: nothing to score
-            if te == NULL:
-                self.one_sided(a, path, fpath, snode, HALLUCINATION, depth)
-            elif ta == NULL:
-                self.one_sided(e, path, fpath, snode, OMISSION, depth)
-            elif json_equal(e, a):
-                self.out.append(FieldResult(path, MATCH, 1.0, e, a, "", "", fpath, apath))
-            else:
-                self.check_unread(e, a, path)
-                self.out.append(FieldResult(path, MISMATCH, 0.0, e, a, "", reason, fpath, apath))
-            return
-        if te not in (OBJECT, ARRAY):
-            # a scalar expected, a container found: the scalar is wrong
-            if te == NULL and cfg.null_absent:
-                self.one_sided(a, path, fpath, snode, HALLUCINATION, depth)
-                return
-            # the container is read below if it counts, else here
-            self.check_unread(e, MISSING if cfg.count_extras else a, path)
-            self.out.append(FieldResult(path, MISMATCH, 0.0, e, a, "", reason, fpath, apath))
-            if cfg.count_extras:
-                before = len(self.out)
-                self.one_sided(a, path, fpath, snode, HALLUCINATION, depth)
-                if len(self.out) > before:
-                    # one actual leaf already stands against the expected scalar as the mismatch
-                    del self.out[before]
-            return
-        before = len(self.out)
-        self.one_sided(e, path, fpath, snode, OMISSION, depth)
-        for i in range(before, len(self.out)):
-            self.out[i] = self.out[i]._replace(actual=a, reason=f"actual holds {ta} here")
-        if cfg.count_extras:
-            self.one_sided(a, path, fpath, snode, HALLUCINATION, depth)
-        else:
-            self.check_unread(MISSING, a, path)
-
-    # -- arrays ---------------------------------------------------------------------------
-
-    def array(self, e: list[Any], a: list[Any], path: str, fpath: str, apath: str | None,
-              snode: SchemaNode | None, s: FieldSettings | None, depth: int) -> None:
-        cfg = self.cfg
-        if cfg.schema_driven and not e and not a:
-            self.out.append(FieldResult(path, MATCH, 1.0, e, a, "", "both empty", fpath, apath))
-            return
-        items = snode.items if snode is not None else self._infer_items(e)
-        item_fpath = index_segment(fpath, None)
-        scored: list[tuple[int, int, float]] | None = None
-        # an empty side pairs nothing (and gives the pair scores no shape to carry)
-        nothing: tuple[list[tuple[int, int, float]], list[int], list[int]] | None = (
-            ([], list(range(len(e))), list(range(len(a)))) if not (e and a) else None)
-        if cfg.array_mode == "similarity":
-            found = nothing or (self._identical(e, a, items) if cfg.array_threshold < 1.0 else None)
-            if found is None:
-                scores, scale = PairScores(self, path, items).matrix(e, a, "similarity")
-                found = _align.assign(scores, cfg.array_threshold, minimize_distance=True,
-                                      scale=scale)
-            scored, lone_e, lone_a = found
-            pairs = [(i, j) for i, j, _ in scored]
-        else:
-            mode = (s.align if s is not None and s.align is not None else None) or cfg.default_align
-            if cfg.array_mode == "index" or mode.mode == "ordered":
-                pairs, lone_e, lone_a = _align.ordered_pairs(len(e), len(a))
-            elif mode.mode == "key_field":
-                pairs, lone_e, lone_a = _align.key_field_pairs(e, a, mode.key)  # type: ignore[arg-type]
-            else:
-                found = nothing or self._identical(e, a, items)
-                if found is None:
-                    scores, scale = PairScores(self, path, items).matrix(e, a, "f1")
-                    found = _align.assign(scores, 0.0, scale=scale)
-                scored, lone_e, lone_a = found
-                pairs = [(i, j) for i, j, _ in scored]
-        if scored is not None or (pairs and any(i != j for i, j in pairs)):
-            where = display_path(path)
-            self.pairings.extend(
-                [new_tuple(Pairing, (where, i, j, sc)) for i, j, sc in scored] if scored is not None
-                else [new_tuple(Pairing, (where, i, j, 1.0)) for i, j in pairs])
-        base_a = apath if apath is not None else path
-        # Two objects with nothing to look up on the way (no rules, no schema, not a leaf
-        # depth): node() would only find that out and call obj(); elements go straight there.
-        straight = not (self._has_rules or cfg.schema_driven or items is not None
-                        or cfg.leaf_depth is not None)
-        for i, j in pairs:
-            child_apath = index_segment(base_a, j) if (i != j or apath is not None) else None
-            ev, av = e[i], a[j]
-            if straight and type(ev) is dict and type(av) is dict:
-                self.obj(ev, av, index_segment(path, i), item_fpath, child_apath, None, depth + 1)
-            else:
-                self.node(ev, av, index_segment(path, i), item_fpath, child_apath, items, depth + 1)
+        items = cfg.items_of(node, expected)
+        by_score = cfg.array_mode == "similarity" or (
+            cfg.array_mode == "align" and self._align(spec).mode == "hungarian")
+        scored, lone_e, lone_a = self._pairs(expected, actual, where, items, spec, depth)
+        if by_score or any(i != j for i, j, _ in scored):
+            shown = display_path(where.path)
+            self.out.pairings.extend(_new(Pairing, (shown, i, j, score)) for i, j, score in scored)
+        for i, j, _ in scored:
+            self._element(expected[i], actual[j], where.pair(i, j), items, depth + 1)
         for i in lone_e:
-            self.one_sided(e[i], index_segment(path, i), item_fpath, items, OMISSION, depth + 1)
+            one_sided(self.out, cfg, expected[i], where.element(i), items, OMISSION, depth + 1)
         if cfg.count_extras:
             for j in lone_a:
-                self.one_sided(a[j], index_segment(base_a, j), item_fpath, items, HALLUCINATION, depth + 1)
+                one_sided(self.out, cfg, actual[j], where.element(j, where.actual_path), items,
+                          HALLUCINATION, depth + 1)
 
-    def _infer_items(self, elements: list[Any]) -> SchemaNode | None:
-        """field_f1 without a schema: the items schema of an array, inferred (pooled) from the
-        expected elements, exactly as inferring the whole record's schema would give it."""
-        return infer_node(list(elements), self.cfg.registry) if self.cfg.schema_driven else None
+    def _element(self, expected: Any, actual: Any, where: Where, items: SchemaNode | None,
+                 depth: int) -> None:
+        cfg = self.cfg
+        if (type(expected) is dict and type(actual) is dict and items is None and not cfg.rules
+                and not cfg.schema_driven and cfg.leaf_depth is None):
+            self.obj(expected, actual, where, None, depth)  # what node() would find and do
+        else:
+            self.node(expected, actual, where, items, depth)
 
-    def equal_scores_one(self, items: SchemaNode | None) -> bool:
-        """Whether equal values are sure to score 1 in elements of ``items``: no per-field
-        rules, and only comparators that give equal values 1 (not ``oneof``, whose score
-        ignores the expected value, nor custom ones)."""
-        return (not self._has_rules and self.cfg.policy_equal_one
-                and (items is None or _schema_gives_equal_one(items)))
+    def _align(self, spec: FieldSpec | None) -> Align:
+        return (spec.align if spec is not None and spec.align is not None else None) or self.cfg.default_align
 
-    def _identical(self, e: list[Any], a: list[Any], items: SchemaNode | None
-                   ) -> tuple[list[tuple[int, int, float]], list[int], list[int]] | None:
+    def _pairs(self, expected: list[Any], actual: list[Any], where: Where, items: SchemaNode | None,
+               spec: FieldSpec | None, depth: int) -> align.Assignment:
+        """Which elements pair up, with the pair's score (1.0 where no score is taken)."""
+        cfg = self.cfg
+        if cfg.array_mode == "similarity":
+            return self._assigned(expected, actual, where, items, depth, "similarity",
+                                  cfg.array_threshold)
+        mode = self._align(spec).mode
+        if cfg.array_mode == "index" or mode == "ordered":
+            pairs, lone_e, lone_a = align.ordered_pairs(len(expected), len(actual))
+        elif mode == "key_field":
+            pairs, lone_e, lone_a = align.key_field_pairs(expected, actual, self._align(spec).key)
+        else:
+            return self._assigned(expected, actual, where, items, depth, "f1", 0.0)
+        return [(i, j, 1.0) for i, j in pairs], lone_e, lone_a
+
+    def _assigned(self, expected: list[Any], actual: list[Any], where: Where,
+                  items: SchemaNode | None, depth: int, mode: str, keep_above: float
+                  ) -> align.Assignment:
+        """Optimal pairing by pair score (``similarity`` or ``f1``), pairs scoring
+        ``keep_above`` or less dropped."""
+        if not (expected and actual):
+            return [], list(range(len(expected))), list(range(len(actual)))
+        if keep_above < 1.0:
+            found = self._identical(expected, actual, items)
+            if found is not None:
+                return found
+
+        def walk_pair(i: int, j: int) -> float:
+            return self._pair_f1(expected[i], actual[j], where, i, j, items, depth)
+
+        scores, scale = pair_scores(self.cfg, where.path, items, expected, actual, mode, walk_pair)
+        return align.assign(scores, keep_above, minimize_distance=mode == "similarity", scale=scale)
+
+    def _pair_f1(self, expected: Any, actual: Any, where: Where, i: int, j: int,
+                 items: SchemaNode | None, depth: int) -> float:
+        """The F1 of one candidate pair, from a walk of its own (sharing this record's judge)."""
+        sub = Walk(self.cfg, self.judge)
+        sub.node(expected, actual, Where(f"{where.path}[{i}]", "", f"{where.actual_path}[{j}]"),
+                 items, depth + 1)
+        if sub.deferred:
+            self.judge.rewalk = True  # scores pending: pairing must wait for the judge
+        return f_beta(*precision_recall(sub.out.fields))
+
+    def _identical(self, expected: list[Any], actual: list[Any], items: SchemaNode | None
+                   ) -> align.Assignment | None:
         """Pairs of identical elements (see align.identical_pairs) when identical elements are
-        sure to score 1 (equal_scores_one)."""
-        if not (e and a) or not self.equal_scores_one(items):
+        sure to score 1."""
+        if not self.cfg.equal_scores_one(items):
             return None
-        if len(e) * len(a) <= SMALL_PAIRS:
+        if len(expected) * len(actual) <= SMALL_PAIRS:
             # A few elements: their pair scores are cheap and pairing by them is exact, so
             # only an in-order copy, the commonest case, is worth catching first.
-            if e == a and _strictly_equal(e, a):
-                return [(i, i, 1.0) for i in range(len(e))], [], []
+            if expected == actual and json_equal(expected, actual):
+                return [(i, i, 1.0) for i in range(len(expected))], [], []
             return None
-        return _align.identical_pairs(e, a)
-
-    # -- batch comparators ---------------------------------------------------------------
-
-    def _resolve_batches(self) -> None:
-        pending, self.pending = self.pending, []
-        self._judge([((comp.name, item.path, self.out[index].actual_path or item.path), comp, item)
-                     for index, comp, item, _ in pending])
-        for index, comp, item, min_score in pending:
-            fr = self.out[index]
-            score = self.memo[(comp.name, item.path, fr.actual_path or item.path)]
-            self.out[index] = FieldResult(fr.path, MATCH if score >= 1.0 else MISMATCH, score,
-                                          fr.expected, fr.actual, comp.name, "", fr.field_path,
-                                          fr.actual_path)
-            if min_score is not None and score < min_score:
-                self.floors.append(FloorFailure(fr.path, min_score, score))
-
-    def _judge(self, entries: list[tuple[tuple[str, str, str], BoundComparator, BatchItem]]) -> None:
-        """One call per batch comparator with every field it must score; scores go to memo."""
-        groups: dict[str, list[tuple[tuple[str, str, str], BatchItem]]] = {}
-        for key, comp, item in entries:
-            groups.setdefault(comp.name, []).append((key, item))
-        for name, group in groups.items():
-            fn = self.cfg.registry.batch_function(name)
-            items = [item for _, item in group]
-            try:
-                answers = list(fn(items))
-            except Exception as exc:  # noqa: BLE001 - a judge failing is reported, named
-                paths = ", ".join(display_path(it.path) for it in items)
-                raise ComparatorError(
-                    f"batch comparator {name!r} failed for {len(items)} field(s) ({paths}): "
-                    f"{type(exc).__name__}: {exc}") from None
-            failed: list[str] = []
-            for k, (key, item) in enumerate(group):
-                answer = answers[k] if k < len(answers) else None
-                if answer is None or isinstance(answer, BaseException):
-                    failed.append(f"{display_path(item.path)} ({answer!r})" if answer is not None
-                                  else f"{display_path(item.path)} (no answer)")
-                    continue
-                try:
-                    self.memo[key] = check_score(name, answer)
-                except ComparatorError as exc:
-                    failed.append(f"{display_path(item.path)} ({exc})")
-            if failed:
-                raise ComparatorError(
-                    f"batch comparator {name!r} gave no usable score for: " + "; ".join(failed))
+        return align.identical_pairs(expected, actual)
 
 
-def whole_value_error(e: Any, a: Any, path: str, exc: ParseError) -> ParseError:
-    """The error to raise when comparing ``e`` and ``a`` whole at ``path`` met a value that
-    is not JSON: it names that value's own field and side where it can be found."""
-    return invalid_inside(e, path, "expected") or invalid_inside(a, path, "actual") or error_at(path, exc)
+class _InlineLeaves:
+    """Scores the scalar fields of one object that need no per-field settings, in the
+    object's own loop: most fields of most records, where a call per node would be most of
+    a small record's cost. ``pick(key, expected, actual)`` chooses the comparator (None:
+    the field takes the general way)."""
+
+    __slots__ = ("pick", "equal_one", "where", "fields", "at_path", "at_field", "at_actual",
+                 "same_field")
+
+    def __init__(self, pick: Any, equal_one: dict[type, BoundComparator], where: Where,
+                 out: WalkOutput) -> None:
+        self.pick, self.equal_one, self.where, self.fields = pick, equal_one, where, out.fields
+        # a key's path form: [0] at the root, [1] below a parent
+        self.at_path = 1 if where.path else 0
+        self.at_field = 1 if where.field else 0
+        self.at_actual = 1 if where.actual else 0
+        self.same_field = where.field == where.path
+
+    @classmethod
+    def make(cls, cfg: WalkConfig, node: SchemaNode | None, depth: int, where: Where,
+             out: WalkOutput) -> _InlineLeaves | None:
+        if cfg.rules:
+            return None  # a rule may name any field
+        whole = depth + 1 == cfg.leaf_depth
+        if node is None:
+            if cfg.schema_driven:  # field_f1 without a schema: a scalar in expected is a leaf
+                return cls(_by_expected_type(cfg), cfg.equal_one_policy, where, out)
+            if whole:
+                return cls(_whole_value(cfg), cfg.equal_one_policy, where, out)
+            return cls(_scalar_pair(cfg), cfg.equal_one_policy, where, out)
+        if not cfg.schema_driven:
+            return None  # a schema given to another metric: every field looks up its spec
+        if node.properties is not None:
+            return cls(_by_property(node.properties), {}, where, out)
+        return cls(_whole_value(cfg) if whole else _scalar_pair(cfg), cfg.equal_one_policy, where, out)
+
+    def scored(self, key: str, expected: Any, actual: Any) -> bool:
+        """Score the field ``key`` here if it can be; whether it was."""
+        kind = type(expected)
+        if kind is type(actual) and (comparator := self.equal_one.get(kind)) is not None \
+                and expected == actual:
+            status, score = MATCH, 1.0
+        else:
+            comparator = self.pick(key, expected, actual)
+            if comparator is None:
+                return False
+            if kind is type(actual) and kind in SCALAR_TYPES and expected == actual and comparator.equal_one:
+                status, score = MATCH, 1.0
+            else:
+                score = comparator.score(expected, actual)
+                status = MATCH if score >= 1.0 else MISMATCH
+        forms, where = key_forms(key), self.where
+        path = where.path + forms[self.at_path]
+        field = path if self.same_field else where.field + forms[self.at_field]
+        actual_path = None if where.actual is None else where.actual + forms[self.at_actual]
+        self.fields.append(_new(FieldResult, (path, status, score, expected, actual,
+                                              comparator.name, "", field, actual_path)))
+        return True
 
 
-def _gives_equal_one(comp: BoundComparator | None) -> bool:
-    return comp is None or comp.equal_one
+def _scalar_pair(cfg: WalkConfig) -> Any:
+    """Two scalars: the metric's comparator for expected's type."""
+    policy = cfg.scalar_policy
+    return lambda key, expected, actual: (
+        policy.get(type(expected)) if type(actual) in SCALAR_TYPES else None)
 
 
-def _schema_gives_equal_one(node: SchemaNode) -> bool:
-    if not _gives_equal_one(node.comparator):
-        return False
-    children = list((node.properties or {}).values())
-    if node.items is not None:
-        children.append(node.items)
-    return all(_schema_gives_equal_one(child) for child in children)
+def _by_expected_type(cfg: WalkConfig) -> Any:
+    """A scalar in expected, whatever actual holds (field_f1's inferred schema)."""
+    policy = cfg.scalar_policy
+    return lambda key, expected, actual: policy.get(type(expected))
 
 
-def _strictly_equal(e: list[Any], a: list[Any]) -> bool:
-    """``e == a`` under JSON's rules too (Python's also says ``True == 1``); a NaN, which the
-    walk reports by its field, is not equal."""
-    try:
-        return json_equal(e, a)
-    except ParseError:
-        return False
+def _whole_value(cfg: WalkConfig) -> Any:
+    """Any value, compared whole (the metric's leaf depth)."""
+    policy = cfg.value_policy
+    return lambda key, expected, actual: policy.get(type(expected))
 
 
-def _inferred_leaf(value: Any) -> bool:
-    """Whether an inferred schema makes ``value``'s node a leaf: everything but a non-empty
-    object and an array (an empty object infers no properties, so it is compared whole)."""
-    if isinstance(value, (list, tuple)):
-        return False
-    return not (isinstance(value, dict) and value)
+def _by_property(props: dict[str, SchemaNode]) -> Any:
+    """The schema's own comparator, for a leaf that needs nothing else."""
+    def pick(key: str, expected: Any, actual: Any) -> BoundComparator | None:
+        child = props.get(key)
+        return child.plain if child is not None else None
+
+    return pick

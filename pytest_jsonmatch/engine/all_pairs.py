@@ -1,0 +1,303 @@
+"""All-pairs forms of the built-in comparators: one call scores every (expected, actual)
+pair of two lists of values, so that array pairing never pays a Python call per pair.
+
+Two forms exist. ``matrix(expected, actual)`` returns a numpy matrix (large arrays).
+``add_scores(xs, ys, rows, cols, tp)`` adds each pair's score into ``tp[row][col]``, a list of
+rows (a few elements, where numpy's cost per call would dominate): values are prepared once
+and pairs that must score 0 are skipped (equality by hashing, numbers by a sorted window).
+
+Most pairs of a large pairing score 0 (different SKUs, prices far apart). Comparators whose
+non-zero scores lie in a window around the expected value find those pairs by sorting and
+binary search; when the windows hold a large share of all pairs, scoring every pair is
+cheaper and is done instead.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .values import canonical_key, is_number
+
+MatrixFn = Callable[[Sequence[Any], Sequence[Any]], Any]
+AddScoresFn = Callable[[Sequence[Any], Sequence[Any], Sequence[int], Sequence[int],
+                        list[list[float]]], None]
+
+_DENSE_SHARE = 0.25  # above this share of all pairs, score every pair
+_SCAN_ALL = 12  # up to this many actual values, checking each beats sorting them
+
+
+def np() -> Any:
+    """numpy, imported on first use (it comes with scipy; start-up stays light)."""
+    import numpy
+
+    return numpy
+
+
+# -- equality ------------------------------------------------------------------------------
+
+
+def _codes(values: Sequence[Any], table: dict[Any, int], key: Callable[[Any], Any]) -> Any:
+    out = np().empty(len(values), dtype=np().int64)
+    for i, value in enumerate(values):
+        out[i] = table.setdefault(key(value), len(table))
+    return out
+
+
+def equality_matrix(key: Callable[[Any], Any]) -> MatrixFn:
+    """The matrix of a comparator scoring 1 for equal ``key`` and 0 otherwise."""
+
+    def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
+        table: dict[Any, int] = {}
+        codes_e, codes_a = _codes(expected, table, key), _codes(actual, table, key)
+        return windowed(codes_e, codes_a, np().zeros(len(codes_e)),
+                        lambda x, y: (x == y).astype(float))
+
+    return matrix
+
+
+def equal_pairs(key: Callable[[Any], Any]) -> AddScoresFn:
+    """``add_scores`` of a comparator scoring 1 for equal ``key`` and 0 otherwise."""
+
+    def add_scores(xs: Sequence[Any], ys: Sequence[Any], rows: Sequence[int],
+                   cols: Sequence[int], tp: list[list[float]]) -> None:
+        partners: dict[Any, list[int]] = {}
+        for j, y in zip(cols, ys):
+            partners.setdefault(key(y), []).append(j)
+        for i, x in zip(rows, xs):
+            found = partners.get(key(x))
+            if found:
+                row = tp[i]
+                for j in found:
+                    row[j] += 1.0
+
+    return add_scores
+
+
+_HASHABLE = frozenset({str, int, float, bool, type(None)})
+
+
+def scalar_key(value: Any) -> Any:
+    """Within one JSON type, a scalar is its own key (1 and 1.0 hash alike, as JSON wants)."""
+    return value if type(value) in _HASHABLE else canonical_key(value)
+
+
+exact_matrix = equality_matrix(canonical_key)
+exact_pairs = equal_pairs(scalar_key)
+
+
+# -- windows over numbers --------------------------------------------------------------------
+
+
+def _window_pairs(e: Any, a: Any, halfwidth: Any) -> tuple[Any, Any] | None:
+    """(rows, cols) of every pair with |e - a| <= halfwidth (a superset, padded against
+    rounding), or None when they are too many to be worth listing."""
+    order = np().argsort(a, kind="stable")
+    ordered = a[order]
+    pad = halfwidth * 1e-9 + np().abs(e) * 1e-12 + 1e-300
+    lo = np().searchsorted(ordered, e - halfwidth - pad, "left")
+    hi = np().searchsorted(ordered, e + halfwidth + pad, "right")
+    counts = hi - lo
+    total = int(counts.sum())
+    if total > _DENSE_SHARE * len(e) * len(a):
+        return None
+    rows = np().repeat(np().arange(len(e)), counts)
+    starts = np().repeat(lo - (np().cumsum(counts) - counts), counts)
+    return rows, order[starts + np().arange(total)]
+
+
+def windowed(e: Any, a: Any, halfwidth: Any, pair_score: Callable[[Any, Any], Any]) -> Any:
+    """The n x m matrix of ``pair_score`` (0 outside each expected value's window)."""
+    pairs = _window_pairs(e, a, halfwidth)
+    if pairs is None:
+        return np().asarray(pair_score(e[:, None], a[None, :]), dtype=float)
+    rows, cols = pairs
+    out = np().zeros((len(e), len(a)))
+    out[rows, cols] = pair_score(e[rows], a[cols])
+    return out
+
+
+# -- typed blocks: one vectorised call for the values a comparator takes --------------------
+
+
+def typed_block(accepts: Callable[[Any], bool], block: Callable[[list[Any], list[Any]], Any]
+                ) -> MatrixFn:
+    """A matrix function scoring the values ``accepts`` takes with one vectorised ``block``
+    call. Every built-in comparator scores other pairs by exact JSON equality, so those
+    come from one equality matrix, not a Python loop."""
+
+    def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
+        rows = [i for i, v in enumerate(expected) if accepts(v)]
+        cols = [j for j, v in enumerate(actual) if accepts(v)]
+        if len(rows) == len(expected) and len(cols) == len(actual):
+            return block(list(expected), list(actual))
+        out = exact_matrix(expected, actual)
+        if rows and cols:
+            out[np().ix_(rows, cols)] = block([expected[i] for i in rows], [actual[j] for j in cols])
+        return out
+
+    return matrix
+
+
+def numbers_matrix(fn: Callable[[Any, Any], Any], halfwidth: Callable[[Any], Any] | None = None
+                   ) -> MatrixFn:
+    """Vectorise ``fn`` (elementwise on expected and actual floats) over the numbers; with
+    ``halfwidth``, only pairs within that distance of the expected value can score."""
+
+    def block(e: list[Any], a: list[Any]) -> Any:
+        ev, av = np().array(e, dtype=float), np().array(a, dtype=float)
+        if halfwidth is None:
+            return fn(ev[:, None], av[None, :])
+        return windowed(ev, av, halfwidth(ev), fn)
+
+    return typed_block(is_number, block)
+
+
+def strings_matrix(fn: Callable[[list[str], list[str]], Any]) -> MatrixFn:
+    return typed_block(lambda v: type(v) is str, fn)
+
+
+# -- edit distance and Jaccard ---------------------------------------------------------------
+
+
+def levenshtein_block(e: list[str], a: list[str]) -> Any:
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+
+    return process.cdist(e, a, scorer=Levenshtein.normalized_similarity, dtype=np().float64)
+
+
+def token_set(text: str) -> frozenset[str]:
+    """Jaccard's tokens: the lower-cased text split on whitespace."""
+    return frozenset(text.lower().split())
+
+
+# Letters and digits only, so no whitespace: one token each (codes, ids, single words), and
+# Jaccard is 1 for the same lower-cased text, else 0: an equality join on str.lower.
+_one_token_pairs = equal_pairs(str.lower)
+
+
+def jaccard_pairs(xs: Sequence[str], ys: Sequence[str], rows: Sequence[int],
+                  cols: Sequence[int], tp: list[list[float]]) -> None:
+    """``add_scores`` for Jaccard: each text's token set as a bit mask (a bit per distinct
+    token), so a pair's shared tokens are one integer AND and a bit count."""
+    if all(map(str.isalnum, xs)) and all(map(str.isalnum, ys)):
+        _one_token_pairs(xs, ys, rows, cols, tp)
+        return
+    bits: dict[str, int] = {}
+    masks: dict[str, tuple[int, int]] = {}  # text -> (mask, token count); split once each
+    for text in (*xs, *ys):
+        if text not in masks:
+            mask = 0
+            for token in text.lower().split():
+                bit = bits.get(token)
+                if bit is None:
+                    bit = bits[token] = 1 << len(bits)
+                mask |= bit
+            masks[text] = (mask, mask.bit_count())
+    actual = [(j, *masks[y]) for j, y in zip(cols, ys)]
+    for i, x in zip(rows, xs):
+        mask_x, size_x = masks[x]
+        row = tp[i]
+        for j, mask_y, size_y in actual:
+            shared = (mask_x & mask_y).bit_count()
+            if shared:
+                row[j] += shared / (size_x + size_y - shared)
+            elif not size_x and not size_y:
+                row[j] += 1.0  # two strings without tokens
+
+
+def jaccard_block(e: list[str], a: list[str]) -> Any:
+    """All-pairs Jaccard through one sparse product: |A & B| = (incidence_A @ incidence_B.T)."""
+    from scipy import sparse
+
+    vocab: dict[str, int] = {}
+
+    def incidence(texts: list[str]) -> tuple[Any, Any]:
+        rows, cols = [], []
+        sizes = np().empty(len(texts))
+        for i, text in enumerate(texts):
+            tokens = token_set(text)
+            sizes[i] = len(tokens)
+            for token in tokens:
+                rows.append(i)
+                cols.append(vocab.setdefault(token, len(vocab)))
+        return (rows, cols), sizes
+
+    (rows_e, cols_e), sizes_e = incidence(e)
+    (rows_a, cols_a), sizes_a = incidence(a)
+    width = max(len(vocab), 1)
+    inc_e = sparse.csr_matrix((np().ones(len(rows_e)), (rows_e, cols_e)), shape=(len(e), width))
+    inc_a = sparse.csr_matrix((np().ones(len(rows_a)), (rows_a, cols_a)), shape=(len(a), width))
+    product = (inc_e @ inc_a.T).tocoo()
+    if product.nnz < _DENSE_SHARE * len(e) * len(a):
+        # few pairs share a token: score just those (and pairs of two token-less strings)
+        out = np().zeros((len(e), len(a)))
+        rows, cols, shared = product.row, product.col, product.data
+        out[rows, cols] = shared / (sizes_e[rows] + sizes_a[cols] - shared)
+        blank_e, blank_a = np().flatnonzero(sizes_e == 0), np().flatnonzero(sizes_a == 0)
+        if blank_e.size and blank_a.size:
+            out[np().ix_(blank_e, blank_a)] = 1.0
+        return out
+    inter = product.toarray()
+    union = np().add.outer(sizes_e, sizes_a)  # in place from here: the matrices can be large
+    union -= inter
+    empty = union == 0  # two strings without tokens are equal
+    np().divide(inter, union, out=inter, where=~empty)
+    inter[empty] = 1.0
+    return inter
+
+
+# -- numbers ---------------------------------------------------------------------------------
+
+ZERO = 1e-12  # UiPath's "expected is zero" bound
+
+
+def relative_block(e: Any, a: Any) -> Any:
+    zero_e = np().abs(e) <= ZERO
+    safe = np().where(zero_e, 1.0, np().abs(e))
+    ratio = np().maximum(0.0, 1.0 - np().abs(e - a) / safe)
+    return np().where(zero_e, (np().abs(a) <= ZERO).astype(float), ratio)
+
+
+def threshold_forms(t: float, w: float, within: Callable[[float], float]
+                    ) -> tuple[MatrixFn, AddScoresFn]:
+    """structeval's threshold numbers (score ``within(d)`` for ``d = |e - a| <= t``, else 0):
+    the matrix and the add_scores form."""
+    power = float("inf") if w == 0 else 1.0 / w
+
+    def pair_score(e: Any, a: Any) -> Any:
+        d = np().abs(e - a)
+        out = np().zeros(d.shape)
+        near = d <= t
+        out[near] = 1.0 if w == 0 else 1.0 - (d[near] / t) ** power
+        return out
+
+    def add_scores(xs: Sequence[Any], ys: Sequence[Any], rows: Sequence[int],
+                   cols: Sequence[int], tp: list[list[float]]) -> None:
+        if len(ys) <= _SCAN_ALL:
+            actual = [(j, float(y)) for j, y in zip(cols, ys)]
+            for i, x in zip(rows, xs):
+                fx, row = float(x), tp[i]
+                for j, fy in actual:
+                    d = abs(fx - fy)
+                    if d <= t:
+                        row[j] += within(d)
+            return
+        # only values within t score: a sorted window per expected value, searched twice as
+        # wide as t so that rounding in the bounds never loses a pair the test keeps
+        ordered = sorted(zip(map(float, ys), cols))
+        keys = [y for y, _ in ordered]
+        reach = 2 * t
+        for i, x in zip(rows, xs):
+            fx, row = float(x), tp[i]
+            for k in range(bisect_left(keys, fx - reach), len(keys)):
+                fy, j = ordered[k]
+                if fy > fx + reach:
+                    break
+                d = abs(fx - fy)
+                if d <= t:
+                    row[j] += within(d)
+
+    return numbers_matrix(pair_score, lambda e: np().full(len(e), t)), add_scores

@@ -1,0 +1,79 @@
+"""Room for deep values: the walk recurses once or twice per level of nesting, so a value
+nested a few hundred levels deep needs more stack than Python gives a call by default.
+
+:func:`call_with_depth` runs such a comparison in a thread of its own, with a stack and a
+recursion limit sized to the depth (the door, intake.py, bounds the depth). Shallow values,
+nearly all of them, run in the caller's thread as they are.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+# Up to this depth a comparison fits in the caller's stack under Python's default limit.
+SHALLOW = 80
+# Python frames one level of nesting may take (node -> object -> node, a generator in
+# json_equal, ...), and a margin for the frames around the walk.
+_FRAMES_PER_LEVEL = 8
+_MARGIN = 1_000
+# Bytes of C stack per Python frame to provide (generous: Python 3.10 runs each Python call
+# on the C stack, and C-level recursion such as dict equality adds its own).
+_STACK_PER_FRAME = 2_048
+_MIN_STACK = 16 * 1024 * 1024
+
+_LOCK = threading.Lock()
+_raised = 0  # comparisons running with the recursion limit raised
+_saved_limit = 0
+
+
+def call_with_depth(depth: int, fn: Callable[[], T]) -> T:
+    """``fn()``, with room for values nested ``depth`` levels deep."""
+    if depth <= SHALLOW:
+        return fn()
+    frames = depth * _FRAMES_PER_LEVEL + _MARGIN
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller's thread
+            box["error"] = exc
+
+    _raise_limit(frames)
+    try:
+        with _LOCK:
+            previous = threading.stack_size(max(_MIN_STACK, frames * _STACK_PER_FRAME))
+            try:
+                worker = threading.Thread(target=target, name="jsonmatch-deep", daemon=True)
+                worker.start()
+            finally:
+                threading.stack_size(previous)
+        worker.join()
+    finally:
+        _restore_limit()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]  # type: ignore[no-any-return]
+
+
+def _raise_limit(frames: int) -> None:
+    global _raised, _saved_limit
+    with _LOCK:
+        if _raised == 0:
+            _saved_limit = sys.getrecursionlimit()
+        _raised += 1
+        if sys.getrecursionlimit() < frames:
+            sys.setrecursionlimit(frames)
+
+
+def _restore_limit() -> None:
+    global _raised
+    with _LOCK:
+        _raised -= 1
+        if _raised == 0:
+            sys.setrecursionlimit(_saved_limit)

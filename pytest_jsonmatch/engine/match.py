@@ -1,0 +1,123 @@
+"""The entry points: :func:`match_json` scores one pair, :func:`evaluate_records` many.
+
+Data flows one way: parse (parse.py: text to JSON) -> the door (intake.py: plain JSON the
+walk can trust) -> configure (config.py: the metric's walk and per-field rules) -> walk
+(walk.py: FieldResults) -> post-process -> scores (results.py: MatchResult, RunResult).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from .config import Metric, WalkConfig, configure
+from .depth import call_with_depth
+from .errors import ConfigError, ParseError, known_names
+from .intake import read_json
+from .parse import parse_actual, parse_expected
+from .registry import REGISTRY, Registry
+from .results import (FieldResult, MatchResult, RunResult, aggregate_fields, f_beta,
+                      precision_recall)
+from .schema import SchemaNode, infer_node
+from .walk import walk
+
+
+def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: Any) -> MatchResult:
+    """Score ``actual`` against ``expected`` under ``metric``.
+
+    ``expected`` is parsed strictly (a mapping, or a string holding one JSON object);
+    ``actual`` leniently (a mapping, or text in which a JSON object is found). Options:
+    ``ignore``, ``fields``, ``align``, ``schema`` for every metric, plus the metric's own
+    (see ``METRICS[name].options``). Unknown names raise ConfigError listing the known ones.
+    """
+    registry = options.pop("registry", REGISTRY)
+    chosen: Metric = registry.metric(metric)
+    cfg = configure(chosen, options, registry)
+    expected_value, depth_e = _read(parse_expected(expected, allow_array=chosen.allow_array),
+                                    "expected", cfg)
+    actual_value, depth_a = _read(parse_actual(actual, allow_array=chosen.allow_array), "actual", cfg)
+    expected_value, actual_value = _target(expected_value, actual_value, options)
+    return call_with_depth(max(depth_e, depth_a), lambda: _score(
+        chosen, cfg, cfg.schema, expected_value, actual_value, options, registry))
+
+
+def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
+                     metric: str = "field_f1", **options: Any) -> RunResult:
+    """Score records pairwise and aggregate: macro means over records, per field path
+    (``items[].sku``) the mean score and the count of each status. For ``field_f1`` without
+    a schema, one schema is inferred from all expected records together."""
+    registry = options.pop("registry", REGISTRY)
+    if len(expected_list) != len(actual_list):
+        raise ConfigError(f"evaluate_records needs as many actual records as expected ones "
+                          f"({len(actual_list)} != {len(expected_list)})")
+    chosen: Metric = registry.metric(metric)
+    cfg = configure(chosen, options, registry)
+    read_e = [_read(parse_expected(e, allow_array=chosen.allow_array, what=f"expected[{i}]"),
+                    f"expected[{i}]", cfg) for i, e in enumerate(expected_list)]
+    depth = max((d for _, d in read_e), default=0)
+    schema = cfg.schema
+    if cfg.schema_driven and schema is None and read_e:
+        values = [value for value, _ in read_e]
+        schema = call_with_depth(depth, lambda: infer_node(values, registry))
+    records = []
+    for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
+        a, depth_a = _read(parse_actual(actual, allow_array=chosen.allow_array, what=f"actual[{i}]"),
+                           f"actual[{i}]", cfg)
+        e, a = _target(e, a, options)
+        records.append(call_with_depth(max(depth_e, depth_a), lambda: _score(
+            chosen, cfg, schema, e, a, options, registry)))
+    return RunResult(chosen.name, tuple(records), aggregate_fields(records))
+
+
+def _read(value: Any, side: str, cfg: WalkConfig) -> tuple[Any, int]:
+    """A parsed value through the door (the fields ``ignore`` names are not read)."""
+    return read_json(value, side, cfg.is_skipped if cfg.skip_patterns else None)
+
+
+def _target(expected: Any, actual: Any, options: Mapping[str, Any]) -> tuple[Any, Any]:
+    """UiPath's ``target_output_key``: compare only that key of both sides."""
+    key = options.get("target_output_key") if options else None
+    if key in (None, "*"):
+        return expected, actual
+    if not isinstance(key, str):
+        raise ConfigError(f"target_output_key must be a string, not {key!r}")
+    for side, value in (("expected", expected), ("actual", actual)):
+        if key not in value:
+            raise ParseError(f"target_output_key {key!r} is not a key of {side} "
+                             f"(keys: {known_names(value)})")
+    return expected[key], actual[key]
+
+
+PostProcessor = Callable[[list[FieldResult]], list[FieldResult]]
+
+
+def _post_processors(spec: Any, registry: Registry) -> list[PostProcessor]:
+    if spec is None:
+        return []
+    out = []
+    for item in spec if isinstance(spec, (list, tuple)) else [spec]:
+        if callable(item):
+            out.append(item)
+        elif isinstance(item, str) and item in registry.post_processors:
+            out.append(registry.post_processors[item])
+        else:
+            raise ConfigError(f"unknown post-processor {item!r}; known: {known_names(registry.post_processors)}")
+    return out
+
+
+def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected: Any, actual: Any,
+           options: Mapping[str, Any], registry: Registry) -> MatchResult:
+    found = walk(cfg, expected, actual, schema)
+    fields = found.fields
+    if options:
+        for post in _post_processors(options.get("post_process"), registry):
+            fields = list(post(fields))
+    precision, recall = precision_recall(fields)
+    f1 = f_beta(precision, recall)
+    if metric.headline == "recall":
+        score = recall
+    else:
+        beta = float(options.get("beta", 1.0)) if options else 1.0
+        score = f1 if beta == 1.0 else f_beta(precision, recall, beta)
+    return MatchResult._build(metric.name, score, precision, recall, f1, tuple(fields),
+                              tuple(found.pairings), tuple(found.floors))
