@@ -5,10 +5,15 @@
     python benchmarks/run.py --only pairing  # one section (repeatable)
     python benchmarks/run.py --json out.json # also write the rows as JSON
 
-Sections: metrics, pairing, suite, startup, parse. Each row is a median of several runs,
-its baseline measured in the same run (interleaved with it where that is cheap), the ratio,
-and the target with PASS/MISS. The exit status is 0 whatever the targets say (1 only when a
-section itself breaks), so a slow machine does not look like a broken benchmark.
+Sections: metrics, pairing, suite, startup, parse, peers. Each row is a median of several
+runs, its baseline measured in the same run (interleaved with it where that is cheap), the
+ratio (row time / baseline time), and the target with PASS/MISS. The exit status is 0
+whatever the targets say (1 only when a section itself breaks), so a slow machine does not
+look like a broken benchmark.
+
+The peers section's baseline is DeepDiff(expected, actual, ignore_order=True), the tool a
+user would otherwise pick for an order-agnostic comparison, so in its rows a ratio below 1x
+means pytest-jsonmatch is faster. It needs the bench extra: pip install -e ".[bench]".
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import gc
 import json
 import os
 import random
+import signal
 import statistics
 import sys
 import tempfile
@@ -31,7 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
 from floor import floor_compare  # noqa: E402
 
-SECTIONS = ("metrics", "pairing", "suite", "startup", "parse")
+SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers")
 METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1",
            "field_f1")
 
@@ -67,6 +73,12 @@ def _fmt_time(s: float | None) -> str:
     return f"{s:.2f} s"
 
 
+def _fmt_ratio(r: float | None) -> str:
+    if r is None:
+        return "-"
+    return f"{r:.2f}x" if r >= 0.1 else f"{r:.2g}x"  # two digits that are not zeros
+
+
 def _verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
@@ -74,12 +86,8 @@ def _verdict(ok: bool) -> str:
 # -- 1. per-pair metric time vs the floor ---------------------------------------------------
 
 
-PURE = "structural_f1 without the compiled kernel"
-
-
 def bench_metrics(args: argparse.Namespace) -> list[Row]:
     from pytest_jsonmatch import match_json
-    from pytest_jsonmatch.engine import align
 
     pairs = corpus.corpus(args.pairs)
     flat = corpus.flat8(args.pairs)
@@ -121,15 +129,6 @@ def bench_metrics(args: argparse.Namespace) -> list[Row]:
                 floor_t.setdefault(kind, []).append(base)
                 metric_t.setdefault((m, kind), []).append(t)
                 ratios.setdefault((m, kind), []).append(t / base)
-        if align.pair_kernel is not None:
-            # what a machine that could not build the compiled kernel runs (INFO)
-            saved, align.pair_kernel = align.pair_kernel, None
-            try:
-                base, t = paired(fns["structural_f1"], pairs, k)
-            finally:
-                align.pair_kernel = saved
-            metric_t.setdefault((PURE, "corpus"), []).append(t)
-            ratios.setdefault((PURE, "corpus"), []).append(t / base)
     rows = []
     desc = f"{len(pairs)} pairs, {min(leaves)}-{max(leaves)} leaves"
     for kind, label in (("corpus", desc), ("flat8", f"{len(flat)} flat 8-field pairs")):
@@ -145,10 +144,6 @@ def bench_metrics(args: argparse.Namespace) -> list[Row]:
                 target, status = "-", "INFO"
             rows.append(Row("metrics", f"{m} ({kind})", t, "floor walk", base, ratio, target,
                             status, runs, "per pair"))
-        if kind == "corpus" and (PURE, kind) in ratios:
-            rows.append(Row("metrics", f"{PURE} (corpus)", statistics.median(metric_t[(PURE, kind)]),
-                            "floor walk", base, statistics.median(ratios[(PURE, kind)]), "-",
-                            "INFO", runs, "per pair"))
     return rows
 
 
@@ -302,12 +297,139 @@ def bench_parse(args: argparse.Namespace) -> list[Row]:
     return rows
 
 
+# -- 6. peers: DeepDiff with ignore_order=True, the order-agnostic alternative ---------------
+
+
+class _Capped(BaseException):
+    """Raised by the alarm in a run past the cap (not an Exception, so that no ``except
+    Exception`` inside the timed library can swallow it)."""
+
+
+def _timed_capped(fn: Callable[[], Any], cap: float) -> float | None:
+    """As :func:`_timed`, or None when ``fn`` ran past ``cap`` seconds and was stopped there.
+    A cap of 0 means none; so does a platform without SIGALRM."""
+    if not hasattr(signal, "setitimer"):
+        return _timed(fn)
+
+    def stop(signum: int, frame: Any) -> None:
+        raise _Capped
+
+    def go() -> None:
+        signal.setitimer(signal.ITIMER_REAL, cap)
+        try:
+            fn()
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    old = signal.signal(signal.SIGALRM, stop)
+    try:
+        return _timed(go)
+    except _Capped:
+        return None
+    finally:
+        signal.signal(signal.SIGALRM, old)
+
+
+def _diff_summary(diff: Any) -> str:
+    if not diff:
+        return "DeepDiff: no difference"
+    return "DeepDiff: " + ", ".join(f"{len(v)} {kind}" for kind, v in diff.items())
+
+
+def bench_peers(args: argparse.Namespace) -> list[Row]:
+    try:
+        import deepdiff
+    except ImportError:
+        return [Row("peers", "DeepDiff ignore_order=True", None, "-", None, None, "-", "INFO", 0,
+                    'deepdiff not installed: pip install -e ".[bench]"')]
+    from pytest_jsonmatch import match_json
+
+    peer = f"DeepDiff {deepdiff.__version__} ignore_order=True"
+    tools: dict[str, Callable[[Any, Any], Any]] = {
+        "structural_f1": lambda a, e: match_json(a, e, metric="structural_f1"),
+        "field_f1 align=hungarian": lambda a, e: match_json(a, e, metric="field_f1",
+                                                            align="hungarian"),
+        peer: lambda a, e: deepdiff.DeepDiff(e, a, ignore_order=True),
+    }
+    ours = [name for name in tools if name != peer]
+    names = list(tools)
+
+    def identical(name: str, result: Any) -> bool:
+        return not result if name == peer else result.f1 == 1.0
+
+    def ratio(ts: list[float], bs: list[float]) -> float:
+        return statistics.median(t / b for t, b in zip(ts, bs))  # paired runs
+
+    # The metric corpus: every pair compared by each tool in turn, the order reversed every
+    # other run (ABBA), each timing kept next to the others of its run.
+    pairs = corpus.corpus(args.pairs)
+    for name, fn in tools.items():  # warm up: imports, caches
+        for a, e in pairs[:20]:
+            fn(a, e)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    same: dict[str, int] = {}
+    for k in range(args.runs):
+        for name in (names if k % 2 == 0 else names[::-1]):
+            fn = tools[name]
+            verdicts: list[bool] = []
+            samples[name].append(_timed(lambda: verdicts.extend(
+                identical(name, fn(a, e)) for a, e in pairs)) / len(pairs))
+            same[name] = sum(verdicts)
+    agree = len(set(same.values())) == 1
+    rows = []
+    for name in ours:
+        note = (f"per pair; identical pairs: {same[name]} by both" if agree else
+                f"per pair; identical pairs: {same[name]} by F1 == 1.0, {same[peer]} by DeepDiff")
+        rows.append(Row("peers", f"{name}, {len(pairs)} corpus pairs",
+                        statistics.median(samples[name]), peer, statistics.median(samples[peer]),
+                        ratio(samples[name], samples[peer]), "-", "INFO", args.runs, note))
+
+    # Shuffled lists of objects: one comparison of {"items": [n objects]} per timing. DeepDiff's
+    # runs of one case stop at the cap, and no new run starts once they add up to the cap.
+    cap = args.peer_cap
+    for n in args.peer_sizes:
+        for variant, make in (("shuffled", corpus.shuffled_objects),
+                              ("shuffled+damaged", corpus.damaged_shuffle)):
+            actual, expected = make(n)
+            samples = {name: [] for name in names}
+            last: dict[str, Any] = {}
+            capped = False
+            for k in range(args.pairing_runs):
+                for name in (names if k % 2 == 0 else names[::-1]):
+                    fn, out = tools[name], []
+                    run = lambda: out.append(fn(actual, expected))
+                    t = _timed_capped(run, cap) if name == peer else _timed(run)
+                    if t is None:
+                        capped = True
+                        break
+                    samples[name].append(t)
+                    last[name] = out[0]
+                if capped or (cap and sum(samples[peer]) > cap):
+                    break
+            base = statistics.median(samples[peer]) if samples[peer] else None
+            if capped:
+                peer_note = f"DeepDiff stopped at the {cap:g} s cap"
+            else:
+                peer_note = _diff_summary(last[peer])
+            for name in ours:
+                t = statistics.median(samples[name])
+                f1 = last[name].f1
+                note = f"F1={f1!r}" if variant == "shuffled" else f"F1={f1:.4f}"
+                note += f"; {peer_note}"
+                if base is None:
+                    note += f", so the ratio is below {t / cap:.4f}x"
+                rows.append(Row("peers", f"{name}, {n} {variant} objects", t, peer, base,
+                                None if base is None else ratio(samples[name], samples[peer]),
+                                "-", "INFO", len(samples[name]), note))
+    return rows
+
+
 # -- driver --------------------------------------------------------------------------------
 
 
 BENCHES: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
     "metrics": bench_metrics, "pairing": bench_pairing, "suite": bench_suite,
-    "startup": bench_startup, "parse": bench_parse,
+    "startup": bench_startup, "parse": bench_parse, "peers": bench_peers,
 }
 
 
@@ -316,21 +438,31 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="tiny sizes (seconds)")
     p.add_argument("--only", action="append", choices=SECTIONS, help="run only this section")
     p.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
-    p.add_argument("--runs", type=int, help="runs per metric row (default 11)")
+    p.add_argument("--runs", type=int, help="runs per metric row and per peer corpus row "
+                   "(default 11)")
     p.add_argument("--pairs", type=int, help="pairs in the metric corpus (default 1000)")
     p.add_argument("--pairing-sizes", type=lambda s: [int(x) for x in s.split(",")],
                    help="object counts to pair (default 1000,3000)")
-    p.add_argument("--pairing-runs", type=int, help="runs for sizes <= 1000 (default 5)")
+    p.add_argument("--pairing-runs", type=int,
+                   help="runs per shuffled-objects row up to 1000 objects, in pairing and "
+                        "peers (default 5)")
     p.add_argument("--suite-files", type=int, help="case files in the suite (default 10000)")
     p.add_argument("--suite-runs", type=int, help="pytest runs of each variant (default 3)")
     p.add_argument("--startup-runs", type=int, help="sessions of each variant (default 25)")
     p.add_argument("--parse-mb", type=float, help="adversarial text size in MB (default 10)")
     p.add_argument("--parse-runs", type=int, help="runs per parse row (default 3)")
+    p.add_argument("--peer-sizes", type=lambda s: [int(x) for x in s.split(",")],
+                   metavar="N,N,...",
+                   help="shuffled object counts compared with DeepDiff (default 10,100,1000)")
+    p.add_argument("--peer-cap", type=float, default=60, metavar="SECONDS",
+                   help="stop a DeepDiff run after this long, and start no more runs of a case "
+                        "once its runs add up to it; 0: no cap (default 60)")
     args = p.parse_args(argv)
     full = dict(runs=11, pairs=1000, pairing_sizes=[1000, 3000], pairing_runs=5,
-                suite_files=10_000, suite_runs=3, startup_runs=25, parse_mb=10, parse_runs=3)
+                suite_files=10_000, suite_runs=3, startup_runs=25, parse_mb=10, parse_runs=3,
+                peer_sizes=[10, 100, 1000])
     quick = dict(runs=3, pairs=50, pairing_sizes=[100, 200], pairing_runs=3, suite_files=20,
-                 suite_runs=1, startup_runs=1, parse_mb=0.1, parse_runs=2)
+                 suite_runs=1, startup_runs=1, parse_mb=0.1, parse_runs=2, peer_sizes=[10, 30])
     for k, v in (quick if args.quick else full).items():
         if getattr(args, k) is None:
             setattr(args, k, v)
@@ -340,7 +472,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def print_table(rows: list[Row], out=sys.stdout) -> None:
     head = ("section", "case", "time", "baseline", "base time", "ratio", "target", "result")
     body = [(r.section, r.case, _fmt_time(r.time_s), r.baseline, _fmt_time(r.baseline_s),
-             "-" if r.ratio is None else f"{r.ratio:.2f}x", r.target,
+             _fmt_ratio(r.ratio), r.target,
              r.status + (f" ({r.note})" if r.note else "")) for r in rows]
     widths = [max(len(x[i]) for x in (head, *body)) for i in range(len(head))]
     line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
@@ -355,12 +487,8 @@ def main(argv: list[str] | None = None) -> int:
     sections = args.only or list(SECTIONS)
     rows: list[Row] = []
     broken = []
-    from pytest_jsonmatch.engine import align
-
-    kernel = "built" if align.pair_kernel is not None else "not built (pure Python)"
     print(f"pytest-jsonmatch benchmarks ({'quick' if args.quick else 'full'}), python "
-          f"{sys.version.split()[0]}, {os.cpu_count()} CPUs, compiled pair kernel {kernel}",
-          flush=True)
+          f"{sys.version.split()[0]}, {os.cpu_count()} CPUs", flush=True)
     for name in sections:
         t0 = time.perf_counter()
         try:
@@ -373,11 +501,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  [{name}: {time.perf_counter() - t0:.1f} s]", file=sys.stderr, flush=True)
     print()
     print_table(rows)
+    if any(r.section == "peers" and r.ratio is not None for r in rows):
+        print("\npeers: ratio = pytest-jsonmatch time / DeepDiff time (below 1x: pytest-jsonmatch "
+              "is faster)")
     misses = [r for r in rows if r.status == "MISS"]
     print(f"\n{sum(r.status == 'PASS' for r in rows)} targets met, {len(misses)} missed")
     if args.json:
         meta = {"python": sys.version.split()[0], "cpus": os.cpu_count(), "quick": args.quick,
-                "sections": sections, "pair_kernel": align.pair_kernel is not None}
+                "sections": sections}
         Path(args.json).write_text(json.dumps({"meta": meta, "rows": [asdict(r) for r in rows]},
                                               indent=2))
     return 1 if broken else 0
