@@ -69,10 +69,10 @@ def _number_param(name: str, key: str, value: Any, minimum: float = 0.0) -> floa
 # -- exact ---------------------------------------------------------------------------------
 
 
-def _exact(e: Any, a: Any) -> float:
-    if type(e) is str and type(a) is str:
-        return 1.0 if e == a else 0.0
-    return 1.0 if json_equal(e, a) else 0.0
+def _exact(expected: Any, actual: Any) -> float:
+    if type(expected) is str and type(actual) is str:
+        return 1.0 if expected == actual else 0.0
+    return 1.0 if json_equal(expected, actual) else 0.0
 
 
 def bind_exact(params: Mapping[str, Any] | None = None) -> BoundComparator:
@@ -90,8 +90,8 @@ def normalize_text(text: str) -> str:
     return without_marks(text).casefold()
 
 
-def _normalized(e: Any, a: Any) -> float:
-    return 1.0 if json_equal(e, a, normalize_text) else 0.0
+def _normalized(expected: Any, actual: Any) -> float:
+    return 1.0 if json_equal(expected, actual, normalize_text) else 0.0
 
 
 def _normalized_key(value: Any) -> Any:
@@ -131,11 +131,11 @@ def _coerce_number(value: Any) -> Any:
     return value
 
 
-def _numeric_exact(e: Any, a: Any) -> float:
-    te, ta = type(e), type(a)
-    if (te is int or te is float) and (ta is int or ta is float):
-        return 1.0 if e == a else 0.0
-    return 1.0 if json_equal(e, a) else 0.0
+def _numeric_exact(expected: Any, actual: Any) -> float:
+    kind_e, kind_a = type(expected), type(actual)
+    if (kind_e is int or kind_e is float) and (kind_a is int or kind_a is float):
+        return 1.0 if expected == actual else 0.0
+    return 1.0 if json_equal(expected, actual) else 0.0
 
 
 def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
@@ -153,40 +153,42 @@ def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
     if abs_tol is None and rel_tol is None and not coerce:
         # the default: equal by value, the most common case by far
         return BoundComparator("numeric", _numeric_exact, all_pairs.numbers_matrix(
-            lambda e, a: (e == a).astype(float), lambda e: all_pairs.np().zeros(len(e))),
+            lambda expected, actual: (expected == actual).astype(float),
+            lambda expected: all_pairs.np().zeros(len(expected))),
             params=dict(params or {}), add_scores=all_pairs.exact_pairs)
 
-    def within(e: Any, a: Any) -> Any:
+    def within(expected: Any, actual: Any) -> Any:
         # works on floats and on numpy arrays alike; every configured tolerance must hold
-        diff = abs(e - a)
+        diff = abs(expected - actual)
         ok = True
         if abs_tol is not None:
             ok = diff <= abs_tol
         if rel_tol is not None:
-            scale = abs(e)
+            scale = abs(expected)
             scale = scale + (scale == 0)  # relative to expected; expected 0 divides by 1
             ok = ok & (diff / scale <= rel_tol)
-        return (e == a) | ok
+        return (expected == actual) | ok
 
-    def score(e: Any, a: Any) -> float:
+    def score(expected: Any, actual: Any) -> float:
         if coerce:
-            e, a = _coerce_number(e), _coerce_number(a)
-        if is_number(e) and is_number(a):
-            return 1.0 if within(float(e), float(a)) else 0.0
-        return 1.0 if json_equal(e, a) else 0.0
+            expected, actual = _coerce_number(expected), _coerce_number(actual)
+        if is_number(expected) and is_number(actual):
+            return 1.0 if within(float(expected), float(actual)) else 0.0
+        return 1.0 if json_equal(expected, actual) else 0.0
 
-    def halfwidth(e: Any) -> Any:
+    def halfwidth(expected: Any) -> Any:
         np = all_pairs.np()
         widths = []
         if abs_tol is not None:
-            widths.append(np.full(len(e), abs_tol))
+            widths.append(np.full(len(expected), abs_tol))
         if rel_tol is not None:
-            scale = np.abs(e)
+            scale = np.abs(expected)
             widths.append(rel_tol * np.where(scale == 0, 1.0, scale))
         return np.minimum.reduce(widths)
 
     matrix = None if coerce else all_pairs.numbers_matrix(
-        lambda e, a: all_pairs.np().asarray(within(e, a), dtype=float), halfwidth)
+        lambda expected, actual: all_pairs.np().asarray(within(expected, actual), dtype=float),
+        halfwidth)
     return BoundComparator("numeric", score, matrix, params=dict(params or {}))
 
 
@@ -200,9 +202,9 @@ def bind_oneof(params: Mapping[str, Any] | None = None) -> BoundComparator:
         raise ConfigError(f"comparator 'oneof' needs values: a list, not {values!r}")
     accepted = {canonical_key(v) for v in values}
 
-    def score(e: Any, a: Any) -> float:
+    def score(expected: Any, actual: Any) -> float:
         # the expected value plays no part: any listed value is right (as the reference does)
-        return 1.0 if canonical_key(a) in accepted else 0.0
+        return 1.0 if canonical_key(actual) in accepted else 0.0
 
     return BoundComparator("oneof", score, params=p)
 
@@ -218,10 +220,10 @@ def _edit_similarity() -> Callable[[str, str], float]:
     return Levenshtein.normalized_similarity  # type: ignore[no-any-return]
 
 
-def _levenshtein(e: Any, a: Any) -> float:
-    if type(e) is str and type(a) is str:
-        return 1.0 if e == a else float(_edit_similarity()(e, a))
-    return _exact(e, a)
+def _levenshtein(expected: Any, actual: Any) -> float:
+    if type(expected) is str and type(actual) is str:
+        return 1.0 if expected == actual else float(_edit_similarity()(expected, actual))
+    return _exact(expected, actual)
 
 
 def bind_levenshtein(params: Mapping[str, Any] | None = None) -> BoundComparator:
@@ -233,18 +235,18 @@ def bind_levenshtein(params: Mapping[str, Any] | None = None) -> BoundComparator
 # -- jaccard (structeval strings) -------------------------------------------------------------
 
 
-def _jaccard(e: Any, a: Any) -> float:
-    if type(e) is str and type(a) is str:
-        if e == a:
+def _jaccard(expected: Any, actual: Any) -> float:
+    if type(expected) is str and type(actual) is str:
+        if expected == actual:
             return 1.0
-        if e.isalnum() and a.isalnum():  # one token each
-            return 1.0 if e.lower() == a.lower() else 0.0
-        te, ta = all_pairs.token_set(e), all_pairs.token_set(a)
-        if not te and not ta:
+        if expected.isalnum() and actual.isalnum():  # one token each
+            return 1.0 if expected.lower() == actual.lower() else 0.0
+        tokens_e, tokens_a = all_pairs.token_set(expected), all_pairs.token_set(actual)
+        if not tokens_e and not tokens_a:
             return 1.0
-        shared = len(te & ta)
-        return shared / (len(te) + len(ta) - shared)
-    return _exact(e, a)
+        shared = len(tokens_e & tokens_a)
+        return shared / (len(tokens_e) + len(tokens_a) - shared)
+    return _exact(expected, actual)
 
 
 def bind_jaccard(params: Mapping[str, Any] | None = None) -> BoundComparator:
@@ -256,13 +258,13 @@ def bind_jaccard(params: Mapping[str, Any] | None = None) -> BoundComparator:
 # -- relative number (UiPath): 1 - |e - a| / |e|, floored at 0 --------------------------------
 
 
-def _relative(e: Any, a: Any) -> float:
-    if is_number(e) and is_number(a):
-        e, a = float(e), float(a)
+def _relative(expected: Any, actual: Any) -> float:
+    if is_number(expected) and is_number(actual):
+        e, a = float(expected), float(actual)
         if abs(e) <= all_pairs.ZERO:
             return 1.0 if abs(a) <= all_pairs.ZERO else 0.0
         return max(0.0, 1.0 - abs(e - a) / abs(e))
-    return _exact(e, a)
+    return _exact(expected, actual)
 
 
 def bind_relative(params: Mapping[str, Any] | None = None) -> BoundComparator:
@@ -285,11 +287,11 @@ def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
         """The score of two numbers ``d <= t`` apart (called only for such pairs)."""
         return 1.0 if w == 0 else 1.0 - (d / t) ** power  # w = 0: no penalty inside t
 
-    def score(e: Any, a: Any) -> float:
-        if is_number(e) and is_number(a):
-            d = abs(float(e) - float(a))
+    def score(expected: Any, actual: Any) -> float:
+        if is_number(expected) and is_number(actual):
+            d = abs(float(expected) - float(actual))
             return 0.0 if d > t else within(d)
-        return _exact(e, a)
+        return _exact(expected, actual)
 
     matrix, add_scores = all_pairs.threshold_forms(t, w, within)
     return BoundComparator("threshold", score, matrix, params={"threshold": t, "weighting": w},

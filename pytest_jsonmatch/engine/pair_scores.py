@@ -101,23 +101,23 @@ class ColumnScorer:
 
     # -- small arrays: rows of plain floats ---------------------------------------------
 
-    def add(self, rel: str, ie: list[int], ve: list[Any], ia: list[int], va: list[Any],
+    def add(self, rel: str, index_e: list[int], values_e: list[Any], index_a: list[int], values_a: list[Any],
             tp: list[list[float]]) -> None:
         """Add the pair scores of field ``rel`` into ``tp``: through the comparator's
         ``add_scores`` where it has one, else a call per pair."""
         comparator, transform = self.specs.get(rel, (None, None))
         if comparator is not None or transform is not None:
-            self._add_each(rel, ie, ve, ia, va, tp)
+            self._add_each(rel, index_e, values_e, index_a, values_a, tp)
             return
         kind_e, kind_a = self.kinds["expected"].get(rel), self.kinds["actual"].get(rel)
         tag = TYPE_OF.get(kind_e) if kind_e is not None else None  # type: ignore[arg-type]
         if tag is not None and kind_a is not None and TYPE_OF.get(kind_a) == tag:
             add_scores = self.cfg.type_policy[tag].add_scores
             if add_scores is not None:  # one type on both sides, the usual case
-                add_scores(ve, va, ie, ia, tp)
+                add_scores(values_e, values_a, index_e, index_a, tp)
                 return
-        groups_a = _by_type(ia, va)
-        for tag, (rows, xs) in _by_type(ie, ve).items():
+        groups_a = _by_type(index_a, values_a)
+        for tag, (rows, xs) in _by_type(index_e, values_e).items():
             other = groups_a.get(tag)
             if other is None:
                 continue  # values of different types score 0
@@ -127,12 +127,12 @@ class ColumnScorer:
             else:
                 add_scores(xs, other[1], rows, other[0], tp)
 
-    def _add_each(self, rel: str, ie: list[int], ve: list[Any], ia: list[int], va: list[Any],
+    def _add_each(self, rel: str, index_e: list[int], values_e: list[Any], index_a: list[int], values_a: list[Any],
                   tp: list[list[float]]) -> None:
         score = self._pair_score(rel)
-        for i, x in zip(ie, ve):
+        for i, x in zip(index_e, values_e):
             row, where = tp[i], self._element_path(i, rel)
-            for j, y in zip(ia, va):
+            for j, y in zip(index_a, values_a):
                 row[j] += score(x, y, where)
 
     def _pair_score(self, rel: str) -> Callable[[Any, Any, str], float]:
@@ -162,40 +162,40 @@ class ColumnScorer:
 
     # -- large arrays: numpy matrices ---------------------------------------------------
 
-    def matrix(self, rel: str, ie: list[int], ve: list[Any], va: list[Any]) -> Any:
-        """The len(ve) x len(va) scores of field ``rel``."""
+    def matrix(self, rel: str, index_e: list[int], values_e: list[Any], values_a: list[Any]) -> Any:
+        """The len(values_e) x len(values_a) scores of field ``rel``."""
         np = all_pairs.np()
-        if any(type(v) is Unknown for v in ve) or any(type(v) is Unknown for v in va):
-            return np.zeros((len(ve), len(va)))
+        if any(type(v) is Unknown for v in values_e) or any(type(v) is Unknown for v in values_a):
+            return np.zeros((len(values_e), len(values_a)))
         comparator, transform = self.specs.get(rel, (None, None))
         if transform is not None:
-            ve = [transformed(transform, v, self._element_path(i, rel)) for i, v in zip(ie, ve)]
-            va = [transformed(transform, v, self.path) for v in va]
+            values_e = [transformed(transform, v, self._element_path(i, rel)) for i, v in zip(index_e, values_e)]
+            values_a = [transformed(transform, v, self.path) for v in values_a]
         if comparator is not None:
-            return self._comparator_matrix(comparator, rel, ie, ve, va)
-        out = np.zeros((len(ve), len(va)))
-        groups_a = _by_type(list(range(len(va))), va)
-        for tag, (rows, xs) in _by_type(list(range(len(ve))), ve).items():
+            return self._comparator_matrix(comparator, rel, index_e, values_e, values_a)
+        out = np.zeros((len(values_e), len(values_a)))
+        groups_a = _by_type(list(range(len(values_a))), values_a)
+        for tag, (rows, xs) in _by_type(list(range(len(values_e))), values_e).items():
             other = groups_a.get(tag)
             if other is None:
                 continue
             block = self._comparator_matrix(self.cfg.type_policy[tag], rel,
-                                            [ie[r] for r in rows], xs, other[1])
-            if len(rows) == len(ve) and len(other[0]) == len(va):
+                                            [index_e[r] for r in rows], xs, other[1])
+            if len(rows) == len(values_e) and len(other[0]) == len(values_a):
                 out = block
             else:
                 out[np.ix_(rows, other[0])] = block
         return out
 
-    def _comparator_matrix(self, comparator: BoundComparator, rel: str, ie: list[int],
-                           ve: list[Any], va: list[Any]) -> Any:
+    def _comparator_matrix(self, comparator: BoundComparator, rel: str, index_e: list[int],
+                           values_e: list[Any], values_a: list[Any]) -> Any:
         if comparator.matrix is not None:
-            return comparator.matrix(ve, va)
+            return comparator.matrix(values_e, values_a)
         np = all_pairs.np()
-        out = np.empty((len(ve), len(va)))
-        for row, (i, x) in enumerate(zip(ie, ve)):
+        out = np.empty((len(values_e), len(values_a)))
+        for row, (i, x) in enumerate(zip(index_e, values_e)):
             where = self._element_path(i, rel)
-            for j, y in enumerate(va):
+            for j, y in enumerate(values_a):
                 out[row, j] = score_at(comparator, x, y, where)
         return out
 
@@ -256,16 +256,16 @@ def pair_matrix_small(expected: Columns, actual: Columns, column_add: ColumnAdd,
     tp = [[0.0] * m for _ in range(n)]
     shared = 0  # fields every element on both sides has
     partial: list[tuple[list[int], list[int]]] = []
-    for rel, (ie, ve) in e_cols.items():
+    for rel, (index_e, values_e) in e_cols.items():
         a_col = a_cols.get(rel)
         if a_col is None:
             continue
-        ia, va = a_col
-        if len(ie) == n and len(ia) == m:
+        index_a, values_a = a_col
+        if len(index_e) == n and len(index_a) == m:
             shared += 1
         else:
-            partial.append((ie, ia))
-        column_add(rel, ie, ve, ia, va, tp)
+            partial.append((index_e, index_a))
+        column_add(rel, index_e, values_e, index_a, values_a, tp)
     if not partial and shared:
         if _uniform(e_sizes, shared) and _uniform(a_sizes, shared):
             return tp, float(shared)  # similarity and F1 are both tp / k
@@ -274,10 +274,10 @@ def pair_matrix_small(expected: Columns, actual: Columns, column_add: ColumnAdd,
             return [[t / (extra + size_a) for t, size_a in zip(tp_row, a_sizes)]
                     for tp_row, extra in zip(tp, [size - shared for size in e_sizes])], 1.0
     both = [[shared] * m for _ in range(n)]  # fields the pair has in common
-    for ie, ia in partial:
-        for i in ie:
+    for index_e, index_a in partial:
+        for i in index_e:
             row = both[i]
-            for j in ia:
+            for j in index_a:
                 row[j] += 1
     if mode == "similarity":  # the mean over the union, written out: a call per pair adds up
         return [[t / union if (union := size_e + size_a - b) else 1.0
@@ -301,13 +301,13 @@ def pair_matrix(expected: Columns, actual: Columns, column_matrix: ColumnMatrix,
     tp: Any = None
     shared = 0
     partial_both = None
-    for rel, (ie, ve) in e_cols.items():
+    for rel, (index_e, values_e) in e_cols.items():
         a_col = a_cols.get(rel)
         if a_col is None:
             continue
-        ia, va = a_col
-        block = np.asarray(column_matrix(rel, ie, ve, va), dtype=float)
-        if len(ie) == n and len(ia) == m:
+        index_a, values_a = a_col
+        block = np.asarray(column_matrix(rel, index_e, values_e, values_a), dtype=float)
+        if len(index_e) == n and len(index_a) == m:
             shared += 1
             if tp is None:
                 tp = block.copy() if block.base is not None or not block.flags.writeable else block
@@ -318,7 +318,7 @@ def pair_matrix(expected: Columns, actual: Columns, column_matrix: ColumnMatrix,
             tp = np.zeros((n, m))
         if partial_both is None:
             partial_both = np.zeros((n, m))
-        idx = np.ix_(np.asarray(ie), np.asarray(ia))  # arrays: ix_ on lists is 10x slower
+        idx = np.ix_(np.asarray(index_e), np.asarray(index_a))  # arrays: ix_ on lists is 10x slower
         tp[idx] += block
         partial_both[idx] += 1.0
     if tp is None:

@@ -50,15 +50,15 @@ def shape_mismatch(out: WalkOutput, cfg: WalkConfig, expected: Any, actual: Any,
                    node: SchemaNode | None, depth: int) -> None:
     """A container on one side, something else (or the other kind of container) on the
     other."""
-    te, ta = json_type(expected), json_type(actual)
-    reason = f"expected {te}, got {ta}"
+    type_e, type_a = json_type(expected), json_type(actual)
+    reason = f"expected {type_e}, got {type_a}"
     if cfg.schema_driven:
         # one field, compared whole; a null side stands for an absent container
-        if te == NULL and ta == NULL:
+        if type_e == NULL and type_a == NULL:
             return
-        if te == NULL:
+        if type_e == NULL:
             one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)
-        elif ta == NULL:
+        elif type_a == NULL:
             one_sided(out, cfg, expected, where, node, OMISSION, depth)
         elif json_equal(expected, actual):
             out.fields.append(FieldResult(where.path, MATCH, 1.0, expected, actual, "", "",
@@ -67,9 +67,9 @@ def shape_mismatch(out: WalkOutput, cfg: WalkConfig, expected: Any, actual: Any,
             out.fields.append(FieldResult(where.path, MISMATCH, 0.0, expected, actual, "", reason,
                                           where.field, where.actual))
         return
-    if te not in (OBJECT, ARRAY):
+    if type_e not in (OBJECT, ARRAY):
         # a scalar expected, a container found: the scalar is wrong
-        if te == NULL and cfg.null_absent:
+        if type_e == NULL and cfg.null_absent:
             one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)
             return
         out.fields.append(FieldResult(where.path, MISMATCH, 0.0, expected, actual, "", reason,
@@ -86,6 +86,6 @@ def shape_mismatch(out: WalkOutput, cfg: WalkConfig, expected: Any, actual: Any,
     one_sided(out, cfg, expected, where, node, OMISSION, depth)
     fields = out.fields
     for i in range(before, len(fields)):
-        fields[i] = fields[i]._replace(actual=actual, reason=f"actual holds {ta} here")
+        fields[i] = fields[i]._replace(actual=actual, reason=f"actual holds {type_a} here")
     if cfg.count_extras:
         one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)

@@ -85,14 +85,14 @@ class Walk:
         if (spec is not None and spec.comparator is not None) or cfg.is_leaf(node, expected, depth):
             self.leaf(expected, actual, where, spec, node)
             return
-        te, ta = json_type(expected), json_type(actual)
-        if cfg.schema_driven and node is not None and node.type in (OBJECT, ARRAY) and not te == ta == node.type:
+        type_e, type_a = json_type(expected), json_type(actual)
+        if cfg.schema_driven and node is not None and node.type in (OBJECT, ARRAY) and not type_e == type_a == node.type:
             shape_mismatch(self.out, cfg, expected, actual, where, node, depth)
-        elif te == OBJECT and ta == OBJECT:
+        elif type_e == OBJECT and type_a == OBJECT:
             self.obj(expected, actual, where, node, depth)
-        elif te == ARRAY and ta == ARRAY:
+        elif type_e == ARRAY and type_a == ARRAY:
             self.array(expected, actual, where, node, spec, depth)
-        elif te in (OBJECT, ARRAY) or ta in (OBJECT, ARRAY):
+        elif type_e in (OBJECT, ARRAY) or type_a in (OBJECT, ARRAY):
             shape_mismatch(self.out, cfg, expected, actual, where, node, depth)
         else:
             self.leaf(expected, actual, where, spec, node)
