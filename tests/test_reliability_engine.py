@@ -15,10 +15,10 @@ import re
 import textwrap
 
 import pytest
-from _timeout import GENEROUS, within
 
 from pytest_jsonmatch import (REGISTRY, ComparatorError, ConfigError, JsonMatchError, SchemaError,
                               match_json)
+from tests.helpers.timeout import GENEROUS, within
 
 METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
 F1_METRICS = ["structural_f1", "field_f1"]

@@ -18,9 +18,9 @@ import textwrap
 import threading
 
 import pytest
-from _timeout import GENEROUS, within
 
 from pytest_jsonmatch import report
+from tests.helpers.timeout import GENEROUS, within
 
 PREVIOUS = '{"previous": true}\n'
 FAST = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch import ConfigError, JsonMatchError, SchemaError, match_json
-from spec_accounting import assert_follows_section3
+from tests.helpers.spec_accounting import assert_follows_section3
 
 ALL_METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
 STATUSES = {"match", "mismatch", "omission", "hallucination", "skipped"}

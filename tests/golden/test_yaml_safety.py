@@ -12,8 +12,9 @@ import os
 import textwrap
 
 import pytest
-from _timeout import GENEROUS, within
-from plugin_cases import write
+
+from tests.helpers.plugin_cases import write
+from tests.helpers.timeout import GENEROUS, within
 
 FAST = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
 NAME = "c.jsonmatch.yaml"

@@ -8,8 +8,8 @@ import os
 import pytest
 
 import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
-from plugin_cases import ARGS, TWO_TESTS
 from pytest_jsonmatch import report
+from tests.helpers.plugin_cases import ARGS, TWO_TESTS
 
 
 

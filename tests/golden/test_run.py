@@ -7,10 +7,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from plugin_cases import write
+
+from tests.helpers.plugin_cases import write
 
 QUIET = ("-p", "no:hypothesispytest")  # a second per in-process run otherwise
-EXAMPLE_SUITE = Path(__file__).resolve().parent.parent / "example_suite"
+EXAMPLE_SUITE = Path(__file__).resolve().parents[2] / "example_suite"
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
+RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
 
 
 def test_benchmark_script_runs_quick(tmp_path: Path) -> None:

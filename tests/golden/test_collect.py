@@ -6,7 +6,8 @@ import textwrap
 import xml.etree.ElementTree as ET
 
 import pytest
-from plugin_cases import write
+
+from tests.helpers.plugin_cases import write
 
 
 def ini(pytester: pytest.Pytester, extra: str = "") -> None:

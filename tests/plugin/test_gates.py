@@ -8,7 +8,7 @@ import json
 import pytest
 
 import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
-from plugin_cases import ARGS
+from tests.helpers.plugin_cases import ARGS
 
 
 # Both tests pass (threshold 0). field_f1:

@@ -15,12 +15,12 @@ import json
 import math
 
 import pytest
-from _timeout import GENEROUS, within
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import (CaseFileError, ComparatorError, ConfigError, JsonMatchError,
                               ParseError, SchemaError, match_json)
+from tests.helpers.timeout import GENEROUS, within
 
 METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
 DOCUMENTED = (JsonMatchError, ParseError, ConfigError, SchemaError, ComparatorError, CaseFileError)

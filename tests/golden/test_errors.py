@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from plugin_cases import write
+
+from tests.helpers.plugin_cases import write
 
 QUIET = ("-p", "no:hypothesispytest")  # a second per in-process run otherwise
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from _timeout import GENEROUS, within
 
 from pytest_jsonmatch import (JsonMatchError, MatchResult, ParseError, match_json, parse_actual,
                               parse_expected)
+from tests.helpers.timeout import GENEROUS, within
 
 METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
 DEPTH = 100_000

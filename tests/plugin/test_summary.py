@@ -4,7 +4,7 @@ unless -v, and silence in sessions that compared nothing."""
 from __future__ import annotations
 
 import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
-from plugin_cases import ARGS, TWO_TESTS
+from tests.helpers.plugin_cases import ARGS, TWO_TESTS
 
 
 

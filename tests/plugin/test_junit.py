@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
-from plugin_cases import ARGS, TWO_TESTS
+from tests.helpers.plugin_cases import ARGS, TWO_TESTS
 
 
 THREE_TESTS = TWO_TESTS + """

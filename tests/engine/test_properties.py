@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import evaluate_records, match_json
-from spec_accounting import assert_follows_section3
+from tests.helpers.spec_accounting import assert_follows_section3
 
 ALL_METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
 F1_METRICS = ["structural_f1", "field_f1"]
