@@ -1,26 +1,23 @@
-"""field_f1 comparators (exact, numeric, oneof) and transforms, metrics.md section 4."""
+"""Comparators (engine/comparators.py): exact, numeric and oneof under field_f1 (metrics.md
+section 4), set per field through the fields option, their parameters checked by name; every
+metric's string comparison on 10 MB strings within a bounded time; and the vectorised
+all-pairs matrices and column sums that array pairing uses, equal to the per-pair scores."""
 
 from __future__ import annotations
 
+import random as _random
+
+import numpy as _np
 import pytest
 
-from pytest_jsonmatch import REGISTRY, match_json, register_comparator, register_transform
+from pytest_jsonmatch import ConfigError, match_json
+from tests.helpers.one_field import leaf
+from tests.helpers.timeout import GENEROUS, within
+
+METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
 
 
-def leaf(actual, expected, compare=None, transform=None, type_="string"):
-    """Score one field `v` under an explicit schema; return (status, score)."""
-    node = {"type": type_}
-    if compare is not None:
-        node["x-eval-compare"] = compare
-    if transform is not None:
-        node["x-eval-transform"] = transform
-    schema = {"type": "object", "properties": {"v": node}}
-    result = match_json({"v": actual}, {"v": expected}, metric="field_f1", schema=schema)
-    (field,) = result.fields
-    return field.status, field.score
-
-
-# -- exact -----------------------------------------------------------------------------------
+# -- exact ------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("expected, actual, score", [
@@ -106,90 +103,7 @@ def test_oneof_does_not_take_true_for_one():
     assert leaf(True, 1, {"oneof": {"values": [1, 2]}}, type_="integer")[1] == 0.0
 
 
-# -- transforms -------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("transform, expected, actual", [
-    ("lowercase", "abc", "ABC"),
-    ("strip", "abc", "  abc \n"),
-    ("normalize_whitespace", "a b c", "a   b\n\t c "),
-    ("sort_tokens", "alpha beta gamma", "gamma alpha beta"),
-    ("strip_accents", "Jose", "José"),
-    ({"round_digits": {"digits": 2}}, 3.14, 3.14159),
-])
-def test_transform_makes_values_equal(transform, expected, actual):
-    type_ = "number" if isinstance(expected, float) else "string"
-    # without the transform the values differ
-    assert leaf(actual, expected, type_=type_)[1] == 0.0
-    assert leaf(actual, expected, transform=[transform], type_=type_)[1] == 1.0
-
-
-def test_transforms_apply_to_both_sides():
-    assert leaf("ABC", "Abc", transform=["lowercase"]) == ("match", 1.0)
-
-
-def test_transforms_chain():
-    assert leaf("  ABC  ", "abc", transform=["strip", "lowercase"]) == ("match", 1.0)
-
-
-def test_transforms_chain_left_to_right():
-    seen = []
-
-    def append_x(value, params):
-        return value + "X"
-
-    def record(e, a, params):
-        seen.append((e, a))
-        return 1.0
-
-    register_transform("test_append_x", append_x)
-    register_comparator("test_record", record)
-    try:
-        leaf("b", "A", compare="test_record", transform=["test_append_x", "lowercase"])
-    finally:
-        REGISTRY.unregister("test_append_x")
-        REGISTRY.unregister("test_record")
-    # append first, then lowercase: "A" -> "AX" -> "ax"; the other order would give "aX"
-    assert seen == [("ax", "bx")]
-
-
-def test_string_transform_leaves_a_number_as_it_is():
-    assert leaf(5, 5, transform=["lowercase"], type_="integer") == ("match", 1.0)
-
-
-def test_string_transform_against_a_number_is_a_mismatch_not_an_error():
-    assert leaf(5, "ABC", transform=["lowercase", "strip"]) == ("mismatch", 0.0)
-
-
-def test_round_digits_leaves_a_string_as_it_is():
-    assert leaf("3.14159", "3.14159", transform=[{"round_digits": {"digits": 2}}]) == ("match", 1.0)
-
-
-def test_transforms_are_skipped_for_null():
-    calls = []
-
-    def spy(value, params):
-        calls.append(value)
-        return value
-
-    register_transform("test_spy", spy)
-    try:
-        assert leaf(None, None, transform=["test_spy"]) == ("match", 1.0)
-        assert leaf(None, "x", transform=["test_spy", "lowercase"])[1] == 0.0
-    finally:
-        REGISTRY.unregister("test_spy")
-    assert None not in calls
-    assert calls == ["x"]
-
-
-def test_builtin_transform_on_null_is_not_an_error():
-    assert leaf(None, "ABC", transform=["lowercase", "strip", "sort_tokens"]) == ("mismatch", 0.0)
-
-
-def test_transform_in_fields_option():
-    result = match_json({"a": "HELLO"}, {"a": "hello"}, metric="field_f1",
-                        fields={"a": {"transform": ["lowercase"]}})
-    assert result.score == 1.0
+# -- per-field settings -----------------------------------------------------------------------
 
 
 def test_tolerance_in_fields_option():
@@ -204,11 +118,29 @@ def test_comparator_in_fields_option():
     assert result.score == 1.0
 
 
-# -- vectorised all-pairs matrices agree with the per-pair scores --------------------------
+def test_an_unknown_comparator_parameter_lists_the_known_ones():
+    with pytest.raises(ConfigError) as info:
+        match_json({"a": 1}, {"a": 1}, metric="field_f1",
+                   fields={"a": {"comparator": {"numeric": {"absolute": 0.1}}}})
+    assert str(info.value) == ("fields['a']: comparator 'numeric' has no parameter 'absolute'; "
+                               "known: abs, coerce, rel, tolerance")
 
-import random as _random  # noqa: E402
 
-import numpy as _np  # noqa: E402
+# -- 10 MB strings ----------------------------------------------------------------------------
+
+BIG = "x" * 10_000_000
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_10mb_strings_are_compared_under_every_metric(metric):
+    near = BIG[:-1] + "y"
+    with within(GENEROUS, f"comparing 10 MB strings under {metric}"):
+        result = match_json({"a": near, "b": 1}, {"a": BIG, "b": 1}, metric=metric)
+    assert 0.0 <= result.score < 1.0
+    assert [f.status for f in result.fields if f.path == "a"] == ["mismatch"]
+
+
+# -- vectorised all-pairs matrices agree with the per-pair scores -----------------------------
 
 
 def _mixed_values(rng, n, spread):

@@ -1,10 +1,27 @@
-"""Section 2 of metrics.md: strict parsing of expected, lenient parsing of actual."""
+"""Parsing (section 2 of metrics.md, engine/parse.py): expected is read strictly, actual
+leniently (the whole text, a fence, or the first balanced object in prose); top-level arrays.
+
+Then the hostile inputs: NaN and Infinity in text, 100,000 levels of nesting, 10 MB strings,
+10 MB of brace soup (linear time), invalid UTF-8. Each is a ParseError with a short message
+saying what is wrong, within a bounded time; never a RecursionError, never a hang."""
 
 from __future__ import annotations
+
+import random
 
 import pytest
 
 from pytest_jsonmatch import JsonMatchError, ParseError, match_json, parse_actual, parse_expected
+from tests.helpers.bounded_errors import raised
+from tests.helpers.timeout import GENEROUS, within
+
+METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
+DEPTH = 100_000
+
+
+def deep_object_text(depth: int = DEPTH) -> str:
+    return '{"a": ' * depth + "1" + "}" * depth
+
 
 # -- strict: expected -------------------------------------------------------------------------
 
@@ -62,6 +79,13 @@ def test_parse_error_is_a_jsonmatch_error():
 def test_match_json_rejects_expected_with_nan_text():
     with pytest.raises(ParseError):
         match_json({"a": 1}, '{"a": NaN}', metric="field_match")
+
+
+def test_match_json_parses_expected_strictly():
+    from pytest_jsonmatch import ParseError
+
+    with pytest.raises(ParseError):
+        match_json({"a": 1}, 'Here: {"a": 1}', metric="field_match")
 
 
 # -- lenient: actual --------------------------------------------------------------------------
@@ -192,4 +216,201 @@ def test_top_level_array_is_allowed_by_f1_metrics(metric):
 def test_match_json_parses_actual_leniently():
     result = match_json('Output:\n```json\n{"a": 1, "b": 2}\n```', {"a": 1, "b": 2},
                         metric="field_match")
+    assert result.score == 1.0
+
+
+# -- NaN and Infinity in text -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "constant"), [
+    ('{"price": NaN}', "NaN"),
+    ('{"items": [{"price": 1}, {"price": Infinity}]}', "Infinity"),
+    ('{"a": {"b": {"c": -Infinity}}}', "-Infinity"),
+    (b'{"total": NaN}', "NaN"),
+])
+def test_nan_and_infinity_anywhere_in_strict_text_are_named(text, constant):
+    exc = raised(parse_expected, text)
+    assert type(exc) is ParseError
+    shown = text.decode() if isinstance(text, bytes) else text
+    assert str(exc) == f"expected is not valid JSON: {constant} is not JSON (text starts {shown!r})"
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_nan_in_expected_text_is_a_parse_error_under_every_metric(metric):
+    exc = raised(match_json, {"price": 1.0}, '{"price": NaN}', metric=metric)
+    assert type(exc) is ParseError
+    assert "NaN is not JSON" in str(exc)
+
+
+def test_nan_in_lenient_actual_text_is_not_taken_for_an_object():
+    exc = raised(parse_actual, '{"price": NaN}')
+    assert str(exc) == "no JSON object found in actual: '{\"price\": NaN}'"
+
+
+def test_lenient_parsing_passes_over_a_nan_object_to_the_next_one():
+    with within(GENEROUS):
+        assert parse_actual('first {"a": NaN} then {"a": 1}') == {"a": 1}
+
+
+# -- empty text under every metric ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_empty_text_actual_is_a_parse_error_not_a_crash(metric):
+    with pytest.raises(JsonMatchError) as info:
+        match_json("   ", {"a": 1}, metric=metric)
+    assert str(info.value) == "no JSON object found in actual: '   '"
+
+
+# -- 100,000 levels ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [deep_object_text(), '{"a": ' + "[" * DEPTH + "]" * DEPTH + "}"],
+                         ids=["objects", "arrays"])
+def test_deep_strict_text_is_a_parse_error_saying_it_nests_too_deeply(text):
+    exc = raised(parse_expected, text)
+    assert type(exc) is ParseError
+    assert str(exc) == f"expected nests too deeply to read (text starts {text[:80]!r}...)"
+
+
+@pytest.mark.parametrize("text", [deep_object_text(), "Here you go: " + deep_object_text() + " Done.",
+                                  "```json\n" + deep_object_text() + "\n```"],
+                         ids=["whole", "in-prose", "in-a-fence"])
+def test_deep_lenient_text_is_a_parse_error_naming_the_start_of_the_text(text):
+    exc = raised(parse_actual, text)
+    assert type(exc) is ParseError
+    assert str(exc) == f"no JSON object found in actual: {text[:80]!r}..."
+
+
+def test_an_object_after_a_deep_unreadable_one_is_found():
+    text = deep_object_text() + ' and then {"ok": 1}'
+    with within(GENEROUS):
+        assert parse_actual(text) == {"ok": 1}
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_deep_text_on_either_side_is_a_parse_error_under_every_metric(metric):
+    text = deep_object_text()
+    assert "nests too deeply" in str(raised(match_json, {"a": 1}, text, metric=metric))
+    assert "no JSON object found in actual" in str(raised(match_json, text, {"a": 1}, metric=metric))
+
+
+# -- 10 MB strings ----------------------------------------------------------------------------
+
+BIG = "x" * 10_000_000
+
+
+def test_a_10mb_string_value_is_read_strictly_and_leniently():
+    with within(GENEROUS):
+        assert len(parse_expected('{"a": "' + BIG + '"}')["a"]) == len(BIG)
+        assert len(parse_actual('Sure: {"a": "' + BIG + '"} ok?')["a"]) == len(BIG)
+        assert len(parse_actual('```json\n{"a": "' + BIG + '"}\n```')["a"]) == len(BIG)
+
+
+def test_an_unterminated_10mb_string_is_a_short_strict_error():
+    exc = raised(parse_expected, '{"a": "' + BIG)
+    assert type(exc) is ParseError
+    assert str(exc).startswith("expected is not valid JSON: Unterminated string starting at")
+    assert "(line 1, column 7)" in str(exc)
+    assert "at at" not in str(exc)
+
+
+def test_an_unterminated_10mb_string_is_a_short_lenient_error():
+    exc = raised(parse_actual, 'Result: {"a": "' + BIG)
+    assert str(exc) == "no JSON object found in actual: " + repr(('Result: {"a": "' + BIG)[:80]) + "..."
+
+
+def test_10mb_of_prose_without_json_is_a_short_error():
+    exc = raised(parse_actual, "I could not find the invoice total. " * 300_000)
+    assert str(exc).startswith("no JSON object found in actual: 'I could not find the invoice total.")
+
+
+# -- brace soup and unterminated nesting: linear time -----------------------------------------
+
+SOUP_SIZE = 10_000_000
+
+
+def _soup(alphabet: str, seed: int) -> str:
+    rnd = random.Random(seed)
+    return "".join(rnd.choices(alphabet, k=SOUP_SIZE))
+
+
+SOUPS = {
+    "openers-only": (lambda: _soup('{[":, a1', 3)),
+    "key-colon-chain": (lambda: '{"":' * (SOUP_SIZE // 4)),
+    "unterminated-strings": (lambda: '{"a": "' * (SOUP_SIZE // 7)),
+    "unterminated-arrays": (lambda: '{"a": [' * (SOUP_SIZE // 7)),
+    "closers-only": (lambda: "}" * SOUP_SIZE),
+    "fence-soup": (lambda: "```json\n{" * (SOUP_SIZE // 9)),
+    "bare-fences": (lambda: "```\n" * (SOUP_SIZE // 4)),
+}
+
+
+@pytest.mark.parametrize("name", list(SOUPS))
+def test_10mb_of_brace_soup_without_an_object_is_a_parse_error_in_bounded_time(name):
+    text = SOUPS[name]()
+    exc = raised(parse_actual, text)
+    assert type(exc) is ParseError
+    assert str(exc) == f"no JSON object found in actual: {text[:80]!r}..."
+
+
+def test_random_brace_soup_with_closers_answers_in_bounded_time():
+    text = _soup('{}[]":, a1', 11)
+    with within(GENEROUS):
+        try:
+            found = parse_actual(text)
+        except ParseError:
+            return
+    assert isinstance(found, dict)
+
+
+@pytest.mark.parametrize("name", ["openers-only", "unterminated-strings", "unterminated-arrays"])
+def test_an_object_after_10mb_of_soup_is_found(name):
+    text = SOUPS[name]() + ' {"ok": 1}'
+    with within(GENEROUS):
+        assert parse_actual(text) == {"ok": 1}
+
+
+def test_unterminated_nesting_then_an_object_is_found():
+    text = '{"a": ' * 1_500_000 + ' {"ok": 1}'
+    with within(GENEROUS):
+        assert parse_actual(text) == {"ok": 1}
+
+
+# -- invalid UTF-8 ----------------------------------------------------------------------------
+
+BAD_BYTES = [
+    ("latin-1", b'{"a": "caf\xe9"}', 10, 0xE9),
+    ("lone-continuation", b'{"a": "\x80"}', 7, 0x80),
+    ("overlong", b'{"a": "\xc0\xaf"}', 7, 0xC0),
+    ("encoded-surrogate", b'{"a": "\xed\xa0\x80"}', 7, 0xED),
+    ("truncated-at-end", b'{"a": "\xe2\x82', 7, 0xE2),
+    ("utf-16", '{"a": 1}'.encode("utf-16"), 0, 0xFF),
+]
+
+
+@pytest.mark.parametrize(("data", "index", "byte"), [b[1:] for b in BAD_BYTES], ids=[b[0] for b in BAD_BYTES])
+def test_invalid_utf8_names_the_byte_strictly_and_leniently(data, index, byte):
+    exc = raised(parse_expected, data)
+    assert str(exc) == f"expected is not valid UTF-8: byte {index} is 0x{byte:02x}"
+    exc = raised(parse_actual, bytearray(data))
+    assert str(exc) == f"actual is not valid UTF-8: byte {index} is 0x{byte:02x}"
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_invalid_utf8_through_match_json_is_a_parse_error(metric):
+    exc = raised(match_json, b'\xff{"a": 1}', {"a": 1}, metric=metric)
+    assert type(exc) is ParseError
+    assert str(exc) == "actual is not valid UTF-8: byte 0 is 0xff"
+
+
+def test_invalid_utf8_deep_in_10mb_names_the_byte_offset():
+    data = b'{"a": "' + b"x" * 10_000_000 + b'\xff"}'
+    exc = raised(parse_actual, data)
+    assert str(exc) == f"actual is not valid UTF-8: byte {7 + 10_000_000} is 0xff"
+
+
+def test_a_lone_surrogate_escape_is_compared_not_crashed():
+    with within(GENEROUS):
+        result = match_json('{"a": "\\ud800"}', {"a": "\ud800"}, metric="json_similarity")
     assert result.score == 1.0

@@ -1,11 +1,12 @@
-"""Property-based reliability (hypothesis): over arbitrary JSON pairs and every metric, no
-exception other than the project's documented error classes; every score in [0, 1];
-self-comparison scores 1.0; the inputs are not mutated.
+"""Properties over the inputs a model really returns (hypothesis): over arbitrary JSON pairs
+and every metric, no exception other than the project's documented error classes; every score
+in [0, 1]; self-comparison scores 1.0; the inputs are not mutated; any text or bytes as a side
+is a result or a ParseError.
 
-tests/test_engine_properties.py draws small, tame trees (a few keys, short texts). These
-draw the inputs a model really returns: any Unicode keys and text (empty, whitespace,
-control characters, combining marks), big and tiny numbers, booleans next to 0 and 1,
-empty containers, raw text around the JSON, every option of alignment.
+test_properties.py draws small, tame trees (a few keys, short texts) and checks each metric
+against an oracle of its rules. These draw what a model really returns: any Unicode keys and
+text (empty, whitespace, control characters, combining marks), big and tiny numbers, booleans
+next to 0 and 1, empty containers, raw text around the JSON, every option of alignment.
 """
 
 from __future__ import annotations

@@ -1,11 +1,17 @@
-"""Custom comparators and transforms, batch comparators (an LLM judge), the registry rules."""
+"""The registry (engine/registry.py): custom comparators and transforms, batch comparators (an
+LLM judge), the naming rules. A custom comparator or judge that fails (raises, returns no
+usable score, answers too few fields) is a ComparatorError naming the comparator, the field
+path and why, inside paired arrays too."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from pytest_jsonmatch import (REGISTRY, BatchItem, ConfigError, evaluate_records, match_json,
-                              register_comparator, register_transform)
+from pytest_jsonmatch import (REGISTRY, BatchItem, ComparatorError, ConfigError, evaluate_records,
+                              match_json, register_comparator, register_transform)
+from tests.helpers.timeout import GENEROUS, within
 
 
 @pytest.fixture
@@ -217,3 +223,159 @@ def test_batch_comparator_in_hungarian_arrays_is_still_one_call_per_record(regis
     result = match_json(actual, expected, metric="field_f1", schema=schema)
     assert result.f1 == 1.0
     assert len(judge.calls) == 1
+
+
+# -- custom comparators that fail -------------------------------------------------------------
+
+
+def _priced(n: int = 5, changed: int = 3) -> tuple[dict, dict]:
+    expected = {"items": [{"sku": f"s{i}", "price": float(i + 1)} for i in range(n)]}
+    actual = {"items": [dict(e) for e in expected["items"]]}
+    actual["items"][changed]["price"] += 10
+    return actual, expected
+
+
+def _fx_rate(e, a, params):
+    if e != a:
+        raise KeyError("no rate for EUR")
+    return 1.0
+
+
+PRICE_FIELD = {"items[*].price": {"comparator": "test_rel_fx"}}
+SCHEMA_FX = {"type": "object", "properties": {"items": {"type": "array", "items": {
+    "type": "object", "properties": {"sku": {"type": "string"},
+                                     "price": {"type": "number", "x-eval-compare": "test_rel_fx"}}}}}}
+
+
+@pytest.mark.parametrize(("metric", "options"), [
+    ("json_similarity", {"fields": PRICE_FIELD}),
+    ("field_f1", {"fields": PRICE_FIELD}),
+    ("field_f1", {"schema": SCHEMA_FX}),
+], ids=["json_similarity", "field_f1-fields", "field_f1-schema"])
+def test_a_raising_comparator_is_named_with_the_field_path(registered, metric, options):
+    registered("test_rel_fx", _fx_rate)
+    actual, expected = _priced()
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric=metric, **options)
+    assert str(info.value) == "comparator 'test_rel_fx' raised KeyError: 'no rate for EUR' at items[3].price"
+
+
+@pytest.mark.parametrize(("metric", "options"), [
+    ("structural_f1", {"fields": PRICE_FIELD}),
+    ("field_f1", {"fields": PRICE_FIELD, "align": "hungarian"}),
+], ids=["structural_f1", "field_f1-hungarian"])
+def test_a_raising_comparator_inside_paired_arrays_still_names_the_field(registered, metric, options):
+    registered("test_rel_fx", _fx_rate)
+    actual, expected = _priced()
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric=metric, **options)
+    message = str(info.value)
+    assert message.startswith("comparator 'test_rel_fx' raised KeyError: 'no rate for EUR' at ")
+    assert re.search(r"items\[\d*\]\.price$", message), f"the field is not named: {message!r}"
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    (1.5, "returned 1.5, outside [0, 1]"),
+    (-0.1, "returned -0.1, outside [0, 1]"),
+    (float("nan"), "returned nan, outside [0, 1]"),
+    (None, "returned None, not a number"),
+    ("high", "returned 'high', not a number"),
+    ([1.0], "returned [1.0], not a number"),
+])
+def test_a_comparator_returning_no_usable_score_is_named_with_the_field(registered, value, words):
+    registered("test_rel_bad", lambda e, a, p: value)
+    actual, expected = _priced()
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric="field_f1", fields={"items[*].price": {"comparator": "test_rel_bad"}})
+    assert str(info.value) == f"comparator 'test_rel_bad' {words} at items[0].price"
+
+
+@pytest.mark.parametrize("metric", ["structural_f1", "field_f1"])
+def test_an_out_of_range_score_inside_paired_arrays_still_names_the_field(registered, metric):
+    registered("test_rel_bad", lambda e, a, p: 1.5)
+    actual, expected = _priced()
+    options = {"align": "hungarian"} if metric == "field_f1" else {}
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric=metric, fields={"items[*].price": {"comparator": "test_rel_bad"}},
+                   **options)
+    message = str(info.value)
+    assert message.startswith("comparator 'test_rel_bad' returned 1.5, outside [0, 1] at ")
+    assert re.search(r"items\[\d*\]\.price$", message), f"the field is not named: {message!r}"
+
+
+# -- batch comparators (an LLM judge) that fail for some fields -------------------------------
+
+
+def _flaky_judge(items):
+    out = []
+    for item in items:
+        if item.path == "items[1].price":
+            out.append(RuntimeError("rate limited"))
+        elif item.path == "items[3].price":
+            out.append(None)
+        else:
+            out.append(1.0)
+    return out
+
+
+def test_a_judge_failing_for_some_fields_names_each_field_and_why(registered):
+    registered("test_rel_judge", _flaky_judge, batch=True)
+    actual, expected = _priced()
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric="field_f1", fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    assert str(info.value) == ("batch comparator 'test_rel_judge' gave no usable score for: "
+                               "items[1].price (RuntimeError('rate limited')); items[3].price (no answer)")
+
+
+def test_a_judge_raising_names_every_field_it_was_asked_about(registered):
+    def down(items):
+        raise TimeoutError("LLM API timed out")
+
+    registered("test_rel_judge", down, batch=True)
+    actual, expected = _priced(n=3, changed=1)
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric="json_similarity", fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    assert str(info.value) == ("batch comparator 'test_rel_judge' failed for 3 field(s) (items[0].price, "
+                               "items[1].price, items[2].price): TimeoutError: LLM API timed out")
+
+
+def test_a_judge_answering_too_few_fields_names_the_unanswered_ones(registered):
+    registered("test_rel_judge", lambda items: [1.0, 1.0], batch=True)
+    actual, expected = _priced(n=3, changed=1)
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric="field_f1", fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    assert str(info.value) == "batch comparator 'test_rel_judge' gave no usable score for: items[2].price (no answer)"
+
+
+def test_a_judge_answering_out_of_range_names_the_field_and_value(registered):
+    registered("test_rel_judge", lambda items: [7.0 if i.path == "items[2].price" else 1.0 for i in items],
+               batch=True)
+    actual, expected = _priced(n=3, changed=1)
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric="field_f1", fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    assert str(info.value) == ("batch comparator 'test_rel_judge' gave no usable score for: items[2].price "
+                               "(comparator 'test_rel_judge' returned 7.0, outside [0, 1])")
+
+
+@pytest.mark.parametrize(("metric", "options"), [("structural_f1", {}), ("field_f1", {"align": "hungarian"})],
+                         ids=["structural_f1", "field_f1-hungarian"])
+def test_a_working_judge_given_through_fields_scores_paired_arrays(registered, metric, options):
+    registered("test_rel_judge", lambda items: [1.0] * len(items), batch=True)
+    actual, expected = _priced(n=3, changed=1)
+    with within(GENEROUS):
+        result = match_json(actual, expected, metric=metric,
+                            fields={"items[*].price": {"comparator": "test_rel_judge"}}, **options)
+    assert result.score == 1.0
+
+
+@pytest.mark.parametrize(("metric", "options"), [("structural_f1", {}), ("field_f1", {"align": "hungarian"})],
+                         ids=["structural_f1", "field_f1-hungarian"])
+def test_a_judge_failing_inside_paired_arrays_names_the_fields(registered, metric, options):
+    registered("test_rel_judge", _flaky_judge, batch=True)
+    actual, expected = _priced()
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric=metric,
+                   fields={"items[*].price": {"comparator": "test_rel_judge"}}, **options)
+    message = str(info.value)
+    assert message.startswith("batch comparator 'test_rel_judge' ")
+    assert "rate limited" in message and re.search(r"items\[\d*\]\.price", message), message

@@ -1,4 +1,5 @@
-"""infer_schema, annotate_schema, validate_gold, reclassify_nulls, evaluate_records / per_field."""
+"""Schemas (engine/schema.py): infer_schema, annotate_schema, validate_gold, and the
+x-eval-* annotations a schema node may carry (an unknown one lists the known ones)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ import copy
 
 import pytest
 
-from pytest_jsonmatch import (ConfigError, SchemaError, annotate_schema, evaluate_records,
-                              infer_schema, match_json, reclassify_nulls, validate_gold)
+from pytest_jsonmatch import (ConfigError, SchemaError, annotate_schema, infer_schema, match_json,
+                              validate_gold)
 
-# -- infer_schema ---------------------------------------------------------------------------
+
+# -- infer_schema -----------------------------------------------------------------------------
 
 
 def test_infer_schema_types_of_scalars():
@@ -147,123 +149,12 @@ def test_validate_gold_schema_error_is_a_config_error():
     assert issubclass(SchemaError, ConfigError)
 
 
-# -- reclassify_nulls -------------------------------------------------------------------------
+# -- x-eval-* annotations ---------------------------------------------------------------------
 
 
-def test_reclassify_nulls_turns_null_against_value_into_omission_or_hallucination():
-    expected = {"a": "x", "b": None, "c": None, "d": "z"}
-    actual = {"a": None, "b": "y", "c": None, "d": "z"}
-    plain = match_json(actual, expected, metric="field_f1")
-    assert [f.status for f in plain.fields] == ["mismatch", "mismatch", "match", "match"]
-    result = match_json(actual, expected, metric="field_f1", post_process=reclassify_nulls)
-    assert [(f.path, f.status, f.score) for f in result.fields] == [
-        ("a", "omission", 0.0), ("b", "hallucination", 0.0), ("c", "skipped", 0.0), ("d", "match", 1.0)]
-    # d match, a omission, b hallucination: P = 1/2, R = 1/2
-    assert (result.precision, result.recall) == (0.5, 0.5)
-
-
-def test_reclassify_nulls_by_registered_name():
-    result = match_json({"a": None}, {"a": "x"}, metric="field_f1", post_process="reclassify_nulls")
-    assert [f.status for f in result.fields] == ["omission"]
-    assert (result.precision, result.recall) == (1.0, 0.0)
-
-
-def test_reclassify_nulls_on_field_results_directly():
-    fields = match_json({"a": None, "b": 1}, {"a": 2, "b": 1}, metric="field_f1").fields
-    out = reclassify_nulls(fields)
-    assert [f.status for f in out] == ["omission", "match"]
-
-
-def test_reclassify_nulls_both_absent_as_match():
-    fields = match_json({"a": None}, {"a": None}, metric="field_f1").fields
-    out = reclassify_nulls(fields, both_absent_skip=False)
-    assert [(f.status, f.score) for f in out] == [("match", 1.0)]
-
-
-def test_reclassify_nulls_keeps_a_container_type_mismatch():
-    # a container against a scalar is no null: it stays a mismatch
-    schema = {"type": "object", "properties": {"o": {"type": "object", "properties": {"a": {"type": "integer"}}}}}
-    fields = match_json({"o": 5}, {"o": {"a": 1}}, metric="field_f1", schema=schema).fields
-    assert [f.status for f in reclassify_nulls(fields)] == ["mismatch"]
-
-
-def test_unknown_post_processor_is_a_config_error():
-    with pytest.raises(ConfigError, match="reclassify_nulls"):
-        match_json({"a": 1}, {"a": 1}, metric="field_f1", post_process="no_such_post_processor")
-
-
-# -- evaluate_records: run level and per field ---------------------------------------------
-
-
-def test_per_field_aggregation_is_keyed_by_field_path():
-    # record 1: items[0].sku match, items[1].sku mismatch; record 2: items[0].sku omission
-    expected = [{"items": [{"sku": "A"}, {"sku": "B"}]}, {"items": [{"sku": "C"}]}]
-    actual = [{"items": [{"sku": "A"}, {"sku": "X"}]}, {"items": []}]
-    run = evaluate_records(expected, actual, metric="field_f1")
-    assert set(run.per_field) == {"items[].sku"}
-    agg = run.per_field["items[].sku"]
-    assert (agg.matches, agg.mismatches, agg.omissions, agg.hallucinations) == (1, 1, 1, 0)
-    assert agg.mean_score == pytest.approx(1 / 3)
-
-
-def test_run_level_metrics_are_means_over_records():
-    # record 1: P = R = F1 = 1/2; record 2: one omission: P = 1 (0/0), R = 0, F1 = 0
-    expected = [{"items": [{"sku": "A"}, {"sku": "B"}]}, {"items": [{"sku": "C"}]}]
-    actual = [{"items": [{"sku": "A"}, {"sku": "X"}]}, {"items": []}]
-    run = evaluate_records(expected, actual, metric="field_f1")
-    assert run.mean_precision == pytest.approx(0.75)
-    assert run.mean_recall == pytest.approx(0.25)
-    assert run.mean_f1 == pytest.approx(0.25)
-    assert run.total_records == 2
-
-
-def test_per_field_hallucinations_count_with_zero_score():
-    # items[].sku: match (1), hallucination of the surplus element (0) -> mean 1/2
-    run = evaluate_records([{"items": [{"sku": "A"}]}], [{"items": [{"sku": "A"}, {"sku": "B"}]}],
-                           metric="field_f1")
-    agg = run.per_field["items[].sku"]
-    assert (agg.matches, agg.hallucinations) == (1, 1)
-    assert agg.mean_score == 0.5
-    assert run.total_hallucinations == 1
-
-
-def test_per_field_mean_score_over_records():
-    expected = [{"a": 1}, {"a": 1}]
-    actual = [{"a": 1}, {"a": 2}]
-    run = evaluate_records(expected, actual, metric="field_f1")
-    agg = run.per_field["a"]
-    assert (agg.matches, agg.mismatches) == (1, 1)
-    assert agg.mean_score == 0.5
-
-
-def test_per_field_leaves_out_skipped_fields():
-    run = evaluate_records([{"a": 1, "b": 2}], [{"a": 1, "b": 3}], metric="field_f1", ignore=["b"])
-    assert "b" not in run.per_field
-
-
-def test_evaluate_records_infers_one_schema_from_all_expected_records():
-    # record 1 alone would not know "b"; with both records "b" is a schema field and an
-    # extracted b in record 1 is a hallucination of a known field (still one hallucination)
-    expected = [{"a": 1}, {"a": 1, "b": {"x": 1, "y": 2}}]
-    actual = [{"a": 1, "b": {"x": 1, "y": 2}}, {"a": 1, "b": {"x": 1, "y": 2}}]
-    run = evaluate_records(expected, actual, metric="field_f1")
-    first = run.records[0]
-    assert sorted(f.path for f in first.fields if f.status == "hallucination") == ["b.x", "b.y"]
-
-
-def test_evaluate_records_needs_equal_lengths():
-    with pytest.raises(ConfigError):
-        evaluate_records([{"a": 1}], [], metric="field_f1")
-
-
-@pytest.mark.parametrize("metric, second", [
-    ("field_match", 0.0),
-    ("json_similarity", 0.5),    # 1 - |2 - 3| / 2
-    ("structural_f1", 0.0),      # d = 1 > 0.001
-    ("field_f1", 0.0),
-])
-def test_evaluate_records_mean_score_for_every_metric(metric, second):
-    # record 1 perfect; record 2 expected a=2, actual a=3
-    run = evaluate_records([{"a": 1}, {"a": 2}], [{"a": 1}, {"a": 3}], metric=metric)
-    assert [r.score for r in run.records] == [1.0, second]
-    assert run.mean_score == pytest.approx((1.0 + second) / 2)
+def test_an_unknown_schema_annotation_lists_the_known_ones():
+    schema = {"type": "object", "properties": {"a": {"type": "number", "x-eval-comapre": "exact"}}}
+    with pytest.raises(SchemaError) as info:
+        match_json({"a": 1}, {"a": 1}, metric="field_f1", schema=schema)
+    assert str(info.value) == ("schema node a: unknown keys ['x-eval-comapre']; known: x-eval-compare, "
+                               "x-eval-transform, x-eval-align, x-eval-skip")

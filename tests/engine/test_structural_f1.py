@@ -1,10 +1,12 @@
-"""structural_f1 (structeval), metrics.md section 4."""
+"""structural_f1 (structeval), metrics.md section 4: leaf scores, the string_evaluator option
+(an unknown one lists the comparators), accounting, F-beta, pairing of array elements."""
 
 from __future__ import annotations
 
 import pytest
 
 from pytest_jsonmatch import ConfigError, match_json
+from tests.helpers.known_names import assert_lists_builtin_comparators as _assert_lists_builtin_comparators
 
 
 def sf(actual, expected, **options):
@@ -103,7 +105,16 @@ def test_unknown_string_evaluator_is_a_config_error_listing_known_names():
         assert name in message
 
 
-# -- accounting (deliberately unlike structeval 0.1.1's code) ------------------------------
+def test_an_unknown_string_evaluator_lists_the_comparators():
+    with pytest.raises(ConfigError) as info:
+        match_json({"a": "x"}, {"a": "x"}, metric="structural_f1", string_evaluator="cosine")
+    message = str(info.value)
+    # names the option, then the comparator and what is known
+    assert message.startswith("string_evaluator: unknown comparator 'cosine'; known comparators: ")
+    _assert_lists_builtin_comparators(message)
+
+
+# -- accounting (deliberately unlike structeval 0.1.1's code) ---------------------------------
 
 
 def test_missing_key_lowers_structural_recall():

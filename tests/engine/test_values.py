@@ -1,10 +1,13 @@
-"""Section 1 of metrics.md: JSON values, equality, instance paths, field paths, patterns."""
+"""JSON values (section 1 of metrics.md, engine/values.py): a boolean is never a number, numbers
+compare by value, instance paths and field paths, path patterns; and what is not a JSON value
+at all (NaN, Infinity, a Python object), found in document order, a cycle read once."""
 
 from __future__ import annotations
 
 import pytest
 
-from pytest_jsonmatch import ConfigError, PathPattern, match_json
+from pytest_jsonmatch import ConfigError, ParseError, PathPattern, match_json
+from tests.helpers.timeout import GENEROUS, within
 
 ALL_METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
 
@@ -133,3 +136,33 @@ def test_dollar_pattern_matches_the_root():
 def test_malformed_pattern_is_a_config_error():
     with pytest.raises(ConfigError):
         PathPattern("items[")
+
+
+# -- what is not a JSON value -----------------------------------------------------------------
+
+NOT_JSON = "is not a JSON number (NaN and Infinity are not JSON)"
+
+
+def test_invalid_inside_finds_the_first_bad_value_in_document_order():
+    from pytest_jsonmatch.engine.values import invalid_inside
+
+    value = {"a": [1.0, {"b": float("-inf")}], "c": float("nan")}
+    assert str(invalid_inside(value, "root", "actual")) == (
+        "root.a[1].b: -inf in actual is not a JSON number (NaN and Infinity are not JSON)")
+    assert str(invalid_inside({"x": float("nan")}, "", "expected")).startswith("x: nan in expected")
+    assert invalid_inside({"a": [1, "two", None, True, {"b": 2.5}]}, "", "expected") is None
+
+
+def test_check_json_inside_passes_valid_tuples_and_mappings_and_reads_a_cycle_once():
+    from types import MappingProxyType
+
+    from pytest_jsonmatch.engine.values import check_json_inside, invalid_inside
+
+    check_json_inside((1, "a", MappingProxyType({"k": [None, True]})), "v", "actual")  # no error
+    loop: list = [1.0]
+    loop.append(loop)  # holds itself: read once, not forever
+    with within(GENEROUS, "invalid_inside"):
+        assert invalid_inside({"a": loop, "b": [loop]}, "", "actual") is None
+    with pytest.raises(ParseError) as info:
+        check_json_inside({"a": (1, float("nan"))}, "v", "expected")
+    assert str(info.value) == f"v.a[1]: nan in expected {NOT_JSON}"

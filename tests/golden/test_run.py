@@ -1,4 +1,6 @@
-"""Running golden cases: where the actual output comes from, how failures read, the example suite."""
+"""Running golden cases: where the actual output comes from (inline, actual_file, input through
+a target), how a failing case reads (a comparator's error names file, case and field), the
+summary, the example suite."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.plugin_cases import write
+from tests.helpers.timeout import GENEROUS, within
 
 QUIET = ("-p", "no:hypothesispytest")  # a second per in-process run otherwise
 EXAMPLE_SUITE = Path(__file__).resolve().parents[2] / "example_suite"
@@ -162,6 +165,34 @@ def test_an_unknown_metric_fails_the_case_naming_file_and_line(pytester):
     result = run(pytester)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["c.jsonmatch.yaml:1: case 'c': *unknown metric*f1*"])
+
+
+def test_a_comparator_error_in_a_golden_case_names_file_case_and_path(pytester):
+    pytester.makeconftest("""
+        def pytest_jsonmatch_register(registry):
+            def fx(e, a, params):
+                if e != a:
+                    raise KeyError("no rate for EUR")
+                return 1.0
+            registry.register_comparator("fx", fx, overwrite=True)
+    """)
+    pytester.path.joinpath("c.jsonmatch.yaml").write_text(textwrap.dedent("""\
+        metric: field_f1
+        options:
+          fields: {"items[*].price": {comparator: fx}}
+        cases:
+          - id: eur-invoice
+            expected: {items: [{price: 1}, {price: 2}]}
+            actual: {items: [{price: 1}, {price: 3}]}
+        """))
+    with within(GENEROUS):
+        result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-p", "no:hypothesispytest",
+                                              "-p", "no:benchmark")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "Traceback" not in out
+    result.stdout.fnmatch_lines(["c.jsonmatch.yaml:5: case 'eur-invoice': comparator 'fx' raised "
+                                 "KeyError: 'no rate for EUR' at items[1].price"])
 
 
 def test_golden_cases_join_the_jsonmatch_summary(pytester):
