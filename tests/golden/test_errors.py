@@ -1,33 +1,24 @@
-"""An unusable case file is one collection error: file, line and what is wrong, no traceback."""
+"""A case file that pytest cannot use (golden.py) is one collection error naming the file, the
+line, the case and what is wrong, without a traceback: the file's shape, unknown keys, missing
+or mistyped values, case ids, marks, folder defaults files, actual_file and schema paths (never
+outside the test root). The first table also holds one example of each YAML mistake; their
+variants are in test_yaml_safety.py. Other files still run with --continue-on-collection-errors.
+An actual_file that is there but cannot be read fails its own case, in one paragraph."""
 
 from __future__ import annotations
 
-import time
+import os
 
 import pytest
 
+from tests.helpers.case_files import NAME, assert_no_traceback, collection_error, failure_text, run
 from tests.helpers.plugin_cases import write
 
-QUIET = ("-p", "no:hypothesispytest")  # a second per in-process run otherwise
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_inprocess(*QUIET, *args)
-
-
-def collection_error(pytester: pytest.Pytester, text: str | bytes, name: str = "c.jsonmatch.yaml") -> str:
-    """The one-paragraph error pytest shows for this file, checked to carry no traceback."""
-    write(pytester, name, text)
-    result = run(pytester)
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    out = result.stdout.str()
-    assert "Traceback" not in out and "golden.py" not in out and "CaseFileError" not in out
-    lines = result.outlines
-    start = next(i for i, line in enumerate(lines) if f"ERROR collecting {name}" in line)
-    return lines[start + 1]
-
-
+CASE_KEYS = ("actual, actual_file, description, expected, id, input, marks, metric, options, "
+             "schema, threshold")
+LIST_CASE_KEYS = "actual, actual_file, description, expected, id, input, marks, metric, options, threshold"
 CASE = "    expected: {a: 1}\n    actual: {a: 1}\n"
+
 
 ERRORS = [
     ("bad-yaml", "expected: {a: 1\nactual: {a: 1}\n",
@@ -116,18 +107,69 @@ def test_an_invalid_case_file_is_one_short_collection_error(pytester, text, mess
         assert shown == message
 
 
-def test_a_path_escaping_the_root_is_an_error(pytester):
-    outside = pytester.path.parent / "secret.txt"
-    outside.write_text('{"a": 1}')
-    shown = collection_error(pytester, "expected: {a: 1}\nactual_file: ../secret.txt\n")
-    assert shown == (f"c.jsonmatch.yaml:2: actual_file '../secret.txt' points outside the test "
-                     f"root '{pytester.path}'")
+# -- the shape of the file --------------------------------------------------------------------
+
+SHAPES = [
+    ("top-level-number", "42\n",
+     f"{NAME}:1: a case file holds a mapping with 'expected' (one case) or 'cases' (a list), not a number"),
+    ("top-level-null", "~\n",
+     f"{NAME}:1: a case file holds a mapping with 'expected' (one case) or 'cases' (a list), not null"),
+    ("top-level-list-of-cases", "- id: one\n  expected: {a: 1}\n  actual: {a: 1}\n",
+     f"{NAME}:1: a case file holds a mapping with 'expected' (one case) or 'cases' (a list), not a list"),
+    ("top-level-json-text", '"{\\"a\\": 1}"\n',
+     f"{NAME}:1: a case file holds a mapping with 'expected' (one case) or 'cases' (a list), not a string"),
+    ("whitespace-only", "   \n\n\t\n",
+     f"{NAME}:1: the file is empty; a case file holds a mapping with 'expected' (one case) or 'cases' (a list)"),
+    ("bom-only", "\ufeff",
+     f"{NAME}:1: the file is empty; a case file holds a mapping with 'expected' (one case) or 'cases' (a list)"),
+    ("two-documents", "expected: {a: 1}\nactual: {a: 1}\n---\nexpected: {b: 1}\n",
+     f"{NAME}:3: invalid YAML: expected a single document in the stream but found another document"),
+]
 
 
-def test_a_schema_path_escaping_the_root_is_an_error(pytester):
-    (pytester.path.parent / "s.json").write_text("{}")
-    shown = collection_error(pytester, "schema: ../s.json\nexpected: {a: 1}\nactual: {a: 1}\n")
-    assert shown == f"c.jsonmatch.yaml:1: schema '../s.json' points outside the test root '{pytester.path}'"
+@pytest.mark.parametrize(("text", "message"), [c[1:] for c in SHAPES], ids=[c[0] for c in SHAPES])
+def test_a_file_that_is_not_one_mapping_says_what_it_is(pytester, text, message):
+    assert collection_error(pytester, text) == message
+
+
+# -- case content -----------------------------------------------------------------------------
+
+CASE_ERRORS = [
+    ("single-case-typo-of-expected", "expcted: {a: 1}\nactual: {a: 1}\n",
+     f"{NAME}:1: case: unknown key 'expcted'; known keys: {CASE_KEYS}"),
+    ("single-case-unknown-key", "expected: {a: 1}\nactual: {a: 1}\nexpcted: {a: 2}\n",
+     f"{NAME}:3: case: unknown key 'expcted'; known keys: {CASE_KEYS}"),
+    ("unknown-key-in-second-case", "cases:\n  - id: one\n" + CASE + "  - id: two\n    expected: {a: 1}\n"
+                                   "    actual_text: '{\"a\": 1}'\n",
+     f"{NAME}:7: case 'two': unknown key 'actual_text'; known keys: {LIST_CASE_KEYS}"),
+    ("second-case-without-expected", "cases:\n  - id: one\n" + CASE + "  - id: two\n    actual: {a: 1}\n",
+     f"{NAME}:5: case 'two': missing 'expected' (the mapping the output should match)"),
+    ("expected-null", "expected:\nactual: {a: 1}\n",
+     f"{NAME}:1: case 'c': expected must be a mapping, not null"),
+    ("expected-as-json-text", "cases:\n  - id: one\n    expected: '{\"a\": 1}'\n    actual: {a: 1}\n",
+     f"{NAME}:3: case 'one': expected must be a mapping, not a string"),
+    ("duplicate-id-number-and-string", "cases:\n  - id: 1\n" + CASE + "  - id: '1'\n" + CASE,
+     f"{NAME}:5: duplicate case id '1' (first used at line 2)"),
+    ("duplicate-id-third-case", "cases:\n  - id: a\n" + CASE + "  - id: b\n" + CASE + "  - id: a\n" + CASE,
+     f"{NAME}:8: duplicate case id 'a' (first used at line 2)"),
+    ("id-null", "cases:\n  - id:\n" + CASE,
+     f"{NAME}:2: case id must be a non-empty one-line string without '::', not None"),
+    ("id-multiline", "cases:\n  - id: \"a\\nb\"\n" + CASE,
+     f"{NAME}:2: case id must be a non-empty one-line string without '::', not 'a\\nb'"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), [c[1:] for c in CASE_ERRORS], ids=[c[0] for c in CASE_ERRORS])
+def test_case_mistakes_name_line_case_and_problem(pytester, text, message):
+    assert collection_error(pytester, text) == message
+
+
+def test_case_ids_differing_in_case_are_distinct(pytester):
+    write(pytester, NAME, "cases:\n  - id: one\n" + CASE + "  - id: One\n" + CASE)
+    run(pytester).assert_outcomes(passed=2)
+
+
+# -- folder defaults files --------------------------------------------------------------------
 
 
 def test_an_error_in_a_folder_defaults_file_names_that_file(pytester):
@@ -143,56 +185,79 @@ def test_unknown_key_in_a_folder_defaults_file(pytester):
                      "options, schema, threshold")
 
 
-def test_unsafe_tags_are_never_executed(pytester):
-    marker = pytester.path / "pwned"
-    write(pytester, "c.jsonmatch.yaml",
-          f'expected: !!python/object/apply:os.system ["touch {marker}"]\nactual: {{}}\n')
+# -- paths: schema and actual_file ------------------------------------------------------------
+
+
+def test_a_path_escaping_the_root_is_an_error(pytester):
+    outside = pytester.path.parent / "secret.txt"
+    outside.write_text('{"a": 1}')
+    shown = collection_error(pytester, "expected: {a: 1}\nactual_file: ../secret.txt\n")
+    assert shown == (f"c.jsonmatch.yaml:2: actual_file '../secret.txt' points outside the test "
+                     f"root '{pytester.path}'")
+
+
+def test_a_schema_path_escaping_the_root_is_an_error(pytester):
+    (pytester.path.parent / "s.json").write_text("{}")
+    shown = collection_error(pytester, "schema: ../s.json\nexpected: {a: 1}\nactual: {a: 1}\n")
+    assert shown == f"c.jsonmatch.yaml:1: schema '../s.json' points outside the test root '{pytester.path}'"
+
+
+def test_an_absolute_actual_file_outside_the_root_is_refused(pytester, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("elsewhere") / "secret.txt"
+    outside.write_text('{"a": 1}')
+    shown = collection_error(pytester, f"expected: {{a: 1}}\nactual_file: {outside}\n")
+    assert shown == (f"{NAME}:2: actual_file {str(outside)!r} points outside the test root "
+                     f"{str(pytester.path)!r}")
+
+
+def test_a_symlink_inside_the_root_pointing_outside_is_refused(pytester, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("elsewhere") / "secret.txt"
+    outside.write_text('{"a": 1}')
+    os.symlink(outside, pytester.path / "link.txt")
+    shown = collection_error(pytester, "expected: {a: 1}\nactual_file: link.txt\n")
+    assert shown == f"{NAME}:2: actual_file 'link.txt' points outside the test root {str(pytester.path)!r}"
+
+
+def test_a_path_that_leaves_and_reenters_the_root_is_fine(pytester):
+    write(pytester, "out/reply.txt", '{"a": 1}')
+    back_in = f"../{pytester.path.name}/out/reply.txt"
+    write(pytester, NAME, f"expected: {{a: 1}}\nactual_file: {back_in}\n")
+    run(pytester).assert_outcomes(passed=1)
+
+
+def test_a_missing_actual_file_in_a_cases_list_names_case_line_and_where_it_looked(pytester):
+    shown = collection_error(pytester, "cases:\n  - id: one\n" + CASE + "  - id: two\n    expected: {a: 1}\n"
+                                       "    actual_file: outputs/two.txt\n")
+    assert shown == (f"{NAME}:7: actual_file 'outputs/two.txt' does not exist (looked for "
+                     f"{str(pytester.path / 'outputs' / 'two.txt')!r})")
+
+
+def test_an_actual_file_that_is_a_folder_is_refused(pytester):
+    (pytester.path / "outputs").mkdir()
+    shown = collection_error(pytester, "expected: {a: 1}\nactual_file: outputs\n")
+    assert shown.startswith(f"{NAME}:2: actual_file 'outputs' ")
+
+
+def test_an_actual_file_of_invalid_utf8_fails_its_case_naming_file_case_and_byte(pytester):
+    write(pytester, "out.txt", b'{"a": "caf\xe9"}')
+    write(pytester, NAME, "cases:\n  - id: one\n    expected: {a: 1}\n    actual_file: out.txt\n")
     result = run(pytester)
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    assert not marker.exists()
+    result.assert_outcomes(failed=1)
+    failure_text(result)
+    result.stdout.fnmatch_lines([f"{NAME}:2: case 'one': actual_file '{pytester.path / 'out.txt'}' "
+                                 f"is not valid UTF-8 (byte 10)"])
 
 
-BOMB = """\
-a: &a ["x","x","x","x","x","x","x","x","x","x"]
-b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]
-c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]
-d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]
-e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]
-f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]
-g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]
-h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]
-i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h,*h]
-expected: {laughs: *i}
-actual: {}
-"""
-
-
-def test_an_alias_bomb_is_refused_quickly(pytester):
-    start = time.perf_counter()
-    shown = collection_error(pytester, BOMB)
-    assert time.perf_counter() - start < 5
-    assert shown == "c.jsonmatch.yaml:6: aliases expand to more than 1,000,000 values; is this an alias bomb?"
-
-
-def test_aliases_within_bounds_are_fine(pytester):
-    write(pytester, "c.jsonmatch.yaml", """\
-        cases:
-          - id: one
-            expected: &shared {vendor: ACME, total: 3}
-            actual: {vendor: ACME, total: 3}
-          - id: two
-            expected: *shared
-            actual: *shared
-        """)
-    run(pytester).assert_outcomes(passed=2)
-
-
-def test_deep_nesting_is_an_error_or_a_case_never_a_crash(pytester):
-    deep = "[" * 5000 + "]" * 5000
-    write(pytester, "c.jsonmatch.yaml", f"expected: {{a: {deep}}}\nactual: {{a: 1}}\n")
+def test_an_empty_actual_file_fails_its_case_with_one_paragraph(pytester):
+    write(pytester, "out.txt", "")
+    write(pytester, NAME, "cases:\n  - id: one\n    expected: {a: 1}\n    actual_file: out.txt\n")
     result = run(pytester)
-    assert "Traceback" not in result.stdout.str()
-    assert result.ret in (pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.INTERRUPTED)
+    result.assert_outcomes(failed=1)
+    failure_text(result)
+    result.stdout.fnmatch_lines([f"{NAME}:2: case 'one': no JSON object found in actual: ''"])
+
+
+# -- other files still run --------------------------------------------------------------------
 
 
 def test_other_files_still_run_with_continue_on_collection_errors(pytester):
@@ -201,3 +266,16 @@ def test_other_files_still_run_with_continue_on_collection_errors(pytester):
     result = run(pytester, "--continue-on-collection-errors")
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["bad.jsonmatch.yaml:2: invalid YAML: *"])
+
+
+def test_continue_on_collection_errors_runs_the_good_cases_of_other_files(pytester):
+    write(pytester, "bad1.jsonmatch.yaml", "expected: !!python/object/apply:os.getcwd []\nactual: {}\n")
+    write(pytester, "bad2.jsonmatch.yaml", b"\xff\xfe")
+    write(pytester, "good.jsonmatch.yaml", "cases:\n  - id: one\n" + CASE + "  - id: two\n" + CASE)
+    result = run(pytester, "--continue-on-collection-errors")
+    result.assert_outcomes(passed=2, errors=2)
+    assert_no_traceback(result.stdout.str())
+    result.stdout.fnmatch_lines([
+        "bad1.jsonmatch.yaml:1: tag '!!python/object/apply:os.getcwd' is not allowed; *",
+        "bad2.jsonmatch.yaml:1: not a text file: byte 0xff at offset 0 is not valid UTF-8",
+    ])

@@ -1,69 +1,25 @@
-"""Reliability of golden YAML case files: every bad file is one short collection error naming
-the file, the line and the problem, within a bounded time; nothing in a file runs as code.
-
-tests/test_golden_errors.py covers the first example of each mistake; this module covers the
-variants a hand-written suite meets (other unsafe tags, mapping and merge-key alias bombs,
-mistakes inside a folder defaults file, other non-string keys, other encodings, ...).
-"""
+"""Reading case files safely (safe_yaml.py): nothing in a file runs as code (an unsafe tag is
+refused on its line, never executed); alias bombs and recursive aliases are refused within a
+bounded time; keys are unique strings; the text is UTF-8 without control characters; deep
+nesting is an error or a case, never a crash. Each mistake is one short collection error
+naming the file (a folder defaults file too), the line and the problem."""
 
 from __future__ import annotations
 
-import os
 import textwrap
+import time
 
 import pytest
 
+from tests.helpers.case_files import NAME, assert_no_traceback, collection_error, run
 from tests.helpers.plugin_cases import write
 from tests.helpers.timeout import GENEROUS, within
 
-FAST = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
-NAME = "c.jsonmatch.yaml"
-CASE_KEYS = ("actual, actual_file, description, expected, id, input, marks, metric, options, "
-             "schema, threshold")
-LIST_CASE_KEYS = "actual, actual_file, description, expected, id, input, marks, metric, options, threshold"
 UNSAFE = "case files hold plain data (unsafe tags are never executed)"
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    with within(GENEROUS, "collecting the case files"):
-        return pytester.runpytest_inprocess(*FAST, *args)
-
-
-def assert_no_traceback(out: str) -> None:
-    assert "Traceback" not in out
-    assert 'File "' not in out  # no traceback frames of any style
-    for internal in ("golden.py", "safe_yaml.py", "CaseFileError", "yaml/", "RecursionError"):
-        assert internal not in out, f"{internal!r} leaked into the report:\n{out}"
-
-
-def collection_error(pytester: pytest.Pytester, text: str | bytes | None = None,
-                     name: str = NAME) -> str:
-    """The one line pytest shows under 'ERROR collecting <name>', checked to carry no
-    traceback and to be the whole report (the next line starts the summary)."""
-    if text is not None:
-        write(pytester, name, text)
-    result = run(pytester)
-    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
-    out = result.stdout.str()
-    assert_no_traceback(out)
-    lines = result.outlines
-    start = next(i for i, line in enumerate(lines) if f"ERROR collecting {name}" in line)
-    follow = lines[start + 2] if start + 2 < len(lines) else ""
-    assert follow.startswith("=") or follow.startswith("_") or not follow.strip(), \
-        f"the error is more than one paragraph:\n{out}"
-    return lines[start + 1]
-
-
-def failure_text(result: pytest.RunResult) -> str:
-    out = result.stdout.str()
-    assert_no_traceback(out)
-    return out
-
-
 CASE = "    expected: {a: 1}\n    actual: {a: 1}\n"
 
 
-# -- unsafe tags: refused, never executed ------------------------------------------------------
+# -- unsafe tags: refused, never executed -----------------------------------------------------
 
 UNSAFE_TAGS = [
     ("object-new", "cases:\n  - id: one\n    expected:\n      a: !!python/object/new:os.system [echo hi]\n"
@@ -102,6 +58,15 @@ def test_an_unsafe_tag_in_a_folder_defaults_file_names_that_file(pytester):
     assert shown == f"sub/jsonmatch.yaml:1: tag '!!python/object/apply:os.getcwd' is not allowed; {UNSAFE}"
 
 
+def test_unsafe_tags_are_never_executed(pytester):
+    marker = pytester.path / "pwned"
+    write(pytester, "c.jsonmatch.yaml",
+          f'expected: !!python/object/apply:os.system ["touch {marker}"]\nactual: {{}}\n')
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert not marker.exists()
+
+
 def test_unsafe_apply_tags_never_run_even_inside_cases_lists_and_defaults(pytester):
     marker = pytester.path / "pwned"
     payload = f'!!python/object/apply:builtins.exec ["open({str(marker)!r}, \'w\').write(\'x\')"]'
@@ -122,7 +87,28 @@ def test_an_unsafe_sleep_is_neither_run_nor_waited_for(pytester):
     assert shown == f"{NAME}:1: tag '!!python/object/apply:time.sleep' is not allowed; {UNSAFE}"
 
 
-# -- alias bombs ---------------------------------------------------------------------------------
+# -- alias bombs ------------------------------------------------------------------------------
+
+BOMB = """\
+a: &a ["x","x","x","x","x","x","x","x","x","x"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h,*h]
+expected: {laughs: *i}
+actual: {}
+"""
+
+
+def test_an_alias_bomb_is_refused_quickly(pytester):
+    start = time.perf_counter()
+    shown = collection_error(pytester, BOMB)
+    assert time.perf_counter() - start < 5
+    assert shown == "c.jsonmatch.yaml:6: aliases expand to more than 1,000,000 values; is this an alias bomb?"
 
 
 def _bomb(levels: int, width: int = 10, mapping_root: bool = False) -> str:
@@ -176,7 +162,20 @@ def test_a_self_referencing_mapping_alias_is_refused(pytester):
     assert shown == f"{NAME}:1: an alias refers to a value that contains it; recursive data is not JSON"
 
 
-# -- duplicate and non-string keys -----------------------------------------------------------------
+def test_aliases_within_bounds_are_fine(pytester):
+    write(pytester, "c.jsonmatch.yaml", """\
+        cases:
+          - id: one
+            expected: &shared {vendor: ACME, total: 3}
+            actual: {vendor: ACME, total: 3}
+          - id: two
+            expected: *shared
+            actual: *shared
+        """)
+    run(pytester).assert_outcomes(passed=2)
+
+
+# -- duplicate and non-string keys ------------------------------------------------------------
 
 KEY_ERRORS = [
     ("dup-top-level-actual", "expected: {a: 1}\nactual: {a: 1}\nactual: {a: 2}\n",
@@ -225,30 +224,7 @@ def test_quoted_keys_that_look_like_other_types_are_fine(pytester):
     run(pytester).assert_outcomes(passed=1)
 
 
-# -- shape of the file ---------------------------------------------------------------------------
-
-SHAPES = [
-    ("top-level-number", "42\n",
-     f"{NAME}:1: a case file holds a mapping with 'expected' (one case) or 'cases' (a list), not a number"),
-    ("top-level-null", "~\n",
-     f"{NAME}:1: a case file holds a mapping with 'expected' (one case) or 'cases' (a list), not null"),
-    ("top-level-list-of-cases", "- id: one\n  expected: {a: 1}\n  actual: {a: 1}\n",
-     f"{NAME}:1: a case file holds a mapping with 'expected' (one case) or 'cases' (a list), not a list"),
-    ("top-level-json-text", '"{\\"a\\": 1}"\n',
-     f"{NAME}:1: a case file holds a mapping with 'expected' (one case) or 'cases' (a list), not a string"),
-    ("whitespace-only", "   \n\n\t\n",
-     f"{NAME}:1: the file is empty; a case file holds a mapping with 'expected' (one case) or 'cases' (a list)"),
-    ("bom-only", "\ufeff",
-     f"{NAME}:1: the file is empty; a case file holds a mapping with 'expected' (one case) or 'cases' (a list)"),
-    ("two-documents", "expected: {a: 1}\nactual: {a: 1}\n---\nexpected: {b: 1}\n",
-     f"{NAME}:3: invalid YAML: expected a single document in the stream but found another document"),
-]
-
-
-@pytest.mark.parametrize(("text", "message"), [c[1:] for c in SHAPES], ids=[c[0] for c in SHAPES])
-def test_a_file_that_is_not_one_mapping_says_what_it_is(pytester, text, message):
-    assert collection_error(pytester, text) == message
-
+# -- the text: UTF-8, no control characters, nesting ------------------------------------------
 
 BINARY = [
     ("png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
@@ -275,109 +251,9 @@ def test_a_control_character_names_its_line(pytester):
                      f"are not allowed")
 
 
-# -- case content ----------------------------------------------------------------------------------
-
-CASE_ERRORS = [
-    ("single-case-typo-of-expected", "expcted: {a: 1}\nactual: {a: 1}\n",
-     f"{NAME}:1: case: unknown key 'expcted'; known keys: {CASE_KEYS}"),
-    ("single-case-unknown-key", "expected: {a: 1}\nactual: {a: 1}\nexpcted: {a: 2}\n",
-     f"{NAME}:3: case: unknown key 'expcted'; known keys: {CASE_KEYS}"),
-    ("unknown-key-in-second-case", "cases:\n  - id: one\n" + CASE + "  - id: two\n    expected: {a: 1}\n"
-                                   "    actual_text: '{\"a\": 1}'\n",
-     f"{NAME}:7: case 'two': unknown key 'actual_text'; known keys: {LIST_CASE_KEYS}"),
-    ("second-case-without-expected", "cases:\n  - id: one\n" + CASE + "  - id: two\n    actual: {a: 1}\n",
-     f"{NAME}:5: case 'two': missing 'expected' (the mapping the output should match)"),
-    ("expected-null", "expected:\nactual: {a: 1}\n",
-     f"{NAME}:1: case 'c': expected must be a mapping, not null"),
-    ("expected-as-json-text", "cases:\n  - id: one\n    expected: '{\"a\": 1}'\n    actual: {a: 1}\n",
-     f"{NAME}:3: case 'one': expected must be a mapping, not a string"),
-    ("duplicate-id-number-and-string", "cases:\n  - id: 1\n" + CASE + "  - id: '1'\n" + CASE,
-     f"{NAME}:5: duplicate case id '1' (first used at line 2)"),
-    ("duplicate-id-third-case", "cases:\n  - id: a\n" + CASE + "  - id: b\n" + CASE + "  - id: a\n" + CASE,
-     f"{NAME}:8: duplicate case id 'a' (first used at line 2)"),
-    ("id-null", "cases:\n  - id:\n" + CASE,
-     f"{NAME}:2: case id must be a non-empty one-line string without '::', not None"),
-    ("id-multiline", "cases:\n  - id: \"a\\nb\"\n" + CASE,
-     f"{NAME}:2: case id must be a non-empty one-line string without '::', not 'a\\nb'"),
-]
-
-
-@pytest.mark.parametrize(("text", "message"), [c[1:] for c in CASE_ERRORS], ids=[c[0] for c in CASE_ERRORS])
-def test_case_mistakes_name_line_case_and_problem(pytester, text, message):
-    assert collection_error(pytester, text) == message
-
-
-def test_case_ids_differing_in_case_are_distinct(pytester):
-    write(pytester, NAME, "cases:\n  - id: one\n" + CASE + "  - id: One\n" + CASE)
-    run(pytester).assert_outcomes(passed=2)
-
-
-def test_continue_on_collection_errors_runs_the_good_cases_of_other_files(pytester):
-    write(pytester, "bad1.jsonmatch.yaml", "expected: !!python/object/apply:os.getcwd []\nactual: {}\n")
-    write(pytester, "bad2.jsonmatch.yaml", b"\xff\xfe")
-    write(pytester, "good.jsonmatch.yaml", "cases:\n  - id: one\n" + CASE + "  - id: two\n" + CASE)
-    result = run(pytester, "--continue-on-collection-errors")
-    result.assert_outcomes(passed=2, errors=2)
-    assert_no_traceback(result.stdout.str())
-    result.stdout.fnmatch_lines([
-        "bad1.jsonmatch.yaml:1: tag '!!python/object/apply:os.getcwd' is not allowed; *",
-        "bad2.jsonmatch.yaml:1: not a text file: byte 0xff at offset 0 is not valid UTF-8",
-    ])
-
-
-# -- actual_file ---------------------------------------------------------------------------------
-
-
-def test_an_absolute_actual_file_outside_the_root_is_refused(pytester, tmp_path_factory):
-    outside = tmp_path_factory.mktemp("elsewhere") / "secret.txt"
-    outside.write_text('{"a": 1}')
-    shown = collection_error(pytester, f"expected: {{a: 1}}\nactual_file: {outside}\n")
-    assert shown == (f"{NAME}:2: actual_file {str(outside)!r} points outside the test root "
-                     f"{str(pytester.path)!r}")
-
-
-def test_a_symlink_inside_the_root_pointing_outside_is_refused(pytester, tmp_path_factory):
-    outside = tmp_path_factory.mktemp("elsewhere") / "secret.txt"
-    outside.write_text('{"a": 1}')
-    os.symlink(outside, pytester.path / "link.txt")
-    shown = collection_error(pytester, "expected: {a: 1}\nactual_file: link.txt\n")
-    assert shown == f"{NAME}:2: actual_file 'link.txt' points outside the test root {str(pytester.path)!r}"
-
-
-def test_a_path_that_leaves_and_reenters_the_root_is_fine(pytester):
-    write(pytester, "out/reply.txt", '{"a": 1}')
-    back_in = f"../{pytester.path.name}/out/reply.txt"
-    write(pytester, NAME, f"expected: {{a: 1}}\nactual_file: {back_in}\n")
-    run(pytester).assert_outcomes(passed=1)
-
-
-def test_a_missing_actual_file_in_a_cases_list_names_case_line_and_where_it_looked(pytester):
-    shown = collection_error(pytester, "cases:\n  - id: one\n" + CASE + "  - id: two\n    expected: {a: 1}\n"
-                                       "    actual_file: outputs/two.txt\n")
-    assert shown == (f"{NAME}:7: actual_file 'outputs/two.txt' does not exist (looked for "
-                     f"{str(pytester.path / 'outputs' / 'two.txt')!r})")
-
-
-def test_an_actual_file_that_is_a_folder_is_refused(pytester):
-    (pytester.path / "outputs").mkdir()
-    shown = collection_error(pytester, "expected: {a: 1}\nactual_file: outputs\n")
-    assert shown.startswith(f"{NAME}:2: actual_file 'outputs' ")
-
-
-def test_an_actual_file_of_invalid_utf8_fails_its_case_naming_file_case_and_byte(pytester):
-    write(pytester, "out.txt", b'{"a": "caf\xe9"}')
-    write(pytester, NAME, "cases:\n  - id: one\n    expected: {a: 1}\n    actual_file: out.txt\n")
+def test_deep_nesting_is_an_error_or_a_case_never_a_crash(pytester):
+    deep = "[" * 5000 + "]" * 5000
+    write(pytester, "c.jsonmatch.yaml", f"expected: {{a: {deep}}}\nactual: {{a: 1}}\n")
     result = run(pytester)
-    result.assert_outcomes(failed=1)
-    failure_text(result)
-    result.stdout.fnmatch_lines([f"{NAME}:2: case 'one': actual_file '{pytester.path / 'out.txt'}' "
-                                 f"is not valid UTF-8 (byte 10)"])
-
-
-def test_an_empty_actual_file_fails_its_case_with_one_paragraph(pytester):
-    write(pytester, "out.txt", "")
-    write(pytester, NAME, "cases:\n  - id: one\n    expected: {a: 1}\n    actual_file: out.txt\n")
-    result = run(pytester)
-    result.assert_outcomes(failed=1)
-    failure_text(result)
-    result.stdout.fnmatch_lines([f"{NAME}:2: case 'one': no JSON object found in actual: ''"])
+    assert "Traceback" not in result.stdout.str()
+    assert result.ret in (pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.INTERRUPTED)
