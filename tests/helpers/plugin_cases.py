@@ -16,6 +16,13 @@ def test_fail():
     assert_json_match({"a": 1, "b": "y", "c": [1, 2]}, {"a": 1, "b": "x", "d": 3}, threshold=0.9)
 """
 
+ONE_TEST = """
+from pytest_jsonmatch import assert_json_match
+
+def test_one():
+    assert_json_match({"a": 1, "b": 2}, {"a": 1, "b": 2}, metric="field_match", threshold=0.5)
+"""
+
 
 def write(pytester, relpath, text):
     """Write a file below the pytester folder (text dedented; bytes as they are)."""

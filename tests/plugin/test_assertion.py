@@ -1,5 +1,6 @@
-"""assert_json_match and the json_match fixture under pytest: the failure message, its
-limits, the session defaults from ini, and the registration / result hooks."""
+"""assert_json_match under pytest (assertion.py): the failure message (headline, the fields
+that cost points worst first, array pairings, min_score floors), its limits and how -v and
+-vv raise them; format_failure and format_value on their own."""
 
 from __future__ import annotations
 
@@ -10,8 +11,6 @@ from pytest_jsonmatch import assert_json_match
 from pytest_jsonmatch.assertion import format_failure, format_value
 from tests.helpers.plugin_cases import ARGS
 
-# hypothesis's summary hook imports hypothesis in every in-process run, and pytest-benchmark
-# warns inside xdist workers: leave both out
 
 # json_similarity (leaf similarity, headline = recall, no hallucinations):
 #   vendor: levenshtein "ACME Corp" vs "ACME" = 1 - 5/9 = 4/9 = 0.4444
@@ -149,113 +148,3 @@ def test_format_failure_is_pure_and_says_more_beyond_the_limit():
     text = format_failure(result, 1.0)
     assert text.splitlines()[-1] == "  ... 2 more fields (-v shows up to 50, -vv all)"
     assert len(format_failure(result, 1.0, verbosity=2).splitlines()) == 2 + 12
-
-
-INI_DEFAULTS = """
-[pytest]
-jsonmatch_metric = json_similarity
-jsonmatch_threshold = 0.7
-jsonmatch_options = {"ignore": ["id"]}
-"""
-
-
-def test_json_match_fixture_carries_the_ini_defaults(pytester):
-    pytester.makeini(INI_DEFAULTS)
-    # json_similarity as in INVOICE_TEST: 0.7481 >= 0.7, and "id" is ignored
-    pytester.makepyfile("""
-        def test_fixture(json_match):
-            assert (json_match.metric, json_match.threshold) == ("json_similarity", 0.7)
-            result = json_match({"id": 1, "vendor": "ACME", "total": 80, "city": "Paris"},
-                                {"id": 2, "vendor": "ACME Corp", "total": 100, "city": "Paris"})
-            assert round(result.score, 4) == 0.7481
-            assert [f.path for f in result.fields if f.status != "skipped"] == [
-                "vendor", "total", "city"]
-    """)
-    pytester.runpytest_inprocess(*ARGS).assert_outcomes(passed=1)
-
-
-def test_plain_assert_json_match_uses_the_same_defaults(pytester):
-    pytester.makeini(INI_DEFAULTS.replace("0.7\n", "0.8\n"))
-    pytester.makepyfile("""
-        from pytest_jsonmatch import assert_json_match
-
-        def test_plain():
-            assert_json_match({"id": 1, "vendor": "ACME", "total": 80, "city": "Paris"},
-                              {"id": 2, "vendor": "ACME Corp", "total": 100, "city": "Paris"})
-    """)
-    result = pytester.runpytest_inprocess(*ARGS)
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["E       AssertionError: json_similarity: score 0.7481 < "
-                                 "threshold 0.8000 *"])
-
-
-def test_session_options_a_metric_does_not_take_are_left_out(pytester):
-    pytester.makeini("""
-        [pytest]
-        jsonmatch_metric = structural_f1
-        jsonmatch_options = {beta: 2, ignore: [id]}
-    """)
-    # field_f1 takes ignore but not beta: id is skipped, a matches: score 1
-    pytester.makepyfile("""
-        def test_other_metric(json_match):
-            result = json_match({"id": 1, "a": 1}, {"id": 2, "a": 1}, metric="field_f1")
-            assert result.score == 1.0
-    """)
-    pytester.runpytest_inprocess(*ARGS).assert_outcomes(passed=1)
-
-
-@pytest.mark.parametrize(("line", "error"), [
-    ("jsonmatch_threshold = 2", "*jsonmatch_threshold must be a number between 0 and 1, not '2'*"),
-    ("jsonmatch_options = [1, 2]", "*jsonmatch_options must be a mapping*"),
-    ("jsonmatch_field_floors = items[].sku",
-     "*jsonmatch_field_floors: expected 'field.path=score', not 'items[].sku'*"),
-])
-def test_a_bad_setting_is_a_usage_error(pytester, line, error):
-    pytester.makeini(f"[pytest]\n{line}\n")
-    pytester.makepyfile("def test_nothing(): pass")
-    result = pytester.runpytest_inprocess(*ARGS)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: " + error.lstrip("*")])
-
-
-def test_conftest_registers_comparators_and_sees_every_result(pytester):
-    pytester.makeconftest("""
-        seen = []
-
-        def pytest_jsonmatch_register(registry):
-            registry.register_comparator("always_half", lambda e, a, params: 0.5)
-
-        def pytest_jsonmatch_result(item, result, threshold, passed):
-            seen.append((item.name, round(result.score, 4), threshold, passed))
-
-        def pytest_sessionfinish(session):
-            print("SEEN", seen)
-    """)
-    # sub/conftest.py is found during collection, after configure: it registers too
-    pytester.mkpydir("sub").joinpath("conftest.py").write_text(
-        "def pytest_jsonmatch_register(registry):\n"
-        "    registry.register_comparator('always_one', lambda e, a, params: 1.0)\n")
-    # field_f1 with one field scored 0.5 as a mismatch: P = R = F1 = 0.5
-    pytester.makepyfile(test_half="""
-        from pytest_jsonmatch import assert_json_match
-
-        def test_pass():
-            assert_json_match({"a": 1}, {"a": 2}, threshold=0.5,
-                              fields={"a": {"comparator": "always_half"}})
-
-        def test_fail():
-            assert_json_match({"a": 1}, {"a": 2}, fields={"a": {"comparator": "always_half"}})
-    """)
-    pytester.path.joinpath("sub", "test_one.py").write_text(
-        "from pytest_jsonmatch import assert_json_match\n"
-        "def test_one():\n"
-        "    assert_json_match({'a': 1}, {'a': 2}, fields={'a': {'comparator': 'always_one'}})\n")
-    result = pytester.runpytest_inprocess(*ARGS, "-s")
-    result.assert_outcomes(passed=2, failed=1)
-    result.stdout.fnmatch_lines(["*SEEN [[]('test_one', 1.0, 1.0, True), ('test_pass', 0.5, 0.5, True), "
-                                 "('test_fail', 0.5, 1.0, False)[]]"])
-    # what a session registered is gone when it ends
-    from pytest_jsonmatch import REGISTRY
-
-    assert "always_half" not in REGISTRY.comparator_names
-    assert "always_one" not in REGISTRY.comparator_names

@@ -1,5 +1,7 @@
-"""CI gates: --jsonmatch-fail-under, per-field floors, baseline with max drop. A failing
-gate says why in the summary and makes the exit status non-zero though every test passed."""
+"""CI gates (report.py): --jsonmatch-fail-under, per-field floors, a baseline with a max drop. A
+failing gate says why in the summary and makes the exit status non-zero though every test
+passed. A baseline that is missing, half written or not a report is a one-line usage error
+naming it, and is never rewritten."""
 
 from __future__ import annotations
 
@@ -8,7 +10,10 @@ import json
 import pytest
 
 import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
-from tests.helpers.plugin_cases import ARGS
+from tests.helpers.plugin_cases import ARGS, ONE_TEST
+from tests.helpers.timeout import GENEROUS, within
+
+FAST = ARGS  # the same flags, under the name some tests here were written with
 
 
 # Both tests pass (threshold 0). field_f1:
@@ -161,3 +166,32 @@ def test_an_unusable_baseline_is_a_usage_error(pytester, content, error):
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-baseline=missing.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: " + error])
+
+
+# -- a baseline that cannot be used -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    ('{"overall": 0.9, "fields": {', "is not valid JSON"),
+    ("", "is not valid JSON"),
+    ('["not", "a", "report"]', "is not a jsonmatch report"),
+], ids=["half-written", "empty", "not-a-report"])
+def test_a_broken_baseline_is_a_one_line_usage_error(pytester, content, words):
+    pytester.makepyfile(test_one=ONE_TEST)
+    (pytester.path / "base.json").write_text(content)
+    with within(GENEROUS):
+        result = pytester.runpytest_inprocess(*FAST, "--jsonmatch-baseline=base.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert "Traceback" not in err + result.stdout.str()
+    assert f"pytest-jsonmatch: the baseline {pytester.path / 'base.json'} {words}" in err
+    assert (pytester.path / "base.json").read_text() == content  # never rewritten by a failed run
+
+
+def test_a_missing_baseline_names_the_path(pytester):
+    pytester.makepyfile(test_one=ONE_TEST)
+    with within(GENEROUS):
+        result = pytester.runpytest_inprocess(*FAST, "--jsonmatch-baseline=nowhere/base.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (f"pytest-jsonmatch: cannot read the baseline {pytester.path / 'nowhere' / 'base.json'}: "
+            f"No such file or directory") in result.stderr.str()

@@ -23,7 +23,7 @@ def _properties(path):
 def test_each_test_case_carries_its_score(pytester):
     pytester.makepyfile(THREE_TESTS)
     pytester.runpytest_inprocess(*ARGS, "--junitxml=out.xml")
-    # test_fail: field_f1 1/3 (see test_plugin_summary), rounded to 4 places
+    # test_fail: field_f1 1/3 (see test_summary.py), rounded to 4 places
     assert _properties(pytester.path / "out.xml") == {
         "test_pass": [("jsonmatch_metric", "field_f1"), ("jsonmatch_score", "1.0")],
         "test_fail": [("jsonmatch_metric", "field_f1"), ("jsonmatch_score", "0.3333")],
