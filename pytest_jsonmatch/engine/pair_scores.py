@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import all_pairs
-from .columns import Column, Columns, Kinds, Unknown, f1_columns, similarity_columns
+from .columns import Columns, Kinds, Unknown, f1_columns, similarity_columns
 from .comparators import BoundComparator, score_at
 from .config import WalkConfig
 from .paths import index_segment, path_tokens

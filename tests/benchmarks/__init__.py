@@ -1,0 +1,1 @@
+"""A smoke test of the benchmark script (the benchmarks themselves are not tests)."""

@@ -1,0 +1,71 @@
+"""The benchmark script runs end to end on tiny sizes (the benchmarks themselves are not tests)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
+SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers")
+NO_DEEPDIFF = 'deepdiff not installed: pip install -e ".[bench]"'
+
+
+def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(RUN), *args], capture_output=True, text=True,
+                          timeout=120, env=env)
+
+
+def test_benchmark_script_runs_quick(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    proc = _run(["--quick", "--json", str(out)])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    table = proc.stdout
+    for section in SECTIONS:
+        assert any(line.startswith(section) for line in table.splitlines()), (section, table)
+    for metric in ("field_match", "field_match_normalized", "json_similarity",
+                   "structural_f1", "field_f1"):
+        assert f"{metric} (corpus)" in table
+    assert "ERROR" not in table
+    assert "kernel" not in table
+    data = json.loads(out.read_text())
+    assert "pair_kernel" not in data["meta"]
+    rows = data["rows"]
+    assert {r["section"] for r in rows} == set(SECTIONS)
+    measured = [r for r in rows if r["note"] != NO_DEEPDIFF]
+    assert all(r["time_s"] is not None and r["time_s"] > 0 for r in measured)
+    # a pure shuffle pairs exactly, whatever the size
+    assert all(r["note"] == "F1=1.0" for r in rows
+               if r["section"] == "pairing" and "damaged" not in r["case"])
+    peers = [r for r in rows if r["section"] == "peers"]
+    assert all(r["status"] == "INFO" for r in peers)
+    if len(peers) == 1:  # deepdiff is not installed here: the one documented row
+        assert peers[0]["note"] == NO_DEEPDIFF, peers
+        return
+    # measured: both tools on the corpus and on every quick size, against DeepDiff's own time
+    assert sorted(r["case"] for r in peers) == sorted(
+        f"{m}, {what}" for m in ("structural_f1", "field_f1 align=hungarian")
+        for what in ("50 corpus pairs", "10 shuffled objects", "10 shuffled+damaged objects",
+                     "30 shuffled objects", "30 shuffled+damaged objects"))
+    assert all(r["baseline"].startswith("DeepDiff ") and r["baseline_s"] > 0 and r["ratio"] > 0
+               for r in peers)
+    # both tools call a pure shuffle identical
+    assert all(r["note"] == "F1=1.0; DeepDiff: no difference" for r in peers
+               if r["case"].endswith(" shuffled objects"))
+    assert "below 1x: pytest-jsonmatch is faster" in table
+
+
+def test_benchmark_peers_without_deepdiff(tmp_path: Path) -> None:
+    # a deepdiff module that cannot be imported, ahead of any installed one
+    (tmp_path / "deepdiff.py").write_text("raise ImportError('hidden by the smoke test')\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(tmp_path), env.get("PYTHONPATH"))))
+    out = tmp_path / "bench.json"
+    proc = _run(["--quick", "--only", "peers", "--json", str(out)], env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["section"], r["status"], r["note"]) for r in rows] == [
+        ("peers", "INFO", NO_DEEPDIFF)], rows
+    assert 'pip install -e ".[bench]"' in proc.stdout

@@ -1,0 +1,93 @@
+"""evaluate_records (engine/metrics.py) over many records: one schema inferred from all the
+expected records, run-level means, and the per-field aggregation (engine/results.py), keyed
+by field path, under every metric."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_jsonmatch import ConfigError, evaluate_records
+
+
+def test_per_field_aggregation_is_keyed_by_field_path():
+    # record 1: items[0].sku match, items[1].sku mismatch; record 2: items[0].sku omission
+    expected = [{"items": [{"sku": "A"}, {"sku": "B"}]}, {"items": [{"sku": "C"}]}]
+    actual = [{"items": [{"sku": "A"}, {"sku": "X"}]}, {"items": []}]
+    run = evaluate_records(expected, actual, metric="field_f1")
+    assert set(run.per_field) == {"items[].sku"}
+    agg = run.per_field["items[].sku"]
+    assert (agg.matches, agg.mismatches, agg.omissions, agg.hallucinations) == (1, 1, 1, 0)
+    assert agg.mean_score == pytest.approx(1 / 3)
+
+
+def test_run_level_metrics_are_means_over_records():
+    # record 1: P = R = F1 = 1/2; record 2: one omission: P = 1 (0/0), R = 0, F1 = 0
+    expected = [{"items": [{"sku": "A"}, {"sku": "B"}]}, {"items": [{"sku": "C"}]}]
+    actual = [{"items": [{"sku": "A"}, {"sku": "X"}]}, {"items": []}]
+    run = evaluate_records(expected, actual, metric="field_f1")
+    assert run.mean_precision == pytest.approx(0.75)
+    assert run.mean_recall == pytest.approx(0.25)
+    assert run.mean_f1 == pytest.approx(0.25)
+    assert run.total_records == 2
+
+
+def test_per_field_hallucinations_count_with_zero_score():
+    # items[].sku: match (1), hallucination of the surplus element (0) -> mean 1/2
+    run = evaluate_records([{"items": [{"sku": "A"}]}], [{"items": [{"sku": "A"}, {"sku": "B"}]}],
+                           metric="field_f1")
+    agg = run.per_field["items[].sku"]
+    assert (agg.matches, agg.hallucinations) == (1, 1)
+    assert agg.mean_score == 0.5
+    assert run.total_hallucinations == 1
+
+
+def test_per_field_mean_score_over_records():
+    expected = [{"a": 1}, {"a": 1}]
+    actual = [{"a": 1}, {"a": 2}]
+    run = evaluate_records(expected, actual, metric="field_f1")
+    agg = run.per_field["a"]
+    assert (agg.matches, agg.mismatches) == (1, 1)
+    assert agg.mean_score == 0.5
+
+
+def test_per_field_leaves_out_skipped_fields():
+    run = evaluate_records([{"a": 1, "b": 2}], [{"a": 1, "b": 3}], metric="field_f1", ignore=["b"])
+    assert "b" not in run.per_field
+
+
+def test_evaluate_records_infers_one_schema_from_all_expected_records():
+    # record 1 alone would not know "b"; with both records "b" is a schema field and an
+    # extracted b in record 1 is a hallucination of a known field (still one hallucination)
+    expected = [{"a": 1}, {"a": 1, "b": {"x": 1, "y": 2}}]
+    actual = [{"a": 1, "b": {"x": 1, "y": 2}}, {"a": 1, "b": {"x": 1, "y": 2}}]
+    run = evaluate_records(expected, actual, metric="field_f1")
+    first = run.records[0]
+    assert sorted(f.path for f in first.fields if f.status == "hallucination") == ["b.x", "b.y"]
+
+
+def test_evaluate_records_needs_equal_lengths():
+    with pytest.raises(ConfigError):
+        evaluate_records([{"a": 1}], [], metric="field_f1")
+
+
+@pytest.mark.parametrize("metric, second", [
+    ("field_match", 0.0),
+    ("json_similarity", 0.5),    # 1 - |2 - 3| / 2
+    ("structural_f1", 0.0),      # d = 1 > 0.001
+    ("field_f1", 0.0),
+])
+def test_evaluate_records_mean_score_for_every_metric(metric, second):
+    # record 1 perfect; record 2 expected a=2, actual a=3
+    run = evaluate_records([{"a": 1}, {"a": 2}], [{"a": 1}, {"a": 3}], metric=metric)
+    assert [r.score for r in run.records] == [1.0, second]
+    assert run.mean_score == pytest.approx((1.0 + second) / 2)
+
+
+def test_per_field_summary_of_structural_f1_is_keyed_by_field_path():
+    from pytest_jsonmatch import evaluate_records
+
+    # t: y paired with y (match), x unpaired (omission) -> t[]: mean 1/2
+    run = evaluate_records([{"t": ["x", "y"]}], [{"t": ["y"]}], metric="structural_f1")
+    agg = run.per_field["t[]"]
+    assert (agg.matches, agg.omissions) == (1, 1)
+    assert agg.mean_score == 0.5

@@ -1,0 +1,381 @@
+"""The registry (engine/registry.py): custom comparators and transforms, batch comparators (an
+LLM judge), the naming rules. A custom comparator or judge that fails (raises, returns no
+usable score, answers too few fields) is a ComparatorError naming the comparator, the field
+path and why, inside paired arrays too."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pytest_jsonmatch import (REGISTRY, BatchItem, ComparatorError, ConfigError, evaluate_records,
+                              match_json, register_comparator, register_transform)
+from tests.helpers.timeout import GENEROUS, within
+
+
+@pytest.fixture
+def registered():
+    """Register names for one test and remove them afterwards."""
+    names = []
+
+    def register(name, fn, kind="comparator", **kwargs):
+        if kind == "comparator":
+            register_comparator(name, fn, **kwargs)
+        else:
+            register_transform(name, fn, **kwargs)
+        names.append(name)
+
+    yield register
+    for name in names:
+        REGISTRY.unregister(name)
+
+
+def schema_with(compare, *names, type_="string"):
+    return {"type": "object", "properties": {
+        n: {"type": type_, "x-eval-compare": compare} for n in names}}
+
+
+# -- custom comparators --------------------------------------------------------------------
+
+
+def test_custom_comparator_scores_a_field(registered):
+    registered("test_len", lambda e, a, params: 1.0 if len(e) == len(a) else 0.0)
+    result = match_json({"a": "xyz", "b": "q"}, {"a": "abc", "b": "pp"}, metric="field_f1",
+                        schema=schema_with("test_len", "a", "b"))
+    assert [(f.path, f.status, f.comparator) for f in result.fields] == [
+        ("a", "match", "test_len"), ("b", "mismatch", "test_len")]
+
+
+def test_custom_comparator_receives_its_parameters(registered):
+    seen = []
+
+    def date(e, a, params):
+        seen.append(params)
+        return 1.0
+
+    registered("test_date", date)
+    match_json({"d": "x"}, {"d": "y"}, metric="field_f1",
+               schema=schema_with({"test_date": {"formats": ["%Y"]}}, "d"))
+    assert seen == [{"formats": ["%Y"]}]
+
+
+def test_partial_score_is_a_mismatch_that_keeps_its_score(registered):
+    # a 0.7, b 1.0: TP 1.7 over 2 fields each side -> P = R = F1 = 0.85
+    registered("test_seventy", lambda e, a, params: 1.0 if e == a else 0.7)
+    result = match_json({"a": "x", "b": "y"}, {"a": "z", "b": "y"}, metric="field_f1",
+                        schema=schema_with("test_seventy", "a", "b"))
+    assert [(f.status, f.score) for f in result.fields] == [("mismatch", pytest.approx(0.7)), ("match", 1.0)]
+    assert result.precision == pytest.approx(0.85)
+    assert result.recall == pytest.approx(0.85)
+    assert result.f1 == pytest.approx(0.85)
+
+
+def test_custom_comparator_in_fields_option_of_another_metric(registered):
+    registered("test_always", lambda e, a, params: 1.0)
+    result = match_json({"a": "nothing alike"}, {"a": "xyz"}, metric="json_similarity",
+                        fields={"a": {"comparator": "test_always"}})
+    assert result.score == 1.0
+
+
+def test_registering_a_taken_name_needs_overwrite(registered):
+    registered("test_dup", lambda e, a, params: 0.0)
+    with pytest.raises(ConfigError, match="overwrite"):
+        register_comparator("test_dup", lambda e, a, params: 1.0)
+    register_comparator("test_dup", lambda e, a, params: 1.0, overwrite=True)
+    result = match_json({"a": "x"}, {"a": "y"}, metric="field_f1", schema=schema_with("test_dup", "a"))
+    assert result.score == 1.0
+
+
+@pytest.mark.parametrize("name", ["exact", "numeric", "oneof"])
+def test_builtin_comparators_cannot_be_overwritten(name):
+    with pytest.raises(ConfigError):
+        register_comparator(name, lambda e, a, params: 1.0, overwrite=True)
+    # still the built-in
+    assert match_json({"a": 2}, {"a": 1}, metric="field_f1").score == 0.0
+
+
+def test_unregistered_comparator_is_unknown_again():
+    register_comparator("test_gone", lambda e, a, params: 1.0)
+    REGISTRY.unregister("test_gone")
+    with pytest.raises(ConfigError, match="test_gone"):
+        match_json({"a": "x"}, {"a": "x"}, metric="field_f1", schema=schema_with("test_gone", "a"))
+
+
+def test_registered_comparator_is_listed_among_known_names(registered):
+    registered("test_listed", lambda e, a, params: 1.0)
+    with pytest.raises(ConfigError, match="test_listed"):
+        match_json({"a": "x"}, {"a": "x"}, metric="field_f1", fields={"a": {"comparator": "nope"}})
+
+
+def test_custom_transform(registered):
+    registered("test_digits", lambda v, params: "".join(c for c in v if c.isdigit()), kind="transform")
+    schema = {"type": "object", "properties": {"p": {"type": "string", "x-eval-transform": ["test_digits"]}}}
+    assert match_json({"p": "(555) 12-34"}, {"p": "5551234"}, metric="field_f1", schema=schema).score == 1.0
+
+
+def test_builtin_transform_cannot_be_overwritten():
+    with pytest.raises(ConfigError):
+        register_transform("lowercase", lambda v, params: v, overwrite=True)
+
+
+# -- batch comparators: a fake LLM judge ---------------------------------------------------
+
+
+class FakeJudge:
+    """Scores 1.0 when the normalized texts share a word, else 0.0; records each call."""
+
+    def __init__(self):
+        self.calls: list[list[BatchItem]] = []
+
+    def __call__(self, items):
+        self.calls.append(list(items))
+        out = []
+        for item in items:
+            e = set(str(item.expected_compared).lower().split())
+            a = set(str(item.actual_compared).lower().split())
+            out.append(1.0 if e & a else 0.0)
+        return out
+
+
+JUDGE_SCHEMA = {"type": "object", "properties": {
+    "title": {"type": "string", "x-eval-compare": "test_judge"},
+    "summary": {"type": "string", "x-eval-compare": "test_judge", "x-eval-transform": ["lowercase"]},
+    "notes": {"type": "array", "items": {"type": "string", "x-eval-compare": "test_judge"}},
+    "count": {"type": "integer"}}}
+
+EXPECTED = {"title": "Big Cat", "summary": "A LION rests", "notes": ["one", "two"], "count": 3}
+ACTUAL = {"title": "large cat", "summary": "the lion sleeps", "notes": ["one!", "two"], "count": 3}
+
+
+def test_batch_comparator_gets_every_field_of_a_record_in_one_call(registered):
+    judge = FakeJudge()
+    registered("test_judge", judge, batch=True)
+    result = match_json(ACTUAL, EXPECTED, metric="field_f1", schema=JUDGE_SCHEMA)
+    assert len(judge.calls) == 1
+    assert [item.path for item in judge.calls[0]] == ["title", "summary", "notes[0]", "notes[1]"]
+    # title shares "cat" 1; summary shares "lion" 1; notes[0] "one" vs "one!" 0; notes[1] 1; count 1
+    assert [(f.path, f.status, f.score) for f in result.fields] == [
+        ("title", "match", 1.0), ("summary", "match", 1.0), ("notes[0]", "mismatch", 0.0),
+        ("notes[1]", "match", 1.0), ("count", "match", 1.0)]
+    assert result.f1 == pytest.approx(4 / 5)
+
+
+def test_batch_items_carry_raw_and_transformed_values_and_params(registered):
+    judge = FakeJudge()
+    registered("test_judge", judge, batch=True)
+    schema = {"type": "object", "properties": {
+        "s": {"type": "string", "x-eval-compare": {"test_judge": {"model": "tiny"}},
+              "x-eval-transform": ["lowercase"]}}}
+    match_json({"s": "HeLLo"}, {"s": "HELLO"}, metric="field_f1", schema=schema)
+    (item,) = judge.calls[0]
+    assert (item.expected, item.actual) == ("HELLO", "HeLLo")
+    assert (item.expected_compared, item.actual_compared) == ("hello", "hello")
+    assert item.params == {"model": "tiny"}
+
+
+def test_batch_comparator_is_called_once_per_record(registered):
+    judge = FakeJudge()
+    registered("test_judge", judge, batch=True)
+    run = evaluate_records([EXPECTED, EXPECTED, EXPECTED], [ACTUAL, EXPECTED, ACTUAL],
+                           metric="field_f1", schema=JUDGE_SCHEMA)
+    assert len(judge.calls) == 3
+    assert all(len(call) == 4 for call in judge.calls)
+    assert [r.f1 for r in run.records] == [pytest.approx(0.8), 1.0, pytest.approx(0.8)]
+
+
+def test_batch_comparator_not_called_for_omitted_fields(registered):
+    judge = FakeJudge()
+    registered("test_judge", judge, batch=True)
+    result = match_json({"title": "big cat", "count": 3}, EXPECTED, metric="field_f1", schema=JUDGE_SCHEMA)
+    assert len(judge.calls) == 1
+    assert [item.path for item in judge.calls[0]] == ["title"]
+    # title match, count match; summary, notes[0], notes[1] omitted -> P 1, R 2/5
+    assert result.recall == pytest.approx(2 / 5)
+
+
+def test_batch_comparator_through_fields_option(registered):
+    judge = FakeJudge()
+    registered("test_judge", judge, batch=True)
+    result = match_json({"a": "red fox", "b": "blue"}, {"a": "fox", "b": "green"}, metric="json_similarity",
+                        fields={"*": {"comparator": "test_judge"}})
+    assert len(judge.calls) == 1
+    assert result.score == 0.5
+
+
+def test_batch_comparator_partial_score(registered):
+    registered("test_half", lambda items: [0.5 for _ in items], batch=True)
+    result = match_json({"a": "x"}, {"a": "y"}, metric="field_f1", schema=schema_with("test_half", "a"))
+    assert [(f.status, f.score) for f in result.fields] == [("mismatch", 0.5)]
+
+
+def test_batch_comparator_in_hungarian_arrays_is_still_one_call_per_record(registered):
+    # pairing needs the judge's scores; they can be asked for in the record's one call
+    judge = FakeJudge()
+    registered("test_judge", judge, batch=True)
+    schema = {"type": "object", "properties": {
+        "title": {"type": "string", "x-eval-compare": "test_judge"},
+        "t": {"type": "array", "x-eval-align": {"match_by": "hungarian"}, "items": {
+            "type": "object", "properties": {"n": {"type": "string", "x-eval-compare": "test_judge"},
+                                             "k": {"type": "integer"}}}}}}
+    expected = {"title": "a cat", "t": [{"n": "red", "k": 1}, {"n": "blue", "k": 2}]}
+    actual = {"title": "the cat", "t": [{"n": "blue", "k": 2}, {"n": "red", "k": 1}]}
+    result = match_json(actual, expected, metric="field_f1", schema=schema)
+    assert result.f1 == 1.0
+    assert len(judge.calls) == 1
+
+
+# -- custom comparators that fail -------------------------------------------------------------
+
+
+def _priced(n: int = 5, changed: int = 3) -> tuple[dict, dict]:
+    expected = {"items": [{"sku": f"s{i}", "price": float(i + 1)} for i in range(n)]}
+    actual = {"items": [dict(e) for e in expected["items"]]}
+    actual["items"][changed]["price"] += 10
+    return actual, expected
+
+
+def _fx_rate(e, a, params):
+    if e != a:
+        raise KeyError("no rate for EUR")
+    return 1.0
+
+
+PRICE_FIELD = {"items[*].price": {"comparator": "test_rel_fx"}}
+SCHEMA_FX = {"type": "object", "properties": {"items": {"type": "array", "items": {
+    "type": "object", "properties": {"sku": {"type": "string"},
+                                     "price": {"type": "number", "x-eval-compare": "test_rel_fx"}}}}}}
+
+
+@pytest.mark.parametrize(("metric", "options"), [
+    ("json_similarity", {"fields": PRICE_FIELD}),
+    ("field_f1", {"fields": PRICE_FIELD}),
+    ("field_f1", {"schema": SCHEMA_FX}),
+], ids=["json_similarity", "field_f1-fields", "field_f1-schema"])
+def test_a_raising_comparator_is_named_with_the_field_path(registered, metric, options):
+    registered("test_rel_fx", _fx_rate)
+    actual, expected = _priced()
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric=metric, **options)
+    assert str(info.value) == "comparator 'test_rel_fx' raised KeyError: 'no rate for EUR' at items[3].price"
+
+
+@pytest.mark.parametrize(("metric", "options"), [
+    ("structural_f1", {"fields": PRICE_FIELD}),
+    ("field_f1", {"fields": PRICE_FIELD, "align": "hungarian"}),
+], ids=["structural_f1", "field_f1-hungarian"])
+def test_a_raising_comparator_inside_paired_arrays_still_names_the_field(registered, metric, options):
+    registered("test_rel_fx", _fx_rate)
+    actual, expected = _priced()
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric=metric, **options)
+    message = str(info.value)
+    assert message.startswith("comparator 'test_rel_fx' raised KeyError: 'no rate for EUR' at ")
+    assert re.search(r"items\[\d*\]\.price$", message), f"the field is not named: {message!r}"
+
+
+@pytest.mark.parametrize(("value", "words"), [
+    (1.5, "returned 1.5, outside [0, 1]"),
+    (-0.1, "returned -0.1, outside [0, 1]"),
+    (float("nan"), "returned nan, outside [0, 1]"),
+    (None, "returned None, not a number"),
+    ("high", "returned 'high', not a number"),
+    ([1.0], "returned [1.0], not a number"),
+])
+def test_a_comparator_returning_no_usable_score_is_named_with_the_field(registered, value, words):
+    registered("test_rel_bad", lambda e, a, p: value)
+    actual, expected = _priced()
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric="field_f1", fields={"items[*].price": {"comparator": "test_rel_bad"}})
+    assert str(info.value) == f"comparator 'test_rel_bad' {words} at items[0].price"
+
+
+@pytest.mark.parametrize("metric", ["structural_f1", "field_f1"])
+def test_an_out_of_range_score_inside_paired_arrays_still_names_the_field(registered, metric):
+    registered("test_rel_bad", lambda e, a, p: 1.5)
+    actual, expected = _priced()
+    options = {"align": "hungarian"} if metric == "field_f1" else {}
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric=metric, fields={"items[*].price": {"comparator": "test_rel_bad"}},
+                   **options)
+    message = str(info.value)
+    assert message.startswith("comparator 'test_rel_bad' returned 1.5, outside [0, 1] at ")
+    assert re.search(r"items\[\d*\]\.price$", message), f"the field is not named: {message!r}"
+
+
+# -- batch comparators (an LLM judge) that fail for some fields -------------------------------
+
+
+def _flaky_judge(items):
+    out = []
+    for item in items:
+        if item.path == "items[1].price":
+            out.append(RuntimeError("rate limited"))
+        elif item.path == "items[3].price":
+            out.append(None)
+        else:
+            out.append(1.0)
+    return out
+
+
+def test_a_judge_failing_for_some_fields_names_each_field_and_why(registered):
+    registered("test_rel_judge", _flaky_judge, batch=True)
+    actual, expected = _priced()
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric="field_f1", fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    assert str(info.value) == ("batch comparator 'test_rel_judge' gave no usable score for: "
+                               "items[1].price (RuntimeError('rate limited')); items[3].price (no answer)")
+
+
+def test_a_judge_raising_names_every_field_it_was_asked_about(registered):
+    def down(items):
+        raise TimeoutError("LLM API timed out")
+
+    registered("test_rel_judge", down, batch=True)
+    actual, expected = _priced(n=3, changed=1)
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric="json_similarity", fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    assert str(info.value) == ("batch comparator 'test_rel_judge' failed for 3 field(s) (items[0].price, "
+                               "items[1].price, items[2].price): TimeoutError: LLM API timed out")
+
+
+def test_a_judge_answering_too_few_fields_names_the_unanswered_ones(registered):
+    registered("test_rel_judge", lambda items: [1.0, 1.0], batch=True)
+    actual, expected = _priced(n=3, changed=1)
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric="field_f1", fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    assert str(info.value) == "batch comparator 'test_rel_judge' gave no usable score for: items[2].price (no answer)"
+
+
+def test_a_judge_answering_out_of_range_names_the_field_and_value(registered):
+    registered("test_rel_judge", lambda items: [7.0 if i.path == "items[2].price" else 1.0 for i in items],
+               batch=True)
+    actual, expected = _priced(n=3, changed=1)
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric="field_f1", fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    assert str(info.value) == ("batch comparator 'test_rel_judge' gave no usable score for: items[2].price "
+                               "(comparator 'test_rel_judge' returned 7.0, outside [0, 1])")
+
+
+@pytest.mark.parametrize(("metric", "options"), [("structural_f1", {}), ("field_f1", {"align": "hungarian"})],
+                         ids=["structural_f1", "field_f1-hungarian"])
+def test_a_working_judge_given_through_fields_scores_paired_arrays(registered, metric, options):
+    registered("test_rel_judge", lambda items: [1.0] * len(items), batch=True)
+    actual, expected = _priced(n=3, changed=1)
+    with within(GENEROUS):
+        result = match_json(actual, expected, metric=metric,
+                            fields={"items[*].price": {"comparator": "test_rel_judge"}}, **options)
+    assert result.score == 1.0
+
+
+@pytest.mark.parametrize(("metric", "options"), [("structural_f1", {}), ("field_f1", {"align": "hungarian"})],
+                         ids=["structural_f1", "field_f1-hungarian"])
+def test_a_judge_failing_inside_paired_arrays_names_the_fields(registered, metric, options):
+    registered("test_rel_judge", _flaky_judge, batch=True)
+    actual, expected = _priced()
+    with pytest.raises(ComparatorError) as info:
+        match_json(actual, expected, metric=metric,
+                   fields={"items[*].price": {"comparator": "test_rel_judge"}}, **options)
+    message = str(info.value)
+    assert message.startswith("batch comparator 'test_rel_judge' ")
+    assert "rate limited" in message and re.search(r"items\[\d*\]\.price", message), message

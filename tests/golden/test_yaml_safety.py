@@ -1,0 +1,259 @@
+"""Reading case files safely (safe_yaml.py): nothing in a file runs as code (an unsafe tag is
+refused on its line, never executed); alias bombs and recursive aliases are refused within a
+bounded time; keys are unique strings; the text is UTF-8 without control characters; deep
+nesting is an error or a case, never a crash. Each mistake is one short collection error
+naming the file (a folder defaults file too), the line and the problem."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+
+import pytest
+
+from tests.helpers.case_files import NAME, assert_no_traceback, collection_error, run
+from tests.helpers.plugin_cases import write
+from tests.helpers.timeout import GENEROUS, within
+
+UNSAFE = "case files hold plain data (unsafe tags are never executed)"
+CASE = "    expected: {a: 1}\n    actual: {a: 1}\n"
+
+
+# -- unsafe tags: refused, never executed -----------------------------------------------------
+
+UNSAFE_TAGS = [
+    ("object-new", "cases:\n  - id: one\n    expected:\n      a: !!python/object/new:os.system [echo hi]\n"
+                   "    actual: {}\n",
+     f"{NAME}:4: tag '!!python/object/new:os.system' is not allowed; {UNSAFE}"),
+    ("python-name", "expected: {a: !!python/name:os.system ''}\nactual: {}\n",
+     f"{NAME}:1: tag '!!python/name:os.system' is not allowed; {UNSAFE}"),
+    ("python-module", "expected: {a: !!python/module:os ''}\nactual: {}\n",
+     f"{NAME}:1: tag '!!python/module:os' is not allowed; {UNSAFE}"),
+    ("local-tag", "expected: {a: !Ref x}\nactual: {}\n",
+     f"{NAME}:1: tag '!Ref' is not allowed; {UNSAFE}"),
+    ("binary-tag", "expected: {a: !!binary aGVsbG8=}\nactual: {}\n",
+     f"{NAME}:1: tag '!!binary' is not allowed; {UNSAFE}"),
+    ("tag-in-actual-text", "expected: {a: 1}\nactual: !!python/object/apply:builtins.eval ['1+1']\n",
+     f"{NAME}:2: tag '!!python/object/apply:builtins.eval' is not allowed; {UNSAFE}"),
+    ("tag-in-second-case", "cases:\n  - id: one\n" + CASE + "  - id: two\n    expected: {a: 1}\n"
+                           "    actual: !!python/object/apply:os.getpid []\n",
+     f"{NAME}:7: tag '!!python/object/apply:os.getpid' is not allowed; {UNSAFE}"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), [c[1:] for c in UNSAFE_TAGS], ids=[c[0] for c in UNSAFE_TAGS])
+def test_unsafe_tag_variants_are_one_line_errors(pytester, text, message):
+    assert collection_error(pytester, text) == message
+
+
+def test_an_unsafe_tag_on_a_key_is_refused_on_its_line(pytester):
+    # a tagged key is refused for its tag, on its own line (it is never constructed)
+    shown = collection_error(pytester, "expected:\n  ? !!python/object/apply:os.getcwd []\n  : 1\nactual: {}\n")
+    assert shown == f"{NAME}:2: tag '!!python/object/apply:os.getcwd' is not allowed; {UNSAFE}"
+
+
+def test_an_unsafe_tag_in_a_folder_defaults_file_names_that_file(pytester):
+    write(pytester, "sub/jsonmatch.yaml", "metric: !!python/object/apply:os.getcwd []\n")
+    shown = collection_error(pytester, "expected: {a: 1}\nactual: {a: 1}\n", name="sub/c.jsonmatch.yaml")
+    assert shown == f"sub/jsonmatch.yaml:1: tag '!!python/object/apply:os.getcwd' is not allowed; {UNSAFE}"
+
+
+def test_unsafe_tags_are_never_executed(pytester):
+    marker = pytester.path / "pwned"
+    write(pytester, "c.jsonmatch.yaml",
+          f'expected: !!python/object/apply:os.system ["touch {marker}"]\nactual: {{}}\n')
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert not marker.exists()
+
+
+def test_unsafe_apply_tags_never_run_even_inside_cases_lists_and_defaults(pytester):
+    marker = pytester.path / "pwned"
+    payload = f'!!python/object/apply:builtins.exec ["open({str(marker)!r}, \'w\').write(\'x\')"]'
+    write(pytester, "jsonmatch.yaml", f"options: {payload}\n")
+    write(pytester, "a.jsonmatch.yaml", f"cases:\n  - id: one\n    expected: {{a: {payload}}}\n    actual: {{}}\n")
+    write(pytester, "b.jsonmatch.yaml", f"expected: {{a: 1}}\nactual: {payload}\n")
+    result = run(pytester, "--continue-on-collection-errors")
+    assert_no_traceback(result.stdout.str())
+    assert result.ret != pytest.ExitCode.OK
+    assert not marker.exists()
+
+
+def test_an_unsafe_sleep_is_neither_run_nor_waited_for(pytester):
+    # executed, this would block the collection for an hour; refused, it answers at once
+    write(pytester, NAME, "expected: !!python/object/apply:time.sleep [3600]\nactual: {}\n")
+    with within(GENEROUS, "refusing an unsafe time.sleep tag"):
+        shown = collection_error(pytester)
+    assert shown == f"{NAME}:1: tag '!!python/object/apply:time.sleep' is not allowed; {UNSAFE}"
+
+
+# -- alias bombs ------------------------------------------------------------------------------
+
+BOMB = """\
+a: &a ["x","x","x","x","x","x","x","x","x","x"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h,*h]
+expected: {laughs: *i}
+actual: {}
+"""
+
+
+def test_an_alias_bomb_is_refused_quickly(pytester):
+    start = time.perf_counter()
+    shown = collection_error(pytester, BOMB)
+    assert time.perf_counter() - start < 5
+    assert shown == "c.jsonmatch.yaml:6: aliases expand to more than 1,000,000 values; is this an alias bomb?"
+
+
+def _bomb(levels: int, width: int = 10, mapping_root: bool = False) -> str:
+    """``levels`` anchors, each holding ``width`` aliases of the one before: width**levels
+    values once expanded."""
+    names = [f"l{i}" for i in range(levels)]
+    if mapping_root:
+        first = "{" + ", ".join(f"k{j}: x" for j in range(width)) + "}"
+    else:
+        first = "[" + ", ".join(["x"] * width) + "]"
+    rows = [f"{names[0]}: &{names[0]} {first}"]
+    for prev, name in zip(names, names[1:]):
+        rows.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * width) + "]")
+    return "\n".join(rows) + "\n"
+
+
+def test_a_ten_billion_value_bomb_of_mappings_is_refused_within_bounds(pytester):
+    # the anchors sit inside expected (the case format has no other place for them)
+    body = "expected:\n" + textwrap.indent(_bomb(10, mapping_root=True), "  ") + "actual: {}\n"
+    shown = collection_error(pytester, body)
+    # l0 holds 11 values, l1 111, l2 1,111, ... l5 1,111,111 > 1,000,000 on line 7 of the file
+    assert shown == f"{NAME}:7: aliases expand to more than 1,000,000 values; is this an alias bomb?"
+
+
+def test_a_bomb_inside_a_cases_list_is_refused(pytester):
+    text = ("cases:\n  - id: laughs\n    expected:\n"
+            + textwrap.indent(_bomb(9), "      ") + "    actual: {}\n")
+    shown = collection_error(pytester, text)
+    assert shown == f"{NAME}:9: aliases expand to more than 1,000,000 values; is this an alias bomb?"
+
+
+def test_a_bomb_in_a_folder_defaults_file_is_refused_naming_that_file(pytester):
+    write(pytester, "jsonmatch.yaml", "options:\n  fields:\n" + textwrap.indent(_bomb(9), "    "))
+    shown = collection_error(pytester, "expected: {a: 1}\nactual: {a: 1}\n")
+    assert shown == "jsonmatch.yaml:8: aliases expand to more than 1,000,000 values; is this an alias bomb?"
+
+
+def test_a_merge_key_bomb_is_refused(pytester):
+    rows = ["  m0: &m0 {" + ", ".join(f"k{j}: x" for j in range(10)) + "}"]
+    for i in range(1, 9):
+        rows.append(f"  m{i}: &m{i} {{" + ", ".join(f"c{j}: *m{i - 1}" for j in range(9))
+                    + f", <<: *m{i - 1}}}")
+    text = "expected:\n" + "\n".join(rows) + "\nactual: {}\n"
+    shown = collection_error(pytester, text)
+    assert shown.startswith(f"{NAME}:")
+    assert shown.endswith(": aliases expand to more than 1,000,000 values; is this an alias bomb?")
+
+
+def test_a_self_referencing_mapping_alias_is_refused(pytester):
+    shown = collection_error(pytester, "expected: &loop {a: 1, self: *loop}\nactual: {}\n")
+    assert shown == f"{NAME}:1: an alias refers to a value that contains it; recursive data is not JSON"
+
+
+def test_aliases_within_bounds_are_fine(pytester):
+    write(pytester, "c.jsonmatch.yaml", """\
+        cases:
+          - id: one
+            expected: &shared {vendor: ACME, total: 3}
+            actual: {vendor: ACME, total: 3}
+          - id: two
+            expected: *shared
+            actual: *shared
+        """)
+    run(pytester).assert_outcomes(passed=2)
+
+
+# -- duplicate and non-string keys ------------------------------------------------------------
+
+KEY_ERRORS = [
+    ("dup-top-level-actual", "expected: {a: 1}\nactual: {a: 1}\nactual: {a: 2}\n",
+     f"{NAME}:3: duplicate key 'actual' (first given at line 2)"),
+    ("dup-quoted-and-plain", "expected:\n  'a': 1\n  a: 2\nactual: {}\n",
+     f"{NAME}:3: duplicate key 'a' (first given at line 2)"),
+    ("dup-in-flow-mapping", "expected: {sku: A1, sku: A2}\nactual: {}\n",
+     f"{NAME}:1: duplicate key 'sku' (first given at line 1)"),
+    ("dup-inside-array-item", "expected:\n  items:\n    - {sku: 1}\n    - sku: 2\n      qty: 1\n      sku: 3\n"
+                              "actual: {}\n",
+     f"{NAME}:6: duplicate key 'sku' (first given at line 4)"),
+    ("dup-in-options", "options:\n  ignore: [a]\n  ignore: [b]\nexpected: {a: 1}\nactual: {a: 1}\n",
+     f"{NAME}:3: duplicate key 'ignore' (first given at line 2)"),
+    ("null-key", "expected: {~: 1}\nactual: {}\n",
+     f"{NAME}:1: key '~' is not a string (JSON keys are strings; quote it: '~')"),
+    ("float-key", "expected: {1.5: 1}\nactual: {}\n",
+     f"{NAME}:1: key '1.5' is not a string (JSON keys are strings; quote it: '1.5')"),
+    ("true-key", "expected: {true: 1}\nactual: {}\n",
+     f"{NAME}:1: key 'true' is not a string (JSON keys are strings; quote it: 'true')"),
+    ("no-key", "expected:\n  off: 1\nactual: {}\n",
+     f"{NAME}:2: key 'off' is not a string (JSON keys are strings; quote it: 'off')"),
+    ("int-key-in-actual", "expected: {a: 1}\nactual:\n  2024: 1\n",
+     f"{NAME}:3: key '2024' is not a string (JSON keys are strings; quote it: '2024')"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), [c[1:] for c in KEY_ERRORS], ids=[c[0] for c in KEY_ERRORS])
+def test_duplicate_and_non_string_keys_name_line_and_key(pytester, text, message):
+    assert collection_error(pytester, text) == message
+
+
+def test_a_sequence_used_as_a_key_is_refused(pytester):
+    shown = collection_error(pytester, "expected:\n  ? [a, b]\n  : 1\nactual: {}\n")
+    assert shown.startswith(f"{NAME}:2: key ")
+    assert "is not a string (JSON keys are strings" in shown
+
+
+def test_a_duplicate_key_in_a_folder_defaults_file_names_that_file(pytester):
+    write(pytester, "jsonmatch.yaml", "metric: field_f1\nthreshold: 0.5\nmetric: json_similarity\n")
+    shown = collection_error(pytester, "expected: {a: 1}\nactual: {a: 1}\n")
+    assert shown == "jsonmatch.yaml:3: duplicate key 'metric' (first given at line 1)"
+
+
+def test_quoted_keys_that_look_like_other_types_are_fine(pytester):
+    write(pytester, NAME, "expected: {'1': a, 'yes': b, '~': c}\nactual: {'1': a, 'yes': b, '~': c}\n")
+    run(pytester).assert_outcomes(passed=1)
+
+
+# -- the text: UTF-8, no control characters, nesting ------------------------------------------
+
+BINARY = [
+    ("png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+     f"{NAME}:1: not a text file: byte 0x89 at offset 0 is not valid UTF-8"),
+    ("latin-1-on-line-3", b"expected:\n  a: 1\n  b: caf\xe9\nactual: {}\n",
+     f"{NAME}:3: not a text file: byte 0xe9 at offset 25 is not valid UTF-8"),
+    ("utf-16", "expected: {a: 1}\nactual: {a: 1}\n".encode("utf-16"),
+     f"{NAME}:1: not a text file: byte 0xff at offset 0 is not valid UTF-8"),
+    ("truncated-multibyte", "expected: {a: é}\nactual: {a: 1}\n".encode()[:-len("}\nactual: {a: 1}\n") - 1],
+     f"{NAME}:1: not a text file: byte 0xc3 at offset 14 is not valid UTF-8"),
+    ("gzip", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xcbH\xcd\xc9\xc9\x07\x00",
+     f"{NAME}:1: not a text file: byte 0x8b at offset 1 is not valid UTF-8"),
+]
+
+
+@pytest.mark.parametrize(("data", "message"), [c[1:] for c in BINARY], ids=[c[0] for c in BINARY])
+def test_binary_and_invalid_utf8_files_name_the_byte_and_line(pytester, data, message):
+    assert collection_error(pytester, data) == message
+
+
+def test_a_control_character_names_its_line(pytester):
+    shown = collection_error(pytester, "expected: {a: 1}\nactual:\n  a: 1\n  b: \x07\n")
+    assert shown == (f"{NAME}:4: invalid YAML: unacceptable character #x0007: control characters "
+                     f"are not allowed")
+
+
+def test_deep_nesting_is_an_error_or_a_case_never_a_crash(pytester):
+    deep = "[" * 5000 + "]" * 5000
+    write(pytester, "c.jsonmatch.yaml", f"expected: {{a: {deep}}}\nactual: {{a: 1}}\n")
+    result = run(pytester)
+    assert "Traceback" not in result.stdout.str()
+    assert result.ret in (pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.INTERRUPTED)

@@ -1,0 +1,38 @@
+"""Test files shared by the plugin tests (pytester runs them), and the flags every
+in-process run uses: hypothesis and pytest-benchmark would otherwise re-import themselves in
+each inner session, and the cache would write into the test folders."""
+
+ARGS = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
+
+# test_pass: a and b match -> 1.0. test_fail: a match, b mismatch, c hallucinated, d omitted:
+# TP = 1, P = 1/3, R = 1/3, F1 = 1/3 < 0.9 -> fails.
+TWO_TESTS = """
+from pytest_jsonmatch import assert_json_match
+
+def test_pass(json_match):
+    json_match({"a": 1, "b": "x"}, {"a": 1, "b": "x"})
+
+def test_fail():
+    assert_json_match({"a": 1, "b": "y", "c": [1, 2]}, {"a": 1, "b": "x", "d": 3}, threshold=0.9)
+"""
+
+ONE_TEST = """
+from pytest_jsonmatch import assert_json_match
+
+def test_one():
+    assert_json_match({"a": 1, "b": 2}, {"a": 1, "b": 2}, metric="field_match", threshold=0.5)
+"""
+
+
+def write(pytester, relpath, text):
+    """Write a file below the pytester folder (text dedented; bytes as they are)."""
+    import textwrap
+    from pathlib import Path
+
+    path = Path(pytester.path, relpath)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path

@@ -1,0 +1,51 @@
+"""The plugin's hooks (hookspecs.py) in conftest files: pytest_jsonmatch_register adds comparators
+for the session (from a conftest found during collection too), pytest_jsonmatch_result sees
+every comparison, and what a session registered is gone when it ends."""
+
+from __future__ import annotations
+
+import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
+from tests.helpers.plugin_cases import ARGS
+
+
+def test_conftest_registers_comparators_and_sees_every_result(pytester):
+    pytester.makeconftest("""
+        seen = []
+
+        def pytest_jsonmatch_register(registry):
+            registry.register_comparator("always_half", lambda e, a, params: 0.5)
+
+        def pytest_jsonmatch_result(item, result, threshold, passed):
+            seen.append((item.name, round(result.score, 4), threshold, passed))
+
+        def pytest_sessionfinish(session):
+            print("SEEN", seen)
+    """)
+    # sub/conftest.py is found during collection, after configure: it registers too
+    pytester.mkpydir("sub").joinpath("conftest.py").write_text(
+        "def pytest_jsonmatch_register(registry):\n"
+        "    registry.register_comparator('always_one', lambda e, a, params: 1.0)\n")
+    # field_f1 with one field scored 0.5 as a mismatch: P = R = F1 = 0.5
+    pytester.makepyfile(test_half="""
+        from pytest_jsonmatch import assert_json_match
+
+        def test_pass():
+            assert_json_match({"a": 1}, {"a": 2}, threshold=0.5,
+                              fields={"a": {"comparator": "always_half"}})
+
+        def test_fail():
+            assert_json_match({"a": 1}, {"a": 2}, fields={"a": {"comparator": "always_half"}})
+    """)
+    pytester.path.joinpath("sub", "test_one.py").write_text(
+        "from pytest_jsonmatch import assert_json_match\n"
+        "def test_one():\n"
+        "    assert_json_match({'a': 1}, {'a': 2}, fields={'a': {'comparator': 'always_one'}})\n")
+    result = pytester.runpytest_inprocess(*ARGS, "-s")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*SEEN [[]('test_one', 1.0, 1.0, True), ('test_pass', 0.5, 0.5, True), "
+                                 "('test_fail', 0.5, 1.0, False)[]]"])
+    # what a session registered is gone when it ends
+    from pytest_jsonmatch import REGISTRY
+
+    assert "always_half" not in REGISTRY.comparator_names
+    assert "always_one" not in REGISTRY.comparator_names

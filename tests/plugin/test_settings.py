@@ -1,0 +1,79 @@
+"""Session settings from the ini file (settings.py): the defaults (metric, threshold, options)
+that the json_match fixture carries and plain assert_json_match uses, session options a metric
+does not take left out for it, and a bad setting as a usage error."""
+
+from __future__ import annotations
+
+import pytest
+
+import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
+from tests.helpers.plugin_cases import ARGS
+
+
+# INVOICE_TEST in tests/plugin/test_assertion.py works out the invoice compared below:
+# json_similarity scores it 0.7481.
+INI_DEFAULTS = """
+[pytest]
+jsonmatch_metric = json_similarity
+jsonmatch_threshold = 0.7
+jsonmatch_options = {"ignore": ["id"]}
+"""
+
+
+def test_json_match_fixture_carries_the_ini_defaults(pytester):
+    pytester.makeini(INI_DEFAULTS)
+    # json_similarity as in INVOICE_TEST: 0.7481 >= 0.7, and "id" is ignored
+    pytester.makepyfile("""
+        def test_fixture(json_match):
+            assert (json_match.metric, json_match.threshold) == ("json_similarity", 0.7)
+            result = json_match({"id": 1, "vendor": "ACME", "total": 80, "city": "Paris"},
+                                {"id": 2, "vendor": "ACME Corp", "total": 100, "city": "Paris"})
+            assert round(result.score, 4) == 0.7481
+            assert [f.path for f in result.fields if f.status != "skipped"] == [
+                "vendor", "total", "city"]
+    """)
+    pytester.runpytest_inprocess(*ARGS).assert_outcomes(passed=1)
+
+
+def test_plain_assert_json_match_uses_the_same_defaults(pytester):
+    pytester.makeini(INI_DEFAULTS.replace("0.7\n", "0.8\n"))
+    pytester.makepyfile("""
+        from pytest_jsonmatch import assert_json_match
+
+        def test_plain():
+            assert_json_match({"id": 1, "vendor": "ACME", "total": 80, "city": "Paris"},
+                              {"id": 2, "vendor": "ACME Corp", "total": 100, "city": "Paris"})
+    """)
+    result = pytester.runpytest_inprocess(*ARGS)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["E       AssertionError: json_similarity: score 0.7481 < "
+                                 "threshold 0.8000 *"])
+
+
+def test_session_options_a_metric_does_not_take_are_left_out(pytester):
+    pytester.makeini("""
+        [pytest]
+        jsonmatch_metric = structural_f1
+        jsonmatch_options = {beta: 2, ignore: [id]}
+    """)
+    # field_f1 takes ignore but not beta: id is skipped, a matches: score 1
+    pytester.makepyfile("""
+        def test_other_metric(json_match):
+            result = json_match({"id": 1, "a": 1}, {"id": 2, "a": 1}, metric="field_f1")
+            assert result.score == 1.0
+    """)
+    pytester.runpytest_inprocess(*ARGS).assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(("line", "error"), [
+    ("jsonmatch_threshold = 2", "*jsonmatch_threshold must be a number between 0 and 1, not '2'*"),
+    ("jsonmatch_options = [1, 2]", "*jsonmatch_options must be a mapping*"),
+    ("jsonmatch_field_floors = items[].sku",
+     "*jsonmatch_field_floors: expected 'field.path=score', not 'items[].sku'*"),
+])
+def test_a_bad_setting_is_a_usage_error(pytester, line, error):
+    pytester.makeini(f"[pytest]\n{line}\n")
+    pytester.makepyfile("def test_nothing(): pass")
+    result = pytester.runpytest_inprocess(*ARGS)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: " + error.lstrip("*")])
