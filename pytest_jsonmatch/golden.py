@@ -127,9 +127,10 @@ def _kind(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-def _settings(data: Mapping[str, Any], lines: Mapping[str, int], where: _Where,
+def _layered(data: Mapping[str, Any], lines: Mapping[str, int], where: _Where,
               inherited: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """``inherited`` with this level's metric, threshold, options and schema laid over it.
+    """A case's metric, threshold, options and schema: ``inherited`` with this level's laid over
+    it.
     Options merge key by key, so a folder may set ``ignore`` and a case add ``fields``."""
     options: dict[str, Any] = dict(inherited.get("options") or {})
     out: dict[str, Any] = {"metric": inherited.get("metric"),
@@ -192,7 +193,7 @@ def _read_defaults(directory: Path, config: pytest.Config, inherited: dict[str, 
                 raise where.error(1, f"a defaults file holds a mapping of {', '.join(SETTING_KEYS)}")
             lines = key_lines(root)
             _no_unknown(data, frozenset(SETTING_KEYS), lines, where, "defaults file")
-            return _settings(data, lines, where, inherited)
+            return _layered(data, lines, where, inherited)
     return inherited
 
 
@@ -228,13 +229,13 @@ def load_cases(path: Path, config: pytest.Config) -> list[GoldenCase]:
         _no_unknown(data, CASE_KEYS | {"schema"}, lines, where, "case")
         if "expected" not in data:
             raise where.error(1, "missing 'expected' (one case) or 'cases' (a list of cases)")
-        settings = _settings(data, lines, where, inherited)
+        settings = _layered(data, lines, where, inherited)
         default_id = path.name.split(".")[0]
         return [_case(data, lines, 1, where, settings, default_id, ())]
     if "expected" in data:
         raise where.error(lines["expected"], "give either 'expected' (one case) or 'cases', not both")
     _no_unknown(data, FILE_KEYS, lines, where, "file")
-    settings = _settings(data, lines, where, inherited)
+    settings = _layered(data, lines, where, inherited)
     file_marks = _marks(data.get("marks"), lines.get("marks", 1), where)
     cases, nodes = data["cases"], item_nodes(root, "cases")
     if not isinstance(cases, list) or not cases:
@@ -283,7 +284,7 @@ def _case(data: Mapping[str, Any], lines: Mapping[str, int], line: int, where: _
     description = data.get("description", "")
     if not isinstance(description, str):
         raise where.error(lines["description"], f"{name}description must be a string, not {_kind(description)}")
-    settings = _settings(data, lines, where, inherited, prefix=name) if default_id is None else inherited
+    settings = _layered(data, lines, where, inherited, prefix=name) if default_id is None else inherited
     marks = file_marks + _marks(data.get("marks"), lines.get("marks", line), where, name)
     return GoldenCase(case_id, where.path, line, description, expected, actual, actual_file,
                       data.get("input"), settings["metric"], settings["threshold"],

@@ -21,7 +21,8 @@ from . import recording
 
 if TYPE_CHECKING:
     from .assertion import JsonMatcher
-    from .report import Baseline, Comparison, Deltas, GateSettings, Summary
+    from .report import Baseline, Comparison, Deltas, Summary
+    from .settings import GateSettings
 
 _WORKEROUTPUT_KEY = "jsonmatch_comparisons"
 

@@ -18,15 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, Any
 
-from .settings import GateSettings, ReportError, parse_field_floors, parse_score
+from .engine.results import SCORE_EPSILON, SKIPPED, FieldAggregate
+from .settings import GateSettings, ReportError
 
-__all__ = ["GateSettings", "ReportError", "parse_field_floors", "parse_score"]
 
 REPORT_VERSION = 1
-# Tolerance for float noise when a score is held against a gate.
-EPSILON = 1e-9
 SUMMARY_FIELD_ROWS = 15
-_STATUSES = ("match", "mismatch", "omission", "hallucination")
 
 
 # -- what is recorded ----------------------------------------------------------------------
@@ -155,11 +152,9 @@ def summarize(comparisons: Iterable[Comparison]) -> Summary:
                                       _mean(c.recall for c in group), _mean(c.f1 for c in group))
     fields: dict[str, Any] = {}
     if ordered:
-        from .engine.results import FieldAggregate
-
         for c in ordered:
             for f in c.fields:
-                if f.status not in _STATUSES:
+                if f.status == SKIPPED:
                     continue
                 agg = fields.get(f.field_path)
                 if agg is None:
@@ -233,23 +228,23 @@ def check_gates(summary: Summary, settings: GateSettings, baseline: Baseline | N
     if summary.overall is None:
         return []
     failures = []
-    if settings.fail_under is not None and summary.overall < settings.fail_under - EPSILON:
+    if settings.fail_under is not None and summary.overall < settings.fail_under - SCORE_EPSILON:
         failures.append(f"overall score {summary.overall:.4f} is below "
                         f"jsonmatch_fail_under {settings.fail_under:.4f}")
     for path, floor in sorted(settings.field_floors.items()):
         agg = summary.fields.get(path)
-        if agg is not None and agg.mean_score < floor - EPSILON:
+        if agg is not None and agg.mean_score < floor - SCORE_EPSILON:
             failures.append(f"field {path}: mean score {agg.mean_score:.4f} is below its floor "
                             f"{floor:.4f}")
     if baseline is not None:
         deltas = deltas or compare_baseline(summary, baseline)
         limit = settings.max_drop
-        if deltas.overall is not None and -deltas.overall > limit + EPSILON:
+        if deltas.overall is not None and -deltas.overall > limit + SCORE_EPSILON:
             failures.append(f"overall score dropped by {-deltas.overall:.4f} "
                             f"({baseline.overall:.4f} -> {summary.overall:.4f}), "
                             f"more than jsonmatch_max_drop {limit:.4f}")
         for path, delta in sorted(deltas.fields.items()):
-            if -delta > limit + EPSILON:
+            if -delta > limit + SCORE_EPSILON:
                 failures.append(f"field {path}: mean score dropped by {-delta:.4f} "
                                 f"({baseline.fields[path]:.4f} -> "
                                 f"{summary.fields[path].mean_score:.4f}), "
