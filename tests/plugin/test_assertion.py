@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
 from pytest_jsonmatch import assert_json_match
 from pytest_jsonmatch.assertion import format_failure, format_value
 from tests.helpers.plugin_cases import ARGS

@@ -9,7 +9,6 @@ import json
 
 import pytest
 
-import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
 from tests.helpers.plugin_cases import ARGS, ONE_TEST
 from tests.helpers.timeout import GENEROUS, within
 

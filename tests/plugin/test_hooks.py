@@ -4,7 +4,6 @@ every comparison, and what a session registered is gone when it ends."""
 
 from __future__ import annotations
 
-import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
 from tests.helpers.plugin_cases import ARGS
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
 from tests.helpers.plugin_cases import ARGS, TWO_TESTS
 
 

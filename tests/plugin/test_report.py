@@ -16,7 +16,6 @@ import threading
 
 import pytest
 
-import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
 from pytest_jsonmatch import report
 from tests.helpers.plugin_cases import ARGS, ONE_TEST, TWO_TESTS
 from tests.helpers.timeout import GENEROUS, within

@@ -3,7 +3,6 @@ unless -v, and silence in sessions that compared nothing."""
 
 from __future__ import annotations
 
-import pytest_jsonmatch.engine  # noqa: F401  loaded once here, not again in every in-process run
 from tests.helpers.plugin_cases import ARGS, TWO_TESTS
 
 
