@@ -142,12 +142,16 @@ def test_a_failing_case_shows_the_score_message_not_a_traceback(pytester):
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
     assert "Traceback" not in out and "golden.py" not in out and "runtest" not in out
+    summary = "FAILED c.jsonmatch.yaml::wrong-total"
+    if int(pytest.__version__.split(".")[0]) >= 9:
+        # pytest 9 adds a text failure report's first line to the short summary; 7.4-8.x do not
+        summary += " - field_f1: score 0.5000 < threshold 1.0*"
     result.stdout.fnmatch_lines([
         "*_ wrong-total (line 2) _*",
         "field_f1: score 0.5000 < threshold 1.0000*",
         "*total*",
         "case: the total is misread",
-        "FAILED c.jsonmatch.yaml::wrong-total - field_f1: score 0.5000 < threshold 1.0*",
+        summary,
     ])
 
 
