@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import recording
+from .engine.config import unit_number
+from .engine.errors import JsonMatchError
 from .engine.match import match_json
 from .engine.results import SCORE_EPSILON, SKIPPED, FieldResult, MatchResult
 from .engine.values import MISSING
@@ -31,7 +33,9 @@ def assert_json_match(actual: Any, expected: Any, metric: str | None = None,
 
     ``metric``, ``threshold`` and options default to the session's settings (ini
     ``jsonmatch_metric``, ``jsonmatch_threshold``, ``jsonmatch_options``) when pytest runs
-    the plugin, else to ``field_f1`` and 1.0. Every call is recorded for the summary."""
+    the plugin, else to ``field_f1`` and 1.0. ``threshold`` must be a number in [0, 1]
+    (ConfigError otherwise). Every call is recorded for the summary; one that cannot be
+    scored (a ParseError, an unknown option) is recorded as an error, then raised."""
     __tracebackhide__ = True
     return _check(actual, expected, metric, threshold, options, recording.defaults())
 
@@ -64,21 +68,43 @@ class JsonMatcher:
         return f"<json_match metric={self.metric!r} threshold={self.threshold!r}>"
 
 
-def _check(actual: Any, expected: Any, metric: str | None, threshold: float | None,
+def _check(actual: Any, expected: Any, metric: str | None, threshold: Any,
            options: Mapping[str, Any], defaults: recording.Defaults) -> MatchResult:
     __tracebackhide__ = True
-    name = metric or defaults.metric
-    limit = defaults.threshold if threshold is None else threshold
-    merged = {**session_options(name, defaults), **options}
-    result = match_json(actual, expected, metric=name, **merged)
-    passed = result.passed(limit)
-    recording.record(result, limit, passed)
-    if not passed:
-        error = AssertionError(format_failure(result, limit, defaults.verbosity))
-        error.result = result  # type: ignore[attr-defined]
-        error.threshold = limit  # type: ignore[attr-defined]
-        raise error
+    result, limit = compare_and_record(actual, expected, metric, threshold, options, defaults)
+    if not result.passed(limit):
+        raise failure(result, limit, defaults.verbosity)
     return result
+
+
+def compare_and_record(actual: Any, expected: Any, metric: str | None, threshold: Any,
+                       options: Mapping[str, Any], defaults: recording.Defaults, repeat: int = 0
+                       ) -> tuple[MatchResult, float]:
+    """Score and record one comparison (run ``repeat`` of its case); return the result and
+    the threshold it is held to. One that cannot be scored is recorded as an error with its
+    reason, and its error raised."""
+    __tracebackhide__ = True
+    name = metric or defaults.metric
+    limit = defaults.threshold if threshold is None else unit_number(threshold, "threshold")
+    merged = {**session_options(name, defaults), **options}
+    try:
+        result = match_json(actual, expected, metric=name, **merged)
+    except JsonMatchError as exc:
+        recording.record(recording.Outcome(str(name), limit, error=recording.one_line(exc),
+                                           repeat=repeat))
+        # the message says it all: raised from here, not from deep inside the engine
+        raise exc.with_traceback(None) from None
+    recording.record(recording.Outcome(result.metric, limit, result, result.passed(limit),
+                                       repeat=repeat))
+    return result, limit
+
+
+def failure(result: MatchResult, threshold: float, verbosity: int) -> AssertionError:
+    """The AssertionError of a failed comparison (``result`` and ``threshold`` attached)."""
+    error = AssertionError(format_failure(result, threshold, verbosity))
+    error.result = result  # type: ignore[attr-defined]
+    error.threshold = threshold  # type: ignore[attr-defined]
+    return error
 
 
 def session_options(metric: str, defaults: recording.Defaults) -> dict[str, Any]:

@@ -22,14 +22,16 @@ from typing import Any
 
 import pytest
 
+from . import recording
 from .engine.errors import CaseFileError, JsonMatchError
 from .safe_yaml import item_nodes, key_lines, line_of, read_yaml
 
 CASE_SUFFIXES = (".jsonmatch.yaml", ".jsonmatch.yml")
 DEFAULTS_NAMES = ("jsonmatch.yaml", "jsonmatch.yml")
-SETTING_KEYS = ("metric", "threshold", "options", "schema")
+SETTING_KEYS = ("metric", "threshold", "options", "schema", "repeat")
 CASE_KEYS = frozenset({"id", "description", "expected", "actual", "actual_file", "input",
-                       "metric", "threshold", "options", "marks"})
+                       "metric", "threshold", "options", "marks", "repeat"})
+MAX_REPEAT = 1000
 SOURCE_KEYS = ("actual", "actual_file", "input")
 FILE_KEYS = frozenset({*SETTING_KEYS, "cases", "marks", "description"})
 
@@ -56,6 +58,7 @@ class GoldenCase:
     options: Mapping[str, Any] = field(default_factory=dict)
     marks: tuple[Any, ...] = ()
     source: str = "actual"
+    repeat: int | None = None  # runs of an ``input`` case's target (None: the session's)
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -133,7 +136,7 @@ def _layered(data: Mapping[str, Any], lines: Mapping[str, int], where: _Where,
     it.
     Options merge key by key, so a folder may set ``ignore`` and a case add ``fields``."""
     options: dict[str, Any] = dict(inherited.get("options") or {})
-    out: dict[str, Any] = {"metric": inherited.get("metric"),
+    out: dict[str, Any] = {"metric": inherited.get("metric"), "repeat": inherited.get("repeat"),
                            "threshold": inherited.get("threshold"), "options": options}
     if "metric" in data:
         if not isinstance(data["metric"], str) or not data["metric"]:
@@ -144,6 +147,12 @@ def _layered(data: Mapping[str, Any], lines: Mapping[str, int], where: _Where,
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 1:
             raise where.error(lines["threshold"], f"{prefix}threshold must be a number in [0, 1], not {t!r}")
         out["threshold"] = float(t)
+    if "repeat" in data:
+        n = data["repeat"]
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_REPEAT:
+            raise where.error(lines["repeat"], f"{prefix}repeat must be a whole number from 1 to "
+                                               f"{MAX_REPEAT}, not {n!r}")
+        out["repeat"] = n
     if "options" in data:
         opts = data["options"]
         if not isinstance(opts, Mapping):
@@ -288,7 +297,7 @@ def _case(data: Mapping[str, Any], lines: Mapping[str, int], line: int, where: _
     marks = file_marks + _marks(data.get("marks"), lines.get("marks", line), where, name)
     return GoldenCase(case_id, where.path, line, description, expected, actual, actual_file,
                       data.get("input"), settings["metric"], settings["threshold"],
-                      settings["options"], marks, source)
+                      settings["options"], marks, source, settings["repeat"])
 
 
 def _marks(spec: Any, line: int, where: _Where, prefix: str = "") -> tuple[Any, ...]:
@@ -395,6 +404,14 @@ class GoldenFile(pytest.File):
         return super().repr_failure(excinfo)
 
 
+def _repeat_summary(scores: list[float], threshold: float, rule: str) -> str:
+    passed = sum(score >= threshold - 1e-9 for score in scores)
+    mean = sum(scores) / len(scores)
+    return (f"repeated case failed ({rule}): mean score {mean:.4f} over {len(scores)} runs, "
+            f"{passed}/{len(scores)} at or above threshold {threshold:.4f} "
+            f"(runs: {', '.join(f'{s:.4f}' for s in scores)})")
+
+
 class GoldenItem(pytest.Item):
     """One golden case: produce the actual output, then ``assert_json_match`` it."""
 
@@ -405,12 +422,43 @@ class GoldenItem(pytest.Item):
             self.add_marker(mark)
 
     def runtest(self) -> None:
-        from .assertion import assert_json_match
+        from .assertion import compare_and_record, failure
+        from .reporting.aggregate import case_passes
 
-        case = self.case
-        actual = produce_actual(case, self.config)
-        assert_json_match(actual, case.expected, metric=case.metric, threshold=case.threshold,
-                          **case.options)
+        case, defaults = self.case, recording.defaults()
+        runs = self.runs()
+        results = []
+        for repeat in range(runs):
+            try:
+                actual = produce_actual(case, self.config)
+            except Exception as exc:
+                # the case was attempted and not scored: it counts, as an error
+                recording.record(recording.Outcome(
+                    case.metric or defaults.metric, case.threshold if case.threshold is not None
+                    else defaults.threshold, error=recording.one_line(exc), repeat=repeat))
+                raise
+            results.append(compare_and_record(actual, case.expected, case.metric, case.threshold,
+                                              case.options, defaults, repeat))
+        scores = [result.score for result, _ in results]
+        worst, limit = min(results, key=lambda pair: pair[0].score)
+        if runs == 1:
+            if not worst.passed(limit):
+                raise failure(worst, limit, defaults.verbosity)
+            return
+        rule = self.config.getini("jsonmatch_repeat_pass") or "mean"
+        floors = any(result.floor_failures for result, _ in results)
+        if floors or not case_passes(scores, limit, rule):
+            raise AssertionError(_repeat_summary(scores, limit, rule) + "\nthe worst run:\n"
+                                 + str(failure(worst, limit, defaults.verbosity)))
+
+    def runs(self) -> int:
+        """How many times the case's target runs: only ``input`` cases repeat."""
+        if self.case.source != "input":
+            return 1
+        if self.case.repeat is not None:
+            return self.case.repeat
+        session = self.config.pluginmanager.get_plugin("jsonmatch-session")
+        return session.settings.repeat or 1 if session is not None else 1
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.case.line - 1, f"{self.case.id} (line {self.case.line})"

@@ -1,8 +1,9 @@
-"""Where comparisons made during a pytest session are recorded, without importing pytest.
+"""Where comparisons made during a pytest session go, without importing pytest.
 
-The plugin installs a sink for the running test (``activate``); the assertion helper calls
-``record`` and reads the session ``defaults``. Outside pytest nothing is recorded, and the
-defaults are ``field_f1`` with threshold 1.0.
+The plugin installs a sink for the running test (``activate``); the assertion helper and the
+golden cases hand it an :class:`Outcome` for every comparison they attempt, scored or not,
+and read the session ``defaults``. Outside pytest nothing is recorded, and the defaults are
+``field_f1`` with threshold 1.0.
 
 Sinks nest: ``activate`` returns the sink it replaced, so a caller restores it afterwards
 (a pytest session run inside a test, as ``pytester`` does, must not steal the outer test's
@@ -15,7 +16,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-Sink = Callable[[Any, float, bool], None]
+
+@dataclass(frozen=True)
+class Outcome:
+    """One attempted comparison: its MatchResult and verdict, or (``result`` None) the
+    one-line reason it could not be scored. ``repeat`` is the run's index when a case runs
+    several times."""
+
+    metric: str
+    threshold: float
+    result: Any = None
+    passed: bool = False
+    error: str = ""
+    repeat: int = 0
+
+
+Sink = Callable[[Outcome], None]
 
 
 @dataclass(frozen=True)
@@ -59,8 +75,14 @@ def active() -> Sink | None:
     return _SINK
 
 
-def record(result: Any, threshold: float, passed: bool) -> None:
-    """Hand one comparison (a MatchResult, the threshold it was held to, the verdict) to the
-    active sink, if any."""
+def record(outcome: Outcome) -> None:
+    """Hand one attempted comparison to the active sink, if any."""
     if _SINK is not None:
-        _SINK(result, threshold, passed)
+        _SINK(outcome)
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as the one-line reason a comparison could not be scored."""
+    text = " ".join(str(exc).split())
+    return text if type(exc).__module__.startswith("pytest_jsonmatch") else \
+        f"{type(exc).__name__}: {text}" if text else type(exc).__name__

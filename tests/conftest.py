@@ -1,10 +1,16 @@
 """Loaded once for the whole test session.
 
-pytester's in-process runs drop every module an inner session imports. PyYAML's C parser
-cannot be imported twice (a second import would mix two generations of its node classes),
-and the package is cheaper to import once, so both are imported here, before any inner run.
+pytester's in-process runs drop every module an inner session imports. Compiled modules
+cannot be imported twice (a second PyYAML import mixes two generations of its node classes;
+scipy's and numpy's refuse), and the package is cheaper to import once, so all of them are
+imported here, before any inner run.
 """
 
+import numpy  # noqa: F401
+import rapidfuzz.distance  # noqa: F401
+import scipy.optimize  # noqa: F401
+import scipy.sparse  # noqa: F401
+import scipy.stats  # noqa: F401
 import yaml  # noqa: F401
 
 import pytest_jsonmatch  # noqa: F401

@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from .comparators import BoundComparator
-from .errors import ConfigError, known_names
+from .errors import ConfigError, known_names, shown
 from .field_spec import ORDERED, Align, FieldSpec, parse_align
 from .paths import PathPattern, index_segment, key_segment
 from .registry import REGISTRY, Registry
@@ -161,13 +161,16 @@ class Metric:
 
 
 def is_finite_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """An int (any size) or a finite float; never a boolean."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return isinstance(value, int) or math.isfinite(value)
 
 
 def unit_number(value: Any, what: str) -> float:
     """``value`` as a float in [0, 1], or ConfigError naming ``what``."""
     if not is_finite_number(value) or not 0 <= value <= 1:
-        raise ConfigError(f"{what} must be a number in [0, 1], not {value!r}")
+        raise ConfigError(f"{what} must be a number in [0, 1], not {shown(value)}")
     return float(value)
 
 

@@ -34,3 +34,9 @@ class CaseFileError(JsonMatchError):
 def known_names(names: object) -> str:
     """Format a collection of names for an error message, sorted for stable output."""
     return ", ".join(sorted(str(n) for n in names))  # type: ignore[attr-defined]
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """A value's repr for an error message, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."

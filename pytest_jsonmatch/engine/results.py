@@ -152,20 +152,55 @@ class MatchResult:
         }
 
 
+class ExactSum:
+    """A sum of floats that does not depend on the order of its terms. Every finite float is
+    an exact binary fraction, so each term is added exactly (as an integer count of 2**-1074
+    units) and the total is rounded once when read: partial sums merged in any grouping, by
+    xdist workers or worker processes, give the same bits as one pass."""
+
+    __slots__ = ("units",)
+    _ONE = 1 << 1074  # every finite float is a whole number of 2**-1074
+
+    def __init__(self, units: int = 0) -> None:
+        self.units = units
+
+    def add(self, value: float) -> None:
+        numerator, denominator = float(value).as_integer_ratio()
+        self.units += numerator * (self._ONE // denominator)
+
+    def merge(self, other: ExactSum) -> None:
+        self.units += other.units
+
+    @property
+    def value(self) -> float:
+        return self.units / self._ONE
+
+    @classmethod
+    def of(cls, value: float) -> ExactSum:
+        total = cls()
+        total.add(value)
+        return total
+
+
 @dataclass
 class FieldAggregate:
-    """Per field path over many comparisons, kept as sums (the mean is derived)."""
+    """Per field path over many comparisons: how often each status occurred and the sum of the
+    scores (kept exactly, so that aggregates merge in any order to the same numbers)."""
 
-    score_sum: float = 0.0
     scored: int = 0
     match: int = 0
     mismatch: int = 0
     omission: int = 0
     hallucination: int = 0
+    total: ExactSum = field(default_factory=ExactSum, repr=False, compare=False)
+
+    @property
+    def score_sum(self) -> float:
+        return self.total.value
 
     @property
     def mean_score(self) -> float:
-        return self.score_sum / self.scored if self.scored else 1.0
+        return self.total.value / self.scored if self.scored else 1.0
 
     # names the struct-extract-eval reference uses
     @property
@@ -187,11 +222,21 @@ class FieldAggregate:
     def add(self, fr: Any) -> None:
         """Count one field: anything with ``status`` and ``score`` (a FieldResult, or a
         report's recorded field)."""
-        if fr.status == SKIPPED:
+        status = fr.status
+        if status not in _COUNTED:
             return
         self.scored += 1
-        self.score_sum += fr.score
-        setattr(self, fr.status, getattr(self, fr.status) + 1)
+        self.total.add(fr.score)
+        setattr(self, status, getattr(self, status) + 1)
+
+    def merge(self, other: FieldAggregate) -> None:
+        """Add another aggregate of the same field (associative and order-independent)."""
+        self.scored += other.scored
+        self.match += other.match
+        self.mismatch += other.mismatch
+        self.omission += other.omission
+        self.hallucination += other.hallucination
+        self.total.merge(other.total)
 
     def to_dict(self) -> dict[str, Any]:
         return {"mean_score": self.mean_score, "score_sum": self.score_sum, "scored": self.scored,
@@ -200,8 +245,12 @@ class FieldAggregate:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FieldAggregate:
-        return cls(float(data["score_sum"]), int(data["scored"]), int(data["match"]),
-                   int(data["mismatch"]), int(data["omission"]), int(data["hallucination"]))
+        return cls(int(data["scored"]), int(data["match"]), int(data["mismatch"]),
+                   int(data["omission"]), int(data["hallucination"]),
+                   ExactSum.of(float(data["score_sum"])))
+
+
+_COUNTED = frozenset({MATCH, MISMATCH, OMISSION, HALLUCINATION})
 
 
 def aggregate_fields(results: Iterable[MatchResult]) -> dict[str, FieldAggregate]:

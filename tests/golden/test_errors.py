@@ -15,8 +15,8 @@ from tests.helpers.case_files import NAME, assert_no_traceback, collection_error
 from tests.helpers.plugin_cases import write
 
 CASE_KEYS = ("actual, actual_file, description, expected, id, input, marks, metric, options, "
-             "schema, threshold")
-LIST_CASE_KEYS = "actual, actual_file, description, expected, id, input, marks, metric, options, threshold"
+             "repeat, schema, threshold")
+LIST_CASE_KEYS = "actual, actual_file, description, expected, id, input, marks, metric, options, repeat, threshold"
 CASE = "    expected: {a: 1}\n    actual: {a: 1}\n"
 
 
@@ -35,10 +35,10 @@ ERRORS = [
      "c.jsonmatch.yaml:1: missing 'expected' (one case) or 'cases' (a list of cases)"),
     ("unknown-key", "cases:\n  - id: one\n" + CASE + "    treshold: 0.5\n",
      "c.jsonmatch.yaml:5: case 'one': unknown key 'treshold'; known keys: actual, actual_file, "
-     "description, expected, id, input, marks, metric, options, threshold"),
+     "description, expected, id, input, marks, metric, options, repeat, threshold"),
     ("unknown-file-key", "metrics: field_f1\ncases:\n  - id: one\n" + CASE,
      "c.jsonmatch.yaml:1: file: unknown key 'metrics'; known keys: cases, description, marks, "
-     "metric, options, schema, threshold"),
+     "metric, options, repeat, schema, threshold"),
     ("duplicate-key", "cases:\n  - id: one\n    expected: {a: 1}\n    expected: {a: 2}\n    actual: {}\n",
      "c.jsonmatch.yaml:4: duplicate key 'expected' (first given at line 3)"),
     ("duplicate-nested-key", "expected:\n  a: 1\n  b: 2\n  a: 3\nactual: {}\n",
@@ -182,7 +182,7 @@ def test_unknown_key_in_a_folder_defaults_file(pytester):
     write(pytester, "jsonmatch.yaml", "cases: []\n")
     shown = collection_error(pytester, "expected: {a: 1}\nactual: {a: 1}\n")
     assert shown == ("jsonmatch.yaml:1: defaults file: unknown key 'cases'; known keys: metric, "
-                     "options, schema, threshold")
+                     "options, repeat, schema, threshold")
 
 
 # -- paths: schema and actual_file ------------------------------------------------------------

@@ -147,3 +147,21 @@ def test_format_failure_is_pure_and_says_more_beyond_the_limit():
     text = format_failure(result, 1.0)
     assert text.splitlines()[-1] == "  ... 2 more fields (-v shows up to 50, -vv all)"
     assert len(format_failure(result, 1.0, verbosity=2).splitlines()) == 2 + 12
+
+
+@pytest.mark.parametrize("threshold", ["0.9", "abc", 90, 2, -0.1, float("nan"), float("inf"),
+                                       10 ** 400, True])
+def test_a_threshold_that_is_not_a_number_in_the_unit_interval_is_a_config_error(threshold):
+    from pytest_jsonmatch import ConfigError, assert_json_match
+
+    with pytest.raises(ConfigError) as info:
+        assert_json_match({"a": 1}, {"a": 1}, threshold=threshold)
+    assert str(info.value).startswith("threshold must be a number in [0, 1], not ")
+    assert len(str(info.value)) < 120  # a huge number is shown cut
+
+
+def test_a_threshold_of_zero_or_one_and_ints_are_fine():
+    from pytest_jsonmatch import assert_json_match
+
+    assert assert_json_match({"a": 1}, {"a": 1}, threshold=1).score == 1.0
+    assert assert_json_match({"a": 2}, {"a": 1}, threshold=0).score == 0.0

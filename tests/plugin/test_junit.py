@@ -36,3 +36,25 @@ def test_properties_can_be_switched_off(pytester):
     pytester.runpytest_inprocess(*ARGS, "--junitxml=out.xml")
     assert _properties(pytester.path / "out.xml") == {"test_pass": [], "test_fail": [],
                                                       "test_plain": []}
+
+
+def test_a_failing_gate_is_a_failed_test_case_in_the_xml(pytester):
+    pytester.makepyfile(THREE_TESTS.replace("threshold=0.9", "threshold=0"))
+    result = pytester.runpytest_inprocess(*ARGS, "--junitxml=out.xml", "--jsonmatch-fail-under=0.9")
+    result.assert_outcomes(passed=3)
+    assert result.ret == 1
+    suite = ET.parse(pytester.path / "out.xml").getroot().find("testsuite")
+    # three passing tests and the gates: one failure, so test-report views go red
+    assert (suite.get("tests"), suite.get("failures")) == ("4", "1")
+    gate = next(case for case in suite.iter("testcase") if case.get("name") == "gates")
+    assert gate.get("classname") == "jsonmatch"
+    failure = gate.find("failure")
+    assert failure.get("message") == ("the session did not pass its jsonmatch gates: overall score "
+                                      "0.6667 is below jsonmatch_fail_under 0.9000")
+
+
+def test_passing_gates_add_no_test_case(pytester):
+    pytester.makepyfile(THREE_TESTS.replace("threshold=0.9", "threshold=0"))
+    pytester.runpytest_inprocess(*ARGS, "--junitxml=out.xml", "--jsonmatch-fail-under=0.5")
+    suite = ET.parse(pytester.path / "out.xml").getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("failures")) == ("3", "0")

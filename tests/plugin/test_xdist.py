@@ -1,5 +1,6 @@
-"""Under pytest-xdist the workers send their comparisons to the controller, which alone
-prints the summary and writes the report: the numbers equal a serial run's."""
+"""Under pytest-xdist each comparison travels to the controller with its test's report; the
+controller alone prints the summary and writes the report: the numbers equal a serial run's,
+and a worker that dies loses nothing but the test it was running, which counts as an error."""
 
 from __future__ import annotations
 
@@ -48,9 +49,8 @@ def test_serial_and_two_workers_give_the_same_report(pytester):
     a = json.loads((pytester.path / "serial.json").read_text())
     b = json.loads((pytester.path / "spread.json").read_text())
     assert a["count"] == 6  # every comparison reached the controller
-    key = lambda c: (c["nodeid"], c["seq"])  # noqa: E731
-    assert sorted(a.pop("comparisons"), key=key) == sorted(b.pop("comparisons"), key=key)
-    assert a == b  # metrics, fields and overall identical to the last bit
+    assert a.pop("run")["command"] != b.pop("run")["command"]  # when and how differ, nothing else
+    assert a == b  # comparisons, cases, metrics, fields and overall identical to the last bit
 
     # the summary is printed once, by the controller, with the same numbers
     def section(result):
@@ -61,3 +61,40 @@ def test_serial_and_two_workers_give_the_same_report(pytester):
 
     assert sum("= jsonmatch =" in line for line in spread.outlines) == 1
     assert section(serial) == section(spread)
+
+
+DYING = """
+import os
+from pytest_jsonmatch import assert_json_match
+
+def test_first():
+    assert_json_match({"a": 1}, {"a": 1})
+
+def test_second():
+    assert_json_match({"a": 1, "b": 2}, {"a": 1, "b": 3}, threshold=0)
+
+def test_third():
+    assert_json_match({"a": 1}, {"a": 1})
+
+def test_dies():
+    os._exit(3)
+"""
+
+
+def test_a_worker_that_dies_leaves_a_complete_report_for_the_rest(pytester):
+    pytester.makepyfile(test_dying=DYING)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:hypothesispytest",
+                                           "-p", "no:benchmark", "-n", "2", "-p", "no:randomly",
+                                           "--jsonmatch-report=r.json")
+    data = json.loads((pytester.path / "r.json").read_text())
+    cases = {c["case_id"]: (c["status"], c["mean_score"]) for c in data["cases"]}
+    # the three finished tests are all there; the lost one is an error scored 0:
+    # overall (1 + 0.5 + 1 + 0) / 4 = 0.625
+    assert cases == {"test_dying.py::test_first": ("passed", 1.0),
+                     "test_dying.py::test_second": ("passed", 0.5),
+                     "test_dying.py::test_third": ("passed", 1.0),
+                     "test_dying.py::test_dies": ("error", 0.0)}
+    assert data["overall"] == 0.625 and data["errors"] == 1
+    errors = [c["error"] for c in data["comparisons"] if c["status"] == "error"]
+    assert errors == ["the xdist worker running this test died"]
+    assert result.ret != 0

@@ -1,0 +1,84 @@
+"""Files the plugin writes (reports, summaries, case files, recordings) are written atomically.
+
+The content goes to a temporary file in the target's folder, is flushed and fsynced, and is
+then renamed over the target: a reader sees the old file or the new one, never half of
+either, whatever happens on the way (an exception, an interrupt, a full disk, the process
+killed). The new file gets the permissions a plain write would give it (0666 less the
+umask). A writer holds a lock on its temporary file while it writes; temporary files nobody
+holds were left by a writer that was killed, and the next write removes them.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: stale files are left for the user
+    fcntl = None  # type: ignore[assignment]
+
+
+def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[str]], None],
+                 newline: str | None = None) -> None:
+    """Write ``path`` atomically with ``write(file)`` (text, UTF-8). ``newline`` as for
+    ``open`` (``""`` keeps line endings as written). If anything fails, the previous file is
+    left as it was and the temporary file is removed."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale(target)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        os.chmod(tmp, 0o666 & ~_umask())
+        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+            os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system tells it."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # elsewhere: read it by setting it, and put it back at once
+    os.umask(mask)
+    return mask
+
+
+def _remove_stale(target: Path) -> None:
+    """Remove this target's temporary files that no live writer holds."""
+    if fcntl is None:
+        return
+    try:
+        candidates = list(target.parent.glob(f".{target.name}.*.tmp"))
+    except OSError:
+        return
+    for candidate in candidates:
+        try:
+            fd = os.open(candidate, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held by a live writer: raises
+            candidate.unlink()
+        except OSError:
+            pass
+        finally:
+            os.close(fd)

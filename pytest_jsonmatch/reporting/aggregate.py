@@ -1,0 +1,202 @@
+"""A run's aggregates: per case, per metric, per field, overall.
+
+Every comparison that was attempted counts. A comparison that could not be scored is an
+``error`` with score 0; comparisons made in xfail-marked tests (``xfailed``, ``xpassed``)
+are counted apart and left out of every aggregate. A case repeated N times counts once, with
+the mean of its runs; its per-field counts take every run.
+
+Sums are exact (engine.results.ExactSum), so partial aggregates (xdist workers, worker
+processes of the command line) merge in any order into the same numbers as one pass.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine.results import ExactSum, FieldAggregate
+from .records import ERROR, EXPECTED_TO_FAIL, FAILED, PASSED, Comparison
+
+REPEAT_RULES = ("mean", "all", "majority")
+GROUP_BY = ("metric", "file", "folder")
+SCORE_EPSILON = 1e-9  # float noise tolerated when a score meets its threshold
+
+
+def case_passes(scores: Sequence[float], threshold: float, rule: str = "mean") -> bool:
+    """Whether a case run len(scores) times passes: its mean score meets the threshold
+    (``mean``), every run does (``all``), or more than half do (``majority``)."""
+    limit = threshold - SCORE_EPSILON
+    if rule == "all":
+        return all(score >= limit for score in scores)
+    if rule == "majority":
+        return sum(score >= limit for score in scores) * 2 > len(scores)
+    total = ExactSum()
+    for score in scores:
+        total.add(score)
+    return total.value / len(scores) >= limit
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """A case over all its runs (one run unless it repeats)."""
+
+    case_id: str
+    metric: str
+    threshold: float
+    status: str
+    runs: int
+    mean: float
+    low: float
+    high: float
+    passed_runs: int
+    precision: float
+    recall: float
+    f1: float
+    file: str
+    line: int | None
+    error: str
+
+    @property
+    def counted(self) -> bool:
+        return self.status not in EXPECTED_TO_FAIL
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"case_id": self.case_id, "metric": self.metric, "status": self.status,
+                "threshold": self.threshold, "runs": self.runs, "mean_score": self.mean,
+                "min_score": self.low, "max_score": self.high, "passed_runs": self.passed_runs,
+                "precision": self.precision, "recall": self.recall, "f1": self.f1,
+                "file": self.file, "line": self.line, "error": self.error}
+
+
+def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
+    """One case from its runs: an error when a run could not be scored, xfailed/xpassed as
+    its test was, else passed or failed by ``rule`` (see :func:`case_passes`)."""
+    runs = sorted(runs, key=lambda c: c.repeat)
+    first = runs[0]
+    scores = [c.score for c in runs]
+    errors = [c.error for c in runs if c.status == ERROR]
+    if first.status in EXPECTED_TO_FAIL:
+        status = first.status
+    elif errors:
+        status = ERROR
+    else:
+        status = PASSED if case_passes(scores, first.threshold, rule) else FAILED
+    return CaseResult(first.case_id, first.metric, first.threshold, status, len(runs),
+                      _mean(scores), min(scores), max(scores),
+                      sum(c.status == PASSED for c in runs), _mean([c.precision for c in runs]),
+                      _mean([c.recall for c in runs]), _mean([c.f1 for c in runs]), first.file,
+                      first.line, errors[0] if errors else "")
+
+
+def _mean(values: Iterable[float]) -> float:
+    total, count = ExactSum(), 0
+    for value in values:
+        total.add(value)
+        count += 1
+    return total.value / count if count else 0.0
+
+
+@dataclass
+class MetricTally:
+    """Per metric, over counted cases: how many, how they ended, and exact sums of their
+    mean score, precision, recall and F1."""
+
+    cases: int = 0
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    sums: dict[str, ExactSum] = field(default_factory=lambda: {k: ExactSum() for k in _MEANS})
+
+    def add(self, case: CaseResult) -> None:
+        self.cases += 1
+        if case.status == PASSED:
+            self.passed += 1
+        elif case.status == ERROR:
+            self.errors += 1
+        else:
+            self.failed += 1
+        for name, value in zip(_MEANS, (case.mean, case.precision, case.recall, case.f1)):
+            self.sums[name].add(value)
+
+    def mean(self, name: str) -> float:
+        return self.sums[name].value / self.cases if self.cases else 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"count": self.cases, "passed": self.passed, "failed": self.failed,
+                "errors": self.errors, "mean_score": self.mean("score"),
+                "precision": self.mean("precision"), "recall": self.mean("recall"),
+                "f1": self.mean("f1")}
+
+
+_MEANS = ("score", "precision", "recall", "f1")
+
+
+@dataclass
+class Summary:
+    """A run's aggregates (see the module docstring)."""
+
+    cases: dict[str, CaseResult]
+    metrics: dict[str, MetricTally]
+    fields: dict[str, FieldAggregate]
+    groups: dict[str, dict[str, FieldAggregate]]
+    group_by: str
+    overall: float | None
+    xfailed: int
+    xpassed: int
+
+    @property
+    def count(self) -> int:
+        """Cases counted in the aggregates."""
+        return sum(m.cases for m in self.metrics.values())
+
+    @property
+    def errors(self) -> int:
+        return sum(m.errors for m in self.metrics.values())
+
+
+def summarize(comparisons: Iterable[Comparison], group_by: str = "metric",
+              repeat_rule: str = "mean") -> Summary:
+    """Aggregate a run's comparisons (see the module docstring)."""
+    by_case: dict[str, list[Comparison]] = {}
+    for comparison in comparisons:
+        by_case.setdefault(comparison.case_id, []).append(comparison)
+    cases = {case_id: case_result(runs, repeat_rule) for case_id, runs in sorted(by_case.items())}
+    metrics: dict[str, MetricTally] = {}
+    overall = ExactSum()
+    fields: dict[str, FieldAggregate] = {}
+    groups: dict[str, dict[str, FieldAggregate]] = {}
+    for case_id, case in cases.items():
+        if not case.counted:
+            continue
+        metrics.setdefault(case.metric, MetricTally()).add(case)
+        overall.add(case.mean)
+        group = groups.setdefault(group_key(case, group_by), {})
+        for run in by_case[case_id]:
+            for record in run.fields:
+                for target in (fields, group):
+                    aggregate = target.get(record.field_path)
+                    if aggregate is None:
+                        aggregate = target[record.field_path] = FieldAggregate()
+                    aggregate.add(record)
+    counted = sum(m.cases for m in metrics.values())
+    return Summary(cases, dict(sorted(metrics.items())), dict(sorted(fields.items())),
+                   {key: dict(sorted(value.items())) for key, value in sorted(groups.items())},
+                   group_by, overall.value / counted if counted else None,
+                   sum(c.status == "xfailed" for c in cases.values()),
+                   sum(c.status == "xpassed" for c in cases.values()))
+
+
+def group_key(case: CaseResult, group_by: str) -> str:
+    """The group a case's fields are tabled under: its metric, its file, or its folder."""
+    if group_by == "file":
+        return case.file or "(no file)"
+    if group_by == "folder":
+        return posixpath.dirname(case.file) or "."
+    return case.metric
+
+
+def worst_fields(fields: Mapping[str, FieldAggregate]) -> list[tuple[str, FieldAggregate]]:
+    """Field aggregates, lowest mean score first, then by path."""
+    return sorted(fields.items(), key=lambda kv: (kv[1].mean_score, kv[0]))

@@ -1,0 +1,203 @@
+"""A run held against a saved report, case by case.
+
+Only the cases both runs scored are compared (an ``-k`` subset against a full baseline
+compares the subset); cases only one run has are counted and named. Each shared case gives
+a paired difference (now minus baseline, of its mean score over repeats); the aggregate and
+per-field deltas are means of those differences, so a case that did not change moves
+nothing. See stats.py for the interval, the detectable drop and the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine.results import ExactSum
+from .aggregate import CaseResult, case_result
+from .records import PASSED, Comparison
+from .stats import PairedDifference, holm, mcnemar_exact, paired_difference
+
+MAX_BASELINE_BYTES = 256 * 1024 * 1024
+
+
+class BaselineError(Exception):
+    """A baseline file that cannot be read as a jsonmatch report."""
+
+
+@dataclass(frozen=True)
+class CaseScores:
+    """What a comparison needs of one case: its mean score, whether it passed, and the mean
+    score of each field path in it."""
+
+    mean: float
+    passed: bool
+    fields: Mapping[str, float]
+
+
+def case_scores(case: CaseResult, runs: Iterable[Comparison]) -> CaseScores:
+    sums: dict[str, tuple[ExactSum, int]] = {}
+    for run in runs:
+        for record in run.fields:
+            if record.status in ("match", "mismatch", "omission", "hallucination"):
+                total, count = sums.get(record.field_path, (None, 0))
+                if total is None:
+                    total = ExactSum()
+                total.add(record.score)
+                sums[record.field_path] = (total, count + 1)
+    return CaseScores(case.mean, case.status == PASSED,
+                      {path: total.value / count for path, (total, count) in sorted(sums.items())})
+
+
+def cases_of(comparisons: Iterable[Comparison], repeat_rule: str = "mean") -> dict[str, CaseScores]:
+    """Every counted case of a run (xfail-marked ones left out), by case id."""
+    by_case: dict[str, list[Comparison]] = {}
+    for comparison in comparisons:
+        by_case.setdefault(comparison.case_id, []).append(comparison)
+    out = {}
+    for case_id, runs in sorted(by_case.items()):
+        case = case_result(runs, repeat_rule)
+        if case.counted:
+            out[case_id] = case_scores(case, runs)
+    return out
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A saved report's cases."""
+
+    path: str
+    version: int
+    cases: Mapping[str, CaseScores]
+
+
+def load_baseline(path: str | os.PathLike[str]) -> Baseline:
+    """Read a report written by ``--jsonmatch-report`` (version 1 or 2) to compare against."""
+    shown = os.fspath(path)
+    text = _read_regular_file(shown)
+    try:
+        data = json.loads(text, parse_constant=_not_a_number)
+    except ValueError as exc:
+        raise BaselineError(f"the baseline {shown} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("version") not in (1, 2) \
+            or not isinstance(data.get("comparisons"), list):
+        raise BaselineError(f"the baseline {shown} is not a jsonmatch report "
+                            f"(no 'version' 1 or 2 with a 'comparisons' list)")
+    read = Comparison.from_dict if data["version"] == 2 else Comparison.from_version_1
+    try:
+        comparisons = [read(entry) for entry in data["comparisons"]]
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise BaselineError(f"the baseline {shown} is not a jsonmatch report: a comparison "
+                            f"lacks or mistypes {exc}") from None
+    for comparison in comparisons:
+        if not 0.0 <= comparison.score <= 1.0:
+            raise BaselineError(f"the baseline {shown} holds a score outside [0, 1] "
+                                f"({comparison.score!r} for {comparison.case_id})")
+    return Baseline(shown, int(data["version"]), cases_of(comparisons))
+
+
+def _not_a_number(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a report can hold")
+
+
+def _read_regular_file(path: str) -> str:
+    """The text of a regular file of bounded size (a FIFO or a device would block or never
+    end)."""
+    try:
+        with open(path, "rb", opener=lambda p, flags: os.open(p, flags | os.O_NONBLOCK)) as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise BaselineError(f"the baseline {path} is not a regular file")
+            if info.st_size > MAX_BASELINE_BYTES:
+                raise BaselineError(f"the baseline {path} is larger than "
+                                    f"{MAX_BASELINE_BYTES // 2**20} MB")
+            raw = fh.read(MAX_BASELINE_BYTES + 1)
+    except OSError as exc:
+        raise BaselineError(f"cannot read the baseline {path}: {exc.strerror or exc}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BaselineError(f"the baseline {path} is not UTF-8 text (byte {exc.start})") from None
+
+
+@dataclass(frozen=True)
+class CaseDelta:
+    case_id: str
+    before: float
+    after: float
+
+    @property
+    def delta(self) -> float:
+        return self.after - self.before
+
+
+@dataclass(frozen=True)
+class FieldDelta:
+    """One field's paired differences over the shared cases that hold it; ``significant``:
+    Holm's correction across fields rejects "no change"."""
+
+    path: str
+    before: float
+    after: float
+    difference: PairedDifference
+    significant: bool
+
+
+@dataclass(frozen=True)
+class BaselineComparison:
+    """This run against a baseline, over the cases both scored."""
+
+    baseline: Baseline
+    shared: int
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    before: float | None  # mean score of the shared cases in the baseline
+    after: float | None  # and now
+    difference: PairedDifference
+    cases: tuple[CaseDelta, ...]  # every shared case, most dropped first
+    fields: tuple[FieldDelta, ...]  # by path
+    worse: int  # pass -> fail
+    better: int  # fail -> pass
+    mcnemar_p: float
+
+
+def compare(now: Mapping[str, CaseScores], baseline: Baseline) -> BaselineComparison:
+    """Hold this run's cases against the baseline's (see the module docstring)."""
+    base = baseline.cases
+    shared = sorted(now.keys() & base.keys())
+    deltas = [CaseDelta(case_id, base[case_id].mean, now[case_id].mean) for case_id in shared]
+    difference = paired_difference([d.delta for d in deltas])
+    worse = sum(base[c].passed and not now[c].passed for c in shared)
+    better = sum(now[c].passed and not base[c].passed for c in shared)
+    return BaselineComparison(
+        baseline, len(shared), tuple(sorted(now.keys() - base.keys())),
+        tuple(sorted(base.keys() - now.keys())),
+        _mean_of(d.before for d in deltas), _mean_of(d.after for d in deltas), difference,
+        tuple(sorted(deltas, key=lambda d: (d.delta, d.case_id))),
+        _field_deltas(now, base, shared), worse, better, mcnemar_exact(worse, better))
+
+
+def _field_deltas(now: Mapping[str, CaseScores], base: Mapping[str, CaseScores],
+                  shared: list[str]) -> tuple[FieldDelta, ...]:
+    pairs: dict[str, list[tuple[float, float]]] = {}
+    for case_id in shared:
+        before, after = base[case_id].fields, now[case_id].fields
+        for path in before.keys() & after.keys():
+            pairs.setdefault(path, []).append((before[path], after[path]))
+    paths = sorted(pairs)
+    differences = [paired_difference([a - b for b, a in pairs[p]]) for p in paths]
+    testable = [i for i, d in enumerate(differences) if d.p_value is not None]
+    rejected = holm([differences[i].p_value for i in testable])  # type: ignore[misc]
+    significant = {i for i, r in zip(testable, rejected) if r}
+    return tuple(FieldDelta(path, _mean_of(b for b, _ in pairs[path]),
+                            _mean_of(a for _, a in pairs[path]), differences[i], i in significant)
+                 for i, path in enumerate(paths))
+
+
+def _mean_of(values: Iterable[float]) -> float | None:
+    items = list(values)
+    return math.fsum(items) / len(items) if items else None

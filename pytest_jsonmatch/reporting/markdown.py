@@ -1,0 +1,135 @@
+"""The report as GitHub-flavoured Markdown: for a job summary (``GITHUB_STEP_SUMMARY``) or a
+pull-request comment. Every value from the data is escaped, so a model's output cannot
+inject markup, links or HTML.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+WORST_CASES = 10
+FIELD_ROWS = 15
+_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+
+
+def escape(text: Any) -> str:
+    """Text safe inside a Markdown table cell: markup characters escaped, one line."""
+    plain = " ".join(str(text).split())
+    return _SPECIAL.sub(r"\\\1", plain).replace("&", "&amp;")
+
+
+def render_markdown(report: Mapping[str, Any], full: bool = False) -> str:
+    parts = ["## jsonmatch", "", _verdict(report), "", *_metrics(report), "", _overall(report)]
+    worst = _worst_cases(report, full)
+    if worst:
+        parts += ["", "### Cases that failed or could not be scored", "", *worst]
+    baseline = report.get("baseline")
+    if baseline:
+        parts += ["", "### Against the baseline", "", *_baseline(baseline, full)]
+    deltas = ({path: d for path, d in baseline["fields"].items()} if baseline else None)
+    for key, fields in report["groups"].items():
+        if fields:
+            title = "### Fields" if len(report["groups"]) == 1 and report["group_by"] == "metric" \
+                else f"### Fields of {report['group_by']} {escape(key)}"
+            parts += ["", title, "", *_fields(fields, deltas, full)]
+    return "\n".join(parts) + "\n"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> list[str]:
+    """A table; ``align`` has a letter per column, ``l`` for text and ``r`` for numbers
+    (default: text first, numbers after)."""
+    letters = align or "l" + "r" * (len(header) - 1)
+    rule = ["---" if letter == "l" else "---:" for letter in letters]
+    return ["| " + " | ".join(header) + " |", "| " + " | ".join(rule) + " |",
+            *["| " + " | ".join(row) + " |" for row in rows]]
+
+
+def _verdict(report: Mapping[str, Any]) -> str:
+    gates = report["gates"]
+    lines = ["**Gates: passed**" if gates["passed"] else "**Gates: FAILED**"]
+    lines += [f"- {escape(f)}" for f in gates["failures"]]
+    lines += [f"- warning: {escape(w)}" for w in gates["warnings"]]
+    return "\n".join(lines)
+
+
+def _metrics(report: Mapping[str, Any]) -> list[str]:
+    rows = [[escape(name), str(m["count"]), str(m["passed"]), str(m["failed"]),
+             str(m["errors"]), f"{m['mean_score']:.4f}", f"{m['precision']:.4f}",
+             f"{m['recall']:.4f}", f"{m['f1']:.4f}"] for name, m in report["metrics"].items()]
+    return _table(["metric", "cases", "passed", "failed", "errors", "score", "precision",
+                   "recall", "F1"], rows)
+
+
+def _overall(report: Mapping[str, Any]) -> str:
+    if report["overall"] is None:
+        return "No case was counted."
+    text = f"Overall score **{report['overall']:.4f}** over {report['count']} cases"
+    if report["errors"]:
+        text += f", {report['errors']} of which could not be scored (counted as 0)"
+    if report["xfailed"] or report["xpassed"]:
+        text += f"; {report['xfailed']} xfailed and {report['xpassed']} xpassed, not counted"
+    return text + "."
+
+
+def _worst_cases(report: Mapping[str, Any], full: bool) -> list[str]:
+    bad = [c for c in report["cases"] if c["status"] in ("failed", "error")]
+    bad.sort(key=lambda c: (c["mean_score"], c["case_id"]))
+    shown = bad if full else bad[:WORST_CASES]
+    rows = []
+    for case in shown:
+        where = case["file"] + (f":{case['line']}" if case["line"] else "")
+        reason = case["error"] or f"score below threshold {case['threshold']:.4f}"
+        rows.append([escape(case["case_id"]), escape(where),
+                     f"{case['mean_score']:.4f}", escape(reason)])
+    lines = _table(["case", "where", "score", "why"], rows, "llrl")
+    if len(bad) > len(shown):
+        lines.append(f"\n{len(bad) - len(shown)} more in the JSON report.")
+    return lines
+
+
+def _baseline(baseline: Mapping[str, Any], full: bool) -> list[str]:
+    diff = baseline["difference"]
+    lines = [f"Baseline {escape(baseline['path'])}: {baseline['shared']} shared cases, "
+             f"{len(baseline['added'])} added, {len(baseline['removed'])} removed."]
+    if baseline["shared"]:
+        text = (f"Mean change **{diff['mean']:+.4f}** ({baseline['before']:.4f} -> "
+                f"{baseline['after']:.4f})")
+        if diff["low"] is not None:
+            text += (f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}; the smallest "
+                     f"drop this run could detect is {diff['detectable']:.4f}")
+        lines += ["", text + ".", "",
+                  f"Pass -> fail: {baseline['pass_to_fail']}, fail -> pass: "
+                  f"{baseline['fail_to_pass']} (exact McNemar p = {baseline['mcnemar_p']:.4f})."]
+    changed = baseline["changed"] if full else baseline["changed"][:WORST_CASES]
+    if changed:
+        lines += ["", *_table(["case", "before", "after", "change"],
+                              [[escape(c["case_id"]), f"{c['before']:.4f}", f"{c['after']:.4f}",
+                                f"{c['delta']:+.4f}"] for c in changed])]
+    return lines
+
+
+def _fields(fields: Mapping[str, Any], deltas: Mapping[str, Any] | None, full: bool) -> list[str]:
+    worst = sorted(fields.items(), key=lambda kv: (kv[1]["mean_score"], kv[0]))
+    shown = worst if full else worst[:FIELD_ROWS]
+    header = ["field", "score", "match", "mismatch", "omission", "hallucination"]
+    if deltas is not None:
+        header += ["vs baseline", "95% interval"]
+    rows = []
+    for path, agg in shown:
+        row = [escape(path), f"{agg['mean_score']:.4f}", str(agg["match"]),
+               str(agg["mismatch"]), str(agg["omission"]), str(agg["hallucination"])]
+        if deltas is not None:
+            delta = deltas.get(path)
+            if delta is None:
+                row += ["new", ""]
+            else:
+                d = delta["difference"]
+                row += [f"{d['mean']:+.4f}",
+                        "" if d["low"] is None else f"{d['low']:+.4f} to {d['high']:+.4f}"]
+        rows.append(row)
+    lines = _table(header, rows)
+    if len(worst) > len(shown):
+        lines.append(f"\n{len(worst) - len(shown)} more fields in the JSON report.")
+    return lines

@@ -1,0 +1,161 @@
+"""What is recorded of each comparison: plain data that crosses the xdist wire and fills the
+JSON report.
+
+A comparison belongs to a case. Its ``case_id`` is stable across runs and machines: the test's
+node id (for a golden case, the case file's path from the root dir and ``::case-id``), with
+``#k`` appended for the k-th further comparison a test makes (``test_x.py::test_y#1``). A case
+repeated N times is N comparisons with one case id and repeat indices 0..N-1.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
+
+# How a comparison ended.
+PASSED, FAILED, ERROR, XFAILED, XPASSED = "passed", "failed", "error", "xfailed", "xpassed"
+STATUSES = (PASSED, FAILED, ERROR, XFAILED, XPASSED)
+# Comparisons made in xfail-marked tests are reported apart, outside every aggregate.
+EXPECTED_TO_FAIL = frozenset({XFAILED, XPASSED})
+
+# How much of the expected and actual values a report keeps: ``short`` cuts each to
+# VALUE_LIMIT characters of compact JSON, ``full`` keeps them whole, ``none`` leaves them out.
+VALUE_MODES = ("short", "full", "none")
+VALUE_LIMIT = 200
+
+
+def case_id_of(nodeid: str, seq: int) -> str:
+    """The stable id of a test's ``seq``-th comparison (0-based)."""
+    return nodeid if seq == 0 else f"{nodeid}#{seq}"
+
+
+class FieldRecord(NamedTuple):
+    """One field of a recorded comparison. ``expected``/``actual`` hold the values as the
+    report keeps them (see :func:`kept_value`); ``present`` says which sides have one."""
+
+    path: str
+    field_path: str
+    status: str
+    score: float
+    expected: Any = None
+    actual: Any = None
+    present: str = ""  # "e" and/or "a"; "!" after a side's letter: its value was cut
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One recorded comparison (see the module docstring for ``case_id``)."""
+
+    case_id: str
+    nodeid: str
+    metric: str
+    score: float
+    threshold: float
+    status: str
+    precision: float = 0.0
+    recall: float = 0.0
+    f1: float = 0.0
+    seq: int = 0
+    repeat: int = 0
+    error: str = ""
+    file: str = ""  # the case file or test module, from the root dir
+    line: int | None = None  # 1-based, where the case starts (golden cases)
+    fields: tuple[FieldRecord, ...] = ()
+    pairings: tuple[tuple[str, int, int, float], ...] = ()
+    floor_failures: tuple[tuple[str, float, float], ...] = ()
+
+    @property
+    def counted(self) -> bool:
+        """Whether the comparison counts in aggregates and gates (not an xfail test's)."""
+        return self.status not in EXPECTED_TO_FAIL
+
+    def with_status(self, status: str) -> Comparison:
+        return replace(self, status=status)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "case_id": self.case_id, "nodeid": self.nodeid, "seq": self.seq, "repeat": self.repeat,
+            "metric": self.metric, "status": self.status, "score": self.score,
+            "threshold": self.threshold, "precision": self.precision, "recall": self.recall,
+            "f1": self.f1, "error": self.error, "file": self.file, "line": self.line,
+            "fields": [_field_dict(f) for f in self.fields],
+            "pairings": [{"path": p, "expected_index": i, "actual_index": j, "score": s}
+                         for p, i, j, s in self.pairings],
+            "floor_failures": [{"path": p, "min_score": m, "score": s}
+                               for p, m, s in self.floor_failures],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Comparison:
+        """A comparison from a version-2 report entry (or its wire form under xdist)."""
+        return cls(
+            str(data["case_id"]), str(data["nodeid"]), str(data["metric"]), float(data["score"]),
+            float(data["threshold"]), str(data["status"]), float(data.get("precision", 0.0)),
+            float(data.get("recall", 0.0)), float(data.get("f1", 0.0)), int(data.get("seq", 0)),
+            int(data.get("repeat", 0)), str(data.get("error", "")), str(data.get("file", "")),
+            data.get("line"), tuple(_field_record(f) for f in data.get("fields", ())),
+            tuple((p["path"], int(p["expected_index"]), int(p["actual_index"]), float(p["score"]))
+                  for p in data.get("pairings", ())),
+            tuple((f["path"], float(f["min_score"]), float(f["score"]))
+                  for f in data.get("floor_failures", ())))
+
+    @classmethod
+    def from_version_1(cls, data: Mapping[str, Any]) -> Comparison:
+        """A comparison from a version-1 report entry (``nodeid``, ``seq``, ``passed``)."""
+        seq = int(data.get("seq", 0))
+        fields = tuple(FieldRecord(f["path"], f.get("field_path", f["path"]), f["status"],
+                                   float(f["score"])) for f in data.get("fields", ()))
+        return cls(case_id_of(str(data["nodeid"]), seq), str(data["nodeid"]), str(data["metric"]),
+                   float(data["score"]), float(data.get("threshold", 1.0)),
+                   PASSED if data.get("passed") else FAILED, float(data.get("precision", 0.0)),
+                   float(data.get("recall", 0.0)), float(data.get("f1", 0.0)), seq, fields=fields)
+
+
+def _field_dict(record: FieldRecord) -> dict[str, Any]:
+    out: dict[str, Any] = {"path": record.path, "field_path": record.field_path,
+                           "status": record.status, "score": record.score}
+    for letter, side, value in (("e", "expected", record.expected), ("a", "actual", record.actual)):
+        if letter in record.present:
+            out[side] = value
+            if letter + "!" in record.present:
+                out[side + "_cut"] = True
+    return out
+
+
+def _field_record(data: Mapping[str, Any]) -> FieldRecord:
+    present = "".join(letter + ("!" if data.get(side + "_cut") else "")
+                      for letter, side in (("e", "expected"), ("a", "actual")) if side in data)
+    return FieldRecord(data["path"], data.get("field_path", data["path"]), data["status"],
+                       float(data["score"]), data.get("expected"), data.get("actual"), present)
+
+
+def kept_value(value: Any, mode: str) -> tuple[Any, bool]:
+    """``value`` as a report keeps it: whole (``full``, or short enough), or its compact JSON
+    cut to VALUE_LIMIT characters with ``...`` (``short``), and whether it was cut."""
+    if mode == "full":
+        return value, False
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if len(text) <= VALUE_LIMIT:
+        return value, False
+    return text[:VALUE_LIMIT - 3] + "...", True
+
+
+def field_records(fields: Sequence[Any], mode: str, missing: Any) -> tuple[FieldRecord, ...]:
+    """FieldResults as FieldRecords, their values kept per ``mode`` (``missing`` is the
+    engine's marker of an absent side)."""
+    out = []
+    for f in fields:
+        present, expected, actual = "", None, None
+        if mode != "none":
+            if f.expected is not missing:
+                expected, cut = kept_value(f.expected, mode)
+                present += "e!" if cut else "e"
+            if f.actual is not missing:
+                actual, cut = kept_value(f.actual, mode)
+                present += "a!" if cut else "a"
+        out.append(FieldRecord(f.path or "$", f.field_path or "$", f.status, float(f.score),
+                               expected, actual, present))
+    return tuple(out)
+

@@ -1,0 +1,126 @@
+"""The JSON report (version 2): everything a run found, as data. The terminal summary, the
+Markdown summary and the command line's renderings are all made from it.
+
+Its shape is described by ``report.schema.json`` (shipped beside this module). Version-1
+reports still load as baselines (baseline.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from importlib import resources
+from typing import Any
+
+from ..atomic import write_atomic
+from .aggregate import Summary, group_key
+from .baseline import BaselineComparison
+from .gates import Verdict
+from .records import Comparison
+
+REPORT_VERSION = 2
+
+
+def run_info(command: Sequence[str], root: str | None) -> dict[str, Any]:
+    """When and where a run happened: time, versions, command line, git commit."""
+    from .. import __version__
+
+    return {"time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "plugin_version": __version__, "python": platform.python_version(),
+            "command": list(command), "git_commit": _git_commit(root)}
+
+
+def _git_commit(root: str | None) -> str | None:
+    if root is None:
+        return None
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                              text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and len(commit) in (40, 64) else None
+
+
+def build_report(summary: Summary, comparisons: Sequence[Comparison], verdict: Verdict,
+                 baseline: BaselineComparison | None = None,
+                 run: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The report of a run (see report.schema.json)."""
+    ordered = sorted(comparisons, key=lambda c: (c.case_id, c.repeat))
+    data: dict[str, Any] = {
+        "version": REPORT_VERSION,
+        "run": dict(run or {}),
+        "overall": summary.overall,
+        "count": summary.count,
+        "errors": summary.errors,
+        "xfailed": summary.xfailed,
+        "xpassed": summary.xpassed,
+        "group_by": summary.group_by,
+        "metrics": {name: tally.to_dict() for name, tally in summary.metrics.items()},
+        "fields": {path: agg.to_dict() for path, agg in summary.fields.items()},
+        "groups": {key: {path: agg.to_dict() for path, agg in fields.items()}
+                   for key, fields in summary.groups.items()},
+        "cases": [{**case.to_dict(), "group": group_key(case, summary.group_by)}
+                  for case in summary.cases.values()],
+        "comparisons": [c.to_dict() for c in ordered],
+        "gates": verdict.to_dict(),
+    }
+    if baseline is not None:
+        data["baseline"] = baseline_section(baseline)
+    return data
+
+
+def baseline_section(comparison: BaselineComparison) -> dict[str, Any]:
+    return {
+        "path": comparison.baseline.path,
+        "version": comparison.baseline.version,
+        "shared": comparison.shared,
+        "added": list(comparison.added),
+        "removed": list(comparison.removed),
+        "before": comparison.before,
+        "after": comparison.after,
+        "difference": comparison.difference.to_dict(),
+        "changed": [{"case_id": d.case_id, "before": d.before, "after": d.after,
+                     "delta": d.delta} for d in comparison.cases if d.delta != 0.0],
+        "fields": {d.path: {"before": d.before, "after": d.after,
+                            "difference": d.difference.to_dict(), "significant": d.significant}
+                   for d in comparison.fields},
+        "pass_to_fail": comparison.worse,
+        "fail_to_pass": comparison.better,
+        "mcnemar_p": comparison.mcnemar_p,
+    }
+
+
+def write_report(path: str | os.PathLike[str], data: Mapping[str, Any]) -> None:
+    """Write ``data`` as JSON to ``path`` atomically (see atomic.py). A value JSON cannot
+    hold (NaN, an object) fails before the target is touched."""
+
+    def dump(fh: Any) -> None:
+        json.dump(data, fh, indent=2, allow_nan=False)
+        fh.write("\n")
+
+    write_atomic(path, dump)
+
+
+def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A report read back (for rendering): its JSON, checked to be a version-2 report."""
+    from .baseline import BaselineError, _read_regular_file
+
+    text = _read_regular_file(os.fspath(path))
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise BaselineError(f"{os.fspath(path)} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("version") != REPORT_VERSION:
+        raise BaselineError(f"{os.fspath(path)} is not a version-{REPORT_VERSION} jsonmatch report")
+    return data
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of a version-2 report."""
+    text = resources.files(__package__).joinpath("report.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)  # type: ignore[no-any-return]

@@ -1,0 +1,93 @@
+"""The statistics of a baseline comparison: how much scores moved case by case, and whether
+the move is larger than noise.
+
+Paired differences d_i = now_i - baseline_i over the cases both runs scored:
+- mean difference d = sum(d_i) / n; standard error SE = s / sqrt(n), s the sample standard
+  deviation of the d_i;
+- 95% confidence interval: d -/+ t(0.975, n - 1) * SE;
+- smallest drop the run could detect (80% power, 5% two-sided): (z(0.975) + z(0.8)) * SE;
+- two-sided p-value of the paired t statistic d / SE.
+With n < 2 there is no spread to measure: the interval is unknown. When every difference is
+the same, SE is 0 and the interval is that difference exactly.
+
+Across fields, p-values are held to a Holm correction; pass -> fail and fail -> pass cases
+get an exact McNemar p-value. scipy.stats gives the quantiles (imported on first use).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+CONFIDENCE = 0.95
+POWER = 0.8
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """What a list of paired differences says. ``low``/``high``/``se``/``detectable``/
+    ``p_value`` are None when there are fewer than two pairs."""
+
+    n: int
+    mean: float
+    low: float | None
+    high: float | None
+    se: float | None
+    detectable: float | None
+    p_value: float | None
+
+    @property
+    def clearly_below_zero(self) -> bool:
+        """The whole confidence interval lies below zero: a drop, not noise."""
+        return self.high is not None and self.high < 0.0
+
+    def to_dict(self) -> dict[str, float | int | None]:
+        return {"n": self.n, "mean": self.mean, "low": self.low, "high": self.high, "se": self.se,
+                "detectable": self.detectable, "p_value": self.p_value}
+
+
+def paired_difference(differences: Sequence[float]) -> PairedDifference:
+    """The mean of ``differences`` with its t interval, standard error, detectable drop and
+    p-value (see the module docstring)."""
+    n = len(differences)
+    if n == 0:
+        return PairedDifference(0, 0.0, None, None, None, None, None)
+    mean = math.fsum(differences) / n
+    if n < 2:
+        return PairedDifference(n, mean, None, None, None, None, None)
+    from scipy import stats
+
+    variance = math.fsum((d - mean) ** 2 for d in differences) / (n - 1)
+    se = math.sqrt(variance / n)
+    if se == 0.0:
+        p_value = 1.0 if mean == 0.0 else 0.0
+        return PairedDifference(n, mean, mean, mean, 0.0, 0.0, p_value)
+    half = float(stats.t.ppf(0.5 + CONFIDENCE / 2, n - 1)) * se
+    detectable = (float(stats.norm.ppf(0.5 + CONFIDENCE / 2)) + float(stats.norm.ppf(POWER))) * se
+    p_value = float(2.0 * stats.t.sf(abs(mean / se), n - 1))
+    return PairedDifference(n, mean, mean - half, mean + half, se, detectable, min(p_value, 1.0))
+
+
+def holm(p_values: Sequence[float], alpha: float = 1.0 - CONFIDENCE) -> list[bool]:
+    """Which hypotheses Holm's step-down procedure rejects at family-wise level ``alpha``:
+    sort the p-values; reject the k-th smallest while p(k) <= alpha / (m - k + 1); stop at
+    the first that is not."""
+    m = len(p_values)
+    rejected = [False] * m
+    for rank, index in enumerate(sorted(range(m), key=lambda i: p_values[i])):
+        if p_values[index] > alpha / (m - rank):
+            break
+        rejected[index] = True
+    return rejected
+
+
+def mcnemar_exact(worse: int, better: int) -> float:
+    """Exact two-sided McNemar p-value for ``worse`` cases that went pass -> fail and
+    ``better`` that went fail -> pass: twice the binomial(worse + better, 1/2) tail of the
+    smaller count, at most 1."""
+    total = worse + better
+    if total == 0:
+        return 1.0
+    tail = math.fsum(math.comb(total, k) for k in range(min(worse, better) + 1)) / 2.0 ** total
+    return min(1.0, 2.0 * tail)

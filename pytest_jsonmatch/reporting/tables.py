@@ -1,0 +1,67 @@
+"""Plain-text tables that fit a terminal: columns sized to their content, the first column cut
+(from the left, keeping the end of a path) when the table would be wider than the terminal,
+and any line longer than the width cut rather than wrapped."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+
+ELLIPSIS = "…"
+_MIN_FIRST = 12  # the first column is never cut shorter than this
+
+
+def cut_left(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, its beginning replaced by an ellipsis."""
+    if len(text) <= width:
+        return text
+    return ELLIPSIS + text[len(text) - width + 1:] if width > 1 else text[:width]
+
+
+def cut_right(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, its end replaced by an ellipsis."""
+    if len(text) <= width:
+        return text
+    return text[:width - 1] + ELLIPSIS if width > 1 else text[:width]
+
+
+def table(rows: Sequence[Sequence[str]], width: int, indent: str = "") -> list[str]:
+    """The rows (the first is the header) as aligned lines within ``width`` characters: the
+    first column left-aligned, the others right-aligned, two spaces between columns."""
+    if not rows:
+        return []
+    columns = len(rows[0])
+    widths = [max(len(row[i]) for row in rows) for i in range(columns)]
+    others = sum(widths[1:]) + 2 * (columns - 1) + len(indent)
+    if others + widths[0] > width:
+        widths[0] = max(_MIN_FIRST, width - others)
+    lines = []
+    for row in rows:
+        cells = [cut_left(row[0], widths[0]).ljust(widths[0])]
+        cells += [cell.rjust(w) for cell, w in zip(row[1:], widths[1:])]
+        lines.append(cut_right((indent + "  ".join(cells)).rstrip(), width))
+    return lines
+
+
+def fit(line: str, width: int) -> str:
+    """A line cut to the terminal's width (a table row, a heading)."""
+    return cut_right(line, width)
+
+
+def wrap(line: str, width: int) -> list[str]:
+    """A prose line (a reason, a warning) wrapped to the terminal's width; continuation lines
+    are indented two more spaces than the first."""
+    if len(line) <= width:
+        return [line]
+    indent = " " * (len(line) - len(line.lstrip(" ")))
+    return textwrap.wrap(line, width, initial_indent="", subsequent_indent=indent + "  ",
+                         break_long_words=True, break_on_hyphens=False) or [line]
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (a terminal escape sequence, a newline) shown as
+    escapes, so that data can never drive the terminal or break a line."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+                   for ch in text)

@@ -1,0 +1,106 @@
+"""A run's aggregates (reporting/aggregate.py): every attempted comparison counts (an error
+scores 0), xfail-marked ones stand apart, a repeated case counts once with its mean, and
+sums are exact, so any order and any split into parts give the same bits."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from pytest_jsonmatch.engine.results import ExactSum, FieldAggregate
+from pytest_jsonmatch.reporting.aggregate import case_passes, case_result, summarize
+from pytest_jsonmatch.reporting.records import Comparison, FieldRecord
+
+
+def comparison(case_id, score, status="passed", repeat=0, metric="field_f1", fields=(), error=""):
+    return Comparison(case_id, case_id, metric, score, 0.5, status, score, score, score,
+                      repeat=repeat, error=error, file="t.py", fields=tuple(fields))
+
+
+def test_errors_count_as_zero_and_xfail_cases_stand_apart():
+    summary = summarize([comparison("a", 1.0), comparison("b", 0.0, "error", error="no JSON"),
+                         comparison("c", 0.2, "xfailed"), comparison("d", 1.0, "xpassed")])
+    # counted: a (1.0) and b (an error, 0): overall 0.5; c and d apart
+    assert summary.overall == 0.5 and summary.count == 2
+    assert (summary.errors, summary.xfailed, summary.xpassed) == (1, 1, 1)
+    tally = summary.metrics["field_f1"]
+    assert (tally.cases, tally.passed, tally.failed, tally.errors) == (2, 1, 0, 1)
+
+
+def test_a_repeated_case_counts_once_with_its_mean():
+    runs = [comparison("r", s, "passed" if s >= 0.5 else "failed", repeat=k)
+            for k, s in enumerate([1.0, 0.25, 0.75])]
+    summary = summarize(runs + [comparison("s", 0.5)])
+    case = summary.cases["r"]
+    # mean (1 + 0.25 + 0.75) / 3 = 2/3; min 0.25, max 1.0; 2 of 3 runs passed
+    assert (case.runs, case.mean, case.low, case.high, case.passed_runs) == (
+        3, pytest.approx(2 / 3), 0.25, 1.0, 2)
+    assert summary.overall == pytest.approx((2 / 3 + 0.5) / 2) and summary.count == 2
+
+
+@pytest.mark.parametrize(("rule", "scores", "passes"), [
+    ("mean", [1.0, 0.2, 0.4], True),       # mean 0.5333 >= 0.5
+    ("mean", [0.4, 0.5, 0.5], False),      # mean 0.4667
+    ("all", [1.0, 0.5, 0.49], False),
+    ("all", [0.5, 0.5], True),
+    ("majority", [1.0, 0.0, 0.6], True),   # 2 of 3
+    ("majority", [1.0, 0.0], False),       # 1 of 2 is not more than half
+])
+def test_repeat_rules(rule, scores, passes):
+    assert case_passes(scores, 0.5, rule) is passes
+
+
+def test_a_case_with_an_errored_run_is_an_error():
+    case = case_result([comparison("r", 1.0, repeat=0),
+                        comparison("r", 0.0, "error", repeat=1, error="timeout")])
+    assert (case.status, case.error, case.mean) == ("error", "timeout", 0.5)
+
+
+def test_exact_sums_do_not_depend_on_order_or_grouping():
+    rng = random.Random(5)
+    values = [rng.random() * 10 ** rng.randint(-8, 3) for _ in range(2000)]
+    whole = ExactSum()
+    for v in values:
+        whole.add(v)
+    shuffled = values[:]
+    rng.shuffle(shuffled)
+    parts = [ExactSum() for _ in range(7)]
+    for i, v in enumerate(shuffled):
+        parts[i % 7].add(v)
+    merged = ExactSum()
+    for part in reversed(parts):
+        merged.merge(part)
+    assert merged.value == whole.value  # the same bits
+    assert whole.value == math.fsum(values)  # the correctly rounded sum
+
+
+def test_field_aggregates_merge_into_the_same_numbers_as_one_pass():
+    records = [FieldRecord("x", "x", status, score) for status, score in
+               [("match", 1.0), ("mismatch", 0.1), ("omission", 0.0), ("mismatch", 0.7),
+                ("hallucination", 0.0), ("skipped", 0.0)]]
+    one = FieldAggregate()
+    for r in records:
+        one.add(r)
+    left, right = FieldAggregate(), FieldAggregate()
+    for r in records[:3]:
+        left.add(r)
+    for r in records[3:]:
+        right.add(r)
+    right.merge(left)
+    assert right.to_dict() == one.to_dict()
+    # skipped counts nowhere: 5 scored, (1 + 0.1 + 0 + 0.7 + 0) / 5 = 0.36
+    assert (one.scored, one.mean_score) == (5, pytest.approx(0.36))
+
+
+def test_fields_are_grouped_by_file_or_folder():
+    a = Comparison("x", "x", "field_f1", 1.0, 0.5, "passed", file="golden/inv/a.yaml",
+                   fields=(FieldRecord("total", "total", "match", 1.0),))
+    b = Comparison("y", "y", "field_match", 0.0, 0.5, "failed", file="golden/prod/b.yaml",
+                   fields=(FieldRecord("total", "total", "mismatch", 0.0),))
+    assert set(summarize([a, b], "file").groups) == {"golden/inv/a.yaml", "golden/prod/b.yaml"}
+    assert set(summarize([a, b], "folder").groups) == {"golden/inv", "golden/prod"}
+    by_metric = summarize([a, b], "metric").groups
+    assert by_metric["field_f1"]["total"].mean_score == 1.0
+    assert by_metric["field_match"]["total"].mean_score == 0.0

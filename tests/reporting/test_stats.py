@@ -1,0 +1,72 @@
+"""The statistics of a baseline comparison (reporting/stats.py), against values worked out by
+hand: the paired t interval, the smallest detectable drop, Holm's step-down correction and
+the exact McNemar test."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from pytest_jsonmatch.reporting.stats import holm, mcnemar_exact, paired_difference
+
+
+def test_a_paired_difference_by_hand():
+    # d = -0.25, -0.25, +0.25, 0, 0, 0: mean -1/24 = -0.041667
+    # squared deviations: 2 * (0.208333)^2 + (0.291667)^2 + 3 * (0.041667)^2 = 0.177083
+    # s^2 = 0.177083 / 5 = 0.0354167, s = 0.188193, SE = s / sqrt(6) = 0.076830
+    # t(0.975, 5) = 2.570582: half width 0.197497, interval -0.239164 to +0.155830;
+    # (z(0.975) + z(0.8)) = 1.959964 + 0.841621
+    # = 2.801585: detectable 0.215244; t = -0.041667 / 0.076830 = -0.542326, two-sided
+    # p = 2 * P(T5 < -0.542326) = 0.6109
+    d = paired_difference([-0.25, -0.25, 0.25, 0.0, 0.0, 0.0])
+    assert d.n == 6
+    assert d.mean == pytest.approx(-1 / 24)
+    assert d.se == pytest.approx(0.076830, abs=1e-6)
+    assert (d.low, d.high) == (pytest.approx(-0.239164, abs=1e-6), pytest.approx(0.155830, abs=1e-6))
+    assert d.detectable == pytest.approx(0.215244, abs=1e-6)
+    assert d.p_value == pytest.approx(0.6109, abs=1e-4)
+    assert not d.clearly_below_zero
+
+
+def test_the_same_drop_in_every_case_is_clearly_below_zero():
+    d = paired_difference([-0.5] * 4)
+    assert (d.mean, d.low, d.high, d.se, d.detectable, d.p_value) == (-0.5, -0.5, -0.5, 0.0, 0.0, 0.0)
+    assert d.clearly_below_zero
+
+
+@pytest.mark.parametrize("diffs", [[], [-0.3]])
+def test_fewer_than_two_pairs_have_no_interval(diffs):
+    d = paired_difference(diffs)
+    assert (d.low, d.high, d.se, d.detectable, d.p_value) == (None,) * 5
+    assert not d.clearly_below_zero
+    assert d.mean == (diffs[0] if diffs else 0.0)
+
+
+def test_a_large_consistent_drop_is_clearly_below_zero():
+    # mean -0.1 and little spread: the interval stays below zero
+    diffs = [-0.09, -0.11] * 5
+    d = paired_difference(diffs)
+    s = math.sqrt(sum((x + 0.1) ** 2 for x in diffs) / 9)
+    assert d.se == pytest.approx(s / math.sqrt(10))
+    assert d.high < 0 and d.clearly_below_zero
+
+
+def test_holm_by_hand():
+    # sorted: 0.005 <= 0.05/4 = 0.0125 reject; 0.01 <= 0.05/3 = 0.0167 reject;
+    # 0.03 > 0.05/2 = 0.025: stop (0.04 is not rejected either)
+    assert holm([0.01, 0.04, 0.03, 0.005]) == [True, False, False, True]
+    assert holm([]) == []
+    assert holm([0.049]) == [True] and holm([0.051]) == [False]
+
+
+@pytest.mark.parametrize(("worse", "better", "p"), [
+    (0, 0, 1.0),
+    (5, 1, 2 * 7 / 64),      # n = 6: (C(6,0) + C(6,1)) / 2^6 = 7/64, doubled
+    (6, 0, 2 / 64),          # C(6,0) / 2^6, doubled
+    (3, 3, 1.0),             # 2 * 42/64 > 1: capped
+    (10, 2, 2 * 79 / 4096),  # n = 12: C(12,0) + C(12,1) + C(12,2) = 1 + 12 + 66 = 79
+])
+def test_mcnemar_exact_by_hand(worse, better, p):
+    assert mcnemar_exact(worse, better) == pytest.approx(p)
+    assert mcnemar_exact(better, worse) == pytest.approx(p)  # two-sided: symmetric
