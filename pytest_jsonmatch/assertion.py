@@ -78,11 +78,11 @@ def _check(actual: Any, expected: Any, metric: str | None, threshold: Any,
 
 
 def compare_and_record(actual: Any, expected: Any, metric: str | None, threshold: Any,
-                       options: Mapping[str, Any], defaults: recording.Defaults, repeat: int = 0
-                       ) -> tuple[MatchResult, float]:
-    """Score and record one comparison (run ``repeat`` of its case); return the result and
-    the threshold it is held to. One that cannot be scored is recorded as an error with its
-    reason, and its error raised."""
+                       options: Mapping[str, Any], defaults: recording.Defaults, repeat: int = 0,
+                       source: str = "case", recorded: str = "") -> tuple[MatchResult, float]:
+    """Score and record one comparison (run ``repeat`` of its case, its output from
+    ``source``); return the result and the threshold it is held to. One that cannot be
+    scored is recorded as an error with its reason, and its error raised."""
     __tracebackhide__ = True
     name = metric or defaults.metric
     limit = defaults.threshold if threshold is None else unit_number(threshold, "threshold")
@@ -91,11 +91,11 @@ def compare_and_record(actual: Any, expected: Any, metric: str | None, threshold
         result = match_json(actual, expected, metric=name, **merged)
     except JsonMatchError as exc:
         recording.record(recording.Outcome(str(name), limit, error=recording.one_line(exc),
-                                           repeat=repeat))
+                                           repeat=repeat, source=source, recording=recorded))
         # the message says it all: raised from here, not from deep inside the engine
         raise exc.with_traceback(None) from None
     recording.record(recording.Outcome(result.metric, limit, result, result.passed(limit),
-                                       repeat=repeat))
+                                       repeat=repeat, source=source, recording=recorded))
     return result, limit
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from . import recording
+from . import recording, recordings
 from .engine.errors import CaseFileError, JsonMatchError
 from .safe_yaml import item_nodes, key_lines, line_of, read_yaml
 
@@ -34,6 +34,10 @@ CASE_KEYS = frozenset({"id", "description", "expected", "actual", "actual_file",
 MAX_REPEAT = 1000
 SOURCE_KEYS = ("actual", "actual_file", "input")
 FILE_KEYS = frozenset({*SETTING_KEYS, "cases", "marks", "description"})
+
+# A case written without 'expected', to be filled in by --jsonmatch-update=create.
+NO_EXPECTED: Any = type("NoExpected", (), {"__repr__": lambda self: "<no expected yet>"})()
+_CREATE_HINT = "; run pytest with --jsonmatch-update=create to write it from the actual output"
 
 _DIRS_KEY = pytest.StashKey[tuple[str, ...]]()
 _DEFAULTS_KEY = pytest.StashKey[dict[str, Any]]()
@@ -67,6 +71,16 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("jsonmatch_target", type="string", default="",
                   help="jsonmatch: package.module:function producing actual output from a "
                        "golden case's input (may be async)")
+
+
+def _session(config: pytest.Config) -> Any:
+    """The session object of the plugin (session.py), or None."""
+    return config.pluginmanager.get_plugin("jsonmatch-session")
+
+
+def _update_mode(config: pytest.Config) -> str | None:
+    session = _session(config)
+    return session.settings.update if session is not None else None
 
 
 # -- which files ------------------------------------------------------------------------------
@@ -233,14 +247,17 @@ def load_cases(path: Path, config: pytest.Config) -> list[GoldenCase]:
                              f"'cases' (a list), not {_kind(data)}")
     lines = key_lines(root)
     inherited = _folder_defaults(path.parent, config)
+    creating = _update_mode(config) == "create"
     if "cases" not in data:
         # an unknown key first: a misspelt 'expected' is reported as the typo it is
         _no_unknown(data, CASE_KEYS | {"schema"}, lines, where, "case")
-        if "expected" not in data:
-            raise where.error(1, "missing 'expected' (one case) or 'cases' (a list of cases)")
+        has_source = any(k in data for k in SOURCE_KEYS)
+        if "expected" not in data and not (creating and has_source):
+            raise where.error(1, "missing 'expected' (one case) or 'cases' (a list of cases)"
+                                 + (_CREATE_HINT if has_source else ""))
         settings = _layered(data, lines, where, inherited)
         default_id = path.name.split(".")[0]
-        return [_case(data, lines, 1, where, settings, default_id, ())]
+        return [_case(data, lines, 1, where, settings, default_id, (), creating)]
     if "expected" in data:
         raise where.error(lines["expected"], "give either 'expected' (one case) or 'cases', not both")
     _no_unknown(data, FILE_KEYS, lines, where, "file")
@@ -257,7 +274,7 @@ def load_cases(path: Path, config: pytest.Config) -> list[GoldenCase]:
             raise where.error(line, f"each case is a mapping with id and expected, not {_kind(case)}")
         if "id" not in case:
             raise where.error(line, "case without 'id' (every case in a 'cases' list needs one)")
-        made = _case(case, key_lines(node), line, where, settings, None, file_marks)
+        made = _case(case, key_lines(node), line, where, settings, None, file_marks, creating)
         if made.id in first_line:
             raise where.error(line, f"duplicate case id {made.id!r} (first used at line {first_line[made.id]})")
         first_line[made.id] = line
@@ -266,7 +283,8 @@ def load_cases(path: Path, config: pytest.Config) -> list[GoldenCase]:
 
 
 def _case(data: Mapping[str, Any], lines: Mapping[str, int], line: int, where: _Where,
-          inherited: Mapping[str, Any], default_id: str | None, file_marks: tuple[Any, ...]) -> GoldenCase:
+          inherited: Mapping[str, Any], default_id: str | None, file_marks: tuple[Any, ...],
+          creating: bool = False) -> GoldenCase:
     case_id = data.get("id", default_id)
     if isinstance(case_id, int) and not isinstance(case_id, bool):
         case_id = str(case_id)
@@ -275,10 +293,11 @@ def _case(data: Mapping[str, Any], lines: Mapping[str, int], line: int, where: _
                                                  f"without '::', not {case_id!r}")
     name = f"case {case_id!r}: "
     _no_unknown(data, CASE_KEYS | ({"schema"} if default_id else frozenset()), lines, where, name[:-2])
-    if "expected" not in data:
-        raise where.error(line, f"{name}missing 'expected' (the mapping the output should match)")
-    expected = data["expected"]
-    if not isinstance(expected, (Mapping, list)):
+    if "expected" not in data and not creating:
+        raise where.error(line, f"{name}missing 'expected' (the mapping the output should "
+                                f"match){_CREATE_HINT}")
+    expected = data.get("expected", NO_EXPECTED)
+    if expected is not NO_EXPECTED and not isinstance(expected, (Mapping, list)):
         raise where.error(lines["expected"], f"{name}expected must be a mapping, not {_kind(expected)}")
     given = [k for k in SOURCE_KEYS if k in data]
     if len(given) != 1:
@@ -330,29 +349,58 @@ def _marks(spec: Any, line: int, where: _Where, prefix: str = "") -> tuple[Any, 
 # -- targets ----------------------------------------------------------------------------------
 
 
-def produce_actual(case: GoldenCase, config: pytest.Config) -> Any:
-    """The actual output of a case: given, read from its file, or made by the target."""
+def produce_output(case: GoldenCase, config: pytest.Config, repeat: int = 0, runs: int = 1,
+                   record: str = "off") -> tuple[Any, str, str]:
+    """The output of run ``repeat`` of a case: (output, where it came from, what was recorded).
+    Given in the case or its file; for ``input`` cases, made by the target or replayed from a
+    recording, by the record mode (recordings.py)."""
     if case.source == "actual":
-        return case.actual
+        return case.actual, "case", ""
     if case.source == "actual_file":
         assert case.actual_file is not None
         try:
-            return case.actual_file.read_bytes().decode("utf-8-sig")
+            return case.actual_file.read_bytes().decode("utf-8-sig"), "case", ""
         except OSError as exc:
             raise CaseFileError(f"cannot read actual_file {str(case.actual_file)!r}: {exc.strerror}") from None
         except UnicodeDecodeError as exc:
             raise CaseFileError(f"actual_file {str(case.actual_file)!r} is not valid UTF-8 "
                                 f"(byte {exc.start})") from None
-    result = config.hook.pytest_jsonmatch_target(case=case, config=config)
+    if record == "off":
+        return call_target(case, config), "live", ""
+    path = recordings.recording_path(case.path, case.id, repeat, runs)
+    existing = recordings.read_recording(path) if record != "all" else None
+    if existing is not None and existing.input_sha256 == recordings.input_digest(case.input):
+        return existing.output, "replayed", ""
+    shown = recordings.relative(path, config.rootpath)
+    if record == "none":
+        if existing is None:
+            raise CaseFileError(f"no recording of this case ({shown}): record it with "
+                                f"--jsonmatch-record=once")
+        raise CaseFileError(f"the recording {shown} is stale (the case's input changed since it "
+                            f"was recorded): re-record it with --jsonmatch-record=once")
+    output = call_target(case, config)
+    recordings.write_recording(path, case.id, case.input, output, repeat)
+    return output, "live", "stale" if existing is not None else "recorded"
+
+
+def call_target(case: GoldenCase, config: pytest.Config) -> Any:
+    """The target's output for a case's input: the hook's answer, else the ini target's. An
+    async target (or one returning an awaitable) is awaited; an async hook that answers None
+    leaves the case to the ini target too."""
+    result = _awaited_value(config.hook.pytest_jsonmatch_target(case=case, config=config))
     if result is None:
-        result = _ini_target(config)(case.input)
+        result = _awaited_value(_ini_target(config)(case.input))
+    return result
+
+
+def _awaited_value(value: Any) -> Any:
     import inspect  # here, not at start-up: asyncio alone costs ~20 ms to import
 
-    if inspect.isawaitable(result):
+    if inspect.isawaitable(value):
         import asyncio
 
-        result = asyncio.run(_awaited(result))
-    return result
+        return asyncio.run(_awaited(value))
+    return value
 
 
 async def _awaited(awaitable: Any) -> Any:
@@ -423,33 +471,79 @@ class GoldenItem(pytest.Item):
 
     def runtest(self) -> None:
         from .assertion import compare_and_record, failure
-        from .reporting.aggregate import case_passes
 
         case, defaults = self.case, recording.defaults()
+        session = _session(self.config)
+        record = session.settings.record if session is not None else "off"
+        update = session.settings.update if session is not None else None
         runs = self.runs()
-        results = []
+        outputs, results = [], []
         for repeat in range(runs):
             try:
-                actual = produce_actual(case, self.config)
+                output, source, recorded = produce_output(case, self.config, repeat, runs, record)
             except Exception as exc:
                 # the case was attempted and not scored: it counts, as an error
                 recording.record(recording.Outcome(
                     case.metric or defaults.metric, case.threshold if case.threshold is not None
-                    else defaults.threshold, error=recording.one_line(exc), repeat=repeat))
+                    else defaults.threshold, error=recording.one_line(exc), repeat=repeat,
+                    source="live" if case.source == "input" else "case"))
                 raise
-            results.append(compare_and_record(actual, case.expected, case.metric, case.threshold,
-                                              case.options, defaults, repeat))
-        scores = [result.score for result, _ in results]
-        worst, limit = min(results, key=lambda pair: pair[0].score)
-        if runs == 1:
-            if not worst.passed(limit):
-                raise failure(worst, limit, defaults.verbosity)
+            outputs.append(output)
+            if case.expected is not NO_EXPECTED:  # (none: --jsonmatch-update=create)
+                results.append(compare_and_record(output, case.expected, case.metric,
+                                                  case.threshold, case.options, defaults, repeat,
+                                                  source, recorded))
+        passed = self._passed(results)
+        if case.expected is NO_EXPECTED or (update == "fix" and not passed) or (
+                update == "all" and self._differs(outputs[0])):
+            self._update(outputs[0], session)
             return
-        rule = self.config.getini("jsonmatch_repeat_pass") or "mean"
-        floors = any(result.floor_failures for result, _ in results)
-        if floors or not case_passes(scores, limit, rule):
-            raise AssertionError(_repeat_summary(scores, limit, rule) + "\nthe worst run:\n"
+        if not passed:
+            worst, limit = min(results, key=lambda pair: pair[0].score)
+            if runs == 1:
+                raise failure(worst, limit, defaults.verbosity)
+            rule = self.config.getini("jsonmatch_repeat_pass") or "mean"
+            raise AssertionError(_repeat_summary([r.score for r, _ in results], limit, rule)
+                                 + "\nthe worst run:\n"
                                  + str(failure(worst, limit, defaults.verbosity)))
+
+    def _passed(self, results: list[Any]) -> bool:
+        """Whether the runs pass: the one run's verdict, or the repeat rule's."""
+        from .reporting.aggregate import case_passes
+
+        if not results:
+            return True
+        if len(results) == 1:
+            result, limit = results[0]
+            return bool(result.passed(limit))
+        rule = self.config.getini("jsonmatch_repeat_pass") or "mean"
+        return not any(result.floor_failures for result, _ in results) and case_passes(
+            [result.score for result, _ in results], results[0][1], rule)
+
+    def _parsed(self, output: Any) -> Any:
+        """An output as the JSON value it holds (model text parsed leniently)."""
+        from .engine.intake import read_json
+        from .engine.parse import parse_actual
+        from .engine.registry import REGISTRY
+
+        metric = REGISTRY.metric(self.case.metric or recording.defaults().metric)
+        return read_json(parse_actual(output, allow_array=metric.allow_array), "actual")[0]
+
+    def _differs(self, output: Any) -> bool:
+        from .engine.intake import read_json
+        from .engine.values import json_equal
+
+        expected = read_json(self.case.expected, "expected")[0]
+        return not json_equal(self._parsed(output), expected)
+
+    def _update(self, output: Any, session: Any) -> None:
+        """Ask for this case's expected to become ``output`` (written at the end of the
+        session, by the controller under xdist)."""
+        case = self.case
+        session.pending_updates.append({
+            "path": str(case.path), "display": _display(case.path, self.config),
+            "case_id": case.id, "line": case.line, "value": self._parsed(output),
+            "default_id": case.path.name.split(".")[0]})
 
     def runs(self) -> int:
         """How many times the case's target runs: only ``input`` cases repeat."""
@@ -457,7 +551,7 @@ class GoldenItem(pytest.Item):
             return 1
         if self.case.repeat is not None:
             return self.case.repeat
-        session = self.config.pluginmanager.get_plugin("jsonmatch-session")
+        session = _session(self.config)
         return session.settings.repeat or 1 if session is not None else 1
 
     def reportinfo(self) -> tuple[Path, int, str]:

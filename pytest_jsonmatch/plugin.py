@@ -31,7 +31,10 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("jsonmatch", "JSON matching (pytest-jsonmatch)")
     for dest, (flag, metavar, help_text) in FLAGS.items():
-        group.addoption(flag, dest=dest, metavar=metavar, default=None, help=help_text)
+        if metavar:
+            group.addoption(flag, dest=dest, metavar=metavar, default=None, help=help_text)
+        else:  # a switch
+            group.addoption(flag, dest=dest, action="store_true", default=None, help=help_text)
     for name, (kind, default, help_text) in INI.items():
         parser.addini(name, help_text, type=kind, default=default)  # type: ignore[arg-type]
 

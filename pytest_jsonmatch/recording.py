@@ -29,6 +29,8 @@ class Outcome:
     passed: bool = False
     error: str = ""
     repeat: int = 0
+    source: str = "case"  # the output came from the case, a live call, or a replay
+    recording: str = ""  # "recorded" or "stale" when this run wrote a recording
 
 
 Sink = Callable[[Outcome], None]

@@ -62,14 +62,23 @@ _LOADER: list[tuple[Any, type]] = []
 
 def read_yaml(path: Path, display: str) -> tuple[Any, Any]:
     """The file's constructed value and its root node (for line numbers)."""
-    yaml, loader_class = _yaml()
+    return parse_yaml(read_text(path, display), display)
+
+
+def read_text(path: Path, display: str) -> str:
+    """A case file's text (UTF-8, a byte-order mark dropped; line endings as they are)."""
     raw = path.read_bytes()
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise CaseFileError(f"{display}:{line}: not a text file: byte 0x{raw[exc.start]:02x} "
                             f"at offset {exc.start} is not valid UTF-8") from None
+
+
+def parse_yaml(text: str, display: str) -> tuple[Any, Any]:
+    """A case file's text read safely: its constructed value and its root node."""
+    yaml, loader_class = _yaml()
     loader = loader_class(text)
     try:
         root = loader.get_single_node()

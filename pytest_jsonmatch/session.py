@@ -16,6 +16,7 @@ import pytest
 
 from . import recording
 from .atomic import write_atomic
+from .case_edit import apply_updates
 from .reporting import github, report as reports
 from .reporting.aggregate import summarize
 from .reporting.baseline import Baseline, BaselineComparison, cases_of, compare, load_baseline
@@ -23,10 +24,11 @@ from .reporting.gates import Verdict, judge
 from .reporting.markdown import render_markdown
 from .reporting.records import (ERROR, FAILED, PASSED, XFAILED, XPASSED, Comparison, case_id_of,
                                 field_records)
-from .reporting.text import summary_lines, verdict_lines
+from .reporting.text import summary_lines, update_lines, verdict_lines
 from .settings import SessionSettings
 
 _ATTRIBUTE = "jsonmatch_comparisons"  # a test report's comparisons, on the xdist wire too
+_UPDATES = "jsonmatch_updates"  # and the case-file updates its test asked for
 
 
 class JsonmatchSession:
@@ -43,7 +45,10 @@ class JsonmatchSession:
             except Exception as exc:  # noqa: BLE001 - any unreadable baseline stops the run
                 raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None
         self.pending: list[Comparison] = []  # the running test's, not yet on a report
+        self.pending_updates: list[dict[str, Any]] = []  # the same, for case-file updates
         self.comparisons: list[Comparison] = []
+        self.updates: list[dict[str, Any]] = []
+        self.updated: list[str] = []  # file:line case-id of each case written
         self.report: dict[str, Any] | None = None
         self.verdict = Verdict()
         self.write_errors: list[str] = []
@@ -61,17 +66,19 @@ class JsonmatchSession:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if self.pending:
-            made, self.pending = self.pending, []
-            made = [_with_test_outcome(c, report) for c in made]
-            if self.worker:
-                setattr(report, _ATTRIBUTE, [c.to_dict() for c in made])  # to the controller
-            else:
-                self.comparisons.extend(made)
-        elif not self.worker:
-            sent = getattr(report, _ATTRIBUTE, None)
-            if sent:
-                self.comparisons.extend(Comparison.from_dict(data) for data in sent)
+        made, self.pending = [_with_test_outcome(c, report) for c in self.pending], []
+        asked, self.pending_updates = self.pending_updates, []
+        if self.worker:  # to the controller, with the report
+            if made:
+                setattr(report, _ATTRIBUTE, [c.to_dict() for c in made])
+            if asked:
+                setattr(report, _UPDATES, asked)
+            return
+        self.comparisons.extend(made)
+        self.updates.extend(asked)
+        self.comparisons.extend(Comparison.from_dict(data)
+                                for data in getattr(report, _ATTRIBUTE, None) or ())
+        self.updates.extend(getattr(report, _UPDATES, None) or ())
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
@@ -86,7 +93,14 @@ class JsonmatchSession:
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if self.worker or (not self.comparisons and not self.settings.report_path):
+        if self.worker:
+            return
+        if self.updates:
+            self.updated, errors = apply_updates(self.updates)
+            self.write_errors += [f"could not update {error}" for error in errors]
+        if not self.comparisons and not self.settings.report_path:
+            if self.write_errors and session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
             return
         settings = self.settings
         summary = summarize(self.comparisons, settings.group_by, settings.repeat_rule)
@@ -124,14 +138,18 @@ class JsonmatchSession:
                 self.write_errors.append(f"could not write the Markdown summary: {exc}")
 
     def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-        if self.worker or (self.report is None and not self.write_errors):
+        if self.worker or (self.report is None and not self.write_errors and not self.updated):
             return
         width = terminalreporter._tw.fullwidth
         verbose = int(config.getoption("verbose", default=0) or 0)
-        if self.report is not None and (self.report["count"] or self.report["comparisons"]):
+        if (self.report is not None and (self.report["count"] or self.report["comparisons"])) \
+                or self.updated:
             terminalreporter.write_sep("=", "jsonmatch")
+        if self.report is not None and (self.report["count"] or self.report["comparisons"]):
             for line in summary_lines(self.report, width, verbose):
                 terminalreporter.write_line(line)
+        for line in update_lines(self.updated):
+            terminalreporter.write_line(line, green=True)
         if self.settings.report_path and not any("the report" in e for e in self.write_errors):
             terminalreporter.write_line(f"report written to {self.settings.report_path}")
         for error in self.write_errors:
@@ -166,7 +184,8 @@ class _Recorder:
         if result is None:
             comparison = Comparison(case_id, item.nodeid, outcome.metric, 0.0, outcome.threshold,
                                     ERROR, seq=seq, repeat=outcome.repeat, error=outcome.error,
-                                    file=self.file, line=self.line)
+                                    file=self.file, line=self.line, source=outcome.source,
+                                    recording=outcome.recording)
         else:
             from .engine.values import MISSING
 
@@ -178,7 +197,7 @@ class _Recorder:
                 tuple((p.path, p.expected_index, p.actual_index, float(p.score))
                       for p in result.pairings),
                 tuple((f.path or "$", float(f.min_score), float(f.score))
-                      for f in result.floor_failures))
+                      for f in result.floor_failures), outcome.source, outcome.recording)
         session.pending.append(comparison)
         if session.settings.junit_properties:
             item.user_properties.append(("jsonmatch_metric", comparison.metric))

@@ -13,7 +13,10 @@ from . import recording
 from .engine.errors import JsonMatchError
 from .reporting.aggregate import GROUP_BY, REPEAT_RULES
 from .reporting.gates import GateSettings, parse_floors, parse_mode, parse_score
+from .recordings import MODES as RECORD_MODES
 from .reporting.records import VALUE_MODES
+
+UPDATE_MODES = ("create", "fix", "all")
 
 # ini name -> (type, default, help)
 INI: dict[str, tuple[str, Any, str]] = {
@@ -46,12 +49,16 @@ INI: dict[str, tuple[str, Any, str]] = {
                               "meets the threshold), 'all' or 'majority' of its runs do."),
     "jsonmatch_group_by": ("string", "metric",
                            "jsonmatch: per-field tables per 'metric', 'file' or 'folder'."),
+    "jsonmatch_record": ("string", "off",
+                         "jsonmatch: record and replay the outputs of 'input:' golden cases: off "
+                         "(call the target), once, none (replay only) or all (re-record)."),
     "jsonmatch_junit_properties": ("bool", True,
                                    "jsonmatch: add each comparison's metric and score as JUnit "
                                    "XML properties (default: true)."),
 }
 
-# flag dest -> (flag, metavar, help); the ini option of the same name, if any, is its default
+# flag dest -> (flag, metavar, help); the ini option of the same name, if any, is its default;
+# a flag without a metavar is a switch
 FLAGS: dict[str, tuple[str, str, str]] = {
     "jsonmatch_fail_under": ("--jsonmatch-fail-under", "SCORE",
                              "fail the session when the overall score is below SCORE, even if "
@@ -74,6 +81,14 @@ FLAGS: dict[str, tuple[str, str, str]] = {
                            "jsonmatch_max_drop, default 0; see jsonmatch_gate)."),
     "jsonmatch_group_by": ("--jsonmatch-group-by", "metric|file|folder",
                            "print the per-field table per metric (default), case file or folder."),
+    "jsonmatch_update": ("--jsonmatch-update", "create|fix|all",
+                         "write actual outputs into golden case files as their 'expected': create "
+                         "(cases without one), fix (failing cases) or all (every case that differs)."),
+    "jsonmatch_update_in_ci": ("--jsonmatch-update-in-ci", "",
+                               "allow --jsonmatch-update although the CI environment variable is set."),
+    "jsonmatch_record": ("--jsonmatch-record", "off|once|none|all",
+                         "record and replay the outputs of 'input:' golden cases, as vcrpy does "
+                         "(ini: jsonmatch_record; default off)."),
     "jsonmatch_repeat": ("--jsonmatch-repeat", "N",
                          "run the target of every 'input:' golden case N times (a case's own "
                          "'repeat:' wins); see jsonmatch_repeat_pass."),
@@ -94,6 +109,8 @@ class SessionSettings:
     repeat_rule: str
     junit_properties: bool
     annotations: bool  # GitHub Actions workflow commands for failing cases
+    update: str | None  # write outputs into case files: create, fix or all
+    record: str  # recordings of input cases: off, once, none, all
 
 
 def setting(config: pytest.Config, name: str) -> Any:
@@ -139,7 +156,21 @@ def _read(config: pytest.Config) -> SessionSettings:
         _choice(config.getini("jsonmatch_repeat_pass") or "mean", REPEAT_RULES,
                 "jsonmatch_repeat_pass"),
         bool(config.getini("jsonmatch_junit_properties")),
-        os.environ.get("GITHUB_ACTIONS") == "true")
+        os.environ.get("GITHUB_ACTIONS") == "true",
+        _update(config), _choice(setting(config, "jsonmatch_record") or "off", RECORD_MODES,
+                                 "jsonmatch_record"))
+
+
+def _update(config: pytest.Config) -> str | None:
+    mode = setting(config, "jsonmatch_update")
+    if mode is None:
+        return None
+    mode = _choice(mode, UPDATE_MODES, "--jsonmatch-update")
+    if os.environ.get("CI") and not setting(config, "jsonmatch_update_in_ci"):
+        raise pytest.UsageError("pytest-jsonmatch: refusing to update golden case files because "
+                                "the CI environment variable is set; pass "
+                                "--jsonmatch-update-in-ci to update them anyway")
+    return mode
 
 
 def _choice(value: Any, allowed: tuple[str, ...], what: str) -> str:

@@ -14,6 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
+# Where a comparison's output came from: given in the case (actual, actual_file), a live call
+# of the target, or a replayed recording.
+SOURCES = ("case", "live", "replayed")
 # How a comparison ended.
 PASSED, FAILED, ERROR, XFAILED, XPASSED = "passed", "failed", "error", "xfailed", "xpassed"
 STATUSES = (PASSED, FAILED, ERROR, XFAILED, XPASSED)
@@ -65,6 +68,8 @@ class Comparison:
     fields: tuple[FieldRecord, ...] = ()
     pairings: tuple[tuple[str, int, int, float], ...] = ()
     floor_failures: tuple[tuple[str, float, float], ...] = ()
+    source: str = "case"  # where the output came from: the case itself, a live call, a replay
+    recording: str = ""  # "recorded", or "stale" (re-recorded), when this run wrote a recording
 
     @property
     def counted(self) -> bool:
@@ -85,6 +90,7 @@ class Comparison:
                          for p, i, j, s in self.pairings],
             "floor_failures": [{"path": p, "min_score": m, "score": s}
                                for p, m, s in self.floor_failures],
+            "source": self.source, "recording": self.recording,
         }
 
     @classmethod
@@ -99,7 +105,8 @@ class Comparison:
             tuple((p["path"], int(p["expected_index"]), int(p["actual_index"]), float(p["score"]))
                   for p in data.get("pairings", ())),
             tuple((f["path"], float(f["min_score"]), float(f["score"]))
-                  for f in data.get("floor_failures", ())))
+                  for f in data.get("floor_failures", ())),
+            str(data.get("source", "case")), str(data.get("recording", "")))
 
     @classmethod
     def from_version_1(cls, data: Mapping[str, Any]) -> Comparison:

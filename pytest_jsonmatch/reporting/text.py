@@ -18,6 +18,7 @@ def summary_lines(report: Mapping[str, Any], width: int = 80, verbose: int = 0) 
     """The summary of a report, without the gates' verdict (see :func:`verdict_lines`)."""
     lines = _metric_lines(report, width)
     lines.extend(part for line in _overall(report) for part in wrap(line, width))
+    lines.extend(_recording_lines(report))
     baseline = report.get("baseline")
     deltas = {path: d["difference"]["mean"] for path, d in baseline["fields"].items()} \
         if baseline else None
@@ -34,6 +35,15 @@ def summary_lines(report: Mapping[str, Any], width: int = 80, verbose: int = 0) 
     if baseline:
         lines.extend(_baseline_lines(baseline, width, verbose))
     return lines
+
+
+def update_lines(updated: list[str]) -> list[str]:
+    """What --jsonmatch-update wrote: ``updated 3 cases in 2 files`` and each ``file:line``."""
+    if not updated:
+        return []
+    files = len({entry.rsplit(":", 1)[0] for entry in (u.split(" ", 1)[0] for u in updated)})
+    return [f"updated {_cases(len(updated))} in {files} file{'' if files == 1 else 's'}:",
+            *(f"  {printable(entry)}" for entry in updated)]
 
 
 def verdict_lines(report: Mapping[str, Any], width: int = 80) -> tuple[list[str], list[str]]:
@@ -69,6 +79,16 @@ def _overall(report: Mapping[str, Any]) -> list[str]:
         lines.append(f"not counted (xfail-marked): {report['xfailed']} xfailed, "
                      f"{report['xpassed']} xpassed")
     return lines
+
+
+def _recording_lines(report: Mapping[str, Any]) -> list[str]:
+    """How many outputs were replayed from recordings, and how many recorded."""
+    comparisons = report["comparisons"]
+    counts = {"replayed": sum(c.get("source") == "replayed" for c in comparisons),
+              "recorded": sum(c.get("recording") == "recorded" for c in comparisons),
+              "stale, re-recorded": sum(c.get("recording") == "stale" for c in comparisons)}
+    shown = [f"{n} {what}" for what, n in counts.items() if n]
+    return [f"recordings: {', '.join(shown)}"] if shown else []
 
 
 def _field_lines(fields: Mapping[str, Any], deltas: Mapping[str, float] | None, width: int,

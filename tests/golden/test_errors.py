@@ -18,6 +18,7 @@ CASE_KEYS = ("actual, actual_file, description, expected, id, input, marks, metr
              "repeat, schema, threshold")
 LIST_CASE_KEYS = "actual, actual_file, description, expected, id, input, marks, metric, options, repeat, threshold"
 CASE = "    expected: {a: 1}\n    actual: {a: 1}\n"
+CREATE_HINT = "; run pytest with --jsonmatch-update=create to write it from the actual output"
 
 
 ERRORS = [
@@ -30,9 +31,10 @@ ERRORS = [
     ("set-tag", "expected: !!set {a: null}\nactual: {}\n",
      "c.jsonmatch.yaml:1: tag '!!set' is not allowed; case files hold plain data (unsafe tags are never executed)"),
     ("missing-expected", "cases:\n  - id: one\n    actual: {a: 1}\n",
-     "c.jsonmatch.yaml:2: case 'one': missing 'expected' (the mapping the output should match)"),
+     "c.jsonmatch.yaml:2: case 'one': missing 'expected' (the mapping the output should match)"
+     + CREATE_HINT),
     ("neither-expected-nor-cases", "actual: {a: 1}\n",
-     "c.jsonmatch.yaml:1: missing 'expected' (one case) or 'cases' (a list of cases)"),
+     "c.jsonmatch.yaml:1: missing 'expected' (one case) or 'cases' (a list of cases)" + CREATE_HINT),
     ("unknown-key", "cases:\n  - id: one\n" + CASE + "    treshold: 0.5\n",
      "c.jsonmatch.yaml:5: case 'one': unknown key 'treshold'; known keys: actual, actual_file, "
      "description, expected, id, input, marks, metric, options, repeat, threshold"),
@@ -143,7 +145,8 @@ CASE_ERRORS = [
                                    "    actual_text: '{\"a\": 1}'\n",
      f"{NAME}:7: case 'two': unknown key 'actual_text'; known keys: {LIST_CASE_KEYS}"),
     ("second-case-without-expected", "cases:\n  - id: one\n" + CASE + "  - id: two\n    actual: {a: 1}\n",
-     f"{NAME}:5: case 'two': missing 'expected' (the mapping the output should match)"),
+     f"{NAME}:5: case 'two': missing 'expected' (the mapping the output should match)"
+     + CREATE_HINT),
     ("expected-null", "expected:\nactual: {a: 1}\n",
      f"{NAME}:1: case 'c': expected must be a mapping, not null"),
     ("expected-as-json-text", "cases:\n  - id: one\n    expected: '{\"a\": 1}'\n    actual: {a: 1}\n",
