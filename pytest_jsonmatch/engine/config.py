@@ -23,6 +23,10 @@ from .schema import SchemaNode, infer_node, load_schema, parse_schema, parse_tra
 from .values import SCALAR_TYPES, TYPE_OF
 
 COMMON_OPTIONS = frozenset({"ignore", "fields", "align", "schema"})
+# see WalkConfig.inline_plan
+InlinePlan = tuple[Mapping[type, BoundComparator], bool, "Mapping[str, BoundComparator] | None",
+                   Mapping[type, BoundComparator]]
+_NO_TYPES: Mapping[type, BoundComparator] = {}
 FIELD_RULE_KEYS = ("align", "comparator", "min_score", "skip", "tolerance", "transform")
 
 
@@ -76,6 +80,32 @@ class WalkConfig:
     def equal_one_policy(self) -> dict[type, BoundComparator]:
         """scalar_policy's comparators that score equal values 1, by Python type."""
         return {kind: comp for kind, comp in self.scalar_policy.items() if comp.equal_one}
+
+    @cached_property
+    def _plans(self) -> dict[bool, InlinePlan]:
+        """The inline plans of objects without a schema node, for ``whole`` False and True."""
+        if self.schema_driven:  # field_f1's inferred schema: a scalar in expected is a leaf
+            plan = (self.scalar_policy, False, None, self.equal_one_policy)
+            return {False: plan, True: plan}
+        return {False: (self.scalar_policy, True, None, self.equal_one_policy),
+                True: (self.value_policy, False, None, self.equal_one_policy)}
+
+    def inline_plan(self, node: SchemaNode | None, whole: bool) -> InlinePlan | None:
+        """How the walk scores an object's leaf fields in the object's own loop, or None when
+        every field must go its general way (a rule may name any field; a schema given to a
+        metric that is not schema-driven gives each field its spec). ``whole``: the fields
+        are at the metric's leaf depth, compared whole. A plan is (comparator by Python type,
+        whether the actual value must be a scalar too, comparator by key (a schema's leaves),
+        the by-type comparators that score equal scalars 1)."""
+        if self.rules:
+            return None
+        if node is None:
+            return self._plans[whole]
+        if not self.schema_driven:
+            return None
+        if node.properties is not None:
+            return (_NO_TYPES, False, node.plain_by_key, _NO_TYPES)
+        return self._plans[whole] if whole else (self.scalar_policy, True, None, self.equal_one_policy)
 
     @cached_property
     def policy_equal_one(self) -> bool:

@@ -31,43 +31,44 @@ Skip = Callable[[str], bool]
 def read_json(value: Any, side: str, skip: Skip | None = None) -> tuple[Any, int]:
     """``value`` as plain JSON, and how deeply it nests (0 for a scalar). ``side`` names the
     input in errors (``expected``, ``actual``); ``skip(path)`` says which fields are not read."""
-    depth = _plain_depth(value, _FAST_DEPTH)
-    if depth >= 0:
-        return value, depth
+    kind = type(value)
+    if kind is dict or kind is list:
+        depth = _plain_depth(value, _FAST_DEPTH)
+        if depth >= 0:
+            return value, depth
+    elif kind in _PLAIN_SCALARS or (kind is float and value - value == 0.0):
+        return value, 0
     return _Converter(side, skip).convert(value)
 
 
 # Plain values are checked by a recursive function up to this depth; deeper or unusual
 # values take the converter, which needs no recursion.
 _FAST_DEPTH = 100
+_PLAIN_SCALARS = frozenset({str, int, bool, type(None)})  # (a float must also be finite)
 
 
-def _plain_depth(value: Any, budget: int) -> int:
-    """How deeply ``value`` nests when it is plain JSON within ``budget`` levels; else -1."""
-    kind = type(value)
-    if kind is dict:
-        for key in value:
+def _plain_depth(container: Any, budget: int) -> int:
+    """How deeply a dict or list nests when it is plain JSON within ``budget`` levels; else
+    -1. One tight loop per container: this runs over every value of every comparison."""
+    if type(container) is dict:
+        for key in container:
             if type(key) is not str:
                 return -1
-        children: Any = value.values()
-    elif kind is list:
-        children = value
-    elif kind is str or kind is int or kind is bool or value is None:
-        return 0
-    elif kind is float:
-        return 0 if value - value == 0.0 else -1
+        children: Any = container.values()
     else:
-        return -1
+        children = container
     if budget == 0:
         return -1
     deepest = 0
     for child in children:
         kind = type(child)
-        if kind is str or kind is int or kind is bool or child is None:
+        if kind in _PLAIN_SCALARS:
             continue
         if kind is float:
             if child - child == 0.0:
                 continue
+            return -1
+        if kind is not dict and kind is not list:
             return -1
         depth = _plain_depth(child, budget - 1)
         if depth < 0:

@@ -18,22 +18,23 @@ from .errors import ConfigError
 
 _PLAIN_KEY = re.compile(r"[^\W\d]\w*")
 
-# key -> (its form at the root, its form below a parent); keys repeat across records
-_KEY_FORMS: dict[str, tuple[str, str]] = {}
-_KEY_FORMS_LIMIT = 100_000
+# key -> (its form at the root, its form below a parent); keys repeat across records (the
+# walk reads it directly in its hot loop; key_forms fills it)
+KEY_FORMS: dict[str, tuple[str, str]] = {}
+KEY_FORMS_LIMIT = 100_000
 
 
 def key_forms(key: str) -> tuple[str, str]:
     """How ``key`` is written as a path segment: at the root, and below a parent."""
-    forms = _KEY_FORMS.get(key)
+    forms = KEY_FORMS.get(key)
     if forms is None:
         if _PLAIN_KEY.fullmatch(key):
             forms = (key, "." + key)
         else:
             quoted = f"[{json.dumps(key, ensure_ascii=False)}]"
             forms = (quoted, quoted)
-        if len(_KEY_FORMS) < _KEY_FORMS_LIMIT:
-            _KEY_FORMS[key] = forms
+        if len(KEY_FORMS) < KEY_FORMS_LIMIT:
+            KEY_FORMS[key] = forms
     return forms
 
 

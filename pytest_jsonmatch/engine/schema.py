@@ -44,12 +44,16 @@ class SchemaNode:
     # the comparator of a leaf that needs nothing else (no transform, not skipped, not a
     # batch judge): the walk scores such leaves inline
     plain: BoundComparator | None = None
+    # the children that are such leaves, by key
+    plain_by_key: dict[str, BoundComparator] = field(default_factory=dict)
 
     def seal(self) -> SchemaNode:
         comp = self.spec.comparator or self.default_comparator
         if (self.is_leaf and comp is not None and comp.trusted and not comp.batch
                 and self.spec.transform is None and not self.spec.skip):
             self.plain = comp
+        self.plain_by_key = {key: child.plain for key, child in (self.properties or {}).items()
+                             if child.plain is not None}
         return self
 
     @property

@@ -16,7 +16,7 @@ from .config import WalkConfig
 from .field_spec import Align, FieldSpec
 from .judging import Judge
 from .pair_scores import SMALL_PAIRS, pair_scores
-from .paths import Where, display_path, key_forms
+from .paths import KEY_FORMS, Where, display_path, key_forms
 from .registry import BatchItem
 from .results import (HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldResult,
                       FloorFailure, Pairing, WalkOutput, f_beta, precision_recall)
@@ -154,21 +154,52 @@ class Walk:
     def obj(self, expected: dict[str, Any], actual: dict[str, Any], where: Where,
             node: SchemaNode | None, depth: int) -> None:
         cfg = self.cfg
+        fields = self.out.fields
         if cfg.schema_driven and not expected and not actual:
-            self.out.fields.append(FieldResult(where.path, MATCH, 1.0, expected, actual, "",
-                                               "both empty", where.field, where.actual))
+            fields.append(FieldResult(where.path, MATCH, 1.0, expected, actual, "", "both empty",
+                                      where.field, where.actual))
             return
         props = node.properties if node is not None else None
         known_keys = cfg.schema_driven and props is not None
-        inline = _InlineLeaves.make(cfg, node, depth, where, self.out)
+        # Scalar leaves that need no per-field settings are scored here, in the object's own
+        # loop: most fields of most records, where a call per field would be most of the cost.
+        plan = cfg.inline_plan(node, depth + 1 == cfg.leaf_depth)
+        if plan is not None:
+            by_type, scalars_only, by_key, equal_one = plan
+            path, field, actual_path = where
+            at_path, at_field = (1 if path else 0), (1 if field else 0)
+            same_field = field == path
+            known_forms, append = KEY_FORMS.get, fields.append
         for key, value in expected.items():
             other = actual.get(key, MISSING)
-            if inline is not None and other is not MISSING and inline.scored(key, value, other):
-                continue
+            if plan is not None and other is not MISSING:
+                kind = type(value)
+                if kind is type(other) and (comparator := equal_one.get(kind)) is not None \
+                        and value == other:
+                    status, score = MATCH, 1.0
+                else:
+                    comparator = (by_key.get(key) if by_key is not None else None
+                                  if scalars_only and type(other) not in SCALAR_TYPES
+                                  else by_type.get(kind))
+                    if comparator is not None:
+                        if kind is type(other) and kind in SCALAR_TYPES and value == other \
+                                and comparator.equal_one:
+                            status, score = MATCH, 1.0
+                        else:
+                            score = comparator.score(value, other)
+                            status = MATCH if score >= 1.0 else MISMATCH
+                if comparator is not None:
+                    forms = known_forms(key) or key_forms(key)
+                    child_path = path + forms[at_path]
+                    append(_new(FieldResult, (
+                        child_path, status, score, value, other, comparator.name, "",
+                        child_path if same_field else field + forms[at_field],
+                        None if actual_path is None else actual_path + forms[1])))
+                    continue
             child = where.key(key)
             if known_keys and key not in props:  # type: ignore[operator]
-                self.out.fields.append(FieldResult(child.path, SKIPPED, 0.0, value, other, "",
-                                                   "not in the schema", child.field, child.actual))
+                fields.append(FieldResult(child.path, SKIPPED, 0.0, value, other, "",
+                                          "not in the schema", child.field, child.actual))
                 continue
             self.node(value, other, child, props.get(key) if props is not None else None, depth + 1)
         if cfg.count_extras and not actual.keys() <= expected.keys():
@@ -287,91 +318,3 @@ class Walk:
                 return [(i, i, 1.0) for i in range(len(expected))], [], []
             return None
         return align.identical_pairs(expected, actual)
-
-
-class _InlineLeaves:
-    """Scores the scalar fields of one object that need no per-field settings, in the
-    object's own loop: most fields of most records, where a call per node would be most of
-    a small record's cost. ``pick(key, expected, actual)`` chooses the comparator (None:
-    the field takes the general way)."""
-
-    __slots__ = ("pick", "equal_one", "where", "fields", "at_path", "at_field", "at_actual",
-                 "same_field")
-
-    def __init__(self, pick: Any, equal_one: dict[type, BoundComparator], where: Where,
-                 out: WalkOutput) -> None:
-        self.pick, self.equal_one, self.where, self.fields = pick, equal_one, where, out.fields
-        # a key's path form: [0] at the root, [1] below a parent
-        self.at_path = 1 if where.path else 0
-        self.at_field = 1 if where.field else 0
-        self.at_actual = 1 if where.actual else 0
-        self.same_field = where.field == where.path
-
-    @classmethod
-    def make(cls, cfg: WalkConfig, node: SchemaNode | None, depth: int, where: Where,
-             out: WalkOutput) -> _InlineLeaves | None:
-        if cfg.rules:
-            return None  # a rule may name any field
-        whole = depth + 1 == cfg.leaf_depth
-        if node is None:
-            if cfg.schema_driven:  # field_f1 without a schema: a scalar in expected is a leaf
-                return cls(_by_expected_type(cfg), cfg.equal_one_policy, where, out)
-            if whole:
-                return cls(_whole_value(cfg), cfg.equal_one_policy, where, out)
-            return cls(_scalar_pair(cfg), cfg.equal_one_policy, where, out)
-        if not cfg.schema_driven:
-            return None  # a schema given to another metric: every field looks up its spec
-        if node.properties is not None:
-            return cls(_by_property(node.properties), {}, where, out)
-        return cls(_whole_value(cfg) if whole else _scalar_pair(cfg), cfg.equal_one_policy, where, out)
-
-    def scored(self, key: str, expected: Any, actual: Any) -> bool:
-        """Score the field ``key`` here if it can be; whether it was."""
-        kind = type(expected)
-        if kind is type(actual) and (comparator := self.equal_one.get(kind)) is not None \
-                and expected == actual:
-            status, score = MATCH, 1.0
-        else:
-            comparator = self.pick(key, expected, actual)
-            if comparator is None:
-                return False
-            if kind is type(actual) and kind in SCALAR_TYPES and expected == actual and comparator.equal_one:
-                status, score = MATCH, 1.0
-            else:
-                score = comparator.score(expected, actual)
-                status = MATCH if score >= 1.0 else MISMATCH
-        forms, where = key_forms(key), self.where
-        path = where.path + forms[self.at_path]
-        field = path if self.same_field else where.field + forms[self.at_field]
-        actual_path = None if where.actual is None else where.actual + forms[self.at_actual]
-        self.fields.append(_new(FieldResult, (path, status, score, expected, actual,
-                                              comparator.name, "", field, actual_path)))
-        return True
-
-
-def _scalar_pair(cfg: WalkConfig) -> Any:
-    """Two scalars: the metric's comparator for expected's type."""
-    policy = cfg.scalar_policy
-    return lambda key, expected, actual: (
-        policy.get(type(expected)) if type(actual) in SCALAR_TYPES else None)
-
-
-def _by_expected_type(cfg: WalkConfig) -> Any:
-    """A scalar in expected, whatever actual holds (field_f1's inferred schema)."""
-    policy = cfg.scalar_policy
-    return lambda key, expected, actual: policy.get(type(expected))
-
-
-def _whole_value(cfg: WalkConfig) -> Any:
-    """Any value, compared whole (the metric's leaf depth)."""
-    policy = cfg.value_policy
-    return lambda key, expected, actual: policy.get(type(expected))
-
-
-def _by_property(props: dict[str, SchemaNode]) -> Any:
-    """The schema's own comparator, for a leaf that needs nothing else."""
-    def pick(key: str, expected: Any, actual: Any) -> BoundComparator | None:
-        child = props.get(key)
-        return child.plain if child is not None else None
-
-    return pick
