@@ -15,7 +15,8 @@ from .comparators import BoundComparator, score_at
 from .config import WalkConfig
 from .field_spec import Align, FieldSpec
 from .judging import Judge
-from .pair_scores import SMALL_PAIRS, pair_scores
+from .blockwise import assign_large
+from .pair_scores import SMALL_PAIRS, LineScores, pair_scores
 from .paths import Where, display_path, key_forms
 from .registry import BatchItem
 from .results import (HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldResult,
@@ -279,6 +280,8 @@ class Walk:
             return f_beta(*precision_recall(sub.out.fields))
 
         scores, scale = pair_scores(self.cfg, where.path, items, expected, actual, mode, walk_pair)
+        if isinstance(scores, LineScores):
+            return assign_large(scores, keep_above, minimize_distance=mode == "similarity")
         return align.assign(scores, keep_above, minimize_distance=mode == "similarity", scale=scale)
 
     def _pair_walk(self, expected: Any, actual: Any, where: Where, items: SchemaNode | None,
