@@ -16,7 +16,7 @@ NO_DEEPDIFF = 'deepdiff not installed: pip install -e ".[bench]"'
 
 def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(RUN), *args], capture_output=True, text=True,
-                          timeout=120, env=env)
+                          timeout=300, env=env)  # a hang guard: the quick run takes 20-60 s
 
 
 def test_benchmark_script_runs_quick(tmp_path: Path) -> None:
