@@ -5,7 +5,7 @@
     python benchmarks/run.py --only pairing  # one section (repeatable)
     python benchmarks/run.py --json out.json # also write the rows as JSON
 
-Sections: metrics, pairing, suite, startup, parse, peers. Each row is a median of several
+Sections: metrics, pairing, suite, startup, parse, peers, worst. Each row is a median of several
 runs, its baseline measured in the same run (interleaved with it where that is cheap), the
 ratio (row time / baseline time), and the target with PASS/MISS. The exit status is 0
 whatever the targets say (1 only when a section itself breaks), so a slow machine does not
@@ -35,9 +35,10 @@ from typing import Any, Callable
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import corpus  # noqa: E402
+import worst  # noqa: E402
 from floor import floor_compare  # noqa: E402
 
-SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers")
+SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers", "worst")
 METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1",
            "field_f1")
 
@@ -424,12 +425,77 @@ def bench_peers(args: argparse.Namespace) -> list[Row]:
     return rows
 
 
+# -- 7. worst cases: large arrays, long strings, deep nesting, each in its own process ------
+
+
+def _worst_families(args: argparse.Namespace) -> list[tuple[str, str, dict[str, Any], list[int]]]:
+    """(case, metric, options, sizes) of every family of worst cases."""
+    out = []
+    for case in ("objects", "strings"):
+        for metric, options in worst.PAIRING.items():
+            out.append((case, metric, options, args.worst_sizes))
+    out.append(("near string", "json_similarity", {}, args.worst_strings))
+    out.append(("unrelated string", "json_similarity", {}, args.worst_strings[:1]))
+    for case in ("deep objects", "deep arrays"):
+        for metric in worst.METRICS:
+            out.append((case, metric, {}, args.worst_depths))
+        out.append((case, "field_f1", {"align": "hungarian"}, args.worst_depths))
+    for metric, options in worst.PAIRING.items():
+        out.append(("deep array pairs", metric, options, args.worst_depths))
+    return out
+
+
+def _worst_target(case: str, size: int) -> tuple[str, Callable[[float, int], bool]] | None:
+    """The issue's target for a case at a size, as (text, check(time_s, peak_bytes))."""
+    mb = 1024 * 1024
+    if case == "objects" and size == 10_000:
+        return "< 5 s, < 1 GB", lambda t, peak: t < 5 and peak < 1024 * mb
+    if case == "strings" and size == 10_000:
+        return "< 1 s, < 512 MB", lambda t, peak: t < 1 and peak < 512 * mb
+    if case == "near string" and size == 100_000:
+        return "< 50 ms", lambda t, peak: t < 0.05
+    if case == "near string" and size == 1_000_000:
+        return "< 2 s", lambda t, peak: t < 2
+    return None
+
+
+def bench_worst(args: argparse.Namespace) -> list[Row]:
+    timeout = 60.0 if args.quick else 600.0
+    rows = []
+    for case, metric, options, sizes in _worst_families(args):
+        name = metric + (" align=hungarian" if options else "")
+        unit = "deep" if case.startswith("deep") else ("chars" if case.endswith(" string") else "elements")
+        times, scores, family = [], [], []
+        for size in sizes:
+            found = worst.run_case(case, size, metric, options, timeout)
+            label = f"{name}, {case}, {size:,} {unit}"
+            if "error" in found:
+                rows.append(Row("worst", label, None, "-", None, None, "-", "MISS", 1,
+                                found["error"]))
+                continue
+            t, peak = found["time_s"], found["peak_bytes"]
+            times.append(t)
+            scores.append(found["score"])
+            family.append(size)
+            target = _worst_target(case, size)
+            status = "INFO" if target is None else _verdict(target[1](t, peak))
+            rows.append(Row("worst", label, t, "-", None, None, target[0] if target else "-",
+                            status, 1, f"peak {peak / 2 ** 20:.0f} MB; score {found['score']:.6f}"))
+        exponent = worst.growth(family, times)
+        if exponent is not None and rows:
+            rows[-1].note += f"; growth exponent {exponent:.2f} over {family[0]:,}-{family[-1]:,}"
+        if case in ("deep objects", "deep arrays") and len(set(scores)) > 1:  # one answer
+            rows[-1].status, rows[-1].target = "MISS", "same score at every depth"
+            rows[-1].note += f"; scores differ: {scores}"
+    return rows
+
+
 # -- driver --------------------------------------------------------------------------------
 
 
 BENCHES: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
     "metrics": bench_metrics, "pairing": bench_pairing, "suite": bench_suite,
-    "startup": bench_startup, "parse": bench_parse, "peers": bench_peers,
+    "startup": bench_startup, "parse": bench_parse, "peers": bench_peers, "worst": bench_worst,
 }
 
 
@@ -457,12 +523,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--peer-cap", type=float, default=60, metavar="SECONDS",
                    help="stop a DeepDiff run after this long, and start no more runs of a case "
                         "once its runs add up to it; 0: no cap (default 60)")
+    p.add_argument("--worst-sizes", type=lambda s: [int(x) for x in s.split(",")], metavar="N,N,...",
+                   help="array sizes of the worst cases (default 1000,3000,10000)")
+    p.add_argument("--worst-strings", type=lambda s: [int(x) for x in s.split(",")],
+                   metavar="N,N,...", help="long string lengths (default 100000,1000000)")
+    p.add_argument("--worst-depths", type=lambda s: [int(x) for x in s.split(",")],
+                   metavar="N,N,...", help="nesting depths (default 10,100,900)")
     args = p.parse_args(argv)
     full = dict(runs=11, pairs=1000, pairing_sizes=[1000, 3000], pairing_runs=5,
                 suite_files=10_000, suite_runs=3, startup_runs=25, parse_mb=10, parse_runs=3,
-                peer_sizes=[10, 100, 1000])
+                peer_sizes=[10, 100, 1000], worst_sizes=[1000, 3000, 10_000],
+                worst_strings=[100_000, 1_000_000], worst_depths=[10, 100, 900])
     quick = dict(runs=3, pairs=50, pairing_sizes=[100, 200], pairing_runs=3, suite_files=20,
-                 suite_runs=1, startup_runs=1, parse_mb=0.1, parse_runs=2, peer_sizes=[10, 30])
+                 suite_runs=1, startup_runs=1, parse_mb=0.1, parse_runs=2, peer_sizes=[10, 30],
+                 worst_sizes=[100, 300], worst_strings=[1000, 10_000], worst_depths=[10, 50])
     for k, v in (quick if args.quick else full).items():
         if getattr(args, k) is None:
             setattr(args, k, v)

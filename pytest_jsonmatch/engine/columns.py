@@ -8,6 +8,7 @@ its walk would score, and gives up (None: score by walking each pair) on anythin
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,6 +51,18 @@ def from_flat(flat: Sequence[dict[str, Any]]) -> Columns:
             col[0].append(i)
             col[1].append(value)
     return cols, sizes
+
+
+def columns_between(columns: Columns, start: int, stop: int) -> Columns:
+    """The columns of elements ``start`` to ``stop`` (excluded) only, each value still under
+    its element's index in the whole array (indices in a column ascend)."""
+    cols, sizes = columns
+    part: dict[str, Column] = {}
+    for rel, (index, values) in cols.items():
+        lo, hi = bisect_left(index, start), bisect_left(index, stop)
+        if lo < hi:
+            part[rel] = (index[lo:hi], values[lo:hi])
+    return part, sizes[start:stop]
 
 
 # -- structural_f1 ---------------------------------------------------------------------------

@@ -10,11 +10,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 from . import all_pairs
 from .all_pairs import AddScoresFn, MatrixFn
+from .edit_distance import levenshtein_similarity
 from .errors import ComparatorError, ConfigError, JsonMatchError, ParseError
 from .paths import display_path
 from .transforms import without_marks
@@ -212,17 +212,9 @@ def bind_oneof(params: Mapping[str, Any] | None = None) -> BoundComparator:
 # -- levenshtein (UiPath strings) -------------------------------------------------------------
 
 
-@cache
-def _edit_similarity() -> Callable[[str, str], float]:
-    """rapidfuzz's normalized Levenshtein similarity, imported on first use (15 ms)."""
-    from rapidfuzz.distance import Levenshtein
-
-    return Levenshtein.normalized_similarity  # type: ignore[no-any-return]
-
-
 def _levenshtein(expected: Any, actual: Any) -> float:
     if type(expected) is str and type(actual) is str:
-        return 1.0 if expected == actual else float(_edit_similarity()(expected, actual))
+        return 1.0 if expected == actual else levenshtein_similarity(expected, actual)
     return _exact(expected, actual)
 
 

@@ -136,12 +136,15 @@ class WalkConfig:
             return node.items
         return infer_node(expected, self.registry) if self.schema_driven else None
 
-    def equal_scores_one(self, items: SchemaNode | None) -> bool:
+    def equal_scores_one(self, items: SchemaNode | None,
+                         known: dict[int, tuple[SchemaNode, bool]]) -> bool:
         """Whether equal values are sure to score 1 in elements of ``items``: no per-field
         rules, and only comparators that give equal values 1 (not ``oneof``, whose score
-        ignores the expected value, nor custom ones)."""
+        ignores the expected value, nor custom ones). ``known`` holds the answers found so
+        far, by node (``id``, the node held with its answer), so that nested arrays ask
+        about each node once, not once per level above it."""
         return not self.rules and self.policy_equal_one and (
-            items is None or _schema_gives_equal_one(items))
+            items is None or _schema_gives_equal_one(items, known))
 
     def is_skipped(self, path: str) -> bool:
         """Whether an ``ignore`` (or ``skip``) rule names the field at ``path``."""
@@ -167,14 +170,18 @@ class WalkConfig:
         return value
 
 
-def _schema_gives_equal_one(node: SchemaNode) -> bool:
+def _schema_gives_equal_one(node: SchemaNode, known: dict[int, tuple[SchemaNode, bool]]) -> bool:
+    seen = known.get(id(node))
+    if seen is not None:
+        return seen[1]
     comparator = node.spec.comparator
-    if comparator is not None and not comparator.equal_one:
-        return False
     children = list((node.properties or {}).values())
     if node.items is not None:
         children.append(node.items)
-    return all(_schema_gives_equal_one(child) for child in children)
+    found = (comparator is None or comparator.equal_one) and all(
+        _schema_gives_equal_one(child, known) for child in children)
+    known[id(node)] = (node, found)  # the node is held, so that its id names no other
+    return found
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,11 @@ the function the walk passes in.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import all_pairs
-from .columns import Columns, Kinds, Unknown, f1_columns, similarity_columns
+from .columns import (Columns, Kinds, Unknown, columns_between, f1_columns,
+                      similarity_columns)
 from .comparators import BoundComparator, score_at
 from .config import WalkConfig
 from .paths import index_segment, path_tokens
@@ -27,10 +28,14 @@ from .values import SCALAR_TYPES, TYPE_OF, json_type
 # elements, numpy's cost per call is more than the arithmetic.
 SMALL_PAIRS = 400
 
+# Above this many element pairs, pair scores are computed a block of lines at a time
+# (LineScores): the whole matrix would take 8 bytes a pair, with temporaries several times that.
+LARGE_PAIRS = 1_000_000
+
 # Scores of one pair of elements: given their indices, the score of that pair.
 WalkPair = Callable[[int, int], float]
-# A pair-score matrix (numpy) or, for small arrays, a list of rows; and the scale the
-# scores are multiplied by (see pair_matrix_small).
+# A pair-score matrix (numpy), for small arrays a list of rows, for large ones LineScores;
+# and the scale the scores are multiplied by (see pair_matrix_small).
 Scores = tuple[Any, float]
 
 
@@ -44,6 +49,8 @@ def pair_scores(cfg: WalkConfig, path: str, items: SchemaNode | None, expected: 
         cols_e, cols_a = found
         if len(expected) * len(actual) <= SMALL_PAIRS:
             return pair_matrix_small(cols_e, cols_a, scorer.add, mode)
+        if len(expected) * len(actual) > LARGE_PAIRS:
+            return LineScores(cols_e, cols_a, scorer.matrix, mode), 1.0
         return pair_matrix(cols_e, cols_a, scorer.matrix, mode), 1.0
     np = all_pairs.np()
     out = np.zeros((len(expected), len(actual)))
@@ -287,19 +294,44 @@ def pair_matrix_small(expected: Columns, actual: Columns, column_add: ColumnAdd,
             for tp_row, both_row, size_e in zip(tp, both, e_sizes)], 1.0
 
 
-def pair_matrix(expected: Columns, actual: Columns, column_matrix: ColumnMatrix, mode: str) -> Any:
+class Layout(NamedTuple):
+    """How the fields of two arrays' elements overlap: the fields every element on both
+    sides has (``full``), and k when every element has exactly those k fields (else 0)."""
+
+    full: frozenset[str]
+    uniform: int
+
+
+def column_layout(expected: Columns, actual: Columns) -> Layout:
+    (e_cols, e_sizes), (a_cols, a_sizes) = expected, actual
+    n, m = len(e_sizes), len(a_sizes)
+    shared = e_cols.keys() & a_cols.keys()
+    full = frozenset(rel for rel in shared
+                     if len(e_cols[rel][0]) == n and len(a_cols[rel][0]) == m)
+    k = len(full)
+    uniform = k if k and k == len(shared) and _uniform(e_sizes, k) and _uniform(a_sizes, k) else 0
+    return Layout(full, uniform)
+
+
+def pair_matrix(expected: Columns, actual: Columns, column_matrix: ColumnMatrix, mode: str,
+                layout: Layout | None = None, first: tuple[int, int] = (0, 0)) -> Any:
     """Score every (expected, actual) element pair from their columns, with numpy.
 
     ``mode="similarity"``: the mean leaf score over the union of the pair's field paths
     (0 where one side lacks a path; 1 for two elements without fields).
     ``mode="f1"``: the F1 of the pair, with precision over the actual element's fields and
     recall over the expected element's (1 for two elements without fields).
+
+    A block of a larger matrix is scored the same way, cell for cell: ``expected`` and
+    ``actual`` are then the columns of some elements only (see columns_between), ``first``
+    the indices of the first of each, and ``layout`` that of the whole arrays.
     """
     np = all_pairs.np()
     (e_cols, e_sizes), (a_cols, a_sizes) = expected, actual
     n, m = len(e_sizes), len(a_sizes)
+    if layout is None:
+        layout = column_layout(expected, actual)
     tp: Any = None
-    shared = 0
     partial_both = None
     for rel, (index_e, values_e) in e_cols.items():
         a_col = a_cols.get(rel)
@@ -307,8 +339,7 @@ def pair_matrix(expected: Columns, actual: Columns, column_matrix: ColumnMatrix,
             continue
         index_a, values_a = a_col
         block = np.asarray(column_matrix(rel, index_e, values_e, values_a), dtype=float)
-        if len(index_e) == n and len(index_a) == m:
-            shared += 1
+        if rel in layout.full:
             if tp is None:
                 tp = block.copy() if block.base is not None or not block.flags.writeable else block
             else:
@@ -318,18 +349,44 @@ def pair_matrix(expected: Columns, actual: Columns, column_matrix: ColumnMatrix,
             tp = np.zeros((n, m))
         if partial_both is None:
             partial_both = np.zeros((n, m))
-        idx = np.ix_(np.asarray(index_e), np.asarray(index_a))  # arrays: ix_ on lists is 10x slower
+        # arrays: ix_ on lists is 10x slower
+        idx = np.ix_(np.asarray(index_e) - first[0], np.asarray(index_a) - first[1])
         tp[idx] += block
         partial_both[idx] += 1.0
     if tp is None:
         tp = np.zeros((n, m))
-    if partial_both is None and shared and _uniform(e_sizes, shared) and _uniform(a_sizes, shared):
-        tp /= shared  # same k fields on every element: similarity and F1 are both tp / k
+    if layout.uniform:
+        tp /= layout.uniform  # same k fields on every element: similarity and F1 are both tp / k
         return tp
     both = partial_both if partial_both is not None else np.zeros((n, m))
-    if shared:
-        both += shared
+    if layout.full:
+        both += len(layout.full)
     return _from_sums(tp, both, e_sizes, a_sizes, mode)
+
+
+class LineScores:
+    """The pair scores of a large array, a block of lines (rows or columns) at a time, each
+    cell equal to the whole matrix's: its memory is a block's, never the whole matrix's."""
+
+    def __init__(self, expected: Columns, actual: Columns, column_matrix: ColumnMatrix,
+                 mode: str) -> None:
+        self.expected, self.actual = expected, actual
+        self.column_matrix, self.mode = column_matrix, mode
+        self.layout = column_layout(expected, actual)
+        self.shape = (len(expected[1]), len(actual[1]))
+
+    def rows(self, start: int, stop: int) -> Any:
+        """Rows ``start`` to ``stop`` (expected elements) against every actual element."""
+        return pair_matrix(columns_between(self.expected, start, stop), self.actual,
+                           self.column_matrix, self.mode, self.layout, (start, 0))
+
+    def columns(self, start: int, stop: int) -> Any:
+        """Every expected element against actual elements ``start`` to ``stop``."""
+        return pair_matrix(self.expected, columns_between(self.actual, start, stop),
+                           self.column_matrix, self.mode, self.layout, (0, start))
+
+    def whole(self) -> Any:
+        return pair_matrix(self.expected, self.actual, self.column_matrix, self.mode, self.layout)
 
 
 def _from_sums(tp: Any, both: Any, e_sizes: list[int], a_sizes: list[int], mode: str) -> Any:

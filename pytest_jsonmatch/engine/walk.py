@@ -15,7 +15,8 @@ from .comparators import BoundComparator, score_at
 from .config import WalkConfig
 from .field_spec import Align, FieldSpec
 from .judging import Judge
-from .pair_scores import SMALL_PAIRS, pair_scores
+from .blockwise import assign_large
+from .pair_scores import SMALL_PAIRS, LineScores, pair_scores
 from .paths import KEY_FORMS, Where, display_path, key_forms
 from .registry import BatchItem
 from .results import (HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldResult,
@@ -35,11 +36,12 @@ def walk(cfg: WalkConfig, expected: Any, actual: Any, schema: SchemaNode | None)
     field that uses it; when array pairing needed its scores before it could choose pairs,
     the record is walked a second time with every score known."""
     judge = Judge(cfg.registry)
-    found = Walk(cfg, judge)
+    schema_facts: dict[int, tuple[SchemaNode, bool]] = {}
+    found = Walk(cfg, judge, schema_facts)
     found.run(expected, actual, schema)
     judge.resolve()
     if judge.rewalk:
-        found = Walk(cfg, judge)
+        found = Walk(cfg, judge, schema_facts)
         found.run(expected, actual, schema)
         judge.resolve()
     return found.finish()
@@ -48,9 +50,12 @@ def walk(cfg: WalkConfig, expected: Any, actual: Any, schema: SchemaNode | None)
 class Walk:
     """One walk of one record; see :func:`walk`."""
 
-    def __init__(self, cfg: WalkConfig, judge: Judge) -> None:
+    def __init__(self, cfg: WalkConfig, judge: Judge,
+                 schema_facts: dict[int, tuple[SchemaNode, bool]]) -> None:
         self.cfg = cfg
         self.judge = judge
+        # per schema node of this record (by id): whether equal values score 1 under it
+        self.schema_facts = schema_facts
         self.out = WalkOutput()
         # placeholders for batch scores: (index in out.fields, comparator, min_score)
         self.deferred: list[tuple[int, BoundComparator, float | None]] = []
@@ -236,12 +241,20 @@ class Walk:
         items = cfg.items_of(node, expected)
         by_score = cfg.array_mode == "similarity" or (
             cfg.array_mode == "align" and self._align(spec).mode == "hungarian")
-        scored, lone_e, lone_a = self._pairs(expected, actual, where, items, spec, depth)
+        walked: dict[tuple[int, int], WalkOutput] = {}  # pairs already walked for their score
+        scored, lone_e, lone_a = self._pairs(expected, actual, where, items, spec, depth, walked)
         if by_score or any(i != j for i, j, _ in scored):
             shown = display_path(where.path)
             self.out.pairings.extend(_new(Pairing, (shown, i, j, score)) for i, j, score in scored)
         for i, j, _ in scored:
-            self._element(expected[i], actual[j], where.pair(i, j), items, depth + 1)
+            found = walked.get((i, j))
+            if found is None:
+                self._element(expected[i], actual[j], where.pair(i, j), items, depth + 1)
+            else:  # its walk is the one _element would do: take it as it is
+                self.out.fields.extend(found.fields)
+                self.out.pairings.extend(found.pairings)
+                self.out.floors.extend(found.floors)
+        walked.clear()
         for i in lone_e:
             one_sided(self.out, cfg, expected[i], where.element(i), items, OMISSION, depth + 1)
         if cfg.count_extras:
@@ -262,24 +275,26 @@ class Walk:
         return (spec.align if spec is not None and spec.align is not None else None) or self.cfg.default_align
 
     def _pairs(self, expected: list[Any], actual: list[Any], where: Where, items: SchemaNode | None,
-               spec: FieldSpec | None, depth: int) -> align.Assignment:
-        """Which elements pair up, with the pair's score (1.0 where no score is taken)."""
+               spec: FieldSpec | None, depth: int, walked: dict[tuple[int, int], WalkOutput]
+               ) -> align.Assignment:
+        """Which elements pair up, with the pair's score (1.0 where no score is taken).
+        Pairs walked to be scored leave their walk in ``walked``."""
         cfg = self.cfg
         if cfg.array_mode == "similarity":
             return self._assigned(expected, actual, where, items, depth, "similarity",
-                                  cfg.array_threshold)
+                                  cfg.array_threshold, walked)
         mode = self._align(spec).mode
         if cfg.array_mode == "index" or mode == "ordered":
             pairs, lone_e, lone_a = align.ordered_pairs(len(expected), len(actual))
         elif mode == "key_field":
             pairs, lone_e, lone_a = align.key_field_pairs(expected, actual, self._align(spec).key)
         else:
-            return self._assigned(expected, actual, where, items, depth, "f1", 0.0)
+            return self._assigned(expected, actual, where, items, depth, "f1", 0.0, walked)
         return [(i, j, 1.0) for i, j in pairs], lone_e, lone_a
 
     def _assigned(self, expected: list[Any], actual: list[Any], where: Where,
-                  items: SchemaNode | None, depth: int, mode: str, keep_above: float
-                  ) -> align.Assignment:
+                  items: SchemaNode | None, depth: int, mode: str, keep_above: float,
+                  walked: dict[tuple[int, int], WalkOutput]) -> align.Assignment:
         """Optimal pairing by pair score (``similarity`` or ``f1``), pairs scoring
         ``keep_above`` or less dropped."""
         if not (expected and actual):
@@ -290,26 +305,31 @@ class Walk:
                 return found
 
         def walk_pair(i: int, j: int) -> float:
-            return self._pair_f1(expected[i], actual[j], where, i, j, items, depth)
+            sub = self._pair_walk(expected[i], actual[j], where.pair(i, j), items, depth)
+            if not sub.deferred:  # complete: the pair, if chosen, is not walked again
+                walked[i, j] = sub.out
+            return f_beta(*precision_recall(sub.out.fields))
 
         scores, scale = pair_scores(self.cfg, where.path, items, expected, actual, mode, walk_pair)
+        if isinstance(scores, LineScores):
+            return assign_large(scores, keep_above, minimize_distance=mode == "similarity")
         return align.assign(scores, keep_above, minimize_distance=mode == "similarity", scale=scale)
 
-    def _pair_f1(self, expected: Any, actual: Any, where: Where, i: int, j: int,
-                 items: SchemaNode | None, depth: int) -> float:
-        """The F1 of one candidate pair, from a walk of its own (sharing this record's judge)."""
-        sub = Walk(self.cfg, self.judge)
-        sub.node(expected, actual, Where(f"{where.path}[{i}]", "", f"{where.actual_path}[{j}]"),
-                 items, depth + 1)
+    def _pair_walk(self, expected: Any, actual: Any, where: Where, items: SchemaNode | None,
+                   depth: int) -> Walk:
+        """The walk of one candidate pair, on its own (sharing this record's judge), exactly
+        as :meth:`_element` walks it once paired."""
+        sub = Walk(self.cfg, self.judge, self.schema_facts)
+        sub.node(expected, actual, where, items, depth + 1)
         if sub.deferred:
             self.judge.rewalk = True  # scores pending: pairing must wait for the judge
-        return f_beta(*precision_recall(sub.out.fields))
+        return sub
 
     def _identical(self, expected: list[Any], actual: list[Any], items: SchemaNode | None
                    ) -> align.Assignment | None:
         """Pairs of identical elements (see align.identical_pairs) when identical elements are
         sure to score 1."""
-        if not self.cfg.equal_scores_one(items):
+        if not self.cfg.equal_scores_one(items, self.schema_facts):
             return None
         if len(expected) * len(actual) <= SMALL_PAIRS:
             # A few elements: their pair scores are cheap and pairing by them is exact, so

@@ -9,13 +9,14 @@ import sys
 from pathlib import Path
 
 RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
-SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers")
+SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers", "worst")
+METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1")
 NO_DEEPDIFF = 'deepdiff not installed: pip install -e ".[bench]"'
 
 
 def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(RUN), *args], capture_output=True, text=True,
-                          timeout=120, env=env)
+                          timeout=300, env=env)  # a hang guard: the quick run takes 20-60 s
 
 
 def test_benchmark_script_runs_quick(tmp_path: Path) -> None:
@@ -39,6 +40,7 @@ def test_benchmark_script_runs_quick(tmp_path: Path) -> None:
     # a pure shuffle pairs exactly, whatever the size
     assert all(r["note"] == "F1=1.0" for r in rows
                if r["section"] == "pairing" and "damaged" not in r["case"])
+    _check_worst_rows([r for r in rows if r["section"] == "worst"])
     peers = [r for r in rows if r["section"] == "peers"]
     assert all(r["status"] == "INFO" for r in peers)
     if len(peers) == 1:  # deepdiff is not installed here: the one documented row
@@ -69,3 +71,26 @@ def test_benchmark_peers_without_deepdiff(tmp_path: Path) -> None:
     assert [(r["section"], r["status"], r["note"]) for r in rows] == [
         ("peers", "INFO", NO_DEEPDIFF)], rows
     assert 'pip install -e ".[bench]"' in proc.stdout
+
+
+def _check_worst_rows(rows: list[dict]) -> None:
+    """The worst cases: every family at the quick sizes, each row timed in its own process
+    with its peak memory, a growth exponent per family, one answer at every depth."""
+    cases = {r["case"] for r in rows}
+    for metric in ("structural_f1", "field_f1 align=hungarian"):
+        for size in (100, 300):
+            assert f"{metric}, objects, {size} elements" in cases
+            assert f"{metric}, strings, {size} elements" in cases
+        for depth in (10, 50):
+            assert f"{metric}, deep array pairs, {depth} deep" in cases
+    for size in ("1,000", "10,000"):
+        assert f"json_similarity, near string, {size} chars" in cases
+    assert "json_similarity, unrelated string, 1,000 chars" in cases
+    for metric in (*METRICS, "field_f1 align=hungarian"):
+        for shape in ("deep objects", "deep arrays"):
+            for depth in (10, 50):
+                assert f"{metric}, {shape}, {depth} deep" in cases
+    assert all(r["time_s"] > 0 and r["note"].startswith("peak ") for r in rows), rows
+    families = 4 + 2 + 2 * 6 + 2  # arrays, long strings, deep objects and arrays, array pairs
+    assert sum("growth exponent" in r["note"] for r in rows) == families - 1  # one size: none
+    assert not any("scores differ" in r["note"] for r in rows)

@@ -1,0 +1,202 @@
+"""Pairing large arrays a block of scores at a time (engine/blockwise.py) returns exactly
+what the dense method (the whole matrix, scipy's linear_sum_assignment) returns: on random
+score matrices, with ties and without, and through match_json under both pairing metrics
+on random arrays of up to a few hundred elements. See docs/performance.md, "Why the
+pruning is exact"."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import numpy as np
+import pytest
+from scipy.optimize import linear_sum_assignment
+
+from pytest_jsonmatch import match_json
+from pytest_jsonmatch.engine import align, blockwise, pair_scores
+
+
+class _Matrix:
+    """A score matrix served a block of lines at a time, as LineScores serves one."""
+
+    def __init__(self, scores):
+        self.scores = np.asarray(scores, dtype=float)
+        self.shape = self.scores.shape
+
+    def rows(self, start, stop):
+        return self.scores[start:stop].copy()
+
+    def columns(self, start, stop):
+        return self.scores[:, start:stop].copy()
+
+    def whole(self):
+        return self.scores.copy()
+
+
+def _dense(scores, keep_above):
+    return align.assign(np.asarray(scores, dtype=float), keep_above, minimize_distance=True)
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    monkeypatch.setattr(blockwise, "BLOCK_CELLS", 7)  # several blocks even for tiny inputs
+
+
+def test_a_clear_best_partner_per_line_is_taken_without_the_solver(small_blocks):
+    scores = [[0.0, 0.9, 0.1], [0.8, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    # rows 0 and 1 have one candidate each (0.1 is more than NEAR_BEST below 0.9); row 2
+    # scores 0 everywhere and pairs with nothing. 0.9 + 0.8 = the sum of the bests.
+    assert blockwise.unique_optimum(_Matrix(scores), 1e-9) == [(0, 1, 0.9), (1, 0, 0.8)]
+
+
+def test_cells_at_or_below_the_threshold_still_count(small_blocks):
+    # the dense solver pairs (0, 1) and (1, 0), 0.29 + 0.29 = 0.58 > 0.5, and keeps neither
+    # (0.29 <= 0.3); pruning the 0.29 cells would pair (0, 0) instead
+    scores = [[0.5, 0.29], [0.29, 0.0]]
+    assert blockwise.unique_optimum(_Matrix(scores), 1e-9) is None  # no shortcut here
+    assert blockwise.assign_large(_Matrix(scores), 0.3, True) == _dense(scores, 0.3) == (
+        [], [0, 1], [0, 1])
+
+
+def test_a_tie_between_two_pairings_is_left_to_the_dense_method(small_blocks):
+    scores = [[0.7, 0.7], [0.7, 0.7]]
+    assert blockwise.unique_optimum(_Matrix(scores), 1e-9) is None
+
+
+def test_two_lines_wanting_one_partner_are_settled_exactly(small_blocks):
+    # both rows prefer column 0; the best matching gives it to row 0 (0.9 + 0.85 = 1.75
+    # against 0.8 + 0.8 = 1.6), and the 0.8 and 0.85 cells are within NEAR_BEST of the bests
+    scores = [[0.9, 0.8, 0.0], [0.88, 0.0, 0.85]]
+    assert blockwise.unique_optimum(_Matrix(scores), 1e-9) == [(0, 0, 0.9), (1, 2, 0.85)]
+
+
+def _random_scores(rng, n, m, tied):
+    scores = np.zeros((n, m))
+    levels = [0.2, 0.4, 0.6, 1.0] if tied else None
+    for i in range(n):
+        for j in rng.sample(range(m), min(m, rng.randint(0, 4))):
+            scores[i, j] = rng.choice(levels) if tied else rng.random() * 0.6
+    for i, j in zip(range(n), rng.sample(range(m), min(n, m))):
+        if rng.random() < 0.8:
+            scores[i, j] = rng.choice(levels) if tied else 0.7 + rng.random() * 0.3
+    return scores
+
+
+@pytest.mark.parametrize("tied", [False, True])
+@pytest.mark.parametrize("seed", range(40))
+def test_random_matrices_pair_as_the_dense_method_does(small_blocks, seed, tied):
+    rng = random.Random(seed)
+    n, m = rng.randint(1, 40), rng.randint(1, 40)
+    scores = _random_scores(rng, n, m, tied)
+    for keep_above in (0.0, 0.3):
+        assert blockwise.assign_large(_Matrix(scores), keep_above, True) == _dense(scores, keep_above)
+    found = blockwise.unique_optimum(_Matrix(scores), 1e-9)
+    if found is not None:  # whenever it answers, it is the solver's choice above 0
+        rows, cols = linear_sum_assignment(1.0 - scores)
+        assert found == sorted((i, j, scores[i, j]) for i, j in zip(rows, cols) if scores[i, j] > 0)
+
+
+def test_the_shortcut_answers_when_each_line_has_a_clear_partner(small_blocks):
+    # not a vacuous property: every row has a partner scoring 0.7 or more and noise of at
+    # most 0.5 elsewhere, so its only candidate is its partner and no solver runs
+    for seed in range(20):
+        rng = random.Random(seed)
+        n, m = rng.randint(1, 40), rng.randint(40, 50)
+        scores = np.zeros((n, m))
+        for i in range(n):
+            for j in rng.sample(range(m), 5):
+                scores[i, j] = rng.random() * 0.5
+        partners = rng.sample(range(m), n)
+        for i, j in enumerate(partners):
+            scores[i, j] = 0.7 + rng.random() * 0.3
+        found = blockwise.unique_optimum(_Matrix(scores), 1e-9)
+        assert found == [(i, j, scores[i, j]) for i, j in enumerate(partners)]
+
+
+# -- through match_json: blockwise against the dense matrix -----------------------------------
+
+_WORDS = ["red", "blue", "green", "box", "big", "small", "steel", "paper"]
+
+
+def _element(rng, i, tied):
+    if tied:  # few distinct values: duplicates and ties everywhere
+        return {"k": rng.choice(_WORDS), "n": rng.randint(0, 2), "b": rng.random() < 0.5}
+    return {"id": f"ID-{i}", "name": " ".join(rng.sample(_WORDS, rng.randint(1, 3))),
+            "n": round(rng.uniform(0, 100), 2), "b": rng.random() < 0.5}
+
+
+def _damaged(rng, element):
+    out = copy.deepcopy(element)
+    for key in list(out):
+        roll = rng.random()
+        if roll < 0.15:
+            del out[key]
+        elif roll < 0.35 and isinstance(out[key], str):
+            out[key] = out[key] + " " + rng.choice(_WORDS)
+        elif roll < 0.5 and isinstance(out[key], float):
+            out[key] = round(out[key] * 1.01, 2)
+    return out
+
+
+def _arrays(seed, tied, complete=False):
+    """Random arrays: ``tied``, of few distinct values; ``complete``, every element with
+    a copy on the other side (a third of them with a word added to the name) and nothing
+    else; otherwise damaged copies, some elements and keys dropped, some elements added."""
+    rng = random.Random(seed)
+    n = rng.randint(20, 300)
+    expected = [_element(rng, i, tied) for i in range(n)]
+    if complete:  # one field changed at most: the copy stays its original's clear partner
+        actual = [{**x, "name": x["name"] + " box"} if rng.random() < 0.3 else dict(x)
+                  for x in expected]
+    else:
+        actual = [_damaged(rng, x) for x in expected if rng.random() < 0.9]
+    if not complete:
+        actual += [_element(rng, n + k, tied) for k in range(rng.randint(0, 10))]
+    rng.shuffle(actual)
+    return {"items": actual}, {"items": expected}
+
+
+def _compare(monkeypatch, actual, expected, **options):
+    monkeypatch.setattr(pair_scores, "LARGE_PAIRS", 10 ** 12)
+    dense = match_json(actual, expected, **options)
+    monkeypatch.setattr(pair_scores, "LARGE_PAIRS", 0)
+    monkeypatch.setattr(blockwise, "BLOCK_CELLS", 997)  # many blocks
+    found = match_json(actual, expected, **options)
+    return dense, found
+
+
+PAIRING_METRICS = [("structural_f1", {}), ("field_f1", {"align": "hungarian"})]
+
+
+@pytest.mark.parametrize("tied", [False, True])
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("metric, options", PAIRING_METRICS)
+def test_match_json_gives_the_dense_result_on_random_arrays(monkeypatch, seed, tied, metric, options):
+    actual, expected = _arrays(seed, tied)
+    dense, found = _compare(monkeypatch, actual, expected, metric=metric, **options)
+    assert found.pairings == dense.pairings
+    assert found.fields == dense.fields
+    assert found.score == dense.score
+
+
+@pytest.mark.parametrize("metric, options", PAIRING_METRICS)
+def test_match_json_takes_the_shortcut_when_every_element_has_its_copy(monkeypatch, metric, options):
+    answers = []
+    unique_optimum = blockwise.unique_optimum
+    monkeypatch.setattr(blockwise, "unique_optimum",
+                        lambda *args: answers.append(unique_optimum(*args)) or answers[-1])
+    for seed in range(6):
+        actual, expected = _arrays(seed, False, complete=True)
+        dense, found = _compare(monkeypatch, actual, expected, metric=metric, **options)
+        assert (found.fields, found.pairings, found.score) == (dense.fields, dense.pairings,
+                                                                dense.score)
+    assert sum(answer is not None for answer in answers) >= 4  # the shortcut, not the fallback
+
+
+def test_many_more_actual_than_expected_elements_pair_along_the_columns(monkeypatch):
+    # n > m: the actual side is the one every full pairing covers
+    actual, expected = _arrays(3, False)
+    expected["items"] = expected["items"] + expected["items"][:40]
+    dense, found = _compare(monkeypatch, expected, actual, metric="structural_f1")
+    assert (found.fields, found.pairings) == (dense.fields, dense.pairings)
