@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
-SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers")
+SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers", "dataset")
 NO_DEEPDIFF = 'deepdiff not installed: pip install -e ".[bench]"'
 
 
