@@ -485,7 +485,7 @@ def bench_dataset(args: argparse.Namespace) -> list[Row]:
             rows.append(Row("dataset", f"jsonmatch score {n:,} records -j 1 --report", times[n],
                             "-", None, None, "-", "INFO", 1,
                             f"peak RSS {peaks[n] / 1024:.1f} MB; {n / times[n]:,.0f} records/s"))
-        rows.append(Row("dataset", f"peak RSS growth {small:,} -> {large:,} records", None,
+        rows.append(Row("dataset", f"peak RSS growth {small:,} -> {large:,} records", times[large],
                         f"peak at {small:,}", None, growth, "<= 1.10x", _verdict(growth <= 1.10),
                         1, f"{peaks[small] / 1024:.1f} MB -> {peaks[large] / 1024:.1f} MB"))
         gold, pred = files[small]
