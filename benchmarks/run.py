@@ -5,7 +5,7 @@
     python benchmarks/run.py --only pairing  # one section (repeatable)
     python benchmarks/run.py --json out.json # also write the rows as JSON
 
-Sections: metrics, pairing, suite, startup, parse, peers, worst. Each row is a median of several
+Sections: metrics, pairing, suite, startup, parse, peers, worst, dataset. Each row is a median of several
 runs, its baseline measured in the same run (interleaved with it where that is cheap), the
 ratio (row time / baseline time), and the target with PASS/MISS. The exit status is 0
 whatever the targets say (1 only when a section itself breaks), so a slow machine does not
@@ -38,7 +38,7 @@ import corpus  # noqa: E402
 import worst  # noqa: E402
 from floor import floor_compare  # noqa: E402
 
-SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers", "worst")
+SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers", "worst", "dataset")
 METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1",
            "field_f1")
 
@@ -487,6 +487,81 @@ def bench_worst(args: argparse.Namespace) -> list[Row]:
         if case in ("deep objects", "deep arrays") and len(set(scores)) > 1:  # one answer
             rows[-1].status, rows[-1].target = "MISS", "same score at every depth"
             rows[-1].note += f"; scores differ: {scores}"
+
+
+# -- 7. jsonmatch score: memory as the dataset grows, -j 2 against -j 1 ---------------------
+
+
+_SCORE_RUN = """
+import resource, sys, time
+from pytest_jsonmatch.cli import main
+t0 = time.perf_counter()
+status = main(sys.argv[1:])
+took = time.perf_counter() - t0
+print("BENCH", status, took, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def _write_dataset(folder: Path, n: int, seed: int = 3) -> tuple[Path, Path]:
+    rng = random.Random(seed)
+    gold, pred = folder / f"gold-{n}.jsonl", folder / f"pred-{n}.jsonl"
+    with gold.open("w") as g, pred.open("w") as p:
+        for i in range(n):
+            record = {"id": i, "vendor": rng.choice(["ACME Corp", "Initech", "Globex"]),
+                      "total": round(rng.uniform(1, 500), 2), "currency": "EUR",
+                      "items": [{"sku": f"S{rng.randint(1, 99)}", "qty": rng.randint(1, 5)}
+                                for _ in range(3)]}
+            g.write(json.dumps(record) + "\n")
+            if rng.random() < 0.3:
+                record["total"] = round(record["total"] + 1, 2)
+            answer = json.dumps(record)
+            p.write(json.dumps(f"Here it is:\n```json\n{answer}\n```") + "\n")
+    return gold, pred
+
+
+def _score_process(code: str, args: list[str]) -> tuple[float, int]:
+    """(seconds scoring, peak RSS in kB) of one command-line run in a fresh process."""
+    import subprocess
+
+    root = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))))
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          env=env, timeout=3600)
+    line = next((l for l in done.stdout.splitlines() if l.startswith("BENCH ")), None)
+    if line is None:
+        raise RuntimeError(f"jsonmatch score failed: {done.stderr[-500:]}")
+    _, status, took, peak = line.split()
+    return float(took), int(peak)
+
+
+def bench_dataset(args: argparse.Namespace) -> list[Row]:
+    small, large = args.dataset_sizes
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="jm-bench-data-") as tmp:
+        folder = Path(tmp)
+        files = {n: _write_dataset(folder, n) for n in (small, large)}
+        peaks, times = {}, {}
+        for n in (small, large):
+            gold, pred = files[n]
+            times[n], peaks[n] = _score_process(_SCORE_RUN, ["score", str(gold), str(pred),
+                                                             "--report", str(folder / "r.json")])
+        growth = peaks[large] / peaks[small]
+        for n in (small, large):
+            rows.append(Row("dataset", f"jsonmatch score {n:,} records -j 1 --report", times[n],
+                            "-", None, None, "-", "INFO", 1,
+                            f"peak RSS {peaks[n] / 1024:.1f} MB; {n / times[n]:,.0f} records/s"))
+        rows.append(Row("dataset", f"peak RSS growth {small:,} -> {large:,} records", times[large],
+                        f"peak at {small:,}", None, growth, "<= 1.10x", _verdict(growth <= 1.10),
+                        1, f"{peaks[small] / 1024:.1f} MB -> {peaks[large] / 1024:.1f} MB"))
+        gold, pred = files[small]
+        t1 = [_score_process(_SCORE_RUN, ["score", str(gold), str(pred), "-j", "1"])[0]
+              for _ in range(args.dataset_runs)]
+        t2 = [_score_process(_SCORE_RUN, ["score", str(gold), str(pred), "-j", "2"])[0]
+              for _ in range(args.dataset_runs)]
+        ratio = statistics.median(t2) / statistics.median(t1)
+        rows.append(Row("dataset", f"jsonmatch score {small:,} records -j 2", statistics.median(t2),
+                        "-j 1, same records", statistics.median(t1), ratio, "-", "INFO",
+                        args.dataset_runs, f"{os.cpu_count()} CPUs; includes starting the workers"))
     return rows
 
 
@@ -496,6 +571,7 @@ def bench_worst(args: argparse.Namespace) -> list[Row]:
 BENCHES: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
     "metrics": bench_metrics, "pairing": bench_pairing, "suite": bench_suite,
     "startup": bench_startup, "parse": bench_parse, "peers": bench_peers, "worst": bench_worst,
+    "dataset": bench_dataset,
 }
 
 
@@ -529,14 +605,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    metavar="N,N,...", help="long string lengths (default 100000,1000000)")
     p.add_argument("--worst-depths", type=lambda s: [int(x) for x in s.split(",")],
                    metavar="N,N,...", help="nesting depths (default 10,100,900)")
+    p.add_argument("--dataset-sizes", type=lambda s: [int(x) for x in s.split(",")],
+                   metavar="SMALL,LARGE", help="records scored by jsonmatch score "
+                   "(default 10000,100000)")
+    p.add_argument("--dataset-runs", type=int, help="runs of -j 1 and -j 2 (default 3)")
     args = p.parse_args(argv)
     full = dict(runs=11, pairs=1000, pairing_sizes=[1000, 3000], pairing_runs=5,
                 suite_files=10_000, suite_runs=3, startup_runs=25, parse_mb=10, parse_runs=3,
                 peer_sizes=[10, 100, 1000], worst_sizes=[1000, 3000, 10_000],
-                worst_strings=[100_000, 1_000_000], worst_depths=[10, 100, 900])
+                worst_strings=[100_000, 1_000_000], worst_depths=[10, 100, 900],
+                dataset_sizes=[10_000, 100_000], dataset_runs=3)
     quick = dict(runs=3, pairs=50, pairing_sizes=[100, 200], pairing_runs=3, suite_files=20,
                  suite_runs=1, startup_runs=1, parse_mb=0.1, parse_runs=2, peer_sizes=[10, 30],
-                 worst_sizes=[100, 300], worst_strings=[1000, 10_000], worst_depths=[10, 50])
+                 worst_sizes=[100, 300], worst_strings=[1000, 10_000], worst_depths=[10, 50],
+                 dataset_sizes=[200, 2000], dataset_runs=1)
     for k, v in (quick if args.quick else full).items():
         if getattr(args, k) is None:
             setattr(args, k, v)

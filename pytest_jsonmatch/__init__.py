@@ -6,6 +6,8 @@ This is the public API, exported from here once: every name below is documented 
 from types import ModuleType as _ModuleType
 
 from .assertion import assert_json_match as assert_json_match
+from .dataset.scoring import score_pairs as score_pairs
+from .dataset.sketch import SchemaSketch as SchemaSketch
 from .engine.config import Metric as Metric
 from .engine.errors import CaseFileError as CaseFileError
 from .engine.errors import ComparatorError as ComparatorError
@@ -38,6 +40,7 @@ from .engine.results import aggregate_fields as aggregate_fields
 from .engine.schema import annotate_schema as annotate_schema
 from .engine.schema import infer_schema as infer_schema
 from .engine.schema import validate_gold as validate_gold
+from .reporting.aggregate import Aggregates as Aggregates
 
 __version__ = "0.1.0"
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.results import ExactSum, FieldAggregate
-from .records import ERROR, EXPECTED_TO_FAIL, FAILED, PASSED, Comparison
+from .records import ERROR, EXPECTED_TO_FAIL, FAILED, PASSED, XFAILED, Comparison
 
 REPEAT_RULES = ("mean", "all", "majority")
 GROUP_BY = ("metric", "file", "folder")
@@ -120,6 +120,15 @@ class MetricTally:
         for name, value in zip(_MEANS, (case.mean, case.precision, case.recall, case.f1)):
             self.sums[name].add(value)
 
+    def merge(self, other: MetricTally) -> None:
+        """Add another tally of the same metric (associative and order-independent)."""
+        self.cases += other.cases
+        self.passed += other.passed
+        self.failed += other.failed
+        self.errors += other.errors
+        for name in _MEANS:
+            self.sums[name].merge(other.sums[name])
+
     def mean(self, name: str) -> float:
         return self.sums[name].value / self.cases if self.cases else 1.0
 
@@ -156,36 +165,117 @@ class Summary:
         return sum(m.errors for m in self.metrics.values())
 
 
-def summarize(comparisons: Iterable[Comparison], group_by: str = "metric",
-              repeat_rule: str = "mean") -> Summary:
-    """Aggregate a run's comparisons (see the module docstring)."""
-    by_case: dict[str, list[Comparison]] = {}
-    for comparison in comparisons:
-        by_case.setdefault(comparison.case_id, []).append(comparison)
-    cases = {case_id: case_result(runs, repeat_rule) for case_id, runs in sorted(by_case.items())}
-    metrics: dict[str, MetricTally] = {}
-    overall = ExactSum()
-    fields: dict[str, FieldAggregate] = {}
-    groups: dict[str, dict[str, FieldAggregate]] = {}
-    for case_id, case in cases.items():
+class Aggregates:
+    """The mergeable part of a run's aggregates: per metric, per field, per group, overall,
+    and the xfail-marked cases set apart. Built case by case (:meth:`add_case`) and combined
+    with :meth:`merge`, which is associative and order-independent (every sum is exact and
+    every count an integer): partial aggregates of any split of a run, made by xdist
+    workers, worker processes or a cluster, merge into the numbers of one pass."""
+
+    __slots__ = ("group_by", "metrics", "overall", "fields", "groups", "xfailed", "xpassed")
+
+    def __init__(self, group_by: str = "metric") -> None:
+        self.group_by = group_by
+        self.metrics: dict[str, MetricTally] = {}
+        self.overall = ExactSum()
+        self.fields: dict[str, FieldAggregate] = {}
+        self.groups: dict[str, dict[str, FieldAggregate]] = {}
+        self.xfailed = 0
+        self.xpassed = 0
+
+    @property
+    def count(self) -> int:
+        """Cases counted in the aggregates."""
+        return sum(m.cases for m in self.metrics.values())
+
+    def add_case(self, case: CaseResult, runs: Iterable[Comparison]) -> None:
+        """Count one case (its CaseResult and the comparisons it was made of)."""
         if not case.counted:
-            continue
-        metrics.setdefault(case.metric, MetricTally()).add(case)
-        overall.add(case.mean)
-        group = groups.setdefault(group_key(case, group_by), {})
-        for run in by_case[case_id]:
+            if case.status == XFAILED:
+                self.xfailed += 1
+            else:
+                self.xpassed += 1
+            return
+        tally = self.metrics.get(case.metric)
+        if tally is None:
+            tally = self.metrics[case.metric] = MetricTally()
+        tally.add(case)
+        self.overall.add(case.mean)
+        group = self.groups.setdefault(group_key(case, self.group_by), {})
+        for run in runs:
             for record in run.fields:
-                for target in (fields, group):
+                for target in (self.fields, group):
                     aggregate = target.get(record.field_path)
                     if aggregate is None:
                         aggregate = target[record.field_path] = FieldAggregate()
                     aggregate.add(record)
-    counted = sum(m.cases for m in metrics.values())
-    return Summary(cases, dict(sorted(metrics.items())), dict(sorted(fields.items())),
-                   {key: dict(sorted(value.items())) for key, value in sorted(groups.items())},
-                   group_by, overall.value / counted if counted else None,
-                   sum(c.status == "xfailed" for c in cases.values()),
-                   sum(c.status == "xpassed" for c in cases.values()))
+
+    def merge(self, other: Aggregates) -> Aggregates:
+        """Add ``other`` (of the same ``group_by``) into this one; returns self."""
+        if other.group_by != self.group_by:
+            raise ValueError(f"cannot merge aggregates grouped by {other.group_by!r} into "
+                             f"aggregates grouped by {self.group_by!r}")
+        for name, tally in other.metrics.items():
+            mine = self.metrics.get(name)
+            if mine is None:
+                mine = self.metrics[name] = MetricTally()
+            mine.merge(tally)
+        self.overall.merge(other.overall)
+        _merge_fields(self.fields, other.fields)
+        for key, fields in other.groups.items():
+            _merge_fields(self.groups.setdefault(key, {}), fields)
+        self.xfailed += other.xfailed
+        self.xpassed += other.xpassed
+        return self
+
+    @classmethod
+    def merged(cls, parts: Iterable[Aggregates], group_by: str = "metric") -> Aggregates:
+        """One aggregate of many parts (a new object; the parts are left as they were)."""
+        total = cls(group_by)
+        for part in parts:
+            total.merge(part)
+        return total
+
+    def summary(self, cases: Mapping[str, CaseResult] | None = None) -> Summary:
+        """These aggregates as a Summary (dicts sorted by key), with ``cases`` by id (a run
+        streamed case by case keeps none: pass nothing)."""
+        counted = self.count
+        return Summary(dict(cases or {}), {k: self.metrics[k] for k in sorted(self.metrics)},
+                       {k: self.fields[k] for k in sorted(self.fields)},
+                       {key: {k: value[k] for k in sorted(value)}
+                        for key, value in sorted(self.groups.items())},
+                       self.group_by, self.overall.value / counted if counted else None,
+                       self.xfailed, self.xpassed)
+
+
+def _merge_fields(into: dict[str, FieldAggregate], other: Mapping[str, FieldAggregate]) -> None:
+    for path, aggregate in other.items():
+        mine = into.get(path)
+        if mine is None:
+            mine = into[path] = FieldAggregate()
+        mine.merge(aggregate)
+
+
+def case_aggregates(case: CaseResult, runs: Iterable[Comparison],
+                    group_by: str = "metric") -> Aggregates:
+    """The aggregates of one case: the unit every run's aggregates are merged from."""
+    part = Aggregates(group_by)
+    part.add_case(case, runs)
+    return part
+
+
+def summarize(comparisons: Iterable[Comparison], group_by: str = "metric",
+              repeat_rule: str = "mean") -> Summary:
+    """Aggregate a run's comparisons (see the module docstring): each case's aggregates,
+    merged."""
+    by_case: dict[str, list[Comparison]] = {}
+    for comparison in comparisons:
+        by_case.setdefault(comparison.case_id, []).append(comparison)
+    cases = {case_id: case_result(runs, repeat_rule) for case_id, runs in sorted(by_case.items())}
+    total = Aggregates(group_by)
+    for case_id, case in cases.items():
+        total.merge(case_aggregates(case, by_case[case_id], group_by))
+    return total.summary(cases)
 
 
 def group_key(case: CaseResult, group_by: str) -> str:

@@ -17,7 +17,7 @@ from importlib import resources
 from typing import Any
 
 from ..atomic import write_atomic
-from .aggregate import Summary, group_key
+from .aggregate import CaseResult, Summary, group_key
 from .baseline import BaselineComparison
 from .gates import Verdict
 from .records import Comparison
@@ -51,6 +51,19 @@ def build_report(summary: Summary, comparisons: Sequence[Comparison], verdict: V
                  run: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The report of a run (see report.schema.json)."""
     ordered = sorted(comparisons, key=lambda c: (c.case_id, c.repeat))
+    data = report_head(summary, verdict, baseline, run)
+    data["cases"] = [case_dict(case, summary.group_by) for case in summary.cases.values()]
+    data["comparisons"] = [c.to_dict() for c in ordered]
+    data["gates"] = data.pop("gates")  # the plugin's key order: cases and comparisons first
+    if baseline is not None:
+        data["baseline"] = data.pop("baseline")
+    return data
+
+
+def report_head(summary: Summary, verdict: Verdict, baseline: BaselineComparison | None = None,
+                run: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Everything of a report but its ``cases`` and ``comparisons`` (a run streamed case by
+    case writes those from where it kept them: spool.py)."""
     data: dict[str, Any] = {
         "version": REPORT_VERSION,
         "run": dict(run or {}),
@@ -64,14 +77,16 @@ def build_report(summary: Summary, comparisons: Sequence[Comparison], verdict: V
         "fields": {path: agg.to_dict() for path, agg in summary.fields.items()},
         "groups": {key: {path: agg.to_dict() for path, agg in fields.items()}
                    for key, fields in summary.groups.items()},
-        "cases": [{**case.to_dict(), "group": group_key(case, summary.group_by)}
-                  for case in summary.cases.values()],
-        "comparisons": [c.to_dict() for c in ordered],
         "gates": verdict.to_dict(),
     }
     if baseline is not None:
         data["baseline"] = baseline_section(baseline)
     return data
+
+
+def case_dict(case: CaseResult, group_by: str) -> dict[str, Any]:
+    """A case as the report lists it."""
+    return {**case.to_dict(), "group": group_key(case, group_by)}
 
 
 def baseline_section(comparison: BaselineComparison) -> dict[str, Any]:

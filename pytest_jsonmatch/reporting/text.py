@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .tables import fit, printable, table, wrap
+from .tables import cut_right, fit, printable, table, wrap
 
 FIELD_ROWS = 15  # per field table, unless -v
 CHANGED_ROWS = 5  # cases that changed most against the baseline
@@ -174,3 +174,107 @@ def _signed(value: float) -> str:
 
 def _cases(count: int) -> str:
     return f"{count} case{'' if count == 1 else 's'}"
+
+
+# -- the command line's text output ------------------------------------------------------------
+
+CASE_ROWS = 50  # fields of one case shown, unless -v
+_COLORS = {"match": "32", "mismatch": "33", "omission": "31", "hallucination": "31",
+           "skipped": "2", "passed": "32", "failed": "31", "error": "31"}
+
+
+def paint(text: str, status: str, color: bool) -> str:
+    """``text`` in the colour of ``status`` (ANSI), when ``color`` is on."""
+    code = _COLORS.get(status)
+    return f"\x1b[{code}m{text}\x1b[0m" if color and code else text
+
+
+def case_lines(comparison: Mapping[str, Any], width: int = 80, verbose: int = 0,
+               color: bool = False) -> list[str]:
+    """One comparison of a report, field by field: its verdict, then each field's status,
+    score and both values (compact JSON), then how array elements were paired."""
+    c = comparison
+    head = f"{printable(c['case_id'])}: {printable(c['metric'])}"
+    if c["status"] == "error":
+        return wrap(f"{head}: could not be scored: {printable(c['error'])}", width)
+    verdict = paint(c["status"].upper(), c["status"], color)
+    lines = wrap(f"{head} score {c['score']:.4f} (precision {c['precision']:.4f}, recall "
+                 f"{c['recall']:.4f}, F1 {c['f1']:.4f}), threshold {c['threshold']:.4f}: "
+                 f"{c['status'].upper()}", width)
+    if color:
+        lines[-1] = lines[-1][:len(lines[-1]) - len(c["status"])] + verdict
+    fields = c["fields"]
+    shown = fields if verbose > 0 else fields[:CASE_ROWS]
+    rows = [("field", "status", "score", "expected", "actual")]
+    for f in shown:
+        rows.append((printable(f["path"]), f["status"], f"{f['score']:.4f}",
+                     _value_text(f, "expected"), _value_text(f, "actual")))
+    if shown:
+        table_lines = _left_table(rows, width)
+        if color:
+            table_lines = [table_lines[0]] + [_paint_status(line, f["status"])
+                                              for line, f in zip(table_lines[1:], shown)]
+        lines += table_lines
+    if len(fields) > len(shown):
+        lines.append(f"... {len(fields) - len(shown)} more fields (-v shows all)")
+    if c["pairings"]:
+        lines.append("array pairings (expected[i] <-> actual[j], score):")
+        for p in c["pairings"]:
+            lines += wrap(f"  {printable(p['path'])}: expected[{p['expected_index']}] <-> "
+                          f"actual[{p['actual_index']}] ({p['score']:.2f})", width)
+    for f in c["floor_failures"]:
+        lines += wrap(f"  below its min_score: {printable(f['path'])} {f['score']:.4f} < "
+                      f"{f['min_score']:.4f}", width)
+    return lines
+
+
+def _paint_status(line: str, status: str) -> str:
+    index = line.find(" " + status + " ")
+    if index < 0:
+        return line
+    start = index + 1
+    return line[:start] + paint(status, status, True) + line[start + len(status):]
+
+
+def _value_text(field: Mapping[str, Any], side: str) -> str:
+    if side not in field:
+        return "<missing>"
+    import json
+
+    value = field[side]
+    text = value if field.get(side + "_cut") else json.dumps(value, ensure_ascii=False)
+    return printable(text)
+
+
+def _left_table(rows: list[tuple[str, ...]], width: int) -> list[str]:
+    """Rows with the path, status and score aligned and the two values after them, each
+    value cut to share what is left of the width."""
+    fixed = [max(len(row[i]) for row in rows) for i in range(3)]
+    used = fixed[0] + fixed[1] + fixed[2] + 6
+    room = max(12, (width - used - 2) // 2)
+    out = []
+    for row in rows:
+        expected = cut_right(row[3], room).ljust(room)
+        actual = cut_right(row[4], room)
+        line = (f"{row[0].ljust(fixed[0])}  {row[1].ljust(fixed[1])}  {row[2].rjust(fixed[2])}"
+                f"  {expected}  {actual}")
+        out.append(cut_right(line.rstrip(), width))
+    return out
+
+
+def render_text(report: Mapping[str, Any], width: int = 80, verbose: int = 0,
+                color: bool = False) -> str:
+    """The report as the command line prints it: a report of one comparison field by
+    field; any other the summary of a pytest run; then the gates' verdict."""
+    lines: list[str] = []
+    comparisons = report["comparisons"]
+    single = len(comparisons) == 1
+    if single:
+        for comparison in comparisons:
+            lines += case_lines(comparison, width, verbose, color)
+    else:
+        lines += summary_lines(report, width, verbose)
+    failures, warnings = verdict_lines(report, width)
+    lines += [paint(line, "mismatch", color) for line in warnings]
+    lines += [paint(line, "failed", color) for line in failures]
+    return "\n".join(lines) + "\n"

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
-SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers", "worst")
+SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers", "worst", "dataset")
 METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1")
 NO_DEEPDIFF = 'deepdiff not installed: pip install -e ".[bench]"'
 

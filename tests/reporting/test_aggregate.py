@@ -104,3 +104,56 @@ def test_fields_are_grouped_by_file_or_folder():
     by_metric = summarize([a, b], "metric").groups
     assert by_metric["field_f1"]["total"].mean_score == 1.0
     assert by_metric["field_match"]["total"].mean_score == 0.0
+
+
+def _aggregates_dict(a):
+    s = a.summary()
+    return (s.overall, s.count, s.errors, s.xfailed, s.xpassed,
+            {k: t.to_dict() for k, t in s.metrics.items()},
+            {k: f.to_dict() for k, f in s.fields.items()},
+            {g: {k: f.to_dict() for k, f in v.items()} for g, v in s.groups.items()})
+
+
+def test_aggregates_merge_in_any_grouping_and_order_into_one_pass():
+    from pytest_jsonmatch.reporting.aggregate import Aggregates, case_aggregates
+
+    rng = random.Random(5)
+    cases = []
+    for i in range(200):
+        score = rng.choice([0.0, 0.1, 1 / 3, 0.7, 1.0, rng.random()])
+        status = rng.choice(["passed", "failed", "error", "xfailed", "xpassed"])
+        fields = [FieldRecord(p, p, rng.choice(["match", "mismatch", "omission"]), rng.random())
+                  for p in rng.sample(["a", "b", "c[].d"], 2)]
+        cases.append(comparison(f"c{i:03d}", score, status, metric=rng.choice(["m1", "m2"]),
+                                fields=fields, error="e" if status == "error" else ""))
+    one_pass = Aggregates()
+    for c in cases:
+        one_pass.add_case(case_result([c]), [c])
+    assert _aggregates_dict(one_pass)[:2] == (summarize(cases).overall, summarize(cases).count)
+    for _ in range(5):
+        shuffled = cases[:]
+        rng.shuffle(shuffled)
+        cut = sorted(rng.sample(range(1, 200), 4))
+        parts = [shuffled[a:b] for a, b in zip([0, *cut], [*cut, 200])]
+        partials = []
+        for part in parts:
+            partial = Aggregates()
+            for c in part:
+                partial.merge(case_aggregates(case_result([c]), [c]))
+            partials.append(partial)
+        rng.shuffle(partials)
+        # ((p0 + p1) + p2) + ... and p0 + (p1 + (p2 + ...)): the same bits
+        left = Aggregates.merged(partials)
+        right = Aggregates()
+        for partial in reversed(partials):
+            right = Aggregates.merged([partial, right])
+        assert _aggregates_dict(left) == _aggregates_dict(right) == _aggregates_dict(one_pass)
+    summary = summarize(cases)
+    assert summary.overall == one_pass.summary().overall  # exact, not approximately
+
+
+def test_merging_aggregates_of_different_groupings_is_refused():
+    from pytest_jsonmatch.reporting.aggregate import Aggregates
+
+    with pytest.raises(ValueError, match="grouped by 'file'"):
+        Aggregates("metric").merge(Aggregates("file"))

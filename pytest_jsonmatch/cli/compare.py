@@ -1,0 +1,90 @@
+"""``jsonmatch compare ACTUAL EXPECTED``: one pair, scored and reported."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ..dataset import Pair, ScoreSettings, comparison_of
+from ..engine.errors import JsonMatchError
+from ..engine.match import match_json
+from ..engine.parse import parse_expected
+from ..engine.registry import REGISTRY
+from ..reporting.aggregate import summarize
+from ..reporting.gates import GateSettings, judge
+from ..reporting.records import PASSED, VALUE_MODES
+from ..reporting.report import build_report, run_info
+from .errors import InputError
+from .files import STDIN, decode_json, read_bytes, read_text, shown
+from .options import add_scoring_arguments, metric_and_options
+from .output import FORMATS, emit
+
+DESCRIPTION = """Score one pair: ACTUAL (the model's output, read leniently: JSON inside prose
+or a code fence is found) against EXPECTED (strict JSON). Either may be '-' for standard
+input. structeval's spelling works too: jsonmatch --test ACTUAL --gt EXPECTED --report text."""
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = commands.add_parser("compare", help="score one pair of JSON documents",
+                            description=DESCRIPTION)
+    p.add_argument("actual", nargs="?", metavar="ACTUAL", help="the model's output (a path, or -)")
+    p.add_argument("expected", nargs="?", metavar="EXPECTED", help="the expected JSON (a path, or -)")
+    p.add_argument("--test", dest="test", metavar="ACTUAL", help="structeval's name for ACTUAL")
+    p.add_argument("--gt", dest="gt", metavar="EXPECTED", help="structeval's name for EXPECTED")
+    add_scoring_arguments(p)
+    p.add_argument("--format", "-f", "--report", dest="format", choices=FORMATS, default=None,
+                   help="output format (default text; --report is structeval's name for it)")
+    p.add_argument("--output", "-o", metavar="OUT", help="write the output to OUT (default: "
+                   "standard output)")
+    p.add_argument("--values", choices=VALUE_MODES, default="full",
+                   help="field values in the output: full (default), short (200 characters), none")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour text output: on a terminal (auto, the default; NO_COLOR turns "
+                        "it off), always, never")
+    p.add_argument("--verbose", "-v", action="count", default=0, help="show every field")
+    p.set_defaults(run=run, structeval=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    structeval = args.structeval or args.test is not None or args.gt is not None
+    actual_path = _one(args.actual, args.test, "ACTUAL", "--test")
+    expected_path = _one(args.expected, args.gt, "EXPECTED", "--gt")
+    if actual_path == STDIN and expected_path == STDIN:
+        raise InputError("ACTUAL and EXPECTED cannot both be standard input")
+    metric, options = metric_and_options(args, structeval)
+    # structeval has no threshold: in its spelling nothing fails unless --threshold asks
+    threshold = args.threshold if args.threshold is not None else (0.0 if structeval else 1.0)
+    expected = decode_json(read_text(expected_path), shown(expected_path))
+    try:
+        parse_expected(expected, allow_array=REGISTRY.metric(metric).allow_array,
+                       what=shown(expected_path))
+    except JsonMatchError as exc:
+        raise InputError(str(exc)) from None
+    actual = read_bytes(actual_path)
+    try:
+        result = match_json(actual, expected, metric, **options)
+    except JsonMatchError as exc:
+        message = str(exc)
+        where = shown(expected_path) if message.startswith("expected") else shown(actual_path)
+        raise InputError(f"{where}: {message}") from None
+    case_id = shown(actual_path)
+    settings = ScoreSettings(metric, threshold, options, args.values)
+    comparison = comparison_of(Pair(case_id, expected, actual, case_id,
+                                    "" if actual_path == STDIN else actual_path), result, settings)
+    summary = summarize([comparison])
+    verdict = judge(summary, GateSettings())
+    report = build_report(summary, [comparison], verdict, None,
+                          run_info(["jsonmatch", *sys.argv[1:]], os.getcwd()))
+    emit(report, args.format or "text", args.output, verbose=args.verbose,
+         color_choice=args.color)
+    return 0 if comparison.status == PASSED else 1
+
+
+def _one(positional: str | None, flag: str | None, name: str, flag_name: str) -> str:
+    if positional is not None and flag is not None:
+        raise InputError(f"give {name} once: as an argument or as {flag_name}, not both")
+    value = positional if positional is not None else flag
+    if value is None:
+        raise InputError(f"{name} is missing (a path, or - for standard input)")
+    return value

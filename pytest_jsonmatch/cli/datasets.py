@@ -1,0 +1,243 @@
+"""Records of a dataset, read one at a time: a JSONL file (one JSON value a line), a file
+holding one JSON array (its elements read one by one, never the whole array at once), or a
+folder of files (one record per file, keyed by its path without the extension).
+
+Gold records are read strictly (no duplicate keys, no NaN). Predictions are the model's:
+in a folder each file is kept as text and read leniently when scored (fences, prose); in a
+JSONL file or an array each value is taken as it is (a string value is model text, read
+leniently). A line or element that is not JSON at all is an InputError naming the file
+and line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any, NamedTuple
+
+from .errors import InputError
+from .files import PLAIN, STRICT
+
+_BLOCK = 1 << 20  # characters read at a time from an array file
+MAX_RECORD_BYTES = 256 * 1024 * 1024
+
+
+class Record(NamedTuple):
+    """One record: its value, where it is (``gold.jsonl line 3``), its file and line, and
+    for a folder its key (relative path without the extension)."""
+
+    value: Any
+    where: str
+    file: str
+    line: int | None
+    key: str | None = None
+
+
+def is_folder(path: str) -> bool:
+    return os.path.isdir(path)
+
+
+def read_records(path: str, gold: bool) -> Iterator[Record]:
+    """The records of ``path`` in order (see the module docstring)."""
+    if os.path.isdir(path):
+        yield from _folder(path, gold)
+        return
+    try:
+        fh = open(path, encoding="utf-8-sig", newline="",
+                  opener=lambda p, flags: os.open(p, flags | os.O_NONBLOCK))
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    with fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise InputError(f"{path}: not a regular file or a folder")
+        try:
+            head = fh.read(_BLOCK)
+            stripped = head.lstrip()
+            if stripped.startswith("["):
+                yield from _array(fh, head, path, STRICT if gold else PLAIN)
+            else:
+                yield from _jsonl(fh, head, path, STRICT if gold else PLAIN)
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not UTF-8 text (byte {exc.start} of a block)") from None
+
+
+def count_records(path: str) -> int | None:
+    """How many records ``path`` holds, when that is cheap to tell (a folder, a JSONL
+    file: its non-blank lines); None for an array file."""
+    if os.path.isdir(path):
+        return sum(1 for _ in folder_files(path))
+    try:
+        with open(path, "rb") as fh:
+            first = fh.read(_BLOCK)
+            if first.lstrip().startswith(b"["):
+                return None
+            count, previous, block = 0, b"\n", first
+            while block:
+                count += block.count(b"\n") - block.count(b"\n\n")
+                if previous.endswith(b"\n") and block.startswith(b"\n"):
+                    count -= 1
+                previous, block = block, fh.read(_BLOCK)
+            return count + (0 if previous.endswith(b"\n") else 1)
+    except OSError:
+        return None
+
+
+def _jsonl(fh: IO[str], head: str, path: str, decoder: json.JSONDecoder) -> Iterator[Record]:
+    line_no = 0
+    pending = head
+    while True:
+        newline = pending.find("\n")
+        while newline < 0:
+            more = fh.read(_BLOCK)
+            if not more:
+                break
+            if len(pending) > MAX_RECORD_BYTES:
+                raise InputError(f"{path} line {line_no + 1}: a line longer than "
+                                 f"{MAX_RECORD_BYTES // 2**20} MB")
+            pending += more
+            newline = pending.find("\n")
+        if newline < 0:
+            line, pending = pending, ""
+        else:
+            line, pending = pending[:newline], pending[newline + 1:]
+        line_no += 1
+        if line.strip():
+            where = f"{path} line {line_no}"
+            yield Record(_decode_line(line, where, decoder), where, path, line_no)
+        if newline < 0:
+            return
+
+
+def _decode_line(line: str, where: str, decoder: json.JSONDecoder) -> Any:
+    text = line.strip()
+    try:
+        value, end = decoder.raw_decode(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno}); a JSONL "
+                         f"file holds one JSON value per line") from None
+    except ValueError as exc:  # NaN, Infinity, a duplicate key
+        raise InputError(f"{where}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InputError(f"{where}: nests too deeply to read") from None
+    if end != len(text):
+        raise InputError(f"{where}: more than one JSON value on the line (column {end + 1}); a "
+                         f"JSONL file holds one JSON value per line")
+    return value
+
+
+def _array(fh: IO[str], head: str, path: str, decoder: json.JSONDecoder) -> Iterator[Record]:
+    """The elements of a top-level JSON array, decoded one at a time from a sliding buffer."""
+    buf, pos, eof = head, 0, False
+    line = 1  # the line at ``pos``
+    index = 0
+
+    def fill() -> bool:
+        nonlocal buf, pos, eof
+        if eof:
+            return False
+        more = fh.read(max(_BLOCK, len(buf) - pos))
+        if not more:
+            eof = True
+            return False
+        if pos > _BLOCK:
+            buf, pos = buf[pos:], 0
+        buf += more
+        return True
+
+    def skip_space() -> None:
+        nonlocal pos, line
+        while True:
+            start = pos
+            while pos < len(buf) and buf[pos] in " \t\r\n":
+                pos += 1
+            line += buf.count("\n", start, pos)
+            if pos < len(buf) or not fill():
+                return
+
+    def fail(message: str) -> InputError:
+        return InputError(f"{path} line {line} (element {index}): {message}")
+
+    skip_space()
+    pos += 1  # the '['
+    skip_space()
+    if pos < len(buf) and buf[pos] == "]":
+        pos += 1
+    else:
+        while True:
+            while True:
+                try:
+                    value, end = decoder.raw_decode(buf, pos)
+                except json.JSONDecodeError as exc:
+                    cut_short = exc.pos >= len(buf) - 1 or exc.msg.startswith("Unterminated")
+                    if cut_short and fill():
+                        continue
+                    raise InputError(f"{path} line {exc.lineno + line - buf.count(chr(10), 0, pos) - 1}"
+                                     f" (element {index}): not valid JSON: {exc.msg}") from None
+                except ValueError as exc:
+                    raise fail(f"not valid JSON: {exc}") from None
+                except RecursionError:
+                    raise fail("nests too deeply to read") from None
+                # A number at the end of the buffer may go on in the next block.
+                if end >= len(buf) and not eof and fill():
+                    continue
+                break
+            if end - pos > MAX_RECORD_BYTES:
+                raise fail(f"an element larger than {MAX_RECORD_BYTES // 2**20} MB")
+            where = f"{path} element {index} (line {line})"
+            record = Record(value, where, path, line)
+            line += buf.count("\n", pos, end)
+            pos = end
+            yield record
+            index += 1
+            skip_space()
+            if pos >= len(buf):
+                raise fail("the array is not closed (']' missing)")
+            if buf[pos] == "]":
+                pos += 1
+                break
+            if buf[pos] != ",":
+                raise fail(f"expected ',' or ']' after an element, found {buf[pos]!r}")
+            pos += 1
+            skip_space()
+    skip_space()
+    if pos < len(buf):
+        raise InputError(f"{path} line {line}: more after the array's closing ']'")
+
+
+def folder_files(root: str) -> Iterator[tuple[str, Path]]:
+    """(key, path) of the regular files under ``root`` (hidden ones left out), sorted."""
+    base = Path(root)
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in filenames:
+            if name.startswith("."):
+                continue
+            path = Path(dirpath) / name
+            if path.is_file():
+                relative = path.relative_to(base)
+                found.append((relative.with_suffix("").as_posix(), path))
+    found.sort()
+    yield from found
+
+
+def _folder(root: str, gold: bool) -> Iterator[Record]:
+    from .files import decode_json, read_bytes
+
+    previous: tuple[str, Path] | None = None
+    for key, path in folder_files(root):
+        if previous is not None and previous[0] == key:
+            raise InputError(f"{root}: two files for record {key!r}: {previous[1]} and {path}")
+        previous = (key, path)
+        data = read_bytes(str(path))
+        if gold:
+            try:
+                text = data.decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+            yield Record(decode_json(text, str(path)), str(path), str(path), None, key)
+        else:
+            yield Record(data, str(path), str(path), None, key)

@@ -1,0 +1,127 @@
+"""Reading what the command line is given: one JSON document (a path or ``-``), a JSON or
+YAML settings file, ``KEY=VALUE`` options. Every failure is an InputError naming the file."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..engine.errors import JsonMatchError
+from .errors import InputError
+
+MAX_INPUT_BYTES = 512 * 1024 * 1024  # one document (a pair side, a settings file)
+STDIN = "-"
+
+
+def shown(path: str) -> str:
+    """A path as messages name it (standard input as ``<stdin>``)."""
+    return "<stdin>" if path == STDIN else path
+
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of a regular file, or of standard input for ``-`` (a FIFO or a device
+    given by name is refused: it could block or never end)."""
+    if path == STDIN:
+        if sys.stdin is None:
+            raise InputError("<stdin>: there is no standard input to read")
+        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    else:
+        try:
+            with open(path, "rb", opener=lambda p, flags: os.open(p, flags | os.O_NONBLOCK)) as fh:
+                info = os.fstat(fh.fileno())
+                if not stat.S_ISREG(info.st_mode):
+                    raise InputError(f"{path}: not a regular file")
+                data = fh.read(MAX_INPUT_BYTES + 1)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise InputError(f"{shown(path)}: larger than {MAX_INPUT_BYTES // 2**20} MB")
+    return data
+
+
+def read_text(path: str) -> str:
+    data = read_bytes(path)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{shown(path)}: not UTF-8 text (byte {exc.start})") from None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+STRICT = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+PLAIN = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def decode_json(text: str, where: str, strict: bool = True) -> Any:
+    """One JSON value from ``text``, or InputError naming ``where`` and the line."""
+    decoder = STRICT if strict else PLAIN
+    try:
+        value, end = decoder.raw_decode(text, len(text) - len(text.lstrip()))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where} line {exc.lineno}: not valid JSON: {exc.msg} "
+                         f"(column {exc.colno})") from None
+    except ValueError as exc:
+        raise InputError(f"{where}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InputError(f"{where}: nests too deeply to read") from None
+    if text[end:].strip():
+        line = text.count("\n", 0, end) + 1
+        raise InputError(f"{where} line {line}: more than one JSON value")
+    return value
+
+
+def read_settings(path: str, what: str) -> Any:
+    """A JSON or YAML file (``.yaml``/``.yml``: YAML; otherwise JSON, or YAML when it is not
+    JSON)."""
+    if path.lower().endswith((".yaml", ".yml")):
+        return _read_yaml(path, what)
+    text = read_text(path)
+    try:
+        return decode_json(text, shown(path))
+    except InputError:
+        if text.lstrip().startswith(("{", "[")):
+            raise
+        return _read_yaml(path, what)
+
+
+def _read_yaml(path: str, what: str) -> Any:
+    from ..safe_yaml import read_yaml
+
+    if path == STDIN:
+        raise InputError(f"the {what} cannot be read from standard input as YAML; give a file")
+    read_bytes(path)  # a regular file of bounded size
+    try:
+        value, _ = read_yaml(Path(path), path)
+    except JsonMatchError as exc:
+        raise InputError(str(exc)) from None
+    return value
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE``: VALUE read as JSON when it is JSON (``0.5``, ``["id"]``, ``true``),
+    else kept as a string."""
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise InputError(f"--option wants KEY=VALUE, not {text!r}")
+    try:
+        value = STRICT.decode(raw)
+    except ValueError:
+        value = raw
+    return key, value

@@ -1,0 +1,86 @@
+"""Where the command line's output goes and how it looks: a report rendered as text, JSON,
+HTML or Markdown, to standard output or (atomically) to a file; text coloured on a
+terminal, plain otherwise and whenever ``NO_COLOR`` is set."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from collections.abc import Mapping
+from typing import IO, Any
+
+from ..atomic import write_atomic
+from ..reporting.spool import Spool, dump_streamed_report
+from .errors import InputError
+
+FORMATS = ("text", "json", "html", "markdown")
+
+
+def use_color(choice: str, stream: IO[str]) -> bool:
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR", "") != "":
+        return False
+    if os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def width(stream: IO[str]) -> int:
+    isatty = getattr(stream, "isatty", None)
+    if isatty and isatty():
+        return max(40, shutil.get_terminal_size((100, 24)).columns)
+    return 100
+
+
+def render(report: Mapping[str, Any], fmt: str, *, verbose: int = 0, color: bool = False,
+           columns: int = 100) -> str:
+    """The report in ``fmt`` (a report held in memory; see :func:`emit` for spooled ones)."""
+    if fmt == "json":
+        return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    if fmt == "html":
+        from ..reporting.html import render_html
+
+        return render_html(report)
+    if fmt == "markdown":
+        from ..reporting.markdown import render_markdown
+
+        return render_markdown(report, full=verbose > 0)
+    from ..reporting.text import render_text
+
+    return render_text(report, columns, verbose, color)
+
+
+def emit(report: Mapping[str, Any], fmt: str, out: str | None, *, verbose: int = 0,
+         color_choice: str = "auto", spools: tuple[Spool, Spool | None] | None = None) -> None:
+    """Render ``report`` to ``out`` (a path, or standard output for None or ``-``). With
+    ``spools`` (cases, comparisons) the JSON is streamed from them."""
+    to_stdout = out in (None, "-")
+    stream = sys.stdout
+    color = to_stdout and fmt == "text" and use_color(color_choice, stream)
+    columns = width(stream) if to_stdout else 100
+    if fmt == "json" and spools is not None:
+        head = {k: v for k, v in report.items() if k not in ("cases", "comparisons")}
+        if to_stdout:
+            dump_streamed_report(stream, head, *spools)
+            stream.flush()
+            return
+        _write(out, lambda fh: dump_streamed_report(fh, head, *spools))
+        return
+    text = render(report, fmt, verbose=verbose, color=color, columns=columns)
+    if to_stdout:
+        stream.write(text)
+        stream.flush()
+    else:
+        _write(out, lambda fh: fh.write(text))
+
+
+def _write(path: str | None, write: Any) -> None:
+    assert path is not None
+    try:
+        write_atomic(path, write)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write: {exc.strerror or exc}") from None

@@ -1,0 +1,84 @@
+"""``jsonmatch report`` renders a saved report; ``jsonmatch diff`` holds one saved report
+against another, case by case (the baseline comparison of the pytest plugin)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..reporting.aggregate import summarize
+from ..reporting.baseline import BaselineError, cases_of, compare, load_baseline
+from ..reporting.gates import GATE_MODES, GateSettings, judge
+from ..reporting.records import Comparison
+from ..reporting.report import baseline_section, load_report
+from .errors import InputError
+from .options import unit
+from .output import FORMATS, emit
+
+
+def add_parsers(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = commands.add_parser("report", help="render a saved JSON report",
+                            description="Render a report saved by the pytest plugin "
+                                        "(--jsonmatch-report) or by jsonmatch score --report. "
+                                        "Exit status 1 when the report's gates failed.")
+    p.add_argument("report", metavar="REPORT.json")
+    _output_arguments(p, "html")
+    p.set_defaults(run=run_report)
+
+    d = commands.add_parser("diff", help="compare two saved reports case by case",
+                            description="Hold NEW against BASE case by case: the mean change "
+                                        "with its 95%% interval, pass/fail flips, the cases "
+                                        "that changed most and each field's change. Exit "
+                                        "status 1 when the drop is beyond --max-drop and not "
+                                        "by chance.")
+    d.add_argument("base", metavar="BASE.json")
+    d.add_argument("new", metavar="NEW.json")
+    d.add_argument("--max-drop", type=unit, default=0.0, metavar="D",
+                   help="the largest drop allowed (default 0)")
+    d.add_argument("--gate", choices=GATE_MODES, default="statistical",
+                   help="statistical (default): a drop fails only when it is not chance; "
+                        "strict: any drop beyond D fails")
+    _output_arguments(d, "text")
+    d.set_defaults(run=run_diff)
+
+
+def _output_arguments(p: argparse.ArgumentParser, default: str) -> None:
+    p.add_argument("--format", "-f", choices=FORMATS, default=default,
+                   help=f"output format (default {default})")
+    p.add_argument("--output", "-o", metavar="OUT", help="write to OUT (default: standard output)")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour text output (auto: on a terminal, unless NO_COLOR is set)")
+    p.add_argument("--verbose", "-v", action="count", default=0, help="longer tables")
+
+
+def _load(path: str) -> dict[str, Any]:
+    try:
+        return load_report(path)
+    except BaselineError as exc:
+        raise InputError(str(exc)) from None
+
+
+def run_report(args: argparse.Namespace) -> int:
+    report = _load(args.report)
+    for key in ("overall", "metrics", "groups", "cases", "comparisons", "gates"):
+        if key not in report:
+            raise InputError(f"{args.report}: not a jsonmatch report (no {key!r})")
+    emit(report, args.format, args.output, verbose=args.verbose, color_choice=args.color)
+    return 0 if report["gates"].get("passed", True) else 1
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    new = _load(args.new)
+    try:
+        baseline = load_baseline(args.base)
+        comparisons = [Comparison.from_dict(c) for c in new["comparisons"]]
+    except BaselineError as exc:
+        raise InputError(str(exc)) from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(f"{args.new}: a comparison lacks or mistypes {exc}") from None
+    summary = summarize(comparisons, new.get("group_by", "metric"))
+    against = compare(cases_of(comparisons), baseline)
+    verdict = judge(summary, GateSettings(max_drop=args.max_drop, mode=args.gate), against)
+    report = {**new, "baseline": baseline_section(against), "gates": verdict.to_dict()}
+    emit(report, args.format, args.output, verbose=args.verbose, color_choice=args.color)
+    return 0 if verdict.passed else 1

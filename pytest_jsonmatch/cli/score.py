@@ -1,0 +1,178 @@
+"""``jsonmatch score GOLD PRED``: a dataset scored record by record, as it streams.
+
+Records are paired (pairing.py), scored a chunk at a time here or in worker processes
+(parallel.py), and each chunk's aggregates are merged into the run's. Cases and comparisons
+go to spool files as they come, never all into memory; the report, the gates and the
+renderings are made from the merged aggregates and the spools at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from typing import Any
+
+from ..dataset import GoldError, ScoreSettings, SchemaSketch
+from ..engine.config import configure
+from ..engine.errors import JsonMatchError
+from ..engine.registry import REGISTRY
+from ..reporting.aggregate import GROUP_BY, Aggregates, case_result
+from ..reporting.baseline import BaselineError, CaseScores, case_scores, compare, load_baseline
+from ..reporting.gates import GATE_MODES, GateSettings, judge, parse_floors
+from ..reporting.records import VALUE_MODES
+from ..reporting.report import case_dict, report_head, run_info
+from ..reporting.spool import Spool, write_streamed_report
+from .datasets import count_records, read_records
+from .errors import InputError
+from .options import add_scoring_arguments, metric_and_options, unit
+from .output import FORMATS, emit
+from .pairing import Leftovers, PairingSettings, pairs
+from .parallel import scored
+from .progress import Progress
+
+DESCRIPTION = """Score a dataset: GOLD and PRED are two JSONL files (one JSON value a line),
+two files each holding a JSON array, or two folders of files matched by name. Records pair
+by --id-field, else by position (folders: by file name). Each pair is scored as
+evaluate_records scores it; a prediction that cannot be scored counts as 0."""
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = commands.add_parser("score", help="score a dataset of gold and predicted records",
+                            description=DESCRIPTION)
+    p.add_argument("gold", metavar="GOLD", help="the expected records")
+    p.add_argument("pred", metavar="PRED", help="the predicted records (the model's outputs)")
+    p.add_argument("--id-field", metavar="KEY", help="pair records by this field (default: "
+                   "by position)")
+    p.add_argument("--gold-field", metavar="KEY", help="score this field of each gold record "
+                   "(default: the whole record)")
+    p.add_argument("--pred-field", metavar="KEY", help="score this field of each prediction, "
+                   "text or JSON (default: the whole record)")
+    p.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
+                   help="worker processes (default 1); the result is the same for any N")
+    add_scoring_arguments(p)
+    p.add_argument("--format", "-f", choices=FORMATS, default="text",
+                   help="what to print (default text)")
+    p.add_argument("--output", "-o", metavar="OUT", help="write that to OUT instead")
+    p.add_argument("--report", metavar="PATH", help="also write the JSON report (the pytest "
+                   "plugin's format) to PATH")
+    p.add_argument("--fail-under", type=unit, metavar="SCORE",
+                   help="exit 1 when the overall score is below SCORE")
+    p.add_argument("--field-floor", action="append", default=[], metavar="PATTERN=SCORE",
+                   help="exit 1 when a matching field's mean score is below SCORE; repeatable")
+    p.add_argument("--baseline", metavar="PATH", help="compare with a saved report, case by case")
+    p.add_argument("--max-drop", type=unit, default=0.0, metavar="D",
+                   help="with --baseline: exit 1 when the score dropped by more than D and not "
+                        "by chance (default 0)")
+    p.add_argument("--gate", choices=GATE_MODES, default="statistical",
+                   help="how a baseline drop fails: statistical (default) or strict")
+    p.add_argument("--group-by", choices=GROUP_BY, default="metric",
+                   help="per-field tables per metric (default), file or folder")
+    p.add_argument("--values", choices=VALUE_MODES, default="short",
+                   help="field values in the report: short (200 characters, default), full, none")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour text output (auto: on a terminal, unless NO_COLOR is set)")
+    p.add_argument("--verbose", "-v", action="count", default=0, help="longer tables")
+    p.set_defaults(run=run)
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    metric, options = metric_and_options(args)
+    threshold = 1.0 if args.threshold is None else args.threshold
+    try:
+        floors = parse_floors(args.field_floor)
+        cfg = configure(REGISTRY.metric(metric), options)
+    except JsonMatchError as exc:
+        raise InputError(str(exc)) from None
+    gates = GateSettings(args.fail_under, floors, args.max_drop, args.gate)
+    baseline = None
+    if args.baseline:
+        try:
+            baseline = load_baseline(args.baseline)
+        except BaselineError as exc:
+            raise InputError(str(exc)) from None
+    pairing = PairingSettings(args.gold, args.pred, args.id_field, args.gold_field,
+                              args.pred_field)
+    if cfg.schema_driven and "schema" not in options:
+        options["schema"] = _inferred_schema(pairing, cfg)
+    settings = ScoreSettings(metric, threshold, options, args.values, args.group_by)
+    keep_comparisons = bool(args.report) or args.format in ("json", "html")
+    with tempfile.TemporaryDirectory(prefix="jsonmatch-score-") as tmp, \
+            Spool(tmp) as cases, Spool(tmp) as comparisons:
+        total, now, leftovers = _score(pairing, settings, args.jobs, cases,
+                                       comparisons if keep_comparisons else None,
+                                       keep_cases=baseline is not None)
+        summary = total.summary()
+        against = compare(now, baseline) if baseline is not None and summary.count else None
+        verdict = judge(summary, gates, against)
+        warning = leftovers.warning(args.pred)
+        if warning:
+            verdict.warnings.insert(0, warning)
+        head = report_head(summary, verdict, against,
+                           run_info(["jsonmatch", *sys.argv[1:]], os.getcwd()))
+        kept = comparisons if keep_comparisons else None
+        if args.report:
+            try:
+                write_streamed_report(args.report, head, cases, kept)
+            except OSError as exc:
+                raise InputError(f"{args.report}: cannot write: {exc.strerror or exc}") from None
+        report: dict[str, Any] = {**head, "cases": cases, "comparisons": kept or []}
+        emit(report, args.format, args.output, verbose=args.verbose, color_choice=args.color,
+             spools=(cases, kept))
+        if args.report:
+            print(f"report written to {args.report}", file=sys.stderr)
+    return 0 if verdict.passed else 1
+
+
+def _inferred_schema(pairing: PairingSettings, cfg: Any) -> dict[str, Any]:
+    """The schema evaluate_records would infer from all gold records (a first pass)."""
+    sketch = SchemaSketch()
+    skip = cfg.is_skipped if cfg.skip_patterns else None
+    for record in read_records(pairing.gold, True):
+        value = record.value
+        if pairing.gold_field is not None:
+            if not isinstance(value, dict) or pairing.gold_field not in value:
+                raise InputError(f"{record.where}: the gold record has no field "
+                                 f"{pairing.gold_field!r}")
+            value = value[pairing.gold_field]
+        try:
+            sketch.add(value, skip)
+        except JsonMatchError as exc:
+            raise InputError(f"{record.where}: {exc}") from None
+    return sketch.schema()
+
+
+def _score(pairing: PairingSettings, settings: ScoreSettings, jobs: int, cases: Spool,
+           comparisons: Spool | None, keep_cases: bool
+           ) -> tuple[Aggregates, dict[str, CaseScores], Leftovers]:
+    total = Aggregates(settings.group_by)
+    now: dict[str, CaseScores] = {}
+    leftovers = Leftovers()
+    progress = Progress(count_records(pairing.gold) if sys.stderr.isatty() else None)
+    try:
+        for chunk in scored(pairs(pairing, leftovers), settings, jobs):
+            total.merge(chunk.aggregates)
+            for comparison in chunk.comparisons:
+                case = case_result([comparison])
+                cases.append(case_dict(case, settings.group_by))
+                if comparisons is not None:
+                    comparisons.append(comparison.to_dict())
+                if keep_cases:
+                    now[case.case_id] = case_scores(case, [comparison])
+            progress.advance(len(chunk.comparisons))
+    except GoldError as exc:
+        raise InputError(str(exc)) from None
+    finally:
+        progress.close()
+    return total, now, leftovers

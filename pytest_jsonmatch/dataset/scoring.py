@@ -1,0 +1,138 @@
+"""Scoring a dataset in parts: gold and predicted records, paired, scored a chunk at a time
+into case records and mergeable aggregates.
+
+A chunk is scored with ``evaluate_records`` (one configuration for the whole chunk). Should
+any record of it fail, the chunk is scored again record by record: a gold record that cannot
+be read is the caller's input error (:class:`GoldError`, naming where the record is); a
+prediction that cannot be scored is a case with status ``error`` and score 0, as in the
+pytest plugin. A schema-driven metric (``field_f1``) without a ``schema`` needs the schema
+all gold records give (:class:`~pytest_jsonmatch.dataset.sketch.SchemaSketch`), so that a
+chunk scores as it would inside one ``evaluate_records`` call over the whole dataset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from ..engine.config import configure
+from ..engine.errors import ConfigError, JsonMatchError
+from ..engine.intake import read_json
+from ..engine.match import evaluate_records, match_json
+from ..engine.parse import parse_expected
+from ..engine.registry import REGISTRY
+from ..engine.results import MatchResult
+from ..engine.values import MISSING
+from ..reporting.aggregate import Aggregates, case_result
+from ..reporting.records import ERROR, FAILED, PASSED, Comparison, field_records
+
+NO_PREDICTION = object()  # the actual side of a gold record no prediction was found for
+
+
+class GoldError(JsonMatchError):
+    """A gold record that cannot be used: the message starts with where the record is."""
+
+
+class Pair(NamedTuple):
+    """One gold record and its prediction. ``where`` names the gold record in errors
+    (``gold.jsonl line 12``); ``file`` and ``line`` go into the report."""
+
+    case_id: str
+    expected: Any
+    actual: Any
+    where: str = ""
+    file: str = ""
+    line: int | None = None
+    missing: str = ""  # why there is no prediction (with ``actual`` NO_PREDICTION)
+
+
+@dataclass(frozen=True)
+class ScoreSettings:
+    """How a dataset is scored: metric, threshold and options (a ``schema`` among them for
+    a schema-driven metric), how much of each value the report keeps, and the grouping of
+    the per-field tables."""
+
+    metric: str = "field_f1"
+    threshold: float = 1.0
+    options: Mapping[str, Any] = field(default_factory=dict)
+    values: str = "short"
+    group_by: str = "metric"
+
+    def check(self) -> None:
+        """ConfigError for an unknown metric or option, or a schema-driven metric without
+        its schema, before any record is read."""
+        metric = REGISTRY.metric(self.metric)
+        cfg = configure(metric, dict(self.options))
+        if cfg.schema_driven and self.options.get("schema") is None:
+            raise ConfigError(f"{self.metric} infers its schema from all gold records: give "
+                              f"schema= (SchemaSketch.of(gold).schema() computes that one)")
+
+
+@dataclass
+class Scored:
+    """What scoring some pairs gave: their comparisons, in order, and their aggregates."""
+
+    aggregates: Aggregates
+    comparisons: list[Comparison]
+
+
+def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings) -> Scored:
+    """Score ``pairs`` (see the module docstring)."""
+    present = [p for p in pairs if p.actual is not NO_PREDICTION]
+    results: dict[int, MatchResult | str] = {}
+    try:
+        run = evaluate_records([p.expected for p in present], [p.actual for p in present],
+                               settings.metric, **settings.options)
+        results = {id(p): r for p, r in zip(present, run.records)}
+    except JsonMatchError:
+        results = {id(p): _score_one(p, settings) for p in present}
+    out = Scored(Aggregates(settings.group_by), [])
+    for pair in pairs:
+        outcome = results.get(id(pair), pair.missing or "no prediction")
+        comparison = comparison_of(pair, outcome, settings)
+        out.comparisons.append(comparison)
+        out.aggregates.add_case(case_result([comparison]), (comparison,))
+    return out
+
+
+def score_pairs(pairs: Iterable[tuple[Any, Any]], metric: str = "field_f1",
+                threshold: float = 1.0, **options: Any) -> Aggregates:
+    """The aggregates of (expected, actual) pairs: a partition's part of a dataset's
+    figures, to be merged with the others' (:meth:`Aggregates.merge`) in any order. The
+    k-th pair is case ``k``; errors in a prediction count as 0, as everywhere."""
+    settings = ScoreSettings(metric, threshold, options)
+    settings.check()
+    chunk = [Pair(str(k), expected, actual, f"record {k}") for k, (expected, actual)
+             in enumerate(pairs)]
+    return score_chunk(chunk, settings).aggregates
+
+
+def _score_one(pair: Pair, settings: ScoreSettings) -> MatchResult | str:
+    metric = REGISTRY.metric(settings.metric)
+    try:
+        cfg = configure(metric, dict(settings.options))
+        expected = parse_expected(pair.expected, allow_array=metric.allow_array)
+        read_json(expected, "expected", cfg.is_skipped if cfg.skip_patterns else None)
+    except JsonMatchError as exc:
+        raise GoldError(f"{pair.where}: {exc}") from None
+    try:
+        return match_json(pair.actual, pair.expected, settings.metric, **settings.options)
+    except JsonMatchError as exc:
+        return str(exc)
+
+
+def comparison_of(pair: Pair, outcome: MatchResult | str, settings: ScoreSettings) -> Comparison:
+    """The record of one pair: its MatchResult, or (a string) why it could not be scored."""
+    if isinstance(outcome, str):
+        return Comparison(pair.case_id, pair.case_id, settings.metric, 0.0, settings.threshold,
+                          ERROR, error=outcome, file=pair.file, line=pair.line)
+    return Comparison(
+        pair.case_id, pair.case_id, outcome.metric, float(outcome.score), settings.threshold,
+        PASSED if outcome.passed(settings.threshold) else FAILED, float(outcome.precision),
+        float(outcome.recall), float(outcome.f1), file=pair.file, line=pair.line,
+        fields=field_records(outcome.fields, settings.values, MISSING),
+        pairings=tuple((p.path, p.expected_index, p.actual_index, float(p.score))
+                       for p in outcome.pairings),
+        floor_failures=tuple((f.path or "$", float(f.min_score), float(f.score))
+                             for f in outcome.floor_failures))

@@ -1,0 +1,429 @@
+"""The report as one self-contained HTML page: inline CSS and script, no network (a
+Content-Security-Policy forbids any), opened from disk.
+
+Everything is rendered here, in Python, with every value from the data escaped
+(``html.escape``): a model output holding ``<script>`` or ``</textarea>`` is text on the
+page. The page's script only sorts the field table, filters the cases (failed only, by
+metric, by field) and never turns data into markup. Without the script the page still shows
+everything, unsorted and unfiltered.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+from collections.abc import Iterable, Mapping
+from html import escape
+from typing import Any
+
+MAX_CASES = 2000  # cases shown with their fields; the lowest-scoring ones when there are more
+BINS = 10  # histogram bins over [0, 1]
+
+
+def render_html(report: Mapping[str, Any], max_cases: int = MAX_CASES) -> str:
+    """The page of a report (a run, or one pair)."""
+    cases = list(_shown_cases(report["cases"], max_cases))
+    comparisons = _comparisons_of(report["comparisons"], {c["case_id"] for c in cases})
+    total = len(report["cases"]) if hasattr(report["cases"], "__len__") else None
+    title = "jsonmatch report"
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        'style-src \'unsafe-inline\'; script-src \'unsafe-inline\'; img-src data:">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{title}</title>", f"<style>{_CSS}</style>", "</head>", "<body>",
+        f"<header><h1>{title}</h1>{_run_line(report.get('run') or {})}</header>",
+        "<main>",
+        _verdict(report["gates"]),
+        _figures(report),
+        _metrics_table(report["metrics"]),
+        _histogram([c for c in report["cases"] if c["status"] not in ("xfailed", "xpassed")]),
+        _fields_section(report),
+        _baseline(report.get("baseline")),
+        _cases_section(report, cases, comparisons, total),
+        "</main>",
+        f"<script>{_SCRIPT}</script>",
+        "</body>", "</html>",
+    ]
+    return "\n".join(p for p in parts if p) + "\n"
+
+
+def _e(value: Any) -> str:
+    return escape(str(value), quote=True)
+
+
+def _num(value: Any) -> str:
+    return "–" if value is None else f"{value:.4f}"
+
+
+def _run_line(run: Mapping[str, Any]) -> str:
+    bits = []
+    if run.get("time"):
+        bits.append(f"run {_e(run['time'])}")
+    if run.get("command"):
+        bits.append("<code>" + _e(" ".join(map(str, run["command"]))) + "</code>")
+    if run.get("git_commit"):
+        bits.append(f"commit <code>{_e(str(run['git_commit'])[:12])}</code>")
+    if run.get("plugin_version"):
+        bits.append(f"pytest-jsonmatch {_e(run['plugin_version'])}")
+    return f'<p class="run">{" · ".join(bits)}</p>' if bits else ""
+
+
+def _verdict(gates: Mapping[str, Any]) -> str:
+    passed = gates.get("passed", True)
+    out = [f'<section class="verdict {"ok" if passed else "bad"}" id="verdict">',
+           f"<strong>{'Gates passed' if passed else 'Gates FAILED'}</strong>"]
+    items = [f"<li>{_e(f)}</li>" for f in gates.get("failures", [])]
+    items += [f'<li class="warn">warning: {_e(w)}</li>' for w in gates.get("warnings", [])]
+    if items:
+        out.append("<ul>" + "".join(items) + "</ul>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _figures(report: Mapping[str, Any]) -> str:
+    cards = [("overall score", _num(report["overall"]), "overall"),
+             ("cases", str(report["count"]), "count"),
+             ("could not be scored", str(report["errors"]), "errors")]
+    if report.get("xfailed") or report.get("xpassed"):
+        cards.append(("xfailed / xpassed", f"{report['xfailed']} / {report['xpassed']}", "xfail"))
+    body = "".join(f'<div class="card"><div class="big" data-figure="{key}">{_e(value)}</div>'
+                   f"<div>{_e(label)}</div></div>" for label, value, key in cards)
+    return f'<section class="figures">{body}</section>'
+
+
+def _metrics_table(metrics: Mapping[str, Any]) -> str:
+    rows = []
+    for name, m in metrics.items():
+        rows.append(f'<tr data-metric="{_e(name)}"><td>{_e(name)}</td><td>{m["count"]}</td>'
+                    f'<td>{m["passed"]}</td><td>{m["failed"]}</td><td>{m["errors"]}</td>'
+                    f'<td class="score">{_num(m["mean_score"])}</td><td>{_num(m["precision"])}</td>'
+                    f'<td>{_num(m["recall"])}</td><td>{_num(m["f1"])}</td></tr>')
+    return ('<section><h2>Per metric</h2><table id="metrics"><thead><tr><th>metric</th>'
+            "<th>cases</th><th>passed</th><th>failed</th><th>errors</th><th>score</th>"
+            "<th>precision</th><th>recall</th><th>F1</th></tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table></section>")
+
+
+def histogram_counts(scores: Iterable[float]) -> list[int]:
+    """Case scores in BINS equal bins over [0, 1]; a score of 1 falls in the last bin."""
+    counts = [0] * BINS
+    for score in scores:
+        counts[min(BINS - 1, max(0, int(score * BINS)))] += 1
+    return counts
+
+
+def _histogram(cases: Iterable[Mapping[str, Any]]) -> str:
+    counts = histogram_counts(c["mean_score"] for c in cases)
+    top = max(counts) or 1
+    w, h, pad = 40, 120, 20
+    bars = []
+    for i, n in enumerate(counts):
+        bar_h = round(h * n / top)
+        x, y = pad + i * w, pad + h - bar_h
+        label = f"{i / BINS:.1f}–{(i + 1) / BINS:.1f}"
+        bars.append(f'<g class="bin" data-bin="{i}" data-count="{n}"><title>{label}: {n} '
+                    f'case{"" if n == 1 else "s"}</title>'
+                    f'<rect x="{x + 2}" y="{y}" width="{w - 4}" height="{bar_h}"></rect>'
+                    f'<text x="{x + w / 2}" y="{y - 4}" text-anchor="middle">{n}</text></g>')
+    ticks = "".join(f'<text x="{pad + i * w}" y="{pad + h + 14}" text-anchor="middle">'
+                    f"{i / BINS:.1f}</text>" for i in range(BINS + 1))
+    width = pad * 2 + BINS * w
+    return (f'<section><h2>Case scores</h2><svg id="histogram" role="img" '
+            f'aria-label="histogram of case scores" width="{width}" height="{h + pad * 2 + 10}" '
+            f'viewBox="0 0 {width} {h + pad * 2 + 10}">'
+            f'<line x1="{pad}" y1="{pad + h}" x2="{width - pad}" y2="{pad + h}"></line>'
+            + "".join(bars) + ticks + "</svg></section>")
+
+
+def _fields_section(report: Mapping[str, Any]) -> str:
+    groups = report["groups"]
+    baseline = report.get("baseline")
+    deltas = baseline["fields"] if baseline else None
+    out = ['<section><h2>Per field</h2><p class="hint">Click a column to sort; click a field '
+           "to show only the cases that have it.</p>"]
+    for key, fields in groups.items():
+        if not fields:
+            continue
+        if len(groups) > 1 or report["group_by"] != "metric":
+            out.append(f"<h3>{_e(report['group_by'])} {_e(key)}</h3>")
+        header = ["field", "score", "match", "mismatch", "omission", "hallucination"]
+        if deltas is not None:
+            header.append("vs baseline")
+        rows = []
+        ordered = sorted(fields.items(), key=lambda kv: (kv[1]["mean_score"], kv[0]))
+        for path, agg in ordered:
+            cells = [f'<td><a href="#cases" class="field-link" data-field="{_e(path)}">'
+                     f"{_e(path)}</a></td>",
+                     f'<td data-sort="{agg["mean_score"]!r}">{_num(agg["mean_score"])}</td>']
+            cells += [f'<td data-sort="{agg[k]}">{agg[k]}</td>'
+                      for k in ("match", "mismatch", "omission", "hallucination")]
+            if deltas is not None:
+                d = deltas.get(path)
+                mean = d["difference"]["mean"] if d else None
+                cells.append(f'<td data-sort="{mean if mean is not None else ""}">'
+                             f'{"new" if mean is None else f"{mean:+.4f}"}</td>')
+            rows.append(f'<tr data-field="{_e(path)}">' + "".join(cells) + "</tr>")
+        out.append('<table class="fields sortable"><thead><tr>'
+                   + "".join(f'<th data-col="{i}" tabindex="0">{h}</th>'
+                             for i, h in enumerate(header))
+                   + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _baseline(baseline: Mapping[str, Any] | None) -> str:
+    if not baseline:
+        return ""
+    diff = baseline["difference"]
+    lines = [f"<p>Baseline {_e(baseline['path'])}: {baseline['shared']} shared cases, "
+             f"{len(baseline['added'])} added, {len(baseline['removed'])} removed.</p>"]
+    if baseline["shared"]:
+        text = (f"Mean change <strong>{diff['mean']:+.4f}</strong> "
+                f"({_num(baseline['before'])} → {_num(baseline['after'])})")
+        if diff["low"] is not None:
+            text += (f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}, smallest "
+                     f"detectable drop {diff['detectable']:.4f}")
+        lines.append(f"<p>{text}. Pass → fail {baseline['pass_to_fail']}, fail → pass "
+                     f"{baseline['fail_to_pass']} (exact McNemar p = "
+                     f"{baseline['mcnemar_p']:.4f}).</p>")
+    changed = baseline["changed"][:50]
+    if changed:
+        rows = "".join(f"<tr><td>{_e(c['case_id'])}</td><td>{_num(c['before'])}</td>"
+                       f"<td>{_num(c['after'])}</td><td>{c['delta']:+.4f}</td></tr>"
+                       for c in changed)
+        lines.append("<table><thead><tr><th>case</th><th>before</th><th>after</th>"
+                     f"<th>change</th></tr></thead><tbody>{rows}</tbody></table>")
+    return '<section id="baseline"><h2>Against the baseline</h2>' + "".join(lines) + "</section>"
+
+
+def _shown_cases(cases: Iterable[Mapping[str, Any]], limit: int) -> list[Mapping[str, Any]]:
+    """Every case, or when there are more than ``limit``, the ``limit`` lowest-scoring
+    (errors and failures first), in the report's order."""
+    rank = {"error": 0, "failed": 1}
+    kept: list[tuple[Any, ...]] = []
+    for index, case in enumerate(cases):
+        key = (-rank.get(case["status"], 2), -case["mean_score"], -index)
+        item = (key, index, case)
+        if len(kept) < limit:
+            heapq.heappush(kept, item)
+        elif key > kept[0][0]:
+            heapq.heapreplace(kept, item)
+    return [case for _, _, case in sorted(kept, key=lambda item: item[1])]
+
+
+def _comparisons_of(comparisons: Iterable[Mapping[str, Any]], wanted: set[str]
+                    ) -> dict[str, list[Mapping[str, Any]]]:
+    out: dict[str, list[Mapping[str, Any]]] = {}
+    for c in comparisons:
+        if c["case_id"] in wanted:
+            out.setdefault(c["case_id"], []).append(c)
+    return out
+
+
+def _cases_section(report: Mapping[str, Any], cases: list[Mapping[str, Any]],
+                   comparisons: Mapping[str, list[Mapping[str, Any]]], total: int | None) -> str:
+    metrics = sorted({c["metric"] for c in cases})
+    fields = sorted({f["field_path"] for runs in comparisons.values() for c in runs
+                     for f in c["fields"]})
+    options = "".join(f'<option value="{_e(m)}">{_e(m)}</option>' for m in metrics)
+    field_options = "".join(f'<option value="{_e(f)}">{_e(f)}</option>' for f in fields)
+    out = ['<section id="cases"><h2>Cases</h2>',
+           '<div class="filters"><label><input type="checkbox" id="failed-only"> failed and '
+           'unscored only</label> <label>metric <select id="metric-filter"><option value="">'
+           f'all</option>{options}</select></label> <label>field <select id="field-filter">'
+           f'<option value="">any</option>{field_options}</select></label> '
+           '<span id="shown-count"></span></div>']
+    if total is not None and total > len(cases):
+        out.append(f'<p class="hint">Showing the {len(cases)} lowest-scoring of {total} cases; '
+                   "the JSON report holds them all.</p>")
+    single = len(cases) == 1
+    for case in cases:
+        out.append(_case(case, comparisons.get(case["case_id"], []), open_=single))
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _case(case: Mapping[str, Any], runs: list[Mapping[str, Any]], open_: bool) -> str:
+    field_paths = sorted({f["field_path"] for c in runs for f in c["fields"]})
+    status = case["status"]
+    where = case.get("file") or ""
+    if where and case.get("line"):
+        where += f":{case['line']}"
+    attrs = (f'class="case {_e(status)}" data-status="{_e(status)}" '
+             f'data-metric="{_e(case["metric"])}" data-score="{case["mean_score"]!r}" '
+             f'data-fields="{_e(json.dumps(field_paths))}"')
+    summary = (f'<summary><span class="badge {_e(status)}">{_e(status)}</span> '
+               f'<span class="case-id">{_e(case["case_id"])}</span> '
+               f'<span class="case-score">{_num(case["mean_score"])}</span> '
+               f'<span class="muted">{_e(case["metric"])}'
+               f'{" · " + _e(where) if where else ""}</span></summary>')
+    body = []
+    if case.get("error"):
+        body.append(f'<p class="error">could not be scored: {_e(case["error"])}</p>')
+    if case.get("runs", 1) > 1:
+        body.append(f"<p>{case['runs']} runs: mean {_num(case['mean_score'])}, min "
+                    f"{_num(case['min_score'])}, max {_num(case['max_score'])}, "
+                    f"{case['passed_runs']} passed</p>")
+    for run in runs:
+        body.append(_run(run, len(runs) > 1))
+    return (f'<details {attrs}{" open" if open_ else ""}>{summary}'
+            f'<div class="case-body">{"".join(body)}</div></details>')
+
+
+def _run(c: Mapping[str, Any], numbered: bool) -> str:
+    head = ""
+    if numbered:
+        head = f"<h4>run {c['repeat']}</h4>"
+    if c["status"] == "error":
+        return head
+    head += (f'<p>score <strong>{_num(c["score"])}</strong> (threshold {_num(c["threshold"])}), '
+             f'precision {_num(c["precision"])}, recall {_num(c["recall"])}, '
+             f'F1 {_num(c["f1"])}</p>')
+    rows = []
+    for f in c["fields"]:
+        rows.append(f'<tr class="{_e(f["status"])}" data-field="{_e(f["field_path"])}">'
+                    f'<td class="path">{_e(f["path"])}</td>'
+                    f'<td><span class="badge {_e(f["status"])}">{_e(f["status"])}</span></td>'
+                    f'<td class="score">{_num(f["score"])}</td>'
+                    f"<td>{_value(f, 'expected')}</td><td>{_value(f, 'actual')}</td></tr>")
+    table = ('<table class="side-by-side"><thead><tr><th>field</th><th>status</th>'
+             "<th>score</th><th>expected</th><th>actual</th></tr></thead><tbody>"
+             + "".join(rows) + "</tbody></table>") if rows else "<p>no fields</p>"
+    pairs = ""
+    if c["pairings"]:
+        items = "".join(f"<li><code>{_e(p['path'])}</code>: expected[{p['expected_index']}] "
+                        f"↔ actual[{p['actual_index']}] ({p['score']:.2f})</li>"
+                        for p in c["pairings"])
+        pairs = f'<div class="pairings"><h4>array pairings</h4><ul>{items}</ul></div>'
+    floors = ""
+    if c["floor_failures"]:
+        floors = "<ul>" + "".join(f"<li>{_e(f['path'])}: {_num(f['score'])} below its "
+                                  f"min_score {_num(f['min_score'])}</li>"
+                                  for f in c["floor_failures"]) + "</ul>"
+    return head + table + pairs + floors
+
+
+def _value(field: Mapping[str, Any], side: str) -> str:
+    if side not in field:
+        return '<span class="missing">missing</span>'
+    value = field[side]
+    if field.get(side + "_cut"):
+        return f'<pre class="value cut">{_e(value)}</pre>'
+    return f'<pre class="value">{_e(json.dumps(value, ensure_ascii=False, indent=1))}</pre>'
+
+
+_CSS = """
+:root { --ok: #1a7f37; --bad: #cf222e; --warn: #9a6700; --muted: #57606a; --line: #d0d7de; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #1f2328; }
+header { background: #24292f; color: #fff; padding: 12px 24px; }
+header h1 { margin: 0; font-size: 20px; }
+header .run { margin: 4px 0 0; color: #d0d7de; font-size: 12px; }
+header code { color: #fff; }
+main { padding: 8px 24px 40px; max-width: 1400px; }
+h2 { font-size: 17px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+table { border-collapse: collapse; margin: 6px 0; }
+th, td { border: 1px solid var(--line); padding: 3px 8px; text-align: right; vertical-align: top; }
+th:first-child, td:first-child { text-align: left; }
+thead th { background: #f6f8fa; }
+table.sortable th { cursor: pointer; user-select: none; }
+table.sortable th.asc::after { content: " ▲"; } table.sortable th.desc::after { content: " ▼"; }
+.verdict { padding: 8px 12px; border-radius: 6px; margin: 12px 0; }
+.verdict.ok { background: #dafbe1; } .verdict.bad { background: #ffebe9; }
+.verdict ul { margin: 4px 0 0; } .warn { color: var(--warn); }
+.figures { display: flex; gap: 12px; flex-wrap: wrap; }
+.card { border: 1px solid var(--line); border-radius: 6px; padding: 8px 16px; min-width: 140px; }
+.card .big { font-size: 24px; font-weight: 600; }
+#histogram rect { fill: #54aeff; } #histogram line { stroke: #57606a; }
+#histogram text { font-size: 11px; fill: #1f2328; }
+.hint, .muted { color: var(--muted); font-size: 12px; }
+.filters { margin: 8px 0; display: flex; gap: 16px; flex-wrap: wrap; align-items: center; }
+details.case { border: 1px solid var(--line); border-radius: 6px; margin: 4px 0; }
+details.case > summary { padding: 6px 10px; cursor: pointer; }
+details.case[open] > summary { border-bottom: 1px solid var(--line); }
+.case-body { padding: 6px 10px; overflow-x: auto; }
+.case-id { font-family: ui-monospace, monospace; }
+.case-score { font-weight: 600; margin: 0 6px; }
+.badge { display: inline-block; border-radius: 10px; padding: 0 8px; font-size: 12px; color: #fff; background: var(--muted); }
+.badge.passed, .badge.match { background: var(--ok); }
+.badge.failed, .badge.error, .badge.omission, .badge.hallucination { background: var(--bad); }
+.badge.mismatch { background: var(--warn); }
+table.side-by-side td, table.side-by-side th { text-align: left; }
+table.side-by-side td.score { text-align: right; }
+tr.match td.path { border-left: 4px solid var(--ok); }
+tr.mismatch td.path { border-left: 4px solid var(--warn); }
+tr.omission td.path, tr.hallucination td.path { border-left: 4px solid var(--bad); }
+pre.value { margin: 0; white-space: pre-wrap; word-break: break-word; max-width: 520px; font-size: 12px; }
+pre.cut::after { content: " (cut)"; color: var(--muted); }
+.missing { color: var(--muted); font-style: italic; }
+.error { color: var(--bad); }
+.hidden { display: none; }
+tr.field-active td { background: #fff8c5; }
+"""
+
+_SCRIPT = """
+(function () {
+  "use strict";
+  function cellValue(row, col) {
+    var cell = row.children[col];
+    if (!cell) { return ""; }
+    var v = cell.getAttribute("data-sort");
+    if (v === null) { return cell.textContent; }
+    if (v === "") { return Infinity; }
+    return parseFloat(v);
+  }
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    table.querySelectorAll("th").forEach(function (th) {
+      function sort() {
+        var col = parseInt(th.getAttribute("data-col"), 10);
+        var asc = !th.classList.contains("asc");
+        table.querySelectorAll("th").forEach(function (o) { o.classList.remove("asc", "desc"); });
+        th.classList.add(asc ? "asc" : "desc");
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = cellValue(a, col), y = cellValue(b, col);
+          var c = (typeof x === "number" && typeof y === "number") ? x - y : String(x).localeCompare(String(y));
+          return asc ? c : -c;
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      }
+      th.addEventListener("click", sort);
+      th.addEventListener("keydown", function (e) { if (e.key === "Enter") { sort(); } });
+    });
+  });
+  var failedOnly = document.getElementById("failed-only");
+  var metricFilter = document.getElementById("metric-filter");
+  var fieldFilter = document.getElementById("field-filter");
+  var count = document.getElementById("shown-count");
+  function apply() {
+    var metric = metricFilter ? metricFilter.value : "";
+    var field = fieldFilter ? fieldFilter.value : "";
+    var shown = 0, total = 0;
+    document.querySelectorAll("details.case").forEach(function (el) {
+      total += 1;
+      var status = el.getAttribute("data-status");
+      var ok = true;
+      if (failedOnly && failedOnly.checked && !(status === "failed" || status === "error")) { ok = false; }
+      if (metric && el.getAttribute("data-metric") !== metric) { ok = false; }
+      if (field && JSON.parse(el.getAttribute("data-fields")).indexOf(field) < 0) { ok = false; }
+      el.classList.toggle("hidden", !ok);
+      el.querySelectorAll("tr[data-field]").forEach(function (tr) {
+        tr.classList.toggle("field-active", !!field && tr.getAttribute("data-field") === field);
+      });
+      if (ok) { shown += 1; }
+    });
+    if (count) { count.textContent = shown + " of " + total + " cases shown"; }
+  }
+  [failedOnly, metricFilter, fieldFilter].forEach(function (el) {
+    if (el) { el.addEventListener("change", apply); }
+  });
+  document.querySelectorAll("a.field-link").forEach(function (a) {
+    a.addEventListener("click", function () {
+      if (fieldFilter) { fieldFilter.value = a.getAttribute("data-field"); apply(); }
+    });
+  });
+  apply();
+})();
+"""

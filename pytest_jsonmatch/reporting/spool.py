@@ -1,0 +1,100 @@
+"""Reports of runs too large to hold: the cases and comparisons of a run kept on disk as
+they are made, one JSON line each, and the report written from there.
+
+A :class:`Spool` is an append-only list of JSON objects in a temporary file; it can be read
+back any number of times (each read streams the file), so a renderer that iterates over a
+report's ``cases`` reads a spooled report as it reads one in memory. A streamed report
+(:func:`write_streamed_report`) has the same keys and values as one :func:`build_report`
+makes; its ``cases`` and ``comparisons`` keep the order they were made in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from typing import IO, Any
+
+from ..atomic import write_atomic
+
+
+class Spool:
+    """JSON objects kept in a temporary file (removed by :meth:`close`)."""
+
+    def __init__(self, directory: str | None = None) -> None:
+        fd, self.path = tempfile.mkstemp(prefix="jsonmatch-", suffix=".jsonl", dir=directory)
+        self._out: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8")
+        self._count = 0
+
+    def append(self, value: Mapping[str, Any]) -> None:
+        assert self._out is not None, "append to a closed spool"
+        self._out.write(json.dumps(value, ensure_ascii=False, allow_nan=False))
+        self._out.write("\n")
+        self._count += 1
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        if self._out is not None:
+            self._out.flush()
+        with open(self.path, encoding="utf-8") as fh:
+            for line in fh:
+                yield json.loads(line)
+
+    def lines(self) -> Iterator[str]:
+        """The kept objects as JSON text, one a line (newline removed)."""
+        if self._out is not None:
+            self._out.flush()
+        with open(self.path, encoding="utf-8") as fh:
+            for line in fh:
+                yield line.rstrip("\n")
+
+    def close(self) -> None:
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+
+    def __enter__(self) -> Spool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def dump_streamed_report(fh: IO[str], head: Mapping[str, Any], cases: Spool,
+                         comparisons: Spool | None) -> None:
+    """Write a report: ``head`` (report.report_head) with the spooled cases and comparisons
+    (none kept: an empty list)."""
+    body = dict(head)
+    gates, baseline = body.pop("gates"), body.pop("baseline", None)
+    text = json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False)
+    fh.write(text[:-2])  # the object left open: '\n}' removed
+    for key, spool in (("cases", cases), ("comparisons", comparisons)):
+        fh.write(f',\n  "{key}": [')
+        _write_items(fh, spool.lines() if spool is not None else ())
+        fh.write("]")
+    fh.write(',\n  "gates": ' + json.dumps(gates, ensure_ascii=False, allow_nan=False))
+    if baseline is not None:
+        fh.write(',\n  "baseline": ' + json.dumps(baseline, ensure_ascii=False, allow_nan=False))
+    fh.write("\n}\n")
+
+
+def write_streamed_report(path: str | os.PathLike[str], head: Mapping[str, Any], cases: Spool,
+                          comparisons: Spool | None) -> None:
+    """:func:`dump_streamed_report` to ``path``, atomically (see atomic.py)."""
+    write_atomic(path, lambda fh: dump_streamed_report(fh, head, cases, comparisons))
+
+
+def _write_items(fh: IO[str], lines: Iterable[str]) -> None:
+    first = True
+    for line in lines:
+        fh.write("\n    " + line if first else ",\n    " + line)
+        first = False
+    if not first:
+        fh.write("\n  ")

@@ -1,0 +1,138 @@
+"""The HTML report in a real headless Chromium (Debian's chromium-headless-shell, driven by
+Playwright): it loads offline with no console error, shows the report's numbers, its filters
+hide what they should, and hostile values stay text. One browser for every check."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pytest_jsonmatch.reporting.html import render_html
+
+from .hostile import SCRIPT, TEXTAREA, hostile_report
+
+# Debian's package installs the wrapper first and the binary second; chromium works too.
+CANDIDATES = ("/usr/bin/chromium-headless-shell", "/usr/lib/chromium/chromium-headless-shell",
+              "/usr/bin/chromium")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _browser_path() -> str:
+    chosen = os.environ.get("JSONMATCH_CHROMIUM") or next(
+        (p for p in CANDIDATES if shutil.which(p)), None)
+    if chosen is None:
+        message = ("no Chromium found (apt-get install chromium-headless-shell, or set "
+                   "JSONMATCH_CHROMIUM); .ci/run installs it")
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return chosen
+
+
+@pytest.fixture(scope="module")
+def page_of(tmp_path_factory):
+    sync_api = pytest.importorskip("playwright.sync_api") if not os.environ.get("CI") else \
+        __import__("playwright.sync_api", fromlist=["sync_playwright"])
+    executable = _browser_path()
+    folder = tmp_path_factory.mktemp("html")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=FLAGS)
+        context = browser.new_context(offline=True, java_script_enabled=True)
+        requests: list[str] = []
+        context.on("request", lambda r: requests.append(r.url))
+
+        def open_page(report: dict, name: str):
+            path = folder / name
+            path.write_text(render_html(report), encoding="utf-8")
+            page = context.new_page()
+            problems: list[str] = []
+            page.on("console", lambda m: problems.append(f"{m.type}: {m.text}")
+                    if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
+            page.goto(path.as_uri())
+            page.wait_for_load_state("load")
+            return page, problems, requests
+
+        yield open_page
+        browser.close()
+
+
+def test_the_report_in_a_browser(page_of):
+    report = hostile_report()
+    page, problems, requests = page_of(report, "hostile.html")
+    assert problems == []
+    assert all(url.startswith("file://") for url in requests), requests
+    # nothing hostile ran
+    assert page.evaluate("window.hacked") is None
+    assert page.evaluate("document.querySelectorAll('script').length") == 1
+    assert page.evaluate("document.querySelectorAll('img').length") == 0
+    # the hostile values are on the page, as text
+    text = page.text_content("body")
+    assert SCRIPT in text and "inv-<b>2</b>" in text
+    assert TEXTAREA.replace('"', '\\"') in text  # the value shown as JSON
+    # the numbers are the report's
+    assert page.inner_text("[data-figure=overall]") == f"{report['overall']:.4f}"
+    assert page.inner_text("[data-figure=count]") == str(report["count"])
+    assert page.inner_text("[data-figure=errors]") == "1"
+    row = page.locator("#metrics tr[data-metric=field_f1] td")
+    m = report["metrics"]["field_f1"]
+    assert row.all_inner_texts() == ["field_f1", str(m["count"]), str(m["passed"]),
+                                     str(m["failed"]), str(m["errors"]),
+                                     f"{m['mean_score']:.4f}", f"{m['precision']:.4f}",
+                                     f"{m['recall']:.4f}", f"{m['f1']:.4f}"]
+    # histogram: every case in a bin, the bins' counts as computed from the report
+    bins = page.evaluate("Array.from(document.querySelectorAll('#histogram .bin'))"
+                         ".map(g => +g.getAttribute('data-count'))")
+    assert sum(bins) == report["count"] and len(bins) == 10
+    assert page.locator("text=Gates FAILED").count() == 1
+    # filters: failed only hides the passing case
+    visible = "Array.from(document.querySelectorAll('details.case')).filter(d => " \
+              "d.offsetParent !== null).map(d => d.querySelector('.case-id').textContent)"
+    assert page.evaluate(visible) == [c["case_id"] for c in report["cases"]]
+    assert page.evaluate(visible) == ["inv-1", "inv-3", "inv-<b>2</b>"]  # sorted by id
+    page.check("#failed-only")
+    assert page.evaluate(visible) == ["inv-3", "inv-<b>2</b>"]
+    page.uncheck("#failed-only")
+    page.select_option("#metric-filter", "structural_f1")
+    assert page.evaluate(visible) == ["inv-3"]
+    page.select_option("#metric-filter", "")
+    page.select_option("#field-filter", "note")
+    assert page.evaluate(visible) == ["inv-<b>2</b>"]
+    assert page.inner_text("#shown-count") == "1 of 3 cases shown"
+    # a case opens to expected and actual side by side, with its pairings
+    page.select_option("#field-filter", "")
+    page.click("details.case.failed summary")
+    case = page.locator("details.case.failed")
+    assert case.locator("tr[data-field='vendor'] .badge").inner_text() == "mismatch"
+    assert "expected[0] ↔ actual[1]" in case.inner_text()
+    # the per-field table sorts: by field name, ascending
+    header = page.locator("table.fields th[data-col='0']")
+    header.click()
+    names = page.evaluate("Array.from(document.querySelectorAll('table.fields tbody tr'))"
+                          ".map(r => r.getAttribute('data-field'))")
+    assert names == sorted(names)
+    header.click()
+    names_desc = page.evaluate("Array.from(document.querySelectorAll('table.fields tbody tr'))"
+                               ".map(r => r.getAttribute('data-field'))")
+    assert names_desc == sorted(names, reverse=True)
+    assert problems == []
+
+
+def test_a_pair_report_in_the_same_browser(page_of, tmp_path):
+    from .run import jsonmatch
+
+    (tmp_path / "a.txt").write_text('Sure! {"name": "</textarea>", "n": 1}')
+    (tmp_path / "e.json").write_text(json.dumps({"name": "x", "n": 1}))
+    proc = jsonmatch("compare", str(tmp_path / "a.txt"), str(tmp_path / "e.json"), "-f", "json")
+    report = json.loads(proc.stdout)
+    page, problems, _ = page_of(report, "pair.html")
+    assert problems == []
+    # one case, open; n matches (1) and name does not (0): F1 = 0.5
+    assert page.inner_text("[data-figure=overall]") == "0.5000"
+    assert page.locator("details.case[open]").count() == 1
+    assert "</textarea>" in page.inner_text("details.case")
