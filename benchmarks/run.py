@@ -437,7 +437,8 @@ def _worst_families(args: argparse.Namespace) -> list[tuple[str, str, dict[str, 
     out.append(("near string", "json_similarity", {}, args.worst_strings))
     out.append(("unrelated string", "json_similarity", {}, args.worst_strings[:1]))
     for case in ("deep objects", "deep arrays"):
-        for metric in worst.METRICS:
+        # (a quick run, a smoke test of the script, tries two metrics, not all five)
+        for metric in worst.METRICS if not args.quick else ("json_similarity", "structural_f1"):
             out.append((case, metric, {}, args.worst_depths))
         out.append((case, "field_f1", {"align": "hungarian"}, args.worst_depths))
     for metric, options in worst.PAIRING.items():
@@ -487,6 +488,7 @@ def bench_worst(args: argparse.Namespace) -> list[Row]:
         if case in ("deep objects", "deep arrays") and len(set(scores)) > 1:  # one answer
             rows[-1].status, rows[-1].target = "MISS", "same score at every depth"
             rows[-1].note += f"; scores differ: {scores}"
+    return rows
 
 
 # -- 7. jsonmatch score: memory as the dataset grows, -j 2 against -j 1 ---------------------

@@ -21,6 +21,7 @@ from .reporting import github, report as reports
 from .reporting.aggregate import summarize
 from .reporting.baseline import Baseline, BaselineComparison, cases_of, compare, load_baseline
 from .reporting.gates import Verdict, judge
+from .reporting.html import render_html
 from .reporting.markdown import render_markdown
 from .reporting.records import (ERROR, FAILED, PASSED, XFAILED, XPASSED, Comparison, case_id_of,
                                 field_records)
@@ -98,7 +99,7 @@ class JsonmatchSession:
         if self.updates:
             self.updated, errors = apply_updates(self.updates)
             self.write_errors += [f"could not update {error}" for error in errors]
-        if not self.comparisons and not self.settings.report_path:
+        if not self.comparisons and not self.settings.report_path and not self.settings.html_path:
             if self.write_errors and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
             return
@@ -126,6 +127,12 @@ class JsonmatchSession:
             except (OSError, TypeError, ValueError) as exc:
                 self.write_errors.append(f"could not write the report {self.settings.report_path}: {exc}")
         settings = self.settings
+        if settings.html_path:
+            try:
+                page = render_html(self.report)
+                write_atomic(settings.html_path, lambda fh: fh.write(page))
+            except OSError as exc:
+                self.write_errors.append(f"could not write the HTML report {settings.html_path}: {exc}")
         if settings.markdown_path or settings.step_summary:
             markdown = render_markdown(self.report)
             try:

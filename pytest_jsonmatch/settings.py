@@ -69,6 +69,8 @@ FLAGS: dict[str, tuple[str, str, str]] = {
     "jsonmatch_report_values": ("--jsonmatch-report-values", "full|short|none",
                                 "how much of each field's expected and actual values the report "
                                 "keeps: short (200 characters, the default), full or none."),
+    "jsonmatch_html": ("--jsonmatch-html", "PATH",
+                       "write the report as one self-contained HTML page to PATH."),
     "jsonmatch_markdown": ("--jsonmatch-markdown", "PATH",
                            "write a Markdown summary to PATH (also written to "
                            "$GITHUB_STEP_SUMMARY when that is set)."),
@@ -100,6 +102,7 @@ class SessionSettings:
     defaults: recording.Defaults
     gates: GateSettings
     report_path: str | None
+    html_path: str | None  # --jsonmatch-html
     markdown_path: str | None  # --jsonmatch-markdown (written whole)
     step_summary: str | None  # $GITHUB_STEP_SUMMARY (appended to, as GitHub expects)
     baseline_path: str | None
@@ -142,10 +145,12 @@ def _read(config: pytest.Config) -> SessionSettings:
         parse_mode(config.getini("jsonmatch_gate")), bool(config.getini("jsonmatch_strict")))
     report = setting(config, "jsonmatch_report")
     markdown = setting(config, "jsonmatch_markdown")
+    html = setting(config, "jsonmatch_html")
     baseline = setting(config, "jsonmatch_baseline")
     return SessionSettings(
         recording.Defaults(metric, threshold, options, _verbosity(config)), gates,
         os.fspath(root / report) if report else None,
+        os.fspath(root / html) if html else None,
         os.fspath(root / markdown) if markdown else None,
         os.environ.get("GITHUB_STEP_SUMMARY") or None,
         os.fspath(root / baseline) if baseline else None,

@@ -81,3 +81,16 @@ def test_no_annotations_outside_github_actions(pytester, monkeypatch):
     pytester.makefile(".jsonmatch.yaml", invoices=CASES)
     result = pytester.runpytest_inprocess(*ARGS)
     assert not [line for line in result.outlines if line.startswith("::error")]
+
+
+def test_the_html_report_is_written_by_the_plugin_with_values_escaped(pytester):
+    pytester.makefile(".jsonmatch.yaml", c='cases:\n  - id: x\n    expected: {a: "</textarea><script>alert(1)</script>"}\n'
+                                           '    actual: {a: "fine"}\n')
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-html=out/report.html")
+    result.assert_outcomes(failed=1)
+    page = (pytester.path / "out" / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<script>alert(1)</script>" not in page and "</textarea><script>" not in page
+    assert "&lt;/textarea&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "c.jsonmatch.yaml::x" in page
+    assert "http://" not in page and "https://" not in page  # nothing loads from the network
