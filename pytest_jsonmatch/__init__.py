@@ -41,9 +41,9 @@ from .engine.schema import annotate_schema as annotate_schema
 from .engine.schema import infer_schema as infer_schema
 from .engine.schema import validate_gold as validate_gold
 from .reporting.aggregate import Aggregates as Aggregates
+from .version import __version__ as __version__
 
-__version__ = "0.1.0"
 
-# Every public name imported above (the submodules these imports bind are not).
-__all__ = sorted(name for name, value in list(globals().items())
-                 if not name.startswith("_") and not isinstance(value, _ModuleType))
+# Every public name imported above (the submodules these imports bind are not), and the version.
+__all__ = sorted(["__version__"] + [name for name, value in list(globals().items())
+                                    if not name.startswith("_") and not isinstance(value, _ModuleType)])

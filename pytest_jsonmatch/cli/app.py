@@ -29,7 +29,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parser() -> argparse.ArgumentParser:
-    from .. import __version__
+    from ..version import __version__
 
     top = _Parser(prog="jsonmatch", description="Score structured JSON output (a language "
                   "model's, usually) against expected JSON, field by field: one pair, a whole "

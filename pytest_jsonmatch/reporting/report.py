@@ -27,7 +27,7 @@ REPORT_VERSION = 2
 
 def run_info(command: Sequence[str], root: str | None) -> dict[str, Any]:
     """When and where a run happened: time, versions, command line, git commit."""
-    from .. import __version__
+    from ..version import __version__
 
     return {"time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "plugin_version": __version__, "python": platform.python_version(),

@@ -72,3 +72,15 @@ def test_scipy_is_imported_for_hungarian_alignment_only_when_used():
         print(before, "scipy" in sys.modules, r.f1)
     """)
     assert out.split() == ["False", "True", "0.5"]
+
+
+def test_the_version_is_defined_once_and_is_what_the_installed_metadata_says():
+    # pyproject.toml reads pytest_jsonmatch/version.py, so the two cannot drift apart.
+    from importlib.metadata import version
+
+    import pytest_jsonmatch
+    from pytest_jsonmatch.reporting.report import run_info
+
+    assert pytest_jsonmatch.__version__ == version("pytest-jsonmatch")
+    assert run_info(["pytest"], None)["plugin_version"] == pytest_jsonmatch.__version__
+    assert "__version__" in pytest_jsonmatch.__all__
