@@ -41,15 +41,7 @@ def _yaml() -> tuple[Any, type]:
             (strings, no duplicates) in the construction pass itself, not in one more walk."""
 
             def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-                seen: set[str] = set()
-                for key, _ in node.value:
-                    if key.tag != _STR:
-                        if key.tag == _MERGE:
-                            continue
-                        raise _BadKeys(node)
-                    if key.value in seen:
-                        raise _BadKeys(node)
-                    seen.add(key.value)
+                _check_built_keys(node)
                 return super().construct_mapping(node, deep)
 
         CaseLoader.add_constructor(_YAML + "timestamp", lambda loader, node: loader.construct_scalar(node))
@@ -58,6 +50,25 @@ def _yaml() -> tuple[Any, type]:
 
 
 _LOADER: list[tuple[Any, type]] = []
+
+
+def _check_built_keys(node: Any) -> None:
+    """Raise :class:`_BadKeys` for a mapping with a key that is not a string or is given twice,
+    looking through merge keys (``<<: {...}``): the loader folds merged pairs in without
+    constructing them as mappings, so their keys get the same check here. A key given
+    explicitly beside a merge overrides the merged one, which is what merging is for."""
+    pending = [node]
+    while pending:
+        mapping = pending.pop()
+        seen: set[str] = set()
+        for key, value in mapping.value:
+            if key.tag == _MERGE:
+                merged = value.value if value.id == "sequence" else [value]
+                pending.extend(m for m in merged if m.id == "mapping")
+                continue
+            if key.tag != _STR or key.value in seen:
+                raise _BadKeys(mapping)
+            seen.add(key.value)
 
 
 def read_yaml(path: Path, display: str) -> tuple[Any, Any]:

@@ -1,0 +1,66 @@
+"""Reading a file a user named: regular files only, of bounded size, as one error if not.
+
+Every path the project reads from (case files, ``actual_file``, schemas, baselines, the command
+line's inputs) comes through :func:`read_regular`, so none of them can hang on a FIFO or a
+device, read without end, or fail with an ``OSError`` from deep inside.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from .errors import JsonMatchError
+
+MAX_FILE_BYTES = 256 * 2**20  # far above any case, schema or report; below "fills memory"
+
+
+def read_regular(path: str | os.PathLike[str], what: str, error: type[JsonMatchError],
+                 limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the regular file at ``path``; otherwise ``error`` naming ``what`` and the
+    path (``"schema file 'x.json' is not a regular file (a directory)"``).
+
+    The file is opened without blocking (opening a FIFO for reading would wait for a writer)
+    and checked on the open descriptor, then read up to ``limit`` bytes."""
+    name = f"{what} {os.fspath(path)!r}"
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise error(f"cannot read {name}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as fh:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise error(f"{name} is not a regular file ({_kind(mode)})")
+        try:
+            data = fh.read(limit + 1)
+        except OSError as exc:
+            raise error(f"cannot read {name}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise error(f"{name} is larger than {_size(limit)}")
+    return data
+
+
+def read_regular_text(path: str | os.PathLike[str], what: str, error: type[JsonMatchError],
+                      limit: int = MAX_FILE_BYTES) -> str:
+    """:func:`read_regular` decoded as UTF-8 (a byte-order mark dropped); a file that is not
+    UTF-8 is ``error`` naming the offset and line of its first bad byte."""
+    raw = read_regular(path, what, error, limit)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise error(f"{what} {os.fspath(path)!r} is not UTF-8 text: byte 0x{raw[exc.start]:02x} "
+                    f"at offset {exc.start} (line {line})") from None
+
+
+def _kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a plain file"
+
+
+def _size(limit: int) -> str:
+    return f"{limit // 2**20} MB" if limit >= 2**20 else f"{limit:,} bytes"
