@@ -11,8 +11,10 @@ from .engine.errors import CaseFileError as CaseFileError
 from .engine.errors import ComparatorError as ComparatorError
 from .engine.errors import ConfigError as ConfigError
 from .engine.errors import JsonMatchError as JsonMatchError
+from .engine.errors import JsonMatchWarning as JsonMatchWarning
 from .engine.errors import ParseError as ParseError
 from .engine.errors import SchemaError as SchemaError
+from .engine.errors import SchemaWarning as SchemaWarning
 from .engine.match import evaluate_records as evaluate_records
 from .engine.match import match_json as match_json
 from .engine.metrics import METRIC_NAMES as METRIC_NAMES
@@ -28,6 +30,8 @@ from .engine.registry import register_comparator as register_comparator
 from .engine.registry import register_metric as register_metric
 from .engine.registry import register_post_processor as register_post_processor
 from .engine.registry import register_transform as register_transform
+from .engine.registry import reset_type_defaults as reset_type_defaults
+from .engine.registry import set_type_default as set_type_default
 from .engine.results import FieldAggregate as FieldAggregate
 from .engine.results import FieldResult as FieldResult
 from .engine.results import FloorFailure as FloorFailure

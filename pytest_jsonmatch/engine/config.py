@@ -17,13 +17,15 @@ from typing import Any
 from .comparators import BoundComparator
 from .errors import ConfigError, known_names
 from .field_spec import ORDERED, Align, FieldSpec, parse_align
-from .paths import PathPattern, index_segment, key_segment
+from .paths import PathPattern, index_segment, key_segment, path_tokens
 from .registry import REGISTRY, Registry
-from .schema import SchemaNode, infer_node, load_schema, parse_schema, parse_transforms
+from .schema import (SchemaNode, SchemaReader, infer_node, parse_schema, parse_transforms,
+                     parse_weight)
+from .schema_load import load_schema
 from .values import SCALAR_TYPES, TYPE_OF
 
-COMMON_OPTIONS = frozenset({"ignore", "fields", "align", "schema"})
-FIELD_RULE_KEYS = ("align", "comparator", "min_score", "skip", "tolerance", "transform")
+COMMON_OPTIONS = frozenset({"ignore", "fields", "align", "schema", "embedder"})
+FIELD_RULE_KEYS = ("align", "comparator", "min_score", "skip", "tolerance", "transform", "weight")
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,36 @@ class WalkConfig:
                 spec = rule.spec.over(spec)
         return spec
 
+    @cached_property
+    def weighted(self) -> bool:
+        """Whether a ``weight`` setting or ``x-eval-weight`` gives some field a weight."""
+        return (any(rule.spec.weight is not None for rule in self.rules)
+                or (self.schema is not None and _schema_weights(self.schema)))
+
+    def weight_at(self, path: str) -> float:
+        """The weight of the field at instance path ``path``: set on the field itself or, if
+        not, on the nearest field enclosing it (``fields`` rules first, then the schema); 1
+        when nothing sets one."""
+        tokens = path_tokens(path, allow_globs=False) if path else []
+        nodes: list[SchemaNode | None] = [self.schema]
+        for kind, value in tokens:
+            node = nodes[-1]
+            if node is None:
+                nodes.append(None)
+            elif kind == "key":
+                nodes.append((node.properties or {}).get(value))
+            else:
+                nodes.append(node.items)
+        for depth in range(len(tokens), -1, -1):
+            prefix = _join(tokens[:depth])
+            for rule in reversed(self.rules):
+                if rule.spec.weight is not None and rule.pattern.matches(prefix):
+                    return rule.spec.weight
+            node = nodes[depth]
+            if node is not None and node.spec.weight is not None:
+                return node.spec.weight
+        return 1.0
+
     def without_skipped(self, value: Any, path: str) -> Any:
         """``value`` without the fields ``ignore`` names inside it (for a value compared
         whole, which must not see them)."""
@@ -137,14 +169,47 @@ class WalkConfig:
         return value
 
 
+def _join(tokens: list[tuple[str, str]]) -> str:
+    path = ""
+    for kind, value in tokens:
+        path = key_segment(path, value) if kind == "key" else index_segment(path, int(value))
+    return path
+
+
 def _schema_gives_equal_one(node: SchemaNode) -> bool:
-    comparator = node.spec.comparator
-    if comparator is not None and not comparator.equal_one:
-        return False
-    children = list((node.properties or {}).values())
-    if node.items is not None:
-        children.append(node.items)
-    return all(_schema_gives_equal_one(child) for child in children)
+    """Whether every comparator in the schema below ``node`` gives equal values 1 (a
+    recursive schema's nodes are each looked at once)."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        comparator = current.spec.comparator
+        if comparator is not None and not comparator.equal_one:
+            return False
+        stack.extend((current.properties or {}).values())
+        if current.items is not None:
+            stack.append(current.items)
+    return True
+
+
+def _schema_weights(node: SchemaNode) -> bool:
+    """Whether a node of the schema below ``node`` gives a field a weight."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if current.spec.weight is not None:
+            return True
+        stack.extend((current.properties or {}).values())
+        if current.items is not None:
+            stack.append(current.items)
+    return False
 
 
 @dataclass(frozen=True)
@@ -158,6 +223,11 @@ class Metric:
     headline: str = "recall"
     allow_array: bool = False
     description: str = ""
+    # how the metric reads a schema's dialect keys (structural_f1: structeval's)
+    schema_reader: SchemaReader | None = None
+    # what the metric makes of both values before the walk, given its configuration
+    # (structural_f1: keeps what its schema names, and checks it)
+    prepare: Callable[[WalkConfig, Any, Any], tuple[Any, Any]] | None = None
 
 
 def is_finite_number(value: Any) -> bool:
@@ -177,15 +247,18 @@ _BASE_CONFIGS: dict[tuple[str, int], WalkConfig] = {}
 def configure(metric: Metric, options: Mapping[str, Any], registry: Registry = REGISTRY) -> WalkConfig:
     """Check ``options`` against ``metric`` and build its walk configuration."""
     if not options:
-        key = (metric.name, id(registry))
+        key = (metric.name, id(registry), registry.generation)
         cfg = _BASE_CONFIGS.get(key)
         if cfg is None or cfg.registry is not registry:
+            if len(_BASE_CONFIGS) > 256:
+                _BASE_CONFIGS.clear()
             cfg = _BASE_CONFIGS[key] = metric.configure({}, registry)
         return cfg
     _check_options(metric, options)
     opts = dict(options)
     cfg = metric.configure(opts, registry)
-    schema = _schema_node(opts["schema"], registry) if opts.get("schema") is not None else None
+    schema = (_schema_node(opts["schema"], registry, metric.schema_reader)
+              if opts.get("schema") is not None else None)
     return replace(cfg, rules=field_rules(opts, registry), schema=schema)
 
 
@@ -234,26 +307,29 @@ def _field_spec(pattern: str, settings: Any, registry: Registry) -> FieldSpec:
         min_score = settings.get("min_score")
         if min_score is not None:
             min_score = unit_number(min_score, "min_score")
+        weight = parse_weight(settings["weight"], "weight") if "weight" in settings else None
     except ConfigError as exc:
         raise ConfigError(f"fields[{pattern!r}]: {exc}") from None
     skip = settings.get("skip", False)
     if not isinstance(skip, bool):
         raise ConfigError(f"fields[{pattern!r}]: skip must be true or false")
-    return FieldSpec(comparator, transform, align, min_score, skip)
+    return FieldSpec(comparator, transform, align, min_score, skip, weight)
 
 
-_SCHEMA_CACHE: dict[int, tuple[Any, SchemaNode]] = {}
+_SCHEMA_CACHE: dict[tuple[int, int, Any], tuple[Any, SchemaNode]] = {}
 
 
-def _schema_node(source: Any, registry: Registry) -> SchemaNode:
-    """The parsed schema tree of ``source`` (a mapping or a file), kept per schema object."""
-    schema = load_schema(source)
-    cached = _SCHEMA_CACHE.get(id(schema))
-    if cached is not None and cached[0] is schema and registry is REGISTRY:
+def _schema_node(source: Any, registry: Registry, reader: SchemaReader | None) -> SchemaNode:
+    """The parsed schema graph of ``source`` (a mapping, a file, a pydantic model class),
+    kept per schema document, registry state and dialect."""
+    loaded = load_schema(source)
+    key = (id(loaded.contents), registry.generation, reader)
+    cached = _SCHEMA_CACHE.get(key)
+    if cached is not None and cached[0] is loaded.contents and registry is REGISTRY:
         return cached[1]
-    node = parse_schema(schema, registry)
+    node = parse_schema(loaded, registry, reader)
     if registry is REGISTRY:
         if len(_SCHEMA_CACHE) > 256:
             _SCHEMA_CACHE.clear()
-        _SCHEMA_CACHE[id(schema)] = (schema, node)
+        _SCHEMA_CACHE[key] = (loaded.contents, node)
     return node

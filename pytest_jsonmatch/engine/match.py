@@ -13,7 +13,7 @@ from typing import Any
 from .config import Metric, WalkConfig, configure
 from .depth import call_with_depth
 from .errors import ConfigError, ParseError, known_names
-from .intake import read_json
+from .intake import as_data, read_json
 from .parse import parse_actual, parse_expected
 from .registry import REGISTRY, Registry
 from .results import (FieldResult, MatchResult, RunResult, aggregate_fields, f_beta,
@@ -33,9 +33,10 @@ def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: 
     registry = options.pop("registry", REGISTRY)
     chosen: Metric = registry.metric(metric)
     cfg = configure(chosen, options, registry)
-    expected_value, depth_e = _read(parse_expected(expected, allow_array=chosen.allow_array),
-                                    "expected", cfg)
-    actual_value, depth_a = _read(parse_actual(actual, allow_array=chosen.allow_array), "actual", cfg)
+    expected_value, depth_e = _read(parse_expected(as_data(expected, "expected"),
+                                                   allow_array=chosen.allow_array), "expected", cfg)
+    actual_value, depth_a = _read(parse_actual(as_data(actual, "actual"), allow_array=chosen.allow_array),
+                                  "actual", cfg)
     expected_value, actual_value = _target(expected_value, actual_value, options)
     return call_with_depth(max(depth_e, depth_a), lambda: _score(
         chosen, cfg, cfg.schema, expected_value, actual_value, options, registry))
@@ -52,8 +53,9 @@ def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
                           f"({len(actual_list)} != {len(expected_list)})")
     chosen: Metric = registry.metric(metric)
     cfg = configure(chosen, options, registry)
-    read_e = [_read(parse_expected(e, allow_array=chosen.allow_array, what=f"expected[{i}]"),
-                    f"expected[{i}]", cfg) for i, e in enumerate(expected_list)]
+    read_e = [_read(parse_expected(as_data(e, f"expected[{i}]"), allow_array=chosen.allow_array,
+                                   what=f"expected[{i}]"), f"expected[{i}]", cfg)
+              for i, e in enumerate(expected_list)]
     depth = max((d for _, d in read_e), default=0)
     schema = cfg.schema
     if cfg.schema_driven and schema is None and read_e:
@@ -61,8 +63,8 @@ def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
         schema = call_with_depth(depth, lambda: infer_node(values, registry))
     records = []
     for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
-        a, depth_a = _read(parse_actual(actual, allow_array=chosen.allow_array, what=f"actual[{i}]"),
-                           f"actual[{i}]", cfg)
+        a, depth_a = _read(parse_actual(as_data(actual, f"actual[{i}]"), allow_array=chosen.allow_array,
+                                        what=f"actual[{i}]"), f"actual[{i}]", cfg)
         e, a = _target(e, a, options)
         records.append(call_with_depth(max(depth_e, depth_a), lambda: _score(
             chosen, cfg, schema, e, a, options, registry)))

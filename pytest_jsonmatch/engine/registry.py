@@ -32,6 +32,12 @@ class BatchItem:
     params: Mapping[str, Any]
 
 
+# The comparator field_f1 gives a leaf of each JSON type that names none (extract-eval's
+# defaults; ``set_type_default`` changes them).
+BUILTIN_TYPE_DEFAULTS: dict[str, Any] = {"string": "exact", "boolean": "exact", "number": "numeric",
+                                         "integer": "numeric"}
+JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
+
 CustomComparator = Callable[[Any, Any, Mapping[str, Any]], float]
 BatchComparator = Callable[[list[BatchItem]], Sequence[Any]]
 CustomTransform = Callable[[Any, Mapping[str, Any]], Any]
@@ -68,6 +74,9 @@ class Registry:
         self._bound: dict[tuple[str, str], BoundComparator] = {}
         self._bound_transforms: dict[tuple[str, str], TransformFn] = {}
         self._batch_fns: dict[str, BatchComparator | None] = {}
+        self._type_defaults: dict[str, Any] = dict(BUILTIN_TYPE_DEFAULTS)
+        # changes with every registration: what was bound from the old names is stale
+        self.generation = 0
 
     # -- registration -------------------------------------------------------------------
 
@@ -106,6 +115,7 @@ class Registry:
         self._comparators[name] = bind
         self._batch_fns[name] = fn if batch else None  # type: ignore[assignment]
         self._bound.clear()
+        self.generation += 1
 
     def batch_function(self, name: str) -> BatchComparator:
         fn = self._batch_fns.get(name)
@@ -125,6 +135,7 @@ class Registry:
 
         self._transforms[name] = bind
         self._bound_transforms.clear()
+        self.generation += 1
 
     def register_metric(self, name: str, metric: Any, *, overwrite: bool = False) -> None:
         """Register a metric (a :class:`~pytest_jsonmatch.Metric`) under ``name``."""
@@ -162,6 +173,39 @@ class Registry:
         self._batch_fns.pop(name, None)
         self._bound.clear()
         self._bound_transforms.clear()
+        self.generation += 1
+
+    # -- type defaults (field_f1) -------------------------------------------------------
+
+    def set_type_default(self, json_type: str, comparator: Any) -> None:
+        """Make ``comparator`` (a name or ``{name: params}``) the comparator field_f1 gives
+        leaves of ``json_type`` that name none: in inferred schemas, in schemas without
+        ``x-eval-compare`` there, and in ``annotate_schema``. Lasts until
+        ``reset_type_defaults()`` (extract-eval's ``set_type_default``)."""
+        if json_type not in JSON_TYPES:
+            raise ConfigError(f"set_type_default: {json_type!r} is not a JSON type; "
+                              f"known: {known_names(JSON_TYPES)}")
+        try:
+            self.comparator(comparator)
+        except ConfigError as exc:
+            raise ConfigError(f"set_type_default({json_type!r}): {exc}") from None
+        self._type_defaults[json_type] = comparator
+        self.generation += 1
+
+    def reset_type_defaults(self) -> None:
+        """Back to the built-in type defaults (strings and booleans ``exact``, numbers
+        ``numeric``)."""
+        self._type_defaults = dict(BUILTIN_TYPE_DEFAULTS)
+        self.generation += 1
+
+    def type_default(self, json_type: str | None) -> Any:
+        """The comparator spec field_f1 gives a leaf of ``json_type`` (``exact`` for a type
+        without a default)."""
+        return self._type_defaults.get(json_type or "", "exact")
+
+    @property
+    def type_defaults(self) -> dict[str, Any]:
+        return dict(self._type_defaults)
 
     # -- lookup -------------------------------------------------------------------------
 
@@ -228,3 +272,5 @@ register_comparator = REGISTRY.register_comparator
 register_transform = REGISTRY.register_transform
 register_metric = REGISTRY.register_metric
 register_post_processor = REGISTRY.register_post_processor
+set_type_default = REGISTRY.set_type_default
+reset_type_defaults = REGISTRY.reset_type_defaults
