@@ -22,6 +22,7 @@ from .engine.metrics import METRICS as METRICS
 from .engine.parse import parse_actual as parse_actual
 from .engine.parse import parse_expected as parse_expected
 from .engine.paths import PathPattern as PathPattern
+from .engine.postprocess import propagate_batch_errors as propagate_batch_errors
 from .engine.postprocess import reclassify_nulls as reclassify_nulls
 from .engine.registry import REGISTRY as REGISTRY
 from .engine.registry import BatchItem as BatchItem

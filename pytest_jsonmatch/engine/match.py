@@ -17,7 +17,7 @@ from .intake import as_data, read_json
 from .parse import parse_actual, parse_expected
 from .registry import REGISTRY, Registry
 from .results import (FieldResult, MatchResult, RunResult, aggregate_fields, f_beta,
-                      precision_recall)
+                      precision_recall, weighted_precision_recall)
 from .schema import SchemaNode, infer_node
 from .walk import walk
 
@@ -114,7 +114,11 @@ def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected:
     if options:
         for post in _post_processors(options.get("post_process"), registry):
             fields = list(post(fields))
-    precision, recall = precision_recall(fields)
+    if cfg.weighted:
+        fields = [fr._replace(weight=cfg.weight_at(fr.path)) for fr in fields]
+        precision, recall = weighted_precision_recall(fields)
+    else:
+        precision, recall = precision_recall(fields)
     f1 = f_beta(precision, recall)
     if metric.headline == "recall":
         score = recall

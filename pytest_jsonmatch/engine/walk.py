@@ -14,11 +14,11 @@ from . import align
 from .comparators import BoundComparator, score_at
 from .config import WalkConfig
 from .field_spec import Align, FieldSpec
-from .judging import Judge
+from .judging import Failed, Judge
 from .pair_scores import SMALL_PAIRS, pair_scores
 from .paths import Where, display_path, key_forms
 from .registry import BatchItem
-from .results import (HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldResult,
+from .results import (BATCH_ERROR, HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldResult,
                       FloorFailure, Pairing, WalkOutput, f_beta, precision_recall)
 from .schema import SchemaNode
 from .transforms import transformed
@@ -115,23 +115,31 @@ class Walk:
             compared_e = transformed(spec.transform, compared_e, where.path)
             compared_a = transformed(spec.transform, compared_a, where.path)
         min_score = spec.min_score if spec is not None else None
+        # the values the comparator saw, kept when a transform changed them
+        compared = (compared_e, compared_a) if spec is not None and spec.transform is not None else None
         if comparator.batch:
             item = BatchItem(where.path, expected, actual, compared_e, compared_a, comparator.params or {})
             score = self.judge.ask(comparator, item, where.actual_path)
             if score is None:
                 self.deferred.append((len(self.out.fields), comparator, min_score))
                 self.out.fields.append(FieldResult(where.path, MISMATCH, 0.0, expected, actual,
-                                                   comparator.name, "pending", where.field, where.actual))
+                                                   comparator.name, "pending", where.field, where.actual,
+                                                   1.0, compared))
+                return
+            if isinstance(score, Failed):
+                self.out.fields.append(FieldResult(where.path, BATCH_ERROR, 0.0, expected, actual,
+                                                   comparator.name, str(score), where.field, where.actual,
+                                                   1.0, compared))
                 return
         else:
             score = score_at(comparator, compared_e, compared_a, where.path)
-        self._scored(expected, actual, where, comparator, score, min_score)
+        self._scored(expected, actual, where, comparator, score, min_score, compared)
 
     def _scored(self, expected: Any, actual: Any, where: Where, comparator: BoundComparator,
-                score: float, min_score: float | None) -> None:
+                score: float, min_score: float | None, compared: tuple[Any, Any] | None = None) -> None:
         self.out.fields.append(FieldResult(where.path, MATCH if score >= 1.0 else MISMATCH, score,
                                            expected, actual, comparator.name, "", where.field,
-                                           where.actual))
+                                           where.actual, 1.0, compared))
         if min_score is not None and score < min_score:
             self.out.floors.append(FloorFailure(where.path, min_score, score))
 
@@ -142,6 +150,9 @@ class Walk:
             placeholder = fields[index]
             score = self.judge.score_of(comparator, placeholder.path,
                                         placeholder.actual_path or placeholder.path)
+            if isinstance(score, Failed):
+                fields[index] = placeholder._replace(status=BATCH_ERROR, reason=str(score))
+                continue
             fields[index] = placeholder._replace(status=MATCH if score >= 1.0 else MISMATCH,
                                                  score=score, reason="")
             if min_score is not None and score < min_score:
@@ -345,7 +356,7 @@ class _InlineLeaves:
         field = path if self.same_field else where.field + forms[self.at_field]
         actual_path = None if where.actual is None else where.actual + forms[self.at_actual]
         self.fields.append(_new(FieldResult, (path, status, score, expected, actual,
-                                              comparator.name, "", field, actual_path)))
+                                              comparator.name, "", field, actual_path, 1.0, None)))
         return True
 
 
