@@ -28,6 +28,7 @@ from .engine.registry import REGISTRY as REGISTRY
 from .engine.registry import BatchItem as BatchItem
 from .engine.registry import Registry as Registry
 from .engine.registry import register_comparator as register_comparator
+from .engine.registry import register_embedder as register_embedder
 from .engine.registry import register_metric as register_metric
 from .engine.registry import register_post_processor as register_post_processor
 from .engine.registry import register_transform as register_transform

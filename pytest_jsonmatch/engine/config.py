@@ -18,7 +18,7 @@ from .comparators import BoundComparator
 from .errors import ConfigError, known_names
 from .field_spec import ORDERED, Align, FieldSpec, parse_align
 from .paths import PathPattern, index_segment, key_segment, path_tokens
-from .registry import REGISTRY, Registry
+from .registry import REGISTRY, Binder, Registry
 from .schema import (SchemaNode, SchemaReader, infer_node, parse_schema, parse_transforms,
                      parse_weight)
 from .schema_load import load_schema
@@ -127,6 +127,35 @@ class WalkConfig:
             if rule.pattern.matches(path):
                 spec = rule.spec.over(spec)
         return spec
+
+    @cached_property
+    def prepares(self) -> tuple[Any, ...]:
+        """The ``prepare`` functions of the comparators this configuration may use (each
+        once): they see a record's strings before the walk (cosine embeds them in one call)."""
+        found: dict[int, Any] = {}
+
+        def take(comparator: BoundComparator | None) -> None:
+            if comparator is not None and comparator.prepare is not None:
+                found.setdefault(id(comparator), comparator.prepare)
+
+        for comparator in self.type_policy.values():
+            take(comparator)
+        for rule in self.rules:
+            take(rule.spec.comparator)
+        if self.schema is not None:
+            seen: set[int] = set()
+            stack = [self.schema]
+            while stack:
+                node = stack.pop()
+                if id(node) in seen:
+                    continue
+                seen.add(id(node))
+                take(node.spec.comparator)
+                take(node.default_comparator)
+                stack.extend((node.properties or {}).values())
+                if node.items is not None:
+                    stack.append(node.items)
+        return tuple(found.values())
 
     @cached_property
     def weighted(self) -> bool:
@@ -257,9 +286,17 @@ def configure(metric: Metric, options: Mapping[str, Any], registry: Registry = R
     _check_options(metric, options)
     opts = dict(options)
     cfg = metric.configure(opts, registry)
-    schema = (_schema_node(opts["schema"], registry, metric.schema_reader)
+    binder = registry.with_defaults(comparator_defaults(opts))
+    schema = (_schema_node(opts["schema"], binder, metric.schema_reader)
               if opts.get("schema") is not None else None)
-    return replace(cfg, rules=field_rules(opts, registry), schema=schema)
+    return replace(cfg, rules=field_rules(opts, binder), schema=schema)
+
+
+def comparator_defaults(opts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Parameters the options give every comparator of a kind that does not set them: the
+    ``embedder`` option is the embedder of every ``cosine`` comparator."""
+    embedder = opts.get("embedder")
+    return {"cosine": {"embedder": embedder}} if embedder is not None else {}
 
 
 def _check_options(metric: Metric, options: Mapping[str, Any]) -> None:
@@ -272,7 +309,7 @@ def _check_options(metric: Metric, options: Mapping[str, Any]) -> None:
         raise ConfigError(f"beta must be a positive number, not {options['beta']!r}")
 
 
-def field_rules(opts: Mapping[str, Any], registry: Registry) -> tuple[FieldRule, ...]:
+def field_rules(opts: Mapping[str, Any], registry: Registry | Binder) -> tuple[FieldRule, ...]:
     """The rules of the ``ignore`` and ``fields`` options, ``ignore`` first, in order."""
     ignore = opts.get("ignore") or ()
     if isinstance(ignore, str):
@@ -286,7 +323,7 @@ def field_rules(opts: Mapping[str, Any], registry: Registry) -> tuple[FieldRule,
     return tuple(rules)
 
 
-def _field_spec(pattern: str, settings: Any, registry: Registry) -> FieldSpec:
+def _field_spec(pattern: str, settings: Any, registry: Registry | Binder) -> FieldSpec:
     """One ``fields`` entry's settings as a FieldSpec; errors name the pattern."""
     if not isinstance(settings, Mapping):
         raise ConfigError(f"fields[{pattern!r}] must be a mapping of settings, not {settings!r}")
@@ -316,19 +353,21 @@ def _field_spec(pattern: str, settings: Any, registry: Registry) -> FieldSpec:
     return FieldSpec(comparator, transform, align, min_score, skip, weight)
 
 
-_SCHEMA_CACHE: dict[tuple[int, int, Any], tuple[Any, SchemaNode]] = {}
+_SCHEMA_CACHE: dict[tuple[int, int, Any, str], tuple[Any, SchemaNode]] = {}
 
 
-def _schema_node(source: Any, registry: Registry, reader: SchemaReader | None) -> SchemaNode:
+def _schema_node(source: Any, registry: Registry | Binder, reader: SchemaReader | None) -> SchemaNode:
     """The parsed schema graph of ``source`` (a mapping, a file, a pydantic model class),
-    kept per schema document, registry state and dialect."""
+    kept per schema document, registry state, comparator defaults and dialect."""
     loaded = load_schema(source)
-    key = (id(loaded.contents), registry.generation, reader)
+    base = registry.registry if isinstance(registry, Binder) else registry
+    key = (id(loaded.contents), registry.generation, reader,
+           registry.key if isinstance(registry, Binder) else "")
     cached = _SCHEMA_CACHE.get(key)
-    if cached is not None and cached[0] is loaded.contents and registry is REGISTRY:
+    if cached is not None and cached[0] is loaded.contents and base is REGISTRY:
         return cached[1]
     node = parse_schema(loaded, registry, reader)
-    if registry is REGISTRY:
+    if base is REGISTRY:
         if len(_SCHEMA_CACHE) > 256:
             _SCHEMA_CACHE.clear()
         _SCHEMA_CACHE[key] = (loaded.contents, node)

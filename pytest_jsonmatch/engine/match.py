@@ -12,13 +12,14 @@ from typing import Any
 
 from .config import Metric, WalkConfig, configure
 from .depth import call_with_depth
-from .errors import ConfigError, ParseError, known_names
+from .errors import ConfigError, known_names
 from .intake import as_data, read_json
 from .parse import parse_actual, parse_expected
 from .registry import REGISTRY, Registry
 from .results import (FieldResult, MatchResult, RunResult, aggregate_fields, f_beta,
                       precision_recall, weighted_precision_recall)
 from .schema import SchemaNode, infer_node
+from .target import select
 from .walk import walk
 
 
@@ -77,17 +78,24 @@ def _read(value: Any, side: str, cfg: WalkConfig) -> tuple[Any, int]:
 
 
 def _target(expected: Any, actual: Any, options: Mapping[str, Any]) -> tuple[Any, Any]:
-    """UiPath's ``target_output_key``: compare only that key of both sides."""
-    key = options.get("target_output_key") if options else None
-    if key in (None, "*"):
-        return expected, actual
-    if not isinstance(key, str):
-        raise ConfigError(f"target_output_key must be a string, not {key!r}")
-    for side, value in (("expected", expected), ("actual", actual)):
-        if key not in value:
-            raise ParseError(f"target_output_key {key!r} is not a key of {side} "
-                             f"(keys: {known_names(value)})")
-    return expected[key], actual[key]
+    """UiPath's ``target_output_key`` (target.py): compare only what it names on both sides."""
+    return select(expected, actual, options.get("target_output_key") if options else None)
+
+
+def strings_of(*values: Any) -> list[str]:
+    """Every distinct string value (not key) in ``values``, in document order."""
+    found: dict[str, None] = {}
+    stack = list(reversed(values))
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is str:
+            found[value] = None
+        elif kind is dict:
+            stack.extend(reversed(list(value.values())))
+        elif kind is list:
+            stack.extend(reversed(value))
+    return list(found)
 
 
 PostProcessor = Callable[[list[FieldResult]], list[FieldResult]]
@@ -109,6 +117,12 @@ def _post_processors(spec: Any, registry: Registry) -> list[PostProcessor]:
 
 def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected: Any, actual: Any,
            options: Mapping[str, Any], registry: Registry) -> MatchResult:
+    if metric.prepare is not None:
+        expected, actual = metric.prepare(cfg, expected, actual)
+    if cfg.prepares:
+        texts = strings_of(expected, actual)
+        for prepare in cfg.prepares:
+            prepare(texts)
     found = walk(cfg, expected, actual, schema)
     fields = found.fields
     if options:

@@ -11,9 +11,11 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from .comparators import BUILTIN_COMPARATORS, BoundComparator
+from .comparators import BUILTIN_COMPARATORS, BoundComparator, bind_cosine
+from .embeddings import Embedder, Embedders
 from .errors import ComparatorError, ConfigError, known_names
 from .postprocess import BUILTIN_POST_PROCESSORS
 from .transforms import BUILTIN_TRANSFORMS, TransformFn
@@ -63,6 +65,9 @@ class Registry:
         self._comparators: dict[str, Callable[[Mapping[str, Any] | None], BoundComparator]] = dict(
             BUILTIN_COMPARATORS
         )
+        # named embedders; the cosine comparator looks its embedder up here
+        self.embedders = Embedders()
+        self._comparators["cosine"] = partial(bind_cosine, embedders=self.embedders)
         self._transforms: dict[str, Callable[[Mapping[str, Any] | None], TransformFn]] = dict(
             BUILTIN_TRANSFORMS
         )
@@ -151,6 +156,13 @@ class Registry:
         self.metrics[metric.name] = metric
         self._builtin_metrics.add(metric.name)
 
+    def register_embedder(self, name: str, embed: Embedder, *, overwrite: bool = False) -> None:
+        """Register ``embed(strings) -> vectors`` (one vector per string) under ``name``, for
+        the ``cosine`` comparator and the ``embedder`` option."""
+        self.embedders.register(name, embed, overwrite)
+        self._bound.clear()
+        self.generation += 1
+
     def register_post_processor(self, name: str, fn: Callable[..., Any], *, overwrite: bool = False) -> None:
         """Register ``fn(fields) -> fields``, run on a comparison's field results before its
         scores are computed (``post_process=[name]``)."""
@@ -171,6 +183,7 @@ class Registry:
         if name in self.metrics and name not in self._builtin_metrics:
             del self.metrics[name]
         self._batch_fns.pop(name, None)
+        self.embedders.unregister(name)
         self._bound.clear()
         self._bound_transforms.clear()
         self.generation += 1
@@ -238,11 +251,43 @@ class Registry:
             bound = cache[key] = factory(params)
         return bound
 
+    def with_defaults(self, defaults: Mapping[str, Mapping[str, Any]]) -> Registry | Binder:
+        """This registry binding comparators with ``defaults`` for the parameters of some of
+        them (``{"cosine": {"embedder": e}}``: the ``embedder`` option); itself when there
+        are none."""
+        return Binder(self, defaults) if defaults else self
+
     def metric(self, name: Any) -> Any:
         metric = self.metrics.get(name) if isinstance(name, str) else None
         if metric is None:
             raise ConfigError(f"unknown metric {name!r}; known metrics: {known_names(self.metrics)}")
         return metric
+
+
+class Binder:
+    """A registry's comparators bound with default parameters for some of them (what the
+    options of one comparison give): what a schema and the ``fields`` option are read with."""
+
+    def __init__(self, registry: Registry, defaults: Mapping[str, Mapping[str, Any]]) -> None:
+        self.registry = registry
+        self.defaults = defaults
+        self.key = _params_key(defaults)
+
+    @property
+    def generation(self) -> int:
+        return self.registry.generation
+
+    def comparator(self, spec: Any) -> BoundComparator:
+        name, params = split_spec("comparator", spec)
+        if name in self.defaults:
+            spec = {name: {**self.defaults[name], **(params or {})}}
+        return self.registry.comparator(spec)
+
+    def transform(self, spec: Any) -> TransformFn:
+        return self.registry.transform(spec)
+
+    def type_default(self, json_type: str | None) -> Any:
+        return self.registry.type_default(json_type)
 
 
 def split_spec(kind: str, spec: Any) -> tuple[str, Mapping[str, Any] | None]:
@@ -272,5 +317,6 @@ register_comparator = REGISTRY.register_comparator
 register_transform = REGISTRY.register_transform
 register_metric = REGISTRY.register_metric
 register_post_processor = REGISTRY.register_post_processor
+register_embedder = REGISTRY.register_embedder
 set_type_default = REGISTRY.set_type_default
 reset_type_defaults = REGISTRY.reset_type_defaults

@@ -421,3 +421,55 @@ def test_evaluate_records_counts_batch_errors(registered):
     agg = run.per_field["items[].price"]
     assert (agg.match, agg.batch_error, agg.mean_score) == (6, 4, 1.0)
     assert agg.to_dict()["batch_error"] == 4
+
+
+# -- type defaults (extract-eval's set_type_default / reset_type_defaults) --------------------------
+
+
+@pytest.fixture
+def type_defaults():
+    from pytest_jsonmatch import reset_type_defaults
+
+    yield
+    reset_type_defaults()
+
+
+def test_set_type_default_changes_inferred_and_unannotated_leaves(type_defaults):
+    from pytest_jsonmatch import annotate_schema, set_type_default
+
+    expected, actual = {"name": "Acme", "n": 100, "items": [{"sku": "ab"}]}, {"name": "ACME", "n": 100.5,
+                                                                             "items": [{"sku": "AB"}]}
+    assert match_json(actual, expected).score == 0.0
+    set_type_default("string", "normalized")
+    set_type_default("integer", {"numeric": {"abs": 1}})
+    result = match_json(actual, expected)
+    # strings fold case everywhere, the inferred array elements too; the integer 100 against
+    # 100.5 is an integer and a float: the number default (exact) still applies
+    assert [(f.path, f.status, f.comparator) for f in result.fields] == [
+        ("name", "match", "normalized"), ("n", "mismatch", "numeric"), ("items[0].sku", "match", "normalized")]
+    assert match_json({"n": 101}, {"n": 100}).score == 1.0  # two integers: within 1
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    assert annotate_schema(schema)["properties"]["name"]["x-eval-compare"] == "normalized"
+    assert match_json({"name": "ACME"}, {"name": "Acme"}, schema=schema).score == 1.0
+
+
+def test_reset_type_defaults_restores_the_built_in_ones(type_defaults):
+    from pytest_jsonmatch import reset_type_defaults, set_type_default
+
+    set_type_default("string", "levenshtein")
+    assert match_json({"a": "abcx"}, {"a": "abcd"}).score == 0.75
+    reset_type_defaults()
+    assert match_json({"a": "abcx"}, {"a": "abcd"}).score == 0.0
+
+
+@pytest.mark.parametrize("args, message", [
+    (("str", "exact"), "set_type_default: 'str' is not a JSON type; known: array, boolean, integer, null, "
+                       "number, object, string"),
+    (("string", "fuzzy"), "set_type_default('string'): unknown comparator 'fuzzy'; known comparators: "),
+])
+def test_set_type_default_checks_its_arguments(type_defaults, args, message):
+    from pytest_jsonmatch import set_type_default
+
+    with pytest.raises(ConfigError) as info:
+        set_type_default(*args)
+    assert str(info.value).startswith(message)
