@@ -46,6 +46,7 @@ def no_network(monkeypatch):
 # -- the real light model: wordllama, from its own wheel, offline --------------------------------
 
 
+@pytest.mark.embedding_model
 def test_wordllama_scores_names_of_one_company_above_unrelated_phrases(no_network):
     result = match_json({"a": "Acme Corp", "b": "amount due"}, {"a": "Acme Corporation", "b": "invoice total"},
                         metric="json_similarity", fields={"*": {"comparator": "cosine"}}, embedder="wordllama")
@@ -54,6 +55,7 @@ def test_wordllama_scores_names_of_one_company_above_unrelated_phrases(no_networ
     assert same_company > 0.5 and different_words < 0.5
 
 
+@pytest.mark.embedding_model
 def test_wordllama_as_structeval_s_cosine_string_evaluator_pairs_array_elements(no_network):
     expected = {"vendors": ["Acme Corporation", "Globex Industries", "Initech Software"]}
     actual = {"vendors": ["Initech Software Inc", "Acme Corp", "Globex Industries"]}
