@@ -132,6 +132,8 @@ class WalkConfig:
     def prepares(self) -> tuple[Any, ...]:
         """The ``prepare`` functions of the comparators this configuration may use (each
         once): they see a record's strings before the walk (cosine embeds them in one call)."""
+        if not self.registry.binds_prepare:
+            return ()
         found: dict[int, Any] = {}
 
         def take(comparator: BoundComparator | None) -> None:
@@ -143,25 +145,15 @@ class WalkConfig:
         for rule in self.rules:
             take(rule.spec.comparator)
         if self.schema is not None:
-            seen: set[int] = set()
-            stack = [self.schema]
-            while stack:
-                node = stack.pop()
-                if id(node) in seen:
-                    continue
-                seen.add(id(node))
-                take(node.spec.comparator)
-                take(node.default_comparator)
-                stack.extend((node.properties or {}).values())
-                if node.items is not None:
-                    stack.append(node.items)
+            for comparator in _schema_facts(self.schema).comparators:
+                take(comparator)
         return tuple(found.values())
 
     @cached_property
     def weighted(self) -> bool:
         """Whether a ``weight`` setting or ``x-eval-weight`` gives some field a weight."""
         return (any(rule.spec.weight is not None for rule in self.rules)
-                or (self.schema is not None and _schema_weights(self.schema)))
+                or (self.schema is not None and _schema_facts(self.schema).weighted))
 
     def weight_at(self, path: str) -> float:
         """The weight of the field at instance path ``path``: set on the field itself or, if
@@ -205,9 +197,22 @@ def _join(tokens: list[tuple[str, str]]) -> str:
     return path
 
 
+_EQUAL_ONE: dict[int, tuple[SchemaNode, bool]] = {}
+
+
 def _schema_gives_equal_one(node: SchemaNode) -> bool:
     """Whether every comparator in the schema below ``node`` gives equal values 1 (a
-    recursive schema's nodes are each looked at once)."""
+    recursive schema's nodes are each looked at once; the answer is kept per node)."""
+    known = _EQUAL_ONE.get(id(node))
+    if known is not None and known[0] is node:
+        return known[1]
+    if len(_EQUAL_ONE) > 4096:
+        _EQUAL_ONE.clear()
+    answer = _EQUAL_ONE[id(node)] = (node, _gives_equal_one(node))
+    return answer[1]
+
+
+def _gives_equal_one(node: SchemaNode) -> bool:
     seen: set[int] = set()
     stack = [node]
     while stack:
@@ -224,21 +229,43 @@ def _schema_gives_equal_one(node: SchemaNode) -> bool:
     return True
 
 
-def _schema_weights(node: SchemaNode) -> bool:
-    """Whether a node of the schema below ``node`` gives a field a weight."""
+@dataclass(frozen=True)
+class _SchemaFacts:
+    """What a walk over a whole schema graph finds, once per parsed schema: whether a node
+    gives a weight, and the comparators with a ``prepare`` (cosine)."""
+
+    root: SchemaNode
+    weighted: bool
+    comparators: tuple[BoundComparator, ...]
+
+
+_FACTS: dict[int, _SchemaFacts] = {}
+
+
+def _schema_facts(root: SchemaNode) -> _SchemaFacts:
+    found = _FACTS.get(id(root))
+    if found is not None and found.root is root:
+        return found
+    weighted = False
+    comparators: dict[int, BoundComparator] = {}
     seen: set[int] = set()
-    stack = [node]
+    stack = [root]
     while stack:
-        current = stack.pop()
-        if id(current) in seen:
+        node = stack.pop()
+        if id(node) in seen:
             continue
-        seen.add(id(current))
-        if current.spec.weight is not None:
-            return True
-        stack.extend((current.properties or {}).values())
-        if current.items is not None:
-            stack.append(current.items)
-    return False
+        seen.add(id(node))
+        weighted = weighted or node.spec.weight is not None
+        for comparator in (node.spec.comparator, node.default_comparator):
+            if comparator is not None and comparator.prepare is not None:
+                comparators.setdefault(id(comparator), comparator)
+        stack.extend((node.properties or {}).values())
+        if node.items is not None:
+            stack.append(node.items)
+    if len(_FACTS) > 256:
+        _FACTS.clear()
+    found = _FACTS[id(root)] = _SchemaFacts(root, weighted, tuple(comparators.values()))
+    return found
 
 
 @dataclass(frozen=True)

@@ -35,11 +35,16 @@ def as_data(value: Any, side: str) -> Any:
     """``value`` itself, or the data a pydantic model (``model_dump(mode="json")``, found
     by duck typing: pydantic is never imported) or a dataclass instance (its fields) holds.
     The door reads the rest; this lets the parser take a model given as a whole side."""
+    if type(value) in _PLAIN_SIDES:
+        return value
     if _is_model(value):
         return _dump(value, side, "")
     if _is_dataclass_instance(value):
         return _fields_of(value)
     return value
+
+
+_PLAIN_SIDES = frozenset({dict, list, str, bytes})
 
 
 def _is_model(value: Any) -> bool:

@@ -65,15 +65,30 @@ def _structural(opts: dict[str, Any], registry: Registry) -> WalkConfig:
                       array_threshold=threshold, registry=registry)
 
 
-def _field_f1(opts: dict[str, Any], registry: Registry) -> WalkConfig:
-    """extract-eval's defaults per type (``set_type_default`` changes them)."""
+_F1_POLICIES: dict[tuple[int, int, str], tuple[Registry, dict[str, BoundComparator]]] = {}
+
+
+def _f1_policy(opts: dict[str, Any], registry: Registry) -> dict[str, BoundComparator]:
+    """extract-eval's comparator per type (``set_type_default`` changes them), kept per
+    registry state and comparator defaults."""
     binder = registry.with_defaults(comparator_defaults(opts))
+    key = (id(registry), registry.generation, getattr(binder, "key", ""))
+    cached = _F1_POLICIES.get(key)
+    if cached is not None and cached[0] is registry:
+        return cached[1]
     kinds = {kind: binder.comparator(registry.type_default(kind)) for kind in ("boolean", "integer", "number")}
     exact = binder.comparator("exact")
     policy = {NULL: binder.comparator(registry.type_default("null")), BOOLEAN: kinds["boolean"],
               NUMBER: kinds["number"] if kinds["integer"] is kinds["number"] else by_kind(kinds),
               STRING: binder.comparator(registry.type_default("string")), OBJECT: exact, ARRAY: exact}
-    return WalkConfig(type_policy=policy, schema_driven=True,
+    if len(_F1_POLICIES) > 64:
+        _F1_POLICIES.clear()
+    _F1_POLICIES[key] = (registry, policy)
+    return policy
+
+
+def _field_f1(opts: dict[str, Any], registry: Registry) -> WalkConfig:
+    return WalkConfig(type_policy=_f1_policy(opts, registry), schema_driven=True,
                       array_mode="align", default_align=parse_align(opts.get("align"), "align"),
                       registry=registry)
 

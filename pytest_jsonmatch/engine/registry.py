@@ -82,6 +82,9 @@ class Registry:
         self._type_defaults: dict[str, Any] = dict(BUILTIN_TYPE_DEFAULTS)
         # changes with every registration: what was bound from the old names is stale
         self.generation = 0
+        # whether a comparator with a ``prepare`` (cosine) was ever bound: until then, no
+        # comparison has strings to prepare
+        self.binds_prepare = False
 
     # -- registration -------------------------------------------------------------------
 
@@ -230,9 +233,6 @@ class Registry:
     def transform_names(self) -> list[str]:
         return sorted(self._transforms)
 
-    def comparator(self, spec: Any) -> BoundComparator:
-        """Bind a comparator spec: ``"exact"`` or ``{"numeric": {"abs": 0.01}}``."""
-        return self._bind("comparator", spec, self._comparators, self._bound)  # type: ignore[no-any-return]
 
     def transform(self, spec: Any) -> TransformFn:
         """Bind a transform spec: ``"strip"`` or ``{"round_digits": {"digits": 2}}``."""
@@ -249,6 +249,13 @@ class Registry:
             if factory is None:
                 raise ConfigError(f"unknown {kind} {name!r}; known {kind}s: {known_names(factories)}")
             bound = cache[key] = factory(params)
+        return bound
+
+    def comparator(self, spec: Any) -> BoundComparator:
+        """Bind a comparator spec: ``"exact"`` or ``{"numeric": {"abs": 0.01}}``."""
+        bound: BoundComparator = self._bind("comparator", spec, self._comparators, self._bound)
+        if bound.prepare is not None:
+            self.binds_prepare = True
         return bound
 
     def with_defaults(self, defaults: Mapping[str, Mapping[str, Any]]) -> Registry | Binder:

@@ -83,6 +83,7 @@ class Located:
 # -- loading ------------------------------------------------------------------------------------
 
 _FILES: dict[str, tuple[float, LoadedSchema]] = {}
+_MAPPINGS: dict[int, LoadedSchema] = {}
 _MODELS: dict[Any, LoadedSchema] = {}
 _CACHE_LIMIT = 256
 
@@ -98,7 +99,14 @@ def load_schema(source: Any) -> LoadedSchema:
     if isinstance(source, LoadedSchema):
         return source
     if isinstance(source, Mapping):
-        return LoadedSchema(source, _resolver(source, _base_of_mapping(source)))
+        cached = _MAPPINGS.get(id(source))
+        if cached is not None and cached.contents is source:
+            return cached
+        loaded = LoadedSchema(source, _resolver(source, _base_of_mapping(source)))
+        if len(_MAPPINGS) >= _CACHE_LIMIT:
+            _MAPPINGS.clear()
+        _MAPPINGS[id(source)] = loaded  # holds the mapping: its id is not reused meanwhile
+        return loaded
     if is_model_class(source):
         return _load_model(source)
     if isinstance(source, (str, os.PathLike)):
