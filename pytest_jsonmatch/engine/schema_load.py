@@ -306,9 +306,10 @@ def _why(exc: BaseException) -> str:
 
 def _union(raw: Mapping[str, Any], key: str, resolver: Any, where: str, seen: frozenset[int]
            ) -> Located:
-    """An ``anyOf``/``oneOf``: null branches dropped; one branch left is the node; several
-    scalar branches are a node of several types; several shapes are a union the scorer can
-    only compare whole (``union`` lists them)."""
+    """An ``anyOf``/``oneOf``: null branches dropped; one branch left is the node; branches
+    of different types are one node of several types, compared whole; two branches of one
+    container type (two object shapes) are a union the scorer can only compare whole when
+    told to (``union`` lists them)."""
     branches = raw[key]
     if not isinstance(branches, list) or not branches:
         raise SchemaError(f"schema node {where}: {key} must be a non-empty list")
@@ -327,9 +328,14 @@ def _union(raw: Mapping[str, Any], key: str, resolver: Any, where: str, seen: fr
         only = kept[0]
         return Located(only.keywords, only.properties, only.items, nullable or only.nullable, only.union)
     kinds = [_kind(node) for node in kept]
-    if all(kind in _SCALARS and node.properties is None and node.items is None
-           for kind, node in zip(kinds, kept)):
-        types = sorted({k for kind in kinds for k in _types(kind)})
+    containers = [kind for kind in kinds if kind in ("object", "array")]
+    if len(containers) == len(set(containers)):
+        # branches of different types (string or integer, an object or a string): one field
+        # of several types, compared whole, as a list-valued type is (extract-eval's reading);
+        # a branch that allows anything leaves the type open
+        if None in kinds:
+            return Located({}, None, None, nullable)
+        types = sorted({k for kind in kinds if kind is not None for k in kind.split("/")})
         return Located({"type": types if len(types) > 1 else types[0]}, None, None, nullable)
     shown = tuple(kind or "any" for kind in kinds)
     return Located({}, None, None, nullable, union=shown)
