@@ -15,6 +15,7 @@ from .depth import call_with_depth
 from .errors import ConfigError, known_names
 from .intake import as_data, read_json
 from .parse import parse_actual, parse_expected
+from .prepare import prepare_strings
 from .registry import REGISTRY, Registry
 from .results import (FieldResult, MatchResult, RunResult, aggregate_fields, f_beta,
                       precision_recall, weighted_precision_recall)
@@ -82,22 +83,6 @@ def _target(expected: Any, actual: Any, options: Mapping[str, Any]) -> tuple[Any
     return select(expected, actual, options.get("target_output_key") if options else None)
 
 
-def strings_of(*values: Any) -> list[str]:
-    """Every distinct string value (not key) in ``values``, in document order."""
-    found: dict[str, None] = {}
-    stack = list(reversed(values))
-    while stack:
-        value = stack.pop()
-        kind = type(value)
-        if kind is str:
-            found[value] = None
-        elif kind is dict:
-            stack.extend(reversed(list(value.values())))
-        elif kind is list:
-            stack.extend(reversed(value))
-    return list(found)
-
-
 PostProcessor = Callable[[list[FieldResult]], list[FieldResult]]
 
 
@@ -119,10 +104,7 @@ def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected:
            options: Mapping[str, Any], registry: Registry) -> MatchResult:
     if metric.prepare is not None:
         expected, actual = metric.prepare(cfg, expected, actual)
-    if cfg.prepares:
-        texts = strings_of(expected, actual)
-        for prepare in cfg.prepares:
-            prepare(texts)
+    prepare_strings(cfg, expected, actual)
     found = walk(cfg, expected, actual, schema)
     fields = found.fields
     if options:

@@ -188,3 +188,19 @@ def test_the_cache_is_bounded(monkeypatch):
     embeddings.unit_vectors(handle, ["c", "a"])
     assert fake.calls == [["a", "b", "c"], ["d", "e"], ["a"]]
     assert len(embeddings._CACHE) == 3
+
+
+def test_a_schema_s_cosine_takes_the_embedder_option_and_pairs_by_key():
+    fake = CountingEmbedder(vectors_2d(**{"steel bolt": 0, "bolt, steel": 30, "washer": 90, "flat washer": 60}))
+    schema = {"type": "object", "properties": {"parts": {
+        "type": "array", "x-eval-align": {"match_by": "key_field", "key": "sku"},
+        "items": {"type": "object", "properties": {"sku": {"type": "string"},
+                                                   "name": {"type": "string", "x-eval-compare": "cosine"}}}}}}
+    expected = {"parts": [{"sku": "B1", "name": "steel bolt"}, {"sku": "W1", "name": "washer"}]}
+    actual = {"parts": [{"sku": "W1", "name": "flat washer"}, {"sku": "B1", "name": "bolt, steel"}]}
+    result = match_json(actual, expected, schema=schema, embedder=fake)
+    # names: cos 30 = 0.8660 and cos 30 = 0.8660; skus match: TP = 2 + 1.7321 over 4
+    assert [(f.path, round(f.score, 4)) for f in result.fields] == [
+        ("parts[0].sku", 1.0), ("parts[0].name", 0.866), ("parts[1].sku", 1.0), ("parts[1].name", 0.866)]
+    assert result.score == pytest.approx((2 + 2 * np.cos(np.radians(30))) / 4)
+    assert len(fake.calls) == 1
