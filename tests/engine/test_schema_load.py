@@ -350,3 +350,12 @@ def test_a_schema_of_the_wrong_kind_names_what_is_accepted():
     with pytest.raises(SchemaError) as info:
         match_json({"a": 1}, {"a": 1}, schema=42)
     assert str(info.value) == "a schema is a mapping, a file path or a pydantic model class, not int"
+
+
+def test_annotate_schema_takes_a_model_class():
+    out = annotate_schema(Invoice)
+    assert out["$defs"]["Line"]["properties"]["qty"] == {"title": "Qty", "type": "integer", "x-eval-compare": "numeric"}
+    assert out["$defs"]["Line"]["properties"]["price"]["x-eval-compare"] == {"numeric": {"abs": 0.01}}  # kept
+    assert out["properties"]["note"]["anyOf"][0] == {"type": "string", "x-eval-compare": "exact"}
+    assert match_json({"number": "A", "status": "paid", "lines": []}, {"number": "A", "status": "paid", "lines": []},
+                      schema=out).score == 1.0
