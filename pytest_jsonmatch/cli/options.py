@@ -53,11 +53,11 @@ def metric_and_options(args: argparse.Namespace, structeval: bool = False) -> tu
         raise InputError(f"--metric: {exc}") from None
     options: dict[str, Any] = {}
     if args.config:
-        if chosen.name != "structural_f1" and "string_evaluation_type" not in chosen.options:
+        if chosen.name != "structural_f1":
             raise InputError(f"--config holds structeval's settings, for metric structural_f1, "
                              f"not {metric}")
         options.update(structeval_options(read_settings(args.config, "configuration"),
-                                          args.config, chosen.options))
+                                          args.config))
     if args.schema:
         schema = read_settings(args.schema, "schema")
         if not isinstance(schema, dict):

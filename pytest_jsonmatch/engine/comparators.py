@@ -8,13 +8,17 @@ scores values of different JSON types by exact equality, so a number never match
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import date, datetime
+from functools import lru_cache
 from typing import Any
 
-from . import all_pairs
+from . import all_pairs, embeddings
 from .all_pairs import AddScoresFn, MatrixFn
 from .edit_distance import levenshtein_similarity
+from .embeddings import DEFAULT_EMBEDDER, Embedders
 from .errors import ComparatorError, ConfigError, JsonMatchError, ParseError
 from .paths import display_path
 from .transforms import without_marks
@@ -40,6 +44,7 @@ class BoundComparator:
     params: Mapping[str, Any] | None = None
     trusted: bool = True
     add_scores: AddScoresFn | None = None
+    prepare: Callable[[list[str]], None] | None = None
     # Equal scalars score exactly 1, so the walk may skip the call: true of every built-in
     # but ``oneof`` (its score ignores the expected value); unknown for custom ones.
     equal_one: bool = field(init=False, repr=False, compare=False)
@@ -290,6 +295,180 @@ def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
                            add_scores=add_scores)
 
 
+# -- binary (structeval): Python equality of scalars ---------------------------------------------
+
+
+def _binary(expected: Any, actual: Any) -> float:
+    """structeval's binary evaluator: 1 when the values are equal as Python sees them, so
+    ``true`` equals ``1`` and ``1`` equals ``1.0``; objects and arrays by JSON equality."""
+    if type(expected) in (dict, list) or type(actual) in (dict, list):
+        return _exact(expected, actual)
+    return 1.0 if expected == actual else 0.0
+
+
+def _binary_key(value: Any) -> Any:
+    # True, 1 and 1.0 are equal and hash alike: one bucket
+    if type(value) in (bool, int, float):
+        return ("n", value)
+    return canonical_key(value)
+
+
+def bind_binary(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    check_params("binary", params, set())
+    return BoundComparator("binary", _binary, all_pairs.equality_matrix(_binary_key),
+                           add_scores=all_pairs.equal_pairs(_binary_key))
+
+
+# -- date: dates written differently, compared as dates ------------------------------------------
+
+# ISO-8601 calendar dates, extended (2024-03-09) or basic (20240309), optionally with a time
+_ISO_DATE = re.compile(
+    r"(?P<y>\d{4})(?P<sep>-?)(?P<m>\d{2})(?P=sep)(?P<d>\d{2})"
+    r"(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?")
+
+
+@lru_cache(maxsize=65536)
+def _parse_date(text: str, formats: tuple[str, ...]) -> date | None:
+    """The calendar date ``text`` writes (ISO-8601, else one of ``formats``), or None."""
+    text = text.strip()
+    found = _ISO_DATE.fullmatch(text)
+    if found is not None:
+        try:
+            return date(int(found["y"]), int(found["m"]), int(found["d"]))
+        except ValueError:
+            pass
+    for pattern in formats:
+        try:
+            return datetime.strptime(text, pattern).date()
+        except ValueError:
+            continue
+    return None
+
+
+def bind_date(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    """Strings that write dates, compared as calendar dates: ISO-8601 (``2024-03-09``,
+    ``20240309``, with or without a time) and each of ``formats`` (strptime patterns, tried
+    in order: ``["%d/%m/%Y"]`` reads ``09/03/2024`` as 9 March). A time is ignored. Values
+    that are not dates compare exactly."""
+    p = check_params("date", params, {"formats"})
+    formats = p.get("formats", [])
+    if isinstance(formats, str):
+        formats = [formats]
+    if not isinstance(formats, (list, tuple)) or not all(isinstance(f, str) and "%" in f for f in formats):
+        raise ConfigError(f"comparator 'date': formats must be a list of strptime patterns such as "
+                          f"'%d/%m/%Y', not {formats!r}")
+    patterns = tuple(formats)
+
+    def key(value: Any) -> Any:
+        if type(value) is str:
+            day = _parse_date(value, patterns)
+            if day is not None:
+                return ("date", day)
+        return canonical_key(value)
+
+    def score(expected: Any, actual: Any) -> float:
+        if type(expected) is str and type(actual) is str:
+            if expected == actual:
+                return 1.0
+            day_e, day_a = _parse_date(expected, patterns), _parse_date(actual, patterns)
+            if day_e is not None and day_a is not None:
+                return 1.0 if day_e == day_a else 0.0
+        return _exact(expected, actual)
+
+    return BoundComparator("date", score, all_pairs.equality_matrix(key),
+                           params={"formats": list(patterns)}, add_scores=all_pairs.equal_pairs(key))
+
+
+# -- cosine: embedding similarity of strings --------------------------------------------------------
+
+
+def bind_cosine(params: Mapping[str, Any] | None = None, *, embedders: Embedders) -> BoundComparator:
+    """The cosine similarity of the two strings' embeddings (structeval's cosine evaluator),
+    clipped to [0, 1]; equal strings score 1, other values compare exactly. ``embedder``: a
+    callable or a name (see embeddings.py); by default the ``embedder`` option, else
+    structeval's all-MiniLM-L6-v2."""
+    p = check_params("cosine", params, {"embedder"})
+    handle = embedders.handle(p.get("embedder", DEFAULT_EMBEDDER))
+
+    def score(expected: Any, actual: Any) -> float:
+        if type(expected) is str and type(actual) is str:
+            if expected == actual:
+                return 1.0
+            return float(embeddings.similarity(handle, [expected], [actual])[0, 0])
+        return _exact(expected, actual)
+
+    def block(expected: list[str], actual: list[str]) -> Any:
+        return embeddings.similarity(handle, expected, actual)
+
+    def add_scores(xs: Any, ys: Any, rows: Any, cols: Any, tp: list[list[float]]) -> None:
+        scores = block(list(xs), list(ys)).tolist()
+        for i, row_scores in zip(rows, scores):
+            row = tp[i]
+            for j, value in zip(cols, row_scores):
+                row[j] += value
+
+    def prepare(texts: list[str]) -> None:
+        embeddings.unit_vectors(handle, texts)
+
+    return BoundComparator("cosine", score, all_pairs.strings_matrix(block), params={"embedder": handle.name},
+                           add_scores=add_scores, prepare=prepare)
+
+
+# -- by kind: booleans, integers and other numbers, each with its own comparator ----------------
+
+
+def _kind(value: Any) -> str | None:
+    kind = type(value)
+    if kind is bool:
+        return "boolean"
+    if kind is int:
+        return "integer"
+    if kind is float:
+        return "number"
+    return None
+
+
+def by_kind(table: Mapping[str, BoundComparator], slot: str = "number") -> BoundComparator:
+    """One comparator for booleans and numbers whose kinds (``boolean``, ``integer``,
+    ``number``) each have their own: two integers take the integer comparator, an integer and
+    a float the number comparator, a boolean against a number the comparator both kinds share
+    (structeval's rule: same evaluator, or a type mismatch scoring 0). Anything else compares
+    exactly. ``slot``: the JSON type it stands for (``number`` or ``boolean``), which names it."""
+    named = (table["boolean"],) if slot == "boolean" else (table["integer"], table["number"])
+    names = sorted({comparator.name for comparator in named})
+    integer, number = table["integer"], table["number"]
+
+    def choose(expected: Any, actual: Any) -> BoundComparator | None:
+        kind_e, kind_a = _kind(expected), _kind(actual)
+        if kind_e is None or kind_a is None:
+            return None
+        if kind_e == kind_a:
+            return table[kind_e]
+        if "boolean" not in (kind_e, kind_a):
+            return number
+        if table[kind_e] is table[kind_a]:
+            return table[kind_e]
+        return None
+
+    def score(expected: Any, actual: Any) -> float:
+        chosen = choose(expected, actual)
+        return _exact(expected, actual) if chosen is None else chosen.score(expected, actual)
+
+    matrix = None
+    if integer.matrix is not None and number.matrix is not None:
+        def matrix(expected: Any, actual: Any) -> Any:
+            np = all_pairs.np()
+            both_int = (np.array([type(v) is int for v in expected])[:, None]
+                        & np.array([type(v) is int for v in actual])[None, :])
+            out = np.asarray(number.matrix(expected, actual), dtype=float)
+            if both_int.any():
+                out = np.where(both_int, integer.matrix(expected, actual), out)
+            return out
+
+    return BoundComparator("/".join(names), score, matrix,
+                           trusted=all(c.trusted for c in table.values()))
+
+
 def score_at(comparator: BoundComparator, expected: Any, actual: Any, path: str) -> float:
     """``comparator.score(expected, actual)`` for the field at ``path``: a comparator that
     fails is a ComparatorError naming it and the field, never a traceback from inside it."""
@@ -315,4 +494,6 @@ BUILTIN_COMPARATORS: dict[str, Callable[[Mapping[str, Any] | None], BoundCompara
     "jaccard": bind_jaccard,
     "relative": bind_relative,
     "threshold": bind_threshold,
+    "binary": bind_binary,
+    "date": bind_date,
 }

@@ -17,17 +17,19 @@ from typing import Any
 from .comparators import BoundComparator
 from .errors import ConfigError, known_names, shown
 from .field_spec import ORDERED, Align, FieldSpec, parse_align
-from .paths import PathPattern, index_segment, key_segment
-from .registry import REGISTRY, Registry
-from .schema import SchemaNode, infer_node, load_schema, parse_schema, parse_transforms
+from .paths import PathPattern, index_segment, key_segment, path_tokens
+from .registry import REGISTRY, Binder, Registry
+from .schema import (SchemaNode, SchemaReader, infer_node, parse_schema, parse_transforms,
+                     parse_weight)
+from .schema_load import load_schema
 from .values import SCALAR_TYPES, TYPE_OF
 
-COMMON_OPTIONS = frozenset({"ignore", "fields", "align", "schema"})
+COMMON_OPTIONS = frozenset({"ignore", "fields", "align", "schema", "embedder"})
 # see WalkConfig.inline_plan
 InlinePlan = tuple[Mapping[type, BoundComparator], bool, "Mapping[str, BoundComparator] | None",
                    Mapping[type, BoundComparator]]
 _NO_TYPES: Mapping[type, BoundComparator] = {}
-FIELD_RULE_KEYS = ("align", "comparator", "min_score", "skip", "tolerance", "transform")
+FIELD_RULE_KEYS = ("align", "comparator", "min_score", "skip", "tolerance", "transform", "weight")
 
 
 @dataclass(frozen=True)
@@ -136,15 +138,12 @@ class WalkConfig:
             return node.items
         return infer_node(expected, self.registry) if self.schema_driven else None
 
-    def equal_scores_one(self, items: SchemaNode | None,
-                         known: dict[int, tuple[SchemaNode, bool]]) -> bool:
+    def equal_scores_one(self, items: SchemaNode | None) -> bool:
         """Whether equal values are sure to score 1 in elements of ``items``: no per-field
         rules, and only comparators that give equal values 1 (not ``oneof``, whose score
-        ignores the expected value, nor custom ones). ``known`` holds the answers found so
-        far, by node (``id``, the node held with its answer), so that nested arrays ask
-        about each node once, not once per level above it."""
+        ignores the expected value, nor custom ones)."""
         return not self.rules and self.policy_equal_one and (
-            items is None or _schema_gives_equal_one(items, known))
+            items is None or _schema_gives_equal_one(items))
 
     def is_skipped(self, path: str) -> bool:
         """Whether an ``ignore`` (or ``skip``) rule names the field at ``path``."""
@@ -159,6 +158,57 @@ class WalkConfig:
                 spec = rule.spec.over(spec)
         return spec
 
+    @cached_property
+    def prepares(self) -> tuple[Any, ...]:
+        """The ``prepare`` functions of the comparators this configuration may use (each
+        once): they see a record's strings before the walk (cosine embeds them in one call)."""
+        if not self.registry.binds_prepare:
+            return ()
+        found: dict[int, Any] = {}
+
+        def take(comparator: BoundComparator | None) -> None:
+            if comparator is not None and comparator.prepare is not None:
+                found.setdefault(id(comparator), comparator.prepare)
+
+        for comparator in self.type_policy.values():
+            take(comparator)
+        for rule in self.rules:
+            take(rule.spec.comparator)
+        if self.schema is not None:
+            for comparator in _schema_facts(self.schema).comparators:
+                take(comparator)
+        return tuple(found.values())
+
+    @cached_property
+    def weighted(self) -> bool:
+        """Whether a ``weight`` setting or ``x-eval-weight`` gives some field a weight."""
+        return (any(rule.spec.weight is not None for rule in self.rules)
+                or (self.schema is not None and _schema_facts(self.schema).weighted))
+
+    def weight_at(self, path: str) -> float:
+        """The weight of the field at instance path ``path``: set on the field itself or, if
+        not, on the nearest field enclosing it (``fields`` rules first, then the schema); 1
+        when nothing sets one."""
+        tokens = path_tokens(path, allow_globs=False) if path else []
+        nodes: list[SchemaNode | None] = [self.schema]
+        for kind, value in tokens:
+            node = nodes[-1]
+            if node is None:
+                nodes.append(None)
+            elif kind == "key":
+                nodes.append((node.properties or {}).get(value))
+            else:
+                nodes.append(node.items)
+        for depth in range(len(tokens), -1, -1):
+            prefix = _join(tokens[:depth])
+            for rule in reversed(self.rules):
+                if rule.spec.weight is not None and rule.pattern.matches(prefix):
+                    return rule.spec.weight
+            node = nodes[depth]
+            if node is not None and node.spec.weight is not None:
+                return node.spec.weight
+        return 1.0
+
     def without_skipped(self, value: Any, path: str) -> Any:
         """``value`` without the fields ``ignore`` names inside it (for a value compared
         whole, which must not see them)."""
@@ -170,17 +220,81 @@ class WalkConfig:
         return value
 
 
-def _schema_gives_equal_one(node: SchemaNode, known: dict[int, tuple[SchemaNode, bool]]) -> bool:
-    seen = known.get(id(node))
-    if seen is not None:
-        return seen[1]
-    comparator = node.spec.comparator
-    children = list((node.properties or {}).values())
-    if node.items is not None:
-        children.append(node.items)
-    found = (comparator is None or comparator.equal_one) and all(
-        _schema_gives_equal_one(child, known) for child in children)
-    known[id(node)] = (node, found)  # the node is held, so that its id names no other
+def _join(tokens: list[tuple[str, str]]) -> str:
+    path = ""
+    for kind, value in tokens:
+        path = key_segment(path, value) if kind == "key" else index_segment(path, int(value))
+    return path
+
+
+_EQUAL_ONE: dict[int, tuple[SchemaNode, bool]] = {}
+
+
+def _schema_gives_equal_one(node: SchemaNode) -> bool:
+    """Whether every comparator in the schema below ``node`` gives equal values 1 (a
+    recursive schema's nodes are each looked at once; the answer is kept per node)."""
+    known = _EQUAL_ONE.get(id(node))
+    if known is not None and known[0] is node:
+        return known[1]
+    if len(_EQUAL_ONE) > 4096:
+        _EQUAL_ONE.clear()
+    answer = _EQUAL_ONE[id(node)] = (node, _gives_equal_one(node))
+    return answer[1]
+
+
+def _gives_equal_one(node: SchemaNode) -> bool:
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        comparator = current.spec.comparator
+        if comparator is not None and not comparator.equal_one:
+            return False
+        stack.extend((current.properties or {}).values())
+        if current.items is not None:
+            stack.append(current.items)
+    return True
+
+
+@dataclass(frozen=True)
+class _SchemaFacts:
+    """What a walk over a whole schema graph finds, once per parsed schema: whether a node
+    gives a weight, and the comparators with a ``prepare`` (cosine)."""
+
+    root: SchemaNode
+    weighted: bool
+    comparators: tuple[BoundComparator, ...]
+
+
+_FACTS: dict[int, _SchemaFacts] = {}
+
+
+def _schema_facts(root: SchemaNode) -> _SchemaFacts:
+    found = _FACTS.get(id(root))
+    if found is not None and found.root is root:
+        return found
+    weighted = False
+    comparators: dict[int, BoundComparator] = {}
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        weighted = weighted or node.spec.weight is not None
+        for comparator in (node.spec.comparator, node.default_comparator):
+            if comparator is not None and comparator.prepare is not None:
+                comparators.setdefault(id(comparator), comparator)
+        stack.extend((node.properties or {}).values())
+        if node.items is not None:
+            stack.append(node.items)
+    if len(_FACTS) > 256:
+        _FACTS.clear()
+    found = _FACTS[id(root)] = _SchemaFacts(root, weighted, tuple(comparators.values()))
     return found
 
 
@@ -195,6 +309,11 @@ class Metric:
     headline: str = "recall"
     allow_array: bool = False
     description: str = ""
+    # how the metric reads a schema's dialect keys (structural_f1: structeval's)
+    schema_reader: SchemaReader | None = None
+    # what the metric makes of both values before the walk, given its configuration
+    # (structural_f1: keeps what its schema names, and checks it)
+    prepare: Callable[[WalkConfig, Any, Any], tuple[Any, Any]] | None = None
 
 
 def is_finite_number(value: Any) -> bool:
@@ -217,16 +336,27 @@ _BASE_CONFIGS: dict[tuple[str, int], WalkConfig] = {}
 def configure(metric: Metric, options: Mapping[str, Any], registry: Registry = REGISTRY) -> WalkConfig:
     """Check ``options`` against ``metric`` and build its walk configuration."""
     if not options:
-        key = (metric.name, id(registry))
+        key = (metric.name, id(registry), registry.generation)
         cfg = _BASE_CONFIGS.get(key)
         if cfg is None or cfg.registry is not registry:
+            if len(_BASE_CONFIGS) > 256:
+                _BASE_CONFIGS.clear()
             cfg = _BASE_CONFIGS[key] = metric.configure({}, registry)
         return cfg
     _check_options(metric, options)
     opts = dict(options)
     cfg = metric.configure(opts, registry)
-    schema = _schema_node(opts["schema"], registry) if opts.get("schema") is not None else None
-    return replace(cfg, rules=field_rules(opts, registry), schema=schema)
+    binder = registry.with_defaults(comparator_defaults(opts))
+    schema = (_schema_node(opts["schema"], binder, metric.schema_reader)
+              if opts.get("schema") is not None else None)
+    return replace(cfg, rules=field_rules(opts, binder), schema=schema)
+
+
+def comparator_defaults(opts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Parameters the options give every comparator of a kind that does not set them: the
+    ``embedder`` option is the embedder of every ``cosine`` comparator."""
+    embedder = opts.get("embedder")
+    return {"cosine": {"embedder": embedder}} if embedder is not None else {}
 
 
 def _check_options(metric: Metric, options: Mapping[str, Any]) -> None:
@@ -239,7 +369,7 @@ def _check_options(metric: Metric, options: Mapping[str, Any]) -> None:
         raise ConfigError(f"beta must be a positive number, not {options['beta']!r}")
 
 
-def field_rules(opts: Mapping[str, Any], registry: Registry) -> tuple[FieldRule, ...]:
+def field_rules(opts: Mapping[str, Any], registry: Registry | Binder) -> tuple[FieldRule, ...]:
     """The rules of the ``ignore`` and ``fields`` options, ``ignore`` first, in order."""
     ignore = opts.get("ignore") or ()
     if isinstance(ignore, str):
@@ -253,7 +383,7 @@ def field_rules(opts: Mapping[str, Any], registry: Registry) -> tuple[FieldRule,
     return tuple(rules)
 
 
-def _field_spec(pattern: str, settings: Any, registry: Registry) -> FieldSpec:
+def _field_spec(pattern: str, settings: Any, registry: Registry | Binder) -> FieldSpec:
     """One ``fields`` entry's settings as a FieldSpec; errors name the pattern."""
     if not isinstance(settings, Mapping):
         raise ConfigError(f"fields[{pattern!r}] must be a mapping of settings, not {settings!r}")
@@ -274,26 +404,31 @@ def _field_spec(pattern: str, settings: Any, registry: Registry) -> FieldSpec:
         min_score = settings.get("min_score")
         if min_score is not None:
             min_score = unit_number(min_score, "min_score")
+        weight = parse_weight(settings["weight"], "weight") if "weight" in settings else None
     except ConfigError as exc:
         raise ConfigError(f"fields[{pattern!r}]: {exc}") from None
     skip = settings.get("skip", False)
     if not isinstance(skip, bool):
         raise ConfigError(f"fields[{pattern!r}]: skip must be true or false")
-    return FieldSpec(comparator, transform, align, min_score, skip)
+    return FieldSpec(comparator, transform, align, min_score, skip, weight)
 
 
-_SCHEMA_CACHE: dict[int, tuple[Any, SchemaNode]] = {}
+_SCHEMA_CACHE: dict[tuple[int, int, Any, str], tuple[Any, SchemaNode]] = {}
 
 
-def _schema_node(source: Any, registry: Registry) -> SchemaNode:
-    """The parsed schema tree of ``source`` (a mapping or a file), kept per schema object."""
-    schema = load_schema(source)
-    cached = _SCHEMA_CACHE.get(id(schema))
-    if cached is not None and cached[0] is schema and registry is REGISTRY:
+def _schema_node(source: Any, registry: Registry | Binder, reader: SchemaReader | None) -> SchemaNode:
+    """The parsed schema graph of ``source`` (a mapping, a file, a pydantic model class),
+    kept per schema document, registry state, comparator defaults and dialect."""
+    loaded = load_schema(source)
+    base = registry.registry if isinstance(registry, Binder) else registry
+    key = (id(loaded.contents), registry.generation, reader,
+           registry.key if isinstance(registry, Binder) else "")
+    cached = _SCHEMA_CACHE.get(key)
+    if cached is not None and cached[0] is loaded.contents and base is REGISTRY:
         return cached[1]
-    node = parse_schema(schema, registry)
-    if registry is REGISTRY:
+    node = parse_schema(loaded, registry, reader)
+    if base is REGISTRY:
         if len(_SCHEMA_CACHE) > 256:
             _SCHEMA_CACHE.clear()
-        _SCHEMA_CACHE[id(schema)] = (schema, node)
+        _SCHEMA_CACHE[key] = (loaded.contents, node)
     return node

@@ -31,6 +31,16 @@ class CaseFileError(JsonMatchError):
     """A golden YAML case file that cannot be used (names the file and line)."""
 
 
+class JsonMatchWarning(UserWarning):
+    """Root of the warnings pytest-jsonmatch issues: something it was given is not used the
+    way its author may expect, and a score may differ for it."""
+
+
+class SchemaWarning(JsonMatchWarning):
+    """A schema key that is not read (an unknown ``x-eval-`` key, a JSON Schema keyword the
+    scorer does not honour), named with its schema path."""
+
+
 def known_names(names: object) -> str:
     """Format a collection of names for an error message, sorted for stable output."""
     return ", ".join(sorted(str(n) for n in names))  # type: ignore[attr-defined]

@@ -1,4 +1,5 @@
-"""How one field is compared: its comparator, transforms, array alignment, floor and skip.
+"""How one field is compared: its comparator, transforms, array alignment, floor, skip and
+weight.
 
 A field's spec comes from its eval-schema node (``x-eval-*`` keys), from the ``fields`` and
 ``ignore`` options (path patterns), or from both, the options winning.
@@ -58,13 +59,15 @@ def parse_align(spec: Any, where: str = "align") -> Align:
 class FieldSpec:
     """How a field is compared. None leaves a choice to the metric (its comparator per JSON
     type, its default alignment); ``skip`` fields count nowhere; a field scoring below
-    ``min_score`` fails the comparison whatever the overall score."""
+    ``min_score`` fails the comparison whatever the overall score; ``weight`` is what the
+    field counts for in precision and recall (None: what an enclosing field says, else 1)."""
 
     comparator: BoundComparator | None = None
     transform: TransformFn | None = None
     align: Align | None = None
     min_score: float | None = None
     skip: bool = False
+    weight: float | None = None
 
     def over(self, base: FieldSpec | None) -> FieldSpec:
         """This spec laid over ``base``: what this one sets wins."""
@@ -75,7 +78,8 @@ class FieldSpec:
             self.transform if self.transform is not None else base.transform,
             self.align if self.align is not None else base.align,
             self.min_score if self.min_score is not None else base.min_score,
-            self.skip or base.skip)
+            self.skip or base.skip,
+            self.weight if self.weight is not None else base.weight)
 
 
 NO_SPEC = FieldSpec()

@@ -6,7 +6,9 @@ Plain JSON here means ``dict`` with ``str`` keys, ``list``, ``str``, ``int``, fi
 A value that already is plain JSON (what ``json.loads`` returns, and what most callers pass)
 is checked and passed through as it is. Otherwise a plain copy is made: tuples become lists,
 other mappings dicts, subclasses of ``str``, ``int`` and ``float`` (enums, ``numpy.float64``)
-their base values, numpy scalars and arrays the Python values they hold. What has no JSON
+their base values, numpy scalars and arrays the Python values they hold, a pydantic model
+what its ``model_dump(mode="json")`` gives and a dataclass instance its fields (at any
+depth: a list of models, a model inside a mapping). What has no JSON
 meaning is a ParseError naming the path and the side: NaN and the infinities, keys that are
 not strings, values of other types (a ``set``, ``bytes``, a ``datetime``), a value that
 contains itself, and nesting beyond the limit.
@@ -16,6 +18,7 @@ Fields the ``ignore`` option names are never read, so whatever they hold is left
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -26,6 +29,44 @@ from .paths import display_path, index_segment, key_segment
 MAX_DEPTH = 2_000
 
 Skip = Callable[[str], bool]
+
+
+def as_data(value: Any, side: str) -> Any:
+    """``value`` itself, or the data a pydantic model (``model_dump(mode="json")``, found
+    by duck typing: pydantic is never imported) or a dataclass instance (its fields) holds.
+    The door reads the rest; this lets the parser take a model given as a whole side."""
+    if type(value) in _PLAIN_SIDES:
+        return value
+    if _is_model(value):
+        return _dump(value, side, "")
+    if _is_dataclass_instance(value):
+        return _fields_of(value)
+    return value
+
+
+_PLAIN_SIDES = frozenset({dict, list, str, bytes})
+
+
+def _is_model(value: Any) -> bool:
+    return not isinstance(value, type) and callable(getattr(value, "model_dump", None)) \
+        and callable(getattr(type(value), "model_json_schema", None))
+
+
+def _is_dataclass_instance(value: Any) -> bool:
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
+def _dump(model: Any, side: str, path: str) -> Any:
+    try:
+        return model.model_dump(mode="json")
+    except Exception as exc:  # noqa: BLE001 - the model's own failure, named with its place
+        raise ParseError(f"{display_path(path)}: {type(model).__name__}.model_dump(mode='json') "
+                         f"failed in {side}: {type(exc).__name__}: {exc}") from None
+
+
+def _fields_of(instance: Any) -> dict[str, Any]:
+    """A dataclass instance's fields, by name (its values are read by the door)."""
+    return {f.name: getattr(instance, f.name) for f in dataclasses.fields(instance)}
 
 
 def read_json(value: Any, side: str, skip: Skip | None = None) -> tuple[Any, int]:
@@ -100,6 +141,10 @@ class _Converter:
                 open_ids.discard(closing.pop())
                 continue
             source, path, depth, target, slot = entry
+            if _is_model(source):
+                source = _dump(source, self.side, path)
+            elif _is_dataclass_instance(source):
+                source = _fields_of(source)
             plain = self.scalar(source, path)
             if plain is not _CONTAINER:
                 target[slot] = plain

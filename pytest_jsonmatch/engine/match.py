@@ -12,13 +12,15 @@ from typing import Any
 
 from .config import Metric, WalkConfig, configure
 from .depth import call_with_depth
-from .errors import ConfigError, ParseError, known_names
-from .intake import read_json
+from .errors import ConfigError, known_names
+from .intake import as_data, read_json
 from .parse import parse_actual, parse_expected
+from .prepare import prepare_strings
 from .registry import REGISTRY, Registry
 from .results import (FieldResult, MatchResult, RunResult, aggregate_fields, f_beta,
-                      precision_recall)
+                      precision_recall, weighted_precision_recall)
 from .schema import SchemaNode, infer_node
+from .target import select
 from .walk import walk
 
 
@@ -33,9 +35,10 @@ def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: 
     registry = options.pop("registry", REGISTRY)
     chosen: Metric = registry.metric(metric)
     cfg = configure(chosen, options, registry)
-    expected_value, depth_e = _read(parse_expected(expected, allow_array=chosen.allow_array),
-                                    "expected", cfg)
-    actual_value, depth_a = _read(parse_actual(actual, allow_array=chosen.allow_array), "actual", cfg)
+    expected_value, depth_e = _read(parse_expected(as_data(expected, "expected"),
+                                                   allow_array=chosen.allow_array), "expected", cfg)
+    actual_value, depth_a = _read(parse_actual(as_data(actual, "actual"), allow_array=chosen.allow_array),
+                                  "actual", cfg)
     expected_value, actual_value = _target(expected_value, actual_value, options)
     return call_with_depth(max(depth_e, depth_a), lambda: _score(
         chosen, cfg, cfg.schema, expected_value, actual_value, options, registry))
@@ -52,8 +55,9 @@ def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
                           f"({len(actual_list)} != {len(expected_list)})")
     chosen: Metric = registry.metric(metric)
     cfg = configure(chosen, options, registry)
-    read_e = [_read(parse_expected(e, allow_array=chosen.allow_array, what=f"expected[{i}]"),
-                    f"expected[{i}]", cfg) for i, e in enumerate(expected_list)]
+    read_e = [_read(parse_expected(as_data(e, f"expected[{i}]"), allow_array=chosen.allow_array,
+                                   what=f"expected[{i}]"), f"expected[{i}]", cfg)
+              for i, e in enumerate(expected_list)]
     depth = max((d for _, d in read_e), default=0)
     schema = cfg.schema
     if cfg.schema_driven and schema is None and read_e:
@@ -61,8 +65,8 @@ def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
         schema = call_with_depth(depth, lambda: infer_node(values, registry))
     records = []
     for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
-        a, depth_a = _read(parse_actual(actual, allow_array=chosen.allow_array, what=f"actual[{i}]"),
-                           f"actual[{i}]", cfg)
+        a, depth_a = _read(parse_actual(as_data(actual, f"actual[{i}]"), allow_array=chosen.allow_array,
+                                        what=f"actual[{i}]"), f"actual[{i}]", cfg)
         e, a = _target(e, a, options)
         records.append(call_with_depth(max(depth_e, depth_a), lambda: _score(
             chosen, cfg, schema, e, a, options, registry)))
@@ -75,17 +79,8 @@ def _read(value: Any, side: str, cfg: WalkConfig) -> tuple[Any, int]:
 
 
 def _target(expected: Any, actual: Any, options: Mapping[str, Any]) -> tuple[Any, Any]:
-    """UiPath's ``target_output_key``: compare only that key of both sides."""
-    key = options.get("target_output_key") if options else None
-    if key in (None, "*"):
-        return expected, actual
-    if not isinstance(key, str):
-        raise ConfigError(f"target_output_key must be a string, not {key!r}")
-    for side, value in (("expected", expected), ("actual", actual)):
-        if key not in value:
-            raise ParseError(f"target_output_key {key!r} is not a key of {side} "
-                             f"(keys: {known_names(value)})")
-    return expected[key], actual[key]
+    """UiPath's ``target_output_key`` (target.py): compare only what it names on both sides."""
+    return select(expected, actual, options.get("target_output_key") if options else None)
 
 
 PostProcessor = Callable[[list[FieldResult]], list[FieldResult]]
@@ -107,12 +102,19 @@ def _post_processors(spec: Any, registry: Registry) -> list[PostProcessor]:
 
 def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected: Any, actual: Any,
            options: Mapping[str, Any], registry: Registry) -> MatchResult:
+    if metric.prepare is not None:
+        expected, actual = metric.prepare(cfg, expected, actual)
+    prepare_strings(cfg, expected, actual)
     found = walk(cfg, expected, actual, schema)
     fields = found.fields
     if options:
         for post in _post_processors(options.get("post_process"), registry):
             fields = list(post(fields))
-    precision, recall = precision_recall(fields)
+    if cfg.weighted:
+        fields = [fr._replace(weight=cfg.weight_at(fr.path)) for fr in fields]
+        precision, recall = weighted_precision_recall(fields)
+    else:
+        precision, recall = precision_recall(fields)
     f1 = f_beta(precision, recall)
     if metric.headline == "recall":
         score = recall

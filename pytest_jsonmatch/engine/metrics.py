@@ -17,14 +17,16 @@ from __future__ import annotations
 from typing import Any
 
 from .comparators import BoundComparator
-from .config import COMMON_OPTIONS, Metric, WalkConfig, unit_number
+from .comparators import by_kind
+from .config import COMMON_OPTIONS, Metric, WalkConfig, comparator_defaults, unit_number
 from .errors import ConfigError
 from .field_spec import parse_align
 from .registry import REGISTRY, Registry
+from .structeval import CONFIG_OPTIONS, configured_policy, keep_schema_fields, read_schema_keys
 from .values import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING
 
 
-def _policy(registry: Registry, string: str, number: Any) -> dict[str, BoundComparator]:
+def _policy(registry: Any, string: Any, number: Any) -> dict[str, BoundComparator]:
     """Per JSON type: ``string`` and ``number`` comparator specs; exact for the rest."""
     exact = registry.comparator("exact")
     return {NULL: exact, BOOLEAN: exact, NUMBER: registry.comparator(number),
@@ -44,25 +46,49 @@ def _json_similarity(opts: dict[str, Any], registry: Registry) -> WalkConfig:
 
 def _structural(opts: dict[str, Any], registry: Registry) -> WalkConfig:
     threshold = unit_number(opts.get("array_matching_threshold", 0.3), "array_matching_threshold")
+    binder = registry.with_defaults(comparator_defaults(opts))
     string = opts.get("string_evaluator", "jaccard")
     if string == "binary":
         string = "exact"
     try:
-        registry.comparator(string)
+        binder.comparator(string)
     except ConfigError as exc:
         raise ConfigError(f"string_evaluator: {exc}") from None
     number = {"threshold": {"threshold": opts.get("numeric_threshold", 0.001),
                             "weighting": opts.get("numeric_weighting", 0.1)}}
     try:
-        policy = _policy(registry, string, number)
+        policy = _policy(binder, string, number)
     except ConfigError as exc:
         raise ConfigError(f"numeric_threshold / numeric_weighting: {exc}") from None
+    policy.update(configured_policy(opts, binder, policy[NUMBER], policy[STRING]) or {})
     return WalkConfig(type_policy=policy, null_absent=True, array_mode="similarity",
                       array_threshold=threshold, registry=registry)
 
 
+_F1_POLICIES: dict[tuple[int, int, str], tuple[Registry, dict[str, BoundComparator]]] = {}
+
+
+def _f1_policy(opts: dict[str, Any], registry: Registry) -> dict[str, BoundComparator]:
+    """extract-eval's comparator per type (``set_type_default`` changes them), kept per
+    registry state and comparator defaults."""
+    binder = registry.with_defaults(comparator_defaults(opts))
+    key = (id(registry), registry.generation, getattr(binder, "key", ""))
+    cached = _F1_POLICIES.get(key)
+    if cached is not None and cached[0] is registry:
+        return cached[1]
+    kinds = {kind: binder.comparator(registry.type_default(kind)) for kind in ("boolean", "integer", "number")}
+    exact = binder.comparator("exact")
+    policy = {NULL: binder.comparator(registry.type_default("null")), BOOLEAN: kinds["boolean"],
+              NUMBER: kinds["number"] if kinds["integer"] is kinds["number"] else by_kind(kinds),
+              STRING: binder.comparator(registry.type_default("string")), OBJECT: exact, ARRAY: exact}
+    if len(_F1_POLICIES) > 64:
+        _F1_POLICIES.clear()
+    _F1_POLICIES[key] = (registry, policy)
+    return policy
+
+
 def _field_f1(opts: dict[str, Any], registry: Registry) -> WalkConfig:
-    return WalkConfig(type_policy=_policy(registry, "exact", "numeric"), schema_driven=True,
+    return WalkConfig(type_policy=_f1_policy(opts, registry), schema_driven=True,
                       array_mode="align", default_align=parse_align(opts.get("align"), "align"),
                       registry=registry)
 
@@ -76,9 +102,10 @@ METRICS: dict[str, Metric] = {metric.name: metric for metric in (
            description="UiPath JSON Similarity: leaf similarity over expected's tree"),
     Metric("structural_f1", COMMON_OPTIONS | {"string_evaluator", "numeric_threshold",
                                               "numeric_weighting", "array_matching_threshold",
-                                              "beta"},
+                                              "beta", *CONFIG_OPTIONS},
            _structural, headline="f_beta", allow_array=True,
-           description="structeval: order-agnostic arrays, leaf precision/recall, F-beta"),
+           description="structeval: order-agnostic arrays, leaf precision/recall, F-beta",
+           schema_reader=read_schema_keys, prepare=keep_schema_fields),
     Metric("field_f1", COMMON_OPTIONS | {"post_process"}, _field_f1, headline="f_beta",
            allow_array=True, description="struct-extract-eval: schema-driven field P/R/F1"),
 )}

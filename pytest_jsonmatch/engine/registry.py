@@ -11,9 +11,11 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from .comparators import BUILTIN_COMPARATORS, BoundComparator
+from .comparators import BUILTIN_COMPARATORS, BoundComparator, bind_cosine
+from .embeddings import Embedder, Embedders
 from .errors import ComparatorError, ConfigError, known_names
 from .postprocess import BUILTIN_POST_PROCESSORS
 from .transforms import BUILTIN_TRANSFORMS, TransformFn
@@ -31,6 +33,12 @@ class BatchItem:
     actual_compared: Any
     params: Mapping[str, Any]
 
+
+# The comparator field_f1 gives a leaf of each JSON type that names none (extract-eval's
+# defaults; ``set_type_default`` changes them).
+BUILTIN_TYPE_DEFAULTS: dict[str, Any] = {"string": "exact", "boolean": "exact", "number": "numeric",
+                                         "integer": "numeric"}
+JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 
 CustomComparator = Callable[[Any, Any, Mapping[str, Any]], float]
 BatchComparator = Callable[[list[BatchItem]], Sequence[Any]]
@@ -57,6 +65,9 @@ class Registry:
         self._comparators: dict[str, Callable[[Mapping[str, Any] | None], BoundComparator]] = dict(
             BUILTIN_COMPARATORS
         )
+        # named embedders; the cosine comparator looks its embedder up here
+        self.embedders = Embedders()
+        self._comparators["cosine"] = partial(bind_cosine, embedders=self.embedders)
         self._transforms: dict[str, Callable[[Mapping[str, Any] | None], TransformFn]] = dict(
             BUILTIN_TRANSFORMS
         )
@@ -68,6 +79,12 @@ class Registry:
         self._bound: dict[tuple[str, str], BoundComparator] = {}
         self._bound_transforms: dict[tuple[str, str], TransformFn] = {}
         self._batch_fns: dict[str, BatchComparator | None] = {}
+        self._type_defaults: dict[str, Any] = dict(BUILTIN_TYPE_DEFAULTS)
+        # changes with every registration: what was bound from the old names is stale
+        self.generation = 0
+        # whether a comparator with a ``prepare`` (cosine) was ever bound: until then, no
+        # comparison has strings to prepare
+        self.binds_prepare = False
 
     # -- registration -------------------------------------------------------------------
 
@@ -106,6 +123,7 @@ class Registry:
         self._comparators[name] = bind
         self._batch_fns[name] = fn if batch else None  # type: ignore[assignment]
         self._bound.clear()
+        self.generation += 1
 
     def batch_function(self, name: str) -> BatchComparator:
         fn = self._batch_fns.get(name)
@@ -125,6 +143,7 @@ class Registry:
 
         self._transforms[name] = bind
         self._bound_transforms.clear()
+        self.generation += 1
 
     def register_metric(self, name: str, metric: Any, *, overwrite: bool = False) -> None:
         """Register a metric (a :class:`~pytest_jsonmatch.Metric`) under ``name``."""
@@ -139,6 +158,13 @@ class Registry:
         neither replaced nor removed."""
         self.metrics[metric.name] = metric
         self._builtin_metrics.add(metric.name)
+
+    def register_embedder(self, name: str, embed: Embedder, *, overwrite: bool = False) -> None:
+        """Register ``embed(strings) -> vectors`` (one vector per string) under ``name``, for
+        the ``cosine`` comparator and the ``embedder`` option."""
+        self.embedders.register(name, embed, overwrite)
+        self._bound.clear()
+        self.generation += 1
 
     def register_post_processor(self, name: str, fn: Callable[..., Any], *, overwrite: bool = False) -> None:
         """Register ``fn(fields) -> fields``, run on a comparison's field results before its
@@ -160,8 +186,42 @@ class Registry:
         if name in self.metrics and name not in self._builtin_metrics:
             del self.metrics[name]
         self._batch_fns.pop(name, None)
+        self.embedders.unregister(name)
         self._bound.clear()
         self._bound_transforms.clear()
+        self.generation += 1
+
+    # -- type defaults (field_f1) -------------------------------------------------------
+
+    def set_type_default(self, json_type: str, comparator: Any) -> None:
+        """Make ``comparator`` (a name or ``{name: params}``) the comparator field_f1 gives
+        leaves of ``json_type`` that name none: in inferred schemas, in schemas without
+        ``x-eval-compare`` there, and in ``annotate_schema``. Lasts until
+        ``reset_type_defaults()`` (extract-eval's ``set_type_default``)."""
+        if json_type not in JSON_TYPES:
+            raise ConfigError(f"set_type_default: {json_type!r} is not a JSON type; "
+                              f"known: {known_names(JSON_TYPES)}")
+        try:
+            self.comparator(comparator)
+        except ConfigError as exc:
+            raise ConfigError(f"set_type_default({json_type!r}): {exc}") from None
+        self._type_defaults[json_type] = comparator
+        self.generation += 1
+
+    def reset_type_defaults(self) -> None:
+        """Back to the built-in type defaults (strings and booleans ``exact``, numbers
+        ``numeric``)."""
+        self._type_defaults = dict(BUILTIN_TYPE_DEFAULTS)
+        self.generation += 1
+
+    def type_default(self, json_type: str | None) -> Any:
+        """The comparator spec field_f1 gives a leaf of ``json_type`` (``exact`` for a type
+        without a default)."""
+        return self._type_defaults.get(json_type or "", "exact")
+
+    @property
+    def type_defaults(self) -> dict[str, Any]:
+        return dict(self._type_defaults)
 
     # -- lookup -------------------------------------------------------------------------
 
@@ -173,9 +233,6 @@ class Registry:
     def transform_names(self) -> list[str]:
         return sorted(self._transforms)
 
-    def comparator(self, spec: Any) -> BoundComparator:
-        """Bind a comparator spec: ``"exact"`` or ``{"numeric": {"abs": 0.01}}``."""
-        return self._bind("comparator", spec, self._comparators, self._bound)  # type: ignore[no-any-return]
 
     def transform(self, spec: Any) -> TransformFn:
         """Bind a transform spec: ``"strip"`` or ``{"round_digits": {"digits": 2}}``."""
@@ -194,11 +251,50 @@ class Registry:
             bound = cache[key] = factory(params)
         return bound
 
+    def comparator(self, spec: Any) -> BoundComparator:
+        """Bind a comparator spec: ``"exact"`` or ``{"numeric": {"abs": 0.01}}``."""
+        bound: BoundComparator = self._bind("comparator", spec, self._comparators, self._bound)
+        if bound.prepare is not None:
+            self.binds_prepare = True
+        return bound
+
+    def with_defaults(self, defaults: Mapping[str, Mapping[str, Any]]) -> Registry | Binder:
+        """This registry binding comparators with ``defaults`` for the parameters of some of
+        them (``{"cosine": {"embedder": e}}``: the ``embedder`` option); itself when there
+        are none."""
+        return Binder(self, defaults) if defaults else self
+
     def metric(self, name: Any) -> Any:
         metric = self.metrics.get(name) if isinstance(name, str) else None
         if metric is None:
             raise ConfigError(f"unknown metric {name!r}; known metrics: {known_names(self.metrics)}")
         return metric
+
+
+class Binder:
+    """A registry's comparators bound with default parameters for some of them (what the
+    options of one comparison give): what a schema and the ``fields`` option are read with."""
+
+    def __init__(self, registry: Registry, defaults: Mapping[str, Mapping[str, Any]]) -> None:
+        self.registry = registry
+        self.defaults = defaults
+        self.key = _params_key(defaults)
+
+    @property
+    def generation(self) -> int:
+        return self.registry.generation
+
+    def comparator(self, spec: Any) -> BoundComparator:
+        name, params = split_spec("comparator", spec)
+        if name in self.defaults:
+            spec = {name: {**self.defaults[name], **(params or {})}}
+        return self.registry.comparator(spec)
+
+    def transform(self, spec: Any) -> TransformFn:
+        return self.registry.transform(spec)
+
+    def type_default(self, json_type: str | None) -> Any:
+        return self.registry.type_default(json_type)
 
 
 def split_spec(kind: str, spec: Any) -> tuple[str, Mapping[str, Any] | None]:
@@ -228,3 +324,6 @@ register_comparator = REGISTRY.register_comparator
 register_transform = REGISTRY.register_transform
 register_metric = REGISTRY.register_metric
 register_post_processor = REGISTRY.register_post_processor
+register_embedder = REGISTRY.register_embedder
+set_type_default = REGISTRY.set_type_default
+reset_type_defaults = REGISTRY.reset_type_defaults

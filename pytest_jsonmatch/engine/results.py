@@ -3,7 +3,9 @@ a RunResult over many records, and the arithmetic shared by every metric.
 
 Accounting (every metric): TP is the sum of scores over match and mismatch; precision =
 TP / (match + mismatch + hallucination); recall = TP / (match + mismatch + omission); a
-zero denominator gives 1.0; F1 is their harmonic mean, 0 when both are 0.
+zero denominator gives 1.0; F1 is their harmonic mean, 0 when both are 0. With field
+weights, each field counts for its weight instead of 1 (TP sums weight times score).
+Skipped fields and fields a batch comparator could not score (``batch_error``) count nowhere.
 """
 
 from __future__ import annotations
@@ -12,10 +14,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-MATCH, MISMATCH, OMISSION, HALLUCINATION, SKIPPED = (
-    "match", "mismatch", "omission", "hallucination", "skipped"
+MATCH, MISMATCH, OMISSION, HALLUCINATION, SKIPPED, BATCH_ERROR = (
+    "match", "mismatch", "omission", "hallucination", "skipped", "batch_error"
 )
-STATUSES = (MATCH, MISMATCH, OMISSION, HALLUCINATION, SKIPPED)
+STATUSES = (MATCH, MISMATCH, OMISSION, HALLUCINATION, SKIPPED, BATCH_ERROR)
 # Tolerance for float noise when a score meets its threshold (0.1 + 0.2 style sums).
 SCORE_EPSILON = 1e-9
 
@@ -27,6 +29,9 @@ class FieldResult(NamedTuple):
     ``path`` is the instance path on the expected side (``items[0].sku``; the actual side's
     index for a hallucinated element); ``actual_path`` is set when array pairing put the
     actual value at another index. ``field_path`` folds indices away (``items[].sku``).
+    ``weight``: what the field counts for in precision and recall (1 unless ``fields`` or
+    ``x-eval-weight`` says otherwise). ``compared``: the two values the comparator saw, when
+    the field's transforms changed them (None: ``expected`` and ``actual`` themselves).
     """
 
     path: str
@@ -38,6 +43,8 @@ class FieldResult(NamedTuple):
     reason: str = ""
     field_path: str = ""
     actual_path: str | None = None
+    weight: float = 1.0
+    compared: tuple[Any, Any] | None = None
 
     @property
     def display_path(self) -> str:
@@ -92,6 +99,23 @@ def precision_recall(fields: Iterable[FieldResult]) -> tuple[float, float]:
     return (tp / p_den if p_den else 1.0), (tp / r_den if r_den else 1.0)
 
 
+def weighted_precision_recall(fields: Iterable[FieldResult]) -> tuple[float, float]:
+    """precision_recall with each field counting for its ``weight``: TP is the sum of
+    weight times score over match and mismatch, the denominators sums of weights."""
+    tp = compared = omitted = invented = 0.0
+    for fr in fields:
+        status, weight = fr.status, fr.weight
+        if status == MATCH or status == MISMATCH:
+            compared += weight
+            tp += weight * fr.score
+        elif status == OMISSION:
+            omitted += weight
+        elif status == HALLUCINATION:
+            invented += weight
+    p_den, r_den = compared + invented, compared + omitted
+    return (tp / p_den if p_den else 1.0), (tp / r_den if r_den else 1.0)
+
+
 def f_beta(precision: float, recall: float, beta: float = 1.0) -> float:
     b2 = beta * beta
     den = b2 * precision + recall
@@ -125,10 +149,17 @@ class MatchResult:
         return self
 
     def passed(self, threshold: float | None = 1.0) -> bool:
-        """True when the score reaches ``threshold`` (1.0 when None) and no field is below
-        its ``min_score``."""
+        """True when the score reaches ``threshold`` (1.0 when None), no field is below its
+        ``min_score``, and every field could be scored (no ``batch_error``)."""
         limit = 1.0 if threshold is None else float(threshold)
-        return self.score >= limit - SCORE_EPSILON and not self.floor_failures
+        return (self.score >= limit - SCORE_EPSILON and not self.floor_failures
+                and not self.batch_errors)
+
+    @property
+    def batch_errors(self) -> int:
+        """How many fields a batch comparator (an LLM judge) could not score: status
+        ``batch_error``, left out of precision and recall; their ``reason`` says why."""
+        return sum(1 for fr in self.fields if fr.status == BATCH_ERROR)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -192,6 +223,7 @@ class FieldAggregate:
     mismatch: int = 0
     omission: int = 0
     hallucination: int = 0
+    batch_error: int = 0  # occurrences a batch comparator could not score (not in the mean)
     total: ExactSum = field(default_factory=ExactSum, repr=False, compare=False)
 
     @property
@@ -219,11 +251,17 @@ class FieldAggregate:
     def hallucinations(self) -> int:
         return self.hallucination
 
+    @property
+    def batch_errors(self) -> int:
+        return self.batch_error
+
     def add(self, fr: Any) -> None:
         """Count one field: anything with ``status`` and ``score`` (a FieldResult, or a
         report's recorded field)."""
         status = fr.status
         if status not in _COUNTED:
+            if status == BATCH_ERROR:
+                self.batch_error += 1
             return
         self.scored += 1
         self.total.add(fr.score)
@@ -236,18 +274,24 @@ class FieldAggregate:
         self.mismatch += other.mismatch
         self.omission += other.omission
         self.hallucination += other.hallucination
+        self.batch_error += other.batch_error
         self.total.merge(other.total)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"mean_score": self.mean_score, "score_sum": self.score_sum, "scored": self.scored,
-                "match": self.match, "mismatch": self.mismatch, "omission": self.omission,
-                "hallucination": self.hallucination}
+        out = {"mean_score": self.mean_score, "score_sum": self.score_sum, "scored": self.scored,
+               "match": self.match, "mismatch": self.mismatch, "omission": self.omission,
+               "hallucination": self.hallucination}
+        if self.batch_error:  # only when it happened: reports without batch errors keep their form
+            out["batch_error"] = self.batch_error
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FieldAggregate:
-        return cls(int(data["scored"]), int(data["match"]), int(data["mismatch"]),
-                   int(data["omission"]), int(data["hallucination"]),
-                   ExactSum.of(float(data["score_sum"])))
+        return cls(scored=int(data["scored"]), match=int(data["match"]),
+                   mismatch=int(data["mismatch"]), omission=int(data["omission"]),
+                   hallucination=int(data["hallucination"]),
+                   batch_error=int(data.get("batch_error", 0)),
+                   total=ExactSum.of(float(data["score_sum"])))
 
 
 _COUNTED = frozenset({MATCH, MISMATCH, OMISSION, HALLUCINATION})
@@ -303,7 +347,8 @@ class RunResult:
 
     @property
     def total_fields(self) -> int:
-        return sum(1 for r in self.records for f in r.fields if f.status != SKIPPED)
+        """Fields scored (skipped ones and batch errors left out)."""
+        return sum(1 for r in self.records for f in r.fields if f.status not in (SKIPPED, BATCH_ERROR))
 
     @property
     def total_omissions(self) -> int:
@@ -312,3 +357,8 @@ class RunResult:
     @property
     def total_hallucinations(self) -> int:
         return sum(1 for r in self.records for f in r.fields if f.status == HALLUCINATION)
+
+    @property
+    def total_batch_errors(self) -> int:
+        """Fields a batch comparator could not score, over every record."""
+        return sum(r.batch_errors for r in self.records)

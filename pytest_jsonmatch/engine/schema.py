@@ -1,51 +1,56 @@
-"""Eval schemas: a resolved JSON Schema (type, properties, items) whose nodes carry
-``x-eval-compare``, ``x-eval-transform``, ``x-eval-align`` and ``x-eval-skip``.
+"""Eval schemas: a JSON Schema (references resolved, see schema_load.py) whose nodes carry
+``x-eval-compare``, ``x-eval-transform``, ``x-eval-align``, ``x-eval-skip`` and
+``x-eval-weight``.
 
 ``infer_schema`` builds one from gold instances, ``annotate_schema`` fills in default
 comparators, ``validate_gold`` checks gold against it, and ``parse_schema`` turns it into
-the SchemaNode tree the walk reads.
+the SchemaNode tree (a graph, for a recursive schema) the walk reads.
 """
 
 from __future__ import annotations
 
 import copy
-import json
-import os
-from collections.abc import Iterable, Mapping
+import math
+import warnings
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from .comparators import BoundComparator
-from .errors import ConfigError, SchemaError, known_names
+from .errors import ConfigError, SchemaError, SchemaWarning, known_names
 from .field_spec import NO_SPEC, FieldSpec, parse_align
 from .paths import index_segment, key_segment
-from .registry import REGISTRY
+from .registry import JSON_TYPES, REGISTRY
+from .schema_load import Parts, load_schema, locate
 from .transforms import TransformFn, chain
 
-X_KEYS = ("x-eval-compare", "x-eval-transform", "x-eval-align", "x-eval-skip")
-_SCHEMA_KEYS = {"type", "properties", "items", "description", "title", "required",
-                "additionalProperties", "enum", "format", "default", "$schema", "$id", "examples"}
-TYPE_DEFAULTS = {"string": "exact", "boolean": "exact", "number": "numeric", "integer": "numeric"}
-JSON_SCHEMA_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
+X_KEYS = ("x-eval-compare", "x-eval-transform", "x-eval-align", "x-eval-skip", "x-eval-weight")
+JSON_SCHEMA_TYPES = JSON_TYPES
+
+# A schema dialect's own keys (structeval's ``x-override-evaluator``, its enums): given a
+# node's keywords, the registry and the node's path, the comparator they name (None: none).
+SchemaReader = Callable[[Mapping[str, Any], Any, str], "BoundComparator | None"]
 
 
 @dataclass
 class SchemaNode:
     """One node of a parsed eval schema: its JSON type, its children, and the spec its
-    ``x-eval-*`` keys give (comparator, transforms, alignment, skip)."""
+    ``x-eval-*`` keys give (comparator, transforms, alignment, skip, weight). A recursive
+    schema parses into a graph: a node may be its own descendant."""
 
     type: str | None = None
     properties: dict[str, SchemaNode] | None = None
     items: SchemaNode | None = None
     spec: FieldSpec = NO_SPEC
     default_comparator: BoundComparator | None = None  # by type, for leaves without one
-    raw: Mapping[str, Any] = field(default_factory=dict)
+    raw: Mapping[str, Any] = field(default_factory=dict)  # the keywords, references followed
     # the comparator of a leaf that needs nothing else (no transform, not skipped, not a
     # batch judge): the walk scores such leaves inline
     plain: BoundComparator | None = None
     # the children that are such leaves, by key
     plain_by_key: dict[str, BoundComparator] = field(default_factory=dict)
+    nullable: bool = False  # null is allowed besides the type
+    allowed: tuple[str, ...] = ()  # the types of a node of several (type "multi")
 
     def seal(self) -> SchemaNode:
         comp = self.spec.comparator or self.default_comparator
@@ -106,116 +111,164 @@ def _as_mapping(node: SchemaNode) -> dict[str, Any]:
     return out
 
 
-def annotate_schema(schema: Mapping[str, Any], type_defaults: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """A copy of ``schema`` where every leaf without ``x-eval-compare`` (and not skipped)
-    names its default comparator: strings and booleans ``exact``, numbers ``numeric``."""
-    defaults = {**TYPE_DEFAULTS, **(type_defaults or {})}
-    out = copy.deepcopy(dict(schema))
-    _annotate(out, defaults)
+def annotate_schema(schema: Any, type_defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A copy of ``schema`` (a mapping, a file or a pydantic model class) where every leaf
+    without ``x-eval-compare`` (and not skipped) names its default comparator: strings and
+    booleans ``exact``, numbers ``numeric`` (see ``set_type_default``), changed per type by
+    ``type_defaults``. References stay as they are; the leaves they lead to are annotated
+    where they are defined (``$defs``, ``definitions``)."""
+    defaults = {**REGISTRY.type_defaults, **(type_defaults or {})}
+    out = copy.deepcopy(dict(load_schema(schema).contents))
+    _annotate(out, defaults, set())
     return out
 
 
-def _annotate(node: dict[str, Any], defaults: Mapping[str, str]) -> None:
+_COMPOSED = ("$ref", "allOf", "anyOf", "oneOf")
+
+
+def _annotate(node: Any, defaults: Mapping[str, Any], seen: set[int]) -> None:
+    if not isinstance(node, dict) or id(node) in seen:
+        return
+    seen.add(id(node))
+    for key in ("$defs", "definitions"):
+        if isinstance(node.get(key), dict):
+            for child in node[key].values():
+                _annotate(child, defaults, seen)
     props = node.get("properties")
     items = node.get("items")
+    branches = [b for k in ("allOf", "anyOf", "oneOf") if isinstance(node.get(k), list) for b in node[k]]
     if isinstance(props, dict) and props:
         for child in props.values():
-            if isinstance(child, dict):
-                _annotate(child, defaults)
+            _annotate(child, defaults, seen)
     elif isinstance(items, dict):
-        _annotate(items, defaults)
-    elif "x-eval-compare" not in node and not node.get("x-eval-skip"):
+        _annotate(items, defaults, seen)
+    elif branches:
+        real = [b for b in branches if not _null_only(b)]
+        if (len(real) > 1 and not any(k in node for k in ("$ref", "allOf")) and "x-eval-compare" not in node
+                and all(_plain_scalar(b) for b in real)):
+            node["x-eval-compare"] = defaults.get("multi", "exact")  # a node of several types
+            return
+        for branch in branches:
+            _annotate(branch, defaults, seen)
+    elif ("x-eval-compare" not in node and not node.get("x-eval-skip") and "$ref" not in node
+          and not _null_only(node)):
         node["x-eval-compare"] = defaults.get(_primary_type(node.get("type")) or "", "exact")
+
+
+def _null_only(node: Any) -> bool:
+    return isinstance(node, Mapping) and (node.get("type") == "null" or node.get("enum") == [None])
+
+
+def _plain_scalar(node: Any) -> bool:
+    return (isinstance(node, Mapping) and not any(k in node for k in (*_COMPOSED, "properties", "items"))
+            and node.get("type") in ("string", "number", "integer", "boolean"))
 
 
 def _primary_type(kind: Any) -> str | None:
     if isinstance(kind, list):
         real = [k for k in kind if k != "null"]
-        return real[0] if len(real) == 1 else None
+        return real[0] if len(real) == 1 else ("multi" if real else "null")
     return kind if isinstance(kind, str) else None
 
 
 # -- parsing ----------------------------------------------------------------------------------
 
-_LOADED: dict[str, tuple[float, dict[str, Any]]] = {}
+
+def parse_schema(schema: Any, registry: Any, reader: SchemaReader | None = None) -> SchemaNode:
+    """Check an eval schema (a mapping, a file, a pydantic model class) and bind its
+    comparators and transforms; errors name the node. ``reader`` reads a dialect's own keys
+    (structeval's, under structural_f1)."""
+    return _Builder(registry, reader).node(load_schema(schema).root, "$")
 
 
-def load_schema(source: Any) -> Mapping[str, Any]:
-    """A schema given as a mapping, or as a path to a JSON or YAML file."""
-    if isinstance(source, Mapping):
-        return source
-    if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        try:
-            stamp = path.stat().st_mtime
-        except OSError as exc:
-            raise SchemaError(f"cannot read schema file {str(path)!r}: {exc.strerror}") from None
-        cached = _LOADED.get(str(path))
-        if cached and cached[0] == stamp:
-            return cached[1]
-        text = path.read_text(encoding="utf-8")
-        try:
-            if path.suffix.lower() in (".yaml", ".yml"):
-                import yaml
+class _Builder:
+    """Builds the SchemaNode graph of one schema: each schema node once, however many
+    references lead to it, so a recursive schema becomes a cycle."""
 
-                loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-                data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
-            else:
-                data = json.loads(text)
-        except Exception as exc:  # noqa: BLE001 - any parse failure becomes one clear error
-            raise SchemaError(f"schema file {str(path)!r} cannot be read: {exc}") from None
-        if not isinstance(data, Mapping):
-            raise SchemaError(f"schema file {str(path)!r} must hold a mapping")
-        _LOADED[str(path)] = (stamp, data)  # type: ignore[assignment]
-        return data
-    raise SchemaError(f"a schema is a mapping or a file path, not {type(source).__name__}")
+    def __init__(self, registry: Any, reader: SchemaReader | None) -> None:
+        self.registry = registry
+        self.reader = reader
+        self.built: dict[tuple[int, ...], SchemaNode] = {}
 
-
-def parse_schema(schema: Mapping[str, Any], registry: Any, where: str = "$") -> SchemaNode:
-    """Check an eval schema and bind its comparators and transforms; errors name the node."""
-    if not isinstance(schema, Mapping):
-        raise SchemaError(f"schema node {where} must be a mapping, not {type(schema).__name__}")
-    unknown = [k for k in schema if k.startswith("x-eval-") and k not in X_KEYS]
-    if unknown:
-        raise SchemaError(f"schema node {where}: unknown keys {unknown}; known: {', '.join(X_KEYS)}")
-    kind = schema.get("type")
-    if kind is not None:
-        kinds = kind if isinstance(kind, list) else [kind]
+    def node(self, parts: Parts, where: str) -> SchemaNode:
+        key = tuple(id(raw) for raw, _ in parts)
+        found = self.built.get(key)
+        if found is not None:
+            return found
+        located = locate(parts, where)
+        keywords = located.keywords
+        kind = keywords.get("type")
+        kinds = [k for k in (kind if isinstance(kind, list) else [kind]) if k is not None]
         bad = [k for k in kinds if k not in JSON_SCHEMA_TYPES]
         if bad:
             raise SchemaError(f"schema node {where}: unknown type {bad[0]!r}; known: {known_names(JSON_SCHEMA_TYPES)}")
-    primary = _primary_type(kind)
-    node = SchemaNode(type=primary if primary else ("multi" if isinstance(kind, list) else None),
-                      raw=schema, spec=_node_spec(schema, registry, where))
-    props = schema.get("properties")
-    if props is not None:
-        if not isinstance(props, Mapping):
-            raise SchemaError(f"schema node {where}: properties must be a mapping")
-        node.properties = {
-            k: parse_schema(v, registry, key_segment("" if where == "$" else where, k))
-            for k, v in props.items()
-        }
-    items = schema.get("items")
-    if items is not None:
-        node.items = parse_schema(items, registry, ("" if where == "$" else where) + "[]")
-    node.default_comparator = registry.comparator(TYPE_DEFAULTS.get(node.type or "", "exact"))
-    return node.seal()
+        primary = _primary_type(kind)
+        real = tuple(k for k in kinds if k != "null")
+        spec = _node_spec(keywords, self.registry, where, self.reader,
+                          is_array=primary == "array" or (primary is None and located.items is not None))
+        if located.union and spec.comparator is None and not spec.skip:
+            raise SchemaError(
+                f"schema node {where}: a union of {len(located.union)} shapes "
+                f"({', '.join(located.union)}) cannot be scored field by field; give the node "
+                f"x-eval-compare to compare its value whole, or x-eval-skip to leave it out")
+        node = SchemaNode(type=primary, raw=keywords, spec=spec,
+                          nullable=located.nullable or "null" in kinds,
+                          allowed=real if primary == "multi" else ())
+        self.built[key] = node  # before the children: a recursive schema comes back here
+        if located.properties is not None:
+            node.properties = {name: self.node(child, key_segment("" if where == "$" else where, name))
+                               for name, child in located.properties.items()}
+        if located.items is not None:
+            node.items = self.node(located.items, ("" if where == "$" else where) + "[]")
+        node.default_comparator = self.registry.comparator(self.registry.type_default(node.type))
+        return node.seal()
 
 
-def _node_spec(schema: Mapping[str, Any], registry: Any, where: str) -> FieldSpec:
-    """The spec a schema node's ``x-eval-*`` keys give."""
+def _node_spec(schema: Mapping[str, Any], registry: Any, where: str, reader: SchemaReader | None,
+               is_array: bool) -> FieldSpec:
+    """The spec a schema node's ``x-eval-*`` keys (and a dialect's) give."""
+    unknown = [k for k in schema if isinstance(k, str) and k.startswith("x-eval-") and k not in X_KEYS]
+    if unknown:
+        warnings.warn(f"schema node {where}: unknown keys {unknown} are not read; known: "
+                      f"{', '.join(X_KEYS)}", SchemaWarning, stacklevel=6)
+    if reader is None and "x-override-evaluator" in schema:
+        warnings.warn(f"schema node {where}: x-override-evaluator is structeval's key, read under "
+                      f"structural_f1 only; this metric uses x-eval-compare", SchemaWarning, stacklevel=6)
+    if "x-eval-align" in schema and not is_array:
+        raise SchemaError(f"schema node {where}: x-eval-align is only valid on arrays, and this node "
+                          f"is {_primary_type(schema.get('type')) or 'not typed as one'}")
     try:
         comparator = (registry.comparator(schema["x-eval-compare"])
                       if "x-eval-compare" in schema else None)
+        if reader is not None:
+            dialect = reader(schema, registry, where)
+            if dialect is not None and comparator is None:
+                comparator = dialect
         transform = (parse_transforms(schema["x-eval-transform"], registry)
                      if "x-eval-transform" in schema else None)
         align = parse_align(schema["x-eval-align"], "x-eval-align") if "x-eval-align" in schema else None
+    except SchemaError:
+        raise
     except ConfigError as exc:
         raise SchemaError(f"schema node {where}: {exc}") from None
     skip = schema.get("x-eval-skip", False)
     if not isinstance(skip, bool):
         raise SchemaError(f"schema node {where}: x-eval-skip must be true or false, not {skip!r}")
-    return FieldSpec(comparator, transform, align, None, skip)
+    weight = schema.get("x-eval-weight")
+    if weight is not None:
+        try:
+            weight = parse_weight(weight, "x-eval-weight")
+        except ConfigError as exc:
+            raise SchemaError(f"schema node {where}: {exc}") from None
+    return FieldSpec(comparator, transform, align, None, skip, weight)
+
+
+def parse_weight(value: Any, what: str) -> float:
+    """A field weight: a finite number >= 0, or ConfigError naming ``what``."""
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+            or value < 0):
+        raise ConfigError(f"{what} must be a number >= 0, not {value!r}")
+    return float(value)
 
 
 def infer_node(values: list[Any], registry: Any) -> SchemaNode:
@@ -251,15 +304,18 @@ def infer_node(values: list[Any], registry: Any) -> SchemaNode:
     return _shared_leaf(kind, registry)
 
 
-_LEAVES: dict[tuple[int, str], SchemaNode] = {}
-_LEAF_TABLES: dict[int, dict[type, SchemaNode]] = {}
+_LEAVES: dict[tuple[int, int, str], SchemaNode] = {}
+_LEAF_TABLES: dict[tuple[int, int], dict[type, SchemaNode]] = {}
 
 
 def _leaf_table(registry: Any) -> dict[type, SchemaNode]:
     """Python scalar type -> the shared leaf node inference gives it (null: string)."""
-    table = _LEAF_TABLES.get(id(registry))
+    key = (id(registry), registry.generation)
+    table = _LEAF_TABLES.get(key)
     if table is None:
-        table = _LEAF_TABLES[id(registry)] = {
+        if len(_LEAF_TABLES) > 64:
+            _LEAF_TABLES.clear()
+        table = _LEAF_TABLES[key] = {
             str: _shared_leaf("string", registry), bool: _shared_leaf("boolean", registry),
             int: _shared_leaf("integer", registry), float: _shared_leaf("number", registry),
             type(None): _shared_leaf("string", registry)}
@@ -267,11 +323,13 @@ def _leaf_table(registry: Any) -> dict[type, SchemaNode]:
 
 
 def _shared_leaf(kind: str, registry: Any) -> SchemaNode:
-    key = (id(registry), kind)
+    key = (id(registry), registry.generation, kind)
     node = _LEAVES.get(key)
     if node is None:
+        if len(_LEAVES) > 512:
+            _LEAVES.clear()
         node = _LEAVES[key] = SchemaNode(
-            type=kind, default_comparator=registry.comparator(TYPE_DEFAULTS.get(kind, "exact"))).seal()
+            type=kind, default_comparator=registry.comparator(registry.type_default(kind))).seal()
     return node
 
 
@@ -286,35 +344,39 @@ def parse_transforms(spec: Any, registry: Any) -> TransformFn | None:
 # -- validation -------------------------------------------------------------------------------
 
 
-def validate_gold(gold: Any, schema: Mapping[str, Any], registry: Any = None) -> list[str]:
-    """Check gold records against an eval schema. Fields the schema does not know and values
-    of the wrong type are errors (one SchemaError listing them all); schema fields a record
-    lacks are returned as warnings."""
+def validate_gold(gold: Any, schema: Any, registry: Any = None) -> list[str]:
+    """Check gold records against an eval schema (a mapping, a file or a pydantic model
+    class; references followed). Fields the schema does not know and values of the wrong type
+    are errors (one SchemaError listing them all); schema fields a record lacks are returned
+    as warnings."""
     root = parse_schema(schema, registry or REGISTRY)
     records = gold if isinstance(gold, (list, tuple)) and root.type != "array" else [gold]
     errors: list[str] = []
-    warnings: list[str] = []
+    warnings_found: list[str] = []
     for index, record in enumerate(records):
-        _check(record, root, f"record {index}", "", errors, warnings)
+        _check(record, root, f"record {index}", "", errors, warnings_found)
     if errors:
         raise SchemaError("gold does not fit the schema:\n  " + "\n  ".join(errors))
-    return warnings
+    return warnings_found
 
 
-def _fits(value: Any, kind: str | None) -> bool:
-    if kind in (None, "multi"):
+def _fits(value: Any, node: SchemaNode) -> bool:
+    kind = node.type
+    if kind is None:
         return True
     actual = _type_name(value)
-    return actual == kind or (kind == "number" and actual == "integer")
+    allowed = node.allowed if kind == "multi" else (kind,)
+    return actual in allowed or (actual == "integer" and "number" in allowed)
 
 
 def _check(value: Any, node: SchemaNode, record: str, path: str,
-           errors: list[str], warnings: list[str]) -> None:
+           errors: list[str], warnings_found: list[str]) -> None:
     if value is None or node.skip:
         return
     where = f"{record}: {path or '$'}"
-    if not _fits(value, node.type):
-        errors.append(f"{where} is {_type_name(value)}, the schema says {node.type}")
+    if not _fits(value, node):
+        wanted = " or ".join(node.allowed) if node.type == "multi" else node.type
+        errors.append(f"{where} is {_type_name(value)}, the schema says {wanted}")
         return
     if node.spec.comparator is not None:
         return
@@ -325,9 +387,9 @@ def _check(value: Any, node: SchemaNode, record: str, path: str,
         for key, child in node.properties.items():
             child_path = key_segment(path, key)
             if key in value:
-                _check(value[key], child, record, child_path, errors, warnings)
+                _check(value[key], child, record, child_path, errors, warnings_found)
             elif not child.skip:
-                warnings.append(f"{record}: {child_path} is missing")
+                warnings_found.append(f"{record}: {child_path} is missing")
     elif isinstance(value, (list, tuple)) and node.items is not None:
         for i, item in enumerate(value):
-            _check(item, node.items, record, index_segment(path, i), errors, warnings)
+            _check(item, node.items, record, index_segment(path, i), errors, warnings_found)

@@ -75,6 +75,60 @@ def bind_round_digits(params: Mapping[str, Any] | None = None) -> TransformFn:
     return apply
 
 
+_TRUE_WORDS = frozenset({"1", "true"})
+_FALSE_WORDS = frozenset({"0", "false"})
+_CONVERT_TO = ("bool", "float", "int", "str")
+
+
+def _to_bool(value: Any) -> bool:
+    """extract-eval's strict reading: a boolean, 0 or 1, or "true"/"false"/"1"/"0" (any
+    case, surrounding spaces ignored); anything else raises ValueError."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return value == 1
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in _TRUE_WORDS:
+            return True
+        if word in _FALSE_WORDS:
+            return False
+    raise ValueError(f"{value!r} is not a boolean")
+
+
+def _to_float(value: Any) -> float:
+    number = float(value)
+    if number - number != 0.0:  # "nan", "inf": not JSON numbers
+        raise ValueError(f"{value!r} is not a finite number")
+    return number
+
+
+_CONVERTERS: dict[str, Callable[[Any], Any]] = {"bool": _to_bool, "float": _to_float, "int": int, "str": str}
+
+
+def bind_type_convert(params: Mapping[str, Any] | None = None) -> TransformFn:
+    """extract-eval's ``type_convert``: ``{"to": "str" | "int" | "float" | "bool"}``, with
+    Python's conversions (``str(True)`` is ``"True"``, ``int(2.9)`` is 2, ``int("2.5")``
+    fails). A value that does not convert is left as it is (the reference raises and loses
+    the run), as every transform here leaves a value it cannot handle."""
+    params = dict(params or {})
+    target = params.pop("to", None)
+    if params:
+        raise ConfigError(f"transform 'type_convert' knows only 'to', got {sorted(params)}")
+    if target not in _CONVERTERS:
+        raise ConfigError(f"transform 'type_convert': to must be one of {', '.join(_CONVERT_TO)}, "
+                          f"not {target!r}")
+    convert = _CONVERTERS[target]
+
+    def apply(value: Any) -> Any:
+        try:
+            return convert(value)
+        except (TypeError, ValueError, OverflowError):
+            return value
+
+    return apply
+
+
 BUILTIN_TRANSFORMS: dict[str, Callable[[Mapping[str, Any] | None], TransformFn]] = {
     "lowercase": _string_transform(lowercase),
     "strip": _string_transform(strip),
@@ -82,6 +136,7 @@ BUILTIN_TRANSFORMS: dict[str, Callable[[Mapping[str, Any] | None], TransformFn]]
     "sort_tokens": _string_transform(sort_tokens),
     "strip_accents": _string_transform(strip_accents),
     "round_digits": bind_round_digits,
+    "type_convert": bind_type_convert,
 }
 
 

@@ -14,12 +14,12 @@ from . import align
 from .comparators import BoundComparator, score_at
 from .config import WalkConfig
 from .field_spec import Align, FieldSpec
-from .judging import Judge
+from .judging import Failed, Judge
 from .blockwise import assign_large
 from .pair_scores import SMALL_PAIRS, LineScores, pair_scores
 from .paths import KEY_FORMS, Where, display_path, key_forms
 from .registry import BatchItem
-from .results import (HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldResult,
+from .results import (BATCH_ERROR, HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldResult,
                       FloorFailure, Pairing, WalkOutput, f_beta, precision_recall)
 from .schema import SchemaNode
 from .transforms import transformed
@@ -36,12 +36,11 @@ def walk(cfg: WalkConfig, expected: Any, actual: Any, schema: SchemaNode | None)
     field that uses it; when array pairing needed its scores before it could choose pairs,
     the record is walked a second time with every score known."""
     judge = Judge(cfg.registry)
-    schema_facts: dict[int, tuple[SchemaNode, bool]] = {}
-    found = Walk(cfg, judge, schema_facts)
+    found = Walk(cfg, judge)
     found.run(expected, actual, schema)
     judge.resolve()
     if judge.rewalk:
-        found = Walk(cfg, judge, schema_facts)
+        found = Walk(cfg, judge)
         found.run(expected, actual, schema)
         judge.resolve()
     return found.finish()
@@ -50,12 +49,9 @@ def walk(cfg: WalkConfig, expected: Any, actual: Any, schema: SchemaNode | None)
 class Walk:
     """One walk of one record; see :func:`walk`."""
 
-    def __init__(self, cfg: WalkConfig, judge: Judge,
-                 schema_facts: dict[int, tuple[SchemaNode, bool]]) -> None:
+    def __init__(self, cfg: WalkConfig, judge: Judge) -> None:
         self.cfg = cfg
         self.judge = judge
-        # per schema node of this record (by id): whether equal values score 1 under it
-        self.schema_facts = schema_facts
         self.out = WalkOutput()
         # placeholders for batch scores: (index in out.fields, comparator, min_score)
         self.deferred: list[tuple[int, BoundComparator, float | None]] = []
@@ -120,23 +116,31 @@ class Walk:
             compared_e = transformed(spec.transform, compared_e, where.path)
             compared_a = transformed(spec.transform, compared_a, where.path)
         min_score = spec.min_score if spec is not None else None
+        # the values the comparator saw, kept when a transform changed them
+        compared = (compared_e, compared_a) if spec is not None and spec.transform is not None else None
         if comparator.batch:
             item = BatchItem(where.path, expected, actual, compared_e, compared_a, comparator.params or {})
             score = self.judge.ask(comparator, item, where.actual_path)
             if score is None:
                 self.deferred.append((len(self.out.fields), comparator, min_score))
                 self.out.fields.append(FieldResult(where.path, MISMATCH, 0.0, expected, actual,
-                                                   comparator.name, "pending", where.field, where.actual))
+                                                   comparator.name, "pending", where.field, where.actual,
+                                                   1.0, compared))
+                return
+            if isinstance(score, Failed):
+                self.out.fields.append(FieldResult(where.path, BATCH_ERROR, 0.0, expected, actual,
+                                                   comparator.name, str(score), where.field, where.actual,
+                                                   1.0, compared))
                 return
         else:
             score = score_at(comparator, compared_e, compared_a, where.path)
-        self._scored(expected, actual, where, comparator, score, min_score)
+        self._scored(expected, actual, where, comparator, score, min_score, compared)
 
     def _scored(self, expected: Any, actual: Any, where: Where, comparator: BoundComparator,
-                score: float, min_score: float | None) -> None:
+                score: float, min_score: float | None, compared: tuple[Any, Any] | None = None) -> None:
         self.out.fields.append(FieldResult(where.path, MATCH if score >= 1.0 else MISMATCH, score,
                                            expected, actual, comparator.name, "", where.field,
-                                           where.actual))
+                                           where.actual, 1.0, compared))
         if min_score is not None and score < min_score:
             self.out.floors.append(FloorFailure(where.path, min_score, score))
 
@@ -147,6 +151,9 @@ class Walk:
             placeholder = fields[index]
             score = self.judge.score_of(comparator, placeholder.path,
                                         placeholder.actual_path or placeholder.path)
+            if isinstance(score, Failed):
+                fields[index] = placeholder._replace(status=BATCH_ERROR, reason=str(score))
+                continue
             fields[index] = placeholder._replace(status=MATCH if score >= 1.0 else MISMATCH,
                                                  score=score, reason="")
             if min_score is not None and score < min_score:
@@ -199,7 +206,7 @@ class Walk:
                     append(_new(FieldResult, (
                         child_path, status, score, value, other, comparator.name, "",
                         child_path if same_field else field + forms[at_field],
-                        None if actual_path is None else actual_path + forms[1])))
+                        None if actual_path is None else actual_path + forms[1], 1.0, None)))
                     continue
             child = where.key(key)
             if known_keys and key not in props:  # type: ignore[operator]
@@ -319,7 +326,7 @@ class Walk:
                    depth: int) -> Walk:
         """The walk of one candidate pair, on its own (sharing this record's judge), exactly
         as :meth:`_element` walks it once paired."""
-        sub = Walk(self.cfg, self.judge, self.schema_facts)
+        sub = Walk(self.cfg, self.judge)
         sub.node(expected, actual, where, items, depth + 1)
         if sub.deferred:
             self.judge.rewalk = True  # scores pending: pairing must wait for the judge
@@ -329,7 +336,7 @@ class Walk:
                    ) -> align.Assignment | None:
         """Pairs of identical elements (see align.identical_pairs) when identical elements are
         sure to score 1."""
-        if not self.cfg.equal_scores_one(items, self.schema_facts):
+        if not self.cfg.equal_scores_one(items):
             return None
         if len(expected) * len(actual) <= SMALL_PAIRS:
             # A few elements: their pair scores are cheap and pairing by them is exact, so

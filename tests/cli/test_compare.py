@@ -109,11 +109,15 @@ def test_structevals_config_file_becomes_options(tmp_path):
     # binary strings: "blue widget" != "Blue Widget": 0; n: 1 - (0.5 / 1) ** 1 = 0.5;
     # TP 0.5 over 2 leaves on each side: F1 0.25
     assert comparison["score"] == pytest.approx(0.25)
-    config.write_text(json.dumps({"string_evaluation_type": {
-        "evaluation_type": "cosine", "evaluation_params": {"embedding_model": "m"}}}))
+    # a setting structural_f1 cannot take is one line naming the file, before any pair
+    config.write_text(json.dumps({"string_evaluation_type": {"evaluation_type": "cosinus"}}))
     line = one_error_line(jsonmatch("--test", str(left), "--gt", str(right), "--config",
                                     str(config)))
-    assert str(config) in line and "cosine" in line
+    assert str(config) in line and "'cosinus'" in line and "binary, jaccard, cosine" in line
+    config.write_text(json.dumps({"string_evaluation_typ": {"evaluation_type": "binary"}}))
+    line = one_error_line(jsonmatch("--test", str(left), "--gt", str(right), "--config",
+                                    str(config)))
+    assert str(config) in line and "unknown structeval key 'string_evaluation_typ'" in line
 
 
 @pytest.mark.parametrize(("content", "expected_text"), [

@@ -7,7 +7,6 @@ import contextlib
 import io
 import json
 import re
-from pathlib import Path
 
 from .run import ROOT, jsonmatch
 from .test_score import dataset, write_jsonl

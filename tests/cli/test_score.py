@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_jsonmatch import evaluate_records, match_json
+from pytest_jsonmatch import evaluate_records
 
 from .run import jsonmatch, one_error_line
 

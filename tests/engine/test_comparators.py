@@ -217,3 +217,84 @@ def test_jaccard_add_scores_one_token_columns_join_on_lower_case():
     jaccard.add_scores(["SKU1", "abc"], ["sku1", "ABD"], [0, 1], [0, 1], tp)
     # "SKU1"/"sku1": one token each, equal lower-cased -> 1; every other pair shares nothing
     assert tp == [[1.0, 0.0], [0.0, 0.0]]
+
+
+# -- date ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("expected, actual, formats, score", [
+    ("2024-03-09", "2024-03-09", [], 1.0),
+    ("2024-03-09", "20240309", [], 1.0),                  # ISO basic form
+    ("2024-03-09", "2024-03-09T23:15:00+02:00", [], 1.0),  # a time is ignored
+    ("2024-03-09", "09/03/2024", ["%d/%m/%Y"], 1.0),      # day first
+    ("2024-03-09", "03/09/2024", ["%d/%m/%Y"], 0.0),      # 3 September
+    ("2024-03-09", "03/09/2024", ["%m/%d/%Y"], 1.0),      # month first
+    ("2024-03-09", "9 March 2024", ["%d/%m/%Y", "%d %B %Y"], 1.0),  # patterns tried in order
+    ("2024-03-09", "09/03/2024", [], 0.0),                # not ISO and no pattern: compared exactly
+    ("2024-02-30", "2024-03-01", [], 0.0),                # not a date: compared exactly
+    ("n/a", "n/a", ["%d/%m/%Y"], 1.0),
+    ("2024-03-09", 20240309, [], 0.0),                    # a number is not a date string
+])
+def test_date_compares_dates_written_differently(expected, actual, formats, score):
+    assert leaf(actual, expected, compare={"date": {"formats": formats}})[1] == score
+
+
+def test_date_pairs_array_elements_by_date():
+    # 30 elements a side (900 pairs): the matrix form, by key, pairs each date with its twin
+    days = [f"2024-01-{d:02d}" for d in range(1, 31)]
+    written = [f"{d:02d}/01/2024" for d in range(30, 0, -1)]
+    result = match_json({"d": written}, {"d": days}, metric="structural_f1",
+                        fields={"d[*]": {"comparator": {"date": {"formats": ["%d/%m/%Y"]}}}})
+    assert result.score == 1.0
+
+
+@pytest.mark.parametrize("formats", [[5], "%Y", ["Y-m-d"]])
+def test_date_formats_must_be_strptime_patterns(formats):
+    if formats == "%Y":  # one pattern given as a string is a list of one
+        assert leaf("2024", "2024-05-06", compare={"date": {"formats": formats}})[1] == 0.0
+        return
+    with pytest.raises(ConfigError, match=r"comparator 'date': formats must be a list of strptime patterns"):
+        leaf("x", "y", compare={"date": {"formats": formats}})
+
+
+# -- binary (structeval) ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("expected, actual, score", [
+    (True, 1, 1.0), (1, True, 1.0), (False, 0, 1.0), (1, 1.0, 1.0), ("a", "a", 1.0),
+    ("1", 1, 0.0), (True, 2, 0.0), ({"a": 1}, {"a": 1}, 1.0),
+    ([1], [True], 0.0),  # objects and arrays compare as JSON: a boolean is not a number there
+])
+def test_binary_is_python_equality(expected, actual, score):
+    assert leaf(actual, expected, compare="binary")[1] == score
+
+
+# -- cosine, with a fake embedder: exact arithmetic ----------------------------------------------
+
+VECTORS = {"red": [1.0, 0.0, 0.0], "crimson": [0.8, 0.6, 0.0], "blue": [0.0, 0.0, 1.0],
+           "anti": [-1.0, 0.0, 0.0], "void": [0.0, 0.0, 0.0]}
+
+
+def fake_embedder(texts):
+    return [VECTORS[t] for t in texts]
+
+
+@pytest.mark.parametrize("expected, actual, score", [
+    ("red", "crimson", 0.8),   # (1, 0, 0) . (0.8, 0.6, 0) = 0.8, both unit vectors
+    ("red", "blue", 0.0),      # orthogonal
+    ("red", "anti", 0.0),      # cosine -1, clipped to 0
+    ("void", "red", 0.0),      # a zero vector is like nothing
+    ("void", "void", 1.0),     # equal strings are 1 whatever their vectors
+    ("red", 5, 0.0),           # not two strings: exact
+])
+def test_cosine_scores_the_cosine_of_the_two_embeddings(expected, actual, score):
+    result = match_json({"v": actual}, {"v": expected}, fields={"v": {"comparator": "cosine"}},
+                        embedder=fake_embedder)
+    assert result.fields[0].comparator == "cosine"
+    assert result.fields[0].score == pytest.approx(score, abs=1e-12)
+
+
+def test_cosine_s_embedder_may_be_named_in_its_parameters():
+    result = match_json({"v": "crimson"}, {"v": "red"},
+                        fields={"v": {"comparator": {"cosine": {"embedder": fake_embedder}}}})
+    assert result.score == pytest.approx(0.8)

@@ -91,3 +91,20 @@ def test_per_field_summary_of_structural_f1_is_keyed_by_field_path():
     agg = run.per_field["t[]"]
     assert (agg.matches, agg.omissions) == (1, 1)
     assert agg.mean_score == 0.5
+
+
+def test_records_given_as_pydantic_models_with_the_model_as_schema():
+    from typing import Optional
+
+    from pydantic import BaseModel
+
+    class Sample(BaseModel):
+        method: str
+        temperature: Optional[int] = None
+
+    gold = [Sample(method="sputtering", temperature=300), Sample(method="evaporation")]
+    extracted = [Sample(method="sputtering", temperature=301), Sample(method="evaporation")]
+    run = evaluate_records(gold, extracted, schema=Sample)
+    # record 0: method right, temperature wrong (1/2); record 1: method right, null = null (2/2)
+    assert [r.score for r in run.records] == [0.5, 1.0]
+    assert run.per_field["temperature"].mismatch == 1 and run.total_batch_errors == 0

@@ -244,3 +244,66 @@ def test_the_door_turns_tuples_and_mappings_into_plain_json_and_refuses_a_cycle(
     with pytest.raises(ParseError) as info:
         read_json({"a": (1, float("nan"))}, "expected")
     assert str(info.value) == f"a[1]: nan in expected {NOT_JSON}"
+
+
+# -- pydantic models and dataclasses, read without importing pydantic --------------------------
+
+import dataclasses  # noqa: E402
+import enum  # noqa: E402
+from typing import Optional  # noqa: E402
+
+from pydantic import BaseModel  # noqa: E402
+
+
+class Colour(str, enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class Part(BaseModel):
+    sku: str
+    qty: int
+
+
+class Order(BaseModel):
+    id: str
+    colour: Colour
+    parts: list[Part]
+    note: Optional[str] = None
+
+
+@dataclasses.dataclass
+class Line:
+    sku: str
+    qty: int
+
+
+def test_model_instances_are_read_as_their_json_dump_on_both_sides():
+    expected = Order(id="o1", colour=Colour.RED, parts=[Part(sku="a", qty=1), Part(sku="b", qty=2)])
+    actual = Order(id="o1", colour=Colour.BLUE, parts=[Part(sku="a", qty=1), Part(sku="b", qty=3)])
+    result = match_json(actual, expected, schema=Order)
+    assert [(f.path, f.status, f.expected, f.actual) for f in result.fields] == [
+        ("id", "match", "o1", "o1"), ("colour", "mismatch", "red", "blue"),
+        ("parts[0].sku", "match", "a", "a"), ("parts[0].qty", "match", 1, 1),
+        ("parts[1].sku", "match", "b", "b"), ("parts[1].qty", "mismatch", 2, 3),
+        ("note", "match", None, None)]
+    assert result.score == pytest.approx(5 / 7)
+
+
+def test_models_and_dataclasses_inside_values_and_lists():
+    expected = {"order": Order(id="o1", colour="red", parts=[]), "lines": [Line("a", 1)]}
+    actual = {"order": {"id": "o1", "colour": "red", "parts": [], "note": None}, "lines": [{"sku": "a", "qty": 1}]}
+    assert match_json(actual, expected).score == 1.0
+    assert match_json([Line("a", 1)], [Line("a", 2)], metric="structural_f1").score == 0.5  # sku 1, qty 0
+
+
+def test_a_model_that_cannot_dump_is_a_parse_error_naming_it():
+    class Broken(BaseModel):
+        x: int
+
+        def model_dump(self, **kwargs):  # noqa: ARG002
+            raise RuntimeError("no")
+
+    with pytest.raises(ParseError) as info:
+        match_json({"m": Broken(x=1)}, {"m": 1})
+    assert str(info.value) == "m: Broken.model_dump(mode='json') failed in actual: RuntimeError: no"

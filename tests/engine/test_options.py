@@ -12,7 +12,7 @@ from tests.helpers.known_names import assert_lists_builtin_comparators as _asser
 
 ALL_METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
 METRICS = ALL_METRICS  # the same list, under the name some tests here were written with
-TRANSFORMS = "lowercase, normalize_whitespace, round_digits, sort_tokens, strip, strip_accents"
+TRANSFORMS = "lowercase, normalize_whitespace, round_digits, sort_tokens, strip, strip_accents, type_convert"
 METRIC_LIST = "field_f1, field_match, field_match_normalized, json_similarity, structural_f1"
 
 
@@ -211,12 +211,13 @@ def test_config_and_schema_errors_are_jsonmatch_errors():
 # -- unknown names: the exact words, on every path --------------------------------------------
 
 OPTIONS_OF = {
-    "field_match": "align, fields, ignore, schema",
-    "field_match_normalized": "align, fields, ignore, schema",
-    "json_similarity": "align, fields, ignore, schema, target_output_key",
-    "structural_f1": "align, array_matching_threshold, beta, fields, ignore, numeric_threshold, "
-                     "numeric_weighting, schema, string_evaluator",
-    "field_f1": "align, fields, ignore, post_process, schema",
+    "field_match": "align, embedder, fields, ignore, schema",
+    "field_match_normalized": "align, embedder, fields, ignore, schema",
+    "json_similarity": "align, embedder, fields, ignore, schema, target_output_key",
+    "structural_f1": "align, array_matching_threshold, beta, boolean_evaluation_type, embedder, fields, "
+                     "float_evaluation_type, ignore, integer_evaluation_type, number_evaluation_type, "
+                     "numeric_threshold, numeric_weighting, schema, string_evaluation_type, string_evaluator",
+    "field_f1": "align, embedder, fields, ignore, post_process, schema",
 }
 
 

@@ -54,4 +54,46 @@ def test_unknown_post_processor_is_a_config_error():
 def test_an_unknown_post_processor_lists_the_known_ones():
     with pytest.raises(ConfigError) as info:
         match_json({"a": 1}, {"a": 1}, metric="field_f1", post_process=["reclassify_null"])
-    assert str(info.value) == "unknown post-processor 'reclassify_null'; known: reclassify_nulls"
+    assert str(info.value) == ("unknown post-processor 'reclassify_null'; known: propagate_batch_errors, "
+                               "reclassify_nulls")
+
+
+# -- reclassify_nulls reads the values after the field's transforms (as extract-eval does) ------
+
+
+def test_reclassify_nulls_reads_values_after_the_field_s_transforms():
+    import functools
+
+    schema = {"type": "object", "properties": {"a": {"type": "string", "x-eval-transform": ["strip"]},
+                                               "b": {"type": "string"}}}
+    empty_is_absent = functools.partial(reclassify_nulls, absent_values=(None, ""))
+    result = match_json({"a": "   ", "b": "   "}, {"a": "x", "b": "x"}, schema=schema,
+                        post_process=[empty_is_absent])
+    # a: "   " stripped is "", which is absent: an omission. b (no transform) stays "   ": a mismatch
+    assert [(f.path, f.status) for f in result.fields] == [("a", "omission"), ("b", "mismatch")]
+    assert result.fields[0].compared == ("x", "") and result.fields[0].actual == "   "
+    assert result.fields[1].compared is None
+
+
+def test_reclassify_nulls_leaves_batch_errors_alone():
+    from pytest_jsonmatch import FieldResult
+
+    failed = FieldResult("a", "batch_error", 0.0, "x", None, "judge", "gave no answer", "a")
+    assert reclassify_nulls([failed]) == [failed]
+
+
+# -- propagate_batch_errors ----------------------------------------------------------------------
+
+
+def test_propagate_batch_errors_taints_only_the_failing_comparator_and_keeps_structural_statuses():
+    from pytest_jsonmatch import FieldResult, propagate_batch_errors
+
+    fields = [FieldResult("a", "batch_error", 0.0, "x", "y", "judge", "gave no answer", "a"),
+              FieldResult("b", "match", 1.0, "x", "x", "judge", "", "b"),
+              FieldResult("c", "omission", 0.0, "x", None, "judge", "", "c"),
+              FieldResult("d", "mismatch", 0.5, "x", "y", "other", "", "d")]
+    out = propagate_batch_errors(fields)
+    assert [(f.path, f.status) for f in out] == [("a", "batch_error"), ("b", "batch_error"),
+                                                 ("c", "omission"), ("d", "mismatch")]
+    assert out[1].reason == "batch tainted: comparator 'judge' failed for other fields of this record"
+    assert propagate_batch_errors(fields[1:]) == fields[1:]  # no failure, nothing changes

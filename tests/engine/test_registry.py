@@ -1,7 +1,8 @@
 """The registry (engine/registry.py): custom comparators and transforms, batch comparators (an
-LLM judge), the naming rules. A custom comparator or judge that fails (raises, returns no
-usable score, answers too few fields) is a ComparatorError naming the comparator, the field
-path and why, inside paired arrays too."""
+LLM judge), the naming rules. A custom comparator that fails (raises, returns no usable
+score) is a ComparatorError naming the comparator, the field path and why, inside paired
+arrays too. A judge that fails for some fields marks each of them batch_error, with why
+(extract-eval's rule), and the comparison does not pass."""
 
 from __future__ import annotations
 
@@ -304,6 +305,8 @@ def test_an_out_of_range_score_inside_paired_arrays_still_names_the_field(regist
 
 
 # -- batch comparators (an LLM judge) that fail for some fields -------------------------------
+# As extract-eval does: a field the judge could not score is a batch_error (with the reason),
+# left out of precision and recall and counted; the comparison goes on, and does not pass.
 
 
 def _flaky_judge(items):
@@ -318,43 +321,53 @@ def _flaky_judge(items):
     return out
 
 
-def test_a_judge_failing_for_some_fields_names_each_field_and_why(registered):
+def _batch_errors(result):
+    return [(f.path, f.reason) for f in result.fields if f.status == "batch_error"]
+
+
+def test_a_judge_failing_for_some_fields_marks_each_field_with_why(registered):
     registered("test_rel_judge", _flaky_judge, batch=True)
     actual, expected = _priced()
-    with pytest.raises(ComparatorError) as info:
-        match_json(actual, expected, metric="field_f1", fields={"items[*].price": {"comparator": "test_rel_judge"}})
-    assert str(info.value) == ("batch comparator 'test_rel_judge' gave no usable score for: "
-                               "items[1].price (RuntimeError('rate limited')); items[3].price (no answer)")
+    result = match_json(actual, expected, metric="field_f1",
+                        fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    assert _batch_errors(result) == [
+        ("items[1].price", "batch comparator 'test_rel_judge' answered RuntimeError('rate limited')"),
+        ("items[3].price", "batch comparator 'test_rel_judge' gave no answer")]
+    # 5 skus and 3 judged prices, all right; the 2 batch errors count nowhere
+    assert (result.score, result.precision, result.recall) == (1.0, 1.0, 1.0)
+    assert result.batch_errors == 2
+    assert not result.passed(0.0)  # a comparison with fields left unscored never passes
 
 
-def test_a_judge_raising_names_every_field_it_was_asked_about(registered):
+def test_a_judge_raising_marks_every_field_it_was_asked_about(registered):
     def down(items):
         raise TimeoutError("LLM API timed out")
 
     registered("test_rel_judge", down, batch=True)
     actual, expected = _priced(n=3, changed=1)
-    with pytest.raises(ComparatorError) as info:
-        match_json(actual, expected, metric="json_similarity", fields={"items[*].price": {"comparator": "test_rel_judge"}})
-    assert str(info.value) == ("batch comparator 'test_rel_judge' failed for 3 field(s) (items[0].price, "
-                               "items[1].price, items[2].price): TimeoutError: LLM API timed out")
+    result = match_json(actual, expected, metric="json_similarity",
+                        fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    why = "batch comparator 'test_rel_judge' raised TimeoutError: LLM API timed out"
+    assert _batch_errors(result) == [("items[0].price", why), ("items[1].price", why), ("items[2].price", why)]
+    assert result.score == 1.0  # the three skus, the only leaves scored, all match
 
 
-def test_a_judge_answering_too_few_fields_names_the_unanswered_ones(registered):
+def test_a_judge_answering_too_few_fields_marks_the_unanswered_ones(registered):
     registered("test_rel_judge", lambda items: [1.0, 1.0], batch=True)
     actual, expected = _priced(n=3, changed=1)
-    with pytest.raises(ComparatorError) as info:
-        match_json(actual, expected, metric="field_f1", fields={"items[*].price": {"comparator": "test_rel_judge"}})
-    assert str(info.value) == "batch comparator 'test_rel_judge' gave no usable score for: items[2].price (no answer)"
+    result = match_json(actual, expected, metric="field_f1",
+                        fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    assert _batch_errors(result) == [("items[2].price", "batch comparator 'test_rel_judge' gave no answer")]
 
 
-def test_a_judge_answering_out_of_range_names_the_field_and_value(registered):
+def test_a_judge_answering_out_of_range_marks_the_field_with_the_value(registered):
     registered("test_rel_judge", lambda items: [7.0 if i.path == "items[2].price" else 1.0 for i in items],
                batch=True)
     actual, expected = _priced(n=3, changed=1)
-    with pytest.raises(ComparatorError) as info:
-        match_json(actual, expected, metric="field_f1", fields={"items[*].price": {"comparator": "test_rel_judge"}})
-    assert str(info.value) == ("batch comparator 'test_rel_judge' gave no usable score for: items[2].price "
-                               "(comparator 'test_rel_judge' returned 7.0, outside [0, 1])")
+    result = match_json(actual, expected, metric="field_f1",
+                        fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    assert _batch_errors(result) == [
+        ("items[2].price", "comparator 'test_rel_judge' returned 7.0, outside [0, 1]")]
 
 
 @pytest.mark.parametrize(("metric", "options"), [("structural_f1", {}), ("field_f1", {"align": "hungarian"})],
@@ -370,12 +383,93 @@ def test_a_working_judge_given_through_fields_scores_paired_arrays(registered, m
 
 @pytest.mark.parametrize(("metric", "options"), [("structural_f1", {}), ("field_f1", {"align": "hungarian"})],
                          ids=["structural_f1", "field_f1-hungarian"])
-def test_a_judge_failing_inside_paired_arrays_names_the_fields(registered, metric, options):
+def test_a_judge_failing_inside_paired_arrays_marks_the_fields(registered, metric, options):
+    calls = []
+
+    def judge(items):
+        calls.append(len(items))
+        return _flaky_judge(items)
+
+    registered("test_rel_judge", judge, batch=True)
+    actual, expected = _priced()
+    result = match_json(actual, expected, metric=metric,
+                        fields={"items[*].price": {"comparator": "test_rel_judge"}}, **options)
+    errors = _batch_errors(result)
+    assert errors and all("rate limited" in why or "gave no answer" in why for _, why in errors)
+    assert all(re.fullmatch(r"items\[\d\]\.price", path) for path, _ in errors)
+    assert len(calls) == 1  # a field that failed is not asked about again on the second walk
+
+
+def test_propagate_batch_errors_taints_the_failing_judge_s_other_answers(registered):
     registered("test_rel_judge", _flaky_judge, batch=True)
     actual, expected = _priced()
-    with pytest.raises(ComparatorError) as info:
-        match_json(actual, expected, metric=metric,
-                   fields={"items[*].price": {"comparator": "test_rel_judge"}}, **options)
-    message = str(info.value)
-    assert message.startswith("batch comparator 'test_rel_judge' ")
-    assert "rate limited" in message and re.search(r"items\[\d*\]\.price", message), message
+    result = match_json(actual, expected, metric="field_f1", post_process=["propagate_batch_errors"],
+                        fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    assert [f.path for f in result.fields if f.status == "batch_error"] == [
+        f"items[{i}].price" for i in range(5)]
+    assert [f.status for f in result.fields if f.path.endswith("sku")] == ["match"] * 5  # exact: untouched
+    assert result.score == 1.0 and result.batch_errors == 5
+
+
+def test_evaluate_records_counts_batch_errors(registered):
+    registered("test_rel_judge", _flaky_judge, batch=True)
+    actual, expected = _priced()
+    run = evaluate_records([expected, expected], [actual, actual], metric="field_f1",
+                           fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    assert run.total_batch_errors == 4  # two per record
+    assert run.total_fields == 16  # 5 skus and 3 prices per record
+    agg = run.per_field["items[].price"]
+    assert (agg.match, agg.batch_error, agg.mean_score) == (6, 4, 1.0)
+    assert agg.to_dict()["batch_error"] == 4
+
+
+# -- type defaults (extract-eval's set_type_default / reset_type_defaults) --------------------------
+
+
+@pytest.fixture
+def type_defaults():
+    from pytest_jsonmatch import reset_type_defaults
+
+    yield
+    reset_type_defaults()
+
+
+def test_set_type_default_changes_inferred_and_unannotated_leaves(type_defaults):
+    from pytest_jsonmatch import annotate_schema, set_type_default
+
+    expected, actual = {"name": "Acme", "n": 100, "items": [{"sku": "ab"}]}, {"name": "ACME", "n": 100.5,
+                                                                             "items": [{"sku": "AB"}]}
+    assert match_json(actual, expected).score == 0.0
+    set_type_default("string", "normalized")
+    set_type_default("integer", {"numeric": {"abs": 1}})
+    result = match_json(actual, expected)
+    # strings fold case everywhere, the inferred array elements too; the integer 100 against
+    # 100.5 is an integer and a float: the number default (exact) still applies
+    assert [(f.path, f.status, f.comparator) for f in result.fields] == [
+        ("name", "match", "normalized"), ("n", "mismatch", "numeric"), ("items[0].sku", "match", "normalized")]
+    assert match_json({"n": 101}, {"n": 100}).score == 1.0  # two integers: within 1
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    assert annotate_schema(schema)["properties"]["name"]["x-eval-compare"] == "normalized"
+    assert match_json({"name": "ACME"}, {"name": "Acme"}, schema=schema).score == 1.0
+
+
+def test_reset_type_defaults_restores_the_built_in_ones(type_defaults):
+    from pytest_jsonmatch import reset_type_defaults, set_type_default
+
+    set_type_default("string", "levenshtein")
+    assert match_json({"a": "abcx"}, {"a": "abcd"}).score == 0.75
+    reset_type_defaults()
+    assert match_json({"a": "abcx"}, {"a": "abcd"}).score == 0.0
+
+
+@pytest.mark.parametrize("args, message", [
+    (("str", "exact"), "set_type_default: 'str' is not a JSON type; known: array, boolean, integer, null, "
+                       "number, object, string"),
+    (("string", "fuzzy"), "set_type_default('string'): unknown comparator 'fuzzy'; known comparators: "),
+])
+def test_set_type_default_checks_its_arguments(type_defaults, args, message):
+    from pytest_jsonmatch import set_type_default
+
+    with pytest.raises(ConfigError) as info:
+        set_type_default(*args)
+    assert str(info.value).startswith(message)

@@ -127,3 +127,65 @@ def test_empty_containers_everywhere_score_in_unit_interval_and_one_against_them
 def test_empty_top_level_arrays_score_one_against_themselves(metric, value):
     with within(GENEROUS):
         assert match_json(value, value, metric=metric).score == 1.0
+
+
+# -- field weights ---------------------------------------------------------------------------------
+
+
+def test_a_field_weight_counts_the_field_that_many_times():
+    expected = {"vendor": "A", "total": 10, "date": "d"}
+    actual = {"vendor": "A", "total": 11, "date": "d", "x": 1}
+    result = match_json(actual, expected, fields={"total": {"weight": 3}})
+    assert [(f.path, f.weight) for f in result.fields] == [("vendor", 1.0), ("total", 3.0), ("date", 1.0),
+                                                          ("x", 1.0)]
+    # TP = 1 + 3*0 + 1 = 2; precision over 1 + 3 + 1 + 1 (x) = 6, recall over 1 + 3 + 1 = 5
+    assert result.precision == pytest.approx(2 / 6)
+    assert result.recall == pytest.approx(2 / 5)
+    assert result.score == pytest.approx(4 / 11)  # 2 * (1/3) * (2/5) / (1/3 + 2/5)
+
+
+def test_a_weight_gives_partial_credit_its_weight_under_json_similarity():
+    result = match_json({"a": "abcx", "b": 100}, {"a": "abcd", "b": 100}, metric="json_similarity",
+                        fields={"a": {"weight": 2}})
+    # a: 1 - 1/4 = 0.75 counted twice; b: 1 once: recall (1.5 + 1) / 3
+    assert result.score == pytest.approx(2.5 / 3)
+
+
+def test_x_eval_weight_applies_to_the_field_and_every_field_below_it():
+    schema = {"type": "object", "properties": {
+        "vendor": {"type": "object", "x-eval-weight": 2, "properties": {
+            "name": {"type": "string"}, "vat": {"type": "string", "x-eval-weight": 5}}},
+        "note": {"type": "string"}}}
+    result = match_json({"vendor": {"name": "B", "vat": "V"}, "note": "n"},
+                        {"vendor": {"name": "A", "vat": "V"}, "note": "n"}, schema=schema)
+    assert [(f.path, f.status, f.weight) for f in result.fields] == [
+        ("vendor.name", "mismatch", 2.0), ("vendor.vat", "match", 5.0), ("note", "match", 1.0)]
+    assert result.score == pytest.approx(6 / 8)  # TP 5 + 1 over 2 + 5 + 1 on both sides
+
+
+def test_fields_weight_wins_over_x_eval_weight_and_reaches_array_elements():
+    schema = {"type": "object", "properties": {"items": {"type": "array", "items": {
+        "type": "object", "properties": {"sku": {"type": "string", "x-eval-weight": 4}}}}}}
+    result = match_json({"items": [{"sku": "a"}, {"sku": "x"}]}, {"items": [{"sku": "a"}, {"sku": "b"}]},
+                        schema=schema, fields={"items[1].sku": {"weight": 0}})
+    assert [(f.path, f.weight) for f in result.fields] == [("items[0].sku", 4.0), ("items[1].sku", 0.0)]
+    assert result.score == 1.0  # the wrong sku weighs nothing: TP 4 over 4
+
+
+@pytest.mark.parametrize("bad", [-1, "3", True, float("inf")])
+def test_a_weight_must_be_a_number_at_least_zero(bad):
+    from pytest_jsonmatch import ConfigError, SchemaError
+
+    with pytest.raises(ConfigError) as info:
+        match_json({"a": 1}, {"a": 1}, fields={"a": {"weight": bad}})
+    assert str(info.value) == f"fields['a']: weight must be a number >= 0, not {bad!r}"
+    schema = {"type": "object", "properties": {"a": {"type": "integer", "x-eval-weight": bad}}}
+    with pytest.raises(SchemaError) as info:
+        match_json({"a": 1}, {"a": 1}, schema=schema)
+    assert str(info.value) == f"schema node a: x-eval-weight must be a number >= 0, not {bad!r}"
+
+
+@pytest.mark.parametrize("metric", ALL_METRICS)
+def test_without_weights_every_field_weighs_one(metric):
+    result = match_json(ACTUAL, EXPECTED, metric=metric)
+    assert {f.weight for f in result.fields} == {1.0}

@@ -107,10 +107,10 @@ def test_unknown_string_evaluator_is_a_config_error_listing_known_names():
 
 def test_an_unknown_string_evaluator_lists_the_comparators():
     with pytest.raises(ConfigError) as info:
-        match_json({"a": "x"}, {"a": "x"}, metric="structural_f1", string_evaluator="cosine")
+        match_json({"a": "x"}, {"a": "x"}, metric="structural_f1", string_evaluator="cosinus")
     message = str(info.value)
     # names the option, then the comparator and what is known
-    assert message.startswith("string_evaluator: unknown comparator 'cosine'; known comparators: ")
+    assert message.startswith("string_evaluator: unknown comparator 'cosinus'; known comparators: ")
     _assert_lists_builtin_comparators(message)
 
 

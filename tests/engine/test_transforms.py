@@ -91,3 +91,37 @@ def test_transform_in_fields_option():
     result = match_json({"a": "HELLO"}, {"a": "hello"}, metric="field_f1",
                         fields={"a": {"transform": ["lowercase"]}})
     assert result.score == 1.0
+
+
+# -- type_convert (extract-eval's) ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("to, expected, actual, type_, status", [
+    ("str", "7", 7, "string", "match"),           # str(7)
+    ("str", "True", True, "string", "match"),     # Python's str: True, not true
+    ("str", "true", True, "string", "mismatch"),
+    ("int", 42, "42", "integer", "match"),
+    ("int", 42, " 42 ", "integer", "match"),      # int() ignores surrounding spaces
+    ("int", 2, 2.9, "integer", "match"),          # int() truncates
+    ("int", 2, "2.5", "integer", "mismatch"),     # int("2.5") fails: the value stays "2.5"
+    ("float", 1.5, "1.5", "number", "match"),
+    ("float", 1.0, "nan", "number", "mismatch"),  # not a JSON number: left as it is
+    ("bool", True, "TRUE", "boolean", "match"),
+    ("bool", False, 0, "boolean", "match"),
+    ("bool", True, "yes", "boolean", "mismatch"),  # only true/false/1/0
+])
+def test_type_convert_converts_both_sides(to, expected, actual, type_, status):
+    assert leaf(actual, expected, transform=[{"type_convert": {"to": to}}], type_=type_)[0] == status
+
+
+@pytest.mark.parametrize("params, message", [
+    ({}, "transform 'type_convert': to must be one of bool, float, int, str, not None"),
+    ({"to": "date"}, "transform 'type_convert': to must be one of bool, float, int, str, not 'date'"),
+    ({"to": "int", "base": 2}, "transform 'type_convert' knows only 'to', got ['base']"),
+])
+def test_type_convert_parameters_are_checked(params, message):
+    from pytest_jsonmatch import SchemaError
+
+    with pytest.raises(SchemaError) as info:
+        leaf("1", 1, transform=[{"type_convert": params}], type_="integer")
+    assert str(info.value) == f"schema node v: {message}"
