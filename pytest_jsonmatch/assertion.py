@@ -13,9 +13,9 @@ from typing import Any
 
 from . import recording
 from .engine.config import unit_number
-from .engine.errors import JsonMatchError
+from .engine.errors import ComparatorError, JsonMatchError
 from .engine.match import match_json
-from .engine.results import SCORE_EPSILON, SKIPPED, FieldResult, MatchResult
+from .engine.results import BATCH_ERROR, SCORE_EPSILON, SKIPPED, FieldResult, MatchResult
 from .engine.values import MISSING
 
 # How many fields (and pairings) a failure message lists, by verbosity: -v raises it.
@@ -94,9 +94,25 @@ def compare_and_record(actual: Any, expected: Any, metric: str | None, threshold
                                            repeat=repeat, source=source, recording=recorded))
         # the message says it all: raised from here, not from deep inside the engine
         raise exc.with_traceback(None) from None
+    if result.batch_errors:
+        # a judge that failed is not a low score: the comparison is an error, not a failure
+        exc = ComparatorError(batch_error_message(result))
+        recording.record(recording.Outcome(result.metric, limit, error=recording.one_line(exc),
+                                           repeat=repeat, source=source, recording=recorded))
+        raise exc
     recording.record(recording.Outcome(result.metric, limit, result, result.passed(limit),
                                        repeat=repeat, source=source, recording=recorded))
     return result, limit
+
+
+def batch_error_message(result: MatchResult) -> str:
+    """What a comparison with fields a batch comparator could not score says: how many, the
+    comparators and their reasons, and the first paths."""
+    failed = [fr for fr in result.fields if fr.status == BATCH_ERROR]
+    reasons = sorted({fr.reason or f"batch comparator {fr.comparator!r} failed" for fr in failed})
+    paths = ", ".join(fr.display_path for fr in failed[:5]) + (", ..." if len(failed) > 5 else "")
+    noun = "field" if len(failed) == 1 else "fields"
+    return f"{result.metric}: {len(failed)} {noun} could not be scored ({'; '.join(reasons)}) at {paths}"
 
 
 def failure(result: MatchResult, threshold: float, verbosity: int) -> AssertionError:

@@ -7,6 +7,7 @@ the controller aggregates, prints, writes the report and judges the gates.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
 
 _SESSION = "jsonmatch-session"
 _PREVIOUS_DEFAULTS = pytest.StashKey[recording.Defaults]()
-_REGISTRY_BEFORE = pytest.StashKey[dict[str, set[str]]]()
+_REGISTRY_BEFORE = pytest.StashKey[Any]()  # the registry's state at start (None: not loaded)
+_REGISTRY_MODULE = "pytest_jsonmatch.engine.registry"
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -54,6 +56,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     settings = read_settings(config)
     config.stash[_PREVIOUS_DEFAULTS] = recording.set_defaults(settings.defaults)
+    config.stash[_REGISTRY_BEFORE] = _registry_state()
     config.pluginmanager.register(JsonmatchSession(config, settings), _SESSION)
     config.pluginmanager.register(_Registrar(config), "jsonmatch-registrar")
 
@@ -64,19 +67,22 @@ class _Registrar:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        self.called = False
 
     def pytest_plugin_registered(self, plugin: Any) -> None:
         config = self.config
-        if _REGISTRY_BEFORE not in config.stash and hasattr(plugin, "pytest_jsonmatch_register"):
+        if not self.called and hasattr(plugin, "pytest_jsonmatch_register"):
             from .engine.registry import REGISTRY
 
-            config.stash[_REGISTRY_BEFORE] = _registry_names(REGISTRY)
+            self.called = True
             config.hook.pytest_jsonmatch_register.call_historic(kwargs={"registry": REGISTRY})
 
 
-def _registry_names(registry: Any) -> dict[str, set[str]]:
-    return {"comparators": set(registry.comparator_names), "transforms": set(registry.transform_names),
-            "metrics": set(registry.metrics), "post_processors": set(registry.post_processors)}
+def _registry_state() -> Any:
+    """The engine registry's state, when the engine is loaded (it loads on first use: a
+    registry loaded later starts from its built-ins, which is what undoing restores)."""
+    module = sys.modules.get(_REGISTRY_MODULE)
+    return module.REGISTRY.state() if module is not None else None
 
 
 @pytest.hookimpl(trylast=True)
@@ -84,18 +90,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     previous = config.stash.get(_PREVIOUS_DEFAULTS, None)
     if previous is not None:
         recording.set_defaults(previous)
-    before = config.stash.get(_REGISTRY_BEFORE, None)
-    if before is not None:
-        # undo what this session registered, so that a session run inside a test
-        # (pytester) leaves the process as it found it
-        from .engine.registry import REGISTRY
-
-        for kind, names in _registry_names(REGISTRY).items():
-            for name in names - before[kind]:
-                if kind == "metrics":
-                    REGISTRY.metrics.pop(name, None)
-                else:
-                    REGISTRY.unregister(name)
+    module = sys.modules.get(_REGISTRY_MODULE)
+    if module is not None and _REGISTRY_BEFORE in config.stash:
+        # undo what this session registered (names, type defaults, embedders), so that a
+        # session run inside a test (pytester) leaves the process as it found it
+        before = config.stash[_REGISTRY_BEFORE]
+        module.REGISTRY.restore(before if before is not None else module.Registry().state())
 
 
 @pytest.fixture

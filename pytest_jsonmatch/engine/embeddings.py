@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +87,20 @@ class Embedders:
     def unregister(self, name: str) -> None:
         self._named.pop(name, None)
         self._handles.pop(name, None)
+
+    def state(self) -> dict[str, Embedder]:
+        """The registered embedders (see Registry.state)."""
+        return dict(self._named)
+
+    def restore(self, named: Mapping[str, Embedder]) -> None:
+        """Back to ``named``: handles of names registered since are dropped (the built-in
+        models' handles, and what they loaded, are kept)."""
+        for name in set(self._named) - set(named):
+            self._handles.pop(name, None)
+        for name, embed in named.items():
+            if self._named.get(name) is not embed:
+                self._handles.pop(name, None)
+        self._named = dict(named)
 
     @property
     def names(self) -> list[str]:

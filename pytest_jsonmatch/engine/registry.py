@@ -60,6 +60,19 @@ def check_score(name: str, value: Any) -> float:
     return score
 
 
+@dataclass(frozen=True)
+class RegistryState:
+    """A registry's names and type defaults at one moment (see :meth:`Registry.state`)."""
+
+    comparators: Mapping[str, Any]
+    transforms: Mapping[str, Any]
+    metrics: Mapping[str, Any]
+    post_processors: Mapping[str, Any]
+    batch_fns: Mapping[str, Any]
+    type_defaults: Mapping[str, Any]
+    embedders: Mapping[str, Any]
+
+
 class Registry:
     def __init__(self) -> None:
         self._comparators: dict[str, Callable[[Mapping[str, Any] | None], BoundComparator]] = dict(
@@ -187,6 +200,31 @@ class Registry:
             del self.metrics[name]
         self._batch_fns.pop(name, None)
         self.embedders.unregister(name)
+        self._bound.clear()
+        self._bound_transforms.clear()
+        self.generation += 1
+
+    # -- a session's registrations, undone ---------------------------------------------
+
+    def state(self) -> RegistryState:
+        """Every name registered and every type default, as they are now: :meth:`restore`
+        puts them back (a pytest session, which may run inside a test, leaves the process's
+        registry as it found it)."""
+        return RegistryState(dict(self._comparators), dict(self._transforms), dict(self.metrics),
+                             dict(self.post_processors), dict(self._batch_fns),
+                             dict(self._type_defaults), self.embedders.state())
+
+    def restore(self, state: RegistryState) -> None:
+        """Undo every registration and type default made since ``state`` was taken. Built-in
+        metrics registered since (their module loads on first use) stay."""
+        builtin_metrics = {name: self.metrics[name] for name in self._builtin_metrics}
+        self._comparators = dict(state.comparators)
+        self._transforms = dict(state.transforms)
+        self.metrics = {**state.metrics, **builtin_metrics}
+        self.post_processors = dict(state.post_processors)
+        self._batch_fns = dict(state.batch_fns)
+        self._type_defaults = dict(state.type_defaults)
+        self.embedders.restore(state.embedders)
         self._bound.clear()
         self._bound_transforms.clear()
         self.generation += 1

@@ -165,3 +165,31 @@ def test_a_threshold_of_zero_or_one_and_ints_are_fine():
 
     assert assert_json_match({"a": 1}, {"a": 1}, threshold=1).score == 1.0
     assert assert_json_match({"a": 2}, {"a": 1}, threshold=0).score == 0.0
+
+
+JUDGE_DOWN_TEST = """
+import pytest
+from pytest_jsonmatch import assert_json_match, register_comparator
+
+def down(items):
+    raise TimeoutError("LLM API timed out")
+
+register_comparator("judge_down", down, batch=True)
+
+def test_judged():
+    assert_json_match({"a": "x", "b": "y", "c": "z"}, {"a": "x", "b": "y", "c": "z"},
+                      metric="field_f1", threshold=0.0, fields={"b": {"comparator": "judge_down"}})
+"""
+
+
+def test_a_batch_comparator_that_fails_makes_the_comparison_an_error_not_a_score(pytester):
+    # even at threshold 0, and with the other fields right, an unscored field is not a pass:
+    # the case is an error in the summary, and the message names the field and the reason
+    pytester.makepyfile(JUDGE_DOWN_TEST)
+    result = pytester.runpytest(*ARGS)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*ComparatorError: field_f1: 1 field could not be scored (batch comparator 'judge_down' "
+        "raised TimeoutError: LLM API timed out) at b",
+        "field_f1*1*0*0*1*",  # cases 1, pass 0, fail 0, error 1
+    ])

@@ -48,3 +48,27 @@ def test_conftest_registers_comparators_and_sees_every_result(pytester):
 
     assert "always_half" not in REGISTRY.comparator_names
     assert "always_one" not in REGISTRY.comparator_names
+
+
+def test_type_defaults_embedders_and_names_a_test_module_sets_are_undone_at_session_end(pytester):
+    # registrations made anywhere in a session (a test module at import, not only the hook),
+    # and field_f1's type defaults, are put back when the session ends
+    from pytest_jsonmatch import REGISTRY, match_json
+
+    before = match_json({"a": "x"}, {"a": "X"}, metric="field_f1").score
+    assert before == 0.0  # strings compare exactly by default
+    pytester.makepyfile("""
+        from pytest_jsonmatch import REGISTRY, match_json, register_comparator
+
+        REGISTRY.set_type_default("string", "normalized")
+        REGISTRY.register_embedder("toy_embedder", lambda texts: [[1.0, 0.0] for _ in texts])
+        register_comparator("module_level", lambda e, a, params: 1.0)
+
+        def test_inside():
+            assert match_json({"a": "x"}, {"a": "X"}, metric="field_f1").score == 1.0
+    """)
+    pytester.runpytest_inprocess(*ARGS).assert_outcomes(passed=1)
+    assert match_json({"a": "x"}, {"a": "X"}, metric="field_f1").score == 0.0
+    assert REGISTRY.type_default("string") == "exact"
+    assert "module_level" not in REGISTRY.comparator_names
+    assert "toy_embedder" not in REGISTRY.embedders.names
