@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .engine.errors import CaseFileError
-from .safe_yaml import parse_yaml
+from .engine.safe_yaml import parse_yaml
 
 
 @dataclass(frozen=True)
@@ -258,7 +258,7 @@ def apply_updates(updates: Sequence[Mapping[str, Any]]) -> tuple[list[str], list
     from pathlib import Path
 
     from .atomic import write_atomic
-    from .safe_yaml import read_text
+    from .engine.safe_yaml import read_text
 
     by_file: dict[str, list[Mapping[str, Any]]] = {}
     for update in updates:

@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from . import recording, recordings
+from . import case_marks, recording, recordings
 from .engine.errors import CaseFileError, JsonMatchError
-from .safe_yaml import item_nodes, key_lines, line_of, read_yaml
+from .engine.files import not_regular, read_regular_text
+from .engine.safe_yaml import item_nodes, key_lines, line_of, read_yaml
 
 CASE_SUFFIXES = (".jsonmatch.yaml", ".jsonmatch.yml")
 DEFAULTS_NAMES = ("jsonmatch.yaml", "jsonmatch.yml")
@@ -131,8 +132,9 @@ class _Where:
         resolved = (self.path.parent / value).resolve()
         if not resolved.is_relative_to(self.root):
             raise self.error(line, f"{what} {value!r} points outside the test root {str(self.root)!r}")
-        if resolved.is_dir():
-            raise self.error(line, f"{what} {value!r} is a folder, not a file ({str(resolved)!r})")
+        kind = not_regular(resolved)
+        if kind is not None:
+            raise self.error(line, f"{what} {value!r} is not a regular file ({kind}: {str(resolved)!r})")
         if not resolved.is_file():
             raise self.error(line, f"{what} {value!r} does not exist (looked for {str(resolved)!r})")
         return resolved
@@ -320,103 +322,10 @@ def _case(data: Mapping[str, Any], lines: Mapping[str, int], line: int, where: _
 
 
 def _marks(spec: Any, line: int, where: _Where, prefix: str = "") -> tuple[Any, ...]:
-    """``[slow, xfail]``, ``{xfail: {reason: ...}}`` or a list mixing both, as pytest marks.
-    A mapping's value is the mark's keyword arguments (a mapping), its arguments (a list)
-    or its one argument. pytest's own marks have their arguments checked (``_BUILTIN_MARKS``)
-    so that nothing in a case file runs as code."""
-    if spec is None:
-        return ()
-    items: list[tuple[Any, Any]] = []
-    for entry in spec if isinstance(spec, list) else [spec]:
-        if isinstance(entry, Mapping):
-            items.extend(entry.items())
-        else:
-            items.append((entry, None))
-    out = []
-    for name, value in items:
-        if not isinstance(name, str) or not name.isidentifier():
-            raise where.error(line, f"{prefix}marks are names or {{name: arguments}}, not {name!r}")
-        if isinstance(value, Mapping):
-            args, kwargs = (), dict(value)
-        elif isinstance(value, list):
-            args, kwargs = tuple(value), {}
-        else:
-            args, kwargs = (() if value is None else (value,)), {}
-        if name in _BUILTIN_MARKS:
-            problem = _mark_problem(name, args, kwargs)
-            if problem:
-                raise where.error(line, f"{prefix}mark {name!r}: {problem}")
-        out.append(getattr(pytest.mark, name)(*args, **kwargs) if args or kwargs
-                   else getattr(pytest.mark, name))
-    return tuple(out)
-
-
-# pytest's marks that act on a test, with the arguments a case file may give them: positional
-# parameters in order, then the rest by keyword, each with the check its value must pass.
-# What is left out is what pytest would run as code: string conditions of skipif/xfail (it
-# evaluates them as Python), xfail's raises (an exception class) and a filterwarnings category
-# outside the builtins (pytest imports the module it names). Marks of other names (smoke, slow,
-# a plugin's) are plain labels and pass their arguments through as data.
-_BUILTIN_MARKS: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, Callable[[Any], bool]]]]] = {
-    "skip": (("reason",), {"reason": ("a string", lambda v: isinstance(v, str))}),
-    "skipif": (("condition",), {
-        "condition": ("true or false (pytest would run a string condition as Python)",
-                      lambda v: isinstance(v, bool)),
-        "reason": ("a string", lambda v: isinstance(v, str))}),
-    "xfail": (("condition",), {
-        "condition": ("true or false (pytest would run a string condition as Python)",
-                      lambda v: isinstance(v, bool)),
-        "reason": ("a string", lambda v: isinstance(v, str)),
-        "strict": ("true or false", lambda v: isinstance(v, bool)),
-        "run": ("true or false", lambda v: isinstance(v, bool))}),
-    "filterwarnings": ((), {}),  # positional filters only, each checked by _warning_filter_problem
-    "usefixtures": ((), {}),  # positional fixture names (the project's own code, named not given)
-}
-
-
-def _mark_problem(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
-    """What is wrong with the arguments given to one of pytest's marks, or None."""
-    if name in ("filterwarnings", "usefixtures"):
-        if kwargs:
-            return f"takes strings only, not {', '.join(map(repr, kwargs))}"
-        for arg in args:
-            if not isinstance(arg, str):
-                return f"takes strings, not {arg!r}"
-            problem = _warning_filter_problem(arg) if name == "filterwarnings" else None
-            if problem:
-                return problem
-        return None
-    positional, checks = _BUILTIN_MARKS[name]
-    if len(args) > len(positional):
-        return f"takes at most {len(positional)} argument(s) in a list, not {len(args)}"
-    given = dict(zip(positional, args))
-    for key, value in kwargs.items():
-        if key not in checks:
-            return f"unknown argument {key!r}; known: {', '.join(checks)}"
-        if key in given:
-            return f"{key!r} given twice"
-        given[key] = value
-    for key, value in given.items():
-        what, ok = checks[key]
-        if not ok(value):
-            return f"{key} must be {what}, not {value!r}"
-    return None
-
-
-def _warning_filter_problem(spec: str) -> str | None:
-    """A ``filterwarnings`` entry is refused when its category (the third field) is not one of
-    Python's builtin warnings: pytest would import the module it names to find the class."""
-    import builtins
-
-    fields = spec.split(":")
-    category = fields[2].strip() if len(fields) > 2 else ""
-    if not category:
-        return None
-    found = getattr(builtins, category, None)
-    if isinstance(found, type) and issubclass(found, Warning):
-        return None
-    return (f"warning category {category!r} is not a builtin warning; a case file may not name "
-            f"a module for pytest to import (use a filterwarnings ini entry or conftest.py)")
+    try:
+        return case_marks.marks_from(spec)
+    except case_marks.MarkError as exc:
+        raise where.error(line, f"{prefix}{exc}") from None
 
 
 # -- targets ----------------------------------------------------------------------------------
@@ -431,13 +340,7 @@ def produce_output(case: GoldenCase, config: pytest.Config, repeat: int = 0, run
         return case.actual, "case", ""
     if case.source == "actual_file":
         assert case.actual_file is not None
-        try:
-            return case.actual_file.read_bytes().decode("utf-8-sig"), "case", ""
-        except OSError as exc:
-            raise CaseFileError(f"cannot read actual_file {str(case.actual_file)!r}: {exc.strerror}") from None
-        except UnicodeDecodeError as exc:
-            raise CaseFileError(f"actual_file {str(case.actual_file)!r} is not valid UTF-8 "
-                                f"(byte {exc.start})") from None
+        return read_regular_text(case.actual_file, "actual_file", CaseFileError), "case", ""
     if record == "off":
         return call_target(case, config), "live", ""
     path = recordings.recording_path(case.path, case.id, repeat, runs)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from ..engine.errors import JsonMatchError
 
-class InputError(Exception):
+
+class InputError(JsonMatchError):
     """A file, a record or an argument the command cannot use. The message names where
     (file, line or record, JSON path) and what is wrong, in one line."""

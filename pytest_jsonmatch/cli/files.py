@@ -4,13 +4,12 @@ YAML settings file, ``KEY=VALUE`` options. Every failure is an InputError naming
 from __future__ import annotations
 
 import json
-import os
-import stat
 import sys
 from pathlib import Path
 from typing import Any
 
 from ..engine.errors import JsonMatchError
+from ..engine.files import read_regular
 from .errors import InputError
 
 MAX_INPUT_BYTES = 512 * 1024 * 1024  # one document (a pair side, a settings file)
@@ -30,14 +29,7 @@ def read_bytes(path: str) -> bytes:
             raise InputError("<stdin>: there is no standard input to read")
         data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
     else:
-        try:
-            with open(path, "rb", opener=lambda p, flags: os.open(p, flags | os.O_NONBLOCK)) as fh:
-                info = os.fstat(fh.fileno())
-                if not stat.S_ISREG(info.st_mode):
-                    raise InputError(f"{path}: not a regular file")
-                data = fh.read(MAX_INPUT_BYTES + 1)
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        data = read_regular(path, "file", InputError, MAX_INPUT_BYTES)
     if len(data) > MAX_INPUT_BYTES:
         raise InputError(f"{shown(path)}: larger than {MAX_INPUT_BYTES // 2**20} MB")
     return data
@@ -101,7 +93,7 @@ def read_settings(path: str, what: str) -> Any:
 
 
 def _read_yaml(path: str, what: str) -> Any:
-    from ..safe_yaml import read_yaml
+    from ..engine.safe_yaml import read_yaml
 
     if path == STDIN:
         raise InputError(f"the {what} cannot be read from standard input as YAML; give a file")

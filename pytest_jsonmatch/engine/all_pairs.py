@@ -18,6 +18,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .numbers import is_float_number
 from .values import canonical_key, is_number
 
 MatrixFn = Callable[[Sequence[Any], Sequence[Any]], Any]
@@ -121,11 +122,13 @@ def windowed(e: Any, a: Any, halfwidth: Any, pair_score: Callable[[Any, Any], An
 # -- typed blocks: one vectorised call for the values a comparator takes --------------------
 
 
-def typed_block(accepts: Callable[[Any], bool], block: Callable[[list[Any], list[Any]], Any]
-                ) -> MatrixFn:
+def typed_block(accepts: Callable[[Any], bool], block: Callable[[list[Any], list[Any]], Any],
+                pair: Callable[[Any, Any], float] | None = None,
+                also: Callable[[Any], bool] | None = None) -> MatrixFn:
     """A matrix function scoring the values ``accepts`` takes with one vectorised ``block``
     call. Every built-in comparator scores other pairs by exact JSON equality, so those
-    come from one equality matrix, not a Python loop."""
+    come from one equality matrix, not a Python loop; values ``also`` picks out among them
+    (numbers a float cannot hold) are scored by ``pair`` against everything instead."""
 
     def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
         rows = [i for i, v in enumerate(expected) if accepts(v)]
@@ -135,15 +138,23 @@ def typed_block(accepts: Callable[[Any], bool], block: Callable[[list[Any], list
         out = exact_matrix(expected, actual)
         if rows and cols:
             out[np().ix_(rows, cols)] = block([expected[i] for i in rows], [actual[j] for j in cols])
+        if pair is not None and also is not None:
+            for i, e in enumerate(expected):
+                if also(e):
+                    out[i, :] = [pair(e, a) for a in actual]
+            for j, a in enumerate(actual):
+                if also(a):
+                    out[:, j] = [pair(e, a) for e in expected]
         return out
 
     return matrix
 
 
-def numbers_matrix(fn: Callable[[Any, Any], Any], halfwidth: Callable[[Any], Any] | None = None
-                   ) -> MatrixFn:
+def numbers_matrix(fn: Callable[[Any, Any], Any], pair: Callable[[Any, Any], float],
+                   halfwidth: Callable[[Any], Any] | None = None) -> MatrixFn:
     """Vectorise ``fn`` (elementwise on expected and actual floats) over the numbers; with
-    ``halfwidth``, only pairs within that distance of the expected value can score."""
+    ``halfwidth``, only pairs within that distance of the expected value can score. A pair
+    with a number no float holds (a huge integer) is scored by ``pair``, exactly."""
 
     def block(e: list[Any], a: list[Any]) -> Any:
         ev, av = np().array(e, dtype=float), np().array(a, dtype=float)
@@ -151,7 +162,11 @@ def numbers_matrix(fn: Callable[[Any, Any], Any], halfwidth: Callable[[Any], Any
             return fn(ev[:, None], av[None, :])
         return windowed(ev, av, halfwidth(ev), fn)
 
-    return typed_block(is_number, block)
+    return typed_block(is_float_number, block, pair, _beyond_float)
+
+
+def _beyond_float(value: Any) -> bool:
+    return is_number(value) and not is_float_number(value)
 
 
 def strings_matrix(fn: Callable[[list[str], list[str]], Any]) -> MatrixFn:
@@ -261,10 +276,10 @@ def relative_block(e: Any, a: Any) -> Any:
     return np().where(zero_e, (np().abs(a) <= ZERO).astype(float), ratio)
 
 
-def threshold_forms(t: float, w: float, within: Callable[[float], float]
-                    ) -> tuple[MatrixFn, AddScoresFn]:
+def threshold_forms(t: float, w: float, within: Callable[[float], float],
+                    pair: Callable[[Any, Any], float]) -> tuple[MatrixFn, AddScoresFn]:
     """structeval's threshold numbers (score ``within(d)`` for ``d = |e - a| <= t``, else 0):
-    the matrix and the add_scores form."""
+    the matrix and the add_scores form. ``pair`` scores one pair (numbers no float holds)."""
     power = float("inf") if w == 0 else 1.0 / w
 
     def pair_score(e: Any, a: Any) -> Any:
@@ -276,6 +291,12 @@ def threshold_forms(t: float, w: float, within: Callable[[float], float]
 
     def add_scores(xs: Sequence[Any], ys: Sequence[Any], rows: Sequence[int],
                    cols: Sequence[int], tp: list[list[float]]) -> None:
+        if not (all(map(is_float_number, xs)) and all(map(is_float_number, ys))):
+            for i, x in zip(rows, xs):  # a huge integer: pair by pair, exactly
+                row = tp[i]
+                for j, y in zip(cols, ys):
+                    row[j] += pair(x, y)
+            return
         if len(ys) <= _SCAN_ALL:
             actual = [(j, float(y)) for j, y in zip(cols, ys)]
             for i, x in zip(rows, xs):
@@ -300,4 +321,4 @@ def threshold_forms(t: float, w: float, within: Callable[[float], float]
                 if d <= t:
                     row[j] += within(d)
 
-    return numbers_matrix(pair_score, lambda e: np().full(len(e), t)), add_scores
+    return numbers_matrix(pair_score, pair, lambda e: np().full(len(e), t)), add_scores

@@ -21,6 +21,7 @@ from .edit_distance import levenshtein_similarity
 from .embeddings import DEFAULT_EMBEDDER, Embedders
 from .errors import ComparatorError, ConfigError, JsonMatchError, ParseError
 from .paths import display_path
+from .numbers import gap, is_finite_number, is_float_number, relative_gap
 from .transforms import without_marks
 from .values import OBJECT, STRING, ARRAY, canonical_key, is_number, json_equal, json_type
 
@@ -66,7 +67,7 @@ def check_params(name: str, params: Mapping[str, Any] | None, allowed: set[str])
 
 
 def _number_param(name: str, key: str, value: Any, minimum: float = 0.0) -> float:
-    if not is_number(value) or not math.isfinite(value) or value < minimum:
+    if not is_finite_number(value) or value < minimum:
         raise ConfigError(f"comparator {name!r}: {key} must be a number >= {minimum}, not {value!r}")
     return float(value)
 
@@ -158,7 +159,7 @@ def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
     if abs_tol is None and rel_tol is None and not coerce:
         # the default: equal by value, the most common case by far
         return BoundComparator("numeric", _numeric_exact, all_pairs.numbers_matrix(
-            lambda expected, actual: (expected == actual).astype(float),
+            lambda expected, actual: (expected == actual).astype(float), _numeric_exact,
             lambda expected: all_pairs.np().zeros(len(expected))),
             params=dict(params or {}), add_scores=all_pairs.exact_pairs)
 
@@ -178,8 +179,20 @@ def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
         if coerce:
             expected, actual = _coerce_number(expected), _coerce_number(actual)
         if is_number(expected) and is_number(actual):
-            return 1.0 if within(float(expected), float(actual)) else 0.0
+            if is_float_number(expected) and is_float_number(actual):
+                return 1.0 if within(float(expected), float(actual)) else 0.0
+            return 1.0 if within_exactly(expected, actual) else 0.0
         return 1.0 if json_equal(expected, actual) else 0.0
+
+    def within_exactly(expected: Any, actual: Any) -> bool:
+        """``within`` for a pair a float cannot hold (an integer beyond float range)."""
+        if expected == actual:
+            return True
+        diff = gap(expected, actual)
+        ok = abs_tol is None or diff <= abs_tol
+        if rel_tol is not None:
+            ok = ok and (relative_gap(expected, actual) if expected != 0 else diff) <= rel_tol
+        return ok
 
     def halfwidth(expected: Any) -> Any:
         np = all_pairs.np()
@@ -193,7 +206,7 @@ def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
 
     matrix = None if coerce else all_pairs.numbers_matrix(
         lambda expected, actual: all_pairs.np().asarray(within(expected, actual), dtype=float),
-        halfwidth)
+        score, halfwidth)
     return BoundComparator("numeric", score, matrix, params=dict(params or {}))
 
 
@@ -257,16 +270,21 @@ def bind_jaccard(params: Mapping[str, Any] | None = None) -> BoundComparator:
 
 def _relative(expected: Any, actual: Any) -> float:
     if is_number(expected) and is_number(actual):
-        e, a = float(expected), float(actual)
-        if abs(e) <= all_pairs.ZERO:
-            return 1.0 if abs(a) <= all_pairs.ZERO else 0.0
-        return max(0.0, 1.0 - abs(e - a) / abs(e))
+        if is_float_number(expected) and is_float_number(actual):
+            e, a = float(expected), float(actual)
+            if abs(e) <= all_pairs.ZERO:
+                return 1.0 if abs(a) <= all_pairs.ZERO else 0.0
+            return max(0.0, 1.0 - abs(e - a) / abs(e))
+        if expected == 0:  # and actual beyond float range
+            return 0.0
+        return max(0.0, 1.0 - relative_gap(expected, actual))
     return _exact(expected, actual)
 
 
 def bind_relative(params: Mapping[str, Any] | None = None) -> BoundComparator:
     check_params("relative", params, set())
-    return BoundComparator("relative", _relative, all_pairs.numbers_matrix(all_pairs.relative_block))
+    return BoundComparator("relative", _relative,
+                           all_pairs.numbers_matrix(all_pairs.relative_block, _relative))
 
 
 # -- threshold number (structeval): d > t -> 0, else 1 - (d / t) ** (1 / w) -------------------
@@ -286,11 +304,11 @@ def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
 
     def score(expected: Any, actual: Any) -> float:
         if is_number(expected) and is_number(actual):
-            d = abs(float(expected) - float(actual))
+            d = gap(expected, actual)
             return 0.0 if d > t else within(d)
         return _exact(expected, actual)
 
-    matrix, add_scores = all_pairs.threshold_forms(t, w, within)
+    matrix, add_scores = all_pairs.threshold_forms(t, w, within, score)
     return BoundComparator("threshold", score, matrix, params={"threshold": t, "weighting": w},
                            add_scores=add_scores)
 

@@ -8,7 +8,6 @@ schema tree, and returns the configuration the walk reads.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -17,6 +16,7 @@ from typing import Any
 from .comparators import BoundComparator
 from .errors import ConfigError, known_names, shown
 from .field_spec import ORDERED, Align, FieldSpec, parse_align
+from .numbers import is_finite_number
 from .paths import PathPattern, index_segment, key_segment, path_tokens
 from .registry import REGISTRY, Binder, Registry
 from .schema import (SchemaNode, SchemaReader, infer_node, parse_schema, parse_transforms,
@@ -316,13 +316,6 @@ class Metric:
     prepare: Callable[[WalkConfig, Any, Any], tuple[Any, Any]] | None = None
 
 
-def is_finite_number(value: Any) -> bool:
-    """An int (any size) or a finite float; never a boolean."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return isinstance(value, int) or math.isfinite(value)
-
-
 def unit_number(value: Any, what: str) -> float:
     """``value`` as a float in [0, 1], or ConfigError naming ``what``."""
     if not is_finite_number(value) or not 0 <= value <= 1:
@@ -366,19 +359,27 @@ def _check_options(metric: Metric, options: Mapping[str, Any]) -> None:
             f"unknown option {', '.join(map(repr, sorted(unknown)))} for metric {metric.name!r}; "
             f"known options: {known_names(metric.options)}")
     if "beta" in options and (not is_finite_number(options["beta"]) or options["beta"] <= 0):
-        raise ConfigError(f"beta must be a positive number, not {options['beta']!r}")
+        raise ConfigError(f"beta must be a positive number, not {shown(options['beta'])}")
 
 
 def field_rules(opts: Mapping[str, Any], registry: Registry | Binder) -> tuple[FieldRule, ...]:
     """The rules of the ``ignore`` and ``fields`` options, ``ignore`` first, in order."""
-    ignore = opts.get("ignore") or ()
-    if isinstance(ignore, str):
+    ignore = opts.get("ignore")
+    if ignore is None:
+        ignore = ()
+    elif isinstance(ignore, str):
         ignore = [ignore]
+    elif not isinstance(ignore, (list, tuple)) or not all(isinstance(p, str) for p in ignore):
+        raise ConfigError(f"ignore must be a path pattern or a list of them, not {shown(ignore)}")
     rules = [FieldRule(PathPattern(pattern), FieldSpec(skip=True)) for pattern in ignore]
-    fields = opts.get("fields") or {}
+    fields = opts.get("fields")
+    if fields is None:
+        fields = {}
     if not isinstance(fields, Mapping):
-        raise ConfigError(f"fields must map path patterns to settings, not {type(fields).__name__}")
+        raise ConfigError(f"fields must map path patterns to settings, not {shown(fields)}")
     for pattern, settings in fields.items():
+        if not isinstance(pattern, str):
+            raise ConfigError(f"fields: a key is a path pattern (a string), not {shown(pattern)}")
         rules.append(FieldRule(PathPattern(pattern), _field_spec(pattern, settings, registry)))
     return tuple(rules)
 

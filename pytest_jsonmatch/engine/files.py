@@ -16,21 +16,22 @@ MAX_FILE_BYTES = 256 * 2**20  # far above any case, schema or report; below "fil
 
 
 def read_regular(path: str | os.PathLike[str], what: str, error: type[JsonMatchError],
-                 limit: int = MAX_FILE_BYTES) -> bytes:
+                 limit: int = MAX_FILE_BYTES, shown: str | None = None) -> bytes:
     """The bytes of the regular file at ``path``; otherwise ``error`` naming ``what`` and the
-    path (``"schema file 'x.json' is not a regular file (a directory)"``).
+    path, or ``shown`` for it (``"schema file 'x.json' is not a regular file (a directory)"``).
 
     The file is opened without blocking (opening a FIFO for reading would wait for a writer)
     and checked on the open descriptor, then read up to ``limit`` bytes."""
-    name = f"{what} {os.fspath(path)!r}"
+    name = f"{what} {shown if shown is not None else os.fspath(path)!r}"
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise error(f"cannot read {name}: {exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise error(f"{name} is not a regular file ({_kind(mode)})")
     with os.fdopen(fd, "rb") as fh:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise error(f"{name} is not a regular file ({_kind(mode)})")
         try:
             data = fh.read(limit + 1)
         except OSError as exc:
@@ -41,16 +42,27 @@ def read_regular(path: str | os.PathLike[str], what: str, error: type[JsonMatchE
 
 
 def read_regular_text(path: str | os.PathLike[str], what: str, error: type[JsonMatchError],
-                      limit: int = MAX_FILE_BYTES) -> str:
+                      limit: int = MAX_FILE_BYTES, shown: str | None = None) -> str:
     """:func:`read_regular` decoded as UTF-8 (a byte-order mark dropped); a file that is not
     UTF-8 is ``error`` naming the offset and line of its first bad byte."""
-    raw = read_regular(path, what, error, limit)
+    raw = read_regular(path, what, error, limit, shown)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise error(f"{what} {os.fspath(path)!r} is not UTF-8 text: byte 0x{raw[exc.start]:02x} "
+        name = shown if shown is not None else os.fspath(path)
+        raise error(f"{what} {name!r} is not UTF-8 text: byte 0x{raw[exc.start]:02x} "
                     f"at offset {exc.start} (line {line})") from None
+
+
+def not_regular(path: str | os.PathLike[str]) -> str | None:
+    """What ``path`` is when it exists and is not a regular file (``"a directory"``, ``"a
+    FIFO"``, ...); None for a regular file or a missing one. Never opens the path."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) else _kind(mode)
 
 
 def _kind(mode: int) -> str:

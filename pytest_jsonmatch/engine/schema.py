@@ -10,15 +10,15 @@ the SchemaNode tree (a graph, for a recursive schema) the walk reads.
 from __future__ import annotations
 
 import copy
-import math
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .comparators import BoundComparator
-from .errors import ConfigError, SchemaError, SchemaWarning, known_names
+from .errors import ConfigError, SchemaError, SchemaWarning, known_names, shown
 from .field_spec import NO_SPEC, FieldSpec, parse_align
+from .numbers import is_finite_number
 from .paths import index_segment, key_segment
 from .registry import JSON_TYPES, REGISTRY
 from .schema_load import Parts, load_schema, locate
@@ -265,9 +265,8 @@ def _node_spec(schema: Mapping[str, Any], registry: Any, where: str, reader: Sch
 
 def parse_weight(value: Any, what: str) -> float:
     """A field weight: a finite number >= 0, or ConfigError naming ``what``."""
-    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
-            or value < 0):
-        raise ConfigError(f"{what} must be a number >= 0, not {value!r}")
+    if not is_finite_number(value) or value < 0:
+        raise ConfigError(f"{what} must be a number >= 0, not {shown(value)}")
     return float(value)
 
 

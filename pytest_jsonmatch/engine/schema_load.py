@@ -27,6 +27,8 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from .errors import SchemaError, SchemaWarning
+from .files import read_regular_text
+from .safe_yaml import parse_yaml
 
 # One source of a node's keywords: a raw schema mapping and the resolver its references use.
 Part = tuple[Mapping[str, Any], Any]
@@ -150,20 +152,15 @@ def _load_file(path: Path) -> LoadedSchema:
 
 def read_schema_file(path: Path, shown: str) -> Mapping[str, Any]:
     """The mapping a JSON or YAML (``.yaml``, ``.yml``) schema file holds."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SchemaError(f"cannot read schema file {shown!r}: {exc.strerror}") from None
-    try:
-        if path.suffix.lower() in (".yaml", ".yml"):
-            import yaml
-
-            loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-            data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
-        else:
+    text = read_regular_text(path, "schema file", SchemaError, shown=shown)
+    if path.suffix.lower() in (".yaml", ".yml"):
+        # the case files' safe reader: plain data, keys checked, aliases bounded
+        data, _ = parse_yaml(text, shown, SchemaError)
+    else:
+        try:
             data = json.loads(text)
-    except Exception as exc:  # noqa: BLE001 - any parse failure becomes one clear error
-        raise SchemaError(f"schema file {shown!r} cannot be read: {exc}") from None
+        except (ValueError, RecursionError) as exc:
+            raise SchemaError(f"schema file {shown!r} is not JSON: {exc}") from None
     if not isinstance(data, Mapping):
         raise SchemaError(f"schema file {shown!r} must hold a mapping")
     return data

@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine.errors import JsonMatchError
+from ..engine.files import read_regular_text
 from ..engine.results import ExactSum
 from .aggregate import CaseResult, case_result
 from .records import PASSED, Comparison
@@ -25,7 +26,7 @@ from .stats import PairedDifference, holm, mcnemar_exact, paired_difference
 MAX_BASELINE_BYTES = 256 * 1024 * 1024
 
 
-class BaselineError(Exception):
+class BaselineError(JsonMatchError):
     """A baseline file that cannot be read as a jsonmatch report."""
 
 
@@ -78,7 +79,7 @@ class Baseline:
 def load_baseline(path: str | os.PathLike[str]) -> Baseline:
     """Read a report written by ``--jsonmatch-report`` (version 1 or 2) to compare against."""
     shown = os.fspath(path)
-    text = _read_regular_file(shown)
+    text = read_report_text(shown)
     try:
         data = json.loads(text, parse_constant=_not_a_number)
     except ValueError as exc:
@@ -104,24 +105,10 @@ def _not_a_number(name: str) -> Any:
     raise ValueError(f"{name} is not a number a report can hold")
 
 
-def _read_regular_file(path: str) -> str:
-    """The text of a regular file of bounded size (a FIFO or a device would block or never
-    end)."""
-    try:
-        with open(path, "rb", opener=lambda p, flags: os.open(p, flags | os.O_NONBLOCK)) as fh:
-            info = os.fstat(fh.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise BaselineError(f"the baseline {path} is not a regular file")
-            if info.st_size > MAX_BASELINE_BYTES:
-                raise BaselineError(f"the baseline {path} is larger than "
-                                    f"{MAX_BASELINE_BYTES // 2**20} MB")
-            raw = fh.read(MAX_BASELINE_BYTES + 1)
-    except OSError as exc:
-        raise BaselineError(f"cannot read the baseline {path}: {exc.strerror or exc}") from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BaselineError(f"the baseline {path} is not UTF-8 text (byte {exc.start})") from None
+def read_report_text(path: str, what: str = "baseline") -> str:
+    """A saved report's text (``what`` names its use in errors): a regular file of bounded
+    size (a FIFO or a device would block or never end), UTF-8."""
+    return read_regular_text(path, what, BaselineError, MAX_BASELINE_BYTES)
 
 
 @dataclass(frozen=True)

@@ -123,9 +123,9 @@ def write_report(path: str | os.PathLike[str], data: Mapping[str, Any]) -> None:
 
 def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A report read back (for rendering): its JSON, checked to be a version-2 report."""
-    from .baseline import BaselineError, _read_regular_file
+    from .baseline import BaselineError, read_report_text
 
-    text = _read_regular_file(os.fspath(path))
+    text = read_report_text(os.fspath(path), "report")
     try:
         data = json.loads(text)
     except ValueError as exc:

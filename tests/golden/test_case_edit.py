@@ -8,7 +8,7 @@ import pytest
 
 from pytest_jsonmatch import CaseFileError
 from pytest_jsonmatch.case_edit import rewrite
-from pytest_jsonmatch.safe_yaml import parse_yaml
+from pytest_jsonmatch.engine.safe_yaml import parse_yaml
 
 NEW = {"vendor": "ACME Corp", "total": 12.5}
 

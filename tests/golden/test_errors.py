@@ -248,7 +248,7 @@ def test_an_actual_file_of_invalid_utf8_fails_its_case_naming_file_case_and_byte
     result.assert_outcomes(failed=1)
     failure_text(result)
     result.stdout.fnmatch_lines([f"{NAME}:2: case 'one': actual_file '{pytester.path / 'out.txt'}' "
-                                 f"is not valid UTF-8 (byte 10)"])
+                                 f"is not UTF-8 text: byte 0xe9 at offset 10 (line 1)"])
 
 
 def test_an_empty_actual_file_fails_its_case_with_one_paragraph(pytester):

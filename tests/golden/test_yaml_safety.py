@@ -257,3 +257,106 @@ def test_deep_nesting_is_an_error_or_a_case_never_a_crash(pytester):
     result = run(pytester)
     assert "Traceback" not in result.stdout.str()
     assert result.ret in (pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.INTERRUPTED)
+
+
+# -- merge keys: the same key checks as every other mapping -----------------------------------
+
+MERGE_ERRORS = [
+    ("non-string-key-merged", "expected: {<<: {1: x}, a: 1}\nactual: {}\n",
+     f"{NAME}:1: key '1' is not a string (JSON keys are strings; quote it: '1')"),
+    ("duplicate-inside-merged", "expected:\n  <<:\n    a: 1\n    a: 2\nactual: {}\n",
+     f"{NAME}:4: duplicate key 'a' (first given at line 3)"),
+    ("merged-list", "expected: {<<: [{a: 1}, {2: b}]}\nactual: {}\n",
+     f"{NAME}:1: key '2' is not a string (JSON keys are strings; quote it: '2')"),
+    ("merge-in-merge", "expected: {<<: {<<: {null: 1}}}\nactual: {}\n",
+     f"{NAME}:1: key 'null' is not a string (JSON keys are strings; quote it: 'null')"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), [c[1:] for c in MERGE_ERRORS], ids=[c[0] for c in MERGE_ERRORS])
+def test_merged_mappings_get_the_key_checks(pytester, text, message):
+    assert collection_error(pytester, text) == message
+
+
+def test_a_key_beside_a_merge_overrides_the_merged_one(pytester):
+    # YAML's merge: the explicit key wins; the case compares {a: 2, b: 3} with itself
+    write(pytester, NAME, "expected: {<<: {a: 1, b: 3}, a: 2}\nactual: {a: 2, b: 3}\n")
+    run(pytester).assert_outcomes(passed=1)
+
+
+# -- marks: plain data, nothing evaluated or imported -----------------------------------------
+
+MARK_ERRORS = [
+    ("skipif-string", "marks: [{skipif: [\"__import__('os').system('touch pwned')\"]}]\n",
+     "mark 'skipif': condition must be true or false (pytest would run a string condition as "
+     "Python), not \"__import__('os').system('touch pwned')\""),
+    ("xfail-condition-string", "marks: [{xfail: {condition: \"open('pwned', 'w')\"}}]\n",
+     "mark 'xfail': condition must be true or false (pytest would run a string condition as "
+     "Python), not \"open('pwned', 'w')\""),
+    ("filterwarnings-module", "marks: [{filterwarnings: 'error::pwnmod.Warn'}]\n",
+     "mark 'filterwarnings': warning category 'pwnmod.Warn' is not a builtin warning; a case "
+     "file may not name a module for pytest to import (use a filterwarnings ini entry or "
+     "conftest.py)"),
+    ("skip-unknown-argument", "marks: [{skip: {bogus: 1}}]\n",
+     "mark 'skip': unknown argument 'bogus'; known: reason"),
+    ("xfail-raises", "marks: [{xfail: {raises: ValueError}}]\n",
+     "mark 'xfail': unknown argument 'raises'; known: condition, reason, strict, run"),
+    ("skipif-too-many", "marks: [{skipif: [true, why, extra]}]\n",
+     "mark 'skipif': takes at most 1 argument(s) in a list, not 3"),
+    ("underscore-name", "marks: [_private]\n",
+     "marks are names or {name: arguments}, not '_private'"),
+]
+
+
+@pytest.mark.parametrize(("marks", "message"), [c[1:] for c in MARK_ERRORS], ids=[c[0] for c in MARK_ERRORS])
+def test_marks_that_would_run_code_or_cannot_apply_are_one_line_errors(pytester, marks, message):
+    shown = collection_error(pytester, marks + "expected: {a: 1}\nactual: {a: 1}\n")
+    assert shown == f"{NAME}:1: case 'c': {message}"  # one case: its id is the file's stem
+    assert not (pytester.path / "pwned").exists()
+
+
+def test_plain_data_marks_still_work(pytester):
+    write(pytester, NAME, textwrap.dedent("""\
+        cases:
+          - id: skipped
+            marks: [{skipif: {condition: true, reason: not here}}]
+            expected: {a: 1}
+            actual: {a: 2}
+          - id: expected-failure
+            marks: [{xfail: {reason: known, strict: true}}]
+            expected: {a: 1}
+            actual: {a: 2}
+          - id: warned
+            marks: [{filterwarnings: ["ignore::UserWarning", "error::DeprecationWarning"]}]
+            expected: {a: 1}
+            actual: {a: 1}
+        """))
+    run(pytester).assert_outcomes(passed=1, skipped=1, xfailed=1)
+
+
+# -- files that are not regular files, numbers beyond any float ------------------------------
+
+
+@pytest.mark.parametrize("kind", ["a directory", "a FIFO"])
+def test_an_actual_file_that_is_a_folder_or_a_fifo_is_an_error_naming_it(pytester, kind):
+    import os
+
+    if kind == "a directory":
+        pytester.mkdir("other")
+    else:
+        os.mkfifo(pytester.path / "other")  # never opened for a blocking read: no hang
+    shown = collection_error(pytester, "expected: {a: 1}\nactual_file: other\n")
+    assert shown == (f"{NAME}:2: actual_file 'other' is not a regular file "
+                     f"({kind}: {str(pytester.path / 'other')!r})")
+
+
+def test_integers_beyond_float_range_in_a_case_compare_exactly(pytester):
+    big = "1" + "0" * 400
+    write(pytester, NAME, "cases:\n"
+                          f"  - id: same\n    metric: json_similarity\n    expected: {{a: {big}}}\n"
+                          f"    actual: {{a: {big}}}\n"
+                          f"  - id: other\n    metric: structural_f1\n    threshold: 0.6\n"
+                          f"    expected: {{a: {big}, b: 1}}\n    actual: {{a: {big}1, b: 1}}\n")
+    result = run(pytester)
+    result.assert_outcomes(passed=1, failed=1)
+    assert_no_traceback(result.stdout.str())

@@ -308,7 +308,7 @@ def test_a_missing_baseline_names_the_path(pytester):
     with within(GENEROUS):
         result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-baseline=nowhere/base.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert (f"pytest-jsonmatch: cannot read the baseline {pytester.path / 'nowhere' / 'base.json'}: "
+    assert (f"pytest-jsonmatch: cannot read baseline {str(pytester.path / 'nowhere' / 'base.json')!r}: "
             f"No such file or directory") in result.stderr.str()
 
 
@@ -318,4 +318,5 @@ def test_a_baseline_that_is_a_fifo_is_refused_at_once(pytester):
     with within(GENEROUS, "a FIFO as baseline"):
         result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-baseline=pipe.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "the baseline" in result.stderr.str() and "is not a regular file" in result.stderr.str()
+    assert (f"pytest-jsonmatch: baseline {str(pytester.path / 'pipe.json')!r} is not a regular file "
+            f"(a FIFO)") in result.stderr.str()

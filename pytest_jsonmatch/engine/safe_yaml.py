@@ -1,9 +1,10 @@
-"""Reading a YAML case file safely, keeping line numbers.
+"""Reading YAML safely (case files, schema files), keeping line numbers.
 
 The C YAML parser composes a node tree (fast, no Python objects built yet), ``_check_tree``
 walks it once for what a safe loader still lets through (tags that are not plain JSON,
 non-string and duplicate keys, alias bombs), and only then are values constructed. Every
-mistake is a :class:`CaseFileError` reading ``path:line: what is wrong``.
+mistake is a :class:`CaseFileError` (or the error class the caller names) reading
+``path:line: what is wrong``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .engine.errors import CaseFileError
+from .errors import CaseFileError, JsonMatchError
+from .files import read_regular
 
 MAX_VALUES = 1_000_000  # values a file may expand to through aliases (billion laughs)
 _YAML = "tag:yaml.org,2002:"
@@ -76,19 +78,32 @@ def read_yaml(path: Path, display: str) -> tuple[Any, Any]:
     return parse_yaml(read_text(path, display), display)
 
 
-def read_text(path: Path, display: str) -> str:
-    """A case file's text (UTF-8, a byte-order mark dropped; line endings as they are)."""
-    raw = path.read_bytes()
+def read_text(path: Path, display: str, error: type[JsonMatchError] = CaseFileError) -> str:
+    """A YAML file's text (a regular file of bounded size, UTF-8, a byte-order mark dropped;
+    line endings as they are)."""
+    raw = read_regular(path, "file", error, shown=display)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise CaseFileError(f"{display}:{line}: not a text file: byte 0x{raw[exc.start]:02x} "
-                            f"at offset {exc.start} is not valid UTF-8") from None
+        raise error(f"{display}:{line}: not a text file: byte 0x{raw[exc.start]:02x} "
+                    f"at offset {exc.start} is not valid UTF-8") from None
 
 
-def parse_yaml(text: str, display: str) -> tuple[Any, Any]:
-    """A case file's text read safely: its constructed value and its root node."""
+def parse_yaml(text: str, display: str, error: type[JsonMatchError] = CaseFileError) -> tuple[Any, Any]:
+    """YAML text read safely: its constructed value and its root node. Every mistake is
+    ``error`` (a case file's by default) reading ``display:line: what is wrong``."""
+    try:
+        return _parse(text, display)
+    except CaseFileError as exc:
+        if error is CaseFileError:
+            raise
+        message = str(exc).replace("; a case file holds a mapping with 'expected' (one case) or "
+                                   "'cases' (a list)", "")
+        raise error(message) from None
+
+
+def _parse(text: str, display: str) -> tuple[Any, Any]:
     yaml, loader_class = _yaml()
     loader = loader_class(text)
     try:
@@ -113,6 +128,8 @@ def parse_yaml(text: str, display: str) -> tuple[Any, Any]:
     except yaml.YAMLError as exc:  # the reader's errors (control characters) carry a position
         line = text[: getattr(exc, "position", 0)].count("\n") + 1
         raise CaseFileError(f"{display}:{line}: invalid YAML: {str(exc).splitlines()[0]}") from None
+    except RecursionError:  # the YAML library composes and builds nodes recursively
+        raise CaseFileError(f"{display}:1: the YAML nests too deeply to read") from None
     finally:
         loader.dispose()
 

@@ -1,0 +1,72 @@
+"""Numbers as the comparators and options take them, integers of any size included.
+
+JSON puts no bound on an integer, and Python reads ``1`` followed by 400 zeros as one, but
+a float cannot hold it. Comparators work in floats (and NumPy) for every number a float
+holds; a pair involving an integer beyond that range is compared exactly, in rational
+arithmetic, and only the final score (a number in [0, 1]) is rounded to a float.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from .values import is_number
+
+# Integers below this in magnitude convert to a float without overflow (2**1024 overflows;
+# a margin keeps the rounding of values just below it out of the question).
+FLOAT_SAFE = 2 ** 1023
+
+
+def is_float_number(value: Any) -> bool:
+    """A JSON number a float holds: any float, or an int of magnitude below ``FLOAT_SAFE``.
+    The vectorised forms of the comparators take these; the others go pair by pair."""
+    kind = type(value)
+    if kind is float:
+        return True
+    if kind is int:
+        return -FLOAT_SAFE < value < FLOAT_SAFE
+    return is_number(value) and (isinstance(value, float) or -FLOAT_SAFE < value < FLOAT_SAFE)
+
+
+def is_finite_number(value: Any) -> bool:
+    """An int or float (never a boolean) that is finite as a float: what a numeric option
+    may be. An integer too large for a float is not (no option means anything there)."""
+    if not is_number(value):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+def exact(value: Any) -> Fraction:
+    """A number as an exact rational (every float is one)."""
+    return Fraction(value)
+
+
+def gap(expected: Any, actual: Any) -> float:
+    """``|expected - actual|`` as a float: exact for integers of any size, ``inf`` when the
+    difference is beyond float range."""
+    try:
+        return abs(float(expected) - float(actual))
+    except OverflowError:
+        return _to_float(abs(exact(expected) - exact(actual)))
+
+
+def relative_gap(expected: Any, actual: Any) -> float:
+    """``|expected - actual| / |expected|`` (expected not zero) as a float, exact for
+    integers of any size; ``inf`` when beyond float range."""
+    try:
+        e, a = float(expected), float(actual)
+    except OverflowError:
+        return _to_float(abs(exact(expected) - exact(actual)) / abs(exact(expected)))
+    return abs(e - a) / abs(e)
+
+
+def _to_float(value: Fraction) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
