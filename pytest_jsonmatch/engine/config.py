@@ -17,7 +17,7 @@ from .comparators import BoundComparator
 from .errors import ConfigError, known_names, shown
 from .field_spec import ORDERED, Align, FieldSpec, parse_align
 from .numbers import is_finite_number
-from .paths import PathPattern, index_segment, key_segment, path_tokens
+from .paths import PathPattern, index_segment, key_segment, path_segments
 from .registry import REGISTRY, Binder, Registry
 from .schema import (SchemaNode, SchemaReader, infer_node, parse_schema, parse_transforms,
                      parse_weight)
@@ -189,20 +189,20 @@ class WalkConfig:
         """The weight of the field at instance path ``path``: set on the field itself or, if
         not, on the nearest field enclosing it (``fields`` rules first, then the schema); 1
         when nothing sets one."""
-        tokens = path_tokens(path, allow_globs=False) if path else []
+        segments = path_segments(path)
         nodes: list[SchemaNode | None] = [self.schema]
-        for kind, value in tokens:
+        for segment in segments:
             node = nodes[-1]
             if node is None:
                 nodes.append(None)
-            elif kind == "key":
-                nodes.append((node.properties or {}).get(value))
+            elif segment[0] == "k":
+                nodes.append((node.properties or {}).get(segment[1:]))
             else:
                 nodes.append(node.items)
-        for depth in range(len(tokens), -1, -1):
-            prefix = _join(tokens[:depth])
+        for depth in range(len(segments), -1, -1):
+            prefix = segments[:depth]
             for rule in reversed(self.rules):
-                if rule.spec.weight is not None and rule.pattern.matches(prefix):
+                if rule.spec.weight is not None and rule.pattern.matches_segments(prefix):
                     return rule.spec.weight
             node = nodes[depth]
             if node is not None and node.spec.weight is not None:
@@ -218,13 +218,6 @@ class WalkConfig:
         if type(value) is list:
             return [self.without_skipped(child, index_segment(path, i)) for i, child in enumerate(value)]
         return value
-
-
-def _join(tokens: list[tuple[str, str]]) -> str:
-    path = ""
-    for kind, value in tokens:
-        path = key_segment(path, value) if kind == "key" else index_segment(path, int(value))
-    return path
 
 
 _EQUAL_ONE: dict[int, tuple[SchemaNode, bool]] = {}

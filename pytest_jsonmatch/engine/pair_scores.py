@@ -52,12 +52,10 @@ def pair_scores(cfg: WalkConfig, path: str, items: SchemaNode | None, expected: 
         if len(expected) * len(actual) > LARGE_PAIRS:
             return LineScores(cols_e, cols_a, scorer.matrix, mode), 1.0
         return pair_matrix(cols_e, cols_a, scorer.matrix, mode), 1.0
-    np = all_pairs.np()
-    out = np.zeros((len(expected), len(actual)))
-    for i in range(len(expected)):
-        for j in range(len(actual)):
-            out[i, j] = walk_pair(i, j)
-    return out, 1.0
+    rows = [[walk_pair(i, j) for j in range(len(actual))] for i in range(len(expected))]
+    if len(expected) * len(actual) <= SMALL_PAIRS:
+        return rows, 1.0  # a list of rows: the solver is tried last (see align.assign)
+    return all_pairs.np().array(rows, dtype=float), 1.0
 
 
 class ColumnScorer:

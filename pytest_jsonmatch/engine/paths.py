@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
 from typing import NamedTuple
 
 from .errors import ConfigError
@@ -110,9 +109,6 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 
-_SEP = "\x1f"
-
-
 def path_tokens(text: str, allow_globs: bool) -> list[tuple[str, str]]:
     """``items[0].sku`` -> [("key", "items"), ("index", "0"), ("key", "sku")]."""
     if text in ("", "$"):
@@ -140,39 +136,105 @@ def path_tokens(text: str, allow_globs: bool) -> list[tuple[str, str]]:
     return out
 
 
-@lru_cache(maxsize=65536)
-def _encoded(path: str) -> str:
-    """An instance path as one string of separated segments, for pattern regexes."""
-    return "".join(f"{_SEP}k{value}" if kind == "key" else f"{_SEP}i{value}"
-                   for kind, value in path_tokens(path, allow_globs=False))
+# An instance path's segments: "k<key>" or "i<index>" each. The walk names a child by adding
+# one segment to its parent's path, so a path's segments are its parent's plus the last one:
+# kept per path, they cost one step per path, not one per segment (deep values).
+Segments = tuple[str, ...]
+_SEGMENTS: dict[str, Segments] = {"": ()}
+_SEGMENTS_LIMIT = 200_000
+
+
+def path_segments(path: str) -> Segments:
+    """The segments of an instance path as the walk writes it (``items[0].sku`` ->
+    ``("kitems", "i0", "ksku")``)."""
+    found = _SEGMENTS.get(path)
+    if found is not None:
+        return found
+    pending: list[tuple[str, str]] = []
+    while path not in _SEGMENTS:
+        parent, segment = _last_segment(path)
+        pending.append((path, segment))
+        path = parent
+    segments = _SEGMENTS[path]
+    if len(_SEGMENTS) > _SEGMENTS_LIMIT:
+        _SEGMENTS.clear()
+        _SEGMENTS[""] = ()
+    for whole, segment in reversed(pending):
+        segments = (*segments, segment)
+        _SEGMENTS[whole] = segments
+    return segments
+
+
+def _last_segment(path: str) -> tuple[str, str]:
+    """(parent path, last segment) of an instance path. A quoted key's JSON text holds no
+    unescaped ``"``, so its opening ``["`` is the last one; a plain key holds no ``.`` or
+    ``]``, so the last of those ends its parent."""
+    if path.endswith('"]'):
+        start = path.rfind('["')
+        return path[:start], "k" + json.loads(path[start + 1:-1])
+    if path.endswith("]"):
+        start = path.rfind("[")
+        return path[:start], "i" + path[start + 1:-1]
+    cut = max(path.rfind("."), path.rfind("]"))
+    if cut < 0:
+        return "", "k" + path
+    return (path[:cut] if path[cut] == "." else path[:cut + 1]), "k" + path[cut + 1:]
 
 
 class PathPattern:
     """A pattern over instance paths: ``[*]`` (or ``[]``) any index, ``*`` any one key,
-    ``**`` any run of segments, including none (``**.created_at`` matches ``created_at``)."""
+    ``**`` any run of segments, including none (``**.created_at`` matches ``created_at``).
 
-    __slots__ = ("text", "_regex")
+    Matching runs the pattern as a set of positions over the path's segments (an NFA), so
+    it takes time in proportion to segments times pattern tokens, whatever the ``**``s."""
+
+    __slots__ = ("text", "_steps", "_globbed")
 
     def __init__(self, text: str) -> None:
         if not isinstance(text, str):
             raise ConfigError(f"a path pattern must be a string, not {type(text).__name__}")
         self.text = text
-        parts = []
+        steps: list[str] = []  # "k<key>", "i<index>", "i" (any index), "k" (any key), "**"
         for kind, value in path_tokens(text, allow_globs=True):
             if kind == "key":
-                parts.append(re.escape(f"{_SEP}k{value}"))
+                step = "=k" + value
             elif kind == "index":
-                parts.append(re.escape(f"{_SEP}i{value}"))
+                step = "=i" + value
             elif kind == "anyindex":
-                parts.append(f"{_SEP}i\\d+")
+                step = "^i"
             elif value == "*":
-                parts.append(f"{_SEP}k[^{_SEP}]*")
+                step = "^k"
             else:
-                parts.append(f"(?:{_SEP}[^{_SEP}]*)*")
-        self._regex = re.compile("".join(parts), re.DOTALL)
+                step = "**"
+            if step == "**" and steps and steps[-1] == "**":
+                continue  # ** ** is **
+            steps.append(step)
+        self._steps = tuple(steps)
+        self._globbed = "**" in steps
 
     def matches(self, path: str) -> bool:
-        return self._regex.fullmatch(_encoded(path)) is not None
+        return self.matches_segments(path_segments(path))
+
+    def matches_segments(self, segments: Segments) -> bool:
+        """Whether the pattern matches the path of these segments (see path_segments)."""
+        steps = self._steps
+        if not self._globbed:
+            return len(segments) == len(steps) and all(
+                _step_takes(step, segment) for step, segment in zip(steps, segments))
+        states = _closure(steps, {0})
+        for segment in segments:
+            moved = set()
+            for i in states:
+                if i < len(steps):
+                    step = steps[i]
+                    if step == "**":
+                        moved.add(i)
+                    elif _step_takes(step, segment):
+                        moved.add(i + 1)
+            if not moved:
+                return False
+            states = _closure(steps, moved)
+        return len(steps) in states
 
     def names_an_index(self) -> bool:
         """Whether the pattern names one array position (``items[2]``), which only a walk
@@ -181,3 +243,22 @@ class PathPattern:
 
     def __repr__(self) -> str:
         return f"PathPattern({self.text!r})"
+
+
+def _step_takes(step: str, segment: str) -> bool:
+    """Whether one pattern step (not ``**``) takes one path segment."""
+    if step[0] == "=":
+        return segment == step[1:]
+    return segment[0] == step[1]  # "^k": any key, "^i": any index
+
+
+def _closure(steps: tuple[str, ...], states: set[int]) -> set[int]:
+    """``states`` with every position a ``**`` may skip to (it matches no segment too)."""
+    out = set(states)
+    pending = list(states)
+    while pending:
+        i = pending.pop()
+        if i < len(steps) and steps[i] == "**" and i + 1 not in out:
+            out.add(i + 1)
+            pending.append(i + 1)
+    return out

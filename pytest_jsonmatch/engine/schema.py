@@ -96,10 +96,20 @@ def infer_schema(instances: Iterable[Any]) -> dict[str, Any]:
     """Infer a resolved schema from gold instances: each node's type is that of its first
     non-null value, object properties are the union of keys, array items pool every element.
     (The rule lives in ``infer_node``; this is its tree written out as a mapping.)"""
-    values = list(instances)
+    from .depth import call_with_depth
+    from .intake import as_data, read_json
+
+    if isinstance(instances, (str, bytes, Mapping)) or not isinstance(instances, Iterable):
+        raise ConfigError(f"infer_schema takes a list of gold instances, not "
+                          f"{type(instances).__name__} (wrap one instance in a list)")
+    values, depth = [], 0
+    for index, instance in enumerate(instances):  # each through the door: plain JSON only
+        value, instance_depth = read_json(as_data(instance, f"instance {index}"), f"instance {index}")
+        values.append(value)
+        depth = max(depth, instance_depth)
     if not values:
         raise SchemaError("infer_schema needs at least one instance")
-    return _as_mapping(infer_node(values, REGISTRY))
+    return call_with_depth(depth, lambda: _as_mapping(infer_node(values, REGISTRY)))
 
 
 def _as_mapping(node: SchemaNode) -> dict[str, Any]:
@@ -117,10 +127,27 @@ def annotate_schema(schema: Any, type_defaults: Mapping[str, Any] | None = None)
     booleans ``exact``, numbers ``numeric`` (see ``set_type_default``), changed per type by
     ``type_defaults``. References stay as they are; the leaves they lead to are annotated
     where they are defined (``$defs``, ``definitions``)."""
+    if type_defaults is not None and not isinstance(type_defaults, Mapping):
+        raise ConfigError(f"annotate_schema: type_defaults maps JSON types to comparators, "
+                          f"not {type(type_defaults).__name__}")
+    for json_type, comparator in (type_defaults or {}).items():
+        if json_type not in JSON_TYPES:
+            raise ConfigError(f"annotate_schema: {json_type!r} is not a JSON type; "
+                              f"known: {known_names(JSON_TYPES)}")
+        try:
+            REGISTRY.comparator(comparator)
+        except ConfigError as exc:
+            raise ConfigError(f"annotate_schema: type_defaults[{json_type!r}]: {exc}") from None
     defaults = {**REGISTRY.type_defaults, **(type_defaults or {})}
-    out = copy.deepcopy(dict(load_schema(schema).contents))
-    _annotate(out, defaults, set())
+    try:
+        out = copy.deepcopy(dict(load_schema(schema).contents))
+        _annotate(out, defaults, set())
+    except RecursionError:
+        raise SchemaError(_TOO_DEEP) from None
     return out
+
+
+_TOO_DEEP = "the schema nests too deeply to read (nesting of a few hundred levels is the limit)"
 
 
 _COMPOSED = ("$ref", "allOf", "anyOf", "oneOf")
@@ -178,7 +205,10 @@ def parse_schema(schema: Any, registry: Any, reader: SchemaReader | None = None)
     """Check an eval schema (a mapping, a file, a pydantic model class) and bind its
     comparators and transforms; errors name the node. ``reader`` reads a dialect's own keys
     (structeval's, under structural_f1)."""
-    return _Builder(registry, reader).node(load_schema(schema).root, "$")
+    try:
+        return _Builder(registry, reader).node(load_schema(schema).root, "$")
+    except RecursionError:
+        raise SchemaError(_TOO_DEEP) from None
 
 
 class _Builder:

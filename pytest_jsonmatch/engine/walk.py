@@ -16,6 +16,7 @@ from .config import WalkConfig
 from .field_spec import Align, FieldSpec
 from .judging import Failed, Judge
 from .blockwise import assign_large
+from .pair_budget import PairBudget
 from .pair_scores import SMALL_PAIRS, LineScores, pair_scores
 from .paths import KEY_FORMS, Where, display_path, key_forms
 from .registry import BatchItem
@@ -36,11 +37,11 @@ def walk(cfg: WalkConfig, expected: Any, actual: Any, schema: SchemaNode | None)
     field that uses it; when array pairing needed its scores before it could choose pairs,
     the record is walked a second time with every score known."""
     judge = Judge(cfg.registry)
-    found = Walk(cfg, judge)
+    found = Walk(cfg, judge, PairBudget())
     found.run(expected, actual, schema)
     judge.resolve()
     if judge.rewalk:
-        found = Walk(cfg, judge)
+        found = Walk(cfg, judge, PairBudget())
         found.run(expected, actual, schema)
         judge.resolve()
     return found.finish()
@@ -49,9 +50,10 @@ def walk(cfg: WalkConfig, expected: Any, actual: Any, schema: SchemaNode | None)
 class Walk:
     """One walk of one record; see :func:`walk`."""
 
-    def __init__(self, cfg: WalkConfig, judge: Judge) -> None:
+    def __init__(self, cfg: WalkConfig, judge: Judge, budget: PairBudget) -> None:
         self.cfg = cfg
         self.judge = judge
+        self.budget = budget  # for walking candidate pairs (pair_budget.py)
         self.out = WalkOutput()
         # placeholders for batch scores: (index in out.fields, comparator, min_score)
         self.deferred: list[tuple[int, BoundComparator, float | None]] = []
@@ -311,8 +313,13 @@ class Walk:
             if found is not None:
                 return found
 
+        budget = self.budget
+
         def walk_pair(i: int, j: int) -> float:
+            if budget.exhausted:  # see pair_budget.py: a stand-in score, no walk
+                return budget.leaf_overlap(expected[i], actual[j])
             sub = self._pair_walk(expected[i], actual[j], where.pair(i, j), items, depth)
+            budget.charge(len(sub.out.fields))
             if not sub.deferred:  # complete: the pair, if chosen, is not walked again
                 walked[i, j] = sub.out
             return f_beta(*precision_recall(sub.out.fields))
@@ -324,9 +331,9 @@ class Walk:
 
     def _pair_walk(self, expected: Any, actual: Any, where: Where, items: SchemaNode | None,
                    depth: int) -> Walk:
-        """The walk of one candidate pair, on its own (sharing this record's judge), exactly
-        as :meth:`_element` walks it once paired."""
-        sub = Walk(self.cfg, self.judge)
+        """The walk of one candidate pair, on its own (sharing this record's judge and
+        budget), exactly as :meth:`_element` walks it once paired."""
+        sub = Walk(self.cfg, self.judge, self.budget)
         sub.node(expected, actual, where, items, depth + 1)
         if sub.deferred:
             self.judge.rewalk = True  # scores pending: pairing must wait for the judge
