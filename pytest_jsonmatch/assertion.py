@@ -13,7 +13,7 @@ from typing import Any
 
 from . import recording
 from .engine.config import unit_number
-from .engine.errors import ComparatorError, JsonMatchError
+from .engine.errors import ComparatorError, JsonMatchError, printable
 from .engine.match import match_json
 from .engine.results import BATCH_ERROR, SCORE_EPSILON, SKIPPED, FieldResult, MatchResult
 from .engine.values import MISSING
@@ -172,7 +172,7 @@ def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) ->
         lines.append("fields below their min_score:")
         lines.extend(f"  {f.path or '$'}: score {format_score(f.score)} < min_score {f.min_score:g}"
                      for f in result.floor_failures)
-    return "\n".join(lines)
+    return printable("\n".join(lines))  # reasons may quote a comparator's own message
 
 
 def _headline(result: MatchResult, threshold: float) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from . import case_marks, recording, recordings
-from .engine.errors import CaseFileError, JsonMatchError
+from .engine.errors import CaseFileError, JsonMatchError, printable
 from .engine.files import not_regular, read_regular_text
 from .engine.safe_yaml import item_nodes, key_lines, line_of, read_yaml
 
@@ -424,7 +424,7 @@ class GoldenFile(pytest.File):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, JsonMatchError):
-            return str(excinfo.value)  # the message is the whole report; a traceback adds nothing
+            return printable(str(excinfo.value))  # the whole report; a traceback adds nothing
         return super().repr_failure(excinfo)
 
 
@@ -537,9 +537,9 @@ class GoldenItem(pytest.Item):
         exc = excinfo.value
         if isinstance(exc, AssertionError):
             # the message's first line (metric, score, threshold) is what the short summary shows
-            about = f"\ncase: {self.case.description}" if self.case.description else ""
+            about = f"\ncase: {printable(self.case.description)}" if self.case.description else ""
             return str(exc) + about
         if isinstance(exc, JsonMatchError):
             where = f"{_display(self.path, self.config)}:{self.case.line}"
-            return f"{where}: case {self.case.id!r}: {exc}"
+            return f"{where}: case {self.case.id!r}: {printable(str(exc))}"
         return super().repr_failure(excinfo)

@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .engine.errors import printable
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -85,6 +87,6 @@ def record(outcome: Outcome) -> None:
 
 def one_line(exc: BaseException) -> str:
     """An exception as the one-line reason a comparison could not be scored."""
-    text = " ".join(str(exc).split())
+    text = printable(" ".join(str(exc).split()), keep="")
     return text if type(exc).__module__.startswith("pytest_jsonmatch") else \
         f"{type(exc).__name__}: {text}" if text else type(exc).__name__

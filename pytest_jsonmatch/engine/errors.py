@@ -50,3 +50,18 @@ def shown(value: object, limit: int = 60) -> str:
     """A value's repr for an error message, cut to ``limit`` characters."""
     text = repr(value)
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def printable(text: str, keep: str = "\n") -> str:
+    """``text`` safe to print on a terminal: control and format characters (escape
+    sequences, bidirectional overrides) written as escapes (``\x1b``, ``\u202e``), except
+    those in ``keep`` (newlines, by default). Text from data (a case's description, a
+    model's output in a message) goes through here before it is shown."""
+    if text.isprintable() or all(c.isprintable() or c in keep for c in text):
+        return text
+    return "".join(c if c.isprintable() or c in keep else _escaped(c) for c in text)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else (f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")

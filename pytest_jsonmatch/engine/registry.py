@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import math
+import sys
+from importlib import import_module
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -39,6 +41,8 @@ class BatchItem:
 BUILTIN_TYPE_DEFAULTS: dict[str, Any] = {"string": "exact", "boolean": "exact", "number": "numeric",
                                          "integer": "numeric"}
 JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
+
+_METRICS_MODULE = "pytest_jsonmatch.engine.metrics"
 
 CustomComparator = Callable[[Any, Any, Mapping[str, Any]], float]
 BatchComparator = Callable[[list[BatchItem]], Sequence[Any]]
@@ -86,7 +90,7 @@ class Registry:
         )
         self._builtin_comparators = frozenset(self._comparators)
         self._builtin_transforms = frozenset(self._transforms)
-        self.metrics: dict[str, Any] = {}
+        self._metrics: dict[str, Any] = {}
         self._builtin_metrics: set[str] = set()
         self.post_processors: dict[str, Callable[..., Any]] = dict(BUILTIN_POST_PROCESSORS)
         self._bound: dict[tuple[str, str], BoundComparator] = {}
@@ -160,17 +164,26 @@ class Registry:
 
     def register_metric(self, name: str, metric: Any, *, overwrite: bool = False) -> None:
         """Register a metric (a :class:`~pytest_jsonmatch.Metric`) under ``name``."""
+        metrics = self.metrics  # the built-in ones loaded, so that they cannot be shadowed
         if name in self._builtin_metrics:
             raise ConfigError(f"metric {name!r} is built in and cannot be replaced")
-        if name in self.metrics and not overwrite:
+        if name in metrics and not overwrite:
             raise ConfigError(f"metric {name!r} is already registered (pass overwrite=True to replace it)")
-        self.metrics[name] = metric
+        metrics[name] = metric
 
     def register_builtin_metric(self, metric: Any) -> None:
         """Register one of the metrics the engine defines (engine/metrics.py): it can be
         neither replaced nor removed."""
-        self.metrics[metric.name] = metric
+        self._metrics[metric.name] = metric
         self._builtin_metrics.add(metric.name)
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        """The metrics by name. The built-in ones are defined in engine/metrics.py, loaded
+        here on first use (the package loads lazily)."""
+        if _METRICS_MODULE not in sys.modules:
+            import_module(_METRICS_MODULE)
+        return self._metrics
 
     def register_embedder(self, name: str, embed: Embedder, *, overwrite: bool = False) -> None:
         """Register ``embed(strings) -> vectors`` (one vector per string) under ``name``, for
@@ -196,8 +209,8 @@ class Registry:
                 del store[name]
         if name not in BUILTIN_POST_PROCESSORS:
             self.post_processors.pop(name, None)
-        if name in self.metrics and name not in self._builtin_metrics:
-            del self.metrics[name]
+        if name in self._metrics and name not in self._builtin_metrics:
+            del self._metrics[name]
         self._batch_fns.pop(name, None)
         self.embedders.unregister(name)
         self._bound.clear()
@@ -210,17 +223,17 @@ class Registry:
         """Every name registered and every type default, as they are now: :meth:`restore`
         puts them back (a pytest session, which may run inside a test, leaves the process's
         registry as it found it)."""
-        return RegistryState(dict(self._comparators), dict(self._transforms), dict(self.metrics),
+        return RegistryState(dict(self._comparators), dict(self._transforms), dict(self._metrics),
                              dict(self.post_processors), dict(self._batch_fns),
                              dict(self._type_defaults), self.embedders.state())
 
     def restore(self, state: RegistryState) -> None:
         """Undo every registration and type default made since ``state`` was taken. Built-in
         metrics registered since (their module loads on first use) stay."""
-        builtin_metrics = {name: self.metrics[name] for name in self._builtin_metrics}
+        builtin_metrics = {name: self._metrics[name] for name in self._builtin_metrics}
         self._comparators = dict(state.comparators)
         self._transforms = dict(state.transforms)
-        self.metrics = {**state.metrics, **builtin_metrics}
+        self._metrics = {**state.metrics, **builtin_metrics}
         self.post_processors = dict(state.post_processors)
         self._batch_fns = dict(state.batch_fns)
         self._type_defaults = dict(state.type_defaults)

@@ -84,3 +84,33 @@ def test_the_version_is_defined_once_and_is_what_the_installed_metadata_says():
     assert pytest_jsonmatch.__version__ == version("pytest-jsonmatch")
     assert run_info(["pytest"], None)["plugin_version"] == pytest_jsonmatch.__version__
     assert "__version__" in pytest_jsonmatch.__all__
+
+
+def test_the_lazy_api_table_and_the_typed_imports_name_the_same_things():
+    # the package root lists its API once for run time (_API) and once for type checkers
+    # (the TYPE_CHECKING imports): the two must agree, and every name must resolve
+    import ast
+    from pathlib import Path
+
+    import pytest_jsonmatch
+
+    tree = ast.parse(Path(pytest_jsonmatch.__file__).read_text(encoding="utf-8"))
+    block = next(node for node in tree.body if isinstance(node, ast.If)
+                 and getattr(node.test, "id", "") == "TYPE_CHECKING")
+    typed = {alias.asname: "." + ("." * (imp.level - 1)) + imp.module
+             for imp in block.body for alias in imp.names}
+    assert typed == pytest_jsonmatch._API
+    for name in pytest_jsonmatch.__all__:
+        assert getattr(pytest_jsonmatch, name) is not None
+
+
+def test_loading_the_plugin_loads_neither_the_engine_nor_numpy():
+    # pytest imports the plugin at every start; the engine loads when a test first uses it
+    out = run("""
+        import sys
+        import pytest_jsonmatch.plugin
+        heavy = ("numpy", "scipy", "rapidfuzz", "yaml", "pytest_jsonmatch.engine.match",
+                 "pytest_jsonmatch.engine.walk")
+        print(sorted(m for m in heavy if m in sys.modules))
+    """)
+    assert out.strip() == "[]"
