@@ -67,16 +67,24 @@ class WalkConfig:
 
     @cached_property
     def scalar_policy(self) -> dict[type, BoundComparator]:
-        """The comparator of each Python scalar type."""
+        """The comparator of each Python scalar type, for the walk's inline loop (a batch
+        comparator is left out: its fields go the general way, to the judge)."""
         return {kind: self.type_policy[tag] for kind, tag in TYPE_OF.items()
-                if kind in SCALAR_TYPES and tag in self.type_policy}
+                if kind in SCALAR_TYPES and tag in self.type_policy
+                and not self.type_policy[tag].batch}
 
     @cached_property
     def value_policy(self) -> dict[type, BoundComparator]:
         """The comparator of each Python type a JSON value can have (containers too, for
-        metrics that compare whole values)."""
+        metrics that compare whole values), batch comparators left out as above."""
         return {kind: self.type_policy[tag] for kind, tag in TYPE_OF.items()
-                if tag in self.type_policy}
+                if tag in self.type_policy and not self.type_policy[tag].batch}
+
+    @cached_property
+    def batch_policy(self) -> bool:
+        """Whether a per-type comparator is a batch comparator (array pairing must then walk
+        each candidate pair, so that the judge sees the fields)."""
+        return any(comp.batch for comp in self.type_policy.values())
 
     @cached_property
     def equal_one_policy(self) -> dict[type, BoundComparator]:

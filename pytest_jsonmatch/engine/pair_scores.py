@@ -72,6 +72,8 @@ class ColumnScorer:
         cfg = self.cfg
         if any(rule.pattern.names_an_index() for rule in cfg.rules):
             return None  # a rule for one index cannot be resolved per column
+        if cfg.batch_policy:
+            return None  # a judge scores a whole type of values: it must see them all at once
         if cfg.schema_driven:
             cols_e = f1_columns(expected, self.items, "expected")
             cols_a = f1_columns(actual, self.items, "actual") if cols_e is not None else None
