@@ -16,10 +16,10 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 # Up to this depth a comparison fits in the caller's stack under Python's default limit.
-SHALLOW = 80
-# Python frames one level of nesting may take (node -> object -> node, a generator in
-# json_equal, ...), and a margin for the frames around the walk.
-_FRAMES_PER_LEVEL = 8
+SHALLOW = 60
+# Python frames one level of nesting may take (node -> array -> pairing -> pair scores -> a
+# candidate walk -> node, ...), and a margin for the frames around the walk.
+_FRAMES_PER_LEVEL = 12
 _MARGIN = 1_000
 # Bytes of C stack per Python frame to provide (generous: Python 3.10 runs each Python call
 # on the C stack, and C-level recursion such as dict equality adds its own).

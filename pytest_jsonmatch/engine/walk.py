@@ -10,22 +10,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import align
 from .comparators import BoundComparator, score_at
 from .config import WalkConfig
-from .field_spec import Align, FieldSpec
+from .field_spec import FieldSpec
 from .judging import Failed, Judge
-from .blockwise import assign_large
 from .pair_budget import PairBudget
-from .pair_scores import SMALL_PAIRS, LineScores, pair_scores
+from .pairing import alignment, choose_pairs
 from .paths import KEY_FORMS, Where, display_path, key_forms
 from .registry import BatchItem
 from .results import (BATCH_ERROR, HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldResult,
-                      FloorFailure, Pairing, WalkOutput, f_beta, precision_recall)
+                      FloorFailure, Pairing, WalkOutput)
 from .schema import SchemaNode
 from .transforms import transformed
 from .unpaired import one_sided, shape_mismatch
-from .values import ARRAY, MISSING, OBJECT, SCALAR_TYPES, json_equal, json_type
+from .values import ARRAY, MISSING, OBJECT, SCALAR_TYPES, json_type
 
 # FieldResults and Pairings are built with tuple.__new__: a NamedTuple's own constructor
 # takes keywords and costs three times as much, and the walk makes one per field.
@@ -249,9 +247,15 @@ class Walk:
             return
         items = cfg.items_of(node, expected)
         by_score = cfg.array_mode == "similarity" or (
-            cfg.array_mode == "align" and self._align(spec).mode == "hungarian")
+            cfg.array_mode == "align" and alignment(cfg, spec).mode == "hungarian")
         walked: dict[tuple[int, int], WalkOutput] = {}  # pairs already walked for their score
-        scored, lone_e, lone_a = self._pairs(expected, actual, where, items, spec, depth, walked)
+
+        def walk_candidate(e: Any, a: Any, pair_where: Where) -> tuple[WalkOutput, bool]:
+            sub = self._pair_walk(e, a, pair_where, items, depth)
+            return sub.out, not sub.deferred
+
+        scored, lone_e, lone_a = choose_pairs(cfg, self.budget, expected, actual, where, items,
+                                              spec, walk_candidate, walked)
         if by_score or any(i != j for i, j, _ in scored):
             shown = display_path(where.path)
             self.out.pairings.extend(_new(Pairing, (shown, i, j, score)) for i, j, score in scored)
@@ -280,55 +284,6 @@ class Walk:
         else:
             self.node(expected, actual, where, items, depth)
 
-    def _align(self, spec: FieldSpec | None) -> Align:
-        return (spec.align if spec is not None and spec.align is not None else None) or self.cfg.default_align
-
-    def _pairs(self, expected: list[Any], actual: list[Any], where: Where, items: SchemaNode | None,
-               spec: FieldSpec | None, depth: int, walked: dict[tuple[int, int], WalkOutput]
-               ) -> align.Assignment:
-        """Which elements pair up, with the pair's score (1.0 where no score is taken).
-        Pairs walked to be scored leave their walk in ``walked``."""
-        cfg = self.cfg
-        if cfg.array_mode == "similarity":
-            return self._assigned(expected, actual, where, items, depth, "similarity",
-                                  cfg.array_threshold, walked)
-        mode = self._align(spec).mode
-        if cfg.array_mode == "index" or mode == "ordered":
-            pairs, lone_e, lone_a = align.ordered_pairs(len(expected), len(actual))
-        elif mode == "key_field":
-            pairs, lone_e, lone_a = align.key_field_pairs(expected, actual, self._align(spec).key)
-        else:
-            return self._assigned(expected, actual, where, items, depth, "f1", 0.0, walked)
-        return [(i, j, 1.0) for i, j in pairs], lone_e, lone_a
-
-    def _assigned(self, expected: list[Any], actual: list[Any], where: Where,
-                  items: SchemaNode | None, depth: int, mode: str, keep_above: float,
-                  walked: dict[tuple[int, int], WalkOutput]) -> align.Assignment:
-        """Optimal pairing by pair score (``similarity`` or ``f1``), pairs scoring
-        ``keep_above`` or less dropped."""
-        if not (expected and actual):
-            return [], list(range(len(expected))), list(range(len(actual)))
-        if keep_above < 1.0:
-            found = self._identical(expected, actual, items)
-            if found is not None:
-                return found
-
-        budget = self.budget
-
-        def walk_pair(i: int, j: int) -> float:
-            if budget.exhausted:  # see pair_budget.py: a stand-in score, no walk
-                return budget.leaf_overlap(expected[i], actual[j])
-            sub = self._pair_walk(expected[i], actual[j], where.pair(i, j), items, depth)
-            budget.charge(len(sub.out.fields))
-            if not sub.deferred:  # complete: the pair, if chosen, is not walked again
-                walked[i, j] = sub.out
-            return f_beta(*precision_recall(sub.out.fields))
-
-        scores, scale = pair_scores(self.cfg, where.path, items, expected, actual, mode, walk_pair)
-        if isinstance(scores, LineScores):
-            return assign_large(scores, keep_above, minimize_distance=mode == "similarity")
-        return align.assign(scores, keep_above, minimize_distance=mode == "similarity", scale=scale)
-
     def _pair_walk(self, expected: Any, actual: Any, where: Where, items: SchemaNode | None,
                    depth: int) -> Walk:
         """The walk of one candidate pair, on its own (sharing this record's judge and
@@ -338,17 +293,3 @@ class Walk:
         if sub.deferred:
             self.judge.rewalk = True  # scores pending: pairing must wait for the judge
         return sub
-
-    def _identical(self, expected: list[Any], actual: list[Any], items: SchemaNode | None
-                   ) -> align.Assignment | None:
-        """Pairs of identical elements (see align.identical_pairs) when identical elements are
-        sure to score 1."""
-        if not self.cfg.equal_scores_one(items):
-            return None
-        if len(expected) * len(actual) <= SMALL_PAIRS:
-            # A few elements: their pair scores are cheap and pairing by them is exact, so
-            # only an in-order copy, the commonest case, is worth catching first.
-            if expected == actual and json_equal(expected, actual):
-                return [(i, i, 1.0) for i in range(len(expected))], [], []
-            return None
-        return align.identical_pairs(expected, actual)
