@@ -130,81 +130,95 @@ def _decode_line(line: str, where: str, decoder: json.JSONDecoder) -> Any:
 
 def _array(fh: IO[str], head: str, path: str, decoder: json.JSONDecoder) -> Iterator[Record]:
     """The elements of a top-level JSON array, decoded one at a time from a sliding buffer."""
-    buf, pos, eof = head, 0, False
-    line = 1  # the line at ``pos``
-    index = 0
-
-    def fill() -> bool:
-        nonlocal buf, pos, eof
-        if eof:
-            return False
-        more = fh.read(max(_BLOCK, len(buf) - pos))
-        if not more:
-            eof = True
-            return False
-        if pos > _BLOCK:
-            buf, pos = buf[pos:], 0
-        buf += more
-        return True
-
-    def skip_space() -> None:
-        nonlocal pos, line
-        while True:
-            start = pos
-            while pos < len(buf) and buf[pos] in " \t\r\n":
-                pos += 1
-            line += buf.count("\n", start, pos)
-            if pos < len(buf) or not fill():
-                return
-
-    def fail(message: str) -> InputError:
-        return InputError(f"{path} line {line} (element {index}): {message}")
-
-    skip_space()
-    pos += 1  # the '['
-    skip_space()
-    if pos < len(buf) and buf[pos] == "]":
-        pos += 1
+    reader = _ArrayReader(fh, head, path, decoder)
+    reader.skip_space()
+    reader.pos += 1  # the '['
+    reader.skip_space()
+    if reader.at("]"):
+        reader.pos += 1
     else:
         while True:
-            while True:
-                try:
-                    value, end = decoder.raw_decode(buf, pos)
-                except json.JSONDecodeError as exc:
-                    cut_short = exc.pos >= len(buf) - 1 or exc.msg.startswith("Unterminated")
-                    if cut_short and fill():
-                        continue
-                    raise InputError(f"{path} line {exc.lineno + line - buf.count(chr(10), 0, pos) - 1}"
-                                     f" (element {index}): not valid JSON: {exc.msg}") from None
-                except ValueError as exc:
-                    raise fail(f"not valid JSON: {exc}") from None
-                except RecursionError:
-                    raise fail("nests too deeply to read") from None
-                # A number at the end of the buffer may go on in the next block.
-                if end >= len(buf) and not eof and fill():
+            yield reader.element()
+            reader.index += 1
+            reader.skip_space()
+            if reader.pos >= len(reader.buf):
+                raise reader.fail("the array is not closed (']' missing)")
+            if reader.at("]"):
+                reader.pos += 1
+                break
+            if not reader.at(","):
+                raise reader.fail(f"expected ',' or ']' after an element, found {reader.buf[reader.pos]!r}")
+            reader.pos += 1
+            reader.skip_space()
+    reader.skip_space()
+    if reader.pos < len(reader.buf):
+        raise InputError(f"{path} line {reader.line}: more after the array's closing ']'")
+
+
+class _ArrayReader:
+    """A window on a file holding one JSON array: the text read so far (``buf``), the
+    position in it, the line there, and the index of the element being read."""
+
+    def __init__(self, fh: IO[str], head: str, path: str, decoder: json.JSONDecoder) -> None:
+        self.fh, self.path, self.decoder = fh, path, decoder
+        self.buf, self.pos, self.eof = head, 0, False
+        self.line = 1  # the line at ``pos``
+        self.index = 0
+
+    def at(self, char: str) -> bool:
+        return self.pos < len(self.buf) and self.buf[self.pos] == char
+
+    def fill(self) -> bool:
+        """Read the next block (dropping what lies behind); False at the end of the file."""
+        if self.eof:
+            return False
+        more = self.fh.read(max(_BLOCK, len(self.buf) - self.pos))
+        if not more:
+            self.eof = True
+            return False
+        if self.pos > _BLOCK:
+            self.buf, self.pos = self.buf[self.pos:], 0
+        self.buf += more
+        return True
+
+    def skip_space(self) -> None:
+        while True:
+            start = self.pos
+            while self.pos < len(self.buf) and self.buf[self.pos] in " \t\r\n":
+                self.pos += 1
+            self.line += self.buf.count("\n", start, self.pos)
+            if self.pos < len(self.buf) or not self.fill():
+                return
+
+    def fail(self, message: str) -> InputError:
+        return InputError(f"{self.path} line {self.line} (element {self.index}): {message}")
+
+    def element(self) -> Record:
+        """The element at ``pos``, decoded (reading more of the file while it is cut short)."""
+        while True:
+            try:
+                value, end = self.decoder.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError as exc:
+                cut_short = exc.pos >= len(self.buf) - 1 or exc.msg.startswith("Unterminated")
+                if cut_short and self.fill():
                     continue
-                break
-            if end - pos > MAX_RECORD_BYTES:
-                raise fail(f"an element larger than {MAX_RECORD_BYTES // 2**20} MB")
-            where = f"{path} element {index} (line {line})"
-            record = Record(value, where, path, line)
-            line += buf.count("\n", pos, end)
-            pos = end
-            yield record
-            index += 1
-            skip_space()
-            if pos >= len(buf):
-                raise fail("the array is not closed (']' missing)")
-            if buf[pos] == "]":
-                pos += 1
-                break
-            if buf[pos] != ",":
-                raise fail(f"expected ',' or ']' after an element, found {buf[pos]!r}")
-            pos += 1
-            skip_space()
-    skip_space()
-    if pos < len(buf):
-        raise InputError(f"{path} line {line}: more after the array's closing ']'")
+                line = exc.lineno + self.line - self.buf.count("\n", 0, self.pos) - 1
+                raise InputError(f"{self.path} line {line} (element {self.index}): not valid "
+                                 f"JSON: {exc.msg}") from None
+            except ValueError as exc:
+                raise self.fail(f"not valid JSON: {exc}") from None
+            except RecursionError:
+                raise self.fail("nests too deeply to read") from None
+            # A number at the end of the buffer may go on in the next block.
+            if end >= len(self.buf) and not self.eof and self.fill():
+                continue
+            break
+        if end - self.pos > MAX_RECORD_BYTES:
+            raise self.fail(f"an element larger than {MAX_RECORD_BYTES // 2**20} MB")
+        record = Record(value, f"{self.path} element {self.index} (line {self.line})", self.path, self.line)
+        self.line += self.buf.count("\n", self.pos, end)
+        self.pos = end
+        return record
 
 
 def folder_files(root: str) -> Iterator[tuple[str, Path]]:
