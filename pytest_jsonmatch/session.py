@@ -16,13 +16,10 @@ import pytest
 
 from . import recording
 from .atomic import write_atomic
-from .case_edit import apply_updates
 from .reporting import github, report as reports
 from .reporting.aggregate import summarize
 from .reporting.baseline import Baseline, BaselineComparison, cases_of, compare, load_baseline
 from .reporting.gates import Verdict, judge
-from .reporting.html import render_html
-from .reporting.markdown import render_markdown
 from .reporting.records import (ERROR, FAILED, PASSED, XFAILED, XPASSED, Comparison, case_id_of,
                                 field_records)
 from .reporting.text import summary_lines, update_lines, verdict_lines
@@ -97,6 +94,8 @@ class JsonmatchSession:
         if self.worker:
             return
         if self.updates:
+            from .case_edit import apply_updates  # here: a session that updates nothing never loads it
+
             self.updated, errors = apply_updates(self.updates)
             self.write_errors += [f"could not update {error}" for error in errors]
         if not self.comparisons and not self.settings.report_path and not self.settings.html_path:
@@ -129,11 +128,15 @@ class JsonmatchSession:
         settings = self.settings
         if settings.html_path:
             try:
+                from .reporting.html import render_html
+
                 page = render_html(self.report)
                 write_atomic(settings.html_path, lambda fh: fh.write(page))
             except OSError as exc:
                 self.write_errors.append(f"could not write the HTML report {settings.html_path}: {exc}")
         if settings.markdown_path or settings.step_summary:
+            from .reporting.markdown import render_markdown
+
             markdown = render_markdown(self.report)
             try:
                 if settings.markdown_path:
