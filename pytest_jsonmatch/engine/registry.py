@@ -249,15 +249,20 @@ class Registry:
         leaves of ``json_type`` that name none: in inferred schemas, in schemas without
         ``x-eval-compare`` there, and in ``annotate_schema``. Lasts until
         ``reset_type_defaults()`` (extract-eval's ``set_type_default``)."""
+        self.check_type_default(json_type, comparator, "set_type_default")
+        self._type_defaults[json_type] = comparator
+        self.generation += 1
+
+    def check_type_default(self, json_type: Any, comparator: Any, what: str) -> None:
+        """ConfigError, naming ``what``, unless ``json_type`` is a JSON type and ``comparator``
+        a comparator spec this registry binds."""
         if json_type not in JSON_TYPES:
-            raise ConfigError(f"set_type_default: {json_type!r} is not a JSON type; "
+            raise ConfigError(f"{what}: {json_type!r} is not a JSON type; "
                               f"known: {known_names(JSON_TYPES)}")
         try:
             self.comparator(comparator)
         except ConfigError as exc:
-            raise ConfigError(f"set_type_default({json_type!r}): {exc}") from None
-        self._type_defaults[json_type] = comparator
-        self.generation += 1
+            raise ConfigError(f"{what}({json_type!r}): {exc}") from None
 
     def reset_type_defaults(self) -> None:
         """Back to the built-in type defaults (strings and booleans ``exact``, numbers

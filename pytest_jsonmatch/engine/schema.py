@@ -23,6 +23,7 @@ from .paths import index_segment, key_segment
 from .registry import JSON_TYPES, REGISTRY
 from .schema_load import Parts, load_schema, locate
 from .transforms import TransformFn, chain
+from .values import schema_type
 
 X_KEYS = ("x-eval-compare", "x-eval-transform", "x-eval-align", "x-eval-skip", "x-eval-weight")
 JSON_SCHEMA_TYPES = JSON_TYPES
@@ -76,22 +77,6 @@ class SchemaNode:
 # -- inference -------------------------------------------------------------------------------
 
 
-def _type_name(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return "string"
-
-
 def infer_schema(instances: Iterable[Any]) -> dict[str, Any]:
     """Infer a resolved schema from gold instances: each node's type is that of its first
     non-null value, object properties are the union of keys, array items pool every element.
@@ -131,13 +116,7 @@ def annotate_schema(schema: Any, type_defaults: Mapping[str, Any] | None = None)
         raise ConfigError(f"annotate_schema: type_defaults maps JSON types to comparators, "
                           f"not {type(type_defaults).__name__}")
     for json_type, comparator in (type_defaults or {}).items():
-        if json_type not in JSON_TYPES:
-            raise ConfigError(f"annotate_schema: {json_type!r} is not a JSON type; "
-                              f"known: {known_names(JSON_TYPES)}")
-        try:
-            REGISTRY.comparator(comparator)
-        except ConfigError as exc:
-            raise ConfigError(f"annotate_schema: type_defaults[{json_type!r}]: {exc}") from None
+        REGISTRY.check_type_default(json_type, comparator, "annotate_schema: type_defaults")
     defaults = {**REGISTRY.type_defaults, **(type_defaults or {})}
     try:
         out = copy.deepcopy(dict(load_schema(schema).contents))
@@ -309,7 +288,7 @@ def infer_node(values: list[Any], registry: Any) -> SchemaNode:
     leaf = _leaf_table(registry).get(type(first))
     if leaf is not None:
         return leaf
-    kind = _type_name(first)
+    kind = schema_type(first)
     if kind == "object":
         dicts = [v for v in values if isinstance(v, Mapping)]
         if len(dicts) == 1:
@@ -393,7 +372,7 @@ def _fits(value: Any, node: SchemaNode) -> bool:
     kind = node.type
     if kind is None:
         return True
-    actual = _type_name(value)
+    actual = schema_type(value)
     allowed = node.allowed if kind == "multi" else (kind,)
     return actual in allowed or (actual == "integer" and "number" in allowed)
 
@@ -405,7 +384,7 @@ def _check(value: Any, node: SchemaNode, record: str, path: str,
     where = f"{record}: {path or '$'}"
     if not _fits(value, node):
         wanted = " or ".join(node.allowed) if node.type == "multi" else node.type
-        errors.append(f"{where} is {_type_name(value)}, the schema says {wanted}")
+        errors.append(f"{where} is {schema_type(value)}, the schema says {wanted}")
         return
     if node.spec.comparator is not None:
         return

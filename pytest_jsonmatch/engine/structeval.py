@@ -21,7 +21,7 @@ from .config import WalkConfig
 from .errors import ConfigError, SchemaError
 from .paths import display_path, index_segment, key_segment
 from .schema import SchemaNode
-from .values import BOOLEAN, NUMBER, STRING
+from .values import BOOLEAN, NUMBER, STRING, schema_type
 
 CONFIG_OPTIONS = ("string_evaluation_type", "boolean_evaluation_type", "integer_evaluation_type",
                   "float_evaluation_type", "number_evaluation_type")
@@ -157,7 +157,7 @@ def _keep(cfg: WalkConfig, node: SchemaNode, value: Any, side: str, path: str) -
     kinds = node.allowed if node.type == "multi" else ((node.type,) if node.type else ())
     if kinds and not any(_FITS[kind](value) for kind in kinds if kind in _FITS):
         raise SchemaError(f"{side} does not fit the schema: {display_path(path)} is "
-                          f"{_shown_type(value)}, the schema says {' or '.join(kinds)}")
+                          f"{schema_type(value)}, the schema says {' or '.join(kinds)}")
     if node.spec.comparator is not None:
         return value  # compared whole
     if type(value) is dict and node.properties is not None:
@@ -182,17 +182,3 @@ def _others_allowed(node: SchemaNode) -> bool:
     ``additionalProperties`` is true (or a schema), and an error otherwise, absent included."""
     extra = node.raw.get("additionalProperties", False)
     return extra is True or (isinstance(extra, Mapping))
-
-
-def _shown_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"

@@ -44,6 +44,24 @@ TYPE_OF: dict[type, str] = {
 SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
 
 
+def schema_type(value: Any) -> str:
+    """A value's type as JSON Schema names it: ``integer`` for whole numbers (never a
+    boolean), ``number`` for floats, ``null``, ``boolean``, ``string``, ``array``, ``object``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return "object"
+
+
 def json_type(value: Any) -> str:
     """The JSON type name of a value. Values from the door are plain; a custom transform may
     hand back a tuple or a mapping, read here as what it holds. Anything else is a ParseError."""
