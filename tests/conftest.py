@@ -7,6 +7,7 @@ imported here, before any inner run.
 """
 
 import numpy  # noqa: F401
+import pytest
 import rapidfuzz.distance  # noqa: F401
 import scipy.optimize  # noqa: F401
 import scipy.sparse  # noqa: F401
@@ -14,3 +15,15 @@ import scipy.stats  # noqa: F401
 import yaml  # noqa: F401
 
 import pytest_jsonmatch  # noqa: F401
+
+
+# The environment variables the plugin and the command line read to find out where they run.
+# CI machines set some of them (CI=true refuses golden updates; GITHUB_ACTIONS switches on
+# annotations); every test starts without them and sets the ones it is about.
+_RUNNER_VARIABLES = ("CI", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "NO_COLOR", "FORCE_COLOR")
+
+
+@pytest.fixture(autouse=True)
+def _runner_neutral_environment(monkeypatch):
+    for name in _RUNNER_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
