@@ -35,7 +35,7 @@ _FUZZ_HEALTH = [_HealthCheck.too_slow, _HealthCheck.data_too_large, _HealthCheck
                 _HealthCheck.large_base_example]
 # the explain phase re-runs failing examples many times over (slow); shrinking stays on
 _FUZZ_PHASES = [_Phase.explicit, _Phase.reuse, _Phase.generate, _Phase.target, _Phase.shrink]
-FUZZ_CI_EXAMPLES = 150
+FUZZ_CI_EXAMPLES = 200
 FUZZ_LONG_EXAMPLES = 100_000
 
 

@@ -430,8 +430,9 @@ def _near_scalar(v: Any, rng: Any) -> Any:
         return rng.choice([not v, 0, 1, "true", None])
     if isinstance(v, (int, float)):
         try:
-            return rng.choice([v + 1, v * (1 + 1e-4), -v, v + 1e-4, v * 10**rng.randrange(1, 5),
-                               float(v) if roll % 2 else v, str(v)[:50]])
+            with np.errstate(all="ignore"):
+                return rng.choice([v + 1, v * (1 + 1e-4), -v, v + 1e-4, v * 10**rng.randrange(1, 5),
+                                   float(v) if roll % 2 else v, str(v)[:50]])
         except (OverflowError, ValueError):
             return 0
     if isinstance(v, str):
@@ -967,14 +968,19 @@ class Case:
         printer.text(repr(self))
 
 
+METRIC = st.sampled_from(METRICS)
+
+
 @st.composite
-def match_cases(draw: Any, metric: str) -> Case:
+def match_cases(draw: Any, metric: str | None = None) -> Case:
+    metric = metric or draw(METRIC)
     return Case("match_json", draw(PAIRS),
                 {"metric": metric, **draw(options_for(metric))})
 
 
 @st.composite
-def record_cases(draw: Any, metric: str) -> Case:
+def record_cases(draw: Any, metric: str | None = None) -> Case:
+    metric = metric or draw(METRIC)
     n = draw(st.integers(0, 3))
     pairs = [draw(PAIRS) for _ in range(n)]
     expected = [e for _, e in pairs]
@@ -990,7 +996,8 @@ def record_cases(draw: Any, metric: str) -> Case:
 
 
 @st.composite
-def assert_cases(draw: Any, metric: str) -> Case:
+def assert_cases(draw: Any, metric: str | None = None) -> Case:
+    metric = metric or draw(METRIC)
     kwargs: dict[str, Any] = {"metric": metric}
     threshold = draw(THRESHOLDS)
     if threshold is not None or draw(st.booleans()):
@@ -999,7 +1006,8 @@ def assert_cases(draw: Any, metric: str) -> Case:
 
 
 @st.composite
-def self_cases(draw: Any, metric: str) -> Case:
+def self_cases(draw: Any, metric: str | None = None) -> Case:
+    metric = metric or draw(METRIC)
     arrays_too = REGISTRY.metric(metric).allow_array
     value = draw(st.one_of(ACCEPTED_OBJECTS, ACCEPTED_ARRAYS) if arrays_too else ACCEPTED_OBJECTS)
     return Case("match_json", (value, value), {"metric": metric, **draw(equal_keeping_options(metric, value))})
