@@ -25,6 +25,8 @@ import contextlib
 import math
 import os
 import random
+import signal
+import threading
 import time
 import warnings
 from collections.abc import Iterator, Mapping
@@ -38,10 +40,12 @@ from pytest_jsonmatch import (JsonMatchError, MatchResult, RunResult, annotate_s
                               validate_gold)
 from pytest_jsonmatch import recording  # where assert_json_match records each comparison
 from tests.helpers import fuzz_values as fv
-from tests.helpers.timeout import Hang, within
+from tests.helpers.timeout import Hang
 
 LIMIT = 5.0  # seconds: a call that takes longer fails the test
 SLOW = 2.0  # seconds: the requirement; a slower call is reported (SlowCallWarning)
+GRACE = 60.0  # seconds a deep comparison may run past LIMIT before it is interrupted anyway
+DEEP_THREAD = "jsonmatch-deep"  # engine/depth.py compares deep values in threads of this name
 FUNCTIONS = {"match_json": match_json, "evaluate_records": evaluate_records,
              "assert_json_match": assert_json_match, "annotate_schema": annotate_schema,
              "infer_schema": infer_schema, "validate_gold": validate_gold}
@@ -96,29 +100,61 @@ def run(case: fv.Case, args: tuple | None = None, kwargs: dict | None = None) ->
     return _run(case, args, kwargs)
 
 
+def _deep_thread_running() -> bool:
+    return any(t.name == DEEP_THREAD and t.is_alive() for t in threading.enumerate())
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise Hang in the main thread after ``seconds`` (SIGALRM; pytest and xdist workers run
+    tests in the main thread). Not while the engine compares a deep value in a thread of its
+    own: interrupting its join makes the engine restore the recursion limit under that
+    running thread, whose RecursionError can then become a fatal "Cannot recover from stack
+    overflow" that aborts the whole process (hypothesis's gc callback runs Python code
+    there). The alarm then waits for the thread, GRACE seconds at most, and the call, over
+    its time, fails all the same (see _run)."""
+    give_up = time.monotonic() + seconds + GRACE
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        if _deep_thread_running() and time.monotonic() < give_up:
+            signal.setitimer(signal.ITIMER_REAL, 0.05)
+            return
+        raise Hang(f"did not finish within {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _run(case: fv.Case, args: tuple | None, kwargs: dict | None) -> Any:
     fn = FUNCTIONS[case.function]
     args = case.args if args is None else args
     kwargs = case.kwargs if kwargs is None else kwargs
     start = time.perf_counter()
     try:
-        with within(LIMIT, case.function):
-            return fn(*args, **kwargs)
+        with time_limit(LIMIT):
+            got = fn(*args, **kwargs)
     except Hang:
         raise AssertionError(f"did not finish within {LIMIT:g} s: {case!r}") from None
     except JsonMatchError as exc:
-        return exc
+        got = exc
     except AssertionError as exc:
-        if case.function == "assert_json_match" and hasattr(exc, "result"):
-            return exc
-        raise AssertionError(f"an AssertionError from inside: {exc!s:.300} in {case!r}") from exc
+        if not (case.function == "assert_json_match" and hasattr(exc, "result")):
+            raise AssertionError(f"an AssertionError from inside: {exc!s:.300} in {case!r}") from exc
+        got = exc
     except Exception as exc:  # noqa: BLE001 - property 1: anything else is a bug
         raise AssertionError(f"{type(exc).__name__} escaped (not a JsonMatchError): "
                              f"{exc!s:.300} in {case!r}") from exc
-    finally:
-        elapsed = time.perf_counter() - start
-        if SLOW < elapsed < LIMIT:
-            warnings.warn(SlowCallWarning(f"{elapsed:.1f} s (over {SLOW:g} s): {case!r}"), stacklevel=1)
+    elapsed = time.perf_counter() - start
+    if elapsed > LIMIT:
+        raise AssertionError(f"did not finish within {LIMIT:g} s (took {elapsed:.1f} s): {case!r}")
+    if elapsed > SLOW:
+        warnings.warn(SlowCallWarning(f"{elapsed:.1f} s (over {SLOW:g} s): {case!r}"), stacklevel=1)
+    return got
 
 
 # -- property 2: scores in [0, 1] ------------------------------------------------------------------
@@ -373,15 +409,20 @@ def test_schema_tools(case):
 
 
 @FUZZ
-@given(records=st.lists(st.dictionaries(fv.PLAIN_KEYS, fv.JSON_VALUES, max_size=5), min_size=1, max_size=3))
+@given(records=st.lists(st.dictionaries(fv.PLAIN_KEYS, fv.ACCEPTED_TREES, max_size=5), min_size=1, max_size=3))
 def test_a_schema_inferred_from_records_fits_them(records):
+    """infer_schema reads records as the comparisons do (numpy values, subclasses and
+    tuples as the JSON they hold), and a record fits the schema inferred from it alone."""
     case = fv.Case("infer_schema", (records,))
     schema = check_call(case)
     assert isinstance(schema, dict), f"{type(schema).__name__}: {schema!s:.300}: {case!r}"
+    data = fv.plain(records)
+    as_json = run(fv.Case("infer_schema", (data,)))
+    assert schema == as_json, (
+        f"{fv.show(schema)} from the records, {fv.show(as_json)} from the JSON they hold: {case!r}")
     annotated = check_call(fv.Case("annotate_schema", (schema,)))
     assert isinstance(annotated, dict), f"{type(annotated).__name__}: {annotated!s:.300}"
-    for record in records:
-        if len(records) == 1 and fv.one_type_per_array(record):
-            this = fv.Case("validate_gold", (record, annotated))
-            warned = check_call(this)
-            assert isinstance(warned, list), f"{type(warned).__name__}: {warned!s:.300}: {this!r}"
+    if len(records) == 1 and fv.one_type_per_array(data[0]):
+        this = fv.Case("validate_gold", (records[0], annotated))
+        warned = check_call(this)
+        assert isinstance(warned, list), f"{type(warned).__name__}: {warned!s:.300}: {this!r}"
