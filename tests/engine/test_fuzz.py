@@ -304,7 +304,7 @@ def check_call(case: fv.Case, order_seed: int | None = None) -> Any:
     return first
 
 
-ORDER_SEEDS = st.integers(0, 2**32)
+ORDER_SEEDS = st.one_of(st.just(0), st.integers(1, 2**32))  # 0: every mapping's keys reversed
 
 
 # -- the tests -----------------------------------------------------------------------------------
