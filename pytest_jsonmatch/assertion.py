@@ -85,11 +85,14 @@ def compare_and_record(actual: Any, expected: Any, metric: str | None, threshold
     scored is recorded as an error with its reason, and its error raised."""
     __tracebackhide__ = True
     name = metric or defaults.metric
-    limit = defaults.threshold if threshold is None else unit_number(threshold, "threshold")
-    merged = {**session_options(name, defaults), **options}
+    limit = defaults.threshold
     try:
+        if threshold is not None:
+            limit = unit_number(threshold, "threshold")
+        merged = {**session_options(name, defaults), **options}
         result = match_json(actual, expected, metric=name, **merged)
     except JsonMatchError as exc:
+        # a bad threshold is recorded too (held to the session's): every attempt counts
         recording.record(recording.Outcome(str(name), limit, error=recording.one_line(exc),
                                            repeat=repeat, source=source, recording=recorded))
         # the message says it all: raised from here, not from deep inside the engine

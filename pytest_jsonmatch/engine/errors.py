@@ -47,8 +47,15 @@ def known_names(names: object) -> str:
 
 
 def shown(value: object, limit: int = 60) -> str:
-    """A value's repr for an error message, cut to ``limit`` characters."""
-    text = repr(value)
+    """A value's repr for an error message, cut to ``limit`` characters. Integers too long
+    for ``repr`` (over 4,300 digits) and values whose ``repr`` fails are described instead."""
+    if isinstance(value, int) and value.bit_length() > 200:
+        digits = int(value.bit_length() * 0.30103) + 1  # log10(2): within one digit
+        return f"{'a negative' if value < 0 else 'an'} integer of about {digits:,} digits"
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a message must not fail; the type says enough
+        return f"a {type(value).__name__} value"
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 

@@ -118,6 +118,12 @@ def weighted_precision_recall(fields: Iterable[FieldResult]) -> tuple[float, flo
 
 def f_beta(precision: float, recall: float, beta: float = 1.0) -> float:
     b2 = beta * beta
+    if b2 > 1.0:
+        # divided through by beta squared, so that a beta whose square is infinite gives the
+        # limit (recall) instead of inf / inf
+        inv = 1.0 / b2
+        den = precision + inv * recall
+        return (1.0 + inv) * precision * recall / den if den > 0 else 0.0
     den = b2 * precision + recall
     return (1 + b2) * precision * recall / den if den > 0 else 0.0
 

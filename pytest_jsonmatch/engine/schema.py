@@ -13,6 +13,7 @@ import copy
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from .comparators import BoundComparator
@@ -357,12 +358,19 @@ def validate_gold(gold: Any, schema: Any, registry: Any = None) -> list[str]:
     class; references followed). Fields the schema does not know and values of the wrong type
     are errors (one SchemaError listing them all); schema fields a record lacks are returned
     as warnings."""
+    from .depth import call_with_depth
+    from .intake import as_data, read_json
+
     root = parse_schema(schema, registry or REGISTRY)
     records = gold if isinstance(gold, (list, tuple)) and root.type != "array" else [gold]
     errors: list[str] = []
     warnings_found: list[str] = []
     for index, record in enumerate(records):
-        _check(record, root, f"record {index}", "", errors, warnings_found)
+        # through the door comparisons use: numpy values, tuples and subclasses as the JSON
+        # they hold, so gold fits the schema inferred from it
+        value, depth = read_json(as_data(record, f"record {index}"), f"record {index}")
+        call_with_depth(depth, partial(_check, value, root, f"record {index}", "", errors,
+                                       warnings_found))
     if errors:
         raise SchemaError("gold does not fit the schema:\n  " + "\n  ".join(errors))
     return warnings_found

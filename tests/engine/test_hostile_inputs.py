@@ -12,7 +12,7 @@ import pytest
 
 from pytest_jsonmatch import (ConfigError, JsonMatchError, ParseError, SchemaError,
                               annotate_schema, assert_json_match, infer_schema, match_json,
-                              register_comparator)
+                              register_comparator, validate_gold)
 from pytest_jsonmatch.engine.paths import PathPattern
 from tests.helpers.timeout import GENEROUS, within
 
@@ -96,6 +96,21 @@ def test_assert_json_match_refuses_a_threshold_outside_the_unit_interval(thresho
         assert_json_match({"a": 1}, {"a": 1}, threshold=threshold)
 
 
+def test_a_threshold_too_long_to_print_is_described_and_the_attempt_recorded():
+    from pytest_jsonmatch import recording
+
+    outcomes: list = []
+    previous = recording.activate(outcomes.append)
+    try:
+        with pytest.raises(ConfigError, match="not an integer of about 5,001 digits"):
+            assert_json_match({}, {}, threshold=10 ** 5000)
+    finally:
+        recording.activate(previous)
+    # every attempt counts: the refused threshold is an error in the summary, not nothing
+    assert [o.error for o in outcomes] == [
+        "threshold must be a number in [0, 1], not an integer of about 5,001 digits"]
+
+
 # -- keys, numpy values ---------------------------------------------------------------------
 
 
@@ -116,6 +131,14 @@ def test_numpy_values_read_as_the_json_values_they_hold(metric):
     assert match_json({"a": [np.array([1, 2])]}, {"a": [[1, 2]]}, metric=metric).score == 1.0
     with pytest.raises(ParseError, match="inf .* is not a JSON number"):
         match_json({"a": np.float64("inf")}, {"a": np.float64("inf")}, metric=metric)
+
+
+def test_validate_gold_reads_numpy_values_as_infer_schema_does():
+    schema = infer_schema([{"a": np.False_, "n": np.int64(3)}])
+    assert schema["properties"]["a"]["type"] == "boolean"
+    assert validate_gold({"a": np.False_, "n": np.int64(3)}, schema) == []
+    with pytest.raises(SchemaError, match="record 0: a is integer, the schema says boolean"):
+        validate_gold({"a": np.int64(1), "n": 3}, schema)
 
 
 # -- batch comparators ------------------------------------------------------------------------

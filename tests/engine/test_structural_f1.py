@@ -197,6 +197,13 @@ def test_beta_option_gives_f_beta():
     assert f_half.score == pytest.approx(0.625 / 0.75)
 
 
+def test_a_beta_whose_square_overflows_gives_the_limit_recall():
+    # beta = 1e200: beta squared is inf, and (1 + b2)PR / (b2 P + R) would be inf / inf;
+    # as beta grows F-beta tends to R = 0.5 (P = 1)
+    assert sf({"a": 1}, {"a": 1, "b": 2}, beta=1e200).score == 0.5
+    assert sf({"a": 1}, {"a": 1, "b": 2}, beta=1e150).score == pytest.approx(0.5)
+
+
 # -- arrays: pairing regardless of order --------------------------------------------------
 
 
