@@ -19,7 +19,7 @@ from . import all_pairs, embeddings
 from .all_pairs import AddScoresFn, MatrixFn
 from .edit_distance import levenshtein_similarity
 from .embeddings import DEFAULT_EMBEDDER, Embedders
-from .errors import ComparatorError, ConfigError, JsonMatchError, ParseError
+from .errors import ComparatorError, ConfigError, JsonMatchError, ParseError, shown
 from .paths import display_path
 from .numbers import gap, is_finite_number, is_float_number, relative_gap
 from .transforms import without_marks
@@ -144,18 +144,24 @@ def _numeric_exact(expected: Any, actual: Any) -> float:
     return 1.0 if json_equal(expected, actual) else 0.0
 
 
-def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
+def _numeric_params(params: Mapping[str, Any] | None) -> tuple[float | None, float | None, bool]:
+    """The numeric comparator's absolute and relative tolerances (None: not set) and coerce."""
     p = check_params("numeric", params, {"abs", "rel", "coerce", "tolerance"})
     tolerance = p.pop("tolerance", None)
     if tolerance is not None:  # the reference's spelling: {"tolerance": {"abs": .., "rel": ..}}
         if not isinstance(tolerance, Mapping):
-            raise ConfigError(f"comparator 'numeric': tolerance must be a mapping, not {tolerance!r}")
+            raise ConfigError(f"comparator 'numeric': tolerance must be a mapping, not {shown(tolerance)}")
         p.update(check_params("numeric", tolerance, {"abs", "rel"}))
     abs_tol = _number_param("numeric", "abs", p["abs"]) if "abs" in p else None
     rel_tol = _number_param("numeric", "rel", p["rel"]) if "rel" in p else None
     coerce = p.get("coerce", False)
     if not isinstance(coerce, bool):
-        raise ConfigError(f"comparator 'numeric': coerce must be true or false, not {coerce!r}")
+        raise ConfigError(f"comparator 'numeric': coerce must be true or false, not {shown(coerce)}")
+    return abs_tol, rel_tol, coerce
+
+
+def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    abs_tol, rel_tol, coerce = _numeric_params(params)
     if abs_tol is None and rel_tol is None and not coerce:
         # the default: equal by value, the most common case by far
         return BoundComparator("numeric", _numeric_exact, all_pairs.numbers_matrix(

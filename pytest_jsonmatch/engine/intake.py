@@ -145,6 +145,8 @@ class _Converter:
                 source = _dump(source, self.side, path)
             elif _is_dataclass_instance(source):
                 source = _fields_of(source)
+            elif _is_numpy(source):
+                source = source.tolist()  # a numpy scalar or array: the Python value(s) it holds
             plain = self.scalar(source, path)
             if plain is not _CONTAINER:
                 target[slot] = plain
@@ -180,9 +182,20 @@ class _Converter:
             container = list(source)
             children = [(index_segment(path, index), index) for index in range(len(container))]
         for child_path, slot in reversed(children):  # the stack pops them in document order
-            if self.skip is None or not self.skip(child_path):
+            if self.skip is not None and self.skip(child_path):
+                container[slot] = self.lenient(container[slot])
+            else:
                 stack.append((container[slot], child_path, depth + 1, container, slot))
         return container
+
+    def lenient(self, value: Any) -> Any:
+        """An ignored field's value: as plain JSON when it reads as JSON (a numpy value, a
+        tuple), else as it is. Ignored fields may hold anything, but a metric that compares
+        their parent whole (an array under field_match) must find JSON where there is some."""
+        try:
+            return _Converter(self.side, None).convert(value)[0]
+        except ParseError:
+            return value
 
     def scalar(self, value: Any, path: str) -> Any:
         """The plain scalar ``value`` stands for, or _CONTAINER for a mapping or an array."""
@@ -197,9 +210,6 @@ class _Converter:
             return str.__str__(value)
         if isinstance(value, int):
             return int.__int__(value)
-        if _is_numpy(value):
-            held = value.tolist()  # a numpy scalar or array: the Python value(s) it holds
-            return _CONTAINER if isinstance(held, list) else self.scalar(held, path)
         raise ParseError(f"{display_path(path)}: {kind.__name__} is not a JSON value ({value!r:.60})")
 
     def finite(self, number: float, path: str) -> float:

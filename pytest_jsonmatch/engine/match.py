@@ -7,17 +7,17 @@ walk can trust) -> configure (config.py: the metric's walk and per-field rules) 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .config import Metric, WalkConfig, configure
 from .depth import call_with_depth
-from .errors import ConfigError, known_names
+from .errors import ComparatorError, ConfigError, JsonMatchError, known_names, printable, shown
 from .intake import as_data, read_json
 from .parse import parse_actual, parse_expected
 from .prepare import prepare_strings
 from .registry import REGISTRY, Registry
-from .results import (FieldResult, MatchResult, RunResult, aggregate_fields, f_beta,
+from .results import (STATUSES, FieldResult, MatchResult, RunResult, aggregate_fields, f_beta,
                       precision_recall, weighted_precision_recall)
 from .schema import SchemaNode, infer_node
 from .target import select
@@ -50,6 +50,11 @@ def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
     (``items[].sku``) the mean score and the count of each status. For ``field_f1`` without
     a schema, one schema is inferred from all expected records together."""
     registry = options.pop("registry", REGISTRY)
+    for name, records in (("expected_list", expected_list), ("actual_list", actual_list)):
+        if isinstance(records, (str, bytes, bytearray, Mapping)) or not (
+                hasattr(records, "__len__") and hasattr(records, "__iter__")):
+            raise ConfigError(f"evaluate_records takes two lists of records; {name} is a "
+                              f"{type(records).__name__} (wrap one record in a list)")
     if len(expected_list) != len(actual_list):
         raise ConfigError(f"evaluate_records needs as many actual records as expected ones "
                           f"({len(actual_list)} != {len(expected_list)})")
@@ -100,6 +105,33 @@ def _post_processors(spec: Any, registry: Registry) -> list[PostProcessor]:
     return out
 
 
+def _post_processed(post: PostProcessor, fields: list[FieldResult]) -> list[FieldResult]:
+    """What a post-processor makes of the field results, checked: a list of FieldResults
+    with known statuses and scores in [0, 1]; anything else is a ComparatorError naming it."""
+    name = getattr(post, "__name__", type(post).__name__)
+    try:
+        returned = post(list(fields))
+        if isinstance(returned, (str, bytes, Mapping)) or not isinstance(returned, Iterable):
+            raise ComparatorError(f"post-processor {name!r} returned a {type(returned).__name__}, "
+                                  f"not a list of FieldResults")
+        out = list(returned)  # a generator runs its code here
+    except JsonMatchError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - user code: say whose it is
+        raise ComparatorError(f"post-processor {name!r} raised {type(exc).__name__}: "
+                              f"{printable(str(exc))[:200]}") from None
+    for fr in out:
+        if not isinstance(fr, FieldResult):
+            raise ComparatorError(f"post-processor {name!r} returned a {type(fr).__name__}, "
+                                  f"not a FieldResult")
+        in_unit = isinstance(fr.score, (int, float)) and 0.0 <= fr.score <= 1.0  # NaN is not
+        if fr.status not in STATUSES or not in_unit:
+            raise ComparatorError(f"post-processor {name!r} returned {fr.display_path} with "
+                                  f"status {shown(fr.status)} and score {shown(fr.score)}; "
+                                  f"statuses are {', '.join(STATUSES)}, scores in [0, 1]")
+    return out
+
+
 def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected: Any, actual: Any,
            options: Mapping[str, Any], registry: Registry) -> MatchResult:
     if metric.prepare is not None:
@@ -109,7 +141,7 @@ def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected:
     fields = found.fields
     if options:
         for post in _post_processors(options.get("post_process"), registry):
-            fields = list(post(fields))
+            fields = _post_processed(post, fields)
     if cfg.weighted:
         fields = [fr._replace(weight=cfg.weight_at(fr.path)) for fr in fields]
         precision, recall = weighted_precision_recall(fields)

@@ -166,12 +166,13 @@ def path_segments(path: str) -> Segments:
 
 
 def _last_segment(path: str) -> tuple[str, str]:
-    """(parent path, last segment) of an instance path. A quoted key's JSON text holds no
-    unescaped ``"``, so its opening ``["`` is the last one; a plain key holds no ``.`` or
-    ``]``, so the last of those ends its parent."""
+    """(parent path, last segment) of an instance path. Inside a quoted key's JSON text every
+    ``"`` is escaped, so the first unescaped ``"`` before the closing one opens it (the key
+    itself may hold ``["``); a plain key holds no ``.`` or ``]``, so the last of those ends
+    its parent."""
     if path.endswith('"]'):
-        start = path.rfind('["')
-        return path[:start], "k" + json.loads(path[start + 1:-1])
+        start = _opening_quote(path, len(path) - 2)
+        return path[:start - 1], "k" + json.loads(path[start:-1])
     if path.endswith("]"):
         start = path.rfind("[")
         return path[:start], "i" + path[start + 1:-1]
@@ -179,6 +180,18 @@ def _last_segment(path: str) -> tuple[str, str]:
     if cut < 0:
         return "", "k" + path
     return (path[:cut] if path[cut] == "." else path[:cut + 1]), "k" + path[cut + 1:]
+
+
+def _opening_quote(path: str, closing: int) -> int:
+    """The index of the unescaped ``"`` that opens the JSON string closed at ``closing``."""
+    at = closing
+    while True:
+        at = path.rfind('"', 0, at)
+        slashes = at
+        while path[slashes - 1] == "\\":  # the opening quote follows "[", never a backslash
+            slashes -= 1
+        if (at - slashes) % 2 == 0:
+            return at
 
 
 class PathPattern:

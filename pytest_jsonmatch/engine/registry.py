@@ -18,7 +18,7 @@ from typing import Any
 
 from .comparators import BUILTIN_COMPARATORS, BoundComparator, bind_cosine
 from .embeddings import Embedder, Embedders
-from .errors import ComparatorError, ConfigError, known_names
+from .errors import ComparatorError, ConfigError, known_names, shown
 from .postprocess import BUILTIN_POST_PROCESSORS
 from .transforms import BUILTIN_TRANSFORMS, TransformFn
 
@@ -54,13 +54,13 @@ def check_score(name: str, value: Any) -> float:
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, (str, bytes)):  # "0.5" is text, not a score
-        raise ComparatorError(f"comparator {name!r} returned {value!r}, not a number")
+        raise ComparatorError(f"comparator {name!r} returned {shown(value)}, not a number")
     try:
         score = float(value)
     except (TypeError, ValueError):
-        raise ComparatorError(f"comparator {name!r} returned {value!r}, not a number") from None
+        raise ComparatorError(f"comparator {name!r} returned {shown(value)}, not a number") from None
     if not (0.0 <= score <= 1.0) or math.isnan(score):
-        raise ComparatorError(f"comparator {name!r} returned {value!r}, outside [0, 1]")
+        raise ComparatorError(f"comparator {name!r} returned {shown(value)}, outside [0, 1]")
     return score
 
 

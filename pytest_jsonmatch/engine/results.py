@@ -23,8 +23,8 @@ SCORE_EPSILON = 1e-9
 
 
 class FieldResult(NamedTuple):
-    """One scored field (immutable; a NamedTuple because a comparison makes one per field
-    and a frozen dataclass costs three times as much to build).
+    """One scored field (immutable; a NamedTuple, the cheapest record to build, because a
+    comparison makes one per field).
 
     ``path`` is the instance path on the expected side (``items[0].sku``; the actual side's
     index for a hallucinated element); ``actual_path`` is set when array pairing put the

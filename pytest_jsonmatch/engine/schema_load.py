@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from .errors import SchemaError, SchemaWarning
+from .errors import SchemaError, SchemaWarning, shown
 from .files import read_regular_text
 from .safe_yaml import parse_yaml
 
@@ -277,7 +277,7 @@ def _enter(raw: Mapping[str, Any], resolver: Any) -> Any:
 
 def _follow(ref: Any, resolver: Any, where: str) -> tuple[Any, Any]:
     if not isinstance(ref, str):
-        raise SchemaError(f"schema node {where}: $ref must be a string, not {ref!r}")
+        raise SchemaError(f"schema node {where}: $ref must be a string, not {shown(ref)}")
     from referencing.exceptions import Unresolvable
 
     try:
@@ -286,6 +286,10 @@ def _follow(ref: Any, resolver: Any, where: str) -> tuple[Any, Any]:
         raise SchemaError(f"schema node {where}: {exc}") from None
     except Unresolvable as exc:
         raise SchemaError(f"schema node {where}: $ref {ref!r} cannot be resolved ({_why(exc)})") from None
+    except Exception as exc:  # noqa: BLE001 - the library crawls the whole document first
+        raise SchemaError(f"schema node {where}: $ref {ref!r} cannot be resolved: the library "
+                          f"could not read the schema ({type(exc).__name__}: {shown(str(exc), 120)}); "
+                          f"every subschema must be a mapping, true or false") from None
     return resolved.contents, resolved.resolver
 
 

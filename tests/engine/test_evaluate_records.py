@@ -70,6 +70,16 @@ def test_evaluate_records_needs_equal_lengths():
         evaluate_records([{"a": 1}], [], metric="field_f1")
 
 
+@pytest.mark.parametrize("expected, actual, named", [
+    (None, [], "expected_list is a NoneType"),
+    ([{"a": 1}], {"a": 1}, "actual_list is a dict"),
+    ("[]", [], "expected_list is a str"),
+])
+def test_evaluate_records_takes_two_lists_of_records(expected, actual, named):
+    with pytest.raises(ConfigError, match=f"evaluate_records takes two lists of records; {named}"):
+        evaluate_records(expected, actual, metric="field_f1")
+
+
 @pytest.mark.parametrize("metric, second", [
     ("field_match", 0.0),
     ("json_similarity", 0.5),    # 1 - |2 - 3| / 2

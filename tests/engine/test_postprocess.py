@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_jsonmatch import ConfigError, match_json, reclassify_nulls
+from pytest_jsonmatch import ComparatorError, ConfigError, match_json, reclassify_nulls
 
 
 def test_reclassify_nulls_turns_null_against_value_into_omission_or_hallucination():
@@ -97,3 +97,34 @@ def test_propagate_batch_errors_taints_only_the_failing_comparator_and_keeps_str
                                                  ("c", "omission"), ("d", "mismatch")]
     assert out[1].reason == "batch tainted: comparator 'judge' failed for other fields of this record"
     assert propagate_batch_errors(fields[1:]) == fields[1:]  # no failure, nothing changes
+
+
+def _returns_none(fields):
+    return None
+
+
+def _raises(fields):
+    raise KeyError("oops")
+
+
+def _scores_two(fields):
+    return [f._replace(score=2.0) for f in fields]
+
+
+def _invents_a_status(fields):
+    return [f._replace(status="great") for f in fields]
+
+
+@pytest.mark.parametrize("post, message", [
+    (_returns_none, "post-processor '_returns_none' returned a NoneType, not a list of FieldResults"),
+    (_raises, "post-processor '_raises' raised KeyError: 'oops'"),
+    (lambda fields: ["a"], "post-processor '<lambda>' returned a str, not a FieldResult"),
+    (_scores_two, "post-processor '_scores_two' returned a with status 'match' and score 2.0"),
+    (_invents_a_status, "post-processor '_invents_a_status' returned a with status 'great'"),
+])
+def test_a_post_processor_that_returns_no_field_results_is_a_comparator_error_naming_it(post, message):
+    # a user's function: its mistakes are named, never a TypeError from inside or a score
+    # outside [0, 1]
+    with pytest.raises(ComparatorError) as info:
+        match_json({"a": 1}, {"a": 1}, metric="field_f1", post_process=post)
+    assert str(info.value).startswith(message)

@@ -64,6 +64,17 @@ def test_a_reference_that_leads_nowhere_names_the_node_and_the_reference():
     assert str(info.value).startswith("schema node total: $ref '#/$defs/nothing' cannot be resolved")
 
 
+def test_a_reference_in_a_schema_holding_a_node_that_is_not_a_schema_is_a_schema_error():
+    # the reference library reads the whole document before it follows a $ref; a property
+    # that is None (not a mapping, true or false) made it raise AttributeError
+    # (a reference to another document is looked up in the library's registry, which it
+    # builds by reading every subschema)
+    schema = {"type": "object", "properties": {"id": {"$ref": "other.json"}, "a": None}}
+    with pytest.raises(SchemaError, match=r"schema node id: \$ref 'other.json' cannot be resolved: "
+                                          r".* every subschema must be a mapping"):
+        validate_gold({"id": "x"}, schema)
+
+
 def test_a_reference_to_itself_without_content_is_an_error_not_a_hang():
     schema = {"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "type": "object",
               "properties": {"x": {"$ref": "#/$defs/a"}}}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch import ConfigError, PathPattern, match_json
+from pytest_jsonmatch.engine.paths import key_segment, path_segments
 
 ALL_METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
 
@@ -125,6 +126,18 @@ def test_quoted_key_pattern_matches_quoted_path():
     assert PathPattern('["unit price"]').matches('["unit price"]')
     assert PathPattern('items[*]["unit price"]').matches('items[4]["unit price"]')
     assert not PathPattern('["unit price"]').matches("unit")
+
+
+@pytest.mark.parametrize("key", ["[", '["', '\\', '\\"]', 'a"]["b'])
+def test_a_key_holding_brackets_quotes_or_backslashes_is_one_segment(key):
+    # the walk writes these keys quoted ('["["]'); reading the path back must find the
+    # quote that opens the key, not a '["' inside it
+    path = key_segment(key_segment("", "a"), key)
+    assert path_segments(path) == ("ka", "k" + key)
+    assert PathPattern("a.*").matches(path)
+    result = match_json({"a": {key: 1, "b": 2}}, {"a": {key: 1, "b": 3}}, metric="field_match",
+                        ignore=["a.b"])
+    assert result.score == 1.0  # the key's field matches; a.b is ignored
 
 
 def test_dollar_pattern_matches_the_root():
