@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from ..dataset import NO_PREDICTION, Pair
+from ..engine.errors import shown
 from .datasets import Record, folder_files, is_folder, read_records
-from .files import read_bytes
 from .errors import InputError
+from .files import read_bytes
 
 NAMED = 5  # unpaired predictions named in the warning
 
@@ -128,14 +129,14 @@ def _by_id(s: PairingSettings, leftovers: Leftovers) -> Iterator[Pair]:
             if pkey == key:
                 found = p
             elif pkey in waiting:
-                raise InputError(f"{p.where}: id {pkey!r} is given to an earlier prediction too")
+                raise InputError(f"{p.where}: id {shown(pkey)} is given to an earlier prediction too")
             else:
                 waiting[pkey] = p
         yield _pair(key, g, found, s, f"no prediction has {s.id_field} {key!r} in {s.pred}")
     for p in pred:
         pkey = _id_of(p, s.id_field)
         if pkey in waiting:
-            raise InputError(f"{p.where}: id {pkey!r} is given to an earlier prediction too")
+            raise InputError(f"{p.where}: id {shown(pkey)} is given to an earlier prediction too")
         waiting[pkey] = p
     _leftover(waiting, leftovers)
 

@@ -68,7 +68,7 @@ def check_params(name: str, params: Mapping[str, Any] | None, allowed: set[str])
 
 def _number_param(name: str, key: str, value: Any, minimum: float = 0.0) -> float:
     if not is_finite_number(value) or value < minimum:
-        raise ConfigError(f"comparator {name!r}: {key} must be a number >= {minimum}, not {value!r}")
+        raise ConfigError(f"comparator {name!r}: {key} must be a number >= {minimum}, not {shown(value)}")
     return float(value)
 
 
@@ -223,7 +223,7 @@ def bind_oneof(params: Mapping[str, Any] | None = None) -> BoundComparator:
     p = check_params("oneof", params, {"values"})
     values = p.get("values")
     if not isinstance(values, (list, tuple)):
-        raise ConfigError(f"comparator 'oneof' needs values: a list, not {values!r}")
+        raise ConfigError(f"comparator 'oneof' needs values: a list, not {shown(values)}")
     accepted = {canonical_key(v) for v in values}
 
     def score(expected: Any, actual: Any) -> float:
@@ -505,7 +505,7 @@ def score_at(comparator: BoundComparator, expected: Any, actual: Any, path: str)
     except JsonMatchError:
         raise
     except Exception as exc:  # noqa: BLE001 - name the comparator and field, not a deep traceback
-        raise ComparatorError(f"comparator {comparator.name!r} raised {type(exc).__name__}: {exc} "
+        raise ComparatorError(f"comparator {shown(comparator.name)} raised {type(exc).__name__}: {exc} "
                               f"at {display_path(path)}") from None
 
 

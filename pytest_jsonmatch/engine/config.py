@@ -388,7 +388,7 @@ def field_rules(opts: Mapping[str, Any], registry: Registry | Binder) -> tuple[F
 def _field_spec(pattern: str, settings: Any, registry: Registry | Binder) -> FieldSpec:
     """One ``fields`` entry's settings as a FieldSpec; errors name the pattern."""
     if not isinstance(settings, Mapping):
-        raise ConfigError(f"fields[{pattern!r}] must be a mapping of settings, not {settings!r}")
+        raise ConfigError(f"fields[{pattern!r}] must be a mapping of settings, not {shown(settings)}")
     unknown = set(settings) - set(FIELD_RULE_KEYS)
     if unknown:
         raise ConfigError(f"fields[{pattern!r}]: unknown setting {', '.join(map(repr, sorted(unknown)))}; "

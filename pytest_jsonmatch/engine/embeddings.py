@@ -21,7 +21,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import ComparatorError, ConfigError, JsonMatchError
+from .errors import ComparatorError, ConfigError, JsonMatchError, shown
 
 Embedder = Callable[[list[str]], Any]
 
@@ -56,12 +56,12 @@ class EmbedderHandle:
         except JsonMatchError:
             raise
         except Exception as exc:  # noqa: BLE001 - the embedder's own failure, named
-            raise ComparatorError(f"embedder {self.name!r} raised {type(exc).__name__}: {exc}") from None
+            raise ComparatorError(f"embedder {shown(self.name)} raised {type(exc).__name__}: {exc}") from None
         if vectors.ndim != 2 or vectors.shape[0] != len(texts):
-            raise ComparatorError(f"embedder {self.name!r} returned an array of shape {vectors.shape} "
+            raise ComparatorError(f"embedder {shown(self.name)} returned an array of shape {vectors.shape} "
                                   f"for {len(texts)} strings; it must return one vector per string")
         if not np.isfinite(vectors).all():
-            raise ComparatorError(f"embedder {self.name!r} returned a vector that is not finite")
+            raise ComparatorError(f"embedder {shown(self.name)} returned a vector that is not finite")
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
@@ -119,7 +119,7 @@ class Embedders:
                     key, getattr(spec, "__name__", type(spec).__name__), lambda: spec)
             return found
         if not isinstance(spec, str) or not spec:
-            raise ConfigError(f"an embedder is a callable or a name, not {spec!r}")
+            raise ConfigError(f"an embedder is a callable or a name, not {shown(spec)}")
         found = self._handles.get(spec)
         if found is not None:
             return found
@@ -132,7 +132,7 @@ class Embedders:
             model = spec[len(_SENTENCE_TRANSFORMERS):]
             found = EmbedderHandle(spec, spec, lambda: _load_sentence_transformers(model))
         else:
-            raise ConfigError(f"unknown embedder {spec!r}; known embedders: {', '.join(self.names)}")
+            raise ConfigError(f"unknown embedder {shown(spec)}; known embedders: {', '.join(self.names)}")
         self._handles[spec] = found
         return found
 

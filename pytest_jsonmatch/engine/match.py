@@ -101,7 +101,7 @@ def _post_processors(spec: Any, registry: Registry) -> list[PostProcessor]:
         elif isinstance(item, str) and item in registry.post_processors:
             out.append(registry.post_processors[item])
         else:
-            raise ConfigError(f"unknown post-processor {item!r}; known: {known_names(registry.post_processors)}")
+            raise ConfigError(f"unknown post-processor {shown(item)}; known: {known_names(registry.post_processors)}")
     return out
 
 

@@ -296,15 +296,18 @@ class Registry:
 
     @staticmethod
     def _bind(kind: str, spec: Any, factories: Mapping[str, Callable[[Any], Any]],
-              cache: dict[tuple[str, str], Any]) -> Any:
+              cache: dict[tuple[str, str | None], Any]) -> Any:
         name, params = split_spec(kind, spec)
-        key = (name, _params_key(params))
-        bound = cache.get(key)
+        params_key = _params_key(params)
+        key = (name, params_key)
+        bound = cache.get(key) if params_key is not None else None
         if bound is None:
             factory = factories.get(name)
             if factory is None:
                 raise ConfigError(f"unknown {kind} {name!r}; known {kind}s: {known_names(factories)}")
-            bound = cache[key] = factory(params)
+            bound = factory(params)
+            if params_key is not None:
+                cache[key] = bound
         return bound
 
     def comparator(self, spec: Any) -> BoundComparator:
@@ -360,18 +363,23 @@ def split_spec(kind: str, spec: Any) -> tuple[str, Mapping[str, Any] | None]:
     if isinstance(spec, Mapping) and len(spec) == 1:
         ((name, params),) = spec.items()
         if params is not None and not isinstance(params, Mapping):
-            raise ConfigError(f"{kind} {name!r}: parameters must be a mapping, not {params!r}")
+            raise ConfigError(f"{kind} {name!r}: parameters must be a mapping, not {shown(params)}")
         return str(name), params
-    raise ConfigError(f"a {kind} is a name or a one-key mapping {{name: {{params}}}}, not {spec!r}")
+    raise ConfigError(f"a {kind} is a name or a one-key mapping {{name: {{params}}}}, not {shown(spec)}")
 
 
-def _params_key(params: Mapping[str, Any] | None) -> str:
+def _params_key(params: Mapping[str, Any] | None) -> str | None:
+    """Parameters as a cache key; None when they cannot be written out (an integer too long
+    for text, a repr that fails): such a binding is not cached."""
     if not params:
         return ""
     try:
         return json.dumps(params, sort_keys=True, default=repr)
     except (TypeError, ValueError):
-        return repr(params)
+        try:
+            return repr(params)
+        except Exception:  # noqa: BLE001 - any failure only means "not cached"
+            return None
 
 
 REGISTRY = Registry()

@@ -263,7 +263,7 @@ def _node_spec(schema: Mapping[str, Any], registry: Any, where: str, reader: Sch
         raise SchemaError(f"schema node {where}: {exc}") from None
     skip = schema.get("x-eval-skip", False)
     if not isinstance(skip, bool):
-        raise SchemaError(f"schema node {where}: x-eval-skip must be true or false, not {skip!r}")
+        raise SchemaError(f"schema node {where}: x-eval-skip must be true or false, not {shown(skip)}")
     weight = schema.get("x-eval-weight")
     if weight is not None:
         try:
@@ -346,7 +346,7 @@ def parse_transforms(spec: Any, registry: Any) -> TransformFn | None:
     if isinstance(spec, (str, Mapping)):
         spec = [spec]
     if not isinstance(spec, (list, tuple)):
-        raise ConfigError(f"transforms are a list of names or {{name: params}}, not {spec!r}")
+        raise ConfigError(f"transforms are a list of names or {{name: params}}, not {shown(spec)}")
     return chain([registry.transform(item) for item in spec])
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from .comparators import BoundComparator, by_kind
 from .config import WalkConfig
-from .errors import ConfigError, SchemaError
+from .errors import ConfigError, SchemaError, shown
 from .paths import display_path, index_segment, key_segment
 from .schema import SchemaNode
 from .values import BOOLEAN, NUMBER, STRING, schema_type
@@ -54,7 +54,7 @@ def evaluator_spec(definition: Any, what: str, embedder_given: bool) -> Any:
         raise ConfigError(f"{what}: evaluation_type must be one of {', '.join(allowed)}, not {kind!r}")
     params = definition.get("evaluation_params") or {}
     if not isinstance(params, Mapping):
-        raise ConfigError(f"{what}: evaluation_params must be a mapping, not {params!r}")
+        raise ConfigError(f"{what}: evaluation_params must be a mapping, not {shown(params)}")
     unknown = sorted(set(params) - set(_PARAMS[kind]))
     if unknown:
         raise ConfigError(f"{what}: evaluation_type {kind!r} takes no parameter {', '.join(map(repr, unknown))}"
@@ -71,7 +71,7 @@ def evaluator_spec(definition: Any, what: str, embedder_given: bool) -> Any:
         if embedder_given or model is None:
             return "cosine"  # the embedder option's, else the default model (all-MiniLM-L6-v2)
         if not isinstance(model, str) or not model:
-            raise ConfigError(f"{what}: embedding_model must be a model name or path, not {model!r}")
+            raise ConfigError(f"{what}: embedding_model must be a model name or path, not {shown(model)}")
         return {"cosine": {"embedder": f"sentence-transformers:{model}"}}
     return kind  # binary, jaccard
 

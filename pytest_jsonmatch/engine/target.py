@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .errors import ConfigError, ParseError, known_names
+from .errors import ConfigError, ParseError, known_names, shown
 
 _TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
@@ -49,7 +49,7 @@ def resolve(value: Any, path: str, side: str) -> Any:
                                  f"{walked or '$'} is not an object")
             if step not in current:
                 at = f" at {walked}" if walked else ""
-                raise ParseError(f"target_output_key {path!r} is not found in {side}: no key {step!r}{at} "
+                raise ParseError(f"target_output_key {path!r} is not found in {side}: no key {shown(step)}{at} "
                                  f"(keys: {known_names(current)})")
             current = current[step]
             walked = f"{walked}.{step}" if walked else step
@@ -65,4 +65,4 @@ def select(expected: Any, actual: Any, target: Any) -> tuple[Any, Any]:
     if isinstance(target, (list, tuple)) and target and all(isinstance(p, str) for p in target):
         return ({path: resolve(expected, path, "expected") for path in target},
                 {path: resolve(actual, path, "actual") for path in target})
-    raise ConfigError(f"target_output_key must be '*', a key or path, or a list of paths, not {target!r}")
+    raise ConfigError(f"target_output_key must be '*', a key or path, or a list of paths, not {shown(target)}")

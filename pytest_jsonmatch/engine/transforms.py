@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .errors import ComparatorError, ConfigError
+from .errors import ComparatorError, ConfigError, shown
 from .paths import display_path
 
 TransformFn = Callable[[Any], Any]
@@ -23,7 +23,7 @@ _SPACES = re.compile(r"\s+")
 def _string_transform(fn: Callable[[str], str]) -> Callable[[Mapping[str, Any] | None], TransformFn]:
     def bind(params: Mapping[str, Any] | None = None) -> TransformFn:
         if params:
-            raise ConfigError(f"transform {fn.__name__!r} takes no parameters, got {dict(params)!r}")
+            raise ConfigError(f"transform {fn.__name__!r} takes no parameters, got {shown(dict(params))}")
 
         def apply(value: Any) -> Any:
             return fn(value) if isinstance(value, str) else value
@@ -65,7 +65,7 @@ def bind_round_digits(params: Mapping[str, Any] | None = None) -> TransformFn:
     if params:
         raise ConfigError(f"transform 'round_digits' knows only 'digits', got {sorted(params)}")
     if type(digits) is not int:
-        raise ConfigError(f"transform 'round_digits': digits must be an integer, not {digits!r}")
+        raise ConfigError(f"transform 'round_digits': digits must be an integer, not {shown(digits)}")
 
     def apply(value: Any) -> Any:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -93,13 +93,13 @@ def _to_bool(value: Any) -> bool:
             return True
         if word in _FALSE_WORDS:
             return False
-    raise ValueError(f"{value!r} is not a boolean")
+    raise ValueError(f"{shown(value)} is not a boolean")
 
 
 def _to_float(value: Any) -> float:
     number = float(value)
     if number - number != 0.0:  # "nan", "inf": not JSON numbers
-        raise ValueError(f"{value!r} is not a finite number")
+        raise ValueError(f"{shown(value)} is not a finite number")
     return number
 
 
@@ -163,4 +163,4 @@ def transformed(transform: TransformFn, value: Any, path: str) -> Any:
     try:
         return transform(value)
     except Exception as exc:  # noqa: BLE001 - a custom transform failing names its field
-        raise ComparatorError(f"a transform failed at {display_path(path)}: {exc!r}") from None
+        raise ComparatorError(f"a transform failed at {display_path(path)}: {shown(exc)}") from None

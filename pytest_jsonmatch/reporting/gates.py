@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine.errors import ConfigError
+from ..engine.errors import ConfigError, shown
 from ..engine.paths import PathPattern, key_segment, path_tokens
 from ..engine.results import FieldAggregate
 from .aggregate import SCORE_EPSILON, Summary
@@ -64,13 +64,13 @@ class Verdict:
 def parse_score(value: Any, what: str) -> float:
     """A number in [0, 1] from a flag, an ini line or a call, or ConfigError naming ``what``."""
     if isinstance(value, bool):
-        raise ConfigError(f"{what} must be a number between 0 and 1, not {value!r}")
+        raise ConfigError(f"{what} must be a number between 0 and 1, not {shown(value)}")
     try:
         number = float(value)
     except (TypeError, ValueError, OverflowError):
-        raise ConfigError(f"{what} must be a number between 0 and 1, not {value!r}") from None
+        raise ConfigError(f"{what} must be a number between 0 and 1, not {shown(value)}") from None
     if not math.isfinite(number) or not 0.0 <= number <= 1.0:
-        raise ConfigError(f"{what} must be a number between 0 and 1, not {value!r}")
+        raise ConfigError(f"{what} must be a number between 0 and 1, not {shown(value)}")
     return number
 
 
@@ -96,7 +96,7 @@ def parse_floors(lines: Iterable[str]) -> tuple[Floor, ...]:
 def parse_mode(value: Any) -> str:
     mode = str(value or "statistical").strip()
     if mode not in GATE_MODES:
-        raise ConfigError(f"jsonmatch_gate must be one of {', '.join(GATE_MODES)}, not {value!r}")
+        raise ConfigError(f"jsonmatch_gate must be one of {', '.join(GATE_MODES)}, not {shown(value)}")
     return mode
 
 

@@ -18,6 +18,7 @@ from tests.helpers.timeout import GENEROUS, within
 
 METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1")
 BIG = 10 ** 400  # valid JSON, beyond any float
+HUGE = 10 ** 5000  # beyond what repr and json.dumps write (4,300 digits)
 
 
 # -- integers beyond float range compare exactly ------------------------------------------
@@ -62,6 +63,10 @@ def test_huge_integers_in_paired_arrays_score_through_the_exact_path():
 @pytest.mark.parametrize(("metric", "options", "named"), [
     ("structural_f1", {"numeric_threshold": BIG}, "numeric_threshold"),
     ("structural_f1", {"numeric_weighting": float("nan")}, "numeric_threshold / numeric_weighting"),
+    ("structural_f1", {"numeric_threshold": HUGE}, "not an integer of about 5,001 digits"),
+    ("field_f1", {"fields": {"a": {"tolerance": HUGE}}}, "not an integer of about 5,001 digits"),
+    ("field_f1", {"fields": {"a": {"comparator": {"oneof": {"values": HUGE}}}}},
+     "needs values: a list, not an integer of about 5,001 digits"),
     ("structural_f1", {"beta": BIG}, "beta"),
     ("structural_f1", {"beta": -1}, "beta"),
     ("structural_f1", {"array_matching_threshold": BIG}, "array_matching_threshold"),
