@@ -13,7 +13,7 @@ from typing import Any
 
 from . import recording
 from .engine.config import unit_number
-from .engine.errors import ComparatorError, JsonMatchError, printable
+from .engine.errors import ComparatorError, JsonMatchError, printable, shown
 from .engine.match import match_json
 from .engine.results import BATCH_ERROR, SCORE_EPSILON, SKIPPED, FieldResult, MatchResult
 from .engine.values import MISSING
@@ -224,8 +224,8 @@ def format_value(value: Any, width: int | None = 60) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "),
                           allow_nan=True, default=repr)
-    except (TypeError, ValueError):
-        text = repr(value)
+    except (TypeError, ValueError):  # not JSON, or an integer too long to write out
+        text = shown(value, limit=1_000)
     if isinstance(value, float) and not math.isfinite(value):
         text = repr(value)
     if width is not None and len(text) > width:

@@ -6,6 +6,9 @@ scipy's and numpy's refuse), and the package is cheaper to import once, so all o
 imported here, before any inner run.
 """
 
+import importlib
+import pkgutil
+
 import numpy  # noqa: F401
 import pytest
 import rapidfuzz.distance  # noqa: F401
@@ -14,7 +17,14 @@ import scipy.sparse  # noqa: F401
 import scipy.stats  # noqa: F401
 import yaml  # noqa: F401
 
-import pytest_jsonmatch  # noqa: F401
+import pytest_jsonmatch
+
+# The package root loads its modules on first use; load every one of them now, so that no
+# inner run is the first to import one (a module imported anew by each inner run would give
+# each its own copy of the engine's markers, such as MISSING, beside the outer one's).
+for _module in pkgutil.walk_packages(pytest_jsonmatch.__path__, "pytest_jsonmatch."):
+    if not _module.name.endswith("__main__"):
+        importlib.import_module(_module.name)
 
 
 # The environment variables the plugin and the command line read to find out where they run.

@@ -77,3 +77,28 @@ def _restore_limit() -> None:
         _raised -= 1
         if _raised == 0:
             sys.setrecursionlimit(_saved_limit)
+
+
+def nesting(value: Any, limit: int) -> int:
+    """How many levels of mappings and lists ``value`` nests (0 for a scalar), counted
+    without recursion; counting stops past ``limit``. Each container is counted once, so a
+    value that holds itself (or shares a part) does not loop."""
+    deepest = 0
+    seen: set[int] = set()
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, (list, tuple)):
+            children = node
+        else:
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        deepest = max(deepest, depth + 1)
+        if deepest > limit:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest

@@ -14,17 +14,21 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from .comparators import BoundComparator
+from .depth import call_with_depth, nesting
 from .errors import ConfigError, SchemaError, SchemaWarning, known_names, shown
 from .field_spec import NO_SPEC, FieldSpec, parse_align
+from .intake import MAX_DEPTH, as_data, read_json
 from .numbers import is_finite_number
 from .paths import index_segment, key_segment
 from .registry import JSON_TYPES, REGISTRY
 from .schema_load import Parts, load_schema, locate
 from .transforms import TransformFn, chain
 from .values import schema_type
+
+T = TypeVar("T")
 
 X_KEYS = ("x-eval-compare", "x-eval-transform", "x-eval-align", "x-eval-skip", "x-eval-weight")
 JSON_SCHEMA_TYPES = JSON_TYPES
@@ -82,9 +86,6 @@ def infer_schema(instances: Iterable[Any]) -> dict[str, Any]:
     """Infer a resolved schema from gold instances: each node's type is that of its first
     non-null value, object properties are the union of keys, array items pool every element.
     (The rule lives in ``infer_node``; this is its tree written out as a mapping.)"""
-    from .depth import call_with_depth
-    from .intake import as_data, read_json
-
     if isinstance(instances, (str, bytes, Mapping)) or not isinstance(instances, Iterable):
         raise ConfigError(f"infer_schema takes a list of gold instances, not "
                           f"{type(instances).__name__} (wrap one instance in a list)")
@@ -119,15 +120,31 @@ def annotate_schema(schema: Any, type_defaults: Mapping[str, Any] | None = None)
     for json_type, comparator in (type_defaults or {}).items():
         REGISTRY.check_type_default(json_type, comparator, "annotate_schema: type_defaults")
     defaults = {**REGISTRY.type_defaults, **(type_defaults or {})}
-    try:
-        out = copy.deepcopy(dict(load_schema(schema).contents))
+    contents = load_schema(schema).contents
+
+    def annotated() -> dict[str, Any]:
+        out = copy.deepcopy(dict(contents))
         _annotate(out, defaults, set())
+        return out
+
+    return with_room(contents, annotated)
+
+
+# A schema of a value nested MAX_DEPTH levels (the door's bound) nests about twice as deep
+# (an object's "properties" is a level of its own).
+MAX_SCHEMA_DEPTH = 2 * MAX_DEPTH + 10
+_TOO_DEEP = "the schema nests too deeply to read (its references lead deeper than it nests)"
+
+
+def with_room(contents: Any, fn: Callable[[], T]) -> T:
+    """``fn()``, reading a schema whose document is ``contents``, with stack for its depth."""
+    depth = nesting(contents, MAX_SCHEMA_DEPTH)
+    if depth > MAX_SCHEMA_DEPTH:
+        raise SchemaError(f"the schema nests more than {MAX_SCHEMA_DEPTH:,} levels")
+    try:
+        return call_with_depth(depth, fn)
     except RecursionError:
         raise SchemaError(_TOO_DEEP) from None
-    return out
-
-
-_TOO_DEEP = "the schema nests too deeply to read (nesting of a few hundred levels is the limit)"
 
 
 _COMPOSED = ("$ref", "allOf", "anyOf", "oneOf")
@@ -185,10 +202,8 @@ def parse_schema(schema: Any, registry: Any, reader: SchemaReader | None = None)
     """Check an eval schema (a mapping, a file, a pydantic model class) and bind its
     comparators and transforms; errors name the node. ``reader`` reads a dialect's own keys
     (structeval's, under structural_f1)."""
-    try:
-        return _Builder(registry, reader).node(load_schema(schema).root, "$")
-    except RecursionError:
-        raise SchemaError(_TOO_DEEP) from None
+    loaded = load_schema(schema)
+    return with_room(loaded.contents, lambda: _Builder(registry, reader).node(loaded.root, "$"))
 
 
 class _Builder:
@@ -358,9 +373,6 @@ def validate_gold(gold: Any, schema: Any, registry: Any = None) -> list[str]:
     class; references followed). Fields the schema does not know and values of the wrong type
     are errors (one SchemaError listing them all); schema fields a record lacks are returned
     as warnings."""
-    from .depth import call_with_depth
-    from .intake import as_data, read_json
-
     root = parse_schema(schema, registry or REGISTRY)
     records = gold if isinstance(gold, (list, tuple)) and root.type != "array" else [gold]
     errors: list[str] = []

@@ -78,8 +78,10 @@ def shape_mismatch(out: WalkOutput, cfg: WalkConfig, expected: Any, actual: Any,
             before = len(out.fields)
             one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)
             if len(out.fields) > before:
-                # one actual leaf already stands against the expected scalar as the mismatch
-                del out.fields[before]
+                # one actual leaf already stands against the expected scalar as the mismatch:
+                # the first by path, so that the actual side's key order changes nothing
+                first = min(range(before, len(out.fields)), key=lambda i: out.fields[i].path)
+                del out.fields[first]
         return
     # a container expected, something else found: each expected leaf is missing
     before = len(out.fields)

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
+from ..engine.errors import shown
+
 # Where a comparison's output came from: given in the case (actual, actual_file), a live call
 # of the target, or a replayed recording.
 SOURCES = ("case", "live", "replayed")
@@ -140,11 +142,14 @@ def _field_record(data: Mapping[str, Any]) -> FieldRecord:
 
 def kept_value(value: Any, mode: str) -> tuple[Any, bool]:
     """``value`` as a report keeps it: whole (``full``, or short enough), or its compact JSON
-    cut to VALUE_LIMIT characters with ``...`` (``short``), and whether it was cut."""
-    if mode == "full":
-        return value, False
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    if len(text) <= VALUE_LIMIT:
+    cut to VALUE_LIMIT characters with ``...`` (``short``), and whether it was cut. A value
+    JSON cannot write (an integer of more than 4,300 digits) is described instead, in every
+    mode."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except ValueError:  # an integer longer than Python writes as text (4,300 digits)
+        return shown(value, VALUE_LIMIT), True
+    if mode == "full" or len(text) <= VALUE_LIMIT:
         return value, False
     return text[:VALUE_LIMIT - 3] + "...", True
 

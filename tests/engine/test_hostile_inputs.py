@@ -214,13 +214,25 @@ def test_infer_schema_reads_self_containing_and_deep_values_through_the_door():
     assert (depth, schema) == (1000, {"type": "integer"})
 
 
-def test_a_schema_nested_beyond_reading_is_a_schema_error():
+def test_a_schema_as_deep_as_the_values_the_door_reads_is_read():
+    # infer_schema of a value 1,500 levels deep gives a schema about 3,000 levels deep
+    # ("properties" is a level of its own): annotate_schema, match_json and validate_gold
+    # read it (before: "nests too deeply", past a few hundred levels)
+    value: dict = {"x": 1}
+    for _ in range(1_500):
+        value = {"a": value}
+    schema = annotate_schema(infer_schema([value]))
+    assert match_json(value, value, metric="field_f1", schema=schema).score == 1.0
+    assert validate_gold(value, schema) == []
+
+
+def test_a_schema_nested_beyond_the_doors_bound_is_a_schema_error():
     schema: dict = {"type": "string"}
-    for _ in range(2000):
+    for _ in range(2_100):  # 4,201 mapping levels: a schema of a value past MAX_DEPTH (2,000)
         schema = {"type": "object", "properties": {"a": schema}}
-    with pytest.raises(SchemaError, match="nests too deeply"):
+    with pytest.raises(SchemaError, match="the schema nests more than 4,010 levels"):
         annotate_schema(schema)
-    with pytest.raises(SchemaError, match="nests too deeply"):
+    with pytest.raises(SchemaError, match="the schema nests more than 4,010 levels"):
         match_json({"a": 1}, {"a": 1}, metric="field_f1", schema=schema)
 
 

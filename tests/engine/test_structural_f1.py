@@ -315,3 +315,13 @@ def test_null_element_counts_as_absent():
     result = sf({"t": ["x"]}, {"t": [None, "x"]})
     assert result.score == 1.0
     assert [f.status for f in result.fields if f.status != "skipped"] == ["match"]
+
+
+def test_a_container_against_an_expected_scalar_absorbs_its_first_leaf_by_path_whatever_the_key_order():
+    # expected id is a scalar, actual id an object of two leaves: one mismatch (id) and one
+    # hallucination; the leaf that stands as the mismatch is the first by path (id.b), so the
+    # hallucination is id.y in both key orders. P = 0 / (1 + 1), R = 0 / 1: F1 0
+    for actual in ({"id": {"b": 1, "y": 2}}, {"id": {"y": 2, "b": 1}}):
+        result = sf(actual, {"id": False})
+        assert [(f.path, f.status) for f in result.fields] == [("id", "mismatch"), ("id.y", "hallucination")]
+        assert (result.precision, result.recall, result.score) == (0.0, 0.0, 0.0)

@@ -107,6 +107,22 @@ def test_report_values_are_cut_kept_whole_or_left_out(pytester, mode, expected):
                                                      "actual_cut")} == expected
 
 
+@pytest.mark.parametrize("mode", ["short", "full"])
+def test_an_integer_too_long_for_json_text_is_described_in_the_report_and_the_message(pytester, mode):
+    # 10**5000 has more digits than Python writes as text (4,300): the report says what it
+    # was, marked cut, in every mode; the failure message too (before: a ValueError)
+    result, data = _report(pytester, f"--jsonmatch-report-values={mode}", files={"test_huge": """
+        from pytest_jsonmatch import assert_json_match
+
+        def test_huge():
+            assert_json_match({"a": 1}, {"a": 10 ** 5000})
+    """})
+    result.stdout.fnmatch_lines(["*a  mismatch*expected an integer of about 5,001 digits  actual 1*"])
+    (field,) = data["comparisons"][0]["fields"]
+    assert (field["expected"], field["expected_cut"], field["actual"]) == (
+        "an integer of about 5,001 digits", True, 1)
+
+
 def test_report_is_written_when_nothing_was_compared(pytester):
     result, data = _report(pytester, files={"test_plain": "def test_plain(): pass"})
     assert result.ret == 0
