@@ -201,7 +201,7 @@ class PathPattern:
     Matching runs the pattern as a set of positions over the path's segments (an NFA), so
     it takes time in proportion to segments times pattern tokens, whatever the ``**``s."""
 
-    __slots__ = ("text", "_steps", "_globbed")
+    __slots__ = ("text", "_steps", "_globbed", "_start", "_states")
 
     def __init__(self, text: str) -> None:
         if not isinstance(text, str):
@@ -224,9 +224,15 @@ class PathPattern:
             steps.append(step)
         self._steps = tuple(steps)
         self._globbed = "**" in steps
+        self._start = frozenset(_closure(self._steps, {0}))
+        # instance path -> the pattern's positions after reading it: a path's positions are
+        # its parent's advanced by one segment, so each path of a deep value costs one step
+        self._states: dict[str, frozenset[int]] = {"": self._start}
 
     def matches(self, path: str) -> bool:
-        return self.matches_segments(path_segments(path))
+        if not self._globbed:
+            return self.matches_segments(path_segments(path))
+        return len(self._steps) in self._states_after(path)
 
     def matches_segments(self, segments: Segments) -> bool:
         """Whether the pattern matches the path of these segments (see path_segments)."""
@@ -234,20 +240,44 @@ class PathPattern:
         if not self._globbed:
             return len(segments) == len(steps) and all(
                 _step_takes(step, segment) for step, segment in zip(steps, segments))
-        states = _closure(steps, {0})
+        states = self._start
         for segment in segments:
-            moved = set()
-            for i in states:
-                if i < len(steps):
-                    step = steps[i]
-                    if step == "**":
-                        moved.add(i)
-                    elif _step_takes(step, segment):
-                        moved.add(i + 1)
-            if not moved:
+            states = self._advance(states, segment)
+            if not states:
                 return False
-            states = _closure(steps, moved)
         return len(steps) in states
+
+    def _states_after(self, path: str) -> frozenset[int]:
+        known = self._states
+        found = known.get(path)
+        if found is not None:
+            return found
+        pending: list[tuple[str, str]] = []
+        while path not in known:
+            parent, segment = _last_segment(path)
+            pending.append((path, segment))
+            path = parent
+        states = known[path]
+        if len(known) > _SEGMENTS_LIMIT:
+            known.clear()
+            known[""] = self._start
+        for whole, segment in reversed(pending):
+            states = self._advance(states, segment) if states else states
+            known[whole] = states
+        return states
+
+    def _advance(self, states: frozenset[int], segment: str) -> frozenset[int]:
+        """The positions after reading one more segment from ``states``."""
+        steps = self._steps
+        moved = set()
+        for i in states:
+            if i < len(steps):
+                step = steps[i]
+                if step == "**":
+                    moved.add(i)
+                elif _step_takes(step, segment):
+                    moved.add(i + 1)
+        return frozenset(_closure(steps, moved)) if moved else frozenset()
 
     def names_an_index(self) -> bool:
         """Whether the pattern names one array position (``items[2]``), which only a walk

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch import ConfigError, PathPattern, match_json
-from pytest_jsonmatch.engine.paths import key_segment, path_segments
+from pytest_jsonmatch.engine.paths import index_segment, key_segment, path_segments
+from tests.helpers.timeout import GENEROUS, within
 
 ALL_METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
 
@@ -148,3 +149,39 @@ def test_dollar_pattern_matches_the_root():
 def test_malformed_pattern_is_a_config_error():
     with pytest.raises(ConfigError):
         PathPattern("items[")
+
+
+def test_a_glob_pattern_read_path_by_path_agrees_with_reading_each_path_whole():
+    # matches() advances the pattern from the parent path's positions (one segment a path);
+    # matches_segments() reads the whole path: the same answer on every path of a tree,
+    # whichever order the paths come in
+    import random
+
+    rng = random.Random(7)
+    keys = ["a", "items", "x y", "["]
+    paths = [""]
+    for _ in range(400):
+        parent = rng.choice(paths)
+        paths.append(index_segment(parent, rng.randrange(3)) if rng.random() < 0.4
+                     else key_segment(parent, rng.choice(keys)))
+    for text in ["**.a", "**[].items[0]", "items[*].**", "**", "a.**.a[*]", '**["x y"]', "*.**[1]"]:
+        incremental = PathPattern(text)
+        for path in rng.sample(paths, len(paths)):
+            assert incremental.matches(path) == PathPattern(text).matches_segments(path_segments(path)), (text, path)
+
+
+def test_a_glob_pattern_over_a_value_nested_700_deep_takes_one_step_a_path(monkeypatch):
+    # reading each path whole took segments x paths steps (about 500,000 here, 4 s)
+    value: list = [1]
+    for i in range(700):
+        value = [value, i]
+    steps = []
+    advance = PathPattern._advance
+    monkeypatch.setattr(PathPattern, "_advance", lambda self, states, segment: (
+        steps.append(segment), advance(self, states, segment))[1])
+    with within(GENEROUS):
+        result = match_json({"deep": value}, {"deep": value}, metric="json_similarity",
+                            ignore="**[].items[0]")
+    assert result.score == 1.0
+    # 1,402 instance paths below "deep" on each side, each read once from its parent
+    assert 0 < len(steps) <= 1_403
