@@ -237,27 +237,44 @@ def _schema_gives_equal_one(node: SchemaNode) -> bool:
     known = _EQUAL_ONE.get(id(node))
     if known is not None and known[0] is node:
         return known[1]
-    if len(_EQUAL_ONE) > 4096:
+    if len(_EQUAL_ONE) > _EQUAL_ONE_LIMIT:
         _EQUAL_ONE.clear()
-    answer = _EQUAL_ONE[id(node)] = (node, _gives_equal_one(node))
-    return answer[1]
+    answer, reached = _gives_equal_one(node)
+    if answer:
+        # the graph below each reached node is part of this one: they give 1 too (so the
+        # nodes of a deep schema are each looked at once, not once per level above them)
+        for other in reached:
+            _EQUAL_ONE[id(other)] = (other, True)
+    else:
+        _EQUAL_ONE[id(node)] = (node, False)
+    return answer
 
 
-def _gives_equal_one(node: SchemaNode) -> bool:
+_EQUAL_ONE_LIMIT = 1 << 16
+
+
+def _gives_equal_one(node: SchemaNode) -> tuple[bool, list[SchemaNode]]:
+    """The answer for ``node``, and the nodes looked at (those already known to give 1 are
+    not looked into again)."""
     seen: set[int] = set()
+    reached: list[SchemaNode] = []
     stack = [node]
     while stack:
         current = stack.pop()
         if id(current) in seen:
             continue
         seen.add(id(current))
+        known = _EQUAL_ONE.get(id(current))
+        if known is not None and known[0] is current and known[1]:
+            continue
+        reached.append(current)
         comparator = current.spec.comparator
         if comparator is not None and not comparator.equal_one:
-            return False
+            return False, reached
         stack.extend((current.properties or {}).values())
         if current.items is not None:
             stack.append(current.items)
-    return True
+    return True, reached
 
 
 @dataclass(frozen=True)
