@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple, TypeVar
 
 from .errors import ConfigError
+
+T = TypeVar("T")
 
 _PLAIN_KEY = re.compile(r"[^\W\d]\w*")
 
@@ -147,22 +150,34 @@ _SEGMENTS_LIMIT = 200_000
 def path_segments(path: str) -> Segments:
     """The segments of an instance path as the walk writes it (``items[0].sku`` ->
     ``("kitems", "i0", "ksku")``)."""
-    found = _SEGMENTS.get(path)
+    return along_path(_SEGMENTS, path, _appended, ())
+
+
+def _appended(segments: Segments, segment: str) -> Segments:
+    return (*segments, segment)
+
+
+def along_path(known: dict[str, T], path: str, step: Callable[[T, str], T], root: T) -> T:
+    """What ``known`` keeps for ``path``, made from its nearest known ancestor one segment at
+    a time (``step(the parent's value, segment)``) and kept for each path on the way.
+    ``known`` holds the root path ``""`` (``root``) and is emptied past _SEGMENTS_LIMIT
+    entries."""
+    found = known.get(path)
     if found is not None:
         return found
     pending: list[tuple[str, str]] = []
-    while path not in _SEGMENTS:
+    while path not in known:
         parent, segment = _last_segment(path)
         pending.append((path, segment))
         path = parent
-    segments = _SEGMENTS[path]
-    if len(_SEGMENTS) > _SEGMENTS_LIMIT:
-        _SEGMENTS.clear()
-        _SEGMENTS[""] = ()
+    value = known[path]
+    if len(known) > _SEGMENTS_LIMIT:
+        known.clear()
+        known[""] = root
     for whole, segment in reversed(pending):
-        segments = (*segments, segment)
-        _SEGMENTS[whole] = segments
-    return segments
+        value = step(value, segment)
+        known[whole] = value
+    return value
 
 
 def _last_segment(path: str) -> tuple[str, str]:
@@ -248,26 +263,12 @@ class PathPattern:
         return len(steps) in states
 
     def _states_after(self, path: str) -> frozenset[int]:
-        known = self._states
-        found = known.get(path)
-        if found is not None:
-            return found
-        pending: list[tuple[str, str]] = []
-        while path not in known:
-            parent, segment = _last_segment(path)
-            pending.append((path, segment))
-            path = parent
-        states = known[path]
-        if len(known) > _SEGMENTS_LIMIT:
-            known.clear()
-            known[""] = self._start
-        for whole, segment in reversed(pending):
-            states = self._advance(states, segment) if states else states
-            known[whole] = states
-        return states
+        return along_path(self._states, path, self._advance, self._start)
 
     def _advance(self, states: frozenset[int], segment: str) -> frozenset[int]:
         """The positions after reading one more segment from ``states``."""
+        if not states:  # the pattern failed on an earlier segment
+            return states
         steps = self._steps
         moved = set()
         for i in states:
