@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
+from ..engine.parse import LENIENT_JSON, STRICT_JSON
 from .errors import InputError
-from .files import PLAIN, STRICT
 
 _BLOCK = 1 << 20  # characters read at a time from an array file
 MAX_RECORD_BYTES = 256 * 1024 * 1024
@@ -57,9 +57,9 @@ def read_records(path: str, gold: bool) -> Iterator[Record]:
             head = fh.read(_BLOCK)
             stripped = head.lstrip()
             if stripped.startswith("["):
-                yield from _array(fh, head, path, STRICT if gold else PLAIN)
+                yield from _array(fh, head, path, STRICT_JSON if gold else LENIENT_JSON)
             else:
-                yield from _jsonl(fh, head, path, STRICT if gold else PLAIN)
+                yield from _jsonl(fh, head, path, STRICT_JSON if gold else LENIENT_JSON)
         except UnicodeDecodeError as exc:
             raise InputError(f"{path}: not UTF-8 text (byte {exc.start} of a block)") from None
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..engine.errors import JsonMatchError
 from ..engine.files import read_regular
+from ..engine.parse import LENIENT_JSON, STRICT_JSON
 from .errors import InputError
 
 MAX_INPUT_BYTES = 512 * 1024 * 1024  # one document (a pair side, a settings file)
@@ -43,26 +44,11 @@ def read_text(path: str) -> str:
         raise InputError(f"{shown(path)}: not UTF-8 text (byte {exc.start})") from None
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
-STRICT = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
-PLAIN = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def decode_json(text: str, where: str, strict: bool = True) -> Any:
     """One JSON value from ``text``, or InputError naming ``where`` and the line."""
-    decoder = STRICT if strict else PLAIN
+    decoder = STRICT_JSON if strict else LENIENT_JSON
     try:
         value, end = decoder.raw_decode(text, len(text) - len(text.lstrip()))
     except json.JSONDecodeError as exc:
@@ -113,7 +99,7 @@ def parse_option(text: str) -> tuple[str, Any]:
     if not sep or not key:
         raise InputError(f"--option wants KEY=VALUE, not {text!r}")
     try:
-        value = STRICT.decode(raw)
+        value = STRICT_JSON.decode(raw)
     except ValueError:
         value = raw
     return key, value

@@ -18,7 +18,7 @@ _FENCE = "```"
 
 
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -30,8 +30,10 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-_STRICT = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
-_LENIENT = json.JSONDecoder(parse_constant=_reject_constant)
+# JSON as the standard has it: NaN and Infinity refused; STRICT_JSON also refuses a key
+# given twice (gold must say one thing); LENIENT_JSON keeps the last (model output)
+STRICT_JSON = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+LENIENT_JSON = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def _preview(text: str, limit: int = 80) -> str:
@@ -52,7 +54,7 @@ def _as_text(raw: str | bytes | bytearray, what: str) -> str:
 
 def _decode_strict(text: str, what: str) -> Any:
     try:
-        return _STRICT.decode(text.strip())
+        return STRICT_JSON.decode(text.strip())
     except json.JSONDecodeError as exc:
         raise ParseError(
             f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}) "
@@ -103,7 +105,7 @@ _NOTHING: Any = object()
 
 def _try_whole(text: str, allow_array: bool) -> Any:
     try:
-        parsed = _LENIENT.decode(text)
+        parsed = LENIENT_JSON.decode(text)
     except (ValueError, RecursionError):
         return _NOTHING
     if isinstance(parsed, dict) or (allow_array and isinstance(parsed, list)):
@@ -170,7 +172,7 @@ def _attempt(text: str, start: int, stop: int) -> tuple[Any, int]:
         end = min(start + width, stop)
         chunk = text[start:end]
         try:
-            parsed, _ = _LENIENT.raw_decode(chunk)
+            parsed, _ = LENIENT_JSON.raw_decode(chunk)
             return parsed, -1
         except json.JSONDecodeError as exc:
             if end < stop and (exc.pos >= len(chunk) - 8 or exc.msg.startswith("Unterminated")):

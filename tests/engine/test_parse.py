@@ -232,14 +232,14 @@ def test_nan_and_infinity_anywhere_in_strict_text_are_named(text, constant):
     exc = raised(parse_expected, text)
     assert type(exc) is ParseError
     shown = text.decode() if isinstance(text, bytes) else text
-    assert str(exc) == f"expected is not valid JSON: {constant} is not JSON (text starts {shown!r})"
+    assert str(exc) == f"expected is not valid JSON: {constant} is not a JSON number (text starts {shown!r})"
 
 
 @pytest.mark.parametrize("metric", METRICS)
 def test_nan_in_expected_text_is_a_parse_error_under_every_metric(metric):
     exc = raised(match_json, {"price": 1.0}, '{"price": NaN}', metric=metric)
     assert type(exc) is ParseError
-    assert "NaN is not JSON" in str(exc)
+    assert "NaN is not a JSON number" in str(exc)
 
 
 def test_nan_in_lenient_actual_text_is_not_taken_for_an_object():
