@@ -47,8 +47,9 @@ def known_names(names: object) -> str:
 
 
 def shown(value: object, limit: int = 60) -> str:
-    """A value's repr for an error message, cut to ``limit`` characters. Integers too long
-    for ``repr`` (over 4,300 digits) and values whose ``repr`` fails are described instead."""
+    """A value's repr for an error message, cut to ``limit`` characters. An integer of more
+    than about 60 digits is described by its length (its digits would be cut anyway, and
+    ``repr`` fails past 4,300 of them); a value whose ``repr`` fails, by its type."""
     if isinstance(value, int) and value.bit_length() > 200:
         digits = int(value.bit_length() * 0.30103) + 1  # log10(2): within one digit
         return f"{'a negative' if value < 0 else 'an'} integer of about {digits:,} digits"

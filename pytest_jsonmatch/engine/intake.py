@@ -13,7 +13,8 @@ meaning is a ParseError naming the path and the side: NaN and the infinities, ke
 not strings, values of other types (a ``set``, ``bytes``, a ``datetime``), a value that
 contains itself, and nesting beyond the limit.
 
-Fields the ``ignore`` option names are never read, so whatever they hold is left alone.
+Fields the ``ignore`` option names are never refused: read as JSON where they can be (a metric
+that compares their parent whole sees JSON), left as they are where they cannot.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def _fields_of(instance: Any) -> dict[str, Any]:
 
 def read_json(value: Any, side: str, skip: Skip | None = None) -> tuple[Any, int]:
     """``value`` as plain JSON, and how deeply it nests (0 for a scalar). ``side`` names the
-    input in errors (``expected``, ``actual``); ``skip(path)`` says which fields are not read."""
+    input in errors (``expected``, ``actual``); ``skip(path)`` says which fields are never refused."""
     kind = type(value)
     if kind is dict or kind is list:
         depth = _plain_depth(value, _FAST_DEPTH)

@@ -127,7 +127,7 @@ def annotate_schema(schema: Any, type_defaults: Mapping[str, Any] | None = None)
         _annotate(out, defaults, set())
         return out
 
-    return with_room(contents, annotated)
+    return _with_room(contents, annotated)
 
 
 # A schema of a value nested MAX_DEPTH levels (the door's bound) nests about twice as deep
@@ -136,7 +136,7 @@ MAX_SCHEMA_DEPTH = 2 * MAX_DEPTH + 10
 _TOO_DEEP = "the schema nests too deeply to read (its references lead deeper than it nests)"
 
 
-def with_room(contents: Any, fn: Callable[[], T]) -> T:
+def _with_room(contents: Any, fn: Callable[[], T]) -> T:
     """``fn()``, reading a schema whose document is ``contents``, with stack for its depth."""
     depth = nesting(contents, MAX_SCHEMA_DEPTH)
     if depth > MAX_SCHEMA_DEPTH:
@@ -203,7 +203,7 @@ def parse_schema(schema: Any, registry: Any, reader: SchemaReader | None = None)
     comparators and transforms; errors name the node. ``reader`` reads a dialect's own keys
     (structeval's, under structural_f1)."""
     loaded = load_schema(schema)
-    return with_room(loaded.contents, lambda: _Builder(registry, reader).node(loaded.root, "$"))
+    return _with_room(loaded.contents, lambda: _Builder(registry, reader).node(loaded.root, "$"))
 
 
 class _Builder:
