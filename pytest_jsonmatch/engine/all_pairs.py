@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .numbers import is_float_number
 from .values import canonical_key, is_number
@@ -46,16 +46,70 @@ def _codes(values: Sequence[Any], table: dict[Any, int], key: Callable[[Any], An
     return out
 
 
+class LongerSide:
+    """What a matrix function works out for the longer of its two sides, kept from one call
+    to the next while that same list (``is``) comes back. A large array is scored a block
+    of lines at a time (blockwise.py), each block against the same whole column of the
+    other side, so that column is worked out once, not once a block. Column lists are never
+    changed once built. One entry: the memory of one column."""
+
+    def __init__(self, work: Callable[[Sequence[Any]], Any]) -> None:
+        self._work = work
+        self._kept: tuple[Sequence[Any], Any] | None = None
+
+    def __call__(self, values: Sequence[Any]) -> Any:
+        kept = self._kept  # one read: another thread may replace it meanwhile
+        if kept is not None and kept[0] is values:
+            return kept[1]
+        out = self._work(values)
+        self._kept = (values, out)
+        return out
+
+
+class _Coded(NamedTuple):
+    """One side of an equality matrix: its values' codes (equal keys, equal codes, from
+    ``table``) and their sorted order, for finding equal pairs by binary search."""
+
+    table: dict[Any, int]
+    codes: Any
+    order: Any
+    ordered: Any
+
+
 def equality_matrix(key: Callable[[Any], Any]) -> MatrixFn:
     """The matrix of a comparator scoring 1 for equal ``key`` and 0 otherwise."""
 
-    def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
+    def code_longer(values: Sequence[Any]) -> _Coded:
         table: dict[Any, int] = {}
-        codes_e, codes_a = _codes(expected, table, key), _codes(actual, table, key)
-        return windowed(codes_e, codes_a, np().zeros(len(codes_e)),
-                        lambda x, y: (x == y).astype(float))
+        codes = _codes(values, table, key)
+        order = np().argsort(codes, kind="stable")
+        return _Coded(table, codes, order, codes[order])
+
+    longer = LongerSide(code_longer)
+
+    def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
+        if len(actual) >= len(expected):
+            coded = longer(actual)  # the shorter side's new keys join its table: harmless
+            return _equal_cells(_codes(expected, coded.table, key), coded)
+        coded = longer(expected)
+        return _equal_cells(_codes(actual, coded.table, key), coded).T.copy()
 
     return matrix
+
+
+def _equal_cells(codes: Any, other: _Coded) -> Any:
+    """The len(codes) x len(other.codes) matrix: 1 where the codes are equal, else 0."""
+    lo = np().searchsorted(other.ordered, codes, "left")
+    hi = np().searchsorted(other.ordered, codes, "right")
+    counts = hi - lo
+    total = int(counts.sum())
+    if total > _DENSE_SHARE * len(codes) * len(other.codes):
+        return (codes[:, None] == other.codes[None, :]).astype(float)
+    out = np().zeros((len(codes), len(other.codes)))
+    rows = np().repeat(np().arange(len(codes)), counts)
+    starts = np().repeat(lo - (np().cumsum(counts) - counts), counts)
+    out[rows, other.order[starts + np().arange(total)]] = 1.0
+    return out
 
 
 def equal_pairs(key: Callable[[Any], Any]) -> AddScoresFn:
@@ -130,14 +184,25 @@ def typed_block(accepts: Callable[[Any], bool], block: Callable[[list[Any], list
     come from one equality matrix, not a Python loop; values ``also`` picks out among them
     (numbers a float cannot hold) are scored by ``pair`` against everything instead."""
 
+    def taken(values: Sequence[Any]) -> tuple[list[int], list[Any]]:
+        """The indices and values ``accepts`` takes (all of them: the list itself)."""
+        index = [i for i, v in enumerate(values) if accepts(v)]
+        if len(index) == len(values) and isinstance(values, list):
+            return index, values
+        return index, [values[i] for i in index]
+
+    longer = LongerSide(taken)
+
     def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
-        rows = [i for i, v in enumerate(expected) if accepts(v)]
-        cols = [j for j, v in enumerate(actual) if accepts(v)]
+        if len(actual) >= len(expected):
+            (rows, xs), (cols, ys) = taken(expected), longer(actual)
+        else:
+            (rows, xs), (cols, ys) = longer(expected), taken(actual)
         if len(rows) == len(expected) and len(cols) == len(actual):
-            return block(list(expected), list(actual))
+            return block(xs, ys)
         out = exact_matrix(expected, actual)
         if rows and cols:
-            out[np().ix_(rows, cols)] = block([expected[i] for i in rows], [actual[j] for j in cols])
+            out[np().ix_(rows, cols)] = block(xs, ys)
         if pair is not None and also is not None:
             for i, e in enumerate(expected):
                 if also(e):
@@ -223,29 +288,49 @@ def jaccard_pairs(xs: Sequence[str], ys: Sequence[str], rows: Sequence[int],
                 row[j] += 1.0  # two strings without tokens
 
 
-def jaccard_block(e: list[str], a: list[str]) -> Any:
-    """All-pairs Jaccard through one sparse product: |A & B| = (incidence_A @ incidence_B.T)."""
+class _Tokens(NamedTuple):
+    """Texts as rows of a token incidence matrix (a column per token of ``vocab``), with
+    each text's number of distinct tokens."""
+
+    vocab: dict[str, int]
+    incidence: Any
+    sizes: Any
+
+
+def _tokens(texts: Sequence[str], vocab: dict[str, int] | None = None) -> _Tokens:
+    """Incidence over ``vocab``'s tokens (a token it lacks cannot be shared: it only counts
+    in its text's size), or over a vocabulary of these texts' own when None."""
     from scipy import sparse
 
-    vocab: dict[str, int] = {}
-
-    def incidence(texts: list[str]) -> tuple[Any, Any]:
-        rows, cols = [], []
-        sizes = np().empty(len(texts))
-        for i, text in enumerate(texts):
-            tokens = token_set(text)
-            sizes[i] = len(tokens)
-            for token in tokens:
+    own = vocab is None
+    words: dict[str, int] = {} if vocab is None else vocab
+    rows, cols = [], []
+    sizes = np().empty(len(texts))
+    for i, text in enumerate(texts):
+        tokens = token_set(text)
+        sizes[i] = len(tokens)
+        for token in tokens:
+            col = words.setdefault(token, len(words)) if own else words.get(token)
+            if col is not None:
                 rows.append(i)
-                cols.append(vocab.setdefault(token, len(vocab)))
-        return (rows, cols), sizes
+                cols.append(col)
+    shape = (len(texts), max(len(words), 1))
+    return _Tokens(words, sparse.csr_matrix((np().ones(len(rows)), (rows, cols)), shape=shape), sizes)
 
-    (rows_e, cols_e), sizes_e = incidence(e)
-    (rows_a, cols_a), sizes_a = incidence(a)
-    width = max(len(vocab), 1)
-    inc_e = sparse.csr_matrix((np().ones(len(rows_e)), (rows_e, cols_e)), shape=(len(e), width))
-    inc_a = sparse.csr_matrix((np().ones(len(rows_a)), (rows_a, cols_a)), shape=(len(a), width))
-    product = (inc_e @ inc_a.T).tocoo()
+
+_longer_tokens = LongerSide(_tokens)
+
+
+def jaccard_block(e: list[str], a: list[str]) -> Any:
+    """All-pairs Jaccard through one sparse product: |A & B| = (incidence_A @ incidence_B.T)."""
+    if len(a) >= len(e):
+        side_a = _longer_tokens(a)
+        side_e = _tokens(e, side_a.vocab)
+    else:
+        side_e = _longer_tokens(e)
+        side_a = _tokens(a, side_e.vocab)
+    sizes_e, sizes_a = side_e.sizes, side_a.sizes
+    product = (side_e.incidence @ side_a.incidence.T).tocoo()
     if product.nnz < _DENSE_SHARE * len(e) * len(a):
         # few pairs share a token: score just those (and pairs of two token-less strings)
         out = np().zeros((len(e), len(a)))

@@ -4,10 +4,10 @@ The dense method scores every (expected, actual) pair into one matrix and hands 
 assignment solver: 8 bytes a pair, several times that with temporaries, so 10,000 elements
 a side take gigabytes. Here the scores come a block of lines at a time (LineScores, lines
 of the shorter side), and each line keeps its best score and its candidates: the cells that
-score above 0 and within NEAR_BEST of that best. The best matching over the candidates is
-found group by group (lines linked by shared candidates), and it is returned only when it
-is provably the dense method's answer: no pairing that leaves the candidates can come
-within NEAR_BEST of it, and within each group no other matching comes within ``margin``
+score above 0 and within NEAR_BEST of that best. The best matching over the candidates
+(scipy's sparse assignment solver) is returned only when it is provably the dense method's
+answer, which prices from its residual graph show: no pairing that uses a cell outside the
+candidates, and no other pairing over them, comes within ``margin`` of it
 (docs/performance.md, "Why the pruning is exact"). Otherwise the whole matrix is built and
 solved as for any array: the same answer at the dense method's cost. Nothing cheaper and
 different is ever returned.
@@ -15,6 +15,7 @@ different is ever returned.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from . import align
@@ -28,9 +29,6 @@ BLOCK_CELLS = 8_000_000
 NEAR_BEST = 0.1
 # Candidates per line, on average, beyond which the dense method is cheaper.
 MOST_CANDIDATES = 32
-# Lines in one connected group of candidates, beyond which the dense method is used (a
-# group's uniqueness check solves it once per line).
-MOST_IN_GROUP = 60
 
 
 def assign_large(scores: LineScores, keep_above: float, minimize_distance: bool = False
@@ -92,65 +90,145 @@ def _solve_candidates(best: Any, lines: Any, partners: Any, values: Any, margin:
                       ) -> list[tuple[int, int, float]] | None:
     """The best matching over the candidate cells (lines may stay unpaired), when it is the
     dense optimum's part above 0 and no other matching comes within ``margin`` of it."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
     if lines.size == 0:
         return []
-    # lines and partners as the nodes of one graph: line k is node k, partner j node L + j
-    size = best.size + int(partners.max()) + 1
-    graph = coo_matrix((np().ones(lines.size), (lines, best.size + partners)), shape=(size, size))
-    _, label = connected_components(graph, directed=False)
-    chosen: list[tuple[int, int, float]] = []
-    order = np().argsort(label[lines], kind="stable")
-    groups = np().split(order, np().flatnonzero(np().diff(label[lines][order])) + 1)
-    total = 0.0
-    for group in groups:
-        found = _component_optimum(lines[group], partners[group], values[group], margin)
-        if found is None:
-            return None
-        chosen.extend(found)
-        total += sum(score for _, _, score in found)
-    # a matching that uses a cell outside the candidates loses more than NEAR_BEST on that
-    # line against the sum of every line's best: it must fall short of ours by ``margin``
-    if best[best > 0].sum() - total + margin >= NEAR_BEST:
+    line_ids, line_at = np().unique(lines, return_inverse=True)
+    partner_ids, partner_at = np().unique(partners, return_inverse=True)
+    partner_of = _best_matching(line_at, partner_at, values, line_ids.size, partner_ids.size)
+    graph = _Residual(line_at, partner_at, values, partner_of, partner_ids.size)
+    prices = graph.prices()
+    if prices is None:
         return None
-    return sorted(chosen)
-
-
-def _component_optimum(lines: Any, partners: Any, values: Any, margin: float
-                       ) -> list[tuple[int, int, float]] | None:
-    """The best matching of one connected group of candidates (a line may stay unpaired),
-    when unique by more than ``margin``."""
-    if lines.size == 1:  # one line, one partner: the usual case
-        if values[0] <= margin:
-            return None
-        return [(int(lines[0]), int(partners[0]), float(values[0]))]
-    row_of = {line: k for k, line in enumerate(np().unique(lines).tolist())}
-    col_of = {partner: k for k, partner in enumerate(np().unique(partners).tolist())}
-    if len(row_of) > MOST_IN_GROUP:
+    line_price = prices[:line_ids.size]
+    # fact 3: a cell outside the candidates scores below its line's best - NEAR_BEST, so
+    # when the line's price reaches that, using the cell costs more than the margin
+    if np().any(line_price < best[line_ids] - NEAR_BEST + margin):
         return None
-    # one column per partner, then one per line meaning "unpaired" (cost 0, open to every
-    # line); a cell that is not a candidate is not allowed (inf)
-    cost = np().full((len(row_of), len(col_of) + len(row_of)), np().inf)
-    cost[:, len(col_of):] = 0.0
-    cost[[row_of[x] for x in lines.tolist()], [col_of[y] for y in partners.tolist()]] = -values
-    rows, cols, value = _solve(cost)
-    chosen = [(r, c) for r, c in zip(rows.tolist(), cols.tolist()) if c < len(col_of)]
-    for r, c in chosen:  # unique: without any one chosen cell, every matching is worse
-        saved, cost[r, c] = cost[r, c], np().inf
-        other = _solve(cost)[2]
-        cost[r, c] = saved
-        if other - value <= margin:
-            return None
-    lines_of, partners_of = list(row_of), list(col_of)
-    return [(lines_of[r], partners_of[c], -float(cost[r, c])) for r, c in chosen]
+    if not graph.unique(prices, margin):  # fact 4
+        return None
+    chosen = np().flatnonzero(partner_of[line_at] == partner_at)
+    return sorted((int(line_ids[line_at[c]]), int(partner_ids[partner_at[c]]), float(values[c]))
+                  for c in chosen.tolist())
 
 
-def _solve(cost: Any) -> tuple[Any, Any, float]:
-    """linear_sum_assignment on ``cost`` (inf: not allowed; every row has a finite cell),
-    with its total."""
-    from scipy.optimize import linear_sum_assignment
+def _best_matching(line_at: Any, partner_at: Any, values: Any, n_lines: int, n_partners: int
+                   ) -> Any:
+    """Each line's partner in a best matching over the candidates (-1: unpaired), by
+    scipy's sparse assignment solver, which wants a square problem every node of which is
+    paired. The problem is doubled: the candidates, a mirror copy of them (partners as
+    rows, lines as columns), and an edge from each node to its own copy, taken when it
+    stays unpaired. Every perfect matching of the double is a matching and a mirrored one;
+    the best is a best matching twice. Each of its L + P edges costs 2 less its score (2
+    on an edge to a copy): all above 0, as the solver wants, and the least total is the
+    largest score."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
-    rows, cols = linear_sum_assignment(cost)
-    return rows, cols, float(cost[rows, cols].sum())
+    size = n_lines + n_partners
+    every_line, every_partner = np().arange(n_lines), np().arange(n_partners)
+    rows = np().concatenate([line_at, n_lines + partner_at, every_line, n_lines + every_partner])
+    cols = np().concatenate([partner_at, n_partners + line_at, n_partners + every_line, every_partner])
+    costs = np().concatenate([2.0 - values, 2.0 - values, np().full(size, 2.0)])
+    _, cols_of_rows = min_weight_full_bipartite_matching(
+        coo_matrix((costs, (rows, cols)), shape=(size, size)).tocsr())
+    partner_of = cols_of_rows[:n_lines].astype(np().int64)
+    partner_of[partner_of >= n_partners] = -1
+    return partner_of
+
+
+# A price is lowered only when a path improves it by more than this: rounding in the sums
+# cannot then keep lowering prices around a cycle of cost 0, and the prices stay within
+# this much per step of the exact ones, far below the margin.
+_PRICE_TOLERANCE = 1e-14
+# Arc scans allowed for the prices, per arc: beyond it, the dense method answers instead.
+_PRICE_WORK = 40
+
+
+class _Residual:
+    """The residual graph of a matching over the candidates, in which every cycle is a
+    way to change the matching, and its cost what the change loses.
+
+    Nodes: the lines (0..L-1), the partners (L..L+P-1) and one more node, ``free``. Arcs:
+    line -> partner for a cell not chosen (cost -score: taking it), partner -> line for a
+    chosen cell (+score: giving it up); free -> an unpaired line and a paired line -> free
+    (a line may start or stop being paired at no cost); free -> a paired partner and an
+    unpaired partner -> free (the same for partners). Each line's and partner's price is
+    its shortest distance from ``free``; with them every arc's reduced cost (cost + price
+    of its tail - price of its head) is at least 0, and the line prices and the partners'
+    negated prices are a solution of the assignment's dual: the largest line prices any
+    solution has.
+    """
+
+    def __init__(self, line_at: Any, partner_at: Any, values: Any, partner_of: Any,
+                 n_partners: int) -> None:
+        n_lines = partner_of.size
+        self.free = free = n_lines + n_partners
+        chosen = partner_of[line_at] == partner_at
+        lines, partners = line_at, n_lines + partner_at
+        paired = partner_of >= 0
+        partner_taken = np().zeros(n_partners, dtype=bool)
+        partner_taken[partner_of[paired]] = True
+        every_line, every_partner = np().arange(n_lines), n_lines + np().arange(n_partners)
+        # the arcs of the residual graph ...
+        self.tails = np().concatenate([np().where(chosen, partners, lines),
+                                       np().where(paired, every_line, free),
+                                       np().where(partner_taken, free, every_partner)])
+        self.heads = np().concatenate([np().where(chosen, lines, partners),
+                                       np().where(paired, free, every_line),
+                                       np().where(partner_taken, every_partner, free)])
+        self.costs = np().concatenate([np().where(chosen, values, -values),
+                                       np().zeros(n_lines + n_partners)])
+        # ... and, for the prices only, the arcs that keep them a dual solution (prices of
+        # lines at least 0, of partners at most 0): each unpaired line -> free, free -> each
+        # unpaired partner. Each closes only a cycle of cost 0 that changes nothing.
+        lone_lines, lone_partners = every_line[~paired], every_partner[~partner_taken]
+        self.price_tails = np().concatenate([self.tails, lone_lines, np().full(lone_partners.size, free)])
+        self.price_heads = np().concatenate([self.heads, np().full(lone_lines.size, free), lone_partners])
+        self.price_costs = np().concatenate([self.costs, np().zeros(lone_lines.size + lone_partners.size)])
+
+    def prices(self) -> Any:
+        """Every node's shortest distance from ``free`` (queue-based Bellman-Ford); None
+        when the work runs past its allowance (a negative cycle: the matching was not
+        optimal, or a tie that rounding makes one)."""
+        nodes = self.free + 1
+        order = np().argsort(self.price_tails, kind="stable")
+        first = np().searchsorted(self.price_tails[order], np().arange(nodes + 1)).tolist()
+        heads = self.price_heads[order].tolist()
+        costs = self.price_costs[order].tolist()
+        price = [float("inf")] * nodes
+        price[self.free] = 0.0
+        waiting = [False] * nodes
+        queue = deque([self.free])
+        allowance = _PRICE_WORK * len(heads) + nodes
+        while queue:
+            tail = queue.popleft()
+            waiting[tail] = False
+            base = price[tail]
+            allowance -= first[tail + 1] - first[tail] + 1
+            if allowance < 0:
+                return None
+            for arc in range(first[tail], first[tail + 1]):
+                head = heads[arc]
+                through = base + costs[arc]
+                if through < price[head] - _PRICE_TOLERANCE:
+                    price[head] = through
+                    if not waiting[head]:
+                        waiting[head] = True
+                        queue.append(head)
+        return np().array(price)
+
+    def unique(self, prices: Any, margin: float) -> bool:
+        """Whether every cycle of the residual graph costs more than ``margin``: no other
+        matching over the candidates comes that close. A cycle's cost is the sum of its
+        arcs' reduced costs, so a cycle within the margin runs over arcs of reduced cost
+        within it only; none of those forming a cycle settles it."""
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        reduced = self.costs + prices[self.tails] - prices[self.heads]
+        near = reduced <= margin
+        nodes = self.free + 1
+        graph = coo_matrix((np().ones(int(near.sum())), (self.tails[near], self.heads[near])),
+                           shape=(nodes, nodes))
+        count, _ = connected_components(graph, directed=True, connection="strong")
+        return count == nodes

@@ -65,6 +65,7 @@ class ColumnScorer:
         self.cfg, self.path, self.items = cfg, path, items
         self.kinds: dict[str, Kinds] = {"expected": {}, "actual": {}}
         self.specs: dict[str, tuple[BoundComparator | None, TransformFn | None]] = {}
+        self._sides: dict[tuple[str, int], tuple[list[Any], _Side | None]] = {}
 
     def columns(self, expected: list[Any], actual: list[Any]) -> tuple[Columns, Columns] | None:
         """Both sides' columns, each shared column's comparator resolved; None when the
@@ -172,17 +173,16 @@ class ColumnScorer:
     def matrix(self, rel: str, index_e: list[int], values_e: list[Any], values_a: list[Any]) -> Any:
         """The len(values_e) x len(values_a) scores of field ``rel``."""
         np = all_pairs.np()
-        if any(type(v) is Unknown for v in values_e) or any(type(v) is Unknown for v in values_a):
+        side_e, side_a = self._side(rel, values_e, index_e), self._side(rel, values_a, None)
+        if side_e is None or side_a is None:
             return np.zeros((len(values_e), len(values_a)))
-        comparator, transform = self.specs.get(rel, (None, None))
-        if transform is not None:
-            values_e = [transformed(transform, v, self._element_path(i, rel)) for i, v in zip(index_e, values_e)]
-            values_a = [transformed(transform, v, self.path) for v in values_a]
+        values_e, values_a = side_e.values, side_a.values
+        comparator, _ = self.specs.get(rel, (None, None))
         if comparator is not None:
             return self._comparator_matrix(comparator, rel, index_e, values_e, values_a)
         out = np.zeros((len(values_e), len(values_a)))
-        groups_a = _by_type(list(range(len(values_a))), values_a)
-        for tag, (rows, xs) in _by_type(list(range(len(values_e))), values_e).items():
+        groups_a = side_a.by_type()
+        for tag, (rows, xs) in side_e.by_type().items():
             other = groups_a.get(tag)
             if other is None:
                 continue
@@ -193,6 +193,27 @@ class ColumnScorer:
             else:
                 out[np.ix_(rows, other[0])] = block
         return out
+
+    def _side(self, rel: str, values: list[Any], index_e: list[int] | None) -> _Side | None:
+        """One side's values of column ``rel`` as its comparator takes them (transformed;
+        None when one is Unknown: every pair scores 0). A large array is scored a block of
+        lines at a time against the same whole column of the other side: that column's
+        side is worked out once, kept with the list it came from while this scorer lives."""
+        kept = self._sides.get((rel, id(values)))
+        if kept is not None and kept[0] is values:
+            return kept[1]
+        side = None
+        if not any(type(v) is Unknown for v in values):
+            _, transform = self.specs.get(rel, (None, None))
+            if transform is not None and index_e is not None:
+                side = _Side([transformed(transform, v, self._element_path(i, rel))
+                              for i, v in zip(index_e, values)])
+            elif transform is not None:
+                side = _Side([transformed(transform, v, self.path) for v in values])
+            else:
+                side = _Side(values)
+        self._sides[rel, id(values)] = (values, side)
+        return side
 
     def _comparator_matrix(self, comparator: BoundComparator, rel: str, index_e: list[int],
                            values_e: list[Any], values_a: list[Any]) -> Any:
@@ -212,6 +233,19 @@ def _property(items: SchemaNode, rel: str) -> SchemaNode | None:
     tokens = path_tokens(rel, allow_globs=False)
     key = tokens[0][1] if tokens else ""
     return (items.properties or {}).get(key)
+
+
+class _Side:
+    """One side's values of a column, ready for a matrix, and grouped by JSON type."""
+
+    def __init__(self, values: list[Any]) -> None:
+        self.values = values
+        self._groups: dict[str, tuple[list[int], list[Any]]] | None = None
+
+    def by_type(self) -> dict[str, tuple[list[int], list[Any]]]:
+        if self._groups is None:
+            self._groups = _by_type(list(range(len(self.values))), self.values)
+        return self._groups
 
 
 _INT_FLOAT = {int, float}

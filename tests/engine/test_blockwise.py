@@ -71,6 +71,50 @@ def test_two_lines_wanting_one_partner_are_settled_exactly(small_blocks):
     assert blockwise.unique_optimum(_Matrix(scores), 1e-9) == [(0, 0, 0.9), (1, 2, 0.85)]
 
 
+def test_prices_of_two_lines_wanting_one_partner_are_the_assignments_dual():
+    # The matrix above. Candidates: row 0 -> columns 0 (0.9) and 1 (0.8); row 1 -> columns
+    # 0 (0.88) and 2 (0.85); chosen: (0, 0) and (1, 2). Shortest distances from the free
+    # node: columns 0, 1, 2 start at 0; line 1 = col 2 + 0.85 = 0.85; column 0 = line 1 -
+    # 0.88 = -0.03; line 0 = column 0 + 0.9 = 0.87 (column 1 stays 0: 0.87 - 0.8 > 0).
+    # As a dual: u = (0.87, 0.85), v = (0.03, 0, 0), total 1.75 = 0.9 + 0.85, the best.
+    lines, partners = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 2])
+    values = np.array([0.9, 0.8, 0.88, 0.85])
+    partner_of = blockwise._best_matching(lines, partners, values, 2, 3)
+    assert partner_of.tolist() == [0, 2]
+    graph = blockwise._Residual(lines, partners, values, partner_of, 3)
+    prices = graph.prices()
+    assert prices.tolist() == pytest.approx([0.87, 0.85, -0.03, 0.0, 0.0, 0.0])
+    # every other matching over the candidates loses at least 1.75 - (0.8 + 0.88) = 0.07
+    assert graph.unique(prices, 1e-9) and not graph.unique(prices, 0.08)
+
+
+def test_a_long_chain_of_lines_wanting_their_neighbours_partner_is_settled_exactly(small_blocks):
+    # line i scores 0.9 with column i and 0.85 with column i + 1 (a candidate: within
+    # NEAR_BEST), so all 300 lines form one linked group; the diagonal is the unique optimum:
+    # any shift onto a neighbour's column loses 0.05 a line, and the last line's second
+    # column does not exist
+    n = 300
+    scores = np.zeros((n, n))
+    for i in range(n):
+        scores[i, i] = 0.9
+        if i + 1 < n:
+            scores[i, i + 1] = 0.85
+    found = blockwise.unique_optimum(_Matrix(scores), 1e-9)
+    assert found == [(i, i, 0.9) for i in range(n)]
+    assert blockwise.assign_large(_Matrix(scores), 0.3, True) == _dense(scores, 0.3)
+
+
+def test_a_line_that_loses_its_best_by_more_than_near_best_goes_to_the_dense_method(small_blocks):
+    # column 0 is row 0's only candidate (1.0) and row 1's (0.95); row 1's 0.5 is more than
+    # NEAR_BEST below its best, so not a candidate. The best over the candidates leaves
+    # row 1 unpaired (its price 0 < 0.95 - 0.1), while the true optimum pairs it at 0.5
+    # (1.0 + 0.5): the check must refuse, and the answer then comes from the dense method.
+    scores = [[1.0, 0.0], [0.95, 0.5]]
+    assert blockwise.unique_optimum(_Matrix(scores), 1e-9) is None
+    assert blockwise.assign_large(_Matrix(scores), 0.3, True) == _dense(scores, 0.3) == (
+        [(0, 0, 1.0), (1, 1, 0.5)], [], [])
+
+
 def _random_scores(rng, n, m, tied):
     scores = np.zeros((n, m))
     levels = [0.2, 0.4, 0.6, 1.0] if tied else None

@@ -94,3 +94,25 @@ def test_nan_inside_a_paired_array_is_named_by_its_element(side):
     with pytest.raises(ParseError) as info:
         match_json(actual, expected, metric="structural_f1")
     assert "items[1]" in str(info.value) and side in str(info.value)
+
+
+def test_a_side_kept_from_one_block_to_the_next_is_the_same_list_only():
+    # all_pairs keeps the longer side's work while the same list comes back (blocks of one
+    # large array); a new list, even one of the same length, is worked out afresh
+    from pytest_jsonmatch.engine import all_pairs
+
+    long_a = ["red box", "blue", "green box", "red"]
+    first = all_pairs.exact_matrix(["red", "blue"], long_a)
+    assert first.tolist() == [[0, 0, 0, 1], [0, 1, 0, 0]]
+    other = ["blue", "red", "red box", "green box"]
+    assert all_pairs.exact_matrix(["red", "blue"], other).tolist() == [[0, 1, 0, 0], [1, 0, 0, 0]]
+    # Jaccard: "red box" against "red" shares 1 token of 2 -> 0.5; a token only the
+    # shorter side has ("tin") still counts in its size: {"red", "tin"} vs {"red", "box"}
+    # shares 1 of 3 -> 1/3
+    jac = all_pairs.jaccard_block(["red", "red tin"], long_a)
+    assert jac.tolist() == [[0.5, 0, 0, 1], [1 / 3, 0, 0, 0.5]]
+    jac_other = all_pairs.jaccard_block(["red", "red tin"], other)
+    assert jac_other.tolist() == [[0, 1, 0.5, 0], [0, 0.5, 1 / 3, 0]]
+    # the longer side first: the kept work is the expected side's, and the result is the
+    # same matrix as computed whole
+    assert all_pairs.exact_matrix(long_a, ["red"]).tolist() == [[0], [0], [0], [1]]
