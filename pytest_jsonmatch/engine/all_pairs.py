@@ -15,7 +15,9 @@ cheaper and is done instead.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, NamedTuple
 
 from .numbers import is_float_number
@@ -46,23 +48,42 @@ def _codes(values: Sequence[Any], table: dict[Any, int], key: Callable[[Any], An
     return out
 
 
+# What matrix functions work out for the longer side of a call, kept while one large array
+# is scored a block of lines at a time (see blocks_of_one_array); None outside of that.
+_KEPT: ContextVar[dict[tuple[int, int], tuple[Sequence[Any], Any]] | None] = ContextVar(
+    "jsonmatch_kept_sides", default=None)
+
+
+@contextmanager
+def blocks_of_one_array() -> Iterator[None]:
+    """While one large array is scored a block of lines at a time (blockwise.py), each block
+    against the same whole column of the other side: what a matrix function works out for
+    that column (LongerSide) is kept from block to block, and dropped at the end."""
+    token = _KEPT.set({})
+    try:
+        yield
+    finally:
+        _KEPT.reset(token)
+
+
 class LongerSide:
-    """What a matrix function works out for the longer of its two sides, kept from one call
-    to the next while that same list (``is``) comes back. A large array is scored a block
-    of lines at a time (blockwise.py), each block against the same whole column of the
-    other side, so that column is worked out once, not once a block. Column lists are never
-    changed once built. One entry: the memory of one column."""
+    """``work`` on the longer side of a matrix function's call, done once per column while
+    blocks_of_one_array is active: each later block brings the same list (``is``; column
+    lists are never changed once built), and finds its work kept."""
 
     def __init__(self, work: Callable[[Sequence[Any]], Any]) -> None:
         self._work = work
-        self._kept: tuple[Sequence[Any], Any] | None = None
 
     def __call__(self, values: Sequence[Any]) -> Any:
-        kept = self._kept  # one read: another thread may replace it meanwhile
-        if kept is not None and kept[0] is values:
-            return kept[1]
+        kept = _KEPT.get()
+        if kept is None:
+            return self._work(values)
+        key = (id(self), id(values))
+        found = kept.get(key)
+        if found is not None and found[0] is values:
+            return found[1]
         out = self._work(values)
-        self._kept = (values, out)
+        kept[key] = (values, out)  # the list is held, so its id is not reused meanwhile
         return out
 
 

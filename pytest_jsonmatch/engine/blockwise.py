@@ -15,11 +15,12 @@ different is ever returned.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from typing import Any
 
 from . import align
-from .all_pairs import np
+from .all_pairs import blocks_of_one_array, np
 from .pair_scores import LineScores
 
 # Cells of one block of scores (float64: 64 MB; what is prepared once per block, the other
@@ -29,6 +30,7 @@ BLOCK_CELLS = 8_000_000
 NEAR_BEST = 0.1
 # Candidates per line, on average, beyond which the dense method is cheaper.
 MOST_CANDIDATES = 32
+_ABOVE_ZERO = math.ulp(0.0)  # the smallest float above 0: x >= it means x > 0
 
 
 def assign_large(scores: LineScores, keep_above: float, minimize_distance: bool = False
@@ -36,9 +38,10 @@ def assign_large(scores: LineScores, keep_above: float, minimize_distance: bool 
     """As :func:`align.assign` on ``scores.whole()``, without building it when the optimum
     is clear line by line."""
     n, m = scores.shape
-    chosen = unique_optimum(scores, align.DOMINANCE_MARGIN)
-    if chosen is None:
-        return align.assign(scores.whole(), keep_above, minimize_distance)
+    with blocks_of_one_array():
+        chosen = unique_optimum(scores, align.DOMINANCE_MARGIN)
+        if chosen is None:
+            return align.assign(scores.whole(), keep_above, minimize_distance)
     kept = [pair for pair in chosen if pair[2] > keep_above]
     paired_e = {i for i, _, _ in kept}
     paired_a = {j for _, j, _ in kept}
@@ -78,7 +81,11 @@ def _near_best(scores: LineScores, by_rows: bool) -> tuple[Any, Any, Any, Any] |
         block = scores.rows(start, stop) if by_rows else scores.columns(start, stop).T
         top = block.max(axis=1)
         best[start:stop] = top
-        rows, cols = np().nonzero((block >= (top - NEAR_BEST)[:, None]) & (block > 0.0))
+        # above 0 and within NEAR_BEST of the best: at least the smallest float above 0 and
+        # top - NEAR_BEST, one comparison; flat indices, which NumPy finds many times
+        # faster than (row, column) pairs
+        floor = np().maximum(top - NEAR_BEST, _ABOVE_ZERO)[:, None]
+        rows, cols = np().divmod(np().flatnonzero(block >= floor), block.shape[1])
         count += rows.size
         if count > MOST_CANDIDATES * lines:
             return None

@@ -97,22 +97,33 @@ def test_nan_inside_a_paired_array_is_named_by_its_element(side):
 
 
 def test_a_side_kept_from_one_block_to_the_next_is_the_same_list_only():
-    # all_pairs keeps the longer side's work while the same list comes back (blocks of one
-    # large array); a new list, even one of the same length, is worked out afresh
+    # while one large array is scored block by block, what a matrix function works out for
+    # the longer side is kept for that same list; a new list, even an equal one, is worked
+    # out afresh; outside the blocks nothing is kept
     from pytest_jsonmatch.engine import all_pairs
 
+    calls = []
+    side = all_pairs.LongerSide(lambda values: calls.append(values) or len(values))
     long_a = ["red box", "blue", "green box", "red"]
-    first = all_pairs.exact_matrix(["red", "blue"], long_a)
-    assert first.tolist() == [[0, 0, 0, 1], [0, 1, 0, 0]]
+    with all_pairs.blocks_of_one_array():
+        assert side(long_a) == side(long_a) == side(list(long_a)) == 4
+    assert len(calls) == 2
+    side(long_a)
+    assert len(calls) == 3
+
     other = ["blue", "red", "red box", "green box"]
-    assert all_pairs.exact_matrix(["red", "blue"], other).tolist() == [[0, 1, 0, 0], [1, 0, 0, 0]]
-    # Jaccard: "red box" against "red" shares 1 token of 2 -> 0.5; a token only the
-    # shorter side has ("tin") still counts in its size: {"red", "tin"} vs {"red", "box"}
-    # shares 1 of 3 -> 1/3
-    jac = all_pairs.jaccard_block(["red", "red tin"], long_a)
-    assert jac.tolist() == [[0.5, 0, 0, 1], [1 / 3, 0, 0, 0.5]]
-    jac_other = all_pairs.jaccard_block(["red", "red tin"], other)
-    assert jac_other.tolist() == [[0, 1, 0.5, 0], [0, 0.5, 1 / 3, 0]]
-    # the longer side first: the kept work is the expected side's, and the result is the
-    # same matrix as computed whole
-    assert all_pairs.exact_matrix(long_a, ["red"]).tolist() == [[0], [0], [0], [1]]
+    with all_pairs.blocks_of_one_array():
+        assert all_pairs.exact_matrix(["red", "blue"], long_a).tolist() == [[0, 0, 0, 1], [0, 1, 0, 0]]
+        assert all_pairs.exact_matrix(["blue"], long_a).tolist() == [[0, 1, 0, 0]]
+        assert all_pairs.exact_matrix(["red", "blue"], other).tolist() == [[0, 1, 0, 0], [1, 0, 0, 0]]
+        # Jaccard: "red box" against "red" shares 1 token of 2 -> 0.5; a token only the
+        # shorter side has ("tin") still counts in its size: {"red", "tin"} against
+        # {"red", "box"} shares 1 of 3 -> 1/3
+        jac = all_pairs.jaccard_block(["red", "red tin"], long_a)
+        assert jac.tolist() == [[0.5, 0, 0, 1], [1 / 3, 0, 0, 0.5]]
+        assert all_pairs.jaccard_block(["red tin"], long_a).tolist() == [[1 / 3, 0, 0, 0.5]]
+        assert all_pairs.jaccard_block(["red", "red tin"], other).tolist() == [
+            [0, 1, 0.5, 0], [0, 0.5, 1 / 3, 0]]
+        # the longer side first: its work is the expected side's
+        assert all_pairs.exact_matrix(long_a, ["red"]).tolist() == [[0], [0], [0], [1]]
+        assert all_pairs.exact_matrix(long_a, ["blue", "red"]).tolist() == [[0, 0], [1, 0], [0, 0], [0, 1]]
