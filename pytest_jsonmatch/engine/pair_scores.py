@@ -114,7 +114,8 @@ class ColumnScorer:
         """Add the pair scores of field ``rel`` into ``tp``: through the comparator's
         ``add_scores`` where it has one, else a call per pair."""
         comparator, transform = self.specs.get(rel, (None, None))
-        if comparator is not None or transform is not None:
+        if transform is not None or (comparator is not None
+                                     and not self._policy_serves(comparator, values_e, values_a)):
             self._add_each(rel, index_e, values_e, index_a, values_a, tp)
             return
         kind_e, kind_a = self.kinds["expected"].get(rel), self.kinds["actual"].get(rel)
@@ -134,6 +135,17 @@ class ColumnScorer:
                 self._add_each(rel, rows, xs, other[0], other[1], tp)
             else:
                 add_scores(xs, other[1], rows, other[0], tp)
+
+    def _policy_serves(self, comparator: BoundComparator, values_e: list[Any],
+                       values_a: list[Any]) -> bool:
+        """Whether a field's own comparator is the one the metric's type policy gives the
+        column's values, all of one JSON type on both sides (field_f1's inferred schema sets
+        exactly that comparator on every field): the policy's all-pairs form then scores
+        the column, as it does fields without a comparator of their own."""
+        if not comparator.trusted or comparator.add_scores is None:
+            return False
+        tag = _one_type(values_e)
+        return tag is not None and tag == _one_type(values_a) and self.cfg.type_policy.get(tag) is comparator
 
     def _add_each(self, rel: str, index_e: list[int], values_e: list[Any], index_a: list[int], values_a: list[Any],
                   tp: list[list[float]]) -> None:
@@ -249,6 +261,14 @@ class _Side:
 
 
 _INT_FLOAT = {int, float}
+
+
+def _one_type(values: list[Any]) -> str | None:
+    """The JSON type of every value, when they have one (None: mixed, none, or a stand-in)."""
+    kinds = set(map(type, values))
+    if len(kinds) == 1 or kinds == _INT_FLOAT:
+        return TYPE_OF.get(next(iter(kinds)))
+    return None
 
 
 def _by_type(index: list[int], values: list[Any]) -> dict[str, tuple[list[int], list[Any]]]:
