@@ -41,11 +41,37 @@ def assign_large(scores: LineScores, keep_above: float, minimize_distance: bool 
     with blocks_of_one_array():
         chosen = unique_optimum(scores, align.DOMINANCE_MARGIN)
         if chosen is None:
-            return align.assign(scores.whole(), keep_above, minimize_distance)
+            chosen = _solve_whole(scores.whole(), minimize_distance)
     kept = [pair for pair in chosen if pair[2] > keep_above]
     paired_e = {i for i, _, _ in kept}
     paired_a = {j for _, j, _ in kept}
     return kept, [i for i in range(n) if i not in paired_e], [j for j in range(m) if j not in paired_a]
+
+
+# Above this share of cells scoring above 0, the whole matrix is solved as align.assign
+# solves it (the scores kept whole beside the solver's copy).
+_SPARSE_SHARE = 0.1
+
+
+def _solve_whole(matrix: Any, minimize_distance: bool) -> list[tuple[int, int, float]]:
+    """The dense method on the whole matrix (align.assign's solve: every pair with its
+    score, sorted). The solver would take a second matrix (1 - score, or the scores negated
+    to maximise); when few cells score above 0, those are set aside and the matrix itself
+    is turned into what the solver takes, the same bits, so the peak is one matrix, and the
+    chosen pairs' scores are read back from the cells set aside."""
+    from scipy.optimize import linear_sum_assignment
+    from scipy.sparse import csr_matrix
+
+    if np().count_nonzero(matrix) > _SPARSE_SHARE * matrix.size:
+        return align.assign(matrix, -1.0, minimize_distance)[0]
+    above_zero = csr_matrix(matrix)
+    if minimize_distance:
+        np().subtract(1.0, matrix, out=matrix)
+    else:
+        np().negative(matrix, out=matrix)  # what maximize=True solves
+    rows, cols = linear_sum_assignment(matrix)
+    scores = np().asarray(above_zero[rows, cols]).ravel().tolist()
+    return sorted(zip(rows.tolist(), cols.tolist(), scores))
 
 
 def unique_optimum(scores: LineScores, margin: float) -> list[tuple[int, int, float]] | None:

@@ -104,6 +104,23 @@ def test_a_long_chain_of_lines_wanting_their_neighbours_partner_is_settled_exact
     assert blockwise.assign_large(_Matrix(scores), 0.3, True) == _dense(scores, 0.3)
 
 
+@pytest.mark.parametrize("minimize_distance", [True, False])
+@pytest.mark.parametrize("seed", range(6))
+def test_the_whole_matrix_solved_in_place_pairs_as_align_assign(seed, minimize_distance):
+    # few cells above 0 (at most 3 a row of 60), many of them tied: the whole matrix is
+    # turned into what the solver takes in place, and the pairs with their scores must be
+    # align.assign's, bit for bit
+    rng = random.Random(seed)
+    n, m = rng.randint(40, 60), rng.randint(40, 60)
+    scores = np.zeros((n, m))
+    for i in range(n):
+        for j in rng.sample(range(m), 3):
+            scores[i, j] = rng.choice([1 / 3, 0.5, 0.5, 2 / 3, rng.random()])
+    assert np.count_nonzero(scores) <= blockwise._SPARSE_SHARE * scores.size
+    expected = align.assign(scores.copy(), -1.0, minimize_distance)[0]
+    assert blockwise._solve_whole(scores.copy(), minimize_distance) == expected
+
+
 def test_a_line_that_loses_its_best_by_more_than_near_best_goes_to_the_dense_method(small_blocks):
     # column 0 is row 0's only candidate (1.0) and row 1's (0.95); row 1's 0.5 is more than
     # NEAR_BEST below its best, so not a candidate. The best over the candidates leaves
