@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import align
 from .all_pairs import blocks_of_one_array, np
@@ -39,68 +39,66 @@ def assign_large(scores: LineScores, keep_above: float, minimize_distance: bool 
     is clear line by line."""
     n, m = scores.shape
     with blocks_of_one_array():
-        chosen = unique_optimum(scores, align.DOMINANCE_MARGIN)
-        if chosen is None:
-            chosen = _solve_whole(scores.whole(), minimize_distance)
+        found = _scan(scores)
+        chosen = None if found is None else _shortcut(found, align.DOMINANCE_MARGIN)
+        if chosen is None:  # the dense method, from the cells the scan kept when it could
+            if found is not None and found.above_zero is not None:
+                chosen = _solve_cells((n, m), *found.cells(), minimize_distance)
+            else:
+                chosen = _solve_whole(scores.whole(), minimize_distance)
     kept = [pair for pair in chosen if pair[2] > keep_above]
     paired_e = {i for i, _, _ in kept}
     paired_a = {j for _, j, _ in kept}
     return kept, [i for i in range(n) if i not in paired_e], [j for j in range(m) if j not in paired_a]
 
 
-# Above this share of cells scoring above 0, the whole matrix is solved as align.assign
-# solves it (the scores kept whole beside the solver's copy).
-_SPARSE_SHARE = 0.1
-
-
-def _solve_whole(matrix: Any, minimize_distance: bool) -> list[tuple[int, int, float]]:
-    """The dense method on the whole matrix (align.assign's solve: every pair with its
-    score, sorted). The solver would take a second matrix (1 - score, or the scores negated
-    to maximise); when few cells score above 0, those are set aside and the matrix itself
-    is turned into what the solver takes, the same bits, so the peak is one matrix, and the
-    chosen pairs' scores are read back from the cells set aside."""
-    from scipy.optimize import linear_sum_assignment
-    from scipy.sparse import csr_matrix
-
-    if np().count_nonzero(matrix) > _SPARSE_SHARE * matrix.size:
-        return align.assign(matrix, -1.0, minimize_distance)[0]
-    above_zero = csr_matrix(matrix)
-    if minimize_distance:
-        np().subtract(1.0, matrix, out=matrix)
-    else:
-        np().negative(matrix, out=matrix)  # what maximize=True solves
-    rows, cols = linear_sum_assignment(matrix)
-    scores = np().asarray(above_zero[rows, cols]).ravel().tolist()
-    return sorted(zip(rows.tolist(), cols.tolist(), scores))
-
-
 def unique_optimum(scores: LineScores, margin: float) -> list[tuple[int, int, float]] | None:
     """The pairs (expected, actual, score) scoring above 0 in the dense problem's optimum,
     when those are the same in every optimum (and in every pairing within ``margin`` of
     it), and found among each line's candidates; else None."""
-    n, m = scores.shape
-    by_rows = n <= m
-    near = _near_best(scores, by_rows)
-    if near is None:
-        return None
-    best, lines, partners, values = near
-    chosen = _solve_candidates(best, lines, partners, values, margin)
-    if chosen is None:
-        return None
-    if by_rows:
+    found = _scan(scores)
+    return None if found is None else _shortcut(found, margin)
+
+
+class _Scan(NamedTuple):
+    """What one pass over the scores leaves: each line's best score, its candidates (three
+    arrays: line, partner, score), and every cell above 0 (flat index in lines x partners,
+    score) while they are few, else None."""
+
+    shape: tuple[int, int]
+    by_rows: bool
+    best: Any
+    lines: Any
+    partners: Any
+    values: Any
+    above_zero: tuple[Any, Any] | None
+
+    def cells(self) -> tuple[Any, Any, Any]:
+        """The cells above 0 as (expected index, actual index, score): the same bits as the
+        whole matrix holds there."""
+        flat, values = self.above_zero  # type: ignore[misc]
+        line, other = np().divmod(flat, self.shape[1] if self.by_rows else self.shape[0])
+        return (line, other, values) if self.by_rows else (other, line, values)
+
+
+def _shortcut(found: _Scan, margin: float) -> list[tuple[int, int, float]] | None:
+    chosen = _solve_candidates(found.best, found.lines, found.partners, found.values, margin)
+    if chosen is None or found.by_rows:
         return chosen
     return sorted((i, j, score) for j, i, score in chosen)
 
 
-def _near_best(scores: LineScores, by_rows: bool) -> tuple[Any, Any, Any, Any] | None:
-    """Each line's best score, and its candidates as three arrays (line, partner, score):
-    every cell above 0 and within NEAR_BEST of its line's best. None when the candidates
-    are too many to be worth it."""
+def _scan(scores: LineScores) -> _Scan | None:
+    """One pass over the scores, a block of lines (of the shorter side) at a time: each
+    line's best score and candidates, every cell above 0 and within NEAR_BEST of its
+    line's best. None when the candidates are too many to be worth it."""
     n, m = scores.shape
+    by_rows = n <= m
     lines, across = (n, m) if by_rows else (m, n)
     best = np().empty(lines)
     found: list[tuple[Any, Any, Any]] = []
-    count = 0
+    kept: list[tuple[Any, Any]] | None = []
+    count = kept_count = 0
     step = max(1, BLOCK_CELLS // max(across, 1))
     for start in range(0, lines, step):
         stop = min(lines, start + step)
@@ -116,7 +114,59 @@ def _near_best(scores: LineScores, by_rows: bool) -> tuple[Any, Any, Any, Any] |
         if count > MOST_CANDIDATES * lines:
             return None
         found.append((rows + start, cols, block[rows, cols]))
-    return (best, *(np().concatenate(part) for part in zip(*found)))
+        if kept is not None:  # every cell above 0, while they are few: the dense
+            positive = block > 0.0  # method's matrix, should it be needed (a boolean
+            kept_count += np().count_nonzero(positive)  # mask: NumPy counts and finds
+            if kept_count > _SPARSE_SHARE * stop * across:  # those far faster)
+                kept = None
+            else:
+                flat = np().flatnonzero(positive)
+                kept.append((flat + start * across, block.ravel()[flat]))
+    above_zero = None
+    if kept is not None:
+        above_zero = (np().concatenate([flat for flat, _ in kept]),
+                      np().concatenate([values for _, values in kept]))
+    return _Scan((n, m), by_rows, best, *(np().concatenate(part) for part in zip(*found)),
+                 above_zero)  # type: ignore[arg-type]
+
+
+# Above this share of cells scoring above 0, the scan stops keeping them, and the dense
+# method, if needed, scores the whole matrix again and solves it as align.assign does.
+_SPARSE_SHARE = 0.1
+
+
+def _solve_whole(matrix: Any, minimize_distance: bool) -> list[tuple[int, int, float]]:
+    """The dense method on the whole matrix: align.assign's pairs (every pair with its
+    score, sorted); through _solve_cells when few cells score above 0."""
+    if np().count_nonzero(matrix) > _SPARSE_SHARE * matrix.size:
+        return align.assign(matrix, -1.0, minimize_distance)[0]
+    rows, cols = np().nonzero(matrix)
+    values, shape = matrix[rows, cols], matrix.shape
+    del matrix  # the caller keeps no reference: one matrix at a time
+    return _solve_cells(shape, rows, cols, values, minimize_distance)
+
+
+def _solve_cells(shape: tuple[int, int], rows: Any, cols: Any, values: Any,
+                 minimize_distance: bool) -> list[tuple[int, int, float]]:
+    """align.assign's pairs for a matrix that scores above 0 only at these cells. The
+    solver's own matrix is built directly, the same bits align.assign hands it (1 - score,
+    1.0 elsewhere; or, to maximise, the scores negated, -0.0 elsewhere, as the solver's
+    maximize negates them), and the chosen pairs' scores are read from the cells."""
+    from scipy.optimize import linear_sum_assignment
+
+    n, m = shape
+    cost = np().full((n, m), 1.0 if minimize_distance else -0.0)
+    cost[rows, cols] = 1.0 - values if minimize_distance else -values
+    chosen_rows, chosen_cols = linear_sum_assignment(cost)
+    del cost
+    keys = rows * m + cols
+    order = np().argsort(keys)
+    keys, values = keys[order], values[order]
+    wanted = chosen_rows * m + chosen_cols
+    at = np().minimum(np().searchsorted(keys, wanted), max(keys.size - 1, 0))
+    found = keys[at] == wanted if keys.size else np().zeros(wanted.size, dtype=bool)
+    scores = np().where(found, values[at] if keys.size else 0.0, 0.0)
+    return sorted(zip(chosen_rows.tolist(), chosen_cols.tolist(), scores.tolist()))
 
 
 def _solve_candidates(best: Any, lines: Any, partners: Any, values: Any, margin: float

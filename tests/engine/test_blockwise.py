@@ -121,6 +121,24 @@ def test_the_whole_matrix_solved_in_place_pairs_as_align_assign(seed, minimize_d
     assert blockwise._solve_whole(scores.copy(), minimize_distance) == expected
 
 
+@pytest.mark.parametrize("minimize_distance", [True, False])
+@pytest.mark.parametrize("n, m", [(45, 60), (60, 45)])
+def test_ties_are_solved_from_the_cells_the_scan_kept(small_blocks, n, m, minimize_distance):
+    # every row scores 1/3 with the same three columns as two other rows (exact ties: no
+    # shortcut), nothing else: the scan keeps the cells above 0 (few), and the dense
+    # method's answer is built from them, whichever side is the shorter
+    scores = np.zeros((n, m))
+    for i in range(n):
+        group = (i // 3) % (m // 3)
+        for j in range(3 * group, 3 * group + 3):
+            scores[i, j] = 1 / 3
+    found = blockwise._scan(_Matrix(scores))
+    assert found is not None and found.above_zero is not None
+    assert blockwise._shortcut(found, 1e-9) is None
+    expected = align.assign(scores.copy(), 0.3, minimize_distance)
+    assert blockwise.assign_large(_Matrix(scores), 0.3, minimize_distance) == expected
+
+
 def test_a_line_that_loses_its_best_by_more_than_near_best_goes_to_the_dense_method(small_blocks):
     # column 0 is row 0's only candidate (1.0) and row 1's (0.95); row 1's 0.5 is more than
     # NEAR_BEST below its best, so not a candidate. The best over the candidates leaves
@@ -244,9 +262,9 @@ def test_match_json_gives_the_dense_result_on_random_arrays(monkeypatch, seed, t
 @pytest.mark.parametrize("metric, options", PAIRING_METRICS)
 def test_match_json_takes_the_shortcut_when_every_element_has_its_copy(monkeypatch, metric, options):
     answers = []
-    unique_optimum = blockwise.unique_optimum
-    monkeypatch.setattr(blockwise, "unique_optimum",
-                        lambda *args: answers.append(unique_optimum(*args)) or answers[-1])
+    shortcut = blockwise._shortcut
+    monkeypatch.setattr(blockwise, "_shortcut",
+                        lambda *args: answers.append(shortcut(*args)) or answers[-1])
     for seed in range(6):
         actual, expected = _arrays(seed, False, complete=True)
         dense, found = _compare(monkeypatch, actual, expected, metric=metric, **options)
