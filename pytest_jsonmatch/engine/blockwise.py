@@ -8,9 +8,9 @@ score above 0 and within NEAR_BEST of that best. The best matching over the cand
 (scipy's sparse assignment solver) is returned only when it is provably the dense method's
 answer, which prices from its residual graph show: no pairing that uses a cell outside the
 candidates, and no other pairing over them, comes within ``margin`` of it
-(docs/performance.md, "Why the pruning is exact"). Otherwise the whole matrix is built and
-solved as for any array: the same answer at the dense method's cost. Nothing cheaper and
-different is ever returned.
+(docs/performance.md, "Why the pruning is exact"). Otherwise the whole matrix is solved as
+for any array (built from the cells above 0 the same pass kept, when they are few): the
+same answer at the dense method's cost. Nothing cheaper and different is ever returned.
 """
 
 from __future__ import annotations
