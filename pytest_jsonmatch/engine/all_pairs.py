@@ -120,16 +120,12 @@ def equality_matrix(key: Callable[[Any], Any]) -> MatrixFn:
 
 def _equal_cells(codes: Any, other: _Coded) -> Any:
     """The len(codes) x len(other.codes) matrix: 1 where the codes are equal, else 0."""
-    lo = np().searchsorted(other.ordered, codes, "left")
-    hi = np().searchsorted(other.ordered, codes, "right")
-    counts = hi - lo
-    total = int(counts.sum())
-    if total > _DENSE_SHARE * len(codes) * len(other.codes):
+    pairs = _listed_pairs(np().searchsorted(other.ordered, codes, "left"),
+                          np().searchsorted(other.ordered, codes, "right"), other.order)
+    if pairs is None:
         return (codes[:, None] == other.codes[None, :]).astype(float)
     out = np().zeros((len(codes), len(other.codes)))
-    rows = np().repeat(np().arange(len(codes)), counts)
-    starts = np().repeat(lo - (np().cumsum(counts) - counts), counts)
-    out[rows, other.order[starts + np().arange(total)]] = 1.0
+    out[pairs] = 1.0
     return out
 
 
@@ -172,13 +168,19 @@ def _window_pairs(e: Any, a: Any, halfwidth: Any) -> tuple[Any, Any] | None:
     order = np().argsort(a, kind="stable")
     ordered = a[order]
     pad = halfwidth * 1e-9 + np().abs(e) * 1e-12 + 1e-300
-    lo = np().searchsorted(ordered, e - halfwidth - pad, "left")
-    hi = np().searchsorted(ordered, e + halfwidth + pad, "right")
+    return _listed_pairs(np().searchsorted(ordered, e - halfwidth - pad, "left"),
+                         np().searchsorted(ordered, e + halfwidth + pad, "right"), order)
+
+
+def _listed_pairs(lo: Any, hi: Any, order: Any) -> tuple[Any, Any] | None:
+    """(rows, cols) of every pair of expected value i with the actual values at sorted
+    positions lo[i] to hi[i] (excluded), ``order`` giving each sorted position's index;
+    None when they are too many to be worth listing."""
     counts = hi - lo
     total = int(counts.sum())
-    if total > _DENSE_SHARE * len(e) * len(a):
+    if total > _DENSE_SHARE * len(lo) * len(order):
         return None
-    rows = np().repeat(np().arange(len(e)), counts)
+    rows = np().repeat(np().arange(len(lo)), counts)
     starts = np().repeat(lo - (np().cumsum(counts) - counts), counts)
     return rows, order[starts + np().arange(total)]
 

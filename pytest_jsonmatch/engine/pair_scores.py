@@ -273,11 +273,9 @@ def _one_type(values: list[Any]) -> str | None:
 
 def _by_type(index: list[int], values: list[Any]) -> dict[str, tuple[list[int], list[Any]]]:
     """The values grouped by JSON type, with their indices."""
-    kinds = set(map(type, values))
-    if len(kinds) == 1 or kinds == _INT_FLOAT:  # a column of one type, the usual case
-        tag = TYPE_OF.get(next(iter(kinds)))
-        if tag is not None:
-            return {tag: (index, values)}
+    tag = _one_type(values)
+    if tag is not None:  # a column of one type, the usual case
+        return {tag: (index, values)}
     groups: dict[str, tuple[list[int], list[Any]]] = {}
     for i, v in zip(index, values):
         group = groups.setdefault(json_type(v), ([], []))
