@@ -11,6 +11,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
 from pytest_jsonmatch import match_json
@@ -279,3 +281,38 @@ def test_many_more_actual_than_expected_elements_pair_along_the_columns(monkeypa
     expected["items"] = expected["items"] + expected["items"][:40]
     dense, found = _compare(monkeypatch, expected, actual, metric="structural_f1")
     assert (found.fields, found.pairings) == (dense.fields, dense.pairings)
+
+
+# -- any small matrix: whichever way assign_large answers, it is align.assign's answer ---------
+
+_LEVELS = [0.0, 0.0, 0.0, 1 / 3, 0.5, 2 / 3, 0.95, 1.0]  # few values: ties everywhere
+
+
+@st.composite
+def _matrices(draw):
+    """Dense matrices, or sparse ones (at most a tenth of the cells above 0: the dense
+    method then runs from kept cells)."""
+    n, m = draw(st.integers(1, 20)), draw(st.integers(1, 20))
+    cells = st.sampled_from(_LEVELS) | st.floats(0.0, 1.0)
+    if draw(st.booleans()):
+        return np.array(draw(st.lists(st.lists(cells, min_size=m, max_size=m),
+                                      min_size=n, max_size=n)))
+    scores = np.zeros((n, m))
+    for i, j, value in draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, m - 1), cells),
+                                     max_size=n * m // 10)):
+        scores[i, j] = value
+    return scores
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(scores=_matrices(), keep_above=st.sampled_from([0.0, 0.3]), minimize=st.booleans())
+def test_any_small_matrix_pairs_as_align_assign(scores, keep_above, minimize):
+    # blocks of one line (the smallest), so every path is taken somewhere: the shortcut,
+    # the dense method from kept cells, and from the whole matrix
+    blockwise_cells = blockwise.BLOCK_CELLS
+    blockwise.BLOCK_CELLS = 1
+    try:
+        found = blockwise.assign_large(_Matrix(scores), keep_above, minimize)
+    finally:
+        blockwise.BLOCK_CELLS = blockwise_cells
+    assert found == align.assign(scores.copy(), keep_above, minimize)
