@@ -82,6 +82,7 @@ class _Scan(NamedTuple):
 
 
 def _shortcut(found: _Scan, margin: float) -> list[tuple[int, int, float]] | None:
+    """unique_optimum's answer from a scan: (expected, actual, score) pairs, or None."""
     chosen = _solve_candidates(found.best, found.lines, found.partners, found.values, margin)
     if chosen is None or found.by_rows:
         return chosen
@@ -90,8 +91,9 @@ def _shortcut(found: _Scan, margin: float) -> list[tuple[int, int, float]] | Non
 
 def _scan(scores: LineScores) -> _Scan | None:
     """One pass over the scores, a block of lines (of the shorter side) at a time: each
-    line's best score and candidates, every cell above 0 and within NEAR_BEST of its
-    line's best. None when the candidates are too many to be worth it."""
+    line's best score and its candidates (every cell above 0 and within NEAR_BEST of that
+    best), and every cell above 0 while they are few. None when the candidates are too
+    many to be worth it."""
     n, m = scores.shape
     by_rows = n <= m
     lines, across = (n, m) if by_rows else (m, n)
@@ -163,9 +165,11 @@ def _solve_cells(shape: tuple[int, int], rows: Any, cols: Any, values: Any,
     order = np().argsort(keys)
     keys, values = keys[order], values[order]
     wanted = chosen_rows * m + chosen_cols
-    at = np().minimum(np().searchsorted(keys, wanted), max(keys.size - 1, 0))
-    found = keys[at] == wanted if keys.size else np().zeros(wanted.size, dtype=bool)
-    scores = np().where(found, values[at] if keys.size else 0.0, 0.0)
+    scores = np().zeros(wanted.size)  # a pair not among the cells scores 0
+    if keys.size:
+        at = np().minimum(np().searchsorted(keys, wanted), keys.size - 1)
+        hit = keys[at] == wanted
+        scores[hit] = values[at[hit]]
     return sorted(zip(chosen_rows.tolist(), chosen_cols.tolist(), scores.tolist()))
 
 
