@@ -38,15 +38,7 @@ def np() -> Any:
     return numpy
 
 
-# -- equality ------------------------------------------------------------------------------
-
-
-def _codes(values: Sequence[Any], table: dict[Any, int], key: Callable[[Any], Any]) -> Any:
-    out = np().empty(len(values), dtype=np().int64)
-    for i, value in enumerate(values):
-        out[i] = table.setdefault(key(value), len(table))
-    return out
-
+# -- one large array's blocks ----------------------------------------------------------------
 
 # What matrix functions work out for the longer side of a call, kept while one large array
 # is scored a block of lines at a time (see blocks_of_one_array); None outside of that.
@@ -85,6 +77,16 @@ class LongerSide:
         out = self._work(values)
         kept[key] = (values, out)  # the list is held, so its id is not reused meanwhile
         return out
+
+
+# -- equality ------------------------------------------------------------------------------
+
+
+def _codes(values: Sequence[Any], table: dict[Any, int], key: Callable[[Any], Any]) -> Any:
+    out = np().empty(len(values), dtype=np().int64)
+    for i, value in enumerate(values):
+        out[i] = table.setdefault(key(value), len(table))
+    return out
 
 
 class _Coded(NamedTuple):
