@@ -33,19 +33,20 @@ MOST_CANDIDATES = 32
 _ABOVE_ZERO = math.ulp(0.0)  # the smallest float above 0: x >= it means x > 0
 
 
-def assign_large(scores: LineScores, keep_above: float, minimize_distance: bool = False
-                 ) -> align.Assignment:
-    """As :func:`align.assign` on ``scores.whole()``, without building it when the optimum
-    is clear line by line."""
+def assign_large(scores: LineScores, keep_above: float, minimize_distance: bool = False,
+                 tied: bool = False) -> align.Assignment:
+    """As :func:`align.assign` on the whole matrix, without building it when the optimum
+    is clear line by line. ``tied``: the caller knows of equal alternatives (elements that
+    occur twice), so the dense method is taken at once."""
     n, m = scores.shape
     with blocks_of_one_array():
-        found = _scan(scores)
+        found = None if tied else _scan(scores)
         chosen = None if found is None else _shortcut(found, align.DOMINANCE_MARGIN)
         if chosen is None:  # the dense method, from the cells the scan kept when it could
             if found is not None and found.above_zero is not None:
                 chosen = _solve_cells((n, m), *found.cells(), minimize_distance)
             else:
-                chosen = _solve_whole(scores.whole(), minimize_distance)
+                chosen = _solve_whole(_whole(scores), minimize_distance)
     kept = [pair for pair in chosen if pair[2] > keep_above]
     paired_e = {i for i, _, _ in kept}
     paired_a = {j for _, j, _ in kept}
@@ -137,11 +138,30 @@ def _scan(scores: LineScores) -> _Scan | None:
 _SPARSE_SHARE = 0.1
 
 
+def _whole(scores: LineScores) -> Any:
+    """The whole matrix, filled a block of rows at a time (each cell the same bits as the
+    matrix scored at once, with a block's temporaries instead of the matrix's)."""
+    n, m = scores.shape
+    matrix = np().empty((n, m))
+    step = max(1, BLOCK_CELLS // max(m, 1))
+    for start in range(0, n, step):
+        matrix[start:start + step] = scores.rows(start, min(n, start + step))
+    return matrix
+
+
 def _solve_whole(matrix: Any, minimize_distance: bool) -> list[tuple[int, int, float]]:
     """The dense method on the whole matrix: align.assign's pairs (every pair with its
-    score, sorted); through _solve_cells when few cells score above 0."""
+    score, sorted); through _solve_cells when few cells score above 0. To maximise, the
+    matrix is negated in place, which is what the solver's maximize does to a copy, and
+    negating back is exact: one matrix, not two."""
+    from scipy.optimize import linear_sum_assignment
+
     if np().count_nonzero(matrix) > _SPARSE_SHARE * matrix.size:
-        return align.assign(matrix, -1.0, minimize_distance)[0]
+        if minimize_distance:
+            return align.assign(matrix, -1.0, minimize_distance)[0]
+        np().negative(matrix, out=matrix)
+        rows, cols = linear_sum_assignment(matrix)
+        return sorted(zip(rows.tolist(), cols.tolist(), (-matrix[rows, cols]).tolist()))
     rows, cols = np().nonzero(matrix)
     values, shape = matrix[rows, cols], matrix.shape
     del matrix  # the caller keeps no reference: one matrix at a time

@@ -437,9 +437,6 @@ class LineScores:
         return pair_matrix(self.expected, columns_between(self.actual, start, stop),
                            self.column_matrix, self.mode, self.layout, (0, start))
 
-    def whole(self) -> Any:
-        return pair_matrix(self.expected, self.actual, self.column_matrix, self.mode, self.layout)
-
 
 def _from_sums(tp: Any, both: Any, e_sizes: list[int], a_sizes: list[int], mode: str) -> Any:
     """Pair scores from the summed leaf scores ``tp`` and the fields each pair shares (in

@@ -21,7 +21,7 @@ from .pair_scores import SMALL_PAIRS, LineScores, pair_scores
 from .paths import Where
 from .results import WalkOutput, f_beta, precision_recall
 from .schema import SchemaNode
-from .values import json_equal
+from .values import canonical_key, json_equal
 
 # Walks one candidate pair (expected, actual, where it sits): its output, and whether it is
 # complete (no batch score pending), so that a chosen pair's walk can be taken as it is.
@@ -77,7 +77,8 @@ def _assigned(cfg: WalkConfig, budget: PairBudget, expected: list[Any], actual: 
 
     scores, scale = pair_scores(cfg, where.path, items, expected, actual, mode, walk_pair)
     if isinstance(scores, LineScores):
-        return assign_large(scores, keep_above, minimize_distance=mode == "similarity")
+        return assign_large(scores, keep_above, minimize_distance=mode == "similarity",
+                            tied=_repeats(expected) or _repeats(actual))
     return align.assign(scores, keep_above, minimize_distance=mode == "similarity", scale=scale)
 
 
@@ -94,3 +95,16 @@ def _identical(cfg: WalkConfig, expected: list[Any], actual: list[Any], items: S
             return [(i, i, 1.0) for i in range(len(expected))], [], []
         return None
     return align.identical_pairs(expected, actual)
+
+
+def _repeats(elements: list[Any]) -> bool:
+    """Whether some element occurs twice. Two equal elements score alike against every
+    partner, so pairings that swap them tie, and only the dense method says which one it
+    returns (blockwise.py would find the tie after a pass over every score)."""
+    seen: set[Any] = set()
+    for element in elements:
+        key = canonical_key(element)
+        if key in seen:
+            return True
+        seen.add(key)
+    return False

@@ -275,6 +275,24 @@ def test_match_json_takes_the_shortcut_when_every_element_has_its_copy(monkeypat
     assert sum(answer is not None for answer in answers) >= 4  # the shortcut, not the fallback
 
 
+@pytest.mark.parametrize("metric, options", PAIRING_METRICS)
+def test_an_element_that_occurs_twice_takes_the_dense_method_at_once(monkeypatch, metric, options):
+    # two equal expected elements score alike against every partner: pairings that swap
+    # them tie, so no pass looks for a shortcut, and the answer is the dense method's
+    scans = []
+    scan = blockwise._scan
+    monkeypatch.setattr(blockwise, "_scan", lambda *args: scans.append(1) or scan(*args))
+    actual, expected = _arrays(5, False)
+    expected["items"].append(copy.deepcopy(expected["items"][0]))
+    dense, found = _compare(monkeypatch, actual, expected, metric=metric, **options)
+    assert (found.fields, found.pairings, found.score) == (dense.fields, dense.pairings, dense.score)
+    assert scans == []
+    # without the copy, the same arrays are scanned
+    expected["items"].pop()
+    _compare(monkeypatch, actual, expected, metric=metric, **options)
+    assert scans == [1]
+
+
 def test_many_more_actual_than_expected_elements_pair_along_the_columns(monkeypatch):
     # n > m: the actual side is the one every full pairing covers
     actual, expected = _arrays(3, False)
