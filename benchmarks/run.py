@@ -467,6 +467,8 @@ def _worst_families(args: argparse.Namespace) -> list[tuple[str, str, dict[str, 
     for case in ("objects", "strings"):
         for metric, options in worst.PAIRING.items():
             out.append((case, metric, options, args.worst_sizes))
+    for metric, options in worst.PAIRING.items():  # the dense method's cost, at one size
+        out.append(("repeated objects", metric, options, args.worst_sizes[-1:]))
     out.append(("near string", "json_similarity", {}, args.worst_strings))
     out.append(("unrelated string", "json_similarity", {}, args.worst_strings[:1]))
     for case in ("deep objects", "deep arrays"):

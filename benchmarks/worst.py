@@ -10,6 +10,7 @@ a growth exponent: the slope of log(time) against log(size), 1 for linear, 2 for
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import os
@@ -40,6 +41,17 @@ def shuffled_strings(n: int, seed: int = 3) -> tuple[Any, Any]:
     changed = [corpus._typo(rng, s) if rng.random() < 0.2 else s for s in items]
     rng.shuffle(changed)
     return {"items": changed}, {"items": items}
+
+
+def repeated_objects(n: int, seed: int = 3) -> tuple[Any, Any]:
+    """The *objects* case with one expected element in twenty replaced by a copy of another:
+    pairings that swap two equal elements tie, and only the dense method settles a tie."""
+    actual, expected = corpus.damaged_shuffle(n)
+    rng = random.Random(seed)
+    items = expected["items"]
+    for _ in range(n // 20):
+        items[rng.randrange(n)] = copy.deepcopy(items[rng.randrange(n)])
+    return actual, expected
 
 
 def long_string(size: int, related: bool, seed: int = 5) -> tuple[Any, Any]:
@@ -76,6 +88,7 @@ def deep(shape: str, depth: int) -> tuple[Any, Any]:
 CASES = {
     "objects": lambda size: corpus.damaged_shuffle(size),
     "strings": shuffled_strings,
+    "repeated objects": repeated_objects,
     "near string": lambda size: long_string(size, True),
     "unrelated string": lambda size: long_string(size, False),
     "deep objects": lambda size: deep("objects", size),
@@ -83,7 +96,7 @@ CASES = {
     "deep array pairs": lambda size: deep("array pairs", size),
 }
 # a size small enough to warm up each case with (imports, caches) before it is timed
-WARM_UP = {"objects": 60, "strings": 60, "near string": 1000, "unrelated string": 1000,
+WARM_UP = {"objects": 60, "strings": 60, "repeated objects": 60, "near string": 1000, "unrelated string": 1000,
            "deep objects": 3, "deep arrays": 3, "deep array pairs": 3}
 
 
