@@ -100,11 +100,20 @@ def _identical(cfg: WalkConfig, expected: list[Any], actual: list[Any], items: S
 def _repeats(elements: list[Any]) -> bool:
     """Whether some element occurs twice. Two equal elements score alike against every
     partner, so pairings that swap them tie, and only the dense method says which one it
-    returns (blockwise.py would find the tie after a pass over every score)."""
+    returns (blockwise.py would find the tie after a pass over every score). Only a
+    shortcut to a method that is exact either way, so the test is the quick one: an
+    object's items in their order (the same object with its keys in another order is
+    missed, and found as a tie later; ``True`` and ``1`` count alike, which at worst takes
+    the dense method for nothing), the JSON key where values nest."""
     seen: set[Any] = set()
     for element in elements:
-        key = canonical_key(element)
-        if key in seen:
-            return True
+        try:
+            key = tuple(element.items()) if type(element) is dict else element
+            if key in seen:
+                return True
+        except TypeError:  # a nested value: not hashable
+            key = canonical_key(element)
+            if key in seen:
+                return True
         seen.add(key)
     return False

@@ -293,6 +293,18 @@ def test_an_element_that_occurs_twice_takes_the_dense_method_at_once(monkeypatch
     assert scans == [1]
 
 
+def test_repeated_elements_are_found_by_a_quick_test():
+    from pytest_jsonmatch.engine import pairing
+
+    assert pairing._repeats(["x", "y", "x"])
+    assert pairing._repeats([{"a": [1], "b": 2}, {"a": [1], "b": 2}])  # nested: the JSON key
+    assert pairing._repeats([[1, {"c": 2}], [1, {"c": 2}]])
+    assert not pairing._repeats([{"a": 1}, {"a": 2}, [1], [2], "a"])
+    # a copy with its keys in another order is missed here and found as a tie later:
+    # the answer is the dense method's either way
+    assert not pairing._repeats([{"a": 1, "b": 2}, {"b": 2, "a": 1}])
+
+
 def test_many_more_actual_than_expected_elements_pair_along_the_columns(monkeypatch):
     # n > m: the actual side is the one every full pairing covers
     actual, expected = _arrays(3, False)
