@@ -118,7 +118,7 @@ def _by_id(s: PairingSettings, leftovers: Leftovers) -> Iterator[Pair]:
     for g in read_records(s.gold, True):
         key = _id_of(g, s.id_field)
         if key in seen:
-            raise InputError(f"{g.where}: id {key!r} is given to an earlier gold record too")
+            raise InputError(f"{g.where}: id {shown(key)} is given to an earlier gold record too")
         seen.add(key)
         found = waiting.pop(key, None)
         while found is None:
@@ -132,7 +132,7 @@ def _by_id(s: PairingSettings, leftovers: Leftovers) -> Iterator[Pair]:
                 raise InputError(f"{p.where}: id {shown(pkey)} is given to an earlier prediction too")
             else:
                 waiting[pkey] = p
-        yield _pair(key, g, found, s, f"no prediction has {s.id_field} {key!r} in {s.pred}")
+        yield _pair(key, g, found, s, f"no prediction has {s.id_field} {shown(key)} in {s.pred}")
     for p in pred:
         pkey = _id_of(p, s.id_field)
         if pkey in waiting:

@@ -160,6 +160,13 @@ def assign(scores: Any, keep_above: float, minimize_distance: bool = False, scal
             rows, cols = linear_sum_assignment(scores, maximize=True)
         chosen = [(int(i), int(j), float(scores[i, j])) for i, j in zip(rows, cols)]
         chosen.sort()
+    return kept_pairs(chosen, n, m, keep_above)
+
+
+def kept_pairs(chosen: list[tuple[int, int, float]], n: int, m: int, keep_above: float
+               ) -> Assignment:
+    """The chosen pairs scoring above ``keep_above``, and the elements of each side (``n``
+    expected, ``m`` actual) left without one."""
     kept = [pair for pair in chosen if pair[2] > keep_above]
     paired_e = {i for i, _, _ in kept}
     paired_a = {j for _, j, _ in kept}

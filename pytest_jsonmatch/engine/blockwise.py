@@ -47,18 +47,7 @@ def assign_large(scores: LineScores, keep_above: float, minimize_distance: bool 
                 chosen = _solve_cells((n, m), *found.cells(), minimize_distance)
             else:
                 chosen = _solve_whole(_whole(scores), minimize_distance)
-    kept = [pair for pair in chosen if pair[2] > keep_above]
-    paired_e = {i for i, _, _ in kept}
-    paired_a = {j for _, j, _ in kept}
-    return kept, [i for i in range(n) if i not in paired_e], [j for j in range(m) if j not in paired_a]
-
-
-def unique_optimum(scores: LineScores, margin: float) -> list[tuple[int, int, float]] | None:
-    """The pairs (expected, actual, score) scoring above 0 in the dense problem's optimum,
-    when those are the same in every optimum (and in every pairing within ``margin`` of
-    it), and found among each line's candidates; else None."""
-    found = _scan(scores)
-    return None if found is None else _shortcut(found, margin)
+    return align.kept_pairs(chosen, n, m, keep_above)
 
 
 class _Scan(NamedTuple):
@@ -83,7 +72,9 @@ class _Scan(NamedTuple):
 
 
 def _shortcut(found: _Scan, margin: float) -> list[tuple[int, int, float]] | None:
-    """unique_optimum's answer from a scan: (expected, actual, score) pairs, or None."""
+    """The pairs (expected, actual, score) scoring above 0 in the dense problem's optimum,
+    when those are the same in every optimum (and in every pairing within ``margin`` of
+    it), and found among each line's candidates; else None."""
     chosen = _solve_candidates(found.best, found.lines, found.partners, found.values, margin)
     if chosen is None or found.by_rows:
         return chosen

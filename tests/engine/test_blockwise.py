@@ -36,6 +36,12 @@ class _Matrix:
         return self.scores.copy()
 
 
+def _unique_optimum(scores, margin=1e-9):
+    """The shortcut's answer for a score matrix (None: the dense method is needed)."""
+    found = blockwise._scan(_Matrix(scores))
+    return None if found is None else blockwise._shortcut(found, margin)
+
+
 def _dense(scores, keep_above):
     return align.assign(np.asarray(scores, dtype=float), keep_above, minimize_distance=True)
 
@@ -49,28 +55,28 @@ def test_a_clear_best_partner_per_line_is_taken_without_the_solver(small_blocks)
     scores = [[0.0, 0.9, 0.1], [0.8, 0.0, 0.0], [0.0, 0.0, 0.0]]
     # rows 0 and 1 have one candidate each (0.1 is more than NEAR_BEST below 0.9); row 2
     # scores 0 everywhere and pairs with nothing. 0.9 + 0.8 = the sum of the bests.
-    assert blockwise.unique_optimum(_Matrix(scores), 1e-9) == [(0, 1, 0.9), (1, 0, 0.8)]
+    assert _unique_optimum(scores) == [(0, 1, 0.9), (1, 0, 0.8)]
 
 
 def test_cells_at_or_below_the_threshold_still_count(small_blocks):
     # the dense solver pairs (0, 1) and (1, 0), 0.29 + 0.29 = 0.58 > 0.5, and keeps neither
     # (0.29 <= 0.3); pruning the 0.29 cells would pair (0, 0) instead
     scores = [[0.5, 0.29], [0.29, 0.0]]
-    assert blockwise.unique_optimum(_Matrix(scores), 1e-9) is None  # no shortcut here
+    assert _unique_optimum(scores) is None  # no shortcut here
     assert blockwise.assign_large(_Matrix(scores), 0.3, True) == _dense(scores, 0.3) == (
         [], [0, 1], [0, 1])
 
 
 def test_a_tie_between_two_pairings_is_left_to_the_dense_method(small_blocks):
     scores = [[0.7, 0.7], [0.7, 0.7]]
-    assert blockwise.unique_optimum(_Matrix(scores), 1e-9) is None
+    assert _unique_optimum(scores) is None
 
 
 def test_two_lines_wanting_one_partner_are_settled_exactly(small_blocks):
     # both rows prefer column 0; the best matching gives it to row 0 (0.9 + 0.85 = 1.75
     # against 0.8 + 0.8 = 1.6), and the 0.8 and 0.85 cells are within NEAR_BEST of the bests
     scores = [[0.9, 0.8, 0.0], [0.88, 0.0, 0.85]]
-    assert blockwise.unique_optimum(_Matrix(scores), 1e-9) == [(0, 0, 0.9), (1, 2, 0.85)]
+    assert _unique_optimum(scores) == [(0, 0, 0.9), (1, 2, 0.85)]
 
 
 def test_prices_of_two_lines_wanting_one_partner_are_the_assignments_dual():
@@ -101,7 +107,7 @@ def test_a_long_chain_of_lines_wanting_their_neighbours_partner_is_settled_exact
         scores[i, i] = 0.9
         if i + 1 < n:
             scores[i, i + 1] = 0.85
-    found = blockwise.unique_optimum(_Matrix(scores), 1e-9)
+    found = _unique_optimum(scores)
     assert found == [(i, i, 0.9) for i in range(n)]
     assert blockwise.assign_large(_Matrix(scores), 0.3, True) == _dense(scores, 0.3)
 
@@ -147,7 +153,7 @@ def test_a_line_that_loses_its_best_by_more_than_near_best_goes_to_the_dense_met
     # row 1 unpaired (its price 0 < 0.95 - 0.1), while the true optimum pairs it at 0.5
     # (1.0 + 0.5): the check must refuse, and the answer then comes from the dense method.
     scores = [[1.0, 0.0], [0.95, 0.5]]
-    assert blockwise.unique_optimum(_Matrix(scores), 1e-9) is None
+    assert _unique_optimum(scores) is None
     assert blockwise.assign_large(_Matrix(scores), 0.3, True) == _dense(scores, 0.3) == (
         [(0, 0, 1.0), (1, 1, 0.5)], [], [])
 
@@ -172,7 +178,7 @@ def test_random_matrices_pair_as_the_dense_method_does(small_blocks, seed, tied)
     scores = _random_scores(rng, n, m, tied)
     for keep_above in (0.0, 0.3):
         assert blockwise.assign_large(_Matrix(scores), keep_above, True) == _dense(scores, keep_above)
-    found = blockwise.unique_optimum(_Matrix(scores), 1e-9)
+    found = _unique_optimum(scores)
     if found is not None:  # whenever it answers, it is the solver's choice above 0
         rows, cols = linear_sum_assignment(1.0 - scores)
         assert found == sorted((i, j, scores[i, j]) for i, j in zip(rows, cols) if scores[i, j] > 0)
@@ -191,7 +197,7 @@ def test_the_shortcut_answers_when_each_line_has_a_clear_partner(small_blocks):
         partners = rng.sample(range(m), n)
         for i, j in enumerate(partners):
             scores[i, j] = 0.7 + rng.random() * 0.3
-        found = blockwise.unique_optimum(_Matrix(scores), 1e-9)
+        found = _unique_optimum(scores)
         assert found == [(i, j, scores[i, j]) for i, j in enumerate(partners)]
 
 
