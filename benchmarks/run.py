@@ -308,7 +308,7 @@ def adversarial_texts(size: int, seed: int = 11) -> dict[str, str]:
 
 def bench_parse(args: argparse.Namespace) -> list[Row]:
     from pytest_jsonmatch import ParseError
-    from pytest_jsonmatch.engine.parse import parse_actual
+    from pytest_jsonmatch.engine.reading.parse import parse_actual
 
     size = int(args.parse_mb * 1_000_000)
     runs = args.parse_runs

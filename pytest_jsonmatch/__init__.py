@@ -10,97 +10,97 @@ from __future__ import annotations
 import importlib as _importlib
 from typing import TYPE_CHECKING, Any
 
-from .version import __version__ as __version__
+from .version import __version__
 
 # name -> the module that defines it
 _API = {
-    "assert_json_match": ".assertion",
+    "assert_json_match": ".plugin.assertion",
     "score_pairs": ".dataset.scoring",
     "SchemaSketch": ".dataset.sketch",
-    "Metric": ".engine.config",
-    "CaseFileError": ".engine.errors",
-    "ComparatorError": ".engine.errors",
-    "ConfigError": ".engine.errors",
-    "JsonMatchError": ".engine.errors",
-    "JsonMatchWarning": ".engine.errors",
-    "ParseError": ".engine.errors",
-    "SchemaError": ".engine.errors",
-    "SchemaWarning": ".engine.errors",
+    "Metric": ".engine.configuring.walk_config",
+    "CaseFileError": ".engine.core.errors",
+    "ComparatorError": ".engine.core.errors",
+    "ConfigError": ".engine.core.errors",
+    "JsonMatchError": ".engine.core.errors",
+    "JsonMatchWarning": ".engine.core.errors",
+    "ParseError": ".engine.core.errors",
+    "SchemaError": ".engine.core.errors",
+    "SchemaWarning": ".engine.core.errors",
     "evaluate_records": ".engine.match",
     "match_json": ".engine.match",
     "METRIC_NAMES": ".engine.metrics",
     "METRICS": ".engine.metrics",
-    "parse_actual": ".engine.parse",
-    "parse_expected": ".engine.parse",
-    "PathPattern": ".engine.paths",
-    "propagate_batch_errors": ".engine.postprocess",
-    "reclassify_nulls": ".engine.postprocess",
-    "REGISTRY": ".engine.registry",
-    "BatchItem": ".engine.registry",
-    "Registry": ".engine.registry",
-    "register_comparator": ".engine.registry",
-    "register_embedder": ".engine.registry",
-    "register_metric": ".engine.registry",
-    "register_post_processor": ".engine.registry",
-    "register_transform": ".engine.registry",
-    "reset_type_defaults": ".engine.registry",
-    "set_type_default": ".engine.registry",
-    "FieldAggregate": ".engine.results",
-    "FieldResult": ".engine.results",
-    "FloorFailure": ".engine.results",
-    "MatchResult": ".engine.results",
-    "Pairing": ".engine.results",
-    "RunResult": ".engine.results",
-    "aggregate_fields": ".engine.results",
-    "annotate_schema": ".engine.schema",
-    "infer_schema": ".engine.schema",
-    "validate_gold": ".engine.schema",
+    "parse_actual": ".engine.reading.parse",
+    "parse_expected": ".engine.reading.parse",
+    "PathPattern": ".engine.core.paths",
+    "propagate_batch_errors": ".engine.results.post_processors",
+    "reclassify_nulls": ".engine.results.post_processors",
+    "REGISTRY": ".engine.comparing.registry",
+    "BatchItem": ".engine.comparing.registry",
+    "Registry": ".engine.comparing.registry",
+    "register_comparator": ".engine.comparing.registry",
+    "register_embedder": ".engine.comparing.registry",
+    "register_metric": ".engine.comparing.registry",
+    "register_post_processor": ".engine.comparing.registry",
+    "register_transform": ".engine.comparing.registry",
+    "reset_type_defaults": ".engine.comparing.registry",
+    "set_type_default": ".engine.comparing.registry",
+    "FieldAggregate": ".engine.results.field_results",
+    "FieldResult": ".engine.results.field_results",
+    "FloorFailure": ".engine.results.field_results",
+    "MatchResult": ".engine.results.field_results",
+    "Pairing": ".engine.results.field_results",
+    "RunResult": ".engine.results.field_results",
+    "aggregate_fields": ".engine.results.field_results",
+    "annotate_schema": ".engine.schemas.eval_schema",
+    "infer_schema": ".engine.schemas.eval_schema",
+    "validate_gold": ".engine.schemas.eval_schema",
     "Aggregates": ".reporting.aggregate",
 }
 
 if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_independence.py
     # checks that this list and _API agree)
-    from .assertion import assert_json_match as assert_json_match
     from .dataset.scoring import score_pairs as score_pairs
     from .dataset.sketch import SchemaSketch as SchemaSketch
-    from .engine.config import Metric as Metric
-    from .engine.errors import CaseFileError as CaseFileError
-    from .engine.errors import ComparatorError as ComparatorError
-    from .engine.errors import ConfigError as ConfigError
-    from .engine.errors import JsonMatchError as JsonMatchError
-    from .engine.errors import JsonMatchWarning as JsonMatchWarning
-    from .engine.errors import ParseError as ParseError
-    from .engine.errors import SchemaError as SchemaError
-    from .engine.errors import SchemaWarning as SchemaWarning
+    from .engine.comparing.registry import REGISTRY as REGISTRY
+    from .engine.comparing.registry import BatchItem as BatchItem
+    from .engine.comparing.registry import Registry as Registry
+    from .engine.comparing.registry import register_comparator as register_comparator
+    from .engine.comparing.registry import register_embedder as register_embedder
+    from .engine.comparing.registry import register_metric as register_metric
+    from .engine.comparing.registry import register_post_processor as register_post_processor
+    from .engine.comparing.registry import register_transform as register_transform
+    from .engine.comparing.registry import reset_type_defaults as reset_type_defaults
+    from .engine.comparing.registry import set_type_default as set_type_default
+    from .engine.configuring.walk_config import Metric as Metric
+    from .engine.core.errors import CaseFileError as CaseFileError
+    from .engine.core.errors import ComparatorError as ComparatorError
+    from .engine.core.errors import ConfigError as ConfigError
+    from .engine.core.errors import JsonMatchError as JsonMatchError
+    from .engine.core.errors import JsonMatchWarning as JsonMatchWarning
+    from .engine.core.errors import ParseError as ParseError
+    from .engine.core.errors import SchemaError as SchemaError
+    from .engine.core.errors import SchemaWarning as SchemaWarning
+    from .engine.core.paths import PathPattern as PathPattern
     from .engine.match import evaluate_records as evaluate_records
     from .engine.match import match_json as match_json
     from .engine.metrics import METRIC_NAMES as METRIC_NAMES
     from .engine.metrics import METRICS as METRICS
-    from .engine.parse import parse_actual as parse_actual
-    from .engine.parse import parse_expected as parse_expected
-    from .engine.paths import PathPattern as PathPattern
-    from .engine.postprocess import propagate_batch_errors as propagate_batch_errors
-    from .engine.postprocess import reclassify_nulls as reclassify_nulls
-    from .engine.registry import REGISTRY as REGISTRY
-    from .engine.registry import BatchItem as BatchItem
-    from .engine.registry import Registry as Registry
-    from .engine.registry import register_comparator as register_comparator
-    from .engine.registry import register_embedder as register_embedder
-    from .engine.registry import register_metric as register_metric
-    from .engine.registry import register_post_processor as register_post_processor
-    from .engine.registry import register_transform as register_transform
-    from .engine.registry import reset_type_defaults as reset_type_defaults
-    from .engine.registry import set_type_default as set_type_default
-    from .engine.results import FieldAggregate as FieldAggregate
-    from .engine.results import FieldResult as FieldResult
-    from .engine.results import FloorFailure as FloorFailure
-    from .engine.results import MatchResult as MatchResult
-    from .engine.results import Pairing as Pairing
-    from .engine.results import RunResult as RunResult
-    from .engine.results import aggregate_fields as aggregate_fields
-    from .engine.schema import annotate_schema as annotate_schema
-    from .engine.schema import infer_schema as infer_schema
-    from .engine.schema import validate_gold as validate_gold
+    from .engine.reading.parse import parse_actual as parse_actual
+    from .engine.reading.parse import parse_expected as parse_expected
+    from .engine.results.field_results import FieldAggregate as FieldAggregate
+    from .engine.results.field_results import FieldResult as FieldResult
+    from .engine.results.field_results import FloorFailure as FloorFailure
+    from .engine.results.field_results import MatchResult as MatchResult
+    from .engine.results.field_results import Pairing as Pairing
+    from .engine.results.field_results import RunResult as RunResult
+    from .engine.results.field_results import aggregate_fields as aggregate_fields
+    from .engine.results.post_processors import propagate_batch_errors as propagate_batch_errors
+    from .engine.results.post_processors import reclassify_nulls as reclassify_nulls
+    from .engine.schemas.eval_schema import annotate_schema as annotate_schema
+    from .engine.schemas.eval_schema import infer_schema as infer_schema
+    from .engine.schemas.eval_schema import validate_gold as validate_gold
+    from .plugin.assertion import assert_json_match as assert_json_match
     from .reporting.aggregate import Aggregates as Aggregates
 
 __all__ = sorted([*_API, "__version__"])

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ..engine.errors import JsonMatchError
+from ..engine.core.errors import JsonMatchError
 from . import compare, saved, score
 from .errors import InputError
 

@@ -7,10 +7,10 @@ import os
 import sys
 
 from ..dataset import Pair, ScoreSettings, comparison_of
-from ..engine.errors import JsonMatchError
+from ..engine.comparing.registry import REGISTRY
+from ..engine.core.errors import JsonMatchError
 from ..engine.match import match_json
-from ..engine.parse import parse_expected
-from ..engine.registry import REGISTRY
+from ..engine.reading.parse import parse_expected
 from ..reporting.aggregate import summarize
 from ..reporting.gates import GateSettings, judge
 from ..reporting.records import PASSED, VALUE_MODES

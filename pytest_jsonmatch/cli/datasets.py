@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
-from ..engine.parse import LENIENT_JSON, STRICT_JSON
+from ..engine.reading.parse import LENIENT_JSON, STRICT_JSON
 from .errors import InputError
 
 _BLOCK = 1 << 20  # characters read at a time from an array file

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..engine.errors import JsonMatchError
+from ..engine.core.errors import JsonMatchError
 
 
 class InputError(JsonMatchError):

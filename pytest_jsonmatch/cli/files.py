@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..engine.errors import JsonMatchError
-from ..engine.files import read_regular
-from ..engine.parse import LENIENT_JSON, STRICT_JSON
+from ..engine.core.errors import JsonMatchError
+from ..engine.reading.files import read_regular
+from ..engine.reading.parse import LENIENT_JSON, STRICT_JSON
 from .errors import InputError
 
 MAX_INPUT_BYTES = 512 * 1024 * 1024  # one document (a pair side, a settings file)
@@ -79,7 +79,7 @@ def read_settings(path: str, what: str) -> Any:
 
 
 def _read_yaml(path: str, what: str) -> Any:
-    from ..engine.safe_yaml import read_yaml
+    from ..engine.reading.safe_yaml import read_yaml
 
     if path == STDIN:
         raise InputError(f"the {what} cannot be read from standard input as YAML; give a file")

@@ -7,8 +7,8 @@ import argparse
 import math
 from typing import Any
 
-from ..engine.errors import JsonMatchError
-from ..engine.registry import REGISTRY
+from ..engine.comparing.registry import REGISTRY
+from ..engine.core.errors import JsonMatchError
 from .errors import InputError
 from .files import parse_option, read_settings
 from .structeval import structeval_options

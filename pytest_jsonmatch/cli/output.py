@@ -11,7 +11,7 @@ import sys
 from collections.abc import Mapping
 from typing import IO, Any
 
-from ..atomic import write_atomic
+from ..reporting.atomic import write_atomic
 from ..reporting.spool import Spool, dump_streamed_report
 from .errors import InputError
 

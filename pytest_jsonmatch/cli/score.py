@@ -14,10 +14,10 @@ import sys
 import tempfile
 from typing import Any
 
-from ..dataset import GoldError, ScoreSettings, SchemaSketch
-from ..engine.config import configure
-from ..engine.errors import JsonMatchError
-from ..engine.registry import REGISTRY
+from ..dataset import GoldError, SchemaSketch, ScoreSettings
+from ..engine.comparing.registry import REGISTRY
+from ..engine.configuring.walk_config import configure
+from ..engine.core.errors import JsonMatchError
 from ..reporting.aggregate import GROUP_BY, Aggregates, case_result
 from ..reporting.baseline import BaselineError, CaseScores, case_scores, compare, load_baseline
 from ..reporting.gates import GATE_MODES, GateSettings, judge, parse_floors
@@ -28,9 +28,9 @@ from .datasets import count_records, read_records
 from .errors import InputError
 from .options import add_scoring_arguments, metric_and_options, unit
 from .output import FORMATS, emit
-from .pairing import Leftovers, PairingSettings, pairs
 from .parallel import scored
 from .progress import Progress
+from .record_pairs import Leftovers, PairingSettings, pairs
 
 DESCRIPTION = """Score a dataset: GOLD and PRED are two JSONL files (one JSON value a line),
 two files each holding a JSON array, or two folders of files matched by name. Records pair

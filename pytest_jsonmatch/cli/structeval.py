@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..engine.config import configure
-from ..engine.errors import JsonMatchError
-from ..engine.registry import REGISTRY
-from ..engine.structeval import CONFIG_OPTIONS
+from ..engine.comparing.registry import REGISTRY
+from ..engine.configuring.walk_config import configure
+from ..engine.core.errors import JsonMatchError
+from ..engine.metrics.structeval_config import CONFIG_OPTIONS
 from .errors import InputError
 
 KEYS = (*CONFIG_OPTIONS, "array_matching_threshold")

@@ -16,14 +16,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ..engine.config import configure
-from ..engine.errors import ConfigError, JsonMatchError
-from ..engine.intake import read_json
+from ..engine.comparing.registry import REGISTRY
+from ..engine.configuring.walk_config import configure
+from ..engine.core.errors import ConfigError, JsonMatchError
+from ..engine.core.values import MISSING
 from ..engine.match import evaluate_records, match_json
-from ..engine.parse import parse_expected
-from ..engine.registry import REGISTRY
-from ..engine.results import MatchResult
-from ..engine.values import MISSING
+from ..engine.reading.intake import read_json
+from ..engine.reading.parse import parse_expected
+from ..engine.results.field_results import MatchResult
 from ..reporting.aggregate import Aggregates, case_result
 from ..reporting.records import ERROR, FAILED, PASSED, Comparison, field_records
 

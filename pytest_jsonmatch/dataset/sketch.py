@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ..engine.depth import call_with_depth
-from ..engine.intake import read_json
-from ..engine.schema import infer_schema
+from ..engine.core.depth import call_with_depth
+from ..engine.reading.intake import read_json
+from ..engine.schemas.eval_schema import infer_schema
 
 _UNSET = object()
 

@@ -10,18 +10,26 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .config import Metric, WalkConfig, configure
-from .depth import call_with_depth
-from .errors import ComparatorError, ConfigError, JsonMatchError, known_names, printable, shown
-from .intake import as_data, read_json
-from .parse import parse_actual, parse_expected
-from .prepare import prepare_strings
-from .registry import REGISTRY, Registry
-from .results import (STATUSES, FieldResult, MatchResult, RunResult, aggregate_fields, f_beta,
-                      precision_recall, weighted_precision_recall)
-from .schema import SchemaNode, infer_node
-from .target import select
-from .walk import walk
+from .comparing.registry import REGISTRY, Registry
+from .configuring.walk_config import Metric, WalkConfig, configure
+from .core.depth import call_with_depth
+from .core.errors import ComparatorError, ConfigError, JsonMatchError, known_names, printable, shown
+from .metrics.target_output_key import select
+from .reading.intake import as_data, read_json
+from .reading.parse import parse_actual, parse_expected
+from .results.field_results import (
+    STATUSES,
+    FieldResult,
+    MatchResult,
+    RunResult,
+    aggregate_fields,
+    f_beta,
+    precision_recall,
+    weighted_precision_recall,
+)
+from .schemas.eval_schema import SchemaNode, infer_node
+from .walking.prefetch import prepare_strings
+from .walking.walk import walk
 
 
 def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: Any) -> MatchResult:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine.results import ExactSum, FieldAggregate
+from ..engine.results.field_results import ExactSum, FieldAggregate
 from .records import ERROR, EXPECTED_TO_FAIL, FAILED, PASSED, XFAILED, Comparison
 
 REPEAT_RULES = ("mean", "all", "majority")

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.errors import JsonMatchError
-from ..engine.files import read_regular_text
-from ..engine.results import ExactSum
+from ..engine.core.errors import JsonMatchError
+from ..engine.reading.files import read_regular_text
+from ..engine.results.field_results import ExactSum
 from .aggregate import CaseResult, case_result
 from .records import PASSED, Comparison
 from .stats import PairedDifference, holm, mcnemar_exact, paired_difference

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine.errors import ConfigError, shown
-from ..engine.paths import PathPattern, key_segment, path_tokens
-from ..engine.results import FieldAggregate
+from ..engine.core.errors import ConfigError, shown
+from ..engine.core.paths import PathPattern, key_segment, path_tokens
+from ..engine.results.field_results import FieldAggregate
 from .aggregate import SCORE_EPSILON, Summary
 from .baseline import BaselineComparison
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from ..engine.errors import shown
+from ..engine.core.errors import shown
 
 # Where a comparison's output came from: given in the case (actual, actual_file), a live call
 # of the target, or a replayed recording.

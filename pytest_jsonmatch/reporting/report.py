@@ -16,8 +16,8 @@ from datetime import datetime, timezone
 from importlib import resources
 from typing import Any
 
-from ..atomic import write_atomic
 from .aggregate import CaseResult, Summary, group_key
+from .atomic import write_atomic
 from .baseline import BaselineComparison
 from .gates import Verdict
 from .records import Comparison

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, Any
 
-from ..atomic import write_atomic
+from .atomic import write_atomic
 
 
 class Spool:

@@ -1,5 +1,5 @@
-"""evaluate_records (engine/metrics.py) over many records: one schema inferred from all the
-expected records, run-level means, and the per-field aggregation (engine/results.py), keyed
+"""evaluate_records (engine/metrics/__init__.py) over many records: one schema inferred from all the
+expected records, run-level means, and the per-field aggregation (engine/results/field_results.py), keyed
 by field path, under every metric."""
 
 from __future__ import annotations

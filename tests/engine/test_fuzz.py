@@ -35,17 +35,25 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_jsonmatch import (JsonMatchError, MatchResult, RunResult, annotate_schema,
-                              assert_json_match, evaluate_records, infer_schema, match_json,
-                              validate_gold)
-from pytest_jsonmatch import recording  # where assert_json_match records each comparison
+from pytest_jsonmatch import (
+    JsonMatchError,
+    MatchResult,
+    RunResult,
+    annotate_schema,
+    assert_json_match,
+    evaluate_records,
+    infer_schema,
+    match_json,
+    validate_gold,
+)
+from pytest_jsonmatch.plugin import channel as recording  # where assert_json_match records each comparison
 from tests.helpers import fuzz_values as fv
 from tests.helpers.timeout import Hang
 
 LIMIT = 5.0  # seconds: a call that takes longer fails the test
 SLOW = 2.0  # seconds: the requirement; a slower call is reported (SlowCallWarning)
 GRACE = 60.0  # seconds a deep comparison may run past LIMIT before it is interrupted anyway
-DEEP_THREAD = "jsonmatch-deep"  # engine/depth.py compares deep values in threads of this name
+DEEP_THREAD = "jsonmatch-deep"  # engine/core/depth.py compares deep values in threads of this name
 FUNCTIONS = {"match_json": match_json, "evaluate_records": evaluate_records,
              "assert_json_match": assert_json_match, "annotate_schema": annotate_schema,
              "infer_schema": infer_schema, "validate_gold": validate_gold}

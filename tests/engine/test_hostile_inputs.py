@@ -10,10 +10,19 @@ import os
 import numpy as np
 import pytest
 
-from pytest_jsonmatch import (ConfigError, JsonMatchError, ParseError, SchemaError,
-                              annotate_schema, assert_json_match, infer_schema, match_json,
-                              register_comparator, validate_gold)
-from pytest_jsonmatch.engine.paths import PathPattern
+from pytest_jsonmatch import (
+    ConfigError,
+    JsonMatchError,
+    ParseError,
+    SchemaError,
+    annotate_schema,
+    assert_json_match,
+    infer_schema,
+    match_json,
+    register_comparator,
+    validate_gold,
+)
+from pytest_jsonmatch.engine.core.paths import PathPattern
 from tests.helpers.timeout import GENEROUS, within
 
 METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1")
@@ -102,7 +111,7 @@ def test_assert_json_match_refuses_a_threshold_outside_the_unit_interval(thresho
 
 
 def test_a_threshold_too_long_to_print_is_described_and_the_attempt_recorded():
-    from pytest_jsonmatch import recording
+    from pytest_jsonmatch.plugin import channel as recording
 
     outcomes: list = []
     previous = recording.activate(outcomes.append)

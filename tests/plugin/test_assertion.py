@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch import assert_json_match
-from pytest_jsonmatch.assertion import format_failure, format_value
+from pytest_jsonmatch.plugin.assertion import format_failure, format_value
 from tests.helpers.plugin_cases import ARGS
-
 
 # json_similarity (leaf similarity, headline = recall, no hallucinations):
 #   vendor: levenshtein "ACME Corp" vs "ACME" = 1 - 5/9 = 4/9 = 0.4444

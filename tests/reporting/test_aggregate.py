@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from pytest_jsonmatch.engine.results import ExactSum, FieldAggregate
+from pytest_jsonmatch.engine.results.field_results import ExactSum, FieldAggregate
 from pytest_jsonmatch.reporting.aggregate import case_passes, case_result, summarize
 from pytest_jsonmatch.reporting.records import Comparison, FieldRecord
 

@@ -1,0 +1,162 @@
+"""Gold records paired with predictions: by an id field, by file name (two folders), or by
+position.
+
+By id, the predictions are read ahead only as far as the next gold record's id: files
+written in the same order pair as they stream, and predictions out of order wait in memory
+until their gold record comes. Each gold id is remembered (a duplicate is an error), so
+memory grows by about the size of an id per record. A gold record without a prediction is
+a case that could not be scored (score 0); predictions no gold record asked for are
+counted and named in a warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..dataset import NO_PREDICTION, Pair
+from ..engine.core.errors import shown
+from .datasets import Record, folder_files, is_folder, read_records
+from .errors import InputError
+from .files import read_bytes
+
+NAMED = 5  # unpaired predictions named in the warning
+
+
+@dataclass
+class PairingSettings:
+    gold: str
+    pred: str
+    id_field: str | None = None
+    gold_field: str | None = None
+    pred_field: str | None = None
+
+
+@dataclass
+class Leftovers:
+    """Predictions no gold record was paired with (filled in as pairing ends)."""
+
+    count: int = 0
+    named: list[str] = field(default_factory=list)
+
+    def warning(self, pred: str) -> str | None:
+        if not self.count:
+            return None
+        more = f" and {self.count - len(self.named)} more" if self.count > len(self.named) else ""
+        return (f"{pred}: {self.count} prediction{'' if self.count == 1 else 's'} no gold "
+                f"record has ({', '.join(self.named)}{more}), not scored")
+
+
+def pairs(settings: PairingSettings, leftovers: Leftovers) -> Iterator[Pair]:
+    """The pairs of a run, in the gold records' order."""
+    if is_folder(settings.gold) != is_folder(settings.pred):
+        raise InputError(f"{settings.gold} and {settings.pred}: give two folders or two files")
+    if is_folder(settings.gold):
+        yield from _by_name(settings, leftovers)
+    elif settings.id_field is not None:
+        yield from _by_id(settings, leftovers)
+    else:
+        yield from _by_position(settings)
+
+
+def _value(record: Record, key: str | None, what: str) -> Any:
+    if key is None:
+        return record.value
+    if not isinstance(record.value, dict) or key not in record.value:
+        raise InputError(f"{record.where}: the {what} record has no field {key!r}")
+    return record.value[key]
+
+
+def _id_of(record: Record, key: str) -> str:
+    if not isinstance(record.value, dict) or key not in record.value:
+        raise InputError(f"{record.where}: the record has no id field {key!r}")
+    value = record.value[key]
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise InputError(f"{record.where}: the id field {key!r} must be a string or an "
+                         f"integer, not {json_type(value)}")
+    return str(value)
+
+
+def json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+            list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def _pair(case_id: str, gold: Record, pred: Record | None, s: PairingSettings,
+          missing: str = "") -> Pair:
+    expected = _value(gold, s.gold_field, "gold")
+    actual = _value(pred, s.pred_field, "predicted") if pred is not None else NO_PREDICTION
+    return Pair(case_id, expected, actual, gold.where, gold.file, gold.line, missing)
+
+
+def _by_position(s: PairingSettings) -> Iterator[Pair]:
+    gold, pred = read_records(s.gold, True), read_records(s.pred, False)
+    n = 0
+    for g in gold:
+        p = next(pred, None)
+        n += 1
+        if p is None:
+            rest = 1 + sum(1 for _ in gold)
+            raise InputError(f"{s.pred} has {n - 1} records and {s.gold} at least {n - 1 + rest}: "
+                             f"pairing by position needs as many (or pair by --id-field)")
+        yield _pair(str(n), g, p, s)
+    extra = sum(1 for _ in pred)
+    if extra:
+        raise InputError(f"{s.gold} has {n} records and {s.pred} {n + extra}: pairing by "
+                         f"position needs as many (or pair by --id-field)")
+
+
+def _by_id(s: PairingSettings, leftovers: Leftovers) -> Iterator[Pair]:
+    assert s.id_field is not None
+    pred = read_records(s.pred, False)
+    waiting: dict[str, Record] = {}
+    seen: set[str] = set()
+    for g in read_records(s.gold, True):
+        key = _id_of(g, s.id_field)
+        if key in seen:
+            raise InputError(f"{g.where}: id {shown(key)} is given to an earlier gold record too")
+        seen.add(key)
+        found = waiting.pop(key, None)
+        while found is None:
+            p = next(pred, None)
+            if p is None:
+                break
+            pkey = _id_of(p, s.id_field)
+            if pkey == key:
+                found = p
+            elif pkey in waiting:
+                raise InputError(f"{p.where}: id {shown(pkey)} is given to an earlier prediction too")
+            else:
+                waiting[pkey] = p
+        yield _pair(key, g, found, s, f"no prediction has {s.id_field} {shown(key)} in {s.pred}")
+    for p in pred:
+        pkey = _id_of(p, s.id_field)
+        if pkey in waiting:
+            raise InputError(f"{p.where}: id {shown(pkey)} is given to an earlier prediction too")
+        waiting[pkey] = p
+    _leftover(waiting, leftovers)
+
+
+def _by_name(s: PairingSettings, leftovers: Leftovers) -> Iterator[Pair]:
+    paths: dict[str, Path] = {}
+    for key, path in folder_files(s.pred):
+        if key in paths:
+            raise InputError(f"{s.pred}: two files for record {key!r}: {paths[key]} and {path}")
+        paths[key] = path
+    for g in read_records(s.gold, True):
+        assert g.key is not None
+        path = paths.pop(g.key, None)
+        pred = None
+        if path is not None:
+            pred = Record(read_bytes(str(path)), str(path), str(path), None, g.key)
+        yield _pair(g.key, g, pred, s, f"no file {g.key}.* in {s.pred}")
+    _leftover(paths, leftovers)
+
+
+def _leftover(waiting: dict[str, Any], leftovers: Leftovers) -> None:
+    leftovers.count = len(waiting)
+    leftovers.named = sorted(waiting)[:NAMED]

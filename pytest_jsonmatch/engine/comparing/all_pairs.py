@@ -1,0 +1,434 @@
+"""All-pairs forms of the built-in comparators: one call scores every (expected, actual)
+pair of two lists of values, so that array pairing never pays a Python call per pair.
+
+Two forms exist. ``matrix(expected, actual)`` returns a numpy matrix (large arrays).
+``add_scores(xs, ys, rows, cols, tp)`` adds each pair's score into ``tp[row][col]``, a list of
+rows (a few elements, where numpy's cost per call would dominate): values are prepared once
+and pairs that must score 0 are skipped (equality by hashing, numbers by a sorted window).
+
+Most pairs of a large pairing score 0 (different SKUs, prices far apart). Comparators whose
+non-zero scores lie in a window around the expected value find those pairs by sorting and
+binary search; when the windows hold a large share of all pairs, scoring every pair is
+cheaper and is done instead.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, NamedTuple
+
+from ..core.numbers import is_float_number
+from ..core.values import canonical_key, is_number
+
+MatrixFn = Callable[[Sequence[Any], Sequence[Any]], Any]
+AddScoresFn = Callable[[Sequence[Any], Sequence[Any], Sequence[int], Sequence[int],
+                        list[list[float]]], None]
+
+_DENSE_SHARE = 0.25  # above this share of all pairs, score every pair
+_SCAN_ALL = 12  # up to this many actual values, checking each beats sorting them
+
+
+def np() -> Any:
+    """numpy, imported on first use (it comes with scipy; start-up stays light)."""
+    import numpy
+
+    return numpy
+
+
+# -- one large array's blocks ----------------------------------------------------------------
+
+# What matrix functions work out for the longer side of a call, kept while one large array
+# is scored a block of lines at a time (see blocks_of_one_array); None outside of that.
+_KEPT: ContextVar[dict[tuple[int, int], tuple[Sequence[Any], Any]] | None] = ContextVar(
+    "jsonmatch_kept_sides", default=None)
+
+
+@contextmanager
+def blocks_of_one_array() -> Iterator[None]:
+    """While one large array is scored a block of lines at a time (blockwise.py), each block
+    against the same whole column of the other side: what a matrix function works out for
+    that column (LongerSide) is kept from block to block, and dropped at the end."""
+    token = _KEPT.set({})
+    try:
+        yield
+    finally:
+        _KEPT.reset(token)
+
+
+class LongerSide:
+    """``work`` on the longer side of a matrix function's call, done once per column while
+    blocks_of_one_array is active: each later block brings the same list (``is``; column
+    lists are never changed once built), and finds its work kept."""
+
+    def __init__(self, work: Callable[[Sequence[Any]], Any]) -> None:
+        self._work = work
+
+    def __call__(self, values: Sequence[Any]) -> Any:
+        kept = _KEPT.get()
+        if kept is None:
+            return self._work(values)
+        key = (id(self), id(values))
+        found = kept.get(key)
+        if found is not None and found[0] is values:
+            return found[1]
+        out = self._work(values)
+        kept[key] = (values, out)  # the list is held, so its id is not reused meanwhile
+        return out
+
+
+# -- equality ------------------------------------------------------------------------------
+
+
+def _codes(values: Sequence[Any], table: dict[Any, int], key: Callable[[Any], Any]) -> Any:
+    out = np().empty(len(values), dtype=np().int64)
+    for i, value in enumerate(values):
+        out[i] = table.setdefault(key(value), len(table))
+    return out
+
+
+class _Coded(NamedTuple):
+    """One side of an equality matrix: its values' codes (equal keys, equal codes, from
+    ``table``) and their sorted order, for finding equal pairs by binary search."""
+
+    table: dict[Any, int]
+    codes: Any
+    order: Any
+    ordered: Any
+
+
+def equality_matrix(key: Callable[[Any], Any]) -> MatrixFn:
+    """The matrix of a comparator scoring 1 for equal ``key`` and 0 otherwise."""
+
+    def code_longer(values: Sequence[Any]) -> _Coded:
+        table: dict[Any, int] = {}
+        codes = _codes(values, table, key)
+        order = np().argsort(codes, kind="stable")
+        return _Coded(table, codes, order, codes[order])
+
+    longer = LongerSide(code_longer)
+
+    def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
+        if len(actual) >= len(expected):
+            coded = longer(actual)  # the shorter side's new keys join its table: harmless
+            return _equal_cells(_codes(expected, coded.table, key), coded)
+        coded = longer(expected)
+        return _equal_cells(_codes(actual, coded.table, key), coded).T.copy()
+
+    return matrix
+
+
+def _equal_cells(codes: Any, other: _Coded) -> Any:
+    """The len(codes) x len(other.codes) matrix: 1 where the codes are equal, else 0."""
+    pairs = _listed_pairs(np().searchsorted(other.ordered, codes, "left"),
+                          np().searchsorted(other.ordered, codes, "right"), other.order)
+    if pairs is None:
+        return (codes[:, None] == other.codes[None, :]).astype(float)
+    out = np().zeros((len(codes), len(other.codes)))
+    out[pairs] = 1.0
+    return out
+
+
+def equal_pairs(key: Callable[[Any], Any]) -> AddScoresFn:
+    """``add_scores`` of a comparator scoring 1 for equal ``key`` and 0 otherwise."""
+
+    def add_scores(xs: Sequence[Any], ys: Sequence[Any], rows: Sequence[int],
+                   cols: Sequence[int], tp: list[list[float]]) -> None:
+        partners: dict[Any, list[int]] = {}
+        for j, y in zip(cols, ys):
+            partners.setdefault(key(y), []).append(j)
+        for i, x in zip(rows, xs):
+            found = partners.get(key(x))
+            if found:
+                row = tp[i]
+                for j in found:
+                    row[j] += 1.0
+
+    return add_scores
+
+
+_HASHABLE = frozenset({str, int, float, bool, type(None)})
+
+
+def scalar_key(value: Any) -> Any:
+    """Within one JSON type, a scalar is its own key (1 and 1.0 hash alike, as JSON wants)."""
+    return value if type(value) in _HASHABLE else canonical_key(value)
+
+
+exact_matrix = equality_matrix(canonical_key)
+exact_pairs = equal_pairs(scalar_key)
+
+
+# -- windows over numbers --------------------------------------------------------------------
+
+
+def _window_pairs(e: Any, a: Any, halfwidth: Any) -> tuple[Any, Any] | None:
+    """(rows, cols) of every pair with |e - a| <= halfwidth (a superset, padded against
+    rounding), or None when they are too many to be worth listing."""
+    order = np().argsort(a, kind="stable")
+    ordered = a[order]
+    pad = halfwidth * 1e-9 + np().abs(e) * 1e-12 + 1e-300
+    return _listed_pairs(np().searchsorted(ordered, e - halfwidth - pad, "left"),
+                         np().searchsorted(ordered, e + halfwidth + pad, "right"), order)
+
+
+def _listed_pairs(lo: Any, hi: Any, order: Any) -> tuple[Any, Any] | None:
+    """(rows, cols) of every pair of expected value i with the actual values at sorted
+    positions lo[i] to hi[i] (excluded), ``order`` giving each sorted position's index;
+    None when they are too many to be worth listing."""
+    counts = hi - lo
+    total = int(counts.sum())
+    if total > _DENSE_SHARE * len(lo) * len(order):
+        return None
+    rows = np().repeat(np().arange(len(lo)), counts)
+    starts = np().repeat(lo - (np().cumsum(counts) - counts), counts)
+    return rows, order[starts + np().arange(total)]
+
+
+def windowed(e: Any, a: Any, halfwidth: Any, pair_score: Callable[[Any, Any], Any]) -> Any:
+    """The n x m matrix of ``pair_score`` (0 outside each expected value's window)."""
+    pairs = _window_pairs(e, a, halfwidth)
+    if pairs is None:
+        return np().asarray(pair_score(e[:, None], a[None, :]), dtype=float)
+    rows, cols = pairs
+    out = np().zeros((len(e), len(a)))
+    out[rows, cols] = pair_score(e[rows], a[cols])
+    return out
+
+
+# -- typed blocks: one vectorised call for the values a comparator takes --------------------
+
+
+def typed_block(accepts: Callable[[Any], bool], block: Callable[[list[Any], list[Any]], Any],
+                pair: Callable[[Any, Any], float] | None = None,
+                also: Callable[[Any], bool] | None = None) -> MatrixFn:
+    """A matrix function scoring the values ``accepts`` takes with one vectorised ``block``
+    call. Every built-in comparator scores other pairs by exact JSON equality, so those
+    come from one equality matrix, not a Python loop; values ``also`` picks out among them
+    (numbers a float cannot hold) are scored by ``pair`` against everything instead."""
+
+    def taken(values: Sequence[Any]) -> tuple[list[int], list[Any]]:
+        """The indices and values ``accepts`` takes (all of them: the list itself)."""
+        index = [i for i, v in enumerate(values) if accepts(v)]
+        if len(index) == len(values) and isinstance(values, list):
+            return index, values
+        return index, [values[i] for i in index]
+
+    longer = LongerSide(taken)
+
+    def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
+        if len(actual) >= len(expected):
+            (rows, xs), (cols, ys) = taken(expected), longer(actual)
+        else:
+            (rows, xs), (cols, ys) = longer(expected), taken(actual)
+        if len(rows) == len(expected) and len(cols) == len(actual):
+            return block(xs, ys)
+        out = exact_matrix(expected, actual)
+        if rows and cols:
+            out[np().ix_(rows, cols)] = block(xs, ys)
+        if pair is not None and also is not None:
+            for i, e in enumerate(expected):
+                if also(e):
+                    out[i, :] = [pair(e, a) for a in actual]
+            for j, a in enumerate(actual):
+                if also(a):
+                    out[:, j] = [pair(e, a) for e in expected]
+        return out
+
+    return matrix
+
+
+def numbers_matrix(fn: Callable[[Any, Any], Any], pair: Callable[[Any, Any], float],
+                   halfwidth: Callable[[Any], Any] | None = None) -> MatrixFn:
+    """Vectorise ``fn`` (elementwise on expected and actual floats) over the numbers; with
+    ``halfwidth``, only pairs within that distance of the expected value can score. A pair
+    with a number no float holds (a huge integer) is scored by ``pair``, exactly."""
+
+    def block(e: list[Any], a: list[Any]) -> Any:
+        ev, av = np().array(e, dtype=float), np().array(a, dtype=float)
+        if halfwidth is None:
+            return fn(ev[:, None], av[None, :])
+        return windowed(ev, av, halfwidth(ev), fn)
+
+    return typed_block(is_float_number, block, pair, _beyond_float)
+
+
+def _beyond_float(value: Any) -> bool:
+    return is_number(value) and not is_float_number(value)
+
+
+def strings_matrix(fn: Callable[[list[str], list[str]], Any]) -> MatrixFn:
+    return typed_block(lambda v: type(v) is str, fn)
+
+
+# -- edit distance and Jaccard ---------------------------------------------------------------
+
+
+def levenshtein_block(e: list[str], a: list[str]) -> Any:
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+
+    return process.cdist(e, a, scorer=Levenshtein.normalized_similarity, dtype=np().float64)
+
+
+def token_set(text: str) -> frozenset[str]:
+    """Jaccard's tokens: the lower-cased text split on whitespace."""
+    return frozenset(text.lower().split())
+
+
+# Letters and digits only, so no whitespace: one token each (codes, ids, single words), and
+# Jaccard is 1 for the same lower-cased text, else 0: an equality join on str.lower.
+_one_token_pairs = equal_pairs(str.lower)
+
+
+def jaccard_pairs(xs: Sequence[str], ys: Sequence[str], rows: Sequence[int],
+                  cols: Sequence[int], tp: list[list[float]]) -> None:
+    """``add_scores`` for Jaccard: each text's token set as a bit mask (a bit per distinct
+    token), so a pair's shared tokens are one integer AND and a bit count."""
+    if all(map(str.isalnum, xs)) and all(map(str.isalnum, ys)):
+        _one_token_pairs(xs, ys, rows, cols, tp)
+        return
+    bits: dict[str, int] = {}
+    masks: dict[str, tuple[int, int]] = {}  # text -> (mask, token count); split once each
+    for text in (*xs, *ys):
+        if text not in masks:
+            mask = 0
+            for token in text.lower().split():
+                bit = bits.get(token)
+                if bit is None:
+                    bit = bits[token] = 1 << len(bits)
+                mask |= bit
+            masks[text] = (mask, mask.bit_count())
+    actual = [(j, *masks[y]) for j, y in zip(cols, ys)]
+    for i, x in zip(rows, xs):
+        mask_x, size_x = masks[x]
+        row = tp[i]
+        for j, mask_y, size_y in actual:
+            shared = (mask_x & mask_y).bit_count()
+            if shared:
+                row[j] += shared / (size_x + size_y - shared)
+            elif not size_x and not size_y:
+                row[j] += 1.0  # two strings without tokens
+
+
+class _Tokens(NamedTuple):
+    """Texts as rows of a token incidence matrix (a column per token of ``vocab``), with
+    each text's number of distinct tokens."""
+
+    vocab: dict[str, int]
+    incidence: Any
+    sizes: Any
+
+
+def _tokens(texts: Sequence[str], vocab: dict[str, int] | None = None) -> _Tokens:
+    """Incidence over ``vocab``'s tokens (a token it lacks cannot be shared: it only counts
+    in its text's size), or over a vocabulary of these texts' own when None."""
+    from scipy import sparse
+
+    own = vocab is None
+    words: dict[str, int] = {} if vocab is None else vocab
+    rows, cols = [], []
+    sizes = np().empty(len(texts))
+    for i, text in enumerate(texts):
+        tokens = token_set(text)
+        sizes[i] = len(tokens)
+        for token in tokens:
+            col = words.setdefault(token, len(words)) if own else words.get(token)
+            if col is not None:
+                rows.append(i)
+                cols.append(col)
+    shape = (len(texts), max(len(words), 1))
+    return _Tokens(words, sparse.csr_matrix((np().ones(len(rows)), (rows, cols)), shape=shape), sizes)
+
+
+_longer_tokens = LongerSide(_tokens)
+
+
+def jaccard_block(e: list[str], a: list[str]) -> Any:
+    """All-pairs Jaccard through one sparse product: |A & B| = (incidence_A @ incidence_B.T)."""
+    if len(a) >= len(e):
+        side_a = _longer_tokens(a)
+        side_e = _tokens(e, side_a.vocab)
+    else:
+        side_e = _longer_tokens(e)
+        side_a = _tokens(a, side_e.vocab)
+    sizes_e, sizes_a = side_e.sizes, side_a.sizes
+    product = (side_e.incidence @ side_a.incidence.T).tocoo()
+    if product.nnz < _DENSE_SHARE * len(e) * len(a):
+        # few pairs share a token: score just those (and pairs of two token-less strings)
+        out = np().zeros((len(e), len(a)))
+        rows, cols, shared = product.row, product.col, product.data
+        out[rows, cols] = shared / (sizes_e[rows] + sizes_a[cols] - shared)
+        blank_e, blank_a = np().flatnonzero(sizes_e == 0), np().flatnonzero(sizes_a == 0)
+        if blank_e.size and blank_a.size:
+            out[np().ix_(blank_e, blank_a)] = 1.0
+        return out
+    inter = product.toarray()
+    union = np().add.outer(sizes_e, sizes_a)  # in place from here: the matrices can be large
+    union -= inter
+    empty = union == 0  # two strings without tokens are equal
+    np().divide(inter, union, out=inter, where=~empty)
+    inter[empty] = 1.0
+    return inter
+
+
+# -- numbers ---------------------------------------------------------------------------------
+
+ZERO = 1e-12  # UiPath's "expected is zero" bound
+
+
+def relative_block(e: Any, a: Any) -> Any:
+    zero_e = np().abs(e) <= ZERO
+    safe = np().where(zero_e, 1.0, np().abs(e))
+    ratio = np().maximum(0.0, 1.0 - np().abs(e - a) / safe)
+    return np().where(zero_e, (np().abs(a) <= ZERO).astype(float), ratio)
+
+
+def threshold_forms(t: float, w: float, within: Callable[[float], float],
+                    pair: Callable[[Any, Any], float]) -> tuple[MatrixFn, AddScoresFn]:
+    """structeval's threshold numbers (score ``within(d)`` for ``d = |e - a| <= t``, else 0):
+    the matrix and the add_scores form. ``pair`` scores one pair (numbers no float holds)."""
+    power = float("inf") if w == 0 else 1.0 / w
+
+    def pair_score(e: Any, a: Any) -> Any:
+        d = np().abs(e - a)
+        out = np().zeros(d.shape)
+        near = d <= t
+        out[near] = 1.0 if w == 0 else 1.0 - (d[near] / t) ** power
+        return out
+
+    def add_scores(xs: Sequence[Any], ys: Sequence[Any], rows: Sequence[int],
+                   cols: Sequence[int], tp: list[list[float]]) -> None:
+        if not (all(map(is_float_number, xs)) and all(map(is_float_number, ys))):
+            for i, x in zip(rows, xs):  # a huge integer: pair by pair, exactly
+                row = tp[i]
+                for j, y in zip(cols, ys):
+                    row[j] += pair(x, y)
+            return
+        if len(ys) <= _SCAN_ALL:
+            actual = [(j, float(y)) for j, y in zip(cols, ys)]
+            for i, x in zip(rows, xs):
+                fx, row = float(x), tp[i]
+                for j, fy in actual:
+                    d = abs(fx - fy)
+                    if d <= t:
+                        row[j] += within(d)
+            return
+        # only values within t score: a sorted window per expected value, searched twice as
+        # wide as t so that rounding in the bounds never loses a pair the test keeps
+        ordered = sorted(zip(map(float, ys), cols))
+        keys = [y for y, _ in ordered]
+        reach = 2 * t
+        for i, x in zip(rows, xs):
+            fx, row = float(x), tp[i]
+            for k in range(bisect_left(keys, fx - reach), len(keys)):
+                fy, j = ordered[k]
+                if fy > fx + reach:
+                    break
+                d = abs(fx - fy)
+                if d <= t:
+                    row[j] += within(d)
+
+    return numbers_matrix(pair_score, pair, lambda e: np().full(len(e), t)), add_scores

@@ -1,0 +1,523 @@
+"""Leaf comparators: each scores one expected value against one actual value in [0, 1].
+
+A comparator is bound to its parameters once (``bind_*`` below) and then called per leaf;
+its all-pairs forms (all_pairs.py) score whole columns for array pairing. Every built-in
+scores values of different JSON types by exact equality, so a number never matches a string.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from functools import lru_cache
+from typing import Any
+
+from ..core.errors import ComparatorError, ConfigError, JsonMatchError, ParseError, shown
+from ..core.numbers import gap, is_finite_number, is_float_number, relative_gap
+from ..core.paths import display_path
+from ..core.values import ARRAY, OBJECT, STRING, canonical_key, is_number, json_equal, json_type
+from . import all_pairs, embeddings
+from .all_pairs import AddScoresFn, MatrixFn
+from .edit_distance import levenshtein_similarity
+from .embeddings import DEFAULT_EMBEDDER, Embedders
+from .transforms import without_marks
+
+ScoreFn = Callable[[Any, Any], float]
+
+
+@dataclass(frozen=True)
+class BoundComparator:
+    """A comparator with its parameters applied.
+
+    ``score(expected, actual)`` returns a float in [0, 1]; ``matrix`` and ``add_scores``
+    (optional) are its all-pairs forms (see all_pairs.py). ``batch`` comparators are not
+    called per leaf: they receive every field of a record that uses them in one call.
+    ``trusted``: a built-in, whose scores need no check.
+    """
+
+    name: str
+    score: ScoreFn
+    matrix: MatrixFn | None = None
+    batch: bool = False
+    params: Mapping[str, Any] | None = None
+    trusted: bool = True
+    add_scores: AddScoresFn | None = None
+    prepare: Callable[[list[str]], None] | None = None
+    # Equal scalars score exactly 1, so the walk may skip the call: true of every built-in
+    # but ``oneof`` (its score ignores the expected value); unknown for custom ones.
+    equal_one: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "equal_one",
+                           self.trusted and not self.batch and self.name != "oneof")
+
+
+def check_params(name: str, params: Mapping[str, Any] | None, allowed: set[str]) -> dict[str, Any]:
+    """``params`` as a dict, or ConfigError naming the parameters ``name`` does not know."""
+    params = dict(params or {})
+    unknown = set(params) - allowed
+    if unknown:
+        raise ConfigError(
+            f"comparator {name!r} has no parameter {', '.join(sorted(map(repr, unknown)))}; "
+            f"known: {', '.join(sorted(allowed)) or '(none)'}")
+    return params
+
+
+def _number_param(name: str, key: str, value: Any, minimum: float = 0.0) -> float:
+    if not is_finite_number(value) or value < minimum:
+        raise ConfigError(f"comparator {name!r}: {key} must be a number >= {minimum}, not {shown(value)}")
+    return float(value)
+
+
+# -- exact ---------------------------------------------------------------------------------
+
+
+def _exact(expected: Any, actual: Any) -> float:
+    if type(expected) is str and type(actual) is str:
+        return 1.0 if expected == actual else 0.0
+    return 1.0 if json_equal(expected, actual) else 0.0
+
+
+def bind_exact(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    check_params("exact", params, set())
+    return BoundComparator("exact", _exact, all_pairs.exact_matrix, add_scores=all_pairs.exact_pairs)
+
+
+# -- normalized (Galtea): NFD, drop combining marks, casefold; recursive over strings --------
+
+
+def normalize_text(text: str) -> str:
+    """Accent-free, case-folded form of a string (Galtea's rule); whitespace is kept."""
+    if text.isascii():
+        return text.lower()  # nothing to decompose, and ASCII case-folds to lower case
+    return without_marks(text).casefold()
+
+
+def _normalized(expected: Any, actual: Any) -> float:
+    return 1.0 if json_equal(expected, actual, normalize_text) else 0.0
+
+
+def _normalized_key(value: Any) -> Any:
+    if type(value) is str:
+        return (STRING, normalize_text(value))
+    return canonical_key(_normalize_deep(value))
+
+
+def _normalize_deep(value: Any) -> Any:
+    tag = json_type(value)
+    if tag == STRING:
+        return normalize_text(value)
+    if tag == OBJECT:
+        return {k: _normalize_deep(v) for k, v in value.items()}
+    if tag == ARRAY:
+        return [_normalize_deep(v) for v in value]
+    return value
+
+
+def bind_normalized(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    check_params("normalized", params, set())
+    return BoundComparator("normalized", _normalized, all_pairs.equality_matrix(_normalized_key),
+                           add_scores=all_pairs.equal_pairs(_normalized_key))
+
+
+# -- numeric (struct-extract-eval): 1 within tolerance, else 0 --------------------------------
+
+
+def _coerce_number(value: Any) -> Any:
+    """A numeric string read as its number (``coerce``); anything else as it is."""
+    if type(value) is str:
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return value
+        return number if math.isfinite(number) else value
+    return value
+
+
+def _numeric_exact(expected: Any, actual: Any) -> float:
+    kind_e, kind_a = type(expected), type(actual)
+    if (kind_e is int or kind_e is float) and (kind_a is int or kind_a is float):
+        return 1.0 if expected == actual else 0.0
+    return 1.0 if json_equal(expected, actual) else 0.0
+
+
+def _numeric_params(params: Mapping[str, Any] | None) -> tuple[float | None, float | None, bool]:
+    """The numeric comparator's absolute and relative tolerances (None: not set) and coerce."""
+    p = check_params("numeric", params, {"abs", "rel", "coerce", "tolerance"})
+    tolerance = p.pop("tolerance", None)
+    if tolerance is not None:  # the reference's spelling: {"tolerance": {"abs": .., "rel": ..}}
+        if not isinstance(tolerance, Mapping):
+            raise ConfigError(f"comparator 'numeric': tolerance must be a mapping, not {shown(tolerance)}")
+        p.update(check_params("numeric", tolerance, {"abs", "rel"}))
+    abs_tol = _number_param("numeric", "abs", p["abs"]) if "abs" in p else None
+    rel_tol = _number_param("numeric", "rel", p["rel"]) if "rel" in p else None
+    coerce = p.get("coerce", False)
+    if not isinstance(coerce, bool):
+        raise ConfigError(f"comparator 'numeric': coerce must be true or false, not {shown(coerce)}")
+    return abs_tol, rel_tol, coerce
+
+
+def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    abs_tol, rel_tol, coerce = _numeric_params(params)
+    if abs_tol is None and rel_tol is None and not coerce:
+        # the default: equal by value, the most common case by far
+        return BoundComparator("numeric", _numeric_exact, all_pairs.numbers_matrix(
+            lambda expected, actual: (expected == actual).astype(float), _numeric_exact,
+            lambda expected: all_pairs.np().zeros(len(expected))),
+            params=dict(params or {}), add_scores=all_pairs.exact_pairs)
+
+    def within(expected: Any, actual: Any) -> Any:
+        # works on floats and on numpy arrays alike; every configured tolerance must hold
+        diff = abs(expected - actual)
+        ok = True
+        if abs_tol is not None:
+            ok = diff <= abs_tol
+        if rel_tol is not None:
+            scale = abs(expected)
+            scale = scale + (scale == 0)  # relative to expected; expected 0 divides by 1
+            ok = ok & (diff / scale <= rel_tol)
+        return (expected == actual) | ok
+
+    def score(expected: Any, actual: Any) -> float:
+        if coerce:
+            expected, actual = _coerce_number(expected), _coerce_number(actual)
+        if is_number(expected) and is_number(actual):
+            if is_float_number(expected) and is_float_number(actual):
+                return 1.0 if within(float(expected), float(actual)) else 0.0
+            return 1.0 if within_exactly(expected, actual) else 0.0
+        return 1.0 if json_equal(expected, actual) else 0.0
+
+    def within_exactly(expected: Any, actual: Any) -> bool:
+        """``within`` for a pair a float cannot hold (an integer beyond float range)."""
+        if expected == actual:
+            return True
+        diff = gap(expected, actual)
+        ok = abs_tol is None or diff <= abs_tol
+        if rel_tol is not None:
+            ok = ok and (relative_gap(expected, actual) if expected != 0 else diff) <= rel_tol
+        return ok
+
+    def halfwidth(expected: Any) -> Any:
+        np = all_pairs.np()
+        widths = []
+        if abs_tol is not None:
+            widths.append(np.full(len(expected), abs_tol))
+        if rel_tol is not None:
+            scale = np.abs(expected)
+            widths.append(rel_tol * np.where(scale == 0, 1.0, scale))
+        return np.minimum.reduce(widths)
+
+    matrix = None if coerce else all_pairs.numbers_matrix(
+        lambda expected, actual: all_pairs.np().asarray(within(expected, actual), dtype=float),
+        score, halfwidth)
+    return BoundComparator("numeric", score, matrix, params=dict(params or {}))
+
+
+# -- oneof -----------------------------------------------------------------------------------
+
+
+def bind_oneof(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    p = check_params("oneof", params, {"values"})
+    values = p.get("values")
+    if not isinstance(values, (list, tuple)):
+        raise ConfigError(f"comparator 'oneof' needs values: a list, not {shown(values)}")
+    accepted = {canonical_key(v) for v in values}
+
+    def score(expected: Any, actual: Any) -> float:
+        # the expected value plays no part: any listed value is right (as the reference does)
+        return 1.0 if canonical_key(actual) in accepted else 0.0
+
+    return BoundComparator("oneof", score, params=p)
+
+
+# -- levenshtein (UiPath strings) -------------------------------------------------------------
+
+
+def _levenshtein(expected: Any, actual: Any) -> float:
+    if type(expected) is str and type(actual) is str:
+        return 1.0 if expected == actual else levenshtein_similarity(expected, actual)
+    return _exact(expected, actual)
+
+
+def bind_levenshtein(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    check_params("levenshtein", params, set())
+    return BoundComparator("levenshtein", _levenshtein,
+                           all_pairs.strings_matrix(all_pairs.levenshtein_block))
+
+
+# -- jaccard (structeval strings) -------------------------------------------------------------
+
+
+def _jaccard(expected: Any, actual: Any) -> float:
+    if type(expected) is str and type(actual) is str:
+        if expected == actual:
+            return 1.0
+        if expected.isalnum() and actual.isalnum():  # one token each
+            return 1.0 if expected.lower() == actual.lower() else 0.0
+        tokens_e, tokens_a = all_pairs.token_set(expected), all_pairs.token_set(actual)
+        if not tokens_e and not tokens_a:
+            return 1.0
+        shared = len(tokens_e & tokens_a)
+        return shared / (len(tokens_e) + len(tokens_a) - shared)
+    return _exact(expected, actual)
+
+
+def bind_jaccard(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    check_params("jaccard", params, set())
+    return BoundComparator("jaccard", _jaccard, all_pairs.strings_matrix(all_pairs.jaccard_block),
+                           add_scores=all_pairs.jaccard_pairs)
+
+
+# -- relative number (UiPath): 1 - |e - a| / |e|, floored at 0 --------------------------------
+
+
+def _relative(expected: Any, actual: Any) -> float:
+    if is_number(expected) and is_number(actual):
+        if is_float_number(expected) and is_float_number(actual):
+            e, a = float(expected), float(actual)
+            if abs(e) <= all_pairs.ZERO:
+                return 1.0 if abs(a) <= all_pairs.ZERO else 0.0
+            return max(0.0, 1.0 - abs(e - a) / abs(e))
+        if expected == 0:  # and actual beyond float range
+            return 0.0
+        return max(0.0, 1.0 - relative_gap(expected, actual))
+    return _exact(expected, actual)
+
+
+def bind_relative(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    check_params("relative", params, set())
+    return BoundComparator("relative", _relative,
+                           all_pairs.numbers_matrix(all_pairs.relative_block, _relative))
+
+
+# -- threshold number (structeval): d > t -> 0, else 1 - (d / t) ** (1 / w) -------------------
+
+
+def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    p = check_params("threshold", params, {"threshold", "weighting"})
+    t = _number_param("threshold", "threshold", p.get("threshold", 0.001))
+    w = _number_param("threshold", "weighting", p.get("weighting", 0.1))
+    if t == 0:
+        raise ConfigError("comparator 'threshold': threshold must be greater than 0")
+    power = math.inf if w == 0 else 1.0 / w
+
+    def within(d: float) -> float:
+        """The score of two numbers ``d <= t`` apart (called only for such pairs)."""
+        return 1.0 if w == 0 else 1.0 - (d / t) ** power  # w = 0: no penalty inside t
+
+    def score(expected: Any, actual: Any) -> float:
+        if is_number(expected) and is_number(actual):
+            d = gap(expected, actual)
+            return 0.0 if d > t else within(d)
+        return _exact(expected, actual)
+
+    matrix, add_scores = all_pairs.threshold_forms(t, w, within, score)
+    return BoundComparator("threshold", score, matrix, params={"threshold": t, "weighting": w},
+                           add_scores=add_scores)
+
+
+# -- binary (structeval): Python equality of scalars ---------------------------------------------
+
+
+def _binary(expected: Any, actual: Any) -> float:
+    """structeval's binary evaluator: 1 when the values are equal as Python sees them, so
+    ``true`` equals ``1`` and ``1`` equals ``1.0``; objects and arrays by JSON equality."""
+    if type(expected) in (dict, list) or type(actual) in (dict, list):
+        return _exact(expected, actual)
+    return 1.0 if expected == actual else 0.0
+
+
+def _binary_key(value: Any) -> Any:
+    # True, 1 and 1.0 are equal and hash alike: one bucket
+    if type(value) in (bool, int, float):
+        return ("n", value)
+    return canonical_key(value)
+
+
+def bind_binary(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    check_params("binary", params, set())
+    return BoundComparator("binary", _binary, all_pairs.equality_matrix(_binary_key),
+                           add_scores=all_pairs.equal_pairs(_binary_key))
+
+
+# -- date: dates written differently, compared as dates ------------------------------------------
+
+# ISO-8601 calendar dates, extended (2024-03-09) or basic (20240309), optionally with a time
+_ISO_DATE = re.compile(
+    r"(?P<y>\d{4})(?P<sep>-?)(?P<m>\d{2})(?P=sep)(?P<d>\d{2})"
+    r"(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?")
+
+
+@lru_cache(maxsize=65536)
+def _parse_date(text: str, formats: tuple[str, ...]) -> date | None:
+    """The calendar date ``text`` writes (ISO-8601, else one of ``formats``), or None."""
+    text = text.strip()
+    found = _ISO_DATE.fullmatch(text)
+    if found is not None:
+        try:
+            return date(int(found["y"]), int(found["m"]), int(found["d"]))
+        except ValueError:
+            pass
+    for pattern in formats:
+        try:
+            return datetime.strptime(text, pattern).date()
+        except ValueError:
+            continue
+    return None
+
+
+def bind_date(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    """Strings that write dates, compared as calendar dates: ISO-8601 (``2024-03-09``,
+    ``20240309``, with or without a time) and each of ``formats`` (strptime patterns, tried
+    in order: ``["%d/%m/%Y"]`` reads ``09/03/2024`` as 9 March). A time is ignored. Values
+    that are not dates compare exactly."""
+    p = check_params("date", params, {"formats"})
+    formats = p.get("formats", [])
+    if isinstance(formats, str):
+        formats = [formats]
+    if not isinstance(formats, (list, tuple)) or not all(isinstance(f, str) and "%" in f for f in formats):
+        raise ConfigError(f"comparator 'date': formats must be a list of strptime patterns such as "
+                          f"'%d/%m/%Y', not {formats!r}")
+    patterns = tuple(formats)
+
+    def key(value: Any) -> Any:
+        if type(value) is str:
+            day = _parse_date(value, patterns)
+            if day is not None:
+                return ("date", day)
+        return canonical_key(value)
+
+    def score(expected: Any, actual: Any) -> float:
+        if type(expected) is str and type(actual) is str:
+            if expected == actual:
+                return 1.0
+            day_e, day_a = _parse_date(expected, patterns), _parse_date(actual, patterns)
+            if day_e is not None and day_a is not None:
+                return 1.0 if day_e == day_a else 0.0
+        return _exact(expected, actual)
+
+    return BoundComparator("date", score, all_pairs.equality_matrix(key),
+                           params={"formats": list(patterns)}, add_scores=all_pairs.equal_pairs(key))
+
+
+# -- cosine: embedding similarity of strings --------------------------------------------------------
+
+
+def bind_cosine(params: Mapping[str, Any] | None = None, *, embedders: Embedders) -> BoundComparator:
+    """The cosine similarity of the two strings' embeddings (structeval's cosine evaluator),
+    clipped to [0, 1]; equal strings score 1, other values compare exactly. ``embedder``: a
+    callable or a name (see embeddings.py); by default the ``embedder`` option, else
+    structeval's all-MiniLM-L6-v2."""
+    p = check_params("cosine", params, {"embedder"})
+    handle = embedders.handle(p.get("embedder", DEFAULT_EMBEDDER))
+
+    def score(expected: Any, actual: Any) -> float:
+        if type(expected) is str and type(actual) is str:
+            if expected == actual:
+                return 1.0
+            return float(embeddings.similarity(handle, [expected], [actual])[0, 0])
+        return _exact(expected, actual)
+
+    def block(expected: list[str], actual: list[str]) -> Any:
+        return embeddings.similarity(handle, expected, actual)
+
+    def add_scores(xs: Any, ys: Any, rows: Any, cols: Any, tp: list[list[float]]) -> None:
+        scores = block(list(xs), list(ys)).tolist()
+        for i, row_scores in zip(rows, scores):
+            row = tp[i]
+            for j, value in zip(cols, row_scores):
+                row[j] += value
+
+    def prepare(texts: list[str]) -> None:
+        embeddings.unit_vectors(handle, texts)
+
+    return BoundComparator("cosine", score, all_pairs.strings_matrix(block), params={"embedder": handle.name},
+                           add_scores=add_scores, prepare=prepare)
+
+
+# -- by kind: booleans, integers and other numbers, each with its own comparator ----------------
+
+
+def _kind(value: Any) -> str | None:
+    kind = type(value)
+    if kind is bool:
+        return "boolean"
+    if kind is int:
+        return "integer"
+    if kind is float:
+        return "number"
+    return None
+
+
+def by_kind(table: Mapping[str, BoundComparator], slot: str = "number") -> BoundComparator:
+    """One comparator for booleans and numbers whose kinds (``boolean``, ``integer``,
+    ``number``) each have their own: two integers take the integer comparator, an integer and
+    a float the number comparator, a boolean against a number the comparator both kinds share
+    (structeval's rule: same evaluator, or a type mismatch scoring 0). Anything else compares
+    exactly. ``slot``: the JSON type it stands for (``number`` or ``boolean``), which names it."""
+    named = (table["boolean"],) if slot == "boolean" else (table["integer"], table["number"])
+    names = sorted({comparator.name for comparator in named})
+    integer, number = table["integer"], table["number"]
+
+    def choose(expected: Any, actual: Any) -> BoundComparator | None:
+        kind_e, kind_a = _kind(expected), _kind(actual)
+        if kind_e is None or kind_a is None:
+            return None
+        if kind_e == kind_a:
+            return table[kind_e]
+        if "boolean" not in (kind_e, kind_a):
+            return number
+        if table[kind_e] is table[kind_a]:
+            return table[kind_e]
+        return None
+
+    def score(expected: Any, actual: Any) -> float:
+        chosen = choose(expected, actual)
+        return _exact(expected, actual) if chosen is None else chosen.score(expected, actual)
+
+    matrix = None
+    if integer.matrix is not None and number.matrix is not None:
+        def matrix(expected: Any, actual: Any) -> Any:
+            np = all_pairs.np()
+            both_int = (np.array([type(v) is int for v in expected])[:, None]
+                        & np.array([type(v) is int for v in actual])[None, :])
+            out = np.asarray(number.matrix(expected, actual), dtype=float)
+            if both_int.any():
+                out = np.where(both_int, integer.matrix(expected, actual), out)
+            return out
+
+    return BoundComparator("/".join(names), score, matrix,
+                           trusted=all(c.trusted for c in table.values()))
+
+
+def score_at(comparator: BoundComparator, expected: Any, actual: Any, path: str) -> float:
+    """``comparator.score(expected, actual)`` for the field at ``path``: a comparator that
+    fails is a ComparatorError naming it and the field, never a traceback from inside it."""
+    try:
+        return comparator.score(expected, actual)
+    except ComparatorError as exc:
+        raise ComparatorError(f"{exc} at {display_path(path)}") from None
+    except ParseError as exc:  # a transform handed the comparator a value that is not JSON
+        raise ParseError(f"{display_path(path)}: {exc}") from None
+    except JsonMatchError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - name the comparator and field, not a deep traceback
+        raise ComparatorError(f"comparator {shown(comparator.name)} raised {type(exc).__name__}: {exc} "
+                              f"at {display_path(path)}") from None
+
+
+BUILTIN_COMPARATORS: dict[str, Callable[[Mapping[str, Any] | None], BoundComparator]] = {
+    "exact": bind_exact,
+    "normalized": bind_normalized,
+    "numeric": bind_numeric,
+    "oneof": bind_oneof,
+    "levenshtein": bind_levenshtein,
+    "jaccard": bind_jaccard,
+    "relative": bind_relative,
+    "threshold": bind_threshold,
+    "binary": bind_binary,
+    "date": bind_date,
+}

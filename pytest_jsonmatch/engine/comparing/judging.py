@@ -1,0 +1,92 @@
+"""Batch comparators (an LLM judge, say): every field of a record that uses one is scored in
+one call, and no field is ever asked about twice.
+
+The walk hands each such field to the :class:`Judge` as it meets it and leaves a
+placeholder; :meth:`Judge.resolve` then makes one call per comparator with everything
+gathered. Array pairing may need a judge's scores before it can choose pairs: it gathers the
+fields of every candidate pair instead, the judge notes that a second walk is needed
+(``rewalk``), and that walk finds every score known.
+
+A judge that fails (raises, answers None or an exception for a field, answers too few
+fields, or gives a score outside [0, 1]) does not end the comparison: each field it could not
+score becomes a ``batch_error`` (as extract-eval does), with the reason, and is never asked
+about again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.errors import ComparatorError
+from .comparators import BoundComparator
+from .registry import BatchItem, Registry, check_score
+
+# What identifies one judged field: comparator name, expected path, actual path.
+JudgeKey = tuple[str, str, str]
+
+
+class Failed(str):
+    """Why a batch comparator gave a field no usable score (the field's ``batch_error``
+    reason)."""
+
+    __slots__ = ()
+
+
+class Judge:
+    """The batch scores of one record: known ones, failed ones, and those waiting for the
+    call."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self.known: dict[JudgeKey, float | Failed] = {}
+        self.waiting: dict[JudgeKey, tuple[BoundComparator, BatchItem]] = {}
+        self.rewalk = False
+
+    def ask(self, comparator: BoundComparator, item: BatchItem, actual_path: str) -> float | Failed | None:
+        """The score of ``item`` when known (a :class:`Failed` when the comparator could not
+        give one); else None, and the item waits for resolve()."""
+        key = (comparator.name, item.path, actual_path)
+        score = self.known.get(key)
+        if score is None and key not in self.waiting:
+            self.waiting[key] = (comparator, item)
+        return score
+
+    def score_of(self, comparator: BoundComparator, path: str, actual_path: str) -> float | Failed:
+        """A score (or failure) resolve() has obtained."""
+        return self.known[(comparator.name, path, actual_path)]
+
+    def resolve(self) -> None:
+        """One call per batch comparator with every waiting field; scores (or failures)
+        become known."""
+        groups: dict[str, list[tuple[JudgeKey, BatchItem]]] = {}
+        for key, (comparator, item) in self.waiting.items():
+            groups.setdefault(comparator.name, []).append((key, item))
+        self.waiting = {}
+        for name, group in groups.items():
+            self._call(name, group)
+
+    def _call(self, name: str, group: list[tuple[JudgeKey, BatchItem]]) -> None:
+        fn = self.registry.batch_function(name)
+        items = [item for _, item in group]
+        try:
+            answers = list(fn(items))
+        except Exception as exc:  # noqa: BLE001 - a judge failing marks every field it was asked
+            why = Failed(f"batch comparator {name!r} raised {type(exc).__name__}: {exc}")
+            for key, _ in group:
+                self.known[key] = why
+            return
+        self._take(name, group, answers)
+
+    def _take(self, name: str, group: list[tuple[JudgeKey, BatchItem]], answers: list[Any]) -> None:
+        """Record each answer: a score, or why the field has none."""
+        for k, (key, _) in enumerate(group):
+            answer = answers[k] if k < len(answers) else None
+            if answer is None:
+                self.known[key] = Failed(f"batch comparator {name!r} gave no answer")
+            elif isinstance(answer, BaseException):
+                self.known[key] = Failed(f"batch comparator {name!r} answered {answer!r}")
+            else:
+                try:
+                    self.known[key] = check_score(name, answer)
+                except ComparatorError as exc:
+                    self.known[key] = Failed(str(exc))

@@ -1,0 +1,393 @@
+"""The one place extensions land: named comparators, transforms, metrics, post-processors.
+
+Built-ins are registered when this module loads and cannot be replaced; a custom name can
+be replaced only with ``overwrite=True``. The pytest layer forwards the
+``pytest_jsonmatch_register`` hook here, so plugins and conftest files use the same door.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from importlib import import_module
+from typing import Any
+
+from ..core.errors import ComparatorError, ConfigError, known_names, shown
+from ..results.post_processors import BUILTIN_POST_PROCESSORS
+from .comparators import BUILTIN_COMPARATORS, BoundComparator, bind_cosine
+from .embeddings import Embedder, Embedders
+from .transforms import BUILTIN_TRANSFORMS, TransformFn
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One field handed to a batch comparator: its instance path, both raw values, both
+    values after the field's transforms, and the comparator's parameters."""
+
+    path: str
+    expected: Any
+    actual: Any
+    expected_compared: Any
+    actual_compared: Any
+    params: Mapping[str, Any]
+
+
+# The comparator field_f1 gives a leaf of each JSON type that names none (extract-eval's
+# defaults; ``set_type_default`` changes them).
+BUILTIN_TYPE_DEFAULTS: dict[str, Any] = {"string": "exact", "boolean": "exact", "number": "numeric",
+                                         "integer": "numeric"}
+JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
+
+_METRICS_MODULE = "pytest_jsonmatch.engine.metrics"
+
+CustomComparator = Callable[[Any, Any, Mapping[str, Any]], float]
+BatchComparator = Callable[[list[BatchItem]], Sequence[Any]]
+CustomTransform = Callable[[Any, Mapping[str, Any]], Any]
+
+
+def check_score(name: str, value: Any) -> float:
+    """A comparator's return value as a float in [0, 1], or ComparatorError saying why not."""
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, (str, bytes)):  # "0.5" is text, not a score
+        raise ComparatorError(f"comparator {name!r} returned {shown(value)}, not a number")
+    try:
+        score = float(value)
+    except (TypeError, ValueError):
+        raise ComparatorError(f"comparator {name!r} returned {shown(value)}, not a number") from None
+    if not (0.0 <= score <= 1.0) or math.isnan(score):
+        raise ComparatorError(f"comparator {name!r} returned {shown(value)}, outside [0, 1]")
+    return score
+
+
+@dataclass(frozen=True)
+class RegistryState:
+    """A registry's names and type defaults at one moment (see :meth:`Registry.state`)."""
+
+    comparators: Mapping[str, Any]
+    transforms: Mapping[str, Any]
+    metrics: Mapping[str, Any]
+    post_processors: Mapping[str, Any]
+    batch_fns: Mapping[str, Any]
+    type_defaults: Mapping[str, Any]
+    embedders: Mapping[str, Any]
+
+
+class Registry:
+    def __init__(self) -> None:
+        self._comparators: dict[str, Callable[[Mapping[str, Any] | None], BoundComparator]] = dict(
+            BUILTIN_COMPARATORS
+        )
+        # named embedders; the cosine comparator looks its embedder up here
+        self.embedders = Embedders()
+        self._comparators["cosine"] = partial(bind_cosine, embedders=self.embedders)
+        self._transforms: dict[str, Callable[[Mapping[str, Any] | None], TransformFn]] = dict(
+            BUILTIN_TRANSFORMS
+        )
+        self._builtin_comparators = frozenset(self._comparators)
+        self._builtin_transforms = frozenset(self._transforms)
+        self._metrics: dict[str, Any] = {}
+        self._builtin_metrics: set[str] = set()
+        self.post_processors: dict[str, Callable[..., Any]] = dict(BUILTIN_POST_PROCESSORS)
+        self._bound: dict[tuple[str, str], BoundComparator] = {}
+        self._bound_transforms: dict[tuple[str, str], TransformFn] = {}
+        self._batch_fns: dict[str, BatchComparator | None] = {}
+        self._type_defaults: dict[str, Any] = dict(BUILTIN_TYPE_DEFAULTS)
+        # changes with every registration: what was bound from the old names is stale
+        self.generation = 0
+        # whether a comparator with a ``prepare`` (cosine) was ever bound: until then, no
+        # comparison has strings to prepare
+        self.binds_prepare = False
+
+    # -- registration -------------------------------------------------------------------
+
+    def _check_name(self, kind: str, name: str, taken: Mapping[str, Any], builtin: frozenset[str],
+                    overwrite: bool) -> None:
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"a {kind} name must be a non-empty string, not {name!r}")
+        if name in builtin:
+            raise ConfigError(f"{kind} {name!r} is built in and cannot be replaced")
+        if name in taken and not overwrite:
+            raise ConfigError(f"{kind} {name!r} is already registered (pass overwrite=True to replace it)")
+
+    def register_comparator(self, name: str, fn: CustomComparator | BatchComparator, *,
+                            batch: bool = False, overwrite: bool = False) -> None:
+        """Register ``fn(expected, actual, params) -> float`` under ``name``; with
+        ``batch=True``, ``fn(items: list[BatchItem]) -> list[float | None]`` instead, called
+        once per record with every field that uses it (None, or an exception, marks a
+        field the comparator could not score)."""
+        self._check_name("comparator", name, self._comparators, self._builtin_comparators, overwrite)
+        if not callable(fn):
+            raise ConfigError(f"comparator {name!r} must be callable, not {type(fn).__name__}")
+
+        def bind(params: Mapping[str, Any] | None) -> BoundComparator:
+            frozen = dict(params or {})
+            if batch:
+                def unusable(e: Any, a: Any) -> float:
+                    raise ComparatorError(f"batch comparator {name!r} cannot score one field alone")
+
+                return BoundComparator(name, unusable, batch=True, params=frozen, trusted=False)
+
+            def score(e: Any, a: Any) -> float:
+                return check_score(name, fn(e, a, frozen))  # type: ignore[call-arg]
+
+            return BoundComparator(name, score, params=frozen, trusted=False)
+
+        self._comparators[name] = bind
+        self._batch_fns[name] = fn if batch else None  # type: ignore[assignment]
+        self._bound.clear()
+        self.generation += 1
+
+    def batch_function(self, name: str) -> BatchComparator:
+        fn = self._batch_fns.get(name)
+        if fn is None:
+            raise ConfigError(f"comparator {name!r} is not a batch comparator")
+        return fn  # type: ignore[no-any-return]
+
+    def register_transform(self, name: str, fn: CustomTransform, *, overwrite: bool = False) -> None:
+        """Register ``fn(value, params) -> value``; it is never called with null."""
+        self._check_name("transform", name, self._transforms, self._builtin_transforms, overwrite)
+        if not callable(fn):
+            raise ConfigError(f"transform {name!r} must be callable, not {type(fn).__name__}")
+
+        def bind(params: Mapping[str, Any] | None) -> TransformFn:
+            frozen = dict(params or {})
+            return lambda value: fn(value, frozen)
+
+        self._transforms[name] = bind
+        self._bound_transforms.clear()
+        self.generation += 1
+
+    def register_metric(self, name: str, metric: Any, *, overwrite: bool = False) -> None:
+        """Register a metric (a :class:`~pytest_jsonmatch.Metric`) under ``name``."""
+        metrics = self.metrics  # the built-in ones loaded, so that they cannot be shadowed
+        if name in self._builtin_metrics:
+            raise ConfigError(f"metric {name!r} is built in and cannot be replaced")
+        if name in metrics and not overwrite:
+            raise ConfigError(f"metric {name!r} is already registered (pass overwrite=True to replace it)")
+        metrics[name] = metric
+
+    def register_builtin_metric(self, metric: Any) -> None:
+        """Register one of the metrics the engine defines (engine/metrics/__init__.py): it can be
+        neither replaced nor removed."""
+        self._metrics[metric.name] = metric
+        self._builtin_metrics.add(metric.name)
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        """The metrics by name. The built-in ones are defined in engine/metrics/__init__.py, loaded
+        here on first use (the package loads lazily)."""
+        if _METRICS_MODULE not in sys.modules:
+            import_module(_METRICS_MODULE)
+        return self._metrics
+
+    def register_embedder(self, name: str, embed: Embedder, *, overwrite: bool = False) -> None:
+        """Register ``embed(strings) -> vectors`` (one vector per string) under ``name``, for
+        the ``cosine`` comparator and the ``embedder`` option."""
+        self.embedders.register(name, embed, overwrite)
+        self._bound.clear()
+        self.generation += 1
+
+    def register_post_processor(self, name: str, fn: Callable[..., Any], *, overwrite: bool = False) -> None:
+        """Register ``fn(fields) -> fields``, run on a comparison's field results before its
+        scores are computed (``post_process=[name]``)."""
+        if name in self.post_processors and not overwrite:
+            raise ConfigError(f"post-processor {name!r} is already registered")
+        self.post_processors[name] = fn
+
+    def unregister(self, name: str) -> None:
+        """Remove a custom comparator, transform, metric or post-processor (tests use this)."""
+        for kind, store, builtin in (
+            ("comparator", self._comparators, self._builtin_comparators),
+            ("transform", self._transforms, self._builtin_transforms),
+        ):
+            if name in store and name not in builtin:
+                del store[name]
+        if name not in BUILTIN_POST_PROCESSORS:
+            self.post_processors.pop(name, None)
+        if name in self._metrics and name not in self._builtin_metrics:
+            del self._metrics[name]
+        self._batch_fns.pop(name, None)
+        self.embedders.unregister(name)
+        self._bound.clear()
+        self._bound_transforms.clear()
+        self.generation += 1
+
+    # -- a session's registrations, undone ---------------------------------------------
+
+    def state(self) -> RegistryState:
+        """Every name registered and every type default, as they are now: :meth:`restore`
+        puts them back (a pytest session, which may run inside a test, leaves the process's
+        registry as it found it)."""
+        return RegistryState(dict(self._comparators), dict(self._transforms), dict(self._metrics),
+                             dict(self.post_processors), dict(self._batch_fns),
+                             dict(self._type_defaults), self.embedders.state())
+
+    def restore(self, state: RegistryState) -> None:
+        """Undo every registration and type default made since ``state`` was taken. Built-in
+        metrics registered since (their module loads on first use) stay."""
+        builtin_metrics = {name: self._metrics[name] for name in self._builtin_metrics}
+        self._comparators = dict(state.comparators)
+        self._transforms = dict(state.transforms)
+        self._metrics = {**state.metrics, **builtin_metrics}
+        self.post_processors = dict(state.post_processors)
+        self._batch_fns = dict(state.batch_fns)
+        self._type_defaults = dict(state.type_defaults)
+        self.embedders.restore(state.embedders)
+        self._bound.clear()
+        self._bound_transforms.clear()
+        self.generation += 1
+
+    # -- type defaults (field_f1) -------------------------------------------------------
+
+    def set_type_default(self, json_type: str, comparator: Any) -> None:
+        """Make ``comparator`` (a name or ``{name: params}``) the comparator field_f1 gives
+        leaves of ``json_type`` that name none: in inferred schemas, in schemas without
+        ``x-eval-compare`` there, and in ``annotate_schema``. Lasts until
+        ``reset_type_defaults()`` (extract-eval's ``set_type_default``)."""
+        self.check_type_default(json_type, comparator, "set_type_default")
+        self._type_defaults[json_type] = comparator
+        self.generation += 1
+
+    def check_type_default(self, json_type: Any, comparator: Any, what: str) -> None:
+        """ConfigError, naming ``what``, unless ``json_type`` is a JSON type and ``comparator``
+        a comparator spec this registry binds."""
+        if json_type not in JSON_TYPES:
+            raise ConfigError(f"{what}: {json_type!r} is not a JSON type; "
+                              f"known: {known_names(JSON_TYPES)}")
+        try:
+            self.comparator(comparator)
+        except ConfigError as exc:
+            raise ConfigError(f"{what}({json_type!r}): {exc}") from None
+
+    def reset_type_defaults(self) -> None:
+        """Back to the built-in type defaults (strings and booleans ``exact``, numbers
+        ``numeric``)."""
+        self._type_defaults = dict(BUILTIN_TYPE_DEFAULTS)
+        self.generation += 1
+
+    def type_default(self, json_type: str | None) -> Any:
+        """The comparator spec field_f1 gives a leaf of ``json_type`` (``exact`` for a type
+        without a default)."""
+        return self._type_defaults.get(json_type or "", "exact")
+
+    @property
+    def type_defaults(self) -> dict[str, Any]:
+        return dict(self._type_defaults)
+
+    # -- lookup -------------------------------------------------------------------------
+
+    @property
+    def comparator_names(self) -> list[str]:
+        return sorted(self._comparators)
+
+    @property
+    def transform_names(self) -> list[str]:
+        return sorted(self._transforms)
+
+
+    def transform(self, spec: Any) -> TransformFn:
+        """Bind a transform spec: ``"strip"`` or ``{"round_digits": {"digits": 2}}``."""
+        return self._bind("transform", spec, self._transforms, self._bound_transforms)  # type: ignore[no-any-return]
+
+    @staticmethod
+    def _bind(kind: str, spec: Any, factories: Mapping[str, Callable[[Any], Any]],
+              cache: dict[tuple[str, str | None], Any]) -> Any:
+        name, params = split_spec(kind, spec)
+        params_key = _params_key(params)
+        key = (name, params_key)
+        bound = cache.get(key) if params_key is not None else None
+        if bound is None:
+            factory = factories.get(name)
+            if factory is None:
+                raise ConfigError(f"unknown {kind} {name!r}; known {kind}s: {known_names(factories)}")
+            bound = factory(params)
+            if params_key is not None:
+                cache[key] = bound
+        return bound
+
+    def comparator(self, spec: Any) -> BoundComparator:
+        """Bind a comparator spec: ``"exact"`` or ``{"numeric": {"abs": 0.01}}``."""
+        bound: BoundComparator = self._bind("comparator", spec, self._comparators, self._bound)
+        if bound.prepare is not None:
+            self.binds_prepare = True
+        return bound
+
+    def with_defaults(self, defaults: Mapping[str, Mapping[str, Any]]) -> Registry | Binder:
+        """This registry binding comparators with ``defaults`` for the parameters of some of
+        them (``{"cosine": {"embedder": e}}``: the ``embedder`` option); itself when there
+        are none."""
+        return Binder(self, defaults) if defaults else self
+
+    def metric(self, name: Any) -> Any:
+        metric = self.metrics.get(name) if isinstance(name, str) else None
+        if metric is None:
+            raise ConfigError(f"unknown metric {name!r}; known metrics: {known_names(self.metrics)}")
+        return metric
+
+
+class Binder:
+    """A registry's comparators bound with default parameters for some of them (what the
+    options of one comparison give): what a schema and the ``fields`` option are read with."""
+
+    def __init__(self, registry: Registry, defaults: Mapping[str, Mapping[str, Any]]) -> None:
+        self.registry = registry
+        self.defaults = defaults
+        self.key = _params_key(defaults)
+
+    @property
+    def generation(self) -> int:
+        return self.registry.generation
+
+    def comparator(self, spec: Any) -> BoundComparator:
+        name, params = split_spec("comparator", spec)
+        if name in self.defaults:
+            spec = {name: {**self.defaults[name], **(params or {})}}
+        return self.registry.comparator(spec)
+
+    def transform(self, spec: Any) -> TransformFn:
+        return self.registry.transform(spec)
+
+    def type_default(self, json_type: str | None) -> Any:
+        return self.registry.type_default(json_type)
+
+
+def split_spec(kind: str, spec: Any) -> tuple[str, Mapping[str, Any] | None]:
+    """``"name"`` or ``{"name": {params}}`` -> (name, params)."""
+    if isinstance(spec, str):
+        return spec, None
+    if isinstance(spec, Mapping) and len(spec) == 1:
+        ((name, params),) = spec.items()
+        if params is not None and not isinstance(params, Mapping):
+            raise ConfigError(f"{kind} {name!r}: parameters must be a mapping, not {shown(params)}")
+        return str(name), params
+    raise ConfigError(f"a {kind} is a name or a one-key mapping {{name: {{params}}}}, not {shown(spec)}")
+
+
+def _params_key(params: Mapping[str, Any] | None) -> str | None:
+    """Parameters as a cache key; None when they cannot be written out (an integer too long
+    for text, a repr that fails): such a binding is not cached."""
+    if not params:
+        return ""
+    try:
+        return json.dumps(params, sort_keys=True, default=repr)
+    except (TypeError, ValueError):
+        try:
+            return repr(params)
+        except Exception:  # noqa: BLE001 - any failure only means "not cached"
+            return None
+
+
+REGISTRY = Registry()
+
+register_comparator = REGISTRY.register_comparator
+register_transform = REGISTRY.register_transform
+register_metric = REGISTRY.register_metric
+register_post_processor = REGISTRY.register_post_processor
+register_embedder = REGISTRY.register_embedder
+set_type_default = REGISTRY.set_type_default
+reset_type_defaults = REGISTRY.reset_type_defaults

@@ -1,0 +1,166 @@
+"""Value transforms, applied to both sides of a field before its comparator.
+
+A transform never fails on a value of the wrong type: a string transform leaves a number
+as it is, and null is never transformed (the reference raises ``TypeError`` here and loses
+the whole run).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..core.errors import ComparatorError, ConfigError, shown
+from ..core.paths import display_path
+
+TransformFn = Callable[[Any], Any]
+
+_SPACES = re.compile(r"\s+")
+
+
+def _string_transform(fn: Callable[[str], str]) -> Callable[[Mapping[str, Any] | None], TransformFn]:
+    def bind(params: Mapping[str, Any] | None = None) -> TransformFn:
+        if params:
+            raise ConfigError(f"transform {fn.__name__!r} takes no parameters, got {shown(dict(params))}")
+
+        def apply(value: Any) -> Any:
+            return fn(value) if isinstance(value, str) else value
+
+        return apply
+
+    return bind
+
+
+def lowercase(text: str) -> str:
+    return text.lower()
+
+
+def strip(text: str) -> str:
+    return text.strip()
+
+
+def normalize_whitespace(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()
+
+
+def sort_tokens(text: str) -> str:
+    return " ".join(sorted(text.split()))
+
+
+def without_marks(text: str) -> str:
+    """``text`` decomposed (NFD) with its combining marks dropped: "é" -> "e"."""
+    decomposed = unicodedata.normalize("NFD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def strip_accents(text: str) -> str:
+    return unicodedata.normalize("NFC", without_marks(text))
+
+
+def bind_round_digits(params: Mapping[str, Any] | None = None) -> TransformFn:
+    params = dict(params or {})
+    digits = params.pop("digits", 0)
+    if params:
+        raise ConfigError(f"transform 'round_digits' knows only 'digits', got {sorted(params)}")
+    if type(digits) is not int:
+        raise ConfigError(f"transform 'round_digits': digits must be an integer, not {shown(digits)}")
+
+    def apply(value: Any) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return round(value, digits)
+        return value
+
+    return apply
+
+
+_TRUE_WORDS = frozenset({"1", "true"})
+_FALSE_WORDS = frozenset({"0", "false"})
+_CONVERT_TO = ("bool", "float", "int", "str")
+
+
+def _to_bool(value: Any) -> bool:
+    """extract-eval's strict reading: a boolean, 0 or 1, or "true"/"false"/"1"/"0" (any
+    case, surrounding spaces ignored); anything else raises ValueError."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return value == 1
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in _TRUE_WORDS:
+            return True
+        if word in _FALSE_WORDS:
+            return False
+    raise ValueError(f"{shown(value)} is not a boolean")
+
+
+def _to_float(value: Any) -> float:
+    number = float(value)
+    if number - number != 0.0:  # "nan", "inf": not JSON numbers
+        raise ValueError(f"{shown(value)} is not a finite number")
+    return number
+
+
+_CONVERTERS: dict[str, Callable[[Any], Any]] = {"bool": _to_bool, "float": _to_float, "int": int, "str": str}
+
+
+def bind_type_convert(params: Mapping[str, Any] | None = None) -> TransformFn:
+    """extract-eval's ``type_convert``: ``{"to": "str" | "int" | "float" | "bool"}``, with
+    Python's conversions (``str(True)`` is ``"True"``, ``int(2.9)`` is 2, ``int("2.5")``
+    fails). A value that does not convert is left as it is (the reference raises and loses
+    the run), as every transform here leaves a value it cannot handle."""
+    params = dict(params or {})
+    target = params.pop("to", None)
+    if params:
+        raise ConfigError(f"transform 'type_convert' knows only 'to', got {sorted(params)}")
+    if target not in _CONVERTERS:
+        raise ConfigError(f"transform 'type_convert': to must be one of {', '.join(_CONVERT_TO)}, "
+                          f"not {target!r}")
+    convert = _CONVERTERS[target]
+
+    def apply(value: Any) -> Any:
+        try:
+            return convert(value)
+        except (TypeError, ValueError, OverflowError):
+            return value
+
+    return apply
+
+
+BUILTIN_TRANSFORMS: dict[str, Callable[[Mapping[str, Any] | None], TransformFn]] = {
+    "lowercase": _string_transform(lowercase),
+    "strip": _string_transform(strip),
+    "normalize_whitespace": _string_transform(normalize_whitespace),
+    "sort_tokens": _string_transform(sort_tokens),
+    "strip_accents": _string_transform(strip_accents),
+    "round_digits": bind_round_digits,
+    "type_convert": bind_type_convert,
+}
+
+
+def chain(transforms: list[TransformFn]) -> TransformFn | None:
+    """One function applying ``transforms`` left to right, skipping null; None if empty."""
+    if not transforms:
+        return None
+    if len(transforms) == 1:
+        only = transforms[0]
+        return lambda value: value if value is None else only(value)
+
+    def apply(value: Any) -> Any:
+        if value is None:
+            return value
+        for fn in transforms:
+            value = fn(value)
+        return value
+
+    return apply
+
+
+def transformed(transform: TransformFn, value: Any, path: str) -> Any:
+    """``transform(value)``; a transform that fails is a ComparatorError naming the field."""
+    try:
+        return transform(value)
+    except Exception as exc:  # noqa: BLE001 - a custom transform failing names its field
+        raise ComparatorError(f"a transform failed at {display_path(path)}: {shown(exc)}") from None

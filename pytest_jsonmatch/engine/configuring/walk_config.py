@@ -1,0 +1,459 @@
+"""From a metric and its options to the walk's configuration and the per-field rules.
+
+A :class:`Metric` is a preset: which options it takes, how it turns them into a
+:class:`WalkConfig`, how it headlines its score. :func:`configure` checks the options every
+metric shares (``ignore``, ``fields``, ``align``, ``schema``), builds the field rules and the
+schema tree, and returns the configuration the walk reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any
+
+from ..comparing.comparators import BoundComparator
+from ..comparing.field_spec import ORDERED, Align, FieldSpec, parse_align
+from ..comparing.registry import REGISTRY, Binder, Registry
+from ..core.errors import ConfigError, known_names, shown
+from ..core.numbers import is_finite_number
+from ..core.paths import PathPattern, index_segment, key_segment, path_segments
+from ..core.values import SCALAR_TYPES, TYPE_OF
+from ..schemas.eval_schema import (
+    SchemaNode,
+    SchemaReader,
+    infer_node,
+    parse_schema,
+    parse_transforms,
+    parse_weight,
+)
+from ..schemas.loading import load_schema
+
+COMMON_OPTIONS = frozenset({"ignore", "fields", "align", "schema", "embedder"})
+# see WalkConfig.inline_plan
+InlinePlan = tuple[Mapping[type, BoundComparator], bool, "Mapping[str, BoundComparator] | None",
+                   Mapping[type, BoundComparator]]
+_NO_TYPES: Mapping[type, BoundComparator] = {}
+FIELD_RULE_KEYS = ("align", "comparator", "min_score", "skip", "tolerance", "transform", "weight")
+
+
+@dataclass(frozen=True)
+class FieldRule:
+    """A ``fields`` (or ``ignore``) entry: the spec of every field its pattern matches."""
+
+    pattern: PathPattern
+    spec: FieldSpec
+
+
+@dataclass(frozen=True)
+class WalkConfig:
+    """How a metric walks two values.
+
+    ``type_policy``: the comparator per JSON type. ``leaf_depth=1`` compares each top-level
+    value whole. ``count_extras``: actual fields that expected lacks are hallucinations.
+    ``null_absent``: a null with nothing on the other side is not a field.
+    ``schema_driven``: keys the schema does not know are skipped (expected) or one
+    hallucination each (actual), containers that disagree in shape are one mismatch, and
+    empty containers are fields of their own. ``array_mode``: ``index`` | ``align`` (schema
+    or ``align`` option) | ``similarity`` (structeval's pairing above ``array_threshold``).
+    """
+
+    type_policy: Mapping[str, BoundComparator]
+    leaf_depth: int | None = None
+    count_extras: bool = True
+    null_absent: bool = False
+    schema_driven: bool = False
+    array_mode: str = "index"
+    default_align: Align = ORDERED
+    array_threshold: float = 0.0
+    schema: SchemaNode | None = None
+    rules: tuple[FieldRule, ...] = ()
+    registry: Registry = REGISTRY
+
+    @cached_property
+    def scalar_policy(self) -> dict[type, BoundComparator]:
+        """The comparator of each Python scalar type, for the walk's inline loop (a batch
+        comparator is left out: its fields go the general way, to the judge)."""
+        return {kind: self.type_policy[tag] for kind, tag in TYPE_OF.items()
+                if kind in SCALAR_TYPES and tag in self.type_policy
+                and not self.type_policy[tag].batch}
+
+    @cached_property
+    def value_policy(self) -> dict[type, BoundComparator]:
+        """The comparator of each Python type a JSON value can have (containers too, for
+        metrics that compare whole values), batch comparators left out as above."""
+        return {kind: self.type_policy[tag] for kind, tag in TYPE_OF.items()
+                if tag in self.type_policy and not self.type_policy[tag].batch}
+
+    @cached_property
+    def batch_policy(self) -> bool:
+        """Whether a per-type comparator is a batch comparator (array pairing must then walk
+        each candidate pair, so that the judge sees the fields)."""
+        return any(comp.batch for comp in self.type_policy.values())
+
+    @cached_property
+    def equal_one_policy(self) -> dict[type, BoundComparator]:
+        """scalar_policy's comparators that score equal values 1, by Python type."""
+        return {kind: comp for kind, comp in self.scalar_policy.items() if comp.equal_one}
+
+    @cached_property
+    def _plans(self) -> dict[bool, InlinePlan]:
+        """The inline plans of objects without a schema node, for ``whole`` False and True."""
+        if self.schema_driven:  # field_f1's inferred schema: a scalar in expected is a leaf
+            plan = (self.scalar_policy, False, None, self.equal_one_policy)
+            return {False: plan, True: plan}
+        return {False: (self.scalar_policy, True, None, self.equal_one_policy),
+                True: (self.value_policy, False, None, self.equal_one_policy)}
+
+    def inline_plan(self, node: SchemaNode | None, whole: bool) -> InlinePlan | None:
+        """How the walk scores an object's leaf fields in the object's own loop, or None when
+        every field must go its general way (a rule may name any field; a schema given to a
+        metric that is not schema-driven gives each field its spec). ``whole``: the fields
+        are at the metric's leaf depth, compared whole. A plan is (comparator by Python type,
+        whether the actual value must be a scalar too, comparator by key (a schema's leaves),
+        the by-type comparators that score equal scalars 1)."""
+        if self.rules:
+            return None
+        if node is None:
+            return self._plans[whole]
+        if not self.schema_driven:
+            return None
+        if node.properties is not None:
+            return (_NO_TYPES, False, node.plain_by_key, _NO_TYPES)
+        return self._plans[whole] if whole else (self.scalar_policy, True, None, self.equal_one_policy)
+
+    @cached_property
+    def policy_equal_one(self) -> bool:
+        """Every per-type comparator scores equal values 1 (see BoundComparator.equal_one)."""
+        return all(comp.equal_one for comp in self.type_policy.values())
+
+    @cached_property
+    def skip_patterns(self) -> tuple[PathPattern, ...]:
+        return tuple(rule.pattern for rule in self.rules if rule.spec.skip)
+
+    def is_leaf(self, node: SchemaNode | None, value: Any, depth: int) -> bool:
+        """Whether the value at ``depth`` (schema ``node``) is compared whole: at the
+        metric's leaf depth, or a leaf of the schema. field_f1 without a schema reads the
+        schema expected implies: everything but a non-empty object and an array is a leaf."""
+        if depth == self.leaf_depth:
+            return True
+        if not self.schema_driven:
+            return False
+        if node is not None:
+            return node.is_leaf
+        return not (type(value) is list or (type(value) is dict and value))
+
+    def items_of(self, node: SchemaNode | None, expected: list[Any]) -> SchemaNode | None:
+        """The schema of an array's elements: the schema's, or for field_f1 without a
+        schema, the one the expected elements imply (pooled, as inferring the whole
+        record's schema would give it)."""
+        if node is not None:
+            return node.items
+        return infer_node(expected, self.registry) if self.schema_driven else None
+
+    def equal_scores_one(self, items: SchemaNode | None) -> bool:
+        """Whether equal values are sure to score 1 in elements of ``items``: no per-field
+        rules, and only comparators that give equal values 1 (not ``oneof``, whose score
+        ignores the expected value, nor custom ones)."""
+        return not self.rules and self.policy_equal_one and (
+            items is None or _schema_gives_equal_one(items))
+
+    def is_skipped(self, path: str) -> bool:
+        """Whether an ``ignore`` (or ``skip``) rule names the field at ``path``."""
+        return any(pattern.matches(path) for pattern in self.skip_patterns)
+
+    def spec_at(self, path: str, node: SchemaNode | None) -> FieldSpec | None:
+        """The spec of the field at ``path``: its schema node's, with every matching rule
+        laid over it in order (None: nothing set, the metric decides)."""
+        spec = node.spec if node is not None else None
+        for rule in self.rules:
+            if rule.pattern.matches(path):
+                spec = rule.spec.over(spec)
+        return spec
+
+    @cached_property
+    def prepares(self) -> tuple[Any, ...]:
+        """The ``prepare`` functions of the comparators this configuration may use (each
+        once): they see a record's strings before the walk (cosine embeds them in one call)."""
+        if not self.registry.binds_prepare:
+            return ()
+        found: dict[int, Any] = {}
+
+        def take(comparator: BoundComparator | None) -> None:
+            if comparator is not None and comparator.prepare is not None:
+                found.setdefault(id(comparator), comparator.prepare)
+
+        for comparator in self.type_policy.values():
+            take(comparator)
+        for rule in self.rules:
+            take(rule.spec.comparator)
+        if self.schema is not None:
+            for comparator in _schema_facts(self.schema).comparators:
+                take(comparator)
+        return tuple(found.values())
+
+    @cached_property
+    def weighted(self) -> bool:
+        """Whether a ``weight`` setting or ``x-eval-weight`` gives some field a weight."""
+        return (any(rule.spec.weight is not None for rule in self.rules)
+                or (self.schema is not None and _schema_facts(self.schema).weighted))
+
+    def weight_at(self, path: str) -> float:
+        """The weight of the field at instance path ``path``: set on the field itself or, if
+        not, on the nearest field enclosing it (``fields`` rules first, then the schema); 1
+        when nothing sets one."""
+        segments = path_segments(path)
+        nodes: list[SchemaNode | None] = [self.schema]
+        for segment in segments:
+            node = nodes[-1]
+            if node is None:
+                nodes.append(None)
+            elif segment[0] == "k":
+                nodes.append((node.properties or {}).get(segment[1:]))
+            else:
+                nodes.append(node.items)
+        for depth in range(len(segments), -1, -1):
+            prefix = segments[:depth]
+            for rule in reversed(self.rules):
+                if rule.spec.weight is not None and rule.pattern.matches_segments(prefix):
+                    return rule.spec.weight
+            node = nodes[depth]
+            if node is not None and node.spec.weight is not None:
+                return node.spec.weight
+        return 1.0
+
+    def without_skipped(self, value: Any, path: str) -> Any:
+        """``value`` without the fields ``ignore`` names inside it (for a value compared
+        whole, which must not see them)."""
+        if type(value) is dict:
+            return {key: self.without_skipped(child, key_segment(path, key))
+                    for key, child in value.items() if not self.is_skipped(key_segment(path, key))}
+        if type(value) is list:
+            return [self.without_skipped(child, index_segment(path, i)) for i, child in enumerate(value)]
+        return value
+
+
+_EQUAL_ONE: dict[int, tuple[SchemaNode, bool]] = {}
+
+
+def _schema_gives_equal_one(node: SchemaNode) -> bool:
+    """Whether every comparator in the schema below ``node`` gives equal values 1 (a
+    recursive schema's nodes are each looked at once; the answer is kept per node)."""
+    known = _EQUAL_ONE.get(id(node))
+    if known is not None and known[0] is node:
+        return known[1]
+    if len(_EQUAL_ONE) > _EQUAL_ONE_LIMIT:
+        _EQUAL_ONE.clear()
+    answer, reached = _gives_equal_one(node)
+    if answer:
+        # the graph below each reached node is part of this one: they give 1 too (so the
+        # nodes of a deep schema are each looked at once, not once per level above them)
+        for other in reached:
+            _EQUAL_ONE[id(other)] = (other, True)
+    else:
+        _EQUAL_ONE[id(node)] = (node, False)
+    return answer
+
+
+_EQUAL_ONE_LIMIT = 1 << 16
+
+
+def _gives_equal_one(node: SchemaNode) -> tuple[bool, list[SchemaNode]]:
+    """The answer for ``node``, and the nodes looked at (those already known to give 1 are
+    not looked into again)."""
+    seen: set[int] = set()
+    reached: list[SchemaNode] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        known = _EQUAL_ONE.get(id(current))
+        if known is not None and known[0] is current and known[1]:
+            continue
+        reached.append(current)
+        comparator = current.spec.comparator
+        if comparator is not None and not comparator.equal_one:
+            return False, reached
+        stack.extend((current.properties or {}).values())
+        if current.items is not None:
+            stack.append(current.items)
+    return True, reached
+
+
+@dataclass(frozen=True)
+class _SchemaFacts:
+    """What a walk over a whole schema graph finds, once per parsed schema: whether a node
+    gives a weight, and the comparators with a ``prepare`` (cosine)."""
+
+    root: SchemaNode
+    weighted: bool
+    comparators: tuple[BoundComparator, ...]
+
+
+_FACTS: dict[int, _SchemaFacts] = {}
+
+
+def _schema_facts(root: SchemaNode) -> _SchemaFacts:
+    found = _FACTS.get(id(root))
+    if found is not None and found.root is root:
+        return found
+    weighted = False
+    comparators: dict[int, BoundComparator] = {}
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        weighted = weighted or node.spec.weight is not None
+        for comparator in (node.spec.comparator, node.default_comparator):
+            if comparator is not None and comparator.prepare is not None:
+                comparators.setdefault(id(comparator), comparator)
+        stack.extend((node.properties or {}).values())
+        if node.items is not None:
+            stack.append(node.items)
+    if len(_FACTS) > 256:
+        _FACTS.clear()
+    found = _FACTS[id(root)] = _SchemaFacts(root, weighted, tuple(comparators.values()))
+    return found
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric: the options it takes, how it configures the walk from them, and its
+    headline score (``recall`` or ``f_beta``)."""
+
+    name: str
+    options: frozenset[str]
+    configure: Callable[[dict[str, Any], Registry], WalkConfig]
+    headline: str = "recall"
+    allow_array: bool = False
+    description: str = ""
+    # how the metric reads a schema's dialect keys (structural_f1: structeval's)
+    schema_reader: SchemaReader | None = None
+    # what the metric makes of both values before the walk, given its configuration
+    # (structural_f1: keeps what its schema names, and checks it)
+    prepare: Callable[[WalkConfig, Any, Any], tuple[Any, Any]] | None = None
+
+
+def unit_number(value: Any, what: str) -> float:
+    """``value`` as a float in [0, 1], or ConfigError naming ``what``."""
+    if not is_finite_number(value) or not 0 <= value <= 1:
+        raise ConfigError(f"{what} must be a number in [0, 1], not {shown(value)}")
+    return float(value)
+
+
+_BASE_CONFIGS: dict[tuple[str, int], WalkConfig] = {}
+
+
+def configure(metric: Metric, options: Mapping[str, Any], registry: Registry = REGISTRY) -> WalkConfig:
+    """Check ``options`` against ``metric`` and build its walk configuration."""
+    if not options:
+        key = (metric.name, id(registry), registry.generation)
+        cfg = _BASE_CONFIGS.get(key)
+        if cfg is None or cfg.registry is not registry:
+            if len(_BASE_CONFIGS) > 256:
+                _BASE_CONFIGS.clear()
+            cfg = _BASE_CONFIGS[key] = metric.configure({}, registry)
+        return cfg
+    _check_options(metric, options)
+    opts = dict(options)
+    cfg = metric.configure(opts, registry)
+    binder = registry.with_defaults(comparator_defaults(opts))
+    schema = (_schema_node(opts["schema"], binder, metric.schema_reader)
+              if opts.get("schema") is not None else None)
+    return replace(cfg, rules=field_rules(opts, binder), schema=schema)
+
+
+def comparator_defaults(opts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Parameters the options give every comparator of a kind that does not set them: the
+    ``embedder`` option is the embedder of every ``cosine`` comparator."""
+    embedder = opts.get("embedder")
+    return {"cosine": {"embedder": embedder}} if embedder is not None else {}
+
+
+def _check_options(metric: Metric, options: Mapping[str, Any]) -> None:
+    unknown = [name for name in options if name not in metric.options]
+    if unknown:
+        raise ConfigError(
+            f"unknown option {', '.join(map(repr, sorted(unknown)))} for metric {metric.name!r}; "
+            f"known options: {known_names(metric.options)}")
+    if "beta" in options and (not is_finite_number(options["beta"]) or options["beta"] <= 0):
+        raise ConfigError(f"beta must be a positive number, not {shown(options['beta'])}")
+
+
+def field_rules(opts: Mapping[str, Any], registry: Registry | Binder) -> tuple[FieldRule, ...]:
+    """The rules of the ``ignore`` and ``fields`` options, ``ignore`` first, in order."""
+    ignore = opts.get("ignore")
+    if ignore is None:
+        ignore = ()
+    elif isinstance(ignore, str):
+        ignore = [ignore]
+    elif not isinstance(ignore, (list, tuple)) or not all(isinstance(p, str) for p in ignore):
+        raise ConfigError(f"ignore must be a path pattern or a list of them, not {shown(ignore)}")
+    rules = [FieldRule(PathPattern(pattern), FieldSpec(skip=True)) for pattern in ignore]
+    fields = opts.get("fields")
+    if fields is None:
+        fields = {}
+    if not isinstance(fields, Mapping):
+        raise ConfigError(f"fields must map path patterns to settings, not {shown(fields)}")
+    for pattern, settings in fields.items():
+        if not isinstance(pattern, str):
+            raise ConfigError(f"fields: a key is a path pattern (a string), not {shown(pattern)}")
+        rules.append(FieldRule(PathPattern(pattern), _field_spec(pattern, settings, registry)))
+    return tuple(rules)
+
+
+def _field_spec(pattern: str, settings: Any, registry: Registry | Binder) -> FieldSpec:
+    """One ``fields`` entry's settings as a FieldSpec; errors name the pattern."""
+    if not isinstance(settings, Mapping):
+        raise ConfigError(f"fields[{pattern!r}] must be a mapping of settings, not {shown(settings)}")
+    unknown = set(settings) - set(FIELD_RULE_KEYS)
+    if unknown:
+        raise ConfigError(f"fields[{pattern!r}]: unknown setting {', '.join(map(repr, sorted(unknown)))}; "
+                          f"known: {', '.join(FIELD_RULE_KEYS)}")
+    try:
+        comparator = registry.comparator(settings["comparator"]) if "comparator" in settings else None
+        if "tolerance" in settings:
+            if comparator is not None:
+                raise ConfigError("give either comparator or tolerance, not both")
+            tol = settings["tolerance"]
+            comparator = registry.comparator(
+                {"numeric": dict(tol) if isinstance(tol, Mapping) else {"abs": tol}})
+        transform = parse_transforms(settings["transform"], registry) if "transform" in settings else None
+        align = parse_align(settings["align"], "align") if "align" in settings else None
+        min_score = settings.get("min_score")
+        if min_score is not None:
+            min_score = unit_number(min_score, "min_score")
+        weight = parse_weight(settings["weight"], "weight") if "weight" in settings else None
+    except ConfigError as exc:
+        raise ConfigError(f"fields[{pattern!r}]: {exc}") from None
+    skip = settings.get("skip", False)
+    if not isinstance(skip, bool):
+        raise ConfigError(f"fields[{pattern!r}]: skip must be true or false")
+    return FieldSpec(comparator, transform, align, min_score, skip, weight)
+
+
+_SCHEMA_CACHE: dict[tuple[int, int, Any, str], tuple[Any, SchemaNode]] = {}
+
+
+def _schema_node(source: Any, registry: Registry | Binder, reader: SchemaReader | None) -> SchemaNode:
+    """The parsed schema graph of ``source`` (a mapping, a file, a pydantic model class),
+    kept per schema document, registry state, comparator defaults and dialect."""
+    loaded = load_schema(source)
+    base = registry.registry if isinstance(registry, Binder) else registry
+    key = (id(loaded.contents), registry.generation, reader,
+           registry.key if isinstance(registry, Binder) else "")
+    cached = _SCHEMA_CACHE.get(key)
+    if cached is not None and cached[0] is loaded.contents and base is REGISTRY:
+        return cached[1]
+    node = parse_schema(loaded, registry, reader)
+    if base is REGISTRY:
+        if len(_SCHEMA_CACHE) > 256:
+            _SCHEMA_CACHE.clear()
+        _SCHEMA_CACHE[key] = (loaded.contents, node)
+    return node

@@ -1,0 +1,119 @@
+"""Which elements of an expected and an actual array pair up, by the metric's rule.
+
+By index (``ordered``; json_similarity always), by a key field, or by optimal assignment
+over pair scores (structural_f1's ``similarity``, field_f1's Hungarian ``f1``). Pair scores
+come from columns where the elements flatten (pair_scores.py); elsewhere each candidate pair
+is walked, through the function the walk hands in, within the record's budget
+(pair_budget.py). Identical elements pair first when they are sure to score 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..comparing.field_spec import Align, FieldSpec
+from ..configuring.walk_config import WalkConfig
+from ..core.paths import Where
+from ..core.values import canonical_key, json_equal
+from ..results.field_results import WalkOutput, f_beta, precision_recall
+from ..schemas.eval_schema import SchemaNode
+from . import assignment
+from .blockwise import assign_large
+from .pair_budget import PairBudget
+from .pair_scores import SMALL_PAIRS, LineScores, pair_scores
+
+# Walks one candidate pair (expected, actual, where it sits): its output, and whether it is
+# complete (no batch score pending), so that a chosen pair's walk can be taken as it is.
+CandidateWalk = Callable[[Any, Any, Where], tuple[WalkOutput, bool]]
+
+
+def alignment(cfg: WalkConfig, spec: FieldSpec | None) -> Align:
+    """The alignment of the array a field spec governs: its own, else the metric's."""
+    return (spec.align if spec is not None and spec.align is not None else None) or cfg.default_align
+
+
+def choose_pairs(cfg: WalkConfig, budget: PairBudget, expected: list[Any], actual: list[Any],
+                 where: Where, items: SchemaNode | None, spec: FieldSpec | None,
+                 walk_candidate: CandidateWalk, walked: dict[tuple[int, int], WalkOutput]
+                 ) -> assignment.Assignment:
+    """Which elements pair up, with the pair's score (1.0 where no score is taken). Pairs
+    walked to be scored leave their walk in ``walked``."""
+    if cfg.array_mode == "similarity":
+        return _assigned(cfg, budget, expected, actual, where, items, "similarity",
+                         cfg.array_threshold, walk_candidate, walked)
+    chosen = alignment(cfg, spec)
+    if cfg.array_mode == "index" or chosen.mode == "ordered":
+        pairs, lone_e, lone_a = assignment.ordered_pairs(len(expected), len(actual))
+    elif chosen.mode == "key_field":
+        pairs, lone_e, lone_a = assignment.key_field_pairs(expected, actual, chosen.key)
+    else:
+        return _assigned(cfg, budget, expected, actual, where, items, "f1", 0.0,
+                         walk_candidate, walked)
+    return [(i, j, 1.0) for i, j in pairs], lone_e, lone_a
+
+
+def _assigned(cfg: WalkConfig, budget: PairBudget, expected: list[Any], actual: list[Any],
+              where: Where, items: SchemaNode | None, mode: str, keep_above: float,
+              walk_candidate: CandidateWalk, walked: dict[tuple[int, int], WalkOutput]
+              ) -> assignment.Assignment:
+    """Optimal pairing by pair score (``similarity`` or ``f1``), pairs scoring
+    ``keep_above`` or less dropped."""
+    if not (expected and actual):
+        return [], list(range(len(expected))), list(range(len(actual)))
+    if keep_above < 1.0:
+        found = _identical(cfg, expected, actual, items)
+        if found is not None:
+            return found
+
+    def walk_pair(i: int, j: int) -> float:
+        if budget.exhausted:  # see pair_budget.py: a stand-in score, no walk
+            return budget.leaf_overlap(expected[i], actual[j])
+        out, complete = walk_candidate(expected[i], actual[j], where.pair(i, j))
+        budget.charge(len(out.fields))
+        if complete:  # the pair, if chosen, is not walked again
+            walked[i, j] = out
+        return f_beta(*precision_recall(out.fields))
+
+    scores, scale = pair_scores(cfg, where.path, items, expected, actual, mode, walk_pair)
+    if isinstance(scores, LineScores):
+        return assign_large(scores, keep_above, minimize_distance=mode == "similarity",
+                            tied=_repeats(expected) or _repeats(actual))
+    return assignment.assign(scores, keep_above, minimize_distance=mode == "similarity", scale=scale)
+
+
+def _identical(cfg: WalkConfig, expected: list[Any], actual: list[Any], items: SchemaNode | None
+               ) -> assignment.Assignment | None:
+    """Pairs of identical elements (see assignment.identical_pairs) when identical elements are
+    sure to score 1."""
+    if not cfg.equal_scores_one(items):
+        return None
+    if len(expected) * len(actual) <= SMALL_PAIRS:
+        # A few elements: their pair scores are cheap and pairing by them is exact, so only
+        # an in-order copy, the commonest case, is worth catching first.
+        if expected == actual and json_equal(expected, actual):
+            return [(i, i, 1.0) for i in range(len(expected))], [], []
+        return None
+    return assignment.identical_pairs(expected, actual)
+
+
+def _repeats(elements: list[Any]) -> bool:
+    """Whether some element occurs twice. Two equal elements score alike against every
+    partner, so pairings that swap them tie, and only the dense method says which one it
+    returns (blockwise.py would find the tie after a pass over every score). Only a
+    shortcut to a method that is exact either way, so the test is the quick one: an
+    object's items in their order (the same object with its keys in another order is
+    missed, and found as a tie later; ``True`` and ``1`` count alike, which at worst takes
+    the dense method for nothing), the JSON key where values nest."""
+    seen: set[Any] = set()
+    for element in elements:
+        try:
+            key = tuple(element.items()) if type(element) is dict else element
+            if key in seen:
+                return True
+        except TypeError:  # a nested value: not hashable
+            key = canonical_key(element)
+            if key in seen:
+                return True
+        seen.add(key)
+    return False

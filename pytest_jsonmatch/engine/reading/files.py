@@ -1,0 +1,78 @@
+"""Reading a file a user named: regular files only, of bounded size, as one error if not.
+
+Every path the project reads from (case files, ``actual_file``, schemas, baselines, the command
+line's inputs) comes through :func:`read_regular`, so none of them can hang on a FIFO or a
+device, read without end, or fail with an ``OSError`` from deep inside.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from ..core.errors import JsonMatchError
+
+MAX_FILE_BYTES = 256 * 2**20  # far above any case, schema or report; below "fills memory"
+
+
+def read_regular(path: str | os.PathLike[str], what: str, error: type[JsonMatchError],
+                 limit: int = MAX_FILE_BYTES, shown: str | None = None) -> bytes:
+    """The bytes of the regular file at ``path``; otherwise ``error`` naming ``what`` and the
+    path, or ``shown`` for it (``"schema file 'x.json' is not a regular file (a directory)"``).
+
+    The file is opened without blocking (opening a FIFO for reading would wait for a writer)
+    and checked on the open descriptor, then read up to ``limit`` bytes."""
+    name = f"{what} {shown if shown is not None else os.fspath(path)!r}"
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise error(f"cannot read {name}: {exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise error(f"{name} is not a regular file ({_kind(mode)})")
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            data = fh.read(limit + 1)
+        except OSError as exc:
+            raise error(f"cannot read {name}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise error(f"{name} is larger than {_size(limit)}")
+    return data
+
+
+def read_regular_text(path: str | os.PathLike[str], what: str, error: type[JsonMatchError],
+                      limit: int = MAX_FILE_BYTES, shown: str | None = None) -> str:
+    """:func:`read_regular` decoded as UTF-8 (a byte-order mark dropped); a file that is not
+    UTF-8 is ``error`` naming the offset and line of its first bad byte."""
+    raw = read_regular(path, what, error, limit, shown)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        name = shown if shown is not None else os.fspath(path)
+        raise error(f"{what} {name!r} is not UTF-8 text: byte 0x{raw[exc.start]:02x} "
+                    f"at offset {exc.start} (line {line})") from None
+
+
+def not_regular(path: str | os.PathLike[str]) -> str | None:
+    """What ``path`` is when it exists and is not a regular file (``"a directory"``, ``"a
+    FIFO"``, ...); None for a regular file or a missing one. Never opens the path."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) else _kind(mode)
+
+
+def _kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a plain file"
+
+
+def _size(limit: int) -> str:
+    return f"{limit // 2**20} MB" if limit >= 2**20 else f"{limit:,} bytes"

@@ -1,0 +1,228 @@
+"""The door: every value is read once, before any comparison, into plain JSON the walk can
+trust.
+
+Plain JSON here means ``dict`` with ``str`` keys, ``list``, ``str``, ``int``, finite
+``float``, ``bool`` and ``None``, nested at most :data:`MAX_DEPTH` levels, without cycles.
+A value that already is plain JSON (what ``json.loads`` returns, and what most callers pass)
+is checked and passed through as it is. Otherwise a plain copy is made: tuples become lists,
+other mappings dicts, subclasses of ``str``, ``int`` and ``float`` (enums, ``numpy.float64``)
+their base values, numpy scalars and arrays the Python values they hold, a pydantic model
+what its ``model_dump(mode="json")`` gives and a dataclass instance its fields (at any
+depth: a list of models, a model inside a mapping). What has no JSON
+meaning is a ParseError naming the path and the side: NaN and the infinities, keys that are
+not strings, values of other types (a ``set``, ``bytes``, a ``datetime``), a value that
+contains itself, and nesting beyond the limit.
+
+Fields the ``ignore`` option names are never refused: read as JSON where they can be (a metric
+that compares their parent whole sees JSON), left as they are where they cannot.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..core.errors import ParseError
+from ..core.paths import display_path, index_segment, key_segment
+
+# How deeply a value may nest. JSON text that ``json.loads`` can read stays well within it.
+MAX_DEPTH = 2_000
+
+Skip = Callable[[str], bool]
+
+
+def as_data(value: Any, side: str) -> Any:
+    """``value`` itself, or the data a pydantic model (``model_dump(mode="json")``, found
+    by duck typing: pydantic is never imported) or a dataclass instance (its fields) holds.
+    The door reads the rest; this lets the parser take a model given as a whole side."""
+    if type(value) in _PLAIN_SIDES:
+        return value
+    if _is_model(value):
+        return _dump(value, side, "")
+    if _is_dataclass_instance(value):
+        return _fields_of(value)
+    return value
+
+
+_PLAIN_SIDES = frozenset({dict, list, str, bytes})
+
+
+def _is_model(value: Any) -> bool:
+    return not isinstance(value, type) and callable(getattr(value, "model_dump", None)) \
+        and callable(getattr(type(value), "model_json_schema", None))
+
+
+def _is_dataclass_instance(value: Any) -> bool:
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
+def _dump(model: Any, side: str, path: str) -> Any:
+    try:
+        return model.model_dump(mode="json")
+    except Exception as exc:  # noqa: BLE001 - the model's own failure, named with its place
+        raise ParseError(f"{display_path(path)}: {type(model).__name__}.model_dump(mode='json') "
+                         f"failed in {side}: {type(exc).__name__}: {exc}") from None
+
+
+def _fields_of(instance: Any) -> dict[str, Any]:
+    """A dataclass instance's fields, by name (its values are read by the door)."""
+    return {f.name: getattr(instance, f.name) for f in dataclasses.fields(instance)}
+
+
+def read_json(value: Any, side: str, skip: Skip | None = None) -> tuple[Any, int]:
+    """``value`` as plain JSON, and how deeply it nests (0 for a scalar). ``side`` names the
+    input in errors (``expected``, ``actual``); ``skip(path)`` says which fields are never refused."""
+    kind = type(value)
+    if kind is dict or kind is list:
+        depth = _plain_depth(value, _FAST_DEPTH)
+        if depth >= 0:
+            return value, depth
+    elif kind in _PLAIN_SCALARS or (kind is float and value - value == 0.0):
+        return value, 0
+    return _Converter(side, skip).convert(value)
+
+
+# Plain values are checked by a recursive function up to this depth; deeper or unusual
+# values take the converter, which needs no recursion.
+_FAST_DEPTH = 100
+_PLAIN_SCALARS = frozenset({str, int, bool, type(None)})  # (a float must also be finite)
+
+
+def _plain_depth(container: Any, budget: int) -> int:
+    """How deeply a dict or list nests when it is plain JSON within ``budget`` levels; else
+    -1. One tight loop per container: this runs over every value of every comparison."""
+    if type(container) is dict:
+        for key in container:
+            if type(key) is not str:
+                return -1
+        children: Any = container.values()
+    else:
+        children = container
+    if budget == 0:
+        return -1
+    deepest = 0
+    for child in children:
+        kind = type(child)
+        if kind in _PLAIN_SCALARS:
+            continue
+        if kind is float:
+            if child - child == 0.0:
+                continue
+            return -1
+        if kind is not dict and kind is not list:
+            return -1
+        depth = _plain_depth(child, budget - 1)
+        if depth < 0:
+            return -1
+        if depth > deepest:
+            deepest = depth
+    return deepest + 1
+
+
+class _Converter:
+    """Reads a value that is not plain JSON (or is deep) without recursion: an explicit
+    stack of containers still open, each with its path, its depth and its plain copy."""
+
+    def __init__(self, side: str, skip: Skip | None) -> None:
+        self.side = side
+        self.skip = skip
+
+    def convert(self, value: Any) -> tuple[Any, int]:
+        root: list[Any] = [None]
+        deepest = 0
+        open_ids: set[int] = set()
+        # (source value, path, depth, container receiving it, slot in that container);
+        # an entry of None closes the container whose id is on the ``closing`` stack
+        stack: list[Any] = [(value, "", 0, root, 0)]
+        closing: list[int] = []
+        while stack:
+            entry = stack.pop()
+            if entry is None:
+                open_ids.discard(closing.pop())
+                continue
+            source, path, depth, target, slot = entry
+            if _is_model(source):
+                source = _dump(source, self.side, path)
+            elif _is_dataclass_instance(source):
+                source = _fields_of(source)
+            elif _is_numpy(source):
+                source = source.tolist()  # a numpy scalar or array: the Python value(s) it holds
+            plain = self.scalar(source, path)
+            if plain is not _CONTAINER:
+                target[slot] = plain
+                continue
+            if id(source) in open_ids:
+                raise ParseError(f"{display_path(path)}: the value in {self.side} contains itself "
+                                 f"(a value that holds itself is not JSON)")
+            if depth >= MAX_DEPTH:
+                raise ParseError(f"{self.side}: values nest too deeply (more than {MAX_DEPTH:,} "
+                                 f"levels, at {display_path(path)[:60]}...)")
+            deepest = max(deepest, depth + 1)
+            open_ids.add(id(source))
+            closing.append(id(source))
+            stack.append(None)
+            target[slot] = self.open(source, path, depth, stack)
+        return root[0], deepest
+
+    def open(self, source: Any, path: str, depth: int, stack: list[Any]) -> Any:
+        """The plain container for ``source``; its children are pushed to be read."""
+        if isinstance(source, Mapping):
+            out: dict[str, Any] = {}
+            children = []
+            for key, child in source.items():
+                if type(key) is not str:
+                    if not isinstance(key, str):
+                        raise ParseError(f"{display_path(path)}: key {key!r} in {self.side} is not "
+                                         f"a string (JSON keys are strings)")
+                    key = str.__str__(key)
+                out[key] = child
+                children.append((key_segment(path, key), key))
+            container: Any = out
+        else:
+            container = list(source)
+            children = [(index_segment(path, index), index) for index in range(len(container))]
+        for child_path, slot in reversed(children):  # the stack pops them in document order
+            if self.skip is not None and self.skip(child_path):
+                container[slot] = self.lenient(container[slot])
+            else:
+                stack.append((container[slot], child_path, depth + 1, container, slot))
+        return container
+
+    def lenient(self, value: Any) -> Any:
+        """An ignored field's value: as plain JSON when it reads as JSON (a numpy value, a
+        tuple), else as it is. Ignored fields may hold anything, but a metric that compares
+        their parent whole (an array under field_match) must find JSON where there is some."""
+        try:
+            return _Converter(self.side, None).convert(value)[0]
+        except ParseError:
+            return value
+
+    def scalar(self, value: Any, path: str) -> Any:
+        """The plain scalar ``value`` stands for, or _CONTAINER for a mapping or an array."""
+        kind = type(value)
+        if kind is str or kind is int or kind is bool or value is None:
+            return value
+        if kind is float or isinstance(value, float):
+            return self.finite(float.__float__(value), path)
+        if kind is dict or kind is list or kind is tuple or isinstance(value, (Mapping, list, tuple)):
+            return _CONTAINER
+        if isinstance(value, str):
+            return str.__str__(value)
+        if isinstance(value, int):
+            return int.__int__(value)
+        raise ParseError(f"{display_path(path)}: {kind.__name__} is not a JSON value ({value!r:.60})")
+
+    def finite(self, number: float, path: str) -> float:
+        if number - number == 0.0:
+            return number
+        raise ParseError(f"{display_path(path)}: {number!r} in {self.side} is not a JSON number "
+                         f"(NaN and Infinity are not JSON)")
+
+
+_CONTAINER: Any = object()
+
+
+def _is_numpy(value: Any) -> bool:
+    """A numpy scalar or array, recognised without importing numpy."""
+    return type(value).__module__ == "numpy" and hasattr(value, "tolist")

@@ -1,0 +1,287 @@
+"""Reading JSON: strictly for expected values, leniently for what a model returned.
+
+Lenient parsing runs in time linear in the text: every candidate ``{`` is matched to its
+closing brace in one pass, and a failed parse attempt tells where it failed, so the
+candidates nested around that point are known to fail too and are never retried.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..core.errors import ParseError
+
+_FENCE = "```"
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+# JSON as the standard has it: NaN and Infinity refused; STRICT_JSON also refuses a key
+# given twice (gold must say one thing); LENIENT_JSON keeps the last (model output)
+STRICT_JSON = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+LENIENT_JSON = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _preview(text: str, limit: int = 80) -> str:
+    head = text[:limit]
+    return repr(head) + ("..." if len(text) > limit else "")
+
+
+def _as_text(raw: str | bytes | bytearray, what: str) -> str:
+    if isinstance(raw, (bytes, bytearray)):
+        try:
+            return bytes(raw).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ParseError(
+                f"{what} is not valid UTF-8: byte {exc.start} is 0x{raw[exc.start]:02x}"
+            ) from None
+    return raw
+
+
+def _decode_strict(text: str, what: str) -> Any:
+    try:
+        return STRICT_JSON.decode(text.strip())
+    except json.JSONDecodeError as exc:
+        raise ParseError(
+            f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}) "
+            f"(text starts {_preview(text)})"
+        ) from None
+    except ValueError as exc:  # NaN / Infinity / duplicate key
+        raise ParseError(f"{what} is not valid JSON: {exc} (text starts {_preview(text)})") from None
+    except RecursionError:
+        raise ParseError(f"{what} nests too deeply to read (text starts {_preview(text)})") from None
+
+
+def parse_expected(value: Any, *, allow_array: bool = False, what: str = "expected") -> Any:
+    """Strict: a mapping, or a string/bytes holding exactly one JSON object (or array when
+    the metric allows one)."""
+    if type(value) is dict or isinstance(value, Mapping):
+        return value
+    if isinstance(value, (list, tuple)) and allow_array:
+        return value
+    if isinstance(value, (str, bytes, bytearray)):
+        parsed = _decode_strict(_as_text(value, what), what)
+        if isinstance(parsed, dict) or (allow_array and isinstance(parsed, list)):
+            return parsed
+        found = type(parsed).__name__ if not isinstance(parsed, list) else "an array"
+        raise ParseError(f"{what} must hold a JSON object, found {found}: {_preview(str(value))}")
+    wanted = "a mapping or array" if allow_array else "a mapping"
+    raise ParseError(f"{what} must be {wanted} or a JSON string, not {type(value).__name__}")
+
+
+def parse_actual(value: Any, *, allow_array: bool = False, what: str = "actual") -> Any:
+    """Lenient for text: the whole text, then the first fenced block, then the first balanced
+    ``{...}`` span that parses to an object. Mappings (and arrays, where allowed) pass as they are."""
+    if type(value) is dict or isinstance(value, Mapping):
+        return value
+    if isinstance(value, (list, tuple)) and allow_array:
+        return value
+    if not isinstance(value, (str, bytes, bytearray)):
+        wanted = "a mapping, an array or text" if allow_array else "a mapping or text"
+        raise ParseError(f"{what} must be {wanted}, not {type(value).__name__}")
+    text = _as_text(value, what)
+    found = _lenient(text, allow_array)
+    if found is _NOTHING:
+        raise ParseError(f"no JSON object found in {what}: {_preview(text)}")
+    return found
+
+
+_NOTHING: Any = object()
+
+
+def _try_whole(text: str, allow_array: bool) -> Any:
+    try:
+        parsed = LENIENT_JSON.decode(text)
+    except (ValueError, RecursionError):
+        return _NOTHING
+    if isinstance(parsed, dict) or (allow_array and isinstance(parsed, list)):
+        return parsed
+    return _NOTHING
+
+
+def _lenient(text: str, allow_array: bool) -> Any:
+    stripped = text.strip()
+    if stripped[:1] in ("{", "["):
+        parsed = _try_whole(stripped, allow_array)
+        if parsed is not _NOTHING:
+            return parsed
+    if "{" not in text:
+        return _NOTHING  # no object anywhere: spare the searches (a text of fences alone)
+    parsed = _first_fenced(text)
+    if parsed is not _NOTHING:
+        return parsed
+    return _first_balanced(text)
+
+
+# A fenced body that could hold one object and nothing else: "{", anything, "}", and
+# whitespace around as str.strip() takes it (\s is the same set). Matched within the body's
+# bounds, so it never reads past the closing fence.
+_WHOLE_OBJECT = re.compile(r"\s*\{.*\}\s*\Z", re.S)
+
+
+def _first_fenced(text: str) -> Any:
+    find, whole_object = text.find, _WHOLE_OBJECT.match
+    start = find(_FENCE)
+    while start != -1:
+        body_start = find("\n", start + 3)
+        if body_start == -1:
+            return _NOTHING
+        end = find(_FENCE, body_start)
+        if end == -1:
+            return _NOTHING
+        if whole_object(text, body_start + 1, end):  # else no object fills the body
+            parsed = _try_whole(text[body_start + 1 : end].strip(), allow_array=False)
+            if parsed is not _NOTHING:
+                return parsed
+        start = find(_FENCE, end + 3)
+    return _NOTHING
+
+
+# A JSON object opens with "{}" or with "{", a key, a colon and the first character of a
+# value; any other "{" cannot start one, so the search skips it at C speed.
+_OBJECT_START = re.compile(
+    r'\{[ \t\r\n]*(?:\}|"(?:[^"\\\n]|\\.)*"[ \t\r\n]*:[ \t\r\n]*[-0-9"\[{tfn])')
+_OPEN, _CLOSE = ord("{"), ord("}")
+_SMALL_REGION = 64
+
+
+def _attempt(text: str, start: int, stop: int) -> tuple[Any, int]:
+    """Parse an object at ``start`` that ends before ``stop``: (object, -1) on success,
+    (None, error position) on failure, (None, -2) when it nests too deeply to read.
+
+    The decoder reads a growing window rather than the whole remaining text, because a
+    decode error counts the lines before its position: on a 10 MB text, failing far from
+    the window's start must not cost a scan of everything before it.
+    """
+    width = 512
+    while True:
+        end = min(start + width, stop)
+        chunk = text[start:end]
+        try:
+            parsed, _ = LENIENT_JSON.raw_decode(chunk)
+            return parsed, -1
+        except json.JSONDecodeError as exc:
+            if end < stop and (exc.pos >= len(chunk) - 8 or exc.msg.startswith("Unterminated")):
+                width *= 4  # the window cut the object short: read further
+                continue
+            return None, start + max(exc.pos, 1)
+        except ValueError:  # NaN / Infinity
+            return None, start + 1
+        except RecursionError:
+            return None, -2
+
+
+class _Depths:
+    """Brace depth after every character, computed once per text with numpy, ignoring
+    strings: it only steers which candidates are worth a parse, never what counts as parsed."""
+
+    def __init__(self, text: str) -> None:
+        import numpy as np
+
+        self.np = np
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        self.codes = codes
+        step = (codes == _OPEN).view(np.int8) - (codes == _CLOSE).view(np.int8)
+        self.depth = np.cumsum(step, dtype=np.int32)
+
+    def closed_opens(self, lo: int, hi: int) -> list[int]:
+        """Braces in [lo, hi) whose object closes before ``hi``, in order."""
+        np = self.np
+        if hi - lo < 2:
+            return []
+        seg = self.depth[lo:hi]
+        after_min = np.minimum.accumulate(seg[::-1])[::-1]
+        opens = np.flatnonzero(self.codes[lo:hi - 1] == _OPEN)
+        if opens.size == 0:
+            return []
+        # an open brace at i leaves depth d; its object closes when depth drops below d
+        closes = after_min[opens + 1] < seg[opens]
+        return (opens[closes] + lo).tolist()  # type: ignore[no-any-return]
+
+    def close_of(self, start: int) -> int:
+        """Where the object opened at ``start`` closes, or len(text) if it never does."""
+        np = self.np
+        level = self.depth[start]
+        below = np.flatnonzero(self.depth[start + 1:] < level)
+        return int(below[0]) + start + 1 if below.size else len(self.depth)
+
+
+_DIRECT_TRIES = 256
+
+
+def _first_balanced(text: str) -> Any:
+    """The first ``{`` from which a JSON object parses.
+
+    Ordinary text is tried candidate by candidate. Past a few hundred failed candidates the
+    text is adversarial, and the search switches to the candidates whose braces close at
+    all (found for the whole text at once with numpy). After a failed attempt, the text up
+    to the failure point is a valid JSON prefix: of the candidates inside it only those
+    whose object closes before that point can succeed, so the rest are never retried and
+    the scan resumes at the failure point. Each character is passed over a bounded number
+    of times.
+    """
+    n = len(text)
+    pos = 0
+    for _ in range(_DIRECT_TRIES):
+        m = _OBJECT_START.search(text, pos)
+        if m is None:
+            return _NOTHING
+        start = m.start()
+        parsed, fail = _attempt(text, start, n)
+        if parsed is not None:
+            return parsed
+        if fail != -2 and fail - start < _SMALL_REGION:
+            pos = start + 1
+            continue
+        depths = _Depths(text)
+        found, pos = _after_failure(text, depths, start, fail)
+        if found is not _NOTHING:
+            return found
+    depths = _Depths(text)
+    for start in depths.closed_opens(pos, n):
+        if start < pos or _OBJECT_START.match(text, start) is None:
+            continue
+        parsed, fail = _attempt(text, start, n)
+        if parsed is not None:
+            return parsed
+        found, pos = _after_failure(text, depths, start, fail)
+        if found is not _NOTHING:
+            return found
+    return _NOTHING
+
+
+def _after_failure(text: str, depths: _Depths, start: int, fail: int) -> tuple[Any, int]:
+    """Search the candidates nested before a failure point; return (found, resume at)."""
+    stop = depths.close_of(start) if fail == -2 else fail
+    if stop - start >= _SMALL_REGION:
+        found = _search_region(text, depths, start + 1, stop)
+        if found is not _NOTHING:
+            return found, stop
+    return _NOTHING, max(stop, start + 1)
+
+
+def _search_region(text: str, depths: _Depths, lo: int, hi: int) -> Any:
+    skip_until = -1
+    for candidate in depths.closed_opens(lo, hi):
+        if candidate < skip_until or _OBJECT_START.match(text, candidate) is None:
+            continue
+        parsed, fail = _attempt(text, candidate, hi)
+        if parsed is not None:
+            return parsed
+        if fail == -2:  # too deep to read: nothing nested in it is tried either
+            skip_until = depths.close_of(candidate)
+    return _NOTHING

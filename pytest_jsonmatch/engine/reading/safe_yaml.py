@@ -1,0 +1,242 @@
+"""Reading YAML safely (case files, schema files), keeping line numbers.
+
+The C YAML parser composes a node tree (fast, no Python objects built yet), ``_check_tree``
+walks it once for what a safe loader still lets through (tags that are not plain JSON,
+non-string and duplicate keys, alias bombs), and only then are values constructed. Every
+mistake is a :class:`CaseFileError` (or the error class the caller names) reading
+``path:line: what is wrong``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import CaseFileError, JsonMatchError
+from .files import read_regular
+
+MAX_VALUES = 1_000_000  # values a file may expand to through aliases (billion laughs)
+_YAML = "tag:yaml.org,2002:"
+_STR, _MERGE = _YAML + "str", _YAML + "merge"
+_SAFE_TAGS = frozenset(_YAML + t for t in ("null", "bool", "int", "float", "str", "seq", "map",
+                                             "timestamp", "merge"))
+
+
+class _BadKeys(Exception):
+    """A mapping with a key that is not a string, or given twice (found while building)."""
+
+    def __init__(self, node: Any) -> None:
+        self.node = node
+
+
+def _yaml() -> tuple[Any, type]:
+    """The yaml module and the case loader built on it, made once. The module is kept with
+    the loader so that its exception and node classes always match the loader's."""
+    if not _LOADER:
+        import yaml
+
+        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+        class CaseLoader(base):  # type: ignore[misc, valid-type]
+            """The safe loader, with dates kept as the strings they were written as (JSON has
+            no date type, and an invoice date must compare as text), and mapping keys checked
+            (strings, no duplicates) in the construction pass itself, not in one more walk."""
+
+            def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+                _check_built_keys(node)
+                return super().construct_mapping(node, deep)
+
+        CaseLoader.add_constructor(_YAML + "timestamp", lambda loader, node: loader.construct_scalar(node))
+        _LOADER.append((yaml, CaseLoader))
+    return _LOADER[0]
+
+
+_LOADER: list[tuple[Any, type]] = []
+
+
+def _check_built_keys(node: Any) -> None:
+    """Raise :class:`_BadKeys` for a mapping with a key that is not a string or is given twice,
+    looking through merge keys (``<<: {...}``): the loader folds merged pairs in without
+    constructing them as mappings, so their keys get the same check here. A key given
+    explicitly beside a merge overrides the merged one, which is what merging is for."""
+    pending = [node]
+    while pending:
+        mapping = pending.pop()
+        seen: set[str] = set()
+        for key, value in mapping.value:
+            if key.tag == _MERGE:
+                merged = value.value if value.id == "sequence" else [value]
+                pending.extend(m for m in merged if m.id == "mapping")
+                continue
+            if key.tag != _STR or key.value in seen:
+                raise _BadKeys(mapping)
+            seen.add(key.value)
+
+
+def read_yaml(path: Path, display: str) -> tuple[Any, Any]:
+    """The file's constructed value and its root node (for line numbers)."""
+    return parse_yaml(read_text(path, display), display)
+
+
+def read_text(path: Path, display: str, error: type[JsonMatchError] = CaseFileError) -> str:
+    """A YAML file's text (a regular file of bounded size, UTF-8, a byte-order mark dropped;
+    line endings as they are)."""
+    raw = read_regular(path, "file", error, shown=display)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise error(f"{display}:{line}: not a text file: byte 0x{raw[exc.start]:02x} "
+                    f"at offset {exc.start} is not valid UTF-8") from None
+
+
+def parse_yaml(text: str, display: str, error: type[JsonMatchError] = CaseFileError) -> tuple[Any, Any]:
+    """YAML text read safely: its constructed value and its root node. Every mistake is
+    ``error`` (a case file's by default) reading ``display:line: what is wrong``."""
+    try:
+        return _parse(text, display)
+    except CaseFileError as exc:
+        if error is CaseFileError:
+            raise
+        message = str(exc).replace("; a case file holds a mapping with 'expected' (one case) or "
+                                   "'cases' (a list)", "")
+        raise error(message) from None
+
+
+def _parse(text: str, display: str) -> tuple[Any, Any]:
+    yaml, loader_class = _yaml()
+    loader = loader_class(text)
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            raise CaseFileError(f"{display}:1: the file is empty; a case file holds a mapping "
+                                f"with 'expected' (one case) or 'cases' (a list)")
+        if "*" in text:  # an alias is possible: bound what it expands to
+            _check_tree(root, display)
+        elif "!" in text:  # an explicit tag is possible: refuse unsafe ones before building
+            _check_plain(root, display)
+        try:
+            return loader.construct_document(root), root
+        except _BadKeys as bad:
+            _check_keys(bad.node, display)
+            raise  # not reached: _check_keys raises the error naming the key and its line
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        what = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+        raise CaseFileError(f"{display}:{line}: invalid YAML: {what}") from None
+    except yaml.YAMLError as exc:  # the reader's errors (control characters) carry a position
+        line = text[: getattr(exc, "position", 0)].count("\n") + 1
+        raise CaseFileError(f"{display}:{line}: invalid YAML: {str(exc).splitlines()[0]}") from None
+    except RecursionError:  # the YAML library composes and builds nodes recursively
+        raise CaseFileError(f"{display}:1: the YAML nests too deeply to read") from None
+    finally:
+        loader.dispose()
+
+
+def _check_tree(root: Any, display: str) -> None:
+    """Reject what is not plain JSON-like data, in one iterative pass (deep nesting must not
+    hit Python's recursion limit). Aliases make the tree a graph: each node's expanded size
+    is computed once, so an alias bomb is caught in time linear in the file."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            open_nodes.discard(key)
+            children = _children(node)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+            if sizes[key] > MAX_VALUES:
+                raise CaseFileError(f"{display}:{line_of(node)}: aliases expand to more than "
+                                    f"{MAX_VALUES:,} values; is this an alias bomb?")
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:
+            raise CaseFileError(f"{display}:{line_of(node)}: an alias refers to a value that "
+                                f"contains it; recursive data is not JSON")
+        if node.tag not in _SAFE_TAGS:
+            _refuse_tag(node, display)
+        if node.id == "mapping":
+            _check_keys(node, display)
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in _children(node))
+
+
+def _check_plain(root: Any, display: str, tagged: bool = True) -> None:
+    """``_check_tree`` for a file without aliases (most files): one pass over the nodes.
+    Without a ``!`` in the file, every tag is one the resolver chose for plain data, so only
+    the keys need checking; this runs once per case file, so it is kept lean."""
+    stack = [root]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        node = pop()
+        if tagged and node.tag not in _SAFE_TAGS:
+            _refuse_tag(node, display)
+        value = node.value
+        if type(value) is not list or not value:
+            continue
+        if type(value[0]) is not tuple:  # a sequence
+            extend(value)
+            continue
+        seen: set[str] = set()
+        for key, child in value:
+            if key.tag != _STR:
+                if key.tag == _MERGE:
+                    push(child)
+                    continue
+                _check_keys(node, display)  # reports the key with its line
+            if key.value in seen:
+                _check_keys(node, display)
+            seen.add(key.value)
+            push(child)
+
+
+def _refuse_tag(node: Any, display: str) -> None:
+    tag = "!!" + node.tag[len(_YAML):] if node.tag.startswith(_YAML) else node.tag
+    raise CaseFileError(f"{display}:{line_of(node)}: tag {tag!r} is not allowed; "
+                        f"case files hold plain data (unsafe tags are never executed)")
+
+
+def _children(node: Any) -> list[Any]:
+    if isinstance(node.value, str):
+        return []
+    if node.value and isinstance(node.value[0], tuple):
+        return [n for pair in node.value for n in pair]
+    return list(node.value)
+
+
+def _check_keys(node: Any, display: str) -> None:
+    seen: dict[str, int] = {}
+    for key, _ in node.value:
+        if key.tag == _MERGE:
+            continue
+        if key.tag not in _SAFE_TAGS:
+            _refuse_tag(key, display)
+        if key.tag != _STR or not isinstance(key.value, str):
+            shown = key.value if isinstance(key.value, str) else "a " + type(key).__name__[:-4].lower()
+            raise CaseFileError(f"{display}:{line_of(key)}: key {shown!r} is not a string "
+                                f"(JSON keys are strings; quote it: '{shown}')")
+        if key.value in seen:
+            raise CaseFileError(f"{display}:{line_of(key)}: duplicate key {key.value!r} "
+                                f"(first given at line {seen[key.value]})")
+        seen[key.value] = line_of(key)
+
+
+def line_of(node: Any) -> int:
+    return node.start_mark.line + 1
+
+
+def key_lines(node: Any) -> dict[str, int]:
+    """Line of each key of a mapping node (values of a constructed dict carry no lines)."""
+    return {k.value: line_of(k) for k, _ in getattr(node, "value", ()) if isinstance(k.value, str)}
+
+
+def item_nodes(root: Any, key: str) -> list[Any]:
+    for k, v in root.value:
+        if k.value == key and isinstance(v.value, list):
+            return list(v.value)
+    return []

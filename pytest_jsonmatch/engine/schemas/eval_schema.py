@@ -1,0 +1,423 @@
+"""Eval schemas: a JSON Schema (references resolved, see schema_load.py) whose nodes carry
+``x-eval-compare``, ``x-eval-transform``, ``x-eval-align``, ``x-eval-skip`` and
+``x-eval-weight``.
+
+``infer_schema`` builds one from gold instances, ``annotate_schema`` fills in default
+comparators, ``validate_gold`` checks gold against it, and ``parse_schema`` turns it into
+the SchemaNode tree (a graph, for a recursive schema) the walk reads.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, TypeVar
+
+from ..comparing.comparators import BoundComparator
+from ..comparing.field_spec import NO_SPEC, FieldSpec, parse_align
+from ..comparing.registry import JSON_TYPES, REGISTRY
+from ..comparing.transforms import TransformFn, chain
+from ..core.depth import call_with_depth, nesting
+from ..core.errors import ConfigError, SchemaError, SchemaWarning, known_names, shown
+from ..core.numbers import is_finite_number
+from ..core.paths import index_segment, key_segment
+from ..core.values import schema_type
+from ..reading.intake import MAX_DEPTH, as_data, read_json
+from .loading import Parts, load_schema, locate
+
+T = TypeVar("T")
+
+X_KEYS = ("x-eval-compare", "x-eval-transform", "x-eval-align", "x-eval-skip", "x-eval-weight")
+JSON_SCHEMA_TYPES = JSON_TYPES
+
+# A schema dialect's own keys (structeval's ``x-override-evaluator``, its enums): given a
+# node's keywords, the registry and the node's path, the comparator they name (None: none).
+SchemaReader = Callable[[Mapping[str, Any], Any, str], "BoundComparator | None"]
+
+
+@dataclass
+class SchemaNode:
+    """One node of a parsed eval schema: its JSON type, its children, and the spec its
+    ``x-eval-*`` keys give (comparator, transforms, alignment, skip, weight). A recursive
+    schema parses into a graph: a node may be its own descendant."""
+
+    type: str | None = None
+    properties: dict[str, SchemaNode] | None = None
+    items: SchemaNode | None = None
+    spec: FieldSpec = NO_SPEC
+    default_comparator: BoundComparator | None = None  # by type, for leaves without one
+    raw: Mapping[str, Any] = field(default_factory=dict)  # the keywords, references followed
+    # the comparator of a leaf that needs nothing else (no transform, not skipped, not a
+    # batch judge): the walk scores such leaves inline
+    plain: BoundComparator | None = None
+    # the children that are such leaves, by key
+    plain_by_key: dict[str, BoundComparator] = field(default_factory=dict)
+    nullable: bool = False  # null is allowed besides the type
+    allowed: tuple[str, ...] = ()  # the types of a node of several (type "multi")
+
+    def seal(self) -> SchemaNode:
+        comp = self.spec.comparator or self.default_comparator
+        if (self.is_leaf and comp is not None and comp.trusted and not comp.batch
+                and self.spec.transform is None and not self.spec.skip):
+            self.plain = comp
+        self.plain_by_key = {key: child.plain for key, child in (self.properties or {}).items()
+                             if child.plain is not None}
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """A node is compared as a whole when it names a comparator or has no children."""
+        if self.spec.comparator is not None:
+            return True
+        return not self.properties and self.items is None
+
+    @property
+    def skip(self) -> bool:
+        return self.spec.skip
+
+
+# -- inference -------------------------------------------------------------------------------
+
+
+def infer_schema(instances: Iterable[Any]) -> dict[str, Any]:
+    """Infer a resolved schema from gold instances: each node's type is that of its first
+    non-null value, object properties are the union of keys, array items pool every element.
+    (The rule lives in ``infer_node``; this is its tree written out as a mapping.)"""
+    if isinstance(instances, (str, bytes, Mapping)) or not isinstance(instances, Iterable):
+        raise ConfigError(f"infer_schema takes a list of gold instances, not "
+                          f"{type(instances).__name__} (wrap one instance in a list)")
+    values, depth = [], 0
+    for index, instance in enumerate(instances):  # each through the door: plain JSON only
+        value, instance_depth = read_json(as_data(instance, f"instance {index}"), f"instance {index}")
+        values.append(value)
+        depth = max(depth, instance_depth)
+    if not values:
+        raise SchemaError("infer_schema needs at least one instance")
+    return call_with_depth(depth, lambda: _as_mapping(infer_node(values, REGISTRY)))
+
+
+def _as_mapping(node: SchemaNode) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": node.type}
+    if node.properties is not None:
+        out["properties"] = {k: _as_mapping(v) for k, v in node.properties.items()}
+    if node.items is not None:
+        out["items"] = _as_mapping(node.items)
+    return out
+
+
+def annotate_schema(schema: Any, type_defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A copy of ``schema`` (a mapping, a file or a pydantic model class) where every leaf
+    without ``x-eval-compare`` (and not skipped) names its default comparator: strings and
+    booleans ``exact``, numbers ``numeric`` (see ``set_type_default``), changed per type by
+    ``type_defaults``. References stay as they are; the leaves they lead to are annotated
+    where they are defined (``$defs``, ``definitions``)."""
+    if type_defaults is not None and not isinstance(type_defaults, Mapping):
+        raise ConfigError(f"annotate_schema: type_defaults maps JSON types to comparators, "
+                          f"not {type(type_defaults).__name__}")
+    for json_type, comparator in (type_defaults or {}).items():
+        REGISTRY.check_type_default(json_type, comparator, "annotate_schema: type_defaults")
+    defaults = {**REGISTRY.type_defaults, **(type_defaults or {})}
+    contents = load_schema(schema).contents
+
+    def annotated() -> dict[str, Any]:
+        out = copy.deepcopy(dict(contents))
+        _annotate(out, defaults, set())
+        return out
+
+    return _with_room(contents, annotated)
+
+
+# A schema of a value nested MAX_DEPTH levels (the door's bound) nests about twice as deep
+# (an object's "properties" is a level of its own).
+MAX_SCHEMA_DEPTH = 2 * MAX_DEPTH + 10
+_TOO_DEEP = "the schema nests too deeply to read (its references lead deeper than it nests)"
+
+
+def _with_room(contents: Any, fn: Callable[[], T]) -> T:
+    """``fn()``, reading a schema whose document is ``contents``, with stack for its depth."""
+    depth = nesting(contents, MAX_SCHEMA_DEPTH)
+    if depth > MAX_SCHEMA_DEPTH:
+        raise SchemaError(f"the schema nests more than {MAX_SCHEMA_DEPTH:,} levels")
+    try:
+        return call_with_depth(depth, fn)
+    except RecursionError:
+        raise SchemaError(_TOO_DEEP) from None
+
+
+_COMPOSED = ("$ref", "allOf", "anyOf", "oneOf")
+
+
+def _annotate(node: Any, defaults: Mapping[str, Any], seen: set[int]) -> None:
+    if not isinstance(node, dict) or id(node) in seen:
+        return
+    seen.add(id(node))
+    for key in ("$defs", "definitions"):
+        if isinstance(node.get(key), dict):
+            for child in node[key].values():
+                _annotate(child, defaults, seen)
+    props = node.get("properties")
+    items = node.get("items")
+    branches = [b for k in ("allOf", "anyOf", "oneOf") if isinstance(node.get(k), list) for b in node[k]]
+    if isinstance(props, dict) and props:
+        for child in props.values():
+            _annotate(child, defaults, seen)
+    elif isinstance(items, dict):
+        _annotate(items, defaults, seen)
+    elif branches:
+        real = [b for b in branches if not _null_only(b)]
+        if (len(real) > 1 and not any(k in node for k in ("$ref", "allOf")) and "x-eval-compare" not in node
+                and all(_plain_scalar(b) for b in real)):
+            node["x-eval-compare"] = defaults.get("multi", "exact")  # a node of several types
+            return
+        for branch in branches:
+            _annotate(branch, defaults, seen)
+    elif ("x-eval-compare" not in node and not node.get("x-eval-skip") and "$ref" not in node
+          and not _null_only(node)):
+        node["x-eval-compare"] = defaults.get(_primary_type(node.get("type")) or "", "exact")
+
+
+def _null_only(node: Any) -> bool:
+    return isinstance(node, Mapping) and (node.get("type") == "null" or node.get("enum") == [None])
+
+
+def _plain_scalar(node: Any) -> bool:
+    return (isinstance(node, Mapping) and not any(k in node for k in (*_COMPOSED, "properties", "items"))
+            and node.get("type") in ("string", "number", "integer", "boolean"))
+
+
+def _primary_type(kind: Any) -> str | None:
+    if isinstance(kind, list):
+        real = [k for k in kind if k != "null"]
+        return real[0] if len(real) == 1 else ("multi" if real else "null")
+    return kind if isinstance(kind, str) else None
+
+
+# -- parsing ----------------------------------------------------------------------------------
+
+
+def parse_schema(schema: Any, registry: Any, reader: SchemaReader | None = None) -> SchemaNode:
+    """Check an eval schema (a mapping, a file, a pydantic model class) and bind its
+    comparators and transforms; errors name the node. ``reader`` reads a dialect's own keys
+    (structeval's, under structural_f1)."""
+    loaded = load_schema(schema)
+    return _with_room(loaded.contents, lambda: _Builder(registry, reader).node(loaded.root, "$"))
+
+
+class _Builder:
+    """Builds the SchemaNode graph of one schema: each schema node once, however many
+    references lead to it, so a recursive schema becomes a cycle."""
+
+    def __init__(self, registry: Any, reader: SchemaReader | None) -> None:
+        self.registry = registry
+        self.reader = reader
+        self.built: dict[tuple[int, ...], SchemaNode] = {}
+
+    def node(self, parts: Parts, where: str) -> SchemaNode:
+        key = tuple(id(raw) for raw, _ in parts)
+        found = self.built.get(key)
+        if found is not None:
+            return found
+        located = locate(parts, where)
+        keywords = located.keywords
+        kind = keywords.get("type")
+        kinds = [k for k in (kind if isinstance(kind, list) else [kind]) if k is not None]
+        bad = [k for k in kinds if k not in JSON_SCHEMA_TYPES]
+        if bad:
+            raise SchemaError(f"schema node {where}: unknown type {bad[0]!r}; known: {known_names(JSON_SCHEMA_TYPES)}")
+        primary = _primary_type(kind)
+        real = tuple(k for k in kinds if k != "null")
+        spec = _node_spec(keywords, self.registry, where, self.reader,
+                          is_array=primary == "array" or (primary is None and located.items is not None))
+        if located.union and spec.comparator is None and not spec.skip:
+            raise SchemaError(
+                f"schema node {where}: a union of {len(located.union)} shapes "
+                f"({', '.join(located.union)}) cannot be scored field by field; give the node "
+                f"x-eval-compare to compare its value whole, or x-eval-skip to leave it out")
+        node = SchemaNode(type=primary, raw=keywords, spec=spec,
+                          nullable=located.nullable or "null" in kinds,
+                          allowed=real if primary == "multi" else ())
+        self.built[key] = node  # before the children: a recursive schema comes back here
+        if located.properties is not None:
+            node.properties = {name: self.node(child, key_segment("" if where == "$" else where, name))
+                               for name, child in located.properties.items()}
+        if located.items is not None:
+            node.items = self.node(located.items, ("" if where == "$" else where) + "[]")
+        node.default_comparator = self.registry.comparator(self.registry.type_default(node.type))
+        return node.seal()
+
+
+def _node_spec(schema: Mapping[str, Any], registry: Any, where: str, reader: SchemaReader | None,
+               is_array: bool) -> FieldSpec:
+    """The spec a schema node's ``x-eval-*`` keys (and a dialect's) give."""
+    unknown = [k for k in schema if isinstance(k, str) and k.startswith("x-eval-") and k not in X_KEYS]
+    if unknown:
+        warnings.warn(f"schema node {where}: unknown keys {unknown} are not read; known: "
+                      f"{', '.join(X_KEYS)}", SchemaWarning, stacklevel=6)
+    if reader is None and "x-override-evaluator" in schema:
+        warnings.warn(f"schema node {where}: x-override-evaluator is structeval's key, read under "
+                      f"structural_f1 only; this metric uses x-eval-compare", SchemaWarning, stacklevel=6)
+    if "x-eval-align" in schema and not is_array:
+        raise SchemaError(f"schema node {where}: x-eval-align is only valid on arrays, and this node "
+                          f"is {_primary_type(schema.get('type')) or 'not typed as one'}")
+    try:
+        comparator = (registry.comparator(schema["x-eval-compare"])
+                      if "x-eval-compare" in schema else None)
+        if reader is not None:
+            dialect = reader(schema, registry, where)
+            if dialect is not None and comparator is None:
+                comparator = dialect
+        transform = (parse_transforms(schema["x-eval-transform"], registry)
+                     if "x-eval-transform" in schema else None)
+        align = parse_align(schema["x-eval-align"], "x-eval-align") if "x-eval-align" in schema else None
+    except SchemaError:
+        raise
+    except ConfigError as exc:
+        raise SchemaError(f"schema node {where}: {exc}") from None
+    skip = schema.get("x-eval-skip", False)
+    if not isinstance(skip, bool):
+        raise SchemaError(f"schema node {where}: x-eval-skip must be true or false, not {shown(skip)}")
+    weight = schema.get("x-eval-weight")
+    if weight is not None:
+        try:
+            weight = parse_weight(weight, "x-eval-weight")
+        except ConfigError as exc:
+            raise SchemaError(f"schema node {where}: {exc}") from None
+    return FieldSpec(comparator, transform, align, None, skip, weight)
+
+
+def parse_weight(value: Any, what: str) -> float:
+    """A field weight: a finite number >= 0, or ConfigError naming ``what``."""
+    if not is_finite_number(value) or value < 0:
+        raise ConfigError(f"{what} must be a number >= 0, not {shown(value)}")
+    return float(value)
+
+
+def infer_node(values: list[Any], registry: Any) -> SchemaNode:
+    """``parse_schema(infer_schema(values))`` without the intermediate mapping: leaves are
+    shared per type, so inferring a record's schema costs one node per container."""
+    first = next((v for v in values if v is not None), None)
+    if first is None:
+        return _shared_leaf("string", registry)
+    leaf = _leaf_table(registry).get(type(first))
+    if leaf is not None:
+        return leaf
+    kind = schema_type(first)
+    if kind == "object":
+        dicts = [v for v in values if isinstance(v, Mapping)]
+        if len(dicts) == 1:
+            table = _leaf_table(registry)
+            props = {}
+            for k, v in dicts[0].items():
+                leaf = table.get(type(v))
+                props[k] = leaf if leaf is not None else infer_node([v], registry)
+        else:
+            keys: dict[str, None] = {}
+            for d in dicts:
+                keys.update(dict.fromkeys(d))
+            props = {k: infer_node([d.get(k) for d in dicts], registry) for k in keys}
+        return SchemaNode(type="object", properties=props,
+                          default_comparator=_shared_leaf("object", registry).default_comparator).seal()
+    if kind == "array":
+        pooled = [x for v in values if isinstance(v, (list, tuple)) for x in v]
+        items = infer_node(pooled, registry) if pooled else _shared_leaf("string", registry)
+        return SchemaNode(type="array", items=items,
+                          default_comparator=_shared_leaf("array", registry).default_comparator).seal()
+    return _shared_leaf(kind, registry)
+
+
+_LEAVES: dict[tuple[int, int, str], SchemaNode] = {}
+_LEAF_TABLES: dict[tuple[int, int], dict[type, SchemaNode]] = {}
+
+
+def _leaf_table(registry: Any) -> dict[type, SchemaNode]:
+    """Python scalar type -> the shared leaf node inference gives it (null: string)."""
+    key = (id(registry), registry.generation)
+    table = _LEAF_TABLES.get(key)
+    if table is None:
+        if len(_LEAF_TABLES) > 64:
+            _LEAF_TABLES.clear()
+        table = _LEAF_TABLES[key] = {
+            str: _shared_leaf("string", registry), bool: _shared_leaf("boolean", registry),
+            int: _shared_leaf("integer", registry), float: _shared_leaf("number", registry),
+            type(None): _shared_leaf("string", registry)}
+    return table
+
+
+def _shared_leaf(kind: str, registry: Any) -> SchemaNode:
+    key = (id(registry), registry.generation, kind)
+    node = _LEAVES.get(key)
+    if node is None:
+        if len(_LEAVES) > 512:
+            _LEAVES.clear()
+        node = _LEAVES[key] = SchemaNode(
+            type=kind, default_comparator=registry.comparator(registry.type_default(kind))).seal()
+    return node
+
+
+def parse_transforms(spec: Any, registry: Any) -> TransformFn | None:
+    if isinstance(spec, (str, Mapping)):
+        spec = [spec]
+    if not isinstance(spec, (list, tuple)):
+        raise ConfigError(f"transforms are a list of names or {{name: params}}, not {shown(spec)}")
+    return chain([registry.transform(item) for item in spec])
+
+
+# -- validation -------------------------------------------------------------------------------
+
+
+def validate_gold(gold: Any, schema: Any, registry: Any = None) -> list[str]:
+    """Check gold records against an eval schema (a mapping, a file or a pydantic model
+    class; references followed). Fields the schema does not know and values of the wrong type
+    are errors (one SchemaError listing them all); schema fields a record lacks are returned
+    as warnings."""
+    root = parse_schema(schema, registry or REGISTRY)
+    records = gold if isinstance(gold, (list, tuple)) and root.type != "array" else [gold]
+    errors: list[str] = []
+    warnings_found: list[str] = []
+    for index, record in enumerate(records):
+        # through the door comparisons use: numpy values, tuples and subclasses as the JSON
+        # they hold, so gold fits the schema inferred from it
+        value, depth = read_json(as_data(record, f"record {index}"), f"record {index}")
+        call_with_depth(depth, partial(_check, value, root, f"record {index}", "", errors,
+                                       warnings_found))
+    if errors:
+        raise SchemaError("gold does not fit the schema:\n  " + "\n  ".join(errors))
+    return warnings_found
+
+
+def _fits(value: Any, node: SchemaNode) -> bool:
+    kind = node.type
+    if kind is None:
+        return True
+    actual = schema_type(value)
+    allowed = node.allowed if kind == "multi" else (kind,)
+    return actual in allowed or (actual == "integer" and "number" in allowed)
+
+
+def _check(value: Any, node: SchemaNode, record: str, path: str,
+           errors: list[str], warnings_found: list[str]) -> None:
+    if value is None or node.skip:
+        return
+    where = f"{record}: {path or '$'}"
+    if not _fits(value, node):
+        wanted = " or ".join(node.allowed) if node.type == "multi" else node.type
+        errors.append(f"{where} is {schema_type(value)}, the schema says {wanted}")
+        return
+    if node.spec.comparator is not None:
+        return
+    if isinstance(value, Mapping) and node.properties is not None:
+        for key in value:
+            if key not in node.properties:
+                errors.append(f"{where}: field {key!r} is not in the schema")
+        for key, child in node.properties.items():
+            child_path = key_segment(path, key)
+            if key in value:
+                _check(value[key], child, record, child_path, errors, warnings_found)
+            elif not child.skip:
+                warnings_found.append(f"{record}: {child_path} is missing")
+    elif isinstance(value, (list, tuple)) and node.items is not None:
+        for i, item in enumerate(value):
+            _check(item, node.items, record, index_segment(path, i), errors, warnings_found)

@@ -1,0 +1,453 @@
+"""Schemas as users have them: a mapping, a JSON or YAML file, or a pydantic model class, read
+through their references.
+
+:func:`load_schema` turns any of these into a :class:`LoadedSchema`: the document, and a
+``referencing`` resolver for its ``$ref``s (within the document, ``$defs`` and
+``definitions``, and files next to it; never the network). :func:`locate` reads one node the
+way the scorer needs it: references followed (with the keys written beside them laid over),
+``allOf`` merged, a nullable union (``anyOf``/``oneOf`` with a ``{"type": "null"}`` branch)
+read as its other branch. Children are handed back unread, as :data:`Parts`, so a recursive
+schema is followed only as deep as the data goes.
+
+A construct the scorer cannot honour is loud: a union of two shapes is a SchemaError naming
+the schema path (unless the node is compared whole or skipped), and a keyword that would
+change which fields exist or how they compare, and is not read (``patternProperties``,
+``prefixItems``, ``if``/``then``/``else``, ...), is a :class:`SchemaWarning`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from ..core.errors import SchemaError, SchemaWarning, shown
+from ..reading.files import read_regular_text
+from ..reading.safe_yaml import parse_yaml
+
+# One source of a node's keywords: a raw schema mapping and the resolver its references use.
+Part = tuple[Mapping[str, Any], Any]
+Parts = tuple[Part, ...]
+
+# Keywords that would change which fields exist or how they compare, and are not read.
+_UNHONOURED = {
+    "patternProperties": "fields matching a pattern are not given its schema",
+    "prefixItems": "array positions are not given their own schemas",
+    "additionalItems": "array positions are not given their own schemas",
+    "if": "conditional schemas are not applied",
+    "then": "conditional schemas are not applied",
+    "else": "conditional schemas are not applied",
+    "dependentSchemas": "conditional schemas are not applied",
+    "dependencies": "conditional schemas are not applied",
+    "unevaluatedProperties": "it is not applied",
+    "unevaluatedItems": "it is not applied",
+    "contains": "it is not applied",
+    "propertyNames": "it is not applied",
+    "$dynamicRef": "dynamic references are not followed",
+    "$recursiveRef": "dynamic references are not followed",
+}
+_SCALARS = frozenset({"string", "number", "integer", "boolean", "null"})
+
+
+@dataclass(frozen=True)
+class LoadedSchema:
+    """A schema document and the resolver its references start from. ``origin`` names it in
+    messages (a file path, a model class, or ``schema``)."""
+
+    contents: Mapping[str, Any]
+    resolver: Any
+    origin: str = "schema"
+
+    @property
+    def root(self) -> Parts:
+        return ((self.contents, self.resolver),)
+
+
+@dataclass(frozen=True)
+class Located:
+    """One schema node as the scorer reads it. ``keywords``: its own keys with every
+    reference followed and ``allOf`` merged (``type`` a string or a list); ``properties``
+    and ``items``: its children, unread; ``nullable``: a union offered null besides;
+    ``union``: the types of a union of shapes that only a whole-value comparison can honour."""
+
+    keywords: Mapping[str, Any]
+    properties: dict[str, Parts] | None
+    items: Parts | None
+    nullable: bool = False
+    union: tuple[str, ...] = ()
+
+
+# -- loading ------------------------------------------------------------------------------------
+
+_FILES: dict[str, tuple[float, LoadedSchema]] = {}
+_MAPPINGS: dict[int, LoadedSchema] = {}
+_MODELS: dict[Any, LoadedSchema] = {}
+_CACHE_LIMIT = 256
+
+
+def is_model_class(source: Any) -> bool:
+    """A pydantic model class (or anything else that makes its JSON Schema the same way)."""
+    return isinstance(source, type) and callable(getattr(source, "model_json_schema", None))
+
+
+def load_schema(source: Any) -> LoadedSchema:
+    """A schema given as a mapping, as a path to a JSON or YAML file, or as a pydantic model
+    class (its ``model_json_schema()``), with the resolver of its references."""
+    if isinstance(source, LoadedSchema):
+        return source
+    if isinstance(source, Mapping):
+        cached = _MAPPINGS.get(id(source))
+        if cached is not None and cached.contents is source:
+            return cached
+        loaded = LoadedSchema(source, _resolver(source, _base_of_mapping(source)))
+        if len(_MAPPINGS) >= _CACHE_LIMIT:
+            _MAPPINGS.clear()
+        _MAPPINGS[id(source)] = loaded  # holds the mapping: its id is not reused meanwhile
+        return loaded
+    if is_model_class(source):
+        return _load_model(source)
+    if isinstance(source, (str, os.PathLike)):
+        return _load_file(Path(source))
+    raise SchemaError(f"a schema is a mapping, a file path or a pydantic model class, "
+                      f"not {type(source).__name__}")
+
+
+def _load_model(model: type) -> LoadedSchema:
+    loaded = _MODELS.get(model)
+    if loaded is None:
+        name = getattr(model, "__name__", "model")
+        try:
+            contents = model.model_json_schema()  # type: ignore[attr-defined]
+        except Exception as exc:  # noqa: BLE001 - the model's own failure, named
+            raise SchemaError(f"{name}.model_json_schema() failed: {type(exc).__name__}: {exc}") from None
+        if not isinstance(contents, Mapping):
+            raise SchemaError(f"{name}.model_json_schema() returned {type(contents).__name__}, not a mapping")
+        loaded = LoadedSchema(contents, _resolver(contents, _base_of_mapping(contents)), name)
+        if len(_MODELS) >= _CACHE_LIMIT:
+            _MODELS.clear()
+        _MODELS[model] = loaded
+    return loaded
+
+
+def _load_file(path: Path) -> LoadedSchema:
+    try:
+        stamp = path.stat().st_mtime
+    except OSError as exc:
+        raise SchemaError(f"cannot read schema file {str(path)!r}: {exc.strerror}") from None
+    cached = _FILES.get(str(path))
+    if cached and cached[0] == stamp:
+        return cached[1]
+    contents = read_schema_file(path, str(path))
+    loaded = LoadedSchema(contents, _resolver(contents, path.resolve().as_uri()), str(path))
+    if len(_FILES) >= _CACHE_LIMIT:
+        _FILES.clear()
+    _FILES[str(path)] = (stamp, loaded)
+    return loaded
+
+
+def read_schema_file(path: Path, shown: str) -> Mapping[str, Any]:
+    """The mapping a JSON or YAML (``.yaml``, ``.yml``) schema file holds."""
+    text = read_regular_text(path, "schema file", SchemaError, shown=shown)
+    if path.suffix.lower() in (".yaml", ".yml"):
+        # the case files' safe reader: plain data, keys checked, aliases bounded
+        data, _ = parse_yaml(text, shown, SchemaError)
+    else:
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise SchemaError(f"schema file {shown!r} is not JSON: {exc}") from None
+    if not isinstance(data, Mapping):
+        raise SchemaError(f"schema file {shown!r} must hold a mapping")
+    return data
+
+
+def _base_of_mapping(contents: Mapping[str, Any]) -> str:
+    """A mapping's base URI: its absolute ``$id``, else the working directory (so that a
+    ``$ref`` to ``money.json`` reads the file there)."""
+    given = contents.get("$id")
+    if isinstance(given, str) and urlsplit(given).scheme:
+        return given
+    return Path.cwd().resolve().as_uri() + "/"
+
+
+def _resolver(contents: Mapping[str, Any], base_uri: str) -> Any:
+    from referencing import Registry
+
+    resource = _resource(contents)
+    registry = Registry(retrieve=_retrieve).with_resource(base_uri, resource)  # type: ignore[call-arg]
+    return registry.resolver(base_uri=base_uri)
+
+
+def _resource(contents: Mapping[str, Any]) -> Any:
+    from referencing import Resource
+    from referencing.jsonschema import DRAFT202012
+
+    try:
+        return Resource.from_contents(contents, default_specification=DRAFT202012)
+    except Exception as exc:  # noqa: BLE001 - e.g. an unknown $schema dialect
+        raise SchemaError(f"cannot read the schema: {type(exc).__name__}: {exc}") from None
+
+
+def _retrieve(uri: str) -> Any:
+    """Read a referenced document: local files only, never the network."""
+    parts = urlsplit(uri)
+    if parts.scheme != "file":
+        raise SchemaError(f"{uri!r}: only files are read (nothing is fetched from the network)")
+    path = Path(unquote(parts.path))
+    return _resource(read_schema_file(path, str(path)))
+
+
+# -- reading one node ---------------------------------------------------------------------------
+
+
+def locate(parts: Parts, where: str) -> Located:
+    """The node ``parts`` stand for (usually one raw mapping; several when ``allOf``
+    branches give the same property), read through its references. Errors name ``where``."""
+    nodes = []
+    for raw, resolver in parts:
+        keywords, found = _flatten(raw, resolver, where, frozenset())
+        nodes.append(_merge(found, keywords, where))
+    return nodes[0] if len(nodes) == 1 else _merge(nodes, {}, where)
+
+
+def _flatten(raw: Any, resolver: Any, where: str, seen: frozenset[int]
+             ) -> tuple[dict[str, Any], list[Located]]:
+    """A raw node's own keywords, and the nodes its ``$ref``, ``allOf`` and union stand
+    for (to be merged under them)."""
+    if not isinstance(raw, Mapping):
+        if raw is True or raw == {}:
+            return {}, []
+        raise SchemaError(f"schema node {where} must be a mapping, not {type(raw).__name__}")
+    if id(raw) in seen:
+        raise SchemaError(f"schema node {where}: $ref refers to itself without adding anything")
+    seen = seen | {id(raw)}
+    resolver = _enter(raw, resolver)
+    _warn_unhonoured(raw, where)
+    found: list[Located] = []
+    if "$ref" in raw:
+        target, target_resolver = _follow(raw["$ref"], resolver, where)
+        keywords, inner = _flatten(target, target_resolver, where, seen)
+        found.append(_merge(inner, keywords, where))
+    branches = raw.get("allOf")
+    if branches is not None:
+        if not isinstance(branches, list):
+            raise SchemaError(f"schema node {where}: allOf must be a list")
+        for branch in branches:
+            keywords, inner = _flatten(branch, resolver, where, seen)
+            found.append(_merge(inner, keywords, where))
+    for union_key in ("anyOf", "oneOf"):
+        if union_key in raw:
+            found.append(_union(raw, union_key, resolver, where, seen))
+    own: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key in ("$ref", "allOf", "anyOf", "oneOf"):
+            continue
+        if key == "properties":
+            if not isinstance(value, Mapping):
+                raise SchemaError(f"schema node {where}: properties must be a mapping")
+            own[key] = {name: ((child, resolver),) for name, child in value.items()}
+        elif key == "items":
+            if isinstance(value, list):  # draft 4-7 positional items
+                _warn(where, "items", "array positions are not given their own schemas")
+                continue
+            own[key] = ((value, resolver),)
+        else:
+            own[key] = value
+    if raw.get("nullable") is True:
+        own["nullable"] = True
+    return own, found
+
+
+def _enter(raw: Mapping[str, Any], resolver: Any) -> Any:
+    """The resolver inside ``raw``: a nested ``$id`` starts a new base URI."""
+    if "$id" in raw and isinstance(raw["$id"], str):
+        try:
+            return resolver.in_subresource(_resource(raw))
+        except SchemaError:
+            raise
+        except Exception:  # noqa: BLE001 - an $id the library cannot use leaves the base as is
+            return resolver
+    return resolver
+
+
+def _follow(ref: Any, resolver: Any, where: str) -> tuple[Any, Any]:
+    if not isinstance(ref, str):
+        raise SchemaError(f"schema node {where}: $ref must be a string, not {shown(ref)}")
+    from referencing.exceptions import Unresolvable
+
+    try:
+        resolved = resolver.lookup(ref)
+    except SchemaError as exc:
+        raise SchemaError(f"schema node {where}: {exc}") from None
+    except Unresolvable as exc:
+        raise SchemaError(f"schema node {where}: $ref {ref!r} cannot be resolved ({_why(exc)})") from None
+    except Exception as exc:  # noqa: BLE001 - the library crawls the whole document first
+        raise SchemaError(f"schema node {where}: $ref {ref!r} cannot be resolved: the library "
+                          f"could not read the schema ({type(exc).__name__}: {shown(str(exc), 120)}); "
+                          f"every subschema must be a mapping, true or false") from None
+    return resolved.contents, resolved.resolver
+
+
+def _why(exc: BaseException) -> str:
+    """The first reason in an exception's chain that says more than the reference itself."""
+    seen = 0
+    cause: BaseException | None = exc
+    while cause is not None and seen < 8:
+        if isinstance(cause, SchemaError):
+            return str(cause)
+        cause = cause.__cause__ or cause.__context__
+        seen += 1
+    return type(exc).__name__
+
+
+def _union(raw: Mapping[str, Any], key: str, resolver: Any, where: str, seen: frozenset[int]
+           ) -> Located:
+    """An ``anyOf``/``oneOf``: null branches dropped; one branch left is the node; branches
+    of different types are one node of several types, compared whole; two branches of one
+    container type (two object shapes) are a union the scorer can only compare whole when
+    told to (``union`` lists them)."""
+    branches = raw[key]
+    if not isinstance(branches, list) or not branches:
+        raise SchemaError(f"schema node {where}: {key} must be a non-empty list")
+    kept: list[Located] = []
+    nullable = False
+    for branch in branches:
+        keywords, inner = _flatten(branch, resolver, where, seen)
+        node = _merge(inner, keywords, where)
+        if _is_null_only(node):
+            nullable = True
+        else:
+            kept.append(node)
+    if not kept:
+        return Located({"type": "null"}, None, None, nullable=True)
+    if len(kept) == 1:
+        only = kept[0]
+        return Located(only.keywords, only.properties, only.items, nullable or only.nullable, only.union)
+    kinds = [_kind(node) for node in kept]
+    containers = [kind for kind in kinds if kind in ("object", "array")]
+    if len(containers) == len(set(containers)):
+        # branches of different types (string or integer, an object or a string): one field
+        # of several types, compared whole, as a list-valued type is (extract-eval's reading);
+        # a branch that allows anything leaves the type open
+        if None in kinds:
+            return Located({}, None, None, nullable)
+        types = sorted({k for kind in kinds if kind is not None for k in kind.split("/")})
+        return Located({"type": types if len(types) > 1 else types[0]}, None, None, nullable)
+    shown = tuple(kind or "any" for kind in kinds)
+    return Located({}, None, None, nullable, union=shown)
+
+
+def _is_null_only(node: Located) -> bool:
+    """A branch that allows nothing but null."""
+    if node.properties is not None or node.items is not None or node.union:
+        return False
+    kw = node.keywords
+    return (_types(kw.get("type")) == {"null"} or kw.get("enum") == [None]
+            or ("const" in kw and kw["const"] is None))
+
+
+def _kind(node: Located) -> str | None:
+    kinds = [k for k in _types(node.keywords.get("type")) if k != "null"]
+    if len(kinds) == 1:
+        return kinds[0]
+    if node.properties is not None:
+        return "object"
+    if node.items is not None:
+        return "array"
+    return None if not kinds else "/".join(sorted(kinds))
+
+
+def _types(kind: Any) -> set[str]:
+    if isinstance(kind, str):
+        return {kind}
+    if isinstance(kind, list):
+        return {k for k in kind if isinstance(k, str)}
+    return set()
+
+
+# -- merging ------------------------------------------------------------------------------------
+
+# Keys whose values must agree when allOf branches (or a reference and its target) meet.
+_MUST_AGREE = ("x-eval-compare", "x-eval-transform", "x-eval-align", "x-eval-skip",
+               "x-eval-weight", "x-override-evaluator")
+
+
+def _merge(pieces: list[Located], own: Mapping[str, Any], where: str) -> Located:
+    """``pieces`` (a reference's target, allOf branches, a union's branch) merged, then the
+    node's own keywords laid over them: pieces must agree on how the node is scored, the
+    node's own keys may change it."""
+    mine = _as_located(own)
+    if not pieces:
+        return mine
+    keywords: dict[str, Any] = {}
+    properties: dict[str, Parts] | None = None
+    items: Parts | None = None
+    nullable = False
+    union: tuple[str, ...] = ()
+    kinds: set[str] | None = None
+    for piece in [*pieces, mine]:
+        for key, value in piece.keywords.items():
+            if key == "type":
+                kinds = _intersect(kinds, _types(value), where)
+            elif key == "required" and isinstance(value, list):
+                keywords[key] = list(dict.fromkeys([*keywords.get(key, []), *value]))
+            elif (key in _MUST_AGREE and piece is not mine and key in keywords
+                  and keywords[key] != value):
+                raise SchemaError(f"schema node {where}: allOf branches give different {key} "
+                                  f"({keywords[key]!r} and {value!r})")
+            else:
+                keywords[key] = value
+        if piece.properties is not None:
+            properties = dict(properties or {})
+            for name, parts in piece.properties.items():
+                properties[name] = properties.get(name, ()) + parts
+        if piece.items is not None:
+            items = (items or ()) + piece.items
+        nullable = nullable or piece.nullable
+        union = union or piece.union
+    if kinds is not None:
+        ordered = sorted(kinds)
+        keywords["type"] = ordered[0] if len(ordered) == 1 else ordered
+    return Located(keywords, properties, items, nullable, union)
+
+
+def _as_located(own: Mapping[str, Any]) -> Located:
+    keywords = {k: v for k, v in own.items() if k not in ("properties", "items")}
+    return Located(keywords, own.get("properties"), own.get("items"),
+                   bool(own.get("nullable")) or "null" in _types(own.get("type")))
+
+
+def _intersect(kinds: set[str] | None, more: set[str], where: str) -> set[str]:
+    if kinds is None or not kinds:
+        return set(more)
+    if not more:
+        return kinds
+    both = kinds & more
+    if "number" in kinds and "integer" in more or "integer" in kinds and "number" in more:
+        both.add("integer")
+    if not both:
+        raise SchemaError(f"schema node {where}: allOf branches disagree on type "
+                          f"({'/'.join(sorted(kinds))} and {'/'.join(sorted(more))})")
+    return both
+
+
+# -- loud about what is not read -----------------------------------------------------------------
+
+
+def _warn_unhonoured(raw: Mapping[str, Any], where: str) -> None:
+    for key, why in _UNHONOURED.items():
+        if key in raw:
+            _warn(where, key, why)
+    extra = raw.get("additionalProperties")
+    if isinstance(extra, Mapping) and extra and "properties" not in raw:
+        _warn(where, "additionalProperties",
+              "the object's keys are not given its schema; the object is compared whole")
+
+
+def _warn(where: str, key: str, why: str) -> None:
+    warnings.warn(f"schema node {where}: {key} is not read: {why}", SchemaWarning, stacklevel=5)

@@ -1,0 +1,233 @@
+"""assert_json_match, the ``json_match`` helper behind the fixture, and the failure message.
+
+Pure string formatting: nothing here imports pytest. The session settings and the verbosity
+come from :mod:`pytest_jsonmatch.plugin.channel`, which the plugin fills in.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ..engine.configuring.walk_config import unit_number
+from ..engine.core.errors import ComparatorError, JsonMatchError, printable, shown
+from ..engine.core.values import MISSING
+from ..engine.match import match_json
+from ..engine.results.field_results import BATCH_ERROR, SCORE_EPSILON, SKIPPED, FieldResult, MatchResult
+from . import channel as recording
+
+# How many fields (and pairings) a failure message lists, by verbosity: -v raises it.
+FIELD_LIMITS = {0: 10, 1: 50}
+# How long one value may get in the message before it is cut, by verbosity.
+VALUE_WIDTHS = {0: 60, 1: 200}
+_STATUS_WIDTH = len("hallucination")
+
+
+def assert_json_match(actual: Any, expected: Any, metric: str | None = None,
+                      threshold: float | None = None, **options: Any) -> MatchResult:
+    """Score ``actual`` against ``expected`` and return the MatchResult; raise
+    AssertionError when the score is below ``threshold`` or a field is below its
+    ``min_score`` (the error's ``result`` and ``threshold`` attributes hold the details).
+
+    ``metric``, ``threshold`` and options default to the session's settings (ini
+    ``jsonmatch_metric``, ``jsonmatch_threshold``, ``jsonmatch_options``) when pytest runs
+    the plugin, else to ``field_f1`` and 1.0. ``threshold`` must be a number in [0, 1]
+    (ConfigError otherwise). Every call is recorded for the summary; one that cannot be
+    scored (a ParseError, an unknown option) is recorded as an error, then raised."""
+    __tracebackhide__ = True
+    return _check(actual, expected, metric, threshold, options, recording.defaults())
+
+
+class JsonMatcher:
+    """What the ``json_match`` fixture gives a test: ``json_match(actual, expected)`` is
+    :func:`assert_json_match` with the session's metric, threshold and options."""
+
+    def __init__(self, defaults: recording.Defaults) -> None:
+        self.defaults = defaults
+
+    @property
+    def metric(self) -> str:
+        return self.defaults.metric
+
+    @property
+    def threshold(self) -> float:
+        return self.defaults.threshold
+
+    @property
+    def options(self) -> Mapping[str, Any]:
+        return dict(self.defaults.options)
+
+    def __call__(self, actual: Any, expected: Any, metric: str | None = None,
+                 threshold: float | None = None, **options: Any) -> MatchResult:
+        __tracebackhide__ = True
+        return _check(actual, expected, metric, threshold, options, self.defaults)
+
+    def __repr__(self) -> str:
+        return f"<json_match metric={self.metric!r} threshold={self.threshold!r}>"
+
+
+def _check(actual: Any, expected: Any, metric: str | None, threshold: Any,
+           options: Mapping[str, Any], defaults: recording.Defaults) -> MatchResult:
+    __tracebackhide__ = True
+    result, limit = compare_and_record(actual, expected, metric, threshold, options, defaults)
+    if not result.passed(limit):
+        raise failure(result, limit, defaults.verbosity)
+    return result
+
+
+def compare_and_record(actual: Any, expected: Any, metric: str | None, threshold: Any,
+                       options: Mapping[str, Any], defaults: recording.Defaults, repeat: int = 0,
+                       source: str = "case", recorded: str = "") -> tuple[MatchResult, float]:
+    """Score and record one comparison (run ``repeat`` of its case, its output from
+    ``source``); return the result and the threshold it is held to. One that cannot be
+    scored is recorded as an error with its reason, and its error raised."""
+    __tracebackhide__ = True
+    name = metric or defaults.metric
+    limit = defaults.threshold
+    try:
+        if threshold is not None:
+            limit = unit_number(threshold, "threshold")
+        merged = {**session_options(name, defaults), **options}
+        result = match_json(actual, expected, metric=name, **merged)
+    except JsonMatchError as exc:
+        # a bad threshold is recorded too (held to the session's): every attempt counts
+        recording.record(recording.Outcome(str(name), limit, error=recording.one_line(exc),
+                                           repeat=repeat, source=source, recording=recorded))
+        # the message says it all: raised from here, not from deep inside the engine
+        raise exc.with_traceback(None) from None
+    if result.batch_errors:
+        # a judge that failed is not a low score: the comparison is an error, not a failure
+        exc = ComparatorError(batch_error_message(result))
+        recording.record(recording.Outcome(result.metric, limit, error=recording.one_line(exc),
+                                           repeat=repeat, source=source, recording=recorded))
+        raise exc
+    recording.record(recording.Outcome(result.metric, limit, result, result.passed(limit),
+                                       repeat=repeat, source=source, recording=recorded))
+    return result, limit
+
+
+def batch_error_message(result: MatchResult) -> str:
+    """What a comparison with fields a batch comparator could not score says: how many, the
+    comparators and their reasons, and the first paths."""
+    failed = [fr for fr in result.fields if fr.status == BATCH_ERROR]
+    reasons = sorted({fr.reason or f"batch comparator {fr.comparator!r} failed" for fr in failed})
+    paths = ", ".join(fr.display_path for fr in failed[:5]) + (", ..." if len(failed) > 5 else "")
+    noun = "field" if len(failed) == 1 else "fields"
+    return f"{result.metric}: {len(failed)} {noun} could not be scored ({'; '.join(reasons)}) at {paths}"
+
+
+def failure(result: MatchResult, threshold: float, verbosity: int) -> AssertionError:
+    """The AssertionError of a failed comparison (``result`` and ``threshold`` attached)."""
+    error = AssertionError(format_failure(result, threshold, verbosity))
+    error.result = result  # type: ignore[attr-defined]
+    error.threshold = threshold  # type: ignore[attr-defined]
+    return error
+
+
+def session_options(metric: str, defaults: recording.Defaults) -> dict[str, Any]:
+    """The session options that apply to a comparison under ``metric``: all of them for the
+    session's metric; for another metric only those it takes (``ignore``, ``fields`` ...)."""
+    options = dict(defaults.options)
+    if not options or metric == defaults.metric:
+        return options
+    from ..engine.comparing.registry import REGISTRY
+
+    try:
+        known = getattr(REGISTRY.metric(metric), "options", None)
+    except Exception:  # an unknown metric: match_json says so in its own words
+        return options
+    return options if known is None else {k: v for k, v in options.items() if k in known}
+
+
+# -- the failure message -----------------------------------------------------------------
+
+
+def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) -> str:
+    """The message of a failed comparison: a headline with metric, score, threshold and
+    P/R/F1; then the fields that cost points, worst first; array pairings that moved or
+    scored below 1; fields below their ``min_score``. Lists stop after a limit that
+    ``verbosity`` raises (10, 50 at -v, everything at -vv)."""
+    limit = FIELD_LIMITS.get(verbosity) if verbosity < 2 else None
+    width = VALUE_WIDTHS.get(verbosity) if verbosity < 2 else None
+    lines = [_headline(result, threshold)]
+
+    costly = [(fr.score, i, fr) for i, fr in enumerate(result.fields)
+              if fr.status != SKIPPED and fr.score < 1.0]
+    costly.sort(key=lambda t: (t[0], t[1]))
+    if costly:
+        lines.append(f"fields that cost points, worst first ({len(costly)}):")
+        shown = costly if limit is None else costly[:limit]
+        path_width = max(len(fr.display_path) for _, _, fr in shown)
+        lines.extend(_field_line(fr, path_width, width) for _, _, fr in shown)
+        lines.extend(_more(len(costly) - len(shown), "fields", verbosity))
+
+    pairings = [p for p in result.pairings if p.expected_index != p.actual_index or p.score < 1.0]
+    if pairings:
+        lines.append("array pairings (expected <-> actual):")
+        shown_p = pairings if limit is None else pairings[:limit]
+        lines.extend(f"  {p.path or '$'}: expected[{p.expected_index}] <-> actual[{p.actual_index}] "
+                     f"({format_score(p.score)})" for p in shown_p)
+        lines.extend(_more(len(pairings) - len(shown_p), "pairings", verbosity))
+
+    if result.floor_failures:
+        lines.append("fields below their min_score:")
+        lines.extend(f"  {f.path or '$'}: score {format_score(f.score)} < min_score {f.min_score:g}"
+                     for f in result.floor_failures)
+    return printable("\n".join(lines))  # reasons may quote a comparator's own message
+
+
+def _headline(result: MatchResult, threshold: float) -> str:
+    stats = (f"precision {result.precision:.4f}, recall {result.recall:.4f}, "
+             f"F1 {result.f1:.4f}")
+    if not result.floor_failures or result.score < threshold - SCORE_EPSILON:
+        return f"{result.metric}: score {result.score:.4f} < threshold {threshold:.4f} ({stats})"
+    n = len(result.floor_failures)
+    below = "1 field is" if n == 1 else f"{n} fields are"
+    return (f"{result.metric}: score {result.score:.4f} >= threshold {threshold:.4f}, "
+            f"but {below} below min_score ({stats})")
+
+
+def _field_line(fr: FieldResult, path_width: int, width: int | None) -> str:
+    actual = format_value(fr.actual, width)
+    if fr.actual_path and fr.actual_path != fr.path:
+        actual += f" (at {fr.actual_path})"
+    line = (f"  {fr.display_path:<{path_width}}  {fr.status:<{_STATUS_WIDTH}}  "
+            f"score {format_score(fr.score)}  expected {format_value(fr.expected, width)}  "
+            f"actual {actual}")
+    if fr.reason:
+        line += f"  ({fr.reason})"
+    return line
+
+
+def _more(hidden: int, what: str, verbosity: int) -> list[str]:
+    if hidden <= 0:
+        return []
+    hint = "-v shows up to 50, -vv all" if verbosity < 1 else "-vv shows all"
+    return [f"  ... {hidden} more {what} ({hint})"]
+
+
+def format_score(score: float) -> str:
+    """Two decimals, or four when two would round a non-perfect score up to 1.00."""
+    text = f"{score:.2f}"
+    if text == "1.00" and score < 1.0:
+        text = f"{score:.4f}"
+    return text
+
+
+def format_value(value: Any, width: int | None = 60) -> str:
+    """A value as compact JSON (``<missing>`` for an absent one), cut to ``width``
+    characters with ``...``."""
+    if value is MISSING:
+        return "<missing>"
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "),
+                          allow_nan=True, default=repr)
+    except (TypeError, ValueError):  # not JSON, or an integer too long to write out
+        text = shown(value, limit=1_000)
+    if isinstance(value, float) and not math.isfinite(value):
+        text = repr(value)
+    if width is not None and len(text) > width:
+        text = text[: max(width - 3, 1)] + "..."
+    return text

@@ -1,0 +1,43 @@
+"""Hooks that pytest-jsonmatch adds to pytest (implement them in a conftest.py or plugin).
+
+Every extension point is declared here once; the engine's registry is where registered
+comparators, transforms and metrics land.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+@pytest.hookspec(historic=True)
+def pytest_jsonmatch_register(registry: Any) -> None:
+    """Register custom comparators, transforms, metrics or post-processors.
+
+    Called once per session with the engine's :class:`~pytest_jsonmatch.Registry`: at
+    configure time for the plugins and conftest files loaded by then, and when it is
+    registered for a conftest file found later during collection. What a session
+    registers is removed again when it ends. Example::
+
+        def pytest_jsonmatch_register(registry):
+            registry.register_comparator("date", compare_dates, overwrite=True)
+    """
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_jsonmatch_target(case: Any, config: pytest.Config) -> Any:
+    """Produce the actual output of a golden case that gives ``input`` instead of ``actual``.
+
+    ``case`` is the :class:`~pytest_jsonmatch.plugin.golden.GoldenCase` (its ``input``, ``id``,
+    ``path`` and ``options``). Return the model's output (a mapping, or raw text that is
+    parsed leniently), or an awaitable of it; return None to leave the case to the ini
+    option ``jsonmatch_target``. The first non-None result wins.
+    """
+
+
+def pytest_jsonmatch_result(item: pytest.Item, result: Any, threshold: float, passed: bool) -> None:
+    """Called after every comparison made through the plugin, passing or failing, with the
+    test ``item`` it was made in, the :class:`~pytest_jsonmatch.MatchResult`, the threshold
+    it was held to and the verdict. Called before a failing comparison raises; runs in the
+    process that ran the test (an xdist worker, under ``-n``)."""

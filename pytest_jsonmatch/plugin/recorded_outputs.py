@@ -1,0 +1,93 @@
+"""Recorded outputs of golden cases that give ``input``: what the target returned, kept next to
+the case file so that a suite can run without calling the model.
+
+A recording lives in ``__recordings__/<case file name>/<case id>.json`` beside the case file
+(``<case id>.<k>.json`` for run k of a repeated case) and holds the raw output (text or a
+mapping), the SHA-256 of the input that produced it, and when it was made. A recording whose
+input no longer matches is stale. Recordings are written atomically.
+
+The modes are vcrpy's: ``off`` calls the target every time; ``once`` replays a recording
+when one exists and records when none does (or it is stale); ``none`` only replays (a missing
+or stale recording is an error); ``all`` calls the target and overwrites the recordings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from ..engine.core.errors import CaseFileError
+from ..reporting.atomic import write_atomic
+
+MODES = ("off", "once", "none", "all")
+FOLDER = "__recordings__"
+MAX_RECORDING_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Recording:
+    output: Any
+    input_sha256: str
+    recorded_at: str
+
+
+def recording_path(case_file: Path, case_id: str, repeat: int, runs: int) -> Path:
+    """Where run ``repeat`` of a case is recorded. The case id becomes a safe file name (a
+    ``/`` or ``..`` in an id can never lead outside the folder)."""
+    name = quote(case_id, safe="-_.")
+    if name.startswith("."):
+        name = "%2E" + name[1:]
+    suffix = f".{repeat}.json" if runs > 1 else ".json"
+    return case_file.parent / FOLDER / case_file.name / (name + suffix)
+
+
+def input_digest(value: Any) -> str:
+    """SHA-256 of the input as canonical JSON (sorted keys, no spaces)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def read_recording(path: Path) -> Recording | None:
+    """The recording at ``path``, or None when there is none."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CaseFileError(f"cannot read the recording {path}: {exc.strerror}") from None
+    if not path.is_file() or size > MAX_RECORDING_BYTES:
+        raise CaseFileError(f"the recording {path} is not a regular file of at most "
+                            f"{MAX_RECORDING_BYTES // 2**20} MB")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return Recording(data["output"], str(data["input_sha256"]), str(data["recorded_at"]))
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        raise CaseFileError(f"the recording {path} cannot be read ({exc}); delete it or "
+                            f"re-record with --jsonmatch-record=all") from None
+
+
+def write_recording(path: Path, case_id: str, input_value: Any, output: Any, repeat: int) -> None:
+    """Record a target's output (atomically)."""
+    record = {"case_id": case_id, "repeat": repeat, "input_sha256": input_digest(input_value),
+              "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+              "output": output}
+    try:
+        text = json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise CaseFileError(f"cannot record the output of case {case_id!r}: {exc} (a target "
+                            f"returns text or a JSON mapping)") from None
+    write_atomic(path, lambda fh: fh.write(text + "\n"))
+
+
+def relative(path: Path, root: Path) -> str:
+    try:
+        return os.fspath(path.relative_to(root))
+    except ValueError:
+        return os.fspath(path)

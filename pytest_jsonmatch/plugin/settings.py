@@ -1,0 +1,224 @@
+"""The session's settings, read once at start-up from flags and ini options (a flag wins over
+its ini value). A malformed setting stops pytest with one line saying what is wrong."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from ..engine.core.errors import JsonMatchError
+from ..reporting.aggregate import GROUP_BY, REPEAT_RULES
+from ..reporting.gates import GateSettings, parse_floors, parse_mode, parse_score
+from ..reporting.records import VALUE_MODES
+from . import channel as recording
+from .recorded_outputs import MODES as RECORD_MODES
+
+UPDATE_MODES = ("create", "fix", "all")
+
+# ini name -> (type, default, help)
+INI: dict[str, tuple[str, Any, str]] = {
+    "jsonmatch_metric": ("string", "field_f1",
+                         "jsonmatch: default metric of assert_json_match and json_match "
+                         "(default: field_f1)."),
+    "jsonmatch_threshold": ("string", "1.0",
+                            "jsonmatch: default threshold a comparison's score must reach "
+                            "(default: 1.0)."),
+    "jsonmatch_options": ("string", "",
+                          "jsonmatch: default metric options, a JSON or YAML mapping "
+                          "(e.g. {\"ignore\": [\"id\"]})."),
+    "jsonmatch_fail_under": ("string", "",
+                             "jsonmatch: fail the session when the overall score (mean of all "
+                             "case scores, errors counted as 0) is below this."),
+    "jsonmatch_field_floors": ("linelist", [],
+                               "jsonmatch: per-field floors, one 'field.path=score' a line, "
+                               "patterns allowed (e.g. items[].sku=0.9, items[].*=0.8)."),
+    "jsonmatch_max_drop": ("string", "0",
+                           "jsonmatch: with --jsonmatch-baseline, the largest drop of the "
+                           "overall or a field's mean score allowed (default: 0)."),
+    "jsonmatch_gate": ("string", "statistical",
+                       "jsonmatch: how a baseline drop fails the run: 'statistical' (beyond "
+                       "max_drop and its 95% interval below zero) or 'strict' (beyond max_drop)."),
+    "jsonmatch_strict": ("bool", False,
+                         "jsonmatch: a field floor that matches no field fails the session "
+                         "(default: false, a warning)."),
+    "jsonmatch_repeat_pass": ("string", "mean",
+                              "jsonmatch: when a repeated case passes: 'mean' (its mean score "
+                              "meets the threshold), 'all' or 'majority' of its runs do."),
+    "jsonmatch_group_by": ("string", "metric",
+                           "jsonmatch: per-field tables per 'metric', 'file' or 'folder'."),
+    "jsonmatch_record": ("string", "off",
+                         "jsonmatch: record and replay the outputs of 'input:' golden cases: off "
+                         "(call the target), once, none (replay only) or all (re-record)."),
+    "jsonmatch_junit_properties": ("bool", True,
+                                   "jsonmatch: add each comparison's metric and score as JUnit "
+                                   "XML properties (default: true)."),
+}
+
+# flag dest -> (flag, metavar, help); the ini option of the same name, if any, is its default;
+# a flag without a metavar is a switch
+FLAGS: dict[str, tuple[str, str, str]] = {
+    "jsonmatch_fail_under": ("--jsonmatch-fail-under", "SCORE",
+                             "fail the session when the overall score is below SCORE, even if "
+                             "every test passed (ini: jsonmatch_fail_under)."),
+    "jsonmatch_report": ("--jsonmatch-report", "PATH",
+                         "write the session's comparisons and aggregates as JSON to PATH "
+                         "(atomically, once, by the xdist controller)."),
+    "jsonmatch_report_values": ("--jsonmatch-report-values", "full|short|none",
+                                "how much of each field's expected and actual values the report "
+                                "keeps: short (200 characters, the default), full or none."),
+    "jsonmatch_html": ("--jsonmatch-html", "PATH",
+                       "write the report as one self-contained HTML page to PATH."),
+    "jsonmatch_markdown": ("--jsonmatch-markdown", "PATH",
+                           "write a Markdown summary to PATH (also written to "
+                           "$GITHUB_STEP_SUMMARY when that is set)."),
+    "jsonmatch_baseline": ("--jsonmatch-baseline", "PATH",
+                           "compare this run case by case with a report saved by "
+                           "--jsonmatch-report; the summary shows the deltas."),
+    "jsonmatch_max_drop": ("--jsonmatch-max-drop", "D",
+                           "with --jsonmatch-baseline: fail the session when the overall score "
+                           "or a field's mean score dropped by more than D (ini: "
+                           "jsonmatch_max_drop, default 0; see jsonmatch_gate)."),
+    "jsonmatch_group_by": ("--jsonmatch-group-by", "metric|file|folder",
+                           "print the per-field table per metric (default), case file or folder."),
+    "jsonmatch_update": ("--jsonmatch-update", "create|fix|all",
+                         "write actual outputs into golden case files as their 'expected': create "
+                         "(cases without one), fix (failing cases) or all (every case that differs)."),
+    "jsonmatch_update_in_ci": ("--jsonmatch-update-in-ci", "",
+                               "allow --jsonmatch-update although the CI environment variable is set."),
+    "jsonmatch_record": ("--jsonmatch-record", "off|once|none|all",
+                         "record and replay the outputs of 'input:' golden cases, as vcrpy does "
+                         "(ini: jsonmatch_record; default off)."),
+    "jsonmatch_repeat": ("--jsonmatch-repeat", "N",
+                         "run the target of every 'input:' golden case N times (a case's own "
+                         "'repeat:' wins); see jsonmatch_repeat_pass."),
+}
+
+
+@dataclass(frozen=True)
+class SessionSettings:
+    defaults: recording.Defaults
+    gates: GateSettings
+    report_path: str | None
+    html_path: str | None  # --jsonmatch-html
+    markdown_path: str | None  # --jsonmatch-markdown (written whole)
+    step_summary: str | None  # $GITHUB_STEP_SUMMARY (appended to, as GitHub expects)
+    baseline_path: str | None
+    values: str
+    group_by: str
+    repeat: int | None
+    repeat_rule: str
+    junit_properties: bool
+    annotations: bool  # GitHub Actions workflow commands for failing cases
+    update: str | None  # write outputs into case files: create, fix or all
+    record: str  # recordings of input cases: off, once, none, all
+
+
+def setting(config: pytest.Config, name: str) -> Any:
+    """The flag's value when given, else the ini value."""
+    value = config.getoption(name, default=None)
+    if value is not None:
+        return value
+    return config.getini(name) if name in INI else None
+
+
+def read_settings(config: pytest.Config) -> SessionSettings:
+    """Every jsonmatch setting, checked; a bad one is a UsageError naming it."""
+    try:
+        return _read(config)
+    except JsonMatchError as exc:
+        raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None
+
+
+def _read(config: pytest.Config) -> SessionSettings:
+    root = config.invocation_params.dir
+    metric = (config.getini("jsonmatch_metric") or "field_f1").strip()
+    threshold = parse_score(config.getini("jsonmatch_threshold") or "1.0", "jsonmatch_threshold")
+    options = _options(config.getini("jsonmatch_options"))
+    fail_under = setting(config, "jsonmatch_fail_under")
+    gates = GateSettings(
+        parse_score(fail_under, "jsonmatch_fail_under") if str(fail_under).strip() else None,
+        parse_floors(config.getini("jsonmatch_field_floors")),
+        parse_score(setting(config, "jsonmatch_max_drop") or "0", "jsonmatch_max_drop"),
+        parse_mode(config.getini("jsonmatch_gate")), bool(config.getini("jsonmatch_strict")))
+    report = setting(config, "jsonmatch_report")
+    markdown = setting(config, "jsonmatch_markdown")
+    html = setting(config, "jsonmatch_html")
+    baseline = setting(config, "jsonmatch_baseline")
+    return SessionSettings(
+        recording.Defaults(metric, threshold, options, _verbosity(config)), gates,
+        os.fspath(root / report) if report else None,
+        os.fspath(root / html) if html else None,
+        os.fspath(root / markdown) if markdown else None,
+        os.environ.get("GITHUB_STEP_SUMMARY") or None,
+        os.fspath(root / baseline) if baseline else None,
+        _choice(setting(config, "jsonmatch_report_values") or "short", VALUE_MODES,
+                "--jsonmatch-report-values"),
+        _choice(setting(config, "jsonmatch_group_by") or "metric", GROUP_BY, "jsonmatch_group_by"),
+        _repeat(setting(config, "jsonmatch_repeat")),
+        _choice(config.getini("jsonmatch_repeat_pass") or "mean", REPEAT_RULES,
+                "jsonmatch_repeat_pass"),
+        bool(config.getini("jsonmatch_junit_properties")),
+        os.environ.get("GITHUB_ACTIONS") == "true",
+        _update(config), _choice(setting(config, "jsonmatch_record") or "off", RECORD_MODES,
+                                 "jsonmatch_record"))
+
+
+def _update(config: pytest.Config) -> str | None:
+    mode = setting(config, "jsonmatch_update")
+    if mode is None:
+        return None
+    mode = _choice(mode, UPDATE_MODES, "--jsonmatch-update")
+    if os.environ.get("CI") and not setting(config, "jsonmatch_update_in_ci"):
+        raise pytest.UsageError("pytest-jsonmatch: refusing to update golden case files because "
+                                "the CI environment variable is set; pass "
+                                "--jsonmatch-update-in-ci to update them anyway")
+    return mode
+
+
+def _choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
+    text = str(value).strip()
+    if text not in allowed:
+        raise pytest.UsageError(f"pytest-jsonmatch: {what} must be one of {', '.join(allowed)}, "
+                                f"not {value!r}")
+    return text
+
+
+def _repeat(value: Any) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        count = int(value)
+    except (TypeError, ValueError):
+        count = 0
+    if not 1 <= count <= 1000:
+        raise pytest.UsageError(f"pytest-jsonmatch: --jsonmatch-repeat must be a whole number "
+                                f"from 1 to 1000, not {value!r}")
+    return count
+
+
+def _options(text: str) -> dict[str, Any]:
+    if not text or not text.strip():
+        return {}
+    import yaml
+
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_options is not valid JSON or YAML: "
+                                f"{exc}") from None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise pytest.UsageError("pytest-jsonmatch: jsonmatch_options must be a mapping of option "
+                                f"names to values, not {type(value).__name__}")
+    return value
+
+
+def _verbosity(config: pytest.Config) -> int:
+    get = getattr(config, "get_verbosity", None)
+    if get is not None:
+        return int(get(getattr(config, "VERBOSITY_ASSERTIONS", None)))
+    return int(config.getoption("verbose", default=0) or 0)

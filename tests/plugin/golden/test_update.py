@@ -1,0 +1,155 @@
+"""--jsonmatch-update=create|fix|all through pytest (golden.py, session.py, case_edit.py):
+which cases are written, the summary of what changed, every other byte of the files kept,
+refusal under CI, one write per file by the xdist controller, a run killed mid-write, and
+a run right after ``all`` passing every updated case."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from tests.helpers.plugin_cases import ARGS
+from tests.helpers.timeout import GENEROUS
+
+# The target answers {"vendor": <input upper-cased>, "total": 10}.
+TARGET = """
+def pytest_jsonmatch_target(case, config):
+    return {"vendor": case.input.upper(), "total": 10}
+"""
+
+CASES = ("threshold: 0.9\n"
+         "cases:\n"
+         "  - id: new            # written without expected\n"
+         "    input: acme\n"
+         "  - id: wrong\n"
+         "    expected: {vendor: ACME, total: 12}   # the total is off\n"
+         "    input: acme\n"
+         "  - id: close\n"
+         "    threshold: 0.5\n"
+         "    expected: {vendor: ACME, total: 11}\n"
+         "    input: acme\n"
+         "  - id: same\n"
+         "    expected: {vendor: INITECH, total: 10}\n"
+         "    input: initech\n")
+
+
+def _suite(pytester, cases=CASES, name="c"):
+    pytester.makeconftest(TARGET)
+    path = pytester.path / f"{name}.jsonmatch.yaml"
+    path.write_text(cases)  # these bytes exactly (pytester.makefile would strip the last newline)
+    return path
+
+
+def _run(pytester, *flags):
+    return pytester.runpytest_inprocess(*ARGS, *flags)
+
+
+def test_without_update_a_case_without_expected_says_how_to_create_it(pytester):
+    _suite(pytester)
+    result = _run(pytester)
+    result.stdout.fnmatch_lines(["c.jsonmatch.yaml:3: case 'new': missing 'expected' (the mapping "
+                                 "the output should match); run pytest with "
+                                 "--jsonmatch-update=create to write it from the actual output"])
+
+
+def test_create_writes_only_the_cases_without_expected(pytester):
+    path = _suite(pytester)
+    result = _run(pytester, "--jsonmatch-update=create")
+    # 'wrong' still fails (0.5 < 0.9): create touches nothing else
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(["updated 1 case in 1 file:", "  c.jsonmatch.yaml:3 new"])
+    assert path.read_text() == CASES.replace(
+        "    input: acme\n  - id: wrong", "    input: acme\n    expected: {vendor: ACME, total: 10}\n  - id: wrong", 1)
+
+
+def test_fix_writes_the_failing_cases_and_passes_them(pytester):
+    path = _suite(pytester, CASES.replace("  - id: new            # written without expected\n"
+                                          "    input: acme\n", ""))
+    result = _run(pytester, "--jsonmatch-update=fix")
+    # wrong: vendor matches, total 12 vs 10: 0.5 < 0.9, fixed; close: 0.5 >= 0.5, kept
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["updated 1 case in 1 file:", "  c.jsonmatch.yaml:3 wrong"])
+    assert "expected: {vendor: ACME, total: 10}   # the total is off" in path.read_text()
+    assert "expected: {vendor: ACME, total: 11}\n" in path.read_text()
+
+
+def test_all_writes_every_case_that_differs_and_the_next_run_passes(pytester):
+    path = _suite(pytester, CASES.replace("  - id: new            # written without expected\n"
+                                          "    input: acme\n", ""))
+    before = path.read_text()
+    result = _run(pytester, "--jsonmatch-update=all")
+    result.stdout.fnmatch_lines(["updated 2 cases in 1 file:", "  c.jsonmatch.yaml:3 wrong",
+                                 "  c.jsonmatch.yaml:6 close"])
+    after = path.read_text()
+    assert after == before.replace("total: 12}", "total: 10}").replace("total: 11}", "total: 10}")
+    again = _run(pytester)
+    again.assert_outcomes(passed=3)
+
+
+def test_folder_defaults_and_actual_file_cases_are_updated_in_their_case_file(pytester):
+    pytester.makeconftest(TARGET)
+    (pytester.path / "jsonmatch.yaml").write_text("threshold: 1.0\n")
+    (pytester.path / "out.txt").write_text('The answer: {"vendor": "ACME", "total": 3}')
+    path = pytester.path / "c.jsonmatch.yaml"
+    path.write_text("expected:\n  vendor: ACME\n  total: 4\nactual_file: out.txt\n")
+    result = _run(pytester, "--jsonmatch-update=fix")
+    result.assert_outcomes(passed=1)
+    assert path.read_text() == "expected:\n  vendor: ACME\n  total: 3\nactual_file: out.txt\n"
+    assert (pytester.path / "out.txt").read_text().endswith("3}")  # the output file untouched
+
+
+def test_updates_refuse_to_run_in_ci_unless_asked(pytester, monkeypatch):
+    monkeypatch.setenv("CI", "true")
+    path = _suite(pytester)
+    before = path.read_text()
+    result = _run(pytester, "--jsonmatch-update=all")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: refusing to update golden case files "
+                                 "because the CI environment variable is set; pass "
+                                 "--jsonmatch-update-in-ci to update them anyway"])
+    assert path.read_text() == before
+    result = _run(pytester, "--jsonmatch-update=create", "--jsonmatch-update-in-ci")
+    result.stdout.fnmatch_lines(["updated 1 case in 1 file:"])
+
+
+def test_under_xdist_the_controller_writes_each_file_once(pytester):
+    pytester.makeconftest(TARGET)
+    cases = "cases:\n" + "".join(f"  - id: c{i}\n    input: v{i}\n" for i in range(6))
+    path, other = pytester.path / "c.jsonmatch.yaml", pytester.path / "d.jsonmatch.yaml"
+    path.write_text(cases)
+    other.write_text("input: y\n")
+    result = pytester.runpytest_subprocess(*ARGS, "-n", "2", "--jsonmatch-update=create")
+    result.stdout.fnmatch_lines(["updated 7 cases in 2 files:"])
+    text = path.read_text()
+    for i in range(6):  # every case of the file, from both workers, in one write
+        assert f"  - id: c{i}\n    input: v{i}\n    expected:\n      vendor: V{i}\n      total: 10\n" in text
+    assert other.read_text() == "input: y\nexpected:\n  vendor: Y\n  total: 10\n"
+
+
+def test_a_run_killed_while_writing_leaves_the_old_file_and_the_next_run_cleans_up(pytester):
+    path = _suite(pytester)
+    before = path.read_text()
+    (pytester.path / "conftest.py").write_text(textwrap.dedent(TARGET) + textwrap.dedent("""
+        import os
+        import pytest_jsonmatch.reporting.atomic as atomic
+
+        if os.environ.get("DIE_WHILE_WRITING"):
+            def dying_fsync(fd):
+                os._exit(9)  # the machine lost power half way through the write
+            atomic.os.fsync = dying_fsync
+    """))
+    env = {**os.environ, "DIE_WHILE_WRITING": "1"}
+    died = subprocess.run([sys.executable, "-m", "pytest", *ARGS, "--jsonmatch-update=create"],
+                          cwd=pytester.path, env=env, capture_output=True, text=True,
+                          timeout=GENEROUS)
+    assert died.returncode == 9
+    assert path.read_text() == before  # never half a file
+    leftovers = [p for p in os.listdir(pytester.path) if p.endswith(".tmp")]
+    assert len(leftovers) == 1
+    result = _run(pytester, "--jsonmatch-update=create")
+    result.stdout.fnmatch_lines(["updated 1 case in 1 file:"])
+    assert [p for p in os.listdir(pytester.path) if p.endswith(".tmp")] == []

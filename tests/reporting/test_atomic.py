@@ -1,0 +1,248 @@
+"""Atomic writes (atomic.py, used for the JSON report, Markdown summaries, case files and
+recordings): the content goes to a temporary file in the same folder and is renamed into
+place, so that a failure at any point (an exception while writing, fsync failing, an
+interrupt, the process dying, a failed rename) leaves the previous file whole and no
+temporary file behind, and a reader never sees half a file. The new file gets the
+permissions a plain write would; a writer's leftovers after it was killed are removed by the
+next write."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import pytest
+
+from pytest_jsonmatch.reporting import atomic, report
+from tests.helpers.plugin_cases import ARGS, TWO_TESTS
+from tests.helpers.timeout import GENEROUS, within
+
+PREVIOUS = '{"previous": true}\n'
+
+
+def _leftovers(folder) -> list[str]:
+    return sorted(name for name in os.listdir(folder) if name.endswith(".tmp"))
+
+
+# -- atomic write -----------------------------------------------------------------------------
+
+
+def test_a_failure_while_writing_leaves_the_previous_report_intact(tmp_path, monkeypatch):
+    target = tmp_path / "report.json"
+    target.write_text('{"previous": true}')
+
+    def broken_dump(data, fh, **kwargs):
+        fh.write('{"half": ')
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(report.json, "dump", broken_dump)
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        report.write_report(target, {"new": True})
+    assert target.read_text() == '{"previous": true}'
+    assert os.listdir(tmp_path) == ["report.json"]  # no temporary file left behind
+
+
+def test_a_failed_replace_fails_the_session_and_keeps_the_old_report(pytester, monkeypatch):
+    target = pytester.path / "report.json"
+    target.write_text('{"previous": true}')
+    pytester.makepyfile(test_two=TWO_TESTS.replace("threshold=0.9", "threshold=0"))
+
+    def broken_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(atomic.os, "replace", broken_replace)
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=report.json")
+    monkeypatch.undo()
+    result.assert_outcomes(passed=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([f"FAILED: could not write the report {target}: *No space left*"])
+    assert target.read_text() == '{"previous": true}'
+    assert sorted(p.name for p in pytester.path.iterdir() if p.name.startswith(".report")) == []
+
+
+def test_write_report_replaces_the_file_whole(tmp_path):
+    target = tmp_path / "r.json"
+    target.write_text("old")
+    report.write_report(target, {"overall": 0.5})
+    assert json.loads(target.read_text()) == {"overall": 0.5}
+
+
+def test_the_report_goes_through_a_temporary_file_in_the_same_folder(tmp_path, monkeypatch):
+    target = tmp_path / "reports" / "jsonmatch.json"
+    target.parent.mkdir()
+    target.write_text(PREVIOUS)
+    seen = {}
+    real_replace = os.replace
+
+    def spy_replace(src, dst):
+        seen["src"], seen["dst"] = os.fspath(src), os.fspath(dst)
+        seen["target_then"] = target.read_text()  # the old file stays until the rename
+        seen["tmp_content"] = open(src, encoding="utf-8").read()  # the new one is complete
+        real_replace(src, dst)
+
+    monkeypatch.setattr(atomic.os, "replace", spy_replace)
+    report.write_report(target, {"overall": 0.75})
+    assert os.path.dirname(seen["src"]) == os.path.dirname(seen["dst"]) == str(target.parent)
+    assert seen["src"] != seen["dst"]
+    assert seen["target_then"] == PREVIOUS
+    assert json.loads(seen["tmp_content"]) == {"overall": 0.75}
+    assert json.loads(target.read_text()) == {"overall": 0.75}
+    assert _leftovers(target.parent) == []
+
+
+@pytest.mark.parametrize("failure", [
+    OSError(28, "No space left on device"),
+    KeyboardInterrupt(),
+], ids=["disk-full-at-fsync", "interrupted-at-fsync"])
+def test_a_failure_at_fsync_leaves_the_previous_report_intact(tmp_path, monkeypatch, failure):
+    target = tmp_path / "report.json"
+    target.write_text(PREVIOUS)
+
+    def broken_fsync(fd):
+        raise failure
+
+    monkeypatch.setattr(atomic.os, "fsync", broken_fsync)
+    with pytest.raises(type(failure)):
+        report.write_report(target, {"new": True})
+    assert target.read_text() == PREVIOUS
+    assert _leftovers(tmp_path) == []
+
+
+def test_an_interrupt_half_way_through_the_json_leaves_the_previous_report_intact(tmp_path, monkeypatch):
+    target = tmp_path / "report.json"
+    target.write_text(PREVIOUS)
+    real_dump = json.dump
+
+    def interrupted_dump(data, fh, **kwargs):
+        fh.write('{"comparisons": [')
+        fh.flush()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report.json, "dump", interrupted_dump)
+    with pytest.raises(KeyboardInterrupt):
+        report.write_report(target, {"new": True})
+    monkeypatch.setattr(report.json, "dump", real_dump)
+    assert target.read_text() == PREVIOUS
+    assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("data", [{"overall": float("nan")}, {"fields": {"a": object()}}],
+                         ids=["nan-score", "not-serialisable"])
+def test_data_that_cannot_be_written_as_json_leaves_the_previous_report_intact(tmp_path, data):
+    target = tmp_path / "report.json"
+    target.write_text(PREVIOUS)
+    with pytest.raises((ValueError, TypeError)):
+        report.write_report(target, data)
+    assert target.read_text() == PREVIOUS
+    assert _leftovers(tmp_path) == []
+
+
+def test_the_process_dying_mid_write_leaves_the_previous_report_intact(tmp_path):
+    target = tmp_path / "report.json"
+    target.write_text(PREVIOUS)
+    script = textwrap.dedent(f"""
+        import json, os
+        from pytest_jsonmatch.reporting import report
+
+        def dying_dump(data, fh, **kwargs):
+            fh.write('{{"comparisons": [' + '{{"nodeid": "x"}}, ' * 10000)
+            fh.flush()
+            os._exit(9)  # no cleanup, no finally: the machine lost power
+
+        report.json.dump = dying_dump
+        report.write_report({str(target)!r}, {{"new": True}})
+    """)
+    with within(GENEROUS, "a dying writer"):
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              timeout=GENEROUS)
+    assert done.returncode == 9, done.stderr
+    assert target.read_text() == PREVIOUS  # a stale temporary file may remain; the report is whole
+
+
+def test_a_reader_never_sees_half_a_report(tmp_path):
+    target = tmp_path / "report.json"
+    big = {"comparisons": [{"nodeid": f"t{i}", "score": i / 3000} for i in range(3000)]}
+    report.write_report(target, {"round": -1, **big})
+    stop = threading.Event()
+    bad: list[str] = []
+
+    def read() -> None:
+        while not stop.is_set():
+            text = target.read_text()
+            try:
+                json.loads(text)
+            except ValueError:
+                bad.append(text[-80:])
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    with within(GENEROUS, "writing 30 reports"):
+        for round_ in range(30):
+            report.write_report(target, {"round": round_, **big})
+    stop.set()
+    reader.join(GENEROUS)
+    assert bad == []
+    assert json.loads(target.read_text())["round"] == 29
+    assert _leftovers(tmp_path) == []
+
+
+
+
+def test_a_written_file_gets_the_permissions_a_plain_write_would(tmp_path):
+    target = tmp_path / "r.json"
+    previous = os.umask(0o027)
+    try:
+        report.write_report(target, {"a": 1})
+        plain = tmp_path / "plain.txt"
+        plain.write_text("x")
+    finally:
+        os.umask(previous)
+    assert (target.stat().st_mode & 0o777) == (plain.stat().st_mode & 0o777) == 0o640
+
+
+def test_the_next_write_removes_what_a_killed_writer_left(tmp_path):
+    target = tmp_path / "report.json"
+    target.write_text(PREVIOUS)
+    script = textwrap.dedent(f"""
+        import os
+        from pytest_jsonmatch.reporting import report
+
+        def dying_dump(data, fh, **kwargs):
+            fh.write('{{"half": ')
+            fh.flush()
+            os._exit(9)
+
+        report.json.dump = dying_dump
+        report.write_report({str(target)!r}, {{"new": True}})
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=GENEROUS)
+    assert done.returncode == 9, done.stderr
+    assert len(_leftovers(tmp_path)) == 1  # the dead writer's temporary file
+    report.write_report(target, {"round": 2})
+    assert _leftovers(tmp_path) == []
+    assert json.loads(target.read_text()) == {"round": 2}
+
+
+def test_a_live_writer_s_temporary_file_is_left_alone(tmp_path):
+    target = tmp_path / "report.json"
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(fh):
+        fh.write("{")
+        entered.set()
+        release.wait(GENEROUS)
+        fh.write("}")
+
+    writer = threading.Thread(target=atomic.write_atomic, args=(target, slow), daemon=True)
+    writer.start()
+    assert entered.wait(GENEROUS)
+    report.write_report(target, {"other": True})  # does not remove the busy writer's file
+    release.set()
+    writer.join(GENEROUS)
+    assert target.read_text() == "{}"  # the slow writer finished last, whole
+    assert _leftovers(tmp_path) == []
