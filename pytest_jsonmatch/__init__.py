@@ -17,7 +17,7 @@ _API = {
     "assert_json_match": ".plugin.assertion",
     "score_pairs": ".dataset.scoring",
     "SchemaSketch": ".dataset.sketch",
-    "Metric": ".engine.configuring.walk_config",
+    "Metric": ".engine.metrics.base",
     "CaseFileError": ".engine.core.errors",
     "ComparatorError": ".engine.core.errors",
     "ConfigError": ".engine.core.errors",
@@ -35,16 +35,16 @@ _API = {
     "PathPattern": ".engine.core.paths",
     "propagate_batch_errors": ".engine.results.post_processors",
     "reclassify_nulls": ".engine.results.post_processors",
-    "REGISTRY": ".engine.comparing.registry",
+    "REGISTRY": ".engine.metrics",
     "BatchItem": ".engine.comparing.registry",
-    "Registry": ".engine.comparing.registry",
-    "register_comparator": ".engine.comparing.registry",
-    "register_embedder": ".engine.comparing.registry",
-    "register_metric": ".engine.comparing.registry",
-    "register_post_processor": ".engine.comparing.registry",
-    "register_transform": ".engine.comparing.registry",
-    "reset_type_defaults": ".engine.comparing.registry",
-    "set_type_default": ".engine.comparing.registry",
+    "Registry": ".engine.metrics",
+    "register_comparator": ".engine.metrics",
+    "register_embedder": ".engine.metrics",
+    "register_metric": ".engine.metrics",
+    "register_post_processor": ".engine.metrics",
+    "register_transform": ".engine.metrics",
+    "reset_type_defaults": ".engine.metrics",
+    "set_type_default": ".engine.metrics",
     "FieldAggregate": ".engine.results.field_results",
     "FieldResult": ".engine.results.field_results",
     "FloorFailure": ".engine.results.field_results",
@@ -62,17 +62,7 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     # checks that this list and _API agree)
     from .dataset.scoring import score_pairs as score_pairs
     from .dataset.sketch import SchemaSketch as SchemaSketch
-    from .engine.comparing.registry import REGISTRY as REGISTRY
     from .engine.comparing.registry import BatchItem as BatchItem
-    from .engine.comparing.registry import Registry as Registry
-    from .engine.comparing.registry import register_comparator as register_comparator
-    from .engine.comparing.registry import register_embedder as register_embedder
-    from .engine.comparing.registry import register_metric as register_metric
-    from .engine.comparing.registry import register_post_processor as register_post_processor
-    from .engine.comparing.registry import register_transform as register_transform
-    from .engine.comparing.registry import reset_type_defaults as reset_type_defaults
-    from .engine.comparing.registry import set_type_default as set_type_default
-    from .engine.configuring.walk_config import Metric as Metric
     from .engine.core.errors import CaseFileError as CaseFileError
     from .engine.core.errors import ComparatorError as ComparatorError
     from .engine.core.errors import ConfigError as ConfigError
@@ -86,6 +76,16 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.match import match_json as match_json
     from .engine.metrics import METRIC_NAMES as METRIC_NAMES
     from .engine.metrics import METRICS as METRICS
+    from .engine.metrics import REGISTRY as REGISTRY
+    from .engine.metrics import Registry as Registry
+    from .engine.metrics import register_comparator as register_comparator
+    from .engine.metrics import register_embedder as register_embedder
+    from .engine.metrics import register_metric as register_metric
+    from .engine.metrics import register_post_processor as register_post_processor
+    from .engine.metrics import register_transform as register_transform
+    from .engine.metrics import reset_type_defaults as reset_type_defaults
+    from .engine.metrics import set_type_default as set_type_default
+    from .engine.metrics.base import Metric as Metric
     from .engine.reading.parse import parse_actual as parse_actual
     from .engine.reading.parse import parse_expected as parse_expected
     from .engine.results.field_results import FieldAggregate as FieldAggregate

@@ -7,9 +7,9 @@ import os
 import sys
 
 from ..dataset import Pair, ScoreSettings, comparison_of
-from ..engine.comparing.registry import REGISTRY
 from ..engine.core.errors import JsonMatchError
 from ..engine.match import match_json
+from ..engine.metrics import metric_named
 from ..engine.reading.parse import parse_expected
 from ..reporting.aggregate import summarize
 from ..reporting.gates import GateSettings, judge
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     threshold = args.threshold if args.threshold is not None else (0.0 if structeval else 1.0)
     expected = decode_json(read_text(expected_path), shown(expected_path))
     try:
-        parse_expected(expected, allow_array=REGISTRY.metric(metric).allow_array,
+        parse_expected(expected, allow_array=metric_named(metric).allow_array,
                        what=shown(expected_path))
     except JsonMatchError as exc:
         raise InputError(str(exc)) from None

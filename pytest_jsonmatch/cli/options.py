@@ -7,8 +7,8 @@ import argparse
 import math
 from typing import Any
 
-from ..engine.comparing.registry import REGISTRY
 from ..engine.core.errors import JsonMatchError
+from ..engine.metrics import metric_named
 from .errors import InputError
 from .files import parse_option, read_settings
 from .structeval import structeval_options
@@ -48,7 +48,7 @@ def metric_and_options(args: argparse.Namespace, structeval: bool = False) -> tu
     """The metric and options the arguments ask for (InputError when they cannot be used)."""
     metric = args.metric or ("structural_f1" if structeval or args.config else "field_f1")
     try:
-        chosen = REGISTRY.metric(metric)
+        chosen = metric_named(metric)
     except JsonMatchError as exc:
         raise InputError(f"--metric: {exc}") from None
     options: dict[str, Any] = {}

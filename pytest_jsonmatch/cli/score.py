@@ -15,9 +15,9 @@ import tempfile
 from typing import Any
 
 from ..dataset import GoldError, SchemaSketch, ScoreSettings
-from ..engine.comparing.registry import REGISTRY
-from ..engine.configuring.walk_config import configure
 from ..engine.core.errors import JsonMatchError
+from ..engine.metrics import metric_named
+from ..engine.metrics.base import configure
 from ..reporting.aggregate import GROUP_BY, Aggregates, case_result
 from ..reporting.baseline import BaselineError, CaseScores, case_scores, compare, load_baseline
 from ..reporting.gates import GATE_MODES, GateSettings, judge, parse_floors
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     threshold = 1.0 if args.threshold is None else args.threshold
     try:
         floors = parse_floors(args.field_floor)
-        cfg = configure(REGISTRY.metric(metric), options)
+        cfg = configure(metric_named(metric), options)
     except JsonMatchError as exc:
         raise InputError(str(exc)) from None
     gates = GateSettings(args.fail_under, floors, args.max_drop, args.gate)

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..engine.comparing.registry import REGISTRY
-from ..engine.configuring.walk_config import configure
 from ..engine.core.errors import JsonMatchError
-from ..engine.metrics.structeval_config import CONFIG_OPTIONS
+from ..engine.metrics import metric_named
+from ..engine.metrics.base import configure
+from ..engine.metrics.structural_f1 import CONFIG_OPTIONS
 from .errors import InputError
 
 KEYS = (*CONFIG_OPTIONS, "array_matching_threshold")
@@ -33,7 +33,7 @@ def structeval_options(config: Any, path: str) -> dict[str, Any]:
                          f"known: {', '.join(KEYS)}")
     options = dict(config)
     try:
-        configure(REGISTRY.metric("structural_f1"), options)
+        configure(metric_named("structural_f1"), options)
     except JsonMatchError as exc:
         raise InputError(f"{path}: {exc}") from None
     return options

@@ -16,11 +16,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ..engine.comparing.registry import REGISTRY
-from ..engine.configuring.walk_config import configure
 from ..engine.core.errors import ConfigError, JsonMatchError
 from ..engine.core.values import MISSING
 from ..engine.match import evaluate_records, match_json
+from ..engine.metrics import metric_named
+from ..engine.metrics.base import configure
 from ..engine.reading.intake import read_json
 from ..engine.reading.parse import parse_expected
 from ..engine.results.field_results import MatchResult
@@ -62,7 +62,7 @@ class ScoreSettings:
     def check(self) -> None:
         """ConfigError for an unknown metric or option, or a schema-driven metric without
         its schema, before any record is read."""
-        metric = REGISTRY.metric(self.metric)
+        metric = metric_named(self.metric)
         cfg = configure(metric, dict(self.options))
         if cfg.schema_driven and self.options.get("schema") is None:
             raise ConfigError(f"{self.metric} infers its schema from all gold records: give "
@@ -109,7 +109,7 @@ def score_pairs(pairs: Iterable[tuple[Any, Any]], metric: str = "field_f1",
 
 
 def _score_one(pair: Pair, settings: ScoreSettings) -> MatchResult | str:
-    metric = REGISTRY.metric(settings.metric)
+    metric = metric_named(settings.metric)
     try:
         cfg = configure(metric, dict(settings.options))
         expected = parse_expected(pair.expected, allow_array=metric.allow_array)

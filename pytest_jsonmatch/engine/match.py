@@ -1,25 +1,27 @@
 """The entry points: :func:`match_json` scores one pair, :func:`evaluate_records` many.
 
-Data flows one way: parse (parse.py: text to JSON) -> the door (intake.py: plain JSON the
-walk can trust) -> configure (config.py: the metric's walk and per-field rules) -> walk
-(walk.py: FieldResults) -> post-process -> scores (results.py: MatchResult, RunResult).
+Data flows one way: parse (reading/parse.py: text to JSON) -> the door (reading/intake.py:
+plain JSON the walk can trust) -> configure (metrics/base.py: the metric's walk and the
+per-field rules) -> the metric's own steps before the walk (its target, its prepare) -> walk
+(walking/walk.py: FieldResults) -> the metric's finish -> scores (results/: MatchResult,
+RunResult). Every metric-specific step is the metric's (engine/metrics/); nothing here names
+a metric.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .comparing.registry import REGISTRY, Registry
-from .configuring.walk_config import Metric, WalkConfig, configure
+from .comparing.registry import Registry
+from .configuring.walk_config import WalkConfig
 from .core.depth import call_with_depth
-from .core.errors import ComparatorError, ConfigError, JsonMatchError, known_names, printable, shown
-from .metrics.target_output_key import select
+from .core.errors import ConfigError
+from .metrics import REGISTRY, metric_named
+from .metrics.base import Metric, configure
 from .reading.intake import as_data, read_json
 from .reading.parse import parse_actual, parse_expected
 from .results.field_results import (
-    STATUSES,
-    FieldResult,
     MatchResult,
     RunResult,
     aggregate_fields,
@@ -28,7 +30,7 @@ from .results.field_results import (
     weighted_precision_recall,
 )
 from .schemas.eval_schema import SchemaNode, infer_node
-from .walking.prefetch import prepare_strings
+from .walking.prefetch import prefetch_strings
 from .walking.walk import walk
 
 
@@ -41,13 +43,14 @@ def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: 
     (see ``METRICS[name].options``). Unknown names raise ConfigError listing the known ones.
     """
     registry = options.pop("registry", REGISTRY)
-    chosen: Metric = registry.metric(metric)
+    chosen = metric_named(metric, registry)
     cfg = configure(chosen, options, registry)
     expected_value, depth_e = _read(parse_expected(as_data(expected, "expected"),
                                                    allow_array=chosen.allow_array), "expected", cfg)
     actual_value, depth_a = _read(parse_actual(as_data(actual, "actual"), allow_array=chosen.allow_array),
                                   "actual", cfg)
-    expected_value, actual_value = _target(expected_value, actual_value, options)
+    if chosen.target is not None:
+        expected_value, actual_value = chosen.target(expected_value, actual_value, options)
     return call_with_depth(max(depth_e, depth_a), lambda: _score(
         chosen, cfg, cfg.schema, expected_value, actual_value, options, registry))
 
@@ -66,7 +69,7 @@ def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
     if len(expected_list) != len(actual_list):
         raise ConfigError(f"evaluate_records needs as many actual records as expected ones "
                           f"({len(actual_list)} != {len(expected_list)})")
-    chosen: Metric = registry.metric(metric)
+    chosen = metric_named(metric, registry)
     cfg = configure(chosen, options, registry)
     read_e = [_read(parse_expected(as_data(e, f"expected[{i}]"), allow_array=chosen.allow_array,
                                    what=f"expected[{i}]"), f"expected[{i}]", cfg)
@@ -80,7 +83,8 @@ def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
     for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
         a, depth_a = _read(parse_actual(as_data(actual, f"actual[{i}]"), allow_array=chosen.allow_array,
                                         what=f"actual[{i}]"), f"actual[{i}]", cfg)
-        e, a = _target(e, a, options)
+        if chosen.target is not None:
+            e, a = chosen.target(e, a, options)
         records.append(call_with_depth(max(depth_e, depth_a), lambda: _score(
             chosen, cfg, schema, e, a, options, registry)))
     return RunResult(chosen.name, tuple(records), aggregate_fields(records))
@@ -91,75 +95,21 @@ def _read(value: Any, side: str, cfg: WalkConfig) -> tuple[Any, int]:
     return read_json(value, side, cfg.is_skipped if cfg.skip_patterns else None)
 
 
-def _target(expected: Any, actual: Any, options: Mapping[str, Any]) -> tuple[Any, Any]:
-    """UiPath's ``target_output_key`` (target.py): compare only what it names on both sides."""
-    return select(expected, actual, options.get("target_output_key") if options else None)
-
-
-PostProcessor = Callable[[list[FieldResult]], list[FieldResult]]
-
-
-def _post_processors(spec: Any, registry: Registry) -> list[PostProcessor]:
-    if spec is None:
-        return []
-    out = []
-    for item in spec if isinstance(spec, (list, tuple)) else [spec]:
-        if callable(item):
-            out.append(item)
-        elif isinstance(item, str) and item in registry.post_processors:
-            out.append(registry.post_processors[item])
-        else:
-            raise ConfigError(f"unknown post-processor {shown(item)}; known: {known_names(registry.post_processors)}")
-    return out
-
-
-def _post_processed(post: PostProcessor, fields: list[FieldResult]) -> list[FieldResult]:
-    """What a post-processor makes of the field results, checked: a list of FieldResults
-    with known statuses and scores in [0, 1]; anything else is a ComparatorError naming it."""
-    name = getattr(post, "__name__", type(post).__name__)
-    try:
-        returned = post(list(fields))
-        if isinstance(returned, (str, bytes, Mapping)) or not isinstance(returned, Iterable):
-            raise ComparatorError(f"post-processor {name!r} returned a {type(returned).__name__}, "
-                                  f"not a list of FieldResults")
-        out = list(returned)  # a generator runs its code here
-    except JsonMatchError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - user code: say whose it is
-        raise ComparatorError(f"post-processor {name!r} raised {type(exc).__name__}: "
-                              f"{printable(str(exc))[:200]}") from None
-    for fr in out:
-        if not isinstance(fr, FieldResult):
-            raise ComparatorError(f"post-processor {name!r} returned a {type(fr).__name__}, "
-                                  f"not a FieldResult")
-        in_unit = isinstance(fr.score, (int, float)) and 0.0 <= fr.score <= 1.0  # NaN is not
-        if fr.status not in STATUSES or not in_unit:
-            raise ComparatorError(f"post-processor {name!r} returned {fr.display_path} with "
-                                  f"status {shown(fr.status)} and score {shown(fr.score)}; "
-                                  f"statuses are {', '.join(STATUSES)}, scores in [0, 1]")
-    return out
-
-
 def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected: Any, actual: Any,
            options: Mapping[str, Any], registry: Registry) -> MatchResult:
     if metric.prepare is not None:
         expected, actual = metric.prepare(cfg, expected, actual)
-    prepare_strings(cfg, expected, actual)
+    prefetch_strings(cfg, expected, actual)
     found = walk(cfg, expected, actual, schema)
     fields = found.fields
-    if options:
-        for post in _post_processors(options.get("post_process"), registry):
-            fields = _post_processed(post, fields)
+    if metric.finish is not None:
+        fields = metric.finish(fields, options, registry)
     if cfg.weighted:
         fields = [fr._replace(weight=cfg.weight_at(fr.path)) for fr in fields]
         precision, recall = weighted_precision_recall(fields)
     else:
         precision, recall = precision_recall(fields)
     f1 = f_beta(precision, recall)
-    if metric.headline == "recall":
-        score = recall
-    else:
-        beta = float(options.get("beta", 1.0)) if options else 1.0
-        score = f1 if beta == 1.0 else f_beta(precision, recall, beta)
+    score = metric.headline_score(precision, recall, f1, options)
     return MatchResult._build(metric.name, score, precision, recall, f1, tuple(fields),
                               tuple(found.pairings), tuple(found.floors))

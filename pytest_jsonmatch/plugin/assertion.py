@@ -132,10 +132,10 @@ def session_options(metric: str, defaults: recording.Defaults) -> dict[str, Any]
     options = dict(defaults.options)
     if not options or metric == defaults.metric:
         return options
-    from ..engine.comparing.registry import REGISTRY
+    from ..engine.metrics import metric_named
 
     try:
-        known = getattr(REGISTRY.metric(metric), "options", None)
+        known = getattr(metric_named(metric), "options", None)
     except Exception:  # an unknown metric: match_json says so in its own words
         return options
     return options if known is None else {k: v for k, v in options.items() if k in known}

@@ -499,11 +499,11 @@ class GoldenItem(pytest.Item):
 
     def _parsed(self, output: Any) -> Any:
         """An output as the JSON value it holds (model text parsed leniently)."""
-        from ..engine.comparing.registry import REGISTRY
+        from ..engine.metrics import metric_named
         from ..engine.reading.intake import read_json
         from ..engine.reading.parse import parse_actual
 
-        metric = REGISTRY.metric(self.case.metric or recording.defaults().metric)
+        metric = metric_named(self.case.metric or recording.defaults().metric)
         return read_json(parse_actual(output, allow_array=metric.allow_array), "actual")[0]
 
     def _differs(self, output: Any) -> bool:

@@ -72,7 +72,7 @@ class _Registrar:
     def pytest_plugin_registered(self, plugin: Any) -> None:
         config = self.config
         if not self.called and hasattr(plugin, "pytest_jsonmatch_register"):
-            from ..engine.comparing.registry import REGISTRY
+            from ..engine.metrics import REGISTRY
 
             self.called = True
             config.hook.pytest_jsonmatch_register.call_historic(kwargs={"registry": REGISTRY})

@@ -58,7 +58,7 @@ def wrap(line: str, width: int) -> list[str]:
                          break_long_words=True, break_on_hyphens=False) or [line]
 
 
-def printable(text: str) -> str:
+def escape_controls(text: str) -> str:
     """``text`` with control characters (a terminal escape sequence, a newline) shown as
     escapes, so that data can never drive the terminal or break a line."""
     if text.isprintable():

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .tables import cut_right, fit, printable, table, wrap
+from .tables import cut_right, escape_controls, fit, table, wrap
 
 FIELD_ROWS = 15  # per field table, unless -v
 CHANGED_ROWS = 5  # cases that changed most against the baseline
@@ -28,7 +28,7 @@ def summary_lines(report: Mapping[str, Any], width: int = 80, verbose: int = 0) 
             continue
         lines.append("")
         if len(groups) > 1 or report["group_by"] != "metric":
-            lines.append(fit(f"fields of {report['group_by']} {printable(key)}", width))
+            lines.append(fit(f"fields of {report['group_by']} {escape_controls(key)}", width))
         lines.extend(_field_lines(fields, deltas, width, verbose))
     lines.extend(_repeated_lines(report, width, verbose))
     lines.extend(_error_lines(report, width, verbose))
@@ -43,7 +43,7 @@ def update_lines(updated: list[str]) -> list[str]:
         return []
     files = len({entry.rsplit(":", 1)[0] for entry in (u.split(" ", 1)[0] for u in updated)})
     return [f"updated {_cases(len(updated))} in {files} file{'' if files == 1 else 's'}:",
-            *(f"  {printable(entry)}" for entry in updated)]
+            *(f"  {escape_controls(entry)}" for entry in updated)]
 
 
 def verdict_lines(report: Mapping[str, Any], width: int = 80) -> tuple[list[str], list[str]]:
@@ -51,16 +51,16 @@ def verdict_lines(report: Mapping[str, Any], width: int = 80) -> tuple[list[str]
     gates = report["gates"]
     failures = ["FAILED: the session did not pass its jsonmatch gates:"] if gates["failures"] else []
     for failure in gates["failures"]:
-        failures += wrap("  " + printable(failure), width)
+        failures += wrap("  " + escape_controls(failure), width)
     warnings = [line for warning in gates["warnings"]
-                for line in wrap("warning: " + printable(warning), width)]
+                for line in wrap("warning: " + escape_controls(warning), width)]
     return failures, warnings
 
 
 def _metric_lines(report: Mapping[str, Any], width: int) -> list[str]:
     rows = [("metric", "cases", "pass", "fail", "error", "score", "prec", "recall", "F1")]
     for name, m in report["metrics"].items():
-        rows.append((printable(name), str(m["count"]), str(m["passed"]), str(m["failed"]),
+        rows.append((escape_controls(name), str(m["count"]), str(m["passed"]), str(m["failed"]),
                      str(m["errors"]), f"{m['mean_score']:.4f}", f"{m['precision']:.4f}",
                      f"{m['recall']:.4f}", f"{m['f1']:.4f}"))
     return table(rows, width)
@@ -100,7 +100,7 @@ def _field_lines(fields: Mapping[str, Any], deltas: Mapping[str, float] | None, 
         header.append("vs base")
     rows = [header]
     for path, agg in shown:
-        row = [printable(path), f"{agg['mean_score']:.4f}", str(agg["match"]), str(agg["mismatch"]),
+        row = [escape_controls(path), f"{agg['mean_score']:.4f}", str(agg["match"]), str(agg["mismatch"]),
                str(agg["omission"]), str(agg["hallucination"])]
         if deltas is not None:
             row.append(_signed(deltas[path]) if path in deltas else "new")
@@ -118,7 +118,7 @@ def _repeated_lines(report: Mapping[str, Any], width: int, verbose: int) -> list
         return []
     rows = [("repeated case", "runs", "mean", "min", "max", "passed")]
     for case in repeated:
-        rows.append((printable(case["case_id"]), str(case["runs"]), f"{case['mean_score']:.4f}",
+        rows.append((escape_controls(case["case_id"]), str(case["runs"]), f"{case['mean_score']:.4f}",
                      f"{case['min_score']:.4f}", f"{case['max_score']:.4f}",
                      f"{case['passed_runs']}/{case['runs']}"))
     return [""] + table(rows, width)
@@ -131,7 +131,7 @@ def _error_lines(report: Mapping[str, Any], width: int, verbose: int) -> list[st
     shown = errors if verbose > 0 else errors[:NAMED_CASES]
     lines = ["", "could not be scored (counted as 0):"]
     for case in shown:
-        lines += wrap(f"  {printable(case['case_id'])}: {printable(case['error'])}", width)
+        lines += wrap(f"  {escape_controls(case['case_id'])}: {escape_controls(case['error'])}", width)
     if len(errors) > len(shown):
         lines.append(f"  ... {len(errors) - len(shown)} more (-v shows all)")
     return lines
@@ -139,7 +139,7 @@ def _error_lines(report: Mapping[str, Any], width: int, verbose: int) -> list[st
 
 def _baseline_lines(baseline: Mapping[str, Any], width: int, verbose: int) -> list[str]:
     diff = baseline["difference"]
-    lines = [""] + wrap(f"baseline {printable(baseline['path'])}: {_cases(baseline['shared'])} "
+    lines = [""] + wrap(f"baseline {escape_controls(baseline['path'])}: {_cases(baseline['shared'])} "
                         f"shared, {len(baseline['added'])} added, {len(baseline['removed'])} "
                         f"removed", width)
     if baseline["shared"]:
@@ -155,7 +155,7 @@ def _baseline_lines(baseline: Mapping[str, Any], width: int, verbose: int) -> li
     if changed:
         shown = changed if verbose > 0 else changed[:CHANGED_ROWS]
         rows = [("changed most", "before", "after", "change")]
-        rows += [(printable(c["case_id"]), f"{c['before']:.4f}", f"{c['after']:.4f}",
+        rows += [(escape_controls(c["case_id"]), f"{c['before']:.4f}", f"{c['after']:.4f}",
                   _signed(c["delta"])) for c in shown]
         lines.extend(table(rows, width, indent="  "))
     for what in ("added", "removed"):
@@ -163,7 +163,7 @@ def _baseline_lines(baseline: Mapping[str, Any], width: int, verbose: int) -> li
         if names:
             shown = names if verbose > 0 else names[:NAMED_CASES]
             more = f" and {len(names) - len(shown)} more" if len(names) > len(shown) else ""
-            lines += wrap(f"  {what}: {', '.join(printable(n) for n in shown)}{more}", width)
+            lines += wrap(f"  {what}: {', '.join(escape_controls(n) for n in shown)}{more}", width)
     return lines
 
 
@@ -194,9 +194,9 @@ def case_lines(comparison: Mapping[str, Any], width: int = 80, verbose: int = 0,
     """One comparison of a report, field by field: its verdict, then each field's status,
     score and both values (compact JSON), then how array elements were paired."""
     c = comparison
-    head = f"{printable(c['case_id'])}: {printable(c['metric'])}"
+    head = f"{escape_controls(c['case_id'])}: {escape_controls(c['metric'])}"
     if c["status"] == "error":
-        return wrap(f"{head}: could not be scored: {printable(c['error'])}", width)
+        return wrap(f"{head}: could not be scored: {escape_controls(c['error'])}", width)
     verdict = paint(c["status"].upper(), c["status"], color)
     lines = wrap(f"{head} score {c['score']:.4f} (precision {c['precision']:.4f}, recall "
                  f"{c['recall']:.4f}, F1 {c['f1']:.4f}), threshold {c['threshold']:.4f}: "
@@ -207,7 +207,7 @@ def case_lines(comparison: Mapping[str, Any], width: int = 80, verbose: int = 0,
     shown = fields if verbose > 0 else fields[:CASE_ROWS]
     rows = [("field", "status", "score", "expected", "actual")]
     for f in shown:
-        rows.append((printable(f["path"]), f["status"], f"{f['score']:.4f}",
+        rows.append((escape_controls(f["path"]), f["status"], f"{f['score']:.4f}",
                      _value_text(f, "expected"), _value_text(f, "actual")))
     if shown:
         table_lines = _left_table(rows, width)
@@ -220,10 +220,10 @@ def case_lines(comparison: Mapping[str, Any], width: int = 80, verbose: int = 0,
     if c["pairings"]:
         lines.append("array pairings (expected[i] <-> actual[j], score):")
         for p in c["pairings"]:
-            lines += wrap(f"  {printable(p['path'])}: expected[{p['expected_index']}] <-> "
+            lines += wrap(f"  {escape_controls(p['path'])}: expected[{p['expected_index']}] <-> "
                           f"actual[{p['actual_index']}] ({p['score']:.2f})", width)
     for f in c["floor_failures"]:
-        lines += wrap(f"  below its min_score: {printable(f['path'])} {f['score']:.4f} < "
+        lines += wrap(f"  below its min_score: {escape_controls(f['path'])} {f['score']:.4f} < "
                       f"{f['min_score']:.4f}", width)
     return lines
 
@@ -243,7 +243,7 @@ def _value_text(field: Mapping[str, Any], side: str) -> str:
 
     value = field[side]
     text = value if field.get(side + "_cut") else json.dumps(value, ensure_ascii=False)
-    return printable(text)
+    return escape_controls(text)
 
 
 def _left_table(rows: list[tuple[str, ...]], width: int) -> list[str]:

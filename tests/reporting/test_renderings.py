@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pytest_jsonmatch.reporting.github import annotations
 from pytest_jsonmatch.reporting.markdown import escape
-from pytest_jsonmatch.reporting.tables import cut_left, printable, table, wrap
+from pytest_jsonmatch.reporting.tables import cut_left, table, wrap
+from pytest_jsonmatch.reporting.tables import escape_controls as printable
 
 
 def test_a_table_fits_its_width_by_cutting_the_first_column_from_the_left():

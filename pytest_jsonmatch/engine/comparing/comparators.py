@@ -30,12 +30,19 @@ ScoreFn = Callable[[Any, Any], float]
 
 @dataclass(frozen=True)
 class BoundComparator:
-    """A comparator with its parameters applied.
+    """A comparator with its parameters applied: the one contract every comparator keeps,
+    built-in or registered, plain or batch.
 
-    ``score(expected, actual)`` returns a float in [0, 1]; ``matrix`` and ``add_scores``
-    (optional) are its all-pairs forms (see all_pairs.py). ``batch`` comparators are not
-    called per leaf: they receive every field of a record that uses them in one call.
-    ``trusted``: a built-in, whose scores need no check.
+    - ``score(expected, actual)`` returns a float in [0, 1].
+    - ``matrix`` and ``add_scores`` (optional) are its all-pairs forms (see all_pairs.py),
+      which array pairing uses instead of a call per pair.
+    - ``batch`` comparators are not called per leaf: they receive every field of a record
+      that uses them in one call (the registry holds that function).
+    - ``trusted``: a built-in, whose scores need no check.
+    - ``prepare`` (optional) sees the strings of a whole record before the walk.
+    - ``equal_one``: equal scalars score exactly 1, so callers may skip the call. A
+      comparator declares it; left out, it holds for a trusted plain comparator and not
+      for custom or batch ones (whose scores are unknown).
     """
 
     name: str
@@ -46,13 +53,11 @@ class BoundComparator:
     trusted: bool = True
     add_scores: AddScoresFn | None = None
     prepare: Callable[[list[str]], None] | None = None
-    # Equal scalars score exactly 1, so the walk may skip the call: true of every built-in
-    # but ``oneof`` (its score ignores the expected value); unknown for custom ones.
-    equal_one: bool = field(init=False, repr=False, compare=False)
+    equal_one: bool | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "equal_one",
-                           self.trusted and not self.batch and self.name != "oneof")
+        if self.equal_one is None:
+            object.__setattr__(self, "equal_one", self.trusted and not self.batch)
 
 
 def check_params(name: str, params: Mapping[str, Any] | None, allowed: set[str]) -> dict[str, Any]:
@@ -230,7 +235,8 @@ def bind_oneof(params: Mapping[str, Any] | None = None) -> BoundComparator:
         # the expected value plays no part: any listed value is right (as the reference does)
         return 1.0 if canonical_key(actual) in accepted else 0.0
 
-    return BoundComparator("oneof", score, params=p)
+    # equal values do not score 1: an equal value outside the list scores 0
+    return BoundComparator("oneof", score, params=p, equal_one=False)
 
 
 # -- levenshtein (UiPath strings) -------------------------------------------------------------
@@ -404,6 +410,13 @@ def bind_date(params: Mapping[str, Any] | None = None) -> BoundComparator:
 
 
 # -- cosine: embedding similarity of strings --------------------------------------------------------
+
+
+def comparator_defaults(opts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Parameters the options give every comparator of a kind that does not set them: the
+    ``embedder`` option is the embedder of every ``cosine`` comparator."""
+    embedder = opts.get("embedder")
+    return {"cosine": {"embedder": embedder}} if embedder is not None else {}
 
 
 def bind_cosine(params: Mapping[str, Any] | None = None, *, embedders: Embedders) -> BoundComparator:

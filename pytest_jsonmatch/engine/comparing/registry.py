@@ -1,7 +1,8 @@
 """The one place extensions land: named comparators, transforms, metrics, post-processors.
 
-Built-ins are registered when this module loads and cannot be replaced; a custom name can
-be replaced only with ``overwrite=True``. The pytest layer forwards the
+Built-in comparators, transforms and post-processors are registered when this module loads,
+the built-in metrics when engine/metrics loads (they are built from the comparators here);
+built-ins cannot be replaced, and a custom name can be replaced only with ``overwrite=True``. The pytest layer forwards the
 ``pytest_jsonmatch_register`` hook here, so plugins and conftest files use the same door.
 """
 
@@ -9,11 +10,9 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from importlib import import_module
 from typing import Any
 
 from ..core.errors import ComparatorError, ConfigError, known_names, shown
@@ -41,8 +40,6 @@ class BatchItem:
 BUILTIN_TYPE_DEFAULTS: dict[str, Any] = {"string": "exact", "boolean": "exact", "number": "numeric",
                                          "integer": "numeric"}
 JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
-
-_METRICS_MODULE = "pytest_jsonmatch.engine.metrics"
 
 CustomComparator = Callable[[Any, Any, Mapping[str, Any]], float]
 BatchComparator = Callable[[list[BatchItem]], Sequence[Any]]
@@ -172,17 +169,15 @@ class Registry:
         metrics[name] = metric
 
     def register_builtin_metric(self, metric: Any) -> None:
-        """Register one of the metrics the engine defines (engine/metrics/__init__.py): it can be
+        """Register one of the metrics the engine defines (engine/metrics/): it can be
         neither replaced nor removed."""
         self._metrics[metric.name] = metric
         self._builtin_metrics.add(metric.name)
 
     @property
     def metrics(self) -> dict[str, Any]:
-        """The metrics by name. The built-in ones are defined in engine/metrics/__init__.py, loaded
-        here on first use (the package loads lazily)."""
-        if _METRICS_MODULE not in sys.modules:
-            import_module(_METRICS_MODULE)
+        """The metrics by name: the built-in ones (registered by engine/metrics, which every
+        caller that looks a metric up imports) and the registered ones."""
         return self._metrics
 
     def register_embedder(self, name: str, embed: Embedder, *, overwrite: bool = False) -> None:

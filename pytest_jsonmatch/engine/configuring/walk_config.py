@@ -1,22 +1,22 @@
-"""From a metric and its options to the walk's configuration and the per-field rules.
+"""The walk's configuration, and the per-field rules of the options every metric shares.
 
-A :class:`Metric` is a preset: which options it takes, how it turns them into a
-:class:`WalkConfig`, how it headlines its score. :func:`configure` checks the options every
-metric shares (``ignore``, ``fields``, ``align``, ``schema``), builds the field rules and the
-schema tree, and returns the configuration the walk reads.
+A metric (engine/metrics/) turns its own options into a :class:`WalkConfig`: the comparator
+per JSON type, where leaves stop, how arrays align. The options every metric takes add to
+it: :func:`field_rules` reads ``ignore`` and ``fields`` into :class:`FieldRule`s, and
+:func:`schema_node` reads ``schema`` into the schema graph the walk follows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 from ..comparing.comparators import BoundComparator
 from ..comparing.field_spec import ORDERED, Align, FieldSpec, parse_align
 from ..comparing.registry import REGISTRY, Binder, Registry
-from ..core.errors import ConfigError, known_names, shown
+from ..core.errors import ConfigError, shown
 from ..core.numbers import is_finite_number
 from ..core.paths import PathPattern, index_segment, key_segment, path_segments
 from ..core.values import SCALAR_TYPES, TYPE_OF
@@ -30,7 +30,6 @@ from ..schemas.eval_schema import (
 )
 from ..schemas.loading import load_schema
 
-COMMON_OPTIONS = frozenset({"ignore", "fields", "align", "schema", "embedder"})
 # see WalkConfig.inline_plan
 InlinePlan = tuple[Mapping[type, BoundComparator], bool, "Mapping[str, BoundComparator] | None",
                    Mapping[type, BoundComparator]]
@@ -93,7 +92,7 @@ class WalkConfig:
         return any(comp.batch for comp in self.type_policy.values())
 
     @cached_property
-    def equal_one_policy(self) -> dict[type, BoundComparator]:
+    def skippable_by_type(self) -> dict[type, BoundComparator]:
         """scalar_policy's comparators that score equal values 1, by Python type."""
         return {kind: comp for kind, comp in self.scalar_policy.items() if comp.equal_one}
 
@@ -101,10 +100,10 @@ class WalkConfig:
     def _plans(self) -> dict[bool, InlinePlan]:
         """The inline plans of objects without a schema node, for ``whole`` False and True."""
         if self.schema_driven:  # field_f1's inferred schema: a scalar in expected is a leaf
-            plan = (self.scalar_policy, False, None, self.equal_one_policy)
+            plan = (self.scalar_policy, False, None, self.skippable_by_type)
             return {False: plan, True: plan}
-        return {False: (self.scalar_policy, True, None, self.equal_one_policy),
-                True: (self.value_policy, False, None, self.equal_one_policy)}
+        return {False: (self.scalar_policy, True, None, self.skippable_by_type),
+                True: (self.value_policy, False, None, self.skippable_by_type)}
 
     def inline_plan(self, node: SchemaNode | None, whole: bool) -> InlinePlan | None:
         """How the walk scores an object's leaf fields in the object's own loop, or None when
@@ -121,10 +120,10 @@ class WalkConfig:
             return None
         if node.properties is not None:
             return (_NO_TYPES, False, node.plain_by_key, _NO_TYPES)
-        return self._plans[whole] if whole else (self.scalar_policy, True, None, self.equal_one_policy)
+        return self._plans[whole] if whole else (self.scalar_policy, True, None, self.skippable_by_type)
 
     @cached_property
-    def policy_equal_one(self) -> bool:
+    def every_type_scores_equal_one(self) -> bool:
         """Every per-type comparator scores equal values 1 (see BoundComparator.equal_one)."""
         return all(comp.equal_one for comp in self.type_policy.values())
 
@@ -152,11 +151,10 @@ class WalkConfig:
             return node.items
         return infer_node(expected, self.registry) if self.schema_driven else None
 
-    def equal_scores_one(self, items: SchemaNode | None) -> bool:
+    def identical_elements_score_one(self, items: SchemaNode | None) -> bool:
         """Whether equal values are sure to score 1 in elements of ``items``: no per-field
-        rules, and only comparators that give equal values 1 (not ``oneof``, whose score
-        ignores the expected value, nor custom ones)."""
-        return not self.rules and self.policy_equal_one and (
+        rules, and only comparators that declare ``equal_one`` (custom ones do not)."""
+        return not self.rules and self.every_type_scores_equal_one and (
             items is None or _schema_gives_equal_one(items))
 
     def is_skipped(self, path: str) -> bool:
@@ -322,68 +320,11 @@ def _schema_facts(root: SchemaNode) -> _SchemaFacts:
     return found
 
 
-@dataclass(frozen=True)
-class Metric:
-    """A metric: the options it takes, how it configures the walk from them, and its
-    headline score (``recall`` or ``f_beta``)."""
-
-    name: str
-    options: frozenset[str]
-    configure: Callable[[dict[str, Any], Registry], WalkConfig]
-    headline: str = "recall"
-    allow_array: bool = False
-    description: str = ""
-    # how the metric reads a schema's dialect keys (structural_f1: structeval's)
-    schema_reader: SchemaReader | None = None
-    # what the metric makes of both values before the walk, given its configuration
-    # (structural_f1: keeps what its schema names, and checks it)
-    prepare: Callable[[WalkConfig, Any, Any], tuple[Any, Any]] | None = None
-
-
 def unit_number(value: Any, what: str) -> float:
     """``value`` as a float in [0, 1], or ConfigError naming ``what``."""
     if not is_finite_number(value) or not 0 <= value <= 1:
         raise ConfigError(f"{what} must be a number in [0, 1], not {shown(value)}")
     return float(value)
-
-
-_BASE_CONFIGS: dict[tuple[str, int], WalkConfig] = {}
-
-
-def configure(metric: Metric, options: Mapping[str, Any], registry: Registry = REGISTRY) -> WalkConfig:
-    """Check ``options`` against ``metric`` and build its walk configuration."""
-    if not options:
-        key = (metric.name, id(registry), registry.generation)
-        cfg = _BASE_CONFIGS.get(key)
-        if cfg is None or cfg.registry is not registry:
-            if len(_BASE_CONFIGS) > 256:
-                _BASE_CONFIGS.clear()
-            cfg = _BASE_CONFIGS[key] = metric.configure({}, registry)
-        return cfg
-    _check_options(metric, options)
-    opts = dict(options)
-    cfg = metric.configure(opts, registry)
-    binder = registry.with_defaults(comparator_defaults(opts))
-    schema = (_schema_node(opts["schema"], binder, metric.schema_reader)
-              if opts.get("schema") is not None else None)
-    return replace(cfg, rules=field_rules(opts, binder), schema=schema)
-
-
-def comparator_defaults(opts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Parameters the options give every comparator of a kind that does not set them: the
-    ``embedder`` option is the embedder of every ``cosine`` comparator."""
-    embedder = opts.get("embedder")
-    return {"cosine": {"embedder": embedder}} if embedder is not None else {}
-
-
-def _check_options(metric: Metric, options: Mapping[str, Any]) -> None:
-    unknown = [name for name in options if name not in metric.options]
-    if unknown:
-        raise ConfigError(
-            f"unknown option {', '.join(map(repr, sorted(unknown)))} for metric {metric.name!r}; "
-            f"known options: {known_names(metric.options)}")
-    if "beta" in options and (not is_finite_number(options["beta"]) or options["beta"] <= 0):
-        raise ConfigError(f"beta must be a positive number, not {shown(options['beta'])}")
 
 
 def field_rules(opts: Mapping[str, Any], registry: Registry | Binder) -> tuple[FieldRule, ...]:
@@ -441,7 +382,7 @@ def _field_spec(pattern: str, settings: Any, registry: Registry | Binder) -> Fie
 _SCHEMA_CACHE: dict[tuple[int, int, Any, str], tuple[Any, SchemaNode]] = {}
 
 
-def _schema_node(source: Any, registry: Registry | Binder, reader: SchemaReader | None) -> SchemaNode:
+def schema_node(source: Any, registry: Registry | Binder, reader: SchemaReader | None) -> SchemaNode:
     """The parsed schema graph of ``source`` (a mapping, a file, a pydantic model class),
     kept per schema document, registry state, comparator defaults and dialect."""
     loaded = load_schema(source)

@@ -86,7 +86,7 @@ def _identical(cfg: WalkConfig, expected: list[Any], actual: list[Any], items: S
                ) -> assignment.Assignment | None:
     """Pairs of identical elements (see assignment.identical_pairs) when identical elements are
     sure to score 1."""
-    if not cfg.equal_scores_one(items):
+    if not cfg.identical_elements_score_one(items):
         return None
     if len(expected) * len(actual) <= SMALL_PAIRS:
         # A few elements: their pair scores are cheap and pairing by them is exact, so only

@@ -155,12 +155,11 @@ class ColumnScorer:
                 row[j] += score(x, y, where)
 
     def _pair_score(self, rel: str) -> Callable[[Any, Any, str], float]:
-        """The function scoring two values of field ``rel`` at a field path. Built-in
-        comparators give equal values 1, so equal pairs, most of them, skip the call."""
+        """The function scoring two values of field ``rel`` at a field path. Comparators that
+        declare ``equal_one`` give equal values 1, so equal pairs, most of them, skip the call."""
         comparator, transform = self.specs.get(rel, (None, None))
-        policy = self.cfg.type_policy
-        shortcut = (comparator.trusted and comparator.name != "oneof") if comparator is not None \
-            else all(c.trusted for c in policy.values())
+        shortcut = bool(comparator.equal_one) if comparator is not None \
+            else self.cfg.every_type_scores_equal_one
 
         def score(x: Any, y: Any, where: str) -> float:
             if type(x) is Unknown or type(y) is Unknown:
@@ -174,7 +173,7 @@ class ColumnScorer:
                 tag = json_type(x)
                 if tag != json_type(y):
                     return 0.0
-                chosen = policy[tag]
+                chosen = self.cfg.type_policy[tag]
             return chosen.score(x, y) if chosen.trusted else score_at(chosen, x, y, where)
 
         return score

@@ -2,15 +2,27 @@
 
 ``reclassify_nulls`` counts null (or other "absent" values) as not extracted;
 ``propagate_batch_errors`` leaves out every field of a batch comparator that failed for some.
-Both are extract-eval's, and both are registered under their names.
+Both are extract-eval's, and both are registered under their names. ``field_f1`` runs the
+ones its ``post_process`` option names through :func:`run_post_processors`, which checks
+what each returns.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .field_results import BATCH_ERROR, HALLUCINATION, MATCH, MISMATCH, OMISSION, SKIPPED, FieldResult
+from ..core.errors import ComparatorError, ConfigError, JsonMatchError, known_names, printable, shown
+from .field_results import (
+    BATCH_ERROR,
+    HALLUCINATION,
+    MATCH,
+    MISMATCH,
+    OMISSION,
+    SKIPPED,
+    STATUSES,
+    FieldResult,
+)
 
 
 def reclassify_nulls(fields: Iterable[FieldResult], absent_values: Sequence[Any] = (None,),
@@ -66,3 +78,59 @@ def propagate_batch_errors(fields: Iterable[FieldResult]) -> list[FieldResult]:
 
 BUILTIN_POST_PROCESSORS = {"reclassify_nulls": reclassify_nulls,
                            "propagate_batch_errors": propagate_batch_errors}
+
+
+# -- running them, checked ---------------------------------------------------------------------
+
+
+PostProcessor = Callable[[list[FieldResult]], list[FieldResult]]
+
+
+def _named(spec: Any, known: Mapping[str, PostProcessor]) -> list[PostProcessor]:
+    if spec is None:
+        return []
+    out = []
+    for item in spec if isinstance(spec, (list, tuple)) else [spec]:
+        if callable(item):
+            out.append(item)
+        elif isinstance(item, str) and item in known:
+            out.append(known[item])
+        else:
+            raise ConfigError(f"unknown post-processor {shown(item)}; known: {known_names(known)}")
+    return out
+
+
+def _post_processed(post: PostProcessor, fields: list[FieldResult]) -> list[FieldResult]:
+    """What a post-processor makes of the field results, checked: a list of FieldResults
+    with known statuses and scores in [0, 1]; anything else is a ComparatorError naming it."""
+    name = getattr(post, "__name__", type(post).__name__)
+    try:
+        returned = post(list(fields))
+        if isinstance(returned, (str, bytes, Mapping)) or not isinstance(returned, Iterable):
+            raise ComparatorError(f"post-processor {name!r} returned a {type(returned).__name__}, "
+                                  f"not a list of FieldResults")
+        out = list(returned)  # a generator runs its code here
+    except JsonMatchError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - user code: say whose it is
+        raise ComparatorError(f"post-processor {name!r} raised {type(exc).__name__}: "
+                              f"{printable(str(exc))[:200]}") from None
+    for fr in out:
+        if not isinstance(fr, FieldResult):
+            raise ComparatorError(f"post-processor {name!r} returned a {type(fr).__name__}, "
+                                  f"not a FieldResult")
+        in_unit = isinstance(fr.score, (int, float)) and 0.0 <= fr.score <= 1.0  # NaN is not
+        if fr.status not in STATUSES or not in_unit:
+            raise ComparatorError(f"post-processor {name!r} returned {fr.display_path} with "
+                                  f"status {shown(fr.status)} and score {shown(fr.score)}; "
+                                  f"statuses are {', '.join(STATUSES)}, scores in [0, 1]")
+    return out
+
+
+def run_post_processors(spec: Any, fields: list[FieldResult],
+                        known: Mapping[str, PostProcessor]) -> list[FieldResult]:
+    """``fields`` through the post-processors ``spec`` names (a name from ``known``, a
+    callable, or a list of them), in order; each one's output checked (see above)."""
+    for post in _named(spec, known):
+        fields = _post_processed(post, fields)
+    return fields

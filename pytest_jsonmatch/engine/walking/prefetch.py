@@ -18,7 +18,7 @@ from ..core.values import STRING
 from ..schemas.eval_schema import SchemaNode
 
 
-def prepare_strings(cfg: WalkConfig, expected: Any, actual: Any) -> None:
+def prefetch_strings(cfg: WalkConfig, expected: Any, actual: Any) -> None:
     """Hand every comparator with a ``prepare`` the strings of both values it will score."""
     if not cfg.prepares:
         return

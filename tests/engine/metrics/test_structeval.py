@@ -1,4 +1,4 @@
-"""structeval as its users write it (engine/metrics/structeval_config.py): its configuration keys as
+"""structeval as its users write it (engine/metrics/structural_f1.py): its configuration keys as
 structural_f1's options, unchanged, and its JSON Schema through schema= (values checked,
 properties it does not list dropped or refused, x-override-evaluator, enums binary)."""
 

@@ -19,8 +19,8 @@ from scipy.optimize import linear_sum_assignment
 
 import pytest_jsonmatch
 from pytest_jsonmatch import ParseError, match_json
-from pytest_jsonmatch.engine.configuring.walk_config import configure
 from pytest_jsonmatch.engine.metrics import METRICS
+from pytest_jsonmatch.engine.metrics.base import configure
 from pytest_jsonmatch.engine.pairing import assignment as align
 from pytest_jsonmatch.engine.pairing import pair_scores
 

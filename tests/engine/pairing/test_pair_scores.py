@@ -34,8 +34,8 @@ def _random_elements(rng, n):
 def _small_and_large_pair_scores(expected, actual, options=None):
     """structural_f1's pair scores of two arrays: (rows, scale) from the plain-Python path
     for a few elements, and the vectorised matrix."""
-    from pytest_jsonmatch.engine.configuring.walk_config import configure
     from pytest_jsonmatch.engine.metrics import METRICS
+    from pytest_jsonmatch.engine.metrics.base import configure
     from pytest_jsonmatch.engine.pairing.pair_scores import ColumnScorer, pair_matrix, pair_matrix_small
 
     scorer = ColumnScorer(configure(METRICS["structural_f1"], options or {}), "items", None)

@@ -1,4 +1,9 @@
-"""structeval as its users write it, for ``structural_f1``.
+"""structeval's Structural F1: every scalar of both sides is a field, arrays are paired
+order-agnostically by an assignment on element similarity (pairs below
+``array_matching_threshold`` stay apart), strings by Jaccard (or binary, cosine), numbers by
+a threshold; the score is F-beta over leaf precision and recall (``beta``, default 1).
+
+structeval as its users write it is taken as it is:
 
 **Its configuration** (what its CLI's ``--config`` file holds) is taken as options, unchanged:
 ``string_evaluation_type``, ``boolean_evaluation_type``, ``integer_evaluation_type``,
@@ -16,12 +21,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..comparing.comparators import BoundComparator, by_kind
-from ..configuring.walk_config import WalkConfig
+from ..comparing.comparators import BoundComparator, by_kind, comparator_defaults
+from ..comparing.registry import Registry
+from ..configuring.walk_config import WalkConfig, unit_number
 from ..core.errors import ConfigError, SchemaError, shown
+from ..core.numbers import is_finite_number
 from ..core.paths import display_path, index_segment, key_segment
 from ..core.values import BOOLEAN, NUMBER, STRING, schema_type
 from ..schemas.eval_schema import SchemaNode
+from .base import COMMON_OPTIONS, Metric, type_policy
 
 CONFIG_OPTIONS = ("string_evaluation_type", "boolean_evaluation_type", "integer_evaluation_type",
                   "float_evaluation_type", "number_evaluation_type")
@@ -182,3 +190,41 @@ def _others_allowed(node: SchemaNode) -> bool:
     ``additionalProperties`` is true (or a schema), and an error otherwise, absent included."""
     extra = node.raw.get("additionalProperties", False)
     return extra is True or (isinstance(extra, Mapping))
+
+
+# -- the metric ------------------------------------------------------------------------------
+
+
+def _beta(options: Mapping[str, Any]) -> float:
+    return float(options.get("beta", 1.0))
+
+
+def _configure(opts: dict[str, Any], registry: Registry) -> WalkConfig:
+    if "beta" in opts and (not is_finite_number(opts["beta"]) or opts["beta"] <= 0):
+        raise ConfigError(f"beta must be a positive number, not {shown(opts['beta'])}")
+    threshold = unit_number(opts.get("array_matching_threshold", 0.3), "array_matching_threshold")
+    binder = registry.with_defaults(comparator_defaults(opts))
+    string = opts.get("string_evaluator", "jaccard")
+    if string == "binary":
+        string = "exact"
+    try:
+        binder.comparator(string)
+    except ConfigError as exc:
+        raise ConfigError(f"string_evaluator: {exc}") from None
+    number = {"threshold": {"threshold": opts.get("numeric_threshold", 0.001),
+                            "weighting": opts.get("numeric_weighting", 0.1)}}
+    try:
+        policy = type_policy(binder, string, number)
+    except ConfigError as exc:
+        raise ConfigError(f"numeric_threshold / numeric_weighting: {exc}") from None
+    policy.update(configured_policy(opts, binder, policy[NUMBER], policy[STRING]) or {})
+    return WalkConfig(type_policy=policy, null_absent=True, array_mode="similarity",
+                      array_threshold=threshold, registry=registry)
+
+
+STRUCTURAL_F1 = Metric(
+    "structural_f1", COMMON_OPTIONS | {"string_evaluator", "numeric_threshold", "numeric_weighting",
+                                       "array_matching_threshold", "beta", *CONFIG_OPTIONS},
+    _configure, headline="f_beta", allow_array=True, beta=_beta,
+    description="structeval: order-agnostic arrays, leaf precision/recall, F-beta",
+    schema_reader=read_schema_keys, prepare=keep_schema_fields)

@@ -1,6 +1,9 @@
-"""UiPath's ``target_output_key``: which part of each side ``json_similarity`` compares.
+"""UiPath's JSON Similarity: a similarity for every leaf of expected's tree (Levenshtein for
+strings, relative difference for numbers, exact for the rest), arrays compared by index;
+the score is the summed leaf similarity over expected's leaves (recall).
 
-``"*"`` (or None) compares everything; a key, or a dotted path with ``[i]`` indices
+Its ``target_output_key`` option says which part of each side is compared. ``"*"`` (or
+None) compares everything; a key, or a dotted path with ``[i]`` indices
 (``"result.items[0].name"``), compares the value there on both sides; a list of such paths
 compares ``{path: value}`` for the listed paths on both sides. Paths are read as UiPath
 reads them: runs of characters other than ``.``, ``[`` and ``]`` are keys, ``[digits]`` an
@@ -10,9 +13,13 @@ index. A path missing on either side is a ParseError naming the path and the sid
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
+from ..comparing.registry import Registry
+from ..configuring.walk_config import WalkConfig
 from ..core.errors import ConfigError, ParseError, known_names, shown
+from .base import COMMON_OPTIONS, Metric, type_policy
 
 _TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
@@ -66,3 +73,17 @@ def select(expected: Any, actual: Any, target: Any) -> tuple[Any, Any]:
         return ({path: resolve(expected, path, "expected") for path in target},
                 {path: resolve(actual, path, "actual") for path in target})
     raise ConfigError(f"target_output_key must be '*', a key or path, or a list of paths, not {shown(target)}")
+
+
+def _target(expected: Any, actual: Any, options: Mapping[str, Any]) -> tuple[Any, Any]:
+    return select(expected, actual, options.get("target_output_key") if options else None)
+
+
+def _configure(opts: dict[str, Any], registry: Registry) -> WalkConfig:
+    return WalkConfig(type_policy=type_policy(registry, "levenshtein", "relative"),
+                      count_extras=False, array_mode="index", registry=registry)
+
+
+JSON_SIMILARITY = Metric("json_similarity", COMMON_OPTIONS | {"target_output_key"}, _configure,
+                         target=_target,
+                         description="UiPath JSON Similarity: leaf similarity over expected's tree")

@@ -1,0 +1,98 @@
+"""What a metric is, and what every metric does the same way.
+
+A :class:`Metric` owns its rules: the options it takes, how it turns them into a
+:class:`WalkConfig`, and the steps around the walk that are its own (the part of both sides
+it compares, what it makes of both values first, how it rewrites the field results, the
+beta of its F-beta headline). Generic code (match.py) calls these steps and names no metric.
+:func:`configure` checks the options and lays the shared ones (``ignore``, ``fields``,
+``schema``) over the metric's configuration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..comparing.comparators import BoundComparator, comparator_defaults
+from ..comparing.registry import REGISTRY, Registry
+from ..configuring.walk_config import WalkConfig, field_rules, schema_node
+from ..core.errors import ConfigError, known_names
+from ..core.values import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING
+from ..results.field_results import FieldResult, f_beta
+from ..schemas.eval_schema import SchemaReader
+
+# the options every metric takes (engine/configuring reads them)
+COMMON_OPTIONS = frozenset({"ignore", "fields", "align", "schema", "embedder"})
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric: the options it takes, how it configures the walk from them, and its
+    headline score (``recall`` or ``f_beta``). The optional steps default to doing nothing."""
+
+    name: str
+    options: frozenset[str]
+    configure: Callable[[dict[str, Any], Registry], WalkConfig]
+    headline: str = "recall"
+    allow_array: bool = False
+    description: str = ""
+    # how the metric reads a schema's dialect keys (structural_f1: structeval's)
+    schema_reader: SchemaReader | None = None
+    # what the metric makes of both values before the walk, given its configuration
+    # (structural_f1: keeps what its schema names, and checks it)
+    prepare: Callable[[WalkConfig, Any, Any], tuple[Any, Any]] | None = None
+    # the part of each side the metric compares, from the options (json_similarity:
+    # UiPath's target_output_key); runs after parsing, before the walk
+    target: Callable[[Any, Any, Mapping[str, Any]], tuple[Any, Any]] | None = None
+    # what the metric does with the walk's field results before they are counted, from the
+    # options and the registry (field_f1: the post_process option)
+    finish: Callable[[list[FieldResult], Mapping[str, Any], Registry], list[FieldResult]] | None = None
+    # the beta of an ``f_beta`` headline, read from the options (None: F1)
+    beta: Callable[[Mapping[str, Any]], float] | None = None
+
+    def headline_score(self, precision: float, recall: float, f1: float,
+                       options: Mapping[str, Any]) -> float:
+        """The metric's one score: recall, or F-beta (F1 unless the metric reads a beta)."""
+        if self.headline == "recall":
+            return recall
+        beta = self.beta(options) if self.beta is not None and options else 1.0
+        return f1 if beta == 1.0 else f_beta(precision, recall, beta)
+
+
+def type_policy(registry: Any, string: Any, number: Any) -> dict[str, BoundComparator]:
+    """A comparator per JSON type: ``string`` and ``number`` comparator specs, exact for the
+    rest."""
+    exact = registry.comparator("exact")
+    return {NULL: exact, BOOLEAN: exact, NUMBER: registry.comparator(number),
+            STRING: registry.comparator(string), OBJECT: exact, ARRAY: exact}
+
+
+_BASE_CONFIGS: dict[tuple[str, int, int], WalkConfig] = {}
+
+
+def configure(metric: Metric, options: Mapping[str, Any], registry: Registry = REGISTRY) -> WalkConfig:
+    """Check ``options`` against ``metric`` and build its walk configuration."""
+    if not options:
+        key = (metric.name, id(registry), registry.generation)
+        cfg = _BASE_CONFIGS.get(key)
+        if cfg is None or cfg.registry is not registry:
+            if len(_BASE_CONFIGS) > 256:
+                _BASE_CONFIGS.clear()
+            cfg = _BASE_CONFIGS[key] = metric.configure({}, registry)
+        return cfg
+    _check_options(metric, options)
+    opts = dict(options)
+    cfg = metric.configure(opts, registry)
+    binder = registry.with_defaults(comparator_defaults(opts))
+    schema = (schema_node(opts["schema"], binder, metric.schema_reader)
+              if opts.get("schema") is not None else None)
+    return replace(cfg, rules=field_rules(opts, binder), schema=schema)
+
+
+def _check_options(metric: Metric, options: Mapping[str, Any]) -> None:
+    unknown = [name for name in options if name not in metric.options]
+    if unknown:
+        raise ConfigError(
+            f"unknown option {', '.join(map(repr, sorted(unknown)))} for metric {metric.name!r}; "
+            f"known options: {known_names(metric.options)}")
