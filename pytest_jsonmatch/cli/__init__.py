@@ -1,5 +1,9 @@
-"""The ``jsonmatch`` command line (also ``python -m pytest_jsonmatch``). It never imports
-pytest: the engine, the dataset scoring and the reporting package are all it needs."""
+"""The command line: ``jsonmatch`` (also ``python -m pytest_jsonmatch``).
+
+Takes files (answers, expected values, JSONL datasets, saved reports) and flags; gives
+scores, reports and an exit status. May import the engine, dataset and reporting; never
+pytest or the plugin.
+"""
 
 from .app import main
 

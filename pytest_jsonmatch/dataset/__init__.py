@@ -1,6 +1,9 @@
-"""Scoring datasets outside pytest: paired gold and predicted records, scored in chunks into
-case records and aggregates that merge (by the command line's worker processes, or by any
-engine that partitions a dataset, such as Dask)."""
+"""Datasets: many gold and predicted records scored outside pytest.
+
+Takes paired records and the scoring settings; gives case records and aggregates that merge
+in any order (the command line's worker processes, or Dask). May import the engine and
+reporting; never pytest.
+"""
 
 from .scoring import (NO_PREDICTION, GoldError, Pair, ScoreSettings, Scored, comparison_of,
                       score_chunk, score_pairs)

@@ -1,3 +1,6 @@
-"""Session results outside pytest: what is recorded per comparison, aggregates, baselines and
-their statistics, gates, the JSON report and its renderings. Nothing here imports pytest, so the
-command line scores datasets with the same rules as the plugin."""
+"""Reporting: recorded comparisons to numbers and files, the same for the plugin and the CLI.
+
+Takes one record per comparison (reporting/records.py); gives aggregates, baselines and
+their statistics, the gates' verdict, the JSON report and its renderings (text, Markdown,
+GitHub, HTML), all written atomically. May import the engine only; never pytest.
+"""

@@ -1,0 +1,235 @@
+"""The house's shape, pinned: the public API, the entry points and the report format do not
+change by accident; imports point down the stages of the flow and never close a circle; the
+engine never imports pytest; module names do not collide.
+
+The import graph is read from the source (every ``import`` and ``from ... import``, inside
+functions and ``TYPE_CHECKING`` blocks too), so an import added anywhere is seen."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from rapidfuzz.distance import Levenshtein
+
+import pytest_jsonmatch
+
+PACKAGE = Path(pytest_jsonmatch.__file__).resolve().parent
+ROOT = "pytest_jsonmatch"
+
+PUBLIC_API = [
+    "Aggregates", "BatchItem", "CaseFileError", "ComparatorError", "ConfigError", "FieldAggregate",
+    "FieldResult", "FloorFailure", "JsonMatchError", "JsonMatchWarning", "METRICS", "METRIC_NAMES",
+    "MatchResult", "Metric", "Pairing", "ParseError", "PathPattern", "REGISTRY", "Registry",
+    "RunResult", "SchemaError", "SchemaSketch", "SchemaWarning", "__version__", "aggregate_fields",
+    "annotate_schema", "assert_json_match", "evaluate_records", "infer_schema", "match_json",
+    "parse_actual", "parse_expected", "propagate_batch_errors", "reclassify_nulls",
+    "register_comparator", "register_embedder", "register_metric", "register_post_processor",
+    "register_transform", "reset_type_defaults", "score_pairs", "set_type_default", "validate_gold",
+]
+
+# What each engine stage may import (besides itself), as each stage's __init__ docstring says.
+# Read top-down this is the flow: reading -> comparing -> schemas -> configuring -> pairing ->
+# walking -> results, with the metrics choosing the walk and match.py calling them all.
+ENGINE_STAGES = {
+    "core": set(),
+    "results": {"core"},
+    "reading": {"core"},
+    "comparing": {"core", "results"},
+    "schemas": {"core", "reading", "comparing", "results"},
+    "configuring": {"core", "reading", "comparing", "results", "schemas"},
+    "pairing": {"core", "reading", "comparing", "results", "schemas", "configuring"},
+    "walking": {"core", "reading", "comparing", "results", "schemas", "configuring", "pairing"},
+    "metrics": {"core", "reading", "comparing", "results", "schemas", "configuring"},
+}
+# The layers around the engine: what each may import of the others.
+LAYERS = {
+    "engine": {"engine"},
+    "reporting": {"engine", "reporting", "version"},
+    "dataset": {"engine", "reporting", "dataset"},
+    "cli": {"engine", "reporting", "dataset", "cli", "version"},
+    "plugin": {"engine", "reporting", "plugin", "version"},
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """The project modules ``path`` imports (a name imported from a package counts as the
+    submodule when it is one)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return {m for m in found if m in MODULES}
+
+
+MODULES = {_module_name(p) for p in PACKAGE.rglob("*.py")}
+GRAPH = {_module_name(p): _imports(p) - {_module_name(p)} for p in PACKAGE.rglob("*.py")}
+
+
+def _without_parents(module: str, targets: set[str]) -> set[str]:
+    """Importing ``a.b.c`` runs ``a/__init__`` and ``a/b/__init__``: those are not edges a
+    module chose, so a module's own parents are left out."""
+    parents = {module.rsplit(".", k)[0] for k in range(1, module.count(".") + 1)}
+    return targets - parents
+
+
+def test_the_public_api_is_pinned():
+    assert sorted(pytest_jsonmatch.__all__) == sorted(PUBLIC_API)
+    for name in PUBLIC_API:
+        assert getattr(pytest_jsonmatch, name) is not None
+
+
+def test_the_entry_points_are_pinned():
+    dist = metadata.distribution("pytest-jsonmatch")
+    points = {(ep.group, ep.name): ep.value for ep in dist.entry_points}
+    assert points[("pytest11", "jsonmatch")] == "pytest_jsonmatch.plugin"
+    assert points[("console_scripts", "jsonmatch")] == "pytest_jsonmatch.cli:main"
+    # the entry point module is the plugin pytest registers: its hooks are attributes of it
+    import pytest_jsonmatch.plugin as plugin
+
+    for hook in ("pytest_addhooks", "pytest_addoption", "pytest_collect_file", "pytest_configure",
+                 "pytest_unconfigure", "json_match"):
+        assert callable(getattr(plugin, hook))
+
+
+def test_the_report_format_is_pinned():
+    # A change to the report's shape is a new report version and a new hash here, on purpose.
+    from pytest_jsonmatch.reporting.report import REPORT_VERSION
+
+    schema = json.loads((PACKAGE / "reporting" / "report.schema.json").read_text(encoding="utf-8"))
+    assert REPORT_VERSION == 2 and schema["properties"]["version"] == {"const": 2}
+    assert sorted(schema["properties"]) == [
+        "baseline", "cases", "comparisons", "count", "errors", "fields", "gates", "group_by",
+        "groups", "metrics", "overall", "run", "version", "xfailed", "xpassed"]
+    canonical = json.dumps(schema, sort_keys=True).encode()
+    assert hashlib.sha256(canonical).hexdigest() == (
+        "7f3d8e48bce6b0c6b4e9a3af7df65b80aa688e5d1ac21676de7b18290954dcdd")
+
+
+def _cycle() -> list[str] | None:
+    """One import circle, as a list of modules, or None (a depth-first search)."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        state[module] = 1
+        stack.append(module)
+        for target in sorted(_without_parents(module, GRAPH.get(module, set()))):
+            if state.get(target) == 1:
+                return stack[stack.index(target):] + [target]
+            if target not in state:
+                found = visit(target)
+                if found:
+                    return found
+        stack.pop()
+        state[module] = 2
+        return None
+
+    for module in sorted(GRAPH):
+        if module not in state:
+            found = visit(module)
+            if found:
+                return found
+    return None
+
+
+def test_no_module_imports_a_module_that_imports_it():
+    assert _cycle() is None, " -> ".join(_cycle() or [])
+
+
+def test_the_graph_sees_real_imports():
+    # the test above would pass on an empty graph: make sure it reads what is there
+    assert "pytest_jsonmatch.engine.walking.walk" in GRAPH["pytest_jsonmatch.engine.match"]
+    assert "pytest_jsonmatch.engine.metrics" in GRAPH["pytest_jsonmatch.engine.match"]
+    assert len(GRAPH) > 80 and sum(map(len, GRAPH.values())) > 250
+
+
+def _stage(module: str, depth: int) -> str | None:
+    parts = module.split(".")
+    return parts[depth] if len(parts) > depth else None
+
+
+def test_engine_stages_import_only_the_stages_below_them():
+    wrong = []
+    for module, targets in GRAPH.items():
+        if _stage(module, 1) != "engine":
+            continue
+        stage = _stage(module, 2)
+        for target in _without_parents(module, targets):
+            if _stage(target, 1) != "engine":
+                wrong.append(f"{module} imports {target}, outside the engine")
+                continue
+            other = _stage(target, 2)
+            if stage in ENGINE_STAGES and other in ENGINE_STAGES and other != stage \
+                    and other not in ENGINE_STAGES[stage]:
+                wrong.append(f"{module} ({stage}) imports {target} ({other})")
+            if stage in ENGINE_STAGES and other not in ENGINE_STAGES:
+                wrong.append(f"{module} ({stage}) imports {target}, above the stages")
+    assert wrong == []
+
+
+def test_the_layers_import_only_what_is_below_them():
+    wrong = []
+    for module, targets in GRAPH.items():
+        layer = _stage(module, 1)
+        if layer not in LAYERS:
+            continue
+        for target in _without_parents(module, targets):
+            if target == ROOT:
+                wrong.append(f"{module} imports the package root")
+            elif _stage(target, 1) not in LAYERS[layer]:
+                wrong.append(f"{module} ({layer}) imports {target}")
+    assert wrong == []
+
+
+@pytest.mark.parametrize("module", sorted(m for m in GRAPH if _stage(m, 1) in ("engine", "reporting",
+                                                                          "dataset")))
+def test_the_engine_reporting_and_datasets_never_import_pytest(module):
+    path = PACKAGE.parent / (module.replace(".", "/") + ".py")
+    if not path.exists():
+        path = PACKAGE.parent / module.replace(".", "/") / "__init__.py"
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names.add((node.module or "").split(".")[0])
+    assert not names & {"pytest", "_pytest", "pluggy", "xdist"}
+
+
+def test_every_folder_says_what_it_takes_gives_and_may_import():
+    for init in PACKAGE.rglob("__init__.py"):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        assert len(doc.splitlines()) >= 2, f"{init} has no docstring of its stage"
+    for stage in ENGINE_STAGES:
+        doc = ast.get_docstring(ast.parse((PACKAGE / "engine" / stage / "__init__.py").read_text()))
+        assert "Takes" in doc and "import" in doc, f"engine/{stage}/__init__.py"
+
+
+def test_no_two_modules_have_names_one_letter_apart_or_the_same():
+    names: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name not in ("__init__.py", "__main__.py"):
+            names.setdefault(path.stem, []).append(str(path.relative_to(PACKAGE)))
+    same = {name: paths for name, paths in names.items() if len(paths) > 1}
+    close = [(a, b) for a in names for b in names if a < b and Levenshtein.distance(a, b) <= 1]
+    assert same == {} and close == []
