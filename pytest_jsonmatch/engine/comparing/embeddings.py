@@ -21,7 +21,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import ComparatorError, ConfigError, JsonMatchError, shown
+from ..core.errors import ComparatorError, ConfigError, JsonMatchError, did_you_mean, shown
 
 Embedder = Callable[[list[str]], Any]
 
@@ -132,7 +132,8 @@ class Embedders:
             model = spec[len(_SENTENCE_TRANSFORMERS):]
             found = EmbedderHandle(spec, spec, lambda: _load_sentence_transformers(model))
         else:
-            raise ConfigError(f"unknown embedder {shown(spec)}; known embedders: {', '.join(self.names)}")
+            raise ConfigError(f"unknown embedder {shown(spec)}{did_you_mean(spec, self.names)}; "
+                              f"known embedders: {', '.join(self.names)}")
         self._handles[spec] = found
         return found
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ..core.errors import ComparatorError, ConfigError, known_names, shown
+from ..core.errors import ComparatorError, ConfigError, did_you_mean, known_names, shown
 from ..results.post_processors import BUILTIN_POST_PROCESSORS
 from .comparators import BUILTIN_COMPARATORS, BoundComparator, bind_cosine
 from .embeddings import Embedder, Embedders
@@ -299,7 +299,8 @@ class Registry:
         if bound is None:
             factory = factories.get(name)
             if factory is None:
-                raise ConfigError(f"unknown {kind} {name!r}; known {kind}s: {known_names(factories)}")
+                raise ConfigError(f"unknown {kind} {name!r}{did_you_mean(name, factories)}; "
+                                  f"known {kind}s: {known_names(factories)}")
             bound = factory(params)
             if params_key is not None:
                 cache[key] = bound
@@ -321,7 +322,8 @@ class Registry:
     def metric(self, name: Any) -> Any:
         metric = self.metrics.get(name) if isinstance(name, str) else None
         if metric is None:
-            raise ConfigError(f"unknown metric {name!r}; known metrics: {known_names(self.metrics)}")
+            raise ConfigError(f"unknown metric {name!r}{did_you_mean(name, self.metrics)}; "
+                              f"known metrics: {known_names(self.metrics)}")
         return metric
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from ..comparing.comparators import BoundComparator
 from ..comparing.field_spec import ORDERED, Align, FieldSpec, parse_align
 from ..comparing.registry import REGISTRY, Binder, Registry
-from ..core.errors import ConfigError, shown
+from ..core.errors import ConfigError, did_you_mean, shown
 from ..core.numbers import is_finite_number
 from ..core.paths import PathPattern, index_segment, key_segment, path_segments
 from ..core.values import SCALAR_TYPES, TYPE_OF
@@ -355,7 +355,9 @@ def _field_spec(pattern: str, settings: Any, registry: Registry | Binder) -> Fie
         raise ConfigError(f"fields[{pattern!r}] must be a mapping of settings, not {shown(settings)}")
     unknown = set(settings) - set(FIELD_RULE_KEYS)
     if unknown:
-        raise ConfigError(f"fields[{pattern!r}]: unknown setting {', '.join(map(repr, sorted(unknown)))}; "
+        hint = did_you_mean(next(iter(unknown)), FIELD_RULE_KEYS) if len(unknown) == 1 else ""
+        raise ConfigError(f"fields[{pattern!r}]: unknown setting {', '.join(map(repr, sorted(unknown)))}"
+                          f"{hint}; "
                           f"known: {', '.join(FIELD_RULE_KEYS)}")
     try:
         comparator = registry.comparator(settings["comparator"]) if "comparator" in settings else None

@@ -6,6 +6,8 @@ caller can catch them all in one place; the subclasses say which kind of mistake
 
 from __future__ import annotations
 
+import difflib
+
 
 class JsonMatchError(Exception):
     """Root of every error pytest-jsonmatch raises on purpose."""
@@ -44,6 +46,19 @@ class SchemaWarning(JsonMatchWarning):
 def known_names(names: object) -> str:
     """Format a collection of names for an error message, sorted for stable output."""
     return ", ".join(sorted(str(n) for n in names))  # type: ignore[attr-defined]
+
+
+def did_you_mean(name: object, known: object) -> str:
+    """`` (did you mean 'x'?)`` when ``name`` is close to one of the ``known`` names (a typo),
+    else an empty string: what an "unknown name" message adds after the name."""
+    if not isinstance(name, str):
+        return ""
+    candidates = sorted(str(n) for n in known)  # type: ignore[attr-defined]
+    close = difflib.get_close_matches(name, candidates, n=2, cutoff=0.75)
+    if not close:
+        folded = {c.casefold(): c for c in candidates}
+        close = [folded[name.casefold()]] if name.casefold() in folded else []
+    return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
 
 
 def shown(value: object, limit: int = 60) -> str:

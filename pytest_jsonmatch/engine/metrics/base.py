@@ -17,7 +17,7 @@ from typing import Any
 from ..comparing.comparators import BoundComparator, comparator_defaults
 from ..comparing.registry import REGISTRY, Registry
 from ..configuring.walk_config import WalkConfig, field_rules, schema_node
-from ..core.errors import ConfigError, known_names
+from ..core.errors import ConfigError, did_you_mean, known_names
 from ..core.values import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING
 from ..results.field_results import FieldResult, f_beta
 from ..schemas.eval_schema import SchemaReader
@@ -94,5 +94,6 @@ def _check_options(metric: Metric, options: Mapping[str, Any]) -> None:
     unknown = [name for name in options if name not in metric.options]
     if unknown:
         raise ConfigError(
-            f"unknown option {', '.join(map(repr, sorted(unknown)))} for metric {metric.name!r}; "
+            f"unknown option {', '.join(map(repr, sorted(unknown)))} for metric {metric.name!r}"
+            f"{did_you_mean(unknown[0], metric.options) if len(unknown) == 1 else ''}; "
             f"known options: {known_names(metric.options)}")

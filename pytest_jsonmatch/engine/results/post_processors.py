@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ..core.errors import ComparatorError, ConfigError, JsonMatchError, known_names, printable, shown
+from ..core.errors import (
+    ComparatorError,
+    ConfigError,
+    JsonMatchError,
+    did_you_mean,
+    known_names,
+    printable,
+    shown,
+)
 from .field_results import (
     BATCH_ERROR,
     HALLUCINATION,
@@ -96,7 +104,8 @@ def _named(spec: Any, known: Mapping[str, PostProcessor]) -> list[PostProcessor]
         elif isinstance(item, str) and item in known:
             out.append(known[item])
         else:
-            raise ConfigError(f"unknown post-processor {shown(item)}; known: {known_names(known)}")
+            raise ConfigError(f"unknown post-processor {shown(item)}{did_you_mean(item, known)}; "
+                              f"known: {known_names(known)}")
     return out
 
 

@@ -229,11 +229,33 @@ def test_an_unknown_option_lists_the_metric_s_known_options(metric):
                                f"known options: {OPTIONS_OF[metric]}")
 
 
-@pytest.mark.parametrize("name", ["f1", "Field_F1", "", None, 3])
-def test_an_unknown_metric_lists_the_known_metrics(name):
+@pytest.mark.parametrize("name, hint", [("f1", ""), ("Field_F1", " (did you mean 'field_f1'?)"),
+                                        ("fieldf1", " (did you mean 'field_f1'?)"),
+                                        ("", ""), (None, ""), (3, "")])
+def test_an_unknown_metric_lists_the_known_metrics_and_suggests_the_one_meant(name, hint):
+    # a name close to a known one (a typo, another case) is suggested; others only listed
     with pytest.raises(ConfigError) as info:
         match_json({"a": 1}, {"a": 1}, metric=name)
-    assert str(info.value) == f"unknown metric {name!r}; known metrics: {METRIC_LIST}"
+    assert str(info.value) == f"unknown metric {name!r}{hint}; known metrics: {METRIC_LIST}"
+
+
+def test_an_unknown_option_suggests_the_option_meant():
+    with pytest.raises(ConfigError) as info:
+        match_json({"a": 1}, {"a": 1}, metric="field_f1", ignroe=["a"])
+    assert str(info.value) == ("unknown option 'ignroe' for metric 'field_f1' (did you mean "
+                               "'ignore'?); known options: align, embedder, fields, ignore, "
+                               "post_process, schema")
+
+
+def test_an_unknown_comparator_and_field_setting_suggest_the_name_meant():
+    with pytest.raises(ConfigError) as info:
+        match_json({"a": 1}, {"a": 1}, fields={"a": {"comparater": "exact"}})
+    assert str(info.value).startswith("fields['a']: unknown setting 'comparater' (did you mean "
+                                      "'comparator'?); known: ")
+    with pytest.raises(ConfigError) as info:
+        match_json({"a": 1}, {"a": 1}, fields={"a": {"comparator": "levenstein"}})
+    assert str(info.value).startswith("fields['a']: unknown comparator 'levenstein' (did you "
+                                      "mean 'levenshtein'?); known comparators: ")
 
 
 @pytest.mark.parametrize("spec", ["fuzzy", {"fuzzy": {"cutoff": 0.8}}])

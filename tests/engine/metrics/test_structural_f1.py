@@ -110,7 +110,7 @@ def test_an_unknown_string_evaluator_lists_the_comparators():
         match_json({"a": "x"}, {"a": "x"}, metric="structural_f1", string_evaluator="cosinus")
     message = str(info.value)
     # names the option, then the comparator and what is known
-    assert message.startswith("string_evaluator: unknown comparator 'cosinus'; known comparators: ")
+    assert message.startswith("string_evaluator: unknown comparator 'cosinus' (did you mean 'cosine'?); known comparators: ")
     _assert_lists_builtin_comparators(message)
 
 

@@ -54,8 +54,8 @@ def test_unknown_post_processor_is_a_config_error():
 def test_an_unknown_post_processor_lists_the_known_ones():
     with pytest.raises(ConfigError) as info:
         match_json({"a": 1}, {"a": 1}, metric="field_f1", post_process=["reclassify_null"])
-    assert str(info.value) == ("unknown post-processor 'reclassify_null'; known: propagate_batch_errors, "
-                               "reclassify_nulls")
+    assert str(info.value) == ("unknown post-processor 'reclassify_null' (did you mean "
+                               "'reclassify_nulls'?); known: propagate_batch_errors, reclassify_nulls")
 
 
 # -- reclassify_nulls reads the values after the field's transforms (as extract-eval does) ------
