@@ -54,6 +54,7 @@ def _structeval_spelling(argv: list[str]) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    given = list(args_list)  # as the user wrote it, for the report's run info
     try:
         structeval = _structeval_spelling(args_list)
         if structeval:
@@ -68,6 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         if structeval:
             args.structeval = True
+        args.argv = given
         return int(args.run(args))
     except InputError as exc:
         _error(str(exc))

@@ -17,7 +17,7 @@ from ..reporting.records import PASSED, VALUE_MODES
 from ..reporting.report import build_report, run_info
 from .errors import InputError
 from .files import STDIN, decode_json, read_bytes, read_text, shown
-from .options import add_scoring_arguments, metric_and_options
+from .options import add_scoring_arguments, checked_configuration, metric_and_options
 from .output import FORMATS, emit
 
 DESCRIPTION = """Score one pair: ACTUAL (the model's output, read leniently: JSON inside prose
@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     if actual_path == STDIN and expected_path == STDIN:
         raise InputError("ACTUAL and EXPECTED cannot both be standard input")
     metric, options = metric_and_options(args, structeval)
+    checked_configuration(args, metric, options)  # a bad --schema named as such, not as ACTUAL
     # structeval has no threshold: in its spelling nothing fails unless --threshold asks
     threshold = args.threshold if args.threshold is not None else (0.0 if structeval else 1.0)
     expected = decode_json(read_text(expected_path), shown(expected_path))
@@ -75,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
     summary = summarize([comparison])
     verdict = judge(summary, GateSettings())
     report = build_report(summary, [comparison], verdict, None,
-                          run_info(["jsonmatch", *sys.argv[1:]], os.getcwd()))
+                          run_info(["jsonmatch", *getattr(args, "argv", sys.argv[1:])],
+                                   os.getcwd()))
     emit(report, args.format or "text", args.output, verbose=args.verbose,
          color_choice=args.color)
     return 0 if comparison.status == PASSED else 1

@@ -44,8 +44,6 @@ def read_text(path: str) -> str:
         raise InputError(f"{shown(path)}: not UTF-8 text (byte {exc.start})") from None
 
 
-
-
 def decode_json(text: str, where: str, strict: bool = True) -> Any:
     """One JSON value from ``text``, or InputError naming ``where`` and the line."""
     decoder = STRICT_JSON if strict else LENIENT_JSON
@@ -67,15 +65,20 @@ def decode_json(text: str, where: str, strict: bool = True) -> Any:
 def read_settings(path: str, what: str) -> Any:
     """A JSON or YAML file (``.yaml``/``.yml``: YAML; otherwise JSON, or YAML when it is not
     JSON)."""
+    return read_settings_as(path, what)[0]
+
+
+def read_settings_as(path: str, what: str) -> tuple[Any, str]:
+    """:func:`read_settings`, and which it was read as: ``"json"`` or ``"yaml"``."""
     if path.lower().endswith((".yaml", ".yml")):
-        return _read_yaml(path, what)
+        return _read_yaml(path, what), "yaml"
     text = read_text(path)
     try:
-        return decode_json(text, shown(path))
+        return decode_json(text, shown(path)), "json"
     except InputError:
         if text.lstrip().startswith(("{", "[")):
             raise
-        return _read_yaml(path, what)
+        return _read_yaml(path, what), "yaml"
 
 
 def _read_yaml(path: str, what: str) -> Any:

@@ -1,16 +1,23 @@
 """The scoring settings shared by ``compare`` and ``score``: metric, threshold, options from
-``--option``, ``--schema`` and structeval's ``--config``."""
+``--option``, ``--schema`` and structeval's ``--config``.
+
+``--schema FILE`` reaches the engine as the path, as ``match_json(schema=path)`` and the
+plugin give it: the schema's ``$ref``s to other files resolve beside FILE, wherever the
+command runs (and in every ``-j`` worker)."""
 
 from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
-from ..engine.core.errors import JsonMatchError
+from ..engine.core.errors import JsonMatchError, SchemaError
 from ..engine.metrics import metric_named
+from ..engine.metrics.base import configure
 from .errors import InputError
-from .files import parse_option, read_settings
+from .files import STDIN, parse_option, read_settings, read_settings_as
 from .structeval import structeval_options
 
 
@@ -23,7 +30,8 @@ def add_scoring_arguments(parser: argparse.ArgumentParser, structeval: bool = Fa
                         metavar="KEY=VALUE",
                         help="a metric option; VALUE is read as JSON when it is JSON "
                              "(--option ignore='[\"id\"]' --option beta=2); repeatable")
-    parser.add_argument("--schema", metavar="FILE", help="an eval schema (JSON or YAML)")
+    parser.add_argument("--schema", metavar="FILE", help="an eval schema (JSON or YAML); its "
+                        "$refs to other files resolve beside FILE")
     parser.add_argument("--config", metavar="FILE",
                         help="structeval's configuration file (JSON or YAML): its string, "
                              "number and boolean evaluators and array_matching_threshold")
@@ -59,11 +67,49 @@ def metric_and_options(args: argparse.Namespace, structeval: bool = False) -> tu
         options.update(structeval_options(read_settings(args.config, "configuration"),
                                           args.config))
     if args.schema:
-        schema = read_settings(args.schema, "schema")
-        if not isinstance(schema, dict):
-            raise InputError(f"{args.schema}: a schema is a mapping (a JSON or YAML object)")
-        options["schema"] = schema
+        options["schema"] = schema_option(args.schema)
     for text in args.options:
         key, value = parse_option(text)
         options[key] = value
     return chosen.name, options
+
+
+def schema_option(path: str) -> Any:
+    """The ``schema`` option ``--schema path`` stands for: the path itself, read by the engine
+    as ``match_json(schema=path)`` reads it, so that references resolve beside the file.
+
+    The file is read here first all the same, so that one that is not a schema is an
+    InputError naming it. Standard input has no folder: its schema is given as a mapping,
+    whose references resolve in the working directory. A YAML schema in a file not named
+    ``.yaml``/``.yml`` (which the engine would read as JSON) is given as a mapping too, its
+    base set to the file by ``$id``."""
+    schema, kind = read_settings_as(path, "schema")
+    if not isinstance(schema, dict):
+        raise InputError(f"{path}: a schema is a mapping (a JSON or YAML object)")
+    if path == STDIN:
+        return schema
+    if kind == "json" or path.lower().endswith((".yaml", ".yml")):
+        return path
+    return {**schema, "$id": _based_id(schema.get("$id"), Path(path).resolve().as_uri())}
+
+
+def _based_id(given: Any, file_uri: str) -> Any:
+    """A schema's ``$id`` read from ``file_uri``: an absolute one as it is, a relative one
+    against the file, none: the file (as the engine bases a schema file's references)."""
+    if not isinstance(given, str):
+        return file_uri
+    return given if urlsplit(given).scheme else urljoin(file_uri, given)
+
+
+def checked_configuration(args: argparse.Namespace, metric: str, options: dict[str, Any]) -> Any:
+    """The metric's configuration of ``options``, made before any record is read: an option
+    or a schema it cannot use is an InputError (a schema's names ``--schema`` and its file,
+    a ``$ref`` that cannot be resolved among them)."""
+    try:
+        return configure(metric_named(metric), dict(options))
+    except SchemaError as exc:
+        if args.schema:
+            raise InputError(f"--schema {args.schema}: {exc}") from None
+        raise InputError(str(exc)) from None
+    except JsonMatchError as exc:
+        raise InputError(str(exc)) from None

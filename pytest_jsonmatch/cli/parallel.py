@@ -1,6 +1,11 @@
 """Chunks of pairs scored in this process or in N worker processes, handed back in the
 order they were sent, so that ``-j N`` gives exactly what ``-j 1`` gives. At most two chunks
-per worker are in flight: records are read only as fast as they are scored."""
+per worker are in flight: records are read only as fast as they are scored.
+
+Exactly, errors included: a gold record without a prediction reaches a worker still marked
+as one (the marker is a bare ``object()``, which unpickles as a stranger), and an error met
+while reading ahead waits until the chunks read before it are scored, since ``-j 1`` scores
+those first and would stop at their error instead."""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
-from ..dataset import Pair, ScoreSettings, Scored, score_chunk
+from ..dataset import NO_PREDICTION, Pair, ScoreSettings, Scored, score_chunk
 
 CHUNK = 64  # pairs per chunk: one evaluate_records call, one trip to a worker
 
@@ -24,7 +29,24 @@ def _start_worker(settings: ScoreSettings) -> None:
 
 def _score_in_worker(chunk: Sequence[Pair]) -> Scored:
     assert _settings is not None
-    return score_chunk(chunk, _settings)
+    return score_chunk(_arrived(chunk), _settings)
+
+
+class _Absent:
+    """Stands for NO_PREDICTION on the way to a worker: an instance of a class pickles as
+    one, where the sentinel itself would arrive as a new ``object()`` and be scored as a
+    prediction (``actual must be a mapping ... not object``)."""
+
+
+def _sendable(chunk: Sequence[Pair]) -> list[Pair]:
+    """``chunk`` with each missing prediction marked so that it survives pickling."""
+    return [p._replace(actual=_Absent()) if p.actual is NO_PREDICTION else p for p in chunk]
+
+
+def _arrived(chunk: Sequence[Pair]) -> list[Pair]:
+    """A chunk sent by :func:`_sendable`, its missing predictions NO_PREDICTION again."""
+    return [p._replace(actual=NO_PREDICTION) if isinstance(p.actual, _Absent) else p
+            for p in chunk]
 
 
 def chunks(pairs: Iterable[Pair], size: int = CHUNK) -> Iterator[list[Pair]]:
@@ -48,9 +70,20 @@ def scored(pairs: Iterable[Pair], settings: ScoreSettings, jobs: int) -> Iterato
     with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
                              initargs=(settings,)) as pool:
         waiting: deque[Future[Any]] = deque()
+        reading = chunks(pairs)
         try:
-            for chunk in chunks(pairs):
-                waiting.append(pool.submit(_score_in_worker, chunk))
+            while True:
+                try:
+                    chunk = next(reading, None)
+                except Exception:
+                    # -j 1 scores the chunks read so far before it reads on: their error,
+                    # if they have one, comes first
+                    while waiting:
+                        yield waiting.popleft().result()
+                    raise
+                if chunk is None:
+                    break
+                waiting.append(pool.submit(_score_in_worker, _sendable(chunk)))
                 if len(waiting) >= 2 * jobs:
                     yield waiting.popleft().result()
             while waiting:

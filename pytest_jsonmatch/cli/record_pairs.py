@@ -119,26 +119,31 @@ def _by_id(s: PairingSettings, leftovers: Leftovers) -> Iterator[Pair]:
         key = _id_of(g, s.id_field)
         if key in seen:
             raise InputError(f"{g.where}: id {shown(key)} is given to an earlier gold record too")
-        seen.add(key)
         found = waiting.pop(key, None)
         while found is None:
             p = next(pred, None)
             if p is None:
                 break
-            pkey = _id_of(p, s.id_field)
+            pkey = _prediction_id(p, s.id_field, waiting, seen)
             if pkey == key:
                 found = p
-            elif pkey in waiting:
-                raise InputError(f"{p.where}: id {shown(pkey)} is given to an earlier prediction too")
             else:
                 waiting[pkey] = p
+        seen.add(key)
         yield _pair(key, g, found, s, f"no prediction has {s.id_field} {shown(key)} in {s.pred}")
     for p in pred:
-        pkey = _id_of(p, s.id_field)
-        if pkey in waiting:
-            raise InputError(f"{p.where}: id {shown(pkey)} is given to an earlier prediction too")
-        waiting[pkey] = p
+        waiting[_prediction_id(p, s.id_field, waiting, seen)] = p
     _leftover(waiting, leftovers)
+
+
+def _prediction_id(p: Record, key: str, waiting: dict[str, Record], paired: set[str]) -> str:
+    """The id of prediction ``p``, read ahead: InputError when an earlier prediction has it,
+    whether that one still waits or was paired already (a gold id met before ``p`` was read
+    either found its prediction or read the file to its end)."""
+    pkey = _id_of(p, key)
+    if pkey in waiting or pkey in paired:
+        raise InputError(f"{p.where}: id {shown(pkey)} is given to an earlier prediction too")
+    return pkey
 
 
 def _by_name(s: PairingSettings, leftovers: Leftovers) -> Iterator[Pair]:

@@ -16,8 +16,6 @@ from typing import Any
 
 from ..dataset import GoldError, SchemaSketch, ScoreSettings
 from ..engine.core.errors import JsonMatchError
-from ..engine.metrics import metric_named
-from ..engine.metrics.base import configure
 from ..reporting.aggregate import GROUP_BY, Aggregates, case_result
 from ..reporting.baseline import BaselineError, CaseScores, case_scores, compare, load_baseline
 from ..reporting.gates import GATE_MODES, GateSettings, judge, parse_floors
@@ -26,7 +24,7 @@ from ..reporting.report import case_dict, report_head, run_info
 from ..reporting.spool import Spool, write_streamed_report
 from .datasets import count_records, read_records
 from .errors import InputError
-from .options import add_scoring_arguments, metric_and_options, unit
+from .options import add_scoring_arguments, checked_configuration, metric_and_options, unit
 from .output import FORMATS, emit
 from .parallel import scored
 from .progress import Progress
@@ -61,6 +59,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="exit 1 when the overall score is below SCORE")
     p.add_argument("--field-floor", action="append", default=[], metavar="PATTERN=SCORE",
                    help="exit 1 when a matching field's mean score is below SCORE; repeatable")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 when a --field-floor matches no field (a typo, usually) instead "
+                        "of warning; the plugin's jsonmatch_strict")
     p.add_argument("--baseline", metavar="PATH", help="compare with a saved report, case by case")
     p.add_argument("--max-drop", type=unit, default=0.0, metavar="D",
                    help="with --baseline: exit 1 when the score dropped by more than D and not "
@@ -92,10 +93,10 @@ def run(args: argparse.Namespace) -> int:
     threshold = 1.0 if args.threshold is None else args.threshold
     try:
         floors = parse_floors(args.field_floor)
-        cfg = configure(metric_named(metric), options)
     except JsonMatchError as exc:
         raise InputError(str(exc)) from None
-    gates = GateSettings(args.fail_under, floors, args.max_drop, args.gate)
+    cfg = checked_configuration(args, metric, options)
+    gates = GateSettings(args.fail_under, floors, args.max_drop, args.gate, strict=args.strict)
     baseline = None
     if args.baseline:
         try:
@@ -120,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         if warning:
             verdict.warnings.insert(0, warning)
         head = report_head(summary, verdict, against,
-                           run_info(["jsonmatch", *sys.argv[1:]], os.getcwd()))
+                           run_info(["jsonmatch", *recorded_command(args)], os.getcwd()))
         kept = comparisons if keep_comparisons else None
         if args.report:
             try:
@@ -133,6 +134,30 @@ def run(args: argparse.Namespace) -> int:
         if args.report:
             print(f"report written to {args.report}", file=sys.stderr)
     return 0 if verdict.passed else 1
+
+
+def recorded_command(args: argparse.Namespace) -> list[str]:
+    """The command line the report records, without ``-j N``: the report is the same for
+    any N, to the byte, so it does not say which N made it."""
+    argv = list(getattr(args, "argv", sys.argv[1:]))
+    out: list[str] = []
+    skip = False
+    for i, token in enumerate(argv):
+        if skip:
+            skip = False
+        elif token == "--":
+            return out + argv[i:]
+        elif token == "-j" or _is_jobs_flag(token):
+            skip = True  # the flag, then its value
+        elif not (token.startswith("-j") or _is_jobs_flag(token.split("=", 1)[0])):
+            out.append(token)
+    return out
+
+
+def _is_jobs_flag(token: str) -> bool:
+    """``--jobs`` or a prefix of it argparse takes for it (``--jo``); no other option of
+    ``score`` starts with ``--j``."""
+    return len(token) >= 3 and "--jobs".startswith(token)
 
 
 def _inferred_schema(pairing: PairingSettings, cfg: Any) -> dict[str, Any]:

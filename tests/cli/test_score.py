@@ -146,6 +146,24 @@ def test_fail_under_and_field_floors_set_the_exit_status(tmp_path):
     assert proc.returncode == 1 and "field b: mean score 0.5000" in proc.stdout
 
 
+def test_strict_makes_a_floor_that_matches_no_field_fail_the_run(tmp_path):
+    # the plugin's jsonmatch_strict: a floor's pattern with a typo is a failure, not a warning
+    g = write_jsonl(tmp_path / "g.jsonl", [{"total": 1}, {"total": 2}])
+    p = write_jsonl(tmp_path / "p.jsonl", [{"total": 1}, {"total": 2}])
+    lenient = jsonmatch("score", str(g), str(p), "--field-floor", "totl=0.9", "--format", "json")
+    gates = json.loads(lenient.stdout)["gates"]
+    assert lenient.returncode == 0 and gates["passed"] and gates["failures"] == []
+    assert ["floor 'totl' matched no" in w for w in gates["warnings"]] == [True]
+    strict = jsonmatch("score", str(g), str(p), "--field-floor", "totl=0.9", "--strict",
+                       "--format", "json")
+    gates = json.loads(strict.stdout)["gates"]
+    assert strict.returncode == 1 and not gates["passed"] and gates["warnings"] == []
+    assert ["floor 'totl' matched no" in f for f in gates["failures"]] == [True]
+    # a floor that matches is judged as ever, --strict or not
+    assert jsonmatch("score", str(g), str(p), "--field-floor", "total=0.9",
+                     "--strict").returncode == 0
+
+
 def test_report_baseline_and_diff(tmp_path):
     gold = [{"a": i, "b": "x"} for i in range(6)]
     good = [{"a": i, "b": "x"} for i in range(6)]

@@ -3,6 +3,9 @@
 Lenient parsing runs in time linear in the text: every candidate ``{`` is matched to its
 closing brace in one pass, and a failed parse attempt tells where it failed, so the
 candidates nested around that point are known to fail too and are never retried.
+
+When nothing parses, a code fence holding broken JSON (an answer cut short, a missing
+comma) is what the model meant to give: the error names its JSON error, line and column.
 """
 
 from __future__ import annotations
@@ -96,8 +99,18 @@ def parse_actual(value: Any, *, allow_array: bool = False, what: str = "actual")
     text = _as_text(value, what)
     found = _lenient(text, allow_array)
     if found is _NOTHING:
-        raise ParseError(f"no JSON object found in {what}: {_preview(text)}")
+        raise ParseError(_nothing_found(text, what))
     return found
+
+
+def _nothing_found(text: str, what: str) -> str:
+    """Why no object was found in ``text``: the JSON error of its first fenced object when it
+    has one (what the model meant to give), else only that none was found."""
+    broken = _fenced_error(text) if "{" in text else None
+    if broken is None:
+        return f"no JSON object found in {what}: {_preview(text)}"
+    return (f"no JSON object found in {what}: its code fence holds broken JSON: {broken} "
+            f"(text starts {_preview(text)})")
 
 
 _NOTHING: Any = object()
@@ -149,6 +162,52 @@ def _first_fenced(text: str) -> Any:
                 return parsed
         start = find(_FENCE, end + 3)
     return _NOTHING
+
+
+_OPENS_OBJECT = re.compile(r"\s*\{")  # \s: the whitespace str.strip() takes
+
+
+def _fenced_body(text: str) -> tuple[int, int] | None:
+    """Where the body of the first code fence that opens with ``{`` lies, as (start, end):
+    up to its closing fence, or to the end of the text when it has none (an answer cut
+    short). None when no fence holds one. One pass over the text."""
+    find = text.find
+    start = find(_FENCE)
+    while start != -1:
+        body_start = find("\n", start + 3)
+        if body_start == -1:
+            return None
+        end = find(_FENCE, body_start)
+        stop = len(text) if end == -1 else end
+        if _OPENS_OBJECT.match(text, body_start + 1, stop):
+            return body_start + 1, stop
+        if end == -1:
+            return None
+        start = find(_FENCE, end + 3)
+    return None
+
+
+def _fenced_error(text: str) -> str | None:
+    """The JSON error of the first fenced object (``Expecting ',' delimiter (line 3,
+    column 5)``, the line and column counted in ``text``), or None when there is none or it
+    fails otherwise (too deep to read)."""
+    bounds = _fenced_body(text)
+    if bounds is None:
+        return None
+    body = text[bounds[0] : bounds[1]]
+    lead = len(body) - len(body.lstrip())
+    try:
+        LENIENT_JSON.decode(body.strip())
+    except json.JSONDecodeError as exc:
+        at = bounds[0] + lead + exc.pos
+        line = text.count("\n", 0, at) + 1
+        column = at - text.rfind("\n", 0, at)
+        return f"{exc.msg} (line {line}, column {column})"
+    except ValueError as exc:  # NaN / Infinity
+        return str(exc)
+    except RecursionError:
+        return None
+    return None
 
 
 # A JSON object opens with "{}" or with "{", a key, a colon and the first character of a

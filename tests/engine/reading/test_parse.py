@@ -191,6 +191,70 @@ def test_object_after_a_megabyte_of_open_braces_is_found():
     assert parse_actual("{" * 1_000_000 + ' {"a": 1}') == {"a": 1}
 
 
+# -- a fenced block of broken JSON: its error, line and column ------------------------------
+
+
+def test_a_truncated_answer_in_an_unclosed_fence_names_the_json_error_and_where():
+    text = 'Here you go:\n```json\n{"vendor": "ACME",\n "items": [{"sku": "A1"'
+    exc = raised(parse_actual, text)
+    assert type(exc) is ParseError
+    assert str(exc) == ("no JSON object found in actual: its code fence holds broken JSON: "
+                        "Expecting ',' delimiter (line 4, column 24) (text starts "
+                        + repr(text) + ")")
+
+
+def test_a_closed_fence_with_a_missing_comma_names_the_json_error_and_where():
+    text = 'Result:\n```json\n{\n  "a": 1\n  "b": 2\n}\n```\nHope that helps.'
+    exc = raised(parse_actual, text)
+    assert str(exc) == ("no JSON object found in actual: its code fence holds broken JSON: "
+                        "Expecting ',' delimiter (line 5, column 3) (text starts "
+                        + repr(text) + ")")
+
+
+def test_the_fenced_block_is_reported_among_several_candidates():
+    # prose braces before, a fence of prose first: the fenced object is what was meant
+    text = ('I tried {not json} and {"x": NaN}.\n```\nno object here\n```\n'
+            '```json\n  {"a": [1, 2,]}\n```')
+    exc = raised(parse_actual, text)
+    assert str(exc) == ("no JSON object found in actual: its code fence holds broken JSON: "
+                        "Expecting value (line 6, column 15) (text starts "
+                        + repr(text[:80]) + "...)")
+
+
+def test_nan_in_a_fenced_block_is_named_without_a_position():
+    text = '```json\n{"price": NaN}\n```'
+    assert str(raised(parse_actual, text)) == (
+        "no JSON object found in actual: its code fence holds broken JSON: NaN is not a "
+        "JSON number (text starts " + repr(text) + ")")
+
+
+def test_a_broken_fence_does_not_hide_a_later_fence_or_span_that_parses():
+    assert parse_actual('```json\n{"a": 1,\n```\nthen\n```json\n{"b": 2}\n```') == {"b": 2}
+    assert parse_actual('```json\n{"a": 1,\n```\nor rather {"c": 3}') == {"c": 3}
+
+
+def test_a_fine_fenced_block_still_parses():
+    assert parse_actual('Sure:\n```json\n{"a": {"b": [1, 2]}}\n```') == {"a": {"b": [1, 2]}}
+
+
+def test_a_fenced_block_error_goes_through_match_json_as_it_is():
+    text = '```json\n{"a": 1 "b": 2}\n```'
+    exc = raised(match_json, text, {"a": 1, "b": 2}, metric="field_match")
+    assert type(exc) is ParseError
+    assert str(exc) == ("no JSON object found in actual: its code fence holds broken JSON: "
+                        "Expecting ',' delimiter (line 2, column 9) (text starts "
+                        + repr(text) + ")")
+
+
+def test_a_truncated_10mb_fenced_answer_is_named_in_bounded_time():
+    text = "Here:\n```json\n" + '{"a": "' + "x" * 10_000_000
+    with within(GENEROUS):
+        exc = raised(parse_actual, text)
+    assert str(exc) == ("no JSON object found in actual: its code fence holds broken JSON: "
+                        "Unterminated string starting at (line 3, column 7) (text starts "
+                        + repr(text[:80]) + "...)")
+
+
 # -- top-level arrays -------------------------------------------------------------------------
 
 
@@ -346,12 +410,18 @@ SOUPS = {
 }
 
 
+# fence-soup's first fence holds "{": broken JSON, named as such
+SOUP_ERRORS = {"fence-soup": "its code fence holds broken JSON: Expecting property name "
+                             "enclosed in double quotes (line 2, column 2) (text starts {}...)"}
+
+
 @pytest.mark.parametrize("name", list(SOUPS))
 def test_10mb_of_brace_soup_without_an_object_is_a_parse_error_in_bounded_time(name):
     text = SOUPS[name]()
     exc = raised(parse_actual, text)
     assert type(exc) is ParseError
-    assert str(exc) == f"no JSON object found in actual: {text[:80]!r}..."
+    said = SOUP_ERRORS.get(name, "{}...").format(repr(text[:80]))
+    assert str(exc) == f"no JSON object found in actual: {said}"
 
 
 def test_random_brace_soup_with_closers_answers_in_bounded_time():

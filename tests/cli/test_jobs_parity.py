@@ -1,0 +1,170 @@
+"""jsonmatch score -j N: byte for byte what -j 1 gives (docs/cli.md), errors included. Each
+run's standard output (text, Markdown), its --report file (JSON), its standard error and its
+exit status are compared; only the report's run time is masked. Every dataset spans several
+chunks of 64 records, so that errors reach workers and chunks are in flight when they come."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from .run import jsonmatch
+
+N = 300
+TIME = re.compile(r'"time": "[^"]*"')
+
+
+def record(i: int) -> dict:
+    return {"id": f"r{i:04d}", "vendor": ["ACME", "Initech", "Globex"][i % 3], "total": i,
+            "items": [{"sku": "A", "qty": i % 4}]}
+
+
+def answer(i: int) -> dict:
+    value = record(i)
+    if i % 5 == 0:
+        value["total"] += 1
+    return value
+
+
+def write_jsonl(path: Path, lines: list) -> str:
+    path.write_text("".join((line if isinstance(line, str) else json.dumps(line)) + "\n"
+                            for line in lines))
+    return str(path)
+
+
+def outputs(tmp_path: Path, *args: str, jobs: str) -> list:
+    """What one run leaves: exit status, standard error, text output and the JSON report,
+    then the Markdown output of a second run."""
+    report = tmp_path / "report.json"
+    report.unlink(missing_ok=True)
+    text = jsonmatch("score", *args, "-j", jobs, "--report", str(report), cwd=tmp_path)
+    saved = TIME.sub('"time": "-"', report.read_text()) if report.exists() else None
+    markdown = jsonmatch("score", *args, "-j", jobs, "--format", "markdown", cwd=tmp_path)
+    return [text.returncode, text.stderr, text.stdout, saved,
+            markdown.returncode, markdown.stderr, markdown.stdout]
+
+
+def assert_same_for_any_jobs(tmp_path: Path, *args: str) -> list:
+    one = outputs(tmp_path, *args, jobs="1")
+    two = outputs(tmp_path, *args, jobs="2")
+    assert two == one
+    return one
+
+
+def test_missing_extra_and_unparsable_predictions_by_id(tmp_path):
+    gold = [record(i) for i in range(N)]
+    # out of order (each waits for its gold record), two missing, two no gold record has
+    pred = [{"id": f"r{i:04d}", "answer": answer(i)} for i in reversed(range(N))
+            if i not in (17, 230)]
+    pred += [{"id": "x-1", "answer": {"total": 1}}, {"id": "x-2", "answer": {"total": 2}}]
+    pred[40]["answer"] = "Sorry, I cannot read this invoice."
+    pred[41]["answer"] = '```json\n{"vendor": "ACME",\n "total": '
+    pred[42]["answer"] = "Here:\n" + json.dumps(pred[42]["answer"])
+    args = (write_jsonl(tmp_path / "gold.jsonl", gold), write_jsonl(tmp_path / "pred.jsonl", pred),
+            "--id-field", "id", "--pred-field", "answer", "--option", 'ignore=["id"]')
+    status, _, _, saved, *_ = assert_same_for_any_jobs(tmp_path, *args)
+    assert status == 0 and saved is not None  # no gate: unscored cases count 0
+    report = json.loads(saved)
+    errors = {c["case_id"]: c["error"] for c in report["comparisons"] if c["error"]}
+    pred_path = tmp_path / "pred.jsonl"
+    assert errors == {
+        "r0017": f"no prediction has id 'r0017' in {pred_path}",
+        "r0230": f"no prediction has id 'r0230' in {pred_path}",
+        pred[40]["id"]: "no JSON object found in actual: 'Sorry, I cannot read this invoice.'",
+        pred[41]["id"]: "no JSON object found in actual: its code fence holds broken JSON: "
+                        "Expecting value (line 3, column 10) (text starts "
+                        + repr(pred[41]["answer"]) + ")"}
+    assert report["gates"]["warnings"][0] == (
+        f"{pred_path}: 2 predictions no gold record has (x-1, x-2), not scored")
+
+
+def test_missing_extra_and_unparsable_files_of_two_folders(tmp_path):
+    (tmp_path / "gold").mkdir()
+    (tmp_path / "pred").mkdir()
+    for i in range(150):
+        (tmp_path / "gold" / f"r{i:04d}.json").write_text(json.dumps(record(i)))
+        if i not in (3, 99):
+            (tmp_path / "pred" / f"r{i:04d}.txt").write_text(json.dumps(answer(i)))
+    (tmp_path / "pred" / "r0070.txt").write_text("no JSON here")
+    (tmp_path / "pred" / "r0071.txt").write_text('```json\n{"vendor": "ACME" "total": 1}\n```')
+    (tmp_path / "pred" / "stray.txt").write_text("{}")
+    status, _, _, saved, *_ = assert_same_for_any_jobs(tmp_path, "gold", "pred")
+    assert status == 0
+    errors = [c["error"] for c in json.loads(saved)["comparisons"] if c["error"]]
+    assert errors[:2] == ["no file r0003.* in pred", "no JSON object found in actual: 'no JSON here'"]
+    assert len(errors) == 4
+
+
+def dataset_files(tmp_path: Path, gold_lines: list, pred_lines: list) -> tuple[str, str]:
+    return (write_jsonl(tmp_path / "gold.jsonl", gold_lines),
+            write_jsonl(tmp_path / "pred.jsonl", pred_lines))
+
+
+def stop_line(tmp_path: Path, *args: str) -> str:
+    """The one error line both runs stop with (exit status 2, nothing on standard output)."""
+    status, stderr, text, saved, *_ = assert_same_for_any_jobs(tmp_path, *args)
+    assert (status, text, saved) == (2, "", None)
+    return stderr.replace(str(tmp_path) + "/", "")
+
+
+@pytest.mark.parametrize(("where", "twice", "line"), [(250, 240, 251), (N, 240, 301),
+                                                    (250, 260, 252)],
+                         ids=["after-its-pairing", "after-every-gold-record", "still-waiting"])
+def test_a_prediction_id_given_twice(tmp_path, where, twice, line):
+    # the earlier one already paired with its gold record, or read ahead and waiting for it
+    pred: list = [answer(i) for i in range(N)]
+    pred[250], pred[260] = pred[260], pred[250]  # r0260 is read ahead of r0250
+    pred.insert(where, answer(twice))
+    args = dataset_files(tmp_path, [record(i) for i in range(N)], pred)
+    assert stop_line(tmp_path, *args, "--id-field", "id") == (
+        f"jsonmatch: error: pred.jsonl line {line}: id 'r0{twice}' is given to an earlier "
+        f"prediction too\n")
+
+
+def test_a_gold_id_given_twice(tmp_path):
+    gold: list = [record(i) for i in range(N)]
+    gold[280] = record(3)
+    args = dataset_files(tmp_path, gold, [answer(i) for i in range(N)])
+    assert stop_line(tmp_path, *args, "--id-field", "id") == (
+        "jsonmatch: error: gold.jsonl line 281: id 'r0003' is given to an earlier gold record "
+        "too\n")
+
+
+def test_an_unparsable_gold_line(tmp_path):
+    gold: list = [record(i) for i in range(N)]
+    gold[199] = '{"id": "r0199", "total": '
+    args = dataset_files(tmp_path, gold, [answer(i) for i in range(N)])
+    assert stop_line(tmp_path, *args, "--metric", "structural_f1") == (
+        "jsonmatch: error: gold.jsonl line 200: not valid JSON: Expecting value (column 25); a "
+        "JSONL file holds one JSON value per line\n")
+
+
+def test_an_unusable_gold_record_before_an_unparsable_line_is_the_error_of_both(tmp_path):
+    # -j 1 scores the first chunk (a gold record that holds no object) before it reads line
+    # 200; -j 2 has read further by then, and must still report the first chunk's error
+    gold: list = [record(i) for i in range(N)]
+    gold[9] = json.dumps("not an object")
+    gold[199] = '{"id": "r0199", "total": '
+    args = dataset_files(tmp_path, gold, [answer(i) for i in range(N)])
+    assert stop_line(tmp_path, *args, "--metric", "structural_f1") == (
+        "jsonmatch: error: gold.jsonl line 10: expected is not valid JSON: Expecting value "
+        "(line 1, column 1) (text starts 'not an object')\n")
+
+
+@pytest.mark.parametrize(("gold_n", "pred_n"), [(N, N - 1), (N - 1, N)], ids=["fewer", "more"])
+def test_files_of_different_lengths_paired_by_position(tmp_path, gold_n, pred_n):
+    args = dataset_files(tmp_path, [record(i) for i in range(gold_n)],
+                         [answer(i) for i in range(pred_n)])
+    line = stop_line(tmp_path, *args)
+    assert "pairing by position needs as many (or pair by --id-field)" in line
+
+
+def test_the_report_records_the_command_without_its_jobs(tmp_path):
+    args = dataset_files(tmp_path, [record(i) for i in range(3)], [answer(i) for i in range(3)])
+    for jobs in (["-j", "2"], ["-j2"], ["--jobs", "2"], ["--jobs=2"], ["--jo", "2"]):
+        proc = jsonmatch("score", *args, *jobs, "--format", "json", cwd=tmp_path)
+        assert json.loads(proc.stdout)["run"]["command"] == ["jsonmatch", "score", *args,
+                                                             "--format", "json"]
