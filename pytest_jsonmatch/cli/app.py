@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from ..engine.core.errors import JsonMatchError
 from . import compare, saved, score
-from .errors import InputError
+from .input_error import InputError
 
 COMMANDS = ("compare", "score", "report", "diff")
 STRUCTEVAL_FLAGS = ("--test", "--gt", "--report", "--config")

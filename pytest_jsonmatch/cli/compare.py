@@ -15,8 +15,8 @@ from ..reporting.aggregate import summarize
 from ..reporting.gates import GateSettings, judge
 from ..reporting.records import PASSED, VALUE_MODES
 from ..reporting.report import build_report, run_info
-from .errors import InputError
-from .files import STDIN, decode_json, read_bytes, read_text, shown
+from .input_error import InputError
+from .inputs import STDIN, decode_json, path_shown, read_bytes, read_text
 from .options import add_scoring_arguments, checked_configuration, metric_and_options
 from .output import FORMATS, emit
 
@@ -56,10 +56,10 @@ def run(args: argparse.Namespace) -> int:
     checked_configuration(args, metric, options)  # a bad --schema named as such, not as ACTUAL
     # structeval has no threshold: in its spelling nothing fails unless --threshold asks
     threshold = args.threshold if args.threshold is not None else (0.0 if structeval else 1.0)
-    expected = decode_json(read_text(expected_path), shown(expected_path))
+    expected = decode_json(read_text(expected_path), path_shown(expected_path))
     try:
         parse_expected(expected, allow_array=metric_named(metric).allow_array,
-                       what=shown(expected_path))
+                       what=path_shown(expected_path))
     except JsonMatchError as exc:
         raise InputError(str(exc)) from None
     actual = read_bytes(actual_path)
@@ -67,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
         result = match_json(actual, expected, metric, **options)
     except JsonMatchError as exc:
         message = str(exc)
-        where = shown(expected_path) if message.startswith("expected") else shown(actual_path)
+        where = path_shown(expected_path) if message.startswith("expected") else path_shown(actual_path)
         raise InputError(f"{where}: {message}") from None
-    case_id = shown(actual_path)
+    case_id = path_shown(actual_path)
     settings = ScoreSettings(metric, threshold, options, args.values)
     comparison = comparison_of(Pair(case_id, expected, actual, case_id,
                                     "" if actual_path == STDIN else actual_path), result, settings)

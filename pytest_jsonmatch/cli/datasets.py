@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from ..engine.reading.parse import LENIENT_JSON, STRICT_JSON
-from .errors import InputError
+from .input_error import InputError
 
 _BLOCK = 1 << 20  # characters read at a time from an array file
 MAX_RECORD_BYTES = 256 * 1024 * 1024
@@ -239,7 +239,7 @@ def folder_files(root: str) -> Iterator[tuple[str, Path]]:
 
 
 def _folder(root: str, gold: bool) -> Iterator[Record]:
-    from .files import decode_json, read_bytes
+    from .inputs import decode_json, read_bytes
 
     previous: tuple[str, Path] | None = None
     for key, path in folder_files(root):

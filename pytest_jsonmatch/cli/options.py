@@ -16,8 +16,8 @@ from urllib.parse import urljoin, urlsplit
 from ..engine.core.errors import JsonMatchError, SchemaError
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
-from .errors import InputError
-from .files import STDIN, parse_option, read_settings, read_settings_as
+from .input_error import InputError
+from .inputs import STDIN, parse_option, read_settings, read_settings_as
 from .structeval import structeval_options
 
 

@@ -13,7 +13,7 @@ from typing import IO, Any
 
 from ..reporting.atomic import write_atomic
 from ..reporting.spool import Spool, dump_streamed_report
-from .errors import InputError
+from .input_error import InputError
 
 FORMATS = ("text", "json", "html", "markdown")
 

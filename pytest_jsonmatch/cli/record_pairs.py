@@ -19,8 +19,8 @@ from typing import Any
 from ..dataset import NO_PREDICTION, Pair
 from ..engine.core.errors import shown
 from .datasets import Record, folder_files, is_folder, read_records
-from .errors import InputError
-from .files import read_bytes
+from .input_error import InputError
+from .inputs import read_bytes
 
 NAMED = 5  # unpaired predictions named in the warning
 
@@ -75,11 +75,12 @@ def _id_of(record: Record, key: str) -> str:
     value = record.value[key]
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise InputError(f"{record.where}: the id field {key!r} must be a string or an "
-                         f"integer, not {json_type(value)}")
+                         f"integer, not {json_type_phrase(value)}")
     return str(value)
 
 
-def json_type(value: Any) -> str:
+def json_type_phrase(value: Any) -> str:
+    """A value's JSON type as a message phrases it (``an object``, ``a number``)."""
     if value is None:
         return "null"
     return {bool: "a boolean", int: "a number", float: "a number", str: "a string",

@@ -11,7 +11,7 @@ from ..reporting.baseline import BaselineError, cases_of, compare, load_baseline
 from ..reporting.gates import GATE_MODES, GateSettings, judge
 from ..reporting.records import Comparison
 from ..reporting.report import baseline_section, load_report
-from .errors import InputError
+from .input_error import InputError
 from .options import unit
 from .output import FORMATS, emit
 

@@ -23,7 +23,7 @@ from ..reporting.records import VALUE_MODES
 from ..reporting.report import case_dict, report_head, run_info
 from ..reporting.spool import Spool, write_streamed_report
 from .datasets import count_records, read_records
-from .errors import InputError
+from .input_error import InputError
 from .options import add_scoring_arguments, checked_configuration, metric_and_options, unit
 from .output import FORMATS, emit
 from .parallel import scored

@@ -16,7 +16,7 @@ from ..engine.core.errors import JsonMatchError
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
 from ..engine.metrics.structural_f1 import CONFIG_OPTIONS
-from .errors import InputError
+from .input_error import InputError
 
 KEYS = (*CONFIG_OPTIONS, "array_matching_threshold")
 

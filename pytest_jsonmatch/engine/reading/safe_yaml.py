@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import CaseFileError, JsonMatchError
-from .files import read_regular
+from .user_files import read_regular
 
 MAX_VALUES = 1_000_000  # values a file may expand to through aliases (billion laughs)
 _YAML = "tag:yaml.org,2002:"

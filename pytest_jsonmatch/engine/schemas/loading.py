@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..core.errors import SchemaError, SchemaWarning, shown
-from ..reading.files import read_regular_text
+from ..reading.user_files import read_regular_text
 from ..reading.safe_yaml import parse_yaml
 
 # One source of a node's keywords: a raw schema mapping and the resolver its references use.

@@ -9,15 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.core.errors import JsonMatchError
-from ..engine.reading.files import read_regular
+from ..engine.reading.user_files import read_regular
 from ..engine.reading.parse import LENIENT_JSON, STRICT_JSON
-from .errors import InputError
+from .input_error import InputError
 
 MAX_INPUT_BYTES = 512 * 1024 * 1024  # one document (a pair side, a settings file)
 STDIN = "-"
 
 
-def shown(path: str) -> str:
+def path_shown(path: str) -> str:
     """A path as messages name it (standard input as ``<stdin>``)."""
     return "<stdin>" if path == STDIN else path
 
@@ -32,7 +32,7 @@ def read_bytes(path: str) -> bytes:
     else:
         data = read_regular(path, "file", InputError, MAX_INPUT_BYTES)
     if len(data) > MAX_INPUT_BYTES:
-        raise InputError(f"{shown(path)}: larger than {MAX_INPUT_BYTES // 2**20} MB")
+        raise InputError(f"{path_shown(path)}: larger than {MAX_INPUT_BYTES // 2**20} MB")
     return data
 
 
@@ -41,7 +41,7 @@ def read_text(path: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{shown(path)}: not UTF-8 text (byte {exc.start})") from None
+        raise InputError(f"{path_shown(path)}: not UTF-8 text (byte {exc.start})") from None
 
 
 def decode_json(text: str, where: str, strict: bool = True) -> Any:
@@ -74,7 +74,7 @@ def read_settings_as(path: str, what: str) -> tuple[Any, str]:
         return _read_yaml(path, what), "yaml"
     text = read_text(path)
     try:
-        return decode_json(text, shown(path)), "json"
+        return decode_json(text, path_shown(path)), "json"
     except InputError:
         if text.lstrip().startswith(("{", "[")):
             raise
