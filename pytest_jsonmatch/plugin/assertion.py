@@ -1,7 +1,8 @@
 """assert_json_match, the ``json_match`` helper behind the fixture, and the failure message.
 
-Pure string formatting: nothing here imports pytest. The session settings and the verbosity
-come from :mod:`pytest_jsonmatch.plugin.channel`, which the plugin fills in.
+Pure string formatting: nothing here imports pytest. Each comparison goes to a
+:class:`~pytest_jsonmatch.plugin.channel.Channel`, which also holds the session's settings and
+verbosity: the fixture's is its session's, ``assert_json_match`` takes the current one.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..engine.core.errors import ComparatorError, JsonMatchError, printable, sho
 from ..engine.core.values import MISSING
 from ..engine.match import match_json
 from ..engine.results.field_results import BATCH_ERROR, SCORE_EPSILON, SKIPPED, FieldResult, MatchResult
-from . import channel as recording
+from .channel import Channel, Defaults, Outcome, current, one_line
 
 # How many fields (and pairings) a failure message lists, by verbosity: -v raises it.
 FIELD_LIMITS = {0: 10, 1: 50}
@@ -37,15 +38,20 @@ def assert_json_match(actual: Any, expected: Any, metric: str | None = None,
     (ConfigError otherwise). Every call is recorded for the summary; one that cannot be
     scored (a ParseError, an unknown option) is recorded as an error, then raised."""
     __tracebackhide__ = True
-    return _check(actual, expected, metric, threshold, options, recording.defaults())
+    return _check(actual, expected, metric, threshold, options, current())
 
 
 class JsonMatcher:
     """What the ``json_match`` fixture gives a test: ``json_match(actual, expected)`` is
-    :func:`assert_json_match` with the session's metric, threshold and options."""
+    :func:`assert_json_match` with the session's metric, threshold and options, recorded
+    through the session's channel."""
 
-    def __init__(self, defaults: recording.Defaults) -> None:
-        self.defaults = defaults
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+
+    @property
+    def defaults(self) -> Defaults:
+        return self.channel.defaults
 
     @property
     def metric(self) -> str:
@@ -62,28 +68,30 @@ class JsonMatcher:
     def __call__(self, actual: Any, expected: Any, metric: str | None = None,
                  threshold: float | None = None, **options: Any) -> MatchResult:
         __tracebackhide__ = True
-        return _check(actual, expected, metric, threshold, options, self.defaults)
+        return _check(actual, expected, metric, threshold, options, self.channel)
 
     def __repr__(self) -> str:
         return f"<json_match metric={self.metric!r} threshold={self.threshold!r}>"
 
 
 def _check(actual: Any, expected: Any, metric: str | None, threshold: Any,
-           options: Mapping[str, Any], defaults: recording.Defaults) -> MatchResult:
+           options: Mapping[str, Any], channel: Channel) -> MatchResult:
     __tracebackhide__ = True
-    result, limit = compare_and_record(actual, expected, metric, threshold, options, defaults)
+    result, limit = compare_and_record(actual, expected, metric, threshold, options, channel)
     if not result.passed(limit):
-        raise failure(result, limit, defaults.verbosity)
+        raise failure(result, limit, channel.defaults.verbosity)
     return result
 
 
 def compare_and_record(actual: Any, expected: Any, metric: str | None, threshold: Any,
-                       options: Mapping[str, Any], defaults: recording.Defaults, repeat: int = 0,
+                       options: Mapping[str, Any], channel: Channel, repeat: int = 0,
                        source: str = "case", recorded: str = "") -> tuple[MatchResult, float]:
-    """Score and record one comparison (run ``repeat`` of its case, its output from
-    ``source``); return the result and the threshold it is held to. One that cannot be
-    scored is recorded as an error with its reason, and its error raised."""
+    """Score one comparison (run ``repeat`` of its case, its output from ``source``) with
+    ``channel``'s defaults and record it there; return the result and the threshold it is
+    held to. One that cannot be scored is recorded as an error with its reason, and its error
+    raised."""
     __tracebackhide__ = True
+    defaults = channel.defaults
     name = metric or defaults.metric
     limit = defaults.threshold
     try:
@@ -93,18 +101,18 @@ def compare_and_record(actual: Any, expected: Any, metric: str | None, threshold
         result = match_json(actual, expected, metric=name, **merged)
     except JsonMatchError as exc:
         # a bad threshold is recorded too (held to the session's): every attempt counts
-        recording.record(recording.Outcome(str(name), limit, error=recording.one_line(exc),
-                                           repeat=repeat, source=source, recording=recorded))
+        channel.record(Outcome(str(name), limit, error=one_line(exc), repeat=repeat,
+                               source=source, recording=recorded))
         # the message says it all: raised from here, not from deep inside the engine
         raise exc.with_traceback(None) from None
     if result.batch_errors:
         # a judge that failed is not a low score: the comparison is an error, not a failure
         exc = ComparatorError(batch_error_message(result))
-        recording.record(recording.Outcome(result.metric, limit, error=recording.one_line(exc),
-                                           repeat=repeat, source=source, recording=recorded))
+        channel.record(Outcome(result.metric, limit, error=one_line(exc), repeat=repeat,
+                               source=source, recording=recorded))
         raise exc
-    recording.record(recording.Outcome(result.metric, limit, result, result.passed(limit),
-                                       repeat=repeat, source=source, recording=recorded))
+    channel.record(Outcome(result.metric, limit, result, result.passed(limit), repeat=repeat,
+                           source=source, recording=recorded))
     return result, limit
 
 
@@ -126,7 +134,7 @@ def failure(result: MatchResult, threshold: float, verbosity: int) -> AssertionE
     return error
 
 
-def session_options(metric: str, defaults: recording.Defaults) -> dict[str, Any]:
+def session_options(metric: str, defaults: Defaults) -> dict[str, Any]:
     """The session options that apply to a comparison under ``metric``: all of them for the
     session's metric; for another metric only those it takes (``ignore``, ``fields`` ...)."""
     options = dict(defaults.options)

@@ -1,18 +1,23 @@
 """Where comparisons made during a pytest session go, without importing pytest.
 
-The plugin installs a sink for the running test (``activate``); the assertion helper and the
-golden cases hand it an :class:`Outcome` for every comparison they attempt, scored or not,
-and read the session ``defaults``. Outside pytest nothing is recorded, and the defaults are
-``field_f1`` with threshold 1.0.
+Each session owns a :class:`Channel` (session.py creates it): the session's defaults, and the
+sink of the test running now. Golden case items and the ``json_match`` fixture reach it
+through the session's plugin object; ``assert_json_match``, called with no access to pytest's
+config, finds the channel of the running session in a context variable (``current``). Outside
+pytest nothing is recorded, and the defaults are ``field_f1`` with threshold 1.0.
 
-Sinks nest: ``activate`` returns the sink it replaced, so a caller restores it afterwards
-(a pytest session run inside a test, as ``pytester`` does, must not steal the outer test's
-records).
+A context variable, not a module global, so that a session run inside a test (``pytester``,
+in the same process) takes over ``assert_json_match`` only while it runs, and gives it back
+to the outer session when it ends. A thread started without a copy of the test's context
+(``threading.Thread``, ``ThreadPoolExecutor``) sees no session: its comparisons are not
+recorded and take the defaults outside pytest; ``contextvars.copy_context().run`` (what
+``asyncio.to_thread`` does) carries the session over.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,38 +56,86 @@ class Defaults:
     verbosity: int = 0
 
 
-_DEFAULTS = Defaults()
-_SINK: Sink | None = None
+class Channel:
+    """The way from the comparisons made in one session's tests to that session.
+
+    Holds the session's ``defaults`` and the ``sink`` of the running test (None: record
+    nothing). The session owns it, rather than the module keeping a global, so that each
+    session receives its own comparisons only: a session run inside a test (``pytester``, in
+    the same process) has a channel of its own and leaves the outer test's alone.
+
+    Sinks nest: ``activate`` returns the sink it replaced, for the caller to restore."""
+
+    def __init__(self, defaults: Defaults | None = None) -> None:
+        self.defaults = defaults if defaults is not None else Defaults()
+        self.sink: Sink | None = None
+
+    def activate(self, sink: Sink | None) -> Sink | None:
+        """Send the comparisons of the running test to ``sink`` (None: record nothing).
+        Return the sink that was active before, for the caller to restore."""
+        previous, self.sink = self.sink, sink
+        return previous
+
+    def record(self, outcome: Outcome) -> None:
+        """Hand one attempted comparison to the active sink, if any."""
+        if self.sink is not None:
+            self.sink(outcome)
+
+    def __repr__(self) -> str:
+        return f"<Channel {self.defaults.metric!r} threshold={self.defaults.threshold!r} " \
+               f"sink={self.sink!r}>"
+
+
+# The channel comparisons go to outside any session: nothing is recorded unless a caller
+# activates a sink on it.
+_OUTSIDE = Channel()
+
+# The channel of the session running in this context: set when a session starts (``enter``),
+# reset to the one before when it ends (``leave``).
+_CURRENT: ContextVar[Channel] = ContextVar("pytest_jsonmatch_channel", default=_OUTSIDE)
+
+
+def current() -> Channel:
+    """The channel of the session running now, or the one outside any session."""
+    return _CURRENT.get()
+
+
+def enter(channel: Channel) -> Token[Channel]:
+    """Make ``channel`` the current one, until ``leave`` is given the token returned."""
+    return _CURRENT.set(channel)
+
+
+def leave(token: Token[Channel]) -> None:
+    """Make the channel current before ``enter`` returned ``token`` current again."""
+    try:
+        _CURRENT.reset(token)
+    except ValueError:  # entered in another context: put the one before back here too
+        previous = token.old_value
+        _CURRENT.set(_OUTSIDE if previous is Token.MISSING else previous)
+
+
+# The current channel's, for callers without a session at hand.
 
 
 def defaults() -> Defaults:
-    return _DEFAULTS
-
-
-def set_defaults(value: Defaults) -> Defaults:
-    """Install ``value`` as the session defaults; return the ones it replaced."""
-    global _DEFAULTS
-    previous, _DEFAULTS = _DEFAULTS, value
-    return previous
+    """The running session's defaults (outside pytest: field_f1, threshold 1.0)."""
+    return current().defaults
 
 
 def activate(sink: Sink | None) -> Sink | None:
-    """Send the comparisons of the running test to ``sink`` (None: record nothing).
-    Return the sink that was active before, for the caller to restore."""
-    global _SINK
-    previous, _SINK = _SINK, sink
-    return previous
+    """Send the running test's comparisons to ``sink`` (None: record nothing); return the
+    sink it replaced, for the caller to restore."""
+    return current().activate(sink)
 
 
 def active() -> Sink | None:
     """The sink comparisons go to now, or None."""
-    return _SINK
+    return current().sink
 
 
 def record(outcome: Outcome) -> None:
-    """Hand one attempted comparison to the active sink, if any."""
-    if _SINK is not None:
-        _SINK(outcome)
+    """Hand one attempted comparison to the current channel's sink, if any."""
+    current().record(outcome)
 
 
 def one_line(exc: BaseException) -> str:

@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 
 from ..engine.core.errors import CaseFileError, JsonMatchError, printable
-from ..engine.reading.files import not_regular, read_regular_text
+from ..engine.reading.user_files import not_regular, read_regular_text
 from ..engine.reading.safe_yaml import item_nodes, key_lines, line_of, read_yaml
 from . import case_marks, recorded_outputs
-from . import channel as recording
+from . import channel
 
 CASE_SUFFIXES = (".jsonmatch.yaml", ".jsonmatch.yml")
 DEFAULTS_NAMES = ("jsonmatch.yaml", "jsonmatch.yml")
@@ -78,6 +78,13 @@ def add_options(parser: pytest.Parser) -> None:
 def _session(config: pytest.Config) -> Any:
     """The session object of the plugin (session.py), or None."""
     return config.pluginmanager.get_plugin("jsonmatch-session")
+
+
+def _channel(config: pytest.Config) -> channel.Channel:
+    """The channel of ``config``'s session, where its cases' comparisons go (the current
+    one should the session object be missing)."""
+    session = _session(config)
+    return session.channel if session is not None else channel.current()
 
 
 def _update_mode(config: pytest.Config) -> str | None:
@@ -449,8 +456,9 @@ class GoldenItem(pytest.Item):
     def runtest(self) -> None:
         from .assertion import compare_and_record, failure
 
-        case, defaults = self.case, recording.defaults()
-        session = _session(self.config)
+        case, session = self.case, _session(self.config)
+        session_channel = _channel(self.config)
+        defaults = session_channel.defaults
         record = session.settings.record if session is not None else "off"
         update = session.settings.update if session is not None else None
         runs = self.runs()
@@ -460,16 +468,16 @@ class GoldenItem(pytest.Item):
                 output, source, recorded = produce_output(case, self.config, repeat, runs, record)
             except Exception as exc:
                 # the case was attempted and not scored: it counts, as an error
-                recording.record(recording.Outcome(
+                session_channel.record(channel.Outcome(
                     case.metric or defaults.metric, case.threshold if case.threshold is not None
-                    else defaults.threshold, error=recording.one_line(exc), repeat=repeat,
+                    else defaults.threshold, error=channel.one_line(exc), repeat=repeat,
                     source="live" if case.source == "input" else "case"))
                 raise
             outputs.append(output)
             if case.expected is not NO_EXPECTED:  # (none: --jsonmatch-update=create)
                 results.append(compare_and_record(output, case.expected, case.metric,
-                                                  case.threshold, case.options, defaults, repeat,
-                                                  source, recorded))
+                                                  case.threshold, case.options,
+                                                  session_channel, repeat, source, recorded))
         passed = self._passed(results)
         if case.expected is NO_EXPECTED or (update == "fix" and not passed) or (
                 update == "all" and self._differs(outputs[0])):
@@ -503,7 +511,7 @@ class GoldenItem(pytest.Item):
         from ..engine.reading.intake import read_json
         from ..engine.reading.parse import parse_actual
 
-        metric = metric_named(self.case.metric or recording.defaults().metric)
+        metric = metric_named(self.case.metric or _channel(self.config).defaults.metric)
         return read_json(parse_actual(output, allow_array=metric.allow_array), "actual")[0]
 
     def _differs(self, output: Any) -> bool:

@@ -8,18 +8,19 @@ the controller aggregates, prints, writes the report and judges the gates.
 from __future__ import annotations
 
 import sys
+from contextvars import Token
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from . import channel as recording
+from . import channel
 from .settings import FLAGS, INI, read_settings
 
 if TYPE_CHECKING:
     from .assertion import JsonMatcher
 
 _SESSION = "jsonmatch-session"
-_PREVIOUS_DEFAULTS = pytest.StashKey[recording.Defaults]()
+_CHANNEL_TOKEN = pytest.StashKey[Token]()  # undoes making the session's channel current
 _REGISTRY_BEFORE = pytest.StashKey[Any]()  # the registry's state at start (None: not loaded)
 _REGISTRY_MODULE = "pytest_jsonmatch.engine.comparing.registry"
 
@@ -55,9 +56,12 @@ def pytest_configure(config: pytest.Config) -> None:
     from .session import JsonmatchSession
 
     settings = read_settings(config)
-    config.stash[_PREVIOUS_DEFAULTS] = recording.set_defaults(settings.defaults)
     config.stash[_REGISTRY_BEFORE] = _registry_state()
-    config.pluginmanager.register(JsonmatchSession(config, settings), _SESSION)
+    session = JsonmatchSession(config, settings)
+    config.pluginmanager.register(session, _SESSION)
+    # assert_json_match, called without the config, finds the session's channel as the
+    # current one until the session ends (pytest_unconfigure)
+    config.stash[_CHANNEL_TOKEN] = channel.enter(session.channel)
     config.pluginmanager.register(_Registrar(config), "jsonmatch-registrar")
 
 
@@ -87,9 +91,10 @@ def _registry_state() -> Any:
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
-    previous = config.stash.get(_PREVIOUS_DEFAULTS, None)
-    if previous is not None:
-        recording.set_defaults(previous)
+    token = config.stash.get(_CHANNEL_TOKEN, None)
+    if token is not None:
+        del config.stash[_CHANNEL_TOKEN]
+        channel.leave(token)  # the channel current before, e.g. the test running pytester's
     module = sys.modules.get(_REGISTRY_MODULE)
     if module is not None and _REGISTRY_BEFORE in config.stash:
         # undo what this session registered (names, type defaults, embedders), so that a
@@ -108,4 +113,4 @@ def json_match(request: pytest.FixtureRequest) -> JsonMatcher:
     from .assertion import JsonMatcher
 
     session = request.config.pluginmanager.get_plugin(_SESSION)
-    return JsonMatcher(session.settings.defaults if session is not None else recording.defaults())
+    return JsonMatcher(session.channel if session is not None else channel.current())

@@ -22,7 +22,7 @@ from ..reporting.baseline import Baseline, BaselineComparison, cases_of, compare
 from ..reporting.gates import Verdict, judge
 from ..reporting.records import ERROR, FAILED, PASSED, XFAILED, XPASSED, Comparison, case_id_of, field_records
 from ..reporting.text import summary_lines, update_lines, verdict_lines
-from . import channel as recording
+from .channel import Channel, Outcome
 from .settings import SessionSettings
 
 _ATTRIBUTE = "jsonmatch_comparisons"  # a test report's comparisons, on the xdist wire too
@@ -35,6 +35,8 @@ class JsonmatchSession:
     def __init__(self, config: pytest.Config, settings: SessionSettings) -> None:
         self.config = config
         self.settings = settings
+        # the way this session's comparisons come in: its defaults, and the running test's sink
+        self.channel = Channel(settings.defaults)
         self.worker = hasattr(config, "workerinput")
         self.baseline: Baseline | None = None
         if settings.baseline_path and not self.worker:
@@ -56,11 +58,11 @@ class JsonmatchSession:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: Any) -> Generator[None, Any, Any]:
         """Send the comparisons made while ``item`` runs (setup, call, teardown) to it."""
-        previous = recording.activate(_Recorder(self, item))
+        previous = self.channel.activate(_Recorder(self, item))
         try:
             return (yield)
         finally:
-            recording.activate(previous)
+            self.channel.activate(previous)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -184,7 +186,7 @@ class _Recorder:
         path, line = _where(item)
         self.file, self.line = path, line
 
-    def __call__(self, outcome: recording.Outcome) -> None:
+    def __call__(self, outcome: Outcome) -> None:
         item, session = self.item, self.session
         seq = 0 if outcome.repeat else self.seq
         if not outcome.repeat:

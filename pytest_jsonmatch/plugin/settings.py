@@ -13,7 +13,7 @@ from ..engine.core.errors import JsonMatchError
 from ..reporting.aggregate import GROUP_BY, REPEAT_RULES
 from ..reporting.gates import GateSettings, parse_floors, parse_mode, parse_score
 from ..reporting.records import VALUE_MODES
-from . import channel as recording
+from .channel import Defaults
 from .recorded_outputs import MODES as RECORD_MODES
 
 UPDATE_MODES = ("create", "fix", "all")
@@ -99,7 +99,7 @@ FLAGS: dict[str, tuple[str, str, str]] = {
 
 @dataclass(frozen=True)
 class SessionSettings:
-    defaults: recording.Defaults
+    defaults: Defaults
     gates: GateSettings
     report_path: str | None
     html_path: str | None  # --jsonmatch-html
@@ -148,7 +148,7 @@ def _read(config: pytest.Config) -> SessionSettings:
     html = setting(config, "jsonmatch_html")
     baseline = setting(config, "jsonmatch_baseline")
     return SessionSettings(
-        recording.Defaults(metric, threshold, options, _verbosity(config)), gates,
+        Defaults(metric, threshold, options, _verbosity(config)), gates,
         os.fspath(root / report) if report else None,
         os.fspath(root / html) if html else None,
         os.fspath(root / markdown) if markdown else None,
