@@ -12,7 +12,7 @@ processes of the command line) merge in any order into the same numbers as one p
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -290,3 +290,50 @@ def group_key(case: CaseResult, group_by: str) -> str:
 def worst_fields(fields: Mapping[str, FieldAggregate]) -> list[tuple[str, FieldAggregate]]:
     """Field aggregates, lowest mean score first, then by path."""
     return sorted(fields.items(), key=lambda kv: (kv[1].mean_score, kv[0]))
+
+
+# -- what the renderings list, and in which order (they read the JSON report) ---------------
+
+_SCORED_STATUSES = ("match", "mismatch", "omission", "hallucination")
+
+
+def case_order(case: Mapping[str, Any]) -> tuple[int, float, str]:
+    """Where a case of a report comes in a list worst first: the cases that could not be
+    scored (counted as 0) first, then the counted cases by mean score, lowest first, then
+    the xfail-marked ones (counted apart) likewise; ties by case id."""
+    status = case["status"]
+    rank = 0 if status == ERROR else 2 if status in EXPECTED_TO_FAIL else 1
+    return rank, case["mean_score"], case["case_id"]
+
+
+def worst_first(cases: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """A report's cases in :func:`case_order`."""
+    return sorted(cases, key=case_order)
+
+
+def never_scored(aggregate: Mapping[str, Any]) -> bool:
+    """Whether a field of a report was never scored: no match, mismatch, omission or
+    hallucination anywhere (ignored or skipped wherever it occurred, or never scored by a
+    batch comparator). Its ``mean_score`` of 1.0 is no score: renderings leave it out."""
+    return not any(aggregate.get(status, 0) for status in _SCORED_STATUSES)
+
+
+def field_rows(fields: Mapping[str, Mapping[str, Any]]
+               ) -> tuple[list[tuple[str, Mapping[str, Any]]], list[str]]:
+    """A report's field table: (the scored fields, lowest mean score first, then by path;
+    the paths of the fields never scored, sorted)."""
+    scored = sorted(((path, agg) for path, agg in fields.items() if not never_scored(agg)),
+                    key=lambda kv: (kv[1]["mean_score"], kv[0]))
+    return scored, sorted(path for path, agg in fields.items() if never_scored(agg))
+
+
+def never_scored_line(paths: Sequence[str], escape: Callable[[str], str] = str,
+                      limit: int | None = None) -> str:
+    """``2 fields never scored: id, meta.source``, each path through ``escape``, the first
+    ``limit`` named and then how many more; "" for none."""
+    if not paths:
+        return ""
+    shown = paths if limit is None else paths[:limit]
+    more = f" and {len(paths) - len(shown)} more" if len(paths) > len(shown) else ""
+    return (f"{len(paths)} field{'' if len(paths) == 1 else 's'} never scored: "
+            f"{', '.join(escape(p) for p in shown)}{more}")

@@ -4,8 +4,8 @@ Content-Security-Policy forbids any), opened from disk.
 Everything is rendered here, in Python, with every value from the data escaped
 (``html.escape``): a model output holding ``<script>`` or ``</textarea>`` is text on the
 page. The page's script only sorts the field table, filters the cases (failed only, by
-metric, by field) and never turns data into markup. Without the script the page still shows
-everything, unsorted and unfiltered.
+metric, by field), orders them (worst first, or by case id) and never turns data into
+markup. Without the script the page still shows everything, the cases worst first.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import json
 from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
+
+from .aggregate import case_order, field_rows, never_scored_line
 
 MAX_CASES = 2000  # cases shown with their fields; the lowest-scoring ones when there are more
 BINS = 10  # histogram bins over [0, 1]
@@ -151,7 +153,7 @@ def _fields_section(report: Mapping[str, Any]) -> str:
         if deltas is not None:
             header.append("vs baseline")
         rows = []
-        ordered = sorted(fields.items(), key=lambda kv: (kv[1]["mean_score"], kv[0]))
+        ordered, unscored = field_rows(fields)  # a field never scored has no score to show
         for path, agg in ordered:
             cells = [f'<td><a href="#cases" class="field-link" data-field="{_e(path)}">'
                      f"{_e(path)}</a></td>",
@@ -164,10 +166,13 @@ def _fields_section(report: Mapping[str, Any]) -> str:
                 cells.append(f'<td data-sort="{mean if mean is not None else ""}">'
                              f'{"new" if mean is None else f"{mean:+.4f}"}</td>')
             rows.append(f'<tr data-field="{_e(path)}">' + "".join(cells) + "</tr>")
-        out.append('<table class="fields sortable"><thead><tr>'
-                   + "".join(f'<th data-col="{i}" tabindex="0">{h}</th>'
-                             for i, h in enumerate(header))
-                   + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+        if rows:
+            out.append('<table class="fields sortable"><thead><tr>'
+                       + "".join(f'<th data-col="{i}" tabindex="0">{h}</th>'
+                                 for i, h in enumerate(header))
+                       + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+        if unscored:
+            out.append(f'<p class="hint never-scored">{never_scored_line(unscored, _e)}.</p>')
     out.append("</section>")
     return "\n".join(out)
 
@@ -198,18 +203,10 @@ def _baseline(baseline: Mapping[str, Any] | None) -> str:
 
 
 def _shown_cases(cases: Iterable[Mapping[str, Any]], limit: int) -> list[Mapping[str, Any]]:
-    """Every case, or when there are more than ``limit``, the ``limit`` lowest-scoring
-    (errors and failures first), in the report's order."""
-    rank = {"error": 0, "failed": 1}
-    kept: list[tuple[Any, ...]] = []
-    for index, case in enumerate(cases):
-        key = (-rank.get(case["status"], 2), -case["mean_score"], -index)
-        item = (key, index, case)
-        if len(kept) < limit:
-            heapq.heappush(kept, item)
-        elif key > kept[0][0]:
-            heapq.heapreplace(kept, item)
-    return [case for _, _, case in sorted(kept, key=lambda item: item[1])]
+    """Every case, or when there are more than ``limit``, the ``limit`` worst, worst first
+    (aggregate.case_order: unscored ones, then by mean score, then by id; the xfail-marked
+    last)."""
+    return heapq.nsmallest(limit, cases, key=case_order)
 
 
 def _comparisons_of(comparisons: Iterable[Mapping[str, Any]], wanted: set[str]
@@ -233,18 +230,25 @@ def _cases_section(report: Mapping[str, Any], cases: list[Mapping[str, Any]],
            'unscored only</label> <label>metric <select id="metric-filter"><option value="">'
            f'all</option>{options}</select></label> <label>field <select id="field-filter">'
            f'<option value="">any</option>{field_options}</select></label> '
+           '<label>order <select id="case-order"><option value="worst">worst first</option>'
+           '<option value="id">by case id</option></select></label> '
            '<span id="shown-count"></span></div>']
     if total is not None and total > len(cases):
         out.append(f'<p class="hint">Showing the {len(cases)} lowest-scoring of {total} cases; '
                    "the JSON report holds them all.</p>")
     single = len(cases) == 1
-    for case in cases:
-        out.append(_case(case, comparisons.get(case["case_id"], []), open_=single))
+    by_id = {index: rank for rank, index in
+             enumerate(sorted(range(len(cases)), key=lambda i: cases[i]["case_id"]))}
+    for index, case in enumerate(cases):
+        out.append(_case(case, comparisons.get(case["case_id"], []), open_=single,
+                         order=(index, by_id[index])))
     out.append("</section>")
     return "\n".join(out)
 
 
-def _case(case: Mapping[str, Any], runs: list[Mapping[str, Any]], open_: bool) -> str:
+def _case(case: Mapping[str, Any], runs: list[Mapping[str, Any]], open_: bool,
+          order: tuple[int, int] = (0, 0)) -> str:
+    """A case; ``order``: its place worst first and by case id (the page's order select)."""
     field_paths = sorted({f["field_path"] for c in runs for f in c["fields"]})
     status = case["status"]
     where = case.get("file") or ""
@@ -252,7 +256,8 @@ def _case(case: Mapping[str, Any], runs: list[Mapping[str, Any]], open_: bool) -
         where += f":{case['line']}"
     attrs = (f'class="case {_e(status)}" data-status="{_e(status)}" '
              f'data-metric="{_e(case["metric"])}" data-score="{case["mean_score"]!r}" '
-             f'data-fields="{_e(json.dumps(field_paths))}"')
+             f'data-fields="{_e(json.dumps(field_paths))}" data-order-worst="{order[0]}" '
+             f'data-order-id="{order[1]}"')
     summary = (f'<summary><span class="badge {_e(status)}">{_e(status)}</span> '
                f'<span class="case-id">{_e(case["case_id"])}</span> '
                f'<span class="case-score">{_num(case["mean_score"])}</span> '
@@ -346,9 +351,12 @@ details.case[open] > summary { border-bottom: 1px solid var(--line); }
 .case-id { font-family: ui-monospace, monospace; }
 .case-score { font-weight: 600; margin: 0 6px; }
 .badge { display: inline-block; border-radius: 10px; padding: 0 8px; font-size: 12px; color: #fff; background: var(--muted); }
-.badge.passed, .badge.match { background: var(--ok); }
-.badge.failed, .badge.error, .badge.omission, .badge.hallucination { background: var(--bad); }
-.badge.mismatch { background: var(--warn); }
+.badge.passed, .badge.match { color: #fff; background: var(--ok); }
+.badge.failed, .badge.error, .badge.omission, .badge.hallucination { color: #fff; background: var(--bad); }
+.badge.mismatch { color: #fff; background: var(--warn); }
+.badge.xfailed, .badge.skipped { color: #fff; background: var(--muted); }
+.badge.xpassed { color: #fff; background: #8250df; }
+.badge.batch_error { color: #fff; background: #953800; }
 table.side-by-side td, table.side-by-side th { text-align: left; }
 table.side-by-side td.score { text-align: right; }
 tr.match td.path { border-left: 4px solid var(--ok); }
@@ -357,7 +365,7 @@ tr.omission td.path, tr.hallucination td.path { border-left: 4px solid var(--bad
 pre.value { margin: 0; white-space: pre-wrap; word-break: break-word; max-width: 520px; font-size: 12px; }
 pre.cut::after { content: " (cut)"; color: var(--muted); }
 .missing { color: var(--muted); font-style: italic; }
-.error { color: var(--bad); }
+p.error { color: var(--bad); }
 .hidden { display: none; }
 tr.field-active td { background: #fff8c5; }
 """
@@ -419,6 +427,15 @@ _SCRIPT = """
   [failedOnly, metricFilter, fieldFilter].forEach(function (el) {
     if (el) { el.addEventListener("change", apply); }
   });
+  var caseOrder = document.getElementById("case-order");
+  if (caseOrder) {
+    caseOrder.addEventListener("change", function () {
+      var key = "data-order-" + (caseOrder.value === "id" ? "id" : "worst");
+      var cases = Array.prototype.slice.call(document.querySelectorAll("details.case"));
+      cases.sort(function (a, b) { return +a.getAttribute(key) - +b.getAttribute(key); });
+      cases.forEach(function (el) { el.parentNode.appendChild(el); });
+    });
+  }
   document.querySelectorAll("a.field-link").forEach(function (a) {
     a.addEventListener("click", function () {
       if (fieldFilter) { fieldFilter.value = a.getAttribute("data-field"); apply(); }

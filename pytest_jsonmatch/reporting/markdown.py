@@ -9,6 +9,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .aggregate import field_rows, never_scored_line, worst_first
+
 WORST_CASES = 10
 FIELD_ROWS = 15
 _SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
@@ -74,8 +76,8 @@ def _overall(report: Mapping[str, Any]) -> str:
 
 
 def _worst_cases(report: Mapping[str, Any], full: bool) -> list[str]:
-    bad = [c for c in report["cases"] if c["status"] in ("failed", "error")]
-    bad.sort(key=lambda c: (c["mean_score"], c["case_id"]))
+    # worst first: those that could not be scored, then by mean score, then by id
+    bad = worst_first(c for c in report["cases"] if c["status"] in ("failed", "error"))
     shown = bad if full else bad[:WORST_CASES]
     rows = []
     for case in shown:
@@ -111,7 +113,7 @@ def _baseline(baseline: Mapping[str, Any], full: bool) -> list[str]:
 
 
 def _fields(fields: Mapping[str, Any], deltas: Mapping[str, Any] | None, full: bool) -> list[str]:
-    worst = sorted(fields.items(), key=lambda kv: (kv[1]["mean_score"], kv[0]))
+    worst, unscored = field_rows(fields)  # a field never scored has no score to show
     shown = worst if full else worst[:FIELD_ROWS]
     header = ["field", "score", "match", "mismatch", "omission", "hallucination"]
     if deltas is not None:
@@ -129,7 +131,10 @@ def _fields(fields: Mapping[str, Any], deltas: Mapping[str, Any] | None, full: b
                 row += [f"{d['mean']:+.4f}",
                         "" if d["low"] is None else f"{d['low']:+.4f} to {d['high']:+.4f}"]
         rows.append(row)
-    lines = _table(header, rows)
+    lines = _table(header, rows) if rows else []
     if len(worst) > len(shown):
         lines.append(f"\n{len(worst) - len(shown)} more fields in the JSON report.")
+    if unscored:
+        line = never_scored_line(unscored, escape, None if full else FIELD_ROWS) + "."
+        lines.append(f"\n{line}" if lines else line)
     return lines

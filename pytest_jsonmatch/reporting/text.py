@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .aggregate import field_rows, never_scored_line, worst_first
 from .tables import cut_right, escape_controls, fit, table, wrap
 
 FIELD_ROWS = 15  # per field table, unless -v
@@ -93,7 +94,7 @@ def _recording_lines(report: Mapping[str, Any]) -> list[str]:
 
 def _field_lines(fields: Mapping[str, Any], deltas: Mapping[str, float] | None, width: int,
                  verbose: int) -> list[str]:
-    worst = sorted(fields.items(), key=lambda kv: (kv[1]["mean_score"], kv[0]))
+    worst, unscored = field_rows(fields)  # a field never scored has no score to show
     shown = worst if verbose > 0 else worst[:FIELD_ROWS]
     header = ["field", "score", "match", "mismatch", "omission", "halluc."]
     if deltas is not None:
@@ -105,15 +106,18 @@ def _field_lines(fields: Mapping[str, Any], deltas: Mapping[str, float] | None, 
         if deltas is not None:
             row.append(_signed(deltas[path]) if path in deltas else "new")
         rows.append(row)
-    lines = table(rows, width)
+    lines = table(rows, width) if shown else []
     if len(worst) > len(shown):
         more = len(worst) - len(shown)
         lines.append(f"... {more} more field{'' if more == 1 else 's'} (-v shows all)")
+    if unscored:
+        lines += wrap(never_scored_line(unscored, escape_controls,
+                                        None if verbose > 0 else NAMED_CASES), width)
     return lines
 
 
 def _repeated_lines(report: Mapping[str, Any], width: int, verbose: int) -> list[str]:
-    repeated = [c for c in report["cases"] if c["runs"] > 1]
+    repeated = worst_first(c for c in report["cases"] if c["runs"] > 1)
     if not repeated:
         return []
     rows = [("repeated case", "runs", "mean", "min", "max", "passed")]
@@ -125,7 +129,7 @@ def _repeated_lines(report: Mapping[str, Any], width: int, verbose: int) -> list
 
 
 def _error_lines(report: Mapping[str, Any], width: int, verbose: int) -> list[str]:
-    errors = [c for c in report["cases"] if c["status"] == "error"]
+    errors = worst_first(c for c in report["cases"] if c["status"] == "error")
     if not errors:
         return []
     shown = errors if verbose > 0 else errors[:NAMED_CASES]

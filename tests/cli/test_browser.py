@@ -92,11 +92,17 @@ def test_the_report_in_a_browser(page_of):
     # filters: failed only hides the passing case
     visible = "Array.from(document.querySelectorAll('details.case')).filter(d => " \
               "d.offsetParent !== null).map(d => d.querySelector('.case-id').textContent)"
-    assert page.evaluate(visible) == [c["case_id"] for c in report["cases"]]
-    assert page.evaluate(visible) == ["inv-1", "inv-3", "inv-<b>2</b>"]  # sorted by id
+    assert [c["case_id"] for c in report["cases"]] == ["inv-1", "inv-3", "inv-<b>2</b>"]  # by id
+    # worst first: the unscored case, then by mean score (0.5..., then 1)
+    assert page.evaluate(visible) == ["inv-3", "inv-<b>2</b>", "inv-1"]
     page.check("#failed-only")
     assert page.evaluate(visible) == ["inv-3", "inv-<b>2</b>"]
     page.uncheck("#failed-only")
+    # the order select lists them by case id, and worst first again
+    page.select_option("#case-order", "id")
+    assert page.evaluate(visible) == ["inv-1", "inv-3", "inv-<b>2</b>"]
+    page.select_option("#case-order", "worst")
+    assert page.evaluate(visible) == ["inv-3", "inv-<b>2</b>", "inv-1"]
     page.select_option("#metric-filter", "structural_f1")
     assert page.evaluate(visible) == ["inv-3"]
     page.select_option("#metric-filter", "")
@@ -135,3 +141,70 @@ def test_a_pair_report_in_the_same_browser(page_of, tmp_path):
     assert page.inner_text("[data-figure=overall]") == "0.5000"
     assert page.locator("details.case[open]").count() == 1
     assert "</textarea>" in page.inner_text("details.case")
+
+
+# -- every status badge readable, by the colours the browser computed ---------------------------
+
+BADGE_COLOURS = """() => {
+  function rgba(text) {
+    var m = text.match(/^rgba?\\(([^)]*)\\)$/);
+    if (!m) { return null; }
+    var parts = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+    return [parts[0], parts[1], parts[2], parts.length > 3 ? parts[3] : 1];
+  }
+  function background(el) {  // the first ancestor-or-self that paints one
+    for (; el; el = el.parentElement) {
+      var c = rgba(getComputedStyle(el).backgroundColor);
+      if (c === null || c[3] > 0) { return [getComputedStyle(el).backgroundColor, c]; }
+    }
+    return ["white", [255, 255, 255, 1]];
+  }
+  document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+  return Array.from(document.querySelectorAll(".badge")).map(function (el) {
+    var style = getComputedStyle(el), box = el.getBoundingClientRect();
+    var bg = background(el);
+    return {status: el.textContent, classes: el.className, color: style.color,
+            rgb: rgba(style.color), background: bg[0], bg: bg[1], opacity: style.opacity,
+            visible: box.width > 0 && box.height > 0};
+  });
+}"""
+
+
+def _luminance(rgb) -> float:
+    def channel(value: float) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(v) for v in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a, b) -> float:
+    """The WCAG 2 contrast ratio of two opaque sRGB colours."""
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_contrast_of_the_wcag_reference_colours():
+    assert contrast((0, 0, 0), (255, 255, 255)) == 21.0
+    assert round(contrast((118, 118, 118), (255, 255, 255)), 2) == 4.54  # #767676, just AA
+
+
+def test_every_status_badge_is_readable(page_of):
+    from pytest_jsonmatch.engine.results.field_results import STATUSES as FIELD_STATUSES
+    from pytest_jsonmatch.reporting.records import STATUSES
+    from tests.reporting.statuses import every_status_report
+
+    page, problems, _ = page_of(every_status_report(), "statuses.html")
+    badges = page.evaluate(BADGE_COLOURS)
+    assert problems == []
+    # every status a case can end with and every field status has a badge on the page
+    assert {b["status"] for b in badges} == set(STATUSES) | set(FIELD_STATUSES)
+    for badge in badges:
+        assert badge["classes"] == f"badge {badge['status']}", badge
+        assert badge["visible"] and badge["opacity"] == "1", badge
+        assert badge["rgb"] is not None and badge["rgb"][3] == 1, badge  # opaque text
+        assert badge["bg"] is not None and badge["bg"][3] == 1, badge  # an opaque pill
+        ratio = contrast(badge["rgb"], badge["bg"])
+        assert ratio >= 4.5, (f"{badge['status']}: {badge['color']} on {badge['background']} "
+                              f"has a contrast of {ratio:.2f}")

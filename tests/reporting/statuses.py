@@ -1,0 +1,64 @@
+"""A report that holds every status: each way a case can end (records.STATUSES) and each
+field status (engine STATUSES), with two fields never scored (``id`` skipped everywhere,
+``meta`` never scored by its batch comparator)."""
+
+from __future__ import annotations
+
+from pytest_jsonmatch.engine.results.field_results import STATUSES as FIELD_STATUSES
+from pytest_jsonmatch.reporting.aggregate import summarize
+from pytest_jsonmatch.reporting.gates import GateSettings, judge
+from pytest_jsonmatch.reporting.records import STATUSES, Comparison, FieldRecord
+from pytest_jsonmatch.reporting.report import build_report
+
+
+def _fields(name: str, name_score: float) -> tuple[FieldRecord, ...]:
+    return (FieldRecord("id", "id", "skipped", 0.0),
+            FieldRecord("meta", "meta", "batch_error", 0.0),
+            FieldRecord("name", "name", name, name_score, "x", "x" if name == "match" else "y", "ea"))
+
+
+# (case id, status, score, field records); ids sort apart from the worst-first order
+CASES = [
+    ("a-pass", "passed", 1.0, _fields("match", 1.0)),
+    ("b-fail", "failed", 0.5, _fields("mismatch", 0.0)
+     + (FieldRecord("total", "total", "omission", 0.0, 1, None, "e"),)),
+    ("c-error", "error", 0.0, ()),
+    ("d-low", "failed", 0.25, _fields("mismatch", 0.0)
+     + (FieldRecord("extra", "extra", "hallucination", 0.0, None, 1, "a"),)),
+    ("e-xfail", "xfailed", 0.0, _fields("mismatch", 0.0)),
+    ("f-xpass", "xpassed", 1.0, _fields("match", 1.0)),
+    ("g-near", "passed", 0.9, _fields("match", 1.0)),
+]
+
+
+def every_status_report() -> dict:
+    comparisons = [Comparison(case_id, f"t.py::{case_id}", "field_f1", score, 0.8, status,
+                              score, score, score, error="no JSON object found in actual"
+                              if status == "error" else "", file="t.py", fields=fields)
+                   for case_id, status, score, fields in CASES]
+    assert {c.status for c in comparisons} == set(STATUSES)
+    assert {f.status for c in comparisons for f in c.fields} == set(FIELD_STATUSES)
+    summary = summarize(comparisons)
+    return build_report(summary, comparisons, judge(summary, GateSettings()), None,
+                        {"command": ["jsonmatch"]})
+
+
+def repeated_report() -> dict:
+    """Cases run twice, and one unscored case run once: ``b-rep`` could not be scored in its
+    second run (an error, mean 0.5), ``c-rep`` has the lowest mean (0.25); ``id`` is
+    skipped everywhere."""
+    runs = {"a-rep": (1.0, 0.0), "b-rep": (1.0, None), "c-rep": (0.5, 0.0), "d-rep": (1.0, 1.0),
+            "e-err": (None,)}
+    comparisons = []
+    for case_id, scores in runs.items():
+        for repeat, score in enumerate(scores):
+            status = "error" if score is None else "passed" if score >= 0.8 else "failed"
+            fields = () if score is None else (
+                FieldRecord("id", "id", "skipped", 0.0),
+                FieldRecord("name", "name", "match" if score == 1.0 else "mismatch", score))
+            comparisons.append(Comparison(
+                case_id, f"t.py::{case_id}", "field_f1", score or 0.0, 0.8, status,
+                repeat=repeat, error="" if score is not None else f"run {repeat} timed out",
+                fields=fields))
+    summary = summarize(comparisons)
+    return build_report(summary, comparisons, judge(summary, GateSettings()))
