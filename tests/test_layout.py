@@ -116,13 +116,13 @@ def test_the_report_format_is_pinned():
     from pytest_jsonmatch.reporting.report import REPORT_VERSION
 
     schema = json.loads((PACKAGE / "reporting" / "report.schema.json").read_text(encoding="utf-8"))
-    assert REPORT_VERSION == 2 and schema["properties"]["version"] == {"const": 2}
+    assert REPORT_VERSION == 3 and schema["properties"]["version"] == {"const": 3}
     assert sorted(schema["properties"]) == [
         "baseline", "cases", "comparisons", "count", "errors", "fields", "gates", "group_by",
         "groups", "metrics", "overall", "run", "version", "xfailed", "xpassed"]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "7f3d8e48bce6b0c6b4e9a3af7df65b80aa688e5d1ac21676de7b18290954dcdd")
+        "286f5af9c61455719aa06378e793c6dc33b8f4c95553b2f0840d8d8509b9f9c6")
 
 
 def _cycle() -> list[str] | None:

@@ -52,6 +52,26 @@ def unit(text: str) -> float:
     return _unit(text)
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number of cases, 0 or more, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a whole number of cases, 0 or more, not {text!r}")
+    return value
+
+
+def add_regression_arguments(parser: argparse.ArgumentParser) -> None:
+    """The per-case rule against a baseline (as the plugin's jsonmatch_max_case_drop and
+    jsonmatch_allow_regressions): a shared case that dropped by more than the limit fails."""
+    parser.add_argument("--max-case-drop", type=unit, default=None, metavar="D",
+                        help="with a baseline: a shared case whose score dropped by more than D "
+                             "fails the run, whatever its threshold (default: --max-drop)")
+    parser.add_argument("--allow-regressions", type=_count, default=0, metavar="N",
+                        help="with a baseline: up to N such cases only warn (default 0)")
+
+
 def metric_and_options(args: argparse.Namespace, structeval: bool = False) -> tuple[str, dict[str, Any]]:
     """The metric and options the arguments ask for (InputError when they cannot be used)."""
     metric = args.metric or ("structural_f1" if structeval or args.config else "field_f1")

@@ -8,11 +8,11 @@ from typing import Any
 
 from ..reporting.aggregate import summarize
 from ..reporting.baseline import BaselineError, cases_of, compare, load_baseline
-from ..reporting.gates import GATE_MODES, GateSettings, judge
+from ..reporting.gates import CLI_NAMES, GATE_MODES, GateSettings, judge
 from ..reporting.records import Comparison
 from ..reporting.report import baseline_section, load_report
 from .input_error import InputError
-from .options import unit
+from .options import add_regression_arguments, unit
 from .output import FORMATS, emit
 
 
@@ -38,6 +38,7 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
     d.add_argument("--gate", choices=GATE_MODES, default="statistical",
                    help="statistical (default): a drop fails only when it is not chance; "
                         "strict: any drop beyond D fails")
+    add_regression_arguments(d)
     _output_arguments(d, "text")
     d.set_defaults(run=run_diff)
 
@@ -76,9 +77,12 @@ def run_diff(args: argparse.Namespace) -> int:
         raise InputError(str(exc)) from None
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(f"{args.new}: a comparison lacks or mistypes {exc}") from None
-    summary = summarize(comparisons, new.get("group_by", "metric"))
-    against = compare(cases_of(comparisons), baseline)
-    verdict = judge(summary, GateSettings(max_drop=args.max_drop, mode=args.gate), against)
+    group_by = new.get("group_by", "metric")
+    summary = summarize(comparisons, group_by)
+    against = compare(cases_of(comparisons, group_by=group_by), baseline)
+    gates = GateSettings(max_drop=args.max_drop, mode=args.gate, max_case_drop=args.max_case_drop,
+                         allow_regressions=args.allow_regressions, names=CLI_NAMES)
+    verdict = judge(summary, gates, against)
     report = {**new, "baseline": baseline_section(against), "gates": verdict.to_dict()}
     emit(report, args.format, args.output, verbose=args.verbose, color_choice=args.color)
     return 0 if verdict.passed else 1

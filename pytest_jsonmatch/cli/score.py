@@ -18,13 +18,13 @@ from ..dataset import GoldError, SchemaSketch, ScoreSettings
 from ..engine.core.errors import JsonMatchError
 from ..reporting.aggregate import GROUP_BY, Aggregates, case_result
 from ..reporting.baseline import BaselineError, CaseScores, case_scores, compare, load_baseline
-from ..reporting.gates import GATE_MODES, GateSettings, judge, parse_floors
+from ..reporting.gates import CLI_NAMES, GATE_MODES, GateSettings, judge, parse_floors
 from ..reporting.records import VALUE_MODES
 from ..reporting.report import case_dict, report_head, run_info
 from ..reporting.spool import Spool, write_streamed_report
 from .datasets import count_records, read_records
 from .input_error import InputError
-from .options import add_scoring_arguments, checked_configuration, metric_and_options, unit
+from .options import add_regression_arguments, add_scoring_arguments, checked_configuration, metric_and_options, unit
 from .output import FORMATS, emit
 from .parallel import scored
 from .progress import Progress
@@ -57,8 +57,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    "plugin's format) to PATH")
     p.add_argument("--fail-under", type=unit, metavar="SCORE",
                    help="exit 1 when the overall score is below SCORE")
-    p.add_argument("--field-floor", action="append", default=[], metavar="PATTERN=SCORE",
-                   help="exit 1 when a matching field's mean score is below SCORE; repeatable")
+    p.add_argument("--field-floor", action="append", default=[], metavar="[GROUP:]PATTERN=SCORE",
+                   help="exit 1 when a matching field's mean score is below SCORE in any field "
+                        "table (or in GROUP's, e.g. field_f1:total=0.9); repeatable")
     p.add_argument("--strict", action="store_true",
                    help="exit 1 when a --field-floor matches no field (a typo, usually) instead "
                         "of warning; the plugin's jsonmatch_strict")
@@ -68,6 +69,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         "by chance (default 0)")
     p.add_argument("--gate", choices=GATE_MODES, default="statistical",
                    help="how a baseline drop fails: statistical (default) or strict")
+    add_regression_arguments(p)
     p.add_argument("--group-by", choices=GROUP_BY, default="metric",
                    help="per-field tables per metric (default), file or folder")
     p.add_argument("--values", choices=VALUE_MODES, default="short",
@@ -92,11 +94,13 @@ def run(args: argparse.Namespace) -> int:
     metric, options = metric_and_options(args)
     threshold = 1.0 if args.threshold is None else args.threshold
     try:
-        floors = parse_floors(args.field_floor)
+        floors = parse_floors(args.field_floor, "--field-floor")
     except JsonMatchError as exc:
         raise InputError(str(exc)) from None
     cfg = checked_configuration(args, metric, options)
-    gates = GateSettings(args.fail_under, floors, args.max_drop, args.gate, strict=args.strict)
+    gates = GateSettings(args.fail_under, floors, args.max_drop, args.gate, strict=args.strict,
+                         max_case_drop=args.max_case_drop, allow_regressions=args.allow_regressions,
+                         names=CLI_NAMES)
     baseline = None
     if args.baseline:
         try:
@@ -194,7 +198,7 @@ def _score(pairing: PairingSettings, settings: ScoreSettings, jobs: int, cases: 
                 if comparisons is not None:
                     comparisons.append(comparison.to_dict())
                 if keep_cases:
-                    now[case.case_id] = case_scores(case, [comparison])
+                    now[case.case_id] = case_scores(case, [comparison], settings.group_by)
             progress.advance(len(chunk.comparisons))
     except GoldError as exc:
         raise InputError(str(exc)) from None

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from ..engine.core.errors import CaseFileError, JsonMatchError, printable
+from ..engine.core.errors import CaseFileError, JsonMatchError, did_you_mean, printable
 from ..engine.reading.user_files import not_regular, read_regular_text
 from ..engine.reading.safe_yaml import item_nodes, key_lines, line_of, read_yaml
 from . import case_marks, recorded_outputs
@@ -234,7 +234,8 @@ def _no_unknown(data: Mapping[str, Any], known: frozenset[str], lines: Mapping[s
                 where: _Where, what: str) -> None:
     for key in data:
         if key not in known:
-            raise where.error(lines.get(key, 1), f"{what}: unknown key {key!r}; "
+            raise where.error(lines.get(key, 1), f"{what}: unknown key {key!r}"
+                                                 f"{did_you_mean(key, known)}; "
                                                  f"known keys: {', '.join(sorted(known))}")
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from . import channel
-from .settings import FLAGS, INI, read_settings
+from .settings import FLAGS, INI, check_defaults, read_settings
 
 if TYPE_CHECKING:
     from .assertion import JsonMatcher
@@ -63,6 +63,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # current one until the session ends (pytest_unconfigure)
     config.stash[_CHANNEL_TOKEN] = channel.enter(session.channel)
     config.pluginmanager.register(_Registrar(config), "jsonmatch-registrar")
+    check_defaults(settings.defaults)  # once plugins have registered their metrics
 
 
 class _Registrar:

@@ -21,7 +21,7 @@ from ..reporting.atomic import write_atomic
 from ..reporting.baseline import Baseline, BaselineComparison, cases_of, compare, load_baseline
 from ..reporting.gates import Verdict, judge
 from ..reporting.records import ERROR, FAILED, PASSED, XFAILED, XPASSED, Comparison, case_id_of, field_records
-from ..reporting.text import summary_lines, update_lines, verdict_lines
+from ..reporting.text import passed_line, summary_lines, update_lines, verdict_lines
 from .channel import Channel, Outcome
 from .settings import SessionSettings
 
@@ -108,7 +108,8 @@ class JsonmatchSession:
         summary = summarize(self.comparisons, settings.group_by, settings.repeat_rule)
         against: BaselineComparison | None = None
         if self.baseline is not None and summary.count:
-            against = compare(cases_of(self.comparisons, settings.repeat_rule), self.baseline)
+            against = compare(cases_of(self.comparisons, settings.repeat_rule, settings.group_by),
+                              self.baseline)
         self.verdict = judge(summary, settings.gates, against)
         self.report = reports.build_report(
             summary, self.comparisons, self.verdict, against,
@@ -167,11 +168,14 @@ class JsonmatchSession:
         for error in self.write_errors:
             terminalreporter.write_line(f"FAILED: {error}", red=True, bold=True)
         if self.report is not None:
-            failures, warnings = verdict_lines(self.report, width)
+            failures, warnings = verdict_lines(self.report, width, verbose)
             for line in warnings:
                 terminalreporter.write_line(line, yellow=True)
             for line in failures:
                 terminalreporter.write_line(line, red=True, bold=line.startswith("FAILED"))
+            passed = passed_line(self.report)
+            if passed:
+                terminalreporter.write_line(passed, green=True)
             if self.settings.annotations:
                 for line in github.annotations(self.report):
                     terminalreporter.write_line(line)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ..engine.core.errors import JsonMatchError
+from ..engine.core.errors import JsonMatchError, did_you_mean, known_names
 from ..reporting.aggregate import GROUP_BY, REPEAT_RULES
 from ..reporting.gates import GateSettings, parse_floors, parse_mode, parse_score
 from ..reporting.records import VALUE_MODES
@@ -34,10 +34,19 @@ INI: dict[str, tuple[str, Any, str]] = {
                              "case scores, errors counted as 0) is below this."),
     "jsonmatch_field_floors": ("linelist", [],
                                "jsonmatch: per-field floors, one 'field.path=score' a line, "
-                               "patterns allowed (e.g. items[].sku=0.9, items[].*=0.8)."),
+                               "patterns allowed (e.g. items[].sku=0.9, items[].*=0.8), held in "
+                               "every field table; 'group:field.path=score' holds in one table "
+                               "(e.g. field_f1:total=0.9)."),
     "jsonmatch_max_drop": ("string", "0",
                            "jsonmatch: with --jsonmatch-baseline, the largest drop of the "
                            "overall or a field's mean score allowed (default: 0)."),
+    "jsonmatch_max_case_drop": ("string", "",
+                                "jsonmatch: with --jsonmatch-baseline, a shared case whose score "
+                                "dropped by more than this fails the session, whatever its "
+                                "threshold (default: jsonmatch_max_drop)."),
+    "jsonmatch_allow_regressions": ("string", "0",
+                                    "jsonmatch: with --jsonmatch-baseline, how many cases may drop "
+                                    "beyond jsonmatch_max_case_drop with only a warning (default 0)."),
     "jsonmatch_gate": ("string", "statistical",
                        "jsonmatch: how a baseline drop fails the run: 'statistical' (beyond "
                        "max_drop and its 95% interval below zero) or 'strict' (beyond max_drop)."),
@@ -81,6 +90,14 @@ FLAGS: dict[str, tuple[str, str, str]] = {
                            "with --jsonmatch-baseline: fail the session when the overall score "
                            "or a field's mean score dropped by more than D (ini: "
                            "jsonmatch_max_drop, default 0; see jsonmatch_gate)."),
+    "jsonmatch_max_case_drop": ("--jsonmatch-max-case-drop", "D",
+                                "with --jsonmatch-baseline: fail the session when a shared case's "
+                                "score dropped by more than D (ini: jsonmatch_max_case_drop; "
+                                "default: the max drop)."),
+    "jsonmatch_allow_regressions": ("--jsonmatch-allow-regressions", "N",
+                                    "with --jsonmatch-baseline: let up to N cases drop beyond the "
+                                    "max case drop with a warning (ini: jsonmatch_allow_regressions; "
+                                    "default 0)."),
     "jsonmatch_group_by": ("--jsonmatch-group-by", "metric|file|folder",
                            "print the per-field table per metric (default), case file or folder."),
     "jsonmatch_update": ("--jsonmatch-update", "create|fix|all",
@@ -133,6 +150,7 @@ def read_settings(config: pytest.Config) -> SessionSettings:
 
 
 def _read(config: pytest.Config) -> SessionSettings:
+    _check_ini_names(config)
     root = config.invocation_params.dir
     metric = (config.getini("jsonmatch_metric") or "field_f1").strip()
     threshold = parse_score(config.getini("jsonmatch_threshold") or "1.0", "jsonmatch_threshold")
@@ -142,7 +160,9 @@ def _read(config: pytest.Config) -> SessionSettings:
         parse_score(fail_under, "jsonmatch_fail_under") if str(fail_under).strip() else None,
         parse_floors(config.getini("jsonmatch_field_floors")),
         parse_score(setting(config, "jsonmatch_max_drop") or "0", "jsonmatch_max_drop"),
-        parse_mode(config.getini("jsonmatch_gate")), bool(config.getini("jsonmatch_strict")))
+        parse_mode(config.getini("jsonmatch_gate")), bool(config.getini("jsonmatch_strict")),
+        _max_case_drop(setting(config, "jsonmatch_max_case_drop")),
+        _allow_regressions(setting(config, "jsonmatch_allow_regressions")))
     report = setting(config, "jsonmatch_report")
     markdown = setting(config, "jsonmatch_markdown")
     html = setting(config, "jsonmatch_html")
@@ -164,6 +184,61 @@ def _read(config: pytest.Config) -> SessionSettings:
         os.environ.get("GITHUB_ACTIONS") == "true",
         _update(config), _choice(setting(config, "jsonmatch_record") or "off", RECORD_MODES,
                                  "jsonmatch_record"))
+
+
+def _check_ini_names(config: pytest.Config) -> None:
+    """A ``jsonmatch_*`` ini setting this plugin does not have is a typo: stop, and say which
+    was meant (pytest itself only warns of unknown ini keys)."""
+    registered = set(INI) | {"jsonmatch_golden", "jsonmatch_target"}  # golden.add_options
+    for name in getattr(config, "inicfg", {}) or {}:
+        if not isinstance(name, str) or not name.startswith("jsonmatch") or name in registered:
+            continue
+        try:
+            config.getini(name)  # registered by another part of the plugin
+        except ValueError:
+            # matched without the shared prefix, which would make every name look alike
+            hint = did_you_mean(name[len("jsonmatch_"):], [n[len("jsonmatch_"):] for n in registered])
+            hint = hint.replace(" (did you mean '", " (did you mean 'jsonmatch_").replace(
+                " or '", " or 'jsonmatch_")
+            raise pytest.UsageError(f"pytest-jsonmatch: unknown ini setting {name!r}{hint}; "
+                                    f"known: {known_names(registered)}") from None
+
+
+def check_defaults(defaults: Defaults) -> None:
+    """``jsonmatch_metric`` and every key of ``jsonmatch_options``, checked when the session
+    starts (after plugins and the root conftest registered their metrics): an unknown name is
+    a UsageError naming the ini setting and the name meant. The engine loads only when one of
+    them is set. A key is known when some metric takes it (the session's options are given
+    to each comparison of the session's metric, and to another metric's those it takes)."""
+    if defaults.metric == "field_f1" and not defaults.options:
+        return
+    from ..engine.metrics import metric_named
+
+    try:
+        metric = metric_named(defaults.metric)
+    except JsonMatchError as exc:
+        raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_metric: {exc}") from None
+    known = getattr(metric, "options", None)
+    for key in defaults.options if known is not None else ():
+        if key not in known:
+            raise pytest.UsageError(
+                f"pytest-jsonmatch: jsonmatch_options: unknown option {key!r}"
+                f"{did_you_mean(key, known)} for metric {defaults.metric!r}; known options: "
+                f"{known_names(known)}")
+
+
+def _max_case_drop(value: Any) -> float | None:
+    if value is None or not str(value).strip():
+        return None
+    return parse_score(value, "jsonmatch_max_case_drop")
+
+
+def _allow_regressions(value: Any) -> int:
+    text = str(value if value is not None else "0").strip() or "0"
+    if not text.isdigit() or len(text) > 9:
+        raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_allow_regressions must be a whole "
+                                f"number of cases, 0 or more, not {value!r}")
+    return int(text)
 
 
 def _update(config: pytest.Config) -> str | None:

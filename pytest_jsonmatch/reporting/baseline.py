@@ -5,6 +5,10 @@ compares the subset); cases only one run has are counted and named. Each shared 
 a paired difference (now minus baseline, of its mean score over repeats); the aggregate and
 per-field deltas are means of those differences, so a case that did not change moves
 nothing. See stats.py for the interval, the detectable drop and the tests.
+
+Per-field deltas are computed within each group of the run's tables (its metric, file or
+folder, as ``jsonmatch_group_by`` says), over the shared cases of that group: the delta in a
+table's row is the change of that row's own number, never a field pooled across tables.
 """
 
 from __future__ import annotations
@@ -17,13 +21,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine.core.errors import JsonMatchError
-from ..engine.reading.files import read_regular_text
+from ..engine.reading.user_files import read_regular_text
 from ..engine.results.field_results import ExactSum
-from .aggregate import CaseResult, case_result
+from .aggregate import CaseResult, case_result, group_key
 from .records import PASSED, Comparison
 from .stats import PairedDifference, holm, mcnemar_exact, paired_difference
 
 MAX_BASELINE_BYTES = 256 * 1024 * 1024
+READABLE_VERSIONS = (1, 2, 3)
 
 
 class BaselineError(JsonMatchError):
@@ -38,9 +43,18 @@ class CaseScores:
     mean: float
     passed: bool
     fields: Mapping[str, float]
+    group: str = ""  # the table the case's fields are in (aggregate.group_key)
+    file: str = ""
+    line: int | None = None
+
+    @property
+    def where(self) -> str:
+        """``file:line`` where the case starts (golden cases), as a message names it; empty
+        when there is no line to add (a Python test's id names its file already)."""
+        return f"{self.file}:{self.line}" if self.file and self.line else ""
 
 
-def case_scores(case: CaseResult, runs: Iterable[Comparison]) -> CaseScores:
+def case_scores(case: CaseResult, runs: Iterable[Comparison], group_by: str = "metric") -> CaseScores:
     sums: dict[str, tuple[ExactSum, int]] = {}
     for run in runs:
         for record in run.fields:
@@ -51,11 +65,14 @@ def case_scores(case: CaseResult, runs: Iterable[Comparison]) -> CaseScores:
                 total.add(record.score)
                 sums[record.field_path] = (total, count + 1)
     return CaseScores(case.mean, case.status == PASSED,
-                      {path: total.value / count for path, (total, count) in sorted(sums.items())})
+                      {path: total.value / count for path, (total, count) in sorted(sums.items())},
+                      group_key(case, group_by), case.file, case.line)
 
 
-def cases_of(comparisons: Iterable[Comparison], repeat_rule: str = "mean") -> dict[str, CaseScores]:
-    """Every counted case of a run (xfail-marked ones left out), by case id."""
+def cases_of(comparisons: Iterable[Comparison], repeat_rule: str = "mean",
+             group_by: str = "metric") -> dict[str, CaseScores]:
+    """Every counted case of a run (xfail-marked ones left out), by case id, each with the
+    group its fields are tabled under (``group_by``)."""
     by_case: dict[str, list[Comparison]] = {}
     for comparison in comparisons:
         by_case.setdefault(comparison.case_id, []).append(comparison)
@@ -63,7 +80,7 @@ def cases_of(comparisons: Iterable[Comparison], repeat_rule: str = "mean") -> di
     for case_id, runs in sorted(by_case.items()):
         case = case_result(runs, repeat_rule)
         if case.counted:
-            out[case_id] = case_scores(case, runs)
+            out[case_id] = case_scores(case, runs, group_by)
     return out
 
 
@@ -77,18 +94,20 @@ class Baseline:
 
 
 def load_baseline(path: str | os.PathLike[str]) -> Baseline:
-    """Read a report written by ``--jsonmatch-report`` (version 1 or 2) to compare against."""
+    """Read a report written by ``--jsonmatch-report`` (version 1, 2 or 3) to compare against."""
     shown = os.fspath(path)
     text = read_report_text(shown)
     try:
         data = json.loads(text, parse_constant=_not_a_number)
     except ValueError as exc:
         raise BaselineError(f"the baseline {shown} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("version") not in (1, 2) \
+    version = data.get("version") if isinstance(data, dict) else None
+    if type(version) is not int or version not in READABLE_VERSIONS \
             or not isinstance(data.get("comparisons"), list):
         raise BaselineError(f"the baseline {shown} is not a jsonmatch report "
-                            f"(no 'version' 1 or 2 with a 'comparisons' list)")
-    read = Comparison.from_dict if data["version"] == 2 else Comparison.from_version_1
+                            f"(no 'version' 1, 2 or 3 with a 'comparisons' list)")
+    # versions 2 and 3 record comparisons alike (3 added to the baseline and gates sections)
+    read = Comparison.from_version_1 if version == 1 else Comparison.from_dict
     try:
         comparisons = [read(entry) for entry in data["comparisons"]]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -116,7 +135,7 @@ class CaseDelta:
     case_id: str
     before: float
     after: float
-
+    where: str = ""  # file:line of the case in this run
     @property
     def delta(self) -> float:
         return self.after - self.before
@@ -124,9 +143,10 @@ class CaseDelta:
 
 @dataclass(frozen=True)
 class FieldDelta:
-    """One field's paired differences over the shared cases that hold it; ``significant``:
-    Holm's correction across fields rejects "no change"."""
+    """One field's paired differences over the shared cases of one group that hold it;
+    ``significant``: Holm's correction across every (group, field) rejects "no change"."""
 
+    group: str
     path: str
     before: float
     after: float
@@ -146,7 +166,7 @@ class BaselineComparison:
     after: float | None  # and now
     difference: PairedDifference
     cases: tuple[CaseDelta, ...]  # every shared case, most dropped first
-    fields: tuple[FieldDelta, ...]  # by path
+    fields: tuple[FieldDelta, ...]  # by group, then path
     worse: int  # pass -> fail
     better: int  # fail -> pass
     mcnemar_p: float
@@ -156,7 +176,8 @@ def compare(now: Mapping[str, CaseScores], baseline: Baseline) -> BaselineCompar
     """Hold this run's cases against the baseline's (see the module docstring)."""
     base = baseline.cases
     shared = sorted(now.keys() & base.keys())
-    deltas = [CaseDelta(case_id, base[case_id].mean, now[case_id].mean) for case_id in shared]
+    deltas = [CaseDelta(case_id, base[case_id].mean, now[case_id].mean, now[case_id].where)
+              for case_id in shared]
     difference = paired_difference([d.delta for d in deltas])
     worse = sum(base[c].passed and not now[c].passed for c in shared)
     better = sum(now[c].passed and not base[c].passed for c in shared)
@@ -170,19 +191,22 @@ def compare(now: Mapping[str, CaseScores], baseline: Baseline) -> BaselineCompar
 
 def _field_deltas(now: Mapping[str, CaseScores], base: Mapping[str, CaseScores],
                   shared: list[str]) -> tuple[FieldDelta, ...]:
-    pairs: dict[str, list[tuple[float, float]]] = {}
+    """Per (group, field path): the paired differences of the shared cases of that group
+    (the group is the case's in this run) that hold the field in both runs."""
+    pairs: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for case_id in shared:
         before, after = base[case_id].fields, now[case_id].fields
         for path in before.keys() & after.keys():
-            pairs.setdefault(path, []).append((before[path], after[path]))
-    paths = sorted(pairs)
-    differences = [paired_difference([a - b for b, a in pairs[p]]) for p in paths]
+            pairs.setdefault((now[case_id].group, path), []).append((before[path], after[path]))
+    keys = sorted(pairs)
+    differences = [paired_difference([a - b for b, a in pairs[k]]) for k in keys]
     testable = [i for i, d in enumerate(differences) if d.p_value is not None]
     rejected = holm([differences[i].p_value for i in testable])  # type: ignore[misc]
     significant = {i for i, r in zip(testable, rejected) if r}
-    return tuple(FieldDelta(path, _mean_of(b for b, _ in pairs[path]),
-                            _mean_of(a for _, a in pairs[path]), differences[i], i in significant)
-                 for i, path in enumerate(paths))
+    return tuple(FieldDelta(group, path, _mean_of(b for b, _ in pairs[group, path]),
+                            _mean_of(a for _, a in pairs[group, path]), differences[i],
+                            i in significant)
+                 for i, (group, path) in enumerate(keys))
 
 
 def _mean_of(values: Iterable[float]) -> float | None:

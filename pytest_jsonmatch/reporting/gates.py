@@ -1,7 +1,11 @@
-"""The gates a run must pass, and their settings: an overall floor, per-field floors, and a
-largest drop against a baseline.
+"""The gates a run must pass, and their settings: an overall floor, per-field floors (each
+held in its group's table), a largest drop against a baseline, and no case that got clearly
+worse.
 
-Against a baseline, the default rule is statistical: the run fails when the mean drop over
+Against a baseline there are two rules, side by side. **Per case**: a shared case whose
+score dropped by more than ``max_case_drop`` (default: ``max_drop``) fails the run whatever
+its threshold, unless at most ``allow_regressions`` cases did. **The mean**:
+the default rule is statistical: the run fails when the mean drop over
 the shared cases exceeds ``max_drop`` and its 95% interval lies wholly below zero; a drop
 beyond ``max_drop`` that could be noise is a warning naming how many cases there were and
 the smallest drop they could detect. Per field, the same rule holds with Holm's correction
@@ -27,13 +31,32 @@ GATE_MODES = ("statistical", "strict")
 
 @dataclass(frozen=True)
 class Floor:
-    """A field floor: every field path the pattern matches must average at least ``score``."""
+    """A field floor: every field path the pattern matches, in every table (or in the one
+    table ``group`` names: a metric, a file or a folder, as the run groups its fields), must
+    average at least ``score``."""
 
     pattern: str
     score: float
+    group: str | None = None
 
     def matches(self, field_path: str) -> bool:
         return _pattern(self.pattern).matches(_as_instance_path(field_path))
+
+    @property
+    def text(self) -> str:
+        """The floor as it was written (without its score)."""
+        return self.pattern if self.group is None else f"{self.group}:{self.pattern}"
+
+
+# What each gate setting is called where the verdict is printed: an ini setting of the plugin,
+# or a flag of the command line. Messages name the one the reader can change.
+PLUGIN_NAMES = {"fail_under": "jsonmatch_fail_under", "floors": "jsonmatch_field_floors",
+                "max_drop": "jsonmatch_max_drop", "max_case_drop": "jsonmatch_max_case_drop",
+                "allow_regressions": "jsonmatch_allow_regressions",
+                "strict": "jsonmatch_strict = true"}
+CLI_NAMES = {"fail_under": "--fail-under", "floors": "--field-floor", "max_drop": "--max-drop",
+             "max_case_drop": "--max-case-drop", "allow_regressions": "--allow-regressions",
+             "strict": "--strict"}
 
 
 @dataclass(frozen=True)
@@ -43,19 +66,30 @@ class GateSettings:
     max_drop: float = 0.0
     mode: str = "statistical"
     strict: bool = False  # a floor that matches no field fails the run
+    # against a baseline: a shared case whose score dropped by more than this fails the run
+    # (None: max_drop), unless at most ``allow_regressions`` cases did
+    max_case_drop: float | None = None
+    allow_regressions: int = 0
+    names: Mapping[str, str] = field(default_factory=lambda: PLUGIN_NAMES)
+
+    @property
+    def case_drop_limit(self) -> float:
+        return self.max_drop if self.max_case_drop is None else self.max_case_drop
 
 
 @dataclass
 class Verdict:
     failures: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    checked: list[str] = field(default_factory=list)  # the gates passed, in words
 
     @property
     def passed(self) -> bool:
         return not self.failures
 
     def to_dict(self) -> dict[str, Any]:
-        return {"passed": self.passed, "failures": list(self.failures), "warnings": list(self.warnings)}
+        return {"passed": self.passed, "failures": list(self.failures),
+                "warnings": list(self.warnings), "checked": list(self.checked)}
 
 
 # -- reading settings --------------------------------------------------------------------------
@@ -74,8 +108,12 @@ def parse_score(value: Any, what: str) -> float:
     return number
 
 
-def parse_floors(lines: Iterable[str]) -> tuple[Floor, ...]:
-    """``items[].sku=0.9`` lines (path patterns allowed, as in ``ignore``) -> floors."""
+def parse_floors(lines: Iterable[str], what: str = "jsonmatch_field_floors") -> tuple[Floor, ...]:
+    """``items[].sku=0.9`` lines (path patterns allowed, as in ``ignore``) -> floors; a line
+    ``GROUP:PATTERN=SCORE`` holds in the table of one group only (``field_f1:total=0.9`` when
+    the run groups its fields by metric). A key holding ``:`` is written in brackets
+    (``["a:b"]=0.9``): text before the first ``:`` is a group only when it holds no bracket
+    or quote. ``what`` names the setting in errors."""
     floors = []
     for raw in lines:
         line = raw.strip()
@@ -84,12 +122,20 @@ def parse_floors(lines: Iterable[str]) -> tuple[Floor, ...]:
         path, sep, value = line.rpartition("=")
         path = path.strip()
         if not sep or not path:
-            raise ConfigError(f"jsonmatch_field_floors: expected 'field.path=score', not {line!r}")
+            raise ConfigError(f"{what}: expected 'field.path=score' or 'group:field.path=score', "
+                              f"not {line!r}")
+        group, colon, rest = path.partition(":")
+        if colon and not any(c in group for c in "[]\"'"):
+            group, path = group.strip(), rest.strip()
+            if not group or not path:
+                raise ConfigError(f"{what}: expected 'group:field.path=score', not {line!r}")
+        else:
+            group = None
         try:
             _pattern(path)
         except ConfigError as exc:
-            raise ConfigError(f"jsonmatch_field_floors: {exc}") from None
-        floors.append(Floor(path, parse_score(value.strip(), f"jsonmatch_field_floors {path!r}")))
+            raise ConfigError(f"{what}: {exc}") from None
+        floors.append(Floor(path, parse_score(value.strip(), f"{what} {path!r}"), group))
     return tuple(floors)
 
 
@@ -123,40 +169,80 @@ def _as_instance_path(field_path: str) -> str:
 
 def judge(summary: Summary, settings: GateSettings,
           baseline: BaselineComparison | None = None) -> Verdict:
-    """The run's verdict: why it fails its gates, and what to look at though it passes."""
+    """The run's verdict: why it fails its gates, what to look at though it passes, and
+    which gates it passed. Every number a message quotes is one a table of the report shows:
+    the overall score, a field's row in its group's table, a shared case's two scores."""
     verdict = Verdict()
     if summary.overall is None:
         return verdict  # nothing was compared: no verdict
-    if settings.fail_under is not None and summary.overall < settings.fail_under - SCORE_EPSILON:
-        verdict.failures.append(f"overall score {summary.overall:.4f} is below "
-                                f"jsonmatch_fail_under {settings.fail_under:.4f}")
-    _floors(summary.fields, settings, verdict)
+    names = settings.names
+    if settings.fail_under is not None:
+        if summary.overall < settings.fail_under - SCORE_EPSILON:
+            verdict.failures.append(f"overall score {summary.overall:.4f} is below "
+                                    f"{names['fail_under']} {settings.fail_under:.4f}")
+        else:
+            verdict.checked.append(f"overall score {summary.overall:.4f} is at least "
+                                   f"{names['fail_under']} {settings.fail_under:.4f}")
+    _floors(summary.groups, settings, verdict)
     if baseline is not None:
         _baseline(baseline, settings, verdict)
+        _regressions(baseline, settings, verdict)
     return verdict
 
 
-def _floors(fields: Mapping[str, FieldAggregate], settings: GateSettings, verdict: Verdict) -> None:
+def _scored(aggregate: FieldAggregate) -> bool:
+    """Whether a field was ever scored (a field ignored everywhere has no mean to hold)."""
+    return aggregate.scored > 0
+
+
+def _floors(groups: Mapping[str, Mapping[str, FieldAggregate]], settings: GateSettings,
+            verdict: Verdict) -> None:
+    names = settings.names
+    held = 0
     for floor in settings.floors:
-        matched = [path for path in fields if floor.matches(path)]
-        if not matched:
-            close = difflib.get_close_matches(floor.pattern, list(fields), n=3, cutoff=0.5)
-            hint = f"; closest: {', '.join(close)}" if close else ""
-            message = f"floor {floor.pattern!r} matched no field of this run{hint}"
-            (verdict.failures if settings.strict else verdict.warnings).append(
-                message + ("" if settings.strict else " (jsonmatch_strict = true fails the run)"))
+        tables = {key: fields for key, fields in groups.items()
+                  if floor.group is None or key == floor.group}
+        rows = [(key, path, aggregate) for key, fields in tables.items()
+                for path, aggregate in fields.items() if _scored(aggregate) and floor.matches(path)]
+        if not rows:
+            _unmatched(floor, groups, tables, settings, verdict)
             continue
-        for path in matched:
-            mean = fields[path].mean_score
+        for key, path, aggregate in rows:
+            mean = aggregate.mean_score
             if mean < floor.score - SCORE_EPSILON:
-                named = "" if floor.pattern == path else f" ({floor.pattern})"
-                verdict.failures.append(f"field {path}: mean score {mean:.4f} is below its floor "
-                                        f"{floor.score:.4f}{named}")
+                named = "" if floor.pattern == path else f", floor {floor.text!r}"
+                verdict.failures.append(f"field {path} ({key}): mean score {mean:.4f} is below "
+                                        f"its floor {floor.score:.4f}{named}")
+            else:
+                held += 1
+    if settings.floors and held:
+        verdict.checked.append(f"{names['floors']}: {held} field row{'' if held == 1 else 's'} "
+                               f"at or above {'its' if held == 1 else 'their'} floor")
+
+
+def _unmatched(floor: Floor, groups: Mapping[str, Mapping[str, FieldAggregate]],
+               tables: Mapping[str, Mapping[str, FieldAggregate]], settings: GateSettings,
+               verdict: Verdict) -> None:
+    if floor.group is not None and not tables:
+        close = difflib.get_close_matches(floor.group, list(groups), n=3, cutoff=0.5)
+        hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else \
+            f"; the groups are {', '.join(map(repr, groups)) or '(none)'}"
+        message = f"floor {floor.text!r} names no group of this run{hint}"
+    else:
+        paths = sorted({path for fields in tables.values() for path in fields})
+        close = difflib.get_close_matches(floor.pattern, paths, n=3, cutoff=0.5)
+        hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+        message = f"floor {floor.text!r} matched no scored field of this run{hint}"
+    if settings.strict:
+        verdict.failures.append(message)
+    else:
+        verdict.warnings.append(f"{message} ({settings.names['strict']} fails the run)")
 
 
 def _baseline(comparison: BaselineComparison, settings: GateSettings, verdict: Verdict) -> None:
     limit = settings.max_drop
     diff = comparison.difference
+    failed = len(verdict.failures)
     if comparison.shared and -diff.mean > limit + SCORE_EPSILON:
         what = (f"overall score dropped by {-diff.mean:.4f} ({comparison.before:.4f} -> "
                 f"{comparison.after:.4f} over {comparison.shared} shared case"
@@ -165,15 +251,49 @@ def _baseline(comparison: BaselineComparison, settings: GateSettings, verdict: V
     for delta in comparison.fields:
         d = delta.difference
         if -d.mean > limit + SCORE_EPSILON:
-            what = (f"field {delta.path}: mean score dropped by {-d.mean:.4f} ({delta.before:.4f} "
-                    f"-> {delta.after:.4f} over {d.n} shared case{'' if d.n == 1 else 's'})")
+            what = (f"field {delta.path} ({delta.group}): mean score dropped by {-d.mean:.4f} "
+                    f"({delta.before:.4f} -> {delta.after:.4f} over {d.n} shared case"
+                    f"{'' if d.n == 1 else 's'})")
             _drop(what, delta.significant and d.mean < 0, d, limit, settings, verdict,
                   corrected=True)
+    if comparison.shared and len(verdict.failures) == failed:
+        verdict.checked.append(
+            f"baseline ({settings.mode}): mean change {diff.mean:+.4f} over {comparison.shared} "
+            f"shared case{'' if comparison.shared == 1 else 's'}, {settings.names['max_drop']} "
+            f"{limit:.4f}")
+
+
+def _regressions(comparison: BaselineComparison, settings: GateSettings, verdict: Verdict) -> None:
+    """A shared case that got clearly worse blocks the run, whatever its threshold, until
+    someone accepts it (a new baseline, or ``allow_regressions``)."""
+    names = settings.names
+    limit = settings.case_drop_limit
+    setting = names["max_case_drop"] if settings.max_case_drop is not None else names["max_drop"]
+    dropped = [d for d in comparison.cases if -d.delta > limit + SCORE_EPSILON]
+    allowed = settings.allow_regressions
+    if len(dropped) > allowed:
+        for d in dropped:
+            where = f" ({d.where})" if d.where else ""
+            verdict.failures.append(f"case {d.case_id}{where} dropped from {d.before:.4f} to "
+                                    f"{d.after:.4f}, by more than {setting} {limit:.4f}")
+        if allowed:
+            verdict.failures.append(f"{len(dropped)} cases dropped, more than "
+                                    f"{names['allow_regressions']} {allowed}")
+    elif dropped:
+        verdict.warnings.append(f"{len(dropped)} case{'' if len(dropped) == 1 else 's'} dropped by "
+                                f"more than {setting} {limit:.4f}, allowed by "
+                                f"{names['allow_regressions']} {allowed}: "
+                                f"{', '.join(d.case_id for d in dropped)}")
+        verdict.checked.append(f"case regressions: {len(dropped)} of {comparison.shared} shared "
+                               f"cases dropped, {names['allow_regressions']} {allowed}")
+    elif comparison.shared:
+        verdict.checked.append(f"case regressions: no shared case of {comparison.shared} dropped "
+                               f"by more than {setting} {limit:.4f}")
 
 
 def _drop(what: str, clear: bool, diff: Any, limit: float, settings: GateSettings,
           verdict: Verdict, corrected: bool = False) -> None:
-    beyond = f", more than jsonmatch_max_drop {limit:.4f}"
+    beyond = f", more than {settings.names['max_drop']} {limit:.4f}"
     if settings.mode == "strict":
         verdict.failures.append(what + beyond)
     elif clear:

@@ -77,6 +77,8 @@ def _verdict(gates: Mapping[str, Any]) -> str:
            f"<strong>{'Gates passed' if passed else 'Gates FAILED'}</strong>"]
     items = [f"<li>{_e(f)}</li>" for f in gates.get("failures", [])]
     items += [f'<li class="warn">warning: {_e(w)}</li>' for w in gates.get("warnings", [])]
+    if passed:
+        items += [f"<li>passed: {_e(c)}</li>" for c in gates.get("checked", [])]
     if items:
         out.append("<ul>" + "".join(items) + "</ul>")
     out.append("</section>")
@@ -141,7 +143,7 @@ def _histogram(cases: Iterable[Mapping[str, Any]]) -> str:
 def _fields_section(report: Mapping[str, Any]) -> str:
     groups = report["groups"]
     baseline = report.get("baseline")
-    deltas = baseline["fields"] if baseline else None
+    all_deltas = baseline["groups"] if baseline else None  # each table's own group's
     out = ['<section><h2>Per field</h2><p class="hint">Click a column to sort; click a field '
            "to show only the cases that have it.</p>"]
     for key, fields in groups.items():
@@ -149,6 +151,7 @@ def _fields_section(report: Mapping[str, Any]) -> str:
             continue
         if len(groups) > 1 or report["group_by"] != "metric":
             out.append(f"<h3>{_e(report['group_by'])} {_e(key)}</h3>")
+        deltas = None if all_deltas is None else all_deltas.get(key, {})
         header = ["field", "score", "match", "mismatch", "omission", "hallucination"]
         if deltas is not None:
             header.append("vs baseline")

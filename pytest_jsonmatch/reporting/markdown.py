@@ -30,12 +30,13 @@ def render_markdown(report: Mapping[str, Any], full: bool = False) -> str:
     baseline = report.get("baseline")
     if baseline:
         parts += ["", "### Against the baseline", "", *_baseline(baseline, full)]
-    deltas = ({path: d for path, d in baseline["fields"].items()} if baseline else None)
+    deltas = baseline["groups"] if baseline else None  # each table's own group's
     for key, fields in report["groups"].items():
         if fields:
             title = "### Fields" if len(report["groups"]) == 1 and report["group_by"] == "metric" \
                 else f"### Fields of {report['group_by']} {escape(key)}"
-            parts += ["", title, "", *_fields(fields, deltas, full)]
+            parts += ["", title, "", *_fields(fields, None if deltas is None else deltas.get(key, {}),
+                                              full)]
     return "\n".join(parts) + "\n"
 
 
@@ -53,6 +54,8 @@ def _verdict(report: Mapping[str, Any]) -> str:
     lines = ["**Gates: passed**" if gates["passed"] else "**Gates: FAILED**"]
     lines += [f"- {escape(f)}" for f in gates["failures"]]
     lines += [f"- warning: {escape(w)}" for w in gates["warnings"]]
+    if gates["passed"]:
+        lines += [f"- passed: {escape(c)}" for c in gates.get("checked", [])]
     return "\n".join(lines)
 
 

@@ -1,8 +1,11 @@
-"""The JSON report (version 2): everything a run found, as data. The terminal summary, the
+"""The JSON report (version 3): everything a run found, as data. The terminal summary, the
 Markdown summary and the command line's renderings are all made from it.
 
-Its shape is described by ``report.schema.json`` (shipped beside this module). Version-1
-reports still load as baselines (baseline.py).
+Its shape is described by ``report.schema.json`` (shipped beside this module). Version 3
+holds the baseline's field deltas per group (``baseline.groups``, each table's own), where
+each changed case is (``where``), and the gates that were checked (``gates.checked``).
+Version-1 and -2 reports still load as baselines (baseline.py), and a version-2 report still
+renders (:func:`load_report` reads it as version 3).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from .baseline import BaselineComparison
 from .gates import Verdict
 from .records import Comparison
 
-REPORT_VERSION = 2
+REPORT_VERSION = 3
 
 
 def run_info(command: Sequence[str], root: str | None) -> dict[str, Any]:
@@ -99,15 +102,23 @@ def baseline_section(comparison: BaselineComparison) -> dict[str, Any]:
         "before": comparison.before,
         "after": comparison.after,
         "difference": comparison.difference.to_dict(),
-        "changed": [{"case_id": d.case_id, "before": d.before, "after": d.after,
-                     "delta": d.delta} for d in comparison.cases if d.delta != 0.0],
-        "fields": {d.path: {"before": d.before, "after": d.after,
-                            "difference": d.difference.to_dict(), "significant": d.significant}
-                   for d in comparison.fields},
+        "changed": [{"case_id": d.case_id, "where": d.where, "before": d.before,
+                     "after": d.after, "delta": d.delta}
+                    for d in comparison.cases if d.delta != 0.0],
+        "groups": _field_deltas(comparison),
         "pass_to_fail": comparison.worse,
         "fail_to_pass": comparison.better,
         "mcnemar_p": comparison.mcnemar_p,
     }
+
+
+def _field_deltas(comparison: BaselineComparison) -> dict[str, dict[str, Any]]:
+    groups: dict[str, dict[str, Any]] = {}
+    for d in comparison.fields:
+        groups.setdefault(d.group, {})[d.path] = {
+            "before": d.before, "after": d.after, "difference": d.difference.to_dict(),
+            "significant": d.significant}
+    return groups
 
 
 def write_report(path: str | os.PathLike[str], data: Mapping[str, Any]) -> None:
@@ -130,8 +141,25 @@ def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
         data = json.loads(text)
     except ValueError as exc:
         raise BaselineError(f"{os.fspath(path)} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("version") != REPORT_VERSION:
-        raise BaselineError(f"{os.fspath(path)} is not a version-{REPORT_VERSION} jsonmatch report")
+    version = data.get("version") if isinstance(data, dict) else None
+    if type(version) is not int or version not in (2, REPORT_VERSION):
+        raise BaselineError(f"{os.fspath(path)} is not a version-2 or -{REPORT_VERSION} jsonmatch report")
+    return _as_current(data) if version == 2 else data
+
+
+def _as_current(data: dict[str, Any]) -> dict[str, Any]:
+    """A version-2 report as version 3: its baseline's pooled field deltas are the one
+    group's when the run had one table (else no table can show them), no gate is listed as
+    checked, and changed cases have no place."""
+    data = {**data, "version": REPORT_VERSION, "gates": {"checked": [], **data["gates"]}}
+    baseline = data.get("baseline")
+    if isinstance(baseline, dict):
+        pooled = baseline.get("fields", {})
+        groups = list(data.get("groups", {}))
+        data["baseline"] = {
+            **{k: v for k, v in baseline.items() if k != "fields"},
+            "changed": [{"where": "", **c} for c in baseline.get("changed", [])],
+            "groups": {groups[0]: pooled} if len(groups) == 1 else {}}
     return data
 
 

@@ -21,8 +21,9 @@ def summary_lines(report: Mapping[str, Any], width: int = 80, verbose: int = 0) 
     lines.extend(part for line in _overall(report) for part in wrap(line, width))
     lines.extend(_recording_lines(report))
     baseline = report.get("baseline")
-    deltas = {path: d["difference"]["mean"] for path, d in baseline["fields"].items()} \
-        if baseline else None
+    # each table's deltas are its own group's, over the shared cases of that group
+    deltas = {key: {path: d["difference"]["mean"] for path, d in fields.items()}
+              for key, fields in baseline["groups"].items()} if baseline else None
     groups = report["groups"]
     for key, fields in groups.items():
         if not fields:
@@ -30,7 +31,8 @@ def summary_lines(report: Mapping[str, Any], width: int = 80, verbose: int = 0) 
         lines.append("")
         if len(groups) > 1 or report["group_by"] != "metric":
             lines.append(fit(f"fields of {report['group_by']} {escape_controls(key)}", width))
-        lines.extend(_field_lines(fields, deltas, width, verbose))
+        lines.extend(_field_lines(fields, None if deltas is None else deltas.get(key, {}), width,
+                                  verbose))
     lines.extend(_repeated_lines(report, width, verbose))
     lines.extend(_error_lines(report, width, verbose))
     if baseline:
@@ -47,15 +49,34 @@ def update_lines(updated: list[str]) -> list[str]:
             *(f"  {escape_controls(entry)}" for entry in updated)]
 
 
-def verdict_lines(report: Mapping[str, Any], width: int = 80) -> tuple[list[str], list[str]]:
-    """(failure lines, warning lines) of the gates, ready to print (failures in red)."""
+def verdict_lines(report: Mapping[str, Any], width: int = 80,
+                  verbose: int = 0) -> tuple[list[str], list[str]]:
+    """(failure lines, warning lines) of the gates, ready to print (failures in red): one
+    line per failed gate, and the warnings folded into one line with their count (every one
+    is in the report; ``-v`` lists them here)."""
     gates = report["gates"]
-    failures = ["FAILED: the session did not pass its jsonmatch gates:"] if gates["failures"] else []
-    for failure in gates["failures"]:
-        failures += wrap("  " + escape_controls(failure), width)
-    warnings = [line for warning in gates["warnings"]
-                for line in wrap("warning: " + escape_controls(warning), width)]
+    failures = []
+    if gates["failures"]:
+        count = len(gates["failures"])
+        failures = [f"FAILED: jsonmatch gates: {count} failure{'' if count == 1 else 's'}"]
+        failures += ["  " + escape_controls(failure) for failure in gates["failures"]]
+    warned = gates["warnings"]
+    if verbose > 0 or len(warned) == 1:
+        warnings = ["warning: " + escape_controls(warning) for warning in warned]
+    elif warned:
+        warnings = [f"warning: {len(warned)} jsonmatch gate warnings (the report lists them, -v shows "
+                    f"them here); the first: {escape_controls(warned[0])}"]
+    else:
+        warnings = []
     return failures, warnings
+
+
+def passed_line(report: Mapping[str, Any]) -> str | None:
+    """``jsonmatch gates passed: ...`` naming each gate checked, when the run passed them."""
+    gates = report["gates"]
+    if gates["failures"] or not gates.get("checked"):
+        return None
+    return "jsonmatch gates passed: " + "; ".join(escape_controls(c) for c in gates["checked"])
 
 
 def _metric_lines(report: Mapping[str, Any], width: int) -> list[str]:
@@ -278,7 +299,10 @@ def render_text(report: Mapping[str, Any], width: int = 80, verbose: int = 0,
             lines += case_lines(comparison, width, verbose, color)
     else:
         lines += summary_lines(report, width, verbose)
-    failures, warnings = verdict_lines(report, width)
+    failures, warnings = verdict_lines(report, width, verbose)
     lines += [paint(line, "mismatch", color) for line in warnings]
     lines += [paint(line, "failed", color) for line in failures]
+    passed = passed_line(report)
+    if passed:
+        lines.append(paint(passed, "match", color))
     return "\n".join(lines) + "\n"

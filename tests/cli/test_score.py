@@ -143,7 +143,7 @@ def test_fail_under_and_field_floors_set_the_exit_status(tmp_path):
     assert proc.returncode == 1 and "overall score 0.7500 is below" in proc.stdout
     # field b: scores 1 and 0, mean 0.5
     proc = jsonmatch("score", str(g), str(p), "--field-floor", "b=0.6")
-    assert proc.returncode == 1 and "field b: mean score 0.5000" in proc.stdout
+    assert proc.returncode == 1 and "field b (field_f1): mean score 0.5000" in proc.stdout
 
 
 def test_strict_makes_a_floor_that_matches_no_field_fail_the_run(tmp_path):
@@ -176,8 +176,21 @@ def test_report_baseline_and_diff(tmp_path):
     new = tmp_path / "new.json"
     # differences: three of -0.5 and three of 0: mean -0.25, an interval that holds 0
     # with n = 6 (s = 0.2739, SE = 0.1118, t(0.975, 5) = 2.5706: -0.25 +/- 0.2874)
+    # the three cases that dropped by 0.5 each fail the run by themselves (the per-case rule) ...
     proc = jsonmatch("score", str(g), str(write_jsonl(tmp_path / "p2.jsonl", worse)),
-                     "--report", str(new), "--baseline", str(base), "--max-drop", "0.1")
+                     "--baseline", str(base), "--max-drop", "0.1")
+    assert proc.returncode == 1 and [line for line in proc.stdout.splitlines()
+                                     if line.startswith("  case ")] == [
+        f"  case {i} ({g}:{i}) dropped from 1.0000 to 0.5000, by more than --max-drop 0.1000"
+        for i in (1, 3, 5)]  # ids are line numbers; records 0, 2, 4 got worse
+    # ... unless they are allowed, or within --max-case-drop; the mean rule then only warns
+    for accept in (["--allow-regressions", "3"], ["--max-case-drop", "0.5"]):
+        assert jsonmatch("score", str(g), str(tmp_path / "p2.jsonl"), "--baseline", str(base),
+                         "--max-drop", "0.1", *accept).returncode == 0
+    assert jsonmatch("score", str(g), str(tmp_path / "p2.jsonl"), "--baseline", str(base),
+                     "--max-drop", "0.1", "--allow-regressions", "2").returncode == 1
+    proc = jsonmatch("score", str(g), str(tmp_path / "p2.jsonl"), "--report", str(new),
+                     "--baseline", str(base), "--max-drop", "0.1", "--max-case-drop", "0.5", "-v")
     assert proc.returncode == 0, proc.stdout  # may be noise: a warning
     data = json.loads(new.read_text())
     assert data["baseline"]["difference"]["mean"] == pytest.approx(-0.25)
@@ -187,9 +200,12 @@ def test_report_baseline_and_diff(tmp_path):
                        "--max-drop", "0.1", "--gate", "strict")
     assert strict.returncode == 1
     diff = jsonmatch("diff", str(base), str(new))
+    assert diff.returncode == 1 and "  case 1 (" in diff.stdout  # the per-case rule
+    diff = jsonmatch("diff", str(base), str(new), "--allow-regressions", "3")
     assert diff.returncode == 0, diff.stderr
     assert "mean change -0.2500 (1.0000 -> 0.7500)" in diff.stdout
-    assert jsonmatch("diff", str(base), str(new), "--gate", "strict").returncode == 1
+    assert jsonmatch("diff", str(base), str(new), "--gate", "strict",
+                     "--allow-regressions", "3").returncode == 1
     for fmt, marker in (("markdown", "## jsonmatch"), ("html", "<!DOCTYPE html>"),
                         ("text", "overall score 0.7500 over 6 cases")):
         proc = jsonmatch("report", str(new), "--format", fmt)

@@ -42,7 +42,7 @@ def test_report_holds_comparisons_cases_metrics_fields_and_overall(pytester):
     # test_fail: a match, b mismatch, d omission, c hallucination: TP 1 over 3 on each side
     # test_pass: both fields match: 1.  Overall and means: (1/3 + 1) / 2 = 2/3
     assert (data["version"], data["overall"], data["count"], data["errors"]) == (
-        2, pytest.approx(2 / 3), 2, 0)
+        3, pytest.approx(2 / 3), 2, 0)
     fail, ok = data["comparisons"]  # sorted by case id
     assert (fail["case_id"], fail["nodeid"], fail["metric"], fail["score"], fail["threshold"],
             fail["status"], fail["repeat"]) == (
@@ -65,7 +65,7 @@ def test_report_holds_comparisons_cases_metrics_fields_and_overall(pytester):
     assert data["groups"] == {"field_f1": data["fields"]}
     assert [(c["case_id"], c["status"], c["runs"]) for c in data["cases"]] == [
         ("test_two.py::test_fail", "failed", 1), ("test_two.py::test_pass", "passed", 1)]
-    assert data["gates"] == {"passed": True, "failures": [], "warnings": []}
+    assert data["gates"] == {"passed": True, "failures": [], "warnings": [], "checked": []}
     run = data["run"]
     assert run["command"][0] == "pytest" and "--jsonmatch-report=out/report.json" in run["command"]
     assert run["plugin_version"] and run["python"] and run["time"].endswith("+00:00")
@@ -131,7 +131,7 @@ def test_report_is_written_when_nothing_was_compared(pytester):
 
 def test_report_records_gate_failures(pytester):
     _, data = _report(pytester, "--jsonmatch-fail-under=0.9")
-    assert data["gates"] == {"passed": False, "warnings": [],
+    assert data["gates"] == {"passed": False, "warnings": [], "checked": [],
                              "failures": ["overall score 0.6667 is below jsonmatch_fail_under 0.9000"]}
 
 
@@ -143,7 +143,9 @@ def test_a_report_with_a_baseline_validates_and_holds_the_comparison(pytester):
     assert (baseline["shared"], baseline["added"], baseline["removed"], baseline["changed"]) == (
         2, [], [], [])
     assert baseline["difference"]["mean"] == 0.0 and baseline["difference"]["n"] == 2
-    assert set(baseline["fields"]) == {"a", "b", "c", "d"}  # held by both runs' shared cases
+    # per table (grouped by metric): the fields both runs' shared cases hold
+    assert list(baseline["groups"]) == ["field_f1"]
+    assert set(baseline["groups"]["field_f1"]) == {"a", "b", "c", "d"}
 
 
 # -- through pytest: over its own baseline, onto a folder -------------------------------------

@@ -68,11 +68,45 @@ def test_session_options_a_metric_does_not_take_are_left_out(pytester):
     ("jsonmatch_threshold = 2", "*jsonmatch_threshold must be a number between 0 and 1, not '2'*"),
     ("jsonmatch_options = [1, 2]", "*jsonmatch_options must be a mapping*"),
     ("jsonmatch_field_floors = items[].sku",
-     "*jsonmatch_field_floors: expected 'field.path=score', not 'items[].sku'*"),
+     "*jsonmatch_field_floors: expected 'field.path=score' or 'group:field.path=score', not "
+     "'items[].sku'*"),
+    ("jsonmatch_field_floors = field_f1:=0.9",
+     "*jsonmatch_field_floors: expected 'group:field.path=score', not 'field_f1:=0.9'*"),
+    ("jsonmatch_field_floors = total=high", "*jsonmatch_field_floors 'total' must be a number*"),
+    # mistakes caught when the session starts, naming the setting and the name meant
+    ("jsonmatch_treshold = 0.9",
+     "*unknown ini setting 'jsonmatch_treshold' (did you mean 'jsonmatch_threshold'?); known: *"),
+    ("jsonmatch_options = {ignroe: [id]}",
+     "*jsonmatch_options: unknown option 'ignroe' (did you mean 'ignore'?) for metric 'field_f1'; "
+     "known options: *"),
+    ("jsonmatch_metric = field_f2",
+     "*jsonmatch_metric: unknown metric 'field_f2' (did you mean 'field_f1'?); known metrics: *"),
+    ("jsonmatch_allow_regressions = -1",
+     "*jsonmatch_allow_regressions must be a whole number of cases, 0 or more, not '-1'*"),
+    ("jsonmatch_max_case_drop = 2", "*jsonmatch_max_case_drop must be a number between 0 and 1*"),
 ])
 def test_a_bad_setting_is_a_usage_error(pytester, line, error):
+    # before any test runs: the session stops at start-up
     pytester.makeini(f"[pytest]\n{line}\n")
     pytester.makepyfile("def test_nothing(): pass")
     result = pytester.runpytest_inprocess(*ARGS)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: " + error.lstrip("*")])
+
+
+def test_an_option_of_another_metric_stops_the_session_at_start_up(pytester):
+    # the session's options go to every comparison of the session's metric: one it does not
+    # take would fail every comparison, so the session stops before any test runs
+    pytester.makeini("[pytest]\njsonmatch_options = {target_output_key: a}\n")
+    pytester.makepyfile("""
+        def test_one(json_match):
+            assert json_match({"a": 1}, {"a": 1}).score == 1.0
+    """)
+    result = pytester.runpytest_inprocess(*ARGS)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: jsonmatch_options: unknown option "
+                                 "'target_output_key' for metric 'field_f1'; known options: *"])
+    # with the metric that takes it, the same setting runs
+    pytester.makeini("[pytest]\njsonmatch_metric = json_similarity\n"
+                     "jsonmatch_options = {target_output_key: a}\n")
+    pytester.runpytest_inprocess(*ARGS).assert_outcomes(passed=1)

@@ -148,7 +148,7 @@ def test_a_raising_target_is_an_error_of_its_case(pytester):
         "overall score 0.0000 over 1 case, 1 unscored (counted as 0)",
         "*",
         "  c.jsonmatch.yaml::slow: TimeoutError: the model did not answer",
-        "FAILED: the session did not pass its jsonmatch gates:",
+        "FAILED: jsonmatch gates: 1 failure",
         "  overall score 0.0000 is below jsonmatch_fail_under 0.5000",
     ])
 

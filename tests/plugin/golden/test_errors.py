@@ -36,10 +36,10 @@ ERRORS = [
     ("neither-expected-nor-cases", "actual: {a: 1}\n",
      "c.jsonmatch.yaml:1: missing 'expected' (one case) or 'cases' (a list of cases)" + CREATE_HINT),
     ("unknown-key", "cases:\n  - id: one\n" + CASE + "    treshold: 0.5\n",
-     "c.jsonmatch.yaml:5: case 'one': unknown key 'treshold'; known keys: actual, actual_file, "
+     "c.jsonmatch.yaml:5: case 'one': unknown key 'treshold' (did you mean 'threshold'?); known keys: actual, actual_file, "
      "description, expected, id, input, marks, metric, options, repeat, threshold"),
     ("unknown-file-key", "metrics: field_f1\ncases:\n  - id: one\n" + CASE,
-     "c.jsonmatch.yaml:1: file: unknown key 'metrics'; known keys: cases, description, marks, "
+     "c.jsonmatch.yaml:1: file: unknown key 'metrics' (did you mean 'metric'?); known keys: cases, description, marks, "
      "metric, options, repeat, schema, threshold"),
     ("duplicate-key", "cases:\n  - id: one\n    expected: {a: 1}\n    expected: {a: 2}\n    actual: {}\n",
      "c.jsonmatch.yaml:4: duplicate key 'expected' (first given at line 3)"),
@@ -138,9 +138,9 @@ def test_a_file_that_is_not_one_mapping_says_what_it_is(pytester, text, message)
 
 CASE_ERRORS = [
     ("single-case-typo-of-expected", "expcted: {a: 1}\nactual: {a: 1}\n",
-     f"{NAME}:1: case: unknown key 'expcted'; known keys: {CASE_KEYS}"),
+     f"{NAME}:1: case: unknown key 'expcted' (did you mean 'expected'?); known keys: {CASE_KEYS}"),
     ("single-case-unknown-key", "expected: {a: 1}\nactual: {a: 1}\nexpcted: {a: 2}\n",
-     f"{NAME}:3: case: unknown key 'expcted'; known keys: {CASE_KEYS}"),
+     f"{NAME}:3: case: unknown key 'expcted' (did you mean 'expected'?); known keys: {CASE_KEYS}"),
     ("unknown-key-in-second-case", "cases:\n  - id: one\n" + CASE + "  - id: two\n    expected: {a: 1}\n"
                                    "    actual_text: '{\"a\": 1}'\n",
      f"{NAME}:7: case 'two': unknown key 'actual_text'; known keys: {LIST_CASE_KEYS}"),

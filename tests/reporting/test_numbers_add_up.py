@@ -1,0 +1,195 @@
+"""Every number the gates print is one a table shows, and every table's deltas are its own.
+
+Two runs built by hand, with two field tables (grouped by metric) that both hold a field
+``total``: the baseline run and the run now. Every delta, floor and regression below is
+worked out from the records by hand.
+
+    case  metric       baseline: score  total  vendor     now: score  total  vendor
+    a     field_f1                1.0    1.0    1.0             1.0    1.0    1.0
+    b     field_f1                1.0    1.0    1.0             0.7    0.4    1.0
+    c     field_f1                0.5    0.0    1.0             0.5    0.0    1.0
+    d     field_match             1.0    1.0                    1.0    1.0
+    e     field_match             1.0    1.0                    1.0    1.0
+    f     field_f1                 (not in the baseline)        1.0    1.0    1.0
+
+The field_f1 table now: total = (1 + 0.4 + 0 + 1) / 4 = 0.6, vendor = 1.0.
+The field_match table now: total = (1 + 1) / 2 = 1.0.
+(Pooled across both tables, total would be (1 + 0.4 + 0 + 1 + 1 + 1) / 6 = 0.7333: a number
+that appears in no table, and the old floor gate's.)
+Deltas over the shared cases of each group: field_f1 total (0 - 0.6 + 0) / 3 = -0.2, from
+(1 + 1 + 0) / 3 = 0.6667 to (1 + 0.4 + 0) / 3 = 0.4667; field_f1 vendor 0; field_match
+total 0. (Pooled: -0.6 / 5 = -0.12, what both tables used to show.)
+Overall over the 5 shared cases: from (1 + 1 + 0.5 + 1 + 1) / 5 = 0.9 to
+(1 + 0.7 + 0.5 + 1 + 1) / 5 = 0.84, a change of -0.06; case b dropped by 0.3.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_jsonmatch.reporting.aggregate import summarize
+from pytest_jsonmatch.reporting.baseline import Baseline, cases_of, compare
+from pytest_jsonmatch.reporting.gates import CLI_NAMES, GateSettings, judge, parse_floors
+from pytest_jsonmatch.reporting.records import Comparison, FieldRecord
+from pytest_jsonmatch.reporting.report import build_report
+from pytest_jsonmatch.reporting.text import passed_line, summary_lines, verdict_lines
+
+LINES = {"a": 1, "b": 7, "c": 13, "d": 1, "e": 5, "f": 19}
+
+
+def _case(case_id: str, metric: str, score: float, **fields: float) -> Comparison:
+    records = tuple(FieldRecord(name, name, "match" if value == 1.0 else "mismatch", value)
+                    for name, value in fields.items())
+    threshold = 0.5
+    return Comparison(case_id, case_id, metric, score, threshold,
+                      "passed" if score >= threshold else "failed", score, score, score,
+                      file="golden/invoices.yaml" if metric == "field_f1" else "golden/totals.yaml",
+                      line=LINES[case_id], fields=records)
+
+
+BEFORE = [_case("a", "field_f1", 1.0, total=1.0, vendor=1.0),
+          _case("b", "field_f1", 1.0, total=1.0, vendor=1.0),
+          _case("c", "field_f1", 0.5, total=0.0, vendor=1.0),
+          _case("d", "field_match", 1.0, total=1.0),
+          _case("e", "field_match", 1.0, total=1.0)]
+NOW = [_case("a", "field_f1", 1.0, total=1.0, vendor=1.0),
+       _case("b", "field_f1", 0.7, total=0.4, vendor=1.0),
+       _case("c", "field_f1", 0.5, total=0.0, vendor=1.0),
+       _case("d", "field_match", 1.0, total=1.0),
+       _case("e", "field_match", 1.0, total=1.0),
+       _case("f", "field_f1", 1.0, total=1.0, vendor=1.0)]
+
+
+def _judged(**settings):
+    summary = summarize(NOW)
+    against = compare(cases_of(NOW), Baseline("base.json", 3, cases_of(BEFORE)))
+    verdict = judge(summary, GateSettings(**settings), against)
+    return summary, against, verdict
+
+
+def test_each_table_holds_its_own_numbers_and_its_own_deltas():
+    summary, against, _ = _judged()
+    assert summary.groups["field_f1"]["total"].mean_score == pytest.approx(0.6)
+    assert summary.groups["field_f1"]["vendor"].mean_score == 1.0
+    assert summary.groups["field_match"]["total"].mean_score == 1.0
+    deltas = {(d.group, d.path): d for d in against.fields}
+    assert set(deltas) == {("field_f1", "total"), ("field_f1", "vendor"), ("field_match", "total")}
+    total = deltas["field_f1", "total"]
+    assert total.difference.mean == pytest.approx(-0.2)
+    assert (total.before, total.after) == (pytest.approx(2 / 3), pytest.approx(1.4 / 3))
+    assert total.difference.n == 3
+    assert deltas["field_f1", "vendor"].difference.mean == 0.0
+    assert deltas["field_match", "total"].difference.mean == 0.0
+    assert (against.before, against.after) == (pytest.approx(0.9), pytest.approx(0.84))
+    assert against.difference.mean == pytest.approx(-0.06)
+    assert against.added == ("f",) and against.shared == 5
+
+
+def test_the_text_tables_show_each_group_s_delta_in_its_row():
+    summary, against, verdict = _judged()
+    report = build_report(summary, NOW, verdict, against)
+    lines = summary_lines(report, width=100)
+    f1_table = lines.index("fields of metric field_f1")
+    match_table = lines.index("fields of metric field_match")
+    f1_rows = {line.split()[0]: line.split() for line in lines[f1_table:match_table] if line.strip()}
+    match_rows = {line.split()[0]: line.split() for line in lines[match_table:] if line.strip()}
+    # field, score, match, mismatch, omission, halluc., vs base
+    assert f1_rows["total"] == ["total", "0.6000", "2", "2", "0", "0", "-0.2000"]
+    assert f1_rows["vendor"][1] == "1.0000" and f1_rows["vendor"][-1] == "+0.0000"
+    assert match_rows["total"] == ["total", "1.0000", "2", "0", "0", "0", "+0.0000"]
+    assert report["baseline"]["groups"]["field_f1"]["total"]["difference"]["mean"] == \
+        pytest.approx(-0.2)
+
+
+def test_a_floor_is_held_in_every_table_and_quotes_the_row_it_fails():
+    # total=0.7: the field_f1 row (0.6) fails, the field_match row (1.0) holds; pooled
+    # (0.7333) it would have passed
+    floors = parse_floors(["total=0.7", "field_match:total=0.95", "field_f1:vendor=1.0"])
+    _, _, verdict = _judged(floors=floors, allow_regressions=1)
+    assert verdict.failures == ["field total (field_f1): mean score 0.6000 is below its floor 0.7000"]
+    assert "jsonmatch_field_floors: 3 field rows at or above their floor" in verdict.checked
+
+
+def test_a_floor_of_one_group_ignores_the_other_tables():
+    _, _, verdict = _judged(floors=parse_floors(["field_match:total=0.95"]), allow_regressions=1)
+    assert verdict.failures == []
+    _, _, verdict = _judged(floors=parse_floors(["field_f1:total=0.61"]), allow_regressions=1)
+    assert verdict.failures == ["field total (field_f1): mean score 0.6000 is below its floor 0.6100"]
+
+
+def test_a_floor_naming_no_group_or_no_field_is_loud_and_suggests():
+    _, _, verdict = _judged(floors=parse_floors(["field_f2:total=0.5", "totl=0.5"]),
+                            allow_regressions=1)
+    assert verdict.warnings[:2] == [
+        "floor 'field_f2:total' names no group of this run; did you mean 'field_f1' or "
+        "'field_match'? "
+        "(jsonmatch_strict = true fails the run)",
+        "floor 'totl' matched no scored field of this run; did you mean 'total'? "
+        "(jsonmatch_strict = true fails the run)"]
+    _, _, verdict = _judged(floors=parse_floors(["totl=0.5"]), allow_regressions=1, strict=True,
+                            names=CLI_NAMES)
+    assert verdict.failures == ["floor 'totl' matched no scored field of this run; did you mean "
+                                "'total'?"]
+
+
+def test_a_case_that_dropped_fails_the_run_whatever_its_threshold():
+    # b (0.7) still passes its threshold 0.5, and the mean drop may be noise: only the
+    # per-case rule stops it, naming its place and both scores
+    _, _, verdict = _judged()
+    assert verdict.failures == ["case b (golden/invoices.yaml:7) dropped from 1.0000 to 0.7000, "
+                                "by more than jsonmatch_max_drop 0.0000"]
+    assert verdict.warnings[0].startswith("overall score dropped by 0.0600 (0.9000 -> 0.8400 "
+                                          "over 5 shared cases), more than jsonmatch_max_drop "
+                                          "0.0000, but it may be noise")
+    assert verdict.warnings[1].startswith("field total (field_f1): mean score dropped by 0.2000 "
+                                          "(0.6667 -> 0.4667 over 3 shared cases)")
+
+
+def test_a_case_drop_within_the_limit_or_the_allowance_passes():
+    _, _, verdict = _judged(max_case_drop=0.3)  # b dropped by exactly 0.3: not more
+    assert verdict.failures == []
+    assert "case regressions: no shared case of 5 dropped by more than jsonmatch_max_case_drop " \
+           "0.3000" in verdict.checked
+    _, _, verdict = _judged(max_case_drop=0.29)
+    assert verdict.failures == ["case b (golden/invoices.yaml:7) dropped from 1.0000 to 0.7000, "
+                                "by more than jsonmatch_max_case_drop 0.2900"]
+    _, _, verdict = _judged(allow_regressions=1)
+    assert verdict.failures == []
+    assert "1 case dropped by more than jsonmatch_max_drop 0.0000, allowed by " \
+           "jsonmatch_allow_regressions 1: b" in verdict.warnings
+
+
+def test_the_cli_names_its_own_flags():
+    _, _, verdict = _judged(names=CLI_NAMES, max_case_drop=0.1)
+    assert verdict.failures == ["case b (golden/invoices.yaml:7) dropped from 1.0000 to 0.7000, "
+                                "by more than --max-case-drop 0.1000"]
+    assert all("jsonmatch_" not in line for line in verdict.warnings + verdict.failures)
+
+
+def test_the_banner_is_one_line_per_failed_gate_and_one_line_of_warnings():
+    summary, against, verdict = _judged(floors=parse_floors(["total=0.7"]))
+    report = build_report(summary, NOW, verdict, against)
+    failures, warnings = verdict_lines(report, width=80)
+    assert failures == [
+        "FAILED: jsonmatch gates: 2 failures",
+        "  field total (field_f1): mean score 0.6000 is below its floor 0.7000",
+        "  case b (golden/invoices.yaml:7) dropped from 1.0000 to 0.7000, by more than "
+        "jsonmatch_max_drop 0.0000"]
+    assert len(warnings) == 1 and warnings[0].startswith(
+        "warning: 2 jsonmatch gate warnings (the report lists them, -v shows them here); the "
+        "first: overall score dropped by 0.0600")
+    assert len(verdict_lines(report, width=80, verbose=1)[1]) == 2
+    assert passed_line(report) is None
+
+
+def test_a_passing_run_says_which_gates_it_passed():
+    summary, against, verdict = _judged(fail_under=0.5, floors=parse_floors(["vendor=0.9"]),
+                                        max_drop=0.1, max_case_drop=0.5)
+    report = build_report(summary, NOW, verdict, against)
+    assert verdict.failures == []
+    # overall now: (1 + 0.7 + 0.5 + 1 + 1 + 1) / 6 = 0.8667
+    assert passed_line(report) == (
+        "jsonmatch gates passed: overall score 0.8667 is at least jsonmatch_fail_under 0.5000; "
+        "jsonmatch_field_floors: 1 field row at or above its floor; baseline (statistical): "
+        "mean change -0.0600 over 5 shared cases, jsonmatch_max_drop 0.1000; case regressions: "
+        "no shared case of 5 dropped by more than jsonmatch_max_case_drop 0.5000")
