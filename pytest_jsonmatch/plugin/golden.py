@@ -480,8 +480,10 @@ class GoldenItem(pytest.Item):
                                                   case.threshold, case.options,
                                                   session_channel, repeat, source, recorded))
         passed = self._passed(results)
+        # "all" rewrites a case that does not score 1.0 (an output spelt otherwise but scoring
+        # 1.0 is a right answer: its expected stays as the reviewer wrote it)
         if case.expected is NO_EXPECTED or (update == "fix" and not passed) or (
-                update == "all" and self._differs(outputs[0])):
+                update == "all" and results and results[0][0].score < 1.0):
             self._update(outputs[0], session)
             return
         if not passed:
@@ -514,13 +516,6 @@ class GoldenItem(pytest.Item):
 
         metric = metric_named(self.case.metric or _channel(self.config).defaults.metric)
         return read_json(parse_actual(output, allow_array=metric.allow_array), "actual")[0]
-
-    def _differs(self, output: Any) -> bool:
-        from ..engine.core.values import json_equal
-        from ..engine.reading.intake import read_json
-
-        expected = read_json(self.case.expected, "expected")[0]
-        return not json_equal(self._parsed(output), expected)
 
     def _update(self, output: Any, session: Any) -> None:
         """Ask for this case's expected to become ``output`` (written at the end of the

@@ -6,6 +6,8 @@ a run right after ``all`` passing every updated case."""
 from __future__ import annotations
 
 import os
+import resource
+import signal
 import subprocess
 import sys
 import textwrap
@@ -88,6 +90,44 @@ def test_all_writes_every_case_that_differs_and_the_next_run_passes(pytester):
     assert after == before.replace("total: 12}", "total: 10}").replace("total: 11}", "total: 10}")
     again = _run(pytester)
     again.assert_outcomes(passed=3)
+
+
+def test_all_leaves_a_case_that_scores_one_though_its_text_differs(pytester):
+    # 'spelt': the target answers "ACME", the case expects "Acme" under the normalized metric,
+    # which folds case: a score of 1.0, a right answer spelt otherwise, so its expected stays
+    # as written; 'wrong' (total 12 against 10) scores 0.5 and is rewritten
+    path = _suite(pytester, "cases:\n"
+                            "  - id: spelt\n"
+                            "    metric: field_match_normalized\n"
+                            "    expected: {vendor: Acme, total: 10}\n"
+                            "    input: acme\n"
+                            "  - id: wrong\n"
+                            "    expected: {vendor: ACME, total: 12}\n"
+                            "    input: acme\n")
+    before = path.read_text()
+    result = _run(pytester, "--jsonmatch-update=all")
+    result.stdout.fnmatch_lines(["updated 1 case in 1 file:", "  c.jsonmatch.yaml:6 wrong"])
+    assert path.read_text() == before.replace("total: 12}", "total: 10}")
+
+
+def test_an_update_that_cannot_be_written_names_the_file(pytester):
+    # the kernel refuses the write, as on the user's full file system: a file-size limit of
+    # 64 bytes (the case file is larger) makes every longer write fail with EFBIG, "File too
+    # large", the error the report quoted without its file
+    path = _suite(pytester, CASES.replace("  - id: new            # written without expected\n"
+                                          "    input: acme\n", ""))
+    before = path.read_text()
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an error, not a killed process
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64, limits[1]))
+    try:
+        result = _run(pytester, "--jsonmatch-update=fix")
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, previous)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["FAILED: could not update c.jsonmatch.yaml: File too large"])
+    assert path.read_text() == before
 
 
 def test_folder_defaults_and_actual_file_cases_are_updated_in_their_case_file(pytester):
