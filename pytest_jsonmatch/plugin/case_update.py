@@ -274,8 +274,11 @@ def apply_updates(updates: Sequence[Mapping[str, Any]]) -> tuple[list[str], list
                           str(wanted[0]["default_id"]))
             bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
             write_atomic(path, lambda fh: fh.write(bom + new), newline="")
-        except (CaseFileError, OSError) as exc:
+        except CaseFileError as exc:
             errors.append(str(exc))
+            continue
+        except OSError as exc:  # a full disk, a read-only folder: name the file it was for
+            errors.append(f"{display}: {exc.strerror or exc}")
             continue
         done += [f"{display}:{u['line']} {u['case_id']}" for u in sorted(wanted, key=lambda u: u["line"])]
     return done, errors

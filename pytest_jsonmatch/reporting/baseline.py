@@ -20,18 +20,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.core.errors import JsonMatchError
 from ..engine.reading.user_files import read_regular_text
 from ..engine.results.field_results import ExactSum
 from .aggregate import CaseResult, case_result, group_key
 from .records import PASSED, Comparison
 from .stats import PairedDifference, holm, mcnemar_exact, paired_difference
+from .validation import ReportError, check_comparisons, json_path
 
 MAX_BASELINE_BYTES = 256 * 1024 * 1024
 READABLE_VERSIONS = (1, 2, 3)
 
 
-class BaselineError(JsonMatchError):
+class BaselineError(ReportError):
     """A baseline file that cannot be read as a jsonmatch report."""
 
 
@@ -106,8 +106,13 @@ def load_baseline(path: str | os.PathLike[str]) -> Baseline:
             or not isinstance(data.get("comparisons"), list):
         raise BaselineError(f"the baseline {shown} is not a jsonmatch report "
                             f"(no 'version' 1, 2 or 3 with a 'comparisons' list)")
-    # versions 2 and 3 record comparisons alike (3 added to the baseline and gates sections)
-    read = Comparison.from_version_1 if version == 1 else Comparison.from_dict
+    where = f"the baseline {shown}"
+    if version == 1:
+        read = Comparison.from_version_1
+        _check_version_1(data["comparisons"], where)
+    else:  # versions 2 and 3 record comparisons alike; held to the shipped schema
+        read = Comparison.from_dict
+        check_comparisons(data["comparisons"], where, BaselineError)
     try:
         comparisons = [read(entry) for entry in data["comparisons"]]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -117,7 +122,34 @@ def load_baseline(path: str | os.PathLike[str]) -> Baseline:
         if not 0.0 <= comparison.score <= 1.0:
             raise BaselineError(f"the baseline {shown} holds a score outside [0, 1] "
                                 f"({comparison.score!r} for {comparison.case_id})")
-    return Baseline(shown, int(data["version"]), cases_of(comparisons))
+    cases = cases_of(comparisons)
+    if not cases:
+        # a gate held against nothing would pass whatever this run does
+        raise BaselineError(f"the baseline {shown} holds no case a run can be held against "
+                            f"(no comparisons, or every one xfail-marked)")
+    return Baseline(shown, version, cases)
+
+
+def _check_version_1(entries: list[Any], where: str) -> None:
+    """What a version-1 entry must be for its comparison to be read (no schema ships for
+    version 1): a node id, a metric, scores in [0, 1], one entry per node id and seq."""
+    seen: set[tuple[str, int]] = set()
+    for i, entry in enumerate(entries):
+        at = json_path(["comparisons", i])
+        if not isinstance(entry, dict) or not isinstance(entry.get("nodeid"), str) \
+                or not isinstance(entry.get("metric"), str):
+            raise BaselineError(f"{where}: {at}: not a comparison (no nodeid and metric strings)")
+        for key in ("score", "threshold", "precision", "recall", "f1"):
+            value = entry.get(key, 0.0)
+            if type(value) not in (int, float) or not 0.0 <= value <= 1.0:
+                raise BaselineError(f"{where}: {at}.{key}: {value!r} is not a score in [0, 1]")
+        seq = entry.get("seq", 0)
+        if type(seq) is not int or seq < 0:
+            raise BaselineError(f"{where}: {at}.seq: {seq!r} is not a whole number >= 0")
+        key = (entry["nodeid"], seq)
+        if key in seen:
+            raise BaselineError(f"{where}: {at}: node {key[0]!r} seq {seq} is listed twice")
+        seen.add(key)
 
 
 def _not_a_number(name: str) -> Any:

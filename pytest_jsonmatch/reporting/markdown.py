@@ -17,9 +17,15 @@ _SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
 
 
 def escape(text: Any) -> str:
-    """Text safe inside a Markdown table cell: markup characters escaped, one line."""
+    """Text safe inside a Markdown table cell: markup characters escaped, one line, and no
+    bare URL GitHub would turn into a link (a zero-width space breaks ``://`` and ``www.``)."""
     plain = " ".join(str(text).split())
-    return _SPECIAL.sub(r"\\\1", plain).replace("&", "&amp;")
+    plain = _SPECIAL.sub(r"\\\1", plain).replace("&", "&amp;")
+    return _AUTOLINK.sub(lambda m: m.group(0)[:-1] + "\u200b" + m.group(0)[-1], plain)
+
+
+# what GitHub's Markdown links by itself: "scheme://", "www.", and "@" of an e-mail address
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9]):/|www\.|@(?=[a-z0-9])")
 
 
 def render_markdown(report: Mapping[str, Any], full: bool = False) -> str:

@@ -24,6 +24,7 @@ from .atomic import write_atomic
 from .baseline import BaselineComparison
 from .gates import Verdict
 from .records import Comparison
+from .validation import check_report
 
 REPORT_VERSION = 3
 
@@ -143,8 +144,16 @@ def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise BaselineError(f"{os.fspath(path)} is not valid JSON: {exc}") from None
     version = data.get("version") if isinstance(data, dict) else None
     if type(version) is not int or version not in (2, REPORT_VERSION):
-        raise BaselineError(f"{os.fspath(path)} is not a version-2 or -{REPORT_VERSION} jsonmatch report")
-    return _as_current(data) if version == 2 else data
+        raise BaselineError(f"{os.fspath(path)}: $.version: not a version-2 or -{REPORT_VERSION} "
+                            f"jsonmatch report")
+    if version == 2:
+        if not isinstance(data.get("gates"), dict):
+            raise BaselineError(f"{os.fspath(path)}: $.gates: not an object")
+        data = _as_current(data)
+    # a report may come from anywhere (a fork's pull request): held whole to the schema
+    # before a renderer reads a value of it
+    check_report(data, os.fspath(path), BaselineError)
+    return data
 
 
 def _as_current(data: dict[str, Any]) -> dict[str, Any]:

