@@ -25,6 +25,7 @@ import pytest
 from ..engine.core.errors import CaseFileError, JsonMatchError, did_you_mean, printable
 from ..engine.reading.user_files import not_regular, read_regular_text
 from ..engine.reading.safe_yaml import item_nodes, key_lines, line_of, read_yaml
+from ..engine.schemas.loading import references_confined_to
 from . import case_marks, recorded_outputs
 from . import channel
 
@@ -352,7 +353,8 @@ def produce_output(case: GoldenCase, config: pytest.Config, repeat: int = 0, run
         return read_regular_text(case.actual_file, "actual_file", CaseFileError), "case", ""
     if record == "off":
         return call_target(case, config), "live", ""
-    path = recorded_outputs.recording_path(case.path, case.id, repeat, runs)
+    path = recorded_outputs.inside_root(
+        recorded_outputs.recording_path(case.path, case.id, repeat, runs), config.rootpath)
     existing = recorded_outputs.read_recording(path) if record != "all" else None
     if existing is not None and existing.input_sha256 == recorded_outputs.input_digest(case.input):
         return existing.output, "replayed", ""
@@ -476,9 +478,10 @@ class GoldenItem(pytest.Item):
                 raise
             outputs.append(output)
             if case.expected is not NO_EXPECTED:  # (none: --jsonmatch-update=create)
-                results.append(compare_and_record(output, case.expected, case.metric,
-                                                  case.threshold, case.options,
-                                                  session_channel, repeat, source, recorded))
+                with references_confined_to(self._schema_dirs(), "jsonmatch_schema_dirs"):
+                    results.append(compare_and_record(output, case.expected, case.metric,
+                                                      case.threshold, case.options,
+                                                      session_channel, repeat, source, recorded))
         passed = self._passed(results)
         # "all" rewrites a case that does not score 1.0 (an output spelt otherwise but scoring
         # 1.0 is a right answer: its expected stays as the reviewer wrote it)
@@ -494,6 +497,12 @@ class GoldenItem(pytest.Item):
             raise AssertionError(_repeat_summary([r.score for r, _ in results], limit, rule)
                                  + "\nthe worst run:\n"
                                  + str(failure(worst, limit, defaults.verbosity)))
+
+    def _schema_dirs(self) -> list[Path]:
+        """Where the ``$ref``s of a case file's schema may read: the test root, and the
+        folders ``jsonmatch_schema_dirs`` lists (a case file may come from an untrusted pull
+        request; it must not read the machine's other files)."""
+        return [self.config.rootpath, *self.config.getini("jsonmatch_schema_dirs")]
 
     def _passed(self, results: list[Any]) -> bool:
         """Whether the runs pass: the one run's verdict, or the repeat rule's."""

@@ -2,9 +2,11 @@
 the case file so that a suite can run without calling the model.
 
 A recording lives in ``__recordings__/<case file name>/<case id>.json`` beside the case file
-(``<case id>.<k>.json`` for run k of a repeated case) and holds the raw output (text or a
-mapping), the SHA-256 of the input that produced it, and when it was made. A recording whose
-input no longer matches is stale. Recordings are written atomically.
+(``<case id>@<k>.json`` for run k of a repeated case: ``@`` is always escaped in an id, so
+no id and run can share a name) and holds the raw output (text or a mapping), the SHA-256 of
+the input that produced it, and when it was made. A recording whose input no longer matches
+is stale. Recordings are written atomically, and only inside the test root: a path that
+resolves elsewhere (a symlinked ``__recordings__`` folder) is refused, for reading too.
 
 The modes are vcrpy's: ``off`` calls the target every time; ``once`` replays a recording
 when one exists and records when none does (or it is stale); ``none`` only replays (a missing
@@ -37,14 +39,38 @@ class Recording:
     recorded_at: str
 
 
+# A name this long (in bytes, of the escaped id) is shortened, stably, with a hash of the whole
+# id: the name, a run suffix and the temporary file's prefix and suffix stay under the 255
+# bytes most file systems allow.
+MAX_NAME = 180
+KEPT = 140
+
+
 def recording_path(case_file: Path, case_id: str, repeat: int, runs: int) -> Path:
     """Where run ``repeat`` of a case is recorded. The case id becomes a safe file name (a
-    ``/`` or ``..`` in an id can never lead outside the folder)."""
+    ``/`` or ``..`` in an id can never lead outside the folder), shortened with a hash when
+    it is long."""
     name = quote(case_id, safe="-_.")
     if name.startswith("."):
         name = "%2E" + name[1:]
-    suffix = f".{repeat}.json" if runs > 1 else ".json"
+    if len(name) > MAX_NAME:
+        digest = hashlib.sha256(case_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        kept = name[:KEPT]
+        cut = kept.rfind("%", len(kept) - 2)  # an escape cut in half is dropped whole
+        name = f"{kept[:cut] if cut >= 0 else kept}~{digest}"
+    suffix = f"@{repeat}.json" if runs > 1 else ".json"
     return case_file.parent / FOLDER / case_file.name / (name + suffix)
+
+
+def inside_root(path: Path, root: Path, what: str = "the recording") -> Path:
+    """``path`` when it resolves (symlinks followed) inside the test root, else
+    CaseFileError naming both: the plugin reads and writes recordings only there."""
+    real, top = path.resolve(), root.resolve()
+    if not real.is_relative_to(top):
+        raise CaseFileError(f"{what} {relative(path, root)} resolves to {real}, outside the test "
+                            f"root {top} (a symlink?): refused; the plugin reads and writes only "
+                            f"inside the root")
+    return path
 
 
 def input_digest(value: Any) -> str:

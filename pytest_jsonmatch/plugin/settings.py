@@ -53,6 +53,9 @@ INI: dict[str, tuple[str, Any, str]] = {
     "jsonmatch_strict": ("bool", False,
                          "jsonmatch: a field floor that matches no field fails the session "
                          "(default: false, a warning)."),
+    "jsonmatch_schema_dirs": ("paths", [],
+                              "jsonmatch: folders outside the test root that the $refs of a "
+                              "golden case's schema may read (default: none; the root always)."),
     "jsonmatch_repeat_pass": ("string", "mean",
                               "jsonmatch: when a repeated case passes: 'mean' (its mean score "
                               "meets the threshold), 'all' or 'majority' of its runs do."),

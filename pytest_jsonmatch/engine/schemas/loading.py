@@ -9,6 +9,11 @@ way the scorer needs it: references followed (with the keys written beside them 
 read as its other branch. Children are handed back unread, as :data:`Parts`, so a recursive
 schema is followed only as deep as the data goes.
 
+A caller that reads schemas from untrusted files (the pytest plugin, for golden case files)
+confines the files references may read with :func:`references_confined_to`: a ``$ref``
+resolving anywhere else (``../..``, an absolute path, a symlink out) is refused before the
+file is opened, so a refusal says nothing of what lies outside.
+
 A construct the scorer cannot honour is loud: a union of two shapes is a SchemaError naming
 the schema path (unless the node is compared whole or skipped), and a keyword that would
 change which fields exist or how they compare, and is not read (``patternProperties``,
@@ -20,7 +25,9 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -193,12 +200,40 @@ def _resource(contents: Mapping[str, Any]) -> Any:
         raise SchemaError(f"cannot read the schema: {type(exc).__name__}: {exc}") from None
 
 
+@dataclass(frozen=True)
+class _Confinement:
+    folders: tuple[Path, ...]
+    setting: str  # what lets a user add a folder, named in refusals
+
+
+_CONFINED: ContextVar[_Confinement | None] = ContextVar("references_confined_to", default=None)
+
+
+@contextmanager
+def references_confined_to(folders: Iterable[os.PathLike[str] | str], setting: str) -> Iterator[None]:
+    """While the block runs, a ``$ref`` may read files only under ``folders`` (symlinks
+    resolved); refusals name ``setting``, where a user lists more folders."""
+    token = _CONFINED.set(_Confinement(tuple(Path(f).resolve() for f in folders), setting))
+    try:
+        yield
+    finally:
+        _CONFINED.reset(token)
+
+
 def _retrieve(uri: str) -> Any:
-    """Read a referenced document: local files only, never the network."""
+    """Read a referenced document: local files only, never the network, and only under the
+    folders a confinement allows."""
     parts = urlsplit(uri)
     if parts.scheme != "file":
         raise SchemaError(f"{uri!r}: only files are read (nothing is fetched from the network)")
     path = Path(unquote(parts.path))
+    confined = _CONFINED.get()
+    if confined is not None:
+        real = path.resolve()
+        if not any(real.is_relative_to(folder) for folder in confined.folders):
+            raise SchemaError(f"$ref {uri!r} reads outside {', '.join(map(str, confined.folders))}: "
+                              f"refused, unread (a case file's schema reads only there; "
+                              f"{confined.setting} lists more folders)")
     return _resource(read_schema_file(path, str(path)))
 
 

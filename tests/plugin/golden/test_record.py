@@ -112,7 +112,7 @@ def test_a_repeated_case_has_a_recording_per_run(suite):
                                                                "  - id: acme\n    repeat: 3\n"))
     _run(suite, "--jsonmatch-record=once")
     folder = suite.path / "__recordings__" / "c.jsonmatch.yaml"
-    assert sorted(p.name for p in folder.iterdir()) == ["acme.0.json", "acme.1.json", "acme.2.json"]
+    assert sorted(p.name for p in folder.iterdir()) == ["acme@0.json", "acme@1.json", "acme@2.json"]
     _, sources = _run(suite, "--jsonmatch-record=once")
     assert _calls(suite) == 3 and sources["acme"] == ("replayed", "")
 
