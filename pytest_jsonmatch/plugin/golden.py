@@ -250,6 +250,14 @@ def _display(path: Path, config: pytest.Config) -> str:
 # -- cases ------------------------------------------------------------------------------------
 
 
+def _max_cases(config: pytest.Config) -> int:
+    text = str(config.getini("jsonmatch_max_cases") or "").strip()
+    if not text.isdigit() or int(text) < 1:
+        raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_max_cases must be a whole number of "
+                                f"cases, 1 or more, not {text!r}")
+    return int(text)
+
+
 def load_cases(path: Path, config: pytest.Config) -> list[GoldenCase]:
     """Every case of one file, validated and with its defaults applied."""
     where = _Where(path, _display(path, config), config.rootpath)
@@ -278,6 +286,11 @@ def load_cases(path: Path, config: pytest.Config) -> list[GoldenCase]:
     cases, nodes = data["cases"], item_nodes(root, "cases")
     if not isinstance(cases, list) or not cases:
         raise where.error(lines["cases"], f"cases must be a non-empty list of cases, not {_kind(cases) if cases != [] else 'an empty list'}")
+    limit = _max_cases(config)
+    if len(cases) > limit:
+        raise where.error(lines["cases"], f"{len(cases):,} cases in one file, more than "
+                                          f"jsonmatch_max_cases ({limit:,}); split the file, or "
+                                          f"raise the setting")
     out: list[GoldenCase] = []
     first_line: dict[str, int] = {}
     for case, node in zip(cases, nodes):

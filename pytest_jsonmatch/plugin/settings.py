@@ -53,6 +53,9 @@ INI: dict[str, tuple[str, Any, str]] = {
     "jsonmatch_strict": ("bool", False,
                          "jsonmatch: a field floor that matches no field fails the session "
                          "(default: false, a warning)."),
+    "jsonmatch_max_cases": ("string", "10000",
+                            "jsonmatch: the most cases one case file may hold (default 10000); "
+                            "a file with more is a collection error."),
     "jsonmatch_schema_dirs": ("paths", [],
                               "jsonmatch: folders outside the test root that the $refs of a "
                               "golden case's schema may read (default: none; the root always)."),

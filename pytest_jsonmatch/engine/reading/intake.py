@@ -20,6 +20,7 @@ that compares their parent whole sees JSON), left as they are where they cannot.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -28,6 +29,21 @@ from ..core.paths import display_path, index_segment, key_segment
 
 # How deeply a value may nest. JSON text that ``json.loads`` can read stays well within it.
 MAX_DEPTH = 2_000
+
+
+def _max_keys() -> int:
+    """How many keys one object may hold (a record of millions of keys costs minutes and
+    gigabytes to walk): 100,000, or the whole number in the environment variable
+    JSONMATCH_MAX_KEYS, which the command line's workers and pytest-xdist's inherit."""
+    text = os.environ.get("JSONMATCH_MAX_KEYS", "").strip()
+    if not text:
+        return 100_000
+    if not text.isdigit() or int(text) < 1:
+        raise ParseError(f"JSONMATCH_MAX_KEYS must be a whole number of keys, 1 or more, not {text!r}")
+    return int(text)
+
+
+MAX_KEYS = _max_keys()
 
 Skip = Callable[[str], bool]
 
@@ -93,6 +109,8 @@ def _plain_depth(container: Any, budget: int) -> int:
     """How deeply a dict or list nests when it is plain JSON within ``budget`` levels; else
     -1. One tight loop per container: this runs over every value of every comparison."""
     if type(container) is dict:
+        if len(container) > MAX_KEYS:
+            return -1  # the converter says so, naming the path
         for key in container:
             if type(key) is not str:
                 return -1
@@ -168,6 +186,10 @@ class _Converter:
     def open(self, source: Any, path: str, depth: int, stack: list[Any]) -> Any:
         """The plain container for ``source``; its children are pushed to be read."""
         if isinstance(source, Mapping):
+            if len(source) > MAX_KEYS:
+                raise ParseError(f"{display_path(path)}: an object of {len(source):,} keys in "
+                                 f"{self.side}, more than the {MAX_KEYS:,} one object may hold "
+                                 f"(the environment variable JSONMATCH_MAX_KEYS raises it)")
             out: dict[str, Any] = {}
             children = []
             for key, child in source.items():

@@ -117,3 +117,35 @@ def test_a_reference_inside_the_root_is_read(pytester):
     (pytester.path / "defs" / "x.json").write_text('{"type": "string"}')
     _schema_with_ref(pytester, "defs/x.json")
     pytester.runpytest_inprocess(*ARGS).assert_outcomes(passed=1)
+
+
+# -- sizes ---------------------------------------------------------------------------------------
+
+
+def test_a_file_of_more_cases_than_the_limit_is_one_collection_error(pytester):
+    pytester.makeini("[pytest]\njsonmatch_max_cases = 3\n")
+    cases = "cases:\n" + "".join(f"  - id: c{i}\n    expected: {{a: 1}}\n    actual: {{a: 1}}\n"
+                                 for i in range(4))
+    (pytester.path / "c.jsonmatch.yaml").write_text(cases)
+    result = pytester.runpytest_inprocess(*ARGS)
+    result.stdout.fnmatch_lines(["*c.jsonmatch.yaml:1: 4 cases in one file, more than "
+                                 "jsonmatch_max_cases (3); split the file, or raise the setting*"])
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # a collection error
+    pytester.makeini("[pytest]\njsonmatch_max_cases = 4\n")
+    pytester.runpytest_inprocess(*ARGS).assert_outcomes(passed=4)
+
+
+def test_an_object_of_too_many_keys_is_one_line_in_bounded_time(pytester, monkeypatch):
+    # a model answer of 150,001 keys: refused by the door at once, naming the limit's setting
+    monkeypatch.setenv("JSONMATCH_MAX_KEYS", "150000")
+    from pytest_jsonmatch.engine.reading import intake
+
+    monkeypatch.setattr(intake, "MAX_KEYS", intake._max_keys())
+    big = json.dumps({f"k{i}": i for i in range(150_001)})
+    (pytester.path / "out.txt").write_text(big)
+    (pytester.path / "c.jsonmatch.yaml").write_text("expected: {k0: 0}\nactual_file: out.txt\n")
+    result = pytester.runpytest_inprocess(*ARGS)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*an object of 150,001 keys in actual, more than the 150,000 one "
+                                 "object may hold (the environment variable JSONMATCH_MAX_KEYS "
+                                 "raises it)*"])
