@@ -154,6 +154,9 @@ def test_strict_makes_a_floor_that_matches_no_field_fail_the_run(tmp_path):
     gates = json.loads(lenient.stdout)["gates"]
     assert lenient.returncode == 0 and gates["passed"] and gates["failures"] == []
     assert ["floor 'totl' matched no" in w for w in gates["warnings"]] == [True]
+    # the warning names the command line's flag, not the plugin's ini setting
+    assert gates["warnings"][0].endswith("(--strict fails the run)")
+    assert "jsonmatch_strict" not in lenient.stdout
     strict = jsonmatch("score", str(g), str(p), "--field-floor", "totl=0.9", "--strict",
                        "--format", "json")
     gates = json.loads(strict.stdout)["gates"]
