@@ -9,9 +9,10 @@ pytest nothing is recorded, and the defaults are ``field_f1`` with threshold 1.0
 A context variable, not a module global, so that a session run inside a test (``pytester``,
 in the same process) takes over ``assert_json_match`` only while it runs, and gives it back
 to the outer session when it ends. A thread started without a copy of the test's context
-(``threading.Thread``, ``ThreadPoolExecutor``) sees no session: its comparisons are not
-recorded and take the defaults outside pytest; ``contextvars.copy_context().run`` (what
-``asyncio.to_thread`` does) carries the session over.
+(``threading.Thread``, ``ThreadPoolExecutor``) starts with an empty context: it falls back to
+the session entered last in the process, so that no comparison made in a test is lost (a
+comparison silently left out of the aggregates is a wrong number); ``enter`` and ``leave``
+keep that list of sessions, innermost last.
 """
 
 from __future__ import annotations
@@ -95,18 +96,36 @@ _OUTSIDE = Channel()
 _CURRENT: ContextVar[Channel] = ContextVar("pytest_jsonmatch_channel", default=_OUTSIDE)
 
 
+# The sessions entered in this process and not yet left, innermost last: what a context
+# without one of its own (a plain thread) falls back to.
+_ENTERED: list[Channel] = []
+_BY_TOKEN: dict[int, Channel] = {}  # which channel each live token entered
+
+
 def current() -> Channel:
-    """The channel of the session running now, or the one outside any session."""
-    return _CURRENT.get()
+    """The channel of the session running now (in this context, or else the one entered last
+    in the process), or the one outside any session."""
+    found = _CURRENT.get()
+    if found is _OUTSIDE and _ENTERED:
+        return _ENTERED[-1]
+    return found
 
 
 def enter(channel: Channel) -> Token[Channel]:
     """Make ``channel`` the current one, until ``leave`` is given the token returned."""
-    return _CURRENT.set(channel)
+    _ENTERED.append(channel)
+    token = _CURRENT.set(channel)
+    _BY_TOKEN[id(token)] = channel
+    return token
 
 
 def leave(token: Token[Channel]) -> None:
     """Make the channel current before ``enter`` returned ``token`` current again."""
+    entered = _BY_TOKEN.pop(id(token), None)
+    for i in range(len(_ENTERED) - 1, -1, -1):  # its last entry
+        if _ENTERED[i] is entered:
+            del _ENTERED[i]
+            break
     try:
         _CURRENT.reset(token)
     except ValueError:  # entered in another context: put the one before back here too

@@ -181,6 +181,18 @@ def test_a_thread_given_the_tests_context_records_to_the_session(request):
     assert [c.nodeid for c in outer.pending[before:]] == [request.node.nodeid]
 
 
+def test_a_plain_thread_in_a_test_records_to_the_session(request):
+    # a ThreadPoolExecutor starts its threads with an empty context: they fall back to the
+    # session entered last, so no comparison made in a test is lost from the aggregates
+    from concurrent.futures import ThreadPoolExecutor
+
+    outer = session_of(request.config)
+    before = len(outer.pending)
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda k: assert_json_match({"a": k}, {"a": k}), range(3)))
+    assert [c.nodeid for c in outer.pending[before:]] == [request.node.nodeid] * 3
+
+
 # -- outside pytest, and the module itself ------------------------------------------------------
 
 
