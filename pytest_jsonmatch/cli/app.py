@@ -14,10 +14,10 @@ import sys
 from collections.abc import Sequence
 
 from ..engine.core.errors import JsonMatchError
-from . import compare, saved, score
+from . import compare, compare_runs, saved, score
 from .input_error import InputError
 
-COMMANDS = ("compare", "score", "report", "diff")
+COMMANDS = ("compare", "score", "report", "diff", "compare-runs")
 STRUCTEVAL_FLAGS = ("--test", "--gt", "--report", "--config")
 
 
@@ -41,6 +41,7 @@ def parser() -> argparse.ArgumentParser:
     compare.add_parser(commands)
     score.add_parser(commands)
     saved.add_parsers(commands)
+    compare_runs.add_parser(commands)
     return top
 
 

@@ -273,6 +273,33 @@ def levenshtein_block(e: list[str], a: list[str]) -> Any:
     return process.cdist(e, a, scorer=Levenshtein.normalized_similarity, dtype=np().float64)
 
 
+def fuzzy_scorer(method: str) -> Callable[..., float]:
+    """RapidFuzz's ratio for the ``fuzzy`` comparator's ``method`` (0 to 100)."""
+    from rapidfuzz import fuzz
+
+    return fuzz.token_set_ratio if method == "token_set" else fuzz.partial_ratio  # type: ignore[no-any-return]
+
+
+def fuzzy_block(method: str) -> Callable[[list[str], list[str]], Any]:
+    """The ``fuzzy`` comparator over all pairs of strings: RapidFuzz's ratio / 100, equal
+    strings 1 (as the comparator scores them; RapidFuzz gives two empty strings 0)."""
+
+    def block(e: list[str], a: list[str]) -> Any:
+        from rapidfuzz import process
+
+        out = process.cdist(e, a, scorer=fuzzy_scorer(method), dtype=np().float64) / 100.0
+        columns: dict[str, list[int]] = {}
+        for j, text in enumerate(a):
+            columns.setdefault(text, []).append(j)
+        for i, text in enumerate(e):
+            found = columns.get(text)
+            if found is not None:
+                out[i, found] = 1.0
+        return np().clip(out, 0.0, 1.0)
+
+    return block
+
+
 def token_set(text: str) -> frozenset[str]:
     """Jaccard's tokens: the lower-cased text split on whitespace."""
     return frozenset(text.lower().split())

@@ -409,6 +409,100 @@ def bind_date(params: Mapping[str, Any] | None = None) -> BoundComparator:
                            params={"formats": list(patterns)}, add_scores=all_pairs.equal_pairs(key))
 
 
+# -- fuzzy (stickler-eval strings): RapidFuzz's token-set or partial ratio ----------------------
+
+FUZZY_METHODS = ("token_set", "partial")
+
+
+def bind_fuzzy(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    """RapidFuzz's ``token_set_ratio`` (``method: token_set``, the default) or
+    ``partial_ratio`` (``method: partial``) of two strings, divided by 100, as RapidFuzz
+    computes it (no preprocessing: add the ``lowercase`` transform to ignore case). Equal
+    strings score 1 (RapidFuzz gives two empty strings 0); other values compare exactly."""
+    p = check_params("fuzzy", params, {"method"})
+    method = p.get("method", "token_set")
+    if method not in FUZZY_METHODS:
+        raise ConfigError(f"comparator 'fuzzy': method must be one of {', '.join(FUZZY_METHODS)}, "
+                          f"not {shown(method)}")
+    ratio = all_pairs.fuzzy_scorer(method)
+
+    def score(expected: Any, actual: Any) -> float:
+        if type(expected) is str and type(actual) is str:
+            if expected == actual:
+                return 1.0
+            return min(1.0, max(0.0, ratio(expected, actual) / 100.0))
+        return _exact(expected, actual)
+
+    return BoundComparator("fuzzy", score, all_pairs.strings_matrix(all_pairs.fuzzy_block(method)),
+                           params={"method": method})
+
+
+# -- iou: intersection over union of bounding boxes -------------------------------------------
+
+BOX_FORMS = "[x0, y0, x1, y1] or {x, y, width, height}"
+
+
+def box_of(value: Any) -> tuple[float, float, float, float] | None:
+    """``value`` as a box ``(x0, y0, x1, y1)``: a list ``[x0, y0, x1, y1]`` with x0 <= x1 and
+    y0 <= y1, or an object with exactly the keys ``x``, ``y``, ``width``, ``height``
+    (width and height >= 0); None when it is neither (booleans are not numbers)."""
+    if type(value) is list and len(value) == 4:
+        corners = value
+    elif type(value) is dict and value.keys() == {"x", "y", "width", "height"}:
+        corners = None
+    else:
+        return None
+    numbers = value if corners is not None else [value["x"], value["y"], value["width"], value["height"]]
+    if not all(is_number(n) for n in numbers):
+        return None
+    try:
+        a, b, c, d = (float(n) for n in numbers)
+    except OverflowError:  # an integer beyond float range
+        return None
+    if not all(math.isfinite(n) for n in (a, b, c, d)):
+        return None
+    if corners is None:
+        if c < 0 or d < 0:
+            return None
+        c, d = a + c, b + d
+        if not (math.isfinite(c) and math.isfinite(d)):
+            return None
+    elif c < a or d < b:
+        return None
+    return a, b, c, d
+
+
+def box_iou(e: tuple[float, float, float, float], a: tuple[float, float, float, float]) -> float:
+    """Intersection over union of two boxes; a union of zero area (degenerate boxes) is 1
+    when the boxes are the same, else 0."""
+    width = min(e[2], a[2]) - max(e[0], a[0])
+    height = min(e[3], a[3]) - max(e[1], a[1])
+    inter = width * height if width > 0 and height > 0 else 0.0
+    union = (e[2] - e[0]) * (e[3] - e[1]) + (a[2] - a[0]) * (a[3] - a[1]) - inter
+    if union <= 0.0:
+        return 1.0 if e == a else 0.0
+    return min(1.0, max(0.0, inter / union))
+
+
+def _iou(expected: Any, actual: Any) -> float:
+    if json_equal(expected, actual):
+        return 1.0
+    box_e = box_of(expected)
+    if box_e is None:
+        raise ComparatorError(f"comparator 'iou': the expected value {shown(expected)} is not a "
+                              f"box ({BOX_FORMS})")
+    box_a = box_of(actual)
+    return 0.0 if box_a is None else box_iou(box_e, box_a)
+
+
+def bind_iou(params: Mapping[str, Any] | None = None) -> BoundComparator:
+    """Intersection over union of two bounding boxes, each ``[x0, y0, x1, y1]`` or
+    ``{x, y, width, height}`` (the two sides may differ). Equal values score 1; an expected
+    value that is not a box is a ComparatorError naming it, an actual one scores 0."""
+    check_params("iou", params, set())
+    return BoundComparator("iou", _iou)
+
+
 # -- cosine: embedding similarity of strings --------------------------------------------------------
 
 
@@ -533,4 +627,6 @@ BUILTIN_COMPARATORS: dict[str, Callable[[Mapping[str, Any] | None], BoundCompara
     "threshold": bind_threshold,
     "binary": bind_binary,
     "date": bind_date,
+    "fuzzy": bind_fuzzy,
+    "iou": bind_iou,
 }

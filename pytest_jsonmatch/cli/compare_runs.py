@@ -1,0 +1,101 @@
+"""``jsonmatch compare-runs RUN.json RUN.json [...]``: saved runs side by side over the cases
+they share (reporting/runs.py), each against the first. Exit status 0: it judges nothing."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from ..reporting.atomic import write_atomic
+from ..reporting.baseline import BaselineError
+from ..reporting.report import load_report
+from ..reporting.runs import (
+    Run,
+    compare_runs,
+    render_runs_html,
+    render_runs_markdown,
+    render_runs_text,
+)
+from .input_error import InputError
+from .output import width
+
+FORMATS = ("text", "markdown", "html")
+
+DESCRIPTION = """Compare two or more saved reports (the pytest plugin's --jsonmatch-report, or
+jsonmatch score --report) over the cases they all share: each run's overall and per-field
+scores, its mean difference from the first run with the 95%% interval of jsonmatch diff, the
+cases it does better, worse or the same on, and the cases where the runs disagree most.
+Cases only some runs have are counted and named, never averaged in. Exit status 0."""
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = commands.add_parser("compare-runs", help="compare two or more saved reports side by side",
+                            description=DESCRIPTION)
+    p.add_argument("runs", nargs="+", metavar="RUN.json", help="saved reports; the first is "
+                   "the one the others are held against")
+    p.add_argument("--name", action="append", default=[], metavar="NAME",
+                   help="a run's name, in the order of the files (repeat once per file; "
+                        "default: each file's name)")
+    p.add_argument("--format", "-f", choices=FORMATS, default="text",
+                   help="output format (default text)")
+    p.add_argument("--output", "-o", metavar="OUT", help="write to OUT (default: standard output)")
+    p.add_argument("--verbose", "-v", action="count", default=0,
+                   help="list every case that disagrees and every case only some runs have")
+    p.set_defaults(run=run)
+
+
+def run_names(paths: list[str], names: list[str]) -> list[str]:
+    """The runs' names: ``--name`` in order when given (one per file, all different), else
+    each file's name, or its path where two files share a name."""
+    if names:
+        if len(names) != len(paths):
+            raise InputError(f"compare-runs: {len(names)} --name for {len(paths)} files "
+                             f"({', '.join(paths)}); give one --name per file, in order")
+        for i, name in enumerate(names):
+            if not name.strip():
+                raise InputError(f"compare-runs: the --name of {paths[i]} is empty")
+            if name in names[:i]:
+                raise InputError(f"compare-runs: --name {name!r} is given to both "
+                                 f"{paths[names.index(name)]} and {paths[i]}")
+        return list(names)
+    bases = [os.path.basename(p.rstrip("/" + os.sep)) or p for p in paths]
+    chosen = [base if bases.count(base) == 1 else path for base, path in zip(bases, paths)]
+    for i, name in enumerate(chosen):
+        if name in chosen[:i]:
+            raise InputError(f"compare-runs: {paths[i]} is given twice; name the runs with --name")
+    return chosen
+
+
+def run(args: argparse.Namespace) -> int:
+    paths: list[str] = args.runs
+    if len(paths) < 2:
+        raise InputError(f"compare-runs: {paths[0]}: only one run given; compare-runs needs two "
+                         f"or more reports")
+    names = run_names(paths, args.name)
+    runs = [Run(name, path, _load(path)) for name, path in zip(names, paths)]
+    data = compare_runs(runs)
+    to_stdout = args.output in (None, "-")
+    if args.format == "html":
+        text = render_runs_html(data)
+    elif args.format == "markdown":
+        text = render_runs_markdown(data, full=args.verbose > 0)
+    else:
+        text = render_runs_text(data, width(sys.stdout) if to_stdout else 100, args.verbose)
+    if to_stdout:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        try:
+            write_atomic(args.output, lambda fh: fh.write(text))
+        except OSError as exc:
+            raise InputError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
+    return 0
+
+
+def _load(path: str) -> dict[str, Any]:
+    try:
+        return load_report(path)
+    except BaselineError as exc:
+        raise InputError(str(exc)) from None
