@@ -473,7 +473,7 @@ def test_reset_type_defaults_restores_the_built_in_ones(type_defaults):
 @pytest.mark.parametrize("args, message", [
     (("str", "exact"), "set_type_default: 'str' is not a JSON type; known: array, boolean, integer, null, "
                        "number, object, string"),
-    (("string", "fuzzy"), "set_type_default('string'): unknown comparator 'fuzzy'; known comparators: "),
+    (("string", "soundex"), "set_type_default('string'): unknown comparator 'soundex'; known comparators: "),
 ])
 def test_set_type_default_checks_its_arguments(type_defaults, args, message):
     from pytest_jsonmatch import set_type_default
