@@ -1,11 +1,20 @@
 """Rewriting the ``expected`` of golden cases inside their case file, byte for byte.
 
-Only the text of each updated ``expected:`` value changes; every other byte of the file stays
-as it was: comments, key order, quoting, flow or block style, blank lines, the other cases,
-line endings, a missing final newline. The new value is written in the style the file
-already uses (flow or block, its indentation, how it indents lists, its quotes), and the
-result is read back before anything is written: it must hold exactly the new values where
-the old ones were and nothing else changed, or the file is left alone with an error.
+An update edits the old value's YAML nodes, not its text as a whole: the new value is walked
+alongside the old node tree, and every sub-value that did not change (as JSON: ``1`` is
+``1.0``; a plain ``2024-01-13`` is the string it reads as) keeps its bytes, its quotes and any
+comment beside it, an alias (``*name``) included. Only what changed is written: a changed
+scalar in the quotes it had (a plain one stays plain while it reads back as itself), a key
+added to a mapping at its indentation, after the key it follows in the new value, a removed
+key's lines, a list's added or removed items (the items the old and new lists share at their
+start and end are kept, the others paired in order and edited). A flow mapping or list whose
+keys or length change is written again from its kept pieces. A mapping or list of which
+nothing stays, and a value that changes kind, is written anew. Everything outside the edits
+stays as it was: comments, key order, blank lines, the other cases, line endings, a missing
+final newline. New text follows the style the file already uses (flow or block, its
+indentation, how it indents lists, the quotes it prefers where a string needs quotes). The
+result is read back before anything is written: it must hold exactly the new values where the
+old ones were and nothing else changed, or the file is left alone with an error naming it.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from ..engine.core.errors import CaseFileError
@@ -37,10 +47,18 @@ def rewrite(text: str, values: Mapping[str, Any], display: str, default_id: str)
     single case when it gives none."""
     data, root = parse_yaml(text, display)
     style = _style(text, root)
-    edits = []
+    edits: list[tuple[int, int, str]] = []
     for case_id, value in values.items():
-        case = _case_node(root, case_id, default_id, display)
-        edits.append(_edit(text, case, value, style))
+        case, old = _case_node(root, data, case_id, default_id, display)
+        try:
+            edits += _edit(text, case, old, value, style)
+        except CaseFileError as exc:  # every failure names the file
+            message = str(exc)
+            raise CaseFileError(message if message.startswith(f"{display}:")
+                                else f"{display}: {message}") from None
+        except (ValueError, TypeError, LookupError, RecursionError) as exc:
+            raise CaseFileError(f"{display}: cannot update case {case_id!r} ({exc}); "
+                                f"left as it was") from exc
     out = text
     for start, end, new in sorted(edits, reverse=True):
         out = out[:start] + new + out[end:]
@@ -51,14 +69,17 @@ def rewrite(text: str, values: Mapping[str, Any], display: str, default_id: str)
 # -- finding things ----------------------------------------------------------------------------
 
 
-def _case_node(root: Any, case_id: str, default_id: str, display: str) -> Any:
+def _case_node(root: Any, data: Any, case_id: str, default_id: str, display: str) -> tuple[Any, Any]:
+    """The case's node and its value as read."""
     keys = _keys(root)
     if "cases" not in keys:
-        return root  # a file holding one case
-    for item in keys["cases"][1].value:
+        return root, data  # a file holding one case
+    for index, item in enumerate(keys["cases"][1].value):
         item_keys = _keys(item)
         if "id" in item_keys and _text(item_keys["id"][1]) == case_id:
-            return item
+            cases = data.get("cases") if isinstance(data, Mapping) else None
+            old = cases[index] if isinstance(cases, list) and index < len(cases) else None
+            return item, old
     raise CaseFileError(f"{display}: no case {case_id!r} to update (was the file edited meanwhile?)")
 
 
@@ -102,11 +123,12 @@ def _strip_trailing(text: str) -> str:
 # -- the edit ----------------------------------------------------------------------------------
 
 _ALIAS = re.compile(r"[ \t]*:[ \t]*(\*[^\s,\[\]{}]+)")
+_COLON = re.compile(r"[ \t]*:")
 
 
 
-def _edit(text: str, case: Any, value: Any, style: Style) -> tuple[int, int, str]:
-    """(start, end, new text) that gives ``case`` the expected ``value``."""
+def _edit(text: str, case: Any, old_case: Any, value: Any, style: Style) -> list[tuple[int, int, str]]:
+    """The edits (start, end, new text) that give ``case`` the expected ``value``."""
     keys = _keys(case)
     if "expected" in keys:
         key, node = keys["expected"]
@@ -116,7 +138,14 @@ def _edit(text: str, case: Any, value: Any, style: Style) -> tuple[int, int, str
             alias = _ALIAS.match(text, key.end_mark.index)
             if alias is None:
                 raise CaseFileError("cannot find the alias of the expected value to replace")
-            return alias.start(1), alias.end(1), _dump(value, style, True, 0)
+            return [(alias.start(1), alias.end(1), _dump(value, style, True, 0))]
+        if isinstance(old_case, Mapping) and "expected" in old_case:
+            try:
+                edits = _Differ(text, style).diff(node, old_case["expected"], value)
+            except (ValueError, LookupError, AttributeError, TypeError, RecursionError):
+                edits = None  # a shape not foreseen: the value is written anew, as below
+            if edits is not None:
+                return _checked(edits)
         start, end = node.start_mark.index, _content_end(text, node)
         flow = getattr(node, "flow_style", False) or node.id == "scalar"
         if not flow and value and node.start_mark.line == key.start_mark.line:
@@ -124,13 +153,13 @@ def _edit(text: str, case: Any, value: Any, style: Style) -> tuple[int, int, str
             # on the next lines (the anchor goes with the old value)
             column = key.start_mark.column + style.step
             start = len(text[:start].rstrip(" \t"))
-            return start, end, f"{style.newline}{' ' * column}{_dump(value, style, False, column)}"
-        return start, end, _dump(value, style, flow, node.start_mark.column)
+            return [(start, end, f"{style.newline}{' ' * column}{_dump(value, style, False, column)}")]
+        return [(start, end, _dump(value, style, flow, node.start_mark.column))]
     if getattr(case, "flow_style", False):
         close = case.end_mark.index - 1  # the closing brace
         before = text[:close].rstrip()
         separator = ", " if not before.endswith("{") else ""
-        return len(before), len(before), f"{separator}expected: {_dump(value, style, True, 0)}"
+        return [(len(before), len(before), f"{separator}expected: {_dump(value, style, True, 0)}")]
     # a block case: a new last key, at the column of the case's keys
     column = case.value[0][0].start_mark.column
     end = _content_end(text, case)
@@ -139,17 +168,368 @@ def _edit(text: str, case: Any, value: Any, style: Style) -> tuple[int, int, str
     else:
         body = _dump(value, style, False, column + style.step)
         new = f"expected:{style.newline}{' ' * (column + style.step)}{body}"
-    return end, end, f"{style.newline}{' ' * column}{new}"
+    return [(end, end, f"{style.newline}{' ' * column}{new}")]
 
 
-def _dump(value: Any, style: Style, flow: bool, column: int) -> str:
-    """``value`` as YAML text starting at ``column`` (lines after the first indented to it)."""
+def _checked(edits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The edits, which must not overlap (an insertion may touch a replacement's end)."""
+    ordered = sorted(edits)
+    for (_, end, _), (start, _, _) in pairwise(ordered):
+        if start < end:
+            raise CaseFileError("the update's edits overlap; left as it was")
+    return edits
+
+
+# -- the minimal edit ----------------------------------------------------------------------------
+
+
+class _Whole(Exception):
+    """This collection cannot be edited piece by piece: its parent writes it anew."""
+
+
+class _Differ:
+    """The edits that turn an old value's nodes into a new value, keeping what did not change.
+
+    ``diff`` walks the old node, its value as read and the new value together; it returns the
+    edits, or ``None`` when the node is to be written anew by its parent (a scalar that
+    changed, a value that changes kind, a collection of which nothing stays)."""
+
+    def __init__(self, text: str, style: Style) -> None:
+        self.text = text
+        self.style = style
+        self.nl = style.newline
+
+    # -- walking
+
+    def diff(self, node: Any, old: Any, new: Any, depth: int = 0) -> list[tuple[int, int, str]] | None:
+        if _same(old, new):
+            return []
+        if depth > 100 or not _shares(old, new):
+            return None
+        try:
+            if node.id == "mapping" and isinstance(old, dict) and isinstance(new, dict):
+                return self._mapping(node, old, new, depth)
+            if node.id == "sequence" and isinstance(old, list) and isinstance(new, list):
+                return self._sequence(node, old, new, depth)
+        except _Whole:
+            return None
+        return None
+
+    def _child(self, node: Any, old: Any, new: Any, depth: int, *, key: Any = None,
+               indent: int = 0, flow: bool = False) -> list[tuple[int, int, str]]:
+        edits = self.diff(node, old, new, depth + 1)
+        if edits is not None:
+            return edits
+        return [self._anew(node, new, key=key, indent=indent, flow=flow)]
+
+    def _mapping(self, node: Any, old: dict[str, Any], new: dict[str, Any],
+                 depth: int) -> list[tuple[int, int, str]]:
+        pairs = node.value
+        if any(not isinstance(k.value, str) or k.tag.endswith(":merge") for k, _ in pairs) \
+                or [k.value for k, _ in pairs] != list(old):
+            raise _Whole  # merged keys: the value read is not the pairs written
+        elsewhere = self._elsewhere(node, [n for pair in pairs for n in pair])
+        if any(id(key) in elsewhere for key, _ in pairs):
+            raise _Whole
+        flow = bool(node.flow_style)
+        column = pairs[0][0].start_mark.column
+        ends: dict[int, int] = {}  # where a value ends that is an alias (``key: *name``)
+        edits: list[tuple[int, int, str]] = []
+        for key, child in pairs:
+            if id(child) in elsewhere:
+                alias = _ALIAS.match(self.text, key.end_mark.index)
+                if alias is None:
+                    raise _Whole
+                ends[id(key)] = alias.end(1)
+                if key.value in new and not _same(old[key.value], new[key.value]):
+                    edits.append(self._alias_anew(alias, new[key.value], key, flow))
+            elif key.value in new:
+                edits += self._child(child, old[key.value], new[key.value], depth, key=key,
+                                     indent=column, flow=flow)
+        after, front = _placed(list(old), list(new))
+
+        def end_of(key: Any, child: Any) -> int:
+            return ends.get(id(key)) or _content_end(self.text, child)
+
+        if flow:
+            if after or front or len(new) != len(old):
+                return [self._flow_rebuild(node, edits, pairs, new, after, front, end_of)]
+            return edits
+        for key, child in pairs:
+            if key.value not in new:
+                edits.append(self._delete_lines(key.start_mark.index, end_of(key, child)))
+        for key, child in pairs:
+            if key.value in after:
+                at = self._line_end(end_of(key, child))
+                body = _dump({k: new[k] for k in after[key.value]}, self.style, False, column)
+                edits.append((at, at, f"{self.nl}{' ' * column}{body}"))
+        if front:
+            first = next(k for k, _ in pairs if k.value in new)
+            at = first.start_mark.index
+            body = _dump({k: new[k] for k in front}, self.style, False, column)
+            edits.append((at, at, f"{body}{self.nl}{' ' * column}"))
+        return edits
+
+    def _sequence(self, node: Any, old: list[Any], new: list[Any],
+                  depth: int) -> list[tuple[int, int, str]]:
+        items = node.value
+        elsewhere = self._elsewhere(node, items)
+        flow = bool(node.flow_style)
+        prefix, suffix = _ends(old, new)
+        middle_old, middle_new = len(old) - prefix - suffix, len(new) - prefix - suffix
+        paired = min(middle_old, middle_new)
+        column = node.start_mark.column if not flow else 0
+        edits: list[tuple[int, int, str]] = []
+        pairs = [(i, i) for i in range(prefix + paired)] + \
+                [(len(old) - 1 - i, len(new) - 1 - i) for i in range(suffix)]
+        for i, j in pairs:
+            if id(items[i]) in elsewhere:
+                if not _same(old[i], new[j]):
+                    raise _Whole
+                continue
+            edits += self._child(items[i], old[i], new[j], depth, indent=column, flow=flow)
+        removed = list(range(prefix + paired, prefix + middle_old))
+        added = new[prefix + paired: prefix + middle_new]
+        if not removed and not added:
+            return edits
+        if elsewhere:
+            raise _Whole
+        if flow:
+            return [self._flow_rebuild_list(node, edits, pairs, new)]
+        if self.text[node.start_mark.index] != "-":
+            raise _Whole
+        dashes = [self._dash(node, items, i) for i in range(len(items))]
+        for i in removed:
+            edits.append(self._delete_lines(dashes[i], _content_end(self.text, items[i])))
+        if added:
+            body = _dump(added, self.style, False, column)
+            at_index = prefix + paired - 1  # the kept item the new ones follow
+            if at_index >= 0:
+                at = self._line_end(_content_end(self.text, items[at_index]))
+                edits.append((at, at, f"{self.nl}{' ' * column}{body}"))
+            else:  # before the first kept item
+                at = dashes[prefix + middle_old]
+                edits.append((at, at, f"{body}{self.nl}{' ' * column}"))
+        return edits
+
+    # -- writing pieces anew
+
+    def _anew(self, node: Any, new: Any, *, key: Any, indent: int, flow: bool) -> tuple[int, int, str]:
+        """The edit that writes ``node`` (the value of ``key``, or a list item) anew."""
+        text, style = self.text, self.style
+        start, end = node.start_mark.index, _content_end(text, node)
+        if node.id == "scalar" and not isinstance(new, (dict, list)):
+            written = self._scalar(node, new, flow, indent)
+            if start == end and not flow:  # an empty value (``key:``): after a space
+                return start, end, " " + written
+            return start, end, written
+        inline = flow or getattr(node, "flow_style", False) or not isinstance(new, (dict, list)) \
+            or not new
+        if key is None:  # a list item: block text starts where the item did
+            return start, end, _dump(new, style, inline, node.start_mark.column)
+        on_key_line = node.start_mark.line == key.start_mark.line
+        if inline and (on_key_line or flow):
+            return start, end, _dump(new, style, True, node.start_mark.column)
+        colon = _COLON.match(text, key.end_mark.index)
+        if colon is None:
+            raise _Whole
+        if inline:
+            return colon.end(), end, " " + _dump(new, style, True, indent)
+        if not on_key_line and node.id == ("mapping" if isinstance(new, dict) else "sequence"):
+            return start, end, _dump(new, style, False, node.start_mark.column)
+        column = key.start_mark.column + (
+            0 if isinstance(new, list) and not style.indented_lists else style.step)
+        return colon.end(), end, f"{self.nl}{' ' * column}{_dump(new, style, False, column)}"
+
+    def _alias_anew(self, alias: Any, new: Any, key: Any, flow: bool) -> tuple[int, int, str]:
+        """The edit that writes a value in place of the alias token that gave it."""
+        if flow or not isinstance(new, (dict, list)) or not new:
+            return alias.start(1), alias.end(1), _dump(new, self.style, True, 0)
+        colon = self.text.index(":", alias.start()) + 1
+        column = key.start_mark.column + (
+            0 if isinstance(new, list) and not self.style.indented_lists else self.style.step)
+        return colon, alias.end(1), f"{self.nl}{' ' * column}{_dump(new, self.style, False, column)}"
+
+    def _scalar(self, node: Any, new: Any, flow: bool, indent: int) -> str:
+        """A changed scalar in the style the old one had: plain stays plain while the new text
+        reads back as the same string, quoted keeps its quotes, a block scalar stays one."""
+        if not isinstance(new, str):
+            return _dump(new, self.style, True, 0)
+        old_style = node.style or ""
+        if old_style in ("|", ">") and not flow:
+            return _dump(new, self.style, False, indent, quote=old_style)
+        if "\n" in new or "\r" in new or old_style == '"':
+            return _dump(new, self.style, True, 0, quote='"')  # one line, breaks escaped
+        if old_style == "'":
+            return _dump(new, self.style, True, 0, quote="'")
+        if old_style == "" and _plain_reads_back(new, flow):
+            return new
+        return _dump(new, self.style, True, 0)
+
+    def _flow_rebuild(self, node: Any, edits: list[tuple[int, int, str]], pairs: list[Any],
+                      new: dict[str, Any], after: dict[str, list[str]], front: list[str],
+                      end_of: Any) -> tuple[int, int, str]:
+        """A flow mapping whose keys changed, written again from its kept pairs' text (with
+        their edits) and the new pairs."""
+        parts = [self._flow_pair(k, new[k]) for k in front]
+        for key, child in pairs:
+            if key.value in new:
+                parts.append(_applied(self.text, edits, key.start_mark.index, end_of(key, child)))
+                parts += [self._flow_pair(k, new[k]) for k in after.get(key.value, ())]
+        return self._flow_span(node, "{", "}", parts)
+
+    def _flow_rebuild_list(self, node: Any, edits: list[tuple[int, int, str]],
+                           kept: list[tuple[int, int]], new: list[Any]) -> tuple[int, int, str]:
+        """A flow list whose length changed, written again from its kept items' text (with
+        their edits) and the new items."""
+        by_new = {j: i for i, j in kept}
+        parts = []
+        for j, value in enumerate(new):
+            if j in by_new:
+                item = node.value[by_new[j]]
+                parts.append(_applied(self.text, edits, item.start_mark.index,
+                                      _content_end(self.text, item)))
+            else:
+                parts.append(_dump(value, self.style, True, 0))
+        return self._flow_span(node, "[", "]", parts)
+
+    def _flow_span(self, node: Any, opening: str, closing: str, parts: list[str]) -> tuple[int, int, str]:
+        start = self.text.find(opening, node.start_mark.index, node.end_mark.index)
+        if start < 0 or self.text[node.end_mark.index - 1] != closing:
+            raise _Whole
+        return start, node.end_mark.index, opening + ", ".join(parts) + closing
+
+    def _flow_pair(self, key: str, value: Any) -> str:
+        return f"{_dump(key, self.style, True, 0)}: {_dump(value, self.style, True, 0)}"
+
+    # -- lines
+
+    def _line_start(self, index: int) -> int:
+        start = self.text.rfind("\n", 0, index) + 1
+        if self.text[start:index].strip():
+            raise _Whole  # something else shares the line (``- key: value``)
+        return start
+
+    def _line_end(self, index: int) -> int:
+        """Where the line holding ``index`` ends, before its line break (past a comment)."""
+        end = self.text.find("\n", index)
+        if end < 0:
+            return len(self.text)
+        return end - 1 if end > 0 and self.text[end - 1] == "\r" else end
+
+    def _delete_lines(self, start: int, content_end: int) -> tuple[int, int, str]:
+        """The lines from ``start``'s to ``content_end``'s, line break included."""
+        start = self._line_start(start)
+        end = self.text.find("\n", content_end)
+        if end >= 0:
+            return start, end + 1, ""
+        # the file's last line, without a final line break: the break before it goes
+        before = self.text.rfind("\n", 0, start)
+        if before < 0:
+            raise _Whole
+        if before > 0 and self.text[before - 1] == "\r":
+            before -= 1
+        return before, len(self.text), ""
+
+    def _dash(self, node: Any, items: list[Any], i: int) -> int:
+        """Where the dash of a block list's item ``i`` is."""
+        if i == 0:
+            return node.start_mark.index
+        dash = self.text.rfind("-", _content_end(self.text, items[i - 1]), items[i].start_mark.index)
+        if dash < 0:
+            raise _Whole
+        return dash
+
+    @staticmethod
+    def _elsewhere(node: Any, children: list[Any]) -> set[int]:
+        """The ids of the children not written in place, in order: an alias's node is the
+        anchored one, whose text lies elsewhere (it may stay, not be edited here)."""
+        last = node.start_mark.index - 1
+        elsewhere = set()
+        for child in children:
+            if child.start_mark.index <= last or child.start_mark.index > node.end_mark.index:
+                elsewhere.add(id(child))
+            else:
+                last = child.start_mark.index
+        return elsewhere
+
+
+def _placed(old: list[str], new: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """Where the keys new in ``new`` go: after which kept key, or before them all (``front``)."""
+    after: dict[str, list[str]] = {}
+    front: list[str] = []
+    previous = None
+    old_keys = set(old)
+    for key in new:
+        if key in old_keys:
+            previous = key
+        elif previous is None:
+            front.append(key)
+        else:
+            after.setdefault(previous, []).append(key)
+    return after, front
+
+
+def _ends(old: list[Any], new: list[Any]) -> tuple[int, int]:
+    """How many items the lists share at their start and, after that, at their end."""
+    prefix = 0
+    while prefix < min(len(old), len(new)) and _same(old[prefix], new[prefix]):
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(old), len(new)) - prefix and _same(old[-1 - suffix], new[-1 - suffix]):
+        suffix += 1
+    return prefix, suffix
+
+
+def _shares(old: Any, new: Any) -> bool:
+    """Whether anything of ``old`` stays in ``new`` (a value, at any depth, at its place)."""
+    if _same(old, new):
+        return True
+    if isinstance(old, dict) and isinstance(new, dict):
+        return any(_shares(old[k], new[k]) for k in old if k in new)
+    if isinstance(old, list) and isinstance(new, list):
+        prefix, suffix = _ends(old, new)
+        if prefix or suffix:
+            return True
+        return any(_shares(a, b) for a, b in zip(old, new))
+    return False
+
+
+def _applied(text: str, edits: list[tuple[int, int, str]], start: int, end: int) -> str:
+    """``text[start:end]`` with the edits that lie inside it made."""
+    out = text[start:end]
+    for lo, hi, new in sorted(edits, reverse=True):
+        if start <= lo and hi <= end:
+            out = out[:lo - start] + new + out[hi - start:]
+    return out
+
+
+def _plain_reads_back(value: str, flow: bool) -> bool:
+    """Whether ``value`` written plain (in a block mapping or a flow list) reads back as
+    itself: the case loader reads dates as the text they are, so ``2024-01-13`` does."""
+    if not value or value != value.strip() or "\n" in value or "\r" in value:
+        return False
+    probes = [(f"[{value}]", [value]), (f"{{k: {value}}}", {"k": value})] if flow \
+        else [(f"k: {value}", {"k": value}), (f"- {value}", [value])]
+    for probe, wanted in probes:
+        try:
+            data, _ = parse_yaml(probe, "<probe>")
+        except CaseFileError:
+            return False
+        if not _same(data, wanted):
+            return False
+    return True
+
+
+def _dump(value: Any, style: Style, flow: bool, column: int, quote: str | None = None) -> str:
+    """``value`` as YAML text starting at ``column`` (lines after the first indented to it);
+    ``quote`` asks a string for that style (``'``, ``"``, ``|``, ``>``) where YAML allows it."""
     import yaml
 
     dumper = _dumper(style)
     out = yaml.dump(value, Dumper=dumper, default_flow_style=flow or not value,
                     sort_keys=False, allow_unicode=True, width=10**9 if flow else 100,
-                    indent=style.step)
+                    indent=style.step, default_style=quote)
     lines = out.rstrip("\n").split("\n")
     if lines and lines[-1] == "...":  # a lone scalar's document end marker
         lines = lines[:-1]
@@ -171,7 +551,8 @@ def _dumper(style: Style) -> Any:
 
             def choose_scalar_style(self) -> Any:
                 chosen = super().choose_scalar_style()
-                return '"' if chosen == "'" and style.double_quotes else chosen
+                asked = self.event.style == "'"  # a single-quoted string edited stays so
+                return '"' if chosen == "'" and style.double_quotes and not asked else chosen
 
         dumper = _DUMPERS[key] = Dumper
     return dumper

@@ -193,3 +193,31 @@ def test_a_run_killed_while_writing_leaves_the_old_file_and_the_next_run_cleans_
     result = _run(pytester, "--jsonmatch-update=create")
     result.stdout.fnmatch_lines(["updated 1 case in 1 file:"])
     assert [p for p in os.listdir(pytester.path) if p.endswith(".tmp")] == []
+
+
+def test_fix_changes_only_the_lines_of_the_values_that_changed(pytester):
+    # the user's report: fix re-indented indentless lists and re-quoted plain dates it did not
+    # change; now the diff holds the changed values' lines and nothing else
+    pytester.makeconftest("""
+def pytest_jsonmatch_target(case, config):
+    return {"vendor": "ACME", "date": "2024-01-13", "note": "net 30",
+            "lines": [{"sku": "A-1", "qty": 2}, {"sku": "B-2", "qty": 6}], "total": 10}
+""")
+    cases = ("cases:\n"
+             "- id: invoice\n"
+             "  expected:\n"
+             "    vendor: \"ACME\"\n"
+             "    date: 2024-01-13   # as printed\n"
+             "    note: 'net 30'\n"
+             "    lines:\n"
+             "    - sku: A-1\n"
+             "      qty: 2\n"
+             "    - sku: B-2\n"
+             "      qty: 5\n"
+             "    total: 10\n"
+             "  input: x\n")
+    path = pytester.path / "c.jsonmatch.yaml"
+    path.write_text(cases)
+    result = _run(pytester, "--jsonmatch-update=all")
+    result.stdout.fnmatch_lines(["updated 1 case in 1 file:", "  c.jsonmatch.yaml:2 invoice"])
+    assert path.read_text() == cases.replace("      qty: 5\n", "      qty: 6\n")
