@@ -49,8 +49,8 @@ class CaseScores:
 
     @property
     def where(self) -> str:
-        """``file:line`` where the case starts (golden cases), as a message names it; empty
-        when there is no line to add (a Python test's id names its file already)."""
+        """``file:line`` where the case starts (a golden case, a test function, a JSONL
+        record), as a message names it; empty when the run recorded no line."""
         return f"{self.file}:{self.line}" if self.file and self.line else ""
 
 

@@ -134,7 +134,8 @@ def write_report(path: str | os.PathLike[str], data: Mapping[str, Any]) -> None:
 
 
 def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """A report read back (for rendering): its JSON, checked to be a version-2 report."""
+    """A report read back (for rendering): version 3, or version 2 read as version 3, checked
+    whole against the shipped schema (reporting/validation.py)."""
     from .baseline import BaselineError, read_report_text
 
     text = read_report_text(os.fspath(path), "report")
@@ -173,6 +174,6 @@ def _as_current(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def schema() -> dict[str, Any]:
-    """The JSON Schema of a version-2 report."""
+    """The JSON Schema of a version-3 report."""
     text = resources.files(__package__).joinpath("report.schema.json").read_text(encoding="utf-8")
     return json.loads(text)  # type: ignore[no-any-return]
