@@ -19,10 +19,14 @@ old ones were and nothing else changed, or the file is left alone with an error 
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 from ..engine.core.errors import CaseFileError
@@ -635,12 +639,13 @@ def _same(a: Any, b: Any) -> bool:
 
 def apply_updates(updates: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[str]]:
     """Write every requested update, each file once (atomically). Returns the updated cases
-    (``file:line case-id``) and, per file that could not be updated, why."""
-    from pathlib import Path
+    (``file:line case-id``) and, per file that could not be updated, why.
 
-    from ..engine.reading.safe_yaml import read_text
-    from ..reporting.atomic import write_atomic
-
+    A file is written only inside the test root (its path resolved, symlinks followed), and
+    only when its bytes are still those the run read: another run (or an editor) that changed
+    it meanwhile makes this update an error, never a silent overwrite. The check and the
+    write happen under an exclusive lock on the file, so two runs updating it at once cannot
+    both pass the check."""
     by_file: dict[str, list[Mapping[str, Any]]] = {}
     for update in updates:
         by_file.setdefault(str(update["path"]), []).append(update)
@@ -649,12 +654,7 @@ def apply_updates(updates: Sequence[Mapping[str, Any]]) -> tuple[list[str], list
     for path, wanted in sorted(by_file.items()):
         display = str(wanted[0]["display"])
         try:
-            raw = Path(path).read_bytes()
-            text = read_text(Path(path), display)
-            new = rewrite(text, {str(u["case_id"]): u["value"] for u in wanted}, display,
-                          str(wanted[0]["default_id"]))
-            bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
-            write_atomic(path, lambda fh: fh.write(bom + new), newline="")
+            _update_file(Path(path), wanted, display)
         except CaseFileError as exc:
             errors.append(str(exc))
             continue
@@ -663,3 +663,44 @@ def apply_updates(updates: Sequence[Mapping[str, Any]]) -> tuple[list[str], list
             continue
         done += [f"{display}:{u['line']} {u['case_id']}" for u in sorted(wanted, key=lambda u: u["line"])]
     return done, errors
+
+
+def _update_file(path: Path, wanted: list[Mapping[str, Any]], display: str) -> None:
+    from ..engine.reading.safe_yaml import read_text
+    from ..reporting.atomic import write_atomic
+
+    root = wanted[0].get("root")
+    if root is not None:
+        real, top = path.resolve(), Path(root).resolve()
+        if not real.is_relative_to(top):
+            raise CaseFileError(f"{display}: resolves to {real}, outside the test root {top} (a "
+                                f"symlinked folder?): not updated; the plugin writes only inside "
+                                f"the root")
+    with _locked(path):
+        raw = path.read_bytes()
+        read = {u.get("sha256") for u in wanted} - {None, ""}
+        if read and read != {hashlib.sha256(raw).hexdigest()}:
+            raise CaseFileError(f"{display}: changed on disk since this run read it (another run "
+                                f"or an editor?): not updated; run again to update it")
+        text = read_text(path, display)
+        new = rewrite(text, {str(u["case_id"]): u["value"] for u in wanted}, display,
+                      str(wanted[0]["default_id"]))
+        bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
+        write_atomic(path, lambda fh: fh.write(bom + new), newline="")
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` (where the platform has ``fcntl``) for as long as the
+    block runs: two runs updating one file take turns, and the second sees the first's bytes."""
+    try:
+        import fcntl
+    except ImportError:  # not on this platform: the digest check alone
+        yield
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock

@@ -13,17 +13,18 @@ pay for them.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ..engine.core.errors import CaseFileError, JsonMatchError, did_you_mean, printable
-from ..engine.reading.user_files import not_regular, read_regular_text
+from ..engine.reading.user_files import not_regular, read_regular, read_regular_text
 from ..engine.reading.safe_yaml import item_nodes, key_lines, line_of, read_yaml
 from ..engine.schemas.loading import references_confined_to
 from . import case_marks, recorded_outputs
@@ -66,6 +67,7 @@ class GoldenCase:
     marks: tuple[Any, ...] = ()
     source: str = "actual"
     repeat: int | None = None  # runs of an ``input`` case's target (None: the session's)
+    file_sha256: str = ""  # of the case file's bytes as collection read them
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -259,7 +261,14 @@ def _max_cases(config: pytest.Config) -> int:
 
 
 def load_cases(path: Path, config: pytest.Config) -> list[GoldenCase]:
-    """Every case of one file, validated and with its defaults applied."""
+    """Every case of one file, validated and with its defaults applied, each knowing the
+    SHA-256 of the file's bytes (an update refuses to write over a file changed since)."""
+    digest = hashlib.sha256(read_regular(path, "case file", CaseFileError,
+                                         shown=_display(path, config))).hexdigest()
+    return [replace(case, file_sha256=digest) for case in _load_cases(path, config)]
+
+
+def _load_cases(path: Path, config: pytest.Config) -> list[GoldenCase]:
     where = _Where(path, _display(path, config), config.rootpath)
     data, root = read_yaml(path, where.display)
     if not isinstance(data, Mapping):
@@ -546,7 +555,8 @@ class GoldenItem(pytest.Item):
         session.pending_updates.append({
             "path": str(case.path), "display": _display(case.path, self.config),
             "case_id": case.id, "line": case.line, "value": self._parsed(output),
-            "default_id": case.path.name.split(".")[0]})
+            "default_id": case.path.name.split(".")[0], "sha256": case.file_sha256,
+            "root": str(self.config.rootpath)})
 
     def runs(self) -> int:
         """How many times the case's target runs: only ``input`` cases repeat."""

@@ -149,3 +149,49 @@ def test_an_object_of_too_many_keys_is_one_line_in_bounded_time(pytester, monkey
     result.stdout.fnmatch_lines(["*an object of 150,001 keys in actual, more than the 150,000 one "
                                  "object may hold (the environment variable JSONMATCH_MAX_KEYS "
                                  "raises it)*"])
+
+
+# -- updates -------------------------------------------------------------------------------------
+
+UPDATE_TARGET = """
+import pathlib
+
+def pytest_jsonmatch_target(case, config):
+    if case.input == "edit":  # someone edits the case file while the run goes on
+        path = pathlib.Path(config.rootpath, "c.jsonmatch.yaml")
+        path.write_text(path.read_text() + "# edited meanwhile\\n")
+    return {"vendor": case.input.upper()}
+"""
+
+
+def test_an_update_of_a_file_changed_since_it_was_read_is_refused(pytester):
+    pytester.makeconftest(UPDATE_TARGET)
+    path = pytester.path / "c.jsonmatch.yaml"
+    path.write_text("cases:\n  - id: one\n    expected: {vendor: X}\n    input: edit\n")
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-update=fix")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["FAILED: could not update c.jsonmatch.yaml: changed on disk since "
+                                 "this run read it (another run or an editor?): not updated; run "
+                                 "again to update it"])
+    assert path.read_text().endswith("input: edit\n# edited meanwhile\n")  # the edit kept
+    # run again: the file is read as it is now, and updated
+    pytester.makeconftest(TARGET)
+    path.write_text("cases:\n  - id: one\n    expected: {vendor: X}\n    input: acme\n")
+    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-update=fix").stdout.fnmatch_lines(
+        ["updated 1 case in 1 file:"])
+    assert "expected: {vendor: ACME}" in path.read_text()
+
+
+def test_a_case_file_behind_a_symlinked_folder_is_not_updated_outside_the_root(pytester):
+    outside = _outside(pytester)
+    (outside / "c.jsonmatch.yaml").write_text(
+        "cases:\n  - id: one\n    expected: {vendor: X}\n    input: acme\n")
+    before = (outside / "c.jsonmatch.yaml").read_text()
+    pytester.makeconftest(TARGET)
+    os.symlink(outside, pytester.path / "golden")
+    result = pytester.runpytest_inprocess(*ARGS, "golden", "--jsonmatch-update=fix")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([f"FAILED: could not update golden/c.jsonmatch.yaml: resolves to "
+                                 f"{outside}/c.jsonmatch.yaml, outside the test root *: not "
+                                 f"updated; the plugin writes only inside the root"])
+    assert (outside / "c.jsonmatch.yaml").read_text() == before
