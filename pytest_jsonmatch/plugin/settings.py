@@ -108,7 +108,7 @@ FLAGS: dict[str, tuple[str, str, str]] = {
                            "print the per-field table per metric (default), case file or folder."),
     "jsonmatch_update": ("--jsonmatch-update", "create|fix|all",
                          "write actual outputs into golden case files as their 'expected': create "
-                         "(cases without one), fix (failing cases) or all (every case that differs)."),
+                         "(cases without one), fix (failing cases) or all (every case scoring below 1.0)."),
     "jsonmatch_update_in_ci": ("--jsonmatch-update-in-ci", "",
                                "allow --jsonmatch-update although the CI environment variable is set."),
     "jsonmatch_record": ("--jsonmatch-record", "off|once|none|all",
@@ -214,8 +214,8 @@ def check_defaults(defaults: Defaults) -> None:
     """``jsonmatch_metric`` and every key of ``jsonmatch_options``, checked when the session
     starts (after plugins and the root conftest registered their metrics): an unknown name is
     a UsageError naming the ini setting and the name meant. The engine loads only when one of
-    them is set. A key is known when some metric takes it (the session's options are given
-    to each comparison of the session's metric, and to another metric's those it takes)."""
+    them is set. A key must be one the session's metric takes: the session's options go to
+    every comparison of that metric (and to another metric's, the ones it takes)."""
     if defaults.metric == "field_f1" and not defaults.options:
         return
     from ..engine.metrics import metric_named
@@ -228,8 +228,8 @@ def check_defaults(defaults: Defaults) -> None:
     for key in defaults.options if known is not None else ():
         if key not in known:
             raise pytest.UsageError(
-                f"pytest-jsonmatch: jsonmatch_options: unknown option {key!r}"
-                f"{did_you_mean(key, known)} for metric {defaults.metric!r}; known options: "
+                f"pytest-jsonmatch: jsonmatch_options: unknown option {key!r} for metric "
+                f"{defaults.metric!r}{did_you_mean(key, known)}; known options: "
                 f"{known_names(known)}")
 
 

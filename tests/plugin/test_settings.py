@@ -77,7 +77,7 @@ def test_session_options_a_metric_does_not_take_are_left_out(pytester):
     ("jsonmatch_treshold = 0.9",
      "*unknown ini setting 'jsonmatch_treshold' (did you mean 'jsonmatch_threshold'?); known: *"),
     ("jsonmatch_options = {ignroe: [id]}",
-     "*jsonmatch_options: unknown option 'ignroe' (did you mean 'ignore'?) for metric 'field_f1'; "
+     "*jsonmatch_options: unknown option 'ignroe' for metric 'field_f1' (did you mean 'ignore'?); "
      "known options: *"),
     ("jsonmatch_metric = field_f2",
      "*jsonmatch_metric: unknown metric 'field_f2' (did you mean 'field_f1'?); known metrics: *"),
