@@ -140,11 +140,20 @@ def _field_record(data: Mapping[str, Any]) -> FieldRecord:
                        float(data["score"]), data.get("expected"), data.get("actual"), present)
 
 
+_SHORT_INT = 10**15  # an integer of at most 15 digits: far below VALUE_LIMIT characters
+
+
 def kept_value(value: Any, mode: str) -> tuple[Any, bool]:
     """``value`` as a report keeps it: whole (``full``, or short enough), or its compact JSON
     cut to VALUE_LIMIT characters with ``...`` (``short``), and whether it was cut. A value
     JSON cannot write (an integer of more than 4,300 digits) is described instead, in every
     mode."""
+    kind = type(value)
+    # the usual leaves, whose JSON is surely short enough, kept without writing it out
+    if value is None or kind is bool or kind is float or (kind is int and -_SHORT_INT < value < _SHORT_INT):
+        return value, False
+    if kind is str and (mode == "full" or 6 * len(value) + 2 <= VALUE_LIMIT):  # \uXXXX is 6
+        return value, False
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except ValueError:  # an integer longer than Python writes as text (4,300 digits)
