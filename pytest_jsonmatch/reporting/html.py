@@ -386,7 +386,9 @@ p.error { color: var(--bad); }
 tr.field-active td { background: #fff8c5; }
 """
 
-_SCRIPT = """
+# Sorting every table.sortable by a click (or Enter) on a header cell, by its cells'
+# data-sort numbers where they have them: shared by this page and the compare-runs page.
+SORTABLE_SCRIPT = """
 (function () {
   "use strict";
   function cellValue(row, col) {
@@ -417,6 +419,12 @@ _SCRIPT = """
       th.addEventListener("keydown", function (e) { if (e.key === "Enter") { sort(); } });
     });
   });
+})();
+"""
+
+_SCRIPT = SORTABLE_SCRIPT + """
+(function () {
+  "use strict";
   var failedOnly = document.getElementById("failed-only");
   var metricFilter = document.getElementById("metric-filter");
   var fieldFilter = document.getElementById("field-filter");

@@ -24,7 +24,7 @@ from html import escape as html_escape
 from typing import Any
 
 from .baseline import CaseScores, cases_of
-from .html import content_security_policy
+from .html import SORTABLE_SCRIPT, content_security_policy
 from .markdown import escape as md_escape
 from .records import Comparison
 from .stats import paired_difference
@@ -494,36 +494,4 @@ svg.chart line { stroke: #57606a; } td.chart-cell { padding: 2px 6px; }
               for i, c in enumerate(_COLORS))
 
 # html.py's sorting of tables, alone: the page has no filters
-_SCRIPT = """
-(function () {
-  "use strict";
-  function cellValue(row, col) {
-    var cell = row.children[col];
-    if (!cell) { return ""; }
-    var v = cell.getAttribute("data-sort");
-    if (v === null) { return cell.textContent; }
-    if (v === "") { return Infinity; }
-    return parseFloat(v);
-  }
-  document.querySelectorAll("table.sortable").forEach(function (table) {
-    table.querySelectorAll("th").forEach(function (th) {
-      function sort() {
-        var col = parseInt(th.getAttribute("data-col"), 10);
-        var asc = !th.classList.contains("asc");
-        table.querySelectorAll("th").forEach(function (o) { o.classList.remove("asc", "desc"); });
-        th.classList.add(asc ? "asc" : "desc");
-        var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
-        rows.sort(function (a, b) {
-          var x = cellValue(a, col), y = cellValue(b, col);
-          var c = (typeof x === "number" && typeof y === "number") ? x - y : String(x).localeCompare(String(y));
-          return asc ? c : -c;
-        });
-        rows.forEach(function (r) { body.appendChild(r); });
-      }
-      th.addEventListener("click", sort);
-      th.addEventListener("keydown", function (e) { if (e.key === "Enter") { sort(); } });
-    });
-  });
-})();
-"""
+_SCRIPT = SORTABLE_SCRIPT  # the tables sort as the run report's do (html.py)
