@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..engine.configuring.walk_config import unit_number
+from ..engine.core.depth import nesting
 from ..engine.core.errors import ComparatorError, JsonMatchError, printable, shown
 from ..engine.core.values import MISSING
 from ..engine.match import match_json
@@ -226,16 +227,65 @@ def format_score(score: float) -> str:
 
 def format_value(value: Any, width: int | None = 60) -> str:
     """A value as compact JSON (``<missing>`` for an absent one), cut to ``width``
-    characters with ``...``."""
+    characters with ``...``. Containers nested more than SHOWN_DEPTH levels are shown as
+    ``...`` (a deep value is written without recursion, whatever the stack)."""
     if value is MISSING:
         return "<missing>"
+    if nesting(value, SHOWN_DEPTH) > SHOWN_DEPTH:
+        value = _cut_deep(value, SHOWN_DEPTH)
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "),
-                          allow_nan=True, default=repr)
-    except (TypeError, ValueError):  # not JSON, or an integer too long to write out
+                          allow_nan=True, default=_shown_default)
+    except (TypeError, ValueError, RecursionError):  # not JSON, or an integer too long to write out
         text = shown(value, limit=1_000)
+    text = text.replace(_DEEPER_TEXT, "...")
     if isinstance(value, float) and not math.isfinite(value):
         text = repr(value)
     if width is not None and len(text) > width:
         text = text[: max(width - 3, 1)] + "..."
     return text
+
+
+# A failure message shows a value this many levels deep; a container below is ``...``.
+SHOWN_DEPTH = 50
+
+
+class _Deeper:
+    """What stands for a container past SHOWN_DEPTH in format_value's copy."""
+
+
+_DEEPER = _Deeper()
+_DEEPER_MARK = "\ue000jsonmatch:deeper\ue000"  # written as a JSON string, then replaced
+_DEEPER_TEXT = json.dumps(_DEEPER_MARK, ensure_ascii=False)
+
+
+def _shown_default(value: Any) -> str:
+    return _DEEPER_MARK if value is _DEEPER else repr(value)
+
+
+def _cut_deep(value: Any, depth: int) -> Any:
+    """A copy of ``value`` with every container ``depth`` levels down replaced by _DEEPER,
+    made without recursion (a value that holds itself is cut the same way)."""
+    root: list[Any] = [None]
+    stack: list[tuple[Any, int, Any, Any]] = [(value, 0, root, 0)]
+    while stack:
+        source, level, target, slot = stack.pop()
+        if isinstance(source, Mapping):
+            if level >= depth:
+                target[slot] = _DEEPER
+                continue
+            copied: Any = {}
+            for key, child in source.items():
+                copied[key] = None
+                stack.append((child, level + 1, copied, key))
+            target[slot] = copied
+        elif isinstance(source, (list, tuple)):
+            if level >= depth:
+                target[slot] = _DEEPER
+                continue
+            copied = [None] * len(source)
+            stack.extend((child, level + 1, copied, i) for i, child in enumerate(source))
+            target[slot] = copied
+        else:
+            target[slot] = source
+    return root[0]

@@ -146,7 +146,9 @@ class Registry:
         return fn  # type: ignore[no-any-return]
 
     def register_transform(self, name: str, fn: CustomTransform, *, overwrite: bool = False) -> None:
-        """Register ``fn(value, params) -> value``; it is never called with null."""
+        """Register ``fn(value, params) -> value``. It is called with null too (as
+        extract-eval calls its custom transforms: ``null_to_empty`` can turn null into
+        ``""``); the built-in transforms leave null alone."""
         self._check_name("transform", name, self._transforms, self._builtin_transforms, overwrite)
         if not callable(fn):
             raise ConfigError(f"transform {name!r} must be callable, not {type(fn).__name__}")

@@ -1,8 +1,9 @@
 """Value transforms, applied to both sides of a field before its comparator.
 
 A transform never fails on a value of the wrong type: a string transform leaves a number
-as it is, and null is never transformed (the reference raises ``TypeError`` here and loses
-the whole run).
+as it is, and a built-in transform never sees null (the reference raises ``TypeError`` here
+and loses the whole run). A registered (custom) transform is called on null too, as
+extract-eval calls its custom transforms (``null_to_empty`` turns null into ``""``).
 """
 
 from __future__ import annotations
@@ -129,29 +130,58 @@ def bind_type_convert(params: Mapping[str, Any] | None = None) -> TransformFn:
     return apply
 
 
+def _skipping_null(factory: Callable[[Mapping[str, Any] | None], TransformFn]
+                   ) -> Callable[[Mapping[str, Any] | None], TransformFn]:
+    """A built-in transform's factory whose bound functions are marked to be skipped on null
+    (see chain): ``type_convert`` to ``str`` would otherwise turn null into ``"None"``."""
+    def bind(params: Mapping[str, Any] | None = None) -> TransformFn:
+        fn = factory(params)
+        fn.skips_null = True  # type: ignore[attr-defined]
+        return fn
+
+    return bind
+
+
 BUILTIN_TRANSFORMS: dict[str, Callable[[Mapping[str, Any] | None], TransformFn]] = {
-    "lowercase": _string_transform(lowercase),
-    "strip": _string_transform(strip),
-    "normalize_whitespace": _string_transform(normalize_whitespace),
-    "sort_tokens": _string_transform(sort_tokens),
-    "strip_accents": _string_transform(strip_accents),
-    "round_digits": bind_round_digits,
-    "type_convert": bind_type_convert,
+    "lowercase": _skipping_null(_string_transform(lowercase)),
+    "strip": _skipping_null(_string_transform(strip)),
+    "normalize_whitespace": _skipping_null(_string_transform(normalize_whitespace)),
+    "sort_tokens": _skipping_null(_string_transform(sort_tokens)),
+    "strip_accents": _skipping_null(_string_transform(strip_accents)),
+    "round_digits": _skipping_null(bind_round_digits),
+    "type_convert": _skipping_null(bind_type_convert),
 }
 
 
+def skips_null(fn: TransformFn) -> bool:
+    """Whether ``fn`` leaves null alone without being called (the built-in transforms); a
+    registered transform is called on null."""
+    return getattr(fn, "skips_null", False) is True
+
+
 def chain(transforms: list[TransformFn]) -> TransformFn | None:
-    """One function applying ``transforms`` left to right, skipping null; None if empty."""
+    """One function applying ``transforms`` left to right; None if empty. Null passes the
+    built-in transforms untouched and goes to the registered ones (extract-eval's rule)."""
     if not transforms:
         return None
-    if len(transforms) == 1:
-        only = transforms[0]
-        return lambda value: value if value is None else only(value)
+    if all(skips_null(fn) for fn in transforms):
+        if len(transforms) == 1:
+            only = transforms[0]
+            return lambda value: value if value is None else only(value)
+
+        def apply_not_null(value: Any) -> Any:
+            if value is None:
+                return value
+            for fn in transforms:
+                value = fn(value)
+            return value
+
+        return apply_not_null
 
     def apply(value: Any) -> Any:
-        if value is None:
-            return value
         for fn in transforms:
+            if value is None and skips_null(fn):
+                continue
             value = fn(value)
         return value
 

@@ -16,9 +16,9 @@ from typing import Any
 from ..comparing.comparators import BoundComparator
 from ..comparing.field_spec import ORDERED, Align, FieldSpec, parse_align
 from ..comparing.registry import REGISTRY, Binder, Registry
-from ..core.errors import ConfigError, did_you_mean, shown
+from ..core.errors import ConfigError, ParseError, did_you_mean, shown
 from ..core.numbers import is_finite_number
-from ..core.paths import PathPattern, index_segment, key_segment, path_segments
+from ..core.paths import PathPattern, display_path, index_segment, key_segment, path_segments
 from ..core.values import SCALAR_TYPES, TYPE_OF
 from ..schemas.eval_schema import (
     SchemaNode,
@@ -28,6 +28,7 @@ from ..schemas.eval_schema import (
     parse_transforms,
     parse_weight,
 )
+from ..reading.intake import MAX_DEPTH
 from ..schemas.loading import load_schema
 
 # see WalkConfig.inline_plan
@@ -224,12 +225,47 @@ class WalkConfig:
     def without_skipped(self, value: Any, path: str) -> Any:
         """``value`` without the fields ``ignore`` names inside it (for a value compared
         whole, which must not see them)."""
-        if type(value) is dict:
-            return {key: self.without_skipped(child, key_segment(path, key))
-                    for key, child in value.items() if not self.is_skipped(key_segment(path, key))}
-        if type(value) is list:
-            return [self.without_skipped(child, index_segment(path, i)) for i, child in enumerate(value)]
-        return value
+        return self.without_skipped_measured(value, path)[0]
+
+    def without_skipped_measured(self, value: Any, path: str) -> tuple[Any, int]:
+        """:meth:`without_skipped`, and how deeply the value left nests. Without recursion:
+        the door did not measure an ignored field's value (intake.py), so it may nest deeper
+        than the stack the walk was given (the caller makes room for the depth returned).
+        An array keeps its ignored elements (their positions are the array's). Past the
+        door's bound (a value that holds itself, which the door lets an ignored field keep)
+        the value is a ParseError naming the path."""
+        kind = type(value)
+        if kind is not dict and kind is not list:
+            return value, 0
+        root: list[Any] = [None]
+        deepest = 0
+        # (source value, its path, its depth, the container receiving its copy, the slot)
+        stack: list[tuple[Any, str, int, Any, Any]] = [(value, path, 0, root, 0)]
+        while stack:
+            source, where, depth, target, slot = stack.pop()
+            kind = type(source)
+            if kind is dict or kind is list:
+                if depth >= MAX_DEPTH:
+                    raise ParseError(
+                        f"{display_path(path)}: a value compared whole nests more than "
+                        f"{MAX_DEPTH:,} levels inside an ignored field (or holds itself)")
+                if depth + 1 > deepest:
+                    deepest = depth + 1
+            if kind is dict:
+                copied: Any = {}
+                for key, child in source.items():
+                    child_path = key_segment(where, key)
+                    if not self.is_skipped(child_path):
+                        copied[key] = None  # the key's place, in document order
+                        stack.append((child, child_path, depth + 1, copied, key))
+            elif kind is list:
+                copied = [None] * len(source)
+                stack.extend((child, index_segment(where, i), depth + 1, copied, i)
+                             for i, child in enumerate(source))
+            else:
+                copied = source
+            target[slot] = copied
+        return root[0], deepest
 
 
 _EQUAL_ONE: dict[int, tuple[SchemaNode, bool]] = {}

@@ -96,7 +96,7 @@ def infer_schema(instances: Iterable[Any]) -> dict[str, Any]:
         depth = max(depth, instance_depth)
     if not values:
         raise SchemaError("infer_schema needs at least one instance")
-    return call_with_depth(depth, lambda: _as_mapping(infer_node(values, REGISTRY)))
+    return call_with_depth(depth, lambda: _as_mapping(infer_node(values, REGISTRY, warn_mixed=True)))
 
 
 def _as_mapping(node: SchemaNode) -> dict[str, Any]:
@@ -161,6 +161,11 @@ def _annotate(node: Any, defaults: Mapping[str, Any], seen: set[int]) -> None:
     props = node.get("properties")
     items = node.get("items")
     branches = [b for k in ("allOf", "anyOf", "oneOf") if isinstance(node.get(k), list) for b in node[k]]
+    if _primary_type(node.get("type")) == "multi" and not any(k in node for k in _COMPOSED):
+        # a node of several types is compared whole, whatever properties or items it gives
+        if "x-eval-compare" not in node and not node.get("x-eval-skip"):
+            node["x-eval-compare"] = defaults.get("multi", "exact")
+        return
     if isinstance(props, dict) and props:
         for child in props.values():
             _annotate(child, defaults, seen)
@@ -240,13 +245,45 @@ class _Builder:
                           nullable=located.nullable or "null" in kinds,
                           allowed=real if primary == "multi" else ())
         self.built[key] = node  # before the children: a recursive schema comes back here
-        if located.properties is not None:
+        if primary == "multi" and (located.properties is not None or located.items is not None):
+            # a node of several types is one field compared whole (docs/schemas.md, and
+            # extract-eval): its properties and items describe one of its types, not fields
+            if spec.comparator is None and not spec.skip:
+                warnings.warn(f"schema node {where}: its {'properties' if located.properties is not None else 'items'} "
+                              f"are not read: a node of several types ({', '.join(real)}) is "
+                              f"compared whole", SchemaWarning, stacklevel=4)
+        elif located.properties is not None:
             node.properties = {name: self.node(child, key_segment("" if where == "$" else where, name))
                                for name, child in located.properties.items()}
-        if located.items is not None:
+        if located.items is not None and primary != "multi":
             node.items = self.node(located.items, ("" if where == "$" else where) + "[]")
+        _check_key_field(node, where)
         node.default_comparator = self.registry.comparator(self.registry.type_default(node.type))
         return node.seal()
+
+
+def _check_key_field(node: SchemaNode, where: str) -> None:
+    """A ``key_field`` alignment must be able to pair: its array's items are objects (as
+    extract-eval requires), else identical arrays would score 0; a key the items do not
+    declare is a SchemaWarning (the reference warns too)."""
+    align = node.spec.align
+    if align is None or align.mode != "key_field" or node.spec.comparator is not None or node.spec.skip:
+        return
+    items = node.items
+    if items is None:
+        raise SchemaError(f"schema node {where}: x-eval-align matches by key {align.key!r}, but the "
+                          f"array gives no items schema: give it items of type object with that "
+                          f"property")
+    if items.type not in (None, "object"):
+        raise SchemaError(f"schema node {where}: x-eval-align matches by key {align.key!r}, but the "
+                          f"items are {items.type}, not objects: no element has a key to pair by")
+    if items.properties is None:
+        warnings.warn(f"schema node {where}[]: the items of an array aligned by key "
+                      f"{align.key!r} have no properties", SchemaWarning, stacklevel=5)
+    elif align.key not in items.properties:
+        warnings.warn(f"schema node {where}: the alignment key {align.key!r} is not among the "
+                      f"items' properties ({', '.join(items.properties) or 'none'})",
+                      SchemaWarning, stacklevel=5)
 
 
 def _node_spec(schema: Mapping[str, Any], registry: Any, where: str, reader: SchemaReader | None,
@@ -295,37 +332,93 @@ def parse_weight(value: Any, what: str) -> float:
     return float(value)
 
 
-def infer_node(values: list[Any], registry: Any) -> SchemaNode:
+def infer_node(values: list[Any], registry: Any, warn_mixed: bool = False) -> SchemaNode:
     """``parse_schema(infer_schema(values))`` without the intermediate mapping: leaves are
-    shared per type, so inferring a record's schema costs one node per container."""
-    first = next((v for v in values if v is not None), None)
-    if first is None:
-        return _shared_leaf("string", registry)
-    leaf = _leaf_table(registry).get(type(first))
-    if leaf is not None:
-        return leaf
-    kind = schema_type(first)
-    if kind == "object":
-        dicts = [v for v in values if isinstance(v, Mapping)]
-        if len(dicts) == 1:
-            table = _leaf_table(registry)
-            props = {}
-            for k, v in dicts[0].items():
-                leaf = table.get(type(v))
-                props[k] = leaf if leaf is not None else infer_node([v], registry)
+    shared per type, so inferring a record's schema costs one node per container. Without
+    recursion: the values may be ignored fields the door did not measure, nested deeper than
+    the stack the caller was given. ``warn_mixed``: a field whose values have several types
+    (the first non-null one's is kept) is a SchemaWarning, as the reference warns."""
+    table = _leaf_table(registry)
+    root: list[Any] = [None]
+    # a task: (the values one node describes, the container receiving the node, its slot);
+    # a SchemaNode alone seals that node, popped once every node below it is sealed
+    stack: list[Any] = [(values, root, 0)]
+    paths: dict[int, str] = {id(values): ""} if warn_mixed else {}  # a task's field path
+    while stack:
+        task = stack.pop()
+        if type(task) is SchemaNode:
+            task.seal()
+            continue
+        pooled_values, target, slot = task
+        if warn_mixed:
+            path = paths.pop(id(pooled_values), "")
+            _warn_mixed(pooled_values, path)
+        first = next((v for v in pooled_values if v is not None), None)
+        if first is None:
+            target[slot] = _shared_leaf("string", registry)
+            continue
+        leaf = table.get(type(first))
+        if leaf is not None:
+            target[slot] = leaf
+            continue
+        kind = schema_type(first)
+        if kind == "object":
+            dicts = [v for v in pooled_values if isinstance(v, Mapping)]
+            props: dict[str, Any] = {}
+            node = SchemaNode(type="object", properties=props,
+                              default_comparator=_shared_leaf("object", registry).default_comparator)
+            stack.append(node)  # sealed after its children
+            if len(dicts) == 1:
+                for k, v in dicts[0].items():
+                    leaf = table.get(type(v))
+                    props[k] = leaf
+                    if leaf is None:
+                        stack.append(([v], props, k))
+                        if warn_mixed:
+                            paths[id(stack[-1][0])] = key_segment(path, k)
+            else:
+                keys: dict[str, None] = {}
+                for d in dicts:
+                    keys.update(dict.fromkeys(d))
+                for k in keys:
+                    props[k] = None
+                    stack.append(([d.get(k) for d in dicts], props, k))
+                    if warn_mixed:
+                        paths[id(stack[-1][0])] = key_segment(path, k)
+            target[slot] = node
+        elif kind == "array":
+            pooled = [x for v in pooled_values if isinstance(v, (list, tuple)) for x in v]
+            node = SchemaNode(type="array", items=None if pooled else _shared_leaf("string", registry),
+                              default_comparator=_shared_leaf("array", registry).default_comparator)
+            stack.append(node)
+            if pooled:
+                stack.append((pooled, _ItemsSlot(node), "items"))
+                if warn_mixed:
+                    paths[id(pooled)] = index_segment(path, None)
+            target[slot] = node
         else:
-            keys: dict[str, None] = {}
-            for d in dicts:
-                keys.update(dict.fromkeys(d))
-            props = {k: infer_node([d.get(k) for d in dicts], registry) for k in keys}
-        return SchemaNode(type="object", properties=props,
-                          default_comparator=_shared_leaf("object", registry).default_comparator).seal()
-    if kind == "array":
-        pooled = [x for v in values if isinstance(v, (list, tuple)) for x in v]
-        items = infer_node(pooled, registry) if pooled else _shared_leaf("string", registry)
-        return SchemaNode(type="array", items=items,
-                          default_comparator=_shared_leaf("array", registry).default_comparator).seal()
-    return _shared_leaf(kind, registry)
+            target[slot] = _shared_leaf(kind, registry)
+    return root[0]  # type: ignore[no-any-return]
+
+
+def _warn_mixed(values: list[Any], path: str) -> None:
+    kinds = list(dict.fromkeys(schema_type(v) for v in values if v is not None))
+    if len(kinds) > 1 and set(kinds) != {"integer", "number"}:  # an integer is a number
+        warnings.warn(f"infer_schema: field {path or '$'} has values of several types across the "
+                      f"instances ({', '.join(kinds)}); the schema keeps the first, {kinds[0]}",
+                      SchemaWarning, stacklevel=4)
+
+
+class _ItemsSlot:
+    """Where infer_node puts an array node's ``items`` (``slot[...] = node``)."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: SchemaNode) -> None:
+        self.node = node
+
+    def __setitem__(self, _slot: str, value: SchemaNode) -> None:
+        self.node.items = value
 
 
 _LEAVES: dict[tuple[int, int, str], SchemaNode] = {}

@@ -285,6 +285,11 @@ def _flatten(raw: Any, resolver: Any, where: str, seen: frozenset[int]
         if key == "properties":
             if not isinstance(value, Mapping):
                 raise SchemaError(f"schema node {where}: properties must be a mapping")
+            for name in value:
+                if not isinstance(name, str):
+                    # a property name is a JSON key: a string, or no field could ever match
+                    raise SchemaError(f"schema node {where}: properties: the name {shown(name)} "
+                                      f"is not a string (a property name is a JSON key)")
             own[key] = {name: ((child, resolver),) for name, child in value.items()}
         elif key == "items":
             if isinstance(value, list):  # draft 4-7 positional items

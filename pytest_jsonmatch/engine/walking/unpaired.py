@@ -24,33 +24,41 @@ from ..schemas.eval_schema import SchemaNode
 
 def one_sided(out: WalkOutput, cfg: WalkConfig, value: Any, where: Where,
               node: SchemaNode | None, status: str, depth: int) -> None:
-    """Every leaf under ``value`` becomes an ``status`` (omission or hallucination)."""
-    spec = cfg.spec_at(where.path, node) if depth else None
-    if spec is not None and spec.skip:
-        return
-    tag = json_type(value)
-    if not cfg.is_leaf(node, value, depth):
-        if tag == OBJECT and not (cfg.schema_driven and node is not None
-                                  and node.type not in (None, OBJECT)):
-            props = node.properties if node is not None else None
-            for key, child in value.items():
-                if cfg.schema_driven and props is not None and key not in props:
-                    continue  # a field the schema does not know is not scored
-                one_sided(out, cfg, child, where.key(key),
-                          props.get(key) if props is not None else None, status, depth + 1)
-            return
-        if tag == ARRAY and (value or not cfg.schema_driven):
-            items = cfg.items_of(node, value)
-            for i, child in enumerate(value):
-                one_sided(out, cfg, child, where.element(i), items, status, depth + 1)
-            return
-    if tag == NULL and (cfg.null_absent or (cfg.schema_driven and node is not None
-                                            and node.type == OBJECT)):
-        return  # an absent null, or a null object: no field
-    expected, actual = (value, MISSING) if status == OMISSION else (MISSING, value)
-    out.fields.append(FieldResult(where.path, status, 0.0, expected, actual, "", "", where.field))
-    if status == OMISSION and spec is not None and spec.min_score is not None and spec.min_score > 0:
-        out.floors.append(FloorFailure(where.path, spec.min_score, 0.0))
+    """Every leaf under ``value`` becomes an ``status`` (omission or hallucination), in
+    document order. Without recursion: a value one side alone has may hold fields the door
+    did not measure (ignored ones, named here on the other side's path), nested deeper than
+    the stack the walk was given."""
+    stack: list[tuple[Any, Where, SchemaNode | None, int]] = [(value, where, node, depth)]
+    while stack:
+        value, where, node, depth = stack.pop()
+        spec = cfg.spec_at(where.path, node) if depth else None
+        if spec is not None and spec.skip:
+            continue
+        tag = json_type(value)
+        if not cfg.is_leaf(node, value, depth):
+            if tag == OBJECT and not (cfg.schema_driven and node is not None
+                                      and node.type not in (None, OBJECT)):
+                props = node.properties if node is not None else None
+                children = []
+                for key, child in value.items():
+                    if cfg.schema_driven and props is not None and key not in props:
+                        continue  # a field the schema does not know is not scored
+                    children.append((child, where.key(key),
+                                     props.get(key) if props is not None else None, depth + 1))
+                stack.extend(reversed(children))  # popped in document order
+                continue
+            if tag == ARRAY and (value or not cfg.schema_driven):
+                items = cfg.items_of(node, value)
+                stack.extend((child, where.element(i), items, depth + 1)
+                             for i, child in reversed(list(enumerate(value))))
+                continue
+        if tag == NULL and (cfg.null_absent or (cfg.schema_driven and node is not None
+                                                and node.type == OBJECT)):
+            continue  # an absent null, or a null object: no field
+        expected, actual = (value, MISSING) if status == OMISSION else (MISSING, value)
+        out.fields.append(FieldResult(where.path, status, 0.0, expected, actual, "", "", where.field))
+        if status == OMISSION and spec is not None and spec.min_score is not None and spec.min_score > 0:
+            out.floors.append(FloorFailure(where.path, spec.min_score, 0.0))
 
 
 def shape_mismatch(out: WalkOutput, cfg: WalkConfig, expected: Any, actual: Any, where: Where,

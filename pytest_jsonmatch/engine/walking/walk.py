@@ -16,6 +16,7 @@ from ..comparing.judging import Failed, Judge
 from ..comparing.registry import BatchItem
 from ..comparing.transforms import transformed
 from ..configuring.walk_config import WalkConfig
+from ..core.depth import SHALLOW, call_with_depth
 from ..core.paths import KEY_FORMS, Where, display_path, key_forms
 from ..core.values import ARRAY, MISSING, OBJECT, SCALAR_TYPES, json_type
 from ..pairing.array_pairs import alignment, choose_pairs
@@ -118,10 +119,12 @@ class Walk:
             comparator = (node.default_comparator if cfg.schema_driven and node is not None
                           and node.default_comparator is not None else cfg.type_policy[json_type(expected)])
         compared_e, compared_a = expected, actual
+        room = 0  # how deeply the compared values nest, when the door did not measure it
         if cfg.skip_patterns and cfg.leaf_depth is not None:
             # a whole value still honours ignore patterns that reach inside it
-            compared_e = cfg.without_skipped(expected, where.path)
-            compared_a = cfg.without_skipped(actual, where.path)
+            compared_e, depth_e = cfg.without_skipped_measured(expected, where.path)
+            compared_a, depth_a = cfg.without_skipped_measured(actual, where.path)
+            room = max(depth_e, depth_a)
         if spec is not None and spec.transform is not None:
             compared_e = transformed(spec.transform, compared_e, where.path)
             compared_a = transformed(spec.transform, compared_a, where.path)
@@ -142,6 +145,11 @@ class Walk:
                                                    comparator.name, str(score), where.field, where.actual,
                                                    1.0, compared))
                 return
+        elif room > SHALLOW:
+            # an ignored element's value, compared whole, nests as deep as it likes: the
+            # stack the door measured for the walk may not hold its comparison
+            score = call_with_depth(room, lambda: score_at(comparator, compared_e, compared_a,
+                                                           where.path))
         else:
             score = score_at(comparator, compared_e, compared_a, where.path)
         self._scored(expected, actual, where, comparator, score, min_score, compared)

@@ -1,0 +1,133 @@
+"""Issue 29, item 4: the four kinds of foreign exception a fresh fuzzer found, each as the
+reproducer it was found with. Every one now ends in the JsonMatchError family (or a score)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_jsonmatch import (
+    SchemaError,
+    annotate_schema,
+    assert_json_match,
+    evaluate_records,
+    match_json,
+    validate_gold,
+)
+from pytest_jsonmatch.plugin import channel as recording
+from pytest_jsonmatch.plugin.assertion import SHOWN_DEPTH, format_value
+from tests.helpers.fuzz_values import make_deep, make_deep_text
+
+METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
+
+
+# -- (a) a schema whose properties has a key that is not a string -----------------------------
+
+
+@pytest.mark.parametrize("metric", ["field_f1", "structural_f1", "json_similarity"])
+@pytest.mark.parametrize("name", [1, None, 2.5])
+def test_a_property_name_that_is_not_a_string_is_a_schema_error_naming_the_node(metric, name):
+    schema = {"type": "object", "properties": {
+        "outer": {"type": "object", "properties": {name: {"type": "string"}, "b": {"type": "string"}}}}}
+    with pytest.raises(SchemaError, match=r"schema node outer: properties: the name .* is not a string"):
+        match_json({"outer": {"b": "x"}}, {"outer": {"b": "x"}}, metric=metric, schema=schema)
+    with pytest.raises(SchemaError, match="schema node outer"):
+        validate_gold({"outer": {"b": "x"}}, schema)
+
+
+def test_a_property_name_that_is_not_a_string_at_the_root_names_the_root():
+    with pytest.raises(SchemaError, match=r"schema node \$: properties: the name 1 "):
+        match_json({"a": 1}, {"a": 1}, schema={"type": "object", "properties": {1: {"type": "string"}}})
+
+
+def test_annotate_schema_leaves_such_a_name_as_it_is():
+    # annotation writes the schema back without reading keys as paths: nothing to refuse
+    assert annotate_schema({"type": "object", "properties": {1: {"type": "string"}}}) == {
+        "type": "object", "properties": {1: {"type": "string", "x-eval-compare": "exact"}}}
+
+
+# -- (b) deep array wildcards in ignore over deep arrays ---------------------------------------
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("kind", ["list", "pair", "mixed"])
+@pytest.mark.parametrize("ignore", ["a[*][*]", "**[*]", "a[0][*]"])
+def test_deep_array_wildcards_in_ignore_over_deep_arrays(metric, kind, ignore):
+    value = {"a": make_deep(1000, kind, 1)}
+    assert match_json(value, value, metric=metric, ignore=ignore).score == 1.0
+
+
+def test_without_skipped_keeps_array_elements_drops_keys_and_measures_depth():
+    from pytest_jsonmatch.engine.comparing.registry import REGISTRY
+    from pytest_jsonmatch.engine.metrics import metric_named
+    from pytest_jsonmatch.engine.metrics.base import configure
+
+    cfg = configure(metric_named("field_match", REGISTRY), {"ignore": ["a[*][*]", "**.x"]}, REGISTRY)
+    value = [[[1]], {"x": 1, "y": [2]}]
+    assert cfg.without_skipped_measured(value, "a") == ([[[1]], {"y": [2]}], 3)
+    deep = make_deep(1500, "list", 1)
+    copied, depth = cfg.without_skipped_measured(deep, "a")
+    assert copied is not deep and depth == 1500
+    for _ in range(1500):  # (== would recurse)
+        assert type(copied) is list and len(copied) == 1
+        copied = copied[0]
+    assert copied == 1
+
+
+def test_an_ignored_field_holding_itself_inside_a_value_compared_whole_is_a_parse_error():
+    from pytest_jsonmatch import ParseError
+
+    cyclic: list = [1]
+    cyclic.append(cyclic)
+    with pytest.raises(ParseError, match="inside an ignored field"):
+        match_json({"a": [cyclic]}, {"a": [[1]]}, metric="field_match", ignore="a[*]")
+
+
+# -- (c) a lenient parse of a deep array in a fence, with an ignore pattern --------------------
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("ignore", ["a[*]", "a[*][*]", "**[*]", "a[0][0]"])
+def test_a_deep_array_in_a_fence_with_ignore(metric, ignore):
+    text = make_deep_text(900, "list")
+    fenced = "Here it is:\n```json\n" + text + "\n```\nDone."
+    expected = {"a": make_deep(900, "list", 1)}
+    assert match_json(fenced, expected, metric=metric, ignore=ignore).score == 1.0
+    run = evaluate_records([expected], [fenced], metric=metric, ignore=ignore)  # infers a schema
+    assert run.records[0].score == 1.0
+
+
+def test_schema_inference_of_a_deep_value_needs_no_stack():
+    from pytest_jsonmatch.engine.comparing.registry import REGISTRY
+    from pytest_jsonmatch.engine.schemas.eval_schema import infer_node
+
+    node = infer_node([{"a": make_deep(5000, "mixed", 1)}], REGISTRY)  # far past the stack
+    depth = 0
+    while node.type in ("object", "array"):
+        node = node.properties["a"] if node.type == "object" else node.items
+        depth += 1
+    assert depth == 5001 and node.type == "integer"
+
+
+# -- (d) a failure message for a value nested 1,000 deep ---------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["list", "dict", "mixed"])
+def test_a_failure_message_for_a_value_nested_1000_deep(kind):
+    expected, actual = {"x": make_deep(1000, kind, 1)}, {"x": make_deep(1000, kind, 2)}
+    outcomes: list = []
+    previous = recording.activate(outcomes.append)  # the message alone, not the session's report
+    try:
+        with pytest.raises(AssertionError, match=r"\.\.\."):
+            assert_json_match(actual, expected, metric="field_match")
+    finally:
+        recording.activate(previous)
+    assert len(outcomes) == 1
+
+
+def test_format_value_shows_dots_past_its_depth():
+    deep = make_deep(1000, "list", 1)
+    assert format_value(deep, None) == "[" * SHOWN_DEPTH + "..." + "]" * SHOWN_DEPTH
+    shallow = make_deep(SHOWN_DEPTH, "dict", 1)
+    assert format_value(shallow, None).count("{") == SHOWN_DEPTH  # up to the bound: whole
+    assert format_value(make_deep(1000, "dict", 1)) == ('{"a": ' * 10)[:57] + "..."
+    assert format_value({"a": [1, 2, {1, 2}]}) == '{"a": [1, 2, "{1, 2}"]}'  # unchanged
