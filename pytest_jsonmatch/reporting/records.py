@@ -156,7 +156,8 @@ def kept_value(value: Any, mode: str) -> tuple[Any, bool]:
         return value, False
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    except ValueError:  # an integer longer than Python writes as text (4,300 digits)
+    except (ValueError, RecursionError):  # an integer longer than Python writes as text
+        # (4,300 digits), or a value nested deeper than json can write: described instead
         return shown(value, VALUE_LIMIT), True
     if mode == "full" or len(text) <= VALUE_LIMIT:
         return value, False

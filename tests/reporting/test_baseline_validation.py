@@ -112,3 +112,15 @@ def test_a_version_1_duplicate_is_refused(tmp_path):
     path = _write(tmp_path, {"version": 1, "comparisons": [entry, dict(entry)]})
     with pytest.raises(BaselineError, match=r"\$\.comparisons\[1\]: node 't::a' seq 0 is listed twice"):
         load_baseline(path)
+
+
+def test_a_value_nested_deeper_than_json_writes_is_described_in_the_report():
+    from pytest_jsonmatch.reporting.records import kept_value
+
+    deep: list = []
+    inner = deep
+    for _ in range(5000):
+        inner.append([])
+        inner = inner[0]
+    value, cut = kept_value(deep, "full")
+    assert cut and isinstance(value, str) and len(value) <= 200

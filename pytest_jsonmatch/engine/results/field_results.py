@@ -101,10 +101,15 @@ def precision_recall(fields: Iterable[FieldResult]) -> tuple[float, float]:
 
 def weighted_precision_recall(fields: Iterable[FieldResult]) -> tuple[float, float]:
     """precision_recall with each field counting for its ``weight``: TP is the sum of
-    weight times score over match and mismatch, the denominators sums of weights."""
+    weight times score over match and mismatch, the denominators sums of weights. The
+    weights are divided by the largest first: the ratios are the same, and weights near the
+    float limit (1e308) cannot add up to infinity and give inf / inf."""
+    fields = list(fields)
+    largest = max((fr.weight for fr in fields), default=1.0)
+    scale = largest if largest > 1.0 else 1.0
     tp = compared = omitted = invented = 0.0
     for fr in fields:
-        status, weight = fr.status, fr.weight
+        status, weight = fr.status, fr.weight / scale
         if status == MATCH or status == MISMATCH:
             compared += weight
             tp += weight * fr.score

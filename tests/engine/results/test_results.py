@@ -189,3 +189,12 @@ def test_a_weight_must_be_a_number_at_least_zero(bad):
 def test_without_weights_every_field_weighs_one(metric):
     result = match_json(ACTUAL, EXPECTED, metric=metric)
     assert {f.weight for f in result.fields} == {1.0}
+
+
+def test_weights_near_the_float_limit_give_the_score_of_equal_weights():
+    # two fields of weight 1e308, one matching: the sums would overflow to inf (inf / inf is
+    # NaN); divided by the largest weight first, they count as 1 and 1: P = R = 1/2
+    from pytest_jsonmatch import match_json
+
+    result = match_json({"a": 1, "b": 2}, {"a": 1, "b": 3}, fields={"*": {"weight": 1e308}})
+    assert (result.precision, result.recall, result.score) == (0.5, 0.5, 0.5)
