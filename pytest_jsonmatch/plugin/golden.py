@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -364,21 +364,26 @@ def _marks(spec: Any, line: int, where: _Where, prefix: str = "") -> tuple[Any, 
 
 
 def produce_output(case: GoldenCase, config: pytest.Config, repeat: int = 0, runs: int = 1,
-                   record: str = "off") -> tuple[Any, str, str]:
+                   record: str = "off", live: Callable[[int], Any] | None = None,
+                   figures: list[Any] | None = None) -> tuple[Any, str, str]:
     """The output of run ``repeat`` of a case: (output, where it came from, what was recorded).
     Given in the case or its file; for ``input`` cases, made by the target or replayed from a
-    recording, by the record mode (recorded_outputs.py)."""
+    recording, by the record mode (recorded_outputs.py). ``live(repeat)`` makes the call
+    (the session's runner: runner.py) and gives its ``Done``; the call's figures (latency,
+    attempts, usage), or a replayed recording's, are appended to ``figures``."""
     if case.source == "actual":
         return case.actual, "case", ""
     if case.source == "actual_file":
         assert case.actual_file is not None
         return read_regular_text(case.actual_file, "actual_file", CaseFileError), "case", ""
+    call = live if live is not None else (lambda k: direct_call(case, config))
     if record == "off":
-        return call_target(case, config), "live", ""
-    path = recorded_outputs.inside_root(
-        recorded_outputs.recording_path(case.path, case.id, repeat, runs), config.rootpath)
+        return _live_output(call(repeat), figures), "live", ""
+    path = recording_of(case, config, repeat, runs)
     existing = recorded_outputs.read_recording(path) if record != "all" else None
     if existing is not None and existing.input_sha256 == recorded_outputs.input_digest(case.input):
+        if figures is not None:
+            figures.append(existing.call)
         return existing.output, "replayed", ""
     shown = recorded_outputs.relative(path, config.rootpath)
     if record == "none":
@@ -387,33 +392,66 @@ def produce_output(case: GoldenCase, config: pytest.Config, repeat: int = 0, run
                                 f"--jsonmatch-record=once")
         raise CaseFileError(f"the recording {shown} is stale (the case's input changed since it "
                             f"was recorded): re-record it with --jsonmatch-record=once")
-    output = call_target(case, config)
-    recorded_outputs.write_recording(path, case.id, case.input, output, repeat)
+    done = call(repeat)
+    output = _live_output(done, figures)
+    # written here, by the test that consumes the output (never by the thread that made it)
+    recorded_outputs.write_recording(path, case.id, case.input, output, repeat,
+                                     done.figures.to_dict())
     return output, "live", "stale" if existing is not None else "recorded"
 
 
-def call_target(case: GoldenCase, config: pytest.Config) -> Any:
+def recording_of(case: GoldenCase, config: pytest.Config, repeat: int, runs: int) -> Path:
+    return recorded_outputs.inside_root(
+        recorded_outputs.recording_path(case.path, case.id, repeat, runs), config.rootpath)
+
+
+def needs_call(case: GoldenCase, config: pytest.Config, repeat: int, runs: int,
+               record: str) -> bool:
+    """Whether run ``repeat`` of a case calls the target (not replayed, not given)."""
+    if case.source != "input" or record == "none":
+        return False
+    if record in ("off", "all"):
+        return True
+    existing = recorded_outputs.read_recording(recording_of(case, config, repeat, runs))
+    return existing is None or existing.input_sha256 != recorded_outputs.input_digest(case.input)
+
+
+def _live_output(done: Any, figures: list[Any] | None) -> Any:
+    if figures is not None:
+        figures.append(done.figures)
+    if done.error is not None:
+        raise done.error
+    return done.value
+
+
+def direct_call(case: GoldenCase, config: pytest.Config) -> Any:
+    """One call made now, serially, without a session's runner (no timeout, no retries)."""
+    from .runner import Runner
+
+    runner = Runner(1)
+    try:
+        return runner.take(("direct", case.id), lambda awaited: target_call(case, config, awaited))
+    finally:
+        runner.close()
+
+
+def target_call(case: GoldenCase, config: pytest.Config, awaited: Callable[[Any], Any]) -> Any:
     """The target's output for a case's input: the hook's answer, else the ini target's. An
-    async target (or one returning an awaitable) is awaited; an async hook that answers None
-    leaves the case to the ini target too."""
-    result = _awaited_value(config.hook.pytest_jsonmatch_target(case=case, config=config))
+    awaitable a target returns is run by ``awaited``; an async hook that answers None leaves
+    the case to the ini target too."""
+    result = awaited(config.hook.pytest_jsonmatch_target(case=case, config=config))
     if result is None:
-        result = _awaited_value(_ini_target(config)(case.input))
+        result = awaited(_ini_target(config)(case.input))
     return result
 
 
-def _awaited_value(value: Any) -> Any:
-    import inspect  # here, not at start-up: asyncio alone costs ~20 ms to import
-
-    if inspect.isawaitable(value):
-        import asyncio
-
-        return asyncio.run(_awaited(value))
-    return value
-
-
-async def _awaited(awaitable: Any) -> Any:
-    return await awaitable
+def call_target(case: GoldenCase, config: pytest.Config) -> Any:
+    """The target's output for a case's input, called now (see :func:`target_call`)."""
+    done = direct_call(case, config)
+    if done.error is not None:
+        raise done.error
+    output = done.value
+    return output
 
 
 def _ini_target(config: pytest.Config) -> Any:
@@ -488,17 +526,24 @@ class GoldenItem(pytest.Item):
         update = session.settings.update if session is not None else None
         runs = self.runs()
         outputs, results = [], []
+        live = session.live_call(self) if session is not None else None
         for repeat in range(runs):
+            figures: list[Any] = []
             try:
-                output, source, recorded = produce_output(case, self.config, repeat, runs, record)
+                output, source, recorded = produce_output(case, self.config, repeat, runs, record,
+                                                          live, figures)
             except Exception as exc:
                 # the case was attempted and not scored: it counts, as an error
+                if session is not None and figures:
+                    session.note_call(self, repeat, figures[0])
                 session_channel.record(channel.Outcome(
                     case.metric or defaults.metric, case.threshold if case.threshold is not None
                     else defaults.threshold, error=channel.one_line(exc), repeat=repeat,
                     source="live" if case.source == "input" else "case"))
                 raise
             outputs.append(output)
+            if session is not None and figures:
+                session.note_call(self, repeat, figures[0])
             if case.expected is not NO_EXPECTED:  # (none: --jsonmatch-update=create)
                 with references_confined_to(self._schema_dirs(), "jsonmatch_schema_dirs"):
                     results.append(compare_and_record(output, case.expected, case.metric,

@@ -4,7 +4,8 @@ the case file so that a suite can run without calling the model.
 A recording lives in ``__recordings__/<case file name>/<case id>.json`` beside the case file
 (``<case id>@<k>.json`` for run k of a repeated case: ``@`` is always escaped in an id, so
 no id and run can share a name) and holds the raw output (text or a mapping), the SHA-256 of
-the input that produced it, and when it was made. A recording whose input no longer matches
+the input that produced it, when it was made, and what the call took (latency, attempts,
+input and output tokens, cost). A recording whose input no longer matches
 is stale. Recordings are written atomically, and only inside the test root: a path that
 resolves elsewhere (a symlinked ``__recordings__`` folder) is refused, for reading too.
 
@@ -37,6 +38,7 @@ class Recording:
     output: Any
     input_sha256: str
     recorded_at: str
+    call: Any = None  # the recorded call's CallFigures (latency, attempts, usage), if kept
 
 
 # A name this long (in bytes, of the escaped id) is shortened, stably, with a hash of the whole
@@ -93,17 +95,24 @@ def read_recording(path: Path) -> Recording | None:
                             f"{MAX_RECORDING_BYTES // 2**20} MB")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return Recording(data["output"], str(data["input_sha256"]), str(data["recorded_at"]))
+        from .runner import CallFigures
+
+        return Recording(data["output"], str(data["input_sha256"]), str(data["recorded_at"]),
+                         CallFigures.from_dict(data.get("call")))
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise CaseFileError(f"the recording {path} cannot be read ({exc}); delete it or "
                             f"re-record with --jsonmatch-record=all") from None
 
 
-def write_recording(path: Path, case_id: str, input_value: Any, output: Any, repeat: int) -> None:
-    """Record a target's output (atomically)."""
+def write_recording(path: Path, case_id: str, input_value: Any, output: Any, repeat: int,
+                    call: dict[str, Any] | None = None) -> None:
+    """Record a target's output (atomically), with what its call took (``call``: latency,
+    attempts, usage), replayed later as the recorded figures."""
     record = {"case_id": case_id, "repeat": repeat, "input_sha256": input_digest(input_value),
               "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
               "output": output}
+    if call is not None:
+        record["call"] = call
     try:
         text = json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:

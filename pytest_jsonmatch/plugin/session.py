@@ -52,12 +52,89 @@ class JsonmatchSession:
         self.report: dict[str, Any] | None = None
         self.verdict = Verdict()
         self.write_errors: list[str] = []
+        self.runner: Any = None  # the live calls of the running test loop (runner.py)
+        self.calls: dict[tuple[str, int], Any] = {}  # (nodeid, run) -> CallFigures, until recorded
+
+    # -- calling the model ----------------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:
+        """Start the live calls of the golden cases that will run, up to N at a time, in item
+        order; cancel whatever is left when the loop ends, however it ends."""
+        from .runner import Runner
+
+        settings = self.settings
+        self.runner = Runner(settings.concurrency, settings.target_timeout, settings.retries,
+                             settings.rate_limit)
+        try:
+            if not self.worker and not session.config.option.collectonly:
+                self._submit(session.items)  # a worker learns its items one at a time
+            return (yield)
+        finally:
+            runner, self.runner = self.runner, None
+            runner.close()
+
+    def _submit(self, items: Any) -> None:
+        from .golden import GoldenItem, needs_call, target_call
+
+        runner = self.runner
+        if runner is None:
+            return
+        for item in items:
+            if not isinstance(item, GoldenItem) or item.case.source != "input" or not _will_run(item):
+                continue
+            case, config, runs = item.case, item.config, item.runs()
+            for repeat in range(runs):
+                key = (item.nodeid, repeat)
+                if runner.submitted(key):
+                    continue
+                try:
+                    if not needs_call(case, config, repeat, runs, self.settings.record):
+                        continue
+                except Exception:  # noqa: BLE001 - the test reports it when it runs
+                    continue
+                runner.submit(key, lambda awaited, case=case, config=config:
+                              target_call(case, config, awaited))
+
+    def live_call(self, item: Any) -> Any:
+        """How ``item``'s runs take their call: the one submitted ahead, or one made now."""
+        from .golden import target_call
+
+        runner = self.runner
+        if runner is None:
+            from .golden import direct_call
+
+            return lambda repeat: direct_call(item.case, item.config)
+        return lambda repeat: runner.take(
+            (item.nodeid, repeat), lambda awaited: target_call(item.case, item.config, awaited))
+
+    def note_call(self, item: Any, repeat: int, figures: Any) -> None:
+        """What run ``repeat`` of ``item``'s call took, for the comparison about to be recorded."""
+        if figures is not None:
+            self.calls[(item.nodeid, repeat)] = figures
+
+    def _submit_ahead(self, item: pytest.Item, nextitem: Any) -> None:
+        """(an xdist worker) the items it will run next: this one, the next, and those in the
+        worker's queue, up to N ahead (load scheduling hands them out as it goes)."""
+        ahead = [item] + ([nextitem] if nextitem is not None else [])
+        try:
+            interactor = next(p for p in self.config.pluginmanager.get_plugins()
+                              if type(p).__name__ == "WorkerInteractor" and hasattr(p, "torun"))
+            with interactor.torun.lock() as pending:
+                indices = [i for i in list(pending) if isinstance(i, int)]
+            items = item.session.items
+            ahead += [items[i] for i in indices[:self.settings.concurrency]]
+        except Exception:  # noqa: BLE001 - xdist's internals moved: this item and the next only
+            pass
+        self._submit(ahead)
 
     # -- recording -----------------------------------------------------------------------
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: Any) -> Generator[None, Any, Any]:
         """Send the comparisons made while ``item`` runs (setup, call, teardown) to it."""
+        if self.worker and self.runner is not None:
+            self._submit_ahead(item, nextitem)
         previous = self.channel.activate(_Recorder(self, item))
         try:
             return (yield)
@@ -197,11 +274,13 @@ class _Recorder:
             self.seq += 1
         result = outcome.result
         case_id = case_id_of(item.nodeid, seq)
+        figures = session.calls.pop((item.nodeid, outcome.repeat), None)
+        call = figures.to_dict() if figures is not None and outcome.source != "case" else None
         if result is None:
             comparison = Comparison(case_id, item.nodeid, outcome.metric, 0.0, outcome.threshold,
                                     ERROR, seq=seq, repeat=outcome.repeat, error=outcome.error,
                                     file=self.file, line=self.line, source=outcome.source,
-                                    recording=outcome.recording)
+                                    recording=outcome.recording, call=call)
         else:
             from ..engine.core.values import MISSING
 
@@ -213,7 +292,7 @@ class _Recorder:
                 tuple((p.path, p.expected_index, p.actual_index, float(p.score))
                       for p in result.pairings),
                 tuple((f.path or "$", float(f.min_score), float(f.score))
-                      for f in result.floor_failures), outcome.source, outcome.recording)
+                      for f in result.floor_failures), outcome.source, outcome.recording, call)
         session.pending.append(comparison)
         if session.settings.junit_properties:
             item.user_properties.append(("jsonmatch_metric", comparison.metric))
@@ -230,6 +309,20 @@ def _where(item: pytest.Item) -> tuple[str, int | None]:
     if case is not None:
         return path, case.line
     return path, (line + 1 if line is not None else None)
+
+
+def _will_run(item: pytest.Item) -> bool:
+    """Whether pytest will run ``item``'s test: no skip mark holds, and no xfail mark with
+    run=False (unless --runxfail)."""
+    from _pytest.skipping import evaluate_skip_marks, evaluate_xfail_marks
+
+    try:
+        if evaluate_skip_marks(item) is not None:
+            return False
+        xfail = evaluate_xfail_marks(item)
+        return xfail is None or xfail.run or bool(item.config.option.runxfail)
+    except BaseException:  # noqa: BLE001 - a mark pytest will report when the test runs
+        return False
 
 
 def _with_test_outcome(comparison: Comparison, report: pytest.TestReport) -> Comparison:

@@ -3,6 +3,7 @@ its ini value). A malformed setting stops pytest with one line saying what is wr
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from ..reporting.gates import GateSettings, parse_floors, parse_mode, parse_scor
 from ..reporting.records import VALUE_MODES
 from .channel import Defaults
 from .recorded_outputs import MODES as RECORD_MODES
+from .runner import MAX_CONCURRENCY, MAX_RETRIES, rate_per_second
 
 UPDATE_MODES = ("create", "fix", "all")
 
@@ -68,6 +70,19 @@ INI: dict[str, tuple[str, Any, str]] = {
     "jsonmatch_record": ("string", "off",
                          "jsonmatch: record and replay the outputs of 'input:' golden cases: off "
                          "(call the target), once, none (replay only) or all (re-record)."),
+    "jsonmatch_concurrency": ("string", "1",
+                              "jsonmatch: how many calls of the target of 'input:' golden cases "
+                              "run at a time (default 1, one after another: a target must be "
+                              "thread-safe to run more; 8 suits most hosted models)."),
+    "jsonmatch_target_timeout": ("string", "",
+                                 "jsonmatch: seconds a call of the target may take; a call that "
+                                 "takes longer is cancelled and its case an error (default: none)."),
+    "jsonmatch_retries": ("string", "0",
+                          "jsonmatch: how many times a call of the target that timed out, failed "
+                          "to connect or got HTTP 408, 409, 429 or 5xx is retried (default 0)."),
+    "jsonmatch_rate_limit": ("string", "",
+                             "jsonmatch: the most calls of the target started by the whole "
+                             "process, e.g. 120/min or 5/s (default: no limit)."),
     "jsonmatch_junit_properties": ("bool", True,
                                    "jsonmatch: add each comparison's metric and score as JUnit "
                                    "XML properties (default: true)."),
@@ -115,6 +130,9 @@ FLAGS: dict[str, tuple[str, str, str]] = {
     "jsonmatch_record": ("--jsonmatch-record", "off|once|none|all",
                          "record and replay the outputs of 'input:' golden cases, as vcrpy does "
                          "(ini: jsonmatch_record; default off)."),
+    "jsonmatch_concurrency": ("--jsonmatch-concurrency", "N",
+                              "call the targets of up to N 'input:' golden cases at a time "
+                              "(ini: jsonmatch_concurrency; default 1: one after another)."),
     "jsonmatch_repeat": ("--jsonmatch-repeat", "N",
                          "run the target of every 'input:' golden case N times (a case's own "
                          "'repeat:' wins); see jsonmatch_repeat_pass."),
@@ -138,6 +156,10 @@ class SessionSettings:
     annotations: bool  # GitHub Actions workflow commands for failing cases
     update: str | None  # write outputs into case files: create, fix or all
     record: str  # recordings of input cases: off, once, none, all
+    concurrency: int = 1  # live calls of the target at a time
+    target_timeout: float | None = None  # seconds a call may take
+    retries: int = 0  # retries of a call that failed in a way worth retrying
+    rate_limit: float | None = None  # calls started per second, by the whole process
 
 
 def setting(config: pytest.Config, name: str) -> Any:
@@ -190,7 +212,55 @@ def _read(config: pytest.Config) -> SessionSettings:
         bool(config.getini("jsonmatch_junit_properties")),
         os.environ.get("GITHUB_ACTIONS") == "true",
         _update(config), _choice(setting(config, "jsonmatch_record") or "off", RECORD_MODES,
-                                 "jsonmatch_record"))
+                                 "jsonmatch_record"),
+        _concurrency(config), _target_timeout(config.getini("jsonmatch_target_timeout")),
+        _retries(config.getini("jsonmatch_retries")),
+        _rate_limit(config.getini("jsonmatch_rate_limit")))
+
+
+def _concurrency(config: pytest.Config) -> int:
+    flag = config.getoption("jsonmatch_concurrency", default=None)
+    what = "--jsonmatch-concurrency" if flag is not None else "jsonmatch_concurrency"
+    value = flag if flag is not None else config.getini("jsonmatch_concurrency")
+    text = str(value).strip()
+    if not text.isdigit() or not 1 <= int(text) <= MAX_CONCURRENCY:
+        raise pytest.UsageError(f"pytest-jsonmatch: {what} must be a whole number of calls from "
+                                f"1 to {MAX_CONCURRENCY} (1: one after another), not {value!r}")
+    return int(text)
+
+
+def _target_timeout(value: Any) -> float | None:
+    text = str(value or "").strip()
+    if not text:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_target_timeout must be a number of "
+                                f"seconds above 0, not {value!r}")
+    return seconds
+
+
+def _retries(value: Any) -> int:
+    text = str(value if value is not None else "0").strip() or "0"
+    if not text.isdigit() or int(text) > MAX_RETRIES:
+        raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_retries must be a whole number from "
+                                f"0 to {MAX_RETRIES}, not {value!r}")
+    return int(text)
+
+
+def _rate_limit(value: Any) -> float | None:
+    text = str(value or "").strip()
+    if not text:
+        return None
+    rate = rate_per_second(text)
+    if rate is None:
+        raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_rate_limit must be a number of calls "
+                                f"per second, minute or hour above 0, like 120/min or 5/s, not "
+                                f"{value!r}")
+    return rate
 
 
 def _check_ini_names(config: pytest.Config) -> None:

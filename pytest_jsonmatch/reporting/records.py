@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from ..engine.core.errors import shown
@@ -72,6 +72,9 @@ class Comparison:
     floor_failures: tuple[tuple[str, float, float], ...] = ()
     source: str = "case"  # where the output came from: the case itself, a live call, a replay
     recording: str = ""  # "recorded", or "stale" (re-recorded), when this run wrote a recording
+    # what the target's call took: latency_s, attempts, input_tokens, output_tokens, cost,
+    # failed (None: no call; for a replayed output, the recorded call's figures)
+    call: Mapping[str, Any] | None = field(default=None, hash=False)
 
     @property
     def counted(self) -> bool:
@@ -93,6 +96,7 @@ class Comparison:
             "floor_failures": [{"path": p, "min_score": m, "score": s}
                                for p, m, s in self.floor_failures],
             "source": self.source, "recording": self.recording,
+            **({"call": dict(self.call)} if self.call is not None else {}),
         }
 
     @classmethod
@@ -108,7 +112,8 @@ class Comparison:
                   for p in data.get("pairings", ())),
             tuple((f["path"], float(f["min_score"]), float(f["score"]))
                   for f in data.get("floor_failures", ())),
-            str(data.get("source", "case")), str(data.get("recording", "")))
+            str(data.get("source", "case")), str(data.get("recording", "")),
+            dict(data["call"]) if isinstance(data.get("call"), Mapping) else None)
 
     @classmethod
     def from_version_1(cls, data: Mapping[str, Any]) -> Comparison:

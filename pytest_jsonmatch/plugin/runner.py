@@ -1,0 +1,405 @@
+"""Calling the model for golden cases with ``input``: up to N calls at a time, each bounded by
+a timeout, retried when the failure is worth retrying, started no faster than a rate limit.
+
+The session (session.py) makes one :class:`Runner` when the test loop starts and closes it
+when the loop ends, however it ends (every test run, -x or --maxfail, Ctrl-C, a target that
+raised ``KeyboardInterrupt`` or ``pytest.exit``). It submits the live calls of the items
+pytest will run, in item order; each item then takes its own call's outcome (:meth:`take`),
+waiting for it, or making the call then and there when it was not submitted. Outcomes are
+consumed in item order by the test that owns them, so scores, statuses and the report are
+those of a serial run; only the calls overlap.
+
+How a call runs: one of N worker threads takes the next job in submission order and runs
+its attempts. Each attempt waits for its turn under the rate limit (evenly spaced starts for
+the whole process), then calls the target in a fresh daemon thread: a plain function runs
+there; an awaitable it returns runs on the runner's one event loop (its own thread). The
+worker waits at most the timeout: an async call that overruns is cancelled; a plain
+function cannot be interrupted, so its thread is abandoned (a daemon: it never holds up
+the end of the process) and no longer counts against N. Closing cancels the queued jobs and
+the async calls in flight, stops the loop and joins every thread it can.
+
+Nothing here imports asyncio until a target hands back an awaitable.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import math
+import queue
+import random
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from concurrent.futures import wait as futures_wait
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine.core.errors import CaseFileError
+
+DEFAULT_CONCURRENCY = 1
+MAX_CONCURRENCY = 1000
+MAX_RETRIES = 100
+BACKOFF_BASE_S = 0.5  # the first retry waits about this long, each further one twice as long
+BACKOFF_CAP_S = 30.0
+RETRY_AFTER_CAP_S = 300.0  # a server asking for more is taken at this
+RETRY_STATUSES = frozenset({408, 409, 429})
+_CONNECT_ERRORS = ("ConnectError", "ConnectTimeout", "APIConnectionError")  # httpx, openai
+_THREAD_PREFIX = "jsonmatch-"
+
+
+@dataclass(frozen=True)
+class TargetResult:
+    """What a target may return instead of the bare output: the output and what the call
+    cost. ``input_tokens``, ``output_tokens`` and ``cost`` (in your currency) are kept per
+    case in the report and totalled in the summary; leave out what you do not know."""
+
+    output: Any
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost: float | None = None
+
+
+@dataclass(frozen=True)
+class CallFigures:
+    """What one case's call took: the wall time of the attempt that answered (or failed
+    last), how many attempts were made, the usage its target reported, and whether the call
+    failed in the end."""
+
+    latency_s: float | None = None
+    attempts: int = 0
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost: float | None = None
+    failed: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"latency_s": self.latency_s, "attempts": self.attempts,
+                "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "cost": self.cost, "failed": self.failed}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> CallFigures | None:
+        if not isinstance(data, Mapping):
+            return None
+
+        def number(key: str, kind: Any) -> Any:
+            value = data.get(key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return None
+            return kind(value) if math.isfinite(value) and value >= 0 else None
+
+        return cls(number("latency_s", float), number("attempts", int) or 0,
+                   number("input_tokens", int), number("output_tokens", int),
+                   number("cost", float), data.get("failed") is True)
+
+
+class TargetTimeout(CaseFileError):
+    """A call of the target ran longer than ``jsonmatch_target_timeout``."""
+
+
+class _Stopped(BaseException):
+    """The runner was closed while a call waited or ran."""
+
+
+@dataclass
+class Done:
+    """A finished call: its output (``error`` None) or the exception that ended it."""
+
+    value: Any = None
+    error: BaseException | None = None
+    figures: CallFigures = CallFigures()
+
+
+class _Job:
+    def __init__(self, key: Any, fn: Callable[[Callable[[Any], Any]], Any]) -> None:
+        self.key, self.fn = key, fn
+        self.context = contextvars.copy_context()
+        self.done = threading.Event()
+        self.outcome: Done | None = None
+        self.box: Future[Any] | None = None  # the running attempt's
+        self.loop_future: Any = None  # the running attempt's coroutine on the loop
+
+
+def rate_per_second(text: str) -> float | None:
+    """``120/min``, ``5/s``, ``1000/hour`` as calls per second; None when ``text`` is not a
+    rate or not above zero."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*",
+                         text or "")
+    if match is None:
+        return None
+    count = float(match.group(1))
+    per = {"s": 1.0, "m": 60.0, "h": 3600.0}[match.group(2)[0]]
+    rate = count / per
+    return rate if rate > 0 and math.isfinite(rate) else None
+
+
+def retry_delay(exc: BaseException, attempt: int) -> float | None:
+    """How long to wait before retrying after ``exc`` (attempt ``attempt`` failed, 1-based),
+    or None when it is not worth retrying: a timeout, a failed connection, or an HTTP status
+    408, 409, 429 or 5xx (httpx: ``exc.response.status_code``; openai: ``exc.status_code``).
+    A ``Retry-After`` header in seconds is honoured; otherwise exponential backoff with
+    jitter."""
+    response = getattr(exc, "response", None)
+    status = getattr(response, "status_code", None)
+    if not isinstance(status, int):
+        status = getattr(exc, "status_code", None)
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    retryable = (isinstance(exc, (TargetTimeout, ConnectionError))
+                 or bool(names & set(_CONNECT_ERRORS))
+                 or (isinstance(status, int) and not isinstance(status, bool)
+                     and (status in RETRY_STATUSES or 500 <= status <= 599)))
+    if not retryable:
+        return None
+    after = _retry_after(response)
+    if after is not None:
+        return after
+    backoff = min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** (attempt - 1))
+    return backoff * (0.5 + random.random() / 2)
+
+
+def _retry_after(response: Any) -> float | None:
+    headers = getattr(response, "headers", None)
+    try:
+        value = headers.get("retry-after") if headers is not None else None
+    except Exception:  # noqa: BLE001 - a header object of an unknown shape
+        return None
+    try:
+        seconds = float(str(value).strip())
+    except (TypeError, ValueError):
+        return None  # an HTTP date, or nothing: the backoff decides
+    return min(seconds, RETRY_AFTER_CAP_S) if math.isfinite(seconds) and seconds >= 0 else None
+
+
+class Runner:
+    """Live calls of one session (see the module docstring)."""
+
+    def __init__(self, concurrency: int = DEFAULT_CONCURRENCY, timeout: float | None = None,
+                 retries: int = 0, rate: float | None = None) -> None:
+        self.concurrency, self.timeout, self.retries = concurrency, timeout, retries
+        self.interval = 1.0 / rate if rate else 0.0
+        self._jobs: dict[Any, _Job] = {}
+        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._workers: list[threading.Thread] = []
+        self._lock = threading.Lock()
+        self._running: set[_Job] = set()
+        self._stop = threading.Event()
+        self._next_start = 0.0
+        self._loop: Any = None
+        self._loop_thread: threading.Thread | None = None
+
+    # -- submitting and taking ------------------------------------------------------------
+
+    def submitted(self, key: Any) -> bool:
+        return key in self._jobs
+
+    def submit(self, key: Any, fn: Callable[[Callable[[Any], Any]], Any]) -> None:
+        """Queue a call (``fn(awaited)`` makes it; ``awaited`` runs an awaitable on the
+        runner's loop). Calls start in the order they are submitted."""
+        if self._stop.is_set() or key in self._jobs:
+            return
+        job = _Job(key, fn)
+        self._jobs[key] = job
+        self._queue.put(job)
+        if len(self._workers) < self.concurrency:
+            worker = threading.Thread(target=self._work, daemon=True,
+                                      name=f"{_THREAD_PREFIX}worker-{len(self._workers)}")
+            self._workers.append(worker)
+            worker.start()
+
+    def take(self, key: Any, fn: Callable[[Callable[[Any], Any]], Any]) -> Done:
+        """The outcome of the call for ``key``: waited for when it was submitted, else made
+        now, in this thread."""
+        job = self._jobs.pop(key, None)
+        if job is None:
+            job = _Job(key, fn)
+            self._run(job)
+        else:
+            while not job.done.wait(0.25):  # short waits: Ctrl-C is seen at once
+                pass
+        assert job.outcome is not None
+        return job.outcome
+
+    # -- running --------------------------------------------------------------------------
+
+    def _work(self) -> None:
+        while not self._stop.is_set():
+            job = self._queue.get()
+            if job is None or self._stop.is_set():
+                break
+            self._run(job)
+
+    def _run(self, job: _Job) -> None:
+        attempts, started = 0, time.perf_counter()
+        usage: TargetResult | None = None
+        try:
+            while True:
+                attempts += 1
+                self._wait_turn()
+                started = time.perf_counter()
+                try:
+                    value = self._attempt(job)
+                except _Stopped:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - judged for a retry, then kept
+                    delay = retry_delay(exc, attempts) if attempts <= self.retries else None
+                    if delay is None:
+                        job.outcome = Done(error=exc, figures=CallFigures(
+                            time.perf_counter() - started, attempts, failed=True))
+                        return
+                    if self._stop.wait(delay):
+                        raise _Stopped() from None
+                    continue
+                if isinstance(value, TargetResult):
+                    usage, value = value, value.output
+                job.outcome = Done(value, figures=CallFigures(
+                    time.perf_counter() - started, attempts,
+                    usage.input_tokens if usage else None, usage.output_tokens if usage else None,
+                    usage.cost if usage else None))
+                return
+        except _Stopped:
+            job.outcome = Done(error=CaseFileError("the call was cancelled: the session stopped"),
+                               figures=CallFigures(None, attempts, failed=True))
+        except BaseException as exc:  # KeyboardInterrupt, pytest.exit: for the test to raise
+            job.outcome = Done(error=exc, figures=CallFigures(
+                time.perf_counter() - started, attempts, failed=True))
+        finally:
+            job.done.set()
+
+    def _wait_turn(self) -> None:
+        """Wait for this call's start under the rate limit: starts evenly spaced."""
+        if self._stop.is_set():
+            raise _Stopped()
+        if not self.interval:
+            return
+        with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next_start)
+            self._next_start = start + self.interval
+        if start > now and self._stop.wait(start - now):
+            raise _Stopped()
+
+    def _attempt(self, job: _Job) -> Any:
+        box: Future[Any] = Future()
+        job.box, job.loop_future = box, None
+
+        def awaited(value: Any) -> Any:
+            import inspect
+
+            if not inspect.isawaitable(value):
+                return value
+            future = self._on_loop(value)
+            job.loop_future = future
+            if self._stop.is_set() or box.done():  # closed, or timed out, meanwhile
+                future.cancel()
+            return future.result()
+
+        def call() -> None:
+            try:
+                result = job.context.copy().run(job.fn, awaited)
+            except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+                if not box.done():
+                    try:
+                        box.set_exception(exc)
+                    except Exception:  # noqa: BLE001 - closed meanwhile
+                        pass
+                return
+            if not box.done():
+                try:
+                    box.set_result(result)
+                except Exception:  # noqa: BLE001 - timed out or closed meanwhile
+                    pass
+
+        with self._lock:
+            self._running.add(job)
+        thread = threading.Thread(target=call, daemon=True, name=f"{_THREAD_PREFIX}call")
+        thread.start()
+        try:
+            deadline = None if self.timeout is None else time.monotonic() + self.timeout
+            while True:
+                left = 0.25 if deadline is None else min(0.25, deadline - time.monotonic())
+                # wait(), not result(timeout): a target may raise TimeoutError itself
+                futures_wait([box], timeout=max(left, 0))
+                if box.cancelled():
+                    raise _Stopped()
+                if box.done():
+                    return box.result()
+                if deadline is not None and time.monotonic() >= deadline:
+                    self._abandon(job, box)
+                    raise TargetTimeout(f"target timed out after {self.timeout:g} s")
+        finally:
+            with self._lock:
+                self._running.discard(job)
+            if self._stop.is_set():
+                raise _Stopped()
+
+    def _abandon(self, job: _Job, box: Future[Any]) -> None:
+        box.cancel()  # a late answer is dropped
+        if job.loop_future is not None:
+            job.loop_future.cancel()  # cancels the task on the loop
+
+    # -- the event loop ---------------------------------------------------------------------
+
+    def _on_loop(self, awaitable: Any) -> Any:
+        import asyncio
+
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(target=loop.run_forever, daemon=True,
+                                          name=f"{_THREAD_PREFIX}event-loop")
+                thread.start()
+                self._loop, self._loop_thread = loop, thread
+        return asyncio.run_coroutine_threadsafe(_awaited(awaitable), self._loop)
+
+    # -- closing -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Cancel what is queued and in flight, stop the loop, join the threads."""
+        self._stop.set()
+        for job in list(self._jobs.values()):
+            if not job.done.is_set() and job not in self._running:
+                job.outcome = job.outcome or Done(error=CaseFileError(
+                    "the call was cancelled: the session stopped"))
+                job.done.set()
+        with self._lock:
+            running = list(self._running)
+        for job in running:
+            if job.box is not None:
+                job.box.cancel()
+            if job.loop_future is not None:
+                job.loop_future.cancel()
+        for _ in self._workers:
+            self._queue.put(None)
+        for worker in self._workers:
+            worker.join(timeout=5)
+        self._close_loop()
+        self._jobs.clear()
+
+    def _close_loop(self) -> None:
+        loop, thread = self._loop, self._loop_thread
+        if loop is None or thread is None:
+            return
+        import asyncio
+
+        async def cancel_all() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await loop.shutdown_asyncgens()
+
+        try:
+            asyncio.run_coroutine_threadsafe(cancel_all(), loop).result(timeout=5)
+        except Exception:  # noqa: BLE001 - a task that will not end: the loop stops anyway
+            pass
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=5)
+        if not thread.is_alive():
+            loop.close()
+        self._loop = self._loop_thread = None
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable

@@ -1,0 +1,257 @@
+"""Running the model (runner.py through session.py and golden.py): concurrency, selection,
+timeouts, stopping cleanly, bad settings, retries, the rate limit, latency and usage.
+
+Against real parts: a threading HTTP server on 127.0.0.1 started here, called by a real
+httpx client in the target (a pytester conftest's ``pytest_jsonmatch_target``). The server
+counts its own requests in flight; cancellation is checked by the threads and tasks left."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+import types
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+httpx = pytest.importorskip("httpx")
+
+from tests.helpers.plugin_cases import ARGS  # noqa: E402
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.lock = threading.Lock()
+        self.in_flight = self.max_in_flight = self.total = 0
+        self.starts: list[float] = []
+        self.hits: dict[str, int] = {}
+        self.stop = threading.Event()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def do_GET(self):  # noqa: N802
+        srv, url = self.server, urlparse(self.path)
+        query = {k: v[0] for k, v in parse_qs(url.query).items()}
+        key = query.get("key", url.path)
+        with srv.lock:
+            srv.in_flight += 1
+            srv.total += 1
+            srv.max_in_flight = max(srv.max_in_flight, srv.in_flight)
+            srv.starts.append(time.monotonic())
+            srv.hits[key] = hit = srv.hits.get(key, 0) + 1
+        try:
+            status, headers = 200, {}
+            if url.path == "/latency":
+                time.sleep(float(query.get("s", "0.2")))
+            elif url.path == "/hang":
+                srv.stop.wait(30)  # bounded: the test's end releases it
+            elif url.path == "/429" and hit <= int(query.get("fail", "1")):
+                status, headers = 429, {"Retry-After": query.get("after", "0")}
+            elif url.path == "/500" and hit <= int(query.get("fail", "1")):
+                status = 500
+            elif url.path == "/404":
+                status = 404
+            body = json.dumps({"vendor": query.get("vendor", "ACME")}).encode()
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except OSError:
+            pass
+        finally:
+            with srv.lock:
+                srv.in_flight -= 1
+
+
+@pytest.fixture
+def server():
+    srv = _Server()
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.stop.set()
+    srv.shutdown()
+    srv.server_close()
+    thread.join(5)
+
+
+@pytest.fixture
+def probe():
+    """A module the pytester conftest reports to (the same process: runpytest_inprocess)."""
+    module = types.SimpleNamespace(cancelled=[], started=[])
+    sys.modules["jm_probe"] = module
+    yield module
+    del sys.modules["jm_probe"]
+
+
+SYNC_TARGET = """
+import httpx
+
+def pytest_jsonmatch_target(case, config):
+    response = httpx.get("{url}" + case.input, timeout=30)
+    response.raise_for_status()
+    return response.json()
+"""
+
+ASYNC_TARGET = """
+import asyncio
+import httpx
+import jm_probe
+
+async def call(path):
+    jm_probe.started.append(path)
+    try:
+        async with httpx.AsyncClient(timeout=30) as client:
+            response = await client.get("{url}" + path)
+            response.raise_for_status()
+            return response.json()
+    except asyncio.CancelledError:
+        jm_probe.cancelled.append(path)
+        raise
+
+def pytest_jsonmatch_target(case, config):
+    return call(case.input)
+"""
+
+
+def _cases(pytester, paths, name="c", extra=""):
+    body = "".join(f"  - id: c{i}\n    expected: {{vendor: ACME}}\n    input: \"{p}\"\n{extra}"
+                   for i, p in enumerate(paths))
+    (pytester.path / f"{name}.jsonmatch.yaml").write_text("cases:\n" + body)
+
+
+def _run(pytester, *args, ini="", **kwargs):
+    if ini:
+        pytester.makeini("[pytest]\n" + ini)
+    return pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=r.json", *args, **kwargs)
+
+
+def _report(pytester):
+    return json.loads((pytester.path / "r.json").read_text())
+
+
+def _threads_left():
+    return [t.name for t in threading.enumerate() if t.name.startswith("jsonmatch-")]
+
+
+def _without_timing(report):
+    return [{k: v for k, v in c.items() if k != "call"} for c in report["comparisons"]]
+
+
+# -- stage 1: concurrency, selection, stopping, timeouts, bad settings ----------------------
+
+
+@pytest.mark.parametrize("target", [SYNC_TARGET, ASYNC_TARGET], ids=["threads", "async"])
+def test_n_calls_run_at_a_time_and_score_as_a_serial_run(pytester, server, probe, target):
+    pytester.makeconftest(target.replace("{url}", server.url))
+    _cases(pytester, ["/latency?s=0.2"] * 12)
+    started = time.monotonic()
+    _run(pytester, "--jsonmatch-concurrency=4").assert_outcomes(passed=12)
+    elapsed = time.monotonic() - started
+    assert server.max_in_flight == 4 and server.total == 12
+    assert elapsed < 12 * 0.2 * 0.6
+    concurrent = _without_timing(_report(pytester))
+    server.max_in_flight = 0
+    _run(pytester, "--jsonmatch-concurrency=1").assert_outcomes(passed=12)
+    assert server.max_in_flight == 1
+    assert _without_timing(_report(pytester)) == concurrent
+    assert _threads_left() == []
+
+
+def test_only_cases_pytest_runs_call_the_model(pytester, server, probe):
+    pytester.makeconftest(SYNC_TARGET.replace("{url}", server.url))
+    paths = [f"/latency?s=0&key=k{i}" for i in range(6)]
+    _cases(pytester, paths)
+    (pytester.path / "s.jsonmatch.yaml").write_text(
+        "cases:\n  - id: skipped\n    marks: [skip]\n    expected: {vendor: ACME}\n"
+        "    input: /latency?s=0&key=skipped\n"
+        "  - id: noxrun\n    marks: [{xfail: {run: false}}]\n    expected: {vendor: ACME}\n"
+        "    input: /latency?s=0&key=noxrun\n")
+    _run(pytester, "--jsonmatch-concurrency=8", "-k", "c1 or c4 or skipped or noxrun")
+    assert sorted(server.hits) == ["k1", "k4"]
+
+
+def test_a_repeated_case_calls_once_per_run(pytester, server, probe):
+    pytester.makeconftest(SYNC_TARGET.replace("{url}", server.url))
+    _cases(pytester, ["/latency?s=0.1&key=r"], extra="    repeat: 3\n")
+    _run(pytester, "--jsonmatch-concurrency=8").assert_outcomes(passed=1)
+    assert server.hits["r"] == 3 and server.max_in_flight == 3
+    assert [c["repeat"] for c in _report(pytester)["comparisons"]] == [0, 1, 2]
+
+
+def test_a_call_that_overruns_its_timeout_is_cancelled_and_the_others_go_on(pytester, server, probe):
+    pytester.makeconftest(ASYNC_TARGET.replace("{url}", server.url))
+    _cases(pytester, ["/latency?s=0", "/hang", "/latency?s=0"])
+    started = time.monotonic()
+    result = _run(pytester, "--jsonmatch-concurrency=3", ini="jsonmatch_target_timeout = 0.5")
+    assert time.monotonic() - started < 5
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*case 'c1': target timed out after 0.5 s"])
+    errors = [c for c in _report(pytester)["comparisons"] if c["status"] == "error"]
+    assert [(c["case_id"].split("::")[1], c["error"]) for c in errors] == [
+        ("c1", "target timed out after 0.5 s")]
+    assert probe.cancelled == ["/hang"] and _threads_left() == []
+
+
+def test_x_stops_the_calls_in_flight_at_once(pytester, server, probe):
+    pytester.makeconftest(ASYNC_TARGET.replace("{url}", server.url))
+    _cases(pytester, ["/404"] + ["/hang"] * 20)
+    started = time.monotonic()
+    result = _run(pytester, "--jsonmatch-concurrency=4", "-x")
+    assert time.monotonic() - started < 10
+    result.assert_outcomes(failed=1)
+    assert server.total <= 5 and len(probe.started) <= 5
+    assert sorted(set(probe.cancelled)) == ["/hang"] and len(probe.cancelled) == len(probe.started) - 1
+    assert _threads_left() == []
+
+
+def test_a_target_that_crashes_stops_the_session_and_its_calls(pytester, server, probe):
+    pytester.makeconftest(ASYNC_TARGET.replace("{url}", server.url) + """
+_plain = pytest_jsonmatch_target
+
+def pytest_jsonmatch_target(case, config):
+    if case.input == "crash":
+        raise KeyboardInterrupt
+    return _plain(case, config)
+""")
+    _cases(pytester, ["crash"] + ["/hang"] * 6)
+    started = time.monotonic()
+    result = _run(pytester, "--jsonmatch-concurrency=4", no_reraise_ctrlc=True)
+    assert time.monotonic() - started < 10
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert len(probe.cancelled) == len(probe.started) and _threads_left() == []
+
+
+@pytest.mark.parametrize("flag, ini, named", [
+    (["--jsonmatch-concurrency=0"], "", "--jsonmatch-concurrency must be a whole number of calls from 1 to 1000 (1: one after another), not '0'"),
+    (["--jsonmatch-concurrency=-2"], "", "--jsonmatch-concurrency * not '-2'"),
+    ([], "jsonmatch_concurrency = many", "jsonmatch_concurrency * not 'many'"),
+    ([], "jsonmatch_target_timeout = 0", "jsonmatch_target_timeout must be a number of seconds above 0, not '0'"),
+    ([], "jsonmatch_rate_limit = fast", "jsonmatch_rate_limit must be * like 120/min or 5/s, not 'fast'"),
+    ([], "jsonmatch_retries = -1", "jsonmatch_retries must be a whole number from 0 to 100, not '-1'"),
+])
+def test_a_bad_setting_is_a_usage_error_before_any_call(pytester, server, probe, flag, ini, named):
+    pytester.makeconftest(SYNC_TARGET.replace("{url}", server.url))
+    _cases(pytester, ["/latency?s=0"])
+    result = _run(pytester, *flag, ini=ini)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: pytest-jsonmatch: {named}"])
+    assert server.total == 0
