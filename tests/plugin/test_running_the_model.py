@@ -255,3 +255,47 @@ def test_a_bad_setting_is_a_usage_error_before_any_call(pytester, server, probe,
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: pytest-jsonmatch: {named}"])
     assert server.total == 0
+
+
+# -- stage 2: retries and the rate limit --------------------------------------------------
+
+
+def _calls_of(pytester):
+    return {c["case_id"].split("::")[1]: c for c in _report(pytester)["comparisons"]}
+
+
+def test_retries_honour_retry_after_and_back_off_on_5xx(pytester, server, probe):
+    pytester.makeconftest(SYNC_TARGET.replace("{url}", server.url))
+    _cases(pytester, ["/429?key=a&fail=2&after=0.3", "/500?key=b&fail=1", "/404?key=c",
+                      "/500?key=d&fail=5"])
+    started = time.monotonic()
+    result = _run(pytester, "--jsonmatch-concurrency=4", ini="jsonmatch_retries = 2")
+    result.assert_outcomes(passed=2, failed=2)
+    assert server.hits == {"a": 3, "b": 2, "c": 1, "d": 3}
+    calls = _calls_of(pytester)
+    assert [calls[c]["call"]["attempts"] for c in ("c0", "c1", "c2", "c3")] == [3, 2, 1, 3]
+    assert [calls[c]["call"]["failed"] for c in ("c0", "c1", "c2", "c3")] == [False, False, True, True]
+    assert time.monotonic() - started >= 0.6  # two Retry-After waits of 0.3 s
+
+
+def test_without_retries_a_429_fails_at_once(pytester, server, probe):
+    pytester.makeconftest(SYNC_TARGET.replace("{url}", server.url))
+    _cases(pytester, ["/429?key=a&fail=1"])
+    _run(pytester).assert_outcomes(failed=1)
+    assert server.hits == {"a": 1}
+
+
+def test_a_timed_out_call_is_retried(pytester, server, probe):
+    pytester.makeconftest(ASYNC_TARGET.replace("{url}", server.url))
+    _cases(pytester, ["/hang"])
+    _run(pytester, ini="jsonmatch_target_timeout = 0.3\njsonmatch_retries = 1").assert_outcomes(failed=1)
+    assert server.hits == {"/hang": 2} and probe.cancelled == ["/hang", "/hang"]
+    assert _threads_left() == []
+
+
+def test_the_rate_limit_spaces_the_starts_whatever_n_is(pytester, server, probe):
+    pytester.makeconftest(SYNC_TARGET.replace("{url}", server.url))
+    _cases(pytester, ["/latency?s=0"] * 6)
+    _run(pytester, "--jsonmatch-concurrency=8", ini="jsonmatch_rate_limit = 10/s").assert_outcomes(passed=6)
+    gaps = [b - a for a, b in zip(server.starts, server.starts[1:])]
+    assert min(gaps) >= 0.05 and server.starts[-1] - server.starts[0] >= 0.45
