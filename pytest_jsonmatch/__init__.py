@@ -56,6 +56,7 @@ _API = {
     "infer_schema": ".engine.schemas.eval_schema",
     "validate_gold": ".engine.schemas.eval_schema",
     "Aggregates": ".reporting.aggregate",
+    "TargetResult": ".plugin.runner",
 }
 
 if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_independence.py
@@ -101,6 +102,7 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.schemas.eval_schema import infer_schema as infer_schema
     from .engine.schemas.eval_schema import validate_gold as validate_gold
     from .plugin.assertion import assert_json_match as assert_json_match
+    from .plugin.runner import TargetResult as TargetResult
     from .reporting.aggregate import Aggregates as Aggregates
 
 __all__ = sorted([*_API, "__version__"])

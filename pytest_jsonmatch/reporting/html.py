@@ -40,6 +40,7 @@ def render_html(report: Mapping[str, Any], max_cases: int = MAX_CASES) -> str:
         _verdict(report["gates"]),
         _figures(report),
         _metrics_table(report["metrics"]),
+        _calls(report),
         _histogram([c for c in report["cases"] if c["status"] not in ("xfailed", "xpassed")]),
         _fields_section(report),
         _baseline(report.get("baseline")),
@@ -49,6 +50,20 @@ def render_html(report: Mapping[str, Any], max_cases: int = MAX_CASES) -> str:
         "</body>", "</html>",
     ]
     return "\n".join(p for p in parts if p) + "\n"
+
+
+def _calls(report: Mapping[str, Any]) -> str:
+    """The calls of the target: latency p50, p95, max, total; retries, failures, usage."""
+    from .report import call_summary, call_totals
+
+    comparisons = report["comparisons"]
+    if not isinstance(comparisons, (list, tuple)):
+        return ""
+    lines = call_summary(call_totals(comparisons))
+    if not lines:
+        return ""
+    return ('<section class="calls"><h2>Calls of the target</h2>'
+            + "".join(f"<p>{_e(line)}</p>" for line in lines) + "</section>")
 
 
 def content_security_policy(script: str) -> str:

@@ -177,3 +177,63 @@ def schema() -> dict[str, Any]:
     """The JSON Schema of a version-3 report."""
     text = resources.files(__package__).joinpath("report.schema.json").read_text(encoding="utf-8")
     return json.loads(text)  # type: ignore[no-any-return]
+
+
+def call_totals(comparisons: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """What the calls of the target took, from the comparisons' ``call`` figures, apart for
+    ``live`` calls and ``replayed`` ones (the figures recorded with a replayed output, never
+    counted as live): calls, retried and failed ones, p50/p95/max/total latency in seconds,
+    and the input and output tokens and cost the targets reported (None: none reported)."""
+    out: dict[str, dict[str, Any]] = {}
+    for source in ("live", "replayed"):
+        calls = [c["call"] for c in comparisons
+                 if c.get("source") == source and isinstance(c.get("call"), Mapping)]
+        if not calls:
+            continue
+        latencies = sorted(float(c["latency_s"]) for c in calls if c.get("latency_s") is not None)
+
+        def total(key: str) -> Any:
+            values = [c[key] for c in calls if c.get(key) is not None]
+            return sum(values) if values else None
+
+        out[source] = {
+            "calls": len(calls), "retried": sum(int(c.get("attempts") or 0) > 1 for c in calls),
+            "failed": sum(bool(c.get("failed")) for c in calls),
+            "p50_s": _percentile(latencies, 50), "p95_s": _percentile(latencies, 95),
+            "max_s": latencies[-1] if latencies else None,
+            "total_s": sum(latencies) if latencies else None,
+            "input_tokens": total("input_tokens"), "output_tokens": total("output_tokens"),
+            "cost": total("cost")}
+    return out
+
+
+def _percentile(ordered: Sequence[float], p: float) -> float | None:
+    """The ``p``-th percentile of sorted values, by linear interpolation (NumPy's default)."""
+    if not ordered:
+        return None
+    rank = (len(ordered) - 1) * p / 100
+    low = int(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def call_summary(totals: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """One plain line per source of :func:`call_totals` (the renderers escape nothing here:
+    every value is a number)."""
+    lines = []
+    for source, t in totals.items():
+        def secs(value: Any) -> str:
+            return "-" if value is None else f"{value:.2f} s"
+
+        label = "calls" if source == "live" else "replayed calls (recorded figures)"
+        line = (f"{label}: {t['calls']}, latency p50 {secs(t['p50_s'])}, p95 {secs(t['p95_s'])}, "
+                f"max {secs(t['max_s'])}, total {secs(t['total_s'])}")
+        if source == "live":
+            line += f"; {t['retried']} retried, {t['failed']} failed"
+        usage = []
+        if t["input_tokens"] is not None or t["output_tokens"] is not None:
+            usage.append(f"tokens {t['input_tokens'] or 0:,} in, {t['output_tokens'] or 0:,} out")
+        if t["cost"] is not None:
+            usage.append(f"cost {t['cost']:.4f}")
+        lines.append(line + (f"; {', '.join(usage)}" if usage else ""))
+    return lines

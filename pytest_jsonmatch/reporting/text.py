@@ -110,7 +110,10 @@ def _recording_lines(report: Mapping[str, Any]) -> list[str]:
               "recorded": sum(c.get("recording") == "recorded" for c in comparisons),
               "stale, re-recorded": sum(c.get("recording") == "stale" for c in comparisons)}
     shown = [f"{n} {what}" for what, n in counts.items() if n]
-    return [f"recordings: {', '.join(shown)}"] if shown else []
+    lines = [f"recordings: {', '.join(shown)}"] if shown else []
+    from .report import call_summary, call_totals
+
+    return lines + call_summary(call_totals(comparisons))
 
 
 def _field_lines(fields: Mapping[str, Any], deltas: Mapping[str, float] | None, width: int,

@@ -294,8 +294,54 @@ def test_a_timed_out_call_is_retried(pytester, server, probe):
 
 
 def test_the_rate_limit_spaces_the_starts_whatever_n_is(pytester, server, probe):
-    pytester.makeconftest(SYNC_TARGET.replace("{url}", server.url))
+    pytester.makeconftest("import time, jm_probe\n" + SYNC_TARGET.replace("{url}", server.url).replace(
+        "    response =", "    jm_probe.started.append(time.monotonic())\n    response =", 1))
     _cases(pytester, ["/latency?s=0"] * 6)
     _run(pytester, "--jsonmatch-concurrency=8", ini="jsonmatch_rate_limit = 10/s").assert_outcomes(passed=6)
-    gaps = [b - a for a, b in zip(server.starts, server.starts[1:])]
-    assert min(gaps) >= 0.05 and server.starts[-1] - server.starts[0] >= 0.45
+    starts = sorted(probe.started)  # when the target was called: the server sees them later
+    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    assert min(gaps) >= 0.08 and starts[-1] - starts[0] >= 0.45 and server.total == 6
+
+
+# -- stage 3: latency and usage in the report, the summary and recordings -------------------
+
+USAGE_TARGET = """
+import httpx
+from pytest_jsonmatch import TargetResult
+
+def pytest_jsonmatch_target(case, config):
+    response = httpx.get("{url}" + case.input, timeout=30)
+    response.raise_for_status()
+    return TargetResult(response.json(), input_tokens=100, output_tokens=20, cost=0.001)
+"""
+
+
+def test_latency_and_usage_reach_the_report_summary_markdown_and_html(pytester, server, probe):
+    pytester.makeconftest(USAGE_TARGET.replace("{url}", server.url))
+    _cases(pytester, ["/latency?s=0.1"] * 4)
+    result = _run(pytester, "--jsonmatch-concurrency=4", "--jsonmatch-markdown=s.md",
+                  "--jsonmatch-html=r.html")
+    result.assert_outcomes(passed=4)
+    calls = [c["call"] for c in _report(pytester)["comparisons"]]
+    assert all(0.09 < c["latency_s"] < 2 and c["attempts"] == 1 for c in calls)
+    assert {(c["input_tokens"], c["output_tokens"], c["cost"]) for c in calls} == {(100, 20, 0.001)}
+    line = ("calls: 4, latency p50 0.* s, p95 0.* s, max 0.* s, total *.* s; 0 retried, "
+            "0 failed; tokens 400 in, 80 out, cost 0.0040")
+    result.stdout.fnmatch_lines([line])
+    assert "calls: 4, latency p50" in (pytester.path / "s.md").read_text()
+    assert "Calls of the target" in (pytester.path / "r.html").read_text()
+
+
+def test_recordings_keep_the_figures_and_a_replay_shows_them_as_replayed(pytester, server, probe):
+    pytester.makeconftest(USAGE_TARGET.replace("{url}", server.url))
+    _cases(pytester, ["/latency?s=0.1"] * 2)
+    _run(pytester, "--jsonmatch-record=once", "--jsonmatch-concurrency=2").assert_outcomes(passed=2)
+    recorded = json.loads((pytester.path / "__recordings__/c.jsonmatch.yaml/c0.json").read_text())
+    assert recorded["call"]["input_tokens"] == 100 and recorded["call"]["latency_s"] > 0.09
+    result = _run(pytester, "--jsonmatch-record=once")
+    assert server.total == 2  # replayed: no call
+    comparisons = _report(pytester)["comparisons"]
+    assert [c["source"] for c in comparisons] == ["replayed", "replayed"]
+    assert comparisons[0]["call"] == recorded["call"]
+    result.stdout.fnmatch_lines(["replayed calls (recorded figures): 2, latency p50 *"])
+    assert not any(line.startswith("calls: ") for line in result.outlines)
