@@ -1,6 +1,6 @@
-"""A framework's tests run where its distribution is installed, and are skipped where it is
-not (the lowest-versions run of .ci/run leaves the frameworks out; deepeval has a run of its
-own). An installed framework that fails to import is an error, never a skip."""
+"""A framework's tests run where its distribution is installed, and are deselected where it
+is not (conftest.py; the lowest-versions run of .ci/run leaves the frameworks out, deepeval has
+a run of its own). An installed framework that fails to import is an error."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import importlib
 from importlib import metadata
 from types import ModuleType
 
-import pytest
 
 # import name -> (distribution, extra)
 FRAMEWORKS = {
@@ -27,9 +26,6 @@ def installed(module: str) -> bool:
 
 
 def require(module: str) -> ModuleType:
-    """The framework, imported; the calling test module is skipped when it is not installed."""
-    if not installed(module):
-        distribution, extra = FRAMEWORKS[module]
-        pytest.skip(f'{distribution} is not installed (pip install "pytest-jsonmatch[{extra}]")',
-                    allow_module_level=True)
+    """The framework, imported (conftest.py collects a framework's module only where it is
+    installed)."""
     return importlib.import_module(module)
