@@ -255,7 +255,49 @@ def bench_suite(args: argparse.Namespace) -> list[Row]:
     return [Row("suite", f"{n} one-case YAML files, pytest + jsonmatch", t,
                 "minimal collector (CSafeLoader, ==)", base, ratio, "<= 1.3x",
                 _verdict(ratio <= 1.3), runs, f"per case {t / n * 1e3:.2f} ms vs "
-                                             f"{base / n * 1e3:.2f} ms")]
+                                             f"{base / n * 1e3:.2f} ms"),
+            _concurrent_calls_row(args)]
+
+
+_SLOW_TARGET = """
+import time
+
+def pytest_jsonmatch_target(case, config):
+    time.sleep({seconds})
+    return {{"n": case.input}}
+"""
+
+
+def _concurrent_calls_row(args: argparse.Namespace) -> Row:
+    """40 input: cases whose target takes 0.2 s, at --jsonmatch-concurrency=8 against 1, in
+    one run (quick: 16 cases of 0.05 s)."""
+    import subprocess
+
+    import suite
+
+    cases, seconds = (16, 0.05) if args.quick else (40, 0.2)
+    with tempfile.TemporaryDirectory(prefix="jm-bench-calls-") as tmp:
+        root = Path(tmp)
+        (root / "conftest.py").write_text(_SLOW_TARGET.format(seconds=seconds))
+        (root / "pytest.ini").write_text("[pytest]\n")
+        (root / "c.jsonmatch.yaml").write_text("cases:\n" + "".join(
+            f"  - id: c{i}\n    expected: {{n: {i}}}\n    input: {i}\n" for i in range(cases)))
+
+        def run(n: int) -> float:
+            t0 = time.perf_counter()
+            done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                   "-p", "no:xdist", f"--jsonmatch-concurrency={n}"], cwd=root,
+                                  env=suite._env(), capture_output=True, text=True, timeout=600)
+            if done.returncode != 0 or f"{cases} passed" not in done.stdout:
+                raise RuntimeError(f"concurrency {n} run failed, rc={done.returncode}:\n"
+                                   f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
+            return time.perf_counter() - t0
+
+        t8, t1 = run(8), run(1)
+    ratio = t8 / t1
+    return Row("suite", f"{cases} input: cases of a {seconds:g} s target, concurrency 8", t8,
+               "the same at concurrency 1", t1, ratio, "<= 0.33x", _verdict(ratio <= 1 / 3), 1,
+               f"calls alone: {cases * seconds:.1f} s serial, {cases * seconds / 8:.1f} s at 8")
 
 
 # -- 4. start-up with the plugin installed but unused --------------------------------------
