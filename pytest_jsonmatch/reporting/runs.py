@@ -187,6 +187,17 @@ def _usage(usage: Mapping[str, Any] | None, key: str) -> str:
     return f"{value:.4f}" if key == "cost" else f"{value:,.0f}"
 
 
+def _runs_header(first: str, latency: bool, usage_keys: list[str]) -> list[str]:
+    """The columns of the runs table (text, Markdown and HTML alike): ``first`` names the run
+    the others are held against, as the caller writes it."""
+    header = ["run", "cases", "score", "passed", f"vs {first}", "95% interval", "better", "worse",
+              "same"]
+    if latency:
+        header.append("latency")
+    return header + [{"input_tokens": "input tokens", "output_tokens": "output tokens",
+                      "cost": "cost"}[k] for k in usage_keys]
+
+
 def _has_costs(data: Mapping[str, Any]) -> tuple[bool, list[str]]:
     """Whether any run carries latency, and the usage keys any run carries (in order)."""
     latency = any(r["latency"] is not None for r in data["runs"])
@@ -198,13 +209,7 @@ def _run_rows(data: Mapping[str, Any], costs: bool = True) -> tuple[list[str], l
     """The runs table's header and rows (text, unescaped); ``costs``: with the latency and
     usage columns (when a run has them)."""
     latency, usage_keys = _has_costs(data) if costs else (False, [])
-    first = data["runs"][0]["name"]
-    header = ["run", "cases", "score", "passed", f"vs {first}", "95% interval", "better", "worse",
-              "same"]
-    if latency:
-        header.append("latency")
-    header += [{"input_tokens": "input tokens", "output_tokens": "output tokens",
-                "cost": "cost"}[k] for k in usage_keys]
+    header = _runs_header(data["runs"][0]["name"], latency, usage_keys)
     rows = []
     for r in data["runs"]:
         d = r["difference"]
@@ -353,12 +358,7 @@ def _num_cell(value: float | None, text: str | None = None) -> str:
 def _html_runs(data: Mapping[str, Any]) -> str:
     latency, usage_keys = _has_costs(data)
     first = _e(data["runs"][0]["name"])
-    header = ["run", "cases", "score", "passed", f"vs {first}", "95% interval", "better", "worse",
-              "same"]
-    if latency:
-        header.append("latency")
-    header += [{"input_tokens": "input tokens", "output_tokens": "output tokens",
-                "cost": "cost"}[k] for k in usage_keys]
+    header = _runs_header(first, latency, usage_keys)
     rows = []
     for r in data["runs"]:
         d = r["difference"]
