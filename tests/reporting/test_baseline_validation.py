@@ -122,5 +122,7 @@ def test_a_value_nested_deeper_than_json_writes_is_described_in_the_report():
     for _ in range(5000):
         inner.append([])
         inner = inner[0]
-    value, cut = kept_value(deep, "full")
+    # CPython 3.11's encoder refuses this depth (described instead); 3.13's writes it (cut to
+    # the short form): either way one short string, and no RecursionError
+    value, cut = kept_value(deep, "short")
     assert cut and isinstance(value, str) and len(value) <= 200
