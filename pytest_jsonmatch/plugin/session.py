@@ -67,8 +67,10 @@ class JsonmatchSession:
         self.runner = Runner(settings.concurrency, settings.target_timeout, settings.retries,
                              settings.rate_limit)
         try:
+            # a worker learns its items one at a time; an xdist controller collects none (its
+            # session has no items at all under some versions of pytest-xdist)
             if not self.worker and not session.config.option.collectonly:
-                self._submit(session.items)  # a worker learns its items one at a time
+                self._submit(getattr(session, "items", None) or [])
             return (yield)
         finally:
             runner, self.runner = self.runner, None
