@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -52,14 +53,19 @@ def unit(text: str) -> float:
     return _unit(text)
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a whole number of cases, 0 or more, not {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"a whole number of cases, 0 or more, not {text!r}")
-    return value
+def whole_number(minimum: int, of: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of ``of`` (cases, worker processes), at least
+    ``minimum``; otherwise a usage error saying so."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"a whole number of {of}, {minimum} or more, not {text!r}")
+        return value
+
+    return parse
 
 
 def add_regression_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,7 +74,7 @@ def add_regression_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-case-drop", type=unit, default=None, metavar="D",
                         help="with a baseline: a shared case whose score dropped by more than D "
                              "fails the run, whatever its threshold (default: --max-drop)")
-    parser.add_argument("--allow-regressions", type=_count, default=0, metavar="N",
+    parser.add_argument("--allow-regressions", type=whole_number(0, "cases"), default=0, metavar="N",
                         help="with a baseline: up to N such cases only warn (default 0)")
 
 

@@ -24,7 +24,14 @@ from ..reporting.report import case_dict, report_head, run_info
 from ..reporting.spool import Spool, write_streamed_report
 from .datasets import count_records, read_records
 from .input_error import InputError
-from .options import add_regression_arguments, add_scoring_arguments, checked_configuration, metric_and_options, unit
+from .options import (
+    add_regression_arguments,
+    add_scoring_arguments,
+    checked_configuration,
+    metric_and_options,
+    unit,
+    whole_number,
+)
 from .output import FORMATS, emit
 from .parallel import scored
 from .progress import Progress
@@ -47,7 +54,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    "(default: the whole record)")
     p.add_argument("--pred-field", metavar="KEY", help="score this field of each prediction, "
                    "text or JSON (default: the whole record)")
-    p.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
+    p.add_argument("--jobs", "-j", type=whole_number(1, "worker processes"), default=1, metavar="N",
                    help="worker processes (default 1); the result is the same for any N")
     add_scoring_arguments(p)
     p.add_argument("--format", "-f", choices=FORMATS, default="text",
@@ -78,16 +85,6 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="colour text output (auto: on a terminal, unless NO_COLOR is set)")
     p.add_argument("--verbose", "-v", action="count", default=0, help="longer tables")
     p.set_defaults(run=run)
-
-
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:
