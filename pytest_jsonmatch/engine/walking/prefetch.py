@@ -36,6 +36,9 @@ def _gather(cfg: WalkConfig, value: Any, path: str, node: SchemaNode | None,
     while stack:
         current, where, schema = stack.pop()
         kind = type(current)
+        spec = cfg.spec_at(where, schema) if cfg.rules else (schema.spec if schema is not None else None)
+        if spec is not None and spec.skip:
+            continue  # never compared; and an ignored value may be anything, even hold itself
         if kind is dict:
             props = schema.properties if schema is not None else None
             stack.extend((child, key_segment(where, key), props.get(key) if props else None)
@@ -45,9 +48,6 @@ def _gather(cfg: WalkConfig, value: Any, path: str, node: SchemaNode | None,
             stack.extend((child, index_segment(where, index), items)
                          for index, child in reversed(list(enumerate(current))))
         elif kind is str:
-            spec = cfg.spec_at(where, schema) if cfg.rules else (schema.spec if schema is not None else None)
-            if spec is not None and spec.skip:
-                continue
             comparator = spec.comparator if spec is not None else None
             if comparator is None and cfg.schema_driven and schema is not None:
                 comparator = schema.default_comparator
