@@ -87,22 +87,22 @@ def count_records(path: str) -> int | None:
 
 def _jsonl(fh: IO[str], head: str, path: str, decoder: json.JSONDecoder) -> Iterator[Record]:
     line_no = 0
-    pending = head
+    buffer, start = head, 0  # the block read, and where its unread part begins
     while True:
-        newline = pending.find("\n")
+        newline = buffer.find("\n", start)
         while newline < 0:
             more = fh.read(_BLOCK)
             if not more:
                 break
-            if len(pending) > MAX_RECORD_BYTES:
+            if len(buffer) - start > MAX_RECORD_BYTES:
                 raise InputError(f"{path} line {line_no + 1}: a line longer than "
                                  f"{MAX_RECORD_BYTES // 2**20} MB")
-            pending += more
-            newline = pending.find("\n")
+            buffer, start = buffer[start:] + more, 0  # copied once per block, not per line
+            newline = buffer.find("\n")
         if newline < 0:
-            line, pending = pending, ""
+            line = buffer[start:]
         else:
-            line, pending = pending[:newline], pending[newline + 1:]
+            line, start = buffer[start:newline], newline + 1
         line_no += 1
         if line.strip():
             where = f"{path} line {line_no}"

@@ -29,7 +29,7 @@ def _start_worker(settings: ScoreSettings) -> None:
 
 def _score_in_worker(chunk: Sequence[Pair]) -> Scored:
     assert _settings is not None
-    return score_chunk(_arrived(chunk), _settings)
+    return score_chunk(restored(chunk), _settings)
 
 
 class _Absent:
@@ -38,12 +38,13 @@ class _Absent:
     prediction (``actual must be a mapping ... not object``)."""
 
 
-def _sendable(chunk: Sequence[Pair]) -> list[Pair]:
-    """``chunk`` with each missing prediction marked so that it survives pickling."""
+def portable(chunk: Sequence[Pair]) -> list[Pair]:
+    """``chunk`` with each missing prediction marked so that it survives pickling (to a
+    worker, or to the pair spool)."""
     return [p._replace(actual=_Absent()) if p.actual is NO_PREDICTION else p for p in chunk]
 
 
-def _arrived(chunk: Sequence[Pair]) -> list[Pair]:
+def restored(chunk: Sequence[Pair]) -> list[Pair]:
     """A chunk sent by :func:`_sendable`, its missing predictions NO_PREDICTION again."""
     return [p._replace(actual=NO_PREDICTION) if isinstance(p.actual, _Absent) else p
             for p in chunk]
@@ -83,7 +84,7 @@ def scored(pairs: Iterable[Pair], settings: ScoreSettings, jobs: int) -> Iterato
                     raise
                 if chunk is None:
                     break
-                waiting.append(pool.submit(_score_in_worker, _sendable(chunk)))
+                waiting.append(pool.submit(_score_in_worker, portable(chunk)))
                 if len(waiting) >= 2 * jobs:
                     yield waiting.popleft().result()
             while waiting:

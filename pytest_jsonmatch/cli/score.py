@@ -1,9 +1,11 @@
 """``jsonmatch score GOLD PRED``: a dataset scored record by record, as it streams.
 
-Records are paired (pairing.py), scored a chunk at a time here or in worker processes
+Records are paired (record_pairs.py), scored a chunk at a time here or in worker processes
 (parallel.py), and each chunk's aggregates are merged into the run's. Cases and comparisons
 go to spool files as they come, never all into memory; the report, the gates and the
-renderings are made from the merged aggregates and the spools at the end.
+renderings are made from the merged aggregates and the spools at the end. The files are read
+once: when the schema must first be inferred from every gold record, the pairs wait in a
+spool of parsed values until it is (pair_spool.py).
 """
 
 from __future__ import annotations
@@ -12,17 +14,18 @@ import argparse
 import os
 import sys
 import tempfile
+from collections.abc import Iterable
 from typing import Any
 
-from ..dataset import GoldError, SchemaSketch, ScoreSettings
+from ..dataset import GoldError, Pair, SchemaSketch, ScoreSettings
 from ..engine.core.errors import JsonMatchError
-from ..reporting.aggregate import GROUP_BY, Aggregates, case_result
+from ..reporting.aggregate import GROUP_BY, Aggregates
 from ..reporting.baseline import BaselineError, CaseScores, case_scores, compare, load_baseline
 from ..reporting.gates import CLI_NAMES, GATE_MODES, GateSettings, judge, parse_floors
 from ..reporting.records import VALUE_MODES
 from ..reporting.report import case_dict, report_head, run_info
 from ..reporting.spool import Spool, write_streamed_report
-from .datasets import count_records, read_records
+from .datasets import count_records
 from .input_error import InputError
 from .options import (
     add_regression_arguments,
@@ -33,6 +36,7 @@ from .options import (
     whole_number,
 )
 from .output import FORMATS, emit
+from .pair_spool import PairSpool
 from .parallel import scored
 from .progress import Progress
 from .record_pairs import Leftovers, PairingSettings, pairs
@@ -106,15 +110,19 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(str(exc)) from None
     pairing = PairingSettings(args.gold, args.pred, args.id_field, args.gold_field,
                               args.pred_field)
-    if cfg.schema_driven and "schema" not in options:
-        options["schema"] = _inferred_schema(pairing, cfg)
-    settings = ScoreSettings(metric, threshold, options, args.values, args.group_by)
     keep_comparisons = bool(args.report) or args.format in ("json", "html")
     with tempfile.TemporaryDirectory(prefix="jsonmatch-score-") as tmp, \
-            Spool(tmp) as cases, Spool(tmp) as comparisons:
-        total, now, leftovers = _score(pairing, settings, args.jobs, cases,
-                                       comparisons if keep_comparisons else None,
-                                       keep_cases=baseline is not None)
+            Spool(tmp) as cases, Spool(tmp) as comparisons, PairSpool(tmp) as spooled:
+        leftovers = Leftovers()
+        source: Iterable[Pair] = pairs(pairing, leftovers)
+        if cfg.schema_driven and "schema" not in options:
+            options["schema"] = _read_inferring_schema(source, cfg, spooled)
+            source = spooled
+        settings = ScoreSettings(metric, threshold, options, args.values, args.group_by)
+        total, now = _score(source, count_records(pairing.gold) if sys.stderr.isatty() else None,
+                            settings, args.jobs, cases,
+                            comparisons if keep_comparisons else None,
+                            keep_cases=baseline is not None)
         summary = total.summary()
         against = compare(now, baseline) if baseline is not None and summary.count else None
         verdict = judge(summary, gates, against)
@@ -161,36 +169,32 @@ def _is_jobs_flag(token: str) -> bool:
     return len(token) >= 3 and "--jobs".startswith(token)
 
 
-def _inferred_schema(pairing: PairingSettings, cfg: Any) -> dict[str, Any]:
-    """The schema evaluate_records would infer from all gold records (a first pass)."""
+def _read_inferring_schema(source: Iterable[Pair], cfg: Any, spooled: PairSpool
+                           ) -> dict[str, Any]:
+    """Read every pair into ``spooled``, and the schema evaluate_records would infer from all
+    their gold records."""
     sketch = SchemaSketch()
     skip = cfg.is_skipped if cfg.skip_patterns else None
-    for record in read_records(pairing.gold, True):
-        value = record.value
-        if pairing.gold_field is not None:
-            if not isinstance(value, dict) or pairing.gold_field not in value:
-                raise InputError(f"{record.where}: the gold record has no field "
-                                 f"{pairing.gold_field!r}")
-            value = value[pairing.gold_field]
+    for pair in source:
         try:
-            sketch.add(value, skip)
+            sketch.add(pair.expected, skip)
         except JsonMatchError as exc:
-            raise InputError(f"{record.where}: {exc}") from None
+            raise InputError(f"{pair.where}: {exc}") from None
+        spooled.append(pair)
     return sketch.schema()
 
 
-def _score(pairing: PairingSettings, settings: ScoreSettings, jobs: int, cases: Spool,
-           comparisons: Spool | None, keep_cases: bool
-           ) -> tuple[Aggregates, dict[str, CaseScores], Leftovers]:
+def _score(source: Iterable[Pair], count: int | None, settings: ScoreSettings, jobs: int,
+           cases: Spool, comparisons: Spool | None, keep_cases: bool
+           ) -> tuple[Aggregates, dict[str, CaseScores]]:
+    """Score the pairs of ``source`` (``count`` of them, when known, for the progress bar)."""
     total = Aggregates(settings.group_by)
     now: dict[str, CaseScores] = {}
-    leftovers = Leftovers()
-    progress = Progress(count_records(pairing.gold) if sys.stderr.isatty() else None)
+    progress = Progress(count)
     try:
-        for chunk in scored(pairs(pairing, leftovers), settings, jobs):
+        for chunk in scored(source, settings, jobs):
             total.merge(chunk.aggregates)
-            for comparison in chunk.comparisons:
-                case = case_result([comparison])
+            for comparison, case in zip(chunk.comparisons, chunk.cases):
                 cases.append(case_dict(case, settings.group_by))
                 if comparisons is not None:
                     comparisons.append(comparison.to_dict())
@@ -201,4 +205,4 @@ def _score(pairing: PairingSettings, settings: ScoreSettings, jobs: int, cases: 
         raise InputError(str(exc)) from None
     finally:
         progress.close()
-    return total, now, leftovers
+    return total, now

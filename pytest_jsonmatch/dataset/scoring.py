@@ -1,7 +1,9 @@
 """Scoring a dataset in parts: gold and predicted records, paired, scored a chunk at a time
 into case records and mergeable aggregates.
 
-A chunk is scored with ``evaluate_records`` (one configuration for the whole chunk). Should
+A chunk is scored as ``evaluate_records`` scores it (one configuration for the whole chunk)
+and aggregated once, here, into the report's aggregates: the engine's own per-field
+aggregate of ``evaluate_records`` is not made. Should
 any record of it fail, the chunk is scored again record by record: a gold record that cannot
 be read is the caller's input error (:class:`GoldError`, naming where the record is); a
 prediction that cannot be scored is a case with status ``error`` and score 0, as in the
@@ -18,13 +20,13 @@ from typing import Any, NamedTuple
 
 from ..engine.core.errors import ConfigError, JsonMatchError
 from ..engine.core.values import MISSING
-from ..engine.match import evaluate_records, match_json
+from ..engine.match import match_json, score_records
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
 from ..engine.reading.intake import read_json
 from ..engine.reading.parse import parse_expected
 from ..engine.results.field_results import MatchResult
-from ..reporting.aggregate import Aggregates, case_result
+from ..reporting.aggregate import Aggregates, CaseResult, case_result
 from ..reporting.records import ERROR, FAILED, PASSED, Comparison, field_records
 
 NO_PREDICTION = object()  # the actual side of a gold record no prediction was found for
@@ -71,10 +73,12 @@ class ScoreSettings:
 
 @dataclass
 class Scored:
-    """What scoring some pairs gave: their comparisons, in order, and their aggregates."""
+    """What scoring some pairs gave: their comparisons and case results, in order, and their
+    aggregates."""
 
     aggregates: Aggregates
     comparisons: list[Comparison]
+    cases: list[CaseResult] = field(default_factory=list)
 
 
 def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings) -> Scored:
@@ -82,17 +86,19 @@ def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings) -> Scored:
     present = [p for p in pairs if p.actual is not NO_PREDICTION]
     results: dict[int, MatchResult | str] = {}
     try:
-        run = evaluate_records([p.expected for p in present], [p.actual for p in present],
-                               settings.metric, **settings.options)
-        results = {id(p): r for p, r in zip(present, run.records)}
+        _, records = score_records([p.expected for p in present], [p.actual for p in present],
+                                   settings.metric, **settings.options)
+        results = {id(p): r for p, r in zip(present, records)}
     except JsonMatchError:
         results = {id(p): _score_one(p, settings) for p in present}
     out = Scored(Aggregates(settings.group_by), [])
     for pair in pairs:
         outcome = results.get(id(pair), pair.missing or "no prediction")
         comparison = comparison_of(pair, outcome, settings)
+        case = case_result([comparison])
         out.comparisons.append(comparison)
-        out.aggregates.add_case(case_result([comparison]), (comparison,))
+        out.cases.append(case)
+        out.aggregates.add_case(case, (comparison,))
     return out
 
 

@@ -60,6 +60,15 @@ def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
     """Score records pairwise and aggregate: macro means over records, per field path
     (``items[].sku``) the mean score and the count of each status. For ``field_f1`` without
     a schema, one schema is inferred from all expected records together."""
+    name, records = score_records(expected_list, actual_list, metric, **options)
+    return RunResult(name, records, aggregate_fields(records))
+
+
+def score_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
+                  metric: str = "field_f1", **options: Any) -> tuple[str, tuple[MatchResult, ...]]:
+    """What :func:`evaluate_records` scores, record by record, without its per-field
+    aggregate: (the metric's name, one MatchResult per record). For callers that aggregate
+    the records their own way (a dataset's chunks), so that nothing is aggregated twice."""
     registry = options.pop("registry", REGISTRY)
     for name, records in (("expected_list", expected_list), ("actual_list", actual_list)):
         if isinstance(records, (str, bytes, bytearray, Mapping)) or not (
@@ -87,7 +96,7 @@ def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
             e, a = chosen.target(e, a, options)
         records.append(call_with_depth(max(depth_e, depth_a), lambda: _score(
             chosen, cfg, schema, e, a, options, registry)))
-    return RunResult(chosen.name, tuple(records), aggregate_fields(records))
+    return chosen.name, tuple(records)
 
 
 def _read(value: Any, side: str, cfg: WalkConfig) -> tuple[Any, int]:

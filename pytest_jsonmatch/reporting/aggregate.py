@@ -172,13 +172,13 @@ class Aggregates:
     every count an integer): partial aggregates of any split of a run, made by xdist
     workers, worker processes or a cluster, merge into the numbers of one pass."""
 
-    __slots__ = ("group_by", "metrics", "overall", "fields", "groups", "xfailed", "xpassed")
+    __slots__ = ("group_by", "metrics", "overall", "groups", "xfailed", "xpassed")
 
     def __init__(self, group_by: str = "metric") -> None:
         self.group_by = group_by
         self.metrics: dict[str, MetricTally] = {}
         self.overall = ExactSum()
-        self.fields: dict[str, FieldAggregate] = {}
+        # per group, per field: each case's fields are counted once, in its group's table
         self.groups: dict[str, dict[str, FieldAggregate]] = {}
         self.xfailed = 0
         self.xpassed = 0
@@ -187,6 +187,15 @@ class Aggregates:
     def count(self) -> int:
         """Cases counted in the aggregates."""
         return sum(m.cases for m in self.metrics.values())
+
+    @property
+    def fields(self) -> dict[str, FieldAggregate]:
+        """Per field over every counted case: the groups' tables merged (a new dict of new
+        aggregates). Every case is in exactly one group, so this is each field counted once."""
+        out: dict[str, FieldAggregate] = {}
+        for fields in self.groups.values():
+            _merge_fields(out, fields)
+        return out
 
     def add_case(self, case: CaseResult, runs: Iterable[Comparison]) -> None:
         """Count one case (its CaseResult and the comparisons it was made of)."""
@@ -204,11 +213,10 @@ class Aggregates:
         group = self.groups.setdefault(group_key(case, self.group_by), {})
         for run in runs:
             for record in run.fields:
-                for target in (self.fields, group):
-                    aggregate = target.get(record.field_path)
-                    if aggregate is None:
-                        aggregate = target[record.field_path] = FieldAggregate()
-                    aggregate.add(record)
+                aggregate = group.get(record.field_path)
+                if aggregate is None:
+                    aggregate = group[record.field_path] = FieldAggregate()
+                aggregate.add(record)
 
     def merge(self, other: Aggregates) -> Aggregates:
         """Add ``other`` (of the same ``group_by``) into this one; returns self."""
@@ -221,7 +229,6 @@ class Aggregates:
                 mine = self.metrics[name] = MetricTally()
             mine.merge(tally)
         self.overall.merge(other.overall)
-        _merge_fields(self.fields, other.fields)
         for key, fields in other.groups.items():
             _merge_fields(self.groups.setdefault(key, {}), fields)
         self.xfailed += other.xfailed
@@ -240,8 +247,9 @@ class Aggregates:
         """These aggregates as a Summary (dicts sorted by key), with ``cases`` by id (a run
         streamed case by case keeps none: pass nothing)."""
         counted = self.count
+        fields = self.fields
         return Summary(dict(cases or {}), {k: self.metrics[k] for k in sorted(self.metrics)},
-                       {k: self.fields[k] for k in sorted(self.fields)},
+                       {k: fields[k] for k in sorted(fields)},
                        {key: {k: value[k] for k in sorted(value)}
                         for key, value in sorted(self.groups.items())},
                        self.group_by, self.overall.value / counted if counted else None,

@@ -148,16 +148,21 @@ def _field_record(data: Mapping[str, Any]) -> FieldRecord:
 _SHORT_INT = 10**15  # an integer of at most 15 digits: far below VALUE_LIMIT characters
 
 
+def _kept_whole(value: Any, full: bool) -> bool:
+    """Whether a report keeps ``value`` whole without writing it out first: the usual leaves,
+    whose JSON is surely short enough (or any string, ``full``)."""
+    kind = type(value)
+    return (value is None or kind is bool or kind is float
+            or (kind is int and -_SHORT_INT < value < _SHORT_INT)
+            or (kind is str and (full or 6 * len(value) + 2 <= VALUE_LIMIT)))  # \uXXXX is 6
+
+
 def kept_value(value: Any, mode: str) -> tuple[Any, bool]:
     """``value`` as a report keeps it: whole (``full``, or short enough), or its compact JSON
     cut to VALUE_LIMIT characters with ``...`` (``short``), and whether it was cut. A value
     JSON cannot write (an integer of more than 4,300 digits) is described instead, in every
     mode."""
-    kind = type(value)
-    # the usual leaves, whose JSON is surely short enough, kept without writing it out
-    if value is None or kind is bool or kind is float or (kind is int and -_SHORT_INT < value < _SHORT_INT):
-        return value, False
-    if kind is str and (mode == "full" or 6 * len(value) + 2 <= VALUE_LIMIT):  # \uXXXX is 6
+    if _kept_whole(value, mode == "full"):
         return value, False
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
@@ -173,16 +178,19 @@ def field_records(fields: Sequence[Any], mode: str, missing: Any) -> tuple[Field
     """FieldResults as FieldRecords, their values kept per ``mode`` (``missing`` is the
     engine's marker of an absent side)."""
     out = []
+    keep, full = mode != "none", mode == "full"
     for f in fields:
         present, expected, actual = "", None, None
-        if mode != "none":
+        if keep:
             if f.expected is not missing:
-                expected, cut = kept_value(f.expected, mode)
+                expected, cut = ((f.expected, False) if _kept_whole(f.expected, full)
+                                 else kept_value(f.expected, mode))
                 present += "e!" if cut else "e"
             if f.actual is not missing:
-                actual, cut = kept_value(f.actual, mode)
+                actual, cut = ((f.actual, False) if _kept_whole(f.actual, full)
+                               else kept_value(f.actual, mode))
                 present += "a!" if cut else "a"
-        out.append(FieldRecord(f.path or "$", f.field_path or "$", f.status, float(f.score),
-                               expected, actual, present))
+        # a NamedTuple built from a tuple: its own constructor costs more, once per field
+        out.append(tuple.__new__(FieldRecord, (f.path or "$", f.field_path or "$", f.status,
+                                               float(f.score), expected, actual, present)))
     return tuple(out)
-

@@ -207,8 +207,11 @@ class ExactSum:
         self.units = units
 
     def add(self, value: float) -> None:
-        numerator, denominator = float(value).as_integer_ratio()
-        self.units += numerator * (self._ONE // denominator)
+        if value == 1.0:  # most scores are 1 or 0: no fraction to work out
+            self.units += self._ONE
+        elif value != 0.0:
+            numerator, denominator = float(value).as_integer_ratio()
+            self.units += numerator * (self._ONE // denominator)
 
     def merge(self, other: ExactSum) -> None:
         self.units += other.units
@@ -270,13 +273,20 @@ class FieldAggregate:
         """Count one field: anything with ``status`` and ``score`` (a FieldResult, or a
         report's recorded field)."""
         status = fr.status
-        if status not in _COUNTED:
+        if status == MATCH:
+            self.match += 1
+        elif status == MISMATCH:
+            self.mismatch += 1
+        elif status == OMISSION:
+            self.omission += 1
+        elif status == HALLUCINATION:
+            self.hallucination += 1
+        else:
             if status == BATCH_ERROR:
                 self.batch_error += 1
             return
         self.scored += 1
         self.total.add(fr.score)
-        setattr(self, status, getattr(self, status) + 1)
 
     def merge(self, other: FieldAggregate) -> None:
         """Add another aggregate of the same field (associative and order-independent)."""
@@ -303,9 +313,6 @@ class FieldAggregate:
                    hallucination=int(data["hallucination"]),
                    batch_error=int(data.get("batch_error", 0)),
                    total=ExactSum.of(float(data["score_sum"])))
-
-
-_COUNTED = frozenset({MATCH, MISMATCH, OMISSION, HALLUCINATION})
 
 
 def aggregate_fields(results: Iterable[MatchResult]) -> dict[str, FieldAggregate]:

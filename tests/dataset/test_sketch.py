@@ -1,0 +1,71 @@
+"""SchemaSketch: the schema of all gold records, built one record at a time, is exactly the
+one evaluate_records infers from the whole list (``infer_schema``), for any records and any
+split of them into parts merged in order."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_jsonmatch import infer_schema
+from pytest_jsonmatch.dataset import SchemaSketch
+
+KEYS = st.sampled_from(["a", "b", "items", "name", "n"])
+LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(-2, 2), st.text(max_size=3))
+VALUES = st.recursive(LEAVES, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(KEYS, inner, max_size=4)), max_leaves=10)
+RECORDS = st.lists(st.dictionaries(KEYS, VALUES, max_size=4), min_size=1, max_size=6)
+
+
+def _inferred(records: list) -> dict:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # several types at a path: the first is kept, said once
+        return infer_schema(records)
+
+
+def _sketched(parts: list[list]) -> dict:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return SchemaSketch.merged(SchemaSketch.of(part) for part in parts).schema()
+
+
+@settings(max_examples=300, deadline=None)
+@given(records=RECORDS, cut=st.integers(0, 6))
+def test_a_sketch_infers_what_the_whole_list_infers(records, cut):
+    before = copy.deepcopy(records)
+    assert _sketched([records]) == _inferred(records)
+    assert _sketched([records[:cut], records[cut:]]) == _inferred(records)
+    assert records == before  # the records are read, never changed
+
+
+def test_a_later_record_fills_in_what_earlier_ones_left_open():
+    records = [{"a": None, "items": []}, {"a": {"b": 1}, "items": [{"n": "x"}]},
+               {"a": {"c": True}, "items": [{"n": 2, "m": None}]}, {"a": "text"}]
+    schema = _sketched([records])
+    assert schema == _inferred(records)
+    assert schema["properties"]["a"]["type"] == "object"  # the first value that is not null
+    assert set(schema["properties"]["a"]["properties"]) == {"b", "c"}
+    assert set(schema["properties"]["items"]["items"]["properties"]) == {"n", "m"}
+    assert schema["properties"]["items"]["items"]["properties"]["n"]["type"] == "string"
+
+
+def test_merging_a_sketch_leaves_the_other_one_as_it_was():
+    first, second = SchemaSketch.of([{"a": {"b": 1}}]), SchemaSketch.of([{"a": {"c": 1}}])
+    kept = second.schema()
+    first.merge(second)
+    first.add({"a": {"d": 1}})
+    assert second.schema() == kept
+    assert set(first.schema()["properties"]["a"]["properties"]) == {"b", "c", "d"}
+
+
+def test_parts_merge_exactly_where_a_path_holds_an_object_and_an_array():
+    # hypothesis found it: the second part saw an object at "a" first and lost the array
+    # that came after it, which counts once the first part's array decides "a"'s type
+    records = [{}, {"a": []}, {"a": {}}, {"a": [False]}]
+    for cut in range(len(records) + 1):
+        schema = _sketched([records[:cut], records[cut:]])
+        assert schema == _inferred(records)
+        assert schema["properties"]["a"] == {"type": "array", "items": {"type": "boolean"}}
