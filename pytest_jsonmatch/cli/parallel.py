@@ -1,6 +1,7 @@
 """Chunks of pairs scored in this process or in N worker processes, handed back in the
 order they were sent, so that ``-j N`` gives exactly what ``-j 1`` gives. At most two chunks
-per worker are in flight: records are read only as fast as they are scored.
+per worker are in flight: records are read only as fast as they are scored. The workers start
+before the files are read (:class:`Workers`), so that their start overlaps the reading.
 
 Exactly, errors included: a gold record without a prediction reaches a worker still marked
 as one (the marker is a bare ``object()``, which unpickles as a stranger), and an error met
@@ -17,19 +18,15 @@ from typing import Any
 
 from ..dataset import NO_PREDICTION, Pair, ScoreSettings, Scored, score_chunk
 
-CHUNK = 64  # pairs per chunk: one evaluate_records call, one trip to a worker
-
-_settings: ScoreSettings | None = None
+CHUNK = 64  # pairs per chunk: one score_records call, one trip to a worker
 
 
-def _start_worker(settings: ScoreSettings) -> None:
-    global _settings
-    _settings = settings
+def _ready() -> None:
+    """A worker's first task: nothing, once its imports are done (see :class:`Workers`)."""
 
 
-def _score_in_worker(chunk: Sequence[Pair]) -> Scored:
-    assert _settings is not None
-    return score_chunk(restored(chunk), _settings)
+def _score_in_worker(settings: ScoreSettings, chunk: Sequence[Pair]) -> Scored:
+    return score_chunk(restored(chunk), settings)
 
 
 class _Absent:
@@ -61,15 +58,35 @@ def chunks(pairs: Iterable[Pair], size: int = CHUNK) -> Iterator[list[Pair]]:
         yield chunk
 
 
-def scored(pairs: Iterable[Pair], settings: ScoreSettings, jobs: int) -> Iterator[Scored]:
-    """Each chunk of ``pairs``, scored, in order."""
-    if jobs <= 1:
-        for chunk in chunks(pairs):
-            yield score_chunk(chunk, settings)
-        return
-    context = multiprocessing.get_context("spawn")  # no inherited state, same on every OS
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
-                             initargs=(settings,)) as pool:
+class Workers:
+    """The run's worker processes (none for one job). They are started on entering, before
+    the files are read, so that their start (a new interpreter and its imports) overlaps
+    the reading; each chunk travels with the settings it is scored with."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> Workers:
+        if self.jobs > 1:
+            context = multiprocessing.get_context("spawn")  # no inherited state, same on every OS
+            self._pool = ProcessPoolExecutor(self.jobs, mp_context=context)
+            for _ in range(self.jobs):
+                self._pool.submit(_ready)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def scored(self, pairs: Iterable[Pair], settings: ScoreSettings) -> Iterator[Scored]:
+        """Each chunk of ``pairs``, scored, in order."""
+        if self._pool is None:
+            for chunk in chunks(pairs):
+                yield score_chunk(chunk, settings)
+            return
+        pool = self._pool
         waiting: deque[Future[Any]] = deque()
         reading = chunks(pairs)
         try:
@@ -84,8 +101,8 @@ def scored(pairs: Iterable[Pair], settings: ScoreSettings, jobs: int) -> Iterato
                     raise
                 if chunk is None:
                     break
-                waiting.append(pool.submit(_score_in_worker, portable(chunk)))
-                if len(waiting) >= 2 * jobs:
+                waiting.append(pool.submit(_score_in_worker, settings, portable(chunk)))
+                if len(waiting) >= 2 * self.jobs:
                     yield waiting.popleft().result()
             while waiting:
                 yield waiting.popleft().result()

@@ -37,7 +37,7 @@ from .options import (
 )
 from .output import FORMATS, emit
 from .pair_spool import PairSpool
-from .parallel import scored
+from .parallel import Workers
 from .progress import Progress
 from .record_pairs import Leftovers, PairingSettings, pairs
 
@@ -112,7 +112,8 @@ def run(args: argparse.Namespace) -> int:
                               args.pred_field)
     keep_comparisons = bool(args.report) or args.format in ("json", "html")
     with tempfile.TemporaryDirectory(prefix="jsonmatch-score-") as tmp, \
-            Spool(tmp) as cases, Spool(tmp) as comparisons, PairSpool(tmp) as spooled:
+            Spool(tmp) as cases, Spool(tmp) as comparisons, PairSpool(tmp) as spooled, \
+            Workers(args.jobs) as workers:
         leftovers = Leftovers()
         source: Iterable[Pair] = pairs(pairing, leftovers)
         if cfg.schema_driven and "schema" not in options:
@@ -120,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
             source = spooled
         settings = ScoreSettings(metric, threshold, options, args.values, args.group_by)
         total, now = _score(source, count_records(pairing.gold) if sys.stderr.isatty() else None,
-                            settings, args.jobs, cases,
+                            settings, workers, cases,
                             comparisons if keep_comparisons else None,
                             keep_cases=baseline is not None)
         summary = total.summary()
@@ -184,7 +185,7 @@ def _read_inferring_schema(source: Iterable[Pair], cfg: Any, spooled: PairSpool
     return sketch.schema()
 
 
-def _score(source: Iterable[Pair], count: int | None, settings: ScoreSettings, jobs: int,
+def _score(source: Iterable[Pair], count: int | None, settings: ScoreSettings, workers: Workers,
            cases: Spool, comparisons: Spool | None, keep_cases: bool
            ) -> tuple[Aggregates, dict[str, CaseScores]]:
     """Score the pairs of ``source`` (``count`` of them, when known, for the progress bar)."""
@@ -192,7 +193,7 @@ def _score(source: Iterable[Pair], count: int | None, settings: ScoreSettings, j
     now: dict[str, CaseScores] = {}
     progress = Progress(count)
     try:
-        for chunk in scored(source, settings, jobs):
+        for chunk in workers.scored(source, settings):
             total.merge(chunk.aggregates)
             for comparison, case in zip(chunk.comparisons, chunk.cases):
                 cases.append(case_dict(case, settings.group_by))
