@@ -119,7 +119,8 @@ def run(args: argparse.Namespace) -> int:
         if cfg.schema_driven and "schema" not in options:
             options["schema"] = _read_inferring_schema(source, cfg, spooled)
             source = spooled
-        settings = ScoreSettings(metric, threshold, options, args.values, args.group_by)
+        settings = ScoreSettings(metric, threshold, options, args.values, args.group_by,
+                                 keep_fields=keep_comparisons or baseline is not None)
         total, now = _score(source, count_records(pairing.gold) if sys.stderr.isatty() else None,
                             settings, workers, cases,
                             comparisons if keep_comparisons else None,

@@ -52,14 +52,16 @@ class Pair(NamedTuple):
 @dataclass(frozen=True)
 class ScoreSettings:
     """How a dataset is scored: metric, threshold and options (a ``schema`` among them for
-    a schema-driven metric), how much of each value the report keeps, and the grouping of
-    the per-field tables."""
+    a schema-driven metric), how much of each value the report keeps, the grouping of the
+    per-field tables, and whether each comparison keeps its fields (a report or a baseline
+    needs them; the per-field tables are counted from the scores either way)."""
 
     metric: str = "field_f1"
     threshold: float = 1.0
     options: Mapping[str, Any] = field(default_factory=dict)
     values: str = "short"
     group_by: str = "metric"
+    keep_fields: bool = True
 
     def check(self) -> None:
         """ConfigError for an unknown metric or option, or a schema-driven metric without
@@ -98,7 +100,9 @@ def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings) -> Scored:
         case = case_result([comparison])
         out.comparisons.append(comparison)
         out.cases.append(case)
-        out.aggregates.add_case(case, (comparison,))
+        # the engine's own field results: the same paths, statuses and scores as the records
+        out.aggregates.add_case_fields(case, outcome.fields if isinstance(outcome, MatchResult)
+                                       else ())
     return out
 
 
@@ -107,7 +111,7 @@ def score_pairs(pairs: Iterable[tuple[Any, Any]], metric: str = "field_f1",
     """The aggregates of (expected, actual) pairs: a partition's part of a dataset's
     figures, to be merged with the others' (:meth:`Aggregates.merge`) in any order. The
     k-th pair is case ``k``; errors in a prediction count as 0, as everywhere."""
-    settings = ScoreSettings(metric, threshold, options)
+    settings = ScoreSettings(metric, threshold, options, keep_fields=False)
     settings.check()
     chunk = [Pair(str(k), expected, actual, f"record {k}") for k, (expected, actual)
              in enumerate(pairs)]
@@ -137,7 +141,8 @@ def comparison_of(pair: Pair, outcome: MatchResult | str, settings: ScoreSetting
         pair.case_id, pair.case_id, outcome.metric, float(outcome.score), settings.threshold,
         PASSED if outcome.passed(settings.threshold) else FAILED, float(outcome.precision),
         float(outcome.recall), float(outcome.f1), file=pair.file, line=pair.line,
-        fields=field_records(outcome.fields, settings.values, MISSING),
+        fields=field_records(outcome.fields, settings.values, MISSING) if settings.keep_fields
+        else (),
         pairings=tuple((p.path, p.expected_index, p.actual_index, float(p.score))
                        for p in outcome.pairings),
         floor_failures=tuple((f.path or "$", float(f.min_score), float(f.score))

@@ -199,6 +199,11 @@ class Aggregates:
 
     def add_case(self, case: CaseResult, runs: Iterable[Comparison]) -> None:
         """Count one case (its CaseResult and the comparisons it was made of)."""
+        self.add_case_fields(case, [record for run in runs for record in run.fields])
+
+    def add_case_fields(self, case: CaseResult, fields: Iterable[Any]) -> None:
+        """Count one case, given the fields of its runs: recorded fields, or the engine's
+        FieldResults (anything with ``field_path``, ``status`` and ``score``)."""
         if not case.counted:
             if case.status == XFAILED:
                 self.xfailed += 1
@@ -211,12 +216,12 @@ class Aggregates:
         tally.add(case)
         self.overall.add(case.mean)
         group = self.groups.setdefault(group_key(case, self.group_by), {})
-        for run in runs:
-            for record in run.fields:
-                aggregate = group.get(record.field_path)
-                if aggregate is None:
-                    aggregate = group[record.field_path] = FieldAggregate()
-                aggregate.add(record)
+        for found in fields:
+            path = found.field_path or "$"  # the engine's root field is "" where a record's is "$"
+            aggregate = group.get(path)
+            if aggregate is None:
+                aggregate = group[path] = FieldAggregate()
+            aggregate.add(found)
 
     def merge(self, other: Aggregates) -> Aggregates:
         """Add ``other`` (of the same ``group_by``) into this one; returns self."""
