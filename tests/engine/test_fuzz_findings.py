@@ -100,6 +100,42 @@ def test_an_ignored_field_holding_itself_is_not_gathered_for_embedding(metric):
     assert 0.0 <= result.score <= 1.0
 
 
+def test_an_ignored_element_that_is_not_json_does_not_reach_pair_scores():
+    # found by the 100,000-example fuzz run (seed 90577121): the columns pair scores are
+    # built from read ignored values too, and an ignored value may hold a key that is not a
+    # string (TypeError in key_forms). Ignored fields are now left out of pair scores.
+    cyclic: list = [None]
+    cyclic.append(cyclic)
+    run = evaluate_records(([{"a": None, "b": {0: None}}],), ([None, cyclic],),
+                           metric="structural_f1", fields={"[*]": {"skip": True, "min_score": 0.0}})
+    assert run.records[0].score == 1.0  # every element ignored: nothing counts
+    assert all(f.status == "skipped" for f in run.records[0].fields)
+
+
+EXPECTED_ITEMS = {"items": [{"sku": "a", "note": "x1"}, {"sku": "b", "note": "x2"}]}
+ACTUAL_ITEMS = {"items": [{"sku": "b", "note": "x1"}, {"sku": "a", "note": "x2"}]}
+
+
+@pytest.mark.parametrize("metric, options", [("structural_f1", {}),
+                                             ("field_f1", {"align": "hungarian"})])
+def test_an_ignored_field_does_not_steer_pairing(metric, options):
+    # by note the elements pair 0-0 and 1-1 (sku wrong in both: 0.5 each); with note ignored
+    # only sku counts, and they pair 0-1 and 1-0, both right
+    def pairs(result):
+        return [(p.expected_index, p.actual_index) for p in result.pairings]
+
+    plain = match_json(ACTUAL_ITEMS, EXPECTED_ITEMS, metric=metric, **options)
+    assert pairs(plain) == [(0, 0), (1, 1)] and plain.score == 0.5
+    ignored = match_json(ACTUAL_ITEMS, EXPECTED_ITEMS, metric=metric, ignore=["items[*].note"],
+                         **options)
+    assert pairs(ignored) == [(0, 1), (1, 0)] and ignored.score == 1.0
+    # the same as when every pair is walked (a rule naming one index takes that path)
+    walked = match_json(ACTUAL_ITEMS, EXPECTED_ITEMS, metric=metric,
+                        fields={"items[*].note": {"skip": True}, "items[7].x": {"weight": 2}},
+                        **options)
+    assert pairs(walked) == pairs(ignored) and walked.score == ignored.score
+
+
 # -- (c) a lenient parse of a deep array in a fence, with an ignore pattern --------------------
 
 

@@ -163,11 +163,10 @@ def _without_timing(report):
 def test_n_calls_run_at_a_time_and_score_as_a_serial_run(pytester, server, probe, target):
     pytester.makeconftest(target.replace("{url}", server.url))
     _cases(pytester, ["/latency?s=0.2"] * 12)
-    started = time.monotonic()
     _run(pytester, "--jsonmatch-concurrency=4").assert_outcomes(passed=12)
-    elapsed = time.monotonic() - started
+    # four calls were in the server at once: concurrency told by the server, not by a clock
+    # (the time it saves is the suite benchmark's row)
     assert server.max_in_flight == 4 and server.total == 12
-    assert elapsed < 12 * 0.2 * 0.6
     concurrent = _without_timing(_report(pytester))
     server.max_in_flight = 0
     _run(pytester, "--jsonmatch-concurrency=1").assert_outcomes(passed=12)

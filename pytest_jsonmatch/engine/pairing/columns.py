@@ -9,7 +9,7 @@ its walk would score, and gives up (None: score by walking each pair) on anythin
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.paths import key_segment
@@ -22,6 +22,8 @@ Column = tuple[list[int], list[Any]]
 Columns = tuple[dict[str, Column], list[int]]
 # per column, the one Python type of its values (None: mixed)
 Kinds = dict[str, "type | None"]
+# whether an ``ignore`` rule names the field at a path relative to the element (``dims.w``)
+Skip = Callable[[str], bool]
 
 
 class Unknown:
@@ -68,20 +70,23 @@ def columns_between(columns: Columns, start: int, stop: int) -> Columns:
 # -- structural_f1 ---------------------------------------------------------------------------
 
 
-def similarity_columns(elements: Sequence[Any], kinds: Kinds) -> Columns:
+def similarity_columns(elements: Sequence[Any], kinds: Kinds, skip: Skip | None = None) -> Columns:
     """structural_f1's columns: every scalar field of every element (nested objects flatten;
     nested arrays are compared after pairing and take no part; a null counts as absent).
     The scalar fields of object elements, most fields of most arrays, are gathered by key in
-    one loop: a key names the same field in every element."""
+    one loop: a key names the same field in every element. ``skip(rel)`` names the fields an
+    ``ignore`` rule leaves out: neither counted nor read (an ignored value may be anything)."""
     cols: dict[str, Column] = {}
     by_key: dict[str, list[Any]] = {}  # key -> [indices, values, type or None if mixed]
     sizes = []
     for i, element in enumerate(elements):
         if type(element) is not dict:
-            sizes.append(_collect(element, "", i, cols, kinds))
+            sizes.append(_collect(element, "", i, cols, kinds, skip))
             continue
         count = 0
         for key, child in element.items():
+            if skip is not None and skip(key_segment("", key)):
+                continue
             kind = type(child)
             if kind is str or kind is int or kind is bool or kind is float:
                 slot = by_key.get(key)
@@ -94,7 +99,7 @@ def similarity_columns(elements: Sequence[Any], kinds: Kinds) -> Columns:
                         slot[2] = None
                 count += 1
             elif child is not None:
-                count += _collect(child, key_segment("", key), i, cols, kinds)
+                count += _collect(child, key_segment("", key), i, cols, kinds, skip)
         sizes.append(count)
     # a top-level key's path ('sku', '["unit price"]') is never a nested field's path
     # ('dims.w') nor a whole element's ('', '[0]'): the two sets of columns are disjoint
@@ -105,17 +110,18 @@ def similarity_columns(elements: Sequence[Any], kinds: Kinds) -> Columns:
     return cols, sizes
 
 
-def _collect(value: Any, rel: str, i: int, cols: dict[str, Column], kinds: Kinds) -> int:
+def _collect(value: Any, rel: str, i: int, cols: dict[str, Column], kinds: Kinds,
+             skip: Skip | None = None) -> int:
     """Add element ``i``'s fields under ``rel`` to ``cols``; return how many there are."""
     kind = type(value)
-    if kind is dict:
-        return sum(_collect(child, key_segment(rel, key), i, cols, kinds)
-                   for key, child in value.items())
-    if kind is list:
-        if rel:
+    if kind is dict or kind is list:
+        if kind is list and rel:
             return 0
         # an element that is itself an array: its items, by index, are its fields
-        return sum(_collect(child, f"[{k}]", i, cols, kinds) for k, child in enumerate(value))
+        children = (((key_segment(rel, key), child) for key, child in value.items())
+                    if kind is dict else ((f"[{k}]", child) for k, child in enumerate(value)))
+        return sum(_collect(child, child_rel, i, cols, kinds, skip) for child_rel, child in children
+                   if skip is None or not skip(child_rel))
     if value is None:
         return 0
     col = cols.get(rel)
@@ -133,19 +139,22 @@ def _collect(value: Any, rel: str, i: int, cols: dict[str, Column], kinds: Kinds
 # -- field_f1 --------------------------------------------------------------------------------
 
 
-def f1_columns(elements: Sequence[Any], items: SchemaNode | None, side: str) -> Columns | None:
+def f1_columns(elements: Sequence[Any], items: SchemaNode | None, side: str,
+               skip: Skip | None = None) -> Columns | None:
     """field_f1's columns: scalars, and objects whose fields are scalars, flatten to exactly
-    the fields the walk would score; None when anything needs a walk of its own."""
+    the fields the walk would score; None when anything needs a walk of its own. ``skip``
+    as for :func:`similarity_columns`."""
     flat_all = []
     for element in elements:
         flat: dict[str, Any] = {}
-        if not _flatten_f1(element, items, flat, side):
+        if not _flatten_f1(element, items, flat, side, skip):
             return None
         flat_all.append(flat)
     return from_flat(flat_all)
 
 
-def _flatten_f1(value: Any, items: SchemaNode | None, out: dict[str, Any], side: str) -> bool:
+def _flatten_f1(value: Any, items: SchemaNode | None, out: dict[str, Any], side: str,
+                skip: Skip | None) -> bool:
     if items is not None and items.is_leaf:  # the walk compares each element whole
         comparator = items.spec.comparator
         if comparator is not None and comparator.batch:
@@ -164,6 +173,8 @@ def _flatten_f1(value: Any, items: SchemaNode | None, out: dict[str, Any], side:
         return False
     props = items.properties
     for key, child in value.items():
+        if skip is not None and skip(key_segment("", key)):
+            continue  # ignored on both sides, wherever the schema has it
         node = props.get(key)
         if node is None:
             if side == "expected":

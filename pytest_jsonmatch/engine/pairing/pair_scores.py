@@ -65,6 +65,7 @@ class ColumnScorer:
         self.kinds: dict[str, Kinds] = {"expected": {}, "actual": {}}
         self.specs: dict[str, tuple[BoundComparator | None, TransformFn | None]] = {}
         self._sides: dict[tuple[str, int], tuple[list[Any], _Side | None]] = {}
+        self._skips: dict[str, bool] = {}  # per field of the elements: ignored or not
 
     def columns(self, expected: list[Any], actual: list[Any]) -> tuple[Columns, Columns] | None:
         """Both sides' columns, each shared column's comparator resolved; None when the
@@ -74,14 +75,17 @@ class ColumnScorer:
             return None  # a rule for one index cannot be resolved per column
         if cfg.batch_policy:
             return None  # a judge scores a whole type of values: it must see them all at once
+        skip = self._skipped if cfg.skip_patterns else None
+        if skip is not None and skip(""):
+            return None  # the elements themselves are ignored: each pair is walked, as they are
         if cfg.schema_driven:
-            cols_e = f1_columns(expected, self.items, "expected")
-            cols_a = f1_columns(actual, self.items, "actual") if cols_e is not None else None
+            cols_e = f1_columns(expected, self.items, "expected", skip)
+            cols_a = f1_columns(actual, self.items, "actual", skip) if cols_e is not None else None
             if cols_e is None or cols_a is None:
                 return None
         else:
-            cols_e = similarity_columns(expected, self.kinds["expected"])
-            cols_a = similarity_columns(actual, self.kinds["actual"])
+            cols_e = similarity_columns(expected, self.kinds["expected"], skip)
+            cols_a = similarity_columns(actual, self.kinds["actual"], skip)
         if self.items is not None or cfg.rules:
             for rel in cols_e[0].keys() & cols_a[0].keys():
                 comparator, transform = self.specs[rel] = self._spec(rel)
@@ -102,6 +106,14 @@ class ColumnScorer:
         if comparator is None and cfg.schema_driven and node is not None:
             comparator = node.default_comparator
         return comparator, (spec.transform if spec is not None else None)
+
+    def _skipped(self, rel: str) -> bool:
+        """Whether an ``ignore`` (or ``skip``) rule names field ``rel`` of the elements: the
+        same for every element, since a rule naming one index takes the walk instead."""
+        found = self._skips.get(rel)
+        if found is None:
+            found = self._skips[rel] = self.cfg.is_skipped(self._element_path(0, rel))
+        return found
 
     def _element_path(self, i: int, rel: str) -> str:
         return index_segment(self.path, i) + ("" if not rel or rel.startswith("[") else ".") + rel
