@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import reprlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -213,12 +214,14 @@ class _Converter:
 
     def lenient(self, value: Any) -> Any:
         """An ignored field's value: as plain JSON when it reads as JSON (a numpy value, a
-        tuple), else as it is. Ignored fields may hold anything, but a metric that compares
-        their parent whole (an array under field_match) must find JSON where there is some."""
+        tuple), else a string that describes it. Ignored fields may hold anything, but what
+        the walk reads must be JSON: a metric that compares their parent whole (an array
+        under field_match) sees them, and so does an actual array element ignored at its own
+        index once pairing puts it beside another expected element."""
         try:
             return _Converter(self.side, None).convert(value)[0]
         except ParseError:
-            return value
+            return f"<not JSON: {_short_repr(value)}>"
 
     def scalar(self, value: Any, path: str) -> Any:
         """The plain scalar ``value`` stands for, or _CONTAINER for a mapping or an array."""
@@ -243,6 +246,16 @@ class _Converter:
 
 
 _CONTAINER: Any = object()
+_REPR = reprlib.Repr()  # bounded, whatever the value
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 3, 40, 40
+
+
+def _short_repr(value: Any) -> str:
+    """A value's repr, cut short in depth and length (a value that holds itself included)."""
+    try:
+        return _REPR.repr(value)
+    except Exception:  # noqa: BLE001 - a __repr__ of the user's that fails: named by its type
+        return type(value).__name__
 
 
 def _is_numpy(value: Any) -> bool:
