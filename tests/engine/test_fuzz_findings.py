@@ -152,6 +152,17 @@ def test_an_ignored_field_does_not_steer_pairing(metric, options):
     assert pairs(walked) == pairs(ignored) and walked.score == ignored.score
 
 
+def test_type_convert_to_str_does_not_depend_on_key_order():
+    # found by the 100,000-example fuzz run (seed 48213977): str() of an object follows its
+    # key order, so reversing the actual side's keys scored 0.5 instead of 1.0
+    expected = {"a": None, "id": {"a": None, "b": [{"x": 1, "y": 2}]}}
+    actual = {"a": None, "id": {"b": [{"y": 2, "x": 1}], "a": None}}
+    fields = {"id": {"transform": {"type_convert": {"to": "str"}}}}
+    result = match_json(actual, expected, metric="field_match", fields=fields)
+    assert result.score == 1.0
+    assert result.fields[-1].compared == ("{'a': None, 'b': [{'x': 1, 'y': 2}]}",) * 2
+
+
 # -- (c) a lenient parse of a deep array in a fence, with an ignore pattern --------------------
 
 

@@ -104,7 +104,25 @@ def _to_float(value: Any) -> float:
     return number
 
 
-_CONVERTERS: dict[str, Callable[[Any], Any]] = {"bool": _to_bool, "float": _to_float, "int": int, "str": str}
+def _to_str(value: Any) -> str:
+    """Python's ``str``, as the reference converts; an object's keys in sorted order first,
+    at every level, so that the text does not depend on the order the keys came in (JSON
+    objects have none: the reference's text, and its score, would)."""
+    if type(value) is not dict and type(value) is not list:
+        return str(value)
+    return str(_keys_sorted(value))
+
+
+def _keys_sorted(value: Any) -> Any:
+    if type(value) is dict:
+        return {key: _keys_sorted(value[key]) for key in sorted(value)}
+    if type(value) is list:
+        return [_keys_sorted(item) for item in value]
+    return value
+
+
+_CONVERTERS: dict[str, Callable[[Any], Any]] = {"bool": _to_bool, "float": _to_float, "int": int,
+                                                 "str": _to_str}
 
 
 def bind_type_convert(params: Mapping[str, Any] | None = None) -> TransformFn:
