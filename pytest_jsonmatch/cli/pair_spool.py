@@ -13,24 +13,19 @@ and read by this process only, and what it unpickles is what it pickled a moment
 
 from __future__ import annotations
 
-import os
 import pickle
-import tempfile
 from collections.abc import Iterator
-from types import TracebackType
-from typing import IO
 
 from ..dataset import Pair
+from ..reporting.spool import TemporaryFile
 from .parallel import CHUNK, portable, restored
 
 
-class PairSpool:
+class PairSpool(TemporaryFile):
     """Pairs appended in order and read back in that order, once."""
 
     def __init__(self, directory: str) -> None:
-        fd, self.path = tempfile.mkstemp(prefix="jsonmatch-pairs-", suffix=".pickle",
-                                         dir=directory)
-        self._out: IO[bytes] | None = os.fdopen(fd, "wb")
+        super().__init__(directory, ".pairs.pickle", binary=True)
         self._chunk: list[Pair] = []
 
     def append(self, pair: Pair) -> None:
@@ -56,19 +51,3 @@ class PairSpool:
                 except EOFError:
                     return
                 yield from restored(chunk)
-
-    def close(self) -> None:
-        if self._out is not None:
-            self._out.close()
-            self._out = None
-        try:
-            os.unlink(self.path)
-        except OSError:
-            pass
-
-    def __enter__(self) -> PairSpool:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()

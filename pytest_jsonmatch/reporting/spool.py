@@ -14,17 +14,43 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from .atomic import write_atomic
 
 
-class Spool:
+_File = TypeVar("_File", bound="TemporaryFile")
+
+
+class TemporaryFile:
+    """A file written, then read back, in a temporary folder; removed by :meth:`close`
+    (or on leaving a ``with`` block). ``_out`` is open for writing until closed."""
+
+    def __init__(self, directory: str | None, suffix: str, binary: bool = False) -> None:
+        fd, self.path = tempfile.mkstemp(prefix="jsonmatch-", suffix=suffix, dir=directory)
+        self._out: Any = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")
+
+    def close(self) -> None:
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+
+    def __enter__(self: _File) -> _File:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Spool(TemporaryFile):
     """JSON objects kept in a temporary file (removed by :meth:`close`)."""
 
     def __init__(self, directory: str | None = None) -> None:
-        fd, self.path = tempfile.mkstemp(prefix="jsonmatch-", suffix=".jsonl", dir=directory)
-        self._out: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8")
+        super().__init__(directory, ".jsonl")
         self._count = 0
 
     def append(self, value: Mapping[str, Any]) -> None:
@@ -50,21 +76,6 @@ class Spool:
         with open(self.path, encoding="utf-8") as fh:
             for line in fh:
                 yield line.rstrip("\n")
-
-    def close(self) -> None:
-        if self._out is not None:
-            self._out.close()
-            self._out = None
-        try:
-            os.unlink(self.path)
-        except OSError:
-            pass
-
-    def __enter__(self) -> Spool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def dump_streamed_report(fh: IO[str], head: Mapping[str, Any], cases: Spool,
