@@ -5,15 +5,21 @@
     python benchmarks/run.py --only pairing  # one section (repeatable)
     python benchmarks/run.py --json out.json # also write the rows as JSON
 
-Sections: metrics, pairing, suite, startup, parse, peers, worst, dataset. Each row is a median of several
-runs, its baseline measured in the same run (interleaved with it where that is cheap), the
-ratio (row time / baseline time), and the target with PASS/MISS. The exit status is 0
-whatever the targets say (1 only when a section itself breaks), so a slow machine does not
-look like a broken benchmark.
+Sections: metrics, pairing, suite, startup, parse, peers, worst, dataset, references. Each row
+is a median of several runs, its baseline measured in the same run (interleaved with it where
+that is cheap), the ratio (row time / baseline time), and the target with PASS/MISS. The exit
+status is 0 whatever the targets say (1 only when a section itself breaks), so a slow machine
+does not look like a broken benchmark.
 
 The peers section's baseline is DeepDiff(expected, actual, ignore_order=True), the tool a
 user would otherwise pick for an order-agnostic comparison, so in its rows a ratio below 1x
 means pytest-jsonmatch is faster. It needs the bench extra: pip install -e ".[bench]".
+
+The references section (benchmarks/references.py) times pytest-jsonmatch against the three
+implementations it reproduces (UiPath's JsonSimilarityEvaluator, structeval,
+struct-extract-eval), one pair at a time and on a dataset, in the same process; the ratio is
+again ours / theirs. They are not dependencies: a row is measured only when its reference is
+installed beside the project, and is an INFO row saying so otherwise.
 """
 
 from __future__ import annotations
@@ -35,10 +41,12 @@ from typing import Any, Callable
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import corpus  # noqa: E402
+import references  # noqa: E402
 import worst  # noqa: E402
 from floor import floor_compare  # noqa: E402
 
-SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers", "worst", "dataset")
+SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers", "worst", "dataset",
+            "references")
 METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1",
            "field_f1")
 
@@ -638,10 +646,20 @@ def bench_dataset(args: argparse.Namespace) -> list[Row]:
         t2 = [_score_process(_SCORE_RUN, ["score", str(gold), str(pred), "-j", "2"])[0]
               for _ in range(args.dataset_runs)]
         ratio = statistics.median(t2) / statistics.median(t1)
+        # the target: two workers 1.7x faster than one process
         rows.append(Row("dataset", f"jsonmatch score {small:,} records -j 2", statistics.median(t2),
-                        "-j 1, same records", statistics.median(t1), ratio, "-", "INFO",
-                        args.dataset_runs, f"{os.cpu_count()} CPUs; includes starting the workers"))
+                        "-j 1, same records", statistics.median(t1), ratio, "<= 0.59x",
+                        _verdict(ratio <= 0.59), args.dataset_runs,
+                        f"{os.cpu_count()} CPUs; includes starting the workers"))
     return rows
+
+
+# -- 9. the implementations pytest-jsonmatch reproduces, timed in the same process ---------
+
+
+def bench_references(args: argparse.Namespace) -> list[Row]:
+    """The rows are made in benchmarks/references.py, which is given this script's Row."""
+    return references.bench(args, Row)
 
 
 # -- driver --------------------------------------------------------------------------------
@@ -650,7 +668,7 @@ def bench_dataset(args: argparse.Namespace) -> list[Row]:
 BENCHES: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
     "metrics": bench_metrics, "pairing": bench_pairing, "suite": bench_suite,
     "startup": bench_startup, "parse": bench_parse, "peers": bench_peers, "worst": bench_worst,
-    "dataset": bench_dataset,
+    "dataset": bench_dataset, "references": bench_references,
 }
 
 
@@ -688,19 +706,28 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    metavar="SMALL,LARGE", help="records scored by jsonmatch score "
                    "(default 10000,100000)")
     p.add_argument("--dataset-runs", type=int, help="runs of -j 1 and -j 2 (default 3)")
+    p.add_argument("--ref-pairs", type=int, help="corpus pairs scored one at a time against the "
+                   "references (default: --pairs)")
+    p.add_argument("--ref-records", type=int, help="invoice records scored against "
+                   "struct-extract-eval (default 10000)")
+    p.add_argument("--ref-runs", type=int, help="runs of each reference dataset row (default 3; "
+                   "the rows of single pairs take --runs)")
     args = p.parse_args(argv)
     full = dict(runs=11, pairs=1000, pairing_sizes=[1000, 3000], pairing_runs=5,
                 suite_files=10_000, suite_runs=3, startup_runs=25, parse_mb=10, parse_runs=3,
                 peer_sizes=[10, 100, 1000], worst_sizes=[1000, 3000, 10_000],
                 worst_strings=[100_000, 1_000_000], worst_depths=[10, 100, 900],
-                dataset_sizes=[10_000, 100_000], dataset_runs=3)
+                dataset_sizes=[10_000, 100_000], dataset_runs=3, ref_records=10_000, ref_runs=3)
     quick = dict(runs=3, pairs=50, pairing_sizes=[100, 200], pairing_runs=3, suite_files=20,
                  suite_runs=1, startup_runs=1, parse_mb=0.1, parse_runs=2, peer_sizes=[10, 30],
                  worst_sizes=[100, 300], worst_strings=[1000, 10_000], worst_depths=[10, 50],
-                 dataset_sizes=[200, 2000], dataset_runs=1)
+                 dataset_sizes=[200, 2000], dataset_runs=1, ref_pairs=20, ref_records=200,
+                 ref_runs=1)
     for k, v in (quick if args.quick else full).items():
         if getattr(args, k) is None:
             setattr(args, k, v)
+    if args.ref_pairs is None:
+        args.ref_pairs = args.pairs
     return args
 
 
@@ -736,9 +763,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  [{name}: {time.perf_counter() - t0:.1f} s]", file=sys.stderr, flush=True)
     print()
     print_table(rows)
+    legends = []
     if any(r.section == "peers" and r.ratio is not None for r in rows):
-        print("\npeers: ratio = pytest-jsonmatch time / DeepDiff time (below 1x: pytest-jsonmatch "
-              "is faster)")
+        legends.append("peers: ratio = pytest-jsonmatch time / DeepDiff time (below 1x: "
+                       "pytest-jsonmatch is faster)")
+    if any(r.section == "references" and r.ratio is not None for r in rows):
+        legends.append("references: ratio = pytest-jsonmatch time / the reference's time "
+                       "(below 1x: pytest-jsonmatch is faster)")
+    if legends:
+        print("\n" + "\n".join(legends))
     misses = [r for r in rows if r.status == "MISS"]
     print(f"\n{sum(r.status == 'PASS' for r in rows)} targets met, {len(misses)} missed")
     if args.json:

@@ -9,8 +9,22 @@ import sys
 from pathlib import Path
 
 RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
-SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers", "worst", "dataset")
+SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers", "worst", "dataset",
+            "references")
 NO_DEEPDIFF = 'deepdiff not installed: pip install -e ".[bench]"'
+NOT_INSTALLED = ("{} not installed: a reference implementation, installed beside the project "
+                 "to measure this row")
+# the rows of the references section at the quick sizes, and the package each one needs
+REFERENCE_ROWS = {
+    "json_similarity, 20 corpus pairs": "uipath",
+    "structural_f1, 20 corpus pairs": "structeval",
+    "field_f1, 20 corpus pairs": "struct_extract_eval",
+    "field_f1 align=hungarian, 20 corpus pairs": "struct_extract_eval",
+    "jsonmatch score, 200 invoices": "struct_extract_eval",
+    "jsonmatch score --option align=hungarian, 200 invoices": "struct_extract_eval",
+    "evaluate_records field_f1, 200 invoices": "struct_extract_eval",
+    "evaluate_records field_f1 align=hungarian, 200 invoices": "struct_extract_eval",
+}
 
 
 def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -34,7 +48,8 @@ def test_benchmark_script_runs_quick(tmp_path: Path) -> None:
     assert "pair_kernel" not in data["meta"]
     rows = data["rows"]
     assert {r["section"] for r in rows} == set(SECTIONS)
-    measured = [r for r in rows if r["note"] != NO_DEEPDIFF]
+    measured = [r for r in rows if r["note"] != NO_DEEPDIFF
+                and not r["note"].endswith(NOT_INSTALLED.format(""))]
     unmeasured = [(r["section"], r["case"], r["note"]) for r in measured
                   if r["time_s"] is None or r["time_s"] <= 0]
     assert not unmeasured, unmeasured
@@ -42,6 +57,8 @@ def test_benchmark_script_runs_quick(tmp_path: Path) -> None:
     assert all(r["note"] == "F1=1.0" for r in rows
                if r["section"] == "pairing" and "damaged" not in r["case"])
     _check_worst_rows([r for r in rows if r["section"] == "worst"])
+    _check_reference_rows([r for r in rows if r["section"] == "references"])
+    assert [r["target"] for r in rows if r["case"].endswith(" records -j 2")] == ["<= 0.59x"]
     peers = [r for r in rows if r["section"] == "peers"]
     assert all(r["status"] == "INFO" for r in peers)
     if len(peers) == 1:  # deepdiff is not installed here: the one documented row
@@ -72,6 +89,43 @@ def test_benchmark_peers_without_deepdiff(tmp_path: Path) -> None:
     assert [(r["section"], r["status"], r["note"]) for r in rows] == [
         ("peers", "INFO", NO_DEEPDIFF)], rows
     assert 'pip install -e ".[bench]"' in proc.stdout
+
+
+def _installed(package: str) -> bool:
+    """Whether a reference imports in the interpreter the benchmark runs in (this one)."""
+    try:
+        __import__(package)
+    except ImportError:
+        return False
+    return True
+
+
+def _check_reference_rows(rows: list[dict], hidden: bool = False) -> None:
+    """Every row of the references section, in order: an INFO row naming the package when
+    its reference is not installed (or ``hidden``), else a measured one (both times, a ratio,
+    PASS or MISS, the spread of its ratios)."""
+    assert [r["case"] for r in rows] == list(REFERENCE_ROWS), rows
+    for row in rows:
+        package = REFERENCE_ROWS[row["case"]]
+        if hidden or not _installed(package):
+            assert (row["status"], row["time_s"], row["ratio"], row["note"]) == (
+                "INFO", None, None, NOT_INSTALLED.format(package)), row
+        else:
+            assert row["time_s"] > 0 and row["baseline_s"] > 0 and row["ratio"] > 0, row
+            assert row["status"] in ("PASS", "MISS") and row["runs"] >= 1, row
+            assert "ratios " in row["note"] and "score" in row["note"], row
+
+
+def test_benchmark_references_not_installed(tmp_path: Path) -> None:
+    # each reference a module that cannot be imported, ahead of any installed one
+    for package in set(REFERENCE_ROWS.values()):
+        (tmp_path / f"{package}.py").write_text("raise ImportError('hidden by the smoke test')\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(tmp_path), env.get("PYTHONPATH"))))
+    out = tmp_path / "bench.json"
+    proc = _run(["--quick", "--only", "references", "--json", str(out)], env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _check_reference_rows(json.loads(out.read_text())["rows"], hidden=True)
 
 
 def _check_worst_rows(rows: list[dict]) -> None:
