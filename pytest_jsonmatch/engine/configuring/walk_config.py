@@ -212,11 +212,12 @@ class WalkConfig:
                 nodes.append((node.properties or {}).get(segment[1:]))
             else:
                 nodes.append(node.items)
+        weighted = [(rule.spec.weight, rule.pattern.matching_prefixes(segments))
+                    for rule in reversed(self.rules) if rule.spec.weight is not None]
         for depth in range(len(segments), -1, -1):
-            prefix = segments[:depth]
-            for rule in reversed(self.rules):
-                if rule.spec.weight is not None and rule.pattern.matches_segments(prefix):
-                    return rule.spec.weight
+            for weight, matched in weighted:  # the last rule given wins
+                if matched[depth]:
+                    return weight
             node = nodes[depth]
             if node is not None and node.spec.weight is not None:
                 return node.spec.weight

@@ -280,6 +280,35 @@ class PathPattern:
                     moved.add(i + 1)
         return frozenset(_closure(steps, moved)) if moved else frozenset()
 
+    def matching_prefixes(self, segments: Segments) -> list[bool]:
+        """For each d from 0 to len(segments): whether the pattern matches the path of the
+        first d segments (one pass over the segments, not one per prefix)."""
+        steps = self._steps
+        out = [False] * (len(segments) + 1)
+        if not self._globbed:
+            d = len(steps)
+            if d <= len(segments):
+                out[d] = all(_step_takes(step, segment) for step, segment in zip(steps, segments))
+            return out
+        states = self._start
+        out[0] = len(steps) in states
+        for d, segment in enumerate(segments, 1):
+            states = self._advance(states, segment)
+            if not states:
+                break
+            out[d] = len(steps) in states
+        return out
+
+    def may_match_below(self, path: str) -> bool:
+        """Whether the pattern may match some path below ``path`` (``path`` and one segment
+        or more): whether reading ``path`` leaves it a step still to take."""
+        steps = self._steps
+        if self._globbed:
+            return any(i < len(steps) for i in self._states_after(path))
+        segments = path_segments(path)
+        return len(segments) < len(steps) and all(
+            _step_takes(step, segment) for step, segment in zip(steps, segments))
+
     def names_an_index(self) -> bool:
         """Whether the pattern names one array position (``items[2]``), which only a walk
         of that element can honour."""

@@ -71,8 +71,9 @@ class ColumnScorer:
         """Both sides' columns, each shared column's comparator resolved; None when the
         elements need a walk per pair (a rule naming one index, a batch comparator)."""
         cfg = self.cfg
-        if any(rule.pattern.names_an_index() for rule in cfg.rules):
-            return None  # a rule for one index cannot be resolved per column
+        if any(rule.pattern.names_an_index() and rule.pattern.may_match_below(self.path)
+               for rule in cfg.rules):
+            return None  # a rule for one index of these elements cannot be resolved per column
         if cfg.batch_policy:
             return None  # a judge scores a whole type of values: it must see them all at once
         skip = self._skipped if cfg.skip_patterns else None
