@@ -152,11 +152,13 @@ class WalkConfig:
             return node.items
         return infer_node(expected, self.registry) if self.schema_driven else None
 
-    def identical_elements_score_one(self, items: SchemaNode | None) -> bool:
-        """Whether equal values are sure to score 1 in elements of ``items``: no per-field
-        rules, and only comparators that declare ``equal_one`` (custom ones do not)."""
-        return not self.rules and self.every_type_scores_equal_one and (
-            items is None or _schema_gives_equal_one(items))
+    def identical_elements_score_one(self, items: SchemaNode | None, path: str) -> bool:
+        """Whether equal values are sure to score 1 in the elements (schema ``items``) of the
+        array at ``path``: no per-field rule that may reach them, and only comparators that
+        declare ``equal_one`` (custom ones do not)."""
+        return (not any(rule.pattern.may_match_below(path) for rule in self.rules)
+                and self.every_type_scores_equal_one
+                and (items is None or _schema_gives_equal_one(items)))
 
     def is_skipped(self, path: str) -> bool:
         """Whether an ``ignore`` (or ``skip``) rule names the field at ``path``."""

@@ -62,7 +62,7 @@ def _assigned(cfg: WalkConfig, budget: PairBudget, expected: list[Any], actual: 
     if not (expected and actual):
         return [], list(range(len(expected))), list(range(len(actual)))
     if keep_above < 1.0:
-        found = _identical(cfg, expected, actual, items)
+        found = _identical(cfg, expected, actual, items, where.path)
         if found is not None:
             return found
 
@@ -82,11 +82,11 @@ def _assigned(cfg: WalkConfig, budget: PairBudget, expected: list[Any], actual: 
     return assignment.assign(scores, keep_above, minimize_distance=mode == "similarity", scale=scale)
 
 
-def _identical(cfg: WalkConfig, expected: list[Any], actual: list[Any], items: SchemaNode | None
-               ) -> assignment.Assignment | None:
+def _identical(cfg: WalkConfig, expected: list[Any], actual: list[Any], items: SchemaNode | None,
+               path: str) -> assignment.Assignment | None:
     """Pairs of identical elements (see assignment.identical_pairs) when identical elements are
-    sure to score 1."""
-    if not cfg.identical_elements_score_one(items):
+    sure to score 1 (the array at ``path``)."""
+    if not cfg.identical_elements_score_one(items, path):
         return None
     if len(expected) * len(actual) <= SMALL_PAIRS:
         # A few elements: their pair scores are cheap and pairing by them is exact, so only
