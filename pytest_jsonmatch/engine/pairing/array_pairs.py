@@ -90,11 +90,24 @@ def _identical(cfg: WalkConfig, expected: list[Any], actual: list[Any], items: S
         return None
     if len(expected) * len(actual) <= SMALL_PAIRS:
         # A few elements: their pair scores are cheap and pairing by them is exact, so only
-        # an in-order copy, the commonest case, is worth catching first.
-        if expected == actual and json_equal(expected, actual):
+        # an in-order copy, the commonest case, is worth catching first; and only of
+        # elements that nest no deeper than one level, since the walk asks again at every
+        # array below (arrays 2,000 deep compared whole at each level: quadratic)
+        if expected == actual and _shallow(expected) and json_equal(expected, actual):
             return [(i, i, 1.0) for i in range(len(expected))], [], []
         return None
     return assignment.identical_pairs(expected, actual)
+
+
+def _shallow(elements: list[Any]) -> bool:
+    """Whether no element holds a container (an element may be one: a flat object)."""
+    for element in elements:
+        kind = type(element)
+        if kind is dict or kind is list:
+            for item in (element.values() if kind is dict else element):
+                if type(item) is dict or type(item) is list:
+                    return False
+    return True
 
 
 def _repeats(elements: list[Any]) -> bool:
