@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -92,12 +93,8 @@ def test_benchmark_peers_without_deepdiff(tmp_path: Path) -> None:
 
 
 def _installed(package: str) -> bool:
-    """Whether a reference imports in the interpreter the benchmark runs in (this one)."""
-    try:
-        __import__(package)
-    except ImportError:
-        return False
-    return True
+    """Whether a reference is installed in the interpreter the benchmark runs in (this one)."""
+    return importlib.util.find_spec(package) is not None
 
 
 def _check_reference_rows(rows: list[dict], hidden: bool = False) -> None:
