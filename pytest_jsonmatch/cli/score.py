@@ -11,6 +11,7 @@ spool of parsed values until it is (pair_spool.py).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
@@ -112,11 +113,12 @@ def run(args: argparse.Namespace) -> int:
                               args.pred_field)
     keep_comparisons = bool(args.report) or args.format in ("json", "html")
     with tempfile.TemporaryDirectory(prefix="jsonmatch-score-") as tmp, \
-            Spool(tmp) as cases, Spool(tmp) as comparisons, PairSpool(tmp) as spooled, \
-            Workers(args.jobs) as workers:
+            Spool(tmp) as cases, Spool(tmp) as comparisons, Workers(args.jobs) as workers, \
+            contextlib.ExitStack() as stack:
         leftovers = Leftovers()
         source: Iterable[Pair] = pairs(pairing, leftovers)
         if cfg.schema_driven and "schema" not in options:
+            spooled = stack.enter_context(PairSpool(tmp))  # only when the schema is inferred
             options["schema"] = _read_inferring_schema(source, cfg, spooled)
             source = spooled
         settings = ScoreSettings(metric, threshold, options, args.values, args.group_by,

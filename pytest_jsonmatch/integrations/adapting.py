@@ -11,7 +11,8 @@ mistake and raises :class:`~pytest_jsonmatch.ParseError`.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,3 +148,17 @@ def missing_framework(module: str, package: str, extra: str, error: ImportError)
                       name=error.name)
     exc.__cause__ = error
     return exc
+
+
+def made_on_first_use(module: str, name: str, define: Callable[[], Any]) -> Callable[[str], Any]:
+    """A module's ``__getattr__`` (PEP 562) that makes ``name`` with ``define()`` the first
+    time it is asked for and keeps it in the module: an adapter's class needs its framework,
+    imported then, not when the module is."""
+    def getattr_(attribute: str) -> Any:
+        if attribute != name:
+            raise AttributeError(f"module {module!r} has no attribute {attribute!r}")
+        made = define()
+        setattr(sys.modules[module], name, made)
+        return made
+
+    return getattr_

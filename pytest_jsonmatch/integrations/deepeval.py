@@ -24,17 +24,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .adapting import Scoring, missing_framework
+from .adapting import Scoring, made_on_first_use, missing_framework
 
 EXTRA = "deepeval"
 __all__ = ["JsonMatchMetric"]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "JsonMatchMetric":
-        cls = globals()["JsonMatchMetric"] = _define()
-        return cls
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _define() -> type:
@@ -102,3 +95,6 @@ def _define() -> type:
 
     JsonMatchMetric.__qualname__ = "JsonMatchMetric"
     return JsonMatchMetric
+
+
+__getattr__ = made_on_first_use(__name__, "JsonMatchMetric", _define)

@@ -23,17 +23,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .adapting import Scoring, missing_framework
+from .adapting import Scoring, made_on_first_use, missing_framework
 
 EXTRA = "inspect-ai"
 __all__ = ["json_match"]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "json_match":
-        function = globals()["json_match"] = _define()
-        return function
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _define() -> Any:
@@ -82,3 +75,6 @@ def _define() -> Any:
 
     json_match.__module__, json_match.__qualname__ = __name__, "json_match"
     return json_match
+
+
+__getattr__ = made_on_first_use(__name__, "json_match", _define)

@@ -21,17 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .adapting import Scoring, missing_framework
+from .adapting import Scoring, made_on_first_use, missing_framework
 
 EXTRA = "pydantic-evals"
 __all__ = ["JsonMatch"]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "JsonMatch":
-        cls = globals()["JsonMatch"] = _define()
-        return cls
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _define() -> type:
@@ -85,3 +78,6 @@ def _define() -> type:
 
     JsonMatch.__qualname__ = "JsonMatch"
     return JsonMatch
+
+
+__getattr__ = made_on_first_use(__name__, "JsonMatch", _define)

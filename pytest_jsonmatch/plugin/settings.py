@@ -222,10 +222,16 @@ def _concurrency(config: pytest.Config) -> int:
     flag = config.getoption("jsonmatch_concurrency", default=None)
     what = "--jsonmatch-concurrency" if flag is not None else "jsonmatch_concurrency"
     value = flag if flag is not None else config.getini("jsonmatch_concurrency")
+    return _whole_number(value, what, 1, MAX_CONCURRENCY, "of calls ", " (1: one after another)")
+
+
+def _whole_number(value: Any, what: str, low: int, high: int, unit: str = "", note: str = "") -> int:
+    """``value`` (a flag's or an ini setting's text) as a whole number from ``low`` to
+    ``high``, else a usage error naming ``what``."""
     text = str(value).strip()
-    if not text.isdigit() or not 1 <= int(text) <= MAX_CONCURRENCY:
-        raise pytest.UsageError(f"pytest-jsonmatch: {what} must be a whole number of calls from "
-                                f"1 to {MAX_CONCURRENCY} (1: one after another), not {value!r}")
+    if not text.isdigit() or not low <= int(text) <= high:
+        raise pytest.UsageError(f"pytest-jsonmatch: {what} must be a whole number {unit}from "
+                                f"{low} to {high}{note}, not {value!r}")
     return int(text)
 
 
@@ -244,11 +250,9 @@ def _target_timeout(value: Any) -> float | None:
 
 
 def _retries(value: Any) -> int:
-    text = str(value if value is not None else "0").strip() or "0"
-    if not text.isdigit() or int(text) > MAX_RETRIES:
-        raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_retries must be a whole number from "
-                                f"0 to {MAX_RETRIES}, not {value!r}")
-    return int(text)
+    if value is None or not str(value).strip():
+        return 0
+    return _whole_number(value, "jsonmatch_retries", 0, MAX_RETRIES)
 
 
 def _rate_limit(value: Any) -> float | None:
