@@ -19,12 +19,6 @@ pass, with random option sets, checked for seven properties.
    collector's passes over what hypothesis keeps of a long run (seconds, late in a run of
    100,000 examples) are not the call's time, and no call pays for them by chance.
 
-A long run keeps its memory bounded: every TRIM_EVERY calls the C allocator is asked to hand
-freed pages back (glibc's malloc_trim). Run long with PYTHONMALLOC=malloc: Python's own
-allocator keeps each 1 MB arena while any object in it lives, and hypothesis's bookkeeping,
-made between the examples' values, keeps nearly all of them (a run of 100,000 examples
-then grows past 20 GB); the C allocator's freed pages can be handed back.
-
 The values and options come from tests/helpers/fuzz_values.py. The number of examples comes
 from the hypothesis profile (tests/conftest.py): "fuzz-ci" by default, "fuzz-long" with
 JSONMATCH_FUZZ=N or --hypothesis-profile=fuzz-long. How to run it: docs/errors.md, Fuzzing.
@@ -65,7 +59,6 @@ from tests.helpers.timeout import Hang
 LIMIT = 5.0  # seconds of CPU: a call that takes longer fails the test
 SLOW = 2.0  # seconds of CPU: the requirement; a slower call is reported (SlowCallWarning)
 GRACE = 60.0  # seconds by the clock a call may run past LIMIT, waiting or comparing deep
-TRIM_EVERY = 200  # calls between two requests to hand freed memory back (see the docstring)
 DEEP_THREAD = "jsonmatch-deep"  # engine/core/depth.py compares deep values in threads of this name
 FUNCTIONS = {"match_json": match_json, "evaluate_records": evaluate_records,
              "assert_json_match": assert_json_match, "annotate_schema": annotate_schema,
@@ -160,27 +153,6 @@ def time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _malloc_trim() -> Any:
-    """glibc's malloc_trim, or None on another C library."""
-    try:
-        import ctypes
-
-        return ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):
-        return None
-
-
-_TRIM = _malloc_trim()
-_calls = 0
-
-
-def _hand_back_memory() -> None:
-    global _calls
-    _calls += 1
-    if _TRIM is not None and _calls % TRIM_EVERY == 0:
-        _TRIM(0)
-
-
 def _run(case: fv.Case, args: tuple | None, kwargs: dict | None) -> Any:
     fn = FUNCTIONS[case.function]
     args = case.args if args is None else args
@@ -204,7 +176,6 @@ def _run(case: fv.Case, args: tuple | None, kwargs: dict | None) -> Any:
     finally:
         gc.unfreeze()
     elapsed = time.process_time() - start  # CPU time (see property 7)
-    _hand_back_memory()
     if elapsed > LIMIT:
         raise AssertionError(f"did not finish within {LIMIT:g} s (took {elapsed:.1f} s): {case!r}")
     if elapsed > SLOW:
