@@ -5,8 +5,9 @@ folder of files (one record per file, keyed by its path without the extension).
 Gold records are read strictly (no duplicate keys, no NaN). Predictions are the model's:
 in a folder each file is kept as text and read leniently when scored (fences, prose); in a
 JSONL file or an array each value is taken as it is (a string value is model text, read
-leniently). A line or element that is not JSON at all is an InputError naming the file
-and line.
+leniently). A line or element that is not JSON at all is an error naming the file and line.
+The lines of a JSONL file can also be left undecoded, to be decoded where they are scored
+(``-j N``: :mod:`pytest_jsonmatch.dataset.undecoded`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
+from ..dataset.undecoded import Undecoded, decode_line
 from ..engine.reading.parse import LENIENT_JSON, STRICT_JSON
 from .input_error import InputError
 
@@ -40,8 +42,9 @@ def is_folder(path: str) -> bool:
     return os.path.isdir(path)
 
 
-def read_records(path: str, gold: bool) -> Iterator[Record]:
-    """The records of ``path`` in order (see the module docstring)."""
+def read_records(path: str, gold: bool, undecoded: bool = False) -> Iterator[Record]:
+    """The records of ``path`` in order (see the module docstring); with ``undecoded``, the
+    lines of a JSONL file as :class:`Undecoded` text."""
     if os.path.isdir(path):
         yield from _folder(path, gold)
         return
@@ -59,7 +62,7 @@ def read_records(path: str, gold: bool) -> Iterator[Record]:
             if stripped.startswith("["):
                 yield from _array(fh, head, path, STRICT_JSON if gold else LENIENT_JSON)
             else:
-                yield from _jsonl(fh, head, path, STRICT_JSON if gold else LENIENT_JSON)
+                yield from _jsonl(fh, head, path, gold, undecoded)
         except UnicodeDecodeError as exc:
             raise InputError(f"{path}: not UTF-8 text (byte {exc.start} of a block)") from None
 
@@ -85,7 +88,7 @@ def count_records(path: str) -> int | None:
         return None
 
 
-def _jsonl(fh: IO[str], head: str, path: str, decoder: json.JSONDecoder) -> Iterator[Record]:
+def _jsonl(fh: IO[str], head: str, path: str, strict: bool, undecoded: bool) -> Iterator[Record]:
     line_no = 0
     buffer, start = head, 0  # the block read, and where its unread part begins
     while True:
@@ -106,26 +109,10 @@ def _jsonl(fh: IO[str], head: str, path: str, decoder: json.JSONDecoder) -> Iter
         line_no += 1
         if line.strip():
             where = f"{path} line {line_no}"
-            yield Record(_decode_line(line, where, decoder), where, path, line_no)
+            value = Undecoded(line, where, strict) if undecoded else decode_line(line, where, strict)
+            yield Record(value, where, path, line_no)
         if newline < 0:
             return
-
-
-def _decode_line(line: str, where: str, decoder: json.JSONDecoder) -> Any:
-    text = line.strip()
-    try:
-        value, end = decoder.raw_decode(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno}); a JSONL "
-                         f"file holds one JSON value per line") from None
-    except ValueError as exc:  # NaN, Infinity, a duplicate key
-        raise InputError(f"{where}: not valid JSON: {exc}") from None
-    except RecursionError:
-        raise InputError(f"{where}: nests too deeply to read") from None
-    if end != len(text):
-        raise InputError(f"{where}: more than one JSON value on the line (column {end + 1}); a "
-                         f"JSONL file holds one JSON value per line")
-    return value
 
 
 def _array(fh: IO[str], head: str, path: str, decoder: json.JSONDecoder) -> Iterator[Record]:

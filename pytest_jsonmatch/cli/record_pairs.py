@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..dataset import NO_PREDICTION, Pair
+from ..dataset.undecoded import decoded
 from ..engine.core.errors import shown
 from .datasets import Record, folder_files, is_folder, read_records
 from .input_error import InputError
@@ -49,8 +50,11 @@ class Leftovers:
                 f"record has ({', '.join(self.named)}{more}), not scored")
 
 
-def pairs(settings: PairingSettings, leftovers: Leftovers) -> Iterator[Pair]:
-    """The pairs of a run, in the gold records' order."""
+def pairs(settings: PairingSettings, leftovers: Leftovers, undecoded: bool = False
+          ) -> Iterator[Pair]:
+    """The pairs of a run, in the gold records' order. With ``undecoded``, records paired by
+    position and scored whole may stay :class:`Undecoded` lines, to be decoded where they are
+    scored (pairing by id, or scoring one field, reads the records here)."""
     if is_folder(settings.gold) != is_folder(settings.pred):
         raise InputError(f"{settings.gold} and {settings.pred}: give two folders or two files")
     if is_folder(settings.gold):
@@ -58,7 +62,8 @@ def pairs(settings: PairingSettings, leftovers: Leftovers) -> Iterator[Pair]:
     elif settings.id_field is not None:
         yield from _by_id(settings, leftovers)
     else:
-        yield from _by_position(settings)
+        whole = settings.gold_field is None and settings.pred_field is None
+        yield from _by_position(settings, undecoded and whole)
 
 
 def _value(record: Record, key: str | None, what: str) -> Any:
@@ -94,21 +99,32 @@ def _pair(case_id: str, gold: Record, pred: Record | None, s: PairingSettings,
     return Pair(case_id, expected, actual, gold.where, gold.file, gold.line, missing)
 
 
-def _by_position(s: PairingSettings) -> Iterator[Pair]:
-    gold, pred = read_records(s.gold, True), read_records(s.pred, False)
+def _by_position(s: PairingSettings, undecoded: bool) -> Iterator[Pair]:
+    gold = read_records(s.gold, True, undecoded)
+    pred = read_records(s.pred, False, undecoded)
     n = 0
     for g in gold:
         p = next(pred, None)
         n += 1
         if p is None:
-            rest = 1 + sum(1 for _ in gold)
+            rest = 1 + _count(gold)
             raise InputError(f"{s.pred} has {n - 1} records and {s.gold} at least {n - 1 + rest}: "
                              f"pairing by position needs as many (or pair by --id-field)")
         yield _pair(str(n), g, p, s)
-    extra = sum(1 for _ in pred)
+    extra = _count(pred)
     if extra:
         raise InputError(f"{s.gold} has {n} records and {s.pred} {n + extra}: pairing by "
                          f"position needs as many (or pair by --id-field)")
+
+
+def _count(records: Iterator[Record]) -> int:
+    """How many records are left, each read (a record that is not JSON is an error here,
+    before the counts are compared, whether or not the reader decoded it)."""
+    n = 0
+    for record in records:
+        decoded(record.value)
+        n += 1
+    return n
 
 
 def _by_id(s: PairingSettings, leftovers: Leftovers) -> Iterator[Pair]:

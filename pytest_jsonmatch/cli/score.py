@@ -1,11 +1,11 @@
 """``jsonmatch score GOLD PRED``: a dataset scored record by record, as it streams.
 
 Records are paired (record_pairs.py), scored a chunk at a time here or in worker processes
-(parallel.py), and each chunk's aggregates are merged into the run's. Cases and comparisons
-go to spool files as they come, never all into memory; the report, the gates and the
-renderings are made from the merged aggregates and the spools at the end. The files are read
-once: when the schema must first be inferred from every gold record, the pairs wait in a
-spool of parsed values until it is (pair_spool.py).
+(parallel.py; dataset/parts.py), and each chunk's aggregates are merged into the run's. Cases
+and comparisons go to spool files as they come, never all into memory; the report, the gates
+and the renderings are made from the merged aggregates and the spools at the end. The files
+are read once: when the schema must first be inferred from every gold record, the pairs wait
+in a spool until it is (pair_spool.py), each chunk's sketch made as it is read.
 """
 
 from __future__ import annotations
@@ -18,13 +18,14 @@ import tempfile
 from collections.abc import Iterable
 from typing import Any
 
-from ..dataset import GoldError, Pair, SchemaSketch, ScoreSettings
+from ..dataset import GoldError, SchemaSketch, ScoreSettings
+from ..dataset.parts import Chunk, score_part, sketch_part
 from ..engine.core.errors import JsonMatchError
 from ..reporting.aggregate import GROUP_BY, Aggregates
-from ..reporting.baseline import BaselineError, CaseScores, case_scores, compare, load_baseline
+from ..reporting.baseline import BaselineError, CaseScores, compare, load_baseline
 from ..reporting.gates import CLI_NAMES, GATE_MODES, GateSettings, judge, parse_floors
 from ..reporting.records import VALUE_MODES
-from ..reporting.report import case_dict, report_head, run_info
+from ..reporting.report import report_head, run_info
 from ..reporting.spool import Spool, write_streamed_report
 from .datasets import count_records
 from .input_error import InputError
@@ -116,10 +117,12 @@ def run(args: argparse.Namespace) -> int:
             Spool(tmp) as cases, Spool(tmp) as comparisons, Workers(args.jobs) as workers, \
             contextlib.ExitStack() as stack:
         leftovers = Leftovers()
-        source: Iterable[Pair] = pairs(pairing, leftovers)
+        source: Iterable[Chunk] = workers.chunks(pairs(pairing, leftovers,
+                                                       undecoded=workers.parallel))
         if cfg.schema_driven and "schema" not in options:
             spooled = stack.enter_context(PairSpool(tmp))  # only when the schema is inferred
-            options["schema"] = _read_inferring_schema(source, cfg, spooled)
+            sketches = workers.map(sketch_part, spooled.keeping(source), metric, options)
+            options["schema"] = SchemaSketch.merged(sketches).schema()
             source = spooled
         settings = ScoreSettings(metric, threshold, options, args.values, args.group_by,
                                  keep_fields=keep_comparisons or baseline is not None)
@@ -173,38 +176,23 @@ def _is_jobs_flag(token: str) -> bool:
     return len(token) >= 3 and "--jobs".startswith(token)
 
 
-def _read_inferring_schema(source: Iterable[Pair], cfg: Any, spooled: PairSpool
-                           ) -> dict[str, Any]:
-    """Read every pair into ``spooled``, and the schema evaluate_records would infer from all
-    their gold records."""
-    sketch = SchemaSketch()
-    skip = cfg.is_skipped if cfg.skip_patterns else None
-    for pair in source:
-        try:
-            sketch.add(pair.expected, skip)
-        except JsonMatchError as exc:
-            raise InputError(f"{pair.where}: {exc}") from None
-        spooled.append(pair)
-    return sketch.schema()
-
-
-def _score(source: Iterable[Pair], count: int | None, settings: ScoreSettings, workers: Workers,
+def _score(source: Iterable[Chunk], count: int | None, settings: ScoreSettings, workers: Workers,
            cases: Spool, comparisons: Spool | None, keep_cases: bool
            ) -> tuple[Aggregates, dict[str, CaseScores]]:
-    """Score the pairs of ``source`` (``count`` of them, when known, for the progress bar)."""
+    """Score the chunks of ``source`` (``count`` pairs, when known, for the progress bar)."""
     total = Aggregates(settings.group_by)
     now: dict[str, CaseScores] = {}
     progress = Progress(count)
     try:
-        for chunk in workers.scored(source, settings):
-            total.merge(chunk.aggregates)
-            for comparison, case in zip(chunk.comparisons, chunk.cases):
-                cases.append(case_dict(case, settings.group_by))
-                if comparisons is not None:
-                    comparisons.append(comparison.to_dict())
-                if keep_cases:
-                    now[case.case_id] = case_scores(case, [comparison], settings.group_by)
-            progress.advance(len(chunk.comparisons))
+        for part in workers.map(score_part, source, settings, comparisons is not None, keep_cases):
+            total.merge(part.aggregates)
+            for line in part.cases:
+                cases.append_line(line)
+            if comparisons is not None:
+                for line in part.comparisons:
+                    comparisons.append_line(line)
+            now.update(part.case_scores)
+            progress.advance(len(part.cases))
     except GoldError as exc:
         raise InputError(str(exc)) from None
     finally:

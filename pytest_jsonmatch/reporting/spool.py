@@ -46,6 +46,11 @@ class TemporaryFile:
         self.close()
 
 
+def json_line(value: Mapping[str, Any]) -> str:
+    """An object as a spool keeps it: JSON text on one line."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
 class Spool(TemporaryFile):
     """JSON objects kept in a temporary file (removed by :meth:`close`)."""
 
@@ -54,8 +59,12 @@ class Spool(TemporaryFile):
         self._count = 0
 
     def append(self, value: Mapping[str, Any]) -> None:
+        self.append_line(json_line(value))
+
+    def append_line(self, line: str) -> None:
+        """Keep an object already written as :func:`json_line` text (by a worker process)."""
         assert self._out is not None, "append to a closed spool"
-        self._out.write(json.dumps(value, ensure_ascii=False, allow_nan=False))
+        self._out.write(line)
         self._out.write("\n")
         self._count += 1
 

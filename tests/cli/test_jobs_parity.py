@@ -1,7 +1,9 @@
 """jsonmatch score -j N: byte for byte what -j 1 gives (docs/cli.md), errors included. Each
 run's standard output (text, Markdown), its --report file (JSON), its standard error and its
 exit status are compared; only the report's run time is masked. Every dataset spans several
-chunks of 64 records, so that errors reach workers and chunks are in flight when they come."""
+chunks (64 records scored together, 256 sent to a worker at a time), so that errors reach
+workers and chunks are in flight when they come. With workers the lines are decoded there,
+not where the files are read: an error in a line must still come in its place."""
 
 from __future__ import annotations
 
@@ -152,6 +154,43 @@ def test_an_unusable_gold_record_before_an_unparsable_line_is_the_error_of_both(
     assert stop_line(tmp_path, *args, "--metric", "structural_f1") == (
         "jsonmatch: error: gold.jsonl line 10: expected is not valid JSON: Expecting value "
         "(line 1, column 1) (text starts 'not an object')\n")
+
+
+@pytest.mark.parametrize("metric", ["structural_f1", "field_f1"])  # field_f1: schema inferred
+def test_an_unparsable_line_before_the_files_are_found_of_different_lengths(tmp_path, metric):
+    # -j 1 decodes line 270 while it reads, before it finds that the files differ in length;
+    # -j 2 finds that first (line 270 is still text in a chunk it has not sent), and must
+    # report line 270 all the same
+    gold: list = [record(i) for i in range(N)]
+    gold[269] = '{"id": "r0269", "total": '
+    args = dataset_files(tmp_path, gold, [answer(i) for i in range(N - 1)])
+    assert stop_line(tmp_path, *args, "--metric", metric) == (
+        "jsonmatch: error: gold.jsonl line 270: not valid JSON: Expecting value (column 25); a "
+        "JSONL file holds one JSON value per line\n")
+
+
+def test_an_unparsable_prediction_past_the_gold_records(tmp_path):
+    # the files differ in length; the prediction past the last gold record is read (and
+    # fails) before the lengths are compared, with or without workers
+    pred: list = [answer(i) for i in range(N + 1)]
+    pred[N] = "{not json"
+    args = dataset_files(tmp_path, [record(i) for i in range(N)], pred)
+    assert stop_line(tmp_path, *args) == (
+        f"jsonmatch: error: pred.jsonl line {N + 1}: not valid JSON: Expecting property name "
+        f"enclosed in double quotes (column 2); a JSONL file holds one JSON value per line\n")
+
+
+def test_a_bad_prediction_in_the_first_chunk_of_a_schema_inferred_run(tmp_path):
+    # the schema is inferred from every gold record first: a prediction line that is not
+    # JSON is met while the gold records are read, before any record is scored
+    pred: list = [answer(i) for i in range(N)]
+    pred[3] = "{not json"
+    gold: list = [record(i) for i in range(N)]
+    gold[290] = '{"id": 1'
+    args = dataset_files(tmp_path, gold, pred)
+    assert stop_line(tmp_path, *args) == (
+        "jsonmatch: error: pred.jsonl line 4: not valid JSON: Expecting property name enclosed "
+        "in double quotes (column 2); a JSONL file holds one JSON value per line\n")
 
 
 @pytest.mark.parametrize(("gold_n", "pred_n"), [(N, N - 1), (N - 1, N)], ids=["fewer", "more"])

@@ -1,0 +1,154 @@
+"""A chunk of a dataset made into what a run keeps of it, wherever the chunk is handled: in
+the reading process, or in a worker (``jsonmatch score -j N``).
+
+Two steps, each a function of a chunk alone, so that any process can take any chunk:
+
+- :func:`sketch_part`: the schema sketch of the chunk's gold records, for a schema-driven
+  metric whose schema is inferred from the whole dataset (the run merges the parts'
+  sketches in order: exactly the sketch of all records, tests/dataset/test_sketch.py);
+- :func:`score_part`: the chunk scored (:func:`~pytest_jsonmatch.dataset.scoring.score_chunk`)
+  and made into report lines, its aggregates, and, for a baseline, each case's scores.
+
+A chunk arrives as a list of pairs, or :class:`Packed`: pickled once by the reading process,
+so that the same bytes go to the pair spool and to a worker, and from the spool to a worker
+again, without being unpickled and pickled on the way. Both steps first decode the records a
+reader left :class:`~pytest_jsonmatch.dataset.undecoded.Undecoded`, in order (a pair's gold
+record, then its prediction), so that the first bad line in the chunk is the error, as it
+would have been where the files were read.
+
+Pickle is safe here: a Packed chunk is made by the run's own process from the pairs it read,
+and unpickled by that process or its workers only.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, TypeVar
+
+from ..engine.core.errors import JsonMatchError
+from ..engine.metrics import metric_named
+from ..engine.metrics.base import configure
+from ..reporting.aggregate import Aggregates
+from ..reporting.baseline import CaseScores, case_scores
+from ..reporting.report import case_dict
+from ..reporting.spool import json_line
+from .scoring import NO_PREDICTION, Pair, ScoreSettings, score_chunk
+from .sketch import SchemaSketch
+from .undecoded import RecordError, decoded
+
+
+class _Absent:
+    """Stands for NO_PREDICTION on the way to another process: an instance of a class
+    pickles as one, where the sentinel itself would arrive as a new ``object()`` and be
+    scored as a prediction (``actual must be a mapping ... not object``)."""
+
+
+def portable(chunk: Sequence[Pair]) -> list[Pair]:
+    """``chunk`` with each missing prediction marked so that it survives pickling (to a
+    worker, or to the pair spool)."""
+    return [p._replace(actual=_Absent()) if p.actual is NO_PREDICTION else p for p in chunk]
+
+
+def restored(chunk: Sequence[Pair]) -> list[Pair]:
+    """A chunk made :func:`portable`, its missing predictions NO_PREDICTION again."""
+    return [p._replace(actual=NO_PREDICTION) if isinstance(p.actual, _Absent) else p
+            for p in chunk]
+
+
+class Packed(NamedTuple):
+    """A chunk of pairs, pickled (:func:`packed`)."""
+
+    blob: bytes
+
+
+Chunk = Sequence[Pair] | Packed  # a chunk as it travels: listed, or pickled once
+T = TypeVar("T")
+
+SCORED_TOGETHER = 64  # pairs in one score_records call (one configuration for them)
+
+
+def packed(chunk: Sequence[Pair]) -> Packed:
+    return Packed(pickle.dumps(portable(chunk), protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def unpacked(chunk: Chunk) -> list[Pair]:
+    """The pairs of a chunk, listed or :class:`Packed`, each missing prediction NO_PREDICTION."""
+    if isinstance(chunk, Packed):
+        return restored(pickle.loads(chunk.blob))  # noqa: S301 - the run's own (module docstring)
+    return restored(chunk)
+
+
+def ready() -> None:
+    """A worker's first task: nothing, once this module's imports are done (the command
+    line starts its workers with it before reading the files)."""
+
+
+_last_args: tuple[bytes, tuple[Any, ...]] = (b"", ())
+
+
+def call_in_worker(handle: Callable[..., T], chunk: Chunk, args: bytes) -> T:
+    """``handle(chunk, *args)`` in a worker, ``args`` pickled once for the whole run: the
+    worker unpickles them once too, so that the run's settings are the same object for
+    every chunk it takes (the engine compiles a schema once per schema object)."""
+    global _last_args
+    if args != _last_args[0]:
+        _last_args = (args, pickle.loads(args))  # noqa: S301 - the run's own (module docstring)
+    return handle(chunk, *_last_args[1])
+
+
+def _decoded(chunk: Chunk) -> list[Pair]:
+    out = []
+    for pair in unpacked(chunk):
+        expected = decoded(pair.expected)
+        actual = decoded(pair.actual)
+        out.append(pair if expected is pair.expected and actual is pair.actual
+                   else pair._replace(expected=expected, actual=actual))
+    return out
+
+
+def sketch_part(chunk: Chunk, metric: str, options: Mapping[str, Any]) -> SchemaSketch:
+    """The schema sketch of the chunk's gold records, read as the run's ``ignore`` reads
+    them (RecordError naming the record that cannot be read)."""
+    cfg = configure(metric_named(metric), dict(options))
+    skip = cfg.is_skipped if cfg.skip_patterns else None
+    sketch = SchemaSketch()
+    for pair in _decoded(chunk):
+        try:
+            sketch.add(pair.expected, skip)
+        except JsonMatchError as exc:
+            raise RecordError(f"{pair.where}: {exc}") from None
+    return sketch
+
+
+@dataclass
+class Part:
+    """What a run keeps of a scored chunk: each case as a line of the report's case list,
+    each comparison as a line of its comparison list (when a report keeps them), each case's
+    scores by case id (when a baseline compares), and the chunk's aggregates."""
+
+    aggregates: Aggregates
+    cases: list[str]
+    comparisons: list[str] = field(default_factory=list)
+    case_scores: dict[str, CaseScores] = field(default_factory=dict)
+
+
+def score_part(chunk: Chunk, settings: ScoreSettings, keep_comparisons: bool,
+               keep_case_scores: bool) -> Part:
+    """The chunk scored and made into a :class:`Part`, SCORED_TOGETHER pairs at a time, each
+    group decoded just before it is scored: a longer chunk (a worker's) meets its errors in
+    the order one process meets them, scoring the pairs read so far before it reads on."""
+    pairs = unpacked(chunk)
+    part = Part(Aggregates(settings.group_by), [])
+    for start in range(0, len(pairs), SCORED_TOGETHER):
+        scored = score_chunk(_decoded(pairs[start:start + SCORED_TOGETHER]), settings)
+        part.aggregates.merge(scored.aggregates)
+        part.cases += [json_line(case_dict(case, settings.group_by)) for case in scored.cases]
+        if keep_comparisons:
+            part.comparisons += [json_line(c.to_dict()) for c in scored.comparisons]
+        if keep_case_scores:
+            part.case_scores.update(
+                (case.case_id, case_scores(case, [comparison], settings.group_by))
+                for comparison, case in zip(scored.comparisons, scored.cases))
+    return part
