@@ -32,6 +32,7 @@ import math
 import os
 import random
 import signal
+import sys
 import threading
 import time
 import warnings
@@ -76,6 +77,19 @@ def _profile() -> settings:
 
 
 FUZZ = _profile()
+LONG_RUN = FUZZ.max_examples > settings.get_profile("fuzz-ci").max_examples
+PROGRESS_EVERY = 5_000  # a long run says how far it got (pytest -s shows it), every so many examples
+_examples: dict[str, int] = {}
+_started = time.monotonic()
+
+
+def count_example(test: str) -> None:
+    """Count an example of ``test``; in a long run, say how many so far every
+    PROGRESS_EVERY (a run stopped before its end still tells how far it got)."""
+    n = _examples[test] = _examples.get(test, 0) + 1
+    if LONG_RUN and n % PROGRESS_EVERY == 0:
+        print(f"[fuzz] {test}: {n} examples, {time.monotonic() - _started:.0f} s",
+              file=sys.stderr, flush=True)
 
 
 class SlowCallWarning(UserWarning):
@@ -343,12 +357,14 @@ ORDER_SEEDS = st.one_of(st.just(0), st.integers(1, 2**32))  # 0: every mapping's
 @FUZZ
 @given(case=fv.match_cases(), order=ORDER_SEEDS)
 def test_match_json(case, order):
+    count_example("test_match_json")
     check_call(case, order_seed=order)
 
 
 @FUZZ
 @given(case=fv.record_cases(), order=ORDER_SEEDS)
 def test_evaluate_records(case, order):
+    count_example("test_evaluate_records")
     check_call(case, order_seed=order)
 
 
@@ -360,6 +376,7 @@ def _valid_threshold(threshold: Any) -> bool:
 @FUZZ
 @given(case=fv.assert_cases(), order=ORDER_SEEDS)
 def test_assert_json_match(case, order):
+    count_example("test_assert_json_match")
     got = check_call(case, order_seed=order)
     threshold = case.kwargs.get("threshold")
     if isinstance(got, MatchResult):
@@ -407,6 +424,7 @@ def _self_forms(value: Any) -> list[tuple[str, Any, Any]]:
 @FUZZ
 @given(case=fv.self_cases())
 def test_a_value_against_itself_scores_one(case):
+    count_example("test_a_value_against_itself_scores_one")
     value = case.args[1]
     options = _with_schema(case.kwargs, value)
     for form, actual, expected in _self_forms(value):
@@ -424,6 +442,7 @@ def test_a_value_against_itself_scores_one(case):
 @FUZZ
 @given(case=fv.schema_cases())
 def test_schema_tools(case):
+    count_example("test_schema_tools")
     got = check_call(case)
     if isinstance(got, JsonMatchError):
         return
@@ -439,6 +458,7 @@ def test_schema_tools(case):
 def test_a_schema_inferred_from_records_fits_them(records):
     """infer_schema reads records as the comparisons do (numpy values, subclasses and
     tuples as the JSON they hold), and a record fits the schema inferred from it alone."""
+    count_example("test_a_schema_inferred_from_records_fits_them")
     case = fv.Case("infer_schema", (records,))
     schema = check_call(case)
     assert isinstance(schema, dict), f"{type(schema).__name__}: {schema!s:.300}: {case!r}"
