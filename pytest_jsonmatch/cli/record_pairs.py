@@ -107,6 +107,7 @@ def _by_position(s: PairingSettings, undecoded: bool) -> Iterator[Pair]:
         p = next(pred, None)
         n += 1
         if p is None:
+            decoded(g.value)  # read, as -j 1 reads it, before the lengths are compared
             rest = 1 + _count(gold)
             raise InputError(f"{s.pred} has {n - 1} records and {s.gold} at least {n - 1 + rest}: "
                              f"pairing by position needs as many (or pair by --id-field)")

@@ -169,6 +169,17 @@ def test_an_unparsable_line_before_the_files_are_found_of_different_lengths(tmp_
         "JSONL file holds one JSON value per line\n")
 
 
+def test_an_unparsable_gold_line_past_the_predictions(tmp_path):
+    # the first gold record without a prediction is read (and fails) before the lengths
+    # are compared, with or without workers
+    gold: list = [record(i) for i in range(N)]
+    gold[N - 1] = '{"id": '
+    args = dataset_files(tmp_path, gold, [answer(i) for i in range(N - 1)])
+    assert stop_line(tmp_path, *args) == (
+        f"jsonmatch: error: gold.jsonl line {N}: not valid JSON: Expecting value (column 7); "
+        f"a JSONL file holds one JSON value per line\n")
+
+
 def test_an_unparsable_prediction_past_the_gold_records(tmp_path):
     # the files differ in length; the prediction past the last gold record is read (and
     # fails) before the lengths are compared, with or without workers
