@@ -98,9 +98,10 @@ def call_in_worker(handle: Callable[..., T], chunk: Chunk, args: bytes) -> T:
     return handle(chunk, *_last_args[1])
 
 
-def _decoded(chunk: Chunk) -> list[Pair]:
+def _decoded(pairs: Sequence[Pair]) -> list[Pair]:
+    """``pairs`` with the lines a reader left undecoded decoded, in order."""
     out = []
-    for pair in unpacked(chunk):
+    for pair in pairs:
         expected = decoded(pair.expected)
         actual = decoded(pair.actual)
         out.append(pair if expected is pair.expected and actual is pair.actual
@@ -114,7 +115,7 @@ def sketch_part(chunk: Chunk, metric: str, options: Mapping[str, Any]) -> Schema
     cfg = configure(metric_named(metric), dict(options))
     skip = cfg.is_skipped if cfg.skip_patterns else None
     sketch = SchemaSketch()
-    for pair in _decoded(chunk):
+    for pair in _decoded(unpacked(chunk)):
         try:
             sketch.add(pair.expected, skip)
         except JsonMatchError as exc:
