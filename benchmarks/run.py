@@ -254,7 +254,7 @@ def bench_suite(args: argparse.Namespace) -> list[Row]:
         for k in range(runs):
             order = [("plugin", t_plugin), ("minimal", t_min)]
             for variant, acc in (order if k % 2 == 0 else order[::-1]):  # ABBA: no side always first
-                t, rc, tail = suite.run_suite(root, variant)
+                t, rc, tail = suite.run_suite(root, variant, args.quick)
                 if rc != 0 or f"{n} passed" not in tail:
                     raise RuntimeError(f"suite run ({variant}) failed, rc={rc}:\n{tail}")
                 acc.append(t)
@@ -277,13 +277,13 @@ def pytest_jsonmatch_target(case, config):
 
 
 def _concurrent_calls_row(args: argparse.Namespace) -> Row:
-    """40 input: cases whose target takes 0.2 s, at --jsonmatch-concurrency=8 against 1, in
-    one run (quick: 16 cases of 0.05 s)."""
+    """40 input: cases whose target takes 0.2 s, at --jsonmatch-calls=concurrency=8 against 1, in
+    one run (quick: 8 cases of 0.02 s)."""
     import subprocess
 
     import suite
 
-    cases, seconds = (16, 0.05) if args.quick else (40, 0.2)
+    cases, seconds = (8, 0.02) if args.quick else (40, 0.2)
     with tempfile.TemporaryDirectory(prefix="jm-bench-calls-") as tmp:
         root = Path(tmp)
         (root / "conftest.py").write_text(_SLOW_TARGET.format(seconds=seconds))
@@ -294,7 +294,8 @@ def _concurrent_calls_row(args: argparse.Namespace) -> Row:
         def run(n: int) -> float:
             t0 = time.perf_counter()
             done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                   "-p", "no:xdist", f"--jsonmatch-concurrency={n}"], cwd=root,
+                                   *(suite.QUICK_ARGS if args.quick else []), "-p", "no:xdist",
+                                   f"--jsonmatch-calls=concurrency={n}"], cwd=root,
                                   env=suite._env(), capture_output=True, text=True, timeout=600)
             if done.returncode != 0 or f"{cases} passed" not in done.stdout:
                 raise RuntimeError(f"concurrency {n} run failed, rc={done.returncode}:\n"
@@ -325,7 +326,7 @@ def bench_startup(args: argparse.Namespace) -> list[Row]:
         for k in range(runs):
             order = [(True, on), (False, off)]
             for with_plugin, acc in (order if k % 2 == 0 else order[::-1]):  # ABBA, as above
-                t, rc, tail = suite.run_startup(root, with_plugin)
+                t, rc, tail = suite.run_startup(root, with_plugin, args.quick)
                 if rc not in (0, 5):  # 5: no tests collected
                     raise RuntimeError(f"start-up run failed, rc={rc}:\n{tail}")
                 acc.append(t)
@@ -547,13 +548,17 @@ def _worst_target(case: str, size: int) -> tuple[str, Callable[[float, int], boo
 
 def bench_worst(args: argparse.Namespace) -> list[Row]:
     timeout = 60.0 if args.quick else 600.0
+    run_case = worst.run_case
+    if args.quick:  # each case forked from this process, its imports made here once (worst.py)
+        worst.warm_up()
+        run_case = worst.run_case_forked
     rows = []
     for case, metric, options, sizes in _worst_families(args):
         name = metric + (" align=hungarian" if options else "")
         unit = "deep" if case.startswith("deep") else ("chars" if case.endswith(" string") else "elements")
         times, scores, family = [], [], []
         for size in sizes:
-            found = worst.run_case(case, size, metric, options, timeout)
+            found = run_case(case, size, metric, options, timeout)
             label = f"{name}, {case}, {size:,} {unit}"
             if "error" in found:
                 rows.append(Row("worst", label, None, "-", None, None, "-", "MISS", 1,
@@ -674,7 +679,9 @@ BENCHES: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="tiny sizes (seconds)")
+    p.add_argument("--quick", action="store_true", help="tiny sizes (seconds); the worst "
+                   "cases forked from this process, not each in a fresh interpreter; pytest "
+                   "sessions without hypothesis's plugin")
     p.add_argument("--only", action="append", choices=SECTIONS, help="run only this section")
     p.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     p.add_argument("--runs", type=int, help="runs per metric row and per peer corpus row "

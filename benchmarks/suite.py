@@ -74,6 +74,11 @@ def write_suite(root: Path, n: int, seed: int = 4321) -> Path:
 
 
 BASE_ARGS = ["-q", "-p", "no:cacheprovider"]
+# A quick run (run.py --quick, the smoke test's) leaves hypothesis's plugin out of every
+# session, each side of each row alike: it is this project's test dependency, not the
+# user's, and its imports are half of each session's start (a second of every quick run's
+# few). A full run times the sessions with every plugin the environment has.
+QUICK_ARGS = ["-p", "no:hypothesispytest"]
 # Bytecode is cached as in a normal install (some sandboxes set PYTHONDONTWRITEBYTECODE, which
 # would make every session recompile the plugin), but outside the source tree.
 PYCACHE = Path(tempfile.gettempdir()) / "jm-bench-pycache"
@@ -94,21 +99,22 @@ def _run(root: Path, extra: list[str], env: dict[str, str]) -> tuple[float, int,
     return time.perf_counter() - t0, proc.returncode, proc.stdout[-2000:] + proc.stderr[-2000:]
 
 
-def run_suite(root: Path, variant: str) -> tuple[float, int, str]:
+def run_suite(root: Path, variant: str, quick: bool = False) -> tuple[float, int, str]:
     """Wall time of one ``pytest`` run of the suite: ``variant`` is "plugin" or "minimal"."""
     env = _env()
+    base = QUICK_ARGS if quick else []
     if variant == "plugin":
-        return _run(root, [], env)
+        return _run(root, base, env)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root / "plugins"),
                                                       env.get("PYTHONPATH", "")]))
-    return _run(root, ["-p", "no:jsonmatch", "-p", "jm_minimal"], env)
+    return _run(root, [*base, "-p", "no:jsonmatch", "-p", "jm_minimal"], env)
 
 
-def run_startup(root: Path, with_plugin: bool) -> tuple[float, int, str]:
+def run_startup(root: Path, with_plugin: bool, quick: bool = False) -> tuple[float, int, str]:
     """Wall time of ``pytest -q -p no:cacheprovider --co`` in an empty folder."""
     env = _env()
     extra = ["--co"] if with_plugin else ["--co", "-p", "no:jsonmatch"]
-    cmd = [sys.executable, "-m", "pytest", *BASE_ARGS, *extra]
+    cmd = [sys.executable, "-m", "pytest", *BASE_ARGS, *(QUICK_ARGS if quick else []), *extra]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
     return time.perf_counter() - t0, proc.returncode, proc.stdout[-2000:] + proc.stderr[-2000:]

@@ -26,6 +26,7 @@ _API = {
     "ParseError": ".engine.core.errors",
     "SchemaError": ".engine.core.errors",
     "SchemaWarning": ".engine.core.errors",
+    "TruncatedError": ".engine.core.errors",
     "evaluate_records": ".engine.match",
     "match_json": ".engine.match",
     "METRIC_NAMES": ".engine.metrics",
@@ -56,7 +57,7 @@ _API = {
     "infer_schema": ".engine.schemas.eval_schema",
     "validate_gold": ".engine.schemas.eval_schema",
     "Aggregates": ".reporting.aggregate",
-    "TargetResult": ".plugin.runner",
+    "TargetResult": ".cases.runner",
 }
 
 if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_independence.py
@@ -72,6 +73,7 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.core.errors import ParseError as ParseError
     from .engine.core.errors import SchemaError as SchemaError
     from .engine.core.errors import SchemaWarning as SchemaWarning
+    from .engine.core.errors import TruncatedError as TruncatedError
     from .engine.core.paths import PathPattern as PathPattern
     from .engine.match import evaluate_records as evaluate_records
     from .engine.match import match_json as match_json
@@ -102,7 +104,7 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.schemas.eval_schema import infer_schema as infer_schema
     from .engine.schemas.eval_schema import validate_gold as validate_gold
     from .plugin.assertion import assert_json_match as assert_json_match
-    from .plugin.runner import TargetResult as TargetResult
+    from .cases.runner import TargetResult as TargetResult
     from .reporting.aggregate import Aggregates as Aggregates
 
 __all__ = sorted([*_API, "__version__"])

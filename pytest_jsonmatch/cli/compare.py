@@ -17,7 +17,7 @@ from ..reporting.records import PASSED, VALUE_MODES
 from ..reporting.report import build_report, run_info
 from .input_error import InputError
 from .inputs import STDIN, decode_json, path_shown, read_bytes, read_text
-from .options import add_scoring_arguments, checked_configuration, metric_and_options
+from .options import GATE_NAMES, add_scoring_arguments, checked_configuration, metric_and_options
 from .output import FORMATS, emit
 
 DESCRIPTION = """Score one pair: ACTUAL (the model's output, read leniently: JSON inside prose
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     comparison = comparison_of(Pair(case_id, expected, actual, case_id,
                                     "" if actual_path == STDIN else actual_path), result, settings)
     summary = summarize([comparison])
-    verdict = judge(summary, GateSettings())
+    verdict = judge(summary, GateSettings(names=GATE_NAMES))
     report = build_report(summary, [comparison], verdict, None,
                           run_info(["jsonmatch", *getattr(args, "argv", sys.argv[1:])],
                                    os.getcwd()))

@@ -6,11 +6,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
-
 from ..reporting.atomic import write_atomic
 from ..reporting.baseline import BaselineError
 from ..reporting.report import load_report
+from ..reporting.shapes import Report
 from ..reporting.runs import (
     Run,
     compare_runs,
@@ -94,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(path: str) -> dict[str, Any]:
+def _load(path: str) -> Report:
     try:
         return load_report(path)
     except BaselineError as exc:

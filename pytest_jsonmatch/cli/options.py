@@ -17,6 +17,7 @@ from urllib.parse import urljoin, urlsplit
 from ..engine.core.errors import JsonMatchError, SchemaError
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
+from ..reporting.gates import GateNames
 from .input_error import InputError
 from .inputs import STDIN, parse_option, read_settings, read_settings_as
 from .structeval import structeval_options
@@ -66,6 +67,12 @@ def whole_number(minimum: int, of: str) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+# The gate settings as the command line spells them, for the gates' messages to name
+GATE_NAMES = GateNames(fail_under="--fail-under", floors="--field-floor", max_drop="--max-drop",
+                       max_case_drop="--max-case-drop", allow_regressions="--allow-regressions",
+                       strict="--strict")
 
 
 def add_regression_arguments(parser: argparse.ArgumentParser) -> None:

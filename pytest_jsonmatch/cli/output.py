@@ -8,10 +8,11 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Mapping
-from typing import IO, Any
+from collections.abc import Callable
+from typing import IO
 
 from ..reporting.atomic import write_atomic
+from ..reporting.shapes import CaseDict, ComparisonDict, Report
 from ..reporting.spool import Spool, dump_streamed_report
 from .input_error import InputError
 
@@ -36,7 +37,7 @@ def width(stream: IO[str]) -> int:
     return 100
 
 
-def render(report: Mapping[str, Any], fmt: str, *, verbose: int = 0, color: bool = False,
+def render(report: Report, fmt: str, *, verbose: int = 0, color: bool = False,
            columns: int = 100) -> str:
     """The report in ``fmt`` (a report held in memory; see :func:`emit` for spooled ones)."""
     if fmt == "json":
@@ -54,8 +55,9 @@ def render(report: Mapping[str, Any], fmt: str, *, verbose: int = 0, color: bool
     return render_text(report, columns, verbose, color)
 
 
-def emit(report: Mapping[str, Any], fmt: str, out: str | None, *, verbose: int = 0,
-         color_choice: str = "auto", spools: tuple[Spool, Spool | None] | None = None) -> None:
+def emit(report: Report, fmt: str, out: str | None, *, verbose: int = 0,
+         color_choice: str = "auto",
+         spools: tuple[Spool[CaseDict], Spool[ComparisonDict] | None] | None = None) -> None:
     """Render ``report`` to ``out`` (a path, or standard output for None or ``-``). With
     ``spools`` (cases, comparisons) the JSON is streamed from them."""
     to_stdout = out in (None, "-")
@@ -78,7 +80,7 @@ def emit(report: Mapping[str, Any], fmt: str, out: str | None, *, verbose: int =
         _write(out, lambda fh: fh.write(text))
 
 
-def _write(path: str | None, write: Any) -> None:
+def _write(path: str | None, write: Callable[[IO[str]], object]) -> None:
     assert path is not None
     try:
         write_atomic(path, write)

@@ -4,15 +4,14 @@ against another, case by case (the baseline comparison of the pytest plugin)."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
-
 from ..reporting.aggregate import summarize
 from ..reporting.baseline import BaselineError, cases_of, compare, load_baseline
-from ..reporting.gates import CLI_NAMES, GATE_MODES, GateSettings, judge
+from ..reporting.gates import GATE_MODES, GateSettings, judge
 from ..reporting.records import Comparison
 from ..reporting.report import baseline_section, load_report
+from ..reporting.shapes import Report
 from .input_error import InputError
-from .options import add_regression_arguments, unit
+from .options import GATE_NAMES, add_regression_arguments, unit
 from .output import FORMATS, emit
 
 
@@ -52,7 +51,7 @@ def _output_arguments(p: argparse.ArgumentParser, default: str) -> None:
     p.add_argument("--verbose", "-v", action="count", default=0, help="longer tables")
 
 
-def _load(path: str) -> dict[str, Any]:
+def _load(path: str) -> Report:
     try:
         return load_report(path)
     except BaselineError as exc:
@@ -81,8 +80,8 @@ def run_diff(args: argparse.Namespace) -> int:
     summary = summarize(comparisons, group_by)
     against = compare(cases_of(comparisons, group_by=group_by), baseline)
     gates = GateSettings(max_drop=args.max_drop, mode=args.gate, max_case_drop=args.max_case_drop,
-                         allow_regressions=args.allow_regressions, names=CLI_NAMES)
+                         allow_regressions=args.allow_regressions, names=GATE_NAMES)
     verdict = judge(summary, gates, against)
-    report = {**new, "baseline": baseline_section(against), "gates": verdict.to_dict()}
+    report: Report = {**new, "baseline": baseline_section(against), "gates": verdict.to_dict()}
     emit(report, args.format, args.output, verbose=args.verbose, color_choice=args.color)
     return 0 if verdict.passed else 1

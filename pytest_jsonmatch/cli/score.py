@@ -16,20 +16,21 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterable
-from typing import Any
 
 from ..dataset import GoldError, SchemaSketch, ScoreSettings
 from ..dataset.parts import Chunk, score_part, sketch_part
 from ..engine.core.errors import JsonMatchError
 from ..reporting.aggregate import GROUP_BY, Aggregates
 from ..reporting.baseline import BaselineError, CaseScores, compare, load_baseline
-from ..reporting.gates import CLI_NAMES, GATE_MODES, GateSettings, judge, parse_floors
+from ..reporting.gates import GATE_MODES, GateSettings, judge, parse_floors
 from ..reporting.records import VALUE_MODES
 from ..reporting.report import report_head, run_info
+from ..reporting.shapes import CaseDict, ComparisonDict, Report
 from ..reporting.spool import Spool, write_streamed_report
 from .datasets import count_records
 from .input_error import InputError
 from .options import (
+    GATE_NAMES,
     add_regression_arguments,
     add_scoring_arguments,
     checked_configuration,
@@ -97,13 +98,14 @@ def run(args: argparse.Namespace) -> int:
     metric, options = metric_and_options(args)
     threshold = 1.0 if args.threshold is None else args.threshold
     try:
-        floors = parse_floors(args.field_floor, "--field-floor")
+        floors = parse_floors(args.field_floor, GATE_NAMES.floors)
     except JsonMatchError as exc:
         raise InputError(str(exc)) from None
     cfg = checked_configuration(args, metric, options)
-    gates = GateSettings(args.fail_under, floors, args.max_drop, args.gate, strict=args.strict,
+    gates = GateSettings(fail_under=args.fail_under, floors=floors, max_drop=args.max_drop,
+                         mode=args.gate, strict=args.strict,
                          max_case_drop=args.max_case_drop, allow_regressions=args.allow_regressions,
-                         names=CLI_NAMES)
+                         names=GATE_NAMES)
     baseline = None
     if args.baseline:
         try:
@@ -114,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
                               args.pred_field)
     keep_comparisons = bool(args.report) or args.format in ("json", "html")
     with tempfile.TemporaryDirectory(prefix="jsonmatch-score-") as tmp, \
-            Spool(tmp) as cases, Spool(tmp) as comparisons, Workers(args.jobs) as workers, \
+            Spool[CaseDict](tmp) as cases, Spool[ComparisonDict](tmp) as comparisons, \
+            Workers(args.jobs) as workers, \
             contextlib.ExitStack() as stack:
         leftovers = Leftovers()
         source: Iterable[Chunk] = workers.chunks(pairs(pairing, leftovers,
@@ -144,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
                 write_streamed_report(args.report, head, cases, kept)
             except OSError as exc:
                 raise InputError(f"{args.report}: cannot write: {exc.strerror or exc}") from None
-        report: dict[str, Any] = {**head, "cases": cases, "comparisons": kept or []}
+        report: Report = {**head, "cases": cases, "comparisons": kept or []}
         emit(report, args.format, args.output, verbose=args.verbose, color_choice=args.color,
              spools=(cases, kept))
         if args.report:
@@ -177,7 +180,7 @@ def _is_jobs_flag(token: str) -> bool:
 
 
 def _score(source: Iterable[Chunk], count: int | None, settings: ScoreSettings, workers: Workers,
-           cases: Spool, comparisons: Spool | None, keep_cases: bool
+           cases: Spool[CaseDict], comparisons: Spool[ComparisonDict] | None, keep_cases: bool
            ) -> tuple[Aggregates, dict[str, CaseScores]]:
     """Score the chunks of ``source`` (``count`` pairs, when known, for the progress bar)."""
     total = Aggregates(settings.group_by)

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..engine.core.errors import ConfigError, JsonMatchError
-from ..engine.core.values import MISSING
 from ..engine.match import match_json, score_records
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
@@ -27,7 +26,7 @@ from ..engine.reading.intake import read_json
 from ..engine.reading.parse import parse_expected
 from ..engine.results.field_results import MatchResult
 from ..reporting.aggregate import Aggregates, CaseResult, case_result
-from ..reporting.records import ERROR, FAILED, PASSED, Comparison, field_records
+from ..reporting.records import ERROR, Comparison
 
 NO_PREDICTION = object()  # the actual side of a gold record no prediction was found for
 
@@ -135,15 +134,10 @@ def _score_one(pair: Pair, settings: ScoreSettings) -> MatchResult | str:
 def comparison_of(pair: Pair, outcome: MatchResult | str, settings: ScoreSettings) -> Comparison:
     """The record of one pair: its MatchResult, or (a string) why it could not be scored."""
     if isinstance(outcome, str):
-        return Comparison(pair.case_id, pair.case_id, settings.metric, 0.0, settings.threshold,
-                          ERROR, error=outcome, file=pair.file, line=pair.line)
-    return Comparison(
-        pair.case_id, pair.case_id, outcome.metric, float(outcome.score), settings.threshold,
-        PASSED if outcome.passed(settings.threshold) else FAILED, float(outcome.precision),
-        float(outcome.recall), float(outcome.f1), file=pair.file, line=pair.line,
-        fields=field_records(outcome.fields, settings.values, MISSING) if settings.keep_fields
-        else (),
-        pairings=tuple((p.path, p.expected_index, p.actual_index, float(p.score))
-                       for p in outcome.pairings),
-        floor_failures=tuple((f.path or "$", float(f.min_score), float(f.score))
-                             for f in outcome.floor_failures))
+        return Comparison(case_id=pair.case_id, nodeid=pair.case_id, metric=settings.metric,
+                          score=0.0, threshold=settings.threshold, status=ERROR, error=outcome,
+                          file=pair.file, line=pair.line)
+    return Comparison.of_result(
+        outcome, case_id=pair.case_id, nodeid=pair.case_id, threshold=settings.threshold,
+        passed=outcome.passed(settings.threshold), file=pair.file, line=pair.line,
+        values=settings.values if settings.keep_fields else None)

@@ -1,18 +1,12 @@
 """Where comparisons made during a pytest session go, without importing pytest.
 
-Each session owns a :class:`Channel` (session.py creates it): the session's defaults, and the
-sink of the test running now. Golden case items and the ``json_match`` fixture reach it
-through the session's plugin object; ``assert_json_match``, called with no access to pytest's
-config, finds the channel of the running session in a context variable (``current``). Outside
-pytest nothing is recorded, and the defaults are ``field_f1`` with threshold 1.0.
-
-A context variable, not a module global, so that a session run inside a test (``pytester``,
-in the same process) takes over ``assert_json_match`` only while it runs, and gives it back
-to the outer session when it ends. A thread started without a copy of the test's context
-(``threading.Thread``, ``ThreadPoolExecutor``) starts with an empty context: it falls back to
-the session entered last in the process, so that no comparison made in a test is lost (a
-comparison silently left out of the aggregates is a wrong number); ``enter`` and ``leave``
-keep that list of sessions, innermost last.
+Each session owns a :class:`Channel` (session.py creates it): its defaults, and the sink of
+the test running now. Golden items and the fixture are handed it; ``assert_json_match``
+finds the running session's in a context variable (``current``), so that a session run inside
+a test (``pytester``) takes it over only while it runs. A thread started without a copy of
+the test's context falls back to the session entered last in the process, so that no
+comparison made in a test is lost (``enter`` and ``leave`` keep that list, innermost last).
+Outside pytest nothing is recorded, and the defaults are ``field_f1`` with threshold 1.0.
 """
 
 from __future__ import annotations
@@ -20,31 +14,37 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ..engine.core.errors import printable
+from ..engine.core.errors import ConfigError, JsonMatchError, printable
+
+if TYPE_CHECKING:
+    from ..cases.case_outputs import OutputSource, Recorded
+    from ..cases.runner import CallFigures
+    from ..engine.results.field_results import MatchResult
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Outcome:
     """One attempted comparison: its MatchResult and verdict, or (``result`` None) the
     one-line reason it could not be scored. ``repeat`` is the run's index when a case runs
-    several times."""
+    several times; ``call`` is what the target's call for this output took (None: no call)."""
 
     metric: str
     threshold: float
-    result: Any = None
+    result: MatchResult | None = None
     passed: bool = False
     error: str = ""
     repeat: int = 0
-    source: str = "case"  # the output came from the case, a live call, or a replay
-    recording: str = ""  # "recorded" or "stale" when this run wrote a recording
+    source: OutputSource = "case"  # the output came from the case, a live call, or a replay
+    recording: Recorded = ""  # "recorded" or "stale" when this run wrote a recording
+    call: CallFigures | None = None
 
 
 Sink = Callable[[Outcome], None]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Defaults:
     """The session's settings for comparisons that do not name their own.
 
@@ -53,19 +53,33 @@ class Defaults:
 
     metric: str = "field_f1"
     threshold: float = 1.0
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, object] = field(default_factory=dict)
     verbosity: int = 0
+
+    def check(self) -> None:
+        """The metric and every option key, checked once plugins have registered their
+        metrics: an unknown name is a ConfigError naming the setting and the name meant (the
+        session's options go to every comparison of its metric). The engine loads only when
+        one of them is set."""
+        if self.metric == "field_f1" and not self.options:
+            return
+        from ..engine.metrics import metric_named
+        from ..engine.metrics.base import check_options
+
+        try:
+            metric = metric_named(self.metric)
+        except JsonMatchError as exc:
+            raise ConfigError(f"jsonmatch_metric: {exc}") from None
+        try:
+            check_options(metric, self.options)
+        except JsonMatchError as exc:
+            raise ConfigError(f"jsonmatch_options: {exc}") from None
 
 
 class Channel:
-    """The way from the comparisons made in one session's tests to that session.
-
-    Holds the session's ``defaults`` and the ``sink`` of the running test (None: record
-    nothing). The session owns it, rather than the module keeping a global, so that each
-    session receives its own comparisons only: a session run inside a test (``pytester``, in
-    the same process) has a channel of its own and leaves the outer test's alone.
-
-    Sinks nest: ``activate`` returns the sink it replaced, for the caller to restore."""
+    """The way from the comparisons made in one session's tests to that session: its
+    ``defaults`` and the ``sink`` of the running test (None: record nothing). Each session
+    owns one, so a session run inside a test (``pytester``) leaves the outer one's alone."""
 
     def __init__(self, defaults: Defaults | None = None) -> None:
         self.defaults = defaults if defaults is not None else Defaults()
@@ -87,12 +101,9 @@ class Channel:
                f"sink={self.sink!r}>"
 
 
-# The channel comparisons go to outside any session: nothing is recorded unless a caller
-# activates a sink on it.
+# Outside any session: nothing is recorded unless a caller activates a sink on it.
 _OUTSIDE = Channel()
-
-# The channel of the session running in this context: set when a session starts (``enter``),
-# reset to the one before when it ends (``leave``).
+# The session running in this context: set by ``enter``, reset by ``leave``.
 _CURRENT: ContextVar[Channel] = ContextVar("pytest_jsonmatch_channel", default=_OUTSIDE)
 
 
@@ -150,11 +161,6 @@ def activate(sink: Sink | None) -> Sink | None:
 def active() -> Sink | None:
     """The sink comparisons go to now, or None."""
     return current().sink
-
-
-def record(outcome: Outcome) -> None:
-    """Hand one attempted comparison to the current channel's sink, if any."""
-    current().record(outcome)
 
 
 def one_line(exc: BaseException) -> str:

@@ -1,27 +1,36 @@
-"""The pytest plugin: its options, the ``json_match`` fixture, golden case collection, and the
-session object (session.py) that records every comparison and reports the run.
+"""The pytest hooks: settings declared and read (settings.py), the session's parts built once
+and handed on, golden case files collected, the ``json_match`` fixture.
 
-Under pytest-xdist, workers record comparisons and send them with their test reports; only
-the controller aggregates, prints, writes the report and judges the gates.
+``pytest_configure`` builds, in this order: the typed settings; the session (session.py);
+the golden run (golden_items.py), put in the config's stash for the golden items; and the
+live calls started ahead of their tests (calls_ahead.py).
 """
 
 from __future__ import annotations
 
 import sys
 from contextvars import Token
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
+from ..engine.core.errors import JsonMatchError
 from . import channel
-from .settings import FLAGS, INI, check_defaults, read_settings
+from .settings import Settings, add_options, read_settings
 
 if TYPE_CHECKING:
+    from ..cases.fingerprints import Fingerprint
+    from ..cases.targets import NamedTarget
+    from ..engine.comparing.registry import Registry, RegistryState
     from .assertion import JsonMatcher
+    from .golden_items import GoldenFile
+    from .session import JsonmatchSession
 
-_SESSION = "jsonmatch-session"
-_CHANNEL_TOKEN = pytest.StashKey[Token]()  # undoes making the session's channel current
-_REGISTRY_BEFORE = pytest.StashKey[Any]()  # the registry's state at start (None: not loaded)
+_SESSION = pytest.StashKey["JsonmatchSession"]()
+_CHANNEL_TOKEN = pytest.StashKey[Token[channel.Channel]]()  # undoes making the session's channel current
+# the registry's state at start (None: not loaded)
+_REGISTRY_BEFORE = pytest.StashKey["RegistryState | None"]()
 _REGISTRY_MODULE = "pytest_jsonmatch.engine.comparing.registry"
 
 
@@ -32,24 +41,13 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("jsonmatch", "JSON matching (pytest-jsonmatch)")
-    for dest, (flag, metavar, help_text) in FLAGS.items():
-        if metavar:
-            group.addoption(flag, dest=dest, metavar=metavar, default=None, help=help_text)
-        else:  # a switch
-            group.addoption(flag, dest=dest, action="store_true", default=None, help=help_text)
-    for name, (kind, default, help_text) in INI.items():
-        parser.addini(name, help_text, type=kind, default=default)  # type: ignore[arg-type]
-
-    from . import golden
-
-    golden.add_options(parser)
+    add_options(parser)
 
 
-def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> Any:
-    from . import golden
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldenFile | None:
+    from .golden_items import collect_file
 
-    return golden.collect_file(file_path, parent)
+    return collect_file(file_path, parent)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -58,12 +56,67 @@ def pytest_configure(config: pytest.Config) -> None:
     settings = read_settings(config)
     config.stash[_REGISTRY_BEFORE] = _registry_state()
     session = JsonmatchSession(config, settings)
-    config.pluginmanager.register(session, _SESSION)
+    config.stash[_SESSION] = session
+    config.pluginmanager.register(session, "jsonmatch-session")
     # assert_json_match, called without the config, finds the session's channel as the
     # current one until the session ends (pytest_unconfigure)
     config.stash[_CHANNEL_TOKEN] = channel.enter(session.channel)
+    _start_golden_run(config, settings, session)
     config.pluginmanager.register(_Registrar(config), "jsonmatch-registrar")
-    check_defaults(settings.defaults)  # once plugins have registered their metrics
+    try:
+        settings.defaults.check()  # once plugins have registered their metrics
+    except JsonMatchError as exc:
+        raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None
+
+
+def _start_golden_run(config: pytest.Config, settings: Settings, session: JsonmatchSession) -> None:
+    """The golden items' part of the session: case files, outputs (recorded or called
+    through the live calls), the session's channel and update requests."""
+    from ..cases.case_files import CaseFiles
+    from ..cases.case_outputs import Outputs
+    from ..cases.live_calls import LiveCalls
+    from ..cases.targets import HookFirst, NamedTarget
+    from .calls_ahead import CallsAhead
+    from .golden_items import GOLDEN_RUN, GoldenRun
+
+    try:  # a target setting that does not import stops the session now, replaying too
+        named = NamedTarget(settings.target, check=bool(settings.target))
+    except JsonMatchError as exc:
+        raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None
+    # a plugin's hook answers first (None leaves the case to the setting's function)
+    target = HookFirst(lambda case: config.hook.pytest_jsonmatch_target(case=case, config=config),
+                       named)
+    calls = LiveCalls(settings=settings.calls, target=target)
+    outputs = Outputs(record=settings.record.mode, root=settings.rootpath, calls=calls,
+                      fingerprint=lambda: _fingerprint(config, settings, named))
+    cases = CaseFiles(root=settings.rootpath, golden_dirs=settings.golden,
+                      max_cases=settings.max_cases, creating=settings.update == "create",
+                      metric=settings.defaults.metric, schema_dirs=settings.schema_dirs)
+    config.stash[GOLDEN_RUN] = GoldenRun(settings=settings, cases=cases, outputs=outputs,
+                                         channel=session.channel, ask_update=session.ask_update)
+    config.pluginmanager.register(CallsAhead(calls, outputs, session.worker), "jsonmatch-calls")
+    if settings.record.mode != "off" and not session.worker:
+        from .unused_recordings import UnusedRecordings
+
+        config.pluginmanager.register(UnusedRecordings(cases, settings.record.prune),
+                                      "jsonmatch-unused-recordings")
+
+
+def _fingerprint(config: pytest.Config, settings: Settings, named: NamedTarget) -> Fingerprint:
+    """What this session's recordings are made under: the modules defining the target (the
+    hook's implementations, the function the setting names), the files and the declared
+    value ``jsonmatch_record`` names."""
+    from ..cases.fingerprints import source_files, take_fingerprint
+    from ..cases.targets import import_target
+
+    functions = [impl.function for impl in config.hook.pytest_jsonmatch_target.get_hookimpls()]
+    declared = settings.record.declared
+    try:
+        return take_fingerprint(settings.record, settings.rootpath, source_files(
+            [*functions, *([named.function()] if named.spec else [])]),
+            import_target(declared, "jsonmatch_record: fingerprint") if declared else None)
+    except JsonMatchError as exc:
+        raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None
 
 
 class _Registrar:
@@ -74,7 +127,7 @@ class _Registrar:
         self.config = config
         self.called = False
 
-    def pytest_plugin_registered(self, plugin: Any) -> None:
+    def pytest_plugin_registered(self, plugin: object) -> None:
         config = self.config
         if not self.called and hasattr(plugin, "pytest_jsonmatch_register"):
             from ..engine.metrics import REGISTRY
@@ -83,11 +136,14 @@ class _Registrar:
             config.hook.pytest_jsonmatch_register.call_historic(kwargs={"registry": REGISTRY})
 
 
-def _registry_state() -> Any:
+def _registry_state() -> RegistryState | None:
     """The engine registry's state, when the engine is loaded (it loads on first use: a
     registry loaded later starts from its built-ins, which is what undoing restores)."""
     module = sys.modules.get(_REGISTRY_MODULE)
-    return module.REGISTRY.state() if module is not None else None
+    if module is None:
+        return None
+    registry: Registry = module.REGISTRY
+    return registry.state()
 
 
 @pytest.hookimpl(trylast=True)
@@ -113,5 +169,5 @@ def json_match(request: pytest.FixtureRequest) -> JsonMatcher:
     ``jsonmatch`` summary and reports."""
     from .assertion import JsonMatcher
 
-    session = request.config.pluginmanager.get_plugin(_SESSION)
+    session = request.config.stash.get(_SESSION, None)
     return JsonMatcher(session.channel if session is not None else channel.current())

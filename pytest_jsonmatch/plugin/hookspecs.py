@@ -6,13 +6,18 @@ comparators, transforms and metrics land.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
+if TYPE_CHECKING:
+    from ..cases.case_files import GoldenCase
+    from ..engine.metrics import Registry
+    from ..engine.results.field_results import MatchResult
+
 
 @pytest.hookspec(historic=True)
-def pytest_jsonmatch_register(registry: Any) -> None:
+def pytest_jsonmatch_register(registry: Registry) -> None:
     """Register custom comparators, transforms, metrics or post-processors.
 
     Called once per session with the engine's :class:`~pytest_jsonmatch.Registry`: at
@@ -26,17 +31,16 @@ def pytest_jsonmatch_register(registry: Any) -> None:
 
 
 @pytest.hookspec(firstresult=True)
-def pytest_jsonmatch_target(case: Any, config: pytest.Config) -> Any:
+def pytest_jsonmatch_target(case: GoldenCase, config: pytest.Config) -> object:
     """Produce the actual output of a golden case that gives ``input`` instead of ``actual``.
 
-    ``case`` is the :class:`~pytest_jsonmatch.plugin.golden.GoldenCase` (its ``input``, ``id``,
-    ``path`` and ``options``). Return the model's output (a mapping, or raw text that is
-    parsed leniently), or an awaitable of it; return None to leave the case to the ini
-    option ``jsonmatch_target``. The first non-None result wins.
-    """
+    ``case`` is the :class:`~pytest_jsonmatch.cases.case_files.GoldenCase` (``input``, ``id``,
+    ``path``, ``options``). Return the model's output (a mapping, or text parsed leniently),
+    or an awaitable of it; None leaves the case to the setting ``jsonmatch_target``."""
 
 
-def pytest_jsonmatch_result(item: pytest.Item, result: Any, threshold: float, passed: bool) -> None:
+def pytest_jsonmatch_result(item: pytest.Item, result: MatchResult, threshold: float,
+                            passed: bool) -> None:
     """Called after every comparison made through the plugin, passing or failing, with the
     test ``item`` it was made in, the :class:`~pytest_jsonmatch.MatchResult`, the threshold
     it was held to and the verdict. Called before a failing comparison raises; runs in the

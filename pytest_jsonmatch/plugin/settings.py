@@ -1,365 +1,327 @@
-"""The session's settings, read once at start-up from flags and ini options (a flag wins over
-its ini value). A malformed setting stops pytest with one line saying what is wrong."""
+"""Every setting of the plugin, declared and read here once: an ini key ``jsonmatch_<name>``
+and, where one makes sense, a flag ``--jsonmatch-<name>`` that wins over it. They are read
+when the session starts into one typed :class:`Settings`, which the rest of the plugin is
+handed; a malformed setting stops pytest with one line naming it. docs/ci.md has the table.
+"""
 
 from __future__ import annotations
 
-import math
 import os
 import warnings
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, TypeVar
 
 import pytest
 
+from ..cases.fingerprints import RecordSettings
+from ..cases.repeats import RepeatSettings
+from ..cases.call_settings import CallSettings, parse_calls
+from ..cases.updates import UPDATE_MODES, UpdateMode
 from ..engine.core.errors import JsonMatchError, did_you_mean, known_names
-from ..reporting.aggregate import GROUP_BY, REPEAT_RULES
-from ..reporting.gates import GateSettings, parse_floors, parse_mode, parse_score
-from ..reporting.records import VALUE_MODES
+from ..engine.core.numbers import whole_number
+from ..reporting.aggregate import GROUP_BY, GroupBy
+from ..reporting.gates import GATE_MODES, GateNames, GateSettings, parse_floors, parse_score
+from ..reporting.records import VALUE_MODES, ValueMode
+from ..reporting.report_files import ReportFiles
 from .channel import Defaults
-from .recorded_outputs import MODES as RECORD_MODES
-from .runner import MAX_CONCURRENCY, MAX_RETRIES, rate_per_second
 
-UPDATE_MODES = ("create", "fix", "all")
-
-# ini name -> (type, default, help)
-INI: dict[str, tuple[str, Any, str]] = {
-    "jsonmatch_metric": ("string", "field_f1",
-                         "jsonmatch: default metric of assert_json_match and json_match "
-                         "(default: field_f1)."),
-    "jsonmatch_threshold": ("string", "1.0",
-                            "jsonmatch: default threshold a comparison's score must reach "
-                            "(default: 1.0)."),
-    "jsonmatch_options": ("string", "",
-                          "jsonmatch: default metric options, a JSON or YAML mapping "
-                          "(e.g. {\"ignore\": [\"id\"]})."),
-    "jsonmatch_fail_under": ("string", "",
-                             "jsonmatch: fail the session when the overall score (mean of all "
-                             "case scores, errors counted as 0) is below this."),
-    "jsonmatch_field_floors": ("linelist", [],
-                               "jsonmatch: per-field floors, one 'field.path=score' a line, "
-                               "patterns allowed (e.g. items[].sku=0.9, items[].*=0.8), held in "
-                               "every field table; 'group:field.path=score' holds in one table "
-                               "(e.g. field_f1:total=0.9)."),
-    "jsonmatch_max_drop": ("string", "0",
-                           "jsonmatch: with --jsonmatch-baseline, the largest drop of the "
-                           "overall or a field's mean score allowed (default: 0)."),
-    "jsonmatch_max_case_drop": ("string", "",
-                                "jsonmatch: with --jsonmatch-baseline, a shared case whose score "
-                                "dropped by more than this fails the session, whatever its "
-                                "threshold (default: jsonmatch_max_drop)."),
-    "jsonmatch_allow_regressions": ("string", "0",
-                                    "jsonmatch: with --jsonmatch-baseline, how many cases may drop "
-                                    "beyond jsonmatch_max_case_drop with only a warning (default 0)."),
-    "jsonmatch_gate": ("string", "statistical",
-                       "jsonmatch: how a baseline drop fails the run: 'statistical' (beyond "
-                       "max_drop and its 95% interval below zero) or 'strict' (beyond max_drop)."),
-    "jsonmatch_strict": ("bool", False,
-                         "jsonmatch: a field floor that matches no field fails the session "
-                         "(default: false, a warning)."),
-    "jsonmatch_max_cases": ("string", "10000",
-                            "jsonmatch: the most cases one case file may hold (default 10000); "
-                            "a file with more is a collection error."),
-    "jsonmatch_schema_dirs": ("paths", [],
-                              "jsonmatch: folders outside the test root that the $refs of a "
-                              "golden case's schema may read (default: none; the root always)."),
-    "jsonmatch_repeat_pass": ("string", "mean",
-                              "jsonmatch: when a repeated case passes: 'mean' (its mean score "
-                              "meets the threshold), 'all' or 'majority' of its runs do."),
-    "jsonmatch_group_by": ("string", "metric",
-                           "jsonmatch: per-field tables per 'metric', 'file' or 'folder'."),
-    "jsonmatch_record": ("string", "off",
-                         "jsonmatch: record and replay the outputs of 'input:' golden cases: off "
-                         "(call the target), once, none (replay only) or all (re-record)."),
-    "jsonmatch_concurrency": ("string", "1",
-                              "jsonmatch: how many calls of the target of 'input:' golden cases "
-                              "run at a time (default 1, one after another: a target must be "
-                              "thread-safe to run more; 8 suits most hosted models)."),
-    "jsonmatch_target_timeout": ("string", "",
-                                 "jsonmatch: seconds a call of the target may take; a call that "
-                                 "takes longer is cancelled and its case an error (default: none)."),
-    "jsonmatch_retries": ("string", "0",
-                          "jsonmatch: how many times a call of the target that timed out, failed "
-                          "to connect or got HTTP 408, 409, 429 or 5xx is retried (default 0)."),
-    "jsonmatch_rate_limit": ("string", "",
-                             "jsonmatch: the most calls of the target started by the whole "
-                             "process, e.g. 120/min or 5/s (default: no limit)."),
-    "jsonmatch_junit_properties": ("bool", True,
-                                   "jsonmatch: add each comparison's metric and score as JUnit "
-                                   "XML properties (default: true)."),
-}
-
-# flag dest -> (flag, metavar, help); the ini option of the same name, if any, is its default;
-# a flag without a metavar is a switch
-FLAGS: dict[str, tuple[str, str, str]] = {
-    "jsonmatch_fail_under": ("--jsonmatch-fail-under", "SCORE",
-                             "fail the session when the overall score is below SCORE, even if "
-                             "every test passed (ini: jsonmatch_fail_under)."),
-    "jsonmatch_report": ("--jsonmatch-report", "PATH",
-                         "write the session's comparisons and aggregates as JSON to PATH "
-                         "(atomically, once, by the xdist controller)."),
-    "jsonmatch_report_values": ("--jsonmatch-report-values", "full|short|none",
-                                "how much of each field's expected and actual values the report "
-                                "keeps: short (200 characters, the default), full or none."),
-    "jsonmatch_html": ("--jsonmatch-html", "PATH",
-                       "write the report as one self-contained HTML page to PATH."),
-    "jsonmatch_markdown": ("--jsonmatch-markdown", "PATH",
-                           "write a Markdown summary to PATH (also written to "
-                           "$GITHUB_STEP_SUMMARY when that is set)."),
-    "jsonmatch_baseline": ("--jsonmatch-baseline", "PATH",
-                           "compare this run case by case with a report saved by "
-                           "--jsonmatch-report; the summary shows the deltas."),
-    "jsonmatch_max_drop": ("--jsonmatch-max-drop", "D",
-                           "with --jsonmatch-baseline: fail the session when the overall score "
-                           "or a field's mean score dropped by more than D (ini: "
-                           "jsonmatch_max_drop, default 0; see jsonmatch_gate)."),
-    "jsonmatch_max_case_drop": ("--jsonmatch-max-case-drop", "D",
-                                "with --jsonmatch-baseline: fail the session when a shared case's "
-                                "score dropped by more than D (ini: jsonmatch_max_case_drop; "
-                                "default: the max drop)."),
-    "jsonmatch_allow_regressions": ("--jsonmatch-allow-regressions", "N",
-                                    "with --jsonmatch-baseline: let up to N cases drop beyond the "
-                                    "max case drop with a warning (ini: jsonmatch_allow_regressions; "
-                                    "default 0)."),
-    "jsonmatch_group_by": ("--jsonmatch-group-by", "metric|file|folder",
-                           "print the per-field table per metric (default), case file or folder."),
-    "jsonmatch_update": ("--jsonmatch-update", "create|fix|all",
-                         "write actual outputs into golden case files as their 'expected': create "
-                         "(cases without one), fix (failing cases) or all (every case scoring below 1.0)."),
-    "jsonmatch_update_in_ci": ("--jsonmatch-update-in-ci", "",
-                               "allow --jsonmatch-update although the CI environment variable is set."),
-    "jsonmatch_record": ("--jsonmatch-record", "off|once|none|all",
-                         "record and replay the outputs of 'input:' golden cases, as vcrpy does "
-                         "(ini: jsonmatch_record; default off)."),
-    "jsonmatch_concurrency": ("--jsonmatch-concurrency", "N",
-                              "call the targets of up to N 'input:' golden cases at a time "
-                              "(ini: jsonmatch_concurrency; default 1: one after another)."),
-    "jsonmatch_repeat": ("--jsonmatch-repeat", "N",
-                         "run the target of every 'input:' golden case N times (a case's own "
-                         "'repeat:' wins); see jsonmatch_repeat_pass."),
-}
+PREFIX = "jsonmatch_"
+IniType = Literal["string", "paths", "linelist", "args", "bool"]
+_T = TypeVar("_T", bound=str)
 
 
 @dataclass(frozen=True)
-class SessionSettings:
-    defaults: Defaults
-    gates: GateSettings
-    report_path: str | None
-    html_path: str | None  # --jsonmatch-html
-    markdown_path: str | None  # --jsonmatch-markdown (written whole)
-    step_summary: str | None  # $GITHUB_STEP_SUMMARY (appended to, as GitHub expects)
-    baseline_path: str | None
-    values: str
-    group_by: str
-    repeat: int | None
-    repeat_rule: str
-    junit_properties: bool
-    annotations: bool  # GitHub Actions workflow commands for failing cases
-    update: str | None  # write outputs into case files: create, fix or all
-    record: str  # recordings of input cases: off, once, none, all
-    concurrency: int = 1  # live calls of the target at a time
-    target_timeout: float | None = None  # seconds a call may take
-    retries: int = 0  # retries of a call that failed in a way worth retrying
-    rate_limit: float | None = None  # calls started per second, by the whole process
+class Setting:
+    """One setting: ini ``jsonmatch_<name>`` of ``ini`` type (None: a flag only) and, when
+    ``metavar`` is given, the flag ``--jsonmatch-<name>`` (``append``: given many times)."""
+
+    name: str
+    help: str
+    ini: IniType | None = "string"
+    default: str | bool | list[str] = ""
+    metavar: str | None = None
+    append: bool = False
+
+    @property
+    def key(self) -> str:
+        return PREFIX + self.name
+
+    @property
+    def flag(self) -> str:
+        return "--jsonmatch-" + self.name.replace("_", "-")
 
 
-def setting(config: pytest.Config, name: str) -> Any:
-    """The flag's value when given, else the ini value."""
-    value = config.getoption(name, default=None)
-    if value is not None:
-        return value
-    return config.getini(name) if name in INI else None
+SETTINGS = (
+    Setting("golden", "folders whose .yaml/.yml files are golden case files", "paths", []),
+    Setting("target", "package.module:function producing actual output from a golden case's "
+                      "input (may be async)", metavar="MODULE:FUNCTION"),
+    Setting("metric", "default metric of assertions and cases (default: field_f1)",
+            default="field_f1", metavar="NAME"),
+    Setting("threshold", "default threshold a comparison's score must reach (default: 1.0)",
+            default="1.0", metavar="SCORE"),
+    Setting("options", "default metric options, a JSON or YAML mapping (e.g. "
+                       "{\"ignore\": [\"id\"]})"),
+    Setting("record", "record and replay the outputs of 'input:' golden cases, as vcrpy does: "
+                      "off (call the target), once, none (replay only) or all (re-record); "
+                      "files=GLOB and fingerprint=MODULE:FUNCTION make recordings stale when "
+                      "a prompt file or a declared model changes; prune removes unused ones",
+            default="off", metavar="MODE [files=GLOB] [fingerprint=M:F] [prune]"),
+    Setting("update", "write actual outputs into golden case files as their 'expected': create "
+                      "(cases without one), fix (failing cases) or all (every case scoring below "
+                      "1.0); add ',ci' to update although the CI variable is set",
+            ini=None, metavar="create|fix|all[,ci]"),
+    Setting("repeat", "run the target of every 'input:' golden case N times (a case's own "
+                      "'repeat:' wins), and pass a repeated case by its 'mean' score (default), "
+                      "'all' its runs or a 'majority': e.g. '5 majority'",
+            metavar="[N] [mean|all|majority]"),
+    Setting("calls", "how the target is called: concurrency=N (calls at a time, default 1), "
+                     "timeout=SECONDS, retries=N (after a failed connection, HTTP 408/409/429/"
+                     "5xx), retry_timeouts=yes (retry a timed-out call too), rate=N/s|min|hour "
+                     "(starts by the whole process); e.g. "
+                     "'concurrency=8 timeout=30'; a flag's keys override the ini's",
+            metavar="KEY=VALUE ..."),
+    Setting("report", "write the session's report to each PATH, by its suffix: .json (every "
+                      "comparison and aggregate), .html (one self-contained page), .md "
+                      "(a Markdown summary)", "args", [], metavar="PATH", append=True),
+    Setting("report_values", "how much of each field's expected and actual values the report "
+                             "keeps: short (200 characters, the default), full or none",
+            default="short", metavar="short|full|none"),
+    Setting("baseline", "compare this run case by case with a JSON report saved before; the "
+                        "report of a run that stopped early is refused unless 'partial' follows",
+            metavar="PATH [partial]"),
+    Setting("group_by", "print the per-field tables per metric (default), case file or folder",
+            default="metric", metavar="metric|file|folder"),
+    Setting("fail_under", "fail the session when the overall score (mean of all case scores, "
+                          "errors counted as 0) is below SCORE", metavar="SCORE"),
+    Setting("field_floors", "per-field floors, one 'field.path=score' a line, patterns allowed "
+                            "(items[].*=0.8), 'group:field.path=score' for one table; a line "
+                            "'strict' makes a floor that matches no field fail the session",
+            "linelist", []),
+    Setting("max_drop", "with a baseline: the largest drop of the overall or a field's mean "
+                        "score allowed (default 0), then 'statistical' (the default: fail when "
+                        "its 95% interval is below zero too) or 'strict'",
+            default="0", metavar="D [statistical|strict]"),
+    Setting("max_case_drop", "with a baseline: a shared case whose score dropped by more than D "
+                             "fails the session (default: the max drop); 'allow=N' lets up to N "
+                             "such cases pass with a warning", metavar="[D] [allow=N]"),
+    Setting("schema_dirs", "folders outside the test root that the $refs of a golden case's "
+                           "schema may read (default: none; the root always)", "paths", []),
+    Setting("max_cases", "the most cases one case file may hold (default 10000)",
+            default="10000"),
+    Setting("junit_properties", "add each comparison's metric and score as JUnit XML "
+                                "properties (default: true)", "bool", True),
+)
+BY_NAME = {s.name: s for s in SETTINGS}
 
 
-def read_settings(config: pytest.Config) -> SessionSettings:
-    """Every jsonmatch setting, checked; a bad one is a UsageError naming it."""
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """The session's settings, read once (see the module docstring)."""
+
+    rootpath: Path  # the test root: case files, recordings and updates stay inside it
+    golden: tuple[Path, ...] = ()
+    target: str = ""
+    defaults: Defaults = field(default_factory=Defaults)
+    record: RecordSettings = field(default_factory=RecordSettings)
+    update: UpdateMode | None = None
+    repeat: RepeatSettings = field(default_factory=RepeatSettings)
+    calls: CallSettings = field(default_factory=CallSettings)
+    reports: ReportFiles = field(default_factory=ReportFiles)
+    report_values: ValueMode = "short"
+    baseline: str | None = None
+    partial_baseline: bool = False  # a partial run's report is accepted as the baseline
+    group_by: GroupBy = "metric"
+    gates: GateSettings = field(default_factory=GateSettings)
+    schema_dirs: tuple[Path, ...] = ()
+    max_cases: int = 10_000
+    junit_properties: bool = True
+    annotations: bool = False  # GitHub Actions workflow commands for failing cases
+    verbose: int = 0  # pytest's -v count: how much the summary lists
+    full_tracebacks: bool = False  # --tb=long or -vv: a target's whole traceback
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """Declare every setting's ini key and flag."""
+    group = parser.getgroup("jsonmatch", "JSON matching (pytest-jsonmatch)")
+    for s in SETTINGS:
+        if s.metavar is not None:
+            group.addoption(s.flag, dest=s.key, metavar=s.metavar, default=None,
+                            action="append" if s.append else "store",
+                            # argparse formats help with %: a literal one is doubled
+                            help=(s.help + (f" (ini: {s.key})" if s.ini else "") + ".")
+                            .replace("%", "%%"))
+        if s.ini is not None:
+            parser.addini(s.key, f"jsonmatch: {s.help}.", type=s.ini, default=s.default)
+
+
+def read_settings(config: pytest.Config) -> Settings:
+    """Every setting, checked; a bad one is a UsageError naming it."""
     try:
-        return _read(config)
+        return _read(_Reader(config))
     except JsonMatchError as exc:
         raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None
 
 
-def _read(config: pytest.Config) -> SessionSettings:
+class _Reader:
+    """A setting's raw value: the flag's when given, else the ini's; and its name as the user
+    wrote it, for messages."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def flag(self, name: str) -> object:
+        return self.config.getoption(PREFIX + name, default=None) \
+            if BY_NAME[name].metavar is not None else None
+
+    def ini(self, name: str) -> object:
+        return self.config.getini(PREFIX + name) if BY_NAME[name].ini is not None else None
+
+    def text(self, name: str) -> tuple[str, str]:
+        """(value, shown name): the flag's text when given, else the ini's."""
+        flag = self.flag(name)
+        if flag is not None:
+            return str(flag), BY_NAME[name].flag
+        ini = self.ini(name)
+        return str(ini if ini is not None else ""), PREFIX + name
+
+    def parts(self, name: str) -> list[tuple[str, str]]:
+        """The ini's text, then the flag's, each with its name: for a setting made of parts,
+        whose flag overrides the parts it gives."""
+        ini, flag = self.ini(name), self.flag(name)
+        return [(str(ini or ""), PREFIX + name), (str(flag or ""), BY_NAME[name].flag)]
+
+    def paths(self, name: str) -> tuple[Path, ...]:
+        value = self.ini(name)
+        return tuple(Path(p) for p in value) if isinstance(value, list) else ()
+
+
+def _read(read: _Reader) -> Settings:
+    config = read.config
     _check_ini_names(config)
-    root = config.invocation_params.dir
-    metric = (config.getini("jsonmatch_metric") or "field_f1").strip()
-    threshold = parse_score(config.getini("jsonmatch_threshold") or "1.0", "jsonmatch_threshold")
-    options = _options(config.getini("jsonmatch_options"))
-    fail_under = setting(config, "jsonmatch_fail_under")
-    gates = GateSettings(
-        parse_score(fail_under, "jsonmatch_fail_under") if str(fail_under).strip() else None,
-        parse_floors(config.getini("jsonmatch_field_floors")),
-        parse_score(setting(config, "jsonmatch_max_drop") or "0", "jsonmatch_max_drop"),
-        parse_mode(config.getini("jsonmatch_gate")), bool(config.getini("jsonmatch_strict")),
-        _max_case_drop(setting(config, "jsonmatch_max_case_drop")),
-        _allow_regressions(setting(config, "jsonmatch_allow_regressions")))
-    report = setting(config, "jsonmatch_report")
-    markdown = setting(config, "jsonmatch_markdown")
-    html = setting(config, "jsonmatch_html")
-    baseline = setting(config, "jsonmatch_baseline")
-    return SessionSettings(
-        Defaults(metric, threshold, options, _verbosity(config)), gates,
-        os.fspath(root / report) if report else None,
-        os.fspath(root / html) if html else None,
-        os.fspath(root / markdown) if markdown else None,
-        os.environ.get("GITHUB_STEP_SUMMARY") or None,
-        os.fspath(root / baseline) if baseline else None,
-        _choice(setting(config, "jsonmatch_report_values") or "short", VALUE_MODES,
-                "--jsonmatch-report-values"),
-        _choice(setting(config, "jsonmatch_group_by") or "metric", GROUP_BY, "jsonmatch_group_by"),
-        _repeat(setting(config, "jsonmatch_repeat")),
-        _choice(config.getini("jsonmatch_repeat_pass") or "mean", REPEAT_RULES,
-                "jsonmatch_repeat_pass"),
-        bool(config.getini("jsonmatch_junit_properties")),
-        os.environ.get("GITHUB_ACTIONS") == "true",
-        _update(config), _choice(setting(config, "jsonmatch_record") or "off", RECORD_MODES,
-                                 "jsonmatch_record"),
-        _concurrency(config), _target_timeout(config.getini("jsonmatch_target_timeout")),
-        _retries(config.getini("jsonmatch_retries")),
-        _rate_limit(config.getini("jsonmatch_rate_limit")))
+    here = config.invocation_params.dir
+    verbose = int(config.getoption("verbose", default=0) or 0)
+    metric = read.text("metric")[0].strip() or "field_f1"
+    threshold_text, threshold_name = read.text("threshold")
+    threshold = parse_score(threshold_text.strip() or "1.0", threshold_name)
+    baseline, partial = _baseline(*read.text("baseline"))
+    return Settings(
+        rootpath=config.rootpath, golden=_golden(read), target=read.text("target")[0].strip(),
+        defaults=Defaults(metric=metric, threshold=threshold, options=_options(read.text("options")[0]),
+                          verbosity=_verbosity(config, verbose)),
+        record=RecordSettings.parse(read.parts("record")),
+        update=_update(read), repeat=RepeatSettings.parse(read.parts("repeat")),
+        calls=parse_calls(read.parts("calls")),
+        reports=_reports(read, here),
+        report_values=_choice(*read.text("report_values"), VALUE_MODES, "short"),
+        baseline=os.fspath(here / baseline) if baseline else None, partial_baseline=partial,
+        group_by=_choice(*read.text("group_by"), GROUP_BY, "metric"),
+        gates=_gates(read), schema_dirs=read.paths("schema_dirs"),
+        max_cases=whole_number(*read.text("max_cases"), 1, 10**9, "of cases "),
+        junit_properties=bool(read.ini("junit_properties")),
+        verbose=verbose, full_tracebacks=config.getoption("tbstyle", default="auto") == "long"
+        or verbose >= 2,
+        annotations=os.environ.get("GITHUB_ACTIONS") == "true")
 
 
-def _concurrency(config: pytest.Config) -> int:
-    flag = config.getoption("jsonmatch_concurrency", default=None)
-    what = "--jsonmatch-concurrency" if flag is not None else "jsonmatch_concurrency"
-    value = flag if flag is not None else config.getini("jsonmatch_concurrency")
-    return _whole_number(value, what, 1, MAX_CONCURRENCY, "of calls ", " (1: one after another)")
+# -- one reader per kind of value ---------------------------------------------------------
 
 
-def _whole_number(value: Any, what: str, low: int, high: int, unit: str = "", note: str = "") -> int:
-    """``value`` (a flag's or an ini setting's text) as a whole number from ``low`` to
-    ``high``, else a usage error naming ``what``."""
-    text = str(value).strip()
-    if not text.isdigit() or not low <= int(text) <= high:
-        raise pytest.UsageError(f"pytest-jsonmatch: {what} must be a whole number {unit}from "
-                                f"{low} to {high}{note}, not {value!r}")
-    return int(text)
+def _golden(read: _Reader) -> tuple[Path, ...]:
+    """Golden folders, each of which must exist: a typo would collect no case, silently."""
+    folders = read.paths("golden")
+    for folder in folders:
+        if not folder.is_dir():
+            raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_golden: {folder.name!r} is not a "
+                                    f"folder (looked for {str(folder)!r})")
+    return folders
 
 
-def _target_timeout(value: Any) -> float | None:
-    text = str(value or "").strip()
-    if not text:
+def _choice(value: str, what: str, allowed: Sequence[_T], default: _T) -> _T:
+    text = value.strip() or default
+    for option in allowed:
+        if text == option:
+            return option
+    raise pytest.UsageError(f"pytest-jsonmatch: {what} must be one of {', '.join(allowed)}, "
+                            f"not {value!r}")
+
+
+def _baseline(text: str, what: str) -> tuple[str, bool]:
+    path, _, rest = text.strip().partition(" ")
+    if rest.strip() not in ("", "partial"):
+        raise pytest.UsageError(f"pytest-jsonmatch: {what} is a path and optionally 'partial', "
+                                f"not {text!r}")
+    return path, rest.strip() == "partial"
+
+
+def _words(text: str) -> list[str]:  # parts of a setting, by spaces or commas
+    return text.replace(",", " ").split()
+
+
+def _update(read: _Reader) -> UpdateMode | None:
+    value, what = read.text("update")
+    if not value:
         return None
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = math.nan
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_target_timeout must be a number of "
-                                f"seconds above 0, not {value!r}")
-    return seconds
-
-
-def _retries(value: Any) -> int:
-    if value is None or not str(value).strip():
-        return 0
-    return _whole_number(value, "jsonmatch_retries", 0, MAX_RETRIES)
-
-
-def _rate_limit(value: Any) -> float | None:
-    text = str(value or "").strip()
-    if not text:
-        return None
-    rate = rate_per_second(text)
-    if rate is None:
-        raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_rate_limit must be a number of calls "
-                                f"per second, minute or hour above 0, like 120/min or 5/s, not "
-                                f"{value!r}")
-    return rate
-
-
-def _check_ini_names(config: pytest.Config) -> None:
-    """A ``jsonmatch_*`` ini setting this plugin does not have is a typo: stop, and say which
-    was meant (pytest itself only warns of unknown ini keys)."""
-    registered = set(INI) | {"jsonmatch_golden", "jsonmatch_target"}  # golden.add_options
-    with warnings.catch_warnings():  # pytest 9.2 deprecates inicfg, the one list of the
-        warnings.simplefilter("ignore")  # keys the ini file holds; without it, no check
-        written = list(getattr(config, "inicfg", {}) or {})
-    for name in written:
-        if not isinstance(name, str) or not name.startswith("jsonmatch") or name in registered:
-            continue
-        try:
-            config.getini(name)  # registered by another part of the plugin
-        except ValueError:
-            # matched without the shared prefix, which would make every name look alike
-            hint = did_you_mean(name[len("jsonmatch_"):], [n[len("jsonmatch_"):] for n in registered])
-            hint = hint.replace(" (did you mean '", " (did you mean 'jsonmatch_").replace(
-                " or '", " or 'jsonmatch_")
-            raise pytest.UsageError(f"pytest-jsonmatch: unknown ini setting {name!r}{hint}; "
-                                    f"known: {known_names(registered)}") from None
-
-
-def check_defaults(defaults: Defaults) -> None:
-    """``jsonmatch_metric`` and every key of ``jsonmatch_options``, checked when the session
-    starts (after plugins and the root conftest registered their metrics): an unknown name is
-    a UsageError naming the ini setting and the name meant. The engine loads only when one of
-    them is set. A key must be one the session's metric takes: the session's options go to
-    every comparison of that metric (and to another metric's, the ones it takes)."""
-    if defaults.metric == "field_f1" and not defaults.options:
-        return
-    from ..engine.metrics import metric_named
-
-    try:
-        metric = metric_named(defaults.metric)
-    except JsonMatchError as exc:
-        raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_metric: {exc}") from None
-    known = getattr(metric, "options", None)
-    for key in defaults.options if known is not None else ():
-        if key not in known:
-            raise pytest.UsageError(
-                f"pytest-jsonmatch: jsonmatch_options: unknown option {key!r} for metric "
-                f"{defaults.metric!r}{did_you_mean(key, known)}; known options: "
-                f"{known_names(known)}")
-
-
-def _max_case_drop(value: Any) -> float | None:
-    if value is None or not str(value).strip():
-        return None
-    return parse_score(value, "jsonmatch_max_case_drop")
-
-
-def _allow_regressions(value: Any) -> int:
-    text = str(value if value is not None else "0").strip() or "0"
-    if not text.isdigit() or len(text) > 9:
-        raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_allow_regressions must be a whole "
-                                f"number of cases, 0 or more, not {value!r}")
-    return int(text)
-
-
-def _update(config: pytest.Config) -> str | None:
-    mode = setting(config, "jsonmatch_update")
-    if mode is None:
-        return None
-    mode = _choice(mode, UPDATE_MODES, "--jsonmatch-update")
-    if os.environ.get("CI") and not setting(config, "jsonmatch_update_in_ci"):
-        raise pytest.UsageError("pytest-jsonmatch: refusing to update golden case files because "
-                                "the CI environment variable is set; pass "
-                                "--jsonmatch-update-in-ci to update them anyway")
-    return mode
-
-
-def _choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
-    text = str(value).strip()
-    if text not in allowed:
-        raise pytest.UsageError(f"pytest-jsonmatch: {what} must be one of {', '.join(allowed)}, "
+    mode, _, in_ci = value.partition(",")
+    if in_ci.strip() not in ("", "ci"):
+        raise pytest.UsageError(f"pytest-jsonmatch: {what} takes a mode and optionally ',ci', "
                                 f"not {value!r}")
-    return text
+    chosen = _choice(mode, what, UPDATE_MODES, "fix")
+    if os.environ.get("CI") and not in_ci:
+        raise pytest.UsageError(f"pytest-jsonmatch: refusing to update golden case files because "
+                                f"the CI environment variable is set; pass {what}={chosen},ci to "
+                                f"update them anyway")
+    return chosen
 
 
-def _repeat(value: Any) -> int | None:
-    if value is None or value == "":
-        return None
-    try:
-        count = int(value)
-    except (TypeError, ValueError):
-        count = 0
-    if not 1 <= count <= 1000:
-        raise pytest.UsageError(f"pytest-jsonmatch: --jsonmatch-repeat must be a whole number "
-                                f"from 1 to 1000, not {value!r}")
-    return count
+def _reports(read: _Reader, here: Path) -> ReportFiles:
+    flag, ini = read.flag("report"), read.ini("report")
+    paths = flag if isinstance(flag, list) else ini if isinstance(ini, list) else []
+    return ReportFiles.parse([str(p) for p in paths], BY_NAME["report"].flag if flag
+                             else PREFIX + "report", here, os.environ.get("GITHUB_STEP_SUMMARY"))
 
 
-def _options(text: str) -> dict[str, Any]:
-    if not text or not text.strip():
+def _gates(read: _Reader) -> GateSettings:
+    # a gate names its ini setting, the name the verdict and the docs use, flag or not
+    fail_under, fail_what = read.text("fail_under")[0], PREFIX + "fail_under"
+    floor_lines = read.ini("field_floors")
+    lines = [str(line) for line in floor_lines] if isinstance(floor_lines, list) else []
+    strict = any(line.strip() == "strict" for line in lines)
+    floors = parse_floors([line for line in lines if line.strip() != "strict"],
+                          PREFIX + "field_floors")
+    drop, drop_what, mode = 0.0, PREFIX + "max_drop", "statistical"
+    case_drop: float | None = None
+    case_what, allow = PREFIX + "max_case_drop", 0
+    # the flag's parts override the ini's: '--jsonmatch-max-drop=strict' keeps the ini's drop
+    for text, what in read.parts("max_drop"):
+        for word in _words(text):
+            if word in GATE_MODES:
+                mode = word
+            else:
+                drop = parse_score(word, drop_what)
+    for text, what in read.parts("max_case_drop"):
+        words = [w for w in _words(text) if not w.startswith("allow=")]
+        for word in _words(text):
+            if word.startswith("allow="):
+                allow = whole_number(word[len("allow="):], f"{what}: allow", 0, 10**9,
+                                      "of cases ")
+        if len(words) > 1:
+            raise pytest.UsageError(f"pytest-jsonmatch: {what} is a drop and optionally "
+                                    f"'allow=N', not {text!r}")
+        if words:
+            case_drop = parse_score(words[0], case_what)
+    return GateSettings(
+        fail_under=parse_score(fail_under, fail_what) if fail_under.strip() else None,
+        floors=floors, max_drop=drop, mode=mode, strict=strict, max_case_drop=case_drop,
+        allow_regressions=allow, names=GateNames(
+            fail_under=fail_what, floors=PREFIX + "field_floors", max_drop=drop_what,
+            max_case_drop=case_what, allow_regressions=f"{PREFIX}max_case_drop allow",
+            strict=f"'strict' in {PREFIX}field_floors"))
+
+
+def _options(text: str) -> dict[str, object]:
+    if not text.strip():
         return {}
     import yaml
 
@@ -368,16 +330,33 @@ def _options(text: str) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_options is not valid JSON or YAML: "
                                 f"{exc}") from None
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
+    if not isinstance(value, (dict, type(None))):
         raise pytest.UsageError("pytest-jsonmatch: jsonmatch_options must be a mapping of option "
                                 f"names to values, not {type(value).__name__}")
-    return value
+    return value or {}
 
 
-def _verbosity(config: pytest.Config) -> int:
+def _verbosity(config: pytest.Config, verbose: int) -> int:
+    """pytest's assertion verbosity (pytest 8 lets it differ from -v)."""
     get = getattr(config, "get_verbosity", None)
-    if get is not None:
-        return int(get(getattr(config, "VERBOSITY_ASSERTIONS", None)))
-    return int(config.getoption("verbose", default=0) or 0)
+    return int(get(getattr(config, "VERBOSITY_ASSERTIONS", None))) if get is not None else verbose
+
+
+def _check_ini_names(config: pytest.Config) -> None:
+    """A ``jsonmatch_*`` ini setting this plugin does not have is a typo: stop, and say which
+    was meant (pytest itself only warns of unknown ini keys)."""
+    registered = {s.key for s in SETTINGS if s.ini is not None}
+    with warnings.catch_warnings():  # pytest 9.2 deprecates inicfg, the one list of the
+        warnings.simplefilter("ignore")  # keys the ini file holds; without it, no check
+        written = list(getattr(config, "inicfg", {}) or {})
+    for name in written:
+        if not isinstance(name, str) or not name.startswith("jsonmatch") or name in registered:
+            continue
+        try:
+            config.getini(name)  # registered by another plugin
+        except ValueError:
+            # matched without the shared prefix, which would make every name look alike
+            hint = did_you_mean(name[len(PREFIX):], [n[len(PREFIX):] for n in registered]
+                                ).replace(" '", f" '{PREFIX}")
+            raise pytest.UsageError(f"pytest-jsonmatch: unknown ini setting {name!r}{hint}; "
+                                    f"known: {known_names(registered)}") from None

@@ -2,5 +2,6 @@
 
 Takes one record per comparison (reporting/records.py); gives aggregates, baselines and
 their statistics, the gates' verdict, the JSON report and its renderings (text, Markdown,
-GitHub, HTML), all written atomically. May import the engine only; never pytest.
+GitHub, HTML), all written atomically. The report's shape is typed in shapes.py. May import
+the engine only; never pytest.
 """

@@ -14,13 +14,25 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal
 
-from ..engine.results.field_results import ExactSum, FieldAggregate
-from .records import ERROR, EXPECTED_TO_FAIL, FAILED, PASSED, XFAILED, Comparison
+from ..engine.results.field_results import ExactSum, FieldAggregate, FieldResult
+from .records import (
+    ERROR,
+    EXPECTED_TO_FAIL,
+    FAILED,
+    PASSED,
+    XFAILED,
+    Comparison,
+    FieldRecord,
+    Status,
+)
+from .shapes import CaseDict, CaseResultDict, FieldAggregateDict, MetricTallyDict
 
-REPEAT_RULES = ("mean", "all", "majority")
-GROUP_BY = ("metric", "file", "folder")
+RepeatRule = Literal["mean", "all", "majority"]
+GroupBy = Literal["metric", "file", "folder"]
+REPEAT_RULES: tuple[RepeatRule, ...] = ("mean", "all", "majority")
+GROUP_BY: tuple[GroupBy, ...] = ("metric", "file", "folder")
 SCORE_EPSILON = 1e-9  # float noise tolerated when a score meets its threshold
 
 
@@ -45,7 +57,7 @@ class CaseResult:
     case_id: str
     metric: str
     threshold: float
-    status: str
+    status: Status
     runs: int
     mean: float
     low: float
@@ -62,8 +74,8 @@ class CaseResult:
     def counted(self) -> bool:
         return self.status not in EXPECTED_TO_FAIL
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"case_id": self.case_id, "metric": self.metric, "status": self.status,
+    def to_dict(self) -> CaseResultDict:
+        return {"case_id": self.case_id, "metric": self.metric, "status": self.status.value,
                 "threshold": self.threshold, "runs": self.runs, "mean_score": self.mean,
                 "min_score": self.low, "max_score": self.high, "passed_runs": self.passed_runs,
                 "precision": self.precision, "recall": self.recall, "f1": self.f1,
@@ -96,6 +108,9 @@ def _mean(values: Iterable[float]) -> float:
         total.add(value)
         count += 1
     return total.value / count if count else 0.0
+
+
+_MEANS = ("score", "precision", "recall", "f1")
 
 
 @dataclass
@@ -132,14 +147,12 @@ class MetricTally:
     def mean(self, name: str) -> float:
         return self.sums[name].value / self.cases if self.cases else 1.0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MetricTallyDict:
         return {"count": self.cases, "passed": self.passed, "failed": self.failed,
                 "errors": self.errors, "mean_score": self.mean("score"),
                 "precision": self.mean("precision"), "recall": self.mean("recall"),
                 "f1": self.mean("f1")}
 
-
-_MEANS = ("score", "precision", "recall", "f1")
 
 
 @dataclass
@@ -201,7 +214,8 @@ class Aggregates:
         """Count one case (its CaseResult and the comparisons it was made of)."""
         self.add_case_fields(case, [record for run in runs for record in run.fields])
 
-    def add_case_fields(self, case: CaseResult, fields: Iterable[Any]) -> None:
+    def add_case_fields(self, case: CaseResult,
+                        fields: Iterable[FieldRecord] | Iterable[FieldResult]) -> None:
         """Count one case, given the fields of its runs: recorded fields, or the engine's
         FieldResults (anything with ``field_path``, ``status`` and ``score``)."""
         if not case.counted:
@@ -310,7 +324,7 @@ def worst_fields(fields: Mapping[str, FieldAggregate]) -> list[tuple[str, FieldA
 _SCORED_STATUSES = ("match", "mismatch", "omission", "hallucination")
 
 
-def case_order(case: Mapping[str, Any]) -> tuple[int, float, str]:
+def case_order(case: CaseDict) -> tuple[int, float, str]:
     """Where a case of a report comes in a list worst first: the cases that could not be
     scored (counted as 0) first, then the counted cases by mean score, lowest first, then
     the xfail-marked ones (counted apart) likewise; ties by case id."""
@@ -319,20 +333,20 @@ def case_order(case: Mapping[str, Any]) -> tuple[int, float, str]:
     return rank, case["mean_score"], case["case_id"]
 
 
-def worst_first(cases: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def worst_first(cases: Iterable[CaseDict]) -> list[CaseDict]:
     """A report's cases in :func:`case_order`."""
     return sorted(cases, key=case_order)
 
 
-def never_scored(aggregate: Mapping[str, Any]) -> bool:
+def never_scored(aggregate: FieldAggregateDict) -> bool:
     """Whether a field of a report was never scored: no match, mismatch, omission or
     hallucination anywhere (ignored or skipped wherever it occurred, or never scored by a
     batch comparator). Its ``mean_score`` of 1.0 is no score: renderings leave it out."""
     return not any(aggregate.get(status, 0) for status in _SCORED_STATUSES)
 
 
-def field_rows(fields: Mapping[str, Mapping[str, Any]]
-               ) -> tuple[list[tuple[str, Mapping[str, Any]]], list[str]]:
+def field_rows(fields: Mapping[str, FieldAggregateDict]
+               ) -> tuple[list[tuple[str, FieldAggregateDict]], list[str]]:
     """A report's field table: (the scored fields, lowest mean score first, then by path;
     the paths of the fields never scored, sorted)."""
     scored = sorted(((path, agg) for path, agg in fields.items() if not never_scored(agg)),

@@ -19,10 +19,12 @@ from typing import IO
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: stale files are left for the user
-    fcntl = None  # type: ignore[assignment]
+    _LOCKS = False
+else:
+    _LOCKS = True  # writers lock their temporary files (fcntl.flock)
 
 
-def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[str]], None],
+def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[str]], object],
                  newline: str | None = None) -> None:
     """Write ``path`` atomically with ``write(file)`` (text, UTF-8). ``newline`` as for
     ``open`` (``""`` keeps line endings as written). If anything fails, the previous file is
@@ -32,7 +34,7 @@ def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[str]], None],
     _remove_stale(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        if fcntl is not None:
+        if _LOCKS:
             fcntl.flock(fd, fcntl.LOCK_EX)
         os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
@@ -64,7 +66,7 @@ def _umask() -> int:
 
 def _remove_stale(target: Path) -> None:
     """Remove this target's temporary files that no live writer holds."""
-    if fcntl is None:
+    if not _LOCKS:
         return
     try:
         candidates = list(target.parent.glob(f".{target.name}.*.tmp"))

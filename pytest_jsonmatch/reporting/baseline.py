@@ -18,17 +18,16 @@ import math
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import NoReturn
 
 from ..engine.reading.user_files import read_regular_text
 from ..engine.results.field_results import ExactSum
 from .aggregate import CaseResult, case_result, group_key
 from .records import PASSED, Comparison
 from .stats import PairedDifference, holm, mcnemar_exact, paired_difference
-from .validation import ReportError, check_comparisons, json_path
+from .validation import REPORT_VERSION, ReportError, check_comparisons
 
 MAX_BASELINE_BYTES = 256 * 1024 * 1024
-READABLE_VERSIONS = (1, 2, 3)
 
 
 class BaselineError(ReportError):
@@ -93,28 +92,33 @@ class Baseline:
     cases: Mapping[str, CaseScores]
 
 
-def load_baseline(path: str | os.PathLike[str]) -> Baseline:
-    """Read a report written by ``--jsonmatch-report`` (version 1, 2 or 3) to compare against."""
+def load_baseline(path: str | os.PathLike[str], allow_partial: bool = False) -> Baseline:
+    """Read a report written by ``--jsonmatch-report`` (version 3) to compare against. The
+    report of a run that stopped early is refused unless ``allow_partial``: its missing cases
+    would silently leave this run's cases unchecked."""
     shown = os.fspath(path)
     text = read_report_text(shown)
     try:
-        data = json.loads(text, parse_constant=_not_a_number)
+        data: object = json.loads(text, parse_constant=_not_a_number)
     except ValueError as exc:
         raise BaselineError(f"the baseline {shown} is not valid JSON: {exc}") from None
-    version = data.get("version") if isinstance(data, dict) else None
-    if type(version) is not int or version not in READABLE_VERSIONS \
-            or not isinstance(data.get("comparisons"), list):
-        raise BaselineError(f"the baseline {shown} is not a jsonmatch report "
-                            f"(no 'version' 1, 2 or 3 with a 'comparisons' list)")
     where = f"the baseline {shown}"
-    if version == 1:
-        read = Comparison.from_version_1
-        _check_version_1(data["comparisons"], where)
-    else:  # versions 2 and 3 record comparisons alike; held to the shipped schema
-        read = Comparison.from_dict
-        check_comparisons(data["comparisons"], where, BaselineError)
+    version = data.get("version") if isinstance(data, dict) else None
+    if type(version) is int and version != REPORT_VERSION:
+        raise BaselineError(f"{where}: $.version: not a version-{REPORT_VERSION} jsonmatch report")
+    if type(version) is not int or not isinstance(data, dict) \
+            or not isinstance(data.get("comparisons"), list):
+        raise BaselineError(f"{where} is not a jsonmatch report "
+                            f"(no 'version' {REPORT_VERSION} with a 'comparisons' list)")
+    run = data.get("run")
+    if isinstance(run, dict) and run.get("complete") is False and not allow_partial:
+        stopped = run.get("stopped") or "it stopped early"
+        raise BaselineError(f"{where} is the report of a partial run ({stopped}): hold this run "
+                            f"against a complete run's report, or allow a partial baseline")
+    # the only part a baseline is read for, held to the shipped schema
+    entries = check_comparisons(data["comparisons"], where, BaselineError)
     try:
-        comparisons = [read(entry) for entry in data["comparisons"]]
+        comparisons = [Comparison.from_dict(entry) for entry in entries]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise BaselineError(f"the baseline {shown} is not a jsonmatch report: a comparison "
                             f"lacks or mistypes {exc}") from None
@@ -130,29 +134,7 @@ def load_baseline(path: str | os.PathLike[str]) -> Baseline:
     return Baseline(shown, version, cases)
 
 
-def _check_version_1(entries: list[Any], where: str) -> None:
-    """What a version-1 entry must be for its comparison to be read (no schema ships for
-    version 1): a node id, a metric, scores in [0, 1], one entry per node id and seq."""
-    seen: set[tuple[str, int]] = set()
-    for i, entry in enumerate(entries):
-        at = json_path(["comparisons", i])
-        if not isinstance(entry, dict) or not isinstance(entry.get("nodeid"), str) \
-                or not isinstance(entry.get("metric"), str):
-            raise BaselineError(f"{where}: {at}: not a comparison (no nodeid and metric strings)")
-        for key in ("score", "threshold", "precision", "recall", "f1"):
-            value = entry.get(key, 0.0)
-            if type(value) not in (int, float) or not 0.0 <= value <= 1.0:
-                raise BaselineError(f"{where}: {at}.{key}: {value!r} is not a score in [0, 1]")
-        seq = entry.get("seq", 0)
-        if type(seq) is not int or seq < 0:
-            raise BaselineError(f"{where}: {at}.seq: {seq!r} is not a whole number >= 0")
-        key = (entry["nodeid"], seq)
-        if key in seen:
-            raise BaselineError(f"{where}: {at}: node {key[0]!r} seq {seq} is listed twice")
-        seen.add(key)
-
-
-def _not_a_number(name: str) -> Any:
+def _not_a_number(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a number a report can hold")
 
 
@@ -232,15 +214,20 @@ def _field_deltas(now: Mapping[str, CaseScores], base: Mapping[str, CaseScores],
             pairs.setdefault((now[case_id].group, path), []).append((before[path], after[path]))
     keys = sorted(pairs)
     differences = [paired_difference([a - b for b, a in pairs[k]]) for k in keys]
-    testable = [i for i, d in enumerate(differences) if d.p_value is not None]
-    rejected = holm([differences[i].p_value for i in testable])  # type: ignore[misc]
-    significant = {i for i, r in zip(testable, rejected) if r}
-    return tuple(FieldDelta(group, path, _mean_of(b for b, _ in pairs[group, path]),
-                            _mean_of(a for _, a in pairs[group, path]), differences[i],
+    testable = [(i, p) for i, d in enumerate(differences) if (p := d.p_value) is not None]
+    rejected = holm([p for _, p in testable])
+    significant = {i for (i, _), r in zip(testable, rejected) if r}
+    return tuple(FieldDelta(group, path, _mean([b for b, _ in pairs[group, path]]),
+                            _mean([a for _, a in pairs[group, path]]), differences[i],
                             i in significant)
                  for i, (group, path) in enumerate(keys))
 
 
 def _mean_of(values: Iterable[float]) -> float | None:
     items = list(values)
-    return math.fsum(items) / len(items) if items else None
+    return _mean(items) if items else None
+
+
+def _mean(items: list[float]) -> float:
+    """The mean of some values (at least one)."""
+    return math.fsum(items) / len(items)

@@ -18,13 +18,14 @@ import difflib
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..engine.core.errors import ConfigError, shown
 from ..engine.core.paths import PathPattern, key_segment, path_tokens
 from ..engine.results.field_results import FieldAggregate
 from .aggregate import SCORE_EPSILON, Summary
 from .baseline import BaselineComparison
+from .shapes import GatesDict
+from .stats import PairedDifference
 
 GATE_MODES = ("statistical", "strict")
 
@@ -48,18 +49,28 @@ class Floor:
         return self.pattern if self.group is None else f"{self.group}:{self.pattern}"
 
 
-# What each gate setting is called where the verdict is printed: an ini setting of the plugin,
-# or a flag of the command line. Messages name the one the reader can change.
-PLUGIN_NAMES = {"fail_under": "jsonmatch_fail_under", "floors": "jsonmatch_field_floors",
-                "max_drop": "jsonmatch_max_drop", "max_case_drop": "jsonmatch_max_case_drop",
-                "allow_regressions": "jsonmatch_allow_regressions",
-                "strict": "jsonmatch_strict = true"}
-CLI_NAMES = {"fail_under": "--fail-under", "floors": "--field-floor", "max_drop": "--max-drop",
-             "max_case_drop": "--max-case-drop", "allow_regressions": "--allow-regressions",
-             "strict": "--strict"}
-
-
 @dataclass(frozen=True)
+class GateNames:
+    """What each gate setting is called where the verdict is read (an ini setting of the
+    plugin, a flag of the command line): a message names the setting its reader can change.
+    The caller that reads the settings gives them; this module knows no spelling."""
+
+    fail_under: str
+    floors: str
+    max_drop: str
+    max_case_drop: str
+    allow_regressions: str
+    strict: str  # the setting written as it turns the strict rule on (``--strict``)
+
+
+# The names of a caller that gives none (a library user): the rules' own names, no spelling of
+# a setting; the plugin and the command line each give theirs.
+RULE_NAMES = GateNames(fail_under="fail_under", floors="field floors", max_drop="max_drop",
+                       max_case_drop="max_case_drop", allow_regressions="allow_regressions",
+                       strict="strict")
+
+
+@dataclass(frozen=True, kw_only=True)
 class GateSettings:
     fail_under: float | None = None
     floors: tuple[Floor, ...] = ()
@@ -70,7 +81,7 @@ class GateSettings:
     # (None: max_drop), unless at most ``allow_regressions`` cases did
     max_case_drop: float | None = None
     allow_regressions: int = 0
-    names: Mapping[str, str] = field(default_factory=lambda: PLUGIN_NAMES)
+    names: GateNames = RULE_NAMES
 
     @property
     def case_drop_limit(self) -> float:
@@ -87,7 +98,7 @@ class Verdict:
     def passed(self) -> bool:
         return not self.failures
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> GatesDict:
         return {"passed": self.passed, "failures": list(self.failures),
                 "warnings": list(self.warnings), "checked": list(self.checked)}
 
@@ -95,9 +106,9 @@ class Verdict:
 # -- reading settings --------------------------------------------------------------------------
 
 
-def parse_score(value: Any, what: str) -> float:
+def parse_score(value: str | float | None, what: str) -> float:
     """A number in [0, 1] from a flag, an ini line or a call, or ConfigError naming ``what``."""
-    if isinstance(value, bool):
+    if value is None or isinstance(value, bool):
         raise ConfigError(f"{what} must be a number between 0 and 1, not {shown(value)}")
     try:
         number = float(value)
@@ -108,7 +119,7 @@ def parse_score(value: Any, what: str) -> float:
     return number
 
 
-def parse_floors(lines: Iterable[str], what: str = "jsonmatch_field_floors") -> tuple[Floor, ...]:
+def parse_floors(lines: Iterable[str], what: str = RULE_NAMES.floors) -> tuple[Floor, ...]:
     """``items[].sku=0.9`` lines (path patterns allowed, as in ``ignore``) -> floors; a line
     ``GROUP:PATTERN=SCORE`` holds in the table of one group only (``field_f1:total=0.9`` when
     the run groups its fields by metric). A key holding ``:`` is written in brackets
@@ -124,6 +135,7 @@ def parse_floors(lines: Iterable[str], what: str = "jsonmatch_field_floors") -> 
         if not sep or not path:
             raise ConfigError(f"{what}: expected 'field.path=score' or 'group:field.path=score', "
                               f"not {line!r}")
+        group: str | None
         group, colon, rest = path.partition(":")
         if colon and not any(c in group for c in "[]\"'"):
             group, path = group.strip(), rest.strip()
@@ -139,10 +151,11 @@ def parse_floors(lines: Iterable[str], what: str = "jsonmatch_field_floors") -> 
     return tuple(floors)
 
 
-def parse_mode(value: Any) -> str:
+def parse_mode(value: object, what: str = "gate mode") -> str:
+    """A gate mode (empty: ``statistical``), or ConfigError naming ``what``."""
     mode = str(value or "statistical").strip()
     if mode not in GATE_MODES:
-        raise ConfigError(f"jsonmatch_gate must be one of {', '.join(GATE_MODES)}, not {shown(value)}")
+        raise ConfigError(f"{what} must be one of {', '.join(GATE_MODES)}, not {shown(value)}")
     return mode
 
 
@@ -179,10 +192,10 @@ def judge(summary: Summary, settings: GateSettings,
     if settings.fail_under is not None:
         if summary.overall < settings.fail_under - SCORE_EPSILON:
             verdict.failures.append(f"overall score {summary.overall:.4f} is below "
-                                    f"{names['fail_under']} {settings.fail_under:.4f}")
+                                    f"{names.fail_under} {settings.fail_under:.4f}")
         else:
             verdict.checked.append(f"overall score {summary.overall:.4f} is at least "
-                                   f"{names['fail_under']} {settings.fail_under:.4f}")
+                                   f"{names.fail_under} {settings.fail_under:.4f}")
     _floors(summary.groups, settings, verdict)
     if baseline is not None:
         _baseline(baseline, settings, verdict)
@@ -216,7 +229,7 @@ def _floors(groups: Mapping[str, Mapping[str, FieldAggregate]], settings: GateSe
             else:
                 held += 1
     if settings.floors and held:
-        verdict.checked.append(f"{names['floors']}: {held} field row{'' if held == 1 else 's'} "
+        verdict.checked.append(f"{names.floors}: {held} field row{'' if held == 1 else 's'} "
                                f"at or above {'its' if held == 1 else 'their'} floor")
 
 
@@ -236,7 +249,7 @@ def _unmatched(floor: Floor, groups: Mapping[str, Mapping[str, FieldAggregate]],
     if settings.strict:
         verdict.failures.append(message)
     else:
-        verdict.warnings.append(f"{message} ({settings.names['strict']} fails the run)")
+        verdict.warnings.append(f"{message} ({settings.names.strict} fails the run)")
 
 
 def _baseline(comparison: BaselineComparison, settings: GateSettings, verdict: Verdict) -> None:
@@ -259,7 +272,7 @@ def _baseline(comparison: BaselineComparison, settings: GateSettings, verdict: V
     if comparison.shared and len(verdict.failures) == failed:
         verdict.checked.append(
             f"baseline ({settings.mode}): mean change {diff.mean:+.4f} over {comparison.shared} "
-            f"shared case{'' if comparison.shared == 1 else 's'}, {settings.names['max_drop']} "
+            f"shared case{'' if comparison.shared == 1 else 's'}, {settings.names.max_drop} "
             f"{limit:.4f}")
 
 
@@ -268,7 +281,7 @@ def _regressions(comparison: BaselineComparison, settings: GateSettings, verdict
     someone accepts it (a new baseline, or ``allow_regressions``)."""
     names = settings.names
     limit = settings.case_drop_limit
-    setting = names["max_case_drop"] if settings.max_case_drop is not None else names["max_drop"]
+    setting = names.max_case_drop if settings.max_case_drop is not None else names.max_drop
     dropped = [d for d in comparison.cases if -d.delta > limit + SCORE_EPSILON]
     allowed = settings.allow_regressions
     if len(dropped) > allowed:
@@ -278,22 +291,22 @@ def _regressions(comparison: BaselineComparison, settings: GateSettings, verdict
                                     f"{d.after:.4f}, by more than {setting} {limit:.4f}")
         if allowed:
             verdict.failures.append(f"{len(dropped)} cases dropped, more than "
-                                    f"{names['allow_regressions']} {allowed}")
+                                    f"{names.allow_regressions} {allowed}")
     elif dropped:
         verdict.warnings.append(f"{len(dropped)} case{'' if len(dropped) == 1 else 's'} dropped by "
                                 f"more than {setting} {limit:.4f}, allowed by "
-                                f"{names['allow_regressions']} {allowed}: "
+                                f"{names.allow_regressions} {allowed}: "
                                 f"{', '.join(d.case_id for d in dropped)}")
         verdict.checked.append(f"case regressions: {len(dropped)} of {comparison.shared} shared "
-                               f"cases dropped, {names['allow_regressions']} {allowed}")
+                               f"cases dropped, {names.allow_regressions} {allowed}")
     elif comparison.shared:
         verdict.checked.append(f"case regressions: no shared case of {comparison.shared} dropped "
                                f"by more than {setting} {limit:.4f}")
 
 
-def _drop(what: str, clear: bool, diff: Any, limit: float, settings: GateSettings,
+def _drop(what: str, clear: bool, diff: PairedDifference, limit: float, settings: GateSettings,
           verdict: Verdict, corrected: bool = False) -> None:
-    beyond = f", more than {settings.names['max_drop']} {limit:.4f}"
+    beyond = f", more than {settings.names.max_drop} {limit:.4f}"
     if settings.mode == "strict":
         verdict.failures.append(what + beyond)
     elif clear:
@@ -304,7 +317,7 @@ def _drop(what: str, clear: bool, diff: Any, limit: float, settings: GateSetting
         verdict.warnings.append(f"{what}{beyond}, but it may be noise: {_noise(diff)}")
 
 
-def _noise(diff: Any) -> str:
+def _noise(diff: PairedDifference) -> str:
     if diff.low is None:
         return f"{diff.n} shared case{'' if diff.n == 1 else 's'} cannot tell"
     return (f"the 95% interval {diff.low:+.4f} to {diff.high:+.4f} includes no change, and "

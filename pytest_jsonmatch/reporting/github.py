@@ -1,13 +1,13 @@
 """GitHub Actions workflow commands: one ``::error`` annotation per golden case that failed or
-could not be scored, pointing at the line where the case starts (shown on the pull request)."""
+could not be scored, pointing at the line where the case starts (shown on the pull request).
 
-from __future__ import annotations
+This module does not import ``from __future__ import annotations``: its function
+:func:`annotations` would take that name."""
 
-from collections.abc import Mapping
-from typing import Any
+from .shapes import Report
 
 
-def annotations(report: Mapping[str, Any]) -> list[str]:
+def annotations(report: Report) -> list[str]:
     lines = []
     for case in report["cases"]:
         if case["status"] not in ("failed", "error") or not case["file"] or not case["line"] \

@@ -16,15 +16,26 @@ import heapq
 import json
 from collections.abc import Iterable, Mapping
 from html import escape
-from typing import Any
+from typing import Literal
 
 from .aggregate import case_order, field_rows, never_scored_line
+from .shapes import (
+    BaselineSectionDict,
+    CaseDict,
+    ComparisonDict,
+    FieldDict,
+    GatesDict,
+    MetricTallyDict,
+    Report,
+    ReportHead,
+    RunInfo,
+)
 
 MAX_CASES = 2000  # cases shown with their fields; the lowest-scoring ones when there are more
 BINS = 10  # histogram bins over [0, 1]
 
 
-def render_html(report: Mapping[str, Any], max_cases: int = MAX_CASES) -> str:
+def render_html(report: Report, max_cases: int = MAX_CASES) -> str:
     """The page of a report (a run, or one pair)."""
     cases = list(_shown_cases(report["cases"], max_cases))
     comparisons = _comparisons_of(report["comparisons"], {c["case_id"] for c in cases})
@@ -52,7 +63,7 @@ def render_html(report: Mapping[str, Any], max_cases: int = MAX_CASES) -> str:
     return "\n".join(p for p in parts if p) + "\n"
 
 
-def _calls(report: Mapping[str, Any]) -> str:
+def _calls(report: Report) -> str:
     """The calls of the target: latency p50, p95, max, total; retries, failures, usage."""
     from .report import call_summary, call_totals
 
@@ -75,18 +86,18 @@ def content_security_policy(script: str) -> str:
             f"img-src data:; base-uri 'none'; form-action 'none'")
 
 
-def _e(value: Any) -> str:
+def _e(value: object) -> str:
     """A value as text in the page: markup escaped, and line breaks as character references,
     so that no line of the page (printed to standard output by ``jsonmatch report``) starts
     with data (a GitHub workflow command begins a line with ``::``)."""
     return escape(str(value), quote=True).replace("\r", "&#13;").replace("\n", "&#10;")
 
 
-def _num(value: Any) -> str:
+def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:.4f}"
 
 
-def _run_line(run: Mapping[str, Any]) -> str:
+def _run_line(run: RunInfo) -> str:
     bits = []
     if run.get("time"):
         bits.append(f"run {_e(run['time'])}")
@@ -99,7 +110,7 @@ def _run_line(run: Mapping[str, Any]) -> str:
     return f'<p class="run">{" · ".join(bits)}</p>' if bits else ""
 
 
-def _verdict(gates: Mapping[str, Any]) -> str:
+def _verdict(gates: GatesDict) -> str:
     passed = gates.get("passed", True)
     out = [f'<section class="verdict {"ok" if passed else "bad"}" id="verdict">',
            f"<strong>{'Gates passed' if passed else 'Gates FAILED'}</strong>"]
@@ -113,7 +124,7 @@ def _verdict(gates: Mapping[str, Any]) -> str:
     return "\n".join(out)
 
 
-def _figures(report: Mapping[str, Any]) -> str:
+def _figures(report: ReportHead) -> str:
     cards = [("overall score", _num(report["overall"]), "overall"),
              ("cases", str(report["count"]), "count"),
              ("could not be scored", str(report["errors"]), "errors")]
@@ -124,7 +135,7 @@ def _figures(report: Mapping[str, Any]) -> str:
     return f'<section class="figures">{body}</section>'
 
 
-def _metrics_table(metrics: Mapping[str, Any]) -> str:
+def _metrics_table(metrics: Mapping[str, MetricTallyDict]) -> str:
     rows = []
     for name, m in metrics.items():
         rows.append(f'<tr data-metric="{_e(name)}"><td>{_e(name)}</td><td>{m["count"]}</td>'
@@ -145,7 +156,7 @@ def histogram_counts(scores: Iterable[float]) -> list[int]:
     return counts
 
 
-def _histogram(cases: Iterable[Mapping[str, Any]]) -> str:
+def _histogram(cases: Iterable[CaseDict]) -> str:
     counts = histogram_counts(c["mean_score"] for c in cases)
     top = max(counts) or 1
     w, h, pad = 40, 120, 20
@@ -168,7 +179,7 @@ def _histogram(cases: Iterable[Mapping[str, Any]]) -> str:
             + "".join(bars) + ticks + "</svg></section>")
 
 
-def _fields_section(report: Mapping[str, Any]) -> str:
+def _fields_section(report: ReportHead) -> str:
     groups = report["groups"]
     baseline = report.get("baseline")
     all_deltas = baseline["groups"] if baseline else None  # each table's own group's
@@ -208,7 +219,7 @@ def _fields_section(report: Mapping[str, Any]) -> str:
     return "\n".join(out)
 
 
-def _baseline(baseline: Mapping[str, Any] | None) -> str:
+def _baseline(baseline: BaselineSectionDict | None) -> str:
     if not baseline:
         return ""
     diff = baseline["difference"]
@@ -233,24 +244,24 @@ def _baseline(baseline: Mapping[str, Any] | None) -> str:
     return '<section id="baseline"><h2>Against the baseline</h2>' + "".join(lines) + "</section>"
 
 
-def _shown_cases(cases: Iterable[Mapping[str, Any]], limit: int) -> list[Mapping[str, Any]]:
+def _shown_cases(cases: Iterable[CaseDict], limit: int) -> list[CaseDict]:
     """Every case, or when there are more than ``limit``, the ``limit`` worst, worst first
     (aggregate.case_order: unscored ones, then by mean score, then by id; the xfail-marked
     last)."""
     return heapq.nsmallest(limit, cases, key=case_order)
 
 
-def _comparisons_of(comparisons: Iterable[Mapping[str, Any]], wanted: set[str]
-                    ) -> dict[str, list[Mapping[str, Any]]]:
-    out: dict[str, list[Mapping[str, Any]]] = {}
+def _comparisons_of(comparisons: Iterable[ComparisonDict], wanted: set[str]
+                    ) -> dict[str, list[ComparisonDict]]:
+    out: dict[str, list[ComparisonDict]] = {}
     for c in comparisons:
         if c["case_id"] in wanted:
             out.setdefault(c["case_id"], []).append(c)
     return out
 
 
-def _cases_section(report: Mapping[str, Any], cases: list[Mapping[str, Any]],
-                   comparisons: Mapping[str, list[Mapping[str, Any]]], total: int | None) -> str:
+def _cases_section(report: Report, cases: list[CaseDict],
+                   comparisons: Mapping[str, list[ComparisonDict]], total: int | None) -> str:
     metrics = sorted({c["metric"] for c in cases})
     fields = sorted({f["field_path"] for runs in comparisons.values() for c in runs
                      for f in c["fields"]})
@@ -277,7 +288,7 @@ def _cases_section(report: Mapping[str, Any], cases: list[Mapping[str, Any]],
     return "\n".join(out)
 
 
-def _case(case: Mapping[str, Any], runs: list[Mapping[str, Any]], open_: bool,
+def _case(case: CaseDict, runs: list[ComparisonDict], open_: bool,
           order: tuple[int, int] = (0, 0)) -> str:
     """A case; ``order``: its place worst first and by case id (the page's order select)."""
     field_paths = sorted({f["field_path"] for c in runs for f in c["fields"]})
@@ -307,7 +318,7 @@ def _case(case: Mapping[str, Any], runs: list[Mapping[str, Any]], open_: bool,
             f'<div class="case-body">{"".join(body)}</div></details>')
 
 
-def _run(c: Mapping[str, Any], numbered: bool) -> str:
+def _run(c: ComparisonDict, numbered: bool) -> str:
     head = ""
     if numbered:
         head = f"<h4>run {c['repeat']}</h4>"
@@ -340,11 +351,11 @@ def _run(c: Mapping[str, Any], numbered: bool) -> str:
     return head + table + pairs + floors
 
 
-def _value(field: Mapping[str, Any], side: str) -> str:
+def _value(field: FieldDict, side: Literal["expected", "actual"]) -> str:
     if side not in field:
         return '<span class="missing">missing</span>'
     value = field[side]
-    if field.get(side + "_cut"):
+    if field.get("expected_cut") if side == "expected" else field.get("actual_cut"):
         return f'<pre class="value cut">{_e(value)}</pre>'
     return f'<pre class="value">{_e(json.dumps(value, ensure_ascii=False, indent=1))}</pre>'
 

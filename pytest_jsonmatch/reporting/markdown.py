@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from .aggregate import field_rows, never_scored_line, worst_first
+from .shapes import BaselineSectionDict, FieldDeltaDict, FieldTable, Report, ReportHead
 
 WORST_CASES = 10
 FIELD_ROWS = 15
 _SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
 
 
-def escape(text: Any) -> str:
+def escape(text: object) -> str:
     """Text safe inside a Markdown table cell: markup characters escaped, one line, and no
     bare URL GitHub would turn into a link (a zero-width space breaks ``://`` and ``www.``)."""
     plain = " ".join(str(text).split())
@@ -28,7 +28,7 @@ def escape(text: Any) -> str:
 _AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9]):/|www\.|@(?=[a-z0-9])")
 
 
-def render_markdown(report: Mapping[str, Any], full: bool = False) -> str:
+def render_markdown(report: Report, full: bool = False) -> str:
     parts = ["## jsonmatch", "", _verdict(report), "", *_metrics(report), "", _overall(report)]
     if isinstance(report["comparisons"], (list, tuple)):
         from .report import call_summary, call_totals
@@ -59,7 +59,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str = ""
             *["| " + " | ".join(row) + " |" for row in rows]]
 
 
-def _verdict(report: Mapping[str, Any]) -> str:
+def _verdict(report: ReportHead) -> str:
     gates = report["gates"]
     lines = ["**Gates: passed**" if gates["passed"] else "**Gates: FAILED**"]
     lines += [f"- {escape(f)}" for f in gates["failures"]]
@@ -69,7 +69,7 @@ def _verdict(report: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _metrics(report: Mapping[str, Any]) -> list[str]:
+def _metrics(report: ReportHead) -> list[str]:
     rows = [[escape(name), str(m["count"]), str(m["passed"]), str(m["failed"]),
              str(m["errors"]), f"{m['mean_score']:.4f}", f"{m['precision']:.4f}",
              f"{m['recall']:.4f}", f"{m['f1']:.4f}"] for name, m in report["metrics"].items()]
@@ -77,7 +77,7 @@ def _metrics(report: Mapping[str, Any]) -> list[str]:
                    "recall", "F1"], rows)
 
 
-def _overall(report: Mapping[str, Any]) -> str:
+def _overall(report: ReportHead) -> str:
     if report["overall"] is None:
         return "No case was counted."
     text = f"Overall score **{report['overall']:.4f}** over {report['count']} cases"
@@ -88,7 +88,7 @@ def _overall(report: Mapping[str, Any]) -> str:
     return text + "."
 
 
-def _worst_cases(report: Mapping[str, Any], full: bool) -> list[str]:
+def _worst_cases(report: Report, full: bool) -> list[str]:
     # worst first: those that could not be scored, then by mean score, then by id
     bad = worst_first(c for c in report["cases"] if c["status"] in ("failed", "error"))
     shown = bad if full else bad[:WORST_CASES]
@@ -104,7 +104,7 @@ def _worst_cases(report: Mapping[str, Any], full: bool) -> list[str]:
     return lines
 
 
-def _baseline(baseline: Mapping[str, Any], full: bool) -> list[str]:
+def _baseline(baseline: BaselineSectionDict, full: bool) -> list[str]:
     diff = baseline["difference"]
     lines = [f"Baseline {escape(baseline['path'])}: {baseline['shared']} shared cases, "
              f"{len(baseline['added'])} added, {len(baseline['removed'])} removed."]
@@ -125,7 +125,8 @@ def _baseline(baseline: Mapping[str, Any], full: bool) -> list[str]:
     return lines
 
 
-def _fields(fields: Mapping[str, Any], deltas: Mapping[str, Any] | None, full: bool) -> list[str]:
+def _fields(fields: FieldTable, deltas: Mapping[str, FieldDeltaDict] | None, full: bool
+            ) -> list[str]:
     worst, unscored = field_rows(fields)  # a field never scored has no score to show
     shown = worst if full else worst[:FIELD_ROWS]
     header = ["field", "score", "match", "mismatch", "omission", "hallucination"]

@@ -12,22 +12,48 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from enum import Enum
+from typing import Literal, NamedTuple, cast
 
 from ..engine.core.errors import shown
+from ..engine.core.values import MISSING
+from ..engine.results.field_results import FieldResult, MatchResult
+from .shapes import CallDict, ComparisonDict, FieldDict, JSONValue
 
 # Where a comparison's output came from: given in the case (actual, actual_file), a live call
 # of the target, or a replayed recording.
 SOURCES = ("case", "live", "replayed")
-# How a comparison ended.
-PASSED, FAILED, ERROR, XFAILED, XPASSED = "passed", "failed", "error", "xfailed", "xpassed"
-STATUSES = (PASSED, FAILED, ERROR, XFAILED, XPASSED)
+
+
+class Status(str, Enum):
+    """How a comparison (or a case) ended. Each member is its value, a plain string, to
+    everything that writes it: ``str``, ``format`` and f-strings give the value, as does
+    ``json.dumps`` (a ``str`` subclass), so every rendering reads as it would with the
+    string alone. (``enum.StrEnum`` behaves so, but needs Python 3.11; 3.10 is supported.)"""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    XFAILED = "xfailed"
+    XPASSED = "xpassed"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return self.value.__format__(spec)
+
+
+PASSED, FAILED, ERROR = Status.PASSED, Status.FAILED, Status.ERROR
+XFAILED, XPASSED = Status.XFAILED, Status.XPASSED
+STATUSES = tuple(Status)
 # Comparisons made in xfail-marked tests are reported apart, outside every aggregate.
 EXPECTED_TO_FAIL = frozenset({XFAILED, XPASSED})
 
 # How much of the expected and actual values a report keeps: ``short`` cuts each to
 # VALUE_LIMIT characters of compact JSON, ``full`` keeps them whole, ``none`` leaves them out.
-VALUE_MODES = ("short", "full", "none")
+ValueMode = Literal["short", "full", "none"]
+VALUE_MODES: tuple[ValueMode, ...] = ("short", "full", "none")
 VALUE_LIMIT = 200
 
 
@@ -44,21 +70,23 @@ class FieldRecord(NamedTuple):
     field_path: str
     status: str
     score: float
-    expected: Any = None
-    actual: Any = None
+    expected: JSONValue = None
+    actual: JSONValue = None
     present: str = ""  # "e" and/or "a"; "!" after a side's letter: its value was cut
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Comparison:
-    """One recorded comparison (see the module docstring for ``case_id``)."""
+    """One recorded comparison (see the module docstring for ``case_id``). Built by keyword
+    only: most of its fields are numbers or strings that a call by position could swap
+    unnoticed."""
 
     case_id: str
     nodeid: str
     metric: str
     score: float
     threshold: float
-    status: str
+    status: Status
     precision: float = 0.0
     recall: float = 0.0
     f1: float = 0.0
@@ -74,20 +102,38 @@ class Comparison:
     recording: str = ""  # "recorded", or "stale" (re-recorded), when this run wrote a recording
     # what the target's call took: latency_s, attempts, input_tokens, output_tokens, cost,
     # failed (None: no call; for a replayed output, the recorded call's figures)
-    call: Mapping[str, Any] | None = field(default=None, hash=False)
+    call: Mapping[str, object] | None = field(default=None, hash=False)
 
     @property
     def counted(self) -> bool:
         """Whether the comparison counts in aggregates and gates (not an xfail test's)."""
         return self.status not in EXPECTED_TO_FAIL
 
-    def with_status(self, status: str) -> Comparison:
+    @classmethod
+    def of_result(cls, result: MatchResult, *, case_id: str, nodeid: str, threshold: float,
+                  passed: bool, values: ValueMode | None, seq: int = 0, repeat: int = 0,
+                  file: str = "", line: int | None = None, source: str = "case",
+                  recording: str = "", call: Mapping[str, object] | None = None) -> Comparison:
+        """The record of a scored comparison; its fields' values kept per ``values`` (None:
+        no field kept, for a run that reports none)."""
+        return cls(
+            case_id=case_id, nodeid=nodeid, metric=result.metric, score=float(result.score),
+            threshold=threshold, status=PASSED if passed else FAILED,
+            precision=float(result.precision), recall=float(result.recall), f1=float(result.f1),
+            seq=seq, repeat=repeat, file=file, line=line, source=source, recording=recording,
+            call=call, fields=field_records(result.fields, values, MISSING) if values else (),
+            pairings=tuple((p.path, p.expected_index, p.actual_index, float(p.score))
+                           for p in result.pairings),
+            floor_failures=tuple((f.path or "$", float(f.min_score), float(f.score))
+                                 for f in result.floor_failures))
+
+    def with_status(self, status: Status) -> Comparison:
         return replace(self, status=status)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
+    def to_dict(self) -> ComparisonDict:
+        out: ComparisonDict = {
             "case_id": self.case_id, "nodeid": self.nodeid, "seq": self.seq, "repeat": self.repeat,
-            "metric": self.metric, "status": self.status, "score": self.score,
+            "metric": self.metric, "status": self.status.value, "score": self.score,
             "threshold": self.threshold, "precision": self.precision, "recall": self.recall,
             "f1": self.f1, "error": self.error, "file": self.file, "line": self.line,
             "fields": [_field_dict(f) for f in self.fields],
@@ -96,51 +142,54 @@ class Comparison:
             "floor_failures": [{"path": p, "min_score": m, "score": s}
                                for p, m, s in self.floor_failures],
             "source": self.source, "recording": self.recording,
-            **({"call": dict(self.call)} if self.call is not None else {}),
         }
+        if self.call is not None:
+            # the figures as the caller measured them (plugin/runner.py's CallFigures)
+            out["call"] = cast(CallDict, dict(self.call))
+        return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Comparison:
-        """A comparison from a version-2 report entry (or its wire form under xdist)."""
+    def from_dict(cls, data: ComparisonDict) -> Comparison:
+        """A comparison from a report's entry (or its wire form under xdist); an unknown
+        status is a ValueError."""
         return cls(
-            str(data["case_id"]), str(data["nodeid"]), str(data["metric"]), float(data["score"]),
-            float(data["threshold"]), str(data["status"]), float(data.get("precision", 0.0)),
-            float(data.get("recall", 0.0)), float(data.get("f1", 0.0)), int(data.get("seq", 0)),
-            int(data.get("repeat", 0)), str(data.get("error", "")), str(data.get("file", "")),
-            data.get("line"), tuple(_field_record(f) for f in data.get("fields", ())),
-            tuple((p["path"], int(p["expected_index"]), int(p["actual_index"]), float(p["score"]))
-                  for p in data.get("pairings", ())),
-            tuple((f["path"], float(f["min_score"]), float(f["score"]))
-                  for f in data.get("floor_failures", ())),
-            str(data.get("source", "case")), str(data.get("recording", "")),
-            dict(data["call"]) if isinstance(data.get("call"), Mapping) else None)
-
-    @classmethod
-    def from_version_1(cls, data: Mapping[str, Any]) -> Comparison:
-        """A comparison from a version-1 report entry (``nodeid``, ``seq``, ``passed``)."""
-        seq = int(data.get("seq", 0))
-        fields = tuple(FieldRecord(f["path"], f.get("field_path", f["path"]), f["status"],
-                                   float(f["score"])) for f in data.get("fields", ()))
-        return cls(case_id_of(str(data["nodeid"]), seq), str(data["nodeid"]), str(data["metric"]),
-                   float(data["score"]), float(data.get("threshold", 1.0)),
-                   PASSED if data.get("passed") else FAILED, float(data.get("precision", 0.0)),
-                   float(data.get("recall", 0.0)), float(data.get("f1", 0.0)), seq, fields=fields)
+            case_id=str(data["case_id"]), nodeid=str(data["nodeid"]),
+            metric=str(data["metric"]), score=float(data["score"]),
+            threshold=float(data["threshold"]), status=Status(data["status"]),
+            precision=float(data.get("precision", 0.0)), recall=float(data.get("recall", 0.0)),
+            f1=float(data.get("f1", 0.0)), seq=int(data.get("seq", 0)),
+            repeat=int(data.get("repeat", 0)), error=str(data.get("error", "")),
+            file=str(data.get("file", "")), line=data.get("line"),
+            fields=tuple(_field_record(f) for f in data.get("fields", ())),
+            pairings=tuple((p["path"], int(p["expected_index"]), int(p["actual_index"]),
+                            float(p["score"])) for p in data.get("pairings", ())),
+            floor_failures=tuple((f["path"], float(f["min_score"]), float(f["score"]))
+                                 for f in data.get("floor_failures", ())),
+            source=str(data.get("source", "case")), recording=str(data.get("recording", "")),
+            call=dict(call) if isinstance(call := data.get("call"), Mapping) else None)
 
 
-def _field_dict(record: FieldRecord) -> dict[str, Any]:
-    out: dict[str, Any] = {"path": record.path, "field_path": record.field_path,
-                           "status": record.status, "score": record.score}
-    for letter, side, value in (("e", "expected", record.expected), ("a", "actual", record.actual)):
-        if letter in record.present:
-            out[side] = value
-            if letter + "!" in record.present:
-                out[side + "_cut"] = True
+def _field_dict(record: FieldRecord) -> FieldDict:
+    out: FieldDict = {"path": record.path, "field_path": record.field_path,
+                      "status": record.status, "score": record.score}
+    present = record.present
+    if "e" in present:
+        out["expected"] = record.expected
+        if "e!" in present:
+            out["expected_cut"] = True
+    if "a" in present:
+        out["actual"] = record.actual
+        if "a!" in present:
+            out["actual_cut"] = True
     return out
 
 
-def _field_record(data: Mapping[str, Any]) -> FieldRecord:
-    present = "".join(letter + ("!" if data.get(side + "_cut") else "")
-                      for letter, side in (("e", "expected"), ("a", "actual")) if side in data)
+def _field_record(data: FieldDict) -> FieldRecord:
+    present = ""
+    if "expected" in data:
+        present += "e!" if data.get("expected_cut") else "e"
+    if "actual" in data:
+        present += "a!" if data.get("actual_cut") else "a"
     return FieldRecord(data["path"], data.get("field_path", data["path"]), data["status"],
                        float(data["score"]), data.get("expected"), data.get("actual"), present)
 
@@ -148,16 +197,16 @@ def _field_record(data: Mapping[str, Any]) -> FieldRecord:
 _SHORT_INT = 10**15  # an integer of at most 15 digits: far below VALUE_LIMIT characters
 
 
-def _kept_whole(value: Any, full: bool) -> bool:
+def _kept_whole(value: JSONValue, full: bool) -> bool:
     """Whether a report keeps ``value`` whole without writing it out first: the usual leaves,
     whose JSON is surely short enough (or any string, ``full``)."""
     kind = type(value)
     return (value is None or kind is bool or kind is float
-            or (kind is int and -_SHORT_INT < value < _SHORT_INT)
-            or (kind is str and (full or 6 * len(value) + 2 <= VALUE_LIMIT)))  # \uXXXX is 6
+            or (type(value) is int and -_SHORT_INT < value < _SHORT_INT)
+            or (type(value) is str and (full or 6 * len(value) + 2 <= VALUE_LIMIT)))  # \uXXXX: 6
 
 
-def kept_value(value: Any, mode: str) -> tuple[Any, bool]:
+def kept_value(value: JSONValue, mode: str) -> tuple[JSONValue, bool]:
     """``value`` as a report keeps it: whole (``full``, or short enough), or its compact JSON
     cut to VALUE_LIMIT characters with ``...`` (``short``), and whether it was cut. A value
     JSON cannot write (an integer of more than 4,300 digits) is described instead, in every
@@ -174,7 +223,8 @@ def kept_value(value: Any, mode: str) -> tuple[Any, bool]:
     return text[:VALUE_LIMIT - 3] + "...", True
 
 
-def field_records(fields: Sequence[Any], mode: str, missing: Any) -> tuple[FieldRecord, ...]:
+def field_records(fields: Sequence[FieldResult], mode: str, missing: object
+                  ) -> tuple[FieldRecord, ...]:
     """FieldResults as FieldRecords, their values kept per ``mode`` (``missing`` is the
     engine's marker of an absent side)."""
     out = []

@@ -1,11 +1,10 @@
 """The JSON report (version 3): everything a run found, as data. The terminal summary, the
 Markdown summary and the command line's renderings are all made from it.
 
-Its shape is described by ``report.schema.json`` (shipped beside this module). Version 3
-holds the baseline's field deltas per group (``baseline.groups``, each table's own), where
-each changed case is (``where``), and the gates that were checked (``gates.checked``).
-Version-1 and -2 reports still load as baselines (baseline.py), and a version-2 report still
-renders (:func:`load_report` reads it as version 3).
+Its shape is described by ``report.schema.json`` (shipped beside this module). It holds the
+baseline's field deltas per group (``baseline.groups``, each table's own), where each changed
+case is (``where``), and the gates that were checked (``gates.checked``). Only this version
+is read back, as a baseline (baseline.py) or to render (:func:`load_report`).
 """
 
 from __future__ import annotations
@@ -17,19 +16,32 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from importlib import resources
-from typing import Any
+from typing import IO, Literal, TypedDict, cast
 
-from .aggregate import CaseResult, Summary, group_key
+from ..engine.results.field_results import FieldAggregate
+from .aggregate import CaseResult, GroupBy, RepeatRule, Summary, group_key, summarize
 from .atomic import write_atomic
-from .baseline import BaselineComparison
-from .gates import Verdict
+from .baseline import Baseline, BaselineComparison, cases_of, compare
+from .gates import GateSettings, Verdict, judge
 from .records import Comparison
-from .validation import check_report
+from .shapes import (
+    BaselineSectionDict,
+    CaseDict,
+    ComparisonDict,
+    FieldAggregateDict,
+    FieldDeltaDict,
+    FieldTable,
+    JSONValue,
+    Report,
+    ReportHead,
+    ReportSummary,
+    Rows,
+    RunInfo,
+)
+from .validation import REPORT_VERSION, check_report
 
-REPORT_VERSION = 3
 
-
-def run_info(command: Sequence[str], root: str | None) -> dict[str, Any]:
+def run_info(command: Sequence[str], root: str | None) -> RunInfo:
     """When and where a run happened: time, versions, command line, git commit."""
     from ..version import __version__
 
@@ -50,37 +62,36 @@ def _git_commit(root: str | None) -> str | None:
     return commit if done.returncode == 0 and len(commit) in (40, 64) else None
 
 
+def conclude(comparisons: Sequence[Comparison], gates: GateSettings, run: RunInfo, *,
+             group_by: GroupBy = "metric", repeat_rule: RepeatRule = "mean",
+             baseline: Baseline | None = None, stopped: str | None = None) -> tuple[Report, Verdict]:
+    """A run's report and verdict from its comparisons: aggregated, held against the
+    ``baseline``, judged by the ``gates``. A run that ``stopped`` early (why, in words) is
+    marked incomplete, and no gate of it is judged as passed: its missing cases would pass
+    every gate they never reached."""
+    summary = summarize(comparisons, group_by, repeat_rule)
+    against = compare(cases_of(comparisons, repeat_rule, group_by), baseline) \
+        if baseline is not None and summary.count else None
+    verdict = judge(summary, gates, against)
+    run = {**run, "complete": stopped is None}
+    if stopped is not None:
+        run["stopped"] = stopped
+        verdict.checked.clear()
+        verdict.failures.insert(0, f"the run did not finish ({stopped}): no gate is judged as "
+                                   f"passed on a partial run")
+    return build_report(summary, comparisons, verdict, against, run), verdict
+
+
 def build_report(summary: Summary, comparisons: Sequence[Comparison], verdict: Verdict,
                  baseline: BaselineComparison | None = None,
-                 run: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                 run: RunInfo | None = None) -> Report:
     """The report of a run (see report.schema.json)."""
     ordered = sorted(comparisons, key=lambda c: (c.case_id, c.repeat))
-    data = report_head(summary, verdict, baseline, run)
-    data["cases"] = [case_dict(case, summary.group_by) for case in summary.cases.values()]
-    data["comparisons"] = [c.to_dict() for c in ordered]
-    data["gates"] = data.pop("gates")  # the plugin's key order: cases and comparisons first
-    if baseline is not None:
-        data["baseline"] = data.pop("baseline")
-    return data
-
-
-def report_head(summary: Summary, verdict: Verdict, baseline: BaselineComparison | None = None,
-                run: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Everything of a report but its ``cases`` and ``comparisons`` (a run streamed case by
-    case writes those from where it kept them: spool.py)."""
-    data: dict[str, Any] = {
-        "version": REPORT_VERSION,
-        "run": dict(run or {}),
-        "overall": summary.overall,
-        "count": summary.count,
-        "errors": summary.errors,
-        "xfailed": summary.xfailed,
-        "xpassed": summary.xpassed,
-        "group_by": summary.group_by,
-        "metrics": {name: tally.to_dict() for name, tally in summary.metrics.items()},
-        "fields": {path: agg.to_dict() for path, agg in summary.fields.items()},
-        "groups": {key: {path: agg.to_dict() for path, agg in fields.items()}
-                   for key, fields in summary.groups.items()},
+    # the keys in the plugin's order: the cases and comparisons before the gates
+    data: Report = {
+        **_summary(summary, run),
+        "cases": [case_dict(case, summary.group_by) for case in summary.cases.values()],
+        "comparisons": [c.to_dict() for c in ordered],
         "gates": verdict.to_dict(),
     }
     if baseline is not None:
@@ -88,12 +99,43 @@ def report_head(summary: Summary, verdict: Verdict, baseline: BaselineComparison
     return data
 
 
-def case_dict(case: CaseResult, group_by: str) -> dict[str, Any]:
+def report_head(summary: Summary, verdict: Verdict, baseline: BaselineComparison | None = None,
+                run: RunInfo | None = None) -> ReportHead:
+    """Everything of a report but its ``cases`` and ``comparisons`` (a run streamed case by
+    case writes those from where it kept them: spool.py)."""
+    head: ReportHead = {**_summary(summary, run), "gates": verdict.to_dict()}
+    if baseline is not None:
+        head["baseline"] = baseline_section(baseline)
+    return head
+
+
+def _summary(summary: Summary, run: RunInfo | None) -> ReportSummary:
+    return {
+        "version": REPORT_VERSION,
+        "run": run.copy() if run else {},
+        "overall": summary.overall,
+        "count": summary.count,
+        "errors": summary.errors,
+        "xfailed": summary.xfailed,
+        "xpassed": summary.xpassed,
+        "group_by": summary.group_by,
+        "metrics": {name: tally.to_dict() for name, tally in summary.metrics.items()},
+        "fields": _field_table(summary.fields),
+        "groups": {key: _field_table(fields) for key, fields in summary.groups.items()},
+    }
+
+
+def _field_table(fields: Mapping[str, FieldAggregate]) -> FieldTable:
+    # the engine's aggregate writes the schema's field_aggregate
+    return {path: cast(FieldAggregateDict, agg.to_dict()) for path, agg in fields.items()}
+
+
+def case_dict(case: CaseResult, group_by: str) -> CaseDict:
     """A case as the report lists it."""
     return {**case.to_dict(), "group": group_key(case, group_by)}
 
 
-def baseline_section(comparison: BaselineComparison) -> dict[str, Any]:
+def baseline_section(comparison: BaselineComparison) -> BaselineSectionDict:
     return {
         "path": comparison.baseline.path,
         "version": comparison.baseline.version,
@@ -113,8 +155,8 @@ def baseline_section(comparison: BaselineComparison) -> dict[str, Any]:
     }
 
 
-def _field_deltas(comparison: BaselineComparison) -> dict[str, dict[str, Any]]:
-    groups: dict[str, dict[str, Any]] = {}
+def _field_deltas(comparison: BaselineComparison) -> dict[str, dict[str, FieldDeltaDict]]:
+    groups: dict[str, dict[str, FieldDeltaDict]] = {}
     for d in comparison.fields:
         groups.setdefault(d.group, {})[d.path] = {
             "before": d.before, "after": d.after, "difference": d.difference.to_dict(),
@@ -122,78 +164,74 @@ def _field_deltas(comparison: BaselineComparison) -> dict[str, dict[str, Any]]:
     return groups
 
 
-def write_report(path: str | os.PathLike[str], data: Mapping[str, Any]) -> None:
+def write_report(path: str | os.PathLike[str], data: Mapping[str, object]) -> None:
     """Write ``data`` as JSON to ``path`` atomically (see atomic.py). A value JSON cannot
     hold (NaN, an object) fails before the target is touched."""
 
-    def dump(fh: Any) -> None:
+    def dump(fh: IO[str]) -> None:
         json.dump(data, fh, indent=2, allow_nan=False)
         fh.write("\n")
 
     write_atomic(path, dump)
 
 
-def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """A report read back (for rendering): version 3, or version 2 read as version 3, checked
-    whole against the shipped schema (reporting/validation.py)."""
+def load_report(path: str | os.PathLike[str]) -> Report:
+    """A report read back (for rendering): version 3, checked whole against the shipped schema
+    (reporting/validation.py)."""
     from .baseline import BaselineError, read_report_text
 
     text = read_report_text(os.fspath(path), "report")
     try:
-        data = json.loads(text)
+        data: object = json.loads(text)
     except ValueError as exc:
         raise BaselineError(f"{os.fspath(path)} is not valid JSON: {exc}") from None
     version = data.get("version") if isinstance(data, dict) else None
-    if type(version) is not int or version not in (2, REPORT_VERSION):
-        raise BaselineError(f"{os.fspath(path)}: $.version: not a version-2 or -{REPORT_VERSION} "
+    if type(version) is not int or version != REPORT_VERSION:
+        raise BaselineError(f"{os.fspath(path)}: $.version: not a version-{REPORT_VERSION} "
                             f"jsonmatch report")
-    if version == 2:
-        if not isinstance(data.get("gates"), dict):
-            raise BaselineError(f"{os.fspath(path)}: $.gates: not an object")
-        data = _as_current(data)
     # a report may come from anywhere (a fork's pull request): held whole to the schema
     # before a renderer reads a value of it
-    check_report(data, os.fspath(path), BaselineError)
-    return data
+    return check_report(data, os.fspath(path), BaselineError)
 
 
-def _as_current(data: dict[str, Any]) -> dict[str, Any]:
-    """A version-2 report as version 3: its baseline's pooled field deltas are the one
-    group's when the run had one table (else no table can show them), no gate is listed as
-    checked, and changed cases have no place."""
-    data = {**data, "version": REPORT_VERSION, "gates": {"checked": [], **data["gates"]}}
-    baseline = data.get("baseline")
-    if isinstance(baseline, dict):
-        pooled = baseline.get("fields", {})
-        groups = list(data.get("groups", {}))
-        data["baseline"] = {
-            **{k: v for k, v in baseline.items() if k != "fields"},
-            "changed": [{"where": "", **c} for c in baseline.get("changed", [])],
-            "groups": {groups[0]: pooled} if len(groups) == 1 else {}}
-    return data
-
-
-def schema() -> dict[str, Any]:
+def schema() -> dict[str, JSONValue]:
     """The JSON Schema of a version-3 report."""
     text = resources.files(__package__).joinpath("report.schema.json").read_text(encoding="utf-8")
-    return json.loads(text)  # type: ignore[no-any-return]
+    loaded: dict[str, JSONValue] = json.loads(text)  # the shipped file: an object
+    return loaded
 
 
-def call_totals(comparisons: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+class CallTotals(TypedDict):
+    """What :func:`call_totals` gives for one source (``live`` or ``replayed``)."""
+
+    calls: int
+    retried: int
+    failed: int
+    p50_s: float | None
+    p95_s: float | None
+    max_s: float | None
+    total_s: float | None
+    input_tokens: float | None
+    output_tokens: float | None
+    cost: float | None
+
+
+def call_totals(comparisons: Rows[ComparisonDict]) -> dict[str, CallTotals]:
     """What the calls of the target took, from the comparisons' ``call`` figures, apart for
     ``live`` calls and ``replayed`` ones (the figures recorded with a replayed output, never
     counted as live): calls, retried and failed ones, p50/p95/max/total latency in seconds,
     and the input and output tokens and cost the targets reported (None: none reported)."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, CallTotals] = {}
     for source in ("live", "replayed"):
         calls = [c["call"] for c in comparisons
                  if c.get("source") == source and isinstance(c.get("call"), Mapping)]
         if not calls:
             continue
-        latencies = sorted(float(c["latency_s"]) for c in calls if c.get("latency_s") is not None)
+        latencies = sorted(float(latency) for c in calls
+                           if (latency := c.get("latency_s")) is not None)
 
-        def total(key: str) -> Any:
-            values = [c[key] for c in calls if c.get(key) is not None]
+        def total(key: Literal["input_tokens", "output_tokens", "cost"]) -> float | None:
+            values = [value for c in calls if (value := c.get(key)) is not None]
             return sum(values) if values else None
 
         out[source] = {
@@ -217,12 +255,12 @@ def _percentile(ordered: Sequence[float], p: float) -> float | None:
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
-def call_summary(totals: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def call_summary(totals: Mapping[str, CallTotals]) -> list[str]:
     """One plain line per source of :func:`call_totals` (the renderers escape nothing here:
     every value is a number)."""
     lines = []
     for source, t in totals.items():
-        def secs(value: Any) -> str:
+        def secs(value: float | None) -> str:
             return "-" if value is None else f"{value:.2f} s"
 
         label = "calls" if source == "live" else "replayed calls (recorded figures)"

@@ -21,12 +21,13 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape as html_escape
-from typing import Any
+from typing import TypedDict, TypeGuard
 
 from .baseline import CaseScores, cases_of
 from .html import SORTABLE_SCRIPT, content_security_policy
 from .markdown import escape as md_escape
 from .records import Comparison
+from .shapes import DifferenceDict, Report
 from .stats import paired_difference
 from .tables import escape_controls, guarded, table, wrap
 
@@ -42,10 +43,59 @@ class Run:
 
     name: str
     path: str
-    report: Mapping[str, Any]
+    report: Report
 
 
-def compare_runs(runs: Sequence[Run]) -> dict[str, Any]:
+# -- the comparison as data (see compare_runs) ----------------------------------------------
+
+
+class Latency(TypedDict):
+    mean_s: float
+    total_s: float
+    count: int
+
+
+class RunRow(TypedDict):
+    name: str
+    path: str
+    cases: int
+    overall: float | None
+    passed: int
+    difference: DifferenceDict | None
+    better: int | None
+    worse: int | None
+    same: int | None
+    latency: Latency | None
+    usage: dict[str, float] | None  # a key of USAGE_KEYS -> its sum
+
+
+class PartialCase(TypedDict):
+    case_id: str
+    runs: list[str]
+
+
+class FieldRow(TypedDict):
+    group: str
+    path: str
+    scores: list[float | None]
+    differences: list[DifferenceDict | None]
+
+
+class Disagreement(TypedDict):
+    case_id: str
+    scores: list[float]
+    spread: float
+
+
+class RunsComparison(TypedDict):
+    runs: list[RunRow]
+    shared: list[str]
+    partial: list[PartialCase]
+    fields: list[FieldRow]
+    disagreements: list[Disagreement]
+
+
+def compare_runs(runs: Sequence[Run]) -> RunsComparison:
     """The runs compared (see the module docstring), as plain data:
 
     - ``runs``: per run its ``name``, ``path``, ``cases`` (counted cases it has), ``overall``
@@ -65,29 +115,31 @@ def compare_runs(runs: Sequence[Run]) -> dict[str, Any]:
     names = [run.name for run in runs]
     all_ids = set().union(*(cases.keys() for cases in per_run))
     shared = sorted(set.intersection(*(set(cases) for cases in per_run))) if per_run else []
-    partial = [{"case_id": case_id, "runs": [n for n, cases in zip(names, per_run) if case_id in cases]}
-               for case_id in sorted(all_ids - set(shared))]
+    partial: list[PartialCase] = [
+        {"case_id": case_id, "runs": [n for n, cases in zip(names, per_run) if case_id in cases]}
+        for case_id in sorted(all_ids - set(shared))]
     first = per_run[0]
     out_runs = []
     for index, (run, cases) in enumerate(zip(runs, per_run)):
-        entry: dict[str, Any] = {
+        entry: RunRow = {
             "name": run.name, "path": run.path, "cases": len(cases),
             "overall": _mean(cases[c].mean for c in shared),
             "passed": sum(cases[c].passed for c in shared),
-            "difference": None, "better": None, "worse": None, "same": None}
+            "difference": None, "better": None, "worse": None, "same": None,
+            "latency": None, "usage": None}
         if index > 0:
             deltas = [cases[c].mean - first[c].mean for c in shared]
+            better, worse = sum(d > SAME for d in deltas), sum(d < -SAME for d in deltas)
             entry["difference"] = paired_difference(deltas).to_dict()
-            entry["better"] = sum(d > SAME for d in deltas)
-            entry["worse"] = sum(d < -SAME for d in deltas)
-            entry["same"] = len(deltas) - entry["better"] - entry["worse"]
+            entry["better"], entry["worse"] = better, worse
+            entry["same"] = len(deltas) - better - worse
         entry["latency"], entry["usage"] = _costs(run.report, set(shared))
         out_runs.append(entry)
     return {"runs": out_runs, "shared": shared, "partial": partial,
             "fields": _fields(per_run, shared), "disagreements": _disagreements(per_run, shared)}
 
 
-def _cases(report: Mapping[str, Any]) -> dict[str, CaseScores]:
+def _cases(report: Report) -> dict[str, CaseScores]:
     comparisons = [Comparison.from_dict(c) for c in report["comparisons"]]
     return cases_of(comparisons, group_by=report.get("group_by", "metric"))
 
@@ -97,17 +149,17 @@ def _mean(values: Iterable[float]) -> float | None:
     return math.fsum(items) / len(items) if items else None
 
 
-def _fields(per_run: Sequence[Mapping[str, CaseScores]], shared: Sequence[str]) -> list[dict[str, Any]]:
+def _fields(per_run: Sequence[Mapping[str, CaseScores]], shared: Sequence[str]) -> list[FieldRow]:
     """Per (group of the case in the first run, field path): each run's mean over the shared
     cases holding the field, and each later run's paired difference from the first."""
     keys = sorted({(per_run[0][c].group, path) for c in shared for cases in per_run
                    for path in cases[c].fields})
-    rows = []
+    rows: list[FieldRow] = []
     for group, path in keys:
         held = [c for c in shared if per_run[0][c].group == group]
         scores = [_mean(cases[c].fields[path] for c in held if path in cases[c].fields)
                   for cases in per_run]
-        differences: list[dict[str, Any] | None] = [None]
+        differences: list[DifferenceDict | None] = [None]
         for cases in per_run[1:]:
             both = [cases[c].fields[path] - per_run[0][c].fields[path] for c in held
                     if path in cases[c].fields and path in per_run[0][c].fields]
@@ -117,8 +169,8 @@ def _fields(per_run: Sequence[Mapping[str, CaseScores]], shared: Sequence[str]) 
 
 
 def _disagreements(per_run: Sequence[Mapping[str, CaseScores]], shared: Sequence[str]
-                   ) -> list[dict[str, Any]]:
-    rows = []
+                   ) -> list[Disagreement]:
+    rows: list[Disagreement] = []
     for case_id in shared:
         scores = [cases[case_id].mean for cases in per_run]
         spread = max(scores) - min(scores)
@@ -128,35 +180,39 @@ def _disagreements(per_run: Sequence[Mapping[str, CaseScores]], shared: Sequence
     return rows
 
 
-def _costs(report: Mapping[str, Any], shared: set[str]
-           ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+def _costs(report: Report, shared: set[str]) -> tuple[Latency | None, dict[str, float] | None]:
     """Latency (mean, total and count of the comparisons that carry ``latency_s``) and usage
     (sums of what ``usage`` carries) over the counted comparisons of the shared cases."""
     latencies: list[float] = []
     sums: dict[str, list[float]] = {}
-    for c in report["comparisons"]:
+    for comparison in report["comparisons"]:
+        # read as a plain mapping: a comparison may carry latency_s and usage of its own
+        c: Mapping[str, object] = comparison
         if c.get("case_id") not in shared or c.get("status") in ("xfailed", "xpassed"):
             continue
         # top-level latency_s and usage, or the figures of the target's call (``call``)
-        call = c.get("call") if isinstance(c.get("call"), Mapping) else {}
-        latency = c.get("latency_s", call.get("latency_s"))
+        call = c.get("call")
+        figures: Mapping[str, object] = call if isinstance(call, Mapping) else {}
+        latency = c.get("latency_s", figures.get("latency_s"))
         if _is_number(latency):
             latencies.append(float(latency))
-        usage = c.get("usage") if isinstance(c.get("usage"), Mapping) else call
-        if usage:
+        usage = c.get("usage")
+        spent: Mapping[str, object] = usage if isinstance(usage, Mapping) else figures
+        if spent:
             for key in USAGE_KEYS:
-                if _is_number(usage.get(key)):
-                    sums.setdefault(key, []).append(float(usage[key]))
-    latency = None
+                value = spent.get(key)
+                if _is_number(value):
+                    sums.setdefault(key, []).append(float(value))
+    mean: Latency | None = None
     if latencies:
-        latency = {"mean_s": math.fsum(latencies) / len(latencies), "total_s": math.fsum(latencies),
-                   "count": len(latencies)}
-    usage = {key: math.fsum(values) for key, values in sums.items()} or None
-    return latency, usage
+        mean = {"mean_s": math.fsum(latencies) / len(latencies), "total_s": math.fsum(latencies),
+                "count": len(latencies)}
+    return mean, {key: math.fsum(values) for key, values in sums.items()} or None
 
 
-def _is_number(value: Any) -> bool:
-    return type(value) in (int, float) and math.isfinite(value)
+def _is_number(value: object) -> TypeGuard[float]:
+    """A finite JSON number (an int or a float, not a bool)."""
+    return (type(value) is int or type(value) is float) and math.isfinite(value)
 
 
 # -- what every rendering shows ------------------------------------------------------------------
@@ -170,17 +226,17 @@ def _signed(value: float | None) -> str:
     return "–" if value is None else f"{value:+.4f}"
 
 
-def _interval(d: Mapping[str, Any] | None) -> str:
+def _interval(d: DifferenceDict | None) -> str:
     if d is None or d["low"] is None:
         return "–"
     return f"{d['low']:+.4f} to {d['high']:+.4f}"
 
 
-def _latency(latency: Mapping[str, Any] | None) -> str:
+def _latency(latency: Latency | None) -> str:
     return "–" if latency is None else f"{latency['mean_s']:.3f} s"
 
 
-def _usage(usage: Mapping[str, Any] | None, key: str) -> str:
+def _usage(usage: Mapping[str, float] | None, key: str) -> str:
     if usage is None or key not in usage:
         return "–"
     value = usage[key]
@@ -198,14 +254,14 @@ def _runs_header(first: str, latency: bool, usage_keys: list[str]) -> list[str]:
                       "cost": "cost"}[k] for k in usage_keys]
 
 
-def _has_costs(data: Mapping[str, Any]) -> tuple[bool, list[str]]:
+def _has_costs(data: RunsComparison) -> tuple[bool, list[str]]:
     """Whether any run carries latency, and the usage keys any run carries (in order)."""
     latency = any(r["latency"] is not None for r in data["runs"])
     keys = [k for k in USAGE_KEYS if any(r["usage"] and k in r["usage"] for r in data["runs"])]
     return latency, keys
 
 
-def _run_rows(data: Mapping[str, Any], costs: bool = True) -> tuple[list[str], list[list[str]]]:
+def _run_rows(data: RunsComparison, costs: bool = True) -> tuple[list[str], list[list[str]]]:
     """The runs table's header and rows (text, unescaped); ``costs``: with the latency and
     usage columns (when a run has them)."""
     latency, usage_keys = _has_costs(data) if costs else (False, [])
@@ -215,7 +271,7 @@ def _run_rows(data: Mapping[str, Any], costs: bool = True) -> tuple[list[str], l
         d = r["difference"]
         row = [r["name"], str(r["cases"]), _score(r["overall"]), str(r["passed"]),
                "–" if d is None else _signed(d["mean"]), _interval(d),
-               *("–" if r[k] is None else str(r[k]) for k in ("better", "worse", "same"))]
+               *("–" if n is None else str(n) for n in (r["better"], r["worse"], r["same"]))]
         if latency:
             row.append(_latency(r["latency"]))
         row += [_usage(r["usage"], k) for k in usage_keys]
@@ -223,15 +279,15 @@ def _run_rows(data: Mapping[str, Any], costs: bool = True) -> tuple[list[str], l
     return header, rows
 
 
-def _field_label(row: Mapping[str, Any], grouped: bool) -> str:
+def _field_label(row: FieldRow, grouped: bool) -> str:
     return f"{row['group']}: {row['path']}" if grouped else row["path"]
 
 
-def _grouped(data: Mapping[str, Any]) -> bool:
+def _grouped(data: RunsComparison) -> bool:
     return len({row["group"] for row in data["fields"]}) > 1
 
 
-def _headline(data: Mapping[str, Any]) -> str:
+def _headline(data: RunsComparison) -> str:
     runs, shared, partial = data["runs"], len(data["shared"]), len(data["partial"])
     line = f"{len(runs)} runs over {shared} shared case{'' if shared == 1 else 's'}"
     if partial:
@@ -240,14 +296,14 @@ def _headline(data: Mapping[str, Any]) -> str:
     return line
 
 
-def _partial_text(entry: Mapping[str, Any]) -> str:
+def _partial_text(entry: PartialCase) -> str:
     return f"{entry['case_id']} (in {', '.join(entry['runs'])})"
 
 
 # -- text -----------------------------------------------------------------------------------------
 
 
-def render_runs_text(data: Mapping[str, Any], width: int = 100, verbose: int = 0) -> str:
+def render_runs_text(data: RunsComparison, width: int = 100, verbose: int = 0) -> str:
     names = [r["name"] for r in data["runs"]]
     clean = escape_controls
     lines = wrap("compare-runs: " + _headline(data), width)
@@ -298,7 +354,7 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]
             *["| " + " | ".join(row) + " |" for row in rows]]
 
 
-def render_runs_markdown(data: Mapping[str, Any], full: bool = False) -> str:
+def render_runs_markdown(data: RunsComparison, full: bool = False) -> str:
     names = [md_escape(r["name"]) for r in data["runs"]]
     parts = ["## jsonmatch compare-runs", "", md_escape(_headline(data)) + ".", ""]
     parts += [f"- **{md_escape(r['name'])}**: {md_escape(r['path'])}" for r in data["runs"]]
@@ -334,7 +390,7 @@ def render_runs_markdown(data: Mapping[str, Any], full: bool = False) -> str:
 # -- HTML -----------------------------------------------------------------------------------------
 
 
-def _e(value: Any) -> str:
+def _e(value: object) -> str:
     """A value as text in the page, as html.py writes it: markup escaped, line breaks as
     character references (no line of the page starts with data)."""
     return html_escape(str(value), quote=True).replace("\r", "&#13;").replace("\n", "&#10;")
@@ -355,7 +411,7 @@ def _num_cell(value: float | None, text: str | None = None) -> str:
     return f'<td data-sort="{_sort_value(value)}">{_score(value) if text is None else text}</td>'
 
 
-def _html_runs(data: Mapping[str, Any]) -> str:
+def _html_runs(data: RunsComparison) -> str:
     latency, usage_keys = _has_costs(data)
     first = _e(data["runs"][0]["name"])
     header = _runs_header(first, latency, usage_keys)
@@ -381,7 +437,7 @@ def _html_runs(data: Mapping[str, Any]) -> str:
             "interval.</p>" + _sortable("runs", header, rows) + "</section>")
 
 
-def _html_partial(data: Mapping[str, Any]) -> str:
+def _html_partial(data: RunsComparison) -> str:
     if not data["partial"]:
         return ""
     items = "".join(f"<li><code>{_e(p['case_id'])}</code> (in {_e(', '.join(p['runs']))})</li>"
@@ -411,7 +467,7 @@ def _chart(scores: Sequence[float | None], names: Sequence[str]) -> str:
             + "".join(bars) + "</svg>")
 
 
-def _html_fields(data: Mapping[str, Any]) -> str:
+def _html_fields(data: RunsComparison) -> str:
     if not data["fields"]:
         return ""
     names = [r["name"] for r in data["runs"]]
@@ -434,7 +490,7 @@ def _html_fields(data: Mapping[str, Any]) -> str:
             + _sortable("fields", header, rows) + "</section>")
 
 
-def _html_disagreements(data: Mapping[str, Any]) -> str:
+def _html_disagreements(data: RunsComparison) -> str:
     names = [r["name"] for r in data["runs"]]
     out = ['<section id="disagreements"><h2>Where the runs disagree most</h2>']
     if not data["disagreements"]:
@@ -450,7 +506,7 @@ def _html_disagreements(data: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
-def render_runs_html(data: Mapping[str, Any]) -> str:
+def render_runs_html(data: RunsComparison) -> str:
     """One self-contained page: inline CSS and the one sorting script (admitted by its hash,
     as html.py's page is), nothing fetched, every value from the reports escaped."""
     title = "jsonmatch compare-runs"

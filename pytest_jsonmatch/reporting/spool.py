@@ -14,12 +14,13 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
-from typing import IO, Any, TypeVar
+from typing import IO, Any, Generic, TypeVar
 
 from .atomic import write_atomic
-
+from .shapes import CaseDict, ComparisonDict
 
 _File = TypeVar("_File", bound="TemporaryFile")
+_Item = TypeVar("_Item", bound=Mapping[str, object])
 
 
 class TemporaryFile:
@@ -28,7 +29,9 @@ class TemporaryFile:
 
     def __init__(self, directory: str | None, suffix: str, binary: bool = False) -> None:
         fd, self.path = tempfile.mkstemp(prefix="jsonmatch-", suffix=suffix, dir=directory)
-        self._out: Any = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")
+        # text, or bytes when ``binary``
+        self._out: IO[Any] | None = (os.fdopen(fd, "wb") if binary
+                                     else os.fdopen(fd, "w", encoding="utf-8"))
 
     def close(self) -> None:
         if self._out is not None:
@@ -46,19 +49,20 @@ class TemporaryFile:
         self.close()
 
 
-def json_line(value: Mapping[str, Any]) -> str:
+def json_line(value: Mapping[str, object]) -> str:
     """An object as a spool keeps it: JSON text on one line."""
     return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
-class Spool(TemporaryFile):
-    """JSON objects kept in a temporary file (removed by :meth:`close`)."""
+class Spool(TemporaryFile, Generic[_Item]):
+    """JSON objects kept in a temporary file (removed by :meth:`close`): of one kind, the
+    report's cases or its comparisons (``Spool[CaseDict]``), read back as they were kept."""
 
     def __init__(self, directory: str | None = None) -> None:
         super().__init__(directory, ".jsonl")
         self._count = 0
 
-    def append(self, value: Mapping[str, Any]) -> None:
+    def append(self, value: _Item) -> None:
         self.append_line(json_line(value))
 
     def append_line(self, line: str) -> None:
@@ -71,7 +75,7 @@ class Spool(TemporaryFile):
     def __len__(self) -> int:
         return self._count
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[_Item]:
         if self._out is not None:
             self._out.flush()
         with open(self.path, encoding="utf-8") as fh:
@@ -87,8 +91,8 @@ class Spool(TemporaryFile):
                 yield line.rstrip("\n")
 
 
-def dump_streamed_report(fh: IO[str], head: Mapping[str, Any], cases: Spool,
-                         comparisons: Spool | None) -> None:
+def dump_streamed_report(fh: IO[str], head: Mapping[str, object], cases: Spool[CaseDict],
+                         comparisons: Spool[ComparisonDict] | None) -> None:
     """Write a report: ``head`` (report.report_head) with the spooled cases and comparisons
     (none kept: an empty list)."""
     body = dict(head)
@@ -105,8 +109,9 @@ def dump_streamed_report(fh: IO[str], head: Mapping[str, Any], cases: Spool,
     fh.write("\n}\n")
 
 
-def write_streamed_report(path: str | os.PathLike[str], head: Mapping[str, Any], cases: Spool,
-                          comparisons: Spool | None) -> None:
+def write_streamed_report(path: str | os.PathLike[str], head: Mapping[str, object],
+                          cases: Spool[CaseDict], comparisons: Spool[ComparisonDict] | None
+                          ) -> None:
     """:func:`dump_streamed_report` to ``path``, atomically (see atomic.py)."""
     write_atomic(path, lambda fh: dump_streamed_report(fh, head, cases, comparisons))
 

@@ -20,6 +20,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .shapes import DifferenceDict
+
 CONFIDENCE = 0.95
 POWER = 0.8
 
@@ -42,7 +44,7 @@ class PairedDifference:
         """The whole confidence interval lies below zero: a drop, not noise."""
         return self.high is not None and self.high < 0.0
 
-    def to_dict(self) -> dict[str, float | int | None]:
+    def to_dict(self) -> DifferenceDict:
         return {"n": self.n, "mean": self.mean, "low": self.low, "high": self.high, "se": self.se,
                 "detectable": self.detectable, "p_value": self.p_value}
 

@@ -4,10 +4,12 @@ line's text output). Every table fits ``width`` columns; values are cut, never w
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import json
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from .aggregate import field_rows, never_scored_line, worst_first
+from .shapes import BaselineSectionDict, ComparisonDict, FieldDict, FieldTable, Report, ReportHead
 from .tables import cut_right, escape_controls, fit, guard, guarded, table, wrap
 
 FIELD_ROWS = 15  # per field table, unless -v
@@ -15,7 +17,7 @@ CHANGED_ROWS = 5  # cases that changed most against the baseline
 NAMED_CASES = 5  # added / removed / error cases named, unless -v
 
 
-def summary_lines(report: Mapping[str, Any], width: int = 80, verbose: int = 0) -> list[str]:
+def summary_lines(report: Report, width: int = 80, verbose: int = 0) -> list[str]:
     """The summary of a report, without the gates' verdict (see :func:`verdict_lines`)."""
     lines = _metric_lines(report, width)
     lines.extend(part for line in _overall(report) for part in wrap(line, width))
@@ -49,7 +51,7 @@ def update_lines(updated: list[str]) -> list[str]:
                     *(f"  {escape_controls(entry)}" for entry in updated)])
 
 
-def verdict_lines(report: Mapping[str, Any], width: int = 80,
+def verdict_lines(report: ReportHead, width: int = 80,
                   verbose: int = 0) -> tuple[list[str], list[str]]:
     """(failure lines, warning lines) of the gates, ready to print (failures in red): one
     line per failed gate, and the warnings folded into one line with their count (every one
@@ -71,7 +73,7 @@ def verdict_lines(report: Mapping[str, Any], width: int = 80,
     return guarded(failures), guarded(warnings)
 
 
-def passed_line(report: Mapping[str, Any]) -> str | None:
+def passed_line(report: ReportHead) -> str | None:
     """``jsonmatch gates passed: ...`` naming each gate checked, when the run passed them."""
     gates = report["gates"]
     if gates["failures"] or not gates.get("checked"):
@@ -79,7 +81,7 @@ def passed_line(report: Mapping[str, Any]) -> str | None:
     return guard("jsonmatch gates passed: " + "; ".join(escape_controls(c) for c in gates["checked"]))
 
 
-def _metric_lines(report: Mapping[str, Any], width: int) -> list[str]:
+def _metric_lines(report: ReportHead, width: int) -> list[str]:
     rows = [("metric", "cases", "pass", "fail", "error", "score", "prec", "recall", "F1")]
     for name, m in report["metrics"].items():
         rows.append((escape_controls(name), str(m["count"]), str(m["passed"]), str(m["failed"]),
@@ -88,7 +90,7 @@ def _metric_lines(report: Mapping[str, Any], width: int) -> list[str]:
     return table(rows, width)
 
 
-def _overall(report: Mapping[str, Any]) -> list[str]:
+def _overall(report: ReportHead) -> list[str]:
     count = report["count"]
     if report["overall"] is None:
         text = "no case was counted"
@@ -103,7 +105,7 @@ def _overall(report: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _recording_lines(report: Mapping[str, Any]) -> list[str]:
+def _recording_lines(report: Report) -> list[str]:
     """How many outputs were replayed from recordings, and how many recorded."""
     comparisons = report["comparisons"]
     counts = {"replayed": sum(c.get("source") == "replayed" for c in comparisons),
@@ -116,7 +118,7 @@ def _recording_lines(report: Mapping[str, Any]) -> list[str]:
     return lines + call_summary(call_totals(comparisons))
 
 
-def _field_lines(fields: Mapping[str, Any], deltas: Mapping[str, float] | None, width: int,
+def _field_lines(fields: FieldTable, deltas: Mapping[str, float] | None, width: int,
                  verbose: int) -> list[str]:
     worst, unscored = field_rows(fields)  # a field never scored has no score to show
     shown = worst if verbose > 0 else worst[:FIELD_ROWS]
@@ -140,7 +142,7 @@ def _field_lines(fields: Mapping[str, Any], deltas: Mapping[str, float] | None, 
     return lines
 
 
-def _repeated_lines(report: Mapping[str, Any], width: int, verbose: int) -> list[str]:
+def _repeated_lines(report: Report, width: int, verbose: int) -> list[str]:
     repeated = worst_first(c for c in report["cases"] if c["runs"] > 1)
     if not repeated:
         return []
@@ -152,7 +154,7 @@ def _repeated_lines(report: Mapping[str, Any], width: int, verbose: int) -> list
     return [""] + table(rows, width)
 
 
-def _error_lines(report: Mapping[str, Any], width: int, verbose: int) -> list[str]:
+def _error_lines(report: Report, width: int, verbose: int) -> list[str]:
     errors = worst_first(c for c in report["cases"] if c["status"] == "error")
     if not errors:
         return []
@@ -165,7 +167,7 @@ def _error_lines(report: Mapping[str, Any], width: int, verbose: int) -> list[st
     return lines
 
 
-def _baseline_lines(baseline: Mapping[str, Any], width: int, verbose: int) -> list[str]:
+def _baseline_lines(baseline: BaselineSectionDict, width: int, verbose: int) -> list[str]:
     diff = baseline["difference"]
     lines = [""] + wrap(f"baseline {escape_controls(baseline['path'])}: {_cases(baseline['shared'])} "
                         f"shared, {len(baseline['added'])} added, {len(baseline['removed'])} "
@@ -173,8 +175,9 @@ def _baseline_lines(baseline: Mapping[str, Any], width: int, verbose: int) -> li
     if baseline["shared"]:
         change = f"  mean change {_signed(diff['mean'])} ({baseline['before']:.4f} -> " \
                  f"{baseline['after']:.4f})"
-        if diff["low"] is not None:
-            change += f", 95% interval {_signed(diff['low'])} to {_signed(diff['high'])}, " \
+        low, high = diff["low"], diff["high"]
+        if low is not None and high is not None:
+            change += f", 95% interval {_signed(low)} to {_signed(high)}, " \
                       f"detectable drop {diff['detectable']:.4f}"
         lines += wrap(change, width)
         lines += wrap(f"  pass -> fail {baseline['pass_to_fail']}, fail -> pass "
@@ -189,9 +192,9 @@ def _baseline_lines(baseline: Mapping[str, Any], width: int, verbose: int) -> li
     for what in ("added", "removed"):
         names = baseline[what]
         if names:
-            shown = names if verbose > 0 else names[:NAMED_CASES]
-            more = f" and {len(names) - len(shown)} more" if len(names) > len(shown) else ""
-            lines += wrap(f"  {what}: {', '.join(escape_controls(n) for n in shown)}{more}", width)
+            named = names if verbose > 0 else names[:NAMED_CASES]
+            more = f" and {len(names) - len(named)} more" if len(names) > len(named) else ""
+            lines += wrap(f"  {what}: {', '.join(escape_controls(n) for n in named)}{more}", width)
     return lines
 
 
@@ -217,7 +220,7 @@ def paint(text: str, status: str, color: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if color and code else text
 
 
-def case_lines(comparison: Mapping[str, Any], width: int = 80, verbose: int = 0,
+def case_lines(comparison: ComparisonDict, width: int = 80, verbose: int = 0,
                color: bool = False) -> list[str]:
     """One comparison of a report, field by field: its verdict, then each field's status,
     score and both values (compact JSON), then how array elements were paired."""
@@ -250,9 +253,9 @@ def case_lines(comparison: Mapping[str, Any], width: int = 80, verbose: int = 0,
         for p in c["pairings"]:
             lines += wrap(f"  {escape_controls(p['path'])}: expected[{p['expected_index']}] <-> "
                           f"actual[{p['actual_index']}] ({p['score']:.2f})", width)
-    for f in c["floor_failures"]:
-        lines += wrap(f"  below its min_score: {escape_controls(f['path'])} {f['score']:.4f} < "
-                      f"{f['min_score']:.4f}", width)
+    for floor in c["floor_failures"]:
+        lines += wrap(f"  below its min_score: {escape_controls(floor['path'])} "
+                      f"{floor['score']:.4f} < {floor['min_score']:.4f}", width)
     return guarded(lines)
 
 
@@ -264,17 +267,17 @@ def _paint_status(line: str, status: str) -> str:
     return line[:start] + paint(status, status, True) + line[start + len(status):]
 
 
-def _value_text(field: Mapping[str, Any], side: str) -> str:
+def _value_text(field: FieldDict, side: Literal["expected", "actual"]) -> str:
     if side not in field:
         return "<missing>"
-    import json
-
     value = field[side]
-    text = value if field.get(side + "_cut") else json.dumps(value, ensure_ascii=False)
+    cut = field.get("expected_cut") if side == "expected" else field.get("actual_cut")
+    # a cut value is the text the report kept
+    text = str(value) if cut else json.dumps(value, ensure_ascii=False)
     return escape_controls(text)
 
 
-def _left_table(rows: list[tuple[str, ...]], width: int) -> list[str]:
+def _left_table(rows: Sequence[tuple[str, ...]], width: int) -> list[str]:
     """Rows with the path, status and score aligned and the two values after them, each
     value cut to share what is left of the width."""
     fixed = [max(len(row[i]) for row in rows) for i in range(3)]
@@ -290,7 +293,7 @@ def _left_table(rows: list[tuple[str, ...]], width: int) -> list[str]:
     return out
 
 
-def render_text(report: Mapping[str, Any], width: int = 80, verbose: int = 0,
+def render_text(report: Report, width: int = 80, verbose: int = 0,
                 color: bool = False) -> str:
     """The report as the command line prints it: a report of one comparison field by
     field; any other the summary of a pytest run; then the gates' verdict."""

@@ -12,16 +12,18 @@ the JSON path (``$.comparisons[3].score``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import cast
 
 import fastjsonschema
 
 from ..engine.core.errors import JsonMatchError, printable, shown
+from .shapes import ComparisonDict, Report
 
 MESSAGE_LIMIT = 160  # characters of a schema error's own message
+REPORT_VERSION = 3  # the version written, and the only one read back
 
 
 class ReportError(JsonMatchError):
@@ -29,7 +31,7 @@ class ReportError(JsonMatchError):
 
 
 @lru_cache(maxsize=None)
-def _validator(definition: str | None = None) -> Any:
+def _validator(definition: str | None = None) -> Callable[[object], object]:
     """The schema compiled: of the whole report, or of a list of one of its ``$defs``. The schema
     declares draft 2020-12; it uses only keywords that mean the same in draft 7, the newest
     draft the compiler reads, so it is compiled as draft 7."""
@@ -42,7 +44,7 @@ def _validator(definition: str | None = None) -> Any:
     return fastjsonschema.compile(schema)
 
 
-def json_path(parts: Iterable[Any]) -> str:
+def json_path(parts: Iterable[str | int]) -> str:
     """``["comparisons", 3, "score"]`` as ``$.comparisons[3].score``."""
     out = "$"
     for part in parts:
@@ -50,12 +52,13 @@ def json_path(parts: Iterable[Any]) -> str:
     return out
 
 
-def _first_error(validator: Any, data: Any, where: str, prefix: Iterable[Any] = (),
-                 error_type: type[ReportError] = ReportError) -> None:
+def _first_error(validator: Callable[[object], object], data: object, where: str,
+                 prefix: Iterable[str | int] = (), error_type: type[ReportError] = ReportError
+                 ) -> None:
     """``error_type`` for the first place ``data`` breaks the schema, naming its JSON path."""
     try:
         validator(data)
-    except fastjsonschema.JsonSchemaException as exc:
+    except fastjsonschema.JsonSchemaValueException as exc:
         name = str(getattr(exc, "name", "") or "data")
         path = json_path(prefix) + name[len("data"):] if name.startswith("data") else json_path(prefix)
         message = str(exc.message or "does not fit the report schema")
@@ -67,22 +70,29 @@ def _first_error(validator: Any, data: Any, where: str, prefix: Iterable[Any] = 
         raise error_type(f"{where}: {printable(path, keep='')}: {message}") from None
 
 
-def check_report(data: Any, where: str, error_type: type[ReportError] = ReportError) -> None:
+def check_report(data: object, where: str, error_type: type[ReportError] = ReportError
+                 ) -> Report:
     """``data`` (a parsed report of the current version) against the schema and the rules
-    around it; ``error_type`` naming ``where`` and the JSON path."""
+    around it, given back as the report it then is; else ``error_type`` naming ``where``
+    and the JSON path."""
     _first_error(_validator(), data, where, (), error_type)
-    _unique((case["case_id"] for case in data["cases"]), where, "cases", "case id", error_type)
-    _unique_runs(data["comparisons"], where, error_type)
+    report = cast(Report, data)  # the schema's shape, which shapes.Report spells
+    _unique((case["case_id"] for case in report["cases"]), where, "cases", "case id", error_type)
+    _unique_runs(report["comparisons"], where, error_type)
+    return report
 
 
-def check_comparisons(entries: Any, where: str, error_type: type[ReportError] = ReportError) -> None:
-    """A baseline's ``comparisons`` (version 2 or 3, the only part a baseline is read for),
-    each against the schema's comparison, and one per case and repeat."""
+def check_comparisons(entries: object, where: str, error_type: type[ReportError] = ReportError
+                      ) -> list[ComparisonDict]:
+    """A baseline's ``comparisons`` (the only part a baseline is read for), each against the
+    schema's comparison, and one per case and repeat; given back as comparisons."""
     _first_error(_validator("comparison"), entries, where, ("comparisons",), error_type)
-    _unique_runs(entries, where, error_type)
+    comparisons = cast(list[ComparisonDict], entries)  # a list of the schema's comparisons
+    _unique_runs(comparisons, where, error_type)
+    return comparisons
 
 
-def _unique_runs(entries: list[Mapping[str, Any]], where: str,
+def _unique_runs(entries: Iterable[ComparisonDict], where: str,
                  error_type: type[ReportError] = ReportError) -> None:
     seen: set[tuple[str, int]] = set()
     for i, entry in enumerate(entries):

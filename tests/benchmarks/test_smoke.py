@@ -30,7 +30,7 @@ REFERENCE_ROWS = {
 
 def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(RUN), *args], capture_output=True, text=True,
-                          timeout=300, env=env)  # a hang guard: the quick run takes 20-60 s
+                          timeout=300, env=env)  # a hang guard: the quick run takes 5-20 s
 
 
 def test_benchmark_script_runs_quick(tmp_path: Path) -> None:
@@ -127,7 +127,8 @@ def test_benchmark_references_not_installed(tmp_path: Path) -> None:
 
 def _check_worst_rows(rows: list[dict]) -> None:
     """The worst cases: every family at the quick sizes, each row timed in its own process
-    with its peak memory, a growth exponent per family, one answer at every depth."""
+    (forked, in a quick run) with its peak memory, a growth exponent per family, one answer
+    at every depth."""
     cases = {r["case"] for r in rows}
     for metric in ("structural_f1", "field_f1 align=hungarian"):
         for size in (100, 300):
@@ -148,3 +149,24 @@ def _check_worst_rows(rows: list[dict]) -> None:
     families = 4 + 2 + 2 * 3 + 2  # arrays, long strings, deep objects and arrays, array pairs
     assert sum("growth exponent" in r["note"] for r in rows) == families - 1  # one size: none
     assert not any("scores differ" in r["note"] for r in rows)
+
+
+def test_a_worst_case_forked_answers_as_in_a_fresh_process() -> None:
+    # a quick run forks each worst case from the benchmark's process; a full run starts a
+    # fresh interpreter for each (benchmarks/worst.py): the same answer either way, an error
+    # included
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import worst; "
+            "cases = [('deep objects', 10, 'json_similarity', {}, 60.0), "
+            "('deep objects', 10, 'no_such_metric', {}, 60.0)]; "
+            "print(json.dumps([[worst.run_case(*c), worst.run_case_forked(*c)] for c in cases]))")
+    proc = subprocess.run([sys.executable, "-c", code, str(RUN.parent)], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (fresh, forked), (fresh_error, forked_error) = json.loads(proc.stdout)
+    for found in (fresh, forked):
+        assert found["time_s"] > 0 and found["peak_bytes"] > 0, found
+    assert fresh["score"] == forked["score"] == 0.5, (fresh, forked)  # one leaf of two differs
+    assert fresh_error == forked_error, (fresh_error, forked_error)
+    assert fresh_error["error"].endswith("unknown metric 'no_such_metric'; known metrics: field_f1, "
+                                         "field_match, field_match_normalized, json_similarity, "
+                                         "structural_f1"), fresh_error

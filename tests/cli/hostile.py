@@ -6,7 +6,7 @@ from pytest_jsonmatch.dataset import Pair, ScoreSettings, comparison_of
 from pytest_jsonmatch.engine.match import match_json
 from pytest_jsonmatch.reporting.aggregate import summarize
 from pytest_jsonmatch.reporting.gates import GateSettings, judge
-from pytest_jsonmatch.reporting.records import Comparison
+from pytest_jsonmatch.reporting.records import ERROR, Comparison
 from pytest_jsonmatch.reporting.report import build_report
 
 SCRIPT = "<script>window.hacked = 1</script>"
@@ -25,7 +25,8 @@ def hostile_report() -> dict:
     comparisons = [comparison_of(Pair(case_id, e, a, case_id, "data.jsonl", k + 1),
                                  match_json(a, e, align="hungarian"), settings)
                    for k, (case_id, e, a) in enumerate(pairs)]
-    comparisons.append(Comparison("inv-3", "inv-3", "structural_f1", 0.0, 0.9, "error",
+    comparisons.append(Comparison(case_id="inv-3", nodeid="inv-3", metric="structural_f1",
+                                  score=0.0, threshold=0.9, status=ERROR,
                                   error=f"no JSON object found in actual: {SCRIPT!r}"))
     summary = summarize(comparisons)
     return build_report(summary, comparisons, judge(summary, GateSettings(fail_under=0.9)),

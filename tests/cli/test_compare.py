@@ -26,9 +26,9 @@ def pair(tmp_path: Path) -> tuple[Path, Path]:
     return actual, expected
 
 
-def test_compare_scores_the_pair_as_match_json_does(pair):
+def test_compare_scores_the_pair_as_match_json_does(pair, jsonmatch_main):
     actual, expected = pair
-    proc = jsonmatch("compare", str(actual), str(expected), "--format", "json")
+    proc = jsonmatch_main("compare", str(actual), str(expected), "--format", "json")
     assert proc.returncode == 1, proc.stderr  # below the default threshold 1.0
     report = json.loads(proc.stdout)
     # field_f1: a matches (1), b mismatches (0), c is invented. TP = 1; precision 1/3,
@@ -72,7 +72,8 @@ STRUCTEVAL_RIGHT = {"name": "blue widget", "price": 10.0, "tags": [{"k": "red", 
                                                                    {"k": "big box", "n": 2}]}
 
 
-def test_structevals_command_line_runs_with_the_name_changed(tmp_path):
+def test_structevals_command_line_runs_with_the_name_changed(tmp_path, jsonmatch_main):
+    jsonmatch = jsonmatch_main  # what the commands print: in this process
     left, right = tmp_path / "left.json", tmp_path / "right.json"
     left.write_text(json.dumps(STRUCTEVAL_LEFT))
     right.write_text(json.dumps(STRUCTEVAL_RIGHT))
@@ -93,7 +94,8 @@ def test_structevals_command_line_runs_with_the_name_changed(tmp_path):
     assert html.stdout.startswith("<!DOCTYPE html>")
 
 
-def test_structevals_config_file_becomes_options(tmp_path):
+def test_structevals_config_file_becomes_options(tmp_path, jsonmatch_main):
+    jsonmatch = jsonmatch_main  # what the commands print: in this process
     left, right, config = tmp_path / "l.json", tmp_path / "r.json", tmp_path / "config.json"
     left.write_text(json.dumps({"name": "blue widget", "n": 10.5}))
     right.write_text(json.dumps({"name": "Blue Widget", "n": 10.0}))
@@ -126,15 +128,16 @@ def test_structevals_config_file_becomes_options(tmp_path):
     ('{"a": NaN}', "NaN"),
     ("42", "must be a mapping"),
 ])
-def test_a_bad_expected_file_is_one_line_naming_it(tmp_path, content, expected_text):
+def test_a_bad_expected_file_is_one_line_naming_it(tmp_path, content, expected_text, jsonmatch_main):
     actual, expected = tmp_path / "a.json", tmp_path / "e.json"
     actual.write_text('{"a": 1}')
     expected.write_text(content)
-    line = one_error_line(jsonmatch("compare", str(actual), str(expected)))
+    line = one_error_line(jsonmatch_main("compare", str(actual), str(expected)))
     assert str(expected) in line and expected_text in line
 
 
-def test_other_input_errors_are_one_line(tmp_path, pair):
+def test_other_input_errors_are_one_line(tmp_path, pair, jsonmatch_main):
+    jsonmatch = jsonmatch_main  # the error lines main() prints: in this process
     actual, expected = pair
     garbage = tmp_path / "garbage.txt"
     garbage.write_text("I cannot help with that")

@@ -13,6 +13,10 @@ The runs (field_f1, the id ignored, two fields a case: a case scores matched / 2
 Shared cases: c1..c4; c5 is in base and new only, left out of every number.
 Overall over c1..c4: A (1 + .5 + 0 + 1) / 4 = .625; B (1 + 1 + .5 + 0) / 4 = .625;
 C (1 + .5 + .5 + 1) / 4 = .75.
+
+The reports are written by ``jsonmatch score`` in subprocesses, once; the tests run
+``compare-runs`` in their own process (``jsonmatch = jsonmatch_main``: what the command
+prints, not the process that prints it).
 """
 
 from __future__ import annotations
@@ -115,7 +119,8 @@ def test_the_numbers(runs):
     assert all(r["latency"] is None and r["usage"] is None for r in data["runs"])
 
 
-def test_text(runs):
+def test_text(runs, jsonmatch_main):
+    jsonmatch = jsonmatch_main
     proc = jsonmatch("compare-runs", str(runs["base"]), str(runs["new"]), str(runs["third"]),
                      "--name", "base", "--name", "new", "--name", "third")
     assert proc.returncode == 0, proc.stderr
@@ -137,7 +142,8 @@ def test_text(runs):
                                                 ["c3", "0.0000", "0.5000", "0.5000", "0.5000"]]
 
 
-def test_names_default_to_file_names(runs):
+def test_names_default_to_file_names(runs, jsonmatch_main):
+    jsonmatch = jsonmatch_main
     proc = jsonmatch("compare-runs", str(runs["base"]), str(runs["third"]))
     assert proc.returncode == 0, proc.stderr
     assert "vs base.json" in proc.stdout
@@ -146,7 +152,8 @@ def test_names_default_to_file_names(runs):
     assert "  c5 (in base.json)" in proc.stdout.splitlines()
 
 
-def test_markdown(runs):
+def test_markdown(runs, jsonmatch_main):
+    jsonmatch = jsonmatch_main
     proc = jsonmatch("compare-runs", str(runs["base"]), str(runs["new"]), str(runs["third"]),
                      "-f", "markdown", "--name", "base", "--name", "new", "--name", "third")
     assert proc.returncode == 0, proc.stderr
@@ -160,7 +167,8 @@ def test_markdown(runs):
     assert "| c4 | 1.0000 | 0.0000 | 1.0000 | 1.0000 |" in out
 
 
-def test_html_is_one_page_with_a_column_per_run(runs, tmp_path):
+def test_html_is_one_page_with_a_column_per_run(runs, tmp_path, jsonmatch_main):
+    jsonmatch = jsonmatch_main
     out = tmp_path / "runs.html"
     proc = jsonmatch("compare-runs", str(runs["base"]), str(runs["new"]), str(runs["third"]),
                      "--format", "html", "-o", str(out))
@@ -254,7 +262,8 @@ def test_latency_and_cost_from_the_call_of_each_comparison(runs):
                                         "cost": pytest.approx(0.04)}
 
 
-def test_runs_that_agree_everywhere(runs):
+def test_runs_that_agree_everywhere(runs, jsonmatch_main):
+    jsonmatch = jsonmatch_main
     proc = jsonmatch("compare-runs", str(runs["base"]), str(runs["base"]), "--name", "one",
                      "--name", "two")
     assert proc.returncode == 0, proc.stderr
@@ -266,27 +275,31 @@ def test_runs_that_agree_everywhere(runs):
 # -- bad input: one line naming the file, exit status 2 -----------------------------------------
 
 
-def test_one_run_is_an_error(runs):
+def test_one_run_is_an_error(runs, jsonmatch_main):
+    jsonmatch = jsonmatch_main
     line = one_error_line(jsonmatch("compare-runs", str(runs["base"])))
     assert line == (f"jsonmatch: error: compare-runs: {runs['base']}: only one run given; "
                     f"compare-runs needs two or more reports")
 
 
-def test_name_count_must_match(runs):
+def test_name_count_must_match(runs, jsonmatch_main):
+    jsonmatch = jsonmatch_main
     line = one_error_line(jsonmatch("compare-runs", str(runs["base"]), str(runs["new"]),
                                     "--name", "only"))
     assert line == (f"jsonmatch: error: compare-runs: 1 --name for 2 files ({runs['base']}, "
                     f"{runs['new']}); give one --name per file, in order")
 
 
-def test_names_must_differ(runs):
+def test_names_must_differ(runs, jsonmatch_main):
+    jsonmatch = jsonmatch_main
     line = one_error_line(jsonmatch("compare-runs", str(runs["base"]), str(runs["new"]),
                                     "--name", "x", "--name", "x"))
     assert line == (f"jsonmatch: error: compare-runs: --name 'x' is given to both "
                     f"{runs['base']} and {runs['new']}")
 
 
-def test_same_file_names_in_two_folders_are_told_apart(runs, tmp_path):
+def test_same_file_names_in_two_folders_are_told_apart(runs, tmp_path, jsonmatch_main):
+    jsonmatch = jsonmatch_main
     other = tmp_path / "elsewhere"
     other.mkdir()
     (other / "base.json").write_text(runs["new"].read_text(encoding="utf-8"), encoding="utf-8")
@@ -297,11 +310,12 @@ def test_same_file_names_in_two_folders_are_told_apart(runs, tmp_path):
     assert line == f"jsonmatch: error: compare-runs: {runs['base']} is given twice; name the runs with --name"
 
 
-def test_not_a_report_names_the_file(runs, tmp_path):
+def test_not_a_report_names_the_file(runs, tmp_path, jsonmatch_main):
+    jsonmatch = jsonmatch_main
     empty = tmp_path / "empty.json"
     empty.write_text("{}", encoding="utf-8")
     line = one_error_line(jsonmatch("compare-runs", str(runs["base"]), str(empty)))
-    assert line.startswith(f"jsonmatch: error: {empty}: $.version: not a version-2 or -3")
+    assert line.startswith(f"jsonmatch: error: {empty}: $.version: not a version-3 jsonmatch report")
     broken = tmp_path / "broken.json"
     broken.write_text("{not json", encoding="utf-8")
     line = one_error_line(jsonmatch("compare-runs", str(broken), str(runs["base"])))
@@ -316,7 +330,8 @@ def test_not_a_report_names_the_file(runs, tmp_path):
     assert line.startswith(f"jsonmatch: error: {odd}: $.comparisons[0].score")
 
 
-def test_listed_in_help():
+def test_listed_in_help(jsonmatch_main):
+    jsonmatch = jsonmatch_main
     proc = jsonmatch("--help")
     assert "compare-runs" in proc.stdout
     proc = jsonmatch("compare-runs", "--help")

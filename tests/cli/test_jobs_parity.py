@@ -76,9 +76,10 @@ def test_missing_extra_and_unparsable_predictions_by_id(tmp_path):
         "r0017": f"no prediction has id 'r0017' in {pred_path}",
         "r0230": f"no prediction has id 'r0230' in {pred_path}",
         pred[40]["id"]: "no JSON object found in actual: 'Sorry, I cannot read this invoice.'",
-        pred[41]["id"]: "no JSON object found in actual: its code fence holds broken JSON: "
-                        "Expecting value (line 3, column 10) (text starts "
-                        + repr(pred[41]["answer"]) + ")"}
+        pred[41]["id"]: "actual was cut off: its JSON value opened at line 2, column 1 is not "
+                        "closed when the text ends at line 3, column 11, after 29 characters "
+                        "(the answer was truncated, e.g. by max_tokens): ..."
+                        + repr(pred[41]["answer"][-30:])}
     assert report["gates"]["warnings"][0] == (
         f"{pred_path}: 2 predictions no gold record has (x-1, x-2), not scored")
 

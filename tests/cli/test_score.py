@@ -56,8 +56,8 @@ def expected_scores(gold: list, pred: list, metric: str = "field_f1", **options)
     return scores
 
 
-def run_json(*args: str) -> dict:
-    proc = jsonmatch("score", *args, "--format", "json")
+def run_json(*args: str, call=jsonmatch) -> dict:
+    proc = call("score", *args, "--format", "json")
     assert proc.returncode in (0, 1), proc.stderr
     report = json.loads(proc.stdout)
     report.pop("run")
@@ -65,10 +65,11 @@ def run_json(*args: str) -> dict:
 
 
 @pytest.mark.parametrize("metric", ["field_f1", "structural_f1"])
-def test_scores_equal_evaluate_records(tmp_path, metric):
+def test_scores_equal_evaluate_records(tmp_path, metric, jsonmatch_main):
     gold, pred = dataset(60)
     report = run_json(str(write_jsonl(tmp_path / "g.jsonl", gold)),
-                      str(write_jsonl(tmp_path / "p.jsonl", pred)), "--metric", metric)
+                      str(write_jsonl(tmp_path / "p.jsonl", pred)), "--metric", metric,
+                      call=jsonmatch_main)
     scores = expected_scores(gold, pred, metric)
     assert [c["score"] for c in report["comparisons"]] == scores
     assert [c["case_id"] for c in report["cases"]] == [str(i + 1) for i in range(60)]
@@ -88,26 +89,27 @@ def test_jobs_give_exactly_the_single_process_result(tmp_path):
     assert one["count"] == 300
 
 
-def test_layouts_pair_alike(tmp_path):
+def test_layouts_pair_alike(tmp_path, jsonmatch_main):
     """The same records as JSONL paired by position, shuffled JSONL paired by id, JSON
     arrays, and two folders matched by name: the same scores per case."""
     gold, pred = dataset(25, seed=3)
     by_position = run_json(str(write_jsonl(tmp_path / "g.jsonl", gold)),
                            str(write_jsonl(tmp_path / "p.jsonl", pred)), "--metric",
-                           "structural_f1")
+                           "structural_f1", call=jsonmatch_main)
     score_of = {gold[i]["id"]: c["score"] for i, c in enumerate(by_position["comparisons"])}
     # by id, predictions in another order (each keeps its id in a record around the answer)
     wrapped = [{"id": g["id"], "answer": p} for g, p in zip(gold, pred)]
     random.Random(1).shuffle(wrapped)
     by_id = run_json(str(write_jsonl(tmp_path / "g2.jsonl", gold)),
                      str(write_jsonl(tmp_path / "p2.jsonl", wrapped)), "--metric",
-                     "structural_f1", "--id-field", "id", "--pred-field", "answer")
+                     "structural_f1", "--id-field", "id", "--pred-field", "answer",
+                     call=jsonmatch_main)
     assert {c["case_id"]: c["score"] for c in by_id["comparisons"]} == score_of
     # JSON arrays, pretty-printed over many lines
     (tmp_path / "g.json").write_text(json.dumps(gold, indent=2))
     (tmp_path / "p.json").write_text(json.dumps(pred, indent=2))
     arrays = run_json(str(tmp_path / "g.json"), str(tmp_path / "p.json"), "--metric",
-                      "structural_f1")
+                      "structural_f1", call=jsonmatch_main)
     assert [c["score"] for c in arrays["comparisons"]] == list(score_of.values())
     # folders: gold/<id>.json against pred/<id>.txt (the model's raw text)
     (tmp_path / "gold").mkdir()
@@ -115,15 +117,17 @@ def test_layouts_pair_alike(tmp_path):
     for g, p in zip(gold, pred):
         (tmp_path / "gold" / f"{g['id']}.json").write_text(json.dumps(g))
         (tmp_path / "pred" / f"{g['id']}.txt").write_text(p if isinstance(p, str) else json.dumps(p))
-    folders = run_json(str(tmp_path / "gold"), str(tmp_path / "pred"), "--metric", "structural_f1")
+    folders = run_json(str(tmp_path / "gold"), str(tmp_path / "pred"), "--metric", "structural_f1",
+                       call=jsonmatch_main)
     assert {c["case_id"]: c["score"] for c in folders["comparisons"]} == score_of
 
 
-def test_a_missing_prediction_counts_zero_and_extra_ones_are_named(tmp_path):
+def test_a_missing_prediction_counts_zero_and_extra_ones_are_named(tmp_path, jsonmatch_main):
     gold = [{"id": 1, "a": "x"}, {"id": 2, "a": "y"}]
     pred = [{"id": 2, "a": "y"}, {"id": 9, "a": "z"}]
     report = run_json(str(write_jsonl(tmp_path / "g.jsonl", gold)),
-                      str(write_jsonl(tmp_path / "p.jsonl", pred)), "--id-field", "id")
+                      str(write_jsonl(tmp_path / "p.jsonl", pred)), "--id-field", "id",
+                      call=jsonmatch_main)
     # case 1 has no prediction: an error at 0; case 2 matches (id and a): 1. Overall 0.5
     assert [(c["case_id"], c["status"], c["score"]) for c in report["comparisons"]] == [
         ("1", "error", 0.0), ("2", "passed", 1.0)]
@@ -146,7 +150,8 @@ def test_fail_under_and_field_floors_set_the_exit_status(tmp_path):
     assert proc.returncode == 1 and "field b (field_f1): mean score 0.5000" in proc.stdout
 
 
-def test_strict_makes_a_floor_that_matches_no_field_fail_the_run(tmp_path):
+def test_strict_makes_a_floor_that_matches_no_field_fail_the_run(tmp_path, jsonmatch_main):
+    jsonmatch = jsonmatch_main  # what the command reports: in this process
     # the plugin's jsonmatch_strict: a floor's pattern with a typo is a failure, not a warning
     g = write_jsonl(tmp_path / "g.jsonl", [{"total": 1}, {"total": 2}])
     p = write_jsonl(tmp_path / "p.jsonl", [{"total": 1}, {"total": 2}])
@@ -167,7 +172,8 @@ def test_strict_makes_a_floor_that_matches_no_field_fail_the_run(tmp_path):
                      "--strict").returncode == 0
 
 
-def test_report_baseline_and_diff(tmp_path):
+def test_report_baseline_and_diff(tmp_path, jsonmatch_main):
+    jsonmatch = jsonmatch_main  # fourteen commands: in this process, not fourteen interpreters
     gold = [{"a": i, "b": "x"} for i in range(6)]
     good = [{"a": i, "b": "x"} for i in range(6)]
     worse = [{"a": i, "b": "x" if i % 2 else "y"} for i in range(6)]  # 3 cases drop to 0.5
@@ -227,7 +233,8 @@ def test_a_bad_gold_file_names_the_line(tmp_path, gold_text, message):
     assert message in line
 
 
-def test_other_dataset_errors_are_one_line(tmp_path):
+def test_other_dataset_errors_are_one_line(tmp_path, jsonmatch_main):
+    jsonmatch = jsonmatch_main  # the error lines main() prints: in this process
     g = write_jsonl(tmp_path / "g.jsonl", [{"id": 1}, {"id": 2}])
     p = write_jsonl(tmp_path / "p.jsonl", [{"id": 1}])
     assert "pairing by position needs as many" in one_error_line(jsonmatch("score", str(g), str(p)))

@@ -10,7 +10,7 @@ import warnings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_jsonmatch import infer_schema
+from pytest_jsonmatch import SchemaWarning, infer_schema
 from pytest_jsonmatch.dataset import SchemaSketch
 
 KEYS = st.sampled_from(["a", "b", "items", "name", "n"])
@@ -22,13 +22,14 @@ RECORDS = st.lists(st.dictionaries(KEYS, VALUES, max_size=4), min_size=1, max_si
 
 def _inferred(records: list) -> dict:
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # several types at a path: the first is kept, said once
+        # several types at a path: the first is kept, said once
+        warnings.simplefilter("ignore", SchemaWarning)
         return infer_schema(records)
 
 
 def _sketched(parts: list[list]) -> dict:
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", SchemaWarning)
         return SchemaSketch.merged(SchemaSketch.of(part) for part in parts).schema()
 
 

@@ -190,7 +190,9 @@ def _commands_on_this_interpreter(bin_dir: Path) -> None:
     shims = {
         "python": f'exec {python} "$@"',
         "python3": f'exec {python} "$@"',
-        "pytest": f'exec {python} -m pytest -p no:cacheprovider "$@"',
+        # hypothesis's plugin (this project's test dependency, not a reader's) is half a
+        # second of imports in each session and no part of what a page shows
+        "pytest": f'exec {python} -m pytest -p no:cacheprovider -p no:hypothesispytest "$@"',
         "jsonmatch": f'exec {python} -m pytest_jsonmatch "$@"',
     }
     bin_dir.mkdir()

@@ -123,8 +123,8 @@ def test_arbitrary_text_as_actual_is_a_result_or_a_parse_error(metric, text):
     with within(GENEROUS):
         try:
             result = match_json(text, {"a": 1}, metric=metric)
-        except ParseError as exc:
-            assert str(exc).startswith("no JSON object found in actual: ")
+        except ParseError as exc:  # no object, or an answer cut off inside its JSON value
+            assert str(exc).startswith(("no JSON object found in actual: ", "actual was cut off: "))
         else:
             _check(result)
 

@@ -140,7 +140,7 @@ def test_the_fixture_and_golden_items_record_through_the_sessions_channel_object
     # while each test runs, another channel is the current one: only the free function,
     # which has no session at hand, goes there; the fixture and the case do not
     decoy_outcomes: list[channel.Outcome] = []
-    decoy = channel.Channel(channel.Defaults("json_similarity", 0.25))
+    decoy = channel.Channel(channel.Defaults(metric="json_similarity", threshold=0.25))
     decoy.activate(decoy_outcomes.append)
     probe = Probe(decoy)
     pytester.runpytest_inprocess(*ARGS, plugins=[probe]).assert_outcomes(passed=3)

@@ -1,5 +1,5 @@
 """Output for CI (reporting/markdown.py and reporting/github.py through the plugin): a Markdown
-summary with --jsonmatch-markdown and in $GITHUB_STEP_SUMMARY (appended, as GitHub
+summary with --jsonmatch-report=PATH.md and in $GITHUB_STEP_SUMMARY (appended, as GitHub
 expects), and under GitHub Actions one ::error annotation per golden case that failed or
 could not be scored, at the line where it starts, printed once (by the xdist controller)."""
 
@@ -26,7 +26,7 @@ cases:
 
 def test_a_markdown_summary_is_written_with_the_gates_cases_and_fields(pytester):
     pytester.makefile(".jsonmatch.yaml", invoices=CASES)
-    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-markdown=out/summary.md",
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=out/summary.md",
                                           "--jsonmatch-fail-under=0.9")
     result.assert_outcomes(passed=1, failed=2)
     text = (pytester.path / "out" / "summary.md").read_text()
@@ -54,7 +54,7 @@ def test_the_job_summary_is_appended_to(pytester, monkeypatch):
 def test_markup_in_a_model_s_output_stays_text(pytester):
     pytester.makefile(".jsonmatch.yaml", c='cases:\n  - id: x\n    expected: {a: 1}\n'
                                            '    actual: "<script>alert(1)</script> | **bold** [l](http://x)"\n')
-    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-markdown=s.md")
+    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=s.md")
     text = (pytester.path / "s.md").read_text()
     assert "<script>" not in text and "](http" not in text
     # markup escaped, and the bare URL broken by a zero-width space (GitHub would link it)
@@ -87,7 +87,7 @@ def test_no_annotations_outside_github_actions(pytester, monkeypatch):
 def test_the_html_report_is_written_by_the_plugin_with_values_escaped(pytester):
     pytester.makefile(".jsonmatch.yaml", c='cases:\n  - id: x\n    expected: {a: "</textarea><script>alert(1)</script>"}\n'
                                            '    actual: {a: "fine"}\n')
-    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-html=out/report.html")
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=out/report.html")
     result.assert_outcomes(failed=1)
     page = (pytester.path / "out" / "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>")

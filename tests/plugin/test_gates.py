@@ -1,5 +1,5 @@
 """CI gates (reporting/gates.py through the plugin): --jsonmatch-fail-under, per-field floors
-(patterns; a floor that matches nothing is named, and fails with jsonmatch_strict), and a
+(patterns; a floor that matches nothing is named, and fails with a 'strict' line), and a
 baseline held case by case with a largest drop: statistical by default (a drop beyond
 max_drop fails only when its 95% interval lies below zero, else it is a warning), strict on
 request. A failing gate says why and makes the exit status non-zero though every test
@@ -135,11 +135,11 @@ def test_a_floor_that_matches_no_field_is_named_with_the_closest_paths(pytester)
     assert result.ret == pytest.ExitCode.OK  # a warning, not a failure
     result.stdout.fnmatch_lines(["warning: floor 'items[[]].skus' matched no scored field of this "
                                  "run; did you mean 'items[[]].sku' or 'items[[]].qty'? "
-                                 "(jsonmatch_strict = true fails the run)"])
+                                 "('strict' in jsonmatch_field_floors fails the run)"])
 
 
-def test_with_jsonmatch_strict_a_floor_that_matches_nothing_fails(pytester):
-    pytester.makeini("[pytest]\njsonmatch_strict = true\njsonmatch_field_floors = skils[]=0.99\n")
+def test_with_a_strict_line_a_floor_that_matches_nothing_fails(pytester):
+    pytester.makeini("[pytest]\njsonmatch_field_floors =\n    strict\n    skils[]=0.99\n")
     pytester.makepyfile(ITEMS)
     result = pytester.runpytest_inprocess(*ARGS)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -227,7 +227,7 @@ def test_a_drop_that_may_be_noise_is_a_warning_naming_n_and_the_detectable_drop(
 
 
 def test_strict_gates_fail_on_the_point_estimate(pytester):
-    pytester.makeini("[pytest]\njsonmatch_gate = strict\n")
+    pytester.makeini("[pytest]\njsonmatch_max_drop = strict\n")
     _baseline(pytester, NOISE_BEFORE)
     result = _run_with(pytester, NOISE, "--jsonmatch-baseline=base.json",
                        "--jsonmatch-max-drop=0.01")
@@ -280,19 +280,6 @@ def test_the_summary_lists_the_cases_that_changed_most_worst_first(pytester):
     ])
 
 
-def test_a_version_1_report_still_loads_as_a_baseline(pytester):
-    old = {"version": 1, "overall": 1.0, "count": 1, "comparisons": [
-        {"nodeid": "test_cases.py::test_case[c0]", "seq": 0, "metric": "field_f1", "score": 1.0,
-         "precision": 1.0, "recall": 1.0, "f1": 1.0, "threshold": 0.0, "passed": True,
-         "fields": [{"path": k, "field_path": k, "status": "match", "score": 1.0} for k in "abcd"]}]}
-    (pytester.path / "v1.json").write_text(json.dumps(old))
-    result = _run_with(pytester, {"c0": 3}, "--jsonmatch-baseline=v1.json",
-                       "--jsonmatch-max-drop=0.5")
-    assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines(["baseline *v1.json: 1 case shared, 0 added, 0 removed",
-                                 "  mean change -0.2500 (1.0000 -> 0.7500)"])
-
-
 # -- a baseline that cannot be used -----------------------------------------------------------
 
 
@@ -301,10 +288,12 @@ def test_a_version_1_report_still_loads_as_a_baseline(pytester):
     ("", "is not valid JSON"),
     ('["not", "a", "report"]', "is not a jsonmatch report"),
     ('{"fields": {"a": 3}}', "is not a jsonmatch report"),
-    ('{"version": 2, "overall": NaN, "comparisons": []}', "is not valid JSON: NaN is not a number"),
-    ('{"version": 2, "comparisons": [{"case_id": "x"}]}', "$.comparisons[0]: must contain "
+    ('{"version": 3, "overall": NaN, "comparisons": []}', "is not valid JSON: NaN is not a number"),
+    ('{"version": 3, "comparisons": [{"case_id": "x"}]}', "$.comparisons[0]: must contain "
                                                           "['error', "),
-], ids=["half-written", "empty", "not-a-report", "version-1-aggregates-only", "nan", "no-fields"])
+    ('{"version": 2, "comparisons": []}', "$.version: not a version-3 jsonmatch report"),
+], ids=["half-written", "empty", "not-a-report", "aggregates-only", "nan", "no-fields",
+        "version-2"])
 def test_a_broken_baseline_is_a_one_line_usage_error(pytester, content, words):
     pytester.makepyfile(test_one=ONE_TEST)
     (pytester.path / "base.json").write_text(content)

@@ -1,4 +1,4 @@
-"""--jsonmatch-report (reporting/report.py through the plugin): the version-2 JSON report, which
+"""--jsonmatch-report (reporting/report.py through the plugin): the version-3 JSON report, which
 validates against the JSON Schema shipped in the package: run metadata, every comparison with
 a stable case id, its status, its fields (values cut to 200 characters, or full, or none)
 and pairings; cases, metrics, fields and the gates' verdict; written even when nothing was
@@ -167,11 +167,11 @@ def test_a_report_written_over_its_own_baseline_is_read_first_then_replaced_whol
 
 def test_a_report_path_that_is_a_folder_fails_the_session_without_touching_it(pytester):
     pytester.makepyfile(test_one=ONE_TEST)
-    folder = pytester.path / "out"
+    folder = pytester.path / "out.json"
     folder.mkdir()
     (folder / "keep.txt").write_text("keep")
     with within(GENEROUS):
-        result = pytester.runpytest_inprocess(*FAST, "--jsonmatch-report=out")
+        result = pytester.runpytest_inprocess(*FAST, "--jsonmatch-report=out.json")
     result.assert_outcomes(passed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert "Traceback" not in result.stdout.str()

@@ -147,7 +147,7 @@ def test_a_raising_target_is_an_error_of_its_case(pytester):
         "field_f1      1     0     0      1  0.0000  0.0000  0.0000  0.0000",
         "overall score 0.0000 over 1 case, 1 unscored (counted as 0)",
         "*",
-        "  c.jsonmatch.yaml::slow: TimeoutError: the model did not answer",
+        "  c.jsonmatch.yaml::slow: TimeoutError: the model did not answer (1 attempt)",
         "FAILED: jsonmatch gates: 1 failure",
         "  overall score 0.0000 is below jsonmatch_fail_under 0.5000",
     ])

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pytest_jsonmatch.engine.results.field_results import STATUSES as FIELD_STATUSES
 from pytest_jsonmatch.reporting.aggregate import summarize
 from pytest_jsonmatch.reporting.gates import GateSettings, judge
-from pytest_jsonmatch.reporting.records import STATUSES, Comparison, FieldRecord
+from pytest_jsonmatch.reporting.records import STATUSES, Comparison, FieldRecord, Status
 from pytest_jsonmatch.reporting.report import build_report
 
 
@@ -32,8 +32,9 @@ CASES = [
 
 
 def every_status_report() -> dict:
-    comparisons = [Comparison(case_id, f"t.py::{case_id}", "field_f1", score, 0.8, status,
-                              score, score, score, error="no JSON object found in actual"
+    comparisons = [Comparison(case_id=case_id, nodeid=f"t.py::{case_id}", metric="field_f1",
+                              score=score, threshold=0.8, status=Status(status), precision=score,
+                              recall=score, f1=score, error="no JSON object found in actual"
                               if status == "error" else "", file="t.py", fields=fields)
                    for case_id, status, score, fields in CASES]
     assert {c.status for c in comparisons} == set(STATUSES)
@@ -57,8 +58,9 @@ def repeated_report() -> dict:
                 FieldRecord("id", "id", "skipped", 0.0),
                 FieldRecord("name", "name", "match" if score == 1.0 else "mismatch", score))
             comparisons.append(Comparison(
-                case_id, f"t.py::{case_id}", "field_f1", score or 0.0, 0.8, status,
-                repeat=repeat, error="" if score is not None else f"run {repeat} timed out",
+                case_id=case_id, nodeid=f"t.py::{case_id}", metric="field_f1",
+                score=score or 0.0, threshold=0.8, status=Status(status), repeat=repeat,
+                error="" if score is not None else f"run {repeat} timed out",
                 fields=fields))
     summary = summarize(comparisons)
     return build_report(summary, comparisons, judge(summary, GateSettings()))

@@ -11,12 +11,13 @@ import pytest
 
 from pytest_jsonmatch.engine.results.field_results import ExactSum, FieldAggregate
 from pytest_jsonmatch.reporting.aggregate import case_passes, case_result, summarize
-from pytest_jsonmatch.reporting.records import Comparison, FieldRecord
+from pytest_jsonmatch.reporting.records import Comparison, FieldRecord, Status
 
 
 def comparison(case_id, score, status="passed", repeat=0, metric="field_f1", fields=(), error=""):
-    return Comparison(case_id, case_id, metric, score, 0.5, status, score, score, score,
-                      repeat=repeat, error=error, file="t.py", fields=tuple(fields))
+    return Comparison(case_id=case_id, nodeid=case_id, metric=metric, score=score,
+                      threshold=0.5, status=Status(status), precision=score, recall=score,
+                      f1=score, repeat=repeat, error=error, file="t.py", fields=tuple(fields))
 
 
 def test_errors_count_as_zero_and_xfail_cases_stand_apart():
@@ -95,9 +96,11 @@ def test_field_aggregates_merge_into_the_same_numbers_as_one_pass():
 
 
 def test_fields_are_grouped_by_file_or_folder():
-    a = Comparison("x", "x", "field_f1", 1.0, 0.5, "passed", file="golden/inv/a.yaml",
+    a = Comparison(case_id="x", nodeid="x", metric="field_f1", score=1.0, threshold=0.5,
+                   status=Status.PASSED, file="golden/inv/a.yaml",
                    fields=(FieldRecord("total", "total", "match", 1.0),))
-    b = Comparison("y", "y", "field_match", 0.0, 0.5, "failed", file="golden/prod/b.yaml",
+    b = Comparison(case_id="y", nodeid="y", metric="field_match", score=0.0, threshold=0.5,
+                   status=Status.FAILED, file="golden/prod/b.yaml",
                    fields=(FieldRecord("total", "total", "mismatch", 0.0),))
     assert set(summarize([a, b], "file").groups) == {"golden/inv/a.yaml", "golden/prod/b.yaml"}
     assert set(summarize([a, b], "folder").groups) == {"golden/inv", "golden/prod"}

@@ -27,22 +27,29 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_jsonmatch.cli.options import GATE_NAMES as CLI_NAMES
 from pytest_jsonmatch.reporting.aggregate import summarize
 from pytest_jsonmatch.reporting.baseline import Baseline, cases_of, compare
-from pytest_jsonmatch.reporting.gates import CLI_NAMES, GateSettings, judge, parse_floors
-from pytest_jsonmatch.reporting.records import Comparison, FieldRecord
+from pytest_jsonmatch.reporting.gates import GateNames, GateSettings, judge, parse_floors
+from pytest_jsonmatch.reporting.records import FAILED, PASSED, Comparison, FieldRecord
 from pytest_jsonmatch.reporting.report import build_report
 from pytest_jsonmatch.reporting.text import passed_line, summary_lines, verdict_lines
 
 LINES = {"a": 1, "b": 7, "c": 13, "d": 1, "e": 5, "f": 19}
+# the plugin's ini settings, as its messages name them (the command line's: CLI_NAMES)
+PLUGIN_NAMES = GateNames(fail_under="jsonmatch_fail_under", floors="jsonmatch_field_floors",
+                         max_drop="jsonmatch_max_drop", max_case_drop="jsonmatch_max_case_drop",
+                         allow_regressions="jsonmatch_allow_regressions",
+                         strict="jsonmatch_strict = true")
 
 
 def _case(case_id: str, metric: str, score: float, **fields: float) -> Comparison:
     records = tuple(FieldRecord(name, name, "match" if value == 1.0 else "mismatch", value)
                     for name, value in fields.items())
     threshold = 0.5
-    return Comparison(case_id, case_id, metric, score, threshold,
-                      "passed" if score >= threshold else "failed", score, score, score,
+    return Comparison(case_id=case_id, nodeid=case_id, metric=metric, score=score,
+                      threshold=threshold, status=PASSED if score >= threshold else FAILED,
+                      precision=score, recall=score, f1=score,
                       file="golden/invoices.yaml" if metric == "field_f1" else "golden/totals.yaml",
                       line=LINES[case_id], fields=records)
 
@@ -60,10 +67,14 @@ NOW = [_case("a", "field_f1", 1.0, total=1.0, vendor=1.0),
        _case("f", "field_f1", 1.0, total=1.0, vendor=1.0)]
 
 
+def _floors(*lines: str):
+    return parse_floors(lines, PLUGIN_NAMES.floors)
+
+
 def _judged(**settings):
     summary = summarize(NOW)
     against = compare(cases_of(NOW), Baseline("base.json", 3, cases_of(BEFORE)))
-    verdict = judge(summary, GateSettings(**settings), against)
+    verdict = judge(summary, GateSettings(**{"names": PLUGIN_NAMES, **settings}), against)
     return summary, against, verdict
 
 
@@ -104,21 +115,21 @@ def test_the_text_tables_show_each_group_s_delta_in_its_row():
 def test_a_floor_is_held_in_every_table_and_quotes_the_row_it_fails():
     # total=0.7: the field_f1 row (0.6) fails, the field_match row (1.0) holds; pooled
     # (0.7333) it would have passed
-    floors = parse_floors(["total=0.7", "field_match:total=0.95", "field_f1:vendor=1.0"])
+    floors = _floors("total=0.7", "field_match:total=0.95", "field_f1:vendor=1.0")
     _, _, verdict = _judged(floors=floors, allow_regressions=1)
     assert verdict.failures == ["field total (field_f1): mean score 0.6000 is below its floor 0.7000"]
     assert "jsonmatch_field_floors: 3 field rows at or above their floor" in verdict.checked
 
 
 def test_a_floor_of_one_group_ignores_the_other_tables():
-    _, _, verdict = _judged(floors=parse_floors(["field_match:total=0.95"]), allow_regressions=1)
+    _, _, verdict = _judged(floors=_floors("field_match:total=0.95"), allow_regressions=1)
     assert verdict.failures == []
-    _, _, verdict = _judged(floors=parse_floors(["field_f1:total=0.61"]), allow_regressions=1)
+    _, _, verdict = _judged(floors=_floors("field_f1:total=0.61"), allow_regressions=1)
     assert verdict.failures == ["field total (field_f1): mean score 0.6000 is below its floor 0.6100"]
 
 
 def test_a_floor_naming_no_group_or_no_field_is_loud_and_suggests():
-    _, _, verdict = _judged(floors=parse_floors(["field_f2:total=0.5", "totl=0.5"]),
+    _, _, verdict = _judged(floors=_floors("field_f2:total=0.5", "totl=0.5"),
                             allow_regressions=1)
     assert verdict.warnings[:2] == [
         "floor 'field_f2:total' names no group of this run; did you mean 'field_f1' or "
@@ -126,7 +137,7 @@ def test_a_floor_naming_no_group_or_no_field_is_loud_and_suggests():
         "(jsonmatch_strict = true fails the run)",
         "floor 'totl' matched no scored field of this run; did you mean 'total'? "
         "(jsonmatch_strict = true fails the run)"]
-    _, _, verdict = _judged(floors=parse_floors(["totl=0.5"]), allow_regressions=1, strict=True,
+    _, _, verdict = _judged(floors=_floors("totl=0.5"), allow_regressions=1, strict=True,
                             names=CLI_NAMES)
     assert verdict.failures == ["floor 'totl' matched no scored field of this run; did you mean "
                                 "'total'?"]
@@ -167,7 +178,7 @@ def test_the_cli_names_its_own_flags():
 
 
 def test_the_banner_is_one_line_per_failed_gate_and_one_line_of_warnings():
-    summary, against, verdict = _judged(floors=parse_floors(["total=0.7"]))
+    summary, against, verdict = _judged(floors=_floors("total=0.7"))
     report = build_report(summary, NOW, verdict, against)
     failures, warnings = verdict_lines(report, width=80)
     assert failures == [
@@ -183,7 +194,7 @@ def test_the_banner_is_one_line_per_failed_gate_and_one_line_of_warnings():
 
 
 def test_a_passing_run_says_which_gates_it_passed():
-    summary, against, verdict = _judged(fail_under=0.5, floors=parse_floors(["vendor=0.9"]),
+    summary, against, verdict = _judged(fail_under=0.5, floors=_floors("vendor=0.9"),
                                         max_drop=0.1, max_case_drop=0.5)
     report = build_report(summary, NOW, verdict, against)
     assert verdict.failures == []

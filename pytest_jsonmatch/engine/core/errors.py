@@ -17,6 +17,25 @@ class ParseError(JsonMatchError, ValueError):
     """A value could not be read as JSON (strictly for expected, leniently for actual)."""
 
 
+class TruncatedError(ParseError):
+    """A model's answer cut off inside its JSON value (stopped by ``max_tokens``, usually):
+    the value opens and the text ends before it closes. ``line`` and ``column`` (1-based) are
+    where the text ends, as a JSON error position gives the end of its input; ``chars`` is
+    how many characters of the value were written; ``opened_line`` and ``opened_column`` are
+    where it opens."""
+
+    def __init__(self, message: str, line: int = 0, column: int = 0, chars: int = 0,
+                 opened_line: int = 0, opened_column: int = 0) -> None:
+        super().__init__(message)
+        self.line, self.column, self.chars = line, column, chars
+        self.opened_line, self.opened_column = opened_line, opened_column
+
+    def __reduce__(self) -> tuple[type[TruncatedError], tuple[str, int, int, int, int, int]]:
+        # pickled whole (a worker process's error reaches its parent with its position)
+        return type(self), (str(self), self.line, self.column, self.chars,
+                            self.opened_line, self.opened_column)
+
+
 class ConfigError(JsonMatchError, ValueError):
     """An unknown metric, option, comparator or transform, or a malformed setting."""
 

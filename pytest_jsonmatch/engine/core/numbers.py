@@ -12,6 +12,7 @@ import math
 from fractions import Fraction
 from typing import Any
 
+from .errors import ConfigError
 from .values import is_number
 
 # Integers below this in magnitude convert to a float without overflow (2**1024 overflows;
@@ -70,3 +71,12 @@ def _to_float(value: Fraction) -> float:
         return float(value)
     except OverflowError:
         return math.inf
+
+
+def whole_number(text: str, what: str, low: int, high: int, unit: str = "", note: str = "") -> int:
+    """``text`` (a setting's) as a whole number from ``low`` to ``high``, else a ConfigError
+    naming ``what``."""
+    if not text.strip().isdigit() or not low <= int(text) <= high:
+        raise ConfigError(f"{what} must be a whole number {unit}from {low} to {high}{note}, "
+                          f"not {text!r}")
+    return int(text)

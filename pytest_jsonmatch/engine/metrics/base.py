@@ -81,7 +81,7 @@ def configure(metric: Metric, options: Mapping[str, Any], registry: Registry = R
                 _BASE_CONFIGS.clear()
             cfg = _BASE_CONFIGS[key] = metric.configure({}, registry)
         return cfg
-    _check_options(metric, options)
+    check_options(metric, options)
     opts = dict(options)
     cfg = metric.configure(opts, registry)
     binder = registry.with_defaults(comparator_defaults(opts))
@@ -90,7 +90,7 @@ def configure(metric: Metric, options: Mapping[str, Any], registry: Registry = R
     return replace(cfg, rules=field_rules(opts, binder), schema=schema)
 
 
-def _check_options(metric: Metric, options: Mapping[str, Any]) -> None:
+def check_options(metric: Metric, options: Mapping[str, Any]) -> None:
     unknown = [name for name in options if name not in metric.options]
     if unknown:
         raise ConfigError(

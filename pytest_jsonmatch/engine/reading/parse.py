@@ -4,8 +4,12 @@ Lenient parsing runs in time linear in the text: every candidate ``{`` is matche
 closing brace in one pass, and a failed parse attempt tells where it failed, so the
 candidates nested around that point are known to fail too and are never retried.
 
-When nothing parses, a code fence holding broken JSON (an answer cut short, a missing
-comma) is what the model meant to give: the error names its JSON error, line and column.
+A text cut off inside its JSON value (an answer stopped by max_tokens) is found before any
+complete object inside that value can be taken for the answer (truncation.py): it is a
+TruncatedError, or, when asked, the value closed.
+
+When nothing parses, a code fence holding broken JSON (a missing comma) is what the model
+meant to give: the error names its JSON error, line and column.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..core.errors import ParseError
+from ..core.errors import ConfigError, ParseError, shown
+from .truncation import Truncation, close_truncated, first_cut
 
 _FENCE = "```"
 
@@ -86,21 +91,54 @@ def parse_expected(value: Any, *, allow_array: bool = False, what: str = "expect
     raise ParseError(f"{what} must be {wanted} or a JSON string, not {type(value).__name__}")
 
 
-def parse_actual(value: Any, *, allow_array: bool = False, what: str = "actual") -> Any:
+_TRUNCATED = ("error", "close")
+
+
+def parse_actual(value: Any, *, allow_array: bool = False, what: str = "actual",
+                 truncated: str = "error") -> Any:
     """Lenient for text: the whole text, then the first fenced block, then the first balanced
-    ``{...}`` span that parses to an object. Mappings (and arrays, where allowed) pass as they are."""
+    ``{...}`` span that parses to an object. Mappings (and arrays, where allowed) pass as they
+    are. Text cut off inside its JSON value (docs/metrics.md, section 2) is never read as a
+    value inside it: a TruncatedError, or with ``truncated="close"`` the value closed
+    (``close_truncated``)."""
+    return parse_actual_checked(value, allow_array=allow_array, what=what, truncated=truncated)[0]
+
+
+def parse_actual_checked(value: Any, *, allow_array: bool = False, what: str = "actual",
+                         truncated: str = "error") -> tuple[Any, Truncation | None]:
+    """``parse_actual``, and whether the text was cut off: (value, None) for a complete
+    answer; under ``truncated="close"``, (the value closed, where it was cut) for a cut one."""
+    if truncated not in _TRUNCATED:
+        raise ConfigError(f"truncated must be 'error' or 'close', not {shown(truncated)}")
     if type(value) is dict or isinstance(value, Mapping):
-        return value
+        return value, None
     if isinstance(value, (list, tuple)) and allow_array:
-        return value
+        return value, None
     if not isinstance(value, (str, bytes, bytearray)):
         wanted = "a mapping, an array or text" if allow_array else "a mapping or text"
         raise ParseError(f"{what} must be {wanted}, not {type(value).__name__}")
     text = _as_text(value, what)
     found = _lenient(text, allow_array)
+    if isinstance(found, Truncation):
+        if truncated == "error":
+            raise found.error(text, what)
+        return _closed(text, found, allow_array, what), found
     if found is _NOTHING:
         raise ParseError(_nothing_found(text, what))
-    return found
+    return found, None
+
+
+def _closed(text: str, cut: Truncation, allow_array: bool, what: str) -> Any:
+    """The value ``text`` was cut off in, closed and read (truncated="close")."""
+    try:
+        value = LENIENT_JSON.decode(close_truncated(text[cut.start:]))
+    except RecursionError:
+        raise ParseError(f"{what} nests too deeply to read (text starts {_preview(text)})") from None
+    except ValueError as exc:  # an integer too long to read
+        raise ParseError(f"{what} was cut off and cannot be read once closed: {exc}") from None
+    if isinstance(value, dict) or (allow_array and isinstance(value, list)):
+        return value
+    raise cut.error(text, what)  # an array where an object is needed: nothing to score
 
 
 def _nothing_found(text: str, what: str) -> str:
@@ -127,17 +165,26 @@ def _try_whole(text: str, allow_array: bool) -> Any:
 
 
 def _lenient(text: str, allow_array: bool) -> Any:
+    """The value the text gives (docs/metrics.md, section 2), _NOTHING, or the Truncation
+    of a text cut off inside its value."""
     stripped = text.strip()
     if stripped[:1] in ("{", "["):
         parsed = _try_whole(stripped, allow_array)
         if parsed is not _NOTHING:
             return parsed
-    if "{" not in text:
-        return _NOTHING  # no object anywhere: spare the searches (a text of fences alone)
-    parsed = _first_fenced(text)
+    first = min((at for at in (text.find("{"), text.find("[")) if at != -1), default=-1)
+    if first == -1:
+        return _NOTHING  # no object and no array anywhere: spare the searches
+    parsed, open_fence = _first_fenced(text)
     if parsed is not _NOTHING:
         return parsed
-    return _first_balanced(text)
+    # a fence left open around a value cut off: that value, whatever prose came before
+    if open_fence is not None and first_cut(text, open_fence, open_fence + 1, (open_fence,)) is not None:
+        return Truncation.of(text, open_fence)
+    found, at = _first_balanced(text) if "{" in text else (_NOTHING, len(text))
+    # a value cut off that opens before the first complete object is the answer, cut
+    cut = first_cut(text, first, at, (len(text) - len(text.lstrip()),))
+    return Truncation.of(text, cut) if cut is not None else found
 
 
 # A fenced body that could hold one object and nothing else: "{", anything, "}", and
@@ -146,25 +193,30 @@ def _lenient(text: str, allow_array: bool) -> Any:
 _WHOLE_OBJECT = re.compile(r"\s*\{.*\}\s*\Z", re.S)
 
 
-def _first_fenced(text: str) -> Any:
+def _first_fenced(text: str) -> tuple[Any, int | None]:
+    """The object the first closed code fence holds (_NOTHING when none holds one), and
+    where the value of a fence the text ends inside begins (the offset of the first ``{``
+    or ``[`` of its body), or None."""
     find, whole_object = text.find, _WHOLE_OBJECT.match
     start = find(_FENCE)
     while start != -1:
         body_start = find("\n", start + 3)
         if body_start == -1:
-            return _NOTHING
+            return _NOTHING, None
         end = find(_FENCE, body_start)
-        if end == -1:
-            return _NOTHING
+        if end == -1:  # never closed
+            opens = _OPENS_VALUE.match(text, body_start + 1)
+            return _NOTHING, (opens.end() - 1 if opens else None)
         if whole_object(text, body_start + 1, end):  # else no object fills the body
             parsed = _try_whole(text[body_start + 1 : end].strip(), allow_array=False)
             if parsed is not _NOTHING:
-                return parsed
+                return parsed, None
         start = find(_FENCE, end + 3)
-    return _NOTHING
+    return _NOTHING, None
 
 
 _OPENS_OBJECT = re.compile(r"\s*\{")  # \s: the whitespace str.strip() takes
+_OPENS_VALUE = re.compile(r"\s*[{\[]")
 
 
 def _fenced_body(text: str) -> tuple[int, int] | None:
@@ -282,8 +334,9 @@ class _Depths:
 _DIRECT_TRIES = 256
 
 
-def _first_balanced(text: str) -> Any:
-    """The first ``{`` from which a JSON object parses.
+def _first_balanced(text: str) -> tuple[Any, int]:
+    """The first ``{`` from which a JSON object parses: (the object, its offset), or
+    (_NOTHING, len(text)).
 
     Ordinary text is tried candidate by candidate. Past a few hundred failed candidates the
     text is adversarial, and the search switches to the candidates whose braces close at
@@ -298,17 +351,17 @@ def _first_balanced(text: str) -> Any:
     for _ in range(_DIRECT_TRIES):
         m = _OBJECT_START.search(text, pos)
         if m is None:
-            return _NOTHING
+            return _NOTHING, n
         start = m.start()
         parsed, fail = _attempt(text, start, n)
         if parsed is not None:
-            return parsed
+            return parsed, start
         if fail != -2 and fail - start < _SMALL_REGION:
             pos = start + 1
             continue
         depths = _Depths(text)
         found, pos = _after_failure(text, depths, start, fail)
-        if found is not _NOTHING:
+        if found[0] is not _NOTHING:
             return found
     depths = _Depths(text)
     for start in depths.closed_opens(pos, n):
@@ -316,31 +369,33 @@ def _first_balanced(text: str) -> Any:
             continue
         parsed, fail = _attempt(text, start, n)
         if parsed is not None:
-            return parsed
+            return parsed, start
         found, pos = _after_failure(text, depths, start, fail)
-        if found is not _NOTHING:
+        if found[0] is not _NOTHING:
             return found
-    return _NOTHING
+    return _NOTHING, n
 
 
-def _after_failure(text: str, depths: _Depths, start: int, fail: int) -> tuple[Any, int]:
-    """Search the candidates nested before a failure point; return (found, resume at)."""
+def _after_failure(text: str, depths: _Depths, start: int,
+                   fail: int) -> tuple[tuple[Any, int], int]:
+    """Search the candidates nested before a failure point; return ((found, where), resume
+    at)."""
     stop = depths.close_of(start) if fail == -2 else fail
     if stop - start >= _SMALL_REGION:
         found = _search_region(text, depths, start + 1, stop)
-        if found is not _NOTHING:
+        if found[0] is not _NOTHING:
             return found, stop
-    return _NOTHING, max(stop, start + 1)
+    return (_NOTHING, len(text)), max(stop, start + 1)
 
 
-def _search_region(text: str, depths: _Depths, lo: int, hi: int) -> Any:
+def _search_region(text: str, depths: _Depths, lo: int, hi: int) -> tuple[Any, int]:
     skip_until = -1
     for candidate in depths.closed_opens(lo, hi):
         if candidate < skip_until or _OBJECT_START.match(text, candidate) is None:
             continue
         parsed, fail = _attempt(text, candidate, hi)
         if parsed is not None:
-            return parsed
+            return parsed, candidate
         if fail == -2:  # too deep to read: nothing nested in it is tried either
             skip_until = depths.close_of(candidate)
-    return _NOTHING
+    return _NOTHING, len(text)

@@ -11,7 +11,8 @@ import random
 
 import pytest
 
-from pytest_jsonmatch import JsonMatchError, ParseError, match_json, parse_actual, parse_expected
+from pytest_jsonmatch import (JsonMatchError, ParseError, TruncatedError, match_json, parse_actual,
+                              parse_expected)
 from tests.helpers.bounded_errors import raised
 from tests.helpers.timeout import GENEROUS, within
 
@@ -21,6 +22,14 @@ DEPTH = 100_000
 
 def deep_object_text(depth: int = DEPTH) -> str:
     return '{"a": ' * depth + "1" + "}" * depth
+
+
+def cut_off(opened: tuple[int, int], ends: tuple[int, int], chars: int, text: str) -> str:
+    """The message of an answer cut off (test_truncation.py)."""
+    return (f"actual was cut off: its JSON value opened at line {opened[0]}, column {opened[1]} "
+            f"is not closed when the text ends at line {ends[0]}, column {ends[1]}, after {chars:,} "
+            f"character{'' if chars == 1 else 's'} (the answer was truncated, e.g. by max_tokens): "
+            f"{'...' if len(text) > 30 else ''}{text[-30:]!r}")
 
 
 # -- strict: expected -------------------------------------------------------------------------
@@ -181,9 +190,9 @@ def test_ten_megabytes_of_open_braces_answer_with_a_parse_error():
 
 
 def test_ten_megabytes_of_unterminated_nested_objects_answer_with_a_parse_error():
-    text = '{"a": ' * 1_700_000  # 6 bytes each: ~10 MB, never closed
+    text = '{"a": ' * 1_700_000  # 6 bytes each: ~10 MB, never closed: an answer cut off
     assert len(text) >= 10_000_000
-    with pytest.raises(ParseError):
+    with pytest.raises(TruncatedError):
         parse_actual(text)
 
 
@@ -194,13 +203,13 @@ def test_object_after_a_megabyte_of_open_braces_is_found():
 # -- a fenced block of broken JSON: its error, line and column ------------------------------
 
 
-def test_a_truncated_answer_in_an_unclosed_fence_names_the_json_error_and_where():
+def test_a_truncated_answer_in_an_unclosed_fence_is_named_as_cut_off_and_where():
+    # it was "no JSON object found ... broken JSON: Expecting ',' delimiter": the answer was
+    # cut, not broken (test_truncation.py has the rule)
     text = 'Here you go:\n```json\n{"vendor": "ACME",\n "items": [{"sku": "A1"'
     exc = raised(parse_actual, text)
-    assert type(exc) is ParseError
-    assert str(exc) == ("no JSON object found in actual: its code fence holds broken JSON: "
-                        "Expecting ',' delimiter (line 4, column 24) (text starts "
-                        + repr(text) + ")")
+    assert type(exc) is TruncatedError
+    assert str(exc) == cut_off((3, 1), (4, 24), 42, text)
 
 
 def test_a_closed_fence_with_a_missing_comma_names_the_json_error_and_where():
@@ -252,9 +261,7 @@ def test_a_truncated_10mb_fenced_answer_is_named_in_bounded_time():
     text = "Here:\n```json\n" + '{"a": "' + "x" * 10_000_000
     with within(GENEROUS):
         exc = raised(parse_actual, text)
-    assert str(exc) == ("no JSON object found in actual: its code fence holds broken JSON: "
-                        "Unterminated string starting at (line 3, column 7) (text starts "
-                        + repr(text[:80]) + "...)")
+    assert str(exc) == cut_off((3, 1), (3, 10_000_008), 10_000_007, text)
 
 
 # -- top-level arrays -------------------------------------------------------------------------
@@ -382,8 +389,9 @@ def test_an_unterminated_10mb_string_is_a_short_strict_error():
 
 
 def test_an_unterminated_10mb_string_is_a_short_lenient_error():
-    exc = raised(parse_actual, 'Result: {"a": "' + BIG)
-    assert str(exc) == "no JSON object found in actual: " + repr(('Result: {"a": "' + BIG)[:80]) + "..."
+    text = 'Result: {"a": "' + BIG  # an answer cut off in its string
+    exc = raised(parse_actual, text)
+    assert str(exc) == cut_off((1, 9), (1, len(text) + 1), len(text) - 8, text)
 
 
 def test_10mb_of_prose_without_json_is_a_short_error():
@@ -412,18 +420,29 @@ SOUPS = {
 }
 
 
-# fence-soup's first fence holds "{": broken JSON, named as such
-SOUP_ERRORS = {"fence-soup": "its code fence holds broken JSON: Expecting property name "
-                             "enclosed in double quotes (line 2, column 2) (text starts {}...)"}
+# Soups that end inside a JSON value are answers cut off (test_truncation.py has the rule):
+# the chain of keys and the chain of arrays from their first character; the unterminated
+# strings from the last '{"a": "' (7 characters, each '{' before it breaks off at its
+# string's "a"); the fences from the "{" of the last one, left open.
+SOUP_CUTS = {"key-colon-chain": lambda text: (1, 1),
+             "unterminated-strings": lambda text: (1, len(text) - 6),
+             "unterminated-arrays": lambda text: (1, 1),
+             "fence-soup": lambda text: (text.count("\n") + 1, 1)}
 
 
 @pytest.mark.parametrize("name", list(SOUPS))
 def test_10mb_of_brace_soup_without_an_object_is_a_parse_error_in_bounded_time(name):
     text = SOUPS[name]()
     exc = raised(parse_actual, text)
-    assert type(exc) is ParseError
-    said = SOUP_ERRORS.get(name, "{}...").format(repr(text[:80]))
-    assert str(exc) == f"no JSON object found in actual: {said}"
+    if name in SOUP_CUTS:
+        line, column = SOUP_CUTS[name](text)
+        chars = len(text) - (text.rfind("\n") + 1 if line > 1 else 0) - column + 1
+        ends = (text.count("\n") + 1, len(text) - text.rfind("\n"))
+        assert type(exc) is TruncatedError
+        assert str(exc) == cut_off((line, column), ends, chars, text)
+    else:
+        assert type(exc) is ParseError
+        assert str(exc) == f"no JSON object found in actual: {text[:80]!r}..."
 
 
 def test_random_brace_soup_with_closers_answers_in_bounded_time():
@@ -438,15 +457,26 @@ def test_random_brace_soup_with_closers_answers_in_bounded_time():
 
 @pytest.mark.parametrize("name", ["openers-only", "unterminated-strings", "unterminated-arrays"])
 def test_an_object_after_10mb_of_soup_is_found(name):
-    text = SOUPS[name]() + ' {"ok": 1}'
+    # the arrays soup breaks off at its end ("[}"), so the object after it is the answer
+    text = SOUPS[name]() + ("}" if name == "unterminated-arrays" else "") + ' {"ok": 1}'
     with within(GENEROUS):
         assert parse_actual(text) == {"ok": 1}
 
 
 def test_unterminated_nesting_then_an_object_is_found():
-    text = '{"a": ' * 1_500_000 + ' {"ok": 1}'
+    text = '{"a": ' * 1_500_000 + '] {"ok": 1}'  # "]" where a value is due: no JSON value
     with within(GENEROUS):
         assert parse_actual(text) == {"ok": 1}
+
+
+@pytest.mark.parametrize("nesting", ['{"a": ' * 1_500_000, '{"a": [' * 1_400_000],
+                         ids=["objects", "objects-and-arrays"])
+def test_an_object_inside_10mb_of_unterminated_nesting_is_not_the_answer(nesting):
+    # it was: the object was found. The nesting is a JSON value the text ends inside, so the
+    # object is part of an answer cut off, never the answer
+    text = nesting + ' {"ok": 1}'
+    exc = raised(parse_actual, text)
+    assert type(exc) is TruncatedError and (exc.opened_column, exc.chars) == (1, len(text))
 
 
 # -- invalid UTF-8 ----------------------------------------------------------------------------

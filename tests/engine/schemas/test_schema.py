@@ -36,7 +36,9 @@ def test_infer_schema_boolean_is_not_integer():
 
 
 def test_infer_schema_takes_the_first_non_null_value():
-    schema = infer_schema([{"a": None}, {"a": "x"}, {"a": 5}])
+    with pytest.warns(SchemaWarning, match=r"field a has values of several types across the "
+                                           r"instances \(string, integer\)"):
+        schema = infer_schema([{"a": None}, {"a": "x"}, {"a": 5}])
     assert schema["properties"]["a"]["type"] == "string"
 
 
@@ -66,7 +68,9 @@ def test_infer_schema_has_no_eval_keys():
 def test_infer_schema_does_not_mutate_instances():
     instances = [{"a": [1, {"b": None}]}]
     before = copy.deepcopy(instances)
-    infer_schema(instances)
+    with pytest.warns(SchemaWarning, match=r"field a\[\] has values of several types across the "
+                                           r"instances \(integer, object\)"):
+        infer_schema(instances)
     assert instances == before
 
 

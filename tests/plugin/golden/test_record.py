@@ -101,10 +101,22 @@ def test_a_stale_recording_is_rerecorded_under_once_and_an_error_under_none(suit
     result.stdout.fnmatch_lines(["recordings: 1 stale, re-recorded"])
 
 
-def test_all_calls_the_target_and_overwrites_the_recordings(suite):
+def test_all_calls_the_target_and_leaves_an_unchanged_recording_byte_for_byte(suite):
     _run(suite, "--jsonmatch-record=once")
+    path = suite.path.joinpath(*RECORDING)
+    before = path.read_bytes()
     _, sources = _run(suite, "--jsonmatch-record=all")
-    assert (_calls(suite), sources["acme"]) == (2, ("live", "recorded"))
+    # called again, the same output: the file (its recorded_at too) is not rewritten
+    assert (_calls(suite), sources["acme"]) == (2, ("live", ""))
+    assert path.read_bytes() == before
+
+
+def test_all_rewrites_a_recording_whose_output_changed(suite):
+    _run(suite, "--jsonmatch-record=once")
+    (suite.path / "conftest.py").write_text(TARGET.replace("upper()", "lower()"))
+    _, sources = _run(suite, "--jsonmatch-record=all")
+    assert sources["acme"] == ("live", "stale")
+    assert json.loads(suite.path.joinpath(*RECORDING).read_text())["output"] == {"vendor": "acme"}
 
 
 def test_a_repeated_case_has_a_recording_per_run(suite):
@@ -133,3 +145,40 @@ def test_an_unreadable_recording_names_itself(suite):
     result, _ = _run(suite, "--jsonmatch-record=once")
     result.stdout.fnmatch_lines(["*the recording *acme.json cannot be read (*); delete it or "
                                  "re-record with --jsonmatch-record=all"])
+
+
+def test_recordings_no_collected_case_uses_are_listed_then_pruned(suite):
+    _run(suite, "--jsonmatch-record=once")
+    folder = suite.path / "__recordings__"
+    # a case renamed (acme -> acme-2) and a case file deleted since they were recorded
+    (suite.path / "c.jsonmatch.yaml").write_text(CASES.replace("id: acme\n", "id: acme-2\n"))
+    (folder / "gone.jsonmatch.yaml").mkdir()
+    (folder / "gone.jsonmatch.yaml" / "old.json").write_text("{}")
+    result, _ = _run(suite, "--jsonmatch-record=once")
+    result.stdout.fnmatch_lines([
+        "2 recording(s) no collected case uses (deleted or renamed cases): "
+        "__recordings__/c.jsonmatch.yaml/acme.json, __recordings__/gone.jsonmatch.yaml/old.json; "
+        "remove them with --jsonmatch-record='once prune'"])
+    assert (folder / "c.jsonmatch.yaml" / "acme.json").exists()  # listed, not removed
+    result, _ = _run(suite, "--jsonmatch-record=once prune")
+    result.stdout.fnmatch_lines(["removed 2 unused recording(s): *"])
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")) == [
+        "c.jsonmatch.yaml", "c.jsonmatch.yaml/acme-2.json"]
+
+
+def test_a_deselected_case_still_uses_its_recording(suite):
+    _run(suite, "--jsonmatch-record=once")
+    result, _ = _run(suite, "--jsonmatch-record=once prune", "-k", "given")
+    result.stdout.no_fnmatch_line("*unused recording*")
+    assert suite.path.joinpath(*RECORDING).exists()
+
+
+def test_text_of_several_lines_is_recorded_as_its_lines(pytester):
+    pytester.makeconftest(TARGET.replace('return {"vendor": case.input.upper()}',
+                                         'return "Here:\\n" + \'{"vendor": "ACME"}\\n\''))
+    (pytester.path / "c.jsonmatch.yaml").write_text(CASES)
+    _, sources = _run(pytester, "--jsonmatch-record=once")
+    recorded = json.loads(pytester.path.joinpath(*RECORDING).read_text())
+    assert recorded["output_lines"] == ["Here:", '{"vendor": "ACME"}', ""]
+    _, sources = _run(pytester, "--jsonmatch-record=none")
+    assert sources["acme"] == ("replayed", "")

@@ -1,6 +1,6 @@
 """Repeated cases (golden.py and reporting/aggregate.py): ``repeat: N`` on a case, a file or a
 folder, or --jsonmatch-repeat=N, runs the target of an ``input:`` case N times; each run is
-recorded with its repeat index, the case passes by jsonmatch_repeat_pass (mean, all,
+recorded with its repeat index, the case passes by jsonmatch_repeat's rule (mean, all,
 majority), the summary shows its mean, min, max and passed runs, and it counts once, with its
 mean, in every aggregate and baseline."""
 
@@ -61,7 +61,7 @@ def test_the_repeat_rule_decides_a_case(pytester, rule, outcome):
     # runs 1.0, 0.5, 1.0 at threshold 0.8: mean 0.8333 passes, not all do, 2 of 3 do
     _suite(pytester, "cases:\n  - id: flaky\n    repeat: 3\n    threshold: 0.8\n"
                      "    expected: {a: 1, b: x}\n    input: q\n",
-           ini=f"jsonmatch_repeat_pass = {rule}\n")
+           ini=f"jsonmatch_repeat = {rule}\n")
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=r.json")
     result.assert_outcomes(**{outcome: 1})
     assert _report(pytester)["cases"][0]["status"] == outcome
@@ -102,7 +102,8 @@ def test_a_bad_repeat_flag_is_a_usage_error(pytester):
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-repeat=zero")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: --jsonmatch-repeat must be a whole "
-                                 "number from 1 to 1000, not 'zero'"])
+                                 "number of runs from 1 to 1000 and/or a rule (mean, all, "
+                                 "majority), not 'zero'"])
 
 
 def test_a_baseline_holds_a_repeated_case_by_its_mean(pytester):

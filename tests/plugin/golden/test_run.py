@@ -114,17 +114,64 @@ def test_input_without_any_target_fails_with_one_paragraph(pytester):
     result.stdout.fnmatch_lines([
         "c.jsonmatch.yaml:2: case 'acme': this case gives 'input' but no target makes output "
         "from it: set ini jsonmatch_target = package.module:function, or implement the hook "
-        "pytest_jsonmatch_target in a conftest.py"])
+        "pytest_jsonmatch_target in a conftest.py (1 attempt)"])
     assert "Traceback" not in result.stdout.str() and "golden.py" not in result.stdout.str()
 
 
-def test_an_unimportable_target_says_so(pytester):
-    ini(pytester, "jsonmatch_target = nowhere:extract\n")
+@pytest.mark.parametrize("record", ["off", "none"])
+def test_an_unimportable_target_stops_the_session_at_start_up(pytester, record):
+    # checked when the session starts, replaying too: a typo must not pass on recordings
+    ini(pytester, f"jsonmatch_target = nowhere:extract\njsonmatch_record = {record}\n")
     write(pytester, "c.jsonmatch.yaml", INPUT_CASE)
     result = run(pytester)
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["c.jsonmatch.yaml:2: case 'acme': jsonmatch_target "
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: jsonmatch_target "
                                  "'nowhere:extract': cannot import 'nowhere'*"])
+
+
+@pytest.mark.parametrize("spec, says", [
+    ("os:no_such_function", "jsonmatch_target 'os:no_such_function': module 'os' has no "
+                            "'no_such_function'"),
+    ("os.path", "jsonmatch_target 'os.path' must look like package.module:function"),
+    ("os:sep", "jsonmatch_target 'os:sep' is not callable"),
+])
+def test_a_target_setting_that_names_no_function_is_a_usage_error(pytester, spec, says):
+    ini(pytester, f"jsonmatch_target = {spec}\n")
+    write(pytester, "c.jsonmatch.yaml", INPUT_CASE)
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: pytest-jsonmatch: {says}"])
+
+
+def test_a_golden_folder_that_does_not_exist_is_a_usage_error(pytester):
+    ini(pytester, "jsonmatch_golden = goldne\n")
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: jsonmatch_golden: 'goldne' is not a "
+                                 "folder (looked for *goldne')"])
+
+
+@pytest.mark.parametrize("where, text, says", [
+    ("file", "metric: field_f2\n", "c.jsonmatch.yaml:1: metric for every case: unknown metric "
+                                   "'field_f2' (did you mean 'field_f1'?)*"),
+    ("file", "options: {ignroe: [total]}\n", "c.jsonmatch.yaml:1: options for every case: "
+                                             "unknown option 'ignroe' for metric 'field_f1' "
+                                             "(did you mean 'ignore'?)*"),
+    ("folder", "metric: json_similarty\n", "jsonmatch.yaml:1: metric for every case: unknown "
+                                           "metric 'json_similarty'*"),
+])
+def test_a_bad_file_or_folder_setting_is_one_collection_error_not_one_per_case(pytester, where,
+                                                                                 text, says):
+    cases = "cases:\n" + "".join(f"  - id: c{i}\n    expected: {{total: 1}}\n"
+                                  f"    actual: {{total: 1}}\n" for i in range(3))
+    if where == "folder":
+        write(pytester, "jsonmatch.yaml", text)
+        write(pytester, "c.jsonmatch.yaml", cases)
+    else:
+        write(pytester, "c.jsonmatch.yaml", text + cases)
+    result = run(pytester)
+    result.assert_outcomes(errors=1)  # the file, once: none of its three cases ran
+    result.stdout.fnmatch_lines([says])
 
 
 # -- how a run reads --------------------------------------------------------------------------
@@ -217,3 +264,32 @@ def test_the_example_suite_passes_with_an_imperfect_field_summary(pytester):
         assert f"\n{metric} " in out
     # fields the recorded outputs got wrong show up as imperfect
     result.stdout.fnmatch_lines(["*tax_id * 0.0000 * 0 * 0 * 0 * 1*"])
+
+
+RAISING_TARGET = """\
+def helper(text):
+    raise ValueError(f"cannot read {text!r}")
+
+
+def extract(text):
+    return helper(text)
+"""
+
+
+@pytest.mark.parametrize("style, short", [((), True), (("--tb=long",), False), (("-vv",), False)])
+def test_a_raising_target_is_one_short_error_unless_asked(pytester, style, short):
+    # the exception's type and message, the attempts, and the last line of the user's own
+    # code; the runner's threads and pytest's frames only with --tb=long or -vv
+    pytester.makepyfile(my_target=RAISING_TARGET)
+    ini(pytester, "jsonmatch_target = my_target:extract\n")
+    write(pytester, "c.jsonmatch.yaml", INPUT_CASE)
+    result = run(pytester, *style)
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    if short:
+        result.stdout.fnmatch_lines(["c.jsonmatch.yaml:2: case 'acme': ValueError: cannot read "
+                                     "* (1 attempt)",
+                                     f"  raised at {pytester.path / 'my_target.py'}:2 in helper"])
+        assert "Traceback" not in out and "runner.py" not in out and "threading" not in out
+    else:
+        assert "runner.py" in out and "def helper" in out

@@ -150,9 +150,9 @@ def test_updates_refuse_to_run_in_ci_unless_asked(pytester, monkeypatch):
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: refusing to update golden case files "
                                  "because the CI environment variable is set; pass "
-                                 "--jsonmatch-update-in-ci to update them anyway"])
+                                 "--jsonmatch-update=all,ci to update them anyway"])
     assert path.read_text() == before
-    result = _run(pytester, "--jsonmatch-update=create", "--jsonmatch-update-in-ci")
+    result = _run(pytester, "--jsonmatch-update=create,ci")
     result.stdout.fnmatch_lines(["updated 1 case in 1 file:"])
 
 

@@ -1,4 +1,5 @@
-"""A case file's ``marks`` as pytest marks, built from plain data only.
+"""A case file's ``marks``, read and checked as plain data (the pytest layer turns each
+:class:`MarkSpec` into a pytest mark).
 
 ``marks`` takes a name, a list of names, or mappings from a name to its arguments. pytest's
 own marks that act on a test get their arguments checked, because pytest would otherwise
@@ -10,23 +11,29 @@ labels; their arguments pass through as data.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
-
-import pytest
+from typing import NamedTuple
 
 
 class MarkError(ValueError):
     """A ``marks`` entry that cannot be used (the caller adds the file and line)."""
 
 
-def marks_from(spec: Any) -> tuple[Any, ...]:
-    """``[slow, xfail]``, ``{xfail: {reason: ...}}`` or a list mixing both, as pytest marks.
+class MarkSpec(NamedTuple):
+    """One mark as a case file gives it: its name, positional and keyword arguments."""
+
+    name: str
+    args: tuple[object, ...] = ()
+    kwargs: Mapping[str, object] = {}
+
+
+def marks_from(spec: object) -> tuple[MarkSpec, ...]:
+    """``[slow, xfail]``, ``{xfail: {reason: ...}}`` or a list mixing both, as mark specs.
     A mapping's value is the mark's keyword arguments (a mapping), its arguments (a list)
     or its one argument. pytest's own marks have their arguments checked (``_BUILTIN_MARKS``)
     so that nothing in a case file runs as code."""
     if spec is None:
         return ()
-    items: list[tuple[Any, Any]] = []
+    items: list[tuple[object, object]] = []
     for entry in spec if isinstance(spec, list) else [spec]:
         if isinstance(entry, Mapping):
             items.extend(entry.items())
@@ -34,10 +41,12 @@ def marks_from(spec: Any) -> tuple[Any, ...]:
             items.append((entry, None))
     out = []
     for name, value in items:
+        args: tuple[object, ...]
+        kwargs: dict[str, object]
         if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
             raise MarkError(f"marks are names or {{name: arguments}}, not {name!r}")
         if isinstance(value, Mapping):
-            args, kwargs = (), dict(value)
+            args, kwargs = (), {str(k): v for k, v in value.items()}
         elif isinstance(value, list):
             args, kwargs = tuple(value), {}
         else:
@@ -46,8 +55,7 @@ def marks_from(spec: Any) -> tuple[Any, ...]:
             problem = _mark_problem(name, args, kwargs)
             if problem:
                 raise MarkError(f"mark {name!r}: {problem}")
-        out.append(getattr(pytest.mark, name)(*args, **kwargs) if args or kwargs
-                   else getattr(pytest.mark, name))
+        out.append(MarkSpec(name, args, kwargs))
     return tuple(out)
 
 
@@ -57,7 +65,7 @@ def marks_from(spec: Any) -> tuple[Any, ...]:
 # evaluates them as Python), xfail's raises (an exception class) and a filterwarnings category
 # outside the builtins (pytest imports the module it names). Marks of other names (smoke, slow,
 # a plugin's) are plain labels and pass their arguments through as data.
-_BUILTIN_MARKS: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, Callable[[Any], bool]]]]] = {
+_BUILTIN_MARKS: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, Callable[[object], bool]]]]] = {
     "skip": (("reason",), {"reason": ("a string", lambda v: isinstance(v, str))}),
     "skipif": (("condition",), {
         "condition": ("true or false (pytest would run a string condition as Python)",
@@ -74,7 +82,7 @@ _BUILTIN_MARKS: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, Callable[[
 }
 
 
-def _mark_problem(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+def _mark_problem(name: str, args: tuple[object, ...], kwargs: dict[str, object]) -> str | None:
     """What is wrong with the arguments given to one of pytest's marks, or None."""
     if name in ("filterwarnings", "usefixtures"):
         if kwargs:

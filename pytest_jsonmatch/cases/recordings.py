@@ -21,24 +21,28 @@ import json
 import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Literal
 from urllib.parse import quote
 
 from ..engine.core.errors import CaseFileError
 from ..reporting.atomic import write_atomic
+from .runner import CallFigures
 
-MODES = ("off", "once", "none", "all")
+RecordMode = Literal["off", "once", "none", "all"]
+MODES: tuple[RecordMode, ...] = ("off", "once", "none", "all")
 FOLDER = "__recordings__"
 MAX_RECORDING_BYTES = 64 * 1024 * 1024
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Recording:
-    output: Any
+    output: object
     input_sha256: str
     recorded_at: str
-    call: Any = None  # the recorded call's CallFigures (latency, attempts, usage), if kept
+    call: CallFigures | None = None  # the recorded call's latency, attempts, usage, if kept
+    fingerprint: object = None  # what made it (fingerprints.py), as recorded
 
 
 # A name this long (in bytes, of the escaped id) is shortened, stably, with a hash of the whole
@@ -75,7 +79,7 @@ def inside_root(path: Path, root: Path, what: str = "the recording") -> Path:
     return path
 
 
-def input_digest(value: Any) -> str:
+def input_digest(value: object) -> str:
     """SHA-256 of the input as canonical JSON (sorted keys, no spaces)."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                       default=str)
@@ -95,22 +99,38 @@ def read_recording(path: Path) -> Recording | None:
                             f"{MAX_RECORDING_BYTES // 2**20} MB")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        from .runner import CallFigures
-
-        return Recording(data["output"], str(data["input_sha256"]), str(data["recorded_at"]),
-                         CallFigures.from_dict(data.get("call")))
+        # text of several lines is kept as a list of its lines, readable in a diff
+        output = "\n".join(data["output_lines"]) if "output_lines" in data else data["output"]
+        return Recording(output=output, input_sha256=str(data["input_sha256"]),
+                         recorded_at=str(data["recorded_at"]),
+                         call=CallFigures.from_dict(data.get("call")),
+                         fingerprint=data.get("fingerprint"))
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise CaseFileError(f"the recording {path} cannot be read ({exc}); delete it or "
                             f"re-record with --jsonmatch-record=all") from None
 
 
-def write_recording(path: Path, case_id: str, input_value: Any, output: Any, repeat: int,
-                    call: dict[str, Any] | None = None) -> None:
+def write_recording(path: Path, case_id: str, input_value: object, output: object, repeat: int,
+                    call: dict[str, object] | None = None,
+                    fingerprint: dict[str, object] | None = None,
+                    existing: Recording | None = None) -> bool:
     """Record a target's output (atomically), with what its call took (``call``: latency,
-    attempts, usage), replayed later as the recorded figures."""
-    record = {"case_id": case_id, "repeat": repeat, "input_sha256": input_digest(input_value),
-              "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "output": output}
+    attempts, usage), replayed later as the recorded figures, and what made it
+    (``fingerprint``). When ``existing`` holds the same output, input and fingerprint, the
+    file is left as it is, byte for byte (a re-record is no diff): returns whether it wrote."""
+    digest = input_digest(input_value)
+    if existing is not None and existing.input_sha256 == digest \
+            and existing.fingerprint == fingerprint and _same_json(existing.output, output):
+        return False
+    record: dict[str, object] = {
+        "case_id": case_id, "repeat": repeat, "input_sha256": digest,
+        "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    if fingerprint is not None:
+        record["fingerprint"] = fingerprint
+    if isinstance(output, str) and "\n" in output:
+        record["output_lines"] = output.split("\n")
+    else:
+        record["output"] = output
     if call is not None:
         record["call"] = call
     try:
@@ -119,6 +139,16 @@ def write_recording(path: Path, case_id: str, input_value: Any, output: Any, rep
         raise CaseFileError(f"cannot record the output of case {case_id!r}: {exc} (a target "
                             f"returns text or a JSON mapping)") from None
     write_atomic(path, lambda fh: fh.write(text + "\n"))
+    return True
+
+
+def _same_json(a: object, b: object) -> bool:
+    """Whether the two outputs would be written alike (``1`` and ``1.0`` would not, though
+    equal as JSON): a file is left alone only when its text would not change."""
+    try:
+        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    except (TypeError, ValueError):
+        return False
 
 
 def relative(path: Path, root: Path) -> str:
@@ -126,3 +156,27 @@ def relative(path: Path, root: Path) -> str:
         return os.fspath(path.relative_to(root))
     except ValueError:
         return os.fspath(path)
+
+
+def unused_recordings(cases_by_file: Mapping[Path, Collection[str]]) -> list[Path]:
+    """The recordings beside the given case files that none of their cases uses (a case
+    deleted or renamed), and those of case files that are gone, in the same folders."""
+    unused: set[Path] = set()
+    for case_file, ids in cases_by_file.items():
+        used = {recording_path(case_file, case_id, 0, 1).stem for case_id in ids}
+        folder = case_file.parent / FOLDER / case_file.name
+        # "@" is escaped in every id: what precedes one is the case's, "@k" its run
+        unused.update(p for p in folder.glob("*.json") if p.stem.split("@")[0] not in used)
+        unused.update(p for p in (case_file.parent / FOLDER).glob("*/*.json")
+                      if not (case_file.parent / p.parent.name).exists())
+    return sorted(unused)
+
+
+def remove_recordings(paths: Sequence[Path]) -> None:
+    """Delete ``paths``, and each folder that is left empty."""
+    for path in paths:
+        path.unlink(missing_ok=True)
+    for folder in sorted({p.parent for p in paths} | {p.parent.parent for p in paths},
+                         key=lambda f: len(f.parts), reverse=True):
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()

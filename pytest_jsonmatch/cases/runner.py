@@ -1,8 +1,8 @@
 """Calling the model for golden cases with ``input``: up to N calls at a time, each bounded by
 a timeout, retried when the failure is worth retrying, started no faster than a rate limit.
 
-The session (session.py) makes one :class:`Runner` when the test loop starts and closes it
-when the loop ends, however it ends (every test run, -x or --maxfail, Ctrl-C, a target that
+The session's live calls (live_calls.py) make one :class:`Runner` when the test loop starts
+and close it when the loop ends, however it ends (every test run, -x or --maxfail, Ctrl-C, a target that
 raised ``KeyboardInterrupt`` or ``pytest.exit``). It submits the live calls of the items
 pytest will run, in item order; each item then takes its own call's outcome (:meth:`take`),
 waiting for it, or making the call then and there when it was not submitted. Outcomes are
@@ -27,26 +27,29 @@ import contextvars
 import math
 import queue
 import random
-import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Hashable, Mapping
 from concurrent.futures import Future
 from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
 
 from ..engine.core.errors import CaseFileError
+from .call_settings import CallSettings
 
-DEFAULT_CONCURRENCY = 1
-MAX_CONCURRENCY = 1000
-MAX_RETRIES = 100
+if TYPE_CHECKING:  # asyncio is imported once a target hands back an awaitable, not before
+    import asyncio
+
+    from .targets import Call
+
 BACKOFF_BASE_S = 0.5  # the first retry waits about this long, each further one twice as long
 BACKOFF_CAP_S = 30.0
 RETRY_AFTER_CAP_S = 300.0  # a server asking for more is taken at this
 RETRY_STATUSES = frozenset({408, 409, 429})
 _CONNECT_ERRORS = ("ConnectError", "ConnectTimeout", "APIConnectionError")  # httpx, openai
 _THREAD_PREFIX = "jsonmatch-"
+_Number = TypeVar("_Number", int, float)
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,7 @@ class TargetResult:
     cost. ``input_tokens``, ``output_tokens`` and ``cost`` (in your currency) are kept per
     case in the report and totalled in the summary; leave out what you do not know."""
 
-    output: Any
+    output: object
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost: float | None = None
@@ -74,18 +77,19 @@ class CallFigures:
     cost: float | None = None
     failed: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"latency_s": self.latency_s, "attempts": self.attempts,
                 "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
                 "cost": self.cost, "failed": self.failed}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> CallFigures | None:
+    def from_dict(cls, data: object) -> CallFigures | None:
         if not isinstance(data, Mapping):
             return None
+        get = data.get  # the mapping's: a nested function does not see data narrowed to one
 
-        def number(key: str, kind: Any) -> Any:
-            value = data.get(key)
+        def number(key: str, kind: type[_Number]) -> _Number | None:
+            value = get(key)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 return None
             return kind(value) if math.isfinite(value) and value >= 0 else None
@@ -93,6 +97,13 @@ class CallFigures:
         return cls(number("latency_s", float), number("attempts", int) or 0,
                    number("input_tokens", int), number("output_tokens", int),
                    number("cost", float), data.get("failed") is True)
+
+
+def attempts_note(call: CallFigures | None) -> str:
+    """How many attempts a failed call made, as an error message ends: `` (3 attempts)``."""
+    if call is None or not call.attempts:
+        return ""
+    return f" ({call.attempts} attempt{'' if call.attempts == 1 else 's'})"
 
 
 class TargetTimeout(CaseFileError):
@@ -107,37 +118,25 @@ class _Stopped(BaseException):
 class Done:
     """A finished call: its output (``error`` None) or the exception that ended it."""
 
-    value: Any = None
+    value: object = None
     error: BaseException | None = None
     figures: CallFigures = CallFigures()
 
 
 class _Job:
-    def __init__(self, key: Any, fn: Callable[[Callable[[Any], Any]], Any]) -> None:
+    def __init__(self, key: Hashable, fn: Call) -> None:
         self.key, self.fn = key, fn
         self.context = contextvars.copy_context()
         self.done = threading.Event()
         self.outcome: Done | None = None
-        self.box: Future[Any] | None = None  # the running attempt's
-        self.loop_future: Any = None  # the running attempt's coroutine on the loop
+        self.box: Future[object] | None = None  # the running attempt's
+        self.loop_future: Future[object] | None = None  # the running attempt's coroutine on the loop
 
 
-def rate_per_second(text: str) -> float | None:
-    """``120/min``, ``5/s``, ``1000/hour`` as calls per second; None when ``text`` is not a
-    rate or not above zero."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*",
-                         text or "")
-    if match is None:
-        return None
-    count = float(match.group(1))
-    per = {"s": 1.0, "m": 60.0, "h": 3600.0}[match.group(2)[0]]
-    rate = count / per
-    return rate if rate > 0 and math.isfinite(rate) else None
-
-
-def retry_delay(exc: BaseException, attempt: int) -> float | None:
+def retry_delay(exc: BaseException, attempt: int, timeouts: bool = False) -> float | None:
     """How long to wait before retrying after ``exc`` (attempt ``attempt`` failed, 1-based),
-    or None when it is not worth retrying: a timeout, a failed connection, or an HTTP status
+    or None when it is not worth retrying: a timeout (when ``timeouts``), a failed
+    connection, or an HTTP status
     408, 409, 429 or 5xx (httpx: ``exc.response.status_code``; openai: ``exc.status_code``).
     A ``Retry-After`` header in seconds is honoured; otherwise exponential backoff with
     jitter."""
@@ -146,7 +145,7 @@ def retry_delay(exc: BaseException, attempt: int) -> float | None:
     if not isinstance(status, int):
         status = getattr(exc, "status_code", None)
     names = {cls.__name__ for cls in type(exc).__mro__}
-    retryable = (isinstance(exc, (TargetTimeout, ConnectionError))
+    retryable = ((timeouts and isinstance(exc, TargetTimeout)) or isinstance(exc, ConnectionError)
                  or bool(names & set(_CONNECT_ERRORS))
                  or (isinstance(status, int) and not isinstance(status, bool)
                      and (status in RETRY_STATUSES or 500 <= status <= 599)))
@@ -155,11 +154,11 @@ def retry_delay(exc: BaseException, attempt: int) -> float | None:
     after = _retry_after(response)
     if after is not None:
         return after
-    backoff = min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** (attempt - 1))
+    backoff = min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2.0 ** (attempt - 1))
     return backoff * (0.5 + random.random() / 2)
 
 
-def _retry_after(response: Any) -> float | None:
+def _retry_after(response: object) -> float | None:
     headers = getattr(response, "headers", None)
     try:
         value = headers.get("retry-after") if headers is not None else None
@@ -175,26 +174,26 @@ def _retry_after(response: Any) -> float | None:
 class Runner:
     """Live calls of one session (see the module docstring)."""
 
-    def __init__(self, concurrency: int = DEFAULT_CONCURRENCY, timeout: float | None = None,
-                 retries: int = 0, rate: float | None = None) -> None:
-        self.concurrency, self.timeout, self.retries = concurrency, timeout, retries
-        self.interval = 1.0 / rate if rate else 0.0
-        self._jobs: dict[Any, _Job] = {}
+    def __init__(self, settings: CallSettings = CallSettings()) -> None:
+        self.concurrency, self.timeout = settings.concurrency, settings.timeout
+        self.retries, self.retry_timeouts = settings.retries, settings.retry_timeouts
+        self.interval = 1.0 / settings.rate if settings.rate else 0.0
+        self._jobs: dict[Hashable, _Job] = {}
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._workers: list[threading.Thread] = []
         self._lock = threading.Lock()
         self._running: set[_Job] = set()
         self._stop = threading.Event()
         self._next_start = 0.0
-        self._loop: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: threading.Thread | None = None
 
     # -- submitting and taking ------------------------------------------------------------
 
-    def submitted(self, key: Any) -> bool:
+    def submitted(self, key: Hashable) -> bool:
         return key in self._jobs
 
-    def submit(self, key: Any, fn: Callable[[Callable[[Any], Any]], Any]) -> None:
+    def submit(self, key: Hashable, fn: Call) -> None:
         """Queue a call (``fn(awaited)`` makes it; ``awaited`` runs an awaitable on the
         runner's loop). Calls start in the order they are submitted."""
         if self._stop.is_set() or key in self._jobs:
@@ -208,7 +207,7 @@ class Runner:
             self._workers.append(worker)
             worker.start()
 
-    def take(self, key: Any, fn: Callable[[Callable[[Any], Any]], Any]) -> Done:
+    def take(self, key: Hashable, fn: Call) -> Done:
         """The outcome of the call for ``key``: waited for when it was submitted, else made
         now, in this thread."""
         job = self._jobs.pop(key, None)
@@ -243,7 +242,8 @@ class Runner:
                 except _Stopped:
                     raise
                 except Exception as exc:  # noqa: BLE001 - judged for a retry, then kept
-                    delay = retry_delay(exc, attempts) if attempts <= self.retries else None
+                    delay = retry_delay(exc, attempts, self.retry_timeouts) \
+                        if attempts <= self.retries else None
                     if delay is None:
                         job.outcome = Done(error=exc, figures=CallFigures(
                             time.perf_counter() - started, attempts, failed=True))
@@ -280,11 +280,11 @@ class Runner:
         if start > now and self._stop.wait(start - now):
             raise _Stopped()
 
-    def _attempt(self, job: _Job) -> Any:
-        box: Future[Any] = Future()
+    def _attempt(self, job: _Job) -> object:
+        box: Future[object] = Future()
         job.box, job.loop_future = box, None
 
-        def awaited(value: Any) -> Any:
+        def awaited(value: object) -> object:
             import inspect
 
             if not inspect.isawaitable(value):
@@ -334,14 +334,14 @@ class Runner:
             if self._stop.is_set():
                 raise _Stopped()
 
-    def _abandon(self, job: _Job, box: Future[Any]) -> None:
+    def _abandon(self, job: _Job, box: Future[object]) -> None:
         box.cancel()  # a late answer is dropped
         if job.loop_future is not None:
             job.loop_future.cancel()  # cancels the task on the loop
 
     # -- the event loop ---------------------------------------------------------------------
 
-    def _on_loop(self, awaitable: Any) -> Any:
+    def _on_loop(self, awaitable: Awaitable[object]) -> Future[object]:
         import asyncio
 
         with self._lock:
@@ -401,5 +401,5 @@ class Runner:
         self._loop = self._loop_thread = None
 
 
-async def _awaited(awaitable: Any) -> Any:
+async def _awaited(awaitable: Awaitable[object]) -> object:
     return await awaitable

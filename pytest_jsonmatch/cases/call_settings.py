@@ -1,0 +1,97 @@
+"""How a session calls its target, as settings: concurrency, a timeout, retries, a rate
+limit; and their text form (``concurrency=8 timeout=30 rate=120/min``)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from ..engine.core.errors import ConfigError, did_you_mean
+from ..engine.core.numbers import whole_number
+
+DEFAULT_CONCURRENCY = 1
+MAX_CONCURRENCY = 1000
+MAX_RETRIES = 100
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallSettings:
+    """How a session calls its target: ``concurrency`` calls at a time, each at most
+    ``timeout`` seconds (None: no limit), retried up to ``retries`` times, started at most
+    ``rate`` times a second by the whole process (None: no limit)."""
+
+    concurrency: int = DEFAULT_CONCURRENCY
+    timeout: float | None = None
+    retries: int = 0
+    rate: float | None = None
+    # a call that timed out is retried only when asked: a target that hangs would otherwise
+    # hold the run (retries + 1) x timeout
+    retry_timeouts: bool = False
+
+
+CALL_KEYS = ("concurrency", "timeout", "retries", "rate", "retry_timeouts")
+
+
+def parse_calls(parts: Sequence[tuple[str, str]]) -> CallSettings:
+    """``concurrency=N timeout=S retries=N rate=N/min retry_timeouts=yes`` from each
+    ``(text, name)`` in turn, a later one's keys overriding an earlier one's (a flag's over
+    the ini's); a ConfigError naming the setting and the key."""
+    given: dict[str, tuple[str, str]] = {}  # key -> (value, name for messages)
+    for text, what in parts:
+        seen: set[str] = set()
+        for word in text.replace(",", " ").split():
+            key, sep, value = word.partition("=")
+            if not sep or key not in CALL_KEYS:
+                hint = did_you_mean(key, CALL_KEYS) if sep else ""
+                raise ConfigError(f"{what}: expected key=value with a key of "
+                                  f"{', '.join(CALL_KEYS)}, not {word!r}{hint}")
+            if key in seen:
+                raise ConfigError(f"{what}: {key} given twice")
+            seen.add(key)
+            given[key] = (value, f"{what}: {key}")
+    out = CallSettings()
+    if "concurrency" in given:
+        out = replace(out, concurrency=whole_number(*given["concurrency"], 1, MAX_CONCURRENCY,
+                                                    "of calls ", " (1: one after another)"))
+    if "retries" in given:
+        out = replace(out, retries=whole_number(*given["retries"], 0, MAX_RETRIES))
+    if "timeout" in given:
+        out = replace(out, timeout=_seconds(*given["timeout"]))
+    if "rate" in given:
+        value, what = given["rate"]
+        rate = rate_per_second(value)
+        if rate is None:
+            raise ConfigError(f"{what} must be a number of calls per second, minute or hour "
+                              f"above 0, like 120/min or 5/s, not {value!r}")
+        out = replace(out, rate=rate)
+    if "retry_timeouts" in given:
+        value, what = given["retry_timeouts"]
+        if value.lower() not in ("yes", "no", "true", "false"):
+            raise ConfigError(f"{what} must be yes or no, not {value!r}")
+        out = replace(out, retry_timeouts=value.lower() in ("yes", "true"))
+    return out
+
+
+def _seconds(value: str, what: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ConfigError(f"{what} must be a number of seconds above 0, not {value!r}")
+    return seconds
+
+
+def rate_per_second(text: str) -> float | None:
+    """``120/min``, ``5/s``, ``1000/hour`` as calls per second; None when ``text`` is not a
+    rate or not above zero."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*",
+                         text or "")
+    if match is None:
+        return None
+    count = float(match.group(1))
+    per = {"s": 1.0, "m": 60.0, "h": 3600.0}[match.group(2)[0]]
+    rate = count / per
+    return rate if rate > 0 and math.isfinite(rate) else None

@@ -1,0 +1,372 @@
+"""Golden case files read into :class:`GoldenCase` values: folder defaults, validation, errors
+with lines. Nothing here knows pytest: the pytest layer turns each case into a test item.
+
+A case file is read by the safe YAML reader (engine/reading/safe_yaml.py): the C parser
+composes a node tree, a check walks it for what a safe loader still lets through, and only
+then are values constructed. Every mistake becomes a :class:`CaseFileError` whose text is the
+whole report, ``path:line: what is wrong``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+from ..engine.core.errors import CaseFileError, did_you_mean
+from ..engine.reading.safe_yaml import item_nodes, key_lines, line_of, read_yaml
+from ..engine.reading.user_files import not_regular, read_regular
+from .marks import MarkError, MarkSpec, marks_from
+
+CASE_SUFFIXES = (".jsonmatch.yaml", ".jsonmatch.yml")
+DEFAULTS_NAMES = ("jsonmatch.yaml", "jsonmatch.yml")
+SETTING_KEYS = ("metric", "threshold", "options", "schema", "repeat")
+CASE_KEYS = frozenset({"id", "description", "expected", "actual", "actual_file", "input",
+                       "metric", "threshold", "options", "marks", "repeat"})
+MAX_REPEAT = 1000
+SOURCE_KEYS = ("actual", "actual_file", "input")
+FILE_KEYS = frozenset({*SETTING_KEYS, "cases", "marks", "description"})
+Source = Literal["actual", "actual_file", "input"]
+
+
+class _NoExpected:
+    """The ``expected`` of a case written without one, to be filled in by an update."""
+
+    def __repr__(self) -> str:
+        return "<no expected yet>"
+
+
+NO_EXPECTED = _NoExpected()
+_CREATE_HINT = "; run pytest with --jsonmatch-update=create to write it from the actual output"
+
+
+@dataclass(frozen=True, kw_only=True)
+class GoldenCase:
+    """One golden case, defaults applied. ``line`` is 1-based; ``source`` says which of
+    ``actual``, ``actual_file`` (an absolute path) or ``input`` gives the actual output."""
+
+    id: str
+    path: Path
+    line: int
+    description: str = ""
+    expected: object = None
+    actual: object = None
+    actual_file: Path | None = None
+    input: object = None
+    metric: str | None = None
+    threshold: float | None = None
+    options: Mapping[str, object] = field(default_factory=dict)
+    marks: tuple[MarkSpec, ...] = ()
+    source: Source = "actual"
+    repeat: int | None = None  # runs of an ``input`` case's target (None: the session's)
+    file_sha256: str = ""  # of the case file's bytes as collection read them
+
+    @property
+    def default_id(self) -> str:
+        """The id a file holding one case gives it when it names none: the file's name up
+        to its first dot."""
+        return self.path.name.split(".")[0]
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Layer:
+    """What a folder, a file or a case sets for the cases below it."""
+
+    metric: str | None = None
+    threshold: float | None = None
+    repeat: int | None = None
+    options: Mapping[str, object] = field(default_factory=dict)
+
+
+class CaseFiles:
+    """Reads the case files of one test root. ``golden_dirs`` are the folders whose every
+    ``.yaml`` file is a case file; ``max_cases`` bounds one file; ``creating`` lets cases
+    leave out ``expected`` (an update that writes it). Folder defaults are read once.
+
+    What a folder's ``jsonmatch.yaml`` or a file of cases sets for all its cases (metric,
+    options, schema) is checked when the file is read, under ``metric`` when it names none
+    (the session's): a mistake there is one error for the file, not one per case. Schemas'
+    ``$ref``s read only under the root and ``schema_dirs``."""
+
+    def __init__(self, *, root: Path, golden_dirs: tuple[Path, ...] = (), max_cases: int = 10_000,
+                 creating: bool = False, metric: str = "field_f1",
+                 schema_dirs: tuple[Path, ...] = ()) -> None:
+        self.root, self.max_cases, self.creating = root, max_cases, creating
+        self.metric, self.schema_dirs = metric, schema_dirs
+        self._dirs = tuple(os.path.join(os.path.abspath(p), "") for p in golden_dirs)
+        self._defaults: dict[Path, _Layer | CaseFileError] = {}
+        self._checked: set[str] = set()  # layers found good, by metric and options
+
+    def is_case_file(self, path: Path) -> bool:
+        """Whether ``path`` is a case file: named ``*.jsonmatch.yaml``, or a ``.yaml`` file
+        under a golden folder (a folder-defaults file never is)."""
+        name = path.name
+        if not name.endswith((".yaml", ".yml")) or name in DEFAULTS_NAMES:
+            return False  # the cheap test first: most files a session sees end here
+        return name.endswith(CASE_SUFFIXES) or str(path).startswith(self._dirs)
+
+    def display(self, path: Path) -> str:
+        """``path`` as errors show it: from the test root where it lies inside."""
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+    def load(self, path: Path) -> list[GoldenCase]:
+        """Every case of one file, validated and with its defaults applied, each knowing the
+        SHA-256 of the file's bytes (an update refuses to write over a file changed since)."""
+        digest = hashlib.sha256(read_regular(path, "case file", CaseFileError,
+                                             shown=self.display(path))).hexdigest()
+        return [replace(case, file_sha256=digest) for case in self._load(path)]
+
+    # -- folder defaults ------------------------------------------------------------------
+
+    def _folder_defaults(self, directory: Path) -> _Layer:
+        """Defaults from every ``jsonmatch.yaml`` between the test root and ``directory``,
+        merged outward-in so the nearest folder wins. Cached per folder, errors included."""
+        cached = self._defaults.get(directory)
+        if isinstance(cached, CaseFileError):
+            raise cached
+        if cached is not None:
+            return cached
+        inherited = _Layer()
+        if directory != self.root and directory.is_relative_to(self.root):
+            inherited = self._folder_defaults(directory.parent)
+        try:
+            layer = self._read_defaults(directory, inherited)
+        except CaseFileError as exc:
+            self._defaults[directory] = exc
+            raise
+        self._defaults[directory] = layer
+        return layer
+
+    def _read_defaults(self, directory: Path, inherited: _Layer) -> _Layer:
+        for name in DEFAULTS_NAMES:
+            path = directory / name
+            if path.is_file():
+                where = _Where(path, self.display(path), self.root)
+                data, root = read_yaml(path, where.display)
+                if not isinstance(data, Mapping):
+                    raise where.error(1, f"a defaults file holds a mapping of {', '.join(SETTING_KEYS)}")
+                lines = key_lines(root)
+                _no_unknown(data, frozenset(SETTING_KEYS), lines, where, "defaults file")
+                layer = _layered(data, lines, where, inherited)
+                self._check_layer(data, layer, lines, where)
+                return layer
+        return inherited
+
+    # -- cases ----------------------------------------------------------------------------
+
+    def _load(self, path: Path) -> list[GoldenCase]:
+        where = _Where(path, self.display(path), self.root)
+        data, root = read_yaml(path, where.display)
+        if not isinstance(data, Mapping):
+            raise where.error(1, f"a case file holds a mapping with 'expected' (one case) or "
+                                 f"'cases' (a list), not {_kind(data)}")
+        lines = key_lines(root)
+        inherited = self._folder_defaults(path.parent)
+        if "cases" not in data:
+            # an unknown key first: a misspelt 'expected' is reported as the typo it is
+            _no_unknown(data, CASE_KEYS | {"schema"}, lines, where, "case")
+            has_source = any(k in data for k in SOURCE_KEYS)
+            if "expected" not in data and not (self.creating and has_source):
+                raise where.error(1, "missing 'expected' (one case) or 'cases' (a list of cases)"
+                                     + (_CREATE_HINT if has_source else ""))
+            layer = _layered(data, lines, where, inherited)
+            default_id = path.name.split(".")[0]
+            return [self._case(data, lines, 1, where, layer, default_id, ())]
+        if "expected" in data:
+            raise where.error(lines["expected"], "give either 'expected' (one case) or 'cases', not both")
+        _no_unknown(data, FILE_KEYS, lines, where, "file")
+        layer = _layered(data, lines, where, inherited)
+        self._check_layer(data, layer, lines, where)
+        file_marks = _marks(data.get("marks"), lines.get("marks", 1), where)
+        cases, nodes = data["cases"], item_nodes(root, "cases")
+        if not isinstance(cases, list) or not cases:
+            raise where.error(lines["cases"], f"cases must be a non-empty list of cases, not "
+                                              f"{_kind(cases) if cases != [] else 'an empty list'}")
+        if len(cases) > self.max_cases:
+            raise where.error(lines["cases"], f"{len(cases):,} cases in one file, more than "
+                                              f"jsonmatch_max_cases ({self.max_cases:,}); split "
+                                              f"the file, or raise the setting")
+        out: list[GoldenCase] = []
+        first_line: dict[str, int] = {}
+        for case, node in zip(cases, nodes):
+            line = line_of(node)
+            if not isinstance(case, Mapping):
+                raise where.error(line, f"each case is a mapping with id and expected, not {_kind(case)}")
+            if "id" not in case:
+                raise where.error(line, "case without 'id' (every case in a 'cases' list needs one)")
+            made = self._case(case, key_lines(node), line, where, layer, None, file_marks)
+            if made.id in first_line:
+                raise where.error(line, f"duplicate case id {made.id!r} (first used at line "
+                                        f"{first_line[made.id]})")
+            first_line[made.id] = line
+            out.append(made)
+        return out
+
+    def _check_layer(self, data: Mapping[str, object], layer: _Layer, lines: Mapping[str, int],
+                     where: _Where) -> None:
+        """The metric and options a folder or a file sets for its cases, configured as a
+        comparison would configure them (the schema loaded too), once per distinct setting."""
+        given = [key for key in ("metric", "options", "schema") if key in data]
+        if not given:
+            return
+        import json
+
+        from ..engine.core.errors import JsonMatchError
+        from ..engine.metrics import metric_named
+        from ..engine.metrics.base import configure
+        from ..engine.schemas.loading import references_confined_to
+
+        metric = layer.metric or self.metric
+        key = json.dumps([metric, layer.options], sort_keys=True, default=repr)
+        if key in self._checked:
+            return
+        try:
+            with references_confined_to([self.root, *self.schema_dirs], "jsonmatch_schema_dirs"):
+                configure(metric_named(metric), layer.options)
+        except JsonMatchError as exc:
+            raise where.error(lines[given[0]] if len(given) == 1 else lines.get("metric", 1),
+                              f"{', '.join(given)} for every case: {exc}") from None
+        self._checked.add(key)
+
+    def _case(self, data: Mapping[str, object], lines: Mapping[str, int], line: int,
+              where: _Where, inherited: _Layer, default_id: str | None,
+              file_marks: tuple[MarkSpec, ...]) -> GoldenCase:
+        case_id = data.get("id", default_id)
+        if isinstance(case_id, int) and not isinstance(case_id, bool):
+            case_id = str(case_id)
+        if not isinstance(case_id, str) or not case_id.strip() or "::" in case_id \
+                or not case_id.isprintable():
+            raise where.error(lines.get("id", line), f"case id must be a non-empty one-line "
+                                                     f"string without '::', not {case_id!r}")
+        name = f"case {case_id!r}: "
+        _no_unknown(data, CASE_KEYS | ({"schema"} if default_id else frozenset()), lines, where,
+                    name[:-2])
+        if "expected" not in data and not self.creating:
+            raise where.error(line, f"{name}missing 'expected' (the mapping the output should "
+                                    f"match){_CREATE_HINT}")
+        expected = data.get("expected", NO_EXPECTED)
+        if expected is not NO_EXPECTED and not isinstance(expected, (Mapping, list)):
+            raise where.error(lines["expected"], f"{name}expected must be a mapping, not "
+                                                 f"{_kind(expected)}")
+        source = _source(data, line, where, name)
+        actual, actual_file = data.get("actual"), None
+        if source == "actual" and not isinstance(actual, (Mapping, list, str)):
+            raise where.error(lines["actual"], f"{name}actual must be a mapping or the model's "
+                                               f"text, not {_kind(actual)}")
+        if source == "actual_file":
+            actual_file = where.inside_root(data["actual_file"], lines["actual_file"], "actual_file")
+        description = data.get("description", "")
+        if not isinstance(description, str):
+            raise where.error(lines["description"], f"{name}description must be a string, not "
+                                                    f"{_kind(description)}")
+        layer = _layered(data, lines, where, inherited, prefix=name) if default_id is None \
+            else inherited
+        marks = file_marks + _marks(data.get("marks"), lines.get("marks", line), where, name)
+        return GoldenCase(id=case_id, path=where.path, line=line, description=description,
+                          expected=expected, actual=actual, actual_file=actual_file,
+                          input=data.get("input"), metric=layer.metric,
+                          threshold=layer.threshold, options=layer.options, marks=marks,
+                          source=source, repeat=layer.repeat)
+
+
+def _source(data: Mapping[str, object], line: int, where: _Where, name: str) -> Source:
+    """Which one key gives the actual output."""
+    given = [k for k in SOURCE_KEYS if k in data]
+    if len(given) != 1:
+        found = " and ".join(given) if given else "none"
+        raise where.error(line, f"{name}give exactly one of actual, actual_file, input (found {found})")
+    return "actual" if given[0] == "actual" else "input" if given[0] == "input" else "actual_file"
+
+
+class _Where:
+    """A file being read: its path, the name shown in errors, and the test root."""
+
+    def __init__(self, path: Path, display: str, root: Path) -> None:
+        self.path, self.display, self.root = path, display, root
+
+    def error(self, line: int, message: str) -> CaseFileError:
+        return CaseFileError(f"{self.display}:{line}: {message}")
+
+    def inside_root(self, value: object, line: int, what: str) -> Path:
+        """A path given relative to this file; it must exist and stay inside the test root
+        (a shared suite must not read files elsewhere on the machine)."""
+        if not isinstance(value, str) or not value:
+            raise self.error(line, f"{what} must be a path (a string), not {_kind(value)}")
+        resolved = (self.path.parent / value).resolve()
+        if not resolved.is_relative_to(self.root):
+            raise self.error(line, f"{what} {value!r} points outside the test root {str(self.root)!r}")
+        kind = not_regular(resolved)
+        if kind is not None:
+            raise self.error(line, f"{what} {value!r} is not a regular file ({kind}: {str(resolved)!r})")
+        if not resolved.is_file():
+            raise self.error(line, f"{what} {value!r} does not exist (looked for {str(resolved)!r})")
+        return resolved
+
+
+def _kind(value: object) -> str:
+    names = {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+             list: "a list", dict: "a mapping", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _layered(data: Mapping[str, object], lines: Mapping[str, int], where: _Where,
+             inherited: _Layer, prefix: str = "") -> _Layer:
+    """A case's metric, threshold, options and schema: ``inherited`` with this level's laid
+    over it. Options merge key by key, so a folder may set ``ignore`` and a case add
+    ``fields``."""
+    options: dict[str, object] = dict(inherited.options)
+    metric, threshold, repeat = inherited.metric, inherited.threshold, inherited.repeat
+    if "metric" in data:
+        given = data["metric"]
+        if not isinstance(given, str) or not given:
+            raise where.error(lines["metric"], f"{prefix}metric must be a metric name, not {_kind(given)}")
+        metric = given
+    if "threshold" in data:
+        t = data["threshold"]
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 1:
+            raise where.error(lines["threshold"], f"{prefix}threshold must be a number in [0, 1], not {t!r}")
+        threshold = float(t)
+    if "repeat" in data:
+        n = data["repeat"]
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_REPEAT:
+            raise where.error(lines["repeat"], f"{prefix}repeat must be a whole number from 1 to "
+                                               f"{MAX_REPEAT}, not {n!r}")
+        repeat = n
+    if "options" in data:
+        opts = data["options"]
+        if not isinstance(opts, Mapping):
+            raise where.error(lines["options"], f"{prefix}options must be a mapping, not {_kind(opts)}")
+        clash = sorted({"metric", "threshold"} & set(opts))
+        if clash:
+            raise where.error(lines["options"], f"{prefix}options may not set {clash[0]!r}; give it beside options")
+        options.update(opts)
+        if isinstance(opts.get("schema"), str):
+            options["schema"] = str(where.inside_root(opts["schema"], lines["options"], "schema"))
+    if "schema" in data:
+        schema = data["schema"]  # null drops a schema inherited from a folder
+        if schema is not None and not isinstance(schema, Mapping):
+            schema = str(where.inside_root(schema, lines["schema"], "schema"))
+        options["schema"] = schema
+    return _Layer(metric=metric, threshold=threshold, repeat=repeat, options=options)
+
+
+def _no_unknown(data: Mapping[str, object], known: frozenset[str], lines: Mapping[str, int],
+                where: _Where, what: str) -> None:
+    for key in data:
+        if key not in known:
+            raise where.error(lines.get(key, 1), f"{what}: unknown key {key!r}"
+                                                 f"{did_you_mean(key, known)}; "
+                                                 f"known keys: {', '.join(sorted(known))}")
+
+
+def _marks(spec: object, line: int, where: _Where, prefix: str = "") -> tuple[MarkSpec, ...]:
+    try:
+        return marks_from(spec)
+    except MarkError as exc:
+        raise where.error(line, f"{prefix}{exc}") from None

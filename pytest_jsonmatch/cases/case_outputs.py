@@ -1,0 +1,140 @@
+"""Where a golden case's actual output comes from: the case itself (``actual``,
+``actual_file``), a live call of the target, or a recording of an earlier call, by the
+record mode (recordings.py). The output travels with where it came from and what its call
+took, as one :class:`Produced`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ..engine.core.errors import CaseFileError
+from ..engine.reading.user_files import read_regular_text
+from . import recordings
+from .case_files import GoldenCase
+from .live_calls import LiveCalls
+from .fingerprints import Fingerprint
+from .recordings import RecordMode, Recording
+from .runner import CallFigures, attempts_note
+
+OutputSource = Literal["case", "live", "replayed"]
+Recorded = Literal["", "recorded", "stale"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Produced:
+    """One run's output, or the error that stopped it (``error``), with where it came from,
+    whether this run wrote a recording (``recorded`` anew, or over a ``stale`` one) and what
+    the call took (``call``: a live call's figures, or a replayed recording's)."""
+
+    output: object = None
+    error: BaseException | None = None
+    source: OutputSource = "case"
+    recording: Recorded = ""
+    call: CallFigures | None = None
+
+    @property
+    def attempts_note(self) -> str:
+        """How many attempts the call made, as an error message ends: `` (3 attempts)``."""
+        return attempts_note(self.call)
+
+
+class Outputs:
+    """The outputs of one session's cases: recorded and replayed by ``record`` (off, once,
+    none, all) inside the test ``root``, called through ``calls``. A recording replays only
+    under the input and the ``fingerprint`` it was made under (fingerprints.py)."""
+
+    def __init__(self, *, record: RecordMode, root: Path, calls: LiveCalls,
+                 fingerprint: Callable[[], Fingerprint] | None = None) -> None:
+        self.record, self.root, self.calls = record, root, calls
+        self._fingerprint = fingerprint
+        self._taken: Fingerprint | None = None
+
+    def fingerprint(self) -> Fingerprint | None:
+        """This session's fingerprint, taken once, when a recording is first held to it."""
+        if self._taken is None and self._fingerprint is not None and self.record != "off":
+            self._taken = self._fingerprint()
+        return self._taken
+
+    def stale(self, case: GoldenCase, existing: Recording) -> list[str]:
+        """What changed since ``existing`` was recorded, in words (nothing: it replays)."""
+        changed = ["the case's input"] \
+            if existing.input_sha256 != recordings.input_digest(case.input) else []
+        now = self.fingerprint()
+        if now is not None:
+            changed += now.changes(Fingerprint.from_dict(existing.fingerprint))
+        return changed
+
+    def produce(self, case: GoldenCase, key: Hashable, repeat: int = 0, runs: int = 1) -> Produced:
+        """The output of run ``repeat`` of ``runs`` of a case; ``key`` names its call."""
+        if case.source == "actual":
+            return Produced(output=case.actual)
+        source: OutputSource = "live" if case.source == "input" else "case"
+        try:
+            if case.source == "actual_file":
+                assert case.actual_file is not None
+                return Produced(output=read_regular_text(case.actual_file, "actual_file",
+                                                         CaseFileError))
+            return self._from_target(case, key, repeat, runs)
+        except Exception as exc:  # noqa: BLE001 - the case was attempted: it counts, as an error
+            return Produced(error=exc, source=source)
+
+    def _from_target(self, case: GoldenCase, key: Hashable, repeat: int, runs: int) -> Produced:
+        if self.record == "off":
+            done = self.calls.take(key, case)
+            return Produced(output=done.value, error=done.error, source="live", call=done.figures)
+        path = self.recording_of(case, repeat, runs)
+        existing = self._existing(path)
+        changed = self.stale(case, existing) if existing is not None else []
+        if existing is not None and not changed and self.record != "all":
+            return Produced(output=existing.output, source="replayed", call=existing.call)
+        shown = recordings.relative(path, self.root)
+        if self.record == "none":
+            if existing is None:
+                raise CaseFileError(f"no recording of this case ({shown}): record it with "
+                                    f"--jsonmatch-record=once")
+            raise CaseFileError(f"the recording {shown} is stale ({'; '.join(changed)} changed "
+                                f"since it was recorded): re-record it with "
+                                f"--jsonmatch-record=once")
+        done = self.calls.take(key, case)
+        if done.error is not None:
+            return Produced(error=done.error, source="live", call=done.figures)
+        try:
+            # written here, by the test that consumes the output (never by the thread that
+            # made it)
+            fingerprint = self.fingerprint()
+            wrote = recordings.write_recording(
+                path, case.id, case.input, done.value, repeat, done.figures.to_dict(),
+                fingerprint.to_dict() if fingerprint is not None else None, existing)
+        except CaseFileError as exc:
+            return Produced(error=exc, source="live", call=done.figures)
+        return Produced(output=done.value, source="live", call=done.figures,
+                        recording="" if not wrote else "stale" if existing is not None
+                        else "recorded")
+
+    def _existing(self, path: Path) -> Recording | None:
+        """The recording at ``path``; re-recording everything (``all``), one that cannot be
+        read is simply written anew."""
+        try:
+            return recordings.read_recording(path)
+        except CaseFileError:
+            if self.record == "all":
+                return None
+            raise
+
+    def recording_of(self, case: GoldenCase, repeat: int, runs: int) -> Path:
+        """Where run ``repeat`` of ``runs`` of a case is recorded (inside the root, or an error)."""
+        return recordings.inside_root(
+            recordings.recording_path(case.path, case.id, repeat, runs), self.root)
+
+    def needs_call(self, case: GoldenCase, repeat: int, runs: int) -> bool:
+        """Whether run ``repeat`` of a case calls the target (not replayed, not given)."""
+        if case.source != "input" or self.record == "none":
+            return False
+        if self.record in ("off", "all"):
+            return True
+        existing = recordings.read_recording(self.recording_of(case, repeat, runs))
+        return existing is None or bool(self.stale(case, existing))

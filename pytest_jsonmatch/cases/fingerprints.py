@@ -1,0 +1,153 @@
+"""What produced a recording, beside the case's input: the target's code, files the user names
+(prompt templates), and a value the user declares (model name, parameters, prompt version).
+
+A recording made under one fingerprint is stale under another, so that replaying in CI can
+see a prompt or model change. By default the fingerprint holds the source of each module that
+defines the target (the module of the function ``jsonmatch_target`` names, and of each plugin
+or conftest.py implementing ``pytest_jsonmatch_target``): an edit to an unrelated module leaves
+it alone. ``files=PATTERN`` adds files (globs from the test root), ``fingerprint=MODULE:FUNC``
+a function returning JSON, called once per session. The record setting's text form:
+``once files=prompts/*.txt fingerprint=myproject.llm:settings prune``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..engine.core.errors import CaseFileError, ConfigError
+from .recordings import MODES, RecordMode
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordSettings:
+    """The record mode (vcrpy's), what a recording's fingerprint takes in, and ``prune``:
+    remove the recordings no collected case uses."""
+
+    mode: RecordMode = "off"
+    files: tuple[str, ...] = ()  # glob patterns, from the test root
+    declared: str = ""  # MODULE:FUNCTION returning JSON, or nothing
+    prune: bool = False
+
+    @classmethod
+    def parse(cls, parts: Sequence[tuple[str, str]]) -> RecordSettings:
+        """``MODE [files=GLOB ...] [fingerprint=MODULE:FUNCTION] [prune]`` from each ``(text,
+        name)`` in turn; a later one's parts override an earlier one's (the flag's the ini's)."""
+        out = cls()
+        for text, what in parts:
+            files: list[str] = []
+            for word in text.replace(",", " ").split():
+                key, sep, value = word.partition("=")
+                modes = [m for m in MODES if m == word]
+                if modes:
+                    out = replace(out, mode=modes[0])
+                elif word == "prune":
+                    out = replace(out, prune=True)
+                elif sep and key == "files" and value:
+                    files.append(value)
+                elif sep and key == "fingerprint" and ":" in value:
+                    out = replace(out, declared=value)
+                else:
+                    raise ConfigError(f"{what} is a mode ({', '.join(MODES)}) and optionally "
+                                      f"files=GLOB, fingerprint=MODULE:FUNCTION and prune, not "
+                                      f"{word!r}")
+            if files:
+                out = replace(out, files=tuple(files))
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fingerprint:
+    """The code (module file -> SHA-256), the named files (path -> SHA-256) and the declared
+    value a recording was made under."""
+
+    code: Mapping[str, str] = field(default_factory=dict)
+    files: Mapping[str, str] = field(default_factory=dict)
+    declared: object = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"code": dict(self.code), "files": dict(self.files), "declared": self.declared}
+
+    @classmethod
+    def from_dict(cls, data: object) -> Fingerprint | None:
+        if not isinstance(data, Mapping):
+            return None
+        code, files = data.get("code"), data.get("files")
+        return cls(code={str(k): str(v) for k, v in code.items()} if isinstance(code, Mapping)
+                   else {},
+                   files={str(k): str(v) for k, v in files.items()}
+                   if isinstance(files, Mapping) else {},
+                   declared=data.get("declared"))
+
+    def changes(self, recorded: Fingerprint | None) -> list[str]:
+        """What differs from the fingerprint a recording was made under, in words."""
+        if recorded is None:
+            return ["the recording holds no fingerprint of what made it"]
+        out = [f"target code {name}" for name in sorted(set(self.code) | set(recorded.code))
+               if self.code.get(name) != recorded.code.get(name)]
+        out += [f"file {name}" for name in sorted(set(self.files) | set(recorded.files))
+                if self.files.get(name) != recorded.files.get(name)]
+        if _canonical(self.declared) != _canonical(recorded.declared):
+            out.append(f"the declared fingerprint ({_canonical(recorded.declared)} -> "
+                       f"{_canonical(self.declared)})")
+        return out
+
+
+def _canonical(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      default=str)
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def source_files(functions: Sequence[object]) -> list[Path]:
+    """The files of the modules that define ``functions`` (those Python can name)."""
+    import inspect
+
+    out = []
+    for function in functions:
+        if not callable(function):
+            continue
+        try:
+            name = inspect.getsourcefile(inspect.unwrap(function))
+        except TypeError:  # a builtin: no source to hold
+            continue
+        if name:
+            out.append(Path(name))
+    return out
+
+
+def take_fingerprint(settings: RecordSettings, root: Path, code_files: Sequence[Path],
+                     declared: Callable[[], object] | None) -> Fingerprint:
+    """The fingerprint of this session: the source of ``code_files`` (the modules defining
+    the target), the files ``settings.files`` match, and what ``declared()`` returns (JSON)."""
+    code = {_shown(p, root): _digest(p) for p in sorted(set(code_files)) if p.is_file()}
+    files: dict[str, str] = {}
+    for pattern in settings.files:
+        matched = sorted(p for p in root.glob(pattern) if p.is_file())
+        if not matched:
+            raise CaseFileError(f"jsonmatch_record: files={pattern} matches no file under "
+                                f"{str(root)!r}: a prompt that is never read cannot make a "
+                                f"recording stale")
+        files.update((_shown(p, root), _digest(p)) for p in matched)
+    value: object = None
+    if declared is not None:
+        value = declared()
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise CaseFileError(f"jsonmatch_record: fingerprint={settings.declared} must return "
+                                f"JSON (a mapping of model name, parameters, ...): {exc}") from None
+    return Fingerprint(code=code, files=files, declared=value)

@@ -1,0 +1,114 @@
+"""Case updates (``--jsonmatch-update``): the expected value a run asks a case to take, and
+writing every such update into its case file, each file once, under a lock, only when its
+bytes are still those the run read (the edit itself is yaml_edit.py's)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+from ..engine.core.errors import CaseFileError
+
+UpdateMode = Literal["create", "fix", "all"]
+UPDATE_MODES: tuple[UpdateMode, ...] = ("create", "fix", "all")
+
+
+@dataclass(frozen=True, kw_only=True)
+class CaseUpdate:
+    """One case's new expected ``value``, asked for by the test that ran it. ``sha256`` is
+    the digest of the case file's bytes as the run read them; ``root`` is the test root the
+    file must lie in; ``display`` is the file as messages show it."""
+
+    path: str
+    display: str
+    case_id: str
+    line: int
+    value: object
+    default_id: str
+    sha256: str
+    root: str
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain data, for the xdist wire."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> CaseUpdate:
+        line = data["line"]
+        return cls(path=str(data["path"]), display=str(data["display"]),
+                   case_id=str(data["case_id"]), line=line if isinstance(line, int) else 0,
+                   value=data["value"], default_id=str(data["default_id"]),
+                   sha256=str(data["sha256"]), root=str(data["root"]))
+
+
+def apply_updates(updates: Sequence[CaseUpdate]) -> tuple[list[str], list[str]]:
+    """Write every requested update, each file once (atomically). Returns the updated cases
+    (``file:line case-id``) and, per file that could not be updated, why.
+
+    A file is written only inside the test root (its path resolved, symlinks followed), and
+    only when its bytes are still those the run read: another run (or an editor) that changed
+    it meanwhile makes this update an error, never a silent overwrite. The check and the
+    write happen under an exclusive lock on the file, so two runs updating it at once cannot
+    both pass the check."""
+    by_file: dict[str, list[CaseUpdate]] = {}
+    for update in updates:
+        by_file.setdefault(update.path, []).append(update)
+    done: list[str] = []
+    errors: list[str] = []
+    for path, wanted in sorted(by_file.items()):
+        display = wanted[0].display
+        try:
+            _update_file(Path(path), wanted, display)
+        except CaseFileError as exc:
+            errors.append(str(exc))
+            continue
+        except OSError as exc:  # a full disk, a read-only folder: name the file it was for
+            errors.append(f"{display}: {exc.strerror or exc}")
+            continue
+        done += [f"{display}:{u.line} {u.case_id}" for u in sorted(wanted, key=lambda u: u.line)]
+    return done, errors
+
+
+def _update_file(path: Path, wanted: list[CaseUpdate], display: str) -> None:
+    # here: a session that updates nothing never loads the editor
+    from ..engine.reading.safe_yaml import read_text
+    from ..reporting.atomic import write_atomic
+    from .yaml_edit import rewrite
+
+    real, top = path.resolve(), Path(wanted[0].root).resolve()
+    if not real.is_relative_to(top):
+        raise CaseFileError(f"{display}: resolves to {real}, outside the test root {top} (a "
+                            f"symlinked folder?): not updated; the plugin writes only inside "
+                            f"the root")
+    with _locked(path):
+        raw = path.read_bytes()
+        read = {u.sha256 for u in wanted} - {""}
+        if read and read != {hashlib.sha256(raw).hexdigest()}:
+            raise CaseFileError(f"{display}: changed on disk since this run read it (another run "
+                                f"or an editor?): not updated; run again to update it")
+        text = read_text(path, display)
+        new = rewrite(text, {u.case_id: u.value for u in wanted}, display, wanted[0].default_id)
+        bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
+        write_atomic(path, lambda fh: fh.write(bom + new), newline="")
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` (where the platform has ``fcntl``) for as long as the
+    block runs: two runs updating one file take turns, and the second sees the first's bytes."""
+    try:
+        import fcntl
+    except ImportError:  # not on this platform: the digest check alone
+        yield
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock

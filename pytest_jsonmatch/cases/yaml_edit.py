@@ -1,0 +1,204 @@
+"""Rewriting the ``expected`` of golden cases inside their case file, byte for byte (the
+minimal edit of one value is yaml_differ.py's; nodes and styles are yaml_nodes.py's).
+
+An update edits the old value's YAML nodes, not its text as a whole: the new value is walked
+alongside the old node tree, and every sub-value that did not change (as JSON: ``1`` is
+``1.0``; a plain ``2024-01-13`` is the string it reads as) keeps its bytes, its quotes and any
+comment beside it, an alias (``*name``) included. Only what changed is written: a changed
+scalar in the quotes it had (a plain one stays plain while it reads back as itself), a key
+added to a mapping at its indentation, after the key it follows in the new value, a removed
+key's lines, a list's added or removed items (the items the old and new lists share at their
+start and end are kept, the others paired in order and edited). A flow mapping or list whose
+keys or length change is written again from its kept pieces. A mapping or list of which
+nothing stays, and a value that changes kind, is written anew. Everything outside the edits
+stays as it was: comments, key order, blank lines, the other cases, line endings, a missing
+final newline. New text follows the style the file already uses (flow or block, its
+indentation, how it indents lists, the quotes it prefers where a string needs quotes). The
+result is read back before anything is written: it must hold exactly the new values where the
+old ones were and nothing else changed, or the file is left alone with an error naming it.
+"""
+
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import pairwise
+from typing import TYPE_CHECKING, cast
+
+from ..engine.core.errors import CaseFileError
+from ..engine.core.values import json_equal  # equal as JSON: 1 is 1.0, True is not 1
+from ..engine.reading.safe_yaml import parse_yaml
+from .yaml_differ import Differ, Edit
+from .yaml_nodes import (ALIAS, Style, content_end, dump, is_flow, is_mapping, is_scalar,
+                         is_sequence, node_keys, pairs_of, scalar_text)
+
+if TYPE_CHECKING:  # yaml is imported when a file is read, not before
+    from yaml.nodes import Node
+
+
+def rewrite(text: str, values: Mapping[str, object], display: str, default_id: str) -> str:
+    """``text`` with the expected value of each case in ``values`` (case id -> new value)
+    replaced, or inserted where the case has none. ``default_id`` is the id of a file's
+    single case when it gives none."""
+    root: Node
+    data, root = parse_yaml(text, display)
+    style = _style(text, root)
+    edits: list[Edit] = []
+    for case_id, value in values.items():
+        case, old = _case_node(root, data, case_id, default_id, display)
+        try:
+            edits += _edit(text, case, old, value, style)
+        except CaseFileError as exc:  # every failure names the file
+            message = str(exc)
+            raise CaseFileError(message if message.startswith(f"{display}:")
+                                else f"{display}: {message}") from None
+        except (ValueError, TypeError, LookupError, RecursionError) as exc:
+            raise CaseFileError(f"{display}: cannot update case {case_id!r} ({exc}); "
+                                f"left as it was") from exc
+    out = text
+    for start, end, new in sorted(edits, reverse=True):
+        out = out[:start] + new + out[end:]
+    _verify(out, data, values, display, default_id)
+    return out
+
+
+# -- finding things ----------------------------------------------------------------------------
+
+
+def _case_node(root: Node, data: object, case_id: str, default_id: str,
+               display: str) -> tuple[Node, object]:
+    """The case's node and its value as read."""
+    keys = node_keys(root)
+    if "cases" not in keys:
+        return root, data  # a file holding one case
+    for index, item in enumerate(keys["cases"][1].value):
+        item_keys = node_keys(item)
+        if "id" in item_keys and scalar_text(item_keys["id"][1]) == case_id:
+            cases = data.get("cases") if isinstance(data, Mapping) else None
+            old = cases[index] if isinstance(cases, list) and index < len(cases) else None
+            return item, old
+    raise CaseFileError(f"{display}: no case {case_id!r} to update (was the file edited meanwhile?)")
+
+
+# -- the edit ----------------------------------------------------------------------------------
+
+
+
+
+def _edit(text: str, case: Node, old_case: object, value: object, style: Style) -> list[Edit]:
+    """The edits (start, end, new text) that give ``case`` the expected ``value``."""
+    keys = node_keys(case)
+    if "expected" in keys:
+        key, node = keys["expected"]
+        if node.start_mark.index < key.end_mark.index:
+            # an alias (``expected: *shared``): its node is the anchored one, elsewhere in the
+            # file; the alias token is what this case wrote, and what is replaced
+            alias = ALIAS.match(text, key.end_mark.index)
+            if alias is None:
+                raise CaseFileError("cannot find the alias of the expected value to replace")
+            return [(alias.start(1), alias.end(1), dump(value, style, True, 0))]
+        if isinstance(old_case, Mapping) and "expected" in old_case:
+            try:
+                edits = Differ(text, style).diff(node, old_case["expected"], value)
+            except (ValueError, LookupError, AttributeError, TypeError, RecursionError):
+                edits = None  # a shape not foreseen: the value is written anew, as below
+            if edits is not None:
+                return _checked(edits)
+        start, end = node.start_mark.index, content_end(text, node)
+        flow = is_flow(node) or is_scalar(node)
+        if not flow and value and node.start_mark.line == key.start_mark.line:
+            # a block value after an anchor or a tag on the key's line: the new block goes
+            # on the next lines (the anchor goes with the old value)
+            column = key.start_mark.column + style.step
+            start = len(text[:start].rstrip(" \t"))
+            return [(start, end, f"{style.newline}{' ' * column}{dump(value, style, False, column)}")]
+        return [(start, end, dump(value, style, flow, node.start_mark.column))]
+    if is_flow(case):
+        close = case.end_mark.index - 1  # the closing brace
+        before = text[:close].rstrip()
+        separator = ", " if not before.endswith("{") else ""
+        return [(len(before), len(before), f"{separator}expected: {dump(value, style, True, 0)}")]
+    # a block case: a new last key, at the column of the case's keys
+    column = case.value[0][0].start_mark.column
+    end = content_end(text, case)
+    if style.flow or not value:
+        new = f"expected: {dump(value, style, True, column)}"
+    else:
+        body = dump(value, style, False, column + style.step)
+        new = f"expected:{style.newline}{' ' * (column + style.step)}{body}"
+    return [(end, end, f"{style.newline}{' ' * column}{new}")]
+
+
+def _checked(edits: list[Edit]) -> list[Edit]:
+    """The edits, which must not overlap (an insertion may touch a replacement's end)."""
+    ordered = sorted(edits)
+    for (_, end, _), (start, _, _) in pairwise(ordered):
+        if start < end:
+            raise CaseFileError("the update's edits overlap; left as it was")
+    return edits
+
+
+# -- the file's style ----------------------------------------------------------------------------
+
+
+def _style(text: str, root: Node) -> Style:
+    expected_flow: list[bool] = []
+    steps: list[int] = []
+    lists: list[bool] = []
+    quotes = {"'": 0, '"': 0}
+
+    def visit(node: Node, depth: int = 0) -> None:
+        if depth > 200:
+            return
+        if is_scalar(node):
+            if node.style in quotes:
+                quotes[node.style] += 1
+            return
+        for pair in node.value:
+            key: Node | None
+            child: Node
+            key, child = pair if isinstance(pair, tuple) else (None, pair)
+            if key is not None and key.value == "expected" and not is_scalar(child):
+                expected_flow.append(is_flow(child))
+            if key is not None and (is_mapping(child) or is_sequence(child)) and not is_flow(child) \
+                    and child.value:
+                if is_mapping(child):  # (the first key: an anchor may come before it)
+                    steps.append(pairs_of(child)[0][0].start_mark.column - key.start_mark.column)
+                else:  # where the dash is: two columns before the first item
+                    lists.append(child.value[0].start_mark.column - 2 > key.start_mark.column)
+            visit(child, depth + 1)
+
+    visit(root)
+    good_steps = [s for s in steps if s > 0]
+    return Style(flow=bool(expected_flow) and expected_flow[0],
+                 step=min(good_steps) if good_steps else 2,
+                 indented_lists=lists[0] if lists else True,
+                 double_quotes=quotes['"'] > quotes["'"],
+                 newline="\r\n" if "\r\n" in text else "\n")
+
+
+# -- checking before writing ---------------------------------------------------------------------
+
+
+def _verify(new_text: str, old_data: Mapping[str, object], values: Mapping[str, object],
+            display: str, default_id: str) -> None:
+    """The rewritten file must read as the old one with exactly the new expected values."""
+    try:
+        new_data, _ = parse_yaml(new_text, display)
+    except CaseFileError as exc:
+        raise CaseFileError(f"{display}: the updated file would not read back ({exc}); "
+                            f"left as it was") from None
+    wanted = _with_values(old_data, values, default_id)
+    if not json_equal(new_data, wanted):
+        raise CaseFileError(f"{display}: the update would change more than the expected values "
+                            f"(an anchor or alias shared with them?); left as it was")
+
+
+def _with_values(data: Mapping[str, object], values: Mapping[str, object],
+                 default_id: str) -> dict[str, object]:
+    if "cases" not in data:
+        return {**data, "expected": values[str(data.get("id", default_id))]}
+    # 'cases' as read from a case file: a list of mappings
+    cases = [dict(case, expected=values[str(case["id"])]) if str(case.get("id")) in values
+             else case for case in cast("list[Mapping[str, object]]", data["cases"])]
+    return {**data, "cases": cases}

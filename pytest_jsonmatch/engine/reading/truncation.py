@@ -1,0 +1,124 @@
+"""Answers cut off inside their JSON value: which value was cut, and closing it.
+
+A model stopped by ``max_tokens`` leaves a JSON value that opens and never closes. Read
+leniently, such a text must not pass for one of the complete objects inside it (an item of
+a list taken for the answer, its keys scored as invented at the root): the lenient parser
+asks this module whether the text ends inside a value, and where that value opens.
+
+The rule (docs/metrics.md, section 2): a ``{`` or ``[`` opens a *cut value* when the text
+from it to the end is the beginning of one JSON value, valid as far as it goes (every token,
+every nesting, a last token written partway), that is still open when the text ends. A
+bracket with nothing but whitespace after it counts only where a value must begin (the
+text's first character, a code fence's body).
+
+The text is read by token_scan.py (NumPy, imported on the first text that needs it), from
+its end: a cut value runs to the end, so a window of the last characters that holds
+something no JSON value may hold settles where one can open.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from ..core.errors import ParseError, TruncatedError
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """Where a text was cut off inside its JSON value: the value opens at offset ``start``
+    (``opened_line``, ``opened_column``), the text ends at ``line``, ``column`` (1-based; the
+    column after the last character, as a JSON error gives the end of its input), and the
+    value had ``chars`` characters when it was cut."""
+
+    start: int
+    opened_line: int
+    opened_column: int
+    line: int
+    column: int
+    chars: int
+
+    @classmethod
+    def of(cls, text: str, start: int) -> Truncation:
+        end = len(text)
+        return cls(start, *_line_column(text, start), *_line_column(text, end), end - start)
+
+    def error(self, text: str, what: str) -> TruncatedError:
+        """The TruncatedError that says so, naming ``what`` (``actual``) and showing how the
+        text ends."""
+        tail = text[-30:]
+        ending = ("..." if len(text) > len(tail) else "") + repr(tail)
+        plural = "" if self.chars == 1 else "s"
+        message = (f"{what} was cut off: its JSON value opened at line {self.opened_line}, "
+                   f"column {self.opened_column} is not closed when the text ends at line "
+                   f"{self.line}, column {self.column}, after {self.chars:,} character{plural} "
+                   f"(the answer was truncated, e.g. by max_tokens): {ending}")
+        return TruncatedError(message, self.line, self.column, self.chars,
+                              self.opened_line, self.opened_column)
+
+
+def _line_column(text: str, at: int) -> tuple[int, int]:
+    return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+
+
+_WINDOW = 1 << 16  # characters read first, from the end of the text
+_DELIMITER = re.compile(r"[ \t\n\r{}\[\],:]")
+
+
+def first_cut(text: str, lo: int, hi: int, lone: Collection[int] = ()) -> int | None:
+    """The offset of the first ``{`` or ``[`` in ``[lo, hi)`` that opens a cut value (a value
+    the text ends inside), or None. ``lone`` lists the offsets where a bracket with nothing
+    after it still counts.
+
+    A cut value runs to the end of the text, so the end is read first: when a window at the
+    end holds, for either reading of its quotes, something no JSON value may hold, no value
+    opened before the window runs through it, and the window's answer is the text's. Else
+    the window grows, up to the whole text (a long answer cut off is read whole)."""
+    if lo >= hi:
+        return None
+    from .token_scan import Scan
+
+    size, reach = len(text), _WINDOW
+    while True:
+        start = lo
+        if size - reach > lo:  # a window that starts after whitespace or punctuation reads
+            found = _DELIMITER.search(text, size - reach)  # as the whole text does from there
+            start = found.end() if found else lo
+        scan = Scan(text[start:])
+        readings = [scan.reading(parity) for parity in (0, 1)]
+        # a reading of the window in which a string opened before it runs through it is
+        # possible only when a quote stands before the window
+        possible = readings if text.find('"', lo, start) != -1 else readings[:1]
+        if start == lo or all(r.violation >= 0 for r in possible):
+            cuts = [c + start for r in readings
+                    if (c := r.first_cut({x - start for x in lone})) is not None]
+            first = min(cuts, default=None)
+            return first if first is not None and first < hi else None
+        reach *= 16
+
+
+def close_truncated(text: str) -> str:
+    """The JSON value that ``text`` begins, closed: ``text`` cut off inside one JSON object or
+    array (after any whitespace) becomes a complete one that keeps everything written in
+    full. An unterminated string value is closed (a half-written escape dropped); a key with
+    no value yet (``"b"``, ``"b":``), a trailing comma and a scalar written partway (``tr``,
+    ``-``, ``1.``) are dropped; then every array and object still open is closed, innermost
+    first. A value that is already complete is returned as it is. ParseError when ``text``
+    does not begin a JSON object or array, or holds something that JSON cannot continue."""
+    lead = len(text) - len(text.lstrip(" \t\n\r"))
+    if text[lead:lead + 1] not in ("{", "["):
+        raise ParseError(f"cannot close {_preview(text)}: it does not begin a JSON object or array")
+    from .token_scan import Scan
+
+    value = text[lead:]
+    reading = Scan(value).reading(0)
+    if reading.first_cut({0}) != 0:
+        if reading.closes_whole():
+            return text
+        raise ParseError(f"cannot close {_preview(text)}: it is not the beginning of one JSON value")
+    return text[:lead] + reading.closed(value)
+
+
+def _preview(text: str) -> str:
+    return repr(text[:60]) + ("..." if len(text) > 60 else "")

@@ -1,0 +1,183 @@
+"""Golden case files as pytest items. Everything about a case that is not pytest (reading it,
+producing its output, recordings, repeats, updates) is cases/'s; an item only asks for it,
+through the session's :class:`GoldenRun`, which pytest_configure puts in the config's stash.
+
+One case, as its item runs: each run's output is produced (cases/case_outputs.py), scored and
+recorded through the channel (assertion.py), and the runs' verdict decides whether the test
+fails, or (with ``--jsonmatch-update``) whether the case's expected value is rewritten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from ..cases.case_files import NO_EXPECTED, CaseFiles, GoldenCase
+from ..cases.case_outputs import Outputs
+from ..cases.targets import users_frame
+from ..cases.updates import CaseUpdate
+from ..engine.core.errors import JsonMatchError, printable
+from .channel import Channel, Outcome, one_line
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
+
+    from ..engine.results.field_results import MatchResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class GoldenRun:
+    """What golden items need of their session: settings, case files, where outputs come
+    from, where comparisons go, where case updates are asked for."""
+
+    settings: Settings
+    cases: CaseFiles
+    outputs: Outputs
+    channel: Channel
+    ask_update: Callable[[CaseUpdate], None]
+
+
+GOLDEN_RUN = pytest.StashKey[GoldenRun]()
+
+
+def collect_file(file_path: Path, parent: pytest.Collector) -> GoldenFile | None:
+    run = parent.config.stash.get(GOLDEN_RUN, None)
+    if run is None or not run.cases.is_case_file(file_path):
+        return None
+    return GoldenFile.from_parent(parent, path=file_path)
+
+
+class GoldenFile(pytest.File):
+    """A YAML case file; each case becomes a :class:`GoldenItem`."""
+
+    def collect(self) -> Iterator[GoldenItem]:
+        for case in self.config.stash[GOLDEN_RUN].cases.load(self.path):
+            yield GoldenItem.from_parent(self, name=case.id, case=case)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: object = None) -> str | TerminalRepr:
+        if isinstance(excinfo.value, JsonMatchError):
+            return printable(str(excinfo.value))  # the whole report; a traceback adds nothing
+        return super().repr_failure(excinfo)
+
+
+def _mark(name: str, args: tuple[object, ...], kwargs: dict[str, object]) -> pytest.MarkDecorator:
+    decorator: pytest.MarkDecorator = getattr(pytest.mark, name)
+    return decorator(*args, **kwargs) if args or kwargs else decorator
+
+
+class GoldenItem(pytest.Item):
+    """One golden case: produce the actual output, then score and record it."""
+
+    def __init__(self, *, case: GoldenCase, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.case = case
+        self._attempts = ""  # " (N attempts)" after a call that failed
+        for spec in case.marks:
+            self.add_marker(_mark(spec.name, spec.args, dict(spec.kwargs)))
+
+    @property
+    def run(self) -> GoldenRun:
+        return self.config.stash[GOLDEN_RUN]
+
+    def runs(self) -> int:
+        """How many times the case's target runs: only ``input`` cases repeat."""
+        return self.run.settings.repeat.runs_of(self.case)
+
+    def runtest(self) -> None:
+        from .assertion import compare_and_record, failure
+
+        case, run = self.case, self.run
+        settings, channel = run.settings, run.channel
+        defaults = channel.defaults
+        runs = self.runs()
+        outputs: list[object] = []
+        results: list[tuple[MatchResult, float]] = []
+        for repeat in range(runs):
+            produced = run.outputs.produce(case, (self.nodeid, repeat), repeat, runs)
+            if produced.error is not None:
+                self._attempts = produced.attempts_note
+                if isinstance(produced.error, Exception):
+                    # the case was attempted and not scored: it counts, as an error
+                    channel.record(Outcome(
+                        metric=case.metric or defaults.metric,
+                        threshold=case.threshold if case.threshold is not None
+                        else defaults.threshold, repeat=repeat, source=produced.source,
+                        error=one_line(produced.error) + self._attempts, call=produced.call))
+                raise produced.error
+            outputs.append(produced.output)
+            if case.expected is not NO_EXPECTED:  # (none: --jsonmatch-update=create)
+                from ..engine.schemas.loading import references_confined_to
+
+                with references_confined_to([settings.rootpath, *settings.schema_dirs],
+                                            "jsonmatch_schema_dirs"):
+                    results.append(compare_and_record(
+                        produced.output, case.expected, case.metric, case.threshold,
+                        case.options, channel, repeat, produced.source, produced.recording,
+                        produced.call))
+        passed = self._passed(results)
+        update = settings.update
+        # "all" rewrites a case that does not score 1.0 (an output spelt otherwise but scoring
+        # 1.0 is a right answer: its expected stays as the reviewer wrote it)
+        if case.expected is NO_EXPECTED or (update == "fix" and not passed) or (
+                update == "all" and results and results[0][0].score < 1.0):
+            run.ask_update(self._update(outputs[0]))
+            return
+        if not passed:
+            worst, limit = min(results, key=lambda pair: pair[0].score)
+            if runs == 1:
+                raise failure(worst, limit, defaults.verbosity)
+            raise AssertionError(
+                settings.repeat.failure_summary([r.score for r, _ in results], limit)
+                + "\nthe worst run:\n" + str(failure(worst, limit, defaults.verbosity)))
+
+    def _passed(self, results: list[tuple[MatchResult, float]]) -> bool:
+        """Whether the runs pass: the one run's verdict, or the repeat rule's."""
+        if not results:
+            return True
+        if len(results) == 1:
+            result, limit = results[0]
+            return bool(result.passed(limit))
+        return not any(result.floor_failures for result, _ in results) and \
+            self.run.settings.repeat.passes([result.score for result, _ in results], results[0][1])
+
+    def _update(self, output: object) -> CaseUpdate:
+        """This case's expected to become ``output``, as the JSON value it holds (model text
+        parsed leniently); written at the end of the session (by the controller under
+        xdist)."""
+        from ..engine.metrics import metric_named
+        from ..engine.reading.intake import read_json
+        from ..engine.reading.parse import parse_actual
+
+        case, run = self.case, self.run
+        metric = metric_named(case.metric or run.channel.defaults.metric)
+        value = read_json(parse_actual(output, allow_array=metric.allow_array), "actual")[0]
+        return CaseUpdate(path=str(case.path), display=run.cases.display(case.path),
+                          case_id=case.id, line=case.line, value=value,
+                          default_id=case.default_id, sha256=case.file_sha256,
+                          root=str(run.settings.rootpath))
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.case.line - 1, f"{self.case.id} (line {self.case.line})"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: object = None) -> str | TerminalRepr:
+        exc = excinfo.value
+        if isinstance(exc, AssertionError):
+            # the message's first line (metric, score, threshold) is what the short summary shows
+            about = f"\ncase: {printable(self.case.description)}" if self.case.description else ""
+            return str(exc) + about
+        where = f"{self.run.cases.display(self.path)}:{self.case.line}: case {self.case.id!r}"
+        if isinstance(exc, JsonMatchError):
+            return f"{where}: {printable(str(exc))}{self._attempts}"
+        if self.run.settings.full_tracebacks:
+            return super().repr_failure(excinfo)
+        # the target raised: its type, message and the last line of the user's own code;
+        # the runner's threads and pytest's frames in between say nothing (--tb=long shows all)
+        frame = users_frame(exc)
+        return f"{where}: {one_line(exc)}{self._attempts}" + (f"\n  {frame}" if frame else "")

@@ -1,0 +1,57 @@
+"""Recordings no collected case uses (a case deleted or renamed), named at the end of the
+session, and removed when ``jsonmatch_record`` says ``prune`` (syrupy's unused snapshots).
+
+Every collected golden case counts as using its recordings, deselected ones too (``-k``,
+``-m``): a subset run never calls another case's recording unused. Under xdist the
+controller learns the collected node ids from the workers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ..cases.case_files import CaseFiles
+from ..cases.recordings import relative, remove_recordings, unused_recordings
+
+
+class UnusedRecordings:
+    """The plugin object that gathers the collected cases and, at the end, the unused."""
+
+    def __init__(self, cases: CaseFiles, prune: bool) -> None:
+        self.cases, self.prune = cases, prune
+        self.collected: dict[Path, set[str]] = {}
+        self.unused: list[Path] = []
+
+    def _note(self, nodeid: str) -> None:
+        path, sep, case_id = nodeid.partition("::")
+        file = self.cases.root / path
+        if sep and self.cases.is_case_file(file):
+            self.collected.setdefault(file, set()).add(case_id)
+
+    def pytest_itemcollected(self, item: pytest.Item) -> None:
+        self._note(item.nodeid)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
+        for nodeid in ids:
+            self._note(nodeid)
+
+    def pytest_sessionfinish(self) -> None:
+        self.unused = unused_recordings(self.collected)
+        if self.prune:
+            remove_recordings(self.unused)
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if not self.unused:
+            return
+        shown = [relative(path, self.cases.root) for path in self.unused]
+        if self.prune:
+            terminalreporter.write_line(f"removed {len(shown)} unused recording(s): "
+                                        + ", ".join(shown))
+            return
+        terminalreporter.write_line(
+            f"{len(shown)} recording(s) no collected case uses (deleted or renamed cases): "
+            + ", ".join(shown[:10]) + (", ..." if len(shown) > 10 else "")
+            + "; remove them with --jsonmatch-record='once prune'", yellow=True)

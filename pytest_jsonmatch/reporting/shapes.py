@@ -1,0 +1,229 @@
+"""The JSON report's shape as types: what report.py writes, what a saved report holds once
+validation.py has checked it against the shipped schema, and what every rendering reads.
+
+Each TypedDict is one object of ``report.schema.json`` (the schema says what each value
+means); keys a report may leave out sit in a ``total=False`` base class. Nothing here runs:
+these are dicts at run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol, TypedDict, TypeVar, Union
+
+# A JSON value as ``json.loads`` gives it: the expected and actual values a report keeps.
+JSONValue = Union[None, bool, int, float, str, list["JSONValue"], dict[str, "JSONValue"]]
+
+_Row = TypeVar("_Row", covariant=True)
+
+
+class Rows(Protocol[_Row]):
+    """A report's cases or comparisons: a list, or a spool on disk (spool.py) that a large
+    run writes them to. Either can be read any number of times and has a length."""
+
+    def __iter__(self) -> Iterator[_Row]: ...
+
+    def __len__(self) -> int: ...
+
+
+class RunInfo(TypedDict, total=False):
+    time: str
+    plugin_version: str
+    python: str
+    command: list[str]
+    git_commit: str | None
+    complete: bool  # False: the run stopped early (a partial run's report)
+    stopped: str  # why, and how many of its tests ran
+
+
+class MetricTallyDict(TypedDict):
+    count: int
+    passed: int
+    failed: int
+    errors: int
+    mean_score: float
+    precision: float
+    recall: float
+    f1: float
+
+
+class _FieldAggregateExtra(TypedDict, total=False):
+    batch_error: int  # only when a batch comparator failed on the field
+
+
+class FieldAggregateDict(_FieldAggregateExtra):
+    mean_score: float
+    score_sum: float
+    scored: int
+    match: int
+    mismatch: int
+    omission: int
+    hallucination: int
+
+
+FieldTable = dict[str, FieldAggregateDict]  # field path -> its aggregate
+
+
+class CaseResultDict(TypedDict):
+    case_id: str
+    metric: str
+    status: str
+    threshold: float
+    runs: int
+    mean_score: float
+    min_score: float
+    max_score: float
+    passed_runs: int
+    precision: float
+    recall: float
+    f1: float
+    file: str
+    line: int | None
+    error: str
+
+
+class CaseDict(CaseResultDict):
+    group: str  # the field table the case is counted in
+
+
+class _FieldValues(TypedDict, total=False):
+    expected: JSONValue
+    actual: JSONValue
+    expected_cut: bool
+    actual_cut: bool
+
+
+class FieldDict(_FieldValues):
+    path: str
+    field_path: str
+    status: str
+    score: float
+
+
+class PairingDict(TypedDict):
+    path: str
+    expected_index: int
+    actual_index: int
+    score: float
+
+
+class FloorFailureDict(TypedDict):
+    path: str
+    min_score: float
+    score: float
+
+
+class CallDict(TypedDict):
+    latency_s: float | None
+    attempts: int
+    input_tokens: int | None
+    output_tokens: int | None
+    cost: float | None
+    failed: bool
+
+
+class _ComparisonCall(TypedDict, total=False):
+    call: CallDict  # only when the target was called (or its call replayed)
+
+
+class ComparisonDict(_ComparisonCall):
+    case_id: str
+    nodeid: str
+    seq: int
+    repeat: int
+    metric: str
+    status: str
+    score: float
+    threshold: float
+    precision: float
+    recall: float
+    f1: float
+    error: str
+    file: str
+    line: int | None
+    fields: list[FieldDict]
+    pairings: list[PairingDict]
+    floor_failures: list[FloorFailureDict]
+    source: str
+    recording: str
+
+
+class GatesDict(TypedDict):
+    passed: bool
+    failures: list[str]
+    warnings: list[str]
+    checked: list[str]
+
+
+class DifferenceDict(TypedDict):
+    n: int
+    mean: float
+    low: float | None
+    high: float | None
+    se: float | None
+    detectable: float | None
+    p_value: float | None
+
+
+class ChangedCaseDict(TypedDict):
+    case_id: str
+    where: str
+    before: float
+    after: float
+    delta: float
+
+
+class FieldDeltaDict(TypedDict):
+    before: float | None
+    after: float | None
+    difference: DifferenceDict
+    significant: bool
+
+
+class BaselineSectionDict(TypedDict):
+    path: str
+    version: int
+    shared: int
+    added: list[str]
+    removed: list[str]
+    before: float | None
+    after: float | None
+    difference: DifferenceDict
+    changed: list[ChangedCaseDict]
+    groups: dict[str, dict[str, FieldDeltaDict]]  # group -> field path -> its change
+    pass_to_fail: int
+    fail_to_pass: int
+    mcnemar_p: float
+
+
+class _AgainstBaseline(TypedDict, total=False):
+    baseline: BaselineSectionDict  # only when the run was held against a baseline
+
+
+class ReportSummary(_AgainstBaseline):
+    """The aggregates a report opens with (its baseline, when it has one, comes last)."""
+
+    version: int
+    run: RunInfo
+    overall: float | None
+    count: int
+    errors: int
+    xfailed: int
+    xpassed: int
+    group_by: str
+    metrics: dict[str, MetricTallyDict]
+    fields: FieldTable
+    groups: dict[str, FieldTable]
+
+
+class ReportHead(ReportSummary):
+    """A report without its cases and comparisons (spool.py writes those from disk)."""
+
+    gates: GatesDict
+
+
+class Report(ReportHead):
+    """A whole report (see the module docstring)."""
+
+    cases: Rows[CaseDict]
+    comparisons: Rows[ComparisonDict]

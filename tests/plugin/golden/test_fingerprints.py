@@ -1,0 +1,107 @@
+"""Replay that sees every change (cases/fingerprints.py through the plugin): a recording is
+held to the input and to what made it. An edit to the module defining the target (a prompt
+constant), a named prompt file, or a declared model name makes it stale: ``once`` re-records
+it, ``none`` fails naming what changed. An edit to an unrelated module does not."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers.plugin_cases import ARGS
+
+# The target module: a prompt constant, a prompt file read at call time, a declared setting.
+TARGET = '''
+import pathlib
+
+PROMPT = "Extract the vendor."
+MODEL = "model-a"
+
+
+def extract(text):
+    prompt = pathlib.Path(__file__).with_name("prompt.txt").read_text()
+    return {"vendor": text.upper(), "_prompt": len(PROMPT) + len(prompt)}
+
+
+def settings():
+    return {"model": MODEL}
+'''
+CASES = "cases:\n  - id: acme\n    expected: {vendor: ACME}\n    input: acme\n"
+INI = ("[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n"
+       "jsonmatch_options = {\"ignore\": [\"_prompt\"]}\n")
+
+
+@pytest.fixture
+def suite(pytester):
+    pytester.makepyfile(llm=TARGET, helpers="VALUE = 1\n")
+    (pytester.path / "prompt.txt").write_text("You are careful.")
+    (pytester.path / "c.jsonmatch.yaml").write_text(CASES)
+    pytester.makeini(INI)
+    return pytester
+
+
+def _run(pytester, mode, extra=""):
+    record = f"--jsonmatch-record={mode} files=prompt.txt fingerprint=llm:settings {extra}"
+    result = pytester.runpytest_inprocess(*ARGS, record.strip(), "--jsonmatch-report=r.json")
+    report = json.loads((pytester.path / "r.json").read_text())
+    return result, [(c["source"], c["recording"], c["error"]) for c in report["comparisons"]]
+
+
+def _recording(pytester):
+    return json.loads((pytester.path / "__recordings__" / "c.jsonmatch.yaml" / "acme.json")
+                      .read_text())
+
+
+def test_a_recording_holds_what_made_it(suite):
+    _run(suite, "once")
+    fingerprint = _recording(suite)["fingerprint"]
+    assert sorted(fingerprint["code"]) == ["llm.py"] and list(fingerprint["files"]) == ["prompt.txt"]
+    assert fingerprint["declared"] == {"model": "model-a"}
+    assert _run(suite, "once")[1] == [("replayed", "", "")]
+
+
+@pytest.mark.parametrize("edit, changed", [
+    (lambda p: (p.path / "llm.py").write_text(TARGET.replace("Extract the vendor.",
+                                                            "Extract the vendor's name.")),
+     "target code llm.py"),
+    (lambda p: (p.path / "prompt.txt").write_text("You are careless."), "file prompt.txt"),
+    (lambda p: (p.path / "llm.py").write_text(TARGET.replace('"model-a"', '"model-b"')),
+     "target code llm.py; the declared fingerprint ({\"model\":\"model-a\"} -> "
+     "{\"model\":\"model-b\"})"),
+])
+def test_a_change_makes_replay_stale(suite, edit, changed):
+    _run(suite, "once")
+    edit(suite)
+    result, outcomes = _run(suite, "none")
+    assert outcomes == [("live", "", "the recording __recordings__/c.jsonmatch.yaml/acme.json is "
+                                     f"stale ({changed} changed since it was recorded): "
+                                     "re-record it with --jsonmatch-record=once")]
+    result.assert_outcomes(failed=1)
+    assert _run(suite, "once")[1] == [("live", "stale", "")]  # once re-records it
+    assert _run(suite, "none")[1] == [("replayed", "", "")]
+
+
+def test_a_declared_change_alone_makes_replay_stale(suite):
+    # the declared value is read from another module, whose source is not the target's
+    (suite.path / "llm.py").write_text(TARGET.replace('return {"model": MODEL}',
+                                                      'import model_choice\n'
+                                                      '    return {"model": model_choice.NAME}'))
+    suite.makepyfile(model_choice='NAME = "a"\n')
+    _run(suite, "once")
+    (suite.path / "model_choice.py").write_text('NAME = "b"\n')
+    _, outcomes = _run(suite, "none")
+    assert "the declared fingerprint ({\"model\":\"a\"} -> {\"model\":\"b\"})" in outcomes[0][2]
+
+
+def test_an_edit_to_an_unrelated_module_does_not_make_replay_stale(suite):
+    _run(suite, "once")
+    (suite.path / "helpers.py").write_text("VALUE = 2\n")
+    assert _run(suite, "none")[1] == [("replayed", "", "")]
+
+
+def test_a_files_pattern_that_matches_nothing_stops_the_session(suite):
+    result = suite.runpytest_inprocess(*ARGS, "--jsonmatch-record=once files=promt.txt")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: jsonmatch_record: files=promt.txt "
+                                 "matches no file under *"])

@@ -1,0 +1,43 @@
+"""What a comparison records (reporting/records.py): its status is an enum that writes as
+its plain value everywhere, and its dict form is plain data (it crosses the xdist wire)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+
+import pytest
+
+from pytest_jsonmatch.reporting.records import PASSED, STATUSES, Comparison, Status
+
+
+@pytest.mark.parametrize("status", list(Status))
+def test_a_status_writes_as_its_value(status: Status) -> None:
+    value = status.value
+    assert type(value) is str and status == value and hash(status) == hash(value)
+    assert str(status) == f"{status}" == "%s" % status == format(status, "") == value
+    assert f"{status:>9}" == f"{value:>9}"
+    assert json.dumps({"status": status, status: 1}) == json.dumps({"status": value, value: 1})
+    assert json.dumps([status], indent=2) == json.dumps([value], indent=2)
+    assert pickle.loads(pickle.dumps(status)) is status
+
+
+def test_the_statuses_are_the_report_schemas() -> None:
+    assert [s.value for s in STATUSES] == ["passed", "failed", "error", "xfailed", "xpassed"]
+    assert Status("xfailed") is Status.XFAILED and PASSED is Status.PASSED
+
+
+def test_the_dict_form_is_plain_data_and_reads_back() -> None:
+    comparison = Comparison(case_id="c", nodeid="t.py::c", metric="field_f1", score=0.5,
+                            threshold=0.8, status=Status.FAILED, file="t.py", line=3)
+    data = comparison.to_dict()
+    assert type(data["status"]) is str and data["status"] == "failed"
+    back = Comparison.from_dict(data)
+    assert back == comparison and back.status is Status.FAILED
+
+
+def test_an_unknown_status_is_refused() -> None:
+    data = Comparison(case_id="c", nodeid="c", metric="field_f1", score=1.0, threshold=0.5,
+                      status=PASSED).to_dict()
+    with pytest.raises(ValueError):
+        Comparison.from_dict({**data, "status": "skipped"})
