@@ -27,6 +27,7 @@ _API = {
     "SchemaError": ".engine.core.errors",
     "SchemaWarning": ".engine.core.errors",
     "TruncatedError": ".engine.core.errors",
+    "Truncation": ".engine.core.cut_off",
     "evaluate_records": ".engine.match",
     "match_json": ".engine.match",
     "METRIC_NAMES": ".engine.metrics",
@@ -73,6 +74,7 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.core.errors import ParseError as ParseError
     from .engine.core.errors import SchemaError as SchemaError
     from .engine.core.errors import SchemaWarning as SchemaWarning
+    from .engine.core.cut_off import Truncation as Truncation
     from .engine.core.errors import TruncatedError as TruncatedError
     from .engine.core.paths import PathPattern as PathPattern
     from .engine.match import evaluate_records as evaluate_records

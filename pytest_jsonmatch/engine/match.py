@@ -11,16 +11,18 @@ a metric.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from .comparing.registry import Registry
 from .configuring.walk_config import WalkConfig
+from .core.cut_off import Truncation
 from .core.depth import call_with_depth
 from .core.errors import ConfigError
 from .metrics import REGISTRY, metric_named
 from .metrics.base import Metric, configure
 from .reading.intake import as_data, read_json
-from .reading.parse import parse_actual, parse_expected
+from .reading.parse import parse_actual_checked, parse_expected
 from .results.field_results import (
     MatchResult,
     RunResult,
@@ -29,6 +31,7 @@ from .results.field_results import (
     precision_recall,
     weighted_precision_recall,
 )
+from .results.post_processors import spare_cut_elements
 from .schemas.eval_schema import SchemaNode, infer_node
 from .walking.prefetch import prefetch_strings
 from .walking.walk import walk
@@ -39,20 +42,25 @@ def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: 
 
     ``expected`` is parsed strictly (a mapping, or a string holding one JSON object);
     ``actual`` leniently (a mapping, or text in which a JSON object is found). Options:
-    ``ignore``, ``fields``, ``align``, ``schema`` for every metric, plus the metric's own
-    (see ``METRICS[name].options``). Unknown names raise ConfigError listing the known ones.
+    ``ignore``, ``fields``, ``align``, ``schema``, ``embedder`` and ``truncated`` for every
+    metric, plus the metric's own (see ``METRICS[name].options``). Unknown names raise
+    ConfigError listing the known ones. An answer cut off inside its JSON value raises
+    TruncatedError; with ``truncated="close"`` it is scored closed (partial credit) and the
+    result's ``truncated`` says where it was cut.
     """
     registry = options.pop("registry", REGISTRY)
+    truncated = options.pop("truncated", "error")
     chosen = metric_named(metric, registry)
     cfg = configure(chosen, options, registry)
     expected_value, depth_e = _read(parse_expected(as_data(expected, "expected"),
                                                    allow_array=chosen.allow_array), "expected", cfg)
-    actual_value, depth_a = _read(parse_actual(as_data(actual, "actual"), allow_array=chosen.allow_array),
-                                  "actual", cfg)
+    parsed, cut = parse_actual_checked(as_data(actual, "actual"), allow_array=chosen.allow_array,
+                                       truncated=truncated)
+    actual_value, depth_a = _read(parsed, "actual", cfg)
     if chosen.target is not None:
         expected_value, actual_value = chosen.target(expected_value, actual_value, options)
-    return call_with_depth(max(depth_e, depth_a), lambda: _score(
-        chosen, cfg, cfg.schema, expected_value, actual_value, options, registry))
+    return _marked(call_with_depth(max(depth_e, depth_a), lambda: _score(
+        chosen, cfg, cfg.schema, expected_value, actual_value, options, registry, cut)), cut)
 
 
 def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
@@ -70,6 +78,7 @@ def score_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
     aggregate: (the metric's name, one MatchResult per record). For callers that aggregate
     the records their own way (a dataset's chunks), so that nothing is aggregated twice."""
     registry = options.pop("registry", REGISTRY)
+    truncated = options.pop("truncated", "error")
     for name, records in (("expected_list", expected_list), ("actual_list", actual_list)):
         if isinstance(records, (str, bytes, bytearray, Mapping)) or not (
                 hasattr(records, "__len__") and hasattr(records, "__iter__")):
@@ -90,13 +99,19 @@ def score_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
         schema = call_with_depth(depth, lambda: infer_node(values, registry))
     records = []
     for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
-        a, depth_a = _read(parse_actual(as_data(actual, f"actual[{i}]"), allow_array=chosen.allow_array,
-                                        what=f"actual[{i}]"), f"actual[{i}]", cfg)
+        parsed, cut = parse_actual_checked(as_data(actual, f"actual[{i}]"), what=f"actual[{i}]",
+                                           allow_array=chosen.allow_array, truncated=truncated)
+        a, depth_a = _read(parsed, f"actual[{i}]", cfg)
         if chosen.target is not None:
             e, a = chosen.target(e, a, options)
-        records.append(call_with_depth(max(depth_e, depth_a), lambda: _score(
-            chosen, cfg, schema, e, a, options, registry)))
+        records.append(_marked(call_with_depth(max(depth_e, depth_a), lambda: _score(
+            chosen, cfg, schema, e, a, options, registry, cut)), cut))
     return chosen.name, tuple(records)
+
+
+def _marked(result: MatchResult, cut: Truncation | None) -> MatchResult:
+    """``result``, saying where the answer was cut off when it was scored closed."""
+    return result if cut is None else replace(result, truncated=cut)
 
 
 def _read(value: Any, side: str, cfg: WalkConfig) -> tuple[Any, int]:
@@ -105,7 +120,8 @@ def _read(value: Any, side: str, cfg: WalkConfig) -> tuple[Any, int]:
 
 
 def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected: Any, actual: Any,
-           options: Mapping[str, Any], registry: Registry) -> MatchResult:
+           options: Mapping[str, Any], registry: Registry,
+           cut: Truncation | None = None) -> MatchResult:
     if metric.prepare is not None:
         expected, actual = metric.prepare(cfg, expected, actual)
     prefetch_strings(cfg, expected, actual)
@@ -113,6 +129,8 @@ def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected:
     fields = found.fields
     if metric.finish is not None:
         fields = metric.finish(fields, options, registry)
+    if cut is not None:  # an answer scored closed: what was cut is not invented
+        fields = spare_cut_elements(fields, cut.elements)
     if cfg.weighted:
         fields = [fr._replace(weight=cfg.weight_at(fr.path)) for fr in fields]
         precision, recall = weighted_precision_recall(fields)

@@ -69,17 +69,22 @@ class CaseResult:
     file: str
     line: int | None
     error: str
+    truncated: int = 0  # runs whose answer was cut off and scored closed (partial credit)
 
     @property
     def counted(self) -> bool:
         return self.status not in EXPECTED_TO_FAIL
 
     def to_dict(self) -> CaseResultDict:
-        return {"case_id": self.case_id, "metric": self.metric, "status": self.status.value,
-                "threshold": self.threshold, "runs": self.runs, "mean_score": self.mean,
-                "min_score": self.low, "max_score": self.high, "passed_runs": self.passed_runs,
-                "precision": self.precision, "recall": self.recall, "f1": self.f1,
-                "file": self.file, "line": self.line, "error": self.error}
+        out: CaseResultDict = {
+            "case_id": self.case_id, "metric": self.metric, "status": self.status.value,
+            "threshold": self.threshold, "runs": self.runs, "mean_score": self.mean,
+            "min_score": self.low, "max_score": self.high, "passed_runs": self.passed_runs,
+            "precision": self.precision, "recall": self.recall, "f1": self.f1,
+            "file": self.file, "line": self.line, "error": self.error}
+        if self.truncated:
+            out["truncated"] = self.truncated
+        return out
 
 
 def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
@@ -99,7 +104,8 @@ def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
                       _mean(scores), min(scores), max(scores),
                       sum(c.status == PASSED for c in runs), _mean([c.precision for c in runs]),
                       _mean([c.recall for c in runs]), _mean([c.f1 for c in runs]), first.file,
-                      first.line, errors[0] if errors else "")
+                      first.line, errors[0] if errors else "",
+                      sum(c.truncated is not None for c in runs))
 
 
 def _mean(values: Iterable[float]) -> float:

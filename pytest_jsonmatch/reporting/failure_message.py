@@ -30,6 +30,9 @@ def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) ->
     limit = FIELD_LIMITS.get(verbosity) if verbosity < 2 else None
     width = VALUE_WIDTHS.get(verbosity) if verbosity < 2 else None
     lines = [_headline(result, threshold)]
+    if result.truncated is not None:
+        lines.append(f"the answer was cut off (truncated) at {result.truncated.where()} and "
+                     f"scored closed: the fields past the cut count as omitted")
 
     costly = [(fr.score, i, fr) for i, fr in enumerate(result.fields)
               if fr.status != SKIPPED and fr.score < 1.0]

@@ -288,6 +288,10 @@ def _cases_section(report: Report, cases: list[CaseDict],
     return "\n".join(out)
 
 
+_TRUNCATED_BADGE = ('<span class="badge truncated" title="the answer was cut off and scored '
+                    'closed for partial credit">truncated</span> ')
+
+
 def _case(case: CaseDict, runs: list[ComparisonDict], open_: bool,
           order: tuple[int, int] = (0, 0)) -> str:
     """A case; ``order``: its place worst first and by case id (the page's order select)."""
@@ -303,6 +307,7 @@ def _case(case: CaseDict, runs: list[ComparisonDict], open_: bool,
     summary = (f'<summary><span class="badge {_e(status)}">{_e(status)}</span> '
                f'<span class="case-id">{_e(case["case_id"])}</span> '
                f'<span class="case-score">{_num(case["mean_score"])}</span> '
+               f'{_TRUNCATED_BADGE if case.get("truncated") else ""}'
                f'<span class="muted">{_e(case["metric"])}'
                f'{" · " + _e(where) if where else ""}</span></summary>')
     body = []
@@ -327,6 +332,12 @@ def _run(c: ComparisonDict, numbered: bool) -> str:
     head += (f'<p>score <strong>{_num(c["score"])}</strong> (threshold {_num(c["threshold"])}), '
              f'precision {_num(c["precision"])}, recall {_num(c["recall"])}, '
              f'F1 {_num(c["f1"])}</p>')
+    cut = c.get("truncated")
+    if cut:
+        head += (f'<p class="truncated-note">The answer was cut off at line {cut["line"]}, column '
+                 f'{cut["column"]}, after {cut["chars"]:,} characters of its JSON value, and '
+                 f"scored closed: what it wrote in full is scored, the fields past the cut "
+                 f"count as omitted.</p>")
     rows = []
     for f in c["fields"]:
         rows.append(f'<tr class="{_e(f["status"])}" data-field="{_e(f["field_path"])}">'
@@ -399,6 +410,8 @@ details.case[open] > summary { border-bottom: 1px solid var(--line); }
 .badge.xfailed, .badge.skipped { color: #fff; background: var(--muted); }
 .badge.xpassed { color: #fff; background: #8250df; }
 .badge.batch_error { color: #fff; background: #953800; }
+.badge.truncated { color: #fff; background: #9a6700; margin-right: 6px; }
+p.truncated-note { color: #9a6700; }
 table.side-by-side td, table.side-by-side th { text-align: left; }
 table.side-by-side td.score { text-align: right; }
 tr.match td.path { border-left: 4px solid var(--ok); }

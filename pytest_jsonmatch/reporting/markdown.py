@@ -37,6 +37,9 @@ def render_markdown(report: Report, full: bool = False) -> str:
     worst = _worst_cases(report, full)
     if worst:
         parts += ["", "### Cases that failed or could not be scored", "", *worst]
+    cut = _truncated_cases(report, full)
+    if cut:
+        parts += ["", "### Answers cut off, scored closed for partial credit", "", *cut]
     baseline = report.get("baseline")
     if baseline:
         parts += ["", "### Against the baseline", "", *_baseline(baseline, full)]
@@ -96,11 +99,27 @@ def _worst_cases(report: Report, full: bool) -> list[str]:
     for case in shown:
         where = case["file"] + (f":{case['line']}" if case["line"] else "")
         reason = case["error"] or f"score below threshold {case['threshold']:.4f}"
+        if case.get("truncated"):
+            reason += "; the answer was cut off (scored closed)"
         rows.append([escape(case["case_id"]), escape(where),
                      f"{case['mean_score']:.4f}", escape(reason)])
     lines = _table(["case", "where", "score", "why"], rows, "llrl")
     if len(bad) > len(shown):
         lines.append(f"\n{len(bad) - len(shown)} more in the JSON report.")
+    return lines
+
+
+def _truncated_cases(report: Report, full: bool) -> list[str]:
+    """The cases scored from an answer cut off inside its JSON value (``truncated: close``):
+    what it wrote in full was scored, the fields past the cut count as omitted."""
+    cut = worst_first(c for c in report["cases"] if c.get("truncated"))
+    shown = cut if full else cut[:WORST_CASES]
+    rows = [[escape(case["case_id"]), escape(case["file"] + (f":{case['line']}" if case["line"] else "")),
+             f"{case['mean_score']:.4f}", f"{case.get('truncated', 0)} of {case['runs']}"]
+            for case in shown]
+    lines = _table(["case", "where", "score", "runs cut off"], rows, "llrr") if rows else []
+    if len(cut) > len(shown):
+        lines.append(f"\n{len(cut) - len(shown)} more in the JSON report.")
     return lines
 
 

@@ -103,6 +103,9 @@ class Comparison:
     # what the target's call took: latency_s, attempts, input_tokens, output_tokens, cost,
     # failed (None: no call; for a replayed output, the recorded call's figures)
     call: Mapping[str, object] | None = field(default=None, hash=False)
+    # where the answer was cut off, (line, column, chars), when it was scored closed for
+    # partial credit (the ``truncated: close`` option); None for a whole answer
+    truncated: tuple[int, int, int] | None = None
 
     @property
     def counted(self) -> bool:
@@ -125,7 +128,8 @@ class Comparison:
             pairings=tuple((p.path, p.expected_index, p.actual_index, float(p.score))
                            for p in result.pairings),
             floor_failures=tuple((f.path or "$", float(f.min_score), float(f.score))
-                                 for f in result.floor_failures))
+                                 for f in result.floor_failures),
+            truncated=None if (cut := result.truncated) is None else (cut.line, cut.column, cut.chars))
 
     def with_status(self, status: Status) -> Comparison:
         return replace(self, status=status)
@@ -146,6 +150,9 @@ class Comparison:
         if self.call is not None:
             # the figures as the caller measured them (plugin/runner.py's CallFigures)
             out["call"] = cast(CallDict, dict(self.call))
+        if self.truncated is not None:
+            line, column, chars = self.truncated
+            out["truncated"] = {"line": line, "column": column, "chars": chars}
         return out
 
     @classmethod
@@ -166,7 +173,9 @@ class Comparison:
             floor_failures=tuple((f["path"], float(f["min_score"]), float(f["score"]))
                                  for f in data.get("floor_failures", ())),
             source=str(data.get("source", "case")), recording=str(data.get("recording", "")),
-            call=dict(call) if isinstance(call := data.get("call"), Mapping) else None)
+            call=dict(call) if isinstance(call := data.get("call"), Mapping) else None,
+            truncated=None if (cut := data.get("truncated")) is None
+            else (int(cut["line"]), int(cut["column"]), int(cut["chars"])))
 
 
 def _field_dict(record: FieldRecord) -> FieldDict:

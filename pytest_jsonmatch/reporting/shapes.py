@@ -64,7 +64,11 @@ class FieldAggregateDict(_FieldAggregateExtra):
 FieldTable = dict[str, FieldAggregateDict]  # field path -> its aggregate
 
 
-class CaseResultDict(TypedDict):
+class _CaseTruncated(TypedDict, total=False):
+    truncated: int  # how many of its runs were cut off and scored closed (only when any)
+
+
+class CaseResultDict(_CaseTruncated):
     case_id: str
     metric: str
     status: str
@@ -122,8 +126,15 @@ class CallDict(TypedDict):
     failed: bool
 
 
+class TruncatedDict(TypedDict):
+    line: int  # where the cut answer ends (1-based)
+    column: int
+    chars: int  # how much of its JSON value was written
+
+
 class _ComparisonCall(TypedDict, total=False):
     call: CallDict  # only when the target was called (or its call replayed)
+    truncated: TruncatedDict  # only for an answer cut off and scored closed
 
 
 class ComparisonDict(_ComparisonCall):

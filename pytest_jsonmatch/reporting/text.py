@@ -37,6 +37,7 @@ def summary_lines(report: Report, width: int = 80, verbose: int = 0) -> list[str
                                   verbose))
     lines.extend(_repeated_lines(report, width, verbose))
     lines.extend(_error_lines(report, width, verbose))
+    lines.extend(_truncated_lines(report, width, verbose))
     if baseline:
         lines.extend(_baseline_lines(baseline, width, verbose))
     return guarded(lines)
@@ -164,6 +165,23 @@ def _error_lines(report: Report, width: int, verbose: int) -> list[str]:
         lines += wrap(f"  {escape_controls(case['case_id'])}: {escape_controls(case['error'])}", width)
     if len(errors) > len(shown):
         lines.append(f"  ... {len(errors) - len(shown)} more (-v shows all)")
+    return lines
+
+
+def _truncated_lines(report: Report, width: int, verbose: int) -> list[str]:
+    """The cases scored from an answer cut off inside its JSON value, closed for partial
+    credit (the ``truncated: close`` option): their fields past the cut count as omitted."""
+    cut = worst_first(c for c in report["cases"] if c.get("truncated"))
+    if not cut:
+        return []
+    shown = cut if verbose > 0 else cut[:NAMED_CASES]
+    lines = ["", f"truncated: {_cases(len(cut))} scored from an answer cut off, closed for "
+                 f"partial credit:"]
+    for case in shown:
+        runs = "" if case["runs"] == 1 else f" ({case.get('truncated')} of {case['runs']} runs cut off)"
+        lines += wrap(f"  {escape_controls(case['case_id'])}: {case['mean_score']:.4f}{runs}", width)
+    if len(cut) > len(shown):
+        lines.append(f"  ... {len(cut) - len(shown)} more (-v shows all)")
     return lines
 
 

@@ -208,3 +208,21 @@ def test_every_status_badge_is_readable(page_of):
         ratio = contrast(badge["rgb"], badge["bg"])
         assert ratio >= 4.5, (f"{badge['status']}: {badge['color']} on {badge['background']} "
                               f"has a contrast of {ratio:.2f}")
+
+
+def test_a_case_scored_from_a_cut_answer_is_marked_and_says_where(page_of):
+    from tests.reporting.statuses import truncated_report
+
+    page, problems, _ = page_of(truncated_report(), "truncated.html")
+    assert problems == []
+    marked = page.locator("details.case:has(.badge.truncated) .case-id")
+    assert marked.all_inner_texts() == ["cut-items"]  # the whole answer is not marked
+    badges = [b for b in page.evaluate(BADGE_COLOURS) if b["status"] == "truncated"]
+    assert len(badges) == 1 and badges[0]["visible"], badges
+    assert contrast(badges[0]["rgb"], badges[0]["bg"]) >= 4.5, badges[0]
+    note = page.locator("details.case:has(.badge.truncated) p.truncated-note")
+    assert note.is_visible()  # BADGE_COLOURS opened every case
+    assert note.inner_text() == (
+        "The answer was cut off at line 1, column 88, after 87 characters of its JSON value, "
+        "and scored closed: what it wrote in full is scored, the fields past the cut count as "
+        "omitted.")

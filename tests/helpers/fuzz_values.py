@@ -893,6 +893,8 @@ def option_strategies(metric: str, valid: bool) -> dict[str, st.SearchStrategy]:
         "array_matching_threshold": below_one if valid else st.one_of(
             st.floats(0.0, 1.0), BAD_NUMBERS, st.just(2)),
         "beta": positive if valid else st.one_of(positive, BAD_NUMBERS, st.just(0)),
+        "truncated": st.sampled_from(["error", "close"]) if valid else st.sampled_from(
+            ["error", "close", "Close", "", None, 5, True, ["close"]]),
     }
     for name in EVAL_TYPES:
         common[name] = evaluation_types(name, valid)

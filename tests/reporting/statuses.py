@@ -64,3 +64,22 @@ def repeated_report() -> dict:
                 fields=fields))
     summary = summarize(comparisons)
     return build_report(summary, comparisons, judge(summary, GateSettings()))
+
+
+def truncated_report() -> dict:
+    """Two cases, one scored from an answer cut off at line 1, column 88 after 87 characters
+    and closed (``truncated: close``): its ``items[1].qty`` omitted, score 10/11."""
+    cut = (FieldRecord("invoice", "invoice", "match", 1.0, "INV-1", "INV-1", "ea"),
+           FieldRecord("items[1].qty", "items[].qty", "omission", 0.0, 2, None, "e"))
+    comparisons = [
+        Comparison(case_id="cut-items", nodeid="g.yaml::cut-items", metric="field_f1",
+                   score=10 / 11, threshold=1.0, status=Status("failed"), precision=1.0,
+                   recall=5 / 6, f1=10 / 11, file="g.yaml", line=2, fields=cut,
+                   truncated=(1, 88, 87)),
+        Comparison(case_id="whole", nodeid="g.yaml::whole", metric="field_f1", score=1.0,
+                   threshold=1.0, status=Status("passed"), precision=1.0, recall=1.0, f1=1.0,
+                   file="g.yaml", line=5, fields=cut[:1]),
+    ]
+    summary = summarize(comparisons)
+    return build_report(summary, comparisons, judge(summary, GateSettings()), None,
+                        {"command": ["jsonmatch"]})

@@ -41,3 +41,18 @@ def test_an_unknown_status_is_refused() -> None:
                       status=PASSED).to_dict()
     with pytest.raises(ValueError):
         Comparison.from_dict({**data, "status": "skipped"})
+
+
+def test_where_a_cut_answer_ends_crosses_the_wire_and_counts_on_its_case() -> None:
+    from pytest_jsonmatch.reporting.aggregate import case_result
+
+    runs = [Comparison(case_id="c", nodeid="c", metric="field_f1", score=score, threshold=0.5,
+                       status=PASSED, repeat=repeat, truncated=cut)
+            for repeat, (score, cut) in enumerate([(0.75, (3, 12, 140)), (1.0, None)])]
+    data = runs[0].to_dict()
+    assert data["truncated"] == {"line": 3, "column": 12, "chars": 140}
+    assert "truncated" not in runs[1].to_dict()
+    assert [Comparison.from_dict(json.loads(json.dumps(r.to_dict()))) for r in runs] == runs
+    case = case_result(runs)
+    assert case.truncated == 1 and case.to_dict()["truncated"] == 1  # 1 of its 2 runs was cut
+    assert "truncated" not in case_result(runs[1:]).to_dict()

@@ -19,11 +19,12 @@ from ..comparing.registry import REGISTRY, Registry
 from ..configuring.walk_config import WalkConfig, field_rules, schema_node
 from ..core.errors import ConfigError, did_you_mean, known_names
 from ..core.values import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING
+from ..reading.parse import check_truncated
 from ..results.field_results import FieldResult, f_beta
 from ..schemas.eval_schema import SchemaReader
 
 # the options every metric takes (engine/configuring reads them)
-COMMON_OPTIONS = frozenset({"ignore", "fields", "align", "schema", "embedder"})
+COMMON_OPTIONS = frozenset({"ignore", "fields", "align", "schema", "embedder", "truncated"})
 
 
 @dataclass(frozen=True)
@@ -97,3 +98,5 @@ def check_options(metric: Metric, options: Mapping[str, Any]) -> None:
             f"unknown option {', '.join(map(repr, sorted(unknown)))} for metric {metric.name!r}"
             f"{did_you_mean(unknown[0], metric.options) if len(unknown) == 1 else ''}; "
             f"known options: {known_names(metric.options)}")
+    if "truncated" in options:
+        check_truncated(options["truncated"])

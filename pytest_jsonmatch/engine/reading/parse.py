@@ -17,10 +17,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
+from ..core.cut_off import Truncation
 from ..core.errors import ConfigError, ParseError, shown
-from .truncation import Truncation, close_truncated, first_cut
+from ..core.paths import index_segment, key_segment
+from .truncation import closing, first_cut
 
 _FENCE = "```"
 
@@ -94,6 +97,14 @@ def parse_expected(value: Any, *, allow_array: bool = False, what: str = "expect
 _TRUNCATED = ("error", "close")
 
 
+def check_truncated(truncated: object) -> None:
+    """ConfigError unless ``truncated`` is one of the ways to read a cut answer."""
+    if not isinstance(truncated, str) or truncated not in _TRUNCATED:
+        raise ConfigError(f"option truncated must be 'error' or 'close', not {shown(truncated)} "
+                          f"('close' scores an answer cut off inside its JSON value closed, for "
+                          f"partial credit)")
+
+
 def parse_actual(value: Any, *, allow_array: bool = False, what: str = "actual",
                  truncated: str = "error") -> Any:
     """Lenient for text: the whole text, then the first fenced block, then the first balanced
@@ -108,8 +119,7 @@ def parse_actual_checked(value: Any, *, allow_array: bool = False, what: str = "
                          truncated: str = "error") -> tuple[Any, Truncation | None]:
     """``parse_actual``, and whether the text was cut off: (value, None) for a complete
     answer; under ``truncated="close"``, (the value closed, where it was cut) for a cut one."""
-    if truncated not in _TRUNCATED:
-        raise ConfigError(f"truncated must be 'error' or 'close', not {shown(truncated)}")
+    check_truncated(truncated)
     if type(value) is dict or isinstance(value, Mapping):
         return value, None
     if isinstance(value, (list, tuple)) and allow_array:
@@ -122,23 +132,44 @@ def parse_actual_checked(value: Any, *, allow_array: bool = False, what: str = "
     if isinstance(found, Truncation):
         if truncated == "error":
             raise found.error(text, what)
-        return _closed(text, found, allow_array, what), found
+        return _closed(text, found, allow_array, what)
     if found is _NOTHING:
         raise ParseError(_nothing_found(text, what))
     return found, None
 
 
-def _closed(text: str, cut: Truncation, allow_array: bool, what: str) -> Any:
-    """The value ``text`` was cut off in, closed and read (truncated="close")."""
+def _closed(text: str, cut: Truncation, allow_array: bool,
+            what: str) -> tuple[Any, Truncation]:
+    """The value ``text`` was cut off in, closed and read (truncated="close"), and ``cut``
+    naming the array elements that were being written."""
+    closed = closing(text[cut.start:])
     try:
-        value = LENIENT_JSON.decode(close_truncated(text[cut.start:]))
+        value = LENIENT_JSON.decode(closed.text)
     except RecursionError:
         raise ParseError(f"{what} nests too deeply to read (text starts {_preview(text)})") from None
     except ValueError as exc:  # an integer too long to read
         raise ParseError(f"{what} was cut off and cannot be read once closed: {exc}") from None
     if isinstance(value, dict) or (allow_array and isinstance(value, list)):
-        return value
+        steps = closed.open_containers - 1 + closed.open_leaf
+        return value, replace(cut, elements=_open_elements(value, steps))
     raise cut.error(text, what)  # an array where an object is needed: nothing to score
+
+
+def _open_elements(value: Any, steps: int) -> tuple[str, ...]:
+    """The instance paths of the array elements along the path the model was writing: from
+    the closed root, ``steps`` times its last child (each open value is its parent's last)."""
+    path, elements = "", []
+    for _ in range(steps):
+        if isinstance(value, list) and value:
+            path = index_segment(path, len(value) - 1)
+            elements.append(path)
+            value = value[-1]
+        elif isinstance(value, dict) and value:
+            key = next(reversed(value))  # a duplicate key keeps its first place: the path stops
+            path, value = key_segment(path, key), value[key]
+        else:
+            break
+    return tuple(elements)
 
 
 def _nothing_found(text: str, what: str) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from typing import NamedTuple
 
 import numpy as np
 
@@ -59,6 +60,18 @@ _CLASS[ord("0"):ord("9") + 1] = DIGIT
 _KIND = np.full(129, SCALAR, dtype=np.int8)  # the kind of a token, by its first character
 for _code, _k in _KIND_OF.items():
     _KIND[_code] = _k
+
+
+class Closing(NamedTuple):
+    """A cut value closed: its ``text``; how many arrays and objects were still open at the
+    cut (``open_containers``: the closers added, the outermost one included); and whether the
+    innermost one's last value was cut too (``open_leaf``: a string closed where it stopped,
+    or a number the text ends in). Read from the closed value, each open one is the last
+    child of the one before: the path the model was writing when it was cut."""
+
+    text: str
+    open_containers: int
+    open_leaf: bool
 
 
 class Scan:
@@ -146,12 +159,12 @@ class _Reading:
         return (self.first == 0 and self.violation <= 0 and len(self.pos) > 0
                 and self.pos[0] == 0 and tail.closes_at_last())
 
-    def closed(self, text: str) -> str:
+    def closed(self, text: str) -> Closing:
         """``text``, which a value opened at offset 0 is cut off in, closed (close_truncated)."""
         pos, kind = self.pos, self.kind
         unclosed = self.tail.unclosed + self.first
         innermost = int(kind[unclosed[-1]])
-        t, tail = len(pos) - 1, ""
+        t, tail, leaf = len(pos) - 1, "", False
         end = len(text.rstrip(" \t\n\r"))
 
         def is_key(i: int) -> bool:
@@ -161,9 +174,10 @@ class _Reading:
         k = kind[t]
         if k == STRING and not is_key(t):
             if self._open_string(int(pos[t])):  # a string value: closed where it stops
-                end, tail = _without_partial_escape(text, self.scan), '"'
+                end, tail, leaf = _without_partial_escape(text, self.scan), '"', True
         elif k == SCALAR and _COMPLETE_SCALAR.fullmatch(text, int(pos[t]), end):
-            pass  # a number or literal as written (more digits may have been cut)
+            # a number or literal as written; a number the text ends in may have lost digits
+            leaf = end == len(text) and text[end - 1].isdigit()
         elif k in (STRING, SCALAR, COLON, COMMA):
             if k == SCALAR:  # written partway
                 end, t = int(pos[t]), t - 1
@@ -175,7 +189,7 @@ class _Reading:
                 end = int(pos[t])
         closers = "".join(_CLOSER[int(k)] for k in kind[unclosed][::-1])
         kept = text[:end] if tail else text[:end].rstrip(" \t\n\r")  # a string keeps its spaces
-        return kept + tail + closers
+        return Closing(kept + tail + closers, len(closers), leaf)
 
     def _open_string(self, at: int) -> bool:
         """Whether the string opened at ``at`` runs to the end of the text."""

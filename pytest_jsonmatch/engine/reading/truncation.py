@@ -20,46 +20,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..core.errors import ParseError, TruncatedError
+from ..core.errors import ParseError
 
-
-@dataclass(frozen=True)
-class Truncation:
-    """Where a text was cut off inside its JSON value: the value opens at offset ``start``
-    (``opened_line``, ``opened_column``), the text ends at ``line``, ``column`` (1-based; the
-    column after the last character, as a JSON error gives the end of its input), and the
-    value had ``chars`` characters when it was cut."""
-
-    start: int
-    opened_line: int
-    opened_column: int
-    line: int
-    column: int
-    chars: int
-
-    @classmethod
-    def of(cls, text: str, start: int) -> Truncation:
-        end = len(text)
-        return cls(start, *_line_column(text, start), *_line_column(text, end), end - start)
-
-    def error(self, text: str, what: str) -> TruncatedError:
-        """The TruncatedError that says so, naming ``what`` (``actual``) and showing how the
-        text ends."""
-        tail = text[-30:]
-        ending = ("..." if len(text) > len(tail) else "") + repr(tail)
-        plural = "" if self.chars == 1 else "s"
-        message = (f"{what} was cut off: its JSON value opened at line {self.opened_line}, "
-                   f"column {self.opened_column} is not closed when the text ends at line "
-                   f"{self.line}, column {self.column}, after {self.chars:,} character{plural} "
-                   f"(the answer was truncated, e.g. by max_tokens): {ending}")
-        return TruncatedError(message, self.line, self.column, self.chars,
-                              self.opened_line, self.opened_column)
-
-
-def _line_column(text: str, at: int) -> tuple[int, int]:
-    return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+if TYPE_CHECKING:  # token_scan (NumPy) is imported on the first text that needs it
+    from .token_scan import Closing
 
 
 _WINDOW = 1 << 16  # characters read first, from the end of the text
@@ -106,18 +72,25 @@ def close_truncated(text: str) -> str:
     ``-``, ``1.``) are dropped; then every array and object still open is closed, innermost
     first. A value that is already complete is returned as it is. ParseError when ``text``
     does not begin a JSON object or array, or holds something that JSON cannot continue."""
+    return closing(text).text
+
+
+def closing(text: str) -> Closing:
+    """``close_truncated``, with what was still open at the cut (see :class:`Closing`); a
+    complete value has nothing open."""
     lead = len(text) - len(text.lstrip(" \t\n\r"))
     if text[lead:lead + 1] not in ("{", "["):
         raise ParseError(f"cannot close {_preview(text)}: it does not begin a JSON object or array")
-    from .token_scan import Scan
+    from .token_scan import Closing, Scan
 
     value = text[lead:]
     reading = Scan(value).reading(0)
     if reading.first_cut({0}) != 0:
         if reading.closes_whole():
-            return text
+            return Closing(text, 0, False)
         raise ParseError(f"cannot close {_preview(text)}: it is not the beginning of one JSON value")
-    return text[:lead] + reading.closed(value)
+    closed = reading.closed(value)
+    return closed._replace(text=text[:lead] + closed.text)
 
 
 def _preview(text: str) -> str:

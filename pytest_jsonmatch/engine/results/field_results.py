@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from ..core.cut_off import Truncation
+
 MATCH, MISMATCH, OMISSION, HALLUCINATION, SKIPPED, BATCH_ERROR = (
     "match", "mismatch", "omission", "hallucination", "skipped", "batch_error"
 )
@@ -136,7 +138,9 @@ def f_beta(precision: float, recall: float, beta: float = 1.0) -> float:
 @dataclass(frozen=True)
 class MatchResult:
     """The outcome of one comparison: the metric's headline ``score`` in [0, 1], precision,
-    recall and F1 from the field statuses, and every field in document order."""
+    recall and F1 from the field statuses, and every field in document order. ``truncated``
+    says where the answer was cut off when it was scored closed (the ``truncated="close"``
+    option: partial credit for what was written in full); None for a whole answer."""
 
     metric: str
     score: float
@@ -146,6 +150,7 @@ class MatchResult:
     fields: tuple[FieldResult, ...]
     pairings: tuple[Pairing, ...] = ()
     floor_failures: tuple[FloorFailure, ...] = ()
+    truncated: Truncation | None = None
 
     @classmethod
     def _build(cls, metric: str, score: float, precision: float, recall: float, f1: float,
@@ -156,7 +161,7 @@ class MatchResult:
         self = object.__new__(cls)
         self.__dict__.update(metric=metric, score=score, precision=precision, recall=recall,
                              f1=f1, fields=fields, pairings=pairings,
-                             floor_failures=floor_failures)
+                             floor_failures=floor_failures, truncated=None)
         return self
 
     def passed(self, threshold: float | None = 1.0) -> bool:
@@ -191,6 +196,7 @@ class MatchResult:
                  "score": f.score}
                 for f in self.fields
             ],
+            **({"truncated": self.truncated.to_dict()} if self.truncated is not None else {}),
         }
 
 

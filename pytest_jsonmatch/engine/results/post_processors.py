@@ -84,6 +84,27 @@ def propagate_batch_errors(fields: Iterable[FieldResult]) -> list[FieldResult]:
             for fr in fields]
 
 
+def spare_cut_elements(fields: Iterable[FieldResult], elements: Sequence[str]) -> list[FieldResult]:
+    """An answer cut off and scored closed (``truncated="close"``): the array elements the
+    model was still writing (``elements``, instance paths such as ``items[1]``) may be too
+    short for a metric that pairs elements to find them a partner. Such a field was not
+    invented, it was cut: a hallucination at or below one of them is ``skipped`` instead,
+    and counts nowhere. Not a registered post-processor: match_json runs it on cut answers."""
+    fields = list(fields)
+    if not elements:
+        return fields
+    heads = tuple(elements)
+    below = tuple(head + sep for head in heads for sep in (".", "["))
+
+    def cut(fr: FieldResult) -> bool:
+        where = fr.actual_path if fr.actual_path is not None else fr.path
+        return where in heads or where.startswith(below)
+
+    return [fr._replace(status=SKIPPED, score=0.0,
+                        reason="written when the answer was cut off: not counted as invented")
+            if fr.status == HALLUCINATION and cut(fr) else fr for fr in fields]
+
+
 BUILTIN_POST_PROCESSORS = {"reclassify_nulls": reclassify_nulls,
                            "propagate_batch_errors": propagate_batch_errors}
 

@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 
 from pytest_jsonmatch import (ConfigError, JsonMatchError, ParseError, TruncatedError, match_json,
                               parse_actual)
+from pytest_jsonmatch.engine.core.cut_off import Truncation
 from pytest_jsonmatch.engine.reading import token_scan, truncation
 from pytest_jsonmatch.engine.reading.parse import parse_actual_checked
-from pytest_jsonmatch.engine.reading.truncation import Truncation, close_truncated, first_cut
+from pytest_jsonmatch.engine.reading.truncation import close_truncated, first_cut
 from tests.helpers.bounded_errors import raised
 from tests.helpers.timeout import GENEROUS, within
 
@@ -107,7 +108,8 @@ def test_one_character_is_said_in_the_singular():
 def test_the_cut_invoice_closed_keeps_every_complete_field_and_invents_none():
     value, cut = parse_actual_checked(FENCE + CUT, truncated="close")
     assert value == {"invoice": "INV-1", "total": 12.5, "items": [{"sku": "A", "qty": 1}, {"sku": "B"}]}
-    assert cut == Truncation(start=len(FENCE), opened_line=3, opened_column=1, line=3, column=88, chars=87)
+    assert cut == Truncation(start=len(FENCE), opened_line=3, opened_column=1, line=3, column=88, chars=87,
+                             elements=("items[1]",))  # the element being written
     result = match_json(value, GOLD, metric="field_f1")
     assert [(f.path, f.status) for f in result.fields] == [
         ("invoice", "match"), ("total", "match"), ("items[0].sku", "match"),

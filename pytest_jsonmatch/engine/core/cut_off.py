@@ -1,0 +1,61 @@
+"""Where a model's answer was cut off inside its JSON value (reading/truncation.py finds it).
+
+It lives in core because two stages hold it: reading, which finds the cut, and results,
+where a score made from a closed answer (``truncated="close"``) carries it so that a report
+can mark the case as truncated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import TruncatedError
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """Where a text was cut off inside its JSON value: the value opens at offset ``start``
+    (``opened_line``, ``opened_column``), the text ends at ``line``, ``column`` (1-based; the
+    column after the last character, as a JSON error gives the end of its input), and the
+    value had ``chars`` characters when it was cut. ``elements``: once the value is closed
+    (``truncated="close"``), the instance paths of the array elements the model was still
+    writing (``items[1]``): a metric that pairs elements may leave such a half-written one
+    without a partner, and its fields are then not counted as invented."""
+
+    start: int
+    opened_line: int
+    opened_column: int
+    line: int
+    column: int
+    chars: int
+    elements: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, text: str, start: int) -> Truncation:
+        end = len(text)
+        return cls(start, *_line_column(text, start), *_line_column(text, end), end - start)
+
+    def error(self, text: str, what: str) -> TruncatedError:
+        """The TruncatedError that says so, naming ``what`` (``actual``) and showing how the
+        text ends."""
+        tail = text[-30:]
+        ending = ("..." if len(text) > len(tail) else "") + repr(tail)
+        message = (f"{what} was cut off: its JSON value opened at line {self.opened_line}, "
+                   f"column {self.opened_column} is not closed when the text ends at "
+                   f"{self.where()} (the answer was truncated, e.g. by max_tokens): {ending}")
+        return TruncatedError(message, self.line, self.column, self.chars,
+                              self.opened_line, self.opened_column)
+
+    def where(self) -> str:
+        """``line 3, column 88, after 87 characters``: where the text ends, for messages."""
+        plural = "" if self.chars == 1 else "s"
+        return f"line {self.line}, column {self.column}, after {self.chars:,} character{plural}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON a report keeps: where the text ends and how much of the value was written."""
+        return {"line": self.line, "column": self.column, "chars": self.chars}
+
+
+def _line_column(text: str, at: int) -> tuple[int, int]:
+    return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
