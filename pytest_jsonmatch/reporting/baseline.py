@@ -24,7 +24,7 @@ from ..engine.reading.user_files import read_regular_text
 from ..engine.results.field_results import ExactSum
 from .aggregate import CaseResult, case_result, group_key
 from .records import PASSED, Comparison
-from .stats import PairedDifference, holm, mcnemar_exact, paired_difference
+from .stats import ALPHA, PairedDifference, holm_adjusted, mcnemar_exact, paired_difference
 from .validation import REPORT_VERSION, ReportError, check_comparisons
 
 MAX_BASELINE_BYTES = 256 * 1024 * 1024
@@ -158,7 +158,9 @@ class CaseDelta:
 @dataclass(frozen=True)
 class FieldDelta:
     """One field's paired differences over the shared cases of one group that hold it;
-    ``significant``: Holm's correction across every (group, field) rejects "no change"."""
+    ``significant``: Holm's correction across every (group, field) row that has a p-value
+    (``family`` of them) rejects "no change"; ``holm_p`` is the row's Holm-adjusted p-value
+    (None with fewer than two cases)."""
 
     group: str
     path: str
@@ -166,6 +168,8 @@ class FieldDelta:
     after: float
     difference: PairedDifference
     significant: bool
+    holm_p: float | None = None
+    family: int = 0
 
 
 @dataclass(frozen=True)
@@ -215,11 +219,12 @@ def _field_deltas(now: Mapping[str, CaseScores], base: Mapping[str, CaseScores],
     keys = sorted(pairs)
     differences = [paired_difference([a - b for b, a in pairs[k]]) for k in keys]
     testable = [(i, p) for i, d in enumerate(differences) if (p := d.p_value) is not None]
-    rejected = holm([p for _, p in testable])
-    significant = {i for (i, _), r in zip(testable, rejected) if r}
+    # rejected exactly where holm() rejects; the adjusted p is what a message quotes
+    adjusted = dict(zip((i for i, _ in testable), holm_adjusted([p for _, p in testable])))
+    significant = {i for i, p in adjusted.items() if p <= ALPHA}
     return tuple(FieldDelta(group, path, _mean([b for b, _ in pairs[group, path]]),
                             _mean([a for _, a in pairs[group, path]]), differences[i],
-                            i in significant)
+                            i in significant, adjusted.get(i), len(testable))
                  for i, (group, path) in enumerate(keys))
 
 

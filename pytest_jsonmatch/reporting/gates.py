@@ -23,9 +23,10 @@ from ..engine.core.errors import ConfigError, shown
 from ..engine.core.paths import PathPattern, key_segment, path_tokens
 from ..engine.results.field_results import FieldAggregate
 from .aggregate import SCORE_EPSILON, Summary
-from .baseline import BaselineComparison
+from .baseline import BaselineComparison, FieldDelta
+from .changes import p_text, printed_change
 from .shapes import GatesDict
-from .stats import PairedDifference
+from .stats import ALPHA, PairedDifference
 
 GATE_MODES = ("statistical", "strict")
 
@@ -93,14 +94,26 @@ class Verdict:
     failures: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)  # the gates passed, in words
+    # the cases a per-case gate failed, with that gate's setting: a report marks them
+    blocked: list[tuple[str, str]] = field(default_factory=list)
+    # the shared cases and the (group, field) rows a failure or a warning quotes: a report's
+    # tables always show them, so that every number quoted is in a row
+    quoted_cases: list[str] = field(default_factory=list)
+    quoted_fields: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
         return not self.failures
 
     def to_dict(self) -> GatesDict:
-        return {"passed": self.passed, "failures": list(self.failures),
-                "warnings": list(self.warnings), "checked": list(self.checked)}
+        out: GatesDict = {"passed": self.passed, "failures": list(self.failures),
+                          "warnings": list(self.warnings), "checked": list(self.checked)}
+        if self.blocked:
+            out["blocked"] = [{"case_id": case_id, "gate": gate} for case_id, gate in self.blocked]
+        if self.quoted_cases or self.quoted_fields:
+            out["quoted"] = {"cases": list(self.quoted_cases),
+                             "fields": [{"group": g, "path": p} for g, p in self.quoted_fields]}
+        return out
 
 
 # -- reading settings --------------------------------------------------------------------------
@@ -257,23 +270,29 @@ def _baseline(comparison: BaselineComparison, settings: GateSettings, verdict: V
     diff = comparison.difference
     failed = len(verdict.failures)
     if comparison.shared and -diff.mean > limit + SCORE_EPSILON:
-        what = (f"overall score dropped by {-diff.mean:.4f} ({comparison.before:.4f} -> "
-                f"{comparison.after:.4f} over {comparison.shared} shared case"
-                f"{'' if comparison.shared == 1 else 's'})")
+        assert comparison.before is not None and comparison.after is not None
+        what = (f"overall score dropped by {_drop_text(comparison.before, comparison.after)} "
+                f"({comparison.before:.4f} -> {comparison.after:.4f} over {comparison.shared} "
+                f"shared case{'' if comparison.shared == 1 else 's'})")
         _drop(what, diff.clearly_below_zero, diff, limit, settings, verdict)
     for delta in comparison.fields:
         d = delta.difference
         if -d.mean > limit + SCORE_EPSILON:
-            what = (f"field {delta.path} ({delta.group}): mean score dropped by {-d.mean:.4f} "
-                    f"({delta.before:.4f} -> {delta.after:.4f} over {d.n} shared case"
-                    f"{'' if d.n == 1 else 's'})")
-            _drop(what, delta.significant and d.mean < 0, d, limit, settings, verdict,
-                  corrected=True)
+            what = (f"field {delta.path} ({delta.group}): mean score dropped by "
+                    f"{_drop_text(delta.before, delta.after)} ({delta.before:.4f} -> "
+                    f"{delta.after:.4f} over {d.n} shared case{'' if d.n == 1 else 's'})")
+            verdict.quoted_fields.append((delta.group, delta.path))
+            _drop(what, delta.significant and d.mean < 0, d, limit, settings, verdict, delta)
     if comparison.shared and len(verdict.failures) == failed:
         verdict.checked.append(
             f"baseline ({settings.mode}): mean change {diff.mean:+.4f} over {comparison.shared} "
             f"shared case{'' if comparison.shared == 1 else 's'}, {settings.names.max_drop} "
             f"{limit:.4f}")
+
+
+def _drop_text(before: float, after: float) -> str:
+    """A drop as the tables print it: the printed before minus the printed after."""
+    return f"{-printed_change(before, after):.4f}"
 
 
 def _regressions(comparison: BaselineComparison, settings: GateSettings, verdict: Verdict) -> None:
@@ -284,11 +303,13 @@ def _regressions(comparison: BaselineComparison, settings: GateSettings, verdict
     setting = names.max_case_drop if settings.max_case_drop is not None else names.max_drop
     dropped = [d for d in comparison.cases if -d.delta > limit + SCORE_EPSILON]
     allowed = settings.allow_regressions
+    verdict.quoted_cases.extend(d.case_id for d in dropped)
     if len(dropped) > allowed:
         for d in dropped:
             where = f" ({d.where})" if d.where else ""
             verdict.failures.append(f"case {d.case_id}{where} dropped from {d.before:.4f} to "
                                     f"{d.after:.4f}, by more than {setting} {limit:.4f}")
+            verdict.blocked.append((d.case_id, setting))
         if allowed:
             verdict.failures.append(f"{len(dropped)} cases dropped, more than "
                                     f"{names.allow_regressions} {allowed}")
@@ -305,20 +326,31 @@ def _regressions(comparison: BaselineComparison, settings: GateSettings, verdict
 
 
 def _drop(what: str, clear: bool, diff: PairedDifference, limit: float, settings: GateSettings,
-          verdict: Verdict, corrected: bool = False) -> None:
+          verdict: Verdict, row: FieldDelta | None = None) -> None:
+    """A drop beyond ``max_drop``: a failure when the rule says it is real, else a warning
+    that says which rule kept it from failing (the interval, or Holm's correction)."""
     beyond = f", more than {settings.names.max_drop} {limit:.4f}"
     if settings.mode == "strict":
         verdict.failures.append(what + beyond)
     elif clear:
         interval = f"95% interval {diff.low:+.4f} to {diff.high:+.4f}"
-        holm = ", Holm-corrected across fields" if corrected else ""
+        holm = "" if row is None else f", Holm-adjusted p = {p_text(row.holm_p)} across " \
+                                      f"{row.family} field rows"
         verdict.failures.append(f"{what}{beyond} ({interval}{holm})")
     else:
-        verdict.warnings.append(f"{what}{beyond}, but it may be noise: {_noise(diff)}")
+        verdict.warnings.append(f"{what}{beyond}, but it may be noise: {_noise(diff, row)}")
 
 
-def _noise(diff: PairedDifference) -> str:
-    if diff.low is None:
+def _noise(diff: PairedDifference, row: FieldDelta | None) -> str:
+    """Why a drop is not counted as real, in the words of the rule that decided it."""
+    if diff.low is None or diff.high is None:
         return f"{diff.n} shared case{'' if diff.n == 1 else 's'} cannot tell"
-    return (f"the 95% interval {diff.low:+.4f} to {diff.high:+.4f} includes no change, and "
-            f"{diff.n} cases can only detect drops of {diff.detectable:.4f} or more")
+    if diff.high < 0.0 and row is not None:  # the interval excludes zero: Holm decided
+        return (f"the 95% interval {diff.low:+.4f} to {diff.high:+.4f} lies below zero "
+                f"(p = {p_text(diff.p_value)}), yet Holm's correction across {row.family} field "
+                f"rows raises p to {p_text(row.holm_p)}, above {ALPHA:.2f}")
+    interval = f"the 95% interval {diff.low:+.4f} to {diff.high:+.4f} includes no change"
+    if row is not None:  # a field row: its table shows the interval, not the detectable drop
+        return interval
+    return (f"{interval}, and {diff.n} cases can only detect drops of {diff.detectable:.4f} "
+            f"or more")

@@ -19,6 +19,7 @@ from html import escape
 from typing import Literal
 
 from .aggregate import case_order, field_rows, never_scored_line
+from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
 from .shapes import (
     BaselineSectionDict,
     CaseDict,
@@ -37,8 +38,12 @@ BINS = 10  # histogram bins over [0, 1]
 
 def render_html(report: Report, max_cases: int = MAX_CASES) -> str:
     """The page of a report (a run, or one pair)."""
-    cases = list(_shown_cases(report["cases"], max_cases))
+    blocked = {b["case_id"]: b["gate"] for b in report["gates"].get("blocked", [])}
+    cases = _shown_cases(report["cases"], max_cases, set(blocked))
     comparisons = _comparisons_of(report["comparisons"], {c["case_id"] for c in cases})
+    # each shown case's anchor, by its place in case-id order (the baseline section links)
+    anchors = {case_id: f"case-{rank}" for rank, case_id in
+               enumerate(sorted(c["case_id"] for c in cases))}
     total = len(report["cases"]) if hasattr(report["cases"], "__len__") else None
     title = "jsonmatch report"
     parts = [
@@ -54,8 +59,8 @@ def render_html(report: Report, max_cases: int = MAX_CASES) -> str:
         _calls(report),
         _histogram([c for c in report["cases"] if c["status"] not in ("xfailed", "xpassed")]),
         _fields_section(report),
-        _baseline(report.get("baseline")),
-        _cases_section(report, cases, comparisons, total),
+        _baseline(report.get("baseline"), report["gates"], anchors),
+        _cases_section(report, cases, comparisons, total, blocked),
         "</main>",
         f"<script>{_SCRIPT}</script>",
         "</body>", "</html>",
@@ -181,8 +186,6 @@ def _histogram(cases: Iterable[CaseDict]) -> str:
 
 def _fields_section(report: ReportHead) -> str:
     groups = report["groups"]
-    baseline = report.get("baseline")
-    all_deltas = baseline["groups"] if baseline else None  # each table's own group's
     out = ['<section><h2>Per field</h2><p class="hint">Click a column to sort; click a field '
            "to show only the cases that have it.</p>"]
     for key, fields in groups.items():
@@ -190,10 +193,7 @@ def _fields_section(report: ReportHead) -> str:
             continue
         if len(groups) > 1 or report["group_by"] != "metric":
             out.append(f"<h3>{_e(report['group_by'])} {_e(key)}</h3>")
-        deltas = None if all_deltas is None else all_deltas.get(key, {})
         header = ["field", "score", "match", "mismatch", "omission", "hallucination"]
-        if deltas is not None:
-            header.append("vs baseline")
         rows = []
         ordered, unscored = field_rows(fields)  # a field never scored has no score to show
         for path, agg in ordered:
@@ -202,11 +202,6 @@ def _fields_section(report: ReportHead) -> str:
                      f'<td data-sort="{agg["mean_score"]!r}">{_num(agg["mean_score"])}</td>']
             cells += [f'<td data-sort="{agg[k]}">{agg[k]}</td>'
                       for k in ("match", "mismatch", "omission", "hallucination")]
-            if deltas is not None:
-                d = deltas.get(path)
-                mean = d["difference"]["mean"] if d else None
-                cells.append(f'<td data-sort="{mean if mean is not None else ""}">'
-                             f'{"new" if mean is None else f"{mean:+.4f}"}</td>')
             rows.append(f'<tr data-field="{_e(path)}">' + "".join(cells) + "</tr>")
         if rows:
             out.append('<table class="fields sortable"><thead><tr>'
@@ -219,36 +214,80 @@ def _fields_section(report: ReportHead) -> str:
     return "\n".join(out)
 
 
-def _baseline(baseline: BaselineSectionDict | None) -> str:
+def _baseline(baseline: BaselineSectionDict | None, gates: GatesDict,
+              anchors: Mapping[str, str]) -> str:
     if not baseline:
         return ""
     diff = baseline["difference"]
     lines = [f"<p>Baseline {_e(baseline['path'])}: {baseline['shared']} shared cases, "
              f"{len(baseline['added'])} added, {len(baseline['removed'])} removed.</p>"]
-    if baseline["shared"]:
-        text = (f"Mean change <strong>{diff['mean']:+.4f}</strong> "
-                f"({_num(baseline['before'])} → {_num(baseline['after'])})")
+    before, after = baseline["before"], baseline["after"]
+    if baseline["shared"] and before is not None and after is not None:
+        text = (f"Mean change <strong>{change_text(before, after)}</strong> "
+                f"({_num(before)} → {_num(after)})")
         if diff["low"] is not None:
             text += (f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}, smallest "
                      f"detectable drop {diff['detectable']:.4f}")
         lines.append(f"<p>{text}. Pass → fail {baseline['pass_to_fail']}, fail → pass "
                      f"{baseline['fail_to_pass']} (exact McNemar p = "
                      f"{baseline['mcnemar_p']:.4f}).</p>")
-    changed = baseline["changed"][:50]
+    blocked = {b["case_id"]: b["gate"] for b in gates.get("blocked", [])}
+    changed, hidden = changed_cases(baseline, gates, 50)
     if changed:
-        rows = "".join(f"<tr><td>{_e(c['case_id'])}</td><td>{_num(c['before'])}</td>"
-                       f"<td>{_num(c['after'])}</td><td>{c['delta']:+.4f}</td></tr>"
-                       for c in changed)
-        lines.append("<table><thead><tr><th>case</th><th>before</th><th>after</th>"
-                     f"<th>change</th></tr></thead><tbody>{rows}</tbody></table>")
+        rows = []
+        for c in changed:
+            name = _e(c["case_id"])
+            anchor = anchors.get(c["case_id"])
+            link = f'<a href="#{anchor}" class="case-link">{name}</a>' if anchor else name
+            gate = (f'<span class="badge failed">failed: {_e(blocked[c["case_id"]])}</span>'
+                    if c["case_id"] in blocked else "")
+            rows.append(f'<tr data-case="{name}"><td>{link}</td><td>{_num(c["before"])}</td>'
+                        f'<td>{_num(c["after"])}</td><td>{change_text(c["before"], c["after"])}'
+                        f"</td><td>{gate}</td></tr>")
+        lines.append('<table class="changed"><thead><tr><th>case</th><th>before</th><th>after</th>'
+                     f'<th>change</th><th>gate</th></tr></thead><tbody>{"".join(rows)}</tbody>'
+                     "</table>")
+        if hidden:
+            lines.append(f'<p class="hint">{hidden} more changed cases in the JSON report.</p>')
+    lines.append(_field_changes(baseline, gates))
     return '<section id="baseline"><h2>Against the baseline</h2>' + "".join(lines) + "</section>"
 
 
-def _shown_cases(cases: Iterable[CaseDict], limit: int) -> list[CaseDict]:
+def _field_changes(baseline: BaselineSectionDict, gates: GatesDict) -> str:
+    """Each field before and after, on the numbers its gate uses (now - base = change)."""
+    rows, _ = field_changes(baseline, gates, None)
+    if not rows:
+        return ""
+    grouped = len(baseline["groups"]) > 1
+    tested = sum(r.p is not None for r in rows)
+    header = ["field", *(["group"] if grouped else []), "cases", "base", "now", "change",
+              "95% interval", "p", "Holm p"]
+    body = []
+    for r in rows:
+        cells = [f"<td>{_e(r.path)}</td>", *([f"<td>{_e(r.group)}</td>"] if grouped else []),
+                 f'<td data-sort="{r.cases}">{r.cases}</td>',
+                 f'<td data-sort="{r.before!r}">{_num(r.before)}</td>',
+                 f'<td data-sort="{r.after!r}">{_num(r.after)}</td>',
+                 f'<td data-sort="{r.change!r}">{signed(r.change)}</td>',
+                 f"<td>{interval_text(r.low, r.high)}</td>", f"<td>{p_text(r.p)}</td>",
+                 f"<td>{p_text(r.holm_p)}</td>"]
+        body.append(f'<tr data-field="{_e(r.path)}">' + "".join(cells) + "</tr>")
+    return (f'<h3>Fields against the baseline</h3><p class="hint">The mean of each field\'s '
+            f"per-case scores over the shared cases that hold it; Holm's correction across "
+            f"{tested} rows.</p>"
+            '<table class="field-changes sortable"><thead><tr>'
+            + "".join(f'<th data-col="{i}" tabindex="0">{h}</th>' for i, h in enumerate(header))
+            + "</tr></thead><tbody>" + "".join(body) + "</tbody></table>")
+
+
+def _shown_cases(cases: Iterable[CaseDict], limit: int, keep: set[str]) -> list[CaseDict]:
     """Every case, or when there are more than ``limit``, the ``limit`` worst, worst first
     (aggregate.case_order: unscored ones, then by mean score, then by id; the xfail-marked
-    last)."""
-    return heapq.nsmallest(limit, cases, key=case_order)
+    last), and every case in ``keep`` (a case a gate failed) after them."""
+    every = list(cases)
+    shown = heapq.nsmallest(limit, every, key=case_order)
+    have = {c["case_id"] for c in shown}
+    return shown + [c for c in every if c["case_id"] in keep and c["case_id"] not in have]
 
 
 def _comparisons_of(comparisons: Iterable[ComparisonDict], wanted: set[str]
@@ -261,7 +300,8 @@ def _comparisons_of(comparisons: Iterable[ComparisonDict], wanted: set[str]
 
 
 def _cases_section(report: Report, cases: list[CaseDict],
-                   comparisons: Mapping[str, list[ComparisonDict]], total: int | None) -> str:
+                   comparisons: Mapping[str, list[ComparisonDict]], total: int | None,
+                   blocked: Mapping[str, str]) -> str:
     metrics = sorted({c["metric"] for c in cases})
     fields = sorted({f["field_path"] for runs in comparisons.values() for c in runs
                      for f in c["fields"]})
@@ -283,9 +323,13 @@ def _cases_section(report: Report, cases: list[CaseDict],
              enumerate(sorted(range(len(cases)), key=lambda i: cases[i]["case_id"]))}
     for index, case in enumerate(cases):
         out.append(_case(case, comparisons.get(case["case_id"], []), open_=single,
-                         order=(index, by_id[index])))
+                         order=(index, by_id[index]), gate=blocked.get(case["case_id"], "")))
     out.append("</section>")
     return "\n".join(out)
+
+
+def _gate_badge(gate: str) -> str:
+    return f'<span class="badge gate" title="the gate this case failed">gate: {_e(gate)}</span> '
 
 
 _TRUNCATED_BADGE = ('<span class="badge truncated" title="the answer was cut off and scored '
@@ -293,24 +337,31 @@ _TRUNCATED_BADGE = ('<span class="badge truncated" title="the answer was cut off
 
 
 def _case(case: CaseDict, runs: list[ComparisonDict], open_: bool,
-          order: tuple[int, int] = (0, 0)) -> str:
-    """A case; ``order``: its place worst first and by case id (the page's order select)."""
+          order: tuple[int, int] = (0, 0), gate: str = "") -> str:
+    """A case; ``order``: its place worst first and by case id (the page's order select),
+    which names its anchor; ``gate``: the setting of a gate it failed (it then shows, and
+    filters, as failed whatever its own status)."""
     field_paths = sorted({f["field_path"] for c in runs for f in c["fields"]})
-    status = case["status"]
+    status = "failed" if gate and case["status"] in ("passed", "xpassed") else case["status"]
     where = case.get("file") or ""
     if where and case.get("line"):
         where += f":{case['line']}"
     attrs = (f'class="case {_e(status)}" data-status="{_e(status)}" '
              f'data-metric="{_e(case["metric"])}" data-score="{case["mean_score"]!r}" '
              f'data-fields="{_e(json.dumps(field_paths))}" data-order-worst="{order[0]}" '
-             f'data-order-id="{order[1]}"')
+             f'data-order-id="{order[1]}" id="case-{order[1]}"')
     summary = (f'<summary><span class="badge {_e(status)}">{_e(status)}</span> '
                f'<span class="case-id">{_e(case["case_id"])}</span> '
                f'<span class="case-score">{_num(case["mean_score"])}</span> '
                f'{_TRUNCATED_BADGE if case.get("truncated") else ""}'
+               f'{_gate_badge(gate) if gate else ""}'
                f'<span class="muted">{_e(case["metric"])}'
                f'{" · " + _e(where) if where else ""}</span></summary>')
     body = []
+    if gate:
+        body.append(f'<p class="error gate-note">Failed the gate {_e(gate)}: its score dropped '
+                    f'against the baseline by more than the gate allows (see '
+                    f'<a href="#baseline">Against the baseline</a>).</p>')
     if case.get("error"):
         body.append(f'<p class="error">could not be scored: {_e(case["error"])}</p>')
     if case.get("runs", 1) > 1:
@@ -411,6 +462,7 @@ details.case[open] > summary { border-bottom: 1px solid var(--line); }
 .badge.xpassed { color: #fff; background: #8250df; }
 .badge.batch_error { color: #fff; background: #953800; }
 .badge.truncated { color: #fff; background: #9a6700; margin-right: 6px; }
+.badge.gate { color: #fff; background: var(--bad); margin-right: 6px; }
 p.truncated-note { color: #9a6700; }
 table.side-by-side td, table.side-by-side th { text-align: left; }
 table.side-by-side td.score { text-align: right; }

@@ -6,10 +6,11 @@ inject markup, links or HTML.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from .aggregate import field_rows, never_scored_line, worst_first
-from .shapes import BaselineSectionDict, FieldDeltaDict, FieldTable, Report, ReportHead
+from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
+from .shapes import BaselineSectionDict, FieldTable, GatesDict, Report, ReportHead
 
 WORST_CASES = 10
 FIELD_ROWS = 15
@@ -42,14 +43,12 @@ def render_markdown(report: Report, full: bool = False) -> str:
         parts += ["", "### Answers cut off, scored closed for partial credit", "", *cut]
     baseline = report.get("baseline")
     if baseline:
-        parts += ["", "### Against the baseline", "", *_baseline(baseline, full)]
-    deltas = baseline["groups"] if baseline else None  # each table's own group's
+        parts += ["", "### Against the baseline", "", *_baseline(baseline, report["gates"], full)]
     for key, fields in report["groups"].items():
         if fields:
             title = "### Fields" if len(report["groups"]) == 1 and report["group_by"] == "metric" \
                 else f"### Fields of {report['group_by']} {escape(key)}"
-            parts += ["", title, "", *_fields(fields, None if deltas is None else deltas.get(key, {}),
-                                              full)]
+            parts += ["", title, "", *_fields(fields, full)]
     return "\n".join(parts) + "\n"
 
 
@@ -92,13 +91,20 @@ def _overall(report: ReportHead) -> str:
 
 
 def _worst_cases(report: Report, full: bool) -> list[str]:
-    # worst first: those that could not be scored, then by mean score, then by id
-    bad = worst_first(c for c in report["cases"] if c["status"] in ("failed", "error"))
+    # worst first: those that could not be scored, then by mean score, then by id; a case a
+    # gate failed is here too, whatever its own status, with the gate that failed it
+    blocked = {b["case_id"]: b["gate"] for b in report["gates"].get("blocked", [])}
+    bad = worst_first(c for c in report["cases"]
+                      if c["status"] in ("failed", "error") or c["case_id"] in blocked)
     shown = bad if full else bad[:WORST_CASES]
     rows = []
     for case in shown:
         where = case["file"] + (f":{case['line']}" if case["line"] else "")
-        reason = case["error"] or f"score below threshold {case['threshold']:.4f}"
+        reason = case["error"] or (f"score below threshold {case['threshold']:.4f}"
+                                   if case["status"] == "failed" else "")
+        if case["case_id"] in blocked:
+            gate = f"failed the gate {blocked[case['case_id']]} (dropped against the baseline)"
+            reason = f"{reason}; {gate}" if reason else gate
         if case.get("truncated"):
             reason += "; the answer was cut off (scored closed)"
         rows.append([escape(case["case_id"]), escape(where),
@@ -123,47 +129,55 @@ def _truncated_cases(report: Report, full: bool) -> list[str]:
     return lines
 
 
-def _baseline(baseline: BaselineSectionDict, full: bool) -> list[str]:
+def _baseline(baseline: BaselineSectionDict, gates: GatesDict, full: bool) -> list[str]:
     diff = baseline["difference"]
     lines = [f"Baseline {escape(baseline['path'])}: {baseline['shared']} shared cases, "
              f"{len(baseline['added'])} added, {len(baseline['removed'])} removed."]
-    if baseline["shared"]:
-        text = (f"Mean change **{diff['mean']:+.4f}** ({baseline['before']:.4f} -> "
-                f"{baseline['after']:.4f})")
+    before, after = baseline["before"], baseline["after"]
+    if baseline["shared"] and before is not None and after is not None:
+        text = f"Mean change **{change_text(before, after)}** ({before:.4f} -> {after:.4f})"
         if diff["low"] is not None:
             text += (f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}; the smallest "
                      f"drop this run could detect is {diff['detectable']:.4f}")
         lines += ["", text + ".", "",
                   f"Pass -> fail: {baseline['pass_to_fail']}, fail -> pass: "
                   f"{baseline['fail_to_pass']} (exact McNemar p = {baseline['mcnemar_p']:.4f})."]
-    changed = baseline["changed"] if full else baseline["changed"][:WORST_CASES]
+    blocked = {b["case_id"]: b["gate"] for b in gates.get("blocked", [])}
+    changed, hidden = changed_cases(baseline, gates, None if full else WORST_CASES)
     if changed:
-        lines += ["", *_table(["case", "before", "after", "change"],
+        lines += ["", *_table(["case", "before", "after", "change", "gate"],
                               [[escape(c["case_id"]), f"{c['before']:.4f}", f"{c['after']:.4f}",
-                                f"{c['delta']:+.4f}"] for c in changed])]
+                                change_text(c["before"], c["after"]),
+                                f"failed: {escape(blocked[c['case_id']])}"
+                                if c["case_id"] in blocked else ""] for c in changed],
+                              "lrrrl")]
+        if hidden:
+            lines.append(f"\n{hidden} more changed cases in the JSON report.")
+    rows, hidden = field_changes(baseline, gates, None if full else FIELD_ROWS)
+    if rows:
+        grouped = len(baseline["groups"]) > 1
+        tested = sum(r.p is not None for r in field_changes(baseline, gates, None)[0])
+        lines += ["", f"Fields against the baseline: the mean of each field's per-case scores "
+                      f"over the shared cases that hold it (Holm's correction across {tested} "
+                      f"rows).", ""]
+        header = ["field", *(["group"] if grouped else []), "cases", "base", "now", "change",
+                  "95% interval", "p", "Holm p"]
+        lines += _table(header, [[escape(r.path), *([escape(r.group)] if grouped else []),
+                                  str(r.cases), f"{r.before:.4f}", f"{r.after:.4f}",
+                                  signed(r.change), interval_text(r.low, r.high), p_text(r.p),
+                                  p_text(r.holm_p)] for r in rows],
+                        "l" + ("l" if grouped else "") + "rrrrrrr")
+        if hidden:
+            lines.append(f"\n{hidden} more fields in the JSON report.")
     return lines
 
 
-def _fields(fields: FieldTable, deltas: Mapping[str, FieldDeltaDict] | None, full: bool
-            ) -> list[str]:
+def _fields(fields: FieldTable, full: bool) -> list[str]:
     worst, unscored = field_rows(fields)  # a field never scored has no score to show
     shown = worst if full else worst[:FIELD_ROWS]
     header = ["field", "score", "match", "mismatch", "omission", "hallucination"]
-    if deltas is not None:
-        header += ["vs baseline", "95% interval"]
-    rows = []
-    for path, agg in shown:
-        row = [escape(path), f"{agg['mean_score']:.4f}", str(agg["match"]),
-               str(agg["mismatch"]), str(agg["omission"]), str(agg["hallucination"])]
-        if deltas is not None:
-            delta = deltas.get(path)
-            if delta is None:
-                row += ["new", ""]
-            else:
-                d = delta["difference"]
-                row += [f"{d['mean']:+.4f}",
-                        "" if d["low"] is None else f"{d['low']:+.4f} to {d['high']:+.4f}"]
-        rows.append(row)
+    rows = [[escape(path), f"{agg['mean_score']:.4f}", str(agg["match"]), str(agg["mismatch"]),
+             str(agg["omission"]), str(agg["hallucination"])] for path, agg in shown]
     lines = _table(header, rows) if rows else []
     if len(worst) > len(shown):
         lines.append(f"\n{len(worst) - len(shown)} more fields in the JSON report.")

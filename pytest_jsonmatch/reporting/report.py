@@ -160,7 +160,7 @@ def _field_deltas(comparison: BaselineComparison) -> dict[str, dict[str, FieldDe
     for d in comparison.fields:
         groups.setdefault(d.group, {})[d.path] = {
             "before": d.before, "after": d.after, "difference": d.difference.to_dict(),
-            "significant": d.significant}
+            "significant": d.significant, "holm_p": d.holm_p}
     return groups
 
 

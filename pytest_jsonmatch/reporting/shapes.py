@@ -159,7 +159,27 @@ class ComparisonDict(_ComparisonCall):
     recording: str
 
 
-class GatesDict(TypedDict):
+class BlockedCaseDict(TypedDict):
+    case_id: str
+    gate: str  # the setting of the per-case gate it failed
+
+
+class QuotedFieldDict(TypedDict):
+    group: str
+    path: str
+
+
+class QuotedDict(TypedDict):
+    cases: list[str]
+    fields: list[QuotedFieldDict]
+
+
+class _GatesMarks(TypedDict, total=False):
+    blocked: list[BlockedCaseDict]  # only when a per-case gate failed a case
+    quoted: QuotedDict  # only when a failure or a warning quotes a case or a field row
+
+
+class GatesDict(_GatesMarks):
     passed: bool
     failures: list[str]
     warnings: list[str]
@@ -184,7 +204,11 @@ class ChangedCaseDict(TypedDict):
     delta: float
 
 
-class FieldDeltaDict(TypedDict):
+class _FieldDeltaHolm(TypedDict, total=False):
+    holm_p: float | None  # the Holm-adjusted p-value across the run's field rows
+
+
+class FieldDeltaDict(_FieldDeltaHolm):
     before: float | None
     after: float | None
     difference: DifferenceDict

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from .shapes import DifferenceDict
 
 CONFIDENCE = 0.95
+ALPHA = 1.0 - CONFIDENCE  # the family-wise level of the Holm correction
 POWER = 0.8
 
 
@@ -71,7 +72,7 @@ def paired_difference(differences: Sequence[float]) -> PairedDifference:
     return PairedDifference(n, mean, mean - half, mean + half, se, detectable, min(p_value, 1.0))
 
 
-def holm(p_values: Sequence[float], alpha: float = 1.0 - CONFIDENCE) -> list[bool]:
+def holm(p_values: Sequence[float], alpha: float = ALPHA) -> list[bool]:
     """Which hypotheses Holm's step-down procedure rejects at family-wise level ``alpha``:
     sort the p-values; reject the k-th smallest while p(k) <= alpha / (m - k + 1); stop at
     the first that is not."""
@@ -82,6 +83,19 @@ def holm(p_values: Sequence[float], alpha: float = 1.0 - CONFIDENCE) -> list[boo
             break
         rejected[index] = True
     return rejected
+
+
+def holm_adjusted(p_values: Sequence[float]) -> list[float]:
+    """Holm-adjusted p-values: the k-th smallest p (k from 1) times m - k + 1, made
+    non-decreasing in that order, at most 1. A hypothesis is rejected at level alpha exactly
+    when its adjusted p is at most alpha (:func:`holm`), so a message can quote one number."""
+    m = len(p_values)
+    adjusted = [1.0] * m
+    running = 0.0
+    for rank, index in enumerate(sorted(range(m), key=lambda i: p_values[i])):
+        running = max(running, min(1.0, (m - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
 
 
 def mcnemar_exact(worse: int, better: int) -> float:

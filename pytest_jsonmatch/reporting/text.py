@@ -5,11 +5,13 @@ line's text output). Every table fits ``width`` columns; values are cut, never w
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Literal
 
 from .aggregate import field_rows, never_scored_line, worst_first
-from .shapes import BaselineSectionDict, ComparisonDict, FieldDict, FieldTable, Report, ReportHead
+from .changes import change_text, changed_cases, field_changes, interval_text, p_text
+from .shapes import (BaselineSectionDict, ComparisonDict, FieldDict, FieldTable, GatesDict, Report,
+                     ReportHead)
 from .tables import cut_right, escape_controls, fit, guard, guarded, table, wrap
 
 FIELD_ROWS = 15  # per field table, unless -v
@@ -23,9 +25,6 @@ def summary_lines(report: Report, width: int = 80, verbose: int = 0) -> list[str
     lines.extend(part for line in _overall(report) for part in wrap(line, width))
     lines.extend(_recording_lines(report))
     baseline = report.get("baseline")
-    # each table's deltas are its own group's, over the shared cases of that group
-    deltas = {key: {path: d["difference"]["mean"] for path, d in fields.items()}
-              for key, fields in baseline["groups"].items()} if baseline else None
     groups = report["groups"]
     for key, fields in groups.items():
         if not fields:
@@ -33,13 +32,12 @@ def summary_lines(report: Report, width: int = 80, verbose: int = 0) -> list[str
         lines.append("")
         if len(groups) > 1 or report["group_by"] != "metric":
             lines.append(fit(f"fields of {report['group_by']} {escape_controls(key)}", width))
-        lines.extend(_field_lines(fields, None if deltas is None else deltas.get(key, {}), width,
-                                  verbose))
+        lines.extend(_field_lines(fields, width, verbose))
     lines.extend(_repeated_lines(report, width, verbose))
     lines.extend(_error_lines(report, width, verbose))
     lines.extend(_truncated_lines(report, width, verbose))
     if baseline:
-        lines.extend(_baseline_lines(baseline, width, verbose))
+        lines.extend(_baseline_lines(baseline, report["gates"], report["group_by"], width, verbose))
     return guarded(lines)
 
 
@@ -119,20 +117,13 @@ def _recording_lines(report: Report) -> list[str]:
     return lines + call_summary(call_totals(comparisons))
 
 
-def _field_lines(fields: FieldTable, deltas: Mapping[str, float] | None, width: int,
-                 verbose: int) -> list[str]:
+def _field_lines(fields: FieldTable, width: int, verbose: int) -> list[str]:
     worst, unscored = field_rows(fields)  # a field never scored has no score to show
     shown = worst if verbose > 0 else worst[:FIELD_ROWS]
-    header = ["field", "score", "match", "mismatch", "omission", "halluc."]
-    if deltas is not None:
-        header.append("vs base")
-    rows = [header]
+    rows = [["field", "score", "match", "mismatch", "omission", "halluc."]]
     for path, agg in shown:
-        row = [escape_controls(path), f"{agg['mean_score']:.4f}", str(agg["match"]), str(agg["mismatch"]),
-               str(agg["omission"]), str(agg["hallucination"])]
-        if deltas is not None:
-            row.append(_signed(deltas[path]) if path in deltas else "new")
-        rows.append(row)
+        rows.append([escape_controls(path), f"{agg['mean_score']:.4f}", str(agg["match"]),
+                     str(agg["mismatch"]), str(agg["omission"]), str(agg["hallucination"])])
     lines = table(rows, width) if shown else []
     if len(worst) > len(shown):
         more = len(worst) - len(shown)
@@ -185,14 +176,15 @@ def _truncated_lines(report: Report, width: int, verbose: int) -> list[str]:
     return lines
 
 
-def _baseline_lines(baseline: BaselineSectionDict, width: int, verbose: int) -> list[str]:
+def _baseline_lines(baseline: BaselineSectionDict, gates: GatesDict, group_by: str, width: int,
+                    verbose: int) -> list[str]:
     diff = baseline["difference"]
     lines = [""] + wrap(f"baseline {escape_controls(baseline['path'])}: {_cases(baseline['shared'])} "
                         f"shared, {len(baseline['added'])} added, {len(baseline['removed'])} "
                         f"removed", width)
-    if baseline["shared"]:
-        change = f"  mean change {_signed(diff['mean'])} ({baseline['before']:.4f} -> " \
-                 f"{baseline['after']:.4f})"
+    before, after = baseline["before"], baseline["after"]
+    if baseline["shared"] and before is not None and after is not None:
+        change = f"  mean change {change_text(before, after)} ({before:.4f} -> {after:.4f})"
         low, high = diff["low"], diff["high"]
         if low is not None and high is not None:
             change += f", 95% interval {_signed(low)} to {_signed(high)}, " \
@@ -200,19 +192,48 @@ def _baseline_lines(baseline: BaselineSectionDict, width: int, verbose: int) -> 
         lines += wrap(change, width)
         lines += wrap(f"  pass -> fail {baseline['pass_to_fail']}, fail -> pass "
                       f"{baseline['fail_to_pass']} (McNemar p = {baseline['mcnemar_p']:.4f})", width)
-    changed = baseline["changed"]
-    if changed:
-        shown = changed if verbose > 0 else changed[:CHANGED_ROWS]
-        rows = [("changed most", "before", "after", "change")]
+    blocked = {b["case_id"] for b in gates.get("blocked", [])}
+    shown, hidden = changed_cases(baseline, gates, None if verbose > 0 else CHANGED_ROWS)
+    if shown:
+        rows = [("changed most", "before", "after", "change", "")]
         rows += [(escape_controls(c["case_id"]), f"{c['before']:.4f}", f"{c['after']:.4f}",
-                  _signed(c["delta"])) for c in shown]
+                  change_text(c["before"], c["after"]),
+                  "gate failed" if c["case_id"] in blocked else "") for c in shown]
         lines.extend(table(rows, width, indent="  "))
+        if hidden:
+            lines.append(f"  ... {hidden} more changed case{'' if hidden == 1 else 's'} (-v shows all)")
+    lines.extend(_field_change_lines(baseline, gates, group_by, width, verbose))
     for what in ("added", "removed"):
         names = baseline[what]
         if names:
             named = names if verbose > 0 else names[:NAMED_CASES]
             more = f" and {len(names) - len(named)} more" if len(names) > len(named) else ""
             lines += wrap(f"  {what}: {', '.join(escape_controls(n) for n in named)}{more}", width)
+    return lines
+
+
+def _field_change_lines(baseline: BaselineSectionDict, gates: GatesDict, group_by: str,
+                        width: int, verbose: int) -> list[str]:
+    """Each field against the baseline, on the numbers its gate uses: the mean of its
+    per-case scores over the shared cases that hold it, then and now; now - base = change.
+    One table per group of the run's field tables, when there are several."""
+    rows, hidden = field_changes(baseline, gates, None if verbose > 0 else FIELD_ROWS)
+    if not rows:
+        return []
+    tested = sum(r.p is not None for r in field_changes(baseline, gates, None)[0])
+    lines = ["", fit(f"  fields against the baseline (mean per shared case; Holm across "
+                     f"{tested} row{'' if tested == 1 else 's'}):", width)]
+    groups = list(dict.fromkeys(r.group for r in rows))
+    for group in groups:
+        if len(baseline["groups"]) > 1:
+            lines.append(fit(f"  {group_by} {escape_controls(group)}", width))
+        table_rows = [["field", "cases", "base", "now", "change", "95% interval", "p", "Holm p"]]
+        table_rows += [[escape_controls(r.path), str(r.cases), f"{r.before:.4f}", f"{r.after:.4f}",
+                        _signed(r.change), interval_text(r.low, r.high), p_text(r.p),
+                        p_text(r.holm_p)] for r in rows if r.group == group]
+        lines += table(table_rows, width, indent="  ")
+    if hidden:
+        lines.append(f"  ... {hidden} more field{'' if hidden == 1 else 's'} (-v shows all)")
     return lines
 
 

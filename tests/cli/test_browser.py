@@ -226,3 +226,41 @@ def test_a_case_scored_from_a_cut_answer_is_marked_and_says_where(page_of):
         "The answer was cut off at line 1, column 88, after 87 characters of its JSON value, "
         "and scored closed: what it wrote in full is scored, the fields past the cut count as "
         "omitted.")
+
+
+def test_a_case_a_gate_failed_shows_that_gate_and_the_baseline_links_to_it(page_of):
+    # tests/reporting/test_numbers_add_up.py's two runs: case b (threshold 0.5) passed with
+    # 0.7, but dropped from 1.0 by 0.3, more than max_drop 0.05: the per-case gate fails it
+    from pytest_jsonmatch.reporting.report import build_report
+    from tests.reporting.test_numbers_add_up import NOW, _judged
+
+    summary, against, verdict = _judged(max_drop=0.05)
+    report = build_report(summary, NOW, verdict, against)
+    assert report["gates"]["blocked"] == [{"case_id": "b", "gate": "jsonmatch_max_drop"}]
+    page, problems, _ = page_of(report, "gated.html")
+    assert problems == []
+    case = page.locator("details.case", has=page.locator(".case-id", has_text="b"))
+    assert case.get_attribute("data-status") == "failed"
+    assert case.locator("summary .badge").all_inner_texts() == ["failed", "gate: jsonmatch_max_drop"]
+    # the failed-only filter keeps it, and hides the cases that passed every gate
+    page.check("#failed-only")
+    visible = page.locator("details.case:not(.hidden) .case-id").all_inner_texts()
+    assert visible == ["b"]
+    page.uncheck("#failed-only")
+    # the baseline's row of b links to the case, and says which gate failed it
+    row = page.locator("#baseline table.changed tr[data-case=b]")
+    assert row.locator("td").all_inner_texts() == [
+        "b", "1.0000", "0.7000", "-0.3000", "failed: jsonmatch_max_drop"]
+    href = row.locator("a.case-link").get_attribute("href")
+    assert page.locator(href).get_attribute("data-status") == "failed"
+    row.locator("a.case-link").click()
+    assert page.evaluate("location.hash") == href
+    # each field before and after on the numbers its gate uses; now - base = change per row
+    cells = page.locator("#baseline table.field-changes tbody tr").evaluate_all(
+        "rows => rows.map(r => Array.from(r.cells, c => c.textContent))")
+    assert [c[:6] for c in cells] == [
+        ["total", "field_f1", "3", "0.6667", "0.4667", "-0.2000"],
+        ["vendor", "field_f1", "3", "1.0000", "1.0000", "+0.0000"],
+        ["total", "field_match", "2", "1.0000", "1.0000", "+0.0000"]]
+    for c in cells:
+        assert round(float(c[4]) - float(c[3]), 4) == float(c[5])

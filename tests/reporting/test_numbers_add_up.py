@@ -96,18 +96,26 @@ def test_each_table_holds_its_own_numbers_and_its_own_deltas():
     assert against.added == ("f",) and against.shared == 5
 
 
-def test_the_text_tables_show_each_group_s_delta_in_its_row():
+def test_the_baseline_table_shows_each_group_s_rows_and_they_reconcile():
     summary, against, verdict = _judged()
     report = build_report(summary, NOW, verdict, against)
     lines = summary_lines(report, width=100)
     f1_table = lines.index("fields of metric field_f1")
     match_table = lines.index("fields of metric field_match")
     f1_rows = {line.split()[0]: line.split() for line in lines[f1_table:match_table] if line.strip()}
-    match_rows = {line.split()[0]: line.split() for line in lines[match_table:] if line.strip()}
-    # field, score, match, mismatch, omission, halluc., vs base
-    assert f1_rows["total"] == ["total", "0.6000", "2", "2", "0", "0", "-0.2000"]
-    assert f1_rows["vendor"][1] == "1.0000" and f1_rows["vendor"][-1] == "+0.0000"
-    assert match_rows["total"] == ["total", "1.0000", "2", "0", "0", "0", "+0.0000"]
+    # the run's own tables: field, score, match, mismatch, omission, halluc. (no baseline mix)
+    assert f1_rows["total"] == ["total", "0.6000", "2", "2", "0", "0"]
+    # the baseline's tables, one per group, on the numbers its gate uses (per shared case
+    # of the group): field, cases, base, now, change = now - base, interval, p, Holm p
+    start = next(i for i, line in enumerate(lines) if "fields against the baseline" in line)
+    assert lines[start + 1] == "  metric field_f1" and lines[start + 5] == "  metric field_match"
+    rows = [line.split() for line in lines[start + 3:start + 5] + lines[start + 7:start + 8]]
+    assert [row[:5] for row in rows] == [
+        ["total", "3", "0.6667", "0.4667", "-0.2000"],  # most dropped first
+        ["vendor", "3", "1.0000", "1.0000", "+0.0000"],
+        ["total", "2", "1.0000", "1.0000", "+0.0000"]]
+    for row in rows:  # now - base = change, to the printed digit
+        assert round(float(row[3]) - float(row[2]), 4) == float(row[4])
     assert report["baseline"]["groups"]["field_f1"]["total"]["difference"]["mean"] == \
         pytest.approx(-0.2)
 
@@ -204,3 +212,37 @@ def test_a_passing_run_says_which_gates_it_passed():
         "jsonmatch_field_floors: 1 field row at or above its floor; baseline (statistical): "
         "mean change -0.0600 over 5 shared cases, jsonmatch_max_drop 0.1000; case regressions: "
         "no shared case of 5 dropped by more than jsonmatch_max_case_drop 0.5000")
+
+
+def test_a_case_a_gate_failed_is_named_with_its_gate_in_the_text_and_markdown():
+    # case b passed its threshold (0.7 >= 0.5) but dropped by 0.3 > max_drop 0.05
+    from pytest_jsonmatch.reporting.markdown import render_markdown
+
+    summary, against, verdict = _judged(max_drop=0.05)
+    report = build_report(summary, NOW, verdict, against)
+    assert report["gates"]["blocked"] == [{"case_id": "b", "gate": "jsonmatch_max_drop"}]
+    assert report["gates"]["quoted"]["cases"] == ["b"]
+    lines = summary_lines(report, width=100)
+    assert "  b             1.0000  0.7000  -0.3000  gate failed" in lines
+    markdown = render_markdown(report)
+    assert ("| b | golden/invoices.yaml:7 | 0.7000 | failed the gate jsonmatch\\_max\\_drop "
+            "\\(dropped against the baseline\\) |") in markdown
+    assert "| b | 1.0000 | 0.7000 | -0.3000 | failed: jsonmatch\\_max\\_drop |" in markdown
+
+
+def test_every_case_a_gate_quotes_is_in_the_changed_table_however_many(monkeypatch):
+    # 8 cases, each dropped by a different amount: 7 beyond max_case_drop 0.05 (allowed:
+    # none), one by 0.01; the terminal shows 5 rows unless -v, but all 7 quoted ones
+    for i in range(8):
+        monkeypatch.setitem(LINES, f"k{i}", i + 1)
+    before = [_case(f"k{i}", "field_f1", 1.0, total=1.0) for i in range(8)]
+    now = [_case(f"k{i}", "field_f1", 0.9 - 0.01 * i if i < 7 else 0.99, total=1.0)
+           for i in range(8)]
+    against = compare(cases_of(now), Baseline("base.json", 3, cases_of(before)))
+    verdict = judge(summarize(now), GateSettings(max_drop=0.5, max_case_drop=0.05), against)
+    report = build_report(summarize(now), now, verdict, against)
+    lines = summary_lines(report, width=100)
+    start = next(i for i, line in enumerate(lines) if "changed most" in line)
+    rows = [line.split()[0] for line in lines[start + 1:start + 9] if line.strip().startswith("k")]
+    assert sorted(rows) == [f"k{i}" for i in range(7)]  # k7 (-0.01) is not quoted: left out
+    assert "  ... 1 more changed case (-v shows all)" in lines

@@ -1,0 +1,100 @@
+"""Scores and their changes as every renderer prints them: four decimals, and a change worked
+out from the two printed scores (``now - base``), so that on every printed row the subtraction
+holds to the last digit. The exact change (a mean of paired differences) can differ from the
+printed one by at most 0.0001; the gates decide on the exact one.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .shapes import BaselineSectionDict, ChangedCaseDict, GatesDict, QuotedDict
+
+
+def ten_thousandths(score: float) -> int:
+    """``score`` as printed to four decimals, in units of 0.0001."""
+    return round(float(f"{score:.4f}") * 10_000)
+
+
+def printed_change(before: float, after: float) -> float:
+    """``after - before`` as the two printed scores give it."""
+    return (ten_thousandths(after) - ten_thousandths(before)) / 10_000
+
+
+def signed(value: float) -> str:
+    """``+0.0123``; never ``-0.0000``."""
+    text = f"{value:+.4f}"
+    return "+0.0000" if text == "-0.0000" else text
+
+
+def change_text(before: float, after: float) -> str:
+    """The printed change from ``before`` to ``after`` (``-0.0232``)."""
+    return signed(printed_change(before, after))
+
+
+class FieldChange(NamedTuple):
+    """A field row against the baseline: over the ``cases`` shared cases of its group that
+    hold it, the mean of the field's per-case scores in the baseline and now, the paired
+    95% interval, the p-value and the Holm-adjusted one (None with fewer than two cases)."""
+
+    group: str
+    path: str
+    cases: int
+    before: float
+    after: float
+    low: float | None
+    high: float | None
+    p: float | None
+    holm_p: float | None
+
+    @property
+    def change(self) -> float:
+        return printed_change(self.before, self.after)
+
+
+def field_changes(baseline: BaselineSectionDict, gates: GatesDict | None,
+                  limit: int | None) -> tuple[list[FieldChange], int]:
+    """The rows of the fields-against-the-baseline table, most dropped first: the first
+    ``limit`` (None: all) and every row a gate's failure or warning quotes; and how many
+    rows are left out."""
+    rows = []
+    for group, fields in baseline["groups"].items():
+        for path, d in fields.items():
+            if d["before"] is None or d["after"] is None:
+                continue
+            diff = d["difference"]
+            rows.append(FieldChange(group, path, diff["n"], d["before"], d["after"], diff["low"],
+                                    diff["high"], diff["p_value"], d.get("holm_p")))
+    rows.sort(key=lambda r: (r.change, r.group, r.path))
+    if limit is None or len(rows) <= limit:
+        return rows, 0
+    quoted = {(f["group"], f["path"]) for f in _quoted(gates)["fields"]}
+    shown = [r for i, r in enumerate(rows) if i < limit or (r.group, r.path) in quoted]
+    return shown, len(rows) - len(shown)
+
+
+def changed_cases(baseline: BaselineSectionDict, gates: GatesDict | None,
+                  limit: int | None) -> tuple[list[ChangedCaseDict], int]:
+    """The shared cases that changed, most dropped first: the first ``limit`` (None: all)
+    and every case a gate quotes; and how many are left out."""
+    changed = baseline["changed"]
+    if limit is None or len(changed) <= limit:
+        return list(changed), 0
+    quoted = set(_quoted(gates)["cases"])
+    shown = [c for i, c in enumerate(changed) if i < limit or c["case_id"] in quoted]
+    return shown, len(changed) - len(shown)
+
+
+def p_text(value: float | None) -> str:
+    """A p-value as the tables print it (``-`` when there is none)."""
+    return "-" if value is None else f"{value:.4f}"
+
+
+def interval_text(low: float | None, high: float | None) -> str:
+    return "-" if low is None or high is None else f"{signed(low)} to {signed(high)}"
+
+
+def _quoted(gates: GatesDict | None) -> QuotedDict:
+    """What the gates' messages quote (nothing when they quote nothing)."""
+    quoted = gates.get("quoted") if gates is not None else None
+    return quoted if quoted is not None else {"cases": [], "fields": []}
