@@ -27,6 +27,7 @@ import contextvars
 import math
 import queue
 import random
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Hashable, Mapping
@@ -35,7 +36,7 @@ from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from ..engine.core.errors import CaseFileError
+from ..engine.core.errors import CaseFileError, shown
 from .call_settings import CallSettings
 
 if TYPE_CHECKING:  # asyncio is imported once a target hands back an awaitable, not before
@@ -62,6 +63,23 @@ class TargetResult:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost: float | None = None
+
+    def problem(self) -> str | None:
+        """What is wrong with the usage figures, in words (None: they can be reported):
+        token counts are whole numbers, a cost a finite number, none of them negative."""
+        for name in ("input_tokens", "output_tokens", "cost"):
+            value = getattr(self, name)
+            whole = name != "cost"
+            kind = (int,) if whole else (int, float)
+            if value is None:
+                continue
+            # a cost is summed as a float: NaN, infinity and integers past float range are out
+            if isinstance(value, bool) or not isinstance(value, kind) or value != value \
+                    or value < 0 or (not whole and value > sys.float_info.max):
+                wanted = "a whole number" if whole else "a finite number"
+                return (f"the target's TargetResult.{name} must be {wanted} >= 0 or None, "
+                        f"not {shown(value)}")
+        return None
 
 
 @dataclass(frozen=True)
@@ -252,6 +270,10 @@ class Runner:
                         raise _Stopped() from None
                     continue
                 if isinstance(value, TargetResult):
+                    if (problem := value.problem()) is not None:  # checked at the door
+                        job.outcome = Done(error=CaseFileError(problem), figures=CallFigures(
+                            time.perf_counter() - started, attempts, failed=True))
+                        return
                     usage, value = value, value.output
                 job.outcome = Done(value, figures=CallFigures(
                     time.perf_counter() - started, attempts,

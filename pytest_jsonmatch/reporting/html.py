@@ -31,6 +31,7 @@ from .shapes import (
     ReportHead,
     RunInfo,
 )
+from .tables import without_surrogates
 
 MAX_CASES = 2000  # cases shown with their fields; the lowest-scoring ones when there are more
 BINS = 10  # histogram bins over [0, 1]
@@ -95,7 +96,8 @@ def _e(value: object) -> str:
     """A value as text in the page: markup escaped, and line breaks as character references,
     so that no line of the page (printed to standard output by ``jsonmatch report``) starts
     with data (a GitHub workflow command begins a line with ``::``)."""
-    return escape(str(value), quote=True).replace("\r", "&#13;").replace("\n", "&#10;")
+    text = escape(without_surrogates(str(value)), quote=True)
+    return text.replace("\r", "&#13;").replace("\n", "&#10;")
 
 
 def _num(value: float | None) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from .aggregate import field_rows, never_scored_line, worst_first
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
 from .shapes import BaselineSectionDict, FieldTable, GatesDict, Report, ReportHead
+from .tables import without_surrogates
 
 WORST_CASES = 10
 FIELD_ROWS = 15
@@ -20,7 +21,7 @@ _SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
 def escape(text: object) -> str:
     """Text safe inside a Markdown table cell: markup characters escaped, one line, and no
     bare URL GitHub would turn into a link (a zero-width space breaks ``://`` and ``www.``)."""
-    plain = " ".join(str(text).split())
+    plain = " ".join(without_surrogates(str(text)).split())
     plain = _SPECIAL.sub(r"\\\1", plain).replace("&", "&amp;")
     return _AUTOLINK.sub(lambda m: m.group(0)[:-1] + "\u200b" + m.group(0)[-1], plain)
 

@@ -4,6 +4,7 @@ and any line longer than the width cut rather than wrapped."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 
@@ -65,6 +66,16 @@ def escape_controls(text: str) -> str:
         return text
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
                    for ch in text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate (half of a UTF-16 pair, which a model's text can
+    hold but UTF-8 cannot encode) written as its escape, ``\\ud800``: a report file holding
+    one can always be written, and shows where it was."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def guard(line: str) -> str:
