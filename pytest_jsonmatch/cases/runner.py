@@ -315,7 +315,10 @@ class Runner:
             job.loop_future = future
             if self._stop.is_set() or box.done():  # closed, or timed out, meanwhile
                 future.cancel()
-            return future.result()
+            try:
+                return future.result()
+            except _LoopEscape as escape:
+                raise escape.raised from None
 
         def call() -> None:
             try:
@@ -424,4 +427,20 @@ class Runner:
 
 
 async def _awaited(awaitable: Awaitable[object]) -> object:
-    return await awaitable
+    """The awaitable's result on the runner's loop. asyncio lets ``SystemExit`` and
+    ``KeyboardInterrupt`` from a task end the loop itself: they leave it wrapped, and
+    ``awaited`` raises them again in the thread of the call, so the loop serves every
+    later case."""
+    try:
+        return await awaitable
+    except (SystemExit, KeyboardInterrupt) as exc:
+        raise _LoopEscape(exc) from None
+
+
+class _LoopEscape(Exception):
+    """A ``SystemExit`` or ``KeyboardInterrupt`` raised by an async target, carried off its
+    event loop."""
+
+    def __init__(self, raised: BaseException) -> None:
+        super().__init__(raised)
+        self.raised = raised
