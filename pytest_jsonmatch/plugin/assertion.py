@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..engine.configuring.walk_config import unit_number
-from ..engine.core.errors import ComparatorError, JsonMatchError
+from ..engine.core.errors import ComparatorError, JsonMatchError, one_line
 from ..engine.match import match_json
 from ..engine.results.field_results import BATCH_ERROR, MatchResult
 from ..reporting.failure_message import format_failure
-from .channel import Channel, Defaults, Outcome, current, one_line
+from .channel import Channel, Defaults, Outcome, current
 
 if TYPE_CHECKING:
     from ..cases.case_outputs import OutputSource, Recorded

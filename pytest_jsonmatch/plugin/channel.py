@@ -16,7 +16,7 @@ from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..engine.core.errors import ConfigError, JsonMatchError, printable
+from ..engine.core.errors import ConfigError, JsonMatchError
 
 if TYPE_CHECKING:
     from ..cases.case_outputs import OutputSource, Recorded
@@ -161,10 +161,3 @@ def activate(sink: Sink | None) -> Sink | None:
 def active() -> Sink | None:
     """The sink comparisons go to now, or None."""
     return current().sink
-
-
-def one_line(exc: BaseException) -> str:
-    """An exception as the one-line reason a comparison could not be scored."""
-    text = printable(" ".join(str(exc).split()), keep="")
-    return text if type(exc).__module__.startswith("pytest_jsonmatch") else \
-        f"{type(exc).__name__}: {text}" if text else type(exc).__name__

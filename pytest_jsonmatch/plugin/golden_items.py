@@ -20,8 +20,9 @@ from ..cases.case_files import NO_EXPECTED, CaseFiles, GoldenCase
 from ..cases.case_outputs import Outputs
 from ..cases.targets import users_frame
 from ..cases.updates import CaseUpdate
-from ..engine.core.errors import JsonMatchError, printable
-from .channel import Channel, Outcome, one_line
+from ..engine.core.errors import JsonMatchError, one_line, printable
+from ..reporting.tables import guarded
+from .channel import Channel, Outcome
 from .settings import Settings
 
 if TYPE_CHECKING:
@@ -102,8 +103,8 @@ class GoldenItem(pytest.Item):
             produced = run.outputs.produce(case, (self.nodeid, repeat), repeat, runs)
             if produced.error is not None:
                 self._attempts = produced.attempts_note
-                if isinstance(produced.error, Exception):
-                    # the case was attempted and not scored: it counts, as an error
+                if not isinstance(produced.error, KeyboardInterrupt):  # Ctrl-C stops the run
+                    # the case was attempted and not scored (SystemExit too): it counts, as an error
                     channel.record(Outcome(
                         metric=case.metric or defaults.metric,
                         threshold=case.threshold if case.threshold is not None
@@ -170,7 +171,8 @@ class GoldenItem(pytest.Item):
         exc = excinfo.value
         if isinstance(exc, AssertionError):
             # the message's first line (metric, score, threshold) is what the short summary shows
-            about = f"\ncase: {printable(self.case.description)}" if self.case.description else ""
+            about = "\ncase: " + "\n".join(guarded(printable(self.case.description).split("\n"))) \
+                if self.case.description else ""  # no line of data may start a workflow command
             return str(exc) + about
         where = f"{self.run.cases.display(self.path)}:{self.case.line}: case {self.case.id!r}"
         if isinstance(exc, JsonMatchError):

@@ -140,8 +140,10 @@ class JsonmatchSession:
             "interrupted" if exitstatus == pytest.ExitCode.INTERRUPTED else "it crashed")
         return f"{why}: {min(len(self.ran), collected)} of {collected} tests ran"
 
-    def pytest_keyboard_interrupt(self) -> None:
-        self.interrupted = "interrupted by Ctrl-C"
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        # pytest stops on collection errors by the same road, with its own words
+        self.interrupted = str(excinfo.value) if excinfo.errisinstance(pytest.Session.Interrupted) \
+            else "interrupted by Ctrl-C"
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter, exitstatus: int,
                                 config: pytest.Config) -> None:

@@ -79,3 +79,117 @@ def test_lone_surrogates_are_written_escaped_in_every_format(pytester, monkeypat
     html = (pytester.path / "out" / "r.html").read_text(encoding="utf-8")
     assert "AC\\ud800ME" in html  # the value, shown with its escape where the half was
     assert "\\udc00" in summary.read_text(encoding="utf-8")
+
+
+# -- whatever a target raises, its case is counted -------------------------------------------
+
+RAISERS = """\
+import asyncio
+
+class Unreadable(Exception):
+    def __str__(self):
+        raise RuntimeError("no message for you")
+
+def sync_exit(text):
+    raise SystemExit(3)
+
+def sync_generator_exit(text):
+    raise GeneratorExit()
+
+def sync_unreadable(text):
+    raise Unreadable()
+
+async def async_exit(text):
+    await asyncio.sleep(0)
+    raise SystemExit(4)
+
+async def fine(text):
+    await asyncio.sleep(0)
+    return {"name": text}
+
+def route(text):
+    return {"exit": sync_exit, "genexit": sync_generator_exit, "unreadable": sync_unreadable,
+            "aexit": async_exit}.get(text, fine)(text)
+"""
+
+
+def test_a_case_whose_target_raises_any_base_exception_is_counted_as_an_error(pytester):
+    write(pytester, "llm.py", RAISERS)
+    write(pytester, "pytest.ini", "[pytest]\npythonpath = .\njsonmatch_target = llm:route\n"
+                                  "jsonmatch_calls = timeout=5\n")
+    write(pytester, "golden/c.jsonmatch.yaml", """\
+        cases:
+          - {id: exit, input: exit, expected: {name: exit}}
+          - {id: genexit, input: genexit, expected: {name: genexit}}
+          - {id: unreadable, input: unreadable, expected: {name: unreadable}}
+          - {id: aexit, input: aexit, expected: {name: aexit}}
+          - {id: after, input: after, expected: {name: after}}
+          - {id: later, input: later, expected: {name: later}}
+        """)
+    result = pytester.runpytest_inprocess(*ARGS, REPORTS[0])
+    result.assert_outcomes(passed=2, failed=4)
+    assert result.ret == 1 and "INTERNALERROR" not in result.stdout.str()
+    # every case is in the summary: 6 cases, 2 pass, 4 errors (the async loop survived aexit)
+    result.stdout.fnmatch_lines(["field_f1  *6  *2  *0  *4  *"])
+    errors = {c["case_id"].rsplit("::", 1)[1]: c["error"] for c in _report(pytester)["comparisons"]
+              if c["status"] == "error"}
+    assert errors == {"exit": "SystemExit: 3 (1 attempt)",
+                      "genexit": "GeneratorExit (1 attempt)",
+                      "unreadable": "Unreadable: (its message could not be read) (1 attempt)",
+                      "aexit": "SystemExit: 4 (1 attempt)"}
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_ctrl_c_from_a_target_stops_the_session_as_ctrl_c_does(pytester, kind):
+    write(pytester, "llm.py", f"""\
+        import asyncio
+
+        {"async " if kind == "async" else ""}def extract(text):
+            {"await asyncio.sleep(0)" if kind == "async" else "pass"}
+            if text == "stop":
+                raise KeyboardInterrupt
+            return {{"name": text}}
+        """)
+    write(pytester, "pytest.ini", "[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n"
+                                  "jsonmatch_calls = timeout=5\n")
+    write(pytester, "golden/c.jsonmatch.yaml", """\
+        cases:
+          - {id: first, input: first, expected: {name: first}}
+          - {id: stop, input: stop, expected: {name: stop}}
+          - {id: never, input: never, expected: {name: never}}
+        """)
+    # (pytester raises an inner Ctrl-C again in the outer session unless told not to)
+    result = pytester.runpytest_inprocess(*ARGS, REPORTS[0], no_reraise_ctrlc=True)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    run = _report(pytester)["run"]
+    assert run["complete"] is False and run["stopped"].startswith("interrupted by Ctrl-C")
+
+
+def test_a_run_stopped_by_collection_errors_says_so_not_ctrl_c(pytester):
+    write(pytester, "golden/bad.jsonmatch.yaml", "cases: [\n")
+    write(pytester, "golden/good.jsonmatch.yaml", "expected: {a: 1}\nactual: {a: 1}\n")
+    result = pytester.runpytest_inprocess(*ARGS, REPORTS[0])
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    run = _report(pytester)["run"]
+    assert run["stopped"].startswith("1 error during collection")
+    assert "Ctrl-C" not in result.stdout.str()
+
+
+# -- no workflow command from data ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("tb", ["auto", "long", "short", "line", "native", "no"])
+def test_a_description_cannot_start_a_workflow_command_under_any_tb_style(pytester, tb):
+    write(pytester, "golden/c.jsonmatch.yaml", """\
+        cases:
+          - id: hostile
+            description: "looks fine\\n::warning file=x.py::pwned\\n  ::error::also"
+            expected: {a: 1}
+            actual: {a: 2}
+        """)
+    result = pytester.runpytest_inprocess(*ARGS, f"--tb={tb}", "-rA")
+    result.assert_outcomes(failed=1)
+    lines = result.stdout.lines + result.stderr.lines
+    assert [line for line in lines if line.lstrip().startswith("::")] == []
+    if tb not in ("line", "no"):
+        assert any("pwned" in line for line in lines)  # the text is shown, defused
