@@ -269,3 +269,29 @@ def test_the_progress_bar_shows_only_on_a_terminal_after_a_second(monkeypatch):
     bar.close()
     assert bar.stream.getvalue().endswith("\r\x1b[K")
     assert not progress.Progress(100, quiet).enabled  # not a terminal: never drawn
+
+
+def test_diff_of_runs_where_more_than_1023_cases_flip(tmp_path, jsonmatch_main):
+    # 1,100 cases passed in the baseline and fail now: the exact McNemar p is 2 * 2^-1100,
+    # which underflows to 0; the old float sum of binomial terms raised OverflowError here
+    import json as json_
+
+    from pytest_jsonmatch.reporting.aggregate import summarize
+    from pytest_jsonmatch.reporting.gates import GateSettings, judge
+    from pytest_jsonmatch.reporting.records import FAILED, PASSED, Comparison
+    from pytest_jsonmatch.reporting.report import build_report
+
+    def run(score: float, status) -> list[Comparison]:
+        return [Comparison(case_id=f"c{i}", nodeid=f"c{i}", metric="field_f1", score=score,
+                           threshold=0.9, status=status) for i in range(1100)]
+
+    for name, comparisons in (("base.json", run(1.0, PASSED)), ("new.json", run(0.5, FAILED))):
+        summary = summarize(comparisons)
+        report = build_report(summary, comparisons, judge(summary, GateSettings()))
+        (tmp_path / name).write_text(json_.dumps(report), encoding="utf-8")
+    proc = jsonmatch_main("diff", str(tmp_path / "base.json"), str(tmp_path / "new.json"),
+                          "--format", "json")
+    assert proc.returncode == 1, proc.stderr  # a real drop: the gate fails, no crash
+    baseline = json_.loads(proc.stdout)["baseline"]
+    assert (baseline["pass_to_fail"], baseline["fail_to_pass"]) == (1100, 0)
+    assert baseline["mcnemar_p"] == 0.0

@@ -70,3 +70,60 @@ def test_holm_by_hand():
 def test_mcnemar_exact_by_hand(worse, better, p):
     assert mcnemar_exact(worse, better) == pytest.approx(p)
     assert mcnemar_exact(better, worse) == pytest.approx(p)  # two-sided: symmetric
+
+
+# -- at any size: 0 to 10,000,000 cases, finite and right --------------------------------------
+
+
+@pytest.mark.parametrize(("worse", "better", "p"), [
+    (0, 0, 1.0),                   # nothing flipped
+    (1, 0, 1.0),                   # 2 * (1/2)^1 = 1
+    (1023, 0, 2.0 ** -1022),       # 2 * (1/2)^1023: the smallest normal float
+    (1024, 0, 2.0 ** -1023),       # 2 * (1/2)^1024: the old float sum overflowed here
+    (1000, 24, None),              # 1,024 flips, both ways: scipy's binomtest
+    (10**6, 0, 0.0),               # 2^-999999 underflows to 0: finite, not an error
+    (500_000, 500_000, 1.0),       # 10^6 flips, even: the tails meet
+    (499_000, 501_000, None),
+])
+def test_mcnemar_is_finite_and_exact_at_any_count(worse, better, p):
+    from scipy.stats import binomtest
+
+    expected = p if p is not None else binomtest(min(worse, better), worse + better, 0.5).pvalue
+    got = mcnemar_exact(worse, better)
+    assert math.isfinite(got) and 0.0 <= got <= 1.0
+    assert got == pytest.approx(expected, rel=1e-12, abs=0.0)
+    assert mcnemar_exact(better, worse) == got  # symmetric
+
+
+def test_a_paired_difference_of_ten_million_cases_is_finite_and_right():
+    # half the cases dropped by 0.001, half did not move: mean -0.0005, s = 0.0005 * sqrt(n /
+    # (n - 1)) (a two-point spread), SE = s / sqrt(n); the t interval is mean -/+ 1.96 SE
+    n = 10_000_000
+    diff = paired_difference([-0.001] * (n // 2) + [0.0] * (n // 2))
+    assert diff.n == n and diff.mean == pytest.approx(-0.0005, rel=1e-12)
+    se = 0.0005 * math.sqrt(n / (n - 1)) / math.sqrt(n)
+    assert diff.se == pytest.approx(se, rel=1e-9)
+    assert (diff.low, diff.high) == (pytest.approx(-0.0005 - 1.959964 * se, rel=1e-6),
+                                     pytest.approx(-0.0005 + 1.959964 * se, rel=1e-6))
+    assert diff.p_value == 0.0 and diff.clearly_below_zero  # t = -3162: as sure as can be
+
+
+def test_ten_million_equal_differences_have_an_interval_of_that_difference():
+    diff = paired_difference([-0.25] * 10_000_000)
+    assert (diff.mean, diff.low, diff.high, diff.se, diff.detectable, diff.p_value) == (
+        -0.25, -0.25, -0.25, 0.0, 0.0, 0.0)
+    assert paired_difference([0.0] * 10_000_000).p_value == 1.0
+
+
+def test_holm_at_the_edges():
+    from pytest_jsonmatch.reporting.stats import holm_adjusted
+
+    assert holm([]) == [] and holm_adjusted([]) == []
+    assert holm([0.05]) == [True] and holm_adjusted([0.05]) == [0.05]
+    # 0.01, 0.02, 0.04 over m = 3: 3 * 0.01 = 0.03, 2 * 0.02 = 0.04, 1 * 0.04 = 0.04
+    assert holm_adjusted([0.04, 0.01, 0.02]) == [pytest.approx(0.04), pytest.approx(0.03),
+                                                 pytest.approx(0.04)]
+    # never above 1, and non-decreasing in p's order: 3 * 0.5 -> 1, then max(1, 2 * 0.6) = 1
+    assert holm_adjusted([0.5, 0.6, 0.9]) == [1.0, 1.0, 1.0]
+    p_values = [i / 1_000_000 for i in range(1_000_000)]  # a million rows: no overflow
+    assert holm(p_values)[:1] == [True] and all(0.0 <= a <= 1.0 for a in holm_adjusted(p_values))
