@@ -3,8 +3,8 @@ aggregated, held against the baseline, judged by the gates and reported.
 
 Each comparison a test makes travels with the report of the test phase it was made in, so
 that under pytest-xdist the controller has every comparison of every finished test, even
-when a worker dies later (the test it was running counts as an error). Comparisons made in an
-xfail-marked test take its outcome (``xfailed``, ``xpassed``) and stay out of aggregates.
+when a worker dies later (the test it was running counts as an error). Expected failures
+(an xfail-marked test's; one a passing test caught) stay out of aggregates (``_with_test_outcome``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ..reporting import github
 from ..reporting import report as reports
 from ..reporting.baseline import Baseline, load_baseline
 from ..reporting.gates import Verdict
-from ..reporting.records import ERROR, XFAILED, XPASSED, Comparison, case_id_of
+from ..reporting.records import ERROR, FAILED, XFAILED, XPASSED, Comparison, case_id_of
 from ..reporting.shapes import Report
 from ..reporting.text import passed_line, summary_lines, update_lines, verdict_lines
 from .channel import Channel, Outcome
@@ -55,8 +55,7 @@ class JsonmatchSession:
         self.interrupted = ""  # why the session was interrupted, when it was
 
     def ask_update(self, update: CaseUpdate) -> None:
-        """The running test asks for a case's expected value to be rewritten (at the end of
-        the session, by the controller)."""
+        """The running test asks for its expected value to be rewritten (at the session's end)."""
         self.pending_updates.append(update)
 
     # -- recording -----------------------------------------------------------------------
@@ -92,8 +91,7 @@ class JsonmatchSession:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: object, sched: object) -> None:
-        """(xdist, on the controller) a worker died running ``crashitem``: the test counts
-        as a comparison that could not be scored."""
+        """(xdist, controller) a worker died running ``crashitem``: it counts as unscored."""
         defaults = self.settings.defaults
         self.ran.add(crashitem)
         self.comparisons.append(Comparison(
@@ -121,7 +119,7 @@ class JsonmatchSession:
             self.comparisons, settings.gates, reports.run_info(
                 ["pytest", *self.config.invocation_params.args], str(self.config.rootpath)),
             group_by=settings.group_by, repeat_rule=settings.repeat.rule, baseline=self.baseline,
-            stopped=self._stopped(session, exitstatus))
+            stopped=self._stopped(session, exitstatus), unjudged=reports.not_judged(len(self.updates)))
         self.write_errors += self.settings.reports.write(self.report)
         if (self.verdict.failures or self.write_errors) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -226,13 +224,18 @@ def _where(item: pytest.Item) -> tuple[str, int | None]:
 
 
 def _with_test_outcome(comparison: Comparison, report: pytest.TestReport) -> Comparison:
-    """A comparison made in an xfail-marked test takes the test's outcome."""
+    """A comparison in an xfail-marked test takes the test's outcome; one that failed in a test
+    function that passed was expected to (the test caught it: ``pytest.raises``); a golden case
+    (YAML) passes with a failed run only by its repeat rule or an update: it stays failed."""
     if report.when != "call":
         return comparison
     if hasattr(report, "wasxfail"):
         return comparison.with_status(XPASSED if report.passed else XFAILED)
     if report.failed and str(report.longrepr).startswith("[XPASS(strict)]"):
         return comparison.with_status(XPASSED)
+    caught = report.passed and comparison.file.endswith(".py")
+    if caught and comparison.status in (FAILED, ERROR):
+        return comparison.with_status(XFAILED)
     return comparison
 
 

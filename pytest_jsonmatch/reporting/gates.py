@@ -100,6 +100,7 @@ class Verdict:
     # tables always show them, so that every number quoted is in a row
     quoted_cases: list[str] = field(default_factory=list)
     quoted_fields: list[tuple[str, str]] = field(default_factory=list)
+    not_judged: str = ""  # why no gate was judged (an update run): nothing failed, nothing passed
 
     @property
     def passed(self) -> bool:
@@ -110,6 +111,8 @@ class Verdict:
                           "warnings": list(self.warnings), "checked": list(self.checked)}
         if self.blocked:
             out["blocked"] = [{"case_id": case_id, "gate": gate} for case_id, gate in self.blocked]
+        if self.not_judged:
+            out["not_judged"] = self.not_judged
         if self.quoted_cases or self.quoted_fields:
             out["quoted"] = {"cases": list(self.quoted_cases),
                              "fields": [{"group": g, "path": p} for g, p in self.quoted_fields]}

@@ -118,6 +118,9 @@ def _run_line(run: RunInfo) -> str:
 
 
 def _verdict(gates: GatesDict) -> str:
+    if gates.get("not_judged"):
+        return (f'<section class="verdict" id="verdict"><strong>Gates not judged</strong>: '
+                f'{_e(gates["not_judged"])}</section>')
     passed = gates.get("passed", True)
     out = [f'<section class="verdict {"ok" if passed else "bad"}" id="verdict">',
            f"<strong>{'Gates passed' if passed else 'Gates FAILED'}</strong>"]

@@ -64,6 +64,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str = ""
 
 def _verdict(report: ReportHead) -> str:
     gates = report["gates"]
+    if gates.get("not_judged"):
+        return f"**Gates: not judged**: {escape(gates['not_judged'])}"
     lines = ["**Gates: passed**" if gates["passed"] else "**Gates: FAILED**"]
     lines += [f"- {escape(f)}" for f in gates["failures"]]
     lines += [f"- warning: {escape(w)}" for w in gates["warnings"]]
@@ -87,7 +89,8 @@ def _overall(report: ReportHead) -> str:
     if report["errors"]:
         text += f", {report['errors']} of which could not be scored (counted as 0)"
     if report["xfailed"] or report["xpassed"]:
-        text += f"; {report['xfailed']} xfailed and {report['xpassed']} xpassed, not counted"
+        text += (f"; {report['xfailed']} xfailed and {report['xpassed']} xpassed, not counted "
+                 f"(expected to fail: xfail-marked, or caught by the test)")
     return text + "."
 
 

@@ -64,15 +64,17 @@ def _git_commit(root: str | None) -> str | None:
 
 def conclude(comparisons: Sequence[Comparison], gates: GateSettings, run: RunInfo, *,
              group_by: GroupBy = "metric", repeat_rule: RepeatRule = "mean",
-             baseline: Baseline | None = None, stopped: str | None = None) -> tuple[Report, Verdict]:
+             baseline: Baseline | None = None, stopped: str | None = None,
+             unjudged: str | None = None) -> tuple[Report, Verdict]:
     """A run's report and verdict from its comparisons: aggregated, held against the
     ``baseline``, judged by the ``gates``. A run that ``stopped`` early (why, in words) is
     marked incomplete, and no gate of it is judged as passed: its missing cases would pass
-    every gate they never reached."""
+    every gate they never reached. A run whose scores are not the suite's (``unjudged``, why:
+    an update run rewrote the cases it scored) is not judged at all, and says so."""
     summary = summarize(comparisons, group_by, repeat_rule)
     against = compare(cases_of(comparisons, repeat_rule, group_by), baseline) \
         if baseline is not None and summary.count else None
-    verdict = judge(summary, gates, against)
+    verdict = judge(summary, gates, against) if unjudged is None else Verdict(not_judged=unjudged)
     run = {**run, "complete": stopped is None}
     if stopped is not None:
         run["stopped"] = stopped
@@ -80,6 +82,14 @@ def conclude(comparisons: Sequence[Comparison], gates: GateSettings, run: RunInf
         verdict.failures.insert(0, f"the run did not finish ({stopped}): no gate is judged as "
                                    f"passed on a partial run")
     return build_report(summary, comparisons, verdict, against, run), verdict
+
+
+def not_judged(updated: int) -> str | None:
+    """Why an update run judges no gate (None: it updated nothing, and is judged): its scores
+    are those of the expected values it replaced."""
+    return None if not updated else (
+        f"this run updated {updated} case{'' if updated == 1 else 's'}, so its scores are those "
+        f"of the expected values it replaced; run again without --jsonmatch-update to judge them")
 
 
 def build_report(summary: Summary, comparisons: Sequence[Comparison], verdict: Verdict,

@@ -177,6 +177,7 @@ class QuotedDict(TypedDict):
 class _GatesMarks(TypedDict, total=False):
     blocked: list[BlockedCaseDict]  # only when a per-case gate failed a case
     quoted: QuotedDict  # only when a failure or a warning quotes a case or a field row
+    not_judged: str  # only when no gate was judged: why (an update run)
 
 
 class GatesDict(_GatesMarks):

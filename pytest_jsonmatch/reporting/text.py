@@ -56,6 +56,8 @@ def verdict_lines(report: ReportHead, width: int = 80,
     line per failed gate, and the warnings folded into one line with their count (every one
     is in the report; ``-v`` lists them here)."""
     gates = report["gates"]
+    if gates.get("not_judged"):
+        return [], guarded([f"jsonmatch gates: not judged: {escape_controls(gates['not_judged'])}"])
     failures = []
     if gates["failures"]:
         count = len(gates["failures"])
@@ -75,7 +77,7 @@ def verdict_lines(report: ReportHead, width: int = 80,
 def passed_line(report: ReportHead) -> str | None:
     """``jsonmatch gates passed: ...`` naming each gate checked, when the run passed them."""
     gates = report["gates"]
-    if gates["failures"] or not gates.get("checked"):
+    if gates["failures"] or not gates.get("checked") or gates.get("not_judged"):
         return None
     return guard("jsonmatch gates passed: " + "; ".join(escape_controls(c) for c in gates["checked"]))
 
@@ -99,7 +101,7 @@ def _overall(report: ReportHead) -> list[str]:
         text += f", {report['errors']} unscored (counted as 0)"
     lines = [text]
     if report["xfailed"] or report["xpassed"]:
-        lines.append(f"not counted (xfail-marked): {report['xfailed']} xfailed, "
+        lines.append(f"not counted (expected to fail): {report['xfailed']} xfailed, "
                      f"{report['xpassed']} xpassed")
     return lines
 

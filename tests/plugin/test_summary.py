@@ -127,7 +127,7 @@ def test_an_unscorable_comparison_is_an_error_scored_zero_and_xfail_ones_stand_a
         "metric    cases  pass  fail  error   score    prec  recall      F1",
         "field_f1      2     1     0      1  0.5000  0.5000  0.5000  0.5000",
         "overall score 0.5000 over 2 cases, 1 unscored (counted as 0)",
-        "not counted (xfail-marked): 1 xfailed, 1 xpassed",
+        "not counted (expected to fail): 1 xfailed, 1 xpassed",
         "*",
         "could not be scored (counted as 0):",
         "  test_no_json.py::test_no_json: no JSON object found in actual: 'I cannot help'",

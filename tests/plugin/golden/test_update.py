@@ -221,3 +221,44 @@ def pytest_jsonmatch_target(case, config):
     result = _run(pytester, "--jsonmatch-update=all")
     result.stdout.fnmatch_lines(["updated 1 case in 1 file:", "  c.jsonmatch.yaml:2 invoice"])
     assert path.read_text() == cases.replace("      qty: 5\n", "      qty: 6\n")
+
+
+def test_an_update_run_does_not_judge_the_scores_it_replaced_and_a_later_run_does(pytester):
+    # 'wrong' scores 0.5 (vendor matches, total 12 vs 10), so the overall mean over the three
+    # cases is (0.5 + 1 + 1) / 3 = 0.8333 < fail_under 0.95; --jsonmatch-update=fix rewrites it
+    path = _suite(pytester, CASES.replace("  - id: new            # written without expected\n"
+                                          "    input: acme\n", "").replace(
+        "  - id: close\n    threshold: 0.5\n    expected: {vendor: ACME, total: 11}\n", "  - id: close\n"
+        "    expected: {vendor: ACME, total: 10}\n"))
+    (pytester.path / "pytest.ini").write_text("[pytest]\njsonmatch_fail_under = 0.95\n")
+    before = _run(pytester)
+    assert before.ret == 1  # judged: the suite as it stands fails the floor
+    before.stdout.fnmatch_lines(["*overall score 0.8333 is below jsonmatch_fail_under 0.9500*"])
+    result = _run(pytester, "--jsonmatch-update=fix", "--jsonmatch-report=out/r.json",
+                  "--jsonmatch-report=out/r.md")
+    result.assert_outcomes(passed=3)
+    assert result.ret == 0  # every test passed; the old scores do not fail the run
+    result.stdout.fnmatch_lines([
+        "jsonmatch gates: not judged: this run updated 1 case, so its scores are those of the "
+        "expected values it replaced; run again without --jsonmatch-update to judge them"])
+    assert "FAILED: jsonmatch gates" not in result.stdout.str()
+    import json
+
+    gates = json.loads((pytester.path / "out" / "r.json").read_text())["gates"]
+    assert gates["failures"] == [] and gates["checked"] == [] and "not_judged" in gates
+    assert "**Gates: not judged**" in (pytester.path / "out" / "r.md").read_text()
+    assert "total: 10}   # the total is off" in path.read_text()
+    after = _run(pytester)  # judged again, on the suite as updated: (1 + 1 + 1) / 3 = 1.0
+    assert after.ret == 0
+    after.stdout.fnmatch_lines(["jsonmatch gates passed: overall score 1.0000 is at least "
+                                "jsonmatch_fail_under 0.9500"])
+
+
+def test_an_update_run_that_updates_nothing_is_judged(pytester):
+    _suite(pytester, "cases:\n  - id: same\n    expected: {vendor: INITECH, total: 10}\n"
+                     "    input: initech\n")
+    (pytester.path / "pytest.ini").write_text("[pytest]\njsonmatch_fail_under = 0.95\n")
+    result = _run(pytester, "--jsonmatch-update=fix")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["jsonmatch gates passed: overall score 1.0000 is at least "
+                                 "jsonmatch_fail_under 0.9500"])
