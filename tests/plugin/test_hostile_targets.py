@@ -193,3 +193,52 @@ def test_a_description_cannot_start_a_workflow_command_under_any_tb_style(pytest
     assert [line for line in lines if line.lstrip().startswith("::")] == []
     if tb not in ("line", "no"):
         assert any("pwned" in line for line in lines)  # the text is shown, defused
+
+
+# -- nothing secret, nothing unbounded ---------------------------------------------------------
+
+LEAKY = '''
+def extract(text):
+    if text == "big":
+        raise RuntimeError("x" * 5_000_000)
+    raise RuntimeError(
+        "POST https://api.example.com/v1/chat?api_key=AIzaSyA-1234567890abcdefghijklmnopqrstu"
+        "&alt=json failed; headers: {'Authorization': 'Bearer abcdef1234567890XYZ'}; "
+        "Incorrect API key provided: sk-proj-abcdefghijklmnopqrstuvwx")
+'''
+SECRETS = ("AIzaSyA-1234567890abcdefghijklmnopqrstu", "abcdef1234567890XYZ",
+           "sk-proj-abcdefghijklmnopqrstuvwx")
+
+
+def test_credentials_in_a_target_error_are_masked_and_its_length_bounded_everywhere(
+        pytester, monkeypatch):
+    summary = pytester.path / "step-summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")  # annotations on
+    write(pytester, "llm.py", LEAKY)
+    write(pytester, "pytest.ini", "[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n"
+                                  "jsonmatch_junit_properties = true\n")
+    write(pytester, "golden/c.jsonmatch.yaml", """\
+        cases:
+          - {id: leaky, input: leaky, expected: {name: leaky}}
+          - {id: big, input: big, expected: {name: big}}
+        """)
+    result = pytester.runpytest_inprocess(*ARGS, *REPORTS)
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
+    texts = {"terminal": out, "step summary": summary.read_text(encoding="utf-8")}
+    texts.update((name, (pytester.path / "out" / name).read_text(encoding="utf-8"))
+                 for name in ("r.json", "r.html", "r.md", "junit.xml"))
+    for where, text in texts.items():
+        for secret in SECRETS:
+            assert secret not in text, (where, secret)
+        assert "x" * 1_001 not in text, where  # 5 MB of x, cut to 1,000 characters
+    errors = {c["case_id"].rsplit("::", 1)[1]: c["error"] for c in _report(pytester)["comparisons"]}
+    assert errors["leaky"] == (
+        "RuntimeError: POST https://api.example.com/v1/chat?api_key=***&alt=json failed; headers: "
+        "{'Authorization': 'Bearer ***'}; Incorrect API key provided: sk-*** (1 attempt)")
+    assert errors["big"] == ("RuntimeError: " + "x" * 1000 + "... (cut: 5,000,000 characters in "
+                             "all) (1 attempt)")
+    # the terminal shows the whole message only when asked
+    full = pytester.runpytest_inprocess(*ARGS, "-vv", "-k", "leaky")
+    assert SECRETS[2] in full.stdout.str()

@@ -111,10 +111,13 @@ def _escaped(char: str) -> str:
 
 def one_line(exc: BaseException) -> str:
     """An exception as the one-line reason a comparison could not be scored: its message
-    (with its type, unless it is one of this project's errors), or a note when reading the
+    (with its type, unless it is one of this project's errors), credentials masked and cut to
+    a bounded length (masking.py: it goes into every report), or a note when reading the
     message raises."""
+    from .masking import safe_reason
+
     try:
-        text = printable(" ".join(str(exc).split()), keep="")
+        text = safe_reason(printable(" ".join(str(exc).split()), keep=""))
     except Exception:  # noqa: BLE001 - an exception whose __str__ raises
         text = "(its message could not be read)"
     return text if type(exc).__module__.startswith("pytest_jsonmatch") else \
