@@ -26,6 +26,7 @@ from typing import TypedDict, TypeGuard
 from .baseline import CaseScores, cases_of
 from .html import SORTABLE_SCRIPT, content_security_policy
 from .markdown import escape as md_escape
+from .money import money
 from .records import Comparison
 from .shapes import DifferenceDict, Report
 from .stats import paired_difference
@@ -237,10 +238,12 @@ def _latency(latency: Latency | None) -> str:
 
 
 def _usage(usage: Mapping[str, float] | None, key: str) -> str:
+    """One usage figure as every rendering shows it: tokens as whole numbers, the cost by
+    money.money's rule."""
     if usage is None or key not in usage:
         return "–"
     value = usage[key]
-    return f"{value:.4f}" if key == "cost" else f"{value:,.0f}"
+    return money(value) if key == "cost" else f"{value:,.0f}"
 
 
 def _runs_header(first: str, latency: bool, usage_keys: list[str]) -> list[str]:
