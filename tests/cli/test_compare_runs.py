@@ -176,10 +176,12 @@ def test_html_is_one_page_with_a_column_per_run(runs, tmp_path, jsonmatch_main):
     page = out.read_text(encoding="utf-8")
     assert page.count("<script") == 1 and "script-src 'sha256-" in page
     assert "http://" not in page and "https://" not in page
-    # the field table: a column per run, then the differences, then a chart (one bar per run)
+    # the field table: a column per run, then the differences, then a chart (a bar for each
+    # run but the first: its difference from the first)
     assert ('<tr data-field="name"><td>name</td><td data-sort="0.75">0.7500</td>'
             '<td data-sort="0.75">0.7500</td><td data-sort="1.0">1.0000</td>') in page
-    assert page.count('<svg class="chart"') == 2 and page.count('<g class="bar run-') == 6
+    assert page.count('<svg class="chart"') == 2 and page.count('<g class="bar run-') == 4
+    assert page.count('<div class="chart-caption">difference from base.json</div>') == 2
     assert '<th data-col="0" tabindex="0">run</th>' in page
     assert "<li><code>c5</code> (in base.json, new.json)</li>" in page
 
