@@ -26,7 +26,9 @@ from typing import TypedDict, TypeGuard
 from .baseline import CaseScores, cases_of
 from .html import SORTABLE_SCRIPT, content_security_policy
 from .markdown import escape as md_escape
+from .money import money
 from .records import Comparison
+from .runs_chart import difference_chart
 from .shapes import DifferenceDict, Report
 from .stats import paired_difference
 from .tables import escape_controls, guarded, table, wrap
@@ -237,10 +239,12 @@ def _latency(latency: Latency | None) -> str:
 
 
 def _usage(usage: Mapping[str, float] | None, key: str) -> str:
+    """One usage figure as every rendering shows it: tokens as whole numbers, the cost by
+    money.money's rule."""
     if usage is None or key not in usage:
         return "–"
     value = usage[key]
-    return f"{value:.4f}" if key == "cost" else f"{value:,.0f}"
+    return money(value) if key == "cost" else f"{value:,.0f}"
 
 
 def _runs_header(first: str, latency: bool, usage_keys: list[str]) -> list[str]:
@@ -447,33 +451,14 @@ def _html_partial(data: RunsComparison) -> str:
             f"<ul>{items}</ul></section>")
 
 
-_BAR_W, _BAR_GAP, _CHART_H = 14, 4, 40
-
-
-def _chart(scores: Sequence[float | None], names: Sequence[str]) -> str:
-    """A small bar chart of one field's score per run (inline SVG; a run without the field
-    has no bar)."""
-    width = len(scores) * (_BAR_W + _BAR_GAP) + _BAR_GAP
-    bars = []
-    for i, (score, name) in enumerate(zip(scores, names)):
-        x = _BAR_GAP + i * (_BAR_W + _BAR_GAP)
-        height = 0 if score is None else round(_CHART_H * score, 1)
-        bars.append(f'<g class="bar run-{i % len(_COLORS)}"><title>{_e(name)}: {_score(score)}</title>'
-                    f'<rect x="{x}" y="{_CHART_H - height}" width="{_BAR_W}" height="{height}">'
-                    "</rect></g>")
-    return (f'<svg class="chart" role="img" aria-label="score per run" width="{width}" '
-            f'height="{_CHART_H + 1}" viewBox="0 0 {width} {_CHART_H + 1}">'
-            f'<line x1="0" y1="{_CHART_H}" x2="{width}" y2="{_CHART_H}"></line>'
-            + "".join(bars) + "</svg>")
-
-
 def _html_fields(data: RunsComparison) -> str:
     if not data["fields"]:
         return ""
     names = [r["name"] for r in data["runs"]]
+    escaped = [_e(n) for n in names]
+    colours = [f"run-{i % len(_COLORS)}" for i in range(len(names))]
     grouped = _grouped(data)
-    header = ["field", *(_e(n) for n in names),
-              *(f"{_e(n)} − {_e(names[0])}" for n in names[1:]), "chart"]
+    header = ["field", *escaped, *(f"{n} − {escaped[0]}" for n in escaped[1:]), "chart"]
     rows = []
     for f in data["fields"]:
         cells = [f"<td>{_e(_field_label(f, grouped))}</td>"]
@@ -482,11 +467,16 @@ def _html_fields(data: RunsComparison) -> str:
             mean = None if d is None else d["mean"]
             title = "" if d is None else f' title="95% interval {_interval(d)}"'
             cells.append(f'<td data-sort="{_sort_value(mean)}"{title}>{_signed(mean)}</td>')
-        cells.append(f'<td class="chart-cell">{_chart(f["scores"], names)}</td>')
+        means = [None if d is None else d["mean"] for d in f["differences"]]
+        cells.append(f'<td class="chart-cell">{difference_chart(means, escaped, colours)}</td>')
         rows.append(f'<tr data-field="{_e(f["path"])}">' + "".join(cells) + "</tr>")
-    legend = "".join(f'<span class="key run-{i % len(_COLORS)}"></span> {_e(n)} ' for i, n in enumerate(names))
+    legend = "".join(f'<span class="key {c}"></span> {n} '
+                     for c, n in zip(colours[1:], escaped[1:]))
     return ('<section><h2>Per field</h2><p class="hint">Mean over the shared cases that hold '
-            f"the field. Click a column to sort. Bars: {legend}</p>"
+            f"the field. Click a column to sort. Chart: each run's difference from "
+            f"{escaped[0]} in the field (the columns before it, drawn) as a bar from the zero "
+            "line; each chart has a scale of its own, its ends and zero labelled; a dash: no "
+            f"difference to draw (no shared case holds the field in both). Bars: {legend}</p>"
             + _sortable("fields", header, rows) + "</section>")
 
 
@@ -544,7 +534,9 @@ table.sortable th { cursor: pointer; user-select: none; }
 table.sortable th.asc::after { content: " ▲"; } table.sortable th.desc::after { content: " ▼"; }
 .hint { color: var(--muted); font-size: 12px; }
 ul.files { padding-left: 18px; } ul.files code { color: var(--muted); }
-svg.chart line { stroke: #57606a; } td.chart-cell { padding: 2px 6px; }
+svg.chart line.zero { stroke: #1f2328; } svg.chart line.tick { stroke: #d0d7de; }
+svg.chart text { font-size: 10px; fill: #57606a; } svg.chart g.none text { font-size: 14px; }
+td.chart-cell { padding: 2px 6px; } .chart-caption { color: var(--muted); font-size: 11px; }
 .key { display: inline-block; width: 10px; height: 10px; }
 """ + "".join(f".run-{i} rect {{ fill: {c}; }} .key.run-{i} {{ background: {c}; }}\n"
               for i, c in enumerate(_COLORS))

@@ -176,10 +176,12 @@ def test_html_is_one_page_with_a_column_per_run(runs, tmp_path, jsonmatch_main):
     page = out.read_text(encoding="utf-8")
     assert page.count("<script") == 1 and "script-src 'sha256-" in page
     assert "http://" not in page and "https://" not in page
-    # the field table: a column per run, then the differences, then a chart (one bar per run)
+    # the field table: a column per run, then the differences, then a chart (a bar for each
+    # run but the first: its difference from the first)
     assert ('<tr data-field="name"><td>name</td><td data-sort="0.75">0.7500</td>'
             '<td data-sort="0.75">0.7500</td><td data-sort="1.0">1.0000</td>') in page
-    assert page.count('<svg class="chart"') == 2 and page.count('<g class="bar run-') == 6
+    assert page.count('<svg class="chart"') == 2 and page.count('<g class="bar run-') == 4
+    assert page.count('<div class="chart-caption">difference from base.json</div>') == 2
     assert '<th data-col="0" tabindex="0">run</th>' in page
     assert "<li><code>c5</code> (in base.json, new.json)</li>" in page
 
@@ -229,18 +231,46 @@ def test_latency_and_cost_shown_only_when_present(runs):
     data = compare_runs([Run("base", "b", base), Run("new", "n", new)])
     # over the shared cases c1..c4 only (c5's 100 s and 99.0 left out): latency
     # (1 + 2 + 3 + 6) / 4 = 3 s mean, 12 s in all; tokens 100 + 50 = 150 in, 10 + 5 = 15 out;
-    # cost .25 + .5 = .75
+    # cost .25 + .5 = .75, printed in three significant digits (money.money)
     assert data["runs"][1]["latency"] == {"mean_s": 3.0, "total_s": 12.0, "count": 4}
     assert data["runs"][1]["usage"] == {"input_tokens": 150.0, "output_tokens": 15.0, "cost": 0.75}
     assert data["runs"][0]["latency"] is None and data["runs"][0]["usage"] is None
     text = render_runs_text(data)
     table = text.split("Latency (mean per comparison) and usage (summed), over the shared cases:\n")[1]
-    assert table.splitlines()[:3] == ["run   latency  input tokens  output tokens    cost",
-                                      "base        –             –              –       –",
-                                      "new   3.000 s           150             15  0.7500"]
+    assert table.splitlines()[:3] == ["run   latency  input tokens  output tokens   cost",
+                                      "base        –             –              –      –",
+                                      "new   3.000 s           150             15  0.750"]
     page = render_runs_html(data)
-    assert '<td data-sort="3.0">3.000 s</td>' in page and '<td data-sort="0.75">0.7500</td>' in page
-    assert "| 3.000 s | 150 | 15 | 0.7500 |" in render_runs_markdown(data)
+    assert '<td data-sort="3.0">3.000 s</td>' in page and '<td data-sort="0.75">0.750</td>' in page
+    assert "| 3.000 s | 150 | 15 | 0.750 |" in render_runs_markdown(data)
+
+
+def _costing(report: dict, per_case: float) -> dict:
+    """The report with every comparison costing ``per_case``."""
+    return _with_costs(report, {}, {c["case_id"]: {"cost": per_case} for c in report["comparisons"]})
+
+
+def test_costs_that_differ_print_differently(runs):
+    from pytest_jsonmatch.reporting.report import load_report
+
+    # four shared cases (c1..c4) in each run: 4 * .0012 = .0048, 4 * .0011975 = .00479,
+    # 4 * 3.08625 = 12.345 and 4 * 308.625 = 1234.5; four decimals printed the first two alike
+    report = load_report(runs["third"])
+    costs = {"cheap": 0.0012, "cheaper": 0.0011975, "dear": 3.08625, "dearest": 308.625}
+    data = compare_runs([Run(name, name, _costing(report, each)) for name, each in costs.items()])
+    assert [r["usage"]["cost"] for r in data["runs"]] == pytest.approx([0.0048, 0.00479, 12.345,
+                                                                        1234.5])
+    shown = ["0.00480", "0.00479", "12.35", "1,234.50"]
+    text = render_runs_text(data).split("over the shared cases:\n")[1].splitlines()
+    assert [line.split()[-1] for line in text[1:5]] == shown
+    markdown = render_runs_markdown(data)
+    for name, cost in zip(costs, shown):
+        assert re.search(rf"^\| {name} \|.* \| {re.escape(cost)} \|$", markdown, re.MULTILINE), markdown
+    page = render_runs_html(data)
+    cells = re.findall(r'<td data-sort="([^"]*)">([^<]*)</td></tr>', page)[:4]
+    assert [text for _, text in cells] == shown
+    # the page sorts by the amount itself, not by its text
+    assert [float(value) for value, _ in cells] == pytest.approx([0.0048, 0.00479, 12.345, 1234.5])
 
 
 def test_latency_and_cost_from_the_call_of_each_comparison(runs):
