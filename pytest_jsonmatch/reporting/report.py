@@ -23,6 +23,7 @@ from .aggregate import CaseResult, GroupBy, RepeatRule, Summary, group_key, summ
 from .atomic import write_atomic
 from .baseline import Baseline, BaselineComparison, cases_of, compare
 from .gates import GateSettings, Verdict, judge
+from .money import money
 from .records import Comparison
 from .shapes import (
     BaselineSectionDict,
@@ -282,6 +283,6 @@ def call_summary(totals: Mapping[str, CallTotals]) -> list[str]:
         if t["input_tokens"] is not None or t["output_tokens"] is not None:
             usage.append(f"tokens {t['input_tokens'] or 0:,} in, {t['output_tokens'] or 0:,} out")
         if t["cost"] is not None:
-            usage.append(f"cost {t['cost']:.4f}")
+            usage.append(f"cost {money(t['cost'])}")
         lines.append(line + (f"; {', '.join(usage)}" if usage else ""))
     return lines

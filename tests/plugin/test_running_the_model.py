@@ -342,7 +342,7 @@ def test_latency_and_usage_reach_the_report_summary_markdown_and_html(pytester, 
     assert all(0.09 < c["latency_s"] < 2 and c["attempts"] == 1 for c in calls)
     assert {(c["input_tokens"], c["output_tokens"], c["cost"]) for c in calls} == {(100, 20, 0.001)}
     line = ("calls: 4, latency p50 0.* s, p95 0.* s, max 0.* s, total *.* s; 0 retried, "
-            "0 failed; tokens 400 in, 80 out, cost 0.0040")
+            "0 failed; tokens 400 in, 80 out, cost 0.00400")
     result.stdout.fnmatch_lines([line])
     assert "calls: 4, latency p50" in (pytester.path / "s.md").read_text()
     assert "Calls of the target" in (pytester.path / "r.html").read_text()
