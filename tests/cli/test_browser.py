@@ -4,6 +4,7 @@ hide what they should, and hostile values stay text. One browser for every check
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -33,21 +34,20 @@ def _browser_path() -> str:
     return chosen
 
 
-@pytest.fixture(scope="module")
-def page_of(tmp_path_factory):
+@contextlib.contextmanager
+def offline_browser():
+    """One headless Chromium with an offline context: (``load(path)`` -> (page, the console's
+    errors and warnings), the URLs every page requested)."""
     sync_api = pytest.importorskip("playwright.sync_api") if not os.environ.get("CI") else \
         __import__("playwright.sync_api", fromlist=["sync_playwright"])
     executable = _browser_path()
-    folder = tmp_path_factory.mktemp("html")
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, args=FLAGS)
         context = browser.new_context(offline=True, java_script_enabled=True)
         requests: list[str] = []
         context.on("request", lambda r: requests.append(r.url))
 
-        def open_page(report: dict, name: str):
-            path = folder / name
-            path.write_text(render_html(report), encoding="utf-8")
+        def load(path):
             page = context.new_page()
             problems: list[str] = []
             page.on("console", lambda m: problems.append(f"{m.type}: {m.text}")
@@ -55,10 +55,24 @@ def page_of(tmp_path_factory):
             page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
             page.goto(path.as_uri())
             page.wait_for_load_state("load")
-            return page, problems, requests
+            return page, problems
+
+        try:
+            yield load, requests
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def page_of(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("html")
+    with offline_browser() as (load, requests):
+        def open_page(report: dict, name: str):
+            path = folder / name
+            path.write_text(render_html(report), encoding="utf-8")
+            return (*load(path), requests)
 
         yield open_page
-        browser.close()
 
 
 def test_the_report_in_a_browser(page_of):

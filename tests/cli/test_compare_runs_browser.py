@@ -5,7 +5,6 @@ draws a difference of 0.13 between two runs large enough to see, on a labelled s
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from pytest_jsonmatch.reporting.report import load_report
 from pytest_jsonmatch.reporting.runs import Run, compare_runs, render_runs_html
 
 from .run import jsonmatch
-from .test_browser import FLAGS, _browser_path
+from .test_browser import offline_browser
 from .test_compare_runs import make_runs
 
 
@@ -23,31 +22,15 @@ def open_page(tmp_path_factory):
     """``open_page(reports, name)``: the compare-runs page of ``reports`` (run name -> report
     file) written to a file and opened, with the console's errors and warnings and the URLs
     it requested. One browser for the module."""
-    sync_api = pytest.importorskip("playwright.sync_api") if not os.environ.get("CI") else \
-        __import__("playwright.sync_api", fromlist=["sync_playwright"])
-    executable = _browser_path()
     folder = tmp_path_factory.mktemp("runs-html")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=FLAGS)
-        context = browser.new_context(offline=True, java_script_enabled=True)
-        requests: list[str] = []
-        context.on("request", lambda r: requests.append(r.url))
-
+    with offline_browser() as (load, requests):
         def opened(reports: dict[str, Path], name: str):
             runs = [Run(run, str(path), load_report(path)) for run, path in reports.items()]
             path = folder / name
             path.write_text(render_runs_html(compare_runs(runs)), encoding="utf-8")
-            page = context.new_page()
-            problems: list[str] = []
-            page.on("console", lambda m: problems.append(f"{m.type}: {m.text}")
-                    if m.type in ("error", "warning") else None)
-            page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
-            page.goto(path.as_uri())
-            page.wait_for_load_state("load")
-            return page, problems, requests
+            return (*load(path), requests)
 
         yield opened
-        browser.close()
 
 
 @pytest.fixture(scope="module")
