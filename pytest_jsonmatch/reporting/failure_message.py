@@ -14,6 +14,7 @@ from ..engine.core.depth import nesting
 from ..engine.core.errors import printable, shown
 from ..engine.core.values import MISSING
 from ..engine.results.field_results import SKIPPED, SCORE_EPSILON, FieldResult, MatchResult
+from .tables import guarded
 
 # How many fields (and pairings) a failure message lists, by verbosity: -v raises it.
 FIELD_LIMITS = {0: 10, 1: 50}
@@ -56,7 +57,8 @@ def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) ->
         lines.append("fields below their min_score:")
         lines.extend(f"  {f.path or '$'}: score {format_score(f.score)} < min_score {f.min_score:g}"
                      for f in result.floor_failures)
-    return printable("\n".join(lines))  # reasons may quote a comparator's own message
+    # reasons may quote a comparator's own message; no line may start a workflow command
+    return "\n".join(guarded(printable("\n".join(lines)).split("\n")))
 
 
 def _headline(result: MatchResult, threshold: float) -> str:
@@ -77,8 +79,8 @@ def _field_line(fr: FieldResult, path_width: int, width: int | None) -> str:
     line = (f"  {fr.display_path:<{path_width}}  {fr.status:<{_STATUS_WIDTH}}  "
             f"score {format_score(fr.score)}  expected {format_value(fr.expected, width)}  "
             f"actual {actual}")
-    if fr.reason:
-        line += f"  ({fr.reason})"
+    if fr.reason:  # a comparator's words (an LLM judge's): one line
+        line += f"  ({' '.join(fr.reason.split())})"
     return line
 
 

@@ -53,3 +53,18 @@ def test_only_failing_golden_cases_are_annotated():
     assert annotations({"cases": [case]}) == []  # a Python test fails in pytest's own output
     assert annotations({"cases": [{**case, "case_id": "c.yaml::x", "file": "c.yaml",
                                    "status": "passed"}]}) == []
+
+
+def test_a_failure_message_never_starts_a_line_with_a_workflow_command():
+    # a comparator's reason (an LLM judge's words) and values are data: a newline in them
+    # cannot put '::warning' at the start of a line of the failure message
+    from pytest_jsonmatch.engine.results.field_results import FieldResult, MatchResult
+    from pytest_jsonmatch.reporting.failure_message import format_failure
+
+    field = FieldResult("a", "mismatch", 0.0, "x\n::error::e", "y", "judge",
+                        reason="no\n::warning file=a.py::pwned\n  ::add-mask::x", field_path="a")
+    result = MatchResult("field_f1", 0.0, 0.0, 0.0, 0.0, (field,))
+    message = format_failure(result, 1.0)
+    assert "pwned" in message  # shown, defused
+    assert [line for line in message.split("\n") if line.lstrip().startswith("::")] == []
+    assert "(no ::warning file=a.py::pwned ::add-mask::x)" in message  # the reason, on one line
