@@ -14,6 +14,7 @@ from ..engine.core.numbers import whole_number
 DEFAULT_CONCURRENCY = 1
 MAX_CONCURRENCY = 1000
 MAX_RETRIES = 100
+DEFAULT_RETRY_BUDGET_S = 120.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,13 +30,16 @@ class CallSettings:
     # a call that timed out is retried only when asked: a target that hangs would otherwise
     # hold the run (retries + 1) x timeout
     retry_timeouts: bool = False
+    # the most one call waits between its attempts, in all: a retry that would wait past it
+    # is not made (a server's Retry-After cannot hold the run)
+    retry_budget: float = DEFAULT_RETRY_BUDGET_S
 
 
-CALL_KEYS = ("concurrency", "timeout", "retries", "rate", "retry_timeouts")
+CALL_KEYS = ("concurrency", "timeout", "retries", "rate", "retry_timeouts", "retry_budget")
 
 
 def parse_calls(parts: Sequence[tuple[str, str]]) -> CallSettings:
-    """``concurrency=N timeout=S retries=N rate=N/min retry_timeouts=yes`` from each
+    """``concurrency=N timeout=S retries=N rate=N/min retry_timeouts=yes retry_budget=S`` from each
     ``(text, name)`` in turn, a later one's keys overriding an earlier one's (a flag's over
     the ini's); a ConfigError naming the setting and the key."""
     given: dict[str, tuple[str, str]] = {}  # key -> (value, name for messages)
@@ -66,6 +70,8 @@ def parse_calls(parts: Sequence[tuple[str, str]]) -> CallSettings:
             raise ConfigError(f"{what} must be a number of calls per second, minute or hour "
                               f"above 0, like 120/min or 5/s, not {value!r}")
         out = replace(out, rate=rate)
+    if "retry_budget" in given:
+        out = replace(out, retry_budget=_seconds(*given["retry_budget"]))
     if "retry_timeouts" in given:
         value, what = given["retry_timeouts"]
         if value.lower() not in ("yes", "no", "true", "false"):

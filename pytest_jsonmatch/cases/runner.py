@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextvars
 import math
 import queue
-import random
 import sys
 import threading
 import time
@@ -38,17 +37,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..engine.core.errors import CaseFileError, shown
 from .call_settings import CallSettings
+from .retries import TargetTimeout, retry_delay
 
 if TYPE_CHECKING:  # asyncio is imported once a target hands back an awaitable, not before
     import asyncio
 
     from .targets import Call
 
-BACKOFF_BASE_S = 0.5  # the first retry waits about this long, each further one twice as long
-BACKOFF_CAP_S = 30.0
-RETRY_AFTER_CAP_S = 300.0  # a server asking for more is taken at this
-RETRY_STATUSES = frozenset({408, 409, 429})
-_CONNECT_ERRORS = ("ConnectError", "ConnectTimeout", "APIConnectionError")  # httpx, openai
 _THREAD_PREFIX = "jsonmatch-"
 _Number = TypeVar("_Number", int, float)
 
@@ -124,10 +119,6 @@ def attempts_note(call: CallFigures | None) -> str:
     return f" ({call.attempts} attempt{'' if call.attempts == 1 else 's'})"
 
 
-class TargetTimeout(CaseFileError):
-    """A call of the target ran longer than ``jsonmatch_target_timeout``."""
-
-
 class _Stopped(BaseException):
     """The runner was closed while a call waited or ran."""
 
@@ -151,50 +142,13 @@ class _Job:
         self.loop_future: Future[object] | None = None  # the running attempt's coroutine on the loop
 
 
-def retry_delay(exc: BaseException, attempt: int, timeouts: bool = False) -> float | None:
-    """How long to wait before retrying after ``exc`` (attempt ``attempt`` failed, 1-based),
-    or None when it is not worth retrying: a timeout (when ``timeouts``), a failed
-    connection, or an HTTP status
-    408, 409, 429 or 5xx (httpx: ``exc.response.status_code``; openai: ``exc.status_code``).
-    A ``Retry-After`` header in seconds is honoured; otherwise exponential backoff with
-    jitter."""
-    response = getattr(exc, "response", None)
-    status = getattr(response, "status_code", None)
-    if not isinstance(status, int):
-        status = getattr(exc, "status_code", None)
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    retryable = ((timeouts and isinstance(exc, TargetTimeout)) or isinstance(exc, ConnectionError)
-                 or bool(names & set(_CONNECT_ERRORS))
-                 or (isinstance(status, int) and not isinstance(status, bool)
-                     and (status in RETRY_STATUSES or 500 <= status <= 599)))
-    if not retryable:
-        return None
-    after = _retry_after(response)
-    if after is not None:
-        return after
-    backoff = min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2.0 ** (attempt - 1))
-    return backoff * (0.5 + random.random() / 2)
-
-
-def _retry_after(response: object) -> float | None:
-    headers = getattr(response, "headers", None)
-    try:
-        value = headers.get("retry-after") if headers is not None else None
-    except Exception:  # noqa: BLE001 - a header object of an unknown shape
-        return None
-    try:
-        seconds = float(str(value).strip())
-    except (TypeError, ValueError):
-        return None  # an HTTP date, or nothing: the backoff decides
-    return min(seconds, RETRY_AFTER_CAP_S) if math.isfinite(seconds) and seconds >= 0 else None
-
-
 class Runner:
     """Live calls of one session (see the module docstring)."""
 
     def __init__(self, settings: CallSettings = CallSettings()) -> None:
         self.concurrency, self.timeout = settings.concurrency, settings.timeout
         self.retries, self.retry_timeouts = settings.retries, settings.retry_timeouts
+        self.retry_budget = settings.retry_budget
         self.interval = 1.0 / settings.rate if settings.rate else 0.0
         self._jobs: dict[Hashable, _Job] = {}
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
@@ -248,7 +202,7 @@ class Runner:
             self._run(job)
 
     def _run(self, job: _Job) -> None:
-        attempts, started = 0, time.perf_counter()
+        attempts, started, waited = 0, time.perf_counter(), 0.0
         usage: TargetResult | None = None
         try:
             while True:
@@ -262,12 +216,15 @@ class Runner:
                 except Exception as exc:  # noqa: BLE001 - judged for a retry, then kept
                     delay = retry_delay(exc, attempts, self.retry_timeouts) \
                         if attempts <= self.retries else None
+                    if delay is not None and waited + delay > self.retry_budget:
+                        delay = None  # the call's retry budget would be spent: give up now
                     if delay is None:
                         job.outcome = Done(error=exc, figures=CallFigures(
                             time.perf_counter() - started, attempts, failed=True))
                         return
                     if self._stop.wait(delay):
                         raise _Stopped() from None
+                    waited += delay
                     continue
                 if isinstance(value, TargetResult):
                     if (problem := value.problem()) is not None:  # checked at the door

@@ -8,6 +8,7 @@ counts its own requests in flight; cancellation is checked by the threads and ta
 from __future__ import annotations
 
 import json
+from email.utils import formatdate
 import sys
 import threading
 import time
@@ -31,7 +32,11 @@ class _Server(ThreadingHTTPServer):
         self.in_flight = self.max_in_flight = self.total = 0
         self.starts: list[float] = []
         self.hits: dict[str, int] = {}
+        self.keyed_starts: dict[str, list[float]] = {}
         self.stop = threading.Event()
+
+    def starts_of(self, key: str) -> list[float]:
+        return self.keyed_starts.get(key, [])
 
     @property
     def url(self) -> str:
@@ -54,6 +59,7 @@ class _Handler(BaseHTTPRequestHandler):
             srv.max_in_flight = max(srv.max_in_flight, srv.in_flight)
             srv.starts.append(time.monotonic())
             srv.hits[key] = hit = srv.hits.get(key, 0) + 1
+            srv.keyed_starts.setdefault(key, []).append(time.monotonic())
         try:
             status, headers = 200, {}
             if url.path == "/latency":
@@ -62,6 +68,11 @@ class _Handler(BaseHTTPRequestHandler):
                 srv.stop.wait(30)  # bounded: the test's end releases it
             elif url.path == "/429" and hit <= int(query.get("fail", "1")):
                 status, headers = 429, {"Retry-After": query.get("after", "0")}
+                if "ms" in query:  # as OpenAI and Azure send it, beside a Retry-After
+                    headers["retry-after-ms"] = query["ms"]
+                if "date" in query:  # an HTTP date, "date" seconds from now
+                    headers["Retry-After"] = formatdate(time.time() + float(query["date"]),
+                                                        usegmt=True)
             elif url.path == "/500" and hit <= int(query.get("fail", "1")):
                 status = 500
             elif url.path == "/404":
@@ -246,7 +257,7 @@ def pytest_jsonmatch_target(case, config):
     ([], "jsonmatch_calls = timeout=0", "jsonmatch_calls: timeout must be a number of seconds above 0, not '0'"),
     ([], "jsonmatch_calls = rate=fast", "jsonmatch_calls: rate must be * like 120/min or 5/s, not 'fast'"),
     ([], "jsonmatch_calls = retries=-1", "jsonmatch_calls: retries must be a whole number from 0 to 100, not '-1'"),
-    ([], "jsonmatch_calls = concurency=2", "jsonmatch_calls: expected key=value with a key of concurrency, timeout, retries, rate, retry_timeouts, not 'concurency=2' (did you mean 'concurrency'?)"),
+    ([], "jsonmatch_calls = concurency=2", "jsonmatch_calls: expected key=value with a key of concurrency, timeout, retries, rate, retry_timeouts, retry_budget, not 'concurency=2' (did you mean 'concurrency'?)"),
     ([], "jsonmatch_calls = timeout=1 timeout=2", "jsonmatch_calls: timeout given twice"),
 ])
 def test_a_bad_setting_is_a_usage_error_before_any_call(pytester, server, probe, flag, ini, named):
@@ -277,6 +288,26 @@ def test_retries_honour_retry_after_and_back_off_on_5xx(pytester, server, probe)
     assert [calls[c]["call"]["attempts"] for c in ("c0", "c1", "c2", "c3")] == [3, 2, 1, 3]
     assert [calls[c]["call"]["failed"] for c in ("c0", "c1", "c2", "c3")] == [False, False, True, True]
     assert time.monotonic() - started >= 0.6  # two Retry-After waits of 0.3 s
+
+
+def test_retry_after_ms_and_an_http_date_are_honoured_and_the_budget_bounds_them(
+        pytester, server, probe):
+    # a: retry-after-ms 400 beside Retry-After 0 (the milliseconds win); b: Retry-After as an
+    # HTTP date 2 s ahead (whole seconds: 1 to 2 s of waiting); c: Retry-After 1e9, taken at
+    # 300 s, past the retry budget of 5 s: not retried at all
+    pytester.makeconftest(SYNC_TARGET.replace("{url}", server.url))
+    _cases(pytester, ["/429?key=a&ms=400", "/429?key=b&date=2", "/429?key=c&after=1e9"])
+    started = time.monotonic()
+    result = _run(pytester, "--jsonmatch-calls=concurrency=3 retries=2 retry_budget=5")
+    elapsed = time.monotonic() - started
+    result.assert_outcomes(passed=2, failed=1)
+    assert server.hits == {"a": 2, "b": 2, "c": 1}
+    calls = _calls_of(pytester)
+    assert [calls[c]["call"]["attempts"] for c in ("c0", "c1", "c2")] == [2, 2, 1]
+    assert calls["c0"]["call"]["failed"] is False and calls["c2"]["call"]["failed"] is True
+    assert 1.0 <= elapsed < 4.0  # b's date wait; c did not wait 300 s (nor 5)
+    a, b = (server.starts_of(key) for key in ("a", "b"))
+    assert a[1] - a[0] >= 0.4 and b[1] - b[0] >= 1.0
 
 
 def test_without_retries_a_429_fails_at_once(pytester, server, probe):
