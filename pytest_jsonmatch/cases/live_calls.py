@@ -10,7 +10,9 @@ with no timeout and no retries).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Hashable
+from dataclasses import replace
 
 from .case_files import GoldenCase
 from .call_settings import CallSettings
@@ -60,4 +62,8 @@ class LiveCalls:
     def _call(self, case: GoldenCase) -> Call:
         """The call of ``case`` as the runner makes it: ``call(awaited)``; an awaitable the
         target returns (an ``async def`` target) is awaited too."""
+        # the target gets its own copy of a structured input: one that changes it cannot
+        # change what the case (and its recording's digest) holds
+        if isinstance(case.input, (dict, list)):
+            case = replace(case, input=copy.deepcopy(case.input))
         return lambda awaited: awaited(self.target(case, awaited))

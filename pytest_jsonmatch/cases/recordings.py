@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from collections.abc import Collection, Mapping, Sequence
@@ -26,7 +27,8 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import quote
 
-from ..engine.core.errors import CaseFileError
+from ..engine.core.errors import CaseFileError, JsonMatchError
+from ..engine.reading.intake import read_json
 from ..reporting.atomic import write_atomic
 from .runner import CallFigures
 
@@ -118,6 +120,11 @@ def write_recording(path: Path, case_id: str, input_value: object, output: objec
     attempts, usage), replayed later as the recorded figures, and what made it
     (``fingerprint``). When ``existing`` holds the same output, input and fingerprint, the
     file is left as it is, byte for byte (a re-record is no diff): returns whether it wrote."""
+    if not isinstance(output, str):  # held to the door now, as scoring it live does
+        try:
+            output = read_json(output, "actual")[0]
+        except JsonMatchError as exc:
+            raise CaseFileError(f"cannot record the output of case {case_id!r}: {exc}") from None
     digest = input_digest(input_value)
     if existing is not None and existing.input_sha256 == digest \
             and existing.fingerprint == fingerprint and _same_json(existing.output, output):
@@ -138,8 +145,18 @@ def write_recording(path: Path, case_id: str, input_value: object, output: objec
     except (TypeError, ValueError) as exc:
         raise CaseFileError(f"cannot record the output of case {case_id!r}: {exc} (a target "
                             f"returns text or a JSON mapping)") from None
+    # a lone surrogate (half a UTF-16 pair) cannot be UTF-8: its JSON escape reads back as it
+    text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    size = len(text.encode("utf-8")) + 1
+    if size > MAX_RECORDING_BYTES:  # refused now, not when the next run cannot read it
+        raise CaseFileError(f"cannot record the output of case {case_id!r}: the recording "
+                            f"would be {size:,} bytes, more than the {MAX_RECORDING_BYTES:,} a "
+                            f"recording may hold (and a later run read back)")
     write_atomic(path, lambda fh: fh.write(text + "\n"))
     return True
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _same_json(a: object, b: object) -> bool:

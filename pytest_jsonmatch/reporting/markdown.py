@@ -100,6 +100,8 @@ def _worst_cases(report: Report, full: bool) -> list[str]:
     blocked = {b["case_id"]: b["gate"] for b in report["gates"].get("blocked", [])}
     bad = worst_first(c for c in report["cases"]
                       if c["status"] in ("failed", "error") or c["case_id"] in blocked)
+    if not bad:
+        return []  # no section of an empty table
     shown = bad if full else bad[:WORST_CASES]
     rows = []
     for case in shown:

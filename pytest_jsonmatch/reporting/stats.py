@@ -62,7 +62,11 @@ def paired_difference(differences: Sequence[float]) -> PairedDifference:
     import numpy as np
     from scipy import stats
 
-    deviations = np.asarray(differences, dtype=float) - mean  # numpy: 10 million in 0.1 s
+    values = np.asarray(differences, dtype=float)
+    if values.min() == values.max():  # every difference the same: that value, exactly (a
+        mean = float(values[0])       # float sum of three 0.1s is not 0.3, its mean not 0.1)
+        return PairedDifference(n, mean, mean, mean, 0.0, 0.0, 1.0 if mean == 0.0 else 0.0)
+    deviations = values - mean  # numpy: 10 million in 0.1 s
     variance = math.fsum(deviations * deviations) / (n - 1)
     se = math.sqrt(variance / n)
     if se == 0.0:

@@ -127,3 +127,10 @@ def test_holm_at_the_edges():
     assert holm_adjusted([0.5, 0.6, 0.9]) == [1.0, 1.0, 1.0]
     p_values = [i / 1_000_000 for i in range(1_000_000)]  # a million rows: no overflow
     assert holm(p_values)[:1] == [True] and all(0.0 <= a <= 1.0 for a in holm_adjusted(p_values))
+
+
+def test_equal_differences_that_floats_cannot_sum_exactly_are_that_difference():
+    # 0.1 + 0.1 + 0.1 is 0.30000000000000004 in floats: a mean taken by summing would be
+    # 0.10000000000000002, with a spread of 1e-17 and a p-value of 1e-32 for no reason
+    diff = paired_difference([0.1, 0.1, 0.1])
+    assert (diff.mean, diff.low, diff.high, diff.se, diff.p_value) == (0.1, 0.1, 0.1, 0.0, 0.0)

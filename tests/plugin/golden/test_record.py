@@ -182,3 +182,66 @@ def test_text_of_several_lines_is_recorded_as_its_lines(pytester):
     assert recorded["output_lines"] == ["Here:", '{"vendor": "ACME"}', ""]
     _, sources = _run(pytester, "--jsonmatch-record=none")
     assert sources["acme"] == ("replayed", "")
+
+
+# -- replay equals live ------------------------------------------------------------------------
+
+
+def test_an_output_that_is_not_json_is_the_same_error_live_and_is_never_recorded(pytester):
+    # {1: "ACME"}: an integer key; JSON would write it as "1", and a replay would score a
+    # value the target never returned
+    pytester.makeconftest(TARGET.replace('return {"vendor": case.input.upper()}',
+                                         'return {1: case.input.upper()}'))
+    (pytester.path / "c.jsonmatch.yaml").write_text(CASES)
+    live, _ = _run(pytester, "--jsonmatch-record=off")
+    recorded, sources = _run(pytester, "--jsonmatch-record=once")
+    reason = "$: key 1 in actual is not a string (JSON keys are strings)"
+    for result in (live, recorded):
+        result.assert_outcomes(passed=1, failed=1)
+        result.stdout.fnmatch_lines([f"*case 'acme'*{reason}*"])
+    assert not pytester.path.joinpath(*RECORDING).exists()
+    again, _ = _run(pytester, "--jsonmatch-record=once")  # nothing to replay: live, same error
+    again.stdout.fnmatch_lines([f"*case 'acme'*{reason}*"])
+    assert _calls(pytester) == 3
+
+
+def test_a_target_that_changes_its_input_still_replays(pytester):
+    pytester.makeconftest(TARGET.replace('return {"vendor": case.input.upper()}',
+                                         'case.input["seen"] = True\n'
+                                         '    return {"vendor": case.input["name"].upper()}'))
+    (pytester.path / "c.jsonmatch.yaml").write_text(
+        "cases:\n  - id: acme\n    expected: {vendor: ACME}\n    input: {name: acme}\n")
+    _run(pytester, "--jsonmatch-record=once")
+    result, sources = _run(pytester, "--jsonmatch-record=none")
+    result.assert_outcomes(passed=1)
+    assert sources["acme"] == ("replayed", "") and _calls(pytester) == 1
+
+
+def test_an_output_with_a_lone_surrogate_reads_back_as_it_was(pytester):
+    pytester.makeconftest(TARGET.replace('return {"vendor": case.input.upper()}',
+                                         'return {"vendor": "AC\\ud800ME"}'))
+    (pytester.path / "c.jsonmatch.yaml").write_text(CASES)
+    live, sources = _run(pytester, "--jsonmatch-record=once")
+    assert sources["acme"] == ("live", "recorded")
+    replay, sources = _run(pytester, "--jsonmatch-record=none")
+    assert sources["acme"] == ("replayed", "")
+    recorded = json.loads(pytester.path.joinpath(*RECORDING).read_text(encoding="utf-8"))
+    assert recorded["output"] == {"vendor": "AC\ud800ME"}
+    for result in (live, replay):  # the same mismatch, live and replayed
+        result.assert_outcomes(passed=1, failed=1)
+
+
+def test_an_output_too_large_to_read_back_is_refused_when_it_would_be_recorded(
+        pytester, monkeypatch):
+    from pytest_jsonmatch.cases import recordings
+
+    monkeypatch.setattr(recordings, "MAX_RECORDING_BYTES", 4096)  # the limit reading uses too
+    pytester.makeconftest(TARGET.replace('return {"vendor": case.input.upper()}',
+                                         'return {"vendor": "A" * 5000}'))
+    (pytester.path / "c.jsonmatch.yaml").write_text(CASES)
+    result, _ = _run(pytester, "--jsonmatch-record=once")
+    # {"vendor": "AAAA..."} and the record around it: over 5,000 bytes
+    result.stdout.fnmatch_lines(["*case 'acme': cannot record the output of case 'acme': the "
+                                 "recording would be *,* bytes, more than the 4,096 a recording "
+                                 "may hold (and a later run read back)*"])
+    assert not pytester.path.joinpath(*RECORDING).exists()
