@@ -22,7 +22,7 @@ from ..cases.updates import UPDATE_MODES, UpdateMode
 from ..engine.core.errors import JsonMatchError, did_you_mean, known_names
 from ..engine.core.numbers import whole_number
 from ..reporting.aggregate import GROUP_BY, GroupBy
-from ..reporting.gates import GATE_MODES, GateNames, GateSettings, parse_floors, parse_score
+from ..reporting.gates import GateSettings, gate_settings, parse_score
 from ..reporting.records import VALUE_MODES, ValueMode
 from ..reporting.report_files import ReportFiles
 from .channel import Defaults
@@ -255,10 +255,6 @@ def _baseline(text: str, what: str) -> tuple[str, bool]:
     return path, rest.strip() == "partial"
 
 
-def _words(text: str) -> list[str]:  # parts of a setting, by spaces or commas
-    return text.replace(",", " ").split()
-
-
 def _update(read: _Reader) -> UpdateMode | None:
     value, what = read.text("update")
     if not value:
@@ -284,40 +280,11 @@ def _reports(read: _Reader, here: Path) -> ReportFiles:
 
 def _gates(read: _Reader) -> GateSettings:
     # a gate names its ini setting, the name the verdict and the docs use, flag or not
-    fail_under, fail_what = read.text("fail_under")[0], PREFIX + "fail_under"
     floor_lines = read.ini("field_floors")
-    lines = [str(line) for line in floor_lines] if isinstance(floor_lines, list) else []
-    strict = any(line.strip() == "strict" for line in lines)
-    floors = parse_floors([line for line in lines if line.strip() != "strict"],
-                          PREFIX + "field_floors")
-    drop, drop_what, mode = 0.0, PREFIX + "max_drop", "statistical"
-    case_drop: float | None = None
-    case_what, allow = PREFIX + "max_case_drop", 0
-    # the flag's parts override the ini's: '--jsonmatch-max-drop=strict' keeps the ini's drop
-    for text, what in read.parts("max_drop"):
-        for word in _words(text):
-            if word in GATE_MODES:
-                mode = word
-            else:
-                drop = parse_score(word, drop_what)
-    for text, what in read.parts("max_case_drop"):
-        words = [w for w in _words(text) if not w.startswith("allow=")]
-        for word in _words(text):
-            if word.startswith("allow="):
-                allow = whole_number(word[len("allow="):], f"{what}: allow", 0, 10**9,
-                                      "of cases ")
-        if len(words) > 1:
-            raise pytest.UsageError(f"pytest-jsonmatch: {what} is a drop and optionally "
-                                    f"'allow=N', not {text!r}")
-        if words:
-            case_drop = parse_score(words[0], case_what)
-    return GateSettings(
-        fail_under=parse_score(fail_under, fail_what) if fail_under.strip() else None,
-        floors=floors, max_drop=drop, mode=mode, strict=strict, max_case_drop=case_drop,
-        allow_regressions=allow, names=GateNames(
-            fail_under=fail_what, floors=PREFIX + "field_floors", max_drop=drop_what,
-            max_case_drop=case_what, allow_regressions=f"{PREFIX}max_case_drop allow",
-            strict=f"'strict' in {PREFIX}field_floors"))
+    return gate_settings(
+        fail_under=read.text("fail_under")[0],
+        floor_lines=[str(line) for line in floor_lines] if isinstance(floor_lines, list) else [],
+        drop_parts=read.parts("max_drop"), case_parts=read.parts("max_case_drop"), prefix=PREFIX)
 
 
 def _options(text: str) -> dict[str, object]:

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..engine.core.errors import ConfigError, shown
+from ..engine.core.numbers import whole_number
 from ..engine.core.paths import PathPattern, key_segment, path_tokens
 from ..engine.results.field_results import FieldAggregate
 from .aggregate import SCORE_EPSILON, Summary
@@ -120,6 +121,46 @@ class Verdict:
 
 
 # -- reading settings --------------------------------------------------------------------------
+
+
+def gate_settings(*, fail_under: str, floor_lines: Sequence[str],
+                  drop_parts: Sequence[tuple[str, str]], case_parts: Sequence[tuple[str, str]],
+                  prefix: str) -> GateSettings:
+    """The gates from their settings' text: ``fail_under``, the lines of ``field_floors``
+    (a line ``strict`` among them), and the (text, name) parts of ``max_drop`` (``D``,
+    ``strict``) and ``max_case_drop`` (``D``, ``allow=N``), a later part's words overriding an
+    earlier one's (a flag's over the ini's). Every message names the ini setting (``prefix``
+    + name), the name the verdict and the docs use. ConfigError naming the setting."""
+    strict = any(line.strip() == "strict" for line in floor_lines)
+    floors = parse_floors([line for line in floor_lines if line.strip() != "strict"],
+                          prefix + "field_floors")
+    drop, drop_what, mode = 0.0, prefix + "max_drop", "statistical"
+    case_drop: float | None = None
+    case_what, allow = prefix + "max_case_drop", 0
+    for text, _ in drop_parts:
+        for word in text.replace(",", " ").split():
+            if word in GATE_MODES:
+                mode = word
+            else:
+                drop = parse_score(word, drop_what)
+    for text, what in case_parts:
+        words = text.replace(",", " ").split()
+        for word in words:
+            if word.startswith("allow="):
+                allow = whole_number(word[len("allow="):], f"{what}: allow", 0, 10**9, "of cases ")
+        drops = [w for w in words if not w.startswith("allow=")]
+        if len(drops) > 1:
+            raise ConfigError(f"{what} is a drop and optionally 'allow=N', not {text!r}")
+        if drops:
+            case_drop = parse_score(drops[0], case_what)
+    fail_what = prefix + "fail_under"
+    return GateSettings(
+        fail_under=parse_score(fail_under, fail_what) if fail_under.strip() else None,
+        floors=floors, max_drop=drop, mode=mode, strict=strict, max_case_drop=case_drop,
+        allow_regressions=allow, names=GateNames(
+            fail_under=fail_what, floors=prefix + "field_floors", max_drop=drop_what,
+            max_case_drop=case_what, allow_regressions=f"{prefix}max_case_drop allow",
+            strict=f"'strict' in {prefix}field_floors"))
 
 
 def parse_score(value: str | float | None, what: str) -> float:
