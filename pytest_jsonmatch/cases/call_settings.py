@@ -35,6 +35,28 @@ class CallSettings:
     retry_budget: float = DEFAULT_RETRY_BUDGET_S
 
 
+    def per_worker(self, workers: int) -> CallSettings:
+        """What each of ``workers`` processes (pytest-xdist) may use, so that the session as a
+        whole keeps to these limits: the rate divided among them, and the concurrency (each
+        worker runs one call at a time at the least)."""
+        if workers <= 1:
+            return self
+        return replace(self, concurrency=max(1, self.concurrency // workers),
+                       rate=None if self.rate is None else self.rate / workers)
+
+    def per_worker_note(self, workers: int) -> str | None:
+        """What :meth:`per_worker` did, in words, for the summary (None: nothing to say)."""
+        if workers <= 1 or (self.rate is None and self.concurrency == 1):
+            return None
+        each = self.per_worker(workers)
+        rate = "" if each.rate is None else f", {each.rate * 60:g} calls a minute"
+        over = "" if each.concurrency * workers <= self.concurrency else \
+            f" ({each.concurrency * workers} at once in all: concurrency {self.concurrency} " \
+            f"cannot be split further)"
+        return (f"calls: jsonmatch_calls holds for the whole session, shared by {workers} "
+                f"xdist workers: each runs {each.concurrency} at a time{rate}{over}")
+
+
 CALL_KEYS = ("concurrency", "timeout", "retries", "rate", "retry_timeouts", "retry_budget")
 
 

@@ -155,6 +155,9 @@ class JsonmatchSession:
         if self.report is not None and (self.report["count"] or self.report["comparisons"]):
             for line in summary_lines(self.report, width, verbose):
                 terminalreporter.write_line(line)
+            shared = self.settings.calls.per_worker_note(self.settings.workers)
+            if shared and any(c.get("source") == "live" for c in self.report["comparisons"]):
+                terminalreporter.write_line(shared)
         for line in update_lines(self.updated):
             terminalreporter.write_line(line, green=True)
         if self.settings.reports.json and not any("the report" in e for e in self.write_errors):

@@ -140,6 +140,7 @@ class Settings:
     annotations: bool = False  # GitHub Actions workflow commands for failing cases
     verbose: int = 0  # pytest's -v count: how much the summary lists
     full_tracebacks: bool = False  # --tb=long or -vv: a target's whole traceback
+    workers: int = 1  # pytest-xdist processes sharing the session's call limits
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -222,7 +223,15 @@ def _read(read: _Reader) -> Settings:
         junit_properties=bool(read.ini("junit_properties")),
         verbose=verbose, full_tracebacks=config.getoption("tbstyle", default="auto") == "long"
         or verbose >= 2,
-        annotations=os.environ.get("GITHUB_ACTIONS") == "true")
+        annotations=os.environ.get("GITHUB_ACTIONS") == "true", workers=_workers(config))
+
+
+def _workers(config: pytest.Config) -> int:
+    """How many xdist workers run the tests: a worker is told; the controller asked for them."""
+    told = getattr(config, "workerinput", {}).get("workercount")
+    if told is None and getattr(config.option, "dist", "no") != "no":
+        told = getattr(config.option, "numprocesses", None)
+    return told if isinstance(told, int) and told > 0 else 1
 
 
 # -- one reader per kind of value ---------------------------------------------------------

@@ -392,3 +392,22 @@ def test_recordings_keep_the_figures_and_a_replay_shows_them_as_replayed(pyteste
     assert comparisons[0]["call"] == recorded["call"]
     result.stdout.fnmatch_lines(["replayed calls (recorded figures): 2, latency p50 *"])
     assert not any(line.startswith("calls: ") for line in result.outlines)
+
+
+def test_under_xdist_the_call_limits_hold_for_the_whole_session_and_the_summary_says_so(
+        pytester, server):
+    # concurrency=2 and rate=20/s for the session, two workers: each runs 1 call at a time at
+    # 10/s. 12 calls of 0.2 s each: never more than 2 in flight at the server (4 if each
+    # worker took the session's limits), and starts no closer than 20/s allows in all
+    pytester.makeconftest(SYNC_TARGET.replace("{url}", server.url))
+    _cases(pytester, [f"/latency?key=k{i}&s=0.2" for i in range(12)])
+    result = pytester.runpytest_subprocess(*ARGS, "-n", "2", "-p", "no:randomly",
+                                           "--jsonmatch-calls=concurrency=2 rate=20/s")
+    result.assert_outcomes(passed=12)
+    assert server.total == 12 and server.max_in_flight <= 2
+    starts = sorted(server.starts)
+    # any 6 consecutive starts span at least 5 intervals of the session's rate, less a margin
+    assert min(b - a for a, b in zip(starts, starts[5:])) >= 5 / 20 * 0.8
+    result.stdout.fnmatch_lines([
+        "calls: jsonmatch_calls holds for the whole session, shared by 2 xdist workers: each "
+        "runs 1 at a time, 600 calls a minute"])
