@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..engine.configuring.walk_config import unit_number
-from ..engine.core.errors import ComparatorError, JsonMatchError, one_line
+from ..engine.core.errors import ComparatorError, JsonMatchError
+from ..engine.core.masking import one_line
 from ..engine.match import match_json
 from ..engine.results.field_results import BATCH_ERROR, MatchResult
 from ..reporting.failure_message import format_failure

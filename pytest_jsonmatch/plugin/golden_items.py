@@ -20,7 +20,8 @@ from ..cases.case_files import NO_EXPECTED, CaseFiles, GoldenCase
 from ..cases.case_outputs import Outputs
 from ..cases.targets import users_frame
 from ..cases.updates import CaseUpdate
-from ..engine.core.errors import JsonMatchError, one_line, printable
+from ..engine.core.errors import JsonMatchError, printable
+from ..engine.core.masking import one_line
 from ..reporting.tables import guarded
 from .channel import Channel, Outcome
 from .settings import Settings

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from ..engine.core import masking
 from ..engine.core.errors import JsonMatchError
 from . import channel
 from .settings import Settings, add_options, read_settings
@@ -54,6 +55,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from .session import JsonmatchSession
 
     settings = read_settings(config)
+    masking.declare(settings.mask)
     config.stash[_REGISTRY_BEFORE] = _registry_state()
     session = JsonmatchSession(config, settings)
     config.stash[_SESSION] = session
@@ -152,6 +154,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if token is not None:
         del config.stash[_CHANNEL_TOKEN]
         channel.leave(token)  # the channel current before, e.g. the test running pytester's
+        masking.declare(())  # and no pattern of this session's outlives it
     module = sys.modules.get(_REGISTRY_MODULE)
     if module is not None and _REGISTRY_BEFORE in config.stash:
         # undo what this session registered (names, type defaults, embedders), so that a

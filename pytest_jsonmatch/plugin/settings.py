@@ -7,6 +7,7 @@ handed; a malformed setting stops pytest with one line naming it. docs/ci.md has
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from ..cases.repeats import RepeatSettings
 from ..cases.call_settings import CallSettings, parse_calls
 from ..cases.updates import UPDATE_MODES, UpdateMode
 from ..engine.core.errors import JsonMatchError, did_you_mean, known_names
+from ..engine.core.masking import mask_patterns
 from ..engine.core.numbers import whole_number
 from ..reporting.aggregate import GROUP_BY, GroupBy
 from ..reporting.gates import GateSettings, gate_settings, parse_score
@@ -112,6 +114,8 @@ SETTINGS = (
             default="10000"),
     Setting("junit_properties", "add each comparison's metric and score as JUnit XML "
                                 "properties (default: true)", "bool", True),
+    Setting("mask", "regular expressions, one a line: what they match in an error's reason is "
+                    "masked as *** in every report (credential shapes always are)", "linelist", []),
 )
 BY_NAME = {s.name: s for s in SETTINGS}
 
@@ -141,6 +145,7 @@ class Settings:
     verbose: int = 0  # pytest's -v count: how much the summary lists
     full_tracebacks: bool = False  # --tb=long or -vv: a target's whole traceback
     workers: int = 1  # pytest-xdist processes sharing the session's call limits
+    mask: tuple[re.Pattern[str], ...] = ()  # the user's patterns masked in error reasons
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -223,7 +228,9 @@ def _read(read: _Reader) -> Settings:
         junit_properties=bool(read.ini("junit_properties")),
         verbose=verbose, full_tracebacks=config.getoption("tbstyle", default="auto") == "long"
         or verbose >= 2,
-        annotations=os.environ.get("GITHUB_ACTIONS") == "true", workers=_workers(config))
+        annotations=os.environ.get("GITHUB_ACTIONS") == "true", workers=_workers(config),
+        mask=mask_patterns([str(line) for line in mask] if isinstance(mask := read.ini("mask"),
+                                                                        list) else []))
 
 
 def _workers(config: pytest.Config) -> int:

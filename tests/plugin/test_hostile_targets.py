@@ -242,3 +242,25 @@ def test_credentials_in_a_target_error_are_masked_and_its_length_bounded_everywh
     # the terminal shows the whole message only when asked
     full = pytester.runpytest_inprocess(*ARGS, "-vv", "-k", "leaky")
     assert SECRETS[2] in full.stdout.str()
+
+
+def test_the_user_s_own_patterns_are_masked_too_and_a_bad_one_is_named(pytester):
+    write(pytester, "llm.py", """\
+        def extract(text):
+            raise RuntimeError("account ACCT-0042 of tenant acme-prod is locked")
+        """)
+    write(pytester, "golden/c.jsonmatch.yaml", """\
+        cases:
+          - {id: locked, input: x, expected: {name: x}}
+        """)
+    write(pytester, "pytest.ini", "[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n"
+                                  "jsonmatch_mask =\n    ACCT-[0-9]+\n    tenant \\S+\n")
+    result = pytester.runpytest_inprocess(*ARGS, REPORTS[0])
+    result.assert_outcomes(failed=1)
+    (comparison,) = _report(pytester)["comparisons"]
+    assert comparison["error"] == "RuntimeError: account *** of *** is locked (1 attempt)"
+    write(pytester, "pytest.ini", "[pytest]\njsonmatch_mask = ACCT-[0-9\n")
+    bad = pytester.runpytest_inprocess(*ARGS)
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    bad.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: jsonmatch_mask: 'ACCT-[0-9' is not a "
+                              "regular expression: *"])

@@ -108,17 +108,3 @@ def _escaped(char: str) -> str:
     code = ord(char)
     return f"\\x{code:02x}" if code < 0x100 else (f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
 
-
-def one_line(exc: BaseException) -> str:
-    """An exception as the one-line reason a comparison could not be scored: its message
-    (with its type, unless it is one of this project's errors), credentials masked and cut to
-    a bounded length (masking.py: it goes into every report), or a note when reading the
-    message raises."""
-    from .masking import safe_reason
-
-    try:
-        text = safe_reason(printable(" ".join(str(exc).split()), keep=""))
-    except Exception:  # noqa: BLE001 - an exception whose __str__ raises
-        text = "(its message could not be read)"
-    return text if type(exc).__module__.startswith("pytest_jsonmatch") else \
-        f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -2,7 +2,7 @@
 
 A target's exception often quotes its request: a URL with ``?key=...``, an ``Authorization:
 Bearer ...`` header, an API key in a message. The one-line reason of every error a run
-records (errors.one_line) goes into the JSON, HTML and Markdown reports, the step summary,
+records (one_line) goes into the JSON, HTML and Markdown reports, the step summary,
 JUnit and the annotations, which outlive the run and are read by more people than the key's
 owner; and a 5 MB message would make each of them 5 MB. So it is masked (each
 credential-like value becomes ``***``, what names it kept, so the reader still sees what kind
@@ -13,6 +13,8 @@ only when asked (``-vv`` or ``--tb=long``: pytest's own traceback).
 from __future__ import annotations
 
 import re
+
+from .errors import ConfigError, printable
 
 MAX_REASON = 1000  # characters of a reason kept in every output
 
@@ -37,11 +39,36 @@ _SECRETS = [
 ]
 
 
+_DECLARED: list[re.Pattern[str]] = []  # the user's own (jsonmatch_mask), whole matches masked
+
+
+def mask_patterns(lines: list[str], what: str = "jsonmatch_mask") -> tuple[re.Pattern[str], ...]:
+    """The user's own patterns, one regular expression a line (blank lines skipped);
+    ConfigError naming ``what`` for one that is not a regular expression."""
+    compiled = []
+    for line in (line.strip() for line in lines):
+        if not line:
+            continue
+        try:
+            compiled.append(re.compile(line))
+        except re.error as exc:
+            raise ConfigError(f"{what}: {line!r} is not a regular expression: {exc}") from None
+    return tuple(compiled)
+
+
+def declare(patterns: tuple[re.Pattern[str], ...]) -> None:
+    """Mask whatever ``patterns`` match too, from now on in this process (the plugin declares
+    the ``jsonmatch_mask`` lines when the session starts)."""
+    _DECLARED[:] = patterns
+
+
 def masked(text: str) -> str:
     """``text`` with every credential-like value replaced by ``***`` (docs/errors.md lists
-    what is masked)."""
+    what is masked), and whatever a declared pattern matches."""
     for pattern, replacement in _SECRETS:
         text = pattern.sub(replacement, text)
+    for declared in _DECLARED:
+        text = declared.sub("***", text)
     return text
 
 
@@ -56,3 +83,16 @@ def safe_reason(text: str) -> str:
 
 
 _SLACK = 512
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as the one-line reason a comparison could not be scored: its message
+    (with its type, unless it is one of this project's errors), credentials masked and cut to
+    a bounded length (it goes into every report), or a note when reading the
+    message raises."""
+    try:
+        text = safe_reason(printable(" ".join(str(exc).split()), keep=""))
+    except Exception:  # noqa: BLE001 - an exception whose __str__ raises
+        text = "(its message could not be read)"
+    return text if type(exc).__module__.startswith("pytest_jsonmatch") else \
+        f"{type(exc).__name__}: {text}" if text else type(exc).__name__

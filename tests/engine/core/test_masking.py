@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_jsonmatch.engine.core.errors import one_line
-from pytest_jsonmatch.engine.core.masking import MAX_REASON, masked, safe_reason
+from pytest_jsonmatch.engine.core.masking import MAX_REASON, masked, one_line, safe_reason
 
 
 @pytest.mark.parametrize(("text", "shown"), [
