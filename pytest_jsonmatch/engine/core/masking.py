@@ -12,31 +12,35 @@ only when asked (``-vv`` or ``--tb=long``: pytest's own traceback).
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .errors import ConfigError, printable
 
 MAX_REASON = 1000  # characters of a reason kept in every output
 
-# (pattern, replacement): each keeps what names the value and masks the value itself
-_SECRETS = [
-    # Authorization: Bearer <token> / Basic <credentials>
-    (re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{6,}"), r"\1\2***"),
-    # URL query parameters that carry a credential: ?key=..., &api_key=..., &token=...
-    (re.compile(r"(?i)([?&;](?:api[_-]?key|key|token|access[_-]?token|auth|secret|password|"
-                r"passwd|sig|signature|client[_-]?secret)=)[^&#\s'\"<>]+"), r"\1***"),
-    # a header or a field named for a credential: "x-api-key: ...", "api_key='...'"
-    (re.compile(r"(?i)\b((?:x-)?api[_-]?key|authorization|client[_-]?secret|password|"
-                r"access[_-]?token)([\"']?\s*[:=]\s*[\"']?)(?!\*\*\*|bearer\b|basic\b)[^\s\"',;}&]{4,}"),
-     r"\1\2***"),
-    # key shapes that are credentials wherever they stand
-    (re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}"), "sk-***"),  # OpenAI, Anthropic
-    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), "AKIA***"),  # AWS access key id
-    (re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), "AIza***"),  # Google API key
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}"), "gh_***"),  # GitHub token
-    (re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), "xox-***"),  # Slack token
-    (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), "***"),  # a JWT
-]
+@functools.cache
+def _secrets() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """(pattern, replacement) pairs: each keeps what names the value and masks the value
+    itself. Compiled on the first error a run records, not when the plugin loads."""
+    return (
+        # Authorization: Bearer <token> / Basic <credentials>
+        (re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{6,}"), r"\1\2***"),
+        # URL query parameters that carry a credential: ?key=..., &api_key=..., &token=...
+        (re.compile(r"(?i)([?&;](?:api[_-]?key|key|token|access[_-]?token|auth|secret|password|"
+                    r"passwd|sig|signature|client[_-]?secret)=)[^&#\s'\"<>]+"), r"\1***"),
+        # a header or a field named for a credential: "x-api-key: ...", "api_key='...'"
+        (re.compile(r"(?i)\b((?:x-)?api[_-]?key|authorization|client[_-]?secret|password|"
+                    r"access[_-]?token)([\"']?\s*[:=]\s*[\"']?)(?!\*\*\*|bearer\b|basic\b)[^\s\"',;}&]{4,}"),
+         r"\1\2***"),
+        # key shapes that are credentials wherever they stand
+        (re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}"), "sk-***"),  # OpenAI, Anthropic
+        (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), "AKIA***"),  # AWS access key id
+        (re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), "AIza***"),  # Google API key
+        (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}"), "gh_***"),  # GitHub token
+        (re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), "xox-***"),  # Slack token
+        (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), "***"),  # a JWT
+    )
 
 
 _DECLARED: list[re.Pattern[str]] = []  # the user's own (jsonmatch_mask), whole matches masked
@@ -65,7 +69,7 @@ def declare(patterns: tuple[re.Pattern[str], ...]) -> None:
 def masked(text: str) -> str:
     """``text`` with every credential-like value replaced by ``***`` (docs/errors.md lists
     what is masked), and whatever a declared pattern matches."""
-    for pattern, replacement in _SECRETS:
+    for pattern, replacement in _secrets():
         text = pattern.sub(replacement, text)
     for declared in _DECLARED:
         text = declared.sub("***", text)
