@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from ..engine.core.errors import CaseFileError, shown
 from .call_settings import CallSettings
+from .children import clock_ticks, end_processes, started_below
 from .retries import TargetTimeout, retry_delay
 
 if TYPE_CHECKING:  # asyncio is imported once a target hands back an awaitable, not before
@@ -159,6 +160,9 @@ class Runner:
         self._next_start = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: threading.Thread | None = None
+        # a call abandoned (timed out, or cut off by close) may leave processes behind: the
+        # ones started since now are ended when the runner closes (children.py)
+        self._since, self._abandoned = clock_ticks(), False
 
     # -- submitting and taking ------------------------------------------------------------
 
@@ -317,6 +321,7 @@ class Runner:
                 raise _Stopped()
 
     def _abandon(self, job: _Job, box: Future[object]) -> None:
+        self._abandoned = True
         box.cancel()  # a late answer is dropped
         if job.loop_future is not None:
             job.loop_future.cancel()  # cancels the task on the loop
@@ -347,6 +352,7 @@ class Runner:
                 job.done.set()
         with self._lock:
             running = list(self._running)
+        self._abandoned = self._abandoned or bool(running)
         for job in running:
             if job.box is not None:
                 job.box.cancel()
@@ -358,6 +364,8 @@ class Runner:
             worker.join(timeout=5)
         self._close_loop()
         self._jobs.clear()
+        if self._abandoned and self._since is not None:
+            end_processes(started_below(self._since))
 
     def _close_loop(self) -> None:
         loop, thread = self._loop, self._loop_thread

@@ -5,6 +5,8 @@ pair, which UTF-8 cannot encode) is written escaped in every report format."""
 from __future__ import annotations
 
 import json
+import os
+import time
 
 import jsonschema
 import pytest
@@ -264,3 +266,49 @@ def test_the_user_s_own_patterns_are_masked_too_and_a_bad_one_is_named(pytester)
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
     bad.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: jsonmatch_mask: 'ACCT-[0-9' is not a "
                               "regular expression: *"])
+
+
+# -- no process outlives the session -----------------------------------------------------------
+
+
+def _state(pid: int) -> str:
+    """A process's state letter ('Z' for ended, waiting to be reaped), or '' once reaped."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return ""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc: Linux")
+def test_a_timed_out_call_leaves_no_process_it_started_and_touches_none_started_before(
+        pytester, tmp_path):
+    import subprocess
+    import sys
+
+    before = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        pid_file = tmp_path / "child.pid"
+        write(pytester, "llm.py", f"""\
+            import pathlib, subprocess, sys
+
+            def extract(text):
+                child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+                pathlib.Path({str(pid_file)!r}).write_text(str(child.pid))
+                child.wait()  # hangs until the child ends
+                return {{"name": text}}
+            """)
+        write(pytester, "pytest.ini", "[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n"
+                                      "jsonmatch_calls = timeout=0.5\n")
+        write(pytester, "golden/c.jsonmatch.yaml", "cases:\n  - {id: hang, input: x, expected: {name: x}}\n")
+        started = time.monotonic()
+        result = pytester.runpytest_inprocess(*ARGS)
+        result.assert_outcomes(failed=1)
+        result.stdout.fnmatch_lines(["*case 'hang': target timed out after 0.5 s*"])
+        assert time.monotonic() - started < 10
+        child = int(pid_file.read_text())
+        assert _state(child) in ("", "Z")  # ended by the runner's close (a zombie until reaped)
+        assert _state(before.pid) not in ("", "Z")  # started before the run: left alone
+    finally:
+        before.kill()
+        before.wait()
