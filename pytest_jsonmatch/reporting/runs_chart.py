@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from .changes import signed
+
 NICE = (1.0, 2.0, 5.0)  # a scale's step is one of these times a power of ten
 MIN_STEP = 0.01  # differences smaller than a hundredth of a score are not blown up
 MAX_STEPS = 4  # the step is the smallest one that spans the differences in this many steps
@@ -41,11 +43,6 @@ def _label(value: float) -> str:
     """A value on the scale, as the table's differences are written (sign first), but in two
     decimals: every end of a scale is a multiple of 0.01."""
     return "0" if abs(value) < SLACK else f"{value:+.2f}"
-
-
-def _signed(value: float) -> str:
-    """A difference as the table beside the chart writes it."""
-    return f"{value:+.4f}"
 
 
 def difference_chart(differences: Sequence[float | None], names: Sequence[str],
@@ -87,9 +84,9 @@ def difference_chart(differences: Sequence[float | None], names: Sequence[str],
                          f'<text x="{x + _BAR_W / 2}" y="{dash}" text-anchor="middle" '
                          'dominant-baseline="middle">–</text></g>')
             continue
-        told.append(f"{name} {_signed(value)}")
+        told.append(f"{name} {signed(value)}")
         end = y(value)
-        parts.append(f'<g class="bar {classes[i]}"><title>{name} − {first}: {_signed(value)}'
+        parts.append(f'<g class="bar {classes[i]}"><title>{name} − {first}: {signed(value)}'
                      f'</title><rect x="{x}" y="{min(zero, end)}" width="{_BAR_W}" '
                      f'height="{round(abs(zero - end), 2)}"></rect></g>')
     label = (f"difference from {first}, scale {_label(bottom)} to {_label(top)}: "

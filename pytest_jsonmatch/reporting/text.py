@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from .aggregate import field_rows, never_scored_line, worst_first
-from .changes import change_text, changed_cases, field_changes, interval_text, p_text
+from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
 from .shapes import (BaselineSectionDict, ComparisonDict, FieldDict, FieldTable, GatesDict, Report,
                      ReportHead)
 from .tables import cut_right, escape_controls, fit, guard, guarded, table, wrap
@@ -189,7 +189,7 @@ def _baseline_lines(baseline: BaselineSectionDict, gates: GatesDict, group_by: s
         change = f"  mean change {change_text(before, after)} ({before:.4f} -> {after:.4f})"
         low, high = diff["low"], diff["high"]
         if low is not None and high is not None:
-            change += f", 95% interval {_signed(low)} to {_signed(high)}, " \
+            change += f", 95% interval {signed(low)} to {signed(high)}, " \
                       f"detectable drop {diff['detectable']:.4f}"
         lines += wrap(change, width)
         lines += wrap(f"  pass -> fail {baseline['pass_to_fail']}, fail -> pass "
@@ -231,17 +231,12 @@ def _field_change_lines(baseline: BaselineSectionDict, gates: GatesDict, group_b
             lines.append(fit(f"  {group_by} {escape_controls(group)}", width))
         table_rows = [["field", "cases", "base", "now", "change", "95% interval", "p", "Holm p"]]
         table_rows += [[escape_controls(r.path), str(r.cases), f"{r.before:.4f}", f"{r.after:.4f}",
-                        _signed(r.change), interval_text(r.low, r.high), p_text(r.p),
+                        signed(r.change), interval_text(r.low, r.high), p_text(r.p),
                         p_text(r.holm_p)] for r in rows if r.group == group]
         lines += table(table_rows, width, indent="  ")
     if hidden:
         lines.append(f"  ... {hidden} more field{'' if hidden == 1 else 's'} (-v shows all)")
     return lines
-
-
-def _signed(value: float) -> str:
-    text = f"{value:+.4f}"
-    return "+0.0000" if text == "-0.0000" else text
 
 
 def _cases(count: int) -> str:
