@@ -122,10 +122,10 @@ def test_the_report_format_is_pinned():
     assert REPORT_VERSION == 3 and schema["properties"]["version"] == {"const": 3}
     assert sorted(schema["properties"]) == [
         "baseline", "cases", "comparisons", "count", "errors", "fields", "gates", "group_by",
-        "groups", "metrics", "overall", "run", "version", "xfailed", "xpassed"]
+        "groups", "metrics", "overall", "run", "targets", "version", "xfailed", "xpassed"]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "897a5ef6920297c5af2de31cf8e1d6c9f69b466e5c3e991db5996091699638b5")
+        "018c156c3535e4263c8c3ae5d8d25de3230333cd4915e37e4af6093eb96cf97d")
 
 
 def _cycle() -> list[str] | None:

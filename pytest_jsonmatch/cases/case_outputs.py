@@ -6,7 +6,7 @@ took, as one :class:`Produced`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -44,32 +44,43 @@ class Produced:
 
 class Outputs:
     """The outputs of one session's cases: recorded and replayed by ``record`` (off, once,
-    none, all) inside the test ``root``, called through ``calls``. A recording replays only
-    under the input and the ``fingerprint`` it was made under (fingerprints.py)."""
+    none, all) inside the test ``root``, called through ``calls`` (one :class:`LiveCalls`
+    per named target, the unnamed one under ``""``). A recording replays only for its own
+    target, under the input and the ``fingerprint`` (of that target) it was made under
+    (fingerprints.py)."""
 
-    def __init__(self, *, record: RecordMode, root: Path, calls: LiveCalls,
-                 fingerprint: Callable[[], Fingerprint] | None = None) -> None:
-        self.record, self.root, self.calls = record, root, calls
+    def __init__(self, *, record: RecordMode, root: Path,
+                 calls: LiveCalls | Mapping[str, LiveCalls],
+                 fingerprint: Callable[[str], Fingerprint] | None = None) -> None:
+        self.record, self.root = record, root
+        self.calls: Mapping[str, LiveCalls] = {"": calls} if isinstance(calls, LiveCalls) \
+            else dict(calls)
         self._fingerprint = fingerprint
-        self._taken: Fingerprint | None = None
+        self._taken: dict[str, Fingerprint] = {}
 
-    def fingerprint(self) -> Fingerprint | None:
-        """This session's fingerprint, taken once, when a recording is first held to it."""
-        if self._taken is None and self._fingerprint is not None and self.record != "off":
-            self._taken = self._fingerprint()
-        return self._taken
+    def fingerprint(self, target: str = "") -> Fingerprint | None:
+        """A target's fingerprint, taken once, when a recording is first held to it."""
+        if self._fingerprint is None or self.record == "off":
+            return None
+        if target not in self._taken:
+            self._taken[target] = self._fingerprint(target)
+        return self._taken[target]
 
-    def stale(self, case: GoldenCase, existing: Recording) -> list[str]:
+    def stale(self, case: GoldenCase, existing: Recording, target: str = "") -> list[str]:
         """What changed since ``existing`` was recorded, in words (nothing: it replays)."""
         changed = ["the case's input"] \
             if existing.input_sha256 != recordings.input_digest(case.input) else []
-        now = self.fingerprint()
+        if existing.target != target:  # never another target's output, whatever its path
+            changed.append(f"the target (recorded for {existing.target or 'the unnamed one'!r})")
+        now = self.fingerprint(target)
         if now is not None:
             changed += now.changes(Fingerprint.from_dict(existing.fingerprint))
         return changed
 
-    def produce(self, case: GoldenCase, key: Hashable, repeat: int = 0, runs: int = 1) -> Produced:
-        """The output of run ``repeat`` of ``runs`` of a case; ``key`` names its call."""
+    def produce(self, case: GoldenCase, key: Hashable, repeat: int = 0, runs: int = 1,
+                target: str = "") -> Produced:
+        """The output of run ``repeat`` of ``runs`` of a case by ``target`` (its name; empty:
+        the session's one target); ``key`` names its call."""
         if case.source == "actual":
             return Produced(output=case.actual)
         source: OutputSource = "live" if case.source == "input" else "case"
@@ -78,17 +89,19 @@ class Outputs:
                 assert case.actual_file is not None
                 return Produced(output=read_regular_text(case.actual_file, "actual_file",
                                                          CaseFileError))
-            return self._from_target(case, key, repeat, runs)
+            return self._from_target(case, key, repeat, runs, target)
         except Exception as exc:  # noqa: BLE001 - the case was attempted: it counts, as an error
             return Produced(error=exc, source=source)
 
-    def _from_target(self, case: GoldenCase, key: Hashable, repeat: int, runs: int) -> Produced:
+    def _from_target(self, case: GoldenCase, key: Hashable, repeat: int, runs: int,
+                     target: str) -> Produced:
+        calls = self.calls[target]
         if self.record == "off":
-            done = self.calls.take(key, case)
+            done = calls.take(key, case)
             return Produced(output=done.value, error=done.error, source="live", call=done.figures)
-        path = self.recording_of(case, repeat, runs)
+        path = self.recording_of(case, repeat, runs, target)
         existing = self._existing(path)
-        changed = self.stale(case, existing) if existing is not None else []
+        changed = self.stale(case, existing, target) if existing is not None else []
         if existing is not None and not changed and self.record != "all":
             return Produced(output=existing.output, source="replayed", call=existing.call)
         shown = recordings.relative(path, self.root)
@@ -99,16 +112,16 @@ class Outputs:
             raise CaseFileError(f"the recording {shown} is stale ({'; '.join(changed)} changed "
                                 f"since it was recorded): re-record it with "
                                 f"--jsonmatch-record=once")
-        done = self.calls.take(key, case)
+        done = calls.take(key, case)
         if done.error is not None:
             return Produced(error=done.error, source="live", call=done.figures)
         try:
             # written here, by the test that consumes the output (never by the thread that
             # made it)
-            fingerprint = self.fingerprint()
+            fingerprint = self.fingerprint(target)
             wrote = recordings.write_recording(
                 path, case.id, case.input, done.value, repeat, done.figures.to_dict(),
-                fingerprint.to_dict() if fingerprint is not None else None, existing)
+                fingerprint.to_dict() if fingerprint is not None else None, existing, target)
         except CaseFileError as exc:
             return Produced(error=exc, source="live", call=done.figures)
         return Produced(output=done.value, source="live", call=done.figures,
@@ -125,16 +138,27 @@ class Outputs:
                 return None
             raise
 
-    def recording_of(self, case: GoldenCase, repeat: int, runs: int) -> Path:
-        """Where run ``repeat`` of ``runs`` of a case is recorded (inside the root, or an error)."""
+    def recording_of(self, case: GoldenCase, repeat: int, runs: int, target: str = "") -> Path:
+        """Where run ``repeat`` of ``runs`` of a case by ``target`` is recorded (inside the
+        root, or an error)."""
         return recordings.inside_root(
-            recordings.recording_path(case.path, case.id, repeat, runs), self.root)
+            recordings.recording_path(case.path, case.id, repeat, runs, target), self.root)
 
-    def needs_call(self, case: GoldenCase, repeat: int, runs: int) -> bool:
+    def needs_call(self, case: GoldenCase, repeat: int, runs: int, target: str = "") -> bool:
         """Whether run ``repeat`` of a case calls the target (not replayed, not given)."""
         if case.source != "input" or self.record == "none":
             return False
         if self.record in ("off", "all"):
             return True
-        existing = recordings.read_recording(self.recording_of(case, repeat, runs))
-        return existing is None or bool(self.stale(case, existing))
+        existing = recordings.read_recording(self.recording_of(case, repeat, runs, target))
+        return existing is None or bool(self.stale(case, existing, target))
+
+    def open(self) -> None:
+        """Start taking every target's calls ahead (the test loop starts)."""
+        for calls in self.calls.values():
+            calls.open()
+
+    def close(self) -> None:
+        """Cancel every target's queued and running calls (the test loop ended)."""
+        for calls in self.calls.values():
+            calls.close()

@@ -45,6 +45,7 @@ class Recording:
     recorded_at: str
     call: CallFigures | None = None  # the recorded call's latency, attempts, usage, if kept
     fingerprint: object = None  # what made it (fingerprints.py), as recorded
+    target: str = ""  # the named target it was recorded for (empty: the unnamed one)
 
 
 # A name this long (in bytes, of the escaped id) is shortened, stably, with a hash of the whole
@@ -54,10 +55,12 @@ MAX_NAME = 180
 KEPT = 140
 
 
-def recording_path(case_file: Path, case_id: str, repeat: int, runs: int) -> Path:
-    """Where run ``repeat`` of a case is recorded. The case id becomes a safe file name (a
-    ``/`` or ``..`` in an id can never lead outside the folder), shortened with a hash when
-    it is long."""
+def recording_path(case_file: Path, case_id: str, repeat: int, runs: int,
+                   target: str = "") -> Path:
+    """Where run ``repeat`` of a case is recorded; by a named ``target``, ``<id>[<target>]``
+    (a bracket in an id is always escaped, and a target's name needs no escape, so no id
+    and target can share a name). The case id becomes a safe file name (a ``/`` or ``..``
+    in an id can never lead outside the folder), shortened with a hash when it is long."""
     name = quote(case_id, safe="-_.")
     if name.startswith("."):
         name = "%2E" + name[1:]
@@ -67,7 +70,8 @@ def recording_path(case_file: Path, case_id: str, repeat: int, runs: int) -> Pat
         cut = kept.rfind("%", len(kept) - 2)  # an escape cut in half is dropped whole
         name = f"{kept[:cut] if cut >= 0 else kept}~{digest}"
     suffix = f"@{repeat}.json" if runs > 1 else ".json"
-    return case_file.parent / FOLDER / case_file.name / (name + suffix)
+    by = f"[{target}]" if target else ""
+    return case_file.parent / FOLDER / case_file.name / (name + by + suffix)
 
 
 def inside_root(path: Path, root: Path, what: str = "the recording") -> Path:
@@ -106,7 +110,7 @@ def read_recording(path: Path) -> Recording | None:
         return Recording(output=output, input_sha256=str(data["input_sha256"]),
                          recorded_at=str(data["recorded_at"]),
                          call=CallFigures.from_dict(data.get("call")),
-                         fingerprint=data.get("fingerprint"))
+                         fingerprint=data.get("fingerprint"), target=str(data.get("target", "")))
     except (ValueError, KeyError, TypeError, OSError) as exc:
         raise CaseFileError(f"the recording {path} cannot be read ({exc}); delete it or "
                             f"re-record with --jsonmatch-record=all") from None
@@ -115,7 +119,7 @@ def read_recording(path: Path) -> Recording | None:
 def write_recording(path: Path, case_id: str, input_value: object, output: object, repeat: int,
                     call: dict[str, object] | None = None,
                     fingerprint: dict[str, object] | None = None,
-                    existing: Recording | None = None) -> bool:
+                    existing: Recording | None = None, target: str = "") -> bool:
     """Record a target's output (atomically), with what its call took (``call``: latency,
     attempts, usage), replayed later as the recorded figures, and what made it
     (``fingerprint``). When ``existing`` holds the same output, input and fingerprint, the
@@ -126,12 +130,14 @@ def write_recording(path: Path, case_id: str, input_value: object, output: objec
         except JsonMatchError as exc:
             raise CaseFileError(f"cannot record the output of case {case_id!r}: {exc}") from None
     digest = input_digest(input_value)
-    if existing is not None and existing.input_sha256 == digest \
+    if existing is not None and existing.input_sha256 == digest and existing.target == target \
             and existing.fingerprint == fingerprint and _same_json(existing.output, output):
         return False
     record: dict[str, object] = {
         "case_id": case_id, "repeat": repeat, "input_sha256": digest,
         "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    if target:
+        record["target"] = target
     if fingerprint is not None:
         record["fingerprint"] = fingerprint
     if isinstance(output, str) and "\n" in output:
@@ -175,12 +181,17 @@ def relative(path: Path, root: Path) -> str:
         return os.fspath(path)
 
 
-def unused_recordings(cases_by_file: Mapping[Path, Collection[str]]) -> list[Path]:
+def unused_recordings(cases_by_file: Mapping[Path, Collection[str | tuple[str, str]]]
+                      ) -> list[Path]:
     """The recordings beside the given case files that none of their cases uses (a case
-    deleted or renamed), and those of case files that are gone, in the same folders."""
+    deleted or renamed, a target no longer declared), and those of case files that are gone,
+    in the same folders. A case is its id, or (id, target) when a named target runs it."""
     unused: set[Path] = set()
     for case_file, ids in cases_by_file.items():
-        used = {recording_path(case_file, case_id, 0, 1).stem for case_id in ids}
+        used = set()
+        for key in ids:
+            case_id, target = (key, "") if isinstance(key, str) else key
+            used.add(recording_path(case_file, case_id, 0, 1, target).stem)
         folder = case_file.parent / FOLDER / case_file.name
         # "@" is escaped in every id: what precedes one is the case's, "@k" its run
         unused.update(p for p in folder.glob("*.json") if p.stem.split("@")[0] not in used)

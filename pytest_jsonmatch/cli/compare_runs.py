@@ -10,13 +10,11 @@ from ..reporting.atomic import write_atomic
 from ..reporting.baseline import BaselineError
 from ..reporting.report import load_report
 from ..reporting.shapes import Report
-from ..reporting.runs import (
-    Run,
-    compare_runs,
-    render_runs_html,
-    render_runs_markdown,
-    render_runs_text,
-)
+from ..reporting.html import render_runs_html
+from ..reporting.markdown import render_runs_markdown
+from ..reporting.runs import Run, compare_runs
+from ..reporting.versus import runs_of_report
+from ..reporting.text import render_runs_text
 from .input_error import InputError
 from .output import width
 
@@ -33,7 +31,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = commands.add_parser("compare-runs", help="compare two or more saved reports side by side",
                             description=DESCRIPTION)
     p.add_argument("runs", nargs="+", metavar="RUN.json", help="saved reports; the first is "
-                   "the one the others are held against")
+                   "the one the others are held against (one report of a run with named "
+                   "targets: its targets, the reference first)")
     p.add_argument("--name", action="append", default=[], metavar="NAME",
                    help="a run's name, in the order of the files (repeat once per file; "
                         "default: each file's name)")
@@ -69,11 +68,15 @@ def run_names(paths: list[str], names: list[str]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     paths: list[str] = args.runs
-    if len(paths) < 2:
-        raise InputError(f"compare-runs: {paths[0]}: only one run given; compare-runs needs two "
-                         f"or more reports")
-    names = run_names(paths, args.name)
-    runs = [Run(name, path, _load(path)) for name, path in zip(names, paths)]
+    if len(paths) < 2:  # one run of several named targets: its targets side by side
+        runs = runs_of_report(_load(paths[0]), paths[0])
+        if not runs:
+            raise InputError(f"compare-runs: {paths[0]}: only one run given, and it ran fewer "
+                             f"than two named targets; compare-runs needs two or more reports, "
+                             f"or one report of a run with jsonmatch_targets")
+    else:
+        names = run_names(paths, args.name)
+        runs = [Run(name, path, _load(path)) for name, path in zip(names, paths)]
     data = compare_runs(runs)
     to_stdout = args.output in (None, "-")
     if args.format == "html":

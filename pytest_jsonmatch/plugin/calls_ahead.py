@@ -12,7 +12,6 @@ from collections.abc import Generator, Iterable
 
 import pytest
 
-from ..cases.live_calls import LiveCalls
 from ..cases.case_outputs import Outputs
 from .golden_items import GoldenItem
 
@@ -20,14 +19,18 @@ from .golden_items import GoldenItem
 class CallsAhead:
     """The plugin object that opens the live calls for the test loop and feeds them."""
 
-    def __init__(self, calls: LiveCalls, outputs: Outputs, worker: bool) -> None:
-        self.calls, self.outputs, self.worker = calls, outputs, worker
+    def __init__(self, outputs: Outputs, worker: bool) -> None:
+        self.outputs, self.worker = outputs, worker
+        # how far ahead a worker looks: as many items as the busiest target runs at once
+        self.ahead = max(calls.settings.concurrency for calls in outputs.calls.values())
+        self.open = False
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
         """Open the calls when the loop starts; cancel whatever is left when it ends, however
         it ends."""
-        self.calls.open()
+        self.outputs.open()
+        self.open = True
         try:
             # an xdist controller collects no items (its session has none at all under some
             # versions of pytest-xdist); a worker submits as it goes
@@ -35,16 +38,18 @@ class CallsAhead:
                 self.submit(getattr(session, "items", None) or [])
             return (yield)
         finally:
-            self.calls.close()
+            self.open = False
+            self.outputs.close()
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Take the recordings' fingerprint once every conftest.py is loaded (their target
         hooks count), before any case is produced: a mistake in it stops the session."""
-        self.outputs.fingerprint()
+        for target in self.outputs.calls:
+            self.outputs.fingerprint(target)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
-        if self.worker and self.calls.is_open:
+        if self.worker and self.open:
             self._submit_ahead(item, nextitem)
 
     def submit(self, items: Iterable[pytest.Item]) -> None:
@@ -52,17 +57,18 @@ class CallsAhead:
         for item in items:
             if not isinstance(item, GoldenItem) or item.case.source != "input" or not _will_run(item):
                 continue
-            case, runs = item.case, item.runs()
+            case, runs, target = item.case, item.runs(), item.target
+            calls = self.outputs.calls[target]
             for repeat in range(runs):
                 key = (item.nodeid, repeat)
-                if self.calls.submitted(key):
+                if calls.submitted(key):
                     continue
                 try:
-                    if not self.outputs.needs_call(case, repeat, runs):
+                    if not self.outputs.needs_call(case, repeat, runs, target):
                         continue
                 except Exception:  # noqa: BLE001 - the test reports it when it runs
                     continue
-                self.calls.submit(key, case)
+                calls.submit(key, case)
 
     def _submit_ahead(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
         ahead = [item] + ([nextitem] if nextitem is not None else [])
@@ -72,7 +78,7 @@ class CallsAhead:
             with interactor.torun.lock() as pending:
                 indices = [i for i in list(pending) if isinstance(i, int)]
             items = item.session.items
-            ahead += [items[i] for i in indices[:self.calls.settings.concurrency]]
+            ahead += [items[i] for i in indices[:self.ahead]]
         except Exception:  # noqa: BLE001 - xdist's internals moved: this item and the next only
             pass
         self.submit(ahead)

@@ -58,8 +58,15 @@ class GoldenFile(pytest.File):
     """A YAML case file; each case becomes a :class:`GoldenItem`."""
 
     def collect(self) -> Iterator[GoldenItem]:
-        for case in self.config.stash[GOLDEN_RUN].cases.load(self.path):
-            yield GoldenItem.from_parent(self, name=case.id, case=case)
+        run = self.config.stash[GOLDEN_RUN]
+        names = [t.name for t in run.settings.targets]
+        for case in run.cases.load(self.path):
+            if case.source == "input" and names:  # once per named target: ``case[name]``
+                for name in names:
+                    yield GoldenItem.from_parent(self, name=f"{case.id}[{name}]", case=case,
+                                                 target=name)
+            else:
+                yield GoldenItem.from_parent(self, name=case.id, case=case)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: object = None) -> str | TerminalRepr:
@@ -76,9 +83,9 @@ def _mark(name: str, args: tuple[object, ...], kwargs: dict[str, object]) -> pyt
 class GoldenItem(pytest.Item):
     """One golden case: produce the actual output, then score and record it."""
 
-    def __init__(self, *, case: GoldenCase, **kwargs: object) -> None:
+    def __init__(self, *, case: GoldenCase, target: str = "", **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.case = case
+        self.case, self.target = case, target
         self._attempts = ""  # " (N attempts)" after a call that failed
         for spec in case.marks:
             self.add_marker(_mark(spec.name, spec.args, dict(spec.kwargs)))
@@ -101,7 +108,7 @@ class GoldenItem(pytest.Item):
         outputs: list[object] = []
         results: list[tuple[MatchResult, float]] = []
         for repeat in range(runs):
-            produced = run.outputs.produce(case, (self.nodeid, repeat), repeat, runs)
+            produced = run.outputs.produce(case, (self.nodeid, repeat), repeat, runs, self.target)
             if produced.error is not None:
                 self._attempts = produced.attempts_note
                 if not isinstance(produced.error, KeyboardInterrupt):  # Ctrl-C stops the run
@@ -123,10 +130,12 @@ class GoldenItem(pytest.Item):
                         case.options, channel, repeat, produced.source, produced.recording,
                         produced.call))
         passed = self._passed(results)
-        update = settings.update
+        # with named targets, one target's outputs update the cases: the reference's
+        updating = self.target in ("", settings.updating_target)
+        update = settings.update if updating else None
         # "all" rewrites a case that does not score 1.0 (an output spelt otherwise but scoring
         # 1.0 is a right answer: its expected stays as the reviewer wrote it)
-        if case.expected is NO_EXPECTED or (update == "fix" and not passed) or (
+        if (case.expected is NO_EXPECTED and updating) or (update == "fix" and not passed) or (
                 update == "all" and results and results[0][0].score < 1.0):
             run.ask_update(self._update(outputs[0]))
             return

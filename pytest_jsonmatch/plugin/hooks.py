@@ -77,30 +77,37 @@ def _start_golden_run(config: pytest.Config, settings: Settings, session: Jsonma
     from ..cases.case_files import CaseFiles
     from ..cases.case_outputs import Outputs
     from ..cases.live_calls import LiveCalls
-    from ..cases.targets import HookFirst, NamedTarget
+    from ..cases.case_files import GoldenCase
+    from ..cases.targets import HookFirst, NamedTarget, TargetSpec
     from .calls_ahead import CallsAhead
     from .golden_items import GOLDEN_RUN, GoldenRun
 
+    targets = settings.targets or (TargetSpec(name="", spec=settings.target,
+                                              calls=settings.calls),)
     try:  # a target setting that does not import stops the session now, replaying too
-        named = NamedTarget(settings.target, check=bool(settings.target))
+        named = {t.name: NamedTarget(t.spec, check=bool(t.spec), what=t.setting) for t in targets}
     except JsonMatchError as exc:
         raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None
+
+    def hook(case: GoldenCase, target: str) -> object:
+        return config.hook.pytest_jsonmatch_target(case=case, config=config, target=target)
+
     # a plugin's hook answers first (None leaves the case to the setting's function)
-    target = HookFirst(lambda case: config.hook.pytest_jsonmatch_target(case=case, config=config),
-                       named)
-    calls = LiveCalls(settings=settings.calls.per_worker(settings.workers), target=target)
+    calls = {t.name: LiveCalls(settings=t.calls.per_worker(settings.workers),
+                               target=HookFirst(hook, named[t.name], t.name)) for t in targets}
     outputs = Outputs(record=settings.record.mode, root=settings.rootpath, calls=calls,
-                      fingerprint=lambda: _fingerprint(config, settings, named))
+                      fingerprint=lambda name: _fingerprint(config, settings, named[name]))
     cases = CaseFiles(root=settings.rootpath, golden_dirs=settings.golden,
                       max_cases=settings.max_cases, creating=settings.update == "create",
                       metric=settings.defaults.metric, schema_dirs=settings.schema_dirs)
     config.stash[GOLDEN_RUN] = GoldenRun(settings=settings, cases=cases, outputs=outputs,
                                          channel=session.channel, ask_update=session.ask_update)
-    config.pluginmanager.register(CallsAhead(calls, outputs, session.worker), "jsonmatch-calls")
+    config.pluginmanager.register(CallsAhead(outputs, session.worker), "jsonmatch-calls")
     if settings.record.mode != "off" and not session.worker:
         from .unused_recordings import UnusedRecordings
 
-        config.pluginmanager.register(UnusedRecordings(cases, settings.record.prune),
+        names = tuple(t.name for t in settings.targets)
+        config.pluginmanager.register(UnusedRecordings(cases, settings.record.prune, names),
                                       "jsonmatch-unused-recordings")
 
 

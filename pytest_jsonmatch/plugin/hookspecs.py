@@ -31,12 +31,15 @@ def pytest_jsonmatch_register(registry: Registry) -> None:
 
 
 @pytest.hookspec(firstresult=True)
-def pytest_jsonmatch_target(case: GoldenCase, config: pytest.Config) -> object:
+def pytest_jsonmatch_target(case: GoldenCase, config: pytest.Config, target: str) -> object:
     """Produce the actual output of a golden case that gives ``input`` instead of ``actual``.
 
     ``case`` is the :class:`~pytest_jsonmatch.cases.case_files.GoldenCase` (``input``, ``id``,
-    ``path``, ``options``). Return the model's output (a mapping, or text parsed leniently),
-    or an awaitable of it; None leaves the case to the setting ``jsonmatch_target``."""
+    ``path``, ``options``); ``target`` the name of the target the output is for (one of
+    ``jsonmatch_targets``; empty when the session declares none: an implementation that does
+    not take the argument serves every target alike). Return the model's output (a mapping,
+    or text parsed leniently), or an awaitable of it; None leaves the case to the function
+    the settings name (``jsonmatch_target``, or the target's line of ``jsonmatch_targets``)."""
 
 
 def pytest_jsonmatch_result(item: pytest.Item, result: MatchResult, threshold: float,

@@ -119,7 +119,8 @@ class JsonmatchSession:
             self.comparisons, settings.gates, reports.run_info(
                 ["pytest", *self.config.invocation_params.args], str(self.config.rootpath)),
             group_by=settings.group_by, repeat_rule=settings.repeat.rule, baseline=self.baseline,
-            stopped=self._stopped(session, exitstatus), unjudged=reports.not_judged(len(self.updates)))
+            stopped=self._stopped(session, exitstatus), unjudged=reports.not_judged(len(self.updates)),
+            targets=[t.name for t in settings.targets], versus=settings.versus)
         self.write_errors += self.settings.reports.write(self.report)
         if (self.verdict.failures or self.write_errors) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -196,18 +197,19 @@ class _Recorder:
         case_id = case_id_of(item.nodeid, seq)
         call = outcome.call.to_dict() if outcome.call is not None and outcome.source != "case" \
             else None
+        target: str = getattr(item, "target", "")
         if result is None:
             comparison = Comparison(case_id=case_id, nodeid=item.nodeid, metric=outcome.metric,
                                     score=0.0, threshold=outcome.threshold, status=ERROR,
                                     seq=seq, repeat=outcome.repeat, error=outcome.error,
                                     file=self.file, line=self.line, source=outcome.source,
-                                    recording=outcome.recording, call=call)
+                                    recording=outcome.recording, call=call, target=target)
         else:
             comparison = Comparison.of_result(
                 result, case_id=case_id, nodeid=item.nodeid, threshold=outcome.threshold,
                 passed=outcome.passed, values=session.settings.report_values, seq=seq,
                 repeat=outcome.repeat, file=self.file, line=self.line, source=outcome.source,
-                recording=outcome.recording, call=call)
+                recording=outcome.recording, call=call, target=target)
         session.pending.append(comparison)
         if session.settings.junit_properties:
             item.user_properties.append(("jsonmatch_metric", comparison.metric))

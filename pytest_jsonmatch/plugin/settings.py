@@ -20,13 +20,15 @@ from ..cases.fingerprints import RecordSettings
 from ..cases.repeats import RepeatSettings
 from ..cases.call_settings import CallSettings, parse_calls
 from ..cases.updates import UPDATE_MODES, UpdateMode
-from ..engine.core.errors import JsonMatchError, did_you_mean, known_names
+from ..cases.targets import TargetSpec, parse_targets, select_targets
+from ..engine.core.errors import ConfigError, JsonMatchError, did_you_mean, known_names
 from ..engine.core.masking import mask_patterns
 from ..engine.core.numbers import whole_number
 from ..reporting.aggregate import GROUP_BY, GroupBy
 from ..reporting.gates import GateSettings, gate_settings, parse_score
 from ..reporting.records import VALUE_MODES, ValueMode
 from ..reporting.report_files import ReportFiles
+from ..reporting.versus import VersusSettings, parse_reference
 from .channel import Defaults
 
 PREFIX = "jsonmatch_"
@@ -59,6 +61,14 @@ SETTINGS = (
     Setting("golden", "folders whose .yaml/.yml files are golden case files", "paths", []),
     Setting("target", "package.module:function producing actual output from a golden case's "
                       "input (may be async)", metavar="MODULE:FUNCTION"),
+    Setting("targets", "several named targets, one 'NAME = package.module:function' a line "
+                       "(calls keys may follow: 'concurrency=2 rate=60/min'); every 'input:' "
+                       "case runs once per target, as 'case[NAME]'; the flag selects which "
+                       "run: a,b", "linelist", [], metavar="NAME,NAME"),
+    Setting("reference", "the target the others are held to, case by case and field by field, "
+                         "by the max_drop rules; latency_p95=1.2x and cost=0.50 (or 1.5x) "
+                         "bound the others' p95 latency and total cost",
+            metavar="NAME [latency_p95=LIMIT] [cost=LIMIT]"),
     Setting("metric", "default metric of assertions and cases (default: field_f1)",
             default="field_f1", metavar="NAME"),
     Setting("threshold", "default threshold a comparison's score must reach (default: 1.0)",
@@ -127,6 +137,8 @@ class Settings:
     rootpath: Path  # the test root: case files, recordings and updates stay inside it
     golden: tuple[Path, ...] = ()
     target: str = ""
+    targets: tuple[TargetSpec, ...] = ()  # named targets, in the order they run (selected)
+    versus: VersusSettings = field(default_factory=VersusSettings)
     defaults: Defaults = field(default_factory=Defaults)
     record: RecordSettings = field(default_factory=RecordSettings)
     update: UpdateMode | None = None
@@ -146,6 +158,12 @@ class Settings:
     full_tracebacks: bool = False  # --tb=long or -vv: a target's whole traceback
     workers: int = 1  # pytest-xdist processes sharing the session's call limits
     mask: tuple[re.Pattern[str], ...] = ()  # the user's patterns masked in error reasons
+
+    @property
+    def updating_target(self) -> str:
+        """The named target whose outputs ``--jsonmatch-update`` writes: the reference, else
+        the first selected (empty: no named targets)."""
+        return self.versus.reference or (self.targets[0].name if self.targets else "")
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -212,8 +230,11 @@ def _read(read: _Reader) -> Settings:
     threshold_text, threshold_name = read.text("threshold")
     threshold = parse_score(threshold_text.strip() or "1.0", threshold_name)
     baseline, partial = _baseline(*read.text("baseline"))
+    target = read.text("target")[0].strip()
+    targets, versus = _targets(read, target)
     return Settings(
-        rootpath=config.rootpath, golden=_golden(read), target=read.text("target")[0].strip(),
+        rootpath=config.rootpath, golden=_golden(read), target=target, targets=targets,
+        versus=versus,
         defaults=Defaults(metric=metric, threshold=threshold, options=_options(read.text("options")[0]),
                           verbosity=_verbosity(config, verbose)),
         record=RecordSettings.parse(read.parts("record")),
@@ -252,6 +273,25 @@ def _golden(read: _Reader) -> tuple[Path, ...]:
             raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_golden: {folder.name!r} is not a "
                                     f"folder (looked for {str(folder)!r})")
     return folders
+
+
+def _targets(read: _Reader, target: str) -> tuple[tuple[TargetSpec, ...], VersusSettings]:
+    """The named targets selected to run, and the reference the others are held to."""
+    lines = read.ini("targets")
+    declared = parse_targets([str(line) for line in lines] if isinstance(lines, list) else [],
+                             read.parts("calls"))
+    if declared and target:
+        raise ConfigError("jsonmatch_target and jsonmatch_targets are both set: name the one "
+                          "target in jsonmatch_target, or several in jsonmatch_targets")
+    chosen = read.flag("targets")
+    if chosen is not None and not declared:
+        raise ConfigError(f"{BY_NAME['targets'].flag} selects targets of jsonmatch_targets, "
+                          f"which declares none")
+    text, what = read.text("reference")
+    versus = parse_reference(text, what)
+    if versus.reference:  # one of those declared (it may be left out of this run)
+        select_targets(declared, versus.reference, what)
+    return select_targets(declared, str(chosen or ""), BY_NAME["targets"].flag), versus
 
 
 def _choice(value: str, what: str, allowed: Sequence[_T], default: _T) -> _T:

@@ -19,16 +19,19 @@ from ..cases.recordings import relative, remove_recordings, unused_recordings
 class UnusedRecordings:
     """The plugin object that gathers the collected cases and, at the end, the unused."""
 
-    def __init__(self, cases: CaseFiles, prune: bool) -> None:
-        self.cases, self.prune = cases, prune
-        self.collected: dict[Path, set[str]] = {}
+    def __init__(self, cases: CaseFiles, prune: bool, targets: tuple[str, ...] = ()) -> None:
+        self.cases, self.prune, self.targets = cases, prune, targets
+        self.collected: dict[Path, set[str | tuple[str, str]]] = {}
         self.unused: list[Path] = []
 
     def _note(self, nodeid: str) -> None:
-        path, sep, case_id = nodeid.partition("::")
+        path, sep, name = nodeid.partition("::")
         file = self.cases.root / path
         if sep and self.cases.is_case_file(file):
-            self.collected.setdefault(file, set()).add(case_id)
+            # a case a named target runs is ``id[target]``, recorded apart for its target
+            case = next(((name[:-len(t) - 2], t) for t in self.targets
+                         if name.endswith(f"[{t}]")), name)
+            self.collected.setdefault(file, set()).add(case)
 
     def pytest_itemcollected(self, item: pytest.Item) -> None:
         self._note(item.nodeid)

@@ -70,6 +70,7 @@ class CaseResult:
     line: int | None
     error: str
     truncated: int = 0  # runs whose answer was cut off and scored closed (partial credit)
+    target: str = ""  # the named target whose outputs the runs scored
 
     @property
     def counted(self) -> bool:
@@ -84,6 +85,8 @@ class CaseResult:
             "file": self.file, "line": self.line, "error": self.error}
         if self.truncated:
             out["truncated"] = self.truncated
+        if self.target:
+            out["target"] = self.target
         return out
 
 
@@ -105,7 +108,7 @@ def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
                       sum(c.status == PASSED for c in runs), _mean([c.precision for c in runs]),
                       _mean([c.recall for c in runs]), _mean([c.f1 for c in runs]), first.file,
                       first.line, errors[0] if errors else "",
-                      sum(c.truncated is not None for c in runs))
+                      sum(c.truncated is not None for c in runs), first.target)
 
 
 def _mean(values: Iterable[float]) -> float:
@@ -312,12 +315,15 @@ def summarize(comparisons: Iterable[Comparison], group_by: str = "metric",
 
 
 def group_key(case: CaseResult, group_by: str) -> str:
-    """The group a case's fields are tabled under: its metric, its file, or its folder."""
+    """The group a case's fields are tabled under: its metric, its file, or its folder; with
+    its target's name after it (``field_f1 [cheap]``) when a named target made its output."""
     if group_by == "file":
-        return case.file or "(no file)"
-    if group_by == "folder":
-        return posixpath.dirname(case.file) or "."
-    return case.metric
+        key = case.file or "(no file)"
+    elif group_by == "folder":
+        key = posixpath.dirname(case.file) or "."
+    else:
+        key = case.metric
+    return f"{key} [{case.target}]" if case.target else key
 
 
 def worst_fields(fields: Mapping[str, FieldAggregate]) -> list[tuple[str, FieldAggregate]]:

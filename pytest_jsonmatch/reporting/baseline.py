@@ -71,10 +71,15 @@ def case_scores(case: CaseResult, runs: Iterable[Comparison], group_by: str = "m
 def cases_of(comparisons: Iterable[Comparison], repeat_rule: str = "mean",
              group_by: str = "metric") -> dict[str, CaseScores]:
     """Every counted case of a run (xfail-marked ones left out), by case id, each with the
-    group its fields are tabled under (``group_by``)."""
+    group its fields are tabled under (``group_by``). A run of one named target is keyed by
+    its cases alone (``c1``, not ``c1[cheap]``), so that runs of two targets made apart pair
+    case by case; a run of several keys each case by its target too."""
+    comparisons = list(comparisons)
+    one_target = len({c.target for c in comparisons if c.target}) == 1
     by_case: dict[str, list[Comparison]] = {}
     for comparison in comparisons:
-        by_case.setdefault(comparison.case_id, []).append(comparison)
+        key = comparison.pair_id if one_target else comparison.case_id
+        by_case.setdefault(key, []).append(comparison)
     out = {}
     for case_id, runs in sorted(by_case.items()):
         case = case_result(runs, repeat_rule)

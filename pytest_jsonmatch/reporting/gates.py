@@ -238,10 +238,11 @@ def _as_instance_path(field_path: str) -> str:
 
 
 def judge(summary: Summary, settings: GateSettings,
-          baseline: BaselineComparison | None = None) -> Verdict:
+          baseline: BaselineComparison | None = None, label: str = "baseline") -> Verdict:
     """The run's verdict: why it fails its gates, what to look at though it passes, and
     which gates it passed. Every number a message quotes is one a table of the report shows:
-    the overall score, a field's row in its group's table, a shared case's two scores."""
+    the overall score, a field's row in its group's table, a shared case's two scores.
+    ``label`` names what the run is held against in the words of a gate passed."""
     verdict = Verdict()
     if summary.overall is None:
         return verdict  # nothing was compared: no verdict
@@ -255,7 +256,7 @@ def judge(summary: Summary, settings: GateSettings,
                                    f"{names.fail_under} {settings.fail_under:.4f}")
     _floors(summary.groups, settings, verdict)
     if baseline is not None:
-        _baseline(baseline, settings, verdict)
+        _baseline(baseline, settings, verdict, label)
         _regressions(baseline, settings, verdict)
     return verdict
 
@@ -309,7 +310,8 @@ def _unmatched(floor: Floor, groups: Mapping[str, Mapping[str, FieldAggregate]],
         verdict.warnings.append(f"{message} ({settings.names.strict} fails the run)")
 
 
-def _baseline(comparison: BaselineComparison, settings: GateSettings, verdict: Verdict) -> None:
+def _baseline(comparison: BaselineComparison, settings: GateSettings, verdict: Verdict,
+              label: str) -> None:
     limit = settings.max_drop
     diff = comparison.difference
     failed = len(verdict.failures)
@@ -329,7 +331,7 @@ def _baseline(comparison: BaselineComparison, settings: GateSettings, verdict: V
             _drop(what, delta.significant and d.mean < 0, d, limit, settings, verdict, delta)
     if comparison.shared and len(verdict.failures) == failed:
         verdict.checked.append(
-            f"baseline ({settings.mode}): mean change {diff.mean:+.4f} over {comparison.shared} "
+            f"{label} ({settings.mode}): mean change {diff.mean:+.4f} over {comparison.shared} "
             f"shared case{'' if comparison.shared == 1 else 's'}, {settings.names.max_drop} "
             f"{limit:.4f}")
 

@@ -14,12 +14,27 @@ import base64
 import hashlib
 import heapq
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Literal
 
 from .aggregate import case_order, field_rows, never_scored_line
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
+from .runs import (
+    DISAGREEMENTS,
+    cell_flips,
+    cell_interval,
+    cell_latency,
+    cell_score,
+    cell_signed,
+    cell_usage,
+    field_label,
+    grouped,
+    has_costs,
+    headline,
+    runs_header,
+)
+from .runs_chart import difference_chart
 from .shapes import (
     BaselineSectionDict,
     CaseDict,
@@ -30,6 +45,8 @@ from .shapes import (
     Report,
     ReportHead,
     RunInfo,
+    RunsComparison,
+    TargetsDict,
 )
 from .tables import without_surrogates
 
@@ -51,7 +68,7 @@ def render_html(report: Report, max_cases: int = MAX_CASES) -> str:
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(_SCRIPT)}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{title}</title>", f"<style>{_CSS}</style>", "</head>", "<body>",
+        f"<title>{title}</title>", f"<style>{_CSS}{_CHART_CSS}</style>", "</head>", "<body>",
         f"<header><h1>{title}</h1>{_run_line(report.get('run') or {})}</header>",
         "<main>",
         _verdict(report["gates"]),
@@ -61,6 +78,7 @@ def render_html(report: Report, max_cases: int = MAX_CASES) -> str:
         _histogram([c for c in report["cases"] if c["status"] not in ("xfailed", "xpassed")]),
         _fields_section(report),
         _baseline(report.get("baseline"), report["gates"], anchors),
+        _targets(report.get("targets")),
         _cases_section(report, cases, comparisons, total, blocked),
         "</main>",
         f"<script>{_SCRIPT}</script>",
@@ -481,6 +499,181 @@ p.error { color: var(--bad); }
 .hidden { display: none; }
 tr.field-active td { background: #fff8c5; }
 """
+
+# -- runs side by side: compare-runs, and a run's named targets ---------------------------
+
+
+def _sort_value(value: float | None) -> str:
+    return "" if value is None else repr(float(value))
+
+
+def _sortable(table_id: str, header: Sequence[str], rows: Sequence[str]) -> str:
+    """A table the page's script sorts (click a header), as html.py's field tables."""
+    return (f'<table id="{table_id}" class="sortable"><thead><tr>'
+            + "".join(f'<th data-col="{i}" tabindex="0">{h}</th>' for i, h in enumerate(header))
+            + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+
+
+def _num_cell(value: float | None, text: str | None = None) -> str:
+    return f'<td data-sort="{_sort_value(value)}">{cell_score(value) if text is None else text}</td>'
+
+
+def _html_runs(data: RunsComparison, ids: str = "", word: str = "run") -> str:
+    latency, usage_keys = has_costs(data)
+    first = _e(data["runs"][0]["name"])
+    header = runs_header(first, latency, usage_keys, word)
+    rows = []
+    for r in data["runs"]:
+        d = r["difference"]
+        cells = [f'<td title="{_e(r["path"])}">{_e(r["name"])}</td>',
+                 f'<td data-sort="{r["cases"]}">{r["cases"]}</td>', _num_cell(r["overall"]),
+                 f'<td data-sort="{r["passed"]}">{r["passed"]}</td>',
+                 _num_cell(None if d is None else d["mean"], "–" if d is None else cell_signed(d["mean"])),
+                 f"<td>{cell_interval(d)}</td>"]
+        cells += [f'<td data-sort="{"" if r[k] is None else r[k]}">{"–" if r[k] is None else r[k]}</td>'
+                  for k in ("better", "worse", "same")]
+        cells.append(_num_cell(r["mcnemar_p"], cell_flips(r)))
+        if latency:
+            p95 = None if r["latency"] is None else r["latency"]["p95_s"]
+            cells.append(_num_cell(p95, cell_latency(r["latency"])))
+        for k in usage_keys:
+            value = None if r["usage"] is None else r["usage"].get(k)
+            cells.append(_num_cell(value, cell_usage(r["usage"], k)))
+        rows.append(f'<tr data-run="{_e(r["name"])}">' + "".join(cells) + "</tr>")
+    title = word.capitalize() + "s"
+    return (f'<section><h2>{title}</h2><p class="hint">Click a column to sort. Differences are '
+            f"each {word}'s mean change from {first} over the shared cases, with its 95% "
+            "interval; flips are cases that passed there and fail here (↓) and the other way "
+            "(↑), with McNemar's exact p.</p>" + _sortable(ids + "runs", header, rows)
+            + "</section>")
+
+
+def _html_partial(data: RunsComparison, ids: str = "", word: str = "run") -> str:
+    if not data["partial"]:
+        return ""
+    items = "".join(f"<li><code>{_e(p['case_id'])}</code> (in {_e(', '.join(p['runs']))})</li>"
+                    for p in data["partial"])
+    return (f'<section id="{ids}partial"><h2>Cases only some {word}s have ({len(data["partial"])})</h2>'
+            "<p class=\"hint\">Left out of every number on this page.</p>"
+            f"<ul>{items}</ul></section>")
+
+
+def _html_fields(data: RunsComparison, ids: str = "", word: str = "run") -> str:
+    if not data["fields"]:
+        return ""
+    names = [r["name"] for r in data["runs"]]
+    escaped = [_e(n) for n in names]
+    colours = [f"run-{i % len(_COLORS)}" for i in range(len(names))]
+    by_group = grouped(data)
+    header = ["field", *escaped, *(f"{n} − {escaped[0]}" for n in escaped[1:]), "chart"]
+    rows = []
+    for f in data["fields"]:
+        cells = [f"<td>{_e(field_label(f, by_group))}</td>"]
+        cells += [_num_cell(s) for s in f["scores"]]
+        for d in f["differences"][1:]:
+            mean = None if d is None else d["mean"]
+            title = "" if d is None else f' title="95% interval {cell_interval(d)}"'
+            cells.append(f'<td data-sort="{_sort_value(mean)}"{title}>{cell_signed(mean)}</td>')
+        means = [None if d is None else d["mean"] for d in f["differences"]]
+        cells.append(f'<td class="chart-cell">{difference_chart(means, escaped, colours)}</td>')
+        rows.append(f'<tr data-field="{_e(f["path"])}">' + "".join(cells) + "</tr>")
+    legend = "".join(f'<span class="key {c}"></span> {n} '
+                     for c, n in zip(colours[1:], escaped[1:]))
+    return ('<section><h2>Per field</h2><p class="hint">Mean over the shared cases that hold '
+            f"the field. Click a column to sort. Chart: each {word}'s difference from "
+            f"{escaped[0]} in the field (the columns before it, drawn) as a bar from the zero "
+            "line; each chart has a scale of its own, its ends and zero labelled; a dash: no "
+            f"difference to draw (no shared case holds the field in both). Bars: {legend}</p>"
+            + _sortable(ids + "fields", header, rows) + "</section>")
+
+
+def _html_disagreements(data: RunsComparison, ids: str = "", word: str = "run",
+                        limit: int | None = DISAGREEMENTS * 5) -> str:
+    names = [r["name"] for r in data["runs"]]
+    out = [f'<section id="{ids}disagreements"><h2>Where the {word}s disagree most</h2>']
+    if not data["disagreements"]:
+        out.append(f"<p>Every shared case scores the same in every {word}.</p>")
+    else:
+        shown = data["disagreements"][:limit]
+        rows = [f'<tr data-case="{_e(r["case_id"])}"><td>{_e(r["case_id"])}</td>'
+                + "".join(_num_cell(s) for s in r["scores"]) + _num_cell(r["spread"]) + "</tr>"
+                for r in shown]
+        agree = len(data["shared"]) - len(shown)
+        out.append('<p class="hint">Shared cases by the spread of their scores (highest minus '
+                   f"lowest); click a column to sort. {agree} other shared case"
+                   f"{' scores' if agree == 1 else 's score'} alike or "
+                   f"{'is' if agree == 1 else 'are'} not listed.</p>")
+        out.append(_sortable(ids + "disagreement", ["case", *(_e(n) for n in names), "spread"],
+                             rows))
+    out.append("</section>")
+    return "".join(out)
+
+
+def render_runs_html(data: RunsComparison) -> str:
+    """One self-contained page: inline CSS and the one sorting script (admitted by its hash,
+    as html.py's page is), nothing fetched, every value from the reports escaped."""
+    title = "jsonmatch compare-runs"
+    runs = "".join(f"<li><strong>{_e(r['name'])}</strong> <code>{_e(r['path'])}</code></li>"
+                   for r in data["runs"])
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(SORTABLE_SCRIPT)}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{title}</title>", f"<style>{_RUNS_PAGE_CSS}</style>", "</head>", "<body>",
+        f"<header><h1>{title}</h1><p class=\"run\">{_e(headline(data))}</p></header>",
+        "<main>", f'<ul class="files">{runs}</ul>',
+        _html_runs(data), _html_partial(data), _html_fields(data), _html_disagreements(data),
+        "</main>", f"<script>{SORTABLE_SCRIPT}</script>", "</body>", "</html>",
+    ]
+    return "\n".join(p for p in parts if p) + "\n"
+
+
+def _targets(targets: TargetsDict | None) -> str:
+    """A run's named targets side by side (versus.py): each against the reference, per
+    field with its chart, and the case x target matrix of the cases they disagree on, by
+    spread (sortable by any target)."""
+    if not targets:
+        return ""
+    shared = len(targets["shared"])
+    held = "held to" if targets["gated"] else "compared with"
+    lead = (f'<section id="targets"><h2>Targets</h2><p>Each target {held} '
+            f'<strong>{_e(targets["reference"])}</strong> over {shared} shared '
+            f'case{"" if shared == 1 else "s"}.</p></section>')
+    return "".join([lead, _html_runs(targets, "targets-", "target"),
+                    _html_partial(targets, "targets-", "target"),
+                    _html_fields(targets, "targets-", "target"),
+                    _html_disagreements(targets, "targets-", "target", None)])
+
+
+_COLORS = ("#0969da", "#bf3989", "#1a7f37", "#9a6700", "#8250df", "#cf222e", "#57606a", "#0a3069")
+
+# the compare-runs page: its own frame, and the charts both pages draw
+_RUNS_FRAME_CSS = """
+:root { --muted: #57606a; --line: #d0d7de; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #1f2328; }
+header { background: #24292f; color: #fff; padding: 12px 24px; }
+header h1 { margin: 0; font-size: 20px; }
+header .run { margin: 4px 0 0; color: #d0d7de; font-size: 12px; }
+main { padding: 8px 24px 40px; max-width: 1400px; }
+h2 { font-size: 17px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+table { border-collapse: collapse; margin: 6px 0; }
+th, td { border: 1px solid var(--line); padding: 3px 8px; text-align: right; vertical-align: middle; }
+th:first-child, td:first-child { text-align: left; }
+thead th { background: #f6f8fa; }
+table.sortable th { cursor: pointer; user-select: none; }
+table.sortable th.asc::after { content: " ▲"; } table.sortable th.desc::after { content: " ▼"; }
+.hint { color: var(--muted); font-size: 12px; }
+ul.files { padding-left: 18px; } ul.files code { color: var(--muted); }
+"""
+_CHART_CSS = """
+svg.chart line.zero { stroke: #1f2328; } svg.chart line.tick { stroke: #d0d7de; }
+svg.chart text { font-size: 10px; fill: #57606a; } svg.chart g.none text { font-size: 14px; }
+td.chart-cell { padding: 2px 6px; } .chart-caption { color: var(--muted); font-size: 11px; }
+.key { display: inline-block; width: 10px; height: 10px; }
+""" + "".join(f".run-{i} rect {{ fill: {c}; }} .key.run-{i} {{ background: {c}; }}\n"
+              for i, c in enumerate(_COLORS))
+_RUNS_PAGE_CSS = _RUNS_FRAME_CSS + _CHART_CSS
 
 # Sorting every table.sortable by a click (or Enter) on a header cell, by its cells'
 # data-sort numbers where they have them: shared by this page and the compare-runs page.

@@ -10,7 +10,10 @@ from collections.abc import Sequence
 
 from .aggregate import field_rows, never_scored_line, worst_first
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
-from .shapes import BaselineSectionDict, FieldTable, GatesDict, Report, ReportHead
+from .runs import (DISAGREEMENTS, PARTIAL_NAMED, cell_score, cell_signed, field_label, grouped,
+                   headline, run_rows)
+from .shapes import (BaselineSectionDict, FieldTable, GatesDict, Report, ReportHead,
+                     RunsComparison, TargetsDict)
 from .tables import without_surrogates
 
 WORST_CASES = 10
@@ -45,6 +48,9 @@ def render_markdown(report: Report, full: bool = False) -> str:
     baseline = report.get("baseline")
     if baseline:
         parts += ["", "### Against the baseline", "", *_baseline(baseline, report["gates"], full)]
+    targets = report.get("targets")
+    if targets:
+        parts += _targets(targets, full)
     for key, fields in report["groups"].items():
         if fields:
             title = "### Fields" if len(report["groups"]) == 1 and report["group_by"] == "metric" \
@@ -191,3 +197,58 @@ def _fields(fields: FieldTable, full: bool) -> list[str]:
         line = never_scored_line(unscored, escape, None if full else FIELD_ROWS) + "."
         lines.append(f"\n{line}" if lines else line)
     return lines
+
+
+# -- runs side by side: compare-runs, and a run's named targets -----------------------------
+
+
+def runs_parts(data: RunsComparison, full: bool = False, level: str = "###",
+               word: str = "runs") -> list[str]:
+    """The tables of a runs comparison (reporting/runs.py) as Markdown, under headings of
+    ``level``: each run (or target: ``word``) against the first, cases only some have, per
+    field, and where they disagree most."""
+    names = [escape(r["name"]) for r in data["runs"]]
+    header, rows = run_rows(data, word=word[:-1])
+    # the run's name is data; every other cell is a number this module wrote
+    parts = _table([escape(h) for h in header], [[escape(row[0]), *row[1:]] for row in rows])
+    if data["partial"]:
+        shown = data["partial"] if full else data["partial"][:PARTIAL_NAMED]
+        parts += ["", f"{level} Cases only some {word} have", ""]
+        parts += [f"- {escape(p['case_id'])} (in {', '.join(map(escape, p['runs']))})"
+                  for p in shown]
+        if len(shown) < len(data["partial"]):
+            parts.append(f"- … and {len(data['partial']) - len(shown)} more")
+    if data["fields"]:
+        by_group = grouped(data)
+        head = ["field", *names, *(f"{n} − {names[0]}" for n in names[1:])]
+        body = [[escape(field_label(f, by_group)), *(cell_score(s) for s in f["scores"]),
+                 *(cell_signed(d["mean"]) if d else "–" for d in f["differences"][1:])]
+                for f in data["fields"]]
+        parts += ["", f"{level} Per field", "", *_table(head, body)]
+    parts += ["", f"{level} Where the {word} disagree most", ""]
+    if data["disagreements"]:
+        rows_d = data["disagreements"] if full else data["disagreements"][:DISAGREEMENTS]
+        parts += _table(["case", *names, "spread"],
+                           [[escape(r["case_id"]), *(cell_score(s) for s in r["scores"]),
+                             cell_score(r["spread"])] for r in rows_d])
+    else:
+        parts.append(f"Every shared case scores the same in every {word[:-1]}.")
+    return parts
+
+
+def render_runs_markdown(data: RunsComparison, full: bool = False) -> str:
+    """``jsonmatch compare-runs`` as Markdown."""
+    parts = ["## jsonmatch compare-runs", "", escape(headline(data)) + ".", ""]
+    parts += [f"- **{escape(r['name'])}**: {escape(r['path'])}" for r in data["runs"]]
+    return "\n".join([*parts, "", *runs_parts(data, full)]) + "\n"
+
+
+def _targets(targets: TargetsDict, full: bool) -> list[str]:
+    """A run's named targets side by side (versus.py), each against the reference."""
+    shared = len(targets["shared"])
+    held = "held to" if targets["gated"] else "against"
+    return ["", "### Targets", "",
+            f"Each target {held} **{escape(targets['reference'])}**, over {shared} shared "
+            f"case{'' if shared == 1 else 's'}: paired difference with its 95% interval, "
+            f"pass/fail flips with McNemar's p.", "",
+            *runs_parts(targets, full, "####", "targets")]

@@ -106,6 +106,19 @@ class Comparison:
     # where the answer was cut off, (line, column, chars), when it was scored closed for
     # partial credit (the ``truncated: close`` option); None for a whole answer
     truncated: tuple[int, int, int] | None = None
+    # the named target that made the output (empty: the session's one target, or none); a
+    # case's comparisons under two targets are the same case id but its ``[target]`` suffix
+    target: str = ""
+
+    @property
+    def pair_id(self) -> str:
+        """The case id without its target's ``[name]``: what pairs one target's comparison of
+        a case with another's."""
+        suffix = f"[{self.target}]"
+        if self.target and suffix in self.case_id:
+            at = self.case_id.rindex(suffix)
+            return self.case_id[:at] + self.case_id[at + len(suffix):]
+        return self.case_id
 
     @property
     def counted(self) -> bool:
@@ -116,7 +129,8 @@ class Comparison:
     def of_result(cls, result: MatchResult, *, case_id: str, nodeid: str, threshold: float,
                   passed: bool, values: ValueMode | None, seq: int = 0, repeat: int = 0,
                   file: str = "", line: int | None = None, source: str = "case",
-                  recording: str = "", call: Mapping[str, object] | None = None) -> Comparison:
+                  recording: str = "", call: Mapping[str, object] | None = None,
+                  target: str = "") -> Comparison:
         """The record of a scored comparison; its fields' values kept per ``values`` (None:
         no field kept, for a run that reports none)."""
         return cls(
@@ -124,7 +138,7 @@ class Comparison:
             threshold=threshold, status=PASSED if passed else FAILED,
             precision=float(result.precision), recall=float(result.recall), f1=float(result.f1),
             seq=seq, repeat=repeat, file=file, line=line, source=source, recording=recording,
-            call=call, fields=field_records(result.fields, values, MISSING) if values else (),
+            call=call, target=target, fields=field_records(result.fields, values, MISSING) if values else (),
             pairings=tuple((p.path, p.expected_index, p.actual_index, float(p.score))
                            for p in result.pairings),
             floor_failures=tuple((f.path or "$", float(f.min_score), float(f.score))
@@ -153,6 +167,8 @@ class Comparison:
         if self.truncated is not None:
             line, column, chars = self.truncated
             out["truncated"] = {"line": line, "column": column, "chars": chars}
+        if self.target:
+            out["target"] = self.target
         return out
 
     @classmethod
@@ -175,7 +191,8 @@ class Comparison:
             source=str(data.get("source", "case")), recording=str(data.get("recording", "")),
             call=dict(call) if isinstance(call := data.get("call"), Mapping) else None,
             truncated=None if (cut := data.get("truncated")) is None
-            else (int(cut["line"]), int(cut["column"]), int(cut["chars"])))
+            else (int(cut["line"]), int(cut["column"]), int(cut["chars"])),
+            target=str(data.get("target", "")))
 
 
 def _field_dict(record: FieldRecord) -> FieldDict:

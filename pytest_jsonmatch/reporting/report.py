@@ -39,7 +39,9 @@ from .shapes import (
     Rows,
     RunInfo,
 )
+from .stats import percentile
 from .validation import REPORT_VERSION, check_report
+from .versus import VersusSettings, targets_section
 
 
 def run_info(command: Sequence[str], root: str | None) -> RunInfo:
@@ -66,9 +68,11 @@ def _git_commit(root: str | None) -> str | None:
 def conclude(comparisons: Sequence[Comparison], gates: GateSettings, run: RunInfo, *,
              group_by: GroupBy = "metric", repeat_rule: RepeatRule = "mean",
              baseline: Baseline | None = None, stopped: str | None = None,
-             unjudged: str | None = None) -> tuple[Report, Verdict]:
+             unjudged: str | None = None, targets: Sequence[str] = (),
+             versus: VersusSettings | None = None) -> tuple[Report, Verdict]:
     """A run's report and verdict from its comparisons: aggregated, held against the
-    ``baseline``, judged by the ``gates``. A run that ``stopped`` early (why, in words) is
+    ``baseline``, judged by the ``gates``; its named ``targets`` side by side, each held to
+    the reference ``versus`` names (versus.py). A run that ``stopped`` early (why, in words) is
     marked incomplete, and no gate of it is judged as passed: its missing cases would pass
     every gate they never reached. A run whose scores are not the suite's (``unjudged``, why:
     an update run rewrote the cases it scored) is not judged at all, and says so."""
@@ -76,13 +80,20 @@ def conclude(comparisons: Sequence[Comparison], gates: GateSettings, run: RunInf
     against = compare(cases_of(comparisons, repeat_rule, group_by), baseline) \
         if baseline is not None and summary.count else None
     verdict = judge(summary, gates, against) if unjudged is None else Verdict(not_judged=unjudged)
+    side = targets_section(comparisons, targets, versus or VersusSettings(), gates,
+                           group_by=group_by, repeat_rule=repeat_rule,
+                           verdict=verdict if unjudged is None else Verdict()) \
+        if targets and summary.count else None
     run = {**run, "complete": stopped is None}
     if stopped is not None:
         run["stopped"] = stopped
         verdict.checked.clear()
         verdict.failures.insert(0, f"the run did not finish ({stopped}): no gate is judged as "
                                    f"passed on a partial run")
-    return build_report(summary, comparisons, verdict, against, run), verdict
+    report = build_report(summary, comparisons, verdict, against, run)
+    if side is not None:
+        report["targets"] = side
+    return report, verdict
 
 
 def not_judged(updated: int) -> str | None:
@@ -248,22 +259,12 @@ def call_totals(comparisons: Rows[ComparisonDict]) -> dict[str, CallTotals]:
         out[source] = {
             "calls": len(calls), "retried": sum(int(c.get("attempts") or 0) > 1 for c in calls),
             "failed": sum(bool(c.get("failed")) for c in calls),
-            "p50_s": _percentile(latencies, 50), "p95_s": _percentile(latencies, 95),
+            "p50_s": percentile(latencies, 50), "p95_s": percentile(latencies, 95),
             "max_s": latencies[-1] if latencies else None,
             "total_s": sum(latencies) if latencies else None,
             "input_tokens": total("input_tokens"), "output_tokens": total("output_tokens"),
             "cost": total("cost")}
     return out
-
-
-def _percentile(ordered: Sequence[float], p: float) -> float | None:
-    """The ``p``-th percentile of sorted values, by linear interpolation (NumPy's default)."""
-    if not ordered:
-        return None
-    rank = (len(ordered) - 1) * p / 100
-    low = int(rank)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
 def call_summary(totals: Mapping[str, CallTotals]) -> list[str]:

@@ -10,9 +10,11 @@ averaged into any number. Latency and cost are shown when a report's comparisons
 figures in the comparison's ``call``), over the shared cases' comparisons, and left out when
 no run has them.
 
-:func:`compare_runs` gives the comparison as plain data; :func:`render_runs_text`,
-:func:`render_runs_markdown` and :func:`render_runs_html` render it, escaping every value
-that came from a report (run names, case ids, field paths).
+:func:`compare_runs` gives the comparison as plain data, and the ``cell_*`` and row functions
+say what every rendering shows of it; text.py, markdown.py and html.py render it
+(``render_runs_*``: a whole page; ``runs_*``: the sections a run's report shows of its named
+targets, versus.py), escaping every value that came from a report (run names, case ids,
+field paths).
 """
 
 from __future__ import annotations
@@ -20,18 +22,23 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from html import escape as html_escape
 from typing import TypedDict, TypeGuard
 
 from .baseline import CaseScores, cases_of
-from .html import SORTABLE_SCRIPT, content_security_policy
-from .markdown import escape as md_escape
 from .money import money
 from .records import Comparison
-from .runs_chart import difference_chart
-from .shapes import DifferenceDict, Report
-from .stats import paired_difference
-from .tables import escape_controls, guarded, table, wrap
+from .shapes import (
+    DifferenceDict,
+    Disagreement,
+    FieldRow,
+    Latency,
+    PartialCase,
+    ComparisonDict,
+    Rows,
+    RunRow,
+    RunsComparison,
+)
+from .stats import mcnemar_exact, paired_difference, percentile
 
 SAME = 1e-9  # two case scores closer than this are the same (float noise of a mean)
 DISAGREEMENTS = 10  # cases listed where the runs disagree most
@@ -39,62 +46,24 @@ PARTIAL_NAMED = 20  # cases named that only some runs have (text and Markdown)
 USAGE_KEYS = ("input_tokens", "output_tokens", "cost")
 
 
+class RunData(TypedDict):
+    """What a run is compared by: its comparisons and how its fields are grouped (a whole
+    report as load_report gives it, or one target's part of a run: versus.py)."""
+
+    comparisons: Rows[ComparisonDict]
+    group_by: str
+
+
 @dataclass(frozen=True)
 class Run:
-    """One saved report to compare: its name, its file, its data (as load_report gives it)."""
+    """One run to compare: its name, its file, its data."""
 
     name: str
     path: str
-    report: Report
+    report: RunData
 
 
 # -- the comparison as data (see compare_runs) ----------------------------------------------
-
-
-class Latency(TypedDict):
-    mean_s: float
-    total_s: float
-    count: int
-
-
-class RunRow(TypedDict):
-    name: str
-    path: str
-    cases: int
-    overall: float | None
-    passed: int
-    difference: DifferenceDict | None
-    better: int | None
-    worse: int | None
-    same: int | None
-    latency: Latency | None
-    usage: dict[str, float] | None  # a key of USAGE_KEYS -> its sum
-
-
-class PartialCase(TypedDict):
-    case_id: str
-    runs: list[str]
-
-
-class FieldRow(TypedDict):
-    group: str
-    path: str
-    scores: list[float | None]
-    differences: list[DifferenceDict | None]
-
-
-class Disagreement(TypedDict):
-    case_id: str
-    scores: list[float]
-    spread: float
-
-
-class RunsComparison(TypedDict):
-    runs: list[RunRow]
-    shared: list[str]
-    partial: list[PartialCase]
-    fields: list[FieldRow]
-    disagreements: list[Disagreement]
 
 
 def compare_runs(runs: Sequence[Run]) -> RunsComparison:
@@ -128,6 +97,7 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
             "overall": _mean(cases[c].mean for c in shared),
             "passed": sum(cases[c].passed for c in shared),
             "difference": None, "better": None, "worse": None, "same": None,
+            "pass_to_fail": None, "fail_to_pass": None, "mcnemar_p": None,
             "latency": None, "usage": None}
         if index > 0:
             deltas = [cases[c].mean - first[c].mean for c in shared]
@@ -135,13 +105,18 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
             entry["difference"] = paired_difference(deltas).to_dict()
             entry["better"], entry["worse"] = better, worse
             entry["same"] = len(deltas) - better - worse
+            # pass/fail flips against the first run, and McNemar's exact p, as diff gives them
+            flips = (sum(first[c].passed and not cases[c].passed for c in shared),
+                     sum(cases[c].passed and not first[c].passed for c in shared))
+            entry["pass_to_fail"], entry["fail_to_pass"] = flips
+            entry["mcnemar_p"] = mcnemar_exact(*flips)
         entry["latency"], entry["usage"] = _costs(run.report, set(shared))
         out_runs.append(entry)
     return {"runs": out_runs, "shared": shared, "partial": partial,
             "fields": _fields(per_run, shared), "disagreements": _disagreements(per_run, shared)}
 
 
-def _cases(report: Report) -> dict[str, CaseScores]:
+def _cases(report: RunData) -> dict[str, CaseScores]:
     comparisons = [Comparison.from_dict(c) for c in report["comparisons"]]
     return cases_of(comparisons, group_by=report.get("group_by", "metric"))
 
@@ -182,8 +157,9 @@ def _disagreements(per_run: Sequence[Mapping[str, CaseScores]], shared: Sequence
     return rows
 
 
-def _costs(report: Report, shared: set[str]) -> tuple[Latency | None, dict[str, float] | None]:
-    """Latency (mean, total and count of the comparisons that carry ``latency_s``) and usage
+def _costs(report: RunData, shared: set[str]) -> tuple[Latency | None, dict[str, float] | None]:
+    """Latency (mean, p50, p95, total and count of the comparisons that carry ``latency_s``;
+    the percentiles interpolated as NumPy's default does) and usage
     (sums of what ``usage`` carries) over the counted comparisons of the shared cases."""
     latencies: list[float] = []
     sums: dict[str, list[float]] = {}
@@ -207,8 +183,10 @@ def _costs(report: Report, shared: set[str]) -> tuple[Latency | None, dict[str, 
                     sums.setdefault(key, []).append(float(value))
     mean: Latency | None = None
     if latencies:
+        ordered = sorted(latencies)
         mean = {"mean_s": math.fsum(latencies) / len(latencies), "total_s": math.fsum(latencies),
-                "count": len(latencies)}
+                "count": len(latencies), "p50_s": percentile(ordered, 50) or 0.0,
+                "p95_s": percentile(ordered, 95) or 0.0}
     return mean, {key: math.fsum(values) for key, values in sums.items()} or None
 
 
@@ -220,25 +198,33 @@ def _is_number(value: object) -> TypeGuard[float]:
 # -- what every rendering shows ------------------------------------------------------------------
 
 
-def _score(value: float | None) -> str:
+def cell_score(value: float | None) -> str:
     return "–" if value is None else f"{value:.4f}"
 
 
-def _signed(value: float | None) -> str:
+def cell_signed(value: float | None) -> str:
     return "–" if value is None else f"{value:+.4f}"
 
 
-def _interval(d: DifferenceDict | None) -> str:
+def cell_interval(d: DifferenceDict | None) -> str:
     if d is None or d["low"] is None:
         return "–"
     return f"{d['low']:+.4f} to {d['high']:+.4f}"
 
 
-def _latency(latency: Latency | None) -> str:
-    return "–" if latency is None else f"{latency['mean_s']:.3f} s"
+def cell_latency(latency: Latency | None) -> str:
+    """Latency as ``p50 / p95 s``."""
+    return "–" if latency is None else f"{latency['p50_s']:.3f} / {latency['p95_s']:.3f} s"
 
 
-def _usage(usage: Mapping[str, float] | None, key: str) -> str:
+def cell_flips(row: RunRow) -> str:
+    """Pass/fail flips against the first run, ``down/up``, with McNemar's exact p."""
+    if row["pass_to_fail"] is None or row["fail_to_pass"] is None or row["mcnemar_p"] is None:
+        return "–"
+    return f"{row['pass_to_fail']}/{row['fail_to_pass']} (p {row['mcnemar_p']:.3f})"
+
+
+def cell_usage(usage: Mapping[str, float] | None, key: str) -> str:
     """One usage figure as every rendering shows it: tokens as whole numbers, the cost by
     money.money's rule."""
     if usage is None or key not in usage:
@@ -247,51 +233,54 @@ def _usage(usage: Mapping[str, float] | None, key: str) -> str:
     return money(value) if key == "cost" else f"{value:,.0f}"
 
 
-def _runs_header(first: str, latency: bool, usage_keys: list[str]) -> list[str]:
+def runs_header(first: str, latency: bool, usage_keys: list[str], word: str = "run") -> list[str]:
     """The columns of the runs table (text, Markdown and HTML alike): ``first`` names the run
-    the others are held against, as the caller writes it."""
-    header = ["run", "cases", "score", "passed", f"vs {first}", "95% interval", "better", "worse",
-              "same"]
+    the others are held against, as the caller writes it; ``word`` what a row is (a run, a
+    target)."""
+    header = [word, "cases", "score", "passed", f"vs {first}", "95% interval", "better", "worse",
+              "same", "flips ↓/↑"]
     if latency:
-        header.append("latency")
+        header.append("latency p50 / p95")
     return header + [{"input_tokens": "input tokens", "output_tokens": "output tokens",
                       "cost": "cost"}[k] for k in usage_keys]
 
 
-def _has_costs(data: RunsComparison) -> tuple[bool, list[str]]:
+def has_costs(data: RunsComparison) -> tuple[bool, list[str]]:
     """Whether any run carries latency, and the usage keys any run carries (in order)."""
     latency = any(r["latency"] is not None for r in data["runs"])
     keys = [k for k in USAGE_KEYS if any(r["usage"] and k in r["usage"] for r in data["runs"])]
     return latency, keys
 
 
-def _run_rows(data: RunsComparison, costs: bool = True) -> tuple[list[str], list[list[str]]]:
+def run_rows(data: RunsComparison, costs: bool = True, word: str = "run"
+             ) -> tuple[list[str], list[list[str]]]:
     """The runs table's header and rows (text, unescaped); ``costs``: with the latency and
     usage columns (when a run has them)."""
-    latency, usage_keys = _has_costs(data) if costs else (False, [])
-    header = _runs_header(data["runs"][0]["name"], latency, usage_keys)
+    latency, usage_keys = has_costs(data) if costs else (False, [])
+    header = runs_header(data["runs"][0]["name"], latency, usage_keys, word)
     rows = []
     for r in data["runs"]:
         d = r["difference"]
-        row = [r["name"], str(r["cases"]), _score(r["overall"]), str(r["passed"]),
-               "–" if d is None else _signed(d["mean"]), _interval(d),
-               *("–" if n is None else str(n) for n in (r["better"], r["worse"], r["same"]))]
+        row = [r["name"], str(r["cases"]), cell_score(r["overall"]), str(r["passed"]),
+               "–" if d is None else cell_signed(d["mean"]), cell_interval(d),
+               *("–" if n is None else str(n) for n in (r["better"], r["worse"], r["same"])),
+               cell_flips(r)]
         if latency:
-            row.append(_latency(r["latency"]))
-        row += [_usage(r["usage"], k) for k in usage_keys]
+            row.append(cell_latency(r["latency"]))
+        row += [cell_usage(r["usage"], k) for k in usage_keys]
         rows.append(row)
     return header, rows
 
 
-def _field_label(row: FieldRow, grouped: bool) -> str:
-    return f"{row['group']}: {row['path']}" if grouped else row["path"]
+def field_label(row: FieldRow, by_group: bool) -> str:
+    return f"{row['group']}: {row['path']}" if by_group else row["path"]
 
 
-def _grouped(data: RunsComparison) -> bool:
+def grouped(data: RunsComparison) -> bool:
     return len({row["group"] for row in data["fields"]}) > 1
 
 
-def _headline(data: RunsComparison) -> str:
+def headline(data: RunsComparison) -> str:
     runs, shared, partial = data["runs"], len(data["shared"]), len(data["partial"])
     line = f"{len(runs)} runs over {shared} shared case{'' if shared == 1 else 's'}"
     if partial:
@@ -300,246 +289,5 @@ def _headline(data: RunsComparison) -> str:
     return line
 
 
-def _partial_text(entry: PartialCase) -> str:
+def partial_text(entry: PartialCase) -> str:
     return f"{entry['case_id']} (in {', '.join(entry['runs'])})"
-
-
-# -- text -----------------------------------------------------------------------------------------
-
-
-def render_runs_text(data: RunsComparison, width: int = 100, verbose: int = 0) -> str:
-    names = [r["name"] for r in data["runs"]]
-    clean = escape_controls
-    lines = wrap("compare-runs: " + _headline(data), width)
-    lines += [clean(f"  {r['name']}: {r['path']}") for r in data["runs"]]
-    header, rows = _run_rows(data, costs=False)
-    lines += ["", *table([[clean(c) for c in row] for row in [header, *rows]], width)]
-    latency, usage_keys = _has_costs(data)
-    if latency or usage_keys:
-        head = ["run", *(["latency"] if latency else []),
-                *(k.replace("_", " ") for k in usage_keys)]
-        body = [[clean(r["name"]), *([_latency(r["latency"])] if latency else []),
-                 *(_usage(r["usage"], k) for k in usage_keys)] for r in data["runs"]]
-        lines += ["", "Latency (mean per comparison) and usage (summed), over the shared cases:",
-                  *table([head, *body], width)]
-    if data["partial"]:
-        limit = None if verbose else PARTIAL_NAMED
-        shown = data["partial"][:limit]
-        lines += ["", "Cases only some runs have:"]
-        lines += [clean("  " + _partial_text(p)) for p in shown]
-        if len(shown) < len(data["partial"]):
-            lines.append(f"  ... and {len(data['partial']) - len(shown)} more (-v lists them)")
-    if data["fields"]:
-        grouped = _grouped(data)
-        head = ["field", *names, *(f"{n} - {names[0]}" for n in names[1:])]
-        body = [[clean(_field_label(f, grouped)), *(_score(s) for s in f["scores"]),
-                 *(_signed(d["mean"]) if d else "–" for d in f["differences"][1:])]
-                for f in data["fields"]]
-        lines += ["", "Per field (mean over the shared cases that hold it):",
-                  *table([[clean(h) for h in head], *body], width)]
-    lines += ["", "Where the runs disagree most:"]
-    limit = None if verbose else DISAGREEMENTS
-    if data["disagreements"]:
-        head = ["case", *names, "spread"]
-        body = [[clean(r["case_id"]), *(_score(s) for s in r["scores"]), _score(r["spread"])]
-                for r in data["disagreements"][:limit]]
-        lines += table([[clean(h) for h in head], *body], width)
-    else:
-        lines.append("  every shared case scores the same in every run")
-    return "\n".join(guarded(lines)) + "\n"
-
-
-# -- Markdown -------------------------------------------------------------------------------------
-
-
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    rule = ["---", *["---:"] * (len(header) - 1)]
-    return ["| " + " | ".join(header) + " |", "| " + " | ".join(rule) + " |",
-            *["| " + " | ".join(row) + " |" for row in rows]]
-
-
-def render_runs_markdown(data: RunsComparison, full: bool = False) -> str:
-    names = [md_escape(r["name"]) for r in data["runs"]]
-    parts = ["## jsonmatch compare-runs", "", md_escape(_headline(data)) + ".", ""]
-    parts += [f"- **{md_escape(r['name'])}**: {md_escape(r['path'])}" for r in data["runs"]]
-    header, rows = _run_rows(data)
-    # the run's name is data; every other cell is a number this module wrote
-    parts += ["", *_md_table([md_escape(h) for h in header],
-                             [[md_escape(row[0]), *row[1:]] for row in rows])]
-    if data["partial"]:
-        shown = data["partial"] if full else data["partial"][:PARTIAL_NAMED]
-        parts += ["", "### Cases only some runs have", ""]
-        parts += [f"- {md_escape(p['case_id'])} (in {', '.join(map(md_escape, p['runs']))})"
-                  for p in shown]
-        if len(shown) < len(data["partial"]):
-            parts.append(f"- … and {len(data['partial']) - len(shown)} more")
-    if data["fields"]:
-        grouped = _grouped(data)
-        head = ["field", *names, *(f"{n} − {names[0]}" for n in names[1:])]
-        body = [[md_escape(_field_label(f, grouped)), *(_score(s) for s in f["scores"]),
-                 *(_signed(d["mean"]) if d else "–" for d in f["differences"][1:])]
-                for f in data["fields"]]
-        parts += ["", "### Per field", "", *_md_table(head, body)]
-    parts += ["", "### Where the runs disagree most", ""]
-    if data["disagreements"]:
-        rows_d = data["disagreements"] if full else data["disagreements"][:DISAGREEMENTS]
-        parts += _md_table(["case", *names, "spread"],
-                           [[md_escape(r["case_id"]), *(_score(s) for s in r["scores"]),
-                             _score(r["spread"])] for r in rows_d])
-    else:
-        parts.append("Every shared case scores the same in every run.")
-    return "\n".join(parts) + "\n"
-
-
-# -- HTML -----------------------------------------------------------------------------------------
-
-
-def _e(value: object) -> str:
-    """A value as text in the page, as html.py writes it: markup escaped, line breaks as
-    character references (no line of the page starts with data)."""
-    return html_escape(str(value), quote=True).replace("\r", "&#13;").replace("\n", "&#10;")
-
-
-def _sort_value(value: float | None) -> str:
-    return "" if value is None else repr(float(value))
-
-
-def _sortable(table_id: str, header: Sequence[str], rows: Sequence[str]) -> str:
-    """A table the page's script sorts (click a header), as html.py's field tables."""
-    return (f'<table id="{table_id}" class="sortable"><thead><tr>'
-            + "".join(f'<th data-col="{i}" tabindex="0">{h}</th>' for i, h in enumerate(header))
-            + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-
-
-def _num_cell(value: float | None, text: str | None = None) -> str:
-    return f'<td data-sort="{_sort_value(value)}">{_score(value) if text is None else text}</td>'
-
-
-def _html_runs(data: RunsComparison) -> str:
-    latency, usage_keys = _has_costs(data)
-    first = _e(data["runs"][0]["name"])
-    header = _runs_header(first, latency, usage_keys)
-    rows = []
-    for r in data["runs"]:
-        d = r["difference"]
-        cells = [f'<td title="{_e(r["path"])}">{_e(r["name"])}</td>',
-                 f'<td data-sort="{r["cases"]}">{r["cases"]}</td>', _num_cell(r["overall"]),
-                 f'<td data-sort="{r["passed"]}">{r["passed"]}</td>',
-                 _num_cell(None if d is None else d["mean"], "–" if d is None else _signed(d["mean"])),
-                 f"<td>{_interval(d)}</td>"]
-        cells += [f'<td data-sort="{"" if r[k] is None else r[k]}">{"–" if r[k] is None else r[k]}</td>'
-                  for k in ("better", "worse", "same")]
-        if latency:
-            mean_s = None if r["latency"] is None else r["latency"]["mean_s"]
-            cells.append(_num_cell(mean_s, _latency(r["latency"])))
-        for k in usage_keys:
-            value = None if r["usage"] is None else r["usage"].get(k)
-            cells.append(_num_cell(value, _usage(r["usage"], k)))
-        rows.append(f'<tr data-run="{_e(r["name"])}">' + "".join(cells) + "</tr>")
-    return ('<section><h2>Runs</h2><p class="hint">Click a column to sort. Differences are '
-            f"each run's mean change from {first} over the shared cases, with its 95% "
-            "interval.</p>" + _sortable("runs", header, rows) + "</section>")
-
-
-def _html_partial(data: RunsComparison) -> str:
-    if not data["partial"]:
-        return ""
-    items = "".join(f"<li><code>{_e(p['case_id'])}</code> (in {_e(', '.join(p['runs']))})</li>"
-                    for p in data["partial"])
-    return (f'<section id="partial"><h2>Cases only some runs have ({len(data["partial"])})</h2>'
-            "<p class=\"hint\">Left out of every number on this page.</p>"
-            f"<ul>{items}</ul></section>")
-
-
-def _html_fields(data: RunsComparison) -> str:
-    if not data["fields"]:
-        return ""
-    names = [r["name"] for r in data["runs"]]
-    escaped = [_e(n) for n in names]
-    colours = [f"run-{i % len(_COLORS)}" for i in range(len(names))]
-    grouped = _grouped(data)
-    header = ["field", *escaped, *(f"{n} − {escaped[0]}" for n in escaped[1:]), "chart"]
-    rows = []
-    for f in data["fields"]:
-        cells = [f"<td>{_e(_field_label(f, grouped))}</td>"]
-        cells += [_num_cell(s) for s in f["scores"]]
-        for d in f["differences"][1:]:
-            mean = None if d is None else d["mean"]
-            title = "" if d is None else f' title="95% interval {_interval(d)}"'
-            cells.append(f'<td data-sort="{_sort_value(mean)}"{title}>{_signed(mean)}</td>')
-        means = [None if d is None else d["mean"] for d in f["differences"]]
-        cells.append(f'<td class="chart-cell">{difference_chart(means, escaped, colours)}</td>')
-        rows.append(f'<tr data-field="{_e(f["path"])}">' + "".join(cells) + "</tr>")
-    legend = "".join(f'<span class="key {c}"></span> {n} '
-                     for c, n in zip(colours[1:], escaped[1:]))
-    return ('<section><h2>Per field</h2><p class="hint">Mean over the shared cases that hold '
-            f"the field. Click a column to sort. Chart: each run's difference from "
-            f"{escaped[0]} in the field (the columns before it, drawn) as a bar from the zero "
-            "line; each chart has a scale of its own, its ends and zero labelled; a dash: no "
-            f"difference to draw (no shared case holds the field in both). Bars: {legend}</p>"
-            + _sortable("fields", header, rows) + "</section>")
-
-
-def _html_disagreements(data: RunsComparison) -> str:
-    names = [r["name"] for r in data["runs"]]
-    out = ['<section id="disagreements"><h2>Where the runs disagree most</h2>']
-    if not data["disagreements"]:
-        out.append("<p>Every shared case scores the same in every run.</p>")
-    else:
-        rows = [f'<tr data-case="{_e(r["case_id"])}"><td>{_e(r["case_id"])}</td>'
-                + "".join(_num_cell(s) for s in r["scores"]) + _num_cell(r["spread"]) + "</tr>"
-                for r in data["disagreements"][:DISAGREEMENTS * 5]]
-        out.append('<p class="hint">Shared cases by the spread of their scores (highest minus '
-                   "lowest); click a column to sort.</p>")
-        out.append(_sortable("disagreement", ["case", *(_e(n) for n in names), "spread"], rows))
-    out.append("</section>")
-    return "".join(out)
-
-
-def render_runs_html(data: RunsComparison) -> str:
-    """One self-contained page: inline CSS and the one sorting script (admitted by its hash,
-    as html.py's page is), nothing fetched, every value from the reports escaped."""
-    title = "jsonmatch compare-runs"
-    runs = "".join(f"<li><strong>{_e(r['name'])}</strong> <code>{_e(r['path'])}</code></li>"
-                   for r in data["runs"])
-    parts = [
-        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(_SCRIPT)}">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{title}</title>", f"<style>{_CSS}</style>", "</head>", "<body>",
-        f"<header><h1>{title}</h1><p class=\"run\">{_e(_headline(data))}</p></header>",
-        "<main>", f'<ul class="files">{runs}</ul>',
-        _html_runs(data), _html_partial(data), _html_fields(data), _html_disagreements(data),
-        "</main>", f"<script>{_SCRIPT}</script>", "</body>", "</html>",
-    ]
-    return "\n".join(p for p in parts if p) + "\n"
-
-
-_COLORS = ("#0969da", "#bf3989", "#1a7f37", "#9a6700", "#8250df", "#cf222e", "#57606a", "#0a3069")
-
-_CSS = """
-:root { --muted: #57606a; --line: #d0d7de; }
-* { box-sizing: border-box; }
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #1f2328; }
-header { background: #24292f; color: #fff; padding: 12px 24px; }
-header h1 { margin: 0; font-size: 20px; }
-header .run { margin: 4px 0 0; color: #d0d7de; font-size: 12px; }
-main { padding: 8px 24px 40px; max-width: 1400px; }
-h2 { font-size: 17px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
-table { border-collapse: collapse; margin: 6px 0; }
-th, td { border: 1px solid var(--line); padding: 3px 8px; text-align: right; vertical-align: middle; }
-th:first-child, td:first-child { text-align: left; }
-thead th { background: #f6f8fa; }
-table.sortable th { cursor: pointer; user-select: none; }
-table.sortable th.asc::after { content: " ▲"; } table.sortable th.desc::after { content: " ▼"; }
-.hint { color: var(--muted); font-size: 12px; }
-ul.files { padding-left: 18px; } ul.files code { color: var(--muted); }
-svg.chart line.zero { stroke: #1f2328; } svg.chart line.tick { stroke: #d0d7de; }
-svg.chart text { font-size: 10px; fill: #57606a; } svg.chart g.none text { font-size: 14px; }
-td.chart-cell { padding: 2px 6px; } .chart-caption { color: var(--muted); font-size: 11px; }
-.key { display: inline-block; width: 10px; height: 10px; }
-""" + "".join(f".run-{i} rect {{ fill: {c}; }} .key.run-{i} {{ background: {c}; }}\n"
-              for i, c in enumerate(_COLORS))
-
-# html.py's sorting of tables, alone: the page has no filters
-_SCRIPT = SORTABLE_SCRIPT  # the tables sort as the run report's do (html.py)

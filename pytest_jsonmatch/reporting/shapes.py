@@ -66,6 +66,7 @@ FieldTable = dict[str, FieldAggregateDict]  # field path -> its aggregate
 
 class _CaseTruncated(TypedDict, total=False):
     truncated: int  # how many of its runs were cut off and scored closed (only when any)
+    target: str  # the named target whose output the case scored (only when targets ran)
 
 
 class CaseResultDict(_CaseTruncated):
@@ -135,6 +136,7 @@ class TruncatedDict(TypedDict):
 class _ComparisonCall(TypedDict, total=False):
     call: CallDict  # only when the target was called (or its call replayed)
     truncated: TruncatedDict  # only for an answer cut off and scored closed
+    target: str  # the named target that made the output (only when targets ran)
 
 
 class ComparisonDict(_ComparisonCall):
@@ -232,8 +234,71 @@ class BaselineSectionDict(TypedDict):
     mcnemar_p: float
 
 
+# -- several runs, or several targets of one run, side by side (runs.py, versus.py) ---------
+
+
+class Latency(TypedDict):
+    mean_s: float
+    total_s: float
+    count: int
+    p50_s: float
+    p95_s: float
+
+
+class RunRow(TypedDict):
+    name: str
+    path: str
+    cases: int
+    overall: float | None
+    passed: int
+    difference: DifferenceDict | None
+    better: int | None
+    worse: int | None
+    same: int | None
+    pass_to_fail: int | None
+    fail_to_pass: int | None
+    mcnemar_p: float | None
+    latency: Latency | None
+    usage: dict[str, float] | None  # input_tokens, output_tokens, cost -> its sum
+
+
+class PartialCase(TypedDict):
+    case_id: str
+    runs: list[str]
+
+
+class FieldRow(TypedDict):
+    group: str
+    path: str
+    scores: list[float | None]
+    differences: list[DifferenceDict | None]
+
+
+class Disagreement(TypedDict):
+    case_id: str
+    scores: list[float]
+    spread: float
+
+
+class RunsComparison(TypedDict):
+    runs: list[RunRow]
+    shared: list[str]
+    partial: list[PartialCase]
+    fields: list[FieldRow]
+    disagreements: list[Disagreement]
+
+
+class TargetsDict(RunsComparison):
+    """The named targets of one run side by side, each against the ``reference`` (the first
+    of ``runs``); ``gated``: whether the others were held to it."""
+
+    reference: str
+    gated: bool
+
+
 class _AgainstBaseline(TypedDict, total=False):
     baseline: BaselineSectionDict  # only when the run was held against a baseline
+    targets: TargetsDict  # only when named targets ran
 
 
 class ReportSummary(_AgainstBaseline):

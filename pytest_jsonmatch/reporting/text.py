@@ -10,8 +10,10 @@ from typing import Literal
 
 from .aggregate import field_rows, never_scored_line, worst_first
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
+from .runs import (DISAGREEMENTS, PARTIAL_NAMED, cell_latency, cell_score, cell_signed, cell_usage,
+                   field_label, grouped, has_costs, headline, partial_text, run_rows)
 from .shapes import (BaselineSectionDict, ComparisonDict, FieldDict, FieldTable, GatesDict, Report,
-                     ReportHead)
+                     ReportHead, RunsComparison, TargetsDict)
 from .tables import cut_right, escape_controls, fit, guard, guarded, table, wrap
 
 FIELD_ROWS = 15  # per field table, unless -v
@@ -38,6 +40,9 @@ def summary_lines(report: Report, width: int = 80, verbose: int = 0) -> list[str
     lines.extend(_truncated_lines(report, width, verbose))
     if baseline:
         lines.extend(_baseline_lines(baseline, report["gates"], report["group_by"], width, verbose))
+    targets = report.get("targets")
+    if targets:
+        lines.extend(_targets_lines(targets, width, verbose))
     return guarded(lines)
 
 
@@ -348,3 +353,72 @@ def render_text(report: Report, width: int = 80, verbose: int = 0,
     if passed:
         lines.append(paint(passed, "match", color))
     return "\n".join(lines) + "\n"
+
+
+# -- runs side by side: compare-runs, and a run's named targets -----------------------------
+
+
+def runs_lines(data: RunsComparison, width: int = 100, verbose: int = 0,
+               word: str = "runs") -> list[str]:
+    """The tables of a runs comparison (reporting/runs.py): each run (or target: ``word``)
+    against the first, latency and usage, cases only some have, per field, and where they
+    disagree most."""
+    names = [r["name"] for r in data["runs"]]
+    clean = escape_controls
+    header, rows = run_rows(data, costs=False, word=word[:-1])
+    # two tables, to fit a terminal: the scores, then how each case moved
+    lines = table([[clean(c) for c in row[:6]] for row in [header, *rows]], width)
+    lines += ["", f"Case by case against {clean(names[0])} (flips: pass to fail / fail to pass, "
+                  f"McNemar's p):",
+              *table([[clean(row[0]), *row[6:]] for row in [header, *rows]], width)]
+    latency, usage_keys = has_costs(data)
+    if latency or usage_keys:
+        head = [word[:-1], *(["latency p50 / p95"] if latency else []),
+                *(k.replace("_", " ") for k in usage_keys)]
+        body = [[clean(r["name"]), *([cell_latency(r["latency"])] if latency else []),
+                 *(cell_usage(r["usage"], k) for k in usage_keys)] for r in data["runs"]]
+        lines += ["", "Latency (per comparison) and usage (summed), over the shared cases:",
+                  *table([head, *body], width)]
+    if data["partial"]:
+        limit = None if verbose else PARTIAL_NAMED
+        shown = data["partial"][:limit]
+        lines += ["", f"Cases only some {word} have:"]
+        lines += [clean("  " + partial_text(p)) for p in shown]
+        if len(shown) < len(data["partial"]):
+            lines.append(f"  ... and {len(data['partial']) - len(shown)} more (-v lists them)")
+    if data["fields"]:
+        by_group = grouped(data)
+        head = ["field", *names, *(f"{n} - {names[0]}" for n in names[1:])]
+        body = [[clean(field_label(f, by_group)), *(cell_score(s) for s in f["scores"]),
+                 *(cell_signed(d["mean"]) if d else "–" for d in f["differences"][1:])]
+                for f in data["fields"]]
+        lines += ["", "Per field (mean over the shared cases that hold it):",
+                  *table([[clean(h) for h in head], *body], width)]
+    lines += ["", f"Where the {word} disagree most:"]
+    limit = None if verbose else DISAGREEMENTS
+    if data["disagreements"]:
+        head = ["case", *names, "spread"]
+        body = [[clean(r["case_id"]), *(cell_score(s) for s in r["scores"]),
+                 cell_score(r["spread"])] for r in data["disagreements"][:limit]]
+        lines += table([[clean(h) for h in head], *body], width)
+    else:
+        lines.append(f"  every shared case scores the same in every {word[:-1]}")
+    return lines
+
+
+def render_runs_text(data: RunsComparison, width: int = 100, verbose: int = 0) -> str:
+    """``jsonmatch compare-runs`` as text."""
+    lines = wrap("compare-runs: " + headline(data), width)
+    lines += [escape_controls(f"  {r['name']}: {r['path']}") for r in data["runs"]]
+    lines += ["", *runs_lines(data, width, verbose)]
+    return "\n".join(guarded(lines)) + "\n"
+
+
+def _targets_lines(targets: TargetsDict, width: int, verbose: int) -> list[str]:
+    """A run's named targets side by side (versus.py), each against the reference."""
+    shared = len(targets["shared"])
+    held = "held to" if targets["gated"] else "against"
+    title = (f"targets, each {held} {targets['reference']} over {shared} shared "
+             f"case{'' if shared == 1 else 's'}")
+    return ["", *wrap(escape_controls(title), width), *runs_lines(targets, width, verbose,
+                                                                 "targets")]

@@ -27,13 +27,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_jsonmatch.reporting.runs import (
-    Run,
-    compare_runs,
-    render_runs_html,
-    render_runs_markdown,
-    render_runs_text,
-)
+from pytest_jsonmatch.reporting.html import render_runs_html
+from pytest_jsonmatch.reporting.markdown import render_runs_markdown
+from pytest_jsonmatch.reporting.runs import Run, compare_runs
+from pytest_jsonmatch.reporting.text import render_runs_text
 
 from .run import jsonmatch, one_error_line
 
@@ -94,6 +91,10 @@ def test_the_numbers(runs):
     assert d["n"] == 4 and d["mean"] == 0.0
     assert d["low"] == pytest.approx(-1.12516, abs=1e-5) and d["high"] == pytest.approx(1.12516, abs=1e-5)
     assert (new["better"], new["worse"], new["same"]) == (2, 1, 1)
+    # pass/fail flips against base: c4 passed there and fails here, c2 the other way;
+    # McNemar exact: 2 * P(X <= 1 | n = 2, 1/2) = 2 * .75, capped at 1
+    assert (new["pass_to_fail"], new["fail_to_pass"], new["mcnemar_p"]) == (1, 1, 1.0)
+    assert (third["pass_to_fail"], third["fail_to_pass"], third["mcnemar_p"]) == (0, 0, 1.0)
     # third - base: 0, 0, +.5, 0 -> mean .125; deviations -.125 (x3), .375: squares .046875
     # + .140625 = .1875, / 3 = .0625, s = .25, SE = .125; half 3.18245 * .125 = .39781
     d = third["difference"]
@@ -128,11 +129,16 @@ def test_text(runs, jsonmatch_main):
     assert out.startswith("compare-runs: 3 runs over 4 shared cases; 1 case only some runs have "
                           "(left out of every number)\n")
     lines = out.splitlines()
-    assert re.search(r"^base\s+5\s+0\.6250\s+2\s+–\s+–\s+–\s+–\s+–$", out, re.MULTILINE), out
-    assert re.search(r"^new\s+5\s+0\.6250\s+2\s+\+0\.0000\s+-1\.1252 to \+1\.1252\s+2\s+1\s+1$",
-                     out, re.MULTILINE), out
-    assert re.search(r"^third\s+4\s+0\.7500\s+2\s+\+0\.1250\s+-0\.2728 to \+0\.5228\s+1\s+0\s+3$",
-                     out, re.MULTILINE), out
+    assert re.search(r"^base\s+5\s+0\.6250\s+2\s+–\s+–$", out, re.MULTILINE), out
+    assert re.search(r"^new\s+5\s+0\.6250\s+2\s+\+0\.0000\s+-1\.1252 to \+1\.1252$", out,
+                     re.MULTILINE), out
+    assert re.search(r"^third\s+4\s+0\.7500\s+2\s+\+0\.1250\s+-0\.2728 to \+0\.5228$", out,
+                     re.MULTILINE), out
+    # case by case: better, worse, same; flips against base: new c4 passed -> fails, c2 failed
+    # -> passes (1/1, p 1.000)
+    assert re.search(r"^base\s+–\s+–\s+–\s+–$", out, re.MULTILINE), out
+    assert re.search(r"^new\s+2\s+1\s+1\s+1/1 \(p 1\.000\)$", out, re.MULTILINE), out
+    assert re.search(r"^third\s+1\s+0\s+3\s+0/0 \(p 1\.000\)$", out, re.MULTILINE), out
     assert "  c5 (in base, new)" in lines
     assert re.search(r"^name\s+0\.7500\s+0\.7500\s+1\.0000\s+\+0\.0000\s+\+0\.2500$", out, re.MULTILINE), out
     assert re.search(r"^n\s+0\.5000\s+0\.5000\s+0\.5000\s+\+0\.0000\s+\+0\.0000$", out, re.MULTILINE), out
@@ -231,18 +237,21 @@ def test_latency_and_cost_shown_only_when_present(runs):
     data = compare_runs([Run("base", "b", base), Run("new", "n", new)])
     # over the shared cases c1..c4 only (c5's 100 s and 99.0 left out): latency
     # (1 + 2 + 3 + 6) / 4 = 3 s mean, 12 s in all; tokens 100 + 50 = 150 in, 10 + 5 = 15 out;
-    # cost .25 + .5 = .75, printed in three significant digits (money.money)
-    assert data["runs"][1]["latency"] == {"mean_s": 3.0, "total_s": 12.0, "count": 4}
+    # cost .25 + .5 = .75, printed in three significant digits (money.money); sorted 1, 2, 3,
+    # 6: p50 at rank 1.5 = 2 + .5 * (3 - 2) = 2.5, p95 at rank 2.85 = 3 + .85 * (6 - 3) = 5.55
+    assert data["runs"][1]["latency"] == {"mean_s": 3.0, "total_s": 12.0, "count": 4,
+                                          "p50_s": 2.5, "p95_s": pytest.approx(5.55)}
     assert data["runs"][1]["usage"] == {"input_tokens": 150.0, "output_tokens": 15.0, "cost": 0.75}
     assert data["runs"][0]["latency"] is None and data["runs"][0]["usage"] is None
     text = render_runs_text(data)
-    table = text.split("Latency (mean per comparison) and usage (summed), over the shared cases:\n")[1]
-    assert table.splitlines()[:3] == ["run   latency  input tokens  output tokens   cost",
-                                      "base        –             –              –      –",
-                                      "new   3.000 s           150             15  0.750"]
+    table = text.split("Latency (per comparison) and usage (summed), over the shared cases:\n")[1]
+    assert table.splitlines()[:3] == [
+        "run   latency p50 / p95  input tokens  output tokens   cost",
+        "base                  –             –              –      –",
+        "new     2.500 / 5.550 s           150             15  0.750"]
     page = render_runs_html(data)
-    assert '<td data-sort="3.0">3.000 s</td>' in page and '<td data-sort="0.75">0.750</td>' in page
-    assert "| 3.000 s | 150 | 15 | 0.750 |" in render_runs_markdown(data)
+    assert '">2.500 / 5.550 s</td>' in page and '<td data-sort="0.75">0.750</td>' in page
+    assert "| 2.500 / 5.550 s | 150 | 15 | 0.750 |" in render_runs_markdown(data)
 
 
 def _costing(report: dict, per_case: float) -> dict:
@@ -286,8 +295,10 @@ def test_latency_and_cost_from_the_call_of_each_comparison(runs):
                      "output_tokens": tokens_out, "cost": cost, "failed": False}
     data = compare_runs([Run("base", "b", base), Run("new", "n", new)])
     # c1..c4 (c5 not shared); a null is no figure: latency (.5 + 1.5 + 2.5) / 3 = 1.5 mean,
-    # 4.5 in all; tokens 10 + 20 + 30 = 60 in, 2 + 4 + 6 = 12 out; cost .01 + .03 = .04
-    assert data["runs"][1]["latency"] == {"mean_s": 1.5, "total_s": 4.5, "count": 3}
+    # 4.5 in all, p50 1.5, p95 at rank 1.9: 1.5 + .9 * (2.5 - 1.5) = 2.4; tokens 10 + 20 + 30
+    # = 60 in, 2 + 4 + 6 = 12 out; cost .01 + .03 = .04
+    assert data["runs"][1]["latency"] == {"mean_s": 1.5, "total_s": 4.5, "count": 3,
+                                          "p50_s": 1.5, "p95_s": pytest.approx(2.4)}
     assert data["runs"][1]["usage"] == {"input_tokens": 60.0, "output_tokens": 12.0,
                                         "cost": pytest.approx(0.04)}
 
@@ -298,7 +309,7 @@ def test_runs_that_agree_everywhere(runs, jsonmatch_main):
                      "--name", "two")
     assert proc.returncode == 0, proc.stderr
     assert "  every shared case scores the same in every run" in proc.stdout
-    assert re.search(r"^two\s+5\s+0\.7000\s+3\s+\+0\.0000\s+\+0\.0000 to \+0\.0000\s+0\s+0\s+5$",
+    assert re.search(r"^two\s+5\s+0\.7000\s+3\s+\+0\.0000\s+\+0\.0000 to \+0\.0000$",
                      proc.stdout, re.MULTILINE), proc.stdout  # all five shared: 3.5 / 5 = .7
 
 
