@@ -319,8 +319,9 @@ def test_runs_that_agree_everywhere(runs, jsonmatch_main):
 def test_one_run_is_an_error(runs, jsonmatch_main):
     jsonmatch = jsonmatch_main
     line = one_error_line(jsonmatch("compare-runs", str(runs["base"])))
-    assert line == (f"jsonmatch: error: compare-runs: {runs['base']}: only one run given; "
-                    f"compare-runs needs two or more reports")
+    assert line == (f"jsonmatch: error: compare-runs: {runs['base']}: only one run given, and it "
+                    f"ran fewer than two named targets; compare-runs needs two or more reports, "
+                    f"or one report of a run with jsonmatch_targets")
 
 
 def test_name_count_must_match(runs, jsonmatch_main):
