@@ -118,7 +118,8 @@ def parse_targets(lines: Sequence[str], calls_parts: Sequence[tuple[str, str]],
             continue
         found = _LINE.fullmatch(line)
         name = found["name"] if found else ""
-        if found is None or not TARGET_NAME.fullmatch(name):
+        if found is None or not TARGET_NAME.fullmatch(name) \
+                or any("=" not in word or word.startswith("=") for word in found["calls"].split()):
             raise ConfigError(f"{what}: {line.strip()!r}: a line is 'NAME = package.module:function' "
                               f"and optionally calls settings (concurrency=2 rate=60/min); a "
                               f"name is letters, digits, '_', '.' and '-'")
