@@ -2,7 +2,7 @@
 
 Nothing here imports pytest; the failure message is reporting/failure_message.py's. Each
 comparison goes to a
-:class:`~pytest_jsonmatch.plugin.channel.Channel`, which also holds the session's settings and
+:class:`~pytest_jsonmatch.cases.channel.Channel`, which also holds the session's settings and
 verbosity: the fixture's is its session's, ``assert_json_match`` takes the current one.
 """
 
@@ -17,7 +17,7 @@ from ..engine.core.masking import one_line
 from ..engine.match import match_json
 from ..engine.results.field_results import BATCH_ERROR, MatchResult
 from ..reporting.failure_message import format_failure
-from .channel import Channel, Defaults, Outcome, current
+from ..cases.channel import Channel, Defaults, Outcome, current
 
 if TYPE_CHECKING:
     from ..cases.case_outputs import OutputSource, Recorded

@@ -23,7 +23,7 @@ from ..cases.updates import CaseUpdate
 from ..engine.core.errors import JsonMatchError, printable
 from ..engine.core.masking import one_line
 from ..reporting.tables import guarded
-from .channel import Channel, Outcome
+from ..cases.channel import Channel, Outcome
 from .settings import Settings
 
 if TYPE_CHECKING:

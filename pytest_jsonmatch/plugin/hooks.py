@@ -17,7 +17,7 @@ import pytest
 
 from ..engine.core import masking
 from ..engine.core.errors import JsonMatchError
-from . import channel
+from ..cases import channel
 from .settings import Settings, add_options, read_settings
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from ..reporting.gates import Verdict
 from ..reporting.records import ERROR, FAILED, XFAILED, XPASSED, Comparison, case_id_of
 from ..reporting.shapes import Report
 from ..reporting.text import passed_line, summary_lines, update_lines, verdict_lines
-from .channel import Channel, Outcome
+from ..cases.channel import Channel, Outcome
 from .settings import Settings
 
 _ATTRIBUTE = "jsonmatch_comparisons"  # a test report's comparisons, on the xdist wire too

@@ -29,7 +29,7 @@ from ..reporting.gates import GateSettings, gate_settings, parse_score
 from ..reporting.records import VALUE_MODES, ValueMode
 from ..reporting.report_files import ReportFiles
 from ..reporting.versus import VersusSettings, parse_reference
-from .channel import Defaults
+from ..cases.channel import Defaults
 
 PREFIX = "jsonmatch_"
 IniType = Literal["string", "paths", "linelist", "args", "bool"]

@@ -54,7 +54,7 @@ from pytest_jsonmatch import (
     match_json,
     validate_gold,
 )
-from pytest_jsonmatch.plugin import channel as recording  # where assert_json_match records each comparison
+from pytest_jsonmatch.cases import channel as recording  # where assert_json_match records each comparison
 from tests.helpers import fuzz_values as fv
 from tests.helpers.timeout import Hang
 

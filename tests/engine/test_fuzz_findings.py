@@ -13,7 +13,7 @@ from pytest_jsonmatch import (
     match_json,
     validate_gold,
 )
-from pytest_jsonmatch.plugin import channel as recording
+from pytest_jsonmatch.cases import channel as recording
 from pytest_jsonmatch.reporting.failure_message import SHOWN_DEPTH, format_value
 from tests.helpers.fuzz_values import make_deep, make_deep_text
 

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 from ..engine.core.errors import ConfigError, JsonMatchError
 
 if TYPE_CHECKING:
-    from ..cases.case_outputs import OutputSource, Recorded
-    from ..cases.runner import CallFigures
+    from .case_outputs import OutputSource, Recorded
+    from .runner import CallFigures
     from ..engine.results.field_results import MatchResult
 
 
