@@ -75,8 +75,9 @@ class _Answer(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def models():
-    """``today``: right every time, 0.25 s a call; ``cheap``: lowercases ACME and Zeta, 0.3 s."""
-    servers = {"today": _Model(0.25), "cheap": _Model(0.3, {"ACME", "Zeta"})}
+    """``today``: right every time, 0.25 s a call; ``cheap``: lowercases ACME and Zeta, 0.5 s
+    (long enough for its calls to overlap on a loaded machine)."""
+    servers = {"today": _Model(0.25), "cheap": _Model(0.5, {"ACME", "Zeta"})}
     threads = [threading.Thread(target=s.serve_forever, daemon=True) for s in servers.values()]
     for thread in threads:
         thread.start()
@@ -162,7 +163,7 @@ def test_each_input_case_runs_once_per_target_with_its_own_calls_and_recordings(
         assert any(f"inv.jsonmatch.yaml::{name} " in line for line in result.outlines), name
     assert not any("given[" in line for line in result.outlines)  # a given answer runs once
     # per-target concurrency, by the servers' own counts: today 1 at a time (the session's
-    # default), cheap up to its own 3 (four calls of 0.3 s, all submitted at the start)
+    # default), cheap up to its own 3 (four calls of 0.5 s, all submitted at the start)
     assert (models["today"].max_in_flight, models["cheap"].max_in_flight) == (1, 3)
     assert (models["today"].total, models["cheap"].total) == (4, 4)
 
@@ -178,7 +179,7 @@ def test_each_input_case_runs_once_per_target_with_its_own_calls_and_recordings(
                                                     "cost": 0.002})
     # each call takes its server's delay at least: every p50 and p95 is at or above it
     assert runs["today"]["latency"]["count"] == runs["cheap"]["latency"]["count"] == 4
-    assert runs["today"]["latency"]["p50_s"] >= 0.25 and runs["cheap"]["latency"]["p95_s"] >= 0.3
+    assert runs["today"]["latency"]["p50_s"] >= 0.25 and runs["cheap"]["latency"]["p95_s"] >= 0.5
 
     folder = pytester.path / "__recordings__" / "inv.jsonmatch.yaml"
     assert sorted(p.name for p in folder.iterdir()) == sorted(
@@ -193,6 +194,23 @@ def test_each_input_case_runs_once_per_target_with_its_own_calls_and_recordings(
     assert (models["today"].total, models["cheap"].total) == (4, 4)
     assert {c["case_id"]: c["score"] for c in _report(pytester)["comparisons"]} == {
         c["case_id"]: c["score"] for c in report["comparisons"]}
+
+
+def test_under_xdist_the_targets_give_the_same_report(pytester, models):
+    _suite(pytester, models)
+    _run(pytester).assert_outcomes(passed=6, failed=3)
+    alone = _report(pytester)
+    # two workers replaying the recordings: the same items, scores and targets section
+    result = pytester.runpytest_subprocess(*ARGS, "-n", "2", "--jsonmatch-report=x.json")
+    result.assert_outcomes(passed=6, failed=3)
+    apart = _report(pytester, "x.json")
+    assert {c["case_id"]: (c["target"] if "target" in c else None, c["score"])
+            for c in apart["comparisons"]} == {
+        c["case_id"]: (c["target"] if "target" in c else None, c["score"])
+        for c in alone["comparisons"]}
+    for key in ("shared", "fields", "disagreements", "reference", "gated"):
+        assert apart["targets"][key] == alone["targets"][key], key
+    assert (models["today"].total, models["cheap"].total) == (4, 4)
 
 
 def test_a_recording_never_replays_for_another_target(pytester, models):
@@ -272,7 +290,7 @@ def test_the_paired_numbers_are_those_of_jsonmatch_diff_and_compare_runs(pyteste
 def test_the_gate_holds_the_candidate_to_the_reference_and_says_which_rule_failed(
         pytester, models):
     # a case may drop by .5 (so none fails that rule); cheap's p95 must stay within 0.2 s
-    # (each of its calls takes 0.3 s at least), its total cost at most 0.001 (it is 0.002)
+    # (each of its calls takes 0.5 s at least), its total cost at most 0.001 (it is 0.002)
     _suite(pytester, models, "jsonmatch_reference = today latency_p95=0.2s cost=0.001\n"
                              "jsonmatch_max_case_drop = 0.5\n")
     result = _run(pytester)
