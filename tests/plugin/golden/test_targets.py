@@ -38,6 +38,7 @@ class _Model(ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.in_flight = self.max_in_flight = self.total = 0
         self.asked: list[str] = []
+        self.starts: list[float] = []
 
     @property
     def url(self) -> str:
@@ -58,6 +59,7 @@ class _Answer(BaseHTTPRequestHandler):
             srv.total += 1
             srv.max_in_flight = max(srv.max_in_flight, srv.in_flight)
             srv.asked.append(query["vendor"])
+            srv.starts.append(time.monotonic())
         try:
             time.sleep(srv.delay)
             vendor = query["vendor"]
@@ -194,6 +196,19 @@ def test_each_input_case_runs_once_per_target_with_its_own_calls_and_recordings(
     assert (models["today"].total, models["cheap"].total) == (4, 4)
     assert {c["case_id"]: c["score"] for c in _report(pytester)["comparisons"]} == {
         c["case_id"]: c["score"] for c in report["comparisons"]}
+
+
+def test_each_target_keeps_its_own_rate_limit(pytester, models):
+    # today at 1 call a second: its four starts are 1 s apart (3 s from first to last at
+    # the runner; the server sees the first late by the client's start-up, so 2 s at the
+    # least); cheap, unlimited with 4 at a time, is not held back by today's limit
+    _suite(pytester, models)
+    pytester.makeini(TARGETS.replace("today = models:today", "today = models:today rate=1/s")
+                     .replace("concurrency=3", "concurrency=4"))
+    _run(pytester, "--jsonmatch-calls=concurrency=4").assert_outcomes(passed=6, failed=3)
+    today, cheap = (sorted(models[name].starts) for name in ("today", "cheap"))
+    assert today[-1] - today[0] >= 2.0
+    assert cheap[-1] - cheap[0] < 1.0
 
 
 def test_under_xdist_the_targets_give_the_same_report(pytester, models):
