@@ -9,12 +9,12 @@ import sys
 from ..reporting.atomic import write_atomic
 from ..reporting.baseline import BaselineError
 from ..reporting.report import load_report
-from ..reporting.shapes import Report
 from ..reporting.html import render_runs_html
 from ..reporting.markdown import render_runs_markdown
 from ..reporting.runs import Run, compare_runs
-from ..reporting.versus import runs_of_report
+from ..reporting.shapes import Report
 from ..reporting.text import render_runs_text
+from ..reporting.versus import runs_of_report
 from .input_error import InputError
 from .output import width
 

@@ -184,7 +184,8 @@ class GoldenItem(pytest.Item):
             about = "\ncase: " + "\n".join(guarded(printable(self.case.description).split("\n"))) \
                 if self.case.description else ""  # no line of data may start a workflow command
             return str(exc) + about
-        where = f"{self.run.cases.display(self.path)}:{self.case.line}: case {self.case.id!r}"
+        where = f"{self.run.cases.display(self.path)}:{self.case.line}: case {self.case.id!r}" \
+            + (f" (target {self.target})" if self.target else "")
         if isinstance(exc, JsonMatchError):
             return f"{where}: {printable(str(exc))}{self._attempts}"
         if self.run.settings.full_tracebacks:

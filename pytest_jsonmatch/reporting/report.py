@@ -259,7 +259,8 @@ def call_totals(comparisons: Rows[ComparisonDict]) -> dict[str, CallTotals]:
         out[source] = {
             "calls": len(calls), "retried": sum(int(c.get("attempts") or 0) > 1 for c in calls),
             "failed": sum(bool(c.get("failed")) for c in calls),
-            "p50_s": percentile(latencies, 50), "p95_s": percentile(latencies, 95),
+            "p50_s": percentile(latencies, 50) if latencies else None,
+            "p95_s": percentile(latencies, 95) if latencies else None,
             "max_s": latencies[-1] if latencies else None,
             "total_s": sum(latencies) if latencies else None,
             "input_tokens": total("input_tokens"), "output_tokens": total("output_tokens"),

@@ -185,8 +185,8 @@ def _costs(report: RunData, shared: set[str]) -> tuple[Latency | None, dict[str,
     if latencies:
         ordered = sorted(latencies)
         mean = {"mean_s": math.fsum(latencies) / len(latencies), "total_s": math.fsum(latencies),
-                "count": len(latencies), "p50_s": percentile(ordered, 50) or 0.0,
-                "p95_s": percentile(ordered, 95) or 0.0}
+                "count": len(latencies), "p50_s": percentile(ordered, 50),
+                "p95_s": percentile(ordered, 95)}
     return mean, {key: math.fsum(values) for key, values in sums.items()} or None
 
 

@@ -117,10 +117,9 @@ def mcnemar_exact(worse: int, better: int) -> float:
     return min(1.0, 2.0 * float(stats.binom.cdf(min(worse, better), total, 0.5)))
 
 
-def percentile(ordered: Sequence[float], p: float) -> float | None:
-    """The ``p``-th percentile of sorted values, by linear interpolation (NumPy's default)."""
-    if not ordered:
-        return None
+def percentile(ordered: Sequence[float], p: float) -> float:
+    """The ``p``-th percentile of sorted values (at least one), by linear interpolation
+    (NumPy's default)."""
     rank = (len(ordered) - 1) * p / 100
     low = int(rank)
     high = min(low + 1, len(ordered) - 1)
