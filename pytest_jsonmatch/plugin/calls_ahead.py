@@ -3,7 +3,8 @@ golden cases that will run are submitted in item order, up to N at a time (cases
 live_calls.py runs them), so that each item finds its output ready or on its way.
 
 An xdist worker learns its items one at a time: it submits the one it runs, the next, and
-those already in its queue, up to N ahead.
+those already in its queue, up to N ahead; a test that was running or had a call in flight
+when a worker died runs alone (cases/calls_in_flight.py).
 """
 
 from __future__ import annotations
@@ -42,10 +43,13 @@ class CallsAhead:
         hooks count), before any case is produced: a mistake in it stops the session."""
         self.outputs.fingerprint()
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
-        if self.worker and self.calls.is_open:
-            self._submit_ahead(item, nextitem)
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item,
+                                nextitem: pytest.Item | None) -> Generator[None, object, object]:
+        with self.calls.alone(item.nodeid):  # a test a dead worker ran, or had a call of
+            if self.worker and self.calls.is_open:
+                self._submit_ahead(item, nextitem)
+            return (yield)
 
     def submit(self, items: Iterable[pytest.Item]) -> None:
         """Submit the calls of the golden ``input`` cases among ``items`` that will run."""

@@ -74,6 +74,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _start_golden_run(config: pytest.Config, settings: Settings, session: JsonmatchSession) -> None:
     """The golden items' part of the session: case files, outputs (recorded or called
     through the live calls), the session's channel and update requests."""
+    from ..cases.calls_in_flight import LOG_KEY, CallLog
     from ..cases.case_files import CaseFiles
     from ..cases.case_outputs import Outputs
     from ..cases.live_calls import LiveCalls
@@ -88,7 +89,8 @@ def _start_golden_run(config: pytest.Config, settings: Settings, session: Jsonma
     # a plugin's hook answers first (None leaves the case to the setting's function)
     target = HookFirst(lambda case: config.hook.pytest_jsonmatch_target(case=case, config=config),
                        named)
-    calls = LiveCalls(settings=settings.calls.per_worker(settings.workers), target=target)
+    calls = LiveCalls(settings=settings.calls.per_worker(settings.workers), target=target,
+                      log=CallLog(getattr(config, "workerinput", {}).get(LOG_KEY)))
     outputs = Outputs(record=settings.record.mode, root=settings.rootpath, calls=calls,
                       fingerprint=lambda: _fingerprint(config, settings, named))
     cases = CaseFiles(root=settings.rootpath, golden_dirs=settings.golden,

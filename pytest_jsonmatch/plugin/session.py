@@ -3,16 +3,18 @@ aggregated, held against the baseline, judged by the gates and reported.
 
 Each comparison a test makes travels with the report of the test phase it was made in, so
 that under pytest-xdist the controller has every comparison of every finished test, even
-when a worker dies later (the test it was running counts as an error). Expected failures
+when a worker dies later (cases/calls_in_flight.py judges the test it was running). Expected failures
 (an xfail-marked test's; one a passing test caught) stay out of aggregates (``_with_test_outcome``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
+from typing import Any
 
 import pytest
 
+from ..cases.calls_in_flight import LOG_KEY, Deaths
 from ..cases.updates import CaseUpdate
 from ..reporting import github
 from ..reporting import report as reports
@@ -53,6 +55,7 @@ class JsonmatchSession:
         self.write_errors: list[str] = []
         self.ran: set[str] = set()  # the tests that reported (on the controller)
         self.interrupted = ""  # why the session was interrupted, when it was
+        self.deaths = Deaths()  # the xdist workers that died, and the calls they had in flight
 
     def ask_update(self, update: CaseUpdate) -> None:
         """The running test asks for its expected value to be rewritten (at the session's end)."""
@@ -89,15 +92,38 @@ class JsonmatchSession:
         self.updates.extend(CaseUpdate.from_dict(data)
                             for data in getattr(report, _UPDATES, None) or ())
 
+    @pytest.hookimpl(optionalhook=True)  # (xdist, controller) each worker logs its calls
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[LOG_KEY] = self.deaths.log_path(node.gateway.id)
+
     @pytest.hookimpl(optionalhook=True)
-    def pytest_handlecrashitem(self, crashitem: str, report: object, sched: object) -> None:
-        """(xdist, controller) a worker died running ``crashitem``: it counts as unscored."""
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        self.deaths.worker_down(node.gateway.id)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
+        """(xdist, controller) a worker died running ``crashitem``: it is blamed, unless
+        other calls were in flight; then it runs again (cases/calls_in_flight.py)."""
+        worker = report.node.gateway.id
+        verdict = self.deaths.judge(worker, crashitem, reported=crashitem in self.ran)
+        if verdict == "sent back":
+            try:
+                sched.mark_test_pending(crashitem)
+                report.outcome = "rerun"  # as pytest-rerunfailures has it
+            except NotImplementedError:  # --dist loadscope, loadfile, each: a lost call
+                self.deaths.cannot_send_back()
+        elif verdict == "blamed":
+            self.ran.add(crashitem)
+            self._unscored(crashitem, self.deaths.blamed(worker))
+
+    def pytest_report_teststatus(self, report: Any) -> tuple[str, str, str] | None:
+        return ("rerun", "R", "RERUN") if report.outcome == "rerun" else None
+
+    def _unscored(self, nodeid: str, error: str) -> None:
         defaults = self.settings.defaults
-        self.ran.add(crashitem)
         self.comparisons.append(Comparison(
-            case_id=crashitem, nodeid=crashitem, metric=defaults.metric, score=0.0,
-            threshold=defaults.threshold, status=ERROR,
-            error="the xdist worker running this test died", file=crashitem.split("::")[0]))
+            case_id=nodeid, nodeid=nodeid, metric=defaults.metric, score=0.0,
+            threshold=defaults.threshold, status=ERROR, error=error, file=nodeid.split("::")[0]))
 
     # -- the end -------------------------------------------------------------------------
 
@@ -105,6 +131,12 @@ class JsonmatchSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.worker:
             return
+        self.deaths.close()
+        lost = self.deaths.lost(self.ran)
+        for nodeid, why in lost.items():
+            self._unscored(nodeid, why)
+        if lost:
+            self.interrupted = f"{len(lost)} lost call{'s' * (len(lost) > 1)} in dead xdist workers"
         if self.updates:
             from ..cases.updates import apply_updates  # here: a session that updates nothing never loads it
 
@@ -115,9 +147,12 @@ class JsonmatchSession:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
             return
         settings = self.settings
+        run = reports.run_info(["pytest", *self.config.invocation_params.args],
+                               str(self.config.rootpath))
+        if self.deaths.deaths:
+            run["worker_deaths"] = [death.to_dict() for death in self.deaths.deaths]
         self.report, self.verdict = reports.conclude(
-            self.comparisons, settings.gates, reports.run_info(
-                ["pytest", *self.config.invocation_params.args], str(self.config.rootpath)),
+            self.comparisons, settings.gates, run,
             group_by=settings.group_by, repeat_rule=settings.repeat.rule, baseline=self.baseline,
             stopped=self._stopped(session, exitstatus), unjudged=reports.not_judged(len(self.updates)))
         self.write_errors += self.settings.reports.write(self.report)
