@@ -28,7 +28,7 @@ import os
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -132,6 +132,12 @@ class Death:
     calls_in_flight: tuple[str, ...]
     verdict: Verdict
 
+    @property
+    def reason(self) -> str:
+        """Why the running test is an error, when it is blamed (one line)."""
+        return f"the xdist worker {self.worker} died running this test, and no other call " \
+               f"was in flight"
+
     def to_dict(self) -> WorkerDeathDict:
         return {"worker": self.worker, "running": self.running,
                 "calls_in_flight": list(self.calls_in_flight), "verdict": self.verdict}
@@ -160,10 +166,12 @@ class Deaths:
             self._in_flight[worker] = flight = in_flight(self.log_path(worker))
             self._suspect(flight, worker)
 
-    def judge(self, worker: str, running: str, *, reported: bool) -> Verdict:
-        """The verdict on ``running``, the test ``worker`` died running (see :class:`Death`)."""
+    def judge(self, worker: str, running: str, *, reported: bool,
+              send_back: Callable[[str], None]) -> Death:
+        """The verdict on ``running``, the test ``worker`` died running (see :class:`Death`);
+        ``send_back`` schedules a test to run again (NotImplementedError: it cannot)."""
         flight = self._in_flight.pop(worker, [])
-        verdict: Verdict
+        verdict: Verdict = "sent back"
         if reported:
             verdict = "had reported"
         elif not set(flight) - {running}:
@@ -172,32 +180,25 @@ class Deaths:
             verdict = "lost"
         else:
             self._sent_back[running] += 1
-            self._suspect([running], worker)
-            verdict = "sent back"
+            self._suspect([running], worker)  # before it is sent: no call of it runs ahead
+            try:
+                send_back(running)
+            except NotImplementedError:  # (xdist's --dist loadscope, loadfile, each)
+                verdict = "lost"
         self.deaths.append(Death(worker, running, tuple(flight), verdict))
-        return verdict
+        return self.deaths[-1]
 
-    def cannot_send_back(self) -> None:
-        """The scheduler cannot take back the test just judged ``sent back``: it is lost."""
-        death = self.deaths.pop()
-        self.deaths.append(Death(death.worker, death.running, death.calls_in_flight, "lost"))
-
-    def blamed(self, worker: str) -> str:
-        """Why the test ``worker`` died running is an error (one line)."""
-        return f"the xdist worker {worker} died running this test, and no other call was in flight"
-
-    def lost(self, reported: set[str]) -> dict[str, str]:
-        """Each suspect that never reported (and was not blamed): a lost call, and why."""
+    def finish(self, reported: set[str]) -> dict[str, str]:
+        """The session ends: each suspect that never reported (and was not blamed) is a lost
+        call, with the reason; the logs are removed."""
+        if self.folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
         blamed = {d.running for d in self.deaths if d.verdict == "blamed"}
         return {name: f"lost call: the xdist worker {worker} died while this test or its call "
                       f"was in flight beside the calls of others, and it did not run again; "
                       f"blamed on no one"
                 for name, worker in sorted(self.suspects.items())
                 if name not in reported and name not in blamed}
-
-    def close(self) -> None:
-        if self.folder:
-            shutil.rmtree(self.folder, ignore_errors=True)
 
     def _suspect(self, names: Iterable[str], worker: str) -> None:
         new = [n for n in names if n not in self.suspects]

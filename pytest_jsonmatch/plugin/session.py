@@ -4,7 +4,8 @@ aggregated, held against the baseline, judged by the gates and reported.
 Each comparison a test makes travels with the report of the test phase it was made in, so
 that under pytest-xdist the controller has every comparison of every finished test, even
 when a worker dies later (cases/calls_in_flight.py judges the test it was running). Expected failures
-(an xfail-marked test's; one a passing test caught) stay out of aggregates (``_with_test_outcome``).
+(an xfail-marked test's; one a passing test caught) stay out of aggregates
+(``Comparison.with_test_outcome``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ..reporting import github
 from ..reporting import report as reports
 from ..reporting.baseline import Baseline, load_baseline
 from ..reporting.gates import Verdict
-from ..reporting.records import ERROR, FAILED, XFAILED, XPASSED, Comparison, case_id_of
+from ..reporting.records import ERROR, Comparison, case_id_of
 from ..reporting.shapes import Report
 from ..reporting.text import passed_line, summary_lines, update_lines, verdict_lines
 from .channel import Channel, Outcome
@@ -75,7 +76,7 @@ class JsonmatchSession:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        made, self.pending = [_with_test_outcome(c, report) for c in self.pending], []
+        made, self.pending = [c.with_test_outcome(report) for c in self.pending], []
         asked, self.pending_updates = self.pending_updates, []
         if self.worker:  # to the controller, with the report
             if made:
@@ -104,17 +105,13 @@ class JsonmatchSession:
     def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
         """(xdist, controller) a worker died running ``crashitem``: it is blamed, unless
         other calls were in flight; then it runs again (cases/calls_in_flight.py)."""
-        worker = report.node.gateway.id
-        verdict = self.deaths.judge(worker, crashitem, reported=crashitem in self.ran)
-        if verdict == "sent back":
-            try:
-                sched.mark_test_pending(crashitem)
-                report.outcome = "rerun"  # as pytest-rerunfailures has it
-            except NotImplementedError:  # --dist loadscope, loadfile, each: a lost call
-                self.deaths.cannot_send_back()
-        elif verdict == "blamed":
+        death = self.deaths.judge(report.node.gateway.id, crashitem, reported=crashitem in self.ran,
+                                  send_back=sched.mark_test_pending)
+        if death.verdict == "sent back":
+            report.outcome = "rerun"  # as pytest-rerunfailures has it
+        elif death.verdict == "blamed":
             self.ran.add(crashitem)
-            self._unscored(crashitem, self.deaths.blamed(worker))
+            self._unscored(crashitem, death.reason)
 
     def pytest_report_teststatus(self, report: Any) -> tuple[str, str, str] | None:
         return ("rerun", "R", "RERUN") if report.outcome == "rerun" else None
@@ -131,11 +128,8 @@ class JsonmatchSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.worker:
             return
-        self.deaths.close()
-        lost = self.deaths.lost(self.ran)
-        for nodeid, why in lost.items():
+        for nodeid, why in (lost := self.deaths.finish(self.ran)).items():
             self._unscored(nodeid, why)
-        if lost:
             self.interrupted = f"{len(lost)} lost call{'s' * (len(lost) > 1)} in dead xdist workers"
         if self.updates:
             from ..cases.updates import apply_updates  # here: a session that updates nothing never loads it
@@ -147,12 +141,10 @@ class JsonmatchSession:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
             return
         settings = self.settings
-        run = reports.run_info(["pytest", *self.config.invocation_params.args],
-                               str(self.config.rootpath))
-        if self.deaths.deaths:
-            run["worker_deaths"] = [death.to_dict() for death in self.deaths.deaths]
         self.report, self.verdict = reports.conclude(
-            self.comparisons, settings.gates, run,
+            self.comparisons, settings.gates, reports.run_info(
+                ["pytest", *self.config.invocation_params.args], str(self.config.rootpath),
+                [death.to_dict() for death in self.deaths.deaths]),
             group_by=settings.group_by, repeat_rule=settings.repeat.rule, baseline=self.baseline,
             stopped=self._stopped(session, exitstatus), unjudged=reports.not_judged(len(self.updates)))
         self.write_errors += self.settings.reports.write(self.report)
@@ -259,22 +251,6 @@ def _where(item: pytest.Item) -> tuple[str, int | None]:
     if case is not None:
         return path, case.line
     return path, (line + 1 if line is not None else None)
-
-
-def _with_test_outcome(comparison: Comparison, report: pytest.TestReport) -> Comparison:
-    """A comparison in an xfail-marked test takes the test's outcome; one that failed in a test
-    function that passed was expected to (the test caught it: ``pytest.raises``); a golden case
-    (YAML) passes with a failed run only by its repeat rule or an update: it stays failed."""
-    if report.when != "call":
-        return comparison
-    if hasattr(report, "wasxfail"):
-        return comparison.with_status(XPASSED if report.passed else XFAILED)
-    if report.failed and str(report.longrepr).startswith("[XPASS(strict)]"):
-        return comparison.with_status(XPASSED)
-    caught = report.passed and comparison.file.endswith(".py")
-    if caught and comparison.status in (FAILED, ERROR):
-        return comparison.with_status(XFAILED)
-    return comparison
 
 
 def _junit_gate_failure(config: pytest.Config, verdict: Verdict) -> None:
