@@ -30,9 +30,9 @@ import sys
 import threading
 import time
 from collections.abc import Awaitable, Hashable, Iterator, Mapping
-from contextlib import contextmanager
 from concurrent.futures import Future
 from concurrent.futures import wait as futures_wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
