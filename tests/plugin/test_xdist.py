@@ -5,7 +5,9 @@ and a worker that dies loses nothing but the test it was running, which counts a
 from __future__ import annotations
 
 import json
+import os
 import re
+import time
 
 import pytest
 
@@ -167,6 +169,25 @@ def test_a_target_that_kills_its_worker_is_blamed_and_the_test_it_killed_runs_ag
                      r"golden/c.jsonmatch.yaml::c3 in flight: blamed on no one", out), out
     result.assert_outcomes(passed=3, failed=1)  # pytest's own count: c2 once, as passed
     assert "1 rerun" in out
+    assert _processes_in(pytester.path) == []  # no worker, dead or replacing one, is left
+
+
+def _processes_in(folder, grace=3.0):
+    """The processes (but this one) whose working folder is ``folder``, once they had
+    ``grace`` seconds to end; [] where /proc cannot tell (not Linux)."""
+    deadline = time.monotonic() + grace
+    while True:
+        left = []
+        for pid in os.listdir("/proc") if os.path.isdir("/proc/self") else ():
+            try:
+                if pid.isdigit() and int(pid) != os.getpid() and \
+                        os.readlink(f"/proc/{pid}/cwd") == str(folder):
+                    left.append(int(pid))
+            except OSError:  # ended meanwhile, or not ours to read
+                continue
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)
 
 
 def test_calls_that_cannot_run_again_are_lost_calls_that_blame_no_one(pytester):
