@@ -8,7 +8,7 @@ a line as each call starts and one as it ends, each one ``write`` that the death
 process cannot undo. When a worker dies, the controller (:class:`Deaths`) reads it:
 
 - nothing but the running test's own call was in flight: the running test ended the worker,
-  and it alone is blamed (an error, as before);
+  and it alone is blamed (an error);
 - other calls were in flight: no one can tell which of them ended it. The running test and
   every case with a call in flight become *suspects*. Each runs again (xdist sends a dead
   worker's waiting tests to another; the running test is sent back here), and runs *alone*:
@@ -53,8 +53,11 @@ class CallLog:
     suspects read back. With no path (no xdist) it logs nothing and suspects no one."""
 
     def __init__(self, path: str | None = None) -> None:
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600) \
-            if path else None
+        try:
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600) \
+                if path else None
+        except OSError:  # the controller's folder is gone: a death is blamed as xdist has it
+            self._fd = None
         self._suspects_path = os.path.join(os.path.dirname(path), _SUSPECTS) if path else None
         self._suspects: frozenset[str] = frozenset()
         self._read = -1  # the size of the suspects file when last read
@@ -75,7 +78,10 @@ class CallLog:
 
     def _write(self, sign: str, name: str) -> None:
         assert self._fd is not None
-        os.write(self._fd, (sign + json.dumps(name) + "\n").encode())
+        try:
+            os.write(self._fd, (sign + json.dumps(name) + "\n").encode())
+        except OSError:  # a full disk: the call goes on; a death then blames as xdist has it
+            pass
 
     def suspect(self, name: str) -> bool:
         """Whether a worker died while ``name`` ran or had a call in flight (it runs alone)."""
