@@ -6,14 +6,20 @@ that will run (in item order, so that up to N overlap), and closes it when the l
 however it ends. A case takes its own call's outcome by its key, waiting for it, or making
 the call then and there when it was not submitted (outside the loop: one call at a time,
 with no timeout and no retries).
+
+Under xdist each call is written to the worker's call log as it starts and ends, and a test
+that was running or had a call in flight when a worker died runs alone
+(calls_in_flight.py).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 
+from .calls_in_flight import CallLog, name_of
 from .case_files import GoldenCase
 from .call_settings import CallSettings
 from .runner import Done, Runner
@@ -23,8 +29,9 @@ from .targets import Call, Target
 class LiveCalls:
     """Calls of ``target`` under ``settings`` (concurrency, timeout, retries, rate)."""
 
-    def __init__(self, *, settings: CallSettings, target: Target) -> None:
-        self.settings, self.target = settings, target
+    def __init__(self, *, settings: CallSettings, target: Target,
+                 log: CallLog | None = None) -> None:
+        self.settings, self.target, self.log = settings, target, log or CallLog()
         self._runner: Runner | None = None
 
     def open(self) -> None:
@@ -45,25 +52,34 @@ class LiveCalls:
         return self._runner is not None and self._runner.submitted(key)
 
     def submit(self, key: Hashable, case: GoldenCase) -> None:
-        """Queue the call of ``case`` under ``key`` (nothing when the runner is closed)."""
-        if self._runner is not None:
-            self._runner.submit(key, self._call(case))
+        """Queue the call of ``case`` under ``key`` (nothing when the runner is closed, or
+        for a suspect: it runs alone)."""
+        if self._runner is not None and not self.log.suspect(name_of(key)):
+            self._runner.submit(key, self._call(key, case))
 
     def take(self, key: Hashable, case: GoldenCase) -> Done:
         """The outcome of the call under ``key``: the one submitted ahead, or one made now."""
         if self._runner is not None:
-            return self._runner.take(key, self._call(case))
+            return self._runner.take(key, self._call(key, case))
         runner = Runner()
         try:
-            return runner.take(("direct", case.id), self._call(case))
+            return runner.take(("direct", case.id), self._call(key, case))
         finally:
             runner.close()
 
-    def _call(self, case: GoldenCase) -> Call:
+    @contextmanager
+    def alone(self, name: str) -> Iterator[None]:
+        """While test ``name`` runs: if it is a suspect, no other call runs beside it."""
+        with self._runner.alone() if self._runner is not None and self.log.suspect(name) \
+                else nullcontext():
+            yield
+
+    def _call(self, key: Hashable, case: GoldenCase) -> Call:
         """The call of ``case`` as the runner makes it: ``call(awaited)``; an awaitable the
         target returns (an ``async def`` target) is awaited too."""
         # the target gets its own copy of a structured input: one that changes it cannot
         # change what the case (and its recording's digest) holds
         if isinstance(case.input, (dict, list)):
             case = replace(case, input=copy.deepcopy(case.input))
-        return lambda awaited: awaited(self.target(case, awaited))
+        return self.log.logged(name_of(key),
+                               lambda awaited: awaited(self.target(case, awaited)))

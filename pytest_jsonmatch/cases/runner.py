@@ -29,9 +29,10 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Hashable, Mapping
+from collections.abc import Awaitable, Hashable, Iterator, Mapping
 from concurrent.futures import Future
 from concurrent.futures import wait as futures_wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
@@ -139,6 +140,7 @@ class _Job:
         self.context = contextvars.copy_context()
         self.done = threading.Event()
         self.outcome: Done | None = None
+        self.claimed = False  # a thread took it to run
         self.box: Future[object] | None = None  # the running attempt's
         self.loop_future: Future[object] | None = None  # the running attempt's coroutine on the loop
 
@@ -156,6 +158,8 @@ class Runner:
         self._workers: list[threading.Thread] = []
         self._lock = threading.Lock()
         self._running: set[_Job] = set()
+        self._held, self._active = False, 0  # held: no worker starts a job; active: running ones
+        self._changed = threading.Condition()
         self._stop = threading.Event()
         self._next_start = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -186,9 +190,9 @@ class Runner:
     def take(self, key: Hashable, fn: Call) -> Done:
         """The outcome of the call for ``key``: waited for when it was submitted, else made
         now, in this thread."""
-        job = self._jobs.pop(key, None)
-        if job is None:
-            job = _Job(key, fn)
+        submitted = self._jobs.pop(key, None)
+        job = submitted or _Job(key, fn)
+        if submitted is None or self._claim(job, here=True):
             self._run(job)
         else:
             while not job.done.wait(0.25):  # short waits: Ctrl-C is seen at once
@@ -198,12 +202,45 @@ class Runner:
 
     # -- running --------------------------------------------------------------------------
 
+    @contextmanager
+    def alone(self) -> Iterator[None]:
+        """Hold the workers while the block runs: it starts once no job runs, and no job
+        starts until it ends; the calls it takes run in its own thread."""
+        with self._changed:
+            self._held = True
+            while self._active and not self._stop.is_set():
+                self._changed.wait(0.25)
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._held = False
+                self._changed.notify_all()
+
+    def _claim(self, job: _Job, *, here: bool = False) -> bool:
+        """Whether this thread is to run ``job``: a worker's job, once nothing holds the
+        workers; a waiting job is taken by its test while they are held."""
+        with self._changed:
+            while self._held and not here and not self._stop.is_set():
+                self._changed.wait(0.25)
+            if job.claimed or (here and not self._held):
+                return False
+            job.claimed, self._active = True, self._active + (not here)
+            return True
+
     def _work(self) -> None:
         while not self._stop.is_set():
             job = self._queue.get()
             if job is None or self._stop.is_set():
                 break
-            self._run(job)
+            if not self._claim(job):
+                continue
+            try:
+                self._run(job)
+            finally:
+                with self._changed:
+                    self._active -= 1
+                    self._changed.notify_all()
 
     def _run(self, job: _Job) -> None:
         attempts, started, waited = 0, time.perf_counter(), 0.0

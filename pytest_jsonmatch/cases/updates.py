@@ -12,10 +12,28 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..engine.core.errors import CaseFileError
+from ..engine.core.errors import CaseFileError, ConfigError
 
 UpdateMode = Literal["create", "fix", "all"]
 UPDATE_MODES: tuple[UpdateMode, ...] = ("create", "fix", "all")
+
+
+def update_mode(value: str, what: str, *, in_ci: bool) -> UpdateMode | None:
+    """The update setting's mode (None: no update), and ``,ci`` to update although the CI
+    environment variable is set (``in_ci``): a CI job would otherwise rewrite its own
+    golden files without anyone reviewing them."""
+    if not value:
+        return None
+    mode, _, ci = value.partition(",")
+    if ci.strip() not in ("", "ci"):
+        raise ConfigError(f"{what} takes a mode and optionally ',ci', not {value!r}")
+    chosen = next((m for m in UPDATE_MODES if m == (mode.strip() or "fix")), None)
+    if chosen is None:
+        raise ConfigError(f"{what} must be one of {', '.join(UPDATE_MODES)}, not {mode!r}")
+    if in_ci and not ci:
+        raise ConfigError(f"refusing to update golden case files because the CI environment "
+                          f"variable is set; pass {what}={chosen},ci to update them anyway")
+    return chosen
 
 
 @dataclass(frozen=True, kw_only=True)

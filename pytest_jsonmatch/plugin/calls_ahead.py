@@ -3,12 +3,14 @@ golden cases that will run are submitted in item order, up to N at a time (cases
 live_calls.py runs them), so that each item finds its output ready or on its way.
 
 An xdist worker learns its items one at a time: it submits the one it runs, the next, and
-those already in its queue, up to N ahead.
+those already in its queue, up to N ahead; a test that was running or had a call in flight
+when a worker died runs alone (cases/calls_in_flight.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator, Iterable
+from contextlib import ExitStack
 
 import pytest
 
@@ -47,10 +49,15 @@ class CallsAhead:
         for target in self.outputs.calls:
             self.outputs.fingerprint(target)
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
-        if self.worker and self.open:
-            self._submit_ahead(item, nextitem)
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item,
+                                nextitem: pytest.Item | None) -> Generator[None, object, object]:
+        with ExitStack() as alone:  # a test a dead worker ran, or had a call of: no call beside it
+            for calls in self.outputs.calls.values():
+                alone.enter_context(calls.alone(item.nodeid))
+            if self.worker and self.open:
+                self._submit_ahead(item, nextitem)
+            return (yield)
 
     def submit(self, items: Iterable[pytest.Item]) -> None:
         """Submit the calls of the golden ``input`` cases among ``items`` that will run."""

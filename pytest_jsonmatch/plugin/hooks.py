@@ -74,6 +74,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _start_golden_run(config: pytest.Config, settings: Settings, session: JsonmatchSession) -> None:
     """The golden items' part of the session: case files, outputs (recorded or called
     through the live calls), the session's channel and update requests."""
+    from ..cases.calls_in_flight import LOG_KEY, CallLog
     from ..cases.case_files import CaseFiles
     from ..cases.case_outputs import Outputs
     from ..cases.live_calls import LiveCalls
@@ -93,7 +94,8 @@ def _start_golden_run(config: pytest.Config, settings: Settings, session: Jsonma
         return config.hook.pytest_jsonmatch_target(case=case, config=config, target=target)
 
     # a plugin's hook answers first (None leaves the case to the setting's function)
-    calls = {t.name: LiveCalls(settings=t.calls.per_worker(settings.workers),
+    log = CallLog(getattr(config, "workerinput", {}).get(LOG_KEY))  # the worker's, shared
+    calls = {t.name: LiveCalls(settings=t.calls.per_worker(settings.workers), log=log,
                                target=HookFirst(hook, named[t.name], t.name)) for t in targets}
     outputs = Outputs(record=settings.record.mode, root=settings.rootpath, calls=calls,
                       fingerprint=lambda name: _fingerprint(config, settings, named[name]))

@@ -3,22 +3,25 @@ aggregated, held against the baseline, judged by the gates and reported.
 
 Each comparison a test makes travels with the report of the test phase it was made in, so
 that under pytest-xdist the controller has every comparison of every finished test, even
-when a worker dies later (the test it was running counts as an error). Expected failures
-(an xfail-marked test's; one a passing test caught) stay out of aggregates (``_with_test_outcome``).
+when a worker dies later (cases/calls_in_flight.py judges the test it was running). Expected failures
+(an xfail-marked test's; one a passing test caught) stay out of aggregates
+(``Comparison.with_test_outcome``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
+from typing import Any
 
 import pytest
 
+from ..cases.calls_in_flight import LOG_KEY, Deaths
 from ..cases.updates import CaseUpdate
 from ..reporting import github
 from ..reporting import report as reports
 from ..reporting.baseline import Baseline, load_baseline
 from ..reporting.gates import Verdict
-from ..reporting.records import ERROR, FAILED, XFAILED, XPASSED, Comparison, case_id_of
+from ..reporting.records import ERROR, Comparison, case_id_of
 from ..reporting.shapes import Report
 from ..reporting.text import passed_line, summary_lines, update_lines, verdict_lines
 from ..cases.channel import Channel, Outcome
@@ -53,6 +56,7 @@ class JsonmatchSession:
         self.write_errors: list[str] = []
         self.ran: set[str] = set()  # the tests that reported (on the controller)
         self.interrupted = ""  # why the session was interrupted, when it was
+        self.deaths = Deaths()  # the xdist workers that died, and the calls they had in flight
 
     def ask_update(self, update: CaseUpdate) -> None:
         """The running test asks for its expected value to be rewritten (at the session's end)."""
@@ -72,7 +76,7 @@ class JsonmatchSession:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        made, self.pending = [_with_test_outcome(c, report) for c in self.pending], []
+        made, self.pending = [c.with_test_outcome(report) for c in self.pending], []
         asked, self.pending_updates = self.pending_updates, []
         if self.worker:  # to the controller, with the report
             if made:
@@ -89,15 +93,34 @@ class JsonmatchSession:
         self.updates.extend(CaseUpdate.from_dict(data)
                             for data in getattr(report, _UPDATES, None) or ())
 
+    @pytest.hookimpl(optionalhook=True)  # (xdist, controller) each worker logs its calls
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[LOG_KEY] = self.deaths.log_path(node.gateway.id)
+
     @pytest.hookimpl(optionalhook=True)
-    def pytest_handlecrashitem(self, crashitem: str, report: object, sched: object) -> None:
-        """(xdist, controller) a worker died running ``crashitem``: it counts as unscored."""
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        self.deaths.worker_down(node.gateway.id)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
+        """(xdist, controller) a worker died running ``crashitem``: it is blamed, unless
+        other calls were in flight; then it runs again (cases/calls_in_flight.py)."""
+        death = self.deaths.judge(report.node.gateway.id, crashitem, reported=crashitem in self.ran,
+                                  send_back=sched.mark_test_pending)
+        if death.verdict == "sent back":
+            report.outcome = "rerun"  # as pytest-rerunfailures has it
+        elif death.verdict == "blamed":
+            self.ran.add(crashitem)
+            self._unscored(crashitem, death.reason)
+
+    def pytest_report_teststatus(self, report: Any) -> tuple[str, str, str] | None:
+        return ("rerun", "R", "RERUN") if report.outcome == "rerun" else None
+
+    def _unscored(self, nodeid: str, error: str) -> None:
         defaults = self.settings.defaults
-        self.ran.add(crashitem)
         self.comparisons.append(Comparison(
-            case_id=crashitem, nodeid=crashitem, metric=defaults.metric, score=0.0,
-            threshold=defaults.threshold, status=ERROR,
-            error="the xdist worker running this test died", file=crashitem.split("::")[0]))
+            case_id=nodeid, nodeid=nodeid, metric=defaults.metric, score=0.0,
+            threshold=defaults.threshold, status=ERROR, error=error, file=nodeid.split("::")[0]))
 
     # -- the end -------------------------------------------------------------------------
 
@@ -105,6 +128,9 @@ class JsonmatchSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.worker:
             return
+        for nodeid, why in (lost := self.deaths.finish(self.ran)).items():
+            self._unscored(nodeid, why)
+            self.interrupted = f"{len(lost)} lost call{'s' * (len(lost) > 1)} in dead xdist workers"
         if self.updates:
             from ..cases.updates import apply_updates  # here: a session that updates nothing never loads it
 
@@ -117,7 +143,8 @@ class JsonmatchSession:
         settings = self.settings
         self.report, self.verdict = reports.conclude(
             self.comparisons, settings.gates, reports.run_info(
-                ["pytest", *self.config.invocation_params.args], str(self.config.rootpath)),
+                ["pytest", *self.config.invocation_params.args], str(self.config.rootpath),
+                [death.to_dict() for death in self.deaths.deaths]),
             group_by=settings.group_by, repeat_rule=settings.repeat.rule, baseline=self.baseline,
             stopped=self._stopped(session, exitstatus), unjudged=reports.not_judged(len(self.updates)),
             targets=[t.name for t in settings.targets], versus=settings.versus)
@@ -226,22 +253,6 @@ def _where(item: pytest.Item) -> tuple[str, int | None]:
     if case is not None:
         return path, case.line
     return path, (line + 1 if line is not None else None)
-
-
-def _with_test_outcome(comparison: Comparison, report: pytest.TestReport) -> Comparison:
-    """A comparison in an xfail-marked test takes the test's outcome; one that failed in a test
-    function that passed was expected to (the test caught it: ``pytest.raises``); a golden case
-    (YAML) passes with a failed run only by its repeat rule or an update: it stays failed."""
-    if report.when != "call":
-        return comparison
-    if hasattr(report, "wasxfail"):
-        return comparison.with_status(XPASSED if report.passed else XFAILED)
-    if report.failed and str(report.longrepr).startswith("[XPASS(strict)]"):
-        return comparison.with_status(XPASSED)
-    caught = report.passed and comparison.file.endswith(".py")
-    if caught and comparison.status in (FAILED, ERROR):
-        return comparison.with_status(XFAILED)
-    return comparison
 
 
 def _junit_gate_failure(config: pytest.Config, verdict: Verdict) -> None:

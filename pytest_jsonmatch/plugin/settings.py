@@ -19,12 +19,13 @@ import pytest
 from ..cases.fingerprints import RecordSettings
 from ..cases.repeats import RepeatSettings
 from ..cases.call_settings import CallSettings, parse_calls
-from ..cases.updates import UPDATE_MODES, UpdateMode
 from ..cases.targets import TargetSpec, parse_targets, select_targets
+from ..cases.updates import UpdateMode, update_mode
 from ..engine.core.errors import ConfigError, JsonMatchError, did_you_mean, known_names
 from ..engine.core.masking import mask_patterns
 from ..engine.core.numbers import whole_number
 from ..reporting.aggregate import GROUP_BY, GroupBy
+from ..reporting.baseline import baseline_setting
 from ..reporting.gates import GateSettings, gate_settings, parse_score
 from ..reporting.records import VALUE_MODES, ValueMode
 from ..reporting.report_files import ReportFiles
@@ -229,7 +230,7 @@ def _read(read: _Reader) -> Settings:
     metric = read.text("metric")[0].strip() or "field_f1"
     threshold_text, threshold_name = read.text("threshold")
     threshold = parse_score(threshold_text.strip() or "1.0", threshold_name)
-    baseline, partial = _baseline(*read.text("baseline"))
+    baseline, partial = baseline_setting(*read.text("baseline"))
     target = read.text("target")[0].strip()
     targets, versus = _targets(read, target)
     return Settings(
@@ -238,7 +239,7 @@ def _read(read: _Reader) -> Settings:
         defaults=Defaults(metric=metric, threshold=threshold, options=_options(read.text("options")[0]),
                           verbosity=_verbosity(config, verbose)),
         record=RecordSettings.parse(read.parts("record")),
-        update=_update(read), repeat=RepeatSettings.parse(read.parts("repeat")),
+        update=update_mode(*read.text("update"), in_ci=bool(os.environ.get("CI"))), repeat=RepeatSettings.parse(read.parts("repeat")),
         calls=parse_calls(read.parts("calls")),
         reports=_reports(read, here),
         report_values=_choice(*read.text("report_values"), VALUE_MODES, "short"),
@@ -301,30 +302,6 @@ def _choice(value: str, what: str, allowed: Sequence[_T], default: _T) -> _T:
             return option
     raise pytest.UsageError(f"pytest-jsonmatch: {what} must be one of {', '.join(allowed)}, "
                             f"not {value!r}")
-
-
-def _baseline(text: str, what: str) -> tuple[str, bool]:
-    path, _, rest = text.strip().partition(" ")
-    if rest.strip() not in ("", "partial"):
-        raise pytest.UsageError(f"pytest-jsonmatch: {what} is a path and optionally 'partial', "
-                                f"not {text!r}")
-    return path, rest.strip() == "partial"
-
-
-def _update(read: _Reader) -> UpdateMode | None:
-    value, what = read.text("update")
-    if not value:
-        return None
-    mode, _, in_ci = value.partition(",")
-    if in_ci.strip() not in ("", "ci"):
-        raise pytest.UsageError(f"pytest-jsonmatch: {what} takes a mode and optionally ',ci', "
-                                f"not {value!r}")
-    chosen = _choice(mode, what, UPDATE_MODES, "fix")
-    if os.environ.get("CI") and not in_ci:
-        raise pytest.UsageError(f"pytest-jsonmatch: refusing to update golden case files because "
-                                f"the CI environment variable is set; pass {what}={chosen},ci to "
-                                f"update them anyway")
-    return chosen
 
 
 def _reports(read: _Reader, here: Path) -> ReportFiles:

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import NoReturn
 
+from ..engine.core.errors import ConfigError
 from ..engine.reading.user_files import read_regular_text
 from ..engine.results.field_results import ExactSum
 from .aggregate import CaseResult, case_result, group_key
@@ -95,6 +96,14 @@ class Baseline:
     path: str
     version: int
     cases: Mapping[str, CaseScores]
+
+
+def baseline_setting(text: str, what: str) -> tuple[str, bool]:
+    """The baseline setting: (the report's path, whether a partial run's report is allowed)."""
+    path, _, rest = text.strip().partition(" ")
+    if rest.strip() not in ("", "partial"):
+        raise ConfigError(f"{what} is a path and optionally 'partial', not {text!r}")
+    return path, rest.strip() == "partial"
 
 
 def load_baseline(path: str | os.PathLike[str], allow_partial: bool = False) -> Baseline:

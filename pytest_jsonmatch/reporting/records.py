@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Literal, NamedTuple, cast
+from typing import Literal, NamedTuple, Protocol, cast
 
 from ..engine.core.errors import shown
 from ..engine.core.values import MISSING
@@ -46,6 +46,20 @@ class Status(str, Enum):
 
 PASSED, FAILED, ERROR = Status.PASSED, Status.FAILED, Status.ERROR
 XFAILED, XPASSED = Status.XFAILED, Status.XPASSED
+
+
+class TestOutcome(Protocol):
+    """What a comparison's status depends on in the report of the test phase it was made in
+    (pytest's ``TestReport``; an xfail-marked test's has ``wasxfail`` too)."""
+
+    @property
+    def when(self) -> str | None: ...
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def failed(self) -> bool: ...
+    @property
+    def longrepr(self) -> object: ...
 STATUSES = tuple(Status)
 # Comparisons made in xfail-marked tests are reported apart, outside every aggregate.
 EXPECTED_TO_FAIL = frozenset({XFAILED, XPASSED})
@@ -147,6 +161,22 @@ class Comparison:
 
     def with_status(self, status: Status) -> Comparison:
         return replace(self, status=status)
+
+    def with_test_outcome(self, report: TestOutcome) -> Comparison:
+        """A comparison in an xfail-marked test takes the test's outcome; one that failed in
+        a test function that passed was expected to (the test caught it: ``pytest.raises``);
+        a golden case (YAML) passes with a failed run only by its repeat rule or an update:
+        it stays failed."""
+        if report.when != "call":
+            return self
+        if hasattr(report, "wasxfail"):
+            return self.with_status(XPASSED if report.passed else XFAILED)
+        if report.failed and str(report.longrepr).startswith("[XPASS(strict)]"):
+            return self.with_status(XPASSED)
+        caught = report.passed and self.file.endswith(".py")
+        if caught and self.status in (FAILED, ERROR):
+            return self.with_status(XFAILED)
+        return self
 
     def to_dict(self) -> ComparisonDict:
         out: ComparisonDict = {

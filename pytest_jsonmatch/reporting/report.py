@@ -38,19 +38,25 @@ from .shapes import (
     ReportSummary,
     Rows,
     RunInfo,
+    WorkerDeathDict,
 )
 from .stats import percentile
 from .validation import REPORT_VERSION, check_report
 from .versus import VersusSettings, targets_section
 
 
-def run_info(command: Sequence[str], root: str | None) -> RunInfo:
-    """When and where a run happened: time, versions, command line, git commit."""
+def run_info(command: Sequence[str], root: str | None,
+             worker_deaths: Sequence[WorkerDeathDict] = ()) -> RunInfo:
+    """When and where a run happened: time, versions, command line, git commit; and the
+    xdist workers that died, if any."""
     from ..version import __version__
 
-    return {"time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "plugin_version": __version__, "python": platform.python_version(),
-            "command": list(command), "git_commit": _git_commit(root)}
+    run: RunInfo = {"time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    "plugin_version": __version__, "python": platform.python_version(),
+                    "command": list(command), "git_commit": _git_commit(root)}
+    if worker_deaths:
+        run["worker_deaths"] = list(worker_deaths)
+    return run
 
 
 def _git_commit(root: str | None) -> str | None:

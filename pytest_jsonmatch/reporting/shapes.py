@@ -9,7 +9,7 @@ these are dicts at run time.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Protocol, TypedDict, TypeVar, Union
+from typing import Literal, Protocol, TypedDict, TypeVar, Union
 
 # A JSON value as ``json.loads`` gives it: the expected and actual values a report keeps.
 JSONValue = Union[None, bool, int, float, str, list["JSONValue"], dict[str, "JSONValue"]]
@@ -34,6 +34,17 @@ class RunInfo(TypedDict, total=False):
     git_commit: str | None
     complete: bool  # False: the run stopped early (a partial run's report)
     stopped: str  # why, and how many of its tests ran
+    worker_deaths: list[WorkerDeathDict]  # under xdist, each worker that died
+
+
+class WorkerDeathDict(TypedDict):
+    """An xdist worker that died: the test it ran, the tests whose calls were in flight,
+    and the verdict on the running test (cases/calls_in_flight.py)."""
+
+    worker: str
+    running: str
+    calls_in_flight: list[str]
+    verdict: Literal["blamed", "sent back", "lost", "had reported"]
 
 
 class MetricTallyDict(TypedDict):

@@ -37,6 +37,7 @@ def summary_lines(report: Report, width: int = 80, verbose: int = 0) -> list[str
         lines.extend(_field_lines(fields, width, verbose))
     lines.extend(_repeated_lines(report, width, verbose))
     lines.extend(_error_lines(report, width, verbose))
+    lines.extend(_death_lines(report, width))
     lines.extend(_truncated_lines(report, width, verbose))
     if baseline:
         lines.extend(_baseline_lines(baseline, report["gates"], report["group_by"], width, verbose))
@@ -163,6 +164,27 @@ def _error_lines(report: Report, width: int, verbose: int) -> list[str]:
         lines += wrap(f"  {escape_controls(case['case_id'])}: {escape_controls(case['error'])}", width)
     if len(errors) > len(shown):
         lines.append(f"  ... {len(errors) - len(shown)} more (-v shows all)")
+    return lines
+
+
+_VERDICTS = {
+    "blamed": "the running test is blamed",
+    "sent back": "blamed on no one; the running test and those calls run again, alone",
+    "lost": "blamed on no one; the running test had run again twice, and is a lost call",
+    "had reported": "the running test had reported; those calls run again, alone",
+}
+
+
+def _death_lines(report: Report, width: int) -> list[str]:
+    """Each xdist worker that died: the test it ran, the calls it had in flight, and whom
+    that blames (cases/calls_in_flight.py)."""
+    deaths = report["run"].get("worker_deaths") or []
+    lines = ["", "xdist workers that died:"] if deaths else []
+    for death in deaths:
+        others = [name for name in death["calls_in_flight"] if name != death["running"]]
+        beside = f", with the calls of {', '.join(others)} in flight" if others else ""
+        lines += wrap(escape_controls(f"  {death['worker']} died running {death['running']}"
+                                      f"{beside}: {_VERDICTS[death['verdict']]}"), width)
     return lines
 
 
