@@ -53,6 +53,7 @@ class JsonmatchSession:
         self.write_errors: list[str] = []
         self.ran: set[str] = set()  # the tests that reported (on the controller)
         self.interrupted = ""  # why the session was interrupted, when it was
+        self.telemetry = settings.otel.start()  # OpenTelemetry events, where the tests run
 
     def ask_update(self, update: CaseUpdate) -> None:
         """The running test asks for its expected value to be rewritten (at the session's end)."""
@@ -74,6 +75,8 @@ class JsonmatchSession:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         made, self.pending = [_with_test_outcome(c, report) for c in self.pending], []
         asked, self.pending_updates = self.pending_updates, []
+        if self.telemetry is not None and made:
+            self.telemetry.emit(made)
         if self.worker:  # to the controller, with the report
             if made:
                 setattr(report, _ATTRIBUTE, [c.to_dict() for c in made])
@@ -103,6 +106,8 @@ class JsonmatchSession:
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.telemetry is not None:
+            self.telemetry.close()  # within its flush time, whatever the collector does
         if self.worker:
             return
         if self.updates:

@@ -19,6 +19,7 @@ import pytest
 from ..cases.fingerprints import RecordSettings
 from ..cases.repeats import RepeatSettings
 from ..cases.call_settings import CallSettings, parse_calls
+from ..cases.otel_settings import OtelSettings
 from ..cases.updates import UPDATE_MODES, UpdateMode
 from ..engine.core.errors import JsonMatchError, did_you_mean, known_names
 from ..engine.core.masking import mask_patterns
@@ -114,6 +115,10 @@ SETTINGS = (
             default="10000"),
     Setting("junit_properties", "add each comparison's metric and score as JUnit XML "
                                 "properties (default: true)", "bool", True),
+    Setting("otel", "send each comparison's result to OpenTelemetry (the otel extra) as a "
+                    "gen_ai.evaluation.result event: off (the default), cases, or fields (one per "
+                    "field too); flush=SECONDS (default 5) bounds the wait for the collector at "
+                    "the end; OTEL_* variables say where", metavar="off|cases|fields [flush=S]"),
     Setting("mask", "regular expressions, one a line: what they match in an error's reason is "
                     "masked as *** in every report (credential shapes always are)", "linelist", []),
 )
@@ -146,6 +151,7 @@ class Settings:
     full_tracebacks: bool = False  # --tb=long or -vv: a target's whole traceback
     workers: int = 1  # pytest-xdist processes sharing the session's call limits
     mask: tuple[re.Pattern[str], ...] = ()  # the user's patterns masked in error reasons
+    otel: OtelSettings = field(default_factory=OtelSettings)
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -229,6 +235,7 @@ def _read(read: _Reader) -> Settings:
         verbose=verbose, full_tracebacks=config.getoption("tbstyle", default="auto") == "long"
         or verbose >= 2,
         annotations=os.environ.get("GITHUB_ACTIONS") == "true", workers=_workers(config),
+        otel=OtelSettings.parse(*read.text("otel")),
         mask=mask_patterns([str(line) for line in mask] if isinstance(mask := read.ini("mask"),
                                                                         list) else []))
 
