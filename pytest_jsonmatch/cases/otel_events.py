@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import threading
+from importlib.metadata import PackageNotFoundError, version
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from contextvars import ContextVar
@@ -41,7 +42,6 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerPro
 from opentelemetry.trace import Status, StatusCode
 
 from ..reporting.records import ERROR, PASSED, XPASSED, Comparison
-from ..version import __version__
 
 EVENT = "gen_ai.evaluation.result"
 SEMCONV = "1.38.0"  # the GenAI semantic conventions these events follow
@@ -106,8 +106,7 @@ class Telemetry:
             if self._ready:
                 return
             resource = Resource.create()
-            if resource.attributes.get("service.name", "unknown_service").startswith(
-                    "unknown_service"):
+            if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
                 resource = resource.merge(Resource({"service.name": "pytest-jsonmatch"}))
             tracing = trace.get_tracer_provider()
             if isinstance(tracing, TracerProvider):
@@ -132,11 +131,16 @@ class Telemetry:
                 logging = LoggerProvider(resource=resource, shutdown_on_exit=False)
                 logging.add_log_record_processor(BatchLogRecordProcessor(OTLPLogExporter()))
                 self._own.append(logging)
-            self._tracer = tracing.get_tracer(SCOPE, __version__)
-            self._logger = logging.get_logger(SCOPE, __version__)
+            self._tracer = tracing.get_tracer(SCOPE, _version())
+            self._logger = logging.get_logger(SCOPE, _version())
             self._ready = True
 
     # -- the calls -------------------------------------------------------------------------
+
+    @property
+    def watch(self) -> Telemetry:
+        """What watches the session's live calls (live_calls.py's ``CallWatch``)."""
+        return self
 
     def around(self, key: Hashable, call: Callable[[], object]) -> object:
         """``call()`` (the target's), watched; an awaitable it returns is watched where it
@@ -164,9 +168,10 @@ class Telemetry:
             if comparison.seq:  # a test's further comparisons made no call of their own
                 mark = None
             span = mark.span if mark is not None else None
-            if span is not None and span.get_span_context().is_valid:
+            found = span.get_span_context() if span is not None else None
+            if found is not None and found.is_valid:
                 self._events(comparison, trace.set_span_in_context(
-                    trace.NonRecordingSpan(span.get_span_context())), span)
+                    trace.NonRecordingSpan(found)), span)
                 continue
             start, end = _times(comparison.call, mark)
             assert self._tracer is not None
@@ -203,11 +208,19 @@ class Telemetry:
                 provider.force_flush(millis)
                 provider.shutdown()
 
-        thread = threading.Thread(target=finish, daemon=True, name="jsonmatch-otel-flush")
+        thread = threading.Thread(target=finish, daemon=True, name="otel-flush (pytest-jsonmatch)")
         thread.start()
         thread.join(self.flush)
         self._marks.clear()
         return not thread.is_alive()
+
+
+def _version() -> str | None:
+    """This package's version, for the instrumentation scope (None: not installed)."""
+    try:
+        return version("pytest-jsonmatch")
+    except PackageNotFoundError:
+        return None
 
 
 async def _watched(awaitable: Any, mark: CallMark) -> object:
@@ -259,8 +272,8 @@ def explanation(comparison: Comparison) -> str:
     fields."""
     if comparison.error:
         return comparison.error
-    text = f"score {comparison.score:.4g} {'>=' if comparison.score >= comparison.threshold else '<'}" \
-           f" threshold {comparison.threshold:.4g}"
+    reached = ">=" if comparison.score >= comparison.threshold else "<"
+    text = f"score {comparison.score:.4g} {reached} threshold {comparison.threshold:.4g}"
     worst = sorted((f for f in comparison.fields if f.score < 1), key=lambda f: f.score)[:_WORST]
     if worst:
         text += "; worst fields: " + ", ".join(f"{f.path} {f.score:.2g} ({f.status})"

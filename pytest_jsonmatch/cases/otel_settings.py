@@ -14,11 +14,14 @@ import importlib.util
 import math
 import os
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from ..engine.core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from ..reporting.records import Comparison
+    from .live_calls import CallWatch
     from .otel_events import Telemetry
 
 OtelMode = Literal["off", "cases", "fields"]
@@ -70,10 +73,23 @@ class OtelSettings:
                               f"installed; {_EXTRA}")
         return settings
 
-    def start(self) -> Telemetry | None:
-        """The session's telemetry (None when off): OpenTelemetry is imported here, only."""
+    def start(self) -> Telemetry | Unsent:
+        """The session's telemetry (:class:`Unsent` when off): OpenTelemetry is imported
+        here, only."""
         if not self.on:
-            return None
+            return Unsent()
         from .otel_events import Telemetry
 
         return Telemetry(per_field=self.mode == "fields", flush=self.flush)
+
+
+class Unsent:
+    """The telemetry of a session that sends none: its calls are not watched."""
+
+    watch: CallWatch | None = None
+
+    def emit(self, comparisons: Sequence[Comparison]) -> None:
+        pass
+
+    def close(self) -> bool:
+        return True

@@ -89,7 +89,7 @@ def _start_golden_run(config: pytest.Config, settings: Settings, session: Jsonma
     target = HookFirst(lambda case: config.hook.pytest_jsonmatch_target(case=case, config=config),
                        named)
     calls = LiveCalls(settings=settings.calls.per_worker(settings.workers), target=target,
-                      watch=session.telemetry)
+                      watch=session.telemetry.watch)
     outputs = Outputs(record=settings.record.mode, root=settings.rootpath, calls=calls,
                       fingerprint=lambda: _fingerprint(config, settings, named))
     cases = CaseFiles(root=settings.rootpath, golden_dirs=settings.golden,

@@ -75,8 +75,7 @@ class JsonmatchSession:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         made, self.pending = [_with_test_outcome(c, report) for c in self.pending], []
         asked, self.pending_updates = self.pending_updates, []
-        if self.telemetry is not None and made:
-            self.telemetry.emit(made)
+        self.telemetry.emit(made)
         if self.worker:  # to the controller, with the report
             if made:
                 setattr(report, _ATTRIBUTE, [c.to_dict() for c in made])
@@ -106,8 +105,7 @@ class JsonmatchSession:
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if self.telemetry is not None:
-            self.telemetry.close()  # within its flush time, whatever the collector does
+        self.telemetry.close()  # within its flush time, whatever the collector does
         if self.worker:
             return
         if self.updates:

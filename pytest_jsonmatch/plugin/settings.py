@@ -115,10 +115,8 @@ SETTINGS = (
             default="10000"),
     Setting("junit_properties", "add each comparison's metric and score as JUnit XML "
                                 "properties (default: true)", "bool", True),
-    Setting("otel", "send each comparison's result to OpenTelemetry (the otel extra) as a "
-                    "gen_ai.evaluation.result event: off (the default), cases, or fields (one per "
-                    "field too); flush=SECONDS (default 5) bounds the wait for the collector at "
-                    "the end; OTEL_* variables say where", metavar="off|cases|fields [flush=S]"),
+    Setting("otel", "send gen_ai.evaluation.result events to OpenTelemetry (docs/telemetry.md)",
+            metavar="off|cases|fields [flush=SECONDS]"),
     Setting("mask", "regular expressions, one a line: what they match in an error's reason is "
                     "masked as *** in every report (credential shapes always are)", "linelist", []),
 )

@@ -29,6 +29,10 @@ def _attributes(pairs: Any) -> dict[str, Any]:
     return {pair.key: _value(pair.value) for pair in pairs}
 
 
+def _service(resource: Any) -> str:
+    return str(_attributes(resource.attributes).get("service.name", ""))
+
+
 @dataclass
 class Event:
     name: str
@@ -71,7 +75,7 @@ class _Handler(BaseHTTPRequestHandler):
             request = ExportLogsServiceRequest.FromString(body)
             reply = ExportLogsServiceResponse().SerializeToString()
             events = [Event(r.event_name, _attributes(r.attributes), r.trace_id.hex(),
-                            r.span_id.hex(), _attributes(rl.resource.attributes).get("service.name", ""))
+                            r.span_id.hex(), _service(rl.resource))
                       for rl in request.resource_logs for sl in rl.scope_logs
                       for r in sl.log_records]
             with self.server.lock:
@@ -82,7 +86,7 @@ class _Handler(BaseHTTPRequestHandler):
             reply = ExportTraceServiceResponse().SerializeToString()
             spans = [SpanSeen(s.name, _attributes(s.attributes), s.trace_id.hex(), s.span_id.hex(),
                               s.parent_span_id.hex(), s.start_time_unix_nano, s.end_time_unix_nano,
-                              s.status.code, _attributes(rs.resource.attributes).get("service.name", ""))
+                              s.status.code, _service(rs.resource))
                      for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans]
             with self.server.lock:
                 got.spans += spans

@@ -4,7 +4,8 @@
 
 The model is a real HTTP server started here, called through httpx by the target; calls run
 concurrently, and under xdist in a subprocess whose conftest sets a global tracer provider
-(the user's own) and opens a span around each call, as an instrumented client does."""
+(the user's own) and opens a span around each call, as an instrumented client does, in a
+runner thread (a plain target) or on the runner's event loop (an async one)."""
 
 from __future__ import annotations
 
@@ -114,7 +115,17 @@ provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
 trace.set_tracer_provider(provider)
 tracer = trace.get_tracer("my-model-client")
 
+async def call_async(path):  # on the runner's event loop
+    with tracer.start_as_current_span("chat local-model") as span:
+        async with httpx.AsyncClient(timeout=30) as client:
+            response = await client.get("{url}" + path)
+        span.set_attribute("gen_ai.response.id", response.json()["id"])
+        response.raise_for_status()
+        return response.json()["answer"]
+
 def pytest_jsonmatch_target(case, config):
+    if "async" in case.input:
+        return call_async(case.input)
     with tracer.start_as_current_span("chat local-model") as span:
         response = httpx.get("{url}" + case.input, timeout=30)
         span.set_attribute("gen_ai.response.id", response.json()["id"])
@@ -194,8 +205,9 @@ def test_under_xdist_events_are_parented_to_the_users_span_of_each_call(pytester
                                                                          receiver, monkeypatch):
     monkeypatch.setenv("OTEL_SERVICE_NAME", "my-evals")
     pytester.makeconftest(USERS_PROVIDER.replace("{url}", model.url))
-    inputs = [(f"case{i}", "ok?n=" + str(i)) for i in range(4)] + [("wrong", "bad"),
-                                                                   ("broken", "500")]
+    # half the calls made by a plain function in a runner thread, half by an async one
+    inputs = [(f"case{i}", "ok?n=" + str(i) + "&async" * (i % 2)) for i in range(4)] + [
+        ("wrong", "bad?async"), ("broken", "500")]
     _cases(pytester, inputs)
     result = pytester.runpytest_subprocess(*ARGS, "-n", "2", "--jsonmatch-otel=cases",
                                            "--jsonmatch-calls=concurrency=4")
@@ -257,7 +269,7 @@ def test_the_setting_is_checked_and_off_by_default(pytester, receiver):
     assert receiver.received.requests == 0
     pytester.runpytest_inprocess(*ARGS, "--jsonmatch-otel=cases").assert_outcomes(passed=1)
     event, = receiver.received.events  # a plain test's comparison is a case too
-    assert event.attributes["jsonmatch.case_id"] == "test_the_setting_is_checked_and_off_by_default.py::test_one"
+    assert event.attributes["jsonmatch.case_id"].endswith(".py::test_one")
     span, = receiver.received.spans
     assert (span.name, span.span_id, span.attributes["jsonmatch.source"]) == \
         ("jsonmatch.case", event.span_id, "case")
