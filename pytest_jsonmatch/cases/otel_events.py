@@ -102,6 +102,8 @@ class Telemetry:
     # -- providers --------------------------------------------------------------------------
 
     def _start(self) -> None:
+        if self._ready:
+            return
         with _LOCK:
             if self._ready:
                 return
@@ -162,6 +164,8 @@ class Telemetry:
 
     def emit(self, comparisons: Sequence[Comparison]) -> None:
         """Each comparison's events, in the span of its call (or one of its own)."""
+        if not comparisons:
+            return
         self._start()
         for comparison in comparisons:
             mark = self._marks.pop((comparison.nodeid, comparison.repeat), None)
@@ -252,8 +256,7 @@ def _call_attributes(comparison: Comparison) -> dict[str, Any]:
     call = comparison.call or {}
     for key, name in (("input_tokens", "gen_ai.usage.input_tokens"),
                       ("output_tokens", "gen_ai.usage.output_tokens"),
-                      ("attempts", "jsonmatch.call.attempts"), ("cost", "jsonmatch.call.cost"),
-                      ("latency_s", "jsonmatch.call.latency_s")):
+                      ("attempts", "jsonmatch.call.attempts"), ("cost", "jsonmatch.call.cost")):
         value = call.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             out[name] = value
