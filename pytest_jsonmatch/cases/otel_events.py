@@ -19,7 +19,8 @@ call ran in no recorded span (no provider, a replayed or given output) gets a sp
 own, ``jsonmatch.case``, from the call's start to its end, holding its usage.
 
 **The end.** Flushing and shutting down run in a thread the session waits for at most
-``flush`` seconds: a collector that is down costs the suite that much, never a failure.
+``flush`` seconds: a collector that is down costs the suite that much, never a failure; then
+our exporters are stopped, so that no retry goes on sending.
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ class Telemetry:
         self._ready = False
         self._own: list[Any] = []  # the providers this session made, shut down at the end
         self._users: list[Any] = []  # the user's, flushed only
+        self._exporters: list[Any] = []  # ours, stopped if the flush overruns
         self._tracer: trace.Tracer | None = None
         self._logger: Any = None
 
@@ -121,7 +123,8 @@ class Telemetry:
                 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
                 tracing = TracerProvider(resource=resource, shutdown_on_exit=False)
-                tracing.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+                self._exporters.append(OTLPSpanExporter())
+                tracing.add_span_processor(BatchSpanProcessor(self._exporters[-1]))
                 self._own.append(tracing)
             logging = get_logger_provider()
             if isinstance(logging, LoggerProvider):
@@ -131,7 +134,8 @@ class Telemetry:
                 from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
 
                 logging = LoggerProvider(resource=resource, shutdown_on_exit=False)
-                logging.add_log_record_processor(BatchLogRecordProcessor(OTLPLogExporter()))
+                self._exporters.append(OTLPLogExporter())
+                logging.add_log_record_processor(BatchLogRecordProcessor(self._exporters[-1]))
                 self._own.append(logging)
             self._tracer = tracing.get_tracer(SCOPE, _version())
             self._logger = logging.get_logger(SCOPE, _version())
@@ -216,7 +220,14 @@ class Telemetry:
         thread.start()
         thread.join(self.flush)
         self._marks.clear()
-        return not thread.is_alive()
+        if not thread.is_alive():
+            return True
+        for exporter in self._exporters:  # its retries stop: nothing is left sending
+            try:
+                exporter.shutdown()
+            except Exception:  # noqa: BLE001 - a stopped exporter is all that is wanted
+                pass
+        return False
 
 
 def _version() -> str | None:

@@ -65,10 +65,7 @@ class OtelSettings:
                 raise ConfigError(f"{what}: expected off, cases or fields and optionally "
                                   f"flush=SECONDS, not {part!r}")
         settings = cls(mode, flush)
-        if settings.on and (importlib.util.find_spec("opentelemetry") is None
-                            or importlib.util.find_spec("opentelemetry.sdk") is None
-                            or importlib.util.find_spec(
-                                "opentelemetry.exporter.otlp.proto.http") is None):
+        if settings.on and not installed():
             raise ConfigError(f"{what}: OpenTelemetry's SDK and OTLP/HTTP exporter are not "
                               f"installed; {_EXTRA}")
         return settings
@@ -81,6 +78,16 @@ class OtelSettings:
         from .otel_events import Telemetry
 
         return Telemetry(per_field=self.mode == "fields", flush=self.flush)
+
+
+def installed() -> bool:
+    """Whether the ``otel`` extra is installed (found without importing OpenTelemetry's
+    modules, only its namespace packages)."""
+    try:
+        return all(importlib.util.find_spec(name) is not None for name in (
+            "opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"))
+    except ImportError:  # a parent package missing
+        return False
 
 
 class Unsent:

@@ -10,6 +10,7 @@ runner thread (a plain target) or on the runner's event loop (an async one)."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
 import time
@@ -273,3 +274,18 @@ def test_the_setting_is_checked_and_off_by_default(pytester, receiver):
     span, = receiver.received.spans
     assert (span.name, span.span_id, span.attributes["jsonmatch.source"]) == \
         ("jsonmatch.case", event.span_id, "case")
+
+
+def test_without_the_extra_the_setting_names_it(pytester, monkeypatch):
+    # an empty regular package "opentelemetry" first on the path hides the installed one
+    (pytester.path / "hidden" / "opentelemetry").mkdir(parents=True)
+    (pytester.path / "hidden" / "opentelemetry" / "__init__.py").write_text("")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        filter(None, [str(pytester.path / "hidden"), os.environ.get("PYTHONPATH")])))
+    pytester.makepyfile("def test_one():\n    pass\n")
+    assert pytester.runpytest_subprocess(*ARGS).ret == pytest.ExitCode.OK  # off: not needed
+    result = pytester.runpytest_subprocess(*ARGS, "--jsonmatch-otel=cases")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: --jsonmatch-otel: OpenTelemetry's SDK "
+                                 "and OTLP/HTTP exporter are not installed; pip install "
+                                 "\"pytest-jsonmatch[otel]\""])
