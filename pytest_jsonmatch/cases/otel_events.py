@@ -25,8 +25,10 @@ our exporters are stopped, so that no retry goes on sending.
 
 from __future__ import annotations
 
+import logging as _logging
 import math
 import threading
+import weakref
 from importlib.metadata import PackageNotFoundError, version
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -83,8 +85,9 @@ class _FirstSpan(SpanProcessor):
 
 
 _CAPTURE = _FirstSpan()
-_WATCHING: set[int] = set()  # id() of each provider _CAPTURE was added to
+_WATCHING: weakref.WeakSet[TracerProvider] = weakref.WeakSet()  # those _CAPTURE was added to
 _LOCK = threading.Lock()
+_LOG = _logging.getLogger("pytest_jsonmatch.otel")
 
 
 class Telemetry:
@@ -95,6 +98,7 @@ class Telemetry:
         self.per_field, self.flush = per_field, flush
         self._marks: dict[Hashable, CallMark] = {}
         self._ready = False
+        self._broken = False  # the providers could not be made: nothing is sent
         self._own: list[Any] = []  # the providers this session made, shut down at the end
         self._users: list[Any] = []  # the user's, flushed only
         self._exporters: list[Any] = []  # ours, stopped if the flush overruns
@@ -103,43 +107,51 @@ class Telemetry:
 
     # -- providers --------------------------------------------------------------------------
 
-    def _start(self) -> None:
-        if self._ready:
-            return
+    def _start(self) -> bool:
+        """Whether events can be sent: the providers found or made, once."""
+        if self._ready or self._broken:
+            return self._ready
         with _LOCK:
-            if self._ready:
-                return
-            resource = Resource.create()
-            if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
-                resource = resource.merge(Resource({"service.name": "pytest-jsonmatch"}))
-            tracing = trace.get_tracer_provider()
-            if isinstance(tracing, TracerProvider):
-                self._users.append(tracing)
-                if id(tracing) not in _WATCHING:
-                    tracing.add_span_processor(_CAPTURE)
-                    _WATCHING.add(id(tracing))
-            else:
-                from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-                from opentelemetry.sdk.trace.export import BatchSpanProcessor
+            if not (self._ready or self._broken):
+                try:
+                    self._providers()
+                except Exception:  # noqa: BLE001 - a bad OTEL_* value: the suite goes on
+                    _LOG.exception("pytest-jsonmatch: OpenTelemetry export switched off")
+                    self._broken = True
+            return self._ready
 
-                tracing = TracerProvider(resource=resource, shutdown_on_exit=False)
-                self._exporters.append(OTLPSpanExporter())
-                tracing.add_span_processor(BatchSpanProcessor(self._exporters[-1]))
-                self._own.append(tracing)
-            logging = get_logger_provider()
-            if isinstance(logging, LoggerProvider):
-                self._users.append(logging)
-            else:
-                from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
-                from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+    def _providers(self) -> None:
+        resource = Resource.create()
+        if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
+            resource = resource.merge(Resource({"service.name": "pytest-jsonmatch"}))
+        tracing = trace.get_tracer_provider()
+        if isinstance(tracing, TracerProvider):
+            self._users.append(tracing)
+            if tracing not in _WATCHING:
+                tracing.add_span_processor(_CAPTURE)
+                _WATCHING.add(tracing)
+        else:
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+            from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-                logging = LoggerProvider(resource=resource, shutdown_on_exit=False)
-                self._exporters.append(OTLPLogExporter())
-                logging.add_log_record_processor(BatchLogRecordProcessor(self._exporters[-1]))
-                self._own.append(logging)
-            self._tracer = tracing.get_tracer(SCOPE, _version())
-            self._logger = logging.get_logger(SCOPE, _version())
-            self._ready = True
+            tracing = TracerProvider(resource=resource, shutdown_on_exit=False)
+            self._exporters.append(OTLPSpanExporter())
+            tracing.add_span_processor(BatchSpanProcessor(self._exporters[-1]))
+            self._own.append(tracing)
+        logging = get_logger_provider()
+        if isinstance(logging, LoggerProvider):
+            self._users.append(logging)
+        else:
+            from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+            from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+
+            logging = LoggerProvider(resource=resource, shutdown_on_exit=False)
+            self._exporters.append(OTLPLogExporter())
+            logging.add_log_record_processor(BatchLogRecordProcessor(self._exporters[-1]))
+            self._own.append(logging)
+        self._tracer = tracing.get_tracer(SCOPE, _version())
+        self._logger = logging.get_logger(SCOPE, _version())
+        self._ready = True
 
     # -- the calls -------------------------------------------------------------------------
 
@@ -151,7 +163,8 @@ class Telemetry:
     def around(self, key: Hashable, call: Callable[[], object]) -> object:
         """``call()`` (the target's), watched; an awaitable it returns is watched where it
         runs. The mark of the last attempt under ``key`` waits for :meth:`emit`."""
-        self._start()
+        if not self._start():
+            return call()
         mark = CallMark(time.time_ns())
         self._marks[key] = mark
         token = _WATCHED.set(mark)
@@ -168,27 +181,33 @@ class Telemetry:
 
     def emit(self, comparisons: Sequence[Comparison]) -> None:
         """Each comparison's events, in the span of its call (or one of its own)."""
-        if not comparisons:
+        if not comparisons or not self._start():
             return
-        self._start()
         for comparison in comparisons:
             mark = self._marks.pop((comparison.nodeid, comparison.repeat), None)
-            if comparison.seq:  # a test's further comparisons made no call of their own
-                mark = None
-            span = mark.span if mark is not None else None
-            found = span.get_span_context() if span is not None else None
-            if found is not None and found.is_valid:
-                self._events(comparison, trace.set_span_in_context(
-                    trace.NonRecordingSpan(found)), span)
-                continue
-            start, end = _times(comparison.call, mark)
-            assert self._tracer is not None
-            own = self._tracer.start_span("jsonmatch.case", start_time=start,
-                                          attributes=_call_attributes(comparison))
-            if comparison.call and comparison.call.get("failed") is True:
-                own.set_status(Status(StatusCode.ERROR, comparison.error or None))
-            self._events(comparison, trace.set_span_in_context(own), None)
-            own.end(end_time=end)
+            try:
+                self._emit(comparison, mark)
+            except Exception:  # noqa: BLE001 - sending never fails a test
+                _LOG.exception("pytest-jsonmatch: the events of %s were not sent",
+                               comparison.case_id)
+
+    def _emit(self, comparison: Comparison, mark: CallMark | None) -> None:
+        if comparison.seq:  # a test's further comparisons made no call of their own
+            mark = None
+        span = mark.span if mark is not None else None
+        found = span.get_span_context() if span is not None else None
+        if found is not None and found.is_valid:
+            self._events(comparison, trace.set_span_in_context(
+                trace.NonRecordingSpan(found)), span)
+            return
+        start, end = _times(comparison.call, mark)
+        assert self._tracer is not None
+        own = self._tracer.start_span("jsonmatch.case", start_time=start,
+                                      attributes=_call_attributes(comparison))
+        if comparison.call and comparison.call.get("failed") is True:
+            own.set_status(Status(StatusCode.ERROR, comparison.error or None))
+        self._events(comparison, trace.set_span_in_context(own), None)
+        own.end(end_time=end)
 
     def _events(self, comparison: Comparison, context: Context,
                 span: ReadableSpan | None) -> None:
@@ -210,11 +229,14 @@ class Telemetry:
         millis = int(self.flush * 1000)
 
         def finish() -> None:
-            for provider in self._users:
-                provider.force_flush(millis)
-            for provider in self._own:
-                provider.force_flush(millis)
-                provider.shutdown()
+            try:
+                for provider in self._users:
+                    provider.force_flush(millis)
+                for provider in self._own:
+                    provider.force_flush(millis)
+                    provider.shutdown()
+            except Exception:  # noqa: BLE001 - the suite's result stands
+                _LOG.exception("pytest-jsonmatch: flushing OpenTelemetry failed")
 
         thread = threading.Thread(target=finish, daemon=True, name="otel-flush (pytest-jsonmatch)")
         thread.start()

@@ -289,3 +289,20 @@ def test_without_the_extra_the_setting_names_it(pytester, monkeypatch):
     result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: --jsonmatch-otel: OpenTelemetry's SDK "
                                  "and OTLP/HTTP exporter are not installed; pip install "
                                  "\"pytest-jsonmatch[otel]\""])
+
+
+def test_a_replayed_case_gets_a_span_as_long_as_its_recorded_call(pytester, model, receiver):
+    pytester.makeconftest(PLAIN_TARGET.replace("{url}", model.url))
+    _cases(pytester, [("good", "ok")])
+    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=once").assert_outcomes(passed=1)
+    assert receiver.received.requests == 0
+    model.shutdown()  # the replay calls no model
+    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=once",
+                                 "--jsonmatch-otel=cases").assert_outcomes(passed=1)
+    event, = receiver.received.events
+    span, = receiver.received.spans
+    assert (span.span_id, span.attributes["jsonmatch.source"]) == (event.span_id, "replayed")
+    # the recorded call took at least LATENCY; the span ends when the event is sent
+    assert span.end_ns - span.start_ns >= LATENCY * 1e9
+    assert (span.attributes["gen_ai.usage.input_tokens"],
+            span.attributes["gen_ai.usage.output_tokens"]) == (7, 3)
