@@ -8,6 +8,7 @@ all arrive is an error, not a fast figure.
 
 from __future__ import annotations
 
+import json
 import resource
 import subprocess
 import sys
@@ -23,6 +24,21 @@ def pytest_jsonmatch_target(case, config):
     n = case.input
     return {"id": n, "vendor": "ACME", "total": n * 3, "lines": [{"sku": f"S{n}", "qty": 1}]}
 """
+
+# the same answers from a local HTTP "model" (``Receiver`` answers GET /model?n=N), through
+# httpx, as a suite calling a model does
+HTTP_TARGET = """
+import httpx
+
+client = httpx.Client(base_url="{url}")
+
+def pytest_jsonmatch_target(case, config):
+    return client.get("/model", params={{"n": case.input}}).json()
+"""
+
+
+def answer(n: int) -> dict[str, object]:
+    return {"id": n, "vendor": "ACME", "total": n * 3, "lines": [{"sku": f"S{n}", "qty": 1}]}
 
 
 class _Counting(BaseHTTPRequestHandler):
@@ -47,6 +63,15 @@ class _Counting(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
+    def do_GET(self) -> None:  # noqa: N802 - the model
+        n = int(self.path.rpartition("=")[2])
+        body = json.dumps(answer(n)).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
 
 class Receiver(ThreadingHTTPServer):
     """A local OTLP/HTTP endpoint, serving in a thread until closed."""
@@ -70,11 +95,11 @@ class Receiver(ThreadingHTTPServer):
         self.thread.join(5)
 
 
-def write_suite(root: Path, cases: int) -> None:
+def write_suite(root: Path, cases: int, model_url: str = "") -> None:
     """One case file of ``cases`` input cases (each passes: the target gives the expected
-    value), the target in conftest.py."""
+    value), the target in conftest.py: in process, or calling the model at ``model_url``."""
     (root / "pytest.ini").write_text("[pytest]\n")
-    (root / "conftest.py").write_text(TARGET)
+    (root / "conftest.py").write_text(HTTP_TARGET.format(url=model_url) if model_url else TARGET)
     (root / "c.jsonmatch.yaml").write_text("cases:\n" + "".join(
         f"  - id: c{n}\n    input: {n}\n    expected: {{id: {n}, vendor: ACME, total: {n * 3}, "
         f"lines: [{{sku: S{n}, qty: 1}}]}}\n" for n in range(cases)))

@@ -674,7 +674,9 @@ def bench_otel(args: argparse.Namespace) -> list[Row]:
     """``--otel-cases`` input: cases (1,000) run with the export on, to a local OTLP/HTTP
     receiver, and off, ``--otel-runs`` times each, ABBA. Each pair of runs gives a ratio of
     wall times and one of CPU times (the exporter's threads included; steadier on a shared
-    machine); a row's ratio is their median, min and max beside it. Needs the otel extra."""
+    machine); a row's ratio is their median, min and max beside it. The judged rows: a target
+    that answers at once, in process (the export's worst case); beside them (full runs),
+    ``fields`` and a target calling a local HTTP model through httpx. Needs the otel extra."""
     import otel_suite
 
     from pytest_jsonmatch.cases.otel_settings import installed
@@ -683,13 +685,15 @@ def bench_otel(args: argparse.Namespace) -> list[Row]:
     if not installed():
         return [Row("otel", f"{n} input: cases, jsonmatch_otel", None, "-", None, None,
                     "<= 1.10x", "INFO", 0, 'not installed: pip install -e ".[otel]"')]
-    receiver = otel_suite.Receiver()
+    receiver = otel_suite.Receiver()  # the collector, and the HTTP model
+    variants = [("", "cases", True)] + ([] if args.quick else [
+        ("", "fields", False), (receiver.url, "cases", False)])
     rows = []
     try:
-        with tempfile.TemporaryDirectory(prefix="jm-bench-otel-") as tmp:
-            root = Path(tmp)
-            otel_suite.write_suite(root, n)
-            for mode in ("cases",) if args.quick else ("cases", "fields"):
+        for model, mode, judged in variants:
+            with tempfile.TemporaryDirectory(prefix="jm-bench-otel-") as tmp:
+                root = Path(tmp)
+                otel_suite.write_suite(root, n, model)
                 if not args.quick:  # warm the page cache and .pyc files for both
                     otel_suite.run(root, n, mode, receiver, False)
                     otel_suite.run(root, n, "off", receiver, False)
@@ -699,18 +703,17 @@ def bench_otel(args: argparse.Namespace) -> list[Row]:
                     order = [(mode, on), ("off", off)]
                     for variant, acc in (order if k % 2 == 0 else order[::-1]):  # ABBA
                         acc.append(otel_suite.run(root, n, variant, receiver, args.quick))
-                for i, clock in ((0, "wall"), (1, "CPU")):
-                    ratios = sorted(a[i] / b[i] for a, b in zip(on, off))  # paired runs
-                    ratio = statistics.median(ratios)
-                    t, base = statistics.median(a[i] for a in on), \
-                        statistics.median(b[i] for b in off)
-                    judged = mode == "cases"
-                    rows.append(Row(
-                        "otel", f"{n} input: cases, --jsonmatch-otel={mode}, {clock} time", t,
-                        "the same, otel off", base, ratio, "<= 1.10x" if judged else "-",
-                        _verdict(ratio <= 1.10) if judged else "INFO", runs,
-                        f"ratio min {ratios[0]:.3f} median {ratio:.3f} max {ratios[-1]:.3f}; "
-                        f"{(t - base) / n * 1e3:+.2f} ms per case"))
+            target = "httpx to a local model" if model else "in process"
+            for i, clock in ((0, "wall"), (1, "CPU")):
+                ratios = sorted(a[i] / b[i] for a, b in zip(on, off))  # paired runs
+                ratio = statistics.median(ratios)
+                t, base = statistics.median(a[i] for a in on), statistics.median(b[i] for b in off)
+                rows.append(Row(
+                    "otel", f"{n} input: cases ({target}), --jsonmatch-otel={mode}, {clock} time",
+                    t, "the same, otel off", base, ratio, "<= 1.10x" if judged else "-",
+                    _verdict(ratio <= 1.10) if judged else "INFO", runs,
+                    f"ratio min {ratios[0]:.3f} median {ratio:.3f} max {ratios[-1]:.3f}; "
+                    f"{(t - base) / n * 1e3:+.2f} ms per case"))
     finally:
         receiver.close()
     return rows
@@ -770,9 +773,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    "the rows of single pairs take --runs)")
     p.add_argument("--otel-cases", type=int, help="input: cases of the otel section's suite "
                    "(default 1000)")
-    p.add_argument("--otel-runs", type=int, help="runs with the export on and off (default 7)")
+    p.add_argument("--otel-runs", type=int, help="runs with the export on and off (default 9)")
     args = p.parse_args(argv)
-    full = dict(otel_cases=1000, otel_runs=7, runs=11, pairs=1000, pairing_sizes=[1000, 3000], pairing_runs=5,
+    full = dict(otel_cases=1000, otel_runs=9, runs=11, pairs=1000, pairing_sizes=[1000, 3000], pairing_runs=5,
                 suite_files=10_000, suite_runs=3, startup_runs=25, parse_mb=10, parse_runs=3,
                 peer_sizes=[10, 100, 1000], worst_sizes=[1000, 3000, 10_000],
                 worst_strings=[100_000, 1_000_000], worst_depths=[10, 100, 900],

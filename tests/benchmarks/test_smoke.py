@@ -137,7 +137,8 @@ def _check_otel_rows(rows: list[dict]) -> None:
             ("INFO", 'not installed: pip install -e ".[otel]"')], rows
         return
     assert [r["case"] for r in rows] == [
-        f"20 input: cases, --jsonmatch-otel=cases, {clock} time" for clock in ("wall", "CPU")]
+        f"20 input: cases (in process), --jsonmatch-otel=cases, {clock} time"
+        for clock in ("wall", "CPU")]
     for row in rows:
         assert row["time_s"] > 0 and row["baseline_s"] > 0 and row["ratio"] > 0, row
         assert row["status"] in ("PASS", "MISS") and row["target"] == "<= 1.10x", row
