@@ -247,7 +247,7 @@ def test_a_collector_that_refuses_connections_costs_at_most_the_flush_time(pytes
     assert elapsed < 10, elapsed
 
 
-def test_the_setting_is_checked_and_off_by_default(pytester, receiver):
+def test_the_setting_is_checked_and_off_by_default(pytester, receiver, monkeypatch):
     pytester.makepyfile("""
         from pytest_jsonmatch import assert_json_match
 
@@ -263,7 +263,6 @@ def test_the_setting_is_checked_and_off_by_default(pytester, receiver):
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-otel=cases flush=-1")
     result.stderr.fnmatch_lines(["*--jsonmatch-otel: flush= takes a number of seconds from 0 "
                                  "to 600, not '-1'"])
-    monkeypatch = pytest.MonkeyPatch()
     with monkeypatch.context() as m:  # the SDK's own switch wins over the setting
         m.setenv("OTEL_SDK_DISABLED", "true")
         pytester.runpytest_inprocess(*ARGS, "--jsonmatch-otel=cases").assert_outcomes(passed=1)
