@@ -5,7 +5,7 @@
     python benchmarks/run.py --only pairing  # one section (repeatable)
     python benchmarks/run.py --json out.json # also write the rows as JSON
 
-Sections: metrics, pairing, suite, startup, parse, peers, worst, dataset, references. Each row
+Sections: metrics, pairing, suite, startup, parse, peers, worst, dataset, references, otel. Each row
 is a median of several runs, its baseline measured in the same run (interleaved with it where
 that is cheap), the ratio (row time / baseline time), and the target with PASS/MISS. The exit
 status is 0 whatever the targets say (1 only when a section itself breaks), so a slow machine
@@ -46,7 +46,7 @@ import worst  # noqa: E402
 from floor import floor_compare  # noqa: E402
 
 SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers", "worst", "dataset",
-            "references")
+            "references", "otel")
 METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1",
            "field_f1")
 
@@ -667,13 +667,65 @@ def bench_references(args: argparse.Namespace) -> list[Row]:
     return references.bench(args, Row)
 
 
+# -- 10. the OpenTelemetry export: a suite with jsonmatch_otel on against off ---------------
+
+
+def bench_otel(args: argparse.Namespace) -> list[Row]:
+    """``--otel-cases`` input: cases (1,000) run with the export on, to a local OTLP/HTTP
+    receiver, and off, ``--otel-runs`` times each, ABBA. Each pair of runs gives a ratio of
+    wall times and one of CPU times (the exporter's threads included; steadier on a shared
+    machine); a row's ratio is their median, min and max beside it. The judged rows: a target
+    that answers at once, in process (the export's worst case); beside them (full runs),
+    ``fields`` and a target calling a local HTTP model through httpx. Needs the otel extra."""
+    import otel_suite
+
+    from pytest_jsonmatch.cases.otel_settings import installed
+
+    n, runs = args.otel_cases, args.otel_runs
+    if not installed():
+        return [Row("otel", f"{n} input: cases, jsonmatch_otel", None, "-", None, None,
+                    "<= 1.10x", "INFO", 0, 'not installed: pip install -e ".[otel]"')]
+    receiver = otel_suite.Receiver()  # the collector, and the HTTP model
+    variants = [("", "cases", True)] + ([] if args.quick else [
+        ("", "fields", False), (receiver.url, "cases", False)])
+    rows = []
+    try:
+        for model, mode, judged in variants:
+            with tempfile.TemporaryDirectory(prefix="jm-bench-otel-") as tmp:
+                root = Path(tmp)
+                otel_suite.write_suite(root, n, model)
+                if not args.quick:  # warm the page cache and .pyc files for both
+                    otel_suite.run(root, n, mode, receiver, False)
+                    otel_suite.run(root, n, "off", receiver, False)
+                on: list[tuple[float, float]] = []
+                off: list[tuple[float, float]] = []
+                for k in range(runs):
+                    order = [(mode, on), ("off", off)]
+                    for variant, acc in (order if k % 2 == 0 else order[::-1]):  # ABBA
+                        acc.append(otel_suite.run(root, n, variant, receiver, args.quick))
+            target = "httpx to a local model" if model else "in process"
+            for i, clock in ((0, "wall"), (1, "CPU")):
+                ratios = sorted(a[i] / b[i] for a, b in zip(on, off))  # paired runs
+                ratio = statistics.median(ratios)
+                t, base = statistics.median(a[i] for a in on), statistics.median(b[i] for b in off)
+                rows.append(Row(
+                    "otel", f"{n} input: cases ({target}), --jsonmatch-otel={mode}, {clock} time",
+                    t, "the same, otel off", base, ratio, "<= 1.10x" if judged else "-",
+                    _verdict(ratio <= 1.10) if judged else "INFO", runs,
+                    f"ratio min {ratios[0]:.3f} median {ratio:.3f} max {ratios[-1]:.3f}; "
+                    f"{(t - base) / n * 1e3:+.2f} ms per case"))
+    finally:
+        receiver.close()
+    return rows
+
+
 # -- driver --------------------------------------------------------------------------------
 
 
 BENCHES: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
     "metrics": bench_metrics, "pairing": bench_pairing, "suite": bench_suite,
     "startup": bench_startup, "parse": bench_parse, "peers": bench_peers, "worst": bench_worst,
-    "dataset": bench_dataset, "references": bench_references,
+    "dataset": bench_dataset, "references": bench_references, "otel": bench_otel,
 }
 
 
@@ -719,13 +771,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    "struct-extract-eval (default 10000)")
     p.add_argument("--ref-runs", type=int, help="runs of each reference dataset row (default 3; "
                    "the rows of single pairs take --runs)")
+    p.add_argument("--otel-cases", type=int, help="input: cases of the otel section's suite "
+                   "(default 1000)")
+    p.add_argument("--otel-runs", type=int, help="runs with the export on and off (default 9)")
     args = p.parse_args(argv)
-    full = dict(runs=11, pairs=1000, pairing_sizes=[1000, 3000], pairing_runs=5,
+    full = dict(otel_cases=1000, otel_runs=9, runs=11, pairs=1000, pairing_sizes=[1000, 3000], pairing_runs=5,
                 suite_files=10_000, suite_runs=3, startup_runs=25, parse_mb=10, parse_runs=3,
                 peer_sizes=[10, 100, 1000], worst_sizes=[1000, 3000, 10_000],
                 worst_strings=[100_000, 1_000_000], worst_depths=[10, 100, 900],
                 dataset_sizes=[10_000, 100_000], dataset_runs=3, ref_records=10_000, ref_runs=3)
-    quick = dict(runs=3, pairs=50, pairing_sizes=[100, 200], pairing_runs=3, suite_files=20,
+    quick = dict(otel_cases=20, otel_runs=1, runs=3, pairs=50, pairing_sizes=[100, 200], pairing_runs=3, suite_files=20,
                  suite_runs=1, startup_runs=1, parse_mb=0.1, parse_runs=2, peer_sizes=[10, 30],
                  worst_sizes=[100, 300], worst_strings=[1000, 10_000], worst_depths=[10, 50],
                  dataset_sizes=[200, 2000], dataset_runs=1, ref_pairs=20, ref_records=200,

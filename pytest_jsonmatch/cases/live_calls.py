@@ -15,23 +15,33 @@ that was running or had a call in flight when a worker died runs alone
 from __future__ import annotations
 
 import copy
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import replace
+from typing import Protocol
 
 from .calls_in_flight import CallLog, name_of
 from .case_files import GoldenCase
 from .call_settings import CallSettings
 from .runner import Done, Runner
-from .targets import Call, Target
+from .targets import Awaited, Call, Target
+
+
+class CallWatch(Protocol):
+    """What watches each call as it runs (otel_events.py's ``Telemetry``): ``around(key,
+    call)`` returns ``call()``'s value, having watched it, in the call's own thread."""
+
+    def around(self, key: Hashable, call: Callable[[], object]) -> object: ...
 
 
 class LiveCalls:
-    """Calls of ``target`` under ``settings`` (concurrency, timeout, retries, rate)."""
+    """Calls of ``target`` under ``settings`` (concurrency, timeout, retries, rate), each
+    watched by ``watch`` when one is given."""
 
     def __init__(self, *, settings: CallSettings, target: Target,
-                 log: CallLog | None = None) -> None:
-        self.settings, self.target, self.log = settings, target, log or CallLog()
+                 watch: CallWatch | None = None, log: CallLog | None = None) -> None:
+        self.settings, self.target, self.watch = settings, target, watch
+        self.log = log or CallLog()
         self._runner: Runner | None = None
 
     def open(self) -> None:
@@ -81,5 +91,11 @@ class LiveCalls:
         # change what the case (and its recording's digest) holds
         if isinstance(case.input, (dict, list)):
             case = replace(case, input=copy.deepcopy(case.input))
-        return self.log.logged(name_of(key),
-                               lambda awaited: awaited(self.target(case, awaited)))
+        target, watch = self.target, self.watch
+
+        def call(awaited: Awaited) -> object:
+            if watch is None:
+                return awaited(target(case, awaited))
+            return awaited(watch.around(key, lambda: target(case, awaited)))
+
+        return self.log.logged(name_of(key), call)

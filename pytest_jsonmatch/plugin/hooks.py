@@ -96,6 +96,7 @@ def _start_golden_run(config: pytest.Config, settings: Settings, session: Jsonma
     # a plugin's hook answers first (None leaves the case to the setting's function)
     log = CallLog(getattr(config, "workerinput", {}).get(LOG_KEY))  # the worker's, shared
     calls = {t.name: LiveCalls(settings=t.calls.per_worker(settings.workers), log=log,
+                               watch=session.telemetry.watch,
                                target=HookFirst(hook, named[t.name], t.name)) for t in targets}
     outputs = Outputs(record=settings.record.mode, root=settings.rootpath, calls=calls,
                       fingerprint=lambda name: _fingerprint(config, settings, named[name]))

@@ -57,6 +57,7 @@ class JsonmatchSession:
         self.ran: set[str] = set()  # the tests that reported (on the controller)
         self.interrupted = ""  # why the session was interrupted, when it was
         self.deaths = Deaths()  # the xdist workers that died, and the calls they had in flight
+        self.telemetry = settings.otel.start()  # OpenTelemetry events, where the tests run
 
     def ask_update(self, update: CaseUpdate) -> None:
         """The running test asks for its expected value to be rewritten (at the session's end)."""
@@ -78,6 +79,7 @@ class JsonmatchSession:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         made, self.pending = [c.with_test_outcome(report) for c in self.pending], []
         asked, self.pending_updates = self.pending_updates, []
+        self.telemetry.emit(made)
         if self.worker:  # to the controller, with the report
             if made:
                 setattr(report, _ATTRIBUTE, [c.to_dict() for c in made])
@@ -126,6 +128,7 @@ class JsonmatchSession:
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.telemetry.close()  # within its flush time, whatever the collector does
         if self.worker:
             return
         for nodeid, why in (lost := self.deaths.finish(self.ran)).items():

@@ -19,6 +19,7 @@ import pytest
 from ..cases.fingerprints import RecordSettings
 from ..cases.repeats import RepeatSettings
 from ..cases.call_settings import CallSettings, parse_calls
+from ..cases.otel_settings import OtelSettings
 from ..cases.targets import TargetSpec, parse_targets, select_targets
 from ..cases.updates import UpdateMode, update_mode
 from ..engine.core.errors import ConfigError, JsonMatchError, did_you_mean, known_names
@@ -125,6 +126,8 @@ SETTINGS = (
             default="10000"),
     Setting("junit_properties", "add each comparison's metric and score as JUnit XML "
                                 "properties (default: true)", "bool", True),
+    Setting("otel", "send gen_ai.evaluation.result events to OpenTelemetry (docs/telemetry.md)",
+            metavar="off|cases|fields [flush=SECONDS]"),
     Setting("mask", "regular expressions, one a line: what they match in an error's reason is "
                     "masked as *** in every report (credential shapes always are)", "linelist", []),
 )
@@ -159,6 +162,7 @@ class Settings:
     full_tracebacks: bool = False  # --tb=long or -vv: a target's whole traceback
     workers: int = 1  # pytest-xdist processes sharing the session's call limits
     mask: tuple[re.Pattern[str], ...] = ()  # the user's patterns masked in error reasons
+    otel: OtelSettings = field(default_factory=OtelSettings)
 
     @property
     def updating_target(self) -> str:
@@ -251,6 +255,7 @@ def _read(read: _Reader) -> Settings:
         verbose=verbose, full_tracebacks=config.getoption("tbstyle", default="auto") == "long"
         or verbose >= 2,
         annotations=os.environ.get("GITHUB_ACTIONS") == "true", workers=_workers(config),
+        otel=OtelSettings.parse(*read.text("otel")),
         mask=mask_patterns([str(line) for line in mask] if isinstance(mask := read.ini("mask"),
                                                                         list) else []))
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
 SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers", "worst", "dataset",
-            "references")
+            "references", "otel")
 NO_DEEPDIFF = 'deepdiff not installed: pip install -e ".[bench]"'
 NOT_INSTALLED = ("{} not installed: a reference implementation, installed beside the project "
                  "to measure this row")
@@ -59,6 +59,7 @@ def test_benchmark_script_runs_quick(tmp_path: Path) -> None:
                if r["section"] == "pairing" and "damaged" not in r["case"])
     _check_worst_rows([r for r in rows if r["section"] == "worst"])
     _check_reference_rows([r for r in rows if r["section"] == "references"])
+    _check_otel_rows([r for r in rows if r["section"] == "otel"])
     assert [r["target"] for r in rows if r["case"].endswith(" records -j 2")] == ["<= 0.59x"]
     peers = [r for r in rows if r["section"] == "peers"]
     assert all(r["status"] == "INFO" for r in peers)
@@ -123,6 +124,25 @@ def test_benchmark_references_not_installed(tmp_path: Path) -> None:
     proc = _run(["--quick", "--only", "references", "--json", str(out)], env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     _check_reference_rows(json.loads(out.read_text())["rows"], hidden=True)
+
+
+def _check_otel_rows(rows: list[dict]) -> None:
+    """The export on against off (quick: 20 cases, one pair of runs, the cases mode only):
+    a wall-time row and a CPU-time row, each with the spread of its ratios; one INFO row
+    naming the extra where it is not installed."""
+    from pytest_jsonmatch.cases.otel_settings import installed
+
+    if not installed():
+        assert [(r["status"], r["note"]) for r in rows] == [
+            ("INFO", 'not installed: pip install -e ".[otel]"')], rows
+        return
+    assert [r["case"] for r in rows] == [
+        f"20 input: cases (in process), --jsonmatch-otel=cases, {clock} time"
+        for clock in ("wall", "CPU")]
+    for row in rows:
+        assert row["time_s"] > 0 and row["baseline_s"] > 0 and row["ratio"] > 0, row
+        assert row["status"] in ("PASS", "MISS") and row["target"] == "<= 1.10x", row
+        assert row["note"].startswith("ratio min "), row
 
 
 def _check_worst_rows(rows: list[dict]) -> None:

@@ -3,7 +3,7 @@ documented in ``pytest --help``."""
 
 from __future__ import annotations
 
-HEAVY = ("scipy", "numpy", "rapidfuzz", "yaml")
+HEAVY = ("scipy", "numpy", "rapidfuzz", "yaml", "opentelemetry")  # the last: the otel extra
 
 
 def test_a_session_without_comparisons_imports_nothing_heavy_and_prints_nothing(pytester):
