@@ -89,12 +89,12 @@ def render_html(report: Report, max_cases: int = MAX_CASES) -> str:
 
 def _calls(report: Report) -> str:
     """The calls of the target: latency p50, p95, max, total; retries, failures, usage."""
-    from .report import call_summary, call_totals
+    from .report import call_lines, target_order
 
     comparisons = report["comparisons"]
     if not isinstance(comparisons, (list, tuple)):
         return ""
-    lines = call_summary(call_totals(comparisons))
+    lines = call_lines(comparisons, target_order(report))
     if not lines:
         return ""
     return ('<section class="calls"><h2>Calls of the target</h2>'

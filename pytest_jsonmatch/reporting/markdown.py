@@ -36,9 +36,10 @@ _AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9]):/|www\.|@(?=[a-z0-9])")
 def render_markdown(report: Report, full: bool = False) -> str:
     parts = ["## jsonmatch", "", _verdict(report), "", *_metrics(report), "", _overall(report)]
     if isinstance(report["comparisons"], (list, tuple)):
-        from .report import call_summary, call_totals
+        from .report import call_lines, target_order
 
-        parts += [f"\n{escape(line)}" for line in call_summary(call_totals(report["comparisons"]))]
+        parts += [f"\n{escape(line)}"
+                  for line in call_lines(report["comparisons"], target_order(report))]
     worst = _worst_cases(report, full)
     if worst:
         parts += ["", "### Cases that failed or could not be scored", "", *worst]

@@ -274,15 +274,36 @@ def call_totals(comparisons: Rows[ComparisonDict]) -> dict[str, CallTotals]:
     return out
 
 
-def call_summary(totals: Mapping[str, CallTotals]) -> list[str]:
-    """One plain line per source of :func:`call_totals` (the renderers escape nothing here:
-    every value is a number)."""
+def call_lines(comparisons: Rows[ComparisonDict], order: Sequence[str] = ()) -> list[str]:
+    """The calls' lines of a run (:func:`call_summary`): one set per named target, in the
+    order the targets first appear, when the run has named targets, and one for the calls
+    of no target; the targets ``order`` names first, in its order (the reference first). A
+    target's name is data (a report read back may hold any): renderers escape these lines."""
+    found = dict.fromkeys(c.get("target", "") for c in comparisons)
+    targets = [t for t in order if t in found] + [t for t in found if t not in order]
+    if targets == [""]:
+        return call_summary(call_totals(comparisons))
+    return [line for target in targets for line in call_summary(
+        call_totals([c for c in comparisons if c.get("target", "") == target]), target)]
+
+
+def target_order(report: Report) -> list[str]:
+    """The named targets as the report's ``targets`` lists them, the reference first."""
+    targets = report.get("targets")
+    return [row["name"] for row in targets["runs"]] if targets else []
+
+
+def call_summary(totals: Mapping[str, CallTotals], target: str = "") -> list[str]:
+    """One plain line per source of :func:`call_totals`, of the named ``target``'s calls
+    when one is given (every value but the target's name is a number)."""
     lines = []
+    whose = f" of {target}" if target else ""
     for source, t in totals.items():
         def secs(value: float | None) -> str:
             return "-" if value is None else f"{value:.2f} s"
 
-        label = "calls" if source == "live" else "replayed calls (recorded figures)"
+        label = f"calls{whose}" if source == "live" \
+            else f"replayed calls{whose} (recorded figures)"
         line = (f"{label}: {t['calls']}, latency p50 {secs(t['p50_s'])}, p95 {secs(t['p95_s'])}, "
                 f"max {secs(t['max_s'])}, total {secs(t['total_s'])}")
         if source == "live":

@@ -120,9 +120,10 @@ def _recording_lines(report: Report) -> list[str]:
               "stale, re-recorded": sum(c.get("recording") == "stale" for c in comparisons)}
     shown = [f"{n} {what}" for what, n in counts.items() if n]
     lines = [f"recordings: {', '.join(shown)}"] if shown else []
-    from .report import call_summary, call_totals
+    from .report import call_lines, target_order
 
-    return lines + call_summary(call_totals(comparisons))
+    return lines + [escape_controls(line)
+                    for line in call_lines(comparisons, target_order(report))]
 
 
 def _field_lines(fields: FieldTable, width: int, verbose: int) -> list[str]:

@@ -168,6 +168,12 @@ def test_each_input_case_runs_once_per_target_with_its_own_calls_and_recordings(
     # default), cheap up to its own 3 (four calls of 0.5 s, all submitted at the start)
     assert (models["today"].max_in_flight, models["cheap"].max_in_flight) == (1, 3)
     assert (models["today"].total, models["cheap"].total) == (4, 4)
+    # the calls' figures per target, the reference (here the first declared) first
+    result.stdout.fnmatch_lines([
+        "calls of today: 4, latency p50 *; 0 retried, 0 failed; tokens 400 in, 40 out, "
+        "cost 0.00800",
+        "calls of cheap: 4, latency p50 *; 0 retried, 0 failed; tokens 160 in, 20 out, "
+        "cost 0.00200"])
 
     report = _report(pytester)
     by_id = {c["case_id"]: c for c in report["comparisons"]}
