@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..core.cut_off import Truncation
+from ..core.violations import Conformance
 
 MATCH, MISMATCH, OMISSION, HALLUCINATION, SKIPPED, BATCH_ERROR = (
     "match", "mismatch", "omission", "hallucination", "skipped", "batch_error"
@@ -151,6 +152,9 @@ class MatchResult:
     pairings: tuple[Pairing, ...] = ()
     floor_failures: tuple[FloorFailure, ...] = ()
     truncated: Truncation | None = None
+    # whether the actual value is valid against the schema the comparison was given (None:
+    # no schema given): a column beside the score, never part of it
+    conformance: Conformance | None = None
 
     @classmethod
     def _build(cls, metric: str, score: float, precision: float, recall: float, f1: float,
@@ -161,7 +165,8 @@ class MatchResult:
         self = object.__new__(cls)
         self.__dict__.update(metric=metric, score=score, precision=precision, recall=recall,
                              f1=f1, fields=fields, pairings=pairings,
-                             floor_failures=floor_failures, truncated=None)
+                             floor_failures=floor_failures, truncated=None,
+                             conformance=None)
         return self
 
     def passed(self, threshold: float | None = 1.0) -> bool:
@@ -197,6 +202,7 @@ class MatchResult:
                 for f in self.fields
             ],
             **({"truncated": self.truncated.to_dict()} if self.truncated is not None else {}),
+            **({"conformance": self.conformance.to_dict()} if self.conformance is not None else {}),
         }
 
 
