@@ -48,7 +48,8 @@ def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: 
     ConfigError listing the known ones. An answer cut off inside its JSON value raises
     TruncatedError; with ``truncated="close"`` it is scored closed (partial credit) and the
     result's ``truncated`` says where it was cut. With a ``schema``, the result's
-    ``conformance`` says whether the actual value is valid against it (never in the score).
+    ``conformance`` says whether the actual value is valid against it (never in the score;
+    ``conformance=False`` skips the check).
     """
     registry = options.pop("registry", REGISTRY)
     truncated = options.pop("truncated", "error")
@@ -120,9 +121,13 @@ def _marked(result: MatchResult, cut: Truncation | None) -> MatchResult:
 
 
 def _validator(options: Mapping[str, Any]) -> Validator | None:
-    """The compiled conformance check of the ``schema`` option (None: no schema given)."""
+    """The compiled conformance check of the ``schema`` option (None: no schema given, or
+    the ``conformance`` option false)."""
+    check = options.get("conformance", True)
+    if not isinstance(check, bool):
+        raise ConfigError(f"conformance must be true or false, not {check!r:.60}")
     source = options.get("schema")
-    return None if source is None else validator_for(source)
+    return None if source is None or not check else validator_for(source)
 
 
 def _conformed(validator: Validator | None, actual: Any, result: MatchResult) -> MatchResult:

@@ -144,8 +144,8 @@ class GoldenItem(pytest.Item):
             return True
         if len(results) == 1:
             result, limit = results[0]
-            return bool(result.passed(limit))
-        return not any(result.floor_failures for result, _ in results) and \
+            return bool(result.passed(limit, self.run.channel.defaults.invalid_fails))
+        return all(r.passed(0.0, self.run.channel.defaults.invalid_fails) for r, _ in results) and \
             self.run.settings.repeat.passes([result.score for result, _ in results], results[0][1])
 
     def _update(self, output: object) -> CaseUpdate:

@@ -169,12 +169,15 @@ class MatchResult:
                              conformance=None)
         return self
 
-    def passed(self, threshold: float | None = 1.0) -> bool:
+    def passed(self, threshold: float | None = 1.0, require_valid: bool = False) -> bool:
         """True when the score reaches ``threshold`` (1.0 when None), no field is below its
-        ``min_score``, and every field could be scored (no ``batch_error``)."""
+        ``min_score``, and every field could be scored (no ``batch_error``); with
+        ``require_valid``, also when the answer is valid against the schema given."""
         limit = 1.0 if threshold is None else float(threshold)
         return (self.score >= limit - SCORE_EPSILON and not self.floor_failures
-                and not self.batch_errors)
+                and not self.batch_errors
+                and not (require_valid and self.conformance is not None
+                         and not self.conformance.valid))
 
     @property
     def batch_errors(self) -> int:
