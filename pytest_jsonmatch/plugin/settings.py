@@ -108,8 +108,7 @@ SETTINGS = (
     Setting("max_case_drop", "with a baseline: a shared case whose score dropped by more than D "
                              "fails the session (default: the max drop); 'allow=N' lets up to N "
                              "such cases pass with a warning", metavar="[D] [allow=N]"),
-    Setting("invalid_fails", "a comparison whose answer breaks its schema fails (default: "
-                             "false)", "bool", False),
+    Setting("invalid_fails", "a comparison whose answer breaks its schema fails", "bool", False),
     Setting("min_valid", "fail the session when, for a metric, the share of answers valid "
                          "against their schema is below SHARE", metavar="SHARE"),
     Setting("schema_dirs", "folders outside the test root that the $refs of a golden case's "
