@@ -41,6 +41,7 @@ from typing import Any, Callable
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import corpus  # noqa: E402
+import invoices  # noqa: E402
 import references  # noqa: E402
 import worst  # noqa: E402
 from floor import floor_compare  # noqa: E402
@@ -656,7 +657,46 @@ def bench_dataset(args: argparse.Namespace) -> list[Row]:
                         "-j 1, same records", statistics.median(t1), ratio, "<= 0.59x",
                         _verdict(ratio <= 0.59), args.dataset_runs,
                         f"{os.cpu_count()} CPUs; includes starting the workers"))
+        rows.append(_conformance_row(args, folder))
     return rows
+
+
+def _conformance_row(args: argparse.Namespace, folder: Path) -> Row:
+    """``jsonmatch score --schema`` on the invoices, each answer checked against the schema,
+    against the same run with the check off (``--option conformance=false``): in this
+    process, runs in ABBA order, the ratio the median of the paired runs' ratios."""
+    import io
+    from contextlib import redirect_stdout
+
+    from pytest_jsonmatch.cli import main
+
+    n = args.dataset_sizes[0]
+    gold, pred = invoices.write_jsonl(folder, n)
+    schema = folder / "invoice.schema.json"
+    schema.write_text(json.dumps(invoices.SCHEMA))
+    argv = ["score", str(gold), str(pred), "--schema", str(schema), "-f", "json"]
+    off = ["--option", "conformance=false"]
+    with redirect_stdout(io.StringIO()) as out:
+        main(argv)  # warm: imports, the schema read and compiled
+    valid = json.loads(out.getvalue())["metrics"]["field_f1"]["conformance"]["valid"]
+
+    def run(extra: list[str]) -> float:
+        with redirect_stdout(io.StringIO()):
+            return _timed(lambda: main(argv + extra))
+
+    on_t: list[float] = []
+    off_t: list[float] = []
+    for k in range(args.dataset_runs):
+        pairs = [(on_t, []), (off_t, off)]
+        for times, extra in (pairs if k % 2 == 0 else pairs[::-1]):
+            times.append(run(extra))
+    ratios = [a / b for a, b in zip(on_t, off_t)]
+    ratio = statistics.median(ratios)
+    return Row("dataset", f"jsonmatch score {n:,} invoices --schema, conformance checked",
+               statistics.median(on_t), "--option conformance=false", statistics.median(off_t),
+               ratio, "<= 1.10x", _verdict(ratio <= 1.10), args.dataset_runs,
+               f"ratios min {min(ratios):.3f} median {ratio:.3f} max {max(ratios):.3f}; "
+               f"{valid:,} of {n:,} answers valid")
 
 
 # -- 9. the implementations pytest-jsonmatch reproduces, timed in the same process ---------
