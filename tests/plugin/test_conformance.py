@@ -116,20 +116,17 @@ def test_min_valid_is_a_floor_on_each_metrics_valid_share(pytester, floor, passe
                                      f"  {what} is below jsonmatch_min_valid 0.5000"])
 
 
-def test_min_valid_with_no_schema_anywhere_warns(pytester):
+@pytest.mark.parametrize(("floor", "status", "stream", "line"), [
+    ("0.9", pytest.ExitCode.OK, "stdout", "warning: jsonmatch_min_valid 0.9000: no answer was "
+                                          "checked against a schema (give the comparisons a schema)"),
+    ("most", pytest.ExitCode.USAGE_ERROR, "stderr",
+     "*jsonmatch_min_valid must be a number between 0 and 1, not 'most'*"),
+])
+def test_min_valid_without_a_schema_warns_and_a_bad_one_stops(pytester, floor, status, stream, line):
     pytester.makepyfile("def test_x(json_match):\n    json_match({'a': 1}, {'a': 1})\n")
-    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-min-valid=0.9")
-    assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines(["warning: jsonmatch_min_valid 0.9000: no answer was checked "
-                                 "against a schema (give the comparisons a schema)"])
-
-
-def test_a_bad_min_valid_is_a_usage_error(pytester):
-    pytester.makepyfile("def test_x():\n    pass\n")
-    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-min-valid=most")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*jsonmatch_min_valid must be a number between 0 and 1, "
-                                 "not 'most'*"])
+    result = pytester.runpytest_inprocess(*ARGS, f"--jsonmatch-min-valid={floor}")
+    assert result.ret == status
+    getattr(result, stream).fnmatch_lines([line])
 
 
 def test_a_golden_case_with_a_schema_file_and_a_reference(pytester):

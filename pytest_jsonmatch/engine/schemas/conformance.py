@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, localcontext
 from typing import Any, NamedTuple
 
 from ..core.errors import JsonMatchError, SchemaError, shown
@@ -127,12 +127,12 @@ _TYPES: dict[str, tuple[type, ...]] = {
 
 class _Compiler:
     def __init__(self, loaded: LoadedSchema) -> None:
-        self.origin = loaded.origin
+        self.origin = "the schema" if loaded.origin == "schema" else f"schema {loaded.origin}"
         self.done: dict[tuple[int, str], Check] = {}
         self.keep: list[Any] = []  # every node compiled, so that no id in ``done`` is reused
 
     def fail(self, where: str, keyword: str, why: str) -> SchemaError:
-        return SchemaError(f"schema {self.origin}: node {where}: {keyword} {why} (the "
+        return SchemaError(f"{self.origin}: node {where}: {keyword} {why} (the "
                            f"conformance check cannot compile it)")
 
     def node(self, raw: Any, resolver: Any, where: str) -> Check:
@@ -141,7 +141,7 @@ class _Compiler:
         if raw is False:
             return _refuse
         if not isinstance(raw, Mapping):
-            raise SchemaError(f"schema {self.origin}: {where} must be a mapping, true or false, "
+            raise SchemaError(f"{self.origin}: node {where} must be a mapping, true or false, "
                               f"not {type(raw).__name__}")
         resolver = self.enter(raw, resolver)
         key = (id(raw), str(getattr(resolver, "_base_uri", "")))
@@ -539,10 +539,9 @@ def _multiple_of(compiler: _Compiler, value: Any, where: str) -> Check:
         if type(v) is int and type(step) is int:
             ok = v % step == 0
         else:  # decimally, as the numbers are written: 0.3 is a multiple of 0.1
-            try:
+            with localcontext() as context:
+                context.prec = 2 * len(repr(v)) + 2 * len(repr(step)) + 10  # exact
                 ok = Decimal(repr(v)) % exact == 0
-            except InvalidOperation:  # a quotient beyond the decimal context: not a multiple
-                ok = False
         if not ok:
             found.append((place, "multipleOf"))
     return check

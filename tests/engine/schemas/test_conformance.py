@@ -137,6 +137,14 @@ def test_a_reference_to_a_file_next_to_the_schema(tmp_path):
     assert violations({"total": -1}, str(tmp_path / "invoice.json")) == [("total", "minimum")]
 
 
+def test_multiple_of_is_exact_for_any_size():
+    # 0.3 = 3 * 0.1 as written; 10**40 = 2 * 10**40 / 2 (an int beyond 28 digits, a float step)
+    assert violations(0.3, {"multipleOf": 0.1}) == []
+    assert violations(10**40, {"multipleOf": 0.5}) == []
+    assert violations(10**40 + 1, {"multipleOf": 2}) == [("$", "multipleOf")]
+    assert violations(0.25, {"multipleOf": 0.1}) == [("$", "multipleOf")]
+
+
 @pytest.mark.parametrize(("schema", "says"), [
     ({"properties": {"a": {"pattern": "("}}}, r"node #/properties/a: pattern '\(' is not a regular"),
     ({"unevaluatedProperties": False}, "node #: unevaluatedProperties is not supported"),
@@ -145,7 +153,7 @@ def test_a_reference_to_a_file_next_to_the_schema(tmp_path):
     ({"$ref": "#/$defs/nowhere"}, "node #: \\$ref '#/\\$defs/nowhere' cannot be resolved"),
 ])
 def test_a_schema_that_cannot_be_compiled_is_a_schema_error_naming_node_and_keyword(schema, says):
-    with pytest.raises(SchemaError, match=f"schema schema: {says}"):
+    with pytest.raises(SchemaError, match=f"the schema: {says}"):
         validator_for(schema)
     with pytest.raises(SchemaError), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the scorer's own warning of what it does not read
