@@ -425,7 +425,8 @@ def valid_share_text(share: ValidShareDict, escape: Callable[[str], str] = str,
                      limit: int = 3) -> str:
     """``93 of 100 answers valid (0.9300); broken most: items[].qty minimum (5 answers)``:
     a metric's conformance as every rendering words it (paths through ``escape``)."""
-    text = f"{share['valid']} of {share['checked']} answers valid ({share['share']:.4f})"
+    text = (f"{share['valid']} of {share['checked']} answer{'' if share['checked'] == 1 else 's'} "
+            f"valid ({share['share']:.4f})")
     most = share["violated"][:limit]
     if most:
         text += "; broken most: " + ", ".join(

@@ -89,20 +89,23 @@ def passed_line(report: ReportHead) -> str | None:
 
 
 def _metric_lines(report: ReportHead, width: int) -> list[str]:
-    # the share of answers valid against their schema, a column only when a schema was given
-    valid = any("conformance" in m for m in report["metrics"].values())
-    rows = [("metric", "cases", "pass", "fail", "error", "score", "prec", "recall", "F1")
-            + (("valid",) if valid else ())]
+    # the share of answers valid against their schema: a column when a schema was given and
+    # the table still fits the terminal (every metric's share is also said in a line below)
+    rows = [("metric", "cases", "pass", "fail", "error", "score", "prec", "recall", "F1")]
+    valid = [("valid",)]
     shares = []
     for name, m in report["metrics"].items():
         share = m.get("conformance")
         rows.append((escape_controls(name), str(m["count"]), str(m["passed"]), str(m["failed"]),
                      str(m["errors"]), f"{m['mean_score']:.4f}", f"{m['precision']:.4f}",
-                     f"{m['recall']:.4f}", f"{m['f1']:.4f}")
-                    + ((f"{share['share']:.4f}" if share else "-",) if valid else ()))
+                     f"{m['recall']:.4f}", f"{m['f1']:.4f}"))
+        valid.append((f"{share['share']:.4f}" if share else "-",))
         if share:
             shares.append(f"schema: {escape_controls(name)}: "
                           f"{valid_share_text(share, escape_controls)}")
+    wide = [row + extra for row, extra in zip(rows, valid)]
+    if shares and sum(max(len(r[i]) for r in wide) + 2 for i in range(len(wide[0]))) - 2 <= width:
+        rows = wide
     return table(rows, width) + [part for line in shares for part in wrap(line, width)]
 
 
