@@ -29,6 +29,7 @@ keywords), stops at the first error, and reads remote references itself.
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections.abc import Callable, Mapping
 from decimal import Decimal, localcontext
@@ -36,7 +37,7 @@ from typing import Any, NamedTuple
 
 from ..core.errors import JsonMatchError, SchemaError, shown
 from ..core.paths import index_segment, key_segment
-from ..core.values import canonical_key
+from ..core.values import SCALAR_TYPES, TYPE_OF, canonical_key
 from ..core.violations import VALID, Conformance, Violation
 from .eval_schema import _with_room
 from .loading import LoadedSchema, load_schema
@@ -183,6 +184,11 @@ class _Compiler:
         if raw.get("nullable") is True and "type" in raw:  # OpenAPI's, as loading.py reads it
             kinds = raw["type"] if isinstance(raw["type"], list) else [raw["type"]]
             raw = {**raw, "type": [*kinds, "null"]}
+        surely: frozenset[type] = frozenset()  # the Python types ``type`` surely allows
+        type_check = None
+        if "type" in raw:
+            type_check, surely = _type(self, raw["type"], where)
+            general.append(type_check)
         for keyword, make in _GENERAL.items():
             if keyword in raw:
                 general.append(make(self, raw[keyword], resolver, where))
@@ -193,7 +199,7 @@ class _Compiler:
         for keyword, (kind, make) in _SIMPLE.items():
             if keyword in raw:
                 by_kind[kind].append(make(self, raw[keyword], where))
-        return _joined(general, by_kind)
+        return _joined(general, by_kind, surely, type_check)
 
     # -- applicators and general keywords --
 
@@ -235,13 +241,11 @@ class _Compiler:
                     self.mapping_of_schemas(raw.get("patternProperties"), resolver, where,
                                             "patternProperties").items()]
         extra = raw.get("additionalProperties")
-        other = None if extra is None or extra is True else self.node(
+        other = None if extra is None or isinstance(extra, bool) else self.node(
             extra, resolver, f"{where}/additionalProperties")
-        if named or patterns or other is not None:
-            out.append(_properties(named, patterns, other, extra is False))
         required = self.names(raw.get("required", []), where, "required")
-        if required:
-            out.append(_required(required))
+        if named or patterns or other is not None or required:
+            out.append(_properties(named, patterns, other, extra is False, required))
         dependencies = raw.get("dependencies", {})
         if not isinstance(dependencies, Mapping):
             raise self.fail(where, "dependencies", "must be a mapping")
@@ -320,25 +324,25 @@ class _Compiler:
         return value  # type: ignore[no-any-return]
 
 
-def _joined(general: list[Check], by_kind: dict[str, list[Check]]) -> Check:
-    """One node's check: its general keywords, then those of the answer's type."""
-    kinds: dict[type, tuple[Check, ...]] = {}
-    for kind, python_types in (("object", (dict,)), ("array", (list,)), ("string", (str,)),
-                               ("number", (int, float))):
-        if by_kind[kind]:
-            for python_type in python_types:
-                kinds[python_type] = tuple(by_kind[kind])
-    first = tuple(general)
-    if not kinds:
-        if not first:
-            return _accept
-        if len(first) == 1:
-            return first[0]
+_PYTHON_TYPES = {dict: "object", list: "array", str: "string", int: "number", float: "number",
+                 bool: "", type(None): ""}
+
+
+def _joined(general: list[Check], by_kind: dict[str, list[Check]], surely: frozenset[type],
+            type_check: Check | None) -> Check:
+    """One node's check: its general keywords, then those of the answer's type, planned per
+    Python type once (the ``type`` check left out where the type surely passes it)."""
+    plan: dict[type, tuple[Check, ...]] = {}
+    for python_type, kind in _PYTHON_TYPES.items():
+        plan[python_type] = tuple(
+            [c for c in general if not (c is type_check and python_type in surely)]
+            + (by_kind[kind] if kind else []))
+    other = tuple(general)  # a value the door left unread (an ignored field): every check
+    if not any(by_kind.values()) and len(other) <= 1:  # ``type`` alone, a reference alone
+        return other[0] if other else _accept
 
     def check(value: Any, place: Place, found: Found) -> None:
-        for one in first:
-            one(value, place, found)
-        for one in kinds.get(type(value), ()):
+        for one in plan.get(type(value), other):
             one(value, place, found)
     return check
 
@@ -346,7 +350,9 @@ def _joined(general: list[Check], by_kind: dict[str, list[Check]]) -> Check:
 # -- the keywords' checks -------------------------------------------------------------------------
 
 
-def _type(compiler: _Compiler, value: Any, resolver: Any, where: str) -> Check:
+def _type(compiler: _Compiler, value: Any, where: str) -> tuple[Check, frozenset[type]]:
+    """The ``type`` check, and the Python types it surely allows (a float may be an integer
+    or not: it is left to the check)."""
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not all(isinstance(n, str) and n in _TYPES for n in names):
         raise compiler.fail(where, "type", f"must name JSON types ({', '.join(_TYPES)}), not "
@@ -358,10 +364,17 @@ def _type(compiler: _Compiler, value: Any, resolver: Any, where: str) -> Check:
         kind = type(v)
         if kind not in allowed and not (whole_floats and kind is float and v.is_integer()):
             found.append((place, "type"))
-    return check
+    return check, allowed - {float} if whole_floats else allowed
+
+
+_SCALAR_TAGS = {kind: tag for kind, tag in TYPE_OF.items() if kind in SCALAR_TYPES}
 
 
 def _key(value: Any) -> Any:
+    """The key under which JSON-equal values coincide (canonical_key's, a scalar's at once)."""
+    tag = _SCALAR_TAGS.get(type(value))
+    if tag is not None:
+        return tag, value
     try:
         return canonical_key(value)
     except (JsonMatchError, TypeError, RecursionError):  # a field ``ignore`` left unread
@@ -432,12 +445,14 @@ def _not(compiler: _Compiler, value: Any, resolver: Any, where: str) -> Check:
 
 
 _GENERAL: dict[str, Callable[[_Compiler, Any, Any, str], Check]] = {
-    "type": _type, "enum": _enum, "const": _const, "allOf": _all_of,
+    "enum": _enum, "const": _const, "allOf": _all_of,
     "anyOf": _any_or_one("anyOf"), "oneOf": _any_or_one("oneOf"), "not": _not}
 
 
 def _properties(named: dict[str, Check], patterns: list[tuple[re.Pattern[str], Check]],
-                other: Check | None, closed: bool) -> Check:
+                other: Check | None, closed: bool, required: tuple[str, ...]) -> Check:
+    """``properties``, ``patternProperties``, ``additionalProperties`` and ``required``: one
+    pass over the object's keys."""
     def check(v: dict[str, Any], place: Place, found: Found) -> None:
         for key, child in v.items():
             known = named.get(key)
@@ -453,15 +468,21 @@ def _properties(named: dict[str, Check], patterns: list[tuple[re.Pattern[str], C
                     found.append(((place, key), "additionalProperties"))
                 elif other is not None:
                     other(child, (place, key), found)
-    return check
-
-
-def _required(names: tuple[str, ...]) -> Check:
-    def check(v: dict[str, Any], place: Place, found: Found) -> None:
-        for name in names:
+        for name in required:
             if name not in v:
                 found.append(((place, name), "required"))
-    return check
+
+    def plain(v: dict[str, Any], place: Place, found: Found) -> None:  # no patterns, no extras
+        for key, child in v.items():
+            known = named.get(key)
+            if known is not None:
+                known(child, (place, key), found)
+            elif closed:
+                found.append(((place, key), "additionalProperties"))
+        for name in required:
+            if name not in v:
+                found.append(((place, name), "required"))
+    return plain if not patterns and other is None else check
 
 
 def _dependent_required(needs: dict[str, tuple[str, ...]]) -> Check:
@@ -512,21 +533,22 @@ def _contains(schema: Check, least: int, most: int | None) -> Check:
     return check
 
 
-def _bound(keyword: str, kind: str, measure: Callable[[Any], Any],
+def _bound(keyword: str, kind: str, measure: Callable[[Any], Any] | None,
            holds: Callable[[Any, Any], bool]) -> tuple[str, Callable[[_Compiler, Any, str], Check]]:
     def make(compiler: _Compiler, value: Any, where: str) -> Check:
         limit = (compiler.number(value, where, keyword) if kind == "number"
                  else compiler.count(value, where, keyword))
+        if measure is None:  # the number itself
+            def check(v: Any, place: Place, found: Found) -> None:
+                if not holds(v, limit):
+                    found.append((place, keyword))
+            return check
 
-        def check(v: Any, place: Place, found: Found) -> None:
+        def measured(v: Any, place: Place, found: Found) -> None:
             if not holds(measure(v), limit):
                 found.append((place, keyword))
-        return check
+        return measured
     return kind, make
-
-
-def _same(v: Any) -> Any:
-    return v
 
 
 def _multiple_of(compiler: _Compiler, value: Any, where: str) -> Check:
@@ -569,34 +591,18 @@ def _unique(compiler: _Compiler, value: Any, where: str) -> Check:
     return check
 
 
-def _le(a: Any, b: Any) -> bool:
-    return bool(a <= b)
-
-
-def _ge(a: Any, b: Any) -> bool:
-    return bool(a >= b)
-
-
-def _lt(a: Any, b: Any) -> bool:
-    return bool(a < b)
-
-
-def _gt(a: Any, b: Any) -> bool:
-    return bool(a > b)
-
-
 _SIMPLE: dict[str, tuple[str, Callable[[_Compiler, Any, str], Check]]] = {
-    "maximum": _bound("maximum", "number", _same, _le),
-    "minimum": _bound("minimum", "number", _same, _ge),
-    "exclusiveMaximum": _bound("exclusiveMaximum", "number", _same, _lt),
-    "exclusiveMinimum": _bound("exclusiveMinimum", "number", _same, _gt),
+    "maximum": _bound("maximum", "number", None, operator.le),
+    "minimum": _bound("minimum", "number", None, operator.ge),
+    "exclusiveMaximum": _bound("exclusiveMaximum", "number", None, operator.lt),
+    "exclusiveMinimum": _bound("exclusiveMinimum", "number", None, operator.gt),
     "multipleOf": ("number", _multiple_of),
-    "maxLength": _bound("maxLength", "string", len, _le),
-    "minLength": _bound("minLength", "string", len, _ge),
+    "maxLength": _bound("maxLength", "string", len, operator.le),
+    "minLength": _bound("minLength", "string", len, operator.ge),
     "pattern": ("string", _pattern),
-    "maxItems": _bound("maxItems", "array", len, _le),
-    "minItems": _bound("minItems", "array", len, _ge),
+    "maxItems": _bound("maxItems", "array", len, operator.le),
+    "minItems": _bound("minItems", "array", len, operator.ge),
     "uniqueItems": ("array", _unique),
-    "maxProperties": _bound("maxProperties", "object", len, _le),
-    "minProperties": _bound("minProperties", "object", len, _ge),
+    "maxProperties": _bound("maxProperties", "object", len, operator.le),
+    "minProperties": _bound("minProperties", "object", len, operator.ge),
 }
