@@ -38,7 +38,7 @@ def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) ->
     conformance = result.conformance
     if conformance is not None and not conformance.valid:
         found = conformance.violations
-        lines.append(violations_text([(v.path, v.keyword) for v in found], len(found),
+        lines.append(violations_text([(v.path, v.keyword) for v in found], conformance.total,
                                      limit=limit or len(found)))
 
     costly = [(fr.score, i, fr) for i, fr in enumerate(result.fields)

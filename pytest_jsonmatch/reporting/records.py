@@ -167,7 +167,7 @@ class Comparison:
             truncated=None if (cut := result.truncated) is None else (cut.line, cut.column, cut.chars),
             conformance=None if (c := result.conformance) is None else ConformanceRecord(
                 tuple((v.path, v.field_path, v.keyword) for v in c.violations[:VIOLATIONS_KEPT]),
-                len(c.violations), invalid_fails and not c.valid))
+                c.total, invalid_fails and not c.valid))
 
     def with_status(self, status: Status) -> Comparison:
         return replace(self, status=status)

@@ -91,7 +91,8 @@ def passed_line(report: ReportHead) -> str | None:
 def _metric_lines(report: ReportHead, width: int) -> list[str]:
     # the share of answers valid against their schema: a column when a schema was given and
     # the table still fits the terminal (every metric's share is also said in a line below)
-    rows = [("metric", "cases", "pass", "fail", "error", "score", "prec", "recall", "F1")]
+    rows: list[tuple[str, ...]] = [
+        ("metric", "cases", "pass", "fail", "error", "score", "prec", "recall", "F1")]
     valid = [("valid",)]
     shares = []
     for name, m in report["metrics"].items():

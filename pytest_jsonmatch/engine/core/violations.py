@@ -19,18 +19,24 @@ class Violation(NamedTuple):
     keyword: str
 
 
+# How many violations of one answer are listed (all are counted): a hostile answer may
+# break its schema a million times.
+LISTED = 1_000
+
+
 class Conformance(NamedTuple):
-    """Whether an answer is valid against its schema: its violations, in the order found
-    (none: valid)."""
+    """Whether an answer is valid against its schema: its violations in the order found, the
+    first LISTED of them, and how many there were (``total``; 0: valid)."""
 
     violations: tuple[Violation, ...] = ()
+    total: int = 0
 
     @property
     def valid(self) -> bool:
-        return not self.violations
+        return not self.total
 
     def to_dict(self) -> dict[str, Any]:
-        return {"valid": self.valid,
+        return {"valid": self.valid, "total": self.total,
                 "violations": [{"path": v.path, "keyword": v.keyword} for v in self.violations]}
 
 

@@ -11,8 +11,9 @@ schema compiles into a cycle, followed only as deep as the answer goes. ``x-eval
 ``format`` (an annotation in draft 2020-12), ``title``, ``description`` and every other
 keyword of no validation meaning are ignored.
 
-Every violation is found, not only the first: a :class:`Violation` names the answer's path
-(``items[0].qty``, ``$`` for the root) and the keyword it breaks. ``required`` and
+Every violation is found and counted, not only the first (the first 1,000 are listed): a
+:class:`Violation` names the answer's path (``items[0].qty``, ``$`` for the root) and the
+keyword it breaks. ``required`` and
 ``additionalProperties`` name the path of the missing or extra key. A failed ``anyOf`` or
 ``oneOf`` names its own keyword, or, when one branch alone has the answer's type (a
 nullable model: ``anyOf: [{$ref}, {type: null}]``), that branch's violations.
@@ -23,7 +24,10 @@ the schema, the node and the keyword, when the schema is compiled.
 
 fastjsonschema (which checks saved reports, reporting/validation.py) was weighed: it reads
 drafts 4 to 7 only (no ``prefixItems``, ``dependentRequired``, or ``$ref`` beside other
-keywords), stops at the first error, and reads remote references itself.
+keywords), stops at the first error, and reads remote references itself. Its generated code
+gives a yes or no on the benchmarks' invoices in about the time this check takes to list
+every violation (30-50 us an answer), so a second, exact pass for invalid answers would buy
+nothing.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from typing import Any, NamedTuple
 from ..core.errors import JsonMatchError, SchemaError, shown
 from ..core.paths import index_segment, key_segment
 from ..core.values import SCALAR_TYPES, TYPE_OF, canonical_key
-from ..core.violations import VALID, Conformance, Violation
+from ..core.violations import LISTED, VALID, Conformance, Violation
 from .eval_schema import _with_room
 from .loading import LoadedSchema, load_schema
 
@@ -66,7 +70,8 @@ class Validator:
         self._check(value, None, found)
         if not found:
             return VALID
-        return Conformance(tuple(_violation(place, keyword) for place, keyword in found))
+        return Conformance(tuple(_violation(place, keyword) for place, keyword in found[:LISTED]),
+                           len(found))
 
 
 def _violation(place: Place, keyword: str) -> Violation:

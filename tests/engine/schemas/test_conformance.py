@@ -179,7 +179,7 @@ def test_conformance_is_beside_the_score_never_in_it():
     assert [(v.path, v.keyword) for v in with_schema.conformance.violations] == [
         ("items[0].colour", "additionalProperties")]
     assert with_schema.to_dict()["conformance"] == {
-        "valid": False, "violations": [{"path": "items[0].colour", "keyword": "additionalProperties"}]}
+        "valid": False, "total": 1, "violations": [{"path": "items[0].colour", "keyword": "additionalProperties"}]}
     assert match_json(actual, expected, metric="field_match").conformance is None
     run = evaluate_records([expected, expected], [actual, expected], metric="field_f1",
                            schema=INVOICE)
@@ -187,6 +187,13 @@ def test_conformance_is_beside_the_score_never_in_it():
     # the scores are field_f1's own: id, sku, qty match (TP 3), colour is invented (FP 1):
     # precision 3/4, recall 1, F1 = 2 * 3/4 / (7/4) = 6/7; the violation takes nothing more
     assert [r.score for r in run.records] == [pytest.approx(6 / 7), 1.0]
+
+
+def test_a_hostile_answer_is_counted_whole_and_listed_in_part():
+    # 5,000 elements of the wrong type: all counted, the first 1,000 listed
+    found = validator_for({"items": {"type": "string"}}).check(list(range(5_000)))
+    assert found.total == 5_000 and len(found.violations) == 1_000
+    assert found.violations[-1] == ("[999]", "[]", "type")
 
 
 def test_the_validator_is_compiled_once_per_schema():
