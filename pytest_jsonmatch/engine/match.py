@@ -18,7 +18,7 @@ from .comparing.registry import Registry
 from .configuring.walk_config import WalkConfig
 from .core.cut_off import Truncation
 from .core.depth import call_with_depth
-from .core.errors import ConfigError
+from .core.errors import ConfigError, shown
 from .metrics import REGISTRY, metric_named
 from .metrics.base import Metric, configure
 from .reading.intake import as_data, read_json
@@ -123,9 +123,11 @@ def _marked(result: MatchResult, cut: Truncation | None) -> MatchResult:
 def _validator(options: Mapping[str, Any]) -> Validator | None:
     """The compiled conformance check of the ``schema`` option (None: no schema given, or
     the ``conformance`` option false)."""
-    check = options.get("conformance", True)
-    if not isinstance(check, bool):
-        raise ConfigError(f"conformance must be true or false, not {check!r:.60}")
+    check = options.get("conformance")
+    if check is None:
+        check = True
+    elif not isinstance(check, bool):
+        raise ConfigError(f"conformance must be true or false, not {shown(check)}")
     source = options.get("schema")
     return None if source is None or not check else validator_for(source)
 

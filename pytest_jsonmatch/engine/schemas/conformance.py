@@ -560,18 +560,30 @@ def _multiple_of(compiler: _Compiler, value: Any, where: str) -> Check:
     step = compiler.number(value, where, "multipleOf")
     if step <= 0:
         raise compiler.fail(where, "multipleOf", f"must be above 0, not {shown(value)}")
-    exact = Decimal(repr(step))
+    exact = _decimal(step)
 
     def check(v: Any, place: Place, found: Found) -> None:
         if type(v) is int and type(step) is int:
             ok = v % step == 0
         else:  # decimally, as the numbers are written: 0.3 is a multiple of 0.1
-            with localcontext() as context:
-                context.prec = 2 * len(repr(v)) + 2 * len(repr(step)) + 10  # exact
-                ok = Decimal(repr(v)) % exact == 0
+            value = _decimal(v)
+            with localcontext() as context:  # digits enough for an exact remainder
+                context.prec = 2 * (_digits(value) + _digits(exact)) + 10
+                ok = value % exact == 0
         if not ok:
             found.append((place, "multipleOf"))
     return check
+
+
+def _decimal(number: int | float) -> Decimal:
+    """A number as it is written: an int exactly, a float by its shortest repr (0.1)."""
+    return Decimal(number) if type(number) is int else Decimal(repr(number))
+
+
+def _digits(number: Decimal) -> int:
+    """How many digits a decimal spans, from its largest to its smallest."""
+    sign, digits, exponent = number.as_tuple()
+    return len(digits) + abs(int(exponent))
 
 
 def _pattern(compiler: _Compiler, value: Any, where: str) -> Check:

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from pytest_jsonmatch import match_json
-from pytest_jsonmatch.engine.core.errors import SchemaError
+from pytest_jsonmatch.engine.core.errors import ConfigError, SchemaError
 from pytest_jsonmatch.engine.match import evaluate_records
 from pytest_jsonmatch.engine.schemas.conformance import validator_for
 
@@ -226,3 +226,13 @@ def test_valid_exactly_when_jsonschema_says_so(seed):
             answer = value()
         mine = validator_for(INVOICE).check(answer)
         assert mine.valid == reference.is_valid(answer), (answer, mine)
+
+
+def test_the_conformance_option():
+    schema = {"type": "object", "required": ["b"]}
+    # None is the default (checked), False skips the check, anything else is refused by name
+    assert match_json({"a": 1}, {"a": 1}, schema=schema, conformance=None).conformance.total == 1
+    assert match_json({"a": 1}, {"a": 1}, schema=schema, conformance=False).conformance is None
+    for bad in ("yes", 10**5000, []):  # the fuzzer's finds: an int too long to print plainly
+        with pytest.raises(ConfigError, match="^conformance must be true or false, not "):
+            match_json({"a": 1}, {"a": 1}, schema=schema, conformance=bad)
