@@ -69,6 +69,37 @@ def predicted_record(rng: random.Random, gold: dict[str, Any]) -> dict[str, Any]
     return pred
 
 
+# The records' JSON Schema: a prediction with a field added (po_number) or left out (street)
+# breaks it, as an extractor's answer would.
+_ADDRESS = {"type": "object", "additionalProperties": False,
+            "required": ["street", "city", "country"],
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"},
+                           "country": {"enum": ["DE", "FR", "PT", "NL"]}}}
+SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$defs": {
+        "item": {"type": "object", "additionalProperties": False,
+                 "required": ["sku", "description", "qty", "unit_price"],
+                 "properties": {"sku": {"type": "string", "pattern": "^SKU-[0-9]+$"},
+                                "description": {"type": "string", "minLength": 1},
+                                "qty": {"type": "integer", "minimum": 1},
+                                "unit_price": {"type": "number", "minimum": 0}}},
+    },
+    "type": "object", "additionalProperties": False,
+    "required": ["invoice_id", "date", "vendor", "currency", "total", "paid", "line_items"],
+    "properties": {
+        "invoice_id": {"type": "string"}, "date": {"type": "string", "format": "date"},
+        "vendor": {"type": "object", "required": ["name", "vat_id", "address"],
+                   "properties": {"name": {"type": "string"}, "vat_id": {"type": "string"},
+                                  "address": _ADDRESS}},
+        "currency": {"enum": ["EUR", "USD"]}, "total": {"type": "number", "minimum": 0},
+        "paid": {"type": "boolean"},
+        "line_items": {"type": "array", "items": {"$ref": "#/$defs/item"},
+                       "x-eval-align": "hungarian"},
+    },
+}
+
+
 def records(n: int, seed: int = 29) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``n`` gold records and their predictions."""
     rng = random.Random(seed)

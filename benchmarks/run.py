@@ -41,6 +41,7 @@ from typing import Any, Callable
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import corpus  # noqa: E402
+import invoices  # noqa: E402
 import references  # noqa: E402
 import worst  # noqa: E402
 from floor import floor_compare  # noqa: E402
@@ -656,7 +657,64 @@ def bench_dataset(args: argparse.Namespace) -> list[Row]:
                         "-j 1, same records", statistics.median(t1), ratio, "<= 0.59x",
                         _verdict(ratio <= 0.59), args.dataset_runs,
                         f"{os.cpu_count()} CPUs; includes starting the workers"))
+        rows.append(_conformance_row(args, folder))
     return rows
+
+
+def _conformance_row(args: argparse.Namespace, folder: Path) -> Row:
+    """``jsonmatch score --schema`` on the invoices, each answer checked against the schema,
+    against the same run with the check off (``--option conformance=false``): in this
+    process, runs in ABBA order, the ratio the median of the paired runs' ratios. Times are
+    this process's CPU time (one job: all the work is here), which other processes on a
+    shared machine disturb far less than wall time."""
+    import io
+    from contextlib import redirect_stdout
+
+    from pytest_jsonmatch.cli import main
+
+    n = args.dataset_sizes[0]
+    gold, pred = invoices.write_jsonl(folder, n)
+    schema = folder / "invoice.schema.json"
+    schema.write_text(json.dumps(invoices.SCHEMA))
+    argv = ["score", str(gold), str(pred), "--schema", str(schema), "-f", "json"]
+    off = ["--option", "conformance=false"]
+    with redirect_stdout(io.StringIO()) as out:
+        main(argv)  # warm: imports, the schema read and compiled
+    valid = json.loads(out.getvalue())["metrics"]["field_f1"]["conformance"]["valid"]
+
+    def run(extra: list[str]) -> float:
+        gc.collect()
+        with redirect_stdout(io.StringIO()):
+            t0 = time.process_time()
+            main(argv + extra)
+            return time.process_time() - t0
+
+    on_t: list[float] = []
+    off_t: list[float] = []
+    for k in range(args.dataset_runs):
+        pairs = [(on_t, []), (off_t, off)]
+        for times, extra in (pairs if k % 2 == 0 else pairs[::-1]):
+            times.append(run(extra))
+    ratios = [a / b for a, b in zip(on_t, off_t)]
+    ratio = statistics.median(ratios)
+    # the check alone, on the parsed predictions: what the paired runs' noise may hide
+    from pytest_jsonmatch.engine.schemas.conformance import validator_for
+
+    check = validator_for(invoices.SCHEMA).check
+    answers = invoices.records(n)[1]
+    alone = []
+    for _ in range(3):
+        t0 = time.process_time()
+        for answer in answers:
+            check(answer)
+        alone.append(time.process_time() - t0)
+    return Row("dataset", f"jsonmatch score {n:,} invoices --schema, conformance checked (CPU)",
+               statistics.median(on_t), "--option conformance=false", statistics.median(off_t),
+               ratio, "<= 1.10x", _verdict(ratio <= 1.10), args.dataset_runs,
+               f"ratios min {min(ratios):.3f} median {ratio:.3f} max {max(ratios):.3f}; the "
+               f"check alone {min(alone) / n * 1e6:.0f} us an answer, "
+               f"{min(alone) / statistics.median(off_t):.1%} of the run without it; "
+               f"{valid:,} of {n:,} answers valid")
 
 
 # -- 9. the implementations pytest-jsonmatch reproduces, timed in the same process ---------

@@ -55,6 +55,7 @@ class Defaults:
     threshold: float = 1.0
     options: Mapping[str, object] = field(default_factory=dict)
     verbosity: int = 0
+    invalid_fails: bool = False  # an answer that breaks its schema fails its comparison
 
     def check(self) -> None:
         """The metric and every option key, checked once plugins have registered their

@@ -70,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
         where = path_shown(expected_path) if message.startswith("expected") else path_shown(actual_path)
         raise InputError(f"{where}: {message}") from None
     case_id = path_shown(actual_path)
-    settings = ScoreSettings(metric, threshold, options, args.values)
+    settings = ScoreSettings(metric, threshold, options, args.values,
+                             invalid_fails=args.invalid_fails)
     comparison = comparison_of(Pair(case_id, expected, actual, case_id,
                                     "" if actual_path == STDIN else actual_path), result, settings)
     summary = summarize([comparison])

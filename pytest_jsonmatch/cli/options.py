@@ -37,6 +37,9 @@ def add_scoring_arguments(parser: argparse.ArgumentParser, structeval: bool = Fa
     parser.add_argument("--config", metavar="FILE",
                         help="structeval's configuration file (JSON or YAML): its string, "
                              "number and boolean evaluators and array_matching_threshold")
+    parser.add_argument("--invalid-fails", action="store_true",
+                        help="a case whose answer breaks its schema fails, whatever its score "
+                             "(the plugin's jsonmatch_invalid_fails)")
 
 
 def _unit(text: str) -> float:
@@ -72,7 +75,7 @@ def whole_number(minimum: int, of: str) -> Callable[[str], int]:
 # The gate settings as the command line spells them, for the gates' messages to name
 GATE_NAMES = GateNames(fail_under="--fail-under", floors="--field-floor", max_drop="--max-drop",
                        max_case_drop="--max-case-drop", allow_regressions="--allow-regressions",
-                       strict="--strict")
+                       strict="--strict", min_valid="--min-valid")
 
 
 def add_regression_arguments(parser: argparse.ArgumentParser) -> None:

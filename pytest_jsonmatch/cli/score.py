@@ -77,6 +77,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--strict", action="store_true",
                    help="exit 1 when a --field-floor matches no field (a typo, usually) instead "
                         "of warning; the plugin's jsonmatch_strict")
+    p.add_argument("--min-valid", type=unit, metavar="SHARE",
+                   help="exit 1 when, for a metric, the share of answers valid against the "
+                        "schema is below SHARE (the plugin's jsonmatch_min_valid)")
     p.add_argument("--baseline", metavar="PATH", help="compare with a saved report, case by case")
     p.add_argument("--max-drop", type=unit, default=0.0, metavar="D",
                    help="with --baseline: exit 1 when the score dropped by more than D and not "
@@ -105,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     gates = GateSettings(fail_under=args.fail_under, floors=floors, max_drop=args.max_drop,
                          mode=args.gate, strict=args.strict,
                          max_case_drop=args.max_case_drop, allow_regressions=args.allow_regressions,
-                         names=GATE_NAMES)
+                         min_valid=args.min_valid, names=GATE_NAMES)
     baseline = None
     if args.baseline:
         try:
@@ -126,9 +129,11 @@ def run(args: argparse.Namespace) -> int:
             spooled = stack.enter_context(PairSpool(tmp))  # only when the schema is inferred
             sketches = workers.map(sketch_part, spooled.keeping(source), metric, options)
             options["schema"] = SchemaSketch.merged(sketches).schema()
+            options["conformance"] = False  # a schema inferred from gold is no answer's contract
             source = spooled
         settings = ScoreSettings(metric, threshold, options, args.values, args.group_by,
-                                 keep_fields=keep_comparisons or baseline is not None)
+                                 keep_fields=keep_comparisons or baseline is not None,
+                                 invalid_fails=args.invalid_fails)
         total, now = _score(source, count_records(pairing.gold) if sys.stderr.isatty() else None,
                             settings, workers, cases,
                             comparisons if keep_comparisons else None,

@@ -52,8 +52,9 @@ class Pair(NamedTuple):
 class ScoreSettings:
     """How a dataset is scored: metric, threshold and options (a ``schema`` among them for
     a schema-driven metric), how much of each value the report keeps, the grouping of the
-    per-field tables, and whether each comparison keeps its fields (a report or a baseline
-    needs them; the per-field tables are counted from the scores either way)."""
+    per-field tables, whether each comparison keeps its fields (a report or a baseline
+    needs them; the per-field tables are counted from the scores either way), and whether
+    an answer that breaks its schema fails."""
 
     metric: str = "field_f1"
     threshold: float = 1.0
@@ -61,6 +62,7 @@ class ScoreSettings:
     values: str = "short"
     group_by: str = "metric"
     keep_fields: bool = True
+    invalid_fails: bool = False  # an answer that breaks its schema fails its case
 
     def check(self) -> None:
         """ConfigError for an unknown metric or option, or a schema-driven metric without
@@ -139,5 +141,6 @@ def comparison_of(pair: Pair, outcome: MatchResult | str, settings: ScoreSetting
                           file=pair.file, line=pair.line)
     return Comparison.of_result(
         outcome, case_id=pair.case_id, nodeid=pair.case_id, threshold=settings.threshold,
-        passed=outcome.passed(settings.threshold), file=pair.file, line=pair.line,
-        values=settings.values if settings.keep_fields else None)
+        passed=outcome.passed(settings.threshold, settings.invalid_fails), file=pair.file,
+        line=pair.line, values=settings.values if settings.keep_fields else None,
+        invalid_fails=settings.invalid_fails)

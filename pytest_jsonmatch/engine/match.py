@@ -18,7 +18,7 @@ from .comparing.registry import Registry
 from .configuring.walk_config import WalkConfig
 from .core.cut_off import Truncation
 from .core.depth import call_with_depth
-from .core.errors import ConfigError
+from .core.errors import ConfigError, shown
 from .metrics import REGISTRY, metric_named
 from .metrics.base import Metric, configure
 from .reading.intake import as_data, read_json
@@ -32,6 +32,7 @@ from .results.field_results import (
     weighted_precision_recall,
 )
 from .results.post_processors import spare_cut_elements
+from .schemas.conformance import Validator, validator_for
 from .schemas.eval_schema import SchemaNode, infer_node
 from .walking.prefetch import prefetch_strings
 from .walking.walk import walk
@@ -46,12 +47,15 @@ def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: 
     metric, plus the metric's own (see ``METRICS[name].options``). Unknown names raise
     ConfigError listing the known ones. An answer cut off inside its JSON value raises
     TruncatedError; with ``truncated="close"`` it is scored closed (partial credit) and the
-    result's ``truncated`` says where it was cut.
+    result's ``truncated`` says where it was cut. With a ``schema``, the result's
+    ``conformance`` says whether the actual value is valid against it (never in the score;
+    ``conformance=False`` skips the check).
     """
     registry = options.pop("registry", REGISTRY)
     truncated = options.pop("truncated", "error")
     chosen = metric_named(metric, registry)
     cfg = configure(chosen, options, registry)
+    validator = _validator(options)
     expected_value, depth_e = _read(parse_expected(as_data(expected, "expected"),
                                                    allow_array=chosen.allow_array), "expected", cfg)
     parsed, cut = parse_actual_checked(as_data(actual, "actual"), allow_array=chosen.allow_array,
@@ -59,8 +63,9 @@ def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: 
     actual_value, depth_a = _read(parsed, "actual", cfg)
     if chosen.target is not None:
         expected_value, actual_value = chosen.target(expected_value, actual_value, options)
-    return _marked(call_with_depth(max(depth_e, depth_a), lambda: _score(
-        chosen, cfg, cfg.schema, expected_value, actual_value, options, registry, cut)), cut)
+    return _marked(call_with_depth(max(depth_e, depth_a), lambda: _conformed(
+        validator, actual_value, _score(chosen, cfg, cfg.schema, expected_value, actual_value,
+                                        options, registry, cut))), cut)
 
 
 def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
@@ -89,6 +94,7 @@ def score_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
                           f"({len(actual_list)} != {len(expected_list)})")
     chosen = metric_named(metric, registry)
     cfg = configure(chosen, options, registry)
+    validator = _validator(options)
     read_e = [_read(parse_expected(as_data(e, f"expected[{i}]"), allow_array=chosen.allow_array,
                                    what=f"expected[{i}]"), f"expected[{i}]", cfg)
               for i, e in enumerate(expected_list)]
@@ -104,14 +110,34 @@ def score_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
         a, depth_a = _read(parsed, f"actual[{i}]", cfg)
         if chosen.target is not None:
             e, a = chosen.target(e, a, options)
-        records.append(_marked(call_with_depth(max(depth_e, depth_a), lambda: _score(
-            chosen, cfg, schema, e, a, options, registry, cut)), cut))
+        records.append(_marked(call_with_depth(max(depth_e, depth_a), lambda: _conformed(
+            validator, a, _score(chosen, cfg, schema, e, a, options, registry, cut))), cut))
     return chosen.name, tuple(records)
 
 
 def _marked(result: MatchResult, cut: Truncation | None) -> MatchResult:
     """``result``, saying where the answer was cut off when it was scored closed."""
     return result if cut is None else replace(result, truncated=cut)
+
+
+def _validator(options: Mapping[str, Any]) -> Validator | None:
+    """The compiled conformance check of the ``schema`` option (None: no schema given, or
+    the ``conformance`` option false)."""
+    check = options.get("conformance")
+    if check is None:
+        check = True
+    elif not isinstance(check, bool):
+        raise ConfigError(f"conformance must be true or false, not {shown(check)}")
+    source = options.get("schema")
+    return None if source is None or not check else validator_for(source)
+
+
+def _conformed(validator: Validator | None, actual: Any, result: MatchResult) -> MatchResult:
+    """``result``, saying whether ``actual`` (the compared value) is valid against the
+    schema: beside the score, never in it."""
+    if validator is None:
+        return result
+    return replace(result, conformance=validator.check(actual))
 
 
 def _read(value: Any, side: str, cfg: WalkConfig) -> tuple[Any, int]:

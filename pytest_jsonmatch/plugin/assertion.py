@@ -77,7 +77,7 @@ def _check(actual: object, expected: object, metric: str | None, threshold: obje
            options: Mapping[str, object], channel: Channel) -> MatchResult:
     __tracebackhide__ = True
     result, limit = compare_and_record(actual, expected, metric, threshold, options, channel)
-    if not result.passed(limit):
+    if not result.passed(limit, channel.defaults.invalid_fails):
         raise failure(result, limit, channel.defaults.verbosity)
     return result
 
@@ -112,8 +112,8 @@ def compare_and_record(actual: object, expected: object, metric: str | None, thr
                                repeat=repeat, source=source, recording=recorded, call=call))
         raise batch
     channel.record(Outcome(metric=result.metric, threshold=limit, result=result,
-                           passed=result.passed(limit), repeat=repeat, source=source,
-                           recording=recorded, call=call))
+                           passed=result.passed(limit, defaults.invalid_fails), repeat=repeat,
+                           source=source, recording=recorded, call=call))
     return result, limit
 
 

@@ -151,10 +151,11 @@ class GoldenItem(pytest.Item):
         """Whether the runs pass: the one run's verdict, or the repeat rule's."""
         if not results:
             return True
+        must_be_valid = self.run.channel.defaults.invalid_fails
         if len(results) == 1:
             result, limit = results[0]
-            return bool(result.passed(limit))
-        return not any(result.floor_failures for result, _ in results) and \
+            return bool(result.passed(limit, must_be_valid))
+        return all(r.passed(0.0, must_be_valid) for r, _ in results) and \
             self.run.settings.repeat.passes([result.score for result, _ in results], results[0][1])
 
     def _update(self, output: object) -> CaseUpdate:

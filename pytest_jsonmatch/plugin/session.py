@@ -239,7 +239,8 @@ class _Recorder:
                 result, case_id=case_id, nodeid=item.nodeid, threshold=outcome.threshold,
                 passed=outcome.passed, values=session.settings.report_values, seq=seq,
                 repeat=outcome.repeat, file=self.file, line=self.line, source=outcome.source,
-                recording=outcome.recording, call=call, target=target)
+                recording=outcome.recording, call=call, target=target,
+                invalid_fails=session.settings.defaults.invalid_fails)
         session.pending.append(comparison)
         if session.settings.junit_properties:
             item.user_properties.append(("jsonmatch_metric", comparison.metric))

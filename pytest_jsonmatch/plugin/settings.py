@@ -120,6 +120,9 @@ SETTINGS = (
     Setting("max_case_drop", "with a baseline: a shared case whose score dropped by more than D "
                              "fails the session (default: the max drop); 'allow=N' lets up to N "
                              "such cases pass with a warning", metavar="[D] [allow=N]"),
+    Setting("invalid_fails", "a comparison whose answer breaks its schema fails", "bool", False),
+    Setting("min_valid", "fail the session when, for a metric, the share of answers valid "
+                         "against their schema is below SHARE", metavar="SHARE"),
     Setting("schema_dirs", "folders outside the test root that the $refs of a golden case's "
                            "schema may read (default: none; the root always)", "paths", []),
     Setting("max_cases", "the most cases one case file may hold (default 10000)",
@@ -241,7 +244,8 @@ def _read(read: _Reader) -> Settings:
         rootpath=config.rootpath, golden=_golden(read), target=target, targets=targets,
         versus=versus,
         defaults=Defaults(metric=metric, threshold=threshold, options=_options(read.text("options")[0]),
-                          verbosity=_verbosity(config, verbose)),
+                          verbosity=_verbosity(config, verbose),
+                          invalid_fails=bool(read.ini("invalid_fails"))),
         record=RecordSettings.parse(read.parts("record")),
         update=update_mode(*read.text("update"), in_ci=bool(os.environ.get("CI"))), repeat=RepeatSettings.parse(read.parts("repeat")),
         calls=parse_calls(read.parts("calls")),
@@ -322,7 +326,8 @@ def _gates(read: _Reader) -> GateSettings:
     return gate_settings(
         fail_under=read.text("fail_under")[0],
         floor_lines=[str(line) for line in floor_lines] if isinstance(floor_lines, list) else [],
-        drop_parts=read.parts("max_drop"), case_parts=read.parts("max_case_drop"), prefix=PREFIX)
+        drop_parts=read.parts("max_drop"), case_parts=read.parts("max_case_drop"), prefix=PREFIX,
+        min_valid=read.text("min_valid")[0])
 
 
 def _options(text: str) -> dict[str, object]:

@@ -27,7 +27,13 @@ from .records import (
     FieldRecord,
     Status,
 )
-from .shapes import CaseDict, CaseResultDict, FieldAggregateDict, MetricTallyDict
+from .shapes import (
+    CaseDict,
+    CaseResultDict,
+    FieldAggregateDict,
+    MetricTallyDict,
+    ValidShareDict,
+)
 
 RepeatRule = Literal["mean", "all", "majority"]
 GroupBy = Literal["metric", "file", "folder"]
@@ -70,6 +76,10 @@ class CaseResult:
     line: int | None
     error: str
     truncated: int = 0  # runs whose answer was cut off and scored closed (partial credit)
+    checked: int = 0  # runs whose answer was checked against a schema
+    valid: int = 0  # of them, the valid ones
+    # the places (field path, keyword) each invalid run broke, each once per run
+    violated: tuple[tuple[str, str], ...] = ()
     target: str = ""  # the named target whose outputs the runs scored
 
     @property
@@ -85,6 +95,8 @@ class CaseResult:
             "file": self.file, "line": self.line, "error": self.error}
         if self.truncated:
             out["truncated"] = self.truncated
+        if self.checked:
+            out["conformance"] = {"checked": self.checked, "valid": self.valid}
         if self.target:
             out["target"] = self.target
         return out
@@ -97,10 +109,13 @@ def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
     first = runs[0]
     scores = [c.score for c in runs]
     errors = [c.error for c in runs if c.status == ERROR]
+    checked = [c.conformance for c in runs if c.conformance is not None and c.status != ERROR]
     if first.status in EXPECTED_TO_FAIL:
         status = first.status
     elif errors:
         status = ERROR
+    elif any(c.fails for c in checked):  # an invalid answer failed its run, whatever its score
+        status = FAILED
     else:
         status = PASSED if case_passes(scores, first.threshold, rule) else FAILED
     return CaseResult(first.case_id, first.metric, first.threshold, status, len(runs),
@@ -108,7 +123,11 @@ def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
                       sum(c.status == PASSED for c in runs), _mean([c.precision for c in runs]),
                       _mean([c.recall for c in runs]), _mean([c.f1 for c in runs]), first.file,
                       first.line, errors[0] if errors else "",
-                      sum(c.truncated is not None for c in runs), first.target)
+                      sum(c.truncated is not None for c in runs), len(checked),
+                      sum(c.valid for c in checked),
+                      tuple(place for c in checked
+                            for place in dict.fromkeys((f, k) for _, f, k in c.violations)),
+                      first.target)
 
 
 def _mean(values: Iterable[float]) -> float:
@@ -120,6 +139,7 @@ def _mean(values: Iterable[float]) -> float:
 
 
 _MEANS = ("score", "precision", "recall", "f1")
+VIOLATED_SHOWN = 10  # the places broken most that a metric's tally names
 
 
 @dataclass
@@ -132,8 +152,17 @@ class MetricTally:
     failed: int = 0
     errors: int = 0
     sums: dict[str, ExactSum] = field(default_factory=lambda: {k: ExactSum() for k in _MEANS})
+    # answers checked against a schema, the valid ones, and per (field path, keyword) how
+    # many answers broke it
+    checked: int = 0
+    valid: int = 0
+    violated: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def add(self, case: CaseResult) -> None:
+        self.checked += case.checked
+        self.valid += case.valid
+        for place in case.violated:
+            self.violated[place] = self.violated.get(place, 0) + 1
         self.cases += 1
         if case.status == PASSED:
             self.passed += 1
@@ -152,15 +181,36 @@ class MetricTally:
         self.errors += other.errors
         for name in _MEANS:
             self.sums[name].merge(other.sums[name])
+        self.checked += other.checked
+        self.valid += other.valid
+        for place, answers in other.violated.items():
+            self.violated[place] = self.violated.get(place, 0) + answers
 
     def mean(self, name: str) -> float:
         return self.sums[name].value / self.cases if self.cases else 1.0
 
+    @property
+    def valid_share(self) -> float | None:
+        """The share of checked answers valid against their schema (None: none checked)."""
+        return self.valid / self.checked if self.checked else None
+
+    def conformance(self) -> ValidShareDict:
+        """The valid share, and the places broken most (most answers first, then by path)."""
+        most = sorted(self.violated.items(), key=lambda kv: (-kv[1], kv[0]))[:VIOLATED_SHOWN]
+        return {"checked": self.checked, "valid": self.valid,
+                "share": self.valid / self.checked if self.checked else 1.0,
+                "violated": [{"field_path": path, "keyword": keyword, "answers": answers}
+                             for (path, keyword), answers in most]}
+
     def to_dict(self) -> MetricTallyDict:
-        return {"count": self.cases, "passed": self.passed, "failed": self.failed,
-                "errors": self.errors, "mean_score": self.mean("score"),
-                "precision": self.mean("precision"), "recall": self.mean("recall"),
-                "f1": self.mean("f1")}
+        out: MetricTallyDict = {
+            "count": self.cases, "passed": self.passed, "failed": self.failed,
+            "errors": self.errors, "mean_score": self.mean("score"),
+            "precision": self.mean("precision"), "recall": self.mean("recall"),
+            "f1": self.mean("f1")}
+        if self.checked:
+            out["conformance"] = self.conformance()
+        return out
 
 
 
@@ -376,3 +426,30 @@ def never_scored_line(paths: Sequence[str], escape: Callable[[str], str] = str,
     more = f" and {len(paths) - len(shown)} more" if len(paths) > len(shown) else ""
     return (f"{len(paths)} field{'' if len(paths) == 1 else 's'} never scored: "
             f"{', '.join(escape(p) for p in shown)}{more}")
+
+
+def valid_share_text(share: ValidShareDict, escape: Callable[[str], str] = str,
+                     limit: int = 3) -> str:
+    """``93 of 100 answers valid (0.9300); broken most: items[].qty minimum (5 answers)``:
+    a metric's conformance as every rendering words it (paths through ``escape``)."""
+    text = (f"{share['valid']} of {share['checked']} answer{'' if share['checked'] == 1 else 's'} "
+            f"valid ({share['share']:.4f})")
+    most = share["violated"][:limit]
+    if most:
+        text += "; broken most: " + ", ".join(
+            f"{escape(v['field_path'])} {escape(v['keyword'])} ({v['answers']} "
+            f"answer{'' if v['answers'] == 1 else 's'})" for v in most)
+    return text
+
+
+def violations_text(places: Sequence[tuple[str, str]], total: int,
+                    escape: Callable[[str], str] = str, limit: int = 5) -> str:
+    """``answer breaks its schema (2 violations): items[0].qty minimum, total type``, or
+    ``answer valid against its schema``: one answer's conformance as every rendering words
+    it, the first ``limit`` (path, keyword) places named."""
+    if not total:
+        return "answer valid against its schema"
+    named = ", ".join(f"{escape(path)} {escape(keyword)}" for path, keyword in places[:limit])
+    more = f" and {total - min(len(places), limit)} more" if total > min(len(places), limit) else ""
+    return (f"answer breaks its schema ({total} violation{'' if total == 1 else 's'}): "
+            f"{named}{more}")

@@ -14,6 +14,7 @@ from ..engine.core.depth import nesting
 from ..engine.core.errors import printable, shown
 from ..engine.core.values import MISSING
 from ..engine.results.field_results import SKIPPED, SCORE_EPSILON, FieldResult, MatchResult
+from .aggregate import violations_text
 from .tables import guarded
 
 # How many fields (and pairings) a failure message lists, by verbosity: -v raises it.
@@ -34,6 +35,11 @@ def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) ->
     if result.truncated is not None:
         lines.append(f"the answer was cut off (truncated) at {result.truncated.where()} and "
                      f"scored closed: the fields past the cut count as omitted")
+    conformance = result.conformance
+    if conformance is not None and not conformance.valid:
+        found = conformance.violations
+        lines.append(violations_text([(v.path, v.keyword) for v in found], conformance.total,
+                                     limit=limit or len(found)))
 
     costly = [(fr.score, i, fr) for i, fr in enumerate(result.fields)
               if fr.status != SKIPPED and fr.score < 1.0]
@@ -64,8 +70,12 @@ def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) ->
 def _headline(result: MatchResult, threshold: float) -> str:
     stats = (f"precision {result.precision:.4f}, recall {result.recall:.4f}, "
              f"F1 {result.f1:.4f}")
-    if not result.floor_failures or result.score < threshold - SCORE_EPSILON:
+    if result.score < threshold - SCORE_EPSILON or not (
+            result.floor_failures or result.conformance is not None):
         return f"{result.metric}: score {result.score:.4f} < threshold {threshold:.4f} ({stats})"
+    if not result.floor_failures:  # failed by the setting that fails invalid answers
+        return (f"{result.metric}: score {result.score:.4f} >= threshold {threshold:.4f}, "
+                f"but the answer breaks its schema ({stats})")
     n = len(result.floor_failures)
     below = "1 field is" if n == 1 else f"{n} fields are"
     return (f"{result.metric}: score {result.score:.4f} >= threshold {threshold:.4f}, "

@@ -63,6 +63,7 @@ class GateNames:
     max_case_drop: str
     allow_regressions: str
     strict: str  # the setting written as it turns the strict rule on (``--strict``)
+    min_valid: str = "min_valid"
 
 
 # The names of a caller that gives none (a library user): the rules' own names, no spelling of
@@ -83,6 +84,8 @@ class GateSettings:
     # (None: max_drop), unless at most ``allow_regressions`` cases did
     max_case_drop: float | None = None
     allow_regressions: int = 0
+    # per metric: the least share of answers valid against their schema (None: no floor)
+    min_valid: float | None = None
     names: GateNames = RULE_NAMES
 
     @property
@@ -125,11 +128,11 @@ class Verdict:
 
 def gate_settings(*, fail_under: str, floor_lines: Sequence[str],
                   drop_parts: Sequence[tuple[str, str]], case_parts: Sequence[tuple[str, str]],
-                  prefix: str) -> GateSettings:
+                  prefix: str, min_valid: str = "") -> GateSettings:
     """The gates from their settings' text: ``fail_under``, the lines of ``field_floors``
     (a line ``strict`` among them), and the (text, name) parts of ``max_drop`` (``D``,
     ``strict``) and ``max_case_drop`` (``D``, ``allow=N``), a later part's words overriding an
-    earlier one's (a flag's over the ini's). Every message names the ini setting (``prefix``
+    earlier one's (a flag's over the ini's), and ``min_valid``. Every message names the ini setting (``prefix``
     + name), the name the verdict and the docs use. ConfigError naming the setting."""
     strict = any(line.strip() == "strict" for line in floor_lines)
     floors = parse_floors([line for line in floor_lines if line.strip() != "strict"],
@@ -157,10 +160,12 @@ def gate_settings(*, fail_under: str, floor_lines: Sequence[str],
     return GateSettings(
         fail_under=parse_score(fail_under, fail_what) if fail_under.strip() else None,
         floors=floors, max_drop=drop, mode=mode, strict=strict, max_case_drop=case_drop,
-        allow_regressions=allow, names=GateNames(
+        allow_regressions=allow,
+        min_valid=parse_score(min_valid, prefix + "min_valid") if min_valid.strip() else None,
+        names=GateNames(
             fail_under=fail_what, floors=prefix + "field_floors", max_drop=drop_what,
             max_case_drop=case_what, allow_regressions=f"{prefix}max_case_drop allow",
-            strict=f"'strict' in {prefix}field_floors"))
+            strict=f"'strict' in {prefix}field_floors", min_valid=prefix + "min_valid"))
 
 
 def parse_score(value: str | float | None, what: str) -> float:
@@ -254,11 +259,31 @@ def judge(summary: Summary, settings: GateSettings,
         else:
             verdict.checked.append(f"overall score {summary.overall:.4f} is at least "
                                    f"{names.fail_under} {settings.fail_under:.4f}")
+    _valid_shares(summary, settings, verdict)
     _floors(summary.groups, settings, verdict)
     if baseline is not None:
         _baseline(baseline, settings, verdict, label)
         _regressions(baseline, settings, verdict)
     return verdict
+
+
+def _valid_shares(summary: Summary, settings: GateSettings, verdict: Verdict) -> None:
+    """Per metric, the share of answers valid against their schema against ``min_valid``."""
+    floor, name = settings.min_valid, settings.names.min_valid
+    if floor is None:
+        return
+    tallies = {metric: tally for metric, tally in summary.metrics.items() if tally.checked}
+    if not tallies:
+        verdict.warnings.append(f"{name} {floor:.4f}: no answer was checked against a schema "
+                                f"(give the comparisons a schema)")
+    for metric, tally in tallies.items():
+        share = tally.valid / tally.checked
+        what = (f"{metric}: valid share {share:.4f} ({tally.valid} of {tally.checked} answers "
+                f"valid against their schema)")
+        if share < floor - SCORE_EPSILON:
+            verdict.failures.append(f"{what} is below {name} {floor:.4f}")
+        else:
+            verdict.checked.append(f"{what} is at least {name} {floor:.4f}")
 
 
 def _scored(aggregate: FieldAggregate) -> bool:

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Literal
 
-from .aggregate import case_order, field_rows, never_scored_line
+from .aggregate import case_order, field_rows, never_scored_line, valid_share_text, violations_text
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
 from .runs import (
     DISAGREEMENTS,
@@ -164,16 +164,27 @@ def _figures(report: ReportHead) -> str:
 
 
 def _metrics_table(metrics: Mapping[str, MetricTallyDict]) -> str:
-    rows = []
+    # the share of answers valid against their schema: a column only when a schema was given
+    valid = any("conformance" in m for m in metrics.values())
+    rows, shares = [], []
     for name, m in metrics.items():
+        share = m.get("conformance")
+        cell = (f'<td class="valid">{_num(share["share"]) if share else "-"}</td>'
+                if valid else "")
         rows.append(f'<tr data-metric="{_e(name)}"><td>{_e(name)}</td><td>{m["count"]}</td>'
                     f'<td>{m["passed"]}</td><td>{m["failed"]}</td><td>{m["errors"]}</td>'
                     f'<td class="score">{_num(m["mean_score"])}</td><td>{_num(m["precision"])}</td>'
-                    f'<td>{_num(m["recall"])}</td><td>{_num(m["f1"])}</td></tr>')
+                    f'<td>{_num(m["recall"])}</td><td>{_num(m["f1"])}</td>{cell}</tr>')
+        if share:
+            shares.append(f'<li data-metric="{_e(name)}">{_e(name)}: '
+                          f'{_e(valid_share_text(share))}</li>')
+    listed = f'<ul class="conformance">{"".join(shares)}</ul>' if shares else ""
     return ('<section><h2>Per metric</h2><table id="metrics"><thead><tr><th>metric</th>'
             "<th>cases</th><th>passed</th><th>failed</th><th>errors</th><th>score</th>"
-            "<th>precision</th><th>recall</th><th>F1</th></tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table></section>")
+            "<th>precision</th><th>recall</th><th>F1</th>"
+            + ('<th title="the share of answers valid against their schema">valid</th>'
+               if valid else "") + "</tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table>" + listed + "</section>")
 
 
 def histogram_counts(scores: Iterable[float]) -> list[int]:
@@ -355,6 +366,8 @@ def _gate_badge(gate: str) -> str:
     return f'<span class="badge gate" title="the gate this case failed">gate: {_e(gate)}</span> '
 
 
+_INVALID_BADGE = ('<span class="badge invalid" title="an answer breaks its schema">invalid'
+                  '</span> ')
 _TRUNCATED_BADGE = ('<span class="badge truncated" title="the answer was cut off and scored '
                     'closed for partial credit">truncated</span> ')
 
@@ -377,6 +390,7 @@ def _case(case: CaseDict, runs: list[ComparisonDict], open_: bool,
                f'<span class="case-id">{_e(case["case_id"])}</span> '
                f'<span class="case-score">{_num(case["mean_score"])}</span> '
                f'{_TRUNCATED_BADGE if case.get("truncated") else ""}'
+               f'{_INVALID_BADGE if _invalid(case) else ""}'
                f'{_gate_badge(gate) if gate else ""}'
                f'<span class="muted">{_e(case["metric"])}'
                f'{" · " + _e(where) if where else ""}</span></summary>')
@@ -397,6 +411,12 @@ def _case(case: CaseDict, runs: list[ComparisonDict], open_: bool,
             f'<div class="case-body">{"".join(body)}</div></details>')
 
 
+def _invalid(case: CaseDict) -> bool:
+    """Whether an answer of the case broke its schema."""
+    checked = case.get("conformance")
+    return checked is not None and checked["valid"] < checked["checked"]
+
+
 def _run(c: ComparisonDict, numbered: bool) -> str:
     head = ""
     if numbered:
@@ -412,6 +432,12 @@ def _run(c: ComparisonDict, numbered: bool) -> str:
                  f'{cut["column"]}, after {cut["chars"]:,} characters of its JSON value, and '
                  f"scored closed: what it wrote in full is scored, the fields past the cut "
                  f"count as omitted.</p>")
+    conformance = c.get("conformance")
+    if conformance is not None:
+        places = [(v["path"], v["keyword"]) for v in conformance["violations"]]
+        said = violations_text(places, conformance["count"], limit=len(places))
+        head += (f'<p class="conformance {"valid" if conformance["valid"] else "invalid"}">'
+                 f"{_e(said)}</p>")
     rows = []
     for f in c["fields"]:
         rows.append(f'<tr class="{_e(f["status"])}" data-field="{_e(f["field_path"])}">'
@@ -485,6 +511,8 @@ details.case[open] > summary { border-bottom: 1px solid var(--line); }
 .badge.xpassed { color: #fff; background: #8250df; }
 .badge.batch_error { color: #fff; background: #953800; }
 .badge.truncated { color: #fff; background: #9a6700; margin-right: 6px; }
+.badge.invalid { color: #fff; background: #953800; margin-right: 6px; }
+p.conformance.invalid { color: var(--bad); }
 .badge.gate { color: #fff; background: var(--bad); margin-right: 6px; }
 p.truncated-note { color: #9a6700; }
 table.side-by-side td, table.side-by-side th { text-align: left; }

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .aggregate import field_rows, never_scored_line, worst_first
+from .aggregate import field_rows, never_scored_line, valid_share_text, worst_first
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
 from .runs import (DISAGREEMENTS, PARTIAL_NAMED, cell_score, cell_signed, field_label, grouped,
                    headline, run_rows)
@@ -82,11 +82,19 @@ def _verdict(report: ReportHead) -> str:
 
 
 def _metrics(report: ReportHead) -> list[str]:
+    # the share of answers valid against their schema: a column only when a schema was given
+    metrics = report["metrics"]
+    valid = any("conformance" in m for m in metrics.values())
     rows = [[escape(name), str(m["count"]), str(m["passed"]), str(m["failed"]),
              str(m["errors"]), f"{m['mean_score']:.4f}", f"{m['precision']:.4f}",
-             f"{m['recall']:.4f}", f"{m['f1']:.4f}"] for name, m in report["metrics"].items()]
+             f"{m['recall']:.4f}", f"{m['f1']:.4f}"]
+            + ([f"{share['share']:.4f}" if (share := m.get("conformance")) else "-"] if valid
+               else []) for name, m in metrics.items()]
+    shares = [f"- schema, {escape(name)}: {valid_share_text(share, escape)}"
+              for name, m in metrics.items() if (share := m.get("conformance"))]
     return _table(["metric", "cases", "passed", "failed", "errors", "score", "precision",
-                   "recall", "F1"], rows)
+                   "recall", "F1"] + (["valid"] if valid else []), rows) + (
+        ["", *shares] if shares else [])
 
 
 def _overall(report: ReportHead) -> str:
@@ -113,8 +121,15 @@ def _worst_cases(report: Report, full: bool) -> list[str]:
     rows = []
     for case in shown:
         where = case["file"] + (f":{case['line']}" if case["line"] else "")
+        checked = case.get("conformance")
+        invalid = checked is not None and checked["valid"] < checked["checked"]
+        below = case["mean_score"] < case["threshold"]
         reason = case["error"] or (f"score below threshold {case['threshold']:.4f}"
-                                   if case["status"] == "failed" else "")
+                                   if case["status"] == "failed" and (below or not invalid)
+                                   else "")
+        if invalid:
+            said = "the answer breaks its schema"
+            reason = f"{reason}; {said}" if reason else said
         if case["case_id"] in blocked:
             gate = f"failed the gate {blocked[case['case_id']]} (dropped against the baseline)"
             reason = f"{reason}; {gate}" if reason else gate

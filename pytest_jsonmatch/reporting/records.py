@@ -18,7 +18,7 @@ from typing import Literal, NamedTuple, Protocol, cast
 from ..engine.core.errors import shown
 from ..engine.core.values import MISSING
 from ..engine.results.field_results import FieldResult, MatchResult
-from .shapes import CallDict, ComparisonDict, FieldDict, JSONValue
+from .shapes import CallDict, ComparisonDict, ConformanceDict, FieldDict, JSONValue
 
 # Where a comparison's output came from: given in the case (actual, actual_file), a live call
 # of the target, or a replayed recording.
@@ -71,6 +71,37 @@ VALUE_MODES: tuple[ValueMode, ...] = ("short", "full", "none")
 VALUE_LIMIT = 200
 
 
+# How many of an answer's schema violations a comparison keeps (all are counted).
+VIOLATIONS_KEPT = 20
+
+
+class ConformanceRecord(NamedTuple):
+    """Whether a comparison's answer was valid against its schema, as recorded: its first
+    VIOLATIONS_KEPT violations as (path, field path, keyword), how many it had (``total``), and whether
+    the invalid answer failed the comparison (the setting that makes invalid answers fail)."""
+
+    violations: tuple[tuple[str, str, str], ...] = ()
+    total: int = 0
+    fails: bool = False
+
+    @property
+    def valid(self) -> bool:
+        return self.total == 0
+
+    def to_dict(self) -> ConformanceDict:
+        out: ConformanceDict = {"valid": self.valid, "count": self.total, "violations": [
+            {"path": p, "field_path": f, "keyword": k} for p, f, k in self.violations]}
+        if self.fails:
+            out["fails"] = True
+        return out
+
+    @classmethod
+    def from_dict(cls, data: ConformanceDict) -> ConformanceRecord:
+        return cls(tuple((str(v["path"]), str(v["field_path"]), str(v["keyword"]))
+                         for v in data["violations"]), int(data["count"]),
+                   bool(data.get("fails", False)))
+
+
 def case_id_of(nodeid: str, seq: int) -> str:
     """The stable id of a test's ``seq``-th comparison (0-based)."""
     return nodeid if seq == 0 else f"{nodeid}#{seq}"
@@ -120,6 +151,8 @@ class Comparison:
     # where the answer was cut off, (line, column, chars), when it was scored closed for
     # partial credit (the ``truncated: close`` option); None for a whole answer
     truncated: tuple[int, int, int] | None = None
+    # whether the answer was valid against the comparison's schema (None: no schema given)
+    conformance: ConformanceRecord | None = None
     # the named target that made the output (empty: the session's one target, or none); a
     # case's comparisons under two targets are the same case id but its ``[target]`` suffix
     target: str = ""
@@ -144,20 +177,25 @@ class Comparison:
                   passed: bool, values: ValueMode | None, seq: int = 0, repeat: int = 0,
                   file: str = "", line: int | None = None, source: str = "case",
                   recording: str = "", call: Mapping[str, object] | None = None,
-                  target: str = "") -> Comparison:
+                  target: str = "", invalid_fails: bool = False) -> Comparison:
         """The record of a scored comparison; its fields' values kept per ``values`` (None:
-        no field kept, for a run that reports none)."""
+        no field kept, for a run that reports none). ``invalid_fails``: an answer that breaks
+        its schema failed the comparison."""
         return cls(
             case_id=case_id, nodeid=nodeid, metric=result.metric, score=float(result.score),
             threshold=threshold, status=PASSED if passed else FAILED,
             precision=float(result.precision), recall=float(result.recall), f1=float(result.f1),
             seq=seq, repeat=repeat, file=file, line=line, source=source, recording=recording,
-            call=call, target=target, fields=field_records(result.fields, values, MISSING) if values else (),
+            call=call, target=target,
+            fields=field_records(result.fields, values, MISSING) if values else (),
             pairings=tuple((p.path, p.expected_index, p.actual_index, float(p.score))
                            for p in result.pairings),
             floor_failures=tuple((f.path or "$", float(f.min_score), float(f.score))
                                  for f in result.floor_failures),
-            truncated=None if (cut := result.truncated) is None else (cut.line, cut.column, cut.chars))
+            truncated=None if (cut := result.truncated) is None else (cut.line, cut.column, cut.chars),
+            conformance=None if (c := result.conformance) is None else ConformanceRecord(
+                tuple((v.path, v.field_path, v.keyword) for v in c.violations[:VIOLATIONS_KEPT]),
+                c.total, invalid_fails and not c.valid))
 
     def with_status(self, status: Status) -> Comparison:
         return replace(self, status=status)
@@ -199,6 +237,8 @@ class Comparison:
             out["truncated"] = {"line": line, "column": column, "chars": chars}
         if self.target:
             out["target"] = self.target
+        if self.conformance is not None:
+            out["conformance"] = self.conformance.to_dict()
         return out
 
     @classmethod
@@ -222,6 +262,8 @@ class Comparison:
             call=dict(call) if isinstance(call := data.get("call"), Mapping) else None,
             truncated=None if (cut := data.get("truncated")) is None
             else (int(cut["line"]), int(cut["column"]), int(cut["chars"])),
+            conformance=None if (conf := data.get("conformance")) is None
+            else ConformanceRecord.from_dict(conf),
             target=str(data.get("target", "")))
 
 

@@ -47,7 +47,24 @@ class WorkerDeathDict(TypedDict):
     verdict: Literal["blamed", "sent back", "lost", "had reported"]
 
 
-class MetricTallyDict(TypedDict):
+class ViolatedDict(TypedDict):
+    field_path: str
+    keyword: str
+    answers: int  # how many answers broke the keyword there
+
+
+class ValidShareDict(TypedDict):
+    checked: int  # answers checked against a schema (runs, not cases)
+    valid: int
+    share: float  # valid / checked
+    violated: list[ViolatedDict]  # the places broken most, most answers first (at most 10)
+
+
+class _MetricConformance(TypedDict, total=False):
+    conformance: ValidShareDict  # only when some answer of the metric was given a schema
+
+
+class MetricTallyDict(_MetricConformance):
     count: int
     passed: int
     failed: int
@@ -75,9 +92,15 @@ class FieldAggregateDict(_FieldAggregateExtra):
 FieldTable = dict[str, FieldAggregateDict]  # field path -> its aggregate
 
 
+class CaseConformanceDict(TypedDict):
+    checked: int  # runs whose answer was checked against a schema
+    valid: int  # of them, the valid ones
+
+
 class _CaseTruncated(TypedDict, total=False):
     truncated: int  # how many of its runs were cut off and scored closed (only when any)
     target: str  # the named target whose output the case scored (only when targets ran)
+    conformance: CaseConformanceDict  # only when its answers were checked against a schema
 
 
 class CaseResultDict(_CaseTruncated):
@@ -144,10 +167,27 @@ class TruncatedDict(TypedDict):
     chars: int  # how much of its JSON value was written
 
 
+class ViolationDict(TypedDict):
+    path: str  # where the answer breaks its schema (items[0].qty; $ for the root)
+    field_path: str  # the same place as per-field tables name it (items[].qty)
+    keyword: str  # the JSON Schema keyword broken (type, required, ...)
+
+
+class _ConformanceFails(TypedDict, total=False):
+    fails: bool  # only when the invalid answer failed the comparison (the setting says so)
+
+
+class ConformanceDict(_ConformanceFails):
+    valid: bool
+    count: int  # how many violations the answer had
+    violations: list[ViolationDict]  # the first 20 of them, in the order found
+
+
 class _ComparisonCall(TypedDict, total=False):
     call: CallDict  # only when the target was called (or its call replayed)
     truncated: TruncatedDict  # only for an answer cut off and scored closed
     target: str  # the named target that made the output (only when targets ran)
+    conformance: ConformanceDict  # only when the comparison was given a schema
 
 
 class ComparisonDict(_ComparisonCall):

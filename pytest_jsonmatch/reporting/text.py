@@ -8,7 +8,13 @@ import json
 from collections.abc import Sequence
 from typing import Literal
 
-from .aggregate import field_rows, never_scored_line, worst_first
+from .aggregate import (
+    field_rows,
+    never_scored_line,
+    valid_share_text,
+    violations_text,
+    worst_first,
+)
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
 from .runs import (DISAGREEMENTS, PARTIAL_NAMED, cell_latency, cell_score, cell_signed, cell_usage,
                    field_label, grouped, has_costs, headline, partial_text, run_rows)
@@ -89,12 +95,25 @@ def passed_line(report: ReportHead) -> str | None:
 
 
 def _metric_lines(report: ReportHead, width: int) -> list[str]:
-    rows = [("metric", "cases", "pass", "fail", "error", "score", "prec", "recall", "F1")]
+    # the share of answers valid against their schema: a column when a schema was given and
+    # the table still fits the terminal (every metric's share is also said in a line below)
+    rows: list[tuple[str, ...]] = [
+        ("metric", "cases", "pass", "fail", "error", "score", "prec", "recall", "F1")]
+    valid = [("valid",)]
+    shares = []
     for name, m in report["metrics"].items():
+        share = m.get("conformance")
         rows.append((escape_controls(name), str(m["count"]), str(m["passed"]), str(m["failed"]),
                      str(m["errors"]), f"{m['mean_score']:.4f}", f"{m['precision']:.4f}",
                      f"{m['recall']:.4f}", f"{m['f1']:.4f}"))
-    return table(rows, width)
+        valid.append((f"{share['share']:.4f}" if share else "-",))
+        if share:
+            shares.append(f"schema: {escape_controls(name)}: "
+                          f"{valid_share_text(share, escape_controls)}")
+    wide = [row + extra for row, extra in zip(rows, valid)]
+    if shares and sum(max(len(r[i]) for r in wide) + 2 for i in range(len(wide[0]))) - 2 <= width:
+        rows = wide
+    return table(rows, width) + [part for line in shares for part in wrap(line, width)]
 
 
 def _overall(report: ReportHead) -> list[str]:
@@ -298,6 +317,11 @@ def case_lines(comparison: ComparisonDict, width: int = 80, verbose: int = 0,
                  f"{c['status'].upper()}", width)
     if color:
         lines[-1] = lines[-1][:len(lines[-1]) - len(c["status"])] + verdict
+    conformance = c.get("conformance")
+    if conformance is not None:
+        lines += wrap("schema: " + violations_text(
+            [(v["path"], v["keyword"]) for v in conformance["violations"]], conformance["count"],
+            escape_controls), width)
     fields = c["fields"]
     shown = fields if verbose > 0 else fields[:CASE_ROWS]
     rows = [("field", "status", "score", "expected", "actual")]

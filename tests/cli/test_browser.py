@@ -157,6 +157,41 @@ def test_a_pair_report_in_the_same_browser(page_of, tmp_path):
     assert "</textarea>" in page.inner_text("details.case")
 
 
+def test_the_valid_column_and_an_answers_violations_in_the_same_browser(page_of):
+    from pytest_jsonmatch.dataset import Pair, ScoreSettings, comparison_of
+    from pytest_jsonmatch.engine.match import match_json
+    from pytest_jsonmatch.reporting.aggregate import summarize
+    from pytest_jsonmatch.reporting.gates import GateSettings, judge
+    from pytest_jsonmatch.reporting.report import build_report
+
+    schema = {"type": "object", "additionalProperties": False,
+              "properties": {"vendor": {"type": "string"}, "total": {"type": "number"}}}
+    settings = ScoreSettings("field_f1", 0.5, {"schema": schema}, "short")
+    pairs = [("ok", {"vendor": "A", "total": 1}, {"vendor": "A", "total": 1}),
+             # a hostile key breaks additionalProperties: it must stay text
+             ("bad", {"vendor": "A", "total": 1}, {"vendor": "A", "total": "1", SCRIPT: 1})]
+    comparisons = [comparison_of(Pair(case_id, e, a, case_id, "d.jsonl", k + 1),
+                                 match_json(a, e, schema=schema), settings)
+                   for k, (case_id, e, a) in enumerate(pairs)]
+    summary = summarize(comparisons)
+    report = build_report(summary, comparisons, judge(summary, GateSettings()), None, {})
+    page, problems, _ = page_of(report, "conformance.html")
+    assert problems == []
+    assert page.locator("#metrics th").all_inner_texts()[-1] == "valid"
+    # 1 of 2 answers valid
+    assert page.locator("#metrics tr[data-metric=field_f1] td.valid").inner_text() == "0.5000"
+    assert page.evaluate("window.hacked") is None
+    listed = page.inner_text("ul.conformance")
+    assert listed.startswith("field_f1: 1 of 2 answers valid (0.5000); broken most: ")
+    assert SCRIPT in listed and "total type (1 answer)" in listed
+    bad = page.locator("details.case", has_text="bad")
+    assert bad.locator(".badge.invalid").count() == 1
+    assert page.locator("details.case", has_text="ok").locator(".badge.invalid").count() == 0
+    note = bad.locator("p.conformance.invalid").text_content()  # the case may be closed
+    assert note.startswith("answer breaks its schema (2 violations): ")
+    assert "total type" in note and SCRIPT in note
+
+
 # -- every status badge readable, by the colours the browser computed ---------------------------
 
 BADGE_COLOURS = """() => {

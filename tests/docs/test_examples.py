@@ -54,7 +54,7 @@ FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 # without removing the examples on purpose.
 MIN_DOCTESTS = 38
 MIN_ASSERTING_BLOCKS = 3
-MIN_SHELL_EXAMPLES = 10
+MIN_SHELL_EXAMPLES = 11
 
 # a fenced block: its opening fence (``` or longer, perhaps indented), info string, body
 FENCE = re.compile(r"^(?P<indent>[ ]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)\n(?P<body>.*?)"

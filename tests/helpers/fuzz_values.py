@@ -895,6 +895,8 @@ def option_strategies(metric: str, valid: bool) -> dict[str, st.SearchStrategy]:
         "beta": positive if valid else st.one_of(positive, BAD_NUMBERS, st.just(0)),
         "truncated": st.sampled_from(["error", "close"]) if valid else st.sampled_from(
             ["error", "close", "Close", "", None, 5, True, ["close"]]),
+        "conformance": st.sampled_from([True, False, None]) if valid else st.one_of(
+            st.sampled_from([True, False, None]), ANY_TREES),
     }
     for name in EVAL_TYPES:
         common[name] = evaluation_types(name, valid)

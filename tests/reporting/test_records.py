@@ -56,3 +56,40 @@ def test_where_a_cut_answer_ends_crosses_the_wire_and_counts_on_its_case() -> No
     case = case_result(runs)
     assert case.truncated == 1 and case.to_dict()["truncated"] == 1  # 1 of its 2 runs was cut
     assert "truncated" not in case_result(runs[1:]).to_dict()
+
+
+def test_conformance_crosses_the_wire_and_counts_per_case_and_metric() -> None:
+    from pytest_jsonmatch.engine.match import match_json
+    from pytest_jsonmatch.reporting.aggregate import Aggregates, case_result
+    from pytest_jsonmatch.reporting.records import VIOLATIONS_KEPT
+
+    schema = {"type": "object", "properties": {"n": {"type": "integer"},
+                                               "xs": {"items": {"type": "string"}}}}
+    # run 0: valid; run 1: n a string (type) and 25 numbers in xs (25 type violations);
+    # run 2 (another case): n a string
+    results = [match_json({"n": 1}, {"n": 1}, schema=schema),
+               match_json({"n": "1", "xs": list(range(25))}, {"n": 1}, schema=schema),
+               match_json({"n": "2"}, {"n": 1}, schema=schema)]
+    runs = [Comparison.of_result(r, case_id=case, nodeid=case, threshold=0.0, passed=True,
+                                 values="none", repeat=repeat, invalid_fails=case == "b")
+            for r, case, repeat in zip(results, ["a", "a", "b"], [0, 1, 0])]
+    record = runs[1].conformance
+    assert record is not None and not record.valid and record.total == 26
+    assert len(record.violations) == VIOLATIONS_KEPT  # 20 kept of 26
+    assert record.violations[:2] == (("n", "n", "type"), ("xs[0]", "xs[]", "type"))
+    assert runs[0].conformance is not None and runs[0].conformance.valid
+    back = [Comparison.from_dict(json.loads(json.dumps(r.to_dict()))) for r in runs]
+    assert back == runs
+    a, b = case_result(runs[:2]), case_result(runs[2:])
+    # case a: 2 runs checked, 1 valid; its places (n, type) and (xs[], type) once each
+    assert (a.checked, a.valid, a.violated) == (2, 1, (("n", "type"), ("xs[]", "type")))
+    assert a.status == PASSED  # an invalid answer fails its case only when the setting says so
+    assert b.status == Status.FAILED and runs[2].to_dict()["conformance"]["fails"] is True
+    total = Aggregates()
+    for case, its_runs in ((a, runs[:2]), (b, runs[2:])):
+        total.add_case(case, its_runs)
+    # 3 answers, 1 valid; (n, type) broken in 2 answers, (xs[], type) in 1
+    assert total.metrics["field_f1"].to_dict()["conformance"] == {
+        "checked": 3, "valid": 1, "share": 1 / 3,
+        "violated": [{"field_path": "n", "keyword": "type", "answers": 2},
+                     {"field_path": "xs[]", "keyword": "type", "answers": 1}]}

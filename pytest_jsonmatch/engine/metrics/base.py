@@ -23,8 +23,10 @@ from ..reading.parse import check_truncated
 from ..results.field_results import FieldResult, f_beta
 from ..schemas.eval_schema import SchemaReader
 
-# the options every metric takes (engine/configuring reads them)
-COMMON_OPTIONS = frozenset({"ignore", "fields", "align", "schema", "embedder", "truncated"})
+# the options every metric takes (engine/configuring reads them; match.py reads
+# ``truncated`` and ``conformance``, the check of the answer against the schema)
+COMMON_OPTIONS = frozenset({"ignore", "fields", "align", "schema", "embedder", "truncated",
+                            "conformance"})
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..core.cut_off import Truncation
+from ..core.violations import Conformance
 
 MATCH, MISMATCH, OMISSION, HALLUCINATION, SKIPPED, BATCH_ERROR = (
     "match", "mismatch", "omission", "hallucination", "skipped", "batch_error"
@@ -151,6 +152,9 @@ class MatchResult:
     pairings: tuple[Pairing, ...] = ()
     floor_failures: tuple[FloorFailure, ...] = ()
     truncated: Truncation | None = None
+    # whether the actual value is valid against the schema the comparison was given (None:
+    # no schema given): a column beside the score, never part of it
+    conformance: Conformance | None = None
 
     @classmethod
     def _build(cls, metric: str, score: float, precision: float, recall: float, f1: float,
@@ -161,15 +165,19 @@ class MatchResult:
         self = object.__new__(cls)
         self.__dict__.update(metric=metric, score=score, precision=precision, recall=recall,
                              f1=f1, fields=fields, pairings=pairings,
-                             floor_failures=floor_failures, truncated=None)
+                             floor_failures=floor_failures, truncated=None,
+                             conformance=None)
         return self
 
-    def passed(self, threshold: float | None = 1.0) -> bool:
+    def passed(self, threshold: float | None = 1.0, require_valid: bool = False) -> bool:
         """True when the score reaches ``threshold`` (1.0 when None), no field is below its
-        ``min_score``, and every field could be scored (no ``batch_error``)."""
+        ``min_score``, and every field could be scored (no ``batch_error``); with
+        ``require_valid``, also when the answer is valid against the schema given."""
         limit = 1.0 if threshold is None else float(threshold)
         return (self.score >= limit - SCORE_EPSILON and not self.floor_failures
-                and not self.batch_errors)
+                and not self.batch_errors
+                and not (require_valid and self.conformance is not None
+                         and not self.conformance.valid))
 
     @property
     def batch_errors(self) -> int:
@@ -197,6 +205,7 @@ class MatchResult:
                 for f in self.fields
             ],
             **({"truncated": self.truncated.to_dict()} if self.truncated is not None else {}),
+            **({"conformance": self.conformance.to_dict()} if self.conformance is not None else {}),
         }
 
 

@@ -211,14 +211,14 @@ def test_config_and_schema_errors_are_jsonmatch_errors():
 # -- unknown names: the exact words, on every path --------------------------------------------
 
 OPTIONS_OF = {
-    "field_match": "align, embedder, fields, ignore, schema, truncated",
-    "field_match_normalized": "align, embedder, fields, ignore, schema, truncated",
-    "json_similarity": "align, embedder, fields, ignore, schema, target_output_key, truncated",
-    "structural_f1": "align, array_matching_threshold, beta, boolean_evaluation_type, embedder, fields, "
+    "field_match": "align, conformance, embedder, fields, ignore, schema, truncated",
+    "field_match_normalized": "align, conformance, embedder, fields, ignore, schema, truncated",
+    "json_similarity": "align, conformance, embedder, fields, ignore, schema, target_output_key, truncated",
+    "structural_f1": "align, array_matching_threshold, beta, boolean_evaluation_type, conformance, embedder, fields, "
                      "float_evaluation_type, ignore, integer_evaluation_type, number_evaluation_type, "
                      "numeric_threshold, numeric_weighting, schema, string_evaluation_type, string_evaluator, "
                      "truncated",
-    "field_f1": "align, embedder, fields, ignore, post_process, schema, truncated",
+    "field_f1": "align, conformance, embedder, fields, ignore, post_process, schema, truncated",
 }
 
 
@@ -244,7 +244,7 @@ def test_an_unknown_option_suggests_the_option_meant():
     with pytest.raises(ConfigError) as info:
         match_json({"a": 1}, {"a": 1}, metric="field_f1", ignroe=["a"])
     assert str(info.value) == ("unknown option 'ignroe' for metric 'field_f1' (did you mean "
-                               "'ignore'?); known options: align, embedder, fields, ignore, "
+                               "'ignore'?); known options: align, conformance, embedder, fields, ignore, "
                                "post_process, schema, truncated")
 
 

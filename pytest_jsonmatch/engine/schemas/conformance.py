@@ -1,0 +1,625 @@
+"""Schema conformance: whether an answer is valid against its schema, and where it is not.
+
+A schema (JSON Schema draft 2020-12; the draft 4-7 spellings ``definitions``,
+``dependencies``, positional ``items`` and ``additionalItems`` are read too) is compiled once
+into a graph of small Python functions, one per schema node, each holding its keywords'
+constants (a regular expression compiled, a set of allowed types): checking an answer is a
+call per value, never a reading of the schema. ``$ref`` is resolved when the schema is
+compiled, through the resolver :mod:`~pytest_jsonmatch.engine.schemas.loading` gives the
+schema (files only, confined as the caller confines them, never the network); a recursive
+schema compiles into a cycle, followed only as deep as the answer goes. ``x-eval-*`` keys,
+``format`` (an annotation in draft 2020-12), ``title``, ``description`` and every other
+keyword of no validation meaning are ignored.
+
+Every violation is found and counted, not only the first (the first 1,000 are listed): a
+:class:`Violation` names the answer's path (``items[0].qty``, ``$`` for the root) and the
+keyword it breaks. ``required`` and
+``additionalProperties`` name the path of the missing or extra key. A failed ``anyOf`` or
+``oneOf`` names its own keyword, or, when one branch alone has the answer's type (a
+nullable model: ``anyOf: [{$ref}, {type: null}]``), that branch's violations.
+
+A keyword this checker cannot honour (``unevaluatedProperties``, ``unevaluatedItems``,
+``$dynamicRef``, ``$recursiveRef``) or a keyword of the wrong shape is a SchemaError naming
+the schema, the node and the keyword, when the schema is compiled.
+
+fastjsonschema (which checks saved reports, reporting/validation.py) was weighed: it reads
+drafts 4 to 7 only (no ``prefixItems``, ``dependentRequired``, or ``$ref`` beside other
+keywords), stops at the first error, and reads remote references itself. Its generated code
+gives a yes or no on the benchmarks' invoices in about the time this check takes to list
+every violation (30-50 us an answer), so a second, exact pass for invalid answers would buy
+nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from collections.abc import Callable, Mapping
+from decimal import Decimal, localcontext
+from typing import Any
+
+from ..core.errors import JsonMatchError, SchemaError, shown
+from ..core.paths import index_segment, key_segment
+from ..core.values import SCALAR_TYPES, TYPE_OF, canonical_key
+from ..core.violations import LISTED, VALID, Conformance, Violation
+from .eval_schema import _with_room
+from .loading import LoadedSchema, load_schema
+
+# An answer's place, built as the check descends and read only for a violation: None (the
+# root), or (the parent's place, a key or an index).
+Place = Any
+Found = list[tuple[Place, str]]
+Check = Callable[[Any, Place, Found], None]
+
+UNSUPPORTED = ("unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef")
+
+
+class Validator:
+    """A schema compiled for checking answers (:func:`validator_for`)."""
+
+    __slots__ = ("_check", "origin")
+
+    def __init__(self, check: Check, origin: str) -> None:
+        self._check = check
+        self.origin = origin
+
+    def check(self, value: Any) -> Conformance:
+        """``value`` (plain JSON, as the door gives it) against the schema."""
+        found: Found = []
+        self._check(value, None, found)
+        if not found:
+            return VALID
+        return Conformance(tuple(_violation(place, keyword) for place, keyword in found[:LISTED]),
+                           len(found))
+
+
+def _violation(place: Place, keyword: str) -> Violation:
+    steps = []
+    while place is not None:
+        place, step = place
+        steps.append(step)
+    path = field_path = ""
+    for step in reversed(steps):
+        if type(step) is int:
+            path, field_path = index_segment(path, step), index_segment(field_path, None)
+        else:
+            path, field_path = key_segment(path, step), key_segment(field_path, step)
+    return Violation(path or "$", field_path or "$", keyword)
+
+
+_VALIDATORS: dict[int, tuple[Any, Validator]] = {}
+_CACHE_LIMIT = 256
+
+
+def validator_for(source: Any) -> Validator:
+    """The compiled check of a schema (a mapping, a file, a pydantic model class, or a
+    :class:`LoadedSchema`), compiled once per schema document."""
+    loaded = load_schema(source)
+    cached = _VALIDATORS.get(id(loaded.contents))
+    if cached is not None and cached[0] is loaded.contents:
+        return cached[1]
+    compiler = _Compiler(loaded)
+    validator = Validator(_with_room(loaded.contents, lambda: compiler.node(
+        loaded.contents, loaded.resolver, "#")), loaded.origin)
+    if len(_VALIDATORS) >= _CACHE_LIMIT:
+        _VALIDATORS.clear()
+    _VALIDATORS[id(loaded.contents)] = (loaded.contents, validator)  # holds the document
+    return validator
+
+
+# -- compiling ----------------------------------------------------------------------------------
+
+
+def _accept(value: Any, place: Place, found: Found) -> None:
+    return None
+
+
+def _refuse(value: Any, place: Place, found: Found) -> None:
+    found.append((place, "false"))
+
+
+def _passes(check: Check, value: Any, place: Place) -> bool:
+    found: Found = []
+    check(value, place, found)
+    return not found
+
+
+_NUMBER_TYPES = (int, float)
+_TYPES: dict[str, tuple[type, ...]] = {
+    "null": (type(None),), "boolean": (bool,), "integer": (int,), "number": (int, float),
+    "string": (str,), "array": (list,), "object": (dict,)}
+
+
+class _Compiler:
+    def __init__(self, loaded: LoadedSchema) -> None:
+        self.origin = "the schema" if loaded.origin == "schema" else f"schema {loaded.origin}"
+        self.done: dict[tuple[int, str], Check] = {}
+        self.keep: list[Any] = []  # every node compiled, so that no id in ``done`` is reused
+
+    def fail(self, where: str, keyword: str, why: str) -> SchemaError:
+        return SchemaError(f"{self.origin}: node {where}: {keyword} {why} (the "
+                           f"conformance check cannot compile it)")
+
+    def node(self, raw: Any, resolver: Any, where: str) -> Check:
+        if raw is True:
+            return _accept
+        if raw is False:
+            return _refuse
+        if not isinstance(raw, Mapping):
+            raise SchemaError(f"{self.origin}: node {where} must be a mapping, true or false, "
+                              f"not {type(raw).__name__}")
+        resolver = self.enter(raw, resolver)
+        key = (id(raw), str(getattr(resolver, "_base_uri", "")))
+        done = self.done.get(key)
+        if done is not None:
+            return done
+        cell: list[Check] = []
+
+        def ahead(value: Any, place: Place, found: Found) -> None:  # a cycle, closed below
+            cell[0](value, place, found)
+
+        self.done[key] = ahead
+        self.keep.append(raw)
+        check = self.compile(raw, resolver, where)
+        cell.append(check)
+        self.done[key] = check
+        return check
+
+    def enter(self, raw: Mapping[str, Any], resolver: Any) -> Any:
+        if isinstance(raw.get("$id"), str):
+            from .loading import _resource
+
+            try:
+                return resolver.in_subresource(_resource(raw))
+            except SchemaError:
+                raise
+            except Exception:  # noqa: BLE001 - as loading.py: the base stays as it is
+                return resolver
+        return resolver
+
+    def compile(self, raw: Mapping[str, Any], resolver: Any, where: str) -> Check:
+        for keyword in UNSUPPORTED:
+            if keyword in raw:
+                raise self.fail(where, keyword, "is not supported")
+        general: list[Check] = []
+        by_kind: dict[str, list[Check]] = {"object": [], "array": [], "string": [], "number": []}
+        if "$ref" in raw:
+            general.append(self.ref(raw["$ref"], resolver, where))
+        if raw.get("nullable") is True and "type" in raw:  # OpenAPI's, as loading.py reads it
+            kinds = raw["type"] if isinstance(raw["type"], list) else [raw["type"]]
+            raw = {**raw, "type": [*kinds, "null"]}
+        surely: frozenset[type] = frozenset()  # the Python types ``type`` surely allows
+        type_check = None
+        if "type" in raw:
+            type_check, surely = _type(self, raw["type"], where)
+            general.append(type_check)
+        for keyword, make in _GENERAL.items():
+            if keyword in raw:
+                general.append(make(self, raw[keyword], resolver, where))
+        if "if" in raw:
+            general.append(self.conditional(raw, resolver, where))
+        self.objects(raw, resolver, where, by_kind["object"])
+        self.arrays(raw, resolver, where, by_kind["array"])
+        for keyword, (kind, make) in _SIMPLE.items():
+            if keyword in raw:
+                by_kind[kind].append(make(self, raw[keyword], where))
+        return _joined(general, by_kind, surely, type_check)
+
+    # -- applicators and general keywords --
+
+    def ref(self, ref: Any, resolver: Any, where: str) -> Check:
+        if not isinstance(ref, str):
+            raise self.fail(where, "$ref", f"must be a string, not {shown(ref)}")
+        from referencing.exceptions import Unresolvable
+
+        try:
+            resolved = resolver.lookup(ref)
+        except SchemaError as exc:
+            raise self.fail(where, "$ref", f"{ref!r}: {exc}") from None
+        except Unresolvable:
+            raise self.fail(where, "$ref", f"{ref!r} cannot be resolved") from None
+        except Exception as exc:  # noqa: BLE001 - the library crawls the document first
+            raise self.fail(where, "$ref", f"{ref!r} cannot be resolved ({type(exc).__name__})") from None
+        return self.node(resolved.contents, resolved.resolver, f"{where}/$ref")
+
+    def branches(self, value: Any, resolver: Any, where: str, keyword: str) -> list[Check]:
+        if not isinstance(value, list) or not value:
+            raise self.fail(where, keyword, "must be a non-empty list of schemas")
+        return [self.node(branch, resolver, f"{where}/{keyword}/{i}")
+                for i, branch in enumerate(value)]
+
+    def conditional(self, raw: Mapping[str, Any], resolver: Any, where: str) -> Check:
+        test = self.node(raw["if"], resolver, f"{where}/if")
+        then = self.node(raw.get("then", True), resolver, f"{where}/then")
+        other = self.node(raw.get("else", True), resolver, f"{where}/else")
+
+        def check(value: Any, place: Place, found: Found) -> None:
+            (then if _passes(test, value, place) else other)(value, place, found)
+        return check
+
+    # -- objects --
+
+    def objects(self, raw: Mapping[str, Any], resolver: Any, where: str, out: list[Check]) -> None:
+        named = self.mapping_of_schemas(raw.get("properties"), resolver, where, "properties")
+        patterns = [(self.regex(p, where, "patternProperties"), check) for p, check in
+                    self.mapping_of_schemas(raw.get("patternProperties"), resolver, where,
+                                            "patternProperties").items()]
+        extra = raw.get("additionalProperties")
+        other = None if extra is None or isinstance(extra, bool) else self.node(
+            extra, resolver, f"{where}/additionalProperties")
+        required = self.names(raw.get("required", []), where, "required")
+        if named or patterns or other is not None or required:
+            out.append(_properties(named, patterns, other, extra is False, required))
+        dependencies = raw.get("dependencies", {})
+        if not isinstance(dependencies, Mapping):
+            raise self.fail(where, "dependencies", "must be a mapping")
+        needs = {k: v for k, v in dependencies.items() if isinstance(v, list)}
+        if not isinstance(raw.get("dependentRequired", {}), Mapping):
+            raise self.fail(where, "dependentRequired", "must be a mapping")
+        needs.update(raw.get("dependentRequired", {}))
+        if needs:
+            out.append(_dependent_required(
+                {k: self.names(v, where, "dependentRequired") for k, v in needs.items()}))
+        schemas = {k: v for k, v in dependencies.items() if not isinstance(v, list)}
+        if "dependentSchemas" in raw:
+            if not isinstance(raw["dependentSchemas"], Mapping):
+                raise self.fail(where, "dependentSchemas", "must be a mapping")
+            schemas.update(raw["dependentSchemas"])
+        if schemas:
+            out.append(_dependent_schemas({k: self.node(v, resolver, f"{where}/dependentSchemas/{k}")
+                                           for k, v in schemas.items()}))
+        if "propertyNames" in raw:
+            out.append(_property_names(self.node(raw["propertyNames"], resolver,
+                                                 f"{where}/propertyNames")))
+
+    def mapping_of_schemas(self, value: Any, resolver: Any, where: str, keyword: str
+                           ) -> dict[str, Check]:
+        if value is None:
+            return {}
+        if not isinstance(value, Mapping):
+            raise self.fail(where, keyword, "must be a mapping")
+        return {name: self.node(child, resolver, f"{where}/{keyword}/{name}")
+                for name, child in value.items()}
+
+    def names(self, value: Any, where: str, keyword: str) -> tuple[str, ...]:
+        if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+            raise self.fail(where, keyword, f"must be a list of property names, not {shown(value)}")
+        return tuple(value)
+
+    def regex(self, pattern: Any, where: str, keyword: str) -> re.Pattern[str]:
+        if not isinstance(pattern, str):
+            raise self.fail(where, keyword, f"must be a regular expression, not {shown(pattern)}")
+        try:
+            return re.compile(pattern)
+        except re.error as exc:
+            raise self.fail(where, keyword, f"{pattern!r} is not a regular expression Python "
+                                            f"reads ({exc})") from None
+
+    # -- arrays --
+
+    def arrays(self, raw: Mapping[str, Any], resolver: Any, where: str, out: list[Check]) -> None:
+        items = raw.get("items")
+        if isinstance(items, list):  # drafts 4-7: positional items, then additionalItems
+            prefix, rest = items, raw.get("additionalItems")
+        else:
+            prefix, rest = raw.get("prefixItems", []), items
+        if not isinstance(prefix, list):
+            raise self.fail(where, "prefixItems", "must be a list of schemas")
+        firsts = [self.node(p, resolver, f"{where}/prefixItems/{i}") for i, p in enumerate(prefix)]
+        others = None if rest is None or rest is True else self.node(rest, resolver, f"{where}/items")
+        if firsts or others is not None:
+            out.append(_items(firsts, others))
+        if "contains" in raw:
+            least = self.count(raw.get("minContains", 1), where, "minContains")
+            most = self.count(raw["maxContains"], where, "maxContains") if "maxContains" in raw else None
+            out.append(_contains(self.node(raw["contains"], resolver, f"{where}/contains"),
+                                 least, most))
+
+    def count(self, value: Any, where: str, keyword: str) -> int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if type(value) is not int or value < 0:
+            raise self.fail(where, keyword, f"must be a whole number of at least 0, not {shown(value)}")
+        return value
+
+    def number(self, value: Any, where: str, keyword: str) -> int | float:
+        if type(value) not in _NUMBER_TYPES or (type(value) is float and not math.isfinite(value)):
+            raise self.fail(where, keyword, f"must be a number, not {shown(value)}")
+        return value  # type: ignore[no-any-return]
+
+
+_PYTHON_TYPES = {dict: "object", list: "array", str: "string", int: "number", float: "number",
+                 bool: "", type(None): ""}
+
+
+def _joined(general: list[Check], by_kind: dict[str, list[Check]], surely: frozenset[type],
+            type_check: Check | None) -> Check:
+    """One node's check: its general keywords, then those of the answer's type, planned per
+    Python type once (the ``type`` check left out where the type surely passes it)."""
+    plan: dict[type, tuple[Check, ...]] = {}
+    for python_type, kind in _PYTHON_TYPES.items():
+        plan[python_type] = tuple(
+            [c for c in general if not (c is type_check and python_type in surely)]
+            + (by_kind[kind] if kind else []))
+    other = tuple(general)  # a value the door left unread (an ignored field): every check
+    if not any(by_kind.values()) and len(other) <= 1:  # ``type`` alone, a reference alone
+        return other[0] if other else _accept
+
+    def check(value: Any, place: Place, found: Found) -> None:
+        for one in plan.get(type(value), other):
+            one(value, place, found)
+    return check
+
+
+# -- the keywords' checks -------------------------------------------------------------------------
+
+
+def _type(compiler: _Compiler, value: Any, where: str) -> tuple[Check, frozenset[type]]:
+    """The ``type`` check, and the Python types it surely allows (a float may be an integer
+    or not: it is left to the check)."""
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) and n in _TYPES for n in names):
+        raise compiler.fail(where, "type", f"must name JSON types ({', '.join(_TYPES)}), not "
+                                           f"{shown(value)}")
+    allowed = frozenset(t for n in names for t in _TYPES[n])
+    whole_floats = "integer" in names and "number" not in names
+
+    def check(v: Any, place: Place, found: Found) -> None:
+        kind = type(v)
+        if kind not in allowed and not (whole_floats and kind is float and v.is_integer()):
+            found.append((place, "type"))
+    return check, allowed - {float} if whole_floats else allowed
+
+
+_SCALAR_TAGS = {kind: tag for kind, tag in TYPE_OF.items() if kind in SCALAR_TYPES}
+
+
+def _key(value: Any) -> Any:
+    """The key under which JSON-equal values coincide (canonical_key's, a scalar's at once)."""
+    tag = _SCALAR_TAGS.get(type(value))
+    if tag is not None:
+        return tag, value
+    try:
+        return canonical_key(value)
+    except (JsonMatchError, TypeError, RecursionError):  # a field ``ignore`` left unread
+        return object()
+
+
+def _enum(compiler: _Compiler, value: Any, resolver: Any, where: str) -> Check:
+    if not isinstance(value, list):
+        raise compiler.fail(where, "enum", "must be a list")
+    keys = {_key(v) for v in value}
+
+    def check(v: Any, place: Place, found: Found) -> None:
+        if _key(v) not in keys:
+            found.append((place, "enum"))
+    return check
+
+
+def _const(compiler: _Compiler, value: Any, resolver: Any, where: str) -> Check:
+    key = _key(value)
+
+    def check(v: Any, place: Place, found: Found) -> None:
+        if _key(v) != key:
+            found.append((place, "const"))
+    return check
+
+
+def _all_of(compiler: _Compiler, value: Any, resolver: Any, where: str) -> Check:
+    parts = tuple(compiler.branches(value, resolver, where, "allOf"))
+
+    def check(v: Any, place: Place, found: Found) -> None:
+        for part in parts:
+            part(v, place, found)
+    return check
+
+
+def _any_or_one(keyword: str) -> Callable[[_Compiler, Any, Any, str], Check]:
+    def make(compiler: _Compiler, value: Any, resolver: Any, where: str) -> Check:
+        parts = tuple(compiler.branches(value, resolver, where, keyword))
+
+        def check(v: Any, place: Place, found: Found) -> None:
+            results = []
+            for part in parts:
+                mine: Found = []
+                part(v, place, mine)
+                if not mine and keyword == "anyOf":
+                    return
+                results.append(mine)
+            if sum(not r for r in results) == 1:
+                return  # oneOf: exactly one branch holds
+            if not any(not r for r in results):
+                # every branch fails: one branch that alone takes the value's type speaks
+                typed = [r for r in results if (place, "type") not in r]
+                if len(typed) == 1:
+                    found.extend(typed[0])
+                    return
+            found.append((place, keyword))
+        return check
+    return make
+
+
+def _not(compiler: _Compiler, value: Any, resolver: Any, where: str) -> Check:
+    inner = compiler.node(value, resolver, f"{where}/not")
+
+    def check(v: Any, place: Place, found: Found) -> None:
+        if _passes(inner, v, place):
+            found.append((place, "not"))
+    return check
+
+
+_GENERAL: dict[str, Callable[[_Compiler, Any, Any, str], Check]] = {
+    "enum": _enum, "const": _const, "allOf": _all_of,
+    "anyOf": _any_or_one("anyOf"), "oneOf": _any_or_one("oneOf"), "not": _not}
+
+
+def _properties(named: dict[str, Check], patterns: list[tuple[re.Pattern[str], Check]],
+                other: Check | None, closed: bool, required: tuple[str, ...]) -> Check:
+    """``properties``, ``patternProperties``, ``additionalProperties`` and ``required``: one
+    pass over the object's keys."""
+    def check(v: dict[str, Any], place: Place, found: Found) -> None:
+        for key, child in v.items():
+            known = named.get(key)
+            if known is not None:
+                known(child, (place, key), found)
+            matched = False
+            for pattern, schema in patterns:
+                if pattern.search(key):
+                    schema(child, (place, key), found)
+                    matched = True
+            if known is None and not matched:
+                if closed:
+                    found.append(((place, key), "additionalProperties"))
+                elif other is not None:
+                    other(child, (place, key), found)
+        for name in required:
+            if name not in v:
+                found.append(((place, name), "required"))
+
+    def plain(v: dict[str, Any], place: Place, found: Found) -> None:  # no patterns, no extras
+        for key, child in v.items():
+            known = named.get(key)
+            if known is not None:
+                known(child, (place, key), found)
+            elif closed:
+                found.append(((place, key), "additionalProperties"))
+        for name in required:
+            if name not in v:
+                found.append(((place, name), "required"))
+    return plain if not patterns and other is None else check
+
+
+def _dependent_required(needs: dict[str, tuple[str, ...]]) -> Check:
+    def check(v: dict[str, Any], place: Place, found: Found) -> None:
+        for key, names in needs.items():
+            if key in v:
+                for name in names:
+                    if name not in v:
+                        found.append(((place, name), "dependentRequired"))
+    return check
+
+
+def _dependent_schemas(schemas: dict[str, Check]) -> Check:
+    def check(v: dict[str, Any], place: Place, found: Found) -> None:
+        for key, schema in schemas.items():
+            if key in v:
+                schema(v, place, found)
+    return check
+
+
+def _property_names(schema: Check) -> Check:
+    def check(v: dict[str, Any], place: Place, found: Found) -> None:
+        for key in v:
+            if not _passes(schema, key, (place, key)):
+                found.append(((place, key), "propertyNames"))
+    return check
+
+
+def _items(firsts: list[Check], others: Check | None) -> Check:
+    count = len(firsts)
+
+    def check(v: list[Any], place: Place, found: Found) -> None:
+        for index, (schema, element) in enumerate(zip(firsts, v)):
+            schema(element, (place, index), found)
+        if others is not None:
+            for index in range(count, len(v)):
+                others(v[index], (place, index), found)
+    return check
+
+
+def _contains(schema: Check, least: int, most: int | None) -> Check:
+    def check(v: list[Any], place: Place, found: Found) -> None:
+        hits = sum(_passes(schema, element, (place, i)) for i, element in enumerate(v))
+        if hits < least:
+            found.append((place, "contains" if least == 1 and hits == 0 else "minContains"))
+        elif most is not None and hits > most:
+            found.append((place, "maxContains"))
+    return check
+
+
+def _bound(keyword: str, kind: str, measure: Callable[[Any], Any] | None,
+           holds: Callable[[Any, Any], bool]) -> tuple[str, Callable[[_Compiler, Any, str], Check]]:
+    def make(compiler: _Compiler, value: Any, where: str) -> Check:
+        limit = (compiler.number(value, where, keyword) if kind == "number"
+                 else compiler.count(value, where, keyword))
+        if measure is None:  # the number itself
+            def check(v: Any, place: Place, found: Found) -> None:
+                if not holds(v, limit):
+                    found.append((place, keyword))
+            return check
+
+        def measured(v: Any, place: Place, found: Found) -> None:
+            if not holds(measure(v), limit):
+                found.append((place, keyword))
+        return measured
+    return kind, make
+
+
+def _multiple_of(compiler: _Compiler, value: Any, where: str) -> Check:
+    step = compiler.number(value, where, "multipleOf")
+    if step <= 0:
+        raise compiler.fail(where, "multipleOf", f"must be above 0, not {shown(value)}")
+    exact = _decimal(step)
+
+    def check(v: Any, place: Place, found: Found) -> None:
+        if type(v) is int and type(step) is int:
+            ok = v % step == 0
+        else:  # decimally, as the numbers are written: 0.3 is a multiple of 0.1
+            value = _decimal(v)
+            with localcontext() as context:  # digits enough for an exact remainder
+                context.prec = 2 * (_digits(value) + _digits(exact)) + 10
+                ok = value % exact == 0
+        if not ok:
+            found.append((place, "multipleOf"))
+    return check
+
+
+def _decimal(number: int | float) -> Decimal:
+    """A number as it is written: an int exactly, a float by its shortest repr (0.1)."""
+    return Decimal(number) if type(number) is int else Decimal(repr(number))
+
+
+def _digits(number: Decimal) -> int:
+    """How many digits a decimal spans, from its largest to its smallest."""
+    sign, digits, exponent = number.as_tuple()
+    return len(digits) + abs(int(exponent))
+
+
+def _pattern(compiler: _Compiler, value: Any, where: str) -> Check:
+    regex = compiler.regex(value, where, "pattern")
+
+    def check(v: str, place: Place, found: Found) -> None:
+        if regex.search(v) is None:
+            found.append((place, "pattern"))
+    return check
+
+
+def _unique(compiler: _Compiler, value: Any, where: str) -> Check:
+    if not isinstance(value, bool):
+        raise compiler.fail(where, "uniqueItems", f"must be true or false, not {shown(value)}")
+    if not value:
+        return _accept
+
+    def check(v: list[Any], place: Place, found: Found) -> None:
+        keys = [_key(element) for element in v]
+        if len(set(keys)) < len(keys):
+            found.append((place, "uniqueItems"))
+    return check
+
+
+_SIMPLE: dict[str, tuple[str, Callable[[_Compiler, Any, str], Check]]] = {
+    "maximum": _bound("maximum", "number", None, operator.le),
+    "minimum": _bound("minimum", "number", None, operator.ge),
+    "exclusiveMaximum": _bound("exclusiveMaximum", "number", None, operator.lt),
+    "exclusiveMinimum": _bound("exclusiveMinimum", "number", None, operator.gt),
+    "multipleOf": ("number", _multiple_of),
+    "maxLength": _bound("maxLength", "string", len, operator.le),
+    "minLength": _bound("minLength", "string", len, operator.ge),
+    "pattern": ("string", _pattern),
+    "maxItems": _bound("maxItems", "array", len, operator.le),
+    "minItems": _bound("minItems", "array", len, operator.ge),
+    "uniqueItems": ("array", _unique),
+    "maxProperties": _bound("maxProperties", "object", len, operator.le),
+    "minProperties": _bound("minProperties", "object", len, operator.ge),
+}
