@@ -24,7 +24,7 @@ from ..engine.core.errors import ConfigError
 from ..engine.reading.user_files import read_regular_text
 from ..engine.results.field_results import ExactSum
 from .aggregate import CaseResult, case_result, group_key
-from .records import PASSED, Comparison
+from .records import PASSED, Comparison, one_target
 from .stats import ALPHA, PairedDifference, holm_adjusted, mcnemar_exact, paired_difference
 from .validation import REPORT_VERSION, ReportError, check_comparisons
 
@@ -76,10 +76,10 @@ def cases_of(comparisons: Iterable[Comparison], repeat_rule: str = "mean",
     its cases alone (``c1``, not ``c1[cheap]``), so that runs of two targets made apart pair
     case by case; a run of several keys each case by its target too."""
     comparisons = list(comparisons)
-    one_target = len({c.target for c in comparisons if c.target}) == 1
+    by_pair = one_target(c.target for c in comparisons)
     by_case: dict[str, list[Comparison]] = {}
     for comparison in comparisons:
-        key = comparison.pair_id if one_target else comparison.case_id
+        key = comparison.pair_id if by_pair else comparison.case_id
         by_case.setdefault(key, []).append(comparison)
     out = {}
     for case_id, runs in sorted(by_case.items()):

@@ -28,6 +28,7 @@ from .runs import (
     cell_score,
     cell_signed,
     cell_usage,
+    cell_valid,
     field_label,
     grouped,
     has_costs,
@@ -549,7 +550,8 @@ def _num_cell(value: float | None, text: str | None = None) -> str:
 def _html_runs(data: RunsComparison, ids: str = "", word: str = "run") -> str:
     latency, usage_keys = has_costs(data)
     first = _e(data["runs"][0]["name"])
-    header = runs_header(first, latency, usage_keys, word)
+    valid = any(r["valid"] for r in data["runs"])
+    header = runs_header(first, latency, usage_keys, word, valid)
     rows = []
     for r in data["runs"]:
         d = r["difference"]
@@ -561,6 +563,9 @@ def _html_runs(data: RunsComparison, ids: str = "", word: str = "run") -> str:
         cells += [f'<td data-sort="{"" if r[k] is None else r[k]}">{"–" if r[k] is None else r[k]}</td>'
                   for k in ("better", "worse", "same")]
         cells.append(_num_cell(r["mcnemar_p"], cell_flips(r)))
+        if valid:
+            share = None if r["valid"] is None else r["valid"]["valid"] / r["valid"]["checked"]
+            cells.append(_num_cell(share, cell_valid(r)))
         if latency:
             p95 = None if r["latency"] is None else r["latency"]["p95_s"]
             cells.append(_num_cell(p95, cell_latency(r["latency"])))

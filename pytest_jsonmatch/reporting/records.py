@@ -10,7 +10,7 @@ repeated N times is N comparisons with one case id and repeat indices 0..N-1.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Literal, NamedTuple, Protocol, cast
@@ -102,6 +102,21 @@ class ConformanceRecord(NamedTuple):
                    bool(data.get("fails", False)))
 
 
+def pair_id(case_id: str, target: str) -> str:
+    """``case_id`` without the ``[target]`` a named target's test id holds (its last)."""
+    suffix = f"[{target}]"
+    if target and suffix in case_id:
+        at = case_id.rindex(suffix)
+        return case_id[:at] + case_id[at + len(suffix):]
+    return case_id
+
+
+def one_target(targets: Iterable[str]) -> bool:
+    """Whether a run's comparisons (their ``target``s) are those of exactly one named target:
+    such a run keys its cases by ``pair_id`` (baseline.cases_of)."""
+    return len({t for t in targets if t}) == 1
+
+
 def case_id_of(nodeid: str, seq: int) -> str:
     """The stable id of a test's ``seq``-th comparison (0-based)."""
     return nodeid if seq == 0 else f"{nodeid}#{seq}"
@@ -161,11 +176,7 @@ class Comparison:
     def pair_id(self) -> str:
         """The case id without its target's ``[name]``: what pairs one target's comparison of
         a case with another's."""
-        suffix = f"[{self.target}]"
-        if self.target and suffix in self.case_id:
-            at = self.case_id.rindex(suffix)
-            return self.case_id[:at] + self.case_id[at + len(suffix):]
-        return self.case_id
+        return pair_id(self.case_id, self.target)
 
     @property
     def counted(self) -> bool:

@@ -26,7 +26,7 @@ from typing import TypedDict, TypeGuard
 
 from .baseline import CaseScores, cases_of
 from .money import money
-from .records import Comparison
+from .records import Comparison, one_target, pair_id
 from .shapes import (
     DifferenceDict,
     Disagreement,
@@ -37,6 +37,7 @@ from .shapes import (
     Rows,
     RunRow,
     RunsComparison,
+    ValidCount,
 )
 from .stats import mcnemar_exact, paired_difference, percentile
 
@@ -98,7 +99,7 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
             "passed": sum(cases[c].passed for c in shared),
             "difference": None, "better": None, "worse": None, "same": None,
             "pass_to_fail": None, "fail_to_pass": None, "mcnemar_p": None,
-            "latency": None, "usage": None}
+            "latency": None, "usage": None, "valid": None}
         if index > 0:
             deltas = [cases[c].mean - first[c].mean for c in shared]
             better, worse = sum(d > SAME for d in deltas), sum(d < -SAME for d in deltas)
@@ -110,7 +111,7 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
                      sum(cases[c].passed and not first[c].passed for c in shared))
             entry["pass_to_fail"], entry["fail_to_pass"] = flips
             entry["mcnemar_p"] = mcnemar_exact(*flips)
-        entry["latency"], entry["usage"] = _costs(run.report, set(shared))
+        entry["latency"], entry["usage"], entry["valid"] = _figures(run.report, set(shared))
         out_runs.append(entry)
     return {"runs": out_runs, "shared": shared, "partial": partial,
             "fields": _fields(per_run, shared), "disagreements": _disagreements(per_run, shared)}
@@ -157,17 +158,28 @@ def _disagreements(per_run: Sequence[Mapping[str, CaseScores]], shared: Sequence
     return rows
 
 
-def _costs(report: RunData, shared: set[str]) -> tuple[Latency | None, dict[str, float] | None]:
+def _figures(report: RunData, shared: set[str]
+             ) -> tuple[Latency | None, dict[str, float] | None, ValidCount | None]:
     """Latency (mean, p50, p95, total and count of the comparisons that carry ``latency_s``;
-    the percentiles interpolated as NumPy's default does) and usage
-    (sums of what ``usage`` carries) over the counted comparisons of the shared cases."""
+    the percentiles interpolated as NumPy's default does), usage (sums of what ``usage``
+    carries) and the answers valid against their schema, over the counted comparisons of the
+    shared cases."""
     latencies: list[float] = []
     sums: dict[str, list[float]] = {}
+    checked = valid = 0
+    by_pair = one_target(str(c.get("target", "")) for c in report["comparisons"])
     for comparison in report["comparisons"]:
         # read as a plain mapping: a comparison may carry latency_s and usage of its own
         c: Mapping[str, object] = comparison
-        if c.get("case_id") not in shared or c.get("status") in ("xfailed", "xpassed"):
+        case = str(c.get("case_id"))  # as cases_of keys it
+        if by_pair:
+            case = pair_id(case, str(c.get("target", "")))
+        if case not in shared or c.get("status") in ("xfailed", "xpassed"):
             continue
+        conformance = c.get("conformance")
+        if isinstance(conformance, Mapping):
+            checked += 1
+            valid += conformance.get("valid") is True
         # top-level latency_s and usage, or the figures of the target's call (``call``)
         call = c.get("call")
         figures: Mapping[str, object] = call if isinstance(call, Mapping) else {}
@@ -187,7 +199,8 @@ def _costs(report: RunData, shared: set[str]) -> tuple[Latency | None, dict[str,
         mean = {"mean_s": math.fsum(latencies) / len(latencies), "total_s": math.fsum(latencies),
                 "count": len(latencies), "p50_s": percentile(ordered, 50),
                 "p95_s": percentile(ordered, 95)}
-    return mean, {key: math.fsum(values) for key, values in sums.items()} or None
+    return (mean, {key: math.fsum(values) for key, values in sums.items()} or None,
+            {"checked": checked, "valid": valid} if checked else None)
 
 
 def _is_number(value: object) -> TypeGuard[float]:
@@ -217,6 +230,12 @@ def cell_latency(latency: Latency | None) -> str:
     return "–" if latency is None else f"{latency['p50_s']:.3f} / {latency['p95_s']:.3f} s"
 
 
+def cell_valid(row: RunRow) -> str:
+    """Answers valid against their schema, ``valid/checked``."""
+    counts = row["valid"]
+    return "–" if counts is None else f"{counts['valid']}/{counts['checked']}"
+
+
 def cell_flips(row: RunRow) -> str:
     """Pass/fail flips against the first run, ``down/up``, with McNemar's exact p."""
     if row["pass_to_fail"] is None or row["fail_to_pass"] is None or row["mcnemar_p"] is None:
@@ -233,12 +252,13 @@ def cell_usage(usage: Mapping[str, float] | None, key: str) -> str:
     return money(value) if key == "cost" else f"{value:,.0f}"
 
 
-def runs_header(first: str, latency: bool, usage_keys: list[str], word: str = "run") -> list[str]:
+def runs_header(first: str, latency: bool, usage_keys: list[str], word: str = "run",
+                valid: bool = False) -> list[str]:
     """The columns of the runs table (text, Markdown and HTML alike): ``first`` names the run
     the others are held against, as the caller writes it; ``word`` what a row is (a run, a
     target)."""
     header = [word, "cases", "score", "passed", f"vs {first}", "95% interval", "better", "worse",
-              "same", "flips ↓/↑"]
+              "same", "flips ↓/↑", *(["valid"] if valid else [])]
     if latency:
         header.append("latency p50 / p95")
     return header + [{"input_tokens": "input tokens", "output_tokens": "output tokens",
@@ -257,14 +277,15 @@ def run_rows(data: RunsComparison, costs: bool = True, word: str = "run"
     """The runs table's header and rows (text, unescaped); ``costs``: with the latency and
     usage columns (when a run has them)."""
     latency, usage_keys = has_costs(data) if costs else (False, [])
-    header = runs_header(data["runs"][0]["name"], latency, usage_keys, word)
+    valid = any(r["valid"] for r in data["runs"])
+    header = runs_header(data["runs"][0]["name"], latency, usage_keys, word, valid)
     rows = []
     for r in data["runs"]:
         d = r["difference"]
         row = [r["name"], str(r["cases"]), cell_score(r["overall"]), str(r["passed"]),
                "–" if d is None else cell_signed(d["mean"]), cell_interval(d),
                *("–" if n is None else str(n) for n in (r["better"], r["worse"], r["same"])),
-               cell_flips(r)]
+               cell_flips(r), *([cell_valid(r)] if valid else [])]
         if latency:
             row.append(cell_latency(r["latency"]))
         row += [cell_usage(r["usage"], k) for k in usage_keys]

@@ -296,6 +296,11 @@ class Latency(TypedDict):
     p95_s: float
 
 
+class ValidCount(TypedDict):
+    checked: int  # answers checked against their schema
+    valid: int  # of them, the valid ones
+
+
 class RunRow(TypedDict):
     name: str
     path: str
@@ -311,6 +316,7 @@ class RunRow(TypedDict):
     mcnemar_p: float | None
     latency: Latency | None
     usage: dict[str, float] | None  # input_tokens, output_tokens, cost -> its sum
+    valid: ValidCount | None  # answers valid against their schema (None: none was checked)
 
 
 class PartialCase(TypedDict):

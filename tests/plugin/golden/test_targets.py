@@ -11,6 +11,7 @@ targets run apart, and the HTML in headless Chromium."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -306,6 +307,26 @@ def test_the_paired_numbers_are_those_of_jsonmatch_diff_and_compare_runs(pyteste
     for key in ("shared", "fields", "disagreements"):
         assert one[key] == two[key] == together[key], key
     assert [r["difference"] for r in one["runs"]] == [r["difference"] for r in two["runs"]]
+    # and their calls' figures, though each run apart keys its cases without the [target]
+    assert [r["usage"] for r in two["runs"]] == [r["usage"] for r in together["runs"]] == [
+        {"input_tokens": 400.0, "output_tokens": 40.0, "cost": pytest.approx(0.008)},
+        {"input_tokens": 160.0, "output_tokens": 20.0, "cost": pytest.approx(0.002)}]
+    assert [r["latency"]["count"] for r in two["runs"]] == [4, 4]
+
+
+def test_each_target_has_its_share_of_answers_valid_against_the_schema(pytester, models):
+    # the schema wants a vendor starting with a capital: cheap's "acme" (c1, c3) and "zeta"
+    # (c4) break it; today's four answers are valid
+    _suite(pytester, models, "jsonmatch_reference = today\n")
+    write(pytester, "inv.jsonmatch.yaml", "schema:\n  type: object\n  properties:\n"
+          "    vendor: {type: string, pattern: '^[A-Z]'}\n" + CASES.split("  - id: given")[0])
+    result = _run(pytester)
+    result.assert_outcomes(passed=5, failed=3)
+    runs = {r["name"]: r for r in _report(pytester)["targets"]["runs"]}
+    assert runs["today"]["valid"] == {"checked": 4, "valid": 4}
+    assert runs["cheap"]["valid"] == {"checked": 4, "valid": 1}
+    assert re.search(r"^cheap\s+0\s+3\s+1\s+3/0 \(p 0\.250\)\s+1/4$", result.stdout.str(),
+                     re.MULTILINE), result.stdout.str()
 
 
 def test_the_gate_holds_the_candidate_to_the_reference_and_says_which_rule_failed(
