@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
             options["schema"] = SchemaSketch.merged(sketches).schema()
             source = spooled
         settings = ScoreSettings(metric, threshold, options, args.values, args.group_by,
-                                 keep_fields=keep_comparisons or baseline is not None)
+                                 keep_fields=baseline is not None)
         total, now = _score(source, count_records(pairing.gold) if sys.stderr.isatty() else None,
                             settings, workers, cases,
                             comparisons if keep_comparisons else None,
