@@ -237,40 +237,31 @@ def kept_value(value: JSONValue, mode: str) -> tuple[JSONValue, bool]:
     return text[:VALUE_LIMIT - 3] + "...", True
 
 
+def _kept(value: JSONValue, mode: str, full: bool) -> tuple[JSONValue, bool]:
+    """:func:`kept_value`, the common leaves (:func:`_kept_whole`) answered first."""
+    kind = type(value)
+    if (value is None or kind is bool or kind is float
+            or (kind is int and -_SHORT_INT < value < _SHORT_INT)  # type: ignore[operator]
+            or (kind is str and (full or len(value) <= _SHORT_STR))):  # type: ignore[arg-type]
+        return value, False
+    return kept_value(value, mode)
+
+
 def _kept_fields(fields: Sequence[FieldResult], mode: str, missing: object
                  ) -> Iterator[tuple[str, str, str, float, JSONValue, JSONValue, str]]:
     """Each field's (path, field path, status, score, expected, actual, present), the values
-    kept per ``mode``. The test of :func:`_kept_whole` is written out for each side: this
-    loop runs once per field of every comparison a report keeps."""
+    kept per ``mode``: once per field of every comparison a report keeps."""
     keep, full = mode != "none", mode == "full"
     for f in fields:
         # FieldResult: path, status, score, expected, actual, ..., field_path (7)
-        present, expected, actual = "", f[3], f[4]
-        if not keep:
-            expected = actual = None
-        else:
-            if expected is missing:
-                expected = None
-            else:
-                kind = type(expected)
-                if (expected is None or kind is bool or kind is float
-                        or (kind is int and -_SHORT_INT < expected < _SHORT_INT)
-                        or (kind is str and (full or len(expected) <= _SHORT_STR))):
-                    present = "e"
-                else:
-                    expected, cut = kept_value(expected, mode)
-                    present = "e!" if cut else "e"
-            if actual is missing:
-                actual = None
-            else:
-                kind = type(actual)
-                if (actual is None or kind is bool or kind is float
-                        or (kind is int and -_SHORT_INT < actual < _SHORT_INT)
-                        or (kind is str and (full or len(actual) <= _SHORT_STR))):
-                    present += "a"
-                else:
-                    actual, cut = kept_value(actual, mode)
-                    present += "a!" if cut else "a"
+        present, expected, actual = "", None, None
+        if keep:
+            if f[3] is not missing:
+                expected, cut = _kept(f[3], mode, full)
+                present = "e!" if cut else "e"
+            if f[4] is not missing:
+                actual, cut = _kept(f[4], mode, full)
+                present += "a!" if cut else "a"
         yield f[0] or "$", f[7] or "$", f[1], float(f[2]), expected, actual, present
 
 
