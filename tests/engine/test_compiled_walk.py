@@ -163,3 +163,13 @@ def test_the_generated_source_can_be_printed_and_read() -> None:
     assert "# keys[5]: ordered_array" in source
     # straight-line: no loop over the object's keys
     assert "for " not in source
+
+
+def test_a_wide_object_takes_the_general_walk() -> None:
+    """An object of more keys than a generated function is made for: the general loop,
+    the same answer, nothing compiled."""
+    expected = [{f"k{i}": i for i in range(compiled.MAX_KEYS + 1)}]
+    actual = [{**expected[0], "k0": -1}]
+    schema = infer_schema(expected)
+    assert_same(expected, actual, {"schema": schema})
+    assert not schema_node(schema, REGISTRY, None).scorers

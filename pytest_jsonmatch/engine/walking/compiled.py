@@ -57,7 +57,9 @@ OBJECT_NODE, ORDERED_ARRAY, GENERAL = "object", "ordered_array", "general"
 Scorer = Callable[[Any, dict, dict, Where, int], None]
 
 MAX_SHAPES = 64  # per node; an object of any other shape takes the general walk
-_FACTORIES: dict[tuple[Any, ...], Callable[..., Scorer]] = {}  # by structure, for the process
+MAX_KEYS = 256  # a wider object takes it too (its function would take long to compile)
+MAX_FACTORIES = 1024  # compiled structures kept for the process
+_FACTORIES: dict[tuple[Any, ...], Callable[..., Scorer]] = {}  # by structure
 
 
 def compiles(cfg: WalkConfig) -> bool:
@@ -69,7 +71,9 @@ def compiles(cfg: WalkConfig) -> bool:
 def scorer_for(node: SchemaNode, expected: dict[str, Any], where: Where,
                cfg: WalkConfig) -> Scorer | None:
     """The scorer of ``expected``'s shape under ``node`` (made on first use), or None when
-    the node keeps MAX_SHAPES others already."""
+    the node keeps MAX_SHAPES others already or the object has more than MAX_KEYS keys."""
+    if len(expected) > MAX_KEYS:
+        return None
     path, field, actual_path = where
     align = cfg.default_align
     shape = (tuple(expected), not path, not field, field == path, actual_path is None,
@@ -138,6 +142,8 @@ def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer:
     structure = (kinds, at_root, field_at_root, same_field, same_actual, count_extras)
     factory = _FACTORIES.get(structure)
     if factory is None:
+        if len(_FACTORIES) >= MAX_FACTORIES:  # records of ever new structures: start over
+            _FACTORIES.clear()
         namespace: dict[str, Any] = {}
         exec(compile(_source(*structure), "<jsonmatch scorer>", "exec"), namespace)  # noqa: S102
         factory = _FACTORIES[structure] = namespace["make"]
