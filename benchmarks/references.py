@@ -331,7 +331,10 @@ def dataset_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list
     what = f"{n:,} invoices"
     cases = [  # (case, what ours is, alignment)
         (f"jsonmatch score, {what}", "command", None),
+        (f"jsonmatch score --format json -o FILE, {what}", "command-json", None),
         (f"jsonmatch score --option align=hungarian, {what}", "command", "hungarian"),
+        (f"jsonmatch score --format json -o FILE --option align=hungarian, {what}",
+         "command-json", "hungarian"),
         (f"evaluate_records field_f1, {what}", "records", None),
         (f"evaluate_records field_f1 align=hungarian, {what}", "records", "hungarian"),
     ]
@@ -362,9 +365,11 @@ def dataset_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list
         gold_path, pred_path = invoices.write_jsonl(Path(tmp), n)  # written once, read per run
         for case, kind, align in cases:
             options = {"align": align} if align else {}
-            if kind == "command":
+            if kind.startswith("command"):
                 extra = ["--option", f"align={align}"] if align else []
-                argv = ["score", str(gold_path), str(pred_path), *extra, "-o", os.devnull]
+                out = (["--format", "json", "-o", str(Path(tmp) / "score.json")]
+                       if kind == "command-json" else ["-o", os.devnull])
+                argv = ["score", str(gold_path), str(pred_path), *extra, *out]
 
                 def ours(argv: list[str] = argv) -> None:
                     if main(argv) == 2:
@@ -374,8 +379,10 @@ def dataset_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list
                 same = statistics.fmean(their_scores[align])
                 check = (f"same mean score {mean:.4f}" if abs(mean - same) <= SAME else
                          f"mean score {mean:.4f} against the reference's {same:.4f}")
+                written = ("its JSON report to a file" if kind == "command-json" else
+                           f"its text report (to {os.devnull})")
                 note = (f"{check}; ours reads both JSONL files, infers its schema and writes "
-                        f"its text report (to {os.devnull}) in the timing; extract-eval's "
+                        f"{written} in the timing; extract-eval's "
                         f"records are in memory, its schema inferred and annotated "
                         f"beforehand, not timed")
                 target = COMMAND_TARGET

@@ -110,10 +110,22 @@ def run_suite(root: Path, variant: str, quick: bool = False) -> tuple[float, int
     return _run(root, [*base, "-p", "no:jsonmatch", "-p", "jm_minimal"], env)
 
 
+PLAIN_TESTS = 200  # the tests of the project that does not use the plugin
+
+
+def write_plain_project(root: Path, n: int = PLAIN_TESTS) -> Path:
+    """``root`` holding ``pytest.ini`` and ``test_plain.py``: ``n`` tests that never use
+    the plugin (a project that merely has it installed)."""
+    (root / "pytest.ini").write_text("[pytest]\n")
+    (root / "test_plain.py").write_text("".join(
+        f"def test_{i}():\n    assert {i} + 1 == {i + 1}\n\n" for i in range(n)))
+    return root
+
+
 def run_startup(root: Path, with_plugin: bool, quick: bool = False) -> tuple[float, int, str]:
-    """Wall time of ``pytest -q -p no:cacheprovider --co`` in an empty folder."""
+    """Wall time of ``pytest -q -p no:cacheprovider`` running the project in ``root``."""
     env = _env()
-    extra = ["--co"] if with_plugin else ["--co", "-p", "no:jsonmatch"]
+    extra = [] if with_plugin else ["-p", "no:jsonmatch"]
     cmd = [sys.executable, "-m", "pytest", *BASE_ARGS, *(QUICK_ARGS if quick else []), *extra]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)

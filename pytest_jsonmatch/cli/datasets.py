@@ -23,7 +23,8 @@ from ..dataset.undecoded import Undecoded, decode_line
 from ..engine.reading.parse import LENIENT_JSON, STRICT_JSON
 from .input_error import InputError
 
-_BLOCK = 1 << 20  # characters read at a time from an array file
+_BLOCK = 1 << 16  # characters read at a time (a few blocks are held at once: memory
+# that does not grow with the file, and small beside the interpreter)
 MAX_RECORD_BYTES = 256 * 1024 * 1024
 
 

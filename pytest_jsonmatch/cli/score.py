@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
             options["conformance"] = False  # a schema inferred from gold is no answer's contract
             source = spooled
         settings = ScoreSettings(metric, threshold, options, args.values, args.group_by,
-                                 keep_fields=keep_comparisons or baseline is not None,
+                                 keep_fields=baseline is not None,
                                  invalid_fails=args.invalid_fails)
         total, now = _score(source, count_records(pairing.gold) if sys.stderr.isatty() else None,
                             settings, workers, cases,

@@ -32,6 +32,8 @@ from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
 from ..reporting.aggregate import Aggregates
 from ..reporting.baseline import CaseScores, case_scores
+from ..engine.results.field_results import MatchResult
+from ..reporting.records import comparison_dict
 from ..reporting.report import case_dict
 from ..reporting.spool import json_line
 from .scoring import NO_PREDICTION, Pair, ScoreSettings, score_chunk
@@ -146,8 +148,11 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keep_comparisons: bool,
         scored = score_chunk(_decoded(pairs[start:start + SCORED_TOGETHER]), settings)
         part.aggregates.merge(scored.aggregates)
         part.cases += [json_line(case_dict(case, settings.group_by)) for case in scored.cases]
-        if keep_comparisons:
-            part.comparisons += [json_line(c.to_dict()) for c in scored.comparisons]
+        if keep_comparisons:  # each written from the engine's fields, once
+            part.comparisons += [
+                json_line(comparison_dict(c, outcome.fields, settings.values)
+                          if isinstance(outcome, MatchResult) else c.to_dict())
+                for c, outcome in zip(scored.comparisons, scored.outcomes)]
         if keep_case_scores:
             part.case_scores.update(
                 (case.case_id, case_scores(case, [comparison], settings.group_by))

@@ -52,9 +52,10 @@ class Pair(NamedTuple):
 class ScoreSettings:
     """How a dataset is scored: metric, threshold and options (a ``schema`` among them for
     a schema-driven metric), how much of each value the report keeps, the grouping of the
-    per-field tables, whether each comparison keeps its fields (a report or a baseline
-    needs them; the per-field tables are counted from the scores either way), and whether
-    an answer that breaks its schema fails."""
+    per-field tables, whether each comparison keeps its fields as FieldRecords (a baseline
+    needs them; a report's entries are written from the engine's fields, see
+    parts.score_part, and the per-field tables are counted from the scores either way), and
+    whether an answer that breaks its schema fails."""
 
     metric: str = "field_f1"
     threshold: float = 1.0
@@ -82,6 +83,8 @@ class Scored:
     aggregates: Aggregates
     comparisons: list[Comparison]
     cases: list[CaseResult] = field(default_factory=list)
+    # each pair's MatchResult, or why it could not be scored (the comparisons' source)
+    outcomes: list[MatchResult | str] = field(default_factory=list)
 
 
 def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings) -> Scored:
@@ -101,6 +104,7 @@ def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings) -> Scored:
         case = case_result([comparison])
         out.comparisons.append(comparison)
         out.cases.append(case)
+        out.outcomes.append(outcome)
         # the engine's own field results: the same paths, statuses and scores as the records
         out.aggregates.add_case_fields(case, outcome.fields if isinstance(outcome, MatchResult)
                                        else ())

@@ -10,7 +10,7 @@ repeated N times is N comparisons with one case id and repeat indices 0..N-1.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Literal, NamedTuple, Protocol, cast
@@ -278,16 +278,18 @@ class Comparison:
             target=str(data.get("target", "")))
 
 
-def _field_dict(record: FieldRecord) -> FieldDict:
-    out: FieldDict = {"path": record.path, "field_path": record.field_path,
-                      "status": record.status, "score": record.score}
-    present = record.present
+def _field_dict(record: tuple[str, str, str, float, JSONValue, JSONValue, str]) -> FieldDict:
+    path, field_path, status, score, expected, actual, present = record
+    if present == "ea":  # most fields: both values, kept whole
+        return {"path": path, "field_path": field_path, "status": status, "score": score,
+                "expected": expected, "actual": actual}
+    out: FieldDict = {"path": path, "field_path": field_path, "status": status, "score": score}
     if "e" in present:
-        out["expected"] = record.expected
+        out["expected"] = expected
         if "e!" in present:
             out["expected_cut"] = True
     if "a" in present:
-        out["actual"] = record.actual
+        out["actual"] = actual
         if "a!" in present:
             out["actual_cut"] = True
     return out
@@ -304,6 +306,9 @@ def _field_record(data: FieldDict) -> FieldRecord:
 
 
 _SHORT_INT = 10**15  # an integer of at most 15 digits: far below VALUE_LIMIT characters
+# the longest string surely short enough: its JSON, every character escaped as \uXXXX (6)
+# and two quotes, fits VALUE_LIMIT (6 * 33 + 2 = 200)
+_SHORT_STR = (VALUE_LIMIT - 2) // 6
 
 
 def _kept_whole(value: JSONValue, full: bool) -> bool:
@@ -312,7 +317,7 @@ def _kept_whole(value: JSONValue, full: bool) -> bool:
     kind = type(value)
     return (value is None or kind is bool or kind is float
             or (type(value) is int and -_SHORT_INT < value < _SHORT_INT)
-            or (type(value) is str and (full or 6 * len(value) + 2 <= VALUE_LIMIT)))  # \uXXXX: 6
+            or (type(value) is str and (full or len(value) <= _SHORT_STR)))
 
 
 def kept_value(value: JSONValue, mode: str) -> tuple[JSONValue, bool]:
@@ -332,24 +337,47 @@ def kept_value(value: JSONValue, mode: str) -> tuple[JSONValue, bool]:
     return text[:VALUE_LIMIT - 3] + "...", True
 
 
+def _kept(value: JSONValue, mode: str, full: bool) -> tuple[JSONValue, bool]:
+    """:func:`kept_value`, the common leaves (:func:`_kept_whole`) answered first."""
+    kind = type(value)
+    if (value is None or kind is bool or kind is float
+            or (kind is int and -_SHORT_INT < value < _SHORT_INT)  # type: ignore[operator]
+            or (kind is str and (full or len(value) <= _SHORT_STR))):  # type: ignore[arg-type]
+        return value, False
+    return kept_value(value, mode)
+
+
+def _kept_fields(fields: Sequence[FieldResult], mode: str, missing: object
+                 ) -> Iterator[tuple[str, str, str, float, JSONValue, JSONValue, str]]:
+    """Each field's (path, field path, status, score, expected, actual, present), the values
+    kept per ``mode``: once per field of every comparison a report keeps."""
+    keep, full = mode != "none", mode == "full"
+    for f in fields:
+        # FieldResult: path, status, score, expected, actual, ..., field_path (7)
+        present, expected, actual = "", None, None
+        if keep:
+            if f[3] is not missing:
+                expected, cut = _kept(f[3], mode, full)
+                present = "e!" if cut else "e"
+            if f[4] is not missing:
+                actual, cut = _kept(f[4], mode, full)
+                present += "a!" if cut else "a"
+        yield f[0] or "$", f[7] or "$", f[1], float(f[2]), expected, actual, present
+
+
 def field_records(fields: Sequence[FieldResult], mode: str, missing: object
                   ) -> tuple[FieldRecord, ...]:
     """FieldResults as FieldRecords, their values kept per ``mode`` (``missing`` is the
     engine's marker of an absent side)."""
-    out = []
-    keep, full = mode != "none", mode == "full"
-    for f in fields:
-        present, expected, actual = "", None, None
-        if keep:
-            if f.expected is not missing:
-                expected, cut = ((f.expected, False) if _kept_whole(f.expected, full)
-                                 else kept_value(f.expected, mode))
-                present += "e!" if cut else "e"
-            if f.actual is not missing:
-                actual, cut = ((f.actual, False) if _kept_whole(f.actual, full)
-                               else kept_value(f.actual, mode))
-                present += "a!" if cut else "a"
-        # a NamedTuple built from a tuple: its own constructor costs more, once per field
-        out.append(tuple.__new__(FieldRecord, (f.path or "$", f.field_path or "$", f.status,
-                                               float(f.score), expected, actual, present)))
-    return tuple(out)
+    new = tuple.__new__  # a NamedTuple's own constructor costs more, once per field
+    return tuple(new(FieldRecord, kept) for kept in _kept_fields(fields, mode, missing))
+
+
+def comparison_dict(comparison: Comparison, fields: Sequence[FieldResult], mode: str
+                    ) -> ComparisonDict:
+    """``comparison.to_dict()`` of the comparison recorded with its fields ``fields`` (the
+    engine's) kept per ``mode``: the same entry, written without a FieldRecord per field
+    (a report of a dataset writes each comparison once and keeps nothing else of it)."""
+    out = comparison.to_dict()
+    out["fields"] = [_field_dict(kept) for kept in _kept_fields(fields, mode, MISSING)]
+    return out

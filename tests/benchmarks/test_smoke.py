@@ -22,7 +22,10 @@ REFERENCE_ROWS = {
     "field_f1, 20 corpus pairs": "struct_extract_eval",
     "field_f1 align=hungarian, 20 corpus pairs": "struct_extract_eval",
     "jsonmatch score, 200 invoices": "struct_extract_eval",
+    "jsonmatch score --format json -o FILE, 200 invoices": "struct_extract_eval",
     "jsonmatch score --option align=hungarian, 200 invoices": "struct_extract_eval",
+    "jsonmatch score --format json -o FILE --option align=hungarian, 200 invoices":
+        "struct_extract_eval",
     "evaluate_records field_f1, 200 invoices": "struct_extract_eval",
     "evaluate_records field_f1 align=hungarian, 200 invoices": "struct_extract_eval",
 }

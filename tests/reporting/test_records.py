@@ -93,3 +93,31 @@ def test_conformance_crosses_the_wire_and_counts_per_case_and_metric() -> None:
         "checked": 3, "valid": 1, "share": 1 / 3,
         "violated": [{"field_path": "n", "keyword": "type", "answers": 2},
                      {"field_path": "xs[]", "keyword": "type", "answers": 1}]}
+
+
+EDGE_VALUES = {
+    "short": "abc", "long": "x" * 40, "escaped": "\u00e9" * 34, "int": 10**15 - 1,
+    "big int": 10**15, "huge": 10**30, "float": -0.0, "none": None, "flag": True,
+    "list": [1, 2], "deep": {"a": {"b": ["c" * 300]}},
+}
+
+
+@pytest.mark.parametrize("values", ["short", "full", "none"])
+def test_a_comparison_written_from_the_engine_fields_is_its_recorded_form(values: str) -> None:
+    """comparison_dict (a dataset's report, no FieldRecord per field) writes exactly what
+    the comparison recorded with its fields writes: every kind of value, cut or whole, a
+    side missing."""
+    from pytest_jsonmatch import match_json
+    from pytest_jsonmatch.reporting.records import comparison_dict
+
+    actual = {k: (v if k in ("short", "int", "deep") else 0) for k, v in EDGE_VALUES.items()
+              if k != "none"}
+    result = match_json({**actual, "extra": "y" * 50}, EDGE_VALUES, "field_f1")
+    recorded = Comparison.of_result(result, case_id="c", nodeid="c", threshold=1.0,
+                                    passed=False, values=values)  # type: ignore[arg-type]
+    bare = Comparison.of_result(result, case_id="c", nodeid="c", threshold=1.0,
+                                passed=False, values=None)
+    written = comparison_dict(bare, result.fields, values)
+    assert json.dumps(written) == json.dumps(recorded.to_dict())
+    assert {f["status"] for f in written["fields"]} >= {"match", "mismatch", "omission",
+                                                         "hallucination"}

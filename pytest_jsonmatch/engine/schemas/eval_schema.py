@@ -57,6 +57,8 @@ class SchemaNode:
     plain_by_key: dict[str, BoundComparator] = field(default_factory=dict)
     nullable: bool = False  # null is allowed besides the type
     allowed: tuple[str, ...] = ()  # the types of a node of several (type "multi")
+    # the walk's object scorers generated for this node, by key shape (walking/compiled.py)
+    scorers: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def seal(self) -> SchemaNode:
         comp = self.spec.comparator or self.default_comparator

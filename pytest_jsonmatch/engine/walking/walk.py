@@ -34,6 +34,7 @@ from ..results.field_results import (
     WalkOutput,
 )
 from ..schemas.eval_schema import SchemaNode
+from . import compiled
 from .unpaired import one_sided, shape_mismatch
 
 # FieldResults and Pairings are built with tuple.__new__: a NamedTuple's own constructor
@@ -190,6 +191,11 @@ class Walk:
                                       where.field, where.actual))
             return
         props = node.properties if node is not None else None
+        if props is not None and expected and compiled.compiles(cfg):
+            scorer = compiled.scorer_for(node, expected, where, cfg)  # type: ignore[arg-type]
+            if scorer is not None:  # this node and key shape, in straight-line code
+                scorer(self, expected, actual, where, depth)
+                return
         known_keys = cfg.schema_driven and props is not None
         # Scalar leaves that need no per-field settings are scored here, in the object's own
         # loop: most fields of most records, where a call per field would be most of the cost.

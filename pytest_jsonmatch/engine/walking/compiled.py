@@ -1,0 +1,266 @@
+"""Object scorers generated per schema node: the walk's object loop, specialised once.
+
+For a schema-driven metric (``field_f1``), what the walk does with an object's fields
+depends on the schema node and on which keys the expected object has, in which order: which
+are plain leaves and their comparators, which the schema does not know, which go down the
+general walk (objects, arrays, leaves with transforms, values missing on one side). The
+walk asks the same questions of every record. Here they are answered once per node and
+*key shape* (the expected object's keys, in order, and whether its path is at the root):
+the answer is a small Python function, generated as source text and compiled, that scores
+a record's object in straight-line code. It does exactly what ``Walk.obj`` does for that
+shape, field for field and in the same order (the result's sums run in field order), and
+calls the general walk for everything it does not inline.
+
+A function's source text depends only on the shape's structure (how many keys, which kind
+each, the path flags), not on the keys or comparators themselves, which it receives as
+constants: one compilation serves every node of that structure. Print it with
+:func:`scorer_source` (docs/performance.md shows how).
+
+Used only when the metric is schema-driven, no ``ignore``/``fields`` rule is set and the
+object is not empty; anything else takes ``Walk.obj`` as it is. ``SPECIALISE = False``
+turns the generated scorers off (the differential test compares both).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..comparing.field_spec import ORDERED, Align
+from ..configuring.walk_config import WalkConfig
+from ..core.paths import Where, key_forms
+from ..core.values import ARRAY, MISSING, OBJECT, SCALAR_TYPES
+from ..results.field_results import (
+    HALLUCINATION,
+    MATCH,
+    MISMATCH,
+    OMISSION,
+    SKIPPED,
+    FieldResult,
+)
+from ..schemas.eval_schema import SchemaNode
+from .unpaired import one_sided
+
+_new = tuple.__new__
+
+SPECIALISE = True  # False: every object takes the general walk
+
+# What a key of a shape is: a plain leaf the scorer scores itself (its comparator declares
+# that equal scalars score 1, or not), a key the schema does not know, an object or an
+# array aligned in order whose scorer it calls directly when both sides have that type, or
+# a key whose value goes to the general walk.
+PLAIN_EQUAL_ONE, PLAIN, UNKNOWN = "plain_equal_one", "plain", "unknown"
+OBJECT_NODE, ORDERED_ARRAY, GENERAL = "object", "ordered_array", "general"
+
+# (the walk, a walk.Walk, not imported: walk.py imports this module; expected, actual,
+# where the object sits, its depth)
+Scorer = Callable[[Any, dict, dict, Where, int], None]
+
+MAX_SHAPES = 64  # per node; an object of any other shape takes the general walk
+MAX_KEYS = 256  # a wider object takes it too (its function would take long to compile)
+MAX_FACTORIES = 1024  # compiled structures kept for the process
+_FACTORIES: dict[tuple[Any, ...], Callable[..., Scorer]] = {}  # by structure
+
+
+def compiles(cfg: WalkConfig) -> bool:
+    """Whether objects under this configuration may take generated scorers."""
+    return (SPECIALISE and cfg.schema_driven and not cfg.rules and cfg.leaf_depth is None
+            and cfg.array_mode == "align")
+
+
+def scorer_for(node: SchemaNode, expected: dict[str, Any], where: Where,
+               cfg: WalkConfig) -> Scorer | None:
+    """The scorer of ``expected``'s shape under ``node`` (made on first use), or None when
+    the node keeps MAX_SHAPES others already or the object has more than MAX_KEYS keys."""
+    if len(expected) > MAX_KEYS:
+        return None
+    path, field, actual_path = where
+    align = cfg.default_align
+    shape = (tuple(expected), not path, not field, field == path, actual_path is None,
+             cfg.count_extras, align)
+    scorers = node.scorers
+    found = scorers.get(shape)
+    if found is None and len(scorers) < MAX_SHAPES:
+        found = scorers[shape] = _make(node, shape, align)
+    return found
+
+
+def _kinds(node: SchemaNode, keys: tuple[str, ...], align: Align) -> tuple[str, ...]:
+    props = node.properties or {}
+    plain = node.plain_by_key
+    return tuple((PLAIN_EQUAL_ONE if plain[k].equal_one else PLAIN) if k in plain
+                 else UNKNOWN if k not in props else _child_kind(props[k], align) for k in keys)
+
+
+def _child_kind(child: SchemaNode, align: Align) -> str:
+    """OBJECT_NODE or ORDERED_ARRAY where the general walk, given both sides of the node's
+    type, goes straight to ``Walk.obj`` or to pairing by index; else GENERAL."""
+    spec = child.spec
+    if spec.skip or spec.comparator is not None or child.is_leaf:
+        return GENERAL
+    if child.type == OBJECT and child.properties is not None:
+        return OBJECT_NODE
+    if child.type == ARRAY and ((spec.align if spec.align is not None else None)
+                                or align).mode == "ordered":
+        return ORDERED_ARRAY
+    return GENERAL
+
+
+def ordered_elements(walk: Any, expected: list[Any], actual: list[Any], where: Where,
+                     node: SchemaNode, depth: int) -> None:
+    """What ``Walk.array`` does for two arrays, not both empty, of a schema-driven node
+    aligned by index: each pair of elements walked in order (an object element by its
+    scorer), then the omitted and the hallucinated elements."""
+    cfg = walk.cfg
+    items = node.items
+    common = min(len(expected), len(actual))
+    path, field, actual_path = where
+    element_field = field + "[]"
+    below = depth + 1
+    objects = items is not None and _child_kind(items, cfg.default_align) == OBJECT_NODE
+    for i in range(common):
+        e, a = expected[i], actual[i]
+        at = _new(Where, (f"{path}[{i}]", element_field,
+                          None if actual_path is None else f"{actual_path}[{i}]"))
+        if objects and type(e) is dict and type(a) is dict and e:
+            scorer = scorer_for(items, e, at, cfg)  # type: ignore[arg-type]
+            if scorer is not None:
+                scorer(walk, e, a, at, below)
+                continue
+        walk.node(e, a, at, items, below)
+    for i in range(common, len(expected)):
+        one_sided(walk.out, cfg, expected[i], where.element(i), items, OMISSION, below)
+    if cfg.count_extras:
+        for j in range(common, len(actual)):
+            one_sided(walk.out, cfg, actual[j], where.element(j, where.actual_path), items,
+                      HALLUCINATION, below)
+
+
+def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer:
+    keys, at_root, field_at_root, same_field, same_actual, count_extras, _ = shape
+    kinds = _kinds(node, keys, align)
+    structure = (kinds, at_root, field_at_root, same_field, same_actual, count_extras)
+    factory = _FACTORIES.get(structure)
+    if factory is None:
+        if len(_FACTORIES) >= MAX_FACTORIES:  # records of ever new structures: start over
+            _FACTORIES.clear()
+        namespace: dict[str, Any] = {}
+        exec(compile(_source(*structure), "<jsonmatch scorer>", "exec"), namespace)  # noqa: S102
+        factory = _FACTORIES[structure] = namespace["make"]
+    props = node.properties or {}
+    comparators = [node.plain_by_key.get(k) for k in keys]
+    return factory(
+        keys=keys, forms=tuple(key_forms(k) for k in keys),
+        names=tuple(c.name if c is not None else "" for c in comparators),
+        scores=tuple(c.score if c is not None else None for c in comparators),
+        nodes=tuple(props.get(k) for k in keys), props=node.properties,
+        MISSING=MISSING, SCALARS=SCALAR_TYPES, MATCH=MATCH, MISMATCH=MISMATCH, SKIPPED=SKIPPED,
+        FieldResult=FieldResult, Where=Where, new=tuple.__new__, scorer_for=scorer_for,
+        ordered_elements=ordered_elements)
+
+
+def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_field: bool,
+            same_actual: bool, count_extras: bool) -> str:
+    """The text of a factory ``make(...)`` returning the scorer of one structure."""
+    n = len(kinds)
+    lines = [
+        "def make(keys, forms, names, scores, nodes, props, MISSING, SCALARS, MATCH, MISMATCH,",
+        "         SKIPPED, FieldResult, Where, new, scorer_for, ordered_elements):",
+        f"    ({''.join(f'k{i}, ' for i in range(n))}) = keys",
+    ]
+    for i, kind in enumerate(kinds):
+        # the key's path segment where this object's path is (root or below a parent)
+        lines.append(f"    p{i} = forms[{i}][{0 if at_root else 1}]")
+        if not same_field:
+            lines.append(f"    f{i} = forms[{i}][{0 if field_at_root else 1}]")
+        if not same_actual:
+            lines.append(f"    a{i} = forms[{i}][1]")
+        if kind in (PLAIN, PLAIN_EQUAL_ONE):
+            lines.append(f"    name{i}, score{i} = names[{i}], scores[{i}]")
+        if kind != UNKNOWN:
+            lines.append(f"    node{i} = nodes[{i}]")
+    about = (f"an object of {n} keys at the {'root' if at_root else 'path given'}; field path "
+             f"{'the same' if same_field else 'its own'}; actual path "
+             f"{'the same' if same_actual else 'its own'}")
+    lines += [
+        "",
+        "    def score(walk, expected, actual, where, depth):",
+        f"        # {about}",
+        "        path, field, actual_path = where",
+        "        append = walk.out.fields.append",
+        "        get = actual.get",
+        "        below = depth + 1",
+        f"        ({''.join(f'v{i}, ' for i in range(n))}) = expected.values()",
+    ]
+    for i, kind in enumerate(kinds):
+        child = f"p{i}" if at_root else f"path + p{i}"
+        fld = "cp" if same_field else (f"f{i}" if field_at_root else f"field + f{i}")
+        act = "None" if same_actual else f"actual_path + a{i}"
+        lines += [
+            f"        # keys[{i}]: {kind}",
+            f"        o = get(k{i}, MISSING)",
+            f"        cp = {child}",
+        ]
+        if kind in (PLAIN, PLAIN_EQUAL_ONE):
+            lines += [
+                "        if o is MISSING:",
+                f"            walk.node(v{i}, o, new(Where, (cp, {fld}, {act})), node{i}, below)",
+                "        else:",
+            ]
+            if kind == PLAIN_EQUAL_ONE:
+                lines += [
+                    f"            kind = type(v{i})",
+                    f"            if kind is type(o) and kind in SCALARS and v{i} == o:",
+                    "                status, s = MATCH, 1.0",
+                    "            else:",
+                    f"                s = score{i}(v{i}, o)",
+                    "                status = MATCH if s >= 1.0 else MISMATCH",
+                ]
+            else:
+                lines += [
+                    f"            s = score{i}(v{i}, o)",
+                    "            status = MATCH if s >= 1.0 else MISMATCH",
+                ]
+            lines.append(f"            append(new(FieldResult, (cp, status, s, v{i}, o, name{i}, "
+                         f"'', {fld}, {act}, 1.0, None)))")
+        elif kind == UNKNOWN:
+            lines.append(f"        append(FieldResult(cp, SKIPPED, 0.0, v{i}, o, '', "
+                         f"'not in the schema', {fld}, {act}))")
+        elif kind == OBJECT_NODE:
+            lines += [
+                f"        at = new(Where, (cp, {fld}, {act}))",
+                f"        if type(v{i}) is dict and type(o) is dict and v{i}:",
+                f"            inner = scorer_for(node{i}, v{i}, at, walk.cfg)",
+                "            if inner is not None:",
+                f"                inner(walk, v{i}, o, at, below)",
+                "            else:",
+                f"                walk.obj(v{i}, o, at, node{i}, below)",
+                "        else:",
+                f"            walk.node(v{i}, o, at, node{i}, below)",
+            ]
+        elif kind == ORDERED_ARRAY:
+            lines += [
+                f"        at = new(Where, (cp, {fld}, {act}))",
+                f"        if type(v{i}) is list and type(o) is list and (v{i} or o):",
+                f"            ordered_elements(walk, v{i}, o, at, node{i}, below)",
+                "        else:",
+                f"            walk.node(v{i}, o, at, node{i}, below)",
+            ]
+        else:
+            lines.append(f"        walk.node(v{i}, o, new(Where, (cp, {fld}, {act})), node{i}, "
+                         f"below)")
+    if count_extras:
+        lines += [
+            "        if not actual.keys() <= expected.keys():",
+            "            walk._extra_keys(expected, actual, where, props, depth)",
+        ]
+    lines += ["", "    return score", ""]
+    return "\n".join(lines)
+
+
+def scorer_source(node: SchemaNode, keys: tuple[str, ...], at_root: bool = True,
+                  count_extras: bool = True, align: Align = ORDERED) -> str:
+    """The generated source of the scorer of an object with ``keys`` (in this order) under
+    ``node``, at the root or below a parent (of an object, not an array element)."""
+    return (f"# the scorer of keys {keys!r}\n"
+            + _source(_kinds(node, keys, align), at_root, at_root, True, True, count_extras))
