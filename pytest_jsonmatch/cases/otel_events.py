@@ -104,6 +104,10 @@ class Telemetry:
         self._exporters: list[Any] = []  # ours, stopped if the flush overruns
         self._tracer: trace.Tracer | None = None
         self._logger: Any = None
+        # the exporter's imports (a tenth of a second) run while pytest collects
+        self._imports = threading.Thread(target=_import_exporters, daemon=True,
+                                         name="otel-imports (pytest-jsonmatch)")
+        self._imports.start()
 
     # -- providers --------------------------------------------------------------------------
 
@@ -121,6 +125,7 @@ class Telemetry:
             return self._ready
 
     def _providers(self) -> None:
+        self._imports.join()  # those it needs: done, or finished here
         resource = Resource.create()
         if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
             resource = resource.merge(Resource({"service.name": "pytest-jsonmatch"}))
@@ -250,6 +255,21 @@ class Telemetry:
             except Exception:  # noqa: BLE001 - a stopped exporter is all that is wanted
                 pass
         return False
+
+
+def _import_exporters() -> None:
+    """Import what :meth:`Telemetry._providers` may need, ahead of the first call: the
+    OTLP/HTTP exporter, its protobuf messages and ``requests``, which it sends with (newer
+    exporters import it only when they are made). A failure is left to the import there,
+    whose error is logged."""
+    try:
+        import opentelemetry.exporter.otlp.proto.http._log_exporter  # noqa: F401
+        import opentelemetry.exporter.otlp.proto.http.trace_exporter  # noqa: F401
+        import opentelemetry.sdk._logs.export  # noqa: F401
+        import opentelemetry.sdk.trace.export  # noqa: F401
+        import requests  # noqa: F401
+    except Exception:  # noqa: BLE001, S110 - imported again, and reported, where needed
+        pass
 
 
 def _version() -> str | None:
