@@ -18,6 +18,10 @@ instrumented client's). The events of that case are emitted in its context. A ca
 call ran in no recorded span (no provider, a replayed or given output) gets a span of its
 own, ``jsonmatch.case``, from the call's start to its end, holding its usage.
 
+**Its imports.** The exporter, ``requests`` and the protobuf messages (a tenth of a second)
+are imported in a thread from the session's start, while pytest collects, so that the first
+watched call does not wait for them (its latency is recorded).
+
 **The end.** Flushing and shutting down run in a thread the session waits for at most
 ``flush`` seconds: a collector that is down costs the suite that much, never a failure; then
 our exporters are stopped, so that no retry goes on sending.
@@ -229,6 +233,7 @@ class Telemetry:
     def close(self) -> bool:
         """Flush the user's providers, shut ours down, in at most ``flush`` seconds; whether
         it all finished in time."""
+        self._imports.join(self.flush)  # not left importing while the interpreter exits
         if not self._ready:
             return True
         millis = int(self.flush * 1000)
