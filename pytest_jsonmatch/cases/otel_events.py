@@ -19,8 +19,8 @@ call ran in no recorded span (no provider, a replayed or given output) gets a sp
 own, ``jsonmatch.case``, from the call's start to its end, holding its usage.
 
 **Its imports.** The exporter, ``requests`` and the protobuf messages (a tenth of a second)
-are imported in a thread from the session's start, while pytest collects, so that the first
-watched call does not wait for them (its latency is recorded).
+are imported in a thread from the session's start, while pytest collects, rather than in
+the first watched call, whose latency is recorded.
 
 **The end.** Flushing and shutting down run in a thread the session waits for at most
 ``flush`` seconds: a collector that is down costs the suite that much, never a failure; then
