@@ -18,6 +18,10 @@ instrumented client's). The events of that case are emitted in its context. A ca
 call ran in no recorded span (no provider, a replayed or given output) gets a span of its
 own, ``jsonmatch.case``, from the call's start to its end, holding its usage.
 
+**Its imports.** The exporter, ``requests`` and the protobuf messages (a tenth of a second)
+are imported in a thread from the session's start, while pytest collects, rather than in
+the first watched call, whose latency is recorded.
+
 **The end.** Flushing and shutting down run in a thread the session waits for at most
 ``flush`` seconds: a collector that is down costs the suite that much, never a failure; then
 our exporters are stopped, so that no retry goes on sending.
@@ -104,6 +108,10 @@ class Telemetry:
         self._exporters: list[Any] = []  # ours, stopped if the flush overruns
         self._tracer: trace.Tracer | None = None
         self._logger: Any = None
+        # the exporter's imports (a tenth of a second) run while pytest collects
+        self._imports = threading.Thread(target=_import_exporters, daemon=True,
+                                         name="otel-imports (pytest-jsonmatch)")
+        self._imports.start()
 
     # -- providers --------------------------------------------------------------------------
 
@@ -121,6 +129,7 @@ class Telemetry:
             return self._ready
 
     def _providers(self) -> None:
+        self._imports.join()  # those it needs: done, or finished here
         resource = Resource.create()
         if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
             resource = resource.merge(Resource({"service.name": "pytest-jsonmatch"}))
@@ -224,6 +233,7 @@ class Telemetry:
     def close(self) -> bool:
         """Flush the user's providers, shut ours down, in at most ``flush`` seconds; whether
         it all finished in time."""
+        self._imports.join(self.flush)  # not left importing while the interpreter exits
         if not self._ready:
             return True
         millis = int(self.flush * 1000)
@@ -250,6 +260,21 @@ class Telemetry:
             except Exception:  # noqa: BLE001 - a stopped exporter is all that is wanted
                 pass
         return False
+
+
+def _import_exporters() -> None:
+    """Import what :meth:`Telemetry._providers` may need, ahead of the first call: the
+    OTLP/HTTP exporter, its protobuf messages and ``requests``, which it sends with (newer
+    exporters import it only when they are made). A failure is left to the import there,
+    whose error is logged."""
+    try:
+        import opentelemetry.exporter.otlp.proto.http._log_exporter  # noqa: F401
+        import opentelemetry.exporter.otlp.proto.http.trace_exporter  # noqa: F401
+        import opentelemetry.sdk._logs.export  # noqa: F401
+        import opentelemetry.sdk.trace.export  # noqa: F401
+        import requests  # noqa: F401
+    except Exception:  # noqa: BLE001, S110 - imported again, and reported, where needed
+        pass
 
 
 def _version() -> str | None:
