@@ -472,14 +472,14 @@ def _value(field: FieldDict, side: Literal["expected", "actual"]) -> str:
     return f'<pre class="value">{_e(json.dumps(value, ensure_ascii=False, indent=1))}</pre>'
 
 
-_CSS = """
+# what both pages are framed in: the page, its header, headings and (sortable) tables
+_FRAME_CSS = """
 :root { --ok: #1a7f37; --bad: #cf222e; --warn: #9a6700; --muted: #57606a; --line: #d0d7de; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #1f2328; }
 header { background: #24292f; color: #fff; padding: 12px 24px; }
 header h1 { margin: 0; font-size: 20px; }
 header .run { margin: 4px 0 0; color: #d0d7de; font-size: 12px; }
-header code { color: #fff; }
 main { padding: 8px 24px 40px; max-width: 1400px; }
 h2 { font-size: 17px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
 table { border-collapse: collapse; margin: 6px 0; }
@@ -488,6 +488,11 @@ th:first-child, td:first-child { text-align: left; }
 thead th { background: #f6f8fa; }
 table.sortable th { cursor: pointer; user-select: none; }
 table.sortable th.asc::after { content: " ▲"; } table.sortable th.desc::after { content: " ▼"; }
+.hint { color: var(--muted); font-size: 12px; }
+"""
+
+_CSS = _FRAME_CSS + """
+header code { color: #fff; }
 .verdict { padding: 8px 12px; border-radius: 6px; margin: 12px 0; }
 .verdict.ok { background: #dafbe1; } .verdict.bad { background: #ffebe9; }
 .verdict ul { margin: 4px 0 0; } .warn { color: var(--warn); }
@@ -496,7 +501,7 @@ table.sortable th.asc::after { content: " ▲"; } table.sortable th.desc::after 
 .card .big { font-size: 24px; font-weight: 600; }
 #histogram rect { fill: #54aeff; } #histogram line { stroke: #57606a; }
 #histogram text { font-size: 11px; fill: #1f2328; }
-.hint, .muted { color: var(--muted); font-size: 12px; }
+.muted { color: var(--muted); font-size: 12px; }
 .filters { margin: 8px 0; display: flex; gap: 16px; flex-wrap: wrap; align-items: center; }
 details.case { border: 1px solid var(--line); border-radius: 6px; margin: 4px 0; }
 details.case > summary { padding: 6px 10px; cursor: pointer; }
@@ -680,23 +685,9 @@ def _targets(targets: TargetsDict | None) -> str:
 
 _COLORS = ("#0969da", "#bf3989", "#1a7f37", "#9a6700", "#8250df", "#cf222e", "#57606a", "#0a3069")
 
-# the compare-runs page: its own frame, and the charts both pages draw
-_RUNS_FRAME_CSS = """
-:root { --muted: #57606a; --line: #d0d7de; }
-* { box-sizing: border-box; }
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #1f2328; }
-header { background: #24292f; color: #fff; padding: 12px 24px; }
-header h1 { margin: 0; font-size: 20px; }
-header .run { margin: 4px 0 0; color: #d0d7de; font-size: 12px; }
-main { padding: 8px 24px 40px; max-width: 1400px; }
-h2 { font-size: 17px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
-table { border-collapse: collapse; margin: 6px 0; }
-th, td { border: 1px solid var(--line); padding: 3px 8px; text-align: right; vertical-align: middle; }
-th:first-child, td:first-child { text-align: left; }
-thead th { background: #f6f8fa; }
-table.sortable th { cursor: pointer; user-select: none; }
-table.sortable th.asc::after { content: " ▲"; } table.sortable th.desc::after { content: " ▼"; }
-.hint { color: var(--muted); font-size: 12px; }
+# the compare-runs page: the frame, its list of files, and the charts both pages draw
+_RUNS_FRAME_CSS = _FRAME_CSS + """
+th, td { vertical-align: middle; }
 ul.files { padding-left: 18px; } ul.files code { color: var(--muted); }
 """
 _CHART_CSS = """
