@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -122,11 +123,17 @@ def write_plain_project(root: Path, n: int = PLAIN_TESTS) -> Path:
     return root
 
 
-def run_startup(root: Path, with_plugin: bool, quick: bool = False) -> tuple[float, int, str]:
-    """Wall time of ``pytest -q -p no:cacheprovider`` running the project in ``root``."""
+def run_startup(root: Path, with_plugin: bool,
+                quick: bool = False) -> tuple[float, float, int, str]:
+    """Wall time and CPU time (user + system, of the child process) of ``pytest -q -p
+    no:cacheprovider`` running the project in ``root``."""
     env = _env()
     extra = [] if with_plugin else ["-p", "no:jsonmatch"]
     cmd = [sys.executable, "-m", "pytest", *BASE_ARGS, *(QUICK_ARGS if quick else []), *extra]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
-    return time.perf_counter() - t0, proc.returncode, proc.stdout[-2000:] + proc.stderr[-2000:]
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.returncode, proc.stdout[-2000:] + proc.stderr[-2000:]

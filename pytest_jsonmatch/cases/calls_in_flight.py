@@ -32,10 +32,9 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from ..reporting.shapes import WorkerDeathDict
-
 if TYPE_CHECKING:
     from .targets import Awaited, Call
+    from ..reporting.shapes import WorkerDeathDict
 
 LOG_KEY = "jsonmatch_call_log"  # a worker's log file, in its xdist workerinput
 _SUSPECTS = "suspects"  # the controller's list, beside the workers' logs

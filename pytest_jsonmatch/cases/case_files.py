@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Literal
 
 from ..engine.core.errors import CaseFileError, did_you_mean
-from ..engine.reading.safe_yaml import item_nodes, key_lines, line_of, read_yaml
+from ..engine.reading.safe_yaml import (decode_text, item_nodes, key_lines, line_of, parse_yaml,
+                                        read_yaml)
 from ..engine.reading.user_files import not_regular, read_regular
 from .marks import MarkError, MarkSpec, marks_from
 
@@ -118,9 +119,9 @@ class CaseFiles:
     def load(self, path: Path) -> list[GoldenCase]:
         """Every case of one file, validated and with its defaults applied, each knowing the
         SHA-256 of the file's bytes (an update refuses to write over a file changed since)."""
-        digest = hashlib.sha256(read_regular(path, "case file", CaseFileError,
-                                             shown=self.display(path))).hexdigest()
-        return [replace(case, file_sha256=digest) for case in self._load(path)]
+        raw = read_regular(path, "case file", CaseFileError, shown=self.display(path))
+        digest = hashlib.sha256(raw).hexdigest()  # of the very bytes the cases are read from
+        return [replace(case, file_sha256=digest) for case in self._load(path, raw)]
 
     # -- folder defaults ------------------------------------------------------------------
 
@@ -160,9 +161,9 @@ class CaseFiles:
 
     # -- cases ----------------------------------------------------------------------------
 
-    def _load(self, path: Path) -> list[GoldenCase]:
+    def _load(self, path: Path, raw: bytes) -> list[GoldenCase]:
         where = _Where(path, self.display(path), self.root)
-        data, root = read_yaml(path, where.display)
+        data, root = parse_yaml(decode_text(raw, where.display), where.display)
         if not isinstance(data, Mapping):
             raise where.error(1, f"a case file holds a mapping with 'expected' (one case) or "
                                  f"'cases' (a list), not {_kind(data)}")

@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote
 
 from ..engine.core.errors import CaseFileError, JsonMatchError
-from ..engine.reading.intake import read_json
-from ..reporting.atomic import write_atomic
-from .runner import CallFigures
+
+if TYPE_CHECKING:  # the settings' modes load with every session; replaying, when it replays
+    from .runner import CallFigures
 
 RecordMode = Literal["off", "once", "none", "all"]
 MODES: tuple[RecordMode, ...] = ("off", "once", "none", "all")
@@ -103,6 +103,8 @@ def read_recording(path: Path) -> Recording | None:
     if not path.is_file() or size > MAX_RECORDING_BYTES:
         raise CaseFileError(f"the recording {path} is not a regular file of at most "
                             f"{MAX_RECORDING_BYTES // 2**20} MB")
+    from .runner import CallFigures
+
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         # text of several lines is kept as a list of its lines, readable in a diff
@@ -124,6 +126,9 @@ def write_recording(path: Path, case_id: str, input_value: object, output: objec
     attempts, usage), replayed later as the recorded figures, and what made it
     (``fingerprint``). When ``existing`` holds the same output, input and fingerprint, the
     file is left as it is, byte for byte (a re-record is no diff): returns whether it wrote."""
+    from ..engine.reading.intake import read_json
+    from ..reporting.atomic import write_atomic
+
     if not isinstance(output, str):  # held to the door now, as scoring it live does
         try:
             output = read_json(output, "actual")[0]

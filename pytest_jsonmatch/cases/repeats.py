@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..engine.core.errors import ConfigError
-from ..reporting.aggregate import REPEAT_RULES, RepeatRule, case_passes
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the reporting stage loads once a case is judged (start-up stays light)
+    from ..reporting.aggregate import RepeatRule
     from .case_files import GoldenCase
 
 
@@ -35,6 +35,8 @@ class RepeatSettings:
         return self.count or 1
 
     def passes(self, scores: Sequence[float], threshold: float) -> bool:
+        from ..reporting.aggregate import case_passes
+
         return case_passes(scores, threshold, self.rule)
 
     def failure_summary(self, scores: Sequence[float], threshold: float) -> str:
@@ -50,9 +52,12 @@ class RepeatSettings:
         """``N``, ``RULE`` or ``N RULE`` from each ``(text, name)`` in turn, a later one's
         parts overriding an earlier one's (a flag's over the ini's)."""
         count: int | None = None
-        rule = REPEAT_RULES[0]
+        rule: RepeatRule = "mean"  # the default rule, as above
         for text, what in parts:
-            for word in text.replace(",", " ").split():
+            words = text.replace(",", " ").split()
+            if words:  # the rules' names live with the reporting stage they choose for
+                from ..reporting.aggregate import REPEAT_RULES
+            for word in words:
                 named = [r for r in REPEAT_RULES if r == word]
                 if word.isdigit() and 1 <= int(word) <= MAX_REPEAT:
                     count = int(word)

@@ -11,21 +11,20 @@ when a worker dies later (cases/calls_in_flight.py judges the test it was runnin
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..cases.calls_in_flight import LOG_KEY, Deaths
 from ..cases.updates import CaseUpdate
-from ..reporting import github
-from ..reporting import report as reports
-from ..reporting.baseline import Baseline, load_baseline
-from ..reporting.gates import Verdict
-from ..reporting.records import ERROR, Comparison, case_id_of
-from ..reporting.shapes import Report
-from ..reporting.text import passed_line, summary_lines, update_lines, verdict_lines
 from ..cases.channel import Channel, Outcome
+from ..reporting.gates import Verdict
 from .settings import Settings
+
+if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-up stays light)
+    from ..reporting.baseline import Baseline
+    from ..reporting.records import Comparison
+    from ..reporting.shapes import Report
 
 _ATTRIBUTE = "jsonmatch_comparisons"  # a test report's comparisons, on the xdist wire too
 _UPDATES = "jsonmatch_updates"  # and the case-file updates its test asked for
@@ -42,6 +41,8 @@ class JsonmatchSession:
         self.worker = hasattr(config, "workerinput")
         self.baseline: Baseline | None = None
         if settings.baseline and not self.worker:
+            from ..reporting.baseline import load_baseline
+
             try:
                 self.baseline = load_baseline(settings.baseline, settings.partial_baseline)
             except Exception as exc:  # noqa: BLE001 - any unreadable baseline stops the run
@@ -90,8 +91,10 @@ class JsonmatchSession:
             self.ran.add(report.nodeid)  # the test ran, or was skipped or broke on the way
         self.comparisons.extend(made)
         self.updates.extend(asked)
-        self.comparisons.extend(Comparison.from_dict(data)
-                                for data in getattr(report, _ATTRIBUTE, None) or ())
+        if sent := getattr(report, _ATTRIBUTE, None):
+            from ..reporting.records import Comparison
+
+            self.comparisons.extend(Comparison.from_dict(data) for data in sent)
         self.updates.extend(CaseUpdate.from_dict(data)
                             for data in getattr(report, _UPDATES, None) or ())
 
@@ -119,6 +122,8 @@ class JsonmatchSession:
         return ("rerun", "R", "RERUN") if report.outcome == "rerun" else None
 
     def _unscored(self, nodeid: str, error: str) -> None:
+        from ..reporting.records import ERROR, Comparison
+
         defaults = self.settings.defaults
         self.comparisons.append(Comparison(
             case_id=nodeid, nodeid=nodeid, metric=defaults.metric, score=0.0,
@@ -143,6 +148,8 @@ class JsonmatchSession:
             if self.write_errors and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
             return
+        from ..reporting import report as reports
+
         settings = self.settings
         self.report, self.verdict = reports.conclude(
             self.comparisons, settings.gates, reports.run_info(
@@ -178,6 +185,9 @@ class JsonmatchSession:
                                 config: pytest.Config) -> None:
         if self.worker or (self.report is None and not self.write_errors and not self.updated):
             return
+        from ..reporting import github
+        from ..reporting.text import passed_line, summary_lines, update_lines, verdict_lines
+
         width = terminalreporter._tw.fullwidth
         verbose = self.settings.verbose
         if (self.report is not None and (self.report["count"] or self.report["comparisons"])) \
@@ -219,6 +229,8 @@ class _Recorder:
         self.file, self.line = path, line
 
     def __call__(self, outcome: Outcome) -> None:
+        from ..reporting.records import ERROR, Comparison, case_id_of
+
         item, session = self.item, self.session
         seq = 0 if outcome.repeat else self.seq
         if not outcome.repeat:

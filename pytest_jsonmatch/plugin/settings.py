@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import pytest
 
@@ -25,13 +25,14 @@ from ..cases.updates import UpdateMode, update_mode
 from ..engine.core.errors import ConfigError, JsonMatchError, did_you_mean, known_names
 from ..engine.core.masking import mask_patterns
 from ..engine.core.numbers import whole_number
-from ..reporting.aggregate import GROUP_BY, GroupBy
-from ..reporting.baseline import baseline_setting
 from ..reporting.gates import GateSettings, gate_settings, parse_score
-from ..reporting.records import VALUE_MODES, ValueMode
 from ..reporting.report_files import ReportFiles
 from ..reporting.versus import VersusSettings, parse_reference
 from ..cases.channel import Defaults
+
+if TYPE_CHECKING:  # the reporting stage loads when a session reports (start-up stays light)
+    from ..reporting.aggregate import GroupBy
+    from ..reporting.records import ValueMode
 
 PREFIX = "jsonmatch_"
 IniType = Literal["string", "paths", "linelist", "args", "bool"]
@@ -237,7 +238,7 @@ def _read(read: _Reader) -> Settings:
     metric = read.text("metric")[0].strip() or "field_f1"
     threshold_text, threshold_name = read.text("threshold")
     threshold = parse_score(threshold_text.strip() or "1.0", threshold_name)
-    baseline, partial = baseline_setting(*read.text("baseline"))
+    baseline, partial = _baseline(*read.text("baseline"))
     target = read.text("target")[0].strip()
     targets, versus = _targets(read, target)
     return Settings(
@@ -250,9 +251,9 @@ def _read(read: _Reader) -> Settings:
         update=update_mode(*read.text("update"), in_ci=bool(os.environ.get("CI"))), repeat=RepeatSettings.parse(read.parts("repeat")),
         calls=parse_calls(read.parts("calls")),
         reports=_reports(read, here),
-        report_values=_choice(*read.text("report_values"), VALUE_MODES, "short"),
+        report_values=_choice(*read.text("report_values"), _value_modes, "short"),
         baseline=os.fspath(here / baseline) if baseline else None, partial_baseline=partial,
-        group_by=_choice(*read.text("group_by"), GROUP_BY, "metric"),
+        group_by=_choice(*read.text("group_by"), _group_bys, "metric"),
         gates=_gates(read), schema_dirs=read.paths("schema_dirs"),
         max_cases=whole_number(*read.text("max_cases"), 1, 10**9, "of cases "),
         junit_properties=bool(read.ini("junit_properties")),
@@ -304,8 +305,32 @@ def _targets(read: _Reader, target: str) -> tuple[tuple[TargetSpec, ...], Versus
     return select_targets(declared, str(chosen or ""), BY_NAME["targets"].flag), versus
 
 
-def _choice(value: str, what: str, allowed: Sequence[_T], default: _T) -> _T:
+def _baseline(text: str, what: str) -> tuple[str, bool]:
+    if not text.strip():
+        return "", False
+    from ..reporting.baseline import baseline_setting
+
+    return baseline_setting(text, what)
+
+
+def _value_modes() -> Sequence[ValueMode]:
+    from ..reporting.records import VALUE_MODES
+
+    return VALUE_MODES
+
+
+def _group_bys() -> Sequence[GroupBy]:
+    from ..reporting.aggregate import GROUP_BY
+
+    return GROUP_BY
+
+
+def _choice(value: str, what: str, choices: Callable[[], Sequence[_T]], default: _T) -> _T:
+    """One of ``choices()``, the reporting stage's, loaded only when a value is given."""
     text = value.strip() or default
+    if text == default:
+        return default
+    allowed = choices()
     for option in allowed:
         if text == option:
             return option

@@ -18,16 +18,18 @@ import difflib
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..engine.core.errors import ConfigError, shown
 from ..engine.core.numbers import whole_number
 from ..engine.core.paths import PathPattern, key_segment, path_tokens
-from ..engine.results.field_results import FieldAggregate
-from .aggregate import SCORE_EPSILON, Summary
-from .baseline import BaselineComparison, FieldDelta
-from .changes import p_text, printed_change
-from .shapes import GatesDict
-from .stats import ALPHA, PairedDifference
+
+if TYPE_CHECKING:  # the settings load with the session; what judges them, once it judges
+    from ..engine.results.field_results import FieldAggregate
+    from .aggregate import Summary
+    from .baseline import BaselineComparison, FieldDelta
+    from .shapes import GatesDict
+    from .stats import PairedDifference
 
 GATE_MODES = ("statistical", "strict")
 
@@ -248,6 +250,8 @@ def judge(summary: Summary, settings: GateSettings,
     which gates it passed. Every number a message quotes is one a table of the report shows:
     the overall score, a field's row in its group's table, a shared case's two scores.
     ``label`` names what the run is held against in the words of a gate passed."""
+    from .aggregate import SCORE_EPSILON
+
     verdict = Verdict()
     if summary.overall is None:
         return verdict  # nothing was compared: no verdict
@@ -269,6 +273,8 @@ def judge(summary: Summary, settings: GateSettings,
 
 def _valid_shares(summary: Summary, settings: GateSettings, verdict: Verdict) -> None:
     """Per metric, the share of answers valid against their schema against ``min_valid``."""
+    from .aggregate import SCORE_EPSILON
+
     floor, name = settings.min_valid, settings.names.min_valid
     if floor is None:
         return
@@ -293,6 +299,8 @@ def _scored(aggregate: FieldAggregate) -> bool:
 
 def _floors(groups: Mapping[str, Mapping[str, FieldAggregate]], settings: GateSettings,
             verdict: Verdict) -> None:
+    from .aggregate import SCORE_EPSILON
+
     names = settings.names
     held = 0
     for floor in settings.floors:
@@ -337,6 +345,8 @@ def _unmatched(floor: Floor, groups: Mapping[str, Mapping[str, FieldAggregate]],
 
 def _baseline(comparison: BaselineComparison, settings: GateSettings, verdict: Verdict,
               label: str) -> None:
+    from .aggregate import SCORE_EPSILON
+
     limit = settings.max_drop
     diff = comparison.difference
     failed = len(verdict.failures)
@@ -363,12 +373,16 @@ def _baseline(comparison: BaselineComparison, settings: GateSettings, verdict: V
 
 def _drop_text(before: float, after: float) -> str:
     """A drop as the tables print it: the printed before minus the printed after."""
+    from .changes import printed_change
+
     return f"{-printed_change(before, after):.4f}"
 
 
 def _regressions(comparison: BaselineComparison, settings: GateSettings, verdict: Verdict) -> None:
     """A shared case that got clearly worse blocks the run, whatever its threshold, until
     someone accepts it (a new baseline, or ``allow_regressions``)."""
+    from .aggregate import SCORE_EPSILON
+
     names = settings.names
     limit = settings.case_drop_limit
     setting = names.max_case_drop if settings.max_case_drop is not None else names.max_drop
@@ -400,6 +414,8 @@ def _drop(what: str, clear: bool, diff: PairedDifference, limit: float, settings
           verdict: Verdict, row: FieldDelta | None = None) -> None:
     """A drop beyond ``max_drop``: a failure when the rule says it is real, else a warning
     that says which rule kept it from failing (the interval, or Holm's correction)."""
+    from .changes import p_text
+
     beyond = f", more than {settings.names.max_drop} {limit:.4f}"
     if settings.mode == "strict":
         verdict.failures.append(what + beyond)
@@ -414,6 +430,9 @@ def _drop(what: str, clear: bool, diff: PairedDifference, limit: float, settings
 
 def _noise(diff: PairedDifference, row: FieldDelta | None) -> str:
     """Why a drop is not counted as real, in the words of the rule that decided it."""
+    from .changes import p_text
+    from .stats import ALPHA
+
     if diff.low is None or diff.high is None:
         return f"{diff.n} shared case{'' if diff.n == 1 else 's'} cannot tell"
     if diff.high < 0.0 and row is not None:  # the interval excludes zero: Holm decided

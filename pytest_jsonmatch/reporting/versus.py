@@ -22,16 +22,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ..engine.core.errors import ConfigError, did_you_mean
-from .aggregate import GroupBy, RepeatRule, summarize
-from .baseline import Baseline, cases_of, compare
 from .gates import GateSettings, Verdict, judge
 from .money import money
-from .records import Comparison
-from .runs import Run, compare_runs
-from .shapes import Report, RunRow, TargetsDict
-from .validation import REPORT_VERSION
+
+if TYPE_CHECKING:  # the settings load with the session; the comparison, once it compares
+    from .aggregate import GroupBy, RepeatRule
+    from .records import Comparison
+    from .runs import Run
+    from .shapes import Report, RunRow, TargetsDict
 
 LIMIT_KEYS = ("latency_p95", "cost")
 
@@ -112,6 +113,8 @@ def target_runs(split: dict[str, list[Comparison]], names: Sequence[str], refere
                 group_by: str, where: str = "") -> list[Run]:
     """The targets as runs compare-runs compares, the reference first; ``where``: the report
     they come from, for their paths."""
+    from .runs import Run
+
     order = [reference, *(n for n in names if n != reference and n in split)]
     return [Run(name, f"{where}target {name}", {"comparisons": [c.to_dict() for c in split[name]],
                                                 "group_by": group_by}) for name in order]
@@ -120,6 +123,8 @@ def target_runs(split: dict[str, list[Comparison]], names: Sequence[str], refere
 def runs_of_report(report: Report, path: str) -> list[Run]:
     """The named targets of a saved report as runs (its reference first, the others in its
     order), for ``jsonmatch compare-runs REPORT.json``; none when it has fewer than two."""
+    from .records import Comparison
+
     split = by_target([Comparison.from_dict(c) for c in report["comparisons"]])
     section = report.get("targets")
     names = [r["name"] for r in section["runs"]] if section else list(split)
@@ -133,6 +138,8 @@ def runs_of_report(report: Report, path: str) -> list[Run]:
 def side_by_side(split: dict[str, list[Comparison]], names: Sequence[str], reference: str,
                  gated: bool, group_by: str) -> TargetsDict:
     """The targets compared as compare-runs compares runs, the reference first."""
+    from .runs import compare_runs
+
     data = compare_runs(target_runs(split, names, reference, group_by))
     return {**data, "reference": reference, "gated": gated}
 
@@ -143,6 +150,10 @@ def targets_section(comparisons: Sequence[Comparison], names: Sequence[str],
     """The run's targets side by side (None: fewer than two ran). What the gates find goes
     into ``verdict``: each target's overall score against ``fail_under`` (a pooled score
     could hide a target below it), and, with a reference set, each other target held to it."""
+    from .aggregate import summarize
+    from .baseline import Baseline, cases_of, compare
+    from .validation import REPORT_VERSION
+
     split = by_target(comparisons)
     ran = [name for name in names if name in split]
     summaries = {name: summarize(split[name], group_by, repeat_rule) for name in ran}

@@ -81,7 +81,11 @@ def read_yaml(path: Path, display: str) -> tuple[Any, Any]:
 def read_text(path: Path, display: str, error: type[JsonMatchError] = CaseFileError) -> str:
     """A YAML file's text (a regular file of bounded size, UTF-8, a byte-order mark dropped;
     line endings as they are)."""
-    raw = read_regular(path, "file", error, shown=display)
+    return decode_text(read_regular(path, "file", error, shown=display), display, error)
+
+
+def decode_text(raw: bytes, display: str, error: type[JsonMatchError] = CaseFileError) -> str:
+    """A YAML file's bytes as text (UTF-8, a byte-order mark dropped)."""
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -202,8 +202,14 @@ def _resource(contents: Mapping[str, Any]) -> Any:
 
 @dataclass(frozen=True)
 class _Confinement:
-    folders: tuple[Path, ...]
+    given: tuple[os.PathLike[str] | str, ...]
     setting: str  # what lets a user add a folder, named in refusals
+
+    @property
+    def folders(self) -> tuple[Path, ...]:
+        """The folders, symlinks resolved when a reference is read (most comparisons that
+        run confined read none: a golden case's, each one)."""
+        return tuple(Path(f).resolve() for f in self.given)
 
 
 _CONFINED: ContextVar[_Confinement | None] = ContextVar("references_confined_to", default=None)
@@ -213,7 +219,7 @@ _CONFINED: ContextVar[_Confinement | None] = ContextVar("references_confined_to"
 def references_confined_to(folders: Iterable[os.PathLike[str] | str], setting: str) -> Iterator[None]:
     """While the block runs, a ``$ref`` may read files only under ``folders`` (symlinks
     resolved); refusals name ``setting``, where a user lists more folders."""
-    token = _CONFINED.set(_Confinement(tuple(Path(f).resolve() for f in folders), setting))
+    token = _CONFINED.set(_Confinement(tuple(folders), setting))
     try:
         yield
     finally:
@@ -230,8 +236,9 @@ def _retrieve(uri: str) -> Any:
     confined = _CONFINED.get()
     if confined is not None:
         real = path.resolve()
-        if not any(real.is_relative_to(folder) for folder in confined.folders):
-            raise SchemaError(f"$ref {uri!r} reads outside {', '.join(map(str, confined.folders))}: "
+        folders = confined.folders
+        if not any(real.is_relative_to(folder) for folder in folders):
+            raise SchemaError(f"$ref {uri!r} reads outside {', '.join(map(str, folders))}: "
                               f"refused, unread (a case file's schema reads only there; "
                               f"{confined.setting} lists more folders)")
     return _resource(read_schema_file(path, str(path)))
