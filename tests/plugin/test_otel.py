@@ -9,7 +9,6 @@ runner thread (a plain target) or on the runner's event loop (an async one)."""
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import threading
@@ -22,6 +21,7 @@ httpx = pytest.importorskip("httpx")
 pytest.importorskip("opentelemetry.sdk")
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
 
+from tests.helpers.http_models import reply_json, serving  # noqa: E402
 from tests.helpers.otlp_receiver import Receiver  # noqa: E402
 from tests.helpers.plugin_cases import ARGS  # noqa: E402
 
@@ -59,13 +59,9 @@ class _ModelHandler(BaseHTTPRequestHandler):
             time.sleep(LATENCY)
             name = self.path.strip("/").split("?")[0]
             total = 99 if name == "bad" else 10
-            body = json.dumps({"id": f"resp-{self.path.strip('/')}",
-                               "answer": {"vendor": "ACME", "total": total}}).encode()
-            self.send_response(500 if name == "500" else 200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            reply_json(self, {"id": f"resp-{self.path.strip('/')}",
+                              "answer": {"vendor": "ACME", "total": total}},
+                       500 if name == "500" else 200)
         finally:
             with srv.lock:
                 srv.in_flight -= 1
@@ -74,12 +70,8 @@ class _ModelHandler(BaseHTTPRequestHandler):
 @pytest.fixture
 def model():
     srv = _Model()
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
-    thread.join(5)
+    with serving(srv):
+        yield srv
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ import pytest
 
 httpx = pytest.importorskip("httpx")
 
+from tests.helpers.http_models import reply_json, serving  # noqa: E402
 from tests.helpers.plugin_cases import ARGS, write  # noqa: E402
 
 
@@ -64,13 +65,8 @@ class _Answer(BaseHTTPRequestHandler):
         try:
             time.sleep(srv.delay)
             vendor = query["vendor"]
-            body = json.dumps({"vendor": vendor.lower() if vendor in srv.lower else vendor,
-                               "total": int(query["total"])}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            reply_json(self, {"vendor": vendor.lower() if vendor in srv.lower else vendor,
+                              "total": int(query["total"])})
         finally:
             with srv.lock:
                 srv.in_flight -= 1
@@ -81,15 +77,8 @@ def models():
     """``today``: right every time, 0.25 s a call; ``cheap``: lowercases ACME and Zeta, 0.5 s
     (long enough for its calls to overlap on a loaded machine)."""
     servers = {"today": _Model(0.25), "cheap": _Model(0.5, {"ACME", "Zeta"})}
-    threads = [threading.Thread(target=s.serve_forever, daemon=True) for s in servers.values()]
-    for thread in threads:
-        thread.start()
-    yield servers
-    for srv in servers.values():
-        srv.shutdown()
-        srv.server_close()
-    for thread in threads:
-        thread.join(5)
+    with serving(*servers.values()):
+        yield servers
 
 
 # Each target reports its usage: today 100 tokens in, 10 out, 0.002 a call; cheap 40 in, 5
