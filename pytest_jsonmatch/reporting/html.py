@@ -64,26 +64,31 @@ def render_html(report: Report, max_cases: int = MAX_CASES) -> str:
     anchors = {case_id: f"case-{rank}" for rank, case_id in
                enumerate(sorted(c["case_id"] for c in cases))}
     total = len(report["cases"]) if hasattr(report["cases"], "__len__") else None
-    title = "jsonmatch report"
+    return _page("jsonmatch report", _run_line(report.get("run") or {}), _CSS + _CHART_CSS,
+                _SCRIPT, [
+                    _verdict(report["gates"]),
+                    _figures(report),
+                    _metrics_table(report["metrics"]),
+                    _calls(report),
+                    _histogram([c for c in report["cases"]
+                                if c["status"] not in ("xfailed", "xpassed")]),
+                    _fields_section(report),
+                    _baseline(report.get("baseline"), report["gates"], anchors),
+                    _targets(report.get("targets")),
+                    _cases_section(report, cases, comparisons, total, blocked)])
+
+
+def _page(title: str, header: str, css: str, script: str, sections: list[str]) -> str:
+    """One self-contained page: its ``title``, the ``header`` line under it, inline ``css``,
+    the ``sections`` of its main part and its one ``script``, admitted by its hash (the
+    Content-Security-Policy allows nothing else: no network, no other script)."""
     parts = [
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(_SCRIPT)}">',
+        f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(script)}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{title}</title>", f"<style>{_CSS}{_CHART_CSS}</style>", "</head>", "<body>",
-        f"<header><h1>{title}</h1>{_run_line(report.get('run') or {})}</header>",
-        "<main>",
-        _verdict(report["gates"]),
-        _figures(report),
-        _metrics_table(report["metrics"]),
-        _calls(report),
-        _histogram([c for c in report["cases"] if c["status"] not in ("xfailed", "xpassed")]),
-        _fields_section(report),
-        _baseline(report.get("baseline"), report["gates"], anchors),
-        _targets(report.get("targets")),
-        _cases_section(report, cases, comparisons, total, blocked),
-        "</main>",
-        f"<script>{_SCRIPT}</script>",
-        "</body>", "</html>",
+        f"<title>{title}</title>", f"<style>{css}</style>", "</head>", "<body>",
+        f"<header><h1>{title}</h1>{header}</header>", "<main>", *sections, "</main>",
+        f"<script>{script}</script>", "</body>", "</html>",
     ]
     return "\n".join(p for p in parts if p) + "\n"
 
@@ -650,20 +655,12 @@ def _html_disagreements(data: RunsComparison, ids: str = "", word: str = "run",
 def render_runs_html(data: RunsComparison) -> str:
     """One self-contained page: inline CSS and the one sorting script (admitted by its hash,
     as html.py's page is), nothing fetched, every value from the reports escaped."""
-    title = "jsonmatch compare-runs"
     runs = "".join(f"<li><strong>{_e(r['name'])}</strong> <code>{_e(r['path'])}</code></li>"
                    for r in data["runs"])
-    parts = [
-        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(SORTABLE_SCRIPT)}">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{title}</title>", f"<style>{_RUNS_PAGE_CSS}</style>", "</head>", "<body>",
-        f"<header><h1>{title}</h1><p class=\"run\">{_e(headline(data))}</p></header>",
-        "<main>", f'<ul class="files">{runs}</ul>',
-        _html_runs(data), _html_partial(data), _html_fields(data), _html_disagreements(data),
-        "</main>", f"<script>{SORTABLE_SCRIPT}</script>", "</body>", "</html>",
-    ]
-    return "\n".join(p for p in parts if p) + "\n"
+    return _page("jsonmatch compare-runs", f'<p class="run">{_e(headline(data))}</p>',
+                _RUNS_PAGE_CSS, SORTABLE_SCRIPT,
+                [f'<ul class="files">{runs}</ul>', _html_runs(data), _html_partial(data),
+                 _html_fields(data), _html_disagreements(data)])
 
 
 def _targets(targets: TargetsDict | None) -> str:

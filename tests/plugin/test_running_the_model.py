@@ -20,6 +20,7 @@ import pytest
 
 httpx = pytest.importorskip("httpx")
 
+from tests.helpers.http_models import serving  # noqa: E402
 from tests.helpers.plugin_cases import ARGS  # noqa: E402
 
 
@@ -95,13 +96,11 @@ class _Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def server():
     srv = _Server()
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield srv
-    srv.stop.set()
-    srv.shutdown()
-    srv.server_close()
-    thread.join(5)
+    with serving(srv):
+        try:
+            yield srv
+        finally:
+            srv.stop.set()  # a handler waiting on /hang ends before the server shuts down
 
 
 @pytest.fixture
