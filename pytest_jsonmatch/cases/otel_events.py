@@ -1,15 +1,17 @@
 """Each comparison's result as an OpenTelemetry ``gen_ai.evaluation.result`` event, parented to
 the span of the model call it evaluates (imported only when ``jsonmatch_otel`` is on).
 
-Follows the GenAI semantic conventions 1.38 (events as log records with an event name,
-emitted through the Logs API with the span's context; attributes ``gen_ai.evaluation.name``,
-``.score.value``, ``.score.label``, ``.explanation``, ``gen_ai.response.id``, ``error.type``).
+Follows the GenAI semantic conventions 1.38 (events as log records with an event name, in
+the span's context; attributes ``gen_ai.evaluation.name``, ``.score.value``, ``.score.label``,
+``.explanation``, ``gen_ai.response.id``, ``error.type``).
 
 **Providers.** A global SDK ``TracerProvider`` or ``LoggerProvider`` the user set before the
 tests run (``conftest.py``, ``opentelemetry-instrument``) is used as it is, and only flushed
-at the end; for a signal without one, the session makes its own, an OTLP/HTTP exporter
-configured by the ``OTEL_*`` environment variables, and shuts it down at the end. Ours is
-never made global: a library leaves that to the application.
+at the end. A signal without one goes through the session's own outbox
+(:mod:`.otlp_export`): messages built straight into OTLP protobuf and sent by a thread,
+configured by the same ``OTEL_*`` variables as the SDK's exporter, without the SDK's objects
+(their cost, for a suite of instant cases, is most of what the export costs). Nothing is
+made global: a library leaves that to the application.
 
 **The span of the call.** While the target runs (in a runner's thread, or a task on its event
 loop), a context variable marks the call; a span processor on the user's tracer provider
@@ -18,41 +20,37 @@ instrumented client's). The events of that case are emitted in its context. A ca
 call ran in no recorded span (no provider, a replayed or given output) gets a span of its
 own, ``jsonmatch.case``, from the call's start to its end, holding its usage.
 
-**Its imports.** The exporter, ``requests`` and the protobuf messages (a tenth of a second)
-are imported in a thread from the session's start, while pytest collects, rather than in
-the first watched call, whose latency is recorded.
-
-**The end.** Flushing and shutting down run in a thread the session waits for at most
-``flush`` seconds: a collector that is down costs the suite that much, never a failure; then
-our exporters are stopped, so that no retry goes on sending.
+**The end.** Flushing runs in threads the session waits for at most ``flush`` seconds: a
+collector that is down costs the suite that much, never a failure; then nothing more is
+sent or retried.
 """
 
 from __future__ import annotations
 
 import logging as _logging
 import math
+import os
+import sys
 import threading
-import weakref
-from importlib.metadata import PackageNotFoundError, version
 import time
+import weakref
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import cache
+from importlib import import_module
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
-
-from opentelemetry import trace
-from opentelemetry._logs import LogRecord, get_logger_provider
-from opentelemetry.context import Context
-from opentelemetry.sdk._logs import LoggerProvider
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
-from opentelemetry.trace import Status, StatusCode
+from urllib.parse import unquote
 
 from ..reporting.records import ERROR, PASSED, XPASSED, Comparison
+from . import otlp_export
+from .otlp_export import Outbox, Signal
 
 EVENT = "gen_ai.evaluation.result"
 SEMCONV = "1.38.0"  # the GenAI semantic conventions these events follow
 SCOPE = "pytest_jsonmatch"
+SPAN = "jsonmatch.case"
 _WORST = 3  # fields named in an explanation
 
 
@@ -62,36 +60,46 @@ class CallMark:
 
     start_ns: int
     end_ns: int = 0
-    span: ReadableSpan | None = None
+    span: Any = None  # the user's SDK span (``ReadableSpan``)
 
 
 _WATCHED: ContextVar[CallMark | None] = ContextVar("jsonmatch_watched_call", default=None)
-
-
-class _FirstSpan(SpanProcessor):
-    """Keeps, for a watched call, the first span started while it runs. Added once to a
-    provider (the SDK has no way to remove a processor): outside a watched call it does
-    nothing."""
-
-    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
-        mark = _WATCHED.get()
-        if mark is not None and mark.span is None:
-            mark.span = span
-
-    def on_end(self, span: ReadableSpan) -> None:
-        pass
-
-    def shutdown(self) -> None:
-        pass
-
-    def force_flush(self, timeout_millis: int = 30000) -> bool:
-        return True
-
-
-_CAPTURE = _FirstSpan()
-_WATCHING: weakref.WeakSet[TracerProvider] = weakref.WeakSet()  # those _CAPTURE was added to
+_WATCHING: weakref.WeakSet[Any] = weakref.WeakSet()  # tracer providers watched already
 _LOCK = threading.Lock()
 _LOG = _logging.getLogger("pytest_jsonmatch.otel")
+
+# (the API module that holds a signal's global provider, its getter, the variable naming a
+# provider to load, a method only the SDK's provider has)
+_GLOBAL = {"traces": ("opentelemetry.trace", "get_tracer_provider",
+                      "OTEL_PYTHON_TRACER_PROVIDER", "add_span_processor"),
+           "logs": ("opentelemetry._logs", "get_logger_provider",
+                    "OTEL_PYTHON_LOGGER_PROVIDER", "add_log_record_processor")}
+
+
+def users_provider(signal: Signal) -> Any:
+    """The SDK provider the user made global for ``signal``, else None. Whoever set one
+    imported the API module first, so a session where nobody did imports nothing here."""
+    module, getter, variable, method = _GLOBAL[signal]
+    if module not in sys.modules and not os.environ.get(variable):
+        return None
+    provider = getattr(import_module(module), getter)()
+    return provider if hasattr(provider, method) else None
+
+
+@cache
+def _first_span() -> Any:
+    """A span processor that keeps, for a watched call, the first span started while it runs
+    (made once the user's SDK is there; outside a watched call it does nothing, and the SDK
+    has no way to remove a processor)."""
+    from opentelemetry.sdk.trace import SpanProcessor
+
+    class FirstSpan(SpanProcessor):
+        def on_start(self, span: Any, parent_context: Any = None) -> None:
+            mark = _WATCHED.get()
+            if mark is not None and mark.span is None:
+                mark.span = span
+
+    return FirstSpan()
 
 
 class Telemetry:
@@ -103,15 +111,10 @@ class Telemetry:
         self._marks: dict[Hashable, CallMark] = {}
         self._ready = False
         self._broken = False  # the providers could not be made: nothing is sent
-        self._own: list[Any] = []  # the providers this session made, shut down at the end
-        self._users: list[Any] = []  # the user's, flushed only
-        self._exporters: list[Any] = []  # ours, stopped if the flush overruns
-        self._tracer: trace.Tracer | None = None
-        self._logger: Any = None
-        # the exporter's imports (a tenth of a second) run while pytest collects
-        self._imports = threading.Thread(target=_import_exporters, daemon=True,
-                                         name="otel-imports (pytest-jsonmatch)")
-        self._imports.start()
+        self._users: list[Any] = []  # the user's providers, flushed only
+        self._tracer: Any = None  # the user's tracer, else our spans go to the outbox
+        self._logger: Any = None  # the user's logger, else our events go to the outbox
+        self._outbox: Outbox | None = None
 
     # -- providers --------------------------------------------------------------------------
 
@@ -129,37 +132,23 @@ class Telemetry:
             return self._ready
 
     def _providers(self) -> None:
-        self._imports.join()  # those it needs: done, or finished here
-        resource = Resource.create()
-        if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
-            resource = resource.merge(Resource({"service.name": "pytest-jsonmatch"}))
-        tracing = trace.get_tracer_provider()
-        if isinstance(tracing, TracerProvider):
+        tracing, logging = users_provider("traces"), users_provider("logs")
+        if tracing is not None:
             self._users.append(tracing)
             if tracing not in _WATCHING:
-                tracing.add_span_processor(_CAPTURE)
+                tracing.add_span_processor(_first_span())
                 _WATCHING.add(tracing)
-        else:
-            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-            from opentelemetry.sdk.trace.export import BatchSpanProcessor
-
-            tracing = TracerProvider(resource=resource, shutdown_on_exit=False)
-            self._exporters.append(OTLPSpanExporter())
-            tracing.add_span_processor(BatchSpanProcessor(self._exporters[-1]))
-            self._own.append(tracing)
-        logging = get_logger_provider()
-        if isinstance(logging, LoggerProvider):
+            self._tracer = tracing.get_tracer(SCOPE, _version())
+        if logging is not None:
             self._users.append(logging)
-        else:
-            from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
-            from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
-
-            logging = LoggerProvider(resource=resource, shutdown_on_exit=False)
-            self._exporters.append(OTLPLogExporter())
-            logging.add_log_record_processor(BatchLogRecordProcessor(self._exporters[-1]))
-            self._own.append(logging)
-        self._tracer = tracing.get_tracer(SCOPE, _version())
-        self._logger = logging.get_logger(SCOPE, _version())
+            self._logger = logging.get_logger(SCOPE, _version())
+        ours: list[Signal] = []
+        if tracing is None:
+            ours.append("traces")
+        if logging is None:
+            ours.append("logs")
+        if ours:
+            self._outbox = Outbox(tuple(ours), _resource, (SCOPE, _version()))
         self._ready = True
 
     # -- the calls -------------------------------------------------------------------------
@@ -203,80 +192,111 @@ class Telemetry:
     def _emit(self, comparison: Comparison, mark: CallMark | None) -> None:
         if comparison.seq:  # a test's further comparisons made no call of their own
             mark = None
-        span = mark.span if mark is not None else None
-        found = span.get_span_context() if span is not None else None
-        if found is not None and found.is_valid:
-            self._events(comparison, trace.set_span_in_context(
-                trace.NonRecordingSpan(found)), span)
-            return
-        start, end = _times(comparison.call, mark)
-        assert self._tracer is not None
-        own = self._tracer.start_span("jsonmatch.case", start_time=start,
-                                      attributes=_call_attributes(comparison))
-        if comparison.call and comparison.call.get("failed") is True:
-            own.set_status(Status(StatusCode.ERROR, comparison.error or None))
-        self._events(comparison, trace.set_span_in_context(own), None)
-        own.end(end_time=end)
+        found = mark.span if mark is not None else None
+        context = found.get_span_context() if found is not None else None
+        own = None
+        if context is not None and context.is_valid:
+            ids = context.trace_id.to_bytes(16, "big"), context.span_id.to_bytes(8, "big")
+        else:
+            found = None
+            start, end = _times(comparison.call, mark)
+            failed = comparison.call is not None and comparison.call.get("failed") is True
+            if self._tracer is not None:
+                own = self._tracer.start_span(SPAN, start_time=start,
+                                              attributes=_call_attributes(comparison))
+                if failed:
+                    from opentelemetry.trace import Status, StatusCode
 
-    def _events(self, comparison: Comparison, context: Context,
-                span: ReadableSpan | None) -> None:
+                    own.set_status(Status(StatusCode.ERROR, comparison.error or None))
+                context = own.get_span_context()
+                ids = context.trace_id.to_bytes(16, "big"), context.span_id.to_bytes(8, "big")
+            else:
+                assert self._outbox is not None
+                ids = otlp_export.new_ids()
+                self._outbox.add("traces", otlp_export.span(
+                    SPAN, *ids, start, end, _call_attributes(comparison),
+                    comparison.error if failed else None))
         now = time.time_ns()
-        self._logger.emit(LogRecord(timestamp=now, context=context, event_name=EVENT,
-                                    attributes=case_attributes(comparison, span)))
+        events = [case_attributes(comparison, found)]
         if self.per_field:
-            for attributes in field_attributes(comparison):
-                self._logger.emit(LogRecord(timestamp=now, context=context, event_name=EVENT,
-                                            attributes=attributes))
+            events += field_attributes(comparison)
+        if self._logger is not None:
+            _users_events(self._logger, events, now, ids)
+        else:
+            assert self._outbox is not None
+            for attributes in events:
+                self._outbox.add("logs", otlp_export.log_record(EVENT, now, *ids, attributes))
+        if own is not None:
+            own.end(end_time=end)
 
     # -- the end ---------------------------------------------------------------------------
 
     def close(self) -> bool:
-        """Flush the user's providers, shut ours down, in at most ``flush`` seconds; whether
-        it all finished in time."""
-        self._imports.join(self.flush)  # not left importing while the interpreter exits
+        """Flush the user's providers and send what our outbox holds, in at most ``flush``
+        seconds; whether it all finished in time."""
         if not self._ready:
             return True
+        deadline = time.monotonic() + self.flush
         millis = int(self.flush * 1000)
 
-        def finish() -> None:
+        def flush_users() -> None:
             try:
                 for provider in self._users:
                     provider.force_flush(millis)
-                for provider in self._own:
-                    provider.force_flush(millis)
-                    provider.shutdown()
             except Exception:  # noqa: BLE001 - the suite's result stands
                 _LOG.exception("pytest-jsonmatch: flushing OpenTelemetry failed")
 
-        thread = threading.Thread(target=finish, daemon=True, name="otel-flush (pytest-jsonmatch)")
-        thread.start()
-        thread.join(self.flush)
+        users = threading.Thread(target=flush_users, daemon=True,
+                                 name="otel-flush (pytest-jsonmatch)")
+        users.start()
+        sent = self._outbox.close(self.flush) if self._outbox is not None else True
+        users.join(max(deadline - time.monotonic(), 0))
         self._marks.clear()
-        if not thread.is_alive():
-            return True
-        for exporter in self._exporters:  # its retries stop: nothing is left sending
-            try:
-                exporter.shutdown()
-            except Exception:  # noqa: BLE001 - a stopped exporter is all that is wanted
-                pass
-        return False
+        return sent and not users.is_alive()
 
 
-def _import_exporters() -> None:
-    """Import what :meth:`Telemetry._providers` may need, ahead of the first call: the
-    OTLP/HTTP exporter, its protobuf messages and ``requests``, which it sends with (newer
-    exporters import it only when they are made). A failure is left to the import there,
-    whose error is logged."""
-    try:
-        import opentelemetry.exporter.otlp.proto.http._log_exporter  # noqa: F401
-        import opentelemetry.exporter.otlp.proto.http.trace_exporter  # noqa: F401
-        import opentelemetry.sdk._logs.export  # noqa: F401
-        import opentelemetry.sdk.trace.export  # noqa: F401
-        import requests  # noqa: F401
-    except Exception:  # noqa: BLE001, S110 - imported again, and reported, where needed
-        pass
+def _users_events(logger: Any, events: list[dict[str, Any]], now: int,
+                  ids: tuple[bytes, bytes]) -> None:
+    """The events through the user's logger, in the context of the span ``ids``."""
+    from opentelemetry import trace
+    from opentelemetry._logs import LogRecord
+
+    span = trace.NonRecordingSpan(trace.SpanContext(
+        int.from_bytes(ids[0], "big"), int.from_bytes(ids[1], "big"), is_remote=False,
+        trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED)))
+    context = trace.set_span_in_context(span)
+    for attributes in events:
+        logger.emit(LogRecord(timestamp=now, context=context, event_name=EVENT,
+                              attributes=attributes))
 
 
+def _resource() -> Mapping[str, Any]:
+    """The resource of our spans and events: ``OTEL_RESOURCE_ATTRIBUTES`` (``key=value,...``,
+    values URL-decoded) and ``OTEL_SERVICE_NAME`` read as the SDK's ``Resource.create()`` reads
+    them, the service named ``pytest-jsonmatch`` when neither names it. The SDK's resource
+    module (and the process detector it loads, a fifth of the export's start) is imported
+    only when ``OTEL_EXPERIMENTAL_RESOURCE_DETECTORS`` asks for detectors."""
+    if os.environ.get("OTEL_EXPERIMENTAL_RESOURCE_DETECTORS", "").strip():
+        from opentelemetry.sdk.resources import Resource
+
+        attributes = dict(Resource.create().attributes)
+    else:
+        attributes = {"telemetry.sdk.language": "python", "telemetry.sdk.name": SCOPE,
+                      "telemetry.sdk.version": _version() or ""}
+        for item in os.environ.get("OTEL_RESOURCE_ATTRIBUTES", "").split(","):
+            key, eq, value = item.partition("=")
+            if eq and key.strip():
+                attributes[key.strip()] = unquote(value.strip())
+            elif item.strip():
+                _LOG.warning("OTEL_RESOURCE_ATTRIBUTES: %r is not key=value; left out", item)
+        attributes["service.name"] = os.environ.get("OTEL_SERVICE_NAME", "").strip() or \
+            attributes.get("service.name", "unknown_service")
+    if str(attributes.get("service.name", "")).startswith("unknown_service"):
+        attributes["service.name"] = "pytest-jsonmatch"
+    return attributes
+
+
+@cache
 def _version() -> str | None:
     """This package's version, for the instrumentation scope (None: not installed)."""
     try:
@@ -350,7 +370,7 @@ def error_type(comparison: Comparison) -> str:
     return head if colon and head.isidentifier() else "_OTHER"
 
 
-def case_attributes(comparison: Comparison, span: ReadableSpan | None) -> dict[str, Any]:
+def case_attributes(comparison: Comparison, span: Any) -> dict[str, Any]:
     """The attributes of a case's event."""
     out: dict[str, Any] = {
         "gen_ai.evaluation.name": comparison.metric,

@@ -3,9 +3,9 @@ one event per case (``cases``) or per case and per field (``fields``), and how l
 of the session may wait for the collector (``flush=SECONDS``).
 
 Nothing here imports OpenTelemetry: a session with the setting off never loads it. Where the
-events go (endpoint, headers, service name) is not a setting of ours: the SDK's exporter reads
-the standard ``OTEL_*`` environment variables itself, and ``OTEL_SDK_DISABLED=true`` turns
-the export off whatever the setting says.
+events go (endpoint, headers, service name) is not a setting of ours: the standard ``OTEL_*``
+environment variables say it, read as the SDK's OTLP/HTTP exporter reads them, and
+``OTEL_SDK_DISABLED=true`` turns the export off whatever the setting says.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class OtelSettings:
                                   f"flush=SECONDS, not {part!r}")
         settings = cls(mode, flush)
         if settings.on and not installed():
-            raise ConfigError(f"{what}: OpenTelemetry's SDK and OTLP/HTTP exporter are not "
+            raise ConfigError(f"{what}: OpenTelemetry's SDK and OTLP messages are not "
                               f"installed; {_EXTRA}")
         return settings
 
@@ -85,7 +85,7 @@ def installed() -> bool:
     modules, only its namespace packages)."""
     try:
         return all(importlib.util.find_spec(name) is not None for name in (
-            "opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"))
+            "opentelemetry.sdk", "opentelemetry.proto"))
     except ImportError:  # a parent package missing
         return False
 

@@ -1,11 +1,14 @@
 """A real OTLP/HTTP receiver on 127.0.0.1 for the OpenTelemetry tests: it takes the protobuf
-requests the SDK's exporters send to ``/v1/logs`` and ``/v1/traces``, decodes them with the
-official ``opentelemetry-proto`` messages and keeps each log record and span, its attributes
-as plain Python values."""
+requests sent to ``/v1/logs`` and ``/v1/traces`` (by the SDK's exporters or the plugin's own
+outbox), gzip- or deflate-encoded or not, decodes them with the official
+``opentelemetry-proto`` messages and keeps each log record and span, its attributes as plain
+Python values, and each request's headers. ``answers`` scripts the status of the next
+requests (``[503, 200]``: the first is refused, as a collector under load does)."""
 
 from __future__ import annotations
 
 import threading
+import zlib
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -60,6 +63,8 @@ class Received:
     events: list[Event] = field(default_factory=list)
     spans: list[SpanSeen] = field(default_factory=list)
     requests: int = 0
+    headers: list[dict[str, str]] = field(default_factory=list)  # each request's, lower-case
+    resources: list[dict[str, Any]] = field(default_factory=list)  # each batch's resource
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -71,6 +76,18 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         got = self.server.received
+        with self.server.lock:
+            got.headers.append({k.lower(): v for k, v in self.headers.items()})
+            status = self.server.answers.pop(0) if self.server.answers else 200
+        if status != 200:
+            self.send_response(status)
+            self.send_header("Content-Length", "0")
+            self.send_header("Retry-After", "0.05")
+            self.end_headers()
+            return
+        encoding = self.headers.get("Content-Encoding", "")
+        if encoding in ("gzip", "deflate"):
+            body = zlib.decompress(body, wbits=31 if encoding == "gzip" else 15)
         if self.path == "/v1/logs":
             request = ExportLogsServiceRequest.FromString(body)
             reply = ExportLogsServiceResponse().SerializeToString()
@@ -81,6 +98,8 @@ class _Handler(BaseHTTPRequestHandler):
             with self.server.lock:
                 got.events += events
                 got.requests += 1
+                got.resources += [_attributes(rl.resource.attributes)
+                                  for rl in request.resource_logs]
         elif self.path == "/v1/traces":
             request = ExportTraceServiceRequest.FromString(body)
             reply = ExportTraceServiceResponse().SerializeToString()
@@ -109,6 +128,7 @@ class _Server(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
         self.lock = threading.Lock()
         self.received = Received()
+        self.answers: list[int] = []
 
 
 class Receiver:
@@ -128,6 +148,11 @@ class Receiver:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def answer(self, *statuses: int) -> None:
+        """The statuses of the next requests, in order (then 200)."""
+        with self.server.lock:
+            self.server.answers += statuses
 
     @property
     def received(self) -> Received:

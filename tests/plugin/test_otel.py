@@ -259,7 +259,12 @@ def test_the_setting_is_checked_and_off_by_default(pytester, receiver, monkeypat
         m.setenv("OTEL_SDK_DISABLED", "true")
         pytester.runpytest_inprocess(*ARGS, "--jsonmatch-otel=cases").assert_outcomes(passed=1)
     assert receiver.received.requests == 0
+    monkeypatch.setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=ci, team=evals%20core")
     pytester.runpytest_inprocess(*ARGS, "--jsonmatch-otel=cases").assert_outcomes(passed=1)
+    resource, = receiver.received.resources  # read as the SDK reads the variable
+    assert (resource["service.name"], resource["deployment.environment"], resource["team"],
+            resource["telemetry.sdk.language"]) == ("pytest-jsonmatch", "ci", "evals core",
+                                                    "python")
     event, = receiver.received.events  # a plain test's comparison is a case too
     assert event.attributes["jsonmatch.case_id"].endswith(".py::test_one")
     span, = receiver.received.spans
@@ -278,7 +283,7 @@ def test_without_the_extra_the_setting_names_it(pytester, monkeypatch):
     result = pytester.runpytest_subprocess(*ARGS, "--jsonmatch-otel=cases")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: --jsonmatch-otel: OpenTelemetry's SDK "
-                                 "and OTLP/HTTP exporter are not installed; pip install "
+                                 "and OTLP messages are not installed; pip install "
                                  "\"pytest-jsonmatch[otel]\""])
 
 
@@ -297,3 +302,34 @@ def test_a_replayed_case_gets_a_span_as_long_as_its_recorded_call(pytester, mode
     assert span.end_ns - span.start_ns >= LATENCY * 1e9
     assert (span.attributes["gen_ai.usage.input_tokens"],
             span.attributes["gen_ai.usage.output_tokens"]) == (7, 3)
+
+
+# The user's own logger provider only: the events go through it, the spans through the
+# plugin's outbox, and each event still carries its span's ids.
+USERS_LOGGER = """
+from opentelemetry import _logs
+from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+from opentelemetry.sdk._logs import LoggerProvider
+from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+from opentelemetry.sdk.resources import Resource
+
+provider = LoggerProvider(resource=Resource.create({"service.name": "users-logs"}))
+provider.add_log_record_processor(BatchLogRecordProcessor(OTLPLogExporter()))
+_logs.set_logger_provider(provider)
+"""
+
+
+def test_with_the_users_logger_provider_only_events_go_through_it_in_our_spans(
+        pytester, model, receiver):
+    pytester.makeconftest(USERS_LOGGER + PLAIN_TARGET.replace("{url}", model.url))
+    _cases(pytester, [("good", "ok"), ("wrong_total", "bad")])
+    result = pytester.runpytest_subprocess(*ARGS, "--jsonmatch-otel=cases")
+    result.assert_outcomes(passed=1, failed=1)
+    got = receiver.received
+    events = _case_events(got)
+    spans = {s.span_id: s for s in got.spans}
+    assert set(events) == {"good", "wrong_total"} and len(spans) == 2
+    for event in events.values():
+        span = spans[event.span_id]  # the plugin's own span, sent by its outbox
+        assert (span.name, span.trace_id) == ("jsonmatch.case", event.trace_id)
+        assert (event.service, span.service) == ("users-logs", "pytest-jsonmatch")
