@@ -129,6 +129,10 @@ class Endpoint:
             _LOG.warning("OTEL_EXPORTER_OTLP_COMPRESSION: unsupported %r; sending uncompressed",
                          compression)
             compression = "none"
+        protocol = read("PROTOCOL")
+        if protocol and protocol != "http/protobuf":
+            _LOG.warning("OTEL_EXPORTER_OTLP_PROTOCOL is %r: pytest-jsonmatch sends its own %s "
+                         "as http/protobuf to %s", protocol, signal, url)
         context = None
         if url.startswith("https:"):
             context = ssl.create_default_context(cafile=read("CERTIFICATE") or None)

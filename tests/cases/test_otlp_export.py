@@ -61,11 +61,14 @@ def test_the_endpoint_is_read_from_the_standard_variables(caplog):
     with caplog.at_level(logging.WARNING, "pytest_jsonmatch.otel"):
         odd = Endpoint.of("logs", {"OTEL_EXPORTER_OTLP_TIMEOUT": "soon",
                                    "OTEL_EXPORTER_OTLP_COMPRESSION": "brotli",
-                                   "OTEL_EXPORTER_OTLP_HEADERS": "novalue"})
+                                   "OTEL_EXPORTER_OTLP_HEADERS": "novalue",
+                                   "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL": "grpc"})
     assert (odd.timeout, odd.compression, odd.headers) == (10.0, "none", {})
     assert [r.getMessage() for r in caplog.records] == [
         "OTEL_EXPORTER_OTLP_TIMEOUT: not a number of seconds, 'soon'; using 10",
         "OTEL_EXPORTER_OTLP_COMPRESSION: unsupported 'brotli'; sending uncompressed",
+        "OTEL_EXPORTER_OTLP_PROTOCOL is 'grpc': pytest-jsonmatch sends its own logs as "
+        "http/protobuf to http://localhost:4318/v1/logs",
         "OTEL_EXPORTER_OTLP_HEADERS: 'novalue' is not key=value; left out"]
     secure = Endpoint.of("logs", {"OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector:4318"})
     assert secure.context is not None and secure.context.verify_mode.name == "CERT_REQUIRED"
