@@ -39,11 +39,11 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import unquote
 
 from ..reporting.records import ERROR, PASSED, XPASSED, Comparison
+from ..version import __version__
 from . import otlp_export
 from .otlp_export import Outbox, Signal
 
@@ -138,17 +138,17 @@ class Telemetry:
             if tracing not in _WATCHING:
                 tracing.add_span_processor(_first_span())
                 _WATCHING.add(tracing)
-            self._tracer = tracing.get_tracer(SCOPE, _version())
+            self._tracer = tracing.get_tracer(SCOPE, __version__)
         if logging is not None:
             self._users.append(logging)
-            self._logger = logging.get_logger(SCOPE, _version())
+            self._logger = logging.get_logger(SCOPE, __version__)
         ours: list[Signal] = []
         if tracing is None:
             ours.append("traces")
         if logging is None:
             ours.append("logs")
         if ours:
-            self._outbox = Outbox(tuple(ours), _resource, (SCOPE, _version()))
+            self._outbox = Outbox(tuple(ours), _resource, (SCOPE, __version__))
         self._ready = True
 
     # -- the calls -------------------------------------------------------------------------
@@ -282,7 +282,7 @@ def _resource() -> Mapping[str, Any]:
         attributes = dict(Resource.create().attributes)
     else:
         attributes = {"telemetry.sdk.language": "python", "telemetry.sdk.name": SCOPE,
-                      "telemetry.sdk.version": _version() or ""}
+                      "telemetry.sdk.version": __version__}
         for item in os.environ.get("OTEL_RESOURCE_ATTRIBUTES", "").split(","):
             key, eq, value = item.partition("=")
             if eq and key.strip():
@@ -294,15 +294,6 @@ def _resource() -> Mapping[str, Any]:
     if str(attributes.get("service.name", "")).startswith("unknown_service"):
         attributes["service.name"] = "pytest-jsonmatch"
     return attributes
-
-
-@cache
-def _version() -> str | None:
-    """This package's version, for the instrumentation scope (None: not installed)."""
-    try:
-        return version("pytest-jsonmatch")
-    except PackageNotFoundError:
-        return None
 
 
 async def _watched(awaitable: Any, mark: CallMark) -> object:

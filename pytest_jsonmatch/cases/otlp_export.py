@@ -192,11 +192,11 @@ class Outbox:
     :meth:`close`. The messages are built by the caller (:func:`span`, :func:`log_record`)."""
 
     def __init__(self, signals: tuple[Signal, ...], resource: Callable[[], Mapping[str, Any]],
-                 scope: tuple[str, str | None]) -> None:
+                 scope: tuple[str, str]) -> None:
         self._queues = {signal: _Queue.of(signal) for signal in signals}
         self._resource_of = resource  # called in the thread, once: detectors may take time
         self._resource: Resource | None = None
-        self._scope = InstrumentationScope(name=scope[0], version=scope[1] or "")
+        self._scope = InstrumentationScope(name=scope[0], version=scope[1])
         self._wake = threading.Condition()
         self._closing = False
         self._stopped = threading.Event()  # no more retries, no more sending
