@@ -54,7 +54,7 @@ LAYERS = {
     "reporting": {"engine", "reporting", "version"},
     "dataset": {"engine", "reporting", "dataset"},
     "cli": {"engine", "reporting", "dataset", "cli", "version"},
-    "cases": {"engine", "reporting", "cases"},
+    "cases": {"engine", "reporting", "cases", "version"},
     "plugin": {"engine", "reporting", "cases", "plugin", "version"},
 }
 
