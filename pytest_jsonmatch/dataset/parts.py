@@ -33,7 +33,7 @@ from ..engine.metrics.base import configure
 from ..reporting.aggregate import Aggregates
 from ..reporting.baseline import CaseScores, case_scores
 from ..engine.results.field_results import MatchResult
-from ..reporting.records import comparison_dict
+from ..reporting.comparison_lines import comparison_line
 from ..reporting.report import case_dict
 from ..reporting.spool import json_line
 from .scoring import NO_PREDICTION, Pair, ScoreSettings, score_chunk
@@ -150,8 +150,8 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keep_comparisons: bool,
         part.cases += [json_line(case_dict(case, settings.group_by)) for case in scored.cases]
         if keep_comparisons:  # each written from the engine's fields, once
             part.comparisons += [
-                json_line(comparison_dict(c, outcome.fields, settings.values)
-                          if isinstance(outcome, MatchResult) else c.to_dict())
+                comparison_line(c, outcome.fields, settings.values)
+                if isinstance(outcome, MatchResult) else json_line(c.to_dict())
                 for c, outcome in zip(scored.comparisons, scored.outcomes)]
         if keep_case_scores:
             part.case_scores.update(
