@@ -18,12 +18,10 @@ from typing import Any
 
 from ..engine.core.values import MISSING
 from ..engine.results.field_results import FieldResult
-from .records import Comparison, _field_dict, _kept_fields
+from .records import VALUE_LIMIT, Comparison, _field_dict, _kept_fields, comparison_dict
 from .spool import json_line
 
 _encode_str = json.encoder.encode_basestring  # what json.dumps(..., ensure_ascii=False) uses
-_float_text = float.__repr__
-_int_text = int.__repr__
 
 # '{"path": P, "field_path": F, "status": S, "score": ' by (path, field path, status); a
 # dataset's fields repeat their paths, so the cache stays small (cleared at _HEADS_KEPT).
@@ -33,46 +31,64 @@ _HEADS_KEPT = 50_000
 
 def comparison_line(comparison: Comparison, fields: Sequence[FieldResult], mode: str) -> str:
     """``json_line(comparison_dict(comparison, fields, mode))`` (see the module docstring)."""
-    entry: dict[str, Any] = dict(comparison.to_dict())
-    keys = list(entry)
-    at = keys.index("fields")
-    head = json_line({key: entry[key] for key in keys[:at]})
-    tail = json_line({key: entry[key] for key in keys[at + 1:]})
-    written = ", ".join(_field_text(kept) for kept in _kept_fields(fields, mode, MISSING))
-    return f'{head[:-1]}, "fields": [{written}], {tail[1:]}'
+    if mode == "none":  # no values: one json.dumps of the whole entry is quicker
+        return json_line(comparison_dict(comparison, fields, mode))
+    entry = comparison.to_dict()
+    entry["fields"] = []
+    # The first '"fields": []' of the entry's text is its key: the keys before it hold
+    # numbers and strings, and a string's own quotes are escaped.
+    return json_line(entry).replace('"fields": []', f'"fields": [{_fields_text(fields, mode)}]', 1)
 
 
-def _field_text(kept: tuple[str, str, str, float, Any, Any, str]) -> str:
-    """A kept field (records._kept_fields) as ``json_line(records._field_dict(kept))``."""
-    path, field_path, status, score, expected, actual, present = kept
-    if present != "ea":
-        return json_line(_field_dict(kept))
-    e, a = _value_text(expected), _value_text(actual)
-    if e is None or a is None:
-        return json_line(_field_dict(kept))
-    key = (path, field_path, status)
-    start = _heads.get(key)
-    if start is None:
-        if len(_heads) >= _HEADS_KEPT:
-            _heads.clear()
-        start = _heads[key] = (f'{{"path": {_encode_str(path)}, "field_path": '
-                               f'{_encode_str(field_path)}, "status": {_encode_str(status)}, '
-                               f'"score": ')
-    return f'{start}{_float_text(score)}, "expected": {e}, "actual": {a}}}'
+def _fields_text(fields: Sequence[FieldResult], mode: str) -> str:
+    """The fields as ``json_line`` writes the list of ``records._field_dict(kept)``,
+    ``kept`` being what records._kept_fields keeps of each per ``mode`` (``short`` or
+    ``full``), without the brackets."""
+    cut = mode != "full"
+    heads, text, encode = _heads, _text, _encode_str
+    out = []
+    for f in fields:
+        # FieldResult: path, status, score, expected, actual, ..., field_path (7)
+        expected, actual = f[3], f[4]
+        if type(expected) is str:
+            e = encode(expected)
+            # a field that matched holds the same string twice, most of the time
+            a = e if actual == expected else (
+                encode(actual) if type(actual) is str else text(actual))
+        else:
+            e = text(expected)
+            a = encode(actual) if type(actual) is str else text(actual)
+        if e is None or a is None or (cut and (len(e) > VALUE_LIMIT or len(a) > VALUE_LIMIT)):
+            # a side missing, a container, a value cut: as records writes it
+            out.append(json_line(_field_dict(next(_kept_fields((f,), mode, MISSING)))))
+            continue
+        key = (f[0], f[7], f[1])
+        start = heads.get(key)
+        if start is None:
+            if len(heads) >= _HEADS_KEPT:
+                heads.clear()
+            path, field_path, status = f[0] or "$", f[7] or "$", f[1]
+            start = heads[key] = (f'{{"path": {encode(path)}, "field_path": '
+                                  f'{encode(field_path)}, "status": {encode(status)}, '
+                                  f'"score": ')
+        score = float(f[2])
+        out.append(f'{start}{"1.0" if score == 1.0 else repr(score)}, "expected": {e}, '
+                   f'"actual": {a}}}')
+    return ", ".join(out)
 
 
-def _value_text(value: Any) -> str | None:
-    """A plain scalar's JSON text as ``json.dumps`` writes it; None for anything else (a
-    container, a subclass, a float that is not finite: left to ``json.dumps``)."""
+def _text(value: Any) -> str | None:
+    """A plain number, boolean or null's JSON text as ``json.dumps`` writes it; None for
+    anything else (a container, a subclass, a side missing, a float that is not finite)."""
     kind = type(value)
-    if kind is str:
-        return _encode_str(value)  # type: ignore[no-any-return]
-    if value is None:
-        return "null"
+    if kind is float:
+        return float.__repr__(value) if value - value == 0.0 else None
+    if kind is int:
+        # an integer of more than 4,300 digits has no text (records describes it instead)
+        return int.__repr__(value) if -_LONG_INT < value < _LONG_INT else None
     if kind is bool:
         return "true" if value else "false"
-    if kind is int:
-        return _int_text(value)
-    if kind is float and value - value == 0.0:
-        return _float_text(value)
-    return None
+    return "null" if value is None else None
+
+
+_LONG_INT = 10**200

@@ -98,6 +98,7 @@ def test_conformance_crosses_the_wire_and_counts_per_case_and_metric() -> None:
 EDGE_VALUES = {
     "short": "abc", "long": "x" * 40, "escaped": "\u00e9" * 34, "int": 10**15 - 1,
     "big int": 10**15, "huge": 10**30, "float": -0.0, "none": None, "flag": True,
+    "quoted": 'a "b"\n\u2028</script>', "cut": "y" * 199 + "\"", "fraction": 0.1 + 0.2,
     "list": [1, 2], "deep": {"a": {"b": ["c" * 300]}},
 }
 
@@ -108,10 +109,12 @@ def test_a_comparison_written_from_the_engine_fields_is_its_recorded_form(values
     the comparison recorded with its fields writes: every kind of value, cut or whole, a
     side missing."""
     from pytest_jsonmatch import match_json
+    from pytest_jsonmatch.reporting.comparison_lines import comparison_line
     from pytest_jsonmatch.reporting.records import comparison_dict
+    from pytest_jsonmatch.reporting.spool import json_line
 
-    actual = {k: (v if k in ("short", "int", "deep") else 0) for k, v in EDGE_VALUES.items()
-              if k != "none"}
+    same = ("short", "int", "deep", "quoted", "cut", "fraction")
+    actual = {k: (v if k in same else 0) for k, v in EDGE_VALUES.items() if k != "none"}
     result = match_json({**actual, "extra": "y" * 50}, EDGE_VALUES, "field_f1")
     recorded = Comparison.of_result(result, case_id="c", nodeid="c", threshold=1.0,
                                     passed=False, values=values)  # type: ignore[arg-type]
@@ -119,5 +122,7 @@ def test_a_comparison_written_from_the_engine_fields_is_its_recorded_form(values
                                 passed=False, values=None)
     written = comparison_dict(bare, result.fields, values)
     assert json.dumps(written) == json.dumps(recorded.to_dict())
+    # the dataset's report line, pieced together from the fields' text: the same bytes
+    assert comparison_line(bare, result.fields, values) == json_line(recorded.to_dict())
     assert {f["status"] for f in written["fields"]} >= {"match", "mismatch", "omission",
                                                          "hallucination"}
