@@ -50,6 +50,7 @@ def _fields_text(fields: Sequence[FieldResult], mode: str) -> str:
     for f in fields:
         # FieldResult: path, status, score, expected, actual, ..., field_path (7)
         expected, actual = f[3], f[4]
+        e: str | None
         if type(expected) is str:
             e = encode(expected)
             # a field that matched holds the same string twice, most of the time
