@@ -3,6 +3,7 @@ its plain value everywhere, and its dict form is plain data (it crosses the xdis
 
 from __future__ import annotations
 
+import io
 import json
 import pickle
 
@@ -126,3 +127,22 @@ def test_a_comparison_written_from_the_engine_fields_is_its_recorded_form(values
     assert comparison_line(bare, result.fields, values) == json_line(recorded.to_dict())
     assert {f["status"] for f in written["fields"]} >= {"match", "mismatch", "omission",
                                                          "hallucination"}
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 1 << 18])
+def test_a_spool_copied_into_a_report_a_block_at_a_time(tmp_path, monkeypatch, block: int) -> None:
+    """Spool.write_items gives a report's list (each item on an indented line, commas
+    between) whatever the blocks it copies: cut inside a line, right after a newline
+    (block 1: every character a block), or the whole spool at once."""
+    from pytest_jsonmatch.reporting import spool as spool_module
+
+    monkeypatch.setattr(spool_module, "_COPIED", block)
+    items = [{"a": 1}, {"b": "x\ny"}, {"c": [1, 2], "d": "\u2028é"}]
+    with spool_module.Spool[dict](str(tmp_path)) as kept:  # type: ignore[type-var]
+        for item in items:
+            kept.append(item)
+        out = io.StringIO()
+        kept.write_items(out)
+    lines = [json.dumps(item, ensure_ascii=False) for item in items]
+    assert out.getvalue() == "\n    " + ",\n    ".join(lines) + "\n  "
+    assert json.loads("[" + out.getvalue() + "]") == items
