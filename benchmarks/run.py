@@ -683,7 +683,8 @@ def _jobs_row(args: argparse.Namespace, folder: Path) -> Row:
     ratio = statistics.median(ratios)
     serial = [(jobs * r - 1) / (jobs - 1) for r in ratios]
     target = JOBS_TARGETS.get(jobs)
-    return Row("dataset", f"jsonmatch score {n:,} invoices -j {jobs}", statistics.median(times[jobs]),
+    return Row("dataset", f"jsonmatch score {n:,} invoice records -j {jobs}",
+               statistics.median(times[jobs]),
                "-j 1, same records", statistics.median(times[1]), ratio,
                f"<= {target:.2f}x" if target else "-",
                _verdict(ratio <= target and same) if target else "INFO", args.dataset_runs,
