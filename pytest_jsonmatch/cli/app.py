@@ -9,9 +9,11 @@ never a traceback. structeval's command lines work with the command name changed
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ..engine.core.errors import JsonMatchError
 from . import compare, compare_runs, saved, score
@@ -71,7 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if structeval:
             args.structeval = True
         args.argv = given
-        return int(args.run(args))
+        with _fewer_collections():
+            return int(args.run(args))
     except InputError as exc:
         _error(str(exc))
     except JsonMatchError as exc:
@@ -93,6 +96,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         _error(f"internal error ({type(exc).__name__}: {exc}); JSONMATCH_DEBUG=1 shows where")
     return 2
+
+
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """The cyclic garbage collector run about 30 times less often while a command runs. A
+    dataset's run makes millions of short-lived containers (parsed records, field results,
+    report entries), all freed by their reference counts; at Python's default (a pass
+    every 700 new containers) the collector's passes found nothing to free and took about
+    a seventh of ``jsonmatch score``'s time. The default comes back afterwards (``main``
+    may be called inside another program)."""
+    saved = gc.get_threshold()
+    gc.set_threshold(20_000, 50, 100)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*saved)
 
 
 def _error(message: str) -> None:

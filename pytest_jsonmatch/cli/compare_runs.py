@@ -9,11 +9,8 @@ import sys
 from ..reporting.atomic import write_atomic
 from ..reporting.baseline import BaselineError
 from ..reporting.report import load_report
-from ..reporting.html import render_runs_html
-from ..reporting.markdown import render_runs_markdown
 from ..reporting.runs import Run, compare_runs
 from ..reporting.shapes import Report
-from ..reporting.text import render_runs_text
 from ..reporting.versus import runs_of_report
 from .input_error import InputError
 from .output import width
@@ -79,11 +76,18 @@ def run(args: argparse.Namespace) -> int:
         runs = [Run(name, path, _load(path)) for name, path in zip(names, paths)]
     data = compare_runs(runs)
     to_stdout = args.output in (None, "-")
+    # each renderer loaded when used (this module is imported by every command's parser)
     if args.format == "html":
+        from ..reporting.html import render_runs_html
+
         text = render_runs_html(data)
     elif args.format == "markdown":
+        from ..reporting.markdown import render_runs_markdown
+
         text = render_runs_markdown(data, full=args.verbose > 0)
     else:
+        from ..reporting.text import render_runs_text
+
         text = render_runs_text(data, width(sys.stdout) if to_stdout else 100, args.verbose)
     if to_stdout:
         sys.stdout.write(text)

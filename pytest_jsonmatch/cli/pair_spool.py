@@ -18,13 +18,13 @@ from __future__ import annotations
 import pickle
 from collections.abc import Iterable, Iterator
 
-from ..dataset.parts import Chunk, Packed, portable
+from ..dataset.parts import Chunk, Packed, packed
 from ..reporting.spool import TemporaryFile
 
 
 class PairSpool(TemporaryFile):
     """Chunks of pairs kept as they pass (:meth:`keeping`), then read back in that order,
-    once: each as it was kept, :class:`Packed` or a list."""
+    once, each :class:`Packed`."""
 
     def __init__(self, directory: str) -> None:
         super().__init__(directory, ".pairs.pickle", binary=True)
@@ -33,7 +33,7 @@ class PairSpool(TemporaryFile):
         """``chunks``, each written to the spool as it goes by."""
         for chunk in chunks:
             assert self._out is not None, "keep chunks in a spool already read"
-            kept = chunk if isinstance(chunk, Packed) else portable(chunk)
+            kept = chunk if isinstance(chunk, Packed) else packed(chunk)
             pickle.dump(kept, self._out, protocol=pickle.HIGHEST_PROTOCOL)
             yield chunk
 

@@ -24,14 +24,12 @@ reads (and decodes) those records before it meets the error.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..dataset import Pair
 from ..dataset.parts import SCORED_TOGETHER, Chunk, call_in_worker, packed, ready
@@ -40,6 +38,9 @@ CHUNK = SCORED_TOGETHER  # pairs per chunk handled in this process
 WORKER_CHUNK = 4 * SCORED_TOGETHER  # pairs per trip to a worker: a trip costs about 1 ms
 
 T = TypeVar("T")
+
+if TYPE_CHECKING:  # loaded with the first worker: a run of one job never needs them
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 
 def chunks(pairs: Iterable[Pair], size: int = CHUNK) -> Iterator[list[Pair]]:
@@ -63,6 +64,8 @@ def chunks(pairs: Iterable[Pair], size: int = CHUNK) -> Iterator[list[Pair]]:
 def start_method() -> str:
     """How workers start: ``fork`` on Linux in a process with one thread, else ``spawn``
     (see the module docstring)."""
+    import multiprocessing
+
     if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
         try:
             threads = len(os.listdir("/proc/self/task"))  # every thread, not only Python's
@@ -87,6 +90,9 @@ class Workers:
 
     def __enter__(self) -> Workers:
         if self.jobs > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             context = multiprocessing.get_context(start_method())
             self._pool = ProcessPoolExecutor(self.jobs, mp_context=context)
             for _ in range(self.jobs):

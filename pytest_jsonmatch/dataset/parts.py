@@ -33,30 +33,18 @@ from ..engine.metrics.base import configure
 from ..reporting.aggregate import Aggregates
 from ..reporting.baseline import CaseScores, case_scores
 from ..engine.results.field_results import MatchResult
-from ..reporting.records import comparison_dict
+from ..reporting.comparison_lines import comparison_line
 from ..reporting.report import case_dict
 from ..reporting.spool import json_line
 from .scoring import NO_PREDICTION, Pair, ScoreSettings, score_chunk
 from .sketch import SchemaSketch
-from .undecoded import RecordError, decoded
+from .undecoded import RecordError, Undecoded, decoded
 
 
 class _Absent:
     """Stands for NO_PREDICTION on the way to another process: an instance of a class
     pickles as one, where the sentinel itself would arrive as a new ``object()`` and be
     scored as a prediction (``actual must be a mapping ... not object``)."""
-
-
-def portable(chunk: Sequence[Pair]) -> list[Pair]:
-    """``chunk`` with each missing prediction marked so that it survives pickling (to a
-    worker, or to the pair spool)."""
-    return [p._replace(actual=_Absent()) if p.actual is NO_PREDICTION else p for p in chunk]
-
-
-def restored(chunk: Sequence[Pair]) -> list[Pair]:
-    """A chunk made :func:`portable`, its missing predictions NO_PREDICTION again."""
-    return [p._replace(actual=NO_PREDICTION) if isinstance(p.actual, _Absent) else p
-            for p in chunk]
 
 
 class Packed(NamedTuple):
@@ -72,14 +60,34 @@ SCORED_TOGETHER = 64  # pairs in one score_records call (one configuration for t
 
 
 def packed(chunk: Sequence[Pair]) -> Packed:
-    return Packed(pickle.dumps(portable(chunk), protocol=pickle.HIGHEST_PROTOCOL))
+    """The chunk pickled, each pair and each of its Undecoded lines as a plain tuple:
+    pickle writes a tuple of strings and numbers in C, where each NamedTuple costs it a
+    Python call (most of the reading process's time with ``-j N``). A decoded value is
+    never a tuple (JSON has none), so a tuple in a pair is an Undecoded line."""
+    rows = [(p.case_id, _plain(p.expected), _plain(p.actual), p.where, p.file, p.line,
+             p.missing) for p in chunk]
+    return Packed(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _plain(value: Any) -> Any:
+    if type(value) is Undecoded:
+        return tuple(value)
+    return _Absent() if value is NO_PREDICTION else value
 
 
 def unpacked(chunk: Chunk) -> list[Pair]:
     """The pairs of a chunk, listed or :class:`Packed`, each missing prediction NO_PREDICTION."""
     if isinstance(chunk, Packed):
-        return restored(pickle.loads(chunk.blob))  # noqa: S301 - the run's own (module docstring)
-    return restored(chunk)
+        rows = pickle.loads(chunk.blob)  # noqa: S301 - the run's own (module docstring)
+        return [Pair(case_id, _value(expected), _value(actual), where, file, line, missing)
+                for case_id, expected, actual, where, file, line, missing in rows]
+    return list(chunk)
+
+
+def _value(packed_value: Any) -> Any:
+    if type(packed_value) is tuple:
+        return Undecoded(*packed_value)
+    return NO_PREDICTION if isinstance(packed_value, _Absent) else packed_value
 
 
 def ready() -> None:
@@ -150,8 +158,8 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keep_comparisons: bool,
         part.cases += [json_line(case_dict(case, settings.group_by)) for case in scored.cases]
         if keep_comparisons:  # each written from the engine's fields, once
             part.comparisons += [
-                json_line(comparison_dict(c, outcome.fields, settings.values)
-                          if isinstance(outcome, MatchResult) else c.to_dict())
+                comparison_line(c, outcome.fields, settings.values)
+                if isinstance(outcome, MatchResult) else json_line(c.to_dict())
                 for c, outcome in zip(scored.comparisons, scored.outcomes)]
         if keep_case_scores:
             part.case_scores.update(

@@ -5,7 +5,7 @@ line's text output). Every table fits ``width`` columns; values are cut, never w
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from .aggregate import (
@@ -18,8 +18,8 @@ from .aggregate import (
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
 from .runs import (DISAGREEMENTS, PARTIAL_NAMED, cell_latency, cell_score, cell_signed, cell_usage,
                    field_label, grouped, has_costs, headline, partial_text, run_rows)
-from .shapes import (BaselineSectionDict, ComparisonDict, FieldDict, FieldTable, GatesDict, Report,
-                     ReportHead, RunsComparison, TargetsDict)
+from .shapes import (BaselineSectionDict, CaseDict, ComparisonDict, FieldDict, FieldTable,
+                     GatesDict, Report, ReportHead, RunsComparison, TargetsDict)
 from .tables import cut_right, escape_controls, fit, guard, guarded, table, wrap
 
 FIELD_ROWS = 15  # per field table, unless -v
@@ -41,10 +41,11 @@ def summary_lines(report: Report, width: int = 80, verbose: int = 0) -> list[str
         if len(groups) > 1 or report["group_by"] != "metric":
             lines.append(fit(f"fields of {report['group_by']} {escape_controls(key)}", width))
         lines.extend(_field_lines(fields, width, verbose))
-    lines.extend(_repeated_lines(report, width, verbose))
-    lines.extend(_error_lines(report, width, verbose))
+    repeated, errors, cut = _listed_cases(report)
+    lines.extend(_repeated_lines(repeated, width))
+    lines.extend(_error_lines(errors, width, verbose))
     lines.extend(_death_lines(report, width))
-    lines.extend(_truncated_lines(report, width, verbose))
+    lines.extend(_truncated_lines(cut, width, verbose))
     if baseline:
         lines.extend(_baseline_lines(baseline, report["gates"], report["group_by"], width, verbose))
     targets = report.get("targets")
@@ -162,8 +163,29 @@ def _field_lines(fields: FieldTable, width: int, verbose: int) -> list[str]:
     return lines
 
 
-def _repeated_lines(report: Report, width: int, verbose: int) -> list[str]:
-    repeated = worst_first(c for c in report["cases"] if c["runs"] > 1)
+def _listed_cases(report: Report) -> tuple[list[CaseDict], list[CaseDict], list[CaseDict]]:
+    """The cases the summary lists, each list worst first: those run more than once, those
+    that could not be scored, and those scored from an answer cut off. One pass over the
+    cases; a spooled report's case lines (a dataset's, written by ``json.dumps`` with its
+    usual separators) are decoded only when their text may be one of these."""
+    cases: Iterable[CaseDict] = report["cases"]
+    lines = getattr(cases, "lines", None)
+    if lines is not None:
+        cases = (json.loads(line) for line in lines()
+                 if '"runs": 1,' not in line or '"status": "error"' in line
+                 or '"truncated"' in line)
+    repeated, errors, cut = [], [], []
+    for case in cases:
+        if case["runs"] > 1:
+            repeated.append(case)
+        if case["status"] == "error":
+            errors.append(case)
+        if case.get("truncated"):
+            cut.append(case)
+    return worst_first(repeated), worst_first(errors), worst_first(cut)
+
+
+def _repeated_lines(repeated: list[CaseDict], width: int) -> list[str]:
     if not repeated:
         return []
     rows = [("repeated case", "runs", "mean", "min", "max", "passed")]
@@ -174,8 +196,7 @@ def _repeated_lines(report: Report, width: int, verbose: int) -> list[str]:
     return [""] + table(rows, width)
 
 
-def _error_lines(report: Report, width: int, verbose: int) -> list[str]:
-    errors = worst_first(c for c in report["cases"] if c["status"] == "error")
+def _error_lines(errors: list[CaseDict], width: int, verbose: int) -> list[str]:
     if not errors:
         return []
     shown = errors if verbose > 0 else errors[:NAMED_CASES]
@@ -208,10 +229,9 @@ def _death_lines(report: Report, width: int) -> list[str]:
     return lines
 
 
-def _truncated_lines(report: Report, width: int, verbose: int) -> list[str]:
+def _truncated_lines(cut: list[CaseDict], width: int, verbose: int) -> list[str]:
     """The cases scored from an answer cut off inside its JSON value, closed for partial
     credit (the ``truncated: close`` option): their fields past the cut count as omitted."""
-    cut = worst_first(c for c in report["cases"] if c.get("truncated"))
     if not cut:
         return []
     shown = cut if verbose > 0 else cut[:NAMED_CASES]

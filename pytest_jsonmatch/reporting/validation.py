@@ -17,8 +17,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import cast
 
-import fastjsonschema
-
 from ..engine.core.errors import JsonMatchError, printable, shown
 from .shapes import ComparisonDict, Report
 
@@ -41,6 +39,8 @@ def _validator(definition: str | None = None) -> Callable[[object], object]:
     if definition is not None:  # a list of one of the $defs
         schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "type": "array",
                   "items": {"$ref": f"#/$defs/{definition}"}}
+    import fastjsonschema  # loaded once a report is read back, not by every run that writes one
+
     return fastjsonschema.compile(schema)
 
 
@@ -56,9 +56,11 @@ def _first_error(validator: Callable[[object], object], data: object, where: str
                  prefix: Iterable[str | int] = (), error_type: type[ReportError] = ReportError
                  ) -> None:
     """``error_type`` for the first place ``data`` breaks the schema, naming its JSON path."""
+    from fastjsonschema import JsonSchemaValueException
+
     try:
         validator(data)
-    except fastjsonschema.JsonSchemaValueException as exc:
+    except JsonSchemaValueException as exc:
         name = str(getattr(exc, "name", "") or "data")
         path = json_path(prefix) + name[len("data"):] if name.startswith("data") else json_path(prefix)
         message = str(exc.message or "does not fit the report schema")

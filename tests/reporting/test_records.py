@@ -3,6 +3,7 @@ its plain value everywhere, and its dict form is plain data (it crosses the xdis
 
 from __future__ import annotations
 
+import io
 import json
 import pickle
 
@@ -98,6 +99,7 @@ def test_conformance_crosses_the_wire_and_counts_per_case_and_metric() -> None:
 EDGE_VALUES = {
     "short": "abc", "long": "x" * 40, "escaped": "\u00e9" * 34, "int": 10**15 - 1,
     "big int": 10**15, "huge": 10**30, "float": -0.0, "none": None, "flag": True,
+    "quoted": 'a "b"\n\u2028</script>', "cut": "y" * 199 + "\"", "fraction": 0.1 + 0.2,
     "list": [1, 2], "deep": {"a": {"b": ["c" * 300]}},
 }
 
@@ -108,10 +110,12 @@ def test_a_comparison_written_from_the_engine_fields_is_its_recorded_form(values
     the comparison recorded with its fields writes: every kind of value, cut or whole, a
     side missing."""
     from pytest_jsonmatch import match_json
+    from pytest_jsonmatch.reporting.comparison_lines import comparison_line
     from pytest_jsonmatch.reporting.records import comparison_dict
+    from pytest_jsonmatch.reporting.spool import json_line
 
-    actual = {k: (v if k in ("short", "int", "deep") else 0) for k, v in EDGE_VALUES.items()
-              if k != "none"}
+    same = ("short", "int", "deep", "quoted", "cut", "fraction")
+    actual = {k: (v if k in same else 0) for k, v in EDGE_VALUES.items() if k != "none"}
     result = match_json({**actual, "extra": "y" * 50}, EDGE_VALUES, "field_f1")
     recorded = Comparison.of_result(result, case_id="c", nodeid="c", threshold=1.0,
                                     passed=False, values=values)  # type: ignore[arg-type]
@@ -119,5 +123,26 @@ def test_a_comparison_written_from_the_engine_fields_is_its_recorded_form(values
                                 passed=False, values=None)
     written = comparison_dict(bare, result.fields, values)
     assert json.dumps(written) == json.dumps(recorded.to_dict())
+    # the dataset's report line, pieced together from the fields' text: the same bytes
+    assert comparison_line(bare, result.fields, values) == json_line(recorded.to_dict())
     assert {f["status"] for f in written["fields"]} >= {"match", "mismatch", "omission",
                                                          "hallucination"}
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 1 << 18])
+def test_a_spool_copied_into_a_report_a_block_at_a_time(tmp_path, monkeypatch, block: int) -> None:
+    """Spool.write_items gives a report's list (each item on an indented line, commas
+    between) whatever the blocks it copies: cut inside a line, right after a newline
+    (block 1: every character a block), or the whole spool at once."""
+    from pytest_jsonmatch.reporting import spool as spool_module
+
+    monkeypatch.setattr(spool_module, "_COPIED", block)
+    items = [{"a": 1}, {"b": "x\ny"}, {"c": [1, 2], "d": "\u2028é"}]
+    with spool_module.Spool[dict](str(tmp_path)) as kept:  # type: ignore[type-var]
+        for item in items:
+            kept.append(item)
+        out = io.StringIO()
+        kept.write_items(out)
+    lines = [json.dumps(item, ensure_ascii=False) for item in items]
+    assert out.getvalue() == "\n    " + ",\n    ".join(lines) + "\n  "
+    assert json.loads("[" + out.getvalue() + "]") == items

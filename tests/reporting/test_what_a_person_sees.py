@@ -6,11 +6,13 @@ it is."""
 
 from __future__ import annotations
 
+import pytest
+
 from pytest_jsonmatch.reporting.aggregate import case_order, field_rows, never_scored
 from pytest_jsonmatch.reporting.markdown import render_markdown
 from pytest_jsonmatch.reporting.text import render_text, summary_lines
 
-from .statuses import every_status_report, repeated_report
+from .statuses import every_status_report, repeated_report, truncated_report
 
 
 def test_the_text_lists_cases_worst_first():
@@ -159,3 +161,17 @@ def test_many_never_scored_fields_are_counted_and_the_first_named_unless_verbose
     assert "9 fields never scored: id, meta, x0, x1, x2 and 4 more" in summary_lines(report)
     assert "9 fields never scored: id, meta, x0, x1, x2, x3, x4, x5, x6" in \
         summary_lines(report, verbose=1)
+
+
+@pytest.mark.parametrize("make", [repeated_report, truncated_report, every_status_report])
+def test_a_spooled_report_reads_as_the_same_text(tmp_path, make) -> None:
+    """A dataset's report keeps its cases in a spool (one JSON line each), and the summary
+    decodes only the lines that may be listed (repeated, unscored, cut off): the text is
+    the same as the report's in memory, every listed case found."""
+    from pytest_jsonmatch.reporting.spool import Spool
+
+    report = make()
+    with Spool(str(tmp_path)) as cases:
+        for case in report["cases"]:
+            cases.append(case)
+        assert render_text({**report, "cases": cases}) == render_text(report)

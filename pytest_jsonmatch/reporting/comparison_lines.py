@@ -1,0 +1,95 @@
+"""A dataset's comparisons written as report lines, straight from the engine's field results.
+
+A dataset's JSON report holds every comparison with every field (10,000 invoices: 260,000
+fields, most of the report's 44 MB). :func:`comparison_line` writes one comparison's line as
+``json_line(comparison_dict(...))`` writes it, byte for byte, without a dict per field: each
+field's text is put together from pieces ``json`` writes itself (its string escaping, and
+the numbers as ``repr`` gives them, which is what ``json.dumps`` writes for them), the
+path, field path and status of a field once per distinct path (they repeat from record to
+record). A value that is not a plain string, number, boolean or null, and a field with a
+side missing or cut, is written by ``json.dumps`` as before.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ..engine.core.values import MISSING
+from ..engine.results.field_results import FieldResult
+from .records import VALUE_LIMIT, Comparison, _field_dict, _kept_fields, comparison_dict
+from .spool import json_line
+
+_encode_str = json.encoder.encode_basestring  # what json.dumps(..., ensure_ascii=False) uses
+
+# '{"path": P, "field_path": F, "status": S, "score": ' by (path, field path, status); a
+# dataset's fields repeat their paths, so the cache stays small (cleared at _HEADS_KEPT).
+_heads: dict[tuple[str, str, str], str] = {}
+_HEADS_KEPT = 50_000
+
+
+def comparison_line(comparison: Comparison, fields: Sequence[FieldResult], mode: str) -> str:
+    """``json_line(comparison_dict(comparison, fields, mode))`` (see the module docstring)."""
+    if mode == "none":  # no values: one json.dumps of the whole entry is quicker
+        return json_line(comparison_dict(comparison, fields, mode))
+    entry = comparison.to_dict()
+    entry["fields"] = []
+    # The first '"fields": []' of the entry's text is its key: the keys before it hold
+    # numbers and strings, and a string's own quotes are escaped.
+    return json_line(entry).replace('"fields": []', f'"fields": [{_fields_text(fields, mode)}]', 1)
+
+
+def _fields_text(fields: Sequence[FieldResult], mode: str) -> str:
+    """The fields as ``json_line`` writes the list of ``records._field_dict(kept)``,
+    ``kept`` being what records._kept_fields keeps of each per ``mode`` (``short`` or
+    ``full``), without the brackets."""
+    cut = mode != "full"
+    heads, text, encode = _heads, _text, _encode_str
+    out = []
+    for f in fields:
+        # FieldResult: path, status, score, expected, actual, ..., field_path (7)
+        expected, actual = f[3], f[4]
+        e: str | None
+        if type(expected) is str:
+            e = encode(expected)
+            # a field that matched holds the same string twice, most of the time
+            a = e if actual == expected else (
+                encode(actual) if type(actual) is str else text(actual))
+        else:
+            e = text(expected)
+            a = encode(actual) if type(actual) is str else text(actual)
+        if e is None or a is None or (cut and (len(e) > VALUE_LIMIT or len(a) > VALUE_LIMIT)):
+            # a side missing, a container, a value cut: as records writes it
+            out.append(json_line(_field_dict(next(_kept_fields((f,), mode, MISSING)))))
+            continue
+        key = (f[0], f[7], f[1])
+        start = heads.get(key)
+        if start is None:
+            if len(heads) >= _HEADS_KEPT:
+                heads.clear()
+            path, field_path, status = f[0] or "$", f[7] or "$", f[1]
+            start = heads[key] = (f'{{"path": {encode(path)}, "field_path": '
+                                  f'{encode(field_path)}, "status": {encode(status)}, '
+                                  f'"score": ')
+        score = float(f[2])
+        out.append(f'{start}{"1.0" if score == 1.0 else repr(score)}, "expected": {e}, '
+                   f'"actual": {a}}}')
+    return ", ".join(out)
+
+
+def _text(value: Any) -> str | None:
+    """A plain number, boolean or null's JSON text as ``json.dumps`` writes it; None for
+    anything else (a container, a subclass, a side missing, a float that is not finite)."""
+    kind = type(value)
+    if kind is float:
+        return float.__repr__(value) if value - value == 0.0 else None
+    if kind is int:
+        # an integer of more than 4,300 digits has no text (records describes it instead)
+        return int.__repr__(value) if -_LONG_INT < value < _LONG_INT else None
+    if kind is bool:
+        return "true" if value else "false"
+    return "null" if value is None else None
+
+
+_LONG_INT = 10**200
