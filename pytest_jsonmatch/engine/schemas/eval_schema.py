@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import chain as _chain
 from typing import Any, TypeVar
 
 from ..comparing.comparators import BoundComparator
@@ -365,7 +366,8 @@ def infer_node(values: list[Any], registry: Any, warn_mixed: bool = False) -> Sc
             continue
         kind = schema_type(first)
         if kind == "object":
-            dicts = [v for v in pooled_values if isinstance(v, Mapping)]
+            # (plain dicts, nearly all of them, are told apart without the ABC's check)
+            dicts = [v for v in pooled_values if type(v) is dict or isinstance(v, Mapping)]
             props: dict[str, Any] = {}
             node = SchemaNode(type="object", properties=props,
                               default_comparator=_shared_leaf("object", registry).default_comparator)
@@ -379,10 +381,7 @@ def infer_node(values: list[Any], registry: Any, warn_mixed: bool = False) -> Sc
                         if warn_mixed:
                             paths[id(stack[-1][0])] = key_segment(path, k)
             else:
-                keys: dict[str, None] = {}
-                for d in dicts:
-                    keys.update(dict.fromkeys(d))
-                for k in keys:
+                for k in dict.fromkeys(_chain.from_iterable(dicts)):  # each key once, first seen first
                     props[k] = None
                     stack.append(([d.get(k) for d in dicts], props, k))
                     if warn_mixed:
