@@ -98,6 +98,16 @@ class ColumnScorer:
         """The comparator and transform set for field ``rel`` of the elements (None: the
         metric's per-type policy)."""
         cfg, items = self.cfg, self.items
+        if not cfg.rules and items is not None:  # the node's own, the same at every path
+            key = ("spec", rel, cfg.schema_driven)
+            found = items.plans.get(key)
+            if found is None:
+                found = items.plans[key] = self._spec_of(rel)
+            return found  # type: ignore[no-any-return]
+        return self._spec_of(rel)
+
+    def _spec_of(self, rel: str) -> tuple[BoundComparator | None, TransformFn | None]:
+        cfg, items = self.cfg, self.items
         full = self.path + "[0]" + ("" if rel == "" else (rel if rel.startswith("[") else "." + rel))
         node = items
         if cfg.schema_driven and items is not None and items.properties is not None and rel:

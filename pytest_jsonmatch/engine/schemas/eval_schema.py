@@ -60,6 +60,9 @@ class SchemaNode:
     allowed: tuple[str, ...] = ()  # the types of a node of several (type "multi")
     # the walk's object scorers generated for this node, by key shape (walking/compiled.py)
     scorers: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    # what array pairing works out once per node of elements (pairing/columns.py and
+    # pair_scores.py): how an element flattens into columns, each column's comparator
+    plans: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def seal(self) -> SchemaNode:
         comp = self.spec.comparator or self.default_comparator

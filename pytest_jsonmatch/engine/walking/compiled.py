@@ -89,10 +89,10 @@ def _kinds(node: SchemaNode, keys: tuple[str, ...], align: Align) -> tuple[str, 
     props = node.properties or {}
     plain = node.plain_by_key
     return tuple((PLAIN_EQUAL_ONE if plain[k].equal_one else PLAIN) if k in plain
-                 else UNKNOWN if k not in props else _child_kind(props[k], align) for k in keys)
+                 else UNKNOWN if k not in props else child_kind(props[k], align) for k in keys)
 
 
-def _child_kind(child: SchemaNode, align: Align) -> str:
+def child_kind(child: SchemaNode, align: Align) -> str:
     """OBJECT_NODE or ORDERED_ARRAY where the general walk, given both sides of the node's
     type, goes straight to ``Walk.obj`` or to pairing by index; else GENERAL."""
     spec = child.spec
@@ -129,7 +129,7 @@ def ordered_elements(walk: Any, expected: list[Any], actual: list[Any], where: W
     path, field, actual_path = where
     element_field = field + "[]"
     below = depth + 1
-    objects = items is not None and _child_kind(items, cfg.default_align) == OBJECT_NODE
+    objects = items is not None and child_kind(items, cfg.default_align) == OBJECT_NODE
     for i in range(common):
         e, a = expected[i], actual[i]
         at = _new(Where, (f"{path}[{i}]", element_field,

@@ -283,10 +283,17 @@ class Walk:
         if by_score or any(i != j for i, j, _ in scored):
             shown = display_path(where.path)
             self.out.pairings.extend(_new(Pairing, (shown, i, j, score)) for i, j, score in scored)
+        objects = (compiled.compiles(cfg) and items is not None
+                   and compiled.child_kind(items, cfg.default_align) == compiled.OBJECT_NODE)
         for i, j, _ in scored:
             found = walked.get((i, j))
             if found is None:
-                self._element(expected[i], actual[j], where.pair(i, j), items, depth + 1)
+                e, a = expected[i], actual[j]
+                if objects and type(e) is dict and type(a) is dict and e:
+                    # what node() finds and does for two objects of an object node
+                    self.obj(e, a, where.pair(i, j), items, depth + 1)
+                else:
+                    self._element(e, a, where.pair(i, j), items, depth + 1)
             else:  # its walk is the one _element would do: take it as it is
                 self.out.fields.extend(found.fields)
                 self.out.pairings.extend(found.pairings)
