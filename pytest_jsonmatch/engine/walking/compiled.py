@@ -76,8 +76,9 @@ def scorer_for(node: SchemaNode, expected: dict[str, Any], where: Where,
         return None
     path, field, actual_path = where
     align = cfg.default_align
+    # (of the alignment, only its mode decides a kind: see child_kind; a str hashes in C)
     shape = (tuple(expected), not path, not field, field == path, actual_path is None,
-             cfg.count_extras, align)
+             cfg.count_extras, align.mode)
     scorers = node.scorers
     found = scorers.get(shape)
     if found is None and len(scorers) < MAX_SHAPES:
