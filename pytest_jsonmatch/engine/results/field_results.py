@@ -11,10 +11,10 @@ Skipped fields and fields a batch comparator could not score (``batch_error``) c
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
 from ..core.cut_off import Truncation
@@ -362,14 +362,17 @@ class FieldAggregate:
 def aggregate_fields(results: Iterable[MatchResult]) -> dict[str, FieldAggregate]:
     """Per field path (``items[].sku``): mean score, and how often each status occurred."""
     out: dict[str, FieldAggregate] = {}
-    count_fields(out, chain.from_iterable(result.fields for result in results))
+    count_fields(out, chain.from_iterable(result.fields for result in results), _FIELD_RESULT)
     return out
 
 
-_COUNTED = attrgetter("field_path", "status", "score")
+# what count_fields reads of a field: of anything, by name; of a FieldResult, by position
+_ANY_FIELD = attrgetter("field_path", "status", "score")
+_FIELD_RESULT = itemgetter(7, 1, 2)
 
 
 def count_fields(into: dict[str, FieldAggregate], fields: Iterable[Any],
+                 read: Callable[[Any], tuple[str, str, float]] = _ANY_FIELD,
                  skipped_too: bool = False) -> None:
     """Count ``fields`` (anything with ``field_path``, ``status`` and ``score``: FieldResults,
     a report's recorded fields) into ``into``, per field path (the root's ``""`` as ``$``).
@@ -382,7 +385,7 @@ def count_fields(into: dict[str, FieldAggregate], fields: Iterable[Any],
     their order (a path's first field first) are those of counting one field at a time,
     since an exact sum does not depend on the order of its terms.
     """
-    for (path, status, score), times in Counter(map(_COUNTED, fields)).items():
+    for (path, status, score), times in Counter(map(read, fields)).items():
         if status == SKIPPED and not skipped_too:
             continue
         key = path or "$"
