@@ -17,7 +17,7 @@ from ..comparing.registry import BatchItem
 from ..comparing.transforms import transformed
 from ..configuring.walk_config import WalkConfig
 from ..core.depth import SHALLOW, call_with_depth
-from ..core.paths import KEY_FORMS, Where, display_path, key_forms
+from ..core.paths import KEY_FORMS, ROOT, Where, display_path, key_forms
 from ..core.values import ARRAY, MISSING, OBJECT, SCALAR_TYPES, json_type
 from ..pairing.array_pairs import alignment, choose_pairs
 from ..pairing.pair_budget import PairBudget
@@ -49,7 +49,8 @@ def walk(cfg: WalkConfig, expected: Any, actual: Any, schema: SchemaNode | None)
     judge = Judge(cfg.registry)
     found = Walk(cfg, judge, PairBudget())
     found.run(expected, actual, schema)
-    judge.resolve()
+    if judge.waiting:
+        judge.resolve()
     if judge.rewalk:
         found = Walk(cfg, judge, PairBudget())
         found.run(expected, actual, schema)
@@ -70,7 +71,7 @@ class Walk:
 
     def run(self, expected: Any, actual: Any, schema: SchemaNode | None) -> None:
         cfg = self.cfg
-        root = Where("", "")
+        root = ROOT
         if (type(expected) is dict and type(actual) is dict and schema is None
                 and not cfg.rules and not cfg.schema_driven and cfg.leaf_depth != 0):
             self.obj(expected, actual, root, None, 0)  # what node() would find and do
@@ -165,6 +166,8 @@ class Walk:
 
     def finish(self) -> WalkOutput:
         """The walk's output, the judge's scores put in place of its placeholders."""
+        if not self.deferred:
+            return self.out
         fields = self.out.fields
         for index, comparator, min_score in self.deferred:
             placeholder = fields[index]
