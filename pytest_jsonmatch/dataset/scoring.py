@@ -26,7 +26,7 @@ from ..engine.reading.intake import read_json
 from ..engine.reading.parse import parse_expected
 from ..engine.results.field_results import MatchResult
 from ..reporting.aggregate import Aggregates, CaseResult, case_result
-from ..reporting.records import ERROR, Comparison
+from ..reporting.records import ERROR, Comparison, ValueMode
 
 NO_PREDICTION = object()  # the actual side of a gold record no prediction was found for
 
@@ -60,7 +60,7 @@ class ScoreSettings:
     metric: str = "field_f1"
     threshold: float = 1.0
     options: Mapping[str, Any] = field(default_factory=dict)
-    values: str = "short"
+    values: ValueMode = "short"
     group_by: str = "metric"
     keep_fields: bool = True
     invalid_fails: bool = False  # an answer that breaks its schema fails its case

@@ -17,6 +17,7 @@ from typing import Any
 from .comparing.registry import Registry
 from .configuring.walk_config import WalkConfig
 from .core.cut_off import Truncation
+from .core.collector import collector_paused
 from .core.depth import call_with_depth
 from .core.errors import ConfigError, shown
 from .metrics import REGISTRY, metric_named
@@ -73,8 +74,9 @@ def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
     """Score records pairwise and aggregate: macro means over records, per field path
     (``items[].sku``) the mean score and the count of each status. For ``field_f1`` without
     a schema, one schema is inferred from all expected records together."""
-    name, records = score_records(expected_list, actual_list, metric, **options)
-    return RunResult(name, records, aggregate_fields(records))
+    with collector_paused():
+        name, records = score_records(expected_list, actual_list, metric, **options)
+        return RunResult(name, records, aggregate_fields(records))
 
 
 def score_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
@@ -82,6 +84,12 @@ def score_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
     """What :func:`evaluate_records` scores, record by record, without its per-field
     aggregate: (the metric's name, one MatchResult per record). For callers that aggregate
     the records their own way (a dataset's chunks), so that nothing is aggregated twice."""
+    with collector_paused():
+        return _score_records(expected_list, actual_list, metric, options)
+
+
+def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], metric: str,
+                   options: dict[str, Any]) -> tuple[str, tuple[MatchResult, ...]]:
     registry = options.pop("registry", REGISTRY)
     truncated = options.pop("truncated", "error")
     for name, records in (("expected_list", expected_list), ("actual_list", actual_list)):

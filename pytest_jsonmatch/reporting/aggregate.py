@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..engine.results.field_results import ExactSum, FieldAggregate, FieldResult
+from ..engine.results.field_results import ExactSum, FieldAggregate, FieldResult, count_fields
 from .records import (
     ERROR,
     EXPECTED_TO_FAIL,
@@ -288,13 +288,10 @@ class Aggregates:
             tally = self.metrics[case.metric] = MetricTally()
         tally.add(case)
         self.overall.add(case.mean)
-        group = self.groups.setdefault(group_key(case, self.group_by), {})
-        for found in fields:
-            path = found.field_path or "$"  # the engine's root field is "" where a record's is "$"
-            aggregate = group.get(path)
-            if aggregate is None:
-                aggregate = group[path] = FieldAggregate()
-            aggregate.add(found)
+        # (the engine's root field is "" where a record's is "$"; a skipped field's path is
+        # listed, with nothing counted)
+        count_fields(self.groups.setdefault(group_key(case, self.group_by), {}), fields,
+                     skipped_too=True)
 
     def merge(self, other: Aggregates) -> Aggregates:
         """Add ``other`` (of the same ``group_by``) into this one; returns self."""

@@ -173,3 +173,42 @@ def test_a_wide_object_takes_the_general_walk() -> None:
     schema = infer_schema(expected)
     assert_same(expected, actual, {"schema": schema})
     assert not schema_node(schema, REGISTRY, None).scorers
+
+
+def test_a_call_site_keeps_the_scorers_of_the_shapes_it_meets() -> None:
+    """A nested object and the elements of an array, of several key orders across records:
+    each call site finds the scorer of each order it meets (and the node keeps no more
+    than MAX_SHAPES, the rest taking the general walk), with the general walk's answer."""
+    keys = [f"k{i}" for i in range(8)]
+    shapes = [keys[i:] + keys[:i] for i in range(8)] + [keys[::-1], keys[::2]]
+    expected, actual = [], []
+    for n in range(2 * compiled.MAX_SHAPES):
+        inner = {k: f"{k}-{n}" for k in shapes[n % len(shapes)]}
+        if n >= compiled.MAX_SHAPES:  # more shapes than a node keeps: unique orders
+            inner = {f"x{n}": 0, **inner}
+        expected.append({"id": n, "inner": inner, "rows": [inner, dict(reversed(inner.items()))]})
+        actual.append({"id": n, "inner": {**inner, "k0": "other"},
+                       "rows": [inner, {**inner, "k3": None}]})
+    schema = infer_schema(expected)
+    for align in ("ordered", "hungarian"):
+        assert_same(expected, actual, {"schema": schema, "align": align})
+    root = schema_node(schema, REGISTRY, None)
+    assert root.properties is not None
+    assert len(root.properties["inner"].scorers) == compiled.MAX_SHAPES
+    assert len(root.properties["rows"].items.scorers) == compiled.MAX_SHAPES  # type: ignore[union-attr]
+
+
+def test_paired_object_elements_take_their_scorers_under_hungarian_alignment() -> None:
+    """Elements paired by score go straight to their generated scorers: the same answer as
+    the general walk, with elements moved, added, dropped and of another type."""
+    expected = [INVOICE, {**INVOICE, "items": [{"sku": "z", "qty": 9}, {"sku": "y", "qty": 8}]}]
+    actual = [{**INVOICE, "items": [{"sku": "c", "qty": 3}, 7, {"sku": "a", "qty": 2},
+                                    {"sku": "new", "qty": 0}]},
+              {**INVOICE, "items": [{"qty": 8, "sku": "y"}]}]
+    assert_same(expected, actual, {"align": "hungarian"})
+    schema = infer_schema(expected)
+    node = schema_node(schema, REGISTRY, None)
+    with specialised(True):
+        evaluate_records(expected, actual, "field_f1", schema=schema, align="hungarian")
+    items = node.properties["items"].items  # type: ignore[index]
+    assert items is not None and items.scorers  # the paired elements' scorers were made

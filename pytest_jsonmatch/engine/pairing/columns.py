@@ -171,6 +171,8 @@ def _flatten_f1(value: Any, items: SchemaNode | None, out: dict[str, Any], side:
         return True
     if items is None or items.properties is None:
         return False
+    if skip is None:
+        return _flatten_planned(value, _plan(items), out, side)
     props = items.properties
     for key, child in value.items():
         if skip is not None and skip(key_segment("", key)):
@@ -189,4 +191,46 @@ def _flatten_f1(value: Any, items: SchemaNode | None, out: dict[str, Any], side:
         if comparator is None and type(child) in (dict, list):
             return False
         out[key_segment("", key)] = child
+    return True
+
+
+# What _flatten_f1 decides for a key of an element's schema node, once per node (without
+# ``ignore`` rules, which name fields by path): the key's column (its path in the element)
+# and whether a container there needs a walk (the field has no comparator of its own);
+# _WALK: the element needs a walk of its own; _SKIP: the field is never scored.
+_WALK, _SKIP = "walk", "skip"
+
+
+def _plan(items: SchemaNode) -> dict[str, Any]:
+    plan = items.plans.get("flatten")
+    if plan is None:
+        plan = {}
+        for key, node in (items.properties or {}).items():
+            comparator = node.spec.comparator
+            if node.skip:
+                plan[key] = _SKIP
+            elif not node.is_leaf or (comparator is not None and comparator.batch):
+                plan[key] = _WALK
+            else:
+                plan[key] = (key_segment("", key), comparator is None)
+        items.plans["flatten"] = plan
+    return plan
+
+
+def _flatten_planned(value: dict[str, Any], plan: dict[str, Any], out: dict[str, Any],
+                     side: str) -> bool:
+    """_flatten_f1 of an object element, its schema's answers read from ``plan``."""
+    for key, child in value.items():
+        found = plan.get(key)
+        if found is None:  # a key the schema does not know
+            if side == "expected":
+                return False
+            out[key_segment("", key)] = Unknown(child)
+        elif found is _WALK:
+            return False
+        elif found is not _SKIP:
+            rel, whole_only = found
+            if whole_only and type(child) in (dict, list):
+                return False
+            out[rel] = child
     return True

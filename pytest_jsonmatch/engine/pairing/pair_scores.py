@@ -98,6 +98,16 @@ class ColumnScorer:
         """The comparator and transform set for field ``rel`` of the elements (None: the
         metric's per-type policy)."""
         cfg, items = self.cfg, self.items
+        if not cfg.rules and items is not None:  # the node's own, the same at every path
+            key = ("spec", rel, cfg.schema_driven)
+            found = items.plans.get(key)
+            if found is None:
+                found = items.plans[key] = self._spec_of(rel)
+            return found  # type: ignore[no-any-return]
+        return self._spec_of(rel)
+
+    def _spec_of(self, rel: str) -> tuple[BoundComparator | None, TransformFn | None]:
+        cfg, items = self.cfg, self.items
         full = self.path + "[0]" + ("" if rel == "" else (rel if rel.startswith("[") else "." + rel))
         node = items
         if cfg.schema_driven and items is not None and items.properties is not None and rel:
@@ -126,8 +136,11 @@ class ColumnScorer:
         """Add the pair scores of field ``rel`` into ``tp``: through the comparator's
         ``add_scores`` where it has one, else a call per pair."""
         comparator, transform = self.specs.get(rel, (None, None))
-        if transform is not None or (comparator is not None
-                                     and not self._policy_serves(comparator, values_e, values_a)):
+        if transform is not None:
+            self._add_each(rel, index_e, values_e, index_a, values_a, tp)
+            return
+        one_e, one_a = _one_type(values_e), _one_type(values_a)  # (None: mixed)
+        if comparator is not None and not self._policy_serves(comparator, one_e, one_a):
             self._add_each(rel, index_e, values_e, index_a, values_a, tp)
             return
         kind_e, kind_a = self.kinds["expected"].get(rel), self.kinds["actual"].get(rel)
@@ -137,8 +150,8 @@ class ColumnScorer:
             if add_scores is not None:  # one type on both sides, the usual case
                 add_scores(values_e, values_a, index_e, index_a, tp)
                 return
-        groups_a = _by_type(index_a, values_a)
-        for tag, (rows, xs) in _by_type(index_e, values_e).items():
+        groups_a = _by_type(index_a, values_a, one_a)
+        for tag, (rows, xs) in _by_type(index_e, values_e, one_e).items():
             other = groups_a.get(tag)
             if other is None:
                 continue  # values of different types score 0
@@ -148,16 +161,15 @@ class ColumnScorer:
             else:
                 add_scores(xs, other[1], rows, other[0], tp)
 
-    def _policy_serves(self, comparator: BoundComparator, values_e: list[Any],
-                       values_a: list[Any]) -> bool:
+    def _policy_serves(self, comparator: BoundComparator, tag_e: str | None,
+                       tag_a: str | None) -> bool:
         """Whether a field's own comparator is the one the metric's type policy gives the
         column's values, all of one JSON type on both sides (field_f1's inferred schema sets
         exactly that comparator on every field): the policy's all-pairs form then scores
         the column, as it does fields without a comparator of their own."""
         if not comparator.trusted or comparator.add_scores is None:
             return False
-        tag = _one_type(values_e)
-        return tag is not None and tag == _one_type(values_a) and self.cfg.type_policy.get(tag) is comparator
+        return tag_e is not None and tag_e == tag_a and self.cfg.type_policy.get(tag_e) is comparator
 
     def _add_each(self, rel: str, index_e: list[int], values_e: list[Any], index_a: list[int], values_a: list[Any],
                   tp: list[list[float]]) -> None:
@@ -282,9 +294,12 @@ def _one_type(values: list[Any]) -> str | None:
     return None
 
 
-def _by_type(index: list[int], values: list[Any]) -> dict[str, tuple[list[int], list[Any]]]:
-    """The values grouped by JSON type, with their indices."""
-    tag = _one_type(values)
+def _by_type(index: list[int], values: list[Any], tag: str | None | bool = False
+             ) -> dict[str, tuple[list[int], list[Any]]]:
+    """The values grouped by JSON type, with their indices (``tag``: their
+    ``_one_type``, when already known)."""
+    if tag is False:
+        tag = _one_type(values)
     if tag is not None:  # a column of one type, the usual case
         return {tag: (index, values)}
     groups: dict[str, tuple[list[int], list[Any]]] = {}

@@ -10,8 +10,11 @@ Skipped fields and fields a batch comparator could not score (``batch_error``) c
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
 from ..core.cut_off import Truncation
@@ -235,6 +238,14 @@ class ExactSum:
     def value(self) -> float:
         return self.units / self._ONE
 
+    def add_times(self, value: float, times: int) -> None:
+        """Add ``value`` ``times`` times (exactly what that many ``add`` calls add)."""
+        if value == 1.0:
+            self.units += times * self._ONE
+        elif value != 0.0:
+            numerator, denominator = float(value).as_integer_ratio()
+            self.units += times * numerator * (self._ONE // denominator)
+
     @classmethod
     def of(cls, value: float) -> ExactSum:
         total = cls()
@@ -303,6 +314,24 @@ class FieldAggregate:
         self.scored += 1
         self.total.add(fr.score)
 
+    def add_times(self, status: str, score: float, times: int) -> None:
+        """Count ``times`` fields of this status and score (what as many ``add`` calls of
+        such a field count)."""
+        if status == MATCH:
+            self.match += times
+        elif status == MISMATCH:
+            self.mismatch += times
+        elif status == OMISSION:
+            self.omission += times
+        elif status == HALLUCINATION:
+            self.hallucination += times
+        else:
+            if status == BATCH_ERROR:
+                self.batch_error += times
+            return
+        self.scored += times
+        self.total.add_times(score, times)
+
     def merge(self, other: FieldAggregate) -> None:
         """Add another aggregate of the same field (associative and order-independent)."""
         self.scored += other.scored
@@ -333,16 +362,37 @@ class FieldAggregate:
 def aggregate_fields(results: Iterable[MatchResult]) -> dict[str, FieldAggregate]:
     """Per field path (``items[].sku``): mean score, and how often each status occurred."""
     out: dict[str, FieldAggregate] = {}
-    for result in results:
-        for fr in result.fields:
-            if fr.status == SKIPPED:
-                continue
-            key = fr.field_path or "$"
-            agg = out.get(key)
-            if agg is None:
-                agg = out[key] = FieldAggregate()
-            agg.add(fr)
+    count_fields(out, chain.from_iterable(result.fields for result in results), _FIELD_RESULT)
     return out
+
+
+# what count_fields reads of a field: of anything, by name; of a FieldResult, by position
+_ANY_FIELD = attrgetter("field_path", "status", "score")
+_FIELD_RESULT = itemgetter(7, 1, 2)
+
+
+def count_fields(into: dict[str, FieldAggregate], fields: Iterable[Any],
+                 read: Callable[[Any], tuple[str, str, float]] = _ANY_FIELD,
+                 skipped_too: bool = False) -> None:
+    """Count ``fields`` (anything with ``field_path``, ``status`` and ``score``: FieldResults,
+    a report's recorded fields) into ``into``, per field path (the root's ``""`` as ``$``).
+    Skipped fields count nowhere; with ``skipped_too`` their path still gets its (empty)
+    aggregate, as a report's tables list it.
+
+    Fields are tallied first by (field path, status, score), which ``Counter`` does in C,
+    then each distinct triple is added as many times as it occurred: most fields of most
+    records share a few such triples (a match scores 1, an omission 0). The aggregates and
+    their order (a path's first field first) are those of counting one field at a time,
+    since an exact sum does not depend on the order of its terms.
+    """
+    for (path, status, score), times in Counter(map(read, fields)).items():
+        if status == SKIPPED and not skipped_too:
+            continue
+        key = path or "$"
+        aggregate = into.get(key)
+        if aggregate is None:
+            aggregate = into[key] = FieldAggregate()
+        aggregate.add_times(status, score, times)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import chain as _chain
 from typing import Any, TypeVar
 
 from ..comparing.comparators import BoundComparator
@@ -59,6 +60,9 @@ class SchemaNode:
     allowed: tuple[str, ...] = ()  # the types of a node of several (type "multi")
     # the walk's object scorers generated for this node, by key shape (walking/compiled.py)
     scorers: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    # what array pairing works out once per node of elements (pairing/columns.py and
+    # pair_scores.py): how an element flattens into columns, each column's comparator
+    plans: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def seal(self) -> SchemaNode:
         comp = self.spec.comparator or self.default_comparator
@@ -365,7 +369,8 @@ def infer_node(values: list[Any], registry: Any, warn_mixed: bool = False) -> Sc
             continue
         kind = schema_type(first)
         if kind == "object":
-            dicts = [v for v in pooled_values if isinstance(v, Mapping)]
+            # (plain dicts, nearly all of them, are told apart without the ABC's check)
+            dicts = [v for v in pooled_values if type(v) is dict or isinstance(v, Mapping)]
             props: dict[str, Any] = {}
             node = SchemaNode(type="object", properties=props,
                               default_comparator=_shared_leaf("object", registry).default_comparator)
@@ -379,10 +384,7 @@ def infer_node(values: list[Any], registry: Any, warn_mixed: bool = False) -> Sc
                         if warn_mixed:
                             paths[id(stack[-1][0])] = key_segment(path, k)
             else:
-                keys: dict[str, None] = {}
-                for d in dicts:
-                    keys.update(dict.fromkeys(d))
-                for k in keys:
+                for k in dict.fromkeys(_chain.from_iterable(dicts)):  # each key once, first seen first
                     props[k] = None
                     stack.append(([d.get(k) for d in dicts], props, k))
                     if warn_mixed:

@@ -76,8 +76,9 @@ def scorer_for(node: SchemaNode, expected: dict[str, Any], where: Where,
         return None
     path, field, actual_path = where
     align = cfg.default_align
+    # (of the alignment, only its mode decides a kind: see child_kind; a str hashes in C)
     shape = (tuple(expected), not path, not field, field == path, actual_path is None,
-             cfg.count_extras, align)
+             cfg.count_extras, align.mode)
     scorers = node.scorers
     found = scorers.get(shape)
     if found is None and len(scorers) < MAX_SHAPES:
@@ -89,10 +90,10 @@ def _kinds(node: SchemaNode, keys: tuple[str, ...], align: Align) -> tuple[str, 
     props = node.properties or {}
     plain = node.plain_by_key
     return tuple((PLAIN_EQUAL_ONE if plain[k].equal_one else PLAIN) if k in plain
-                 else UNKNOWN if k not in props else _child_kind(props[k], align) for k in keys)
+                 else UNKNOWN if k not in props else child_kind(props[k], align) for k in keys)
 
 
-def _child_kind(child: SchemaNode, align: Align) -> str:
+def child_kind(child: SchemaNode, align: Align) -> str:
     """OBJECT_NODE or ORDERED_ARRAY where the general walk, given both sides of the node's
     type, goes straight to ``Walk.obj`` or to pairing by index; else GENERAL."""
     spec = child.spec
@@ -106,24 +107,36 @@ def _child_kind(child: SchemaNode, align: Align) -> str:
     return GENERAL
 
 
+def remembered(cache: dict[tuple[str, ...], Scorer], node: SchemaNode, expected: dict[str, Any],
+               where: Where, cfg: WalkConfig) -> Scorer | None:
+    """``scorer_for``, kept in ``cache`` by the object's keys: a call site's own cache, where
+    everything else the shape holds (the path flags, the configuration's) is the same for
+    every object met there. Only scorers are kept (at most MAX_SHAPES a node makes)."""
+    found = scorer_for(node, expected, where, cfg)
+    if found is not None:
+        cache[tuple(expected)] = found
+    return found
+
+
 def ordered_elements(walk: Any, expected: list[Any], actual: list[Any], where: Where,
-                     node: SchemaNode, depth: int) -> None:
+                     node: SchemaNode, depth: int, cache: dict[tuple[str, ...], Scorer]) -> None:
     """What ``Walk.array`` does for two arrays, not both empty, of a schema-driven node
     aligned by index: each pair of elements walked in order (an object element by its
-    scorer), then the omitted and the hallucinated elements."""
+    scorer, found in the call site's ``cache``), then the omitted and the hallucinated
+    elements."""
     cfg = walk.cfg
     items = node.items
     common = min(len(expected), len(actual))
     path, field, actual_path = where
     element_field = field + "[]"
     below = depth + 1
-    objects = items is not None and _child_kind(items, cfg.default_align) == OBJECT_NODE
+    objects = items is not None and child_kind(items, cfg.default_align) == OBJECT_NODE
     for i in range(common):
         e, a = expected[i], actual[i]
         at = _new(Where, (f"{path}[{i}]", element_field,
                           None if actual_path is None else f"{actual_path}[{i}]"))
         if objects and type(e) is dict and type(a) is dict and e:
-            scorer = scorer_for(items, e, at, cfg)  # type: ignore[arg-type]
+            scorer = cache.get(tuple(e)) or remembered(cache, items, e, at, cfg)  # type: ignore[arg-type]
             if scorer is not None:
                 scorer(walk, e, a, at, below)
                 continue
@@ -155,7 +168,7 @@ def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer:
         scores=tuple(c.score if c is not None else None for c in comparators),
         nodes=tuple(props.get(k) for k in keys), props=node.properties,
         MISSING=MISSING, SCALARS=SCALAR_TYPES, MATCH=MATCH, MISMATCH=MISMATCH, SKIPPED=SKIPPED,
-        FieldResult=FieldResult, Where=Where, new=tuple.__new__, scorer_for=scorer_for,
+        FieldResult=FieldResult, Where=Where, new=tuple.__new__, remembered=remembered,
         ordered_elements=ordered_elements)
 
 
@@ -165,7 +178,7 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
     n = len(kinds)
     lines = [
         "def make(keys, forms, names, scores, nodes, props, MISSING, SCALARS, MATCH, MISMATCH,",
-        "         SKIPPED, FieldResult, Where, new, scorer_for, ordered_elements):",
+        "         SKIPPED, FieldResult, Where, new, remembered, ordered_elements):",
         f"    ({''.join(f'k{i}, ' for i in range(n))}) = keys",
     ]
     for i, kind in enumerate(kinds):
@@ -179,6 +192,8 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
             lines.append(f"    name{i}, score{i} = names[{i}], scores[{i}]")
         if kind != UNKNOWN:
             lines.append(f"    node{i} = nodes[{i}]")
+        if kind in (OBJECT_NODE, ORDERED_ARRAY):
+            lines.append(f"    cache{i} = {{}}  # the scorers of the objects met here, by keys")
     about = (f"an object of {n} keys at the {'root' if at_root else 'path given'}; field path "
              f"{'the same' if same_field else 'its own'}; actual path "
              f"{'the same' if same_actual else 'its own'}")
@@ -230,7 +245,8 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
             lines += [
                 f"        at = new(Where, (cp, {fld}, {act}))",
                 f"        if type(v{i}) is dict and type(o) is dict and v{i}:",
-                f"            inner = scorer_for(node{i}, v{i}, at, walk.cfg)",
+                f"            inner = cache{i}.get(tuple(v{i})) or remembered(cache{i}, node{i}, v{i}, at, "
+                "walk.cfg)",
                 "            if inner is not None:",
                 f"                inner(walk, v{i}, o, at, below)",
                 "            else:",
@@ -242,7 +258,7 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
             lines += [
                 f"        at = new(Where, (cp, {fld}, {act}))",
                 f"        if type(v{i}) is list and type(o) is list and (v{i} or o):",
-                f"            ordered_elements(walk, v{i}, o, at, node{i}, below)",
+                f"            ordered_elements(walk, v{i}, o, at, node{i}, below, cache{i})",
                 "        else:",
                 f"            walk.node(v{i}, o, at, node{i}, below)",
             ]

@@ -17,7 +17,7 @@ from ..comparing.registry import BatchItem
 from ..comparing.transforms import transformed
 from ..configuring.walk_config import WalkConfig
 from ..core.depth import SHALLOW, call_with_depth
-from ..core.paths import KEY_FORMS, Where, display_path, key_forms
+from ..core.paths import KEY_FORMS, ROOT, Where, display_path, key_forms
 from ..core.values import ARRAY, MISSING, OBJECT, SCALAR_TYPES, json_type
 from ..pairing.array_pairs import alignment, choose_pairs
 from ..pairing.pair_budget import PairBudget
@@ -49,7 +49,8 @@ def walk(cfg: WalkConfig, expected: Any, actual: Any, schema: SchemaNode | None)
     judge = Judge(cfg.registry)
     found = Walk(cfg, judge, PairBudget())
     found.run(expected, actual, schema)
-    judge.resolve()
+    if judge.waiting:
+        judge.resolve()
     if judge.rewalk:
         found = Walk(cfg, judge, PairBudget())
         found.run(expected, actual, schema)
@@ -70,7 +71,7 @@ class Walk:
 
     def run(self, expected: Any, actual: Any, schema: SchemaNode | None) -> None:
         cfg = self.cfg
-        root = Where("", "")
+        root = ROOT
         if (type(expected) is dict and type(actual) is dict and schema is None
                 and not cfg.rules and not cfg.schema_driven and cfg.leaf_depth != 0):
             self.obj(expected, actual, root, None, 0)  # what node() would find and do
@@ -165,6 +166,8 @@ class Walk:
 
     def finish(self) -> WalkOutput:
         """The walk's output, the judge's scores put in place of its placeholders."""
+        if not self.deferred:
+            return self.out
         fields = self.out.fields
         for index, comparator, min_score in self.deferred:
             placeholder = fields[index]
@@ -283,10 +286,17 @@ class Walk:
         if by_score or any(i != j for i, j, _ in scored):
             shown = display_path(where.path)
             self.out.pairings.extend(_new(Pairing, (shown, i, j, score)) for i, j, score in scored)
+        objects = (compiled.compiles(cfg) and items is not None
+                   and compiled.child_kind(items, cfg.default_align) == compiled.OBJECT_NODE)
         for i, j, _ in scored:
             found = walked.get((i, j))
             if found is None:
-                self._element(expected[i], actual[j], where.pair(i, j), items, depth + 1)
+                e, a = expected[i], actual[j]
+                if objects and type(e) is dict and type(a) is dict and e:
+                    # what node() finds and does for two objects of an object node
+                    self.obj(e, a, where.pair(i, j), items, depth + 1)
+                else:
+                    self._element(e, a, where.pair(i, j), items, depth + 1)
             else:  # its walk is the one _element would do: take it as it is
                 self.out.fields.extend(found.fields)
                 self.out.pairings.extend(found.pairings)

@@ -6,6 +6,8 @@ and 1 against themselves."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_jsonmatch import match_json
 from tests.helpers.spec_accounting import assert_follows_section3
@@ -198,3 +200,66 @@ def test_weights_near_the_float_limit_give_the_score_of_equal_weights():
 
     result = match_json({"a": 1, "b": 2}, {"a": 1, "b": 3}, fields={"*": {"weight": 1e308}})
     assert (result.precision, result.recall, result.score) == (0.5, 0.5, 0.5)
+
+
+# -- per-field tables counted by (path, status, score) ------------------------------------------
+
+_TALLY_FIELDS = st.lists(st.tuples(
+    st.sampled_from(["", "a", "items[].sku", "$"]),
+    st.sampled_from(["match", "mismatch", "omission", "hallucination", "skipped", "batch_error"]),
+    st.one_of(st.sampled_from([0.0, -0.0, 1.0, 0.5, 1, 0, True]),
+              st.floats(0.0, 1.0), st.floats(5e-324, 1e-300))), max_size=40)
+
+
+def _one_at_a_time(fields, skipped_too):
+    """The per-field tables as counted before: one ``add`` per field."""
+    from pytest_jsonmatch.engine.results.field_results import FieldAggregate
+
+    out = {}
+    for fr in fields:
+        if fr.status == "skipped" and not skipped_too:
+            continue
+        agg = out.get(fr.field_path or "$")
+        if agg is None:
+            agg = out[fr.field_path or "$"] = FieldAggregate()
+        agg.add(fr)
+    return out
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@given(rows=_TALLY_FIELDS, skipped_too=st.booleans())
+def test_counting_by_path_status_and_score_is_counting_each_field(rows, skipped_too):
+    """The same aggregates, in the same order, with the same exact sums (units), as one
+    ``FieldAggregate.add`` per field: repeated scores, 0.0 and -0.0, 1 and 1.0 and True,
+    subnormal scores, skipped fields and batch errors."""
+    from pytest_jsonmatch.engine.results.field_results import FieldResult, count_fields
+
+    fields = [FieldResult(f"p{k}", status, score, 1, 1, "exact", "", path)
+              for k, (path, status, score) in enumerate(rows)]
+    counted = {}
+    count_fields(counted, fields, skipped_too=skipped_too)
+    expected = _one_at_a_time(fields, skipped_too)
+    assert list(counted) == list(expected)
+    assert [(repr(a), a.total.units) for a in counted.values()] == \
+        [(repr(a), a.total.units) for a in expected.values()]
+
+
+def test_aggregate_fields_counts_by_position_what_it_counted_by_name():
+    """evaluate_records' table, worked by hand: items[].sku matched once (1), mismatched
+    once (0.25); a skipped field is not listed; the root's "" is "$"."""
+    from pytest_jsonmatch.engine.results.field_results import (
+        FieldResult,
+        MatchResult,
+        aggregate_fields,
+    )
+
+    fields = (FieldResult("items[0].sku", "match", 1.0, "a", "a", "exact", "", "items[].sku"),
+              FieldResult("items[1].sku", "mismatch", 0.25, "b", "c", "exact", "", "items[].sku"),
+              FieldResult("note", "skipped", 0.0, "n", "m", "", "ignored", "note"),
+              FieldResult("", "omission", 0.0, 1, None, "", "", ""))
+    table = aggregate_fields([MatchResult("field_f1", 0.5, 0.5, 0.5, 0.5, fields)])
+    assert list(table) == ["items[].sku", "$"]
+    assert table["items[].sku"].to_dict() == {
+        "mean_score": 0.625, "score_sum": 1.25, "scored": 2, "match": 1, "mismatch": 1,
+        "omission": 0, "hallucination": 0}  # (1 + 0.25) / 2
+    assert table["$"].omission == 1 and table["$"].score_sum == 0.0
