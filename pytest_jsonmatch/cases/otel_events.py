@@ -44,8 +44,7 @@ from urllib.parse import unquote
 
 from ..reporting.records import ERROR, PASSED, XPASSED, Comparison
 from ..version import __version__
-from . import otlp_export
-from .otlp_export import Outbox, Signal
+from .otlp_export import Outbox, Signal, new_ids
 
 EVENT = "gen_ai.evaluation.result"
 SEMCONV = "1.38.0"  # the GenAI semantic conventions these events follow
@@ -212,10 +211,9 @@ class Telemetry:
                 ids = context.trace_id.to_bytes(16, "big"), context.span_id.to_bytes(8, "big")
             else:
                 assert self._outbox is not None
-                ids = otlp_export.new_ids()
-                self._outbox.add("traces", otlp_export.span(
-                    SPAN, *ids, start, end, _call_attributes(comparison),
-                    comparison.error if failed else None))
+                ids = new_ids()
+                self._outbox.span(SPAN, *ids, start, end, _call_attributes(comparison),
+                                  comparison.error if failed else None)
         now = time.time_ns()
         events = [case_attributes(comparison, found)]
         if self.per_field:
@@ -225,7 +223,7 @@ class Telemetry:
         else:
             assert self._outbox is not None
             for attributes in events:
-                self._outbox.add("logs", otlp_export.log_record(EVENT, now, *ids, attributes))
+                self._outbox.event(EVENT, now, *ids, attributes)
         if own is not None:
             own.end(end_time=end)
 

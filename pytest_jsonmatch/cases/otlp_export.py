@@ -37,9 +37,8 @@ from typing import Any, Literal
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
-from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord, ResourceLogs, ScopeLogs
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
-from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span, Status
+from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
 Signal = Literal["traces", "logs"]
 _LOG = logging.getLogger("pytest_jsonmatch.otel")
@@ -79,23 +78,6 @@ def any_value(value: Any) -> dict[str, Any]:
 def key_values(attributes: Mapping[str, Any]) -> Any:
     """The ``KeyValue`` list in dict form (Any: the messages' stubs name only the classes)."""
     return [{"key": key, "value": any_value(value)} for key, value in attributes.items()]
-
-
-def log_record(event: str, timestamp: int, trace_id: bytes, span_id: bytes,
-               attributes: Mapping[str, Any]) -> LogRecord:
-    """An event: a log record with an event name, in the span ``span_id``."""
-    return LogRecord(time_unix_nano=timestamp, observed_time_unix_nano=timestamp,
-                     event_name=event, trace_id=trace_id, span_id=span_id, flags=_SAMPLED,
-                     attributes=key_values(attributes))
-
-
-def span(name: str, trace_id: bytes, span_id: bytes, start: int, end: int,
-         attributes: Mapping[str, Any], error: str | None) -> Span:
-    """A root span of kind INTERNAL; ``error`` (a message, maybe empty) sets status ERROR."""
-    status = Status() if error is None else Status(code=Status.STATUS_CODE_ERROR, message=error)
-    return Span(trace_id=trace_id, span_id=span_id, name=name, kind=Span.SPAN_KIND_INTERNAL,
-                start_time_unix_nano=start, end_time_unix_nano=end, flags=_LOCAL_PARENT | _SAMPLED,
-                attributes=key_values(attributes), status=status)
 
 
 @dataclass(frozen=True)
@@ -156,15 +138,19 @@ def _headers(text: str) -> dict[str, str]:
 
 @dataclass
 class _Queue:
-    """One signal's messages waiting to leave, and its batching settings."""
+    """One signal's messages waiting to leave, each built in the request it will leave in
+    (no copy when it is sent), and its batching settings."""
 
     signal: Signal
     endpoint: Endpoint
     delay: float  # seconds a message may wait for its batch
     batch: int
     limit: int
-    waiting: list[Any] = field(default_factory=list)
-    since: float = 0.0  # when the oldest waiting message came
+    full: list[Any] = field(default_factory=list)  # requests of ``batch`` messages each
+    request: Any = None  # the request the next messages go into
+    messages: Any = None  # its repeated field of spans or log records
+    since: float = 0.0  # when the first message of ``request`` came
+    waiting: int = 0  # messages in ``full`` and ``request``
     dropped: int = 0
 
     @classmethod
@@ -181,15 +167,46 @@ class _Queue:
         return cls(signal, Endpoint.of(signal, env), number("SCHEDULE_DELAY", delay) / 1000,
                    number("MAX_EXPORT_BATCH_SIZE", batch), number("MAX_QUEUE_SIZE", limit))
 
+    def add(self, fields: dict[str, Any]) -> bool:
+        """A message built from ``fields`` into the current request; whether the sending
+        thread should look again (a new batch began, or one is full)."""
+        if self.waiting >= self.limit:
+            self.dropped += 1
+            return False
+        if self.messages is None:
+            if self.signal == "logs":
+                self.request = ExportLogsServiceRequest()
+                self.messages = self.request.resource_logs.add().scope_logs.add().log_records
+            else:
+                self.request = ExportTraceServiceRequest()
+                self.messages = self.request.resource_spans.add().scope_spans.add().spans
+            self.since = time.monotonic()
+        self.messages.add(**fields)
+        self.waiting += 1
+        if len(self.messages) < self.batch:
+            return len(self.messages) == 1  # the thread learns when this batch is due
+        self.full.append(self.request)
+        self.request = self.messages = None
+        return True
+
     def due(self, now: float, closing: bool) -> bool:
-        return bool(self.waiting) and (closing or len(self.waiting) >= self.batch
-                                       or now - self.since >= self.delay)
+        return bool(self.full) or self.messages is not None and (
+            closing or now - self.since >= self.delay)
+
+    def take(self) -> list[Any]:
+        """The requests to send now: the full ones, and the one being filled."""
+        out, self.full = self.full, []
+        if self.request is not None:
+            out.append(self.request)
+            self.request = self.messages = None
+        self.waiting = 0
+        return out
 
 
 class Outbox:
     """Spans and log records of ``signals`` waiting to be sent; a daemon thread sends each
     signal's batch when it is full or has waited its schedule delay, and everything at
-    :meth:`close`. The messages are built by the caller (:func:`span`, :func:`log_record`)."""
+    :meth:`close`."""
 
     def __init__(self, signals: tuple[Signal, ...], resource: Callable[[], Mapping[str, Any]],
                  scope: tuple[str, str]) -> None:
@@ -204,17 +221,28 @@ class Outbox:
                                         name="otlp-export (pytest-jsonmatch)")
         self._thread.start()
 
-    def add(self, signal: Signal, message: Any) -> None:
-        queue = self._queues[signal]
+    def event(self, name: str, timestamp: int, trace_id: bytes, span_id: bytes,
+              attributes: Mapping[str, Any]) -> None:
+        """An event: a log record with an event name, in the span ``span_id``."""
+        self._add("logs", {"time_unix_nano": timestamp, "observed_time_unix_nano": timestamp,
+                           "event_name": name, "trace_id": trace_id, "span_id": span_id,
+                           "flags": _SAMPLED, "attributes": key_values(attributes)})
+
+    def span(self, name: str, trace_id: bytes, span_id: bytes, start: int, end: int,
+             attributes: Mapping[str, Any], error: str | None) -> None:
+        """A root span of kind INTERNAL; ``error`` (a message, maybe empty) sets its status
+        to ERROR."""
+        fields = {"trace_id": trace_id, "span_id": span_id, "name": name,
+                  "kind": Span.SPAN_KIND_INTERNAL, "start_time_unix_nano": start,
+                  "end_time_unix_nano": end, "flags": _LOCAL_PARENT | _SAMPLED,
+                  "attributes": key_values(attributes)}
+        if error is not None:
+            fields["status"] = {"code": Status.STATUS_CODE_ERROR, "message": error}
+        self._add("traces", fields)
+
+    def _add(self, signal: Signal, fields: dict[str, Any]) -> None:
         with self._wake:
-            if len(queue.waiting) >= queue.limit:
-                queue.dropped += 1
-                return
-            queue.waiting.append(message)
-            if len(queue.waiting) == 1:  # the thread learns when this batch is due
-                queue.since = time.monotonic()
-                self._wake.notify()
-            elif len(queue.waiting) == queue.batch:
+            if self._queues[signal].add(fields):
                 self._wake.notify()
 
     def close(self, timeout: float) -> bool:
@@ -240,34 +268,30 @@ class Outbox:
                 if not ready:
                     if self._closing:
                         return
-                    waits = [q.since + q.delay - now for q in self._queues.values() if q.waiting]
+                    waits = [q.since + q.delay - now for q in self._queues.values()
+                             if q.messages is not None]
                     self._wake.wait(min(waits, default=None))
                     continue
-                batches = []
-                for queue in ready:
-                    batches.append((queue, queue.waiting[:queue.batch]))
-                    del queue.waiting[:queue.batch]
-                    queue.since = time.monotonic()
-            for queue, batch in batches:
+                batches = [(queue, request) for queue in ready for request in queue.take()]
+            for queue, request in batches:
                 if self._stopped.is_set():
                     return
                 try:
-                    self._send(queue, self._request(queue.signal, batch))
+                    self._send(queue, self._body(request))
                 except Exception:  # noqa: BLE001 - never the suite's failure
-                    _LOG.exception("pytest-jsonmatch: a batch of %d %s could not be sent",
-                                   len(batch), queue.signal)
+                    _LOG.exception("pytest-jsonmatch: a batch of %s could not be sent",
+                                   queue.signal)
 
-    def _request(self, signal: Signal, batch: list[Any]) -> bytes:
+    def _body(self, request: Any) -> bytes:
+        """The request with its resource and scope, serialized."""
         if self._resource is None:
             self._resource = Resource(attributes=key_values(self._resource_of()))
-        if signal == "logs":
-            request: Any = ExportLogsServiceRequest(resource_logs=[ResourceLogs(
-                resource=self._resource, scope_logs=[ScopeLogs(scope=self._scope,
-                                                                log_records=batch)])])
-        else:
-            request = ExportTraceServiceRequest(resource_spans=[ResourceSpans(
-                resource=self._resource, scope_spans=[ScopeSpans(scope=self._scope,
-                                                                  spans=batch)])])
+        first = (request.resource_logs if isinstance(request, ExportLogsServiceRequest)
+                 else request.resource_spans)[0]
+        first.resource.CopyFrom(self._resource)
+        scoped = first.scope_logs if isinstance(request, ExportLogsServiceRequest) \
+            else first.scope_spans
+        scoped[0].scope.CopyFrom(self._scope)
         return bytes(request.SerializeToString())
 
     def _send(self, queue: _Queue, body: bytes) -> None:

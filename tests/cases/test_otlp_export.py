@@ -25,11 +25,10 @@ def _outbox(*signals):
     return Outbox(signals or ("logs",), lambda: RESOURCE, ("pytest_jsonmatch", "9.9"))
 
 
-def _event(n):
+def _event(outbox, n):
     trace_id, span_id = otlp_export.new_ids()
-    return otlp_export.log_record("gen_ai.evaluation.result", 1_700_000_000_000_000_000 + n,
-                                  trace_id, span_id, {"n": n, "ok": True, "score": 0.5,
-                                                      "case": f"c{n}"})
+    outbox.event("gen_ai.evaluation.result", 1_700_000_000_000_000_000 + n, trace_id, span_id,
+                 {"n": n, "ok": True, "score": 0.5, "case": f"c{n}"})
 
 
 @pytest.fixture
@@ -81,7 +80,7 @@ def test_batches_leave_full_compressed_and_with_their_headers(receiver, monkeypa
     monkeypatch.setenv("OTEL_BLRP_SCHEDULE_DELAY", "60000")  # only full batches, then close
     outbox = _outbox()
     for n in range(5):
-        outbox.add("logs", _event(n))
+        _event(outbox, n)
     assert outbox.close(5)
     got = receiver.received
     assert got.requests == 3  # 2 + 2 full batches, and the last one at close
@@ -97,7 +96,7 @@ def test_batches_leave_full_compressed_and_with_their_headers(receiver, monkeypa
 def test_a_batch_waits_at_most_its_schedule_delay(receiver, monkeypatch):
     monkeypatch.setenv("OTEL_BLRP_SCHEDULE_DELAY", "50")
     outbox = _outbox()
-    outbox.add("logs", _event(1))
+    _event(outbox, 1)
     deadline = time.monotonic() + 5
     while not receiver.received.events and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -109,8 +108,8 @@ def test_a_collector_under_load_gets_the_batch_again(receiver, caplog):
     receiver.answer(503, 429)  # refused twice, Retry-After 0.05 s each
     outbox = _outbox("logs", "traces")
     trace_id, span_id = otlp_export.new_ids()
-    outbox.add("traces", otlp_export.span("jsonmatch.case", trace_id, span_id, 10, 20,
-                                          {"jsonmatch.case_id": "a"}, "TimeoutError: slow"))
+    outbox.span("jsonmatch.case", trace_id, span_id, 10, 20, {"jsonmatch.case_id": "a"},
+                "TimeoutError: slow")
     with caplog.at_level(logging.ERROR, "pytest_jsonmatch.otel"):
         assert outbox.close(5)
     span, = receiver.received.spans
@@ -123,7 +122,7 @@ def test_a_collector_under_load_gets_the_batch_again(receiver, caplog):
 def test_a_rejected_batch_is_dropped_once_and_logged(receiver, caplog):
     receiver.answer(400)
     outbox = _outbox()
-    outbox.add("logs", _event(1))
+    _event(outbox, 1)
     with caplog.at_level(logging.ERROR, "pytest_jsonmatch.otel"):
         assert outbox.close(5)
     assert receiver.received.events == [] and len(receiver.received.headers) == 1
@@ -140,7 +139,7 @@ def test_a_collector_that_never_answers_costs_the_close_timeout_only(monkeypatch
                            f"http://127.0.0.1:{silent.getsockname()[1]}")
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "60")
         outbox = _outbox()
-        outbox.add("logs", _event(1))
+        _event(outbox, 1)
         started = time.monotonic()
         assert outbox.close(0.3) is False
         assert time.monotonic() - started < 2
@@ -151,7 +150,7 @@ def test_more_than_the_queue_holds_is_dropped_and_counted(receiver, monkeypatch,
     monkeypatch.setenv("OTEL_BLRP_SCHEDULE_DELAY", "60000")
     outbox = _outbox()
     for n in range(5):
-        outbox.add("logs", _event(n))
+        _event(outbox, n)
     with caplog.at_level(logging.WARNING, "pytest_jsonmatch.otel"):
         assert outbox.close(5)
     assert sorted(e.attributes["n"] for e in receiver.received.events) == [0, 1, 2]
