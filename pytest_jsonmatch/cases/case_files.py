@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -119,9 +119,10 @@ class CaseFiles:
     def load(self, path: Path) -> list[GoldenCase]:
         """Every case of one file, validated and with its defaults applied, each knowing the
         SHA-256 of the file's bytes (an update refuses to write over a file changed since)."""
-        raw = read_regular(path, "case file", CaseFileError, shown=self.display(path))
-        digest = hashlib.sha256(raw).hexdigest()  # of the very bytes the cases are read from
-        return [replace(case, file_sha256=digest) for case in self._load(path, raw)]
+        shown = self.display(path)
+        raw = read_regular(path, "case file", CaseFileError, shown=shown)
+        # of the very bytes the cases are read from
+        return self._load(_Where(path, shown, self.root, hashlib.sha256(raw).hexdigest()), raw)
 
     # -- folder defaults ------------------------------------------------------------------
 
@@ -161,8 +162,8 @@ class CaseFiles:
 
     # -- cases ----------------------------------------------------------------------------
 
-    def _load(self, path: Path, raw: bytes) -> list[GoldenCase]:
-        where = _Where(path, self.display(path), self.root)
+    def _load(self, where: _Where, raw: bytes) -> list[GoldenCase]:
+        path = where.path
         data, root = parse_yaml(decode_text(raw, where.display), where.display)
         if not isinstance(data, Mapping):
             raise where.error(1, f"a case file holds a mapping with 'expected' (one case) or "
@@ -273,7 +274,7 @@ class CaseFiles:
                           expected=expected, actual=actual, actual_file=actual_file,
                           input=data.get("input"), metric=layer.metric,
                           threshold=layer.threshold, options=layer.options, marks=marks,
-                          source=source, repeat=layer.repeat)
+                          source=source, repeat=layer.repeat, file_sha256=where.sha256)
 
 
 def _source(data: Mapping[str, object], line: int, where: _Where, name: str) -> Source:
@@ -286,10 +287,11 @@ def _source(data: Mapping[str, object], line: int, where: _Where, name: str) -> 
 
 
 class _Where:
-    """A file being read: its path, the name shown in errors, and the test root."""
+    """A file being read: its path, the name shown in errors, the test root and (a case
+    file's) the SHA-256 of its bytes."""
 
-    def __init__(self, path: Path, display: str, root: Path) -> None:
-        self.path, self.display, self.root = path, display, root
+    def __init__(self, path: Path, display: str, root: Path, sha256: str = "") -> None:
+        self.path, self.display, self.root, self.sha256 = path, display, root, sha256
 
     def error(self, line: int, message: str) -> CaseFileError:
         return CaseFileError(f"{self.display}:{line}: {message}")

@@ -1,6 +1,7 @@
 """Golden case files as pytest items. Everything about a case that is not pytest (reading it,
 producing its output, recordings, repeats, updates) is cases/'s; an item only asks for it,
-through the session's :class:`GoldenRun`, which pytest_configure puts in the config's stash.
+through the session's :class:`GoldenRun`, which ``start_golden_run`` puts in the config's
+stash when the first case file is collected (golden_run.py).
 
 One case, as its item runs: each run's output is produced (cases/case_outputs.py), scored and
 recorded through the channel (assertion.py), and the runs' verdict decides whether the test
@@ -17,18 +18,15 @@ from typing import TYPE_CHECKING
 import pytest
 
 from ..cases.case_files import NO_EXPECTED, CaseFiles, GoldenCase
-from ..cases.case_outputs import Outputs
-from ..cases.targets import users_frame
-from ..cases.updates import CaseUpdate
 from ..engine.core.errors import JsonMatchError, printable
-from ..engine.core.masking import one_line
-from ..reporting.tables import guarded
 from ..cases.channel import Channel, Outcome
 from .settings import Settings
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
+    from ..cases.case_outputs import Outputs
+    from ..cases.updates import CaseUpdate
     from ..engine.results.field_results import MatchResult
 
 
@@ -45,13 +43,6 @@ class GoldenRun:
 
 
 GOLDEN_RUN = pytest.StashKey[GoldenRun]()
-
-
-def collect_file(file_path: Path, parent: pytest.Collector) -> GoldenFile | None:
-    run = parent.config.stash.get(GOLDEN_RUN, None)
-    if run is None or not run.cases.is_case_file(file_path):
-        return None
-    return GoldenFile.from_parent(parent, path=file_path)
 
 
 class GoldenFile(pytest.File):
@@ -99,6 +90,7 @@ class GoldenItem(pytest.Item):
         return self.run.settings.repeat.runs_of(self.case)
 
     def runtest(self) -> None:
+        from ..engine.core.masking import one_line
         from .assertion import compare_and_record, failure
 
         case, run = self.case, self.run
@@ -162,6 +154,7 @@ class GoldenItem(pytest.Item):
         """This case's expected to become ``output``, as the JSON value it holds (model text
         parsed leniently); written at the end of the session (by the controller under
         xdist)."""
+        from ..cases.updates import CaseUpdate
         from ..engine.metrics import metric_named
         from ..engine.reading.intake import read_json
         from ..engine.reading.parse import parse_actual
@@ -179,6 +172,10 @@ class GoldenItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: object = None) -> str | TerminalRepr:
+        from ..cases.targets import users_frame
+        from ..engine.core.masking import one_line
+        from ..reporting.tables import guarded
+
         exc = excinfo.value
         if isinstance(exc, AssertionError):
             # the message's first line (metric, score, threshold) is what the short summary shows

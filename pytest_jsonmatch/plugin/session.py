@@ -11,23 +11,26 @@ when a worker dies later (cases/calls_in_flight.py judges the test it was runnin
 from __future__ import annotations
 
 from collections.abc import Generator
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..cases.calls_in_flight import LOG_KEY, Deaths
-from ..cases.updates import CaseUpdate
-from ..cases.channel import Channel, Outcome
-from ..reporting.gates import Verdict
+from ..cases.channel import Channel
 from .settings import Settings
 
 if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-up stays light)
+    from ..cases.calls_in_flight import Deaths
+    from ..cases.channel import Outcome
+    from ..cases.updates import CaseUpdate
     from ..reporting.baseline import Baseline
+    from ..reporting.gates import Verdict
     from ..reporting.records import Comparison
     from ..reporting.shapes import Report
 
 _ATTRIBUTE = "jsonmatch_comparisons"  # a test report's comparisons, on the xdist wire too
 _UPDATES = "jsonmatch_updates"  # and the case-file updates its test asked for
+SESSION = pytest.StashKey["JsonmatchSession"]()
 
 
 class JsonmatchSession:
@@ -53,12 +56,18 @@ class JsonmatchSession:
         self.updates: list[CaseUpdate] = []
         self.updated: list[str] = []  # file:line case-id of each case written
         self.report: Report | None = None
-        self.verdict = Verdict()
+        self.verdict: Verdict | None = None  # the gates' (once the session concluded)
         self.write_errors: list[str] = []
         self.ran: set[str] = set()  # the tests that reported (on the controller)
         self.interrupted = ""  # why the session was interrupted, when it was
-        self.deaths = Deaths()  # the xdist workers that died, and the calls they had in flight
         self.telemetry = settings.otel.start()  # OpenTelemetry events, where the tests run
+
+    @cached_property
+    def deaths(self) -> Deaths:
+        """The xdist workers that died, and the calls they had in flight (xdist's hooks)."""
+        from ..cases.calls_in_flight import Deaths
+
+        return Deaths()
 
     def ask_update(self, update: CaseUpdate) -> None:
         """The running test asks for its expected value to be rewritten (at the session's end)."""
@@ -95,11 +104,15 @@ class JsonmatchSession:
             from ..reporting.records import Comparison
 
             self.comparisons.extend(Comparison.from_dict(data) for data in sent)
-        self.updates.extend(CaseUpdate.from_dict(data)
-                            for data in getattr(report, _UPDATES, None) or ())
+        if sent_updates := getattr(report, _UPDATES, None):
+            from ..cases.updates import CaseUpdate
+
+            self.updates.extend(CaseUpdate.from_dict(data) for data in sent_updates)
 
     @pytest.hookimpl(optionalhook=True)  # (xdist, controller) each worker logs its calls
     def pytest_configure_node(self, node: Any) -> None:
+        from ..cases.calls_in_flight import LOG_KEY
+
         node.workerinput[LOG_KEY] = self.deaths.log_path(node.gateway.id)
 
     @pytest.hookimpl(optionalhook=True)
@@ -136,7 +149,8 @@ class JsonmatchSession:
         self.telemetry.close()  # within its flush time, whatever the collector does
         if self.worker:
             return
-        for nodeid, why in (lost := self.deaths.finish(self.ran)).items():
+        xdist = "deaths" in vars(self)  # (built by xdist's hooks only)
+        for nodeid, why in (lost := self.deaths.finish(self.ran) if xdist else {}).items():
             self._unscored(nodeid, why)
             self.interrupted = f"{len(lost)} lost call{'s' * (len(lost) > 1)} in dead xdist workers"
         if self.updates:
@@ -154,7 +168,7 @@ class JsonmatchSession:
         self.report, self.verdict = reports.conclude(
             self.comparisons, settings.gates, reports.run_info(
                 ["pytest", *self.config.invocation_params.args], str(self.config.rootpath),
-                [death.to_dict() for death in self.deaths.deaths]),
+                [death.to_dict() for death in self.deaths.deaths] if xdist else []),
             group_by=settings.group_by, repeat_rule=settings.repeat.rule, baseline=self.baseline,
             stopped=self._stopped(session, exitstatus), unjudged=reports.not_judged(len(self.updates)),
             targets=[t.name for t in settings.targets], versus=settings.versus)

@@ -9,34 +9,27 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal
 
 import pytest
 
-from ..cases.fingerprints import RecordSettings
-from ..cases.repeats import RepeatSettings
-from ..cases.call_settings import CallSettings, parse_calls
-from ..cases.otel_settings import OtelSettings
-from ..cases.targets import TargetSpec, parse_targets, select_targets
-from ..cases.updates import UpdateMode, update_mode
-from ..engine.core.errors import ConfigError, JsonMatchError, did_you_mean, known_names
-from ..engine.core.masking import mask_patterns
-from ..engine.core.numbers import whole_number
-from ..reporting.gates import GateSettings, gate_settings, parse_score
-from ..reporting.report_files import ReportFiles
-from ..reporting.versus import VersusSettings, parse_reference
+from ..cases import setting_parts as parts
 from ..cases.channel import Defaults
+from ..cases.setting_parts import PREFIX, SettingParts
+from ..engine.core.errors import ConfigError, JsonMatchError, did_you_mean, known_names
 
-if TYPE_CHECKING:  # the reporting stage loads when a session reports (start-up stays light)
+if TYPE_CHECKING:  # each stage's parser loads when its setting is given (start-up stays light)
+    from ..cases.targets import TargetSpec
+    from ..cases.updates import UpdateMode
     from ..reporting.aggregate import GroupBy
+    from ..reporting.gates import GateSettings
     from ..reporting.records import ValueMode
+    from ..reporting.report_files import ReportFiles
+    from ..reporting.versus import VersusSettings
 
-PREFIX = "jsonmatch_"
 IniType = Literal["string", "paths", "linelist", "args", "bool"]
-_T = TypeVar("_T", bound=str)
 
 
 @dataclass(frozen=True)
@@ -139,25 +132,20 @@ BY_NAME = {s.name: s for s in SETTINGS}
 
 
 @dataclass(frozen=True, kw_only=True)
-class Settings:
-    """The session's settings, read once (see the module docstring)."""
+class Settings(SettingParts):
+    """The session's settings, read once (see the module docstring); the parts other stages
+    parse are cases/setting_parts.py's."""
 
     rootpath: Path  # the test root: case files, recordings and updates stay inside it
     golden: tuple[Path, ...] = ()
     target: str = ""
     targets: tuple[TargetSpec, ...] = ()  # named targets, in the order they run (selected)
-    versus: VersusSettings = field(default_factory=VersusSettings)
     defaults: Defaults = field(default_factory=Defaults)
-    record: RecordSettings = field(default_factory=RecordSettings)
     update: UpdateMode | None = None
-    repeat: RepeatSettings = field(default_factory=RepeatSettings)
-    calls: CallSettings = field(default_factory=CallSettings)
-    reports: ReportFiles = field(default_factory=ReportFiles)
     report_values: ValueMode = "short"
     baseline: str | None = None
     partial_baseline: bool = False  # a partial run's report is accepted as the baseline
     group_by: GroupBy = "metric"
-    gates: GateSettings = field(default_factory=GateSettings)
     schema_dirs: tuple[Path, ...] = ()
     max_cases: int = 10_000
     junit_properties: bool = True
@@ -166,7 +154,6 @@ class Settings:
     full_tracebacks: bool = False  # --tb=long or -vv: a target's whole traceback
     workers: int = 1  # pytest-xdist processes sharing the session's call limits
     mask: tuple[re.Pattern[str], ...] = ()  # the user's patterns masked in error reasons
-    otel: OtelSettings = field(default_factory=OtelSettings)
 
     @property
     def updating_target(self) -> str:
@@ -225,44 +212,52 @@ class _Reader:
         ini, flag = self.ini(name), self.flag(name)
         return [(str(ini or ""), PREFIX + name), (str(flag or ""), BY_NAME[name].flag)]
 
+    def given(self, *names: str) -> bool:
+        """Whether a flag or an ini value other than the default is given for any of ``names``."""
+        return any(self.flag(n) is not None or self.ini(n) not in (None, BY_NAME[n].default)
+                   for n in names)
+
     def paths(self, name: str) -> tuple[Path, ...]:
         value = self.ini(name)
         return tuple(Path(p) for p in value) if isinstance(value, list) else ()
 
 
 def _read(read: _Reader) -> Settings:
+    """A setting left at its default is not parsed: its part is built on first use."""
     config = read.config
     _check_ini_names(config)
     here = config.invocation_params.dir
     verbose = int(config.getoption("verbose", default=0) or 0)
     metric = read.text("metric")[0].strip() or "field_f1"
-    threshold_text, threshold_name = read.text("threshold")
-    threshold = parse_score(threshold_text.strip() or "1.0", threshold_name)
+    threshold = parts.parse_threshold(*read.text("threshold")) if read.given("threshold") else 1.0
     baseline, partial = _baseline(*read.text("baseline"))
     target = read.text("target")[0].strip()
-    targets, versus = _targets(read, target)
+    targets, versus = _targets(read, target) if read.given("targets", "reference") else ((), None)
+    steps = os.environ.get("GITHUB_STEP_SUMMARY")
     return Settings(
         rootpath=config.rootpath, golden=_golden(read), target=target, targets=targets,
-        versus=versus,
-        defaults=Defaults(metric=metric, threshold=threshold, options=_options(read.text("options")[0]),
+        given_versus=versus,
+        defaults=Defaults(metric=metric, threshold=threshold, options=parts.parse_options(read.text("options")[0]),
                           verbosity=_verbosity(config, verbose),
                           invalid_fails=bool(read.ini("invalid_fails"))),
-        record=RecordSettings.parse(read.parts("record")),
-        update=update_mode(*read.text("update"), in_ci=bool(os.environ.get("CI"))), repeat=RepeatSettings.parse(read.parts("repeat")),
-        calls=parse_calls(read.parts("calls")),
-        reports=_reports(read, here),
-        report_values=_choice(*read.text("report_values"), _value_modes, "short"),
+        given_record=parts.parse_record(read.parts("record")) if read.given("record") else None,
+        update=parts.parse_update(*read.text("update"), bool(os.environ.get("CI")))
+        if read.given("update") else None,
+        given_repeat=parts.parse_repeat(read.parts("repeat")) if read.given("repeat") else None,
+        given_calls=parts.parse_calls(read.parts("calls")) if read.given("calls") else None,
+        given_reports=_reports(read, here, steps) if read.given("report") or steps else None,
+        report_values=parts.parse_value_mode(*read.text("report_values")),
         baseline=os.fspath(here / baseline) if baseline else None, partial_baseline=partial,
-        group_by=_choice(*read.text("group_by"), _group_bys, "metric"),
-        gates=_gates(read), schema_dirs=read.paths("schema_dirs"),
-        max_cases=whole_number(*read.text("max_cases"), 1, 10**9, "of cases "),
+        group_by=parts.parse_group_by(*read.text("group_by")),
+        given_gates=_gates(read) if read.given(*_GATE_SETTINGS) else None,
+        schema_dirs=read.paths("schema_dirs"),
+        max_cases=parts.parse_max_cases(*read.text("max_cases")) if read.given("max_cases") else 10_000,
         junit_properties=bool(read.ini("junit_properties")),
         verbose=verbose, full_tracebacks=config.getoption("tbstyle", default="auto") == "long"
         or verbose >= 2,
         annotations=os.environ.get("GITHUB_ACTIONS") == "true", workers=_workers(config),
-        otel=OtelSettings.parse(*read.text("otel")),
-        mask=mask_patterns([str(line) for line in mask] if isinstance(mask := read.ini("mask"),
-                                                                        list) else []))
+        given_otel=parts.parse_otel(*read.text("otel")) if read.given("otel") else None,
+        mask=parts.parse_mask(read.ini("mask")) if read.given("mask") else ())
 
 
 def _workers(config: pytest.Config) -> int:
@@ -288,6 +283,9 @@ def _golden(read: _Reader) -> tuple[Path, ...]:
 
 def _targets(read: _Reader, target: str) -> tuple[tuple[TargetSpec, ...], VersusSettings]:
     """The named targets selected to run, and the reference the others are held to."""
+    from ..cases.targets import parse_targets, select_targets
+    from ..reporting.versus import parse_reference
+
     lines = read.ini("targets")
     declared = parse_targets([str(line) for line in lines] if isinstance(lines, list) else [],
                              read.parts("calls"))
@@ -313,62 +311,26 @@ def _baseline(text: str, what: str) -> tuple[str, bool]:
     return baseline_setting(text, what)
 
 
-def _value_modes() -> Sequence[ValueMode]:
-    from ..reporting.records import VALUE_MODES
-
-    return VALUE_MODES
-
-
-def _group_bys() -> Sequence[GroupBy]:
-    from ..reporting.aggregate import GROUP_BY
-
-    return GROUP_BY
-
-
-def _choice(value: str, what: str, choices: Callable[[], Sequence[_T]], default: _T) -> _T:
-    """One of ``choices()``, the reporting stage's, loaded only when a value is given."""
-    text = value.strip() or default
-    if text == default:
-        return default
-    allowed = choices()
-    for option in allowed:
-        if text == option:
-            return option
-    raise pytest.UsageError(f"pytest-jsonmatch: {what} must be one of {', '.join(allowed)}, "
-                            f"not {value!r}")
-
-
-def _reports(read: _Reader, here: Path) -> ReportFiles:
+def _reports(read: _Reader, here: Path, steps: str | None) -> ReportFiles:
     flag, ini = read.flag("report"), read.ini("report")
     paths = flag if isinstance(flag, list) else ini if isinstance(ini, list) else []
-    return ReportFiles.parse([str(p) for p in paths], BY_NAME["report"].flag if flag
-                             else PREFIX + "report", here, os.environ.get("GITHUB_STEP_SUMMARY"))
+    return parts.parse_reports([str(p) for p in paths], BY_NAME["report"].flag if flag
+                               else PREFIX + "report", here, steps)
+
+
+_GATE_SETTINGS = ("fail_under", "field_floors", "max_drop", "max_case_drop", "min_valid")
 
 
 def _gates(read: _Reader) -> GateSettings:
     # a gate names its ini setting, the name the verdict and the docs use, flag or not
+    from ..reporting.gates import gate_settings
+
     floor_lines = read.ini("field_floors")
     return gate_settings(
         fail_under=read.text("fail_under")[0],
         floor_lines=[str(line) for line in floor_lines] if isinstance(floor_lines, list) else [],
         drop_parts=read.parts("max_drop"), case_parts=read.parts("max_case_drop"), prefix=PREFIX,
         min_valid=read.text("min_valid")[0])
-
-
-def _options(text: str) -> dict[str, object]:
-    if not text.strip():
-        return {}
-    import yaml
-
-    try:
-        value = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_options is not valid JSON or YAML: "
-                                f"{exc}") from None
-    if not isinstance(value, (dict, type(None))):
-        raise pytest.UsageError("pytest-jsonmatch: jsonmatch_options must be a mapping of option "
-                                f"names to values, not {type(value).__name__}")
-    return value or {}
 
 
 def _verbosity(config: pytest.Config, verbose: int) -> int:

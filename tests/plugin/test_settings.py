@@ -128,10 +128,10 @@ def test_an_option_of_another_metric_stops_the_session_at_start_up(pytester):
 
 def _settings(pytester, ini, *flags):
     """The typed settings a session reads from ``ini`` lines and ``flags``."""
-    from pytest_jsonmatch.plugin.golden_items import GOLDEN_RUN
+    from pytest_jsonmatch.plugin.session import SESSION
 
     pytester.makeini("[pytest]\n" + ini)
-    return pytester.parseconfigure(*flags).stash[GOLDEN_RUN].settings
+    return pytester.parseconfigure(*flags).stash[SESSION].settings
 
 
 def test_a_flag_overrides_only_the_parts_of_a_merged_setting_it_gives(pytester):

@@ -5,6 +5,11 @@ walks it once for what a safe loader still lets through (tags that are not plain
 non-string and duplicate keys, alias bombs), and only then are values constructed. Every
 mistake is a :class:`CaseFileError` (or the error class the caller names) reading
 ``path:line: what is wrong``.
+
+A file without aliases, explicit tags or merge keys (most case files) is built by
+``_build_plain``, one pass over the nodes that checks the keys as it goes: strings as
+written, every other scalar by the safe loader's own constructor for its tag, so the values
+are the safe loader's. Any other file goes through the safe loader's construction.
 """
 
 from __future__ import annotations
@@ -20,6 +25,10 @@ _YAML = "tag:yaml.org,2002:"
 _STR, _MERGE = _YAML + "str", _YAML + "merge"
 _SAFE_TAGS = frozenset(_YAML + t for t in ("null", "bool", "int", "float", "str", "seq", "map",
                                              "timestamp", "merge"))
+
+
+class _NotPlain(Exception):
+    """A scalar whose tag the safe loader constructs no value for (``=``, say)."""
 
 
 class _BadKeys(Exception):
@@ -120,6 +129,11 @@ def _parse(text: str, display: str) -> tuple[Any, Any]:
         elif "!" in text:  # an explicit tag is possible: refuse unsafe ones before building
             _check_plain(root, display)
         try:
+            if "<<" not in text and "!" not in text and "*" not in text:
+                try:
+                    return _build_plain(root, loader), root
+                except _NotPlain:  # a tag the safe loader has no constructor for: its error
+                    pass
             return loader.construct_document(root), root
         except _BadKeys as bad:
             _check_keys(bad.node, display)
@@ -136,6 +150,48 @@ def _parse(text: str, display: str) -> tuple[Any, Any]:
         raise CaseFileError(f"{display}:1: the YAML nests too deeply to read") from None
     finally:
         loader.dispose()
+
+
+def _build_plain(root: Any, loader: Any) -> Any:
+    """The value of a node tree without aliases, explicit tags or merge keys, built without
+    recursion (a deep file must not hit Python's limit): each container is made empty, put
+    in its parent in order, then filled. A mapping whose key is not a string or is given
+    twice raises :class:`_BadKeys`."""
+    constructors = loader.yaml_constructors
+
+    def scalar(node: Any) -> Any:
+        if node.tag == _STR:
+            return node.value
+        constructor = constructors.get(node.tag)
+        if constructor is None:
+            raise _NotPlain
+        return constructor(loader, node)
+
+    if root.id == "scalar":
+        return scalar(root)
+    value: Any = {} if root.id == "mapping" else []
+    pending = [(value, root)]
+    while pending:
+        target, node = pending.pop()
+        if type(target) is dict:
+            for key, child in node.value:
+                name = key.value
+                if key.tag != _STR or name in target:
+                    raise _BadKeys(node)
+                if child.id == "scalar":
+                    target[name] = scalar(child)
+                else:
+                    target[name] = made = {} if child.id == "mapping" else []
+                    pending.append((made, child))
+        else:
+            for child in node.value:
+                if child.id == "scalar":
+                    target.append(scalar(child))
+                else:
+                    made = {} if child.id == "mapping" else []
+                    target.append(made)
+                    pending.append((made, child))
+    return value
 
 
 def _check_tree(root: Any, display: str) -> None:

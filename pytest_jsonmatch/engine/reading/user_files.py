@@ -27,13 +27,19 @@ def read_regular(path: str | os.PathLike[str], what: str, error: type[JsonMatchE
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise error(f"cannot read {name}: {exc.strerror or exc}") from None
-    mode = os.fstat(fd).st_mode
+    status = os.fstat(fd)
+    mode = status.st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
         raise error(f"{name} is not a regular file ({_kind(mode)})")
     with os.fdopen(fd, "rb") as fh:
         try:
-            data = fh.read(limit + 1)
+            # a read sized by the file (one of ``limit`` bytes allocates that much first),
+            # then the rest of a file that grew since, up to the limit
+            size = min(status.st_size, limit)
+            data = fh.read(size + 1)
+            if len(data) > size:
+                data += fh.read(limit - size)
         except OSError as exc:
             raise error(f"cannot read {name}: {exc.strerror or exc}") from None
     if len(data) > limit:

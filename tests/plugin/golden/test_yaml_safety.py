@@ -10,6 +10,8 @@ import textwrap
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.helpers.case_files import NAME, assert_no_traceback, collection_error, run
 from tests.helpers.plugin_cases import write
@@ -360,3 +362,40 @@ def test_integers_beyond_float_range_in_a_case_compare_exactly(pytester):
     result = run(pytester)
     result.assert_outcomes(passed=1, failed=1)
     assert_no_traceback(result.stdout.str())
+
+
+# -- the plain files' own construction gives the safe loader's values ----------------------
+
+_SCALAR_TEXTS = ["1", "-0", "0x1f", "0o17", "017", "1_000", "1:20", "2.5", "1e3", "1.5e3", ".inf",
+                 "-.Inf", ".nan", "yes", "No", "on", "off", "true", "~", "null", "", "=x", "-",
+                 "0b101", "+12", "1:20.5", "3.", ".5", "x y", "é", "' quoted '", '"a\\tb"']
+
+
+@given(st.recursive(st.sampled_from(_SCALAR_TEXTS),
+                    lambda inner: st.one_of(
+                        st.lists(inner, max_size=4).map(lambda xs: "[" + ", ".join(xs) + "]"),
+                        st.dictionaries(st.sampled_from(["a", "b", "c", "x y", "'1'"]), inner,
+                                        max_size=4).map(
+                            lambda d: "{" + ", ".join(f"{k}: {v}" for k, v in d.items()) + "}")),
+                    max_leaves=12),
+       st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_a_plain_file_reads_as_the_safe_loader_reads_it(flow, block):
+    # values the safe loader types by their text (ints, floats, booleans, nulls, in every
+    # spelling), in flow and block style: the same values, types and key order, or the
+    # same error
+    import yaml
+
+    from pytest_jsonmatch.engine.core.errors import CaseFileError
+    from pytest_jsonmatch.engine.reading.safe_yaml import parse_yaml
+
+    text = f"top: {flow}\n"
+    try:
+        data = yaml.load(text, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError:
+        with pytest.raises(CaseFileError):
+            parse_yaml(text, "f.yaml")
+        return
+    if block:  # the same value written in block style
+        text = yaml.dump(data, Dumper=yaml.CSafeDumper, default_flow_style=False, sort_keys=False)
+    assert repr(parse_yaml(text, "f.yaml")[0]) == repr(yaml.load(text, Loader=yaml.CSafeLoader))
