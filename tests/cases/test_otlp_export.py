@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import socket
+import threading
 import time
 
 import pytest
@@ -143,6 +144,12 @@ def test_a_collector_that_never_answers_costs_the_close_timeout_only(monkeypatch
         started = time.monotonic()
         assert outbox.close(0.3) is False
         assert time.monotonic() - started < 2
+    # the connection is reset now: the sending thread gives up at once, retrying nothing
+    # (and logs it here, not in a later test)
+    for thread in threading.enumerate():
+        if thread.name.startswith("otlp-export"):
+            thread.join(5)
+            assert not thread.is_alive()
 
 
 def test_more_than_the_queue_holds_is_dropped_and_counted(receiver, monkeypatch, caplog):
