@@ -10,8 +10,7 @@ from collections.abc import Sequence
 
 from .aggregate import field_rows, never_scored_line, valid_share_text, worst_first
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
-from .runs import (DISAGREEMENTS, PARTIAL_NAMED, cell_score, cell_signed, field_label, grouped,
-                   headline, run_rows)
+from .runs import DISAGREEMENTS, PARTIAL_NAMED, cell_score, field_table, headline, run_rows
 from .shapes import (BaselineSectionDict, FieldTable, GatesDict, Report, ReportHead,
                      RunsComparison, TargetsDict)
 from .tables import without_surrogates
@@ -235,12 +234,9 @@ def runs_parts(data: RunsComparison, full: bool = False, level: str = "###",
         if len(shown) < len(data["partial"]):
             parts.append(f"- … and {len(data['partial']) - len(shown)} more")
     if data["fields"]:
-        by_group = grouped(data)
-        head = ["field", *names, *(f"{n} − {names[0]}" for n in names[1:])]
-        body = [[escape(field_label(f, by_group)), *(cell_score(s) for s in f["scores"]),
-                 *(cell_signed(d["mean"]) if d else "–" for d in f["differences"][1:])]
-                for f in data["fields"]]
-        parts += ["", f"{level} Per field", "", *_table(head, body)]
+        head, body = field_table(data, names, "−")
+        parts += ["", f"{level} Per field", "",
+                  *_table(head, [[escape(row[0]), *row[1:]] for row in body])]
     parts += ["", f"{level} Where the {word} disagree most", ""]
     if data["disagreements"]:
         rows_d = data["disagreements"] if full else data["disagreements"][:DISAGREEMENTS]

@@ -301,6 +301,19 @@ def grouped(data: RunsComparison) -> bool:
     return len({row["group"] for row in data["fields"]}) > 1
 
 
+def field_table(data: RunsComparison, names: Sequence[str], minus: str
+                ) -> tuple[list[str], list[list[str]]]:
+    """The per-field table of the text and Markdown renderers: each run's score and each
+    run's difference from the first (``minus`` is the sign each format writes); the
+    header and the first column are raw text, for the renderer to escape."""
+    by_group = grouped(data)
+    head = ["field", *names, *(f"{n} {minus} {names[0]}" for n in names[1:])]
+    body = [[field_label(f, by_group), *(cell_score(s) for s in f["scores"]),
+             *(cell_signed(d["mean"]) if d else "–" for d in f["differences"][1:])]
+            for f in data["fields"]]
+    return head, body
+
+
 def headline(data: RunsComparison) -> str:
     runs, shared, partial = data["runs"], len(data["shared"]), len(data["partial"])
     line = f"{len(runs)} runs over {shared} shared case{'' if shared == 1 else 's'}"

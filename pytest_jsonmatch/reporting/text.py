@@ -16,8 +16,8 @@ from .aggregate import (
     worst_first,
 )
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
-from .runs import (DISAGREEMENTS, PARTIAL_NAMED, cell_latency, cell_score, cell_signed, cell_usage,
-                   field_label, grouped, has_costs, headline, partial_text, run_rows)
+from .runs import (DISAGREEMENTS, PARTIAL_NAMED, cell_latency, cell_score, cell_usage, field_table,
+                   has_costs, headline, partial_text, run_rows)
 from .shapes import (BaselineSectionDict, CaseDict, ComparisonDict, FieldDict, FieldTable,
                      GatesDict, Report, ReportHead, RunsComparison, TargetsDict)
 from .tables import cut_right, escape_controls, fit, guard, guarded, table, wrap
@@ -454,13 +454,10 @@ def runs_lines(data: RunsComparison, width: int = 100, verbose: int = 0,
         if len(shown) < len(data["partial"]):
             lines.append(f"  ... and {len(data['partial']) - len(shown)} more (-v lists them)")
     if data["fields"]:
-        by_group = grouped(data)
-        head = ["field", *names, *(f"{n} - {names[0]}" for n in names[1:])]
-        body = [[clean(field_label(f, by_group)), *(cell_score(s) for s in f["scores"]),
-                 *(cell_signed(d["mean"]) if d else "–" for d in f["differences"][1:])]
-                for f in data["fields"]]
+        head, body = field_table(data, names, "-")
         lines += ["", "Per field (mean over the shared cases that hold it):",
-                  *table([[clean(h) for h in head], *body], width)]
+                  *table([[clean(h) for h in head], *([clean(row[0]), *row[1:]] for row in body)],
+                         width)]
     lines += ["", f"Where the {word} disagree most:"]
     limit = None if verbose else DISAGREEMENTS
     if data["disagreements"]:
