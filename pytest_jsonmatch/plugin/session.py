@@ -11,7 +11,6 @@ when a worker dies later (cases/calls_in_flight.py judges the test it was runnin
 from __future__ import annotations
 
 from collections.abc import Generator
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -61,13 +60,17 @@ class JsonmatchSession:
         self.ran: set[str] = set()  # the tests that reported (on the controller)
         self.interrupted = ""  # why the session was interrupted, when it was
         self.telemetry = settings.otel.start()  # OpenTelemetry events, where the tests run
+        self._deaths: Deaths | None = None  # (xdist's controller) see deaths()
 
-    @cached_property
     def deaths(self) -> Deaths:
-        """The xdist workers that died, and the calls they had in flight (xdist's hooks)."""
-        from ..cases.calls_in_flight import Deaths
+        """The xdist workers that died, and the calls they had in flight, built by xdist's
+        hooks only. A method, not a property: pytest 7 and pluggy 1.2 read every attribute
+        of a plugin as it registers, which would build it in every session."""
+        if self._deaths is None:
+            from ..cases.calls_in_flight import Deaths
 
-        return Deaths()
+            self._deaths = Deaths()
+        return self._deaths
 
     def ask_update(self, update: CaseUpdate) -> None:
         """The running test asks for its expected value to be rewritten (at the session's end)."""
@@ -113,17 +116,17 @@ class JsonmatchSession:
     def pytest_configure_node(self, node: Any) -> None:
         from ..cases.calls_in_flight import LOG_KEY
 
-        node.workerinput[LOG_KEY] = self.deaths.log_path(node.gateway.id)
+        node.workerinput[LOG_KEY] = self.deaths().log_path(node.gateway.id)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
-        self.deaths.worker_down(node.gateway.id)
+        self.deaths().worker_down(node.gateway.id)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
         """(xdist, controller) a worker died running ``crashitem``: it is blamed, unless
         other calls were in flight; then it runs again (cases/calls_in_flight.py)."""
-        death = self.deaths.judge(report.node.gateway.id, crashitem, reported=crashitem in self.ran,
+        death = self.deaths().judge(report.node.gateway.id, crashitem, reported=crashitem in self.ran,
                                   send_back=sched.mark_test_pending)
         if death.verdict == "sent back":
             report.outcome = "rerun"  # as pytest-rerunfailures has it
@@ -149,8 +152,8 @@ class JsonmatchSession:
         self.telemetry.close()  # within its flush time, whatever the collector does
         if self.worker:
             return
-        xdist = "deaths" in vars(self)  # (built by xdist's hooks only)
-        for nodeid, why in (lost := self.deaths.finish(self.ran) if xdist else {}).items():
+        deaths = self._deaths  # (built by xdist's hooks only)
+        for nodeid, why in (lost := deaths.finish(self.ran) if deaths is not None else {}).items():
             self._unscored(nodeid, why)
             self.interrupted = f"{len(lost)} lost call{'s' * (len(lost) > 1)} in dead xdist workers"
         if self.updates:
@@ -168,7 +171,7 @@ class JsonmatchSession:
         self.report, self.verdict = reports.conclude(
             self.comparisons, settings.gates, reports.run_info(
                 ["pytest", *self.config.invocation_params.args], str(self.config.rootpath),
-                [death.to_dict() for death in self.deaths.deaths] if xdist else []),
+                [death.to_dict() for death in deaths.deaths] if deaths is not None else []),
             group_by=settings.group_by, repeat_rule=settings.repeat.rule, baseline=self.baseline,
             stopped=self._stopped(session, exitstatus), unjudged=reports.not_judged(len(self.updates)),
             targets=[t.name for t in settings.targets], versus=settings.versus)
