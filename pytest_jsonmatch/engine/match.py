@@ -10,8 +10,10 @@ a metric.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from operator import itemgetter
 from typing import Any
 
 from .comparing.registry import Registry
@@ -19,23 +21,27 @@ from .configuring.walk_config import WalkConfig
 from .core.cut_off import Truncation
 from .core.collector import collector_paused
 from .core.depth import call_with_depth
-from .core.errors import ConfigError, shown
+from .core.errors import ConfigError, JsonMatchError, shown
 from .metrics import REGISTRY, metric_named
 from .metrics.base import Metric, configure
 from .reading.intake import as_data, read_json
 from .reading.parse import parse_actual_checked, parse_expected
 from .results.field_results import (
+    FieldResult,
     MatchResult,
     RunResult,
-    aggregate_fields,
+    Tally,
     f_beta,
+    field_tables,
     precision_recall,
     weighted_precision_recall,
 )
 from .results.post_processors import spare_cut_elements
+from .core.violations import Conformance
 from .schemas.conformance import Validator, validator_for
 from .schemas.eval_schema import SchemaNode, infer_node
 from .walking.prefetch import prefetch_strings
+from .walking import compiled
 from .walking.walk import walk
 
 
@@ -73,10 +79,17 @@ def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
                      metric: str = "field_f1", **options: Any) -> RunResult:
     """Score records pairwise and aggregate: macro means over records, per field path
     (``items[].sku``) the mean score and the count of each status. For ``field_f1`` without
-    a schema, one schema is inferred from all expected records together."""
+    a schema, one schema is inferred from all expected records together.
+
+    Where a record's scores need only what its fields count for (a schema-driven metric
+    whose fields no judge, weight or ``post_process`` rewrites, an answer not cut off), it
+    is scored from those counts, and its ``fields`` are made when first read, by walking
+    it again: the same fields the full walk makes, checked against its scores (a record
+    changed in place since raises JsonMatchError)."""
     with collector_paused():
-        name, records = score_records(expected_list, actual_list, metric, **options)
-        return RunResult(name, records, aggregate_fields(records))
+        tallies: Counter[Tally] = Counter()
+        name, records = _score_records(expected_list, actual_list, metric, options, tallies)
+        return RunResult(name, records, field_tables(tallies))
 
 
 def score_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
@@ -85,11 +98,14 @@ def score_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
     aggregate: (the metric's name, one MatchResult per record). For callers that aggregate
     the records their own way (a dataset's chunks), so that nothing is aggregated twice."""
     with collector_paused():
-        return _score_records(expected_list, actual_list, metric, options)
+        return _score_records(expected_list, actual_list, metric, options, None)
 
 
 def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], metric: str,
-                   options: dict[str, Any]) -> tuple[str, tuple[MatchResult, ...]]:
+                   options: dict[str, Any], tallies: Counter[Tally] | None
+                   ) -> tuple[str, tuple[MatchResult, ...]]:
+    """The records scored in order; with ``tallies``, every field counted into it by
+    (field path, status, score), and records scored from counts where they can be."""
     registry = options.pop("registry", REGISTRY)
     truncated = options.pop("truncated", "error")
     for name, records in (("expected_list", expected_list), ("actual_list", actual_list)):
@@ -103,24 +119,97 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
     chosen = metric_named(metric, registry)
     cfg = configure(chosen, options, registry)
     validator = _validator(options)
-    read_e = [_read(parse_expected(as_data(e, f"expected[{i}]"), allow_array=chosen.allow_array,
-                                   what=f"expected[{i}]"), f"expected[{i}]", cfg)
+    read_e = [_read_expected(e, f"expected[{i}]", chosen.allow_array, cfg)
               for i, e in enumerate(expected_list)]
     depth = max((d for _, d in read_e), default=0)
     schema = cfg.schema
     if cfg.schema_driven and schema is None and read_e:
         values = [value for value, _ in read_e]
         schema = call_with_depth(depth, lambda: infer_node(values, registry))
+    counted = tallies is not None and _countable(chosen, cfg, schema, options)
+    context = (chosen, cfg, schema, options, registry)
     records = []
     for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
-        parsed, cut = parse_actual_checked(as_data(actual, f"actual[{i}]"), what=f"actual[{i}]",
+        side = f"actual[{i}]"
+        parsed, cut = parse_actual_checked(as_data(actual, side), what=side,
                                            allow_array=chosen.allow_array, truncated=truncated)
-        a, depth_a = _read(parsed, f"actual[{i}]", cfg)
+        a, depth_a = _read(parsed, side, cfg)
         if chosen.target is not None:
             e, a = chosen.target(e, a, options)
-        records.append(_marked(call_with_depth(max(depth_e, depth_a), lambda: _conformed(
-            validator, a, _score(chosen, cfg, schema, e, a, options, registry, cut))), cut))
+        depth = max(depth_e, depth_a)
+        if counted and cut is None:
+            made = _Rescore(context, e, a, depth, i)
+            records.append(call_with_depth(depth, lambda: _counted(
+                made, tallies, None if validator is None else validator.check(a))))  # type: ignore[arg-type]
+            continue
+        result = _marked(call_with_depth(depth, lambda: _conformed(
+            validator, a, _score(chosen, cfg, schema, e, a, options, registry, cut))), cut)
+        if tallies is not None:
+            tallies.update(map(_TALLY_OF, result.fields))
+        records.append(result)
     return chosen.name, tuple(records)
+
+
+_TALLY_OF = itemgetter(7, 1, 2)  # a FieldResult's (field path, status, score)
+
+
+def _countable(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None,
+               options: Mapping[str, Any]) -> bool:
+    """Whether a record's scores follow from what its fields count for alone: no judge
+    scores a field (its answers are not asked twice), no weight, no ``finish`` step."""
+    return (compiled.compiles(cfg) and not metric.finishes(options) and not cfg.weighted
+            and not cfg.judged(schema))
+
+
+class _Rescore:
+    """A record scored from counts: what makes its fields when they are first read (its
+    full walk), and checks them against the scores it was given."""
+
+    __slots__ = ("context", "expected", "actual", "depth", "index")
+
+    def __init__(self, context: tuple[Metric, WalkConfig, SchemaNode | None,
+                                      Mapping[str, Any], Registry],
+                 expected: Any, actual: Any, depth: int, index: int) -> None:
+        self.context, self.expected, self.actual = context, expected, actual
+        self.depth, self.index = depth, index
+
+    def __call__(self, result: MatchResult) -> tuple[FieldResult, ...]:
+        metric, cfg, schema, options, registry = self.context
+        full = call_with_depth(self.depth, lambda: _score(
+            metric, cfg, schema, self.expected, self.actual, options, registry))
+        if (full.score, full.precision, full.recall) != (result.score, result.precision,
+                                                          result.recall):
+            raise JsonMatchError(
+                f"record {self.index} changed after evaluate_records scored it: its fields "
+                f"are made when first read, from the records themselves, and now give score "
+                f"{full.score!r} instead of {result.score!r}. Read the fields before changing "
+                f"the records, or pass copies")
+        return full.fields
+
+    def tallied(self, tallies: Counter[Tally]) -> tuple[float, float, list[Any], list[Any]]:
+        """The record walked in tally form: (precision, recall, pairings, floors), each
+        field counted into ``tallies``."""
+        metric, cfg, schema, _, _ = self.context
+        expected, actual = self.expected, self.actual
+        if metric.prepare is not None:
+            expected, actual = metric.prepare(cfg, expected, actual)
+        prefetch_strings(cfg, expected, actual)
+        found = walk(cfg, expected, actual, schema, tally=True)
+        # the general walk's FieldResults beside the generated scorers' tallies
+        entries = [fr if len(fr) == 3 else (fr[7], fr[1], fr[2]) for fr in found.fields]
+        tallies.update(entries)
+        precision, recall = precision_recall(entries)
+        return precision, recall, found.pairings, found.floors
+
+
+def _counted(made: _Rescore, tallies: Counter[Tally],
+             conformance: Conformance | None) -> MatchResult:
+    metric, _, _, options, _ = made.context
+    precision, recall, pairings, floors = made.tallied(tallies)
+    f1 = f_beta(precision, recall)
+    return MatchResult._build(metric.name, metric.headline_score(precision, recall, f1, options),
+                              precision, recall, f1, made, tuple(pairings), tuple(floors),
+                              conformance)
 
 
 def _marked(result: MatchResult, cut: Truncation | None) -> MatchResult:
@@ -146,6 +235,11 @@ def _conformed(validator: Validator | None, actual: Any, result: MatchResult) ->
     if validator is None:
         return result
     return replace(result, conformance=validator.check(actual))
+
+
+def _read_expected(value: Any, side: str, allow_array: bool, cfg: WalkConfig) -> tuple[Any, int]:
+    """An expected record parsed strictly and read through the door."""
+    return _read(parse_expected(as_data(value, side), allow_array=allow_array, what=side), side, cfg)
 
 
 def _read(value: Any, side: str, cfg: WalkConfig) -> tuple[Any, int]:

@@ -194,6 +194,14 @@ class WalkConfig:
                 take(comparator)
         return tuple(found.values())
 
+    def judged(self, schema: SchemaNode | None) -> bool:
+        """Whether a batch comparator (a judge) may score a field under this configuration
+        and ``schema`` (the one given, or the one inferred from the records)."""
+        return (self.batch_policy
+                or any(rule.spec.comparator is not None and rule.spec.comparator.batch
+                       for rule in self.rules)
+                or (schema is not None and _schema_facts(schema).judged))
+
     @cached_property
     def weighted(self) -> bool:
         """Whether a ``weight`` setting or ``x-eval-weight`` gives some field a weight."""
@@ -323,11 +331,13 @@ def _gives_equal_one(node: SchemaNode) -> tuple[bool, list[SchemaNode]]:
 @dataclass(frozen=True)
 class _SchemaFacts:
     """What a walk over a whole schema graph finds, once per parsed schema: whether a node
-    gives a weight, and the comparators with a ``prepare`` (cosine)."""
+    gives a weight, the comparators with a ``prepare`` (cosine), and whether a node is
+    scored by a batch comparator (a judge)."""
 
     root: SchemaNode
     weighted: bool
     comparators: tuple[BoundComparator, ...]
+    judged: bool = False
 
 
 _FACTS: dict[int, _SchemaFacts] = {}
@@ -337,7 +347,7 @@ def _schema_facts(root: SchemaNode) -> _SchemaFacts:
     found = _FACTS.get(id(root))
     if found is not None and found.root is root:
         return found
-    weighted = False
+    weighted = judged = False
     comparators: dict[int, BoundComparator] = {}
     seen: set[int] = set()
     stack = [root]
@@ -350,12 +360,13 @@ def _schema_facts(root: SchemaNode) -> _SchemaFacts:
         for comparator in (node.spec.comparator, node.default_comparator):
             if comparator is not None and comparator.prepare is not None:
                 comparators.setdefault(id(comparator), comparator)
+            judged = judged or (comparator is not None and comparator.batch)
         stack.extend((node.properties or {}).values())
         if node.items is not None:
             stack.append(node.items)
     if len(_FACTS) > 256:
         _FACTS.clear()
-    found = _FACTS[id(root)] = _SchemaFacts(root, weighted, tuple(comparators.values()))
+    found = _FACTS[id(root)] = _SchemaFacts(root, weighted, tuple(comparators.values()), judged)
     return found
 
 

@@ -27,6 +27,9 @@ class _Missing:
     def __bool__(self) -> bool:
         return False
 
+    def __reduce__(self) -> str:
+        return "MISSING"  # pickled and copied as the one sentinel, so ``is MISSING`` holds
+
 
 MISSING: Any = _Missing()
 

@@ -51,8 +51,15 @@ class Metric:
     # what the metric does with the walk's field results before they are counted, from the
     # options and the registry (field_f1: the post_process option)
     finish: Callable[[list[FieldResult], Mapping[str, Any], Registry], list[FieldResult]] | None = None
+    # under which options ``finish`` changes anything (None: under any)
+    finishes_when: Callable[[Mapping[str, Any]], bool] | None = None
     # the beta of an ``f_beta`` headline, read from the options (None: F1)
     beta: Callable[[Mapping[str, Any]], float] | None = None
+
+    def finishes(self, options: Mapping[str, Any]) -> bool:
+        """Whether the ``finish`` step rewrites the field results under ``options``."""
+        return self.finish is not None and (self.finishes_when is None
+                                            or self.finishes_when(options))
 
     def headline_score(self, precision: float, recall: float, f1: float,
                        options: Mapping[str, Any]) -> float:

@@ -55,4 +55,5 @@ def _finish(fields: list[FieldResult], options: Mapping[str, Any], registry: Reg
 
 FIELD_F1 = Metric("field_f1", COMMON_OPTIONS | {"post_process"}, _configure, headline="f_beta",
                   allow_array=True, finish=_finish,
+                  finishes_when=lambda options: options.get("post_process") is not None,
                   description="struct-extract-eval: schema-driven field P/R/F1")

@@ -139,12 +139,24 @@ def f_beta(precision: float, recall: float, beta: float = 1.0) -> float:
     return (1 + b2) * precision * recall / den if den > 0 else 0.0
 
 
+# What makes a result's fields when they are first read (``MatchResult.fields``), called
+# with the result so that it can check what it makes against the result's scores; kept in
+# the result's __dict__ under this name until then.
+MakeFields = Callable[["MatchResult"], "tuple[FieldResult, ...]"]
+_MAKE_FIELDS = "_make_fields"
+
+
 @dataclass(frozen=True)
 class MatchResult:
     """The outcome of one comparison: the metric's headline ``score`` in [0, 1], precision,
     recall and F1 from the field statuses, and every field in document order. ``truncated``
     says where the answer was cut off when it was scored closed (the ``truncated="close"``
-    option: partial credit for what was written in full); None for a whole answer."""
+    option: partial credit for what was written in full); None for a whole answer.
+
+    A record of ``evaluate_records`` may make its ``fields`` when they are first read: it
+    was scored from counts (match.py), and walking it again gives its fields, checked
+    against its scores. Everything else is there from the start.
+    """
 
     metric: str
     score: float
@@ -161,16 +173,35 @@ class MatchResult:
 
     @classmethod
     def _build(cls, metric: str, score: float, precision: float, recall: float, f1: float,
-               fields: tuple[FieldResult, ...], pairings: tuple[Pairing, ...],
-               floor_failures: tuple[FloorFailure, ...]) -> MatchResult:
-        # The engine makes one per comparison; filling __dict__ directly skips the frozen
-        # dataclass's per-field object.__setattr__ and halves the cost.
+               fields: tuple[FieldResult, ...] | MakeFields, pairings: tuple[Pairing, ...],
+               floor_failures: tuple[FloorFailure, ...],
+               conformance: Conformance | None = None) -> MatchResult:
+        """A result (the engine makes one per comparison; filling __dict__ directly skips
+        the frozen dataclass's per-field object.__setattr__ and halves the cost). ``fields``
+        may be a ``MakeFields`` that makes them when they are first read."""
         self = object.__new__(cls)
         self.__dict__.update(metric=metric, score=score, precision=precision, recall=recall,
-                             f1=f1, fields=fields, pairings=pairings,
-                             floor_failures=floor_failures, truncated=None,
-                             conformance=None)
+                             f1=f1, pairings=pairings, floor_failures=floor_failures,
+                             truncated=None, conformance=conformance)
+        if isinstance(fields, tuple):
+            self.__dict__["fields"] = fields
+        else:
+            self.__dict__[_MAKE_FIELDS] = fields
         return self
+
+    def __getattr__(self, name: str) -> Any:
+        # reached only when ``name`` is not in the instance: ``fields`` not made yet
+        make = self.__dict__.get(_MAKE_FIELDS) if name == "fields" else None
+        if make is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        fields = self.__dict__["fields"] = make(self)
+        del self.__dict__[_MAKE_FIELDS]
+        return fields
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickle and copy keep: the fields made, never the way to make them."""
+        self.fields  # noqa: B018 - made now when not yet made
+        return self.__dict__
 
     def passed(self, threshold: float | None = 1.0, require_valid: bool = False) -> bool:
         """True when the score reaches ``threshold`` (1.0 when None), no field is below its
@@ -186,6 +217,8 @@ class MatchResult:
     def batch_errors(self) -> int:
         """How many fields a batch comparator (an LLM judge) could not score: status
         ``batch_error``, left out of precision and recall; their ``reason`` says why."""
+        if _MAKE_FIELDS in self.__dict__:
+            return 0  # fields made on demand: only where no judge scores any (match.py)
         return sum(1 for fr in self.fields if fr.status == BATCH_ERROR)
 
     @property
@@ -210,6 +243,8 @@ class MatchResult:
             **({"truncated": self.truncated.to_dict()} if self.truncated is not None else {}),
             **({"conformance": self.conformance.to_dict()} if self.conformance is not None else {}),
         }
+
+
 
 
 class ExactSum:
@@ -359,6 +394,25 @@ class FieldAggregate:
                    total=ExactSum.of(float(data["score_sum"])))
 
 
+Tally = tuple[str, str, float]  # (field path, status, score): what a field counts for
+
+
+def field_tables(tallies: Mapping[Tally, int], into: dict[str, FieldAggregate] | None = None,
+                 skipped_too: bool = False) -> dict[str, FieldAggregate]:
+    """Per field path, the aggregates of fields counted by (field path, status, score), as
+    many times as each occurred (see :func:`count_fields`)."""
+    out: dict[str, FieldAggregate] = {} if into is None else into
+    for (path, status, score), times in tallies.items():
+        if status == SKIPPED and not skipped_too:
+            continue
+        key = path or "$"
+        aggregate = out.get(key)
+        if aggregate is None:
+            aggregate = out[key] = FieldAggregate()
+        aggregate.add_times(status, score, times)
+    return out
+
+
 def aggregate_fields(results: Iterable[MatchResult]) -> dict[str, FieldAggregate]:
     """Per field path (``items[].sku``): mean score, and how often each status occurred."""
     out: dict[str, FieldAggregate] = {}
@@ -385,14 +439,7 @@ def count_fields(into: dict[str, FieldAggregate], fields: Iterable[Any],
     their order (a path's first field first) are those of counting one field at a time,
     since an exact sum does not depend on the order of its terms.
     """
-    for (path, status, score), times in Counter(map(read, fields)).items():
-        if status == SKIPPED and not skipped_too:
-            continue
-        key = path or "$"
-        aggregate = into.get(key)
-        if aggregate is None:
-            aggregate = into[key] = FieldAggregate()
-        aggregate.add_times(status, score, times)
+    field_tables(Counter(map(read, fields)), into, skipped_too)
 
 
 @dataclass(frozen=True)

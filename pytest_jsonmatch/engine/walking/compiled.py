@@ -16,6 +16,15 @@ each, the path flags), not on the keys or comparators themselves, which it recei
 constants: one compilation serves every node of that structure. Print it with
 :func:`scorer_source` (docs/performance.md shows how).
 
+Each structure has two forms. The *full* form appends a FieldResult per field. The *tally*
+form (a walk with ``tally`` set, for :func:`~pytest_jsonmatch.engine.match.evaluate_records`)
+appends for each leaf it scores itself only ``(field path, status, score)``, all a
+record's score and the per-field tables need; the field paths are constants of the
+function (a tally scorer is made per node, shape *and* field path), so a field that matches
+appends a tuple made once. What it hands to the general walk still becomes FieldResults.
+The record's FieldResults are made by walking it again in full form, when asked for
+(results/field_results.py, ``MatchResult.fields``).
+
 Used only when the metric is schema-driven, no ``ignore``/``fields`` rule is set and the
 object is not empty; anything else takes ``Walk.obj`` as it is. ``SPECIALISE = False``
 turns the generated scorers off (the differential test compares both).
@@ -69,16 +78,18 @@ def compiles(cfg: WalkConfig) -> bool:
 
 
 def scorer_for(node: SchemaNode, expected: dict[str, Any], where: Where,
-               cfg: WalkConfig) -> Scorer | None:
-    """The scorer of ``expected``'s shape under ``node`` (made on first use), or None when
-    the node keeps MAX_SHAPES others already or the object has more than MAX_KEYS keys."""
+               cfg: WalkConfig, tally: bool = False) -> Scorer | None:
+    """The scorer of ``expected``'s shape under ``node`` (made on first use), in tally form
+    when ``tally``, or None when the node keeps MAX_SHAPES others already or the object has
+    more than MAX_KEYS keys."""
     if len(expected) > MAX_KEYS:
         return None
     path, field, actual_path = where
     align = cfg.default_align
-    # (of the alignment, only its mode decides a kind: see child_kind; a str hashes in C)
+    # (of the alignment, only its mode decides a kind: see child_kind; a str hashes in C;
+    # a tally scorer's field paths are its constants: it is kept per field path)
     shape = (tuple(expected), not path, not field, field == path, actual_path is None,
-             cfg.count_extras, align.mode)
+             cfg.count_extras, align.mode, field if tally else None)
     scorers = node.scorers
     found = scorers.get(shape)
     if found is None and len(scorers) < MAX_SHAPES:
@@ -108,11 +119,12 @@ def child_kind(child: SchemaNode, align: Align) -> str:
 
 
 def remembered(cache: dict[tuple[str, ...], Scorer], node: SchemaNode, expected: dict[str, Any],
-               where: Where, cfg: WalkConfig) -> Scorer | None:
+               where: Where, cfg: WalkConfig, tally: bool = False) -> Scorer | None:
     """``scorer_for``, kept in ``cache`` by the object's keys: a call site's own cache, where
-    everything else the shape holds (the path flags, the configuration's) is the same for
-    every object met there. Only scorers are kept (at most MAX_SHAPES a node makes)."""
-    found = scorer_for(node, expected, where, cfg)
+    everything else the shape holds (the path flags, the field path, the configuration's,
+    the form) is the same for every object met there. Only scorers are kept (at most
+    MAX_SHAPES a node makes)."""
+    found = scorer_for(node, expected, where, cfg, tally)
     if found is not None:
         cache[tuple(expected)] = found
     return found
@@ -136,7 +148,8 @@ def ordered_elements(walk: Any, expected: list[Any], actual: list[Any], where: W
         at = _new(Where, (f"{path}[{i}]", element_field,
                           None if actual_path is None else f"{actual_path}[{i}]"))
         if objects and type(e) is dict and type(a) is dict and e:
-            scorer = cache.get(tuple(e)) or remembered(cache, items, e, at, cfg)  # type: ignore[arg-type]
+            scorer = cache.get(tuple(e)) or remembered(cache, items, e, at, cfg,  # type: ignore[arg-type]
+                                                       walk.tally)
             if scorer is not None:
                 scorer(walk, e, a, at, below)
                 continue
@@ -150,9 +163,10 @@ def ordered_elements(walk: Any, expected: list[Any], actual: list[Any], where: W
 
 
 def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer:
-    keys, at_root, field_at_root, same_field, same_actual, count_extras, _ = shape
+    keys, at_root, field_at_root, same_field, same_actual, count_extras, _, field = shape
     kinds = _kinds(node, keys, align)
-    structure = (kinds, at_root, field_at_root, same_field, same_actual, count_extras)
+    tally = field is not None
+    structure = (kinds, at_root, field_at_root, same_field, same_actual, count_extras, tally)
     factory = _FACTORIES.get(structure)
     if factory is None:
         if len(_FACTORIES) >= MAX_FACTORIES:  # records of ever new structures: start over
@@ -162,8 +176,12 @@ def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer:
         factory = _FACTORIES[structure] = namespace["make"]
     props = node.properties or {}
     comparators = [node.plain_by_key.get(k) for k in keys]
+    forms = tuple(key_forms(k) for k in keys)
+    # (tally form) each key's field path, as the full form writes it
+    field_paths = (tuple(field + f[1] if field else f[0] for f in forms)
+                   if field is not None else ())
     return factory(
-        keys=keys, forms=tuple(key_forms(k) for k in keys),
+        keys=keys, forms=forms, field_paths=field_paths,
         names=tuple(c.name if c is not None else "" for c in comparators),
         scores=tuple(c.score if c is not None else None for c in comparators),
         nodes=tuple(props.get(k) for k in keys), props=node.properties,
@@ -173,15 +191,23 @@ def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer:
 
 
 def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_field: bool,
-            same_actual: bool, count_extras: bool) -> str:
-    """The text of a factory ``make(...)`` returning the scorer of one structure."""
+            same_actual: bool, count_extras: bool, tally: bool = False) -> str:
+    """The text of a factory ``make(...)`` returning the scorer of one structure, in full
+    or in tally form."""
     n = len(kinds)
     lines = [
-        "def make(keys, forms, names, scores, nodes, props, MISSING, SCALARS, MATCH, MISMATCH,",
-        "         SKIPPED, FieldResult, Where, new, remembered, ordered_elements):",
+        "def make(keys, forms, field_paths, names, scores, nodes, props, MISSING, SCALARS,",
+        "         MATCH, MISMATCH, SKIPPED, FieldResult, Where, new, remembered,",
+        "         ordered_elements):",
         f"    ({''.join(f'k{i}, ' for i in range(n))}) = keys",
     ]
     for i, kind in enumerate(kinds):
+        if tally and kind in (PLAIN, PLAIN_EQUAL_ONE, UNKNOWN):
+            lines.append(f"    fp{i} = field_paths[{i}]")
+            if kind == PLAIN_EQUAL_ONE:  # a match's entry, made once
+                lines.append(f"    hit{i} = (fp{i}, MATCH, 1.0)")
+            elif kind == UNKNOWN:
+                lines.append(f"    skipped{i} = (fp{i}, SKIPPED, 0.0)")
         # the key's path segment where this object's path is (root or below a parent)
         lines.append(f"    p{i} = forms[{i}][{0 if at_root else 1}]")
         if not same_field:
@@ -196,7 +222,8 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
             lines.append(f"    cache{i} = {{}}  # the scorers of the objects met here, by keys")
     about = (f"an object of {n} keys at the {'root' if at_root else 'path given'}; field path "
              f"{'the same' if same_field else 'its own'}; actual path "
-             f"{'the same' if same_actual else 'its own'}")
+             f"{'the same' if same_actual else 'its own'}; "
+             f"{'tally form: (field path, status, score) per leaf' if tally else 'full form'}")
     lines += [
         "",
         "    def score(walk, expected, actual, where, depth):",
@@ -214,8 +241,11 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
         lines += [
             f"        # keys[{i}]: {kind}",
             f"        o = get(k{i}, MISSING)",
-            f"        cp = {child}",
         ]
+        if tally and kind in (PLAIN, PLAIN_EQUAL_ONE, UNKNOWN):
+            lines += _tally_leaf(i, kind, child, child if same_field else fld, act)
+            continue
+        lines.append(f"        cp = {child}")
         if kind in (PLAIN, PLAIN_EQUAL_ONE):
             lines += [
                 "        if o is MISSING:",
@@ -246,7 +276,7 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
                 f"        at = new(Where, (cp, {fld}, {act}))",
                 f"        if type(v{i}) is dict and type(o) is dict and v{i}:",
                 f"            inner = cache{i}.get(tuple(v{i})) or remembered(cache{i}, node{i}, v{i}, at, "
-                "walk.cfg)",
+                f"walk.cfg, {tally})",
                 "            if inner is not None:",
                 f"                inner(walk, v{i}, o, at, below)",
                 "            else:",
@@ -274,9 +304,32 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
     return "\n".join(lines)
 
 
+def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str) -> list[str]:
+    """A plain or unknown key's lines in the tally form: its field path is the constant
+    ``fp{i}``; its instance paths are written only where the general walk takes over."""
+    if kind == UNKNOWN:
+        return [f"        append(skipped{i})"]
+    lines = [
+        "        if o is MISSING:",
+        f"            walk.node(v{i}, o, new(Where, ({child}, {fld}, {act})), node{i}, below)",
+    ]
+    if kind == PLAIN_EQUAL_ONE:
+        lines += [
+            f"        elif type(v{i}) is type(o) and type(o) in SCALARS and v{i} == o:",
+            f"            append(hit{i})",
+        ]
+    return lines + [
+        "        else:",
+        f"            s = score{i}(v{i}, o)",
+        f"            append((fp{i}, MATCH if s >= 1.0 else MISMATCH, s))",
+    ]
+
+
 def scorer_source(node: SchemaNode, keys: tuple[str, ...], at_root: bool = True,
-                  count_extras: bool = True, align: Align = ORDERED) -> str:
+                  count_extras: bool = True, align: Align = ORDERED, tally: bool = False) -> str:
     """The generated source of the scorer of an object with ``keys`` (in this order) under
-    ``node``, at the root or below a parent (of an object, not an array element)."""
+    ``node``, at the root or below a parent (of an object, not an array element), in full
+    or in tally form."""
     return (f"# the scorer of keys {keys!r}\n"
-            + _source(_kinds(node, keys, align), at_root, at_root, True, True, count_extras))
+            + _source(_kinds(node, keys, align), at_root, at_root, True, True, count_extras,
+                      tally))

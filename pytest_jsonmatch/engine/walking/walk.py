@@ -42,17 +42,20 @@ from .unpaired import one_sided, shape_mismatch
 _new = tuple.__new__
 
 
-def walk(cfg: WalkConfig, expected: Any, actual: Any, schema: SchemaNode | None) -> WalkOutput:
+def walk(cfg: WalkConfig, expected: Any, actual: Any, schema: SchemaNode | None,
+         tally: bool = False) -> WalkOutput:
     """Compare two plain JSON values field by field. A batch judge answers once, for every
     field that uses it; when array pairing needed its scores before it could choose pairs,
-    the record is walked a second time with every score known."""
+    the record is walked a second time with every score known. With ``tally``, the fields
+    the generated scorers score themselves are ``(field path, status, score)`` entries
+    instead of FieldResults (compiled.py): the walk's order and arithmetic are the same."""
     judge = Judge(cfg.registry)
-    found = Walk(cfg, judge, PairBudget())
+    found = Walk(cfg, judge, PairBudget(), tally)
     found.run(expected, actual, schema)
     if judge.waiting:
         judge.resolve()
     if judge.rewalk:
-        found = Walk(cfg, judge, PairBudget())
+        found = Walk(cfg, judge, PairBudget(), tally)
         found.run(expected, actual, schema)
         judge.resolve()
     return found.finish()
@@ -61,10 +64,12 @@ def walk(cfg: WalkConfig, expected: Any, actual: Any, schema: SchemaNode | None)
 class Walk:
     """One walk of one record; see :func:`walk`."""
 
-    def __init__(self, cfg: WalkConfig, judge: Judge, budget: PairBudget) -> None:
+    def __init__(self, cfg: WalkConfig, judge: Judge, budget: PairBudget,
+                 tally: bool = False) -> None:
         self.cfg = cfg
         self.judge = judge
         self.budget = budget  # for walking candidate pairs (pair_budget.py)
+        self.tally = tally  # generated scorers in tally form (see walk())
         self.out = WalkOutput()
         # placeholders for batch scores: (index in out.fields, comparator, min_score)
         self.deferred: list[tuple[int, BoundComparator, float | None]] = []
@@ -72,11 +77,20 @@ class Walk:
     def run(self, expected: Any, actual: Any, schema: SchemaNode | None) -> None:
         cfg = self.cfg
         root = ROOT
-        if (type(expected) is dict and type(actual) is dict and schema is None
-                and not cfg.rules and not cfg.schema_driven and cfg.leaf_depth != 0):
-            self.obj(expected, actual, root, None, 0)  # what node() would find and do
-        else:
-            self.node(expected, actual, root, schema, 0)
+        if type(expected) is dict and type(actual) is dict and expected and not cfg.rules:
+            if schema is None and not cfg.schema_driven and cfg.leaf_depth != 0:
+                self.obj(expected, actual, root, None, 0)  # what node() would find and do
+                return
+            if (schema is not None and schema.type == OBJECT and schema.properties
+                    and schema.spec.comparator is None and not schema.spec.skip
+                    and compiled.compiles(cfg)):
+                # what node() and obj() would find: the root's scorer (a schema node with
+                # properties and no comparator is no leaf)
+                scorer = compiled.scorer_for(schema, expected, root, cfg, self.tally)
+                if scorer is not None:
+                    scorer(self, expected, actual, root, 0)
+                    return
+        self.node(expected, actual, root, schema, 0)
 
     # -- one node ---------------------------------------------------------------------------
 
@@ -195,7 +209,8 @@ class Walk:
             return
         props = node.properties if node is not None else None
         if props is not None and expected and compiled.compiles(cfg):
-            scorer = compiled.scorer_for(node, expected, where, cfg)  # type: ignore[arg-type]
+            scorer = compiled.scorer_for(node, expected, where, cfg,  # type: ignore[arg-type]
+                                         self.tally)
             if scorer is not None:  # this node and key shape, in straight-line code
                 scorer(self, expected, actual, where, depth)
                 return
@@ -322,7 +337,7 @@ class Walk:
                    depth: int) -> Walk:
         """The walk of one candidate pair, on its own (sharing this record's judge and
         budget), exactly as :meth:`_element` walks it once paired."""
-        sub = Walk(self.cfg, self.judge, self.budget)
+        sub = Walk(self.cfg, self.judge, self.budget, self.tally)
         sub.node(expected, actual, where, items, depth + 1)
         if sub.deferred:
             self.judge.rewalk = True  # scores pending: pairing must wait for the judge

@@ -1,0 +1,167 @@
+"""``evaluate_records`` scores a record from what its fields count for, and makes the
+record's fields when they are first read (engine/match.py, the tally form of
+engine/walking/compiled.py).
+
+What must hold: the records, their fields (made later), the per-field tables and the means
+are those of scoring each record in full (``score_records``, which always does); fields
+are made only when read, and a record changed in place before they are made is refused,
+never silently rescored; configurations whose fields something rewrites (a judge, weights,
+``post_process``, an answer cut off) keep their fields from the start.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_jsonmatch import evaluate_records, infer_schema
+from pytest_jsonmatch.engine.match import score_records
+from pytest_jsonmatch.engine.core.errors import JsonMatchError
+from pytest_jsonmatch.engine.metrics import REGISTRY
+from pytest_jsonmatch.engine.results.field_results import aggregate_fields
+from pytest_jsonmatch.engine.schemas.eval_schema import infer_node
+from pytest_jsonmatch.engine.walking import compiled
+from tests.helpers import fuzz_values as fv
+
+SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+INVOICE = {"id": "A-1", "vendor": {"name": "ACME", "city": "Lyon"}, "total": 10.5,
+           "items": [{"sku": "a", "qty": 1}, {"sku": "b", "qty": 2}]}
+DAMAGED = {"id": "A-1", "vendor": {"name": "ACNE"}, "total": 10, "extra": 1,
+           "items": [{"sku": "b", "qty": 2}]}
+
+
+def made(record: Any) -> bool:
+    """Whether a record's fields exist yet (they are an instance attribute once made)."""
+    return "fields" in vars(record)
+
+
+def full_outcome(expected: list[Any], actual: list[Any], options: dict[str, Any]) -> str:
+    """What scoring every record in full gives, as exact text (``repr`` of floats is exact)."""
+    name, records = score_records(expected, actual, "field_f1", **dict(options))
+    tables = aggregate_fields(records)
+    return repr((records, {path: agg.to_dict() for path, agg in tables.items()}))
+
+
+def counted_outcome(expected: list[Any], actual: list[Any], options: dict[str, Any]) -> str:
+    run = evaluate_records(expected, actual, "field_f1", **dict(options))
+    return repr((run.records, {path: agg.to_dict() for path, agg in run.per_field.items()}))
+
+
+@SETTINGS
+@given(pairs=st.lists(fv.PAIRS, min_size=1, max_size=4),
+       options=st.one_of(st.just({}), st.builds(lambda a: {"align": a}, fv.ALIGN_VALID)))
+def test_counted_records_are_the_full_records_on_fuzz_values(pairs: list[Any],
+                                                             options: dict[str, Any]) -> None:
+    expected, actual = [e for _, e in pairs], [a for a, _ in pairs]
+    try:
+        want = full_outcome(expected, actual, options)
+    except JsonMatchError as exc:
+        with pytest.raises(type(exc)):
+            evaluate_records(expected, actual, "field_f1", **options)
+        return
+    assert counted_outcome(expected, actual, options) == want
+
+
+@pytest.mark.parametrize("options", [{}, {"align": "hungarian"},
+                                     {"align": {"match_by": "key_field", "key": "sku"}}])
+def test_fields_are_made_when_first_read_and_equal_the_full_walk(options: dict[str, Any]) -> None:
+    run = evaluate_records([INVOICE, INVOICE], [DAMAGED, INVOICE], "field_f1", **options)
+    assert not any(made(record) for record in run.records)
+    # scores, pairings and the tables are there without the fields
+    assert run.records[1].score == 1.0 and run.records[0].score < 1.0
+    assert run.per_field["vendor.name"].mismatch == 1 and run.per_field["items[].qty"].scored == 4
+    assert not any(made(record) for record in run.records)
+    _, full = score_records([INVOICE, INVOICE], [DAMAGED, INVOICE], "field_f1", **options)
+    assert run.records[0].fields == full[0].fields
+    assert made(run.records[0]) and not made(run.records[1])
+    assert run.records == full  # every field made, all equal
+
+
+def test_a_counted_record_is_compared_pickled_and_copied_with_its_fields() -> None:
+    run = evaluate_records([INVOICE], [DAMAGED], "field_f1")
+    _, full = score_records([INVOICE], [DAMAGED], "field_f1")
+    record = run.records[0]
+    again = pickle.loads(pickle.dumps(record))
+    assert made(again) and again == full[0]
+    assert "_make_fields" not in vars(again)  # the way to make them is never pickled
+    assert copy.deepcopy(evaluate_records([INVOICE], [DAMAGED]).records[0]) == full[0]
+    assert record.to_dict() == full[0].to_dict()
+    assert record.counts == full[0].counts and record.batch_errors == 0
+    assert run.total_fields == sum(1 for f in full[0].fields if f.status != "skipped")
+
+
+def test_a_record_changed_before_its_fields_are_read_is_refused() -> None:
+    expected = [copy.deepcopy(INVOICE)]
+    actual = [copy.deepcopy(DAMAGED)]
+    run = evaluate_records(expected, actual, "field_f1")
+    actual[0]["vendor"]["name"] = "ACME"  # now it would match: the score would differ
+    with pytest.raises(JsonMatchError, match=r"record 0 changed after evaluate_records scored it"):
+        run.records[0].fields  # noqa: B018
+    # read before the change, the fields are those of the records as scored
+    actual = [copy.deepcopy(DAMAGED)]
+    run = evaluate_records(expected, actual, "field_f1")
+    fields = run.records[0].fields
+    actual[0]["vendor"]["name"] = "ACME"
+    assert run.records[0].fields is fields
+    assert [f.status for f in fields if f.path == "vendor.name"] == ["mismatch"]
+
+
+def _judge(items: list[Any]) -> list[float]:
+    return [1.0 if item.expected == item.actual else 0.25 for item in items]
+
+
+JUDGED = {"type": "object", "properties": {"id": {"type": "string",
+                                                  "x-eval-compare": "judge"}}}
+
+
+@pytest.mark.parametrize("options", [
+    {"post_process": ["reclassify_nulls"]},  # finish rewrites the fields
+    {"fields": {"total": {"weight": 3}}},  # each field counts for its weight
+    {"schema": JUDGED},  # a judge answers once, never twice
+    {},  # a judge for every string (the registry's type default, below)
+])
+def test_fields_something_rewrites_are_made_with_the_score(options: dict[str, Any]) -> None:
+    state = REGISTRY.state()
+    try:
+        REGISTRY.register_comparator("judge", _judge, batch=True)
+        if not options:
+            REGISTRY.set_type_default("string", "judge")
+        run = evaluate_records([INVOICE, INVOICE], [DAMAGED, INVOICE], "field_f1", **options)
+        assert all(made(record) for record in run.records)
+        _, full = score_records([INVOICE, INVOICE], [DAMAGED, INVOICE], "field_f1", **options)
+    finally:
+        REGISTRY.restore(state)
+    assert run.records == full
+
+
+def test_an_answer_cut_off_and_scored_closed_keeps_its_fields() -> None:
+    cut = '{"id": "A-1", "vendor": {"name": "AC'
+    run = evaluate_records([INVOICE, INVOICE], [INVOICE, cut], "field_f1", truncated="close")
+    assert not made(run.records[0]) and made(run.records[1])
+    assert run.records[1].truncated is not None
+    _, full = score_records([INVOICE, INVOICE], [INVOICE, cut], "field_f1", truncated="close")
+    assert run.records == full
+
+
+def test_the_tally_scorer_can_be_printed_and_holds_its_field_paths() -> None:
+    node = infer_node([INVOICE], REGISTRY)
+    source = compiled.scorer_source(node, tuple(INVOICE), tally=True)
+    compile(source, "<scorer>", "exec")
+    assert "tally form" in source
+    assert "append(hit0)" in source  # a match appends a tuple made once
+    assert "FieldResult(" not in source.split("def score")[1]  # no result made per field
+
+
+def test_a_given_schema_is_counted_too() -> None:
+    schema = infer_schema([INVOICE])
+    run = evaluate_records([INVOICE], [DAMAGED], "field_f1", schema=schema)
+    assert not made(run.records[0])
+    _, full = score_records([INVOICE], [DAMAGED], "field_f1", schema=schema)
+    assert run.records == full
