@@ -150,7 +150,7 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
     return chosen.name, tuple(records)
 
 
-_TALLY_OF = itemgetter(7, 1, 2)  # a FieldResult's (field path, status, score)
+_TALLY_OF = itemgetter(7, 1, 2)  # a FieldResult's or a tally's (field path, status, score)
 
 
 def _countable(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None,
@@ -195,10 +195,10 @@ class _Rescore:
             expected, actual = metric.prepare(cfg, expected, actual)
         prefetch_strings(cfg, expected, actual)
         found = walk(cfg, expected, actual, schema, tally=True)
-        # the general walk's FieldResults beside the generated scorers' tallies
-        entries = [fr if len(fr) == 3 else (fr[7], fr[1], fr[2]) for fr in found.fields]
-        tallies.update(entries)
-        precision, recall = precision_recall(entries)
+        # the generated scorers' tallies, and the general walk's FieldResults among them
+        # (field_results.tally: the same slots)
+        tallies.update(map(_TALLY_OF, found.fields))
+        precision, recall = precision_recall(found.fields)
         return precision, recall, found.pairings, found.floors
 
 

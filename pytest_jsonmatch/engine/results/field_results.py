@@ -57,6 +57,14 @@ class FieldResult(NamedTuple):
         return self.path or "$"
 
 
+def tally(field_path: str, status: str, score: float) -> tuple[Any, ...]:
+    """What a field counts for, where nothing else of it is needed (the tally form of the
+    generated scorers, walking/compiled.py): a plain tuple with a FieldResult's status,
+    score and field path in a FieldResult's slots (1, 2 and 7), so that what reads those
+    slots (precision_recall, the per-field tables) reads both alike."""
+    return (None, status, score, None, None, None, None, field_path)
+
+
 class Pairing(NamedTuple):
     """How array pairing matched elements: expected index -> actual index, with the pair's
     score (a NamedTuple, like FieldResult: one per paired element)."""
@@ -394,7 +402,7 @@ class FieldAggregate:
                    total=ExactSum.of(float(data["score_sum"])))
 
 
-Tally = tuple[str, str, float]  # (field path, status, score): what a field counts for
+Tally = tuple[str, str, float]  # (field path, status, score): what a field is counted by
 
 
 def field_tables(tallies: Mapping[Tally, int], into: dict[str, FieldAggregate] | None = None,

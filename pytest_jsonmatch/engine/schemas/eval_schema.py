@@ -385,6 +385,14 @@ def infer_node(values: list[Any], registry: Any, warn_mixed: bool = False) -> Sc
                             paths[id(stack[-1][0])] = key_segment(path, k)
             else:
                 for k in dict.fromkeys(_chain.from_iterable(dicts)):  # each key once, first seen first
+                    if not warn_mixed:
+                        # a scalar's node is its first non-null value's: its values need
+                        # not be gathered (only the warning about mixed types reads them)
+                        first = next((v for d in dicts if (v := d.get(k)) is not None), None)
+                        leaf = table.get(type(first)) if first is not None else None
+                        if leaf is not None:
+                            props[k] = leaf
+                            continue
                     props[k] = None
                     stack.append(([d.get(k) for d in dicts], props, k))
                     if warn_mixed:

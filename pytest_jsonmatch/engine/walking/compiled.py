@@ -18,10 +18,11 @@ constants: one compilation serves every node of that structure. Print it with
 
 Each structure has two forms. The *full* form appends a FieldResult per field. The *tally*
 form (a walk with ``tally`` set, for :func:`~pytest_jsonmatch.engine.match.evaluate_records`)
-appends for each leaf it scores itself only ``(field path, status, score)``, all a
-record's score and the per-field tables need; the field paths are constants of the
-function (a tally scorer is made per node, shape *and* field path), so a field that matches
-appends a tuple made once. What it hands to the general walk still becomes FieldResults.
+appends for each leaf it scores itself only a *tally*: what a record's score and the
+per-field tables read of a FieldResult (status, score, field path), in the same slots
+(``field_results.tally``). The field paths are constants of the function (a tally scorer
+is made per node, shape *and* field path), so a field that matches appends a tally made
+once. What it hands to the general walk still becomes FieldResults.
 The record's FieldResults are made by walking it again in full form, when asked for
 (results/field_results.py, ``MatchResult.fields``).
 
@@ -47,6 +48,7 @@ from ..results.field_results import (
     SKIPPED,
     FieldResult,
 )
+from ..results.field_results import tally as make_tally
 from ..schemas.eval_schema import SchemaNode
 from .unpaired import one_sided
 
@@ -165,8 +167,8 @@ def ordered_elements(walk: Any, expected: list[Any], actual: list[Any], where: W
 def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer:
     keys, at_root, field_at_root, same_field, same_actual, count_extras, _, field = shape
     kinds = _kinds(node, keys, align)
-    tally = field is not None
-    structure = (kinds, at_root, field_at_root, same_field, same_actual, count_extras, tally)
+    structure = (kinds, at_root, field_at_root, same_field, same_actual, count_extras,
+                 field is not None)
     factory = _FACTORIES.get(structure)
     if factory is None:
         if len(_FACTORIES) >= MAX_FACTORIES:  # records of ever new structures: start over
@@ -187,7 +189,7 @@ def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer:
         nodes=tuple(props.get(k) for k in keys), props=node.properties,
         MISSING=MISSING, SCALARS=SCALAR_TYPES, MATCH=MATCH, MISMATCH=MISMATCH, SKIPPED=SKIPPED,
         FieldResult=FieldResult, Where=Where, new=tuple.__new__, remembered=remembered,
-        ordered_elements=ordered_elements)
+        ordered_elements=ordered_elements, tally=make_tally)
 
 
 def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_field: bool,
@@ -198,16 +200,16 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
     lines = [
         "def make(keys, forms, field_paths, names, scores, nodes, props, MISSING, SCALARS,",
         "         MATCH, MISMATCH, SKIPPED, FieldResult, Where, new, remembered,",
-        "         ordered_elements):",
+        "         ordered_elements, tally):",
         f"    ({''.join(f'k{i}, ' for i in range(n))}) = keys",
     ]
     for i, kind in enumerate(kinds):
         if tally and kind in (PLAIN, PLAIN_EQUAL_ONE, UNKNOWN):
             lines.append(f"    fp{i} = field_paths[{i}]")
             if kind == PLAIN_EQUAL_ONE:  # a match's entry, made once
-                lines.append(f"    hit{i} = (fp{i}, MATCH, 1.0)")
+                lines.append(f"    hit{i} = tally(fp{i}, MATCH, 1.0)")
             elif kind == UNKNOWN:
-                lines.append(f"    skipped{i} = (fp{i}, SKIPPED, 0.0)")
+                lines.append(f"    skipped{i} = tally(fp{i}, SKIPPED, 0.0)")
         # the key's path segment where this object's path is (root or below a parent)
         lines.append(f"    p{i} = forms[{i}][{0 if at_root else 1}]")
         if not same_field:
@@ -223,7 +225,7 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
     about = (f"an object of {n} keys at the {'root' if at_root else 'path given'}; field path "
              f"{'the same' if same_field else 'its own'}; actual path "
              f"{'the same' if same_actual else 'its own'}; "
-             f"{'tally form: (field path, status, score) per leaf' if tally else 'full form'}")
+             f"{'tally form: a tally per leaf' if tally else 'full form'}")
     lines += [
         "",
         "    def score(walk, expected, actual, where, depth):",
@@ -321,7 +323,8 @@ def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str) -> list[str]:
     return lines + [
         "        else:",
         f"            s = score{i}(v{i}, o)",
-        f"            append((fp{i}, MATCH if s >= 1.0 else MISMATCH, s))",
+        f"            append((None, MATCH if s >= 1.0 else MISMATCH, s, None, None, None, None, "
+        f"fp{i}))  # a tally",
     ]
 
 

@@ -47,8 +47,8 @@ def walk(cfg: WalkConfig, expected: Any, actual: Any, schema: SchemaNode | None,
     """Compare two plain JSON values field by field. A batch judge answers once, for every
     field that uses it; when array pairing needed its scores before it could choose pairs,
     the record is walked a second time with every score known. With ``tally``, the fields
-    the generated scorers score themselves are ``(field path, status, score)`` entries
-    instead of FieldResults (compiled.py): the walk's order and arithmetic are the same."""
+    the generated scorers score themselves are tallies instead of FieldResults (compiled.py,
+    ``field_results.tally``): the walk's order and arithmetic are the same."""
     judge = Judge(cfg.registry)
     found = Walk(cfg, judge, PairBudget(), tally)
     found.run(expected, actual, schema)
