@@ -87,9 +87,22 @@ def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
     it again: the same fields the full walk makes, checked against its scores (a record
     changed in place since raises JsonMatchError)."""
     with collector_paused():
+        name, records, tallies = count_records(expected_list, actual_list, metric, **options)
+        return RunResult(name, records, field_tables(tallies))
+
+
+def count_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
+                  metric: str = "field_f1", **options: Any
+                  ) -> tuple[str, tuple[MatchResult, ...], Counter[Tally]]:
+    """What :func:`evaluate_records` scores, record by record, and every field counted by
+    (field path, status, score) in one Counter, in the records' order (``field_tables``
+    turns it into per-field aggregates): records are scored from those counts where they
+    can be, their fields made when read. For callers that table the fields their own way
+    and read no record's fields (a dataset's text run)."""
+    with collector_paused():
         tallies: Counter[Tally] = Counter()
         name, records = _score_records(expected_list, actual_list, metric, options, tallies)
-        return RunResult(name, records, field_tables(tallies))
+        return name, records, tallies
 
 
 def score_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
