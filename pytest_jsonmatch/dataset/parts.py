@@ -153,7 +153,8 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keep_comparisons: bool,
     pairs = unpacked(chunk)
     part = Part(Aggregates(settings.group_by), [])
     for start in range(0, len(pairs), SCORED_TOGETHER):
-        scored = score_chunk(_decoded(pairs[start:start + SCORED_TOGETHER]), settings)
+        scored = score_chunk(_decoded(pairs[start:start + SCORED_TOGETHER]), settings,
+                             counted=not keep_comparisons and not settings.keep_fields)
         part.aggregates.merge(scored.aggregates)
         part.cases += [json_line(case_dict(case, settings.group_by)) for case in scored.cases]
         if keep_comparisons:  # each written from the engine's fields, once

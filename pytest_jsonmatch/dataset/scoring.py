@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..engine.core.errors import ConfigError, JsonMatchError
-from ..engine.match import match_json, score_records
+from ..engine.match import count_records, match_json, score_records
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
 from ..engine.reading.intake import read_json
 from ..engine.reading.parse import parse_expected
 from ..engine.results.field_results import MatchResult
-from ..reporting.aggregate import Aggregates, CaseResult, case_result
+from ..reporting.aggregate import Aggregates, CaseResult, case_result, group_key
 from ..reporting.records import ERROR, Comparison, ValueMode
 
 NO_PREDICTION = object()  # the actual side of a gold record no prediction was found for
@@ -87,24 +87,35 @@ class Scored:
     outcomes: list[MatchResult | str] = field(default_factory=list)
 
 
-def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings) -> Scored:
-    """Score ``pairs`` (see the module docstring)."""
+def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings, counted: bool = False) -> Scored:
+    """Score ``pairs`` (see the module docstring). ``counted``: no one reads the outcomes'
+    fields but the per-field tables (no report of comparisons, no field records kept), so
+    the records may be scored from their tallies (``count_records``) and tabled from them."""
     present = [p for p in pairs if p.actual is not NO_PREDICTION]
     results: dict[int, MatchResult | str] = {}
+    tallies = None
     try:
-        _, records = score_records([p.expected for p in present], [p.actual for p in present],
-                                   settings.metric, **settings.options)
+        expected, actual = [p.expected for p in present], [p.actual for p in present]
+        if counted:
+            _, records, tallies = count_records(expected, actual, settings.metric,
+                                                **settings.options)
+        else:
+            _, records = score_records(expected, actual, settings.metric, **settings.options)
         results = {id(p): r for p, r in zip(present, records)}
     except JsonMatchError:
+        tallies = None
         results = {id(p): _score_one(p, settings) for p in present}
     out = Scored(Aggregates(settings.group_by), [])
     for pair in pairs:
         outcome = results.get(id(pair), pair.missing or "no prediction")
         comparison = comparison_of(pair, outcome, settings)
-        case = case_result([comparison])
         out.comparisons.append(comparison)
-        out.cases.append(case)
+        out.cases.append(case_result([comparison]))
         out.outcomes.append(outcome)
+    if tallies is not None and len({group_key(c, settings.group_by) for c in out.cases}) <= 1:
+        out.aggregates.add_tallied_cases(out.cases, tallies)
+        return out
+    for case, outcome in zip(out.cases, out.outcomes):
         # the engine's own field results: the same paths, statuses and scores as the records
         out.aggregates.add_case_fields(case, outcome.fields if isinstance(outcome, MatchResult)
                                        else ())
@@ -120,7 +131,7 @@ def score_pairs(pairs: Iterable[tuple[Any, Any]], metric: str = "field_f1",
     settings.check()
     chunk = [Pair(str(k), expected, actual, f"record {k}") for k, (expected, actual)
              in enumerate(pairs)]
-    return score_chunk(chunk, settings).aggregates
+    return score_chunk(chunk, settings, counted=True).aggregates
 
 
 def _score_one(pair: Pair, settings: ScoreSettings) -> MatchResult | str:

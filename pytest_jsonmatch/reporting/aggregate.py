@@ -16,7 +16,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..engine.results.field_results import ExactSum, FieldAggregate, FieldResult, count_fields
+from ..engine.results.field_results import (
+    ExactSum,
+    FieldAggregate,
+    FieldResult,
+    Tally,
+    count_fields,
+    field_tables,
+)
 from .records import (
     ERROR,
     EXPECTED_TO_FAIL,
@@ -277,21 +284,38 @@ class Aggregates:
                         fields: Iterable[FieldRecord] | Iterable[FieldResult]) -> None:
         """Count one case, given the fields of its runs: recorded fields, or the engine's
         FieldResults (anything with ``field_path``, ``status`` and ``score``)."""
+        if self._count(case):
+            # (the engine's root field is "" where a record's is "$"; a skipped field's path
+            # is listed, with nothing counted)
+            count_fields(self.groups.setdefault(group_key(case, self.group_by), {}), fields,
+                         skipped_too=True)
+
+    def add_tallied_cases(self, cases: Sequence[CaseResult], tallies: Mapping[Tally, int]) -> None:
+        """Count cases of one group whose fields were counted together, in order, by (field
+        path, status, score) (the engine's ``count_records``): the same aggregates as
+        adding each case with its fields. ValueError when the cases fall in several groups
+        (their fields cannot be told apart)."""
+        keys = {group_key(case, self.group_by) for case in cases if case.counted}
+        if len(keys) > 1:
+            raise ValueError(f"the tallied cases fall in several groups: {sorted(keys)}")
+        counted = [self._count(case) for case in cases]
+        if any(counted):
+            field_tables(tallies, self.groups.setdefault(keys.pop(), {}), skipped_too=True)
+
+    def _count(self, case: CaseResult) -> bool:
+        """Count a case but its fields; False for an xfail-marked one (counted apart)."""
         if not case.counted:
             if case.status == XFAILED:
                 self.xfailed += 1
             else:
                 self.xpassed += 1
-            return
+            return False
         tally = self.metrics.get(case.metric)
         if tally is None:
             tally = self.metrics[case.metric] = MetricTally()
         tally.add(case)
         self.overall.add(case.mean)
-        # (the engine's root field is "" where a record's is "$"; a skipped field's path is
-        # listed, with nothing counted)
-        count_fields(self.groups.setdefault(group_key(case, self.group_by), {}), fields,
-                     skipped_too=True)
+        return True
 
     def merge(self, other: Aggregates) -> Aggregates:
         """Add ``other`` (of the same ``group_by``) into this one; returns self."""
