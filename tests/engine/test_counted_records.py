@@ -165,3 +165,23 @@ def test_a_given_schema_is_counted_too() -> None:
     assert not made(run.records[0])
     _, full = score_records([INVOICE], [DAMAGED], "field_f1", schema=schema)
     assert run.records == full
+
+
+def test_threads_reading_the_fields_at_once_all_get_the_same_fields() -> None:
+    import threading
+
+    run = evaluate_records([INVOICE] * 50, [DAMAGED] * 50, "field_f1")
+    seen: list[Any] = []
+    barrier = threading.Barrier(4)
+
+    def read() -> None:
+        barrier.wait()
+        seen.append([record.fields for record in run.records])
+
+    threads = [threading.Thread(target=read) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(seen) == 4
+    assert all(a is b for fields in seen[1:] for a, b in zip(seen[0], fields))

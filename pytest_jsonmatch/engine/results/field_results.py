@@ -198,13 +198,17 @@ class MatchResult:
         return self
 
     def __getattr__(self, name: str) -> Any:
-        # reached only when ``name`` is not in the instance: ``fields`` not made yet
-        make = self.__dict__.get(_MAKE_FIELDS) if name == "fields" else None
-        if make is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        fields = self.__dict__["fields"] = make(self)
-        del self.__dict__[_MAKE_FIELDS]
-        return fields
+        # reached only when ``name`` is not in the instance: ``fields`` not made yet (or
+        # being made by another thread: the first made is kept)
+        if name == "fields":
+            state = self.__dict__
+            make = state.get(_MAKE_FIELDS)
+            if make is not None:
+                state.setdefault("fields", make(self))
+                state.pop(_MAKE_FIELDS, None)
+            if "fields" in state:
+                return state["fields"]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __getstate__(self) -> dict[str, Any]:
         """What pickle and copy keep: the fields made, never the way to make them."""
