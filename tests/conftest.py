@@ -7,6 +7,7 @@ imported here, before any inner run.
 """
 
 import importlib
+import importlib.util
 import pkgutil
 
 import numpy  # noqa: F401
@@ -22,8 +23,21 @@ import pytest_jsonmatch
 # The package root loads its modules on first use; load every one of them now, so that no
 # inner run is the first to import one (a module imported anew by each inner run would give
 # each its own copy of the engine's markers, such as MISSING, beside the outer one's).
+# A module that is all about an extra's package is loaded only where that extra is installed
+# (deepeval's CI environment installs only its own extra).
+_EXTRA_MODULES = {"pytest_jsonmatch.cases.otlp_export": "opentelemetry.proto"}
+
+
+def _installed(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # its parent package is not installed either
+        return False
+
+
 for _module in pkgutil.walk_packages(pytest_jsonmatch.__path__, "pytest_jsonmatch."):
-    if not _module.name.endswith("__main__"):
+    needs = _EXTRA_MODULES.get(_module.name)
+    if not _module.name.endswith("__main__") and (needs is None or _installed(needs)):
         importlib.import_module(_module.name)
 
 

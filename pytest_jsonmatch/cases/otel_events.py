@@ -39,12 +39,13 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from ..reporting.records import ERROR, PASSED, XPASSED, Comparison
 from ..version import __version__
-from .otlp_export import Outbox, Signal, new_ids
+if TYPE_CHECKING:  # imported when our own export starts: it needs the otel extra's messages
+    from .otlp_export import Outbox, Signal
 
 EVENT = "gen_ai.evaluation.result"
 SEMCONV = "1.38.0"  # the GenAI semantic conventions these events follow
@@ -147,6 +148,8 @@ class Telemetry:
         if logging is None:
             ours.append("logs")
         if ours:
+            from .otlp_export import Outbox
+
             self._outbox = Outbox(tuple(ours), _resource, (SCOPE, __version__))
         self._ready = True
 
@@ -211,7 +214,7 @@ class Telemetry:
                 ids = context.trace_id.to_bytes(16, "big"), context.span_id.to_bytes(8, "big")
             else:
                 assert self._outbox is not None
-                ids = new_ids()
+                ids = self._outbox.new_ids()
                 self._outbox.span(SPAN, *ids, start, end, _call_attributes(comparison),
                                   comparison.error if failed else None)
         now = time.time_ns()
