@@ -1,27 +1,29 @@
-"""Pair scores of flat object elements whose fields all compare by equality, generated once
-per schema node and element shape.
+"""Pair scores of flat object elements whose fields all compare by equality: counted, in
+code generated once per element shape, instead of scored column by column.
 
 Under field_f1's Hungarian alignment, the pair score of two elements is the F1 of their
 fields. With extract-eval's default comparators (``exact``; ``numeric`` without a
-tolerance), a field scores 1 when its two values are equal JSON and 0 otherwise; so for two
-elements that both have the same k fields, the score is (equal fields) / k, and choosing the
-pairs needs only those counts. pair_scores.py finds them the general way (each element
+tolerance), a field scores 1 when its two values are equal JSON and 0 otherwise, so a
+pair's summed field scores are the number of its equal fields, and choosing the pairs needs
+only those counts. pair_scores.py finds the same sums the general way (each element
 flattened into columns, each column scored for every pair by its comparator's all-pairs
 form); for a handful of elements that bookkeeping costs far more than the comparisons.
 
-Here, for an element node and a *shape* (the first expected element's keys, in order), a
-pair of small functions is generated once: ``read`` takes one side's elements into tuples of
-their values in that key order, refusing (None) any element of another shape or with a value
-that is not a plain scalar, and ``count`` counts the equal fields of every pair in
-straight-line code. Their rows, times the scale k, are exactly what pair_scores returns for
-the same arrays (a sum of 1.0 per equal field, in whatever order, is the same float), so the
-assignment that follows (assignment.assign) chooses the same pairs with the same scores, to
-the bit. Booleans are read as stand-ins equal only to themselves: JSON's ``true`` is not 1.
+Elements of one *shape* (every element on both sides with the keys of the first expected
+one) take two functions generated once per number of keys: ``read`` takes a side's elements
+into tuples of their values in the shape's key order, and ``count`` counts the equal fields
+of every pair in straight-line code; a pair's score is then its count over k, which is how
+pair_scores returns them too (the sums, with the scale k). Elements of several shapes (a
+field left out, one the schema does not know added) are counted from sets of their items,
+and scored as pair_scores scores them. Either way the rows and scale are pair_scores' own to
+the bit (sums of 1.0 in any order are the same float), so the assignment that follows
+(assignment.assign) chooses the same pairs with the same scores. Booleans are read as
+stand-ins equal only to themselves: JSON's ``true`` is not 1.
 
-Anything else (elements of other shapes, a key the schema does not know, a nested value, a
-field with another comparator, a transform or an ``ignore``, any per-field rule, a judge)
-takes pair_scores.py's general path. Print a function with :func:`counter_source`.
-``SPECIALISE = False`` turns this off (the differential test compares both).
+Anything else takes pair_scores.py's general path: a key the schema does not know in
+expected, a nested value, a field with another comparator, a transform or ``x-eval-skip``,
+any per-field rule, a judge. Print the generated text with :func:`counter_source`.
+``SPECIALISE = False`` turns all of this off (the differential test compares both).
 """
 
 from __future__ import annotations
@@ -33,96 +35,104 @@ from ..comparing import all_pairs
 from ..configuring.walk_config import WalkConfig
 from ..schemas.eval_schema import SchemaNode
 from . import assignment
-from .pair_scores import SMALL_PAIRS
+from .pair_scores import SMALL_PAIRS, pair_value
 
 SPECIALISE = True  # False: every array takes the general pair scores
 
-# One side's elements as tuples of their values in the shape's key order (None: an element
-# of another shape or with a value that is not a plain scalar); and the rows of equal-field
-# counts of every (expected, actual) pair.
-Reader = Callable[[list[Any]], "list[tuple[Any, ...]] | None"]
-Counter = Callable[[list[tuple[Any, ...]], list[tuple[Any, ...]]], list[list[float]]]
-Shape = tuple[Reader, Counter]
+Row = tuple[Any, ...]
+# ``read(elements, keys)``: each element's values in the order of ``keys``, or None when an
+# element is not an object of exactly those keys with plain scalar values; ``count(rows_e,
+# rows_a)``: per (expected, actual) pair, how many values are equal, as a float.
+Reader = Callable[[list[Any], tuple[str, ...]], "list[Row] | None"]
+Counter = Callable[[list[Row], list[Row]], list[list[float]]]
 
-MAX_KEYS = 32  # a wider element takes the general path
-MAX_SHAPES = 16  # per node; elements of any other shape take the general path
-_PLAN = "equal_fields"  # the node's shapes, in SchemaNode.plans
-_FACTORIES: dict[int, Callable[..., Shape]] = {}  # by number of keys: the source depends on nothing else
+MAX_KEYS = 32  # a wider shape is counted from sets (no function of its own)
+_FACTORIES: dict[int, tuple[Reader, Counter]] = {}  # by number of keys: the text depends on nothing else
+_PLAN = "equal_fields"  # in SchemaNode.plans: (the keys of fields compared by equality, every key)
 
 # The scalars whose Python ``==`` is JSON equality within and across them (1 == 1.0 as JSON
-# numbers); a boolean is read as a stand-in, anything else refuses the array.
+# numbers); a boolean is read as a stand-in, anything else sends the array the general way.
 _PLAIN = frozenset({str, int, float, type(None)})
 
 
-class _Boolean:
-    """A JSON boolean as read for counting: equal to itself only (``True == 1`` in Python)."""
+class _Stand:
+    """A value as read for counting, equal only to itself: a JSON boolean (``True == 1``
+    in Python), or the value of a field the schema does not know (it matches nothing)."""
 
-    __slots__ = ("value",)
+    __slots__ = ("name",)
 
-    def __init__(self, value: bool) -> None:
-        self.value = value
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def __repr__(self) -> str:
-        return "true" if self.value else "false"
+        return self.name
 
 
-_TRUE, _FALSE = _Boolean(True), _Boolean(False)
-_MISSING = object()  # a key of the shape the element lacks: never a plain scalar
+_TRUE, _FALSE, _UNKNOWN = _Stand("true"), _Stand("false"), _Stand("unknown")
+_MISSING = _Stand("missing")  # a key of the shape the element lacks: never a plain scalar
 
 
 def counted_pairs(cfg: WalkConfig, items: SchemaNode | None, expected: list[Any],
                   actual: list[Any], path: str) -> assignment.Assignment | None:
-    """The optimal pairing of two non-empty arrays under field_f1's Hungarian alignment
-    (elements ``items``, at ``path``), when every element has the shape of the first expected
-    one and every field of that shape compares by equality; else None (the general path).
-    The answer is array_pairs' own: an in-order copy pairs in order when identical elements
-    are sure to score 1, anything else is assigned from the counts."""
+    """The optimal pairing of two non-empty arrays (elements ``items``, at ``path``) under
+    field_f1's Hungarian alignment, when their elements are flat objects whose fields all
+    compare by equality; else None (the general path). The answer is array_pairs' own: an
+    in-order copy pairs in order when identical elements are sure to score 1, anything else
+    is assigned from the pair scores."""
     if not (SPECIALISE and cfg.schema_driven and not cfg.rules and not cfg.batch_policy
             and items is not None and items.properties is not None and not items.is_leaf
             and len(expected) * len(actual) <= SMALL_PAIRS and type(expected[0]) is dict):
         return None
+    plan = items.plans.get(_PLAN)
+    if plan is None:
+        plan = items.plans[_PLAN] = _plan(items.properties)
+    fields, known = plan
     keys = tuple(expected[0])
-    shapes: dict[tuple[str, ...], Shape | None] | None = items.plans.get(_PLAN)
-    if shapes is None:
-        shapes = items.plans[_PLAN] = {}
-    if keys in shapes:
-        shape = shapes[keys]
-    else:
-        shape = _shape(items, keys)
-        if len(shapes) < MAX_SHAPES:
-            shapes[keys] = shape
-    if shape is None:
+    if 0 < len(keys) <= MAX_KEYS and fields.issuperset(keys):
+        read, count = _functions(len(keys))
+        rows_e = read(expected, keys)
+        rows_a = read(actual, keys) if rows_e is not None else None
+        if rows_e is not None and rows_a is not None:
+            if rows_e == rows_a and cfg.identical_elements_score_one(items, path):
+                return _in_order(len(expected))
+            return assignment.assign(count(rows_e, rows_a), 0.0, scale=float(len(keys)))
+    sets_e = _item_sets(expected, fields, None)
+    sets_a = _item_sets(actual, fields, known) if sets_e is not None else None
+    if sets_e is None or sets_a is None:
         return None
-    read, count = shape
-    rows_e = read(expected)
-    rows_a = read(actual) if rows_e is not None else None
-    if rows_e is None or rows_a is None:
-        return None
-    if rows_e == rows_a and cfg.identical_elements_score_one(items, path):
-        return [(i, i, 1.0) for i in range(len(expected))], [], []  # see array_pairs._identical
-    return assignment.assign(count(rows_e, rows_a), 0.0, scale=float(len(keys)))
+    if sets_e == sets_a and cfg.identical_elements_score_one(items, path):
+        return _in_order(len(expected))
+    scores, scale = _set_scores(expected, actual, sets_e, sets_a)
+    return assignment.assign(scores, 0.0, scale=scale)
 
 
-def equality_field(node: SchemaNode | None) -> bool:
+def equality_field(node: SchemaNode) -> bool:
     """Whether the walk and the pair scores compare the field of schema ``node`` by JSON
-    equality alone: a plain leaf (no transform, not ignored, not a judge) whose comparator's
+    equality alone: a plain leaf (no transform, not skipped, not a judge) whose comparator's
     all-pairs form is equality of scalars (``exact``, and ``numeric`` without a tolerance,
     whose scores are 1 for equal JSON and 0 otherwise)."""
-    return node is not None and node.plain is not None and node.plain.add_scores is all_pairs.exact_pairs
+    return node.plain is not None and node.plain.add_scores is all_pairs.exact_pairs
 
 
-def _shape(items: SchemaNode, keys: tuple[str, ...]) -> Shape | None:
-    """The functions of elements with ``keys`` under ``items``, or None when a key is not
-    a field compared by equality (or there are none, or too many)."""
-    props = items.properties or {}
-    if not 0 < len(keys) <= MAX_KEYS or not all(equality_field(props.get(key)) for key in keys):
-        return None
-    factory = _FACTORIES.get(len(keys))
-    if factory is None:
+def _plan(props: dict[str, SchemaNode]) -> tuple[frozenset[str], frozenset[str]]:
+    return frozenset(key for key, node in props.items() if equality_field(node)), frozenset(props)
+
+
+def _in_order(n: int) -> assignment.Assignment:
+    """Each element with its copy (see array_pairs._identical)."""
+    return [(i, i, 1.0) for i in range(n)], [], []
+
+
+# -- one shape: generated functions -----------------------------------------------------------
+
+
+def _functions(k: int) -> tuple[Reader, Counter]:
+    found = _FACTORIES.get(k)
+    if found is None:
         namespace: dict[str, Any] = {}
-        exec(compile(_source(len(keys)), "<jsonmatch pair counter>", "exec"), namespace)  # noqa: S102
-        factory = _FACTORIES[len(keys)] = namespace["make"]
-    return factory(keys, _PLAIN, _TRUE, _FALSE, _MISSING)
+        exec(compile(_source(k), "<jsonmatch pair counter>", "exec"), namespace)  # noqa: S102
+        found = _FACTORIES[k] = namespace["make"](_PLAIN, _TRUE, _FALSE, _MISSING)
+    return found
 
 
 def _source(k: int) -> str:
@@ -130,11 +140,11 @@ def _source(k: int) -> str:
     xs = "".join(f"x{i}, " for i in range(k))
     ys = "".join(f"y{i}, " for i in range(k))
     lines = [
-        "def make(keys, PLAIN, TRUE, FALSE, MISSING):",
-        f"    ({''.join(f'k{i}, ' for i in range(k))}) = keys",
+        "def make(PLAIN, TRUE, FALSE, MISSING):",
         "",
-        "    def read(elements):",
+        "    def read(elements, keys):",
         f"        # each element an object of exactly these {k} keys, its values plain scalars",
+        f"        ({''.join(f'k{i}, ' for i in range(k))}) = keys",
         "        rows = []",
         "        for element in elements:",
         f"            if type(element) is not dict or len(element) != {k}:",
@@ -153,7 +163,7 @@ def _source(k: int) -> str:
         "        return rows",
         "",
         "    def count(rows_e, rows_a):",
-        "        # per pair, how many fields are equal (a float: the sum of their scores of 1.0)",
+        "        # per pair, how many values are equal (a float: the sum of their scores of 1.0)",
         "        return [[float(" + " + ".join(f"(x{i} == y{i})" for i in range(k)) + ")",
         f"                 for ({ys}) in rows_a]",
         f"                for ({xs}) in rows_e]",
@@ -165,5 +175,47 @@ def _source(k: int) -> str:
 
 
 def counter_source(keys: tuple[str, ...]) -> str:
-    """The generated source of the functions of elements with ``keys``."""
+    """The generated source of the functions that count the equal fields of elements with
+    ``keys`` (the text is the same for any k keys)."""
     return f"# the pair counts of elements with keys {keys!r}\n" + _source(len(keys))
+
+
+# -- several shapes: sets of items ------------------------------------------------------------
+
+
+def _item_sets(elements: list[Any], fields: frozenset[str], known: frozenset[str] | None
+               ) -> list[frozenset[tuple[str, Any]]] | None:
+    """Each element's (key, value) items, values read as for counting; None when an element
+    is not an object, has a value that is not a plain scalar, or a key that is not a field
+    compared by equality. ``known``: on the actual side, the schema's keys (a key it does
+    not know stands in with a value that matches nothing: one hallucinated field)."""
+    out = []
+    for element in elements:
+        if type(element) is not dict:
+            return None
+        items = []
+        for key, value in element.items():
+            if key not in fields:
+                if known is None or key in known:
+                    return None
+                value = _UNKNOWN
+            elif type(value) not in _PLAIN:
+                if type(value) is not bool:
+                    return None
+                value = _TRUE if value else _FALSE
+            items.append((key, value))
+        out.append(frozenset(items))
+    return out
+
+
+def _set_scores(expected: list[dict[str, Any]], actual: list[dict[str, Any]],
+                sets_e: list[frozenset[tuple[str, Any]]], sets_a: list[frozenset[tuple[str, Any]]]
+                ) -> tuple[list[list[float]], float]:
+    """pair_scores.pair_matrix_small's rows and scale for these elements: when every element
+    has the same k fields, the counts with scale k; else each pair's F1 from its count and
+    the two elements' numbers of fields."""
+    keys = expected[0].keys()
+    if keys and all(element.keys() == keys for element in (*expected, *actual)):
+        return [[float(len(x & y)) for y in sets_a] for x in sets_e], float(len(keys))
+    return [[pair_value(float(len(x & y)), 0, len(x), len(y), "f1") for y in sets_a]
+            for x in sets_e], 1.0
