@@ -95,7 +95,7 @@ def counted_pairs(cfg: WalkConfig, items: SchemaNode | None, expected: list[Any]
         if rows_e is not None and rows_a is not None:
             if rows_e == rows_a and cfg.identical_elements_score_one(items, path):
                 return _in_order(len(expected))
-            return assignment.assign(count(rows_e, rows_a), 0.0, scale=float(len(keys)))
+            return _assigned(count(rows_e, rows_a), len(keys))
     sets_e = _item_sets(expected, fields, None)
     sets_a = _item_sets(actual, fields, known) if sets_e is not None else None
     if sets_e is None or sets_a is None:
@@ -116,6 +116,27 @@ def equality_field(node: SchemaNode) -> bool:
 
 def _plan(props: dict[str, SchemaNode]) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(key for key, node in props.items() if equality_field(node)), frozenset(props)
+
+
+def _assigned(counts: list[list[float]], k: int) -> assignment.Assignment:
+    """``assignment.assign(counts, 0.0, scale=k)`` for counts of equal fields: the lines of
+    the shorter side each with one best partner, none shared (dominant_pairs), read from
+    whole numbers (a best count that occurs once in its line is clear of the others by 1 or
+    more, far beyond the margin); anything else is the solver's, as assign does it."""
+    n, m = len(counts), len(counts[0])
+    lines = counts if n <= m else [list(column) for column in zip(*counts)]
+    partners = []
+    for line in lines:
+        best = max(line)
+        at = line.index(best)
+        if at in partners or line.count(best) > 1:
+            return assignment.assign(counts, 0.0, scale=float(k))
+        partners.append(at)
+    if n <= m:
+        chosen = [(i, j, line[j] / k) for i, (j, line) in enumerate(zip(partners, lines))]
+    else:
+        chosen = sorted((i, j, line[i] / k) for j, (i, line) in enumerate(zip(partners, lines)))
+    return assignment.kept_pairs(chosen, n, m, 0.0)
 
 
 def _in_order(n: int) -> assignment.Assignment:

@@ -27,7 +27,7 @@ from pytest_jsonmatch.engine.configuring.walk_config import schema_node
 from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.metrics import METRICS, REGISTRY
 from pytest_jsonmatch.engine.metrics.base import configure
-from pytest_jsonmatch.engine.pairing import equal_fields
+from pytest_jsonmatch.engine.pairing import assignment, equal_fields
 
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -184,3 +184,13 @@ def test_the_generated_source_can_be_printed_and_read() -> None:
     assert "def read(elements, keys):" in source and "def count(rows_e, rows_a):" in source
     # one comparison per key, written out: no loop over the keys
     assert "float((x0 == y0) + (x1 == y1) + (x2 == y2))" in source
+
+
+@SETTINGS
+@given(k=st.integers(1, 5), n=st.integers(1, 6), m=st.integers(1, 6), data=st.data())
+def test_the_assignment_of_counts_is_assigns(k: int, n: int, m: int, data: Any) -> None:
+    """Counts of equal fields (0 to k; ties, shared best partners, rows of zeros) are paired
+    as assignment.assign pairs them, scores to the bit."""
+    counts = [[float(data.draw(st.integers(0, k))) for _ in range(m)] for _ in range(n)]
+    assert repr(equal_fields._assigned(counts, k)) == repr(
+        assignment.assign([list(row) for row in counts], 0.0, scale=float(k)))
