@@ -119,24 +119,26 @@ def _plan(props: dict[str, SchemaNode]) -> tuple[frozenset[str], frozenset[str]]
 
 
 def _assigned(counts: list[list[float]], k: int) -> assignment.Assignment:
-    """``assignment.assign(counts, 0.0, scale=k)`` for counts of equal fields: the lines of
-    the shorter side each with one best partner, none shared (dominant_pairs), read from
-    whole numbers (a best count that occurs once in its line is clear of the others by 1 or
-    more, far beyond the margin); anything else is the solver's, as assign does it."""
+    """``assignment.assign(counts, 0.0, scale=k)`` for counts of equal fields, when each line
+    of the shorter side has one best partner above 0, none shared (dominant_pairs' pairing,
+    read from whole numbers: a best count that occurs once in its line is clear of the others
+    by 1 or more, far beyond the margin); anything else is assign's, as it was."""
     n, m = len(counts), len(counts[0])
     lines = counts if n <= m else [list(column) for column in zip(*counts)]
-    partners = []
+    partners: list[int] = []
+    taken: set[int] = set()
     for line in lines:
         best = max(line)
         at = line.index(best)
-        if at in partners or line.count(best) > 1:
+        if best <= 0.0 or at in taken or line.count(best) > 1:
             return assignment.assign(counts, 0.0, scale=float(k))
         partners.append(at)
-    if n <= m:
-        chosen = [(i, j, line[j] / k) for i, (j, line) in enumerate(zip(partners, lines))]
-    else:
-        chosen = sorted((i, j, line[i] / k) for j, (i, line) in enumerate(zip(partners, lines)))
-    return assignment.kept_pairs(chosen, n, m, 0.0)
+        taken.add(at)
+    if n <= m:  # every expected element paired
+        return ([(i, j, line[j] / k) for i, (j, line) in enumerate(zip(partners, lines))], [],
+                [j for j in range(m) if j not in taken])
+    return (sorted((i, j, line[i] / k) for j, (i, line) in enumerate(zip(partners, lines))),
+            [i for i in range(n) if i not in taken], [])
 
 
 def _in_order(n: int) -> assignment.Assignment:
