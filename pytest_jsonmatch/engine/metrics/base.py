@@ -78,20 +78,53 @@ def type_policy(registry: Any, string: Any, number: Any) -> dict[str, BoundCompa
             STRING: registry.comparator(string), OBJECT: exact, ARRAY: exact}
 
 
-_BASE_CONFIGS: dict[tuple[str, int, int], WalkConfig] = {}
+# Configurations kept per metric, registry state and options, when the options are plain
+# scalars (``align="hungarian"``): a configuration caches what it works out (its per-type
+# tables, its inline plans), which one comparison after another would otherwise redo.
+_BASE_CONFIGS: dict[tuple[Any, ...], WalkConfig] = {}
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def configure(metric: Metric, options: Mapping[str, Any], registry: Registry = REGISTRY) -> WalkConfig:
     """Check ``options`` against ``metric`` and build its walk configuration."""
     if not options:
-        key = (metric.name, id(registry), registry.generation)
-        cfg = _BASE_CONFIGS.get(key)
-        if cfg is None or cfg.registry is not registry:
-            if len(_BASE_CONFIGS) > 256:
-                _BASE_CONFIGS.clear()
-            cfg = _BASE_CONFIGS[key] = metric.configure({}, registry)
-        return cfg
+        return _kept((metric.name, id(registry), registry.generation), metric, options, registry)
     check_options(metric, options)
+    key = _options_key(metric, options, registry)
+    if key is not None:
+        return _kept(key, metric, options, registry)
+    return _configured(metric, options, registry)
+
+
+def _options_key(metric: Metric, options: Mapping[str, Any], registry: Registry
+                 ) -> tuple[Any, ...] | None:
+    """The key a configuration of ``options`` is kept under, or None when it is not kept:
+    an option that is not a plain scalar (field rules, an alignment by key), a schema
+    (a file's may change between calls), an embedder (named in the registry's state)."""
+    if "schema" in options or "embedder" in options:
+        return None
+    named = []
+    for name, value in options.items():
+        if type(value) not in _SCALARS:
+            return None
+        named.append((name, type(value), value))  # the type: True and 1 are equal keys
+    named.sort(key=lambda item: item[0])
+    return (metric.name, id(registry), registry.generation, *named)
+
+
+def _kept(key: tuple[Any, ...], metric: Metric, options: Mapping[str, Any], registry: Registry
+          ) -> WalkConfig:
+    cfg = _BASE_CONFIGS.get(key)
+    if cfg is None or cfg.registry is not registry:
+        if len(_BASE_CONFIGS) > 256:
+            _BASE_CONFIGS.clear()
+        cfg = _BASE_CONFIGS[key] = _configured(metric, options, registry)
+    return cfg
+
+
+def _configured(metric: Metric, options: Mapping[str, Any], registry: Registry) -> WalkConfig:
+    if not options:
+        return metric.configure({}, registry)
     opts = dict(options)
     cfg = metric.configure(opts, registry)
     binder = registry.with_defaults(comparator_defaults(opts))

@@ -4,7 +4,9 @@ By index (``ordered``; json_similarity always), by a key field, or by optimal as
 over pair scores (structural_f1's ``similarity``, field_f1's Hungarian ``f1``). Pair scores
 come from columns where the elements flatten (pair_scores.py); elsewhere each candidate pair
 is walked, through the function the walk hands in, within the record's budget
-(pair_budget.py). Identical elements pair first when they are sure to score 1.
+(pair_budget.py). Identical elements pair first when they are sure to score 1. Flat
+elements whose fields all compare by equality (field_f1's defaults) are paired from counts
+of equal fields, by functions generated per element shape (equal_fields.py).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ..results.field_results import WalkOutput, f_beta, precision_recall
 from ..schemas.eval_schema import SchemaNode
 from . import assignment
 from .blockwise import assign_large
+from .equal_fields import counted_pairs
 from .pair_budget import PairBudget
 from .pair_scores import SMALL_PAIRS, LineScores, pair_scores
 
@@ -61,6 +64,10 @@ def _assigned(cfg: WalkConfig, budget: PairBudget, expected: list[Any], actual: 
     ``keep_above`` or less dropped."""
     if not (expected and actual):
         return [], list(range(len(expected))), list(range(len(actual)))
+    if mode == "f1":  # flat elements whose fields compare by equality: counted per shape
+        counted = counted_pairs(cfg, items, expected, actual, where.path)
+        if counted is not None:
+            return counted
     if keep_above < 1.0:
         found = _identical(cfg, expected, actual, items, where.path)
         if found is not None:

@@ -320,7 +320,9 @@ def _uniform(sizes: list[int], k: int) -> bool:
     return sizes.count(k) == len(sizes)
 
 
-def _pair_value(tp: float, both: int, n_e: int, n_a: int, mode: str) -> float:
+def pair_value(tp: float, both: int, n_e: int, n_a: int, mode: str) -> float:
+    """A pair's score from its summed leaf scores ``tp``, the fields it has in common and
+    each element's number of fields (``f1`` reads no ``both``)."""
     if mode == "similarity":
         union = n_e + n_a - both
         return tp / union if union else 1.0
@@ -368,7 +370,7 @@ def pair_matrix_small(expected: Columns, actual: Columns, column_add: ColumnAdd,
         return [[t / union if (union := size_e + size_a - b) else 1.0
                  for t, b, size_a in zip(tp_row, both_row, a_sizes)]
                 for tp_row, both_row, size_e in zip(tp, both, e_sizes)], 1.0
-    return [[_pair_value(t, b, size_e, size_a, mode) for t, b, size_a in zip(tp_row, both_row, a_sizes)]
+    return [[pair_value(t, b, size_e, size_a, mode) for t, b, size_a in zip(tp_row, both_row, a_sizes)]
             for tp_row, both_row, size_e in zip(tp, both, e_sizes)], 1.0
 
 

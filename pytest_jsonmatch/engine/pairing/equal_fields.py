@@ -1,0 +1,244 @@
+"""Pair scores of flat object elements whose fields all compare by equality: counted, in
+code generated once per element shape, instead of scored column by column.
+
+Under field_f1's Hungarian alignment, the pair score of two elements is the F1 of their
+fields. With extract-eval's default comparators (``exact``; ``numeric`` without a
+tolerance), a field scores 1 when its two values are equal JSON and 0 otherwise, so a
+pair's summed field scores are the number of its equal fields, and choosing the pairs needs
+only those counts. pair_scores.py finds the same sums the general way (each element
+flattened into columns, each column scored for every pair by its comparator's all-pairs
+form); for a handful of elements that bookkeeping costs far more than the comparisons.
+
+Elements of one *shape* (every element on both sides with the keys of the first expected
+one) take two functions generated once per number of keys: ``read`` takes a side's elements
+into tuples of their values in the shape's key order, and ``count`` counts the equal fields
+of every pair in straight-line code; a pair's score is then its count over k, which is how
+pair_scores returns them too (the sums, with the scale k). Elements of several shapes (a
+field left out, one the schema does not know added) are counted from sets of their items,
+and scored as pair_scores scores them. Either way the rows and scale are pair_scores' own to
+the bit (sums of 1.0 in any order are the same float), so the assignment that follows
+(assignment.assign) chooses the same pairs with the same scores. Booleans are read as
+stand-ins equal only to themselves: JSON's ``true`` is not 1.
+
+Anything else takes pair_scores.py's general path: a key the schema does not know in
+expected, a nested value, a field with another comparator, a transform or ``x-eval-skip``,
+any per-field rule, a judge. Print the generated text with :func:`counter_source`.
+``SPECIALISE = False`` turns all of this off (the differential test compares both).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..comparing import all_pairs
+from ..configuring.walk_config import WalkConfig
+from ..schemas.eval_schema import SchemaNode
+from . import assignment
+from .pair_scores import SMALL_PAIRS, pair_value
+
+SPECIALISE = True  # False: every array takes the general pair scores
+
+Row = tuple[Any, ...]
+# ``read(elements, keys)``: each element's values in the order of ``keys``, or None when an
+# element is not an object of exactly those keys with plain scalar values; ``count(rows_e,
+# rows_a)``: per (expected, actual) pair, how many values are equal, as a float.
+Reader = Callable[[list[Any], tuple[str, ...]], "list[Row] | None"]
+Counter = Callable[[list[Row], list[Row]], list[list[float]]]
+
+MAX_KEYS = 32  # a wider shape is counted from sets (no function of its own)
+_FACTORIES: dict[int, tuple[Reader, Counter]] = {}  # by number of keys: the text depends on nothing else
+_PLAN = "equal_fields"  # in SchemaNode.plans: (the keys of fields compared by equality, every key)
+
+# The scalars whose Python ``==`` is JSON equality within and across them (1 == 1.0 as JSON
+# numbers); a boolean is read as a stand-in, anything else sends the array the general way.
+_PLAIN = frozenset({str, int, float, type(None)})
+
+
+class _Stand:
+    """A value as read for counting, equal only to itself: a JSON boolean (``True == 1``
+    in Python), or the value of a field the schema does not know (it matches nothing)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+_TRUE, _FALSE, _UNKNOWN = _Stand("true"), _Stand("false"), _Stand("unknown")
+_MISSING = _Stand("missing")  # a key of the shape the element lacks: never a plain scalar
+
+
+def counted_pairs(cfg: WalkConfig, items: SchemaNode | None, expected: list[Any],
+                  actual: list[Any], path: str) -> assignment.Assignment | None:
+    """The optimal pairing of two non-empty arrays (elements ``items``, at ``path``) under
+    field_f1's Hungarian alignment, when their elements are flat objects whose fields all
+    compare by equality; else None (the general path). The answer is array_pairs' own: an
+    in-order copy pairs in order when identical elements are sure to score 1, anything else
+    is assigned from the pair scores."""
+    if not (SPECIALISE and cfg.schema_driven and not cfg.rules and not cfg.batch_policy
+            and items is not None and items.properties is not None and not items.is_leaf
+            and len(expected) * len(actual) <= SMALL_PAIRS and type(expected[0]) is dict):
+        return None
+    plan = items.plans.get(_PLAN)
+    if plan is None:
+        plan = items.plans[_PLAN] = _plan(items.properties)
+    fields, known = plan
+    keys = tuple(expected[0])
+    if 0 < len(keys) <= MAX_KEYS and fields.issuperset(keys):
+        read, count = _functions(len(keys))
+        rows_e = read(expected, keys)
+        rows_a = read(actual, keys) if rows_e is not None else None
+        if rows_e is not None and rows_a is not None:
+            if rows_e == rows_a and cfg.identical_elements_score_one(items, path):
+                return _in_order(len(expected))
+            return _assigned(count(rows_e, rows_a), len(keys))
+    sets_e = _item_sets(expected, fields, None)
+    sets_a = _item_sets(actual, fields, known) if sets_e is not None else None
+    if sets_e is None or sets_a is None:
+        return None
+    if sets_e == sets_a and cfg.identical_elements_score_one(items, path):
+        return _in_order(len(expected))
+    scores, scale = _set_scores(expected, actual, sets_e, sets_a)
+    return assignment.assign(scores, 0.0, scale=scale)
+
+
+def equality_field(node: SchemaNode) -> bool:
+    """Whether the walk and the pair scores compare the field of schema ``node`` by JSON
+    equality alone: a plain leaf (no transform, not skipped, not a judge) whose comparator's
+    all-pairs form is equality of scalars (``exact``, and ``numeric`` without a tolerance,
+    whose scores are 1 for equal JSON and 0 otherwise)."""
+    return node.plain is not None and node.plain.add_scores is all_pairs.exact_pairs
+
+
+def _plan(props: dict[str, SchemaNode]) -> tuple[frozenset[str], frozenset[str]]:
+    return frozenset(key for key, node in props.items() if equality_field(node)), frozenset(props)
+
+
+def _assigned(counts: list[list[float]], k: int) -> assignment.Assignment:
+    """``assignment.assign(counts, 0.0, scale=k)`` for counts of equal fields, when each line
+    of the shorter side has one best partner above 0, none shared (dominant_pairs' pairing,
+    read from whole numbers: a best count that occurs once in its line is clear of the others
+    by 1 or more, far beyond the margin); anything else is assign's, as it was."""
+    n, m = len(counts), len(counts[0])
+    lines = counts if n <= m else [list(column) for column in zip(*counts)]
+    partners: list[int] = []
+    taken: set[int] = set()
+    for line in lines:
+        best = max(line)
+        at = line.index(best)
+        if best <= 0.0 or at in taken or line.count(best) > 1:
+            return assignment.assign(counts, 0.0, scale=float(k))
+        partners.append(at)
+        taken.add(at)
+    if n <= m:  # every expected element paired
+        return ([(i, j, line[j] / k) for i, (j, line) in enumerate(zip(partners, lines))], [],
+                [j for j in range(m) if j not in taken])
+    return (sorted((i, j, line[i] / k) for j, (i, line) in enumerate(zip(partners, lines))),
+            [i for i in range(n) if i not in taken], [])
+
+
+def _in_order(n: int) -> assignment.Assignment:
+    """Each element with its copy (see array_pairs._identical)."""
+    return [(i, i, 1.0) for i in range(n)], [], []
+
+
+# -- one shape: generated functions -----------------------------------------------------------
+
+
+def _functions(k: int) -> tuple[Reader, Counter]:
+    found = _FACTORIES.get(k)
+    if found is None:
+        namespace: dict[str, Any] = {}
+        exec(compile(_source(k), "<jsonmatch pair counter>", "exec"), namespace)  # noqa: S102
+        found = _FACTORIES[k] = namespace["make"](_PLAIN, _TRUE, _FALSE, _MISSING)
+    return found
+
+
+def _source(k: int) -> str:
+    """The text of a factory ``make(...)`` returning ``read`` and ``count`` for k keys."""
+    xs = "".join(f"x{i}, " for i in range(k))
+    ys = "".join(f"y{i}, " for i in range(k))
+    lines = [
+        "def make(PLAIN, TRUE, FALSE, MISSING):",
+        "",
+        "    def read(elements, keys):",
+        f"        # each element an object of exactly these {k} keys, its values plain scalars",
+        f"        ({''.join(f'k{i}, ' for i in range(k))}) = keys",
+        "        rows = []",
+        "        for element in elements:",
+        f"            if type(element) is not dict or len(element) != {k}:",
+        "                return None",
+    ]
+    for i in range(k):
+        lines += [
+            f"            x{i} = element.get(k{i}, MISSING)",
+            f"            if type(x{i}) not in PLAIN:",
+            f"                if type(x{i}) is not bool:",
+            "                    return None",
+            f"                x{i} = TRUE if x{i} else FALSE",
+        ]
+    lines += [
+        f"            rows.append(({xs}))",
+        "        return rows",
+        "",
+        "    def count(rows_e, rows_a):",
+        "        # per pair, how many values are equal (a float: the sum of their scores of 1.0)",
+        "        return [[float(" + " + ".join(f"(x{i} == y{i})" for i in range(k)) + ")",
+        f"                 for ({ys}) in rows_a]",
+        f"                for ({xs}) in rows_e]",
+        "",
+        "    return read, count",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def counter_source(keys: tuple[str, ...]) -> str:
+    """The generated source of the functions that count the equal fields of elements with
+    ``keys`` (the text is the same for any k keys)."""
+    return f"# the pair counts of elements with keys {keys!r}\n" + _source(len(keys))
+
+
+# -- several shapes: sets of items ------------------------------------------------------------
+
+
+def _item_sets(elements: list[Any], fields: frozenset[str], known: frozenset[str] | None
+               ) -> list[frozenset[tuple[str, Any]]] | None:
+    """Each element's (key, value) items, values read as for counting; None when an element
+    is not an object, has a value that is not a plain scalar, or a key that is not a field
+    compared by equality. ``known``: on the actual side, the schema's keys (a key it does
+    not know stands in with a value that matches nothing: one hallucinated field)."""
+    out = []
+    for element in elements:
+        if type(element) is not dict:
+            return None
+        items = []
+        for key, value in element.items():
+            if key not in fields:
+                if known is None or key in known:
+                    return None
+                value = _UNKNOWN
+            elif type(value) not in _PLAIN:
+                if type(value) is not bool:
+                    return None
+                value = _TRUE if value else _FALSE
+            items.append((key, value))
+        out.append(frozenset(items))
+    return out
+
+
+def _set_scores(expected: list[dict[str, Any]], actual: list[dict[str, Any]],
+                sets_e: list[frozenset[tuple[str, Any]]], sets_a: list[frozenset[tuple[str, Any]]]
+                ) -> tuple[list[list[float]], float]:
+    """pair_scores.pair_matrix_small's rows and scale for these elements: when every element
+    has the same k fields, the counts with scale k; else each pair's F1 from its count and
+    the two elements' numbers of fields."""
+    keys = expected[0].keys()
+    if keys and all(element.keys() == keys for element in (*expected, *actual)):
+        return [[float(len(x & y)) for y in sets_a] for x in sets_e], float(len(keys))
+    return [[pair_value(float(len(x & y)), 0, len(x), len(y), "f1") for y in sets_a]
+            for x in sets_e], 1.0
