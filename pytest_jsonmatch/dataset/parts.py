@@ -9,9 +9,9 @@ Two steps, each a function of a chunk alone, so that any process can take any ch
 - :func:`score_part`: the chunk scored (:func:`~pytest_jsonmatch.dataset.scoring.score_chunk`)
   and made into report lines, its aggregates, and, for a baseline, each case's scores.
 
-A chunk arrives as a list of pairs, or :class:`Packed`: pickled once by the reading process,
-so that the same bytes go to the pair spool and to a worker, and from the spool to a worker
-again, without being unpickled and pickled on the way. Both steps first decode the records a
+A chunk arrives as a list of pairs, :class:`Packed` (pickled once by the reading process, for
+a worker), or a :class:`~pytest_jsonmatch.dataset.spans.Span` of two JSONL files, which the
+process handling it reads itself (only its gold records, to sketch). Both steps first decode the records a
 reader left :class:`~pytest_jsonmatch.dataset.undecoded.Undecoded`, in order (a pair's gold
 record, then its prediction), so that the first bad line in the chunk is the error, as it
 would have been where the files were read.
@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
+from ..engine.core.depth import SHALLOW
 from ..engine.core.errors import JsonMatchError
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
@@ -38,6 +39,7 @@ from ..reporting.report import case_dict
 from ..reporting.spool import json_line
 from .scoring import NO_PREDICTION, Pair, ScoreSettings, score_chunk
 from .sketch import SchemaSketch
+from .spans import Span, span_gold, span_pairs
 from .undecoded import RecordError, Undecoded, decoded
 
 
@@ -53,7 +55,7 @@ class Packed(NamedTuple):
     blob: bytes
 
 
-Chunk = Sequence[Pair] | Packed  # a chunk as it travels: listed, or pickled once
+Chunk = Sequence[Pair] | Packed | Span  # a chunk as it travels: listed, pickled once, or a span
 T = TypeVar("T")
 
 SCORED_TOGETHER = 64  # pairs in one score_records call (one configuration for them)
@@ -76,7 +78,10 @@ def _plain(value: Any) -> Any:
 
 
 def unpacked(chunk: Chunk) -> list[Pair]:
-    """The pairs of a chunk, listed or :class:`Packed`, each missing prediction NO_PREDICTION."""
+    """The pairs of a chunk, each missing prediction NO_PREDICTION (a span's read and
+    decoded)."""
+    if isinstance(chunk, Span):
+        return span_pairs(chunk)
     if isinstance(chunk, Packed):
         rows = pickle.loads(chunk.blob)  # noqa: S301 - the run's own (module docstring)
         return [Pair(case_id, _value(expected), _value(actual), where, file, line, missing)
@@ -125,6 +130,13 @@ def sketch_part(chunk: Chunk, metric: str, options: Mapping[str, Any]) -> Schema
     cfg = configure(metric_named(metric), dict(options))
     skip = cfg.is_skipped if cfg.skip_patterns else None
     sketch = SchemaSketch()
+    if isinstance(chunk, Span):  # the gold records alone, without the door where it can tell
+        for value, depth in span_gold(chunk):
+            if depth <= SHALLOW:
+                sketch.add_decoded(value, depth)
+            else:
+                sketch.add(value, skip)
+        return sketch
     for pair in _decoded(unpacked(chunk)):
         try:
             sketch.add(pair.expected, skip)
