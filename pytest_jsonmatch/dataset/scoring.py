@@ -101,13 +101,12 @@ def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings) -> Scored:
     for pair in pairs:
         outcome = results.get(id(pair), pair.missing or "no prediction")
         comparison = comparison_of(pair, outcome, settings)
-        case = case_result([comparison])
         out.comparisons.append(comparison)
-        out.cases.append(case)
+        out.cases.append(case_result([comparison]))
         out.outcomes.append(outcome)
-        # the engine's own field results: the same paths, statuses and scores as the records
-        out.aggregates.add_case_fields(case, outcome.fields if isinstance(outcome, MatchResult)
-                                       else ())
+    # the engine's own field results: the same paths, statuses and scores as the records
+    out.aggregates.add_cases((case, outcome.fields if isinstance(outcome, MatchResult) else ())
+                             for case, outcome in zip(out.cases, out.outcomes))
     return out
 
 
