@@ -254,13 +254,11 @@ def _score(source: Iterable[Chunk], count: int | None, settings: ScoreSettings, 
     try:
         for part in workers.map(score_part, source, settings, comparisons is not None, keep_cases):
             total.merge(part.aggregates)
-            for line in part.cases:
-                cases.append_line(line)
+            cases.append_lines(part.cases, part.count)
             if comparisons is not None:
-                for line in part.comparisons:
-                    comparisons.append_line(line)
+                comparisons.append_lines(part.comparisons, part.count)
             now.update(part.case_scores)
-            progress.advance(len(part.cases))
+            progress.advance(part.count)
     except GoldError as exc:
         raise InputError(str(exc)) from None
     finally:

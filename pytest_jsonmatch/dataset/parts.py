@@ -147,13 +147,16 @@ def sketch_part(chunk: Chunk, metric: str, options: Mapping[str, Any]) -> Schema
 
 @dataclass
 class Part:
-    """What a run keeps of a scored chunk: each case as a line of the report's case list,
-    each comparison as a line of its comparison list (when a report keeps them), each case's
-    scores by case id (when a baseline compares), and the chunk's aggregates."""
+    """What a run keeps of a scored chunk: its cases as lines of the report's case list,
+    its comparisons as lines of its comparison list (when a report keeps them), each line
+    JSON text ending in a newline, joined into one text (one string to hand back from a
+    worker and to write), each case's scores by case id (when a baseline compares), and the
+    chunk's aggregates."""
 
     aggregates: Aggregates
-    cases: list[str]
-    comparisons: list[str] = field(default_factory=list)
+    count: int = 0  # cases
+    cases: str = ""
+    comparisons: str = ""
     case_scores: dict[str, CaseScores] = field(default_factory=dict)
 
 
@@ -163,13 +166,16 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keep_comparisons: bool,
     group decoded just before it is scored: a longer chunk (a worker's) meets its errors in
     the order one process meets them, scoring the pairs read so far before it reads on."""
     pairs = unpacked(chunk)
-    part = Part(Aggregates(settings.group_by), [])
+    aggregates = Aggregates(settings.group_by)
+    cases: list[str] = []
+    comparisons: list[str] = []
+    part = Part(aggregates, len(pairs))
     for start in range(0, len(pairs), SCORED_TOGETHER):
         scored = score_chunk(_decoded(pairs[start:start + SCORED_TOGETHER]), settings)
-        part.aggregates.merge(scored.aggregates)
-        part.cases += [json_line(case_dict(case, settings.group_by)) for case in scored.cases]
+        aggregates.merge(scored.aggregates)
+        cases += [json_line(case_dict(case, settings.group_by)) for case in scored.cases]
         if keep_comparisons:  # each written from the engine's fields, once
-            part.comparisons += [
+            comparisons += [
                 comparison_line(c, outcome.fields, settings.values)
                 if isinstance(outcome, MatchResult) else json_line(c.to_dict())
                 for c, outcome in zip(scored.comparisons, scored.outcomes)]
@@ -177,4 +183,14 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keep_comparisons: bool,
             part.case_scores.update(
                 (case.case_id, case_scores(case, [comparison], settings.group_by))
                 for comparison, case in zip(scored.comparisons, scored.cases))
+    part.cases = _joined(cases)
+    part.comparisons = _joined(comparisons)
     return part
+
+
+def _joined(lines: list[str]) -> str:
+    """Lines as one text, each ending in a newline."""
+    if not lines:
+        return ""
+    lines.append("")
+    return "\n".join(lines)

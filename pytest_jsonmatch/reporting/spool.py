@@ -72,11 +72,18 @@ class Spool(TemporaryFile, Generic[_Item]):
         self.append_line(json_line(value))
 
     def append_line(self, line: str) -> None:
-        """Keep an object already written as :func:`json_line` text (by a worker process)."""
+        """Keep an object already written as :func:`json_line` text."""
         assert self._out is not None, "append to a closed spool"
         self._out.write(line)
         self._out.write("\n")
         self._count += 1
+
+    def append_lines(self, text: str, count: int) -> None:
+        """Keep ``count`` objects written as :func:`json_line` text, each line ending in a
+        newline, in one text (a worker's chunk)."""
+        assert self._out is not None, "append to a closed spool"
+        self._out.write(text)
+        self._count += count
 
     def __len__(self) -> int:
         return self._count
