@@ -11,10 +11,10 @@ Two steps, each a function of a chunk alone, so that any process can take any ch
 
 A chunk arrives as a list of pairs, :class:`Packed` (pickled once by the reading process, for
 a worker), or a :class:`~pytest_jsonmatch.dataset.spans.Span` of two JSONL files, which the
-process handling it reads itself (only its gold records, to sketch). Both steps first decode the records a
-reader left :class:`~pytest_jsonmatch.dataset.undecoded.Undecoded`, in order (a pair's gold
-record, then its prediction), so that the first bad line in the chunk is the error, as it
-would have been where the files were read.
+process handling it reads itself (only its gold records, to sketch). Both steps decode the
+records a reader left :class:`~pytest_jsonmatch.dataset.undecoded.Undecoded` in order (a
+pair's gold record, then its prediction) and handle the pairs before the first line that is
+not JSON before they raise its error, as one process reading the files meets them.
 
 Pickle is safe here: a Packed chunk is made by the run's own process from the pairs it read,
 and unpickled by that process or its workers only.
@@ -113,15 +113,20 @@ def call_in_worker(handle: Callable[..., T], chunk: Chunk, args: bytes) -> T:
     return handle(chunk, *_last_args[1])
 
 
-def _decoded(pairs: Sequence[Pair]) -> list[Pair]:
-    """``pairs`` with the lines a reader left undecoded decoded, in order."""
+def _decoded(pairs: Sequence[Pair]) -> tuple[list[Pair], RecordError | None]:
+    """``pairs`` with the lines a reader left undecoded decoded, in order, up to the first
+    line that is not JSON; and that line's error (None: every line decoded). The pairs
+    before it are handled before the error is raised, as where the files are read."""
     out = []
     for pair in pairs:
-        expected = decoded(pair.expected)
-        actual = decoded(pair.actual)
+        try:
+            expected = decoded(pair.expected)
+            actual = decoded(pair.actual)
+        except RecordError as exc:
+            return out, exc
         out.append(pair if expected is pair.expected and actual is pair.actual
                    else pair._replace(expected=expected, actual=actual))
-    return out
+    return out, None
 
 
 def sketch_part(chunk: Chunk, metric: str, options: Mapping[str, Any]) -> SchemaSketch:
@@ -137,11 +142,14 @@ def sketch_part(chunk: Chunk, metric: str, options: Mapping[str, Any]) -> Schema
             else:
                 sketch.add(value, skip)
         return sketch
-    for pair in _decoded(unpacked(chunk)):
+    pairs, error = _decoded(unpacked(chunk))
+    for pair in pairs:
         try:
             sketch.add(pair.expected, skip)
         except JsonMatchError as exc:
             raise RecordError(f"{pair.where}: {exc}") from None
+    if error is not None:
+        raise error
     return sketch
 
 
@@ -164,14 +172,16 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keep_comparisons: bool,
                keep_case_scores: bool) -> Part:
     """The chunk scored and made into a :class:`Part`, SCORED_TOGETHER pairs at a time, each
     group decoded just before it is scored: a longer chunk (a worker's) meets its errors in
-    the order one process meets them, scoring the pairs read so far before it reads on."""
+    the order one process meets them, scoring the pairs read before a line that is not JSON
+    before that line's error."""
     pairs = unpacked(chunk)
     aggregates = Aggregates(settings.group_by)
     cases: list[str] = []
     comparisons: list[str] = []
     part = Part(aggregates, len(pairs))
     for start in range(0, len(pairs), SCORED_TOGETHER):
-        scored = score_chunk(_decoded(pairs[start:start + SCORED_TOGETHER]), settings)
+        group, error = _decoded(pairs[start:start + SCORED_TOGETHER])
+        scored = score_chunk(group, settings)
         aggregates.merge(scored.aggregates)
         cases += [json_line(case_dict(case, settings.group_by)) for case in scored.cases]
         if keep_comparisons:  # each written from the engine's fields, once
@@ -183,6 +193,8 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keep_comparisons: bool,
             part.case_scores.update(
                 (case.case_id, case_scores(case, [comparison], settings.group_by))
                 for comparison, case in zip(scored.comparisons, scored.cases))
+        if error is not None:
+            raise error
     part.cases = _joined(cases)
     part.comparisons = _joined(comparisons)
     return part
