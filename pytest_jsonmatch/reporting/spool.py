@@ -99,18 +99,27 @@ class Spool(TemporaryFile, Generic[_Item]):
         """The kept objects written to ``fh`` as the items of a report's list, one an
         indented line (``\n    {...},\n    {...}\n  ``), copied a block at a time: the
         lines are JSON text without a newline, so each newline but the last becomes ``,``
-        and a newline and the indent."""
+        and a newline and the indent. A UTF-8 file whose newlines are written as they are
+        gets the spool's bytes (no text decoded and encoded again)."""
         if self._out is not None:
             self._out.flush()
-        with open(self.path, encoding="utf-8") as src:
-            fh.write("\n    ")
+        binary = _utf8_buffer(fh)
+        if binary is not None:
+            fh.flush()
+            self._copy_items(binary, "rb", b"\n", b",\n    ")
+        else:
+            self._copy_items(fh, "r", "\n", ",\n    ")
+
+    def _copy_items(self, fh: IO[Any], mode: str, newline: Any, between: Any) -> None:
+        with open(self.path, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as src:
+            fh.write(between[1:])  # the first item's newline and indent
             pending = False  # the block before ended with a line's newline
             while block := src.read(_COPIED):
                 if pending:
-                    fh.write(",\n    ")
-                pending = block.endswith("\n")
-                fh.write((block[:-1] if pending else block).replace("\n", ",\n    "))
-            fh.write("\n  ")
+                    fh.write(between)
+                pending = block.endswith(newline)
+                fh.write((block[:-1] if pending else block).replace(newline, between))
+            fh.write(between[1:-2])  # a newline and the list's indent
 
     def lines(self) -> Iterator[str]:
         """The kept objects as JSON text, one a line (newline removed)."""
@@ -119,6 +128,16 @@ class Spool(TemporaryFile, Generic[_Item]):
         with open(self.path, encoding="utf-8") as fh:
             for line in fh:
                 yield line.rstrip("\n")
+
+
+def _utf8_buffer(fh: IO[str]) -> IO[bytes] | None:
+    """The binary file under a UTF-8 text file that writes newlines as they are; None for
+    any other (a text buffer, another encoding, newlines translated to ``\r\n``)."""
+    buffer = getattr(fh, "buffer", None)
+    encoding = (getattr(fh, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    if buffer is None or encoding != "utf8" or os.linesep != "\n":
+        return None
+    return buffer  # type: ignore[no-any-return]
 
 
 def dump_streamed_report(fh: IO[str], head: Mapping[str, object], cases: Spool[CaseDict],
