@@ -117,7 +117,7 @@ def _decoded(pairs: Sequence[Pair]) -> tuple[list[Pair], RecordError | None]:
     """``pairs`` with the lines a reader left undecoded decoded, in order, up to the first
     line that is not JSON; and that line's error (None: every line decoded). The pairs
     before it are handled before the error is raised, as where the files are read."""
-    out = []
+    out: list[Pair] = []
     for pair in pairs:
         try:
             expected = decoded(pair.expected)

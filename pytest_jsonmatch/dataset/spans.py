@@ -17,6 +17,8 @@ reader's alone.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterator
 from itertools import zip_longest
 from typing import Any, NamedTuple
@@ -45,13 +47,13 @@ class FileRange(NamedTuple):
 
 
 class Span(NamedTuple):
-    """``count`` records of each file paired by position, the first of them case ``first``;
-    the field scored of each side (None: the whole record)."""
+    """``records`` records of each file paired by position, the first of them case
+    ``first``; the field scored of each side (None: the whole record)."""
 
     gold: FileRange
     pred: FileRange
     first: int
-    count: int
+    records: int
     gold_field: str | None = None
     pred_field: str | None = None
 
@@ -59,13 +61,10 @@ class Span(NamedTuple):
 def is_jsonl(path: str) -> bool:
     """Whether ``path`` is a regular file the streaming reader takes as JSONL (it does not
     start with ``[``, which makes it a file holding one array)."""
-    import os
-    import stat
-
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # before opening: a FIFO would block
+            return False
         with open(path, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return False
             head = fh.read(1 << 16)
     except OSError:
         return False
@@ -172,11 +171,11 @@ def _lines(part: FileRange) -> list[tuple[int, str]]:
 def span_pairs(span: Span) -> list[Pair]:
     """The span's pairs, decoded as the streaming reader decodes them (gold strictly)."""
     gold, pred = _lines(span.gold), _lines(span.pred)
-    if len(gold) != span.count or len(pred) != span.count:
+    if len(gold) != span.records or len(pred) != span.records:
         raise SpanError("a file changed while it was read")
     gold_path, pred_path = span.gold.path, span.pred.path
     out = []
-    for case, (g_line, g_text), (p_line, p_text) in zip(range(span.first, span.first + span.count),
+    for case, (g_line, g_text), (p_line, p_text) in zip(range(span.first, span.first + span.records),
                                                           gold, pred):
         where = f"{gold_path} line {g_line}"
         expected = decode_line(g_text, where, True)
@@ -200,7 +199,7 @@ def span_gold(span: Span) -> Iterator[tuple[Any, int]]:
     deeply it nests (its count of ``{`` and ``[``), decoded leniently: a key given twice
     is refused when the span is scored."""
     gold = _lines(span.gold)
-    if len(gold) != span.count:
+    if len(gold) != span.records:
         raise SpanError("a file changed while it was read")
     decode = LENIENT_JSON.decode
     for _, text in gold:

@@ -106,20 +106,11 @@ class Spool(TemporaryFile, Generic[_Item]):
         binary = _utf8_buffer(fh)
         if binary is not None:
             fh.flush()
-            self._copy_items(binary, "rb", b"\n", b",\n    ")
+            with open(self.path, "rb") as raw:
+                _copy_items(raw, binary, b"\n", b",\n    ")
         else:
-            self._copy_items(fh, "r", "\n", ",\n    ")
-
-    def _copy_items(self, fh: IO[Any], mode: str, newline: Any, between: Any) -> None:
-        with open(self.path, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as src:
-            fh.write(between[1:])  # the first item's newline and indent
-            pending = False  # the block before ended with a line's newline
-            while block := src.read(_COPIED):
-                if pending:
-                    fh.write(between)
-                pending = block.endswith(newline)
-                fh.write((block[:-1] if pending else block).replace(newline, between))
-            fh.write(between[1:-2])  # a newline and the list's indent
+            with open(self.path, encoding="utf-8") as text:
+                _copy_items(text, fh, "\n", ",\n    ")
 
     def lines(self) -> Iterator[str]:
         """The kept objects as JSON text, one a line (newline removed)."""
@@ -130,9 +121,22 @@ class Spool(TemporaryFile, Generic[_Item]):
                 yield line.rstrip("\n")
 
 
+def _copy_items(src: IO[Any], fh: IO[Any], newline: Any, between: Any) -> None:
+    """``src``'s lines written to ``fh`` as a report list's items (Spool.write_items), in
+    text or in bytes."""
+    fh.write(between[1:])  # the first item's newline and indent
+    pending = False  # the block before ended with a line's newline
+    while block := src.read(_COPIED):
+        if pending:
+            fh.write(between)
+        pending = block.endswith(newline)
+        fh.write((block[:-1] if pending else block).replace(newline, between))
+    fh.write(between[1:-2])  # a newline and the list's indent
+
+
 def _utf8_buffer(fh: IO[str]) -> IO[bytes] | None:
     """The binary file under a UTF-8 text file that writes newlines as they are; None for
-    any other (a text buffer, another encoding, newlines translated to ``\r\n``)."""
+    any other (a text buffer, another encoding, newlines written as CRLF)."""
     buffer = getattr(fh, "buffer", None)
     encoding = (getattr(fh, "encoding", None) or "").lower().replace("-", "").replace("_", "")
     if buffer is None or encoding != "utf8" or os.linesep != "\n":

@@ -7,6 +7,7 @@ refuses (SpanError, or the reader's own error), and then the streaming reader ru
 from __future__ import annotations
 
 import json
+import os
 import warnings
 
 import pytest
@@ -125,3 +126,10 @@ def test_a_span_sketch_is_the_sketch_of_its_gold_records_deep_ones_included(tmp_
         warnings.simplefilter("ignore", SchemaWarning)
         parts = [sketch_part(span, "field_f1", {}) for span in spans(gold, pred, 2)]
         assert SchemaSketch.merged(parts).schema() == SchemaSketch.of(records).schema()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this system")
+def test_a_fifo_is_not_opened_to_be_tested(tmp_path):
+    fifo = tmp_path / "pred.jsonl"
+    os.mkfifo(fifo)  # opening it would wait for a writer
+    assert not is_jsonl(str(fifo))
