@@ -218,7 +218,8 @@ class _Run:
                  keep_comparisons: bool, keep_cases: bool) -> None:
         self.tmp, self.workers, self.args = tmp, workers, args
         self.metric, self.threshold, self.options = metric, threshold, options
-        self.inferred, self.keep_comparisons, self.keep_cases = inferred, keep_comparisons, keep_cases
+        self.inferred = inferred
+        self.keep_comparisons, self.keep_cases = keep_comparisons, keep_cases
 
     def scored(self, source: Callable[[], Iterable[Chunk]], count: int | None
                ) -> tuple[Spool[CaseDict], Spool[ComparisonDict] | None, Aggregates,

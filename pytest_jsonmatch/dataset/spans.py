@@ -173,10 +173,10 @@ def span_pairs(span: Span) -> list[Pair]:
     gold, pred = _lines(span.gold), _lines(span.pred)
     if len(gold) != span.records or len(pred) != span.records:
         raise SpanError("a file changed while it was read")
-    gold_path, pred_path = span.gold.path, span.pred.path
+    gold_path = span.gold.path
     out = []
-    for case, (g_line, g_text), (p_line, p_text) in zip(range(span.first, span.first + span.records),
-                                                          gold, pred):
+    cases = range(span.first, span.first + span.records)
+    for case, (g_line, g_text), (_, p_text) in zip(cases, gold, pred):
         where = f"{gold_path} line {g_line}"
         expected = decode_line(g_text, where, True)
         actual = decode_line(p_text, "", False)
