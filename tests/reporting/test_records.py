@@ -129,11 +129,15 @@ def test_a_comparison_written_from_the_engine_fields_is_its_recorded_form(values
                                                          "hallucination"}
 
 
+@pytest.mark.parametrize("to_file", [False, True], ids=["text", "utf8-file"])
 @pytest.mark.parametrize("block", [1, 7, 64, 1 << 18])
-def test_a_spool_copied_into_a_report_a_block_at_a_time(tmp_path, monkeypatch, block: int) -> None:
+def test_a_spool_copied_into_a_report_a_block_at_a_time(tmp_path, monkeypatch, block: int,
+                                                        to_file: bool) -> None:
     """Spool.write_items gives a report's list (each item on an indented line, commas
     between) whatever the blocks it copies: cut inside a line, right after a newline
-    (block 1: every character a block), or the whole spool at once."""
+    (block 1: every byte or character a block, a UTF-8 character cut too), or the whole
+    spool at once; into a text buffer, or as bytes into a UTF-8 file after what was
+    written to it as text."""
     from pytest_jsonmatch.reporting import spool as spool_module
 
     monkeypatch.setattr(spool_module, "_COPIED", block)
@@ -141,8 +145,16 @@ def test_a_spool_copied_into_a_report_a_block_at_a_time(tmp_path, monkeypatch, b
     with spool_module.Spool[dict](str(tmp_path)) as kept:  # type: ignore[type-var]
         for item in items:
             kept.append(item)
-        out = io.StringIO()
-        kept.write_items(out)
+        if to_file:
+            with open(tmp_path / "report.json", "w", encoding="utf-8") as fh:
+                fh.write("[")
+                kept.write_items(fh)
+                fh.write("]")
+            written = (tmp_path / "report.json").read_text(encoding="utf-8")[1:-1]
+        else:
+            out = io.StringIO()
+            kept.write_items(out)
+            written = out.getvalue()
     lines = [json.dumps(item, ensure_ascii=False) for item in items]
-    assert out.getvalue() == "\n    " + ",\n    ".join(lines) + "\n  "
-    assert json.loads("[" + out.getvalue() + "]") == items
+    assert written == "\n    " + ",\n    ".join(lines) + "\n  "
+    assert json.loads("[" + written + "]") == items
