@@ -33,11 +33,41 @@ def comparison_line(comparison: Comparison, fields: Sequence[FieldResult], mode:
     """``json_line(comparison_dict(comparison, fields, mode))`` (see the module docstring)."""
     if mode == "none":  # no values: one json.dumps of the whole entry is quicker
         return json_line(comparison_dict(comparison, fields, mode))
+    plain = _plain_entry(comparison, _fields_text(fields, mode))
+    if plain is not None:
+        return plain
     entry = comparison.to_dict()
     entry["fields"] = []
     # The first '"fields": []' of the entry's text is its key: the keys before it hold
     # numbers and strings, and a string's own quotes are escaped.
     return json_line(entry).replace('"fields": []', f'"fields": [{_fields_text(fields, mode)}]', 1)
+
+
+def _plain_entry(c: Comparison, fields: str) -> str | None:
+    """A dataset comparison's line as ``json_line`` writes ``c.to_dict()`` with ``fields``
+    its fields' text, when the entry holds only strings, whole numbers and finite floats
+    and no pairings, floors, call, cut, target or conformance (a dataset's usual entry);
+    else None."""
+    if (c.pairings or c.floor_failures or c.call is not None or c.truncated is not None
+            or c.target or c.conformance is not None):
+        return None
+    numbers = (c.score, c.threshold, c.precision, c.recall, c.f1)
+    strings = (c.case_id, c.nodeid, c.metric, c.status.value, c.error, c.file, c.source,
+               c.recording)
+    if (any(type(x) is not float or x - x != 0.0 for x in numbers)
+            or any(type(x) is not str for x in strings)
+            or type(c.seq) is not int or type(c.repeat) is not int
+            or not (c.line is None or type(c.line) is int)):
+        return None
+    case_id, nodeid, metric, status, error, file, source, recording = map(_encode_str, strings)
+    score, threshold, precision, recall, f1 = map(float.__repr__, numbers)
+    line = "null" if c.line is None else int.__repr__(c.line)
+    return (f'{{"case_id": {case_id}, "nodeid": {nodeid}, "seq": {int.__repr__(c.seq)}, '
+            f'"repeat": {int.__repr__(c.repeat)}, "metric": {metric}, "status": {status}, '
+            f'"score": {score}, "threshold": {threshold}, "precision": {precision}, '
+            f'"recall": {recall}, "f1": {f1}, "error": {error}, "file": {file}, '
+            f'"line": {line}, "fields": [{fields}], "pairings": [], "floor_failures": [], '
+            f'"source": {source}, "recording": {recording}}}')
 
 
 def _fields_text(fields: Sequence[FieldResult], mode: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import pickle
+from dataclasses import replace
 
 import pytest
 
@@ -158,3 +159,35 @@ def test_a_spool_copied_into_a_report_a_block_at_a_time(tmp_path, monkeypatch, b
     lines = [json.dumps(item, ensure_ascii=False) for item in items]
     assert written == "\n    " + ",\n    ".join(lines) + "\n  "
     assert json.loads("[" + written + "]") == items
+
+
+@pytest.mark.parametrize("extra", [
+    {},
+    {"line": 12, "file": 'data\\\\gold "v2".jsonl', "error": "", "seq": 3, "repeat": 1},
+    {"case_id": "ünï \u2028 \"q\"", "nodeid": "n\ttab", "recording": "stale", "source": "live"},
+    {"pairings": (("items", 0, 1, 0.5),)},  # written by the dict, as before
+    {"score": float("inf")},  # not JSON: the dict's path refuses it
+])
+def test_a_plain_comparison_line_is_the_entry_json_writes(extra) -> None:
+    """A dataset comparison's line written from a template (strings, whole numbers and
+    finite floats, nothing optional) is the bytes ``json_line(comparison_dict(...))``
+    writes; any other entry takes the dict."""
+    from pytest_jsonmatch import match_json
+    from pytest_jsonmatch.reporting.comparison_lines import comparison_line
+    from pytest_jsonmatch.reporting.records import comparison_dict
+    from pytest_jsonmatch.reporting.spool import json_line
+
+    result = match_json({"a": "x", "b": 2.5, "c": None}, {"a": "y", "b": 2.5, "d": True},
+                        "field_f1")
+    bare = Comparison.of_result(result, case_id="7", nodeid="7", threshold=0.9, passed=False,
+                                values=None)
+    bare = replace(bare, **extra)
+    if "score" in extra:
+        with pytest.raises(ValueError):
+            json_line(comparison_dict(bare, result.fields, "short"))
+        with pytest.raises(ValueError):
+            comparison_line(bare, result.fields, "short")
+        return
+    line = comparison_line(bare, result.fields, "short")
+    assert line == json_line(comparison_dict(bare, result.fields, "short"))
+    assert json.loads(line)["fields"][0]["expected"] == "y"
