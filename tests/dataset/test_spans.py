@@ -49,7 +49,7 @@ def _spanned(gold: str, pred: str, size: int, **fields) -> list:
     return [pair for span in spans(gold, pred, size, **fields) for pair in span_pairs(span)]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(records=st.lists(st.dictionaries(st.sampled_from(["a", "b"]), VALUES, min_size=1),
                         max_size=12),
        data=st.data(), size=st.integers(1, 5))
