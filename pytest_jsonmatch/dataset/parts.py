@@ -34,8 +34,7 @@ from ..engine.metrics.base import configure
 from ..reporting.aggregate import Aggregates
 from ..reporting.baseline import CaseScores, case_scores
 from ..engine.results.field_results import MatchResult
-from ..reporting.comparison_lines import comparison_line
-from ..reporting.report import case_dict
+from ..reporting.comparison_lines import case_line, comparison_line
 from ..reporting.spool import json_line
 from .scoring import NO_PREDICTION, Pair, ScoreSettings, score_chunk
 from .sketch import SchemaSketch
@@ -183,7 +182,7 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keep_comparisons: bool,
         group, error = _decoded(pairs[start:start + SCORED_TOGETHER])
         scored = score_chunk(group, settings)
         aggregates.merge(scored.aggregates)
-        cases += [json_line(case_dict(case, settings.group_by)) for case in scored.cases]
+        cases += [case_line(case, settings.group_by) for case in scored.cases]
         if keep_comparisons:  # each written from the engine's fields, once
             comparisons += [
                 comparison_line(c, outcome.fields, settings.values)

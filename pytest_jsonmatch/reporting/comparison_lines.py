@@ -1,4 +1,5 @@
-"""A dataset's comparisons written as report lines, straight from the engine's field results.
+"""A dataset's comparisons (and cases) written as report lines, straight from the engine's
+field results.
 
 A dataset's JSON report holds every comparison with every field (10,000 invoices: 260,000
 fields, most of the report's 44 MB). :func:`comparison_line` writes one comparison's line as
@@ -18,7 +19,9 @@ from typing import Any
 
 from ..engine.core.values import MISSING
 from ..engine.results.field_results import FieldResult
+from .aggregate import CaseResult, group_key
 from .records import VALUE_LIMIT, Comparison, _field_dict, _kept_fields, comparison_dict
+from .report import case_dict
 from .spool import json_line
 
 _encode_str = json.encoder.encode_basestring  # what json.dumps(..., ensure_ascii=False) uses
@@ -123,3 +126,29 @@ def _text(value: Any) -> str | None:
 
 
 _LONG_INT = 10**200
+
+
+def case_line(case: CaseResult, group_by: str) -> str:
+    """``json_line(case_dict(case, group_by))``: from a template when the case holds only
+    strings, whole numbers and finite floats and nothing optional (no answer cut, none
+    checked against a schema, no named target), a dataset's usual case; else by the dict."""
+    if case.truncated or case.checked or case.target:
+        return json_line(case_dict(case, group_by))
+    numbers = (case.threshold, case.mean, case.low, case.high, case.precision, case.recall,
+               case.f1)
+    group = group_key(case, group_by)
+    strings = (case.case_id, case.metric, case.status.value, case.error, case.file, group)
+    if (any(type(x) is not float or x - x != 0.0 for x in numbers)
+            or any(type(x) is not str for x in strings)
+            or type(case.runs) is not int or type(case.passed_runs) is not int
+            or not (case.line is None or type(case.line) is int)):
+        return json_line(case_dict(case, group_by))
+    case_id, metric, status, error, file, group = map(_encode_str, strings)
+    threshold, mean, low, high, precision, recall, f1 = map(float.__repr__, numbers)
+    line = "null" if case.line is None else int.__repr__(case.line)
+    return (f'{{"case_id": {case_id}, "metric": {metric}, "status": {status}, '
+            f'"threshold": {threshold}, "runs": {int.__repr__(case.runs)}, '
+            f'"mean_score": {mean}, "min_score": {low}, "max_score": {high}, '
+            f'"passed_runs": {int.__repr__(case.passed_runs)}, "precision": {precision}, '
+            f'"recall": {recall}, "f1": {f1}, "file": {file}, "line": {line}, '
+            f'"error": {error}, "group": {group}}}')

@@ -191,3 +191,30 @@ def test_a_plain_comparison_line_is_the_entry_json_writes(extra) -> None:
     line = comparison_line(bare, result.fields, "short")
     assert line == json_line(comparison_dict(bare, result.fields, "short"))
     assert json.loads(line)["fields"][0]["expected"] == "y"
+
+
+@pytest.mark.parametrize("group_by", ["metric", "file", "folder"])
+@pytest.mark.parametrize("extra", [
+    {},
+    {"line": None, "error": 'gold "é"\n\u2028', "status": Status.ERROR, "low": -0.0},
+    {"file": "a\\\\b/c.jsonl", "case_id": "ü", "passed_runs": 0, "runs": 2},
+    {"truncated": 1},  # the optional keys: written by the dict, as before
+    {"checked": 1, "valid": 1},
+    {"target": "cheap"},
+    {"threshold": 1},  # an int is written as the dict writes it
+])
+def test_a_case_line_is_the_case_json_writes(extra, group_by) -> None:
+    """A dataset case's line written from a template is the bytes
+    ``json_line(case_dict(...))`` writes, for every grouping; any other case takes the
+    dict."""
+    from pytest_jsonmatch.reporting.aggregate import CaseResult
+    from pytest_jsonmatch.reporting.comparison_lines import case_line
+    from pytest_jsonmatch.reporting.report import case_dict
+    from pytest_jsonmatch.reporting.spool import json_line
+
+    case = CaseResult("12", "field_f1", 0.9, PASSED, 1, 0.75, 0.5, 1.0, 1, 0.8, 0.7,
+                      0.7466666666666667, "data/gold.jsonl", 12, "")
+    case = replace(case, **extra)
+    assert case_line(case, group_by) == json_line(case_dict(case, group_by))
+    with pytest.raises(ValueError):  # not JSON: refused on either path
+        case_line(replace(case, mean=float("nan")), group_by)
