@@ -57,10 +57,7 @@ def _plain_entry(c: Comparison, fields: str) -> str | None:
     numbers = (c.score, c.threshold, c.precision, c.recall, c.f1)
     strings = (c.case_id, c.nodeid, c.metric, c.status.value, c.error, c.file, c.source,
                c.recording)
-    if (any(type(x) is not float or x - x != 0.0 for x in numbers)
-            or any(type(x) is not str for x in strings)
-            or type(c.seq) is not int or type(c.repeat) is not int
-            or not (c.line is None or type(c.line) is int)):
+    if not _plain(numbers, strings, (c.seq, c.repeat), c.line):
         return None
     case_id, nodeid, metric, status, error, file, source, recording = map(_encode_str, strings)
     score, threshold, precision, recall, f1 = map(float.__repr__, numbers)
@@ -128,6 +125,16 @@ def _text(value: Any) -> str | None:
 _LONG_INT = 10**200
 
 
+def _plain(floats: tuple[Any, ...], strings: tuple[Any, ...], ints: tuple[Any, ...],
+           line: Any) -> bool:
+    """Whether a template writes these values as ``json`` does: finite floats, strings,
+    whole numbers (not booleans), and a line that is a whole number or None."""
+    return (all(type(x) is float and x - x == 0.0 for x in floats)
+            and all(type(x) is str for x in strings)
+            and all(type(x) is int for x in ints)
+            and (line is None or type(line) is int))
+
+
 def case_line(case: CaseResult, group_by: str) -> str:
     """``json_line(case_dict(case, group_by))``: from a template when the case holds only
     strings, whole numbers and finite floats and nothing optional (no answer cut, none
@@ -138,10 +145,7 @@ def case_line(case: CaseResult, group_by: str) -> str:
                case.f1)
     group = group_key(case, group_by)
     strings = (case.case_id, case.metric, case.status.value, case.error, case.file, group)
-    if (any(type(x) is not float or x - x != 0.0 for x in numbers)
-            or any(type(x) is not str for x in strings)
-            or type(case.runs) is not int or type(case.passed_runs) is not int
-            or not (case.line is None or type(case.line) is int)):
+    if not _plain(numbers, strings, (case.runs, case.passed_runs), case.line):
         return json_line(case_dict(case, group_by))
     case_id, metric, status, error, file, group = map(_encode_str, strings)
     threshold, mean, low, high, precision, recall, f1 = map(float.__repr__, numbers)
