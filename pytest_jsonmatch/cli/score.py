@@ -1,11 +1,17 @@
 """``jsonmatch score GOLD PRED``: a dataset scored record by record, as it streams.
 
-Records are paired (record_pairs.py), scored a chunk at a time here or in worker processes
-(parallel.py; dataset/parts.py), and each chunk's aggregates are merged into the run's. Cases
-and comparisons go to spool files as they come, never all into memory; the report, the gates
-and the renderings are made from the merged aggregates and the spools at the end. The files
-are read once: when the schema must first be inferred from every gold record, the pairs wait
-in a spool until it is (pair_spool.py), each chunk's sketch made as it is read.
+Two JSONL files paired by position are cut into spans (dataset/spans.py: where every 256th
+record starts), each read, decoded, paired and scored by the process that takes it, here or
+a worker (parallel.py; dataset/parts.py). Other inputs (folders, arrays, pairing by id) are
+read and paired here (record_pairs.py) and sent in chunks. Each chunk's aggregates are merged
+into the run's; cases and comparisons go to spool files as they come, never all into memory;
+the report, the gates and the renderings are made from the merged aggregates and the spools
+at the end. When the schema must first be inferred from every gold record, the chunks are
+read twice: their gold records sketched, then scored.
+
+Should the spans fail anywhere (a line that is not JSON, files of different lengths), the run
+starts again on the streaming reader, which meets the error where it always did and names
+it: file, line and message do not depend on the path taken, nor on -j N.
 """
 
 from __future__ import annotations
@@ -15,10 +21,12 @@ import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from ..dataset import GoldError, SchemaSketch, ScoreSettings
 from ..dataset.parts import Chunk, score_part, sketch_part
+from ..dataset.spans import Span, is_jsonl, spans
 from ..engine.core.errors import JsonMatchError
 from ..reporting.aggregate import GROUP_BY, Aggregates
 from ..reporting.baseline import BaselineError, CaseScores, compare, load_baseline
@@ -39,8 +47,7 @@ from .options import (
     whole_number,
 )
 from .output import FORMATS, emit
-from .pair_spool import PairSpool
-from .parallel import Workers
+from .parallel import WORKER_CHUNK, Workers
 from .progress import Progress
 from .record_pairs import Leftovers, PairingSettings, pairs
 
@@ -119,25 +126,28 @@ def run(args: argparse.Namespace) -> int:
                               args.pred_field)
     keep_comparisons = bool(args.report) or args.format in ("json", "html")
     with tempfile.TemporaryDirectory(prefix="jsonmatch-score-") as tmp, \
-            Spool[CaseDict](tmp) as cases, Spool[ComparisonDict](tmp) as comparisons, \
-            Workers(args.jobs) as workers, \
-            contextlib.ExitStack() as stack:
+            Workers(args.jobs) as workers, contextlib.ExitStack() as stack:
         leftovers = Leftovers()
-        source: Iterable[Chunk] = workers.chunks(pairs(pairing, leftovers,
-                                                       undecoded=workers.parallel))
-        if cfg.schema_driven and "schema" not in options:
-            spooled = stack.enter_context(PairSpool(tmp))  # only when the schema is inferred
-            sketches = workers.map(sketch_part, spooled.keeping(source), metric, options)
-            options["schema"] = SchemaSketch.merged(sketches).schema()
-            options["conformance"] = False  # a schema inferred from gold is no answer's contract
-            source = spooled
-        settings = ScoreSettings(metric, threshold, options, args.values, args.group_by,
-                                 keep_fields=baseline is not None,
-                                 invalid_fails=args.invalid_fails)
-        total, now = _score(source, count_records(pairing.gold) if sys.stderr.isatty() else None,
-                            settings, workers, cases,
-                            comparisons if keep_comparisons else None,
-                            keep_cases=baseline is not None)
+        scoring = _Run(tmp, workers, args, metric, threshold, options,
+                       inferred=cfg.schema_driven and "schema" not in options,
+                       keep_comparisons=keep_comparisons, keep_cases=baseline is not None)
+        count = count_records(pairing.gold) if sys.stderr.isatty() else None
+        scored = None
+        if pairing.id_field is None and is_jsonl(pairing.gold) and is_jsonl(pairing.pred):
+            found = spans(pairing.gold, pairing.pred, WORKER_CHUNK, pairing.gold_field,
+                          pairing.pred_field)
+            try:
+                scored = scoring.scored(_Replayed(found), count)
+            except Exception:  # noqa: BLE001 - told exactly by the streaming reader, below
+                scored = None
+        if scored is None:
+            scored = scoring.scored(lambda: workers.chunks(pairs(pairing, leftovers,
+                                                                 undecoded=workers.parallel)),
+                                    count)
+        cases, comparisons, total, now = scored
+        stack.enter_context(cases)
+        if comparisons is not None:
+            stack.enter_context(comparisons)
         summary = total.summary()
         against = compare(now, baseline) if baseline is not None and summary.count else None
         verdict = judge(summary, gates, against)
@@ -146,15 +156,14 @@ def run(args: argparse.Namespace) -> int:
             verdict.warnings.insert(0, warning)
         head = report_head(summary, verdict, against,
                            run_info(["jsonmatch", *recorded_command(args)], os.getcwd()))
-        kept = comparisons if keep_comparisons else None
         if args.report:
             try:
-                write_streamed_report(args.report, head, cases, kept)
+                write_streamed_report(args.report, head, cases, comparisons)
             except OSError as exc:
                 raise InputError(f"{args.report}: cannot write: {exc.strerror or exc}") from None
-        report: Report = {**head, "cases": cases, "comparisons": kept or []}
+        report: Report = {**head, "cases": cases, "comparisons": comparisons or []}
         emit(report, args.format, args.output, verbose=args.verbose, color_choice=args.color,
-             spools=(cases, kept))
+             spools=(cases, comparisons))
         if args.report:
             print(f"report written to {args.report}", file=sys.stderr)
     return 0 if verdict.passed else 1
@@ -184,6 +193,58 @@ def _is_jobs_flag(token: str) -> bool:
     return len(token) >= 3 and "--jobs".startswith(token)
 
 
+class _Replayed:
+    """A source of spans read as the scan finds them, then again from what was kept (a few
+    numbers a span)."""
+
+    def __init__(self, found: Iterator[Span]) -> None:
+        self.found, self.kept, self.done = found, list[Span](), False
+
+    def __call__(self) -> Iterator[Span]:
+        return iter(self.kept) if self.done else self._first()
+
+    def _first(self) -> Iterator[Span]:
+        for span in self.found:
+            self.kept.append(span)
+            yield span
+        self.done = True
+
+
+class _Run:
+    """How a run scores its chunks: the settings it was given, its workers and its folder."""
+
+    def __init__(self, tmp: str, workers: Workers, args: argparse.Namespace, metric: str,
+                 threshold: float, options: dict[str, Any], inferred: bool,
+                 keep_comparisons: bool, keep_cases: bool) -> None:
+        self.tmp, self.workers, self.args = tmp, workers, args
+        self.metric, self.threshold, self.options = metric, threshold, options
+        self.inferred = inferred
+        self.keep_comparisons, self.keep_cases = keep_comparisons, keep_cases
+
+    def scored(self, source: Callable[[], Iterable[Chunk]], count: int | None
+               ) -> tuple[Spool[CaseDict], Spool[ComparisonDict] | None, Aggregates,
+                          dict[str, CaseScores]]:
+        """The chunks of ``source()`` scored (read twice when the schema is first inferred
+        from every gold record): the spools of cases and comparisons, the aggregates and
+        each case's scores (for a baseline). The spools are removed should it fail."""
+        options = dict(self.options)
+        if self.inferred:
+            sketches = self.workers.map(sketch_part, source(), self.metric, options)
+            options["schema"] = SchemaSketch.merged(sketches).schema()
+            options["conformance"] = False  # a schema inferred from gold is no answer's contract
+        args = self.args
+        settings = ScoreSettings(self.metric, self.threshold, options, args.values, args.group_by,
+                                 keep_fields=self.keep_cases, invalid_fails=args.invalid_fails)
+        with contextlib.ExitStack() as spools:
+            cases: Spool[CaseDict] = spools.enter_context(Spool(self.tmp))
+            comparisons: Spool[ComparisonDict] | None = (
+                spools.enter_context(Spool(self.tmp)) if self.keep_comparisons else None)
+            total, now = _score(source(), count, settings, self.workers, cases, comparisons,
+                                self.keep_cases)
+            spools.pop_all()  # kept: the caller closes them
+        return cases, comparisons, total, now
+
+
 def _score(source: Iterable[Chunk], count: int | None, settings: ScoreSettings, workers: Workers,
            cases: Spool[CaseDict], comparisons: Spool[ComparisonDict] | None, keep_cases: bool
            ) -> tuple[Aggregates, dict[str, CaseScores]]:
@@ -194,13 +255,11 @@ def _score(source: Iterable[Chunk], count: int | None, settings: ScoreSettings, 
     try:
         for part in workers.map(score_part, source, settings, comparisons is not None, keep_cases):
             total.merge(part.aggregates)
-            for line in part.cases:
-                cases.append_line(line)
+            cases.append_lines(part.cases, part.count)
             if comparisons is not None:
-                for line in part.comparisons:
-                    comparisons.append_line(line)
+                comparisons.append_lines(part.comparisons, part.count)
             now.update(part.case_scores)
-            progress.advance(len(part.cases))
+            progress.advance(part.count)
     except GoldError as exc:
         raise InputError(str(exc)) from None
     finally:

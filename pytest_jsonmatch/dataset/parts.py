@@ -9,12 +9,12 @@ Two steps, each a function of a chunk alone, so that any process can take any ch
 - :func:`score_part`: the chunk scored (:func:`~pytest_jsonmatch.dataset.scoring.score_chunk`)
   and made into report lines, its aggregates, and, for a baseline, each case's scores.
 
-A chunk arrives as a list of pairs, or :class:`Packed`: pickled once by the reading process,
-so that the same bytes go to the pair spool and to a worker, and from the spool to a worker
-again, without being unpickled and pickled on the way. Both steps first decode the records a
-reader left :class:`~pytest_jsonmatch.dataset.undecoded.Undecoded`, in order (a pair's gold
-record, then its prediction), so that the first bad line in the chunk is the error, as it
-would have been where the files were read.
+A chunk arrives as a list of pairs, :class:`Packed` (pickled once by the reading process, for
+a worker), or a :class:`~pytest_jsonmatch.dataset.spans.Span` of two JSONL files, which the
+process handling it reads itself (only its gold records, to sketch). Both steps decode the
+records a reader left :class:`~pytest_jsonmatch.dataset.undecoded.Undecoded` in order (a
+pair's gold record, then its prediction) and handle the pairs before the first line that is
+not JSON before they raise its error, as one process reading the files meets them.
 
 Pickle is safe here: a Packed chunk is made by the run's own process from the pairs it read,
 and unpickled by that process or its workers only.
@@ -27,17 +27,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
+from ..engine.core.depth import SHALLOW
 from ..engine.core.errors import JsonMatchError
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
 from ..reporting.aggregate import Aggregates
 from ..reporting.baseline import CaseScores, case_scores
 from ..engine.results.field_results import MatchResult
-from ..reporting.comparison_lines import comparison_line
-from ..reporting.report import case_dict
+from ..reporting.comparison_lines import case_line, comparison_line
 from ..reporting.spool import json_line
 from .scoring import NO_PREDICTION, Pair, ScoreSettings, score_chunk
 from .sketch import SchemaSketch
+from .spans import Span, span_gold, span_pairs
 from .undecoded import RecordError, Undecoded, decoded
 
 
@@ -53,7 +54,7 @@ class Packed(NamedTuple):
     blob: bytes
 
 
-Chunk = Sequence[Pair] | Packed  # a chunk as it travels: listed, or pickled once
+Chunk = Sequence[Pair] | Packed | Span  # a chunk as it travels: listed, pickled once, or a span
 T = TypeVar("T")
 
 SCORED_TOGETHER = 64  # pairs in one score_records call (one configuration for them)
@@ -76,7 +77,10 @@ def _plain(value: Any) -> Any:
 
 
 def unpacked(chunk: Chunk) -> list[Pair]:
-    """The pairs of a chunk, listed or :class:`Packed`, each missing prediction NO_PREDICTION."""
+    """The pairs of a chunk, each missing prediction NO_PREDICTION (a span's read and
+    decoded)."""
+    if isinstance(chunk, Span):
+        return span_pairs(chunk)
     if isinstance(chunk, Packed):
         rows = pickle.loads(chunk.blob)  # noqa: S301 - the run's own (module docstring)
         return [Pair(case_id, _value(expected), _value(actual), where, file, line, missing)
@@ -108,15 +112,20 @@ def call_in_worker(handle: Callable[..., T], chunk: Chunk, args: bytes) -> T:
     return handle(chunk, *_last_args[1])
 
 
-def _decoded(pairs: Sequence[Pair]) -> list[Pair]:
-    """``pairs`` with the lines a reader left undecoded decoded, in order."""
-    out = []
+def _decoded(pairs: Sequence[Pair]) -> tuple[list[Pair], RecordError | None]:
+    """``pairs`` with the lines a reader left undecoded decoded, in order, up to the first
+    line that is not JSON; and that line's error (None: every line decoded). The pairs
+    before it are handled before the error is raised, as where the files are read."""
+    out: list[Pair] = []
     for pair in pairs:
-        expected = decoded(pair.expected)
-        actual = decoded(pair.actual)
+        try:
+            expected = decoded(pair.expected)
+            actual = decoded(pair.actual)
+        except RecordError as exc:
+            return out, exc
         out.append(pair if expected is pair.expected and actual is pair.actual
                    else pair._replace(expected=expected, actual=actual))
-    return out
+    return out, None
 
 
 def sketch_part(chunk: Chunk, metric: str, options: Mapping[str, Any]) -> SchemaSketch:
@@ -125,23 +134,36 @@ def sketch_part(chunk: Chunk, metric: str, options: Mapping[str, Any]) -> Schema
     cfg = configure(metric_named(metric), dict(options))
     skip = cfg.is_skipped if cfg.skip_patterns else None
     sketch = SchemaSketch()
-    for pair in _decoded(unpacked(chunk)):
+    if isinstance(chunk, Span):  # the gold records alone, without the door where it can tell
+        for value, depth in span_gold(chunk):
+            if depth <= SHALLOW:
+                sketch.add_decoded(value, depth)
+            else:
+                sketch.add(value, skip)
+        return sketch
+    pairs, error = _decoded(unpacked(chunk))
+    for pair in pairs:
         try:
             sketch.add(pair.expected, skip)
         except JsonMatchError as exc:
             raise RecordError(f"{pair.where}: {exc}") from None
+    if error is not None:
+        raise error
     return sketch
 
 
 @dataclass
 class Part:
-    """What a run keeps of a scored chunk: each case as a line of the report's case list,
-    each comparison as a line of its comparison list (when a report keeps them), each case's
-    scores by case id (when a baseline compares), and the chunk's aggregates."""
+    """What a run keeps of a scored chunk: its cases as lines of the report's case list,
+    its comparisons as lines of its comparison list (when a report keeps them), each line
+    JSON text ending in a newline, joined into one text (one string to hand back from a
+    worker and to write), each case's scores by case id (when a baseline compares), and the
+    chunk's aggregates."""
 
     aggregates: Aggregates
-    cases: list[str]
-    comparisons: list[str] = field(default_factory=list)
+    count: int = 0  # cases
+    cases: str = ""
+    comparisons: str = ""
     case_scores: dict[str, CaseScores] = field(default_factory=dict)
 
 
@@ -149,16 +171,21 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keep_comparisons: bool,
                keep_case_scores: bool) -> Part:
     """The chunk scored and made into a :class:`Part`, SCORED_TOGETHER pairs at a time, each
     group decoded just before it is scored: a longer chunk (a worker's) meets its errors in
-    the order one process meets them, scoring the pairs read so far before it reads on."""
+    the order one process meets them, scoring the pairs read before a line that is not JSON
+    before that line's error."""
     pairs = unpacked(chunk)
-    part = Part(Aggregates(settings.group_by), [])
+    aggregates = Aggregates(settings.group_by)
+    cases: list[str] = []
+    comparisons: list[str] = []
+    part = Part(aggregates, len(pairs))
     for start in range(0, len(pairs), SCORED_TOGETHER):
-        scored = score_chunk(_decoded(pairs[start:start + SCORED_TOGETHER]), settings,
+        group, error = _decoded(pairs[start:start + SCORED_TOGETHER])
+        scored = score_chunk(group, settings,
                              counted=not keep_comparisons and not settings.keep_fields)
-        part.aggregates.merge(scored.aggregates)
-        part.cases += [json_line(case_dict(case, settings.group_by)) for case in scored.cases]
+        aggregates.merge(scored.aggregates)
+        cases += [case_line(case, settings.group_by) for case in scored.cases]
         if keep_comparisons:  # each written from the engine's fields, once
-            part.comparisons += [
+            comparisons += [
                 comparison_line(c, outcome.fields, settings.values)
                 if isinstance(outcome, MatchResult) else json_line(c.to_dict())
                 for c, outcome in zip(scored.comparisons, scored.outcomes)]
@@ -166,4 +193,16 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keep_comparisons: bool,
             part.case_scores.update(
                 (case.case_id, case_scores(case, [comparison], settings.group_by))
                 for comparison, case in zip(scored.comparisons, scored.cases))
+        if error is not None:
+            raise error
+    part.cases = _joined(cases)
+    part.comparisons = _joined(comparisons)
     return part
+
+
+def _joined(lines: list[str]) -> str:
+    """Lines as one text, each ending in a newline."""
+    if not lines:
+        return ""
+    lines.append("")
+    return "\n".join(lines)

@@ -115,10 +115,9 @@ def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings, counted: bool = 
     if tallies is not None and len({group_key(c, settings.group_by) for c in out.cases}) <= 1:
         out.aggregates.add_tallied_cases(out.cases, tallies)
         return out
-    for case, outcome in zip(out.cases, out.outcomes):
-        # the engine's own field results: the same paths, statuses and scores as the records
-        out.aggregates.add_case_fields(case, outcome.fields if isinstance(outcome, MatchResult)
-                                       else ())
+    # the engine's own field results: the same paths, statuses and scores as the records
+    out.aggregates.add_cases((case, outcome.fields if isinstance(outcome, MatchResult) else ())
+                             for case, outcome in zip(out.cases, out.outcomes))
     return out
 
 

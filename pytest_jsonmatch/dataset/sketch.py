@@ -42,6 +42,15 @@ class SchemaSketch:
         self.depth = max(self.depth, depth)
         self.prototype = call_with_depth(self.depth, lambda: _absorb(self.prototype, value))
 
+    def add_decoded(self, record: Any, depth: int) -> None:
+        """Take one gold record decoded from JSON text, known to nest at most ``depth``
+        levels, at most :data:`~pytest_jsonmatch.engine.core.depth.SHALLOW`, without the
+        door: the door passes such a value through as it is, unless it holds what the door
+        refuses (a number too large for a float, too many keys), which the run's scoring
+        refuses in turn. ``depth`` counts as the depth."""
+        self.depth = max(self.depth, depth)
+        self.prototype = _absorb(self.prototype, record)
+
     def merge(self, later: SchemaSketch) -> SchemaSketch:
         """Take the records another sketch saw, as if they came after this one's; returns
         self."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Literal
 
 from ..engine.results.field_results import (
@@ -53,6 +54,8 @@ def case_passes(scores: Sequence[float], threshold: float, rule: str = "mean") -
     """Whether a case run len(scores) times passes: its mean score meets the threshold
     (``mean``), every run does (``all``), or more than half do (``majority``)."""
     limit = threshold - SCORE_EPSILON
+    if len(scores) == 1:  # every rule reads one run alike
+        return scores[0] >= limit
     if rule == "all":
         return all(score >= limit for score in scores)
     if rule == "majority":
@@ -112,7 +115,8 @@ class CaseResult:
 def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
     """One case from its runs: an error when a run could not be scored, xfailed/xpassed as
     its test was, else passed or failed by ``rule`` (see :func:`case_passes`)."""
-    runs = sorted(runs, key=lambda c: c.repeat)
+    if len(runs) > 1:
+        runs = sorted(runs, key=lambda c: c.repeat)
     first = runs[0]
     scores = [c.score for c in runs]
     errors = [c.error for c in runs if c.status == ERROR]
@@ -137,7 +141,9 @@ def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
                       first.target)
 
 
-def _mean(values: Iterable[float]) -> float:
+def _mean(values: Sequence[float]) -> float:
+    if len(values) == 1:  # what the exact sum of one float gives: itself (0.0 for -0.0)
+        return values[0] + 0.0
     total, count = ExactSum(), 0
     for value in values:
         total.add(value)
@@ -284,17 +290,28 @@ class Aggregates:
                         fields: Iterable[FieldRecord] | Iterable[FieldResult]) -> None:
         """Count one case, given the fields of its runs: recorded fields, or the engine's
         FieldResults (anything with ``field_path``, ``status`` and ``score``)."""
-        if self._count(case):
+        self.add_cases([(case, fields)])
+
+    def add_cases(self, cases: Iterable[tuple[CaseResult, Iterable[FieldRecord]
+                                              | Iterable[FieldResult]]]) -> None:
+        """Count cases, each given with the fields of its runs (see :meth:`add_case_fields`);
+        the fields of a group's cases are counted in one pass (as many as one at a time
+        count, in the same order: a path's first field first)."""
+        grouped: dict[str, list[Iterable[FieldRecord] | Iterable[FieldResult]]] = {}
+        for case, fields in cases:
+            if self._count(case):
+                grouped.setdefault(group_key(case, self.group_by), []).append(fields)
+        for key, parts in grouped.items():
             # (the engine's root field is "" where a record's is "$"; a skipped field's path
             # is listed, with nothing counted)
-            count_fields(self.groups.setdefault(group_key(case, self.group_by), {}), fields,
+            count_fields(self.groups.setdefault(key, {}), chain.from_iterable(parts),
                          skipped_too=True)
 
     def add_tallied_cases(self, cases: Sequence[CaseResult], tallies: Mapping[Tally, int]) -> None:
         """Count cases of one group whose fields were counted together, in order, by (field
         path, status, score) (the engine's ``count_records``): the same aggregates as
-        adding each case with its fields. ValueError when the cases fall in several groups
-        (their fields cannot be told apart)."""
+        :meth:`add_cases` with their fields. ValueError when the cases fall in several
+        groups (their fields cannot be told apart)."""
         keys = {group_key(case, self.group_by) for case in cases if case.counted}
         if len(keys) > 1:
             raise ValueError(f"the tallied cases fall in several groups: {sorted(keys)}")

@@ -72,11 +72,18 @@ class Spool(TemporaryFile, Generic[_Item]):
         self.append_line(json_line(value))
 
     def append_line(self, line: str) -> None:
-        """Keep an object already written as :func:`json_line` text (by a worker process)."""
+        """Keep an object already written as :func:`json_line` text."""
         assert self._out is not None, "append to a closed spool"
         self._out.write(line)
         self._out.write("\n")
         self._count += 1
+
+    def append_lines(self, text: str, count: int) -> None:
+        """Keep ``count`` objects written as :func:`json_line` text, each line ending in a
+        newline, in one text (a worker's chunk)."""
+        assert self._out is not None, "append to a closed spool"
+        self._out.write(text)
+        self._count += count
 
     def __len__(self) -> int:
         return self._count
@@ -92,18 +99,18 @@ class Spool(TemporaryFile, Generic[_Item]):
         """The kept objects written to ``fh`` as the items of a report's list, one an
         indented line (``\n    {...},\n    {...}\n  ``), copied a block at a time: the
         lines are JSON text without a newline, so each newline but the last becomes ``,``
-        and a newline and the indent."""
+        and a newline and the indent. A UTF-8 file whose newlines are written as they are
+        gets the spool's bytes (no text decoded and encoded again)."""
         if self._out is not None:
             self._out.flush()
-        with open(self.path, encoding="utf-8") as src:
-            fh.write("\n    ")
-            pending = False  # the block before ended with a line's newline
-            while block := src.read(_COPIED):
-                if pending:
-                    fh.write(",\n    ")
-                pending = block.endswith("\n")
-                fh.write((block[:-1] if pending else block).replace("\n", ",\n    "))
-            fh.write("\n  ")
+        binary = _utf8_buffer(fh)
+        if binary is not None:
+            fh.flush()
+            with open(self.path, "rb") as raw:
+                _copy_items(raw, binary, b"\n", b",\n    ")
+        else:
+            with open(self.path, encoding="utf-8") as text:
+                _copy_items(text, fh, "\n", ",\n    ")
 
     def lines(self) -> Iterator[str]:
         """The kept objects as JSON text, one a line (newline removed)."""
@@ -112,6 +119,29 @@ class Spool(TemporaryFile, Generic[_Item]):
         with open(self.path, encoding="utf-8") as fh:
             for line in fh:
                 yield line.rstrip("\n")
+
+
+def _copy_items(src: IO[Any], fh: IO[Any], newline: Any, between: Any) -> None:
+    """``src``'s lines written to ``fh`` as a report list's items (Spool.write_items), in
+    text or in bytes."""
+    fh.write(between[1:])  # the first item's newline and indent
+    pending = False  # the block before ended with a line's newline
+    while block := src.read(_COPIED):
+        if pending:
+            fh.write(between)
+        pending = block.endswith(newline)
+        fh.write((block[:-1] if pending else block).replace(newline, between))
+    fh.write(between[1:-2])  # a newline and the list's indent
+
+
+def _utf8_buffer(fh: IO[str]) -> IO[bytes] | None:
+    """The binary file under a UTF-8 text file that writes newlines as they are; None for
+    any other (a text buffer, another encoding, newlines written as CRLF)."""
+    buffer = getattr(fh, "buffer", None)
+    encoding = (getattr(fh, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    if buffer is None or encoding != "utf8" or os.linesep != "\n":
+        return None
+    return buffer  # type: ignore[no-any-return]
 
 
 def dump_streamed_report(fh: IO[str], head: Mapping[str, object], cases: Spool[CaseDict],

@@ -219,3 +219,31 @@ def test_the_report_records_the_command_without_its_jobs(tmp_path):
         proc = jsonmatch("score", *args, *jobs, "--format", "json", cwd=tmp_path)
         assert json.loads(proc.stdout)["run"]["command"] == ["jsonmatch", "score", *args,
                                                              "--format", "json"]
+
+
+def test_a_gold_record_the_sketch_refuses_before_an_unparsable_prediction(tmp_path):
+    # schema inferred: one process sketches record 5 (a number too large for a float)
+    # before it reads line 250 of the same chunk; a worker decodes and sketches pair by
+    # pair, so that it meets them in the same order
+    gold: list = [record(i) for i in range(N)]
+    gold[4] = '{"id": "r0004", "total": 1e999}'
+    pred: list = [answer(i) for i in range(N)]
+    pred[249] = "{not json"
+    args = dataset_files(tmp_path, gold, pred)
+    assert stop_line(tmp_path, *args) == (
+        "jsonmatch: error: gold.jsonl line 5: total: inf in expected is not a JSON number "
+        "(NaN and Infinity are not JSON)\n")
+
+
+def test_a_gold_record_scoring_refuses_before_an_unparsable_prediction_of_its_group(tmp_path):
+    # one process scores the pairs read before line 21 (record 10 among them) before it
+    # reports line 21; a worker decodes a group of 64, and scores what came before the
+    # line that is not JSON first
+    gold: list = [record(i) for i in range(N)]
+    gold[9] = json.dumps("not an object")
+    pred: list = [answer(i) for i in range(N)]
+    pred[20] = "{not json"
+    args = dataset_files(tmp_path, gold, pred)
+    assert stop_line(tmp_path, *args, "--metric", "structural_f1") == (
+        "jsonmatch: error: gold.jsonl line 10: expected is not valid JSON: Expecting value "
+        "(line 1, column 1) (text starts 'not an object')\n")

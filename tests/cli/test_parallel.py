@@ -68,11 +68,13 @@ def test_a_worker_chunk_scores_as_its_pieces_do():
     whole = score_part(packed(pairs), settings, True, True)
     pieces = [score_part(pairs[i:i + SCORED_TOGETHER], settings, True, True)
               for i in range(0, len(pairs), SCORED_TOGETHER)]
-    assert whole.cases == [line for p in pieces for line in p.cases]
-    assert whole.comparisons == [line for p in pieces for line in p.comparisons]
+    assert whole.cases == "".join(p.cases for p in pieces)
+    assert whole.comparisons == "".join(p.comparisons for p in pieces)
+    assert whole.count == sum(p.count for p in pieces) == len(pairs)
+    assert whole.cases.count("\n") == whole.comparisons.count("\n") == len(pairs)
     assert list(whole.case_scores) == [str(i) for i in range(len(pairs))]
     # "a" matches for i % 3 == i, i.e. i in (0, 1, 2): 3 of 133 cases score 1.0
-    assert sum('"status": "passed"' in line for line in whole.cases) == 3
+    assert whole.cases.count('"status": "passed"') == 3
 
 
 def test_a_line_that_is_not_json_fails_where_it_is_decoded_naming_its_line():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import pickle
+from dataclasses import replace
 
 import pytest
 
@@ -129,11 +130,15 @@ def test_a_comparison_written_from_the_engine_fields_is_its_recorded_form(values
                                                          "hallucination"}
 
 
+@pytest.mark.parametrize("to_file", [False, True], ids=["text", "utf8-file"])
 @pytest.mark.parametrize("block", [1, 7, 64, 1 << 18])
-def test_a_spool_copied_into_a_report_a_block_at_a_time(tmp_path, monkeypatch, block: int) -> None:
+def test_a_spool_copied_into_a_report_a_block_at_a_time(tmp_path, monkeypatch, block: int,
+                                                        to_file: bool) -> None:
     """Spool.write_items gives a report's list (each item on an indented line, commas
     between) whatever the blocks it copies: cut inside a line, right after a newline
-    (block 1: every character a block), or the whole spool at once."""
+    (block 1: every byte or character a block, a UTF-8 character cut too), or the whole
+    spool at once; into a text buffer, or as bytes into a UTF-8 file after what was
+    written to it as text."""
     from pytest_jsonmatch.reporting import spool as spool_module
 
     monkeypatch.setattr(spool_module, "_COPIED", block)
@@ -141,8 +146,75 @@ def test_a_spool_copied_into_a_report_a_block_at_a_time(tmp_path, monkeypatch, b
     with spool_module.Spool[dict](str(tmp_path)) as kept:  # type: ignore[type-var]
         for item in items:
             kept.append(item)
-        out = io.StringIO()
-        kept.write_items(out)
+        if to_file:
+            with open(tmp_path / "report.json", "w", encoding="utf-8") as fh:
+                fh.write("[")
+                kept.write_items(fh)
+                fh.write("]")
+            written = (tmp_path / "report.json").read_text(encoding="utf-8")[1:-1]
+        else:
+            out = io.StringIO()
+            kept.write_items(out)
+            written = out.getvalue()
     lines = [json.dumps(item, ensure_ascii=False) for item in items]
-    assert out.getvalue() == "\n    " + ",\n    ".join(lines) + "\n  "
-    assert json.loads("[" + out.getvalue() + "]") == items
+    assert written == "\n    " + ",\n    ".join(lines) + "\n  "
+    assert json.loads("[" + written + "]") == items
+
+
+@pytest.mark.parametrize("extra", [
+    {},
+    {"line": 12, "file": 'data\\\\gold "v2".jsonl', "error": "", "seq": 3, "repeat": 1},
+    {"case_id": "ünï \u2028 \"q\"", "nodeid": "n\ttab", "recording": "stale", "source": "live"},
+    {"pairings": (("items", 0, 1, 0.5),)},  # written by the dict, as before
+    {"score": float("inf")},  # not JSON: the dict's path refuses it
+])
+def test_a_plain_comparison_line_is_the_entry_json_writes(extra) -> None:
+    """A dataset comparison's line written from a template (strings, whole numbers and
+    finite floats, nothing optional) is the bytes ``json_line(comparison_dict(...))``
+    writes; any other entry takes the dict."""
+    from pytest_jsonmatch import match_json
+    from pytest_jsonmatch.reporting.comparison_lines import comparison_line
+    from pytest_jsonmatch.reporting.records import comparison_dict
+    from pytest_jsonmatch.reporting.spool import json_line
+
+    result = match_json({"a": "x", "b": 2.5, "c": None}, {"a": "y", "b": 2.5, "d": True},
+                        "field_f1")
+    bare = Comparison.of_result(result, case_id="7", nodeid="7", threshold=0.9, passed=False,
+                                values=None)
+    bare = replace(bare, **extra)
+    if "score" in extra:
+        with pytest.raises(ValueError):
+            json_line(comparison_dict(bare, result.fields, "short"))
+        with pytest.raises(ValueError):
+            comparison_line(bare, result.fields, "short")
+        return
+    line = comparison_line(bare, result.fields, "short")
+    assert line == json_line(comparison_dict(bare, result.fields, "short"))
+    assert json.loads(line)["fields"][0]["expected"] == "y"
+
+
+@pytest.mark.parametrize("group_by", ["metric", "file", "folder"])
+@pytest.mark.parametrize("extra", [
+    {},
+    {"line": None, "error": 'gold "é"\n\u2028', "status": Status.ERROR, "low": -0.0},
+    {"file": "a\\\\b/c.jsonl", "case_id": "ü", "passed_runs": 0, "runs": 2},
+    {"truncated": 1},  # the optional keys: written by the dict, as before
+    {"checked": 1, "valid": 1},
+    {"target": "cheap"},
+    {"threshold": 1},  # an int is written as the dict writes it
+])
+def test_a_case_line_is_the_case_json_writes(extra, group_by) -> None:
+    """A dataset case's line written from a template is the bytes
+    ``json_line(case_dict(...))`` writes, for every grouping; any other case takes the
+    dict."""
+    from pytest_jsonmatch.reporting.aggregate import CaseResult
+    from pytest_jsonmatch.reporting.comparison_lines import case_line
+    from pytest_jsonmatch.reporting.report import case_dict
+    from pytest_jsonmatch.reporting.spool import json_line
+
+    case = CaseResult("12", "field_f1", 0.9, PASSED, 1, 0.75, 0.5, 1.0, 1, 0.8, 0.7,
+                      0.7466666666666667, "data/gold.jsonl", 12, "")
+    case = replace(case, **extra)
+    assert case_line(case, group_by) == json_line(case_dict(case, group_by))
+    with pytest.raises(ValueError):  # not JSON: refused on either path
+        case_line(replace(case, mean=float("nan")), group_by)
