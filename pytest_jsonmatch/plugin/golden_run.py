@@ -64,7 +64,7 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
     # a plugin's hook answers first (None leaves the case to the setting's function)
     log = CallLog(getattr(config, "workerinput", {}).get(LOG_KEY))  # the worker's, shared
     calls = {t.name: LiveCalls(settings=t.calls.per_worker(settings.workers), log=log,
-                               watch=None if session.telemetry is None else session.telemetry.watch,
+                               watch=session.telemetry.watch,
                                target=HookFirst(hook, named[t.name], t.name)) for t in targets}
     outputs = Outputs(record=settings.record.mode, root=settings.rootpath, calls=calls,
                       fingerprint=lambda name: _fingerprint(config, settings, named[name]))

@@ -59,8 +59,7 @@ class JsonmatchSession:
         self.write_errors: list[str] = []
         self.ran: set[str] = set()  # the tests that reported (on the controller)
         self.interrupted = ""  # why the session was interrupted, when it was
-        # OpenTelemetry events, where the tests run (None: off, and its module not loaded)
-        self.telemetry = settings.otel.start() if settings.given_otel is not None else None
+        self.telemetry = settings.telemetry()  # OpenTelemetry events, where the tests run
         self._deaths: Deaths | None = None  # (xdist's controller) see deaths()
         self.watching = False  # _Reports installed (a report counts the tests that ran; an
         if settings.given_reports is not None or (  # xdist controller's comparisons come
@@ -106,8 +105,7 @@ class JsonmatchSession:
         """Take the comparisons made in the phase ``report`` reports (see _Reports)."""
         made, self.pending = [c.with_test_outcome(report) for c in self.pending], []
         asked, self.pending_updates = self.pending_updates, []
-        if self.telemetry is not None:
-            self.telemetry.emit(made)
+        self.telemetry.emit(made)
         if self.worker:  # to the controller, with the report
             if made:
                 setattr(report, _ATTRIBUTE, [c.to_dict() for c in made])
@@ -161,8 +159,7 @@ class JsonmatchSession:
 
     @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if self.telemetry is not None:  # within its flush time, whatever the collector does
-            self.telemetry.close()
+        self.telemetry.close()  # within its flush time, whatever the collector does
         if self.worker:
             return
         deaths = self._deaths  # (built by xdist's hooks only)
