@@ -93,15 +93,20 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _run(root: Path, extra: list[str], env: dict[str, str]) -> tuple[float, int, str]:
+def _run(root: Path, extra: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
     cmd = [sys.executable, "-m", "pytest", *BASE_ARGS, *extra, "cases"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
-    return time.perf_counter() - t0, proc.returncode, proc.stdout[-2000:] + proc.stderr[-2000:]
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.returncode, proc.stdout[-2000:] + proc.stderr[-2000:]
 
 
-def run_suite(root: Path, variant: str, quick: bool = False) -> tuple[float, int, str]:
-    """Wall time of one ``pytest`` run of the suite: ``variant`` is "plugin" or "minimal"."""
+def run_suite(root: Path, variant: str, quick: bool = False) -> tuple[float, float, int, str]:
+    """Wall time and CPU time (user + system, of the child process) of one ``pytest`` run of
+    the suite: ``variant`` is "plugin" or "minimal"."""
     env = _env()
     base = QUICK_ARGS if quick else []
     if variant == "plugin":

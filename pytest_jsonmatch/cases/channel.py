@@ -19,29 +19,10 @@ from typing import TYPE_CHECKING
 from ..engine.core.errors import ConfigError, JsonMatchError
 
 if TYPE_CHECKING:
-    from .case_outputs import OutputSource, Recorded
-    from .runner import CallFigures
-    from ..engine.results.field_results import MatchResult
+    from .outcome import Outcome
 
 
-@dataclass(frozen=True, kw_only=True)
-class Outcome:
-    """One attempted comparison: its MatchResult and verdict, or (``result`` None) the
-    one-line reason it could not be scored. ``repeat`` is the run's index when a case runs
-    several times; ``call`` is what the target's call for this output took (None: no call)."""
-
-    metric: str
-    threshold: float
-    result: MatchResult | None = None
-    passed: bool = False
-    error: str = ""
-    repeat: int = 0
-    source: OutputSource = "case"  # the output came from the case, a live call, or a replay
-    recording: Recorded = ""  # "recorded" or "stale" when this run wrote a recording
-    call: CallFigures | None = None
-
-
-Sink = Callable[[Outcome], None]
+Sink = Callable[["Outcome"], None]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -162,3 +143,12 @@ def activate(sink: Sink | None) -> Sink | None:
 def active() -> Sink | None:
     """The sink comparisons go to now, or None."""
     return current().sink
+
+
+def __getattr__(name: str) -> object:
+    """``Outcome``, where it was defined before: outcome.py, loaded on first use."""
+    if name == "Outcome":
+        from .outcome import Outcome
+
+        return Outcome
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,14 +14,11 @@ import importlib.util
 import math
 import os
 from dataclasses import dataclass
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from ..engine.core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from ..reporting.records import Comparison
-    from .live_calls import CallWatch
     from .otel_events import Telemetry
 
 OtelMode = Literal["off", "cases", "fields"]
@@ -70,11 +67,9 @@ class OtelSettings:
                               f"installed; {_EXTRA}")
         return settings
 
-    def start(self) -> Telemetry | Unsent:
-        """The session's telemetry (:class:`Unsent` when off): OpenTelemetry is imported
-        here, only."""
-        if not self.on:
-            return Unsent()
+    def start(self) -> Telemetry:
+        """The session's telemetry, for settings that are ``on`` (otherwise the session's is
+        ``setting_parts.Unsent``): OpenTelemetry is imported here, only."""
         from .otel_events import Telemetry
 
         return Telemetry(per_field=self.mode == "fields", flush=self.flush)
@@ -88,15 +83,3 @@ def installed() -> bool:
             "opentelemetry.sdk", "opentelemetry.proto"))
     except ImportError:  # a parent package missing
         return False
-
-
-class Unsent:
-    """The telemetry of a session that sends none: its calls are not watched."""
-
-    watch: CallWatch | None = None
-
-    def emit(self, comparisons: Sequence[Comparison]) -> None:
-        pass
-
-    def close(self) -> bool:
-        return True

@@ -24,10 +24,12 @@ if TYPE_CHECKING:
     from ..reporting.versus import VersusSettings
     from .call_settings import CallSettings
     from .fingerprints import RecordSettings
+    from .live_calls import CallWatch
+    from .otel_events import Telemetry
     from .otel_settings import OtelSettings
     from .repeats import RepeatSettings
     from ..reporting.aggregate import GroupBy
-    from ..reporting.records import ValueMode
+    from ..reporting.records import Comparison, ValueMode
     from .updates import UpdateMode
 
 PREFIX = "jsonmatch_"  # of every ini setting; the gates' messages name their setting with it
@@ -89,6 +91,24 @@ class SettingParts:
         from .otel_settings import OtelSettings
 
         return self.given_otel or OtelSettings()
+
+    def telemetry(self) -> Telemetry | Unsent:
+        """The session's telemetry: :class:`Unsent` unless ``jsonmatch_otel`` is given and on
+        (a session without it loads none of OpenTelemetry's settings)."""
+        otel = self.given_otel
+        return otel.start() if otel is not None and otel.on else Unsent()
+
+
+class Unsent:
+    """The telemetry of a session that sends none: its calls are not watched."""
+
+    watch: CallWatch | None = None
+
+    def emit(self, comparisons: Sequence[Comparison]) -> None:
+        pass
+
+    def close(self) -> bool:
+        return True
 
 
 # Each part's parser, imported with its stage's module when the part is given.

@@ -17,7 +17,8 @@ from ..engine.core.masking import one_line
 from ..engine.match import match_json
 from ..engine.results.field_results import BATCH_ERROR, MatchResult
 from ..reporting.failure_message import format_failure
-from ..cases.channel import Channel, Defaults, Outcome, current
+from ..cases.channel import Channel, Defaults, current
+from ..cases.outcome import Outcome
 
 if TYPE_CHECKING:
     from ..cases.case_outputs import OutputSource, Recorded

@@ -19,7 +19,8 @@ import pytest
 
 from ..cases.case_files import NO_EXPECTED, CaseFiles, GoldenCase
 from ..engine.core.errors import JsonMatchError, printable
-from ..cases.channel import Channel, Outcome
+from ..cases.channel import Channel
+from ..cases.outcome import Outcome
 from .settings import Settings
 
 if TYPE_CHECKING:

@@ -49,6 +49,7 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
     from .calls_ahead import CallsAhead
 
     session = config.stash[SESSION]
+    session.watch_reports()  # before its first item runs
     settings = session.settings
     targets = settings.targets or (TargetSpec(name="", spec=settings.target,
                                               calls=settings.calls),)

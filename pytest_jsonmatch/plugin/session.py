@@ -20,7 +20,7 @@ from .settings import Settings
 
 if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-up stays light)
     from ..cases.calls_in_flight import Deaths
-    from ..cases.channel import Outcome
+    from ..cases.outcome import Outcome
     from ..cases.updates import CaseUpdate
     from ..reporting.baseline import Baseline
     from ..reporting.gates import Verdict
@@ -59,8 +59,21 @@ class JsonmatchSession:
         self.write_errors: list[str] = []
         self.ran: set[str] = set()  # the tests that reported (on the controller)
         self.interrupted = ""  # why the session was interrupted, when it was
-        self.telemetry = settings.otel.start()  # OpenTelemetry events, where the tests run
+        self.telemetry = settings.telemetry()  # OpenTelemetry events, where the tests run
         self._deaths: Deaths | None = None  # (xdist's controller) see deaths()
+        self.watching = False  # _Reports installed (a report counts the tests that ran; an
+        if settings.given_reports is not None or (  # xdist controller's comparisons come
+                not self.worker and getattr(config.option, "dist", "no") != "no"):  # on reports)
+            self.watch_reports()
+
+    def watch_reports(self, item: pytest.Item | None = None) -> None:
+        """Install _Reports once: at the start (above), with the golden run, or else on the first
+        comparison, made by ``item``: every test before it has run."""
+        if not self.watching:
+            self.watching = True
+            if item is not None and not self.worker and item in (items := item.session.items):
+                self.ran.update(earlier.nodeid for earlier in items[:items.index(item)])
+            self.config.pluginmanager.register(_Reports(self), "jsonmatch-reports")
 
     def deaths(self) -> Deaths:
         """The xdist workers that died, and the calls they had in flight, built by xdist's
@@ -88,8 +101,8 @@ class JsonmatchSession:
         finally:
             self.channel.activate(previous)
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+    def logreport(self, report: pytest.TestReport) -> None:
+        """Take the comparisons made in the phase ``report`` reports (see _Reports)."""
         made, self.pending = [c.with_test_outcome(report) for c in self.pending], []
         asked, self.pending_updates = self.pending_updates, []
         self.telemetry.emit(made)
@@ -134,9 +147,6 @@ class JsonmatchSession:
             self.ran.add(crashitem)
             self._unscored(crashitem, death.reason)
 
-    def pytest_report_teststatus(self, report: Any) -> tuple[str, str, str] | None:
-        return ("rerun", "R", "RERUN") if report.outcome == "rerun" else None
-
     def _unscored(self, nodeid: str, error: str) -> None:
         from ..reporting.records import ERROR, Comparison
 
@@ -161,7 +171,8 @@ class JsonmatchSession:
 
             self.updated, errors = apply_updates(self.updates)
             self.write_errors += [f"could not update {error}" for error in errors]
-        if not self.comparisons and not self.settings.reports.json and not self.settings.reports.html:
+        files = self.settings.given_reports  # None: no report files (and their module not loaded)
+        if not self.comparisons and not (files is not None and (files.json or files.html)):
             if self.write_errors and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
             return
@@ -236,6 +247,20 @@ class JsonmatchSession:
                     terminalreporter.write_line(line)
 
 
+class _Reports:
+    """The per-test report hooks (``watch_reports``): a session that never compares has none."""
+
+    def __init__(self, session: JsonmatchSession) -> None:
+        self.session = session
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.session.logreport(report)
+
+    def pytest_report_teststatus(self, report: Any) -> tuple[str, str, str] | None:
+        return ("rerun", "R", "RERUN") if report.outcome == "rerun" else None
+
+
 class _Recorder:
     """The sink of one test: each attempted comparison becomes a Comparison record."""
 
@@ -249,6 +274,7 @@ class _Recorder:
         from ..reporting.records import ERROR, Comparison, case_id_of
 
         item, session = self.item, self.session
+        session.watch_reports(item)
         seq = 0 if outcome.repeat else self.seq
         if not outcome.repeat:
             self.seq += 1

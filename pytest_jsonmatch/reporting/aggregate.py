@@ -390,15 +390,15 @@ def case_aggregates(case: CaseResult, runs: Iterable[Comparison],
 
 def summarize(comparisons: Iterable[Comparison], group_by: str = "metric",
               repeat_rule: str = "mean") -> Summary:
-    """Aggregate a run's comparisons (see the module docstring): each case's aggregates,
-    merged."""
+    """Aggregate a run's comparisons (see the module docstring): each case counted into one
+    Aggregates (the same numbers as each case's aggregates merged, without a part per case)."""
     by_case: dict[str, list[Comparison]] = {}
     for comparison in comparisons:
         by_case.setdefault(comparison.case_id, []).append(comparison)
     cases = {case_id: case_result(runs, repeat_rule) for case_id, runs in sorted(by_case.items())}
     total = Aggregates(group_by)
     for case_id, case in cases.items():
-        total.merge(case_aggregates(case, by_case[case_id], group_by))
+        total.add_case(case, by_case[case_id])
     return total.summary(cases)
 
 

@@ -10,10 +10,8 @@ LIGHT = {"pytest_jsonmatch", "pytest_jsonmatch.version", "pytest_jsonmatch.plugi
          "pytest_jsonmatch.plugin.hooks", "pytest_jsonmatch.plugin.hookspecs",
          "pytest_jsonmatch.plugin.settings", "pytest_jsonmatch.plugin.session",
          "pytest_jsonmatch.cases", "pytest_jsonmatch.cases.channel",
-         "pytest_jsonmatch.cases.setting_parts", "pytest_jsonmatch.cases.otel_settings",
-         "pytest_jsonmatch.engine", "pytest_jsonmatch.engine.core",
-         "pytest_jsonmatch.engine.core.errors", "pytest_jsonmatch.reporting",
-         "pytest_jsonmatch.reporting.report_files"}
+         "pytest_jsonmatch.cases.setting_parts", "pytest_jsonmatch.engine",
+         "pytest_jsonmatch.engine.core", "pytest_jsonmatch.engine.core.errors"}
 
 
 def test_a_session_without_comparisons_imports_nothing_heavy_and_prints_nothing(pytester):
@@ -36,6 +34,35 @@ def test_a_session_without_comparisons_imports_nothing_heavy_and_prints_nothing(
             if "jsonmatch" in line and not line.startswith("plugins:")] == []
     result.stdout.no_fnmatch_line("*warning*")
     assert result.errlines == []
+
+
+def test_the_per_test_report_hooks_wait_for_the_first_comparison(pytester):
+    # a session without a report file installs them as its first comparison is made; the
+    # tests before that one count as run, so the run is complete and judged (a partial run
+    # would fail the session: "the run did not finish")
+    pytester.makepyfile("""
+        from pytest_jsonmatch import assert_json_match
+
+        def hooks(request):
+            return request.config.pluginmanager.get_plugin("jsonmatch-reports")
+
+        def test_first(request):
+            assert hooks(request) is None
+
+        def test_second():
+            pass
+
+        def test_compares(request):
+            assert_json_match({"a": 1}, {"a": 1})
+            assert hooks(request) is not None
+
+        def test_last():
+            pass
+    """)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--jsonmatch-fail-under=0.5")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["*overall score 1.0000 over 1 case*"])
+    result.stdout.no_fnmatch_line("*did not finish*")
 
 
 def test_every_option_is_documented_in_help(pytester):
