@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from operator import itemgetter
+from functools import partial
 from typing import Any
 
 from .comparing.registry import Registry
 from .configuring.walk_config import WalkConfig
-from .core.cut_off import Truncation
 from .core.collector import collector_paused
+from .core.cut_off import Truncation
 from .core.depth import call_with_depth
 from .core.errors import ConfigError, JsonMatchError, shown
 from .metrics import REGISTRY, metric_named
@@ -27,6 +27,7 @@ from .metrics.base import Metric, configure
 from .reading.intake import as_data, read_json
 from .reading.parse import parse_actual_checked, parse_expected
 from .results.field_results import (
+    TALLY_OF,
     FieldResult,
     MatchResult,
     RunResult,
@@ -37,11 +38,10 @@ from .results.field_results import (
     weighted_precision_recall,
 )
 from .results.post_processors import spare_cut_elements
-from .core.violations import Conformance
 from .schemas.conformance import Validator, validator_for
 from .schemas.eval_schema import SchemaNode, infer_node
-from .walking.prefetch import prefetch_strings
 from .walking import compiled
+from .walking.prefetch import prefetch_strings
 from .walking.walk import walk
 
 
@@ -139,7 +139,8 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
     if cfg.schema_driven and schema is None and read_e:
         values = [value for value, _ in read_e]
         schema = call_with_depth(depth, lambda: infer_node(values, registry))
-    counted = tallies is not None and _countable(chosen, cfg, schema, options)
+    counting = (tallies if tallies is not None and _countable(chosen, cfg, schema, options)
+                else None)
     context = (chosen, cfg, schema, options, registry)
     records = []
     for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
@@ -150,20 +151,16 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
         if chosen.target is not None:
             e, a = chosen.target(e, a, options)
         depth = max(depth_e, depth_a)
-        if counted and cut is None:
-            made = _Rescore(context, e, a, depth, i)
-            records.append(call_with_depth(depth, lambda: _counted(
-                made, tallies, None if validator is None else validator.check(a))))  # type: ignore[arg-type]
+        if counting is not None and cut is None:
+            records.append(call_with_depth(depth, partial(
+                _Rescore(context, e, a, depth, i).scored, counting, validator)))
             continue
         result = _marked(call_with_depth(depth, lambda: _conformed(
             validator, a, _score(chosen, cfg, schema, e, a, options, registry, cut))), cut)
         if tallies is not None:
-            tallies.update(map(_TALLY_OF, result.fields))
+            tallies.update(map(TALLY_OF, result.fields))
         records.append(result)
     return chosen.name, tuple(records)
-
-
-_TALLY_OF = itemgetter(7, 1, 2)  # a FieldResult's or a tally's (field path, status, score)
 
 
 def _countable(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None,
@@ -199,10 +196,11 @@ class _Rescore:
                 f"the records, or pass copies")
         return full.fields
 
-    def tallied(self, tallies: Counter[Tally]) -> tuple[float, float, list[Any], list[Any]]:
-        """The record walked in tally form: (precision, recall, pairings, floors), each
-        field counted into ``tallies``."""
-        metric, cfg, schema, _, _ = self.context
+    def scored(self, tallies: Counter[Tally], validator: Validator | None) -> MatchResult:
+        """The record walked in tally form, each field counted into ``tallies``: its result,
+        whose fields this makes when they are first read (its conformance checked here,
+        within the room its depth needs, as ``_conformed`` checks a full record's)."""
+        metric, cfg, schema, options, _ = self.context
         expected, actual = self.expected, self.actual
         if metric.prepare is not None:
             expected, actual = metric.prepare(cfg, expected, actual)
@@ -210,19 +208,13 @@ class _Rescore:
         found = walk(cfg, expected, actual, schema, tally=True)
         # the generated scorers' tallies, and the general walk's FieldResults among them
         # (field_results.tally: the same slots)
-        tallies.update(map(_TALLY_OF, found.fields))
+        tallies.update(map(TALLY_OF, found.fields))
         precision, recall = precision_recall(found.fields)
-        return precision, recall, found.pairings, found.floors
-
-
-def _counted(made: _Rescore, tallies: Counter[Tally],
-             conformance: Conformance | None) -> MatchResult:
-    metric, _, _, options, _ = made.context
-    precision, recall, pairings, floors = made.tallied(tallies)
-    f1 = f_beta(precision, recall)
-    return MatchResult._build(metric.name, metric.headline_score(precision, recall, f1, options),
-                              precision, recall, f1, made, tuple(pairings), tuple(floors),
-                              conformance)
+        f1 = f_beta(precision, recall)
+        return MatchResult._build(
+            metric.name, metric.headline_score(precision, recall, f1, options), precision,
+            recall, f1, self, tuple(found.pairings), tuple(found.floors),
+            None if validator is None else validator.check(self.actual))
 
 
 def _marked(result: MatchResult, cut: Truncation | None) -> MatchResult:

@@ -185,3 +185,20 @@ def test_threads_reading_the_fields_at_once_all_get_the_same_fields() -> None:
         thread.join()
     assert len(seen) == 4
     assert all(a is b for fields in seen[1:] for a, b in zip(seen[0], fields))
+
+
+def test_a_deep_record_is_counted_and_checked_against_its_schema_with_room() -> None:
+    """A record nested past the caller's stack (the door measures it) is walked, checked
+    against its schema and made into fields within the room its depth needs."""
+    deep: Any = "leaf"
+    for _ in range(1500):
+        deep = {"d": deep}
+    expected = [{"id": "A", "deep": deep}]
+    actual = [{"id": "B", "deep": deep}]
+    schema = infer_schema(expected)
+    run = evaluate_records(expected, actual, "field_f1", schema=schema)
+    assert not made(run.records[0])
+    assert run.records[0].conformance is not None and run.records[0].conformance.valid
+    _, full = score_records(expected, actual, "field_f1", schema=schema)
+    assert run.records == full
+    assert run.per_field["id"].mismatch == 1

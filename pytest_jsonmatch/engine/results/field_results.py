@@ -257,8 +257,6 @@ class MatchResult:
         }
 
 
-
-
 class ExactSum:
     """A sum of floats that does not depend on the order of its terms. Every finite float is
     an exact binary fraction, so each term is added exactly (as an integer count of 2**-1074
@@ -428,13 +426,14 @@ def field_tables(tallies: Mapping[Tally, int], into: dict[str, FieldAggregate] |
 def aggregate_fields(results: Iterable[MatchResult]) -> dict[str, FieldAggregate]:
     """Per field path (``items[].sku``): mean score, and how often each status occurred."""
     out: dict[str, FieldAggregate] = {}
-    count_fields(out, chain.from_iterable(result.fields for result in results), _FIELD_RESULT)
+    count_fields(out, chain.from_iterable(result.fields for result in results), TALLY_OF)
     return out
 
 
-# what count_fields reads of a field: of anything, by name; of a FieldResult, by position
+# what count_fields reads of a field: of anything, by name; of a FieldResult (or a tally,
+# which has its slots), by position: (field path, status, score)
 _ANY_FIELD = attrgetter("field_path", "status", "score")
-_FIELD_RESULT = itemgetter(7, 1, 2)
+TALLY_OF = itemgetter(7, 1, 2)
 
 
 def count_fields(into: dict[str, FieldAggregate], fields: Iterable[Any],

@@ -216,8 +216,9 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
             lines.append(f"    f{i} = forms[{i}][{0 if field_at_root else 1}]")
         if not same_actual:
             lines.append(f"    a{i} = forms[{i}][1]")
-        if kind in (PLAIN, PLAIN_EQUAL_ONE):
-            lines.append(f"    name{i}, score{i} = names[{i}], scores[{i}]")
+        if kind in (PLAIN, PLAIN_EQUAL_ONE):  # (a tally names no comparator)
+            lines.append(f"    score{i} = scores[{i}]" if tally else
+                         f"    name{i}, score{i} = names[{i}], scores[{i}]")
         if kind != UNKNOWN:
             lines.append(f"    node{i} = nodes[{i}]")
         if kind in (OBJECT_NODE, ORDERED_ARRAY):
@@ -240,14 +241,11 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
         child = f"p{i}" if at_root else f"path + p{i}"
         fld = "cp" if same_field else (f"f{i}" if field_at_root else f"field + f{i}")
         act = "None" if same_actual else f"actual_path + a{i}"
-        lines += [
-            f"        # keys[{i}]: {kind}",
-            f"        o = get(k{i}, MISSING)",
-        ]
+        lines.append(f"        # keys[{i}]: {kind}")
         if tally and kind in (PLAIN, PLAIN_EQUAL_ONE, UNKNOWN):
             lines += _tally_leaf(i, kind, child, child if same_field else fld, act)
             continue
-        lines.append(f"        cp = {child}")
+        lines += [f"        o = get(k{i}, MISSING)", f"        cp = {child}"]
         if kind in (PLAIN, PLAIN_EQUAL_ONE):
             lines += [
                 "        if o is MISSING:",
@@ -309,9 +307,10 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
 def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str) -> list[str]:
     """A plain or unknown key's lines in the tally form: its field path is the constant
     ``fp{i}``; its instance paths are written only where the general walk takes over."""
-    if kind == UNKNOWN:
+    if kind == UNKNOWN:  # (its value is not read: a tally is all it gives)
         return [f"        append(skipped{i})"]
     lines = [
+        f"        o = get(k{i}, MISSING)",
         "        if o is MISSING:",
         f"            walk.node(v{i}, o, new(Where, ({child}, {fld}, {act})), node{i}, below)",
     ]
