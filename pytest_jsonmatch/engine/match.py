@@ -32,9 +32,11 @@ from .results.field_results import (
     MatchResult,
     RunResult,
     Tally,
+    as_tallies,
     f_beta,
     field_tables,
     precision_recall,
+    rekeyed,
     weighted_precision_recall,
 )
 from .results.post_processors import spare_cut_elements
@@ -139,8 +141,9 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
     if cfg.schema_driven and schema is None and read_e:
         values = [value for value, _ in read_e]
         schema = call_with_depth(depth, lambda: infer_node(values, registry))
-    counting = (tallies if tallies is not None and _countable(chosen, cfg, schema, options)
-                else None)
+    # records scored from counts count their tallies here, as they are (as_tallies)
+    counting: Counter[Any] | None = (
+        Counter() if tallies is not None and _countable(chosen, cfg, schema, options) else None)
     context = (chosen, cfg, schema, options, registry)
     records = []
     for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
@@ -157,9 +160,13 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
             continue
         result = _marked(call_with_depth(depth, lambda: _conformed(
             validator, a, _score(chosen, cfg, schema, e, a, options, registry, cut))), cut)
-        if tallies is not None:
+        if counting is not None:  # (an answer cut off, in a run scored from counts)
+            counting.update(as_tallies(list(result.fields)))
+        elif tallies is not None:
             tallies.update(map(TALLY_OF, result.fields))
         records.append(result)
+    if counting is not None and tallies is not None:
+        tallies.update(rekeyed(counting))
     return chosen.name, tuple(records)
 
 
@@ -196,8 +203,9 @@ class _Rescore:
                 f"the records, or pass copies")
         return full.fields
 
-    def scored(self, tallies: Counter[Tally], validator: Validator | None) -> MatchResult:
-        """The record walked in tally form, each field counted into ``tallies``: its result,
+    def scored(self, tallies: Counter[Any], validator: Validator | None) -> MatchResult:
+        """The record walked in tally form, each field counted into ``tallies`` by its tally
+        (``as_tallies``): its result,
         whose fields this makes when they are first read (its conformance checked here,
         within the room its depth needs, as ``_conformed`` checks a full record's)."""
         metric, cfg, schema, options, _ = self.context
@@ -205,11 +213,12 @@ class _Rescore:
         if metric.prepare is not None:
             expected, actual = metric.prepare(cfg, expected, actual)
         prefetch_strings(cfg, expected, actual)
-        found = walk(cfg, expected, actual, schema, tally=True)
         # the generated scorers' tallies, and the general walk's FieldResults among them
-        # (field_results.tally: the same slots)
-        tallies.update(map(TALLY_OF, found.fields))
-        precision, recall = precision_recall(found.fields)
+        # made tallies (field_results.tally: the same slots)
+        found = walk(cfg, expected, actual, schema, tally=True)
+        fields = as_tallies(found.fields)
+        tallies.update(fields)
+        precision, recall = precision_recall(fields)
         f1 = f_beta(precision, recall)
         return MatchResult._build(
             metric.name, metric.headline_score(precision, recall, f1, options), precision,

@@ -160,8 +160,9 @@ def test_the_generated_source_can_be_printed_and_read() -> None:
     source = compiled.scorer_source(node, tuple(INVOICE))
     compile(source, "<scorer>", "exec")  # it is the text that runs
     assert "def score(walk, expected, actual, where, depth):" in source
-    # 'id' is a plain leaf, 'vendor' an object, 'items' an array aligned in order
-    assert "# keys[0]: plain_equal_one" in source
+    # 'id' is a plain leaf whose comparator (exact) scores by equality alone, 'vendor' an
+    # object, 'items' an array aligned in order
+    assert "# keys[0]: plain_exact" in source
     assert "# keys[1]: object" in source
     assert "# keys[5]: ordered_array" in source
     # straight-line: no loop over the object's keys

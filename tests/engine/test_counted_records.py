@@ -155,7 +155,9 @@ def test_the_tally_scorer_can_be_printed_and_holds_its_field_paths() -> None:
     source = compiled.scorer_source(node, tuple(INVOICE), tally=True)
     compile(source, "<scorer>", "exec")
     assert "tally form" in source
-    assert "append(hit0)" in source  # a match appends a tuple made once
+    # a match, or a mismatch between values of one type under a comparator that scores by
+    # equality alone (exact), appends a tuple made once
+    assert "append(hit0 if v0 == o else miss0)" in source
     assert "FieldResult(" not in source.split("def score")[1]  # no result made per field
 
 
@@ -202,3 +204,27 @@ def test_a_deep_record_is_counted_and_checked_against_its_schema_with_room() -> 
     _, full = score_records(expected, actual, "field_f1", schema=schema)
     assert run.records == full
     assert run.per_field["id"].mismatch == 1
+
+
+def test_only_a_comparator_that_scores_by_equality_skips_unequal_values() -> None:
+    """``exact`` declares that unequal values of one type score 0, so the tally scorer does
+    not ask it; ``normalized`` (a built-in too) gives unequal strings 1 when they differ
+    only in case, and a registered comparator gives what it gives: both are asked."""
+    schema = {"type": "object", "properties": {
+        "id": {"type": "string", "x-eval-compare": "exact"},
+        "name": {"type": "string", "x-eval-compare": "normalized"},
+        "city": {"type": "string", "x-eval-compare": "quarter"}}}
+    expected = {"id": "A-1", "name": "ACME", "city": "Lyon"}
+    actual = {"id": "a-1", "name": "acme", "city": "Lyons"}
+    state = REGISTRY.state()
+    try:
+        REGISTRY.register_comparator("quarter", lambda e, a, _: 1.0 if e == a else 0.25)
+        run = evaluate_records([expected], [actual], "field_f1", schema=schema)
+        assert not made(run.records[0])
+        tables = run.per_field
+        _, full = score_records([expected], [actual], "field_f1", schema=schema)
+    finally:
+        REGISTRY.restore(state)
+    assert {path: t.mean_score for path, t in tables.items()} == {"id": 0.0, "name": 1.0,
+                                                                  "city": 0.25}
+    assert run.records == full

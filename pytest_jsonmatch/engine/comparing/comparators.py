@@ -43,6 +43,9 @@ class BoundComparator:
     - ``equal_one``: equal scalars score exactly 1, so callers may skip the call. A
       comparator declares it; left out, it holds for a trusted plain comparator and not
       for custom or batch ones (whose scores are unknown).
+    - ``unequal_zero``: two plain scalars of one type that are not equal score exactly 0
+      (equality alone decides, as for ``exact``), so callers may skip that call too. Only
+      a built-in declares it.
     """
 
     name: str
@@ -54,6 +57,7 @@ class BoundComparator:
     add_scores: AddScoresFn | None = None
     prepare: Callable[[list[str]], None] | None = None
     equal_one: bool | None = field(default=None, repr=False, compare=False)
+    unequal_zero: bool = field(default=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.equal_one is None:
@@ -88,7 +92,8 @@ def _exact(expected: Any, actual: Any) -> float:
 
 def bind_exact(params: Mapping[str, Any] | None = None) -> BoundComparator:
     check_params("exact", params, set())
-    return BoundComparator("exact", _exact, all_pairs.exact_matrix, add_scores=all_pairs.exact_pairs)
+    return BoundComparator("exact", _exact, all_pairs.exact_matrix, add_scores=all_pairs.exact_pairs,
+                           unequal_zero=True)
 
 
 # -- normalized (Galtea): NFD, drop combining marks, casefold; recursive over strings --------
@@ -172,7 +177,7 @@ def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
         return BoundComparator("numeric", _numeric_exact, all_pairs.numbers_matrix(
             lambda expected, actual: (expected == actual).astype(float), _numeric_exact,
             lambda expected: all_pairs.np().zeros(len(expected))),
-            params=dict(params or {}), add_scores=all_pairs.exact_pairs)
+            params=dict(params or {}), add_scores=all_pairs.exact_pairs, unequal_zero=True)
 
     def within(expected: Any, actual: Any) -> Any:
         # works on floats and on numpy arrays alike; every configured tolerance must hold

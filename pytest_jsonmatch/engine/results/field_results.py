@@ -65,6 +65,19 @@ def tally(field_path: str, status: str, score: float) -> tuple[Any, ...]:
     return (None, status, score, None, None, None, None, field_path)
 
 
+def as_tallies(fields: list[Any]) -> list[Any]:
+    """A tally-form walk's fields as tallies alone: any FieldResult among them (the general
+    walk's) replaced by its tally. A tally hashes as what it counts for, so a Counter
+    counts these in C as they are, without a key made per field (``rekeyed`` turns the
+    counts into counts by (field path, status, score))."""
+    if set(map(type, fields)) <= _TUPLE:
+        return fields
+    return [fr if type(fr) is tuple else tally(fr[7], fr[1], fr[2]) for fr in fields]
+
+
+_TUPLE = {tuple}
+
+
 class Pairing(NamedTuple):
     """How array pairing matched elements: expected index -> actual index, with the pair's
     score (a NamedTuple, like FieldResult: one per paired element)."""
@@ -405,6 +418,12 @@ class FieldAggregate:
 
 
 Tally = tuple[str, str, float]  # (field path, status, score): what a field is counted by
+
+
+def rekeyed(counts: Mapping[tuple[Any, ...], int]) -> dict[Tally, int]:
+    """Counts of tallies (see ``as_tallies``) as counts by (field path, status, score), in
+    the same order: one key per distinct tally."""
+    return {TALLY_OF(entry): times for entry, times in counts.items()}
 
 
 def field_tables(tallies: Mapping[Tally, int], into: dict[str, FieldAggregate] | None = None,

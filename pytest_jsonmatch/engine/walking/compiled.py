@@ -57,15 +57,22 @@ _new = tuple.__new__
 SPECIALISE = True  # False: every object takes the general walk
 
 # What a key of a shape is: a plain leaf the scorer scores itself (its comparator declares
-# that equal scalars score 1, or not), a key the schema does not know, an object or an
-# array aligned in order whose scorer it calls directly when both sides have that type, or
-# a key whose value goes to the general walk.
-PLAIN_EQUAL_ONE, PLAIN, UNKNOWN = "plain_equal_one", "plain", "unknown"
+# that equal scalars score 1, and also that unequal scalars of one type score 0, or
+# neither), a key the schema does not know, an object or an array aligned in order whose
+# scorer it calls directly when both sides have that type, or a key whose value goes to
+# the general walk.
+PLAIN_EXACT, PLAIN_EQUAL_ONE, PLAIN = "plain_exact", "plain_equal_one", "plain"
+UNKNOWN = "unknown"
+_PLAIN_KINDS = (PLAIN, PLAIN_EQUAL_ONE, PLAIN_EXACT)
 OBJECT_NODE, ORDERED_ARRAY, GENERAL = "object", "ordered_array", "general"
+
+# Where an object sits, as a scorer is given it: a Where, or a plain tuple of its three
+# fields (what the generated code passes on; a Where is made only for the general walk).
+Place = tuple[str, str, "str | None"]
 
 # (the walk, a walk.Walk, not imported: walk.py imports this module; expected, actual,
 # where the object sits, its depth)
-Scorer = Callable[[Any, dict, dict, Where, int], None]
+Scorer = Callable[[Any, dict, dict, Place, int], None]
 
 MAX_SHAPES = 64  # per node; an object of any other shape takes the general walk
 MAX_KEYS = 256  # a wider object takes it too (its function would take long to compile)
@@ -79,7 +86,7 @@ def compiles(cfg: WalkConfig) -> bool:
             and cfg.array_mode == "align")
 
 
-def scorer_for(node: SchemaNode, expected: dict[str, Any], where: Where,
+def scorer_for(node: SchemaNode, expected: dict[str, Any], where: Place,
                cfg: WalkConfig, tally: bool = False) -> Scorer | None:
     """The scorer of ``expected``'s shape under ``node`` (made on first use), in tally form
     when ``tally``, or None when the node keeps MAX_SHAPES others already or the object has
@@ -102,8 +109,14 @@ def scorer_for(node: SchemaNode, expected: dict[str, Any], where: Where,
 def _kinds(node: SchemaNode, keys: tuple[str, ...], align: Align) -> tuple[str, ...]:
     props = node.properties or {}
     plain = node.plain_by_key
-    return tuple((PLAIN_EQUAL_ONE if plain[k].equal_one else PLAIN) if k in plain
+    return tuple(_plain_kind(plain[k]) if k in plain
                  else UNKNOWN if k not in props else child_kind(props[k], align) for k in keys)
+
+
+def _plain_kind(comparator: Any) -> str:
+    if not comparator.equal_one:
+        return PLAIN
+    return PLAIN_EXACT if comparator.unequal_zero else PLAIN_EQUAL_ONE
 
 
 def child_kind(child: SchemaNode, align: Align) -> str:
@@ -121,7 +134,7 @@ def child_kind(child: SchemaNode, align: Align) -> str:
 
 
 def remembered(cache: dict[tuple[str, ...], Scorer], node: SchemaNode, expected: dict[str, Any],
-               where: Where, cfg: WalkConfig, tally: bool = False) -> Scorer | None:
+               where: Place, cfg: WalkConfig, tally: bool = False) -> Scorer | None:
     """``scorer_for``, kept in ``cache`` by the object's keys: a call site's own cache, where
     everything else the shape holds (the path flags, the field path, the configuration's,
     the form) is the same for every object met there. Only scorers are kept (at most
@@ -132,36 +145,51 @@ def remembered(cache: dict[tuple[str, ...], Scorer], node: SchemaNode, expected:
     return found
 
 
-def ordered_elements(walk: Any, expected: list[Any], actual: list[Any], where: Where,
-                     node: SchemaNode, depth: int, cache: dict[tuple[str, ...], Scorer]) -> None:
+# the path suffixes of the first elements of an array, made once
+_INDEX = tuple(f"[{i}]" for i in range(64))
+
+
+def ordered_elements(walk: Any, expected: list[Any], actual: list[Any], where: Place,
+                     node: SchemaNode, depth: int, cache: dict[tuple[str, ...], Scorer],
+                     objects: bool) -> None:
     """What ``Walk.array`` does for two arrays, not both empty, of a schema-driven node
     aligned by index: each pair of elements walked in order (an object element by its
-    scorer, found in the call site's ``cache``), then the omitted and the hallucinated
-    elements."""
+    scorer, found in the call site's ``cache``, when ``objects``: the node's elements are
+    objects the schema describes), then the omitted and the hallucinated elements."""
     cfg = walk.cfg
     items = node.items
     common = min(len(expected), len(actual))
     path, field, actual_path = where
     element_field = field + "[]"
     below = depth + 1
-    objects = items is not None and child_kind(items, cfg.default_align) == OBJECT_NODE
+    index = _INDEX if common <= len(_INDEX) else [f"[{i}]" for i in range(common)]
     for i in range(common):
         e, a = expected[i], actual[i]
-        at = _new(Where, (f"{path}[{i}]", element_field,
-                          None if actual_path is None else f"{actual_path}[{i}]"))
+        at = (path + index[i], element_field,
+              None if actual_path is None else actual_path + index[i])
         if objects and type(e) is dict and type(a) is dict and e:
             scorer = cache.get(tuple(e)) or remembered(cache, items, e, at, cfg,  # type: ignore[arg-type]
                                                        walk.tally)
             if scorer is not None:
                 scorer(walk, e, a, at, below)
                 continue
-        walk.node(e, a, at, items, below)
+        walk.node(e, a, _new(Where, at), items, below)
+    if common == len(expected) and (common == len(actual) or not cfg.count_extras):
+        return
+    whole = _new(Where, where)
     for i in range(common, len(expected)):
-        one_sided(walk.out, cfg, expected[i], where.element(i), items, OMISSION, below)
+        one_sided(walk.out, cfg, expected[i], whole.element(i), items, OMISSION, below)
     if cfg.count_extras:
         for j in range(common, len(actual)):
-            one_sided(walk.out, cfg, actual[j], where.element(j, where.actual_path), items,
+            one_sided(walk.out, cfg, actual[j], whole.element(j, whole.actual_path), items,
                       HALLUCINATION, below)
+
+
+def _elements_are_objects(node: SchemaNode | None) -> bool:
+    """Whether an array node's elements are objects the schema describes, each scored by
+    its scorer (``ordered_elements``; the alignment does not decide an object's kind)."""
+    items = node.items if node is not None else None
+    return items is not None and child_kind(items, ORDERED) == OBJECT_NODE
 
 
 def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer:
@@ -187,6 +215,7 @@ def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer:
         names=tuple(c.name if c is not None else "" for c in comparators),
         scores=tuple(c.score if c is not None else None for c in comparators),
         nodes=tuple(props.get(k) for k in keys), props=node.properties,
+        objects=tuple(_elements_are_objects(props.get(k)) for k in keys),
         MISSING=MISSING, SCALARS=SCALAR_TYPES, MATCH=MATCH, MISMATCH=MISMATCH, SKIPPED=SKIPPED,
         FieldResult=FieldResult, Where=Where, new=tuple.__new__, remembered=remembered,
         ordered_elements=ordered_elements, tally=make_tally)
@@ -198,16 +227,18 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
     or in tally form."""
     n = len(kinds)
     lines = [
-        "def make(keys, forms, field_paths, names, scores, nodes, props, MISSING, SCALARS,",
+        "def make(keys, forms, field_paths, names, scores, nodes, props, objects, MISSING, SCALARS,",
         "         MATCH, MISMATCH, SKIPPED, FieldResult, Where, new, remembered,",
         "         ordered_elements, tally):",
         f"    ({''.join(f'k{i}, ' for i in range(n))}) = keys",
     ]
     for i, kind in enumerate(kinds):
-        if tally and kind in (PLAIN, PLAIN_EQUAL_ONE, UNKNOWN):
+        if tally and kind in (*_PLAIN_KINDS, UNKNOWN):
             lines.append(f"    fp{i} = field_paths[{i}]")
-            if kind == PLAIN_EQUAL_ONE:  # a match's entry, made once
+            if kind in (PLAIN_EQUAL_ONE, PLAIN_EXACT):  # a match's entry, made once
                 lines.append(f"    hit{i} = tally(fp{i}, MATCH, 1.0)")
+            if kind == PLAIN_EXACT:  # and a mismatch's, between values of one type
+                lines.append(f"    miss{i} = tally(fp{i}, MISMATCH, 0.0)")
             elif kind == UNKNOWN:
                 lines.append(f"    skipped{i} = tally(fp{i}, SKIPPED, 0.0)")
         # the key's path segment where this object's path is (root or below a parent)
@@ -216,13 +247,15 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
             lines.append(f"    f{i} = forms[{i}][{0 if field_at_root else 1}]")
         if not same_actual:
             lines.append(f"    a{i} = forms[{i}][1]")
-        if kind in (PLAIN, PLAIN_EQUAL_ONE):  # (a tally names no comparator)
+        if kind in _PLAIN_KINDS:  # (a tally names no comparator)
             lines.append(f"    score{i} = scores[{i}]" if tally else
                          f"    name{i}, score{i} = names[{i}], scores[{i}]")
         if kind != UNKNOWN:
             lines.append(f"    node{i} = nodes[{i}]")
         if kind in (OBJECT_NODE, ORDERED_ARRAY):
             lines.append(f"    cache{i} = {{}}  # the scorers of the objects met here, by keys")
+        if kind == ORDERED_ARRAY:
+            lines.append(f"    objects{i} = objects[{i}]  # whether its elements are objects")
     about = (f"an object of {n} keys at the {'root' if at_root else 'path given'}; field path "
              f"{'the same' if same_field else 'its own'}; actual path "
              f"{'the same' if same_actual else 'its own'}; "
@@ -242,17 +275,17 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
         fld = "cp" if same_field else (f"f{i}" if field_at_root else f"field + f{i}")
         act = "None" if same_actual else f"actual_path + a{i}"
         lines.append(f"        # keys[{i}]: {kind}")
-        if tally and kind in (PLAIN, PLAIN_EQUAL_ONE, UNKNOWN):
+        if tally and kind in (*_PLAIN_KINDS, UNKNOWN):
             lines += _tally_leaf(i, kind, child, child if same_field else fld, act)
             continue
         lines += [f"        o = get(k{i}, MISSING)", f"        cp = {child}"]
-        if kind in (PLAIN, PLAIN_EQUAL_ONE):
+        if kind in _PLAIN_KINDS:
             lines += [
                 "        if o is MISSING:",
                 f"            walk.node(v{i}, o, new(Where, (cp, {fld}, {act})), node{i}, below)",
                 "        else:",
             ]
-            if kind == PLAIN_EQUAL_ONE:
+            if kind != PLAIN:  # (the full form records the values: a mismatch asks)
                 lines += [
                     f"            kind = type(v{i})",
                     f"            if kind is type(o) and kind in SCALARS and v{i} == o:",
@@ -273,24 +306,25 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
                          f"'not in the schema', {fld}, {act}))")
         elif kind == OBJECT_NODE:
             lines += [
-                f"        at = new(Where, (cp, {fld}, {act}))",
+                f"        at = (cp, {fld}, {act})",
                 f"        if type(v{i}) is dict and type(o) is dict and v{i}:",
                 f"            inner = cache{i}.get(tuple(v{i})) or remembered(cache{i}, node{i}, v{i}, at, "
                 f"walk.cfg, {tally})",
                 "            if inner is not None:",
                 f"                inner(walk, v{i}, o, at, below)",
                 "            else:",
-                f"                walk.obj(v{i}, o, at, node{i}, below)",
+                f"                walk.obj(v{i}, o, new(Where, at), node{i}, below)",
                 "        else:",
-                f"            walk.node(v{i}, o, at, node{i}, below)",
+                f"            walk.node(v{i}, o, new(Where, at), node{i}, below)",
             ]
         elif kind == ORDERED_ARRAY:
             lines += [
-                f"        at = new(Where, (cp, {fld}, {act}))",
+                f"        at = (cp, {fld}, {act})",
                 f"        if type(v{i}) is list and type(o) is list and (v{i} or o):",
-                f"            ordered_elements(walk, v{i}, o, at, node{i}, below, cache{i})",
+                f"            ordered_elements(walk, v{i}, o, at, node{i}, below, cache{i}, "
+                f"objects{i})",
                 "        else:",
-                f"            walk.node(v{i}, o, at, node{i}, below)",
+                f"            walk.node(v{i}, o, new(Where, at), node{i}, below)",
             ]
         else:
             lines.append(f"        walk.node(v{i}, o, new(Where, (cp, {fld}, {act})), node{i}, "
@@ -298,7 +332,7 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
     if count_extras:
         lines += [
             "        if not actual.keys() <= expected.keys():",
-            "            walk._extra_keys(expected, actual, where, props, depth)",
+            "            walk._extra_keys(expected, actual, new(Where, where), props, depth)",
         ]
     lines += ["", "    return score", ""]
     return "\n".join(lines)
@@ -314,7 +348,12 @@ def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str) -> list[str]:
         "        if o is MISSING:",
         f"            walk.node(v{i}, o, new(Where, ({child}, {fld}, {act})), node{i}, below)",
     ]
-    if kind == PLAIN_EQUAL_ONE:
+    if kind == PLAIN_EXACT:
+        lines += [
+            f"        elif type(v{i}) is type(o) and type(o) in SCALARS:",
+            f"            append(hit{i} if v{i} == o else miss{i})",
+        ]
+    elif kind == PLAIN_EQUAL_ONE:
         lines += [
             f"        elif type(v{i}) is type(o) and type(o) in SCALARS and v{i} == o:",
             f"            append(hit{i})",
