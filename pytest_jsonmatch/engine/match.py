@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from functools import partial
 from typing import Any
 
 from .comparing.registry import Registry
@@ -25,7 +24,7 @@ from .core.errors import ConfigError, JsonMatchError, shown
 from .metrics import REGISTRY, metric_named
 from .metrics.base import Metric, configure
 from .reading.intake import as_data, read_json
-from .reading.parse import parse_actual_checked, parse_expected
+from .reading.parse import check_truncated, parse_actual_checked, parse_expected
 from .results.field_results import (
     TALLY_OF,
     FieldResult,
@@ -62,6 +61,7 @@ def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: 
     """
     registry = options.pop("registry", REGISTRY)
     truncated = options.pop("truncated", "error")
+    check_truncated(truncated)
     chosen = metric_named(metric, registry)
     cfg = configure(chosen, options, registry)
     validator = _validator(options)
@@ -148,15 +148,19 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
     records = []
     for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
         side = f"actual[{i}]"
-        parsed, cut = parse_actual_checked(as_data(actual, side), what=side,
-                                           allow_array=chosen.allow_array, truncated=truncated)
+        if type(actual) is dict:  # (what parse_actual_checked makes of it: itself, whole)
+            parsed, cut = actual, None
+        else:
+            parsed, cut = parse_actual_checked(as_data(actual, side), what=side,
+                                               allow_array=chosen.allow_array,
+                                               truncated=truncated)
         a, depth_a = _read(parsed, side, cfg)
         if chosen.target is not None:
             e, a = chosen.target(e, a, options)
         depth = max(depth_e, depth_a)
         if counting is not None and cut is None:
-            records.append(call_with_depth(depth, partial(
-                _Rescore(context, e, a, depth, i).scored, counting, validator)))
+            records.append(call_with_depth(depth, _Rescore(context, e, a, depth, i).scored,
+                                           counting, validator))
             continue
         result = _marked(call_with_depth(depth, lambda: _conformed(
             validator, a, _score(chosen, cfg, schema, e, a, options, registry, cut))), cut)

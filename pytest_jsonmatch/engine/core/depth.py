@@ -31,16 +31,16 @@ _raised = 0  # comparisons running with the recursion limit raised
 _saved_limit = 0
 
 
-def call_with_depth(depth: int, fn: Callable[[], T]) -> T:
-    """``fn()``, with room for values nested ``depth`` levels deep."""
+def call_with_depth(depth: int, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)``, with room for values nested ``depth`` levels deep."""
     if depth <= SHALLOW:
-        return fn()
+        return fn(*args)
     frames = depth * _FRAMES_PER_LEVEL + _MARGIN
     box: dict[str, Any] = {}
 
     def target() -> None:
         try:
-            box["value"] = fn()
+            box["value"] = fn(*args)
         except BaseException as exc:  # noqa: BLE001 - handed back to the caller's thread
             box["error"] = exc
 

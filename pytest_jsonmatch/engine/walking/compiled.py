@@ -270,19 +270,22 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
         "        below = depth + 1",
         f"        ({''.join(f'v{i}, ' for i in range(n))}) = expected.values()",
     ]
+    if count_extras:  # the keys of this object actual lacks: it holds others iff it is longer
+        lines.append("        missing = 0")
     for i, kind in enumerate(kinds):
         child = f"p{i}" if at_root else f"path + p{i}"
         fld = "cp" if same_field else (f"f{i}" if field_at_root else f"field + f{i}")
         act = "None" if same_actual else f"actual_path + a{i}"
         lines.append(f"        # keys[{i}]: {kind}")
         if tally and kind in (*_PLAIN_KINDS, UNKNOWN):
-            lines += _tally_leaf(i, kind, child, child if same_field else fld, act)
+            lines += _tally_leaf(i, kind, child, child if same_field else fld, act, count_extras)
             continue
         lines += [f"        o = get(k{i}, MISSING)", f"        cp = {child}"]
         if kind in _PLAIN_KINDS:
             lines += [
                 "        if o is MISSING:",
                 f"            walk.node(v{i}, o, new(Where, (cp, {fld}, {act})), node{i}, below)",
+                *(["            missing += 1"] if count_extras else []),
                 "        else:",
             ]
             if kind != PLAIN:  # (the full form records the values: a mismatch asks)
@@ -304,6 +307,8 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
         elif kind == UNKNOWN:
             lines.append(f"        append(FieldResult(cp, SKIPPED, 0.0, v{i}, o, '', "
                          f"'not in the schema', {fld}, {act}))")
+            if count_extras:
+                lines.append("        missing += o is MISSING")
         elif kind == OBJECT_NODE:
             lines += [
                 f"        at = (cp, {fld}, {act})",
@@ -316,6 +321,7 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
                 f"                walk.obj(v{i}, o, new(Where, at), node{i}, below)",
                 "        else:",
                 f"            walk.node(v{i}, o, new(Where, at), node{i}, below)",
+                *(["            missing += o is MISSING"] if count_extras else []),
             ]
         elif kind == ORDERED_ARRAY:
             lines += [
@@ -325,28 +331,34 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
                 f"objects{i})",
                 "        else:",
                 f"            walk.node(v{i}, o, new(Where, at), node{i}, below)",
+                *(["            missing += o is MISSING"] if count_extras else []),
             ]
         else:
             lines.append(f"        walk.node(v{i}, o, new(Where, (cp, {fld}, {act})), node{i}, "
                          f"below)")
+            if count_extras:
+                lines.append("        missing += o is MISSING")
     if count_extras:
         lines += [
-            "        if not actual.keys() <= expected.keys():",
+            f"        if len(actual) + missing > {n}:  # keys expected does not have",
             "            walk._extra_keys(expected, actual, new(Where, where), props, depth)",
         ]
     lines += ["", "    return score", ""]
     return "\n".join(lines)
 
 
-def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str) -> list[str]:
+def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str,
+                count_extras: bool) -> list[str]:
     """A plain or unknown key's lines in the tally form: its field path is the constant
     ``fp{i}``; its instance paths are written only where the general walk takes over."""
     if kind == UNKNOWN:  # (its value is not read: a tally is all it gives)
-        return [f"        append(skipped{i})"]
+        return [f"        append(skipped{i})",
+                *([f"        missing += k{i} not in actual"] if count_extras else [])]
     lines = [
         f"        o = get(k{i}, MISSING)",
         "        if o is MISSING:",
         f"            walk.node(v{i}, o, new(Where, ({child}, {fld}, {act})), node{i}, below)",
+        *(["            missing += 1"] if count_extras else []),
     ]
     if kind == PLAIN_EXACT:
         lines += [
