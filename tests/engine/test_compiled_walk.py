@@ -106,6 +106,9 @@ INVOICE = {"id": "A-1", "vendor": {"name": "ACME", "address": {"city": "Lyon", "
     {**INVOICE, "items": [{"qty": 1, "sku": "a"}, {"sku": "b", "qty": 2, "x": 1}]},
     {**INVOICE, "extra": {"deep": [1, 2]}, "id": 1},  # a hallucinated field, a changed type
     {k: v for k, v in INVOICE.items() if k != "total"},  # an omitted field
+    # one field omitted and one hallucinated: as many keys as expected, one of them other
+    {**{k: v for k, v in INVOICE.items() if k != "paid"}, "bonus": 1},
+    {**INVOICE, "vendor": {"name": "ACME", "town": "Lyon"}},  # the same, in a nested object
     {"items": INVOICE["items"][::-1], "id": "A-1"},  # reordered elements, keys missing
 ])
 @pytest.mark.parametrize("options", [{}, {"align": "hungarian"},
