@@ -19,11 +19,11 @@ from .comparing.registry import Registry
 from .configuring.walk_config import WalkConfig
 from .core.collector import collector_paused
 from .core.cut_off import Truncation
-from .core.depth import call_with_depth
+from .core.depth import SHALLOW, call_with_depth
 from .core.errors import ConfigError, JsonMatchError, shown
 from .metrics import REGISTRY, metric_named
 from .metrics.base import Metric, configure
-from .reading.intake import as_data, read_json
+from .reading.intake import Unread, as_data, read_json
 from .reading.parse import check_truncated, parse_actual_checked, parse_expected
 from .results.field_results import (
     TALLY_OF,
@@ -145,6 +145,10 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
     counting: Counter[Any] | None = (
         Counter() if tallies is not None and _countable(chosen, cfg, schema, options) else None)
     context = (chosen, cfg, schema, options, registry)
+    # counted records whose actual side the walk may check as it reads it, instead of the
+    # door (walk.walk's ``unread``): nothing else reads that side before the walk
+    unread = (counting is not None and validator is None and chosen.prepare is None
+              and chosen.target is None and not cfg.prepares and not cfg.skip_patterns)
     records = []
     for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
         side = f"actual[{i}]"
@@ -154,6 +158,14 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
             parsed, cut = parse_actual_checked(as_data(actual, side), what=side,
                                                allow_array=chosen.allow_array,
                                                truncated=truncated)
+        if unread and cut is None and type(parsed) is dict and depth_e <= SHALLOW:
+            # (within the caller's stack: a value the walk takes nests at most SHALLOW deep)
+            try:
+                records.append(_Rescore(context, e, parsed, SHALLOW, i).scored(
+                    counting, None, unread=True))  # type: ignore[arg-type]
+                continue
+            except Unread:  # something the door must read: read, and walked again below
+                pass
         a, depth_a = _read(parsed, side, cfg)
         if chosen.target is not None:
             e, a = chosen.target(e, a, options)
@@ -207,11 +219,14 @@ class _Rescore:
                 f"the records, or pass copies")
         return full.fields
 
-    def scored(self, tallies: Counter[Any], validator: Validator | None) -> MatchResult:
+    def scored(self, tallies: Counter[Any], validator: Validator | None,
+               unread: bool = False) -> MatchResult:
         """The record walked in tally form, each field counted into ``tallies`` by its tally
         (``as_tallies``): its result,
         whose fields this makes when they are first read (its conformance checked here,
-        within the room its depth needs, as ``_conformed`` checks a full record's)."""
+        within the room its depth needs, as ``_conformed`` checks a full record's).
+        ``unread``: the actual side has not been through the door (walk.walk); ``Unread``
+        is raised, before anything is counted, when it must be."""
         metric, cfg, schema, options, _ = self.context
         expected, actual = self.expected, self.actual
         if metric.prepare is not None:
@@ -219,7 +234,7 @@ class _Rescore:
         prefetch_strings(cfg, expected, actual)
         # the generated scorers' tallies, and the general walk's FieldResults among them
         # made tallies (field_results.tally: the same slots)
-        found = walk(cfg, expected, actual, schema, tally=True)
+        found = walk(cfg, expected, actual, schema, tally=True, unread=unread)
         fields = as_tallies(found.fields)
         tallies.update(fields)
         precision, recall = precision_recall(fields)

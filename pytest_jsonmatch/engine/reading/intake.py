@@ -100,6 +100,21 @@ def read_json(value: Any, side: str, skip: Skip | None = None) -> tuple[Any, int
     return _Converter(side, skip).convert(value)
 
 
+class Unread(Exception):
+    """A value the walk met on a side it reads without the door (``plain_within`` said no):
+    the comparison is made again with that side read through the door, which names what is
+    wrong or makes a plain copy (match.py)."""
+
+
+def plain_within(value: Any, levels: int) -> bool:
+    """Whether ``value`` is plain JSON (the door would pass it as it is) nested at most
+    ``levels`` levels deep (a scalar: 0)."""
+    kind = type(value)
+    if kind is dict or kind is list:
+        return levels > 0 and _plain_depth(value, levels) >= 0
+    return kind in _PLAIN_SCALARS or (kind is float and value - value == 0.0)
+
+
 # Plain values are checked by a recursive function up to this depth; deeper or unusual
 # values take the converter, which needs no recursion.
 _FAST_DEPTH = 100

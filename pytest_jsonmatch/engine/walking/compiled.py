@@ -173,7 +173,7 @@ def ordered_elements(walk: Any, expected: list[Any], actual: list[Any], where: P
             if scorer is not None:
                 scorer(walk, e, a, at, below)
                 continue
-        walk.node(e, a, _new(Where, at), items, below)
+        walk.node(e, walk.read(a, below), _new(Where, at), items, below)
     if common == len(expected) and (common == len(actual) or not cfg.count_extras):
         return
     whole = _new(Where, where)
@@ -181,8 +181,8 @@ def ordered_elements(walk: Any, expected: list[Any], actual: list[Any], where: P
         one_sided(walk.out, cfg, expected[i], whole.element(i), items, OMISSION, below)
     if cfg.count_extras:
         for j in range(common, len(actual)):
-            one_sided(walk.out, cfg, actual[j], whole.element(j, whole.actual_path), items,
-                      HALLUCINATION, below)
+            one_sided(walk.out, cfg, walk.read(actual[j], below),
+                      whole.element(j, whole.actual_path), items, HALLUCINATION, below)
 
 
 def _elements_are_objects(node: SchemaNode | None) -> bool:
@@ -318,9 +318,9 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
                 "            if inner is not None:",
                 f"                inner(walk, v{i}, o, at, below)",
                 "            else:",
-                f"                walk.obj(v{i}, o, new(Where, at), node{i}, below)",
+                f"                walk.obj(v{i}, walk.read(o, below), new(Where, at), node{i}, below)",
                 "        else:",
-                f"            walk.node(v{i}, o, new(Where, at), node{i}, below)",
+                f"            walk.node(v{i}, walk.read(o, below), new(Where, at), node{i}, below)",
                 *(["            missing += o is MISSING"] if count_extras else []),
             ]
         elif kind == ORDERED_ARRAY:
@@ -330,18 +330,19 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
                 f"            ordered_elements(walk, v{i}, o, at, node{i}, below, cache{i}, "
                 f"objects{i})",
                 "        else:",
-                f"            walk.node(v{i}, o, new(Where, at), node{i}, below)",
+                f"            walk.node(v{i}, walk.read(o, below), new(Where, at), node{i}, below)",
                 *(["            missing += o is MISSING"] if count_extras else []),
             ]
         else:
-            lines.append(f"        walk.node(v{i}, o, new(Where, (cp, {fld}, {act})), node{i}, "
-                         f"below)")
+            lines.append(f"        walk.node(v{i}, walk.read(o, below), new(Where, (cp, {fld}, {act})), "
+                         f"node{i}, below)")
             if count_extras:
                 lines.append("        missing += o is MISSING")
     if count_extras:
         lines += [
             f"        if len(actual) + missing > {n}:  # keys expected does not have",
-            "            walk._extra_keys(expected, actual, new(Where, where), props, depth)",
+            "            walk._extra_keys(expected, walk.read(actual, depth), new(Where, where), props,",
+            "                             depth)",
         ]
     lines += ["", "    return score", ""]
     return "\n".join(lines)
@@ -351,9 +352,12 @@ def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str,
                 count_extras: bool) -> list[str]:
     """A plain or unknown key's lines in the tally form: its field path is the constant
     ``fp{i}``; its instance paths are written only where the general walk takes over."""
-    if kind == UNKNOWN:  # (its value is not read: a tally is all it gives)
-        return [f"        append(skipped{i})",
-                *([f"        missing += k{i} not in actual"] if count_extras else [])]
+    if kind == UNKNOWN:  # (a tally is all it gives; its value is only checked)
+        return [f"        o = get(k{i}, MISSING)",
+                f"        if o is not MISSING and walk.unread:",
+                f"            walk.read(o, below)",
+                f"        append(skipped{i})",
+                *(["        missing += o is MISSING"] if count_extras else [])]
     lines = [
         f"        o = get(k{i}, MISSING)",
         "        if o is MISSING:",
@@ -363,7 +367,12 @@ def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str,
     if kind == PLAIN_EXACT:
         lines += [
             f"        elif type(v{i}) is type(o) and type(o) in SCALARS:",
-            f"            append(hit{i} if v{i} == o else miss{i})",
+            f"            if v{i} == o:",
+            f"                append(hit{i})",
+            "            elif type(o) is not float or o - o == 0.0:",
+            f"                append(miss{i})",
+            "            else:  # not a JSON number (NaN, an infinity): the door names it",
+            "                walk.refuse()",
         ]
     elif kind == PLAIN_EQUAL_ONE:
         lines += [
@@ -372,7 +381,7 @@ def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str,
         ]
     return lines + [
         "        else:",
-        f"            s = score{i}(v{i}, o)",
+        f"            s = score{i}(v{i}, walk.read(o, below))",
         f"            append((None, MATCH if s >= 1.0 else MISMATCH, s, None, None, None, None, "
         f"fp{i}))  # a tally",
     ]

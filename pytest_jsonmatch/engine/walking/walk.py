@@ -21,6 +21,7 @@ from ..core.paths import KEY_FORMS, ROOT, Where, display_path, key_forms
 from ..core.values import ARRAY, MISSING, OBJECT, SCALAR_TYPES, json_type
 from ..pairing.array_pairs import alignment, choose_pairs
 from ..pairing.pair_budget import PairBudget
+from ..reading.intake import Unread, plain_within
 from ..results.field_results import (
     BATCH_ERROR,
     HALLUCINATION,
@@ -43,19 +44,25 @@ _new = tuple.__new__
 
 
 def walk(cfg: WalkConfig, expected: Any, actual: Any, schema: SchemaNode | None,
-         tally: bool = False) -> WalkOutput:
+         tally: bool = False, unread: bool = False) -> WalkOutput:
     """Compare two plain JSON values field by field. A batch judge answers once, for every
     field that uses it; when array pairing needed its scores before it could choose pairs,
     the record is walked a second time with every score known. With ``tally``, the fields
     the generated scorers score themselves are tallies instead of FieldResults (compiled.py,
-    ``field_results.tally``): the walk's order and arithmetic are the same."""
+    ``field_results.tally``): the walk's order and arithmetic are the same.
+
+    ``unread``: ``actual`` did not come through the door. The generated scorers take what
+    they read of it only when it is what the door would pass (a value equal to and of the
+    type of a plain expected value, an object they check key by key); whatever they hand to
+    the general walk is checked first (``Walk.read``), and anything else raises ``Unread``,
+    for the caller to read ``actual`` through the door and walk it again."""
     judge = Judge(cfg.registry)
-    found = Walk(cfg, judge, PairBudget(), tally)
+    found = Walk(cfg, judge, PairBudget(), tally, unread)
     found.run(expected, actual, schema)
     if judge.waiting:
         judge.resolve()
     if judge.rewalk:
-        found = Walk(cfg, judge, PairBudget(), tally)
+        found = Walk(cfg, judge, PairBudget(), tally, unread)
         found.run(expected, actual, schema)
         judge.resolve()
     return found.finish()
@@ -65,11 +72,12 @@ class Walk:
     """One walk of one record; see :func:`walk`."""
 
     def __init__(self, cfg: WalkConfig, judge: Judge, budget: PairBudget,
-                 tally: bool = False) -> None:
+                 tally: bool = False, unread: bool = False) -> None:
         self.cfg = cfg
         self.judge = judge
         self.budget = budget  # for walking candidate pairs (pair_budget.py)
         self.tally = tally  # generated scorers in tally form (see walk())
+        self.unread = unread  # the actual side has not come through the door (see walk())
         self.out = WalkOutput()
         # placeholders for batch scores: (index in out.fields, comparator, min_score)
         self.deferred: list[tuple[int, BoundComparator, float | None]] = []
@@ -90,7 +98,21 @@ class Walk:
                 if scorer is not None:
                     scorer(self, expected, actual, root, 0)
                     return
-        self.node(expected, actual, root, schema, 0)
+        self.node(expected, self.read(actual, 0), root, schema, 0)
+
+    def read(self, actual: Any, depth: int) -> Any:
+        """``actual``, a value of the actual side the general walk is about to take at
+        ``depth``: as it is when the door read that side; otherwise it must be what the door
+        would pass as it is, nested no deeper than the room the walk has (``SHALLOW``), or
+        ``Unread`` is raised (see walk())."""
+        if self.unread and actual is not MISSING and not plain_within(actual, SHALLOW - depth):
+            raise Unread
+        return actual
+
+    def refuse(self) -> None:
+        """A value of an actual side not read through the door that the door refuses (a
+        float that is not finite): ``Unread``, so that the door names it (see walk())."""
+        raise Unread
 
     # -- one node ---------------------------------------------------------------------------
 
