@@ -1,5 +1,5 @@
 """The door: every value is read once, before any comparison, into plain JSON the walk can
-trust.
+trust (with one exception, below).
 
 Plain JSON here means ``dict`` with ``str`` keys, ``list``, ``str``, ``int``, finite
 ``float``, ``bool`` and ``None``, nested at most :data:`MAX_DEPTH` levels, without cycles.
@@ -12,6 +12,11 @@ depth: a list of models, a model inside a mapping). What has no JSON
 meaning is a ParseError naming the path and the side: NaN and the infinities, keys that are
 not strings, values of other types (a ``set``, ``bytes``, a ``datetime``), a value that
 contains itself, and nesting beyond the limit.
+
+One side may skip the door: the actual side of a record ``evaluate_records`` scores from
+its tallies is checked by the walk as it reads it (walking/walk.py, ``Walk.read``), with
+``plain_within``; what it cannot take as it is raises ``Unread``, and that record is read
+here after all.
 
 Fields the ``ignore`` option names are never refused: read as JSON where they can be (a metric
 that compares their parent whole sees JSON), left as they are where they cannot.
