@@ -145,10 +145,12 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
     counting: Counter[Any] | None = (
         Counter() if tallies is not None and _countable(chosen, cfg, schema, options) else None)
     context = (chosen, cfg, schema, options, registry)
-    # counted records whose actual side the walk may check as it reads it, instead of the
-    # door (walk.walk's ``unread``): nothing else reads that side before the walk
-    unread = (counting is not None and validator is None and chosen.prepare is None
-              and chosen.target is None and not cfg.prepares and not cfg.skip_patterns)
+    # records whose actual side the walk may check as it reads it, instead of the door
+    # (walk.walk's ``unread``): generated scorers read it, no judge is handed its values,
+    # and nothing else reads that side before the walk
+    unread = (compiled.compiles(cfg) and not cfg.judged(schema) and validator is None
+              and chosen.prepare is None and chosen.target is None and not cfg.prepares
+              and not cfg.skip_patterns)
     records = []
     for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
         side = f"actual[{i}]"
@@ -161,11 +163,19 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
         if unread and cut is None and type(parsed) is dict and depth_e <= SHALLOW:
             # (within the caller's stack: a value the walk takes nests at most SHALLOW deep)
             try:
-                records.append(_Rescore(context, e, parsed, SHALLOW, i).scored(
-                    counting, None, unread=True))  # type: ignore[arg-type]
-                continue
+                if counting is not None:
+                    records.append(_Rescore(context, e, parsed, SHALLOW, i).scored(
+                        counting, None, unread=True))
+                    continue
+                result = _score(chosen, cfg, schema, e, parsed, options, registry,
+                                unread=True)
             except Unread:  # something the door must read: read, and walked again below
                 pass
+            else:
+                if tallies is not None:
+                    tallies.update(map(TALLY_OF, result.fields))
+                records.append(result)
+                continue
         a, depth_a = _read(parsed, side, cfg)
         if chosen.target is not None:
             e, a = chosen.target(e, a, options)
@@ -282,11 +292,13 @@ def _read(value: Any, side: str, cfg: WalkConfig) -> tuple[Any, int]:
 
 def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected: Any, actual: Any,
            options: Mapping[str, Any], registry: Registry,
-           cut: Truncation | None = None) -> MatchResult:
+           cut: Truncation | None = None, unread: bool = False) -> MatchResult:
+    """A record scored in full (``unread``: its actual side checked by the walk, see
+    walk.walk)."""
     if metric.prepare is not None:
         expected, actual = metric.prepare(cfg, expected, actual)
     prefetch_strings(cfg, expected, actual)
-    found = walk(cfg, expected, actual, schema)
+    found = walk(cfg, expected, actual, schema, unread=unread)
     fields = found.fields
     if metric.finish is not None:
         fields = metric.finish(fields, options, registry)

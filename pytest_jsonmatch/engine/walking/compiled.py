@@ -294,18 +294,18 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
                     f"            if kind is type(o) and kind in SCALARS and v{i} == o:",
                     "                status, s = MATCH, 1.0",
                     "            else:",
-                    f"                s = score{i}(v{i}, o)",
+                    f"                s = score{i}(v{i}, walk.read(o, below))",
                     "                status = MATCH if s >= 1.0 else MISMATCH",
                 ]
             else:
                 lines += [
-                    f"            s = score{i}(v{i}, o)",
+                    f"            s = score{i}(v{i}, walk.read(o, below))",
                     "            status = MATCH if s >= 1.0 else MISMATCH",
                 ]
             lines.append(f"            append(new(FieldResult, (cp, status, s, v{i}, o, name{i}, "
                          f"'', {fld}, {act}, 1.0, None)))")
         elif kind == UNKNOWN:
-            lines.append(f"        append(FieldResult(cp, SKIPPED, 0.0, v{i}, o, '', "
+            lines.append(f"        append(FieldResult(cp, SKIPPED, 0.0, v{i}, walk.read(o, below), '', "
                          f"'not in the schema', {fld}, {act}))")
             if count_extras:
                 lines.append("        missing += o is MISSING")
