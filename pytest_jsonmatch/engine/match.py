@@ -146,9 +146,11 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
         Counter() if tallies is not None and _countable(chosen, cfg, schema, options) else None)
     context = (chosen, cfg, schema, options, registry)
     # records whose actual side the walk may check as it reads it, instead of the door
-    # (walk.walk's ``unread``): generated scorers read it, no judge is handed its values,
-    # and nothing else reads that side before the walk
-    unread = (compiled.compiles(cfg) and not cfg.judged(schema) and validator is None
+    # (walk.walk's ``unread``): generated scorers read it all (its extra keys and elements
+    # too, which count), no judge is handed its values, and nothing else reads that side
+    # before the walk
+    unread = (compiled.compiles(cfg) and cfg.count_extras and not cfg.judged(schema)
+              and validator is None
               and chosen.prepare is None and chosen.target is None and not cfg.prepares
               and not cfg.skip_patterns)
     records = []

@@ -315,3 +315,24 @@ def test_an_actual_record_read_by_the_walk_comes_out_as_the_door_makes_it(
     finally:
         compiled.SPECIALISE = before
     assert counted == full == door
+
+
+def test_a_metric_that_leaves_extra_fields_uncounted_reads_them_through_the_door() -> None:
+    """The walk reads the actual side itself only where it reads all of it: a metric whose
+    extra fields count for nothing never looks at them, so the door must, and refuses NaN
+    there as it always has."""
+    from pytest_jsonmatch.engine.metrics.field_f1 import FIELD_F1, _configure
+
+    quiet = dataclasses.replace(FIELD_F1, name="f1_without_extras", configure=lambda opts, reg: (
+        dataclasses.replace(_configure(opts, reg), count_extras=False)))
+    state = REGISTRY.state()
+    try:
+        REGISTRY.register_metric("f1_without_extras", quiet)
+        actual = {**INVOICE, "extra": [float("nan")]}
+        for score in (evaluate_records, score_records):
+            with pytest.raises(JsonMatchError, match="NaN and Infinity are not JSON"):
+                score([INVOICE], [actual], "f1_without_extras")
+        run = evaluate_records([INVOICE], [{**INVOICE, "extra": 1}], "f1_without_extras")
+    finally:
+        REGISTRY.restore(state)
+    assert run.records[0].score == 1.0  # the extra field counts for nothing
