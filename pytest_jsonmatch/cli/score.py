@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..dataset import GoldError, SchemaSketch, ScoreSettings
-from ..dataset.parts import Chunk, score_part, sketch_part
+from ..dataset.parts import Chunk, Keeps, score_part, sketch_part
 from ..dataset.spans import Span, is_jsonl, spans
 from ..engine.core.errors import JsonMatchError
 from ..reporting.aggregate import GROUP_BY, Aggregates
@@ -124,13 +124,15 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(str(exc)) from None
     pairing = PairingSettings(args.gold, args.pred, args.id_field, args.gold_field,
                               args.pred_field)
-    keep_comparisons = bool(args.report) or args.format in ("json", "html")
+    # every case's line where a report lists them all; else only those the summary names
+    keeps = Keeps(all_cases=bool(args.report) or args.format != "text",
+                  comparisons=bool(args.report) or args.format in ("json", "html"),
+                  case_scores=baseline is not None)
     with tempfile.TemporaryDirectory(prefix="jsonmatch-score-") as tmp, \
             Workers(args.jobs) as workers, contextlib.ExitStack() as stack:
         leftovers = Leftovers()
         scoring = _Run(tmp, workers, args, metric, threshold, options,
-                       inferred=cfg.schema_driven and "schema" not in options,
-                       keep_comparisons=keep_comparisons, keep_cases=baseline is not None)
+                       inferred=cfg.schema_driven and "schema" not in options, keeps=keeps)
         count = count_records(pairing.gold) if sys.stderr.isatty() else None
         scored = None
         if pairing.id_field is None and is_jsonl(pairing.gold) and is_jsonl(pairing.pred):
@@ -215,11 +217,11 @@ class _Run:
 
     def __init__(self, tmp: str, workers: Workers, args: argparse.Namespace, metric: str,
                  threshold: float, options: dict[str, Any], inferred: bool,
-                 keep_comparisons: bool, keep_cases: bool) -> None:
+                 keeps: Keeps) -> None:
         self.tmp, self.workers, self.args = tmp, workers, args
         self.metric, self.threshold, self.options = metric, threshold, options
         self.inferred = inferred
-        self.keep_comparisons, self.keep_cases = keep_comparisons, keep_cases
+        self.keeps = keeps
 
     def scored(self, source: Callable[[], Iterable[Chunk]], count: int | None
                ) -> tuple[Spool[CaseDict], Spool[ComparisonDict] | None, Aggregates,
@@ -234,28 +236,29 @@ class _Run:
             options["conformance"] = False  # a schema inferred from gold is no answer's contract
         args = self.args
         settings = ScoreSettings(self.metric, self.threshold, options, args.values, args.group_by,
-                                 keep_fields=self.keep_cases, invalid_fails=args.invalid_fails)
+                                 keep_fields=self.keeps.case_scores,
+                                 invalid_fails=args.invalid_fails)
         with contextlib.ExitStack() as spools:
             cases: Spool[CaseDict] = spools.enter_context(Spool(self.tmp))
             comparisons: Spool[ComparisonDict] | None = (
-                spools.enter_context(Spool(self.tmp)) if self.keep_comparisons else None)
+                spools.enter_context(Spool(self.tmp)) if self.keeps.comparisons else None)
             total, now = _score(source(), count, settings, self.workers, cases, comparisons,
-                                self.keep_cases)
+                                self.keeps)
             spools.pop_all()  # kept: the caller closes them
         return cases, comparisons, total, now
 
 
 def _score(source: Iterable[Chunk], count: int | None, settings: ScoreSettings, workers: Workers,
-           cases: Spool[CaseDict], comparisons: Spool[ComparisonDict] | None, keep_cases: bool
+           cases: Spool[CaseDict], comparisons: Spool[ComparisonDict] | None, keeps: Keeps
            ) -> tuple[Aggregates, dict[str, CaseScores]]:
     """Score the chunks of ``source`` (``count`` pairs, when known, for the progress bar)."""
     total = Aggregates(settings.group_by)
     now: dict[str, CaseScores] = {}
     progress = Progress(count)
     try:
-        for part in workers.map(score_part, source, settings, comparisons is not None, keep_cases):
+        for part in workers.map(score_part, source, settings, keeps):
             total.merge(part.aggregates)
-            cases.append_lines(part.cases, part.count)
+            cases.append_lines(part.cases, part.case_lines)
             if comparisons is not None:
                 comparisons.append_lines(part.comparisons, part.count)
             now.update(part.case_scores)

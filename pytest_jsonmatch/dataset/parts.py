@@ -31,7 +31,7 @@ from ..engine.core.depth import SHALLOW
 from ..engine.core.errors import JsonMatchError
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
-from ..reporting.aggregate import Aggregates
+from ..reporting.aggregate import Aggregates, listed_in_summary
 from ..reporting.baseline import CaseScores, case_scores
 from ..engine.results.field_results import MatchResult
 from ..reporting.comparison_lines import case_line, comparison_line
@@ -162,13 +162,25 @@ class Part:
 
     aggregates: Aggregates
     count: int = 0  # cases
+    case_lines: int = 0  # of them, those whose lines are kept (Keeps.all_cases)
     cases: str = ""
     comparisons: str = ""
     case_scores: dict[str, CaseScores] = field(default_factory=dict)
 
 
-def score_part(chunk: Chunk, settings: ScoreSettings, keep_comparisons: bool,
-               keep_case_scores: bool) -> Part:
+class Keeps(NamedTuple):
+    """What a run keeps of each scored chunk besides its aggregates: the report line of
+    every case (a report lists them all) or only of those the text summary names
+    (``listed_in_summary``: a run whose only output is that summary), the report line of
+    every comparison (a JSON or HTML report, or a report file), and each case's scores (a
+    baseline compares them)."""
+
+    all_cases: bool = True
+    comparisons: bool = False
+    case_scores: bool = False
+
+
+def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
     """The chunk scored and made into a :class:`Part`, SCORED_TOGETHER pairs at a time, each
     group decoded just before it is scored: a longer chunk (a worker's) meets its errors in
     the order one process meets them, scoring the pairs read before a line that is not JSON
@@ -181,20 +193,22 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keep_comparisons: bool,
     for start in range(0, len(pairs), SCORED_TOGETHER):
         group, error = _decoded(pairs[start:start + SCORED_TOGETHER])
         scored = score_chunk(group, settings,
-                             counted=not keep_comparisons and not settings.keep_fields)
+                             counted=not keeps.comparisons and not settings.keep_fields)
         aggregates.merge(scored.aggregates)
-        cases += [case_line(case, settings.group_by) for case in scored.cases]
-        if keep_comparisons:  # each written from the engine's fields, once
+        cases += [case_line(case, settings.group_by) for case in scored.cases
+                  if keeps.all_cases or listed_in_summary(case)]
+        if keeps.comparisons:  # each written from the engine's fields, once
             comparisons += [
                 comparison_line(c, outcome.fields, settings.values)
                 if isinstance(outcome, MatchResult) else json_line(c.to_dict())
                 for c, outcome in zip(scored.comparisons, scored.outcomes)]
-        if keep_case_scores:
+        if keeps.case_scores:
             part.case_scores.update(
                 (case.case_id, case_scores(case, [comparison], settings.group_by))
                 for comparison, case in zip(scored.comparisons, scored.cases))
         if error is not None:
             raise error
+    part.case_lines = len(cases)
     part.cases = _joined(cases)
     part.comparisons = _joined(comparisons)
     return part

@@ -112,6 +112,13 @@ class CaseResult:
         return out
 
 
+def listed_in_summary(case: CaseResult) -> bool:
+    """Whether the text summary names ``case`` (reporting/text.py lists the cases run more
+    than once, those that could not be scored and those scored from an answer cut off): a
+    run whose only report is that summary keeps the report lines of these cases alone."""
+    return case.runs > 1 or case.status == ERROR or case.truncated > 0
+
+
 def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
     """One case from its runs: an error when a run could not be scored, xfailed/xpassed as
     its test was, else passed or failed by ``rule`` (see :func:`case_passes`)."""

@@ -13,6 +13,7 @@ from pytest_jsonmatch.cli.parallel import chunks, start_method
 from pytest_jsonmatch.dataset import NO_PREDICTION, Pair, ScoreSettings
 from pytest_jsonmatch.dataset.parts import (
     SCORED_TOGETHER,
+    Keeps,
     call_in_worker,
     packed,
     score_part,
@@ -65,12 +66,14 @@ def test_a_packed_chunk_keeps_its_pairs_and_missing_predictions():
 def test_a_worker_chunk_scores_as_its_pieces_do():
     settings = ScoreSettings("structural_f1", 1.0, {})
     pairs = _pairs()
-    whole = score_part(packed(pairs), settings, True, True)
-    pieces = [score_part(pairs[i:i + SCORED_TOGETHER], settings, True, True)
+    whole = score_part(packed(pairs), settings, Keeps(comparisons=True, case_scores=True))
+    pieces = [score_part(pairs[i:i + SCORED_TOGETHER], settings,
+                         Keeps(comparisons=True, case_scores=True))
               for i in range(0, len(pairs), SCORED_TOGETHER)]
     assert whole.cases == "".join(p.cases for p in pieces)
     assert whole.comparisons == "".join(p.comparisons for p in pieces)
     assert whole.count == sum(p.count for p in pieces) == len(pairs)
+    assert whole.case_lines == sum(p.case_lines for p in pieces) == len(pairs)
     assert whole.cases.count("\n") == whole.comparisons.count("\n") == len(pairs)
     assert list(whole.case_scores) == [str(i) for i in range(len(pairs))]
     # "a" matches for i % 3 == i, i.e. i in (0, 1, 2): 3 of 133 cases score 1.0
@@ -81,7 +84,7 @@ def test_a_line_that_is_not_json_fails_where_it_is_decoded_naming_its_line():
     pairs = _pairs()
     pairs[70] = pairs[70]._replace(actual=Undecoded('{"a": ', "p line 71", False))
     with pytest.raises(RecordError, match=r"^p line 71: not valid JSON: Expecting value"):
-        score_part(packed(pairs), ScoreSettings("structural_f1", 1.0, {}), False, False)
+        score_part(packed(pairs), ScoreSettings("structural_f1", 1.0, {}), Keeps())
     with pytest.raises(RecordError, match=r"^p line 71: not valid JSON"):
         sketch_part(packed(pairs), "field_f1", {})
 

@@ -80,6 +80,34 @@ def test_scores_equal_evaluate_records(tmp_path, metric, jsonmatch_main):
         assert report["comparisons"][0]["score"] == run.records[0].score
 
 
+@pytest.mark.parametrize("verbose", [[], ["-v"]])
+def test_a_text_run_lists_the_cases_a_run_with_a_report_lists(tmp_path, jsonmatch_main, verbose):
+    """A text run without a report keeps only the lines of the cases its summary names
+    (those not scored, those scored from a cut answer): it prints what a run keeping every
+    case prints, with 8 unscored cases (more than are named without -v) and 2 cut ones."""
+    gold, pred = dataset(80, seed=5)
+    cut = 0
+    for i, answer in enumerate(pred):
+        if isinstance(answer, dict) and cut < 2 and i % 7 == 3:
+            pred[i] = json.dumps(answer)[:-9]  # the answer cut off before its end
+            cut += 1
+    assert cut == 2
+    args = [str(write_jsonl(tmp_path / "g.jsonl", gold)),
+            str(write_jsonl(tmp_path / "p.jsonl", pred)), "--option", "truncated=close",
+            "--color", "never", *verbose]
+    listed = jsonmatch_main("score", *args)
+    kept_all = jsonmatch_main("score", *args, "--report", str(tmp_path / "r.json"))
+    assert listed.returncode == kept_all.returncode == 0
+    assert listed.stdout == kept_all.stdout
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert len(report["cases"]) == 80
+    unscored = [c["case_id"] for c in report["cases"] if c["status"] == "error"]
+    assert len(unscored) == 8
+    assert sum(bool(c.get("truncated")) for c in report["cases"]) == 2
+    named = unscored if verbose else unscored[:5]
+    assert all(f"  {case_id}: " in listed.stdout for case_id in named)
+
+
 def test_jobs_give_exactly_the_single_process_result(tmp_path):
     gold, pred = dataset(300, seed=11)
     args = (str(write_jsonl(tmp_path / "g.jsonl", gold)), str(write_jsonl(tmp_path / "p.jsonl", pred)))
