@@ -25,7 +25,7 @@ from ..engine.metrics.base import configure
 from ..engine.reading.intake import read_json
 from ..engine.reading.parse import parse_expected
 from ..engine.results.field_results import MatchResult
-from ..reporting.aggregate import Aggregates, CaseResult, case_result, group_key
+from ..reporting.aggregate import Aggregates, CaseResult, case_result, group_key, one_run_case
 from ..reporting.records import ERROR, Comparison, ValueMode
 
 NO_PREDICTION = object()  # the actual side of a gold record no prediction was found for
@@ -78,7 +78,8 @@ class ScoreSettings:
 @dataclass
 class Scored:
     """What scoring some pairs gave: their comparisons and case results, in order, and their
-    aggregates."""
+    aggregates. Counted (``score_chunk(..., counted=True)``), only the pairs that could not
+    be scored have a comparison: no one reads the others'."""
 
     aggregates: Aggregates
     comparisons: list[Comparison]
@@ -108,9 +109,14 @@ def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings, counted: bool = 
     out = Scored(Aggregates(settings.group_by), [])
     for pair in pairs:
         outcome = results.get(id(pair), pair.missing or "no prediction")
-        comparison = comparison_of(pair, outcome, settings)
-        out.comparisons.append(comparison)
-        out.cases.append(case_result([comparison]))
+        if counted and isinstance(outcome, MatchResult):  # no one reads its comparison
+            out.cases.append(one_run_case(outcome, case_id=pair.case_id,
+                                          threshold=settings.threshold, file=pair.file,
+                                          line=pair.line, invalid_fails=settings.invalid_fails))
+        else:
+            comparison = comparison_of(pair, outcome, settings)
+            out.comparisons.append(comparison)
+            out.cases.append(case_result([comparison]))
         out.outcomes.append(outcome)
     if tallies is not None and len({group_key(c, settings.group_by) for c in out.cases}) <= 1:
         out.aggregates.add_tallied_cases(out.cases, tallies)

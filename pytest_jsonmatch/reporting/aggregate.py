@@ -21,6 +21,7 @@ from ..engine.results.field_results import (
     ExactSum,
     FieldAggregate,
     FieldResult,
+    MatchResult,
     Tally,
     count_fields,
     field_tables,
@@ -30,6 +31,7 @@ from .records import (
     EXPECTED_TO_FAIL,
     FAILED,
     PASSED,
+    VIOLATIONS_KEPT,
     XFAILED,
     Comparison,
     FieldRecord,
@@ -146,6 +148,29 @@ def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
                       tuple(place for c in checked
                             for place in dict.fromkeys((f, k) for _, f, k in c.violations)),
                       first.target)
+
+
+def one_run_case(result: MatchResult, *, case_id: str, threshold: float, file: str,
+                 line: int | None, invalid_fails: bool) -> CaseResult:
+    """The case of one scored run, as ``case_result([Comparison.of_result(result, ...)])``
+    makes it (tests/reporting/test_one_run_case.py holds the two equal) without the
+    comparison: a dataset run that keeps no comparison builds its cases this way."""
+    score = float(result.score)
+    checked = result.conformance
+    if checked is not None and invalid_fails and not checked.valid:
+        status = FAILED  # an invalid answer failed its run, whatever its score
+    else:
+        status = PASSED if score >= threshold - SCORE_EPSILON else FAILED
+    violated: tuple[tuple[str, str], ...] = ()
+    if checked is not None and checked.violations:
+        violated = tuple(dict.fromkeys((v.field_path, v.keyword)
+                                       for v in checked.violations[:VIOLATIONS_KEPT]))
+    return CaseResult(case_id, result.metric, threshold, status, 1, score + 0.0, score, score,
+                      int(result.passed(threshold, invalid_fails)),
+                      float(result.precision) + 0.0, float(result.recall) + 0.0,
+                      float(result.f1) + 0.0, file, line, "", int(result.truncated is not None),
+                      int(checked is not None), int(checked is not None and checked.valid),
+                      violated)
 
 
 def _mean(values: Sequence[float]) -> float:

@@ -1,0 +1,92 @@
+"""A dataset run that keeps no comparison builds each case from its result alone
+(``one_run_case``): the same case, field for field, as the comparison's ``case_result``."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import pytest
+
+from pytest_jsonmatch import match_json
+from pytest_jsonmatch.reporting.aggregate import SCORE_EPSILON, case_result, one_run_case
+from pytest_jsonmatch.reporting.records import Comparison
+
+SCHEMA = {"type": "object", "required": ["id", "total", "items"],
+          "properties": {"id": {"type": "string"}, "total": {"type": "integer", "minimum": 0},
+                         "items": {"type": "array", "items": {
+                             "type": "object", "required": ["sku"],
+                             "properties": {"sku": {"type": "string"},
+                                            "qty": {"type": "integer"}}}}}}
+
+
+def _answers(rng: random.Random, gold: dict) -> list:
+    """Answers to ``gold``: itself, damaged, of the wrong types (invalid against SCHEMA,
+    several violations), and cut off (scored closed under truncated=close)."""
+    damaged = json.loads(json.dumps(gold))
+    damaged["total"] = -damaged["total"] - 1  # breaks "minimum": 0
+    damaged["items"][0]["qty"] = "two"
+    wrong = {"id": 7, "total": "x", "items": [{"qty": "a"}, {"qty": "b"}, {"sku": 3}]}
+    # more violations than a comparison keeps (VIOLATIONS_KEPT, 20), the last of another kind
+    many = {**gold, "items": [{"sku": k} for k in range(22)] + [{"sku": "A", "qty": "x"}]}
+    text = json.dumps(gold)
+    return [gold, damaged, wrong, many, text[:-rng.randint(3, 12)],
+            {**gold, "extra": True}, {"items": []}]
+
+
+def _results():
+    rng = random.Random(3)
+    options = [
+        {"metric": "field_f1", "schema": SCHEMA},
+        {"metric": "field_f1", "schema": SCHEMA, "truncated": "close"},
+        {"metric": "field_f1", "schema": SCHEMA, "conformance": False},
+        {"metric": "field_match", "fields": {"total": {"min_score": 1.0}}},
+        {"metric": "json_similarity", "schema": SCHEMA},
+        {"metric": "structural_f1"},
+    ]
+    for k in range(6):
+        gold = {"id": f"r{k}", "total": rng.randint(0, 9),
+                "items": [{"sku": s, "qty": rng.randint(1, 3)} for s in rng.sample("ABCD", 2)]}
+        for answer, opts in itertools.product(_answers(rng, gold), options):
+            opts = dict(opts)
+            metric = opts.pop("metric")
+            try:
+                yield match_json(answer, gold, metric=metric, **opts)
+            except Exception:  # noqa: BLE001 - an answer this metric cannot score: not a case here
+                continue
+
+
+RESULTS = list(_results())
+
+
+def test_the_results_cover_what_a_case_reads():
+    assert len(RESULTS) > 150
+    assert any(r.conformance is not None and not r.conformance.valid
+               and len(r.conformance.violations) > 1 for r in RESULTS)
+    assert any(r.conformance is not None and r.conformance.valid for r in RESULTS)
+    assert any(r.conformance is not None and len(r.conformance.violations) > 20
+               for r in RESULTS)
+    assert any(r.truncated is not None for r in RESULTS)
+    assert any(r.floor_failures for r in RESULTS)  # (passed() fails; at threshold 0 the case passes)
+    assert len({r.score for r in RESULTS}) > 4
+
+
+@pytest.mark.parametrize("invalid_fails", [False, True])
+def test_a_case_from_its_result_is_the_case_of_its_comparison(invalid_fails):
+    thresholds = (0.0, 0.5, 1.0)
+    checked = 0
+    for i, result in enumerate(RESULTS):
+        # the thresholds at, just above and just below the score test the epsilon
+        for threshold in (*thresholds, float(result.score) + SCORE_EPSILON / 2,
+                          float(result.score) + 2 * SCORE_EPSILON):
+            where = {"case_id": f"c{i}", "file": "g.jsonl", "line": i + 1}
+            comparison = Comparison.of_result(
+                result, nodeid=where["case_id"], threshold=threshold,
+                passed=result.passed(threshold, invalid_fails), values=None,
+                invalid_fails=invalid_fails, **where)
+            expected = case_result([comparison])
+            got = one_run_case(result, threshold=threshold, invalid_fails=invalid_fails, **where)
+            assert got == expected, (i, threshold)
+            checked += 1
+    assert checked == 5 * len(RESULTS)
