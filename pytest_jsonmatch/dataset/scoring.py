@@ -22,7 +22,7 @@ from ..engine.core.errors import ConfigError, JsonMatchError
 from ..engine.match import count_records, match_json, score_records
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
-from ..engine.reading.intake import read_json
+from ..engine.reading.intake import Read, read_json
 from ..engine.reading.parse import parse_expected
 from ..engine.results.field_results import MatchResult
 from ..reporting.aggregate import Aggregates, CaseResult, case_result, group_key, one_run_case
@@ -46,6 +46,9 @@ class Pair(NamedTuple):
     file: str = ""
     line: int | None = None
     missing: str = ""  # why there is no prediction (with ``actual`` NO_PREDICTION)
+    # a bound on how deeply ``expected`` nests when its JSON text showed that the engine's
+    # door would pass it as it is (intake.depth_from_text); -1: the door reads it
+    read_depth: int = -1
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,9 @@ def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings, counted: bool = 
     results: dict[int, MatchResult | str] = {}
     tallies = None
     try:
-        expected, actual = [p.expected for p in present], [p.actual for p in present]
+        expected = [p.expected if p.read_depth < 0 else Read(p.expected, p.read_depth)
+                    for p in present]
+        actual = [p.actual for p in present]
         if counted:
             _, records, tallies = count_records(expected, actual, settings.metric,
                                                 **settings.options)

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from itertools import zip_longest
 from typing import Any, NamedTuple
 
+from ..engine.reading.intake import depth_from_text
 from ..engine.reading.parse import LENIENT_JSON
 from .scoring import Pair
 from .undecoded import decode_line
@@ -180,11 +181,14 @@ def span_pairs(span: Span) -> list[Pair]:
         where = f"{gold_path} line {g_line}"
         expected = decode_line(g_text, where, True)
         actual = decode_line(p_text, "", False)
+        # (the whole line's bound is a bound on the field scored too)
+        read_depth = depth_from_text(g_text)
         if span.gold_field is not None:
             expected = _field(expected, span.gold_field)
         if span.pred_field is not None:
             actual = _field(actual, span.pred_field)
-        out.append(Pair(str(case), expected, actual, where, gold_path, g_line))
+        out.append(Pair(str(case), expected, actual, where, gold_path, g_line,
+                        read_depth=read_depth))
     return out
 
 

@@ -23,7 +23,7 @@ from .core.depth import SHALLOW, call_with_depth
 from .core.errors import ConfigError, JsonMatchError, shown
 from .metrics import REGISTRY, metric_named
 from .metrics.base import Metric, configure
-from .reading.intake import Unread, as_data, read_json
+from .reading.intake import Read, Unread, as_data, read_json
 from .reading.parse import check_truncated, parse_actual_checked, parse_expected
 from .results.field_results import (
     TALLY_OF,
@@ -283,7 +283,12 @@ def _conformed(validator: Validator | None, actual: Any, result: MatchResult) ->
 
 
 def _read_expected(value: Any, side: str, allow_array: bool, cfg: WalkConfig) -> tuple[Any, int]:
-    """An expected record parsed strictly and read through the door."""
+    """An expected record parsed strictly and read through the door (a :class:`Read` one,
+    an object or an allowed array, as it is)."""
+    if type(value) is Read:
+        if type(value.value) is dict or (allow_array and type(value.value) is list):
+            return value.value, value.depth
+        value = value.value  # (refused below, as it would be unread)
     return _read(parse_expected(as_data(value, side), allow_array=allow_array, what=side), side, cfg)
 
 

@@ -13,7 +13,9 @@ meaning is a ParseError naming the path and the side: NaN and the infinities, ke
 not strings, values of other types (a ``set``, ``bytes``, a ``datetime``), a value that
 contains itself, and nesting beyond the limit.
 
-One side may skip the door: the actual side of a record ``evaluate_records`` scores from
+A caller that has read a side itself may hand it over as :class:`Read` (the dataset
+reader's gold records, decoded from JSON text by the strict decoder). One side may skip
+the door: the actual side of a record ``evaluate_records`` scores from
 its tallies is checked by the walk as it reads it (walking/walk.py, ``Walk.read``), with
 ``plain_within``; what it cannot take as it is raises ``Unread``, and that record is read
 here after all.
@@ -28,8 +30,9 @@ import dataclasses
 import os
 import reprlib
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
+from ..core.depth import SHALLOW
 from ..core.errors import ParseError
 from ..core.paths import display_path, index_segment, key_segment
 
@@ -103,6 +106,29 @@ def read_json(value: Any, side: str, skip: Skip | None = None) -> tuple[Any, int
     elif kind in _PLAIN_SCALARS or (kind is float and value - value == 0.0):
         return value, 0
     return _Converter(side, skip).convert(value)
+
+
+class Read(NamedTuple):
+    """A side its caller has read as the door would: plain JSON, nested at most ``depth``
+    levels (a bound, never more than SHALLOW), no object holding more than MAX_KEYS keys.
+    The dataset reader hands the engine its gold records so (``depth_from_text``): the
+    door's pass over them would only find what their text already showed."""
+
+    value: Any
+    depth: int
+
+
+def depth_from_text(text: str) -> int:
+    """For a value one of the project's JSON decoders made of ``text`` (they make plain JSON
+    only: string keys, finite floats): a bound on how deeply it nests when its text shows
+    that the door would pass it as it is, else -1. The bound is the count of ``{`` and
+    ``[`` (strings may hold more: a bound still); it must be within SHALLOW; and the text
+    must be too short for an object of more than MAX_KEYS keys (each key takes at least 4
+    characters, ``"":0``)."""
+    if len(text) >= 4 * MAX_KEYS:
+        return -1
+    bound = text.count("{") + text.count("[")
+    return bound if bound <= SHALLOW else -1
 
 
 class Unread(Exception):
