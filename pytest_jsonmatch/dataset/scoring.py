@@ -114,14 +114,16 @@ def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings, counted: bool = 
     out = Scored(Aggregates(settings.group_by), [])
     for pair in pairs:
         outcome = results.get(id(pair), pair.missing or "no prediction")
-        if counted and isinstance(outcome, MatchResult):  # no one reads its comparison
-            out.cases.append(one_run_case(outcome, case_id=pair.case_id,
-                                          threshold=settings.threshold, file=pair.file,
-                                          line=pair.line, invalid_fails=settings.invalid_fails))
-        else:
+        if not isinstance(outcome, MatchResult):
             comparison = comparison_of(pair, outcome, settings)
             out.comparisons.append(comparison)
             out.cases.append(case_result([comparison]))
+        else:  # (the case its comparison's case_result would give)
+            if not counted:  # counted, no one reads its comparison
+                out.comparisons.append(comparison_of(pair, outcome, settings))
+            out.cases.append(one_run_case(outcome, case_id=pair.case_id,
+                                          threshold=settings.threshold, file=pair.file,
+                                          line=pair.line, invalid_fails=settings.invalid_fails))
         out.outcomes.append(outcome)
     if tallies is not None and len({group_key(c, settings.group_by) for c in out.cases}) <= 1:
         out.aggregates.add_tallied_cases(out.cases, tallies)
