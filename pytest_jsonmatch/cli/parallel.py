@@ -28,7 +28,7 @@ import os
 import pickle
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..dataset import Pair
@@ -112,7 +112,8 @@ class Workers:
             for chunk in chunks(pairs, WORKER_CHUNK):
                 yield packed(chunk)
 
-    def map(self, handle: Callable[..., T], chunks: Iterable[Chunk], *args: Any) -> Iterator[T]:
+    def map(self, handle: Callable[..., T], chunks: Iterable[Chunk], *args: Any
+            ) -> Generator[T, None, None]:
         """``handle(chunk, *args)`` of each chunk, in order. ``handle`` is a function of
         dataset/parts.py (a spawned worker imports that module, not the command line)."""
         if self._pool is None:
@@ -126,14 +127,14 @@ class Workers:
         try:
             while True:
                 try:
-                    chunk = next(reading, None)
+                    sent = next(reading, None)
                 except Exception:
                     while waiting:  # the chunks read before the error come first
                         yield waiting.popleft().result()
                     raise
-                if chunk is None:
+                if sent is None:
                     break
-                waiting.append(pool.submit(call_in_worker, handle, chunk, shared))
+                waiting.append(pool.submit(call_in_worker, handle, sent, shared))
                 if len(waiting) >= 2 * self.jobs:
                     yield waiting.popleft().result()
             while waiting:

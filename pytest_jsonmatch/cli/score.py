@@ -6,8 +6,9 @@ a worker (parallel.py; dataset/parts.py). Other inputs (folders, arrays, pairing
 read and paired here (record_pairs.py) and sent in chunks. Each chunk's aggregates are merged
 into the run's; cases and comparisons go to spool files as they come, never all into memory;
 the report, the gates and the renderings are made from the merged aggregates and the spools
-at the end. When the schema must first be inferred from every gold record, the chunks are
-read twice: their gold records sketched, then scored.
+at the end. When the schema must first be inferred from every gold record, it is guessed
+from the first chunk's and confirmed by every chunk scored (``_Run``); should a later chunk
+show more, the chunks are read twice: their gold records sketched, then scored.
 
 Should the spans fail anywhere (a line that is not JSON, files of different lengths), the run
 starts again on the streaming reader, which meets the error where it always did and names
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import os
 import sys
 import tempfile
@@ -196,24 +198,42 @@ def _is_jobs_flag(token: str) -> bool:
 
 
 class _Replayed:
-    """A source of spans read as the scan finds them, then again from what was kept (a few
-    numbers a span)."""
+    """A source of spans read as the scan finds them, and again from what was kept (a few
+    numbers a span): each call reads the spans kept, then goes on with the scan, so a read
+    that stopped part way leaves the next one whole."""
 
     def __init__(self, found: Iterator[Span]) -> None:
-        self.found, self.kept, self.done = found, list[Span](), False
+        self.found, self.kept = found, list[Span]()
 
     def __call__(self) -> Iterator[Span]:
-        return iter(self.kept) if self.done else self._first()
+        at = 0
+        while True:
+            if at == len(self.kept):
+                span = next(self.found, None)
+                if span is None:
+                    return
+                self.kept.append(span)
+            yield self.kept[at]
+            at += 1
 
-    def _first(self) -> Iterator[Span]:
-        for span in self.found:
-            self.kept.append(span)
-            yield span
-        self.done = True
+
+Scored = tuple[Spool[CaseDict], "Spool[ComparisonDict] | None", Aggregates,
+               dict[str, CaseScores]]
+
+
+class _Unconfirmed(Exception):
+    """The records scored so far inferred another schema than the one guessed."""
 
 
 class _Run:
-    """How a run scores its chunks: the settings it was given, its workers and its folder."""
+    """How a run scores its chunks: the settings it was given, its workers and its folder.
+
+    A schema inferred from every gold record is first guessed from the first chunk's, and
+    the chunks scored with it, each sketching its gold records as it decodes them: where the
+    records scored so far would infer another schema (a field no record of the first chunk
+    had), the run stops, sketches every chunk, and scores them all again with the schema all
+    of them give. Either way the scores are those of that schema; a dataset whose first
+    chunk shows its whole shape, the usual one, is read once instead of twice."""
 
     def __init__(self, tmp: str, workers: Workers, args: argparse.Namespace, metric: str,
                  threshold: float, options: dict[str, Any], inferred: bool,
@@ -223,48 +243,79 @@ class _Run:
         self.inferred = inferred
         self.keeps = keeps
 
-    def scored(self, source: Callable[[], Iterable[Chunk]], count: int | None
-               ) -> tuple[Spool[CaseDict], Spool[ComparisonDict] | None, Aggregates,
-                          dict[str, CaseScores]]:
-        """The chunks of ``source()`` scored (read twice when the schema is first inferred
-        from every gold record): the spools of cases and comparisons, the aggregates and
-        each case's scores (for a baseline). The spools are removed should it fail."""
-        options = dict(self.options)
-        if self.inferred:
-            sketches = self.workers.map(sketch_part, source(), self.metric, options)
-            options["schema"] = SchemaSketch.merged(sketches).schema()
-            options["conformance"] = False  # a schema inferred from gold is no answer's contract
+    def scored(self, source: Callable[[], Iterable[Chunk]], count: int | None) -> Scored:
+        """The chunks of ``source()`` scored: the spools of cases and comparisons, the
+        aggregates and each case's scores (for a baseline). The spools are removed should
+        it fail."""
+        if not self.inferred:
+            return self._scored(source(), count, dict(self.options), None)
+        chunks = iter(source())
+        first = next(chunks, None)
+        if first is not None:
+            guess = sketch_part(first, self.metric, dict(self.options)).schema()
+            try:
+                return self._scored(itertools.chain([first], chunks), count,
+                                    self._with_schema(guess), guess)
+            except _Unconfirmed:
+                pass
+            finally:
+                close = getattr(chunks, "close", None)
+                if close is not None:
+                    close()
+        sketches = self.workers.map(sketch_part, source(), self.metric, dict(self.options))
+        schema = SchemaSketch.merged(sketches).schema()
+        return self._scored(source(), count, self._with_schema(schema), None)
+
+    def _with_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        # a schema inferred from gold is no answer's contract: nothing to check answers by
+        return {**self.options, "schema": schema, "conformance": False}
+
+    def _scored(self, chunks: Iterable[Chunk], count: int | None, options: dict[str, Any],
+                guess: dict[str, Any] | None) -> Scored:
+        """The chunks scored with ``options``; with a ``guess``ed schema, _Unconfirmed as
+        soon as the records scored so far would infer another one."""
         args = self.args
         settings = ScoreSettings(self.metric, self.threshold, options, args.values, args.group_by,
                                  keep_fields=self.keeps.case_scores,
                                  invalid_fails=args.invalid_fails)
+        keeps = self.keeps._replace(sketch=guess is not None)
         with contextlib.ExitStack() as spools:
             cases: Spool[CaseDict] = spools.enter_context(Spool(self.tmp))
             comparisons: Spool[ComparisonDict] | None = (
-                spools.enter_context(Spool(self.tmp)) if self.keeps.comparisons else None)
-            total, now = _score(source(), count, settings, self.workers, cases, comparisons,
-                                self.keeps)
+                spools.enter_context(Spool(self.tmp)) if keeps.comparisons else None)
+            total, now = _score(chunks, count, settings, self.workers, cases, comparisons,
+                                keeps, guess)
             spools.pop_all()  # kept: the caller closes them
         return cases, comparisons, total, now
 
 
 def _score(source: Iterable[Chunk], count: int | None, settings: ScoreSettings, workers: Workers,
-           cases: Spool[CaseDict], comparisons: Spool[ComparisonDict] | None, keeps: Keeps
-           ) -> tuple[Aggregates, dict[str, CaseScores]]:
-    """Score the chunks of ``source`` (``count`` pairs, when known, for the progress bar)."""
+           cases: Spool[CaseDict], comparisons: Spool[ComparisonDict] | None, keeps: Keeps,
+           guess: dict[str, Any] | None) -> tuple[Aggregates, dict[str, CaseScores]]:
+    """Score the chunks of ``source`` (``count`` pairs, when known, for the progress bar);
+    with a ``guess``, check it against each chunk's sketch (``_Run``)."""
     total = Aggregates(settings.group_by)
     now: dict[str, CaseScores] = {}
     progress = Progress(count)
+    seen = SchemaSketch()
     try:
-        for part in workers.map(score_part, source, settings, keeps):
-            total.merge(part.aggregates)
-            cases.append_lines(part.cases, part.case_lines)
-            if comparisons is not None:
-                comparisons.append_lines(part.comparisons, part.count)
-            now.update(part.case_scores)
-            progress.advance(part.count)
+        with contextlib.closing(workers.map(score_part, source, settings, keeps)) as parts:
+            for part in parts:
+                if guess is not None and part.sketch is not None:
+                    seen.merge(part.sketch)
+                    # (an inferred schema lists fields in the order the records first
+                    # show them, and the first chunk comes first: equal is equal in order)
+                    if seen.schema() != guess:
+                        raise _Unconfirmed
+                total.merge(part.aggregates)
+                cases.append_lines(part.cases, part.case_lines)
+                if comparisons is not None:
+                    comparisons.append_lines(part.comparisons, part.count)
+                now.update(part.case_scores)
+                progress.advance(part.count)
     except GoldError as exc:
         raise InputError(str(exc)) from None
     finally:
         progress.close()
     return total, now
+

@@ -166,6 +166,7 @@ class Part:
     cases: str = ""
     comparisons: str = ""
     case_scores: dict[str, CaseScores] = field(default_factory=dict)
+    sketch: SchemaSketch | None = None  # its gold records' sketch (Keeps.sketch)
 
 
 class Keeps(NamedTuple):
@@ -178,6 +179,7 @@ class Keeps(NamedTuple):
     all_cases: bool = True
     comparisons: bool = False
     case_scores: bool = False
+    sketch: bool = False  # the chunk's gold records sketched too (a guessed schema checked)
 
 
 def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
@@ -190,8 +192,15 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
     cases: list[str] = []
     comparisons: list[str] = []
     part = Part(aggregates, len(pairs))
+    skip = None
+    if keeps.sketch:
+        part.sketch = SchemaSketch()
+        cfg = configure(metric_named(settings.metric), dict(settings.options))
+        skip = cfg.is_skipped if cfg.skip_patterns else None
     for start in range(0, len(pairs), SCORED_TOGETHER):
         group, error = _decoded(pairs[start:start + SCORED_TOGETHER])
+        if part.sketch is not None:  # (what sketch_part does, on the records decoded here)
+            _sketched(part.sketch, group, skip)
         scored = score_chunk(group, settings,
                              counted=not keeps.comparisons and not settings.keep_fields)
         aggregates.merge(scored.aggregates)
@@ -212,6 +221,21 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
     part.cases = _joined(cases)
     part.comparisons = _joined(comparisons)
     return part
+
+
+def _sketched(sketch: SchemaSketch, pairs: Sequence[Pair],
+              skip: Callable[[str], bool] | None) -> None:
+    """The pairs' gold records added to ``sketch`` as :func:`sketch_part` adds them: those
+    a span read (``read_depth``) without the door, the others through it (RecordError
+    naming the record it refuses)."""
+    for pair in pairs:
+        if pair.read_depth >= 0:
+            sketch.add_decoded(pair.expected, pair.read_depth)
+            continue
+        try:
+            sketch.add(pair.expected, skip)
+        except JsonMatchError as exc:
+            raise RecordError(f"{pair.where}: {exc}") from None
 
 
 def _joined(lines: list[str]) -> str:
