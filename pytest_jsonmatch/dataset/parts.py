@@ -142,11 +142,7 @@ def sketch_part(chunk: Chunk, metric: str, options: Mapping[str, Any]) -> Schema
                 sketch.add(value, skip)
         return sketch
     pairs, error = _decoded(unpacked(chunk))
-    for pair in pairs:
-        try:
-            sketch.add(pair.expected, skip)
-        except JsonMatchError as exc:
-            raise RecordError(f"{pair.where}: {exc}") from None
+    _sketched(sketch, pairs, skip)
     if error is not None:
         raise error
     return sketch
@@ -225,9 +221,8 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
 
 def _sketched(sketch: SchemaSketch, pairs: Sequence[Pair],
               skip: Callable[[str], bool] | None) -> None:
-    """The pairs' gold records added to ``sketch`` as :func:`sketch_part` adds them: those
-    a span read (``read_depth``) without the door, the others through it (RecordError
-    naming the record it refuses)."""
+    """The pairs' gold records added to ``sketch``: those a span read (``read_depth``)
+    without the door, the others through it (RecordError naming the record it refuses)."""
     for pair in pairs:
         if pair.read_depth >= 0:
             sketch.add_decoded(pair.expected, pair.read_depth)

@@ -82,7 +82,8 @@ class ScoreSettings:
 class Scored:
     """What scoring some pairs gave: their comparisons and case results, in order, and their
     aggregates. Counted (``score_chunk(..., counted=True)``), only the pairs that could not
-    be scored have a comparison: no one reads the others'."""
+    be scored have a comparison (no one reads the others'), so ``comparisons`` lines up
+    with ``cases`` only when not counted."""
 
     aggregates: Aggregates
     comparisons: list[Comparison]

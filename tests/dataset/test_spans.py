@@ -19,6 +19,7 @@ from pytest_jsonmatch.cli.input_error import InputError
 from pytest_jsonmatch.cli.record_pairs import Leftovers, PairingSettings, pairs
 from pytest_jsonmatch.dataset import SchemaSketch
 from pytest_jsonmatch.engine.core.depth import SHALLOW
+from pytest_jsonmatch.engine.reading.intake import read_json
 from pytest_jsonmatch.dataset.parts import sketch_part
 from pytest_jsonmatch.dataset.spans import SpanError, is_jsonl, span_pairs, spans
 from pytest_jsonmatch.dataset.undecoded import RecordError
@@ -52,17 +53,11 @@ def _spanned(gold: str, pred: str, size: int, **fields) -> list:
     out = []
     for span in spans(gold, pred, size, **fields):
         for pair in span_pairs(span):
-            assert pair.read_depth == -1 or _depth(pair.expected) <= pair.read_depth <= SHALLOW
+            depth = read_json(pair.expected, "expected")[1]
+            assert pair.read_depth == -1 or depth <= pair.read_depth <= SHALLOW
             out.append(pair._replace(read_depth=-1))
     return out
 
-
-def _depth(value) -> int:
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, list):
-        return 1 + max(map(_depth, value), default=0)
-    return 0
 
 
 @settings(max_examples=100, deadline=None)
