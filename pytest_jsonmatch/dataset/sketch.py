@@ -23,7 +23,24 @@ from ..engine.core.depth import call_with_depth
 from ..engine.reading.intake import read_json
 from ..engine.schemas.eval_schema import infer_schema
 
-_UNSET = object()
+class _Marker:
+    """A sentinel of this module, pickled as a reference to itself: a sketch made in a
+    worker process (``jsonmatch score -j N``) comes back holding the parent's sentinels, so
+    that ``is _UNSET`` still holds there."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __reduce__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+_UNSET = _Marker("_UNSET")
 
 
 class SchemaSketch:
@@ -94,7 +111,7 @@ class _Mixed:
         self.first, self.obj, self.arr = first, obj, arr
 
 
-_OBJECT, _ARRAY = object(), object()  # the kind a _Mixed path's first value was
+_OBJECT, _ARRAY = _Marker("_OBJECT"), _Marker("_ARRAY")  # the kind a _Mixed path's first value was
 
 
 def _shape(value: Any) -> Any:

@@ -21,7 +21,8 @@ N = 600  # three spans of 256 records (and the streaming reader's chunks of 64)
 
 def _dataset(late: str | None) -> tuple[list[dict], list[dict]]:
     """Invoices; ``late``: ``"field"`` adds a field to record 530 alone, ``"type"`` gives a
-    field null until record 530 (inferred a string) and an object from there on."""
+    field null until record 530 (inferred a string) and an object from there on,
+    ``"kinds"`` a field of several kinds (the first record's decides)."""
     rng = random.Random(4)
     gold, pred = [], []
     for i in range(N):
@@ -29,6 +30,10 @@ def _dataset(late: str | None) -> tuple[list[dict], list[dict]]:
                   "items": [{"sku": s, "qty": rng.randint(1, 3)} for s in rng.sample("ABCD", 2)]}
         if late == "type" and i >= 530:
             record["po"] = {"number": i}
+        if late == "kinds":  # a string, then objects too, then arrays: a string decides
+            record["po"] = {"number": i} if i % 2 else "PO"
+            if i >= 530:
+                record["po"] = [{"number": i}]
         if late == "field" and i == 530:
             record["note"] = {"text": "late", "pages": 2}
         answer = json.loads(json.dumps(record))
@@ -86,7 +91,7 @@ def test_the_scores_are_those_of_the_schema_of_every_gold_record(
     assert len(sketches) == (sketched if not late or not by_id else 1 + 10)
 
 
-@pytest.mark.parametrize("late", [None, "field"])
+@pytest.mark.parametrize("late", [None, "field", "kinds"])
 def test_workers_give_what_one_process_gives(tmp_path, late):
     gold, pred = _dataset(late)
     files = _write(tmp_path, gold, pred)

@@ -5,6 +5,7 @@ split of them into parts merged in order."""
 from __future__ import annotations
 
 import copy
+import pickle
 import warnings
 
 from hypothesis import given, settings
@@ -70,3 +71,27 @@ def test_parts_merge_exactly_where_a_path_holds_an_object_and_an_array():
         schema = _sketched([records[:cut], records[cut:]])
         assert schema == _inferred(records)
         assert schema["properties"]["a"] == {"type": "array", "items": {"type": "boolean"}}
+
+
+@settings(max_examples=300, deadline=None)
+@given(records=RECORDS, cut=st.integers(0, 6))
+def test_sketches_back_from_a_worker_merge_as_those_made_here(records, cut):
+    # with `jsonmatch score -j N` each part's sketch comes back pickled; a path that held
+    # several kinds keeps the module's sentinels (an array after a scalar and an object
+    # made `'object' object is not subscriptable` of the copies)
+    parts = [SchemaSketch.of(records[:cut]), SchemaSketch.of(records[cut:])]
+    back = [pickle.loads(pickle.dumps(part)) for part in parts]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SchemaWarning)
+        assert SchemaSketch.merged(back).schema() == _inferred(records)
+
+
+def test_a_mixed_path_sketched_in_a_worker_keeps_its_kinds():
+    records = [{"a": "s"}, {"a": {"x": 1}}, {"a": [{"y": True}]}]
+    first = pickle.loads(pickle.dumps(SchemaSketch.of(records[:2])))
+    last = pickle.loads(pickle.dumps(SchemaSketch.of(records[2:])))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SchemaWarning)
+        schema = SchemaSketch.merged([first, last]).schema()
+    assert schema == _inferred(records)
+    assert schema["properties"]["a"] == {"type": "string"}  # the first value decides
