@@ -1,4 +1,5 @@
-"""One attempted comparison, as a test hands it to its session's channel (channel.py).
+"""One attempted comparison, as a test hands it to its session's channel (channel.py), and
+the record it becomes (reporting/records.py's Comparison).
 
 Its own module so that a session that never compares does not build it.
 """
@@ -12,6 +13,7 @@ if TYPE_CHECKING:
     from .case_outputs import OutputSource, Recorded
     from .runner import CallFigures
     from ..engine.results.field_results import MatchResult
+    from ..reporting.records import Comparison, ValueMode
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,3 +31,27 @@ class Outcome:
     source: OutputSource = "case"  # the output came from the case, a live call, or a replay
     recording: Recorded = ""  # "recorded" or "stale" when this run wrote a recording
     call: CallFigures | None = None
+
+    def comparison(self, *, nodeid: str, seq: int, file: str, line: int | None, target: str,
+                   values: ValueMode | None, invalid_fails: bool) -> Comparison:
+        """The record of this outcome: the ``seq``-th comparison of the test ``nodeid``,
+        reported at ``file``:``line``, of the named ``target``'s output (empty: none); the
+        fields of a scored one kept per ``values``, or none at all (None: a session that
+        counts them as they are recorded, reporting/field_counts.py). A call's figures are
+        kept for a live or replayed output only. ``invalid_fails``: an answer that breaks
+        its schema failed."""
+        from ..reporting.records import ERROR, Comparison, case_id_of
+
+        case_id = case_id_of(nodeid, seq)
+        call = self.call.to_dict() if self.call is not None and self.source != "case" else None
+        if self.result is None:
+            return Comparison(case_id=case_id, nodeid=nodeid, metric=self.metric, score=0.0,
+                              threshold=self.threshold, status=ERROR, seq=seq,
+                              repeat=self.repeat, error=self.error, file=file, line=line,
+                              source=self.source, recording=self.recording, call=call,
+                              target=target)
+        return Comparison.of_result(
+            self.result, case_id=case_id, nodeid=nodeid, threshold=self.threshold,
+            passed=self.passed, values=values, seq=seq, repeat=self.repeat, file=file,
+            line=line, source=self.source, recording=self.recording, call=call, target=target,
+            invalid_fails=invalid_fails)

@@ -92,6 +92,19 @@ class SettingParts:
 
         return self.given_otel or OtelSettings()
 
+    @property
+    def writes_reports(self) -> bool:
+        """Whether the session writes a report file: JSON, HTML, Markdown, or GitHub's step
+        summary."""
+        files = self.given_reports
+        return files is not None and any((files.json, files.html, files.markdown,
+                                          files.step_summary))
+
+    @property
+    def sends_telemetry(self) -> bool:
+        """Whether the session sends OpenTelemetry events (``jsonmatch_otel`` given and on)."""
+        return self.given_otel is not None and self.given_otel.on
+
     def telemetry(self) -> Telemetry | Unsent:
         """The session's telemetry: :class:`Unsent` unless ``jsonmatch_otel`` is given and on
         (a session without it loads none of OpenTelemetry's settings)."""

@@ -23,8 +23,10 @@ if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-
     from ..cases.outcome import Outcome
     from ..cases.updates import CaseUpdate
     from ..reporting.baseline import Baseline
+    from ..reporting.field_counts import FieldCounts
     from ..reporting.gates import Verdict
     from ..reporting.records import Comparison
+    from ..reporting.report import SummaryReads
     from ..reporting.shapes import Report
 
 _ATTRIBUTE = "jsonmatch_comparisons"  # a test report's comparisons, on the xdist wire too
@@ -52,6 +54,8 @@ class JsonmatchSession:
         self.pending: list[Comparison] = []  # the running test's, not yet on a report
         self.pending_updates: list[CaseUpdate] = []  # the same, for case-file updates
         self.comparisons: list[Comparison] = []
+        self._reads: SummaryReads | None = None  # (on the first comparison) see reads()
+        self.counts: FieldCounts | None = None  # the fields counted as recorded, if they are
         self.updates: list[CaseUpdate] = []
         self.updated: list[str] = []  # file:line case-id of each case written
         self.report: Report | None = None
@@ -74,6 +78,17 @@ class JsonmatchSession:
             if item is not None and not self.worker and item in (items := item.session.items):
                 self.ran.update(earlier.nodeid for earlier in items[:items.index(item)])
             self.config.pluginmanager.register(_Reports(self), "jsonmatch-reports")
+
+    def reads(self) -> SummaryReads:
+        """What the report must hold (reporting/report.py), decided on the first comparison;
+        ``counts`` counts the fields of a session whose comparisons keep no field records."""
+        if self._reads is None:
+            from ..reporting.report import summary_reads
+
+            dist = self.worker or getattr(self.config.option, "dist", "no") != "no"
+            self._reads = summary_reads(self.settings, xdist=dist)
+            self.counts = self._reads.field_counts(self.settings.group_by)
+        return self._reads
 
     def deaths(self) -> Deaths:
         """The xdist workers that died, and the calls they had in flight, built by xdist's
@@ -105,6 +120,8 @@ class JsonmatchSession:
         """Take the comparisons made in the phase ``report`` reports (see _Reports)."""
         made, self.pending = [c.with_test_outcome(report) for c in self.pending], []
         asked, self.pending_updates = self.pending_updates, []
+        if self.counts is not None:  # now that their statuses are known
+            self.counts.count(made)
         self.telemetry.emit(made)
         if self.worker:  # to the controller, with the report
             if made:
@@ -185,7 +202,8 @@ class JsonmatchSession:
                 [death.to_dict() for death in deaths.deaths] if deaths is not None else []),
             group_by=settings.group_by, repeat_rule=settings.repeat.rule, baseline=self.baseline,
             stopped=self._stopped(session, exitstatus), unjudged=reports.not_judged(len(self.updates)),
-            targets=[t.name for t in settings.targets], versus=settings.versus)
+            targets=[t.name for t in settings.targets], versus=settings.versus,
+            reads=self._reads or reports.SummaryReads(), counts=self.counts)
         self.write_errors += self.settings.reports.write(self.report)
         if (self.verdict.failures or self.write_errors) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -218,10 +236,10 @@ class JsonmatchSession:
 
         width = terminalreporter._tw.fullwidth
         verbose = self.settings.verbose
-        if (self.report is not None and (self.report["count"] or self.report["comparisons"])) \
-                or self.updated:
+        compared = self.report is not None and bool(self.report["count"] or self.comparisons)
+        if compared or self.updated:
             terminalreporter.write_sep("=", "jsonmatch")
-        if self.report is not None and (self.report["count"] or self.report["comparisons"]):
+        if self.report is not None and compared:
             for line in summary_lines(self.report, width, verbose):
                 terminalreporter.write_line(line)
             shared = self.settings.calls.per_worker_note(self.settings.workers)
@@ -267,36 +285,21 @@ class _Recorder:
     def __init__(self, session: JsonmatchSession, item: pytest.Item) -> None:
         self.session, self.item = session, item
         self.seq = 0
-        path, line = _where(item)
-        self.file, self.line = path, line
+        self.file, self.line = _where(item)
 
     def __call__(self, outcome: Outcome) -> None:
-        from ..reporting.records import ERROR, Comparison, case_id_of
-
         item, session = self.item, self.session
         session.watch_reports(item)
-        seq = 0 if outcome.repeat else self.seq
-        if not outcome.repeat:
-            self.seq += 1
-        result = outcome.result
-        case_id = case_id_of(item.nodeid, seq)
-        call = outcome.call.to_dict() if outcome.call is not None and outcome.source != "case" \
-            else None
-        target: str = getattr(item, "target", "")
-        if result is None:
-            comparison = Comparison(case_id=case_id, nodeid=item.nodeid, metric=outcome.metric,
-                                    score=0.0, threshold=outcome.threshold, status=ERROR,
-                                    seq=seq, repeat=outcome.repeat, error=outcome.error,
-                                    file=self.file, line=self.line, source=outcome.source,
-                                    recording=outcome.recording, call=call, target=target)
-        else:
-            comparison = Comparison.of_result(
-                result, case_id=case_id, nodeid=item.nodeid, threshold=outcome.threshold,
-                passed=outcome.passed, values=session.settings.report_values, seq=seq,
-                repeat=outcome.repeat, file=self.file, line=self.line, source=outcome.source,
-                recording=outcome.recording, call=call, target=target,
-                invalid_fails=session.settings.defaults.invalid_fails)
+        seq, self.seq = (0, self.seq) if outcome.repeat else (self.seq, self.seq + 1)
+        session.reads()  # (on the first comparison: are the fields counted as recorded?)
+        result, settings, counts = outcome.result, session.settings, session.counts
+        comparison = outcome.comparison(
+            nodeid=item.nodeid, seq=seq, file=self.file, line=self.line,
+            target=getattr(item, "target", ""), invalid_fails=settings.defaults.invalid_fails,
+            values=settings.report_values if counts is None else None)  # None: fields counted
         session.pending.append(comparison)
+        if counts is not None and result is not None:
+            counts.hold(comparison, result.fields)
         if session.settings.junit_properties:
             item.user_properties.append(("jsonmatch_metric", comparison.metric))
             item.user_properties.append(("jsonmatch_score", round(comparison.score, 4)))

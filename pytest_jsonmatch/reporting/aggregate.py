@@ -15,7 +15,7 @@ import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Literal
+from typing import Literal, Protocol
 
 from ..engine.results.field_results import (
     ExactSum,
@@ -421,20 +421,61 @@ def case_aggregates(case: CaseResult, runs: Iterable[Comparison],
 
 
 def summarize(comparisons: Iterable[Comparison], group_by: str = "metric",
-              repeat_rule: str = "mean") -> Summary:
+              repeat_rule: str = "mean", counted: Mapping[str, Mapping[Tally, int]] | None = None,
+              keep: Callable[[CaseResult], bool] | None = None) -> Summary:
     """Aggregate a run's comparisons (see the module docstring): each case counted into one
-    Aggregates (the same numbers as each case's aggregates merged, without a part per case)."""
+    Aggregates (the same numbers as each case's aggregates merged, without a part per case).
+
+    With ``counted``, the comparisons keep no field records: their fields were counted as
+    they were recorded, per group by (field path, status, score) (field_counts.py), each
+    into the table of its own group, when it counted. A case's runs share its metric, file and target (one test made them) and its
+    test's outcome, so this is the case's group, counted or not: a case whose runs differ in
+    either is a ValueError, since its fields cannot be told apart. ``keep`` says which cases
+    the summary keeps (None: all of them)."""
     by_case: dict[str, list[Comparison]] = {}
     for comparison in comparisons:
         by_case.setdefault(comparison.case_id, []).append(comparison)
-    cases = {case_id: case_result(runs, repeat_rule) for case_id, runs in sorted(by_case.items())}
     total = Aggregates(group_by)
-    for case_id, case in cases.items():
-        total.add_case(case, by_case[case_id])
-    return total.summary(cases)
+    kept: dict[str, CaseResult] = {}
+    for case_id in sorted(by_case):
+        runs = by_case[case_id]
+        case = case_result(runs, repeat_rule)
+        if keep is None or keep(case):
+            kept[case_id] = case
+        if counted is None:
+            total.add_case(case, runs)
+            continue
+        if len(runs) > 1:
+            _check_counted(case, runs, group_by)
+        if total._count(case):
+            total.groups.setdefault(group_key(case, group_by), {})
+    for key, tallies in (counted or {}).items():  # (a field only ever skipped: listed)
+        field_tables(tallies, total.groups.setdefault(key, {}), skipped_too=True)
+    return total.summary(kept)
 
 
-def group_key(case: CaseResult, group_by: str) -> str:
+def _check_counted(case: CaseResult, runs: Iterable[Comparison], group_by: str) -> None:
+    """ValueError unless every run of ``case`` was counted as the case is (see summarize)."""
+    key = group_key(case, group_by)
+    for run in runs:
+        if run.counted != case.counted or group_key(run, group_by) != key:
+            raise ValueError(f"the runs of case {case.case_id!r} fall in several per-field "
+                             f"tables, or count and do not: their fields cannot be counted "
+                             f"as they are recorded")
+
+
+class Grouped(Protocol):
+    """What a case's group is read from: a CaseResult, or one of its comparisons."""
+
+    @property
+    def metric(self) -> str: ...
+    @property
+    def file(self) -> str: ...
+    @property
+    def target(self) -> str: ...
+
+
+def group_key(case: Grouped, group_by: str) -> str:
     """The group a case's fields are tabled under: its metric, its file, or its folder; with
     its target's name after it (``field_f1 [cheap]``) when a named target made its output."""
     if group_by == "file":

@@ -16,15 +16,23 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from importlib import resources
-from typing import IO, Literal, TypedDict, cast
+from typing import IO, TYPE_CHECKING, Literal, NamedTuple, Protocol, TypedDict, cast
 
 from ..engine.results.field_results import FieldAggregate
-from .aggregate import CaseResult, GroupBy, RepeatRule, Summary, group_key, summarize
+from .aggregate import (
+    CaseResult,
+    GroupBy,
+    RepeatRule,
+    Summary,
+    group_key,
+    listed_in_summary,
+    summarize,
+)
 from .atomic import write_atomic
 from .baseline import Baseline, BaselineComparison, cases_of, compare
 from .gates import GateSettings, Verdict, judge
 from .money import money
-from .records import Comparison
+from .records import FAILED, Comparison
 from .shapes import (
     BaselineSectionDict,
     CaseDict,
@@ -43,6 +51,9 @@ from .shapes import (
 from .stats import percentile
 from .validation import REPORT_VERSION, check_report
 from .versus import VersusSettings, targets_section
+
+if TYPE_CHECKING:
+    from .field_counts import FieldCounts
 
 
 def run_info(command: Sequence[str], root: str | None,
@@ -71,18 +82,90 @@ def _git_commit(root: str | None) -> str | None:
     return commit if done.returncode == 0 and len(commit) in (40, 64) else None
 
 
+class SummaryReads(NamedTuple):
+    """What a session's report must hold, by what reads it (:func:`summary_reads`).
+
+    ``records``: every comparison keeps its fields as FieldRecords (a report file writes
+    them, a baseline and named targets compare them field by field, telemetry sends them,
+    an xdist worker sends them to its controller, which counts them); False: the fields
+    are counted into the per-field tables as each comparison is recorded
+    (field_counts.py), and no comparison keeps them.
+    ``whole``: the report lists every case and comparison (a report file, or an xdist
+    run's); False: only what the terminal summary reads of them (:meth:`lists`,
+    :meth:`reads`), its aggregates being those of every case all the same.
+    ``failing``: (not whole) the failing cases are listed too: GitHub's annotations name
+    them."""
+
+    records: bool = True
+    whole: bool = True
+    failing: bool = False
+
+    def lists(self, case: CaseResult) -> bool:
+        """Whether the report lists ``case``: the summary names it (text.py: a case run more
+        than once, one that could not be scored, one scored from an answer cut off), or an
+        annotation does."""
+        return self.whole or listed_in_summary(case) or (self.failing and case.status == FAILED)
+
+    def reads(self, comparison: Comparison) -> bool:
+        """Whether the report lists ``comparison``: the summary counts the outputs that
+        were replayed or recorded and the calls made (only a live or replayed output has
+        a call, and only such an output is recorded)."""
+        return self.whole or comparison.source != "case" or bool(comparison.recording)
+
+    def field_counts(self, group_by: str) -> FieldCounts | None:
+        """Where a session that keeps no field records counts them (None: it keeps them)."""
+        from .field_counts import FieldCounts
+
+        return None if self.records else FieldCounts(group_by)
+
+
+class ReadSettings(Protocol):
+    """What :func:`summary_reads` reads of a session's settings (the plugin's Settings)."""
+
+    @property
+    def writes_reports(self) -> bool: ...
+    @property
+    def baseline(self) -> str | None: ...
+    @property
+    def targets(self) -> Sequence[object]: ...
+    @property
+    def sends_telemetry(self) -> bool: ...
+    @property
+    def annotations(self) -> bool: ...
+
+
+def summary_reads(settings: ReadSettings, xdist: bool) -> SummaryReads:
+    """What a session's report must hold (:class:`SummaryReads`), from its settings: whether
+    it writes any report file, holds the run against a baseline, has named targets, sends
+    telemetry, writes GitHub annotations; and whether it runs under xdist (controller or
+    worker). The summary's verbosity (-v) changes none of it: it lists more fields and
+    cases then, but every per-field table and every case it may list is there either way."""
+    whole = xdist or settings.writes_reports
+    return SummaryReads(
+        records=whole or settings.baseline is not None or bool(settings.targets)
+        or settings.sends_telemetry, whole=whole, failing=settings.annotations and not whole)
+
+
 def conclude(comparisons: Sequence[Comparison], gates: GateSettings, run: RunInfo, *,
              group_by: GroupBy = "metric", repeat_rule: RepeatRule = "mean",
              baseline: Baseline | None = None, stopped: str | None = None,
              unjudged: str | None = None, targets: Sequence[str] = (),
-             versus: VersusSettings | None = None) -> tuple[Report, Verdict]:
+             versus: VersusSettings | None = None, reads: SummaryReads = SummaryReads(),
+             counts: FieldCounts | None = None) -> tuple[Report, Verdict]:
     """A run's report and verdict from its comparisons: aggregated, held against the
     ``baseline``, judged by the ``gates``; its named ``targets`` side by side, each held to
     the reference ``versus`` names (versus.py). A run that ``stopped`` early (why, in words) is
     marked incomplete, and no gate of it is judged as passed: its missing cases would pass
     every gate they never reached. A run whose scores are not the suite's (``unjudged``, why:
-    an update run rewrote the cases it scored) is not judged at all, and says so."""
-    summary = summarize(comparisons, group_by, repeat_rule)
+    an update run rewrote the cases it scored) is not judged at all, and says so.
+
+    ``reads`` says what the report holds (:class:`SummaryReads`); a run whose comparisons
+    keep no field records gives the ``counts`` of their fields (field_counts.py)."""
+    if counts is None and not reads.records:
+        raise ValueError("comparisons without field records need their field counts")
+    summary = summarize(comparisons, group_by, repeat_rule,
+                        None if counts is None else counts.groups,
+                        None if reads.whole else reads.lists)
     against = compare(cases_of(comparisons, repeat_rule, group_by), baseline) \
         if baseline is not None and summary.count else None
     verdict = judge(summary, gates, against) if unjudged is None else Verdict(not_judged=unjudged)
@@ -96,7 +179,8 @@ def conclude(comparisons: Sequence[Comparison], gates: GateSettings, run: RunInf
         verdict.checked.clear()
         verdict.failures.insert(0, f"the run did not finish ({stopped}): no gate is judged as "
                                    f"passed on a partial run")
-    report = build_report(summary, comparisons, verdict, against, run)
+    listed = comparisons if reads.whole else [c for c in comparisons if reads.reads(c)]
+    report = build_report(summary, listed, verdict, against, run)
     if side is not None:
         report["targets"] = side
     return report, verdict
