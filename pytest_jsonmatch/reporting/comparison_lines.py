@@ -3,47 +3,68 @@ field results.
 
 A dataset's JSON report holds every comparison with every field (10,000 invoices: 260,000
 fields, most of the report's 44 MB). :func:`comparison_line` writes one comparison's line as
-``json_line(comparison_dict(...))`` writes it, byte for byte, without a dict per field: each
-field's text is put together from pieces ``json`` writes itself (its string escaping, and
-the numbers as ``repr`` gives them, which is what ``json.dumps`` writes for them), the
-path, field path and status of a field once per distinct path (they repeat from record to
-record). A value that is not a plain string, number, boolean or null, and a field with a
-side missing or cut, is written by ``json.dumps`` as before.
+``json_line(comparison_dict(...))`` writes it, byte for byte, without a dict per field, and
+:func:`case_line` a case's as ``json_line(case_dict(...))`` does. A line is put together
+from texts ``json`` writes itself: its string escaping (``encode_basestring``, which takes
+any ``str`` and refuses anything else), a float as ``float.__repr__`` gives it, a whole
+number as ``int.__repr__`` does. Three kinds of text repeat from record to record and are
+kept, each in a dict cleared when it grows past a bound:
+
+- a field's *head*, ``{"path": P, "field_path": F, "status": S, "score": X``, by its
+  (path, field path, status, score): a dataset's fields repeat their paths, and their
+  scores are mostly 1.0 and 0.0 (a negative zero equals 0.0 as a key, so it is never
+  answered from there);
+- a float's text by its value (``repr`` of a float is the costliest step of a line: about
+  half a microsecond for ``0.6538461538461539``; a comparison's scores and a field's two
+  matching values repeat it), zeros left out for the same reason;
+- nothing else: strings are escaped each time (a lookup costs about what escaping does).
+
+Anything out of the ordinary takes the way records writes it: a field with a side missing,
+a value cut (``short``), a container, an integer of 15 digits or more, a float that is not
+finite, or a subclass, is written from ``records._kept`` of each side; an entry with
+pairings, floors, a call, a cut answer, a target or conformance, or a case with an optional
+key, is written by ``json_line`` of its dict.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from math import copysign
 from typing import Any
 
 from ..engine.core.values import MISSING
 from ..engine.results.field_results import FieldResult
 from .aggregate import CaseResult, group_key
-from .records import VALUE_LIMIT, Comparison, _field_dict, _kept_fields, comparison_dict
+from .records import _SHORT_STR, VALUE_LIMIT, Comparison, Status, _kept, comparison_dict
 from .report import case_dict
-from .spool import json_line
+from .spool import _encode_line, json_line
 
 _encode_str = json.encoder.encode_basestring  # what json.dumps(..., ensure_ascii=False) uses
 
-# '{"path": P, "field_path": F, "status": S, "score": ' by (path, field path, status); a
-# dataset's fields repeat their paths, so the cache stays small (cleared at _HEADS_KEPT).
-_heads: dict[tuple[str, str, str], str] = {}
-_HEADS_KEPT = 50_000
+# A field's head by (path, field path, status, score): (see the module docstring).
+_heads: dict[tuple[Any, Any, Any, Any], str] = {}
+_HEADS_KEPT = 4096
+# A finite, non-zero float's text by its value.
+_floats: dict[float, str] = {}
+_FLOATS_KEPT = 16_384
+# A status's JSON text by the status.
+_STATUSES = {status: _encode_str(status.value) for status in Status}
+# The integers ``records._kept`` keeps whole without writing them out: |n| < 10**15.
+_SHORT_INT = 10**15
 
 
 def comparison_line(comparison: Comparison, fields: Sequence[FieldResult], mode: str) -> str:
     """``json_line(comparison_dict(comparison, fields, mode))`` (see the module docstring)."""
-    if mode == "none":  # no values: one json.dumps of the whole entry is quicker
-        return json_line(comparison_dict(comparison, fields, mode))
-    plain = _plain_entry(comparison, _fields_text(fields, mode))
+    fields_text = _fields_text(fields, mode)
+    plain = _plain_entry(comparison, fields_text)
     if plain is not None:
         return plain
     entry = comparison.to_dict()
     entry["fields"] = []
     # The first '"fields": []' of the entry's text is its key: the keys before it hold
     # numbers and strings, and a string's own quotes are escaped.
-    return json_line(entry).replace('"fields": []', f'"fields": [{_fields_text(fields, mode)}]', 1)
+    return json_line(entry).replace('"fields": []', f'"fields": [{fields_text}]', 1)
 
 
 def _plain_entry(c: Comparison, fields: str) -> str | None:
@@ -54,16 +75,24 @@ def _plain_entry(c: Comparison, fields: str) -> str | None:
     if (c.pairings or c.floor_failures or c.call is not None or c.truncated is not None
             or c.target or c.conformance is not None):
         return None
-    numbers = (c.score, c.threshold, c.precision, c.recall, c.f1)
-    strings = (c.case_id, c.nodeid, c.metric, c.status.value, c.error, c.file, c.source,
-               c.recording)
-    if not _plain(numbers, strings, (c.seq, c.repeat), c.line):
+    number = _float_text
+    score, threshold = number(c.score), number(c.threshold)
+    precision, recall, f1 = number(c.precision), number(c.recall), number(c.f1)
+    status = _STATUSES.get(c.status)
+    if (score is None or threshold is None or precision is None or recall is None
+            or f1 is None or status is None or type(c.seq) is not int
+            or type(c.repeat) is not int or not (c.line is None or type(c.line) is int)):
         return None
-    case_id, nodeid, metric, status, error, file, source, recording = map(_encode_str, strings)
-    score, threshold, precision, recall, f1 = map(float.__repr__, numbers)
-    line = "null" if c.line is None else int.__repr__(c.line)
-    return (f'{{"case_id": {case_id}, "nodeid": {nodeid}, "seq": {int.__repr__(c.seq)}, '
-            f'"repeat": {int.__repr__(c.repeat)}, "metric": {metric}, "status": {status}, '
+    encode = _encode_str
+    try:
+        case_id, nodeid, metric, error = (encode(c.case_id), encode(c.nodeid),
+                                          encode(c.metric), encode(c.error))
+        file, source, recording = encode(c.file), encode(c.source), encode(c.recording)
+    except TypeError:  # a value that is not a string
+        return None
+    line = "null" if c.line is None else repr(c.line)
+    return (f'{{"case_id": {case_id}, "nodeid": {nodeid}, "seq": {c.seq!r}, '
+            f'"repeat": {c.repeat!r}, "metric": {metric}, "status": {status}, '
             f'"score": {score}, "threshold": {threshold}, "precision": {precision}, '
             f'"recall": {recall}, "f1": {f1}, "error": {error}, "file": {file}, '
             f'"line": {line}, "fields": [{fields}], "pairings": [], "floor_failures": [], '
@@ -72,67 +101,102 @@ def _plain_entry(c: Comparison, fields: str) -> str | None:
 
 def _fields_text(fields: Sequence[FieldResult], mode: str) -> str:
     """The fields as ``json_line`` writes the list of ``records._field_dict(kept)``,
-    ``kept`` being what records._kept_fields keeps of each per ``mode`` (``short`` or
-    ``full``), without the brackets."""
-    cut = mode != "full"
-    heads, text, encode = _heads, _text, _encode_str
-    out = []
-    for f in fields:
-        # FieldResult: path, status, score, expected, actual, ..., field_path (7)
-        expected, actual = f[3], f[4]
-        e: str | None
-        if type(expected) is str:
+    ``kept`` being what ``records._kept_fields`` keeps of each per ``mode``, without the
+    brackets."""
+    heads, encode, leaf = _heads, _encode_str, _leaf_text
+    keep, short = mode != "none", mode != "full"
+    out: list[str] = []  # every field's pieces, each field ended by "}, "
+    e: str | None
+    a: str | None
+    for path, status, score, expected, actual, _, _, field_path, _, _, _ in fields:
+        head = heads.get((path, field_path, status, score))
+        if head is None or (not score and copysign(1.0, score) < 0.0):
+            head = _head(path, field_path, status, score)
+        if not keep:
+            out += (head, "}, ")
+            continue
+        if type(expected) is str and type(actual) is str:
             e = encode(expected)
             # a field that matched holds the same string twice, most of the time
-            a = e if actual == expected else (
-                encode(actual) if type(actual) is str else text(actual))
+            a = e if actual == expected else encode(actual)
+            if short and len(e) + len(a) > VALUE_LIMIT:
+                e = None  # one may be cut: written below as records writes it
         else:
-            e = text(expected)
-            a = encode(actual) if type(actual) is str else text(actual)
-        if e is None or a is None or (cut and (len(e) > VALUE_LIMIT or len(a) > VALUE_LIMIT)):
-            # a side missing, a container, a value cut: as records writes it
-            out.append(json_line(_field_dict(next(_kept_fields((f,), mode, MISSING)))))
-            continue
-        key = (f[0], f[7], f[1])
-        start = heads.get(key)
-        if start is None:
-            if len(heads) >= _HEADS_KEPT:
-                heads.clear()
-            path, field_path, status = f[0] or "$", f[7] or "$", f[1]
-            start = heads[key] = (f'{{"path": {encode(path)}, "field_path": '
-                                  f'{encode(field_path)}, "status": {encode(status)}, '
-                                  f'"score": ')
-        score = float(f[2])
-        out.append(f'{start}{"1.0" if score == 1.0 else repr(score)}, "expected": {e}, '
-                   f'"actual": {a}}}')
-    return ", ".join(out)
+            e, a = leaf(expected), leaf(actual)
+        if e is None or a is None:
+            out += (head, _sides_text(expected, actual, mode), "}, ")
+        else:
+            out += (head, ', "expected": ', e, ', "actual": ', a, "}, ")
+    if out:
+        out[-1] = "}"  # the last field's end
+    return "".join(out)
 
 
-def _text(value: Any) -> str | None:
-    """A plain number, boolean or null's JSON text as ``json.dumps`` writes it; None for
-    anything else (a container, a subclass, a side missing, a float that is not finite)."""
+def _head(path: str, field_path: str, status: str, score: float) -> str:
+    """A field's head, ``{"path": P, "field_path": F, "status": S, "score": X``, as
+    ``json_line`` writes the start of its dict (``records._kept_fields``: an empty path
+    is ``$``, the score a float); kept for the fields that follow."""
+    if len(_heads) >= _HEADS_KEPT:
+        _heads.clear()
+    number = float(score)
+    head = (f'{{"path": {_encode_line(path or "$")}, '
+            f'"field_path": {_encode_line(field_path or "$")}, '
+            f'"status": {_encode_line(status)}, "score": {_encode_line(number)}')
+    if number or copysign(1.0, number) > 0.0:  # -0.0 would be found by 0.0
+        _heads[path, field_path, status, score] = head
+    return head
+
+
+def _leaf_text(value: Any) -> str | None:
+    """The JSON text of a value ``records._kept`` keeps whole in every mode without writing
+    it out, and that ``json`` writes without refusing it: a string of at most 33
+    characters, a finite float, an integer of fewer than 16 digits, a boolean or null
+    (exact types, not subclasses). None for anything else (a side missing, a container, a
+    longer string or integer, a float that is not finite)."""
     kind = type(value)
     if kind is float:
-        return float.__repr__(value) if value - value == 0.0 else None
+        return _floats.get(value) or _float_text(value)
     if kind is int:
-        # an integer of more than 4,300 digits has no text (records describes it instead)
-        return int.__repr__(value) if -_LONG_INT < value < _LONG_INT else None
+        return repr(value) if -_SHORT_INT < value < _SHORT_INT else None
+    if kind is str:
+        return _encode_str(value) if len(value) <= _SHORT_STR else None
     if kind is bool:
         return "true" if value else "false"
     return "null" if value is None else None
 
 
-_LONG_INT = 10**200
+def _float_text(value: Any) -> str | None:
+    """A finite float's JSON text (``float.__repr__``, which ``json`` writes), kept by
+    value; None for anything else (not a float, a subclass, a float that is not finite)."""
+    if type(value) is not float:
+        return None
+    text = _floats.get(value)
+    if text is None:
+        if value - value != 0.0:  # inf, -inf, nan
+            return None
+        text = repr(value)
+        if value:  # -0.0 would be found by 0.0
+            if len(_floats) >= _FLOATS_KEPT:
+                _floats.clear()
+            _floats[value] = text
+    return text
 
 
-def _plain(floats: tuple[Any, ...], strings: tuple[Any, ...], ints: tuple[Any, ...],
-           line: Any) -> bool:
-    """Whether a template writes these values as ``json`` does: finite floats, strings,
-    whole numbers (not booleans), and a line that is a whole number or None."""
-    return (all(type(x) is float and x - x == 0.0 for x in floats)
-            and all(type(x) is str for x in strings)
-            and all(type(x) is int for x in ints)
-            and (line is None or type(line) is int))
+def _sides_text(expected: Any, actual: Any, mode: str) -> str:
+    """What follows a field's head but its ``}``: each present side's value as records
+    keeps it (a leaf kept whole, else ``records._kept``'s value, with ``"expected_cut":
+    true`` or ``"actual_cut": true`` after a value that was cut)."""
+    text = ""
+    for key, value in (("expected", expected), ("actual", actual)):
+        if value is MISSING:
+            continue
+        leaf = _leaf_text(value)
+        if leaf is not None:
+            text += f', "{key}": {leaf}'
+        else:
+            kept, cut = _kept(value, mode, mode == "full")
+            text += f', "{key}": {_encode_line(kept)}' + (f', "{key}_cut": true' if cut else "")
+    return text
 
 
 def case_line(case: CaseResult, group_by: str) -> str:
@@ -141,18 +205,26 @@ def case_line(case: CaseResult, group_by: str) -> str:
     checked against a schema, no named target), a dataset's usual case; else by the dict."""
     if case.truncated or case.checked or case.target:
         return json_line(case_dict(case, group_by))
-    numbers = (case.threshold, case.mean, case.low, case.high, case.precision, case.recall,
-               case.f1)
-    group = group_key(case, group_by)
-    strings = (case.case_id, case.metric, case.status.value, case.error, case.file, group)
-    if not _plain(numbers, strings, (case.runs, case.passed_runs), case.line):
+    number = _float_text
+    threshold, mean, low, high = (number(case.threshold), number(case.mean),
+                                  number(case.low), number(case.high))
+    precision, recall, f1 = number(case.precision), number(case.recall), number(case.f1)
+    status = _STATUSES.get(case.status)
+    if (threshold is None or mean is None or low is None or high is None or precision is None
+            or recall is None or f1 is None or status is None or type(case.runs) is not int
+            or type(case.passed_runs) is not int
+            or not (case.line is None or type(case.line) is int)):
         return json_line(case_dict(case, group_by))
-    case_id, metric, status, error, file, group = map(_encode_str, strings)
-    threshold, mean, low, high, precision, recall, f1 = map(float.__repr__, numbers)
-    line = "null" if case.line is None else int.__repr__(case.line)
+    encode = _encode_str
+    try:
+        case_id, metric, error = encode(case.case_id), encode(case.metric), encode(case.error)
+        file, group = encode(case.file), encode(group_key(case, group_by))
+    except TypeError:  # a value that is not a string
+        return json_line(case_dict(case, group_by))
+    line = "null" if case.line is None else repr(case.line)
     return (f'{{"case_id": {case_id}, "metric": {metric}, "status": {status}, '
-            f'"threshold": {threshold}, "runs": {int.__repr__(case.runs)}, '
+            f'"threshold": {threshold}, "runs": {case.runs!r}, '
             f'"mean_score": {mean}, "min_score": {low}, "max_score": {high}, '
-            f'"passed_runs": {int.__repr__(case.passed_runs)}, "precision": {precision}, '
+            f'"passed_runs": {case.passed_runs!r}, "precision": {precision}, '
             f'"recall": {recall}, "f1": {f1}, "file": {file}, "line": {line}, '
             f'"error": {error}, "group": {group}}}')
