@@ -7,8 +7,9 @@ fields, most of the report's 44 MB). :func:`comparison_line` writes one comparis
 :func:`case_line` a case's as ``json_line(case_dict(...))`` does. A line is put together
 from texts ``json`` writes itself: its string escaping (``encode_basestring``, which takes
 any ``str`` and refuses anything else), a float as ``float.__repr__`` gives it, a whole
-number as ``int.__repr__`` does. Three kinds of text repeat from record to record and are
-kept, each in a dict cleared when it grows past a bound:
+number as ``int.__repr__`` does. Two kinds of text repeat from record to record and are
+kept, each in a dict cleared when it grows past a bound (strings are escaped each time: a
+look-up would cost about what escaping does):
 
 - a field's *head*, ``{"path": P, "field_path": F, "status": S, "score": X``, by its
   (path, field path, status, score): a dataset's fields repeat their paths, and their
@@ -16,12 +17,12 @@ kept, each in a dict cleared when it grows past a bound:
   answered from there);
 - a float's text by its value (``repr`` of a float is the costliest step of a line: about
   half a microsecond for ``0.6538461538461539``; a comparison's scores and a field's two
-  matching values repeat it), zeros left out for the same reason;
-- nothing else: strings are escaped each time (a lookup costs about what escaping does).
+  matching values repeat it), zeros left out for the same reason.
 
 Anything out of the ordinary takes the way records writes it: a field with a side missing,
-a value cut (``short``), a container, an integer of 15 digits or more, a float that is not
-finite, or a subclass, is written from ``records._kept`` of each side; an entry with
+a value cut (``short``), a container, an integer of 16 digits or more, a float that is not
+finite, or a subclass, is written side by side, a side that is not a usual leaf from
+``records._kept`` (records' own rule); an entry with
 pairings, floors, a call, a cut answer, a target or conformance, or a case with an optional
 key, is written by ``json_line`` of its dict.
 """
