@@ -22,7 +22,7 @@ look-up would cost about what escaping does):
 Anything out of the ordinary takes the way records writes it: a field with a side missing,
 a value cut (``short``), a container, an integer of 16 digits or more, a float that is not
 finite, or a subclass, is written side by side, a side that is not a usual leaf from
-``records._kept`` (records' own rule); an entry with
+``records.kept_value`` (records' own rule); an entry with
 pairings, floors, a call, a cut answer, a target or conformance, or a case with an optional
 key, is written by ``json_line`` of its dict.
 """
@@ -37,9 +37,17 @@ from typing import Any
 from ..engine.core.values import MISSING
 from ..engine.results.field_results import FieldResult
 from .aggregate import CaseResult, group_key
-from .records import _SHORT_STR, VALUE_LIMIT, Comparison, Status, _kept, comparison_dict
+from .records import (
+    SHORT_INT,
+    SHORT_STR,
+    VALUE_LIMIT,
+    Comparison,
+    Status,
+    comparison_dict,
+    kept_value,
+)
 from .report import case_dict
-from .spool import _encode_line, json_line
+from .spool import encode_json, json_line
 
 _encode_str = json.encoder.encode_basestring  # what json.dumps(..., ensure_ascii=False) uses
 
@@ -51,8 +59,6 @@ _floats: dict[float, str] = {}
 _FLOATS_KEPT = 16_384
 # A status's JSON text by the status.
 _STATUSES = {status: _encode_str(status.value) for status in Status}
-# The integers ``records._kept`` keeps whole without writing them out: |n| < 10**15.
-_SHORT_INT = 10**15
 
 
 def comparison_line(comparison: Comparison, fields: Sequence[FieldResult], mode: str) -> str:
@@ -140,16 +146,16 @@ def _head(path: str, field_path: str, status: str, score: float) -> str:
     if len(_heads) >= _HEADS_KEPT:
         _heads.clear()
     number = float(score)
-    head = (f'{{"path": {_encode_line(path or "$")}, '
-            f'"field_path": {_encode_line(field_path or "$")}, '
-            f'"status": {_encode_line(status)}, "score": {_encode_line(number)}')
+    head = (f'{{"path": {encode_json(path or "$")}, '
+            f'"field_path": {encode_json(field_path or "$")}, '
+            f'"status": {encode_json(status)}, "score": {encode_json(number)}')
     if number or copysign(1.0, number) > 0.0:  # -0.0 would be found by 0.0
         _heads[path, field_path, status, score] = head
     return head
 
 
 def _leaf_text(value: Any) -> str | None:
-    """The JSON text of a value ``records._kept`` keeps whole in every mode without writing
+    """The JSON text of a value ``records.kept_value`` keeps whole in every mode without writing
     it out, and that ``json`` writes without refusing it: a string of at most 33
     characters, a finite float, an integer of fewer than 16 digits, a boolean or null
     (exact types, not subclasses). None for anything else (a side missing, a container, a
@@ -158,9 +164,9 @@ def _leaf_text(value: Any) -> str | None:
     if kind is float:
         return _floats.get(value) or _float_text(value)
     if kind is int:
-        return repr(value) if -_SHORT_INT < value < _SHORT_INT else None
+        return repr(value) if -SHORT_INT < value < SHORT_INT else None
     if kind is str:
-        return _encode_str(value) if len(value) <= _SHORT_STR else None
+        return _encode_str(value) if len(value) <= SHORT_STR else None
     if kind is bool:
         return "true" if value else "false"
     return "null" if value is None else None
@@ -185,7 +191,7 @@ def _float_text(value: Any) -> str | None:
 
 def _sides_text(expected: Any, actual: Any, mode: str) -> str:
     """What follows a field's head but its ``}``: each present side's value as records
-    keeps it (a leaf kept whole, else ``records._kept``'s value, with ``"expected_cut":
+    keeps it (a leaf kept whole, else ``records.kept_value``'s value, with ``"expected_cut":
     true`` or ``"actual_cut": true`` after a value that was cut)."""
     text = ""
     for key, value in (("expected", expected), ("actual", actual)):
@@ -195,8 +201,8 @@ def _sides_text(expected: Any, actual: Any, mode: str) -> str:
         if leaf is not None:
             text += f', "{key}": {leaf}'
         else:
-            kept, cut = _kept(value, mode, mode == "full")
-            text += f', "{key}": {_encode_line(kept)}' + (f', "{key}_cut": true' if cut else "")
+            kept, cut = kept_value(value, mode)
+            text += f', "{key}": {encode_json(kept)}' + (f', "{key}_cut": true' if cut else "")
     return text
 
 

@@ -305,10 +305,10 @@ def _field_record(data: FieldDict) -> FieldRecord:
                        float(data["score"]), data.get("expected"), data.get("actual"), present)
 
 
-_SHORT_INT = 10**15  # an integer of at most 15 digits: far below VALUE_LIMIT characters
+SHORT_INT = 10**15  # an integer of at most 15 digits: far below VALUE_LIMIT characters
 # the longest string surely short enough: its JSON, every character escaped as \uXXXX (6)
 # and two quotes, fits VALUE_LIMIT (6 * 33 + 2 = 200)
-_SHORT_STR = (VALUE_LIMIT - 2) // 6
+SHORT_STR = (VALUE_LIMIT - 2) // 6
 
 
 def _kept_whole(value: JSONValue, full: bool) -> bool:
@@ -316,8 +316,8 @@ def _kept_whole(value: JSONValue, full: bool) -> bool:
     whose JSON is surely short enough (or any string, ``full``)."""
     kind = type(value)
     return (value is None or kind is bool or kind is float
-            or (type(value) is int and -_SHORT_INT < value < _SHORT_INT)
-            or (type(value) is str and (full or len(value) <= _SHORT_STR)))
+            or (type(value) is int and -SHORT_INT < value < SHORT_INT)
+            or (type(value) is str and (full or len(value) <= SHORT_STR)))
 
 
 def kept_value(value: JSONValue, mode: str) -> tuple[JSONValue, bool]:
@@ -341,8 +341,8 @@ def _kept(value: JSONValue, mode: str, full: bool) -> tuple[JSONValue, bool]:
     """:func:`kept_value`, the common leaves (:func:`_kept_whole`) answered first."""
     kind = type(value)
     if (value is None or kind is bool or kind is float
-            or (kind is int and -_SHORT_INT < value < _SHORT_INT)  # type: ignore[operator]
-            or (kind is str and (full or len(value) <= _SHORT_STR))):  # type: ignore[arg-type]
+            or (kind is int and -SHORT_INT < value < SHORT_INT)  # type: ignore[operator]
+            or (kind is str and (full or len(value) <= SHORT_STR))):  # type: ignore[arg-type]
         return value, False
     return kept_value(value, mode)
 

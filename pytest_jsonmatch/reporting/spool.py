@@ -54,10 +54,11 @@ def json_line(value: Mapping[str, object]) -> str:
     """An object as a spool keeps it: JSON text on one line, as ``json.dumps(value,
     ensure_ascii=False, allow_nan=False)`` writes it (one encoder for every line: dumps
     makes one per call, about half the time of a case's line)."""
-    return _encode_line(value)
+    return encode_json(value)
 
 
-_encode_line = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+# any JSON value as json_line writes it (comparison_lines.py pieces lines together with it)
+encode_json = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 
 
 class Spool(TemporaryFile, Generic[_Item]):
