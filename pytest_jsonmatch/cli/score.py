@@ -252,10 +252,10 @@ class _Run:
         chunks = iter(source())
         first = next(chunks, None)
         if first is not None:
-            guess = sketch_part(first, self.metric, dict(self.options)).schema()
+            guessed = sketch_part(first, self.metric, dict(self.options))
             try:
                 return self._scored(itertools.chain([first], chunks), count,
-                                    self._with_schema(guess), guess)
+                                    self._with_schema(guessed.schema()), guessed)
             except _Unconfirmed:
                 pass
             finally:
@@ -271,37 +271,42 @@ class _Run:
         return {**self.options, "schema": schema, "conformance": False}
 
     def _scored(self, chunks: Iterable[Chunk], count: int | None, options: dict[str, Any],
-                guess: dict[str, Any] | None) -> Scored:
-        """The chunks scored with ``options``; with a ``guess``ed schema, _Unconfirmed as
-        soon as the records scored so far would infer another one."""
+                guessed: SchemaSketch | None) -> Scored:
+        """The chunks scored with ``options``; with a schema ``guessed`` (from this sketch),
+        _Unconfirmed as soon as the records scored so far would infer another one."""
         args = self.args
         settings = ScoreSettings(self.metric, self.threshold, options, args.values, args.group_by,
                                  keep_fields=self.keeps.case_scores,
                                  invalid_fails=args.invalid_fails)
-        keeps = self.keeps._replace(sketch=guess is not None)
+        keeps = self.keeps._replace(guess=guessed)
         with contextlib.ExitStack() as spools:
             cases: Spool[CaseDict] = spools.enter_context(Spool(self.tmp))
             comparisons: Spool[ComparisonDict] | None = (
                 spools.enter_context(Spool(self.tmp)) if keeps.comparisons else None)
             total, now = _score(chunks, count, settings, self.workers, cases, comparisons,
-                                keeps, guess)
+                                keeps)
             spools.pop_all()  # kept: the caller closes them
         return cases, comparisons, total, now
 
 
 def _score(source: Iterable[Chunk], count: int | None, settings: ScoreSettings, workers: Workers,
-           cases: Spool[CaseDict], comparisons: Spool[ComparisonDict] | None, keeps: Keeps,
-           guess: dict[str, Any] | None) -> tuple[Aggregates, dict[str, CaseScores]]:
+           cases: Spool[CaseDict], comparisons: Spool[ComparisonDict] | None,
+           keeps: Keeps) -> tuple[Aggregates, dict[str, CaseScores]]:
     """Score the chunks of ``source`` (``count`` pairs, when known, for the progress bar);
-    with a ``guess``, check it against each chunk's sketch (``_Run``)."""
+    with a guess (``keeps.guess``), check it against the sketch of each chunk's gold records
+    that would change it (``_Run``): the guess's sketch merged with those infers the schema
+    of all the records (dataset/fitting.py)."""
     total = Aggregates(settings.group_by)
     now: dict[str, CaseScores] = {}
     progress = Progress(count)
+    guess = keeps.guess.schema() if keeps.guess is not None else None
     seen = SchemaSketch()
+    if keeps.guess is not None:
+        seen.merge(keeps.guess)  # (a copy: the guess itself goes on to the chunks)
     try:
         with contextlib.closing(workers.map(score_part, source, settings, keeps)) as parts:
             for part in parts:
-                if guess is not None and part.sketch is not None:
+                if part.sketch is not None:
                     seen.merge(part.sketch)
                     # (an inferred schema lists fields in the order the records first
                     # show them, and the first chunk comes first: equal is equal in order)

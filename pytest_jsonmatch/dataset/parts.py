@@ -37,6 +37,7 @@ from ..engine.results.field_results import MatchResult
 from ..reporting.comparison_lines import case_line, comparison_line
 from ..reporting.spool import json_line
 from .scoring import NO_PREDICTION, Pair, ScoreSettings, score_chunk
+from .fitting import fitting
 from .sketch import SchemaSketch
 from .spans import Span, span_gold, span_pairs
 from .undecoded import RecordError, Undecoded, decoded
@@ -162,7 +163,9 @@ class Part:
     cases: str = ""
     comparisons: str = ""
     case_scores: dict[str, CaseScores] = field(default_factory=dict)
-    sketch: SchemaSketch | None = None  # its gold records' sketch (Keeps.sketch)
+    # the sketch of its gold records that would change the guess (Keeps.guess), in order;
+    # None: none would
+    sketch: SchemaSketch | None = None
 
 
 class Keeps(NamedTuple):
@@ -175,7 +178,9 @@ class Keeps(NamedTuple):
     all_cases: bool = True
     comparisons: bool = False
     case_scores: bool = False
-    sketch: bool = False  # the chunk's gold records sketched too (a guessed schema checked)
+    # the sketch a guessed schema came from: the chunk's gold records that would change it
+    # are sketched too, for the run to check the guess (fitting.py)
+    guess: SchemaSketch | None = None
 
 
 def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
@@ -189,14 +194,15 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
     comparisons: list[str] = []
     part = Part(aggregates, len(pairs))
     skip = None
-    if keeps.sketch:
-        part.sketch = SchemaSketch()
+    sketch, sketched = None, 0
+    if keeps.guess is not None:
+        sketch, fits = SchemaSketch(), fitting(keeps.guess)
         cfg = configure(metric_named(settings.metric), dict(settings.options))
         skip = cfg.is_skipped if cfg.skip_patterns else None
     for start in range(0, len(pairs), SCORED_TOGETHER):
         group, error = _decoded(pairs[start:start + SCORED_TOGETHER])
-        if part.sketch is not None:  # (what sketch_part does, on the records decoded here)
-            _sketched(part.sketch, group, skip)
+        if sketch is not None:  # (what sketch_part does, on the records decoded here)
+            sketched += _sketched(sketch, group, skip, fits)
         scored = score_chunk(group, settings,
                              counted=not keeps.comparisons and not settings.keep_fields)
         aggregates.merge(scored.aggregates)
@@ -214,23 +220,30 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
         if error is not None:
             raise error
     part.case_lines = len(cases)
+    part.sketch = sketch if sketched else None
     part.cases = _joined(cases)
     part.comparisons = _joined(comparisons)
     return part
 
 
-def _sketched(sketch: SchemaSketch, pairs: Sequence[Pair],
-              skip: Callable[[str], bool] | None) -> None:
+def _sketched(sketch: SchemaSketch, pairs: Sequence[Pair], skip: Callable[[str], bool] | None,
+              fits: Callable[[Any], bool] | None = None) -> int:
     """The pairs' gold records added to ``sketch``: those a span read (``read_depth``)
-    without the door, the others through it (RecordError naming the record it refuses)."""
+    without the door, the others through it (RecordError naming the record it refuses);
+    with ``fits``, only those of the first kind that do not fit a guess. How many were."""
+    added = 0
     for pair in pairs:
         if pair.read_depth >= 0:
-            sketch.add_decoded(pair.expected, pair.read_depth)
+            if fits is None or not fits(pair.expected):
+                sketch.add_decoded(pair.expected, pair.read_depth)
+                added += 1
             continue
         try:
             sketch.add(pair.expected, skip)
         except JsonMatchError as exc:
             raise RecordError(f"{pair.where}: {exc}") from None
+        added += 1
+    return added
 
 
 def _joined(lines: list[str]) -> str:

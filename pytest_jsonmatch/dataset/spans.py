@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
-from itertools import zip_longest
+from collections.abc import Iterable, Iterator
+from itertools import accumulate, zip_longest
 from typing import Any, NamedTuple
 
 from ..engine.reading.intake import depth_from_text
-from ..engine.reading.parse import LENIENT_JSON
+from ..engine.reading.parse import LENIENT_JSON, STRICT_JSON
 from .scoring import Pair
 from .undecoded import decode_line
 
@@ -126,17 +126,50 @@ class _Scan:
         self.fh.close()
 
     def marks(self) -> Iterator[tuple[int, int]]:
-        """(byte offset, lines before it) of records 0, size, 2 size, ..."""
-        readline, size = self.fh.readline, self.size
-        while line := readline(LONGEST_LINE):
-            if len(line) >= LONGEST_LINE:
+        """(byte offset, lines before it) of records 0, size, 2 size, ...; read a block at
+        a time, its whole lines at once."""
+        read, pieces, held = self.fh.read, list[bytes](), 0  # the unfinished line's bytes
+        while block := read(_BLOCK):
+            end = block.rfind(b"\n") + 1  # the block's whole lines end there
+            if end:
+                pieces.append(block[:end])
+                lines = b"".join(pieces).split(b"\n")
+                lines.pop()  # (what follows the last newline: nothing)
+                yield from self._marked(lines, 1)
+                pieces, held = [block[end:]], len(block) - end
+            else:
+                pieces.append(block)
+                held += len(block)
+            if held >= LONGEST_LINE:
                 raise SpanError("a line too long for the fast path")
-            if _filled(line, self.offset == 0):
-                if self.records % size == 0:
-                    yield self.offset, self.lines
-                self.records += 1
-            self.offset += len(line)
-            self.lines += 1
+        tail = b"".join(pieces)
+        if tail:  # a last line without a newline
+            yield from self._marked([tail], 0)
+
+    def _marked(self, lines: list[bytes], newline: int) -> Iterator[tuple[int, int]]:
+        """The marks among ``lines`` (each followed by ``newline`` bytes), the scan moved on
+        past them."""
+        if max(map(len, lines)) + newline >= LONGEST_LINE:
+            raise SpanError("a line too long for the fast path")
+        # each line's offset from the first's
+        starts = [0, *accumulate(len(line) + newline for line in lines)]
+        if all(line[:1] in _OPENING for line in lines):  # every line a record: the usual
+            filled: Iterable[int] = range(len(lines))
+        else:
+            filled = [k for k, line in enumerate(lines)
+                      if _filled(line, self.offset == 0 and k == 0)]
+        size, records = self.size, self.records
+        for k in filled:
+            if records % size == 0:
+                yield self.offset + starts[k], self.lines + k
+            records += 1
+        self.records = records
+        self.offset += starts[-1]
+        self.lines += len(lines)
+
+
+_BLOCK = 1 << 20  # bytes read at a time by the scan
+_OPENING = (b"{", b"[")  # a line starting so holds a record (it is not blank)
 
 
 def _filled(line: bytes, first: bool) -> bool:
@@ -165,8 +198,12 @@ def _lines(part: FileRange) -> list[tuple[int, str]]:
         text = data.decode("utf-8-sig" if part.start == 0 else "utf-8")
     except UnicodeDecodeError:
         raise SpanError("not UTF-8") from None
+    # (a line is blank when str.strip leaves nothing of it: empty, or whitespace alone)
     return [(number, line) for number, line in enumerate(text.split("\n"), part.lines + 1)
-            if line.strip()]
+            if line and not line.isspace()]
+
+
+_new = tuple.__new__
 
 
 def span_pairs(span: Span) -> list[Pair]:
@@ -175,20 +212,35 @@ def span_pairs(span: Span) -> list[Pair]:
     if len(gold) != span.records or len(pred) != span.records:
         raise SpanError("a file changed while it was read")
     gold_path = span.gold.path
+    gold_field, pred_field = span.gold_field, span.pred_field
+    strict, lenient = STRICT_JSON.scan_once, LENIENT_JSON.scan_once
     out = []
-    cases = range(span.first, span.first + span.records)
-    for case, (g_line, g_text), (_, p_text) in zip(cases, gold, pred):
+    case = span.first
+    for (g_line, g_text), (_, p_text) in zip(gold, pred):
         where = f"{gold_path} line {g_line}"
-        expected = decode_line(g_text, where, True)
-        actual = decode_line(p_text, "", False)
+        # a line that is one JSON value and nothing else, the usual one, is what
+        # decode_line makes of it; any other goes through decode_line
+        try:
+            expected, end = strict(g_text, 0)
+            if end != len(g_text):
+                raise ValueError
+        except (StopIteration, ValueError, RecursionError):
+            expected = decode_line(g_text, where, True)
+        try:
+            actual, end = lenient(p_text, 0)
+            if end != len(p_text):
+                raise ValueError
+        except (StopIteration, ValueError, RecursionError):
+            actual = decode_line(p_text, "", False)
         # (the whole line's bound is a bound on the field scored too)
         read_depth = depth_from_text(g_text)
-        if span.gold_field is not None:
-            expected = _field(expected, span.gold_field)
-        if span.pred_field is not None:
-            actual = _field(actual, span.pred_field)
-        out.append(Pair(str(case), expected, actual, where, gold_path, g_line,
-                        read_depth=read_depth))
+        if gold_field is not None:
+            expected = _field(expected, gold_field)
+        if pred_field is not None:
+            actual = _field(actual, pred_field)
+        out.append(_new(Pair, (str(case), expected, actual, where, gold_path, g_line, "",
+                               read_depth)))
+        case += 1
     return out
 
 

@@ -22,7 +22,8 @@ N = 600  # three spans of 256 records (and the streaming reader's chunks of 64)
 def _dataset(late: str | None) -> tuple[list[dict], list[dict]]:
     """Invoices; ``late``: ``"field"`` adds a field to record 530 alone, ``"type"`` gives a
     field null until record 530 (inferred a string) and an object from there on,
-    ``"kinds"`` a field of several kinds (the first record's decides)."""
+    ``"kinds"`` a field of several kinds (the first record's decides), ``"elements"`` a
+    list empty until record 530."""
     rng = random.Random(4)
     gold, pred = [], []
     for i in range(N):
@@ -34,6 +35,8 @@ def _dataset(late: str | None) -> tuple[list[dict], list[dict]]:
             record["po"] = {"number": i} if i % 2 else "PO"
             if i >= 530:
                 record["po"] = [{"number": i}]
+        if late == "elements":
+            record["tags"] = [{"tag": "t", "at": i}] if i >= 530 else []
         if late == "field" and i == 530:
             record["note"] = {"text": "late", "pages": 2}
         answer = json.loads(json.dumps(record))
@@ -69,7 +72,8 @@ def _write(tmp_path, gold, pred):
     return str(g), str(p)
 
 
-@pytest.mark.parametrize("late, sketched", [(None, 1), ("field", 1 + 3), ("type", 1 + 3)])
+@pytest.mark.parametrize("late, sketched", [(None, 1), ("field", 1 + 3), ("type", 1 + 3),
+                                             ("elements", 1 + 3), ("kinds", 1)])
 @pytest.mark.parametrize("by_id", [False, True])
 def test_the_scores_are_those_of_the_schema_of_every_gold_record(
         tmp_path, jsonmatch_main, sketches, late, sketched, by_id):
@@ -86,12 +90,16 @@ def test_the_scores_are_those_of_the_schema_of_every_gold_record(
         assert (fields["note.pages"]["mismatch"], fields["note.text"]["match"]) == (1, 1)
     if late == "type":  # an object from record 530: 70 records compare its field, all equal
         assert fields["po.number"]["match"] == N - 530
+    if late == "elements":  # the elements' fields, from record 530 on
+        assert fields["tags[].at"]["match"] == N - 530
+    if late == "kinds":  # a string decided "po": the objects and arrays after it change
+        assert "po.number" not in fields  # nothing, and the guess holds (read once)
     # the guess from the first chunk, then (a later surprise) every chunk sketched
     # (the streaming reader's chunks: 64 records, 10 of them)
-    assert len(sketches) == (sketched if not late or not by_id else 1 + 10)
+    assert len(sketches) == (sketched if sketched == 1 or not by_id else 1 + 10)
 
 
-@pytest.mark.parametrize("late", [None, "field", "kinds"])
+@pytest.mark.parametrize("late", [None, "field", "kinds", "elements"])
 def test_workers_give_what_one_process_gives(tmp_path, late):
     gold, pred = _dataset(late)
     files = _write(tmp_path, gold, pred)

@@ -5,7 +5,9 @@ sums are exact, so any order and any split into parts give the same bits."""
 from __future__ import annotations
 
 import math
+import pickle
 import random
+from fractions import Fraction
 
 import pytest
 
@@ -75,6 +77,28 @@ def test_exact_sums_do_not_depend_on_order_or_grouping():
         merged.merge(part)
     assert merged.value == whole.value  # the same bits
     assert whole.value == math.fsum(values)  # the correctly rounded sum
+
+
+def test_exact_sums_count_repeated_terms_exactly_across_their_batches():
+    # terms are noted and counted in batches of PENDING, each distinct value once: values
+    # that repeat (scores of 1, 0, -0.0, 2/3) across several batches, read between batches
+    rng = random.Random(8)
+    values = [rng.choice([1.0, 0.0, -0.0, 2 / 3, 0.1, 1e-300, 5e-324])
+              for _ in range(3 * ExactSum.PENDING + 17)]
+    total = ExactSum()
+    exact = Fraction(0)
+    for i, v in enumerate(values):
+        total.add(v)
+        exact += Fraction(v)
+        if i in (5, ExactSum.PENDING + 3):  # read in the middle: the rest still adds up
+            assert total.units == exact * 2 ** 1074
+    assert total.units == exact * 2 ** 1074
+    assert total.value == float(exact) == math.fsum(values)
+    # what pickles (a worker's aggregates) keeps the terms noted but not yet counted
+    half = ExactSum()
+    for v in values[:100]:
+        half.add(v)
+    assert pickle.loads(pickle.dumps(half)).units == sum(map(Fraction, values[:100])) * 2 ** 1074
 
 
 def test_field_aggregates_merge_into_the_same_numbers_as_one_pass():

@@ -274,23 +274,41 @@ class ExactSum:
     """A sum of floats that does not depend on the order of its terms. Every finite float is
     an exact binary fraction, so each term is added exactly (as an integer count of 2**-1074
     units) and the total is rounded once when read: partial sums merged in any grouping, by
-    xdist workers or worker processes, give the same bits as one pass."""
+    xdist workers or worker processes, give the same bits as one pass.
 
-    __slots__ = ("units",)
+    ``add`` only notes a term; the terms noted are counted into the units when these are
+    read (or every PENDING terms), each distinct value once with how many times it came
+    (``add_times``): a run's scores repeat (1.0 above all), and a count of 2**-1074 units
+    is an integer of over a thousand bits, slow to add to one term at a time."""
+
+    __slots__ = ("_units", "_pending")
     _ONE = 1 << 1074  # every finite float is a whole number of 2**-1074
+    PENDING = 4096
 
     def __init__(self, units: int = 0) -> None:
-        self.units = units
+        self._units = units
+        self._pending: list[float] = []
 
     def add(self, value: float) -> None:
-        if value == 1.0:  # most scores are 1 or 0: no fraction to work out
-            self.units += self._ONE
-        elif value != 0.0:
-            numerator, denominator = float(value).as_integer_ratio()
-            self.units += numerator * (self._ONE // denominator)
+        pending = self._pending
+        pending.append(value)
+        if len(pending) >= self.PENDING:
+            self._count_pending()
+
+    def _count_pending(self) -> None:
+        pending, self._pending = self._pending, []
+        for value, times in Counter(pending).items():  # (0.0 and -0.0 add nothing alike)
+            self.add_times(value, times)
+
+    @property
+    def units(self) -> int:
+        """The exact sum, in units of 2**-1074."""
+        if self._pending:
+            self._count_pending()
+        return self._units
 
     def merge(self, other: ExactSum) -> None:
-        self.units += other.units
+        self._units += other.units
 
     @property
     def value(self) -> float:
@@ -299,10 +317,12 @@ class ExactSum:
     def add_times(self, value: float, times: int) -> None:
         """Add ``value`` ``times`` times (exactly what that many ``add`` calls add)."""
         if value == 1.0:
-            self.units += times * self._ONE
+            self._units += times * self._ONE
         elif value != 0.0:
+            # a float's denominator is a power of two, 2**k with k <= 1074: the units are
+            # the numerator times 2**(1074 - k)
             numerator, denominator = float(value).as_integer_ratio()
-            self.units += times * numerator * (self._ONE // denominator)
+            self._units += (times * numerator) << (1075 - denominator.bit_length())
 
     @classmethod
     def of(cls, value: float) -> ExactSum:

@@ -1,0 +1,150 @@
+"""Whether a gold record would change the schema a sketch infers: a test made per sketch.
+
+``jsonmatch score`` without ``--schema`` guesses the schema from its first chunk's gold
+records and confirms the guess as every chunk comes back (cli/score.py). Sketching each
+gold record for that costs a visit of every field; but a record changes the inferred schema
+only in three ways, all of them about containers and nulls:
+
+- it gives an object a key that the guessed sketch's object at that path lacks;
+- it holds a value that is not null at a path where every record so far held null;
+- it holds a non-empty array where every array so far was empty.
+
+Anything else leaves the schema as it is: the first value that is not null decides a
+path's type for good, so whatever comes after a scalar there (another scalar, an object,
+an array) is never read by the schema again, and a value of another kind than the one that
+decided an object's or an array's path is kept apart by the sketch (``sketch._Mixed``)
+and never read either. A record that *fits* the sketch, that does none of the three, can
+be left unsketched: the guessed sketch merged with every record that does not fit infers
+the schema of all of them (tests/dataset/test_fitting.py checks this against
+``infer_schema``).
+
+:func:`fits` says it for one record by walking the sketch's prototype. :func:`fitting` makes
+the same test as straight-line Python for one prototype, generated once per chunk as source
+text and compiled (as the engine's scorers are, engine/walking/compiled.py): it visits
+only the objects and arrays, checks an object's keys with one set comparison, and reads no
+scalar at all where an earlier scalar decided the type. Print it with :func:`fitting_source`.
+Deeper than ``GENERATED_DEPTH`` containers, the generated test hands the rest of the value
+to :func:`fits`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .sketch import _ARRAY, _OBJECT, _UNSET, SchemaSketch, _parts
+
+GENERATED_DEPTH = 12  # containers nested in the generated text; deeper: fits()
+MAX_FACTORIES = 64  # compiled structures kept for the process
+_FACTORIES: dict[str, Callable[..., Callable[[Any], bool]]] = {}  # by source text
+
+
+def fits(shape: Any, value: Any) -> bool:
+    """Whether ``value`` (a decoded JSON value) adds nothing to the schema inferred from a
+    sketch whose prototype at this path is ``shape`` (see the module docstring)."""
+    if value is None:
+        return True
+    kind, obj, arr = _parts(shape)
+    if kind is _OBJECT:
+        if type(value) is not dict:  # another kind after an object: never read
+            return True
+        return value.keys() <= obj.keys() and all(fits(obj[k], v) for k, v in value.items())
+    if kind is _ARRAY:
+        if type(value) is not list or not value:
+            return True
+        return bool(arr) and all(fits(arr[0], e) for e in value)
+    # null so far (or nothing yet): a value decides the type; else a scalar decided it
+    return kind is not None and kind is not _UNSET
+
+
+def fitting(sketch: SchemaSketch) -> Callable[[Any], bool] | None:
+    """The test ``fits(sketch.prototype, record)`` as a function generated for this
+    prototype, or None when the sketch has seen no record (every record adds to it)."""
+    if sketch.prototype is _UNSET:
+        return None
+    constants: list[Any] = []
+    source = _source(sketch.prototype, constants)
+    factory = _FACTORIES.get(source)
+    if factory is None:
+        if len(_FACTORIES) >= MAX_FACTORIES:
+            _FACTORIES.clear()
+        namespace: dict[str, Any] = {}
+        exec(compile(source, "<jsonmatch sketch test>", "exec"), namespace)  # noqa: S102
+        factory = _FACTORIES[source] = namespace["make"]
+    return factory(constants, fits)
+
+
+def fitting_source(sketch: SchemaSketch) -> str:
+    """The text of the test :func:`fitting` generates for this sketch."""
+    return _source(sketch.prototype, [])
+
+
+def _source(prototype: Any, constants: list[Any]) -> str:
+    """The source of ``make(constants, fits)``, which returns the test of records against
+    ``prototype``; ``constants`` gets what the text names ``c0``, ``c1``, ...: the key sets
+    of the objects, the keys read, the shapes handed to ``fits``. A key is never part of
+    the text, only its place in ``constants``."""
+    body: list[str] = []
+    _check(prototype, "r", 2, 0, body, constants, [0])
+    names = "".join(f"c{i}, " for i in range(len(constants)))
+    return "\n".join([
+        "def make(constants, fits):",
+        *([f"    ({names}) = constants"] if constants else []),
+        "",
+        "    def test(r):",
+        "        # True when the record adds nothing to the schema the sketch infers",
+        *body,
+        "        return True",
+        "",
+        "    return test",
+        "",
+    ])
+
+
+def _check(shape: Any, var: str, indent: int, depth: int, out: list[str],
+           constants: list[Any], counter: list[int]) -> None:
+    """Lines that return False when the value in ``var`` does not fit ``shape`` (none where
+    every value fits: a path decided by a scalar)."""
+    pad = "    " * indent
+
+    def constant(value: Any) -> str:
+        constants.append(value)
+        return f"c{len(constants) - 1}"
+
+    def fresh() -> str:
+        counter[0] += 1
+        return f"v{counter[0]}"
+
+    kind, obj, arr = _parts(shape)
+    if kind is not _OBJECT and kind is not _ARRAY:
+        if kind is None or kind is _UNSET:  # null so far: any value decides the type
+            out.append(f"{pad}if {var} is not None:  # null in every record so far")
+            out.append(f"{pad}    return False")
+        return  # a scalar decided the type: nothing after it is read
+    if depth >= GENERATED_DEPTH:  # the rest of the value by the walk
+        out.append(f"{pad}if not fits({constant(shape)}, {var}):")
+        out.append(f"{pad}    return False")
+        return
+    if kind is _OBJECT:
+        out.append(f"{pad}if type({var}) is dict:")
+        out.append(f"{pad}    if not {var}.keys() <= {constant(frozenset(obj))}:  # a new key")
+        out.append(f"{pad}        return False")
+        for key, child in obj.items():
+            inner: list[str] = []
+            item = fresh()
+            _check(child, item, indent + 1, depth + 1, inner, constants, counter)
+            if inner:
+                out.append(f"{pad}    {item} = {var}.get({constant(key)})")
+                out += inner
+        return
+    if not arr:
+        out.append(f"{pad}if type({var}) is list and {var}:  # every array so far was empty")
+        out.append(f"{pad}    return False")
+        return
+    inner = []
+    element = fresh()
+    _check(arr[0], element, indent + 2, depth + 1, inner, constants, counter)
+    if inner:
+        out.append(f"{pad}if type({var}) is list:")
+        out.append(f"{pad}    for {element} in {var}:")
+        out += inner
