@@ -199,8 +199,10 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
         sketch, fits = SchemaSketch(), fitting(keeps.guess)
         cfg = configure(metric_named(settings.metric), dict(settings.options))
         skip = cfg.is_skipped if cfg.skip_patterns else None
+    spanned = isinstance(chunk, Span)  # (a span's pairs come decoded)
     for start in range(0, len(pairs), SCORED_TOGETHER):
-        group, error = _decoded(pairs[start:start + SCORED_TOGETHER])
+        group, error = ((pairs[start:start + SCORED_TOGETHER], None) if spanned
+                        else _decoded(pairs[start:start + SCORED_TOGETHER]))
         if sketch is not None:  # (what sketch_part does, on the records decoded here)
             sketched += _sketched(sketch, group, skip, fits)
         scored = score_chunk(group, settings,

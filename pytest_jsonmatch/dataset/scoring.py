@@ -78,6 +78,9 @@ class ScoreSettings:
                               f"schema= (SchemaSketch.of(gold).schema() computes that one)")
 
 
+_new = tuple.__new__  # (a Read a record: without its NamedTuple's keyword handling)
+
+
 @dataclass
 class Scored:
     """What scoring some pairs gave: their comparisons and case results, in order, and their
@@ -100,7 +103,7 @@ def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings, counted: bool = 
     results: dict[int, MatchResult | str] = {}
     tallies = None
     try:
-        expected = [p.expected if p.read_depth < 0 else Read(p.expected, p.read_depth)
+        expected = [p.expected if p.read_depth < 0 else _new(Read, (p.expected, p.read_depth))
                     for p in present]
         actual = [p.actual for p in present]
         if counted:

@@ -12,9 +12,12 @@ processes of the command line) merge in any order into the same numbers as one p
 from __future__ import annotations
 
 import posixpath
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from itertools import chain
+from operator import attrgetter
 from typing import Literal, Protocol
 
 from ..engine.results.field_results import (
@@ -165,12 +168,19 @@ def one_run_case(result: MatchResult, *, case_id: str, threshold: float, file: s
     if checked is not None and checked.violations:
         violated = tuple(dict.fromkeys((v.field_path, v.keyword)
                                        for v in checked.violations[:VIOLATIONS_KEPT]))
-    return CaseResult(case_id, result.metric, threshold, status, 1, score + 0.0, score, score,
-                      int(result.passed(threshold, invalid_fails)),
-                      float(result.precision) + 0.0, float(result.recall) + 0.0,
-                      float(result.f1) + 0.0, file, line, "", int(result.truncated is not None),
-                      int(checked is not None), int(checked is not None and checked.valid),
-                      violated)
+    # (its fields filled in at once: a frozen dataclass's __init__ sets them one by one,
+    # and a dataset makes one case a record)
+    case = object.__new__(CaseResult)
+    case.__dict__.update(zip(_CASE_FIELDS, (
+        case_id, result.metric, threshold, status, 1, score + 0.0, score, score,
+        int(result.passed(threshold, invalid_fails)), float(result.precision) + 0.0,
+        float(result.recall) + 0.0, float(result.f1) + 0.0, file, line, "",
+        int(result.truncated is not None), int(checked is not None),
+        int(checked is not None and checked.valid), violated, "")))
+    return case
+
+
+_CASE_FIELDS = tuple(f.name for f in dataclass_fields(CaseResult))
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -184,6 +194,10 @@ def _mean(values: Sequence[float]) -> float:
 
 
 _MEANS = ("score", "precision", "recall", "f1")
+_METRIC, _STATUS, _MEAN = attrgetter("metric"), attrgetter("status"), attrgetter("mean")
+_CHECKED, _VALID, _VIOLATED = attrgetter("checked"), attrgetter("valid"), attrgetter("violated")
+# what each of _MEANS sums of a case
+_MEANS_OF_A_CASE = tuple(zip(_MEANS, map(attrgetter, ("mean", "precision", "recall", "f1"))))
 VIOLATED_SHOWN = 10  # the places broken most that a metric's tally names
 
 
@@ -217,6 +231,24 @@ class MetricTally:
             self.failed += 1
         for name, value in zip(_MEANS, (case.mean, case.precision, case.recall, case.f1)):
             self.sums[name].add(value)
+
+    def add_all(self, cases: Sequence[CaseResult]) -> None:
+        """``add`` each of ``cases``, a figure at a time (each count an integer, each sum
+        exact: the same tally)."""
+        statuses = Counter(map(_STATUS, cases))
+        passed, errors = statuses[PASSED], statuses[ERROR]
+        self.cases += len(cases)
+        self.passed += passed
+        self.errors += errors
+        self.failed += len(cases) - passed - errors
+        self.checked += sum(map(_CHECKED, cases))
+        self.valid += sum(map(_VALID, cases))
+        if any(map(_VIOLATED, cases)):
+            for case in cases:
+                for place in case.violated:
+                    self.violated[place] = self.violated.get(place, 0) + 1
+        for name, read in _MEANS_OF_A_CASE:
+            self.sums[name].extend(map(read, cases))
 
     def merge(self, other: MetricTally) -> None:
         """Add another tally of the same metric (associative and order-independent)."""
@@ -347,9 +379,22 @@ class Aggregates:
         keys = {group_key(case, self.group_by) for case in cases if case.counted}
         if len(keys) > 1:
             raise ValueError(f"the tallied cases fall in several groups: {sorted(keys)}")
-        counted = [self._count(case) for case in cases]
-        if any(counted):
+        if any(self._count_all(cases)):
             field_tables(tallies, self.groups.setdefault(keys.pop(), {}), skipped_too=True)
+
+    def _count_all(self, cases: Sequence[CaseResult]) -> list[bool]:
+        """``_count`` of each case; a figure at a time where they are all counted and of one
+        metric (a dataset's chunk)."""
+        metrics = set(map(_METRIC, cases))
+        if len(metrics) != 1 or not EXPECTED_TO_FAIL.isdisjoint(map(_STATUS, cases)):
+            return [self._count(case) for case in cases]
+        (metric,) = metrics
+        tally = self.metrics.get(metric)
+        if tally is None:
+            tally = self.metrics[metric] = MetricTally()
+        tally.add_all(cases)
+        self.overall.extend(map(_MEAN, cases))
+        return [True] * len(cases)
 
     def _count(self, case: CaseResult) -> bool:
         """Count a case but its fields; False for an xfail-marked one (counted apart)."""

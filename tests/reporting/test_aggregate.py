@@ -12,7 +12,13 @@ from fractions import Fraction
 import pytest
 
 from pytest_jsonmatch.engine.results.field_results import ExactSum, FieldAggregate
-from pytest_jsonmatch.reporting.aggregate import case_passes, case_result, summarize
+from pytest_jsonmatch.reporting.aggregate import (
+    Aggregates,
+    CaseResult,
+    case_passes,
+    case_result,
+    summarize,
+)
 from pytest_jsonmatch.reporting.records import Comparison, FieldRecord, Status
 
 
@@ -184,3 +190,38 @@ def test_merging_aggregates_of_different_groupings_is_refused():
 
     with pytest.raises(ValueError, match="grouped by 'file'"):
         Aggregates("metric").merge(Aggregates("file"))
+
+
+def _tally_figures(aggregates: Aggregates) -> dict:
+    return {"overall": aggregates.overall.units, "xfailed": aggregates.xfailed,
+            "xpassed": aggregates.xpassed,
+            **{name: (t.cases, t.passed, t.failed, t.errors, t.checked, t.valid, t.violated,
+                      {k: s.units for k, s in t.sums.items()})
+               for name, t in aggregates.metrics.items()}}
+
+
+@pytest.mark.parametrize("mix", ["one metric", "two metrics", "xfail among them"])
+def test_cases_counted_together_give_the_tally_of_cases_counted_one_by_one(mix):
+    # a dataset's chunk counts its cases a figure at a time (Aggregates._count_all): the
+    # same counts and exact sums as case by case, statuses, checks and violations included
+    rng = random.Random(11)
+    statuses = [Status.PASSED, Status.FAILED, Status.ERROR]
+    if mix == "xfail among them":
+        statuses.append(Status.XFAILED)
+    cases = []
+    for i in range(300):
+        score = rng.choice([1.0, 0.0, 0.5, 2 / 3, rng.random()])
+        checked = rng.random() < 0.5
+        valid = checked and rng.random() < 0.6
+        violated = (("a.b", "type"), ("c", "required")) if checked and not valid else ()
+        metric = "field_f1" if mix != "two metrics" or i % 3 else "field_match"
+        cases.append(CaseResult(str(i), metric, 1.0, rng.choice(statuses), 1, score, score,
+                                score, int(score == 1.0), rng.random(), rng.random(), score,
+                                "f", i, "", 0, int(checked), int(valid), violated))
+    together, one_by_one = Aggregates(), Aggregates()
+    for start in range(0, len(cases), 64):  # in chunks, as a dataset's are counted
+        chunk = cases[start:start + 64]
+        assert together._count_all(chunk) == [one_by_one._count(case) for case in chunk]
+    assert _tally_figures(together) == _tally_figures(one_by_one)
+    assert len(together.metrics) == (2 if mix == "two metrics" else 1)
+    assert (together.xfailed > 0) == (mix == "xfail among them")

@@ -295,6 +295,13 @@ class ExactSum:
         if len(pending) >= self.PENDING:
             self._count_pending()
 
+    def extend(self, values: Iterable[float]) -> None:
+        """``add`` each of ``values``."""
+        pending = self._pending
+        pending.extend(values)
+        if len(pending) >= self.PENDING:
+            self._count_pending()
+
     def _count_pending(self) -> None:
         pending, self._pending = self._pending, []
         for value, times in Counter(pending).items():  # (0.0 and -0.0 add nothing alike)
@@ -308,7 +315,9 @@ class ExactSum:
         return self._units
 
     def merge(self, other: ExactSum) -> None:
-        self._units += other.units
+        """Add the terms of ``other`` (counted or only noted there; ``other`` unchanged)."""
+        self._units += other._units
+        self.extend(other._pending)
 
     @property
     def value(self) -> float:
