@@ -168,7 +168,7 @@ class _Scan:
         self.lines += len(lines)
 
 
-_BLOCK = 1 << 20  # bytes read at a time by the scan
+_BLOCK = 1 << 16  # bytes read at a time by the scan
 _OPENING = (b"{", b"[")  # a line starting so holds a record (it is not blank)
 
 

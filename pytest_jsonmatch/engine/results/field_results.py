@@ -283,7 +283,7 @@ class ExactSum:
 
     __slots__ = ("_units", "_pending")
     _ONE = 1 << 1074  # every finite float is a whole number of 2**-1074
-    PENDING = 4096
+    PENDING = 1024
 
     def __init__(self, units: int = 0) -> None:
         self._units = units
@@ -306,6 +306,14 @@ class ExactSum:
         pending, self._pending = self._pending, []
         for value, times in Counter(pending).items():  # (0.0 and -0.0 add nothing alike)
             self.add_times(value, times)
+
+    def __getstate__(self) -> int:
+        # (a worker's sums travel counted: the counting is done where the terms were
+        # noted, in parallel, not where the parts merge)
+        return self.units
+
+    def __setstate__(self, units: int) -> None:
+        self._units, self._pending = units, []
 
     @property
     def units(self) -> int:
