@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Iterator
-from itertools import accumulate, zip_longest
+from collections.abc import Iterator
+from itertools import zip_longest
 from typing import Any, NamedTuple
 
 from ..engine.reading.intake import depth_from_text
@@ -126,50 +126,17 @@ class _Scan:
         self.fh.close()
 
     def marks(self) -> Iterator[tuple[int, int]]:
-        """(byte offset, lines before it) of records 0, size, 2 size, ...; read a block at
-        a time, its whole lines at once."""
-        read, pieces, held = self.fh.read, list[bytes](), 0  # the unfinished line's bytes
-        while block := read(_BLOCK):
-            end = block.rfind(b"\n") + 1  # the block's whole lines end there
-            if end:
-                pieces.append(block[:end])
-                lines = b"".join(pieces).split(b"\n")
-                lines.pop()  # (what follows the last newline: nothing)
-                yield from self._marked(lines, 1)
-                pieces, held = [block[end:]], len(block) - end
-            else:
-                pieces.append(block)
-                held += len(block)
-            if held >= LONGEST_LINE:
+        """(byte offset, lines before it) of records 0, size, 2 size, ..."""
+        readline, size = self.fh.readline, self.size
+        while line := readline(LONGEST_LINE):
+            if len(line) >= LONGEST_LINE:
                 raise SpanError("a line too long for the fast path")
-        tail = b"".join(pieces)
-        if tail:  # a last line without a newline
-            yield from self._marked([tail], 0)
-
-    def _marked(self, lines: list[bytes], newline: int) -> Iterator[tuple[int, int]]:
-        """The marks among ``lines`` (each followed by ``newline`` bytes), the scan moved on
-        past them."""
-        if max(map(len, lines)) + newline >= LONGEST_LINE:
-            raise SpanError("a line too long for the fast path")
-        # each line's offset from the first's
-        starts = [0, *accumulate(len(line) + newline for line in lines)]
-        if all(line[:1] in _OPENING for line in lines):  # every line a record: the usual
-            filled: Iterable[int] = range(len(lines))
-        else:
-            filled = [k for k, line in enumerate(lines)
-                      if _filled(line, self.offset == 0 and k == 0)]
-        size, records = self.size, self.records
-        for k in filled:
-            if records % size == 0:
-                yield self.offset + starts[k], self.lines + k
-            records += 1
-        self.records = records
-        self.offset += starts[-1]
-        self.lines += len(lines)
-
-
-_BLOCK = 1 << 16  # bytes read at a time by the scan
-_OPENING = (b"{", b"[")  # a line starting so holds a record (it is not blank)
+            if _filled(line, self.offset == 0):
+                if self.records % size == 0:
+                    yield self.offset, self.lines
+                self.records += 1
+            self.offset += len(line)
+            self.lines += 1
 
 
 def _filled(line: bytes, first: bool) -> bool:
@@ -218,20 +185,8 @@ def span_pairs(span: Span) -> list[Pair]:
     case = span.first
     for (g_line, g_text), (_, p_text) in zip(gold, pred):
         where = f"{gold_path} line {g_line}"
-        # a line that is one JSON value and nothing else, the usual one, is what
-        # decode_line makes of it; any other goes through decode_line
-        try:
-            expected, end = strict(g_text, 0)
-            if end != len(g_text):
-                raise ValueError
-        except (StopIteration, ValueError, RecursionError):
-            expected = decode_line(g_text, where, True)
-        try:
-            actual, end = lenient(p_text, 0)
-            if end != len(p_text):
-                raise ValueError
-        except (StopIteration, ValueError, RecursionError):
-            actual = decode_line(p_text, "", False)
+        expected = _decoded(strict, g_text, where, True)
+        actual = _decoded(lenient, p_text, "", False)
         # (the whole line's bound is a bound on the field scored too)
         read_depth = depth_from_text(g_text)
         if gold_field is not None:
@@ -242,6 +197,19 @@ def span_pairs(span: Span) -> list[Pair]:
                                read_depth)))
         case += 1
     return out
+
+
+def _decoded(scan: Any, text: str, where: str, strict: bool) -> Any:
+    """``decode_line(text, where, strict)``: by the decoder's scanner alone where the line
+    is one JSON value and nothing else (the usual one), without decode_line's stripped copy
+    of the line and its frames; any other line through decode_line."""
+    try:
+        value, end = scan(text, 0)
+        if end == len(text):
+            return value
+    except (StopIteration, ValueError, RecursionError):
+        pass
+    return decode_line(text, where, strict)
 
 
 def _field(record: Any, key: str) -> Any:

@@ -76,38 +76,12 @@ def test_spans_give_the_pairs_the_streaming_reader_gives(tmp_path_factory, recor
     assert _spanned(gold, pred, size) == _streamed(gold, pred)
 
 
-@settings(max_examples=100, deadline=None)
-@given(records=st.lists(st.dictionaries(st.sampled_from(["a", "b"]), VALUES, min_size=1),
-                        min_size=1, max_size=12),
-       data=st.data(), size=st.integers(1, 5), block=st.integers(1, 40))
-def test_the_scan_finds_the_same_spans_whatever_its_block(tmp_path_factory, records, data, size,
-                                                          block):
-    # the scan reads the files a block at a time: lines cut at any byte by a block's end,
-    # blank lines and a byte-order mark in any block, come out as one block gives them
-    folder = tmp_path_factory.mktemp("blocks")
-    n = len(records)
-    gold = _file(folder / "g.jsonl", records, data.draw(st.lists(BLANKS, min_size=n, max_size=n)),
-                 bom=data.draw(st.booleans()), last_newline=data.draw(st.booleans()))
-    pred = _file(folder / "p.jsonl", records, data.draw(st.lists(BLANKS, min_size=n, max_size=n)),
-                 last_newline=data.draw(st.booleans()))
-    whole = list(spans(gold, pred, size))
-    kept = spans_module._BLOCK
-    spans_module._BLOCK = block
-    try:
-        assert list(spans(gold, pred, size)) == whole
-    finally:
-        spans_module._BLOCK = kept
-    assert _spanned(gold, pred, size) == _streamed(gold, pred)
-
-
-@pytest.mark.parametrize("block", [5, 1 << 20])
 @pytest.mark.parametrize("newline", [True, False])
 def test_a_line_too_long_for_the_scan_is_left_to_the_streaming_reader(tmp_path, monkeypatch,
-                                                                     block, newline):
+                                                                     newline):
     # (as the reader's readline(LONGEST_LINE) has it: a line whose bytes, its newline
     # included, reach LONGEST_LINE is too long; {"a": "xx..."} is 9 bytes and its x's)
     monkeypatch.setattr(spans_module, "LONGEST_LINE", 40)
-    monkeypatch.setattr(spans_module, "_BLOCK", block)
     short = {"a": 1}
     pred = _file(tmp_path / "p.jsonl", [short, short], ["", ""])
     longest = 30 if newline else 31  # the first length refused
