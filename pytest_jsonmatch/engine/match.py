@@ -11,6 +11,9 @@ a metric.
 from __future__ import annotations
 
 from collections import Counter
+# (what Counter.update counts a list with, in C, after an ABC check that it is no Mapping:
+# a record's tallies are counted with it directly)
+from collections import _count_elements as count_elements
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -134,8 +137,7 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
     chosen = metric_named(metric, registry)
     cfg = configure(chosen, options, registry)
     validator = _validator(options)
-    read_e = [_read_expected(e, f"expected[{i}]", chosen.allow_array, cfg)
-              for i, e in enumerate(expected_list)]
+    read_e = [_read_expected(e, i, chosen.allow_array, cfg) for i, e in enumerate(expected_list)]
     depth = max((d for _, d in read_e), default=0)
     schema = cfg.schema
     if cfg.schema_driven and schema is None and read_e:
@@ -155,10 +157,10 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
               and not cfg.skip_patterns)
     records = []
     for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
-        side = f"actual[{i}]"
         if type(actual) is dict:  # (what parse_actual_checked makes of it: itself, whole)
             parsed, cut = actual, None
         else:
+            side = f"actual[{i}]"
             parsed, cut = parse_actual_checked(as_data(actual, side), what=side,
                                                allow_array=chosen.allow_array,
                                                truncated=truncated)
@@ -178,7 +180,7 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
                     tallies.update(map(TALLY_OF, result.fields))
                 records.append(result)
                 continue
-        a, depth_a = _read(parsed, side, cfg)
+        a, depth_a = _read(parsed, f"actual[{i}]", cfg)
         if chosen.target is not None:
             e, a = chosen.target(e, a, options)
         depth = max(depth_e, depth_a)
@@ -243,12 +245,13 @@ class _Rescore:
         expected, actual = self.expected, self.actual
         if metric.prepare is not None:
             expected, actual = metric.prepare(cfg, expected, actual)
-        prefetch_strings(cfg, expected, actual)
+        if cfg.prepares:
+            prefetch_strings(cfg, expected, actual)
         # the generated scorers' tallies, and the general walk's FieldResults among them
         # made tallies (field_results.tally: the same slots)
         found = walk(cfg, expected, actual, schema, tally=True, unread=unread)
         fields = as_tallies(found.fields)
-        tallies.update(fields)
+        count_elements(tallies, fields)
         precision, recall = precision_recall(fields)
         f1 = f_beta(precision, recall)
         return MatchResult._build(
@@ -282,13 +285,15 @@ def _conformed(validator: Validator | None, actual: Any, result: MatchResult) ->
     return replace(result, conformance=validator.check(actual))
 
 
-def _read_expected(value: Any, side: str, allow_array: bool, cfg: WalkConfig) -> tuple[Any, int]:
-    """An expected record parsed strictly and read through the door (a :class:`Read` one,
-    an object or an allowed array, as it is)."""
+def _read_expected(value: Any, index: int, allow_array: bool, cfg: WalkConfig
+                   ) -> tuple[Any, int]:
+    """The ``index``-th expected record parsed strictly and read through the door (a
+    :class:`Read` one, an object or an allowed array, as it is)."""
     if type(value) is Read:
         if type(value.value) is dict or (allow_array and type(value.value) is list):
             return value.value, value.depth
         value = value.value  # (refused below, as it would be unread)
+    side = f"expected[{index}]"
     return _read(parse_expected(as_data(value, side), allow_array=allow_array, what=side), side, cfg)
 
 
