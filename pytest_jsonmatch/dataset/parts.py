@@ -36,8 +36,8 @@ from ..reporting.baseline import CaseScores, case_scores
 from ..engine.results.field_results import MatchResult
 from ..reporting.comparison_lines import case_line, comparison_line
 from ..reporting.spool import json_line
-from .scoring import NO_PREDICTION, Pair, ScoreSettings, score_chunk
 from .fitting import fitting
+from .scoring import NO_PREDICTION, Pair, ScoreSettings, score_chunk
 from .sketch import SchemaSketch
 from .spans import Span, span_gold, span_pairs
 from .undecoded import RecordError, Undecoded, decoded
@@ -194,7 +194,7 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
     comparisons: list[str] = []
     part = Part(aggregates, len(pairs))
     skip = None
-    sketch, sketched = None, 0
+    sketch, sketched, fits = None, 0, None
     if keeps.guess is not None:
         sketch, fits = SchemaSketch(), fitting(keeps.guess)
         cfg = configure(metric_named(settings.metric), dict(settings.options))

@@ -180,7 +180,9 @@ def span_pairs(span: Span) -> list[Pair]:
         raise SpanError("a file changed while it was read")
     gold_path = span.gold.path
     gold_field, pred_field = span.gold_field, span.pred_field
-    strict, lenient = STRICT_JSON.scan_once, LENIENT_JSON.scan_once
+    # (the decoders' scanners: set by JSONDecoder.__init__, which typeshed does not list)
+    strict = STRICT_JSON.scan_once  # type: ignore[attr-defined]
+    lenient = LENIENT_JSON.scan_once  # type: ignore[attr-defined]
     out = []
     case = span.first
     for (g_line, g_text), (_, p_text) in zip(gold, pred):
