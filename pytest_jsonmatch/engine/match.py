@@ -150,9 +150,9 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
     # records whose actual side the walk may check as it reads it, instead of the door
     # (walk.walk's ``unread``): generated scorers read it all (its extra keys and elements
     # too, which count), no judge is handed its values, and nothing else reads that side
-    # before the walk
+    # before the walk (a schema's conformance check reads it after, once the walk found it
+    # all plain: what the door would have passed as it is)
     unread = (compiled.compiles(cfg) and cfg.count_extras and not cfg.judged(schema)
-              and validator is None
               and chosen.prepare is None and chosen.target is None and not cfg.prepares
               and not cfg.skip_patterns)
     records = []
@@ -169,10 +169,10 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
             try:
                 if counting is not None:
                     records.append(_Rescore(context, e, parsed, SHALLOW, i).scored(
-                        counting, None, unread=True))
+                        counting, validator, unread=True))
                     continue
-                result = _score(chosen, cfg, schema, e, parsed, options, registry,
-                                unread=True)
+                result = _conformed(validator, parsed, _score(
+                    chosen, cfg, schema, e, parsed, options, registry, unread=True))
             except Unread:  # something the door must read: read, and walked again below
                 pass
             else:
@@ -282,7 +282,7 @@ def _conformed(validator: Validator | None, actual: Any, result: MatchResult) ->
     schema: beside the score, never in it."""
     if validator is None:
         return result
-    return replace(result, conformance=validator.check(actual))
+    return result.with_conformance(validator.check(actual))
 
 
 def _read_expected(value: Any, index: int, allow_array: bool, cfg: WalkConfig

@@ -23,8 +23,10 @@ Anything out of the ordinary takes the way records writes it: a field with a sid
 a value cut (``short``), a container, an integer of 16 digits or more, a float that is not
 finite, or a subclass, is written side by side, a side that is not a usual leaf from
 ``records.kept_value`` (records' own rule); an entry with
-pairings, floors, a call, a cut answer, a target or conformance, or a case with an optional
-key, is written by ``json_line`` of its dict.
+pairings, floors, a call, a cut answer or a target, or a case with a cut answer or a
+target, is written by ``json_line`` of its dict (an answer's conformance, a dataset's
+with ``--schema``, is written into the line: ``encode_json`` of its dict, the entry's last
+key; a case's two counts).
 """
 
 from __future__ import annotations
@@ -77,10 +79,10 @@ def comparison_line(comparison: Comparison, fields: Sequence[FieldResult], mode:
 def _plain_entry(c: Comparison, fields: str) -> str | None:
     """A dataset comparison's line as ``json_line`` writes ``c.to_dict()`` with ``fields``
     its fields' text, when the entry holds only strings, whole numbers and finite floats
-    and no pairings, floors, call, cut, target or conformance (a dataset's usual entry);
-    else None."""
+    and no pairings, floors, call, cut or target (a dataset's usual entry; its conformance,
+    the last key when there is one, written by ``encode_json``); else None."""
     if (c.pairings or c.floor_failures or c.call is not None or c.truncated is not None
-            or c.target or c.conformance is not None):
+            or c.target):
         return None
     number = _float_text
     score, threshold = number(c.score), number(c.threshold)
@@ -103,7 +105,9 @@ def _plain_entry(c: Comparison, fields: str) -> str | None:
             f'"score": {score}, "threshold": {threshold}, "precision": {precision}, '
             f'"recall": {recall}, "f1": {f1}, "error": {error}, "file": {file}, '
             f'"line": {line}, "fields": [{fields}], "pairings": [], "floor_failures": [], '
-            f'"source": {source}, "recording": {recording}}}')
+            f'"source": {source}, "recording": {recording}'
+            + ("}" if c.conformance is None else
+               f', "conformance": {encode_json(c.conformance.to_dict())}}}'))
 
 
 def _fields_text(fields: Sequence[FieldResult], mode: str) -> str:
@@ -208,9 +212,10 @@ def _sides_text(expected: Any, actual: Any, mode: str) -> str:
 
 def case_line(case: CaseResult, group_by: str) -> str:
     """``json_line(case_dict(case, group_by))``: from a template when the case holds only
-    strings, whole numbers and finite floats and nothing optional (no answer cut, none
-    checked against a schema, no named target), a dataset's usual case; else by the dict."""
-    if case.truncated or case.checked or case.target:
+    strings, whole numbers and finite floats and nothing optional but a conformance count
+    (no answer cut, no named target), a dataset's usual case; else by the dict."""
+    if (case.truncated or case.target or type(case.checked) is not int
+            or type(case.valid) is not int):
         return json_line(case_dict(case, group_by))
     number = _float_text
     threshold, mean, low, high = (number(case.threshold), number(case.mean),
@@ -234,4 +239,7 @@ def case_line(case: CaseResult, group_by: str) -> str:
             f'"mean_score": {mean}, "min_score": {low}, "max_score": {high}, '
             f'"passed_runs": {case.passed_runs!r}, "precision": {precision}, '
             f'"recall": {recall}, "f1": {f1}, "file": {file}, "line": {line}, '
-            f'"error": {error}, "group": {group}}}')
+            f'"error": {error}, '
+            + (f'"conformance": {{"checked": {case.checked!r}, "valid": {case.valid!r}}}, '
+               if case.checked else "")
+            + f'"group": {group}}}')

@@ -298,13 +298,28 @@ def _outcome_or_error(make: Callable[[], str]) -> str:
         return f"{type(exc).__name__}: {exc}"
 
 
+# a schema given: the records scored by it and each answer checked against it (an extra
+# key breaks additionalProperties, a wrong type breaks type)
+INVOICE_SCHEMA = {
+    "type": "object", "additionalProperties": False, "required": ["id", "total", "items"],
+    "properties": {
+        "id": {"type": "string"}, "total": {"type": "number"},
+        "vendor": {"type": "object", "required": ["name"],
+                   "properties": {"name": {"type": "string"}, "city": {"type": "string"}}},
+        "items": {"type": "array", "items": {
+            "type": "object", "required": ["sku", "qty"],
+            "properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}}}}}}
+
+
 @pytest.mark.parametrize("what", list(HOSTILE))
 @pytest.mark.parametrize("options", [{}, {"align": "hungarian"},
-                                     {"fields": {"total": {"weight": 3}}}])
+                                     {"fields": {"total": {"weight": 3}}},
+                                     {"schema": INVOICE_SCHEMA}])
 def test_an_actual_record_read_by_the_walk_comes_out_as_the_door_makes_it(
         what: str, options: dict[str, Any]) -> None:
     """Counted (evaluate_records) and in full (score_records), the generated scorers read
-    the actual side themselves; without them (the general walk) the door reads it first."""
+    the actual side themselves; without them (the general walk) the door reads it first.
+    With a schema given, each answer is checked against it after the walk read it."""
     expected, actual = [INVOICE, INVOICE], [DAMAGED, HOSTILE[what]]
     counted = _outcome_or_error(lambda: counted_outcome(expected, actual, options))
     full = _outcome_or_error(lambda: full_outcome(expected, actual, options))

@@ -86,6 +86,11 @@ def _comparison(rng: random.Random) -> Comparison:
         {"pairings": (("items", 0, 1, 0.5),)}, {"floor_failures": (("total", 0.9, 0.0),)},
         {"call": {"latency_s": 0.25, "attempts": 1}}, {"truncated": (1, 5, 40)},
         {"target": "cheap"}, {"conformance": ConformanceRecord((("$", "$", "type"),), 1, True)},
+        {"conformance": ConformanceRecord((), 0, False)},
+        {"conformance": ConformanceRecord(
+            (("items[0].qty", "items[].qty", "type"), ('we"ird\u2028', "\u00e9", "required")),
+            1_234, False)},
+        {"conformance": ConformanceRecord((), 0, False), "target": "cheap"},
         {"threshold": 1}, {"seq": True}, {"line": 2.0}, {"score": Number(0.5)},
         {"case_id": 7}, {"score": float("nan")}, {"f1": -0.0},
     ]
@@ -198,8 +203,8 @@ def _case(rng: random.Random) -> CaseResult:
         precision=number(), recall=number(), f1=number(), runs=rng.choice([1, 2, 10**20]),
         passed_runs=rng.choice([0, 1, True]), file=rng.choice(["", "a/b.jsonl", 'q"\\.jsonl']),
         line=rng.choice([None, 1, 99]), error=rng.choice(STRINGS[:10]),
-        truncated=rng.choice([0, 0, 0, 2]), checked=rng.choice([0, 0, 0, 3]),
-        valid=rng.choice([0, 1]), target=rng.choice(["", "", "", "cheap \u00e9"]),
+        truncated=rng.choice([0, 0, 0, 2]), checked=rng.choice([0, 0, 0, 3, True, 10**20]),
+        valid=rng.choice([0, 1, True]), target=rng.choice(["", "", "", "cheap \u00e9"]),
         metric=rng.choice(["field_f1", "m\u2028"]))
 
 

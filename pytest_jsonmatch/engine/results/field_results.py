@@ -210,6 +210,14 @@ class MatchResult:
             self.__dict__[_MAKE_FIELDS] = fields
         return self
 
+    def with_conformance(self, conformance: Conformance | None) -> MatchResult:
+        """This result with ``conformance`` (``dataclasses.replace`` without its per-field
+        ``__init__``; fields not made yet are made when first read, as here)."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.__dict__["conformance"] = conformance
+        return other
+
     def __getattr__(self, name: str) -> Any:
         # reached only when ``name`` is not in the instance: ``fields`` not made yet (or
         # being made by another thread: the first made is kept)
