@@ -38,7 +38,6 @@ from .results.field_results import (
     f_beta,
     field_tables,
     precision_recall,
-    rekeyed,
     weighted_precision_recall,
 )
 from .results.post_processors import spare_cut_elements
@@ -196,7 +195,7 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
             tallies.update(map(TALLY_OF, result.fields))
         records.append(result)
     if counting is not None and tallies is not None:
-        tallies.update(rekeyed(counting))
+        tallies.update(counting)  # (tallies are the tables' keys: counted as they are)
     return chosen.name, tuple(records)
 
 
@@ -248,7 +247,7 @@ class _Rescore:
         if cfg.prepares:
             prefetch_strings(cfg, expected, actual)
         # the generated scorers' tallies, and the general walk's FieldResults among them
-        # made tallies (field_results.tally: the same slots)
+        # made tallies (field_results.tally: status and score in the same slots)
         found = walk(cfg, expected, actual, schema, tally=True, unread=unread)
         fields = as_tallies(found.fields)
         count_elements(tallies, fields)

@@ -57,19 +57,19 @@ class FieldResult(NamedTuple):
         return self.path or "$"
 
 
-def tally(field_path: str, status: str, score: float) -> tuple[Any, ...]:
+def tally(field_path: str, status: str, score: float) -> Tally:
     """What a field counts for, where nothing else of it is needed (the tally form of the
-    generated scorers, walking/compiled.py): a plain tuple with a FieldResult's status,
-    score and field path in a FieldResult's slots (1, 2 and 7), so that what reads those
-    slots (precision_recall, the per-field tables) reads both alike."""
-    return (None, status, score, None, None, None, None, field_path)
+    generated scorers, walking/compiled.py): (field path, status, score), the key the
+    per-field tables count fields by, its status and score in a FieldResult's slots 1
+    and 2, so that precision_recall reads both alike. Three items: a Counter hashes each
+    field it counts, and a tuple's hash is computed item by item, each time."""
+    return (field_path, status, score)
 
 
 def as_tallies(fields: list[Any]) -> list[Any]:
     """A tally-form walk's fields as tallies alone: any FieldResult among them (the general
-    walk's) replaced by its tally. A tally hashes as what it counts for, so a Counter
-    counts these in C as they are, without a key made per field (``rekeyed`` turns the
-    counts into counts by (field path, status, score))."""
+    walk's) replaced by its tally. A Counter counts these in C as they are: they are the
+    per-field tables' keys already."""
     if set(map(type, fields)) <= _TUPLE:
         return fields
     return [fr if type(fr) is tuple else tally(fr[7], fr[1], fr[2]) for fr in fields]
@@ -463,12 +463,6 @@ class FieldAggregate:
 
 
 Tally = tuple[str, str, float]  # (field path, status, score): what a field is counted by
-
-
-def rekeyed(counts: Mapping[tuple[Any, ...], int]) -> dict[Tally, int]:
-    """Counts of tallies (see ``as_tallies``) as counts by (field path, status, score), in
-    the same order: one key per distinct tally."""
-    return {TALLY_OF(entry): times for entry, times in counts.items()}
 
 
 def field_tables(tallies: Mapping[Tally, int], into: dict[str, FieldAggregate] | None = None,

@@ -19,8 +19,8 @@ constants: one compilation serves every node of that structure. Print it with
 Each structure has two forms. The *full* form appends a FieldResult per field. The *tally*
 form (a walk with ``tally`` set, for :func:`~pytest_jsonmatch.engine.match.evaluate_records`)
 appends for each leaf it scores itself only a *tally*: what a record's score and the
-per-field tables read of a FieldResult (status, score, field path), in the same slots
-(``field_results.tally``). The field paths are constants of the function (a tally scorer
+per-field tables read of a FieldResult, (field path, status, score), its status and score
+in a FieldResult's slots (``field_results.tally``). The field paths are constants of the function (a tally scorer
 is made per node, shape *and* field path), so a field that matches appends a tally made
 once. What it hands to the general walk still becomes FieldResults.
 The record's FieldResults are made by walking it again in full form, when asked for
@@ -382,8 +382,7 @@ def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str,
     return lines + [
         "        else:",
         f"            s = score{i}(v{i}, walk.read(o, below))",
-        f"            append((None, MATCH if s >= 1.0 else MISMATCH, s, None, None, None, None, "
-        f"fp{i}))  # a tally",
+        f"            append((fp{i}, MATCH if s >= 1.0 else MISMATCH, s))  # a tally",
     ]
 
 
