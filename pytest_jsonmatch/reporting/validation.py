@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from importlib import resources
-from typing import cast
+from typing import NamedTuple, cast
 
 from ..engine.core.errors import JsonMatchError, printable, shown
 from .shapes import ComparisonDict, Report
@@ -28,8 +28,17 @@ class ReportError(JsonMatchError):
     """A saved report (a baseline, a report to render) that is not what the project writes."""
 
 
+class _Compiled(NamedTuple):
+    """A compiled schema's check, and the exception class it raises: the one of the same
+    import of fastjsonschema (a module imported anew, as pytester's in-process runs do,
+    makes a class a check compiled before would not raise)."""
+
+    check: Callable[[object], object]
+    error: type[Exception]
+
+
 @lru_cache(maxsize=None)
-def _validator(definition: str | None = None) -> Callable[[object], object]:
+def _validator(definition: str | None = None) -> _Compiled:
     """The schema compiled: of the whole report, or of a list of one of its ``$defs``. The schema
     declares draft 2020-12; it uses only keywords that mean the same in draft 7, the newest
     draft the compiler reads, so it is compiled as draft 7."""
@@ -41,7 +50,7 @@ def _validator(definition: str | None = None) -> Callable[[object], object]:
                   "items": {"$ref": f"#/$defs/{definition}"}}
     import fastjsonschema  # loaded once a report is read back, not by every run that writes one
 
-    return fastjsonschema.compile(schema)
+    return _Compiled(fastjsonschema.compile(schema), fastjsonschema.JsonSchemaValueException)
 
 
 def json_path(parts: Iterable[str | int]) -> str:
@@ -52,18 +61,16 @@ def json_path(parts: Iterable[str | int]) -> str:
     return out
 
 
-def _first_error(validator: Callable[[object], object], data: object, where: str,
+def _first_error(validator: _Compiled, data: object, where: str,
                  prefix: Iterable[str | int] = (), error_type: type[ReportError] = ReportError
                  ) -> None:
     """``error_type`` for the first place ``data`` breaks the schema, naming its JSON path."""
-    from fastjsonschema import JsonSchemaValueException
-
     try:
-        validator(data)
-    except JsonSchemaValueException as exc:
+        validator.check(data)
+    except validator.error as exc:
         name = str(getattr(exc, "name", "") or "data")
         path = json_path(prefix) + name[len("data"):] if name.startswith("data") else json_path(prefix)
-        message = str(exc.message or "does not fit the report schema")
+        message = str(getattr(exc, "message", "") or "does not fit the report schema")
         if message.startswith(name):
             message = message[len(name):].strip()
         message = printable(" ".join(message.split()), keep="")
