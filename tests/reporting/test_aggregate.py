@@ -104,7 +104,12 @@ def test_exact_sums_count_repeated_terms_exactly_across_their_batches():
     half = ExactSum()
     for v in values[:100]:
         half.add(v)
-    assert pickle.loads(pickle.dumps(half)).units == sum(map(Fraction, values[:100])) * 2 ** 1074
+    for sums in (half, ExactSum()):  # (an empty sum too: its state is no false value)
+        for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+            back = pickle.loads(pickle.dumps(sums, protocol))
+            back.add(1.0)
+            assert back.units == sums.units + 2 ** 1074
+    assert half.units == sum(map(Fraction, values[:100])) * 2 ** 1074
 
 
 def test_field_aggregates_merge_into_the_same_numbers_as_one_pass():

@@ -315,13 +315,14 @@ class ExactSum:
         for value, times in Counter(pending).items():  # (0.0 and -0.0 add nothing alike)
             self.add_times(value, times)
 
-    def __getstate__(self) -> int:
+    def __getstate__(self) -> tuple[int]:
         # (a worker's sums travel counted: the counting is done where the terms were
-        # noted, in parallel, not where the parts merge)
-        return self.units
+        # noted, in parallel, not where the parts merge; a tuple, never a false state,
+        # which the oldest pickle protocols would not restore)
+        return (self.units,)
 
-    def __setstate__(self, units: int) -> None:
-        self._units, self._pending = units, []
+    def __setstate__(self, state: tuple[int]) -> None:
+        self._units, self._pending = state[0], []
 
     @property
     def units(self) -> int:
