@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .sketch import _ARRAY, _OBJECT, _UNSET, SchemaSketch, _parts
+from .sketch import ARRAY, OBJECT, UNSET, SchemaSketch, shape_parts
 
 GENERATED_DEPTH = 12  # containers nested in the generated text; deeper: fits()
 MAX_FACTORIES = 64  # compiled structures kept for the process
@@ -44,23 +44,23 @@ def fits(shape: Any, value: Any) -> bool:
     sketch whose prototype at this path is ``shape`` (see the module docstring)."""
     if value is None:
         return True
-    kind, obj, arr = _parts(shape)
-    if kind is _OBJECT:
+    kind, obj, arr = shape_parts(shape)
+    if kind is OBJECT:
         if type(value) is not dict:  # another kind after an object: never read
             return True
         return value.keys() <= obj.keys() and all(fits(obj[k], v) for k, v in value.items())
-    if kind is _ARRAY:
+    if kind is ARRAY:
         if type(value) is not list or not value:
             return True
         return bool(arr) and all(fits(arr[0], e) for e in value)
     # null so far (or nothing yet): a value decides the type; else a scalar decided it
-    return kind is not None and kind is not _UNSET
+    return kind is not None and kind is not UNSET
 
 
 def fitting(sketch: SchemaSketch) -> Callable[[Any], bool] | None:
     """The test ``fits(sketch.prototype, record)`` as a function generated for this
     prototype, or None when the sketch has seen no record (every record adds to it)."""
-    if sketch.prototype is _UNSET:
+    if sketch.prototype is UNSET:
         return None
     constants: list[Any] = []
     source = _source(sketch.prototype, constants)
@@ -115,9 +115,9 @@ def _check(shape: Any, var: str, indent: int, depth: int, out: list[str],
         counter[0] += 1
         return f"v{counter[0]}"
 
-    kind, obj, arr = _parts(shape)
-    if kind is not _OBJECT and kind is not _ARRAY:
-        if kind is None or kind is _UNSET:  # null so far: any value decides the type
+    kind, obj, arr = shape_parts(shape)
+    if kind is not OBJECT and kind is not ARRAY:
+        if kind is None or kind is UNSET:  # null so far: any value decides the type
             out.append(f"{pad}if {var} is not None:  # null in every record so far")
             out.append(f"{pad}    return False")
         return  # a scalar decided the type: nothing after it is read
@@ -125,7 +125,7 @@ def _check(shape: Any, var: str, indent: int, depth: int, out: list[str],
         out.append(f"{pad}if not fits({constant(shape)}, {var}):")
         out.append(f"{pad}    return False")
         return
-    if kind is _OBJECT:
+    if kind is OBJECT:
         out.append(f"{pad}if type({var}) is dict:")
         out.append(f"{pad}    if not {var}.keys() <= {constant(frozenset(obj))}:  # a new key")
         out.append(f"{pad}        return False")

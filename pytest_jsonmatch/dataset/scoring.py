@@ -78,7 +78,7 @@ class ScoreSettings:
                               f"schema= (SchemaSketch.of(gold).schema() computes that one)")
 
 
-_new = tuple.__new__  # (a Read a record: without its NamedTuple's keyword handling)
+_new = tuple.__new__  # (a record's Read made without its NamedTuple's keyword handling)
 
 
 @dataclass

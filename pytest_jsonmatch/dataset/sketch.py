@@ -26,7 +26,7 @@ from ..engine.schemas.eval_schema import infer_schema
 class _Marker:
     """A sentinel of this module, pickled as a reference to itself: a sketch made in a
     worker process (``jsonmatch score -j N``) comes back holding the parent's sentinels, so
-    that ``is _UNSET`` still holds there."""
+    that ``is UNSET`` still holds there."""
 
     __slots__ = ("name",)
 
@@ -40,7 +40,10 @@ class _Marker:
         return self.name
 
 
-_UNSET = _Marker("_UNSET")
+# A prototype's vocabulary, read by fitting.py too: UNSET (no value yet), and (below) the
+# kind a path of several kinds first held, OBJECT or ARRAY; ``shape_parts`` takes a shape
+# apart into what decides its type and the shapes of its objects and arrays.
+UNSET = _Marker("UNSET")
 
 
 class SchemaSketch:
@@ -49,7 +52,7 @@ class SchemaSketch:
     __slots__ = ("prototype", "depth")
 
     def __init__(self) -> None:
-        self.prototype: Any = _UNSET
+        self.prototype: Any = UNSET
         self.depth = 0  # how deeply the prototype nests (at most as deep as a record)
 
     def add(self, record: Any, skip: Callable[[str], bool] | None = None) -> None:
@@ -71,7 +74,7 @@ class SchemaSketch:
     def merge(self, later: SchemaSketch) -> SchemaSketch:
         """Take the records another sketch saw, as if they came after this one's; returns
         self."""
-        if later.prototype is not _UNSET:
+        if later.prototype is not UNSET:
             self.depth = max(self.depth, later.depth)
             # a copy of the other's prototype: this sketch's prototype is its own, changed
             # in place by later records
@@ -97,13 +100,13 @@ class SchemaSketch:
     def schema(self) -> dict[str, Any]:
         """The inferred schema, as ``infer_schema`` writes it (a mapping for ``schema=``)."""
         return call_with_depth(self.depth, lambda: infer_schema(
-            [] if self.prototype is _UNSET else [_decided(self.prototype)]))
+            [] if self.prototype is UNSET else [_decided(self.prototype)]))
 
 
 class _Mixed:
     """The shape at a path whose values were of several kinds: ``first``, what the first
-    value that was not null decides (a scalar's shape, or _OBJECT or _ARRAY), and the shapes
-    of every object (``obj``) and every array (``arr``) seen there (_UNSET: none)."""
+    value that was not null decides (a scalar's shape, or OBJECT or ARRAY), and the shapes
+    of every object (``obj``) and every array (``arr``) seen there (UNSET: none)."""
 
     __slots__ = ("first", "obj", "arr")
 
@@ -111,18 +114,17 @@ class _Mixed:
         self.first, self.obj, self.arr = first, obj, arr
 
 
-_OBJECT, _ARRAY = _Marker("_OBJECT"), _Marker("_ARRAY")  # the kind a _Mixed path's first value was
-
+OBJECT, ARRAY = _Marker("OBJECT"), _Marker("ARRAY")  # the kind a _Mixed path's first value was
 
 def _shape(value: Any) -> Any:
     """The part of a value inference reads: containers kept, scalars by type only."""
     if isinstance(value, Mapping):
         return {key: _shape(item) for key, item in value.items()}
     if isinstance(value, list):
-        merged: Any = _UNSET
+        merged: Any = UNSET
         for item in value:
             merged = _merge(merged, _shape(item))
-        return [] if merged is _UNSET else [merged]
+        return [] if merged is UNSET else [merged]
     if isinstance(value, str):
         return ""
     return value  # None, a boolean or a number: its type is all that counts, and it is small
@@ -133,8 +135,8 @@ def _absorb(first: Any, value: Any) -> Any:
     prototype this sketch owns) gains what ``value`` adds. Most records add nothing, and
     then nothing is made."""
     if value is None:
-        return None if first is _UNSET else first
-    if first is _UNSET or first is None:
+        return None if first is UNSET else first
+    if first is UNSET or first is None:
         return _shape(value)
     kind, value_kind = type(first), type(value)
     if kind is dict and value_kind is dict:
@@ -169,34 +171,34 @@ def _merge(first: Any, later: Any) -> Any:
     """``first``'s shape with what ``later`` adds (neither is changed): the first non-null
     value decides the type; objects gain keys, arrays pool their elements, whatever the kind
     that decides."""
-    kind_first, obj_first, arr_first = _parts(first)
-    kind_later, obj_later, arr_later = _parts(later)
-    kind = kind_later if kind_first is _UNSET or (kind_first is None and kind_later is not _UNSET) \
+    kind_first, obj_first, arr_first = shape_parts(first)
+    kind_later, obj_later, arr_later = shape_parts(later)
+    kind = kind_later if kind_first is UNSET or (kind_first is None and kind_later is not UNSET) \
         else kind_first
     obj, arr = _merge_objects(obj_first, obj_later), _merge_arrays(arr_first, arr_later)
-    if kind is _OBJECT and arr is _UNSET:
+    if kind is OBJECT and arr is UNSET:
         return obj
-    if kind is _ARRAY and obj is _UNSET:
+    if kind is ARRAY and obj is UNSET:
         return arr
-    if kind is not _OBJECT and kind is not _ARRAY and obj is _UNSET and arr is _UNSET:
-        return kind  # a scalar's shape, None or _UNSET
+    if kind is not OBJECT and kind is not ARRAY and obj is UNSET and arr is UNSET:
+        return kind  # a scalar's shape, None or UNSET
     return _Mixed(kind, obj, arr)
 
 
-def _parts(shape: Any) -> tuple[Any, Any, Any]:
+def shape_parts(shape: Any) -> tuple[Any, Any, Any]:
     """(the kind that decides, the objects' shape, the arrays' shape) of a shape."""
     if type(shape) is _Mixed:
         return shape.first, shape.obj, shape.arr
     if type(shape) is dict:
-        return _OBJECT, shape, _UNSET
+        return OBJECT, shape, UNSET
     if type(shape) is list:
-        return _ARRAY, _UNSET, shape
-    return shape, _UNSET, _UNSET
+        return ARRAY, UNSET, shape
+    return shape, UNSET, UNSET
 
 
 def _merge_objects(first: Any, later: Any) -> Any:
-    if first is _UNSET or later is _UNSET:
-        return later if first is _UNSET else first
+    if first is UNSET or later is UNSET:
+        return later if first is UNSET else first
     out = dict(first)
     for key, item in later.items():
         out[key] = _merge(out[key], item) if key in out else item
@@ -204,8 +206,8 @@ def _merge_objects(first: Any, later: Any) -> Any:
 
 
 def _merge_arrays(first: Any, later: Any) -> Any:
-    if first is _UNSET or later is _UNSET:
-        return later if first is _UNSET else first
+    if first is UNSET or later is UNSET:
+        return later if first is UNSET else first
     if not later:
         return first
     return [_merge(first[0], later[0])] if first else list(later)
@@ -226,7 +228,7 @@ def _decided(shape: Any) -> Any:
     """The plain value whose inferred schema a shape stands for: at a _Mixed path, the
     shape of the kind that decides."""
     if type(shape) is _Mixed:
-        shape = shape.obj if shape.first is _OBJECT else shape.arr if shape.first is _ARRAY \
+        shape = shape.obj if shape.first is OBJECT else shape.arr if shape.first is ARRAY \
             else shape.first
     if type(shape) is dict:
         return {key: _decided(item) for key, item in shape.items()}

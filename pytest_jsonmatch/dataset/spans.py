@@ -187,8 +187,8 @@ def span_pairs(span: Span) -> list[Pair]:
     case = span.first
     for (g_line, g_text), (_, p_text) in zip(gold, pred):
         where = f"{gold_path} line {g_line}"
-        expected = _decoded(strict, g_text, where, True)
-        actual = _decoded(lenient, p_text, "", False)
+        expected = _line_value(strict, g_text, where, True)
+        actual = _line_value(lenient, p_text, "", False)
         # (the whole line's bound is a bound on the field scored too)
         read_depth = depth_from_text(g_text)
         if gold_field is not None:
@@ -201,7 +201,7 @@ def span_pairs(span: Span) -> list[Pair]:
     return out
 
 
-def _decoded(scan: Any, text: str, where: str, strict: bool) -> Any:
+def _line_value(scan: Any, text: str, where: str, strict: bool) -> Any:
     """``decode_line(text, where, strict)``: by the decoder's scanner alone where the line
     is one JSON value and nothing else (the usual one), without decode_line's stripped copy
     of the line and its frames; any other line through decode_line."""

@@ -218,23 +218,11 @@ class MetricTally:
     violated: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def add(self, case: CaseResult) -> None:
-        self.checked += case.checked
-        self.valid += case.valid
-        for place in case.violated:
-            self.violated[place] = self.violated.get(place, 0) + 1
-        self.cases += 1
-        if case.status == PASSED:
-            self.passed += 1
-        elif case.status == ERROR:
-            self.errors += 1
-        else:
-            self.failed += 1
-        for name, value in zip(_MEANS, (case.mean, case.precision, case.recall, case.f1)):
-            self.sums[name].add(value)
+        self.add_all((case,))
 
     def add_all(self, cases: Sequence[CaseResult]) -> None:
-        """``add`` each of ``cases``, a figure at a time (each count an integer, each sum
-        exact: the same tally)."""
+        """Count ``cases``, a figure at a time (each count an integer, each sum exact: the
+        same tally in any grouping)."""
         statuses = Counter(map(_STATUS, cases))
         passed, errors = statuses[PASSED], statuses[ERROR]
         self.cases += len(cases)
@@ -379,22 +367,22 @@ class Aggregates:
         keys = {group_key(case, self.group_by) for case in cases if case.counted}
         if len(keys) > 1:
             raise ValueError(f"the tallied cases fall in several groups: {sorted(keys)}")
-        if any(self._count_all(cases)):
+        if self._count_all(cases):
             field_tables(tallies, self.groups.setdefault(keys.pop(), {}), skipped_too=True)
 
-    def _count_all(self, cases: Sequence[CaseResult]) -> list[bool]:
-        """``_count`` of each case; a figure at a time where they are all counted and of one
-        metric (a dataset's chunk)."""
+    def _count_all(self, cases: Sequence[CaseResult]) -> bool:
+        """``_count`` of each case, a figure at a time where they are all counted and of one
+        metric (a dataset's chunk); whether any was counted."""
         metrics = set(map(_METRIC, cases))
         if len(metrics) != 1 or not EXPECTED_TO_FAIL.isdisjoint(map(_STATUS, cases)):
-            return [self._count(case) for case in cases]
+            return any([self._count(case) for case in cases])  # (each case counted)
         (metric,) = metrics
         tally = self.metrics.get(metric)
         if tally is None:
             tally = self.metrics[metric] = MetricTally()
         tally.add_all(cases)
         self.overall.extend(map(_MEAN, cases))
-        return [True] * len(cases)
+        return True
 
     def _count(self, case: CaseResult) -> bool:
         """Count a case but its fields; False for an xfail-marked one (counted apart)."""
