@@ -1,5 +1,5 @@
-"""What the tests' HTTP "models" on 127.0.0.1 share: a JSON reply, and a server that runs
-in a thread of its own for as long as a fixture holds it."""
+"""What the tests' HTTP "models" on 127.0.0.1 share: a JSON reply, a count of the calls in
+flight, and a server that runs in a thread of its own for as long as a fixture holds it."""
 
 from __future__ import annotations
 
@@ -8,6 +8,42 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
+
+
+class InFlight:
+    """The calls a server is answering: how many now, the most at once, how many in all.
+
+    A test that checks a runner's concurrency sets ``gather`` to the number of calls the
+    runner should have out at once: each call then waits (``patience`` seconds at most)
+    until that many have been in flight together, so calls sent together are seen together
+    however loaded the machine is, not only when their sleeps happen to overlap. A runner
+    that sends fewer at a time never reaches the figure: its calls go on after the wait and
+    ``most`` says how many it did send."""
+
+    def __init__(self, gather: int = 0, patience: float = 10.0) -> None:
+        self.gather, self.patience = gather, patience
+        self.now = self.most = self.total = 0
+        self._changed = threading.Condition()
+
+    def reset(self, gather: int = 0) -> None:
+        with self._changed:
+            self.gather, self.most = gather, self.now
+
+    @contextlib.contextmanager
+    def call(self) -> Iterator[None]:
+        """Count one call for as long as the block runs (after the gathering wait)."""
+        with self._changed:
+            self.now += 1
+            self.total += 1
+            self.most = max(self.most, self.now)
+            self._changed.notify_all()
+            if self.gather:
+                self._changed.wait_for(lambda: self.most >= self.gather, self.patience)
+        try:
+            yield
+        finally:
+            with self._changed:
+                self.now -= 1
 
 
 def reply_json(handler: BaseHTTPRequestHandler, value: object, status: int = 200,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import socket
-import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -21,7 +20,7 @@ httpx = pytest.importorskip("httpx")
 pytest.importorskip("opentelemetry.sdk")
 pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
 
-from tests.helpers.http_models import reply_json, serving  # noqa: E402
+from tests.helpers.http_models import InFlight, reply_json, serving  # noqa: E402
 from tests.helpers.otlp_receiver import Receiver  # noqa: E402
 from tests.helpers.plugin_cases import ARGS  # noqa: E402
 
@@ -36,8 +35,7 @@ class _Model(ThreadingHTTPServer):
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _ModelHandler)
-        self.lock = threading.Lock()
-        self.in_flight = self.max_in_flight = 0
+        self.calls = InFlight()
 
     @property
     def url(self) -> str:
@@ -51,20 +49,13 @@ class _ModelHandler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:  # noqa: N802
-        srv = self.server
-        with srv.lock:
-            srv.in_flight += 1
-            srv.max_in_flight = max(srv.max_in_flight, srv.in_flight)
-        try:
+        with self.server.calls.call():
             time.sleep(LATENCY)
             name = self.path.strip("/").split("?")[0]
             total = 99 if name == "bad" else 10
             reply_json(self, {"id": f"resp-{self.path.strip('/')}",
                               "answer": {"vendor": "ACME", "total": total}},
                        500 if name == "500" else 200)
-        finally:
-            with srv.lock:
-                srv.in_flight -= 1
 
 
 @pytest.fixture
@@ -144,10 +135,11 @@ def test_each_case_is_an_event_in_a_span_of_its_own_holding_the_call(pytester, m
                                                                         receiver):
     pytester.makeconftest(PLAIN_TARGET.replace("{url}", model.url))
     _cases(pytester, [("good", "ok"), ("wrong_total", "bad"), ("broken", "500")])
+    model.calls.reset(gather=3)
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-otel=fields flush=5",
                                           "--jsonmatch-calls=concurrency=3")
     result.assert_outcomes(passed=1, failed=2)
-    assert model.max_in_flight == 3  # the three calls overlapped
+    assert model.calls.most == 3  # the three calls were out at once
     got = receiver.received
     assert {e.name for e in got.events} == {EVENT}
     events = _case_events(got)

@@ -23,7 +23,7 @@ import pytest
 
 httpx = pytest.importorskip("httpx")
 
-from tests.helpers.http_models import reply_json, serving  # noqa: E402
+from tests.helpers.http_models import InFlight, reply_json, serving  # noqa: E402
 from tests.helpers.plugin_cases import ARGS, write  # noqa: E402
 
 
@@ -38,9 +38,17 @@ class _Model(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Answer)
         self.delay, self.lower = delay, set(lower)
         self.lock = threading.Lock()
-        self.in_flight = self.max_in_flight = self.total = 0
+        self.calls = InFlight()
         self.asked: list[str] = []
         self.starts: list[float] = []
+
+    @property
+    def max_in_flight(self) -> int:
+        return self.calls.most
+
+    @property
+    def total(self) -> int:
+        return self.calls.total
 
     @property
     def url(self) -> str:
@@ -57,25 +65,19 @@ class _Answer(BaseHTTPRequestHandler):
         srv = self.server
         query = {k: v[0] for k, v in parse_qs(urlparse(self.path).query).items()}
         with srv.lock:
-            srv.in_flight += 1
-            srv.total += 1
-            srv.max_in_flight = max(srv.max_in_flight, srv.in_flight)
             srv.asked.append(query["vendor"])
             srv.starts.append(time.monotonic())
-        try:
+        with srv.calls.call():
             time.sleep(srv.delay)
             vendor = query["vendor"]
             reply_json(self, {"vendor": vendor.lower() if vendor in srv.lower else vendor,
                               "total": int(query["total"])})
-        finally:
-            with srv.lock:
-                srv.in_flight -= 1
 
 
 @pytest.fixture
 def models():
     """``today``: right every time, 0.25 s a call; ``cheap``: lowercases ACME and Zeta, 0.5 s
-    (long enough for its calls to overlap on a loaded machine)."""
+    a call."""
     servers = {"today": _Model(0.25), "cheap": _Model(0.5, {"ACME", "Zeta"})}
     with serving(*servers.values()):
         yield servers
@@ -148,6 +150,7 @@ def _report(pytester, name: str = "r.json") -> dict:
 
 def test_each_input_case_runs_once_per_target_with_its_own_calls_and_recordings(pytester, models):
     _suite(pytester, models)
+    models["cheap"].calls.reset(gather=3)  # its calls held until three are out together
     result = _run(pytester, "-v")
     # today scores every case 1.0; cheap's vendor is wrong in c1, c3, c4: (1 + 0) / 2 = .5 each
     result.assert_outcomes(passed=6, failed=3)
@@ -155,7 +158,7 @@ def test_each_input_case_runs_once_per_target_with_its_own_calls_and_recordings(
         assert any(f"inv.jsonmatch.yaml::{name} " in line for line in result.outlines), name
     assert not any("given[" in line for line in result.outlines)  # a given answer runs once
     # per-target concurrency, by the servers' own counts: today 1 at a time (the session's
-    # default), cheap up to its own 3 (four calls of 0.5 s, all submitted at the start)
+    # default), cheap up to its own 3 (four calls, all submitted at the start)
     assert (models["today"].max_in_flight, models["cheap"].max_in_flight) == (1, 3)
     assert (models["today"].total, models["cheap"].total) == (4, 4)
     # the calls' figures per target, the reference (here the first declared) first
