@@ -11,6 +11,13 @@ schema compiles into a cycle, followed only as deep as the answer goes. ``x-eval
 ``format`` (an annotation in draft 2020-12), ``title``, ``description`` and every other
 keyword of no validation meaning are ignored.
 
+Each node is also described as a plan of its keywords, from which
+:mod:`~pytest_jsonmatch.engine.schemas.conformance_code` writes the check out as Python, a
+function per node that holds a loop, straight-line code for the rest: that is the check
+answers go through (about half the closures' time on the benchmarks' invoices), and the
+closures are what it is tested against (``validator_for(schema, generated=False)``) and
+what it calls for the keywords it does not write itself.
+
 Every violation is found and counted, not only the first (the first 1,000 are listed): a
 :class:`Violation` names the answer's path (``items[0].qty``, ``$`` for the root) and the
 keyword it breaks. ``required`` and
@@ -41,8 +48,9 @@ from typing import Any
 
 from ..core.errors import JsonMatchError, SchemaError, shown
 from ..core.paths import index_segment, key_segment
-from ..core.values import SCALAR_TYPES, TYPE_OF, canonical_key
+from ..core.values import canonical_key
 from ..core.violations import LISTED, VALID, Conformance, Violation
+from .conformance_code import KIND_OF, SCALAR_TAGS, NodeKey, NodePlan, Step, generate
 from .eval_schema import _with_room
 from .loading import LoadedSchema, load_schema
 
@@ -53,16 +61,19 @@ Found = list[tuple[Place, str]]
 Check = Callable[[Any, Place, Found], None]
 
 UNSUPPORTED = ("unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef")
+_TRUE, _FALSE = "true", "false"  # the plan keys of the ``true`` and ``false`` schemas
 
 
 class Validator:
-    """A schema compiled for checking answers (:func:`validator_for`)."""
+    """A schema compiled for checking answers (:func:`validator_for`); ``source`` is the
+    text of its generated check (conformance_code.py), None where the closures check."""
 
-    __slots__ = ("_check", "origin")
+    __slots__ = ("_check", "origin", "source")
 
-    def __init__(self, check: Check, origin: str) -> None:
+    def __init__(self, check: Check, origin: str, source: str | None = None) -> None:
         self._check = check
         self.origin = origin
+        self.source = source
 
     def check(self, value: Any) -> Conformance:
         """``value`` (plain JSON, as the door gives it) against the schema."""
@@ -92,16 +103,28 @@ _VALIDATORS: dict[int, tuple[Any, Validator]] = {}
 _CACHE_LIMIT = 256
 
 
-def validator_for(source: Any) -> Validator:
+def validator_for(source: Any, *, generated: bool = True) -> Validator:
     """The compiled check of a schema (a mapping, a file, a pydantic model class, or a
-    :class:`LoadedSchema`), compiled once per schema document."""
+    :class:`LoadedSchema`), compiled once per schema document: the closures, then the
+    generated code (conformance_code.py) that does what they do with fewer calls.
+    ``generated=False`` gives the closures alone, uncached (the reference the tests hold
+    the generated code to)."""
     loaded = load_schema(source)
     cached = _VALIDATORS.get(id(loaded.contents))
-    if cached is not None and cached[0] is loaded.contents:
+    if generated and cached is not None and cached[0] is loaded.contents:
         return cached[1]
     compiler = _Compiler(loaded)
-    validator = Validator(_with_room(loaded.contents, lambda: compiler.node(
-        loaded.contents, loaded.resolver, "#")), loaded.origin)
+
+    def compile_all() -> Validator:
+        check, root = compiler.compiled(loaded.contents, loaded.resolver, "#")
+        if not generated:
+            return Validator(check, loaded.origin)
+        code, text = generate(compiler.plans, root, _key)
+        return Validator(code, loaded.origin, text)
+
+    validator = _with_room(loaded.contents, compile_all)
+    if not generated:
+        return validator
     if len(_VALIDATORS) >= _CACHE_LIMIT:
         _VALIDATORS.clear()
     _VALIDATORS[id(loaded.contents)] = (loaded.contents, validator)  # holds the document
@@ -117,6 +140,11 @@ def _accept(value: Any, place: Place, found: Found) -> None:
 
 def _refuse(value: Any, place: Place, found: Found) -> None:
     found.append((place, "false"))
+
+
+def _called(check: Check) -> tuple[Check, Step]:
+    """A keyword the generated code calls as its closure."""
+    return check, ("call", check)
 
 
 def _passes(check: Check, value: Any, place: Place) -> bool:
@@ -136,16 +164,22 @@ class _Compiler:
         self.origin = "the schema" if loaded.origin == "schema" else f"schema {loaded.origin}"
         self.done: dict[tuple[int, str], Check] = {}
         self.keep: list[Any] = []  # every node compiled, so that no id in ``done`` is reused
+        # each node's keywords as conformance_code.py writes them, under the key of ``done``
+        self.plans: dict[NodeKey, NodePlan] = {_TRUE: NodePlan(), _FALSE: NodePlan(refuse=True)}
 
     def fail(self, where: str, keyword: str, why: str) -> SchemaError:
         return SchemaError(f"{self.origin}: node {where}: {keyword} {why} (the "
                            f"conformance check cannot compile it)")
 
     def node(self, raw: Any, resolver: Any, where: str) -> Check:
+        return self.compiled(raw, resolver, where)[0]
+
+    def compiled(self, raw: Any, resolver: Any, where: str) -> tuple[Check, NodeKey]:
+        """A node's check, and the key its plan is kept under in ``plans``."""
         if raw is True:
-            return _accept
+            return _accept, _TRUE
         if raw is False:
-            return _refuse
+            return _refuse, _FALSE
         if not isinstance(raw, Mapping):
             raise SchemaError(f"{self.origin}: node {where} must be a mapping, true or false, "
                               f"not {type(raw).__name__}")
@@ -153,7 +187,7 @@ class _Compiler:
         key = (id(raw), str(getattr(resolver, "_base_uri", "")))
         done = self.done.get(key)
         if done is not None:
-            return done
+            return done, key
         cell: list[Check] = []
 
         def ahead(value: Any, place: Place, found: Found) -> None:  # a cycle, closed below
@@ -161,10 +195,10 @@ class _Compiler:
 
         self.done[key] = ahead
         self.keep.append(raw)
-        check = self.compile(raw, resolver, where)
+        check, self.plans[key] = self.compile(raw, resolver, where)
         cell.append(check)
         self.done[key] = check
-        return check
+        return check, key
 
     def enter(self, raw: Mapping[str, Any], resolver: Any) -> Any:
         if isinstance(raw.get("$id"), str):
@@ -178,12 +212,16 @@ class _Compiler:
                 return resolver
         return resolver
 
-    def compile(self, raw: Mapping[str, Any], resolver: Any, where: str) -> Check:
+    def compile(self, raw: Mapping[str, Any], resolver: Any, where: str
+                ) -> tuple[Check, NodePlan]:
+        """A node's check (closures) and its plan (for the generated code): the same keywords
+        in the same order, each a (check, step) pair."""
         for keyword in UNSUPPORTED:
             if keyword in raw:
                 raise self.fail(where, keyword, "is not supported")
-        general: list[Check] = []
-        by_kind: dict[str, list[Check]] = {"object": [], "array": [], "string": [], "number": []}
+        general: list[tuple[Check, Step]] = []
+        by_kind: dict[str, list[tuple[Check, Step]]] = {
+            "object": [], "array": [], "string": [], "number": []}
         if "$ref" in raw:
             general.append(self.ref(raw["$ref"], resolver, where))
         if raw.get("nullable") is True and "type" in raw:  # OpenAPI's, as loading.py reads it
@@ -192,23 +230,29 @@ class _Compiler:
         surely: frozenset[type] = frozenset()  # the Python types ``type`` surely allows
         type_check = None
         if "type" in raw:
-            type_check, surely = _type(self, raw["type"], where)
-            general.append(type_check)
+            type_check, surely, step = _type(self, raw["type"], where)
+            general.append((type_check, step))
         for keyword, make in _GENERAL.items():
             if keyword in raw:
                 general.append(make(self, raw[keyword], resolver, where))
         if "if" in raw:
-            general.append(self.conditional(raw, resolver, where))
+            general.append(_called(self.conditional(raw, resolver, where)))
         self.objects(raw, resolver, where, by_kind["object"])
         self.arrays(raw, resolver, where, by_kind["array"])
         for keyword, (kind, make) in _SIMPLE.items():
             if keyword in raw:
                 by_kind[kind].append(make(self, raw[keyword], where))
-        return _joined(general, by_kind, surely, type_check)
+        plan = NodePlan([step for _, step in general],
+                        {kind: [step for _, step in pairs] for kind, pairs in by_kind.items()},
+                        surely)
+        check = _joined([c for c, _ in general],
+                        {kind: [c for c, _ in pairs] for kind, pairs in by_kind.items()},
+                        surely, type_check)
+        return check, plan
 
     # -- applicators and general keywords --
 
-    def ref(self, ref: Any, resolver: Any, where: str) -> Check:
+    def ref(self, ref: Any, resolver: Any, where: str) -> tuple[Check, Step]:
         if not isinstance(ref, str):
             raise self.fail(where, "$ref", f"must be a string, not {shown(ref)}")
         from referencing.exceptions import Unresolvable
@@ -221,7 +265,8 @@ class _Compiler:
             raise self.fail(where, "$ref", f"{ref!r} cannot be resolved") from None
         except Exception as exc:  # noqa: BLE001 - the library crawls the document first
             raise self.fail(where, "$ref", f"{ref!r} cannot be resolved ({type(exc).__name__})") from None
-        return self.node(resolved.contents, resolved.resolver, f"{where}/$ref")
+        check, key = self.compiled(resolved.contents, resolved.resolver, f"{where}/$ref")
+        return check, ("ref", key)
 
     def branches(self, value: Any, resolver: Any, where: str, keyword: str) -> list[Check]:
         if not isinstance(value, list) or not value:
@@ -240,9 +285,10 @@ class _Compiler:
 
     # -- objects --
 
-    def objects(self, raw: Mapping[str, Any], resolver: Any, where: str, out: list[Check]) -> None:
+    def objects(self, raw: Mapping[str, Any], resolver: Any, where: str,
+                out: list[tuple[Check, Step]]) -> None:
         named = self.mapping_of_schemas(raw.get("properties"), resolver, where, "properties")
-        patterns = [(self.regex(p, where, "patternProperties"), check) for p, check in
+        patterns = [(self.regex(p, where, "patternProperties"), check) for p, (check, _) in
                     self.mapping_of_schemas(raw.get("patternProperties"), resolver, where,
                                             "patternProperties").items()]
         extra = raw.get("additionalProperties")
@@ -250,7 +296,11 @@ class _Compiler:
             extra, resolver, f"{where}/additionalProperties")
         required = self.names(raw.get("required", []), where, "required")
         if named or patterns or other is not None or required:
-            out.append(_properties(named, patterns, other, extra is False, required))
+            check = _properties({name: c for name, (c, _) in named.items()}, patterns, other,
+                                extra is False, required)
+            out.append((check, ("properties", {name: key for name, (_, key) in named.items()},
+                                extra is False, required))
+                       if not patterns and other is None else _called(check))
         dependencies = raw.get("dependencies", {})
         if not isinstance(dependencies, Mapping):
             raise self.fail(where, "dependencies", "must be a mapping")
@@ -259,27 +309,28 @@ class _Compiler:
             raise self.fail(where, "dependentRequired", "must be a mapping")
         needs.update(raw.get("dependentRequired", {}))
         if needs:
-            out.append(_dependent_required(
-                {k: self.names(v, where, "dependentRequired") for k, v in needs.items()}))
+            out.append(_called(_dependent_required(
+                {k: self.names(v, where, "dependentRequired") for k, v in needs.items()})))
         schemas = {k: v for k, v in dependencies.items() if not isinstance(v, list)}
         if "dependentSchemas" in raw:
             if not isinstance(raw["dependentSchemas"], Mapping):
                 raise self.fail(where, "dependentSchemas", "must be a mapping")
             schemas.update(raw["dependentSchemas"])
         if schemas:
-            out.append(_dependent_schemas({k: self.node(v, resolver, f"{where}/dependentSchemas/{k}")
-                                           for k, v in schemas.items()}))
+            out.append(_called(_dependent_schemas(
+                {k: self.node(v, resolver, f"{where}/dependentSchemas/{k}")
+                 for k, v in schemas.items()})))
         if "propertyNames" in raw:
-            out.append(_property_names(self.node(raw["propertyNames"], resolver,
-                                                 f"{where}/propertyNames")))
+            out.append(_called(_property_names(self.node(raw["propertyNames"], resolver,
+                                                         f"{where}/propertyNames"))))
 
     def mapping_of_schemas(self, value: Any, resolver: Any, where: str, keyword: str
-                           ) -> dict[str, Check]:
+                           ) -> dict[str, tuple[Check, NodeKey]]:
         if value is None:
             return {}
         if not isinstance(value, Mapping):
             raise self.fail(where, keyword, "must be a mapping")
-        return {name: self.node(child, resolver, f"{where}/{keyword}/{name}")
+        return {name: self.compiled(child, resolver, f"{where}/{keyword}/{name}")
                 for name, child in value.items()}
 
     def names(self, value: Any, where: str, keyword: str) -> tuple[str, ...]:
@@ -298,7 +349,8 @@ class _Compiler:
 
     # -- arrays --
 
-    def arrays(self, raw: Mapping[str, Any], resolver: Any, where: str, out: list[Check]) -> None:
+    def arrays(self, raw: Mapping[str, Any], resolver: Any, where: str,
+               out: list[tuple[Check, Step]]) -> None:
         items = raw.get("items")
         if isinstance(items, list):  # drafts 4-7: positional items, then additionalItems
             prefix, rest = items, raw.get("additionalItems")
@@ -307,14 +359,17 @@ class _Compiler:
         if not isinstance(prefix, list):
             raise self.fail(where, "prefixItems", "must be a list of schemas")
         firsts = [self.node(p, resolver, f"{where}/prefixItems/{i}") for i, p in enumerate(prefix)]
-        others = None if rest is None or rest is True else self.node(rest, resolver, f"{where}/items")
+        others = None if rest is None or rest is True else self.compiled(
+            rest, resolver, f"{where}/items")
         if firsts or others is not None:
-            out.append(_items(firsts, others))
+            check = _items(firsts, None if others is None else others[0])
+            out.append((check, ("items", others[1])) if not firsts and others is not None
+                       else _called(check))
         if "contains" in raw:
             least = self.count(raw.get("minContains", 1), where, "minContains")
             most = self.count(raw["maxContains"], where, "maxContains") if "maxContains" in raw else None
-            out.append(_contains(self.node(raw["contains"], resolver, f"{where}/contains"),
-                                 least, most))
+            out.append(_called(_contains(self.node(raw["contains"], resolver,
+                                                   f"{where}/contains"), least, most)))
 
     def count(self, value: Any, where: str, keyword: str) -> int:
         if isinstance(value, float) and value.is_integer():
@@ -329,16 +384,12 @@ class _Compiler:
         return value  # type: ignore[no-any-return]
 
 
-_PYTHON_TYPES = {dict: "object", list: "array", str: "string", int: "number", float: "number",
-                 bool: "", type(None): ""}
-
-
 def _joined(general: list[Check], by_kind: dict[str, list[Check]], surely: frozenset[type],
             type_check: Check | None) -> Check:
     """One node's check: its general keywords, then those of the answer's type, planned per
     Python type once (the ``type`` check left out where the type surely passes it)."""
     plan: dict[type, tuple[Check, ...]] = {}
-    for python_type, kind in _PYTHON_TYPES.items():
+    for python_type, kind in KIND_OF.items():
         plan[python_type] = tuple(
             [c for c in general if not (c is type_check and python_type in surely)]
             + (by_kind[kind] if kind else []))
@@ -355,9 +406,10 @@ def _joined(general: list[Check], by_kind: dict[str, list[Check]], surely: froze
 # -- the keywords' checks -------------------------------------------------------------------------
 
 
-def _type(compiler: _Compiler, value: Any, where: str) -> tuple[Check, frozenset[type]]:
-    """The ``type`` check, and the Python types it surely allows (a float may be an integer
-    or not: it is left to the check)."""
+def _type(compiler: _Compiler, value: Any, where: str
+          ) -> tuple[Check, frozenset[type], Step]:
+    """The ``type`` check, the Python types it surely allows (a float may be an integer or
+    not: it is left to the check), and its step."""
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not all(isinstance(n, str) and n in _TYPES for n in names):
         raise compiler.fail(where, "type", f"must name JSON types ({', '.join(_TYPES)}), not "
@@ -369,15 +421,13 @@ def _type(compiler: _Compiler, value: Any, where: str) -> tuple[Check, frozenset
         kind = type(v)
         if kind not in allowed and not (whole_floats and kind is float and v.is_integer()):
             found.append((place, "type"))
-    return check, allowed - {float} if whole_floats else allowed
-
-
-_SCALAR_TAGS = {kind: tag for kind, tag in TYPE_OF.items() if kind in SCALAR_TYPES}
+    return (check, allowed - {float} if whole_floats else allowed,
+            ("type", allowed, whole_floats))
 
 
 def _key(value: Any) -> Any:
     """The key under which JSON-equal values coincide (canonical_key's, a scalar's at once)."""
-    tag = _SCALAR_TAGS.get(type(value))
+    tag = SCALAR_TAGS.get(type(value))
     if tag is not None:
         return tag, value
     try:
@@ -386,37 +436,37 @@ def _key(value: Any) -> Any:
         return object()
 
 
-def _enum(compiler: _Compiler, value: Any, resolver: Any, where: str) -> Check:
+def _enum(compiler: _Compiler, value: Any, resolver: Any, where: str) -> tuple[Check, Step]:
     if not isinstance(value, list):
         raise compiler.fail(where, "enum", "must be a list")
-    keys = {_key(v) for v in value}
+    keys = frozenset(_key(v) for v in value)
 
     def check(v: Any, place: Place, found: Found) -> None:
         if _key(v) not in keys:
             found.append((place, "enum"))
-    return check
+    return check, ("enum", keys)
 
 
-def _const(compiler: _Compiler, value: Any, resolver: Any, where: str) -> Check:
+def _const(compiler: _Compiler, value: Any, resolver: Any, where: str) -> tuple[Check, Step]:
     key = _key(value)
 
     def check(v: Any, place: Place, found: Found) -> None:
         if _key(v) != key:
             found.append((place, "const"))
-    return check
+    return check, ("const", key)
 
 
-def _all_of(compiler: _Compiler, value: Any, resolver: Any, where: str) -> Check:
+def _all_of(compiler: _Compiler, value: Any, resolver: Any, where: str) -> tuple[Check, Step]:
     parts = tuple(compiler.branches(value, resolver, where, "allOf"))
 
     def check(v: Any, place: Place, found: Found) -> None:
         for part in parts:
             part(v, place, found)
-    return check
+    return _called(check)
 
 
-def _any_or_one(keyword: str) -> Callable[[_Compiler, Any, Any, str], Check]:
-    def make(compiler: _Compiler, value: Any, resolver: Any, where: str) -> Check:
+def _any_or_one(keyword: str) -> Callable[[_Compiler, Any, Any, str], tuple[Check, Step]]:
+    def make(compiler: _Compiler, value: Any, resolver: Any, where: str) -> tuple[Check, Step]:
         parts = tuple(compiler.branches(value, resolver, where, keyword))
 
         def check(v: Any, place: Place, found: Found) -> None:
@@ -436,20 +486,20 @@ def _any_or_one(keyword: str) -> Callable[[_Compiler, Any, Any, str], Check]:
                     found.extend(typed[0])
                     return
             found.append((place, keyword))
-        return check
+        return _called(check)
     return make
 
 
-def _not(compiler: _Compiler, value: Any, resolver: Any, where: str) -> Check:
+def _not(compiler: _Compiler, value: Any, resolver: Any, where: str) -> tuple[Check, Step]:
     inner = compiler.node(value, resolver, f"{where}/not")
 
     def check(v: Any, place: Place, found: Found) -> None:
         if _passes(inner, v, place):
             found.append((place, "not"))
-    return check
+    return _called(check)
 
 
-_GENERAL: dict[str, Callable[[_Compiler, Any, Any, str], Check]] = {
+_GENERAL: dict[str, Callable[[_Compiler, Any, Any, str], tuple[Check, Step]]] = {
     "enum": _enum, "const": _const, "allOf": _all_of,
     "anyOf": _any_or_one("anyOf"), "oneOf": _any_or_one("oneOf"), "not": _not}
 
@@ -538,25 +588,31 @@ def _contains(schema: Check, least: int, most: int | None) -> Check:
     return check
 
 
+_OPERATOR_TEXT = {operator.le: "<=", operator.ge: ">=", operator.lt: "<", operator.gt: ">"}
+
+
 def _bound(keyword: str, kind: str, measure: Callable[[Any], Any] | None,
-           holds: Callable[[Any, Any], bool]) -> tuple[str, Callable[[_Compiler, Any, str], Check]]:
-    def make(compiler: _Compiler, value: Any, where: str) -> Check:
+           holds: Callable[[Any, Any], bool]
+           ) -> tuple[str, Callable[[_Compiler, Any, str], tuple[Check, Step]]]:
+    """A limit on a number, or on a length (``measure``: len) that ``holds`` must allow."""
+    def make(compiler: _Compiler, value: Any, where: str) -> tuple[Check, Step]:
         limit = (compiler.number(value, where, keyword) if kind == "number"
                  else compiler.count(value, where, keyword))
+        step = ("bound", keyword, _OPERATOR_TEXT[holds], limit, measure is not None)
         if measure is None:  # the number itself
             def check(v: Any, place: Place, found: Found) -> None:
                 if not holds(v, limit):
                     found.append((place, keyword))
-            return check
+            return check, step
 
         def measured(v: Any, place: Place, found: Found) -> None:
             if not holds(measure(v), limit):
                 found.append((place, keyword))
-        return measured
+        return measured, step
     return kind, make
 
 
-def _multiple_of(compiler: _Compiler, value: Any, where: str) -> Check:
+def _multiple_of(compiler: _Compiler, value: Any, where: str) -> tuple[Check, Step]:
     step = compiler.number(value, where, "multipleOf")
     if step <= 0:
         raise compiler.fail(where, "multipleOf", f"must be above 0, not {shown(value)}")
@@ -572,7 +628,7 @@ def _multiple_of(compiler: _Compiler, value: Any, where: str) -> Check:
                 ok = value % exact == 0
         if not ok:
             found.append((place, "multipleOf"))
-    return check
+    return _called(check)
 
 
 def _decimal(number: int | float) -> Decimal:
@@ -586,29 +642,29 @@ def _digits(number: Decimal) -> int:
     return len(digits) + abs(int(exponent))
 
 
-def _pattern(compiler: _Compiler, value: Any, where: str) -> Check:
+def _pattern(compiler: _Compiler, value: Any, where: str) -> tuple[Check, Step]:
     regex = compiler.regex(value, where, "pattern")
 
     def check(v: str, place: Place, found: Found) -> None:
         if regex.search(v) is None:
             found.append((place, "pattern"))
-    return check
+    return check, ("pattern", regex)
 
 
-def _unique(compiler: _Compiler, value: Any, where: str) -> Check:
+def _unique(compiler: _Compiler, value: Any, where: str) -> tuple[Check, Step]:
     if not isinstance(value, bool):
         raise compiler.fail(where, "uniqueItems", f"must be true or false, not {shown(value)}")
     if not value:
-        return _accept
+        return _called(_accept)
 
     def check(v: list[Any], place: Place, found: Found) -> None:
         keys = [_key(element) for element in v]
         if len(set(keys)) < len(keys):
             found.append((place, "uniqueItems"))
-    return check
+    return _called(check)
 
 
-_SIMPLE: dict[str, tuple[str, Callable[[_Compiler, Any, str], Check]]] = {
+_SIMPLE: dict[str, tuple[str, Callable[[_Compiler, Any, str], tuple[Check, Step]]]] = {
     "maximum": _bound("maximum", "number", None, operator.le),
     "minimum": _bound("minimum", "number", None, operator.ge),
     "exclusiveMaximum": _bound("exclusiveMaximum", "number", None, operator.lt),

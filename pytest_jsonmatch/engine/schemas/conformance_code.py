@@ -1,0 +1,314 @@
+"""The conformance check generated as Python, a function per schema node.
+
+:mod:`~pytest_jsonmatch.engine.schemas.conformance` compiles a schema into a graph of
+closures, a call per keyword and per value. For the keywords most schemas are made of, it
+also describes each node here as a :class:`NodePlan`; :func:`generate` turns the plans into
+one function per node, as straight-line Python, and compiles it once:
+
+- the value's Python type is read once per node, and each type gets its own branch, with
+  the keywords that apply to it (``type`` decided when the code is written wherever the
+  branch's type decides it: nothing to test at run time for a string against
+  ``"type": "string"``);
+- an object's ``properties`` are a chain of key tests in one loop over its keys, and
+  ``required`` a membership test per name; an array's ``items`` one loop;
+- a child node with no loop of its own (a scalar's schema, a reference to one) is written
+  inline in its parent's loop instead of called;
+- a keyword the generator does not write (``anyOf``, ``allOf``, ``not``, ``if``,
+  ``patternProperties``, ``prefixItems``, ``contains``, ``multipleOf``, ...) is its closure,
+  called from the generated code with the same arguments.
+
+Every violation comes out in the closures' order, with the same place and keyword (the
+closures stay the reference: tests/engine/schemas/test_conformance_code.py holds the two to
+each other on generated schemas and answers). Nothing from the schema is written into the
+text: a key, a limit, a pattern or an enum is a constant the text names ``c0``, ``c1``, ...
+``validator_for(schema).source`` is the text for a schema, to print and read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.values import SCALAR_TYPES, TYPE_OF
+
+# What a node's keywords become, each a tuple whose first item names its kind:
+#   ("type", allowed Python types, whether a whole float counts as an integer)
+#   ("bound", keyword, operator text, limit, measured by len())
+#   ("pattern", compiled regex)   ("enum", keys)   ("const", key)
+#   ("ref", node key)             ("properties", {name: node key}, closed, required names)
+#   ("items", node key)           ("call", the keyword's closure)
+Step = tuple[Any, ...]
+NodeKey = Hashable
+
+KNOWN_TYPES: tuple[type, ...] = (dict, list, str, int, float, bool, type(None))
+# The keywords' kind each Python type of a JSON value takes (a boolean and null: none).
+KIND_OF = {dict: "object", list: "array", str: "string", int: "number", float: "number",
+           bool: "", type(None): ""}
+_OTHER = object  # stands for a Python type none of KNOWN_TYPES: a value the door left unread
+_NAMES = {dict: "dict", list: "list", str: "str", int: "int", float: "float", bool: "bool",
+          type(None): "NoneType"}
+# A scalar's type tag: its JSON-equality key is (tag, value) (conformance._key).
+SCALAR_TAGS = {python_type: tag for python_type, tag in TYPE_OF.items()
+               if python_type in SCALAR_TYPES}
+INLINE_LINES = 12  # a loopless child node inlined up to this many lines of its own
+INLINE_DEPTH = 4  # nodes inlined within each other at most (the text's nesting stays shallow)
+CHAIN_KEYS = 12  # properties tested as a chain of key comparisons; more: a dict of callees
+
+
+@dataclass
+class NodePlan:
+    """One schema node's keywords, as :func:`~conformance._joined` applies them: the
+    general ones (``$ref``, ``type``, ``enum``, ...) in order, then those of the value's
+    kind; ``type`` left out for the Python types it surely allows. ``true`` and ``false``
+    schemas are plans too (no step; one that always fails)."""
+
+    general: list[Step] = field(default_factory=list)
+    by_kind: dict[str, list[Step]] = field(default_factory=dict)
+    surely: frozenset[type] = frozenset()
+    refuse: bool = False
+
+    def steps(self, python_type: type) -> list[Step]:
+        """The steps a value of ``python_type`` goes through (``_OTHER``: the general)."""
+        if python_type is _OTHER:
+            return self.general
+        kind = KIND_OF[python_type]
+        return ([s for s in self.general if not (s[0] == "type" and python_type in self.surely)]
+                + (self.by_kind.get(kind, []) if kind else []))
+
+
+def generate(plans: dict[NodeKey, NodePlan], root: NodeKey, key: Callable[[Any], Any]
+             ) -> tuple[Callable[[Any, Any, list[Any]], None], str]:
+    """The root node's generated check ``check(value, place, found)`` and the module text it
+    was compiled from. ``key`` is the closures' JSON-equality key (enum, const)."""
+    writer = _Writer(plans)
+    source = writer.module(root)
+    namespace: dict[str, Any] = {"_key": key, "NoneType": type(None)}
+    namespace.update((f"c{i}", value) for i, value in enumerate(writer.constants))
+    exec(compile(source, "<jsonmatch conformance>", "exec"), namespace)  # noqa: S102
+    return namespace[writer.name(root)], source
+
+
+class _Writer:
+    def __init__(self, plans: dict[NodeKey, NodePlan]) -> None:
+        self.plans = plans
+        self.constants: list[Any] = []
+        self._constant_names: dict[int, str] = {}
+        self._names: dict[NodeKey, str] = {}
+        self._waiting: list[NodeKey] = []
+        self._inline: dict[NodeKey, bool] = {}
+        self._callees: list[tuple[str, dict[str, NodeKey]]] = []
+
+    def constant(self, value: Any) -> str:
+        name = self._constant_names.get(id(value))
+        if name is None:
+            name = self._constant_names[id(value)] = f"c{len(self.constants)}"
+            self.constants.append(value)
+        return name
+
+    def name(self, node: NodeKey) -> str:
+        name = self._names.get(node)
+        if name is None:
+            name = self._names[node] = f"node{len(self._names)}"
+            self._waiting.append(node)
+        return name
+
+    def module(self, root: NodeKey) -> str:
+        self.name(root)
+        out: list[str] = []
+        done = 0
+        while done < len(self._waiting):
+            node = self._waiting[done]
+            done += 1
+            out += [f"def {self._names[node]}(v0, place, found):"]
+            out += _indent(self.body(node, "v0", "place", _OTHER, 0, ()), 1) or ["    pass"]
+            out.append("")
+        for name, callees in self._callees:  # a key's node function, for a long key list
+            pairs = ", ".join(f"{self.constant(key)}: {self._names[node]}"
+                              for key, node in callees.items())
+            out.append(f"{name} = {{{pairs}}}")
+        return "\n".join(out) + "\n"
+
+    # -- a node's code: the lines that append its violations for the value in ``v`` --
+
+    def body(self, node: NodeKey, v: str, place: str, known: type, depth: int,
+             inlining: tuple[NodeKey, ...]) -> list[str]:
+        """A node's lines for the value ``v`` at ``place``; ``known`` is the value's Python
+        type where the caller's branch decided it (``_OTHER``: not decided, dispatch)."""
+        plan = self.plans[node]
+        if plan.refuse:
+            return [f"found.append(({place}, 'false'))"]
+        if known is not _OTHER:
+            return self.steps(plan.steps(known), known, v, place, depth, inlining)
+        by_type = {t: self.steps(plan.steps(t), t, v, place, depth, inlining)
+                   for t in KNOWN_TYPES}
+        other = self.steps(plan.general, _OTHER, v, place, depth, inlining)
+        groups: dict[tuple[str, ...], list[type]] = {}
+        for python_type, lines in by_type.items():
+            if lines != other:
+                groups.setdefault(tuple(lines), []).append(python_type)
+        if not groups:
+            return other
+        t = f"t{depth}"
+        out = [f"{t} = type({v})"]
+        if len(groups) == 1:
+            (lines, types), = groups.items()
+            if not other:  # values of these types checked, any other passes
+                return out + [f"if {_is_one_of(t, types)}:"] + _indent(list(lines), 1)
+            if not lines:  # values of these types pass, any other gets ``other``
+                return out + [f"if not ({_is_one_of(t, types)}):"] + _indent(other, 1)
+        word = "if"
+        for lines, types in sorted(groups.items(), key=lambda g: KNOWN_TYPES.index(g[1][0])):
+            out.append(f"{word} {_is_one_of(t, types)}:")
+            out += _indent(list(lines), 1) or ["    pass"]
+            word = "elif"
+        if other:
+            out.append("else:")
+            out += _indent(other, 1)
+        return out
+
+    def steps(self, steps: list[Step], known: type, v: str, place: str, depth: int,
+              inlining: tuple[NodeKey, ...]) -> list[str]:
+        out: list[str] = []
+        for step in steps:
+            out += getattr(self, f"step_{step[0]}")(step, known, v, place, depth, inlining)
+        return out
+
+    def fail(self, place: str, keyword: str) -> str:
+        return f"found.append(({place}, {keyword!r}))"
+
+    def step_type(self, step: Step, known: type, v: str, place: str, depth: int,
+                  inlining: tuple[NodeKey, ...]) -> list[str]:
+        _, allowed, whole_floats = step
+        if known in allowed:
+            return []
+        if known is float and whole_floats:
+            return [f"if not {v}.is_integer():", "    " + self.fail(place, "type")]
+        return [self.fail(place, "type")]  # no value of this type has an allowed type
+
+    def step_bound(self, step: Step, known: type, v: str, place: str, depth: int,
+                   inlining: tuple[NodeKey, ...]) -> list[str]:
+        _, keyword, operator, limit, measured = step
+        measure = f"len({v})" if measured else v
+        return [f"if not {measure} {operator} {self.constant(limit)}:",
+                "    " + self.fail(place, keyword)]
+
+    def step_pattern(self, step: Step, known: type, v: str, place: str, depth: int,
+                     inlining: tuple[NodeKey, ...]) -> list[str]:
+        return [f"if {self.constant(step[1])}.search({v}) is None:",
+                "    " + self.fail(place, "pattern")]
+
+    def step_enum(self, step: Step, known: type, v: str, place: str, depth: int,
+                  inlining: tuple[NodeKey, ...]) -> list[str]:
+        keys = step[1]
+        if known in SCALAR_TAGS:  # a scalar's key is (its tag, itself): a set of the values
+            tag = SCALAR_TAGS[known]
+            values = frozenset(k[1] for k in keys if type(k) is tuple and k[0] == tag)
+            if not values:
+                return [self.fail(place, "enum")]
+            return [f"if {v} not in {self.constant(values)}:", "    " + self.fail(place, "enum")]
+        return [f"if _key({v}) not in {self.constant(keys)}:", "    " + self.fail(place, "enum")]
+
+    def step_const(self, step: Step, known: type, v: str, place: str, depth: int,
+                   inlining: tuple[NodeKey, ...]) -> list[str]:
+        return [f"if _key({v}) != {self.constant(step[1])}:", "    " + self.fail(place, "const")]
+
+    def step_call(self, step: Step, known: type, v: str, place: str, depth: int,
+                  inlining: tuple[NodeKey, ...]) -> list[str]:
+        return [f"{self.constant(step[1])}({v}, {place}, found)"]
+
+    def step_ref(self, step: Step, known: type, v: str, place: str, depth: int,
+                 inlining: tuple[NodeKey, ...]) -> list[str]:
+        return self.child(step[1], known, v, place, depth, inlining)
+
+    def child(self, node: NodeKey, known: type, v: str, place: str, depth: int,
+              inlining: tuple[NodeKey, ...]) -> list[str]:
+        """A node's check of ``v``: inline where the node has no loop of its own (and is not
+        one being inlined already: a reference cycle), else a call of its function."""
+        node = self.target(node)
+        if node not in inlining and len(inlining) < INLINE_DEPTH and self.loopless(node):
+            lines = self.body(node, v, place, known, depth + 1, inlining + (node,))
+            if len(lines) <= INLINE_LINES:
+                return lines
+        return [f"{self.name(node)}({v}, {place}, found)"]
+
+    def target(self, node: NodeKey) -> NodeKey:
+        """The node a node that is a ``$ref`` and nothing else stands for (followed through
+        such references, not round a cycle of them): the same violations at the same place."""
+        seen = {node}
+        while True:
+            plan = self.plans[node]
+            if (plan.refuse or len(plan.general) != 1 or plan.general[0][0] != "ref"
+                    or any(plan.by_kind.values()) or plan.general[0][1] in seen):
+                return node
+            node = plan.general[0][1]
+            seen.add(node)
+
+    def loopless(self, node: NodeKey, seen: tuple[NodeKey, ...] = ()) -> bool:
+        """Whether a node's code has no loop: no ``properties`` or ``items`` of its own or
+        through its references (a cycle of references, or a chain longer than INLINE_DEPTH,
+        counts as a loop: its function is called, which is never wrong)."""
+        known = self._inline.get(node)
+        if known is None:
+            plan = self.plans[node]
+            steps = plan.general + [s for kind in plan.by_kind.values() for s in kind]
+            known = len(seen) < INLINE_DEPTH and all(
+                s[0] not in ("properties", "items")
+                and (s[0] != "ref" or (s[1] not in seen and s[1] != node
+                                       and self.loopless(s[1], seen + (node,))))
+                for s in steps)
+            self._inline[node] = known
+        return known
+
+    def step_properties(self, step: Step, known: type, v: str, place: str, depth: int,
+                        inlining: tuple[NodeKey, ...]) -> list[str]:
+        _, named, closed, required = step
+        k, item = f"k{depth + 1}", f"v{depth + 1}"
+        at = f"({place}, {k})"
+        out: list[str] = []
+        if named:
+            out.append(f"for {k}, {item} in {v}.items():")
+            if len(named) <= CHAIN_KEYS:
+                word = "if"
+                for name, node in named.items():
+                    out.append(f"    {word} {k} == {self.constant(name)}:")
+                    out += _indent(self.child(node, _OTHER, item, at, depth + 1, inlining), 2) \
+                        or ["        pass"]
+                    word = "elif"
+                if closed:
+                    out += ["    else:", "        " + self.fail(at, "additionalProperties")]
+            else:  # a dict from a key to its node's function, written after the functions
+                named = {name: self.target(node) for name, node in named.items()}
+                for node in named.values():
+                    self.name(node)
+                table, f = f"c{len(self.constants)}", f"f{depth + 1}"
+                self.constants.append(None)  # the name taken; the module's last lines set it
+                self._callees.append((table, named))
+                out += [f"    {f} = {table}.get({k})",
+                        f"    if {f} is not None:",
+                        f"        {f}({item}, {at}, found)"]
+                if closed:
+                    out += ["    else:", "        " + self.fail(at, "additionalProperties")]
+        elif closed:
+            out += [f"for {k} in {v}:", "    " + self.fail(at, "additionalProperties")]
+        for name in required:
+            c = self.constant(name)
+            out += [f"if {c} not in {v}:", "    " + self.fail(f"({place}, {c})", "required")]
+        return out
+
+    def step_items(self, step: Step, known: type, v: str, place: str, depth: int,
+                   inlining: tuple[NodeKey, ...]) -> list[str]:
+        i, item = f"i{depth + 1}", f"v{depth + 1}"
+        lines = self.child(step[1], _OTHER, item, f"({place}, {i})", depth + 1, inlining)
+        if not lines:
+            return []
+        return [f"for {i}, {item} in enumerate({v}):"] + _indent(lines, 1)
+
+
+def _is_one_of(t: str, types: list[type]) -> str:
+    return " or ".join(f"{t} is {_NAMES[python_type]}" for python_type in types)
+
+
+def _indent(lines: list[str], levels: int) -> list[str]:
+    pad = "    " * levels
+    return [pad + line for line in lines]
