@@ -6,11 +6,17 @@ either, whatever happens on the way (an exception, an interrupt, a full disk, th
 killed). The new file gets the permissions a plain write would give it (0666 less the
 umask). A writer holds a lock on its temporary file while it writes; temporary files nobody
 holds were left by a writer that was killed, and the next write removes them.
+
+A path that is a symbolic link is written where the link points (the link stays a link).
+A path that is there but no regular file (``/dev/null``, a named pipe, ``/dev/stdout``) is
+written in place, as a plain write would: a rename would replace the device or the pipe
+itself with a file (run as root, ``-o /dev/null`` would leave the machine without one).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -28,8 +34,17 @@ def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[str]], object
                  newline: str | None = None) -> None:
     """Write ``path`` atomically with ``write(file)`` (text, UTF-8). ``newline`` as for
     ``open`` (``""`` keeps line endings as written). If anything fails, the previous file is
-    left as it was and the temporary file is removed."""
-    target = Path(path)
+    left as it was and the temporary file is removed. A device or a pipe is written
+    through instead (module docstring)."""
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        regular = True  # not there yet: a new file
+    if not regular:  # nothing to replace atomically: written through, as a plain write
+        with open(path, "w", encoding="utf-8", newline=newline) as fh:
+            write(fh)
+        return
+    target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)

@@ -4,12 +4,14 @@ place, so that a failure at any point (an exception while writing, fsync failing
 interrupt, the process dying, a failed rename) leaves the previous file whole and no
 temporary file behind, and a reader never sees half a file. The new file gets the
 permissions a plain write would; a writer's leftovers after it was killed are removed by the
-next write."""
+next write. A path that is no regular file (a device, a named pipe) is written through, and
+a symbolic link stays a link to the file written."""
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import textwrap
@@ -246,3 +248,63 @@ def test_a_live_writer_s_temporary_file_is_left_alone(tmp_path):
     writer.join(GENEROUS)
     assert target.read_text() == "{}"  # the slow writer finished last, whole
     assert _leftovers(tmp_path) == []
+
+
+# -- what is not a regular file -------------------------------------------------------------
+
+
+def _read_in_thread(path) -> tuple[threading.Thread, list[str]]:
+    """A reader of the named pipe ``path``, waiting for a writer in a thread of its own."""
+    got: list[str] = []
+
+    def read() -> None:
+        with open(path, encoding="utf-8") as fh:
+            got.append(fh.read())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    return reader, got
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX's")
+def test_a_named_pipe_is_written_through_not_replaced_by_a_file(tmp_path):
+    # ``-o /dev/null``, ``-o /dev/stdout`` or a pipe: renaming a file over the path would put
+    # a file where the device or the pipe was (as root, /dev/null itself); the pipe here
+    # stands for them all, so that a regression cannot harm the machine running the test
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    reader, got = _read_in_thread(pipe)
+    with within(GENEROUS):
+        atomic.write_atomic(pipe, lambda fh: fh.write("through the pipe\n"))
+    reader.join(GENEROUS)
+    assert got == ["through the pipe\n"]
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode)  # still the pipe
+    assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX's")
+def test_the_command_line_writes_a_report_through_a_named_pipe(tmp_path):
+    from pytest_jsonmatch.cli import main
+
+    gold, pred, pipe = tmp_path / "gold.jsonl", tmp_path / "pred.jsonl", tmp_path / "out"
+    gold.write_text('{"a": 1}\n{"a": 2}\n')
+    pred.write_text('{"a": 1}\n{"a": 3}\n')
+    os.mkfifo(pipe)
+    reader, got = _read_in_thread(pipe)
+    with within(GENEROUS):
+        assert main(["score", str(gold), str(pred), "--format", "json", "-o", str(pipe)]) == 0
+    reader.join(GENEROUS)
+    assert json.loads(got[0])["count"] == 2  # the whole report came through
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
+
+
+def test_a_symbolic_link_stays_a_link_to_the_file_written(tmp_path):
+    real = tmp_path / "runs" / "42.json"
+    real.parent.mkdir()
+    real.write_text(PREVIOUS)
+    link = tmp_path / "latest.json"
+    link.symlink_to(real)
+    report.write_report(link, {"new": True})
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert json.loads(real.read_text()) == {"new": True}
+    assert _leftovers(tmp_path) == _leftovers(real.parent) == []
