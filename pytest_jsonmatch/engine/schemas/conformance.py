@@ -13,10 +13,11 @@ keyword of no validation meaning are ignored.
 
 Each node is also described as a plan of its keywords, from which
 :mod:`~pytest_jsonmatch.engine.schemas.conformance_code` writes the check out as Python, a
-function per node that holds a loop, straight-line code for the rest: that is the check
-answers go through (about half the closures' time on the benchmarks' invoices), and the
-closures are what it is tested against (``validator_for(schema, generated=False)``) and
-what it calls for the keywords it does not write itself.
+function per node that holds a loop, straight-line code for the rest (about half the
+closures' time an answer on the benchmarks' invoices), once a schema has been used enough
+to pay for writing it (:class:`Validator`). The closures are what it is tested against
+(``validator_for(schema, generated=False)``) and what it calls for the keywords it does not
+write itself.
 
 Every violation is found and counted, not only the first (the first 1,000 are listed): a
 :class:`Violation` names the answer's path (``items[0].qty``, ``$`` for the root) and the
@@ -44,8 +45,10 @@ import operator
 import re
 from collections.abc import Callable, Mapping
 from decimal import Decimal, localcontext
+from time import perf_counter, thread_time
 from typing import Any
 
+from ..core.collector import collector_paused
 from ..core.errors import JsonMatchError, SchemaError, shown
 from ..core.paths import index_segment, key_segment
 from ..core.values import canonical_key
@@ -65,20 +68,60 @@ _TRUE, _FALSE = "true", "false"  # the plan keys of the ``true`` and ``false`` s
 
 
 class Validator:
-    """A schema compiled for checking answers (:func:`validator_for`); ``source`` is the
-    text of its generated check (conformance_code.py), None where the closures check."""
+    """A schema compiled for checking answers (:func:`validator_for`).
 
-    __slots__ = ("_check", "origin", "source")
+    It checks with the closures first, timing them, and writes its check out as Python
+    (conformance_code.py) once they have spent on checking what writing the code costs
+    (WRITE_COST times what compiling the closures took: the schema is compiled again, with
+    each node's plan, and the text written and compiled). A schema checked once, as most
+    ``match_json`` calls check theirs, never pays for code it would not use; a dataset pays
+    for it once, early; either way at most about twice the better choice's cost."""
 
-    def __init__(self, check: Check, origin: str, source: str | None = None) -> None:
+    __slots__ = ("_check", "origin", "_source", "_loaded", "_budget")
+
+    def __init__(self, check: Check, origin: str, loaded: LoadedSchema | None = None,
+                 budget: float = 0.0) -> None:
         self._check = check
         self.origin = origin
-        self.source = source
+        self._source: str | None = None
+        self._loaded = loaded  # None: no code to write (written already, or closures only)
+        self._budget = budget  # seconds of checking left before the code is written
+
+    @property
+    def generated(self) -> bool:
+        """Whether answers now go through the generated code."""
+        return self._source is not None
+
+    @property
+    def source(self) -> str | None:
+        """The generated check's text, written now if it was not yet (None: a validator of
+        the closures alone, ``generated=False``)."""
+        self._generate()
+        return self._source
+
+    def _generate(self) -> None:
+        loaded, self._loaded = self._loaded, None
+        if loaded is not None:
+            compiler = _Compiler(loaded, planning=True)
+
+            def write() -> tuple[Check, str]:
+                _, root = compiler.compiled(loaded.contents, loaded.resolver, "#")
+                return generate(compiler.plans, root, _key)
+
+            with collector_paused():
+                self._check, self._source = _with_room(loaded.contents, write)
 
     def check(self, value: Any) -> Conformance:
         """``value`` (plain JSON, as the door gives it) against the schema."""
         found: Found = []
-        self._check(value, None, found)
+        if self._loaded is None:
+            self._check(value, None, found)
+        else:  # the closures, timed (this thread's CPU: not a wait) until the budget is spent
+            start = thread_time()
+            self._check(value, None, found)
+            self._budget -= thread_time() - start
+            if self._budget <= 0:
+                self._generate()
         if not found:
             return VALID
         return Conformance(tuple(_violation(place, keyword) for place, keyword in found[:LISTED]),
@@ -101,30 +144,31 @@ def _violation(place: Place, keyword: str) -> Violation:
 
 _VALIDATORS: dict[int, tuple[Any, Validator]] = {}
 _CACHE_LIMIT = 256
+# What writing a schema's code costs against compiling its closures: compiling them again
+# with the plans, then writing and compiling the text (4 to 6 times the compiling, measured
+# on schemas of 6 to 20,000 nodes: docs/performance.md).
+WRITE_COST = 5.0
 
 
 def validator_for(source: Any, *, generated: bool = True) -> Validator:
     """The compiled check of a schema (a mapping, a file, a pydantic model class, or a
-    :class:`LoadedSchema`), compiled once per schema document: the closures, then the
-    generated code (conformance_code.py) that does what they do with fewer calls.
-    ``generated=False`` gives the closures alone, uncached (the reference the tests hold
-    the generated code to)."""
+    :class:`LoadedSchema`), compiled once per schema document into closures; the validator
+    writes its check out as Python once the schema has been used enough (:class:`Validator`).
+    ``generated=False`` gives the closures alone, uncached (the reference the tests hold the
+    generated code to)."""
     loaded = load_schema(source)
     cached = _VALIDATORS.get(id(loaded.contents))
     if generated and cached is not None and cached[0] is loaded.contents:
         return cached[1]
     compiler = _Compiler(loaded)
-
-    def compile_all() -> Validator:
-        check, root = compiler.compiled(loaded.contents, loaded.resolver, "#")
-        if not generated:
-            return Validator(check, loaded.origin)
-        code, text = generate(compiler.plans, root, _key)
-        return Validator(code, loaded.origin, text)
-
-    validator = _with_room(loaded.contents, compile_all)
+    start = perf_counter()  # (wall time: a deep schema is compiled in a thread of its own)
+    with collector_paused():  # a node makes a few small objects, all kept: nothing to collect
+        check = _with_room(loaded.contents, lambda: compiler.node(
+            loaded.contents, loaded.resolver, "#"))
     if not generated:
-        return validator
+        return Validator(check, loaded.origin)
+    validator = Validator(check, loaded.origin, loaded,
+                          budget=WRITE_COST * (perf_counter() - start))
     if len(_VALIDATORS) >= _CACHE_LIMIT:
         _VALIDATORS.clear()
     _VALIDATORS[id(loaded.contents)] = (loaded.contents, validator)  # holds the document
@@ -160,12 +204,14 @@ _TYPES: dict[str, tuple[type, ...]] = {
 
 
 class _Compiler:
-    def __init__(self, loaded: LoadedSchema) -> None:
+    def __init__(self, loaded: LoadedSchema, planning: bool = False) -> None:
         self.origin = "the schema" if loaded.origin == "schema" else f"schema {loaded.origin}"
         self.done: dict[tuple[int, str], Check] = {}
         self.keep: list[Any] = []  # every node compiled, so that no id in ``done`` is reused
-        # each node's keywords as conformance_code.py writes them, under the key of ``done``
-        self.plans: dict[NodeKey, NodePlan] = {_TRUE: NodePlan(), _FALSE: NodePlan(refuse=True)}
+        # (planning) each node's keywords as conformance_code.py writes them, under the key
+        # of ``done``
+        self.plans: dict[NodeKey, NodePlan] | None = (
+            {_TRUE: NodePlan(), _FALSE: NodePlan(refuse=True)} if planning else None)
 
     def fail(self, where: str, keyword: str, why: str) -> SchemaError:
         return SchemaError(f"{self.origin}: node {where}: {keyword} {why} (the "
@@ -195,7 +241,9 @@ class _Compiler:
 
         self.done[key] = ahead
         self.keep.append(raw)
-        check, self.plans[key] = self.compile(raw, resolver, where)
+        check, plan = self.compile(raw, resolver, where)
+        if self.plans is not None and plan is not None:
+            self.plans[key] = plan
         cell.append(check)
         self.done[key] = check
         return check, key
@@ -213,9 +261,9 @@ class _Compiler:
         return resolver
 
     def compile(self, raw: Mapping[str, Any], resolver: Any, where: str
-                ) -> tuple[Check, NodePlan]:
-        """A node's check (closures) and its plan (for the generated code): the same keywords
-        in the same order, each a (check, step) pair."""
+                ) -> tuple[Check, NodePlan | None]:
+        """A node's check (closures) and, when planning, its plan (for the generated code):
+        the same keywords in the same order, made as (check, step) pairs."""
         for keyword in UNSUPPORTED:
             if keyword in raw:
                 raise self.fail(where, keyword, "is not supported")
@@ -242,13 +290,10 @@ class _Compiler:
         for keyword, (kind, make) in _SIMPLE.items():
             if keyword in raw:
                 by_kind[kind].append(make(self, raw[keyword], where))
-        plan = NodePlan([step for _, step in general],
-                        {kind: [step for _, step in pairs] for kind, pairs in by_kind.items()},
-                        surely)
-        check = _joined([c for c, _ in general],
-                        {kind: [c for c, _ in pairs] for kind, pairs in by_kind.items()},
-                        surely, type_check)
-        return check, plan
+        plan = None if self.plans is None else NodePlan(
+            [step for _, step in general],
+            {kind: [step for _, step in pairs] for kind, pairs in by_kind.items()}, surely)
+        return _joined(general, by_kind, surely, type_check), plan
 
     # -- applicators and general keywords --
 
@@ -384,17 +429,19 @@ class _Compiler:
         return value  # type: ignore[no-any-return]
 
 
-def _joined(general: list[Check], by_kind: dict[str, list[Check]], surely: frozenset[type],
-            type_check: Check | None) -> Check:
+def _joined(general: list[tuple[Check, Step]], by_kind: dict[str, list[tuple[Check, Step]]],
+            surely: frozenset[type], type_check: Check | None) -> Check:
     """One node's check: its general keywords, then those of the answer's type, planned per
     Python type once (the ``type`` check left out where the type surely passes it)."""
+    checks = [c for c, _ in general]
+    kinds = {kind: [c for c, _ in pairs] for kind, pairs in by_kind.items() if pairs}
     plan: dict[type, tuple[Check, ...]] = {}
     for python_type, kind in KIND_OF.items():
         plan[python_type] = tuple(
-            [c for c in general if not (c is type_check and python_type in surely)]
-            + (by_kind[kind] if kind else []))
-    other = tuple(general)  # a value the door left unread (an ignored field): every check
-    if not any(by_kind.values()) and len(other) <= 1:  # ``type`` alone, a reference alone
+            [c for c in checks if not (c is type_check and python_type in surely)]
+            + kinds.get(kind, []))
+    other = tuple(checks)  # a value the door left unread (an ignored field): every check
+    if not kinds and len(other) <= 1:  # ``type`` alone, a reference alone
         return other[0] if other else _accept
 
     def check(value: Any, place: Place, found: Found) -> None:

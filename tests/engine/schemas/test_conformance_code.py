@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from pytest_jsonmatch import match_json
+from pytest_jsonmatch.engine.core.violations import VALID
 from pytest_jsonmatch.engine.schemas import conformance_code
 from pytest_jsonmatch.engine.schemas.conformance import validator_for
 
@@ -140,8 +142,8 @@ def test_the_generated_check_finds_what_the_closures_find():
     for seed in range(SEEDS):
         rng = random.Random(seed)
         doc = document(rng)
-        generated, closures = validator_for(doc), validator_for(doc, generated=False)
-        assert generated.source is not None and closures.source is None
+        generated, closures = written(doc), validator_for(doc, generated=False)
+        assert closures.source is None and not closures.generated
         for _ in range(ANSWERS):
             answer = value(rng) if rng.random() < 0.4 else {
                 key: value(rng, 1) for key in rng.sample(KEYS, rng.randint(1, 8))}
@@ -156,6 +158,14 @@ def test_the_generated_check_finds_what_the_closures_find():
         "maxContains", "anyOf", "oneOf", "not", "false", "dependentRequired", "propertyNames"}
 
 
+def written(schema: Any) -> Any:
+    """The schema's validator, its check written out as Python now (a validator writes it
+    only once its checks have cost what writing it does)."""
+    validator = validator_for(schema)
+    assert validator.source is not None and validator.generated
+    return validator
+
+
 INVOICE = {
     "$defs": {"item": {"type": "object", "additionalProperties": False, "required": ["sku", "qty"],
                        "properties": {"sku": {"type": "string", "pattern": "^SKU-[0-9]+$"},
@@ -168,7 +178,7 @@ INVOICE = {
 
 
 def test_the_text_is_a_function_per_node_with_a_loop_and_its_scalars_inline():
-    source = validator_for(INVOICE).source
+    source = written(INVOICE).source
     # the root, the array and the item: three functions; the reference to the item is its
     # function, not a fourth one that calls it; the scalars' checks are written inline
     assert re.findall(r"^def (\w+)", source, re.M) == ["node0", "node1", "node2"]
@@ -184,7 +194,7 @@ def test_nothing_from_the_schema_is_written_into_the_text():
     schema = {"type": "object", "required": [hostile],
               "properties": {hostile: {"type": "string", "pattern": "'\\)\n#", "enum": [hostile]},
                              **{f"p{i}": {"const": hostile} for i in range(20)}}}
-    validator = validator_for(schema)
+    validator = written(schema)
     assert hostile not in validator.source and "__import__" not in validator.source
     assert "'\\)\n#" not in validator.source
     # 1 is no string and not the enum's one value; "x" is not p4's const, ``hostile`` is p3's
@@ -198,7 +208,7 @@ def test_an_object_of_many_properties_is_dispatched_by_a_table():
     schema = {"type": "object", "additionalProperties": False,
               "properties": {f"k{i}": {"type": "object", "properties": {"n": {"type": "integer"}}}
                              for i in range(conformance_code.CHAIN_KEYS + 1)}}
-    validator = validator_for(schema)
+    validator = written(schema)
     assert ".get(k1)" in validator.source
     found = validator.check({"k0": {"n": "x"}, "zz": 1, f"k{conformance_code.CHAIN_KEYS}": []})
     assert [(v.path, v.keyword) for v in found.violations] == [
@@ -213,7 +223,7 @@ def test_a_long_chain_of_references_is_called_not_inlined():
             for i in range(n - 1)}
     defs[f"d{n - 1}"] = {"type": "string", "maxLength": 2}
     schema = {"$defs": defs, "type": "object", "properties": {"s": {"$ref": "#/$defs/d0"}}}
-    validator = validator_for(schema)
+    validator = written(schema)
     assert validator.source.count("\ndef ") >= n // conformance_code.INLINE_DEPTH
     for answer in ({"s": "abc"}, {"s": 3}, {"s": ""}):
         assert validator.check(answer) == validator_for(schema, generated=False).check(answer)
@@ -236,6 +246,40 @@ def test_a_long_chain_of_references_is_called_not_inlined():
     ({"required": ["a"], "properties": {"a": False}}, {"a": 1}, [("a", "false")]),
 ])
 def test_each_keyword_as_the_rules_say(schema, answer, says):
-    found = validator_for(schema).check(answer)
+    found = written(schema).check(answer)
     assert [(v.path, v.keyword) for v in found.violations] == says
     assert found == validator_for(schema, generated=False).check(answer)
+
+
+def test_the_code_is_written_once_the_checks_have_cost_what_writing_it_does():
+    # a schema checked once (a match_json call) keeps the closures: writing and compiling
+    # the code costs several times compiling the schema, for one answer
+    schema = {"type": "object", "properties": {f"k{i}": {"type": "integer"} for i in range(300)}}
+    answer = {f"k{i}": i for i in range(300)}
+    validator = validator_for(schema)
+    first = validator.check(answer)
+    assert not validator.generated
+    # checked again and again, it writes the code before long (the closures' time adds up)
+    # and finds what the closures found
+    for _ in range(1_000_000):
+        if validator.generated:
+            break
+        validator.check(answer)
+    assert validator.generated and validator.check(answer) == first == VALID
+    bad = {"k1": "x", "k299": 1.5}
+    assert validator.check(bad) == validator_for(schema, generated=False).check(bad)
+
+
+def test_a_deep_answer_against_a_recursive_schema_in_the_written_code():
+    # test_conformance.py checks this one answer with the closures; here the written code,
+    # a call a level, is given the room the answer needs by match_json too
+    schema = {"$defs": {"n": {"type": "object", "properties": {"a": {"$ref": "#/$defs/n"},
+                                                              "x": {"type": "integer"}}}},
+              "$ref": "#/$defs/n"}
+    written(schema)  # the validator match_json takes from the cache, its code written
+    value: dict = {"x": "deep"}
+    for _ in range(1_900):  # below the door's 2,000 levels
+        value = {"a": value}
+    result = match_json(value, value, metric="json_similarity", schema=schema)
+    assert [(v.path.count("a"), v.keyword) for v in result.conformance.violations] == [
+        (1_900, "type")]
