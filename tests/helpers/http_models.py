@@ -46,6 +46,21 @@ class InFlight:
                 self.now -= 1
 
 
+class CountsCalls:
+    """A test server whose handlers count their calls in ``calls``: the most in flight at
+    once and how many in all, as the runner tests read them."""
+
+    calls: InFlight
+
+    @property
+    def max_in_flight(self) -> int:
+        return self.calls.most
+
+    @property
+    def total(self) -> int:
+        return self.calls.total
+
+
 def reply_json(handler: BaseHTTPRequestHandler, value: object, status: int = 200,
                headers: dict[str, str] | None = None) -> None:
     """Send ``value`` as a JSON reply with ``status`` (and any ``headers``)."""

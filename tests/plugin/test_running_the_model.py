@@ -20,11 +20,11 @@ import pytest
 
 httpx = pytest.importorskip("httpx")
 
-from tests.helpers.http_models import InFlight, serving  # noqa: E402
+from tests.helpers.http_models import CountsCalls, InFlight, serving  # noqa: E402
 from tests.helpers.plugin_cases import ARGS  # noqa: E402
 
 
-class _Server(ThreadingHTTPServer):
+class _Server(CountsCalls, ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self) -> None:
@@ -35,14 +35,6 @@ class _Server(ThreadingHTTPServer):
         self.hits: dict[str, int] = {}
         self.keyed_starts: dict[str, list[float]] = {}
         self.stop = threading.Event()
-
-    @property
-    def max_in_flight(self) -> int:
-        return self.calls.most
-
-    @property
-    def total(self) -> int:
-        return self.calls.total
 
     def starts_of(self, key: str) -> list[float]:
         return self.keyed_starts.get(key, [])

@@ -23,11 +23,11 @@ import pytest
 
 httpx = pytest.importorskip("httpx")
 
-from tests.helpers.http_models import InFlight, reply_json, serving  # noqa: E402
+from tests.helpers.http_models import CountsCalls, InFlight, reply_json, serving  # noqa: E402
 from tests.helpers.plugin_cases import ARGS, write  # noqa: E402
 
 
-class _Model(ThreadingHTTPServer):
+class _Model(CountsCalls, ThreadingHTTPServer):
     """A model that answers ``{"vendor": ..., "total": ...}`` for ``?vendor=&total=`` after
     ``delay`` seconds; ``lower`` lowercases the vendors it is asked to lowercase (its
     mistakes); it counts its requests, and the most in flight at once."""
@@ -41,14 +41,6 @@ class _Model(ThreadingHTTPServer):
         self.calls = InFlight()
         self.asked: list[str] = []
         self.starts: list[float] = []
-
-    @property
-    def max_in_flight(self) -> int:
-        return self.calls.most
-
-    @property
-    def total(self) -> int:
-        return self.calls.total
 
     @property
     def url(self) -> str:
