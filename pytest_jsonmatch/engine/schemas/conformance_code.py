@@ -41,13 +41,11 @@ from ..core.values import SCALAR_TYPES, TYPE_OF
 Step = tuple[Any, ...]
 NodeKey = Hashable
 
-KNOWN_TYPES: tuple[type, ...] = (dict, list, str, int, float, bool, type(None))
 # The keywords' kind each Python type of a JSON value takes (a boolean and null: none).
 KIND_OF = {dict: "object", list: "array", str: "string", int: "number", float: "number",
            bool: "", type(None): ""}
+KNOWN_TYPES: tuple[type, ...] = tuple(KIND_OF)  # the types the door gives, in branch order
 _OTHER = object  # stands for a Python type none of KNOWN_TYPES: a value the door left unread
-_NAMES = {dict: "dict", list: "list", str: "str", int: "int", float: "float", bool: "bool",
-          type(None): "NoneType"}
 # A scalar's type tag: its JSON-equality key is (tag, value) (conformance._key).
 SCALAR_TAGS = {python_type: tag for python_type, tag in TYPE_OF.items()
                if python_type in SCALAR_TYPES}
@@ -306,7 +304,7 @@ class _Writer:
 
 
 def _is_one_of(t: str, types: list[type]) -> str:
-    return " or ".join(f"{t} is {_NAMES[python_type]}" for python_type in types)
+    return " or ".join(f"{t} is {python_type.__name__}" for python_type in types)  # NoneType too
 
 
 def _indent(lines: list[str], levels: int) -> list[str]:
