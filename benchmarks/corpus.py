@@ -14,8 +14,26 @@ import string
 from typing import Any
 
 KINDS = ("flat", "nested", "array", "typos", "reordered")
-_WORDS = ("acme", "widget", "north", "invoice", "delivery", "blue", "steel", "river", "alpha",
-          "omega", "market", "street", "cotton", "paper", "london", "berlin", "paris", "lake")
+_WORDS = (
+    "acme",
+    "widget",
+    "north",
+    "invoice",
+    "delivery",
+    "blue",
+    "steel",
+    "river",
+    "alpha",
+    "omega",
+    "market",
+    "street",
+    "cotton",
+    "paper",
+    "london",
+    "berlin",
+    "paris",
+    "lake",
+)
 
 
 def _word(rng: random.Random) -> str:
@@ -46,9 +64,12 @@ def _flat(rng: random.Random, n: int) -> dict[str, Any]:
 
 
 def _item(rng: random.Random) -> dict[str, Any]:
-    return {"sku": "".join(rng.choices(string.ascii_uppercase + string.digits, k=8)),
-            "description": _text(rng, 2, 5), "quantity": rng.randint(1, 20),
-            "unit_price": round(rng.uniform(1, 300), 2)}
+    return {
+        "sku": "".join(rng.choices(string.ascii_uppercase + string.digits, k=8)),
+        "description": _text(rng, 2, 5),
+        "quantity": rng.randint(1, 20),
+        "unit_price": round(rng.uniform(1, 300), 2),
+    }
 
 
 def _nested(rng: random.Random, leaves: int) -> dict[str, Any]:
@@ -70,10 +91,13 @@ def _nested(rng: random.Random, leaves: int) -> dict[str, Any]:
 
 def _with_items(rng: random.Random, leaves: int) -> dict[str, Any]:
     n_items = max(1, (leaves - 4) // 4)
-    return {"invoice_number": f"INV-{rng.randint(1000, 99999)}", "vendor": _text(rng, 1, 3),
-            "date": f"2024-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
-            "total": round(rng.uniform(10, 9999), 2),
-            "items": [_item(rng) for _ in range(n_items)]}
+    return {
+        "invoice_number": f"INV-{rng.randint(1000, 99999)}",
+        "vendor": _text(rng, 1, 3),
+        "date": f"2024-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+        "total": round(rng.uniform(10, 9999), 2),
+        "items": [_item(rng) for _ in range(n_items)],
+    }
 
 
 def _typo(rng: random.Random, s: str) -> str:
@@ -82,9 +106,9 @@ def _typo(rng: random.Random, s: str) -> str:
     i = rng.randrange(len(s))
     op = rng.random()
     if op < 0.4:
-        return s[:i] + rng.choice(string.ascii_lowercase) + s[i + 1:]
+        return s[:i] + rng.choice(string.ascii_lowercase) + s[i + 1 :]
     if op < 0.7:
-        return s[:i] + s[i + 1:]
+        return s[:i] + s[i + 1 :]
     return s[:i] + rng.choice(string.ascii_lowercase) + s[i:]
 
 
@@ -162,9 +186,17 @@ def shuffled_objects(n: int, seed: int = 7) -> tuple[dict[str, Any], dict[str, A
     """``(actual, expected)``: ``{"items": [n distinct 6-field objects]}``, actual a pure
     shuffle of expected (deep copies, no other change)."""
     rng = random.Random(seed)
-    items = [{"id": f"OBJ-{i:06d}", "name": _text(rng, 1, 3), "city": _word(rng).title(),
-              "amount": round(rng.uniform(1, 10000), 2), "count": rng.randint(0, 1000),
-              "active": rng.random() < 0.5} for i in range(n)]
+    items = [
+        {
+            "id": f"OBJ-{i:06d}",
+            "name": _text(rng, 1, 3),
+            "city": _word(rng).title(),
+            "amount": round(rng.uniform(1, 10000), 2),
+            "count": rng.randint(0, 1000),
+            "active": rng.random() < 0.5,
+        }
+        for i in range(n)
+    ]
     shuffled = copy.deepcopy(items)
     rng.shuffle(shuffled)
     return {"items": shuffled}, {"items": items}

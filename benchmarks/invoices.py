@@ -24,17 +24,27 @@ def gold_record(rng: random.Random, i: int) -> dict[str, Any]:
     return {
         "invoice_id": f"INV-{i:06d}",
         "date": f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
-        "vendor": {"name": rng.choice(_VENDORS), "vat_id": f"EU{rng.randint(10**8, 10**9)}",
-                   "address": {"street": f"{rng.randint(1, 200)} {rng.choice(_WORDS).title()} St",
-                               "city": rng.choice(_CITIES), "country": rng.choice(["DE", "FR",
-                                                                                   "PT", "NL"])}},
+        "vendor": {
+            "name": rng.choice(_VENDORS),
+            "vat_id": f"EU{rng.randint(10**8, 10**9)}",
+            "address": {
+                "street": f"{rng.randint(1, 200)} {rng.choice(_WORDS).title()} St",
+                "city": rng.choice(_CITIES),
+                "country": rng.choice(["DE", "FR", "PT", "NL"]),
+            },
+        },
         "currency": rng.choice(["EUR", "USD"]),
         "total": round(rng.uniform(10, 5000), 2),
         "paid": rng.random() < 0.5,
-        "line_items": [{"sku": f"SKU-{rng.randint(100, 999)}",
-                        "description": f"{rng.choice(_WORDS)} {rng.choice(_WORDS)}",
-                        "qty": rng.randint(1, 20), "unit_price": round(rng.uniform(1, 300), 2)}
-                       for _ in range(4)],
+        "line_items": [
+            {
+                "sku": f"SKU-{rng.randint(100, 999)}",
+                "description": f"{rng.choice(_WORDS)} {rng.choice(_WORDS)}",
+                "qty": rng.randint(1, 20),
+                "unit_price": round(rng.uniform(1, 300), 2),
+            }
+            for _ in range(4)
+        ],
     }
 
 
@@ -42,7 +52,7 @@ def _typo(rng: random.Random, text: str) -> str:
     if len(text) < 2:
         return text + "x"
     k = rng.randrange(len(text) - 1)
-    return text[:k] + text[k + 1] + text[k] + text[k + 2:]
+    return text[:k] + text[k + 1] + text[k] + text[k + 2 :]
 
 
 def predicted_record(rng: random.Random, gold: dict[str, Any]) -> dict[str, Any]:
@@ -71,31 +81,54 @@ def predicted_record(rng: random.Random, gold: dict[str, Any]) -> dict[str, Any]
 
 # The records' JSON Schema: a prediction with a field added (po_number) or left out (street)
 # breaks it, as an extractor's answer would.
-_ADDRESS = {"type": "object", "additionalProperties": False,
-            "required": ["street", "city", "country"],
-            "properties": {"street": {"type": "string"}, "city": {"type": "string"},
-                           "country": {"enum": ["DE", "FR", "PT", "NL"]}}}
+_ADDRESS = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["street", "city", "country"],
+    "properties": {
+        "street": {"type": "string"},
+        "city": {"type": "string"},
+        "country": {"enum": ["DE", "FR", "PT", "NL"]},
+    },
+}
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$defs": {
-        "item": {"type": "object", "additionalProperties": False,
-                 "required": ["sku", "description", "qty", "unit_price"],
-                 "properties": {"sku": {"type": "string", "pattern": "^SKU-[0-9]+$"},
-                                "description": {"type": "string", "minLength": 1},
-                                "qty": {"type": "integer", "minimum": 1},
-                                "unit_price": {"type": "number", "minimum": 0}}},
+        "item": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["sku", "description", "qty", "unit_price"],
+            "properties": {
+                "sku": {"type": "string", "pattern": "^SKU-[0-9]+$"},
+                "description": {"type": "string", "minLength": 1},
+                "qty": {"type": "integer", "minimum": 1},
+                "unit_price": {"type": "number", "minimum": 0},
+            },
+        },
     },
-    "type": "object", "additionalProperties": False,
+    "type": "object",
+    "additionalProperties": False,
     "required": ["invoice_id", "date", "vendor", "currency", "total", "paid", "line_items"],
     "properties": {
-        "invoice_id": {"type": "string"}, "date": {"type": "string", "format": "date"},
-        "vendor": {"type": "object", "required": ["name", "vat_id", "address"],
-                   "properties": {"name": {"type": "string"}, "vat_id": {"type": "string"},
-                                  "address": _ADDRESS}},
-        "currency": {"enum": ["EUR", "USD"]}, "total": {"type": "number", "minimum": 0},
+        "invoice_id": {"type": "string"},
+        "date": {"type": "string", "format": "date"},
+        "vendor": {
+            "type": "object",
+            "required": ["name", "vat_id", "address"],
+            "properties": {
+                "name": {"type": "string"},
+                "vat_id": {"type": "string"},
+                "address": _ADDRESS,
+            },
+        },
+        "currency": {"enum": ["EUR", "USD"]},
+        "total": {"type": "number", "minimum": 0},
         "paid": {"type": "boolean"},
-        "line_items": {"type": "array", "items": {"$ref": "#/$defs/item"},
-                       "x-eval-align": "hungarian"},
+        "line_items": {
+            "type": "array",
+            "items": {"$ref": "#/$defs/item"},
+            "x-eval-align": "hungarian",
+        },
     },
 }
 

@@ -55,8 +55,7 @@ class _Counting(BaseHTTPRequestHandler):
             )
 
             request = ExportLogsServiceRequest.FromString(body)
-            count = sum(len(sl.log_records) for rl in request.resource_logs
-                        for sl in rl.scope_logs)
+            count = sum(len(sl.log_records) for rl in request.resource_logs for sl in rl.scope_logs)
             with self.server.lock:
                 self.server.records += count
         self.send_response(200)
@@ -100,13 +99,17 @@ def write_suite(root: Path, cases: int, model_url: str = "") -> None:
     value), the target in conftest.py: in process, or calling the model at ``model_url``."""
     (root / "pytest.ini").write_text("[pytest]\n")
     (root / "conftest.py").write_text(HTTP_TARGET.format(url=model_url) if model_url else TARGET)
-    (root / "c.jsonmatch.yaml").write_text("cases:\n" + "".join(
-        f"  - id: c{n}\n    input: {n}\n    expected: {{id: {n}, vendor: ACME, total: {n * 3}, "
-        f"lines: [{{sku: S{n}, qty: 1}}]}}\n" for n in range(cases)))
+    (root / "c.jsonmatch.yaml").write_text(
+        "cases:\n"
+        + "".join(
+            f"  - id: c{n}\n    input: {n}\n    expected: {{id: {n}, vendor: ACME, total: {n * 3}, "
+            f"lines: [{{sku: S{n}, qty: 1}}]}}\n"
+            for n in range(cases)
+        )
+    )
 
 
-def run(root: Path, cases: int, mode: str, receiver: Receiver, quick: bool
-        ) -> tuple[float, float]:
+def run(root: Path, cases: int, mode: str, receiver: Receiver, quick: bool) -> tuple[float, float]:
     """One pytest process over the suite with ``--jsonmatch-otel=MODE``: its wall time and
     its CPU time (user and system, every thread of it: the exporter's included)."""
     env = suite._env()
@@ -115,19 +118,37 @@ def run(root: Path, cases: int, mode: str, receiver: Receiver, quick: bool
     before = receiver.records
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           *(suite.QUICK_ARGS if quick else []), "-p", "no:xdist",
-                           f"--jsonmatch-otel={mode}"], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            *(suite.QUICK_ARGS if quick else []),
+            "-p",
+            "no:xdist",
+            f"--jsonmatch-otel={mode}",
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     took = time.perf_counter() - t0
     cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = cpu1.ru_utime - cpu0.ru_utime + cpu1.ru_stime - cpu0.ru_stime
     if done.returncode != 0 or f"{cases} passed" not in done.stdout:
-        raise RuntimeError(f"otel={mode} run failed, rc={done.returncode}:\n"
-                           f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
+        raise RuntimeError(
+            f"otel={mode} run failed, rc={done.returncode}:\n"
+            f"{done.stdout[-2000:]}{done.stderr[-2000:]}"
+        )
     # cases: one event each; fields: and one per field (5 each: id, vendor, total, sku, qty)
     wanted = {"off": 0, "cases": cases, "fields": cases * 6}[mode]
     if receiver.records - before != wanted:
-        raise RuntimeError(f"otel={mode}: the receiver got {receiver.records - before} "
-                           f"events, not {wanted}")
+        raise RuntimeError(
+            f"otel={mode}: the receiver got {receiver.records - before} events, not {wanted}"
+        )
     return took, cpu

@@ -46,8 +46,10 @@ UIPATH = ("uipath", "uipath")
 
 
 def not_installed_note(package: str) -> str:
-    return (f"{package} not installed: a reference implementation, installed beside the "
-            f"project to measure this row")
+    return (
+        f"{package} not installed: a reference implementation, installed beside the "
+        f"project to measure this row"
+    )
 
 
 def _installed(package: str) -> bool:
@@ -79,8 +81,9 @@ def _timed(fn: Callable[[], Any]) -> float:
     return time.perf_counter() - t0
 
 
-def _abba(ours: Callable[[], Any], theirs: Callable[[], Any],
-          runs: int) -> tuple[list[float], list[float]]:
+def _abba(
+    ours: Callable[[], Any], theirs: Callable[[], Any], runs: int
+) -> tuple[list[float], list[float]]:
     """(our times, the reference's times), one of each per run, the reference first in even
     runs and ours first in odd ones: neither side always goes first, and each ratio is of
     two adjacent timings (this machine's speed shifts for seconds at a time)."""
@@ -109,8 +112,9 @@ def _key_paths(value: Any, path: tuple = ()) -> set[tuple]:
     return {path}
 
 
-def _score_note(ours: list[float], theirs: list[float],
-                pairs: list[tuple[Any, Any]] | None = None) -> str:
+def _score_note(
+    ours: list[float], theirs: list[float], pairs: list[tuple[Any, Any]] | None = None
+) -> str:
     """Whether both sides scored alike: the same mean (to 1e-9), else on how many pairs or
     records they differ. For pairs, also how many of the differing ones have the same keys
     on both sides: structeval scores a key missing from one side otherwise than we do (a
@@ -120,42 +124,74 @@ def _score_note(ours: list[float], theirs: list[float],
         return f"same scores, mean {mean_ours:.4f}"
     differ = [i for i, (x, y) in enumerate(zip(ours, theirs)) if abs(x - y) > SAME]
     unit = "pairs" if pairs is not None else "records"
-    note = (f"scores differ on {len(differ)} of {len(ours)} {unit}, mean {mean_ours:.4f} "
-            f"against the reference's {mean_theirs:.4f}")
+    note = (
+        f"scores differ on {len(differ)} of {len(ours)} {unit}, mean {mean_ours:.4f} "
+        f"against the reference's {mean_theirs:.4f}"
+    )
     if pairs is not None and differ:
         same_keys = sum(_key_paths(pairs[i][0]) == _key_paths(pairs[i][1]) for i in differ)
-        note += (", every one with a key on one side only" if same_keys == 0 else
-                 f", {same_keys} of them with the same keys on both sides")
+        note += (
+            ", every one with a key on one side only"
+            if same_keys == 0
+            else f", {same_keys} of them with the same keys on both sides"
+        )
     return note
 
 
-def _row(make_row: Callable[..., Any], case: str, baseline: str, mine: list[float],
-         refs: list[float], pairs: int | None, target: float, note: str) -> Any:
+def _row(
+    make_row: Callable[..., Any],
+    case: str,
+    baseline: str,
+    mine: list[float],
+    refs: list[float],
+    pairs: int | None,
+    target: float,
+    note: str,
+) -> Any:
     """A measured row: the median times (per pair when the timings are of ``pairs`` pairs,
     else of the whole dataset), the median of the per-run ratios, and their spread."""
     ratios = [m / r for m, r in zip(mine, refs)]
     ratio = statistics.median(ratios)
     runs = f"{len(ratios)} run{'s' if len(ratios) > 1 else ''}"
-    note = (f"{'per pair; ' if pairs else ''}ratios {_fmt_ratio(min(ratios))}-"
-            f"{_fmt_ratio(max(ratios))} over {runs}; {note}")
+    note = (
+        f"{'per pair; ' if pairs else ''}ratios {_fmt_ratio(min(ratios))}-"
+        f"{_fmt_ratio(max(ratios))} over {runs}; {note}"
+    )
     per = pairs or 1
-    return make_row(SECTION, case, statistics.median(mine) / per, baseline,
-                    statistics.median(refs) / per, ratio, f"<= {target:.2f}x",
-                    "PASS" if ratio <= target else "MISS", len(ratios), note)
+    return make_row(
+        SECTION,
+        case,
+        statistics.median(mine) / per,
+        baseline,
+        statistics.median(refs) / per,
+        ratio,
+        f"<= {target:.2f}x",
+        "PASS" if ratio <= target else "MISS",
+        len(ratios),
+        note,
+    )
 
 
 def _missing_row(make_row: Callable[..., Any], case: str, baseline: str, package: str) -> Any:
-    return make_row(SECTION, case, None, baseline, None, None, "-", "INFO", 0,
-                    not_installed_note(package))
+    return make_row(
+        SECTION, case, None, baseline, None, None, "-", "INFO", 0, not_installed_note(package)
+    )
 
 
 # -- 1. one pair at a time, on the metric corpus -------------------------------------------
 
 
-def _pair_row(make_row: Callable[..., Any], case: str, baseline: str,
-              pairs: list[tuple[Any, Any]], ours: Callable[[Any, Any], float],
-              theirs: Callable[[Any, Any, Any], float], prepare: Callable[[Any, Any], Any],
-              runs: int, about: str = "") -> Any:
+def _pair_row(
+    make_row: Callable[..., Any],
+    case: str,
+    baseline: str,
+    pairs: list[tuple[Any, Any]],
+    ours: Callable[[Any, Any], float],
+    theirs: Callable[[Any, Any, Any], float],
+    prepare: Callable[[Any, Any], Any],
+    runs: int,
+    about: str = "",
+) -> Any:
     """``ours(actual, expected)`` against ``theirs(actual, expected, prepared)`` on every
     pair, ``prepare(actual, expected)`` run beforehand (not timed). An untimed first pass
     scores every pair on both sides (and warms both up); the pairs the reference raises on
@@ -174,8 +210,18 @@ def _pair_row(make_row: Callable[..., Any], case: str, baseline: str,
         our_scores.append(ours(actual, expected))
         kept.append((actual, expected, prepared))
     if not kept:
-        return make_row(SECTION, case, None, baseline, None, None, "-", "MISS", 0,
-                        f"the reference raised on all {len(pairs)} pairs")
+        return make_row(
+            SECTION,
+            case,
+            None,
+            baseline,
+            None,
+            None,
+            "-",
+            "MISS",
+            0,
+            f"the reference raised on all {len(pairs)} pairs",
+        )
 
     def run_ours() -> None:
         for actual, expected, _ in kept:
@@ -210,9 +256,12 @@ def _uipath_scorer() -> tuple[Callable[[Any, Any, Any], float], Callable[[], Non
     loop = asyncio.new_event_loop()
 
     def score(actual: Any, expected: Any, _: Any) -> float:
-        result = loop.run_until_complete(evaluator.evaluate(
-            WorkloadExecution(agent_input=None, workload_output=actual, workload_trace=[]),
-            OutputEvaluationCriteria(expected_output=expected)))
+        result = loop.run_until_complete(
+            evaluator.evaluate(
+                WorkloadExecution(agent_input=None, workload_output=actual, workload_trace=[]),
+                OutputEvaluationCriteria(expected_output=expected),
+            )
+        )
         if isinstance(result, ErrorEvaluationResult):
             raise RuntimeError(result.details)
         return result.score
@@ -261,10 +310,19 @@ def pair_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[An
     case = f"json_similarity, {what}"
     if _installed(UIPATH[0]):
         score, close = _uipath_scorer()
-        rows.append(_pair_row(make_row, case, label, pairs,
-                              lambda a, e: match_json(a, e, metric="json_similarity").score,
-                              score, nothing, args.runs,
-                              "its evaluate coroutine run on one reused event loop"))
+        rows.append(
+            _pair_row(
+                make_row,
+                case,
+                label,
+                pairs,
+                lambda a, e: match_json(a, e, metric="json_similarity").score,
+                score,
+                nothing,
+                args.runs,
+                "its evaluate coroutine run on one reused event loop",
+            )
+        )
         close()
     else:
         rows.append(_missing_row(make_row, case, label, UIPATH[0]))
@@ -276,11 +334,18 @@ def pair_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[An
 
         # StructEvaluator.run is its documented entry point (its command line calls it);
         # the F1 is read from the result's summed metrics, as its reports read it.
-        rows.append(_pair_row(
-            make_row, case, label, pairs,
-            lambda a, e: match_json(a, e, metric="structural_f1").score,
-            lambda a, e, _: StructEvaluator.run(a, e).sum_metrics.f_score(1.0),
-            nothing, args.runs))
+        rows.append(
+            _pair_row(
+                make_row,
+                case,
+                label,
+                pairs,
+                lambda a, e: match_json(a, e, metric="structural_f1").score,
+                lambda a, e, _: StructEvaluator.run(a, e).sum_metrics.f_score(1.0),
+                nothing,
+                args.runs,
+            )
+        )
     else:
         rows.append(_missing_row(make_row, case, label, STRUCTEVAL[0]))
 
@@ -301,12 +366,20 @@ def pair_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[An
             schema = _extract_eval_schema([expected])
             return _hungarian(schema) if align else schema
 
-        rows.append(_pair_row(
-            make_row, case, label, pairs,
-            lambda a, e, options=options: match_json(a, e, metric="field_f1", **options).score,
-            lambda a, e, schema: evaluate([e], [a], schema=schema).mean_f1,
-            prepare, args.runs, "extract-eval's schema inferred and annotated per pair "
-            "beforehand, not timed; ours infers its own in the timing"))
+        rows.append(
+            _pair_row(
+                make_row,
+                case,
+                label,
+                pairs,
+                lambda a, e, options=options: match_json(a, e, metric="field_f1", **options).score,
+                lambda a, e, schema: evaluate([e], [a], schema=schema).mean_f1,
+                prepare,
+                args.runs,
+                "extract-eval's schema inferred and annotated per pair "
+                "beforehand, not timed; ours infers its own in the timing",
+            )
+        )
     return rows
 
 
@@ -319,8 +392,7 @@ def _command_mean(gold: Path, pred: Path, options: list[str]) -> float:
 
     with tempfile.TemporaryDirectory(prefix="jm-bench-refs-out-") as tmp:
         out = Path(tmp) / "score.json"
-        status = main(["score", str(gold), str(pred), *options, "--format", "json", "-o",
-                       str(out)])
+        status = main(["score", str(gold), str(pred), *options, "--format", "json", "-o", str(out)])
         if status == 2:
             raise RuntimeError(f"jsonmatch score failed (exit status 2) on {gold.name}")
         return json.loads(out.read_text())["overall"]
@@ -333,16 +405,22 @@ def dataset_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list
         (f"jsonmatch score, {what}", "command", None),
         (f"jsonmatch score --format json -o FILE, {what}", "command-json", None),
         (f"jsonmatch score --option align=hungarian, {what}", "command", "hungarian"),
-        (f"jsonmatch score --format json -o FILE --option align=hungarian, {what}",
-         "command-json", "hungarian"),
+        (
+            f"jsonmatch score --format json -o FILE --option align=hungarian, {what}",
+            "command-json",
+            "hungarian",
+        ),
         (f"evaluate_records field_f1, {what}", "records", None),
         (f"evaluate_records field_f1 align=hungarian, {what}", "records", "hungarian"),
     ]
-    labels = {None: _label(EXTRACT_EVAL, "evaluate"),
-              "hungarian": _label(EXTRACT_EVAL, "evaluate, hungarian")}
+    labels = {
+        None: _label(EXTRACT_EVAL, "evaluate"),
+        "hungarian": _label(EXTRACT_EVAL, "evaluate, hungarian"),
+    }
     if not _installed(EXTRACT_EVAL[0]):
-        return [_missing_row(make_row, case, labels[align], EXTRACT_EVAL[0])
-                for case, _, align in cases]
+        return [
+            _missing_row(make_row, case, labels[align], EXTRACT_EVAL[0]) for case, _, align in cases
+        ]
 
     import struct_extract_eval
 
@@ -367,8 +445,11 @@ def dataset_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list
             options = {"align": align} if align else {}
             if kind.startswith("command"):
                 extra = ["--option", f"align={align}"] if align else []
-                out = (["--format", "json", "-o", str(Path(tmp) / "score.json")]
-                       if kind == "command-json" else ["-o", os.devnull])
+                out = (
+                    ["--format", "json", "-o", str(Path(tmp) / "score.json")]
+                    if kind == "command-json"
+                    else ["-o", os.devnull]
+                )
                 argv = ["score", str(gold_path), str(pred_path), *extra, *out]
 
                 def ours(argv: list[str] = argv) -> None:
@@ -377,24 +458,34 @@ def dataset_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list
 
                 mean = _command_mean(gold_path, pred_path, extra)
                 same = statistics.fmean(their_scores[align])
-                check = (f"same mean score {mean:.4f}" if abs(mean - same) <= SAME else
-                         f"mean score {mean:.4f} against the reference's {same:.4f}")
-                written = ("its JSON report to a file" if kind == "command-json" else
-                           f"its text report (to {os.devnull})")
-                note = (f"{check}; ours reads both JSONL files, infers its schema and writes "
-                        f"{written} in the timing; extract-eval's "
-                        f"records are in memory, its schema inferred and annotated "
-                        f"beforehand, not timed")
+                check = (
+                    f"same mean score {mean:.4f}"
+                    if abs(mean - same) <= SAME
+                    else f"mean score {mean:.4f} against the reference's {same:.4f}"
+                )
+                written = (
+                    "its JSON report to a file"
+                    if kind == "command-json"
+                    else f"its text report (to {os.devnull})"
+                )
+                note = (
+                    f"{check}; ours reads both JSONL files, infers its schema and writes "
+                    f"{written} in the timing; extract-eval's "
+                    f"records are in memory, its schema inferred and annotated "
+                    f"beforehand, not timed"
+                )
                 target = COMMAND_TARGET
             else:
+
                 def ours(options: dict = options) -> None:
                     evaluate_records(gold, pred, "field_f1", **options)
 
-                scores = [r.f1 for r in evaluate_records(gold, pred, "field_f1",
-                                                         **options).records]
-                note = (f"{_score_note(scores, their_scores[align])}; ours infers its schema "
-                        f"in the timing; extract-eval's schema inferred and annotated "
-                        f"beforehand, not timed")
+                scores = [r.f1 for r in evaluate_records(gold, pred, "field_f1", **options).records]
+                note = (
+                    f"{_score_note(scores, their_scores[align])}; ours infers its schema "
+                    f"in the timing; extract-eval's schema inferred and annotated "
+                    f"beforehand, not timed"
+                )
                 target = RECORDS_TARGET
             mine, refs = _abba(ours, lambda align=align: theirs(align), runs)
             rows.append(_row(make_row, case, labels[align], mine, refs, None, target, note))

@@ -46,10 +46,19 @@ import references  # noqa: E402
 import worst  # noqa: E402
 from floor import floor_compare  # noqa: E402
 
-SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers", "worst", "dataset",
-            "references", "otel")
-METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1",
-           "field_f1")
+SECTIONS = (
+    "metrics",
+    "pairing",
+    "suite",
+    "startup",
+    "parse",
+    "peers",
+    "worst",
+    "dataset",
+    "references",
+    "otel",
+)
+METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1")
 
 
 @dataclass
@@ -114,6 +123,7 @@ def bench_metrics(args: argparse.Namespace) -> list[Row]:
         def go() -> None:
             for a, e in ps:
                 fn(a, e)
+
         return _timed(go) / len(ps)
 
     fns: dict[str, Callable[[Any, Any], Any]] = {"floor": floor_compare}
@@ -130,6 +140,7 @@ def bench_metrics(args: argparse.Namespace) -> list[Row]:
     floor_t: dict[str, list[float]] = {}
     metric_t: dict[tuple[str, str], list[float]] = {}
     ratios: dict[tuple[str, str], list[float]] = {}
+
     def paired(fn: Callable[[Any, Any], Any], ps: list, k: int) -> tuple[float, float]:
         """(floor, fn) per pair, in ABBA order: neither timing of a pair always goes first."""
         if k % 2 == 0:
@@ -149,8 +160,20 @@ def bench_metrics(args: argparse.Namespace) -> list[Row]:
     desc = f"{len(pairs)} pairs, {min(leaves)}-{max(leaves)} leaves"
     for kind, label in (("corpus", desc), ("flat8", f"{len(flat)} flat 8-field pairs")):
         base = statistics.median(floor_t[kind])
-        rows.append(Row("metrics", f"floor walk, {label}", base, "-", None, None, "-", "INFO",
-                        len(floor_t[kind]), "per pair"))
+        rows.append(
+            Row(
+                "metrics",
+                f"floor walk, {label}",
+                base,
+                "-",
+                None,
+                None,
+                "-",
+                "INFO",
+                len(floor_t[kind]),
+                "per pair",
+            )
+        )
         for m in METRICS:
             t = statistics.median(metric_t[(m, kind)])
             ratio = statistics.median(ratios[(m, kind)])
@@ -160,8 +183,20 @@ def bench_metrics(args: argparse.Namespace) -> list[Row]:
                 target, status = f"<= {limit:g}x floor", _verdict(ratio <= limit)
             else:
                 target, status = "-", "INFO"
-            rows.append(Row("metrics", f"{m} ({kind})", t, "floor walk", base, ratio, target,
-                            status, runs, "per pair"))
+            rows.append(
+                Row(
+                    "metrics",
+                    f"{m} ({kind})",
+                    t,
+                    "floor walk",
+                    base,
+                    ratio,
+                    target,
+                    status,
+                    runs,
+                    "per pair",
+                )
+            )
     rows.append(_hungarian_row(pairs, fns["field_f1"], per_pair, runs))
     return rows
 
@@ -169,8 +204,12 @@ def bench_metrics(args: argparse.Namespace) -> list[Row]:
 KERNEL_RATIO = 3.31  # structural_f1 / floor with the compiled pair kernel, before its removal
 
 
-def _hungarian_row(pairs: list, ordered: Callable[[Any, Any], Any],
-                   per_pair: Callable[[Callable[[Any, Any], Any], list], float], runs: int) -> Row:
+def _hungarian_row(
+    pairs: list,
+    ordered: Callable[[Any, Any], Any],
+    per_pair: Callable[[Callable[[Any, Any], Any], list], float],
+    runs: int,
+) -> Row:
     """field_f1 with align="hungarian" against ordered field_f1 on the corpus, ABBA-paired."""
     from pytest_jsonmatch import match_json
 
@@ -191,9 +230,18 @@ def _hungarian_row(pairs: list, ordered: Callable[[Any, Any], Any],
         times.append(t)
         bases.append(base)
     ratio = statistics.median(t / b for t, b in zip(times, bases))
-    return Row("metrics", "field_f1 align=hungarian (corpus)", statistics.median(times),
-               "field_f1 ordered", statistics.median(bases), ratio, "<= 1.5x ordered",
-               _verdict(ratio <= 1.5), runs, "per pair")
+    return Row(
+        "metrics",
+        "field_f1 align=hungarian (corpus)",
+        statistics.median(times),
+        "field_f1 ordered",
+        statistics.median(bases),
+        ratio,
+        "<= 1.5x ordered",
+        _verdict(ratio <= 1.5),
+        runs,
+        "per pair",
+    )
 
 
 # -- 2. pairing shuffled objects vs one bare assignment ------------------------------------
@@ -209,8 +257,10 @@ def bench_pairing(args: argparse.Namespace) -> list[Row]:
     for n in args.pairing_sizes:
         runs = args.pairing_runs if n <= 1000 else 1
         matrix = np.random.default_rng(n).random((n, n))
-        for variant, make in (("shuffled", corpus.shuffled_objects),
-                              ("shuffled+damaged", corpus.damaged_shuffle)):
+        for variant, make in (
+            ("shuffled", corpus.shuffled_objects),
+            ("shuffled+damaged", corpus.damaged_shuffle),
+        ):
             actual, expected = make(n)
             base_s: list[float] = []
             samples: dict[str, list[float]] = {"structural_f1": [], "field_f1": []}
@@ -219,15 +269,15 @@ def bench_pairing(args: argparse.Namespace) -> list[Row]:
                 base_s.append(_timed(lambda: linear_sum_assignment(matrix)))
                 for m, kw in (("structural_f1", {}), ("field_f1", {"align": "hungarian"})):
                     out: list = []
-                    samples[m].append(_timed(lambda: out.append(
-                        match_json(actual, expected, metric=m, **kw))))
+                    samples[m].append(
+                        _timed(lambda: out.append(match_json(actual, expected, metric=m, **kw)))
+                    )
                     f1s[m] = out[0].f1
             base = statistics.median(base_s)
             for m, ts in samples.items():
                 t = statistics.median(ts)
                 ratio = statistics.median(x / b for x, b in zip(ts, base_s))  # paired runs
-                case = (f"{m}{' align=hungarian' if m == 'field_f1' else ''}, {n} {variant} "
-                        f"objects")
+                case = f"{m}{' align=hungarian' if m == 'field_f1' else ''}, {n} {variant} objects"
                 exact = f1s[m] == 1.0
                 note = f"F1={f1s[m]!r}" if variant == "shuffled" else f"F1={f1s[m]:.4f}"
                 if variant != "shuffled":  # no target: shows the cost without exact copies
@@ -239,8 +289,20 @@ def bench_pairing(args: argparse.Namespace) -> list[Row]:
                     target, status = "finishes, F1 == 1.0", _verdict(exact)
                 else:  # the targets are set at 1,000 and 3,000 objects
                     target, status = "F1 == 1.0", _verdict(exact)
-                rows.append(Row("pairing", case, t, f"linear_sum_assignment {n}x{n} random",
-                                base, ratio, target, status, runs, note))
+                rows.append(
+                    Row(
+                        "pairing",
+                        case,
+                        t,
+                        f"linear_sum_assignment {n}x{n} random",
+                        base,
+                        ratio,
+                        target,
+                        status,
+                        runs,
+                        note,
+                    )
+                )
     return rows
 
 
@@ -264,7 +326,7 @@ def bench_suite(args: argparse.Namespace) -> list[Row]:
         t_min: list[tuple[float, float]] = []
         for k in range(runs):
             order = [("plugin", t_plugin), ("minimal", t_min)]
-            for variant, acc in (order if k % 2 == 0 else order[::-1]):  # ABBA: no side always first
+            for variant, acc in order if k % 2 == 0 else order[::-1]:  # ABBA: no side always first
                 wall, cpu, rc, tail = suite.run_suite(root, variant, args.quick)
                 if rc != 0 or f"{n} passed" not in tail:
                     raise RuntimeError(f"suite run ({variant}) failed, rc={rc}:\n{tail}")
@@ -273,12 +335,23 @@ def bench_suite(args: argparse.Namespace) -> list[Row]:
     t, base = statistics.median(cpu_plugin), statistics.median(cpu_min)
     ratio = statistics.median(p / m for p, m in zip(cpu_plugin, cpu_min))  # paired runs
     wall = statistics.median(p[1] / m[1] for p, m in zip(t_plugin, t_min))
-    return [Row("suite", f"{n} one-case YAML files, pytest + jsonmatch (CPU time)", t,
-                "minimal collector (CSafeLoader, ==)", base, ratio, "<= 1.15x",
-                _verdict(ratio <= 1.15), runs, f"per case {t / n * 1e3:.2f} ms vs "
-                f"{base / n * 1e3:.2f} ms of CPU; ratios {_spread(cpu_plugin, cpu_min)}; "
-                f"wall-clock ratio {wall:.2f}x ({_spread([w for _, w in t_plugin], [w for _, w in t_min])})"),
-            _concurrent_calls_row(args)]
+    return [
+        Row(
+            "suite",
+            f"{n} one-case YAML files, pytest + jsonmatch (CPU time)",
+            t,
+            "minimal collector (CSafeLoader, ==)",
+            base,
+            ratio,
+            "<= 1.15x",
+            _verdict(ratio <= 1.15),
+            runs,
+            f"per case {t / n * 1e3:.2f} ms vs "
+            f"{base / n * 1e3:.2f} ms of CPU; ratios {_spread(cpu_plugin, cpu_min)}; "
+            f"wall-clock ratio {wall:.2f}x ({_spread([w for _, w in t_plugin], [w for _, w in t_min])})",
+        ),
+        _concurrent_calls_row(args),
+    ]
 
 
 _SLOW_TARGET = """
@@ -302,25 +375,55 @@ def _concurrent_calls_row(args: argparse.Namespace) -> Row:
         root = Path(tmp)
         (root / "conftest.py").write_text(_SLOW_TARGET.format(seconds=seconds))
         (root / "pytest.ini").write_text("[pytest]\n")
-        (root / "c.jsonmatch.yaml").write_text("cases:\n" + "".join(
-            f"  - id: c{i}\n    expected: {{n: {i}}}\n    input: {i}\n" for i in range(cases)))
+        (root / "c.jsonmatch.yaml").write_text(
+            "cases:\n"
+            + "".join(
+                f"  - id: c{i}\n    expected: {{n: {i}}}\n    input: {i}\n" for i in range(cases)
+            )
+        )
 
         def run(n: int) -> float:
             t0 = time.perf_counter()
-            done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                   *(suite.QUICK_ARGS if args.quick else []), "-p", "no:xdist",
-                                   f"--jsonmatch-calls=concurrency={n}"], cwd=root,
-                                  env=suite._env(), capture_output=True, text=True, timeout=600)
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "-q",
+                    "-p",
+                    "no:cacheprovider",
+                    *(suite.QUICK_ARGS if args.quick else []),
+                    "-p",
+                    "no:xdist",
+                    f"--jsonmatch-calls=concurrency={n}",
+                ],
+                cwd=root,
+                env=suite._env(),
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             if done.returncode != 0 or f"{cases} passed" not in done.stdout:
-                raise RuntimeError(f"concurrency {n} run failed, rc={done.returncode}:\n"
-                                   f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
+                raise RuntimeError(
+                    f"concurrency {n} run failed, rc={done.returncode}:\n"
+                    f"{done.stdout[-2000:]}{done.stderr[-2000:]}"
+                )
             return time.perf_counter() - t0
 
         t8, t1 = run(8), run(1)
     ratio = t8 / t1
-    return Row("suite", f"{cases} input: cases of a {seconds:g} s target, concurrency 8", t8,
-               "the same at concurrency 1", t1, ratio, "<= 0.33x", _verdict(ratio <= 1 / 3), 1,
-               f"calls alone: {cases * seconds:.1f} s serial, {cases * seconds / 8:.1f} s at 8")
+    return Row(
+        "suite",
+        f"{cases} input: cases of a {seconds:g} s target, concurrency 8",
+        t8,
+        "the same at concurrency 1",
+        t1,
+        ratio,
+        "<= 0.33x",
+        _verdict(ratio <= 1 / 3),
+        1,
+        f"calls alone: {cases * seconds:.1f} s serial, {cases * seconds / 8:.1f} s at 8",
+    )
 
 
 # -- 4. start-up with the plugin installed but unused --------------------------------------
@@ -342,7 +445,7 @@ def bench_startup(args: argparse.Namespace) -> list[Row]:
         off: list[tuple[float, float]] = []
         for k in range(runs):
             order = [(True, on), (False, off)]
-            for with_plugin, acc in (order if k % 2 == 0 else order[::-1]):  # ABBA, as above
+            for with_plugin, acc in order if k % 2 == 0 else order[::-1]:  # ABBA, as above
                 wall, cpu, rc, tail = suite.run_startup(root, with_plugin, args.quick)
                 if rc != 0 or f"{suite.PLAIN_TESTS} passed" not in tail:
                     raise RuntimeError(f"start-up run failed, rc={rc}:\n{tail}")
@@ -351,14 +454,23 @@ def bench_startup(args: argparse.Namespace) -> list[Row]:
     overhead = statistics.median(a - b for a, b in zip(cpu_on, cpu_off))  # paired sessions
     spread = sorted(a - b for a, b in zip(cpu_on, cpu_off))
     wall = statistics.median(a[1] - b[1] for a, b in zip(on, off))
-    return [Row("startup", f"pytest -q, {suite.PLAIN_TESTS} tests not using the plugin, "
-                "plugin installed (CPU time)", statistics.median(cpu_on),
-                "same with -p no:jsonmatch", statistics.median(cpu_off),
-                statistics.median(a / b for a, b in zip(cpu_on, cpu_off)), "overhead <= 30 ms",
-                _verdict(overhead <= 0.030), runs,
-                f"CPU overhead {overhead * 1e3:+.1f} ms (paired differences "
-                f"{spread[0] * 1e3:+.1f} / {spread[len(spread) // 2] * 1e3:+.1f} / "
-                f"{spread[-1] * 1e3:+.1f} ms min/median/max); wall {wall * 1e3:+.1f} ms")]
+    return [
+        Row(
+            "startup",
+            f"pytest -q, {suite.PLAIN_TESTS} tests not using the plugin, "
+            "plugin installed (CPU time)",
+            statistics.median(cpu_on),
+            "same with -p no:jsonmatch",
+            statistics.median(cpu_off),
+            statistics.median(a / b for a, b in zip(cpu_on, cpu_off)),
+            "overhead <= 30 ms",
+            _verdict(overhead <= 0.030),
+            runs,
+            f"CPU overhead {overhead * 1e3:+.1f} ms (paired differences "
+            f"{spread[0] * 1e3:+.1f} / {spread[len(spread) // 2] * 1e3:+.1f} / "
+            f"{spread[-1] * 1e3:+.1f} ms min/median/max); wall {wall * 1e3:+.1f} ms",
+        )
+    ]
 
 
 # -- 5. lenient parsing of adversarial text -----------------------------------------------
@@ -399,10 +511,22 @@ def bench_parse(args: argparse.Namespace) -> list[Row]:
                 outcome.append("parsed")
             except ParseError:
                 outcome.append("ParseError")
+
         t = statistics.median(_timed(go) for _ in range(runs))
-        rows.append(Row("parse", f"{args.parse_mb:g} MB {name}", t,
-                        f"json.loads, {len(valid) / 1e6:.0f} MB valid", base, t / base, "< 1 s",
-                        _verdict(t < 1.0), runs, outcome[0]))
+        rows.append(
+            Row(
+                "parse",
+                f"{args.parse_mb:g} MB {name}",
+                t,
+                f"json.loads, {len(valid) / 1e6:.0f} MB valid",
+                base,
+                t / base,
+                "< 1 s",
+                _verdict(t < 1.0),
+                runs,
+                outcome[0],
+            )
+        )
     return rows
 
 
@@ -449,15 +573,28 @@ def bench_peers(args: argparse.Namespace) -> list[Row]:
     try:
         import deepdiff
     except ImportError:
-        return [Row("peers", "DeepDiff ignore_order=True", None, "-", None, None, "-", "INFO", 0,
-                    'deepdiff not installed: pip install -e ".[bench]"')]
+        return [
+            Row(
+                "peers",
+                "DeepDiff ignore_order=True",
+                None,
+                "-",
+                None,
+                None,
+                "-",
+                "INFO",
+                0,
+                'deepdiff not installed: pip install -e ".[bench]"',
+            )
+        ]
     from pytest_jsonmatch import match_json
 
     peer = f"DeepDiff {deepdiff.__version__} ignore_order=True"
     tools: dict[str, Callable[[Any, Any], Any]] = {
         "structural_f1": lambda a, e: match_json(a, e, metric="structural_f1"),
-        "field_f1 align=hungarian": lambda a, e: match_json(a, e, metric="field_f1",
-                                                            align="hungarian"),
+        "field_f1 align=hungarian": lambda a, e: match_json(
+            a, e, metric="field_f1", align="hungarian"
+        ),
         peer: lambda a, e: deepdiff.DeepDiff(e, a, ignore_order=True),
     }
     ours = [name for name in tools if name != peer]
@@ -478,33 +615,51 @@ def bench_peers(args: argparse.Namespace) -> list[Row]:
     samples: dict[str, list[float]] = {name: [] for name in names}
     same: dict[str, int] = {}
     for k in range(args.runs):
-        for name in (names if k % 2 == 0 else names[::-1]):
+        for name in names if k % 2 == 0 else names[::-1]:
             fn = tools[name]
             verdicts: list[bool] = []
-            samples[name].append(_timed(lambda: verdicts.extend(
-                identical(name, fn(a, e)) for a, e in pairs)) / len(pairs))
+            samples[name].append(
+                _timed(lambda: verdicts.extend(identical(name, fn(a, e)) for a, e in pairs))
+                / len(pairs)
+            )
             same[name] = sum(verdicts)
     agree = len(set(same.values())) == 1
     rows = []
     for name in ours:
-        note = (f"per pair; identical pairs: {same[name]} by both" if agree else
-                f"per pair; identical pairs: {same[name]} by F1 == 1.0, {same[peer]} by DeepDiff")
-        rows.append(Row("peers", f"{name}, {len(pairs)} corpus pairs",
-                        statistics.median(samples[name]), peer, statistics.median(samples[peer]),
-                        ratio(samples[name], samples[peer]), "-", "INFO", args.runs, note))
+        note = (
+            f"per pair; identical pairs: {same[name]} by both"
+            if agree
+            else f"per pair; identical pairs: {same[name]} by F1 == 1.0, {same[peer]} by DeepDiff"
+        )
+        rows.append(
+            Row(
+                "peers",
+                f"{name}, {len(pairs)} corpus pairs",
+                statistics.median(samples[name]),
+                peer,
+                statistics.median(samples[peer]),
+                ratio(samples[name], samples[peer]),
+                "-",
+                "INFO",
+                args.runs,
+                note,
+            )
+        )
 
     # Shuffled lists of objects: one comparison of {"items": [n objects]} per timing. DeepDiff's
     # runs of one case stop at the cap, and no new run starts once they add up to the cap.
     cap = args.peer_cap
     for n in args.peer_sizes:
-        for variant, make in (("shuffled", corpus.shuffled_objects),
-                              ("shuffled+damaged", corpus.damaged_shuffle)):
+        for variant, make in (
+            ("shuffled", corpus.shuffled_objects),
+            ("shuffled+damaged", corpus.damaged_shuffle),
+        ):
             actual, expected = make(n)
             samples = {name: [] for name in names}
             last: dict[str, Any] = {}
             capped = False
             for k in range(args.pairing_runs):
-                for name in (names if k % 2 == 0 else names[::-1]):
+                for name in names if k % 2 == 0 else names[::-1]:
                     fn, out = tools[name], []
                     run = lambda: out.append(fn(actual, expected))
                     t = _timed_capped(run, cap) if name == peer else _timed(run)
@@ -527,9 +682,20 @@ def bench_peers(args: argparse.Namespace) -> list[Row]:
                 note += f"; {peer_note}"
                 if base is None:
                     note += f", so the ratio is below {t / cap:.4f}x"
-                rows.append(Row("peers", f"{name}, {n} {variant} objects", t, peer, base,
-                                None if base is None else ratio(samples[name], samples[peer]),
-                                "-", "INFO", len(samples[name]), note))
+                rows.append(
+                    Row(
+                        "peers",
+                        f"{name}, {n} {variant} objects",
+                        t,
+                        peer,
+                        base,
+                        None if base is None else ratio(samples[name], samples[peer]),
+                        "-",
+                        "INFO",
+                        len(samples[name]),
+                        note,
+                    )
+                )
     return rows
 
 
@@ -579,14 +745,19 @@ def bench_worst(args: argparse.Namespace) -> list[Row]:
     rows = []
     for case, metric, options, sizes in _worst_families(args):
         name = metric + (" align=hungarian" if options else "")
-        unit = "deep" if case.startswith("deep") else ("chars" if case.endswith(" string") else "elements")
+        unit = (
+            "deep"
+            if case.startswith("deep")
+            else ("chars" if case.endswith(" string") else "elements")
+        )
         times, scores, family = [], [], []
         for size in sizes:
             found = run_case(case, size, metric, options, timeout)
             label = f"{name}, {case}, {size:,} {unit}"
             if "error" in found:
-                rows.append(Row("worst", label, None, "-", None, None, "-", "MISS", 1,
-                                found["error"]))
+                rows.append(
+                    Row("worst", label, None, "-", None, None, "-", "MISS", 1, found["error"])
+                )
                 continue
             t, peak = found["time_s"], found["peak_bytes"]
             times.append(t)
@@ -594,8 +765,20 @@ def bench_worst(args: argparse.Namespace) -> list[Row]:
             family.append(size)
             target = _worst_target(case, size)
             status = "INFO" if target is None else _verdict(target[1](t, peak))
-            rows.append(Row("worst", label, t, "-", None, None, target[0] if target else "-",
-                            status, 1, f"peak {peak / 2 ** 20:.0f} MB; score {found['score']:.6f}"))
+            rows.append(
+                Row(
+                    "worst",
+                    label,
+                    t,
+                    "-",
+                    None,
+                    None,
+                    target[0] if target else "-",
+                    status,
+                    1,
+                    f"peak {peak / 2**20:.0f} MB; score {found['score']:.6f}",
+                )
+            )
         exponent = worst.growth(family, times)
         if exponent is not None and rows:
             rows[-1].note += f"; growth exponent {exponent:.2f} over {family[0]:,}-{family[-1]:,}"
@@ -627,10 +810,15 @@ def _write_dataset(folder: Path, n: int, seed: int = 3) -> tuple[Path, Path]:
     gold, pred = folder / f"gold-{n}.jsonl", folder / f"pred-{n}.jsonl"
     with gold.open("w") as g, pred.open("w") as p:
         for i in range(n):
-            record = {"id": i, "vendor": rng.choice(["ACME Corp", "Initech", "Globex"]),
-                      "total": round(rng.uniform(1, 500), 2), "currency": "EUR",
-                      "items": [{"sku": f"S{rng.randint(1, 99)}", "qty": rng.randint(1, 5)}
-                                for _ in range(3)]}
+            record = {
+                "id": i,
+                "vendor": rng.choice(["ACME Corp", "Initech", "Globex"]),
+                "total": round(rng.uniform(1, 500), 2),
+                "currency": "EUR",
+                "items": [
+                    {"sku": f"S{rng.randint(1, 99)}", "qty": rng.randint(1, 5)} for _ in range(3)
+                ],
+            }
             g.write(json.dumps(record) + "\n")
             if rng.random() < 0.3:
                 record["total"] = round(record["total"] + 1, 2)
@@ -652,10 +840,13 @@ def _score_process_cpu(code: str, args: list[str]) -> tuple[float, int, float, f
     import subprocess
 
     root = str(Path(__file__).resolve().parents[1])
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))
+    )
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                          env=env, timeout=3600)
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=3600
+    )
     line = next((l for l in done.stdout.splitlines() if l.startswith("BENCH ")), None)
     if line is None:
         raise RuntimeError(f"jsonmatch score failed: {done.stderr[-500:]}")
@@ -679,9 +870,10 @@ def _jobs_row(args: argparse.Namespace, folder: Path) -> Row:
     times: dict[int, list[float]] = {1: [], jobs: []}
     own_share = []
     for k in range(args.dataset_runs):
-        for j in ((1, jobs) if k % 2 == 0 else (jobs, 1)):
+        for j in (1, jobs) if k % 2 == 0 else (jobs, 1):
             took, _, cpu, workers = _score_process_cpu(
-                _SCORE_RUN, ["score", str(gold), str(pred), "-j", str(j), "-o", str(outs[j])])
+                _SCORE_RUN, ["score", str(gold), str(pred), "-j", str(j), "-o", str(outs[j])]
+            )
             times[j].append(took)
             if j > 1:
                 own_share.append(cpu / (cpu + workers))
@@ -690,16 +882,22 @@ def _jobs_row(args: argparse.Namespace, folder: Path) -> Row:
     ratio = statistics.median(ratios)
     serial = [(jobs * r - 1) / (jobs - 1) for r in ratios]
     target = JOBS_TARGETS.get(jobs)
-    return Row("dataset", f"jsonmatch score {n:,} invoice records -j {jobs}",
-               statistics.median(times[jobs]),
-               "-j 1, same records", statistics.median(times[1]), ratio,
-               f"<= {target:.2f}x" if target else "-",
-               _verdict(ratio <= target and same) if target else "INFO", args.dataset_runs,
-               f"{os.cpu_count()} CPUs; output {'identical' if same else 'DIFFERS'}; ratios "
-               f"{_spread(times[jobs], times[1])}; serial fraction by Amdahl "
-               f"{min(serial):.2f}/{statistics.median(serial):.2f}/{max(serial):.2f}, the "
-               f"command's own share of the CPU {min(own_share):.3f}/"
-               f"{statistics.median(own_share):.3f}/{max(own_share):.3f} (min/median/max)")
+    return Row(
+        "dataset",
+        f"jsonmatch score {n:,} invoice records -j {jobs}",
+        statistics.median(times[jobs]),
+        "-j 1, same records",
+        statistics.median(times[1]),
+        ratio,
+        f"<= {target:.2f}x" if target else "-",
+        _verdict(ratio <= target and same) if target else "INFO",
+        args.dataset_runs,
+        f"{os.cpu_count()} CPUs; output {'identical' if same else 'DIFFERS'}; ratios "
+        f"{_spread(times[jobs], times[1])}; serial fraction by Amdahl "
+        f"{min(serial):.2f}/{statistics.median(serial):.2f}/{max(serial):.2f}, the "
+        f"command's own share of the CPU {min(own_share):.3f}/"
+        f"{statistics.median(own_share):.3f}/{max(own_share):.3f} (min/median/max)",
+    )
 
 
 def bench_dataset(args: argparse.Namespace) -> list[Row]:
@@ -711,16 +909,39 @@ def bench_dataset(args: argparse.Namespace) -> list[Row]:
         peaks, times = {}, {}
         for n in (small, large):
             gold, pred = files[n]
-            times[n], peaks[n] = _score_process(_SCORE_RUN, ["score", str(gold), str(pred),
-                                                             "--report", str(folder / "r.json")])
+            times[n], peaks[n] = _score_process(
+                _SCORE_RUN, ["score", str(gold), str(pred), "--report", str(folder / "r.json")]
+            )
         growth = peaks[large] / peaks[small]
         for n in (small, large):
-            rows.append(Row("dataset", f"jsonmatch score {n:,} records -j 1 --report", times[n],
-                            "-", None, None, "-", "INFO", 1,
-                            f"peak RSS {peaks[n] / 1024:.1f} MB; {n / times[n]:,.0f} records/s"))
-        rows.append(Row("dataset", f"peak RSS growth {small:,} -> {large:,} records", times[large],
-                        f"peak at {small:,}", None, growth, "<= 1.10x", _verdict(growth <= 1.10),
-                        1, f"{peaks[small] / 1024:.1f} MB -> {peaks[large] / 1024:.1f} MB"))
+            rows.append(
+                Row(
+                    "dataset",
+                    f"jsonmatch score {n:,} records -j 1 --report",
+                    times[n],
+                    "-",
+                    None,
+                    None,
+                    "-",
+                    "INFO",
+                    1,
+                    f"peak RSS {peaks[n] / 1024:.1f} MB; {n / times[n]:,.0f} records/s",
+                )
+            )
+        rows.append(
+            Row(
+                "dataset",
+                f"peak RSS growth {small:,} -> {large:,} records",
+                times[large],
+                f"peak at {small:,}",
+                None,
+                growth,
+                "<= 1.10x",
+                _verdict(growth <= 1.10),
+                1,
+                f"{peaks[small] / 1024:.1f} MB -> {peaks[large] / 1024:.1f} MB",
+            )
+        )
         rows.append(_jobs_row(args, folder))
         rows.append(_json_output_row(folder, small, args.dataset_runs))
         rows.append(_conformance_row(args, folder))
@@ -759,7 +980,7 @@ def _conformance_row(args: argparse.Namespace, folder: Path) -> Row:
     off_t: list[float] = []
     for k in range(args.dataset_runs):
         pairs = [(on_t, []), (off_t, off)]
-        for times, extra in (pairs if k % 2 == 0 else pairs[::-1]):
+        for times, extra in pairs if k % 2 == 0 else pairs[::-1]:
             times.append(run(extra))
     ratios = [a / b for a, b in zip(on_t, off_t)]
     ratio = statistics.median(ratios)
@@ -774,13 +995,21 @@ def _conformance_row(args: argparse.Namespace, folder: Path) -> Row:
         for answer in answers:
             check(answer)
         alone.append(time.process_time() - t0)
-    return Row("dataset", f"jsonmatch score {n:,} invoices --schema, conformance checked (CPU)",
-               statistics.median(on_t), "--option conformance=false", statistics.median(off_t),
-               ratio, "<= 1.10x", _verdict(ratio <= 1.10), args.dataset_runs,
-               f"ratios min {min(ratios):.3f} median {ratio:.3f} max {max(ratios):.3f}; the "
-               f"check alone {min(alone) / n * 1e6:.0f} us an answer, "
-               f"{min(alone) / statistics.median(off_t):.1%} of the run without it; "
-               f"{valid:,} of {n:,} answers valid")
+    return Row(
+        "dataset",
+        f"jsonmatch score {n:,} invoices --schema, conformance checked (CPU)",
+        statistics.median(on_t),
+        "--option conformance=false",
+        statistics.median(off_t),
+        ratio,
+        "<= 1.10x",
+        _verdict(ratio <= 1.10),
+        args.dataset_runs,
+        f"ratios min {min(ratios):.3f} median {ratio:.3f} max {max(ratios):.3f}; the "
+        f"check alone {min(alone) / n * 1e6:.0f} us an answer, "
+        f"{min(alone) / statistics.median(off_t):.1%} of the run without it; "
+        f"{valid:,} of {n:,} answers valid",
+    )
 
 
 def _json_output_row(folder: Path, n: int, runs: int) -> Row:
@@ -800,18 +1029,26 @@ def _json_output_row(folder: Path, n: int, runs: int) -> Row:
     cpu: dict[int, list[float]] = {id(t_text): [], id(t_json): []}
     for k in range(max(runs, 3)):
         order = [(text, t_text), (as_json, t_json)]
-        for argv, acc in (order if k % 2 == 0 else order[::-1]):
+        for argv, acc in order if k % 2 == 0 else order[::-1]:
             c0 = time.process_time()
             acc.append(_timed(lambda argv=argv: main(argv)))
             cpu[id(acc)].append(time.process_time() - c0)
     ratio = statistics.median(j / t for j, t in zip(t_json, t_text))
     cpu_ratios = [j / t for j, t in zip(cpu[id(t_json)], cpu[id(t_text)])]
-    return Row("dataset", f"jsonmatch score --format json -o FILE, {n:,} invoices",
-               statistics.median(t_json), "text output, same records",
-               statistics.median(t_text), ratio, "<= 1.20x", _verdict(ratio <= 1.20),
-               len(t_json), f"ratios {_spread(t_json, t_text)}; in-process, ABBA; in CPU time "
-               f"{min(cpu_ratios):.2f}/{statistics.median(cpu_ratios):.2f}/"
-               f"{max(cpu_ratios):.2f} (min/median/max)")
+    return Row(
+        "dataset",
+        f"jsonmatch score --format json -o FILE, {n:,} invoices",
+        statistics.median(t_json),
+        "text output, same records",
+        statistics.median(t_text),
+        ratio,
+        "<= 1.20x",
+        _verdict(ratio <= 1.20),
+        len(t_json),
+        f"ratios {_spread(t_json, t_text)}; in-process, ABBA; in CPU time "
+        f"{min(cpu_ratios):.2f}/{statistics.median(cpu_ratios):.2f}/"
+        f"{max(cpu_ratios):.2f} (min/median/max)",
+    )
 
 
 # -- 9. the implementations pytest-jsonmatch reproduces, timed in the same process ---------
@@ -838,11 +1075,24 @@ def bench_otel(args: argparse.Namespace) -> list[Row]:
 
     n, runs = args.otel_cases, args.otel_runs
     if not installed():
-        return [Row("otel", f"{n} input: cases, jsonmatch_otel", None, "-", None, None,
-                    "<= 1.10x", "INFO", 0, 'not installed: pip install -e ".[otel]"')]
+        return [
+            Row(
+                "otel",
+                f"{n} input: cases, jsonmatch_otel",
+                None,
+                "-",
+                None,
+                None,
+                "<= 1.10x",
+                "INFO",
+                0,
+                'not installed: pip install -e ".[otel]"',
+            )
+        ]
     receiver = otel_suite.Receiver()  # the collector, and the HTTP model
-    variants = [("", "cases", True)] + ([] if args.quick else [
-        ("", "fields", False), (receiver.url, "cases", False)])
+    variants = [("", "cases", True)] + (
+        [] if args.quick else [("", "fields", False), (receiver.url, "cases", False)]
+    )
     rows = []
     try:
         for model, mode, judged in variants:
@@ -856,19 +1106,28 @@ def bench_otel(args: argparse.Namespace) -> list[Row]:
                 off: list[tuple[float, float]] = []
                 for k in range(runs):
                     order = [(mode, on), ("off", off)]
-                    for variant, acc in (order if k % 2 == 0 else order[::-1]):  # ABBA
+                    for variant, acc in order if k % 2 == 0 else order[::-1]:  # ABBA
                         acc.append(otel_suite.run(root, n, variant, receiver, args.quick))
             target = "httpx to a local model" if model else "in process"
             for i, clock in ((0, "wall"), (1, "CPU")):
                 ratios = sorted(a[i] / b[i] for a, b in zip(on, off))  # paired runs
                 ratio = statistics.median(ratios)
                 t, base = statistics.median(a[i] for a in on), statistics.median(b[i] for b in off)
-                rows.append(Row(
-                    "otel", f"{n} input: cases ({target}), --jsonmatch-otel={mode}, {clock} time",
-                    t, "the same, otel off", base, ratio, "<= 1.10x" if judged else "-",
-                    _verdict(ratio <= 1.10) if judged else "INFO", runs,
-                    f"ratio min {ratios[0]:.3f} median {ratio:.3f} max {ratios[-1]:.3f}; "
-                    f"{(t - base) / n * 1e3:+.2f} ms per case"))
+                rows.append(
+                    Row(
+                        "otel",
+                        f"{n} input: cases ({target}), --jsonmatch-otel={mode}, {clock} time",
+                        t,
+                        "the same, otel off",
+                        base,
+                        ratio,
+                        "<= 1.10x" if judged else "-",
+                        _verdict(ratio <= 1.10) if judged else "INFO",
+                        runs,
+                        f"ratio min {ratios[0]:.3f} median {ratio:.3f} max {ratios[-1]:.3f}; "
+                        f"{(t - base) / n * 1e3:+.2f} ms per case",
+                    )
+                )
     finally:
         receiver.close()
     return rows
@@ -878,71 +1137,159 @@ def bench_otel(args: argparse.Namespace) -> list[Row]:
 
 
 BENCHES: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
-    "metrics": bench_metrics, "pairing": bench_pairing, "suite": bench_suite,
-    "startup": bench_startup, "parse": bench_parse, "peers": bench_peers, "worst": bench_worst,
-    "dataset": bench_dataset, "references": bench_references, "otel": bench_otel,
+    "metrics": bench_metrics,
+    "pairing": bench_pairing,
+    "suite": bench_suite,
+    "startup": bench_startup,
+    "parse": bench_parse,
+    "peers": bench_peers,
+    "worst": bench_worst,
+    "dataset": bench_dataset,
+    "references": bench_references,
+    "otel": bench_otel,
 }
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="tiny sizes (seconds); the worst "
-                   "cases forked from this process, not each in a fresh interpreter; pytest "
-                   "sessions without hypothesis's plugin")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="tiny sizes (seconds); the worst "
+        "cases forked from this process, not each in a fresh interpreter; pytest "
+        "sessions without hypothesis's plugin",
+    )
     p.add_argument("--only", action="append", choices=SECTIONS, help="run only this section")
     p.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
-    p.add_argument("--runs", type=int, help="runs per metric row and per peer corpus row "
-                   "(default 11)")
+    p.add_argument(
+        "--runs", type=int, help="runs per metric row and per peer corpus row (default 11)"
+    )
     p.add_argument("--pairs", type=int, help="pairs in the metric corpus (default 1000)")
-    p.add_argument("--pairing-sizes", type=lambda s: [int(x) for x in s.split(",")],
-                   help="object counts to pair (default 1000,3000)")
-    p.add_argument("--pairing-runs", type=int,
-                   help="runs per shuffled-objects row up to 1000 objects, in pairing and "
-                        "peers (default 5)")
+    p.add_argument(
+        "--pairing-sizes",
+        type=lambda s: [int(x) for x in s.split(",")],
+        help="object counts to pair (default 1000,3000)",
+    )
+    p.add_argument(
+        "--pairing-runs",
+        type=int,
+        help="runs per shuffled-objects row up to 1000 objects, in pairing and peers (default 5)",
+    )
     p.add_argument("--suite-files", type=int, help="case files in the suite (default 10000)")
     p.add_argument("--suite-runs", type=int, help="pytest runs of each variant (default 3)")
     p.add_argument("--startup-runs", type=int, help="sessions of each variant (default 25)")
     p.add_argument("--parse-mb", type=float, help="adversarial text size in MB (default 10)")
     p.add_argument("--parse-runs", type=int, help="runs per parse row (default 3)")
-    p.add_argument("--peer-sizes", type=lambda s: [int(x) for x in s.split(",")],
-                   metavar="N,N,...",
-                   help="shuffled object counts compared with DeepDiff (default 10,100,1000)")
-    p.add_argument("--peer-cap", type=float, default=60, metavar="SECONDS",
-                   help="stop a DeepDiff run after this long, and start no more runs of a case "
-                        "once its runs add up to it; 0: no cap (default 60)")
-    p.add_argument("--worst-sizes", type=lambda s: [int(x) for x in s.split(",")], metavar="N,N,...",
-                   help="array sizes of the worst cases (default 1000,3000,10000)")
-    p.add_argument("--worst-strings", type=lambda s: [int(x) for x in s.split(",")],
-                   metavar="N,N,...", help="long string lengths (default 100000,1000000)")
-    p.add_argument("--worst-depths", type=lambda s: [int(x) for x in s.split(",")],
-                   metavar="N,N,...", help="nesting depths (default 10,100,900)")
-    p.add_argument("--dataset-sizes", type=lambda s: [int(x) for x in s.split(",")],
-                   metavar="SMALL,LARGE", help="records scored by jsonmatch score "
-                   "(default 10000,100000)")
+    p.add_argument(
+        "--peer-sizes",
+        type=lambda s: [int(x) for x in s.split(",")],
+        metavar="N,N,...",
+        help="shuffled object counts compared with DeepDiff (default 10,100,1000)",
+    )
+    p.add_argument(
+        "--peer-cap",
+        type=float,
+        default=60,
+        metavar="SECONDS",
+        help="stop a DeepDiff run after this long, and start no more runs of a case "
+        "once its runs add up to it; 0: no cap (default 60)",
+    )
+    p.add_argument(
+        "--worst-sizes",
+        type=lambda s: [int(x) for x in s.split(",")],
+        metavar="N,N,...",
+        help="array sizes of the worst cases (default 1000,3000,10000)",
+    )
+    p.add_argument(
+        "--worst-strings",
+        type=lambda s: [int(x) for x in s.split(",")],
+        metavar="N,N,...",
+        help="long string lengths (default 100000,1000000)",
+    )
+    p.add_argument(
+        "--worst-depths",
+        type=lambda s: [int(x) for x in s.split(",")],
+        metavar="N,N,...",
+        help="nesting depths (default 10,100,900)",
+    )
+    p.add_argument(
+        "--dataset-sizes",
+        type=lambda s: [int(x) for x in s.split(",")],
+        metavar="SMALL,LARGE",
+        help="records scored by jsonmatch score (default 10000,100000)",
+    )
     p.add_argument("--dataset-runs", type=int, help="runs of -j 1 and -j N (default 3)")
-    p.add_argument("--dataset-jobs", type=int, default=2, metavar="N",
-                   help="workers of the -j N row, against -j 1 (default 2; the issue's 16-core "
-                        "row: --dataset-jobs 16 --dataset-sizes 50000,100000)")
-    p.add_argument("--ref-pairs", type=int, help="corpus pairs scored one at a time against the "
-                   "references (default: --pairs)")
-    p.add_argument("--ref-records", type=int, help="invoice records scored against "
-                   "struct-extract-eval (default 10000)")
-    p.add_argument("--ref-runs", type=int, help="runs of each reference dataset row (default 3; "
-                   "the rows of single pairs take --runs)")
-    p.add_argument("--otel-cases", type=int, help="input: cases of the otel section's suite "
-                   "(default 1000)")
+    p.add_argument(
+        "--dataset-jobs",
+        type=int,
+        default=2,
+        metavar="N",
+        help="workers of the -j N row, against -j 1 (default 2; the issue's 16-core "
+        "row: --dataset-jobs 16 --dataset-sizes 50000,100000)",
+    )
+    p.add_argument(
+        "--ref-pairs",
+        type=int,
+        help="corpus pairs scored one at a time against the references (default: --pairs)",
+    )
+    p.add_argument(
+        "--ref-records",
+        type=int,
+        help="invoice records scored against struct-extract-eval (default 10000)",
+    )
+    p.add_argument(
+        "--ref-runs",
+        type=int,
+        help="runs of each reference dataset row (default 3; the rows of single pairs take --runs)",
+    )
+    p.add_argument(
+        "--otel-cases", type=int, help="input: cases of the otel section's suite (default 1000)"
+    )
     p.add_argument("--otel-runs", type=int, help="runs with the export on and off (default 9)")
     args = p.parse_args(argv)
-    full = dict(otel_cases=1000, otel_runs=9, runs=11, pairs=1000, pairing_sizes=[1000, 3000], pairing_runs=5,
-                suite_files=10_000, suite_runs=3, startup_runs=25, parse_mb=10, parse_runs=3,
-                peer_sizes=[10, 100, 1000], worst_sizes=[1000, 3000, 10_000],
-                worst_strings=[100_000, 1_000_000], worst_depths=[10, 100, 900],
-                dataset_sizes=[10_000, 100_000], dataset_runs=3, ref_records=10_000, ref_runs=3)
-    quick = dict(otel_cases=20, otel_runs=1, runs=3, pairs=50, pairing_sizes=[100, 200], pairing_runs=3, suite_files=20,
-                 suite_runs=1, startup_runs=1, parse_mb=0.1, parse_runs=2, peer_sizes=[10, 30],
-                 worst_sizes=[100, 300], worst_strings=[1000, 10_000], worst_depths=[10, 50],
-                 dataset_sizes=[200, 2000], dataset_runs=1, ref_pairs=20, ref_records=200,
-                 ref_runs=1)
+    full = dict(
+        otel_cases=1000,
+        otel_runs=9,
+        runs=11,
+        pairs=1000,
+        pairing_sizes=[1000, 3000],
+        pairing_runs=5,
+        suite_files=10_000,
+        suite_runs=3,
+        startup_runs=25,
+        parse_mb=10,
+        parse_runs=3,
+        peer_sizes=[10, 100, 1000],
+        worst_sizes=[1000, 3000, 10_000],
+        worst_strings=[100_000, 1_000_000],
+        worst_depths=[10, 100, 900],
+        dataset_sizes=[10_000, 100_000],
+        dataset_runs=3,
+        ref_records=10_000,
+        ref_runs=3,
+    )
+    quick = dict(
+        otel_cases=20,
+        otel_runs=1,
+        runs=3,
+        pairs=50,
+        pairing_sizes=[100, 200],
+        pairing_runs=3,
+        suite_files=20,
+        suite_runs=1,
+        startup_runs=1,
+        parse_mb=0.1,
+        parse_runs=2,
+        peer_sizes=[10, 30],
+        worst_sizes=[100, 300],
+        worst_strings=[1000, 10_000],
+        worst_depths=[10, 50],
+        dataset_sizes=[200, 2000],
+        dataset_runs=1,
+        ref_pairs=20,
+        ref_records=200,
+        ref_runs=1,
+    )
     for k, v in (quick if args.quick else full).items():
         if getattr(args, k) is None:
             setattr(args, k, v)
@@ -953,9 +1300,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def print_table(rows: list[Row], out=sys.stdout) -> None:
     head = ("section", "case", "time", "baseline", "base time", "ratio", "target", "result")
-    body = [(r.section, r.case, _fmt_time(r.time_s), r.baseline, _fmt_time(r.baseline_s),
-             _fmt_ratio(r.ratio), r.target,
-             r.status + (f" ({r.note})" if r.note else "")) for r in rows]
+    body = [
+        (
+            r.section,
+            r.case,
+            _fmt_time(r.time_s),
+            r.baseline,
+            _fmt_time(r.baseline_s),
+            _fmt_ratio(r.ratio),
+            r.target,
+            r.status + (f" ({r.note})" if r.note else ""),
+        )
+        for r in rows
+    ]
     widths = [max(len(x[i]) for x in (head, *body)) for i in range(len(head))]
     line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
     print(line(head), file=out)
@@ -969,36 +1326,60 @@ def main(argv: list[str] | None = None) -> int:
     sections = args.only or list(SECTIONS)
     rows: list[Row] = []
     broken = []
-    print(f"pytest-jsonmatch benchmarks ({'quick' if args.quick else 'full'}), python "
-          f"{sys.version.split()[0]}, {os.cpu_count()} CPUs", flush=True)
+    print(
+        f"pytest-jsonmatch benchmarks ({'quick' if args.quick else 'full'}), python "
+        f"{sys.version.split()[0]}, {os.cpu_count()} CPUs",
+        flush=True,
+    )
     for name in sections:
         t0 = time.perf_counter()
         try:
             new = BENCHES[name](args)
         except Exception as exc:  # a broken section is reported, the others still run
             broken.append(name)
-            new = [Row(name, "ERROR", None, "-", None, None, "-", "MISS", 0,
-                       f"{type(exc).__name__}: {str(exc)[:300]}")]
+            new = [
+                Row(
+                    name,
+                    "ERROR",
+                    None,
+                    "-",
+                    None,
+                    None,
+                    "-",
+                    "MISS",
+                    0,
+                    f"{type(exc).__name__}: {str(exc)[:300]}",
+                )
+            ]
         rows += new
         print(f"  [{name}: {time.perf_counter() - t0:.1f} s]", file=sys.stderr, flush=True)
     print()
     print_table(rows)
     legends = []
     if any(r.section == "peers" and r.ratio is not None for r in rows):
-        legends.append("peers: ratio = pytest-jsonmatch time / DeepDiff time (below 1x: "
-                       "pytest-jsonmatch is faster)")
+        legends.append(
+            "peers: ratio = pytest-jsonmatch time / DeepDiff time (below 1x: "
+            "pytest-jsonmatch is faster)"
+        )
     if any(r.section == "references" and r.ratio is not None for r in rows):
-        legends.append("references: ratio = pytest-jsonmatch time / the reference's time "
-                       "(below 1x: pytest-jsonmatch is faster)")
+        legends.append(
+            "references: ratio = pytest-jsonmatch time / the reference's time "
+            "(below 1x: pytest-jsonmatch is faster)"
+        )
     if legends:
         print("\n" + "\n".join(legends))
     misses = [r for r in rows if r.status == "MISS"]
     print(f"\n{sum(r.status == 'PASS' for r in rows)} targets met, {len(misses)} missed")
     if args.json:
-        meta = {"python": sys.version.split()[0], "cpus": os.cpu_count(), "quick": args.quick,
-                "sections": sections}
-        Path(args.json).write_text(json.dumps({"meta": meta, "rows": [asdict(r) for r in rows]},
-                                              indent=2))
+        meta = {
+            "python": sys.version.split()[0],
+            "cpus": os.cpu_count(),
+            "quick": args.quick,
+            "sections": sections,
+        }
+        Path(args.json).write_text(
+            json.dumps({"meta": meta, "rows": [asdict(r) for r in rows]}, indent=2)
+        )
     return 1 if broken else 0
 
 

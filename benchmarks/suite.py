@@ -22,7 +22,7 @@ import yaml
 
 from corpus import corpus
 
-MINIMAL_PLUGIN = '''\
+MINIMAL_PLUGIN = """\
 import pytest
 import yaml
 
@@ -48,7 +48,7 @@ class CaseItem(pytest.Item):
 
     def runtest(self):
         assert self.data["actual"] == self.data["expected"]
-'''
+"""
 
 
 def write_suite(root: Path, n: int, seed: int = 4321) -> Path:
@@ -111,8 +111,9 @@ def run_suite(root: Path, variant: str, quick: bool = False) -> tuple[float, flo
     base = QUICK_ARGS if quick else []
     if variant == "plugin":
         return _run(root, base, env)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root / "plugins"),
-                                                      env.get("PYTHONPATH", "")]))
+    env["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(root / "plugins"), env.get("PYTHONPATH", "")])
+    )
     return _run(root, [*base, "-p", "no:jsonmatch", "-p", "jm_minimal"], env)
 
 
@@ -123,13 +124,15 @@ def write_plain_project(root: Path, n: int = PLAIN_TESTS) -> Path:
     """``root`` holding ``pytest.ini`` and ``test_plain.py``: ``n`` tests that never use
     the plugin (a project that merely has it installed)."""
     (root / "pytest.ini").write_text("[pytest]\n")
-    (root / "test_plain.py").write_text("".join(
-        f"def test_{i}():\n    assert {i} + 1 == {i + 1}\n\n" for i in range(n)))
+    (root / "test_plain.py").write_text(
+        "".join(f"def test_{i}():\n    assert {i} + 1 == {i + 1}\n\n" for i in range(n))
+    )
     return root
 
 
-def run_startup(root: Path, with_plugin: bool,
-                quick: bool = False) -> tuple[float, float, int, str]:
+def run_startup(
+    root: Path, with_plugin: bool, quick: bool = False
+) -> tuple[float, float, int, str]:
     """Wall time and CPU time (user + system, of the child process) of ``pytest -q -p
     no:cacheprovider`` running the project in ``root``."""
     env = _env()

@@ -45,8 +45,9 @@ METRICS = ("field_match", "field_match_normalized", "json_similarity", "structur
 def shuffled_strings(n: int, seed: int = 3) -> tuple[Any, Any]:
     """``n`` random strings (8 to 30 letters and spaces); actual shuffled, 20% with a typo."""
     rng = random.Random(seed)
-    items = ["".join(rng.choices(string.ascii_lowercase + " ", k=rng.randint(8, 30)))
-             for _ in range(n)]
+    items = [
+        "".join(rng.choices(string.ascii_lowercase + " ", k=rng.randint(8, 30))) for _ in range(n)
+    ]
     changed = [corpus._typo(rng, s) if rng.random() < 0.2 else s for s in items]
     rng.shuffle(changed)
     return {"items": changed}, {"items": items}
@@ -83,14 +84,18 @@ def deep(shape: str, depth: int) -> tuple[Any, Any]:
     level (the nested array and a number), the case where Hungarian alignment scores
     candidate pairs by walking them."""
     if shape == "objects":
+
         def build(last: str) -> str:
             return '{"a": ' * depth + f'{{"x": 1, "y": "{last}"}}' + "}" * depth
     elif shape == "arrays":
+
         def build(last: str) -> str:
             return '{"r": ' + "[" * depth + f'1, "{last}"' + "]" * depth + "}"
     else:
+
         def build(last: str) -> str:
             return '{"r": ' + "[" * depth + f'1, "{last}"' + ", 3]" * depth + "}"
+
     return build("q"), build("p")
 
 
@@ -105,8 +110,16 @@ CASES = {
     "deep array pairs": lambda size: deep("array pairs", size),
 }
 # a size small enough to warm up each case with (imports, caches) before it is timed
-WARM_UP = {"objects": 60, "strings": 60, "repeated objects": 60, "near string": 1000, "unrelated string": 1000,
-           "deep objects": 3, "deep arrays": 3, "deep array pairs": 3}
+WARM_UP = {
+    "objects": 60,
+    "strings": 60,
+    "repeated objects": 60,
+    "near string": 1000,
+    "unrelated string": 1000,
+    "deep objects": 3,
+    "deep arrays": 3,
+    "deep array pairs": 3,
+}
 
 
 def measure(case: str, size: int, metric: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -126,8 +139,9 @@ def child(case: str, size: int, metric: str, options: dict[str, Any]) -> None:
     print(json.dumps(measure(case, size, metric, options)))
 
 
-def run_case(case: str, size: int, metric: str, options: dict[str, Any], timeout: float
-             ) -> dict[str, Any]:
+def run_case(
+    case: str, size: int, metric: str, options: dict[str, Any], timeout: float
+) -> dict[str, Any]:
     """One case in a fresh process: its time, peak memory and score (or why it failed)."""
     cmd = [sys.executable, os.path.abspath(__file__), case, str(size), metric, json.dumps(options)]
     try:
@@ -149,8 +163,9 @@ def warm_up() -> None:
             match_json(*CASES[case](WARM_UP[case]), metric=metric, **options)
 
 
-def run_case_forked(case: str, size: int, metric: str, options: dict[str, Any], timeout: float
-                    ) -> dict[str, Any]:
+def run_case_forked(
+    case: str, size: int, metric: str, options: dict[str, Any], timeout: float
+) -> dict[str, Any]:
     """As :func:`run_case`, in a process forked from this one (after :func:`warm_up`): no
     interpreter to start, no imports to make; the peak memory includes what this process
     held. Where there is no fork, :func:`run_case`."""

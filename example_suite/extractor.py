@@ -56,8 +56,12 @@ def extract_invoice(text: str) -> dict[str, Any]:
         "date": _find(r"^Date:\s*(\S+)", text),  # kept as written: 05/03/2024 stays so
         "currency": _currency(text),
         "line_items": [
-            {"sku": m["sku"], "description": m["desc"], "quantity": int(m["qty"]),
-             "unit_price": _number(m["price"])}
+            {
+                "sku": m["sku"],
+                "description": m["desc"],
+                "quantity": int(m["qty"]),
+                "unit_price": _number(m["price"]),
+            }
             for m in _LINE_ITEM.finditer(text)
         ],
         "total": _number(_find(r"^Total:\s*[^\d]*([\d.,]+)", text)),

@@ -38,7 +38,12 @@ def test_invoice_extraction_field_f1():
             "date": "2024-08-02",
             "currency": "USD",
             "line_items": [
-                {"sku": "C-101", "description": "Control board", "quantity": 2, "unit_price": 180.0},
+                {
+                    "sku": "C-101",
+                    "description": "Control board",
+                    "quantity": 2,
+                    "unit_price": 180.0,
+                },
                 {"sku": "M-800", "description": "Servo motor", "quantity": 4, "unit_price": 249.0},
             ],
             "total": 1356.0,
@@ -63,13 +68,16 @@ def test_product_similarity_from_model_text():
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("Product: Mug | Brand: Northpeak | Price: $9.00",
-         {"name": "Mug", "brand": "Northpeak", "price": 9.0, "currency": "USD"}),
-        ("Product: Scarf | Brand: Hygge | Price: €25.00 | Color: oat",
-         {"name": "Scarf", "brand": "Hygge", "price": 25.0, "currency": "EUR", "color": "oat"}),
+        (
+            "Product: Mug | Brand: Northpeak | Price: $9.00",
+            {"name": "Mug", "brand": "Northpeak", "price": 9.0, "currency": "USD"},
+        ),
+        (
+            "Product: Scarf | Brand: Hygge | Price: €25.00 | Color: oat",
+            {"name": "Scarf", "brand": "Hygge", "price": 25.0, "currency": "EUR", "color": "oat"},
+        ),
     ],
 )
 def test_product_fields_with_session_defaults(json_match, text, expected):
     # the json_match fixture carries the session's metric and threshold (pytest.ini)
     json_match(extract(text), expected)
-

@@ -52,6 +52,7 @@ def _runner_neutral_environment(monkeypatch):
     for name in _RUNNER_VARIABLES:
         monkeypatch.delenv(name, raising=False)
 
+
 # -- hypothesis profiles of the fuzz harness (tests/engine/test_fuzz.py; docs/errors.md, Fuzzing) --
 #
 # Only test_fuzz.py reads them (the other hypothesis tests set their own settings), and no
@@ -67,8 +68,12 @@ from hypothesis import HealthCheck as _HealthCheck
 from hypothesis import Phase as _Phase
 from hypothesis import settings as _settings
 
-_FUZZ_HEALTH = [_HealthCheck.too_slow, _HealthCheck.data_too_large, _HealthCheck.filter_too_much,
-                _HealthCheck.large_base_example]
+_FUZZ_HEALTH = [
+    _HealthCheck.too_slow,
+    _HealthCheck.data_too_large,
+    _HealthCheck.filter_too_much,
+    _HealthCheck.large_base_example,
+]
 # the explain phase re-runs failing examples many times over (slow); shrinking stays on
 _FUZZ_PHASES = [_Phase.explicit, _Phase.reuse, _Phase.generate, _Phase.target, _Phase.shrink]
 FUZZ_CI_EXAMPLES = 200
@@ -80,9 +85,22 @@ def _fuzz_examples() -> int:
     return int(value) if value.isdigit() and int(value) > 0 else FUZZ_LONG_EXAMPLES
 
 
-_settings.register_profile("fuzz-ci", max_examples=FUZZ_CI_EXAMPLES, derandomize=True,
-                           database=None, deadline=None, print_blob=False,
-                           phases=_FUZZ_PHASES, suppress_health_check=_FUZZ_HEALTH)
-_settings.register_profile("fuzz-long", max_examples=_fuzz_examples(), derandomize=False,
-                           deadline=None, print_blob=True,
-                           phases=_FUZZ_PHASES, suppress_health_check=_FUZZ_HEALTH)
+_settings.register_profile(
+    "fuzz-ci",
+    max_examples=FUZZ_CI_EXAMPLES,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=False,
+    phases=_FUZZ_PHASES,
+    suppress_health_check=_FUZZ_HEALTH,
+)
+_settings.register_profile(
+    "fuzz-long",
+    max_examples=_fuzz_examples(),
+    derandomize=False,
+    deadline=None,
+    print_blob=True,
+    phases=_FUZZ_PHASES,
+    suppress_health_check=_FUZZ_HEALTH,
+)

@@ -22,16 +22,52 @@ PACKAGE = Path(pytest_jsonmatch.__file__).resolve().parent
 ROOT = "pytest_jsonmatch"
 
 PUBLIC_API = [
-    "Aggregates", "BatchItem", "CaseFileError", "ComparatorError", "ConfigError", "FieldAggregate",
-    "FieldResult", "FloorFailure", "JsonMatchError", "JsonMatchWarning", "METRICS", "METRIC_NAMES",
-    "MatchResult", "Metric", "Pairing", "ParseError", "PathPattern", "REGISTRY", "Registry",
-    "RunResult", "SchemaError", "SchemaSketch", "SchemaWarning", "TargetResult", "TruncatedError",
-    "Truncation", "__version__",
+    "Aggregates",
+    "BatchItem",
+    "CaseFileError",
+    "ComparatorError",
+    "ConfigError",
+    "FieldAggregate",
+    "FieldResult",
+    "FloorFailure",
+    "JsonMatchError",
+    "JsonMatchWarning",
+    "METRICS",
+    "METRIC_NAMES",
+    "MatchResult",
+    "Metric",
+    "Pairing",
+    "ParseError",
+    "PathPattern",
+    "REGISTRY",
+    "Registry",
+    "RunResult",
+    "SchemaError",
+    "SchemaSketch",
+    "SchemaWarning",
+    "TargetResult",
+    "TruncatedError",
+    "Truncation",
+    "__version__",
     "aggregate_fields",
-    "annotate_schema", "assert_json_match", "evaluate_records", "infer_schema", "match_json",
-    "parse_actual", "parse_expected", "propagate_batch_errors", "reclassify_nulls",
-    "register_comparator", "register_embedder", "register_metric", "register_post_processor",
-    "register_transform", "reset_type_defaults", "score_pairs", "set_type_default", "validate_gold",
+    "annotate_schema",
+    "assert_json_match",
+    "evaluate_records",
+    "infer_schema",
+    "match_json",
+    "parse_actual",
+    "parse_expected",
+    "propagate_batch_errors",
+    "reclassify_nulls",
+    "register_comparator",
+    "register_embedder",
+    "register_metric",
+    "register_post_processor",
+    "register_transform",
+    "reset_type_defaults",
+    "score_pairs",
+    "set_type_default",
+    "validate_gold",
 ]
 
 # What each engine stage may import (besides itself), as each stage's __init__ docstring says.
@@ -109,8 +145,14 @@ def test_the_entry_points_are_pinned():
     # the entry point module is the plugin pytest registers: its hooks are attributes of it
     import pytest_jsonmatch.plugin as plugin
 
-    for hook in ("pytest_addhooks", "pytest_addoption", "pytest_collect_file", "pytest_configure",
-                 "pytest_unconfigure", "json_match"):
+    for hook in (
+        "pytest_addhooks",
+        "pytest_addoption",
+        "pytest_collect_file",
+        "pytest_configure",
+        "pytest_unconfigure",
+        "json_match",
+    ):
         assert callable(getattr(plugin, hook))
 
 
@@ -122,11 +164,27 @@ def test_the_report_format_is_pinned():
     schema = json.loads((PACKAGE / "reporting" / "report.schema.json").read_text(encoding="utf-8"))
     assert REPORT_VERSION == 3 and schema["properties"]["version"] == {"const": 3}
     assert sorted(schema["properties"]) == [
-        "baseline", "cases", "comparisons", "count", "errors", "fields", "gates", "group_by",
-        "groups", "metrics", "overall", "run", "targets", "version", "xfailed", "xpassed"]
+        "baseline",
+        "cases",
+        "comparisons",
+        "count",
+        "errors",
+        "fields",
+        "gates",
+        "group_by",
+        "groups",
+        "metrics",
+        "overall",
+        "run",
+        "targets",
+        "version",
+        "xfailed",
+        "xpassed",
+    ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "8f278bdd3c82d164dc9554d4b7c179935eba3d512fb4bc2eaca91c771bedb6c6")
+        "8f278bdd3c82d164dc9554d4b7c179935eba3d512fb4bc2eaca91c771bedb6c6"
+    )
 
 
 def _cycle() -> list[str] | None:
@@ -139,7 +197,7 @@ def _cycle() -> list[str] | None:
         stack.append(module)
         for target in sorted(_without_parents(module, GRAPH.get(module, set()))):
             if state.get(target) == 1:
-                return stack[stack.index(target):] + [target]
+                return stack[stack.index(target) :] + [target]
             if target not in state:
                 found = visit(target)
                 if found:
@@ -183,8 +241,12 @@ def test_engine_stages_import_only_the_stages_below_them():
                 wrong.append(f"{module} imports {target}, outside the engine")
                 continue
             other = _stage(target, 2)
-            if stage in ENGINE_STAGES and other in ENGINE_STAGES and other != stage \
-                    and other not in ENGINE_STAGES[stage]:
+            if (
+                stage in ENGINE_STAGES
+                and other in ENGINE_STAGES
+                and other != stage
+                and other not in ENGINE_STAGES[stage]
+            ):
                 wrong.append(f"{module} ({stage}) imports {target} ({other})")
             if stage in ENGINE_STAGES and other not in ENGINE_STAGES:
                 wrong.append(f"{module} ({stage}) imports {target}, above the stages")
@@ -205,8 +267,10 @@ def test_the_layers_import_only_what_is_below_them():
     assert wrong == []
 
 
-@pytest.mark.parametrize("module", sorted(m for m in GRAPH if _stage(m, 1) in (
-    "engine", "reporting", "dataset", "cases")))
+@pytest.mark.parametrize(
+    "module",
+    sorted(m for m in GRAPH if _stage(m, 1) in ("engine", "reporting", "dataset", "cases")),
+)
 def test_the_engine_reporting_datasets_and_cases_never_import_pytest(module):
     path = PACKAGE.parent / (module.replace(".", "/") + ".py")
     if not path.exists():
@@ -245,9 +309,13 @@ DOCS = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
 def test_every_module_is_named_in_the_architecture_page():
     # a newcomer reads docs/architecture.md to find a module: one it does not name is lost
     text = DOCS.read_text(encoding="utf-8")
-    unnamed = sorted(str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
-                     if path.name not in ("__init__.py", "__main__.py", "version.py")
-                     and f"`{path.name}`" not in text and f"/{path.name}`" not in text)
+    unnamed = sorted(
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if path.name not in ("__init__.py", "__main__.py", "version.py")
+        and f"`{path.name}`" not in text
+        and f"/{path.name}`" not in text
+    )
     assert unnamed == []
 
 
@@ -265,7 +333,9 @@ def test_the_golden_case_and_pytest_layers_stay_small(layer):
 
 
 def test_only_the_settings_module_reads_pytest_settings():
-    readers = sorted(str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
-                     if any(call in path.read_text(encoding="utf-8")
-                            for call in (".getini(", ".getoption(")))
+    readers = sorted(
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if any(call in path.read_text(encoding="utf-8") for call in (".getini(", ".getoption("))
+    )
     assert readers == ["plugin/settings.py"]

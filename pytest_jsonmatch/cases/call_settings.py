@@ -34,15 +34,17 @@ class CallSettings:
     # is not made (a server's Retry-After cannot hold the run)
     retry_budget: float = DEFAULT_RETRY_BUDGET_S
 
-
     def per_worker(self, workers: int) -> CallSettings:
         """What each of ``workers`` processes (pytest-xdist) may use, so that the session as a
         whole keeps to these limits: the rate divided among them, and the concurrency (each
         worker runs one call at a time at the least)."""
         if workers <= 1:
             return self
-        return replace(self, concurrency=max(1, self.concurrency // workers),
-                       rate=None if self.rate is None else self.rate / workers)
+        return replace(
+            self,
+            concurrency=max(1, self.concurrency // workers),
+            rate=None if self.rate is None else self.rate / workers,
+        )
 
     def per_worker_note(self, workers: int) -> str | None:
         """What :meth:`per_worker` did, in words, for the summary (None: nothing to say)."""
@@ -50,11 +52,16 @@ class CallSettings:
             return None
         each = self.per_worker(workers)
         rate = "" if each.rate is None else f", {each.rate * 60:g} calls a minute"
-        over = "" if each.concurrency * workers <= self.concurrency else \
-            f" ({each.concurrency * workers} at once in all: concurrency {self.concurrency} " \
+        over = (
+            ""
+            if each.concurrency * workers <= self.concurrency
+            else f" ({each.concurrency * workers} at once in all: concurrency {self.concurrency} "
             f"cannot be split further)"
-        return (f"calls: jsonmatch_calls holds for the whole session, shared by {workers} "
-                f"xdist workers: each runs {each.concurrency} at a time{rate}{over}")
+        )
+        return (
+            f"calls: jsonmatch_calls holds for the whole session, shared by {workers} "
+            f"xdist workers: each runs {each.concurrency} at a time{rate}{over}"
+        )
 
 
 CALL_KEYS = ("concurrency", "timeout", "retries", "rate", "retry_timeouts", "retry_budget")
@@ -71,16 +78,22 @@ def parse_calls(parts: Sequence[tuple[str, str]]) -> CallSettings:
             key, sep, value = word.partition("=")
             if not sep or key not in CALL_KEYS:
                 hint = did_you_mean(key, CALL_KEYS) if sep else ""
-                raise ConfigError(f"{what}: expected key=value with a key of "
-                                  f"{', '.join(CALL_KEYS)}, not {word!r}{hint}")
+                raise ConfigError(
+                    f"{what}: expected key=value with a key of "
+                    f"{', '.join(CALL_KEYS)}, not {word!r}{hint}"
+                )
             if key in seen:
                 raise ConfigError(f"{what}: {key} given twice")
             seen.add(key)
             given[key] = (value, f"{what}: {key}")
     out = CallSettings()
     if "concurrency" in given:
-        out = replace(out, concurrency=whole_number(*given["concurrency"], 1, MAX_CONCURRENCY,
-                                                    "of calls ", " (1: one after another)"))
+        out = replace(
+            out,
+            concurrency=whole_number(
+                *given["concurrency"], 1, MAX_CONCURRENCY, "of calls ", " (1: one after another)"
+            ),
+        )
     if "retries" in given:
         out = replace(out, retries=whole_number(*given["retries"], 0, MAX_RETRIES))
     if "timeout" in given:
@@ -89,8 +102,10 @@ def parse_calls(parts: Sequence[tuple[str, str]]) -> CallSettings:
         value, what = given["rate"]
         rate = rate_per_second(value)
         if rate is None:
-            raise ConfigError(f"{what} must be a number of calls per second, minute or hour "
-                              f"above 0, like 120/min or 5/s, not {value!r}")
+            raise ConfigError(
+                f"{what} must be a number of calls per second, minute or hour "
+                f"above 0, like 120/min or 5/s, not {value!r}"
+            )
         out = replace(out, rate=rate)
     if "retry_budget" in given:
         out = replace(out, retry_budget=_seconds(*given["retry_budget"]))
@@ -115,8 +130,9 @@ def _seconds(value: str, what: str) -> float:
 def rate_per_second(text: str) -> float | None:
     """``120/min``, ``5/s``, ``1000/hour`` as calls per second; None when ``text`` is not a
     rate or not above zero."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*",
-                         text or "")
+    match = re.fullmatch(
+        r"\s*(\d+(?:\.\d+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*", text or ""
+    )
     if match is None:
         return None
     count = float(match.group(1))

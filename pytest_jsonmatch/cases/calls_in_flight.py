@@ -53,8 +53,9 @@ class CallLog:
 
     def __init__(self, path: str | None = None) -> None:
         try:
-            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600) \
-                if path else None
+            self._fd = (
+                os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600) if path else None
+            )
         except OSError:  # the controller's folder is gone: a death is blamed as xdist has it
             self._fd = None
         self._suspects_path = os.path.join(os.path.dirname(path), _SUSPECTS) if path else None
@@ -118,7 +119,7 @@ def _names(lines: Iterable[str], sign: str) -> tuple[list[str], Counter[str]]:
         if not line.startswith(sign):
             continue
         try:
-            name = json.loads(line[len(sign):])
+            name = json.loads(line[len(sign) :])
         except ValueError:
             continue
         if isinstance(name, str):
@@ -140,12 +141,18 @@ class Death:
     @property
     def reason(self) -> str:
         """Why the running test is an error, when it is blamed (one line)."""
-        return f"the xdist worker {self.worker} died running this test, and no other call " \
-               f"was in flight"
+        return (
+            f"the xdist worker {self.worker} died running this test, and no other call "
+            f"was in flight"
+        )
 
     def to_dict(self) -> WorkerDeathDict:
-        return {"worker": self.worker, "running": self.running,
-                "calls_in_flight": list(self.calls_in_flight), "verdict": self.verdict}
+        return {
+            "worker": self.worker,
+            "running": self.running,
+            "calls_in_flight": list(self.calls_in_flight),
+            "verdict": self.verdict,
+        }
 
 
 @dataclass
@@ -171,8 +178,9 @@ class Deaths:
             self._in_flight[worker] = flight = in_flight(self.log_path(worker))
             self._suspect(flight, worker)
 
-    def judge(self, worker: str, running: str, *, reported: bool,
-              send_back: Callable[[str], None]) -> Death:
+    def judge(
+        self, worker: str, running: str, *, reported: bool, send_back: Callable[[str], None]
+    ) -> Death:
         """The verdict on ``running``, the test ``worker`` died running (see :class:`Death`);
         ``send_back`` schedules a test to run again (NotImplementedError: it cannot)."""
         flight = self._in_flight.pop(worker, [])
@@ -199,11 +207,13 @@ class Deaths:
         if self.folder:
             shutil.rmtree(self.folder, ignore_errors=True)
         blamed = {d.running for d in self.deaths if d.verdict == "blamed"}
-        return {name: f"lost call: the xdist worker {worker} died while this test or its call "
-                      f"was in flight beside the calls of others, and it did not run again; "
-                      f"blamed on no one"
-                for name, worker in sorted(self.suspects.items())
-                if name not in reported and name not in blamed}
+        return {
+            name: f"lost call: the xdist worker {worker} died while this test or its call "
+            f"was in flight beside the calls of others, and it did not run again; "
+            f"blamed on no one"
+            for name, worker in sorted(self.suspects.items())
+            if name not in reported and name not in blamed
+        }
 
     def _suspect(self, names: Iterable[str], worker: str) -> None:
         new = [n for n in names if n not in self.suspects]

@@ -17,16 +17,35 @@ from pathlib import Path
 from typing import Literal
 
 from ..engine.core.errors import CaseFileError, did_you_mean
-from ..engine.reading.safe_yaml import (decode_text, item_nodes, key_lines, line_of, parse_yaml,
-                                        read_yaml)
+from ..engine.reading.safe_yaml import (
+    decode_text,
+    item_nodes,
+    key_lines,
+    line_of,
+    parse_yaml,
+    read_yaml,
+)
 from ..engine.reading.user_files import not_regular, read_regular
 from .marks import MarkError, MarkSpec, marks_from
 
 CASE_SUFFIXES = (".jsonmatch.yaml", ".jsonmatch.yml")
 DEFAULTS_NAMES = ("jsonmatch.yaml", "jsonmatch.yml")
 SETTING_KEYS = ("metric", "threshold", "options", "schema", "repeat")
-CASE_KEYS = frozenset({"id", "description", "expected", "actual", "actual_file", "input",
-                       "metric", "threshold", "options", "marks", "repeat"})
+CASE_KEYS = frozenset(
+    {
+        "id",
+        "description",
+        "expected",
+        "actual",
+        "actual_file",
+        "input",
+        "metric",
+        "threshold",
+        "options",
+        "marks",
+        "repeat",
+    }
+)
 MAX_REPEAT = 1000
 SOURCE_KEYS = ("actual", "actual_file", "input")
 FILE_KEYS = frozenset({*SETTING_KEYS, "cases", "marks", "description"})
@@ -92,9 +111,16 @@ class CaseFiles:
     (the session's): a mistake there is one error for the file, not one per case. Schemas'
     ``$ref``s read only under the root and ``schema_dirs``."""
 
-    def __init__(self, *, root: Path, golden_dirs: tuple[Path, ...] = (), max_cases: int = 10_000,
-                 creating: bool = False, metric: str = "field_f1",
-                 schema_dirs: tuple[Path, ...] = ()) -> None:
+    def __init__(
+        self,
+        *,
+        root: Path,
+        golden_dirs: tuple[Path, ...] = (),
+        max_cases: int = 10_000,
+        creating: bool = False,
+        metric: str = "field_f1",
+        schema_dirs: tuple[Path, ...] = (),
+    ) -> None:
         self.root, self.max_cases, self.creating = root, max_cases, creating
         self.metric, self.schema_dirs = metric, schema_dirs
         self._dirs = tuple(os.path.join(os.path.abspath(p), "") for p in golden_dirs)
@@ -152,7 +178,9 @@ class CaseFiles:
                 where = _Where(path, self.display(path), self.root)
                 data, root = read_yaml(path, where.display)
                 if not isinstance(data, Mapping):
-                    raise where.error(1, f"a defaults file holds a mapping of {', '.join(SETTING_KEYS)}")
+                    raise where.error(
+                        1, f"a defaults file holds a mapping of {', '.join(SETTING_KEYS)}"
+                    )
                 lines = key_lines(root)
                 _no_unknown(data, frozenset(SETTING_KEYS), lines, where, "defaults file")
                 layer = _layered(data, lines, where, inherited)
@@ -166,8 +194,11 @@ class CaseFiles:
         path = where.path
         data, root = parse_yaml(decode_text(raw, where.display), where.display)
         if not isinstance(data, Mapping):
-            raise where.error(1, f"a case file holds a mapping with 'expected' (one case) or "
-                                 f"'cases' (a list), not {_kind(data)}")
+            raise where.error(
+                1,
+                f"a case file holds a mapping with 'expected' (one case) or "
+                f"'cases' (a list), not {_kind(data)}",
+            )
         lines = key_lines(root)
         inherited = self._folder_defaults(path.parent)
         if "cases" not in data:
@@ -175,43 +206,61 @@ class CaseFiles:
             _no_unknown(data, CASE_KEYS | {"schema"}, lines, where, "case")
             has_source = any(k in data for k in SOURCE_KEYS)
             if "expected" not in data and not (self.creating and has_source):
-                raise where.error(1, "missing 'expected' (one case) or 'cases' (a list of cases)"
-                                     + (_CREATE_HINT if has_source else ""))
+                raise where.error(
+                    1,
+                    "missing 'expected' (one case) or 'cases' (a list of cases)"
+                    + (_CREATE_HINT if has_source else ""),
+                )
             layer = _layered(data, lines, where, inherited)
             default_id = path.name.split(".")[0]
             return [self._case(data, lines, 1, where, layer, default_id, ())]
         if "expected" in data:
-            raise where.error(lines["expected"], "give either 'expected' (one case) or 'cases', not both")
+            raise where.error(
+                lines["expected"], "give either 'expected' (one case) or 'cases', not both"
+            )
         _no_unknown(data, FILE_KEYS, lines, where, "file")
         layer = _layered(data, lines, where, inherited)
         self._check_layer(data, layer, lines, where)
         file_marks = _marks(data.get("marks"), lines.get("marks", 1), where)
         cases, nodes = data["cases"], item_nodes(root, "cases")
         if not isinstance(cases, list) or not cases:
-            raise where.error(lines["cases"], f"cases must be a non-empty list of cases, not "
-                                              f"{_kind(cases) if cases != [] else 'an empty list'}")
+            raise where.error(
+                lines["cases"],
+                f"cases must be a non-empty list of cases, not "
+                f"{_kind(cases) if cases != [] else 'an empty list'}",
+            )
         if len(cases) > self.max_cases:
-            raise where.error(lines["cases"], f"{len(cases):,} cases in one file, more than "
-                                              f"jsonmatch_max_cases ({self.max_cases:,}); split "
-                                              f"the file, or raise the setting")
+            raise where.error(
+                lines["cases"],
+                f"{len(cases):,} cases in one file, more than "
+                f"jsonmatch_max_cases ({self.max_cases:,}); split "
+                f"the file, or raise the setting",
+            )
         out: list[GoldenCase] = []
         first_line: dict[str, int] = {}
         for case, node in zip(cases, nodes):
             line = line_of(node)
             if not isinstance(case, Mapping):
-                raise where.error(line, f"each case is a mapping with id and expected, not {_kind(case)}")
+                raise where.error(
+                    line, f"each case is a mapping with id and expected, not {_kind(case)}"
+                )
             if "id" not in case:
-                raise where.error(line, "case without 'id' (every case in a 'cases' list needs one)")
+                raise where.error(
+                    line, "case without 'id' (every case in a 'cases' list needs one)"
+                )
             made = self._case(case, key_lines(node), line, where, layer, None, file_marks)
             if made.id in first_line:
-                raise where.error(line, f"duplicate case id {made.id!r} (first used at line "
-                                        f"{first_line[made.id]})")
+                raise where.error(
+                    line,
+                    f"duplicate case id {made.id!r} (first used at line {first_line[made.id]})",
+                )
             first_line[made.id] = line
             out.append(made)
         return out
 
-    def _check_layer(self, data: Mapping[str, object], layer: _Layer, lines: Mapping[str, int],
-                     where: _Where) -> None:
+    def _check_layer(
+        self, data: Mapping[str, object], layer: _Layer, lines: Mapping[str, int], where: _Where
+    ) -> None:
         """The metric and options a folder or a file sets for its cases, configured as a
         comparison would configure them (the schema loaded too), once per distinct setting."""
         given = [key for key in ("metric", "options", "schema") if key in data]
@@ -232,49 +281,89 @@ class CaseFiles:
             with references_confined_to([self.root, *self.schema_dirs], "jsonmatch_schema_dirs"):
                 configure(metric_named(metric), layer.options)
         except JsonMatchError as exc:
-            raise where.error(lines[given[0]] if len(given) == 1 else lines.get("metric", 1),
-                              f"{', '.join(given)} for every case: {exc}") from None
+            raise where.error(
+                lines[given[0]] if len(given) == 1 else lines.get("metric", 1),
+                f"{', '.join(given)} for every case: {exc}",
+            ) from None
         self._checked.add(key)
 
-    def _case(self, data: Mapping[str, object], lines: Mapping[str, int], line: int,
-              where: _Where, inherited: _Layer, default_id: str | None,
-              file_marks: tuple[MarkSpec, ...]) -> GoldenCase:
+    def _case(
+        self,
+        data: Mapping[str, object],
+        lines: Mapping[str, int],
+        line: int,
+        where: _Where,
+        inherited: _Layer,
+        default_id: str | None,
+        file_marks: tuple[MarkSpec, ...],
+    ) -> GoldenCase:
         case_id = data.get("id", default_id)
         if isinstance(case_id, int) and not isinstance(case_id, bool):
             case_id = str(case_id)
-        if not isinstance(case_id, str) or not case_id.strip() or "::" in case_id \
-                or not case_id.isprintable():
-            raise where.error(lines.get("id", line), f"case id must be a non-empty one-line "
-                                                     f"string without '::', not {case_id!r}")
+        if (
+            not isinstance(case_id, str)
+            or not case_id.strip()
+            or "::" in case_id
+            or not case_id.isprintable()
+        ):
+            raise where.error(
+                lines.get("id", line),
+                f"case id must be a non-empty one-line string without '::', not {case_id!r}",
+            )
         name = f"case {case_id!r}: "
-        _no_unknown(data, CASE_KEYS | ({"schema"} if default_id else frozenset()), lines, where,
-                    name[:-2])
+        _no_unknown(
+            data, CASE_KEYS | ({"schema"} if default_id else frozenset()), lines, where, name[:-2]
+        )
         if "expected" not in data and not self.creating:
-            raise where.error(line, f"{name}missing 'expected' (the mapping the output should "
-                                    f"match){_CREATE_HINT}")
+            raise where.error(
+                line,
+                f"{name}missing 'expected' (the mapping the output should match){_CREATE_HINT}",
+            )
         expected = data.get("expected", NO_EXPECTED)
         if expected is not NO_EXPECTED and not isinstance(expected, (Mapping, list)):
-            raise where.error(lines["expected"], f"{name}expected must be a mapping, not "
-                                                 f"{_kind(expected)}")
+            raise where.error(
+                lines["expected"], f"{name}expected must be a mapping, not {_kind(expected)}"
+            )
         source = _source(data, line, where, name)
         actual, actual_file = data.get("actual"), None
         if source == "actual" and not isinstance(actual, (Mapping, list, str)):
-            raise where.error(lines["actual"], f"{name}actual must be a mapping or the model's "
-                                               f"text, not {_kind(actual)}")
+            raise where.error(
+                lines["actual"],
+                f"{name}actual must be a mapping or the model's text, not {_kind(actual)}",
+            )
         if source == "actual_file":
-            actual_file = where.inside_root(data["actual_file"], lines["actual_file"], "actual_file")
+            actual_file = where.inside_root(
+                data["actual_file"], lines["actual_file"], "actual_file"
+            )
         description = data.get("description", "")
         if not isinstance(description, str):
-            raise where.error(lines["description"], f"{name}description must be a string, not "
-                                                    f"{_kind(description)}")
-        layer = _layered(data, lines, where, inherited, prefix=name) if default_id is None \
+            raise where.error(
+                lines["description"],
+                f"{name}description must be a string, not {_kind(description)}",
+            )
+        layer = (
+            _layered(data, lines, where, inherited, prefix=name)
+            if default_id is None
             else inherited
+        )
         marks = file_marks + _marks(data.get("marks"), lines.get("marks", line), where, name)
-        return GoldenCase(id=case_id, path=where.path, line=line, description=description,
-                          expected=expected, actual=actual, actual_file=actual_file,
-                          input=data.get("input"), metric=layer.metric,
-                          threshold=layer.threshold, options=layer.options, marks=marks,
-                          source=source, repeat=layer.repeat, file_sha256=where.sha256)
+        return GoldenCase(
+            id=case_id,
+            path=where.path,
+            line=line,
+            description=description,
+            expected=expected,
+            actual=actual,
+            actual_file=actual_file,
+            input=data.get("input"),
+            metric=layer.metric,
+            threshold=layer.threshold,
+            options=layer.options,
+            marks=marks,
+            source=source,
+            repeat=layer.repeat,
+            file_sha256=where.sha256,
+        )
 
 
 def _source(data: Mapping[str, object], line: int, where: _Where, name: str) -> Source:
@@ -282,7 +371,9 @@ def _source(data: Mapping[str, object], line: int, where: _Where, name: str) -> 
     given = [k for k in SOURCE_KEYS if k in data]
     if len(given) != 1:
         found = " and ".join(given) if given else "none"
-        raise where.error(line, f"{name}give exactly one of actual, actual_file, input (found {found})")
+        raise where.error(
+            line, f"{name}give exactly one of actual, actual_file, input (found {found})"
+        )
     return "actual" if given[0] == "actual" else "input" if given[0] == "input" else "actual_file"
 
 
@@ -303,23 +394,41 @@ class _Where:
             raise self.error(line, f"{what} must be a path (a string), not {_kind(value)}")
         resolved = (self.path.parent / value).resolve()
         if not resolved.is_relative_to(self.root):
-            raise self.error(line, f"{what} {value!r} points outside the test root {str(self.root)!r}")
+            raise self.error(
+                line, f"{what} {value!r} points outside the test root {str(self.root)!r}"
+            )
         kind = not_regular(resolved)
         if kind is not None:
-            raise self.error(line, f"{what} {value!r} is not a regular file ({kind}: {str(resolved)!r})")
+            raise self.error(
+                line, f"{what} {value!r} is not a regular file ({kind}: {str(resolved)!r})"
+            )
         if not resolved.is_file():
-            raise self.error(line, f"{what} {value!r} does not exist (looked for {str(resolved)!r})")
+            raise self.error(
+                line, f"{what} {value!r} does not exist (looked for {str(resolved)!r})"
+            )
         return resolved
 
 
 def _kind(value: object) -> str:
-    names = {bool: "a boolean", int: "a number", float: "a number", str: "a string",
-             list: "a list", dict: "a mapping", type(None): "null"}
+    names = {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a mapping",
+        type(None): "null",
+    }
     return names.get(type(value), type(value).__name__)
 
 
-def _layered(data: Mapping[str, object], lines: Mapping[str, int], where: _Where,
-             inherited: _Layer, prefix: str = "") -> _Layer:
+def _layered(
+    data: Mapping[str, object],
+    lines: Mapping[str, int],
+    where: _Where,
+    inherited: _Layer,
+    prefix: str = "",
+) -> _Layer:
     """A case's metric, threshold, options and schema: ``inherited`` with this level's laid
     over it. Options merge key by key, so a folder may set ``ignore`` and a case add
     ``fields``."""
@@ -328,26 +437,37 @@ def _layered(data: Mapping[str, object], lines: Mapping[str, int], where: _Where
     if "metric" in data:
         given = data["metric"]
         if not isinstance(given, str) or not given:
-            raise where.error(lines["metric"], f"{prefix}metric must be a metric name, not {_kind(given)}")
+            raise where.error(
+                lines["metric"], f"{prefix}metric must be a metric name, not {_kind(given)}"
+            )
         metric = given
     if "threshold" in data:
         t = data["threshold"]
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 1:
-            raise where.error(lines["threshold"], f"{prefix}threshold must be a number in [0, 1], not {t!r}")
+            raise where.error(
+                lines["threshold"], f"{prefix}threshold must be a number in [0, 1], not {t!r}"
+            )
         threshold = float(t)
     if "repeat" in data:
         n = data["repeat"]
         if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_REPEAT:
-            raise where.error(lines["repeat"], f"{prefix}repeat must be a whole number from 1 to "
-                                               f"{MAX_REPEAT}, not {n!r}")
+            raise where.error(
+                lines["repeat"],
+                f"{prefix}repeat must be a whole number from 1 to {MAX_REPEAT}, not {n!r}",
+            )
         repeat = n
     if "options" in data:
         opts = data["options"]
         if not isinstance(opts, Mapping):
-            raise where.error(lines["options"], f"{prefix}options must be a mapping, not {_kind(opts)}")
+            raise where.error(
+                lines["options"], f"{prefix}options must be a mapping, not {_kind(opts)}"
+            )
         clash = sorted({"metric", "threshold"} & set(opts))
         if clash:
-            raise where.error(lines["options"], f"{prefix}options may not set {clash[0]!r}; give it beside options")
+            raise where.error(
+                lines["options"],
+                f"{prefix}options may not set {clash[0]!r}; give it beside options",
+            )
         options.update(opts)
         if isinstance(opts.get("schema"), str):
             options["schema"] = str(where.inside_root(opts["schema"], lines["options"], "schema"))
@@ -359,13 +479,21 @@ def _layered(data: Mapping[str, object], lines: Mapping[str, int], where: _Where
     return _Layer(metric=metric, threshold=threshold, repeat=repeat, options=options)
 
 
-def _no_unknown(data: Mapping[str, object], known: frozenset[str], lines: Mapping[str, int],
-                where: _Where, what: str) -> None:
+def _no_unknown(
+    data: Mapping[str, object],
+    known: frozenset[str],
+    lines: Mapping[str, int],
+    where: _Where,
+    what: str,
+) -> None:
     for key in data:
         if key not in known:
-            raise where.error(lines.get(key, 1), f"{what}: unknown key {key!r}"
-                                                 f"{did_you_mean(key, known)}; "
-                                                 f"known keys: {', '.join(sorted(known))}")
+            raise where.error(
+                lines.get(key, 1),
+                f"{what}: unknown key {key!r}"
+                f"{did_you_mean(key, known)}; "
+                f"known keys: {', '.join(sorted(known))}",
+            )
 
 
 def _marks(spec: object, line: int, where: _Where, prefix: str = "") -> tuple[MarkSpec, ...]:

@@ -49,12 +49,18 @@ class Outputs:
     target, under the input and the ``fingerprint`` (of that target) it was made under
     (fingerprints.py)."""
 
-    def __init__(self, *, record: RecordMode, root: Path,
-                 calls: LiveCalls | Mapping[str, LiveCalls],
-                 fingerprint: Callable[[str], Fingerprint] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        record: RecordMode,
+        root: Path,
+        calls: LiveCalls | Mapping[str, LiveCalls],
+        fingerprint: Callable[[str], Fingerprint] | None = None,
+    ) -> None:
         self.record, self.root = record, root
-        self.calls: Mapping[str, LiveCalls] = {"": calls} if isinstance(calls, LiveCalls) \
-            else dict(calls)
+        self.calls: Mapping[str, LiveCalls] = (
+            {"": calls} if isinstance(calls, LiveCalls) else dict(calls)
+        )
         self._fingerprint = fingerprint
         self._taken: dict[str, Fingerprint] = {}
 
@@ -68,8 +74,11 @@ class Outputs:
 
     def stale(self, case: GoldenCase, existing: Recording, target: str = "") -> list[str]:
         """What changed since ``existing`` was recorded, in words (nothing: it replays)."""
-        changed = ["the case's input"] \
-            if existing.input_sha256 != recordings.input_digest(case.input) else []
+        changed = (
+            ["the case's input"]
+            if existing.input_sha256 != recordings.input_digest(case.input)
+            else []
+        )
         if existing.target != target:  # never another target's output, whatever its path
             changed.append(f"the target (recorded for {existing.target or 'the unnamed one'!r})")
         now = self.fingerprint(target)
@@ -77,8 +86,9 @@ class Outputs:
             changed += now.changes(Fingerprint.from_dict(existing.fingerprint))
         return changed
 
-    def produce(self, case: GoldenCase, key: Hashable, repeat: int = 0, runs: int = 1,
-                target: str = "") -> Produced:
+    def produce(
+        self, case: GoldenCase, key: Hashable, repeat: int = 0, runs: int = 1, target: str = ""
+    ) -> Produced:
         """The output of run ``repeat`` of ``runs`` of a case by ``target`` (its name; empty:
         the session's one target); ``key`` names its call."""
         if case.source == "actual":
@@ -87,14 +97,16 @@ class Outputs:
         try:
             if case.source == "actual_file":
                 assert case.actual_file is not None
-                return Produced(output=read_regular_text(case.actual_file, "actual_file",
-                                                         CaseFileError))
+                return Produced(
+                    output=read_regular_text(case.actual_file, "actual_file", CaseFileError)
+                )
             return self._from_target(case, key, repeat, runs, target)
         except Exception as exc:  # noqa: BLE001 - the case was attempted: it counts, as an error
             return Produced(error=exc, source=source)
 
-    def _from_target(self, case: GoldenCase, key: Hashable, repeat: int, runs: int,
-                     target: str) -> Produced:
+    def _from_target(
+        self, case: GoldenCase, key: Hashable, repeat: int, runs: int, target: str
+    ) -> Produced:
         calls = self.calls[target]
         if self.record == "off":
             done = calls.take(key, case)
@@ -107,11 +119,14 @@ class Outputs:
         shown = recordings.relative(path, self.root)
         if self.record == "none":
             if existing is None:
-                raise CaseFileError(f"no recording of this case ({shown}): record it with "
-                                    f"--jsonmatch-record=once")
-            raise CaseFileError(f"the recording {shown} is stale ({'; '.join(changed)} changed "
-                                f"since it was recorded): re-record it with "
-                                f"--jsonmatch-record=once")
+                raise CaseFileError(
+                    f"no recording of this case ({shown}): record it with --jsonmatch-record=once"
+                )
+            raise CaseFileError(
+                f"the recording {shown} is stale ({'; '.join(changed)} changed "
+                f"since it was recorded): re-record it with "
+                f"--jsonmatch-record=once"
+            )
         done = calls.take(key, case)
         if done.error is not None:
             return Produced(error=done.error, source="live", call=done.figures)
@@ -120,13 +135,24 @@ class Outputs:
             # made it)
             fingerprint = self.fingerprint(target)
             wrote = recordings.write_recording(
-                path, case.id, case.input, done.value, repeat, done.figures.to_dict(),
-                fingerprint.to_dict() if fingerprint is not None else None, existing, target)
+                path,
+                case.id,
+                case.input,
+                done.value,
+                repeat,
+                done.figures.to_dict(),
+                fingerprint.to_dict() if fingerprint is not None else None,
+                existing,
+                target,
+            )
         except CaseFileError as exc:
             return Produced(error=exc, source="live", call=done.figures)
-        return Produced(output=done.value, source="live", call=done.figures,
-                        recording="" if not wrote else "stale" if existing is not None
-                        else "recorded")
+        return Produced(
+            output=done.value,
+            source="live",
+            call=done.figures,
+            recording="" if not wrote else "stale" if existing is not None else "recorded",
+        )
 
     def _existing(self, path: Path) -> Recording | None:
         """The recording at ``path``; re-recording everything (``all``), one that cannot be
@@ -142,7 +168,8 @@ class Outputs:
         """Where run ``repeat`` of ``runs`` of a case by ``target`` is recorded (inside the
         root, or an error)."""
         return recordings.inside_root(
-            recordings.recording_path(case.path, case.id, repeat, runs, target), self.root)
+            recordings.recording_path(case.path, case.id, repeat, runs, target), self.root
+        )
 
     def needs_call(self, case: GoldenCase, repeat: int, runs: int, target: str = "") -> bool:
         """Whether run ``repeat`` of a case calls the target (not replayed, not given)."""

@@ -79,8 +79,10 @@ class Channel:
             self.sink(outcome)
 
     def __repr__(self) -> str:
-        return f"<Channel {self.defaults.metric!r} threshold={self.defaults.threshold!r} " \
-               f"sink={self.sink!r}>"
+        return (
+            f"<Channel {self.defaults.metric!r} threshold={self.defaults.threshold!r} "
+            f"sink={self.sink!r}>"
+        )
 
 
 # Outside any session: nothing is recorded unless a caller activates a sink on it.

@@ -51,9 +51,11 @@ class RecordSettings:
                 elif sep and key == "fingerprint" and ":" in value:
                     out = replace(out, declared=value)
                 else:
-                    raise ConfigError(f"{what} is a mode ({', '.join(MODES)}) and optionally "
-                                      f"files=GLOB, fingerprint=MODULE:FUNCTION and prune, not "
-                                      f"{word!r}")
+                    raise ConfigError(
+                        f"{what} is a mode ({', '.join(MODES)}) and optionally "
+                        f"files=GLOB, fingerprint=MODULE:FUNCTION and prune, not "
+                        f"{word!r}"
+                    )
             if files:
                 out = replace(out, files=tuple(files))
         return out
@@ -76,29 +78,36 @@ class Fingerprint:
         if not isinstance(data, Mapping):
             return None
         code, files = data.get("code"), data.get("files")
-        return cls(code={str(k): str(v) for k, v in code.items()} if isinstance(code, Mapping)
-                   else {},
-                   files={str(k): str(v) for k, v in files.items()}
-                   if isinstance(files, Mapping) else {},
-                   declared=data.get("declared"))
+        return cls(
+            code={str(k): str(v) for k, v in code.items()} if isinstance(code, Mapping) else {},
+            files={str(k): str(v) for k, v in files.items()} if isinstance(files, Mapping) else {},
+            declared=data.get("declared"),
+        )
 
     def changes(self, recorded: Fingerprint | None) -> list[str]:
         """What differs from the fingerprint a recording was made under, in words."""
         if recorded is None:
             return ["the recording holds no fingerprint of what made it"]
-        out = [f"target code {name}" for name in sorted(set(self.code) | set(recorded.code))
-               if self.code.get(name) != recorded.code.get(name)]
-        out += [f"file {name}" for name in sorted(set(self.files) | set(recorded.files))
-                if self.files.get(name) != recorded.files.get(name)]
+        out = [
+            f"target code {name}"
+            for name in sorted(set(self.code) | set(recorded.code))
+            if self.code.get(name) != recorded.code.get(name)
+        ]
+        out += [
+            f"file {name}"
+            for name in sorted(set(self.files) | set(recorded.files))
+            if self.files.get(name) != recorded.files.get(name)
+        ]
         if _canonical(self.declared) != _canonical(recorded.declared):
-            out.append(f"the declared fingerprint ({_canonical(recorded.declared)} -> "
-                       f"{_canonical(self.declared)})")
+            out.append(
+                f"the declared fingerprint ({_canonical(recorded.declared)} -> "
+                f"{_canonical(self.declared)})"
+            )
         return out
 
 
 def _canonical(value: object) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      default=str)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def _digest(path: Path) -> str:
@@ -129,8 +138,12 @@ def source_files(functions: Sequence[object]) -> list[Path]:
     return out
 
 
-def take_fingerprint(settings: RecordSettings, root: Path, code_files: Sequence[Path],
-                     declared: Callable[[], object] | None) -> Fingerprint:
+def take_fingerprint(
+    settings: RecordSettings,
+    root: Path,
+    code_files: Sequence[Path],
+    declared: Callable[[], object] | None,
+) -> Fingerprint:
     """The fingerprint of this session: the source of ``code_files`` (the modules defining
     the target), the files ``settings.files`` match, and what ``declared()`` returns (JSON)."""
     code = {_shown(p, root): _digest(p) for p in sorted(set(code_files)) if p.is_file()}
@@ -138,9 +151,11 @@ def take_fingerprint(settings: RecordSettings, root: Path, code_files: Sequence[
     for pattern in settings.files:
         matched = sorted(p for p in root.glob(pattern) if p.is_file())
         if not matched:
-            raise CaseFileError(f"jsonmatch_record: files={pattern} matches no file under "
-                                f"{str(root)!r}: a prompt that is never read cannot make a "
-                                f"recording stale")
+            raise CaseFileError(
+                f"jsonmatch_record: files={pattern} matches no file under "
+                f"{str(root)!r}: a prompt that is never read cannot make a "
+                f"recording stale"
+            )
         files.update((_shown(p, root), _digest(p)) for p in matched)
     value: object = None
     if declared is not None:
@@ -148,6 +163,8 @@ def take_fingerprint(settings: RecordSettings, root: Path, code_files: Sequence[
         try:
             json.dumps(value, allow_nan=False)
         except (TypeError, ValueError) as exc:
-            raise CaseFileError(f"jsonmatch_record: fingerprint={settings.declared} must return "
-                                f"JSON (a mapping of model name, parameters, ...): {exc}") from None
+            raise CaseFileError(
+                f"jsonmatch_record: fingerprint={settings.declared} must return "
+                f"JSON (a mapping of model name, parameters, ...): {exc}"
+            ) from None
     return Fingerprint(code=code, files=files, declared=value)

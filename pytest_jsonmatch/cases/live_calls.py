@@ -38,8 +38,14 @@ class LiveCalls:
     """Calls of ``target`` under ``settings`` (concurrency, timeout, retries, rate), each
     watched by ``watch`` when one is given."""
 
-    def __init__(self, *, settings: CallSettings, target: Target,
-                 watch: CallWatch | None = None, log: CallLog | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        settings: CallSettings,
+        target: Target,
+        watch: CallWatch | None = None,
+        log: CallLog | None = None,
+    ) -> None:
         self.settings, self.target, self.watch = settings, target, watch
         self.log = log or CallLog()
         self._runner: Runner | None = None
@@ -80,8 +86,11 @@ class LiveCalls:
     @contextmanager
     def alone(self, name: str) -> Iterator[None]:
         """While test ``name`` runs: if it is a suspect, no other call runs beside it."""
-        with self._runner.alone() if self._runner is not None and self.log.suspect(name) \
-                else nullcontext():
+        with (
+            self._runner.alone()
+            if self._runner is not None and self.log.suspect(name)
+            else nullcontext()
+        ):
             yield
 
     def _call(self, key: Hashable, case: GoldenCase) -> Call:

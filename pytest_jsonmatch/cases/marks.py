@@ -65,18 +65,32 @@ def marks_from(spec: object) -> tuple[MarkSpec, ...]:
 # evaluates them as Python), xfail's raises (an exception class) and a filterwarnings category
 # outside the builtins (pytest imports the module it names). Marks of other names (smoke, slow,
 # a plugin's) are plain labels and pass their arguments through as data.
-_BUILTIN_MARKS: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, Callable[[object], bool]]]]] = {
+_BUILTIN_MARKS: dict[
+    str, tuple[tuple[str, ...], dict[str, tuple[str, Callable[[object], bool]]]]
+] = {
     "skip": (("reason",), {"reason": ("a string", lambda v: isinstance(v, str))}),
-    "skipif": (("condition",), {
-        "condition": ("true or false (pytest would run a string condition as Python)",
-                      lambda v: isinstance(v, bool)),
-        "reason": ("a string", lambda v: isinstance(v, str))}),
-    "xfail": (("condition",), {
-        "condition": ("true or false (pytest would run a string condition as Python)",
-                      lambda v: isinstance(v, bool)),
-        "reason": ("a string", lambda v: isinstance(v, str)),
-        "strict": ("true or false", lambda v: isinstance(v, bool)),
-        "run": ("true or false", lambda v: isinstance(v, bool))}),
+    "skipif": (
+        ("condition",),
+        {
+            "condition": (
+                "true or false (pytest would run a string condition as Python)",
+                lambda v: isinstance(v, bool),
+            ),
+            "reason": ("a string", lambda v: isinstance(v, str)),
+        },
+    ),
+    "xfail": (
+        ("condition",),
+        {
+            "condition": (
+                "true or false (pytest would run a string condition as Python)",
+                lambda v: isinstance(v, bool),
+            ),
+            "reason": ("a string", lambda v: isinstance(v, str)),
+            "strict": ("true or false", lambda v: isinstance(v, bool)),
+            "run": ("true or false", lambda v: isinstance(v, bool)),
+        },
+    ),
     "filterwarnings": ((), {}),  # positional filters only, each checked by _warning_filter_problem
     "usefixtures": ((), {}),  # positional fixture names (the project's own code, named not given)
 }
@@ -123,5 +137,7 @@ def _warning_filter_problem(spec: str) -> str | None:
     found = getattr(builtins, category, None)
     if isinstance(found, type) and issubclass(found, Warning):
         return None
-    return (f"warning category {category!r} is not a builtin warning; a case file may not name "
-            f"a module for pytest to import (use a filterwarnings ini entry or conftest.py)")
+    return (
+        f"warning category {category!r} is not a builtin warning; a case file may not name "
+        f"a module for pytest to import (use a filterwarnings ini entry or conftest.py)"
+    )

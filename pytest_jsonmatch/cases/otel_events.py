@@ -44,6 +44,7 @@ from urllib.parse import unquote
 
 from ..reporting.records import ERROR, PASSED, XPASSED, Comparison
 from ..version import __version__
+
 if TYPE_CHECKING:  # imported when our own export starts: it needs the otel extra's messages
     from .otlp_export import Outbox, Signal
 
@@ -70,10 +71,20 @@ _LOG = _logging.getLogger("pytest_jsonmatch.otel")
 
 # (the API module that holds a signal's global provider, its getter, the variable naming a
 # provider to load, a method only the SDK's provider has)
-_GLOBAL = {"traces": ("opentelemetry.trace", "get_tracer_provider",
-                      "OTEL_PYTHON_TRACER_PROVIDER", "add_span_processor"),
-           "logs": ("opentelemetry._logs", "get_logger_provider",
-                    "OTEL_PYTHON_LOGGER_PROVIDER", "add_log_record_processor")}
+_GLOBAL = {
+    "traces": (
+        "opentelemetry.trace",
+        "get_tracer_provider",
+        "OTEL_PYTHON_TRACER_PROVIDER",
+        "add_span_processor",
+    ),
+    "logs": (
+        "opentelemetry._logs",
+        "get_logger_provider",
+        "OTEL_PYTHON_LOGGER_PROVIDER",
+        "add_log_record_processor",
+    ),
+}
 
 
 def users_provider(signal: Signal) -> Any:
@@ -188,8 +199,9 @@ class Telemetry:
             try:
                 self._emit(comparison, mark)
             except Exception:  # noqa: BLE001 - sending never fails a test
-                _LOG.exception("pytest-jsonmatch: the events of %s were not sent",
-                               comparison.case_id)
+                _LOG.exception(
+                    "pytest-jsonmatch: the events of %s were not sent", comparison.case_id
+                )
 
     def _emit(self, comparison: Comparison, mark: CallMark | None) -> None:
         if comparison.seq:  # a test's further comparisons made no call of their own
@@ -204,8 +216,9 @@ class Telemetry:
             start, end = _times(comparison.call, mark)
             failed = comparison.call is not None and comparison.call.get("failed") is True
             if self._tracer is not None:
-                own = self._tracer.start_span(SPAN, start_time=start,
-                                              attributes=_call_attributes(comparison))
+                own = self._tracer.start_span(
+                    SPAN, start_time=start, attributes=_call_attributes(comparison)
+                )
                 if failed:
                     from opentelemetry.trace import Status, StatusCode
 
@@ -215,8 +228,14 @@ class Telemetry:
             else:
                 assert self._outbox is not None
                 ids = self._outbox.new_ids()
-                self._outbox.span(SPAN, *ids, start, end, _call_attributes(comparison),
-                                  comparison.error if failed else None)
+                self._outbox.span(
+                    SPAN,
+                    *ids,
+                    start,
+                    end,
+                    _call_attributes(comparison),
+                    comparison.error if failed else None,
+                )
         now = time.time_ns()
         events = [case_attributes(comparison, found)]
         if self.per_field:
@@ -247,8 +266,9 @@ class Telemetry:
             except Exception:  # noqa: BLE001 - the suite's result stands
                 _LOG.exception("pytest-jsonmatch: flushing OpenTelemetry failed")
 
-        users = threading.Thread(target=flush_users, daemon=True,
-                                 name="otel-flush (pytest-jsonmatch)")
+        users = threading.Thread(
+            target=flush_users, daemon=True, name="otel-flush (pytest-jsonmatch)"
+        )
         users.start()
         sent = self._outbox.close(self.flush) if self._outbox is not None else True
         users.join(max(deadline - time.monotonic(), 0))
@@ -256,19 +276,26 @@ class Telemetry:
         return sent and not users.is_alive()
 
 
-def _users_events(logger: Any, events: list[dict[str, Any]], now: int,
-                  ids: tuple[bytes, bytes]) -> None:
+def _users_events(
+    logger: Any, events: list[dict[str, Any]], now: int, ids: tuple[bytes, bytes]
+) -> None:
     """The events through the user's logger, in the context of the span ``ids``."""
     from opentelemetry import trace
     from opentelemetry._logs import LogRecord
 
-    span = trace.NonRecordingSpan(trace.SpanContext(
-        int.from_bytes(ids[0], "big"), int.from_bytes(ids[1], "big"), is_remote=False,
-        trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED)))
+    span = trace.NonRecordingSpan(
+        trace.SpanContext(
+            int.from_bytes(ids[0], "big"),
+            int.from_bytes(ids[1], "big"),
+            is_remote=False,
+            trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
+        )
+    )
     context = trace.set_span_in_context(span)
     for attributes in events:
-        logger.emit(LogRecord(timestamp=now, context=context, event_name=EVENT,
-                              attributes=attributes))
+        logger.emit(
+            LogRecord(timestamp=now, context=context, event_name=EVENT, attributes=attributes)
+        )
 
 
 def _resource() -> Mapping[str, Any]:
@@ -282,16 +309,20 @@ def _resource() -> Mapping[str, Any]:
 
         attributes = dict(Resource.create().attributes)
     else:
-        attributes = {"telemetry.sdk.language": "python", "telemetry.sdk.name": SCOPE,
-                      "telemetry.sdk.version": __version__}
+        attributes = {
+            "telemetry.sdk.language": "python",
+            "telemetry.sdk.name": SCOPE,
+            "telemetry.sdk.version": __version__,
+        }
         for item in os.environ.get("OTEL_RESOURCE_ATTRIBUTES", "").split(","):
             key, eq, value = item.partition("=")
             if eq and key.strip():
                 attributes[key.strip()] = unquote(value.strip())
             elif item.strip():
                 _LOG.warning("OTEL_RESOURCE_ATTRIBUTES: %r is not key=value; left out", item)
-        attributes["service.name"] = os.environ.get("OTEL_SERVICE_NAME", "").strip() or \
-            attributes.get("service.name", "unknown_service")
+        attributes["service.name"] = os.environ.get(
+            "OTEL_SERVICE_NAME", ""
+        ).strip() or attributes.get("service.name", "unknown_service")
     if str(attributes.get("service.name", "")).startswith("unknown_service"):
         attributes["service.name"] = "pytest-jsonmatch"
     return attributes
@@ -321,14 +352,19 @@ def _times(call: Mapping[str, object] | None, mark: CallMark | None) -> tuple[in
 
 def _call_attributes(comparison: Comparison) -> dict[str, Any]:
     """A case span's attributes: the case, where its output came from, the call's usage."""
-    out: dict[str, Any] = {"jsonmatch.case_id": comparison.case_id,
-                           "jsonmatch.source": comparison.source}
+    out: dict[str, Any] = {
+        "jsonmatch.case_id": comparison.case_id,
+        "jsonmatch.source": comparison.source,
+    }
     if comparison.target:  # the named target (jsonmatch_targets) the span's call was for
         out["jsonmatch.target"] = comparison.target
     call = comparison.call or {}
-    for key, name in (("input_tokens", "gen_ai.usage.input_tokens"),
-                      ("output_tokens", "gen_ai.usage.output_tokens"),
-                      ("attempts", "jsonmatch.call.attempts"), ("cost", "jsonmatch.call.cost")):
+    for key, name in (
+        ("input_tokens", "gen_ai.usage.input_tokens"),
+        ("output_tokens", "gen_ai.usage.output_tokens"),
+        ("attempts", "jsonmatch.call.attempts"),
+        ("cost", "jsonmatch.call.cost"),
+    ):
         value = call.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             out[name] = value
@@ -351,8 +387,9 @@ def explanation(comparison: Comparison) -> str:
     text = f"score {comparison.score:.4g} {reached} threshold {comparison.threshold:.4g}"
     worst = sorted((f for f in comparison.fields if f.score < 1), key=lambda f: f.score)[:_WORST]
     if worst:
-        text += "; worst fields: " + ", ".join(f"{f.path} {f.score:.2g} ({f.status})"
-                                                for f in worst)
+        text += "; worst fields: " + ", ".join(
+            f"{f.path} {f.score:.2g} ({f.status})" for f in worst
+        )
     return text
 
 
@@ -369,7 +406,9 @@ def case_attributes(comparison: Comparison, span: Any) -> dict[str, Any]:
         "gen_ai.evaluation.score.value": float(comparison.score),
         "gen_ai.evaluation.score.label": label(comparison),
         "gen_ai.evaluation.explanation": explanation(comparison),
-        "jsonmatch.case_id": comparison.case_id, "jsonmatch.threshold": comparison.threshold}
+        "jsonmatch.case_id": comparison.case_id,
+        "jsonmatch.threshold": comparison.threshold,
+    }
     if comparison.repeat:
         out["jsonmatch.repeat"] = comparison.repeat
     if comparison.target:
@@ -385,8 +424,13 @@ def case_attributes(comparison: Comparison, span: Any) -> dict[str, Any]:
 def field_attributes(comparison: Comparison) -> list[dict[str, Any]]:
     """One event's attributes per field of a scored comparison: the metric, the field's
     score and its status as the engine names it (its label)."""
-    return [{"gen_ai.evaluation.name": comparison.metric,
-             "gen_ai.evaluation.score.value": float(f.score),
-             "gen_ai.evaluation.score.label": f.status,
-             "jsonmatch.case_id": comparison.case_id, "jsonmatch.field": f.path}
-            for f in comparison.fields]
+    return [
+        {
+            "gen_ai.evaluation.name": comparison.metric,
+            "gen_ai.evaluation.score.value": float(f.score),
+            "gen_ai.evaluation.score.label": f.status,
+            "jsonmatch.case_id": comparison.case_id,
+            "jsonmatch.field": f.path,
+        }
+        for f in comparison.fields
+    ]

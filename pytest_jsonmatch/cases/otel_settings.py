@@ -37,8 +37,9 @@ class OtelSettings:
 
     @property
     def on(self) -> bool:
-        return self.mode != "off" and os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() \
-            != "true"
+        return (
+            self.mode != "off" and os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() != "true"
+        )
 
     @classmethod
     def parse(cls, text: str, what: str) -> OtelSettings:
@@ -56,15 +57,19 @@ class OtelSettings:
                 except ValueError:
                     flush = math.nan
                 if not 0 <= flush <= 600:
-                    raise ConfigError(f"{what}: flush= takes a number of seconds from 0 to 600, "
-                                      f"not {value!r}")
+                    raise ConfigError(
+                        f"{what}: flush= takes a number of seconds from 0 to 600, not {value!r}"
+                    )
             else:
-                raise ConfigError(f"{what}: expected off, cases or fields and optionally "
-                                  f"flush=SECONDS, not {part!r}")
+                raise ConfigError(
+                    f"{what}: expected off, cases or fields and optionally "
+                    f"flush=SECONDS, not {part!r}"
+                )
         settings = cls(mode, flush)
         if settings.on and not installed():
-            raise ConfigError(f"{what}: OpenTelemetry's SDK and OTLP messages are not "
-                              f"installed; {_EXTRA}")
+            raise ConfigError(
+                f"{what}: OpenTelemetry's SDK and OTLP messages are not installed; {_EXTRA}"
+            )
         return settings
 
     def start(self) -> Telemetry:
@@ -79,7 +84,9 @@ def installed() -> bool:
     """Whether the ``otel`` extra is installed (found without importing OpenTelemetry's
     modules, only its namespace packages)."""
     try:
-        return all(importlib.util.find_spec(name) is not None for name in (
-            "opentelemetry.sdk", "opentelemetry.proto"))
+        return all(
+            importlib.util.find_spec(name) is not None
+            for name in ("opentelemetry.sdk", "opentelemetry.proto")
+        )
     except ImportError:  # a parent package missing
         return False

@@ -52,13 +52,19 @@ _BATCHING = {"traces": ("OTEL_BSP", 5000, 512, 2048), "logs": ("OTEL_BLRP", 1000
 
 def new_ids() -> tuple[bytes, bytes]:
     """A new trace id and span id (random, never all zero), as OTLP carries them."""
-    return (random.getrandbits(128) | 1).to_bytes(16, "big"), \
-        (random.getrandbits(64) | 1).to_bytes(8, "big")
+    return (random.getrandbits(128) | 1).to_bytes(16, "big"), (random.getrandbits(64) | 1).to_bytes(
+        8, "big"
+    )
 
 
 # the field of ``AnyValue`` each plain type goes in (a bool is not an int here)
-_KIND = {str: "string_value", bool: "bool_value", int: "int_value", float: "double_value",
-         bytes: "bytes_value"}
+_KIND = {
+    str: "string_value",
+    bool: "bool_value",
+    int: "int_value",
+    float: "double_value",
+    bytes: "bytes_value",
+}
 
 
 def any_value(value: Any) -> dict[str, Any]:
@@ -103,18 +109,25 @@ class Endpoint:
         try:
             timeout = float(read("TIMEOUT") or 10)
         except ValueError:
-            _LOG.warning("OTEL_EXPORTER_OTLP_TIMEOUT: not a number of seconds, %r; using 10",
-                         read("TIMEOUT"))
+            _LOG.warning(
+                "OTEL_EXPORTER_OTLP_TIMEOUT: not a number of seconds, %r; using 10", read("TIMEOUT")
+            )
             timeout = 10.0
         compression = read("COMPRESSION").lower() or "none"
         if compression not in ("gzip", "deflate", "none"):
-            _LOG.warning("OTEL_EXPORTER_OTLP_COMPRESSION: unsupported %r; sending uncompressed",
-                         compression)
+            _LOG.warning(
+                "OTEL_EXPORTER_OTLP_COMPRESSION: unsupported %r; sending uncompressed", compression
+            )
             compression = "none"
         protocol = read("PROTOCOL")
         if protocol and protocol != "http/protobuf":
-            _LOG.warning("OTEL_EXPORTER_OTLP_PROTOCOL is %r: pytest-jsonmatch sends its own %s "
-                         "as http/protobuf to %s", protocol, signal, url)
+            _LOG.warning(
+                "OTEL_EXPORTER_OTLP_PROTOCOL is %r: pytest-jsonmatch sends its own %s "
+                "as http/protobuf to %s",
+                protocol,
+                signal,
+                url,
+            )
         context = None
         if url.startswith("https:"):
             context = ssl.create_default_context(cafile=read("CERTIFICATE") or None)
@@ -164,8 +177,13 @@ class _Queue:
                 value = default
             return value if value > 0 else default
 
-        return cls(signal, Endpoint.of(signal, env), number("SCHEDULE_DELAY", delay) / 1000,
-                   number("MAX_EXPORT_BATCH_SIZE", batch), number("MAX_QUEUE_SIZE", limit))
+        return cls(
+            signal,
+            Endpoint.of(signal, env),
+            number("SCHEDULE_DELAY", delay) / 1000,
+            number("MAX_EXPORT_BATCH_SIZE", batch),
+            number("MAX_QUEUE_SIZE", limit),
+        )
 
     def add(self, fields: dict[str, Any]) -> bool:
         """A message built from ``fields`` into the current request; whether the sending
@@ -190,8 +208,11 @@ class _Queue:
         return True
 
     def due(self, now: float, closing: bool) -> bool:
-        return bool(self.full) or self.messages is not None and (
-            closing or now - self.since >= self.delay)
+        return (
+            bool(self.full)
+            or self.messages is not None
+            and (closing or now - self.since >= self.delay)
+        )
 
     def take(self) -> list[Any]:
         """The requests to send now: the full ones, and the one being filled."""
@@ -208,8 +229,12 @@ class Outbox:
     signal's batch when it is full or has waited its schedule delay, and everything at
     :meth:`close`."""
 
-    def __init__(self, signals: tuple[Signal, ...], resource: Callable[[], Mapping[str, Any]],
-                 scope: tuple[str, str]) -> None:
+    def __init__(
+        self,
+        signals: tuple[Signal, ...],
+        resource: Callable[[], Mapping[str, Any]],
+        scope: tuple[str, str],
+    ) -> None:
         self._queues = {signal: _Queue.of(signal) for signal in signals}
         self._resource_of = resource  # called in the thread, once: detectors may take time
         self._resource: Resource | None = None
@@ -217,27 +242,57 @@ class Outbox:
         self._wake = threading.Condition()
         self._closing = False
         self._stopped = threading.Event()  # no more retries, no more sending
-        self._thread = threading.Thread(target=self._run, daemon=True,
-                                        name="otlp-export (pytest-jsonmatch)")
+        self._thread = threading.Thread(
+            target=self._run, daemon=True, name="otlp-export (pytest-jsonmatch)"
+        )
         self._thread.start()
 
     new_ids = staticmethod(new_ids)  # ids for the spans it sends
 
-    def event(self, name: str, timestamp: int, trace_id: bytes, span_id: bytes,
-              attributes: Mapping[str, Any]) -> None:
+    def event(
+        self,
+        name: str,
+        timestamp: int,
+        trace_id: bytes,
+        span_id: bytes,
+        attributes: Mapping[str, Any],
+    ) -> None:
         """An event: a log record with an event name, in the span ``span_id``."""
-        self._add("logs", {"time_unix_nano": timestamp, "observed_time_unix_nano": timestamp,
-                           "event_name": name, "trace_id": trace_id, "span_id": span_id,
-                           "flags": _SAMPLED, "attributes": key_values(attributes)})
+        self._add(
+            "logs",
+            {
+                "time_unix_nano": timestamp,
+                "observed_time_unix_nano": timestamp,
+                "event_name": name,
+                "trace_id": trace_id,
+                "span_id": span_id,
+                "flags": _SAMPLED,
+                "attributes": key_values(attributes),
+            },
+        )
 
-    def span(self, name: str, trace_id: bytes, span_id: bytes, start: int, end: int,
-             attributes: Mapping[str, Any], error: str | None) -> None:
+    def span(
+        self,
+        name: str,
+        trace_id: bytes,
+        span_id: bytes,
+        start: int,
+        end: int,
+        attributes: Mapping[str, Any],
+        error: str | None,
+    ) -> None:
         """A root span of kind INTERNAL; ``error`` (a message, maybe empty) sets its status
         to ERROR."""
-        fields = {"trace_id": trace_id, "span_id": span_id, "name": name,
-                  "kind": Span.SPAN_KIND_INTERNAL, "start_time_unix_nano": start,
-                  "end_time_unix_nano": end, "flags": _LOCAL_PARENT | _SAMPLED,
-                  "attributes": key_values(attributes)}
+        fields = {
+            "trace_id": trace_id,
+            "span_id": span_id,
+            "name": name,
+            "kind": Span.SPAN_KIND_INTERNAL,
+            "start_time_unix_nano": start,
+            "end_time_unix_nano": end,
+            "flags": _LOCAL_PARENT | _SAMPLED,
+            "attributes": key_values(attributes),
+        }
         if error is not None:
             fields["status"] = {"code": Status.STATUS_CODE_ERROR, "message": error}
         self._add("traces", fields)
@@ -257,9 +312,12 @@ class Outbox:
         self._stopped.set()
         for queue in self._queues.values():
             if queue.dropped:
-                _LOG.warning("pytest-jsonmatch: %d %s dropped: more than %d waited to be sent",
-                             queue.dropped, "spans" if queue.signal == "traces" else "events",
-                             queue.limit)
+                _LOG.warning(
+                    "pytest-jsonmatch: %d %s dropped: more than %d waited to be sent",
+                    queue.dropped,
+                    "spans" if queue.signal == "traces" else "events",
+                    queue.limit,
+                )
         return not self._thread.is_alive()
 
     def _run(self) -> None:
@@ -270,8 +328,11 @@ class Outbox:
                 if not ready:
                     if self._closing:
                         return
-                    waits = [q.since + q.delay - now for q in self._queues.values()
-                             if q.messages is not None]
+                    waits = [
+                        q.since + q.delay - now
+                        for q in self._queues.values()
+                        if q.messages is not None
+                    ]
                     self._wake.wait(min(waits, default=None))
                     continue
                 batches = [(queue, request) for queue in ready for request in queue.take()]
@@ -281,18 +342,23 @@ class Outbox:
                 try:
                     self._send(queue, self._body(request))
                 except Exception:  # noqa: BLE001 - never the suite's failure
-                    _LOG.exception("pytest-jsonmatch: a batch of %s could not be sent",
-                                   queue.signal)
+                    _LOG.exception(
+                        "pytest-jsonmatch: a batch of %s could not be sent", queue.signal
+                    )
 
     def _body(self, request: Any) -> bytes:
         """The request with its resource and scope, serialized."""
         if self._resource is None:
             self._resource = Resource(attributes=key_values(self._resource_of()))
-        first = (request.resource_logs if isinstance(request, ExportLogsServiceRequest)
-                 else request.resource_spans)[0]
+        first = (
+            request.resource_logs
+            if isinstance(request, ExportLogsServiceRequest)
+            else request.resource_spans
+        )[0]
         first.resource.CopyFrom(self._resource)
-        scoped = first.scope_logs if isinstance(request, ExportLogsServiceRequest) \
-            else first.scope_spans
+        scoped = (
+            first.scope_logs if isinstance(request, ExportLogsServiceRequest) else first.scope_spans
+        )
         scoped[0].scope.CopyFrom(self._scope)
         return bytes(request.SerializeToString())
 
@@ -310,19 +376,26 @@ class Outbox:
             headers["Content-Encoding"] = "deflate"
         deadline = time.monotonic() + endpoint.timeout
         for attempt in range(_TRIES):
-            backoff = 2.0 ** attempt * random.uniform(0.8, 1.2)
+            backoff = 2.0**attempt * random.uniform(0.8, 1.2)
             left = deadline - time.monotonic()
             try:
-                request = urllib.request.Request(endpoint.url, data=body, headers=headers,
-                                                 method="POST")
-                with urllib.request.urlopen(request, timeout=max(left, 0.01),
-                                            context=endpoint.context) as reply:
+                request = urllib.request.Request(
+                    endpoint.url, data=body, headers=headers, method="POST"
+                )
+                with urllib.request.urlopen(
+                    request, timeout=max(left, 0.01), context=endpoint.context
+                ) as reply:
                     reply.read()
                 return
             except urllib.error.HTTPError as error:
                 if error.code not in _RETRY:
-                    _LOG.error("pytest-jsonmatch: the collector at %s refused %s: HTTP %d %s",
-                               endpoint.url, queue.signal, error.code, error.reason)
+                    _LOG.error(
+                        "pytest-jsonmatch: the collector at %s refused %s: HTTP %d %s",
+                        endpoint.url,
+                        queue.signal,
+                        error.code,
+                        error.reason,
+                    )
                     return
                 backoff = _retry_after(error.headers.get("Retry-After"), backoff)
                 reason = f"HTTP {error.code}"
@@ -330,8 +403,9 @@ class Outbox:
                 reason = str(error)
             if backoff > deadline - time.monotonic() or self._stopped.wait(backoff):
                 break
-        _LOG.error("pytest-jsonmatch: %s not sent to %s (%s); dropped", queue.signal,
-                   endpoint.url, reason)
+        _LOG.error(
+            "pytest-jsonmatch: %s not sent to %s (%s); dropped", queue.signal, endpoint.url, reason
+        )
 
 
 def _retry_after(value: str | None, default: float) -> float:

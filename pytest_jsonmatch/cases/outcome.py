@@ -32,8 +32,17 @@ class Outcome:
     recording: Recorded = ""  # "recorded" or "stale" when this run wrote a recording
     call: CallFigures | None = None
 
-    def comparison(self, *, nodeid: str, seq: int, file: str, line: int | None, target: str,
-                   values: ValueMode | None, invalid_fails: bool) -> Comparison:
+    def comparison(
+        self,
+        *,
+        nodeid: str,
+        seq: int,
+        file: str,
+        line: int | None,
+        target: str,
+        values: ValueMode | None,
+        invalid_fails: bool,
+    ) -> Comparison:
         """The record of this outcome: the ``seq``-th comparison of the test ``nodeid``,
         reported at ``file``:``line``, of the named ``target``'s output (empty: none); the
         fields of a scored one kept per ``values``, or none at all (None: a session that
@@ -45,13 +54,37 @@ class Outcome:
         case_id = case_id_of(nodeid, seq)
         call = self.call.to_dict() if self.call is not None and self.source != "case" else None
         if self.result is None:
-            return Comparison(case_id=case_id, nodeid=nodeid, metric=self.metric, score=0.0,
-                              threshold=self.threshold, status=ERROR, seq=seq,
-                              repeat=self.repeat, error=self.error, file=file, line=line,
-                              source=self.source, recording=self.recording, call=call,
-                              target=target)
+            return Comparison(
+                case_id=case_id,
+                nodeid=nodeid,
+                metric=self.metric,
+                score=0.0,
+                threshold=self.threshold,
+                status=ERROR,
+                seq=seq,
+                repeat=self.repeat,
+                error=self.error,
+                file=file,
+                line=line,
+                source=self.source,
+                recording=self.recording,
+                call=call,
+                target=target,
+            )
         return Comparison.of_result(
-            self.result, case_id=case_id, nodeid=nodeid, threshold=self.threshold,
-            passed=self.passed, values=values, seq=seq, repeat=self.repeat, file=file,
-            line=line, source=self.source, recording=self.recording, call=call, target=target,
-            invalid_fails=invalid_fails)
+            self.result,
+            case_id=case_id,
+            nodeid=nodeid,
+            threshold=self.threshold,
+            passed=self.passed,
+            values=values,
+            seq=seq,
+            repeat=self.repeat,
+            file=file,
+            line=line,
+            source=self.source,
+            recording=self.recording,
+            call=call,
+            target=target,
+            invalid_fails=invalid_fails,
+        )

@@ -55,8 +55,7 @@ MAX_NAME = 180
 KEPT = 140
 
 
-def recording_path(case_file: Path, case_id: str, repeat: int, runs: int,
-                   target: str = "") -> Path:
+def recording_path(case_file: Path, case_id: str, repeat: int, runs: int, target: str = "") -> Path:
     """Where run ``repeat`` of a case is recorded; by a named ``target``, ``<id>[<target>]``
     (a bracket in an id is always escaped, and a target's name needs no escape, so no id
     and target can share a name). The case id becomes a safe file name (a ``/`` or ``..``
@@ -79,16 +78,17 @@ def inside_root(path: Path, root: Path, what: str = "the recording") -> Path:
     CaseFileError naming both: the plugin reads and writes recordings only there."""
     real, top = path.resolve(), root.resolve()
     if not real.is_relative_to(top):
-        raise CaseFileError(f"{what} {relative(path, root)} resolves to {real}, outside the test "
-                            f"root {top} (a symlink?): refused; the plugin reads and writes only "
-                            f"inside the root")
+        raise CaseFileError(
+            f"{what} {relative(path, root)} resolves to {real}, outside the test "
+            f"root {top} (a symlink?): refused; the plugin reads and writes only "
+            f"inside the root"
+        )
     return path
 
 
 def input_digest(value: object) -> str:
     """SHA-256 of the input as canonical JSON (sorted keys, no spaces)."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      default=str)
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -101,27 +101,42 @@ def read_recording(path: Path) -> Recording | None:
     except OSError as exc:
         raise CaseFileError(f"cannot read the recording {path}: {exc.strerror}") from None
     if not path.is_file() or size > MAX_RECORDING_BYTES:
-        raise CaseFileError(f"the recording {path} is not a regular file of at most "
-                            f"{MAX_RECORDING_BYTES // 2**20} MB")
+        raise CaseFileError(
+            f"the recording {path} is not a regular file of at most "
+            f"{MAX_RECORDING_BYTES // 2**20} MB"
+        )
     from .runner import CallFigures
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         # text of several lines is kept as a list of its lines, readable in a diff
         output = "\n".join(data["output_lines"]) if "output_lines" in data else data["output"]
-        return Recording(output=output, input_sha256=str(data["input_sha256"]),
-                         recorded_at=str(data["recorded_at"]),
-                         call=CallFigures.from_dict(data.get("call")),
-                         fingerprint=data.get("fingerprint"), target=str(data.get("target", "")))
+        return Recording(
+            output=output,
+            input_sha256=str(data["input_sha256"]),
+            recorded_at=str(data["recorded_at"]),
+            call=CallFigures.from_dict(data.get("call")),
+            fingerprint=data.get("fingerprint"),
+            target=str(data.get("target", "")),
+        )
     except (ValueError, KeyError, TypeError, OSError) as exc:
-        raise CaseFileError(f"the recording {path} cannot be read ({exc}); delete it or "
-                            f"re-record with --jsonmatch-record=all") from None
+        raise CaseFileError(
+            f"the recording {path} cannot be read ({exc}); delete it or "
+            f"re-record with --jsonmatch-record=all"
+        ) from None
 
 
-def write_recording(path: Path, case_id: str, input_value: object, output: object, repeat: int,
-                    call: dict[str, object] | None = None,
-                    fingerprint: dict[str, object] | None = None,
-                    existing: Recording | None = None, target: str = "") -> bool:
+def write_recording(
+    path: Path,
+    case_id: str,
+    input_value: object,
+    output: object,
+    repeat: int,
+    call: dict[str, object] | None = None,
+    fingerprint: dict[str, object] | None = None,
+    existing: Recording | None = None,
+    target: str = "",
+) -> bool:
     """Record a target's output (atomically), with what its call took (``call``: latency,
     attempts, usage), replayed later as the recorded figures, and what made it
     (``fingerprint``). When ``existing`` holds the same output, input and fingerprint, the
@@ -135,12 +150,20 @@ def write_recording(path: Path, case_id: str, input_value: object, output: objec
         except JsonMatchError as exc:
             raise CaseFileError(f"cannot record the output of case {case_id!r}: {exc}") from None
     digest = input_digest(input_value)
-    if existing is not None and existing.input_sha256 == digest and existing.target == target \
-            and existing.fingerprint == fingerprint and _same_json(existing.output, output):
+    if (
+        existing is not None
+        and existing.input_sha256 == digest
+        and existing.target == target
+        and existing.fingerprint == fingerprint
+        and _same_json(existing.output, output)
+    ):
         return False
     record: dict[str, object] = {
-        "case_id": case_id, "repeat": repeat, "input_sha256": digest,
-        "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        "case_id": case_id,
+        "repeat": repeat,
+        "input_sha256": digest,
+        "recorded_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
     if target:
         record["target"] = target
     if fingerprint is not None:
@@ -154,15 +177,19 @@ def write_recording(path: Path, case_id: str, input_value: object, output: objec
     try:
         text = json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise CaseFileError(f"cannot record the output of case {case_id!r}: {exc} (a target "
-                            f"returns text or a JSON mapping)") from None
+        raise CaseFileError(
+            f"cannot record the output of case {case_id!r}: {exc} (a target "
+            f"returns text or a JSON mapping)"
+        ) from None
     # a lone surrogate (half a UTF-16 pair) cannot be UTF-8: its JSON escape reads back as it
     text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     size = len(text.encode("utf-8")) + 1
     if size > MAX_RECORDING_BYTES:  # refused now, not when the next run cannot read it
-        raise CaseFileError(f"cannot record the output of case {case_id!r}: the recording "
-                            f"would be {size:,} bytes, more than the {MAX_RECORDING_BYTES:,} a "
-                            f"recording may hold (and a later run read back)")
+        raise CaseFileError(
+            f"cannot record the output of case {case_id!r}: the recording "
+            f"would be {size:,} bytes, more than the {MAX_RECORDING_BYTES:,} a "
+            f"recording may hold (and a later run read back)"
+        )
     write_atomic(path, lambda fh: fh.write(text + "\n"))
     return True
 
@@ -186,8 +213,9 @@ def relative(path: Path, root: Path) -> str:
         return os.fspath(path)
 
 
-def unused_recordings(cases_by_file: Mapping[Path, Collection[str | tuple[str, str]]]
-                      ) -> list[Path]:
+def unused_recordings(
+    cases_by_file: Mapping[Path, Collection[str | tuple[str, str]]],
+) -> list[Path]:
     """The recordings beside the given case files that none of their cases uses (a case
     deleted or renamed, a target no longer declared), and those of case files that are gone,
     in the same folders. A case is its id, or (id, target) when a named target runs it."""
@@ -200,8 +228,11 @@ def unused_recordings(cases_by_file: Mapping[Path, Collection[str | tuple[str, s
         folder = case_file.parent / FOLDER / case_file.name
         # "@" is escaped in every id: what precedes one is the case's, "@k" its run
         unused.update(p for p in folder.glob("*.json") if p.stem.split("@")[0] not in used)
-        unused.update(p for p in (case_file.parent / FOLDER).glob("*/*.json")
-                      if not (case_file.parent / p.parent.name).exists())
+        unused.update(
+            p
+            for p in (case_file.parent / FOLDER).glob("*/*.json")
+            if not (case_file.parent / p.parent.name).exists()
+        )
     return sorted(unused)
 
 
@@ -209,7 +240,10 @@ def remove_recordings(paths: Sequence[Path]) -> None:
     """Delete ``paths``, and each folder that is left empty."""
     for path in paths:
         path.unlink(missing_ok=True)
-    for folder in sorted({p.parent for p in paths} | {p.parent.parent for p in paths},
-                         key=lambda f: len(f.parts), reverse=True):
+    for folder in sorted(
+        {p.parent for p in paths} | {p.parent.parent for p in paths},
+        key=lambda f: len(f.parts),
+        reverse=True,
+    ):
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()

@@ -43,9 +43,11 @@ class RepeatSettings:
         """The first line of a repeated case's failure: the rule, the mean, the runs."""
         passed = sum(score >= threshold - 1e-9 for score in scores)
         mean = sum(scores) / len(scores)
-        return (f"repeated case failed ({self.rule}): mean score {mean:.4f} over {len(scores)} "
-                f"runs, {passed}/{len(scores)} at or above threshold {threshold:.4f} "
-                f"(runs: {', '.join(f'{s:.4f}' for s in scores)})")
+        return (
+            f"repeated case failed ({self.rule}): mean score {mean:.4f} over {len(scores)} "
+            f"runs, {passed}/{len(scores)} at or above threshold {threshold:.4f} "
+            f"(runs: {', '.join(f'{s:.4f}' for s in scores)})"
+        )
 
     @classmethod
     def parse(cls, parts: Sequence[tuple[str, str]]) -> RepeatSettings:
@@ -64,7 +66,9 @@ class RepeatSettings:
                 elif named:
                     rule = named[0]
                 else:
-                    raise ConfigError(f"{what} must be a whole number of runs from 1 to "
-                                      f"{MAX_REPEAT} and/or a rule ({', '.join(REPEAT_RULES)}), "
-                                      f"not {text!r}")
+                    raise ConfigError(
+                        f"{what} must be a whole number of runs from 1 to "
+                        f"{MAX_REPEAT} and/or a rule ({', '.join(REPEAT_RULES)}), "
+                        f"not {text!r}"
+                    )
         return cls(count=count, rule=rule)

@@ -28,8 +28,9 @@ class TargetTimeout(CaseFileError):
     """A call of the target ran longer than the timeout (``jsonmatch_calls ... timeout=``)."""
 
 
-def retry_delay(exc: BaseException, attempt: int, timeouts: bool = False,
-                now: float | None = None) -> float | None:
+def retry_delay(
+    exc: BaseException, attempt: int, timeouts: bool = False, now: float | None = None
+) -> float | None:
     """How long to wait before retrying after ``exc`` (attempt ``attempt`` failed, 1-based),
     or None when it is not worth retrying (see the module docstring). ``now`` (seconds since
     the epoch; the clock when None) is what an HTTP-date ``Retry-After`` is counted from."""
@@ -38,10 +39,16 @@ def retry_delay(exc: BaseException, attempt: int, timeouts: bool = False,
     if not isinstance(status, int):
         status = getattr(exc, "status_code", None)
     names = {cls.__name__ for cls in type(exc).__mro__}
-    retryable = ((timeouts and isinstance(exc, TargetTimeout)) or isinstance(exc, ConnectionError)
-                 or bool(names & set(_CONNECT_ERRORS))
-                 or (isinstance(status, int) and not isinstance(status, bool)
-                     and (status in RETRY_STATUSES or 500 <= status <= 599)))
+    retryable = (
+        (timeouts and isinstance(exc, TargetTimeout))
+        or isinstance(exc, ConnectionError)
+        or bool(names & set(_CONNECT_ERRORS))
+        or (
+            isinstance(status, int)
+            and not isinstance(status, bool)
+            and (status in RETRY_STATUSES or 500 <= status <= 599)
+        )
+    )
     if not retryable:
         return None
     after = retry_after(response, now)

@@ -71,11 +71,18 @@ class TargetResult:
             if value is None:
                 continue
             # a cost is summed as a float: NaN, infinity and integers past float range are out
-            if isinstance(value, bool) or not isinstance(value, kind) or value != value \
-                    or value < 0 or (not whole and value > sys.float_info.max):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, kind)
+                or value != value
+                or value < 0
+                or (not whole and value > sys.float_info.max)
+            ):
                 wanted = "a whole number" if whole else "a finite number"
-                return (f"the target's TargetResult.{name} must be {wanted} >= 0 or None, "
-                        f"not {shown(value)}")
+                return (
+                    f"the target's TargetResult.{name} must be {wanted} >= 0 or None, "
+                    f"not {shown(value)}"
+                )
         return None
 
 
@@ -93,9 +100,14 @@ class CallFigures:
     failed: bool = False
 
     def to_dict(self) -> dict[str, object]:
-        return {"latency_s": self.latency_s, "attempts": self.attempts,
-                "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "cost": self.cost, "failed": self.failed}
+        return {
+            "latency_s": self.latency_s,
+            "attempts": self.attempts,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost": self.cost,
+            "failed": self.failed,
+        }
 
     @classmethod
     def from_dict(cls, data: object) -> CallFigures | None:
@@ -109,9 +121,14 @@ class CallFigures:
                 return None
             return kind(value) if math.isfinite(value) and value >= 0 else None
 
-        return cls(number("latency_s", float), number("attempts", int) or 0,
-                   number("input_tokens", int), number("output_tokens", int),
-                   number("cost", float), data.get("failed") is True)
+        return cls(
+            number("latency_s", float),
+            number("attempts", int) or 0,
+            number("input_tokens", int),
+            number("output_tokens", int),
+            number("cost", float),
+            data.get("failed") is True,
+        )
 
 
 def attempts_note(call: CallFigures | None) -> str:
@@ -142,7 +159,9 @@ class _Job:
         self.outcome: Done | None = None
         self.claimed = False  # a thread took it to run
         self.box: Future[object] | None = None  # the running attempt's
-        self.loop_future: Future[object] | None = None  # the running attempt's coroutine on the loop
+        self.loop_future: Future[object] | None = (
+            None  # the running attempt's coroutine on the loop
+        )
 
 
 class Runner:
@@ -182,8 +201,9 @@ class Runner:
         self._jobs[key] = job
         self._queue.put(job)
         if len(self._workers) < self.concurrency:
-            worker = threading.Thread(target=self._work, daemon=True,
-                                      name=f"{_THREAD_PREFIX}worker-{len(self._workers)}")
+            worker = threading.Thread(
+                target=self._work, daemon=True, name=f"{_THREAD_PREFIX}worker-{len(self._workers)}"
+            )
             self._workers.append(worker)
             worker.start()
 
@@ -255,13 +275,20 @@ class Runner:
                 except _Stopped:
                     raise
                 except Exception as exc:  # noqa: BLE001 - judged for a retry, then kept
-                    delay = retry_delay(exc, attempts, self.retry_timeouts) \
-                        if attempts <= self.retries else None
+                    delay = (
+                        retry_delay(exc, attempts, self.retry_timeouts)
+                        if attempts <= self.retries
+                        else None
+                    )
                     if delay is not None and waited + delay > self.retry_budget:
                         delay = None  # the call's retry budget would be spent: give up now
                     if delay is None:
-                        job.outcome = Done(error=exc, figures=CallFigures(
-                            time.perf_counter() - started, attempts, failed=True))
+                        job.outcome = Done(
+                            error=exc,
+                            figures=CallFigures(
+                                time.perf_counter() - started, attempts, failed=True
+                            ),
+                        )
                         return
                     if self._stop.wait(delay):
                         raise _Stopped() from None
@@ -269,21 +296,34 @@ class Runner:
                     continue
                 if isinstance(value, TargetResult):
                     if (problem := value.problem()) is not None:  # checked at the door
-                        job.outcome = Done(error=CaseFileError(problem), figures=CallFigures(
-                            time.perf_counter() - started, attempts, failed=True))
+                        job.outcome = Done(
+                            error=CaseFileError(problem),
+                            figures=CallFigures(
+                                time.perf_counter() - started, attempts, failed=True
+                            ),
+                        )
                         return
                     usage, value = value, value.output
-                job.outcome = Done(value, figures=CallFigures(
-                    time.perf_counter() - started, attempts,
-                    usage.input_tokens if usage else None, usage.output_tokens if usage else None,
-                    usage.cost if usage else None))
+                job.outcome = Done(
+                    value,
+                    figures=CallFigures(
+                        time.perf_counter() - started,
+                        attempts,
+                        usage.input_tokens if usage else None,
+                        usage.output_tokens if usage else None,
+                        usage.cost if usage else None,
+                    ),
+                )
                 return
         except _Stopped:
-            job.outcome = Done(error=CaseFileError("the call was cancelled: the session stopped"),
-                               figures=CallFigures(None, attempts, failed=True))
+            job.outcome = Done(
+                error=CaseFileError("the call was cancelled: the session stopped"),
+                figures=CallFigures(None, attempts, failed=True),
+            )
         except BaseException as exc:  # KeyboardInterrupt, pytest.exit: for the test to raise
-            job.outcome = Done(error=exc, figures=CallFigures(
-                time.perf_counter() - started, attempts, failed=True))
+            job.outcome = Done(
+                error=exc, figures=CallFigures(time.perf_counter() - started, attempts, failed=True)
+            )
         finally:
             job.done.set()
 
@@ -371,8 +411,9 @@ class Runner:
         with self._lock:
             if self._loop is None:
                 loop = asyncio.new_event_loop()
-                thread = threading.Thread(target=loop.run_forever, daemon=True,
-                                          name=f"{_THREAD_PREFIX}event-loop")
+                thread = threading.Thread(
+                    target=loop.run_forever, daemon=True, name=f"{_THREAD_PREFIX}event-loop"
+                )
                 thread.start()
                 self._loop, self._loop_thread = loop, thread
         return asyncio.run_coroutine_threadsafe(_awaited(awaitable), self._loop)
@@ -384,8 +425,9 @@ class Runner:
         self._stop.set()
         for job in list(self._jobs.values()):
             if not job.done.is_set() and job not in self._running:
-                job.outcome = job.outcome or Done(error=CaseFileError(
-                    "the call was cancelled: the session stopped"))
+                job.outcome = job.outcome or Done(
+                    error=CaseFileError("the call was cancelled: the session stopped")
+                )
                 job.done.set()
         with self._lock:
             running = list(self._running)

@@ -77,8 +77,9 @@ class SettingParts:
     def gates(self) -> GateSettings:
         from ..reporting.gates import gate_settings
 
-        return self.given_gates or gate_settings(fail_under="", floor_lines=(), drop_parts=(),
-                                                 case_parts=(), prefix=PREFIX)
+        return self.given_gates or gate_settings(
+            fail_under="", floor_lines=(), drop_parts=(), case_parts=(), prefix=PREFIX
+        )
 
     @cached_property
     def versus(self) -> VersusSettings:
@@ -97,8 +98,9 @@ class SettingParts:
         """Whether the session writes a report file: JSON, HTML, Markdown, or GitHub's step
         summary."""
         files = self.given_reports
-        return files is not None and any((files.json, files.html, files.markdown,
-                                          files.step_summary))
+        return files is not None and any(
+            (files.json, files.html, files.markdown, files.step_summary)
+        )
 
     @property
     def sends_telemetry(self) -> bool:
@@ -145,8 +147,9 @@ def parse_calls(parts: Sequence[tuple[str, str]]) -> CallSettings:
     return parse(parts)
 
 
-def parse_reports(paths: Sequence[str], what: str, here: Path,
-                  step_summary: str | None) -> ReportFiles:
+def parse_reports(
+    paths: Sequence[str], what: str, here: Path, step_summary: str | None
+) -> ReportFiles:
     from ..reporting.report_files import ReportFiles
 
     return ReportFiles.parse(paths, what, here, step_summary)
@@ -193,8 +196,10 @@ def parse_options(text: str) -> dict[str, object]:
     except yaml.YAMLError as exc:
         raise ConfigError(f"jsonmatch_options is not valid JSON or YAML: {exc}") from None
     if not isinstance(value, (dict, type(None))):
-        raise ConfigError("jsonmatch_options must be a mapping of option names to values, not "
-                          f"{type(value).__name__}")
+        raise ConfigError(
+            "jsonmatch_options must be a mapping of option names to values, not "
+            f"{type(value).__name__}"
+        )
     return value or {}
 
 

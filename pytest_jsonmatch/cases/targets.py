@@ -26,27 +26,34 @@ Call = Callable[[Awaited], object]
 # Makes one case's output: called with the case and the function that runs awaitables.
 Target = Callable[[GoldenCase, Awaited], object]
 
-NO_TARGET = ("this case gives 'input' but no target makes output from it: set ini "
-             "jsonmatch_target = package.module:function, or implement the hook "
-             "pytest_jsonmatch_target in a conftest.py")
+NO_TARGET = (
+    "this case gives 'input' but no target makes output from it: set ini "
+    "jsonmatch_target = package.module:function, or implement the hook "
+    "pytest_jsonmatch_target in a conftest.py"
+)
 
 
 def import_target(spec: str, what: str = "jsonmatch_target") -> Callable[..., object]:
     """The function ``spec`` (``package.module:function``) names, imported now; a
     CaseFileError saying what is wrong otherwise."""
     if not spec:
-        raise CaseFileError(NO_TARGET if what == "jsonmatch_target" else
-                            f"{what} names no function and pytest_jsonmatch_target did not "
-                            f"answer for it: write 'NAME = package.module:function' in "
-                            f"jsonmatch_targets, or answer the hook for this target")
+        raise CaseFileError(
+            NO_TARGET
+            if what == "jsonmatch_target"
+            else f"{what} names no function and pytest_jsonmatch_target did not "
+            f"answer for it: write 'NAME = package.module:function' in "
+            f"jsonmatch_targets, or answer the hook for this target"
+        )
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
         raise CaseFileError(f"{what} {spec!r} must look like package.module:function")
     try:
         target: object = getattr(importlib.import_module(module_name.strip()), attr.strip())
     except ModuleNotFoundError as exc:
-        raise CaseFileError(f"{what} {spec!r}: cannot import {exc.name!r} (is its folder "
-                            f"on sys.path? the ini option pythonpath = . adds the root)") from None
+        raise CaseFileError(
+            f"{what} {spec!r}: cannot import {exc.name!r} (is its folder "
+            f"on sys.path? the ini option pythonpath = . adds the root)"
+        ) from None
     except AttributeError:
         raise CaseFileError(f"{what} {spec!r}: module {module_name!r} has no {attr!r}") from None
     if not callable(target):
@@ -76,8 +83,12 @@ class HookFirst:
     target)`` answers first (a plugin's); when it answers None, ``named`` makes the output
     from the case's input. An awaitable either returns is run by ``awaited``."""
 
-    def __init__(self, hook: Callable[[GoldenCase, str], object], named: Callable[[object], object],
-                 target: str = "") -> None:
+    def __init__(
+        self,
+        hook: Callable[[GoldenCase, str], object],
+        named: Callable[[object], object],
+        target: str = "",
+    ) -> None:
         self.hook, self.named, self.target = hook, named, target
 
     def __call__(self, case: GoldenCase, awaited: Awaited) -> object:
@@ -106,8 +117,9 @@ class TargetSpec:
         return f"jsonmatch_targets: target {self.name!r}" if self.name else "jsonmatch_target"
 
 
-def parse_targets(lines: Sequence[str], calls_parts: Sequence[tuple[str, str]],
-                  what: str = "jsonmatch_targets") -> tuple[TargetSpec, ...]:
+def parse_targets(
+    lines: Sequence[str], calls_parts: Sequence[tuple[str, str]], what: str = "jsonmatch_targets"
+) -> tuple[TargetSpec, ...]:
     """The targets declared one a line, ``NAME = package.module:function [KEY=VALUE ...]``
     (``NAME [KEY=VALUE ...]`` for one the hook serves; the keys are those of
     ``jsonmatch_calls``, over the session's ``calls_parts``). ConfigError naming the setting
@@ -118,25 +130,36 @@ def parse_targets(lines: Sequence[str], calls_parts: Sequence[tuple[str, str]],
             continue
         found = _LINE.fullmatch(line)
         name = found["name"] if found else ""
-        if found is None or not TARGET_NAME.fullmatch(name) \
-                or any("=" not in word or word.startswith("=") for word in found["calls"].split()):
-            raise ConfigError(f"{what}: {line.strip()!r}: a line is 'NAME = package.module:function' "
-                              f"and optionally calls settings (concurrency=2 rate=60/min); a "
-                              f"name is letters, digits, '_', '.' and '-'")
+        if (
+            found is None
+            or not TARGET_NAME.fullmatch(name)
+            or any("=" not in word or word.startswith("=") for word in found["calls"].split())
+        ):
+            raise ConfigError(
+                f"{what}: {line.strip()!r}: a line is 'NAME = package.module:function' "
+                f"and optionally calls settings (concurrency=2 rate=60/min); a "
+                f"name is letters, digits, '_', '.' and '-'"
+            )
         spec = found["spec"] or ""
         if spec and ":" not in spec:
-            raise ConfigError(f"{what}: target {name!r}: {spec!r} must look like "
-                              f"package.module:function")
+            raise ConfigError(
+                f"{what}: target {name!r}: {spec!r} must look like package.module:function"
+            )
         if name in declared:
             raise ConfigError(f"{what}: target {name!r} is declared twice")
         shown = f"{what}: target {name!r}"
-        declared[name] = TargetSpec(name=name, spec=spec,
-                                    calls=parse_calls([*calls_parts, (found["calls"], shown)]))
+        declared[name] = TargetSpec(
+            name=name, spec=spec, calls=parse_calls([*calls_parts, (found["calls"], shown)])
+        )
     return tuple(declared.values())
 
 
-def select_targets(declared: Sequence[TargetSpec], selection: str, what: str,
-                   declared_what: str = "jsonmatch_targets") -> tuple[TargetSpec, ...]:
+def select_targets(
+    declared: Sequence[TargetSpec],
+    selection: str,
+    what: str,
+    declared_what: str = "jsonmatch_targets",
+) -> tuple[TargetSpec, ...]:
     """The targets ``selection`` (``a,b``; empty: every one, as declared) names, in its
     order; ConfigError naming ``what`` for a name not declared or named twice."""
     if not selection.strip():
@@ -145,9 +168,11 @@ def select_targets(declared: Sequence[TargetSpec], selection: str, what: str,
     chosen: list[TargetSpec] = []
     for name in (n.strip() for n in selection.split(",")):
         if name not in by_name:
-            raise ConfigError(f"{what}: no target {name!r} is declared in {declared_what}"
-                              f"{did_you_mean(name, by_name)}; declared: "
-                              f"{', '.join(by_name) or '(none)'}")
+            raise ConfigError(
+                f"{what}: no target {name!r} is declared in {declared_what}"
+                f"{did_you_mean(name, by_name)}; declared: "
+                f"{', '.join(by_name) or '(none)'}"
+            )
         if any(t.name == name for t in chosen):
             raise ConfigError(f"{what}: target {name!r} is named twice")
         chosen.append(by_name[name])
@@ -159,8 +184,15 @@ def users_frame(exc: BaseException) -> str:
     outside this package, the standard library and installed packages, as ``raised at
     path:line in function``; empty when there is none."""
     paths = sysconfig.get_paths()
-    skipped = tuple(str(Path(p).resolve()) for p in (
-        paths["stdlib"], paths["purelib"], paths["platlib"], str(Path(__file__).parents[1])))
+    skipped = tuple(
+        str(Path(p).resolve())
+        for p in (
+            paths["stdlib"],
+            paths["purelib"],
+            paths["platlib"],
+            str(Path(__file__).parents[1]),
+        )
+    )
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
         if not str(Path(frame.filename).resolve()).startswith(skipped):
             return f"raised at {frame.filename}:{frame.lineno} in {frame.name}"

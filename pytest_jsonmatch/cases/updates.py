@@ -31,8 +31,10 @@ def update_mode(value: str, what: str, *, in_ci: bool) -> UpdateMode | None:
     if chosen is None:
         raise ConfigError(f"{what} must be one of {', '.join(UPDATE_MODES)}, not {mode!r}")
     if in_ci and not ci:
-        raise ConfigError(f"refusing to update golden case files because the CI environment "
-                          f"variable is set; pass {what}={chosen},ci to update them anyway")
+        raise ConfigError(
+            f"refusing to update golden case files because the CI environment "
+            f"variable is set; pass {what}={chosen},ci to update them anyway"
+        )
     return chosen
 
 
@@ -58,10 +60,16 @@ class CaseUpdate:
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> CaseUpdate:
         line = data["line"]
-        return cls(path=str(data["path"]), display=str(data["display"]),
-                   case_id=str(data["case_id"]), line=line if isinstance(line, int) else 0,
-                   value=data["value"], default_id=str(data["default_id"]),
-                   sha256=str(data["sha256"]), root=str(data["root"]))
+        return cls(
+            path=str(data["path"]),
+            display=str(data["display"]),
+            case_id=str(data["case_id"]),
+            line=line if isinstance(line, int) else 0,
+            value=data["value"],
+            default_id=str(data["default_id"]),
+            sha256=str(data["sha256"]),
+            root=str(data["root"]),
+        )
 
 
 def apply_updates(updates: Sequence[CaseUpdate]) -> tuple[list[str], list[str]]:
@@ -100,15 +108,19 @@ def _update_file(path: Path, wanted: list[CaseUpdate], display: str) -> None:
 
     real, top = path.resolve(), Path(wanted[0].root).resolve()
     if not real.is_relative_to(top):
-        raise CaseFileError(f"{display}: resolves to {real}, outside the test root {top} (a "
-                            f"symlinked folder?): not updated; the plugin writes only inside "
-                            f"the root")
+        raise CaseFileError(
+            f"{display}: resolves to {real}, outside the test root {top} (a "
+            f"symlinked folder?): not updated; the plugin writes only inside "
+            f"the root"
+        )
     with _locked(path):
         raw = path.read_bytes()
         read = {u.sha256 for u in wanted} - {""}
         if read and read != {hashlib.sha256(raw).hexdigest()}:
-            raise CaseFileError(f"{display}: changed on disk since this run read it (another run "
-                                f"or an editor?): not updated; run again to update it")
+            raise CaseFileError(
+                f"{display}: changed on disk since this run read it (another run "
+                f"or an editor?): not updated; run again to update it"
+            )
         text = read_text(path, display)
         new = rewrite(text, {u.case_id: u.value for u in wanted}, display, wanted[0].default_id)
         bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""

@@ -8,8 +8,20 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..engine.core.values import json_equal  # equal as JSON: 1 is 1.0, True is not 1
-from .yaml_nodes import (ALIAS, COLON, Style, content_end, dump, is_flow, is_mapping, is_scalar,
-                         is_sequence, items_of, pairs_of, plain_reads_back)
+from .yaml_nodes import (
+    ALIAS,
+    COLON,
+    Style,
+    content_end,
+    dump,
+    is_flow,
+    is_mapping,
+    is_scalar,
+    is_sequence,
+    items_of,
+    pairs_of,
+    plain_reads_back,
+)
 
 if TYPE_CHECKING:  # yaml is imported when a file is read, not before
     from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -52,18 +64,29 @@ class Differ:
             return None
         return None
 
-    def _child(self, node: Node, old: object, new: object, depth: int, *, key: Node | None = None,
-               indent: int = 0, flow: bool = False) -> list[Edit]:
+    def _child(
+        self,
+        node: Node,
+        old: object,
+        new: object,
+        depth: int,
+        *,
+        key: Node | None = None,
+        indent: int = 0,
+        flow: bool = False,
+    ) -> list[Edit]:
         edits = self.diff(node, old, new, depth + 1)
         if edits is not None:
             return edits
         return [self._anew(node, new, key=key, indent=indent, flow=flow)]
 
-    def _mapping(self, node: MappingNode, old: dict[str, object], new: dict[str, object],
-                 depth: int) -> list[Edit]:
+    def _mapping(
+        self, node: MappingNode, old: dict[str, object], new: dict[str, object], depth: int
+    ) -> list[Edit]:
         pairs = pairs_of(node)
-        if any(not isinstance(k.value, str) or k.tag.endswith(":merge") for k, _ in pairs) \
-                or [k.value for k, _ in pairs] != list(old):
+        if any(not isinstance(k.value, str) or k.tag.endswith(":merge") for k, _ in pairs) or [
+            k.value for k, _ in pairs
+        ] != list(old):
             raise _Whole  # merged keys: the value read is not the pairs written
         elsewhere = self._elsewhere(node, [n for pair in pairs for n in pair])
         if any(id(key) in elsewhere for key, _ in pairs):
@@ -81,8 +104,9 @@ class Differ:
                 if key.value in new and not json_equal(old[key.value], new[key.value]):
                     edits.append(self._alias_anew(alias, new[key.value], key, flow))
             elif key.value in new:
-                edits += self._child(child, old[key.value], new[key.value], depth, key=key,
-                                     indent=column, flow=flow)
+                edits += self._child(
+                    child, old[key.value], new[key.value], depth, key=key, indent=column, flow=flow
+                )
         after, front = _placed(list(old), list(new))
 
         def end_of(key: Node, child: Node) -> int:
@@ -107,8 +131,9 @@ class Differ:
             edits.append((at, at, f"{body}{self.nl}{' ' * column}"))
         return edits
 
-    def _sequence(self, node: SequenceNode, old: list[object], new: list[object],
-                  depth: int) -> list[Edit]:
+    def _sequence(
+        self, node: SequenceNode, old: list[object], new: list[object], depth: int
+    ) -> list[Edit]:
         items = items_of(node)
         elsewhere = self._elsewhere(node, items)
         flow = bool(node.flow_style)
@@ -117,8 +142,9 @@ class Differ:
         paired = min(middle_old, middle_new)
         column = node.start_mark.column if not flow else 0
         edits: list[Edit] = []
-        pairs = [(i, i) for i in range(prefix + paired)] + \
-                [(len(old) - 1 - i, len(new) - 1 - i) for i in range(suffix)]
+        pairs = [(i, i) for i in range(prefix + paired)] + [
+            (len(old) - 1 - i, len(new) - 1 - i) for i in range(suffix)
+        ]
         for i, j in pairs:
             if id(items[i]) in elsewhere:
                 if not json_equal(old[i], new[j]):
@@ -126,7 +152,7 @@ class Differ:
                 continue
             edits += self._child(items[i], old[i], new[j], depth, indent=column, flow=flow)
         removed = list(range(prefix + paired, prefix + middle_old))
-        added = new[prefix + paired: prefix + middle_new]
+        added = new[prefix + paired : prefix + middle_new]
         if not removed and not added:
             return edits
         if elsewhere:
@@ -174,7 +200,8 @@ class Differ:
         if not on_key_line and (is_mapping(node) if isinstance(new, dict) else is_sequence(node)):
             return start, end, dump(new, style, False, node.start_mark.column)
         column = key.start_mark.column + (
-            0 if isinstance(new, list) and not style.indented_lists else style.step)
+            0 if isinstance(new, list) and not style.indented_lists else style.step
+        )
         return colon.end(), end, f"{self.nl}{' ' * column}{dump(new, style, False, column)}"
 
     def _alias_anew(self, alias: re.Match[str], new: object, key: Node, flow: bool) -> Edit:
@@ -183,7 +210,8 @@ class Differ:
             return alias.start(1), alias.end(1), dump(new, self.style, True, 0)
         colon = self.text.index(":", alias.start()) + 1
         column = key.start_mark.column + (
-            0 if isinstance(new, list) and not self.style.indented_lists else self.style.step)
+            0 if isinstance(new, list) and not self.style.indented_lists else self.style.step
+        )
         return colon, alias.end(1), f"{self.nl}{' ' * column}{dump(new, self.style, False, column)}"
 
     def _scalar(self, node: ScalarNode, new: object, flow: bool, indent: int) -> str:
@@ -202,9 +230,16 @@ class Differ:
             return new
         return dump(new, self.style, True, 0)
 
-    def _flow_rebuild(self, node: MappingNode, edits: list[Edit], pairs: list[tuple[Node, Node]],
-                      new: dict[str, object], after: dict[str, list[str]], front: list[str],
-                      end_of: Callable[[Node, Node], int]) -> Edit:
+    def _flow_rebuild(
+        self,
+        node: MappingNode,
+        edits: list[Edit],
+        pairs: list[tuple[Node, Node]],
+        new: dict[str, object],
+        after: dict[str, list[str]],
+        front: list[str],
+        end_of: Callable[[Node, Node], int],
+    ) -> Edit:
         """A flow mapping whose keys changed, written again from its kept pairs' text (with
         their edits) and the new pairs."""
         parts = [self._flow_pair(k, new[k]) for k in front]
@@ -214,8 +249,9 @@ class Differ:
                 parts += [self._flow_pair(k, new[k]) for k in after.get(key.value, ())]
         return self._flow_span(node, "{", "}", parts)
 
-    def _flow_rebuild_list(self, node: SequenceNode, edits: list[Edit],
-                           kept: list[tuple[int, int]], new: list[object]) -> Edit:
+    def _flow_rebuild_list(
+        self, node: SequenceNode, edits: list[Edit], kept: list[tuple[int, int]], new: list[object]
+    ) -> Edit:
         """A flow list whose length changed, written again from its kept items' text (with
         their edits) and the new items."""
         by_new = {j: i for i, j in kept}
@@ -223,8 +259,9 @@ class Differ:
         for j, value in enumerate(new):
             if j in by_new:
                 item = items_of(node)[by_new[j]]
-                parts.append(_applied(self.text, edits, item.start_mark.index,
-                                      content_end(self.text, item)))
+                parts.append(
+                    _applied(self.text, edits, item.start_mark.index, content_end(self.text, item))
+                )
             else:
                 parts.append(dump(value, self.style, True, 0))
         return self._flow_span(node, "[", "]", parts)
@@ -312,7 +349,9 @@ def _ends(old: list[object], new: list[object]) -> tuple[int, int]:
     while prefix < min(len(old), len(new)) and json_equal(old[prefix], new[prefix]):
         prefix += 1
     suffix = 0
-    while suffix < min(len(old), len(new)) - prefix and json_equal(old[-1 - suffix], new[-1 - suffix]):
+    while suffix < min(len(old), len(new)) - prefix and json_equal(
+        old[-1 - suffix], new[-1 - suffix]
+    ):
         suffix += 1
     return prefix, suffix
 
@@ -336,5 +375,5 @@ def _applied(text: str, edits: list[Edit], start: int, end: int) -> str:
     out = text[start:end]
     for lo, hi, new in sorted(edits, reverse=True):
         if start <= lo and hi <= end:
-            out = out[:lo - start] + new + out[hi - start:]
+            out = out[: lo - start] + new + out[hi - start :]
     return out

@@ -18,7 +18,6 @@ result is read back before anything is written: it must hold exactly the new val
 old ones were and nothing else changed, or the file is left alone with an error naming it.
 """
 
-
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -29,8 +28,19 @@ from ..engine.core.errors import CaseFileError
 from ..engine.core.values import json_equal  # equal as JSON: 1 is 1.0, True is not 1
 from ..engine.reading.safe_yaml import parse_yaml
 from .yaml_differ import Differ, Edit
-from .yaml_nodes import (ALIAS, Style, content_end, dump, is_flow, is_mapping, is_scalar,
-                         is_sequence, node_keys, pairs_of, scalar_text)
+from .yaml_nodes import (
+    ALIAS,
+    Style,
+    content_end,
+    dump,
+    is_flow,
+    is_mapping,
+    is_scalar,
+    is_sequence,
+    node_keys,
+    pairs_of,
+    scalar_text,
+)
 
 if TYPE_CHECKING:  # yaml is imported when a file is read, not before
     from yaml.nodes import Node
@@ -50,11 +60,13 @@ def rewrite(text: str, values: Mapping[str, object], display: str, default_id: s
             edits += _edit(text, case, old, value, style)
         except CaseFileError as exc:  # every failure names the file
             message = str(exc)
-            raise CaseFileError(message if message.startswith(f"{display}:")
-                                else f"{display}: {message}") from None
+            raise CaseFileError(
+                message if message.startswith(f"{display}:") else f"{display}: {message}"
+            ) from None
         except (ValueError, TypeError, LookupError, RecursionError) as exc:
-            raise CaseFileError(f"{display}: cannot update case {case_id!r} ({exc}); "
-                                f"left as it was") from exc
+            raise CaseFileError(
+                f"{display}: cannot update case {case_id!r} ({exc}); left as it was"
+            ) from exc
     out = text
     for start, end, new in sorted(edits, reverse=True):
         out = out[:start] + new + out[end:]
@@ -65,8 +77,9 @@ def rewrite(text: str, values: Mapping[str, object], display: str, default_id: s
 # -- finding things ----------------------------------------------------------------------------
 
 
-def _case_node(root: Node, data: object, case_id: str, default_id: str,
-               display: str) -> tuple[Node, object]:
+def _case_node(
+    root: Node, data: object, case_id: str, default_id: str, display: str
+) -> tuple[Node, object]:
     """The case's node and its value as read."""
     keys = node_keys(root)
     if "cases" not in keys:
@@ -77,12 +90,12 @@ def _case_node(root: Node, data: object, case_id: str, default_id: str,
             cases = data.get("cases") if isinstance(data, Mapping) else None
             old = cases[index] if isinstance(cases, list) and index < len(cases) else None
             return item, old
-    raise CaseFileError(f"{display}: no case {case_id!r} to update (was the file edited meanwhile?)")
+    raise CaseFileError(
+        f"{display}: no case {case_id!r} to update (was the file edited meanwhile?)"
+    )
 
 
 # -- the edit ----------------------------------------------------------------------------------
-
-
 
 
 def _edit(text: str, case: Node, old_case: object, value: object, style: Style) -> list[Edit]:
@@ -111,7 +124,9 @@ def _edit(text: str, case: Node, old_case: object, value: object, style: Style) 
             # on the next lines (the anchor goes with the old value)
             column = key.start_mark.column + style.step
             start = len(text[:start].rstrip(" \t"))
-            return [(start, end, f"{style.newline}{' ' * column}{dump(value, style, False, column)}")]
+            return [
+                (start, end, f"{style.newline}{' ' * column}{dump(value, style, False, column)}")
+            ]
         return [(start, end, dump(value, style, flow, node.start_mark.column))]
     if is_flow(case):
         close = case.end_mark.index - 1  # the closing brace
@@ -160,8 +175,12 @@ def _style(text: str, root: Node) -> Style:
             key, child = pair if isinstance(pair, tuple) else (None, pair)
             if key is not None and key.value == "expected" and not is_scalar(child):
                 expected_flow.append(is_flow(child))
-            if key is not None and (is_mapping(child) or is_sequence(child)) and not is_flow(child) \
-                    and child.value:
+            if (
+                key is not None
+                and (is_mapping(child) or is_sequence(child))
+                and not is_flow(child)
+                and child.value
+            ):
                 if is_mapping(child):  # (the first key: an anchor may come before it)
                     steps.append(pairs_of(child)[0][0].start_mark.column - key.start_mark.column)
                 else:  # where the dash is: two columns before the first item
@@ -170,35 +189,48 @@ def _style(text: str, root: Node) -> Style:
 
     visit(root)
     good_steps = [s for s in steps if s > 0]
-    return Style(flow=bool(expected_flow) and expected_flow[0],
-                 step=min(good_steps) if good_steps else 2,
-                 indented_lists=lists[0] if lists else True,
-                 double_quotes=quotes['"'] > quotes["'"],
-                 newline="\r\n" if "\r\n" in text else "\n")
+    return Style(
+        flow=bool(expected_flow) and expected_flow[0],
+        step=min(good_steps) if good_steps else 2,
+        indented_lists=lists[0] if lists else True,
+        double_quotes=quotes['"'] > quotes["'"],
+        newline="\r\n" if "\r\n" in text else "\n",
+    )
 
 
 # -- checking before writing ---------------------------------------------------------------------
 
 
-def _verify(new_text: str, old_data: Mapping[str, object], values: Mapping[str, object],
-            display: str, default_id: str) -> None:
+def _verify(
+    new_text: str,
+    old_data: Mapping[str, object],
+    values: Mapping[str, object],
+    display: str,
+    default_id: str,
+) -> None:
     """The rewritten file must read as the old one with exactly the new expected values."""
     try:
         new_data, _ = parse_yaml(new_text, display)
     except CaseFileError as exc:
-        raise CaseFileError(f"{display}: the updated file would not read back ({exc}); "
-                            f"left as it was") from None
+        raise CaseFileError(
+            f"{display}: the updated file would not read back ({exc}); left as it was"
+        ) from None
     wanted = _with_values(old_data, values, default_id)
     if not json_equal(new_data, wanted):
-        raise CaseFileError(f"{display}: the update would change more than the expected values "
-                            f"(an anchor or alias shared with them?); left as it was")
+        raise CaseFileError(
+            f"{display}: the update would change more than the expected values "
+            f"(an anchor or alias shared with them?); left as it was"
+        )
 
 
-def _with_values(data: Mapping[str, object], values: Mapping[str, object],
-                 default_id: str) -> dict[str, object]:
+def _with_values(
+    data: Mapping[str, object], values: Mapping[str, object], default_id: str
+) -> dict[str, object]:
     if "cases" not in data:
         return {**data, "expected": values[str(data.get("id", default_id))]}
     # 'cases' as read from a case file: a list of mappings
-    cases = [dict(case, expected=values[str(case["id"])]) if str(case.get("id")) in values
-             else case for case in cast("list[Mapping[str, object]]", data["cases"])]
+    cases = [
+        dict(case, expected=values[str(case["id"])]) if str(case.get("id")) in values else case
+        for case in cast("list[Mapping[str, object]]", data["cases"])
+    ]
     return {**data, "cases": cases}

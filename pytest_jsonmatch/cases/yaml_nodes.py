@@ -83,13 +83,14 @@ def content_end(text: str, node: Node) -> int:
     if is_scalar(node):
         end = node.end_mark.index
         if node.style in ("|", ">"):
-            end = node.start_mark.index + len(text[node.start_mark.index:end].rstrip())
+            end = node.start_mark.index + len(text[node.start_mark.index : end].rstrip())
         return end
     if is_flow(node):
         return node.end_mark.index
     start, end = node.start_mark.index, node.end_mark.index
-    children: list[Node] = [n for pair in node.value
-                            for n in (pair if isinstance(pair, tuple) else (pair,))]
+    children: list[Node] = [
+        n for pair in node.value for n in (pair if isinstance(pair, tuple) else (pair,))
+    ]
     inside = [c for c in children if start <= c.start_mark.index < end]
     if len(inside) == len(children):
         return max(content_end(text, child) for child in children)
@@ -110,8 +111,11 @@ def plain_reads_back(value: str, flow: bool) -> bool:
     itself: the case loader reads dates as the text they are, so ``2024-01-13`` does."""
     if not value or value != value.strip() or "\n" in value or "\r" in value:
         return False
-    probes = [(f"[{value}]", [value]), (f"{{k: {value}}}", {"k": value})] if flow \
+    probes = (
+        [(f"[{value}]", [value]), (f"{{k: {value}}}", {"k": value})]
+        if flow
         else [(f"k: {value}", {"k": value}), (f"- {value}", [value])]
+    )
     for probe, wanted in probes:
         try:
             data, _ = parse_yaml(probe, "<probe>")
@@ -128,9 +132,16 @@ def dump(value: object, style: Style, flow: bool, column: int, quote: str | None
     import yaml
 
     dumper = style_dumper(style)
-    out = yaml.dump(value, Dumper=dumper, default_flow_style=flow or not value,
-                    sort_keys=False, allow_unicode=True, width=10**9 if flow else 100,
-                    indent=style.step, default_style=quote)
+    out = yaml.dump(
+        value,
+        Dumper=dumper,
+        default_flow_style=flow or not value,
+        sort_keys=False,
+        allow_unicode=True,
+        width=10**9 if flow else 100,
+        indent=style.step,
+        default_style=quote,
+    )
     lines = out.rstrip("\n").split("\n")
     if lines and lines[-1] == "...":  # a lone scalar's document end marker
         lines = lines[:-1]
@@ -152,7 +163,9 @@ def style_dumper(style: Style) -> type[yaml.SafeDumper]:
 
             def choose_scalar_style(self) -> str:
                 chosen = super().choose_scalar_style()
-                asked = getattr(self.event, "style", None) == "'"  # a single-quoted string edited stays so
+                asked = (
+                    getattr(self.event, "style", None) == "'"
+                )  # a single-quoted string edited stays so
                 return '"' if chosen == "'" and style.double_quotes and not asked else chosen
 
         dumper = _DUMPERS[key] = Dumper

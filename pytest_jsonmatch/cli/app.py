@@ -33,11 +33,14 @@ class _Parser(argparse.ArgumentParser):
 def parser() -> argparse.ArgumentParser:
     from ..version import __version__
 
-    top = _Parser(prog="jsonmatch", description="Score structured JSON output (a language "
-                  "model's, usually) against expected JSON, field by field: one pair, a whole "
-                  "dataset, or a saved report.",
-                  epilog="Exit status: 0 passed, 1 below the threshold or a gate failed, 2 a "
-                         "usage or input error. Every command has --help.")
+    top = _Parser(
+        prog="jsonmatch",
+        description="Score structured JSON output (a language "
+        "model's, usually) against expected JSON, field by field: one pair, a whole "
+        "dataset, or a saved report.",
+        epilog="Exit status: 0 passed, 1 below the threshold or a gate failed, 2 a "
+        "usage or input error. Every command has --help.",
+    )
     top.add_argument("--version", action="version", version=f"jsonmatch {__version__}")
     commands = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     compare.add_parser(commands)

@@ -26,22 +26,41 @@ input. structeval's spelling works too: jsonmatch --test ACTUAL --gt EXPECTED --
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = commands.add_parser("compare", help="score one pair of JSON documents",
-                            description=DESCRIPTION)
+    p = commands.add_parser(
+        "compare", help="score one pair of JSON documents", description=DESCRIPTION
+    )
     p.add_argument("actual", nargs="?", metavar="ACTUAL", help="the model's output (a path, or -)")
-    p.add_argument("expected", nargs="?", metavar="EXPECTED", help="the expected JSON (a path, or -)")
+    p.add_argument(
+        "expected", nargs="?", metavar="EXPECTED", help="the expected JSON (a path, or -)"
+    )
     p.add_argument("--test", dest="test", metavar="ACTUAL", help="structeval's name for ACTUAL")
     p.add_argument("--gt", dest="gt", metavar="EXPECTED", help="structeval's name for EXPECTED")
     add_scoring_arguments(p)
-    p.add_argument("--format", "-f", "--report", dest="format", choices=FORMATS, default=None,
-                   help="output format (default text; --report is structeval's name for it)")
-    p.add_argument("--output", "-o", metavar="OUT", help="write the output to OUT (default: "
-                   "standard output)")
-    p.add_argument("--values", choices=VALUE_MODES, default="full",
-                   help="field values in the output: full (default), short (200 characters), none")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                   help="colour text output: on a terminal (auto, the default; NO_COLOR turns "
-                        "it off), always, never")
+    p.add_argument(
+        "--format",
+        "-f",
+        "--report",
+        dest="format",
+        choices=FORMATS,
+        default=None,
+        help="output format (default text; --report is structeval's name for it)",
+    )
+    p.add_argument(
+        "--output", "-o", metavar="OUT", help="write the output to OUT (default: standard output)"
+    )
+    p.add_argument(
+        "--values",
+        choices=VALUE_MODES,
+        default="full",
+        help="field values in the output: full (default), short (200 characters), none",
+    )
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour text output: on a terminal (auto, the default; NO_COLOR turns "
+        "it off), always, never",
+    )
     p.add_argument("--verbose", "-v", action="count", default=0, help="show every field")
     p.set_defaults(run=run, structeval=False)
 
@@ -58,8 +77,9 @@ def run(args: argparse.Namespace) -> int:
     threshold = args.threshold if args.threshold is not None else (0.0 if structeval else 1.0)
     expected = decode_json(read_text(expected_path), path_shown(expected_path))
     try:
-        parse_expected(expected, allow_array=metric_named(metric).allow_array,
-                       what=path_shown(expected_path))
+        parse_expected(
+            expected, allow_array=metric_named(metric).allow_array, what=path_shown(expected_path)
+        )
     except JsonMatchError as exc:
         raise InputError(str(exc)) from None
     actual = read_bytes(actual_path)
@@ -67,20 +87,29 @@ def run(args: argparse.Namespace) -> int:
         result = match_json(actual, expected, metric, **options)
     except JsonMatchError as exc:
         message = str(exc)
-        where = path_shown(expected_path) if message.startswith("expected") else path_shown(actual_path)
+        where = (
+            path_shown(expected_path) if message.startswith("expected") else path_shown(actual_path)
+        )
         raise InputError(f"{where}: {message}") from None
     case_id = path_shown(actual_path)
-    settings = ScoreSettings(metric, threshold, options, args.values,
-                             invalid_fails=args.invalid_fails)
-    comparison = comparison_of(Pair(case_id, expected, actual, case_id,
-                                    "" if actual_path == STDIN else actual_path), result, settings)
+    settings = ScoreSettings(
+        metric, threshold, options, args.values, invalid_fails=args.invalid_fails
+    )
+    comparison = comparison_of(
+        Pair(case_id, expected, actual, case_id, "" if actual_path == STDIN else actual_path),
+        result,
+        settings,
+    )
     summary = summarize([comparison])
     verdict = judge(summary, GateSettings(names=GATE_NAMES))
-    report = build_report(summary, [comparison], verdict, None,
-                          run_info(["jsonmatch", *getattr(args, "argv", sys.argv[1:])],
-                                   os.getcwd()))
-    emit(report, args.format or "text", args.output, verbose=args.verbose,
-         color_choice=args.color)
+    report = build_report(
+        summary,
+        [comparison],
+        verdict,
+        None,
+        run_info(["jsonmatch", *getattr(args, "argv", sys.argv[1:])], os.getcwd()),
+    )
+    emit(report, args.format or "text", args.output, verbose=args.verbose, color_choice=args.color)
     return 0 if comparison.status == PASSED else 1
 
 

@@ -25,19 +25,38 @@ Cases only some runs have are counted and named, never averaged in. Exit status 
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = commands.add_parser("compare-runs", help="compare two or more saved reports side by side",
-                            description=DESCRIPTION)
-    p.add_argument("runs", nargs="+", metavar="RUN.json", help="saved reports; the first is "
-                   "the one the others are held against (one report of a run with named "
-                   "targets: its targets, the reference first)")
-    p.add_argument("--name", action="append", default=[], metavar="NAME",
-                   help="a run's name, in the order of the files (repeat once per file; "
-                        "default: each file's name)")
-    p.add_argument("--format", "-f", choices=FORMATS, default="text",
-                   help="output format (default text)")
+    p = commands.add_parser(
+        "compare-runs",
+        help="compare two or more saved reports side by side",
+        description=DESCRIPTION,
+    )
+    p.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN.json",
+        help="saved reports; the first is "
+        "the one the others are held against (one report of a run with named "
+        "targets: its targets, the reference first)",
+    )
+    p.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a run's name, in the order of the files (repeat once per file; "
+        "default: each file's name)",
+    )
+    p.add_argument(
+        "--format", "-f", choices=FORMATS, default="text", help="output format (default text)"
+    )
     p.add_argument("--output", "-o", metavar="OUT", help="write to OUT (default: standard output)")
-    p.add_argument("--verbose", "-v", action="count", default=0,
-                   help="list every case that disagrees and every case only some runs have")
+    p.add_argument(
+        "--verbose",
+        "-v",
+        action="count",
+        default=0,
+        help="list every case that disagrees and every case only some runs have",
+    )
     p.set_defaults(run=run)
 
 
@@ -46,14 +65,18 @@ def run_names(paths: list[str], names: list[str]) -> list[str]:
     each file's name, or its path where two files share a name."""
     if names:
         if len(names) != len(paths):
-            raise InputError(f"compare-runs: {len(names)} --name for {len(paths)} files "
-                             f"({', '.join(paths)}); give one --name per file, in order")
+            raise InputError(
+                f"compare-runs: {len(names)} --name for {len(paths)} files "
+                f"({', '.join(paths)}); give one --name per file, in order"
+            )
         for i, name in enumerate(names):
             if not name.strip():
                 raise InputError(f"compare-runs: the --name of {paths[i]} is empty")
             if name in names[:i]:
-                raise InputError(f"compare-runs: --name {name!r} is given to both "
-                                 f"{paths[names.index(name)]} and {paths[i]}")
+                raise InputError(
+                    f"compare-runs: --name {name!r} is given to both "
+                    f"{paths[names.index(name)]} and {paths[i]}"
+                )
         return list(names)
     bases = [os.path.basename(p.rstrip("/" + os.sep)) or p for p in paths]
     chosen = [base if bases.count(base) == 1 else path for base, path in zip(bases, paths)]
@@ -68,9 +91,11 @@ def run(args: argparse.Namespace) -> int:
     if len(paths) < 2:  # one run of several named targets: its targets side by side
         runs = runs_of_report(_load(paths[0]), paths[0])
         if not runs:
-            raise InputError(f"compare-runs: {paths[0]}: only one run given, and it ran fewer "
-                             f"than two named targets; compare-runs needs two or more reports, "
-                             f"or one report of a run with jsonmatch_targets")
+            raise InputError(
+                f"compare-runs: {paths[0]}: only one run given, and it ran fewer "
+                f"than two named targets; compare-runs needs two or more reports, "
+                f"or one report of a run with jsonmatch_targets"
+            )
     else:
         names = run_names(paths, args.name)
         runs = [Run(name, path, _load(path)) for name, path in zip(names, paths)]

@@ -50,8 +50,12 @@ def read_records(path: str, gold: bool, undecoded: bool = False) -> Iterator[Rec
         yield from _folder(path, gold)
         return
     try:
-        fh = open(path, encoding="utf-8-sig", newline="",
-                  opener=lambda p, flags: os.open(p, flags | os.O_NONBLOCK))
+        fh = open(
+            path,
+            encoding="utf-8-sig",
+            newline="",
+            opener=lambda p, flags: os.open(p, flags | os.O_NONBLOCK),
+        )
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
     with fh:
@@ -99,8 +103,9 @@ def _jsonl(fh: IO[str], head: str, path: str, strict: bool, undecoded: bool) -> 
             if not more:
                 break
             if len(buffer) - start > MAX_RECORD_BYTES:
-                raise InputError(f"{path} line {line_no + 1}: a line longer than "
-                                 f"{MAX_RECORD_BYTES // 2**20} MB")
+                raise InputError(
+                    f"{path} line {line_no + 1}: a line longer than {MAX_RECORD_BYTES // 2**20} MB"
+                )
             buffer, start = buffer[start:] + more, 0  # copied once per block, not per line
             newline = buffer.find("\n")
         if newline < 0:
@@ -110,7 +115,9 @@ def _jsonl(fh: IO[str], head: str, path: str, strict: bool, undecoded: bool) -> 
         line_no += 1
         if line.strip():
             where = f"{path} line {line_no}"
-            value = Undecoded(line, where, strict) if undecoded else decode_line(line, where, strict)
+            value = (
+                Undecoded(line, where, strict) if undecoded else decode_line(line, where, strict)
+            )
             yield Record(value, where, path, line_no)
         if newline < 0:
             return
@@ -135,7 +142,9 @@ def _array(fh: IO[str], head: str, path: str, decoder: json.JSONDecoder) -> Iter
                 reader.pos += 1
                 break
             if not reader.at(","):
-                raise reader.fail(f"expected ',' or ']' after an element, found {reader.buf[reader.pos]!r}")
+                raise reader.fail(
+                    f"expected ',' or ']' after an element, found {reader.buf[reader.pos]!r}"
+                )
             reader.pos += 1
             reader.skip_space()
     reader.skip_space()
@@ -165,7 +174,7 @@ class _ArrayReader:
             self.eof = True
             return False
         if self.pos > _BLOCK:
-            self.buf, self.pos = self.buf[self.pos:], 0
+            self.buf, self.pos = self.buf[self.pos :], 0
         self.buf += more
         return True
 
@@ -191,8 +200,9 @@ class _ArrayReader:
                 if cut_short and self.fill():
                     continue
                 line = exc.lineno + self.line - self.buf.count("\n", 0, self.pos) - 1
-                raise InputError(f"{self.path} line {line} (element {self.index}): not valid "
-                                 f"JSON: {exc.msg}") from None
+                raise InputError(
+                    f"{self.path} line {line} (element {self.index}): not valid JSON: {exc.msg}"
+                ) from None
             except ValueError as exc:
                 raise self.fail(f"not valid JSON: {exc}") from None
             except RecursionError:
@@ -203,7 +213,9 @@ class _ArrayReader:
             break
         if end - self.pos > MAX_RECORD_BYTES:
             raise self.fail(f"an element larger than {MAX_RECORD_BYTES // 2**20} MB")
-        record = Record(value, f"{self.path} element {self.index} (line {self.line})", self.path, self.line)
+        record = Record(
+            value, f"{self.path} element {self.index} (line {self.line})", self.path, self.line
+        )
         self.line += self.buf.count("\n", self.pos, end)
         self.pos = end
         return record

@@ -50,8 +50,9 @@ def decode_json(text: str, where: str, strict: bool = True) -> Any:
     try:
         value, end = decoder.raw_decode(text, len(text) - len(text.lstrip()))
     except json.JSONDecodeError as exc:
-        raise InputError(f"{where} line {exc.lineno}: not valid JSON: {exc.msg} "
-                         f"(column {exc.colno})") from None
+        raise InputError(
+            f"{where} line {exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})"
+        ) from None
     except ValueError as exc:
         raise InputError(f"{where}: not valid JSON: {exc}") from None
     except RecursionError:

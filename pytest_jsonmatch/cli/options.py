@@ -24,22 +24,44 @@ from .structeval import structeval_options
 
 
 def add_scoring_arguments(parser: argparse.ArgumentParser, structeval: bool = False) -> None:
-    parser.add_argument("--metric", "-m", help="the metric (default: field_f1; structural_f1 "
-                        "with structeval's spelling or --config)")
-    parser.add_argument("--threshold", "-t", type=_unit, metavar="T",
-                        help="the score a case must reach to pass, in [0, 1] (default 1.0)")
-    parser.add_argument("--option", dest="options", action="append", default=[],
-                        metavar="KEY=VALUE",
-                        help="a metric option; VALUE is read as JSON when it is JSON "
-                             "(--option ignore='[\"id\"]' --option beta=2); repeatable")
-    parser.add_argument("--schema", metavar="FILE", help="an eval schema (JSON or YAML); its "
-                        "$refs to other files resolve beside FILE")
-    parser.add_argument("--config", metavar="FILE",
-                        help="structeval's configuration file (JSON or YAML): its string, "
-                             "number and boolean evaluators and array_matching_threshold")
-    parser.add_argument("--invalid-fails", action="store_true",
-                        help="a case whose answer breaks its schema fails, whatever its score "
-                             "(the plugin's jsonmatch_invalid_fails)")
+    parser.add_argument(
+        "--metric",
+        "-m",
+        help="the metric (default: field_f1; structural_f1 with structeval's spelling or --config)",
+    )
+    parser.add_argument(
+        "--threshold",
+        "-t",
+        type=_unit,
+        metavar="T",
+        help="the score a case must reach to pass, in [0, 1] (default 1.0)",
+    )
+    parser.add_argument(
+        "--option",
+        dest="options",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a metric option; VALUE is read as JSON when it is JSON "
+        "(--option ignore='[\"id\"]' --option beta=2); repeatable",
+    )
+    parser.add_argument(
+        "--schema",
+        metavar="FILE",
+        help="an eval schema (JSON or YAML); its $refs to other files resolve beside FILE",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="structeval's configuration file (JSON or YAML): its string, "
+        "number and boolean evaluators and array_matching_threshold",
+    )
+    parser.add_argument(
+        "--invalid-fails",
+        action="store_true",
+        help="a case whose answer breaks its schema fails, whatever its score "
+        "(the plugin's jsonmatch_invalid_fails)",
+    )
 
 
 def _unit(text: str) -> float:
@@ -60,35 +82,56 @@ def unit(text: str) -> float:
 def whole_number(minimum: int, of: str) -> Callable[[str], int]:
     """An argparse type: a whole number of ``of`` (cases, worker processes), at least
     ``minimum``; otherwise a usage error saying so."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             value = minimum - 1
         if value < minimum:
-            raise argparse.ArgumentTypeError(f"a whole number of {of}, {minimum} or more, not {text!r}")
+            raise argparse.ArgumentTypeError(
+                f"a whole number of {of}, {minimum} or more, not {text!r}"
+            )
         return value
 
     return parse
 
 
 # The gate settings as the command line spells them, for the gates' messages to name
-GATE_NAMES = GateNames(fail_under="--fail-under", floors="--field-floor", max_drop="--max-drop",
-                       max_case_drop="--max-case-drop", allow_regressions="--allow-regressions",
-                       strict="--strict", min_valid="--min-valid")
+GATE_NAMES = GateNames(
+    fail_under="--fail-under",
+    floors="--field-floor",
+    max_drop="--max-drop",
+    max_case_drop="--max-case-drop",
+    allow_regressions="--allow-regressions",
+    strict="--strict",
+    min_valid="--min-valid",
+)
 
 
 def add_regression_arguments(parser: argparse.ArgumentParser) -> None:
     """The per-case rule against a baseline (as the plugin's jsonmatch_max_case_drop and
     jsonmatch_allow_regressions): a shared case that dropped by more than the limit fails."""
-    parser.add_argument("--max-case-drop", type=unit, default=None, metavar="D",
-                        help="with a baseline: a shared case whose score dropped by more than D "
-                             "fails the run, whatever its threshold (default: --max-drop)")
-    parser.add_argument("--allow-regressions", type=whole_number(0, "cases"), default=0, metavar="N",
-                        help="with a baseline: up to N such cases only warn (default 0)")
+    parser.add_argument(
+        "--max-case-drop",
+        type=unit,
+        default=None,
+        metavar="D",
+        help="with a baseline: a shared case whose score dropped by more than D "
+        "fails the run, whatever its threshold (default: --max-drop)",
+    )
+    parser.add_argument(
+        "--allow-regressions",
+        type=whole_number(0, "cases"),
+        default=0,
+        metavar="N",
+        help="with a baseline: up to N such cases only warn (default 0)",
+    )
 
 
-def metric_and_options(args: argparse.Namespace, structeval: bool = False) -> tuple[str, dict[str, Any]]:
+def metric_and_options(
+    args: argparse.Namespace, structeval: bool = False
+) -> tuple[str, dict[str, Any]]:
     """The metric and options the arguments ask for (InputError when they cannot be used)."""
     metric = args.metric or ("structural_f1" if structeval or args.config else "field_f1")
     try:
@@ -98,10 +141,10 @@ def metric_and_options(args: argparse.Namespace, structeval: bool = False) -> tu
     options: dict[str, Any] = {}
     if args.config:
         if chosen.name != "structural_f1":
-            raise InputError(f"--config holds structeval's settings, for metric structural_f1, "
-                             f"not {metric}")
-        options.update(structeval_options(read_settings(args.config, "configuration"),
-                                          args.config))
+            raise InputError(
+                f"--config holds structeval's settings, for metric structural_f1, not {metric}"
+            )
+        options.update(structeval_options(read_settings(args.config, "configuration"), args.config))
     if args.schema:
         options["schema"] = schema_option(args.schema)
     for text in args.options:

@@ -37,8 +37,9 @@ def width(stream: IO[str]) -> int:
     return 100
 
 
-def render(report: Report, fmt: str, *, verbose: int = 0, color: bool = False,
-           columns: int = 100) -> str:
+def render(
+    report: Report, fmt: str, *, verbose: int = 0, color: bool = False, columns: int = 100
+) -> str:
     """The report in ``fmt`` (a report held in memory; see :func:`emit` for spooled ones)."""
     if fmt == "json":
         return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
@@ -55,9 +56,15 @@ def render(report: Report, fmt: str, *, verbose: int = 0, color: bool = False,
     return render_text(report, columns, verbose, color)
 
 
-def emit(report: Report, fmt: str, out: str | None, *, verbose: int = 0,
-         color_choice: str = "auto",
-         spools: tuple[Spool[CaseDict], Spool[ComparisonDict] | None] | None = None) -> None:
+def emit(
+    report: Report,
+    fmt: str,
+    out: str | None,
+    *,
+    verbose: int = 0,
+    color_choice: str = "auto",
+    spools: tuple[Spool[CaseDict], Spool[ComparisonDict] | None] | None = None,
+) -> None:
     """Render ``report`` to ``out`` (a path, or standard output for None or ``-``). With
     ``spools`` (cases, comparisons) the JSON is streamed from them."""
     to_stdout = out in (None, "-")

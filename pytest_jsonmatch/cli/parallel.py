@@ -112,8 +112,9 @@ class Workers:
             for chunk in chunks(pairs, WORKER_CHUNK):
                 yield packed(chunk)
 
-    def map(self, handle: Callable[..., T], chunks: Iterable[Chunk], *args: Any
-            ) -> Generator[T, None, None]:
+    def map(
+        self, handle: Callable[..., T], chunks: Iterable[Chunk], *args: Any
+    ) -> Generator[T, None, None]:
         """``handle(chunk, *args)`` of each chunk, in order. ``handle`` is a function of
         dataset/parts.py (a spawned worker imports that module, not the command line)."""
         if self._pool is None:

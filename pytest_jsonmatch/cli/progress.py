@@ -14,8 +14,9 @@ WIDTH = 30  # cells of the bar
 
 
 class Progress:
-    def __init__(self, total: int | None, stream: IO[str] | None = None,
-                 enabled: bool | None = None) -> None:
+    def __init__(
+        self, total: int | None, stream: IO[str] | None = None, enabled: bool | None = None
+    ) -> None:
         self.stream = stream if stream is not None else sys.stderr
         if enabled is None:
             isatty = getattr(self.stream, "isatty", None)

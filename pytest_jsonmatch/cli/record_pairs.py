@@ -46,12 +46,15 @@ class Leftovers:
         if not self.count:
             return None
         more = f" and {self.count - len(self.named)} more" if self.count > len(self.named) else ""
-        return (f"{pred}: {self.count} prediction{'' if self.count == 1 else 's'} no gold "
-                f"record has ({', '.join(self.named)}{more}), not scored")
+        return (
+            f"{pred}: {self.count} prediction{'' if self.count == 1 else 's'} no gold "
+            f"record has ({', '.join(self.named)}{more}), not scored"
+        )
 
 
-def pairs(settings: PairingSettings, leftovers: Leftovers, undecoded: bool = False
-          ) -> Iterator[Pair]:
+def pairs(
+    settings: PairingSettings, leftovers: Leftovers, undecoded: bool = False
+) -> Iterator[Pair]:
     """The pairs of a run, in the gold records' order. With ``undecoded``, records paired by
     position and scored whole may stay :class:`Undecoded` lines, to be decoded where they are
     scored (pairing by id, or scoring one field, reads the records here)."""
@@ -79,8 +82,10 @@ def _id_of(record: Record, key: str) -> str:
         raise InputError(f"{record.where}: the record has no id field {key!r}")
     value = record.value[key]
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise InputError(f"{record.where}: the id field {key!r} must be a string or an "
-                         f"integer, not {json_type_phrase(value)}")
+        raise InputError(
+            f"{record.where}: the id field {key!r} must be a string or an "
+            f"integer, not {json_type_phrase(value)}"
+        )
     return str(value)
 
 
@@ -88,12 +93,19 @@ def json_type_phrase(value: Any) -> str:
     """A value's JSON type as a message phrases it (``an object``, ``a number``)."""
     if value is None:
         return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
-            list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "an array",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
 
 
-def _pair(case_id: str, gold: Record, pred: Record | None, s: PairingSettings,
-          missing: str = "") -> Pair:
+def _pair(
+    case_id: str, gold: Record, pred: Record | None, s: PairingSettings, missing: str = ""
+) -> Pair:
     expected = _value(gold, s.gold_field, "gold")
     actual = _value(pred, s.pred_field, "predicted") if pred is not None else NO_PREDICTION
     return Pair(case_id, expected, actual, gold.where, gold.file, gold.line, missing)
@@ -109,13 +121,17 @@ def _by_position(s: PairingSettings, undecoded: bool) -> Iterator[Pair]:
         if p is None:
             decoded(g.value)  # read, as -j 1 reads it, before the lengths are compared
             rest = 1 + _count(gold)
-            raise InputError(f"{s.pred} has {n - 1} records and {s.gold} at least {n - 1 + rest}: "
-                             f"pairing by position needs as many (or pair by --id-field)")
+            raise InputError(
+                f"{s.pred} has {n - 1} records and {s.gold} at least {n - 1 + rest}: "
+                f"pairing by position needs as many (or pair by --id-field)"
+            )
         yield _pair(str(n), g, p, s)
     extra = _count(pred)
     if extra:
-        raise InputError(f"{s.gold} has {n} records and {s.pred} {n + extra}: pairing by "
-                         f"position needs as many (or pair by --id-field)")
+        raise InputError(
+            f"{s.gold} has {n} records and {s.pred} {n + extra}: pairing by "
+            f"position needs as many (or pair by --id-field)"
+        )
 
 
 def _count(records: Iterator[Record]) -> int:

@@ -16,38 +16,62 @@ from .output import FORMATS, emit
 
 
 def add_parsers(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = commands.add_parser("report", help="render a saved JSON report",
-                            description="Render a report saved by the pytest plugin "
-                                        "(--jsonmatch-report) or by jsonmatch score --report. "
-                                        "Exit status 1 when the report's gates failed.")
+    p = commands.add_parser(
+        "report",
+        help="render a saved JSON report",
+        description="Render a report saved by the pytest plugin "
+        "(--jsonmatch-report) or by jsonmatch score --report. "
+        "Exit status 1 when the report's gates failed.",
+    )
     p.add_argument("report", metavar="REPORT.json")
     _output_arguments(p, "html")
     p.set_defaults(run=run_report)
 
-    d = commands.add_parser("diff", help="compare two saved reports case by case",
-                            description="Hold NEW against BASE case by case: the mean change "
-                                        "with its 95%% interval, pass/fail flips, the cases "
-                                        "that changed most and each field's change. Exit "
-                                        "status 1 when the drop is beyond --max-drop and not "
-                                        "by chance.")
+    d = commands.add_parser(
+        "diff",
+        help="compare two saved reports case by case",
+        description="Hold NEW against BASE case by case: the mean change "
+        "with its 95%% interval, pass/fail flips, the cases "
+        "that changed most and each field's change. Exit "
+        "status 1 when the drop is beyond --max-drop and not "
+        "by chance.",
+    )
     d.add_argument("base", metavar="BASE.json")
     d.add_argument("new", metavar="NEW.json")
-    d.add_argument("--max-drop", type=unit, default=0.0, metavar="D",
-                   help="the largest drop allowed (default 0)")
-    d.add_argument("--gate", choices=GATE_MODES, default="statistical",
-                   help="statistical (default): a drop fails only when it is not chance; "
-                        "strict: any drop beyond D fails")
+    d.add_argument(
+        "--max-drop",
+        type=unit,
+        default=0.0,
+        metavar="D",
+        help="the largest drop allowed (default 0)",
+    )
+    d.add_argument(
+        "--gate",
+        choices=GATE_MODES,
+        default="statistical",
+        help="statistical (default): a drop fails only when it is not chance; "
+        "strict: any drop beyond D fails",
+    )
     add_regression_arguments(d)
     _output_arguments(d, "text")
     d.set_defaults(run=run_diff)
 
 
 def _output_arguments(p: argparse.ArgumentParser, default: str) -> None:
-    p.add_argument("--format", "-f", choices=FORMATS, default=default,
-                   help=f"output format (default {default})")
+    p.add_argument(
+        "--format",
+        "-f",
+        choices=FORMATS,
+        default=default,
+        help=f"output format (default {default})",
+    )
     p.add_argument("--output", "-o", metavar="OUT", help="write to OUT (default: standard output)")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                   help="colour text output (auto: on a terminal, unless NO_COLOR is set)")
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour text output (auto: on a terminal, unless NO_COLOR is set)",
+    )
     p.add_argument("--verbose", "-v", action="count", default=0, help="longer tables")
 
 
@@ -79,8 +103,13 @@ def run_diff(args: argparse.Namespace) -> int:
     group_by = new.get("group_by", "metric")
     summary = summarize(comparisons, group_by)
     against = compare(cases_of(comparisons, group_by=group_by), baseline)
-    gates = GateSettings(max_drop=args.max_drop, mode=args.gate, max_case_drop=args.max_case_drop,
-                         allow_regressions=args.allow_regressions, names=GATE_NAMES)
+    gates = GateSettings(
+        max_drop=args.max_drop,
+        mode=args.gate,
+        max_case_drop=args.max_case_drop,
+        allow_regressions=args.allow_regressions,
+        names=GATE_NAMES,
+    )
     verdict = judge(summary, gates, against)
     report: Report = {**new, "baseline": baseline_section(against), "gates": verdict.to_dict()}
     emit(report, args.format, args.output, verbose=args.verbose, color_choice=args.color)

@@ -60,48 +60,103 @@ evaluate_records scores it; a prediction that cannot be scored counts as 0."""
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = commands.add_parser("score", help="score a dataset of gold and predicted records",
-                            description=DESCRIPTION)
+    p = commands.add_parser(
+        "score", help="score a dataset of gold and predicted records", description=DESCRIPTION
+    )
     p.add_argument("gold", metavar="GOLD", help="the expected records")
     p.add_argument("pred", metavar="PRED", help="the predicted records (the model's outputs)")
-    p.add_argument("--id-field", metavar="KEY", help="pair records by this field (default: "
-                   "by position)")
-    p.add_argument("--gold-field", metavar="KEY", help="score this field of each gold record "
-                   "(default: the whole record)")
-    p.add_argument("--pred-field", metavar="KEY", help="score this field of each prediction, "
-                   "text or JSON (default: the whole record)")
-    p.add_argument("--jobs", "-j", type=whole_number(1, "worker processes"), default=1, metavar="N",
-                   help="worker processes (default 1); the result is the same for any N")
+    p.add_argument(
+        "--id-field", metavar="KEY", help="pair records by this field (default: by position)"
+    )
+    p.add_argument(
+        "--gold-field",
+        metavar="KEY",
+        help="score this field of each gold record (default: the whole record)",
+    )
+    p.add_argument(
+        "--pred-field",
+        metavar="KEY",
+        help="score this field of each prediction, text or JSON (default: the whole record)",
+    )
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=whole_number(1, "worker processes"),
+        default=1,
+        metavar="N",
+        help="worker processes (default 1); the result is the same for any N",
+    )
     add_scoring_arguments(p)
-    p.add_argument("--format", "-f", choices=FORMATS, default="text",
-                   help="what to print (default text)")
+    p.add_argument(
+        "--format", "-f", choices=FORMATS, default="text", help="what to print (default text)"
+    )
     p.add_argument("--output", "-o", metavar="OUT", help="write that to OUT instead")
-    p.add_argument("--report", metavar="PATH", help="also write the JSON report (the pytest "
-                   "plugin's format) to PATH")
-    p.add_argument("--fail-under", type=unit, metavar="SCORE",
-                   help="exit 1 when the overall score is below SCORE")
-    p.add_argument("--field-floor", action="append", default=[], metavar="[GROUP:]PATTERN=SCORE",
-                   help="exit 1 when a matching field's mean score is below SCORE in any field "
-                        "table (or in GROUP's, e.g. field_f1:total=0.9); repeatable")
-    p.add_argument("--strict", action="store_true",
-                   help="exit 1 when a --field-floor matches no field (a typo, usually) instead "
-                        "of warning; the plugin's jsonmatch_strict")
-    p.add_argument("--min-valid", type=unit, metavar="SHARE",
-                   help="exit 1 when, for a metric, the share of answers valid against the "
-                        "schema is below SHARE (the plugin's jsonmatch_min_valid)")
+    p.add_argument(
+        "--report",
+        metavar="PATH",
+        help="also write the JSON report (the pytest plugin's format) to PATH",
+    )
+    p.add_argument(
+        "--fail-under",
+        type=unit,
+        metavar="SCORE",
+        help="exit 1 when the overall score is below SCORE",
+    )
+    p.add_argument(
+        "--field-floor",
+        action="append",
+        default=[],
+        metavar="[GROUP:]PATTERN=SCORE",
+        help="exit 1 when a matching field's mean score is below SCORE in any field "
+        "table (or in GROUP's, e.g. field_f1:total=0.9); repeatable",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 when a --field-floor matches no field (a typo, usually) instead "
+        "of warning; the plugin's jsonmatch_strict",
+    )
+    p.add_argument(
+        "--min-valid",
+        type=unit,
+        metavar="SHARE",
+        help="exit 1 when, for a metric, the share of answers valid against the "
+        "schema is below SHARE (the plugin's jsonmatch_min_valid)",
+    )
     p.add_argument("--baseline", metavar="PATH", help="compare with a saved report, case by case")
-    p.add_argument("--max-drop", type=unit, default=0.0, metavar="D",
-                   help="with --baseline: exit 1 when the score dropped by more than D and not "
-                        "by chance (default 0)")
-    p.add_argument("--gate", choices=GATE_MODES, default="statistical",
-                   help="how a baseline drop fails: statistical (default) or strict")
+    p.add_argument(
+        "--max-drop",
+        type=unit,
+        default=0.0,
+        metavar="D",
+        help="with --baseline: exit 1 when the score dropped by more than D and not "
+        "by chance (default 0)",
+    )
+    p.add_argument(
+        "--gate",
+        choices=GATE_MODES,
+        default="statistical",
+        help="how a baseline drop fails: statistical (default) or strict",
+    )
     add_regression_arguments(p)
-    p.add_argument("--group-by", choices=GROUP_BY, default="metric",
-                   help="per-field tables per metric (default), file or folder")
-    p.add_argument("--values", choices=VALUE_MODES, default="short",
-                   help="field values in the report: short (200 characters, default), full, none")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                   help="colour text output (auto: on a terminal, unless NO_COLOR is set)")
+    p.add_argument(
+        "--group-by",
+        choices=GROUP_BY,
+        default="metric",
+        help="per-field tables per metric (default), file or folder",
+    )
+    p.add_argument(
+        "--values",
+        choices=VALUE_MODES,
+        default="short",
+        help="field values in the report: short (200 characters, default), full, none",
+    )
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour text output (auto: on a terminal, unless NO_COLOR is set)",
+    )
     p.add_argument("--verbose", "-v", action="count", default=0, help="longer tables")
     p.set_defaults(run=run)
 
@@ -114,40 +169,60 @@ def run(args: argparse.Namespace) -> int:
     except JsonMatchError as exc:
         raise InputError(str(exc)) from None
     cfg = checked_configuration(args, metric, options)
-    gates = GateSettings(fail_under=args.fail_under, floors=floors, max_drop=args.max_drop,
-                         mode=args.gate, strict=args.strict,
-                         max_case_drop=args.max_case_drop, allow_regressions=args.allow_regressions,
-                         min_valid=args.min_valid, names=GATE_NAMES)
+    gates = GateSettings(
+        fail_under=args.fail_under,
+        floors=floors,
+        max_drop=args.max_drop,
+        mode=args.gate,
+        strict=args.strict,
+        max_case_drop=args.max_case_drop,
+        allow_regressions=args.allow_regressions,
+        min_valid=args.min_valid,
+        names=GATE_NAMES,
+    )
     baseline = None
     if args.baseline:
         try:
             baseline = load_baseline(args.baseline)
         except BaselineError as exc:
             raise InputError(str(exc)) from None
-    pairing = PairingSettings(args.gold, args.pred, args.id_field, args.gold_field,
-                              args.pred_field)
+    pairing = PairingSettings(args.gold, args.pred, args.id_field, args.gold_field, args.pred_field)
     # every case's line where a report lists them all; else only those the summary names
-    keeps = Keeps(all_cases=bool(args.report) or args.format != "text",
-                  comparisons=bool(args.report) or args.format in ("json", "html"),
-                  case_scores=baseline is not None)
-    with tempfile.TemporaryDirectory(prefix="jsonmatch-score-") as tmp, \
-            Workers(args.jobs) as workers, contextlib.ExitStack() as stack:
+    keeps = Keeps(
+        all_cases=bool(args.report) or args.format != "text",
+        comparisons=bool(args.report) or args.format in ("json", "html"),
+        case_scores=baseline is not None,
+    )
+    with (
+        tempfile.TemporaryDirectory(prefix="jsonmatch-score-") as tmp,
+        Workers(args.jobs) as workers,
+        contextlib.ExitStack() as stack,
+    ):
         leftovers = Leftovers()
-        scoring = _Run(tmp, workers, args, metric, threshold, options,
-                       inferred=cfg.schema_driven and "schema" not in options, keeps=keeps)
+        scoring = _Run(
+            tmp,
+            workers,
+            args,
+            metric,
+            threshold,
+            options,
+            inferred=cfg.schema_driven and "schema" not in options,
+            keeps=keeps,
+        )
         count = count_records(pairing.gold) if sys.stderr.isatty() else None
         scored = None
         if pairing.id_field is None and is_jsonl(pairing.gold) and is_jsonl(pairing.pred):
-            found = spans(pairing.gold, pairing.pred, WORKER_CHUNK, pairing.gold_field,
-                          pairing.pred_field)
+            found = spans(
+                pairing.gold, pairing.pred, WORKER_CHUNK, pairing.gold_field, pairing.pred_field
+            )
             try:
                 scored = scoring.scored(_Replayed(found), count)
             except Exception:  # noqa: BLE001 - told exactly by the streaming reader, below
                 scored = None
         if scored is None:
-            scored = scoring.scored(lambda: workers.chunks(pairs(pairing, leftovers,
-                                                                 undecoded=workers.parallel)),
-                                    count)
+            scored = scoring.scored(
+                lambda: workers.chunks(pairs(pairing, leftovers, undecoded=workers.parallel)), count
+            )
         cases, comparisons, total, now = scored
         stack.enter_context(cases)
         if comparisons is not None:
@@ -158,16 +233,23 @@ def run(args: argparse.Namespace) -> int:
         warning = leftovers.warning(args.pred)
         if warning:
             verdict.warnings.insert(0, warning)
-        head = report_head(summary, verdict, against,
-                           run_info(["jsonmatch", *recorded_command(args)], os.getcwd()))
+        head = report_head(
+            summary, verdict, against, run_info(["jsonmatch", *recorded_command(args)], os.getcwd())
+        )
         if args.report:
             try:
                 write_streamed_report(args.report, head, cases, comparisons)
             except OSError as exc:
                 raise InputError(f"{args.report}: cannot write: {exc.strerror or exc}") from None
         report: Report = {**head, "cases": cases, "comparisons": comparisons or []}
-        emit(report, args.format, args.output, verbose=args.verbose, color_choice=args.color,
-             spools=(cases, comparisons))
+        emit(
+            report,
+            args.format,
+            args.output,
+            verbose=args.verbose,
+            color_choice=args.color,
+            spools=(cases, comparisons),
+        )
         if args.report:
             print(f"report written to {args.report}", file=sys.stderr)
     return 0 if verdict.passed else 1
@@ -217,8 +299,7 @@ class _Replayed:
             at += 1
 
 
-Scored = tuple[Spool[CaseDict], "Spool[ComparisonDict] | None", Aggregates,
-               dict[str, CaseScores]]
+Scored = tuple[Spool[CaseDict], "Spool[ComparisonDict] | None", Aggregates, dict[str, CaseScores]]
 
 
 class _Unconfirmed(Exception):
@@ -235,9 +316,17 @@ class _Run:
     of them give. Either way the scores are those of that schema; a dataset whose first
     chunk shows its whole shape, the usual one, is read once instead of twice."""
 
-    def __init__(self, tmp: str, workers: Workers, args: argparse.Namespace, metric: str,
-                 threshold: float, options: dict[str, Any], inferred: bool,
-                 keeps: Keeps) -> None:
+    def __init__(
+        self,
+        tmp: str,
+        workers: Workers,
+        args: argparse.Namespace,
+        metric: str,
+        threshold: float,
+        options: dict[str, Any],
+        inferred: bool,
+        keeps: Keeps,
+    ) -> None:
         self.tmp, self.workers, self.args = tmp, workers, args
         self.metric, self.threshold, self.options = metric, threshold, options
         self.inferred = inferred
@@ -254,8 +343,12 @@ class _Run:
         if first is not None:
             guessed = sketch_part(first, self.metric, dict(self.options))
             try:
-                return self._scored(itertools.chain([first], chunks), count,
-                                    self._with_schema(guessed.schema()), guessed)
+                return self._scored(
+                    itertools.chain([first], chunks),
+                    count,
+                    self._with_schema(guessed.schema()),
+                    guessed,
+                )
             except _Unconfirmed:
                 pass
             finally:
@@ -270,28 +363,45 @@ class _Run:
         # a schema inferred from gold is no answer's contract: nothing to check answers by
         return {**self.options, "schema": schema, "conformance": False}
 
-    def _scored(self, chunks: Iterable[Chunk], count: int | None, options: dict[str, Any],
-                guessed: SchemaSketch | None) -> Scored:
+    def _scored(
+        self,
+        chunks: Iterable[Chunk],
+        count: int | None,
+        options: dict[str, Any],
+        guessed: SchemaSketch | None,
+    ) -> Scored:
         """The chunks scored with ``options``; with a schema ``guessed`` (from this sketch),
         _Unconfirmed as soon as the records scored so far would infer another one."""
         args = self.args
-        settings = ScoreSettings(self.metric, self.threshold, options, args.values, args.group_by,
-                                 keep_fields=self.keeps.case_scores,
-                                 invalid_fails=args.invalid_fails)
+        settings = ScoreSettings(
+            self.metric,
+            self.threshold,
+            options,
+            args.values,
+            args.group_by,
+            keep_fields=self.keeps.case_scores,
+            invalid_fails=args.invalid_fails,
+        )
         keeps = self.keeps._replace(guess=guessed)
         with contextlib.ExitStack() as spools:
             cases: Spool[CaseDict] = spools.enter_context(Spool(self.tmp))
             comparisons: Spool[ComparisonDict] | None = (
-                spools.enter_context(Spool(self.tmp)) if keeps.comparisons else None)
-            total, now = _score(chunks, count, settings, self.workers, cases, comparisons,
-                                keeps)
+                spools.enter_context(Spool(self.tmp)) if keeps.comparisons else None
+            )
+            total, now = _score(chunks, count, settings, self.workers, cases, comparisons, keeps)
             spools.pop_all()  # kept: the caller closes them
         return cases, comparisons, total, now
 
 
-def _score(source: Iterable[Chunk], count: int | None, settings: ScoreSettings, workers: Workers,
-           cases: Spool[CaseDict], comparisons: Spool[ComparisonDict] | None,
-           keeps: Keeps) -> tuple[Aggregates, dict[str, CaseScores]]:
+def _score(
+    source: Iterable[Chunk],
+    count: int | None,
+    settings: ScoreSettings,
+    workers: Workers,
+    cases: Spool[CaseDict],
+    comparisons: Spool[ComparisonDict] | None,
+    keeps: Keeps,
+) -> tuple[Aggregates, dict[str, CaseScores]]:
     """Score the chunks of ``source`` (``count`` pairs, when known, for the progress bar);
     with a guess (``keeps.guess``), check it against the sketch of each chunk's gold records
     that would change it (``_Run``): the guess's sketch merged with those infers the schema
@@ -323,4 +433,3 @@ def _score(source: Iterable[Chunk], count: int | None, settings: ScoreSettings, 
     finally:
         progress.close()
     return total, now
-

@@ -25,12 +25,15 @@ def structeval_options(config: Any, path: str) -> dict[str, Any]:
     """The options of ``structural_f1`` that ``config`` (structeval's configuration, read
     from ``path``) stands for, checked."""
     if not isinstance(config, Mapping):
-        raise InputError(f"{path}: a structeval configuration is a mapping of its keys "
-                         f"({', '.join(KEYS)})")
+        raise InputError(
+            f"{path}: a structeval configuration is a mapping of its keys ({', '.join(KEYS)})"
+        )
     unknown = sorted(set(config) - set(KEYS), key=str)
     if unknown:
-        raise InputError(f"{path}: unknown structeval key {', '.join(map(repr, unknown))}; "
-                         f"known: {', '.join(KEYS)}")
+        raise InputError(
+            f"{path}: unknown structeval key {', '.join(map(repr, unknown))}; "
+            f"known: {', '.join(KEYS)}"
+        )
     options = dict(config)
     try:
         configure(metric_named("structural_f1"), options)

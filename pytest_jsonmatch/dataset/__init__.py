@@ -5,9 +5,26 @@ in any order (the command line's worker processes, or Dask). May import the engi
 reporting; never pytest.
 """
 
-from .scoring import (NO_PREDICTION, GoldError, Pair, ScoreSettings, Scored, comparison_of,
-                      score_chunk, score_pairs)
+from .scoring import (
+    NO_PREDICTION,
+    GoldError,
+    Pair,
+    ScoreSettings,
+    Scored,
+    comparison_of,
+    score_chunk,
+    score_pairs,
+)
 from .sketch import SchemaSketch
 
-__all__ = ["NO_PREDICTION", "GoldError", "Pair", "SchemaSketch", "ScoreSettings", "Scored",
-           "comparison_of", "score_chunk", "score_pairs"]
+__all__ = [
+    "NO_PREDICTION",
+    "GoldError",
+    "Pair",
+    "SchemaSketch",
+    "ScoreSettings",
+    "Scored",
+    "comparison_of",
+    "score_chunk",
+    "score_pairs",
+]

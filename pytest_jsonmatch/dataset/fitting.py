@@ -87,22 +87,31 @@ def _source(prototype: Any, constants: list[Any]) -> str:
     body: list[str] = []
     _check(prototype, "r", 2, 0, body, constants, [0])
     names = "".join(f"c{i}, " for i in range(len(constants)))
-    return "\n".join([
-        "def make(constants, fits):",
-        *([f"    ({names}) = constants"] if constants else []),
-        "",
-        "    def test(r):",
-        "        # True when the record adds nothing to the schema the sketch infers",
-        *body,
-        "        return True",
-        "",
-        "    return test",
-        "",
-    ])
+    return "\n".join(
+        [
+            "def make(constants, fits):",
+            *([f"    ({names}) = constants"] if constants else []),
+            "",
+            "    def test(r):",
+            "        # True when the record adds nothing to the schema the sketch infers",
+            *body,
+            "        return True",
+            "",
+            "    return test",
+            "",
+        ]
+    )
 
 
-def _check(shape: Any, var: str, indent: int, depth: int, out: list[str],
-           constants: list[Any], counter: list[int]) -> None:
+def _check(
+    shape: Any,
+    var: str,
+    indent: int,
+    depth: int,
+    out: list[str],
+    constants: list[Any],
+    counter: list[int],
+) -> None:
     """Lines that return False when the value in ``var`` does not fit ``shape`` (none where
     every value fits: a path decided by a scalar)."""
     pad = "    " * indent

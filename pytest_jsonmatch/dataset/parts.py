@@ -66,8 +66,10 @@ def packed(chunk: Sequence[Pair]) -> Packed:
     pickle writes a tuple of strings and numbers in C, where each NamedTuple costs it a
     Python call (most of the reading process's time with ``-j N``). A decoded value is
     never a tuple (JSON has none), so a tuple in a pair is an Undecoded line."""
-    rows = [(p.case_id, _plain(p.expected), _plain(p.actual), p.where, p.file, p.line,
-             p.missing) for p in chunk]
+    rows = [
+        (p.case_id, _plain(p.expected), _plain(p.actual), p.where, p.file, p.line, p.missing)
+        for p in chunk
+    ]
     return Packed(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL))
 
 
@@ -84,8 +86,10 @@ def unpacked(chunk: Chunk) -> list[Pair]:
         return span_pairs(chunk)
     if isinstance(chunk, Packed):
         rows = pickle.loads(chunk.blob)  # noqa: S301 - the run's own (module docstring)
-        return [Pair(case_id, _value(expected), _value(actual), where, file, line, missing)
-                for case_id, expected, actual, where, file, line, missing in rows]
+        return [
+            Pair(case_id, _value(expected), _value(actual), where, file, line, missing)
+            for case_id, expected, actual, where, file, line, missing in rows
+        ]
     return list(chunk)
 
 
@@ -124,8 +128,11 @@ def _decoded(pairs: Sequence[Pair]) -> tuple[list[Pair], RecordError | None]:
             actual = decoded(pair.actual)
         except RecordError as exc:
             return out, exc
-        out.append(pair if expected is pair.expected and actual is pair.actual
-                   else pair._replace(expected=expected, actual=actual))
+        out.append(
+            pair
+            if expected is pair.expected and actual is pair.actual
+            else pair._replace(expected=expected, actual=actual)
+        )
     return out, None
 
 
@@ -201,24 +208,34 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
         skip = cfg.is_skipped if cfg.skip_patterns else None
     spanned = isinstance(chunk, Span)  # (a span's pairs come decoded)
     for start in range(0, len(pairs), SCORED_TOGETHER):
-        group, error = ((pairs[start:start + SCORED_TOGETHER], None) if spanned
-                        else _decoded(pairs[start:start + SCORED_TOGETHER]))
+        group, error = (
+            (pairs[start : start + SCORED_TOGETHER], None)
+            if spanned
+            else _decoded(pairs[start : start + SCORED_TOGETHER])
+        )
         if sketch is not None:  # (what sketch_part does, on the records decoded here)
             sketched += _sketched(sketch, group, skip, fits)
-        scored = score_chunk(group, settings,
-                             counted=not keeps.comparisons and not settings.keep_fields)
+        scored = score_chunk(
+            group, settings, counted=not keeps.comparisons and not settings.keep_fields
+        )
         aggregates.merge(scored.aggregates)
-        cases += [case_line(case, settings.group_by) for case in scored.cases
-                  if keeps.all_cases or listed_in_summary(case)]
+        cases += [
+            case_line(case, settings.group_by)
+            for case in scored.cases
+            if keeps.all_cases or listed_in_summary(case)
+        ]
         if keeps.comparisons:  # each written from the engine's fields, once
             comparisons += [
                 comparison_line(c, outcome.fields, settings.values)
-                if isinstance(outcome, MatchResult) else json_line(c.to_dict())
-                for c, outcome in zip(scored.comparisons, scored.outcomes)]
+                if isinstance(outcome, MatchResult)
+                else json_line(c.to_dict())
+                for c, outcome in zip(scored.comparisons, scored.outcomes)
+            ]
         if keeps.case_scores:
             part.case_scores.update(
                 (case.case_id, case_scores(case, [comparison], settings.group_by))
-                for comparison, case in zip(scored.comparisons, scored.cases))
+                for comparison, case in zip(scored.comparisons, scored.cases)
+            )
         if error is not None:
             raise error
     part.case_lines = len(cases)
@@ -228,8 +245,12 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
     return part
 
 
-def _sketched(sketch: SchemaSketch, pairs: Sequence[Pair], skip: Callable[[str], bool] | None,
-              fits: Callable[[Any], bool] | None = None) -> int:
+def _sketched(
+    sketch: SchemaSketch,
+    pairs: Sequence[Pair],
+    skip: Callable[[str], bool] | None,
+    fits: Callable[[Any], bool] | None = None,
+) -> int:
     """The pairs' gold records added to ``sketch``: those a span read (``read_depth``)
     without the door, the others through it (RecordError naming the record it refuses);
     with ``fits``, only those of the first kind that do not fit a guess. How many were."""

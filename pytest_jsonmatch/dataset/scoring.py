@@ -74,8 +74,10 @@ class ScoreSettings:
         metric = metric_named(self.metric)
         cfg = configure(metric, dict(self.options))
         if cfg.schema_driven and self.options.get("schema") is None:
-            raise ConfigError(f"{self.metric} infers its schema from all gold records: give "
-                              f"schema= (SchemaSketch.of(gold).schema() computes that one)")
+            raise ConfigError(
+                f"{self.metric} infers its schema from all gold records: give "
+                f"schema= (SchemaSketch.of(gold).schema() computes that one)"
+            )
 
 
 _new = tuple.__new__  # (a record's Read made without its NamedTuple's keyword handling)
@@ -103,12 +105,15 @@ def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings, counted: bool = 
     results: dict[int, MatchResult | str] = {}
     tallies = None
     try:
-        expected = [p.expected if p.read_depth < 0 else _new(Read, (p.expected, p.read_depth))
-                    for p in present]
+        expected = [
+            p.expected if p.read_depth < 0 else _new(Read, (p.expected, p.read_depth))
+            for p in present
+        ]
         actual = [p.actual for p in present]
         if counted:
-            _, records, tallies = count_records(expected, actual, settings.metric,
-                                                **settings.options)
+            _, records, tallies = count_records(
+                expected, actual, settings.metric, **settings.options
+            )
         else:
             _, records = score_records(expected, actual, settings.metric, **settings.options)
         results = {id(p): r for p, r in zip(present, records)}
@@ -125,28 +130,42 @@ def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings, counted: bool = 
         else:  # (the case its comparison's case_result would give)
             if not counted:  # counted, no one reads its comparison
                 out.comparisons.append(comparison_of(pair, outcome, settings))
-            out.cases.append(one_run_case(outcome, case_id=pair.case_id,
-                                          threshold=settings.threshold, file=pair.file,
-                                          line=pair.line, invalid_fails=settings.invalid_fails))
+            out.cases.append(
+                one_run_case(
+                    outcome,
+                    case_id=pair.case_id,
+                    threshold=settings.threshold,
+                    file=pair.file,
+                    line=pair.line,
+                    invalid_fails=settings.invalid_fails,
+                )
+            )
         out.outcomes.append(outcome)
     if tallies is not None and len({group_key(c, settings.group_by) for c in out.cases}) <= 1:
         out.aggregates.add_tallied_cases(out.cases, tallies)
         return out
     # the engine's own field results: the same paths, statuses and scores as the records
-    out.aggregates.add_cases((case, outcome.fields if isinstance(outcome, MatchResult) else ())
-                             for case, outcome in zip(out.cases, out.outcomes))
+    out.aggregates.add_cases(
+        (case, outcome.fields if isinstance(outcome, MatchResult) else ())
+        for case, outcome in zip(out.cases, out.outcomes)
+    )
     return out
 
 
-def score_pairs(pairs: Iterable[tuple[Any, Any]], metric: str = "field_f1",
-                threshold: float = 1.0, **options: Any) -> Aggregates:
+def score_pairs(
+    pairs: Iterable[tuple[Any, Any]],
+    metric: str = "field_f1",
+    threshold: float = 1.0,
+    **options: Any,
+) -> Aggregates:
     """The aggregates of (expected, actual) pairs: a partition's part of a dataset's
     figures, to be merged with the others' (:meth:`Aggregates.merge`) in any order. The
     k-th pair is case ``k``; errors in a prediction count as 0, as everywhere."""
     settings = ScoreSettings(metric, threshold, options, keep_fields=False)
     settings.check()
-    chunk = [Pair(str(k), expected, actual, f"record {k}") for k, (expected, actual)
-             in enumerate(pairs)]
+    chunk = [
+        Pair(str(k), expected, actual, f"record {k}") for k, (expected, actual) in enumerate(pairs)
+    ]
     return score_chunk(chunk, settings, counted=True).aggregates
 
 
@@ -167,11 +186,25 @@ def _score_one(pair: Pair, settings: ScoreSettings) -> MatchResult | str:
 def comparison_of(pair: Pair, outcome: MatchResult | str, settings: ScoreSettings) -> Comparison:
     """The record of one pair: its MatchResult, or (a string) why it could not be scored."""
     if isinstance(outcome, str):
-        return Comparison(case_id=pair.case_id, nodeid=pair.case_id, metric=settings.metric,
-                          score=0.0, threshold=settings.threshold, status=ERROR, error=outcome,
-                          file=pair.file, line=pair.line)
+        return Comparison(
+            case_id=pair.case_id,
+            nodeid=pair.case_id,
+            metric=settings.metric,
+            score=0.0,
+            threshold=settings.threshold,
+            status=ERROR,
+            error=outcome,
+            file=pair.file,
+            line=pair.line,
+        )
     return Comparison.of_result(
-        outcome, case_id=pair.case_id, nodeid=pair.case_id, threshold=settings.threshold,
-        passed=outcome.passed(settings.threshold, settings.invalid_fails), file=pair.file,
-        line=pair.line, values=settings.values if settings.keep_fields else None,
-        invalid_fails=settings.invalid_fails)
+        outcome,
+        case_id=pair.case_id,
+        nodeid=pair.case_id,
+        threshold=settings.threshold,
+        passed=outcome.passed(settings.threshold, settings.invalid_fails),
+        file=pair.file,
+        line=pair.line,
+        values=settings.values if settings.keep_fields else None,
+        invalid_fails=settings.invalid_fails,
+    )

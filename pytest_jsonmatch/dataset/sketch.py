@@ -23,6 +23,7 @@ from ..engine.core.depth import call_with_depth
 from ..engine.reading.intake import read_json
 from ..engine.schemas.eval_schema import infer_schema
 
+
 class _Marker:
     """A sentinel of this module, pickled as a reference to itself: a sketch made in a
     worker process (``jsonmatch score -j N``) comes back holding the parent's sentinels, so
@@ -78,8 +79,9 @@ class SchemaSketch:
             self.depth = max(self.depth, later.depth)
             # a copy of the other's prototype: this sketch's prototype is its own, changed
             # in place by later records
-            self.prototype = call_with_depth(self.depth, lambda: _merge(
-                self.prototype, _copy(later.prototype)))
+            self.prototype = call_with_depth(
+                self.depth, lambda: _merge(self.prototype, _copy(later.prototype))
+            )
         return self
 
     @classmethod
@@ -99,8 +101,10 @@ class SchemaSketch:
 
     def schema(self) -> dict[str, Any]:
         """The inferred schema, as ``infer_schema`` writes it (a mapping for ``schema=``)."""
-        return call_with_depth(self.depth, lambda: infer_schema(
-            [] if self.prototype is UNSET else [_decided(self.prototype)]))
+        return call_with_depth(
+            self.depth,
+            lambda: infer_schema([] if self.prototype is UNSET else [_decided(self.prototype)]),
+        )
 
 
 class _Mixed:
@@ -115,6 +119,7 @@ class _Mixed:
 
 
 OBJECT, ARRAY = _Marker("OBJECT"), _Marker("ARRAY")  # the kind a _Mixed path's first value was
+
 
 def _shape(value: Any) -> Any:
     """The part of a value inference reads: containers kept, scalars by type only."""
@@ -146,8 +151,7 @@ def _absorb(first: Any, value: Any) -> Any:
                 continue
             old = first[key]
             # a scalar after a scalar changes nothing: the first one that was not null decides
-            if (old is None or type(old) in _CONTAINERS or type(item) is dict
-                    or type(item) is list):
+            if old is None or type(old) in _CONTAINERS or type(item) is dict or type(item) is list:
                 first[key] = _absorb(old, item)
         return first
     if kind is list and value_kind is list:
@@ -173,8 +177,11 @@ def _merge(first: Any, later: Any) -> Any:
     that decides."""
     kind_first, obj_first, arr_first = shape_parts(first)
     kind_later, obj_later, arr_later = shape_parts(later)
-    kind = kind_later if kind_first is UNSET or (kind_first is None and kind_later is not UNSET) \
+    kind = (
+        kind_later
+        if kind_first is UNSET or (kind_first is None and kind_later is not UNSET)
         else kind_first
+    )
     obj, arr = _merge_objects(obj_first, obj_later), _merge_arrays(arr_first, arr_later)
     if kind is OBJECT and arr is UNSET:
         return obj
@@ -228,8 +235,13 @@ def _decided(shape: Any) -> Any:
     """The plain value whose inferred schema a shape stands for: at a _Mixed path, the
     shape of the kind that decides."""
     if type(shape) is _Mixed:
-        shape = shape.obj if shape.first is OBJECT else shape.arr if shape.first is ARRAY \
+        shape = (
+            shape.obj
+            if shape.first is OBJECT
+            else shape.arr
+            if shape.first is ARRAY
             else shape.first
+        )
     if type(shape) is dict:
         return {key: _decided(item) for key, item in shape.items()}
     if type(shape) is list:

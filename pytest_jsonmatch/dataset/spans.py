@@ -74,13 +74,14 @@ def is_jsonl(path: str) -> bool:
     try:
         text = head.decode("utf-8")
     except UnicodeDecodeError as exc:  # a character cut at the block's end, or not UTF-8
-        text = head[:exc.start].decode("utf-8")
+        text = head[: exc.start].decode("utf-8")
     stripped = text.lstrip()  # all whitespace, or an array: the streaming reader's
     return bool(stripped) and not stripped.startswith("[")
 
 
-def spans(gold: str, pred: str, size: int, gold_field: str | None = None,
-          pred_field: str | None = None) -> Iterator[Span]:
+def spans(
+    gold: str, pred: str, size: int, gold_field: str | None = None, pred_field: str | None = None
+) -> Iterator[Span]:
     """Spans of ``size`` records (the last one shorter) over two JSONL files, as the scan
     finds them; SpanError at the end when the files hold different numbers of records."""
     g_scan, p_scan = _Scan(gold, size), _Scan(pred, size)
@@ -98,16 +99,36 @@ def spans(gold: str, pred: str, size: int, gold_field: str | None = None,
             raise SpanError("the files hold different numbers of records")
         if previous is not None:
             ends = ((g_scan.offset, g_scan.lines), (p_scan.offset, p_scan.lines))
-            yield _span(gold, pred, previous, ends, first, g_scan.records - first + 1,
-                        gold_field, pred_field)
+            yield _span(
+                gold,
+                pred,
+                previous,
+                ends,
+                first,
+                g_scan.records - first + 1,
+                gold_field,
+                pred_field,
+            )
 
 
-def _span(gold: str, pred: str, start: tuple[tuple[int, int], tuple[int, int]],
-          end: tuple[tuple[int, int], tuple[int, int]], first: int, count: int,
-          gold_field: str | None, pred_field: str | None) -> Span:
-    return Span(FileRange(gold, start[0][0], end[0][0], start[0][1]),
-                FileRange(pred, start[1][0], end[1][0], start[1][1]),
-                first, count, gold_field, pred_field)
+def _span(
+    gold: str,
+    pred: str,
+    start: tuple[tuple[int, int], tuple[int, int]],
+    end: tuple[tuple[int, int], tuple[int, int]],
+    first: int,
+    count: int,
+    gold_field: str | None,
+    pred_field: str | None,
+) -> Span:
+    return Span(
+        FileRange(gold, start[0][0], end[0][0], start[0][1]),
+        FileRange(pred, start[1][0], end[1][0], start[1][1]),
+        first,
+        count,
+        gold_field,
+        pred_field,
+    )
 
 
 class _Scan:
@@ -166,8 +187,11 @@ def _lines(part: FileRange) -> list[tuple[int, str]]:
     except UnicodeDecodeError:
         raise SpanError("not UTF-8") from None
     # (a line is blank when str.strip leaves nothing of it: empty, or whitespace alone)
-    return [(number, line) for number, line in enumerate(text.split("\n"), part.lines + 1)
-            if line and not line.isspace()]
+    return [
+        (number, line)
+        for number, line in enumerate(text.split("\n"), part.lines + 1)
+        if line and not line.isspace()
+    ]
 
 
 _new = tuple.__new__
@@ -195,8 +219,9 @@ def span_pairs(span: Span) -> list[Pair]:
             expected = _field(expected, gold_field)
         if pred_field is not None:
             actual = _field(actual, pred_field)
-        out.append(_new(Pair, (str(case), expected, actual, where, gold_path, g_line, "",
-                               read_depth)))
+        out.append(
+            _new(Pair, (str(case), expected, actual, where, gold_path, g_line, "", read_depth))
+        )
         case += 1
     return out
 

@@ -35,15 +35,19 @@ def decode_line(line: str, where: str, strict: bool) -> Any:
     try:
         value, end = (STRICT_JSON if strict else LENIENT_JSON).raw_decode(text)
     except json.JSONDecodeError as exc:
-        raise RecordError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno}); a JSONL "
-                          f"file holds one JSON value per line") from None
+        raise RecordError(
+            f"{where}: not valid JSON: {exc.msg} (column {exc.colno}); a JSONL "
+            f"file holds one JSON value per line"
+        ) from None
     except ValueError as exc:  # NaN, Infinity, a duplicate key
         raise RecordError(f"{where}: not valid JSON: {exc}") from None
     except RecursionError:
         raise RecordError(f"{where}: nests too deeply to read") from None
     if end != len(text):
-        raise RecordError(f"{where}: more than one JSON value on the line (column {end + 1}); a "
-                          f"JSONL file holds one JSON value per line")
+        raise RecordError(
+            f"{where}: more than one JSON value on the line (column {end + 1}); a "
+            f"JSONL file holds one JSON value per line"
+        )
     return value
 
 

@@ -11,6 +11,7 @@ a metric.
 from __future__ import annotations
 
 from collections import Counter
+
 # (what Counter.update counts a list with, in C, after an ABC check that it is no Mapping:
 # a record's tallies are counted with it directly)
 from collections import _count_elements as count_elements
@@ -67,20 +68,38 @@ def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: 
     chosen = metric_named(metric, registry)
     cfg = configure(chosen, options, registry)
     validator = _validator(options)
-    expected_value, depth_e = _read(parse_expected(as_data(expected, "expected"),
-                                                   allow_array=chosen.allow_array), "expected", cfg)
-    parsed, cut = parse_actual_checked(as_data(actual, "actual"), allow_array=chosen.allow_array,
-                                       truncated=truncated)
+    expected_value, depth_e = _read(
+        parse_expected(as_data(expected, "expected"), allow_array=chosen.allow_array),
+        "expected",
+        cfg,
+    )
+    parsed, cut = parse_actual_checked(
+        as_data(actual, "actual"), allow_array=chosen.allow_array, truncated=truncated
+    )
     actual_value, depth_a = _read(parsed, "actual", cfg)
     if chosen.target is not None:
         expected_value, actual_value = chosen.target(expected_value, actual_value, options)
-    return _marked(call_with_depth(max(depth_e, depth_a), lambda: _conformed(
-        validator, actual_value, _score(chosen, cfg, cfg.schema, expected_value, actual_value,
-                                        options, registry, cut))), cut)
+    return _marked(
+        call_with_depth(
+            max(depth_e, depth_a),
+            lambda: _conformed(
+                validator,
+                actual_value,
+                _score(
+                    chosen, cfg, cfg.schema, expected_value, actual_value, options, registry, cut
+                ),
+            ),
+        ),
+        cut,
+    )
 
 
-def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
-                     metric: str = "field_f1", **options: Any) -> RunResult:
+def evaluate_records(
+    expected_list: Sequence[Any],
+    actual_list: Sequence[Any],
+    metric: str = "field_f1",
+    **options: Any,
+) -> RunResult:
     """Score records pairwise and aggregate: macro means over records, per field path
     (``items[].sku``) the mean score and the count of each status. For ``field_f1`` without
     a schema, one schema is inferred from all expected records together.
@@ -95,9 +114,12 @@ def evaluate_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
         return RunResult(name, records, field_tables(tallies))
 
 
-def count_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
-                  metric: str = "field_f1", **options: Any
-                  ) -> tuple[str, tuple[MatchResult, ...], Counter[Tally]]:
+def count_records(
+    expected_list: Sequence[Any],
+    actual_list: Sequence[Any],
+    metric: str = "field_f1",
+    **options: Any,
+) -> tuple[str, tuple[MatchResult, ...], Counter[Tally]]:
     """What :func:`evaluate_records` scores, record by record, and every field counted by
     (field path, status, score) in one Counter, in the records' order (``field_tables``
     turns it into per-field aggregates): records are scored from those counts where they
@@ -109,8 +131,12 @@ def count_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
         return name, records, tallies
 
 
-def score_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
-                  metric: str = "field_f1", **options: Any) -> tuple[str, tuple[MatchResult, ...]]:
+def score_records(
+    expected_list: Sequence[Any],
+    actual_list: Sequence[Any],
+    metric: str = "field_f1",
+    **options: Any,
+) -> tuple[str, tuple[MatchResult, ...]]:
     """What :func:`evaluate_records` scores, record by record, without its per-field
     aggregate: (the metric's name, one MatchResult per record). For callers that aggregate
     the records their own way (a dataset's chunks), so that nothing is aggregated twice."""
@@ -118,21 +144,30 @@ def score_records(expected_list: Sequence[Any], actual_list: Sequence[Any],
         return _score_records(expected_list, actual_list, metric, options, None)
 
 
-def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], metric: str,
-                   options: dict[str, Any], tallies: Counter[Tally] | None
-                   ) -> tuple[str, tuple[MatchResult, ...]]:
+def _score_records(
+    expected_list: Sequence[Any],
+    actual_list: Sequence[Any],
+    metric: str,
+    options: dict[str, Any],
+    tallies: Counter[Tally] | None,
+) -> tuple[str, tuple[MatchResult, ...]]:
     """The records scored in order; with ``tallies``, every field counted into it by
     (field path, status, score), and records scored from counts where they can be."""
     registry = options.pop("registry", REGISTRY)
     truncated = options.pop("truncated", "error")
     for name, records in (("expected_list", expected_list), ("actual_list", actual_list)):
         if isinstance(records, (str, bytes, bytearray, Mapping)) or not (
-                hasattr(records, "__len__") and hasattr(records, "__iter__")):
-            raise ConfigError(f"evaluate_records takes two lists of records; {name} is a "
-                              f"{type(records).__name__} (wrap one record in a list)")
+            hasattr(records, "__len__") and hasattr(records, "__iter__")
+        ):
+            raise ConfigError(
+                f"evaluate_records takes two lists of records; {name} is a "
+                f"{type(records).__name__} (wrap one record in a list)"
+            )
     if len(expected_list) != len(actual_list):
-        raise ConfigError(f"evaluate_records needs as many actual records as expected ones "
-                          f"({len(actual_list)} != {len(expected_list)})")
+        raise ConfigError(
+            f"evaluate_records needs as many actual records as expected ones "
+            f"({len(actual_list)} != {len(expected_list)})"
+        )
     chosen = metric_named(metric, registry)
     cfg = configure(chosen, options, registry)
     validator = _validator(options)
@@ -144,34 +179,50 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
         schema = call_with_depth(depth, lambda: infer_node(values, registry))
     # records scored from counts count their tallies here, as they are (as_tallies)
     counting: Counter[Any] | None = (
-        Counter() if tallies is not None and _countable(chosen, cfg, schema, options) else None)
+        Counter() if tallies is not None and _countable(chosen, cfg, schema, options) else None
+    )
     context = (chosen, cfg, schema, options, registry)
     # records whose actual side the walk may check as it reads it, instead of the door
     # (walk.walk's ``unread``): generated scorers read it all (its extra keys and elements
     # too, which count), no judge is handed its values, and nothing else reads that side
     # before the walk (a schema's conformance check reads it after, once the walk found it
     # all plain: what the door would have passed as it is)
-    unread = (compiled.compiles(cfg) and cfg.count_extras and not cfg.judged(schema)
-              and chosen.prepare is None and chosen.target is None and not cfg.prepares
-              and not cfg.skip_patterns)
+    unread = (
+        compiled.compiles(cfg)
+        and cfg.count_extras
+        and not cfg.judged(schema)
+        and chosen.prepare is None
+        and chosen.target is None
+        and not cfg.prepares
+        and not cfg.skip_patterns
+    )
     records = []
     for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
         if type(actual) is dict:  # (what parse_actual_checked makes of it: itself, whole)
             parsed, cut = actual, None
         else:
             side = f"actual[{i}]"
-            parsed, cut = parse_actual_checked(as_data(actual, side), what=side,
-                                               allow_array=chosen.allow_array,
-                                               truncated=truncated)
+            parsed, cut = parse_actual_checked(
+                as_data(actual, side),
+                what=side,
+                allow_array=chosen.allow_array,
+                truncated=truncated,
+            )
         if unread and cut is None and type(parsed) is dict and depth_e <= SHALLOW:
             # (within the caller's stack: a value the walk takes nests at most SHALLOW deep)
             try:
                 if counting is not None:
-                    records.append(_Rescore(context, e, parsed, SHALLOW, i).scored(
-                        counting, validator, unread=True))
+                    records.append(
+                        _Rescore(context, e, parsed, SHALLOW, i).scored(
+                            counting, validator, unread=True
+                        )
+                    )
                     continue
-                result = _conformed(validator, parsed, _score(
-                    chosen, cfg, schema, e, parsed, options, registry, unread=True))
+                result = _conformed(
+                    validator,
+                    parsed,
+                    _score(chosen, cfg, schema, e, parsed, options, registry, unread=True),
+                )
             except Unread:  # something the door must read: read, and walked again below
                 pass
             else:
@@ -184,11 +235,21 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
             e, a = chosen.target(e, a, options)
         depth = max(depth_e, depth_a)
         if counting is not None and cut is None:
-            records.append(call_with_depth(depth, _Rescore(context, e, a, depth, i).scored,
-                                           counting, validator))
+            records.append(
+                call_with_depth(
+                    depth, _Rescore(context, e, a, depth, i).scored, counting, validator
+                )
+            )
             continue
-        result = _marked(call_with_depth(depth, lambda: _conformed(
-            validator, a, _score(chosen, cfg, schema, e, a, options, registry, cut))), cut)
+        result = _marked(
+            call_with_depth(
+                depth,
+                lambda: _conformed(
+                    validator, a, _score(chosen, cfg, schema, e, a, options, registry, cut)
+                ),
+            ),
+            cut,
+        )
         if counting is not None:  # (an answer cut off, in a run scored from counts)
             counting.update(as_tallies(list(result.fields)))
         elif tallies is not None:
@@ -199,12 +260,17 @@ def _score_records(expected_list: Sequence[Any], actual_list: Sequence[Any], met
     return chosen.name, tuple(records)
 
 
-def _countable(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None,
-               options: Mapping[str, Any]) -> bool:
+def _countable(
+    metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, options: Mapping[str, Any]
+) -> bool:
     """Whether a record's scores follow from what its fields count for alone: no judge
     scores a field (its answers are not asked twice), no weight, no ``finish`` step."""
-    return (compiled.compiles(cfg) and not metric.finishes(options) and not cfg.weighted
-            and not cfg.judged(schema))
+    return (
+        compiled.compiles(cfg)
+        and not metric.finishes(options)
+        and not cfg.weighted
+        and not cfg.judged(schema)
+    )
 
 
 class _Rescore:
@@ -213,27 +279,39 @@ class _Rescore:
 
     __slots__ = ("context", "expected", "actual", "depth", "index")
 
-    def __init__(self, context: tuple[Metric, WalkConfig, SchemaNode | None,
-                                      Mapping[str, Any], Registry],
-                 expected: Any, actual: Any, depth: int, index: int) -> None:
+    def __init__(
+        self,
+        context: tuple[Metric, WalkConfig, SchemaNode | None, Mapping[str, Any], Registry],
+        expected: Any,
+        actual: Any,
+        depth: int,
+        index: int,
+    ) -> None:
         self.context, self.expected, self.actual = context, expected, actual
         self.depth, self.index = depth, index
 
     def __call__(self, result: MatchResult) -> tuple[FieldResult, ...]:
         metric, cfg, schema, options, registry = self.context
-        full = call_with_depth(self.depth, lambda: _score(
-            metric, cfg, schema, self.expected, self.actual, options, registry))
-        if (full.score, full.precision, full.recall) != (result.score, result.precision,
-                                                          result.recall):
+        full = call_with_depth(
+            self.depth,
+            lambda: _score(metric, cfg, schema, self.expected, self.actual, options, registry),
+        )
+        if (full.score, full.precision, full.recall) != (
+            result.score,
+            result.precision,
+            result.recall,
+        ):
             raise JsonMatchError(
                 f"record {self.index} changed after evaluate_records scored it: its fields "
                 f"are made when first read, from the records themselves, and now give score "
                 f"{full.score!r} instead of {result.score!r}. Read the fields before changing "
-                f"the records, or pass copies")
+                f"the records, or pass copies"
+            )
         return full.fields
 
-    def scored(self, tallies: Counter[Any], validator: Validator | None,
-               unread: bool = False) -> MatchResult:
+    def scored(
+        self, tallies: Counter[Any], validator: Validator | None, unread: bool = False
+    ) -> MatchResult:
         """The record walked in tally form, each field counted into ``tallies`` by its tally
         (``as_tallies``): its result,
         whose fields this makes when they are first read (its conformance checked here,
@@ -254,9 +332,16 @@ class _Rescore:
         precision, recall = precision_recall(fields)
         f1 = f_beta(precision, recall)
         return MatchResult._build(
-            metric.name, metric.headline_score(precision, recall, f1, options), precision,
-            recall, f1, self, tuple(found.pairings), tuple(found.floors),
-            None if validator is None else validator.check(self.actual))
+            metric.name,
+            metric.headline_score(precision, recall, f1, options),
+            precision,
+            recall,
+            f1,
+            self,
+            tuple(found.pairings),
+            tuple(found.floors),
+            None if validator is None else validator.check(self.actual),
+        )
 
 
 def _marked(result: MatchResult, cut: Truncation | None) -> MatchResult:
@@ -284,8 +369,7 @@ def _conformed(validator: Validator | None, actual: Any, result: MatchResult) ->
     return result.with_conformance(validator.check(actual))
 
 
-def _read_expected(value: Any, index: int, allow_array: bool, cfg: WalkConfig
-                   ) -> tuple[Any, int]:
+def _read_expected(value: Any, index: int, allow_array: bool, cfg: WalkConfig) -> tuple[Any, int]:
     """The ``index``-th expected record parsed strictly and read through the door (a
     :class:`Read` one, an object or an allowed array, as it is)."""
     if type(value) is Read:
@@ -293,7 +377,9 @@ def _read_expected(value: Any, index: int, allow_array: bool, cfg: WalkConfig
             return value.value, value.depth
         value = value.value  # (refused below, as it would be unread)
     side = f"expected[{index}]"
-    return _read(parse_expected(as_data(value, side), allow_array=allow_array, what=side), side, cfg)
+    return _read(
+        parse_expected(as_data(value, side), allow_array=allow_array, what=side), side, cfg
+    )
 
 
 def _read(value: Any, side: str, cfg: WalkConfig) -> tuple[Any, int]:
@@ -301,9 +387,17 @@ def _read(value: Any, side: str, cfg: WalkConfig) -> tuple[Any, int]:
     return read_json(value, side, cfg.is_skipped if cfg.skip_patterns else None)
 
 
-def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected: Any, actual: Any,
-           options: Mapping[str, Any], registry: Registry,
-           cut: Truncation | None = None, unread: bool = False) -> MatchResult:
+def _score(
+    metric: Metric,
+    cfg: WalkConfig,
+    schema: SchemaNode | None,
+    expected: Any,
+    actual: Any,
+    options: Mapping[str, Any],
+    registry: Registry,
+    cut: Truncation | None = None,
+    unread: bool = False,
+) -> MatchResult:
     """A record scored in full (``unread``: its actual side checked by the walk, see
     walk.walk)."""
     if metric.prepare is not None:
@@ -322,5 +416,13 @@ def _score(metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, expected:
         precision, recall = precision_recall(fields)
     f1 = f_beta(precision, recall)
     score = metric.headline_score(precision, recall, f1, options)
-    return MatchResult._build(metric.name, score, precision, recall, f1, tuple(fields),
-                              tuple(found.pairings), tuple(found.floors))
+    return MatchResult._build(
+        metric.name,
+        score,
+        precision,
+        recall,
+        f1,
+        tuple(fields),
+        tuple(found.pairings),
+        tuple(found.floors),
+    )

@@ -43,8 +43,10 @@ class Verdict:
         """The fields that cost points, worst first, as plain data (path, status, score)."""
         if self.result is None:
             return []
-        return [{"path": fr.display_path, "status": fr.status, "score": fr.score}
-                for fr in _costly(self.result)]
+        return [
+            {"path": fr.display_path, "status": fr.status, "score": fr.score}
+            for fr in _costly(self.result)
+        ]
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,15 @@ class Scoring:
             result = match_json(actual, expected, self.metric, **self.options)
         except ParseError as exc:
             self._raise_if_expected_is_unreadable(expected, exc)
-            return Verdict(0.0, False, printable(f"{self.metric} 0.0000: failed, the actual "
-                                                 f"output holds no JSON to score ({exc})"), None)
+            return Verdict(
+                0.0,
+                False,
+                printable(
+                    f"{self.metric} 0.0000: failed, the actual "
+                    f"output holds no JSON to score ({exc})"
+                ),
+                None,
+            )
         passed = result.passed(self.threshold)
         return Verdict(result.score, passed, explain(result, self.threshold, passed), result)
 
@@ -93,9 +102,11 @@ def explain(result: MatchResult, threshold: float, passed: bool) -> str:
     comparator could not score."""
     verdict = "passed" if passed else "failed"
     sign = ">=" if result.score >= threshold - SCORE_EPSILON else "<"
-    lines = [f"{result.metric} {result.score:.4f} {sign} threshold {threshold:.4f}: {verdict} "
-             f"(precision {result.precision:.4f}, recall {result.recall:.4f}, "
-             f"F1 {result.f1:.4f})"]
+    lines = [
+        f"{result.metric} {result.score:.4f} {sign} threshold {threshold:.4f}: {verdict} "
+        f"(precision {result.precision:.4f}, recall {result.recall:.4f}, "
+        f"F1 {result.f1:.4f})"
+    ]
     costly = _costly(result)
     if costly:
         lines.append(f"fields that cost points, worst first ({len(costly)}):")
@@ -106,8 +117,10 @@ def explain(result: MatchResult, threshold: float, passed: bool) -> str:
         lines.append("every field scored 1")
     if result.floor_failures:
         lines.append("fields below their min_score:")
-        lines.extend(f"  {f.path or '$'}: score {f.score:.2f} < min_score {f.min_score:g}"
-                     for f in result.floor_failures)
+        lines.extend(
+            f"  {f.path or '$'}: score {f.score:.2f} < min_score {f.min_score:g}"
+            for f in result.floor_failures
+        )
     if result.batch_errors:
         lines.append(f"{result.batch_errors} field(s) could not be scored (batch_error)")
     return printable("\n".join(lines))
@@ -116,14 +129,19 @@ def explain(result: MatchResult, threshold: float, passed: bool) -> str:
 def _costly(result: MatchResult) -> list[FieldResult]:
     """What format_failure lists: every field not skipped that scored below 1, worst first
     (ties in document order)."""
-    ranked = sorted((fr.score, i) for i, fr in enumerate(result.fields)
-                    if fr.status != SKIPPED and fr.score < 1.0)
+    ranked = sorted(
+        (fr.score, i)
+        for i, fr in enumerate(result.fields)
+        if fr.status != SKIPPED and fr.score < 1.0
+    )
     return [result.fields[i] for _, i in ranked]
 
 
 def _field_line(fr: FieldResult) -> str:
-    line = (f"  {fr.display_path}  {fr.status}  score {fr.score:.2f}  "
-            f"expected {_value(fr.expected)}  actual {_value(fr.actual)}")
+    line = (
+        f"  {fr.display_path}  {fr.status}  score {fr.score:.2f}  "
+        f"expected {_value(fr.expected)}  actual {_value(fr.actual)}"
+    )
     if fr.actual_path and fr.actual_path != fr.path:
         line += f" (at {fr.actual_path})"
     return line + (f"  ({fr.reason})" if fr.reason else "")
@@ -137,15 +155,17 @@ def _value(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=repr)
     except (TypeError, ValueError, RecursionError):
         text = shown(value, limit=VALUE_WIDTH)
-    return text if len(text) <= VALUE_WIDTH else text[:VALUE_WIDTH - 3] + "..."
+    return text if len(text) <= VALUE_WIDTH else text[: VALUE_WIDTH - 3] + "..."
 
 
 def missing_framework(module: str, package: str, extra: str, error: ImportError) -> ImportError:
     """The ImportError an adapter raises when its framework cannot be imported: it names
     the extra that installs it."""
-    exc = ImportError(f"{module} needs {package}, which could not be imported ({error}); "
-                      f"install it with: pip install \"pytest-jsonmatch[{extra}]\"",
-                      name=error.name)
+    exc = ImportError(
+        f"{module} needs {package}, which could not be imported ({error}); "
+        f'install it with: pip install "pytest-jsonmatch[{extra}]"',
+        name=error.name,
+    )
     exc.__cause__ = error
     return exc
 
@@ -154,6 +174,7 @@ def made_on_first_use(module: str, name: str, define: Callable[[], Any]) -> Call
     """A module's ``__getattr__`` (PEP 562) that makes ``name`` with ``define()`` the first
     time it is asked for and keeps it in the module: an adapter's class needs its framework,
     imported then, not when the module is."""
+
     def getattr_(attribute: str) -> Any:
         if attribute != name:
             raise AttributeError(f"module {module!r} has no attribute {attribute!r}")

@@ -44,8 +44,13 @@ def _define() -> type:
         Every option of match_json is taken; an unknown metric or option, or a threshold
         outside [0, 1], raises ConfigError here, when the metric is made."""
 
-        def __init__(self, metric: str = "field_f1", threshold: float = 1.0,
-                     match_options: Mapping[str, Any] | None = None, **options: Any) -> None:
+        def __init__(
+            self,
+            metric: str = "field_f1",
+            threshold: float = 1.0,
+            match_options: Mapping[str, Any] | None = None,
+            **options: Any,
+        ) -> None:
             # deepeval copies a metric before measuring it by calling the class with the
             # attributes named as constructor parameters: the options are kept under
             # ``match_options``, which the constructor takes back (never as ``options``,
@@ -66,7 +71,8 @@ def _define() -> type:
         def measure(self, test_case: LLMTestCase, *args: Any, **kwargs: Any) -> float:
             if test_case.expected_output is None:
                 raise MissingTestCaseParamsError(
-                    f"{self.__name__} needs the test case's expected_output")
+                    f"{self.__name__} needs the test case's expected_output"
+                )
             self.error = None
             verdict = self._scoring.score(test_case.actual_output, test_case.expected_output)
             result = verdict.result

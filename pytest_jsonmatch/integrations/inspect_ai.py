@@ -63,7 +63,8 @@ def _define() -> Any:
                 answer=answer,
                 explanation=verdict.reason,
                 metadata={
-                    "metric": scoring.metric, "threshold": scoring.threshold,
+                    "metric": scoring.metric,
+                    "threshold": scoring.threshold,
                     "precision": result.precision if result else 0.0,
                     "recall": result.recall if result else 0.0,
                     "f1": result.f1 if result else 0.0,

@@ -48,8 +48,14 @@ def _define() -> type:
         evaluation_name: str | None = None
         options: dict[str, Any] = field(default_factory=dict)
 
-        def __init__(self, metric: str = "field_f1", threshold: float = 1.0, *,
-                     evaluation_name: str | None = None, **options: Any) -> None:
+        def __init__(
+            self,
+            metric: str = "field_f1",
+            threshold: float = 1.0,
+            *,
+            evaluation_name: str | None = None,
+            **options: Any,
+        ) -> None:
             self._scoring = Scoring.checked(metric, threshold, options)
             self.metric = metric
             self.threshold = self._scoring.threshold
@@ -62,8 +68,10 @@ def _define() -> type:
             verdict = self._scoring.score(ctx.output, ctx.expected_output)
             name = self.get_default_evaluation_name()
             # the reason once, on the assertion (a report shows it under each result)
-            return {f"{name}_score": EvaluationReason(value=verdict.score),
-                    f"{name}_pass": EvaluationReason(value=verdict.passed, reason=verdict.reason)}
+            return {
+                f"{name}_score": EvaluationReason(value=verdict.score),
+                f"{name}_pass": EvaluationReason(value=verdict.passed, reason=verdict.reason),
+            }
 
         def get_default_evaluation_name(self) -> str:
             return self.evaluation_name or self.metric
@@ -71,8 +79,9 @@ def _define() -> type:
         def build_serialization_arguments(self) -> dict[str, Any]:
             # match_json's options as arguments of their own, as the constructor takes them,
             # so that a dataset file written with this evaluator reads back the same
-            arguments = {k: v for k, v in super().build_serialization_arguments().items()
-                         if k != "options"}
+            arguments = {
+                k: v for k, v in super().build_serialization_arguments().items() if k != "options"
+            }
             arguments.update(self.options)
             return arguments
 

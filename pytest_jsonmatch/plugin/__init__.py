@@ -7,8 +7,20 @@ The hooks pytest calls live in hooks.py and are exported here, because pytest lo
 entry point ``pytest_jsonmatch.plugin`` as the plugin object.
 """
 
-from .hooks import (json_match, pytest_addhooks, pytest_addoption, pytest_collect_file,
-                    pytest_configure, pytest_unconfigure)
+from .hooks import (
+    json_match,
+    pytest_addhooks,
+    pytest_addoption,
+    pytest_collect_file,
+    pytest_configure,
+    pytest_unconfigure,
+)
 
-__all__ = ["json_match", "pytest_addhooks", "pytest_addoption", "pytest_collect_file",
-           "pytest_configure", "pytest_unconfigure"]
+__all__ = [
+    "json_match",
+    "pytest_addhooks",
+    "pytest_addoption",
+    "pytest_collect_file",
+    "pytest_configure",
+    "pytest_unconfigure",
+]

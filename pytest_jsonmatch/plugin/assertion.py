@@ -25,9 +25,13 @@ if TYPE_CHECKING:
     from ..cases.runner import CallFigures
 
 
-
-def assert_json_match(actual: object, expected: object, metric: str | None = None,
-                      threshold: float | None = None, **options: object) -> MatchResult:
+def assert_json_match(
+    actual: object,
+    expected: object,
+    metric: str | None = None,
+    threshold: float | None = None,
+    **options: object,
+) -> MatchResult:
     """Score ``actual`` against ``expected`` and return the MatchResult; raise
     AssertionError when the score is below ``threshold`` or a field is below its
     ``min_score`` (the error's ``result`` and ``threshold`` attributes hold the details).
@@ -65,8 +69,14 @@ class JsonMatcher:
     def options(self) -> Mapping[str, object]:
         return dict(self.defaults.options)
 
-    def __call__(self, actual: object, expected: object, metric: str | None = None,
-                 threshold: float | None = None, **options: object) -> MatchResult:
+    def __call__(
+        self,
+        actual: object,
+        expected: object,
+        metric: str | None = None,
+        threshold: float | None = None,
+        **options: object,
+    ) -> MatchResult:
         __tracebackhide__ = True
         return _check(actual, expected, metric, threshold, options, self.channel)
 
@@ -74,8 +84,14 @@ class JsonMatcher:
         return f"<json_match metric={self.metric!r} threshold={self.threshold!r}>"
 
 
-def _check(actual: object, expected: object, metric: str | None, threshold: object,
-           options: Mapping[str, object], channel: Channel) -> MatchResult:
+def _check(
+    actual: object,
+    expected: object,
+    metric: str | None,
+    threshold: object,
+    options: Mapping[str, object],
+    channel: Channel,
+) -> MatchResult:
     __tracebackhide__ = True
     result, limit = compare_and_record(actual, expected, metric, threshold, options, channel)
     if not result.passed(limit, channel.defaults.invalid_fails):
@@ -83,10 +99,18 @@ def _check(actual: object, expected: object, metric: str | None, threshold: obje
     return result
 
 
-def compare_and_record(actual: object, expected: object, metric: str | None, threshold: object,
-                       options: Mapping[str, object], channel: Channel, repeat: int = 0,
-                       source: OutputSource = "case", recorded: Recorded = "",
-                       call: CallFigures | None = None) -> tuple[MatchResult, float]:
+def compare_and_record(
+    actual: object,
+    expected: object,
+    metric: str | None,
+    threshold: object,
+    options: Mapping[str, object],
+    channel: Channel,
+    repeat: int = 0,
+    source: OutputSource = "case",
+    recorded: Recorded = "",
+    call: CallFigures | None = None,
+) -> tuple[MatchResult, float]:
     """Score one comparison (run ``repeat`` of its case, its output from ``source``, made by
     a call that took ``call``) with ``channel``'s defaults and record it there; return the
     result and the threshold it is held to. One that cannot be scored is recorded as an error
@@ -102,19 +126,46 @@ def compare_and_record(actual: object, expected: object, metric: str | None, thr
         result = match_json(actual, expected, metric=name, **merged)
     except JsonMatchError as exc:
         # a bad threshold is recorded too (held to the session's): every attempt counts
-        channel.record(Outcome(metric=str(name), threshold=limit, error=one_line(exc),
-                               repeat=repeat, source=source, recording=recorded, call=call))
+        channel.record(
+            Outcome(
+                metric=str(name),
+                threshold=limit,
+                error=one_line(exc),
+                repeat=repeat,
+                source=source,
+                recording=recorded,
+                call=call,
+            )
+        )
         # the message says it all: raised from here, not from deep inside the engine
         raise exc.with_traceback(None) from None
     if result.batch_errors:
         # a judge that failed is not a low score: the comparison is an error, not a failure
         batch = ComparatorError(batch_error_message(result))
-        channel.record(Outcome(metric=result.metric, threshold=limit, error=one_line(batch),
-                               repeat=repeat, source=source, recording=recorded, call=call))
+        channel.record(
+            Outcome(
+                metric=result.metric,
+                threshold=limit,
+                error=one_line(batch),
+                repeat=repeat,
+                source=source,
+                recording=recorded,
+                call=call,
+            )
+        )
         raise batch
-    channel.record(Outcome(metric=result.metric, threshold=limit, result=result,
-                           passed=result.passed(limit, defaults.invalid_fails), repeat=repeat,
-                           source=source, recording=recorded, call=call))
+    channel.record(
+        Outcome(
+            metric=result.metric,
+            threshold=limit,
+            result=result,
+            passed=result.passed(limit, defaults.invalid_fails),
+            repeat=repeat,
+            source=source,
+            recording=recorded,
+            call=call,
+        )
+    )
     return result, limit
 
 

@@ -50,8 +50,9 @@ class CallsAhead:
             self.outputs.fingerprint(target)
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_protocol(self, item: pytest.Item,
-                                nextitem: pytest.Item | None) -> Generator[None, object, object]:
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> Generator[None, object, object]:
         with ExitStack() as alone:  # a test a dead worker ran, or had a call of: no call beside it
             for calls in self.outputs.calls.values():
                 alone.enter_context(calls.alone(item.nodeid))
@@ -62,7 +63,11 @@ class CallsAhead:
     def submit(self, items: Iterable[pytest.Item]) -> None:
         """Submit the calls of the golden ``input`` cases among ``items`` that will run."""
         for item in items:
-            if not isinstance(item, GoldenItem) or item.case.source != "input" or not _will_run(item):
+            if (
+                not isinstance(item, GoldenItem)
+                or item.case.source != "input"
+                or not _will_run(item)
+            ):
                 continue
             case, runs, target = item.case, item.runs(), item.target
             calls = self.outputs.calls[target]
@@ -80,12 +85,15 @@ class CallsAhead:
     def _submit_ahead(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
         ahead = [item] + ([nextitem] if nextitem is not None else [])
         try:
-            interactor = next(p for p in item.config.pluginmanager.get_plugins()
-                              if type(p).__name__ == "WorkerInteractor" and hasattr(p, "torun"))
+            interactor = next(
+                p
+                for p in item.config.pluginmanager.get_plugins()
+                if type(p).__name__ == "WorkerInteractor" and hasattr(p, "torun")
+            )
             with interactor.torun.lock() as pending:
                 indices = [i for i in list(pending) if isinstance(i, int)]
             items = item.session.items
-            ahead += [items[i] for i in indices[:self.ahead]]
+            ahead += [items[i] for i in indices[: self.ahead]]
         except Exception:  # noqa: BLE001 - xdist's internals moved: this item and the next only
             pass
         self.submit(ahead)

@@ -55,13 +55,15 @@ class GoldenFile(pytest.File):
         for case in run.cases.load(self.path):
             if case.source == "input" and names:  # once per named target: ``case[name]``
                 for name in names:
-                    yield GoldenItem.from_parent(self, name=f"{case.id}[{name}]", case=case,
-                                                 target=name)
+                    yield GoldenItem.from_parent(
+                        self, name=f"{case.id}[{name}]", case=case, target=name
+                    )
             else:
                 yield GoldenItem.from_parent(self, name=case.id, case=case)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: object = None) -> str | TerminalRepr:
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: object = None
+    ) -> str | TerminalRepr:
         if isinstance(excinfo.value, JsonMatchError):
             return printable(str(excinfo.value))  # the whole report; a traceback adds nothing
         return super().repr_failure(excinfo)
@@ -106,30 +108,51 @@ class GoldenItem(pytest.Item):
                 self._attempts = produced.attempts_note
                 if not isinstance(produced.error, KeyboardInterrupt):  # Ctrl-C stops the run
                     # the case was attempted and not scored (SystemExit too): it counts, as an error
-                    channel.record(Outcome(
-                        metric=case.metric or defaults.metric,
-                        threshold=case.threshold if case.threshold is not None
-                        else defaults.threshold, repeat=repeat, source=produced.source,
-                        error=one_line(produced.error) + self._attempts, call=produced.call))
+                    channel.record(
+                        Outcome(
+                            metric=case.metric or defaults.metric,
+                            threshold=case.threshold
+                            if case.threshold is not None
+                            else defaults.threshold,
+                            repeat=repeat,
+                            source=produced.source,
+                            error=one_line(produced.error) + self._attempts,
+                            call=produced.call,
+                        )
+                    )
                 raise produced.error
             outputs.append(produced.output)
             if case.expected is not NO_EXPECTED:  # (none: --jsonmatch-update=create)
                 from ..engine.schemas.loading import references_confined_to
 
-                with references_confined_to([settings.rootpath, *settings.schema_dirs],
-                                            "jsonmatch_schema_dirs"):
-                    results.append(compare_and_record(
-                        produced.output, case.expected, case.metric, case.threshold,
-                        case.options, channel, repeat, produced.source, produced.recording,
-                        produced.call))
+                with references_confined_to(
+                    [settings.rootpath, *settings.schema_dirs], "jsonmatch_schema_dirs"
+                ):
+                    results.append(
+                        compare_and_record(
+                            produced.output,
+                            case.expected,
+                            case.metric,
+                            case.threshold,
+                            case.options,
+                            channel,
+                            repeat,
+                            produced.source,
+                            produced.recording,
+                            produced.call,
+                        )
+                    )
         passed = self._passed(results)
         # with named targets, one target's outputs update the cases: the reference's
         updating = self.target in ("", settings.updating_target)
         update = settings.update if updating else None
         # "all" rewrites a case that does not score 1.0 (an output spelt otherwise but scoring
         # 1.0 is a right answer: its expected stays as the reviewer wrote it)
-        if (case.expected is NO_EXPECTED and updating) or (update == "fix" and not passed) or (
-                update == "all" and results and results[0][0].score < 1.0):
+        if (
+            (case.expected is NO_EXPECTED and updating)
+            or (update == "fix" and not passed)
+            or (update == "all" and results and results[0][0].score < 1.0)
+        ):
             run.ask_update(self._update(outputs[0]))
             return
         if not passed:
@@ -138,7 +161,9 @@ class GoldenItem(pytest.Item):
                 raise failure(worst, limit, defaults.verbosity)
             raise AssertionError(
                 settings.repeat.failure_summary([r.score for r, _ in results], limit)
-                + "\nthe worst run:\n" + str(failure(worst, limit, defaults.verbosity)))
+                + "\nthe worst run:\n"
+                + str(failure(worst, limit, defaults.verbosity))
+            )
 
     def _passed(self, results: list[tuple[MatchResult, float]]) -> bool:
         """Whether the runs pass: the one run's verdict, or the repeat rule's."""
@@ -148,8 +173,11 @@ class GoldenItem(pytest.Item):
         if len(results) == 1:
             result, limit = results[0]
             return bool(result.passed(limit, must_be_valid))
-        return all(r.passed(0.0, must_be_valid) for r, _ in results) and \
-            self.run.settings.repeat.passes([result.score for result, _ in results], results[0][1])
+        return all(
+            r.passed(0.0, must_be_valid) for r, _ in results
+        ) and self.run.settings.repeat.passes(
+            [result.score for result, _ in results], results[0][1]
+        )
 
     def _update(self, output: object) -> CaseUpdate:
         """This case's expected to become ``output``, as the JSON value it holds (model text
@@ -163,16 +191,23 @@ class GoldenItem(pytest.Item):
         case, run = self.case, self.run
         metric = metric_named(case.metric or run.channel.defaults.metric)
         value = read_json(parse_actual(output, allow_array=metric.allow_array), "actual")[0]
-        return CaseUpdate(path=str(case.path), display=run.cases.display(case.path),
-                          case_id=case.id, line=case.line, value=value,
-                          default_id=case.default_id, sha256=case.file_sha256,
-                          root=str(run.settings.rootpath))
+        return CaseUpdate(
+            path=str(case.path),
+            display=run.cases.display(case.path),
+            case_id=case.id,
+            line=case.line,
+            value=value,
+            default_id=case.default_id,
+            sha256=case.file_sha256,
+            root=str(run.settings.rootpath),
+        )
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.case.line - 1, f"{self.case.id} (line {self.case.line})"
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: object = None) -> str | TerminalRepr:
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: object = None
+    ) -> str | TerminalRepr:
         from ..cases.targets import users_frame
         from ..engine.core.masking import one_line
         from ..reporting.tables import guarded
@@ -180,11 +215,15 @@ class GoldenItem(pytest.Item):
         exc = excinfo.value
         if isinstance(exc, AssertionError):
             # the message's first line (metric, score, threshold) is what the short summary shows
-            about = "\ncase: " + "\n".join(guarded(printable(self.case.description).split("\n"))) \
-                if self.case.description else ""  # no line of data may start a workflow command
+            about = (
+                "\ncase: " + "\n".join(guarded(printable(self.case.description).split("\n")))
+                if self.case.description
+                else ""
+            )  # no line of data may start a workflow command
             return str(exc) + about
-        where = f"{self.run.cases.display(self.path)}:{self.case.line}: case {self.case.id!r}" \
-            + (f" (target {self.target})" if self.target else "")
+        where = f"{self.run.cases.display(self.path)}:{self.case.line}: case {self.case.id!r}" + (
+            f" (target {self.target})" if self.target else ""
+        )
         if isinstance(exc, JsonMatchError):
             return f"{where}: {printable(str(exc))}{self._attempts}"
         if self.run.settings.full_tracebacks:

@@ -33,9 +33,14 @@ def collect_file(file_path: Path, parent: pytest.Collector) -> GoldenFile | None
 
 
 def _case_files(settings: Settings) -> CaseFiles:
-    return CaseFiles(root=settings.rootpath, golden_dirs=settings.golden,
-                     max_cases=settings.max_cases, creating=settings.update == "create",
-                     metric=settings.defaults.metric, schema_dirs=settings.schema_dirs)
+    return CaseFiles(
+        root=settings.rootpath,
+        golden_dirs=settings.golden,
+        max_cases=settings.max_cases,
+        creating=settings.update == "create",
+        metric=settings.defaults.metric,
+        schema_dirs=settings.schema_dirs,
+    )
 
 
 def start_golden_run(config: pytest.Config) -> GoldenRun:
@@ -51,8 +56,7 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
     session = config.stash[SESSION]
     session.watch_reports()  # before its first item runs
     settings = session.settings
-    targets = settings.targets or (TargetSpec(name="", spec=settings.target,
-                                              calls=settings.calls),)
+    targets = settings.targets or (TargetSpec(name="", spec=settings.target, calls=settings.calls),)
     try:  # a target setting that does not import stops the session, replaying too
         named = {t.name: NamedTarget(t.spec, check=bool(t.spec), what=t.setting) for t in targets}
     except JsonMatchError as exc:
@@ -63,22 +67,37 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
 
     # a plugin's hook answers first (None leaves the case to the setting's function)
     log = CallLog(getattr(config, "workerinput", {}).get(LOG_KEY))  # the worker's, shared
-    calls = {t.name: LiveCalls(settings=t.calls.per_worker(settings.workers), log=log,
-                               watch=session.telemetry.watch,
-                               target=HookFirst(hook, named[t.name], t.name)) for t in targets}
-    outputs = Outputs(record=settings.record.mode, root=settings.rootpath, calls=calls,
-                      fingerprint=lambda name: _fingerprint(config, settings, named[name]))
+    calls = {
+        t.name: LiveCalls(
+            settings=t.calls.per_worker(settings.workers),
+            log=log,
+            watch=session.telemetry.watch,
+            target=HookFirst(hook, named[t.name], t.name),
+        )
+        for t in targets
+    }
+    outputs = Outputs(
+        record=settings.record.mode,
+        root=settings.rootpath,
+        calls=calls,
+        fingerprint=lambda name: _fingerprint(config, settings, named[name]),
+    )
     cases = _case_files(settings)
-    run = config.stash[GOLDEN_RUN] = GoldenRun(settings=settings, cases=cases, outputs=outputs,
-                                               channel=session.channel,
-                                               ask_update=session.ask_update)
+    run = config.stash[GOLDEN_RUN] = GoldenRun(
+        settings=settings,
+        cases=cases,
+        outputs=outputs,
+        channel=session.channel,
+        ask_update=session.ask_update,
+    )
     config.pluginmanager.register(CallsAhead(outputs, session.worker), "jsonmatch-calls")
     if settings.record.mode != "off" and not session.worker:
         from .unused_recordings import UnusedRecordings
 
         names = tuple(t.name for t in settings.targets)
-        config.pluginmanager.register(UnusedRecordings(cases, settings.record.prune, names),
-                                      "jsonmatch-unused-recordings")
+        config.pluginmanager.register(
+            UnusedRecordings(cases, settings.record.prune, names), "jsonmatch-unused-recordings"
+        )
     return run
 
 
@@ -92,8 +111,11 @@ def _fingerprint(config: pytest.Config, settings: Settings, named: NamedTarget) 
     functions = [impl.function for impl in config.hook.pytest_jsonmatch_target.get_hookimpls()]
     declared = settings.record.declared
     try:
-        return take_fingerprint(settings.record, settings.rootpath, source_files(
-            [*functions, *([named.function()] if named.spec else [])]),
-            import_target(declared, "jsonmatch_record: fingerprint") if declared else None)
+        return take_fingerprint(
+            settings.record,
+            settings.rootpath,
+            source_files([*functions, *([named.function()] if named.spec else [])]),
+            import_target(declared, "jsonmatch_record: fingerprint") if declared else None,
+        )
     except JsonMatchError as exc:
         raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None

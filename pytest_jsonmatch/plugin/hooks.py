@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     from .assertion import JsonMatcher
     from .golden_items import GoldenFile
 
-_CHANNEL_TOKEN = pytest.StashKey[Token[channel.Channel]]()  # undoes making the session's channel current
+_CHANNEL_TOKEN = pytest.StashKey[
+    Token[channel.Channel]
+]()  # undoes making the session's channel current
 # the registry's state at start (None: not loaded)
 _REGISTRY_BEFORE = pytest.StashKey["RegistryState | None"]()
 _REGISTRY_MODULE = "pytest_jsonmatch.engine.comparing.registry"
@@ -67,6 +69,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_CHANNEL_TOKEN] = channel.enter(session.channel)
     if settings.target or settings.targets or settings.given_record is not None:
         from .golden_run import start_golden_run  # a target that does not import stops
+
         start_golden_run(config)  # the session now, replaying too
     config.pluginmanager.register(_Registrar(config), "jsonmatch-registrar")
     try:

@@ -42,8 +42,9 @@ def pytest_jsonmatch_target(case: GoldenCase, config: pytest.Config, target: str
     the settings name (``jsonmatch_target``, or the target's line of ``jsonmatch_targets``)."""
 
 
-def pytest_jsonmatch_result(item: pytest.Item, result: MatchResult, threshold: float,
-                            passed: bool) -> None:
+def pytest_jsonmatch_result(
+    item: pytest.Item, result: MatchResult, threshold: float, passed: bool
+) -> None:
     """Called after every comparison made through the plugin, passing or failing, with the
     test ``item`` it was made in, the :class:`~pytest_jsonmatch.MatchResult`, the threshold
     it was held to and the verdict. Called before a failing comparison raises; runs in the

@@ -67,7 +67,8 @@ class JsonmatchSession:
         self._deaths: Deaths | None = None  # (xdist's controller) see deaths()
         self.watching = False  # _Reports installed (a report counts the tests that ran; an
         if settings.given_reports is not None or (  # xdist controller's comparisons come
-                not self.worker and getattr(config.option, "dist", "no") != "no"):  # on reports)
+            not self.worker and getattr(config.option, "dist", "no") != "no"
+        ):  # on reports)
             self.watch_reports()
 
     def watch_reports(self, item: pytest.Item | None = None) -> None:
@@ -76,7 +77,7 @@ class JsonmatchSession:
         if not self.watching:
             self.watching = True
             if item is not None and not self.worker and item in (items := item.session.items):
-                self.ran.update(earlier.nodeid for earlier in items[:items.index(item)])
+                self.ran.update(earlier.nodeid for earlier in items[: items.index(item)])
             self.config.pluginmanager.register(_Reports(self), "jsonmatch-reports")
 
     def reads(self) -> SummaryReads:
@@ -107,8 +108,9 @@ class JsonmatchSession:
     # -- recording -----------------------------------------------------------------------
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_protocol(self, item: pytest.Item,
-                                nextitem: pytest.Item | None) -> Generator[None, object, object]:
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> Generator[None, object, object]:
         """Send the comparisons made while ``item`` runs (setup, call, teardown) to it."""
         previous = self.channel.activate(_Recorder(self, item))
         try:
@@ -156,8 +158,12 @@ class JsonmatchSession:
     def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
         """(xdist, controller) a worker died running ``crashitem``: it is blamed, unless
         other calls were in flight; then it runs again (cases/calls_in_flight.py)."""
-        death = self.deaths().judge(report.node.gateway.id, crashitem, reported=crashitem in self.ran,
-                                  send_back=sched.mark_test_pending)
+        death = self.deaths().judge(
+            report.node.gateway.id,
+            crashitem,
+            reported=crashitem in self.ran,
+            send_back=sched.mark_test_pending,
+        )
         if death.verdict == "sent back":
             report.outcome = "rerun"  # as pytest-rerunfailures has it
         elif death.verdict == "blamed":
@@ -168,9 +174,18 @@ class JsonmatchSession:
         from ..reporting.records import ERROR, Comparison
 
         defaults = self.settings.defaults
-        self.comparisons.append(Comparison(
-            case_id=nodeid, nodeid=nodeid, metric=defaults.metric, score=0.0,
-            threshold=defaults.threshold, status=ERROR, error=error, file=nodeid.split("::")[0]))
+        self.comparisons.append(
+            Comparison(
+                case_id=nodeid,
+                nodeid=nodeid,
+                metric=defaults.metric,
+                score=0.0,
+                threshold=defaults.threshold,
+                status=ERROR,
+                error=error,
+                file=nodeid.split("::")[0],
+            )
+        )
 
     # -- the end -------------------------------------------------------------------------
 
@@ -184,7 +199,9 @@ class JsonmatchSession:
             self._unscored(nodeid, why)
             self.interrupted = f"{len(lost)} lost call{'s' * (len(lost) > 1)} in dead xdist workers"
         if self.updates:
-            from ..cases.updates import apply_updates  # here: a session that updates nothing never loads it
+            from ..cases.updates import (
+                apply_updates,
+            )  # here: a session that updates nothing never loads it
 
             self.updated, errors = apply_updates(self.updates)
             self.write_errors += [f"could not update {error}" for error in errors]
@@ -197,15 +214,27 @@ class JsonmatchSession:
 
         settings = self.settings
         self.report, self.verdict = reports.conclude(
-            self.comparisons, settings.gates, reports.run_info(
-                ["pytest", *self.config.invocation_params.args], str(self.config.rootpath),
-                [death.to_dict() for death in deaths.deaths] if deaths is not None else []),
-            group_by=settings.group_by, repeat_rule=settings.repeat.rule, baseline=self.baseline,
-            stopped=self._stopped(session, exitstatus), unjudged=reports.not_judged(len(self.updates)),
-            targets=[t.name for t in settings.targets], versus=settings.versus,
-            reads=self._reads or reports.SummaryReads(), counts=self.counts)
+            self.comparisons,
+            settings.gates,
+            reports.run_info(
+                ["pytest", *self.config.invocation_params.args],
+                str(self.config.rootpath),
+                [death.to_dict() for death in deaths.deaths] if deaths is not None else [],
+            ),
+            group_by=settings.group_by,
+            repeat_rule=settings.repeat.rule,
+            baseline=self.baseline,
+            stopped=self._stopped(session, exitstatus),
+            unjudged=reports.not_judged(len(self.updates)),
+            targets=[t.name for t in settings.targets],
+            versus=settings.versus,
+            reads=self._reads or reports.SummaryReads(),
+            counts=self.counts,
+        )
         self.write_errors += self.settings.reports.write(self.report)
-        if (self.verdict.failures or self.write_errors) and session.exitstatus == pytest.ExitCode.OK:
+        if (
+            self.verdict.failures or self.write_errors
+        ) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.verdict.failures:
             _junit_gate_failure(self.config, self.verdict)
@@ -214,21 +243,33 @@ class JsonmatchSession:
         """Why the run stopped before every collected test ran, or None (it finished)."""
         collected = session.testscollected
         if len(self.ran) >= collected and exitstatus not in (
-                pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR):
+            pytest.ExitCode.INTERRUPTED,
+            pytest.ExitCode.INTERNAL_ERROR,
+        ):
             return None
-        said = [s for s in (self.interrupted, session.shouldstop, session.shouldfail)
-                if isinstance(s, str) and s]  # pytest's own reasons are text (or False)
-        why = said[0] if said else (
-            "interrupted" if exitstatus == pytest.ExitCode.INTERRUPTED else "it crashed")
+        said = [
+            s
+            for s in (self.interrupted, session.shouldstop, session.shouldfail)
+            if isinstance(s, str) and s
+        ]  # pytest's own reasons are text (or False)
+        why = (
+            said[0]
+            if said
+            else ("interrupted" if exitstatus == pytest.ExitCode.INTERRUPTED else "it crashed")
+        )
         return f"{why}: {min(len(self.ran), collected)} of {collected} tests ran"
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         # pytest stops on collection errors by the same road, with its own words
-        self.interrupted = str(excinfo.value) if excinfo.errisinstance(pytest.Session.Interrupted) \
+        self.interrupted = (
+            str(excinfo.value)
+            if excinfo.errisinstance(pytest.Session.Interrupted)
             else "interrupted by Ctrl-C"
+        )
 
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter, exitstatus: int,
-                                config: pytest.Config) -> None:
+    def pytest_terminal_summary(
+        self, terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+    ) -> None:
         if self.worker or (self.report is None and not self.write_errors and not self.updated):
             return
         from ..reporting import github
@@ -294,9 +335,14 @@ class _Recorder:
         session.reads()  # (on the first comparison: are the fields counted as recorded?)
         result, settings, counts = outcome.result, session.settings, session.counts
         comparison = outcome.comparison(
-            nodeid=item.nodeid, seq=seq, file=self.file, line=self.line,
-            target=getattr(item, "target", ""), invalid_fails=settings.defaults.invalid_fails,
-            values=settings.report_values if counts is None else None)  # None: fields counted
+            nodeid=item.nodeid,
+            seq=seq,
+            file=self.file,
+            line=self.line,
+            target=getattr(item, "target", ""),
+            invalid_fails=settings.defaults.invalid_fails,
+            values=settings.report_values if counts is None else None,
+        )  # None: fields counted
         session.pending.append(comparison)
         if counts is not None and result is not None:
             counts.hold(comparison, result.fields)
@@ -304,8 +350,9 @@ class _Recorder:
             item.user_properties.append(("jsonmatch_metric", comparison.metric))
             item.user_properties.append(("jsonmatch_score", round(comparison.score, 4)))
         if result is not None:
-            item.ihook.pytest_jsonmatch_result(item=item, result=result,
-                                               threshold=outcome.threshold, passed=outcome.passed)
+            item.ihook.pytest_jsonmatch_result(
+                item=item, result=result, threshold=outcome.threshold, passed=outcome.passed
+            )
 
 
 def _where(item: pytest.Item) -> tuple[str, int | None]:
@@ -328,8 +375,12 @@ def _junit_gate_failure(config: pytest.Config, verdict: Verdict) -> None:
     if xml is None:
         return
     message = "the session did not pass its jsonmatch gates: " + "; ".join(verdict.failures)
-    report = pytest.TestReport("jsonmatch::gates", ("jsonmatch", None, "gates"), {}, "failed",
-                               message, "call")
+    report = pytest.TestReport(
+        "jsonmatch::gates", ("jsonmatch", None, "gates"), {}, "failed", message, "call"
+    )
     xml.pytest_runtest_logreport(report)
-    xml.pytest_runtest_logreport(pytest.TestReport("jsonmatch::gates", ("jsonmatch", None, "gates"),
-                                                   {}, "passed", None, "teardown"))
+    xml.pytest_runtest_logreport(
+        pytest.TestReport(
+            "jsonmatch::gates", ("jsonmatch", None, "gates"), {}, "passed", None, "teardown"
+        )
+    )

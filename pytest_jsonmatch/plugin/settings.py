@@ -54,78 +54,165 @@ class Setting(NamedTuple):  # (a tuple: built faster than a dataclass at every s
 
 SETTINGS = (
     Setting("golden", "folders whose .yaml/.yml files are golden case files", "paths", []),
-    Setting("target", "package.module:function producing actual output from a golden case's "
-                      "input (may be async)", metavar="MODULE:FUNCTION"),
-    Setting("targets", "several named targets, one 'NAME = package.module:function' a line "
-                       "(calls keys may follow: 'concurrency=2 rate=60/min'); every 'input:' "
-                       "case runs once per target, as 'case[NAME]'; the flag selects which "
-                       "run: a,b", "linelist", [], metavar="NAME,NAME"),
-    Setting("reference", "the target the others are held to, case by case and field by field, "
-                         "by the max_drop rules; latency_p95=1.2x and cost=0.50 (or 1.5x) "
-                         "bound the others' p95 latency and total cost",
-            metavar="NAME [latency_p95=LIMIT] [cost=LIMIT]"),
-    Setting("metric", "default metric of assertions and cases (default: field_f1)",
-            default="field_f1", metavar="NAME"),
-    Setting("threshold", "default threshold a comparison's score must reach (default: 1.0)",
-            default="1.0", metavar="SCORE"),
-    Setting("options", "default metric options, a JSON or YAML mapping (e.g. "
-                       "{\"ignore\": [\"id\"]})"),
-    Setting("record", "record and replay the outputs of 'input:' golden cases, as vcrpy does: "
-                      "off (call the target), once, none (replay only) or all (re-record); "
-                      "files=GLOB and fingerprint=MODULE:FUNCTION make recordings stale when "
-                      "a prompt file or a declared model changes; prune removes unused ones",
-            default="off", metavar="MODE [files=GLOB] [fingerprint=M:F] [prune]"),
-    Setting("update", "write actual outputs into golden case files as their 'expected': create "
-                      "(cases without one), fix (failing cases) or all (every case scoring below "
-                      "1.0); add ',ci' to update although the CI variable is set",
-            ini=None, metavar="create|fix|all[,ci]"),
-    Setting("repeat", "run the target of every 'input:' golden case N times (a case's own "
-                      "'repeat:' wins), and pass a repeated case by its 'mean' score (default), "
-                      "'all' its runs or a 'majority': e.g. '5 majority'",
-            metavar="[N] [mean|all|majority]"),
-    Setting("calls", "how the target is called: concurrency=N (calls at a time, default 1), "
-                     "timeout=SECONDS, retries=N (after a failed connection, HTTP 408/409/429/"
-                     "5xx), retry_timeouts=yes (retry a timed-out call too), rate=N/s|min|hour "
-                     "(starts by the whole process); e.g. "
-                     "'concurrency=8 timeout=30'; a flag's keys override the ini's",
-            metavar="KEY=VALUE ..."),
-    Setting("report", "write the session's report to each PATH, by its suffix: .json (every "
-                      "comparison and aggregate), .html (one self-contained page), .md "
-                      "(a Markdown summary)", "args", [], metavar="PATH", append=True),
-    Setting("report_values", "how much of each field's expected and actual values the report "
-                             "keeps: short (200 characters, the default), full or none",
-            default="short", metavar="short|full|none"),
-    Setting("baseline", "compare this run case by case with a JSON report saved before; the "
-                        "report of a run that stopped early is refused unless 'partial' follows",
-            metavar="PATH [partial]"),
-    Setting("group_by", "print the per-field tables per metric (default), case file or folder",
-            default="metric", metavar="metric|file|folder"),
-    Setting("fail_under", "fail the session when the overall score (mean of all case scores, "
-                          "errors counted as 0) is below SCORE", metavar="SCORE"),
-    Setting("field_floors", "per-field floors, one 'field.path=score' a line, patterns allowed "
-                            "(items[].*=0.8), 'group:field.path=score' for one table; a line "
-                            "'strict' makes a floor that matches no field fail the session",
-            "linelist", []),
-    Setting("max_drop", "with a baseline: the largest drop of the overall or a field's mean "
-                        "score allowed (default 0), then 'statistical' (the default: fail when "
-                        "its 95% interval is below zero too) or 'strict'",
-            default="0", metavar="D [statistical|strict]"),
-    Setting("max_case_drop", "with a baseline: a shared case whose score dropped by more than D "
-                             "fails the session (default: the max drop); 'allow=N' lets up to N "
-                             "such cases pass with a warning", metavar="[D] [allow=N]"),
+    Setting(
+        "target",
+        "package.module:function producing actual output from a golden case's input (may be async)",
+        metavar="MODULE:FUNCTION",
+    ),
+    Setting(
+        "targets",
+        "several named targets, one 'NAME = package.module:function' a line "
+        "(calls keys may follow: 'concurrency=2 rate=60/min'); every 'input:' "
+        "case runs once per target, as 'case[NAME]'; the flag selects which "
+        "run: a,b",
+        "linelist",
+        [],
+        metavar="NAME,NAME",
+    ),
+    Setting(
+        "reference",
+        "the target the others are held to, case by case and field by field, "
+        "by the max_drop rules; latency_p95=1.2x and cost=0.50 (or 1.5x) "
+        "bound the others' p95 latency and total cost",
+        metavar="NAME [latency_p95=LIMIT] [cost=LIMIT]",
+    ),
+    Setting(
+        "metric",
+        "default metric of assertions and cases (default: field_f1)",
+        default="field_f1",
+        metavar="NAME",
+    ),
+    Setting(
+        "threshold",
+        "default threshold a comparison's score must reach (default: 1.0)",
+        default="1.0",
+        metavar="SCORE",
+    ),
+    Setting("options", 'default metric options, a JSON or YAML mapping (e.g. {"ignore": ["id"]})'),
+    Setting(
+        "record",
+        "record and replay the outputs of 'input:' golden cases, as vcrpy does: "
+        "off (call the target), once, none (replay only) or all (re-record); "
+        "files=GLOB and fingerprint=MODULE:FUNCTION make recordings stale when "
+        "a prompt file or a declared model changes; prune removes unused ones",
+        default="off",
+        metavar="MODE [files=GLOB] [fingerprint=M:F] [prune]",
+    ),
+    Setting(
+        "update",
+        "write actual outputs into golden case files as their 'expected': create "
+        "(cases without one), fix (failing cases) or all (every case scoring below "
+        "1.0); add ',ci' to update although the CI variable is set",
+        ini=None,
+        metavar="create|fix|all[,ci]",
+    ),
+    Setting(
+        "repeat",
+        "run the target of every 'input:' golden case N times (a case's own "
+        "'repeat:' wins), and pass a repeated case by its 'mean' score (default), "
+        "'all' its runs or a 'majority': e.g. '5 majority'",
+        metavar="[N] [mean|all|majority]",
+    ),
+    Setting(
+        "calls",
+        "how the target is called: concurrency=N (calls at a time, default 1), "
+        "timeout=SECONDS, retries=N (after a failed connection, HTTP 408/409/429/"
+        "5xx), retry_timeouts=yes (retry a timed-out call too), rate=N/s|min|hour "
+        "(starts by the whole process); e.g. "
+        "'concurrency=8 timeout=30'; a flag's keys override the ini's",
+        metavar="KEY=VALUE ...",
+    ),
+    Setting(
+        "report",
+        "write the session's report to each PATH, by its suffix: .json (every "
+        "comparison and aggregate), .html (one self-contained page), .md "
+        "(a Markdown summary)",
+        "args",
+        [],
+        metavar="PATH",
+        append=True,
+    ),
+    Setting(
+        "report_values",
+        "how much of each field's expected and actual values the report "
+        "keeps: short (200 characters, the default), full or none",
+        default="short",
+        metavar="short|full|none",
+    ),
+    Setting(
+        "baseline",
+        "compare this run case by case with a JSON report saved before; the "
+        "report of a run that stopped early is refused unless 'partial' follows",
+        metavar="PATH [partial]",
+    ),
+    Setting(
+        "group_by",
+        "print the per-field tables per metric (default), case file or folder",
+        default="metric",
+        metavar="metric|file|folder",
+    ),
+    Setting(
+        "fail_under",
+        "fail the session when the overall score (mean of all case scores, "
+        "errors counted as 0) is below SCORE",
+        metavar="SCORE",
+    ),
+    Setting(
+        "field_floors",
+        "per-field floors, one 'field.path=score' a line, patterns allowed "
+        "(items[].*=0.8), 'group:field.path=score' for one table; a line "
+        "'strict' makes a floor that matches no field fail the session",
+        "linelist",
+        [],
+    ),
+    Setting(
+        "max_drop",
+        "with a baseline: the largest drop of the overall or a field's mean "
+        "score allowed (default 0), then 'statistical' (the default: fail when "
+        "its 95% interval is below zero too) or 'strict'",
+        default="0",
+        metavar="D [statistical|strict]",
+    ),
+    Setting(
+        "max_case_drop",
+        "with a baseline: a shared case whose score dropped by more than D "
+        "fails the session (default: the max drop); 'allow=N' lets up to N "
+        "such cases pass with a warning",
+        metavar="[D] [allow=N]",
+    ),
     Setting("invalid_fails", "a comparison whose answer breaks its schema fails", "bool", False),
-    Setting("min_valid", "fail the session when, for a metric, the share of answers valid "
-                         "against their schema is below SHARE", metavar="SHARE"),
-    Setting("schema_dirs", "folders outside the test root that the $refs of a golden case's "
-                           "schema may read (default: none; the root always)", "paths", []),
-    Setting("max_cases", "the most cases one case file may hold (default 10000)",
-            default="10000"),
-    Setting("junit_properties", "add each comparison's metric and score as JUnit XML "
-                                "properties (default: true)", "bool", True),
-    Setting("otel", "send gen_ai.evaluation.result events to OpenTelemetry (docs/telemetry.md)",
-            metavar="off|cases|fields [flush=SECONDS]"),
-    Setting("mask", "regular expressions, one a line: what they match in an error's reason is "
-                    "masked as *** in every report (credential shapes always are)", "linelist", []),
+    Setting(
+        "min_valid",
+        "fail the session when, for a metric, the share of answers valid "
+        "against their schema is below SHARE",
+        metavar="SHARE",
+    ),
+    Setting(
+        "schema_dirs",
+        "folders outside the test root that the $refs of a golden case's "
+        "schema may read (default: none; the root always)",
+        "paths",
+        [],
+    ),
+    Setting("max_cases", "the most cases one case file may hold (default 10000)", default="10000"),
+    Setting(
+        "junit_properties",
+        "add each comparison's metric and score as JUnit XML properties (default: true)",
+        "bool",
+        True,
+    ),
+    Setting(
+        "otel",
+        "send gen_ai.evaluation.result events to OpenTelemetry (docs/telemetry.md)",
+        metavar="off|cases|fields [flush=SECONDS]",
+    ),
+    Setting(
+        "mask",
+        "regular expressions, one a line: what they match in an error's reason is "
+        "masked as *** in every report (credential shapes always are)",
+        "linelist",
+        [],
+    ),
 )
 BY_NAME = {s.name: s for s in SETTINGS}
 
@@ -166,11 +253,15 @@ def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("jsonmatch", "JSON matching (pytest-jsonmatch)")
     for s in SETTINGS:
         if s.metavar is not None:
-            group.addoption(s.flag, dest=s.key, metavar=s.metavar, default=None,
-                            action="append" if s.append else "store",
-                            # argparse formats help with %: a literal one is doubled
-                            help=(s.help + (f" (ini: {s.key})" if s.ini else "") + ".")
-                            .replace("%", "%%"))
+            group.addoption(
+                s.flag,
+                dest=s.key,
+                metavar=s.metavar,
+                default=None,
+                action="append" if s.append else "store",
+                # argparse formats help with %: a literal one is doubled
+                help=(s.help + (f" (ini: {s.key})" if s.ini else "") + ".").replace("%", "%%"),
+            )
         if s.ini is not None:
             parser.addini(s.key, f"jsonmatch: {s.help}.", type=s.ini, default=s.default)
 
@@ -191,8 +282,11 @@ class _Reader:
         self.config = config
 
     def flag(self, name: str) -> object:
-        return self.config.getoption(PREFIX + name, default=None) \
-            if BY_NAME[name].metavar is not None else None
+        return (
+            self.config.getoption(PREFIX + name, default=None)
+            if BY_NAME[name].metavar is not None
+            else None
+        )
 
     def ini(self, name: str) -> object:
         return self.config.getini(PREFIX + name) if BY_NAME[name].ini is not None else None
@@ -213,8 +307,9 @@ class _Reader:
 
     def given(self, *names: str) -> bool:
         """Whether a flag or an ini value other than the default is given for any of ``names``."""
-        return any(self.flag(n) is not None or self.ini(n) not in (None, BY_NAME[n].default)
-                   for n in names)
+        return any(
+            self.flag(n) is not None or self.ini(n) not in (None, BY_NAME[n].default) for n in names
+        )
 
     def paths(self, name: str) -> tuple[Path, ...]:
         value = self.ini(name)
@@ -234,29 +329,42 @@ def _read(read: _Reader) -> Settings:
     targets, versus = _targets(read, target) if read.given("targets", "reference") else ((), None)
     steps = os.environ.get("GITHUB_STEP_SUMMARY")
     return Settings(
-        rootpath=config.rootpath, golden=_golden(read), target=target, targets=targets,
+        rootpath=config.rootpath,
+        golden=_golden(read),
+        target=target,
+        targets=targets,
         given_versus=versus,
-        defaults=Defaults(metric=metric, threshold=threshold, options=parts.parse_options(read.text("options")[0]),
-                          verbosity=_verbosity(config, verbose),
-                          invalid_fails=bool(read.ini("invalid_fails"))),
+        defaults=Defaults(
+            metric=metric,
+            threshold=threshold,
+            options=parts.parse_options(read.text("options")[0]),
+            verbosity=_verbosity(config, verbose),
+            invalid_fails=bool(read.ini("invalid_fails")),
+        ),
         given_record=parts.parse_record(read.parts("record")) if read.given("record") else None,
         update=parts.parse_update(*read.text("update"), bool(os.environ.get("CI")))
-        if read.given("update") else None,
+        if read.given("update")
+        else None,
         given_repeat=parts.parse_repeat(read.parts("repeat")) if read.given("repeat") else None,
         given_calls=parts.parse_calls(read.parts("calls")) if read.given("calls") else None,
         given_reports=_reports(read, here, steps) if read.given("report") or steps else None,
         report_values=parts.parse_value_mode(*read.text("report_values")),
-        baseline=os.fspath(here / baseline) if baseline else None, partial_baseline=partial,
+        baseline=os.fspath(here / baseline) if baseline else None,
+        partial_baseline=partial,
         group_by=parts.parse_group_by(*read.text("group_by")),
         given_gates=_gates(read) if read.given(*_GATE_SETTINGS) else None,
         schema_dirs=read.paths("schema_dirs"),
-        max_cases=parts.parse_max_cases(*read.text("max_cases")) if read.given("max_cases") else 10_000,
+        max_cases=parts.parse_max_cases(*read.text("max_cases"))
+        if read.given("max_cases")
+        else 10_000,
         junit_properties=bool(read.ini("junit_properties")),
-        verbose=verbose, full_tracebacks=config.getoption("tbstyle", default="auto") == "long"
-        or verbose >= 2,
-        annotations=os.environ.get("GITHUB_ACTIONS") == "true", workers=_workers(config),
+        verbose=verbose,
+        full_tracebacks=config.getoption("tbstyle", default="auto") == "long" or verbose >= 2,
+        annotations=os.environ.get("GITHUB_ACTIONS") == "true",
+        workers=_workers(config),
         given_otel=parts.parse_otel(*read.text("otel")) if read.given("otel") else None,
-        mask=parts.parse_mask(read.ini("mask")) if read.given("mask") else ())
+        mask=parts.parse_mask(read.ini("mask")) if read.given("mask") else (),
+    )
 
 
 def _workers(config: pytest.Config) -> int:
@@ -275,8 +383,10 @@ def _golden(read: _Reader) -> tuple[Path, ...]:
     folders = read.paths("golden")
     for folder in folders:
         if not folder.is_dir():
-            raise pytest.UsageError(f"pytest-jsonmatch: jsonmatch_golden: {folder.name!r} is not a "
-                                    f"folder (looked for {str(folder)!r})")
+            raise pytest.UsageError(
+                f"pytest-jsonmatch: jsonmatch_golden: {folder.name!r} is not a "
+                f"folder (looked for {str(folder)!r})"
+            )
     return folders
 
 
@@ -286,15 +396,19 @@ def _targets(read: _Reader, target: str) -> tuple[tuple[TargetSpec, ...], Versus
     from ..reporting.versus import parse_reference
 
     lines = read.ini("targets")
-    declared = parse_targets([str(line) for line in lines] if isinstance(lines, list) else [],
-                             read.parts("calls"))
+    declared = parse_targets(
+        [str(line) for line in lines] if isinstance(lines, list) else [], read.parts("calls")
+    )
     if declared and target:
-        raise ConfigError("jsonmatch_target and jsonmatch_targets are both set: name the one "
-                          "target in jsonmatch_target, or several in jsonmatch_targets")
+        raise ConfigError(
+            "jsonmatch_target and jsonmatch_targets are both set: name the one "
+            "target in jsonmatch_target, or several in jsonmatch_targets"
+        )
     chosen = read.flag("targets")
     if chosen is not None and not declared:
-        raise ConfigError(f"{BY_NAME['targets'].flag} selects targets of jsonmatch_targets, "
-                          f"which declares none")
+        raise ConfigError(
+            f"{BY_NAME['targets'].flag} selects targets of jsonmatch_targets, which declares none"
+        )
     text, what = read.text("reference")
     versus = parse_reference(text, what)
     if versus.reference:  # one of those declared (it may be left out of this run)
@@ -313,8 +427,9 @@ def _baseline(text: str, what: str) -> tuple[str, bool]:
 def _reports(read: _Reader, here: Path, steps: str | None) -> ReportFiles:
     flag, ini = read.flag("report"), read.ini("report")
     paths = flag if isinstance(flag, list) else ini if isinstance(ini, list) else []
-    return parts.parse_reports([str(p) for p in paths], BY_NAME["report"].flag if flag
-                               else PREFIX + "report", here, steps)
+    return parts.parse_reports(
+        [str(p) for p in paths], BY_NAME["report"].flag if flag else PREFIX + "report", here, steps
+    )
 
 
 _GATE_SETTINGS = ("fail_under", "field_floors", "max_drop", "max_case_drop", "min_valid")
@@ -328,8 +443,11 @@ def _gates(read: _Reader) -> GateSettings:
     return gate_settings(
         fail_under=read.text("fail_under")[0],
         floor_lines=[str(line) for line in floor_lines] if isinstance(floor_lines, list) else [],
-        drop_parts=read.parts("max_drop"), case_parts=read.parts("max_case_drop"), prefix=PREFIX,
-        min_valid=read.text("min_valid")[0])
+        drop_parts=read.parts("max_drop"),
+        case_parts=read.parts("max_case_drop"),
+        prefix=PREFIX,
+        min_valid=read.text("min_valid")[0],
+    )
 
 
 def _verbosity(config: pytest.Config, verbose: int) -> int:
@@ -352,7 +470,10 @@ def _check_ini_names(config: pytest.Config) -> None:
             config.getini(name)  # registered by another plugin
         except ValueError:
             # matched without the shared prefix, which would make every name look alike
-            hint = did_you_mean(name[len(PREFIX):], [n[len(PREFIX):] for n in registered]
-                                ).replace(" '", f" '{PREFIX}")
-            raise pytest.UsageError(f"pytest-jsonmatch: unknown ini setting {name!r}{hint}; "
-                                    f"known: {known_names(registered)}") from None
+            hint = did_you_mean(
+                name[len(PREFIX) :], [n[len(PREFIX) :] for n in registered]
+            ).replace(" '", f" '{PREFIX}")
+            raise pytest.UsageError(
+                f"pytest-jsonmatch: unknown ini setting {name!r}{hint}; "
+                f"known: {known_names(registered)}"
+            ) from None

@@ -29,8 +29,9 @@ class UnusedRecordings:
         file = self.cases.root / path
         if sep and self.cases.is_case_file(file):
             # a case a named target runs is ``id[target]``, recorded apart for its target
-            case = next(((name[:-len(t) - 2], t) for t in self.targets
-                         if name.endswith(f"[{t}]")), name)
+            case = next(
+                ((name[: -len(t) - 2], t) for t in self.targets if name.endswith(f"[{t}]")), name
+            )
             self.collected.setdefault(file, set()).add(case)
 
     def pytest_itemcollected(self, item: pytest.Item) -> None:
@@ -51,10 +52,14 @@ class UnusedRecordings:
             return
         shown = [relative(path, self.cases.root) for path in self.unused]
         if self.prune:
-            terminalreporter.write_line(f"removed {len(shown)} unused recording(s): "
-                                        + ", ".join(shown))
+            terminalreporter.write_line(
+                f"removed {len(shown)} unused recording(s): " + ", ".join(shown)
+            )
             return
         terminalreporter.write_line(
             f"{len(shown)} recording(s) no collected case uses (deleted or renamed cases): "
-            + ", ".join(shown[:10]) + (", ..." if len(shown) > 10 else "")
-            + "; remove them with --jsonmatch-record='once prune'", yellow=True)
+            + ", ".join(shown[:10])
+            + (", ..." if len(shown) > 10 else "")
+            + "; remove them with --jsonmatch-record='once prune'",
+            yellow=True,
+        )

@@ -103,11 +103,22 @@ class CaseResult:
 
     def to_dict(self) -> CaseResultDict:
         out: CaseResultDict = {
-            "case_id": self.case_id, "metric": self.metric, "status": self.status.value,
-            "threshold": self.threshold, "runs": self.runs, "mean_score": self.mean,
-            "min_score": self.low, "max_score": self.high, "passed_runs": self.passed_runs,
-            "precision": self.precision, "recall": self.recall, "f1": self.f1,
-            "file": self.file, "line": self.line, "error": self.error}
+            "case_id": self.case_id,
+            "metric": self.metric,
+            "status": self.status.value,
+            "threshold": self.threshold,
+            "runs": self.runs,
+            "mean_score": self.mean,
+            "min_score": self.low,
+            "max_score": self.high,
+            "passed_runs": self.passed_runs,
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+            "file": self.file,
+            "line": self.line,
+            "error": self.error,
+        }
         if self.truncated:
             out["truncated"] = self.truncated
         if self.checked:
@@ -141,20 +152,41 @@ def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
         status = FAILED
     else:
         status = PASSED if case_passes(scores, first.threshold, rule) else FAILED
-    return CaseResult(first.case_id, first.metric, first.threshold, status, len(runs),
-                      _mean(scores), min(scores), max(scores),
-                      sum(c.status == PASSED for c in runs), _mean([c.precision for c in runs]),
-                      _mean([c.recall for c in runs]), _mean([c.f1 for c in runs]), first.file,
-                      first.line, errors[0] if errors else "",
-                      sum(c.truncated is not None for c in runs), len(checked),
-                      sum(c.valid for c in checked),
-                      tuple(place for c in checked
-                            for place in dict.fromkeys((f, k) for _, f, k in c.violations)),
-                      first.target)
+    return CaseResult(
+        first.case_id,
+        first.metric,
+        first.threshold,
+        status,
+        len(runs),
+        _mean(scores),
+        min(scores),
+        max(scores),
+        sum(c.status == PASSED for c in runs),
+        _mean([c.precision for c in runs]),
+        _mean([c.recall for c in runs]),
+        _mean([c.f1 for c in runs]),
+        first.file,
+        first.line,
+        errors[0] if errors else "",
+        sum(c.truncated is not None for c in runs),
+        len(checked),
+        sum(c.valid for c in checked),
+        tuple(
+            place for c in checked for place in dict.fromkeys((f, k) for _, f, k in c.violations)
+        ),
+        first.target,
+    )
 
 
-def one_run_case(result: MatchResult, *, case_id: str, threshold: float, file: str,
-                 line: int | None, invalid_fails: bool) -> CaseResult:
+def one_run_case(
+    result: MatchResult,
+    *,
+    case_id: str,
+    threshold: float,
+    file: str,
+    line: int | None,
+    invalid_fails: bool,
+) -> CaseResult:
     """The case of one scored run, as ``case_result([Comparison.of_result(result, ...)])``
     makes it (tests/reporting/test_one_run_case.py holds the two equal) without the
     comparison: a dataset run that keeps no comparison builds its cases this way."""
@@ -166,17 +198,39 @@ def one_run_case(result: MatchResult, *, case_id: str, threshold: float, file: s
         status = PASSED if score >= threshold - SCORE_EPSILON else FAILED
     violated: tuple[tuple[str, str], ...] = ()
     if checked is not None and checked.violations:
-        violated = tuple(dict.fromkeys((v.field_path, v.keyword)
-                                       for v in checked.violations[:VIOLATIONS_KEPT]))
+        violated = tuple(
+            dict.fromkeys((v.field_path, v.keyword) for v in checked.violations[:VIOLATIONS_KEPT])
+        )
     # (its fields filled in at once: a frozen dataclass's __init__ sets them one by one,
     # and a dataset makes one case a record)
     case = object.__new__(CaseResult)
-    case.__dict__.update(zip(_CASE_FIELDS, (
-        case_id, result.metric, threshold, status, 1, score + 0.0, score, score,
-        int(result.passed(threshold, invalid_fails)), float(result.precision) + 0.0,
-        float(result.recall) + 0.0, float(result.f1) + 0.0, file, line, "",
-        int(result.truncated is not None), int(checked is not None),
-        int(checked is not None and checked.valid), violated, "")))
+    case.__dict__.update(
+        zip(
+            _CASE_FIELDS,
+            (
+                case_id,
+                result.metric,
+                threshold,
+                status,
+                1,
+                score + 0.0,
+                score,
+                score,
+                int(result.passed(threshold, invalid_fails)),
+                float(result.precision) + 0.0,
+                float(result.recall) + 0.0,
+                float(result.f1) + 0.0,
+                file,
+                line,
+                "",
+                int(result.truncated is not None),
+                int(checked is not None),
+                int(checked is not None and checked.valid),
+                violated,
+                "",
+            ),
+        )
+    )
     return case
 
 
@@ -262,21 +316,30 @@ class MetricTally:
     def conformance(self) -> ValidShareDict:
         """The valid share, and the places broken most (most answers first, then by path)."""
         most = sorted(self.violated.items(), key=lambda kv: (-kv[1], kv[0]))[:VIOLATED_SHOWN]
-        return {"checked": self.checked, "valid": self.valid,
-                "share": self.valid / self.checked if self.checked else 1.0,
-                "violated": [{"field_path": path, "keyword": keyword, "answers": answers}
-                             for (path, keyword), answers in most]}
+        return {
+            "checked": self.checked,
+            "valid": self.valid,
+            "share": self.valid / self.checked if self.checked else 1.0,
+            "violated": [
+                {"field_path": path, "keyword": keyword, "answers": answers}
+                for (path, keyword), answers in most
+            ],
+        }
 
     def to_dict(self) -> MetricTallyDict:
         out: MetricTallyDict = {
-            "count": self.cases, "passed": self.passed, "failed": self.failed,
-            "errors": self.errors, "mean_score": self.mean("score"),
-            "precision": self.mean("precision"), "recall": self.mean("recall"),
-            "f1": self.mean("f1")}
+            "count": self.cases,
+            "passed": self.passed,
+            "failed": self.failed,
+            "errors": self.errors,
+            "mean_score": self.mean("score"),
+            "precision": self.mean("precision"),
+            "recall": self.mean("recall"),
+            "f1": self.mean("f1"),
+        }
         if self.checked:
             out["conformance"] = self.conformance()
         return out
-
 
 
 @dataclass
@@ -338,14 +401,16 @@ class Aggregates:
         """Count one case (its CaseResult and the comparisons it was made of)."""
         self.add_case_fields(case, [record for run in runs for record in run.fields])
 
-    def add_case_fields(self, case: CaseResult,
-                        fields: Iterable[FieldRecord] | Iterable[FieldResult]) -> None:
+    def add_case_fields(
+        self, case: CaseResult, fields: Iterable[FieldRecord] | Iterable[FieldResult]
+    ) -> None:
         """Count one case, given the fields of its runs: recorded fields, or the engine's
         FieldResults (anything with ``field_path``, ``status`` and ``score``)."""
         self.add_cases([(case, fields)])
 
-    def add_cases(self, cases: Iterable[tuple[CaseResult, Iterable[FieldRecord]
-                                              | Iterable[FieldResult]]]) -> None:
+    def add_cases(
+        self, cases: Iterable[tuple[CaseResult, Iterable[FieldRecord] | Iterable[FieldResult]]]
+    ) -> None:
         """Count cases, each given with the fields of its runs (see :meth:`add_case_fields`);
         the fields of a group's cases are counted in one pass (as many as one at a time
         count, in the same order: a path's first field first)."""
@@ -356,8 +421,9 @@ class Aggregates:
         for key, parts in grouped.items():
             # (the engine's root field is "" where a record's is "$"; a skipped field's path
             # is listed, with nothing counted)
-            count_fields(self.groups.setdefault(key, {}), chain.from_iterable(parts),
-                         skipped_too=True)
+            count_fields(
+                self.groups.setdefault(key, {}), chain.from_iterable(parts), skipped_too=True
+            )
 
     def add_tallied_cases(self, cases: Sequence[CaseResult], tallies: Mapping[Tally, int]) -> None:
         """Count cases of one group whose fields were counted together, in order, by (field
@@ -402,8 +468,10 @@ class Aggregates:
     def merge(self, other: Aggregates) -> Aggregates:
         """Add ``other`` (of the same ``group_by``) into this one; returns self."""
         if other.group_by != self.group_by:
-            raise ValueError(f"cannot merge aggregates grouped by {other.group_by!r} into "
-                             f"aggregates grouped by {self.group_by!r}")
+            raise ValueError(
+                f"cannot merge aggregates grouped by {other.group_by!r} into "
+                f"aggregates grouped by {self.group_by!r}"
+            )
         for name, tally in other.metrics.items():
             mine = self.metrics.get(name)
             if mine is None:
@@ -429,12 +497,19 @@ class Aggregates:
         streamed case by case keeps none: pass nothing)."""
         counted = self.count
         fields = self.fields
-        return Summary(dict(cases or {}), {k: self.metrics[k] for k in sorted(self.metrics)},
-                       {k: fields[k] for k in sorted(fields)},
-                       {key: {k: value[k] for k in sorted(value)}
-                        for key, value in sorted(self.groups.items())},
-                       self.group_by, self.overall.value / counted if counted else None,
-                       self.xfailed, self.xpassed)
+        return Summary(
+            dict(cases or {}),
+            {k: self.metrics[k] for k in sorted(self.metrics)},
+            {k: fields[k] for k in sorted(fields)},
+            {
+                key: {k: value[k] for k in sorted(value)}
+                for key, value in sorted(self.groups.items())
+            },
+            self.group_by,
+            self.overall.value / counted if counted else None,
+            self.xfailed,
+            self.xpassed,
+        )
 
 
 def _merge_fields(into: dict[str, FieldAggregate], other: Mapping[str, FieldAggregate]) -> None:
@@ -445,17 +520,22 @@ def _merge_fields(into: dict[str, FieldAggregate], other: Mapping[str, FieldAggr
         mine.merge(aggregate)
 
 
-def case_aggregates(case: CaseResult, runs: Iterable[Comparison],
-                    group_by: str = "metric") -> Aggregates:
+def case_aggregates(
+    case: CaseResult, runs: Iterable[Comparison], group_by: str = "metric"
+) -> Aggregates:
     """The aggregates of one case: the unit every run's aggregates are merged from."""
     part = Aggregates(group_by)
     part.add_case(case, runs)
     return part
 
 
-def summarize(comparisons: Iterable[Comparison], group_by: str = "metric",
-              repeat_rule: str = "mean", counted: Mapping[str, Mapping[Tally, int]] | None = None,
-              keep: Callable[[CaseResult], bool] | None = None) -> Summary:
+def summarize(
+    comparisons: Iterable[Comparison],
+    group_by: str = "metric",
+    repeat_rule: str = "mean",
+    counted: Mapping[str, Mapping[Tally, int]] | None = None,
+    keep: Callable[[CaseResult], bool] | None = None,
+) -> Summary:
     """Aggregate a run's comparisons (see the module docstring): each case counted into one
     Aggregates (the same numbers as each case's aggregates merged, without a part per case).
 
@@ -492,9 +572,11 @@ def _check_counted(case: CaseResult, runs: Iterable[Comparison], group_by: str) 
     key = group_key(case, group_by)
     for run in runs:
         if run.counted != case.counted or group_key(run, group_by) != key:
-            raise ValueError(f"the runs of case {case.case_id!r} fall in several per-field "
-                             f"tables, or count and do not: their fields cannot be counted "
-                             f"as they are recorded")
+            raise ValueError(
+                f"the runs of case {case.case_id!r} fall in several per-field "
+                f"tables, or count and do not: their fields cannot be counted "
+                f"as they are recorded"
+            )
 
 
 class Grouped(Protocol):
@@ -551,43 +633,58 @@ def never_scored(aggregate: FieldAggregateDict) -> bool:
     return not any(aggregate.get(status, 0) for status in _SCORED_STATUSES)
 
 
-def field_rows(fields: Mapping[str, FieldAggregateDict]
-               ) -> tuple[list[tuple[str, FieldAggregateDict]], list[str]]:
+def field_rows(
+    fields: Mapping[str, FieldAggregateDict],
+) -> tuple[list[tuple[str, FieldAggregateDict]], list[str]]:
     """A report's field table: (the scored fields, lowest mean score first, then by path;
     the paths of the fields never scored, sorted)."""
-    scored = sorted(((path, agg) for path, agg in fields.items() if not never_scored(agg)),
-                    key=lambda kv: (kv[1]["mean_score"], kv[0]))
+    scored = sorted(
+        ((path, agg) for path, agg in fields.items() if not never_scored(agg)),
+        key=lambda kv: (kv[1]["mean_score"], kv[0]),
+    )
     return scored, sorted(path for path, agg in fields.items() if never_scored(agg))
 
 
-def never_scored_line(paths: Sequence[str], escape: Callable[[str], str] = str,
-                      limit: int | None = None) -> str:
+def never_scored_line(
+    paths: Sequence[str], escape: Callable[[str], str] = str, limit: int | None = None
+) -> str:
     """``2 fields never scored: id, meta.source``, each path through ``escape``, the first
     ``limit`` named and then how many more; "" for none."""
     if not paths:
         return ""
     shown = paths if limit is None else paths[:limit]
     more = f" and {len(paths) - len(shown)} more" if len(paths) > len(shown) else ""
-    return (f"{len(paths)} field{'' if len(paths) == 1 else 's'} never scored: "
-            f"{', '.join(escape(p) for p in shown)}{more}")
+    return (
+        f"{len(paths)} field{'' if len(paths) == 1 else 's'} never scored: "
+        f"{', '.join(escape(p) for p in shown)}{more}"
+    )
 
 
-def valid_share_text(share: ValidShareDict, escape: Callable[[str], str] = str,
-                     limit: int = 3) -> str:
+def valid_share_text(
+    share: ValidShareDict, escape: Callable[[str], str] = str, limit: int = 3
+) -> str:
     """``93 of 100 answers valid (0.9300); broken most: items[].qty minimum (5 answers)``:
     a metric's conformance as every rendering words it (paths through ``escape``)."""
-    text = (f"{share['valid']} of {share['checked']} answer{'' if share['checked'] == 1 else 's'} "
-            f"valid ({share['share']:.4f})")
+    text = (
+        f"{share['valid']} of {share['checked']} answer{'' if share['checked'] == 1 else 's'} "
+        f"valid ({share['share']:.4f})"
+    )
     most = share["violated"][:limit]
     if most:
         text += "; broken most: " + ", ".join(
             f"{escape(v['field_path'])} {escape(v['keyword'])} ({v['answers']} "
-            f"answer{'' if v['answers'] == 1 else 's'})" for v in most)
+            f"answer{'' if v['answers'] == 1 else 's'})"
+            for v in most
+        )
     return text
 
 
-def violations_text(places: Sequence[tuple[str, str]], total: int,
-                    escape: Callable[[str], str] = str, limit: int = 5) -> str:
+def violations_text(
+    places: Sequence[tuple[str, str]],
+    total: int,
+    escape: Callable[[str], str] = str,
+    limit: int = 5,
+) -> str:
     """``answer breaks its schema (2 violations): items[0].qty minimum, total type``, or
     ``answer valid against its schema``: one answer's conformance as every rendering words
     it, the first ``limit`` (path, keyword) places named."""
@@ -595,5 +692,4 @@ def violations_text(places: Sequence[tuple[str, str]], total: int,
         return "answer valid against its schema"
     named = ", ".join(f"{escape(path)} {escape(keyword)}" for path, keyword in places[:limit])
     more = f" and {total - min(len(places), limit)} more" if total > min(len(places), limit) else ""
-    return (f"answer breaks its schema ({total} violation{'' if total == 1 else 's'}): "
-            f"{named}{more}")
+    return f"answer breaks its schema ({total} violation{'' if total == 1 else 's'}): {named}{more}"

@@ -30,8 +30,9 @@ else:
     _LOCKS = True  # writers lock their temporary files (fcntl.flock)
 
 
-def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[str]], object],
-                 newline: str | None = None) -> None:
+def write_atomic(
+    path: str | os.PathLike[str], write: Callable[[IO[str]], object], newline: str | None = None
+) -> None:
     """Write ``path`` atomically with ``write(file)`` (text, UTF-8). ``newline`` as for
     ``open`` (``""`` keeps line endings as written). If anything fails, the previous file is
     left as it was and the temporary file is removed. A device or a pipe is written

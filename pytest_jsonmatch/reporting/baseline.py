@@ -54,7 +54,9 @@ class CaseScores:
         return f"{self.file}:{self.line}" if self.file and self.line else ""
 
 
-def case_scores(case: CaseResult, runs: Iterable[Comparison], group_by: str = "metric") -> CaseScores:
+def case_scores(
+    case: CaseResult, runs: Iterable[Comparison], group_by: str = "metric"
+) -> CaseScores:
     sums: dict[str, tuple[ExactSum, int]] = {}
     for run in runs:
         for record in run.fields:
@@ -64,13 +66,19 @@ def case_scores(case: CaseResult, runs: Iterable[Comparison], group_by: str = "m
                     total = ExactSum()
                 total.add(record.score)
                 sums[record.field_path] = (total, count + 1)
-    return CaseScores(case.mean, case.status == PASSED,
-                      {path: total.value / count for path, (total, count) in sorted(sums.items())},
-                      group_key(case, group_by), case.file, case.line)
+    return CaseScores(
+        case.mean,
+        case.status == PASSED,
+        {path: total.value / count for path, (total, count) in sorted(sums.items())},
+        group_key(case, group_by),
+        case.file,
+        case.line,
+    )
 
 
-def cases_of(comparisons: Iterable[Comparison], repeat_rule: str = "mean",
-             group_by: str = "metric") -> dict[str, CaseScores]:
+def cases_of(
+    comparisons: Iterable[Comparison], repeat_rule: str = "mean", group_by: str = "metric"
+) -> dict[str, CaseScores]:
     """Every counted case of a run (xfail-marked ones left out), by case id, each with the
     group its fields are tabled under (``group_by``). A run of one named target is keyed by
     its cases alone (``c1``, not ``c1[cheap]``), so that runs of two targets made apart pair
@@ -120,31 +128,43 @@ def load_baseline(path: str | os.PathLike[str], allow_partial: bool = False) -> 
     version = data.get("version") if isinstance(data, dict) else None
     if type(version) is int and version != REPORT_VERSION:
         raise BaselineError(f"{where}: $.version: not a version-{REPORT_VERSION} jsonmatch report")
-    if type(version) is not int or not isinstance(data, dict) \
-            or not isinstance(data.get("comparisons"), list):
-        raise BaselineError(f"{where} is not a jsonmatch report "
-                            f"(no 'version' {REPORT_VERSION} with a 'comparisons' list)")
+    if (
+        type(version) is not int
+        or not isinstance(data, dict)
+        or not isinstance(data.get("comparisons"), list)
+    ):
+        raise BaselineError(
+            f"{where} is not a jsonmatch report "
+            f"(no 'version' {REPORT_VERSION} with a 'comparisons' list)"
+        )
     run = data.get("run")
     if isinstance(run, dict) and run.get("complete") is False and not allow_partial:
         stopped = run.get("stopped") or "it stopped early"
-        raise BaselineError(f"{where} is the report of a partial run ({stopped}): hold this run "
-                            f"against a complete run's report, or allow a partial baseline")
+        raise BaselineError(
+            f"{where} is the report of a partial run ({stopped}): hold this run "
+            f"against a complete run's report, or allow a partial baseline"
+        )
     # the only part a baseline is read for, held to the shipped schema
     entries = check_comparisons(data["comparisons"], where, BaselineError)
     try:
         comparisons = [Comparison.from_dict(entry) for entry in entries]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise BaselineError(f"the baseline {shown} is not a jsonmatch report: a comparison "
-                            f"lacks or mistypes {exc}") from None
+        raise BaselineError(
+            f"the baseline {shown} is not a jsonmatch report: a comparison lacks or mistypes {exc}"
+        ) from None
     for comparison in comparisons:
         if not 0.0 <= comparison.score <= 1.0:
-            raise BaselineError(f"the baseline {shown} holds a score outside [0, 1] "
-                                f"({comparison.score!r} for {comparison.case_id})")
+            raise BaselineError(
+                f"the baseline {shown} holds a score outside [0, 1] "
+                f"({comparison.score!r} for {comparison.case_id})"
+            )
     cases = cases_of(comparisons)
     if not cases:
         # a gate held against nothing would pass whatever this run does
-        raise BaselineError(f"the baseline {shown} holds no case a run can be held against "
-                            f"(no comparisons, or every one xfail-marked)")
+        raise BaselineError(
+            f"the baseline {shown} holds no case a run can be held against "
+            f"(no comparisons, or every one xfail-marked)"
+        )
     return Baseline(shown, version, cases)
 
 
@@ -164,6 +184,7 @@ class CaseDelta:
     before: float
     after: float
     where: str = ""  # file:line of the case in this run
+
     @property
     def delta(self) -> float:
         return self.after - self.before
@@ -208,21 +229,32 @@ def compare(now: Mapping[str, CaseScores], baseline: Baseline) -> BaselineCompar
     """Hold this run's cases against the baseline's (see the module docstring)."""
     base = baseline.cases
     shared = sorted(now.keys() & base.keys())
-    deltas = [CaseDelta(case_id, base[case_id].mean, now[case_id].mean, now[case_id].where)
-              for case_id in shared]
+    deltas = [
+        CaseDelta(case_id, base[case_id].mean, now[case_id].mean, now[case_id].where)
+        for case_id in shared
+    ]
     difference = paired_difference([d.delta for d in deltas])
     worse = sum(base[c].passed and not now[c].passed for c in shared)
     better = sum(now[c].passed and not base[c].passed for c in shared)
     return BaselineComparison(
-        baseline, len(shared), tuple(sorted(now.keys() - base.keys())),
+        baseline,
+        len(shared),
+        tuple(sorted(now.keys() - base.keys())),
         tuple(sorted(base.keys() - now.keys())),
-        _mean_of(d.before for d in deltas), _mean_of(d.after for d in deltas), difference,
+        _mean_of(d.before for d in deltas),
+        _mean_of(d.after for d in deltas),
+        difference,
         tuple(sorted(deltas, key=lambda d: (d.delta, d.case_id))),
-        _field_deltas(now, base, shared), worse, better, mcnemar_exact(worse, better))
+        _field_deltas(now, base, shared),
+        worse,
+        better,
+        mcnemar_exact(worse, better),
+    )
 
 
-def _field_deltas(now: Mapping[str, CaseScores], base: Mapping[str, CaseScores],
-                  shared: list[str]) -> tuple[FieldDelta, ...]:
+def _field_deltas(
+    now: Mapping[str, CaseScores], base: Mapping[str, CaseScores], shared: list[str]
+) -> tuple[FieldDelta, ...]:
     """Per (group, field path): the paired differences of the shared cases of that group
     (the group is the case's in this run) that hold the field in both runs."""
     pairs: dict[tuple[str, str], list[tuple[float, float]]] = {}
@@ -236,10 +268,19 @@ def _field_deltas(now: Mapping[str, CaseScores], base: Mapping[str, CaseScores],
     # rejected exactly where holm() rejects; the adjusted p is what a message quotes
     adjusted = dict(zip((i for i, _ in testable), holm_adjusted([p for _, p in testable])))
     significant = {i for i, p in adjusted.items() if p <= ALPHA}
-    return tuple(FieldDelta(group, path, _mean([b for b, _ in pairs[group, path]]),
-                            _mean([a for _, a in pairs[group, path]]), differences[i],
-                            i in significant, adjusted.get(i), len(testable))
-                 for i, (group, path) in enumerate(keys))
+    return tuple(
+        FieldDelta(
+            group,
+            path,
+            _mean([b for b, _ in pairs[group, path]]),
+            _mean([a for _, a in pairs[group, path]]),
+            differences[i],
+            i in significant,
+            adjusted.get(i),
+            len(testable),
+        )
+        for i, (group, path) in enumerate(keys)
+    )
 
 
 def _mean_of(values: Iterable[float]) -> float | None:

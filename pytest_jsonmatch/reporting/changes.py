@@ -52,8 +52,9 @@ class FieldChange(NamedTuple):
         return printed_change(self.before, self.after)
 
 
-def field_changes(baseline: BaselineSectionDict, gates: GatesDict | None,
-                  limit: int | None) -> tuple[list[FieldChange], int]:
+def field_changes(
+    baseline: BaselineSectionDict, gates: GatesDict | None, limit: int | None
+) -> tuple[list[FieldChange], int]:
     """The rows of the fields-against-the-baseline table, most dropped first: the first
     ``limit`` (None: all) and every row a gate's failure or warning quotes; and how many
     rows are left out."""
@@ -63,8 +64,19 @@ def field_changes(baseline: BaselineSectionDict, gates: GatesDict | None,
             if d["before"] is None or d["after"] is None:
                 continue
             diff = d["difference"]
-            rows.append(FieldChange(group, path, diff["n"], d["before"], d["after"], diff["low"],
-                                    diff["high"], diff["p_value"], d.get("holm_p")))
+            rows.append(
+                FieldChange(
+                    group,
+                    path,
+                    diff["n"],
+                    d["before"],
+                    d["after"],
+                    diff["low"],
+                    diff["high"],
+                    diff["p_value"],
+                    d.get("holm_p"),
+                )
+            )
     rows.sort(key=lambda r: (r.change, r.group, r.path))
     if limit is None or len(rows) <= limit:
         return rows, 0
@@ -73,8 +85,9 @@ def field_changes(baseline: BaselineSectionDict, gates: GatesDict | None,
     return shown, len(rows) - len(shown)
 
 
-def changed_cases(baseline: BaselineSectionDict, gates: GatesDict | None,
-                  limit: int | None) -> tuple[list[ChangedCaseDict], int]:
+def changed_cases(
+    baseline: BaselineSectionDict, gates: GatesDict | None, limit: int | None
+) -> tuple[list[ChangedCaseDict], int]:
     """The shared cases that changed, most dropped first: the first ``limit`` (None: all)
     and every case a gate quotes; and how many are left out."""
     changed = baseline["changed"]

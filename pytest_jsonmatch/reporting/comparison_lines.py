@@ -81,33 +81,49 @@ def _plain_entry(c: Comparison, fields: str) -> str | None:
     its fields' text, when the entry holds only strings, whole numbers and finite floats
     and no pairings, floors, call, cut or target (a dataset's usual entry; its conformance,
     the last key when there is one, written by ``encode_json``); else None."""
-    if (c.pairings or c.floor_failures or c.call is not None or c.truncated is not None
-            or c.target):
+    if c.pairings or c.floor_failures or c.call is not None or c.truncated is not None or c.target:
         return None
     number = _float_text
     score, threshold = number(c.score), number(c.threshold)
     precision, recall, f1 = number(c.precision), number(c.recall), number(c.f1)
     status = _STATUSES.get(c.status)
-    if (score is None or threshold is None or precision is None or recall is None
-            or f1 is None or status is None or type(c.seq) is not int
-            or type(c.repeat) is not int or not (c.line is None or type(c.line) is int)):
+    if (
+        score is None
+        or threshold is None
+        or precision is None
+        or recall is None
+        or f1 is None
+        or status is None
+        or type(c.seq) is not int
+        or type(c.repeat) is not int
+        or not (c.line is None or type(c.line) is int)
+    ):
         return None
     encode = _encode_str
     try:
-        case_id, nodeid, metric, error = (encode(c.case_id), encode(c.nodeid),
-                                          encode(c.metric), encode(c.error))
+        case_id, nodeid, metric, error = (
+            encode(c.case_id),
+            encode(c.nodeid),
+            encode(c.metric),
+            encode(c.error),
+        )
         file, source, recording = encode(c.file), encode(c.source), encode(c.recording)
     except TypeError:  # a value that is not a string
         return None
     line = "null" if c.line is None else repr(c.line)
-    return (f'{{"case_id": {case_id}, "nodeid": {nodeid}, "seq": {c.seq!r}, '
-            f'"repeat": {c.repeat!r}, "metric": {metric}, "status": {status}, '
-            f'"score": {score}, "threshold": {threshold}, "precision": {precision}, '
-            f'"recall": {recall}, "f1": {f1}, "error": {error}, "file": {file}, '
-            f'"line": {line}, "fields": [{fields}], "pairings": [], "floor_failures": [], '
-            f'"source": {source}, "recording": {recording}'
-            + ("}" if c.conformance is None else
-               f', "conformance": {encode_json(c.conformance.to_dict())}}}'))
+    return (
+        f'{{"case_id": {case_id}, "nodeid": {nodeid}, "seq": {c.seq!r}, '
+        f'"repeat": {c.repeat!r}, "metric": {metric}, "status": {status}, '
+        f'"score": {score}, "threshold": {threshold}, "precision": {precision}, '
+        f'"recall": {recall}, "f1": {f1}, "error": {error}, "file": {file}, '
+        f'"line": {line}, "fields": [{fields}], "pairings": [], "floor_failures": [], '
+        f'"source": {source}, "recording": {recording}'
+        + (
+            "}"
+            if c.conformance is None
+            else f', "conformance": {encode_json(c.conformance.to_dict())}}}'
+        )
+    )
 
 
 def _fields_text(fields: Sequence[FieldResult], mode: str) -> str:
@@ -150,9 +166,11 @@ def _head(path: str, field_path: str, status: str, score: float) -> str:
     if len(_heads) >= _HEADS_KEPT:
         _heads.clear()
     number = float(score)
-    head = (f'{{"path": {encode_json(path or "$")}, '
-            f'"field_path": {encode_json(field_path or "$")}, '
-            f'"status": {encode_json(status)}, "score": {encode_json(number)}')
+    head = (
+        f'{{"path": {encode_json(path or "$")}, '
+        f'"field_path": {encode_json(field_path or "$")}, '
+        f'"status": {encode_json(status)}, "score": {encode_json(number)}'
+    )
     if number or copysign(1.0, number) > 0.0:  # -0.0 would be found by 0.0
         _heads[path, field_path, status, score] = head
     return head
@@ -214,18 +232,35 @@ def case_line(case: CaseResult, group_by: str) -> str:
     """``json_line(case_dict(case, group_by))``: from a template when the case holds only
     strings, whole numbers and finite floats and nothing optional but a conformance count
     (no answer cut, no named target), a dataset's usual case; else by the dict."""
-    if (case.truncated or case.target or type(case.checked) is not int
-            or type(case.valid) is not int):
+    if (
+        case.truncated
+        or case.target
+        or type(case.checked) is not int
+        or type(case.valid) is not int
+    ):
         return json_line(case_dict(case, group_by))
     number = _float_text
-    threshold, mean, low, high = (number(case.threshold), number(case.mean),
-                                  number(case.low), number(case.high))
+    threshold, mean, low, high = (
+        number(case.threshold),
+        number(case.mean),
+        number(case.low),
+        number(case.high),
+    )
     precision, recall, f1 = number(case.precision), number(case.recall), number(case.f1)
     status = _STATUSES.get(case.status)
-    if (threshold is None or mean is None or low is None or high is None or precision is None
-            or recall is None or f1 is None or status is None or type(case.runs) is not int
-            or type(case.passed_runs) is not int
-            or not (case.line is None or type(case.line) is int)):
+    if (
+        threshold is None
+        or mean is None
+        or low is None
+        or high is None
+        or precision is None
+        or recall is None
+        or f1 is None
+        or status is None
+        or type(case.runs) is not int
+        or type(case.passed_runs) is not int
+        or not (case.line is None or type(case.line) is int)
+    ):
         return json_line(case_dict(case, group_by))
     encode = _encode_str
     try:
@@ -234,12 +269,17 @@ def case_line(case: CaseResult, group_by: str) -> str:
     except TypeError:  # a value that is not a string
         return json_line(case_dict(case, group_by))
     line = "null" if case.line is None else repr(case.line)
-    return (f'{{"case_id": {case_id}, "metric": {metric}, "status": {status}, '
-            f'"threshold": {threshold}, "runs": {case.runs!r}, '
-            f'"mean_score": {mean}, "min_score": {low}, "max_score": {high}, '
-            f'"passed_runs": {case.passed_runs!r}, "precision": {precision}, '
-            f'"recall": {recall}, "f1": {f1}, "file": {file}, "line": {line}, '
-            f'"error": {error}, '
-            + (f'"conformance": {{"checked": {case.checked!r}, "valid": {case.valid!r}}}, '
-               if case.checked else "")
-            + f'"group": {group}}}')
+    return (
+        f'{{"case_id": {case_id}, "metric": {metric}, "status": {status}, '
+        f'"threshold": {threshold}, "runs": {case.runs!r}, '
+        f'"mean_score": {mean}, "min_score": {low}, "max_score": {high}, '
+        f'"passed_runs": {case.passed_runs!r}, "precision": {precision}, '
+        f'"recall": {recall}, "f1": {f1}, "file": {file}, "line": {line}, '
+        f'"error": {error}, '
+        + (
+            f'"conformance": {{"checked": {case.checked!r}, "valid": {case.valid!r}}}, '
+            if case.checked
+            else ""
+        )
+        + f'"group": {group}}}'
+    )

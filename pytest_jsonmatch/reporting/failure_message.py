@@ -33,16 +33,24 @@ def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) ->
     width = VALUE_WIDTHS.get(verbosity) if verbosity < 2 else None
     lines = [_headline(result, threshold)]
     if result.truncated is not None:
-        lines.append(f"the answer was cut off (truncated) at {result.truncated.where()} and "
-                     f"scored closed: the fields past the cut count as omitted")
+        lines.append(
+            f"the answer was cut off (truncated) at {result.truncated.where()} and "
+            f"scored closed: the fields past the cut count as omitted"
+        )
     conformance = result.conformance
     if conformance is not None and not conformance.valid:
         found = conformance.violations
-        lines.append(violations_text([(v.path, v.keyword) for v in found], conformance.total,
-                                     limit=limit or len(found)))
+        lines.append(
+            violations_text(
+                [(v.path, v.keyword) for v in found], conformance.total, limit=limit or len(found)
+            )
+        )
 
-    costly = [(fr.score, i, fr) for i, fr in enumerate(result.fields)
-              if fr.status != SKIPPED and fr.score < 1.0]
+    costly = [
+        (fr.score, i, fr)
+        for i, fr in enumerate(result.fields)
+        if fr.status != SKIPPED and fr.score < 1.0
+    ]
     costly.sort(key=lambda t: (t[0], t[1]))
     if costly:
         lines.append(f"fields that cost points, worst first ({len(costly)}):")
@@ -55,40 +63,51 @@ def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) ->
     if pairings:
         lines.append("array pairings (expected <-> actual):")
         shown_p = pairings if limit is None else pairings[:limit]
-        lines.extend(f"  {p.path or '$'}: expected[{p.expected_index}] <-> actual[{p.actual_index}] "
-                     f"({format_score(p.score)})" for p in shown_p)
+        lines.extend(
+            f"  {p.path or '$'}: expected[{p.expected_index}] <-> actual[{p.actual_index}] "
+            f"({format_score(p.score)})"
+            for p in shown_p
+        )
         lines.extend(_more(len(pairings) - len(shown_p), "pairings", verbosity))
 
     if result.floor_failures:
         lines.append("fields below their min_score:")
-        lines.extend(f"  {f.path or '$'}: score {format_score(f.score)} < min_score {f.min_score:g}"
-                     for f in result.floor_failures)
+        lines.extend(
+            f"  {f.path or '$'}: score {format_score(f.score)} < min_score {f.min_score:g}"
+            for f in result.floor_failures
+        )
     # reasons may quote a comparator's own message; no line may start a workflow command
     return "\n".join(guarded(printable("\n".join(lines)).split("\n")))
 
 
 def _headline(result: MatchResult, threshold: float) -> str:
-    stats = (f"precision {result.precision:.4f}, recall {result.recall:.4f}, "
-             f"F1 {result.f1:.4f}")
+    stats = f"precision {result.precision:.4f}, recall {result.recall:.4f}, F1 {result.f1:.4f}"
     if result.score < threshold - SCORE_EPSILON or not (
-            result.floor_failures or result.conformance is not None):
+        result.floor_failures or result.conformance is not None
+    ):
         return f"{result.metric}: score {result.score:.4f} < threshold {threshold:.4f} ({stats})"
     if not result.floor_failures:  # failed by the setting that fails invalid answers
-        return (f"{result.metric}: score {result.score:.4f} >= threshold {threshold:.4f}, "
-                f"but the answer breaks its schema ({stats})")
+        return (
+            f"{result.metric}: score {result.score:.4f} >= threshold {threshold:.4f}, "
+            f"but the answer breaks its schema ({stats})"
+        )
     n = len(result.floor_failures)
     below = "1 field is" if n == 1 else f"{n} fields are"
-    return (f"{result.metric}: score {result.score:.4f} >= threshold {threshold:.4f}, "
-            f"but {below} below min_score ({stats})")
+    return (
+        f"{result.metric}: score {result.score:.4f} >= threshold {threshold:.4f}, "
+        f"but {below} below min_score ({stats})"
+    )
 
 
 def _field_line(fr: FieldResult, path_width: int, width: int | None) -> str:
     actual = format_value(fr.actual, width)
     if fr.actual_path and fr.actual_path != fr.path:
         actual += f" (at {fr.actual_path})"
-    line = (f"  {fr.display_path:<{path_width}}  {fr.status:<{_STATUS_WIDTH}}  "
-            f"score {format_score(fr.score)}  expected {format_value(fr.expected, width)}  "
-            f"actual {actual}")
+    line = (
+        f"  {fr.display_path:<{path_width}}  {fr.status:<{_STATUS_WIDTH}}  "
+        f"score {format_score(fr.score)}  expected {format_value(fr.expected, width)}  "
+        f"actual {actual}"
+    )
     if fr.reason:  # a comparator's words (an LLM judge's): one line
         line += f"  ({' '.join(fr.reason.split())})"
     return line
@@ -118,8 +137,13 @@ def format_value(value: Any, width: int | None = 60) -> str:
     if nesting(value, SHOWN_DEPTH) > SHOWN_DEPTH:
         value = _cut_deep(value, SHOWN_DEPTH)
     try:
-        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "),
-                          allow_nan=True, default=_shown_default)
+        text = json.dumps(
+            value,
+            ensure_ascii=False,
+            separators=(", ", ": "),
+            allow_nan=True,
+            default=_shown_default,
+        )
     except (TypeError, ValueError, RecursionError):  # not JSON, or an integer too long to write out
         text = shown(value, limit=1_000)
     text = text.replace(_DEEPER_TEXT, "...")

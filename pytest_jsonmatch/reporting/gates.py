@@ -70,9 +70,14 @@ class GateNames:
 
 # The names of a caller that gives none (a library user): the rules' own names, no spelling of
 # a setting; the plugin and the command line each give theirs.
-RULE_NAMES = GateNames(fail_under="fail_under", floors="field floors", max_drop="max_drop",
-                       max_case_drop="max_case_drop", allow_regressions="allow_regressions",
-                       strict="strict")
+RULE_NAMES = GateNames(
+    fail_under="fail_under",
+    floors="field floors",
+    max_drop="max_drop",
+    max_case_drop="max_case_drop",
+    allow_regressions="allow_regressions",
+    strict="strict",
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,32 +118,45 @@ class Verdict:
         return not self.failures
 
     def to_dict(self) -> GatesDict:
-        out: GatesDict = {"passed": self.passed, "failures": list(self.failures),
-                          "warnings": list(self.warnings), "checked": list(self.checked)}
+        out: GatesDict = {
+            "passed": self.passed,
+            "failures": list(self.failures),
+            "warnings": list(self.warnings),
+            "checked": list(self.checked),
+        }
         if self.blocked:
             out["blocked"] = [{"case_id": case_id, "gate": gate} for case_id, gate in self.blocked]
         if self.not_judged:
             out["not_judged"] = self.not_judged
         if self.quoted_cases or self.quoted_fields:
-            out["quoted"] = {"cases": list(self.quoted_cases),
-                             "fields": [{"group": g, "path": p} for g, p in self.quoted_fields]}
+            out["quoted"] = {
+                "cases": list(self.quoted_cases),
+                "fields": [{"group": g, "path": p} for g, p in self.quoted_fields],
+            }
         return out
 
 
 # -- reading settings --------------------------------------------------------------------------
 
 
-def gate_settings(*, fail_under: str, floor_lines: Sequence[str],
-                  drop_parts: Sequence[tuple[str, str]], case_parts: Sequence[tuple[str, str]],
-                  prefix: str, min_valid: str = "") -> GateSettings:
+def gate_settings(
+    *,
+    fail_under: str,
+    floor_lines: Sequence[str],
+    drop_parts: Sequence[tuple[str, str]],
+    case_parts: Sequence[tuple[str, str]],
+    prefix: str,
+    min_valid: str = "",
+) -> GateSettings:
     """The gates from their settings' text: ``fail_under``, the lines of ``field_floors``
     (a line ``strict`` among them), and the (text, name) parts of ``max_drop`` (``D``,
     ``strict``) and ``max_case_drop`` (``D``, ``allow=N``), a later part's words overriding an
     earlier one's (a flag's over the ini's), and ``min_valid``. Every message names the ini setting (``prefix``
     + name), the name the verdict and the docs use. ConfigError naming the setting."""
     strict = any(line.strip() == "strict" for line in floor_lines)
-    floors = parse_floors([line for line in floor_lines if line.strip() != "strict"],
-                          prefix + "field_floors")
+    floors = parse_floors(
+        [line for line in floor_lines if line.strip() != "strict"], prefix + "field_floors"
+    )
     drop, drop_what, mode = 0.0, prefix + "max_drop", "statistical"
     case_drop: float | None = None
     case_what, allow = prefix + "max_case_drop", 0
@@ -152,7 +170,7 @@ def gate_settings(*, fail_under: str, floor_lines: Sequence[str],
         words = text.replace(",", " ").split()
         for word in words:
             if word.startswith("allow="):
-                allow = whole_number(word[len("allow="):], f"{what}: allow", 0, 10**9, "of cases ")
+                allow = whole_number(word[len("allow=") :], f"{what}: allow", 0, 10**9, "of cases ")
         drops = [w for w in words if not w.startswith("allow=")]
         if len(drops) > 1:
             raise ConfigError(f"{what} is a drop and optionally 'allow=N', not {text!r}")
@@ -161,13 +179,23 @@ def gate_settings(*, fail_under: str, floor_lines: Sequence[str],
     fail_what = prefix + "fail_under"
     return GateSettings(
         fail_under=parse_score(fail_under, fail_what) if fail_under.strip() else None,
-        floors=floors, max_drop=drop, mode=mode, strict=strict, max_case_drop=case_drop,
+        floors=floors,
+        max_drop=drop,
+        mode=mode,
+        strict=strict,
+        max_case_drop=case_drop,
         allow_regressions=allow,
         min_valid=parse_score(min_valid, prefix + "min_valid") if min_valid.strip() else None,
         names=GateNames(
-            fail_under=fail_what, floors=prefix + "field_floors", max_drop=drop_what,
-            max_case_drop=case_what, allow_regressions=f"{prefix}max_case_drop allow",
-            strict=f"'strict' in {prefix}field_floors", min_valid=prefix + "min_valid"))
+            fail_under=fail_what,
+            floors=prefix + "field_floors",
+            max_drop=drop_what,
+            max_case_drop=case_what,
+            allow_regressions=f"{prefix}max_case_drop allow",
+            strict=f"'strict' in {prefix}field_floors",
+            min_valid=prefix + "min_valid",
+        ),
+    )
 
 
 def parse_score(value: str | float | None, what: str) -> float:
@@ -197,8 +225,9 @@ def parse_floors(lines: Iterable[str], what: str = RULE_NAMES.floors) -> tuple[F
         path, sep, value = line.rpartition("=")
         path = path.strip()
         if not sep or not path:
-            raise ConfigError(f"{what}: expected 'field.path=score' or 'group:field.path=score', "
-                              f"not {line!r}")
+            raise ConfigError(
+                f"{what}: expected 'field.path=score' or 'group:field.path=score', not {line!r}"
+            )
         group: str | None
         group, colon, rest = path.partition(":")
         if colon and not any(c in group for c in "[]\"'"):
@@ -244,8 +273,12 @@ def _as_instance_path(field_path: str) -> str:
 # -- judging ------------------------------------------------------------------------------------
 
 
-def judge(summary: Summary, settings: GateSettings,
-          baseline: BaselineComparison | None = None, label: str = "baseline") -> Verdict:
+def judge(
+    summary: Summary,
+    settings: GateSettings,
+    baseline: BaselineComparison | None = None,
+    label: str = "baseline",
+) -> Verdict:
     """The run's verdict: why it fails its gates, what to look at though it passes, and
     which gates it passed. Every number a message quotes is one a table of the report shows:
     the overall score, a field's row in its group's table, a shared case's two scores.
@@ -258,11 +291,15 @@ def judge(summary: Summary, settings: GateSettings,
     names = settings.names
     if settings.fail_under is not None:
         if summary.overall < settings.fail_under - SCORE_EPSILON:
-            verdict.failures.append(f"overall score {summary.overall:.4f} is below "
-                                    f"{names.fail_under} {settings.fail_under:.4f}")
+            verdict.failures.append(
+                f"overall score {summary.overall:.4f} is below "
+                f"{names.fail_under} {settings.fail_under:.4f}"
+            )
         else:
-            verdict.checked.append(f"overall score {summary.overall:.4f} is at least "
-                                   f"{names.fail_under} {settings.fail_under:.4f}")
+            verdict.checked.append(
+                f"overall score {summary.overall:.4f} is at least "
+                f"{names.fail_under} {settings.fail_under:.4f}"
+            )
     _valid_shares(summary, settings, verdict)
     _floors(summary.groups, settings, verdict)
     if baseline is not None:
@@ -280,12 +317,16 @@ def _valid_shares(summary: Summary, settings: GateSettings, verdict: Verdict) ->
         return
     tallies = {metric: tally for metric, tally in summary.metrics.items() if tally.checked}
     if not tallies:
-        verdict.warnings.append(f"{name} {floor:.4f}: no answer was checked against a schema "
-                                f"(give the comparisons a schema)")
+        verdict.warnings.append(
+            f"{name} {floor:.4f}: no answer was checked against a schema "
+            f"(give the comparisons a schema)"
+        )
     for metric, tally in tallies.items():
         share = tally.valid / tally.checked
-        what = (f"{metric}: valid share {share:.4f} ({tally.valid} of {tally.checked} answers "
-                f"valid against their schema)")
+        what = (
+            f"{metric}: valid share {share:.4f} ({tally.valid} of {tally.checked} answers "
+            f"valid against their schema)"
+        )
         if share < floor - SCORE_EPSILON:
             verdict.failures.append(f"{what} is below {name} {floor:.4f}")
         else:
@@ -297,17 +338,25 @@ def _scored(aggregate: FieldAggregate) -> bool:
     return aggregate.scored > 0
 
 
-def _floors(groups: Mapping[str, Mapping[str, FieldAggregate]], settings: GateSettings,
-            verdict: Verdict) -> None:
+def _floors(
+    groups: Mapping[str, Mapping[str, FieldAggregate]], settings: GateSettings, verdict: Verdict
+) -> None:
     from .aggregate import SCORE_EPSILON
 
     names = settings.names
     held = 0
     for floor in settings.floors:
-        tables = {key: fields for key, fields in groups.items()
-                  if floor.group is None or key == floor.group}
-        rows = [(key, path, aggregate) for key, fields in tables.items()
-                for path, aggregate in fields.items() if _scored(aggregate) and floor.matches(path)]
+        tables = {
+            key: fields
+            for key, fields in groups.items()
+            if floor.group is None or key == floor.group
+        }
+        rows = [
+            (key, path, aggregate)
+            for key, fields in tables.items()
+            for path, aggregate in fields.items()
+            if _scored(aggregate) and floor.matches(path)
+        ]
         if not rows:
             _unmatched(floor, groups, tables, settings, verdict)
             continue
@@ -315,22 +364,33 @@ def _floors(groups: Mapping[str, Mapping[str, FieldAggregate]], settings: GateSe
             mean = aggregate.mean_score
             if mean < floor.score - SCORE_EPSILON:
                 named = "" if floor.pattern == path else f", floor {floor.text!r}"
-                verdict.failures.append(f"field {path} ({key}): mean score {mean:.4f} is below "
-                                        f"its floor {floor.score:.4f}{named}")
+                verdict.failures.append(
+                    f"field {path} ({key}): mean score {mean:.4f} is below "
+                    f"its floor {floor.score:.4f}{named}"
+                )
             else:
                 held += 1
     if settings.floors and held:
-        verdict.checked.append(f"{names.floors}: {held} field row{'' if held == 1 else 's'} "
-                               f"at or above {'its' if held == 1 else 'their'} floor")
+        verdict.checked.append(
+            f"{names.floors}: {held} field row{'' if held == 1 else 's'} "
+            f"at or above {'its' if held == 1 else 'their'} floor"
+        )
 
 
-def _unmatched(floor: Floor, groups: Mapping[str, Mapping[str, FieldAggregate]],
-               tables: Mapping[str, Mapping[str, FieldAggregate]], settings: GateSettings,
-               verdict: Verdict) -> None:
+def _unmatched(
+    floor: Floor,
+    groups: Mapping[str, Mapping[str, FieldAggregate]],
+    tables: Mapping[str, Mapping[str, FieldAggregate]],
+    settings: GateSettings,
+    verdict: Verdict,
+) -> None:
     if floor.group is not None and not tables:
         close = difflib.get_close_matches(floor.group, list(groups), n=3, cutoff=0.5)
-        hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else \
-            f"; the groups are {', '.join(map(repr, groups)) or '(none)'}"
+        hint = (
+            f"; did you mean {' or '.join(map(repr, close))}?"
+            if close
+            else f"; the groups are {', '.join(map(repr, groups)) or '(none)'}"
+        )
         message = f"floor {floor.text!r} names no group of this run{hint}"
     else:
         paths = sorted({path for fields in tables.values() for path in fields})
@@ -343,8 +403,9 @@ def _unmatched(floor: Floor, groups: Mapping[str, Mapping[str, FieldAggregate]],
         verdict.warnings.append(f"{message} ({settings.names.strict} fails the run)")
 
 
-def _baseline(comparison: BaselineComparison, settings: GateSettings, verdict: Verdict,
-              label: str) -> None:
+def _baseline(
+    comparison: BaselineComparison, settings: GateSettings, verdict: Verdict, label: str
+) -> None:
     from .aggregate import SCORE_EPSILON
 
     limit = settings.max_drop
@@ -352,23 +413,28 @@ def _baseline(comparison: BaselineComparison, settings: GateSettings, verdict: V
     failed = len(verdict.failures)
     if comparison.shared and -diff.mean > limit + SCORE_EPSILON:
         assert comparison.before is not None and comparison.after is not None
-        what = (f"overall score dropped by {_drop_text(comparison.before, comparison.after)} "
-                f"({comparison.before:.4f} -> {comparison.after:.4f} over {comparison.shared} "
-                f"shared case{'' if comparison.shared == 1 else 's'})")
+        what = (
+            f"overall score dropped by {_drop_text(comparison.before, comparison.after)} "
+            f"({comparison.before:.4f} -> {comparison.after:.4f} over {comparison.shared} "
+            f"shared case{'' if comparison.shared == 1 else 's'})"
+        )
         _drop(what, diff.clearly_below_zero, diff, limit, settings, verdict)
     for delta in comparison.fields:
         d = delta.difference
         if -d.mean > limit + SCORE_EPSILON:
-            what = (f"field {delta.path} ({delta.group}): mean score dropped by "
-                    f"{_drop_text(delta.before, delta.after)} ({delta.before:.4f} -> "
-                    f"{delta.after:.4f} over {d.n} shared case{'' if d.n == 1 else 's'})")
+            what = (
+                f"field {delta.path} ({delta.group}): mean score dropped by "
+                f"{_drop_text(delta.before, delta.after)} ({delta.before:.4f} -> "
+                f"{delta.after:.4f} over {d.n} shared case{'' if d.n == 1 else 's'})"
+            )
             verdict.quoted_fields.append((delta.group, delta.path))
             _drop(what, delta.significant and d.mean < 0, d, limit, settings, verdict, delta)
     if comparison.shared and len(verdict.failures) == failed:
         verdict.checked.append(
             f"{label} ({settings.mode}): mean change {diff.mean:+.4f} over {comparison.shared} "
             f"shared case{'' if comparison.shared == 1 else 's'}, {settings.names.max_drop} "
-            f"{limit:.4f}")
+            f"{limit:.4f}"
+        )
 
 
 def _drop_text(before: float, after: float) -> str:
@@ -392,26 +458,42 @@ def _regressions(comparison: BaselineComparison, settings: GateSettings, verdict
     if len(dropped) > allowed:
         for d in dropped:
             where = f" ({d.where})" if d.where else ""
-            verdict.failures.append(f"case {d.case_id}{where} dropped from {d.before:.4f} to "
-                                    f"{d.after:.4f}, by more than {setting} {limit:.4f}")
+            verdict.failures.append(
+                f"case {d.case_id}{where} dropped from {d.before:.4f} to "
+                f"{d.after:.4f}, by more than {setting} {limit:.4f}"
+            )
             verdict.blocked.append((d.case_id, setting))
         if allowed:
-            verdict.failures.append(f"{len(dropped)} cases dropped, more than "
-                                    f"{names.allow_regressions} {allowed}")
+            verdict.failures.append(
+                f"{len(dropped)} cases dropped, more than {names.allow_regressions} {allowed}"
+            )
     elif dropped:
-        verdict.warnings.append(f"{len(dropped)} case{'' if len(dropped) == 1 else 's'} dropped by "
-                                f"more than {setting} {limit:.4f}, allowed by "
-                                f"{names.allow_regressions} {allowed}: "
-                                f"{', '.join(d.case_id for d in dropped)}")
-        verdict.checked.append(f"case regressions: {len(dropped)} of {comparison.shared} shared "
-                               f"cases dropped, {names.allow_regressions} {allowed}")
+        verdict.warnings.append(
+            f"{len(dropped)} case{'' if len(dropped) == 1 else 's'} dropped by "
+            f"more than {setting} {limit:.4f}, allowed by "
+            f"{names.allow_regressions} {allowed}: "
+            f"{', '.join(d.case_id for d in dropped)}"
+        )
+        verdict.checked.append(
+            f"case regressions: {len(dropped)} of {comparison.shared} shared "
+            f"cases dropped, {names.allow_regressions} {allowed}"
+        )
     elif comparison.shared:
-        verdict.checked.append(f"case regressions: no shared case of {comparison.shared} dropped "
-                               f"by more than {setting} {limit:.4f}")
+        verdict.checked.append(
+            f"case regressions: no shared case of {comparison.shared} dropped "
+            f"by more than {setting} {limit:.4f}"
+        )
 
 
-def _drop(what: str, clear: bool, diff: PairedDifference, limit: float, settings: GateSettings,
-          verdict: Verdict, row: FieldDelta | None = None) -> None:
+def _drop(
+    what: str,
+    clear: bool,
+    diff: PairedDifference,
+    limit: float,
+    settings: GateSettings,
+    verdict: Verdict,
+    row: FieldDelta | None = None,
+) -> None:
     """A drop beyond ``max_drop``: a failure when the rule says it is real, else a warning
     that says which rule kept it from failing (the interval, or Holm's correction)."""
     from .changes import p_text
@@ -421,8 +503,11 @@ def _drop(what: str, clear: bool, diff: PairedDifference, limit: float, settings
         verdict.failures.append(what + beyond)
     elif clear:
         interval = f"95% interval {diff.low:+.4f} to {diff.high:+.4f}"
-        holm = "" if row is None else f", Holm-adjusted p = {p_text(row.holm_p)} across " \
-                                      f"{row.family} field rows"
+        holm = (
+            ""
+            if row is None
+            else f", Holm-adjusted p = {p_text(row.holm_p)} across {row.family} field rows"
+        )
         verdict.failures.append(f"{what}{beyond} ({interval}{holm})")
     else:
         verdict.warnings.append(f"{what}{beyond}, but it may be noise: {_noise(diff, row)}")
@@ -436,11 +521,12 @@ def _noise(diff: PairedDifference, row: FieldDelta | None) -> str:
     if diff.low is None or diff.high is None:
         return f"{diff.n} shared case{'' if diff.n == 1 else 's'} cannot tell"
     if diff.high < 0.0 and row is not None:  # the interval excludes zero: Holm decided
-        return (f"the 95% interval {diff.low:+.4f} to {diff.high:+.4f} lies below zero "
-                f"(p = {p_text(diff.p_value)}), yet Holm's correction across {row.family} field "
-                f"rows raises p to {p_text(row.holm_p)}, above {ALPHA:.2f}")
+        return (
+            f"the 95% interval {diff.low:+.4f} to {diff.high:+.4f} lies below zero "
+            f"(p = {p_text(diff.p_value)}), yet Holm's correction across {row.family} field "
+            f"rows raises p to {p_text(row.holm_p)}, above {ALPHA:.2f}"
+        )
     interval = f"the 95% interval {diff.low:+.4f} to {diff.high:+.4f} includes no change"
     if row is not None:  # a field row: its table shows the interval, not the detectable drop
         return interval
-    return (f"{interval}, and {diff.n} cases can only detect drops of {diff.detectable:.4f} "
-            f"or more")
+    return f"{interval}, and {diff.n} cases can only detect drops of {diff.detectable:.4f} or more"

@@ -10,16 +10,25 @@ from .shapes import Report
 def annotations(report: Report) -> list[str]:
     lines = []
     for case in report["cases"]:
-        if case["status"] not in ("failed", "error") or not case["file"] or not case["line"] \
-                or "::" not in case["case_id"] or not case["file"].endswith((".yaml", ".yml")):
+        if (
+            case["status"] not in ("failed", "error")
+            or not case["file"]
+            or not case["line"]
+            or "::" not in case["case_id"]
+            or not case["file"].endswith((".yaml", ".yml"))
+        ):
             continue
         if case["status"] == "error":
             message = f"{case['case_id']} could not be scored: {case['error']}"
         else:
-            message = (f"{case['case_id']}: {case['metric']} score {case['mean_score']:.4f} "
-                       f"< threshold {case['threshold']:.4f}")
-        lines.append(f"::error file={_property(case['file'])},line={case['line']},"
-                     f"title={_property('jsonmatch ' + case['metric'])}::{_data(message)}")
+            message = (
+                f"{case['case_id']}: {case['metric']} score {case['mean_score']:.4f} "
+                f"< threshold {case['threshold']:.4f}"
+            )
+        lines.append(
+            f"::error file={_property(case['file'])},line={case['line']},"
+            f"title={_property('jsonmatch ' + case['metric'])}::{_data(message)}"
+        )
     return lines
 
 

@@ -61,21 +61,27 @@ def render_html(report: Report, max_cases: int = MAX_CASES) -> str:
     cases = _shown_cases(report["cases"], max_cases, set(blocked))
     comparisons = _comparisons_of(report["comparisons"], {c["case_id"] for c in cases})
     # each shown case's anchor, by its place in case-id order (the baseline section links)
-    anchors = {case_id: f"case-{rank}" for rank, case_id in
-               enumerate(sorted(c["case_id"] for c in cases))}
+    anchors = {
+        case_id: f"case-{rank}" for rank, case_id in enumerate(sorted(c["case_id"] for c in cases))
+    }
     total = len(report["cases"]) if hasattr(report["cases"], "__len__") else None
-    return _page("jsonmatch report", _run_line(report.get("run") or {}), _CSS + _CHART_CSS,
-                _SCRIPT, [
-                    _verdict(report["gates"]),
-                    _figures(report),
-                    _metrics_table(report["metrics"]),
-                    _calls(report),
-                    _histogram([c for c in report["cases"]
-                                if c["status"] not in ("xfailed", "xpassed")]),
-                    _fields_section(report),
-                    _baseline(report.get("baseline"), report["gates"], anchors),
-                    _targets(report.get("targets")),
-                    _cases_section(report, cases, comparisons, total, blocked)])
+    return _page(
+        "jsonmatch report",
+        _run_line(report.get("run") or {}),
+        _CSS + _CHART_CSS,
+        _SCRIPT,
+        [
+            _verdict(report["gates"]),
+            _figures(report),
+            _metrics_table(report["metrics"]),
+            _calls(report),
+            _histogram([c for c in report["cases"] if c["status"] not in ("xfailed", "xpassed")]),
+            _fields_section(report),
+            _baseline(report.get("baseline"), report["gates"], anchors),
+            _targets(report.get("targets")),
+            _cases_section(report, cases, comparisons, total, blocked),
+        ],
+    )
 
 
 def _page(title: str, header: str, css: str, script: str, sections: list[str]) -> str:
@@ -83,12 +89,23 @@ def _page(title: str, header: str, css: str, script: str, sections: list[str]) -
     the ``sections`` of its main part and its one ``script``, admitted by its hash (the
     Content-Security-Policy allows nothing else: no network, no other script)."""
     parts = [
-        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(script)}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{title}</title>", f"<style>{css}</style>", "</head>", "<body>",
-        f"<header><h1>{title}</h1>{header}</header>", "<main>", *sections, "</main>",
-        f"<script>{script}</script>", "</body>", "</html>",
+        f"<title>{title}</title>",
+        f"<style>{css}</style>",
+        "</head>",
+        "<body>",
+        f"<header><h1>{title}</h1>{header}</header>",
+        "<main>",
+        *sections,
+        "</main>",
+        f"<script>{script}</script>",
+        "</body>",
+        "</html>",
     ]
     return "\n".join(p for p in parts if p) + "\n"
 
@@ -103,8 +120,11 @@ def _calls(report: Report) -> str:
     lines = call_lines(comparisons, target_order(report))
     if not lines:
         return ""
-    return ('<section class="calls"><h2>Calls of the target</h2>'
-            + "".join(f"<p>{_e(line)}</p>" for line in lines) + "</section>")
+    return (
+        '<section class="calls"><h2>Calls of the target</h2>'
+        + "".join(f"<p>{_e(line)}</p>" for line in lines)
+        + "</section>"
+    )
 
 
 def content_security_policy(script: str) -> str:
@@ -112,8 +132,10 @@ def content_security_policy(script: str) -> str:
     the page ships, by its hash: markup that data slipped in (an inline ``<script>``, an
     ``onerror`` attribute) would not run even if escaping ever failed."""
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-    return (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'; "
-            f"img-src data:; base-uri 'none'; form-action 'none'")
+    return (
+        f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'; "
+        f"img-src data:; base-uri 'none'; form-action 'none'"
+    )
 
 
 def _e(value: object) -> str:
@@ -143,11 +165,15 @@ def _run_line(run: RunInfo) -> str:
 
 def _verdict(gates: GatesDict) -> str:
     if gates.get("not_judged"):
-        return (f'<section class="verdict" id="verdict"><strong>Gates not judged</strong>: '
-                f'{_e(gates["not_judged"])}</section>')
+        return (
+            f'<section class="verdict" id="verdict"><strong>Gates not judged</strong>: '
+            f"{_e(gates['not_judged'])}</section>"
+        )
     passed = gates.get("passed", True)
-    out = [f'<section class="verdict {"ok" if passed else "bad"}" id="verdict">',
-           f"<strong>{'Gates passed' if passed else 'Gates FAILED'}</strong>"]
+    out = [
+        f'<section class="verdict {"ok" if passed else "bad"}" id="verdict">',
+        f"<strong>{'Gates passed' if passed else 'Gates FAILED'}</strong>",
+    ]
     items = [f"<li>{_e(f)}</li>" for f in gates.get("failures", [])]
     items += [f'<li class="warn">warning: {_e(w)}</li>' for w in gates.get("warnings", [])]
     if passed:
@@ -159,13 +185,18 @@ def _verdict(gates: GatesDict) -> str:
 
 
 def _figures(report: ReportHead) -> str:
-    cards = [("overall score", _num(report["overall"]), "overall"),
-             ("cases", str(report["count"]), "count"),
-             ("could not be scored", str(report["errors"]), "errors")]
+    cards = [
+        ("overall score", _num(report["overall"]), "overall"),
+        ("cases", str(report["count"]), "count"),
+        ("could not be scored", str(report["errors"]), "errors"),
+    ]
     if report.get("xfailed") or report.get("xpassed"):
         cards.append(("xfailed / xpassed", f"{report['xfailed']} / {report['xpassed']}", "xfail"))
-    body = "".join(f'<div class="card"><div class="big" data-figure="{key}">{_e(value)}</div>'
-                   f"<div>{_e(label)}</div></div>" for label, value, key in cards)
+    body = "".join(
+        f'<div class="card"><div class="big" data-figure="{key}">{_e(value)}</div>'
+        f"<div>{_e(label)}</div></div>"
+        for label, value, key in cards
+    )
     return f'<section class="figures">{body}</section>'
 
 
@@ -175,22 +206,33 @@ def _metrics_table(metrics: Mapping[str, MetricTallyDict]) -> str:
     rows, shares = [], []
     for name, m in metrics.items():
         share = m.get("conformance")
-        cell = (f'<td class="valid">{_num(share["share"]) if share else "-"}</td>'
-                if valid else "")
-        rows.append(f'<tr data-metric="{_e(name)}"><td>{_e(name)}</td><td>{m["count"]}</td>'
-                    f'<td>{m["passed"]}</td><td>{m["failed"]}</td><td>{m["errors"]}</td>'
-                    f'<td class="score">{_num(m["mean_score"])}</td><td>{_num(m["precision"])}</td>'
-                    f'<td>{_num(m["recall"])}</td><td>{_num(m["f1"])}</td>{cell}</tr>')
+        cell = f'<td class="valid">{_num(share["share"]) if share else "-"}</td>' if valid else ""
+        rows.append(
+            f'<tr data-metric="{_e(name)}"><td>{_e(name)}</td><td>{m["count"]}</td>'
+            f"<td>{m['passed']}</td><td>{m['failed']}</td><td>{m['errors']}</td>"
+            f'<td class="score">{_num(m["mean_score"])}</td><td>{_num(m["precision"])}</td>'
+            f"<td>{_num(m['recall'])}</td><td>{_num(m['f1'])}</td>{cell}</tr>"
+        )
         if share:
-            shares.append(f'<li data-metric="{_e(name)}">{_e(name)}: '
-                          f'{_e(valid_share_text(share))}</li>')
+            shares.append(
+                f'<li data-metric="{_e(name)}">{_e(name)}: {_e(valid_share_text(share))}</li>'
+            )
     listed = f'<ul class="conformance">{"".join(shares)}</ul>' if shares else ""
-    return ('<section><h2>Per metric</h2><table id="metrics"><thead><tr><th>metric</th>'
-            "<th>cases</th><th>passed</th><th>failed</th><th>errors</th><th>score</th>"
-            "<th>precision</th><th>recall</th><th>F1</th>"
-            + ('<th title="the share of answers valid against their schema">valid</th>'
-               if valid else "") + "</tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table>" + listed + "</section>")
+    return (
+        '<section><h2>Per metric</h2><table id="metrics"><thead><tr><th>metric</th>'
+        "<th>cases</th><th>passed</th><th>failed</th><th>errors</th><th>score</th>"
+        "<th>precision</th><th>recall</th><th>F1</th>"
+        + (
+            '<th title="the share of answers valid against their schema">valid</th>'
+            if valid
+            else ""
+        )
+        + "</tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
+        + listed
+        + "</section>"
+    )
 
 
 def histogram_counts(scores: Iterable[float]) -> list[int]:
@@ -210,24 +252,34 @@ def _histogram(cases: Iterable[CaseDict]) -> str:
         bar_h = round(h * n / top)
         x, y = pad + i * w, pad + h - bar_h
         label = f"{i / BINS:.1f}–{(i + 1) / BINS:.1f}"
-        bars.append(f'<g class="bin" data-bin="{i}" data-count="{n}"><title>{label}: {n} '
-                    f'case{"" if n == 1 else "s"}</title>'
-                    f'<rect x="{x + 2}" y="{y}" width="{w - 4}" height="{bar_h}"></rect>'
-                    f'<text x="{x + w / 2}" y="{y - 4}" text-anchor="middle">{n}</text></g>')
-    ticks = "".join(f'<text x="{pad + i * w}" y="{pad + h + 14}" text-anchor="middle">'
-                    f"{i / BINS:.1f}</text>" for i in range(BINS + 1))
+        bars.append(
+            f'<g class="bin" data-bin="{i}" data-count="{n}"><title>{label}: {n} '
+            f"case{'' if n == 1 else 's'}</title>"
+            f'<rect x="{x + 2}" y="{y}" width="{w - 4}" height="{bar_h}"></rect>'
+            f'<text x="{x + w / 2}" y="{y - 4}" text-anchor="middle">{n}</text></g>'
+        )
+    ticks = "".join(
+        f'<text x="{pad + i * w}" y="{pad + h + 14}" text-anchor="middle">{i / BINS:.1f}</text>'
+        for i in range(BINS + 1)
+    )
     width = pad * 2 + BINS * w
-    return (f'<section><h2>Case scores</h2><svg id="histogram" role="img" '
-            f'aria-label="histogram of case scores" width="{width}" height="{h + pad * 2 + 10}" '
-            f'viewBox="0 0 {width} {h + pad * 2 + 10}">'
-            f'<line x1="{pad}" y1="{pad + h}" x2="{width - pad}" y2="{pad + h}"></line>'
-            + "".join(bars) + ticks + "</svg></section>")
+    return (
+        f'<section><h2>Case scores</h2><svg id="histogram" role="img" '
+        f'aria-label="histogram of case scores" width="{width}" height="{h + pad * 2 + 10}" '
+        f'viewBox="0 0 {width} {h + pad * 2 + 10}">'
+        f'<line x1="{pad}" y1="{pad + h}" x2="{width - pad}" y2="{pad + h}"></line>'
+        + "".join(bars)
+        + ticks
+        + "</svg></section>"
+    )
 
 
 def _fields_section(report: ReportHead) -> str:
     groups = report["groups"]
-    out = ['<section><h2>Per field</h2><p class="hint">Click a column to sort; click a field '
-           "to show only the cases that have it.</p>"]
+    out = [
+        '<section><h2>Per field</h2><p class="hint">Click a column to sort; click a field '
+        "to show only the cases that have it.</p>"
+    ]
     for key, fields in groups.items():
         if not fields:
             continue
@@ -237,40 +289,56 @@ def _fields_section(report: ReportHead) -> str:
         rows = []
         ordered, unscored = field_rows(fields)  # a field never scored has no score to show
         for path, agg in ordered:
-            cells = [f'<td><a href="#cases" class="field-link" data-field="{_e(path)}">'
-                     f"{_e(path)}</a></td>",
-                     f'<td data-sort="{agg["mean_score"]!r}">{_num(agg["mean_score"])}</td>']
-            cells += [f'<td data-sort="{agg[k]}">{agg[k]}</td>'
-                      for k in ("match", "mismatch", "omission", "hallucination")]
+            cells = [
+                f'<td><a href="#cases" class="field-link" data-field="{_e(path)}">'
+                f"{_e(path)}</a></td>",
+                f'<td data-sort="{agg["mean_score"]!r}">{_num(agg["mean_score"])}</td>',
+            ]
+            cells += [
+                f'<td data-sort="{agg[k]}">{agg[k]}</td>'
+                for k in ("match", "mismatch", "omission", "hallucination")
+            ]
             rows.append(f'<tr data-field="{_e(path)}">' + "".join(cells) + "</tr>")
         if rows:
-            out.append('<table class="fields sortable"><thead><tr>'
-                       + "".join(f'<th data-col="{i}" tabindex="0">{h}</th>'
-                                 for i, h in enumerate(header))
-                       + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+            out.append(
+                '<table class="fields sortable"><thead><tr>'
+                + "".join(f'<th data-col="{i}" tabindex="0">{h}</th>' for i, h in enumerate(header))
+                + "</tr></thead><tbody>"
+                + "".join(rows)
+                + "</tbody></table>"
+            )
         if unscored:
             out.append(f'<p class="hint never-scored">{never_scored_line(unscored, _e)}.</p>')
     out.append("</section>")
     return "\n".join(out)
 
 
-def _baseline(baseline: BaselineSectionDict | None, gates: GatesDict,
-              anchors: Mapping[str, str]) -> str:
+def _baseline(
+    baseline: BaselineSectionDict | None, gates: GatesDict, anchors: Mapping[str, str]
+) -> str:
     if not baseline:
         return ""
     diff = baseline["difference"]
-    lines = [f"<p>Baseline {_e(baseline['path'])}: {baseline['shared']} shared cases, "
-             f"{len(baseline['added'])} added, {len(baseline['removed'])} removed.</p>"]
+    lines = [
+        f"<p>Baseline {_e(baseline['path'])}: {baseline['shared']} shared cases, "
+        f"{len(baseline['added'])} added, {len(baseline['removed'])} removed.</p>"
+    ]
     before, after = baseline["before"], baseline["after"]
     if baseline["shared"] and before is not None and after is not None:
-        text = (f"Mean change <strong>{change_text(before, after)}</strong> "
-                f"({_num(before)} → {_num(after)})")
+        text = (
+            f"Mean change <strong>{change_text(before, after)}</strong> "
+            f"({_num(before)} → {_num(after)})"
+        )
         if diff["low"] is not None:
-            text += (f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}, smallest "
-                     f"detectable drop {diff['detectable']:.4f}")
-        lines.append(f"<p>{text}. Pass → fail {baseline['pass_to_fail']}, fail → pass "
-                     f"{baseline['fail_to_pass']} (exact McNemar p = "
-                     f"{baseline['mcnemar_p']:.4f}).</p>")
+            text += (
+                f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}, smallest "
+                f"detectable drop {diff['detectable']:.4f}"
+            )
+        lines.append(
+            f"<p>{text}. Pass → fail {baseline['pass_to_fail']}, fail → pass "
+            f"{baseline['fail_to_pass']} (exact McNemar p = "
+            f"{baseline['mcnemar_p']:.4f}).</p>"
+        )
     blocked = {b["case_id"]: b["gate"] for b in gates.get("blocked", [])}
     changed, hidden = changed_cases(baseline, gates, 50)
     if changed:
@@ -279,14 +347,21 @@ def _baseline(baseline: BaselineSectionDict | None, gates: GatesDict,
             name = _e(c["case_id"])
             anchor = anchors.get(c["case_id"])
             link = f'<a href="#{anchor}" class="case-link">{name}</a>' if anchor else name
-            gate = (f'<span class="badge failed">failed: {_e(blocked[c["case_id"]])}</span>'
-                    if c["case_id"] in blocked else "")
-            rows.append(f'<tr data-case="{name}"><td>{link}</td><td>{_num(c["before"])}</td>'
-                        f'<td>{_num(c["after"])}</td><td>{change_text(c["before"], c["after"])}'
-                        f"</td><td>{gate}</td></tr>")
-        lines.append('<table class="changed"><thead><tr><th>case</th><th>before</th><th>after</th>'
-                     f'<th>change</th><th>gate</th></tr></thead><tbody>{"".join(rows)}</tbody>'
-                     "</table>")
+            gate = (
+                f'<span class="badge failed">failed: {_e(blocked[c["case_id"]])}</span>'
+                if c["case_id"] in blocked
+                else ""
+            )
+            rows.append(
+                f'<tr data-case="{name}"><td>{link}</td><td>{_num(c["before"])}</td>'
+                f"<td>{_num(c['after'])}</td><td>{change_text(c['before'], c['after'])}"
+                f"</td><td>{gate}</td></tr>"
+            )
+        lines.append(
+            '<table class="changed"><thead><tr><th>case</th><th>before</th><th>after</th>'
+            f"<th>change</th><th>gate</th></tr></thead><tbody>{''.join(rows)}</tbody>"
+            "</table>"
+        )
         if hidden:
             lines.append(f'<p class="hint">{hidden} more changed cases in the JSON report.</p>')
     lines.append(_field_changes(baseline, gates))
@@ -300,24 +375,41 @@ def _field_changes(baseline: BaselineSectionDict, gates: GatesDict) -> str:
         return ""
     grouped = len(baseline["groups"]) > 1
     tested = sum(r.p is not None for r in rows)
-    header = ["field", *(["group"] if grouped else []), "cases", "base", "now", "change",
-              "95% interval", "p", "Holm p"]
+    header = [
+        "field",
+        *(["group"] if grouped else []),
+        "cases",
+        "base",
+        "now",
+        "change",
+        "95% interval",
+        "p",
+        "Holm p",
+    ]
     body = []
     for r in rows:
-        cells = [f"<td>{_e(r.path)}</td>", *([f"<td>{_e(r.group)}</td>"] if grouped else []),
-                 f'<td data-sort="{r.cases}">{r.cases}</td>',
-                 f'<td data-sort="{r.before!r}">{_num(r.before)}</td>',
-                 f'<td data-sort="{r.after!r}">{_num(r.after)}</td>',
-                 f'<td data-sort="{r.change!r}">{signed(r.change)}</td>',
-                 f"<td>{interval_text(r.low, r.high)}</td>", f"<td>{p_text(r.p)}</td>",
-                 f"<td>{p_text(r.holm_p)}</td>"]
+        cells = [
+            f"<td>{_e(r.path)}</td>",
+            *([f"<td>{_e(r.group)}</td>"] if grouped else []),
+            f'<td data-sort="{r.cases}">{r.cases}</td>',
+            f'<td data-sort="{r.before!r}">{_num(r.before)}</td>',
+            f'<td data-sort="{r.after!r}">{_num(r.after)}</td>',
+            f'<td data-sort="{r.change!r}">{signed(r.change)}</td>',
+            f"<td>{interval_text(r.low, r.high)}</td>",
+            f"<td>{p_text(r.p)}</td>",
+            f"<td>{p_text(r.holm_p)}</td>",
+        ]
         body.append(f'<tr data-field="{_e(r.path)}">' + "".join(cells) + "</tr>")
-    return (f'<h3>Fields against the baseline</h3><p class="hint">The mean of each field\'s '
-            f"per-case scores over the shared cases that hold it; Holm's correction across "
-            f"{tested} rows.</p>"
-            '<table class="field-changes sortable"><thead><tr>'
-            + "".join(f'<th data-col="{i}" tabindex="0">{h}</th>' for i, h in enumerate(header))
-            + "</tr></thead><tbody>" + "".join(body) + "</tbody></table>")
+    return (
+        f'<h3>Fields against the baseline</h3><p class="hint">The mean of each field\'s '
+        f"per-case scores over the shared cases that hold it; Holm's correction across "
+        f"{tested} rows.</p>"
+        '<table class="field-changes sortable"><thead><tr>'
+        + "".join(f'<th data-col="{i}" tabindex="0">{h}</th>' for i, h in enumerate(header))
+        + "</tr></thead><tbody>"
+        + "".join(body)
+        + "</tbody></table>"
+    )
 
 
 def _shown_cases(cases: Iterable[CaseDict], limit: int, keep: set[str]) -> list[CaseDict]:
@@ -330,8 +422,9 @@ def _shown_cases(cases: Iterable[CaseDict], limit: int, keep: set[str]) -> list[
     return shown + [c for c in every if c["case_id"] in keep and c["case_id"] not in have]
 
 
-def _comparisons_of(comparisons: Iterable[ComparisonDict], wanted: set[str]
-                    ) -> dict[str, list[ComparisonDict]]:
+def _comparisons_of(
+    comparisons: Iterable[ComparisonDict], wanted: set[str]
+) -> dict[str, list[ComparisonDict]]:
     out: dict[str, list[ComparisonDict]] = {}
     for c in comparisons:
         if c["case_id"] in wanted:
@@ -339,31 +432,49 @@ def _comparisons_of(comparisons: Iterable[ComparisonDict], wanted: set[str]
     return out
 
 
-def _cases_section(report: Report, cases: list[CaseDict],
-                   comparisons: Mapping[str, list[ComparisonDict]], total: int | None,
-                   blocked: Mapping[str, str]) -> str:
+def _cases_section(
+    report: Report,
+    cases: list[CaseDict],
+    comparisons: Mapping[str, list[ComparisonDict]],
+    total: int | None,
+    blocked: Mapping[str, str],
+) -> str:
     metrics = sorted({c["metric"] for c in cases})
-    fields = sorted({f["field_path"] for runs in comparisons.values() for c in runs
-                     for f in c["fields"]})
+    fields = sorted(
+        {f["field_path"] for runs in comparisons.values() for c in runs for f in c["fields"]}
+    )
     options = "".join(f'<option value="{_e(m)}">{_e(m)}</option>' for m in metrics)
     field_options = "".join(f'<option value="{_e(f)}">{_e(f)}</option>' for f in fields)
-    out = ['<section id="cases"><h2>Cases</h2>',
-           '<div class="filters"><label><input type="checkbox" id="failed-only"> failed and '
-           'unscored only</label> <label>metric <select id="metric-filter"><option value="">'
-           f'all</option>{options}</select></label> <label>field <select id="field-filter">'
-           f'<option value="">any</option>{field_options}</select></label> '
-           '<label>order <select id="case-order"><option value="worst">worst first</option>'
-           '<option value="id">by case id</option></select></label> '
-           '<span id="shown-count"></span></div>']
+    out = [
+        '<section id="cases"><h2>Cases</h2>',
+        '<div class="filters"><label><input type="checkbox" id="failed-only"> failed and '
+        'unscored only</label> <label>metric <select id="metric-filter"><option value="">'
+        f'all</option>{options}</select></label> <label>field <select id="field-filter">'
+        f'<option value="">any</option>{field_options}</select></label> '
+        '<label>order <select id="case-order"><option value="worst">worst first</option>'
+        '<option value="id">by case id</option></select></label> '
+        '<span id="shown-count"></span></div>',
+    ]
     if total is not None and total > len(cases):
-        out.append(f'<p class="hint">Showing the {len(cases)} lowest-scoring of {total} cases; '
-                   "the JSON report holds them all.</p>")
+        out.append(
+            f'<p class="hint">Showing the {len(cases)} lowest-scoring of {total} cases; '
+            "the JSON report holds them all.</p>"
+        )
     single = len(cases) == 1
-    by_id = {index: rank for rank, index in
-             enumerate(sorted(range(len(cases)), key=lambda i: cases[i]["case_id"]))}
+    by_id = {
+        index: rank
+        for rank, index in enumerate(sorted(range(len(cases)), key=lambda i: cases[i]["case_id"]))
+    }
     for index, case in enumerate(cases):
-        out.append(_case(case, comparisons.get(case["case_id"], []), open_=single,
-                         order=(index, by_id[index]), gate=blocked.get(case["case_id"], "")))
+        out.append(
+            _case(
+                case,
+                comparisons.get(case["case_id"], []),
+                open_=single,
+                order=(index, by_id[index]),
+                gate=blocked.get(case["case_id"], ""),
+            )
+        )
     out.append("</section>")
     return "\n".join(out)
 
@@ -372,14 +483,20 @@ def _gate_badge(gate: str) -> str:
     return f'<span class="badge gate" title="the gate this case failed">gate: {_e(gate)}</span> '
 
 
-_INVALID_BADGE = ('<span class="badge invalid" title="an answer breaks its schema">invalid'
-                  '</span> ')
-_TRUNCATED_BADGE = ('<span class="badge truncated" title="the answer was cut off and scored '
-                    'closed for partial credit">truncated</span> ')
+_INVALID_BADGE = '<span class="badge invalid" title="an answer breaks its schema">invalid</span> '
+_TRUNCATED_BADGE = (
+    '<span class="badge truncated" title="the answer was cut off and scored '
+    'closed for partial credit">truncated</span> '
+)
 
 
-def _case(case: CaseDict, runs: list[ComparisonDict], open_: bool,
-          order: tuple[int, int] = (0, 0), gate: str = "") -> str:
+def _case(
+    case: CaseDict,
+    runs: list[ComparisonDict],
+    open_: bool,
+    order: tuple[int, int] = (0, 0),
+    gate: str = "",
+) -> str:
     """A case; ``order``: its place worst first and by case id (the page's order select),
     which names its anchor; ``gate``: the setting of a gate it failed (it then shows, and
     filters, as failed whatever its own status)."""
@@ -388,33 +505,43 @@ def _case(case: CaseDict, runs: list[ComparisonDict], open_: bool,
     where = case.get("file") or ""
     if where and case.get("line"):
         where += f":{case['line']}"
-    attrs = (f'class="case {_e(status)}" data-status="{_e(status)}" '
-             f'data-metric="{_e(case["metric"])}" data-score="{case["mean_score"]!r}" '
-             f'data-fields="{_e(json.dumps(field_paths))}" data-order-worst="{order[0]}" '
-             f'data-order-id="{order[1]}" id="case-{order[1]}"')
-    summary = (f'<summary><span class="badge {_e(status)}">{_e(status)}</span> '
-               f'<span class="case-id">{_e(case["case_id"])}</span> '
-               f'<span class="case-score">{_num(case["mean_score"])}</span> '
-               f'{_TRUNCATED_BADGE if case.get("truncated") else ""}'
-               f'{_INVALID_BADGE if _invalid(case) else ""}'
-               f'{_gate_badge(gate) if gate else ""}'
-               f'<span class="muted">{_e(case["metric"])}'
-               f'{" · " + _e(where) if where else ""}</span></summary>')
+    attrs = (
+        f'class="case {_e(status)}" data-status="{_e(status)}" '
+        f'data-metric="{_e(case["metric"])}" data-score="{case["mean_score"]!r}" '
+        f'data-fields="{_e(json.dumps(field_paths))}" data-order-worst="{order[0]}" '
+        f'data-order-id="{order[1]}" id="case-{order[1]}"'
+    )
+    summary = (
+        f'<summary><span class="badge {_e(status)}">{_e(status)}</span> '
+        f'<span class="case-id">{_e(case["case_id"])}</span> '
+        f'<span class="case-score">{_num(case["mean_score"])}</span> '
+        f"{_TRUNCATED_BADGE if case.get('truncated') else ''}"
+        f"{_INVALID_BADGE if _invalid(case) else ''}"
+        f"{_gate_badge(gate) if gate else ''}"
+        f'<span class="muted">{_e(case["metric"])}'
+        f"{' · ' + _e(where) if where else ''}</span></summary>"
+    )
     body = []
     if gate:
-        body.append(f'<p class="error gate-note">Failed the gate {_e(gate)}: its score dropped '
-                    f'against the baseline by more than the gate allows (see '
-                    f'<a href="#baseline">Against the baseline</a>).</p>')
+        body.append(
+            f'<p class="error gate-note">Failed the gate {_e(gate)}: its score dropped '
+            f"against the baseline by more than the gate allows (see "
+            f'<a href="#baseline">Against the baseline</a>).</p>'
+        )
     if case.get("error"):
         body.append(f'<p class="error">could not be scored: {_e(case["error"])}</p>')
     if case.get("runs", 1) > 1:
-        body.append(f"<p>{case['runs']} runs: mean {_num(case['mean_score'])}, min "
-                    f"{_num(case['min_score'])}, max {_num(case['max_score'])}, "
-                    f"{case['passed_runs']} passed</p>")
+        body.append(
+            f"<p>{case['runs']} runs: mean {_num(case['mean_score'])}, min "
+            f"{_num(case['min_score'])}, max {_num(case['max_score'])}, "
+            f"{case['passed_runs']} passed</p>"
+        )
     for run in runs:
         body.append(_run(run, len(runs) > 1))
-    return (f'<details {attrs}{" open" if open_ else ""}>{summary}'
-            f'<div class="case-body">{"".join(body)}</div></details>')
+    return (
+        f"<details {attrs}{' open' if open_ else ''}>{summary}"
+        f'<div class="case-body">{"".join(body)}</div></details>'
+    )
 
 
 def _invalid(case: CaseDict) -> bool:
@@ -429,42 +556,65 @@ def _run(c: ComparisonDict, numbered: bool) -> str:
         head = f"<h4>run {c['repeat']}</h4>"
     if c["status"] == "error":
         return head
-    head += (f'<p>score <strong>{_num(c["score"])}</strong> (threshold {_num(c["threshold"])}), '
-             f'precision {_num(c["precision"])}, recall {_num(c["recall"])}, '
-             f'F1 {_num(c["f1"])}</p>')
+    head += (
+        f"<p>score <strong>{_num(c['score'])}</strong> (threshold {_num(c['threshold'])}), "
+        f"precision {_num(c['precision'])}, recall {_num(c['recall'])}, "
+        f"F1 {_num(c['f1'])}</p>"
+    )
     cut = c.get("truncated")
     if cut:
-        head += (f'<p class="truncated-note">The answer was cut off at line {cut["line"]}, column '
-                 f'{cut["column"]}, after {cut["chars"]:,} characters of its JSON value, and '
-                 f"scored closed: what it wrote in full is scored, the fields past the cut "
-                 f"count as omitted.</p>")
+        head += (
+            f'<p class="truncated-note">The answer was cut off at line {cut["line"]}, column '
+            f"{cut['column']}, after {cut['chars']:,} characters of its JSON value, and "
+            f"scored closed: what it wrote in full is scored, the fields past the cut "
+            f"count as omitted.</p>"
+        )
     conformance = c.get("conformance")
     if conformance is not None:
         places = [(v["path"], v["keyword"]) for v in conformance["violations"]]
         said = violations_text(places, conformance["count"], limit=len(places))
-        head += (f'<p class="conformance {"valid" if conformance["valid"] else "invalid"}">'
-                 f"{_e(said)}</p>")
+        head += (
+            f'<p class="conformance {"valid" if conformance["valid"] else "invalid"}">'
+            f"{_e(said)}</p>"
+        )
     rows = []
     for f in c["fields"]:
-        rows.append(f'<tr class="{_e(f["status"])}" data-field="{_e(f["field_path"])}">'
-                    f'<td class="path">{_e(f["path"])}</td>'
-                    f'<td><span class="badge {_e(f["status"])}">{_e(f["status"])}</span></td>'
-                    f'<td class="score">{_num(f["score"])}</td>'
-                    f"<td>{_value(f, 'expected')}</td><td>{_value(f, 'actual')}</td></tr>")
-    table = ('<table class="side-by-side"><thead><tr><th>field</th><th>status</th>'
-             "<th>score</th><th>expected</th><th>actual</th></tr></thead><tbody>"
-             + "".join(rows) + "</tbody></table>") if rows else "<p>no fields</p>"
+        rows.append(
+            f'<tr class="{_e(f["status"])}" data-field="{_e(f["field_path"])}">'
+            f'<td class="path">{_e(f["path"])}</td>'
+            f'<td><span class="badge {_e(f["status"])}">{_e(f["status"])}</span></td>'
+            f'<td class="score">{_num(f["score"])}</td>'
+            f"<td>{_value(f, 'expected')}</td><td>{_value(f, 'actual')}</td></tr>"
+        )
+    table = (
+        (
+            '<table class="side-by-side"><thead><tr><th>field</th><th>status</th>'
+            "<th>score</th><th>expected</th><th>actual</th></tr></thead><tbody>"
+            + "".join(rows)
+            + "</tbody></table>"
+        )
+        if rows
+        else "<p>no fields</p>"
+    )
     pairs = ""
     if c["pairings"]:
-        items = "".join(f"<li><code>{_e(p['path'])}</code>: expected[{p['expected_index']}] "
-                        f"↔ actual[{p['actual_index']}] ({p['score']:.2f})</li>"
-                        for p in c["pairings"])
+        items = "".join(
+            f"<li><code>{_e(p['path'])}</code>: expected[{p['expected_index']}] "
+            f"↔ actual[{p['actual_index']}] ({p['score']:.2f})</li>"
+            for p in c["pairings"]
+        )
         pairs = f'<div class="pairings"><h4>array pairings</h4><ul>{items}</ul></div>'
     floors = ""
     if c["floor_failures"]:
-        floors = "<ul>" + "".join(f"<li>{_e(f['path'])}: {_num(f['score'])} below its "
-                                  f"min_score {_num(f['min_score'])}</li>"
-                                  for f in c["floor_failures"]) + "</ul>"
+        floors = (
+            "<ul>"
+            + "".join(
+                f"<li>{_e(f['path'])}: {_num(f['score'])} below its "
+                f"min_score {_num(f['min_score'])}</li>"
+                for f in c["floor_failures"]
+            )
+            + "</ul>"
+        )
     return head + table + pairs + floors
 
 
@@ -496,7 +646,9 @@ table.sortable th.asc::after { content: " ▲"; } table.sortable th.desc::after 
 .hint { color: var(--muted); font-size: 12px; }
 """
 
-_CSS = _FRAME_CSS + """
+_CSS = (
+    _FRAME_CSS
+    + """
 header code { color: #fff; }
 .verdict { padding: 8px 12px; border-radius: 6px; margin: 12px 0; }
 .verdict.ok { background: #dafbe1; } .verdict.bad { background: #ffebe9; }
@@ -538,6 +690,7 @@ p.error { color: var(--bad); }
 .hidden { display: none; }
 tr.field-active td { background: #fff8c5; }
 """
+)
 
 # -- runs side by side: compare-runs, and a run's named targets ---------------------------
 
@@ -548,13 +701,19 @@ def _sort_value(value: float | None) -> str:
 
 def _sortable(table_id: str, header: Sequence[str], rows: Sequence[str]) -> str:
     """A table the page's script sorts (click a header), as html.py's field tables."""
-    return (f'<table id="{table_id}" class="sortable"><thead><tr>'
-            + "".join(f'<th data-col="{i}" tabindex="0">{h}</th>' for i, h in enumerate(header))
-            + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+    return (
+        f'<table id="{table_id}" class="sortable"><thead><tr>'
+        + "".join(f'<th data-col="{i}" tabindex="0">{h}</th>' for i, h in enumerate(header))
+        + "</tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
+    )
 
 
 def _num_cell(value: float | None, text: str | None = None) -> str:
-    return f'<td data-sort="{_sort_value(value)}">{cell_score(value) if text is None else text}</td>'
+    return (
+        f'<td data-sort="{_sort_value(value)}">{cell_score(value) if text is None else text}</td>'
+    )
 
 
 def _html_runs(data: RunsComparison, ids: str = "", word: str = "run") -> str:
@@ -565,13 +724,20 @@ def _html_runs(data: RunsComparison, ids: str = "", word: str = "run") -> str:
     rows = []
     for r in data["runs"]:
         d = r["difference"]
-        cells = [f'<td title="{_e(r["path"])}">{_e(r["name"])}</td>',
-                 f'<td data-sort="{r["cases"]}">{r["cases"]}</td>', _num_cell(r["overall"]),
-                 f'<td data-sort="{r["passed"]}">{r["passed"]}</td>',
-                 _num_cell(None if d is None else d["mean"], "–" if d is None else cell_signed(d["mean"])),
-                 f"<td>{cell_interval(d)}</td>"]
-        cells += [f'<td data-sort="{"" if r[k] is None else r[k]}">{"–" if r[k] is None else r[k]}</td>'
-                  for k in ("better", "worse", "same")]
+        cells = [
+            f'<td title="{_e(r["path"])}">{_e(r["name"])}</td>',
+            f'<td data-sort="{r["cases"]}">{r["cases"]}</td>',
+            _num_cell(r["overall"]),
+            f'<td data-sort="{r["passed"]}">{r["passed"]}</td>',
+            _num_cell(
+                None if d is None else d["mean"], "–" if d is None else cell_signed(d["mean"])
+            ),
+            f"<td>{cell_interval(d)}</td>",
+        ]
+        cells += [
+            f'<td data-sort="{"" if r[k] is None else r[k]}">{"–" if r[k] is None else r[k]}</td>'
+            for k in ("better", "worse", "same")
+        ]
         cells.append(_num_cell(r["mcnemar_p"], cell_flips(r)))
         if valid:
             share = None if r["valid"] is None else r["valid"]["valid"] / r["valid"]["checked"]
@@ -584,21 +750,26 @@ def _html_runs(data: RunsComparison, ids: str = "", word: str = "run") -> str:
             cells.append(_num_cell(value, cell_usage(r["usage"], k)))
         rows.append(f'<tr data-run="{_e(r["name"])}">' + "".join(cells) + "</tr>")
     title = word.capitalize() + "s"
-    return (f'<section><h2>{title}</h2><p class="hint">Click a column to sort. Differences are '
-            f"each {word}'s mean change from {first} over the shared cases, with its 95% "
-            "interval; flips are cases that passed there and fail here (↓) and the other way "
-            "(↑), with McNemar's exact p.</p>" + _sortable(ids + "runs", header, rows)
-            + "</section>")
+    return (
+        f'<section><h2>{title}</h2><p class="hint">Click a column to sort. Differences are '
+        f"each {word}'s mean change from {first} over the shared cases, with its 95% "
+        "interval; flips are cases that passed there and fail here (↓) and the other way "
+        "(↑), with McNemar's exact p.</p>" + _sortable(ids + "runs", header, rows) + "</section>"
+    )
 
 
 def _html_partial(data: RunsComparison, ids: str = "", word: str = "run") -> str:
     if not data["partial"]:
         return ""
-    items = "".join(f"<li><code>{_e(p['case_id'])}</code> (in {_e(', '.join(p['runs']))})</li>"
-                    for p in data["partial"])
-    return (f'<section id="{ids}partial"><h2>Cases only some {word}s have ({len(data["partial"])})</h2>'
-            "<p class=\"hint\">Left out of every number on this page.</p>"
-            f"<ul>{items}</ul></section>")
+    items = "".join(
+        f"<li><code>{_e(p['case_id'])}</code> (in {_e(', '.join(p['runs']))})</li>"
+        for p in data["partial"]
+    )
+    return (
+        f'<section id="{ids}partial"><h2>Cases only some {word}s have ({len(data["partial"])})</h2>'
+        '<p class="hint">Left out of every number on this page.</p>'
+        f"<ul>{items}</ul></section>"
+    )
 
 
 def _html_fields(data: RunsComparison, ids: str = "", word: str = "run") -> str:
@@ -620,34 +791,46 @@ def _html_fields(data: RunsComparison, ids: str = "", word: str = "run") -> str:
         means = [None if d is None else d["mean"] for d in f["differences"]]
         cells.append(f'<td class="chart-cell">{difference_chart(means, escaped, colours)}</td>')
         rows.append(f'<tr data-field="{_e(f["path"])}">' + "".join(cells) + "</tr>")
-    legend = "".join(f'<span class="key {c}"></span> {n} '
-                     for c, n in zip(colours[1:], escaped[1:]))
-    return ('<section><h2>Per field</h2><p class="hint">Mean over the shared cases that hold '
-            f"the field. Click a column to sort. Chart: each {word}'s difference from "
-            f"{escaped[0]} in the field (the columns before it, drawn) as a bar from the zero "
-            "line; each chart has a scale of its own, its ends and zero labelled; a dash: no "
-            f"difference to draw (no shared case holds the field in both). Bars: {legend}</p>"
-            + _sortable(ids + "fields", header, rows) + "</section>")
+    legend = "".join(
+        f'<span class="key {c}"></span> {n} ' for c, n in zip(colours[1:], escaped[1:])
+    )
+    return (
+        '<section><h2>Per field</h2><p class="hint">Mean over the shared cases that hold '
+        f"the field. Click a column to sort. Chart: each {word}'s difference from "
+        f"{escaped[0]} in the field (the columns before it, drawn) as a bar from the zero "
+        "line; each chart has a scale of its own, its ends and zero labelled; a dash: no "
+        f"difference to draw (no shared case holds the field in both). Bars: {legend}</p>"
+        + _sortable(ids + "fields", header, rows)
+        + "</section>"
+    )
 
 
-def _html_disagreements(data: RunsComparison, ids: str = "", word: str = "run",
-                        limit: int | None = DISAGREEMENTS * 5) -> str:
+def _html_disagreements(
+    data: RunsComparison, ids: str = "", word: str = "run", limit: int | None = DISAGREEMENTS * 5
+) -> str:
     names = [r["name"] for r in data["runs"]]
     out = [f'<section id="{ids}disagreements"><h2>Where the {word}s disagree most</h2>']
     if not data["disagreements"]:
         out.append(f"<p>Every shared case scores the same in every {word}.</p>")
     else:
         shown = data["disagreements"][:limit]
-        rows = [f'<tr data-case="{_e(r["case_id"])}"><td>{_e(r["case_id"])}</td>'
-                + "".join(_num_cell(s) for s in r["scores"]) + _num_cell(r["spread"]) + "</tr>"
-                for r in shown]
+        rows = [
+            f'<tr data-case="{_e(r["case_id"])}"><td>{_e(r["case_id"])}</td>'
+            + "".join(_num_cell(s) for s in r["scores"])
+            + _num_cell(r["spread"])
+            + "</tr>"
+            for r in shown
+        ]
         agree = len(data["shared"]) - len(shown)
-        out.append('<p class="hint">Shared cases by the spread of their scores (highest minus '
-                   f"lowest); click a column to sort. {agree} other shared case"
-                   f"{' scores' if agree == 1 else 's score'} alike or "
-                   f"{'is' if agree == 1 else 'are'} not listed.</p>")
-        out.append(_sortable(ids + "disagreement", ["case", *(_e(n) for n in names), "spread"],
-                             rows))
+        out.append(
+            '<p class="hint">Shared cases by the spread of their scores (highest minus '
+            f"lowest); click a column to sort. {agree} other shared case"
+            f"{' scores' if agree == 1 else 's score'} alike or "
+            f"{'is' if agree == 1 else 'are'} not listed.</p>"
+        )
+        out.append(
+            _sortable(ids + "disagreement", ["case", *(_e(n) for n in names), "spread"], rows)
+        )
     out.append("</section>")
     return "".join(out)
 
@@ -655,12 +838,23 @@ def _html_disagreements(data: RunsComparison, ids: str = "", word: str = "run",
 def render_runs_html(data: RunsComparison) -> str:
     """One self-contained page: inline CSS and the one sorting script (admitted by its hash,
     as html.py's page is), nothing fetched, every value from the reports escaped."""
-    runs = "".join(f"<li><strong>{_e(r['name'])}</strong> <code>{_e(r['path'])}</code></li>"
-                   for r in data["runs"])
-    return _page("jsonmatch compare-runs", f'<p class="run">{_e(headline(data))}</p>',
-                _RUNS_PAGE_CSS, SORTABLE_SCRIPT,
-                [f'<ul class="files">{runs}</ul>', _html_runs(data), _html_partial(data),
-                 _html_fields(data), _html_disagreements(data)])
+    runs = "".join(
+        f"<li><strong>{_e(r['name'])}</strong> <code>{_e(r['path'])}</code></li>"
+        for r in data["runs"]
+    )
+    return _page(
+        "jsonmatch compare-runs",
+        f'<p class="run">{_e(headline(data))}</p>',
+        _RUNS_PAGE_CSS,
+        SORTABLE_SCRIPT,
+        [
+            f'<ul class="files">{runs}</ul>',
+            _html_runs(data),
+            _html_partial(data),
+            _html_fields(data),
+            _html_disagreements(data),
+        ],
+    )
 
 
 def _targets(targets: TargetsDict | None) -> str:
@@ -671,29 +865,41 @@ def _targets(targets: TargetsDict | None) -> str:
         return ""
     shared = len(targets["shared"])
     held = "held to" if targets["gated"] else "compared with"
-    lead = (f'<section id="targets"><h2>Targets</h2><p>Each target {held} '
-            f'<strong>{_e(targets["reference"])}</strong> over {shared} shared '
-            f'case{"" if shared == 1 else "s"}.</p></section>')
-    return "".join([lead, _html_runs(targets, "targets-", "target"),
-                    _html_partial(targets, "targets-", "target"),
-                    _html_fields(targets, "targets-", "target"),
-                    _html_disagreements(targets, "targets-", "target", None)])
+    lead = (
+        f'<section id="targets"><h2>Targets</h2><p>Each target {held} '
+        f"<strong>{_e(targets['reference'])}</strong> over {shared} shared "
+        f"case{'' if shared == 1 else 's'}.</p></section>"
+    )
+    return "".join(
+        [
+            lead,
+            _html_runs(targets, "targets-", "target"),
+            _html_partial(targets, "targets-", "target"),
+            _html_fields(targets, "targets-", "target"),
+            _html_disagreements(targets, "targets-", "target", None),
+        ]
+    )
 
 
 _COLORS = ("#0969da", "#bf3989", "#1a7f37", "#9a6700", "#8250df", "#cf222e", "#57606a", "#0a3069")
 
 # the compare-runs page: the frame, its list of files, and the charts both pages draw
-_RUNS_FRAME_CSS = _FRAME_CSS + """
+_RUNS_FRAME_CSS = (
+    _FRAME_CSS
+    + """
 th, td { vertical-align: middle; }
 ul.files { padding-left: 18px; } ul.files code { color: var(--muted); }
 """
+)
 _CHART_CSS = """
 svg.chart line.zero { stroke: #1f2328; } svg.chart line.tick { stroke: #d0d7de; }
 svg.chart text { font-size: 10px; fill: #57606a; } svg.chart g.none text { font-size: 14px; }
 td.chart-cell { padding: 2px 6px; } .chart-caption { color: var(--muted); font-size: 11px; }
 .key { display: inline-block; width: 10px; height: 10px; }
-""" + "".join(f".run-{i} rect {{ fill: {c}; }} .key.run-{i} {{ background: {c}; }}\n"
-              for i, c in enumerate(_COLORS))
+""" + "".join(
+    f".run-{i} rect {{ fill: {c}; }} .key.run-{i} {{ background: {c}; }}\n"
+    for i, c in enumerate(_COLORS)
+)
 _RUNS_PAGE_CSS = _RUNS_FRAME_CSS + _CHART_CSS
 
 # Sorting every table.sortable by a click (or Enter) on a header cell, by its cells'
@@ -732,7 +938,9 @@ SORTABLE_SCRIPT = """
 })();
 """
 
-_SCRIPT = SORTABLE_SCRIPT + """
+_SCRIPT = (
+    SORTABLE_SCRIPT
+    + """
 (function () {
   "use strict";
   var failedOnly = document.getElementById("failed-only");
@@ -778,3 +986,4 @@ _SCRIPT = SORTABLE_SCRIPT + """
   apply();
 })();
 """
+)

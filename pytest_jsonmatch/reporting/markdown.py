@@ -11,8 +11,15 @@ from collections.abc import Sequence
 from .aggregate import field_rows, never_scored_line, valid_share_text, worst_first
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
 from .runs import DISAGREEMENTS, PARTIAL_NAMED, cell_score, field_table, headline, run_rows
-from .shapes import (BaselineSectionDict, FieldTable, GatesDict, Report, ReportHead,
-                     RunsComparison, TargetsDict)
+from .shapes import (
+    BaselineSectionDict,
+    FieldTable,
+    GatesDict,
+    Report,
+    ReportHead,
+    RunsComparison,
+    TargetsDict,
+)
 from .tables import without_surrogates
 
 WORST_CASES = 10
@@ -37,8 +44,9 @@ def render_markdown(report: Report, full: bool = False) -> str:
     if isinstance(report["comparisons"], (list, tuple)):
         from .report import call_lines, target_order
 
-        parts += [f"\n{escape(line)}"
-                  for line in call_lines(report["comparisons"], target_order(report))]
+        parts += [
+            f"\n{escape(line)}" for line in call_lines(report["comparisons"], target_order(report))
+        ]
     worst = _worst_cases(report, full)
     if worst:
         parts += ["", "### Cases that failed or could not be scored", "", *worst]
@@ -53,8 +61,11 @@ def render_markdown(report: Report, full: bool = False) -> str:
         parts += _targets(targets, full)
     for key, fields in report["groups"].items():
         if fields:
-            title = "### Fields" if len(report["groups"]) == 1 and report["group_by"] == "metric" \
+            title = (
+                "### Fields"
+                if len(report["groups"]) == 1 and report["group_by"] == "metric"
                 else f"### Fields of {report['group_by']} {escape(key)}"
+            )
             parts += ["", title, "", *_fields(fields, full)]
     return "\n".join(parts) + "\n"
 
@@ -64,8 +75,11 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str = ""
     (default: text first, numbers after)."""
     letters = align or "l" + "r" * (len(header) - 1)
     rule = ["---" if letter == "l" else "---:" for letter in letters]
-    return ["| " + " | ".join(header) + " |", "| " + " | ".join(rule) + " |",
-            *["| " + " | ".join(row) + " |" for row in rows]]
+    return [
+        "| " + " | ".join(header) + " |",
+        "| " + " | ".join(rule) + " |",
+        *["| " + " | ".join(row) + " |" for row in rows],
+    ]
 
 
 def _verdict(report: ReportHead) -> str:
@@ -84,16 +98,31 @@ def _metrics(report: ReportHead) -> list[str]:
     # the share of answers valid against their schema: a column only when a schema was given
     metrics = report["metrics"]
     valid = any("conformance" in m for m in metrics.values())
-    rows = [[escape(name), str(m["count"]), str(m["passed"]), str(m["failed"]),
-             str(m["errors"]), f"{m['mean_score']:.4f}", f"{m['precision']:.4f}",
-             f"{m['recall']:.4f}", f"{m['f1']:.4f}"]
-            + ([f"{share['share']:.4f}" if (share := m.get("conformance")) else "-"] if valid
-               else []) for name, m in metrics.items()]
-    shares = [f"- schema, {escape(name)}: {valid_share_text(share, escape)}"
-              for name, m in metrics.items() if (share := m.get("conformance"))]
-    return _table(["metric", "cases", "passed", "failed", "errors", "score", "precision",
-                   "recall", "F1"] + (["valid"] if valid else []), rows) + (
-        ["", *shares] if shares else [])
+    rows = [
+        [
+            escape(name),
+            str(m["count"]),
+            str(m["passed"]),
+            str(m["failed"]),
+            str(m["errors"]),
+            f"{m['mean_score']:.4f}",
+            f"{m['precision']:.4f}",
+            f"{m['recall']:.4f}",
+            f"{m['f1']:.4f}",
+        ]
+        + ([f"{share['share']:.4f}" if (share := m.get("conformance")) else "-"] if valid else [])
+        for name, m in metrics.items()
+    ]
+    shares = [
+        f"- schema, {escape(name)}: {valid_share_text(share, escape)}"
+        for name, m in metrics.items()
+        if (share := m.get("conformance"))
+    ]
+    return _table(
+        ["metric", "cases", "passed", "failed", "errors", "score", "precision", "recall", "F1"]
+        + (["valid"] if valid else []),
+        rows,
+    ) + (["", *shares] if shares else [])
 
 
 def _overall(report: ReportHead) -> str:
@@ -103,8 +132,10 @@ def _overall(report: ReportHead) -> str:
     if report["errors"]:
         text += f", {report['errors']} of which could not be scored (counted as 0)"
     if report["xfailed"] or report["xpassed"]:
-        text += (f"; {report['xfailed']} xfailed and {report['xpassed']} xpassed, not counted "
-                 f"(expected to fail: xfail-marked, or caught by the test)")
+        text += (
+            f"; {report['xfailed']} xfailed and {report['xpassed']} xpassed, not counted "
+            f"(expected to fail: xfail-marked, or caught by the test)"
+        )
     return text + "."
 
 
@@ -112,8 +143,9 @@ def _worst_cases(report: Report, full: bool) -> list[str]:
     # worst first: those that could not be scored, then by mean score, then by id; a case a
     # gate failed is here too, whatever its own status, with the gate that failed it
     blocked = {b["case_id"]: b["gate"] for b in report["gates"].get("blocked", [])}
-    bad = worst_first(c for c in report["cases"]
-                      if c["status"] in ("failed", "error") or c["case_id"] in blocked)
+    bad = worst_first(
+        c for c in report["cases"] if c["status"] in ("failed", "error") or c["case_id"] in blocked
+    )
     if not bad:
         return []  # no section of an empty table
     shown = bad if full else bad[:WORST_CASES]
@@ -123,9 +155,11 @@ def _worst_cases(report: Report, full: bool) -> list[str]:
         checked = case.get("conformance")
         invalid = checked is not None and checked["valid"] < checked["checked"]
         below = case["mean_score"] < case["threshold"]
-        reason = case["error"] or (f"score below threshold {case['threshold']:.4f}"
-                                   if case["status"] == "failed" and (below or not invalid)
-                                   else "")
+        reason = case["error"] or (
+            f"score below threshold {case['threshold']:.4f}"
+            if case["status"] == "failed" and (below or not invalid)
+            else ""
+        )
         if invalid:
             said = "the answer breaks its schema"
             reason = f"{reason}; {said}" if reason else said
@@ -134,8 +168,9 @@ def _worst_cases(report: Report, full: bool) -> list[str]:
             reason = f"{reason}; {gate}" if reason else gate
         if case.get("truncated"):
             reason += "; the answer was cut off (scored closed)"
-        rows.append([escape(case["case_id"]), escape(where),
-                     f"{case['mean_score']:.4f}", escape(reason)])
+        rows.append(
+            [escape(case["case_id"]), escape(where), f"{case['mean_score']:.4f}", escape(reason)]
+        )
     lines = _table(["case", "where", "score", "why"], rows, "llrl")
     if len(bad) > len(shown):
         lines.append(f"\n{len(bad) - len(shown)} more in the JSON report.")
@@ -147,9 +182,15 @@ def _truncated_cases(report: Report, full: bool) -> list[str]:
     what it wrote in full was scored, the fields past the cut count as omitted."""
     cut = worst_first(c for c in report["cases"] if c.get("truncated"))
     shown = cut if full else cut[:WORST_CASES]
-    rows = [[escape(case["case_id"]), escape(case["file"] + (f":{case['line']}" if case["line"] else "")),
-             f"{case['mean_score']:.4f}", f"{case.get('truncated', 0)} of {case['runs']}"]
-            for case in shown]
+    rows = [
+        [
+            escape(case["case_id"]),
+            escape(case["file"] + (f":{case['line']}" if case["line"] else "")),
+            f"{case['mean_score']:.4f}",
+            f"{case.get('truncated', 0)} of {case['runs']}",
+        ]
+        for case in shown
+    ]
     lines = _table(["case", "where", "score", "runs cut off"], rows, "llrr") if rows else []
     if len(cut) > len(shown):
         lines.append(f"\n{len(cut) - len(shown)} more in the JSON report.")
@@ -158,42 +199,89 @@ def _truncated_cases(report: Report, full: bool) -> list[str]:
 
 def _baseline(baseline: BaselineSectionDict, gates: GatesDict, full: bool) -> list[str]:
     diff = baseline["difference"]
-    lines = [f"Baseline {escape(baseline['path'])}: {baseline['shared']} shared cases, "
-             f"{len(baseline['added'])} added, {len(baseline['removed'])} removed."]
+    lines = [
+        f"Baseline {escape(baseline['path'])}: {baseline['shared']} shared cases, "
+        f"{len(baseline['added'])} added, {len(baseline['removed'])} removed."
+    ]
     before, after = baseline["before"], baseline["after"]
     if baseline["shared"] and before is not None and after is not None:
         text = f"Mean change **{change_text(before, after)}** ({before:.4f} -> {after:.4f})"
         if diff["low"] is not None:
-            text += (f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}; the smallest "
-                     f"drop this run could detect is {diff['detectable']:.4f}")
-        lines += ["", text + ".", "",
-                  f"Pass -> fail: {baseline['pass_to_fail']}, fail -> pass: "
-                  f"{baseline['fail_to_pass']} (exact McNemar p = {baseline['mcnemar_p']:.4f})."]
+            text += (
+                f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}; the smallest "
+                f"drop this run could detect is {diff['detectable']:.4f}"
+            )
+        lines += [
+            "",
+            text + ".",
+            "",
+            f"Pass -> fail: {baseline['pass_to_fail']}, fail -> pass: "
+            f"{baseline['fail_to_pass']} (exact McNemar p = {baseline['mcnemar_p']:.4f}).",
+        ]
     blocked = {b["case_id"]: b["gate"] for b in gates.get("blocked", [])}
     changed, hidden = changed_cases(baseline, gates, None if full else WORST_CASES)
     if changed:
-        lines += ["", *_table(["case", "before", "after", "change", "gate"],
-                              [[escape(c["case_id"]), f"{c['before']:.4f}", f"{c['after']:.4f}",
-                                change_text(c["before"], c["after"]),
-                                f"failed: {escape(blocked[c['case_id']])}"
-                                if c["case_id"] in blocked else ""] for c in changed],
-                              "lrrrl")]
+        lines += [
+            "",
+            *_table(
+                ["case", "before", "after", "change", "gate"],
+                [
+                    [
+                        escape(c["case_id"]),
+                        f"{c['before']:.4f}",
+                        f"{c['after']:.4f}",
+                        change_text(c["before"], c["after"]),
+                        f"failed: {escape(blocked[c['case_id']])}"
+                        if c["case_id"] in blocked
+                        else "",
+                    ]
+                    for c in changed
+                ],
+                "lrrrl",
+            ),
+        ]
         if hidden:
             lines.append(f"\n{hidden} more changed cases in the JSON report.")
     rows, hidden = field_changes(baseline, gates, None if full else FIELD_ROWS)
     if rows:
         grouped = len(baseline["groups"]) > 1
         tested = sum(r.p is not None for r in field_changes(baseline, gates, None)[0])
-        lines += ["", f"Fields against the baseline: the mean of each field's per-case scores "
-                      f"over the shared cases that hold it (Holm's correction across {tested} "
-                      f"rows).", ""]
-        header = ["field", *(["group"] if grouped else []), "cases", "base", "now", "change",
-                  "95% interval", "p", "Holm p"]
-        lines += _table(header, [[escape(r.path), *([escape(r.group)] if grouped else []),
-                                  str(r.cases), f"{r.before:.4f}", f"{r.after:.4f}",
-                                  signed(r.change), interval_text(r.low, r.high), p_text(r.p),
-                                  p_text(r.holm_p)] for r in rows],
-                        "l" + ("l" if grouped else "") + "rrrrrrr")
+        lines += [
+            "",
+            f"Fields against the baseline: the mean of each field's per-case scores "
+            f"over the shared cases that hold it (Holm's correction across {tested} "
+            f"rows).",
+            "",
+        ]
+        header = [
+            "field",
+            *(["group"] if grouped else []),
+            "cases",
+            "base",
+            "now",
+            "change",
+            "95% interval",
+            "p",
+            "Holm p",
+        ]
+        lines += _table(
+            header,
+            [
+                [
+                    escape(r.path),
+                    *([escape(r.group)] if grouped else []),
+                    str(r.cases),
+                    f"{r.before:.4f}",
+                    f"{r.after:.4f}",
+                    signed(r.change),
+                    interval_text(r.low, r.high),
+                    p_text(r.p),
+                    p_text(r.holm_p),
+                ]
+                for r in rows
+            ],
+            "l" + ("l" if grouped else "") + "rrrrrrr",
+        )
         if hidden:
             lines.append(f"\n{hidden} more fields in the JSON report.")
     return lines
@@ -203,8 +291,17 @@ def _fields(fields: FieldTable, full: bool) -> list[str]:
     worst, unscored = field_rows(fields)  # a field never scored has no score to show
     shown = worst if full else worst[:FIELD_ROWS]
     header = ["field", "score", "match", "mismatch", "omission", "hallucination"]
-    rows = [[escape(path), f"{agg['mean_score']:.4f}", str(agg["match"]), str(agg["mismatch"]),
-             str(agg["omission"]), str(agg["hallucination"])] for path, agg in shown]
+    rows = [
+        [
+            escape(path),
+            f"{agg['mean_score']:.4f}",
+            str(agg["match"]),
+            str(agg["mismatch"]),
+            str(agg["omission"]),
+            str(agg["hallucination"]),
+        ]
+        for path, agg in shown
+    ]
     lines = _table(header, rows) if rows else []
     if len(worst) > len(shown):
         lines.append(f"\n{len(worst) - len(shown)} more fields in the JSON report.")
@@ -217,8 +314,9 @@ def _fields(fields: FieldTable, full: bool) -> list[str]:
 # -- runs side by side: compare-runs, and a run's named targets -----------------------------
 
 
-def runs_parts(data: RunsComparison, full: bool = False, level: str = "###",
-               word: str = "runs") -> list[str]:
+def runs_parts(
+    data: RunsComparison, full: bool = False, level: str = "###", word: str = "runs"
+) -> list[str]:
     """The tables of a runs comparison (reporting/runs.py) as Markdown, under headings of
     ``level``: each run (or target: ``word``) against the first, cases only some have, per
     field, and where they disagree most."""
@@ -229,20 +327,33 @@ def runs_parts(data: RunsComparison, full: bool = False, level: str = "###",
     if data["partial"]:
         shown = data["partial"] if full else data["partial"][:PARTIAL_NAMED]
         parts += ["", f"{level} Cases only some {word} have", ""]
-        parts += [f"- {escape(p['case_id'])} (in {', '.join(map(escape, p['runs']))})"
-                  for p in shown]
+        parts += [
+            f"- {escape(p['case_id'])} (in {', '.join(map(escape, p['runs']))})" for p in shown
+        ]
         if len(shown) < len(data["partial"]):
             parts.append(f"- … and {len(data['partial']) - len(shown)} more")
     if data["fields"]:
         head, body = field_table(data, names, "−")
-        parts += ["", f"{level} Per field", "",
-                  *_table(head, [[escape(row[0]), *row[1:]] for row in body])]
+        parts += [
+            "",
+            f"{level} Per field",
+            "",
+            *_table(head, [[escape(row[0]), *row[1:]] for row in body]),
+        ]
     parts += ["", f"{level} Where the {word} disagree most", ""]
     if data["disagreements"]:
         rows_d = data["disagreements"] if full else data["disagreements"][:DISAGREEMENTS]
-        parts += _table(["case", *names, "spread"],
-                           [[escape(r["case_id"]), *(cell_score(s) for s in r["scores"]),
-                             cell_score(r["spread"])] for r in rows_d])
+        parts += _table(
+            ["case", *names, "spread"],
+            [
+                [
+                    escape(r["case_id"]),
+                    *(cell_score(s) for s in r["scores"]),
+                    cell_score(r["spread"]),
+                ]
+                for r in rows_d
+            ],
+        )
     else:
         parts.append(f"Every shared case scores the same in every {word[:-1]}.")
     return parts
@@ -259,8 +370,13 @@ def _targets(targets: TargetsDict, full: bool) -> list[str]:
     """A run's named targets side by side (versus.py), each against the reference."""
     shared = len(targets["shared"])
     held = "held to" if targets["gated"] else "against"
-    return ["", "### Targets", "",
-            f"Each target {held} **{escape(targets['reference'])}**, over {shared} shared "
-            f"case{'' if shared == 1 else 's'}: paired difference with its 95% interval, "
-            f"pass/fail flips with McNemar's p.", "",
-            *runs_parts(targets, full, "####", "targets")]
+    return [
+        "",
+        "### Targets",
+        "",
+        f"Each target {held} **{escape(targets['reference'])}**, over {shared} shared "
+        f"case{'' if shared == 1 else 's'}: paired difference with its 95% interval, "
+        f"pass/fail flips with McNemar's p.",
+        "",
+        *runs_parts(targets, full, "####", "targets"),
+    ]

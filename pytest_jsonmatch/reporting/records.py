@@ -60,6 +60,8 @@ class TestOutcome(Protocol):
     def failed(self) -> bool: ...
     @property
     def longrepr(self) -> object: ...
+
+
 STATUSES = tuple(Status)
 # Comparisons made in xfail-marked tests are reported apart, outside every aggregate.
 EXPECTED_TO_FAIL = frozenset({XFAILED, XPASSED})
@@ -89,17 +91,27 @@ class ConformanceRecord(NamedTuple):
         return self.total == 0
 
     def to_dict(self) -> ConformanceDict:
-        out: ConformanceDict = {"valid": self.valid, "count": self.total, "violations": [
-            {"path": p, "field_path": f, "keyword": k} for p, f, k in self.violations]}
+        out: ConformanceDict = {
+            "valid": self.valid,
+            "count": self.total,
+            "violations": [
+                {"path": p, "field_path": f, "keyword": k} for p, f, k in self.violations
+            ],
+        }
         if self.fails:
             out["fails"] = True
         return out
 
     @classmethod
     def from_dict(cls, data: ConformanceDict) -> ConformanceRecord:
-        return cls(tuple((str(v["path"]), str(v["field_path"]), str(v["keyword"]))
-                         for v in data["violations"]), int(data["count"]),
-                   bool(data.get("fails", False)))
+        return cls(
+            tuple(
+                (str(v["path"]), str(v["field_path"]), str(v["keyword"]))
+                for v in data["violations"]
+            ),
+            int(data["count"]),
+            bool(data.get("fails", False)),
+        )
 
 
 def pair_id(case_id: str, target: str) -> str:
@@ -107,7 +119,7 @@ def pair_id(case_id: str, target: str) -> str:
     suffix = f"[{target}]"
     if target and suffix in case_id:
         at = case_id.rindex(suffix)
-        return case_id[:at] + case_id[at + len(suffix):]
+        return case_id[:at] + case_id[at + len(suffix) :]
     return case_id
 
 
@@ -184,29 +196,64 @@ class Comparison:
         return self.status not in EXPECTED_TO_FAIL
 
     @classmethod
-    def of_result(cls, result: MatchResult, *, case_id: str, nodeid: str, threshold: float,
-                  passed: bool, values: ValueMode | None, seq: int = 0, repeat: int = 0,
-                  file: str = "", line: int | None = None, source: str = "case",
-                  recording: str = "", call: Mapping[str, object] | None = None,
-                  target: str = "", invalid_fails: bool = False) -> Comparison:
+    def of_result(
+        cls,
+        result: MatchResult,
+        *,
+        case_id: str,
+        nodeid: str,
+        threshold: float,
+        passed: bool,
+        values: ValueMode | None,
+        seq: int = 0,
+        repeat: int = 0,
+        file: str = "",
+        line: int | None = None,
+        source: str = "case",
+        recording: str = "",
+        call: Mapping[str, object] | None = None,
+        target: str = "",
+        invalid_fails: bool = False,
+    ) -> Comparison:
         """The record of a scored comparison; its fields' values kept per ``values`` (None:
         no field kept, for a run that reports none). ``invalid_fails``: an answer that breaks
         its schema failed the comparison."""
         return cls(
-            case_id=case_id, nodeid=nodeid, metric=result.metric, score=float(result.score),
-            threshold=threshold, status=PASSED if passed else FAILED,
-            precision=float(result.precision), recall=float(result.recall), f1=float(result.f1),
-            seq=seq, repeat=repeat, file=file, line=line, source=source, recording=recording,
-            call=call, target=target,
+            case_id=case_id,
+            nodeid=nodeid,
+            metric=result.metric,
+            score=float(result.score),
+            threshold=threshold,
+            status=PASSED if passed else FAILED,
+            precision=float(result.precision),
+            recall=float(result.recall),
+            f1=float(result.f1),
+            seq=seq,
+            repeat=repeat,
+            file=file,
+            line=line,
+            source=source,
+            recording=recording,
+            call=call,
+            target=target,
             fields=field_records(result.fields, values, MISSING) if values else (),
-            pairings=tuple((p.path, p.expected_index, p.actual_index, float(p.score))
-                           for p in result.pairings),
-            floor_failures=tuple((f.path or "$", float(f.min_score), float(f.score))
-                                 for f in result.floor_failures),
-            truncated=None if (cut := result.truncated) is None else (cut.line, cut.column, cut.chars),
-            conformance=None if (c := result.conformance) is None else ConformanceRecord(
+            pairings=tuple(
+                (p.path, p.expected_index, p.actual_index, float(p.score)) for p in result.pairings
+            ),
+            floor_failures=tuple(
+                (f.path or "$", float(f.min_score), float(f.score)) for f in result.floor_failures
+            ),
+            truncated=None
+            if (cut := result.truncated) is None
+            else (cut.line, cut.column, cut.chars),
+            conformance=None
+            if (c := result.conformance) is None
+            else ConformanceRecord(
                 tuple((v.path, v.field_path, v.keyword) for v in c.violations[:VIOLATIONS_KEPT]),
-                c.total, invalid_fails and not c.valid))
+                c.total,
+                invalid_fails and not c.valid,
+            ),
+        )
 
     def with_status(self, status: Status) -> Comparison:
         return replace(self, status=status)
@@ -229,16 +276,30 @@ class Comparison:
 
     def to_dict(self) -> ComparisonDict:
         out: ComparisonDict = {
-            "case_id": self.case_id, "nodeid": self.nodeid, "seq": self.seq, "repeat": self.repeat,
-            "metric": self.metric, "status": self.status.value, "score": self.score,
-            "threshold": self.threshold, "precision": self.precision, "recall": self.recall,
-            "f1": self.f1, "error": self.error, "file": self.file, "line": self.line,
+            "case_id": self.case_id,
+            "nodeid": self.nodeid,
+            "seq": self.seq,
+            "repeat": self.repeat,
+            "metric": self.metric,
+            "status": self.status.value,
+            "score": self.score,
+            "threshold": self.threshold,
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+            "error": self.error,
+            "file": self.file,
+            "line": self.line,
             "fields": [_field_dict(f) for f in self.fields],
-            "pairings": [{"path": p, "expected_index": i, "actual_index": j, "score": s}
-                         for p, i, j, s in self.pairings],
-            "floor_failures": [{"path": p, "min_score": m, "score": s}
-                               for p, m, s in self.floor_failures],
-            "source": self.source, "recording": self.recording,
+            "pairings": [
+                {"path": p, "expected_index": i, "actual_index": j, "score": s}
+                for p, i, j, s in self.pairings
+            ],
+            "floor_failures": [
+                {"path": p, "min_score": m, "score": s} for p, m, s in self.floor_failures
+            ],
+            "source": self.source,
+            "recording": self.recording,
         }
         if self.call is not None:
             # the figures as the caller measured them (plugin/runner.py's CallFigures)
@@ -257,32 +318,53 @@ class Comparison:
         """A comparison from a report's entry (or its wire form under xdist); an unknown
         status is a ValueError."""
         return cls(
-            case_id=str(data["case_id"]), nodeid=str(data["nodeid"]),
-            metric=str(data["metric"]), score=float(data["score"]),
-            threshold=float(data["threshold"]), status=Status(data["status"]),
-            precision=float(data.get("precision", 0.0)), recall=float(data.get("recall", 0.0)),
-            f1=float(data.get("f1", 0.0)), seq=int(data.get("seq", 0)),
-            repeat=int(data.get("repeat", 0)), error=str(data.get("error", "")),
-            file=str(data.get("file", "")), line=data.get("line"),
+            case_id=str(data["case_id"]),
+            nodeid=str(data["nodeid"]),
+            metric=str(data["metric"]),
+            score=float(data["score"]),
+            threshold=float(data["threshold"]),
+            status=Status(data["status"]),
+            precision=float(data.get("precision", 0.0)),
+            recall=float(data.get("recall", 0.0)),
+            f1=float(data.get("f1", 0.0)),
+            seq=int(data.get("seq", 0)),
+            repeat=int(data.get("repeat", 0)),
+            error=str(data.get("error", "")),
+            file=str(data.get("file", "")),
+            line=data.get("line"),
             fields=tuple(_field_record(f) for f in data.get("fields", ())),
-            pairings=tuple((p["path"], int(p["expected_index"]), int(p["actual_index"]),
-                            float(p["score"])) for p in data.get("pairings", ())),
-            floor_failures=tuple((f["path"], float(f["min_score"]), float(f["score"]))
-                                 for f in data.get("floor_failures", ())),
-            source=str(data.get("source", "case")), recording=str(data.get("recording", "")),
+            pairings=tuple(
+                (p["path"], int(p["expected_index"]), int(p["actual_index"]), float(p["score"]))
+                for p in data.get("pairings", ())
+            ),
+            floor_failures=tuple(
+                (f["path"], float(f["min_score"]), float(f["score"]))
+                for f in data.get("floor_failures", ())
+            ),
+            source=str(data.get("source", "case")),
+            recording=str(data.get("recording", "")),
             call=dict(call) if isinstance(call := data.get("call"), Mapping) else None,
-            truncated=None if (cut := data.get("truncated")) is None
+            truncated=None
+            if (cut := data.get("truncated")) is None
             else (int(cut["line"]), int(cut["column"]), int(cut["chars"])),
-            conformance=None if (conf := data.get("conformance")) is None
+            conformance=None
+            if (conf := data.get("conformance")) is None
             else ConformanceRecord.from_dict(conf),
-            target=str(data.get("target", "")))
+            target=str(data.get("target", "")),
+        )
 
 
 def _field_dict(record: tuple[str, str, str, float, JSONValue, JSONValue, str]) -> FieldDict:
     path, field_path, status, score, expected, actual, present = record
     if present == "ea":  # most fields: both values, kept whole
-        return {"path": path, "field_path": field_path, "status": status, "score": score,
-                "expected": expected, "actual": actual}
+        return {
+            "path": path,
+            "field_path": field_path,
+            "status": status,
+            "score": score,
+            "expected": expected,
+            "actual": actual,
+        }
     out: FieldDict = {"path": path, "field_path": field_path, "status": status, "score": score}
     if "e" in present:
         out["expected"] = expected
@@ -301,8 +383,15 @@ def _field_record(data: FieldDict) -> FieldRecord:
         present += "e!" if data.get("expected_cut") else "e"
     if "actual" in data:
         present += "a!" if data.get("actual_cut") else "a"
-    return FieldRecord(data["path"], data.get("field_path", data["path"]), data["status"],
-                       float(data["score"]), data.get("expected"), data.get("actual"), present)
+    return FieldRecord(
+        data["path"],
+        data.get("field_path", data["path"]),
+        data["status"],
+        float(data["score"]),
+        data.get("expected"),
+        data.get("actual"),
+        present,
+    )
 
 
 SHORT_INT = 10**15  # an integer of at most 15 digits: far below VALUE_LIMIT characters
@@ -315,9 +404,13 @@ def _kept_whole(value: JSONValue, full: bool) -> bool:
     """Whether a report keeps ``value`` whole without writing it out first: the usual leaves,
     whose JSON is surely short enough (or any string, ``full``)."""
     kind = type(value)
-    return (value is None or kind is bool or kind is float
-            or (type(value) is int and -SHORT_INT < value < SHORT_INT)
-            or (type(value) is str and (full or len(value) <= SHORT_STR)))
+    return (
+        value is None
+        or kind is bool
+        or kind is float
+        or (type(value) is int and -SHORT_INT < value < SHORT_INT)
+        or (type(value) is str and (full or len(value) <= SHORT_STR))
+    )
 
 
 def kept_value(value: JSONValue, mode: str) -> tuple[JSONValue, bool]:
@@ -334,21 +427,26 @@ def kept_value(value: JSONValue, mode: str) -> tuple[JSONValue, bool]:
         return shown(value, VALUE_LIMIT), True
     if mode == "full" or len(text) <= VALUE_LIMIT:
         return value, False
-    return text[:VALUE_LIMIT - 3] + "...", True
+    return text[: VALUE_LIMIT - 3] + "...", True
 
 
 def _kept(value: JSONValue, mode: str, full: bool) -> tuple[JSONValue, bool]:
     """:func:`kept_value`, the common leaves (:func:`_kept_whole`) answered first."""
     kind = type(value)
-    if (value is None or kind is bool or kind is float
-            or (kind is int and -SHORT_INT < value < SHORT_INT)  # type: ignore[operator]
-            or (kind is str and (full or len(value) <= SHORT_STR))):  # type: ignore[arg-type]
+    if (
+        value is None
+        or kind is bool
+        or kind is float
+        or (kind is int and -SHORT_INT < value < SHORT_INT)  # type: ignore[operator]
+        or (kind is str and (full or len(value) <= SHORT_STR))
+    ):  # type: ignore[arg-type]
         return value, False
     return kept_value(value, mode)
 
 
-def _kept_fields(fields: Sequence[FieldResult], mode: str, missing: object
-                 ) -> Iterator[tuple[str, str, str, float, JSONValue, JSONValue, str]]:
+def _kept_fields(
+    fields: Sequence[FieldResult], mode: str, missing: object
+) -> Iterator[tuple[str, str, str, float, JSONValue, JSONValue, str]]:
     """Each field's (path, field path, status, score, expected, actual, present), the values
     kept per ``mode``: once per field of every comparison a report keeps."""
     keep, full = mode != "none", mode == "full"
@@ -365,16 +463,18 @@ def _kept_fields(fields: Sequence[FieldResult], mode: str, missing: object
         yield f[0] or "$", f[7] or "$", f[1], float(f[2]), expected, actual, present
 
 
-def field_records(fields: Sequence[FieldResult], mode: str, missing: object
-                  ) -> tuple[FieldRecord, ...]:
+def field_records(
+    fields: Sequence[FieldResult], mode: str, missing: object
+) -> tuple[FieldRecord, ...]:
     """FieldResults as FieldRecords, their values kept per ``mode`` (``missing`` is the
     engine's marker of an absent side)."""
     new = tuple.__new__  # a NamedTuple's own constructor costs more, once per field
     return tuple(new(FieldRecord, kept) for kept in _kept_fields(fields, mode, missing))
 
 
-def comparison_dict(comparison: Comparison, fields: Sequence[FieldResult], mode: str
-                    ) -> ComparisonDict:
+def comparison_dict(
+    comparison: Comparison, fields: Sequence[FieldResult], mode: str
+) -> ComparisonDict:
     """``comparison.to_dict()`` of the comparison recorded with its fields ``fields`` (the
     engine's) kept per ``mode``: the same entry, written without a FieldRecord per field
     (a report of a dataset writes each comparison once and keeps nothing else of it)."""

@@ -56,15 +56,20 @@ if TYPE_CHECKING:
     from .field_counts import FieldCounts
 
 
-def run_info(command: Sequence[str], root: str | None,
-             worker_deaths: Sequence[WorkerDeathDict] = ()) -> RunInfo:
+def run_info(
+    command: Sequence[str], root: str | None, worker_deaths: Sequence[WorkerDeathDict] = ()
+) -> RunInfo:
     """When and where a run happened: time, versions, command line, git commit; and the
     xdist workers that died, if any."""
     from ..version import __version__
 
-    run: RunInfo = {"time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                    "plugin_version": __version__, "python": platform.python_version(),
-                    "command": list(command), "git_commit": _git_commit(root)}
+    run: RunInfo = {
+        "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "plugin_version": __version__,
+        "python": platform.python_version(),
+        "command": list(command),
+        "git_commit": _git_commit(root),
+    }
     if worker_deaths:
         run["worker_deaths"] = list(worker_deaths)
     return run
@@ -74,8 +79,9 @@ def _git_commit(root: str | None) -> str | None:
     if root is None:
         return None
     try:
-        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
-                              text=True, timeout=5)
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     commit = done.stdout.strip()
@@ -142,16 +148,30 @@ def summary_reads(settings: ReadSettings, xdist: bool) -> SummaryReads:
     cases then, but every per-field table and every case it may list is there either way."""
     whole = xdist or settings.writes_reports
     return SummaryReads(
-        records=whole or settings.baseline is not None or bool(settings.targets)
-        or settings.sends_telemetry, whole=whole, failing=settings.annotations and not whole)
+        records=whole
+        or settings.baseline is not None
+        or bool(settings.targets)
+        or settings.sends_telemetry,
+        whole=whole,
+        failing=settings.annotations and not whole,
+    )
 
 
-def conclude(comparisons: Sequence[Comparison], gates: GateSettings, run: RunInfo, *,
-             group_by: GroupBy = "metric", repeat_rule: RepeatRule = "mean",
-             baseline: Baseline | None = None, stopped: str | None = None,
-             unjudged: str | None = None, targets: Sequence[str] = (),
-             versus: VersusSettings | None = None, reads: SummaryReads = SummaryReads(),
-             counts: FieldCounts | None = None) -> tuple[Report, Verdict]:
+def conclude(
+    comparisons: Sequence[Comparison],
+    gates: GateSettings,
+    run: RunInfo,
+    *,
+    group_by: GroupBy = "metric",
+    repeat_rule: RepeatRule = "mean",
+    baseline: Baseline | None = None,
+    stopped: str | None = None,
+    unjudged: str | None = None,
+    targets: Sequence[str] = (),
+    versus: VersusSettings | None = None,
+    reads: SummaryReads = SummaryReads(),
+    counts: FieldCounts | None = None,
+) -> tuple[Report, Verdict]:
     """A run's report and verdict from its comparisons: aggregated, held against the
     ``baseline``, judged by the ``gates``; its named ``targets`` side by side, each held to
     the reference ``versus`` names (versus.py). A run that ``stopped`` early (why, in words) is
@@ -163,22 +183,39 @@ def conclude(comparisons: Sequence[Comparison], gates: GateSettings, run: RunInf
     keep no field records gives the ``counts`` of their fields (field_counts.py)."""
     if counts is None and not reads.records:
         raise ValueError("comparisons without field records need their field counts")
-    summary = summarize(comparisons, group_by, repeat_rule,
-                        None if counts is None else counts.groups,
-                        None if reads.whole else reads.lists)
-    against = compare(cases_of(comparisons, repeat_rule, group_by), baseline) \
-        if baseline is not None and summary.count else None
+    summary = summarize(
+        comparisons,
+        group_by,
+        repeat_rule,
+        None if counts is None else counts.groups,
+        None if reads.whole else reads.lists,
+    )
+    against = (
+        compare(cases_of(comparisons, repeat_rule, group_by), baseline)
+        if baseline is not None and summary.count
+        else None
+    )
     verdict = judge(summary, gates, against) if unjudged is None else Verdict(not_judged=unjudged)
-    side = targets_section(comparisons, targets, versus or VersusSettings(), gates,
-                           group_by=group_by, repeat_rule=repeat_rule,
-                           verdict=verdict if unjudged is None else Verdict()) \
-        if targets and summary.count else None
+    side = (
+        targets_section(
+            comparisons,
+            targets,
+            versus or VersusSettings(),
+            gates,
+            group_by=group_by,
+            repeat_rule=repeat_rule,
+            verdict=verdict if unjudged is None else Verdict(),
+        )
+        if targets and summary.count
+        else None
+    )
     run = {**run, "complete": stopped is None}
     if stopped is not None:
         run["stopped"] = stopped
         verdict.checked.clear()
-        verdict.failures.insert(0, f"the run did not finish ({stopped}): no gate is judged as "
-                                   f"passed on a partial run")
+        verdict.failures.insert(
+            0, f"the run did not finish ({stopped}): no gate is judged as passed on a partial run"
+        )
     listed = comparisons if reads.whole else [c for c in comparisons if reads.reads(c)]
     report = build_report(summary, listed, verdict, against, run)
     if side is not None:
@@ -189,14 +226,23 @@ def conclude(comparisons: Sequence[Comparison], gates: GateSettings, run: RunInf
 def not_judged(updated: int) -> str | None:
     """Why an update run judges no gate (None: it updated nothing, and is judged): its scores
     are those of the expected values it replaced."""
-    return None if not updated else (
-        f"this run updated {updated} case{'' if updated == 1 else 's'}, so its scores are those "
-        f"of the expected values it replaced; run again without --jsonmatch-update to judge them")
+    return (
+        None
+        if not updated
+        else (
+            f"this run updated {updated} case{'' if updated == 1 else 's'}, so its scores are those "
+            f"of the expected values it replaced; run again without --jsonmatch-update to judge them"
+        )
+    )
 
 
-def build_report(summary: Summary, comparisons: Sequence[Comparison], verdict: Verdict,
-                 baseline: BaselineComparison | None = None,
-                 run: RunInfo | None = None) -> Report:
+def build_report(
+    summary: Summary,
+    comparisons: Sequence[Comparison],
+    verdict: Verdict,
+    baseline: BaselineComparison | None = None,
+    run: RunInfo | None = None,
+) -> Report:
     """The report of a run (see report.schema.json)."""
     ordered = sorted(comparisons, key=lambda c: (c.case_id, c.repeat))
     # the keys in the plugin's order: the cases and comparisons before the gates
@@ -211,8 +257,12 @@ def build_report(summary: Summary, comparisons: Sequence[Comparison], verdict: V
     return data
 
 
-def report_head(summary: Summary, verdict: Verdict, baseline: BaselineComparison | None = None,
-                run: RunInfo | None = None) -> ReportHead:
+def report_head(
+    summary: Summary,
+    verdict: Verdict,
+    baseline: BaselineComparison | None = None,
+    run: RunInfo | None = None,
+) -> ReportHead:
     """Everything of a report but its ``cases`` and ``comparisons`` (a run streamed case by
     case writes those from where it kept them: spool.py)."""
     head: ReportHead = {**_summary(summary, run), "gates": verdict.to_dict()}
@@ -257,9 +307,17 @@ def baseline_section(comparison: BaselineComparison) -> BaselineSectionDict:
         "before": comparison.before,
         "after": comparison.after,
         "difference": comparison.difference.to_dict(),
-        "changed": [{"case_id": d.case_id, "where": d.where, "before": d.before,
-                     "after": d.after, "delta": d.delta}
-                    for d in comparison.cases if d.delta != 0.0],
+        "changed": [
+            {
+                "case_id": d.case_id,
+                "where": d.where,
+                "before": d.before,
+                "after": d.after,
+                "delta": d.delta,
+            }
+            for d in comparison.cases
+            if d.delta != 0.0
+        ],
         "groups": _field_deltas(comparison),
         "pass_to_fail": comparison.worse,
         "fail_to_pass": comparison.better,
@@ -271,8 +329,12 @@ def _field_deltas(comparison: BaselineComparison) -> dict[str, dict[str, FieldDe
     groups: dict[str, dict[str, FieldDeltaDict]] = {}
     for d in comparison.fields:
         groups.setdefault(d.group, {})[d.path] = {
-            "before": d.before, "after": d.after, "difference": d.difference.to_dict(),
-            "significant": d.significant, "holm_p": d.holm_p}
+            "before": d.before,
+            "after": d.after,
+            "difference": d.difference.to_dict(),
+            "significant": d.significant,
+            "holm_p": d.holm_p,
+        }
     return groups
 
 
@@ -299,8 +361,9 @@ def load_report(path: str | os.PathLike[str]) -> Report:
         raise BaselineError(f"{os.fspath(path)} is not valid JSON: {exc}") from None
     version = data.get("version") if isinstance(data, dict) else None
     if type(version) is not int or version != REPORT_VERSION:
-        raise BaselineError(f"{os.fspath(path)}: $.version: not a version-{REPORT_VERSION} "
-                            f"jsonmatch report")
+        raise BaselineError(
+            f"{os.fspath(path)}: $.version: not a version-{REPORT_VERSION} jsonmatch report"
+        )
     # a report may come from anywhere (a fork's pull request): held whole to the schema
     # before a renderer reads a value of it
     return check_report(data, os.fspath(path), BaselineError)
@@ -335,26 +398,33 @@ def call_totals(comparisons: Rows[ComparisonDict]) -> dict[str, CallTotals]:
     and the input and output tokens and cost the targets reported (None: none reported)."""
     out: dict[str, CallTotals] = {}
     for source in ("live", "replayed"):
-        calls = [c["call"] for c in comparisons
-                 if c.get("source") == source and isinstance(c.get("call"), Mapping)]
+        calls = [
+            c["call"]
+            for c in comparisons
+            if c.get("source") == source and isinstance(c.get("call"), Mapping)
+        ]
         if not calls:
             continue
-        latencies = sorted(float(latency) for c in calls
-                           if (latency := c.get("latency_s")) is not None)
+        latencies = sorted(
+            float(latency) for c in calls if (latency := c.get("latency_s")) is not None
+        )
 
         def total(key: Literal["input_tokens", "output_tokens", "cost"]) -> float | None:
             values = [value for c in calls if (value := c.get(key)) is not None]
             return sum(values) if values else None
 
         out[source] = {
-            "calls": len(calls), "retried": sum(int(c.get("attempts") or 0) > 1 for c in calls),
+            "calls": len(calls),
+            "retried": sum(int(c.get("attempts") or 0) > 1 for c in calls),
             "failed": sum(bool(c.get("failed")) for c in calls),
             "p50_s": percentile(latencies, 50) if latencies else None,
             "p95_s": percentile(latencies, 95) if latencies else None,
             "max_s": latencies[-1] if latencies else None,
             "total_s": sum(latencies) if latencies else None,
-            "input_tokens": total("input_tokens"), "output_tokens": total("output_tokens"),
-            "cost": total("cost")}
+            "input_tokens": total("input_tokens"),
+            "output_tokens": total("output_tokens"),
+            "cost": total("cost"),
+        }
     return out
 
 
@@ -367,8 +437,13 @@ def call_lines(comparisons: Rows[ComparisonDict], order: Sequence[str] = ()) -> 
     targets = [t for t in order if t in found] + [t for t in found if t not in order]
     if targets == [""]:
         return call_summary(call_totals(comparisons))
-    return [line for target in targets for line in call_summary(
-        call_totals([c for c in comparisons if c.get("target", "") == target]), target)]
+    return [
+        line
+        for target in targets
+        for line in call_summary(
+            call_totals([c for c in comparisons if c.get("target", "") == target]), target
+        )
+    ]
 
 
 def target_order(report: Report) -> list[str]:
@@ -383,13 +458,15 @@ def call_summary(totals: Mapping[str, CallTotals], target: str = "") -> list[str
     lines = []
     whose = f" of {target}" if target else ""
     for source, t in totals.items():
+
         def secs(value: float | None) -> str:
             return "-" if value is None else f"{value:.2f} s"
 
-        label = f"calls{whose}" if source == "live" \
-            else f"replayed calls{whose} (recorded figures)"
-        line = (f"{label}: {t['calls']}, latency p50 {secs(t['p50_s'])}, p95 {secs(t['p95_s'])}, "
-                f"max {secs(t['max_s'])}, total {secs(t['total_s'])}")
+        label = f"calls{whose}" if source == "live" else f"replayed calls{whose} (recorded figures)"
+        line = (
+            f"{label}: {t['calls']}, latency p50 {secs(t['p50_s'])}, p95 {secs(t['p95_s'])}, "
+            f"max {secs(t['max_s'])}, total {secs(t['total_s'])}"
+        )
         if source == "live":
             line += f"; {t['retried']} retried, {t['failed']} failed"
         usage = []

@@ -30,22 +30,29 @@ class ReportFiles:
     step_summary: str | None = None  # $GITHUB_STEP_SUMMARY, appended to
 
     @classmethod
-    def parse(cls, paths: Sequence[str], what: str, here: Path,
-              step_summary: str | None = None) -> ReportFiles:
+    def parse(
+        cls, paths: Sequence[str], what: str, here: Path, step_summary: str | None = None
+    ) -> ReportFiles:
         """Each path's suffix says which report it is (``.json``, ``.html``, ``.md``), each
         kind at most once; paths are taken from ``here``."""
         found: dict[str, str] = {}
         for path in paths:
             kind = _KINDS.get(Path(path).suffix.lower())
             if kind is None:
-                raise ConfigError(f"{what}: {path!r}: the file's suffix says which report to "
-                                  f"write: .json, .html or .md")
+                raise ConfigError(
+                    f"{what}: {path!r}: the file's suffix says which report to "
+                    f"write: .json, .html or .md"
+                )
             if kind in found:
                 raise ConfigError(f"{what}: two {kind} reports ({found[kind]!r} and {path!r})")
             found[kind] = path
         full = {kind: os.fspath(here / path) for kind, path in found.items()}
-        return cls(json=full.get("json"), html=full.get("html"),
-                   markdown=full.get("markdown"), step_summary=step_summary)
+        return cls(
+            json=full.get("json"),
+            html=full.get("html"),
+            markdown=full.get("markdown"),
+            step_summary=step_summary,
+        )
 
     def write(self, report: Report) -> list[str]:
         """Write every file asked for; return what could not be written, one line each."""

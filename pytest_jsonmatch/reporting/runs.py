@@ -89,17 +89,28 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
     shared = sorted(set.intersection(*(set(cases) for cases in per_run))) if per_run else []
     partial: list[PartialCase] = [
         {"case_id": case_id, "runs": [n for n, cases in zip(names, per_run) if case_id in cases]}
-        for case_id in sorted(all_ids - set(shared))]
+        for case_id in sorted(all_ids - set(shared))
+    ]
     first = per_run[0]
     out_runs = []
     for index, (run, cases) in enumerate(zip(runs, per_run)):
         entry: RunRow = {
-            "name": run.name, "path": run.path, "cases": len(cases),
+            "name": run.name,
+            "path": run.path,
+            "cases": len(cases),
             "overall": _mean(cases[c].mean for c in shared),
             "passed": sum(cases[c].passed for c in shared),
-            "difference": None, "better": None, "worse": None, "same": None,
-            "pass_to_fail": None, "fail_to_pass": None, "mcnemar_p": None,
-            "latency": None, "usage": None, "valid": None}
+            "difference": None,
+            "better": None,
+            "worse": None,
+            "same": None,
+            "pass_to_fail": None,
+            "fail_to_pass": None,
+            "mcnemar_p": None,
+            "latency": None,
+            "usage": None,
+            "valid": None,
+        }
         if index > 0:
             deltas = [cases[c].mean - first[c].mean for c in shared]
             better, worse = sum(d > SAME for d in deltas), sum(d < -SAME for d in deltas)
@@ -107,14 +118,21 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
             entry["better"], entry["worse"] = better, worse
             entry["same"] = len(deltas) - better - worse
             # pass/fail flips against the first run, and McNemar's exact p, as diff gives them
-            flips = (sum(first[c].passed and not cases[c].passed for c in shared),
-                     sum(cases[c].passed and not first[c].passed for c in shared))
+            flips = (
+                sum(first[c].passed and not cases[c].passed for c in shared),
+                sum(cases[c].passed and not first[c].passed for c in shared),
+            )
             entry["pass_to_fail"], entry["fail_to_pass"] = flips
             entry["mcnemar_p"] = mcnemar_exact(*flips)
         entry["latency"], entry["usage"], entry["valid"] = _figures(run.report, set(shared))
         out_runs.append(entry)
-    return {"runs": out_runs, "shared": shared, "partial": partial,
-            "fields": _fields(per_run, shared), "disagreements": _disagreements(per_run, shared)}
+    return {
+        "runs": out_runs,
+        "shared": shared,
+        "partial": partial,
+        "fields": _fields(per_run, shared),
+        "disagreements": _disagreements(per_run, shared),
+    }
 
 
 def _cases(report: RunData) -> dict[str, CaseScores]:
@@ -130,24 +148,36 @@ def _mean(values: Iterable[float]) -> float | None:
 def _fields(per_run: Sequence[Mapping[str, CaseScores]], shared: Sequence[str]) -> list[FieldRow]:
     """Per (group of the case in the first run, field path): each run's mean over the shared
     cases holding the field, and each later run's paired difference from the first."""
-    keys = sorted({(per_run[0][c].group, path) for c in shared for cases in per_run
-                   for path in cases[c].fields})
+    keys = sorted(
+        {
+            (per_run[0][c].group, path)
+            for c in shared
+            for cases in per_run
+            for path in cases[c].fields
+        }
+    )
     rows: list[FieldRow] = []
     for group, path in keys:
         held = [c for c in shared if per_run[0][c].group == group]
-        scores = [_mean(cases[c].fields[path] for c in held if path in cases[c].fields)
-                  for cases in per_run]
+        scores = [
+            _mean(cases[c].fields[path] for c in held if path in cases[c].fields)
+            for cases in per_run
+        ]
         differences: list[DifferenceDict | None] = [None]
         for cases in per_run[1:]:
-            both = [cases[c].fields[path] - per_run[0][c].fields[path] for c in held
-                    if path in cases[c].fields and path in per_run[0][c].fields]
+            both = [
+                cases[c].fields[path] - per_run[0][c].fields[path]
+                for c in held
+                if path in cases[c].fields and path in per_run[0][c].fields
+            ]
             differences.append(paired_difference(both).to_dict() if both else None)
         rows.append({"group": group, "path": path, "scores": scores, "differences": differences})
     return rows
 
 
-def _disagreements(per_run: Sequence[Mapping[str, CaseScores]], shared: Sequence[str]
-                   ) -> list[Disagreement]:
+def _disagreements(
+    per_run: Sequence[Mapping[str, CaseScores]], shared: Sequence[str]
+) -> list[Disagreement]:
     rows: list[Disagreement] = []
     for case_id in shared:
         scores = [cases[case_id].mean for cases in per_run]
@@ -158,8 +188,9 @@ def _disagreements(per_run: Sequence[Mapping[str, CaseScores]], shared: Sequence
     return rows
 
 
-def _figures(report: RunData, shared: set[str]
-             ) -> tuple[Latency | None, dict[str, float] | None, ValidCount | None]:
+def _figures(
+    report: RunData, shared: set[str]
+) -> tuple[Latency | None, dict[str, float] | None, ValidCount | None]:
     """Latency (mean, p50, p95, total and count of the comparisons that carry ``latency_s``;
     the percentiles interpolated as NumPy's default does), usage (sums of what ``usage``
     carries) and the answers valid against their schema, over the counted comparisons of the
@@ -196,11 +227,18 @@ def _figures(report: RunData, shared: set[str]
     mean: Latency | None = None
     if latencies:
         ordered = sorted(latencies)
-        mean = {"mean_s": math.fsum(latencies) / len(latencies), "total_s": math.fsum(latencies),
-                "count": len(latencies), "p50_s": percentile(ordered, 50),
-                "p95_s": percentile(ordered, 95)}
-    return (mean, {key: math.fsum(values) for key, values in sums.items()} or None,
-            {"checked": checked, "valid": valid} if checked else None)
+        mean = {
+            "mean_s": math.fsum(latencies) / len(latencies),
+            "total_s": math.fsum(latencies),
+            "count": len(latencies),
+            "p50_s": percentile(ordered, 50),
+            "p95_s": percentile(ordered, 95),
+        }
+    return (
+        mean,
+        {key: math.fsum(values) for key, values in sums.items()} or None,
+        {"checked": checked, "valid": valid} if checked else None,
+    )
 
 
 def _is_number(value: object) -> TypeGuard[float]:
@@ -252,17 +290,31 @@ def cell_usage(usage: Mapping[str, float] | None, key: str) -> str:
     return money(value) if key == "cost" else f"{value:,.0f}"
 
 
-def runs_header(first: str, latency: bool, usage_keys: list[str], word: str = "run",
-                valid: bool = False) -> list[str]:
+def runs_header(
+    first: str, latency: bool, usage_keys: list[str], word: str = "run", valid: bool = False
+) -> list[str]:
     """The columns of the runs table (text, Markdown and HTML alike): ``first`` names the run
     the others are held against, as the caller writes it; ``word`` what a row is (a run, a
     target)."""
-    header = [word, "cases", "score", "passed", f"vs {first}", "95% interval", "better", "worse",
-              "same", "flips ↓/↑", *(["valid"] if valid else [])]
+    header = [
+        word,
+        "cases",
+        "score",
+        "passed",
+        f"vs {first}",
+        "95% interval",
+        "better",
+        "worse",
+        "same",
+        "flips ↓/↑",
+        *(["valid"] if valid else []),
+    ]
     if latency:
         header.append("latency p50 / p95")
-    return header + [{"input_tokens": "input tokens", "output_tokens": "output tokens",
-                      "cost": "cost"}[k] for k in usage_keys]
+    return header + [
+        {"input_tokens": "input tokens", "output_tokens": "output tokens", "cost": "cost"}[k]
+        for k in usage_keys
+    ]
 
 
 def has_costs(data: RunsComparison) -> tuple[bool, list[str]]:
@@ -272,8 +324,9 @@ def has_costs(data: RunsComparison) -> tuple[bool, list[str]]:
     return latency, keys
 
 
-def run_rows(data: RunsComparison, costs: bool = True, word: str = "run"
-             ) -> tuple[list[str], list[list[str]]]:
+def run_rows(
+    data: RunsComparison, costs: bool = True, word: str = "run"
+) -> tuple[list[str], list[list[str]]]:
     """The runs table's header and rows (text, unescaped); ``costs``: with the latency and
     usage columns (when a run has them)."""
     latency, usage_keys = has_costs(data) if costs else (False, [])
@@ -282,10 +335,17 @@ def run_rows(data: RunsComparison, costs: bool = True, word: str = "run"
     rows = []
     for r in data["runs"]:
         d = r["difference"]
-        row = [r["name"], str(r["cases"]), cell_score(r["overall"]), str(r["passed"]),
-               "–" if d is None else cell_signed(d["mean"]), cell_interval(d),
-               *("–" if n is None else str(n) for n in (r["better"], r["worse"], r["same"])),
-               cell_flips(r), *([cell_valid(r)] if valid else [])]
+        row = [
+            r["name"],
+            str(r["cases"]),
+            cell_score(r["overall"]),
+            str(r["passed"]),
+            "–" if d is None else cell_signed(d["mean"]),
+            cell_interval(d),
+            *("–" if n is None else str(n) for n in (r["better"], r["worse"], r["same"])),
+            cell_flips(r),
+            *([cell_valid(r)] if valid else []),
+        ]
         if latency:
             row.append(cell_latency(r["latency"]))
         row += [cell_usage(r["usage"], k) for k in usage_keys]
@@ -301,16 +361,22 @@ def grouped(data: RunsComparison) -> bool:
     return len({row["group"] for row in data["fields"]}) > 1
 
 
-def field_table(data: RunsComparison, names: Sequence[str], minus: str
-                ) -> tuple[list[str], list[list[str]]]:
+def field_table(
+    data: RunsComparison, names: Sequence[str], minus: str
+) -> tuple[list[str], list[list[str]]]:
     """The per-field table of the text and Markdown renderers: each run's score and each
     run's difference from the first (``minus`` is the sign each format writes); the
     header and the first column are raw text, for the renderer to escape."""
     by_group = grouped(data)
     head = ["field", *names, *(f"{n} {minus} {names[0]}" for n in names[1:])]
-    body = [[field_label(f, by_group), *(cell_score(s) for s in f["scores"]),
-             *(cell_signed(d["mean"]) if d else "–" for d in f["differences"][1:])]
-            for f in data["fields"]]
+    body = [
+        [
+            field_label(f, by_group),
+            *(cell_score(s) for s in f["scores"]),
+            *(cell_signed(d["mean"]) if d else "–" for d in f["differences"][1:]),
+        ]
+        for f in data["fields"]
+    ]
     return head, body
 
 
@@ -318,8 +384,10 @@ def headline(data: RunsComparison) -> str:
     runs, shared, partial = data["runs"], len(data["shared"]), len(data["partial"])
     line = f"{len(runs)} runs over {shared} shared case{'' if shared == 1 else 's'}"
     if partial:
-        line += (f"; {partial} case{'' if partial == 1 else 's'} only some runs have "
-                 f"(left out of every number)")
+        line += (
+            f"; {partial} case{'' if partial == 1 else 's'} only some runs have "
+            f"(left out of every number)"
+        )
     return line
 
 

@@ -45,8 +45,9 @@ def _label(value: float) -> str:
     return "0" if abs(value) < SLACK else f"{value:+.2f}"
 
 
-def difference_chart(differences: Sequence[float | None], names: Sequence[str],
-                     classes: Sequence[str]) -> str:
+def difference_chart(
+    differences: Sequence[float | None], names: Sequence[str], classes: Sequence[str]
+) -> str:
     """The chart of one field: ``differences[i]`` is run ``i``'s difference from run 0 (None
     where it has none: the run has no case holding the field where run 0 does), ``names``
     the runs' names already escaped for the page, ``classes`` the CSS class of each run's
@@ -68,29 +69,39 @@ def difference_chart(differences: Sequence[float | None], names: Sequence[str],
     parts = []
     for mark in sorted({bottom, 0.0, top}):  # the ends and zero, labelled and ticked
         at = y(mark)
-        parts.append(f'<line class="tick" x1="{_LABELS_W - 3}" y1="{at}" x2="{width}" '
-                     f'y2="{at}"></line><text class="tick" x="{_LABELS_W - 5}" y="{at}" '
-                     f'text-anchor="end" dominant-baseline="middle">{_label(mark)}</text>')
-    parts.append(f'<line class="zero" x1="{_LABELS_W}" y1="{zero}" x2="{width}" y2="{zero}">'
-                 "</line>")
+        parts.append(
+            f'<line class="tick" x1="{_LABELS_W - 3}" y1="{at}" x2="{width}" '
+            f'y2="{at}"></line><text class="tick" x="{_LABELS_W - 5}" y="{at}" '
+            f'text-anchor="end" dominant-baseline="middle">{_label(mark)}</text>'
+        )
+    parts.append(
+        f'<line class="zero" x1="{_LABELS_W}" y1="{zero}" x2="{width}" y2="{zero}"></line>'
+    )
     told = []
     for i, value in enumerate(later, start=1):
         x = _LABELS_W + _GAP + (i - 1) * (_BAR_W + _GAP)
         name = names[i]
         if value is None:
             told.append(f"{name} none")
-            parts.append(f'<g class="bar none"><title>{name}: no difference from {first} '
-                         "(no shared case holds the field in both)</title>"
-                         f'<text x="{x + _BAR_W / 2}" y="{dash}" text-anchor="middle" '
-                         'dominant-baseline="middle">–</text></g>')
+            parts.append(
+                f'<g class="bar none"><title>{name}: no difference from {first} '
+                "(no shared case holds the field in both)</title>"
+                f'<text x="{x + _BAR_W / 2}" y="{dash}" text-anchor="middle" '
+                'dominant-baseline="middle">–</text></g>'
+            )
             continue
         told.append(f"{name} {signed(value)}")
         end = y(value)
-        parts.append(f'<g class="bar {classes[i]}"><title>{name} − {first}: {signed(value)}'
-                     f'</title><rect x="{x}" y="{min(zero, end)}" width="{_BAR_W}" '
-                     f'height="{round(abs(zero - end), 2)}"></rect></g>')
-    label = (f"difference from {first}, scale {_label(bottom)} to {_label(top)}: "
-             + (", ".join(told) or "no other run"))
-    return (f'<svg class="chart" role="img" aria-label="{label}" width="{width}" '
-            f'height="{height}" viewBox="0 0 {width} {height}">' + "".join(parts) + "</svg>"
-            f'<div class="chart-caption">difference from {first}</div>')
+        parts.append(
+            f'<g class="bar {classes[i]}"><title>{name} − {first}: {signed(value)}'
+            f'</title><rect x="{x}" y="{min(zero, end)}" width="{_BAR_W}" '
+            f'height="{round(abs(zero - end), 2)}"></rect></g>'
+        )
+    label = f"difference from {first}, scale {_label(bottom)} to {_label(top)}: " + (
+        ", ".join(told) or "no other run"
+    )
+    return (
+        f'<svg class="chart" role="img" aria-label="{label}" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}">' + "".join(parts) + "</svg>"
+        f'<div class="chart-caption">difference from {first}</div>'
+    )

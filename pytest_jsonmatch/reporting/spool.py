@@ -31,8 +31,9 @@ class TemporaryFile:
     def __init__(self, directory: str | None, suffix: str, binary: bool = False) -> None:
         fd, self.path = tempfile.mkstemp(prefix="jsonmatch-", suffix=suffix, dir=directory)
         # text, or bytes when ``binary``
-        self._out: IO[Any] | None = (os.fdopen(fd, "wb") if binary
-                                     else os.fdopen(fd, "w", encoding="utf-8"))
+        self._out: IO[Any] | None = (
+            os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")
+        )
 
     def close(self) -> None:
         if self._out is not None:
@@ -145,8 +146,12 @@ def _utf8_buffer(fh: IO[str]) -> IO[bytes] | None:
     return buffer  # type: ignore[no-any-return]
 
 
-def dump_streamed_report(fh: IO[str], head: Mapping[str, object], cases: Spool[CaseDict],
-                         comparisons: Spool[ComparisonDict] | None) -> None:
+def dump_streamed_report(
+    fh: IO[str],
+    head: Mapping[str, object],
+    cases: Spool[CaseDict],
+    comparisons: Spool[ComparisonDict] | None,
+) -> None:
     """Write a report: ``head`` (report.report_head) with the spooled cases and comparisons
     (none kept: an empty list)."""
     body = dict(head)
@@ -164,8 +169,11 @@ def dump_streamed_report(fh: IO[str], head: Mapping[str, object], cases: Spool[C
     fh.write("\n}\n")
 
 
-def write_streamed_report(path: str | os.PathLike[str], head: Mapping[str, object],
-                          cases: Spool[CaseDict], comparisons: Spool[ComparisonDict] | None
-                          ) -> None:
+def write_streamed_report(
+    path: str | os.PathLike[str],
+    head: Mapping[str, object],
+    cases: Spool[CaseDict],
+    comparisons: Spool[ComparisonDict] | None,
+) -> None:
     """:func:`dump_streamed_report` to ``path``, atomically (see atomic.py)."""
     write_atomic(path, lambda fh: dump_streamed_report(fh, head, cases, comparisons))

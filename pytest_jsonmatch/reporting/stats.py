@@ -46,8 +46,15 @@ class PairedDifference:
         return self.high is not None and self.high < 0.0
 
     def to_dict(self) -> DifferenceDict:
-        return {"n": self.n, "mean": self.mean, "low": self.low, "high": self.high, "se": self.se,
-                "detectable": self.detectable, "p_value": self.p_value}
+        return {
+            "n": self.n,
+            "mean": self.mean,
+            "low": self.low,
+            "high": self.high,
+            "se": self.se,
+            "detectable": self.detectable,
+            "p_value": self.p_value,
+        }
 
 
 def paired_difference(differences: Sequence[float]) -> PairedDifference:
@@ -64,7 +71,7 @@ def paired_difference(differences: Sequence[float]) -> PairedDifference:
 
     values = np.asarray(differences, dtype=float)
     if values.min() == values.max():  # every difference the same: that value, exactly (a
-        mean = float(values[0])       # float sum of three 0.1s is not 0.3, its mean not 0.1)
+        mean = float(values[0])  # float sum of three 0.1s is not 0.3, its mean not 0.1)
         return PairedDifference(n, mean, mean, mean, 0.0, 0.0, 1.0 if mean == 0.0 else 0.0)
     deviations = values - mean  # numpy: 10 million in 0.1 s
     variance = math.fsum(deviations * deviations) / (n - 1)

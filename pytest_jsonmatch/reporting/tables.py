@@ -16,14 +16,14 @@ def cut_left(text: str, width: int) -> str:
     """``text`` in at most ``width`` characters, its beginning replaced by an ellipsis."""
     if len(text) <= width:
         return text
-    return ELLIPSIS + text[len(text) - width + 1:] if width > 1 else text[:width]
+    return ELLIPSIS + text[len(text) - width + 1 :] if width > 1 else text[:width]
 
 
 def cut_right(text: str, width: int) -> str:
     """``text`` in at most ``width`` characters, its end replaced by an ellipsis."""
     if len(text) <= width:
         return text
-    return text[:width - 1] + ELLIPSIS if width > 1 else text[:width]
+    return text[: width - 1] + ELLIPSIS if width > 1 else text[:width]
 
 
 def table(rows: Sequence[Sequence[str]], width: int, indent: str = "") -> list[str]:
@@ -55,8 +55,14 @@ def wrap(line: str, width: int) -> list[str]:
     if len(line) <= width:
         return [line]
     indent = " " * (len(line) - len(line.lstrip(" ")))
-    return textwrap.wrap(line, width, initial_indent="", subsequent_indent=indent + "  ",
-                         break_long_words=True, break_on_hyphens=False) or [line]
+    return textwrap.wrap(
+        line,
+        width,
+        initial_indent="",
+        subsequent_indent=indent + "  ",
+        break_long_words=True,
+        break_on_hyphens=False,
+    ) or [line]
 
 
 def escape_controls(text: str) -> str:
@@ -64,8 +70,9 @@ def escape_controls(text: str) -> str:
     escapes, so that data can never drive the terminal or break a line."""
     if text.isprintable():
         return text
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-                   for ch in text)
+    return "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
+    )
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -86,10 +93,9 @@ def guard(line: str) -> str:
     stripped = line.lstrip()
     if stripped.startswith("::"):
         start = len(line) - len(stripped)
-        return line[:start] + ":\u200b" + line[start + 1:]
+        return line[:start] + ":\u200b" + line[start + 1 :]
     return line
 
 
 def guarded(lines: list[str]) -> list[str]:
     return [guard(line) for line in lines]
-

@@ -16,10 +16,30 @@ from .aggregate import (
     worst_first,
 )
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
-from .runs import (DISAGREEMENTS, PARTIAL_NAMED, cell_latency, cell_score, cell_usage, field_table,
-                   has_costs, headline, partial_text, run_rows)
-from .shapes import (BaselineSectionDict, CaseDict, ComparisonDict, FieldDict, FieldTable,
-                     GatesDict, Report, ReportHead, RunsComparison, TargetsDict)
+from .runs import (
+    DISAGREEMENTS,
+    PARTIAL_NAMED,
+    cell_latency,
+    cell_score,
+    cell_usage,
+    field_table,
+    has_costs,
+    headline,
+    partial_text,
+    run_rows,
+)
+from .shapes import (
+    BaselineSectionDict,
+    CaseDict,
+    ComparisonDict,
+    FieldDict,
+    FieldTable,
+    GatesDict,
+    Report,
+    ReportHead,
+    RunsComparison,
+    TargetsDict,
+)
 from .tables import cut_right, escape_controls, fit, guard, guarded, table, wrap
 
 FIELD_ROWS = 15  # per field table, unless -v
@@ -59,12 +79,17 @@ def update_lines(updated: list[str]) -> list[str]:
     if not updated:
         return []
     files = len({entry.rsplit(":", 1)[0] for entry in (u.split(" ", 1)[0] for u in updated)})
-    return guarded([f"updated {_cases(len(updated))} in {files} file{'' if files == 1 else 's'}:",
-                    *(f"  {escape_controls(entry)}" for entry in updated)])
+    return guarded(
+        [
+            f"updated {_cases(len(updated))} in {files} file{'' if files == 1 else 's'}:",
+            *(f"  {escape_controls(entry)}" for entry in updated),
+        ]
+    )
 
 
-def verdict_lines(report: ReportHead, width: int = 80,
-                  verbose: int = 0) -> tuple[list[str], list[str]]:
+def verdict_lines(
+    report: ReportHead, width: int = 80, verbose: int = 0
+) -> tuple[list[str], list[str]]:
     """(failure lines, warning lines) of the gates, ready to print (failures in red): one
     line per failed gate, and the warnings folded into one line with their count (every one
     is in the report; ``-v`` lists them here)."""
@@ -80,8 +105,10 @@ def verdict_lines(report: ReportHead, width: int = 80,
     if verbose > 0 or len(warned) == 1:
         warnings = ["warning: " + escape_controls(warning) for warning in warned]
     elif warned:
-        warnings = [f"warning: {len(warned)} jsonmatch gate warnings (the report lists them, -v shows "
-                    f"them here); the first: {escape_controls(warned[0])}"]
+        warnings = [
+            f"warning: {len(warned)} jsonmatch gate warnings (the report lists them, -v shows "
+            f"them here); the first: {escape_controls(warned[0])}"
+        ]
     else:
         warnings = []
     return guarded(failures), guarded(warnings)
@@ -92,25 +119,39 @@ def passed_line(report: ReportHead) -> str | None:
     gates = report["gates"]
     if gates["failures"] or not gates.get("checked") or gates.get("not_judged"):
         return None
-    return guard("jsonmatch gates passed: " + "; ".join(escape_controls(c) for c in gates["checked"]))
+    return guard(
+        "jsonmatch gates passed: " + "; ".join(escape_controls(c) for c in gates["checked"])
+    )
 
 
 def _metric_lines(report: ReportHead, width: int) -> list[str]:
     # the share of answers valid against their schema: a column when a schema was given and
     # the table still fits the terminal (every metric's share is also said in a line below)
     rows: list[tuple[str, ...]] = [
-        ("metric", "cases", "pass", "fail", "error", "score", "prec", "recall", "F1")]
+        ("metric", "cases", "pass", "fail", "error", "score", "prec", "recall", "F1")
+    ]
     valid = [("valid",)]
     shares = []
     for name, m in report["metrics"].items():
         share = m.get("conformance")
-        rows.append((escape_controls(name), str(m["count"]), str(m["passed"]), str(m["failed"]),
-                     str(m["errors"]), f"{m['mean_score']:.4f}", f"{m['precision']:.4f}",
-                     f"{m['recall']:.4f}", f"{m['f1']:.4f}"))
+        rows.append(
+            (
+                escape_controls(name),
+                str(m["count"]),
+                str(m["passed"]),
+                str(m["failed"]),
+                str(m["errors"]),
+                f"{m['mean_score']:.4f}",
+                f"{m['precision']:.4f}",
+                f"{m['recall']:.4f}",
+                f"{m['f1']:.4f}",
+            )
+        )
         valid.append((f"{share['share']:.4f}" if share else "-",))
         if share:
-            shares.append(f"schema: {escape_controls(name)}: "
-                          f"{valid_share_text(share, escape_controls)}")
+            shares.append(
+                f"schema: {escape_controls(name)}: {valid_share_text(share, escape_controls)}"
+            )
     wide = [row + extra for row, extra in zip(rows, valid)]
     if shares and sum(max(len(r[i]) for r in wide) + 2 for i in range(len(wide[0]))) - 2 <= width:
         rows = wide
@@ -127,23 +168,26 @@ def _overall(report: ReportHead) -> list[str]:
         text += f", {report['errors']} unscored (counted as 0)"
     lines = [text]
     if report["xfailed"] or report["xpassed"]:
-        lines.append(f"not counted (expected to fail): {report['xfailed']} xfailed, "
-                     f"{report['xpassed']} xpassed")
+        lines.append(
+            f"not counted (expected to fail): {report['xfailed']} xfailed, "
+            f"{report['xpassed']} xpassed"
+        )
     return lines
 
 
 def _recording_lines(report: Report) -> list[str]:
     """How many outputs were replayed from recordings, and how many recorded."""
     comparisons = report["comparisons"]
-    counts = {"replayed": sum(c.get("source") == "replayed" for c in comparisons),
-              "recorded": sum(c.get("recording") == "recorded" for c in comparisons),
-              "stale, re-recorded": sum(c.get("recording") == "stale" for c in comparisons)}
+    counts = {
+        "replayed": sum(c.get("source") == "replayed" for c in comparisons),
+        "recorded": sum(c.get("recording") == "recorded" for c in comparisons),
+        "stale, re-recorded": sum(c.get("recording") == "stale" for c in comparisons),
+    }
     shown = [f"{n} {what}" for what, n in counts.items() if n]
     lines = [f"recordings: {', '.join(shown)}"] if shown else []
     from .report import call_lines, target_order
 
-    return lines + [escape_controls(line)
-                    for line in call_lines(comparisons, target_order(report))]
+    return lines + [escape_controls(line) for line in call_lines(comparisons, target_order(report))]
 
 
 def _field_lines(fields: FieldTable, width: int, verbose: int) -> list[str]:
@@ -151,15 +195,25 @@ def _field_lines(fields: FieldTable, width: int, verbose: int) -> list[str]:
     shown = worst if verbose > 0 else worst[:FIELD_ROWS]
     rows = [["field", "score", "match", "mismatch", "omission", "halluc."]]
     for path, agg in shown:
-        rows.append([escape_controls(path), f"{agg['mean_score']:.4f}", str(agg["match"]),
-                     str(agg["mismatch"]), str(agg["omission"]), str(agg["hallucination"])])
+        rows.append(
+            [
+                escape_controls(path),
+                f"{agg['mean_score']:.4f}",
+                str(agg["match"]),
+                str(agg["mismatch"]),
+                str(agg["omission"]),
+                str(agg["hallucination"]),
+            ]
+        )
     lines = table(rows, width) if shown else []
     if len(worst) > len(shown):
         more = len(worst) - len(shown)
         lines.append(f"... {more} more field{'' if more == 1 else 's'} (-v shows all)")
     if unscored:
-        lines += wrap(never_scored_line(unscored, escape_controls,
-                                        None if verbose > 0 else NAMED_CASES), width)
+        lines += wrap(
+            never_scored_line(unscored, escape_controls, None if verbose > 0 else NAMED_CASES),
+            width,
+        )
     return lines
 
 
@@ -171,9 +225,11 @@ def _listed_cases(report: Report) -> tuple[list[CaseDict], list[CaseDict], list[
     cases: Iterable[CaseDict] = report["cases"]
     lines = getattr(cases, "lines", None)
     if lines is not None:
-        cases = (json.loads(line) for line in lines()
-                 if '"runs": 1,' not in line or '"status": "error"' in line
-                 or '"truncated"' in line)
+        cases = (
+            json.loads(line)
+            for line in lines()
+            if '"runs": 1,' not in line or '"status": "error"' in line or '"truncated"' in line
+        )
     repeated, errors, cut = [], [], []
     for case in cases:
         if case["runs"] > 1:
@@ -190,9 +246,16 @@ def _repeated_lines(repeated: list[CaseDict], width: int) -> list[str]:
         return []
     rows = [("repeated case", "runs", "mean", "min", "max", "passed")]
     for case in repeated:
-        rows.append((escape_controls(case["case_id"]), str(case["runs"]), f"{case['mean_score']:.4f}",
-                     f"{case['min_score']:.4f}", f"{case['max_score']:.4f}",
-                     f"{case['passed_runs']}/{case['runs']}"))
+        rows.append(
+            (
+                escape_controls(case["case_id"]),
+                str(case["runs"]),
+                f"{case['mean_score']:.4f}",
+                f"{case['min_score']:.4f}",
+                f"{case['max_score']:.4f}",
+                f"{case['passed_runs']}/{case['runs']}",
+            )
+        )
     return [""] + table(rows, width)
 
 
@@ -202,7 +265,9 @@ def _error_lines(errors: list[CaseDict], width: int, verbose: int) -> list[str]:
     shown = errors if verbose > 0 else errors[:NAMED_CASES]
     lines = ["", "could not be scored (counted as 0):"]
     for case in shown:
-        lines += wrap(f"  {escape_controls(case['case_id'])}: {escape_controls(case['error'])}", width)
+        lines += wrap(
+            f"  {escape_controls(case['case_id'])}: {escape_controls(case['error'])}", width
+        )
     if len(errors) > len(shown):
         lines.append(f"  ... {len(errors) - len(shown)} more (-v shows all)")
     return lines
@@ -224,8 +289,13 @@ def _death_lines(report: Report, width: int) -> list[str]:
     for death in deaths:
         others = [name for name in death["calls_in_flight"] if name != death["running"]]
         beside = f", with the calls of {', '.join(others)} in flight" if others else ""
-        lines += wrap(escape_controls(f"  {death['worker']} died running {death['running']}"
-                                      f"{beside}: {_VERDICTS[death['verdict']]}"), width)
+        lines += wrap(
+            escape_controls(
+                f"  {death['worker']} died running {death['running']}"
+                f"{beside}: {_VERDICTS[death['verdict']]}"
+            ),
+            width,
+        )
     return lines
 
 
@@ -235,42 +305,68 @@ def _truncated_lines(cut: list[CaseDict], width: int, verbose: int) -> list[str]
     if not cut:
         return []
     shown = cut if verbose > 0 else cut[:NAMED_CASES]
-    lines = ["", f"truncated: {_cases(len(cut))} scored from an answer cut off, closed for "
-                 f"partial credit:"]
+    lines = [
+        "",
+        f"truncated: {_cases(len(cut))} scored from an answer cut off, closed for partial credit:",
+    ]
     for case in shown:
-        runs = "" if case["runs"] == 1 else f" ({case.get('truncated')} of {case['runs']} runs cut off)"
-        lines += wrap(f"  {escape_controls(case['case_id'])}: {case['mean_score']:.4f}{runs}", width)
+        runs = (
+            ""
+            if case["runs"] == 1
+            else f" ({case.get('truncated')} of {case['runs']} runs cut off)"
+        )
+        lines += wrap(
+            f"  {escape_controls(case['case_id'])}: {case['mean_score']:.4f}{runs}", width
+        )
     if len(cut) > len(shown):
         lines.append(f"  ... {len(cut) - len(shown)} more (-v shows all)")
     return lines
 
 
-def _baseline_lines(baseline: BaselineSectionDict, gates: GatesDict, group_by: str, width: int,
-                    verbose: int) -> list[str]:
+def _baseline_lines(
+    baseline: BaselineSectionDict, gates: GatesDict, group_by: str, width: int, verbose: int
+) -> list[str]:
     diff = baseline["difference"]
-    lines = [""] + wrap(f"baseline {escape_controls(baseline['path'])}: {_cases(baseline['shared'])} "
-                        f"shared, {len(baseline['added'])} added, {len(baseline['removed'])} "
-                        f"removed", width)
+    lines = [""] + wrap(
+        f"baseline {escape_controls(baseline['path'])}: {_cases(baseline['shared'])} "
+        f"shared, {len(baseline['added'])} added, {len(baseline['removed'])} "
+        f"removed",
+        width,
+    )
     before, after = baseline["before"], baseline["after"]
     if baseline["shared"] and before is not None and after is not None:
         change = f"  mean change {change_text(before, after)} ({before:.4f} -> {after:.4f})"
         low, high = diff["low"], diff["high"]
         if low is not None and high is not None:
-            change += f", 95% interval {signed(low)} to {signed(high)}, " \
-                      f"detectable drop {diff['detectable']:.4f}"
+            change += (
+                f", 95% interval {signed(low)} to {signed(high)}, "
+                f"detectable drop {diff['detectable']:.4f}"
+            )
         lines += wrap(change, width)
-        lines += wrap(f"  pass -> fail {baseline['pass_to_fail']}, fail -> pass "
-                      f"{baseline['fail_to_pass']} (McNemar p = {baseline['mcnemar_p']:.4f})", width)
+        lines += wrap(
+            f"  pass -> fail {baseline['pass_to_fail']}, fail -> pass "
+            f"{baseline['fail_to_pass']} (McNemar p = {baseline['mcnemar_p']:.4f})",
+            width,
+        )
     blocked = {b["case_id"] for b in gates.get("blocked", [])}
     shown, hidden = changed_cases(baseline, gates, None if verbose > 0 else CHANGED_ROWS)
     if shown:
         rows = [("changed most", "before", "after", "change", "")]
-        rows += [(escape_controls(c["case_id"]), f"{c['before']:.4f}", f"{c['after']:.4f}",
-                  change_text(c["before"], c["after"]),
-                  "gate failed" if c["case_id"] in blocked else "") for c in shown]
+        rows += [
+            (
+                escape_controls(c["case_id"]),
+                f"{c['before']:.4f}",
+                f"{c['after']:.4f}",
+                change_text(c["before"], c["after"]),
+                "gate failed" if c["case_id"] in blocked else "",
+            )
+            for c in shown
+        ]
         lines.extend(table(rows, width, indent="  "))
         if hidden:
-            lines.append(f"  ... {hidden} more changed case{'' if hidden == 1 else 's'} (-v shows all)")
+            lines.append(
+                f"  ... {hidden} more changed case{'' if hidden == 1 else 's'} (-v shows all)"
+            )
     lines.extend(_field_change_lines(baseline, gates, group_by, width, verbose))
     for what in ("added", "removed"):
         names = baseline[what]
@@ -281,8 +377,9 @@ def _baseline_lines(baseline: BaselineSectionDict, gates: GatesDict, group_by: s
     return lines
 
 
-def _field_change_lines(baseline: BaselineSectionDict, gates: GatesDict, group_by: str,
-                        width: int, verbose: int) -> list[str]:
+def _field_change_lines(
+    baseline: BaselineSectionDict, gates: GatesDict, group_by: str, width: int, verbose: int
+) -> list[str]:
     """Each field against the baseline, on the numbers its gate uses: the mean of its
     per-case scores over the shared cases that hold it, then and now; now - base = change.
     One table per group of the run's field tables, when there are several."""
@@ -290,16 +387,33 @@ def _field_change_lines(baseline: BaselineSectionDict, gates: GatesDict, group_b
     if not rows:
         return []
     tested = sum(r.p is not None for r in field_changes(baseline, gates, None)[0])
-    lines = ["", fit(f"  fields against the baseline (mean per shared case; Holm across "
-                     f"{tested} row{'' if tested == 1 else 's'}):", width)]
+    lines = [
+        "",
+        fit(
+            f"  fields against the baseline (mean per shared case; Holm across "
+            f"{tested} row{'' if tested == 1 else 's'}):",
+            width,
+        ),
+    ]
     groups = list(dict.fromkeys(r.group for r in rows))
     for group in groups:
         if len(baseline["groups"]) > 1:
             lines.append(fit(f"  {group_by} {escape_controls(group)}", width))
         table_rows = [["field", "cases", "base", "now", "change", "95% interval", "p", "Holm p"]]
-        table_rows += [[escape_controls(r.path), str(r.cases), f"{r.before:.4f}", f"{r.after:.4f}",
-                        signed(r.change), interval_text(r.low, r.high), p_text(r.p),
-                        p_text(r.holm_p)] for r in rows if r.group == group]
+        table_rows += [
+            [
+                escape_controls(r.path),
+                str(r.cases),
+                f"{r.before:.4f}",
+                f"{r.after:.4f}",
+                signed(r.change),
+                interval_text(r.low, r.high),
+                p_text(r.p),
+                p_text(r.holm_p),
+            ]
+            for r in rows
+            if r.group == group
+        ]
         lines += table(table_rows, width, indent="  ")
     if hidden:
         lines.append(f"  ... {hidden} more field{'' if hidden == 1 else 's'} (-v shows all)")
@@ -313,8 +427,16 @@ def _cases(count: int) -> str:
 # -- the command line's text output ------------------------------------------------------------
 
 CASE_ROWS = 50  # fields of one case shown, unless -v
-_COLORS = {"match": "32", "mismatch": "33", "omission": "31", "hallucination": "31",
-           "skipped": "2", "passed": "32", "failed": "31", "error": "31"}
+_COLORS = {
+    "match": "32",
+    "mismatch": "33",
+    "omission": "31",
+    "hallucination": "31",
+    "skipped": "2",
+    "passed": "32",
+    "failed": "31",
+    "error": "31",
+}
 
 
 def paint(text: str, status: str, color: bool) -> str:
@@ -323,8 +445,9 @@ def paint(text: str, status: str, color: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if color and code else text
 
 
-def case_lines(comparison: ComparisonDict, width: int = 80, verbose: int = 0,
-               color: bool = False) -> list[str]:
+def case_lines(
+    comparison: ComparisonDict, width: int = 80, verbose: int = 0, color: bool = False
+) -> list[str]:
     """One comparison of a report, field by field: its verdict, then each field's status,
     score and both values (compact JSON), then how array elements were paired."""
     c = comparison
@@ -332,38 +455,61 @@ def case_lines(comparison: ComparisonDict, width: int = 80, verbose: int = 0,
     if c["status"] == "error":
         return guarded(wrap(f"{head}: could not be scored: {escape_controls(c['error'])}", width))
     verdict = paint(c["status"].upper(), c["status"], color)
-    lines = wrap(f"{head} score {c['score']:.4f} (precision {c['precision']:.4f}, recall "
-                 f"{c['recall']:.4f}, F1 {c['f1']:.4f}), threshold {c['threshold']:.4f}: "
-                 f"{c['status'].upper()}", width)
+    lines = wrap(
+        f"{head} score {c['score']:.4f} (precision {c['precision']:.4f}, recall "
+        f"{c['recall']:.4f}, F1 {c['f1']:.4f}), threshold {c['threshold']:.4f}: "
+        f"{c['status'].upper()}",
+        width,
+    )
     if color:
-        lines[-1] = lines[-1][:len(lines[-1]) - len(c["status"])] + verdict
+        lines[-1] = lines[-1][: len(lines[-1]) - len(c["status"])] + verdict
     conformance = c.get("conformance")
     if conformance is not None:
-        lines += wrap("schema: " + violations_text(
-            [(v["path"], v["keyword"]) for v in conformance["violations"]], conformance["count"],
-            escape_controls), width)
+        lines += wrap(
+            "schema: "
+            + violations_text(
+                [(v["path"], v["keyword"]) for v in conformance["violations"]],
+                conformance["count"],
+                escape_controls,
+            ),
+            width,
+        )
     fields = c["fields"]
     shown = fields if verbose > 0 else fields[:CASE_ROWS]
     rows = [("field", "status", "score", "expected", "actual")]
     for f in shown:
-        rows.append((escape_controls(f["path"]), f["status"], f"{f['score']:.4f}",
-                     _value_text(f, "expected"), _value_text(f, "actual")))
+        rows.append(
+            (
+                escape_controls(f["path"]),
+                f["status"],
+                f"{f['score']:.4f}",
+                _value_text(f, "expected"),
+                _value_text(f, "actual"),
+            )
+        )
     if shown:
         table_lines = _left_table(rows, width)
         if color:
-            table_lines = [table_lines[0]] + [_paint_status(line, f["status"])
-                                              for line, f in zip(table_lines[1:], shown)]
+            table_lines = [table_lines[0]] + [
+                _paint_status(line, f["status"]) for line, f in zip(table_lines[1:], shown)
+            ]
         lines += table_lines
     if len(fields) > len(shown):
         lines.append(f"... {len(fields) - len(shown)} more fields (-v shows all)")
     if c["pairings"]:
         lines.append("array pairings (expected[i] <-> actual[j], score):")
         for p in c["pairings"]:
-            lines += wrap(f"  {escape_controls(p['path'])}: expected[{p['expected_index']}] <-> "
-                          f"actual[{p['actual_index']}] ({p['score']:.2f})", width)
+            lines += wrap(
+                f"  {escape_controls(p['path'])}: expected[{p['expected_index']}] <-> "
+                f"actual[{p['actual_index']}] ({p['score']:.2f})",
+                width,
+            )
     for floor in c["floor_failures"]:
-        lines += wrap(f"  below its min_score: {escape_controls(floor['path'])} "
-                      f"{floor['score']:.4f} < {floor['min_score']:.4f}", width)
+        lines += wrap(
+            f"  below its min_score: {escape_controls(floor['path'])} "
+            f"{floor['score']:.4f} < {floor['min_score']:.4f}",
+            width,
+        )
     return guarded(lines)
 
 
@@ -372,7 +518,7 @@ def _paint_status(line: str, status: str) -> str:
     if index < 0:
         return line
     start = index + 1
-    return line[:start] + paint(status, status, True) + line[start + len(status):]
+    return line[:start] + paint(status, status, True) + line[start + len(status) :]
 
 
 def _value_text(field: FieldDict, side: Literal["expected", "actual"]) -> str:
@@ -395,14 +541,15 @@ def _left_table(rows: Sequence[tuple[str, ...]], width: int) -> list[str]:
     for row in rows:
         expected = cut_right(row[3], room).ljust(room)
         actual = cut_right(row[4], room)
-        line = (f"{row[0].ljust(fixed[0])}  {row[1].ljust(fixed[1])}  {row[2].rjust(fixed[2])}"
-                f"  {expected}  {actual}")
+        line = (
+            f"{row[0].ljust(fixed[0])}  {row[1].ljust(fixed[1])}  {row[2].rjust(fixed[2])}"
+            f"  {expected}  {actual}"
+        )
         out.append(cut_right(line.rstrip(), width))
     return out
 
 
-def render_text(report: Report, width: int = 80, verbose: int = 0,
-                color: bool = False) -> str:
+def render_text(report: Report, width: int = 80, verbose: int = 0, color: bool = False) -> str:
     """The report as the command line prints it: a report of one comparison field by
     field; any other the summary of a pytest run; then the gates' verdict."""
     lines: list[str] = []
@@ -425,8 +572,9 @@ def render_text(report: Report, width: int = 80, verbose: int = 0,
 # -- runs side by side: compare-runs, and a run's named targets -----------------------------
 
 
-def runs_lines(data: RunsComparison, width: int = 100, verbose: int = 0,
-               word: str = "runs") -> list[str]:
+def runs_lines(
+    data: RunsComparison, width: int = 100, verbose: int = 0, word: str = "runs"
+) -> list[str]:
     """The tables of a runs comparison (reporting/runs.py): each run (or target: ``word``)
     against the first, latency and usage, cases only some have, per field, and where they
     disagree most."""
@@ -435,17 +583,32 @@ def runs_lines(data: RunsComparison, width: int = 100, verbose: int = 0,
     header, rows = run_rows(data, costs=False, word=word[:-1])
     # two tables, to fit a terminal: the scores, then how each case moved
     lines = table([[clean(c) for c in row[:6]] for row in [header, *rows]], width)
-    lines += ["", f"Case by case against {clean(names[0])} (flips: pass to fail / fail to pass, "
-                  f"McNemar's p):",
-              *table([[clean(row[0]), *row[6:]] for row in [header, *rows]], width)]
+    lines += [
+        "",
+        f"Case by case against {clean(names[0])} (flips: pass to fail / fail to pass, "
+        f"McNemar's p):",
+        *table([[clean(row[0]), *row[6:]] for row in [header, *rows]], width),
+    ]
     latency, usage_keys = has_costs(data)
     if latency or usage_keys:
-        head = [word[:-1], *(["latency p50 / p95"] if latency else []),
-                *(k.replace("_", " ") for k in usage_keys)]
-        body = [[clean(r["name"]), *([cell_latency(r["latency"])] if latency else []),
-                 *(cell_usage(r["usage"], k) for k in usage_keys)] for r in data["runs"]]
-        lines += ["", "Latency (per comparison) and usage (summed), over the shared cases:",
-                  *table([head, *body], width)]
+        head = [
+            word[:-1],
+            *(["latency p50 / p95"] if latency else []),
+            *(k.replace("_", " ") for k in usage_keys),
+        ]
+        body = [
+            [
+                clean(r["name"]),
+                *([cell_latency(r["latency"])] if latency else []),
+                *(cell_usage(r["usage"], k) for k in usage_keys),
+            ]
+            for r in data["runs"]
+        ]
+        lines += [
+            "",
+            "Latency (per comparison) and usage (summed), over the shared cases:",
+            *table([head, *body], width),
+        ]
     if data["partial"]:
         limit = None if verbose else PARTIAL_NAMED
         shown = data["partial"][:limit]
@@ -455,15 +618,19 @@ def runs_lines(data: RunsComparison, width: int = 100, verbose: int = 0,
             lines.append(f"  ... and {len(data['partial']) - len(shown)} more (-v lists them)")
     if data["fields"]:
         head, body = field_table(data, names, "-")
-        lines += ["", "Per field (mean over the shared cases that hold it):",
-                  *table([[clean(h) for h in head], *([clean(row[0]), *row[1:]] for row in body)],
-                         width)]
+        lines += [
+            "",
+            "Per field (mean over the shared cases that hold it):",
+            *table([[clean(h) for h in head], *([clean(row[0]), *row[1:]] for row in body)], width),
+        ]
     lines += ["", f"Where the {word} disagree most:"]
     limit = None if verbose else DISAGREEMENTS
     if data["disagreements"]:
         head = ["case", *names, "spread"]
-        body = [[clean(r["case_id"]), *(cell_score(s) for s in r["scores"]),
-                 cell_score(r["spread"])] for r in data["disagreements"][:limit]]
+        body = [
+            [clean(r["case_id"]), *(cell_score(s) for s in r["scores"]), cell_score(r["spread"])]
+            for r in data["disagreements"][:limit]
+        ]
         lines += table([[clean(h) for h in head], *body], width)
     else:
         lines.append(f"  every shared case scores the same in every {word[:-1]}")
@@ -482,7 +649,12 @@ def _targets_lines(targets: TargetsDict, width: int, verbose: int) -> list[str]:
     """A run's named targets side by side (versus.py), each against the reference."""
     shared = len(targets["shared"])
     held = "held to" if targets["gated"] else "against"
-    title = (f"targets, each {held} {targets['reference']} over {shared} shared "
-             f"case{'' if shared == 1 else 's'}")
-    return ["", *wrap(escape_controls(title), width), *runs_lines(targets, width, verbose,
-                                                                 "targets")]
+    title = (
+        f"targets, each {held} {targets['reference']} over {shared} shared "
+        f"case{'' if shared == 1 else 's'}"
+    )
+    return [
+        "",
+        *wrap(escape_controls(title), width),
+        *runs_lines(targets, width, verbose, "targets"),
+    ]

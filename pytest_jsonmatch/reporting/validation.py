@@ -46,8 +46,12 @@ def _validator(definition: str | None = None) -> _Compiled:
     schema = {**json.loads(text), "$schema": "http://json-schema.org/draft-07/schema#"}
     schema.pop("$id", None)
     if definition is not None:  # a list of one of the $defs
-        schema = {"$schema": schema["$schema"], "$defs": schema["$defs"], "type": "array",
-                  "items": {"$ref": f"#/$defs/{definition}"}}
+        schema = {
+            "$schema": schema["$schema"],
+            "$defs": schema["$defs"],
+            "type": "array",
+            "items": {"$ref": f"#/$defs/{definition}"},
+        }
     import fastjsonschema  # loaded once a report is read back, not by every run that writes one
 
     return _Compiled(fastjsonschema.compile(schema), fastjsonschema.JsonSchemaValueException)
@@ -61,26 +65,33 @@ def json_path(parts: Iterable[str | int]) -> str:
     return out
 
 
-def _first_error(validator: _Compiled, data: object, where: str,
-                 prefix: Iterable[str | int] = (), error_type: type[ReportError] = ReportError
-                 ) -> None:
+def _first_error(
+    validator: _Compiled,
+    data: object,
+    where: str,
+    prefix: Iterable[str | int] = (),
+    error_type: type[ReportError] = ReportError,
+) -> None:
     """``error_type`` for the first place ``data`` breaks the schema, naming its JSON path."""
     try:
         validator.check(data)
     except validator.error as exc:
         name = str(getattr(exc, "name", "") or "data")
-        path = json_path(prefix) + name[len("data"):] if name.startswith("data") else json_path(prefix)
+        path = (
+            json_path(prefix) + name[len("data") :]
+            if name.startswith("data")
+            else json_path(prefix)
+        )
         message = str(getattr(exc, "message", "") or "does not fit the report schema")
         if message.startswith(name):
-            message = message[len(name):].strip()
+            message = message[len(name) :].strip()
         message = printable(" ".join(message.split()), keep="")
         if len(message) > MESSAGE_LIMIT:
-            message = message[:MESSAGE_LIMIT - 3] + "..."
+            message = message[: MESSAGE_LIMIT - 3] + "..."
         raise error_type(f"{where}: {printable(path, keep='')}: {message}") from None
 
 
-def check_report(data: object, where: str, error_type: type[ReportError] = ReportError
-                 ) -> Report:
+def check_report(data: object, where: str, error_type: type[ReportError] = ReportError) -> Report:
     """``data`` (a parsed report of the current version) against the schema and the rules
     around it, given back as the report it then is; else ``error_type`` naming ``where``
     and the JSON path."""
@@ -91,8 +102,9 @@ def check_report(data: object, where: str, error_type: type[ReportError] = Repor
     return report
 
 
-def check_comparisons(entries: object, where: str, error_type: type[ReportError] = ReportError
-                      ) -> list[ComparisonDict]:
+def check_comparisons(
+    entries: object, where: str, error_type: type[ReportError] = ReportError
+) -> list[ComparisonDict]:
     """A baseline's ``comparisons`` (the only part a baseline is read for), each against the
     schema's comparison, and one per case and repeat; given back as comparisons."""
     _first_error(_validator("comparison"), entries, where, ("comparisons",), error_type)
@@ -101,22 +113,31 @@ def check_comparisons(entries: object, where: str, error_type: type[ReportError]
     return comparisons
 
 
-def _unique_runs(entries: Iterable[ComparisonDict], where: str,
-                 error_type: type[ReportError] = ReportError) -> None:
+def _unique_runs(
+    entries: Iterable[ComparisonDict], where: str, error_type: type[ReportError] = ReportError
+) -> None:
     seen: set[tuple[str, int]] = set()
     for i, entry in enumerate(entries):
         key = (entry["case_id"], entry["repeat"])
         if key in seen:
-            raise error_type(f"{where}: {json_path(['comparisons', i])}: case "
-                              f"{shown(key[0])} run {key[1]} is listed twice")
+            raise error_type(
+                f"{where}: {json_path(['comparisons', i])}: case "
+                f"{shown(key[0])} run {key[1]} is listed twice"
+            )
         seen.add(key)
 
 
-def _unique(ids: Iterable[str], where: str, listing: str, what: str,
-            error_type: type[ReportError] = ReportError) -> None:
+def _unique(
+    ids: Iterable[str],
+    where: str,
+    listing: str,
+    what: str,
+    error_type: type[ReportError] = ReportError,
+) -> None:
     seen: set[str] = set()
     for i, value in enumerate(ids):
         if value in seen:
-            raise error_type(f"{where}: {json_path([listing, i])}: {what} {shown(value)} is "
-                              f"listed twice")
+            raise error_type(
+                f"{where}: {json_path([listing, i])}: {what} {shown(value)} is listed twice"
+            )
         seen.add(value)

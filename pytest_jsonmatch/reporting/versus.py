@@ -70,31 +70,41 @@ def parse_reference(text: str, what: str = "jsonmatch_reference") -> VersusSetti
     if not words:
         return VersusSettings(what=what)
     if "=" in words[0]:
-        raise ConfigError(f"{what}: the reference target's name comes first, then "
-                          f"{', '.join(k + '=' for k in LIMIT_KEYS)}; not {words[0]!r}")
+        raise ConfigError(
+            f"{what}: the reference target's name comes first, then "
+            f"{', '.join(k + '=' for k in LIMIT_KEYS)}; not {words[0]!r}"
+        )
     limits: dict[str, Limit] = {}
     for word in words[1:]:
         key, sep, value = word.partition("=")
         if not sep or key not in LIMIT_KEYS:
-            raise ConfigError(f"{what}: expected latency_p95=LIMIT or cost=LIMIT after the "
-                              f"reference's name, not {word!r}{did_you_mean(key, LIMIT_KEYS)}")
+            raise ConfigError(
+                f"{what}: expected latency_p95=LIMIT or cost=LIMIT after the "
+                f"reference's name, not {word!r}{did_you_mean(key, LIMIT_KEYS)}"
+            )
         if key in limits:
             raise ConfigError(f"{what}: {key} given twice")
         limits[key] = _limit(value, "s" if key == "latency_p95" else "", f"{what}: {key}")
-    return VersusSettings(reference=words[0], latency_p95=limits.get("latency_p95"),
-                          cost=limits.get("cost"), what=what)
+    return VersusSettings(
+        reference=words[0],
+        latency_p95=limits.get("latency_p95"),
+        cost=limits.get("cost"),
+        what=what,
+    )
 
 
 def _limit(text: str, unit: str, what: str) -> Limit:
     ratio = text.endswith("x")
-    number = text[:-1] if ratio else text[:-len(unit)] if unit and text.endswith(unit) else text
+    number = text[:-1] if ratio else text[: -len(unit)] if unit and text.endswith(unit) else text
     try:
         value = float(number)
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value < 0 or (ratio and value == 0):
-        raise ConfigError(f"{what} must be a ratio of the reference's (1.2x) or a number "
-                          f"{'of seconds (2.5s) ' if unit else ''}at or above 0, not {text!r}")
+        raise ConfigError(
+            f"{what} must be a ratio of the reference's (1.2x) or a number "
+            f"{'of seconds (2.5s) ' if unit else ''}at or above 0, not {text!r}"
+        )
     return Limit(value=value, ratio=ratio)
 
 
@@ -105,19 +115,31 @@ def by_target(comparisons: Sequence[Comparison]) -> dict[str, list[Comparison]]:
     for comparison in comparisons:
         if comparison.target:
             out.setdefault(comparison.target, []).append(
-                replace(comparison, case_id=comparison.pair_id))
+                replace(comparison, case_id=comparison.pair_id)
+            )
     return out
 
 
-def target_runs(split: dict[str, list[Comparison]], names: Sequence[str], reference: str,
-                group_by: str, where: str = "") -> list[Run]:
+def target_runs(
+    split: dict[str, list[Comparison]],
+    names: Sequence[str],
+    reference: str,
+    group_by: str,
+    where: str = "",
+) -> list[Run]:
     """The targets as runs compare-runs compares, the reference first; ``where``: the report
     they come from, for their paths."""
     from .runs import Run
 
     order = [reference, *(n for n in names if n != reference and n in split)]
-    return [Run(name, f"{where}target {name}", {"comparisons": [c.to_dict() for c in split[name]],
-                                                "group_by": group_by}) for name in order]
+    return [
+        Run(
+            name,
+            f"{where}target {name}",
+            {"comparisons": [c.to_dict() for c in split[name]], "group_by": group_by},
+        )
+        for name in order
+    ]
 
 
 def runs_of_report(report: Report, path: str) -> list[Run]:
@@ -135,8 +157,13 @@ def runs_of_report(report: Report, path: str) -> list[Run]:
     return target_runs(split, names, reference, report.get("group_by", "metric"), f"{path}: ")
 
 
-def side_by_side(split: dict[str, list[Comparison]], names: Sequence[str], reference: str,
-                 gated: bool, group_by: str) -> TargetsDict:
+def side_by_side(
+    split: dict[str, list[Comparison]],
+    names: Sequence[str],
+    reference: str,
+    gated: bool,
+    group_by: str,
+) -> TargetsDict:
     """The targets compared as compare-runs compares runs, the reference first."""
     from .runs import compare_runs
 
@@ -144,9 +171,16 @@ def side_by_side(split: dict[str, list[Comparison]], names: Sequence[str], refer
     return {**data, "reference": reference, "gated": gated}
 
 
-def targets_section(comparisons: Sequence[Comparison], names: Sequence[str],
-                    settings: VersusSettings, gates: GateSettings, *, group_by: GroupBy,
-                    repeat_rule: RepeatRule, verdict: Verdict) -> TargetsDict | None:
+def targets_section(
+    comparisons: Sequence[Comparison],
+    names: Sequence[str],
+    settings: VersusSettings,
+    gates: GateSettings,
+    *,
+    group_by: GroupBy,
+    repeat_rule: RepeatRule,
+    verdict: Verdict,
+) -> TargetsDict | None:
     """The run's targets side by side (None: fewer than two ran). What the gates find goes
     into ``verdict``: each target's overall score against ``fail_under`` (a pooled score
     could hide a target below it), and, with a reference set, each other target held to it."""
@@ -159,12 +193,19 @@ def targets_section(comparisons: Sequence[Comparison], names: Sequence[str],
     summaries = {name: summarize(split[name], group_by, repeat_rule) for name in ran}
     if gates.fail_under is not None:
         for name in ran:
-            _add(verdict, f"target {name}: ", judge(summaries[name], GateSettings(
-                fail_under=gates.fail_under, names=gates.names)), name)
+            _add(
+                verdict,
+                f"target {name}: ",
+                judge(
+                    summaries[name], GateSettings(fail_under=gates.fail_under, names=gates.names)
+                ),
+                name,
+            )
     if settings.gated and settings.reference not in split:
         verdict.warnings.append(
             f"{settings.what}: the reference target {settings.reference!r} did not run in this "
-            f"session (targets that ran: {', '.join(ran) or 'none'}): no target was held to it")
+            f"session (targets that ran: {', '.join(ran) or 'none'}): no target was held to it"
+        )
         return side_by_side(split, ran, ran[0], False, group_by) if len(ran) > 1 else None
     if len(ran) < 2:
         return None
@@ -172,16 +213,25 @@ def targets_section(comparisons: Sequence[Comparison], names: Sequence[str],
     data = side_by_side(split, ran, reference, settings.gated, group_by)
     if settings.gated:
         rows = {row["name"]: row for row in data["runs"]}
-        base = Baseline(f"target {reference}", REPORT_VERSION,
-                        cases_of(split[reference], repeat_rule, group_by))
-        rules = GateSettings(max_drop=gates.max_drop, mode=gates.mode,
-                             max_case_drop=gates.max_case_drop,
-                             allow_regressions=gates.allow_regressions, names=gates.names)
+        base = Baseline(
+            f"target {reference}", REPORT_VERSION, cases_of(split[reference], repeat_rule, group_by)
+        )
+        rules = GateSettings(
+            max_drop=gates.max_drop,
+            mode=gates.mode,
+            max_case_drop=gates.max_case_drop,
+            allow_regressions=gates.allow_regressions,
+            names=gates.names,
+        )
         for name in (n for n in ran if n != reference):
             said = f"target {name} against {reference}: "
             against = compare(cases_of(split[name], repeat_rule, group_by), base)
-            _add(verdict, said, judge(summaries[name], rules, against,
-                                      label=f"reference {reference}"), name)
+            _add(
+                verdict,
+                said,
+                judge(summaries[name], rules, against, label=f"reference {reference}"),
+                name,
+            )
             _limits(said, rows[name], rows[reference], settings, verdict)
     return data
 
@@ -201,8 +251,9 @@ def _target_case(pair_id: str, target: str) -> str:
     return f"{pair_id}[{target}]"
 
 
-def _limits(said: str, row: RunRow, ref: RunRow, settings: VersusSettings,
-            verdict: Verdict) -> None:
+def _limits(
+    said: str, row: RunRow, ref: RunRow, settings: VersusSettings, verdict: Verdict
+) -> None:
     """The latency and cost limits, each a failure naming both figures and the limit, or a
     gate passed; a figure the targets did not report cannot pass."""
     what = settings.what
@@ -210,29 +261,47 @@ def _limits(said: str, row: RunRow, ref: RunRow, settings: VersusSettings,
         limit = settings.latency_p95
         mine = row["latency"]["p95_s"] if row["latency"] else None
         theirs = ref["latency"]["p95_s"] if ref["latency"] else None
-        _held(said, "latency p95", mine, theirs, limit, f"{what} latency_p95={limit.text('s')}",
-              lambda v: f"{v:.3f} s", verdict)
+        _held(
+            said,
+            "latency p95",
+            mine,
+            theirs,
+            limit,
+            f"{what} latency_p95={limit.text('s')}",
+            lambda v: f"{v:.3f} s",
+            verdict,
+        )
     if settings.cost is not None:
         limit = settings.cost
         mine = (row["usage"] or {}).get("cost")
         theirs = (ref["usage"] or {}).get("cost")
-        _held(said, "total cost", mine, theirs, limit, f"{what} cost={limit.text('')}", money,
-              verdict)
+        _held(
+            said, "total cost", mine, theirs, limit, f"{what} cost={limit.text('')}", money, verdict
+        )
 
 
-def _held(said: str, figure: str, mine: float | None, theirs: float | None, limit: Limit,
-          rule: str, shown: Callable[[float], str], verdict: Verdict) -> None:
+def _held(
+    said: str,
+    figure: str,
+    mine: float | None,
+    theirs: float | None,
+    limit: Limit,
+    rule: str,
+    shown: Callable[[float], str],
+    verdict: Verdict,
+) -> None:
     if mine is None or (limit.ratio and theirs is None):
         whose = "this target" if mine is None else "the reference"
-        verdict.failures.append(f"{said}{figure} cannot be checked: {whose} reported none "
-                                f"({rule})")
+        verdict.failures.append(f"{said}{figure} cannot be checked: {whose} reported none ({rule})")
         return
     ceiling, of = limit.value, ""
     if limit.ratio and theirs is not None:
         ceiling, of = limit.value * theirs, f" ({limit.value:g}x the reference's {shown(theirs)})"
     if mine > ceiling + 1e-12:
-        verdict.failures.append(f"{said}{figure} {shown(mine)} is above {shown(ceiling)}{of} "
-                                f"({rule})")
+        verdict.failures.append(
+            f"{said}{figure} {shown(mine)} is above {shown(ceiling)}{of} ({rule})"
+        )
     else:
-        verdict.checked.append(f"{said}{figure} {shown(mine)} is at most {shown(ceiling)}{of} "
-                               f"({rule})")
+        verdict.checked.append(
+            f"{said}{figure} {shown(mine)} is at most {shown(ceiling)}{of} ({rule})"
+        )

@@ -10,11 +10,22 @@ import sys
 from pathlib import Path
 
 RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
-SECTIONS = ("metrics", "pairing", "suite", "startup", "parse", "peers", "worst", "dataset",
-            "references", "otel")
+SECTIONS = (
+    "metrics",
+    "pairing",
+    "suite",
+    "startup",
+    "parse",
+    "peers",
+    "worst",
+    "dataset",
+    "references",
+    "otel",
+)
 NO_DEEPDIFF = 'deepdiff not installed: pip install -e ".[bench]"'
-NOT_INSTALLED = ("{} not installed: a reference implementation, installed beside the project "
-                 "to measure this row")
+NOT_INSTALLED = (
+    "{} not installed: a reference implementation, installed beside the project to measure this row"
+)
 # the rows of the references section at the quick sizes, and the package each one needs
 REFERENCE_ROWS = {
     "json_similarity, 20 corpus pairs": "uipath",
@@ -24,16 +35,16 @@ REFERENCE_ROWS = {
     "jsonmatch score, 200 invoices": "struct_extract_eval",
     "jsonmatch score --format json -o FILE, 200 invoices": "struct_extract_eval",
     "jsonmatch score --option align=hungarian, 200 invoices": "struct_extract_eval",
-    "jsonmatch score --format json -o FILE --option align=hungarian, 200 invoices":
-        "struct_extract_eval",
+    "jsonmatch score --format json -o FILE --option align=hungarian, 200 invoices": "struct_extract_eval",
     "evaluate_records field_f1, 200 invoices": "struct_extract_eval",
     "evaluate_records field_f1 align=hungarian, 200 invoices": "struct_extract_eval",
 }
 
 
 def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(RUN), *args], capture_output=True, text=True,
-                          timeout=300, env=env)  # a hang guard: the quick run takes 5-20 s
+    return subprocess.run(
+        [sys.executable, str(RUN), *args], capture_output=True, text=True, timeout=300, env=env
+    )  # a hang guard: the quick run takes 5-20 s
 
 
 def test_benchmark_script_runs_quick(tmp_path: Path) -> None:
@@ -43,8 +54,13 @@ def test_benchmark_script_runs_quick(tmp_path: Path) -> None:
     table = proc.stdout
     for section in SECTIONS:
         assert any(line.startswith(section) for line in table.splitlines()), (section, table)
-    for metric in ("field_match", "field_match_normalized", "json_similarity",
-                   "structural_f1", "field_f1"):
+    for metric in (
+        "field_match",
+        "field_match_normalized",
+        "json_similarity",
+        "structural_f1",
+        "field_f1",
+    ):
         assert f"{metric} (corpus)" in table
     assert "ERROR" not in table
     assert "kernel" not in table
@@ -52,14 +68,23 @@ def test_benchmark_script_runs_quick(tmp_path: Path) -> None:
     assert "pair_kernel" not in data["meta"]
     rows = data["rows"]
     assert {r["section"] for r in rows} == set(SECTIONS)
-    measured = [r for r in rows if r["note"] != NO_DEEPDIFF
-                and not r["note"].endswith(NOT_INSTALLED.format(""))]
-    unmeasured = [(r["section"], r["case"], r["note"]) for r in measured
-                  if r["time_s"] is None or r["time_s"] <= 0]
+    measured = [
+        r
+        for r in rows
+        if r["note"] != NO_DEEPDIFF and not r["note"].endswith(NOT_INSTALLED.format(""))
+    ]
+    unmeasured = [
+        (r["section"], r["case"], r["note"])
+        for r in measured
+        if r["time_s"] is None or r["time_s"] <= 0
+    ]
     assert not unmeasured, unmeasured
     # a pure shuffle pairs exactly, whatever the size
-    assert all(r["note"] == "F1=1.0" for r in rows
-               if r["section"] == "pairing" and "damaged" not in r["case"])
+    assert all(
+        r["note"] == "F1=1.0"
+        for r in rows
+        if r["section"] == "pairing" and "damaged" not in r["case"]
+    )
     _check_worst_rows([r for r in rows if r["section"] == "worst"])
     _check_reference_rows([r for r in rows if r["section"] == "references"])
     _check_otel_rows([r for r in rows if r["section"] == "otel"])
@@ -71,14 +96,26 @@ def test_benchmark_script_runs_quick(tmp_path: Path) -> None:
         return
     # measured: both tools on the corpus and on every quick size, against DeepDiff's own time
     assert sorted(r["case"] for r in peers) == sorted(
-        f"{m}, {what}" for m in ("structural_f1", "field_f1 align=hungarian")
-        for what in ("50 corpus pairs", "10 shuffled objects", "10 shuffled+damaged objects",
-                     "30 shuffled objects", "30 shuffled+damaged objects"))
-    assert all(r["baseline"].startswith("DeepDiff ") and r["baseline_s"] > 0 and r["ratio"] > 0
-               for r in peers)
+        f"{m}, {what}"
+        for m in ("structural_f1", "field_f1 align=hungarian")
+        for what in (
+            "50 corpus pairs",
+            "10 shuffled objects",
+            "10 shuffled+damaged objects",
+            "30 shuffled objects",
+            "30 shuffled+damaged objects",
+        )
+    )
+    assert all(
+        r["baseline"].startswith("DeepDiff ") and r["baseline_s"] > 0 and r["ratio"] > 0
+        for r in peers
+    )
     # both tools call a pure shuffle identical
-    assert all(r["note"] == "F1=1.0; DeepDiff: no difference" for r in peers
-               if r["case"].endswith(" shuffled objects"))
+    assert all(
+        r["note"] == "F1=1.0; DeepDiff: no difference"
+        for r in peers
+        if r["case"].endswith(" shuffled objects")
+    )
     assert "below 1x: pytest-jsonmatch is faster" in table
 
 
@@ -92,7 +129,8 @@ def test_benchmark_peers_without_deepdiff(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rows = json.loads(out.read_text())["rows"]
     assert [(r["section"], r["status"], r["note"]) for r in rows] == [
-        ("peers", "INFO", NO_DEEPDIFF)], rows
+        ("peers", "INFO", NO_DEEPDIFF)
+    ], rows
     assert 'pip install -e ".[bench]"' in proc.stdout
 
 
@@ -110,7 +148,11 @@ def _check_reference_rows(rows: list[dict], hidden: bool = False) -> None:
         package = REFERENCE_ROWS[row["case"]]
         if hidden or not _installed(package):
             assert (row["status"], row["time_s"], row["ratio"], row["note"]) == (
-                "INFO", None, None, NOT_INSTALLED.format(package)), row
+                "INFO",
+                None,
+                None,
+                NOT_INSTALLED.format(package),
+            ), row
         else:
             assert row["time_s"] > 0 and row["baseline_s"] > 0 and row["ratio"] > 0, row
             assert row["status"] in ("PASS", "MISS") and row["runs"] >= 1, row
@@ -137,11 +179,13 @@ def _check_otel_rows(rows: list[dict]) -> None:
 
     if not installed():
         assert [(r["status"], r["note"]) for r in rows] == [
-            ("INFO", 'not installed: pip install -e ".[otel]"')], rows
+            ("INFO", 'not installed: pip install -e ".[otel]"')
+        ], rows
         return
     assert [r["case"] for r in rows] == [
         f"20 input: cases (in process), --jsonmatch-otel=cases, {clock} time"
-        for clock in ("wall", "CPU")]
+        for clock in ("wall", "CPU")
+    ]
     for row in rows:
         assert row["time_s"] > 0 and row["baseline_s"] > 0 and row["ratio"] > 0, row
         assert row["status"] in ("PASS", "MISS") and row["target"] == "<= 1.10x", row
@@ -178,18 +222,23 @@ def test_a_worst_case_forked_answers_as_in_a_fresh_process() -> None:
     # a quick run forks each worst case from the benchmark's process; a full run starts a
     # fresh interpreter for each (benchmarks/worst.py): the same answer either way, an error
     # included
-    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import worst; "
-            "cases = [('deep objects', 10, 'json_similarity', {}, 60.0), "
-            "('deep objects', 10, 'no_such_metric', {}, 60.0)]; "
-            "print(json.dumps([[worst.run_case(*c), worst.run_case_forked(*c)] for c in cases]))")
-    proc = subprocess.run([sys.executable, "-c", code, str(RUN.parent)], capture_output=True,
-                          text=True, timeout=300)
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); import worst; "
+        "cases = [('deep objects', 10, 'json_similarity', {}, 60.0), "
+        "('deep objects', 10, 'no_such_metric', {}, 60.0)]; "
+        "print(json.dumps([[worst.run_case(*c), worst.run_case_forked(*c)] for c in cases]))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(RUN.parent)], capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (fresh, forked), (fresh_error, forked_error) = json.loads(proc.stdout)
     for found in (fresh, forked):
         assert found["time_s"] > 0 and found["peak_bytes"] > 0, found
     assert fresh["score"] == forked["score"] == 0.5, (fresh, forked)  # one leaf of two differs
     assert fresh_error == forked_error, (fresh_error, forked_error)
-    assert fresh_error["error"].endswith("unknown metric 'no_such_metric'; known metrics: field_f1, "
-                                         "field_match, field_match_normalized, json_similarity, "
-                                         "structural_f1"), fresh_error
+    assert fresh_error["error"].endswith(
+        "unknown metric 'no_such_metric'; known metrics: field_f1, "
+        "field_match, field_match_normalized, json_similarity, "
+        "structural_f1"
+    ), fresh_error

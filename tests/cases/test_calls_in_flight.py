@@ -50,8 +50,9 @@ def test_the_running_test_is_blamed_only_when_no_other_call_was_in_flight(tmp_pa
     deaths.worker_down("gw0")
     blamed = deaths.judge("gw0", "t1", reported=False, send_back=sent.append)
     assert (blamed.verdict, blamed.calls_in_flight, sent) == ("blamed", ("t1",), [])
-    assert blamed.reason == ("the xdist worker gw0 died running this test, and no other call "
-                             "was in flight")
+    assert blamed.reason == (
+        "the xdist worker gw0 died running this test, and no other call was in flight"
+    )
     # gw1 dies running t2 while t3's call runs ahead: t2 is sent back, and both are suspects,
     # which every worker reads (so that neither runs ahead again)
     _started(workers["gw1"], "t3")
@@ -59,8 +60,12 @@ def test_the_running_test_is_blamed_only_when_no_other_call_was_in_flight(tmp_pa
     assert workers["gw2"].suspect("t3") and not workers["gw2"].suspect("t2")
     assert deaths.judge("gw1", "t2", reported=False, send_back=sent.append).verdict == "sent back"
     assert sent == ["t2"] and workers["gw2"].suspect("t2") and not workers["gw2"].suspect("t9")
-    assert deaths.deaths[-1].to_dict() == {"worker": "gw1", "running": "t2",
-                                           "calls_in_flight": ["t3"], "verdict": "sent back"}
+    assert deaths.deaths[-1].to_dict() == {
+        "worker": "gw1",
+        "running": "t2",
+        "calls_in_flight": ["t3"],
+        "verdict": "sent back",
+    }
     # a test whose result reached the controller before its worker died keeps it
     _started(workers["gw2"], "t4")
     deaths.worker_down("gw2")
@@ -69,8 +74,9 @@ def test_the_running_test_is_blamed_only_when_no_other_call_was_in_flight(tmp_pa
     # t2 never reports, t3 is not seen again: both lost calls; t1 was blamed, not lost
     lost = deaths.finish({"t4"})
     assert sorted(lost) == ["t2", "t3"]
-    assert lost["t3"].startswith("lost call: the xdist worker gw1 died while this test or its "
-                                 "call was in flight") and lost["t3"].endswith("blamed on no one")
+    assert lost["t3"].startswith(
+        "lost call: the xdist worker gw1 died while this test or its call was in flight"
+    ) and lost["t3"].endswith("blamed on no one")
     assert not os.path.exists(deaths.folder)  # the logs are removed at the end
 
 
@@ -110,6 +116,7 @@ def test_a_block_run_alone_waits_for_the_calls_in_flight_and_no_call_starts_besi
             time.sleep(seconds)
             events.append(f"{name} ends")
             return name
+
         return run
 
     try:
@@ -125,8 +132,16 @@ def test_a_block_run_alone_waits_for_the_calls_in_flight_and_no_call_starts_besi
         assert runner.take("ahead", call("ahead", 0)).value == "ahead"
     finally:
         runner.close()
-    assert events == ["ahead starts", "ahead ends", "alone", "mine starts", "mine ends",
-                      "alone ends", "queued starts", "queued ends"]
+    assert events == [
+        "ahead starts",
+        "ahead ends",
+        "alone",
+        "mine starts",
+        "mine ends",
+        "alone ends",
+        "queued starts",
+        "queued ends",
+    ]
 
 
 def test_a_call_queued_for_the_test_running_alone_is_taken_by_that_test():
@@ -137,8 +152,12 @@ def test_a_call_queued_for_the_test_running_alone_is_taken_by_that_test():
     try:
         with runner.alone():
             runner.submit("mine", lambda awaited: "queued call")
-            taker = threading.Thread(target=lambda: taken.append(
-                runner.take("mine", lambda awaited: "a new call").value), daemon=True)
+            taker = threading.Thread(
+                target=lambda: taken.append(
+                    runner.take("mine", lambda awaited: "a new call").value
+                ),
+                daemon=True,
+            )
             taker.start()
             taker.join(5)
         assert taken == ["queued call"]

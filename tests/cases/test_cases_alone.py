@@ -42,8 +42,9 @@ cases:
     threshold: 0.5
     options: {ignore: [b]}
 """
-FOLDER_DEFAULTS = ("metric: structural_f1\nthreshold: 0.8\n"
-                   "options: {ignore: [x], numeric_threshold: 0.1}\n")
+FOLDER_DEFAULTS = (
+    "metric: structural_f1\nthreshold: 0.8\noptions: {ignore: [x], numeric_threshold: 0.1}\n"
+)
 
 
 def _write(path: Path, text: str) -> Path:
@@ -53,8 +54,14 @@ def _write(path: Path, text: str) -> Path:
 
 
 def _input_case(tmp_path: Path, **changes: object) -> GoldenCase:
-    case = GoldenCase(id="greet", path=tmp_path / "greet.jsonmatch.yaml", line=1,
-                      input={"name": "Ada"}, expected={"hello": "Ada"}, source="input")
+    case = GoldenCase(
+        id="greet",
+        path=tmp_path / "greet.jsonmatch.yaml",
+        line=1,
+        input={"name": "Ada"},
+        expected={"hello": "Ada"},
+        source="input",
+    )
     return replace(case, **changes)
 
 
@@ -65,9 +72,11 @@ def _outputs(tmp_path: Path, record: str, target) -> Outputs:
 
 def _greeter(called: list[str]):
     """A plain target that counts its calls."""
+
     def target(case, awaited):
         called.append(case.id)
         return {"hello": case.input["name"]}
+
     return target
 
 
@@ -108,27 +117,35 @@ def test_which_files_are_case_files(tmp_path):
 
 
 def test_a_mistake_is_one_error_naming_the_file_from_the_root_and_its_line(tmp_path):
-    path = _write(tmp_path / "suite" / "bad.jsonmatch.yaml",
-                  "cases:\n  - id: a\n    actual: {a: 1}\n    expectd: {a: 1}\n")
+    path = _write(
+        tmp_path / "suite" / "bad.jsonmatch.yaml",
+        "cases:\n  - id: a\n    actual: {a: 1}\n    expectd: {a: 1}\n",
+    )
     files = CaseFiles(root=tmp_path)
     assert files.display(path) == "suite/bad.jsonmatch.yaml"
     with pytest.raises(CaseFileError) as caught:
         files.load(path)
     # the typo is on line 4; the file is shown from the test root
-    assert str(caught.value).startswith("suite/bad.jsonmatch.yaml:4: case 'a': unknown key "
-                                        "'expectd' (did you mean 'expected'?); known keys: ")
+    assert str(caught.value).startswith(
+        "suite/bad.jsonmatch.yaml:4: case 'a': unknown key "
+        "'expectd' (did you mean 'expected'?); known keys: "
+    )
 
 
 def test_marks_are_plain_data_and_a_string_condition_is_refused():
-    assert marks.marks_from(["slow", {"xfail": {"reason": "flaky", "strict": True}},
-                             {"skipif": [False]}]) == (
+    assert marks.marks_from(
+        ["slow", {"xfail": {"reason": "flaky", "strict": True}}, {"skipif": [False]}]
+    ) == (
         marks.MarkSpec("slow", (), {}),
         marks.MarkSpec("xfail", (), {"reason": "flaky", "strict": True}),
-        marks.MarkSpec("skipif", (False,), {}))  # a list: the positional arguments
+        marks.MarkSpec("skipif", (False,), {}),
+    )  # a list: the positional arguments
     with pytest.raises(marks.MarkError) as caught:
         marks.marks_from({"skipif": "sys.platform == 'win32'"})
-    assert str(caught.value) == ("mark 'skipif': condition must be true or false (pytest would run "
-                                 "a string condition as Python), not \"sys.platform == 'win32'\"")
+    assert str(caught.value) == (
+        "mark 'skipif': condition must be true or false (pytest would run "
+        "a string condition as Python), not \"sys.platform == 'win32'\""
+    )
 
 
 # -- outputs: live calls ---------------------------------------------------------------------
@@ -139,8 +156,9 @@ def test_record_off_calls_a_plain_target_once_per_produce(tmp_path):
     outputs = _outputs(tmp_path, "off", _greeter(called))
     produced = outputs.produce(_input_case(tmp_path), ("greet", 0))
     assert called == ["greet"]
-    assert _no_latency(produced) == Produced(output={"hello": "Ada"}, source="live",
-                                             call=CallFigures(attempts=1))
+    assert _no_latency(produced) == Produced(
+        output={"hello": "Ada"}, source="live", call=CallFigures(attempts=1)
+    )
 
 
 def test_a_target_result_carries_its_usage_into_the_call(tmp_path):
@@ -149,8 +167,10 @@ def test_a_target_result_carries_its_usage_into_the_call(tmp_path):
 
     produced = _outputs(tmp_path, "off", target).produce(_input_case(tmp_path), "k")
     assert _no_latency(produced) == Produced(
-        output={"hello": "Ada"}, source="live",
-        call=CallFigures(attempts=1, input_tokens=3, output_tokens=None, cost=0.5))
+        output={"hello": "Ada"},
+        source="live",
+        call=CallFigures(attempts=1, input_tokens=3, output_tokens=None, cost=0.5),
+    )
 
 
 def test_a_target_that_raises_gives_the_error_with_a_failed_call(tmp_path):
@@ -204,7 +224,11 @@ def test_record_once_records_then_replays_and_re_records_a_stale_input(tmp_path)
 
     first = outputs.produce(case, "k")
     assert (first.source, first.recording, first.output, called) == (
-        "live", "recorded", {"hello": "Ada"}, ["greet"])
+        "live",
+        "recorded",
+        {"hello": "Ada"},
+        ["greet"],
+    )
     saved = json.loads(path.read_text(encoding="utf-8"))
     assert (saved["case_id"], saved["repeat"], saved["output"]) == ("greet", 0, {"hello": "Ada"})
     assert saved["input_sha256"] == input_digest({"name": "Ada"})
@@ -227,9 +251,11 @@ def test_record_none_without_a_recording_names_the_missing_file(tmp_path):
     called: list[str] = []
     produced = _outputs(tmp_path, "none", _greeter(called)).produce(_input_case(tmp_path), "k")
     assert isinstance(produced.error, CaseFileError)
-    assert str(produced.error) == ("no recording of this case "
-                                   "(__recordings__/greet.jsonmatch.yaml/greet.json): "
-                                   "record it with --jsonmatch-record=once")
+    assert str(produced.error) == (
+        "no recording of this case "
+        "(__recordings__/greet.jsonmatch.yaml/greet.json): "
+        "record it with --jsonmatch-record=once"
+    )
     assert (produced.source, produced.call, called) == ("live", None, [])  # nothing called
 
 
@@ -244,16 +270,19 @@ def test_how_many_runs_a_case_gets(tmp_path):
     assert RepeatSettings().runs_of(_input_case(tmp_path)) == 1
 
 
-@pytest.mark.parametrize(("scores", "threshold", "mean", "every", "majority"), [
-    # mean 2.25 / 3 = 0.75 meets 0.75; 0.5 misses it; 2 of 3 runs meet it
-    ([1.0, 0.5, 0.75], 0.75, True, False, True),
-    # mean 1.75 / 3 = 0.583 < 0.6; 1 of 3 runs meets it
-    ([1.0, 0.25, 0.5], 0.6, False, False, False),
-    # every run meets 0.7 (0.7 itself included)
-    ([0.9, 0.8, 0.7], 0.7, True, True, True),
-    # mean 0.5 + 0.5 + 0.875 = 1.875 / 3 = 0.625 meets 0.6, yet only 1 of 3 runs does
-    ([0.5, 0.5, 0.875], 0.6, True, False, False),
-])
+@pytest.mark.parametrize(
+    ("scores", "threshold", "mean", "every", "majority"),
+    [
+        # mean 2.25 / 3 = 0.75 meets 0.75; 0.5 misses it; 2 of 3 runs meet it
+        ([1.0, 0.5, 0.75], 0.75, True, False, True),
+        # mean 1.75 / 3 = 0.583 < 0.6; 1 of 3 runs meets it
+        ([1.0, 0.25, 0.5], 0.6, False, False, False),
+        # every run meets 0.7 (0.7 itself included)
+        ([0.9, 0.8, 0.7], 0.7, True, True, True),
+        # mean 0.5 + 0.5 + 0.875 = 1.875 / 3 = 0.625 meets 0.6, yet only 1 of 3 runs does
+        ([0.5, 0.5, 0.875], 0.6, True, False, False),
+    ],
+)
 def test_when_repeated_runs_pass(scores, threshold, mean, every, majority):
     assert RepeatSettings(rule="mean").passes(scores, threshold) is mean
     assert RepeatSettings(rule="all").passes(scores, threshold) is every
@@ -277,12 +306,24 @@ cases:
 
 def test_an_update_writes_only_over_the_bytes_read_and_keeps_every_other_byte(tmp_path):
     path = _write(tmp_path / "upd.jsonmatch.yaml", TO_UPDATE)
-    update = CaseUpdate(path=str(path), display="upd.jsonmatch.yaml", case_id="second", line=6,
-                        value={"a": 2}, default_id="upd", sha256="0" * 64, root=str(tmp_path))
+    update = CaseUpdate(
+        path=str(path),
+        display="upd.jsonmatch.yaml",
+        case_id="second",
+        line=6,
+        value={"a": 2},
+        default_id="upd",
+        sha256="0" * 64,
+        root=str(tmp_path),
+    )
     # a digest that is not the file's bytes: refused, the file left as it was
-    assert apply_updates([update]) == ([], [
-        "upd.jsonmatch.yaml: changed on disk since this run read it (another run or an "
-        "editor?): not updated; run again to update it"])
+    assert apply_updates([update]) == (
+        [],
+        [
+            "upd.jsonmatch.yaml: changed on disk since this run read it (another run or an "
+            "editor?): not updated; run again to update it"
+        ],
+    )
     assert path.read_bytes() == TO_UPDATE.encode("utf-8")
     # the digest the load read: one value rewritten, the comments kept byte for byte
     digest = CaseFiles(root=tmp_path).load(path)[1].file_sha256
@@ -295,17 +336,24 @@ def test_an_update_writes_only_over_the_bytes_read_and_keeps_every_other_byte(tm
 # -- targets ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("spec", "message"), [
-    ("", NO_TARGET),
-    ("json.dumps", "jsonmatch_target 'json.dumps' must look like package.module:function"),
-    ("no_such_module_for_jsonmatch:run",
-     "jsonmatch_target 'no_such_module_for_jsonmatch:run': cannot import "
-     "'no_such_module_for_jsonmatch' (is its folder on sys.path? the ini option pythonpath = . "
-     "adds the root)"),
-    ("json:no_such_function", "jsonmatch_target 'json:no_such_function': module 'json' has no "
-                              "'no_such_function'"),
-    ("math:pi", "jsonmatch_target 'math:pi' is not callable"),
-])
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("", NO_TARGET),
+        ("json.dumps", "jsonmatch_target 'json.dumps' must look like package.module:function"),
+        (
+            "no_such_module_for_jsonmatch:run",
+            "jsonmatch_target 'no_such_module_for_jsonmatch:run': cannot import "
+            "'no_such_module_for_jsonmatch' (is its folder on sys.path? the ini option pythonpath = . "
+            "adds the root)",
+        ),
+        (
+            "json:no_such_function",
+            "jsonmatch_target 'json:no_such_function': module 'json' has no 'no_such_function'",
+        ),
+        ("math:pi", "jsonmatch_target 'math:pi' is not callable"),
+    ],
+)
 def test_a_target_that_cannot_be_imported_says_why(spec, message):
     with pytest.raises(CaseFileError, match=f"^{re.escape(message)}$"):
         import_target(spec)
@@ -319,15 +367,20 @@ def test_a_good_target_spec_gives_the_function():
 
 
 def test_importing_every_cases_module_imports_no_pytest():
-    expected = sorted(f"pytest_jsonmatch.cases.{p.stem}" for p in
-                      Path(cases_package.__file__).parent.glob("*.py") if p.stem != "__init__")
-    code = ("import importlib, pkgutil, sys\n"
-            "import pytest_jsonmatch.cases as c\n"
-            "names = sorted(m.name for m in pkgutil.walk_packages(c.__path__, c.__name__ + '.'))\n"
-            "for name in names:\n"
-            "    importlib.import_module(name)\n"
-            "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('pytest', '_pytest'))\n"
-            "print(names, loaded)\n")
+    expected = sorted(
+        f"pytest_jsonmatch.cases.{p.stem}"
+        for p in Path(cases_package.__file__).parent.glob("*.py")
+        if p.stem != "__init__"
+    )
+    code = (
+        "import importlib, pkgutil, sys\n"
+        "import pytest_jsonmatch.cases as c\n"
+        "names = sorted(m.name for m in pkgutil.walk_packages(c.__path__, c.__name__ + '.'))\n"
+        "for name in names:\n"
+        "    importlib.import_module(name)\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('pytest', '_pytest'))\n"
+        "print(names, loaded)\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert len(expected) >= 12  # the glob found the package's modules
@@ -342,4 +395,5 @@ def test_a_folder_option_its_metric_does_not_take_is_an_error_of_the_file(tmp_pa
         CaseFiles(root=tmp_path).load(path)
     assert str(caught.value).startswith(
         "suite/jsonmatch.yaml:1: options for every case: unknown option 'numeric_tolerance' "
-        "for metric 'field_f1'")
+        "for metric 'field_f1'"
+    )

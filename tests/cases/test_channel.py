@@ -66,7 +66,8 @@ class Probe:
 
 
 def test_a_session_run_inside_a_test_leaves_the_outer_tests_records_to_the_outer_session(
-        pytester, request):
+    pytester, request
+):
     outer = session_of(request.config)
     assert channel.current() is outer.channel
     recorder = outer.channel.sink  # this test's, activated by the outer session
@@ -93,13 +94,17 @@ def test_a_session_run_inside_a_test_leaves_the_outer_tests_records_to_the_outer
 
 def test_two_sessions_have_distinct_channels_each_receiving_only_its_own_comparisons(pytester):
     write(pytester, "first/test_first.py", ONE_TEST)  # field_match, threshold 0.5
-    write(pytester, "second/test_second.py", """\
+    write(
+        pytester,
+        "second/test_second.py",
+        """\
         from pytest_jsonmatch import assert_json_match
 
         def test_two(json_match):
             json_match({"a": 1}, {"a": 1})
             assert_json_match({"a": 1}, {"a": 2}, threshold=0.0)
-        """)
+        """,
+    )
     first, second = Probe(), Probe()
     pytester.runpytest_inprocess(*ARGS, "first", plugins=[first]).assert_outcomes(passed=1)
     pytester.runpytest_inprocess(*ARGS, "second", plugins=[second]).assert_outcomes(passed=1)
@@ -107,9 +112,12 @@ def test_two_sessions_have_distinct_channels_each_receiving_only_its_own_compari
     assert first.channel is not None and second.channel is not None
     assert first.channel is not second.channel
     assert [(name, o.metric, o.threshold) for name, o in first.outcomes] == [
-        ("test_one", "field_match", 0.5)]
+        ("test_one", "field_match", 0.5)
+    ]
     assert [(name, o.metric, o.threshold) for name, o in second.outcomes] == [
-        ("test_two", "field_f1", 1.0), ("test_two", "field_f1", 0.0)]
+        ("test_two", "field_f1", 1.0),
+        ("test_two", "field_f1", 0.0),
+    ]
     assert [c.nodeid for c in first.comparisons] == ["first/test_first.py::test_one"]
     assert [c.nodeid for c in second.comparisons] == ["second/test_second.py::test_two"] * 2
 
@@ -118,17 +126,28 @@ def test_two_sessions_have_distinct_channels_each_receiving_only_its_own_compari
 
 
 def test_the_fixture_and_golden_items_record_through_the_sessions_channel_object(pytester):
-    write(pytester, "pytest.ini", """\
+    write(
+        pytester,
+        "pytest.ini",
+        """\
         [pytest]
         jsonmatch_metric = field_match
         jsonmatch_threshold = 0.5
-        """)
-    write(pytester, "c.jsonmatch.yaml", """\
+        """,
+    )
+    write(
+        pytester,
+        "c.jsonmatch.yaml",
+        """\
         id: golden
         expected: {vendor: ACME, total: 10}
         actual: {vendor: ACME, total: 10}
-        """)
-    write(pytester, "test_calls.py", """\
+        """,
+    )
+    write(
+        pytester,
+        "test_calls.py",
+        """\
         from pytest_jsonmatch import assert_json_match
 
         def test_fixture(json_match):
@@ -136,7 +155,8 @@ def test_the_fixture_and_golden_items_record_through_the_sessions_channel_object
 
         def test_free():
             assert_json_match({"a": 1}, {"a": 1})
-        """)
+        """,
+    )
     # while each test runs, another channel is the current one: only the free function,
     # which has no session at hand, goes there; the fixture and the case do not
     decoy_outcomes: list[channel.Outcome] = []
@@ -150,11 +170,12 @@ def test_the_fixture_and_golden_items_record_through_the_sessions_channel_object
     assert session_channel.defaults.metric == "field_match"
     assert session_channel.sink is None  # no test runs now
     by_test = {name: (o.metric, o.threshold, o.result.score) for name, o in probe.outcomes}
-    assert by_test == {"test_fixture": ("field_match", 0.5, 0.5),
-                       "golden": ("field_match", 0.5, 1.0)}
+    assert by_test == {
+        "test_fixture": ("field_match", 0.5, 0.5),
+        "golden": ("field_match", 0.5, 1.0),
+    }
     assert [(o.metric, o.threshold) for o in decoy_outcomes] == [("json_similarity", 0.25)]
-    assert sorted(c.nodeid.split("::")[-1] for c in probe.comparisons) == ["golden",
-                                                                         "test_fixture"]
+    assert sorted(c.nodeid.split("::")[-1] for c in probe.comparisons) == ["golden", "test_fixture"]
 
 
 def test_activate_sends_the_running_tests_comparisons_to_a_sink_on_the_sessions_channel(request):
@@ -174,8 +195,7 @@ def test_a_thread_given_the_tests_context_records_to_the_session(request):
     outer = session_of(request.config)
     before = len(outer.pending)
     context = contextvars.copy_context()
-    thread = threading.Thread(target=context.run,
-                              args=(assert_json_match, {"a": 1}, {"a": 1}))
+    thread = threading.Thread(target=context.run, args=(assert_json_match, {"a": 1}, {"a": 1}))
     thread.start()
     thread.join()
     assert [c.nodeid for c in outer.pending[before:]] == [request.node.nodeid]
@@ -215,13 +235,13 @@ def test_outside_pytest_nothing_is_recorded_and_the_defaults_are_field_f1_at_1()
         channel.activate(previous)
         print(previous, len(seen))
     """)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
         "field_f1 1.0 {}",
         "field_f1: score 0.0000 < threshold 1.0000 (precision 0.0000, recall 0.0000, F1 0.0000)",
-        "None 1"]
+        "None 1",
+    ]
 
 
 def test_channel_py_has_no_global_statement():

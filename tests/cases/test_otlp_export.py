@@ -28,8 +28,13 @@ def _outbox(*signals):
 
 def _event(outbox, n):
     trace_id, span_id = otlp_export.new_ids()
-    outbox.event("gen_ai.evaluation.result", 1_700_000_000_000_000_000 + n, trace_id, span_id,
-                 {"n": n, "ok": True, "score": 0.5, "case": f"c{n}"})
+    outbox.event(
+        "gen_ai.evaluation.result",
+        1_700_000_000_000_000_000 + n,
+        trace_id,
+        span_id,
+        {"n": n, "ok": True, "score": 0.5, "case": f"c{n}"},
+    )
 
 
 @pytest.fixture
@@ -44,13 +49,21 @@ def receiver(monkeypatch):
 
 def test_the_endpoint_is_read_from_the_standard_variables(caplog):
     default = Endpoint.of("logs", {})
-    assert (default.url, default.headers, default.timeout, default.compression,
-            default.context) == ("http://localhost:4318/v1/logs", {}, 10.0, "none", None)
-    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318/",
-           "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://tempo:9999/otlp",
-           "OTEL_EXPORTER_OTLP_HEADERS": "Api-Key=a%20b%3D, x-team = evals ",
-           "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "only=traces",
-           "OTEL_EXPORTER_OTLP_TIMEOUT": "2.5", "OTEL_EXPORTER_OTLP_COMPRESSION": "GZIP"}
+    assert (
+        default.url,
+        default.headers,
+        default.timeout,
+        default.compression,
+        default.context,
+    ) == ("http://localhost:4318/v1/logs", {}, 10.0, "none", None)
+    env = {
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318/",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://tempo:9999/otlp",
+        "OTEL_EXPORTER_OTLP_HEADERS": "Api-Key=a%20b%3D, x-team = evals ",
+        "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "only=traces",
+        "OTEL_EXPORTER_OTLP_TIMEOUT": "2.5",
+        "OTEL_EXPORTER_OTLP_COMPRESSION": "GZIP",
+    }
     logs, traces = Endpoint.of("logs", env), Endpoint.of("traces", env)
     # the common endpoint gets the signal's path; a signal's own is used as it is
     assert (logs.url, traces.url) == ("http://collector:4318/v1/logs", "http://tempo:9999/otlp")
@@ -59,17 +72,23 @@ def test_the_endpoint_is_read_from_the_standard_variables(caplog):
     assert traces.headers == {"only": "traces"}
     assert (logs.timeout, logs.compression) == (2.5, "gzip")
     with caplog.at_level(logging.WARNING, "pytest_jsonmatch.otel"):
-        odd = Endpoint.of("logs", {"OTEL_EXPORTER_OTLP_TIMEOUT": "soon",
-                                   "OTEL_EXPORTER_OTLP_COMPRESSION": "brotli",
-                                   "OTEL_EXPORTER_OTLP_HEADERS": "novalue",
-                                   "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL": "grpc"})
+        odd = Endpoint.of(
+            "logs",
+            {
+                "OTEL_EXPORTER_OTLP_TIMEOUT": "soon",
+                "OTEL_EXPORTER_OTLP_COMPRESSION": "brotli",
+                "OTEL_EXPORTER_OTLP_HEADERS": "novalue",
+                "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL": "grpc",
+            },
+        )
     assert (odd.timeout, odd.compression, odd.headers) == (10.0, "none", {})
     assert [r.getMessage() for r in caplog.records] == [
         "OTEL_EXPORTER_OTLP_TIMEOUT: not a number of seconds, 'soon'; using 10",
         "OTEL_EXPORTER_OTLP_COMPRESSION: unsupported 'brotli'; sending uncompressed",
         "OTEL_EXPORTER_OTLP_PROTOCOL is 'grpc': pytest-jsonmatch sends its own logs as "
         "http/protobuf to http://localhost:4318/v1/logs",
-        "OTEL_EXPORTER_OTLP_HEADERS: 'novalue' is not key=value; left out"]
+        "OTEL_EXPORTER_OTLP_HEADERS: 'novalue' is not key=value; left out",
+    ]
     secure = Endpoint.of("logs", {"OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector:4318"})
     assert secure.context is not None and secure.context.verify_mode.name == "CERT_REQUIRED"
 
@@ -89,8 +108,12 @@ def test_batches_leave_full_compressed_and_with_their_headers(receiver, monkeypa
     first = next(e for e in got.events if e.attributes["n"] == 0)
     assert first.attributes == {"n": 0, "ok": True, "score": 0.5, "case": "c0"}
     assert first.name == "gen_ai.evaluation.result" and len(first.trace_id) == 32
-    assert all(h["authorization"] == "Bearer t0ken" and h["content-encoding"] == "gzip"
-               and h["content-type"] == "application/x-protobuf" for h in got.headers)
+    assert all(
+        h["authorization"] == "Bearer t0ken"
+        and h["content-encoding"] == "gzip"
+        and h["content-type"] == "application/x-protobuf"
+        for h in got.headers
+    )
     assert got.resources == [RESOURCE] * 3
 
 
@@ -109,14 +132,27 @@ def test_a_collector_under_load_gets_the_batch_again(receiver, caplog):
     receiver.answer(503, 429)  # refused twice, Retry-After 0.05 s each
     outbox = _outbox("logs", "traces")
     trace_id, span_id = otlp_export.new_ids()
-    outbox.span("jsonmatch.case", trace_id, span_id, 10, 20, {"jsonmatch.case_id": "a"},
-                "TimeoutError: slow")
+    outbox.span(
+        "jsonmatch.case",
+        trace_id,
+        span_id,
+        10,
+        20,
+        {"jsonmatch.case_id": "a"},
+        "TimeoutError: slow",
+    )
     with caplog.at_level(logging.ERROR, "pytest_jsonmatch.otel"):
         assert outbox.close(5)
-    span, = receiver.received.spans
-    assert (span.name, span.trace_id, span.span_id, span.parent_id, span.start_ns,
-            span.end_ns, span.status) == ("jsonmatch.case", trace_id.hex(), span_id.hex(), "",
-                                          10, 20, 2)
+    (span,) = receiver.received.spans
+    assert (
+        span.name,
+        span.trace_id,
+        span.span_id,
+        span.parent_id,
+        span.start_ns,
+        span.end_ns,
+        span.status,
+    ) == ("jsonmatch.case", trace_id.hex(), span_id.hex(), "", 10, 20, 2)
     assert len(receiver.received.headers) == 3 and not caplog.records
 
 
@@ -129,15 +165,17 @@ def test_a_rejected_batch_is_dropped_once_and_logged(receiver, caplog):
     assert receiver.received.events == [] and len(receiver.received.headers) == 1
     assert [r.getMessage() for r in caplog.records] == [
         f"pytest-jsonmatch: the collector at {receiver.url}/v1/logs refused logs: "
-        f"HTTP 400 Bad Request"]
+        f"HTTP 400 Bad Request"
+    ]
 
 
 def test_a_collector_that_never_answers_costs_the_close_timeout_only(monkeypatch):
     with socket.socket() as silent:  # accepts connections, never replies
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
-        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT",
-                           f"http://127.0.0.1:{silent.getsockname()[1]}")
+        monkeypatch.setenv(
+            "OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{silent.getsockname()[1]}"
+        )
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "60")
         outbox = _outbox()
         _event(outbox, 1)
@@ -162,4 +200,5 @@ def test_more_than_the_queue_holds_is_dropped_and_counted(receiver, monkeypatch,
         assert outbox.close(5)
     assert sorted(e.attributes["n"] for e in receiver.received.events) == [0, 1, 2]
     assert [r.getMessage() for r in caplog.records] == [
-        "pytest-jsonmatch: 2 events dropped: more than 3 waited to be sent"]
+        "pytest-jsonmatch: 2 events dropped: more than 3 waited to be sent"
+    ]

@@ -17,19 +17,24 @@ class _Response:
         self.headers = headers
 
 
-@pytest.mark.parametrize(("headers", "seconds"), [
-    ({"retry-after": "3"}, 3.0),
-    ({"retry-after": " 1.5 "}, 1.5),
-    ({"retry-after-ms": "2500", "retry-after": "9"}, 2.5),  # the milliseconds win
-    ({"retry-after-ms": "junk", "retry-after": "9"}, 9.0),  # ... when they can be read
-    ({"retry-after": formatdate(NOW + 42, usegmt=True)}, 42.0),  # an HTTP date
-    ({"retry-after": formatdate(NOW - 42, usegmt=True)}, 0.0),  # a date past: at once
-    ({"retry-after": "1e9"}, RETRY_AFTER_CAP_S),
-    ({"retry-after-ms": "1e12"}, RETRY_AFTER_CAP_S),
-    ({"retry-after": "soon"}, None),
-    ({"retry-after": "nan"}, None), ({"retry-after": "-3"}, None), ({"retry-after": "inf"}, None),
-    ({}, None),
-])
+@pytest.mark.parametrize(
+    ("headers", "seconds"),
+    [
+        ({"retry-after": "3"}, 3.0),
+        ({"retry-after": " 1.5 "}, 1.5),
+        ({"retry-after-ms": "2500", "retry-after": "9"}, 2.5),  # the milliseconds win
+        ({"retry-after-ms": "junk", "retry-after": "9"}, 9.0),  # ... when they can be read
+        ({"retry-after": formatdate(NOW + 42, usegmt=True)}, 42.0),  # an HTTP date
+        ({"retry-after": formatdate(NOW - 42, usegmt=True)}, 0.0),  # a date past: at once
+        ({"retry-after": "1e9"}, RETRY_AFTER_CAP_S),
+        ({"retry-after-ms": "1e12"}, RETRY_AFTER_CAP_S),
+        ({"retry-after": "soon"}, None),
+        ({"retry-after": "nan"}, None),
+        ({"retry-after": "-3"}, None),
+        ({"retry-after": "inf"}, None),
+        ({}, None),
+    ],
+)
 def test_retry_after(headers, seconds):
     assert retry_after(_Response(headers), now=NOW) == seconds
 

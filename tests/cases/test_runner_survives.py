@@ -22,8 +22,11 @@ def _async_call(raised: BaseException | None, value: object = "ok"):
     return lambda awaited: awaited(target())
 
 
-@pytest.mark.parametrize("raised", [SystemExit(3), KeyboardInterrupt(), GeneratorExit()],
-                         ids=["SystemExit", "KeyboardInterrupt", "GeneratorExit"])
+@pytest.mark.parametrize(
+    "raised",
+    [SystemExit(3), KeyboardInterrupt(), GeneratorExit()],
+    ids=["SystemExit", "KeyboardInterrupt", "GeneratorExit"],
+)
 def test_an_async_target_that_raises_a_base_exception_leaves_the_loop_serving(raised):
     runner = Runner(CallSettings(timeout=5.0))
     try:

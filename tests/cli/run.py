@@ -17,19 +17,31 @@ import pytest_jsonmatch
 ROOT = Path(pytest_jsonmatch.__file__).resolve().parents[1]
 
 
-def jsonmatch(*args: str, cwd: Path | None = None, stdin: str | None = None,
-              env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+def jsonmatch(
+    *args: str,
+    cwd: Path | None = None,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess:
     environ = dict(os.environ)
     environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), environ.get("PYTHONPATH"))))
     environ.pop("NO_COLOR", None)
     environ.update(env or {})
-    return subprocess.run([sys.executable, "-m", "pytest_jsonmatch", *args], cwd=cwd,
-                          input=stdin, capture_output=True, text=True, timeout=timeout,
-                          env=environ)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_jsonmatch", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=environ,
+    )
 
 
-def jsonmatch_in_process(capsys: pytest.CaptureFixture[str], *args: str
-                         ) -> subprocess.CompletedProcess:
+def jsonmatch_in_process(
+    capsys: pytest.CaptureFixture[str], *args: str
+) -> subprocess.CompletedProcess:
     """``jsonmatch ARGS`` as :func:`jsonmatch` gives it (exit status, standard output and
     error), from ``pytest_jsonmatch.cli.main`` called in this process, its output read with
     ``capsys``: for a test of what a command does rather than of the process that runs it

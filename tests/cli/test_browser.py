@@ -16,18 +16,31 @@ from pytest_jsonmatch.reporting.html import render_html
 from .hostile import SCRIPT, TEXTAREA, hostile_report
 
 # Debian's package installs the wrapper first and the binary second; chromium works too.
-CANDIDATES = ("/usr/bin/chromium-headless-shell", "/usr/lib/chromium/chromium-headless-shell",
-              "/usr/bin/chromium")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CANDIDATES = (
+    "/usr/bin/chromium-headless-shell",
+    "/usr/lib/chromium/chromium-headless-shell",
+    "/usr/bin/chromium",
+)
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _browser_path() -> str:
     chosen = os.environ.get("JSONMATCH_CHROMIUM") or next(
-        (p for p in CANDIDATES if shutil.which(p)), None)
+        (p for p in CANDIDATES if shutil.which(p)), None
+    )
     if chosen is None:
-        message = ("no Chromium found (apt-get install chromium-headless-shell, or set "
-                   "JSONMATCH_CHROMIUM); .ci/run installs it")
+        message = (
+            "no Chromium found (apt-get install chromium-headless-shell, or set "
+            "JSONMATCH_CHROMIUM); .ci/run installs it"
+        )
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
@@ -38,8 +51,11 @@ def _browser_path() -> str:
 def offline_browser():
     """One headless Chromium with an offline context: (``load(path)`` -> (page, the console's
     errors and warnings), the URLs every page requested)."""
-    sync_api = pytest.importorskip("playwright.sync_api") if not os.environ.get("CI") else \
-        __import__("playwright.sync_api", fromlist=["sync_playwright"])
+    sync_api = (
+        pytest.importorskip("playwright.sync_api")
+        if not os.environ.get("CI")
+        else __import__("playwright.sync_api", fromlist=["sync_playwright"])
+    )
     executable = _browser_path()
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, args=FLAGS)
@@ -50,8 +66,14 @@ def offline_browser():
         def load(path):
             page = context.new_page()
             problems: list[str] = []
-            page.on("console", lambda m: problems.append(f"{m.type}: {m.text}")
-                    if m.type in ("error", "warning") else None)
+            page.on(
+                "console",
+                lambda m: (
+                    problems.append(f"{m.type}: {m.text}")
+                    if m.type in ("error", "warning")
+                    else None
+                ),
+            )
             page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
             page.goto(path.as_uri())
             page.wait_for_load_state("load")
@@ -67,6 +89,7 @@ def offline_browser():
 def page_of(tmp_path_factory):
     folder = tmp_path_factory.mktemp("html")
     with offline_browser() as (load, requests):
+
         def open_page(report: dict, name: str):
             path = folder / name
             path.write_text(render_html(report), encoding="utf-8")
@@ -94,18 +117,29 @@ def test_the_report_in_a_browser(page_of):
     assert page.inner_text("[data-figure=errors]") == "1"
     row = page.locator("#metrics tr[data-metric=field_f1] td")
     m = report["metrics"]["field_f1"]
-    assert row.all_inner_texts() == ["field_f1", str(m["count"]), str(m["passed"]),
-                                     str(m["failed"]), str(m["errors"]),
-                                     f"{m['mean_score']:.4f}", f"{m['precision']:.4f}",
-                                     f"{m['recall']:.4f}", f"{m['f1']:.4f}"]
+    assert row.all_inner_texts() == [
+        "field_f1",
+        str(m["count"]),
+        str(m["passed"]),
+        str(m["failed"]),
+        str(m["errors"]),
+        f"{m['mean_score']:.4f}",
+        f"{m['precision']:.4f}",
+        f"{m['recall']:.4f}",
+        f"{m['f1']:.4f}",
+    ]
     # histogram: every case in a bin, the bins' counts as computed from the report
-    bins = page.evaluate("Array.from(document.querySelectorAll('#histogram .bin'))"
-                         ".map(g => +g.getAttribute('data-count'))")
+    bins = page.evaluate(
+        "Array.from(document.querySelectorAll('#histogram .bin'))"
+        ".map(g => +g.getAttribute('data-count'))"
+    )
     assert sum(bins) == report["count"] and len(bins) == 10
     assert page.locator("text=Gates FAILED").count() == 1
     # filters: failed only hides the passing case
-    visible = "Array.from(document.querySelectorAll('details.case')).filter(d => " \
-              "d.offsetParent !== null).map(d => d.querySelector('.case-id').textContent)"
+    visible = (
+        "Array.from(document.querySelectorAll('details.case')).filter(d => "
+        "d.offsetParent !== null).map(d => d.querySelector('.case-id').textContent)"
+    )
     assert [c["case_id"] for c in report["cases"]] == ["inv-1", "inv-3", "inv-<b>2</b>"]  # by id
     # worst first: the unscored case, then by mean score (0.5..., then 1)
     assert page.evaluate(visible) == ["inv-3", "inv-<b>2</b>", "inv-1"]
@@ -132,12 +166,16 @@ def test_the_report_in_a_browser(page_of):
     # the per-field table sorts: by field name, ascending
     header = page.locator("table.fields th[data-col='0']")
     header.click()
-    names = page.evaluate("Array.from(document.querySelectorAll('table.fields tbody tr'))"
-                          ".map(r => r.getAttribute('data-field'))")
+    names = page.evaluate(
+        "Array.from(document.querySelectorAll('table.fields tbody tr'))"
+        ".map(r => r.getAttribute('data-field'))"
+    )
     assert names == sorted(names)
     header.click()
-    names_desc = page.evaluate("Array.from(document.querySelectorAll('table.fields tbody tr'))"
-                               ".map(r => r.getAttribute('data-field'))")
+    names_desc = page.evaluate(
+        "Array.from(document.querySelectorAll('table.fields tbody tr'))"
+        ".map(r => r.getAttribute('data-field'))"
+    )
     assert names_desc == sorted(names, reverse=True)
     assert problems == []
 
@@ -164,15 +202,25 @@ def test_the_valid_column_and_an_answers_violations_in_the_same_browser(page_of)
     from pytest_jsonmatch.reporting.gates import GateSettings, judge
     from pytest_jsonmatch.reporting.report import build_report
 
-    schema = {"type": "object", "additionalProperties": False,
-              "properties": {"vendor": {"type": "string"}, "total": {"type": "number"}}}
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {"vendor": {"type": "string"}, "total": {"type": "number"}},
+    }
     settings = ScoreSettings("field_f1", 0.5, {"schema": schema}, "short")
-    pairs = [("ok", {"vendor": "A", "total": 1}, {"vendor": "A", "total": 1}),
-             # a hostile key breaks additionalProperties: it must stay text
-             ("bad", {"vendor": "A", "total": 1}, {"vendor": "A", "total": "1", SCRIPT: 1})]
-    comparisons = [comparison_of(Pair(case_id, e, a, case_id, "d.jsonl", k + 1),
-                                 match_json(a, e, schema=schema), settings)
-                   for k, (case_id, e, a) in enumerate(pairs)]
+    pairs = [
+        ("ok", {"vendor": "A", "total": 1}, {"vendor": "A", "total": 1}),
+        # a hostile key breaks additionalProperties: it must stay text
+        ("bad", {"vendor": "A", "total": 1}, {"vendor": "A", "total": "1", SCRIPT: 1}),
+    ]
+    comparisons = [
+        comparison_of(
+            Pair(case_id, e, a, case_id, "d.jsonl", k + 1),
+            match_json(a, e, schema=schema),
+            settings,
+        )
+        for k, (case_id, e, a) in enumerate(pairs)
+    ]
     summary = summarize(comparisons)
     report = build_report(summary, comparisons, judge(summary, GateSettings()), None, {})
     page, problems, _ = page_of(report, "conformance.html")
@@ -255,8 +303,10 @@ def test_every_status_badge_is_readable(page_of):
         assert badge["rgb"] is not None and badge["rgb"][3] == 1, badge  # opaque text
         assert badge["bg"] is not None and badge["bg"][3] == 1, badge  # an opaque pill
         ratio = contrast(badge["rgb"], badge["bg"])
-        assert ratio >= 4.5, (f"{badge['status']}: {badge['color']} on {badge['background']} "
-                              f"has a contrast of {ratio:.2f}")
+        assert ratio >= 4.5, (
+            f"{badge['status']}: {badge['color']} on {badge['background']} "
+            f"has a contrast of {ratio:.2f}"
+        )
 
 
 def test_a_case_scored_from_a_cut_answer_is_marked_and_says_where(page_of):
@@ -274,7 +324,8 @@ def test_a_case_scored_from_a_cut_answer_is_marked_and_says_where(page_of):
     assert note.inner_text() == (
         "The answer was cut off at line 1, column 88, after 87 characters of its JSON value, "
         "and scored closed: what it wrote in full is scored, the fields past the cut count as "
-        "omitted.")
+        "omitted."
+    )
 
 
 def test_a_case_a_gate_failed_shows_that_gate_and_the_baseline_links_to_it(page_of):
@@ -290,7 +341,10 @@ def test_a_case_a_gate_failed_shows_that_gate_and_the_baseline_links_to_it(page_
     assert problems == []
     case = page.locator("details.case", has=page.locator(".case-id", has_text="b"))
     assert case.get_attribute("data-status") == "failed"
-    assert case.locator("summary .badge").all_inner_texts() == ["failed", "gate: jsonmatch_max_drop"]
+    assert case.locator("summary .badge").all_inner_texts() == [
+        "failed",
+        "gate: jsonmatch_max_drop",
+    ]
     # the failed-only filter keeps it, and hides the cases that passed every gate
     page.check("#failed-only")
     visible = page.locator("details.case:not(.hidden) .case-id").all_inner_texts()
@@ -299,17 +353,24 @@ def test_a_case_a_gate_failed_shows_that_gate_and_the_baseline_links_to_it(page_
     # the baseline's row of b links to the case, and says which gate failed it
     row = page.locator("#baseline table.changed tr[data-case=b]")
     assert row.locator("td").all_inner_texts() == [
-        "b", "1.0000", "0.7000", "-0.3000", "failed: jsonmatch_max_drop"]
+        "b",
+        "1.0000",
+        "0.7000",
+        "-0.3000",
+        "failed: jsonmatch_max_drop",
+    ]
     href = row.locator("a.case-link").get_attribute("href")
     assert page.locator(href).get_attribute("data-status") == "failed"
     row.locator("a.case-link").click()
     assert page.evaluate("location.hash") == href
     # each field before and after on the numbers its gate uses; now - base = change per row
     cells = page.locator("#baseline table.field-changes tbody tr").evaluate_all(
-        "rows => rows.map(r => Array.from(r.cells, c => c.textContent))")
+        "rows => rows.map(r => Array.from(r.cells, c => c.textContent))"
+    )
     assert [c[:6] for c in cells] == [
         ["total", "field_f1", "3", "0.6667", "0.4667", "-0.2000"],
         ["vendor", "field_f1", "3", "1.0000", "1.0000", "+0.0000"],
-        ["total", "field_match", "2", "1.0000", "1.0000", "+0.0000"]]
+        ["total", "field_match", "2", "1.0000", "1.0000", "+0.0000"],
+    ]
     for c in cells:
         assert round(float(c[4]) - float(c[3]), 4) == float(c[5])

@@ -37,7 +37,10 @@ def test_compare_scores_the_pair_as_match_json_does(pair, jsonmatch_main):
     assert comparison["score"] == pytest.approx(0.4)
     assert comparison["score"] == match_json(ANSWER, EXPECTED).score
     assert [(f["path"], f["status"]) for f in comparison["fields"]] == [
-        ("a", "match"), ("b", "mismatch"), ("c", "hallucination")]
+        ("a", "match"),
+        ("b", "mismatch"),
+        ("c", "hallucination"),
+    ]
     assert report["overall"] == comparison["score"] and report["count"] == 1
 
 
@@ -66,10 +69,17 @@ def test_standard_input_for_either_side(pair):
     assert json.loads(proc.stdout)["overall"] == pytest.approx(0.4)
 
 
-STRUCTEVAL_LEFT = {"name": "Blue Widget", "price": 10.0005,
-                   "tags": [{"k": "big box", "n": 2}, {"k": "red", "n": 1}], "extra": True}
-STRUCTEVAL_RIGHT = {"name": "blue widget", "price": 10.0, "tags": [{"k": "red", "n": 1},
-                                                                   {"k": "big box", "n": 2}]}
+STRUCTEVAL_LEFT = {
+    "name": "Blue Widget",
+    "price": 10.0005,
+    "tags": [{"k": "big box", "n": 2}, {"k": "red", "n": 1}],
+    "extra": True,
+}
+STRUCTEVAL_RIGHT = {
+    "name": "blue widget",
+    "price": 10.0,
+    "tags": [{"k": "red", "n": 1}, {"k": "big box", "n": 2}],
+}
 
 
 def test_structevals_command_line_runs_with_the_name_changed(tmp_path, jsonmatch_main):
@@ -83,11 +93,13 @@ def test_structevals_command_line_runs_with_the_name_changed(tmp_path, jsonmatch
     # structural_f1: name 1 (same tokens, case folded), price 1 - (0.0005/0.001)**10
     # = 0.99902, four tag leaves paired across the order: TP = 5.99902 over 6 expected
     # leaves and 7 actual ones (extra is invented): F1 = 2 * 5.99902 / 13 = 0.92293
-    expected_score = 2 * (1 + (1 - 0.5 ** 10) + 4) / 13
+    expected_score = 2 * (1 + (1 - 0.5**10) + 4) / 13
     assert comparison["metric"] == "structural_f1"
     assert comparison["score"] == pytest.approx(expected_score)
-    assert comparison["score"] == match_json(STRUCTEVAL_LEFT, STRUCTEVAL_RIGHT,
-                                             metric="structural_f1").score
+    assert (
+        comparison["score"]
+        == match_json(STRUCTEVAL_LEFT, STRUCTEVAL_RIGHT, metric="structural_f1").score
+    )
     text = jsonmatch("--test", str(left), "--gt", str(right), "--report", "text")
     assert "expected[0] <-> actual[1]" in text.stdout
     html = jsonmatch("--test", str(left), "--gt", str(right), "--report", "html")
@@ -99,36 +111,50 @@ def test_structevals_config_file_becomes_options(tmp_path, jsonmatch_main):
     left, right, config = tmp_path / "l.json", tmp_path / "r.json", tmp_path / "config.json"
     left.write_text(json.dumps({"name": "blue widget", "n": 10.5}))
     right.write_text(json.dumps({"name": "Blue Widget", "n": 10.0}))
-    config.write_text(json.dumps({
-        "string_evaluation_type": {"evaluation_type": "binary"},
-        "float_evaluation_type": {"evaluation_type": "threshold",
-                                  "evaluation_params": {"threshold": 1,
-                                                        "difference_penalty_weighting": 1}},
-        "array_matching_threshold": 0.4}))
-    proc = jsonmatch("--test", str(left), "--gt", str(right), "--config", str(config),
-                     "--report", "json")
+    config.write_text(
+        json.dumps(
+            {
+                "string_evaluation_type": {"evaluation_type": "binary"},
+                "float_evaluation_type": {
+                    "evaluation_type": "threshold",
+                    "evaluation_params": {"threshold": 1, "difference_penalty_weighting": 1},
+                },
+                "array_matching_threshold": 0.4,
+            }
+        )
+    )
+    proc = jsonmatch(
+        "--test", str(left), "--gt", str(right), "--config", str(config), "--report", "json"
+    )
     (comparison,) = json.loads(proc.stdout)["comparisons"]
     # binary strings: "blue widget" != "Blue Widget": 0; n: 1 - (0.5 / 1) ** 1 = 0.5;
     # TP 0.5 over 2 leaves on each side: F1 0.25
     assert comparison["score"] == pytest.approx(0.25)
     # a setting structural_f1 cannot take is one line naming the file, before any pair
     config.write_text(json.dumps({"string_evaluation_type": {"evaluation_type": "cosinus"}}))
-    line = one_error_line(jsonmatch("--test", str(left), "--gt", str(right), "--config",
-                                    str(config)))
+    line = one_error_line(
+        jsonmatch("--test", str(left), "--gt", str(right), "--config", str(config))
+    )
     assert str(config) in line and "'cosinus'" in line and "binary, jaccard, cosine" in line
     config.write_text(json.dumps({"string_evaluation_typ": {"evaluation_type": "binary"}}))
-    line = one_error_line(jsonmatch("--test", str(left), "--gt", str(right), "--config",
-                                    str(config)))
+    line = one_error_line(
+        jsonmatch("--test", str(left), "--gt", str(right), "--config", str(config))
+    )
     assert str(config) in line and "unknown structeval key 'string_evaluation_typ'" in line
 
 
-@pytest.mark.parametrize(("content", "expected_text"), [
-    ('{"a": 1,\n "b": }', "line 2"),          # the line of the syntax error
-    ('{"a": 1, "a": 2}', "duplicate key 'a'"),
-    ('{"a": NaN}', "NaN"),
-    ("42", "must be a mapping"),
-])
-def test_a_bad_expected_file_is_one_line_naming_it(tmp_path, content, expected_text, jsonmatch_main):
+@pytest.mark.parametrize(
+    ("content", "expected_text"),
+    [
+        ('{"a": 1,\n "b": }', "line 2"),  # the line of the syntax error
+        ('{"a": 1, "a": 2}', "duplicate key 'a'"),
+        ('{"a": NaN}', "NaN"),
+        ("42", "must be a mapping"),
+    ],
+)
+def test_a_bad_expected_file_is_one_line_naming_it(
+    tmp_path, content, expected_text, jsonmatch_main
+):
     actual, expected = tmp_path / "a.json", tmp_path / "e.json"
     actual.write_text('{"a": 1}')
     expected.write_text(content)
@@ -178,9 +204,23 @@ def test_the_command_line_never_imports_pytest(pair, tmp_path):
         "    with contextlib.redirect_stdout(io.StringIO()):\n"
         "        main(argv)\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('pytest', '_pytest', 'pluggy'))\n"
-        "print(loaded)\n")
-    proc = subprocess.run([sys.executable, "-c", code, str(actual), str(expected), str(gold),
-                           str(pred), str(tmp_path / "r.json")], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+        "print(loaded)\n"
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            code,
+            str(actual),
+            str(expected),
+            str(gold),
+            str(pred),
+            str(tmp_path / "r.json"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"

@@ -25,6 +25,7 @@ def open_page(tmp_path_factory):
     it requested. One browser for the module."""
     folder = tmp_path_factory.mktemp("runs-html")
     with offline_browser() as (load, requests):
+
         def opened(reports: dict[str, Path], name: str):
             runs = [Run(run, str(path), load_report(path)) for run, path in reports.items()]
             path = folder / name
@@ -40,8 +41,9 @@ def page(open_page, tmp_path_factory):
 
 
 def _column(page, table: str, col: int) -> list[str]:
-    return page.eval_on_selector_all(f"#{table} tbody tr",
-                                     f"rows => rows.map(r => r.children[{col}].textContent)")
+    return page.eval_on_selector_all(
+        f"#{table} tbody tr", f"rows => rows.map(r => r.children[{col}].textContent)"
+    )
 
 
 def test_the_page_loads_clean(page):
@@ -87,14 +89,29 @@ def _scored(folder: Path, name: str, wrong: int, ignore: tuple[str, ...] = ()) -
     first ``wrong`` predictions get ``v`` wrong (field ``v`` and the case score
     (CASES - wrong) / CASES), every ``w`` is right; ``ignore``: fields left out besides id."""
     gold, predictions = folder / "gold.jsonl", folder / f"{name}.jsonl"
-    gold.write_text("".join(json.dumps({"id": f"c{i:03}", "v": i, "w": "x"}) + "\n"
-                            for i in range(CASES)), encoding="utf-8")
-    predictions.write_text("".join(json.dumps({"id": f"c{i:03}", "v": -1 if i < wrong else i,
-                                               "w": "x"}) + "\n" for i in range(CASES)),
-                           encoding="utf-8")
+    gold.write_text(
+        "".join(json.dumps({"id": f"c{i:03}", "v": i, "w": "x"}) + "\n" for i in range(CASES)),
+        encoding="utf-8",
+    )
+    predictions.write_text(
+        "".join(
+            json.dumps({"id": f"c{i:03}", "v": -1 if i < wrong else i, "w": "x"}) + "\n"
+            for i in range(CASES)
+        ),
+        encoding="utf-8",
+    )
     report = folder / f"{name}.json"
-    proc = jsonmatch("score", str(gold), str(predictions), "--id-field", "id", "--option",
-                     f"ignore={json.dumps(['id', *ignore])}", "--report", str(report))
+    proc = jsonmatch(
+        "score",
+        str(gold),
+        str(predictions),
+        "--id-field",
+        "id",
+        "--option",
+        f"ignore={json.dumps(['id', *ignore])}",
+        "--report",
+        str(report),
+    )
     assert proc.returncode in (0, 1), proc.stderr
     return report
 
@@ -161,8 +178,11 @@ def test_a_difference_of_013_fills_the_chart(open_page, tmp_path):
 
 
 def test_a_run_without_the_field_shows_a_dash(open_page, tmp_path):
-    reports = {"A": _scored(tmp_path, "A", wrong=2), "B": _scored(tmp_path, "B", wrong=15),
-               "C": _scored(tmp_path, "C", wrong=0, ignore=("v",))}
+    reports = {
+        "A": _scored(tmp_path, "A", wrong=2),
+        "B": _scored(tmp_path, "B", wrong=15),
+        "C": _scored(tmp_path, "C", wrong=0, ignore=("v",)),
+    }
     page, problems, _ = open_page(reports, "missing.html")
     assert problems == []
     row = page.locator("#fields tr[data-field='v'] td").all_inner_texts()

@@ -27,8 +27,12 @@ def _dataset(late: str | None) -> tuple[list[dict], list[dict]]:
     rng = random.Random(4)
     gold, pred = [], []
     for i in range(N):
-        record = {"id": f"r{i}", "total": rng.randint(1, 9), "po": None,
-                  "items": [{"sku": s, "qty": rng.randint(1, 3)} for s in rng.sample("ABCD", 2)]}
+        record = {
+            "id": f"r{i}",
+            "total": rng.randint(1, 9),
+            "po": None,
+            "items": [{"sku": s, "qty": rng.randint(1, 3)} for s in rng.sample("ABCD", 2)],
+        }
         if late == "type" and i >= 530:
             record["po"] = {"number": i}
         if late == "kinds":  # a string, then objects too, then arrays: a string decides
@@ -72,11 +76,14 @@ def _write(tmp_path, gold, pred):
     return str(g), str(p)
 
 
-@pytest.mark.parametrize("late, sketched", [(None, 1), ("field", 1 + 3), ("type", 1 + 3),
-                                             ("elements", 1 + 3), ("kinds", 1)])
+@pytest.mark.parametrize(
+    "late, sketched",
+    [(None, 1), ("field", 1 + 3), ("type", 1 + 3), ("elements", 1 + 3), ("kinds", 1)],
+)
 @pytest.mark.parametrize("by_id", [False, True])
 def test_the_scores_are_those_of_the_schema_of_every_gold_record(
-        tmp_path, jsonmatch_main, sketches, late, sketched, by_id):
+    tmp_path, jsonmatch_main, sketches, late, sketched, by_id
+):
     gold, pred = _dataset(late)
     pairing = ["--id-field", "id"] if by_id else []
     proc = jsonmatch_main("score", *_write(tmp_path, gold, pred), *pairing, "--format", "json")

@@ -29,9 +29,11 @@ from .hostile import hostile_report
 from .run import jsonmatch
 from .test_browser import page_of  # noqa: F401  (the module's browser fixture)
 
-PAYLOAD = ('"><img src=x onerror="window.pwned=1"><script>window.pwned=2</script>'
-           "<a href=\"https://evil.example/\">x</a> https://evil.example/p www.evil.example "
-           "\n::add-mask::secret\n  ::stop-commands::token")
+PAYLOAD = (
+    '"><img src=x onerror="window.pwned=1"><script>window.pwned=2</script>'
+    '<a href="https://evil.example/">x</a> https://evil.example/p www.evil.example '
+    "\n::add-mask::secret\n  ::stop-commands::token"
+)
 
 
 def _report_with_baseline() -> dict:
@@ -76,8 +78,11 @@ def _with(path, value) -> dict:
 
 def _is_data(path) -> bool:
     """A compared value (a field's expected or actual), which may be any JSON value."""
-    return len(path) >= 2 and path[-1] in ("expected", "actual") or (
-        len(path) >= 3 and any(p in ("expected", "actual") for p in path[-6:]))
+    return (
+        len(path) >= 2
+        and path[-1] in ("expected", "actual")
+        or (len(path) >= 3 and any(p in ("expected", "actual") for p in path[-6:]))
+    )
 
 
 BASE = _report_with_baseline()
@@ -102,8 +107,9 @@ def test_the_attack_reaches_every_place():
     assert len(FREE) > 40 and len(CONSTRAINED) > 40
     assert ("run", "command", 1) in FREE and any(p[0] == "cases" for p in FREE)
     assert any(p[:1] == ("baseline",) for p in FREE)
-    numbers = [path for path, value in LEAVES
-               if isinstance(value, (int, float)) and not _is_data(path)]
+    numbers = [
+        path for path, value in LEAVES if isinstance(value, (int, float)) and not _is_data(path)
+    ]
     assert numbers and set(numbers) <= set(CONSTRAINED)
 
 
@@ -132,9 +138,11 @@ def test_the_page_holds_only_the_template_s_markup(tmp_path, page_of):  # noqa: 
         page, problems, _ = page_of(load_report_from(tmp_path, name, report), f"{name}.html")
         assert problems == [], problems
         assert page.evaluate("window.pwned") is None
-        shapes.append(page.evaluate("""() => Array.from(document.querySelectorAll('*')).map(
+        shapes.append(
+            page.evaluate("""() => Array.from(document.querySelectorAll('*')).map(
             e => e.tagName + '[' + Array.from(e.attributes).map(a => a.name).sort().join(',')
-                 + ']').sort()"""))
+                 + ']').sort()""")
+        )
     assert shapes[0] == shapes[1]
     assert render_html  # the page was rendered by the same function the command uses
 

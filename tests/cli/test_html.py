@@ -41,7 +41,7 @@ def test_cases_worst_first_and_never_scored_fields_left_out_of_the_table():
     assert ids == ["c-error", "d-low", "b-fail", "g-near", "a-pass", "e-xfail", "f-xpass"]
     by_id = [int(n) for n in re.findall(r'data-order-id="(\d+)"', page)]
     assert [ids[by_id.index(k)] for k in range(len(ids))] == sorted(ids)
-    fields = page[page.index("<h2>Per field</h2>"):page.index('<section id="cases">')]
+    fields = page[page.index("<h2>Per field</h2>") : page.index('<section id="cases">')]
     assert re.findall(r'<tr data-field="([^"]*)"', fields) == ["extra", "total", "name"]
     assert '<p class="hint never-scored">2 fields never scored: id, meta.</p>' in fields
 
@@ -50,6 +50,9 @@ def test_only_the_lowest_cases_are_kept_worst_first():
     from tests.reporting.statuses import every_status_report
 
     page = render_html(every_status_report(), max_cases=3)
-    assert re.findall(r'<span class="case-id">([^<]*)</span>', page) == \
-        ["c-error", "d-low", "b-fail"]
+    assert re.findall(r'<span class="case-id">([^<]*)</span>', page) == [
+        "c-error",
+        "d-low",
+        "b-fail",
+    ]
     assert "Showing the 3 lowest-scoring of 7 cases" in page

@@ -20,8 +20,12 @@ TIME = re.compile(r'"time": "[^"]*"')
 
 
 def record(i: int) -> dict:
-    return {"id": f"r{i:04d}", "vendor": ["ACME", "Initech", "Globex"][i % 3], "total": i,
-            "items": [{"sku": "A", "qty": i % 4}]}
+    return {
+        "id": f"r{i:04d}",
+        "vendor": ["ACME", "Initech", "Globex"][i % 3],
+        "total": i,
+        "items": [{"sku": "A", "qty": i % 4}],
+    }
 
 
 def answer(i: int) -> dict:
@@ -32,8 +36,9 @@ def answer(i: int) -> dict:
 
 
 def write_jsonl(path: Path, lines: list) -> str:
-    path.write_text("".join((line if isinstance(line, str) else json.dumps(line)) + "\n"
-                            for line in lines))
+    path.write_text(
+        "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
+    )
     return str(path)
 
 
@@ -45,8 +50,15 @@ def outputs(tmp_path: Path, *args: str, jobs: str) -> list:
     text = jsonmatch("score", *args, "-j", jobs, "--report", str(report), cwd=tmp_path)
     saved = TIME.sub('"time": "-"', report.read_text()) if report.exists() else None
     markdown = jsonmatch("score", *args, "-j", jobs, "--format", "markdown", cwd=tmp_path)
-    return [text.returncode, text.stderr, text.stdout, saved,
-            markdown.returncode, markdown.stderr, markdown.stdout]
+    return [
+        text.returncode,
+        text.stderr,
+        text.stdout,
+        saved,
+        markdown.returncode,
+        markdown.stderr,
+        markdown.stdout,
+    ]
 
 
 def assert_same_for_any_jobs(tmp_path: Path, *args: str) -> list:
@@ -59,14 +71,23 @@ def assert_same_for_any_jobs(tmp_path: Path, *args: str) -> list:
 def test_missing_extra_and_unparsable_predictions_by_id(tmp_path):
     gold = [record(i) for i in range(N)]
     # out of order (each waits for its gold record), two missing, two no gold record has
-    pred = [{"id": f"r{i:04d}", "answer": answer(i)} for i in reversed(range(N))
-            if i not in (17, 230)]
+    pred = [
+        {"id": f"r{i:04d}", "answer": answer(i)} for i in reversed(range(N)) if i not in (17, 230)
+    ]
     pred += [{"id": "x-1", "answer": {"total": 1}}, {"id": "x-2", "answer": {"total": 2}}]
     pred[40]["answer"] = "Sorry, I cannot read this invoice."
     pred[41]["answer"] = '```json\n{"vendor": "ACME",\n "total": '
     pred[42]["answer"] = "Here:\n" + json.dumps(pred[42]["answer"])
-    args = (write_jsonl(tmp_path / "gold.jsonl", gold), write_jsonl(tmp_path / "pred.jsonl", pred),
-            "--id-field", "id", "--pred-field", "answer", "--option", 'ignore=["id"]')
+    args = (
+        write_jsonl(tmp_path / "gold.jsonl", gold),
+        write_jsonl(tmp_path / "pred.jsonl", pred),
+        "--id-field",
+        "id",
+        "--pred-field",
+        "answer",
+        "--option",
+        'ignore=["id"]',
+    )
     status, _, _, saved, *_ = assert_same_for_any_jobs(tmp_path, *args)
     assert status == 0 and saved is not None  # no gate: unscored cases count 0
     report = json.loads(saved)
@@ -77,11 +98,12 @@ def test_missing_extra_and_unparsable_predictions_by_id(tmp_path):
         "r0230": f"no prediction has id 'r0230' in {pred_path}",
         pred[40]["id"]: "no JSON object found in actual: 'Sorry, I cannot read this invoice.'",
         pred[41]["id"]: "actual was cut off: its JSON value opened at line 2, column 1 is not "
-                        "closed when the text ends at line 3, column 11, after 29 characters "
-                        "(the answer was truncated, e.g. by max_tokens): ..."
-                        + repr(pred[41]["answer"][-30:])}
+        "closed when the text ends at line 3, column 11, after 29 characters "
+        "(the answer was truncated, e.g. by max_tokens): ..." + repr(pred[41]["answer"][-30:]),
+    }
     assert report["gates"]["warnings"][0] == (
-        f"{pred_path}: 2 predictions no gold record has (x-1, x-2), not scored")
+        f"{pred_path}: 2 predictions no gold record has (x-1, x-2), not scored"
+    )
 
 
 def test_missing_extra_and_unparsable_files_of_two_folders(tmp_path):
@@ -97,13 +119,18 @@ def test_missing_extra_and_unparsable_files_of_two_folders(tmp_path):
     status, _, _, saved, *_ = assert_same_for_any_jobs(tmp_path, "gold", "pred")
     assert status == 0
     errors = [c["error"] for c in json.loads(saved)["comparisons"] if c["error"]]
-    assert errors[:2] == ["no file r0003.* in pred", "no JSON object found in actual: 'no JSON here'"]
+    assert errors[:2] == [
+        "no file r0003.* in pred",
+        "no JSON object found in actual: 'no JSON here'",
+    ]
     assert len(errors) == 4
 
 
 def dataset_files(tmp_path: Path, gold_lines: list, pred_lines: list) -> tuple[str, str]:
-    return (write_jsonl(tmp_path / "gold.jsonl", gold_lines),
-            write_jsonl(tmp_path / "pred.jsonl", pred_lines))
+    return (
+        write_jsonl(tmp_path / "gold.jsonl", gold_lines),
+        write_jsonl(tmp_path / "pred.jsonl", pred_lines),
+    )
 
 
 def stop_line(tmp_path: Path, *args: str) -> str:
@@ -113,9 +140,11 @@ def stop_line(tmp_path: Path, *args: str) -> str:
     return stderr.replace(str(tmp_path) + "/", "")
 
 
-@pytest.mark.parametrize(("where", "twice", "line"), [(250, 240, 251), (N, 240, 301),
-                                                    (250, 260, 252)],
-                         ids=["after-its-pairing", "after-every-gold-record", "still-waiting"])
+@pytest.mark.parametrize(
+    ("where", "twice", "line"),
+    [(250, 240, 251), (N, 240, 301), (250, 260, 252)],
+    ids=["after-its-pairing", "after-every-gold-record", "still-waiting"],
+)
 def test_a_prediction_id_given_twice(tmp_path, where, twice, line):
     # the earlier one already paired with its gold record, or read ahead and waiting for it
     pred: list = [answer(i) for i in range(N)]
@@ -124,7 +153,8 @@ def test_a_prediction_id_given_twice(tmp_path, where, twice, line):
     args = dataset_files(tmp_path, [record(i) for i in range(N)], pred)
     assert stop_line(tmp_path, *args, "--id-field", "id") == (
         f"jsonmatch: error: pred.jsonl line {line}: id 'r0{twice}' is given to an earlier "
-        f"prediction too\n")
+        f"prediction too\n"
+    )
 
 
 def test_a_gold_id_given_twice(tmp_path):
@@ -132,8 +162,8 @@ def test_a_gold_id_given_twice(tmp_path):
     gold[280] = record(3)
     args = dataset_files(tmp_path, gold, [answer(i) for i in range(N)])
     assert stop_line(tmp_path, *args, "--id-field", "id") == (
-        "jsonmatch: error: gold.jsonl line 281: id 'r0003' is given to an earlier gold record "
-        "too\n")
+        "jsonmatch: error: gold.jsonl line 281: id 'r0003' is given to an earlier gold record too\n"
+    )
 
 
 def test_an_unparsable_gold_line(tmp_path):
@@ -142,7 +172,8 @@ def test_an_unparsable_gold_line(tmp_path):
     args = dataset_files(tmp_path, gold, [answer(i) for i in range(N)])
     assert stop_line(tmp_path, *args, "--metric", "structural_f1") == (
         "jsonmatch: error: gold.jsonl line 200: not valid JSON: Expecting value (column 25); a "
-        "JSONL file holds one JSON value per line\n")
+        "JSONL file holds one JSON value per line\n"
+    )
 
 
 def test_an_unusable_gold_record_before_an_unparsable_line_is_the_error_of_both(tmp_path):
@@ -154,7 +185,8 @@ def test_an_unusable_gold_record_before_an_unparsable_line_is_the_error_of_both(
     args = dataset_files(tmp_path, gold, [answer(i) for i in range(N)])
     assert stop_line(tmp_path, *args, "--metric", "structural_f1") == (
         "jsonmatch: error: gold.jsonl line 10: expected is not valid JSON: Expecting value "
-        "(line 1, column 1) (text starts 'not an object')\n")
+        "(line 1, column 1) (text starts 'not an object')\n"
+    )
 
 
 @pytest.mark.parametrize("metric", ["structural_f1", "field_f1"])  # field_f1: schema inferred
@@ -167,7 +199,8 @@ def test_an_unparsable_line_before_the_files_are_found_of_different_lengths(tmp_
     args = dataset_files(tmp_path, gold, [answer(i) for i in range(N - 1)])
     assert stop_line(tmp_path, *args, "--metric", metric) == (
         "jsonmatch: error: gold.jsonl line 270: not valid JSON: Expecting value (column 25); a "
-        "JSONL file holds one JSON value per line\n")
+        "JSONL file holds one JSON value per line\n"
+    )
 
 
 def test_an_unparsable_gold_line_past_the_predictions(tmp_path):
@@ -178,7 +211,8 @@ def test_an_unparsable_gold_line_past_the_predictions(tmp_path):
     args = dataset_files(tmp_path, gold, [answer(i) for i in range(N - 1)])
     assert stop_line(tmp_path, *args) == (
         f"jsonmatch: error: gold.jsonl line {N}: not valid JSON: Expecting value (column 7); "
-        f"a JSONL file holds one JSON value per line\n")
+        f"a JSONL file holds one JSON value per line\n"
+    )
 
 
 def test_an_unparsable_prediction_past_the_gold_records(tmp_path):
@@ -189,7 +223,8 @@ def test_an_unparsable_prediction_past_the_gold_records(tmp_path):
     args = dataset_files(tmp_path, [record(i) for i in range(N)], pred)
     assert stop_line(tmp_path, *args) == (
         f"jsonmatch: error: pred.jsonl line {N + 1}: not valid JSON: Expecting property name "
-        f"enclosed in double quotes (column 2); a JSONL file holds one JSON value per line\n")
+        f"enclosed in double quotes (column 2); a JSONL file holds one JSON value per line\n"
+    )
 
 
 def test_a_bad_prediction_in_the_first_chunk_of_a_schema_inferred_run(tmp_path):
@@ -202,13 +237,15 @@ def test_a_bad_prediction_in_the_first_chunk_of_a_schema_inferred_run(tmp_path):
     args = dataset_files(tmp_path, gold, pred)
     assert stop_line(tmp_path, *args) == (
         "jsonmatch: error: pred.jsonl line 4: not valid JSON: Expecting property name enclosed "
-        "in double quotes (column 2); a JSONL file holds one JSON value per line\n")
+        "in double quotes (column 2); a JSONL file holds one JSON value per line\n"
+    )
 
 
 @pytest.mark.parametrize(("gold_n", "pred_n"), [(N, N - 1), (N - 1, N)], ids=["fewer", "more"])
 def test_files_of_different_lengths_paired_by_position(tmp_path, gold_n, pred_n):
-    args = dataset_files(tmp_path, [record(i) for i in range(gold_n)],
-                         [answer(i) for i in range(pred_n)])
+    args = dataset_files(
+        tmp_path, [record(i) for i in range(gold_n)], [answer(i) for i in range(pred_n)]
+    )
     line = stop_line(tmp_path, *args)
     assert "pairing by position needs as many (or pair by --id-field)" in line
 
@@ -217,8 +254,13 @@ def test_the_report_records_the_command_without_its_jobs(tmp_path):
     args = dataset_files(tmp_path, [record(i) for i in range(3)], [answer(i) for i in range(3)])
     for jobs in (["-j", "2"], ["-j2"], ["--jobs", "2"], ["--jobs=2"], ["--jo", "2"]):
         proc = jsonmatch("score", *args, *jobs, "--format", "json", cwd=tmp_path)
-        assert json.loads(proc.stdout)["run"]["command"] == ["jsonmatch", "score", *args,
-                                                             "--format", "json"]
+        assert json.loads(proc.stdout)["run"]["command"] == [
+            "jsonmatch",
+            "score",
+            *args,
+            "--format",
+            "json",
+        ]
 
 
 def test_a_gold_record_the_sketch_refuses_before_an_unparsable_prediction(tmp_path):
@@ -232,7 +274,8 @@ def test_a_gold_record_the_sketch_refuses_before_an_unparsable_prediction(tmp_pa
     args = dataset_files(tmp_path, gold, pred)
     assert stop_line(tmp_path, *args) == (
         "jsonmatch: error: gold.jsonl line 5: total: inf in expected is not a JSON number "
-        "(NaN and Infinity are not JSON)\n")
+        "(NaN and Infinity are not JSON)\n"
+    )
 
 
 def test_a_gold_record_scoring_refuses_before_an_unparsable_prediction_of_its_group(tmp_path):
@@ -246,4 +289,5 @@ def test_a_gold_record_scoring_refuses_before_an_unparsable_prediction_of_its_gr
     args = dataset_files(tmp_path, gold, pred)
     assert stop_line(tmp_path, *args, "--metric", "structural_f1") == (
         "jsonmatch: error: gold.jsonl line 10: expected is not valid JSON: Expecting value "
-        "(line 1, column 1) (text starts 'not an object')\n")
+        "(line 1, column 1) (text starts 'not an object')\n"
+    )

@@ -37,9 +37,16 @@ def test_chunks_keep_the_pairs_read_before_a_reading_error():
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers fork on Linux only")
 def test_workers_fork_from_a_process_with_one_thread_and_spawn_otherwise():
-    fresh = subprocess.run([sys.executable, "-c", "from pytest_jsonmatch.cli.parallel import "
-                            "start_method; print(start_method())"],
-                           capture_output=True, text=True, check=True)
+    fresh = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from pytest_jsonmatch.cli.parallel import start_method; print(start_method())",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert fresh.stdout.strip() == "fork"
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
@@ -52,9 +59,17 @@ def test_workers_fork_from_a_process_with_one_thread_and_spawn_otherwise():
 
 
 def _pairs() -> list[Pair]:
-    return [Pair(str(i), Undecoded(f'{{"a": {i}, "b": "x"}}', f"g line {i + 1}", True),
-                 Undecoded(f'{{"a": {i % 3}, "b": "x"}}', f"p line {i + 1}", False),
-                 f"g line {i + 1}", "g", i + 1) for i in range(2 * SCORED_TOGETHER + 5)]
+    return [
+        Pair(
+            str(i),
+            Undecoded(f'{{"a": {i}, "b": "x"}}', f"g line {i + 1}", True),
+            Undecoded(f'{{"a": {i % 3}, "b": "x"}}', f"p line {i + 1}", False),
+            f"g line {i + 1}",
+            "g",
+            i + 1,
+        )
+        for i in range(2 * SCORED_TOGETHER + 5)
+    ]
 
 
 def test_a_packed_chunk_keeps_its_pairs_and_missing_predictions():
@@ -67,9 +82,12 @@ def test_a_worker_chunk_scores_as_its_pieces_do():
     settings = ScoreSettings("structural_f1", 1.0, {})
     pairs = _pairs()
     whole = score_part(packed(pairs), settings, Keeps(comparisons=True, case_scores=True))
-    pieces = [score_part(pairs[i:i + SCORED_TOGETHER], settings,
-                         Keeps(comparisons=True, case_scores=True))
-              for i in range(0, len(pairs), SCORED_TOGETHER)]
+    pieces = [
+        score_part(
+            pairs[i : i + SCORED_TOGETHER], settings, Keeps(comparisons=True, case_scores=True)
+        )
+        for i in range(0, len(pairs), SCORED_TOGETHER)
+    ]
     assert whole.cases == "".join(p.cases for p in pieces)
     assert whole.comparisons == "".join(p.comparisons for p in pieces)
     assert whole.count == sum(p.count for p in pieces) == len(pairs)

@@ -18,9 +18,12 @@ def dataset(n: int, seed: int = 7) -> tuple[list[dict], list]:
     rng = random.Random(seed)
     gold, pred = [], []
     for i in range(n):
-        record = {"id": f"r{i}", "vendor": rng.choice(["ACME Corp", "Initech", "Globex"]),
-                  "total": rng.randint(1, 50),
-                  "items": [{"sku": s, "qty": rng.randint(1, 3)} for s in rng.sample("ABCDE", 2)]}
+        record = {
+            "id": f"r{i}",
+            "vendor": rng.choice(["ACME Corp", "Initech", "Globex"]),
+            "total": rng.randint(1, 50),
+            "items": [{"sku": s, "qty": rng.randint(1, 3)} for s in rng.sample("ABCDE", 2)],
+        }
         gold.append(record)
         answer = json.loads(json.dumps(record))
         if rng.random() < 0.3:
@@ -46,10 +49,10 @@ def write_jsonl(path: Path, records: list) -> Path:
 
 def expected_scores(gold: list, pred: list, metric: str = "field_f1", **options) -> list[float]:
     """Each pair as evaluate_records scores it, a prediction without JSON counting 0."""
-    scorable = [i for i, p in enumerate(pred)
-                if not (isinstance(p, str) and p.startswith("Sorry"))]
-    run = evaluate_records([gold[i] for i in scorable], [pred[i] for i in scorable], metric,
-                           **options)
+    scorable = [i for i, p in enumerate(pred) if not (isinstance(p, str) and p.startswith("Sorry"))]
+    run = evaluate_records(
+        [gold[i] for i in scorable], [pred[i] for i in scorable], metric, **options
+    )
     scores = [0.0] * len(gold)
     for i, record in zip(scorable, run.records):
         scores[i] = record.score
@@ -67,9 +70,13 @@ def run_json(*args: str, call=jsonmatch) -> dict:
 @pytest.mark.parametrize("metric", ["field_f1", "structural_f1"])
 def test_scores_equal_evaluate_records(tmp_path, metric, jsonmatch_main):
     gold, pred = dataset(60)
-    report = run_json(str(write_jsonl(tmp_path / "g.jsonl", gold)),
-                      str(write_jsonl(tmp_path / "p.jsonl", pred)), "--metric", metric,
-                      call=jsonmatch_main)
+    report = run_json(
+        str(write_jsonl(tmp_path / "g.jsonl", gold)),
+        str(write_jsonl(tmp_path / "p.jsonl", pred)),
+        "--metric",
+        metric,
+        call=jsonmatch_main,
+    )
     scores = expected_scores(gold, pred, metric)
     assert [c["score"] for c in report["comparisons"]] == scores
     assert [c["case_id"] for c in report["cases"]] == [str(i + 1) for i in range(60)]
@@ -92,9 +99,15 @@ def test_a_text_run_lists_the_cases_a_run_with_a_report_lists(tmp_path, jsonmatc
             pred[i] = json.dumps(answer)[:-9]  # the answer cut off before its end
             cut += 1
     assert cut == 2
-    args = [str(write_jsonl(tmp_path / "g.jsonl", gold)),
-            str(write_jsonl(tmp_path / "p.jsonl", pred)), "--option", "truncated=close",
-            "--color", "never", *verbose]
+    args = [
+        str(write_jsonl(tmp_path / "g.jsonl", gold)),
+        str(write_jsonl(tmp_path / "p.jsonl", pred)),
+        "--option",
+        "truncated=close",
+        "--color",
+        "never",
+        *verbose,
+    ]
     listed = jsonmatch_main("score", *args)
     kept_all = jsonmatch_main("score", *args, "--report", str(tmp_path / "r.json"))
     assert listed.returncode == kept_all.returncode == 0
@@ -110,7 +123,10 @@ def test_a_text_run_lists_the_cases_a_run_with_a_report_lists(tmp_path, jsonmatc
 
 def test_jobs_give_exactly_the_single_process_result(tmp_path):
     gold, pred = dataset(300, seed=11)
-    args = (str(write_jsonl(tmp_path / "g.jsonl", gold)), str(write_jsonl(tmp_path / "p.jsonl", pred)))
+    args = (
+        str(write_jsonl(tmp_path / "g.jsonl", gold)),
+        str(write_jsonl(tmp_path / "p.jsonl", pred)),
+    )
     one = run_json(*args, "-j", "1")
     two = run_json(*args, "-j", "2")
     assert one == two
@@ -121,44 +137,73 @@ def test_layouts_pair_alike(tmp_path, jsonmatch_main):
     """The same records as JSONL paired by position, shuffled JSONL paired by id, JSON
     arrays, and two folders matched by name: the same scores per case."""
     gold, pred = dataset(25, seed=3)
-    by_position = run_json(str(write_jsonl(tmp_path / "g.jsonl", gold)),
-                           str(write_jsonl(tmp_path / "p.jsonl", pred)), "--metric",
-                           "structural_f1", call=jsonmatch_main)
+    by_position = run_json(
+        str(write_jsonl(tmp_path / "g.jsonl", gold)),
+        str(write_jsonl(tmp_path / "p.jsonl", pred)),
+        "--metric",
+        "structural_f1",
+        call=jsonmatch_main,
+    )
     score_of = {gold[i]["id"]: c["score"] for i, c in enumerate(by_position["comparisons"])}
     # by id, predictions in another order (each keeps its id in a record around the answer)
     wrapped = [{"id": g["id"], "answer": p} for g, p in zip(gold, pred)]
     random.Random(1).shuffle(wrapped)
-    by_id = run_json(str(write_jsonl(tmp_path / "g2.jsonl", gold)),
-                     str(write_jsonl(tmp_path / "p2.jsonl", wrapped)), "--metric",
-                     "structural_f1", "--id-field", "id", "--pred-field", "answer",
-                     call=jsonmatch_main)
+    by_id = run_json(
+        str(write_jsonl(tmp_path / "g2.jsonl", gold)),
+        str(write_jsonl(tmp_path / "p2.jsonl", wrapped)),
+        "--metric",
+        "structural_f1",
+        "--id-field",
+        "id",
+        "--pred-field",
+        "answer",
+        call=jsonmatch_main,
+    )
     assert {c["case_id"]: c["score"] for c in by_id["comparisons"]} == score_of
     # JSON arrays, pretty-printed over many lines
     (tmp_path / "g.json").write_text(json.dumps(gold, indent=2))
     (tmp_path / "p.json").write_text(json.dumps(pred, indent=2))
-    arrays = run_json(str(tmp_path / "g.json"), str(tmp_path / "p.json"), "--metric",
-                      "structural_f1", call=jsonmatch_main)
+    arrays = run_json(
+        str(tmp_path / "g.json"),
+        str(tmp_path / "p.json"),
+        "--metric",
+        "structural_f1",
+        call=jsonmatch_main,
+    )
     assert [c["score"] for c in arrays["comparisons"]] == list(score_of.values())
     # folders: gold/<id>.json against pred/<id>.txt (the model's raw text)
     (tmp_path / "gold").mkdir()
     (tmp_path / "pred").mkdir()
     for g, p in zip(gold, pred):
         (tmp_path / "gold" / f"{g['id']}.json").write_text(json.dumps(g))
-        (tmp_path / "pred" / f"{g['id']}.txt").write_text(p if isinstance(p, str) else json.dumps(p))
-    folders = run_json(str(tmp_path / "gold"), str(tmp_path / "pred"), "--metric", "structural_f1",
-                       call=jsonmatch_main)
+        (tmp_path / "pred" / f"{g['id']}.txt").write_text(
+            p if isinstance(p, str) else json.dumps(p)
+        )
+    folders = run_json(
+        str(tmp_path / "gold"),
+        str(tmp_path / "pred"),
+        "--metric",
+        "structural_f1",
+        call=jsonmatch_main,
+    )
     assert {c["case_id"]: c["score"] for c in folders["comparisons"]} == score_of
 
 
 def test_a_missing_prediction_counts_zero_and_extra_ones_are_named(tmp_path, jsonmatch_main):
     gold = [{"id": 1, "a": "x"}, {"id": 2, "a": "y"}]
     pred = [{"id": 2, "a": "y"}, {"id": 9, "a": "z"}]
-    report = run_json(str(write_jsonl(tmp_path / "g.jsonl", gold)),
-                      str(write_jsonl(tmp_path / "p.jsonl", pred)), "--id-field", "id",
-                      call=jsonmatch_main)
+    report = run_json(
+        str(write_jsonl(tmp_path / "g.jsonl", gold)),
+        str(write_jsonl(tmp_path / "p.jsonl", pred)),
+        "--id-field",
+        "id",
+        call=jsonmatch_main,
+    )
     # case 1 has no prediction: an error at 0; case 2 matches (id and a): 1. Overall 0.5
     assert [(c["case_id"], c["status"], c["score"]) for c in report["comparisons"]] == [
-        ("1", "error", 0.0), ("2", "passed", 1.0)]
+        ("1", "error", 0.0),
+        ("2", "passed", 1.0),
+    ]
     assert report["overall"] == 0.5
     assert "no prediction has id '1'" in report["comparisons"][0]["error"]
     assert any("1 prediction no gold record has (9)" in w for w in report["gates"]["warnings"])
@@ -190,14 +235,16 @@ def test_strict_makes_a_floor_that_matches_no_field_fail_the_run(tmp_path, jsonm
     # the warning names the command line's flag, not the plugin's ini setting
     assert gates["warnings"][0].endswith("(--strict fails the run)")
     assert "jsonmatch_strict" not in lenient.stdout
-    strict = jsonmatch("score", str(g), str(p), "--field-floor", "totl=0.9", "--strict",
-                       "--format", "json")
+    strict = jsonmatch(
+        "score", str(g), str(p), "--field-floor", "totl=0.9", "--strict", "--format", "json"
+    )
     gates = json.loads(strict.stdout)["gates"]
     assert strict.returncode == 1 and not gates["passed"] and gates["warnings"] == []
     assert ["floor 'totl' matched no" in f for f in gates["failures"]] == [True]
     # a floor that matches is judged as ever, --strict or not
-    assert jsonmatch("score", str(g), str(p), "--field-floor", "total=0.9",
-                     "--strict").returncode == 0
+    assert (
+        jsonmatch("score", str(g), str(p), "--field-floor", "total=0.9", "--strict").returncode == 0
+    )
 
 
 def test_report_baseline_and_diff(tmp_path, jsonmatch_main):
@@ -207,53 +254,117 @@ def test_report_baseline_and_diff(tmp_path, jsonmatch_main):
     worse = [{"a": i, "b": "x" if i % 2 else "y"} for i in range(6)]  # 3 cases drop to 0.5
     g = write_jsonl(tmp_path / "g.jsonl", gold)
     base = tmp_path / "base.json"
-    proc = jsonmatch("score", str(g), str(write_jsonl(tmp_path / "p1.jsonl", good)),
-                     "--report", str(base))
+    proc = jsonmatch(
+        "score", str(g), str(write_jsonl(tmp_path / "p1.jsonl", good)), "--report", str(base)
+    )
     assert proc.returncode == 0 and json.loads(base.read_text())["overall"] == 1.0
     new = tmp_path / "new.json"
     # differences: three of -0.5 and three of 0: mean -0.25, an interval that holds 0
     # with n = 6 (s = 0.2739, SE = 0.1118, t(0.975, 5) = 2.5706: -0.25 +/- 0.2874)
     # the three cases that dropped by 0.5 each fail the run by themselves (the per-case rule) ...
-    proc = jsonmatch("score", str(g), str(write_jsonl(tmp_path / "p2.jsonl", worse)),
-                     "--baseline", str(base), "--max-drop", "0.1")
-    assert proc.returncode == 1 and [line for line in proc.stdout.splitlines()
-                                     if line.startswith("  case ")] == [
+    proc = jsonmatch(
+        "score",
+        str(g),
+        str(write_jsonl(tmp_path / "p2.jsonl", worse)),
+        "--baseline",
+        str(base),
+        "--max-drop",
+        "0.1",
+    )
+    assert proc.returncode == 1 and [
+        line for line in proc.stdout.splitlines() if line.startswith("  case ")
+    ] == [
         f"  case {i} ({g}:{i}) dropped from 1.0000 to 0.5000, by more than --max-drop 0.1000"
-        for i in (1, 3, 5)]  # ids are line numbers; records 0, 2, 4 got worse
+        for i in (1, 3, 5)
+    ]  # ids are line numbers; records 0, 2, 4 got worse
     # ... unless they are allowed, or within --max-case-drop; the mean rule then only warns
     for accept in (["--allow-regressions", "3"], ["--max-case-drop", "0.5"]):
-        assert jsonmatch("score", str(g), str(tmp_path / "p2.jsonl"), "--baseline", str(base),
-                         "--max-drop", "0.1", *accept).returncode == 0
-    assert jsonmatch("score", str(g), str(tmp_path / "p2.jsonl"), "--baseline", str(base),
-                     "--max-drop", "0.1", "--allow-regressions", "2").returncode == 1
-    proc = jsonmatch("score", str(g), str(tmp_path / "p2.jsonl"), "--report", str(new),
-                     "--baseline", str(base), "--max-drop", "0.1", "--max-case-drop", "0.5", "-v")
+        assert (
+            jsonmatch(
+                "score",
+                str(g),
+                str(tmp_path / "p2.jsonl"),
+                "--baseline",
+                str(base),
+                "--max-drop",
+                "0.1",
+                *accept,
+            ).returncode
+            == 0
+        )
+    assert (
+        jsonmatch(
+            "score",
+            str(g),
+            str(tmp_path / "p2.jsonl"),
+            "--baseline",
+            str(base),
+            "--max-drop",
+            "0.1",
+            "--allow-regressions",
+            "2",
+        ).returncode
+        == 1
+    )
+    proc = jsonmatch(
+        "score",
+        str(g),
+        str(tmp_path / "p2.jsonl"),
+        "--report",
+        str(new),
+        "--baseline",
+        str(base),
+        "--max-drop",
+        "0.1",
+        "--max-case-drop",
+        "0.5",
+        "-v",
+    )
     assert proc.returncode == 0, proc.stdout  # may be noise: a warning
     data = json.loads(new.read_text())
     assert data["baseline"]["difference"]["mean"] == pytest.approx(-0.25)
     assert data["baseline"]["difference"]["low"] == pytest.approx(-0.25 - 2.5706 * 0.1118, abs=1e-3)
     assert "may be noise" in proc.stdout
-    strict = jsonmatch("score", str(g), str(tmp_path / "p2.jsonl"), "--baseline", str(base),
-                       "--max-drop", "0.1", "--gate", "strict")
+    strict = jsonmatch(
+        "score",
+        str(g),
+        str(tmp_path / "p2.jsonl"),
+        "--baseline",
+        str(base),
+        "--max-drop",
+        "0.1",
+        "--gate",
+        "strict",
+    )
     assert strict.returncode == 1
     diff = jsonmatch("diff", str(base), str(new))
     assert diff.returncode == 1 and "  case 1 (" in diff.stdout  # the per-case rule
     diff = jsonmatch("diff", str(base), str(new), "--allow-regressions", "3")
     assert diff.returncode == 0, diff.stderr
     assert "mean change -0.2500 (1.0000 -> 0.7500)" in diff.stdout
-    assert jsonmatch("diff", str(base), str(new), "--gate", "strict",
-                     "--allow-regressions", "3").returncode == 1
-    for fmt, marker in (("markdown", "## jsonmatch"), ("html", "<!DOCTYPE html>"),
-                        ("text", "overall score 0.7500 over 6 cases")):
+    assert (
+        jsonmatch(
+            "diff", str(base), str(new), "--gate", "strict", "--allow-regressions", "3"
+        ).returncode
+        == 1
+    )
+    for fmt, marker in (
+        ("markdown", "## jsonmatch"),
+        ("html", "<!DOCTYPE html>"),
+        ("text", "overall score 0.7500 over 6 cases"),
+    ):
         proc = jsonmatch("report", str(new), "--format", fmt)
         assert proc.returncode == 0 and marker in proc.stdout, (fmt, proc.stderr)
 
 
-@pytest.mark.parametrize(("gold_text", "message"), [
-    ('{"a": 1}\n{"a": 2, "a": 3}\n', "g.jsonl line 2: not valid JSON: duplicate key 'a'"),
-    ('{"a": 1}\n\n{"a": \n', "g.jsonl line 3: not valid JSON"),
-    ('[{"a": 1},\n {"a": 2}\n {"a": 3}]', "g.jsonl line 3 (element 2): expected ',' or ']'"),
-])
+@pytest.mark.parametrize(
+    ("gold_text", "message"),
+    [
+        ('{"a": 1}\n{"a": 2, "a": 3}\n', "g.jsonl line 2: not valid JSON: duplicate key 'a'"),
+        ('{"a": 1}\n\n{"a": \n', "g.jsonl line 3: not valid JSON"),
+        ('[{"a": 1},\n {"a": 2}\n {"a": 3}]', "g.jsonl line 3 (element 2): expected ',' or ']'"),
+    ],
+)
 def test_a_bad_gold_file_names_the_line(tmp_path, gold_text, message):
     (tmp_path / "g.jsonl").write_text(gold_text)
     write_jsonl(tmp_path / "p.jsonl", [{"a": 1}] * 3)
@@ -288,11 +399,11 @@ def test_the_progress_bar_shows_only_on_a_terminal_after_a_second(monkeypatch):
     clock = iter([0.0, 0.5, 2.0, 2.05, 3.0])
     monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
     bar = progress.Progress(100, Tty())
-    bar.advance(10)   # 0.5 s: too early
+    bar.advance(10)  # 0.5 s: too early
     assert bar.stream.getvalue() == ""
-    bar.advance(40)   # 2.0 s: drawn
+    bar.advance(40)  # 2.0 s: drawn
     assert "50% 50/100 records" in bar.stream.getvalue()
-    bar.advance(10)   # 2.05 s: within 0.1 s of the last draw
+    bar.advance(10)  # 2.05 s: within 0.1 s of the last draw
     assert "60/100" not in bar.stream.getvalue()
     bar.close()
     assert bar.stream.getvalue().endswith("\r\x1b[K")
@@ -310,15 +421,25 @@ def test_diff_of_runs_where_more_than_1023_cases_flip(tmp_path, jsonmatch_main):
     from pytest_jsonmatch.reporting.report import build_report
 
     def run(score: float, status) -> list[Comparison]:
-        return [Comparison(case_id=f"c{i}", nodeid=f"c{i}", metric="field_f1", score=score,
-                           threshold=0.9, status=status) for i in range(1100)]
+        return [
+            Comparison(
+                case_id=f"c{i}",
+                nodeid=f"c{i}",
+                metric="field_f1",
+                score=score,
+                threshold=0.9,
+                status=status,
+            )
+            for i in range(1100)
+        ]
 
     for name, comparisons in (("base.json", run(1.0, PASSED)), ("new.json", run(0.5, FAILED))):
         summary = summarize(comparisons)
         report = build_report(summary, comparisons, judge(summary, GateSettings()))
         (tmp_path / name).write_text(json_.dumps(report), encoding="utf-8")
-    proc = jsonmatch_main("diff", str(tmp_path / "base.json"), str(tmp_path / "new.json"),
-                          "--format", "json")
+    proc = jsonmatch_main(
+        "diff", str(tmp_path / "base.json"), str(tmp_path / "new.json"), "--format", "json"
+    )
     assert proc.returncode == 1, proc.stderr  # a real drop: the gate fails, no crash
     baseline = json_.loads(proc.stdout)["baseline"]
     assert (baseline["pass_to_fail"], baseline["fail_to_pass"]) == (1100, 0)

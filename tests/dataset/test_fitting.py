@@ -17,10 +17,14 @@ from pytest_jsonmatch.dataset import fitting as fitting_module
 from pytest_jsonmatch.dataset.fitting import fits, fitting, fitting_source
 
 KEYS = st.sampled_from(["a", "b", "items", "name", "n"])
-LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(-2, 2),
-                   st.text(max_size=3))
-VALUES = st.recursive(LEAVES, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(KEYS, inner, max_size=4)), max_leaves=12)
+LEAVES = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.floats(-2, 2), st.text(max_size=3)
+)
+VALUES = st.recursive(
+    LEAVES,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(KEYS, inner, max_size=4)),
+    max_leaves=12,
+)
 RECORDS = st.lists(st.dictionaries(KEYS, VALUES, max_size=4), min_size=2, max_size=10)
 
 
@@ -94,26 +98,30 @@ def test_a_deep_value_is_read_by_the_walk():
         assert test({"a": {"a": {"a": {"a": {"c": 1}}}}}) is False  # a new key, four down
 
 
-GUESS = [{"id": "a", "po": None, "lines": [], "vendor": {"name": "x"}, "tags": [{"t": "x"}],
-          "total": 3}]
+GUESS = [
+    {"id": "a", "po": None, "lines": [], "vendor": {"name": "x"}, "tags": [{"t": "x"}], "total": 3}
+]
 
 
-@pytest.mark.parametrize("record, fit, changes", [
-    ({"id": "b", "po": None, "lines": [], "vendor": {}, "total": 4}, True, False),  # missing
-    ({"id": 7, "total": "three"}, True, False),  # a scalar after a scalar: the first decides
-    ({"id": {"new": 1}, "total": [1, {"k": 2}]}, True, False),  # containers after a scalar
-    ({"vendor": "a string", "tags": {"t": 1}}, True, False),  # another kind after a container
-    ({"tags": [{"t": None}, "x", [1]]}, True, False),  # elements of other kinds
-    ({"note": None}, False, True),  # a new key, even holding null
-    ({"vendor": {"name": "y", "city": "z"}}, False, True),  # a new key below
-    ({"tags": [{"t": "y"}, {"u": 1}]}, False, True),  # a new key in an element
-    ({"po": {"n": 1}}, False, True),  # a value where every record so far held null
-    ({"lines": [1]}, False, True),  # elements where every array so far was empty
-    # the test is cautious: null followed by a string infers what null alone does, and an
-    # array of nulls what an empty one does, but such a record is sketched all the same
-    ({"po": "P-1"}, False, False),
-    ({"lines": [None]}, False, False),
-])
+@pytest.mark.parametrize(
+    "record, fit, changes",
+    [
+        ({"id": "b", "po": None, "lines": [], "vendor": {}, "total": 4}, True, False),  # missing
+        ({"id": 7, "total": "three"}, True, False),  # a scalar after a scalar: the first decides
+        ({"id": {"new": 1}, "total": [1, {"k": 2}]}, True, False),  # containers after a scalar
+        ({"vendor": "a string", "tags": {"t": 1}}, True, False),  # another kind after a container
+        ({"tags": [{"t": None}, "x", [1]]}, True, False),  # elements of other kinds
+        ({"note": None}, False, True),  # a new key, even holding null
+        ({"vendor": {"name": "y", "city": "z"}}, False, True),  # a new key below
+        ({"tags": [{"t": "y"}, {"u": 1}]}, False, True),  # a new key in an element
+        ({"po": {"n": 1}}, False, True),  # a value where every record so far held null
+        ({"lines": [1]}, False, True),  # elements where every array so far was empty
+        # the test is cautious: null followed by a string infers what null alone does, and an
+        # array of nulls what an empty one does, but such a record is sketched all the same
+        ({"po": "P-1"}, False, False),
+        ({"lines": [None]}, False, False),
+    ],
+)
 def test_what_changes_a_schema_and_what_does_not(record, fit, changes):
     guess = SchemaSketch.of(GUESS)
     assert fitting(guess)(record) is fit

@@ -15,12 +15,16 @@ from pytest_jsonmatch.dataset import NO_PREDICTION, Pair, SchemaSketch, ScoreSet
 from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from tests.helpers import fuzz_values as fv
 
-GOLD = [{"id": 1, "name": "Ann", "tags": ["a", "b"], "note": "x"},
-        {"id": 2, "name": "Bob", "tags": [], "note": None},
-        {"id": 3, "name": "Cy", "tags": ["c"], "note": "y"}]
-PRED = [{"id": 1, "name": "Anne", "tags": ["b", "a"], "extra": 1, "note": "x"},
-        {"id": 2, "name": "Bob", "tags": [], "note": "z"},
-        {"id": 3, "tags": ["c", "d"], "note": "y"}]
+GOLD = [
+    {"id": 1, "name": "Ann", "tags": ["a", "b"], "note": "x"},
+    {"id": 2, "name": "Bob", "tags": [], "note": None},
+    {"id": 3, "name": "Cy", "tags": ["c"], "note": "y"},
+]
+PRED = [
+    {"id": 1, "name": "Anne", "tags": ["b", "a"], "extra": 1, "note": "x"},
+    {"id": 2, "name": "Bob", "tags": [], "note": "z"},
+    {"id": 3, "tags": ["c", "d"], "note": "y"},
+]
 
 
 def _tables(keep_fields: bool, pairs: list[Pair], options: dict) -> dict:
@@ -36,8 +40,15 @@ def test_the_tables_are_the_same_with_or_without_the_recorded_fields():
     pairs.append(Pair("10", GOLD[1], "not json at all"))  # an error: counts 0, no fields
     kept, counted = _tables(True, pairs, options), _tables(False, pairs, options)
     assert kept == counted
-    assert counted["note"] == {"mean_score": 1.0, "score_sum": 0.0, "scored": 0, "match": 0,
-                               "mismatch": 0, "omission": 0, "hallucination": 0}  # ignored
+    assert counted["note"] == {
+        "mean_score": 1.0,
+        "score_sum": 0.0,
+        "scored": 0,
+        "match": 0,
+        "mismatch": 0,
+        "omission": 0,
+        "hallucination": 0,
+    }  # ignored
     # the three scored pairs alone: what evaluate_records aggregates
     run = evaluate_records(GOLD, PRED, "field_f1", **options)
     for path, aggregate in run.per_field.items():
@@ -45,12 +56,17 @@ def test_the_tables_are_the_same_with_or_without_the_recorded_fields():
         assert mine == aggregate.to_dict(), path
     # Anne for Ann, Bob, Cy left out; the two pairs that could not be scored have no fields
     assert {k: counted["name"][k] for k in ("scored", "match", "mismatch", "omission")} == {
-        "scored": 3, "match": 1, "mismatch": 1, "omission": 1}
+        "scored": 3,
+        "match": 1,
+        "mismatch": 1,
+        "omission": 1,
+    }
 
 
 def test_without_kept_fields_a_comparison_carries_none():
-    settings = ScoreSettings("field_f1", 1.0, {"schema": SchemaSketch.of(GOLD).schema()},
-                             keep_fields=False)
+    settings = ScoreSettings(
+        "field_f1", 1.0, {"schema": SchemaSketch.of(GOLD).schema()}, keep_fields=False
+    )
     scored = score_chunk([Pair("0", GOLD[0], PRED[0])], settings)
     assert scored.comparisons[0].fields == ()
     assert scored.cases[0].case_id == "0" and 0.0 < scored.cases[0].mean < 1.0
@@ -61,12 +77,24 @@ def _counted_and_full(pairs: list[Pair], options: dict, group_by: str = "metric"
     out = []
     for counted in (True, False):
         aggregates = score_chunk(pairs, settings, counted=counted).aggregates
-        out.append(repr(([(k, [(p, a.to_dict()) for p, a in g.items()])
-                          for k, g in aggregates.groups.items()],
-                         {m: {k: {n: x.units for n, x in v.items()} if k == "sums" else v
-                              for k, v in vars(t).items()}
-                          for m, t in aggregates.metrics.items()},
-                         aggregates.overall.value)))
+        out.append(
+            repr(
+                (
+                    [
+                        (k, [(p, a.to_dict()) for p, a in g.items()])
+                        for k, g in aggregates.groups.items()
+                    ],
+                    {
+                        m: {
+                            k: {n: x.units for n, x in v.items()} if k == "sums" else v
+                            for k, v in vars(t).items()
+                        }
+                        for m, t in aggregates.metrics.items()
+                    },
+                    aggregates.overall.value,
+                )
+            )
+        )
     return tuple(out)
 
 
@@ -89,8 +117,13 @@ def test_tables_counted_from_tallies_are_those_of_the_fields():
     assert counted == full and "part1.jsonl" in counted
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(pairs=st.lists(fv.PAIRS, min_size=1, max_size=4))
 def test_tables_counted_from_tallies_on_fuzz_values(pairs: list) -> None:
     gold = [e for _, e in pairs]

@@ -15,9 +15,14 @@ from pytest_jsonmatch import SchemaWarning, infer_schema
 from pytest_jsonmatch.dataset import SchemaSketch
 
 KEYS = st.sampled_from(["a", "b", "items", "name", "n"])
-LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(-2, 2), st.text(max_size=3))
-VALUES = st.recursive(LEAVES, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(KEYS, inner, max_size=4)), max_leaves=10)
+LEAVES = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.floats(-2, 2), st.text(max_size=3)
+)
+VALUES = st.recursive(
+    LEAVES,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(KEYS, inner, max_size=4)),
+    max_leaves=10,
+)
 RECORDS = st.lists(st.dictionaries(KEYS, VALUES, max_size=4), min_size=1, max_size=6)
 
 
@@ -44,8 +49,12 @@ def test_a_sketch_infers_what_the_whole_list_infers(records, cut):
 
 
 def test_a_later_record_fills_in_what_earlier_ones_left_open():
-    records = [{"a": None, "items": []}, {"a": {"b": 1}, "items": [{"n": "x"}]},
-               {"a": {"c": True}, "items": [{"n": 2, "m": None}]}, {"a": "text"}]
+    records = [
+        {"a": None, "items": []},
+        {"a": {"b": 1}, "items": [{"n": "x"}]},
+        {"a": {"c": True}, "items": [{"n": 2, "m": None}]},
+        {"a": "text"},
+    ]
     schema = _sketched([records])
     assert schema == _inferred(records)
     assert schema["properties"]["a"]["type"] == "object"  # the first value that is not null

@@ -57,8 +57,11 @@ MIN_ASSERTING_BLOCKS = 3
 MIN_SHELL_EXAMPLES = 11
 
 # a fenced block: its opening fence (``` or longer, perhaps indented), info string, body
-FENCE = re.compile(r"^(?P<indent>[ ]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)\n(?P<body>.*?)"
-                   r"^(?P=indent)(?P=fence)[ ]*$", re.M | re.S)
+FENCE = re.compile(
+    r"^(?P<indent>[ ]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)\n(?P<body>.*?)"
+    r"^(?P=indent)(?P=fence)[ ]*$",
+    re.M | re.S,
+)
 # a marker on the line right before a fence
 MARKER = re.compile(r"<!--\s*(?P<kind>file|output|session)\b(?P<arg>[^\n]*?)\s*-->\s*\n\Z")
 # a hidden file: <!-- file: PATH, its lines, -->
@@ -94,8 +97,10 @@ def _line_of(text: str, offset: int) -> int:
 
 
 def _dedent(body: str, indent: str) -> str:
-    return "".join(line[len(indent):] if line.startswith(indent) else line
-                   for line in body.splitlines(keepends=True))
+    return "".join(
+        line[len(indent) :] if line.startswith(indent) else line
+        for line in body.splitlines(keepends=True)
+    )
 
 
 def read_page(path: Path) -> Page:
@@ -111,7 +116,7 @@ def read_page(path: Path) -> Page:
         line = _line_of(text, block.start())
         body = _dedent(block["body"], block["indent"])
         info = block["info"].strip().split()[0] if block["info"].strip() else ""
-        before = text[max(0, block.start() - 300):block.start()]
+        before = text[max(0, block.start() - 300) : block.start()]
         marker = MARKER.search(before)
         if marker:
             marked += 1
@@ -136,7 +141,8 @@ def read_page(path: Path) -> Page:
     # every marker must have been attached to a block (or be a hidden file)
     assert len(ANY_MARKER.findall(text)) == marked, (
         f"{path}: a <!-- file/output/session --> marker is not on the line right before a "
-        "fenced block, or a hidden file does not end with a line '-->'")
+        "fenced block, or a hidden file does not end with a line '-->'"
+    )
     return Page(path, files, examples)
 
 
@@ -173,12 +179,15 @@ def _replay(blocks: list[str], globs: dict, name: str) -> None:
 def run_doctest(example: Example) -> None:
     globs: dict = {"__name__": "__docs__"}
     _replay(example.earlier, globs, example.id)
-    test = doctest.DocTestParser().get_doctest(example.text, globs, example.id,
-                                               str(example.page), example.line)
+    test = doctest.DocTestParser().get_doctest(
+        example.text, globs, example.id, str(example.page), example.line
+    )
     report = io.StringIO()
     runner = doctest.DocTestRunner(optionflags=FLAGS)
     result = runner.run(test, out=report.write)
-    assert result.failed == 0, f"{example.id}: the block does not give what it shows\n{report.getvalue()}"
+    assert result.failed == 0, (
+        f"{example.id}: the block does not give what it shows\n{report.getvalue()}"
+    )
     assert result.attempted > 0
 
 
@@ -203,8 +212,11 @@ def _commands_on_this_interpreter(bin_dir: Path) -> None:
 
 
 def _environment(bin_dir: Path) -> dict[str, str]:
-    env = {name: value for name, value in os.environ.items()
-           if not name.startswith(("PYTEST_", "COLUMNS", "LINES"))}
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("PYTEST_", "COLUMNS", "LINES"))
+    }
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
     env["COLUMNS"] = "80"
     return env
@@ -222,8 +234,15 @@ def _workdir(tmp_path: Path, files: dict[str, str]) -> Path:
 
 
 def _run(command: str, work: Path, env: dict[str, str]) -> str:
-    proc = subprocess.run(["bash", "-c", command], cwd=work, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=300)
+    proc = subprocess.run(
+        ["bash", "-c", command],
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
     return proc.stdout
 
 
@@ -242,7 +261,8 @@ def run_output(example: Example, tmp_path: Path) -> None:
     got = _run(example.command, work, _environment(bin_dir))
     assert _matches(example.text, got, excerpt=True), (
         f"{example.id}: `{example.command}` does not print the block (as an excerpt)\n"
-        f"--- the block shows:\n{example.text}--- the command printed:\n{got}")
+        f"--- the block shows:\n{example.text}--- the command printed:\n{got}"
+    )
 
 
 def run_session(example: Example, tmp_path: Path) -> None:
@@ -261,11 +281,14 @@ def run_session(example: Example, tmp_path: Path) -> None:
         got = _run(command, work, env)
         want = "\n".join(shown)
         if not want.strip():
-            assert not got.strip(), f"{example.id}: `{command}` printed\n{got}\nwhere the block shows nothing"
+            assert not got.strip(), (
+                f"{example.id}: `{command}` printed\n{got}\nwhere the block shows nothing"
+            )
             continue
         assert _matches(want, got, excerpt=False), (
             f"{example.id}: `{command}` does not print what the block shows\n"
-            f"--- the block shows:\n{want}\n--- the command printed:\n{got}")
+            f"--- the block shows:\n{want}\n--- the command printed:\n{got}"
+        )
 
 
 # -- the tests ----------------------------------------------------------------------------

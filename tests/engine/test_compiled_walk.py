@@ -26,8 +26,13 @@ from pytest_jsonmatch.engine.schemas.eval_schema import infer_node
 from pytest_jsonmatch.engine.walking import compiled
 from tests.helpers import fuzz_values as fv
 
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 @contextlib.contextmanager
@@ -48,8 +53,16 @@ def outcome(expected: list[Any], actual: list[Any], options: dict[str, Any], on:
         except JsonMatchError as exc:
             return f"{type(exc).__name__}: {exc}"
     # (a per-field aggregate's repr leaves its exact sum out: to_dict has it)
-    return repr((run.records, {path: agg.to_dict() for path, agg in run.per_field.items()},
-                 run.mean_score, run.mean_f1, run.mean_precision, run.mean_recall))
+    return repr(
+        (
+            run.records,
+            {path: agg.to_dict() for path, agg in run.per_field.items()},
+            run.mean_score,
+            run.mean_f1,
+            run.mean_precision,
+            run.mean_recall,
+        )
+    )
 
 
 def assert_same(expected: list[Any], actual: list[Any], options: dict[str, Any]) -> None:
@@ -74,47 +87,65 @@ OPTIONS = st.one_of(
 @SETTINGS
 @given(pair_lists=records(), options=OPTIONS)
 def test_generated_scorers_agree_with_the_general_walk_on_fuzz_values(
-        pair_lists: tuple[list[Any], list[Any]], options: dict[str, Any]) -> None:
+    pair_lists: tuple[list[Any], list[Any]], options: dict[str, Any]
+) -> None:
     assert_same(*pair_lists, options)
 
 
 @SETTINGS
-@given(expected=st.lists(st.dictionaries(fv.PLAIN_KEYS, fv.ACCEPTED_TREES, min_size=1,
-                                         max_size=6), min_size=1, max_size=4),
-       seed=st.integers(0, 2**32), rate=st.sampled_from([0.1, 0.3, 0.7]),
-       align=fv.ALIGN_EQUAL_KEEPING)
-def test_near_copies_under_the_inferred_schema(expected: list[Any], seed: int, rate: float,
-                                               align: str) -> None:
+@given(
+    expected=st.lists(
+        st.dictionaries(fv.PLAIN_KEYS, fv.ACCEPTED_TREES, min_size=1, max_size=6),
+        min_size=1,
+        max_size=4,
+    ),
+    seed=st.integers(0, 2**32),
+    rate=st.sampled_from([0.1, 0.3, 0.7]),
+    align=fv.ALIGN_EQUAL_KEEPING,
+)
+def test_near_copies_under_the_inferred_schema(
+    expected: list[Any], seed: int, rate: float, align: str
+) -> None:
     """Objects only, their predictions near copies: most fields take the generated code."""
     actual = [fv.mutate(e, seed + k, rate) for k, e in enumerate(expected)]
     assert_same(expected, actual, {"align": align})
 
 
-INVOICE = {"id": "A-1", "vendor": {"name": "ACME", "address": {"city": "Lyon", "zip": "69001"}},
-           "total": 10.5, "paid": True, "unit price": 3,
-           "items": [{"sku": "a", "qty": 1}, {"sku": "b", "qty": 2}, {"sku": "c", "qty": 3}]}
+INVOICE = {
+    "id": "A-1",
+    "vendor": {"name": "ACME", "address": {"city": "Lyon", "zip": "69001"}},
+    "total": 10.5,
+    "paid": True,
+    "unit price": 3,
+    "items": [{"sku": "a", "qty": 1}, {"sku": "b", "qty": 2}, {"sku": "c", "qty": 3}],
+}
 
 
-@pytest.mark.parametrize("actual", [
-    INVOICE,
-    {**INVOICE, "vendor": None},  # a null object
-    {**INVOICE, "vendor": ["ACME"]},  # an array where the schema says object
-    {**INVOICE, "vendor": {}},  # an empty object against a full one
-    {**INVOICE, "items": "none"},  # a string where the schema says array
-    {**INVOICE, "items": []},  # every element omitted
-    {**INVOICE, "items": [{"sku": "a", "qty": 1}, 5, {"sku": "c"}, {"sku": "d", "qty": 4}]},
-    {**INVOICE, "items": [{"qty": 1, "sku": "a"}, {"sku": "b", "qty": 2, "x": 1}]},
-    {**INVOICE, "extra": {"deep": [1, 2]}, "id": 1},  # a hallucinated field, a changed type
-    {k: v for k, v in INVOICE.items() if k != "total"},  # an omitted field
-    # one field omitted and one hallucinated: as many keys as expected, one of them other
-    {**{k: v for k, v in INVOICE.items() if k != "paid"}, "bonus": 1},
-    {**INVOICE, "vendor": {"name": "ACME", "town": "Lyon"}},  # the same, in a nested object
-    {"items": INVOICE["items"][::-1], "id": "A-1"},  # reordered elements, keys missing
-])
-@pytest.mark.parametrize("options", [{}, {"align": "hungarian"},
-                                     {"align": {"match_by": "key_field", "key": "sku"}}])
-def test_shapes_the_generated_code_branches_on(actual: dict[str, Any],
-                                               options: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    "actual",
+    [
+        INVOICE,
+        {**INVOICE, "vendor": None},  # a null object
+        {**INVOICE, "vendor": ["ACME"]},  # an array where the schema says object
+        {**INVOICE, "vendor": {}},  # an empty object against a full one
+        {**INVOICE, "items": "none"},  # a string where the schema says array
+        {**INVOICE, "items": []},  # every element omitted
+        {**INVOICE, "items": [{"sku": "a", "qty": 1}, 5, {"sku": "c"}, {"sku": "d", "qty": 4}]},
+        {**INVOICE, "items": [{"qty": 1, "sku": "a"}, {"sku": "b", "qty": 2, "x": 1}]},
+        {**INVOICE, "extra": {"deep": [1, 2]}, "id": 1},  # a hallucinated field, a changed type
+        {k: v for k, v in INVOICE.items() if k != "total"},  # an omitted field
+        # one field omitted and one hallucinated: as many keys as expected, one of them other
+        {**{k: v for k, v in INVOICE.items() if k != "paid"}, "bonus": 1},
+        {**INVOICE, "vendor": {"name": "ACME", "town": "Lyon"}},  # the same, in a nested object
+        {"items": INVOICE["items"][::-1], "id": "A-1"},  # reordered elements, keys missing
+    ],
+)
+@pytest.mark.parametrize(
+    "options", [{}, {"align": "hungarian"}, {"align": {"match_by": "key_field", "key": "sku"}}]
+)
+def test_shapes_the_generated_code_branches_on(
+    actual: dict[str, Any], options: dict[str, Any]
+) -> None:
     expected = [INVOICE, {**INVOICE, "items": [{"sku": "z", "qty": 9}]}, {"id": "B"}]
     assert_same(expected, [actual, actual, actual], options)
 
@@ -122,19 +153,28 @@ def test_shapes_the_generated_code_branches_on(actual: dict[str, Any],
 def test_a_given_schema_with_keys_it_does_not_know() -> None:
     """Fields the schema does not name are skipped (expected) or hallucinated (actual),
     and a skipped field or a field with a transform goes the general way."""
-    schema = {"type": "object", "properties": {
-        "id": {"type": "string"}, "note": {"type": "string", "x-eval-skip": True},
-        "name": {"type": "string", "x-eval-transform": "lower"},
-        "items": {"type": "array", "items": {"type": "object", "properties": {
-            "sku": {"type": "string"}}}}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "note": {"type": "string", "x-eval-skip": True},
+            "name": {"type": "string", "x-eval-transform": "lower"},
+            "items": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"sku": {"type": "string"}}},
+            },
+        },
+    }
     expected = [{"id": "a", "note": "n", "name": "Ab", "other": 1, "items": [{"sku": "s", "q": 1}]}]
     actual = [{"id": "a", "note": "m", "name": "ab", "more": 2, "items": [{"sku": "t", "r": 2}]}]
     assert_same(expected, actual, {"schema": schema})
 
 
 def test_objects_of_more_shapes_than_a_node_keeps_take_the_general_walk() -> None:
-    expected = [{f"k{i}": i, "k": 0} if i % 2 else {"k": 0, f"k{i}": i}
-                for i in range(2 * compiled.MAX_SHAPES)]
+    expected = [
+        {f"k{i}": i, "k": 0} if i % 2 else {"k": 0, f"k{i}": i}
+        for i in range(2 * compiled.MAX_SHAPES)
+    ]
     actual = [{**e, "k": 1} for e in expected]
     schema = infer_schema(expected)
     assert_same(expected, actual, {"schema": schema})
@@ -194,8 +234,9 @@ def test_a_call_site_keeps_the_scorers_of_the_shapes_it_meets() -> None:
         if n >= compiled.MAX_SHAPES:  # more shapes than a node keeps: unique orders
             inner = {f"x{n}": 0, **inner}
         expected.append({"id": n, "inner": inner, "rows": [inner, dict(reversed(inner.items()))]})
-        actual.append({"id": n, "inner": {**inner, "k0": "other"},
-                       "rows": [inner, {**inner, "k3": None}]})
+        actual.append(
+            {"id": n, "inner": {**inner, "k0": "other"}, "rows": [inner, {**inner, "k3": None}]}
+        )
     schema = infer_schema(expected)
     for align in ("ordered", "hungarian"):
         assert_same(expected, actual, {"schema": schema, "align": align})
@@ -209,9 +250,13 @@ def test_paired_object_elements_take_their_scorers_under_hungarian_alignment() -
     """Elements paired by score go straight to their generated scorers: the same answer as
     the general walk, with elements moved, added, dropped and of another type."""
     expected = [INVOICE, {**INVOICE, "items": [{"sku": "z", "qty": 9}, {"sku": "y", "qty": 8}]}]
-    actual = [{**INVOICE, "items": [{"sku": "c", "qty": 3}, 7, {"sku": "a", "qty": 2},
-                                    {"sku": "new", "qty": 0}]},
-              {**INVOICE, "items": [{"qty": 8, "sku": "y"}]}]
+    actual = [
+        {
+            **INVOICE,
+            "items": [{"sku": "c", "qty": 3}, 7, {"sku": "a", "qty": 2}, {"sku": "new", "qty": 0}],
+        },
+        {**INVOICE, "items": [{"qty": 8, "sku": "y"}]},
+    ]
     assert_same(expected, actual, {"align": "hungarian"})
     schema = infer_schema(expected)
     node = schema_node(schema, REGISTRY, None)

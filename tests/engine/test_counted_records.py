@@ -33,13 +33,27 @@ from pytest_jsonmatch.engine.schemas.eval_schema import infer_node
 from pytest_jsonmatch.engine.walking import compiled
 from tests.helpers import fuzz_values as fv
 
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
-INVOICE = {"id": "A-1", "vendor": {"name": "ACME", "city": "Lyon"}, "total": 10.5,
-           "items": [{"sku": "a", "qty": 1}, {"sku": "b", "qty": 2}]}
-DAMAGED = {"id": "A-1", "vendor": {"name": "ACNE"}, "total": 10, "extra": 1,
-           "items": [{"sku": "b", "qty": 2}]}
+INVOICE = {
+    "id": "A-1",
+    "vendor": {"name": "ACME", "city": "Lyon"},
+    "total": 10.5,
+    "items": [{"sku": "a", "qty": 1}, {"sku": "b", "qty": 2}],
+}
+DAMAGED = {
+    "id": "A-1",
+    "vendor": {"name": "ACNE"},
+    "total": 10,
+    "extra": 1,
+    "items": [{"sku": "b", "qty": 2}],
+}
 
 
 def made(record: Any) -> bool:
@@ -60,10 +74,13 @@ def counted_outcome(expected: list[Any], actual: list[Any], options: dict[str, A
 
 
 @SETTINGS
-@given(pairs=st.lists(fv.PAIRS, min_size=1, max_size=4),
-       options=st.one_of(st.just({}), st.builds(lambda a: {"align": a}, fv.ALIGN_VALID)))
-def test_counted_records_are_the_full_records_on_fuzz_values(pairs: list[Any],
-                                                             options: dict[str, Any]) -> None:
+@given(
+    pairs=st.lists(fv.PAIRS, min_size=1, max_size=4),
+    options=st.one_of(st.just({}), st.builds(lambda a: {"align": a}, fv.ALIGN_VALID)),
+)
+def test_counted_records_are_the_full_records_on_fuzz_values(
+    pairs: list[Any], options: dict[str, Any]
+) -> None:
     expected, actual = [e for _, e in pairs], [a for a, _ in pairs]
     try:
         want = full_outcome(expected, actual, options)
@@ -74,8 +91,9 @@ def test_counted_records_are_the_full_records_on_fuzz_values(pairs: list[Any],
     assert counted_outcome(expected, actual, options) == want
 
 
-@pytest.mark.parametrize("options", [{}, {"align": "hungarian"},
-                                     {"align": {"match_by": "key_field", "key": "sku"}}])
+@pytest.mark.parametrize(
+    "options", [{}, {"align": "hungarian"}, {"align": {"match_by": "key_field", "key": "sku"}}]
+)
 def test_fields_are_made_when_first_read_and_equal_the_full_walk(options: dict[str, Any]) -> None:
     run = evaluate_records([INVOICE, INVOICE], [DAMAGED, INVOICE], "field_f1", **options)
     assert not any(made(record) for record in run.records)
@@ -122,16 +140,18 @@ def _judge(items: list[Any]) -> list[float]:
     return [1.0 if item.expected == item.actual else 0.25 for item in items]
 
 
-JUDGED = {"type": "object", "properties": {"id": {"type": "string",
-                                                  "x-eval-compare": "judge"}}}
+JUDGED = {"type": "object", "properties": {"id": {"type": "string", "x-eval-compare": "judge"}}}
 
 
-@pytest.mark.parametrize("options", [
-    {"post_process": ["reclassify_nulls"]},  # finish rewrites the fields
-    {"fields": {"total": {"weight": 3}}},  # each field counts for its weight
-    {"schema": JUDGED},  # a judge answers once, never twice
-    {},  # a judge for every string (the registry's type default, below)
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"post_process": ["reclassify_nulls"]},  # finish rewrites the fields
+        {"fields": {"total": {"weight": 3}}},  # each field counts for its weight
+        {"schema": JUDGED},  # a judge answers once, never twice
+        {},  # a judge for every string (the registry's type default, below)
+    ],
+)
 def test_fields_something_rewrites_are_made_with_the_score(options: dict[str, Any]) -> None:
     state = REGISTRY.state()
     try:
@@ -215,10 +235,14 @@ def test_only_a_comparator_that_scores_by_equality_skips_unequal_values() -> Non
     """``exact`` declares that unequal values of one type score 0, so the tally scorer does
     not ask it; ``normalized`` (a built-in too) gives unequal strings 1 when they differ
     only in case, and a registered comparator gives what it gives: both are asked."""
-    schema = {"type": "object", "properties": {
-        "id": {"type": "string", "x-eval-compare": "exact"},
-        "name": {"type": "string", "x-eval-compare": "normalized"},
-        "city": {"type": "string", "x-eval-compare": "quarter"}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "x-eval-compare": "exact"},
+            "name": {"type": "string", "x-eval-compare": "normalized"},
+            "city": {"type": "string", "x-eval-compare": "quarter"},
+        },
+    }
     expected = {"id": "A-1", "name": "ACME", "city": "Lyon"}
     actual = {"id": "a-1", "name": "acme", "city": "Lyons"}
     state = REGISTRY.state()
@@ -230,8 +254,11 @@ def test_only_a_comparator_that_scores_by_equality_skips_unequal_values() -> Non
         _, full = score_records([expected], [actual], "field_f1", schema=schema)
     finally:
         REGISTRY.restore(state)
-    assert {path: t.mean_score for path, t in tables.items()} == {"id": 0.0, "name": 1.0,
-                                                                  "city": 0.25}
+    assert {path: t.mean_score for path, t in tables.items()} == {
+        "id": 0.0,
+        "name": 1.0,
+        "city": 0.25,
+    }
     assert run.records == full
 
 
@@ -268,24 +295,37 @@ def _holding_itself() -> dict[str, Any]:
 HOSTILE = {
     "NaN where a number is expected": {**INVOICE, "total": float("nan")},
     "an infinity where an integer is expected": {
-        **INVOICE, "items": [{"sku": "a", "qty": float("inf")}, INVOICE["items"][1]]},
+        **INVOICE,
+        "items": [{"sku": "a", "qty": float("inf")}, INVOICE["items"][1]],
+    },
     "NaN in a field expected lacks": {**INVOICE, "extra": [1, float("nan")]},
     "NaN in an object expected lacks": {**INVOICE, "extra": {"deep": {"x": float("-inf")}}},
     "a key that is not a string": {**INVOICE, "vendor": {"name": "ACME", 3: "x"}},
     "a key that is not a string, in place of a known one": {
-        **INVOICE, "vendor": {"name": "ACME", 7: "Lyon"}},
+        **INVOICE,
+        "vendor": {"name": "ACME", 7: "Lyon"},
+    },
     "a tuple for an array": {**INVOICE, "items": tuple(INVOICE["items"])},
-    "a str enum for a string": {**INVOICE, "items": [{"sku": _Tag.A, "qty": 1},
-                                                     INVOICE["items"][1]]},
-    "an int enum for an integer": {**INVOICE, "items": [{"sku": "a", "qty": _Count.ONE},
-                                                        INVOICE["items"][1]]},
+    "a str enum for a string": {
+        **INVOICE,
+        "items": [{"sku": _Tag.A, "qty": 1}, INVOICE["items"][1]],
+    },
+    "an int enum for an integer": {
+        **INVOICE,
+        "items": [{"sku": "a", "qty": _Count.ONE}, INVOICE["items"][1]],
+    },
     "a numpy float for a float": {**INVOICE, "total": np.float64(10.5)},
     "a set": {**INVOICE, "id": {1}},
-    "a value that holds itself, where expected has nothing": {**INVOICE, "extra": _holding_itself()},
+    "a value that holds itself, where expected has nothing": {
+        **INVOICE,
+        "extra": _holding_itself(),
+    },
     "a value nested deeper than the stack holds": {**INVOICE, "extra": _nested(3_000)},
     "a value nested just beyond the walk's room": {**INVOICE, "extra": _nested(70)},
-    "a mapping that is not a dict": {**INVOICE, "vendor": collections.OrderedDict(
-        name="ACME", city="Lyon")},
+    "a mapping that is not a dict": {
+        **INVOICE,
+        "vendor": collections.OrderedDict(name="ACME", city="Lyon"),
+    },
     "a dataclass for an element": {**INVOICE, "items": [_Item("a", 1), INVOICE["items"][1]]},
     "an extra element holding NaN": {**INVOICE, "items": [*INVOICE["items"], [float("nan")]]},
 }
@@ -301,22 +341,37 @@ def _outcome_or_error(make: Callable[[], str]) -> str:
 # a schema given: the records scored by it and each answer checked against it (an extra
 # key breaks additionalProperties, a wrong type breaks type)
 INVOICE_SCHEMA = {
-    "type": "object", "additionalProperties": False, "required": ["id", "total", "items"],
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["id", "total", "items"],
     "properties": {
-        "id": {"type": "string"}, "total": {"type": "number"},
-        "vendor": {"type": "object", "required": ["name"],
-                   "properties": {"name": {"type": "string"}, "city": {"type": "string"}}},
-        "items": {"type": "array", "items": {
-            "type": "object", "required": ["sku", "qty"],
-            "properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}}}}}}
+        "id": {"type": "string"},
+        "total": {"type": "number"},
+        "vendor": {
+            "type": "object",
+            "required": ["name"],
+            "properties": {"name": {"type": "string"}, "city": {"type": "string"}},
+        },
+        "items": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["sku", "qty"],
+                "properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}},
+            },
+        },
+    },
+}
 
 
 @pytest.mark.parametrize("what", list(HOSTILE))
-@pytest.mark.parametrize("options", [{}, {"align": "hungarian"},
-                                     {"fields": {"total": {"weight": 3}}},
-                                     {"schema": INVOICE_SCHEMA}])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"align": "hungarian"}, {"fields": {"total": {"weight": 3}}}, {"schema": INVOICE_SCHEMA}],
+)
 def test_an_actual_record_read_by_the_walk_comes_out_as_the_door_makes_it(
-        what: str, options: dict[str, Any]) -> None:
+    what: str, options: dict[str, Any]
+) -> None:
     """Counted (evaluate_records) and in full (score_records), the generated scorers read
     the actual side themselves; without them (the general walk) the door reads it first.
     With a schema given, each answer is checked against it after the walk read it."""
@@ -338,8 +393,11 @@ def test_a_metric_that_leaves_extra_fields_uncounted_reads_them_through_the_door
     there as it always has."""
     from pytest_jsonmatch.engine.metrics.field_f1 import FIELD_F1, _configure
 
-    quiet = dataclasses.replace(FIELD_F1, name="f1_without_extras", configure=lambda opts, reg: (
-        dataclasses.replace(_configure(opts, reg), count_extras=False)))
+    quiet = dataclasses.replace(
+        FIELD_F1,
+        name="f1_without_extras",
+        configure=lambda opts, reg: dataclasses.replace(_configure(opts, reg), count_extras=False),
+    )
     state = REGISTRY.state()
     try:
         REGISTRY.register_metric("f1_without_extras", quiet)

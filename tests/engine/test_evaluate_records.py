@@ -33,8 +33,9 @@ def test_run_level_metrics_are_means_over_records():
 
 def test_per_field_hallucinations_count_with_zero_score():
     # items[].sku: match (1), hallucination of the surplus element (0) -> mean 1/2
-    run = evaluate_records([{"items": [{"sku": "A"}]}], [{"items": [{"sku": "A"}, {"sku": "B"}]}],
-                           metric="field_f1")
+    run = evaluate_records(
+        [{"items": [{"sku": "A"}]}], [{"items": [{"sku": "A"}, {"sku": "B"}]}], metric="field_f1"
+    )
     agg = run.per_field["items[].sku"]
     assert (agg.matches, agg.hallucinations) == (1, 1)
     assert agg.mean_score == 0.5
@@ -70,22 +71,28 @@ def test_evaluate_records_needs_equal_lengths():
         evaluate_records([{"a": 1}], [], metric="field_f1")
 
 
-@pytest.mark.parametrize("expected, actual, named", [
-    (None, [], "expected_list is a NoneType"),
-    ([{"a": 1}], {"a": 1}, "actual_list is a dict"),
-    ("[]", [], "expected_list is a str"),
-])
+@pytest.mark.parametrize(
+    "expected, actual, named",
+    [
+        (None, [], "expected_list is a NoneType"),
+        ([{"a": 1}], {"a": 1}, "actual_list is a dict"),
+        ("[]", [], "expected_list is a str"),
+    ],
+)
 def test_evaluate_records_takes_two_lists_of_records(expected, actual, named):
     with pytest.raises(ConfigError, match=f"evaluate_records takes two lists of records; {named}"):
         evaluate_records(expected, actual, metric="field_f1")
 
 
-@pytest.mark.parametrize("metric, second", [
-    ("field_match", 0.0),
-    ("json_similarity", 0.5),    # 1 - |2 - 3| / 2
-    ("structural_f1", 0.0),      # d = 1 > 0.001
-    ("field_f1", 0.0),
-])
+@pytest.mark.parametrize(
+    "metric, second",
+    [
+        ("field_match", 0.0),
+        ("json_similarity", 0.5),  # 1 - |2 - 3| / 2
+        ("structural_f1", 0.0),  # d = 1 > 0.001
+        ("field_f1", 0.0),
+    ],
+)
 def test_evaluate_records_mean_score_for_every_metric(metric, second):
     # record 1 perfect; record 2 expected a=2, actual a=3
     run = evaluate_records([{"a": 1}, {"a": 2}], [{"a": 1}, {"a": 3}], metric=metric)

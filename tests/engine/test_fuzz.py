@@ -54,7 +54,9 @@ from pytest_jsonmatch import (
     match_json,
     validate_gold,
 )
-from pytest_jsonmatch.cases import channel as recording  # where assert_json_match records each comparison
+from pytest_jsonmatch.cases import (
+    channel as recording,
+)  # where assert_json_match records each comparison
 from tests.helpers import fuzz_values as fv
 from tests.helpers.timeout import Hang
 
@@ -62,9 +64,14 @@ LIMIT = 5.0  # seconds of CPU: a call that takes longer fails the test
 SLOW = 2.0  # seconds of CPU: the requirement; a slower call is reported (SlowCallWarning)
 GRACE = 60.0  # seconds by the clock a call may run past LIMIT, waiting or comparing deep
 DEEP_THREAD = "jsonmatch-deep"  # engine/core/depth.py compares deep values in threads of this name
-FUNCTIONS = {"match_json": match_json, "evaluate_records": evaluate_records,
-             "assert_json_match": assert_json_match, "annotate_schema": annotate_schema,
-             "infer_schema": infer_schema, "validate_gold": validate_gold}
+FUNCTIONS = {
+    "match_json": match_json,
+    "evaluate_records": evaluate_records,
+    "assert_json_match": assert_json_match,
+    "annotate_schema": annotate_schema,
+    "infer_schema": infer_schema,
+    "validate_gold": validate_gold,
+}
 NOT_SCORED = {"mismatch", "omission", "hallucination", "batch_error"}
 
 
@@ -79,7 +86,9 @@ def _profile() -> settings:
 
 FUZZ = _profile()
 LONG_RUN = FUZZ.max_examples > settings.get_profile("fuzz-ci").max_examples
-PROGRESS_EVERY = 5_000  # a long run says how far it got (pytest -s shows it), every so many examples
+PROGRESS_EVERY = (
+    5_000  # a long run says how far it got (pytest -s shows it), every so many examples
+)
 _examples: dict[str, int] = {}
 _started = time.monotonic()
 
@@ -89,8 +98,11 @@ def count_example(test: str) -> None:
     PROGRESS_EVERY (a run stopped before its end still tells how far it got)."""
     n = _examples[test] = _examples.get(test, 0) + 1
     if LONG_RUN and n % PROGRESS_EVERY == 0:
-        print(f"[fuzz] {test}: {n} examples, {time.monotonic() - _started:.0f} s",
-              file=sys.stderr, flush=True)
+        print(
+            f"[fuzz] {test}: {n} examples, {time.monotonic() - _started:.0f} s",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 class SlowCallWarning(UserWarning):
@@ -124,10 +136,13 @@ def run(case: fv.Case, args: tuple | None = None, kwargs: dict | None = None) ->
         assert len(outcomes) == 1, f"{len(outcomes)} outcomes recorded: {case!r}"
         (recorded,) = outcomes
         if isinstance(got, JsonMatchError):
-            assert recorded.error and recorded.result is None, f"recorded as {recorded!r:.300}: {case!r}"
+            assert recorded.error and recorded.result is None, (
+                f"recorded as {recorded!r:.300}: {case!r}"
+            )
         else:
             assert recorded.passed == isinstance(got, MatchResult) and not recorded.error, (
-                f"recorded as {recorded!r:.300}: {case!r}")
+                f"recorded as {recorded!r:.300}: {case!r}"
+            )
         return got
     return _run(case, args, kwargs)
 
@@ -183,11 +198,14 @@ def _run(case: fv.Case, args: tuple | None, kwargs: dict | None) -> Any:
         got = exc
     except AssertionError as exc:
         if not (case.function == "assert_json_match" and hasattr(exc, "result")):
-            raise AssertionError(f"an AssertionError from inside: {exc!s:.300} in {case!r}") from exc
+            raise AssertionError(
+                f"an AssertionError from inside: {exc!s:.300} in {case!r}"
+            ) from exc
         got = exc
     except Exception as exc:  # noqa: BLE001 - property 1: anything else is a bug
-        raise AssertionError(f"{type(exc).__name__} escaped (not a JsonMatchError): "
-                             f"{exc!s:.300} in {case!r}") from exc
+        raise AssertionError(
+            f"{type(exc).__name__} escaped (not a JsonMatchError): {exc!s:.300} in {case!r}"
+        ) from exc
     finally:
         gc.unfreeze()
     elapsed = time.process_time() - start  # CPU time (see property 7)
@@ -203,7 +221,8 @@ def _run(case: fv.Case, args: tuple | None, kwargs: dict | None) -> Any:
 
 def _unit(x: Any, what: str, case: fv.Case) -> None:
     assert isinstance(x, float) and not math.isnan(x) and 0.0 <= x <= 1.0, (
-        f"{what} is {x!r} ({type(x).__name__}), not a float in [0, 1]: {case!r}")
+        f"{what} is {x!r} ({type(x).__name__}), not a float in [0, 1]: {case!r}"
+    )
 
 
 def check_scores(result: Any, case: fv.Case) -> None:
@@ -235,14 +254,37 @@ def outcome(value: Any) -> Any:
         result = getattr(value, "result", None)  # assert_json_match's failure
         return key if result is None else (key[0], outcome(result))
     if isinstance(value, MatchResult):
-        return (value.metric, value.score, value.precision, value.recall, value.f1,
-                tuple((f.path, f.status, f.score, f.comparator, f.reason, f.field_path,
-                       f.actual_path, f.weight) for f in value.fields),
-                tuple(value.pairings), tuple(value.floor_failures))
+        return (
+            value.metric,
+            value.score,
+            value.precision,
+            value.recall,
+            value.f1,
+            tuple(
+                (
+                    f.path,
+                    f.status,
+                    f.score,
+                    f.comparator,
+                    f.reason,
+                    f.field_path,
+                    f.actual_path,
+                    f.weight,
+                )
+                for f in value.fields
+            ),
+            tuple(value.pairings),
+            tuple(value.floor_failures),
+        )
     if isinstance(value, RunResult):
-        return (value.metric, tuple(outcome(r) for r in value.records),
-                tuple((path, agg.mean_score, agg.match, agg.mismatch, agg.omission,
-                       agg.hallucination) for path, agg in value.per_field.items()))
+        return (
+            value.metric,
+            tuple(outcome(r) for r in value.records),
+            tuple(
+                (path, agg.mean_score, agg.match, agg.mismatch, agg.omission, agg.hallucination)
+                for path, agg in value.per_field.items()
+            ),
+        )
     return fv.snapshot(value)
 
 
@@ -288,20 +330,24 @@ def assert_same_scores(first: Any, second: Any, case: fv.Case, how: str) -> None
     a, b = _scores(first), _scores(second)
     assert (a is None) == (b is None) and type(first) is type(second), (
         f"with the actual side's keys {how}: {outcome(second)!r:.300} instead of "
-        f"{outcome(first)!r:.300}: {case!r}")
+        f"{outcome(first)!r:.300}: {case!r}"
+    )
     if a is None:
         return
     for r1, r2 in zip(a, b):
         for name in ("score", "precision", "recall", "f1"):
             x, y = getattr(r1, name), getattr(r2, name)
             assert math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12), (
-                f"{name} {y!r} instead of {x!r} with the actual side's keys {how}: {case!r}")
+                f"{name} {y!r} instead of {x!r} with the actual side's keys {how}: {case!r}"
+            )
         f1 = sorted((f.path, f.status, f.score) for f in r1.fields)
         f2 = sorted((f.path, f.status, f.score) for f in r2.fields)
         assert [x[:2] for x in f1] == [x[:2] for x in f2] and all(
-            math.isclose(x[2], y[2], rel_tol=1e-9, abs_tol=1e-12) for x, y in zip(f1, f2)), (
+            math.isclose(x[2], y[2], rel_tol=1e-9, abs_tol=1e-12) for x, y in zip(f1, f2)
+        ), (
             f"fields {[x for x in f2 if x not in f1][:3]} instead of {[x for x in f1 if x not in f2][:3]} "
-            f"with the actual side's keys {how}: {case!r}")
+            f"with the actual side's keys {how}: {case!r}"
+        )
 
 
 # -- the properties of one call -------------------------------------------------------------------
@@ -319,15 +365,22 @@ def check_call(case: fv.Case, order_seed: int | None = None) -> Any:
     before = fv.snapshot((case.args, case.kwargs))
     first = run(case)  # 1 and 7
     after = fv.snapshot((case.args, case.kwargs))
-    assert after == before, f"the call changed its inputs ({_first_difference(before, after)}): {case!r}"
+    assert after == before, (
+        f"the call changed its inputs ({_first_difference(before, after)}): {case!r}"
+    )
     if isinstance(first, (MatchResult, RunResult)):
         check_scores(first, case)
     elif getattr(first, "result", None) is not None:  # assert_json_match's failure
         check_scores(first.result, case)
     second = run(case)
     assert outcome(second) == outcome(first), (
-        f"a second call gave {outcome(second)!r:.300}, the first {outcome(first)!r:.300}: {case!r}")
-    if order_seed is not None and case.function in ("match_json", "evaluate_records", "assert_json_match"):
+        f"a second call gave {outcome(second)!r:.300}, the first {outcome(first)!r:.300}: {case!r}"
+    )
+    if order_seed is not None and case.function in (
+        "match_json",
+        "evaluate_records",
+        "assert_json_match",
+    ):
         if order_seed == 0:
             how, order = "reversed", lambda items: items[::-1]
         else:
@@ -378,8 +431,11 @@ def test_evaluate_records(case, order):
 
 
 def _valid_threshold(threshold: Any) -> bool:
-    return threshold is None or (isinstance(threshold, (int, float)) and not isinstance(threshold, bool)
-                                 and 0 <= threshold <= 1)
+    return threshold is None or (
+        isinstance(threshold, (int, float))
+        and not isinstance(threshold, bool)
+        and 0 <= threshold <= 1
+    )
 
 
 @SCHEMA_WARNINGS_EXPECTED
@@ -391,7 +447,9 @@ def test_assert_json_match(case, order):
     threshold = case.kwargs.get("threshold")
     if isinstance(got, MatchResult):
         assert _valid_threshold(threshold), f"threshold {threshold!r} was accepted: {case!r}"
-        assert got.passed(1.0 if threshold is None else threshold), f"passed a failing score: {case!r}"
+        assert got.passed(1.0 if threshold is None else threshold), (
+            f"passed a failing score: {case!r}"
+        )
     elif isinstance(got, AssertionError):
         assert _valid_threshold(threshold), f"threshold {threshold!r} was accepted: {case!r}"
         assert not got.result.passed(got.threshold), f"failed a passing score: {case!r}"
@@ -441,12 +499,19 @@ def test_a_value_against_itself_scores_one(case):
         this = fv.Case("match_json", (actual, expected), options)
         result = run(this)
         assert isinstance(result, MatchResult), (
-            f"{form}: {type(result).__name__}: {result!s:.300}, not a score of 1.0: {this!r}")
+            f"{form}: {type(result).__name__}: {result!s:.300}, not a score of 1.0: {this!r}"
+        )
         check_scores(result, this)
         bad = [(f.path, f.status, f.score) for f in result.fields if f.status in NOT_SCORED]
-        assert (result.score, result.precision, result.recall, result.f1) == (1.0, 1.0, 1.0, 1.0) and not bad, (
+        assert (result.score, result.precision, result.recall, result.f1) == (
+            1.0,
+            1.0,
+            1.0,
+            1.0,
+        ) and not bad, (
             f"{form}: score {result.score!r} (P {result.precision!r}, R {result.recall!r}), "
-            f"fields {bad[:3]}: {this!r}")
+            f"fields {bad[:3]}: {this!r}"
+        )
 
 
 @SCHEMA_WARNINGS_EXPECTED
@@ -461,12 +526,17 @@ def test_schema_tools(case):
         assert isinstance(got, dict), f"returned {type(got).__name__}: {case!r}"
     else:
         assert isinstance(got, list) and all(isinstance(w, str) for w in got), (
-            f"returned {fv.show(got)}: {case!r}")
+            f"returned {fv.show(got)}: {case!r}"
+        )
 
 
 @SCHEMA_WARNINGS_EXPECTED
 @FUZZ
-@given(records=st.lists(st.dictionaries(fv.PLAIN_KEYS, fv.ACCEPTED_TREES, max_size=5), min_size=1, max_size=3))
+@given(
+    records=st.lists(
+        st.dictionaries(fv.PLAIN_KEYS, fv.ACCEPTED_TREES, max_size=5), min_size=1, max_size=3
+    )
+)
 def test_a_schema_inferred_from_records_fits_them(records):
     """infer_schema reads records as the comparisons do (numpy values, subclasses and
     tuples as the JSON they hold), and a record fits the schema inferred from it alone."""
@@ -477,7 +547,8 @@ def test_a_schema_inferred_from_records_fits_them(records):
     data = fv.plain(records)
     as_json = run(fv.Case("infer_schema", (data,)))
     assert schema == as_json, (
-        f"{fv.show(schema)} from the records, {fv.show(as_json)} from the JSON they hold: {case!r}")
+        f"{fv.show(schema)} from the records, {fv.show(as_json)} from the JSON they hold: {case!r}"
+    )
     annotated = check_call(fv.Case("annotate_schema", (schema,)))
     assert isinstance(annotated, dict), f"{type(annotated).__name__}: {annotated!s:.300}"
     if len(records) == 1 and fv.one_type_per_array(data[0]):

@@ -26,9 +26,18 @@ METRICS = ["field_match", "field_match_normalized", "json_similarity", "structur
 @pytest.mark.parametrize("metric", ["field_f1", "structural_f1", "json_similarity"])
 @pytest.mark.parametrize("name", [1, None, 2.5])
 def test_a_property_name_that_is_not_a_string_is_a_schema_error_naming_the_node(metric, name):
-    schema = {"type": "object", "properties": {
-        "outer": {"type": "object", "properties": {name: {"type": "string"}, "b": {"type": "string"}}}}}
-    with pytest.raises(SchemaError, match=r"schema node outer: properties: the name .* is not a string"):
+    schema = {
+        "type": "object",
+        "properties": {
+            "outer": {
+                "type": "object",
+                "properties": {name: {"type": "string"}, "b": {"type": "string"}},
+            }
+        },
+    }
+    with pytest.raises(
+        SchemaError, match=r"schema node outer: properties: the name .* is not a string"
+    ):
         match_json({"outer": {"b": "x"}}, {"outer": {"b": "x"}}, metric=metric, schema=schema)
     with pytest.raises(SchemaError, match="schema node outer"):
         validate_gold({"outer": {"b": "x"}}, schema)
@@ -36,13 +45,17 @@ def test_a_property_name_that_is_not_a_string_is_a_schema_error_naming_the_node(
 
 def test_a_property_name_that_is_not_a_string_at_the_root_names_the_root():
     with pytest.raises(SchemaError, match=r"schema node \$: properties: the name 1 "):
-        match_json({"a": 1}, {"a": 1}, schema={"type": "object", "properties": {1: {"type": "string"}}})
+        match_json(
+            {"a": 1}, {"a": 1}, schema={"type": "object", "properties": {1: {"type": "string"}}}
+        )
 
 
 def test_annotate_schema_leaves_such_a_name_as_it_is():
     # annotation writes the schema back without reading keys as paths: nothing to refuse
     assert annotate_schema({"type": "object", "properties": {1: {"type": "string"}}}) == {
-        "type": "object", "properties": {1: {"type": "string", "x-eval-compare": "exact"}}}
+        "type": "object",
+        "properties": {1: {"type": "string", "x-eval-compare": "exact"}},
+    }
 
 
 # -- (b) deep array wildcards in ignore over deep arrays ---------------------------------------
@@ -61,7 +74,9 @@ def test_without_skipped_keeps_array_elements_drops_keys_and_measures_depth():
     from pytest_jsonmatch.engine.metrics import metric_named
     from pytest_jsonmatch.engine.metrics.base import configure
 
-    cfg = configure(metric_named("field_match", REGISTRY), {"ignore": ["a[*][*]", "**.x"]}, REGISTRY)
+    cfg = configure(
+        metric_named("field_match", REGISTRY), {"ignore": ["a[*][*]", "**.x"]}, REGISTRY
+    )
     value = [[[1]], {"x": 1, "y": [2]}]
     assert cfg.without_skipped_measured(value, "a") == ([[[1]], {"y": [2]}], 3)
     deep = make_deep(1500, "list", 1)
@@ -83,8 +98,10 @@ def test_an_ignored_field_holding_itself_inside_a_value_compared_whole_is_descri
     assert result.fields[0].actual == ["<not JSON: [1, [1, [1, [...]]]]>"]  # three levels shown
 
 
-@pytest.mark.parametrize("metric, options", [("structural_f1", {}), ("field_f1", {}),
-                                             ("field_f1", {"align": "hungarian"})])
+@pytest.mark.parametrize(
+    "metric, options",
+    [("structural_f1", {}), ("field_f1", {}), ("field_f1", {"align": "hungarian"})],
+)
 def test_an_ignored_actual_element_that_is_not_json_paired_at_another_index(metric, options):
     # found by the 100,000-example fuzz run (seed 90577121, a fatal stack overflow): an actual
     # element ignored at its own index (a[0]) was kept as it was, and pairing put it beside
@@ -92,8 +109,9 @@ def test_an_ignored_actual_element_that_is_not_json_paired_at_another_index(metr
     # and never ended. It reads the door's description now.
     cyclic: list = [1]
     cyclic.append(cyclic)
-    result = match_json({"a": [cyclic, 1]}, {"a": [2, 1]}, metric=metric, ignore=["a[0]"],
-                        **options)
+    result = match_json(
+        {"a": [cyclic, 1]}, {"a": [2, 1]}, metric=metric, ignore=["a[0]"], **options
+    )
     assert 0.0 <= result.score <= 1.0
     assert {f.path: f.status for f in result.fields}["a[1]"] == "match"
 
@@ -110,8 +128,12 @@ def test_an_ignored_field_holding_itself_is_not_gathered_for_embedding(metric):
     # compared, so nothing in them is gathered.
     cyclic: dict = {"v": None}
     cyclic["self"] = cyclic
-    result = match_json({}, cyclic, metric=metric,
-                        fields={"*": {"skip": True, "comparator": {"cosine": {"embedder": _toy_embedder}}}})
+    result = match_json(
+        {},
+        cyclic,
+        metric=metric,
+        fields={"*": {"skip": True, "comparator": {"cosine": {"embedder": _toy_embedder}}}},
+    )
     assert {f.path: f.status for f in result.fields} == {"v": "skipped", "self": "skipped"}
     assert 0.0 <= result.score <= 1.0
 
@@ -122,8 +144,12 @@ def test_an_ignored_element_that_is_not_json_does_not_reach_pair_scores():
     # string (TypeError in key_forms). Ignored fields are now left out of pair scores.
     cyclic: list = [None]
     cyclic.append(cyclic)
-    run = evaluate_records(([{"a": None, "b": {0: None}}],), ([None, cyclic],),
-                           metric="structural_f1", fields={"[*]": {"skip": True, "min_score": 0.0}})
+    run = evaluate_records(
+        ([{"a": None, "b": {0: None}}],),
+        ([None, cyclic],),
+        metric="structural_f1",
+        fields={"[*]": {"skip": True, "min_score": 0.0}},
+    )
     assert run.records[0].score == 1.0  # every element ignored: nothing counts
     assert all(f.status == "skipped" for f in run.records[0].fields)
 
@@ -132,8 +158,9 @@ EXPECTED_ITEMS = {"items": [{"sku": "a", "note": "x1"}, {"sku": "b", "note": "x2
 ACTUAL_ITEMS = {"items": [{"sku": "b", "note": "x1"}, {"sku": "a", "note": "x2"}]}
 
 
-@pytest.mark.parametrize("metric, options", [("structural_f1", {}),
-                                             ("field_f1", {"align": "hungarian"})])
+@pytest.mark.parametrize(
+    "metric, options", [("structural_f1", {}), ("field_f1", {"align": "hungarian"})]
+)
 def test_an_ignored_field_does_not_steer_pairing(metric, options):
     # by note the elements pair 0-0 and 1-1 (sku wrong in both: 0.5 each); with note ignored
     # only sku counts, and they pair 0-1 and 1-0, both right
@@ -142,13 +169,18 @@ def test_an_ignored_field_does_not_steer_pairing(metric, options):
 
     plain = match_json(ACTUAL_ITEMS, EXPECTED_ITEMS, metric=metric, **options)
     assert pairs(plain) == [(0, 0), (1, 1)] and plain.score == 0.5
-    ignored = match_json(ACTUAL_ITEMS, EXPECTED_ITEMS, metric=metric, ignore=["items[*].note"],
-                         **options)
+    ignored = match_json(
+        ACTUAL_ITEMS, EXPECTED_ITEMS, metric=metric, ignore=["items[*].note"], **options
+    )
     assert pairs(ignored) == [(0, 1), (1, 0)] and ignored.score == 1.0
     # the same as when every pair is walked (a rule naming one index takes that path)
-    walked = match_json(ACTUAL_ITEMS, EXPECTED_ITEMS, metric=metric,
-                        fields={"items[*].note": {"skip": True}, "items[7].x": {"weight": 2}},
-                        **options)
+    walked = match_json(
+        ACTUAL_ITEMS,
+        EXPECTED_ITEMS,
+        metric=metric,
+        fields={"items[*].note": {"skip": True}, "items[7].x": {"weight": 2}},
+        **options,
+    )
     assert pairs(walked) == pairs(ignored) and walked.score == ignored.score
 
 
@@ -163,10 +195,17 @@ def test_type_convert_to_str_does_not_depend_on_key_order():
     assert result.fields[-1].compared == ("{'a': None, 'b': [{'x': 1, 'y': 2}]}",) * 2
 
 
-@pytest.mark.parametrize("options, reaches", [
-    ({"ignore": ["a"]}, False), ({"fields": {"[0]": {"min_score": 0.5}}}, False),
-    ({"ignore": ["xs[*].note"]}, True), ({"fields": {"**.note": {"skip": True}}}, True),
-    ({"fields": {"xs[3]": {"weight": 2}}}, True), ({}, False)])
+@pytest.mark.parametrize(
+    "options, reaches",
+    [
+        ({"ignore": ["a"]}, False),
+        ({"fields": {"[0]": {"min_score": 0.5}}}, False),
+        ({"ignore": ["xs[*].note"]}, True),
+        ({"fields": {"**.note": {"skip": True}}}, True),
+        ({"fields": {"xs[3]": {"weight": 2}}}, True),
+        ({}, False),
+    ],
+)
 def test_identical_elements_pair_at_once_unless_a_rule_may_reach_them(options, reaches):
     # found by the fuzz runs (both seeds): any rule at all, even one no element can reach,
     # sent a large array compared with itself (repeated values, hence ties) to the dense
@@ -181,9 +220,11 @@ def test_identical_elements_pair_at_once_unless_a_rule_may_reach_them(options, r
         return  # the elements are paired by their scores (the slow, exact way)
     value = {"xs": [(i * 37 + 1) % 1001 for i in range(1100)]}  # 99 values twice
     result = match_json(value, value, metric="structural_f1", **options)
-    assert result.score == 1.0 and all(p.expected_index == p.actual_index or
-                                       value["xs"][p.expected_index] == value["xs"][p.actual_index]
-                                       for p in result.pairings)
+    assert result.score == 1.0 and all(
+        p.expected_index == p.actual_index
+        or value["xs"][p.expected_index] == value["xs"][p.actual_index]
+        for p in result.pairings
+    )
 
 
 def test_only_shallow_elements_take_the_in_order_copy_shortcut():

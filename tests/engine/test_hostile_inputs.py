@@ -26,8 +26,8 @@ from pytest_jsonmatch.engine.core.paths import PathPattern
 from tests.helpers.timeout import GENEROUS, within
 
 METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1")
-BIG = 10 ** 400  # valid JSON, beyond any float
-HUGE = 10 ** 5000  # beyond what repr and json.dumps write (4,300 digits)
+BIG = 10**400  # valid JSON, beyond any float
+HUGE = 10**5000  # beyond what repr and json.dumps write (4,300 digits)
 
 
 # -- integers beyond float range compare exactly ------------------------------------------
@@ -52,8 +52,12 @@ def test_huge_integers_keep_their_exact_differences():
     # structeval's threshold numbers: |BIG+1 - BIG| = 1 > 0.001: 0; structural F1 of 1 leaf = 0
     assert match_json({"a": BIG + 1}, {"a": BIG}, metric="structural_f1").score == 0.0
     # a tolerance in field_f1: |difference| 1 <= abs 2: equal
-    assert match_json({"a": BIG + 1}, {"a": BIG}, metric="field_f1",
-                      fields={"a": {"tolerance": {"abs": 2}}}).score == 1.0
+    assert (
+        match_json(
+            {"a": BIG + 1}, {"a": BIG}, metric="field_f1", fields={"a": {"tolerance": {"abs": 2}}}
+        ).score
+        == 1.0
+    )
 
 
 def test_huge_integers_in_paired_arrays_score_through_the_exact_path():
@@ -61,35 +65,60 @@ def test_huge_integers_in_paired_arrays_score_through_the_exact_path():
     # path. Expected [BIG, 1, 2], actual [2, 1, BIG]: each finds its equal, F1 = 1.
     result = match_json({"a": [2, 1, BIG]}, {"a": [BIG, 1, 2]}, metric="structural_f1")
     assert result.score == 1.0
-    result = match_json({"a": [{"n": 2}, {"n": BIG}]}, {"a": [{"n": BIG}, {"n": 2}]},
-                        metric="field_f1", align="hungarian")
+    result = match_json(
+        {"a": [{"n": 2}, {"n": BIG}]},
+        {"a": [{"n": BIG}, {"n": 2}]},
+        metric="field_f1",
+        align="hungarian",
+    )
     assert result.score == 1.0
 
 
 # -- option values --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("metric", "options", "named"), [
-    ("structural_f1", {"numeric_threshold": BIG}, "numeric_threshold"),
-    ("structural_f1", {"numeric_weighting": float("nan")}, "numeric_threshold / numeric_weighting"),
-    ("structural_f1", {"numeric_threshold": HUGE}, "not an integer of about 5,001 digits"),
-    ("field_f1", {"fields": {"a": {"tolerance": HUGE}}}, "not an integer of about 5,001 digits"),
-    ("field_f1", {"fields": {"a": {"comparator": {"oneof": {"values": HUGE}}}}},
-     "needs values: a list, not an integer of about 5,001 digits"),
-    ("structural_f1", {"beta": BIG}, "beta"),
-    ("structural_f1", {"beta": -1}, "beta"),
-    ("structural_f1", {"array_matching_threshold": BIG}, "array_matching_threshold"),
-    ("field_f1", {"fields": {"a": {"tolerance": BIG}}}, "fields['a']"),
-    ("field_f1", {"fields": {"a": {"min_score": BIG}}}, "fields['a']: min_score"),
-    ("field_f1", {"fields": {"a": {"weight": BIG}}}, "fields['a']: weight"),
-    ("field_f1", {"ignore": 5}, "ignore must be a path pattern or a list of them, not 5"),
-    ("field_f1", {"ignore": [5]}, "ignore must be a path pattern or a list of them"),
-    ("field_f1", {"ignore": 0}, "ignore must be a path pattern or a list of them, not 0"),
-    ("field_f1", {"fields": []}, "fields must map path patterns to settings, not []"),
-    ("field_f1", {"fields": {1: {"skip": True}}}, "fields: a key is a path pattern (a string), not 1"),
-    ("field_f1", {"fields": {"a": {"transform": {"round_digits": {"digits": "x"}}}}},
-     "digits must be an integer"),
-])
+@pytest.mark.parametrize(
+    ("metric", "options", "named"),
+    [
+        ("structural_f1", {"numeric_threshold": BIG}, "numeric_threshold"),
+        (
+            "structural_f1",
+            {"numeric_weighting": float("nan")},
+            "numeric_threshold / numeric_weighting",
+        ),
+        ("structural_f1", {"numeric_threshold": HUGE}, "not an integer of about 5,001 digits"),
+        (
+            "field_f1",
+            {"fields": {"a": {"tolerance": HUGE}}},
+            "not an integer of about 5,001 digits",
+        ),
+        (
+            "field_f1",
+            {"fields": {"a": {"comparator": {"oneof": {"values": HUGE}}}}},
+            "needs values: a list, not an integer of about 5,001 digits",
+        ),
+        ("structural_f1", {"beta": BIG}, "beta"),
+        ("structural_f1", {"beta": -1}, "beta"),
+        ("structural_f1", {"array_matching_threshold": BIG}, "array_matching_threshold"),
+        ("field_f1", {"fields": {"a": {"tolerance": BIG}}}, "fields['a']"),
+        ("field_f1", {"fields": {"a": {"min_score": BIG}}}, "fields['a']: min_score"),
+        ("field_f1", {"fields": {"a": {"weight": BIG}}}, "fields['a']: weight"),
+        ("field_f1", {"ignore": 5}, "ignore must be a path pattern or a list of them, not 5"),
+        ("field_f1", {"ignore": [5]}, "ignore must be a path pattern or a list of them"),
+        ("field_f1", {"ignore": 0}, "ignore must be a path pattern or a list of them, not 0"),
+        ("field_f1", {"fields": []}, "fields must map path patterns to settings, not []"),
+        (
+            "field_f1",
+            {"fields": {1: {"skip": True}}},
+            "fields: a key is a path pattern (a string), not 1",
+        ),
+        (
+            "field_f1",
+            {"fields": {"a": {"transform": {"round_digits": {"digits": "x"}}}}},
+            "digits must be an integer",
+        ),
+    ],
+)
 def test_an_option_of_the_wrong_kind_or_size_is_a_config_error_naming_it(metric, options, named):
     with pytest.raises(ConfigError) as info:
         match_json({"a": 1.5}, {"a": 1.5}, metric=metric, **options)
@@ -98,9 +127,13 @@ def test_an_option_of_the_wrong_kind_or_size_is_a_config_error_naming_it(metric,
 
 def test_round_digits_with_an_absurd_count_is_quick():
     with within(GENEROUS):
-        for digits in (-10 ** 8, 10 ** 8):
-            result = match_json({"a": 1.5}, {"a": 1.5}, metric="field_f1",
-                                fields={"a": {"transform": {"round_digits": {"digits": digits}}}})
+        for digits in (-(10**8), 10**8):
+            result = match_json(
+                {"a": 1.5},
+                {"a": 1.5},
+                metric="field_f1",
+                fields={"a": {"transform": {"round_digits": {"digits": digits}}}},
+            )
             assert result.score == 1.0
 
 
@@ -117,12 +150,13 @@ def test_a_threshold_too_long_to_print_is_described_and_the_attempt_recorded():
     previous = recording.activate(outcomes.append)
     try:
         with pytest.raises(ConfigError, match="not an integer of about 5,001 digits"):
-            assert_json_match({}, {}, threshold=10 ** 5000)
+            assert_json_match({}, {}, threshold=10**5000)
     finally:
         recording.activate(previous)
     # every attempt counts: the refused threshold is an error in the summary, not nothing
     assert [o.error for o in outcomes] == [
-        "threshold must be a number in [0, 1], not an integer of about 5,001 digits"]
+        "threshold must be a number in [0, 1], not an integer of about 5,001 digits"
+    ]
 
 
 # -- keys, numpy values ---------------------------------------------------------------------
@@ -140,7 +174,7 @@ def test_a_key_that_is_not_a_string_is_a_parse_error_naming_the_path(metric, key
 @pytest.mark.parametrize("metric", METRICS)
 def test_numpy_values_read_as_the_json_values_they_hold(metric):
     # np.bool_ is a boolean, never the number 2**63; an array is a list
-    assert match_json({"a": np.bool_(True)}, {"a": 2 ** 63}, metric=metric).score == 0.0
+    assert match_json({"a": np.bool_(True)}, {"a": 2**63}, metric=metric).score == 0.0
     assert match_json({"a": np.bool_(True)}, {"a": True}, metric=metric).score == 1.0
     assert match_json({"a": [np.array([1, 2])]}, {"a": [[1, 2]]}, metric=metric).score == 1.0
     with pytest.raises(ParseError, match="inf .* is not a JSON number"):
@@ -178,7 +212,9 @@ def test_a_batch_comparator_as_structevals_string_evaluator_scores_a_value_with_
     register_comparator("test_hostile_judge", judge, batch=True, overwrite=True)
     try:
         value = {"a": "x", "b": [{"c": "y", "d": "z"}, {"c": "w"}], "e": ["p", "q"]}
-        result = match_json(value, value, metric="structural_f1", string_evaluator="test_hostile_judge")
+        result = match_json(
+            value, value, metric="structural_f1", string_evaluator="test_hostile_judge"
+        )
         assert result.score == 1.0
         # the judge answered once for the record: 2 + 2 candidate pairs' strings of "b"
         # (3 + 3 - ... walked per pair) and the rest; one call, whatever the count
@@ -192,16 +228,31 @@ def test_a_batch_comparator_as_structevals_string_evaluator_scores_a_value_with_
 # -- schema tools and schema files ----------------------------------------------------------
 
 
-@pytest.mark.parametrize(("call", "error", "words"), [
-    (lambda: annotate_schema(None), SchemaError, "a schema is a mapping, a file path or a pydantic"),
-    (lambda: annotate_schema({}, 5), ConfigError, "type_defaults maps JSON types to comparators"),
-    (lambda: annotate_schema({}, {"strin": "exact"}), ConfigError, "'strin' is not a JSON type"),
-    (lambda: annotate_schema({}, {"string": "nope"}), ConfigError, "unknown comparator 'nope'"),
-    (lambda: infer_schema({"a": 1}), ConfigError, "takes a list of gold instances, not dict"),
-    (lambda: infer_schema("abc"), ConfigError, "takes a list of gold instances, not str"),
-    (lambda: infer_schema([]), SchemaError, "needs at least one instance"),
-    (lambda: infer_schema([{1: 2}]), ParseError, "key 1 in instance 0 is not a string"),
-])
+@pytest.mark.parametrize(
+    ("call", "error", "words"),
+    [
+        (
+            lambda: annotate_schema(None),
+            SchemaError,
+            "a schema is a mapping, a file path or a pydantic",
+        ),
+        (
+            lambda: annotate_schema({}, 5),
+            ConfigError,
+            "type_defaults maps JSON types to comparators",
+        ),
+        (
+            lambda: annotate_schema({}, {"strin": "exact"}),
+            ConfigError,
+            "'strin' is not a JSON type",
+        ),
+        (lambda: annotate_schema({}, {"string": "nope"}), ConfigError, "unknown comparator 'nope'"),
+        (lambda: infer_schema({"a": 1}), ConfigError, "takes a list of gold instances, not dict"),
+        (lambda: infer_schema("abc"), ConfigError, "takes a list of gold instances, not str"),
+        (lambda: infer_schema([]), SchemaError, "needs at least one instance"),
+        (lambda: infer_schema([{1: 2}]), ParseError, "key 1 in instance 0 is not a string"),
+    ],
+)
 def test_schema_tools_refuse_what_they_cannot_read(call, error, words):
     with pytest.raises(error, match=words):
         call()
@@ -295,8 +346,9 @@ def test_a_pattern_of_many_double_stars_matches_in_linear_time():
     for _ in range(30):
         deep = {"a": deep}
     with within(GENEROUS):
-        result = match_json(deep, deep, metric="structural_f1",
-                            ignore=["**.**.**.**.**.**.**.**.zzz"])
+        result = match_json(
+            deep, deep, metric="structural_f1", ignore=["**.**.**.**.**.**.**.**.zzz"]
+        )
     assert result.score == 1.0
     pattern = PathPattern("**.b.**.c")
     assert pattern.matches("b.c") and pattern.matches("x.b.y[3].z.c")
@@ -321,7 +373,10 @@ def test_hungarian_pairing_of_arrays_nested_deep_is_not_exponential():
     assert 0.0 <= result.score <= 1.0
     assert len([f for f in result.fields if f.status != "skipped"]) >= 2 * 1024
     # a value with itself is still 1 (identical elements pair first)
-    assert match_json({"a": expected}, {"a": expected}, metric="field_f1", align="hungarian").score == 1.0
+    assert (
+        match_json({"a": expected}, {"a": expected}, metric="field_f1", align="hungarian").score
+        == 1.0
+    )
 
 
 def test_a_json_schema_from_text_with_huge_numbers_reads(tmp_path):

@@ -9,8 +9,9 @@ import textwrap
 
 
 def run(code: str) -> str:
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -95,10 +96,16 @@ def test_the_lazy_api_table_and_the_typed_imports_name_the_same_things():
     import pytest_jsonmatch
 
     tree = ast.parse(Path(pytest_jsonmatch.__file__).read_text(encoding="utf-8"))
-    block = next(node for node in tree.body if isinstance(node, ast.If)
-                 and getattr(node.test, "id", "") == "TYPE_CHECKING")
-    typed = {alias.asname: "." + ("." * (imp.level - 1)) + imp.module
-             for imp in block.body for alias in imp.names}
+    block = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+    )
+    typed = {
+        alias.asname: "." + ("." * (imp.level - 1)) + imp.module
+        for imp in block.body
+        for alias in imp.names
+    }
     assert typed == pytest_jsonmatch._API
     for name in pytest_jsonmatch.__all__:
         assert getattr(pytest_jsonmatch, name) is not None

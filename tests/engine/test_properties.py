@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 from pytest_jsonmatch import evaluate_records, match_json
 from tests.helpers.spec_accounting import assert_follows_section3
 
-ALL_METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
+ALL_METRICS = [
+    "field_match",
+    "field_match_normalized",
+    "json_similarity",
+    "structural_f1",
+    "field_f1",
+]
 F1_METRICS = ["structural_f1", "field_f1"]
 STATUSES = {"match", "mismatch", "omission", "hallucination", "skipped"}
 
@@ -27,15 +33,21 @@ SCALARS = st.one_of(
 )
 JSON = st.recursive(
     SCALARS,
-    lambda children: st.one_of(st.lists(children, max_size=3),
-                               st.dictionaries(KEYS, children, max_size=3)),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3), st.dictionaries(KEYS, children, max_size=3)
+    ),
     max_leaves=8,
 )
 OBJECTS = st.dictionaries(KEYS, JSON, max_size=4)
 ARRAYS = st.lists(JSON, max_size=4)
 
-SETTINGS = settings(max_examples=40, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 def in_unit(x: float) -> bool:
@@ -44,8 +56,6 @@ def in_unit(x: float) -> bool:
 
 def dump(value) -> str:
     return json.dumps(value, sort_keys=True)  # tells true from 1, keeps key sets
-
-
 
 
 @pytest.mark.parametrize("metric", ALL_METRICS)
@@ -97,7 +107,10 @@ def test_a_value_against_itself_with_hungarian_alignment_scores_one():
     @SETTINGS
     @given(value=OBJECTS)
     def check(value):
-        assert match_json(copy.deepcopy(value), value, metric="field_f1", align="hungarian").score == 1.0
+        assert (
+            match_json(copy.deepcopy(value), value, metric="field_f1", align="hungarian").score
+            == 1.0
+        )
 
     check()
 
@@ -131,9 +144,14 @@ def test_evaluate_records_of_one_record_equals_match_json(metric, expected, actu
     run = evaluate_records([expected], [actual], metric=metric)
     (record,) = run.records
     assert (record.score, record.precision, record.recall, record.f1) == (
-        single.score, single.precision, single.recall, single.f1)
+        single.score,
+        single.precision,
+        single.recall,
+        single.f1,
+    )
     assert [(f.path, f.status, f.score) for f in record.fields] == [
-        (f.path, f.status, f.score) for f in single.fields]
+        (f.path, f.status, f.score) for f in single.fields
+    ]
     assert run.mean_f1 == single.f1
     assert run.mean_precision == single.precision
     assert run.mean_recall == single.recall
@@ -191,7 +209,9 @@ def _deep_equal(x, y, fold=False):
 def _field_match_oracle(expected, actual, fold=False):
     if not expected:
         return 1.0
-    bad = sum(1 for k, v in expected.items() if k not in actual or not _deep_equal(v, actual[k], fold))
+    bad = sum(
+        1 for k, v in expected.items() if k not in actual or not _deep_equal(v, actual[k], fold)
+    )
     return 1 - bad / len(expected)
 
 
@@ -245,14 +265,16 @@ def _similar(e, a):
 @given(expected=OBJECTS, actual=OBJECTS)
 def test_field_match_equals_an_oracle_of_the_rules(expected, actual):
     assert match_json(actual, expected, metric="field_match").score == pytest.approx(
-        _field_match_oracle(expected, actual))
+        _field_match_oracle(expected, actual)
+    )
 
 
 @SETTINGS
 @given(expected=OBJECTS, actual=OBJECTS)
 def test_field_match_normalized_equals_an_oracle_of_the_rules(expected, actual):
     assert match_json(actual, expected, metric="field_match_normalized").score == pytest.approx(
-        _field_match_oracle(expected, actual, fold=True))
+        _field_match_oracle(expected, actual, fold=True)
+    )
 
 
 @SETTINGS
@@ -281,8 +303,11 @@ NO_NULL_SCALARS = st.one_of(
     st.sampled_from([0.5, 0.5004, 1.0, 1.0009, 2.25]),
     st.text(alphabet="ab A", max_size=5),
 )
-TREES = st.dictionaries(KEYS, st.recursive(NO_NULL_SCALARS, lambda c: st.dictionaries(KEYS, c, max_size=3),
-                                           max_leaves=6), max_size=4)
+TREES = st.dictionaries(
+    KEYS,
+    st.recursive(NO_NULL_SCALARS, lambda c: st.dictionaries(KEYS, c, max_size=3), max_leaves=6),
+    max_size=4,
+)
 
 
 def _flat(value, prefix=()):

@@ -19,29 +19,51 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_jsonmatch import (CaseFileError, ComparatorError, ConfigError, JsonMatchError,
-                              ParseError, SchemaError, match_json)
+from pytest_jsonmatch import (
+    CaseFileError,
+    ComparatorError,
+    ConfigError,
+    JsonMatchError,
+    ParseError,
+    SchemaError,
+    match_json,
+)
 from tests.helpers.timeout import GENEROUS, within
 
 METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
 DOCUMENTED = (JsonMatchError, ParseError, ConfigError, SchemaError, ComparatorError, CaseFileError)
 
-KEYS = st.one_of(st.sampled_from(["a", "b", "id", "", " ", "a.b", "[0]", "*", "**", "é", "\u0301"]),
-                 st.text(max_size=6))
-TEXT = st.one_of(st.text(max_size=12), st.sampled_from(["", " ", "A\u0301", "Á", "ß", "SS", "{", "}", '"']))
-NUMBERS = st.one_of(st.integers(min_value=-(10**20), max_value=10**20),
-                    st.floats(allow_nan=False, allow_infinity=False),
-                    st.sampled_from([0, 0.0, -0.0, 1, 1.0, 1e-13, 5e-324, 1.7976931348623157e308]))
+KEYS = st.one_of(
+    st.sampled_from(["a", "b", "id", "", " ", "a.b", "[0]", "*", "**", "é", "\u0301"]),
+    st.text(max_size=6),
+)
+TEXT = st.one_of(
+    st.text(max_size=12), st.sampled_from(["", " ", "A\u0301", "Á", "ß", "SS", "{", "}", '"'])
+)
+NUMBERS = st.one_of(
+    st.integers(min_value=-(10**20), max_value=10**20),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from([0, 0.0, -0.0, 1, 1.0, 1e-13, 5e-324, 1.7976931348623157e308]),
+)
 SCALARS = st.one_of(st.none(), st.booleans(), NUMBERS, TEXT)
-JSON = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                     st.dictionaries(KEYS, inner, max_size=4)),
-                    max_leaves=14)
+JSON = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(KEYS, inner, max_size=4)),
+    max_leaves=14,
+)
 OBJECTS = st.dictionaries(KEYS, JSON, max_size=5)
 TOP = st.one_of(OBJECTS, st.lists(JSON, max_size=4))
-OPTIONS = st.sampled_from([{}, {"align": "hungarian"}, {"align": {"match_by": "key_field", "key": "id"}}])
+OPTIONS = st.sampled_from(
+    [{}, {"align": "hungarian"}, {"align": {"match_by": "key_field", "key": "id"}}]
+)
 
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def _options(metric: str, options: dict) -> dict:
@@ -72,7 +94,9 @@ def _run(actual, expected, metric, **options):
 @pytest.mark.parametrize("metric", METRICS)
 @SETTINGS
 @given(expected=TOP, actual=TOP, options=OPTIONS)
-def test_arbitrary_pairs_raise_only_documented_errors_and_score_in_unit_interval(metric, expected, actual, options):
+def test_arbitrary_pairs_raise_only_documented_errors_and_score_in_unit_interval(
+    metric, expected, actual, options
+):
     result = _run(actual, expected, metric, **_options(metric, options))
     if result is not None:
         _check(result)
@@ -84,7 +108,9 @@ def test_arbitrary_pairs_raise_only_documented_errors_and_score_in_unit_interval
 def test_an_object_against_itself_scores_one(metric, value, options):
     result = _run(copy.deepcopy(value), value, metric, **_options(metric, options))
     assert result is not None
-    assert result.score == 1.0, [(f.path, f.status, f.score) for f in result.fields if f.status != "match"]
+    assert result.score == 1.0, [
+        (f.path, f.status, f.score) for f in result.fields if f.status != "match"
+    ]
 
 
 @pytest.mark.parametrize("metric", ["structural_f1", "field_f1"])

@@ -9,18 +9,29 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_jsonmatch import (ConfigError, METRICS, TruncatedError, Truncation, evaluate_records,
-                              match_json)
+from pytest_jsonmatch import (
+    ConfigError,
+    METRICS,
+    TruncatedError,
+    Truncation,
+    evaluate_records,
+    match_json,
+)
 from pytest_jsonmatch.engine.metrics import metric_named
 from pytest_jsonmatch.engine.metrics.base import configure
 
 # The issue's example: 87 characters of the value, the text ends at column 88 (the counting is
 # in tests/engine/reading/test_truncation.py).
 CUT = '{"invoice": "INV-1", "total": 12.5, "items": [{"sku": "A", "qty": 1}, {"sku": "B", "qty'
-GOLD = {"invoice": "INV-1", "total": 12.5, "items": [{"sku": "A", "qty": 1}, {"sku": "B", "qty": 2}]}
+GOLD = {
+    "invoice": "INV-1",
+    "total": 12.5,
+    "items": [{"sku": "A", "qty": 1}, {"sku": "B", "qty": 2}],
+}
 # items[1] was being written when the answer was cut
-WHERE = Truncation(start=0, opened_line=1, opened_column=1, line=1, column=88, chars=87,
-                   elements=("items[1]",))
+WHERE = Truncation(
+    start=0, opened_line=1, opened_column=1, line=1, column=88, chars=87, elements=("items[1]",)
+)
 
 
 def test_every_metric_takes_the_option():
@@ -33,7 +44,8 @@ def test_field_f1_scores_what_was_written_in_full():
     # 6 expected leaves, 5 matched, items[1].qty omitted, nothing invented:
     # precision 5/5 = 1, recall 5/6, F1 = 2 * 1 * 5/6 / (1 + 5/6) = 10/11
     assert [(f.display_path, f.status) for f in result.fields if f.status != "match"] == [
-        ("items[1].qty", "omission")]
+        ("items[1].qty", "omission")
+    ]
     assert (result.precision, result.recall, result.score) == (1.0, 5 / 6, pytest.approx(10 / 11))
     assert result.truncated == WHERE
     assert result.to_dict()["truncated"] == {"line": 1, "column": 88, "chars": 87}
@@ -79,18 +91,27 @@ def test_a_bad_value_is_a_config_error_naming_the_option(value):
 # -- any object, cut anywhere, scored closed against itself: nothing invented ----------------
 
 LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-1000, 1000), st.text(max_size=6))
-VALUES = st.recursive(LEAVES, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(st.text("abc", max_size=3), inner, max_size=3)),
-    max_leaves=10)
+VALUES = st.recursive(
+    LEAVES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text("abc", max_size=3), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
 OBJECTS = st.dictionaries(st.text("abcd", min_size=1, max_size=3), VALUES, min_size=1, max_size=4)
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(value=OBJECTS, where=st.floats(0, 1), metric=st.sampled_from(sorted(METRICS)))
 def test_a_cut_answer_scored_closed_never_has_a_hallucinated_field(value, where, metric):
     dumped = json.dumps(value)
-    cut = dumped[:1 + int(where * (len(dumped) - 2))]  # strictly inside the value
+    cut = dumped[: 1 + int(where * (len(dumped) - 2))]  # strictly inside the value
     result = match_json(cut, value, metric=metric, truncated="close")
     assert result.truncated is not None and result.truncated.chars == len(cut)
     assert [f.display_path for f in result.fields if f.status == "hallucination"] == []
@@ -103,7 +124,9 @@ def test_an_element_cut_too_short_to_pair_is_not_invented():
     # is skipped rather than hallucinated: recall 0/1, precision 0/0 = 1 by the shared rule
     result = match_json('{"a": ["00', {"a": ["00000"]}, metric="structural_f1", truncated="close")
     assert [(f.display_path, f.status) for f in result.fields] == [
-        ("a[0]", "omission"), ("a[0]", "skipped")]
+        ("a[0]", "omission"),
+        ("a[0]", "skipped"),
+    ]
     assert result.fields[1].reason == "written when the answer was cut off: not counted as invented"
     assert (result.precision, result.recall) == (1.0, 0.0)
 
@@ -111,20 +134,24 @@ def test_an_element_cut_too_short_to_pair_is_not_invented():
 def test_a_complete_element_before_the_cut_is_still_judged():
     # "x" was written in full before the cut: unpaired, it is a hallucination as ever;
     # only the element being written, "00", is spared
-    result = match_json('{"a": ["x", "00', {"a": ["00000"]}, metric="structural_f1",
-                        truncated="close")
+    result = match_json(
+        '{"a": ["x", "00', {"a": ["00000"]}, metric="structural_f1", truncated="close"
+    )
     statuses = sorted((f.actual_path or f.path, f.status) for f in result.fields)
     assert ("a[0]", "hallucination") in statuses and ("a[1]", "skipped") in statuses
 
 
-@pytest.mark.parametrize(("text", "elements"), [
-    ('{"a": [1, {"b": "xy', ("a[1]",)),              # an object element, its string cut
-    ('[12', ("[0]",)),                                # a number the text ends in may be cut
-    ('[12 ', ()),                                      # ... not one followed by a space
-    ('{"a": [1, 2, ', ()),                             # elements written in full
-    ('[{"a": 1}, {', ("[1]",)),                        # an element just begun
-    ('{"a": {"b c": [[1, 2], [3', ('a["b c"][1]', 'a["b c"][1][0]')),  # nested, a quoted key
-])
+@pytest.mark.parametrize(
+    ("text", "elements"),
+    [
+        ('{"a": [1, {"b": "xy', ("a[1]",)),  # an object element, its string cut
+        ("[12", ("[0]",)),  # a number the text ends in may be cut
+        ("[12 ", ()),  # ... not one followed by a space
+        ('{"a": [1, 2, ', ()),  # elements written in full
+        ('[{"a": 1}, {', ("[1]",)),  # an element just begun
+        ('{"a": {"b c": [[1, 2], [3', ('a["b c"][1]', 'a["b c"][1][0]')),  # nested, a quoted key
+    ],
+)
 def test_the_elements_being_written_are_named_by_their_paths(text, elements):
     from pytest_jsonmatch.engine.reading.parse import parse_actual_checked
 

@@ -24,8 +24,9 @@ def assert_no_traceback(out: str) -> None:
         assert internal not in out, f"{internal!r} leaked into the report:\n{out}"
 
 
-def collection_error(pytester: pytest.Pytester, text: str | bytes | None = None,
-                     name: str = NAME) -> str:
+def collection_error(
+    pytester: pytest.Pytester, text: str | bytes | None = None, name: str = NAME
+) -> str:
     """The one line pytest shows under 'ERROR collecting <name>', checked to carry no
     traceback and to be the whole report (the next line starts the summary)."""
     if text is not None:
@@ -37,8 +38,9 @@ def collection_error(pytester: pytest.Pytester, text: str | bytes | None = None,
     lines = result.outlines
     start = next(i for i, line in enumerate(lines) if f"ERROR collecting {name}" in line)
     follow = lines[start + 2] if start + 2 < len(lines) else ""
-    assert follow.startswith("=") or follow.startswith("_") or not follow.strip(), \
+    assert follow.startswith("=") or follow.startswith("_") or not follow.strip(), (
         f"the error is more than one paragraph:\n{out}"
+    )
     return lines[start + 1]
 
 

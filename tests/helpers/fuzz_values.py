@@ -120,22 +120,94 @@ def weighted(*pairs: tuple[int, st.SearchStrategy]) -> st.SearchStrategy:
 # -- scalars ----------------------------------------------------------------------------------
 
 PLAIN_KEYS = st.one_of(
-    st.sampled_from(["a", "b", "id", "name", "sku", "items", "", " ", "a.b", "[0]", "*", "**",
-                     "$", "é", "e\u0301", "unit price", '"', "\\", "0", "null", "key_field"]),
+    st.sampled_from(
+        [
+            "a",
+            "b",
+            "id",
+            "name",
+            "sku",
+            "items",
+            "",
+            " ",
+            "a.b",
+            "[0]",
+            "*",
+            "**",
+            "$",
+            "é",
+            "e\u0301",
+            "unit price",
+            '"',
+            "\\",
+            "0",
+            "null",
+            "key_field",
+        ]
+    ),
     st.text(max_size=6),
 )
-SPECIAL_TEXT = st.sampled_from([
-    "", " ", "  a  b ", "\t\n", "A\u0301", "Á", "ß", "SS", "İ", "ﬁ", "{", "}", "[", '"', "\\",
-    '{"a": 1}', "```json\n{}\n```", "1e400", "-1e400", "NaN", "nan", "inf", "-0", " 42 ", "4.2",
-    "true", "True", "1", "0", "2024-03-09", "09/03/2024", "20240309", "2024-02-30",
-    "9999-12-31T23:59:59", "\x00", "\ud800", "\U0001f600", "a" * 300,
-])
+SPECIAL_TEXT = st.sampled_from(
+    [
+        "",
+        " ",
+        "  a  b ",
+        "\t\n",
+        "A\u0301",
+        "Á",
+        "ß",
+        "SS",
+        "İ",
+        "ﬁ",
+        "{",
+        "}",
+        "[",
+        '"',
+        "\\",
+        '{"a": 1}',
+        "```json\n{}\n```",
+        "1e400",
+        "-1e400",
+        "NaN",
+        "nan",
+        "inf",
+        "-0",
+        " 42 ",
+        "4.2",
+        "true",
+        "True",
+        "1",
+        "0",
+        "2024-03-09",
+        "09/03/2024",
+        "20240309",
+        "2024-02-30",
+        "9999-12-31T23:59:59",
+        "\x00",
+        "\ud800",
+        "\U0001f600",
+        "a" * 300,
+    ]
+)
 TEXT = st.one_of(st.text(max_size=12), SPECIAL_TEXT)
 SMALL_INTS = st.integers(min_value=-(10**20), max_value=10**20)
 FLOATS = st.floats(allow_nan=False, allow_infinity=False)
-EXTREME_FLOATS = st.sampled_from([0.0, -0.0, 1e-13, -1e-13, 5e-324, 2.2250738585072014e-308,
-                                  1.7976931348623157e308, -1.7976931348623157e308, 1e16,
-                                  9007199254740993.0, 0.1, 1.0])
+EXTREME_FLOATS = st.sampled_from(
+    [
+        0.0,
+        -0.0,
+        1e-13,
+        -1e-13,
+        5e-324,
+        2.2250738585072014e-308,
+        1.7976931348623157e308,
+        -1.7976931348623157e308,
+        1e16,
+        9007199254740993.0,
+        0.1,
+        1.0,
+    ]
+)
 # integers beyond the float range: JSON numbers all the same (json.loads reads them)
 HUGE_INTS = st.one_of(
     st.sampled_from([10**309, -(10**400), 2**1024, 2**1024 + 1, -(2**1100), 10**4000]),
@@ -159,11 +231,20 @@ NUMPY_SCALARS_FINITE = st.one_of(
     st.floats(width=32, allow_nan=False, allow_infinity=False).map(np.float32),
     st.sampled_from([np.float16(1.5), np.float64(1.7976931348623157e308), np.float64(-0.0)]),
 )
-NUMPY_SCALARS_ODD = st.sampled_from([
-    np.float64("nan"), np.float64("inf"), np.float64("-inf"), np.float32("nan"),
-    np.str_("x"), np.bytes_(b"x"), np.complex128(1 + 2j), np.datetime64("2024-03-09"),
-    np.timedelta64(1, "D"), np.void(b"\x00"),
-])
+NUMPY_SCALARS_ODD = st.sampled_from(
+    [
+        np.float64("nan"),
+        np.float64("inf"),
+        np.float64("-inf"),
+        np.float32("nan"),
+        np.str_("x"),
+        np.bytes_(b"x"),
+        np.complex128(1 + 2j),
+        np.datetime64("2024-03-09"),
+        np.timedelta64(1, "D"),
+        np.void(b"\x00"),
+    ]
+)
 
 
 def _array(kind: str, items: list) -> np.ndarray:
@@ -184,37 +265,87 @@ def _array(kind: str, items: list) -> np.ndarray:
 
 
 NUMPY_ARRAYS_FINITE = st.builds(
-    _array, st.sampled_from(["float", "int", "bool", "2d", "0d", "empty"]),
-    st.lists(st.floats(-1e6, 1e6, allow_nan=False), max_size=5))
+    _array,
+    st.sampled_from(["float", "int", "bool", "2d", "0d", "empty"]),
+    st.lists(st.floats(-1e6, 1e6, allow_nan=False), max_size=5),
+)
 NUMPY_ARRAYS_ODD = st.one_of(
     st.builds(_array, st.just("float"), st.lists(st.floats(), min_size=1, max_size=4)),
     st.builds(_array, st.just("object"), st.lists(st.floats(allow_nan=False), max_size=3)),
-    st.sampled_from([np.array(["a", "b"]), np.array([1 + 1j]), np.zeros((2, 0, 2)),
-                     np.array(["2024-03-09"], dtype="datetime64[D]"),
-                     np.ma.masked_array([1.0, 2.0], mask=[False, True])]),
+    st.sampled_from(
+        [
+            np.array(["a", "b"]),
+            np.array([1 + 1j]),
+            np.zeros((2, 0, 2)),
+            np.array(["2024-03-09"], dtype="datetime64[D]"),
+            np.ma.masked_array([1.0, 2.0], mask=[False, True]),
+        ]
+    ),
 )
 
 SUBCLASS_SCALARS = st.one_of(
-    FLOATS.map(FloatSub), SMALL_INTS.map(IntSub), TEXT.map(StrSub),
+    FLOATS.map(FloatSub),
+    SMALL_INTS.map(IntSub),
+    TEXT.map(StrSub),
     st.sampled_from([Colour.RED, Size.BIG]),
 )
 
 # values a JSON document cannot hold: the engine must refuse them with a ParseError
 NOT_JSON = st.one_of(
-    NON_FINITE, NON_FINITE.map(FloatSub), NUMPY_SCALARS_ODD, NUMPY_ARRAYS_ODD, VERY_HUGE_INTS,
-    st.sampled_from([b"", b"x", bytearray(b"ab"), b"\xff", memoryview(b"mv"), set(), {1, 2},
-                     frozenset({"a"}), datetime.date(2024, 5, 3),
-                     datetime.datetime(2024, 5, 3, 12, 0), decimal.Decimal("1.5"),
-                     decimal.Decimal("NaN"), fractions.Fraction(1, 3), 1 + 2j, object(),
-                     Plain.A, range(3), Ellipsis, type, len, collections.deque([1, 2])]),
+    NON_FINITE,
+    NON_FINITE.map(FloatSub),
+    NUMPY_SCALARS_ODD,
+    NUMPY_ARRAYS_ODD,
+    VERY_HUGE_INTS,
+    st.sampled_from(
+        [
+            b"",
+            b"x",
+            bytearray(b"ab"),
+            b"\xff",
+            memoryview(b"mv"),
+            set(),
+            {1, 2},
+            frozenset({"a"}),
+            datetime.date(2024, 5, 3),
+            datetime.datetime(2024, 5, 3, 12, 0),
+            decimal.Decimal("1.5"),
+            decimal.Decimal("NaN"),
+            fractions.Fraction(1, 3),
+            1 + 2j,
+            object(),
+            Plain.A,
+            range(3),
+            Ellipsis,
+            type,
+            len,
+            collections.deque([1, 2]),
+        ]
+    ),
 )
 
 # -- containers -------------------------------------------------------------------------------
 
 ODD_KEYS = st.one_of(
-    st.integers(-3, 3), st.sampled_from([None, True, False, (1, 2), (), 1.5, math.nan, b"k",
-                                         10**400, frozenset({1}), ("a", ("b",)), Plain.A]),
-    TEXT.map(StrSub), st.sampled_from([Colour.RED, Size.BIG]),
+    st.integers(-3, 3),
+    st.sampled_from(
+        [
+            None,
+            True,
+            False,
+            (1, 2),
+            (),
+            1.5,
+            math.nan,
+            b"k",
+            10**400,
+            frozenset({1}),
+            ("a", ("b",)),
+            Plain.A,
+        ]
+    ),
+    TEXT.map(StrSub),
+    st.sampled_from([Colour.RED, Size.BIG]),
 )
 
 
@@ -238,8 +369,9 @@ def pydantic_instance(value: Any) -> Any:
 
 
 def _json_containers(children: st.SearchStrategy) -> st.SearchStrategy:
-    return st.one_of(st.lists(children, max_size=4),
-                     st.dictionaries(PLAIN_KEYS, children, max_size=4))
+    return st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(PLAIN_KEYS, children, max_size=4)
+    )
 
 
 def _accepted_containers(children: st.SearchStrategy) -> st.SearchStrategy:
@@ -269,12 +401,18 @@ def _any_containers(children: st.SearchStrategy) -> st.SearchStrategy:
 
 JSON_VALUES = st.recursive(JSON_SCALARS, _json_containers, max_leaves=12)
 
-ACCEPTED_LEAVES = weighted((10, JSON_SCALARS), (2, SUBCLASS_SCALARS), (2, NUMPY_SCALARS_FINITE),
-                           (1, NUMPY_ARRAYS_FINITE))
+ACCEPTED_LEAVES = weighted(
+    (10, JSON_SCALARS), (2, SUBCLASS_SCALARS), (2, NUMPY_SCALARS_FINITE), (1, NUMPY_ARRAYS_FINITE)
+)
 ACCEPTED_TREES = st.recursive(ACCEPTED_LEAVES, _accepted_containers, max_leaves=12)
 
-ANY_LEAVES = weighted((12, JSON_SCALARS), (2, SUBCLASS_SCALARS), (2, NUMPY_SCALARS_FINITE),
-                      (1, NUMPY_ARRAYS_FINITE), (2, NOT_JSON))
+ANY_LEAVES = weighted(
+    (12, JSON_SCALARS),
+    (2, SUBCLASS_SCALARS),
+    (2, NUMPY_SCALARS_FINITE),
+    (1, NUMPY_ARRAYS_FINITE),
+    (2, NOT_JSON),
+)
 ANY_TREES = st.recursive(ANY_LEAVES, _any_containers, max_leaves=12)
 
 
@@ -304,12 +442,19 @@ def make_deep_text(depth: int, kind: str) -> str:
 
 
 DEPTHS = weighted((6, st.integers(100, 1000)), (1, st.integers(1000, 2100)))
-DEEP = st.builds(make_deep, DEPTHS, st.sampled_from(["dict", "list", "mixed", "pair", "tuple"]),
-                 st.one_of(st.none(), st.integers(0, 3), st.just("x"), st.just({}), st.just([])),
-                 st.sampled_from(["a", "b", "a.b", ""]))
-DEEP_ACCEPTED = st.builds(make_deep, st.integers(100, 1000),
-                          st.sampled_from(["dict", "list", "mixed", "pair", "tuple"]),
-                          st.sampled_from([None, 0, 1, "x", True]))
+DEEP = st.builds(
+    make_deep,
+    DEPTHS,
+    st.sampled_from(["dict", "list", "mixed", "pair", "tuple"]),
+    st.one_of(st.none(), st.integers(0, 3), st.just("x"), st.just({}), st.just([])),
+    st.sampled_from(["a", "b", "a.b", ""]),
+)
+DEEP_ACCEPTED = st.builds(
+    make_deep,
+    st.integers(100, 1000),
+    st.sampled_from(["dict", "list", "mixed", "pair", "tuple"]),
+    st.sampled_from([None, 0, 1, "x", True]),
+)
 
 
 def make_cyclic(base: Any, where: str) -> Any:
@@ -349,13 +494,21 @@ def make_big(kind: str, n: int, seed: int) -> Any:
     if kind == "floats":
         return {"xs": [i * 1.5 + seed for i in range(n)]}
     if kind == "records":
-        return {"items": [{"sku": f"s{(i + seed) % n}", "qty": i % 7, "name": f"item {i % 13}"}
-                          for i in range(n // 10)]}
+        return {
+            "items": [
+                {"sku": f"s{(i + seed) % n}", "qty": i % 7, "name": f"item {i % 13}"}
+                for i in range(n // 10)
+            ]
+        }
     return {"words": [f"w{(i * 3 + seed) % 997} x" for i in range(n // 10)]}
 
 
-BIG = st.builds(make_big, st.sampled_from(["string", "wide", "numbers", "floats", "records", "words"]),
-                st.integers(1000, 50_000), st.integers(0, 3))
+BIG = st.builds(
+    make_big,
+    st.sampled_from(["string", "wide", "numbers", "floats", "records", "words"]),
+    st.integers(1000, 50_000),
+    st.integers(0, 3),
+)
 
 
 # -- top-level forms: what each side may be -------------------------------------------------------
@@ -394,10 +547,28 @@ def text_forms(draw: Any, values: st.SearchStrategy, actual_side: bool) -> Any:
     return text
 
 
-RAW_TEXTS = st.one_of(st.text(max_size=60), st.binary(max_size=40),
-                      st.sampled_from(['{"price": NaN}', '{"a": Infinity}', '{"a": 1, "a": 2}',
-                                       "{" * 3000, "[" * 3000, '{"a": ' + "[" * 5000, "", "null",
-                                       "[]", "5", '"s"', b"\xef\xbb\xbf{}", "\ufeff{}", "{}"]))
+RAW_TEXTS = st.one_of(
+    st.text(max_size=60),
+    st.binary(max_size=40),
+    st.sampled_from(
+        [
+            '{"price": NaN}',
+            '{"a": Infinity}',
+            '{"a": 1, "a": 2}',
+            "{" * 3000,
+            "[" * 3000,
+            '{"a": ' + "[" * 5000,
+            "",
+            "null",
+            "[]",
+            "5",
+            '"s"',
+            b"\xef\xbb\xbf{}",
+            "\ufeff{}",
+            "{}",
+        ]
+    ),
+)
 
 
 def side(actual_side: bool) -> st.SearchStrategy:
@@ -433,16 +604,34 @@ def _near_scalar(v: Any, rng: Any) -> Any:
     if isinstance(v, (int, float)):
         try:
             with np.errstate(all="ignore"):
-                return rng.choice([v + 1, v * (1 + 1e-4), -v, v + 1e-4, v * 10**rng.randrange(1, 5),
-                                   float(v) if roll % 2 else v, str(v)[:50]])
+                return rng.choice(
+                    [
+                        v + 1,
+                        v * (1 + 1e-4),
+                        -v,
+                        v + 1e-4,
+                        v * 10 ** rng.randrange(1, 5),
+                        float(v) if roll % 2 else v,
+                        str(v)[:50],
+                    ]
+                )
         except (OverflowError, ValueError):
             return 0
     if isinstance(v, str):
         if not v:
             return rng.choice([" ", "a", None])
         i = rng.randrange(len(v))
-        return rng.choice([v.upper(), v[:i] + v[i + 1:], v + " x", v[::-1], " ".join(reversed(v.split())),
-                           v.strip(), v[:i] + "e\u0301" + v[i:]])
+        return rng.choice(
+            [
+                v.upper(),
+                v[:i] + v[i + 1 :],
+                v + " x",
+                v[::-1],
+                " ".join(reversed(v.split())),
+                v.strip(),
+                v[:i] + "e\u0301" + v[i:],
+            ]
+        )
     return v
 
 
@@ -481,9 +670,15 @@ def mutate(value: Any, seed: int, rate: float) -> Any:
 @st.composite
 def related_pairs(draw: Any) -> tuple[Any, Any]:
     """(actual, expected): expected an accepted value, actual a near copy of it."""
-    expected = draw(st.one_of(st.dictionaries(PLAIN_KEYS, ACCEPTED_TREES, min_size=1, max_size=6),
-                              st.lists(ACCEPTED_TREES, min_size=1, max_size=5)))
-    actual = mutate(expected, draw(st.integers(0, 2**32)), draw(st.sampled_from([0.0, 0.1, 0.3, 0.7])))
+    expected = draw(
+        st.one_of(
+            st.dictionaries(PLAIN_KEYS, ACCEPTED_TREES, min_size=1, max_size=6),
+            st.lists(ACCEPTED_TREES, min_size=1, max_size=5),
+        )
+    )
+    actual = mutate(
+        expected, draw(st.integers(0, 2**32)), draw(st.sampled_from([0.0, 0.1, 0.3, 0.7]))
+    )
     if draw(st.integers(0, 5)) == 0:
         text = to_json_text(plain(actual))
         if text is not None:
@@ -509,12 +704,46 @@ ACCEPTED_ARRAYS = st.lists(ACCEPTED_TREES, max_size=4)
 
 HUGE = 10**400
 BAD_NUMBERS = st.one_of(
-    st.sampled_from([math.nan, math.inf, -math.inf, -1, -1e-9, HUGE, -HUGE, "0.5", "x",
-                     None, True, [], {}, np.float64("nan"), 1 + 1j]),
-    VERY_HUGE_INTS)
+    st.sampled_from(
+        [
+            math.nan,
+            math.inf,
+            -math.inf,
+            -1,
+            -1e-9,
+            HUGE,
+            -HUGE,
+            "0.5",
+            "x",
+            None,
+            True,
+            [],
+            {},
+            np.float64("nan"),
+            1 + 1j,
+        ]
+    ),
+    VERY_HUGE_INTS,
+)
 
-PATTERN_PARTS = st.sampled_from(["a", "b", "id", "sku", "items", "*", "**", "[*]", "[]", "[0]",
-                                 "[1]", '["a.b"]', '["unit price"]', "x"])
+PATTERN_PARTS = st.sampled_from(
+    [
+        "a",
+        "b",
+        "id",
+        "sku",
+        "items",
+        "*",
+        "**",
+        "[*]",
+        "[]",
+        "[0]",
+        "[1]",
+        '["a.b"]',
+        '["unit price"]',
+        "x",
+    ]
+)
 
 
 @st.composite
@@ -522,8 +751,26 @@ def patterns(draw: Any, valid: bool = False) -> str:
     """A path pattern: ``items[*].sku``, ``**.a``, ``$``...; when not ``valid``, now and
     then one that cannot be read."""
     if not valid and draw(st.integers(0, 9)) == 0:
-        return draw(st.sampled_from(["$", "**", "*", "", "items[x", "a..b", "[", "]", "**.**.**",
-                                     "a.**.b", "*.*", '["', "a[-1]", "a[99999999999999999999]"]))
+        return draw(
+            st.sampled_from(
+                [
+                    "$",
+                    "**",
+                    "*",
+                    "",
+                    "items[x",
+                    "a..b",
+                    "[",
+                    "]",
+                    "**.**.**",
+                    "a.**.b",
+                    "*.*",
+                    '["',
+                    "a[-1]",
+                    "a[99999999999999999999]",
+                ]
+            )
+        )
     parts = draw(st.lists(PATTERN_PARTS, min_size=1, max_size=4))
     out = ""
     for part in parts:
@@ -538,8 +785,23 @@ EXPONENTIAL_IGNORE = "**." * 8 + "zzz"
 
 IGNORE_VALID = st.one_of(st.lists(patterns(valid=True), max_size=3), patterns(valid=True))
 IGNORE_INVALID = st.one_of(
-    st.sampled_from([5, None, [5], [None], {"a": 1}, [["a"]], b"a", [b"a"], 1.5, True,
-                     [EXPONENTIAL_IGNORE], ("a",), {"a"}]),
+    st.sampled_from(
+        [
+            5,
+            None,
+            [5],
+            [None],
+            {"a": 1},
+            [["a"]],
+            b"a",
+            [b"a"],
+            1.5,
+            True,
+            [EXPONENTIAL_IGNORE],
+            ("a",),
+            {"a"},
+        ]
+    ),
     st.lists(st.one_of(patterns(), st.integers()), min_size=1, max_size=3),
 )
 
@@ -579,10 +841,29 @@ def object_embedder(texts: list) -> Any:
 
 EMBEDDERS_VALID = st.sampled_from([toy_embedder])
 EMBEDDERS_ANY = st.one_of(
-    st.sampled_from([toy_embedder, nan_embedder, zero_embedder, short_embedder, raising_embedder,
-                     huge_embedder, object_embedder]),
-    st.sampled_from(["bert", "sentence-transformers:no-such-model", "", 5, None, ["x"],
-                     "sentence-transformers:", "wordllama:x"]),
+    st.sampled_from(
+        [
+            toy_embedder,
+            nan_embedder,
+            zero_embedder,
+            short_embedder,
+            raising_embedder,
+            huge_embedder,
+            object_embedder,
+        ]
+    ),
+    st.sampled_from(
+        [
+            "bert",
+            "sentence-transformers:no-such-model",
+            "",
+            5,
+            None,
+            ["x"],
+            "sentence-transformers:",
+            "wordllama:x",
+        ]
+    ),
 )
 
 
@@ -593,12 +874,22 @@ def _comparator_params() -> dict[str, tuple[st.SearchStrategy, st.SearchStrategy
     num_or_bad = st.one_of(nonneg, BAD_NUMBERS)
     return {
         "numeric": (
-            st.fixed_dictionaries({}, optional={"abs": nonneg, "rel": nonneg, "coerce": st.booleans()}),
-            st.fixed_dictionaries({}, optional={
-                "abs": num_or_bad, "rel": num_or_bad, "coerce": st.one_of(st.booleans(), BAD_NUMBERS),
-                "tolerance": st.one_of(num_or_bad, st.fixed_dictionaries({}, optional={
-                    "abs": num_or_bad, "rel": num_or_bad})),
-                "absolute": st.just(1)}),
+            st.fixed_dictionaries(
+                {}, optional={"abs": nonneg, "rel": nonneg, "coerce": st.booleans()}
+            ),
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "abs": num_or_bad,
+                    "rel": num_or_bad,
+                    "coerce": st.one_of(st.booleans(), BAD_NUMBERS),
+                    "tolerance": st.one_of(
+                        num_or_bad,
+                        st.fixed_dictionaries({}, optional={"abs": num_or_bad, "rel": num_or_bad}),
+                    ),
+                    "absolute": st.just(1),
+                },
+            ),
         ),
         "threshold": (
             st.fixed_dictionaries({}, optional={"threshold": positive, "weighting": nonneg}),
@@ -606,16 +897,38 @@ def _comparator_params() -> dict[str, tuple[st.SearchStrategy, st.SearchStrategy
         ),
         "oneof": (
             st.nothing(),  # oneof ignores expected: it does not keep equal values equal
-            st.fixed_dictionaries({}, optional={"values": st.one_of(
-                st.lists(JSON_SCALARS, max_size=3), st.sampled_from([None, 5, "abc", {"a": 1}]),
-                st.lists(NOT_JSON, max_size=2))}),
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "values": st.one_of(
+                        st.lists(JSON_SCALARS, max_size=3),
+                        st.sampled_from([None, 5, "abc", {"a": 1}]),
+                        st.lists(NOT_JSON, max_size=2),
+                    )
+                },
+            ),
         ),
         "date": (
-            st.fixed_dictionaries({}, optional={"formats": st.lists(st.sampled_from(
-                ["%d/%m/%Y", "%Y-%m-%d", "%m/%d/%Y", "%d.%m.%y", "%Y"]), max_size=3)}),
-            st.fixed_dictionaries({}, optional={"formats": st.one_of(
-                st.lists(st.sampled_from(["Y-m-d", "%", "%Q", "", "%d/%m/%Y", "%%"]), max_size=3),
-                st.sampled_from([None, 5, "%Y", [5], [None]]))}),
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "formats": st.lists(
+                        st.sampled_from(["%d/%m/%Y", "%Y-%m-%d", "%m/%d/%Y", "%d.%m.%y", "%Y"]),
+                        max_size=3,
+                    )
+                },
+            ),
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "formats": st.one_of(
+                        st.lists(
+                            st.sampled_from(["Y-m-d", "%", "%Q", "", "%d/%m/%Y", "%%"]), max_size=3
+                        ),
+                        st.sampled_from([None, 5, "%Y", [5], [None]]),
+                    )
+                },
+            ),
         ),
         "cosine": (
             st.fixed_dictionaries({"embedder": EMBEDDERS_VALID}),
@@ -625,19 +938,36 @@ def _comparator_params() -> dict[str, tuple[st.SearchStrategy, st.SearchStrategy
 
 
 COMPARATOR_PARAMS = _comparator_params()
-EQUAL_KEEPING_COMPARATORS = ("exact", "normalized", "numeric", "levenshtein", "jaccard", "relative",
-                             "threshold", "binary", "date", "cosine")
+EQUAL_KEEPING_COMPARATORS = (
+    "exact",
+    "normalized",
+    "numeric",
+    "levenshtein",
+    "jaccard",
+    "relative",
+    "threshold",
+    "binary",
+    "date",
+    "cosine",
+)
 
 
 @st.composite
 def comparator_specs(draw: Any, valid: bool) -> Any:
     """A comparator spec: a name or {name: params}."""
     if valid:
-        name = draw(st.sampled_from([n for n in EQUAL_KEEPING_COMPARATORS
-                                     if n in REGISTRY.comparator_names]))
+        name = draw(
+            st.sampled_from(
+                [n for n in EQUAL_KEEPING_COMPARATORS if n in REGISTRY.comparator_names]
+            )
+        )
     else:
-        name = draw(st.one_of(st.sampled_from(sorted(REGISTRY.comparator_names)),
-                              st.sampled_from(["fuzzy", "", "EXACT", "numeric ", 5, None])))
+        name = draw(
+            st.one_of(
+                st.sampled_from(sorted(REGISTRY.comparator_names)),
+                st.sampled_from(["fuzzy", "", "EXACT", "numeric ", 5, None]),
+            )
+        )
     if not isinstance(name, str):
         return name
     valid_params, any_params = COMPARATOR_PARAMS.get(name, (st.just({}), st.just({"x": 1})))
@@ -654,8 +984,10 @@ def comparator_specs(draw: Any, valid: bool) -> Any:
 
 
 DIGITS_VALID = st.integers(-20, 20)
-DIGITS_ANY = st.one_of(st.integers(-(10**9), 10**9), st.sampled_from(
-    [-(10**8), 10**8, 10**400, -(10**400), 2**63, 1.5, math.nan, "2", None, True]))
+DIGITS_ANY = st.one_of(
+    st.integers(-(10**9), 10**9),
+    st.sampled_from([-(10**8), 10**8, 10**400, -(10**400), 2**63, 1.5, math.nan, "2", None, True]),
+)
 
 
 @st.composite
@@ -668,12 +1000,18 @@ def transform_specs(draw: Any, valid: bool) -> Any:
             names += ["uppercase", "", "LOWERCASE"]
         name = draw(st.sampled_from(names))
         if name == "round_digits":
-            params = draw(st.fixed_dictionaries({}, optional={
-                "digits": DIGITS_VALID if valid else DIGITS_ANY}))
+            params = draw(
+                st.fixed_dictionaries(
+                    {}, optional={"digits": DIGITS_VALID if valid else DIGITS_ANY}
+                )
+            )
         elif name == "type_convert":
             to = st.sampled_from(["str", "int", "float", "bool"])
-            params = {"to": draw(to if valid else st.one_of(to, st.sampled_from(
-                ["date", None, 5, "INT", ""])))}
+            params = {
+                "to": draw(
+                    to if valid else st.one_of(to, st.sampled_from(["date", None, 5, "INT", ""]))
+                )
+            }
         else:
             params = {} if valid else draw(st.sampled_from([{}, {"x": 1}, None]))
         if draw(st.booleans()) and params == {}:
@@ -681,30 +1019,55 @@ def transform_specs(draw: Any, valid: bool) -> Any:
         return {name: params}
 
     if not valid and draw(st.integers(0, 9)) == 0:
-        return draw(st.sampled_from([5, None, [5], {"a": "b"}, [[]], {"strip": {}, "lowercase": {}}]))
+        return draw(
+            st.sampled_from([5, None, [5], {"a": "b"}, [[]], {"strip": {}, "lowercase": {}}])
+        )
     if draw(st.booleans()):
         return one()
     return [one() for _ in range(draw(st.integers(0, 3)))]
 
 
-ALIGN_VALID = st.one_of(st.sampled_from(["ordered", "hungarian"]),
-                        st.builds(lambda k: {"match_by": "key_field", "key": k}, PLAIN_KEYS))
+ALIGN_VALID = st.one_of(
+    st.sampled_from(["ordered", "hungarian"]),
+    st.builds(lambda k: {"match_by": "key_field", "key": k}, PLAIN_KEYS),
+)
 ALIGN_EQUAL_KEEPING = st.sampled_from(["ordered", "hungarian"])
-ALIGN_INVALID = st.sampled_from(["by_magic", "", 5, None, {"match_by": "key_field"},
-                                 {"match_by": "key_field", "key": 5}, {"match_by": "nope"},
-                                 {"match_by": "key_field", "key": None}, ["ordered"],
-                                 {"match_by": "key_field", "key": "id", "extra": 1}, "HUNGARIAN"])
+ALIGN_INVALID = st.sampled_from(
+    [
+        "by_magic",
+        "",
+        5,
+        None,
+        {"match_by": "key_field"},
+        {"match_by": "key_field", "key": 5},
+        {"match_by": "nope"},
+        {"match_by": "key_field", "key": None},
+        ["ordered"],
+        {"match_by": "key_field", "key": "id", "extra": 1},
+        "HUNGARIAN",
+    ]
+)
 
 
 @st.composite
 def field_settings(draw: Any, valid: bool) -> Any:
     """The settings of one ``fields`` pattern."""
     if not valid and draw(st.integers(0, 9)) == 0:
-        return draw(st.sampled_from(["exact", 5, None, [], {"minscore": 1}, {"comparator": "exact",
-                                                                             "tolerance": 1}]))
+        return draw(
+            st.sampled_from(
+                ["exact", 5, None, [], {"minscore": 1}, {"comparator": "exact", "tolerance": 1}]
+            )
+        )
     out: dict[str, Any] = {}
-    keys = draw(st.lists(st.sampled_from(["comparator", "tolerance", "transform", "align", "skip",
-                                          "min_score", "weight"]), max_size=3, unique=True))
+    keys = draw(
+        st.lists(
+            st.sampled_from(
+                ["comparator", "tolerance", "transform", "align", "skip", "min_score", "weight"]
+            ),
+            max_size=3,
+            unique=True,
+        )
+    )
     if valid and "comparator" in keys and "tolerance" in keys:
         keys.remove("tolerance")
     nonneg = st.floats(min_value=0.0, max_value=1e300)
@@ -712,21 +1075,29 @@ def field_settings(draw: Any, valid: bool) -> Any:
         if key == "comparator":
             out[key] = draw(comparator_specs(valid))
         elif key == "tolerance":
-            tol = st.one_of(nonneg, st.fixed_dictionaries({}, optional={"abs": nonneg, "rel": nonneg}))
+            tol = st.one_of(
+                nonneg, st.fixed_dictionaries({}, optional={"abs": nonneg, "rel": nonneg})
+            )
             out[key] = draw(tol if valid else st.one_of(tol, BAD_NUMBERS))
         elif key == "transform":
             out[key] = draw(transform_specs(valid))
         elif key == "align":
             out[key] = draw(ALIGN_EQUAL_KEEPING if valid else st.one_of(ALIGN_VALID, ALIGN_INVALID))
         elif key == "skip":
-            out[key] = draw(st.booleans() if valid else st.one_of(st.booleans(), st.sampled_from(
-                ["yes", 1, None, "false"])))
+            out[key] = draw(
+                st.booleans()
+                if valid
+                else st.one_of(st.booleans(), st.sampled_from(["yes", 1, None, "false"]))
+            )
         elif key == "min_score":
             unit = st.floats(0.0, 1.0)
             out[key] = draw(unit if valid else st.one_of(unit, BAD_NUMBERS, st.just(2)))
         elif key == "weight":
-            out[key] = draw(st.one_of(nonneg, st.sampled_from([0, 1, 3, 1e308, 5e-324])) if valid
-                            else st.one_of(nonneg, BAD_NUMBERS))
+            out[key] = draw(
+                st.one_of(nonneg, st.sampled_from([0, 1, 3, 1e308, 5e-324]))
+                if valid
+                else st.one_of(nonneg, BAD_NUMBERS)
+            )
     if not valid and draw(st.integers(0, 5)) == 0:
         out[draw(st.sampled_from(["minscore", "Comparator", "x-eval-compare", ""]))] = 1
     return out
@@ -741,11 +1112,26 @@ def fields_option(valid: bool) -> st.SearchStrategy:
 
 # -- eval schemas -----------------------------------------------------------------------------
 
-SCHEMA_TYPES_VALID = st.sampled_from(["null", "boolean", "integer", "number", "string", "array",
-                                      "object"])
-SCHEMA_TYPES_ANY = st.one_of(SCHEMA_TYPES_VALID, st.sampled_from(
-    ["str", "int", "", None, 5, ["number", "null"], ["string", "integer"], [], ["nope"],
-     {"type": "string"}]))
+SCHEMA_TYPES_VALID = st.sampled_from(
+    ["null", "boolean", "integer", "number", "string", "array", "object"]
+)
+SCHEMA_TYPES_ANY = st.one_of(
+    SCHEMA_TYPES_VALID,
+    st.sampled_from(
+        [
+            "str",
+            "int",
+            "",
+            None,
+            5,
+            ["number", "null"],
+            ["string", "integer"],
+            [],
+            ["nope"],
+            {"type": "string"},
+        ]
+    ),
+)
 
 
 @st.composite
@@ -753,29 +1139,59 @@ def schema_nodes(draw: Any, depth: int = 0) -> Any:
     """A small eval schema node: valid ones mostly, malformed ones sometimes."""
     roll = draw(st.integers(0, 19))
     if roll == 0:
-        return draw(st.sampled_from([True, False, None, 5, "string", [], {"$ref": "#"},
-                                     {"$ref": "#/$defs/missing"}, {"$ref": "other.json"},
-                                     {"$ref": "https://example.invalid/s.json"},
-                                     {"$ref": 5}, {"allOf": [{"type": "string"}, {"type": "integer"}]},
-                                     {"anyOf": [{"type": "string"}, {"type": "null"}]},
-                                     {"oneOf": [{"type": "object"}, {"type": "object"}]},
-                                     {"type": "object", "patternProperties": {"^a": {}}},
-                                     {"enum": ["a", "b"]}, {"type": "string", "x-eval-comapre": "x"},
-                                     {"type": "string", "x-override-evaluator": "exact"},
-                                     {"$ref": "#/$defs/loop", "$defs": {"loop": {"$ref": "#/$defs/loop"}}}]))
+        return draw(
+            st.sampled_from(
+                [
+                    True,
+                    False,
+                    None,
+                    5,
+                    "string",
+                    [],
+                    {"$ref": "#"},
+                    {"$ref": "#/$defs/missing"},
+                    {"$ref": "other.json"},
+                    {"$ref": "https://example.invalid/s.json"},
+                    {"$ref": 5},
+                    {"allOf": [{"type": "string"}, {"type": "integer"}]},
+                    {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                    {"oneOf": [{"type": "object"}, {"type": "object"}]},
+                    {"type": "object", "patternProperties": {"^a": {}}},
+                    {"enum": ["a", "b"]},
+                    {"type": "string", "x-eval-comapre": "x"},
+                    {"type": "string", "x-override-evaluator": "exact"},
+                    {"$ref": "#/$defs/loop", "$defs": {"loop": {"$ref": "#/$defs/loop"}}},
+                ]
+            )
+        )
     kind = draw(SCHEMA_TYPES_VALID if roll < 14 else SCHEMA_TYPES_ANY)
     node: dict[str, Any] = {"type": kind}
     if kind == "object" and depth < 3:
         node["properties"] = draw(st.dictionaries(PLAIN_KEYS, schema_nodes(depth + 1), max_size=3))
         if draw(st.booleans()):
-            node["additionalProperties"] = draw(st.sampled_from([True, False, {}, {"type": "string"}]))
+            node["additionalProperties"] = draw(
+                st.sampled_from([True, False, {}, {"type": "string"}])
+            )
     if kind == "array" and depth < 3:
         node["items"] = draw(schema_nodes(depth + 1))
         if draw(st.integers(0, 3)) == 0:
             node["x-eval-align"] = draw(st.one_of(ALIGN_VALID, ALIGN_INVALID))
-    extras = draw(st.lists(st.sampled_from(["x-eval-compare", "x-eval-transform", "x-eval-skip",
-                                            "x-eval-weight", "x-eval-align", "description"]),
-                           max_size=2, unique=True))
+    extras = draw(
+        st.lists(
+            st.sampled_from(
+                [
+                    "x-eval-compare",
+                    "x-eval-transform",
+                    "x-eval-skip",
+                    "x-eval-weight",
+                    "x-eval-align",
+                    "description",
+                ]
+            ),
+            max_size=2,
+            unique=True,
+        )
+    )
     for key in extras:
         bad = roll >= 16
         if key == "x-eval-compare":
@@ -808,16 +1224,28 @@ def _pydantic_model() -> Any:
 
 
 SCHEMA_FILES = sorted(str(p) for p in (REPO / "example_suite" / "schemas").glob("*"))
-SCHEMA_PATHS = st.sampled_from(SCHEMA_FILES + [
-    str(REPO / "pyproject.toml"), str(REPO / "README.md"), "/no/such/schema.json", "",
-    "schemas/missing.json", "/dev/null",
-])
+SCHEMA_PATHS = st.sampled_from(
+    SCHEMA_FILES
+    + [
+        str(REPO / "pyproject.toml"),
+        str(REPO / "README.md"),
+        "/no/such/schema.json",
+        "",
+        "schemas/missing.json",
+        "/dev/null",
+    ]
+)
 SCHEMA_DIRECTORY = str(REPO / "example_suite" / "schemas")  # a known failure: IsADirectoryError
 
 SCHEMAS_ANY = weighted(
     (12, schema_nodes()),
-    (2, st.builds(lambda props: {"type": "object", "properties": props},
-                  st.dictionaries(PLAIN_KEYS, schema_nodes(1), max_size=4))),
+    (
+        2,
+        st.builds(
+            lambda props: {"type": "object", "properties": props},
+            st.dictionaries(PLAIN_KEYS, schema_nodes(1), max_size=4),
+        ),
+    ),
     (2, SCHEMA_PATHS),
     (1, st.builds(Path, SCHEMA_PATHS)),
     (1, st.sampled_from([None, 5, [], "x", b"{}", SCHEMA_DIRECTORY])),
@@ -840,17 +1268,32 @@ EVAL_TYPES = {
 def evaluation_types(draw: Any, option: str, valid: bool) -> Any:
     kinds = EVAL_TYPES.get(option, ["binary"])
     if not valid and draw(st.integers(0, 4)) == 0:
-        return draw(st.sampled_from(["binary", None, 5, {}, {"evaluation_type": "jaccard"},
-                                     {"evaluation_type": "threshold"}, {"evaluation_params": {}},
-                                     {"evaluation_type": "cosine", "evaluation_params": {"x": 1}}]))
+        return draw(
+            st.sampled_from(
+                [
+                    "binary",
+                    None,
+                    5,
+                    {},
+                    {"evaluation_type": "jaccard"},
+                    {"evaluation_type": "threshold"},
+                    {"evaluation_params": {}},
+                    {"evaluation_type": "cosine", "evaluation_params": {"x": 1}},
+                ]
+            )
+        )
     kind = draw(st.sampled_from(kinds if valid else kinds + ["levenshtein", "nope"]))
     out: dict[str, Any] = {"evaluation_type": kind}
     if kind == "threshold":
         positive = st.floats(min_value=1e-300, max_value=1e300)
-        params = {"threshold": draw(positive if valid else st.one_of(positive, BAD_NUMBERS, st.just(0)))}
+        params = {
+            "threshold": draw(positive if valid else st.one_of(positive, BAD_NUMBERS, st.just(0)))
+        }
         if draw(st.booleans()):
             nonneg = st.floats(0.0, 1e300)
-            params["difference_penalty_weighting"] = draw(nonneg if valid else st.one_of(nonneg, BAD_NUMBERS))
+            params["difference_penalty_weighting"] = draw(
+                nonneg if valid else st.one_of(nonneg, BAD_NUMBERS)
+            )
         out["evaluation_params"] = params
     elif kind == "cosine":  # the model comes from the embedder option (a toy one when valid)
         if not valid and draw(st.booleans()):
@@ -861,10 +1304,28 @@ def evaluation_types(draw: Any, option: str, valid: bool) -> Any:
 
 
 TARGET_KEYS_ANY = st.one_of(
-    st.just("*"), PLAIN_KEYS, st.sampled_from(["result.items[0].name", "a[0]", "a.b.c", "a[", "[0]",
-                                               "a[-1]", "a[99999999999999999999]", 5, None, [], [5],
-                                               ["a", "a"], b"a", {"a": 1}]),
-    st.lists(PLAIN_KEYS, max_size=3))
+    st.just("*"),
+    PLAIN_KEYS,
+    st.sampled_from(
+        [
+            "result.items[0].name",
+            "a[0]",
+            "a.b.c",
+            "a[",
+            "[0]",
+            "a[-1]",
+            "a[99999999999999999999]",
+            5,
+            None,
+            [],
+            [5],
+            ["a", "a"],
+            b"a",
+            {"a": 1},
+        ]
+    ),
+    st.lists(PLAIN_KEYS, max_size=3),
+)
 
 
 @functools.lru_cache(maxsize=None)
@@ -878,25 +1339,48 @@ def option_strategies(metric: str, valid: bool) -> dict[str, st.SearchStrategy]:
         "fields": fields_option(valid),
         "align": ALIGN_EQUAL_KEEPING if valid else st.one_of(ALIGN_VALID, ALIGN_INVALID),
         "embedder": EMBEDDERS_VALID if valid else EMBEDDERS_ANY,
-        "post_process": st.lists(st.sampled_from(["reclassify_nulls", "propagate_batch_errors",
-                                                  lambda results: results]), max_size=2)
-        if valid else st.one_of(
-            st.lists(st.sampled_from(["reclassify_nulls", "propagate_batch_errors", "nope",
-                                      lambda results: results, lambda results: None, 5]), max_size=2),
-            st.sampled_from(["reclassify_nulls", None, 5, len])),
+        "post_process": st.lists(
+            st.sampled_from(
+                ["reclassify_nulls", "propagate_batch_errors", lambda results: results]
+            ),
+            max_size=2,
+        )
+        if valid
+        else st.one_of(
+            st.lists(
+                st.sampled_from(
+                    [
+                        "reclassify_nulls",
+                        "propagate_batch_errors",
+                        "nope",
+                        lambda results: results,
+                        lambda results: None,
+                        5,
+                    ]
+                ),
+                max_size=2,
+            ),
+            st.sampled_from(["reclassify_nulls", None, 5, len]),
+        ),
         "target_output_key": st.just("*") if valid else TARGET_KEYS_ANY,
         "string_evaluator": st.sampled_from(["jaccard", "levenshtein", "exact", "binary"])
-        if valid else st.one_of(st.sampled_from(sorted(REGISTRY.comparator_names)),
-                                st.sampled_from(["cosinus", "", 5, None, {"numeric": {}}])),
+        if valid
+        else st.one_of(
+            st.sampled_from(sorted(REGISTRY.comparator_names)),
+            st.sampled_from(["cosinus", "", 5, None, {"numeric": {}}]),
+        ),
         "numeric_threshold": positive if valid else st.one_of(positive, BAD_NUMBERS, st.just(0)),
         "numeric_weighting": nonneg if valid else st.one_of(nonneg, BAD_NUMBERS),
-        "array_matching_threshold": below_one if valid else st.one_of(
-            st.floats(0.0, 1.0), BAD_NUMBERS, st.just(2)),
+        "array_matching_threshold": below_one
+        if valid
+        else st.one_of(st.floats(0.0, 1.0), BAD_NUMBERS, st.just(2)),
         "beta": positive if valid else st.one_of(positive, BAD_NUMBERS, st.just(0)),
-        "truncated": st.sampled_from(["error", "close"]) if valid else st.sampled_from(
-            ["error", "close", "Close", "", None, 5, True, ["close"]]),
-        "conformance": st.sampled_from([True, False, None]) if valid else st.one_of(
-            st.sampled_from([True, False, None]), ANY_TREES),
+        "truncated": st.sampled_from(["error", "close"])
+        if valid
+        else st.sampled_from(["error", "close", "Close", "", None, 5, True, ["close"]]),
+        "conformance": st.sampled_from([True, False, None])
+        if valid
+        else st.one_of(st.sampled_from([True, False, None]), ANY_TREES),
     }
     for name in EVAL_TYPES:
         common[name] = evaluation_types(name, valid)
@@ -904,8 +1388,11 @@ def option_strategies(metric: str, valid: bool) -> dict[str, st.SearchStrategy]:
         common["schema"] = SCHEMAS_ANY
     taken = REGISTRY.metric(metric).options
     # an option added to the engine later still gets fuzzed, with values of every kind
-    return {name: common.get(name, ANY_TREES) for name in sorted(taken)
-            if valid is False or name != "schema"}
+    return {
+        name: common.get(name, ANY_TREES)
+        for name in sorted(taken)
+        if valid is False or name != "schema"
+    }
 
 
 @st.composite
@@ -919,7 +1406,9 @@ def options_for(draw: Any, metric: str) -> dict[str, Any]:
         broad = {"align": ALIGN_VALID, "schema": SCHEMAS_ANY}.get(name, good.get(name))
         out[name] = draw(broad if broad is not None and draw(st.integers(0, 3)) else anything[name])
     if draw(st.integers(0, 14)) == 0:
-        other = sorted(set().union(*(REGISTRY.metric(m).options for m in METRICS)) | {"treshold", ""})
+        other = sorted(
+            set().union(*(REGISTRY.metric(m).options for m in METRICS)) | {"treshold", ""}
+        )
         out[draw(st.sampled_from(other))] = draw(st.sampled_from([1, "x", None]))
     return out
 
@@ -947,12 +1436,21 @@ def equal_keeping_options(draw: Any, metric: str, value: Any) -> dict[str, Any]:
     return out
 
 
-THRESHOLDS = st.one_of(st.none(), st.floats(0.0, 1.0), st.sampled_from([0, 1, 0.5]),
-                       BAD_NUMBERS, st.just(2), st.just(1.0000001))
+THRESHOLDS = st.one_of(
+    st.none(),
+    st.floats(0.0, 1.0),
+    st.sampled_from([0, 1, 0.5]),
+    BAD_NUMBERS,
+    st.just(2),
+    st.just(1.0000001),
+)
 TYPE_DEFAULTS = st.one_of(
     st.none(),
-    st.dictionaries(st.one_of(SCHEMA_TYPES_VALID, st.sampled_from(["str", "int", ""])),
-                    comparator_specs(valid=False), max_size=2),
+    st.dictionaries(
+        st.one_of(SCHEMA_TYPES_VALID, st.sampled_from(["str", "int", ""])),
+        comparator_specs(valid=False),
+        max_size=2,
+    ),
     st.sampled_from([5, "string", [], {"string": None}]),
 )
 
@@ -982,8 +1480,7 @@ METRIC = st.sampled_from(METRICS)
 @st.composite
 def match_cases(draw: Any, metric: str | None = None) -> Case:
     metric = metric or draw(METRIC)
-    return Case("match_json", draw(PAIRS),
-                {"metric": metric, **draw(options_for(metric))})
+    return Case("match_json", draw(PAIRS), {"metric": metric, **draw(options_for(metric))})
 
 
 @st.composite
@@ -1000,7 +1497,9 @@ def record_cases(draw: Any, metric: str | None = None) -> Case:
         expected, actual = tuple(expected), tuple(actual)
     elif roll == 2:
         expected = draw(st.sampled_from([None, 5, {"a": 1}, "[]", b"", np.array([{}])]))
-    return Case("evaluate_records", (expected, actual), {"metric": metric, **draw(options_for(metric))})
+    return Case(
+        "evaluate_records", (expected, actual), {"metric": metric, **draw(options_for(metric))}
+    )
 
 
 @st.composite
@@ -1018,11 +1517,20 @@ def self_cases(draw: Any, metric: str | None = None) -> Case:
     metric = metric or draw(METRIC)
     arrays_too = REGISTRY.metric(metric).allow_array
     value = draw(st.one_of(ACCEPTED_OBJECTS, ACCEPTED_ARRAYS) if arrays_too else ACCEPTED_OBJECTS)
-    return Case("match_json", (value, value), {"metric": metric, **draw(equal_keeping_options(metric, value))})
+    return Case(
+        "match_json",
+        (value, value),
+        {"metric": metric, **draw(equal_keeping_options(metric, value))},
+    )
 
 
 INSTANCES = weighted(
-    (10, st.lists(st.one_of(st.dictionaries(PLAIN_KEYS, ANY_TREES, max_size=4), ANY_TREES), max_size=3)),
+    (
+        10,
+        st.lists(
+            st.one_of(st.dictionaries(PLAIN_KEYS, ANY_TREES, max_size=4), ANY_TREES), max_size=3
+        ),
+    ),
     (3, st.lists(st.dictionaries(PLAIN_KEYS, JSON_VALUES, max_size=4), min_size=1, max_size=3)),
     (1, st.lists(st.one_of(DEEP, CYCLIC), min_size=1, max_size=2)),
     (1, st.sampled_from([None, 5, "abc", {"a": 1}, b"", iter([])])),
@@ -1069,8 +1577,12 @@ def _scalar_token(value: Any) -> Any:
         return (kind, value)
     if isinstance(value, np.ndarray):
         try:
-            return (kind, value.dtype.str, value.shape, value.tobytes() if value.dtype != object
-                    else repr(value.tolist()))
+            return (
+                kind,
+                value.dtype.str,
+                value.shape,
+                value.tobytes() if value.dtype != object else repr(value.tolist()),
+            )
         except Exception:  # noqa: BLE001 - a token must always come out
             return (kind, id(value))
     if isinstance(value, np.generic):
@@ -1091,7 +1603,8 @@ def snapshot(value: Any) -> list:
 
     def walk(v: Any) -> None:
         if isinstance(v, (dict, list, tuple, set, frozenset, collections.deque)) or (
-                isinstance(v, Mapping)):
+            isinstance(v, Mapping)
+        ):
             if id(v) in seen:
                 out.append(("ref", seen[id(v)]))
                 return
@@ -1106,8 +1619,11 @@ def snapshot(value: Any) -> list:
                 for x in list(v):
                     walk(x)
             return
-        if hasattr(v, "__dict__") and not isinstance(v, (type, types.FunctionType)) and hasattr(
-                type(v), "model_fields"):  # a pydantic model instance
+        if (
+            hasattr(v, "__dict__")
+            and not isinstance(v, (type, types.FunctionType))
+            and hasattr(type(v), "model_fields")
+        ):  # a pydantic model instance
             out.append((type(v).__qualname__, "model"))
             walk(dict(vars(v)))
             return
@@ -1212,7 +1728,11 @@ def to_json_text(value: Any) -> str | None:
                     pieces.append(", ")
                 walk(x)
             pieces.append("]")
-        elif v is None or isinstance(v, (bool, int, str)) or (isinstance(v, float) and math.isfinite(v)):
+        elif (
+            v is None
+            or isinstance(v, (bool, int, str))
+            or (isinstance(v, float) and math.isfinite(v))
+        ):
             pieces.append(json.dumps(v))
         else:
             raise TypeError
@@ -1280,7 +1800,10 @@ def show(value: Any, width: int = 400) -> str:
             on_path.add(id(v))
             try:
                 if isinstance(v, Mapping):
-                    items = [f"{walk(k, depth + 1)}: {walk(x, depth + 1)}" for k, x in list(v.items())[:6]]
+                    items = [
+                        f"{walk(k, depth + 1)}: {walk(x, depth + 1)}"
+                        for k, x in list(v.items())[:6]
+                    ]
                     body = "{" + ", ".join(items) + (", ..." if len(v) > 6 else "") + "}"
                 else:
                     items = [walk(x, depth + 1) for x in list(v)[:6]]

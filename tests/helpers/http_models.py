@@ -61,8 +61,12 @@ class CountsCalls:
         return self.calls.total
 
 
-def reply_json(handler: BaseHTTPRequestHandler, value: object, status: int = 200,
-               headers: dict[str, str] | None = None) -> None:
+def reply_json(
+    handler: BaseHTTPRequestHandler,
+    value: object,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+) -> None:
     """Send ``value`` as a JSON reply with ``status`` (and any ``headers``)."""
     body = json.dumps(value).encode()
     handler.send_response(status)

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-BUILTIN_COMPARATORS = ("exact", "jaccard", "levenshtein", "normalized", "numeric", "oneof",
-                       "relative", "threshold")
+BUILTIN_COMPARATORS = (
+    "exact",
+    "jaccard",
+    "levenshtein",
+    "normalized",
+    "numeric",
+    "oneof",
+    "relative",
+    "threshold",
+)
 
 
 def assert_lists_builtin_comparators(message: str) -> None:

@@ -91,22 +91,43 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path == "/v1/logs":
             request = ExportLogsServiceRequest.FromString(body)
             reply = ExportLogsServiceResponse().SerializeToString()
-            events = [Event(r.event_name, _attributes(r.attributes), r.trace_id.hex(),
-                            r.span_id.hex(), _service(rl.resource))
-                      for rl in request.resource_logs for sl in rl.scope_logs
-                      for r in sl.log_records]
+            events = [
+                Event(
+                    r.event_name,
+                    _attributes(r.attributes),
+                    r.trace_id.hex(),
+                    r.span_id.hex(),
+                    _service(rl.resource),
+                )
+                for rl in request.resource_logs
+                for sl in rl.scope_logs
+                for r in sl.log_records
+            ]
             with self.server.lock:
                 got.events += events
                 got.requests += 1
-                got.resources += [_attributes(rl.resource.attributes)
-                                  for rl in request.resource_logs]
+                got.resources += [
+                    _attributes(rl.resource.attributes) for rl in request.resource_logs
+                ]
         elif self.path == "/v1/traces":
             request = ExportTraceServiceRequest.FromString(body)
             reply = ExportTraceServiceResponse().SerializeToString()
-            spans = [SpanSeen(s.name, _attributes(s.attributes), s.trace_id.hex(), s.span_id.hex(),
-                              s.parent_span_id.hex(), s.start_time_unix_nano, s.end_time_unix_nano,
-                              s.status.code, _service(rs.resource))
-                     for rs in request.resource_spans for ss in rs.scope_spans for s in ss.spans]
+            spans = [
+                SpanSeen(
+                    s.name,
+                    _attributes(s.attributes),
+                    s.trace_id.hex(),
+                    s.span_id.hex(),
+                    s.parent_span_id.hex(),
+                    s.start_time_unix_nano,
+                    s.end_time_unix_nano,
+                    s.status.code,
+                    _service(rs.resource),
+                )
+                for rs in request.resource_spans
+                for ss in rs.scope_spans
+                for s in ss.spans
+            ]
             with self.server.lock:
                 got.spans += spans
                 got.requests += 1

@@ -40,8 +40,10 @@ def _main_thread() -> bool:
 @contextmanager
 def _alarm(seconds: float, what: str) -> Iterator[None]:
     def on_alarm(signum: int, frame: Any) -> None:
-        raise Hang(f"{what} did not finish within {seconds:g} s (the requirement is 2 s): "
-                   f"a hang or a super-linear path")
+        raise Hang(
+            f"{what} did not finish within {seconds:g} s (the requirement is 2 s): "
+            f"a hang or a super-linear path"
+        )
 
     previous_handler = signal.signal(signal.SIGALRM, on_alarm)
     previous_timer = signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -64,8 +66,9 @@ class within:  # noqa: N801 - reads as prose: ``with within(20):``
 
     def __enter__(self) -> within:
         if not _main_thread():
-            raise RuntimeError("within() as a context manager needs the main thread; "
-                               "use run_within(fn) elsewhere")
+            raise RuntimeError(
+                "within() as a context manager needs the main thread; use run_within(fn) elsewhere"
+            )
         self._cm = _alarm(self.seconds, self.what)
         self._cm.__enter__()
         return self
@@ -81,8 +84,9 @@ class within:  # noqa: N801 - reads as prose: ``with within(20):``
         return wrapper
 
 
-def run_within(seconds: float, fn: Callable[..., T], *args: Any, what: str | None = None,
-               **kwargs: Any) -> T:
+def run_within(
+    seconds: float, fn: Callable[..., T], *args: Any, what: str | None = None, **kwargs: Any
+) -> T:
     """``fn(*args, **kwargs)``, bounded: its result, its exception, or :class:`Hang`."""
     label = what or getattr(fn, "__name__", "the work")
     if _main_thread():

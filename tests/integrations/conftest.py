@@ -11,8 +11,11 @@ from __future__ import annotations
 from .frameworks import FRAMEWORKS, installed
 
 # a framework's own test module
-MODULES = {"test_pydantic_evals.py": "pydantic_evals", "test_inspect_ai.py": "inspect_ai",
-           "test_deepeval.py": "deepeval"}
+MODULES = {
+    "test_pydantic_evals.py": "pydantic_evals",
+    "test_inspect_ai.py": "inspect_ai",
+    "test_deepeval.py": "deepeval",
+}
 
 
 def _missing() -> list[str]:
@@ -22,7 +25,9 @@ def _missing() -> list[str]:
 def pytest_report_header(config):
     missing = _missing()
     if missing:
-        return [f"jsonmatch integrations: not installed, their tests deselected: {', '.join(missing)}"]
+        return [
+            f"jsonmatch integrations: not installed, their tests deselected: {', '.join(missing)}"
+        ]
     return []
 
 

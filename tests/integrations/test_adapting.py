@@ -30,7 +30,9 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize("pair", PAIRS, ids=[pair.name for pair in PAIRS])
 def test_the_score_is_match_jsons_and_the_hand_worked_one(pair):
     verdict = Scoring.checked(pair.metric, 0.5, pair.options).score(pair.actual, pair.expected)
-    assert verdict.score == match_json(pair.actual, pair.expected, pair.metric, **pair.options).score
+    assert (
+        verdict.score == match_json(pair.actual, pair.expected, pair.metric, **pair.options).score
+    )
     assert verdict.score == pytest.approx(pair.score, abs=1e-12)
     assert [f["path"] for f in verdict.costly_fields()] == list(pair.costly)
     assert verdict.passed is (pair.score >= 0.5)
@@ -65,13 +67,16 @@ def test_an_actual_output_without_json_scores_zero_and_an_unreadable_expected_ra
         Scoring.checked("field_f1", 1.0, {}).score('{"a": 1}', "not JSON")
 
 
-@pytest.mark.parametrize("metric, threshold, options, message", [
-    ("field_f2", 1.0, {}, "unknown metric 'field_f2' \\(did you mean 'field_f1'\\?\\)"),
-    ("field_f1", 1.0, {"ignroe": ["a"]}, "unknown option 'ignroe' for metric 'field_f1'"),
-    ("field_f1", 1.0, {"fields": {"a": {"comparator": "soundex"}}}, "soundex"),
-    ("field_f1", 1.5, {}, "threshold must be a number in \\[0, 1\\], not 1.5"),
-    ("field_f1", True, {}, "threshold must be a number in \\[0, 1\\], not True"),
-])
+@pytest.mark.parametrize(
+    "metric, threshold, options, message",
+    [
+        ("field_f2", 1.0, {}, "unknown metric 'field_f2' \\(did you mean 'field_f1'\\?\\)"),
+        ("field_f1", 1.0, {"ignroe": ["a"]}, "unknown option 'ignroe' for metric 'field_f1'"),
+        ("field_f1", 1.0, {"fields": {"a": {"comparator": "soundex"}}}, "soundex"),
+        ("field_f1", 1.5, {}, "threshold must be a number in \\[0, 1\\], not 1.5"),
+        ("field_f1", True, {}, "threshold must be a number in \\[0, 1\\], not True"),
+    ],
+)
 def test_bad_options_are_the_projects_config_error_when_made(metric, threshold, options, message):
     with pytest.raises(ConfigError, match=message):
         Scoring.checked(metric, threshold, options)
@@ -82,8 +87,9 @@ def _python(blocked: list[str], code: str) -> subprocess.CompletedProcess[str]:
     imported."""
     program = textwrap.dedent(BLOCK % blocked) + textwrap.dedent(code)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this checkout's package
-    return subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
-                          timeout=120, env=env)
+    return subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120, env=env
+    )
 
 
 BLOCK = """
@@ -105,8 +111,11 @@ BLOCK = """
 
 @pytest.mark.parametrize("module, name, framework, extra", ADAPTERS, ids=FRAMEWORKS)
 def test_an_adapter_whose_framework_is_missing_raises_import_error_naming_the_extra(
-        module, name, framework, extra):
-    proc = _python([framework], f"""
+    module, name, framework, extra
+):
+    proc = _python(
+        [framework],
+        f"""
         import pytest_jsonmatch.integrations.{module} as adapter  # the module itself loads
         try:
             from pytest_jsonmatch.integrations.{module} import {name}
@@ -114,15 +123,20 @@ def test_an_adapter_whose_framework_is_missing_raises_import_error_naming_the_ex
             print(type(exc).__name__, exc, sep=": ")
         else:
             print("imported")
-    """)
+    """,
+    )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith(f"ImportError: pytest_jsonmatch.integrations.{module} needs "
-                                  f"{extra}, which could not be imported")
+    assert proc.stdout.startswith(
+        f"ImportError: pytest_jsonmatch.integrations.{module} needs "
+        f"{extra}, which could not be imported"
+    )
     assert f'install it with: pip install "pytest-jsonmatch[{extra}]"' in proc.stdout
 
 
 def test_the_package_and_the_shared_module_import_no_framework_and_no_pytest():
-    proc = _python(FRAMEWORKS, """
+    proc = _python(
+        FRAMEWORKS,
+        """
         import pytest_jsonmatch.integrations
         import pytest_jsonmatch.integrations.adapting
         import pytest_jsonmatch.integrations.deepeval
@@ -131,7 +145,8 @@ def test_the_package_and_the_shared_module_import_no_framework_and_no_pytest():
         print(sorted(name for name in sys.modules
                      if name.split(".")[0] in ("pytest", "_pytest", "pydantic_evals", "inspect_ai",
                                                "deepeval", "pydantic_ai")))
-    """)
+    """,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
 
@@ -140,9 +155,12 @@ def test_the_package_and_the_shared_module_import_no_framework_and_no_pytest():
 def test_each_adapter_works_without_the_other_frameworks(module, name, framework, extra):
     assert installed(framework)  # conftest.py deselects the frameworks not installed
     others = [f for f in FRAMEWORKS if f != framework]
-    proc = _python(others, f"""
+    proc = _python(
+        others,
+        f"""
         from pytest_jsonmatch.integrations.{module} import {name}
         print({name}(metric="field_match", threshold=0.5) is not None)
-    """)
+    """,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "True"

@@ -34,22 +34,33 @@ ROOT = Path(__file__).resolve().parents[2]
 def offline_environment(tmp_path: Path) -> dict[str, str]:
     """What deepeval reads to stay offline and out of the home folder (deepeval 4.3.1,
     deepeval/config/settings.py)."""
-    env = {name: value for name, value in os.environ.items()
-           if not name.startswith(("DEEPEVAL_", "CONFIDENT_", "OPENAI_", "PYTEST_"))}
-    env.update(DEEPEVAL_TELEMETRY_OPT_OUT="1", DEEPEVAL_DISABLE_DOTENV="1",
-               DEEPEVAL_UPDATE_WARNING_OPT_IN="0", DEEPEVAL_HOME=str(tmp_path / "deepeval-home"),
-               PYTHONPATH=str(ROOT))
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("DEEPEVAL_", "CONFIDENT_", "OPENAI_", "PYTEST_"))
+    }
+    env.update(
+        DEEPEVAL_TELEMETRY_OPT_OUT="1",
+        DEEPEVAL_DISABLE_DOTENV="1",
+        DEEPEVAL_UPDATE_WARNING_OPT_IN="0",
+        DEEPEVAL_HOME=str(tmp_path / "deepeval-home"),
+        PYTHONPATH=str(ROOT),
+    )
     return env
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=[pair.name for pair in PAIRS])
 def test_measure_gives_match_jsons_score(pair):
     metric = JsonMatchMetric(metric=pair.metric, threshold=0.5, **pair.options)
-    case = LLMTestCase(input=pair.name, actual_output=pair.actual,
-                       expected_output=pair.expected_text)
+    case = LLMTestCase(
+        input=pair.name, actual_output=pair.actual, expected_output=pair.expected_text
+    )
     score = metric.measure(case)
-    assert score == metric.score == match_json(pair.actual, pair.expected, pair.metric,
-                                               **pair.options).score
+    assert (
+        score
+        == metric.score
+        == match_json(pair.actual, pair.expected, pair.metric, **pair.options).score
+    )
     assert score == pytest.approx(pair.score, abs=1e-12)
     assert metric.is_successful() is metric.success is (pair.score >= 0.5)
     assert metric.reason.startswith(f"{pair.metric} {pair.score:.4f} ")
@@ -60,7 +71,12 @@ def test_the_metric_is_a_deepeval_metric():
     metric = JsonMatchMetric(metric="field_match", threshold=0.5, ignore=["c"])
     assert isinstance(metric, BaseMetric)
     assert metric.__name__ == "JSON Match [field_match]"
-    assert (metric.threshold, metric.score, metric.reason, metric.success) == (0.5, None, None, None)
+    assert (metric.threshold, metric.score, metric.reason, metric.success) == (
+        0.5,
+        None,
+        None,
+        None,
+    )
     assert metric.is_successful() is False  # not measured yet
     with pytest.raises(MissingTestCaseParamsError, match="expected_output"):
         metric.measure(LLMTestCase(input="x", actual_output='{"a": 1}'))
@@ -99,8 +115,14 @@ def test_assert_test_passes_and_fails_with_the_reason(tmp_path):
         except AssertionError as exc:
             print("bad failed:", exc)
     """)
-    proc = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300, env=offline_environment(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, "-c", program],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=offline_environment(tmp_path),
+    )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "good passed" in out

@@ -20,29 +20,45 @@ from .frameworks import installed
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "integrations.md"
-BLOCK = re.compile(r"^```python\n(?P<code>.*?)^```\n\nprints\n\n```text\n(?P<shown>.*?)^```", re.M | re.S)
+BLOCK = re.compile(
+    r"^```python\n(?P<code>.*?)^```\n\nprints\n\n```text\n(?P<shown>.*?)^```", re.M | re.S
+)
 FRAMEWORK = re.compile(r"^from pytest_jsonmatch\.integrations\.(\w+) import", re.M)
-EXAMPLES = [(m["code"], m["shown"], FRAMEWORK.search(m["code"])[1])
-            for m in BLOCK.finditer(PAGE.read_text(encoding="utf-8"))]
+EXAMPLES = [
+    (m["code"], m["shown"], FRAMEWORK.search(m["code"])[1])
+    for m in BLOCK.finditer(PAGE.read_text(encoding="utf-8"))
+]
 
 
 def test_there_is_one_example_per_framework():
-    assert sorted(framework for _, _, framework in EXAMPLES) == ["deepeval", "inspect_ai",
-                                                                 "pydantic_evals"]
+    assert sorted(framework for _, _, framework in EXAMPLES) == [
+        "deepeval",
+        "inspect_ai",
+        "pydantic_evals",
+    ]
 
 
 @pytest.mark.parametrize("code, shown, framework", EXAMPLES, ids=[f for _, _, f in EXAMPLES])
 def test_the_example_prints_what_the_page_shows(code, shown, framework, tmp_path):
     assert installed(framework)  # conftest.py deselects the frameworks not installed
-    env = {name: value for name, value in os.environ.items()
-           if not name.startswith(("DEEPEVAL_", "PYTEST_", "OPENAI_", "INSPECT_"))}
-    env.update(DEEPEVAL_TELEMETRY_OPT_OUT="1", DEEPEVAL_DISABLE_DOTENV="1",
-               DEEPEVAL_HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT),
-               XDG_DATA_HOME=str(tmp_path / "data"), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("DEEPEVAL_", "PYTEST_", "OPENAI_", "INSPECT_"))
+    }
+    env.update(
+        DEEPEVAL_TELEMETRY_OPT_OUT="1",
+        DEEPEVAL_DISABLE_DOTENV="1",
+        DEEPEVAL_HOME=str(tmp_path / "home"),
+        PYTHONPATH=str(ROOT),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+    )
     work = tmp_path / "work"
     work.mkdir()
-    proc = subprocess.run([sys.executable, "-c", code], cwd=work, env=env, capture_output=True,
-                          text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=work, env=env, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     printed = [line.rstrip() for line in proc.stdout.splitlines()]
     wanted = [line.rstrip() for line in shown.splitlines()]
@@ -53,9 +69,12 @@ def test_the_example_prints_what_the_page_shows(code, shown, framework, tmp_path
 
 def test_the_integrations_import_only_the_engine_and_each_other():
     # the layering tests/test_layout.py holds the other layers to, for this one
-    wrong = [f"{module} imports {target}" for module, targets in GRAPH.items()
-             if module.startswith("pytest_jsonmatch.integrations")
-             for target in _without_parents(module, targets)
-             if not target.startswith(("pytest_jsonmatch.engine", "pytest_jsonmatch.integrations"))]
+    wrong = [
+        f"{module} imports {target}"
+        for module, targets in GRAPH.items()
+        if module.startswith("pytest_jsonmatch.integrations")
+        for target in _without_parents(module, targets)
+        if not target.startswith(("pytest_jsonmatch.engine", "pytest_jsonmatch.integrations"))
+    ]
     assert wrong == []
     assert any(m.startswith("pytest_jsonmatch.integrations.") for m in GRAPH)

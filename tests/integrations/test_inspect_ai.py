@@ -21,7 +21,8 @@ from pytest_jsonmatch.integrations.inspect_ai import json_match  # noqa: E402
 
 # Inspect's own retry set-up passes tenacity a deprecated argument (inspect-ai 0.3.285)
 pytestmark = pytest.mark.filterwarnings(
-    "ignore:The 'initial' parameter is deprecated:DeprecationWarning")
+    "ignore:The 'initial' parameter is deprecated:DeprecationWarning"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -45,10 +46,18 @@ def mock_model(answers):
 
 
 def run(scorer, pairs, tmp_path):
-    task = Task(dataset=[Sample(id=pair.name, input=pair.name, target=pair.expected_text)
-                         for pair in pairs], scorer=scorer)
-    log, = eval(task, model=mock_model({pair.name: pair.actual for pair in pairs}),
-                log_dir=str(tmp_path / "logs"), display="none")
+    task = Task(
+        dataset=[
+            Sample(id=pair.name, input=pair.name, target=pair.expected_text) for pair in pairs
+        ],
+        scorer=scorer,
+    )
+    (log,) = eval(
+        task,
+        model=mock_model({pair.name: pair.actual for pair in pairs}),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
     assert log.status == "success", log.error
     return log
 
@@ -57,8 +66,10 @@ def run(scorer, pairs, tmp_path):
 def test_the_samples_score_is_match_jsons(pair, tmp_path):
     log = run(json_match(metric=pair.metric, threshold=0.5, **pair.options), [pair], tmp_path)
     score = log.samples[0].scores["json_match"]
-    assert score.value["score"] == match_json(pair.actual, pair.expected, pair.metric,
-                                              **pair.options).score
+    assert (
+        score.value["score"]
+        == match_json(pair.actual, pair.expected, pair.metric, **pair.options).score
+    )
     assert score.value["score"] == pytest.approx(pair.score, abs=1e-12)
     assert score.value["passed"] == ("C" if pair.score >= 0.5 else "I")
     assert score.answer == pair.actual
@@ -70,8 +81,10 @@ def test_the_task_metrics_are_the_mean_score_and_the_share_that_passed(tmp_path)
     log = run(json_match(threshold=0.5), PAIRS[:2], tmp_path)
     # field_f1 on the two pairs: 0.4 (pairs.py) and 0.5 (a, b match; c mismatches; d omitted;
     # e made up: precision 2/4, recall 2/4); one of the two reaches 0.5
-    metrics = {score.name: {name: metric.value for name, metric in score.metrics.items()}
-               for score in log.results.scores}
+    metrics = {
+        score.name: {name: metric.value for name, metric in score.metrics.items()}
+        for score in log.results.scores
+    }
     assert metrics["score"]["mean"] == pytest.approx((0.4 + 0.5) / 2)
     assert metrics["passed"]["accuracy"] == pytest.approx(0.5)
     assert set(metrics["score"]) == {"mean", "stderr"}

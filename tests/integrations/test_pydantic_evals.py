@@ -19,9 +19,13 @@ from pytest_jsonmatch.integrations.pydantic_evals import JsonMatch  # noqa: E402
 
 def _report(evaluator, pairs=PAIRS, expected=lambda pair: pair.expected):
     answers = {pair.name: pair.actual for pair in pairs}
-    dataset = Dataset(name="pairs", cases=[Case(name=pair.name, inputs=pair.name,
-                                                 expected_output=expected(pair)) for pair in pairs],
-                      evaluators=[evaluator])
+    dataset = Dataset(
+        name="pairs",
+        cases=[
+            Case(name=pair.name, inputs=pair.name, expected_output=expected(pair)) for pair in pairs
+        ],
+        evaluators=[evaluator],
+    )
     report = dataset.evaluate_sync(lambda name: answers[name], progress=False)
     return {case.name: case for case in report.cases}, report
 
@@ -43,15 +47,23 @@ def test_the_reports_score_is_match_jsons(pair):
 
 def test_a_dataset_of_text_outputs_and_text_expectations_reports_pass_and_fail():
     json_pairs = PAIRS[:2]
-    cases, report = _report(JsonMatch(threshold=0.5, evaluation_name="json"), json_pairs,
-                            expected=lambda pair: pair.expected_text)
+    cases, report = _report(
+        JsonMatch(threshold=0.5, evaluation_name="json"),
+        json_pairs,
+        expected=lambda pair: pair.expected_text,
+    )
     # under field_f1 the second pair's a and b match, c mismatches, d is omitted and e made
     # up: precision = 2 / 4, recall = 2 / 4, F1 = 0.5, which reaches the threshold
     assert {name: case.assertions["json_pass"].value for name, case in cases.items()} == {
-        "field_f1": False, "field_match-ignore": True}
+        "field_f1": False,
+        "field_match-ignore": True,
+    }
     assert cases["field_f1"].scores["json_score"].value == pytest.approx(0.4)
     assert cases["field_match-ignore"].scores["json_score"].value == 0.5
-    assert "fields that cost points, worst first (2):" in cases["field_f1"].assertions["json_pass"].reason
+    assert (
+        "fields that cost points, worst first (2):"
+        in cases["field_f1"].assertions["json_pass"].reason
+    )
     rendered = report.render(include_reasons=True, width=200)
     assert "json_score" in rendered and "json_pass" in rendered and "country  mismatch" in rendered
 
@@ -63,10 +75,14 @@ def test_objects_on_both_sides_and_a_case_without_expected_output():
         city: str
         country: str
 
-    dataset = Dataset(name="objects", cases=[
-        Case(name="model", inputs="x", expected_output={"city": "Paris", "country": "France"}),
-        Case(name="no expectation", inputs="y")],
-        evaluators=[JsonMatch()])
+    dataset = Dataset(
+        name="objects",
+        cases=[
+            Case(name="model", inputs="x", expected_output={"city": "Paris", "country": "France"}),
+            Case(name="no expectation", inputs="y"),
+        ],
+        evaluators=[JsonMatch()],
+    )
     report = dataset.evaluate_sync(lambda _: City(city="Paris", country="France"), progress=False)
     cases = {case.name: case for case in report.cases}
     assert cases["model"].scores["field_f1_score"].value == 1.0
@@ -86,6 +102,9 @@ def test_the_evaluator_is_a_pydantic_evals_evaluator_and_serializes_its_options(
 
     evaluator = JsonMatch(metric="field_match", threshold=0.5, ignore=["c"])
     assert isinstance(evaluator, Evaluator)
-    assert evaluator.as_spec().arguments == {"metric": "field_match", "threshold": 0.5,
-                                              "ignore": ["c"]}
+    assert evaluator.as_spec().arguments == {
+        "metric": "field_match",
+        "threshold": 0.5,
+        "ignore": ["c"],
+    }
     assert JsonMatch(**evaluator.as_spec().arguments) == evaluator

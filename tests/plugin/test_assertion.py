@@ -29,16 +29,18 @@ def test_failure_message_has_headline_then_costly_fields_worst_first(pytester):
     pytester.makepyfile(INVOICE_TEST)
     result = pytester.runpytest_inprocess(*ARGS)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        ">       assert_json_match(*",
-        "E       AssertionError: json_similarity: score 0.7481 < threshold 0.9000 "
-        "(precision 0.7481, recall 0.7481, F1 0.7481)",
-        "E       fields that cost points, worst first (2):",
-        'E         vendor  mismatch       score 0.44  expected "ACME Corp"  actual "ACME"',
-        "E         total   mismatch       score 0.80  expected 100  actual 80",
-        "",
-        "test_failure_message_has_headline_then_costly_fields_worst_first.py:4: AssertionError",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            ">       assert_json_match(*",
+            "E       AssertionError: json_similarity: score 0.7481 < threshold 0.9000 "
+            "(precision 0.7481, recall 0.7481, F1 0.7481)",
+            "E       fields that cost points, worst first (2):",
+            'E         vendor  mismatch       score 0.44  expected "ACME Corp"  actual "ACME"',
+            "E         total   mismatch       score 0.80  expected 100  actual 80",
+            "",
+            "test_failure_message_has_headline_then_costly_fields_worst_first.py:4: AssertionError",
+        ]
+    )
     # the helper's own frame is hidden: the traceback ends at the test's line
     result.stdout.no_fnmatch_line("*def _check(*")
 
@@ -69,15 +71,17 @@ def test_array_pairings_show_which_expected_went_with_which_actual(pytester):
                               metric="structural_f1")
     """)
     result = pytester.runpytest_inprocess(*ARGS)
-    result.stdout.fnmatch_lines([
-        "E       AssertionError: structural_f1: score 0.8000 < threshold 1.0000 "
-        "(precision 1.0000, recall 0.6667, F1 0.8000)",
-        "E       fields that cost points, worst first (1):",
-        'E         items[2].sku  omission       score 0.00  expected "C"  actual <missing>',
-        "E       array pairings (expected <-> actual):",
-        "E         items: expected[0] <-> actual[1] (1.00)",
-        "E         items: expected[1] <-> actual[0] (1.00)",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "E       AssertionError: structural_f1: score 0.8000 < threshold 1.0000 "
+            "(precision 1.0000, recall 0.6667, F1 0.8000)",
+            "E       fields that cost points, worst first (1):",
+            'E         items[2].sku  omission       score 0.00  expected "C"  actual <missing>',
+            "E       array pairings (expected <-> actual):",
+            "E         items: expected[0] <-> actual[1] (1.00)",
+            "E         items: expected[1] <-> actual[0] (1.00)",
+        ]
+    )
 
 
 def test_min_score_failure_names_the_field(pytester):
@@ -91,14 +95,16 @@ def test_min_score_failure_names_the_field(pytester):
                               fields={"a": {"min_score": 0.9}})
     """)
     result = pytester.runpytest_inprocess(*ARGS)
-    result.stdout.fnmatch_lines([
-        "E       AssertionError: field_f1: score 0.5000 >= threshold 0.5000, but 1 field is "
-        "below min_score (precision 0.5000, recall 0.5000, F1 0.5000)",
-        "E       fields that cost points, worst first (1):",
-        'E         a  mismatch       score 0.00  expected "y"  actual "x"',
-        "E       fields below their min_score:",
-        "E         a: score 0.00 < min_score 0.9",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "E       AssertionError: field_f1: score 0.5000 >= threshold 0.5000, but 1 field is "
+            "below min_score (precision 0.5000, recall 0.5000, F1 0.5000)",
+            "E       fields that cost points, worst first (1):",
+            'E         a  mismatch       score 0.00  expected "y"  actual "x"',
+            "E       fields below their min_score:",
+            "E         a: score 0.00 < min_score 0.9",
+        ]
+    )
 
 
 MANY_FIELDS_TEST = """
@@ -111,13 +117,17 @@ def test_many():
 """
 
 
-@pytest.mark.parametrize(("flags", "shown", "more"), [
-    ((), 10, "E         ... 50 more fields (-v shows up to 50, -vv all)"),
-    (("-v",), 50, "E         ... 10 more fields (-vv shows all)"),
-    (("-vv",), 60, None),
-])
+@pytest.mark.parametrize(
+    ("flags", "shown", "more"),
+    [
+        ((), 10, "E         ... 50 more fields (-v shows up to 50, -vv all)"),
+        (("-v",), 50, "E         ... 10 more fields (-vv shows all)"),
+        (("-vv",), 60, None),
+    ],
+)
 def test_verbosity_raises_the_field_limit_and_pytest_keeps_the_whole_message(
-        pytester, flags, shown, more):
+    pytester, flags, shown, more
+):
     # field_match: 60 top-level fields, each mismatched (score 0), listed in document order
     pytester.makepyfile(MANY_FIELDS_TEST)
     result = pytester.runpytest_inprocess(*ARGS, *flags)
@@ -141,15 +151,19 @@ def test_format_failure_is_pure_and_says_more_beyond_the_limit():
     from pytest_jsonmatch import match_json
 
     # field_match, 12 fields all wrong: score 0, ten listed and 2 more
-    result = match_json({f"k{i:02d}": 0 for i in range(12)}, {f"k{i:02d}": 1 for i in range(12)},
-                        metric="field_match")
+    result = match_json(
+        {f"k{i:02d}": 0 for i in range(12)},
+        {f"k{i:02d}": 1 for i in range(12)},
+        metric="field_match",
+    )
     text = format_failure(result, 1.0)
     assert text.splitlines()[-1] == "  ... 2 more fields (-v shows up to 50, -vv all)"
     assert len(format_failure(result, 1.0, verbosity=2).splitlines()) == 2 + 12
 
 
-@pytest.mark.parametrize("threshold", ["0.9", "abc", 90, 2, -0.1, float("nan"), float("inf"),
-                                       10 ** 400, True])
+@pytest.mark.parametrize(
+    "threshold", ["0.9", "abc", 90, 2, -0.1, float("nan"), float("inf"), 10**400, True]
+)
 def test_a_threshold_that_is_not_a_number_in_the_unit_interval_is_a_config_error(threshold):
     from pytest_jsonmatch import ConfigError, assert_json_match
 
@@ -187,8 +201,10 @@ def test_a_batch_comparator_that_fails_makes_the_comparison_an_error_not_a_score
     pytester.makepyfile(JUDGE_DOWN_TEST)
     result = pytester.runpytest(*ARGS)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "*ComparatorError: field_f1: 1 field could not be scored (batch comparator 'judge_down' "
-        "raised TimeoutError: LLM API timed out) at b",
-        "field_f1*1*0*0*1*",  # cases 1, pass 0, fail 0, error 1
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*ComparatorError: field_f1: 1 field could not be scored (batch comparator 'judge_down' "
+            "raised TimeoutError: LLM API timed out) at b",
+            "field_f1*1*0*0*1*",  # cases 1, pass 0, fail 0, error 1
+        ]
+    )

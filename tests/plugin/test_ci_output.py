@@ -26,18 +26,25 @@ cases:
 
 def test_a_markdown_summary_is_written_with_the_gates_cases_and_fields(pytester):
     pytester.makefile(".jsonmatch.yaml", invoices=CASES)
-    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=out/summary.md",
-                                          "--jsonmatch-fail-under=0.9")
+    result = pytester.runpytest_inprocess(
+        *ARGS, "--jsonmatch-report=out/summary.md", "--jsonmatch-fail-under=0.9"
+    )
     result.assert_outcomes(passed=1, failed=2)
     text = (pytester.path / "out" / "summary.md").read_text()
     # good 1.0, wrong-total 0.5 (vendor matches, total does not), no-json an error (0):
     # overall 1.5 / 3 = 0.5
-    assert "**Gates: FAILED**\n- overall score 0.5000 is below jsonmatch\\_fail\\_under 0.9000" in text
+    assert (
+        "**Gates: FAILED**\n- overall score 0.5000 is below jsonmatch\\_fail\\_under 0.9000" in text
+    )
     assert "| field\\_f1 | 3 | 1 | 1 | 1 | 0.5000 | 0.5000 | 0.5000 | 0.5000 |" in text
-    assert ("| invoices.jsonmatch.yaml::no-json | invoices.jsonmatch.yaml:9 | 0.0000 | no JSON "
-            "object found in actual: 'I could not read the invoice, 100%' |") in text
-    assert ("| invoices.jsonmatch.yaml::wrong-total | invoices.jsonmatch.yaml:6 | 0.5000 | score "
-            "below threshold 0.9000 |") in text
+    assert (
+        "| invoices.jsonmatch.yaml::no-json | invoices.jsonmatch.yaml:9 | 0.0000 | no JSON "
+        "object found in actual: 'I could not read the invoice, 100%' |"
+    ) in text
+    assert (
+        "| invoices.jsonmatch.yaml::wrong-total | invoices.jsonmatch.yaml:6 | 0.5000 | score "
+        "below threshold 0.9000 |"
+    ) in text
     assert "| total | 0.5000 | 1 | 1 | 0 | 0 |" in text
 
 
@@ -52,13 +59,19 @@ def test_the_job_summary_is_appended_to(pytester, monkeypatch):
 
 
 def test_markup_in_a_model_s_output_stays_text(pytester):
-    pytester.makefile(".jsonmatch.yaml", c='cases:\n  - id: x\n    expected: {a: 1}\n'
-                                           '    actual: "<script>alert(1)</script> | **bold** [l](http://x)"\n')
+    pytester.makefile(
+        ".jsonmatch.yaml",
+        c="cases:\n  - id: x\n    expected: {a: 1}\n"
+        '    actual: "<script>alert(1)</script> | **bold** [l](http://x)"\n',
+    )
     pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=s.md")
     text = (pytester.path / "s.md").read_text()
     assert "<script>" not in text and "](http" not in text
     # markup escaped, and the bare URL broken by a zero-width space (GitHub would link it)
-    assert "\\<script\\>alert\\(1\\)\\</script\\> \\| \\*\\*bold\\*\\* \\[l\\]\\(http:\u200b//x\\)" in text
+    assert (
+        "\\<script\\>alert\\(1\\)\\</script\\> \\| \\*\\*bold\\*\\* \\[l\\]\\(http:\u200b//x\\)"
+        in text
+    )
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
@@ -85,8 +98,11 @@ def test_no_annotations_outside_github_actions(pytester, monkeypatch):
 
 
 def test_the_html_report_is_written_by_the_plugin_with_values_escaped(pytester):
-    pytester.makefile(".jsonmatch.yaml", c='cases:\n  - id: x\n    expected: {a: "</textarea><script>alert(1)</script>"}\n'
-                                           '    actual: {a: "fine"}\n')
+    pytester.makefile(
+        ".jsonmatch.yaml",
+        c='cases:\n  - id: x\n    expected: {a: "</textarea><script>alert(1)</script>"}\n'
+        '    actual: {a: "fine"}\n',
+    )
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=out/report.html")
     result.assert_outcomes(failed=1)
     page = (pytester.path / "out" / "report.html").read_text()

@@ -108,9 +108,14 @@ def test_the_summary_counted_is_the_summary_of_the_records(project, verbose):
     assert counted == whole
     # a per-field table per metric, the unscored case, the cut answer, the xfailed one apart
     text = "\n".join(counted)
-    for seen in ("fields of metric field_f1", "fields of metric json_similarity",
-                 "could not be scored (counted as 0):", "truncated: 1 case scored from an answer cut off",
-                 "not counted (expected to fail): 2 xfailed", "note"):
+    for seen in (
+        "fields of metric field_f1",
+        "fields of metric json_similarity",
+        "could not be scored (counted as 0):",
+        "truncated: 1 case scored from an answer cut off",
+        "not counted (expected to fail): 2 xfailed",
+        "note",
+    ):
         assert seen in text, seen
     if verbose:
         assert "more field" not in text
@@ -120,12 +125,13 @@ def test_a_baseline_keeps_the_records_and_prints_the_same_fields(project):
     whole, _ = _run(project, "--jsonmatch-report=base.json")
     against, kept = _run(project, "--jsonmatch-baseline=base.json")
     assert not kept["counted"] and kept["records"] > 20
-    assert against[:against.index("")] == whole[:whole.index("")]  # the metric table
+    assert against[: against.index("")] == whole[: whole.index("")]  # the metric table
     text = "\n".join(against)
     assert "baseline " in text and "10 cases shared" in text
     counted, _ = _run(project)
     assert [line for line in counted if line] == [line for line in against if line][
-        :len([line for line in counted if line])]
+        : len([line for line in counted if line])
+    ]
 
 
 def test_two_xdist_workers_print_the_summary_of_a_serial_counted_session(project):

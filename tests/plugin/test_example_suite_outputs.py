@@ -43,10 +43,16 @@ REGEN_VARIABLE = "JSONMATCH_REGEN_EXAMPLE_OUTPUTS"
 ARGS = [
     # the folders and files in the order pytest 8 and later collect them, named so that
     # pytest 7 (which collects a folder's files before its subfolders) runs them alike
-    "golden/invoices", "golden/products", "smoke.jsonmatch.yaml", "test_assertions.py",
-    "-p", "no:cacheprovider",
-    "-p", "no:randomly",
-    "-p", "_jsonmatch_no_network",
+    "golden/invoices",
+    "golden/products",
+    "smoke.jsonmatch.yaml",
+    "test_assertions.py",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:randomly",
+    "-p",
+    "_jsonmatch_no_network",
     "--jsonmatch-report={report}",
     "--jsonmatch-report={markdown}",
     "--junitxml={junit}",
@@ -59,7 +65,7 @@ TMP = "<TMP>"  # what the run's temporary folder is replaced with
 
 # Loaded in the subprocess with -p (see ARGS): a socket connection or a DNS look-up raises, so
 # a case that called a live model instead of replaying its recording fails the run.
-_NO_NETWORK_PLUGIN = '''\
+_NO_NETWORK_PLUGIN = """\
 import sys
 
 def _refuse(event, args):
@@ -67,7 +73,7 @@ def _refuse(event, args):
         raise RuntimeError(f"the example suite tried the network: {event} {args!r}")
 
 sys.addaudithook(_refuse)
-'''
+"""
 
 # Environment variables that change what the plugin or pytest print or write: CI ones
 # (annotations, a step summary, updates refused), colour switches, and any PYTEST_* or
@@ -76,12 +82,16 @@ _DROPPED = ("CI", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "NO_COLOR", "FORCE_CO
 
 
 def _environment(guard: Path) -> dict[str, str]:
-    env = {name: value for name, value in os.environ.items()
-           if name not in _DROPPED and not name.startswith(("PYTEST_", "JSONMATCH_"))}
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in _DROPPED and not name.startswith(("PYTEST_", "JSONMATCH_"))
+    }
     # the same copy of the package as this process, and the network guard, come first
     package_root = str(Path(pytest_jsonmatch.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(guard), package_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        [str(guard), package_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    )
     env["COLUMNS"] = "100"  # a fixed terminal width: separator lines and progress columns
     env["PY_COLORS"] = "0"
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # so that the copy stays byte-identical (see below)
@@ -89,8 +99,11 @@ def _environment(guard: Path) -> dict[str, str]:
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(path.relative_to(folder)): path.read_bytes()
-            for path in sorted(folder.rglob("*")) if path.is_file()}
+    return {
+        str(path.relative_to(folder)): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
 
 
 def _run_example_suite(tmp_path: Path) -> dict[str, str]:
@@ -106,14 +119,20 @@ def _run_example_suite(tmp_path: Path) -> dict[str, str]:
 
     completed = subprocess.run(
         [sys.executable, "-m", "pytest", *args],
-        cwd=suite, env=_environment(guard), capture_output=True, timeout=300, check=False)
+        cwd=suite,
+        env=_environment(guard),
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
     terminal = completed.stdout.decode("utf-8")
     assert completed.returncode == 0, terminal + completed.stderr.decode("utf-8", "replace")
     assert completed.stderr == b"", completed.stderr.decode("utf-8", "replace")
     # every input case replayed its recording: nothing recorded, nothing else written there
     after = _snapshot(suite)
-    written = sorted(name for name in before.keys() | after.keys()
-                     if before.get(name) != after.get(name))
+    written = sorted(
+        name for name in before.keys() | after.keys() if before.get(name) != after.get(name)
+    )
     assert written == [], f"the run wrote into the example suite (a new recording?): {written}"
 
     roots = {str(tmp_path), str(tmp_path.resolve())}
@@ -214,13 +233,20 @@ def _normalise_junit(text: str) -> str:
 def _unified_diff(expected: str, actual: str, name: str) -> str:
     """A unified diff of the two texts. pytest writes JUnit XML on one line: for the diff
     only, it is cut after each tag (unless the texts differ in nothing else)."""
+
     def lines(text: str, cut: bool) -> list[str]:
         return (text.replace("><", ">\n<") if cut else text).splitlines(keepends=True)
 
-    for cut in ((True, False) if name.endswith(".xml") else (False,)):
-        diff = "".join(difflib.unified_diff(
-            lines(expected, cut), lines(actual, cut),
-            fromfile=f"expected/{name}", tofile=f"actual/{name}", n=2))
+    for cut in (True, False) if name.endswith(".xml") else (False,):
+        diff = "".join(
+            difflib.unified_diff(
+                lines(expected, cut),
+                lines(actual, cut),
+                fromfile=f"expected/{name}",
+                tofile=f"actual/{name}",
+                n=2,
+            )
+        )
         if diff:
             return diff
     return f"{name}: the texts differ in their line endings only\n"
@@ -233,8 +259,10 @@ def test_example_suite_outputs_are_byte_identical(tmp_path):
         EXPECTED.mkdir(exist_ok=True)
         for name, text in outputs.items():
             (EXPECTED / name).write_bytes(text.encode("utf-8"))
-        raise AssertionError(f"{REGEN_VARIABLE} is set: wrote {sorted(outputs)} into {EXPECTED}; "
-                             "review their diff and run again without it")
+        raise AssertionError(
+            f"{REGEN_VARIABLE} is set: wrote {sorted(outputs)} into {EXPECTED}; "
+            "review their diff and run again without it"
+        )
 
     differences = []
     for name, actual in outputs.items():
@@ -242,5 +270,8 @@ def test_example_suite_outputs_are_byte_identical(tmp_path):
         if actual != expected:
             differences.append(_unified_diff(expected, actual, name))
     if differences:
-        pytest.fail(f"the example suite's outputs changed ({REGEN_VARIABLE}=1 regenerates them):\n"
-                    + "\n".join(differences), pytrace=False)
+        pytest.fail(
+            f"the example suite's outputs changed ({REGEN_VARIABLE}=1 regenerates them):\n"
+            + "\n".join(differences),
+            pytrace=False,
+        )

@@ -38,23 +38,33 @@ def test_real_failure():
 
 def test_expected_failures_are_counted_apart_so_the_counts_are_pytest_s(pytester):
     pytester.makepyfile(test_expected=TESTS)
-    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=out/r.json",
-                                          "--jsonmatch-report=out/r.md")
+    result = pytester.runpytest_inprocess(
+        *ARGS, "--jsonmatch-report=out/r.json", "--jsonmatch-report=out/r.md"
+    )
     result.assert_outcomes(passed=3, failed=1, xfailed=1)
     # jsonmatch: 2 counted cases (test_pass passes, test_real_failure fails), no error;
     # the caught failure, the caught ConfigError and the xfail test are not counted
-    result.stdout.fnmatch_lines([
-        "metric    cases  pass  fail  error   score    prec  recall      F1",
-        "field_f1      2     1     1      0  *",
-        "not counted (expected to fail): 3 xfailed, 0 xpassed"])
+    result.stdout.fnmatch_lines(
+        [
+            "metric    cases  pass  fail  error   score    prec  recall      F1",
+            "field_f1      2     1     1      0  *",
+            "not counted (expected to fail): 3 xfailed, 0 xpassed",
+        ]
+    )
     data = json.loads((pytester.path / "out" / "r.json").read_text(encoding="utf-8"))
     jsonschema.validate(data, schema())
     statuses = {c["nodeid"].split("::")[1]: c["status"] for c in data["comparisons"]}
-    assert statuses == {"test_pass": "passed", "test_a_bad_answer_is_rejected": "xfailed",
-                        "test_a_bad_setting_is_refused": "xfailed", "test_known_bad": "xfailed",
-                        "test_real_failure": "failed"}
+    assert statuses == {
+        "test_pass": "passed",
+        "test_a_bad_answer_is_rejected": "xfailed",
+        "test_a_bad_setting_is_refused": "xfailed",
+        "test_known_bad": "xfailed",
+        "test_real_failure": "failed",
+    }
     assert (data["count"], data["errors"], data["xfailed"]) == (2, 0, 3)
     markdown = (pytester.path / "out" / "r.md").read_text(encoding="utf-8")
     assert "| field\\_f1 | 2 | 1 | 1 | 0 |" in markdown
     failed = markdown.split("### Cases that failed or could not be scored")[1].split("###")[0]
-    assert "test\\_real\\_failure" in failed and "rejected" not in failed and "refused" not in failed
+    assert (
+        "test\\_real\\_failure" in failed and "rejected" not in failed and "refused" not in failed
+    )

@@ -22,6 +22,7 @@ def wide_terminal(monkeypatch):
     """Whole reasons on one line each (at 80 columns they wrap)."""
     monkeypatch.setenv("COLUMNS", "250")
 
+
 # Both tests pass (threshold 0). field_f1:
 #   test_perfect: a, b match: score 1
 #   test_half:    a match, b mismatch: TP 1, P = R = F1 = 1/2
@@ -42,12 +43,14 @@ def test_fail_under_fails_a_session_whose_tests_all_passed(pytester):
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-fail-under=0.8")
     result.assert_outcomes(passed=2)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines([
-        "overall score 0.7500 over 2 cases",
-        "*",
-        "FAILED: jsonmatch gates: 1 failure",
-        "  overall score 0.7500 is below jsonmatch_fail_under 0.8000",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "overall score 0.7500 over 2 cases",
+            "*",
+            "FAILED: jsonmatch gates: 1 failure",
+            "  overall score 0.7500 is below jsonmatch_fail_under 0.8000",
+        ]
+    )
 
 
 def test_fail_under_met_leaves_the_exit_status_alone(pytester):
@@ -56,8 +59,9 @@ def test_fail_under_met_leaves_the_exit_status_alone(pytester):
     assert result.ret == pytest.ExitCode.OK
     result.stdout.no_fnmatch_line("*FAILED*jsonmatch gates*")
     # a passing run says which gates it passed
-    result.stdout.fnmatch_lines(["jsonmatch gates passed: overall score 0.7500 is at least "
-                                 "jsonmatch_fail_under 0.7500"])
+    result.stdout.fnmatch_lines(
+        ["jsonmatch gates passed: overall score 0.7500 is at least jsonmatch_fail_under 0.7500"]
+    )
 
 
 def test_fail_under_from_ini(pytester):
@@ -100,10 +104,12 @@ def test_field_floors_fail_the_session_and_name_the_field(pytester):
     result = pytester.runpytest_inprocess(*ARGS)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     # a: 1.0 >= 0.9 passes; b: 0.5 < 0.6 fails
-    result.stdout.fnmatch_lines([
-        "FAILED: jsonmatch gates: 1 failure",
-        "  field b (field_f1): mean score 0.5000 is below its floor 0.6000",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED: jsonmatch gates: 1 failure",
+            "  field b (field_f1): mean score 0.5000 is below its floor 0.6000",
+        ]
+    )
     result.stdout.no_fnmatch_line("*field a (*")
     result.stdout.no_fnmatch_line("jsonmatch gates passed*")
 
@@ -123,8 +129,12 @@ def test_a_floor_pattern_holds_every_field_it_matches(pytester):
     pytester.makepyfile(ITEMS)
     result = pytester.runpytest_inprocess(*ARGS)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["  field items[[]].qty (field_f1): mean score 0.0000 is below its "
-                                 "floor 0.5000, floor 'items[[]].*'"])
+    result.stdout.fnmatch_lines(
+        [
+            "  field items[[]].qty (field_f1): mean score 0.0000 is below its "
+            "floor 0.5000, floor 'items[[]].*'"
+        ]
+    )
     result.stdout.no_fnmatch_line("*items[[]].sku: mean*")
 
 
@@ -133,9 +143,13 @@ def test_a_floor_that_matches_no_field_is_named_with_the_closest_paths(pytester)
     pytester.makepyfile(ITEMS)
     result = pytester.runpytest_inprocess(*ARGS)
     assert result.ret == pytest.ExitCode.OK  # a warning, not a failure
-    result.stdout.fnmatch_lines(["warning: floor 'items[[]].skus' matched no scored field of this "
-                                 "run; did you mean 'items[[]].sku' or 'items[[]].qty'? "
-                                 "('strict' in jsonmatch_field_floors fails the run)"])
+    result.stdout.fnmatch_lines(
+        [
+            "warning: floor 'items[[]].skus' matched no scored field of this "
+            "run; did you mean 'items[[]].sku' or 'items[[]].qty'? "
+            "('strict' in jsonmatch_field_floors fails the run)"
+        ]
+    )
 
 
 def test_with_a_strict_line_a_floor_that_matches_nothing_fails(pytester):
@@ -143,8 +157,12 @@ def test_with_a_strict_line_a_floor_that_matches_nothing_fails(pytester):
     pytester.makepyfile(ITEMS)
     result = pytester.runpytest_inprocess(*ARGS)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["FAILED: jsonmatch gates: 1 failure",
-                                 "  floor 'skils[[]]' matched no scored field of this run*"])
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED: jsonmatch gates: 1 failure",
+            "  floor 'skils[[]]' matched no scored field of this run*",
+        ]
+    )
 
 
 def test_a_misspelt_floor_line_is_a_usage_error(pytester):
@@ -152,8 +170,12 @@ def test_a_misspelt_floor_line_is_a_usage_error(pytester):
     pytester.makepyfile(ITEMS)
     result = pytester.runpytest_inprocess(*ARGS)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: jsonmatch_field_floors: cannot read "
-                                 "path 'items[.sku' at character 5"])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: pytest-jsonmatch: jsonmatch_field_floors: cannot read "
+            "path 'items[.sku' at character 5"
+        ]
+    )
 
 
 # -- baselines, case by case ----------------------------------------------------------------------
@@ -190,19 +212,25 @@ SIX_PERFECT = {f"c{i}": 4 for i in range(6)}
 def test_a_real_regression_fails_with_its_interval(pytester):
     _baseline(pytester, SIX_PERFECT)
     # every case loses c and d: each difference is -0.5, the interval is exactly that
-    result = _run_with(pytester, dict.fromkeys(SIX_PERFECT, 2), "--jsonmatch-baseline=base.json",
-                       "--jsonmatch-max-drop=0.1")
+    result = _run_with(
+        pytester,
+        dict.fromkeys(SIX_PERFECT, 2),
+        "--jsonmatch-baseline=base.json",
+        "--jsonmatch-max-drop=0.1",
+    )
     result.assert_outcomes(passed=6)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines([
-        "FAILED: jsonmatch gates: 9 failures",  # the mean, fields c and d, and the six cases
-        "  overall score dropped by 0.5000 (1.0000 -> 0.5000 over 6 shared cases), more than*",
-        "  field c (field_f1): mean score dropped by 1.0000 (1.0000 -> 0.0000 over 6 shared "
-        "cases), more*",
-        "  field d (field_f1): mean score dropped by 1.0000*",
-        "  case test_cases.py::test_case[[]c0[]] (test_cases.py:*) dropped from 1.0000 to 0.5000, by more than "
-        "jsonmatch_max_drop 0.1000",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED: jsonmatch gates: 9 failures",  # the mean, fields c and d, and the six cases
+            "  overall score dropped by 0.5000 (1.0000 -> 0.5000 over 6 shared cases), more than*",
+            "  field c (field_f1): mean score dropped by 1.0000 (1.0000 -> 0.0000 over 6 shared "
+            "cases), more*",
+            "  field d (field_f1): mean score dropped by 1.0000*",
+            "  case test_cases.py::test_case[[]c0[]] (test_cases.py:*) dropped from 1.0000 to 0.5000, by more than "
+            "jsonmatch_max_drop 0.1000",
+        ]
+    )
 
 
 # c0, c1 lose one key (-0.25 each), c2 gains one (+0.25): differences -0.25, -0.25, +0.25, 0, 0, 0
@@ -213,87 +241,127 @@ NOISE_BEFORE = {"c0": 4, "c1": 4, "c2": 3, "c3": 3, "c4": 4, "c5": 4}
 def test_a_drop_that_may_be_noise_is_a_warning_naming_n_and_the_detectable_drop(pytester):
     _baseline(pytester, NOISE_BEFORE)
     # c0 and c1 dropped by 0.25 each: the per-case rule, held at 0.25, lets them be
-    result = _run_with(pytester, NOISE, "--jsonmatch-baseline=base.json",
-                       "--jsonmatch-max-drop=0.01", "--jsonmatch-max-case-drop=0.25", "-v")
+    result = _run_with(
+        pytester,
+        NOISE,
+        "--jsonmatch-baseline=base.json",
+        "--jsonmatch-max-drop=0.01",
+        "--jsonmatch-max-case-drop=0.25",
+        "-v",
+    )
     assert result.ret == pytest.ExitCode.OK
     # mean -0.25/6 = -0.0417; s = 0.18819, SE = s / sqrt(6) = 0.07683;
     # t(0.975, 5) = 2.5706: interval -0.0417 -/+ 0.1975 = -0.2392 to +0.1558, includes 0;
     # detectable (1.95996 + 0.84162) * 0.07683 = 0.2152
-    result.stdout.fnmatch_lines([
-        "warning: overall score dropped by 0.0417 (0.9167 -> 0.8750 over 6 shared cases), "
-        "more than jsonmatch_max_drop 0.0100, but it may be noise: the 95% interval -0.2392 to "
-        "+0.1558 includes no change, and 6 cases can only detect drops of 0.2152 or more",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "warning: overall score dropped by 0.0417 (0.9167 -> 0.8750 over 6 shared cases), "
+            "more than jsonmatch_max_drop 0.0100, but it may be noise: the 95% interval -0.2392 to "
+            "+0.1558 includes no change, and 6 cases can only detect drops of 0.2152 or more",
+        ]
+    )
 
 
 def test_strict_gates_fail_on_the_point_estimate(pytester):
     pytester.makeini("[pytest]\njsonmatch_max_drop = strict\n")
     _baseline(pytester, NOISE_BEFORE)
-    result = _run_with(pytester, NOISE, "--jsonmatch-baseline=base.json",
-                       "--jsonmatch-max-drop=0.01")
+    result = _run_with(
+        pytester, NOISE, "--jsonmatch-baseline=base.json", "--jsonmatch-max-drop=0.01"
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     # field d (1 where 4 keys match): before 1, 1, 0, 0, 1, 1 (4/6), after 0, 0, 1, 0, 1, 1
     # (3/6): differences -1, -1, +1, 0, 0, 0, mean -1/6 = -0.1667
-    result.stdout.fnmatch_lines([
-        "FAILED: jsonmatch gates: 4 failures",
-        "  overall score dropped by 0.0417 (0.9167 -> 0.8750 over 6 shared cases), more than "
-        "jsonmatch_max_drop 0.0100",
-        "  field d (field_f1): mean score dropped by 0.1667 (0.6667 -> 0.5000 over 6 shared "
-        "cases), more than jsonmatch_max_drop 0.0100",
-        "  case test_cases.py::test_case[[]c0[]] (test_cases.py:*) dropped from 1.0000 to 0.7500, by more than "
-        "jsonmatch_max_drop 0.0100",
-        "  case test_cases.py::test_case[[]c1[]] (test_cases.py:*) dropped from 1.0000 to 0.7500, by more than "
-        "jsonmatch_max_drop 0.0100",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED: jsonmatch gates: 4 failures",
+            "  overall score dropped by 0.0417 (0.9167 -> 0.8750 over 6 shared cases), more than "
+            "jsonmatch_max_drop 0.0100",
+            "  field d (field_f1): mean score dropped by 0.1667 (0.6667 -> 0.5000 over 6 shared "
+            "cases), more than jsonmatch_max_drop 0.0100",
+            "  case test_cases.py::test_case[[]c0[]] (test_cases.py:*) dropped from 1.0000 to 0.7500, by more than "
+            "jsonmatch_max_drop 0.0100",
+            "  case test_cases.py::test_case[[]c1[]] (test_cases.py:*) dropped from 1.0000 to 0.7500, by more than "
+            "jsonmatch_max_drop 0.0100",
+        ]
+    )
 
 
 def test_a_subset_against_a_full_baseline_reports_no_change(pytester):
     _baseline(pytester, {"c0": 4, "c1": 2, "c2": 3, "c3": 1})
     # -k keeps c0 and c2, unchanged: the full run's mean (0.625) is not what they are held to
-    result = _run_with(pytester, {"c0": 4, "c1": 2, "c2": 3, "c3": 1},
-                       "--jsonmatch-baseline=base.json", "-k", "c0 or c2")
+    result = _run_with(
+        pytester,
+        {"c0": 4, "c1": 2, "c2": 3, "c3": 1},
+        "--jsonmatch-baseline=base.json",
+        "-k",
+        "c0 or c2",
+    )
     assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines([
-        "baseline *base.json: 2 cases shared, 0 added, 2 removed",
-        "  mean change +0.0000 (0.8750 -> 0.8750), 95% interval +0.0000 to +0.0000, detectable*",
-        "  removed: test_cases.py::test_case[[]c1[]], test_cases.py::test_case[[]c3[]]",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "baseline *base.json: 2 cases shared, 0 added, 2 removed",
+            "  mean change +0.0000 (0.8750 -> 0.8750), 95% interval +0.0000 to +0.0000, detectable*",
+            "  removed: test_cases.py::test_case[[]c1[]], test_cases.py::test_case[[]c3[]]",
+        ]
+    )
     result.stdout.no_fnmatch_line("*score dropped*")
     result.stdout.no_fnmatch_line("*case * dropped from*")
 
 
 def test_the_summary_lists_the_cases_that_changed_most_worst_first(pytester):
     _baseline(pytester, {"c0": 4, "c1": 4, "c2": 2, "old": 4})
-    result = _run_with(pytester, {"c0": 1, "c1": 3, "c2": 4, "new": 4},
-                       "--jsonmatch-baseline=base.json", "--jsonmatch-max-drop=1")
+    result = _run_with(
+        pytester,
+        {"c0": 1, "c1": 3, "c2": 4, "new": 4},
+        "--jsonmatch-baseline=base.json",
+        "--jsonmatch-max-drop=1",
+    )
     # c0: 1.0 -> 0.25 (-0.75), c1: 1.0 -> 0.75 (-0.25), c2: 0.5 -> 1.0 (+0.5); pass/fail do
     # not change (threshold 0)
-    result.stdout.fnmatch_lines([
-        "baseline *base.json: 3 cases shared, 1 added, 1 removed",
-        "  pass -> fail 0, fail -> pass 0 (McNemar p = 1.0000)",
-        "  changed most                  before   after   change",
-        "  test_cases.py::test_case[[]c0[]]  1.0000  0.2500  -0.7500",
-        "  test_cases.py::test_case[[]c1[]]  1.0000  0.7500  -0.2500",
-        "  test_cases.py::test_case[[]c2[]]  0.5000  1.0000  +0.5000",
-        "  added: test_cases.py::test_case[[]new[]]",
-        "  removed: test_cases.py::test_case[[]old[]]",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "baseline *base.json: 3 cases shared, 1 added, 1 removed",
+            "  pass -> fail 0, fail -> pass 0 (McNemar p = 1.0000)",
+            "  changed most                  before   after   change",
+            "  test_cases.py::test_case[[]c0[]]  1.0000  0.2500  -0.7500",
+            "  test_cases.py::test_case[[]c1[]]  1.0000  0.7500  -0.2500",
+            "  test_cases.py::test_case[[]c2[]]  0.5000  1.0000  +0.5000",
+            "  added: test_cases.py::test_case[[]new[]]",
+            "  removed: test_cases.py::test_case[[]old[]]",
+        ]
+    )
 
 
 # -- a baseline that cannot be used -----------------------------------------------------------
 
 
-@pytest.mark.parametrize(("content", "words"), [
-    ('{"overall": 0.9, "fields": {', "is not valid JSON"),
-    ("", "is not valid JSON"),
-    ('["not", "a", "report"]', "is not a jsonmatch report"),
-    ('{"fields": {"a": 3}}', "is not a jsonmatch report"),
-    ('{"version": 3, "overall": NaN, "comparisons": []}', "is not valid JSON: NaN is not a number"),
-    ('{"version": 3, "comparisons": [{"case_id": "x"}]}', "$.comparisons[0]: must contain "
-                                                          "['error', "),
-    ('{"version": 2, "comparisons": []}', "$.version: not a version-3 jsonmatch report"),
-], ids=["half-written", "empty", "not-a-report", "aggregates-only", "nan", "no-fields",
-        "version-2"])
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ('{"overall": 0.9, "fields": {', "is not valid JSON"),
+        ("", "is not valid JSON"),
+        ('["not", "a", "report"]', "is not a jsonmatch report"),
+        ('{"fields": {"a": 3}}', "is not a jsonmatch report"),
+        (
+            '{"version": 3, "overall": NaN, "comparisons": []}',
+            "is not valid JSON: NaN is not a number",
+        ),
+        (
+            '{"version": 3, "comparisons": [{"case_id": "x"}]}',
+            "$.comparisons[0]: must contain ['error', ",
+        ),
+        ('{"version": 2, "comparisons": []}', "$.version: not a version-3 jsonmatch report"),
+    ],
+    ids=[
+        "half-written",
+        "empty",
+        "not-a-report",
+        "aggregates-only",
+        "nan",
+        "no-fields",
+        "version-2",
+    ],
+)
 def test_a_broken_baseline_is_a_one_line_usage_error(pytester, content, words):
     pytester.makepyfile(test_one=ONE_TEST)
     (pytester.path / "base.json").write_text(content)
@@ -312,8 +380,10 @@ def test_a_missing_baseline_names_the_path(pytester):
     with within(GENEROUS):
         result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-baseline=nowhere/base.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert (f"pytest-jsonmatch: cannot read baseline {str(pytester.path / 'nowhere' / 'base.json')!r}: "
-            f"No such file or directory") in result.stderr.str()
+    assert (
+        f"pytest-jsonmatch: cannot read baseline {str(pytester.path / 'nowhere' / 'base.json')!r}: "
+        f"No such file or directory"
+    ) in result.stderr.str()
 
 
 def test_a_baseline_that_is_a_fifo_is_refused_at_once(pytester):
@@ -322,5 +392,7 @@ def test_a_baseline_that_is_a_fifo_is_refused_at_once(pytester):
     with within(GENEROUS, "a FIFO as baseline"):
         result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-baseline=pipe.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert (f"pytest-jsonmatch: baseline {str(pytester.path / 'pipe.json')!r} is not a regular file "
-            f"(a FIFO)") in result.stderr.str()
+    assert (
+        f"pytest-jsonmatch: baseline {str(pytester.path / 'pipe.json')!r} is not a regular file "
+        f"(a FIFO)"
+    ) in result.stderr.str()

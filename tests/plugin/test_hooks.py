@@ -23,9 +23,11 @@ def test_conftest_registers_comparators_and_sees_every_result(pytester):
     # sub/conftest.py is found during collection, after configure: it registers too
     pytester.mkpydir("sub").joinpath("conftest.py").write_text(
         "def pytest_jsonmatch_register(registry):\n"
-        "    registry.register_comparator('always_one', lambda e, a, params: 1.0)\n")
+        "    registry.register_comparator('always_one', lambda e, a, params: 1.0)\n"
+    )
     # field_f1 with one field scored 0.5 as a mismatch: P = R = F1 = 0.5
-    pytester.makepyfile(test_half="""
+    pytester.makepyfile(
+        test_half="""
         from pytest_jsonmatch import assert_json_match
 
         def test_pass():
@@ -34,15 +36,21 @@ def test_conftest_registers_comparators_and_sees_every_result(pytester):
 
         def test_fail():
             assert_json_match({"a": 1}, {"a": 2}, fields={"a": {"comparator": "always_half"}})
-    """)
+    """
+    )
     pytester.path.joinpath("sub", "test_one.py").write_text(
         "from pytest_jsonmatch import assert_json_match\n"
         "def test_one():\n"
-        "    assert_json_match({'a': 1}, {'a': 2}, fields={'a': {'comparator': 'always_one'}})\n")
+        "    assert_json_match({'a': 1}, {'a': 2}, fields={'a': {'comparator': 'always_one'}})\n"
+    )
     result = pytester.runpytest_inprocess(*ARGS, "-s")
     result.assert_outcomes(passed=2, failed=1)
-    result.stdout.fnmatch_lines(["*SEEN [[]('test_fail', 0.5, 1.0, False), ('test_one', 1.0, 1.0, True), "
-                                 "('test_pass', 0.5, 0.5, True)[]]"])
+    result.stdout.fnmatch_lines(
+        [
+            "*SEEN [[]('test_fail', 0.5, 1.0, False), ('test_one', 1.0, 1.0, True), "
+            "('test_pass', 0.5, 0.5, True)[]]"
+        ]
+    )
     # what a session registered is gone when it ends
     from pytest_jsonmatch import REGISTRY
 

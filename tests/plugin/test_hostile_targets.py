@@ -14,8 +14,12 @@ import pytest
 from pytest_jsonmatch.reporting.report import schema
 from tests.helpers.plugin_cases import ARGS, write
 
-REPORTS = ("--jsonmatch-report=out/r.json", "--jsonmatch-report=out/r.html",
-           "--jsonmatch-report=out/r.md", "--junitxml=out/junit.xml")
+REPORTS = (
+    "--jsonmatch-report=out/r.json",
+    "--jsonmatch-report=out/r.html",
+    "--jsonmatch-report=out/r.md",
+    "--junitxml=out/junit.xml",
+)
 
 
 def _report(pytester: pytest.Pytester) -> dict:
@@ -24,30 +28,47 @@ def _report(pytester: pytest.Pytester) -> dict:
     return data
 
 
-@pytest.mark.parametrize(("usage", "named"), [
-    ("cost=float('nan')", "TargetResult.cost must be a finite number >= 0 or None, not nan"),
-    ("cost=float('inf')", "TargetResult.cost must be a finite number >= 0 or None, not inf"),
-    ("cost=10**400", "TargetResult.cost must be a finite number >= 0 or None, not an integer"),
-    ("cost=-0.5", "TargetResult.cost must be a finite number >= 0 or None, not -0.5"),
-    ("input_tokens='12'", "TargetResult.input_tokens must be a whole number >= 0 or None, "
-                          "not '12'"),
-    ("output_tokens=1.5", "TargetResult.output_tokens must be a whole number >= 0 or None, "
-                          "not 1.5"),
-    ("output_tokens=True", "TargetResult.output_tokens must be a whole number >= 0 or None, "
-                           "not True"),
-])
+@pytest.mark.parametrize(
+    ("usage", "named"),
+    [
+        ("cost=float('nan')", "TargetResult.cost must be a finite number >= 0 or None, not nan"),
+        ("cost=float('inf')", "TargetResult.cost must be a finite number >= 0 or None, not inf"),
+        ("cost=10**400", "TargetResult.cost must be a finite number >= 0 or None, not an integer"),
+        ("cost=-0.5", "TargetResult.cost must be a finite number >= 0 or None, not -0.5"),
+        (
+            "input_tokens='12'",
+            "TargetResult.input_tokens must be a whole number >= 0 or None, not '12'",
+        ),
+        (
+            "output_tokens=1.5",
+            "TargetResult.output_tokens must be a whole number >= 0 or None, not 1.5",
+        ),
+        (
+            "output_tokens=True",
+            "TargetResult.output_tokens must be a whole number >= 0 or None, not True",
+        ),
+    ],
+)
 def test_usage_that_is_not_a_figure_is_a_case_error_naming_the_field(pytester, usage, named):
-    write(pytester, "llm.py", f"""\
+    write(
+        pytester,
+        "llm.py",
+        f"""\
         from pytest_jsonmatch import TargetResult
 
         def extract(text):
             return TargetResult({{"name": text}}, {usage})
-        """)
+        """,
+    )
     write(pytester, "pytest.ini", "[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n")
-    write(pytester, "golden/c.jsonmatch.yaml", """\
+    write(
+        pytester,
+        "golden/c.jsonmatch.yaml",
+        """\
         cases:
           - {id: bad-usage, input: ACME, expected: {name: ACME}}
-        """)
+        """,
+    )
     result = pytester.runpytest_inprocess(*ARGS, *REPORTS[:3])
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([f"*case 'bad-usage': the target's {named}*"])
@@ -55,18 +76,22 @@ def test_usage_that_is_not_a_figure_is_a_case_error_naming_the_field(pytester, u
     (comparison,) = _report(pytester)["comparisons"]
     assert comparison["status"] == "error" and named in comparison["error"]
     assert comparison["call"]["failed"] is True
-    assert (pytester.path / "out" / "r.html").is_file() and (pytester.path / "out" / "r.md").is_file()
+    assert (pytester.path / "out" / "r.html").is_file() and (
+        pytester.path / "out" / "r.md"
+    ).is_file()
 
 
 def test_lone_surrogates_are_written_escaped_in_every_format(pytester, monkeypatch):
     summary = pytester.path / "step-summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    pytester.makepyfile(test_sur="""
+    pytester.makepyfile(
+        test_sur="""
         from pytest_jsonmatch import assert_json_match
 
         def test_sur():
             assert_json_match({"vendor": "AC\\ud800ME", "x\\udc00": 1}, {"vendor": "ACME"})
-        """)
+        """
+    )
     result = pytester.runpytest_inprocess(*ARGS, *REPORTS)
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
@@ -117,9 +142,15 @@ def route(text):
 
 def test_a_case_whose_target_raises_any_base_exception_is_counted_as_an_error(pytester):
     write(pytester, "llm.py", RAISERS)
-    write(pytester, "pytest.ini", "[pytest]\npythonpath = .\njsonmatch_target = llm:route\n"
-                                  "jsonmatch_calls = timeout=5\n")
-    write(pytester, "golden/c.jsonmatch.yaml", """\
+    write(
+        pytester,
+        "pytest.ini",
+        "[pytest]\npythonpath = .\njsonmatch_target = llm:route\njsonmatch_calls = timeout=5\n",
+    )
+    write(
+        pytester,
+        "golden/c.jsonmatch.yaml",
+        """\
         cases:
           - {id: exit, input: exit, expected: {name: exit}}
           - {id: genexit, input: genexit, expected: {name: genexit}}
@@ -127,23 +158,32 @@ def test_a_case_whose_target_raises_any_base_exception_is_counted_as_an_error(py
           - {id: aexit, input: aexit, expected: {name: aexit}}
           - {id: after, input: after, expected: {name: after}}
           - {id: later, input: later, expected: {name: later}}
-        """)
+        """,
+    )
     result = pytester.runpytest_inprocess(*ARGS, REPORTS[0])
     result.assert_outcomes(passed=2, failed=4)
     assert result.ret == 1 and "INTERNALERROR" not in result.stdout.str()
     # every case is in the summary: 6 cases, 2 pass, 4 errors (the async loop survived aexit)
     result.stdout.fnmatch_lines(["field_f1  *6  *2  *0  *4  *"])
-    errors = {c["case_id"].rsplit("::", 1)[1]: c["error"] for c in _report(pytester)["comparisons"]
-              if c["status"] == "error"}
-    assert errors == {"exit": "SystemExit: 3 (1 attempt)",
-                      "genexit": "GeneratorExit (1 attempt)",
-                      "unreadable": "Unreadable: (its message could not be read) (1 attempt)",
-                      "aexit": "SystemExit: 4 (1 attempt)"}
+    errors = {
+        c["case_id"].rsplit("::", 1)[1]: c["error"]
+        for c in _report(pytester)["comparisons"]
+        if c["status"] == "error"
+    }
+    assert errors == {
+        "exit": "SystemExit: 3 (1 attempt)",
+        "genexit": "GeneratorExit (1 attempt)",
+        "unreadable": "Unreadable: (its message could not be read) (1 attempt)",
+        "aexit": "SystemExit: 4 (1 attempt)",
+    }
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])
 def test_ctrl_c_from_a_target_stops_the_session_as_ctrl_c_does(pytester, kind):
-    write(pytester, "llm.py", f"""\
+    write(
+        pytester,
+        "llm.py",
+        f"""\
         import asyncio
 
         {"async " if kind == "async" else ""}def extract(text):
@@ -151,15 +191,23 @@ def test_ctrl_c_from_a_target_stops_the_session_as_ctrl_c_does(pytester, kind):
             if text == "stop":
                 raise KeyboardInterrupt
             return {{"name": text}}
-        """)
-    write(pytester, "pytest.ini", "[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n"
-                                  "jsonmatch_calls = timeout=5\n")
-    write(pytester, "golden/c.jsonmatch.yaml", """\
+        """,
+    )
+    write(
+        pytester,
+        "pytest.ini",
+        "[pytest]\npythonpath = .\njsonmatch_target = llm:extract\njsonmatch_calls = timeout=5\n",
+    )
+    write(
+        pytester,
+        "golden/c.jsonmatch.yaml",
+        """\
         cases:
           - {id: first, input: first, expected: {name: first}}
           - {id: stop, input: stop, expected: {name: stop}}
           - {id: never, input: never, expected: {name: never}}
-        """)
+        """,
+    )
     # (pytester raises an inner Ctrl-C again in the outer session unless told not to)
     result = pytester.runpytest_inprocess(*ARGS, REPORTS[0], no_reraise_ctrlc=True)
     assert result.ret == pytest.ExitCode.INTERRUPTED
@@ -182,13 +230,17 @@ def test_a_run_stopped_by_collection_errors_says_so_not_ctrl_c(pytester):
 
 @pytest.mark.parametrize("tb", ["auto", "long", "short", "line", "native", "no"])
 def test_a_description_cannot_start_a_workflow_command_under_any_tb_style(pytester, tb):
-    write(pytester, "golden/c.jsonmatch.yaml", """\
+    write(
+        pytester,
+        "golden/c.jsonmatch.yaml",
+        """\
         cases:
           - id: hostile
             description: "looks fine\\n::warning file=x.py::pwned\\n  ::error::also"
             expected: {a: 1}
             actual: {a: 2}
-        """)
+        """,
+    )
     result = pytester.runpytest_inprocess(*ARGS, f"--tb={tb}", "-rA")
     result.assert_outcomes(failed=1)
     lines = result.stdout.lines + result.stderr.lines
@@ -199,7 +251,7 @@ def test_a_description_cannot_start_a_workflow_command_under_any_tb_style(pytest
 
 # -- nothing secret, nothing unbounded ---------------------------------------------------------
 
-LEAKY = '''
+LEAKY = """
 def extract(text):
     if text == "big":
         raise RuntimeError("x" * 5_000_000)
@@ -207,30 +259,44 @@ def extract(text):
         "POST https://api.example.com/v1/chat?api_key=AIzaSyA-1234567890abcdefghijklmnopqrstu"
         "&alt=json failed; headers: {'Authorization': 'Bearer abcdef1234567890XYZ'}; "
         "Incorrect API key provided: sk-proj-abcdefghijklmnopqrstuvwx")
-'''
-SECRETS = ("AIzaSyA-1234567890abcdefghijklmnopqrstu", "abcdef1234567890XYZ",
-           "sk-proj-abcdefghijklmnopqrstuvwx")
+"""
+SECRETS = (
+    "AIzaSyA-1234567890abcdefghijklmnopqrstu",
+    "abcdef1234567890XYZ",
+    "sk-proj-abcdefghijklmnopqrstuvwx",
+)
 
 
 def test_credentials_in_a_target_error_are_masked_and_its_length_bounded_everywhere(
-        pytester, monkeypatch):
+    pytester, monkeypatch
+):
     summary = pytester.path / "step-summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     monkeypatch.setenv("GITHUB_ACTIONS", "true")  # annotations on
     write(pytester, "llm.py", LEAKY)
-    write(pytester, "pytest.ini", "[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n"
-                                  "jsonmatch_junit_properties = true\n")
-    write(pytester, "golden/c.jsonmatch.yaml", """\
+    write(
+        pytester,
+        "pytest.ini",
+        "[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n"
+        "jsonmatch_junit_properties = true\n",
+    )
+    write(
+        pytester,
+        "golden/c.jsonmatch.yaml",
+        """\
         cases:
           - {id: leaky, input: leaky, expected: {name: leaky}}
           - {id: big, input: big, expected: {name: big}}
-        """)
+        """,
+    )
     result = pytester.runpytest_inprocess(*ARGS, *REPORTS)
     result.assert_outcomes(failed=2)
     out = result.stdout.str()
     texts = {"terminal": out, "step summary": summary.read_text(encoding="utf-8")}
-    texts.update((name, (pytester.path / "out" / name).read_text(encoding="utf-8"))
-                 for name in ("r.json", "r.html", "r.md", "junit.xml"))
+    texts.update(
+        (name, (pytester.path / "out" / name).read_text(encoding="utf-8"))
+        for name in ("r.json", "r.html", "r.md", "junit.xml")
+    )
     for where, text in texts.items():
         for secret in SECRETS:
             assert secret not in text, (where, secret)
@@ -238,25 +304,39 @@ def test_credentials_in_a_target_error_are_masked_and_its_length_bounded_everywh
     errors = {c["case_id"].rsplit("::", 1)[1]: c["error"] for c in _report(pytester)["comparisons"]}
     assert errors["leaky"] == (
         "RuntimeError: POST https://api.example.com/v1/chat?api_key=***&alt=json failed; headers: "
-        "{'Authorization': 'Bearer ***'}; Incorrect API key provided: sk-*** (1 attempt)")
-    assert errors["big"] == ("RuntimeError: " + "x" * 1000 + "... (cut: 5,000,000 characters in "
-                             "all) (1 attempt)")
+        "{'Authorization': 'Bearer ***'}; Incorrect API key provided: sk-*** (1 attempt)"
+    )
+    assert errors["big"] == (
+        "RuntimeError: " + "x" * 1000 + "... (cut: 5,000,000 characters in all) (1 attempt)"
+    )
     # the terminal shows the whole message only when asked
     full = pytester.runpytest_inprocess(*ARGS, "-vv", "-k", "leaky")
     assert SECRETS[2] in full.stdout.str()
 
 
 def test_the_user_s_own_patterns_are_masked_too_and_a_bad_one_is_named(pytester):
-    write(pytester, "llm.py", """\
+    write(
+        pytester,
+        "llm.py",
+        """\
         def extract(text):
             raise RuntimeError("account ACCT-0042 of tenant acme-prod is locked")
-        """)
-    write(pytester, "golden/c.jsonmatch.yaml", """\
+        """,
+    )
+    write(
+        pytester,
+        "golden/c.jsonmatch.yaml",
+        """\
         cases:
           - {id: locked, input: x, expected: {name: x}}
-        """)
-    write(pytester, "pytest.ini", "[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n"
-                                  "jsonmatch_mask =\n    ACCT-[0-9]+\n    tenant \\S+\n")
+        """,
+    )
+    write(
+        pytester,
+        "pytest.ini",
+        "[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n"
+        "jsonmatch_mask =\n    ACCT-[0-9]+\n    tenant \\S+\n",
+    )
     result = pytester.runpytest_inprocess(*ARGS, REPORTS[0])
     result.assert_outcomes(failed=1)
     (comparison,) = _report(pytester)["comparisons"]
@@ -264,8 +344,9 @@ def test_the_user_s_own_patterns_are_masked_too_and_a_bad_one_is_named(pytester)
     write(pytester, "pytest.ini", "[pytest]\njsonmatch_mask = ACCT-[0-9\n")
     bad = pytester.runpytest_inprocess(*ARGS)
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
-    bad.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: jsonmatch_mask: 'ACCT-[0-9' is not a "
-                              "regular expression: *"])
+    bad.stderr.fnmatch_lines(
+        ["ERROR: pytest-jsonmatch: jsonmatch_mask: 'ACCT-[0-9' is not a regular expression: *"]
+    )
 
 
 # -- no process outlives the session -----------------------------------------------------------
@@ -282,14 +363,18 @@ def _state(pid: int) -> str:
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc: Linux")
 def test_a_timed_out_call_leaves_no_process_it_started_and_touches_none_started_before(
-        pytester, tmp_path):
+    pytester, tmp_path
+):
     import subprocess
     import sys
 
     before = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         pid_file = tmp_path / "child.pid"
-        write(pytester, "llm.py", f"""\
+        write(
+            pytester,
+            "llm.py",
+            f"""\
             import pathlib, subprocess, sys
 
             def extract(text):
@@ -297,10 +382,19 @@ def test_a_timed_out_call_leaves_no_process_it_started_and_touches_none_started_
                 pathlib.Path({str(pid_file)!r}).write_text(str(child.pid))
                 child.wait()  # hangs until the child ends
                 return {{"name": text}}
-            """)
-        write(pytester, "pytest.ini", "[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n"
-                                      "jsonmatch_calls = timeout=0.5\n")
-        write(pytester, "golden/c.jsonmatch.yaml", "cases:\n  - {id: hang, input: x, expected: {name: x}}\n")
+            """,
+        )
+        write(
+            pytester,
+            "pytest.ini",
+            "[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n"
+            "jsonmatch_calls = timeout=0.5\n",
+        )
+        write(
+            pytester,
+            "golden/c.jsonmatch.yaml",
+            "cases:\n  - {id: hang, input: x, expected: {name: x}}\n",
+        )
         started = time.monotonic()
         result = pytester.runpytest_inprocess(*ARGS)
         result.assert_outcomes(failed=1)

@@ -7,16 +7,21 @@ import xml.etree.ElementTree as ET
 from tests.helpers.plugin_cases import ARGS, TWO_TESTS
 
 
-THREE_TESTS = TWO_TESTS + """
+THREE_TESTS = (
+    TWO_TESTS
+    + """
 def test_plain():
     pass
 """
+)
 
 
 def _properties(path):
     tree = ET.parse(path)
-    return {case.get("name"): [(p.get("name"), p.get("value")) for p in case.iter("property")]
-            for case in tree.iter("testcase")}
+    return {
+        case.get("name"): [(p.get("name"), p.get("value")) for p in case.iter("property")]
+        for case in tree.iter("testcase")
+    }
 
 
 def test_each_test_case_carries_its_score(pytester):
@@ -34,8 +39,11 @@ def test_properties_can_be_switched_off(pytester):
     pytester.makeini("[pytest]\njsonmatch_junit_properties = false\n")
     pytester.makepyfile(THREE_TESTS)
     pytester.runpytest_inprocess(*ARGS, "--junitxml=out.xml")
-    assert _properties(pytester.path / "out.xml") == {"test_pass": [], "test_fail": [],
-                                                      "test_plain": []}
+    assert _properties(pytester.path / "out.xml") == {
+        "test_pass": [],
+        "test_fail": [],
+        "test_plain": [],
+    }
 
 
 def test_a_failing_gate_is_a_failed_test_case_in_the_xml(pytester):
@@ -49,8 +57,10 @@ def test_a_failing_gate_is_a_failed_test_case_in_the_xml(pytester):
     gate = next(case for case in suite.iter("testcase") if case.get("name") == "gates")
     assert gate.get("classname") == "jsonmatch"
     failure = gate.find("failure")
-    assert failure.get("message") == ("the session did not pass its jsonmatch gates: overall score "
-                                      "0.6667 is below jsonmatch_fail_under 0.9000")
+    assert failure.get("message") == (
+        "the session did not pass its jsonmatch gates: overall score "
+        "0.6667 is below jsonmatch_fail_under 0.9000"
+    )
 
 
 def test_passing_gates_add_no_test_case(pytester):

@@ -53,9 +53,14 @@ class _ModelHandler(BaseHTTPRequestHandler):
             time.sleep(LATENCY)
             name = self.path.strip("/").split("?")[0]
             total = 99 if name == "bad" else 10
-            reply_json(self, {"id": f"resp-{self.path.strip('/')}",
-                              "answer": {"vendor": "ACME", "total": total}},
-                       500 if name == "500" else 200)
+            reply_json(
+                self,
+                {
+                    "id": f"resp-{self.path.strip('/')}",
+                    "answer": {"vendor": "ACME", "total": total},
+                },
+                500 if name == "500" else 200,
+            )
 
 
 @pytest.fixture
@@ -121,50 +126,76 @@ EXPECTED = "{vendor: ACME, total: 10}"
 
 
 def _cases(pytester, inputs):
-    body = "".join(f"  - id: {name}\n    expected: {EXPECTED}\n    input: \"/{path}\"\n"
-                   for name, path in inputs)
+    body = "".join(
+        f'  - id: {name}\n    expected: {EXPECTED}\n    input: "/{path}"\n' for name, path in inputs
+    )
     (pytester.path / "model.jsonmatch.yaml").write_text("cases:\n" + body)
 
 
 def _case_events(received):
-    return {e.attributes["jsonmatch.case_id"].rpartition("::")[2]: e for e in received.events
-            if "jsonmatch.field" not in e.attributes}
+    return {
+        e.attributes["jsonmatch.case_id"].rpartition("::")[2]: e
+        for e in received.events
+        if "jsonmatch.field" not in e.attributes
+    }
 
 
-def test_each_case_is_an_event_in_a_span_of_its_own_holding_the_call(pytester, model,
-                                                                        receiver):
+def test_each_case_is_an_event_in_a_span_of_its_own_holding_the_call(pytester, model, receiver):
     pytester.makeconftest(PLAIN_TARGET.replace("{url}", model.url))
     _cases(pytester, [("good", "ok"), ("wrong_total", "bad"), ("broken", "500")])
     model.calls.reset(gather=3)
-    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-otel=fields flush=5",
-                                          "--jsonmatch-calls=concurrency=3")
+    result = pytester.runpytest_inprocess(
+        *ARGS, "--jsonmatch-otel=fields flush=5", "--jsonmatch-calls=concurrency=3"
+    )
     result.assert_outcomes(passed=1, failed=2)
     assert model.calls.most == 3  # the three calls were out at once
     got = receiver.received
     assert {e.name for e in got.events} == {EVENT}
     events = _case_events(got)
     assert set(events) == {"good", "wrong_total", "broken"}
-    good, wrong, broken = events["good"].attributes, events["wrong_total"].attributes, \
-        events["broken"].attributes
-    assert (good["gen_ai.evaluation.name"], good["gen_ai.evaluation.score.value"],
-            good["gen_ai.evaluation.score.label"]) == ("field_f1", 1.0, "pass")
+    good, wrong, broken = (
+        events["good"].attributes,
+        events["wrong_total"].attributes,
+        events["broken"].attributes,
+    )
+    assert (
+        good["gen_ai.evaluation.name"],
+        good["gen_ai.evaluation.score.value"],
+        good["gen_ai.evaluation.score.label"],
+    ) == ("field_f1", 1.0, "pass")
     # vendor matches, total does not: TP = 1 of 2 fields each side, P = R = F1 = 1/2
-    assert (wrong["gen_ai.evaluation.score.value"], wrong["gen_ai.evaluation.score.label"]) \
-        == (0.5, "fail")
-    assert wrong["gen_ai.evaluation.explanation"] == \
-        "score 0.5 < threshold 1; worst fields: total 0 (mismatch)"
-    assert (broken["gen_ai.evaluation.score.value"], broken["gen_ai.evaluation.score.label"],
-            broken["error.type"]) == (0.0, "error", "HTTPStatusError")
+    assert (wrong["gen_ai.evaluation.score.value"], wrong["gen_ai.evaluation.score.label"]) == (
+        0.5,
+        "fail",
+    )
+    assert (
+        wrong["gen_ai.evaluation.explanation"]
+        == "score 0.5 < threshold 1; worst fields: total 0 (mismatch)"
+    )
+    assert (
+        broken["gen_ai.evaluation.score.value"],
+        broken["gen_ai.evaluation.score.label"],
+        broken["error.type"],
+    ) == (0.0, "error", "HTTPStatusError")
     assert "500 Internal Server Error" in broken["gen_ai.evaluation.explanation"]
     assert "error.type" not in good and "gen_ai.response.id" not in good
     # one event per field too: two fields in each scored case, none in the broken one
-    fields = sorted((e.attributes["jsonmatch.case_id"].rpartition("::")[2],
-                     e.attributes["jsonmatch.field"], e.attributes["gen_ai.evaluation.score.value"],
-                     e.attributes["gen_ai.evaluation.score.label"])
-                    for e in got.events if "jsonmatch.field" in e.attributes)
-    assert fields == [("good", "total", 1.0, "match"), ("good", "vendor", 1.0, "match"),
-                      ("wrong_total", "total", 0.0, "mismatch"),
-                      ("wrong_total", "vendor", 1.0, "match")]
+    fields = sorted(
+        (
+            e.attributes["jsonmatch.case_id"].rpartition("::")[2],
+            e.attributes["jsonmatch.field"],
+            e.attributes["gen_ai.evaluation.score.value"],
+            e.attributes["gen_ai.evaluation.score.label"],
+        )
+        for e in got.events
+        if "jsonmatch.field" in e.attributes
+    )
+    assert fields == [
+        ("good", "total", 1.0, "match"),
+        ("good", "vendor", 1.0, "match"),
+        ("wrong_total", "total", 0.0, "mismatch"),
+        ("wrong_total", "vendor", 1.0, "match"),
+    ]
     # each case's events are in its own span, which spans the call and holds its usage
     spans = {s.span_id: s for s in got.spans}
     assert len(spans) == 3 and {s.name for s in spans.values()} == {"jsonmatch.case"}
@@ -178,24 +209,32 @@ def test_each_case_is_an_event_in_a_span_of_its_own_holding_the_call(pytester, m
     for event in got.events:  # a field's event is in its case's span
         case = events[event.attributes["jsonmatch.case_id"].rpartition("::")[2]]
         assert (event.trace_id, event.span_id) == (case.trace_id, case.span_id)
-    usage = {s.attributes["jsonmatch.case_id"].rpartition("::")[2]:
-             (s.attributes.get("gen_ai.usage.input_tokens"),
-              s.attributes.get("gen_ai.usage.output_tokens"), s.status)
-             for s in spans.values()}
+    usage = {
+        s.attributes["jsonmatch.case_id"].rpartition("::")[2]: (
+            s.attributes.get("gen_ai.usage.input_tokens"),
+            s.attributes.get("gen_ai.usage.output_tokens"),
+            s.status,
+        )
+        for s in spans.values()
+    }
     # a failed call reported no usage, and its span's status is ERROR (2)
     assert usage == {"good": (7, 3, 0), "wrong_total": (7, 3, 0), "broken": (None, None, 2)}
 
 
-def test_under_xdist_events_are_parented_to_the_users_span_of_each_call(pytester, model,
-                                                                         receiver, monkeypatch):
+def test_under_xdist_events_are_parented_to_the_users_span_of_each_call(
+    pytester, model, receiver, monkeypatch
+):
     monkeypatch.setenv("OTEL_SERVICE_NAME", "my-evals")
     pytester.makeconftest(USERS_PROVIDER.replace("{url}", model.url))
     # half the calls made by a plain function in a runner thread, half by an async one
     inputs = [(f"case{i}", "ok?n=" + str(i) + "&async" * (i % 2)) for i in range(4)] + [
-        ("wrong", "bad?async"), ("broken", "500")]
+        ("wrong", "bad?async"),
+        ("broken", "500"),
+    ]
     _cases(pytester, inputs)
-    result = pytester.runpytest_subprocess(*ARGS, "-n", "2", "--jsonmatch-otel=cases",
-                                           "--jsonmatch-calls=concurrency=4")
+    result = pytester.runpytest_subprocess(
+        *ARGS, "-n", "2", "--jsonmatch-otel=cases", "--jsonmatch-calls=concurrency=4"
+    )
     result.assert_outcomes(passed=4, failed=2)
     got = receiver.received
     events = _case_events(got)
@@ -206,15 +245,19 @@ def test_under_xdist_events_are_parented_to_the_users_span_of_each_call(pytester
         event = events[name]
         span = chats[event.span_id]  # the event's parent is the span of its own call
         assert span.trace_id == event.trace_id
-        assert span.attributes["gen_ai.response.id"] == event.attributes["gen_ai.response.id"] \
+        assert (
+            span.attributes["gen_ai.response.id"]
+            == event.attributes["gen_ai.response.id"]
             == f"resp-{path}"
+        )
         assert event.service == span.service == "my-evals"
     labels = sorted(e.attributes["gen_ai.evaluation.score.label"] for e in events.values())
     assert labels == ["error", "fail", "pass", "pass", "pass", "pass"]
 
 
-def test_a_collector_that_refuses_connections_costs_at_most_the_flush_time(pytester, model,
-                                                                            monkeypatch):
+def test_a_collector_that_refuses_connections_costs_at_most_the_flush_time(
+    pytester, model, monkeypatch
+):
     with socket.socket() as sock:  # a port nothing listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -242,41 +285,60 @@ def test_the_setting_is_checked_and_off_by_default(pytester, receiver, monkeypat
     assert receiver.received.requests == 0  # nothing sent unless asked
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-otel=traces")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--jsonmatch-otel: expected off, cases or fields and "
-                                 "optionally flush=SECONDS, not 'traces'"])
+    result.stderr.fnmatch_lines(
+        [
+            "*--jsonmatch-otel: expected off, cases or fields and "
+            "optionally flush=SECONDS, not 'traces'"
+        ]
+    )
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-otel=cases flush=-1")
-    result.stderr.fnmatch_lines(["*--jsonmatch-otel: flush= takes a number of seconds from 0 "
-                                 "to 600, not '-1'"])
+    result.stderr.fnmatch_lines(
+        ["*--jsonmatch-otel: flush= takes a number of seconds from 0 to 600, not '-1'"]
+    )
     with monkeypatch.context() as m:  # the SDK's own switch wins over the setting
         m.setenv("OTEL_SDK_DISABLED", "true")
         pytester.runpytest_inprocess(*ARGS, "--jsonmatch-otel=cases").assert_outcomes(passed=1)
     assert receiver.received.requests == 0
     monkeypatch.setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=ci, team=evals%20core")
     pytester.runpytest_inprocess(*ARGS, "--jsonmatch-otel=cases").assert_outcomes(passed=1)
-    resource, = receiver.received.resources  # read as the SDK reads the variable
-    assert (resource["service.name"], resource["deployment.environment"], resource["team"],
-            resource["telemetry.sdk.language"]) == ("pytest-jsonmatch", "ci", "evals core",
-                                                    "python")
-    event, = receiver.received.events  # a plain test's comparison is a case too
+    (resource,) = receiver.received.resources  # read as the SDK reads the variable
+    assert (
+        resource["service.name"],
+        resource["deployment.environment"],
+        resource["team"],
+        resource["telemetry.sdk.language"],
+    ) == ("pytest-jsonmatch", "ci", "evals core", "python")
+    (event,) = receiver.received.events  # a plain test's comparison is a case too
     assert event.attributes["jsonmatch.case_id"].endswith(".py::test_one")
-    span, = receiver.received.spans
-    assert (span.name, span.span_id, span.attributes["jsonmatch.source"]) == \
-        ("jsonmatch.case", event.span_id, "case")
+    (span,) = receiver.received.spans
+    assert (span.name, span.span_id, span.attributes["jsonmatch.source"]) == (
+        "jsonmatch.case",
+        event.span_id,
+        "case",
+    )
 
 
 def test_without_the_extra_the_setting_names_it(pytester, monkeypatch):
     # an empty regular package "opentelemetry" first on the path hides the installed one
     (pytester.path / "hidden" / "opentelemetry").mkdir(parents=True)
     (pytester.path / "hidden" / "opentelemetry" / "__init__.py").write_text("")
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-        filter(None, [str(pytester.path / "hidden"), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv(
+        "PYTHONPATH",
+        os.pathsep.join(
+            filter(None, [str(pytester.path / "hidden"), os.environ.get("PYTHONPATH")])
+        ),
+    )
     pytester.makepyfile("def test_one():\n    pass\n")
     assert pytester.runpytest_subprocess(*ARGS).ret == pytest.ExitCode.OK  # off: not needed
     result = pytester.runpytest_subprocess(*ARGS, "--jsonmatch-otel=cases")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: --jsonmatch-otel: OpenTelemetry's SDK "
-                                 "and OTLP messages are not installed; pip install "
-                                 "\"pytest-jsonmatch[otel]\""])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: pytest-jsonmatch: --jsonmatch-otel: OpenTelemetry's SDK "
+            "and OTLP messages are not installed; pip install "
+            '"pytest-jsonmatch[otel]"'
+        ]
+    )
 
 
 def test_a_replayed_case_gets_a_span_as_long_as_its_recorded_call(pytester, model, receiver):
@@ -285,15 +347,18 @@ def test_a_replayed_case_gets_a_span_as_long_as_its_recorded_call(pytester, mode
     pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=once").assert_outcomes(passed=1)
     assert receiver.received.requests == 0
     model.shutdown()  # the replay calls no model
-    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=once",
-                                 "--jsonmatch-otel=cases").assert_outcomes(passed=1)
-    event, = receiver.received.events
-    span, = receiver.received.spans
+    pytester.runpytest_inprocess(
+        *ARGS, "--jsonmatch-record=once", "--jsonmatch-otel=cases"
+    ).assert_outcomes(passed=1)
+    (event,) = receiver.received.events
+    (span,) = receiver.received.spans
     assert (span.span_id, span.attributes["jsonmatch.source"]) == (event.span_id, "replayed")
     # the recorded call took at least LATENCY; the span ends when the event is sent
     assert span.end_ns - span.start_ns >= LATENCY * 1e9
-    assert (span.attributes["gen_ai.usage.input_tokens"],
-            span.attributes["gen_ai.usage.output_tokens"]) == (7, 3)
+    assert (
+        span.attributes["gen_ai.usage.input_tokens"],
+        span.attributes["gen_ai.usage.output_tokens"],
+    ) == (7, 3)
 
 
 # The user's own logger provider only: the events go through it, the spans through the
@@ -312,7 +377,8 @@ _logs.set_logger_provider(provider)
 
 
 def test_with_the_users_logger_provider_only_events_go_through_it_in_our_spans(
-        pytester, model, receiver):
+    pytester, model, receiver
+):
     pytester.makeconftest(USERS_LOGGER + PLAIN_TARGET.replace("{url}", model.url))
     _cases(pytester, [("good", "ok"), ("wrong_total", "bad")])
     result = pytester.runpytest_subprocess(*ARGS, "--jsonmatch-otel=cases")

@@ -37,9 +37,13 @@ def _run(pytester, monkeypatch, stop, *flags):
     pytester.makepyfile(test_three=THREE)
     if stop:
         monkeypatch.setenv("JM_STOP", stop)
-    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=r.json",
-                                          "--jsonmatch-fail-under=0.5", *flags,
-                                          no_reraise_ctrlc=True)
+    result = pytester.runpytest_inprocess(
+        *ARGS,
+        "--jsonmatch-report=r.json",
+        "--jsonmatch-fail-under=0.5",
+        *flags,
+        no_reraise_ctrlc=True,
+    )
     return result, json.loads((pytester.path / "r.json").read_text())
 
 
@@ -63,10 +67,14 @@ def test_a_run_stopped_after_a_failure_is_partial_and_passes_no_gate(pytester, m
     assert report["gates"]["checked"] == []
     assert report["gates"]["failures"] == [
         "the run did not finish (stopping after 1 failures: 2 of 3 tests ran): no gate is "
-        "judged as passed on a partial run"]
-    result.stdout.fnmatch_lines(["FAILED: jsonmatch gates: 1 failure",
-                                 "  the run did not finish (stopping after 1 failures: 2 of 3 "
-                                 "tests ran)*"])
+        "judged as passed on a partial run"
+    ]
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED: jsonmatch gates: 1 failure",
+            "  the run did not finish (stopping after 1 failures: 2 of 3 tests ran)*",
+        ]
+    )
     result.stdout.no_fnmatch_line("jsonmatch gates passed*")
 
 
@@ -84,10 +92,13 @@ def test_a_partial_report_is_refused_as_a_baseline_unless_allowed(pytester, monk
     monkeypatch.delenv("JM_STOP")
     refused = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-baseline=partial.json")
     assert refused.ret == pytest.ExitCode.USAGE_ERROR
-    refused.stderr.fnmatch_lines([
-        "ERROR: pytest-jsonmatch: the baseline *partial.json is the report of a partial run "
-        "(stopping after 1 failures: 2 of 3 tests ran): hold this run against a complete "
-        "run's report, or allow a partial baseline"])
+    refused.stderr.fnmatch_lines(
+        [
+            "ERROR: pytest-jsonmatch: the baseline *partial.json is the report of a partial run "
+            "(stopping after 1 failures: 2 of 3 tests ran): hold this run against a complete "
+            "run's report, or allow a partial baseline"
+        ]
+    )
     allowed = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-baseline=partial.json partial")
     allowed.assert_outcomes(passed=3)
     # held against the one case the partial run scored: test_a, 1.0 -> 1.0

@@ -42,29 +42,66 @@ def test_report_holds_comparisons_cases_metrics_fields_and_overall(pytester):
     # test_fail: a match, b mismatch, d omission, c hallucination: TP 1 over 3 on each side
     # test_pass: both fields match: 1.  Overall and means: (1/3 + 1) / 2 = 2/3
     assert (data["version"], data["overall"], data["count"], data["errors"]) == (
-        3, pytest.approx(2 / 3), 2, 0)
+        3,
+        pytest.approx(2 / 3),
+        2,
+        0,
+    )
     fail, ok = data["comparisons"]  # sorted by case id
-    assert (fail["case_id"], fail["nodeid"], fail["metric"], fail["score"], fail["threshold"],
-            fail["status"], fail["repeat"]) == (
-        "test_two.py::test_fail", "test_two.py::test_fail", "field_f1", third, 0.9, "failed", 0)
+    assert (
+        fail["case_id"],
+        fail["nodeid"],
+        fail["metric"],
+        fail["score"],
+        fail["threshold"],
+        fail["status"],
+        fail["repeat"],
+    ) == ("test_two.py::test_fail", "test_two.py::test_fail", "field_f1", third, 0.9, "failed", 0)
     assert (ok["case_id"], ok["score"], ok["threshold"], ok["status"]) == (
-        "test_two.py::test_pass", 1.0, 1.0, "passed")
+        "test_two.py::test_pass",
+        1.0,
+        1.0,
+        "passed",
+    )
     # the test's def line (the file starts with the import: test_fail's def is line 6)
     assert (fail["file"], fail["line"]) == ("test_two.py", 6)
-    assert sorted((f["path"], f["status"], f["score"], f.get("expected", "-"), f.get("actual", "-"))
-                  for f in fail["fields"]) == [
-        ("a", "match", 1.0, 1, 1), ("b", "mismatch", 0.0, "x", "y"),
-        ("c", "hallucination", 0.0, "-", [1, 2]), ("d", "omission", 0.0, 3, "-")]
-    assert data["metrics"] == {"field_f1": {
-        "count": 2, "passed": 1, "failed": 1, "errors": 0, "mean_score": pytest.approx(2 / 3),
-        "precision": pytest.approx(2 / 3), "recall": pytest.approx(2 / 3), "f1": pytest.approx(2 / 3)}}
-    assert data["fields"]["a"] == {"mean_score": 1.0, "score_sum": 2.0, "scored": 2, "match": 2,
-                                   "mismatch": 0, "omission": 0, "hallucination": 0}
+    assert sorted(
+        (f["path"], f["status"], f["score"], f.get("expected", "-"), f.get("actual", "-"))
+        for f in fail["fields"]
+    ) == [
+        ("a", "match", 1.0, 1, 1),
+        ("b", "mismatch", 0.0, "x", "y"),
+        ("c", "hallucination", 0.0, "-", [1, 2]),
+        ("d", "omission", 0.0, 3, "-"),
+    ]
+    assert data["metrics"] == {
+        "field_f1": {
+            "count": 2,
+            "passed": 1,
+            "failed": 1,
+            "errors": 0,
+            "mean_score": pytest.approx(2 / 3),
+            "precision": pytest.approx(2 / 3),
+            "recall": pytest.approx(2 / 3),
+            "f1": pytest.approx(2 / 3),
+        }
+    }
+    assert data["fields"]["a"] == {
+        "mean_score": 1.0,
+        "score_sum": 2.0,
+        "scored": 2,
+        "match": 2,
+        "mismatch": 0,
+        "omission": 0,
+        "hallucination": 0,
+    }
     assert data["fields"]["b"]["mean_score"] == 0.5  # (1 + 0) / 2
     assert (data["fields"]["c"]["hallucination"], data["fields"]["d"]["omission"]) == (1, 1)
     assert data["groups"] == {"field_f1": data["fields"]}
     assert [(c["case_id"], c["status"], c["runs"]) for c in data["cases"]] == [
-        ("test_two.py::test_fail", "failed", 1), ("test_two.py::test_pass", "passed", 1)]
+        ("test_two.py::test_fail", "failed", 1),
+        ("test_two.py::test_pass", "passed", 1),
+    ]
     assert data["gates"] == {"passed": True, "failures": [], "warnings": [], "checked": []}
     run = data["run"]
     assert run["command"][0] == "pytest" and "--jsonmatch-report=out/report.json" in run["command"]
@@ -72,67 +109,106 @@ def test_report_holds_comparisons_cases_metrics_fields_and_overall(pytester):
 
 
 def test_a_second_comparison_in_a_test_has_its_own_case_id(pytester):
-    _, data = _report(pytester, files={"test_many": """
+    _, data = _report(
+        pytester,
+        files={
+            "test_many": """
         from pytest_jsonmatch import assert_json_match
 
         def test_three():
             for value in (1, 2, 1):
                 assert_json_match({"a": value}, {"a": 1}, threshold=0)
-    """})
+    """
+        },
+    )
     assert [(c["case_id"], c["seq"], c["score"]) for c in data["comparisons"]] == [
-        ("test_many.py::test_three", 0, 1.0), ("test_many.py::test_three#1", 1, 0.0),
-        ("test_many.py::test_three#2", 2, 1.0)]
+        ("test_many.py::test_three", 0, 1.0),
+        ("test_many.py::test_three#1", 1, 0.0),
+        ("test_many.py::test_three#2", 2, 1.0),
+    ]
 
 
 LONG = "x" * 300
 
 
-@pytest.mark.parametrize(("mode", "expected"), [
-    (None, {"expected": '"' + LONG[:196] + "...", "expected_cut": True, "actual": "y"}),
-    ("short", {"expected": '"' + LONG[:196] + "...", "expected_cut": True, "actual": "y"}),
-    ("full", {"expected": LONG, "actual": "y"}),
-    ("none", {}),
-])
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        (None, {"expected": '"' + LONG[:196] + "...", "expected_cut": True, "actual": "y"}),
+        ("short", {"expected": '"' + LONG[:196] + "...", "expected_cut": True, "actual": "y"}),
+        ("full", {"expected": LONG, "actual": "y"}),
+        ("none", {}),
+    ],
+)
 def test_report_values_are_cut_kept_whole_or_left_out(pytester, mode, expected):
     flags = [f"--jsonmatch-report-values={mode}"] if mode else []
-    _, data = _report(pytester, *flags, files={"test_long": f"""
+    _, data = _report(
+        pytester,
+        *flags,
+        files={
+            "test_long": f"""
         from pytest_jsonmatch import assert_json_match
 
         def test_long():
             assert_json_match({{"a": "y"}}, {{"a": "{LONG}"}}, threshold=0)
-    """})
+    """
+        },
+    )
     (field,) = data["comparisons"][0]["fields"]
     # short: compact JSON ('"' + 300 x + '"', 302 characters) cut to 197 + "..." = 200
-    assert {k: v for k, v in field.items() if k in ("expected", "actual", "expected_cut",
-                                                     "actual_cut")} == expected
+    assert {
+        k: v for k, v in field.items() if k in ("expected", "actual", "expected_cut", "actual_cut")
+    } == expected
 
 
 @pytest.mark.parametrize("mode", ["short", "full"])
-def test_an_integer_too_long_for_json_text_is_described_in_the_report_and_the_message(pytester, mode):
+def test_an_integer_too_long_for_json_text_is_described_in_the_report_and_the_message(
+    pytester, mode
+):
     # 10**5000 has more digits than Python writes as text (4,300): the report says what it
     # was, marked cut, in every mode; the failure message too (before: a ValueError)
-    result, data = _report(pytester, f"--jsonmatch-report-values={mode}", files={"test_huge": """
+    result, data = _report(
+        pytester,
+        f"--jsonmatch-report-values={mode}",
+        files={
+            "test_huge": """
         from pytest_jsonmatch import assert_json_match
 
         def test_huge():
             assert_json_match({"a": 1}, {"a": 10 ** 5000})
-    """})
-    result.stdout.fnmatch_lines(["*a  mismatch*expected an integer of about 5,001 digits  actual 1*"])
+    """
+        },
+    )
+    result.stdout.fnmatch_lines(
+        ["*a  mismatch*expected an integer of about 5,001 digits  actual 1*"]
+    )
     (field,) = data["comparisons"][0]["fields"]
     assert (field["expected"], field["expected_cut"], field["actual"]) == (
-        "an integer of about 5,001 digits", True, 1)
+        "an integer of about 5,001 digits",
+        True,
+        1,
+    )
 
 
 def test_report_is_written_when_nothing_was_compared(pytester):
     result, data = _report(pytester, files={"test_plain": "def test_plain(): pass"})
     assert result.ret == 0
-    assert (data["count"], data["overall"], data["comparisons"], data["fields"]) == (0, None, [], {})
+    assert (data["count"], data["overall"], data["comparisons"], data["fields"]) == (
+        0,
+        None,
+        [],
+        {},
+    )
 
 
 def test_report_records_gate_failures(pytester):
     _, data = _report(pytester, "--jsonmatch-fail-under=0.9")
-    assert data["gates"] == {"passed": False, "warnings": [], "checked": [],
-                             "failures": ["overall score 0.6667 is below jsonmatch_fail_under 0.9000"]}
+    assert data["gates"] == {
+        "passed": False,
+        "warnings": [],
+        "checked": [],
+        "failures": ["overall score 0.6667 is below jsonmatch_fail_under 0.9000"],
+    }
 
 
 def test_a_report_with_a_baseline_validates_and_holds_the_comparison(pytester):
@@ -141,7 +217,11 @@ def test_a_report_with_a_baseline_validates_and_holds_the_comparison(pytester):
     _, data = _report(pytester, "--jsonmatch-baseline=base.json")
     baseline = data["baseline"]
     assert (baseline["shared"], baseline["added"], baseline["removed"], baseline["changed"]) == (
-        2, [], [], [])
+        2,
+        [],
+        [],
+        [],
+    )
     assert baseline["difference"]["mean"] == 0.0 and baseline["difference"]["n"] == 2
     # per table (grouped by metric): the fields both runs' shared cases hold
     assert list(baseline["groups"]) == ["field_f1"]
@@ -157,7 +237,9 @@ def test_a_report_written_over_its_own_baseline_is_read_first_then_replaced_whol
         first = pytester.runpytest_inprocess(*FAST, "--jsonmatch-report=r.json")
     first.assert_outcomes(passed=1)
     with within(GENEROUS):
-        second = pytester.runpytest_inprocess(*FAST, "--jsonmatch-report=r.json", "--jsonmatch-baseline=r.json")
+        second = pytester.runpytest_inprocess(
+            *FAST, "--jsonmatch-report=r.json", "--jsonmatch-baseline=r.json"
+        )
     second.assert_outcomes(passed=1)
     assert second.ret == pytest.ExitCode.OK
     data = json.loads((pytester.path / "r.json").read_text())

@@ -70,8 +70,9 @@ class _Handler(BaseHTTPRequestHandler):
                     if "ms" in query:  # as OpenAI and Azure send it, beside a Retry-After
                         headers["retry-after-ms"] = query["ms"]
                     if "date" in query:  # an HTTP date, "date" seconds from now
-                        headers["Retry-After"] = formatdate(time.time() + float(query["date"]),
-                                                            usegmt=True)
+                        headers["Retry-After"] = formatdate(
+                            time.time() + float(query["date"]), usegmt=True
+                        )
                 elif url.path == "/500" and hit <= int(query.get("fail", "1")):
                     status = 500
                 elif url.path == "/404":
@@ -138,8 +139,10 @@ def pytest_jsonmatch_target(case, config):
 
 
 def _cases(pytester, paths, name="c", extra=""):
-    body = "".join(f"  - id: c{i}\n    expected: {{vendor: ACME}}\n    input: \"{p}\"\n{extra}"
-                   for i, p in enumerate(paths))
+    body = "".join(
+        f'  - id: c{i}\n    expected: {{vendor: ACME}}\n    input: "{p}"\n{extra}'
+        for i, p in enumerate(paths)
+    )
     (pytester.path / f"{name}.jsonmatch.yaml").write_text("cases:\n" + body)
 
 
@@ -197,7 +200,8 @@ def test_only_cases_pytest_runs_call_the_model(pytester, server, probe):
         "cases:\n  - id: skipped\n    marks: [skip]\n    expected: {vendor: ACME}\n"
         "    input: /latency?s=0&key=skipped\n"
         "  - id: noxrun\n    marks: [{xfail: {run: false}}]\n    expected: {vendor: ACME}\n"
-        "    input: /latency?s=0&key=noxrun\n")
+        "    input: /latency?s=0&key=noxrun\n"
+    )
     _run(pytester, "--jsonmatch-calls=concurrency=8", "-k", "c1 or c4 or skipped or noxrun")
     assert sorted(server.hits) == ["k1", "k4"]
 
@@ -211,7 +215,9 @@ def test_a_repeated_case_calls_once_per_run(pytester, server, probe):
     assert [c["repeat"] for c in _report(pytester)["comparisons"]] == [0, 1, 2]
 
 
-def test_a_call_that_overruns_its_timeout_is_cancelled_and_the_others_go_on(pytester, server, probe):
+def test_a_call_that_overruns_its_timeout_is_cancelled_and_the_others_go_on(
+    pytester, server, probe
+):
     pytester.makeconftest(ASYNC_TARGET.replace("{url}", server.url))
     _cases(pytester, ["/latency?s=0", "/hang", "/latency?s=0"])
     started = time.monotonic()
@@ -221,7 +227,8 @@ def test_a_call_that_overruns_its_timeout_is_cancelled_and_the_others_go_on(pyte
     result.stdout.fnmatch_lines(["*case 'c1': target timed out after 0.5 s (1 attempt)"])
     errors = [c for c in _report(pytester)["comparisons"] if c["status"] == "error"]
     assert [(c["case_id"].split("::")[1], c["error"]) for c in errors] == [
-        ("c1", "target timed out after 0.5 s (1 attempt)")]
+        ("c1", "target timed out after 0.5 s (1 attempt)")
+    ]
     assert probe.cancelled == ["/hang"] and _threads_left() == []
 
 
@@ -233,19 +240,24 @@ def test_x_stops_the_calls_in_flight_at_once(pytester, server, probe):
     assert time.monotonic() - started < 10
     result.assert_outcomes(failed=1)
     assert server.total <= 5 and len(probe.started) <= 5
-    assert sorted(set(probe.cancelled)) == ["/hang"] and len(probe.cancelled) == len(probe.started) - 1
+    assert (
+        sorted(set(probe.cancelled)) == ["/hang"] and len(probe.cancelled) == len(probe.started) - 1
+    )
     assert _threads_left() == []
 
 
 def test_a_target_that_crashes_stops_the_session_and_its_calls(pytester, server, probe):
-    pytester.makeconftest(ASYNC_TARGET.replace("{url}", server.url) + """
+    pytester.makeconftest(
+        ASYNC_TARGET.replace("{url}", server.url)
+        + """
 _plain = pytest_jsonmatch_target
 
 def pytest_jsonmatch_target(case, config):
     if case.input == "crash":
         raise KeyboardInterrupt
     return _plain(case, config)
-""")
+"""
+    )
     _cases(pytester, ["crash"] + ["/hang"] * 6)
     started = time.monotonic()
     result = _run(pytester, "--jsonmatch-calls=concurrency=4", no_reraise_ctrlc=True)
@@ -254,16 +266,39 @@ def pytest_jsonmatch_target(case, config):
     assert len(probe.cancelled) == len(probe.started) and _threads_left() == []
 
 
-@pytest.mark.parametrize("flag, ini, named", [
-    (["--jsonmatch-calls=concurrency=0"], "", "--jsonmatch-calls: concurrency must be a whole number of calls from 1 to 1000 (1: one after another), not '0'"),
-    (["--jsonmatch-calls=concurrency=-2"], "", "--jsonmatch-calls: concurrency * not '-2'"),
-    ([], "jsonmatch_calls = concurrency=many", "jsonmatch_calls: concurrency * not 'many'"),
-    ([], "jsonmatch_calls = timeout=0", "jsonmatch_calls: timeout must be a number of seconds above 0, not '0'"),
-    ([], "jsonmatch_calls = rate=fast", "jsonmatch_calls: rate must be * like 120/min or 5/s, not 'fast'"),
-    ([], "jsonmatch_calls = retries=-1", "jsonmatch_calls: retries must be a whole number from 0 to 100, not '-1'"),
-    ([], "jsonmatch_calls = concurency=2", "jsonmatch_calls: expected key=value with a key of concurrency, timeout, retries, rate, retry_timeouts, retry_budget, not 'concurency=2' (did you mean 'concurrency'?)"),
-    ([], "jsonmatch_calls = timeout=1 timeout=2", "jsonmatch_calls: timeout given twice"),
-])
+@pytest.mark.parametrize(
+    "flag, ini, named",
+    [
+        (
+            ["--jsonmatch-calls=concurrency=0"],
+            "",
+            "--jsonmatch-calls: concurrency must be a whole number of calls from 1 to 1000 (1: one after another), not '0'",
+        ),
+        (["--jsonmatch-calls=concurrency=-2"], "", "--jsonmatch-calls: concurrency * not '-2'"),
+        ([], "jsonmatch_calls = concurrency=many", "jsonmatch_calls: concurrency * not 'many'"),
+        (
+            [],
+            "jsonmatch_calls = timeout=0",
+            "jsonmatch_calls: timeout must be a number of seconds above 0, not '0'",
+        ),
+        (
+            [],
+            "jsonmatch_calls = rate=fast",
+            "jsonmatch_calls: rate must be * like 120/min or 5/s, not 'fast'",
+        ),
+        (
+            [],
+            "jsonmatch_calls = retries=-1",
+            "jsonmatch_calls: retries must be a whole number from 0 to 100, not '-1'",
+        ),
+        (
+            [],
+            "jsonmatch_calls = concurency=2",
+            "jsonmatch_calls: expected key=value with a key of concurrency, timeout, retries, rate, retry_timeouts, retry_budget, not 'concurency=2' (did you mean 'concurrency'?)",
+        ),
+        ([], "jsonmatch_calls = timeout=1 timeout=2", "jsonmatch_calls: timeout given twice"),
+    ],
+)
 def test_a_bad_setting_is_a_usage_error_before_any_call(pytester, server, probe, flag, ini, named):
     pytester.makeconftest(SYNC_TARGET.replace("{url}", server.url))
     _cases(pytester, ["/latency?s=0"])
@@ -282,20 +317,28 @@ def _calls_of(pytester):
 
 def test_retries_honour_retry_after_and_back_off_on_5xx(pytester, server, probe):
     pytester.makeconftest(SYNC_TARGET.replace("{url}", server.url))
-    _cases(pytester, ["/429?key=a&fail=2&after=0.3", "/500?key=b&fail=1", "/404?key=c",
-                      "/500?key=d&fail=5"])
+    _cases(
+        pytester,
+        ["/429?key=a&fail=2&after=0.3", "/500?key=b&fail=1", "/404?key=c", "/500?key=d&fail=5"],
+    )
     started = time.monotonic()
     result = _run(pytester, "--jsonmatch-calls=concurrency=4", ini="jsonmatch_calls = retries=2")
     result.assert_outcomes(passed=2, failed=2)
     assert server.hits == {"a": 3, "b": 2, "c": 1, "d": 3}
     calls = _calls_of(pytester)
     assert [calls[c]["call"]["attempts"] for c in ("c0", "c1", "c2", "c3")] == [3, 2, 1, 3]
-    assert [calls[c]["call"]["failed"] for c in ("c0", "c1", "c2", "c3")] == [False, False, True, True]
+    assert [calls[c]["call"]["failed"] for c in ("c0", "c1", "c2", "c3")] == [
+        False,
+        False,
+        True,
+        True,
+    ]
     assert time.monotonic() - started >= 0.6  # two Retry-After waits of 0.3 s
 
 
 def test_retry_after_ms_and_an_http_date_are_honoured_and_the_budget_bounds_them(
-        pytester, server, probe):
+    pytester, server, probe
+):
     # a: retry-after-ms 400 beside Retry-After 0 (the milliseconds win); b: Retry-After as an
     # HTTP date 2 s ahead (whole seconds: 1 to 2 s of waiting); c: Retry-After 1e9, taken at
     # 300 s, past the retry budget of 5 s: not retried at all
@@ -342,10 +385,16 @@ def test_a_timed_out_call_is_not_retried_by_default(pytester, server, probe):
 
 
 def test_the_rate_limit_spaces_the_starts_whatever_n_is(pytester, server, probe):
-    pytester.makeconftest("import time, jm_probe\n" + SYNC_TARGET.replace("{url}", server.url).replace(
-        "    response =", "    jm_probe.started.append(time.monotonic())\n    response =", 1))
+    pytester.makeconftest(
+        "import time, jm_probe\n"
+        + SYNC_TARGET.replace("{url}", server.url).replace(
+            "    response =", "    jm_probe.started.append(time.monotonic())\n    response =", 1
+        )
+    )
     _cases(pytester, ["/latency?s=0"] * 6)
-    _run(pytester, "--jsonmatch-calls=concurrency=8", ini="jsonmatch_calls = rate=10/s").assert_outcomes(passed=6)
+    _run(
+        pytester, "--jsonmatch-calls=concurrency=8", ini="jsonmatch_calls = rate=10/s"
+    ).assert_outcomes(passed=6)
     starts = sorted(probe.started)  # when the target was called: the server sees them later
     # The limiter hands out start times 0.1 s apart: six calls span 0.5 s (unlimited, with 8 at
     # a time, they would start within a few milliseconds). What the target sees is each start
@@ -370,14 +419,20 @@ def pytest_jsonmatch_target(case, config):
 def test_latency_and_usage_reach_the_report_summary_markdown_and_html(pytester, server, probe):
     pytester.makeconftest(USAGE_TARGET.replace("{url}", server.url))
     _cases(pytester, ["/latency?s=0.1"] * 4)
-    result = _run(pytester, "--jsonmatch-calls=concurrency=4", "--jsonmatch-report=s.md",
-                  "--jsonmatch-report=r.html")
+    result = _run(
+        pytester,
+        "--jsonmatch-calls=concurrency=4",
+        "--jsonmatch-report=s.md",
+        "--jsonmatch-report=r.html",
+    )
     result.assert_outcomes(passed=4)
     calls = [c["call"] for c in _report(pytester)["comparisons"]]
     assert all(0.09 < c["latency_s"] < 2 and c["attempts"] == 1 for c in calls)
     assert {(c["input_tokens"], c["output_tokens"], c["cost"]) for c in calls} == {(100, 20, 0.001)}
-    line = ("calls: 4, latency p50 0.* s, p95 0.* s, max 0.* s, total *.* s; 0 retried, "
-            "0 failed; tokens 400 in, 80 out, cost 0.00400")
+    line = (
+        "calls: 4, latency p50 0.* s, p95 0.* s, max 0.* s, total *.* s; 0 retried, "
+        "0 failed; tokens 400 in, 80 out, cost 0.00400"
+    )
     result.stdout.fnmatch_lines([line])
     assert "calls: 4, latency p50" in (pytester.path / "s.md").read_text()
     assert "Calls of the target" in (pytester.path / "r.html").read_text()
@@ -386,7 +441,9 @@ def test_latency_and_usage_reach_the_report_summary_markdown_and_html(pytester, 
 def test_recordings_keep_the_figures_and_a_replay_shows_them_as_replayed(pytester, server, probe):
     pytester.makeconftest(USAGE_TARGET.replace("{url}", server.url))
     _cases(pytester, ["/latency?s=0.1"] * 2)
-    _run(pytester, "--jsonmatch-record=once", "--jsonmatch-calls=concurrency=2").assert_outcomes(passed=2)
+    _run(pytester, "--jsonmatch-record=once", "--jsonmatch-calls=concurrency=2").assert_outcomes(
+        passed=2
+    )
     recorded = json.loads((pytester.path / "__recordings__/c.jsonmatch.yaml/c0.json").read_text())
     assert recorded["call"]["input_tokens"] == 100 and recorded["call"]["latency_s"] > 0.09
     result = _run(pytester, "--jsonmatch-record=once")
@@ -399,19 +456,24 @@ def test_recordings_keep_the_figures_and_a_replay_shows_them_as_replayed(pyteste
 
 
 def test_under_xdist_the_call_limits_hold_for_the_whole_session_and_the_summary_says_so(
-        pytester, server):
+    pytester, server
+):
     # concurrency=2 and rate=20/s for the session, two workers: each runs 1 call at a time at
     # 10/s. 12 calls of 0.2 s each: never more than 2 in flight at the server (4 if each
     # worker took the session's limits), and starts no closer than 20/s allows in all
     pytester.makeconftest(SYNC_TARGET.replace("{url}", server.url))
     _cases(pytester, [f"/latency?key=k{i}&s=0.2" for i in range(12)])
-    result = pytester.runpytest_subprocess(*ARGS, "-n", "2", "-p", "no:randomly",
-                                           "--jsonmatch-calls=concurrency=2 rate=20/s")
+    result = pytester.runpytest_subprocess(
+        *ARGS, "-n", "2", "-p", "no:randomly", "--jsonmatch-calls=concurrency=2 rate=20/s"
+    )
     result.assert_outcomes(passed=12)
     assert server.total == 12 and server.max_in_flight <= 2
     starts = sorted(server.starts)
     # any 6 consecutive starts span at least 5 intervals of the session's rate, less a margin
     assert min(b - a for a, b in zip(starts, starts[5:])) >= 5 / 20 * 0.8
-    result.stdout.fnmatch_lines([
-        "calls: jsonmatch_calls holds for the whole session, shared by 2 xdist workers: each "
-        "runs 1 at a time, 600 calls a minute"])
+    result.stdout.fnmatch_lines(
+        [
+            "calls: jsonmatch_calls holds for the whole session, shared by 2 xdist workers: each "
+            "runs 1 at a time, 600 calls a minute"
+        ]
+    )

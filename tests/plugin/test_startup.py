@@ -6,12 +6,21 @@ from __future__ import annotations
 HEAVY = ("scipy", "numpy", "rapidfuzz", "yaml", "opentelemetry")  # the last: the otel extra
 # what an unused session loads of the plugin: its hooks, its settings' declarations, the
 # session and the channel; no setting's parser, no golden-case machinery, no reporting
-LIGHT = {"pytest_jsonmatch", "pytest_jsonmatch.version", "pytest_jsonmatch.plugin",
-         "pytest_jsonmatch.plugin.hooks", "pytest_jsonmatch.plugin.hookspecs",
-         "pytest_jsonmatch.plugin.settings", "pytest_jsonmatch.plugin.session",
-         "pytest_jsonmatch.cases", "pytest_jsonmatch.cases.channel",
-         "pytest_jsonmatch.cases.setting_parts", "pytest_jsonmatch.engine",
-         "pytest_jsonmatch.engine.core", "pytest_jsonmatch.engine.core.errors"}
+LIGHT = {
+    "pytest_jsonmatch",
+    "pytest_jsonmatch.version",
+    "pytest_jsonmatch.plugin",
+    "pytest_jsonmatch.plugin.hooks",
+    "pytest_jsonmatch.plugin.hookspecs",
+    "pytest_jsonmatch.plugin.settings",
+    "pytest_jsonmatch.plugin.session",
+    "pytest_jsonmatch.cases",
+    "pytest_jsonmatch.cases.channel",
+    "pytest_jsonmatch.cases.setting_parts",
+    "pytest_jsonmatch.engine",
+    "pytest_jsonmatch.engine.core",
+    "pytest_jsonmatch.engine.core.errors",
+}
 
 
 def test_a_session_without_comparisons_imports_nothing_heavy_and_prints_nothing(pytester):
@@ -26,12 +35,14 @@ def test_a_session_without_comparisons_imports_nothing_heavy_and_prints_nothing(
             ours = {{m for m in sys.modules if m.startswith("pytest_jsonmatch")}}
             assert ours - {LIGHT!r} == set()
     """)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:hypothesispytest",
-                                           "-p", "no:benchmark")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark"
+    )
     result.assert_outcomes(passed=2)
     # no banner (the plugins line is pytest's own), no warning, no summary section
-    assert [line for line in result.outlines
-            if "jsonmatch" in line and not line.startswith("plugins:")] == []
+    assert [
+        line for line in result.outlines if "jsonmatch" in line and not line.startswith("plugins:")
+    ] == []
     result.stdout.no_fnmatch_line("*warning*")
     assert result.errlines == []
 
@@ -67,29 +78,33 @@ def test_the_per_test_report_hooks_wait_for_the_first_comparison(pytester):
 
 def test_every_option_is_documented_in_help(pytester):
     result = pytester.runpytest_inprocess("-p", "no:benchmark", "--help")
-    result.stdout.fnmatch_lines_random([
-        "*--jsonmatch-fail-under=SCORE*",
-        "*--jsonmatch-report=PATH*",
-        "*--jsonmatch-baseline=PATH*",
-        "*--jsonmatch-max-drop=D*",
-        "*jsonmatch_metric (string):*",
-        "*jsonmatch_threshold (string):*",
-        "*jsonmatch_options (string):*",
-        "*jsonmatch_fail_under (string):*",
-        "*jsonmatch_field_floors (linelist):*",
-        "*jsonmatch_max_drop (string):*",
-        "*jsonmatch_junit_properties (bool):*",
-    ])
+    result.stdout.fnmatch_lines_random(
+        [
+            "*--jsonmatch-fail-under=SCORE*",
+            "*--jsonmatch-report=PATH*",
+            "*--jsonmatch-baseline=PATH*",
+            "*--jsonmatch-max-drop=D*",
+            "*jsonmatch_metric (string):*",
+            "*jsonmatch_threshold (string):*",
+            "*jsonmatch_options (string):*",
+            "*jsonmatch_fail_under (string):*",
+            "*jsonmatch_field_floors (linelist):*",
+            "*jsonmatch_max_drop (string):*",
+            "*jsonmatch_junit_properties (bool):*",
+        ]
+    )
 
 
 def test_a_setting_given_is_still_checked_at_start_up_when_nothing_uses_the_plugin(pytester):
     # only a setting left at its default is not parsed: one given wrong stops the session
     # before any test runs, though no test compares and no case file is collected
     pytester.makepyfile("def test_plain():\n    assert True\n")
-    for ini, message in [("jsonmatch_calls = concurency=2", "*jsonmatch_calls*concurency*"),
-                         ("jsonmatch_max_drop = lots", "*jsonmatch_max_drop*lots*"),
-                         ("jsonmatch_threshold = 2", "*jsonmatch_threshold must be a number*"),
-                         ("jsonmatch_group_by = case", "*jsonmatch_group_by must be one of*")]:
+    for ini, message in [
+        ("jsonmatch_calls = concurency=2", "*jsonmatch_calls*concurency*"),
+        ("jsonmatch_max_drop = lots", "*jsonmatch_max_drop*lots*"),
+        ("jsonmatch_threshold = 2", "*jsonmatch_threshold must be a number*"),
+        ("jsonmatch_group_by = case", "*jsonmatch_group_by must be one of*"),
+    ]:
         pytester.makeini(f"[pytest]\n{ini}\n")
         result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
         assert result.ret == 4, ini  # pytest's usage error

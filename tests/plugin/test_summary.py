@@ -20,19 +20,21 @@ def test_summary_has_a_metric_row_and_fields_worst_first(pytester):
     # field_f1 means over 2 cases: (1 + 1/3) / 2 = 0.6667 for score, P, R and F1.
     # fields: a 2 matches (1.0), b match + mismatch (0.5), c one hallucination (0),
     #   d one omission (0); worst first, ties by path: c, d, b, a
-    result.stdout.fnmatch_lines([
-        "*= jsonmatch =*",
-        "metric    cases  pass  fail  error   score    prec  recall      F1",
-        "field_f1      2     1     1      0  0.6667  0.6667  0.6667  0.6667",
-        "overall score 0.6667 over 2 cases",
-        "",
-        "field   score  match  mismatch  omission  halluc.",
-        "c      0.0000      0         0         0        1",
-        "d      0.0000      0         0         1        0",
-        "b      0.5000      1         1         0        0",
-        "a      1.0000      2         0         0        0",
-        "*short test summary info*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*= jsonmatch =*",
+            "metric    cases  pass  fail  error   score    prec  recall      F1",
+            "field_f1      2     1     1      0  0.6667  0.6667  0.6667  0.6667",
+            "overall score 0.6667 over 2 cases",
+            "",
+            "field   score  match  mismatch  omission  halluc.",
+            "c      0.0000      0         0         0        1",
+            "d      0.0000      0         0         1        0",
+            "b      0.5000      1         1         0        0",
+            "a      1.0000      2         0         0        0",
+            "*short test summary info*",
+        ]
+    )
 
 
 def test_passing_comparisons_are_recorded_too(pytester):
@@ -46,13 +48,15 @@ def test_passing_comparisons_are_recorded_too(pytester):
     result = pytester.runpytest_inprocess(*ARGS)
     result.assert_outcomes(passed=1)
     # two comparisons in one test (cases test_one.py::test_one and ...#1), both perfect
-    result.stdout.fnmatch_lines([
-        "*= jsonmatch =*",
-        "metric       cases  pass  fail  error   score    prec  recall      F1",
-        "field_f1         1     1     0      0  1.0000  1.0000  1.0000  1.0000",
-        "field_match      1     1     0      0  1.0000  1.0000  1.0000  1.0000",
-        "overall score 1.0000 over 2 cases",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*= jsonmatch =*",
+            "metric       cases  pass  fail  error   score    prec  recall      F1",
+            "field_f1         1     1     0      0  1.0000  1.0000  1.0000  1.0000",
+            "field_match      1     1     0      0  1.0000  1.0000  1.0000  1.0000",
+            "overall score 1.0000 over 2 cases",
+        ]
+    )
 
 
 def test_no_summary_in_a_session_without_comparisons(pytester):
@@ -77,21 +81,25 @@ def test_field_table_is_cut_to_15_rows(pytester):
     pytester.makepyfile(TWENTY_FIELDS)
     result = pytester.runpytest_inprocess(*ARGS)
     # f00..f04 mismatch (0.0) come first, then the perfect ones by path: f05..f14 fill 15 rows
-    result.stdout.fnmatch_lines([
-        "field   score  match  mismatch  omission  halluc.",
-        "f00    0.0000      0         1         0        0",
-        "f04    0.0000      0         1         0        0",
-        "f05    1.0000      1         0         0        0",
-        "f14    1.0000      1         0         0        0",
-        "... 5 more fields (-v shows all)",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "field   score  match  mismatch  omission  halluc.",
+            "f00    0.0000      0         1         0        0",
+            "f04    0.0000      0         1         0        0",
+            "f05    1.0000      1         0         0        0",
+            "f14    1.0000      1         0         0        0",
+            "... 5 more fields (-v shows all)",
+        ]
+    )
     result.stdout.no_fnmatch_line("f15 *")
 
 
 def test_verbose_shows_every_field(pytester):
     pytester.makepyfile(TWENTY_FIELDS)
     result = pytester.runpytest_inprocess(*ARGS, "-v")
-    result.stdout.fnmatch_lines(["f14 *", "f15 *", "f19    1.0000      1         0         0        0"])
+    result.stdout.fnmatch_lines(
+        ["f14 *", "f15 *", "f19    1.0000      1         0         0        0"]
+    )
     result.stdout.no_fnmatch_line("*more fields*")
 
 
@@ -123,15 +131,17 @@ def test_an_unscorable_comparison_is_an_error_scored_zero_and_xfail_ones_stand_a
     result.assert_outcomes(passed=1, failed=1, xfailed=1, xpassed=1)
     # counted cases: test_good (1.0) and test_no_json (an error: 0); the two xfail-marked
     # tests stay out: overall (1 + 0) / 2 = 0.5
-    result.stdout.fnmatch_lines([
-        "metric    cases  pass  fail  error   score    prec  recall      F1",
-        "field_f1      2     1     0      1  0.5000  0.5000  0.5000  0.5000",
-        "overall score 0.5000 over 2 cases, 1 unscored (counted as 0)",
-        "not counted (expected to fail): 1 xfailed, 1 xpassed",
-        "*",
-        "could not be scored (counted as 0):",
-        "  test_no_json.py::test_no_json: no JSON object found in actual: 'I cannot help'",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "metric    cases  pass  fail  error   score    prec  recall      F1",
+            "field_f1      2     1     0      1  0.5000  0.5000  0.5000  0.5000",
+            "overall score 0.5000 over 2 cases, 1 unscored (counted as 0)",
+            "not counted (expected to fail): 1 xfailed, 1 xpassed",
+            "*",
+            "could not be scored (counted as 0):",
+            "  test_no_json.py::test_no_json: no JSON object found in actual: 'I cannot help'",
+        ]
+    )
 
 
 def test_a_raising_target_is_an_error_of_its_case(pytester):
@@ -139,18 +149,21 @@ def test_a_raising_target_is_an_error_of_its_case(pytester):
         def pytest_jsonmatch_target(case, config):
             raise TimeoutError("the model did not answer")
     """)
-    pytester.makefile(".jsonmatch.yaml", c="cases:\n  - id: slow\n    expected: {a: 1}\n"
-                                           "    input: x\n")
+    pytester.makefile(
+        ".jsonmatch.yaml", c="cases:\n  - id: slow\n    expected: {a: 1}\n    input: x\n"
+    )
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-fail-under=0.5")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "field_f1      1     0     0      1  0.0000  0.0000  0.0000  0.0000",
-        "overall score 0.0000 over 1 case, 1 unscored (counted as 0)",
-        "*",
-        "  c.jsonmatch.yaml::slow: TimeoutError: the model did not answer (1 attempt)",
-        "FAILED: jsonmatch gates: 1 failure",
-        "  overall score 0.0000 is below jsonmatch_fail_under 0.5000",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "field_f1      1     0     0      1  0.0000  0.0000  0.0000  0.0000",
+            "overall score 0.0000 over 1 case, 1 unscored (counted as 0)",
+            "*",
+            "  c.jsonmatch.yaml::slow: TimeoutError: the model did not answer (1 attempt)",
+            "FAILED: jsonmatch gates: 1 failure",
+            "  overall score 0.0000 is below jsonmatch_fail_under 0.5000",
+        ]
+    )
 
 
 def test_data_in_the_summary_cannot_drive_the_terminal(pytester):
@@ -158,8 +171,9 @@ def test_data_in_the_summary_cannot_drive_the_terminal(pytester):
         def pytest_jsonmatch_target(case, config):
             raise RuntimeError("\\x1b[2J\\x1b[31mscreen cleared")
     """)
-    pytester.makefile(".jsonmatch.yaml", c="cases:\n  - id: evil\n    expected: {a: 1}\n"
-                                           "    input: x\n")
+    pytester.makefile(
+        ".jsonmatch.yaml", c="cases:\n  - id: evil\n    expected: {a: 1}\n    input: x\n"
+    )
     result = pytester.runpytest_inprocess(*ARGS)
     # our section only (pytest's own short summary prints the exception as it is)
     summary = result.stdout.str().split("= jsonmatch =")[1].split("\n=")[0]
@@ -199,22 +213,27 @@ def test_every_summary_line_fits_the_terminal(pytester, monkeypatch, columns):
 
 
 def test_group_by_file_prints_a_field_table_per_file(pytester):
-    pytester.makepyfile(test_one="""
+    pytester.makepyfile(
+        test_one="""
         from pytest_jsonmatch import assert_json_match
         def test_a():
             assert_json_match({"x": 1}, {"x": 1})
-    """, test_two="""
+    """,
+        test_two="""
         from pytest_jsonmatch import assert_json_match
         def test_b():
             assert_json_match({"y": 2}, {"y": 1}, threshold=0)
-    """)
+    """,
+    )
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-group-by=file")
-    result.stdout.fnmatch_lines([
-        "fields of file test_one.py",
-        "field   score  match  mismatch  omission  halluc.",
-        "x      1.0000      1         0         0        0",
-        "",
-        "fields of file test_two.py",
-        "field   score  match  mismatch  omission  halluc.",
-        "y      0.0000      0         1         0        0",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "fields of file test_one.py",
+            "field   score  match  mismatch  omission  halluc.",
+            "x      1.0000      1         0         0        0",
+            "",
+            "fields of file test_two.py",
+            "field   score  match  mismatch  omission  halluc.",
+            "y      0.0000      0         1         0        0",
+        ]
+    )

@@ -40,8 +40,9 @@ def test_failing():
 
 def _run(pytester, *extra):
     # hypothesis's and pytest-benchmark's plugins slow every process down: leave them out
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:hypothesispytest",
-                                           "-p", "no:benchmark", *extra)
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark", *extra
+    )
     result.assert_outcomes(passed=5, failed=1)
     return result
 
@@ -62,7 +63,7 @@ def test_serial_and_two_workers_give_the_same_report(pytester):
         lines = result.outlines
         start = next(i for i, line in enumerate(lines) if "= jsonmatch =" in line)
         end = next(i for i, line in enumerate(lines) if line.startswith("report written"))
-        return lines[start + 1:end]
+        return lines[start + 1 : end]
 
     assert sum("= jsonmatch =" in line for line in spread.outlines) == 1
     assert section(serial) == section(spread)
@@ -88,21 +89,35 @@ def test_dies():
 
 def test_a_worker_that_dies_leaves_a_complete_report_for_the_rest(pytester):
     pytester.makepyfile(test_dying=DYING)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:hypothesispytest",
-                                           "-p", "no:benchmark", "-n", "2", "-p", "no:randomly",
-                                           "--jsonmatch-report=r.json")
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:benchmark",
+        "-n",
+        "2",
+        "-p",
+        "no:randomly",
+        "--jsonmatch-report=r.json",
+    )
     data = json.loads((pytester.path / "r.json").read_text())
     cases = {c["case_id"]: (c["status"], c["mean_score"]) for c in data["cases"]}
     # the three finished tests are all there; the lost one is an error scored 0:
     # overall (1 + 0.5 + 1 + 0) / 4 = 0.625
-    assert cases == {"test_dying.py::test_first": ("passed", 1.0),
-                     "test_dying.py::test_second": ("passed", 0.5),
-                     "test_dying.py::test_third": ("passed", 1.0),
-                     "test_dying.py::test_dies": ("error", 0.0)}
+    assert cases == {
+        "test_dying.py::test_first": ("passed", 1.0),
+        "test_dying.py::test_second": ("passed", 0.5),
+        "test_dying.py::test_third": ("passed", 1.0),
+        "test_dying.py::test_dies": ("error", 0.0),
+    }
     assert data["overall"] == 0.625 and data["errors"] == 1
     errors = [c["error"] for c in data["comparisons"] if c["status"] == "error"]
     assert len(errors) == 1 and re.fullmatch(
-        "the xdist worker gw[0-9] died running this test, and no other call was in flight", errors[0])
+        "the xdist worker gw[0-9] died running this test, and no other call was in flight",
+        errors[0],
+    )
     assert result.ret != 0
 
 
@@ -132,14 +147,25 @@ def _killer_suite(pytester, kill, cases):
     pytester.makepyfile(llm=KILLER.format(kill=KILLS[kill]))
     pytester.makeini("[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n")
     (pytester.path / "golden").mkdir()
-    (pytester.path / "golden" / "c.jsonmatch.yaml").write_text("cases:\n" + "".join(
-        f"  - {{id: {c}, input: {c}, expected: {{name: {c}}}}}\n" for c in cases))
+    (pytester.path / "golden" / "c.jsonmatch.yaml").write_text(
+        "cases:\n"
+        + "".join(f"  - {{id: {c}, input: {c}, expected: {{name: {c}}}}}\n" for c in cases)
+    )
 
 
 def _run_killer(pytester, *extra):
     result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark",
-        "-p", "no:randomly", "--jsonmatch-report=r.json", *extra)
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:benchmark",
+        "-p",
+        "no:randomly",
+        "--jsonmatch-report=r.json",
+        *extra,
+    )
     report = json.loads((pytester.path / "r.json").read_text())
     ids = [c["case_id"] for c in report["comparisons"]]
     assert len(ids) == len(set(ids)), ids  # no case recorded twice, though xdist ran some again
@@ -154,19 +180,28 @@ def test_a_target_that_kills_its_worker_is_blamed_and_the_test_it_killed_runs_ag
     statuses = {c["case_id"].removeprefix(name): c["status"] for c in report["comparisons"]}
     assert statuses == {"c0": "passed", "c1": "passed", "c2": "passed", "c3": "error"}
     (error,) = [c["error"] for c in report["comparisons"] if c["status"] == "error"]
-    assert re.fullmatch(r"the xdist worker gw\d+ died running this test, and no other call was "
-                        r"in flight", error)
+    assert re.fullmatch(
+        r"the xdist worker gw\d+ died running this test, and no other call was "
+        r"in flight",
+        error,
+    )
     # the first death: c3's call ran ahead while c2 was the running test, which is sent back
     # (run again, alone, and passed); the second: c3 ran alone, and is blamed
     first, second = report["run"]["worker_deaths"]
     assert (first["running"], first["verdict"]) == (name + "c2", "sent back")
     assert name + "c3" in first["calls_in_flight"]
     assert (second["running"], second["calls_in_flight"], second["verdict"]) == (
-        name + "c3", [name + "c3"], "blamed")
+        name + "c3",
+        [name + "c3"],
+        "blamed",
+    )
     assert report["run"]["complete"] is True and report["errors"] == 1
     out = result.stdout.str()
-    assert re.search(r"gw\d+ died running golden/c.jsonmatch.yaml::c2, with the calls of\s+"
-                     r"golden/c.jsonmatch.yaml::c3 in flight: blamed on no one", out), out
+    assert re.search(
+        r"gw\d+ died running golden/c.jsonmatch.yaml::c2, with the calls of\s+"
+        r"golden/c.jsonmatch.yaml::c3 in flight: blamed on no one",
+        out,
+    ), out
     result.assert_outcomes(passed=3, failed=1)  # pytest's own count: c2 once, as passed
     assert "1 rerun" in out
     assert _processes_in(pytester.path) == []  # no worker, dead or replacing one, is left
@@ -180,8 +215,11 @@ def _processes_in(folder, grace=3.0):
         left = []
         for pid in os.listdir("/proc") if os.path.isdir("/proc/self") else ():
             try:
-                if pid.isdigit() and int(pid) != os.getpid() and \
-                        os.readlink(f"/proc/{pid}/cwd") == str(folder):
+                if (
+                    pid.isdigit()
+                    and int(pid) != os.getpid()
+                    and os.readlink(f"/proc/{pid}/cwd") == str(folder)
+                ):
                     left.append(int(pid))
             except OSError:  # ended meanwhile, or not ours to read
                 continue
@@ -196,17 +234,26 @@ def test_calls_that_cannot_run_again_are_lost_calls_that_blame_no_one(pytester):
     # Neither runs again: each is a lost call, the running test is not blamed, and the run
     # is partial
     _killer_suite(pytester, "SIGKILL", ["c0", "c3"])
-    result, report = _run_killer(pytester, "-n", "1", "--max-worker-restart=0",
-                                 "--jsonmatch-calls=concurrency=2")
+    result, report = _run_killer(
+        pytester, "-n", "1", "--max-worker-restart=0", "--jsonmatch-calls=concurrency=2"
+    )
     errors = {c["case_id"]: c["error"] for c in report["comparisons"]}
     assert sorted(errors) == ["golden/c.jsonmatch.yaml::c0", "golden/c.jsonmatch.yaml::c3"]
-    assert all(re.fullmatch(r"lost call: the xdist worker gw0 died while this test or its call "
-                            r"was in flight beside the calls of others, and it did not run "
-                            r"again; blamed on no one", e) for e in errors.values()), errors
+    assert all(
+        re.fullmatch(
+            r"lost call: the xdist worker gw0 died while this test or its call "
+            r"was in flight beside the calls of others, and it did not run "
+            r"again; blamed on no one",
+            e,
+        )
+        for e in errors.values()
+    ), errors
     assert [(d["running"], d["verdict"]) for d in report["run"]["worker_deaths"]] == [
-        ("golden/c.jsonmatch.yaml::c0", "sent back")]
+        ("golden/c.jsonmatch.yaml::c0", "sent back")
+    ]
     assert report["run"]["complete"] is False
     assert report["run"]["stopped"] == "2 lost calls in dead xdist workers: 0 of 2 tests ran"
-    result.stdout.fnmatch_lines(["could not be scored (counted as 0):",
-                                 "  golden/c.jsonmatch.yaml::c0: lost call: *"])
+    result.stdout.fnmatch_lines(
+        ["could not be scored (counted as 0):", "  golden/c.jsonmatch.yaml::c0: lost call: *"]
+    )
     assert result.ret != 0

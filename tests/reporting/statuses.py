@@ -12,19 +12,30 @@ from pytest_jsonmatch.reporting.report import build_report
 
 
 def _fields(name: str, name_score: float) -> tuple[FieldRecord, ...]:
-    return (FieldRecord("id", "id", "skipped", 0.0),
-            FieldRecord("meta", "meta", "batch_error", 0.0),
-            FieldRecord("name", "name", name, name_score, "x", "x" if name == "match" else "y", "ea"))
+    return (
+        FieldRecord("id", "id", "skipped", 0.0),
+        FieldRecord("meta", "meta", "batch_error", 0.0),
+        FieldRecord("name", "name", name, name_score, "x", "x" if name == "match" else "y", "ea"),
+    )
 
 
 # (case id, status, score, field records); ids sort apart from the worst-first order
 CASES = [
     ("a-pass", "passed", 1.0, _fields("match", 1.0)),
-    ("b-fail", "failed", 0.5, _fields("mismatch", 0.0)
-     + (FieldRecord("total", "total", "omission", 0.0, 1, None, "e"),)),
+    (
+        "b-fail",
+        "failed",
+        0.5,
+        _fields("mismatch", 0.0) + (FieldRecord("total", "total", "omission", 0.0, 1, None, "e"),),
+    ),
     ("c-error", "error", 0.0, ()),
-    ("d-low", "failed", 0.25, _fields("mismatch", 0.0)
-     + (FieldRecord("extra", "extra", "hallucination", 0.0, None, 1, "a"),)),
+    (
+        "d-low",
+        "failed",
+        0.25,
+        _fields("mismatch", 0.0)
+        + (FieldRecord("extra", "extra", "hallucination", 0.0, None, 1, "a"),),
+    ),
     ("e-xfail", "xfailed", 0.0, _fields("mismatch", 0.0)),
     ("f-xpass", "xpassed", 1.0, _fields("match", 1.0)),
     ("g-near", "passed", 0.9, _fields("match", 1.0)),
@@ -32,36 +43,67 @@ CASES = [
 
 
 def every_status_report() -> dict:
-    comparisons = [Comparison(case_id=case_id, nodeid=f"t.py::{case_id}", metric="field_f1",
-                              score=score, threshold=0.8, status=Status(status), precision=score,
-                              recall=score, f1=score, error="no JSON object found in actual"
-                              if status == "error" else "", file="t.py", fields=fields)
-                   for case_id, status, score, fields in CASES]
+    comparisons = [
+        Comparison(
+            case_id=case_id,
+            nodeid=f"t.py::{case_id}",
+            metric="field_f1",
+            score=score,
+            threshold=0.8,
+            status=Status(status),
+            precision=score,
+            recall=score,
+            f1=score,
+            error="no JSON object found in actual" if status == "error" else "",
+            file="t.py",
+            fields=fields,
+        )
+        for case_id, status, score, fields in CASES
+    ]
     assert {c.status for c in comparisons} == set(STATUSES)
     assert {f.status for c in comparisons for f in c.fields} == set(FIELD_STATUSES)
     summary = summarize(comparisons)
-    return build_report(summary, comparisons, judge(summary, GateSettings()), None,
-                        {"command": ["jsonmatch"]})
+    return build_report(
+        summary, comparisons, judge(summary, GateSettings()), None, {"command": ["jsonmatch"]}
+    )
 
 
 def repeated_report() -> dict:
     """Cases run twice, and one unscored case run once: ``b-rep`` could not be scored in its
     second run (an error, mean 0.5), ``c-rep`` has the lowest mean (0.25); ``id`` is
     skipped everywhere."""
-    runs = {"a-rep": (1.0, 0.0), "b-rep": (1.0, None), "c-rep": (0.5, 0.0), "d-rep": (1.0, 1.0),
-            "e-err": (None,)}
+    runs = {
+        "a-rep": (1.0, 0.0),
+        "b-rep": (1.0, None),
+        "c-rep": (0.5, 0.0),
+        "d-rep": (1.0, 1.0),
+        "e-err": (None,),
+    }
     comparisons = []
     for case_id, scores in runs.items():
         for repeat, score in enumerate(scores):
             status = "error" if score is None else "passed" if score >= 0.8 else "failed"
-            fields = () if score is None else (
-                FieldRecord("id", "id", "skipped", 0.0),
-                FieldRecord("name", "name", "match" if score == 1.0 else "mismatch", score))
-            comparisons.append(Comparison(
-                case_id=case_id, nodeid=f"t.py::{case_id}", metric="field_f1",
-                score=score or 0.0, threshold=0.8, status=Status(status), repeat=repeat,
-                error="" if score is not None else f"run {repeat} timed out",
-                fields=fields))
+            fields = (
+                ()
+                if score is None
+                else (
+                    FieldRecord("id", "id", "skipped", 0.0),
+                    FieldRecord("name", "name", "match" if score == 1.0 else "mismatch", score),
+                )
+            )
+            comparisons.append(
+                Comparison(
+                    case_id=case_id,
+                    nodeid=f"t.py::{case_id}",
+                    metric="field_f1",
+                    score=score or 0.0,
+                    threshold=0.8,
+                    status=Status(status),
+                    repeat=repeat,
+                    error="" if score is not None else f"run {repeat} timed out",
+                    fields=fields,
+                )
+            )
     summary = summarize(comparisons)
     return build_report(summary, comparisons, judge(summary, GateSettings()))
 
@@ -69,17 +111,42 @@ def repeated_report() -> dict:
 def truncated_report() -> dict:
     """Two cases, one scored from an answer cut off at line 1, column 88 after 87 characters
     and closed (``truncated: close``): its ``items[1].qty`` omitted, score 10/11."""
-    cut = (FieldRecord("invoice", "invoice", "match", 1.0, "INV-1", "INV-1", "ea"),
-           FieldRecord("items[1].qty", "items[].qty", "omission", 0.0, 2, None, "e"))
+    cut = (
+        FieldRecord("invoice", "invoice", "match", 1.0, "INV-1", "INV-1", "ea"),
+        FieldRecord("items[1].qty", "items[].qty", "omission", 0.0, 2, None, "e"),
+    )
     comparisons = [
-        Comparison(case_id="cut-items", nodeid="g.yaml::cut-items", metric="field_f1",
-                   score=10 / 11, threshold=1.0, status=Status("failed"), precision=1.0,
-                   recall=5 / 6, f1=10 / 11, file="g.yaml", line=2, fields=cut,
-                   truncated=(1, 88, 87)),
-        Comparison(case_id="whole", nodeid="g.yaml::whole", metric="field_f1", score=1.0,
-                   threshold=1.0, status=Status("passed"), precision=1.0, recall=1.0, f1=1.0,
-                   file="g.yaml", line=5, fields=cut[:1]),
+        Comparison(
+            case_id="cut-items",
+            nodeid="g.yaml::cut-items",
+            metric="field_f1",
+            score=10 / 11,
+            threshold=1.0,
+            status=Status("failed"),
+            precision=1.0,
+            recall=5 / 6,
+            f1=10 / 11,
+            file="g.yaml",
+            line=2,
+            fields=cut,
+            truncated=(1, 88, 87),
+        ),
+        Comparison(
+            case_id="whole",
+            nodeid="g.yaml::whole",
+            metric="field_f1",
+            score=1.0,
+            threshold=1.0,
+            status=Status("passed"),
+            precision=1.0,
+            recall=1.0,
+            f1=1.0,
+            file="g.yaml",
+            line=5,
+            fields=cut[:1],
+        ),
     ]
     summary = summarize(comparisons)
-    return build_report(summary, comparisons, judge(summary, GateSettings()), None,
-                        {"command": ["jsonmatch"]})
+    return build_report(
+        summary, comparisons, judge(summary, GateSettings()), None, {"command": ["jsonmatch"]}
+    )

@@ -96,10 +96,14 @@ def test_the_report_goes_through_a_temporary_file_in_the_same_folder(tmp_path, m
     assert _leftovers(target.parent) == []
 
 
-@pytest.mark.parametrize("failure", [
-    OSError(28, "No space left on device"),
-    KeyboardInterrupt(),
-], ids=["disk-full-at-fsync", "interrupted-at-fsync"])
+@pytest.mark.parametrize(
+    "failure",
+    [
+        OSError(28, "No space left on device"),
+        KeyboardInterrupt(),
+    ],
+    ids=["disk-full-at-fsync", "interrupted-at-fsync"],
+)
 def test_a_failure_at_fsync_leaves_the_previous_report_intact(tmp_path, monkeypatch, failure):
     target = tmp_path / "report.json"
     target.write_text(PREVIOUS)
@@ -114,7 +118,9 @@ def test_a_failure_at_fsync_leaves_the_previous_report_intact(tmp_path, monkeypa
     assert _leftovers(tmp_path) == []
 
 
-def test_an_interrupt_half_way_through_the_json_leaves_the_previous_report_intact(tmp_path, monkeypatch):
+def test_an_interrupt_half_way_through_the_json_leaves_the_previous_report_intact(
+    tmp_path, monkeypatch
+):
     target = tmp_path / "report.json"
     target.write_text(PREVIOUS)
     real_dump = json.dump
@@ -132,8 +138,11 @@ def test_an_interrupt_half_way_through_the_json_leaves_the_previous_report_intac
     assert _leftovers(tmp_path) == []
 
 
-@pytest.mark.parametrize("data", [{"overall": float("nan")}, {"fields": {"a": object()}}],
-                         ids=["nan-score", "not-serialisable"])
+@pytest.mark.parametrize(
+    "data",
+    [{"overall": float("nan")}, {"fields": {"a": object()}}],
+    ids=["nan-score", "not-serialisable"],
+)
 def test_data_that_cannot_be_written_as_json_leaves_the_previous_report_intact(tmp_path, data):
     target = tmp_path / "report.json"
     target.write_text(PREVIOUS)
@@ -159,8 +168,9 @@ def test_the_process_dying_mid_write_leaves_the_previous_report_intact(tmp_path)
         report.write_report({str(target)!r}, {{"new": True}})
     """)
     with within(GENEROUS, "a dying writer"):
-        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                              timeout=GENEROUS)
+        done = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, timeout=GENEROUS
+        )
     assert done.returncode == 9, done.stderr
     assert target.read_text() == PREVIOUS  # a stale temporary file may remain; the report is whole
 
@@ -192,8 +202,6 @@ def test_a_reader_never_sees_half_a_report(tmp_path):
     assert _leftovers(tmp_path) == []
 
 
-
-
 def test_a_written_file_gets_the_permissions_a_plain_write_would(tmp_path):
     target = tmp_path / "r.json"
     previous = os.umask(0o027)
@@ -221,8 +229,9 @@ def test_the_next_write_removes_what_a_killed_writer_left(tmp_path):
         report.json.dump = dying_dump
         report.write_report({str(target)!r}, {{"new": True}})
     """)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=GENEROUS)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=GENEROUS
+    )
     assert done.returncode == 9, done.stderr
     assert len(_leftovers(tmp_path)) == 1  # the dead writer's temporary file
     report.write_report(target, {"round": 2})

@@ -17,14 +17,25 @@ from pytest_jsonmatch.reporting.report import build_report, load_report
 
 
 def _comparison(case_id: str, score: float, status: str = "passed") -> Comparison:
-    return Comparison(case_id=case_id, nodeid=case_id, metric="field_f1", score=score,
-                      threshold=0.5, status=Status(status), precision=score, recall=score, f1=score,
-                      fields=(FieldRecord("a", "a", "match" if score == 1 else "mismatch", score),))
+    return Comparison(
+        case_id=case_id,
+        nodeid=case_id,
+        metric="field_f1",
+        score=score,
+        threshold=0.5,
+        status=Status(status),
+        precision=score,
+        recall=score,
+        f1=score,
+        fields=(FieldRecord("a", "a", "match" if score == 1 else "mismatch", score),),
+    )
 
 
 def _report(*comparisons: Comparison) -> dict:
     summary = summarize(comparisons)
-    return json.loads(json.dumps(build_report(summary, comparisons, judge(summary, GateSettings()))))
+    return json.loads(
+        json.dumps(build_report(summary, comparisons, judge(summary, GateSettings())))
+    )
 
 
 GOOD = _report(_comparison("x", 1.0), _comparison("y", 0.5))
@@ -53,24 +64,47 @@ def _set(path, value):
         for part in path[:-1]:
             target = target[part]
         target[path[-1]] = value
+
     return change
 
 
-@pytest.mark.parametrize(("change", "where"), [
-    # a forged duplicate would halve a case's baseline score when averaged in
-    (lambda d: d["comparisons"].append(copy.deepcopy(d["comparisons"][0])),
-     "$.comparisons[2]: case 'x' run 0 is listed twice"),
-    (_set(("comparisons", 0, "fields", 0, "score"), 7), "$.comparisons[0].fields[0].score: "),
-    (_set(("comparisons", 0, "fields", 0, "score"), -1e9), "$.comparisons[0].fields[0].score: "),
-    (_set(("comparisons", 0, "fields", 0, "score"), "NaN"), "$.comparisons[0].fields[0].score: "),
-    (_set(("comparisons", 1, "status"), "bogus"), "$.comparisons[1].status: "),
-    (_set(("comparisons", 1, "threshold"), 5), "$.comparisons[1].threshold: "),
-    (_set(("comparisons", 0, "precision"), -3), "$.comparisons[0].precision: "),
-    (_set(("comparisons", 0, "repeat"), -1), "$.comparisons[0].repeat: "),
-    (_set(("comparisons", 0, "score"), True), "$.comparisons[0].score: "),
-    (_set(("comparisons", 0, "case_id"), 12), "$.comparisons[0].case_id: "),
-], ids=["duplicate", "field-score-7", "field-score-huge-negative", "field-score-nan-string",
-        "status", "threshold", "precision", "repeat", "bool-score", "numeric-id"])
+@pytest.mark.parametrize(
+    ("change", "where"),
+    [
+        # a forged duplicate would halve a case's baseline score when averaged in
+        (
+            lambda d: d["comparisons"].append(copy.deepcopy(d["comparisons"][0])),
+            "$.comparisons[2]: case 'x' run 0 is listed twice",
+        ),
+        (_set(("comparisons", 0, "fields", 0, "score"), 7), "$.comparisons[0].fields[0].score: "),
+        (
+            _set(("comparisons", 0, "fields", 0, "score"), -1e9),
+            "$.comparisons[0].fields[0].score: ",
+        ),
+        (
+            _set(("comparisons", 0, "fields", 0, "score"), "NaN"),
+            "$.comparisons[0].fields[0].score: ",
+        ),
+        (_set(("comparisons", 1, "status"), "bogus"), "$.comparisons[1].status: "),
+        (_set(("comparisons", 1, "threshold"), 5), "$.comparisons[1].threshold: "),
+        (_set(("comparisons", 0, "precision"), -3), "$.comparisons[0].precision: "),
+        (_set(("comparisons", 0, "repeat"), -1), "$.comparisons[0].repeat: "),
+        (_set(("comparisons", 0, "score"), True), "$.comparisons[0].score: "),
+        (_set(("comparisons", 0, "case_id"), 12), "$.comparisons[0].case_id: "),
+    ],
+    ids=[
+        "duplicate",
+        "field-score-7",
+        "field-score-huge-negative",
+        "field-score-nan-string",
+        "status",
+        "threshold",
+        "precision",
+        "repeat",
+        "bool-score",
+        "numeric-id",
+    ],
+)
 def test_a_forged_baseline_is_refused_naming_file_and_path(tmp_path, change, where):
     path = _write(tmp_path, _forged(change))
     with pytest.raises(BaselineError) as info:
@@ -87,8 +121,7 @@ def test_a_version_that_is_not_a_number_we_wrote_is_refused(tmp_path, version):
 
 @pytest.mark.parametrize("version", [1, 2, 4])
 @pytest.mark.parametrize("reader", ["baseline", "report"])
-def test_a_report_of_another_version_is_refused_naming_file_and_version(tmp_path, version,
-                                                                         reader):
+def test_a_report_of_another_version_is_refused_naming_file_and_version(tmp_path, version, reader):
     # version 2 holds comparisons as version 3 does: refused by its version alone
     path = _write(tmp_path, {**GOOD, "version": version})
     with pytest.raises(BaselineError) as info:

@@ -18,7 +18,12 @@ from pytest_jsonmatch.reporting import comparison_lines
 from pytest_jsonmatch.reporting.aggregate import CaseResult
 from pytest_jsonmatch.reporting.comparison_lines import case_line, comparison_line
 from pytest_jsonmatch.reporting.records import (
-    VALUE_LIMIT, Comparison, ConformanceRecord, Status, comparison_dict)
+    VALUE_LIMIT,
+    Comparison,
+    ConformanceRecord,
+    Status,
+    comparison_dict,
+)
 from pytest_jsonmatch.reporting.report import case_dict
 from pytest_jsonmatch.reporting.spool import json_line
 
@@ -34,20 +39,89 @@ class Number(float):
 
 
 STRINGS = [
-    "", "abc", "INV-000001", 'say "hi"', "back\\slash", "tab\there\nnewline\r", "\x00\x01\x1f\x7f",
-    "\u00e9t\u00e9 \u4e2d\u6587 \U0001f600", "\u2028\u2029</script>", "x" * 33, "x" * 34,
-    "\u00e9" * 33, "\n" * 33, "\n" * 34, "y" * 99, "y" * 100, "z" * 198, "z" * 199, "z" * 200,
-    "w" * 250, '"' * 120, "\x01" * 40, "\u00e9" * 300, Text("sub"), Text("s" * 300),
+    "",
+    "abc",
+    "INV-000001",
+    'say "hi"',
+    "back\\slash",
+    "tab\there\nnewline\r",
+    "\x00\x01\x1f\x7f",
+    "\u00e9t\u00e9 \u4e2d\u6587 \U0001f600",
+    "\u2028\u2029</script>",
+    "x" * 33,
+    "x" * 34,
+    "\u00e9" * 33,
+    "\n" * 33,
+    "\n" * 34,
+    "y" * 99,
+    "y" * 100,
+    "z" * 198,
+    "z" * 199,
+    "z" * 200,
+    "w" * 250,
+    '"' * 120,
+    "\x01" * 40,
+    "\u00e9" * 300,
+    Text("sub"),
+    Text("s" * 300),
 ]
-FLOATS = [0.0, -0.0, 1.0, 0.5, 0.1 + 0.2, 254.68, -3.5, 1e300, 5e-324, 1e16, 123456789.125,
-          2 / 3, float("nan"), float("inf"), float("-inf"), Number(2.5)]
-INTS = [0, 1, -1, 12, 10**15 - 1, -(10**15 - 1), 10**15, -(10**15), 10**199, -(10**199),
-        10**200, -(10**200 - 1), 10**5000, True, False]
-CONTAINERS = [[], {}, [1, "a", None], {"a": {"b": ["c" * 300]}}, {"k": 1.5, "\u00e9": [True]},
-              list(range(100)), {"n": float("nan")}, ("tuple", 1)]
+FLOATS = [
+    0.0,
+    -0.0,
+    1.0,
+    0.5,
+    0.1 + 0.2,
+    254.68,
+    -3.5,
+    1e300,
+    5e-324,
+    1e16,
+    123456789.125,
+    2 / 3,
+    float("nan"),
+    float("inf"),
+    float("-inf"),
+    Number(2.5),
+]
+INTS = [
+    0,
+    1,
+    -1,
+    12,
+    10**15 - 1,
+    -(10**15 - 1),
+    10**15,
+    -(10**15),
+    10**199,
+    -(10**199),
+    10**200,
+    -(10**200 - 1),
+    10**5000,
+    True,
+    False,
+]
+CONTAINERS = [
+    [],
+    {},
+    [1, "a", None],
+    {"a": {"b": ["c" * 300]}},
+    {"k": 1.5, "\u00e9": [True]},
+    list(range(100)),
+    {"n": float("nan")},
+    ("tuple", 1),
+]
 VALUES: list[Any] = [*STRINGS, *FLOATS, *INTS, *CONTAINERS, None, MISSING]
-PATHS = ["", "a", "items[0].sku", "items[].sku", 'we"ird\\key', "\u00e9l\u00e8ve.\u2028",
-         "$", "x" * 250, "tab\tkey"]
+PATHS = [
+    "",
+    "a",
+    "items[0].sku",
+    "items[].sku",
+    'we"ird\\key',
+    "\u00e9l\u00e8ve.\u2028",
+    "$",
+    "x" * 250,
+    "tab\tkey",
+]
 SCORES: list[Any] = [1.0, 0.0, -0.0, 0.5, 2 / 3, 1, 0, True, 0.25]
 
 
@@ -60,7 +134,7 @@ def _field(rng: random.Random, finite: bool) -> FieldResult:
     distinct object of the same text), any other two values drawn apart."""
     path = rng.choice(PATHS)
     field_path = path if rng.random() < 0.7 else rng.choice(PATHS)
-    status = rng.choice([*FIELD_STATUSES, "we\"ird"])
+    status = rng.choice([*FIELD_STATUSES, 'we"ird'])
     score = rng.choice(SCORES if finite else [*SCORES, float("nan"), float("inf")])
     expected = _value(rng)
     if rng.random() < 0.4:
@@ -75,24 +149,53 @@ def _field(rng: random.Random, finite: bool) -> FieldResult:
 
 
 def _comparison(rng: random.Random) -> Comparison:
-    base = Comparison(case_id=str(rng.randrange(100)), nodeid="gold.jsonl::7",
-                      metric="field_f1", score=rng.choice(FLOATS[:12]),
-                      threshold=rng.choice([1.0, 0.9, 0.0]), status=rng.choice(list(Status)),
-                      precision=rng.choice(FLOATS[:12]), recall=0.75, f1=2 / 3,
-                      file="data/gold.jsonl", line=rng.choice([None, 1, 12_345]))
+    base = Comparison(
+        case_id=str(rng.randrange(100)),
+        nodeid="gold.jsonl::7",
+        metric="field_f1",
+        score=rng.choice(FLOATS[:12]),
+        threshold=rng.choice([1.0, 0.9, 0.0]),
+        status=rng.choice(list(Status)),
+        precision=rng.choice(FLOATS[:12]),
+        recall=0.75,
+        f1=2 / 3,
+        file="data/gold.jsonl",
+        line=rng.choice([None, 1, 12_345]),
+    )
     extras: list[dict[str, Any]] = [
-        {}, {}, {}, {"case_id": 'c "q" \u2028\u00e9', "error": "bad\\\n", "source": "live",
-                     "recording": "stale", "seq": 3, "repeat": 2},
-        {"pairings": (("items", 0, 1, 0.5),)}, {"floor_failures": (("total", 0.9, 0.0),)},
-        {"call": {"latency_s": 0.25, "attempts": 1}}, {"truncated": (1, 5, 40)},
-        {"target": "cheap"}, {"conformance": ConformanceRecord((("$", "$", "type"),), 1, True)},
+        {},
+        {},
+        {},
+        {
+            "case_id": 'c "q" \u2028\u00e9',
+            "error": "bad\\\n",
+            "source": "live",
+            "recording": "stale",
+            "seq": 3,
+            "repeat": 2,
+        },
+        {"pairings": (("items", 0, 1, 0.5),)},
+        {"floor_failures": (("total", 0.9, 0.0),)},
+        {"call": {"latency_s": 0.25, "attempts": 1}},
+        {"truncated": (1, 5, 40)},
+        {"target": "cheap"},
+        {"conformance": ConformanceRecord((("$", "$", "type"),), 1, True)},
         {"conformance": ConformanceRecord((), 0, False)},
-        {"conformance": ConformanceRecord(
-            (("items[0].qty", "items[].qty", "type"), ('we"ird\u2028', "\u00e9", "required")),
-            1_234, False)},
+        {
+            "conformance": ConformanceRecord(
+                (("items[0].qty", "items[].qty", "type"), ('we"ird\u2028', "\u00e9", "required")),
+                1_234,
+                False,
+            )
+        },
         {"conformance": ConformanceRecord((), 0, False), "target": "cheap"},
-        {"threshold": 1}, {"seq": True}, {"line": 2.0}, {"score": Number(0.5)},
-        {"case_id": 7}, {"score": float("nan")}, {"f1": -0.0},
+        {"threshold": 1},
+        {"seq": True},
+        {"line": 2.0},
+        {"score": Number(0.5)},
+        {"case_id": 7},
+        {"score": float("nan")},
+        {"f1": -0.0},
     ]
     return replace(base, **rng.choice(extras))
 
@@ -100,8 +203,10 @@ def _comparison(rng: random.Random) -> Comparison:
 def _both(comparison: Comparison, fields: list[FieldResult], mode: str) -> tuple[Any, Any]:
     """Each way's line, or the kind of error it raised."""
     out = []
-    for write in (lambda: comparison_line(comparison, fields, mode),
-                  lambda: json_line(comparison_dict(comparison, fields, mode))):
+    for write in (
+        lambda: comparison_line(comparison, fields, mode),
+        lambda: json_line(comparison_dict(comparison, fields, mode)),
+    ):
         try:
             out.append(write())
         except (ValueError, TypeError) as error:
@@ -132,8 +237,9 @@ def test_a_generated_comparison_line_is_the_bytes_of_its_dict(mode: str, seed: i
 def test_every_value_on_either_side_alone_and_against_every_other(mode: str) -> None:
     """Each value on one side with the other missing, and each pair of values: the field
     written from pieces is the field records writes."""
-    comparison = Comparison(case_id="1", nodeid="1", metric="field_f1", score=0.5,
-                            threshold=1.0, status=Status.FAILED)
+    comparison = Comparison(
+        case_id="1", nodeid="1", metric="field_f1", score=0.5, threshold=1.0, status=Status.FAILED
+    )
     for expected in VALUES:
         for actual in VALUES:
             fields = [FieldResult("a.b", "mismatch", 0.0, expected, actual, "exact", "", "a.b")]
@@ -144,11 +250,17 @@ def test_every_value_on_either_side_alone_and_against_every_other(mode: str) -> 
 def test_long_strings_are_cut_in_short_mode_and_whole_in_full() -> None:
     """The cases the fast path must hand over: a string whose JSON passes VALUE_LIMIT on one
     side, on both, and two short ones whose texts together do."""
-    comparison = Comparison(case_id="1", nodeid="1", metric="m", score=1.0, threshold=1.0,
-                            status=Status.PASSED)
+    comparison = Comparison(
+        case_id="1", nodeid="1", metric="m", score=1.0, threshold=1.0, status=Status.PASSED
+    )
     long, edge = "q" * (VALUE_LIMIT - 1), '"' * 99  # 201 and 200 characters of JSON
-    for expected, actual in [(long, "b"), ("b", long), (long, long), (edge, edge),
-                             ("c" * 150, "d" * 150)]:
+    for expected, actual in [
+        (long, "b"),
+        ("b", long),
+        (long, long),
+        (edge, edge),
+        ("c" * 150, "d" * 150),
+    ]:
         fields = [FieldResult("p", "mismatch", 0.0, expected, actual, "exact", "", "p")]
         for mode in ("short", "full"):
             line = comparison_line(comparison, fields, mode)
@@ -160,11 +272,14 @@ def test_long_strings_are_cut_in_short_mode_and_whole_in_full() -> None:
 def test_a_negative_zero_is_never_written_as_a_kept_zero() -> None:
     """0.0 and -0.0 are equal as keys: a field's head and a float's text kept for one are
     not given to the other, in either order."""
-    comparison = Comparison(case_id="1", nodeid="1", metric="m", score=0.0, threshold=1.0,
-                            status=Status.FAILED, f1=-0.0)
+    comparison = Comparison(
+        case_id="1", nodeid="1", metric="m", score=0.0, threshold=1.0, status=Status.FAILED, f1=-0.0
+    )
     for first, second in ((0.0, -0.0), (-0.0, 0.0)):
-        fields = [FieldResult("p", "mismatch", first, first, second, "exact", "", "p"),
-                  FieldResult("p", "mismatch", second, second, first, "exact", "", "p")]
+        fields = [
+            FieldResult("p", "mismatch", first, first, second, "exact", "", "p"),
+            FieldResult("p", "mismatch", second, second, first, "exact", "", "p"),
+        ]
         line = comparison_line(comparison, fields, "short")
         assert line == json_line(comparison_dict(comparison, fields, "short"))
         assert '"score": -0.0, "expected": -0.0, "actual": 0.0' in line
@@ -177,13 +292,24 @@ def test_the_kept_texts_are_bounded_and_right_after_being_cleared(monkeypatch) -
     monkeypatch.setattr(comparison_lines, "_floats", {})
     monkeypatch.setattr(comparison_lines, "_HEADS_KEPT", 5)
     monkeypatch.setattr(comparison_lines, "_FLOATS_KEPT", 7)
-    comparison = Comparison(case_id="1", nodeid="1", metric="m", score=0.5, threshold=1.0,
-                            status=Status.FAILED)
+    comparison = Comparison(
+        case_id="1", nodeid="1", metric="m", score=0.5, threshold=1.0, status=Status.FAILED
+    )
     cleared = set()
     for i in range(60):
-        fields = [FieldResult(f"items[{i % 9}].x", status, score, i + 0.5, (i % 4) + 0.25,
-                              "numeric", "", "items[].x")
-                  for status, score in (("match", 1.0), ("mismatch", 0.0))]
+        fields = [
+            FieldResult(
+                f"items[{i % 9}].x",
+                status,
+                score,
+                i + 0.5,
+                (i % 4) + 0.25,
+                "numeric",
+                "",
+                "items[].x",
+            )
+            for status, score in (("match", 1.0), ("mismatch", 0.0))
+        ]
         line = comparison_line(comparison, fields, "short")
         assert line == json_line(comparison_dict(comparison, fields, "short"))
         assert len(comparison_lines._heads) <= 5 and len(comparison_lines._floats) <= 7
@@ -191,21 +317,49 @@ def test_the_kept_texts_are_bounded_and_right_after_being_cleared(monkeypatch) -
     assert len(cleared) > 1  # it filled and was cleared again
 
 
-CASE = CaseResult("12", "field_f1", 0.9, Status.PASSED, 1, 0.75, 0.5, 1.0, 1, 0.8, 0.7,
-                  0.7466666666666667, "data/gold.jsonl", 12, "")
+CASE = CaseResult(
+    "12",
+    "field_f1",
+    0.9,
+    Status.PASSED,
+    1,
+    0.75,
+    0.5,
+    1.0,
+    1,
+    0.8,
+    0.7,
+    0.7466666666666667,
+    "data/gold.jsonl",
+    12,
+    "",
+)
 
 
 def _case(rng: random.Random) -> CaseResult:
     number = lambda: rng.choice(FLOATS[:12] + [1, Number(0.5)])  # noqa: E731
     return replace(
-        CASE, case_id=rng.choice(STRINGS[:10] + ["7"]), status=rng.choice(list(Status)),
-        threshold=number(), mean=number(), low=number(), high=number(),
-        precision=number(), recall=number(), f1=number(), runs=rng.choice([1, 2, 10**20]),
-        passed_runs=rng.choice([0, 1, True]), file=rng.choice(["", "a/b.jsonl", 'q"\\.jsonl']),
-        line=rng.choice([None, 1, 99]), error=rng.choice(STRINGS[:10]),
-        truncated=rng.choice([0, 0, 0, 2]), checked=rng.choice([0, 0, 0, 3, True, 10**20]),
-        valid=rng.choice([0, 1, True]), target=rng.choice(["", "", "", "cheap \u00e9"]),
-        metric=rng.choice(["field_f1", "m\u2028"]))
+        CASE,
+        case_id=rng.choice(STRINGS[:10] + ["7"]),
+        status=rng.choice(list(Status)),
+        threshold=number(),
+        mean=number(),
+        low=number(),
+        high=number(),
+        precision=number(),
+        recall=number(),
+        f1=number(),
+        runs=rng.choice([1, 2, 10**20]),
+        passed_runs=rng.choice([0, 1, True]),
+        file=rng.choice(["", "a/b.jsonl", 'q"\\.jsonl']),
+        line=rng.choice([None, 1, 99]),
+        error=rng.choice(STRINGS[:10]),
+        truncated=rng.choice([0, 0, 0, 2]),
+        checked=rng.choice([0, 0, 0, 3, True, 10**20]),
+        valid=rng.choice([0, 1, True]),
+        target=rng.choice(["", "", "", "cheap \u00e9"]),
+        metric=rng.choice(["field_f1", "m\u2028"]),
+    )
 
 
 @pytest.mark.parametrize("group_by", ["metric", "file", "folder"])

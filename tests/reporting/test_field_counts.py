@@ -37,10 +37,15 @@ OPTIONS = [
 
 
 def _gold(rng: random.Random) -> dict:
-    return {"id": f"r{rng.randint(0, 99)}", "total": rng.choice([3, 3.5, 0.1, -2]),
-            "meta": {"source": rng.choice("ab"), "tags": ["x", "y"][:rng.randint(0, 2)]},
-            "items": [{"sku": s, "qty": rng.randint(1, 3), "price": rng.random()}
-                      for s in rng.sample("ABCDE", rng.randint(0, 3))]}
+    return {
+        "id": f"r{rng.randint(0, 99)}",
+        "total": rng.choice([3, 3.5, 0.1, -2]),
+        "meta": {"source": rng.choice("ab"), "tags": ["x", "y"][: rng.randint(0, 2)]},
+        "items": [
+            {"sku": s, "qty": rng.randint(1, 3), "price": rng.random()}
+            for s in rng.sample("ABCDE", rng.randint(0, 3))
+        ],
+    }
 
 
 def _answer(rng: random.Random, gold: dict) -> object:
@@ -61,7 +66,7 @@ def _answer(rng: random.Random, gold: dict) -> object:
     elif kind == 6:
         answer["meta"] = "not an object"
     elif kind == 7:
-        return json.dumps(gold)[:-rng.randint(2, 15)]
+        return json.dumps(gold)[: -rng.randint(2, 15)]
     return answer
 
 
@@ -82,8 +87,15 @@ def _comparisons(seed: int, cases: int = 150) -> list[tuple[Comparison, tuple]]:
         runs = rng.choice([1, 1, 1, 3])
         status = rng.choice([None] * 8 + ["xfailed", "xpassed"])
         for repeat in range(runs):
-            common = dict(case_id=case_id_of(nodeid, 0), nodeid=nodeid, threshold=0.8,
-                          repeat=repeat if runs > 1 else 0, file=file, line=1, target=target)
+            common = dict(
+                case_id=case_id_of(nodeid, 0),
+                nodeid=nodeid,
+                threshold=0.8,
+                repeat=repeat if runs > 1 else 0,
+                file=file,
+                line=1,
+                target=target,
+            )
             try:  # an answer cut off, scored without truncated=close, is an error
                 if rng.random() < 0.05:
                     raise JsonMatchError("no JSON")
@@ -104,7 +116,7 @@ def _counted(pairs, group_by: str) -> tuple[list[Comparison], FieldCounts]:
     kept = []
     for start in range(0, len(pairs), 3):  # a few comparisons a test
         made = []
-        for comparison, fields in pairs[start:start + 3]:
+        for comparison, fields in pairs[start : start + 3]:
             made.append(replace(comparison, fields=()))
             counts.hold(made[-1], fields)
         counts.count(made[::-1])  # (in any order)
@@ -114,8 +126,18 @@ def _counted(pairs, group_by: str) -> tuple[list[Comparison], FieldCounts]:
 
 def _table(fields: dict[str, FieldAggregate]) -> dict:
     """Every number of a per-field table, the exact sums' units included, in its order."""
-    return {path: (agg.scored, agg.match, agg.mismatch, agg.omission, agg.hallucination,
-                   agg.batch_error, agg.total.units) for path, agg in fields.items()}
+    return {
+        path: (
+            agg.scored,
+            agg.match,
+            agg.mismatch,
+            agg.omission,
+            agg.hallucination,
+            agg.batch_error,
+            agg.total.units,
+        )
+        for path, agg in fields.items()
+    }
 
 
 PAIRS = _comparisons(7) + _comparisons(8, 60)
@@ -145,9 +167,15 @@ def test_counted_tables_are_the_tables_of_the_kept_records(group_by, rule):
     assert _table(counted.fields) == _table(kept.fields)
     assert any(agg.scored == 0 for agg in kept.fields.values())  # a path only ever skipped
     assert (counted.overall, counted.count, counted.errors, counted.xfailed, counted.xpassed) == (
-        kept.overall, kept.count, kept.errors, kept.xfailed, kept.xpassed)
+        kept.overall,
+        kept.count,
+        kept.errors,
+        kept.xfailed,
+        kept.xpassed,
+    )
     assert {k: m.to_dict() for k, m in counted.metrics.items()} == {
-        k: m.to_dict() for k, m in kept.metrics.items()}
+        k: m.to_dict() for k, m in kept.metrics.items()
+    }
     assert counted.cases == kept.cases
 
 
@@ -157,7 +185,8 @@ def test_counts_do_not_depend_on_the_order_comparisons_come_in():
     first = summarize(*_as_args(PAIRS))
     again = summarize(*_as_args(shuffled))
     assert {k: _table(v) for k, v in first.groups.items()} == {
-        k: _table(v) for k, v in again.groups.items()}
+        k: _table(v) for k, v in again.groups.items()
+    }
 
 
 def _as_args(pairs):
@@ -166,8 +195,16 @@ def _as_args(pairs):
 
 
 def test_a_group_of_errors_alone_has_its_empty_table():
-    error = Comparison(case_id="e", nodeid="e", metric="exact", score=0.0, threshold=1.0,
-                       status=ERROR, error="x", file="t.py")
+    error = Comparison(
+        case_id="e",
+        nodeid="e",
+        metric="exact",
+        score=0.0,
+        threshold=1.0,
+        status=ERROR,
+        error="x",
+        file="t.py",
+    )
     pairs = PAIRS[:20] + [(error, ())]
     comparisons, counts = _counted(pairs, "metric")
     counted = summarize(comparisons, "metric", "mean", counts.groups)
@@ -177,8 +214,19 @@ def test_a_group_of_errors_alone_has_its_empty_table():
 
 def test_runs_of_one_case_in_two_tables_are_refused():
     result = match_json({"a": 1}, {"a": 1})
-    runs = [Comparison.of_result(result, case_id="c", nodeid="c", threshold=1.0, passed=True,
-                                 values=None, repeat=k, file=f"f{k}.yaml") for k in range(2)]
+    runs = [
+        Comparison.of_result(
+            result,
+            case_id="c",
+            nodeid="c",
+            threshold=1.0,
+            passed=True,
+            values=None,
+            repeat=k,
+            file=f"f{k}.yaml",
+        )
+        for k in range(2)
+    ]
     counts = FieldCounts("file")
     for run in runs:
         counts.add(group_key(run, "file"), result.fields)
@@ -189,8 +237,19 @@ def test_runs_of_one_case_in_two_tables_are_refused():
 
 def test_a_run_counted_beside_one_not_counted_is_refused():
     result = match_json({"a": 1}, {"a": 2})
-    runs = [Comparison.of_result(result, case_id="c", nodeid="c", threshold=1.0, passed=False,
-                                 values=None, repeat=k, file="f.yaml") for k in range(2)]
+    runs = [
+        Comparison.of_result(
+            result,
+            case_id="c",
+            nodeid="c",
+            threshold=1.0,
+            passed=False,
+            values=None,
+            repeat=k,
+            file="f.yaml",
+        )
+        for k in range(2)
+    ]
     runs[1] = runs[1].with_status(Status("xfailed"))
     with pytest.raises(ValueError, match="count and do not"):
         summarize(runs, "metric", "mean", {})
@@ -250,30 +309,58 @@ def test_a_counted_report_prints_the_summary_of_the_whole_one(group_by, verbose)
     assert summary_lines(counted, 100, verbose) == summary_lines(whole, 100, verbose)
     assert verdict_lines(counted, 100, verbose) == verdict_lines(whole, 100, verbose)
     assert verdict == whole_verdict
-    for key in ("overall", "count", "errors", "xfailed", "xpassed", "metrics", "fields",
-                "groups", "gates"):
+    for key in (
+        "overall",
+        "count",
+        "errors",
+        "xfailed",
+        "xpassed",
+        "metrics",
+        "fields",
+        "groups",
+        "gates",
+    ):
         assert counted[key] == whole[key], key
     # the cases listed: repeated, unscored, cut off, failed (annotations); no comparison
     listed = {c["case_id"] for c in counted["cases"]}
-    assert listed == {c["case_id"] for c in whole["cases"]
-                      if c["runs"] > 1 or c["status"] in ("error", "failed") or c.get("truncated")}
+    assert listed == {
+        c["case_id"]
+        for c in whole["cases"]
+        if c["runs"] > 1 or c["status"] in ("error", "failed") or c.get("truncated")
+    }
     assert 0 < len(listed) < len(whole["cases"])
     assert counted["comparisons"] == []
 
 
 def test_a_counted_report_lists_the_comparisons_with_calls_and_recordings():
     result = match_json({"a": 1}, {"a": 1})
-    made = [Comparison.of_result(result, case_id=f"c{k}", nodeid=f"c{k}", threshold=1.0,
-                                 passed=True, values="short", source=source, recording=recording,
-                                 call={"latency_s": 0.5, "attempts": 1} if source != "case" else None)
-            for k, (source, recording) in enumerate(itertools.product(
-                ("case", "live", "replayed"), ("", "recorded")))]
+    made = [
+        Comparison.of_result(
+            result,
+            case_id=f"c{k}",
+            nodeid=f"c{k}",
+            threshold=1.0,
+            passed=True,
+            values="short",
+            source=source,
+            recording=recording,
+            call={"latency_s": 0.5, "attempts": 1} if source != "case" else None,
+        )
+        for k, (source, recording) in enumerate(
+            itertools.product(("case", "live", "replayed"), ("", "recorded"))
+        )
+    ]
     counts = FieldCounts()
     for c in made:
         counts.hold(c, result.fields)
     counts.count(made)
-    counted, _ = conclude([replace(c, fields=()) for c in made], GateSettings(), {},
-                          reads=SummaryReads(False, False), counts=counts)
+    counted, _ = conclude(
+        [replace(c, fields=()) for c in made],
+        GateSettings(),
+        {},
+        reads=SummaryReads(False, False),
+        counts=counts,
+    )
     whole, _ = conclude(made, GateSettings(), {})
     assert [c["case_id"] for c in counted["comparisons"]] == ["c1", "c2", "c3", "c4", "c5"]
     assert summary_lines(counted) == summary_lines(whole)

@@ -29,10 +29,12 @@ def test_a_bad_mode_names_the_setting_given(name):
 def test_a_bad_floor_names_the_setting_given(name):
     with pytest.raises(ConfigError) as info:
         parse_floors(["total"], name)
-    assert str(info.value) == (f"{name}: expected 'field.path=score' or "
-                               f"'group:field.path=score', not 'total'")
+    assert str(info.value) == (
+        f"{name}: expected 'field.path=score' or 'group:field.path=score', not 'total'"
+    )
     with pytest.raises(ConfigError) as info:
         parse_floors(["total=2"], name)
     assert str(info.value) == f"{name} 'total' must be a number between 0 and 1, not '2'"
     assert parse_floors(["# a comment", "field_f1:total=0.9"], name) == (
-        Floor("total", 0.9, "field_f1"),)
+        Floor("total", 0.9, "field_f1"),
+    )

@@ -13,21 +13,24 @@ from hypothesis import strategies as st
 from pytest_jsonmatch.reporting.money import money
 
 
-@pytest.mark.parametrize(("amount", "text"), [
-    (0, "0"),
-    (0.0, "0"),
-    (0.0048, "0.00480"),  # three significant digits, the trailing zero kept
-    (0.00479, "0.00479"),
-    (0.000012345, "0.0000123"),  # plain decimals, never 1.23e-05
-    (0.75, "0.750"),
-    (0.009996, "0.0100"),  # rounds up to the next power of ten: still three digits
-    (0.99996, "1.00"),  # rounds up to 1: printed as amounts of 1 or more are
-    (1, "1.00"),
-    (12.345, "12.35"),
-    (1234.5, "1,234.50"),
-    (1234567.891, "1,234,567.89"),
-    (-0.0048, "-0.00480"),  # a refund or a correction keeps its sign
-])
+@pytest.mark.parametrize(
+    ("amount", "text"),
+    [
+        (0, "0"),
+        (0.0, "0"),
+        (0.0048, "0.00480"),  # three significant digits, the trailing zero kept
+        (0.00479, "0.00479"),
+        (0.000012345, "0.0000123"),  # plain decimals, never 1.23e-05
+        (0.75, "0.750"),
+        (0.009996, "0.0100"),  # rounds up to the next power of ten: still three digits
+        (0.99996, "1.00"),  # rounds up to 1: printed as amounts of 1 or more are
+        (1, "1.00"),
+        (12.345, "12.35"),
+        (1234.5, "1,234.50"),
+        (1234567.891, "1,234,567.89"),
+        (-0.0048, "-0.00480"),  # a refund or a correction keeps its sign
+    ],
+)
 def test_hand_picked_amounts(amount, text):
     assert money(amount) == text
 

@@ -37,34 +37,53 @@ from pytest_jsonmatch.reporting.text import passed_line, summary_lines, verdict_
 
 LINES = {"a": 1, "b": 7, "c": 13, "d": 1, "e": 5, "f": 19}
 # the plugin's ini settings, as its messages name them (the command line's: CLI_NAMES)
-PLUGIN_NAMES = GateNames(fail_under="jsonmatch_fail_under", floors="jsonmatch_field_floors",
-                         max_drop="jsonmatch_max_drop", max_case_drop="jsonmatch_max_case_drop",
-                         allow_regressions="jsonmatch_allow_regressions",
-                         strict="jsonmatch_strict = true")
+PLUGIN_NAMES = GateNames(
+    fail_under="jsonmatch_fail_under",
+    floors="jsonmatch_field_floors",
+    max_drop="jsonmatch_max_drop",
+    max_case_drop="jsonmatch_max_case_drop",
+    allow_regressions="jsonmatch_allow_regressions",
+    strict="jsonmatch_strict = true",
+)
 
 
 def _case(case_id: str, metric: str, score: float, **fields: float) -> Comparison:
-    records = tuple(FieldRecord(name, name, "match" if value == 1.0 else "mismatch", value)
-                    for name, value in fields.items())
+    records = tuple(
+        FieldRecord(name, name, "match" if value == 1.0 else "mismatch", value)
+        for name, value in fields.items()
+    )
     threshold = 0.5
-    return Comparison(case_id=case_id, nodeid=case_id, metric=metric, score=score,
-                      threshold=threshold, status=PASSED if score >= threshold else FAILED,
-                      precision=score, recall=score, f1=score,
-                      file="golden/invoices.yaml" if metric == "field_f1" else "golden/totals.yaml",
-                      line=LINES[case_id], fields=records)
+    return Comparison(
+        case_id=case_id,
+        nodeid=case_id,
+        metric=metric,
+        score=score,
+        threshold=threshold,
+        status=PASSED if score >= threshold else FAILED,
+        precision=score,
+        recall=score,
+        f1=score,
+        file="golden/invoices.yaml" if metric == "field_f1" else "golden/totals.yaml",
+        line=LINES[case_id],
+        fields=records,
+    )
 
 
-BEFORE = [_case("a", "field_f1", 1.0, total=1.0, vendor=1.0),
-          _case("b", "field_f1", 1.0, total=1.0, vendor=1.0),
-          _case("c", "field_f1", 0.5, total=0.0, vendor=1.0),
-          _case("d", "field_match", 1.0, total=1.0),
-          _case("e", "field_match", 1.0, total=1.0)]
-NOW = [_case("a", "field_f1", 1.0, total=1.0, vendor=1.0),
-       _case("b", "field_f1", 0.7, total=0.4, vendor=1.0),
-       _case("c", "field_f1", 0.5, total=0.0, vendor=1.0),
-       _case("d", "field_match", 1.0, total=1.0),
-       _case("e", "field_match", 1.0, total=1.0),
-       _case("f", "field_f1", 1.0, total=1.0, vendor=1.0)]
+BEFORE = [
+    _case("a", "field_f1", 1.0, total=1.0, vendor=1.0),
+    _case("b", "field_f1", 1.0, total=1.0, vendor=1.0),
+    _case("c", "field_f1", 0.5, total=0.0, vendor=1.0),
+    _case("d", "field_match", 1.0, total=1.0),
+    _case("e", "field_match", 1.0, total=1.0),
+]
+NOW = [
+    _case("a", "field_f1", 1.0, total=1.0, vendor=1.0),
+    _case("b", "field_f1", 0.7, total=0.4, vendor=1.0),
+    _case("c", "field_f1", 0.5, total=0.0, vendor=1.0),
+    _case("d", "field_match", 1.0, total=1.0),
+    _case("e", "field_match", 1.0, total=1.0),
+    _case("f", "field_f1", 1.0, total=1.0, vendor=1.0),
+]
 
 
 def _floors(*lines: str):
@@ -102,22 +121,26 @@ def test_the_baseline_table_shows_each_group_s_rows_and_they_reconcile():
     lines = summary_lines(report, width=100)
     f1_table = lines.index("fields of metric field_f1")
     match_table = lines.index("fields of metric field_match")
-    f1_rows = {line.split()[0]: line.split() for line in lines[f1_table:match_table] if line.strip()}
+    f1_rows = {
+        line.split()[0]: line.split() for line in lines[f1_table:match_table] if line.strip()
+    }
     # the run's own tables: field, score, match, mismatch, omission, halluc. (no baseline mix)
     assert f1_rows["total"] == ["total", "0.6000", "2", "2", "0", "0"]
     # the baseline's tables, one per group, on the numbers its gate uses (per shared case
     # of the group): field, cases, base, now, change = now - base, interval, p, Holm p
     start = next(i for i, line in enumerate(lines) if "fields against the baseline" in line)
     assert lines[start + 1] == "  metric field_f1" and lines[start + 5] == "  metric field_match"
-    rows = [line.split() for line in lines[start + 3:start + 5] + lines[start + 7:start + 8]]
+    rows = [line.split() for line in lines[start + 3 : start + 5] + lines[start + 7 : start + 8]]
     assert [row[:5] for row in rows] == [
         ["total", "3", "0.6667", "0.4667", "-0.2000"],  # most dropped first
         ["vendor", "3", "1.0000", "1.0000", "+0.0000"],
-        ["total", "2", "1.0000", "1.0000", "+0.0000"]]
+        ["total", "2", "1.0000", "1.0000", "+0.0000"],
+    ]
     for row in rows:  # now - base = change, to the printed digit
         assert round(float(row[3]) - float(row[2]), 4) == float(row[4])
-    assert report["baseline"]["groups"]["field_f1"]["total"]["difference"]["mean"] == \
-        pytest.approx(-0.2)
+    assert report["baseline"]["groups"]["field_f1"]["total"]["difference"]["mean"] == pytest.approx(
+        -0.2
+    )
 
 
 def test_a_floor_is_held_in_every_table_and_quotes_the_row_it_fails():
@@ -125,7 +148,9 @@ def test_a_floor_is_held_in_every_table_and_quotes_the_row_it_fails():
     # (0.7333) it would have passed
     floors = _floors("total=0.7", "field_match:total=0.95", "field_f1:vendor=1.0")
     _, _, verdict = _judged(floors=floors, allow_regressions=1)
-    assert verdict.failures == ["field total (field_f1): mean score 0.6000 is below its floor 0.7000"]
+    assert verdict.failures == [
+        "field total (field_f1): mean score 0.6000 is below its floor 0.7000"
+    ]
     assert "jsonmatch_field_floors: 3 field rows at or above their floor" in verdict.checked
 
 
@@ -133,55 +158,73 @@ def test_a_floor_of_one_group_ignores_the_other_tables():
     _, _, verdict = _judged(floors=_floors("field_match:total=0.95"), allow_regressions=1)
     assert verdict.failures == []
     _, _, verdict = _judged(floors=_floors("field_f1:total=0.61"), allow_regressions=1)
-    assert verdict.failures == ["field total (field_f1): mean score 0.6000 is below its floor 0.6100"]
+    assert verdict.failures == [
+        "field total (field_f1): mean score 0.6000 is below its floor 0.6100"
+    ]
 
 
 def test_a_floor_naming_no_group_or_no_field_is_loud_and_suggests():
-    _, _, verdict = _judged(floors=_floors("field_f2:total=0.5", "totl=0.5"),
-                            allow_regressions=1)
+    _, _, verdict = _judged(floors=_floors("field_f2:total=0.5", "totl=0.5"), allow_regressions=1)
     assert verdict.warnings[:2] == [
         "floor 'field_f2:total' names no group of this run; did you mean 'field_f1' or "
         "'field_match'? "
         "(jsonmatch_strict = true fails the run)",
         "floor 'totl' matched no scored field of this run; did you mean 'total'? "
-        "(jsonmatch_strict = true fails the run)"]
-    _, _, verdict = _judged(floors=_floors("totl=0.5"), allow_regressions=1, strict=True,
-                            names=CLI_NAMES)
-    assert verdict.failures == ["floor 'totl' matched no scored field of this run; did you mean "
-                                "'total'?"]
+        "(jsonmatch_strict = true fails the run)",
+    ]
+    _, _, verdict = _judged(
+        floors=_floors("totl=0.5"), allow_regressions=1, strict=True, names=CLI_NAMES
+    )
+    assert verdict.failures == [
+        "floor 'totl' matched no scored field of this run; did you mean 'total'?"
+    ]
 
 
 def test_a_case_that_dropped_fails_the_run_whatever_its_threshold():
     # b (0.7) still passes its threshold 0.5, and the mean drop may be noise: only the
     # per-case rule stops it, naming its place and both scores
     _, _, verdict = _judged()
-    assert verdict.failures == ["case b (golden/invoices.yaml:7) dropped from 1.0000 to 0.7000, "
-                                "by more than jsonmatch_max_drop 0.0000"]
-    assert verdict.warnings[0].startswith("overall score dropped by 0.0600 (0.9000 -> 0.8400 "
-                                          "over 5 shared cases), more than jsonmatch_max_drop "
-                                          "0.0000, but it may be noise")
-    assert verdict.warnings[1].startswith("field total (field_f1): mean score dropped by 0.2000 "
-                                          "(0.6667 -> 0.4667 over 3 shared cases)")
+    assert verdict.failures == [
+        "case b (golden/invoices.yaml:7) dropped from 1.0000 to 0.7000, "
+        "by more than jsonmatch_max_drop 0.0000"
+    ]
+    assert verdict.warnings[0].startswith(
+        "overall score dropped by 0.0600 (0.9000 -> 0.8400 "
+        "over 5 shared cases), more than jsonmatch_max_drop "
+        "0.0000, but it may be noise"
+    )
+    assert verdict.warnings[1].startswith(
+        "field total (field_f1): mean score dropped by 0.2000 "
+        "(0.6667 -> 0.4667 over 3 shared cases)"
+    )
 
 
 def test_a_case_drop_within_the_limit_or_the_allowance_passes():
     _, _, verdict = _judged(max_case_drop=0.3)  # b dropped by exactly 0.3: not more
     assert verdict.failures == []
-    assert "case regressions: no shared case of 5 dropped by more than jsonmatch_max_case_drop " \
-           "0.3000" in verdict.checked
+    assert (
+        "case regressions: no shared case of 5 dropped by more than jsonmatch_max_case_drop "
+        "0.3000" in verdict.checked
+    )
     _, _, verdict = _judged(max_case_drop=0.29)
-    assert verdict.failures == ["case b (golden/invoices.yaml:7) dropped from 1.0000 to 0.7000, "
-                                "by more than jsonmatch_max_case_drop 0.2900"]
+    assert verdict.failures == [
+        "case b (golden/invoices.yaml:7) dropped from 1.0000 to 0.7000, "
+        "by more than jsonmatch_max_case_drop 0.2900"
+    ]
     _, _, verdict = _judged(allow_regressions=1)
     assert verdict.failures == []
-    assert "1 case dropped by more than jsonmatch_max_drop 0.0000, allowed by " \
-           "jsonmatch_allow_regressions 1: b" in verdict.warnings
+    assert (
+        "1 case dropped by more than jsonmatch_max_drop 0.0000, allowed by "
+        "jsonmatch_allow_regressions 1: b" in verdict.warnings
+    )
 
 
 def test_the_cli_names_its_own_flags():
     _, _, verdict = _judged(names=CLI_NAMES, max_case_drop=0.1)
-    assert verdict.failures == ["case b (golden/invoices.yaml:7) dropped from 1.0000 to 0.7000, "
-                                "by more than --max-case-drop 0.1000"]
+    assert verdict.failures == [
+        "case b (golden/invoices.yaml:7) dropped from 1.0000 to 0.7000, "
+        "by more than --max-case-drop 0.1000"
+    ]
     assert all("jsonmatch_" not in line for line in verdict.warnings + verdict.failures)
 
 
@@ -193,17 +236,20 @@ def test_the_banner_is_one_line_per_failed_gate_and_one_line_of_warnings():
         "FAILED: jsonmatch gates: 2 failures",
         "  field total (field_f1): mean score 0.6000 is below its floor 0.7000",
         "  case b (golden/invoices.yaml:7) dropped from 1.0000 to 0.7000, by more than "
-        "jsonmatch_max_drop 0.0000"]
+        "jsonmatch_max_drop 0.0000",
+    ]
     assert len(warnings) == 1 and warnings[0].startswith(
         "warning: 2 jsonmatch gate warnings (the report lists them, -v shows them here); the "
-        "first: overall score dropped by 0.0600")
+        "first: overall score dropped by 0.0600"
+    )
     assert len(verdict_lines(report, width=80, verbose=1)[1]) == 2
     assert passed_line(report) is None
 
 
 def test_a_passing_run_says_which_gates_it_passed():
-    summary, against, verdict = _judged(fail_under=0.5, floors=_floors("vendor=0.9"),
-                                        max_drop=0.1, max_case_drop=0.5)
+    summary, against, verdict = _judged(
+        fail_under=0.5, floors=_floors("vendor=0.9"), max_drop=0.1, max_case_drop=0.5
+    )
     report = build_report(summary, NOW, verdict, against)
     assert verdict.failures == []
     # overall now: (1 + 0.7 + 0.5 + 1 + 1 + 1) / 6 = 0.8667
@@ -211,7 +257,8 @@ def test_a_passing_run_says_which_gates_it_passed():
         "jsonmatch gates passed: overall score 0.8667 is at least jsonmatch_fail_under 0.5000; "
         "jsonmatch_field_floors: 1 field row at or above its floor; baseline (statistical): "
         "mean change -0.0600 over 5 shared cases, jsonmatch_max_drop 0.1000; case regressions: "
-        "no shared case of 5 dropped by more than jsonmatch_max_case_drop 0.5000")
+        "no shared case of 5 dropped by more than jsonmatch_max_case_drop 0.5000"
+    )
 
 
 def test_a_case_a_gate_failed_is_named_with_its_gate_in_the_text_and_markdown():
@@ -225,8 +272,10 @@ def test_a_case_a_gate_failed_is_named_with_its_gate_in_the_text_and_markdown():
     lines = summary_lines(report, width=100)
     assert "  b             1.0000  0.7000  -0.3000  gate failed" in lines
     markdown = render_markdown(report)
-    assert ("| b | golden/invoices.yaml:7 | 0.7000 | failed the gate jsonmatch\\_max\\_drop "
-            "\\(dropped against the baseline\\) |") in markdown
+    assert (
+        "| b | golden/invoices.yaml:7 | 0.7000 | failed the gate jsonmatch\\_max\\_drop "
+        "\\(dropped against the baseline\\) |"
+    ) in markdown
     assert "| b | 1.0000 | 0.7000 | -0.3000 | failed: jsonmatch\\_max\\_drop |" in markdown
 
 
@@ -236,13 +285,16 @@ def test_every_case_a_gate_quotes_is_in_the_changed_table_however_many(monkeypat
     for i in range(8):
         monkeypatch.setitem(LINES, f"k{i}", i + 1)
     before = [_case(f"k{i}", "field_f1", 1.0, total=1.0) for i in range(8)]
-    now = [_case(f"k{i}", "field_f1", 0.9 - 0.01 * i if i < 7 else 0.99, total=1.0)
-           for i in range(8)]
+    now = [
+        _case(f"k{i}", "field_f1", 0.9 - 0.01 * i if i < 7 else 0.99, total=1.0) for i in range(8)
+    ]
     against = compare(cases_of(now), Baseline("base.json", 3, cases_of(before)))
     verdict = judge(summarize(now), GateSettings(max_drop=0.5, max_case_drop=0.05), against)
     report = build_report(summarize(now), now, verdict, against)
     lines = summary_lines(report, width=100)
     start = next(i for i, line in enumerate(lines) if "changed most" in line)
-    rows = [line.split()[0] for line in lines[start + 1:start + 9] if line.strip().startswith("k")]
+    rows = [
+        line.split()[0] for line in lines[start + 1 : start + 9] if line.strip().startswith("k")
+    ]
     assert sorted(rows) == [f"k{i}" for i in range(7)]  # k7 (-0.01) is not quoted: left out
     assert "  ... 1 more changed case (-v shows all)" in lines

@@ -13,12 +13,22 @@ from pytest_jsonmatch import match_json
 from pytest_jsonmatch.reporting.aggregate import SCORE_EPSILON, case_result, one_run_case
 from pytest_jsonmatch.reporting.records import Comparison
 
-SCHEMA = {"type": "object", "required": ["id", "total", "items"],
-          "properties": {"id": {"type": "string"}, "total": {"type": "integer", "minimum": 0},
-                         "items": {"type": "array", "items": {
-                             "type": "object", "required": ["sku"],
-                             "properties": {"sku": {"type": "string"},
-                                            "qty": {"type": "integer"}}}}}}
+SCHEMA = {
+    "type": "object",
+    "required": ["id", "total", "items"],
+    "properties": {
+        "id": {"type": "string"},
+        "total": {"type": "integer", "minimum": 0},
+        "items": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["sku"],
+                "properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}},
+            },
+        },
+    },
+}
 
 
 def _answers(rng: random.Random, gold: dict) -> list:
@@ -31,8 +41,15 @@ def _answers(rng: random.Random, gold: dict) -> list:
     # more violations than a comparison keeps (VIOLATIONS_KEPT, 20), the last of another kind
     many = {**gold, "items": [{"sku": k} for k in range(22)] + [{"sku": "A", "qty": "x"}]}
     text = json.dumps(gold)
-    return [gold, damaged, wrong, many, text[:-rng.randint(3, 12)],
-            {**gold, "extra": True}, {"items": []}]
+    return [
+        gold,
+        damaged,
+        wrong,
+        many,
+        text[: -rng.randint(3, 12)],
+        {**gold, "extra": True},
+        {"items": []},
+    ]
 
 
 def _results():
@@ -46,8 +63,11 @@ def _results():
         {"metric": "structural_f1"},
     ]
     for k in range(6):
-        gold = {"id": f"r{k}", "total": rng.randint(0, 9),
-                "items": [{"sku": s, "qty": rng.randint(1, 3)} for s in rng.sample("ABCD", 2)]}
+        gold = {
+            "id": f"r{k}",
+            "total": rng.randint(0, 9),
+            "items": [{"sku": s, "qty": rng.randint(1, 3)} for s in rng.sample("ABCD", 2)],
+        }
         for answer, opts in itertools.product(_answers(rng, gold), options):
             opts = dict(opts)
             metric = opts.pop("metric")
@@ -62,13 +82,16 @@ RESULTS = list(_results())
 
 def test_the_results_cover_what_a_case_reads():
     assert len(RESULTS) > 150
-    assert any(r.conformance is not None and not r.conformance.valid
-               and len(r.conformance.violations) > 1 for r in RESULTS)
+    assert any(
+        r.conformance is not None and not r.conformance.valid and len(r.conformance.violations) > 1
+        for r in RESULTS
+    )
     assert any(r.conformance is not None and r.conformance.valid for r in RESULTS)
-    assert any(r.conformance is not None and len(r.conformance.violations) > 20
-               for r in RESULTS)
+    assert any(r.conformance is not None and len(r.conformance.violations) > 20 for r in RESULTS)
     assert any(r.truncated is not None for r in RESULTS)
-    assert any(r.floor_failures for r in RESULTS)  # (passed() fails; at threshold 0 the case passes)
+    assert any(
+        r.floor_failures for r in RESULTS
+    )  # (passed() fails; at threshold 0 the case passes)
     assert len({r.score for r in RESULTS}) > 4
 
 
@@ -78,13 +101,21 @@ def test_a_case_from_its_result_is_the_case_of_its_comparison(invalid_fails):
     checked = 0
     for i, result in enumerate(RESULTS):
         # the thresholds at, just above and just below the score test the epsilon
-        for threshold in (*thresholds, float(result.score) + SCORE_EPSILON / 2,
-                          float(result.score) + 2 * SCORE_EPSILON):
+        for threshold in (
+            *thresholds,
+            float(result.score) + SCORE_EPSILON / 2,
+            float(result.score) + 2 * SCORE_EPSILON,
+        ):
             where = {"case_id": f"c{i}", "file": "g.jsonl", "line": i + 1}
             comparison = Comparison.of_result(
-                result, nodeid=where["case_id"], threshold=threshold,
-                passed=result.passed(threshold, invalid_fails), values=None,
-                invalid_fails=invalid_fails, **where)
+                result,
+                nodeid=where["case_id"],
+                threshold=threshold,
+                passed=result.passed(threshold, invalid_fails),
+                values=None,
+                invalid_fails=invalid_fails,
+                **where,
+            )
             expected = case_result([comparison])
             got = one_run_case(result, threshold=threshold, invalid_fails=invalid_fails, **where)
             assert got == expected, (i, threshold)

@@ -30,8 +30,16 @@ def test_the_statuses_are_the_report_schemas() -> None:
 
 
 def test_the_dict_form_is_plain_data_and_reads_back() -> None:
-    comparison = Comparison(case_id="c", nodeid="t.py::c", metric="field_f1", score=0.5,
-                            threshold=0.8, status=Status.FAILED, file="t.py", line=3)
+    comparison = Comparison(
+        case_id="c",
+        nodeid="t.py::c",
+        metric="field_f1",
+        score=0.5,
+        threshold=0.8,
+        status=Status.FAILED,
+        file="t.py",
+        line=3,
+    )
     data = comparison.to_dict()
     assert type(data["status"]) is str and data["status"] == "failed"
     back = Comparison.from_dict(data)
@@ -39,8 +47,9 @@ def test_the_dict_form_is_plain_data_and_reads_back() -> None:
 
 
 def test_an_unknown_status_is_refused() -> None:
-    data = Comparison(case_id="c", nodeid="c", metric="field_f1", score=1.0, threshold=0.5,
-                      status=PASSED).to_dict()
+    data = Comparison(
+        case_id="c", nodeid="c", metric="field_f1", score=1.0, threshold=0.5, status=PASSED
+    ).to_dict()
     with pytest.raises(ValueError):
         Comparison.from_dict({**data, "status": "skipped"})
 
@@ -48,9 +57,19 @@ def test_an_unknown_status_is_refused() -> None:
 def test_where_a_cut_answer_ends_crosses_the_wire_and_counts_on_its_case() -> None:
     from pytest_jsonmatch.reporting.aggregate import case_result
 
-    runs = [Comparison(case_id="c", nodeid="c", metric="field_f1", score=score, threshold=0.5,
-                       status=PASSED, repeat=repeat, truncated=cut)
-            for repeat, (score, cut) in enumerate([(0.75, (3, 12, 140)), (1.0, None)])]
+    runs = [
+        Comparison(
+            case_id="c",
+            nodeid="c",
+            metric="field_f1",
+            score=score,
+            threshold=0.5,
+            status=PASSED,
+            repeat=repeat,
+            truncated=cut,
+        )
+        for repeat, (score, cut) in enumerate([(0.75, (3, 12, 140)), (1.0, None)])
+    ]
     data = runs[0].to_dict()
     assert data["truncated"] == {"line": 3, "column": 12, "chars": 140}
     assert "truncated" not in runs[1].to_dict()
@@ -65,16 +84,30 @@ def test_conformance_crosses_the_wire_and_counts_per_case_and_metric() -> None:
     from pytest_jsonmatch.reporting.aggregate import Aggregates, case_result
     from pytest_jsonmatch.reporting.records import VIOLATIONS_KEPT
 
-    schema = {"type": "object", "properties": {"n": {"type": "integer"},
-                                               "xs": {"items": {"type": "string"}}}}
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}, "xs": {"items": {"type": "string"}}},
+    }
     # run 0: valid; run 1: n a string (type) and 25 numbers in xs (25 type violations);
     # run 2 (another case): n a string
-    results = [match_json({"n": 1}, {"n": 1}, schema=schema),
-               match_json({"n": "1", "xs": list(range(25))}, {"n": 1}, schema=schema),
-               match_json({"n": "2"}, {"n": 1}, schema=schema)]
-    runs = [Comparison.of_result(r, case_id=case, nodeid=case, threshold=0.0, passed=True,
-                                 values="none", repeat=repeat, invalid_fails=case == "b")
-            for r, case, repeat in zip(results, ["a", "a", "b"], [0, 1, 0])]
+    results = [
+        match_json({"n": 1}, {"n": 1}, schema=schema),
+        match_json({"n": "1", "xs": list(range(25))}, {"n": 1}, schema=schema),
+        match_json({"n": "2"}, {"n": 1}, schema=schema),
+    ]
+    runs = [
+        Comparison.of_result(
+            r,
+            case_id=case,
+            nodeid=case,
+            threshold=0.0,
+            passed=True,
+            values="none",
+            repeat=repeat,
+            invalid_fails=case == "b",
+        )
+        for r, case, repeat in zip(results, ["a", "a", "b"], [0, 1, 0])
+    ]
     record = runs[1].conformance
     assert record is not None and not record.valid and record.total == 26
     assert len(record.violations) == VIOLATIONS_KEPT  # 20 kept of 26
@@ -92,16 +125,31 @@ def test_conformance_crosses_the_wire_and_counts_per_case_and_metric() -> None:
         total.add_case(case, its_runs)
     # 3 answers, 1 valid; (n, type) broken in 2 answers, (xs[], type) in 1
     assert total.metrics["field_f1"].to_dict()["conformance"] == {
-        "checked": 3, "valid": 1, "share": 1 / 3,
-        "violated": [{"field_path": "n", "keyword": "type", "answers": 2},
-                     {"field_path": "xs[]", "keyword": "type", "answers": 1}]}
+        "checked": 3,
+        "valid": 1,
+        "share": 1 / 3,
+        "violated": [
+            {"field_path": "n", "keyword": "type", "answers": 2},
+            {"field_path": "xs[]", "keyword": "type", "answers": 1},
+        ],
+    }
 
 
 EDGE_VALUES = {
-    "short": "abc", "long": "x" * 40, "escaped": "\u00e9" * 34, "int": 10**15 - 1,
-    "big int": 10**15, "huge": 10**30, "float": -0.0, "none": None, "flag": True,
-    "quoted": 'a "b"\n\u2028</script>', "cut": "y" * 199 + "\"", "fraction": 0.1 + 0.2,
-    "list": [1, 2], "deep": {"a": {"b": ["c" * 300]}},
+    "short": "abc",
+    "long": "x" * 40,
+    "escaped": "\u00e9" * 34,
+    "int": 10**15 - 1,
+    "big int": 10**15,
+    "huge": 10**30,
+    "float": -0.0,
+    "none": None,
+    "flag": True,
+    "quoted": 'a "b"\n\u2028</script>',
+    "cut": "y" * 199 + '"',
+    "fraction": 0.1 + 0.2,
+    "list": [1, 2],
+    "deep": {"a": {"b": ["c" * 300]}},
 }
 
 
@@ -118,22 +166,29 @@ def test_a_comparison_written_from_the_engine_fields_is_its_recorded_form(values
     same = ("short", "int", "deep", "quoted", "cut", "fraction")
     actual = {k: (v if k in same else 0) for k, v in EDGE_VALUES.items() if k != "none"}
     result = match_json({**actual, "extra": "y" * 50}, EDGE_VALUES, "field_f1")
-    recorded = Comparison.of_result(result, case_id="c", nodeid="c", threshold=1.0,
-                                    passed=False, values=values)  # type: ignore[arg-type]
-    bare = Comparison.of_result(result, case_id="c", nodeid="c", threshold=1.0,
-                                passed=False, values=None)
+    recorded = Comparison.of_result(
+        result, case_id="c", nodeid="c", threshold=1.0, passed=False, values=values
+    )  # type: ignore[arg-type]
+    bare = Comparison.of_result(
+        result, case_id="c", nodeid="c", threshold=1.0, passed=False, values=None
+    )
     written = comparison_dict(bare, result.fields, values)
     assert json.dumps(written) == json.dumps(recorded.to_dict())
     # the dataset's report line, pieced together from the fields' text: the same bytes
     assert comparison_line(bare, result.fields, values) == json_line(recorded.to_dict())
-    assert {f["status"] for f in written["fields"]} >= {"match", "mismatch", "omission",
-                                                         "hallucination"}
+    assert {f["status"] for f in written["fields"]} >= {
+        "match",
+        "mismatch",
+        "omission",
+        "hallucination",
+    }
 
 
 @pytest.mark.parametrize("to_file", [False, True], ids=["text", "utf8-file"])
 @pytest.mark.parametrize("block", [1, 7, 64, 1 << 18])
-def test_a_spool_copied_into_a_report_a_block_at_a_time(tmp_path, monkeypatch, block: int,
-                                                        to_file: bool) -> None:
+def test_a_spool_copied_into_a_report_a_block_at_a_time(
+    tmp_path, monkeypatch, block: int, to_file: bool
+) -> None:
     """Spool.write_items gives a report's list (each item on an indented line, commas
     between) whatever the blocks it copies: cut inside a line, right after a newline
     (block 1: every byte or character a block, a UTF-8 character cut too), or the whole
@@ -161,13 +216,16 @@ def test_a_spool_copied_into_a_report_a_block_at_a_time(tmp_path, monkeypatch, b
     assert json.loads("[" + written + "]") == items
 
 
-@pytest.mark.parametrize("extra", [
-    {},
-    {"line": 12, "file": 'data\\\\gold "v2".jsonl', "error": "", "seq": 3, "repeat": 1},
-    {"case_id": "ünï \u2028 \"q\"", "nodeid": "n\ttab", "recording": "stale", "source": "live"},
-    {"pairings": (("items", 0, 1, 0.5),)},  # written by the dict, as before
-    {"score": float("inf")},  # not JSON: the dict's path refuses it
-])
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {},
+        {"line": 12, "file": 'data\\\\gold "v2".jsonl', "error": "", "seq": 3, "repeat": 1},
+        {"case_id": 'ünï \u2028 "q"', "nodeid": "n\ttab", "recording": "stale", "source": "live"},
+        {"pairings": (("items", 0, 1, 0.5),)},  # written by the dict, as before
+        {"score": float("inf")},  # not JSON: the dict's path refuses it
+    ],
+)
 def test_a_plain_comparison_line_is_the_entry_json_writes(extra) -> None:
     """A dataset comparison's line written from a template (strings, whole numbers and
     finite floats, nothing optional) is the bytes ``json_line(comparison_dict(...))``
@@ -177,10 +235,12 @@ def test_a_plain_comparison_line_is_the_entry_json_writes(extra) -> None:
     from pytest_jsonmatch.reporting.records import comparison_dict
     from pytest_jsonmatch.reporting.spool import json_line
 
-    result = match_json({"a": "x", "b": 2.5, "c": None}, {"a": "y", "b": 2.5, "d": True},
-                        "field_f1")
-    bare = Comparison.of_result(result, case_id="7", nodeid="7", threshold=0.9, passed=False,
-                                values=None)
+    result = match_json(
+        {"a": "x", "b": 2.5, "c": None}, {"a": "y", "b": 2.5, "d": True}, "field_f1"
+    )
+    bare = Comparison.of_result(
+        result, case_id="7", nodeid="7", threshold=0.9, passed=False, values=None
+    )
     bare = replace(bare, **extra)
     if "score" in extra:
         with pytest.raises(ValueError):
@@ -194,15 +254,18 @@ def test_a_plain_comparison_line_is_the_entry_json_writes(extra) -> None:
 
 
 @pytest.mark.parametrize("group_by", ["metric", "file", "folder"])
-@pytest.mark.parametrize("extra", [
-    {},
-    {"line": None, "error": 'gold "é"\n\u2028', "status": Status.ERROR, "low": -0.0},
-    {"file": "a\\\\b/c.jsonl", "case_id": "ü", "passed_runs": 0, "runs": 2},
-    {"truncated": 1},  # the optional keys: written by the dict, as before
-    {"checked": 1, "valid": 1},
-    {"target": "cheap"},
-    {"threshold": 1},  # an int is written as the dict writes it
-])
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {},
+        {"line": None, "error": 'gold "é"\n\u2028', "status": Status.ERROR, "low": -0.0},
+        {"file": "a\\\\b/c.jsonl", "case_id": "ü", "passed_runs": 0, "runs": 2},
+        {"truncated": 1},  # the optional keys: written by the dict, as before
+        {"checked": 1, "valid": 1},
+        {"target": "cheap"},
+        {"threshold": 1},  # an int is written as the dict writes it
+    ],
+)
 def test_a_case_line_is_the_case_json_writes(extra, group_by) -> None:
     """A dataset case's line written from a template is the bytes
     ``json_line(case_dict(...))`` writes, for every grouping; any other case takes the
@@ -212,8 +275,23 @@ def test_a_case_line_is_the_case_json_writes(extra, group_by) -> None:
     from pytest_jsonmatch.reporting.report import case_dict
     from pytest_jsonmatch.reporting.spool import json_line
 
-    case = CaseResult("12", "field_f1", 0.9, PASSED, 1, 0.75, 0.5, 1.0, 1, 0.8, 0.7,
-                      0.7466666666666667, "data/gold.jsonl", 12, "")
+    case = CaseResult(
+        "12",
+        "field_f1",
+        0.9,
+        PASSED,
+        1,
+        0.75,
+        0.5,
+        1.0,
+        1,
+        0.8,
+        0.7,
+        0.7466666666666667,
+        "data/gold.jsonl",
+        12,
+        "",
+    )
     case = replace(case, **extra)
     assert case_line(case, group_by) == json_line(case_dict(case, group_by))
     with pytest.raises(ValueError):  # not JSON: refused on either path

@@ -39,20 +39,44 @@ def test_markdown_escape():
 
 
 def test_annotations_escape_commas_colons_percent_and_newlines():
-    report = {"cases": [{"case_id": "g/a,b.yaml::c", "status": "error", "file": "g/a,b.yaml",
-                         "line": 3, "metric": "field_f1", "mean_score": 0.0, "threshold": 1.0,
-                         "error": "50% done\nthen: failed"}]}
+    report = {
+        "cases": [
+            {
+                "case_id": "g/a,b.yaml::c",
+                "status": "error",
+                "file": "g/a,b.yaml",
+                "line": 3,
+                "metric": "field_f1",
+                "mean_score": 0.0,
+                "threshold": 1.0,
+                "error": "50% done\nthen: failed",
+            }
+        ]
+    }
     assert annotations(report) == [
         "::error file=g/a%2Cb.yaml,line=3,title=jsonmatch field_f1::g/a,b.yaml::c could not be "
-        "scored: 50%25 done%0Athen: failed"]
+        "scored: 50%25 done%0Athen: failed"
+    ]
 
 
 def test_only_failing_golden_cases_are_annotated():
-    case = {"case_id": "t.py::test_x", "status": "failed", "file": "t.py", "line": 3,
-            "metric": "field_f1", "mean_score": 0.0, "threshold": 1.0, "error": ""}
+    case = {
+        "case_id": "t.py::test_x",
+        "status": "failed",
+        "file": "t.py",
+        "line": 3,
+        "metric": "field_f1",
+        "mean_score": 0.0,
+        "threshold": 1.0,
+        "error": "",
+    }
     assert annotations({"cases": [case]}) == []  # a Python test fails in pytest's own output
-    assert annotations({"cases": [{**case, "case_id": "c.yaml::x", "file": "c.yaml",
-                                   "status": "passed"}]}) == []
+    assert (
+        annotations(
+            {"cases": [{**case, "case_id": "c.yaml::x", "file": "c.yaml", "status": "passed"}]}
+        )
+        == []
+    )
 
 
 def test_a_failure_message_never_starts_a_line_with_a_workflow_command():
@@ -61,8 +85,16 @@ def test_a_failure_message_never_starts_a_line_with_a_workflow_command():
     from pytest_jsonmatch.engine.results.field_results import FieldResult, MatchResult
     from pytest_jsonmatch.reporting.failure_message import format_failure
 
-    field = FieldResult("a", "mismatch", 0.0, "x\n::error::e", "y", "judge",
-                        reason="no\n::warning file=a.py::pwned\n  ::add-mask::x", field_path="a")
+    field = FieldResult(
+        "a",
+        "mismatch",
+        0.0,
+        "x\n::error::e",
+        "y",
+        "judge",
+        reason="no\n::warning file=a.py::pwned\n  ::add-mask::x",
+        field_path="a",
+    )
     result = MatchResult("field_f1", 0.0, 0.0, 0.0, 0.0, (field,))
     message = format_failure(result, 1.0)
     assert "pwned" in message  # shown, defused

@@ -15,25 +15,29 @@ from pytest_jsonmatch.reporting.runs_chart import axis, difference_chart
 GEOMETRY = ("x", "y", "x1", "y1", "x2", "y2", "width", "height")
 
 
-@pytest.mark.parametrize(("differences", "scale"), [
-    ([-0.13], (-0.15, 0.0)),  # 0.85 against 0.98: steps of 0.05
-    ([0.25], (0.0, 0.3)),
-    ([0.1 * 3], (0.0, 0.3)),  # 0.30000000000000004 is 0.3, not a step more
-    ([0.101], (0.0, 0.15)),
-    ([-0.01, 0.2], (-0.1, 0.2)),  # zero inside: a step of 0.1
-    ([-1.0, 1.0], (-1.0, 1.0)),
-    ([0.004], (0.0, 0.01)),  # never finer than 0.01: a small difference stays small
-    ([1e-12], (-0.01, 0.01)),  # float noise: as if zero
-    ([0.0], (-0.01, 0.01)),  # nothing but zero: a step either side
-    ([], (-0.01, 0.01)),
-])
+@pytest.mark.parametrize(
+    ("differences", "scale"),
+    [
+        ([-0.13], (-0.15, 0.0)),  # 0.85 against 0.98: steps of 0.05
+        ([0.25], (0.0, 0.3)),
+        ([0.1 * 3], (0.0, 0.3)),  # 0.30000000000000004 is 0.3, not a step more
+        ([0.101], (0.0, 0.15)),
+        ([-0.01, 0.2], (-0.1, 0.2)),  # zero inside: a step of 0.1
+        ([-1.0, 1.0], (-1.0, 1.0)),
+        ([0.004], (0.0, 0.01)),  # never finer than 0.01: a small difference stays small
+        ([1e-12], (-0.01, 0.01)),  # float noise: as if zero
+        ([0.0], (-0.01, 0.01)),  # nothing but zero: a step either side
+        ([], (-0.01, 0.01)),
+    ],
+)
 def test_the_scale(differences, scale):
     assert axis(differences) == pytest.approx(scale)
 
 
 def _svg(differences, names=("base", "new", "third")):
-    html = difference_chart(differences, list(names[:len(differences)]),
-                            [f"run-{i}" for i in range(len(differences))])
+    html = difference_chart(
+        differences, list(names[: len(differences)]), [f"run-{i}" for i in range(len(differences))]
+    )
     svg_text, caption = html.split("</svg>")
     svg = ET.fromstring(svg_text + "</svg>")
     numbers = [e.get(a) for e in svg.iter() for a in GEOMETRY if e.get(a) is not None]
@@ -47,9 +51,14 @@ def _labels(svg) -> dict[str, float]:
 
 def _bars(svg) -> dict[str, tuple[float, float]]:
     """Each bar's run (from its title) -> its rect's top and height."""
-    return {g.find("title").text.split(" ")[0]: (float(g.find("rect").get("y")),
-                                                 float(g.find("rect").get("height")))
-            for g in svg.iter("g") if g.find("rect") is not None}
+    return {
+        g.find("title").text.split(" ")[0]: (
+            float(g.find("rect").get("y")),
+            float(g.find("rect").get("height")),
+        )
+        for g in svg.iter("g")
+        if g.find("rect") is not None
+    }
 
 
 def test_a_difference_drawn_to_its_scale():
@@ -57,7 +66,7 @@ def test_a_difference_drawn_to_its_scale():
     labels = _labels(svg)
     assert set(labels) == {"0", "-0.15"}
     top, bottom = labels["0"], labels["-0.15"]
-    (y, height), = _bars(svg).values()
+    ((y, height),) = _bars(svg).values()
     assert y == pytest.approx(top)  # hangs from the zero line
     assert height / (bottom - top) == pytest.approx(0.13 / 0.15, abs=0.001)
     assert caption == '<div class="chart-caption">difference from base</div>'

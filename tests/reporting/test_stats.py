@@ -23,7 +23,10 @@ def test_a_paired_difference_by_hand():
     assert d.n == 6
     assert d.mean == pytest.approx(-1 / 24)
     assert d.se == pytest.approx(0.076830, abs=1e-6)
-    assert (d.low, d.high) == (pytest.approx(-0.239164, abs=1e-6), pytest.approx(0.155830, abs=1e-6))
+    assert (d.low, d.high) == (
+        pytest.approx(-0.239164, abs=1e-6),
+        pytest.approx(0.155830, abs=1e-6),
+    )
     assert d.detectable == pytest.approx(0.215244, abs=1e-6)
     assert d.p_value == pytest.approx(0.6109, abs=1e-4)
     assert not d.clearly_below_zero
@@ -31,7 +34,14 @@ def test_a_paired_difference_by_hand():
 
 def test_the_same_drop_in_every_case_is_clearly_below_zero():
     d = paired_difference([-0.5] * 4)
-    assert (d.mean, d.low, d.high, d.se, d.detectable, d.p_value) == (-0.5, -0.5, -0.5, 0.0, 0.0, 0.0)
+    assert (d.mean, d.low, d.high, d.se, d.detectable, d.p_value) == (
+        -0.5,
+        -0.5,
+        -0.5,
+        0.0,
+        0.0,
+        0.0,
+    )
     assert d.clearly_below_zero
 
 
@@ -60,13 +70,16 @@ def test_holm_by_hand():
     assert holm([0.049]) == [True] and holm([0.051]) == [False]
 
 
-@pytest.mark.parametrize(("worse", "better", "p"), [
-    (0, 0, 1.0),
-    (5, 1, 2 * 7 / 64),      # n = 6: (C(6,0) + C(6,1)) / 2^6 = 7/64, doubled
-    (6, 0, 2 / 64),          # C(6,0) / 2^6, doubled
-    (3, 3, 1.0),             # 2 * 42/64 > 1: capped
-    (10, 2, 2 * 79 / 4096),  # n = 12: C(12,0) + C(12,1) + C(12,2) = 1 + 12 + 66 = 79
-])
+@pytest.mark.parametrize(
+    ("worse", "better", "p"),
+    [
+        (0, 0, 1.0),
+        (5, 1, 2 * 7 / 64),  # n = 6: (C(6,0) + C(6,1)) / 2^6 = 7/64, doubled
+        (6, 0, 2 / 64),  # C(6,0) / 2^6, doubled
+        (3, 3, 1.0),  # 2 * 42/64 > 1: capped
+        (10, 2, 2 * 79 / 4096),  # n = 12: C(12,0) + C(12,1) + C(12,2) = 1 + 12 + 66 = 79
+    ],
+)
 def test_mcnemar_exact_by_hand(worse, better, p):
     assert mcnemar_exact(worse, better) == pytest.approx(p)
     assert mcnemar_exact(better, worse) == pytest.approx(p)  # two-sided: symmetric
@@ -75,16 +88,19 @@ def test_mcnemar_exact_by_hand(worse, better, p):
 # -- at any size: 0 to 10,000,000 cases, finite and right --------------------------------------
 
 
-@pytest.mark.parametrize(("worse", "better", "p"), [
-    (0, 0, 1.0),                   # nothing flipped
-    (1, 0, 1.0),                   # 2 * (1/2)^1 = 1
-    (1023, 0, 2.0 ** -1022),       # 2 * (1/2)^1023: the smallest normal float
-    (1024, 0, 2.0 ** -1023),       # 2 * (1/2)^1024: the old float sum overflowed here
-    (1000, 24, None),              # 1,024 flips, both ways: scipy's binomtest
-    (10**6, 0, 0.0),               # 2^-999999 underflows to 0: finite, not an error
-    (500_000, 500_000, 1.0),       # 10^6 flips, even: the tails meet
-    (499_000, 501_000, None),
-])
+@pytest.mark.parametrize(
+    ("worse", "better", "p"),
+    [
+        (0, 0, 1.0),  # nothing flipped
+        (1, 0, 1.0),  # 2 * (1/2)^1 = 1
+        (1023, 0, 2.0**-1022),  # 2 * (1/2)^1023: the smallest normal float
+        (1024, 0, 2.0**-1023),  # 2 * (1/2)^1024: the old float sum overflowed here
+        (1000, 24, None),  # 1,024 flips, both ways: scipy's binomtest
+        (10**6, 0, 0.0),  # 2^-999999 underflows to 0: finite, not an error
+        (500_000, 500_000, 1.0),  # 10^6 flips, even: the tails meet
+        (499_000, 501_000, None),
+    ],
+)
 def test_mcnemar_is_finite_and_exact_at_any_count(worse, better, p):
     from scipy.stats import binomtest
 
@@ -103,15 +119,23 @@ def test_a_paired_difference_of_ten_million_cases_is_finite_and_right():
     assert diff.n == n and diff.mean == pytest.approx(-0.0005, rel=1e-12)
     se = 0.0005 * math.sqrt(n / (n - 1)) / math.sqrt(n)
     assert diff.se == pytest.approx(se, rel=1e-9)
-    assert (diff.low, diff.high) == (pytest.approx(-0.0005 - 1.959964 * se, rel=1e-6),
-                                     pytest.approx(-0.0005 + 1.959964 * se, rel=1e-6))
+    assert (diff.low, diff.high) == (
+        pytest.approx(-0.0005 - 1.959964 * se, rel=1e-6),
+        pytest.approx(-0.0005 + 1.959964 * se, rel=1e-6),
+    )
     assert diff.p_value == 0.0 and diff.clearly_below_zero  # t = -3162: as sure as can be
 
 
 def test_ten_million_equal_differences_have_an_interval_of_that_difference():
     diff = paired_difference([-0.25] * 10_000_000)
     assert (diff.mean, diff.low, diff.high, diff.se, diff.detectable, diff.p_value) == (
-        -0.25, -0.25, -0.25, 0.0, 0.0, 0.0)
+        -0.25,
+        -0.25,
+        -0.25,
+        0.0,
+        0.0,
+        0.0,
+    )
     assert paired_difference([0.0] * 10_000_000).p_value == 1.0
 
 
@@ -121,8 +145,11 @@ def test_holm_at_the_edges():
     assert holm([]) == [] and holm_adjusted([]) == []
     assert holm([0.05]) == [True] and holm_adjusted([0.05]) == [0.05]
     # 0.01, 0.02, 0.04 over m = 3: 3 * 0.01 = 0.03, 2 * 0.02 = 0.04, 1 * 0.04 = 0.04
-    assert holm_adjusted([0.04, 0.01, 0.02]) == [pytest.approx(0.04), pytest.approx(0.03),
-                                                 pytest.approx(0.04)]
+    assert holm_adjusted([0.04, 0.01, 0.02]) == [
+        pytest.approx(0.04),
+        pytest.approx(0.03),
+        pytest.approx(0.04),
+    ]
     # never above 1, and non-decreasing in p's order: 3 * 0.5 -> 1, then max(1, 2 * 0.6) = 1
     assert holm_adjusted([0.5, 0.6, 0.9]) == [1.0, 1.0, 1.0]
     p_values = [i / 1_000_000 for i in range(1_000_000)]  # a million rows: no overflow

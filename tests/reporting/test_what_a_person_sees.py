@@ -18,105 +18,138 @@ from .statuses import every_status_report, repeated_report, truncated_report
 def test_the_text_lists_cases_worst_first():
     # unscored first (e-err at 0, then b-rep, whose second run failed, at 0.5), then by mean
     # score, ties by id; never by id alone
-    assert render_text(repeated_report()) == "\n".join([
-        "metric    cases  pass  fail  error   score    prec  recall      F1",
-        "field_f1      5     1     2      2  0.4500  0.0000  0.0000  0.0000",
-        "overall score 0.4500 over 5 cases, 2 unscored (counted as 0)",
-        "",
-        "field   score  match  mismatch  omission  halluc.",
-        "name   0.6429      4         3         0        0",
-        "1 field never scored: id",
-        "",
-        "repeated case  runs    mean     min     max  passed",
-        "b-rep             2  0.5000  0.0000  1.0000     1/2",
-        "c-rep             2  0.2500  0.0000  0.5000     0/2",
-        "a-rep             2  0.5000  0.0000  1.0000     1/2",
-        "d-rep             2  1.0000  1.0000  1.0000     2/2",
-        "",
-        "could not be scored (counted as 0):",
-        "  e-err: run 0 timed out",
-        "  b-rep: run 1 timed out",
-    ]) + "\n"
+    assert (
+        render_text(repeated_report())
+        == "\n".join(
+            [
+                "metric    cases  pass  fail  error   score    prec  recall      F1",
+                "field_f1      5     1     2      2  0.4500  0.0000  0.0000  0.0000",
+                "overall score 0.4500 over 5 cases, 2 unscored (counted as 0)",
+                "",
+                "field   score  match  mismatch  omission  halluc.",
+                "name   0.6429      4         3         0        0",
+                "1 field never scored: id",
+                "",
+                "repeated case  runs    mean     min     max  passed",
+                "b-rep             2  0.5000  0.0000  1.0000     1/2",
+                "c-rep             2  0.2500  0.0000  0.5000     0/2",
+                "a-rep             2  0.5000  0.0000  1.0000     1/2",
+                "d-rep             2  1.0000  1.0000  1.0000     2/2",
+                "",
+                "could not be scored (counted as 0):",
+                "  e-err: run 0 timed out",
+                "  b-rep: run 1 timed out",
+            ]
+        )
+        + "\n"
+    )
 
 
 def test_the_markdown_lists_cases_worst_first():
     markdown = render_markdown(repeated_report())
-    assert "\n".join([
-        "| case | where | score | why |",
-        "| --- | --- | ---: | --- |",
-        "| e-err |  | 0.0000 | run 0 timed out |",
-        "| b-rep |  | 0.5000 | run 1 timed out |",
-        "| c-rep |  | 0.2500 | score below threshold 0.8000 |",
-        "| a-rep |  | 0.5000 | score below threshold 0.8000 |",
-        "",
-        "### Fields",
-        "",
-        "| field | score | match | mismatch | omission | hallucination |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
-        "| name | 0.6429 | 4 | 3 | 0 | 0 |",
-        "",
-        "1 field never scored: id.",
-    ]) + "\n" in markdown
+    assert (
+        "\n".join(
+            [
+                "| case | where | score | why |",
+                "| --- | --- | ---: | --- |",
+                "| e-err |  | 0.0000 | run 0 timed out |",
+                "| b-rep |  | 0.5000 | run 1 timed out |",
+                "| c-rep |  | 0.2500 | score below threshold 0.8000 |",
+                "| a-rep |  | 0.5000 | score below threshold 0.8000 |",
+                "",
+                "### Fields",
+                "",
+                "| field | score | match | mismatch | omission | hallucination |",
+                "| --- | ---: | ---: | ---: | ---: | ---: |",
+                "| name | 0.6429 | 4 | 3 | 0 | 0 |",
+                "",
+                "1 field never scored: id.",
+            ]
+        )
+        + "\n"
+        in markdown
+    )
 
 
 def test_the_text_leaves_out_never_scored_fields():
     report = every_status_report()
-    assert render_text(report) == "\n".join([
-        "metric    cases  pass  fail  error   score    prec  recall      F1",
-        "field_f1      5     2     2      1  0.5300  0.5300  0.5300  0.5300",
-        "overall score 0.5300 over 5 cases, 1 unscored (counted as 0)",
-        "not counted (expected to fail): 1 xfailed, 1 xpassed",
-        "",
-        "field   score  match  mismatch  omission  halluc.",
-        "extra  0.0000      0         0         0        1",
-        "total  0.0000      0         0         1        0",
-        "name   0.5000      2         2         0        0",
-        "2 fields never scored: id, meta",
-        "",
-        "could not be scored (counted as 0):",
-        "  c-error: no JSON object found in actual",
-    ]) + "\n"
+    assert (
+        render_text(report)
+        == "\n".join(
+            [
+                "metric    cases  pass  fail  error   score    prec  recall      F1",
+                "field_f1      5     2     2      1  0.5300  0.5300  0.5300  0.5300",
+                "overall score 0.5300 over 5 cases, 1 unscored (counted as 0)",
+                "not counted (expected to fail): 1 xfailed, 1 xpassed",
+                "",
+                "field   score  match  mismatch  omission  halluc.",
+                "extra  0.0000      0         0         0        1",
+                "total  0.0000      0         0         1        0",
+                "name   0.5000      2         2         0        0",
+                "2 fields never scored: id, meta",
+                "",
+                "could not be scored (counted as 0):",
+                "  c-error: no JSON object found in actual",
+            ]
+        )
+        + "\n"
+    )
 
 
 def test_the_markdown_lists_cases_worst_first_and_leaves_out_never_scored_fields():
     report = every_status_report()
-    assert render_markdown(report) == "\n".join([
-        "## jsonmatch",
-        "",
-        "**Gates: passed**",
-        "",
-        "| metric | cases | passed | failed | errors | score | precision | recall | F1 |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-        "| field\\_f1 | 5 | 2 | 2 | 1 | 0.5300 | 0.5300 | 0.5300 | 0.5300 |",
-        "",
-        ("Overall score **0.5300** over 5 cases, 1 of which could not be scored (counted as 0); "
-         "1 xfailed and 1 xpassed, not counted (expected to fail: xfail-marked, or caught by "
-         "the test)."),
-        "",
-        "### Cases that failed or could not be scored",
-        "",
-        "| case | where | score | why |",
-        "| --- | --- | ---: | --- |",
-        "| c-error | t.py | 0.0000 | no JSON object found in actual |",
-        "| d-low | t.py | 0.2500 | score below threshold 0.8000 |",
-        "| b-fail | t.py | 0.5000 | score below threshold 0.8000 |",
-        "",
-        "### Fields",
-        "",
-        "| field | score | match | mismatch | omission | hallucination |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
-        "| extra | 0.0000 | 0 | 0 | 0 | 1 |",
-        "| total | 0.0000 | 0 | 0 | 1 | 0 |",
-        "| name | 0.5000 | 2 | 2 | 0 | 0 |",
-        "",
-        "2 fields never scored: id, meta.",
-    ]) + "\n"
+    assert (
+        render_markdown(report)
+        == "\n".join(
+            [
+                "## jsonmatch",
+                "",
+                "**Gates: passed**",
+                "",
+                "| metric | cases | passed | failed | errors | score | precision | recall | F1 |",
+                "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+                "| field\\_f1 | 5 | 2 | 2 | 1 | 0.5300 | 0.5300 | 0.5300 | 0.5300 |",
+                "",
+                (
+                    "Overall score **0.5300** over 5 cases, 1 of which could not be scored (counted as 0); "
+                    "1 xfailed and 1 xpassed, not counted (expected to fail: xfail-marked, or caught by "
+                    "the test)."
+                ),
+                "",
+                "### Cases that failed or could not be scored",
+                "",
+                "| case | where | score | why |",
+                "| --- | --- | ---: | --- |",
+                "| c-error | t.py | 0.0000 | no JSON object found in actual |",
+                "| d-low | t.py | 0.2500 | score below threshold 0.8000 |",
+                "| b-fail | t.py | 0.5000 | score below threshold 0.8000 |",
+                "",
+                "### Fields",
+                "",
+                "| field | score | match | mismatch | omission | hallucination |",
+                "| --- | ---: | ---: | ---: | ---: | ---: |",
+                "| extra | 0.0000 | 0 | 0 | 0 | 1 |",
+                "| total | 0.0000 | 0 | 0 | 1 | 0 |",
+                "| name | 0.5000 | 2 | 2 | 0 | 0 |",
+                "",
+                "2 fields never scored: id, meta.",
+            ]
+        )
+        + "\n"
+    )
 
 
 def test_the_json_report_keeps_never_scored_fields_exactly():
     fields = every_status_report()["fields"]
-    assert fields["id"] == {"mean_score": 1.0, "score_sum": 0.0, "scored": 0, "match": 0,
-                            "mismatch": 0, "omission": 0, "hallucination": 0}
+    assert fields["id"] == {
+        "mean_score": 1.0,
+        "score_sum": 0.0,
+        "scored": 0,
+        "match": 0,
+        "mismatch": 0,
+        "omission": 0,
+        "hallucination": 0,
+    }
     assert fields["meta"]["scored"] == 0 and fields["meta"]["batch_error"] == 4
     assert never_scored(fields["id"]) and never_scored(fields["meta"])
     assert not any(never_scored(fields[p]) for p in ("extra", "total", "name"))
@@ -146,21 +179,41 @@ def test_a_table_of_never_scored_fields_only_is_one_line():
 
 
 def test_case_order_puts_unscored_first_then_by_score_then_id_and_xfail_marked_last():
-    cases = [{"case_id": i, "status": s, "mean_score": m} for i, s, m in [
-        ("z", "passed", 1.0), ("a", "passed", 1.0), ("x", "xfailed", 0.0), ("e", "error", 0.0),
-        ("f", "failed", 0.0), ("b", "error", 0.0), ("p", "xpassed", 1.0), ("m", "failed", 0.3)]]
-    assert [c["case_id"] for c in sorted(cases, key=case_order)] == \
-        ["b", "e", "f", "m", "a", "z", "x", "p"]
+    cases = [
+        {"case_id": i, "status": s, "mean_score": m}
+        for i, s, m in [
+            ("z", "passed", 1.0),
+            ("a", "passed", 1.0),
+            ("x", "xfailed", 0.0),
+            ("e", "error", 0.0),
+            ("f", "failed", 0.0),
+            ("b", "error", 0.0),
+            ("p", "xpassed", 1.0),
+            ("m", "failed", 0.3),
+        ]
+    ]
+    assert [c["case_id"] for c in sorted(cases, key=case_order)] == [
+        "b",
+        "e",
+        "f",
+        "m",
+        "a",
+        "z",
+        "x",
+        "p",
+    ]
 
 
 def test_many_never_scored_fields_are_counted_and_the_first_named_unless_verbose():
     report = every_status_report()
     skipped = report["fields"]["id"]
-    report["groups"] = {"field_f1": {**report["groups"]["field_f1"],
-                                     **{f"x{k}": skipped for k in range(7)}}}
+    report["groups"] = {
+        "field_f1": {**report["groups"]["field_f1"], **{f"x{k}": skipped for k in range(7)}}
+    }
     assert "9 fields never scored: id, meta, x0, x1, x2 and 4 more" in summary_lines(report)
-    assert "9 fields never scored: id, meta, x0, x1, x2, x3, x4, x5, x6" in \
-        summary_lines(report, verbose=1)
+    assert "9 fields never scored: id, meta, x0, x1, x2, x3, x4, x5, x6" in summary_lines(
+        report, verbose=1
+    )
 
 
 @pytest.mark.parametrize("make", [repeated_report, truncated_report, every_status_report])

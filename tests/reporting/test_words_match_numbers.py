@@ -31,12 +31,28 @@ X_NOW = [0.99, 0.95, 0.98, 0.94, 0.99]
 def _run(x_scores: list[float]) -> list[Comparison]:
     out = []
     for i, x in enumerate(x_scores):
-        fields = (FieldRecord("x", "x", "match" if x == 1.0 else "mismatch", x),
-                  FieldRecord("y", "y", "match", 1.0), FieldRecord("z", "z", "match", 1.0))
+        fields = (
+            FieldRecord("x", "x", "match" if x == 1.0 else "mismatch", x),
+            FieldRecord("y", "y", "match", 1.0),
+            FieldRecord("z", "z", "match", 1.0),
+        )
         score = (x + 2.0) / 3
-        out.append(Comparison(case_id=f"c{i}", nodeid=f"c{i}", metric="field_f1", score=score,
-                              threshold=0.5, status=PASSED, precision=score, recall=score,
-                              f1=score, file="g.yaml", line=1 + 4 * i, fields=fields))
+        out.append(
+            Comparison(
+                case_id=f"c{i}",
+                nodeid=f"c{i}",
+                metric="field_f1",
+                score=score,
+                threshold=0.5,
+                status=PASSED,
+                precision=score,
+                recall=score,
+                f1=score,
+                file="g.yaml",
+                line=1 + 4 * i,
+                fields=fields,
+            )
+        )
     return out
 
 
@@ -72,7 +88,8 @@ def test_a_warning_decided_by_holm_names_the_correction_and_both_p_values(report
         f"field x (field_f1): mean score dropped by 0.0300 (1.0000 -> 0.9700 over 5 shared "
         f"cases), more than max_drop 0.0100, but it may be noise: the 95% interval "
         f"{low:+.4f} to {high:+.4f} lies below zero (p = {p:.4f}), yet Holm's correction across "
-        f"3 field rows raises p to {holm_p:.4f}, above 0.05")
+        f"3 field rows raises p to {holm_p:.4f}, above 0.05"
+    )
     assert "includes no change" not in warning  # the interval does not include zero
 
 
@@ -82,8 +99,9 @@ def test_includes_no_change_is_said_only_of_an_interval_that_includes_zero():
     against = compare(cases_of(now), Baseline("base.json", 3, cases_of(before)))
     verdict = judge(summarize(now), GateSettings(max_drop=0.01, max_case_drop=0.5), against)
     (warning,) = [w for w in verdict.warnings if w.startswith("field x")]
-    low, high = (float(v) for v in re.search(r"interval (\S+) to (\S+) includes no change",
-                                             warning).groups())
+    low, high = (
+        float(v) for v in re.search(r"interval (\S+) to (\S+) includes no change", warning).groups()
+    )
     assert low <= 0.0 <= high
 
 
@@ -93,7 +111,7 @@ def test_every_number_the_warning_quotes_is_in_the_row_of_its_field(report):
     lines = summary_lines(report, width=120)
     start = next(i for i, line in enumerate(lines) if "fields against the baseline" in line)
     assert "Holm across 3 rows" in lines[start]
-    row = next(line.split() for line in lines[start + 2:] if line.split()[0] == "x")
+    row = next(line.split() for line in lines[start + 2 :] if line.split()[0] == "x")
     assert lines[start + 1].split()[:2] == ["field", "cases"]  # one group: no group heading
     # field, cases, base, now, change, low, "to", high, p, Holm p
     assert row[:5] == ["x", "5", "1.0000", "0.9700", "-0.0300"]

@@ -24,8 +24,9 @@ from ..core.numbers import is_float_number
 from ..core.values import canonical_key, is_number
 
 MatrixFn = Callable[[Sequence[Any], Sequence[Any]], Any]
-AddScoresFn = Callable[[Sequence[Any], Sequence[Any], Sequence[int], Sequence[int],
-                        list[list[float]]], None]
+AddScoresFn = Callable[
+    [Sequence[Any], Sequence[Any], Sequence[int], Sequence[int], list[list[float]]], None
+]
 
 _DENSE_SHARE = 0.25  # above this share of all pairs, score every pair
 _SCAN_ALL = 12  # up to this many actual values, checking each beats sorting them
@@ -43,7 +44,8 @@ def np() -> Any:
 # What matrix functions work out for the longer side of a call, kept while one large array
 # is scored a block of lines at a time (see blocks_of_one_array); None outside of that.
 _KEPT: ContextVar[dict[tuple[int, int], tuple[Sequence[Any], Any]] | None] = ContextVar(
-    "jsonmatch_kept_sides", default=None)
+    "jsonmatch_kept_sides", default=None
+)
 
 
 @contextmanager
@@ -122,8 +124,11 @@ def equality_matrix(key: Callable[[Any], Any]) -> MatrixFn:
 
 def _equal_cells(codes: Any, other: _Coded) -> Any:
     """The len(codes) x len(other.codes) matrix: 1 where the codes are equal, else 0."""
-    pairs = _listed_pairs(np().searchsorted(other.ordered, codes, "left"),
-                          np().searchsorted(other.ordered, codes, "right"), other.order)
+    pairs = _listed_pairs(
+        np().searchsorted(other.ordered, codes, "left"),
+        np().searchsorted(other.ordered, codes, "right"),
+        other.order,
+    )
     if pairs is None:
         return (codes[:, None] == other.codes[None, :]).astype(float)
     out = np().zeros((len(codes), len(other.codes)))
@@ -134,8 +139,13 @@ def _equal_cells(codes: Any, other: _Coded) -> Any:
 def equal_pairs(key: Callable[[Any], Any]) -> AddScoresFn:
     """``add_scores`` of a comparator scoring 1 for equal ``key`` and 0 otherwise."""
 
-    def add_scores(xs: Sequence[Any], ys: Sequence[Any], rows: Sequence[int],
-                   cols: Sequence[int], tp: list[list[float]]) -> None:
+    def add_scores(
+        xs: Sequence[Any],
+        ys: Sequence[Any],
+        rows: Sequence[int],
+        cols: Sequence[int],
+        tp: list[list[float]],
+    ) -> None:
         partners: dict[Any, list[int]] = {}
         for j, y in zip(cols, ys):
             partners.setdefault(key(y), []).append(j)
@@ -170,8 +180,11 @@ def _window_pairs(e: Any, a: Any, halfwidth: Any) -> tuple[Any, Any] | None:
     order = np().argsort(a, kind="stable")
     ordered = a[order]
     pad = halfwidth * 1e-9 + np().abs(e) * 1e-12 + 1e-300
-    return _listed_pairs(np().searchsorted(ordered, e - halfwidth - pad, "left"),
-                         np().searchsorted(ordered, e + halfwidth + pad, "right"), order)
+    return _listed_pairs(
+        np().searchsorted(ordered, e - halfwidth - pad, "left"),
+        np().searchsorted(ordered, e + halfwidth + pad, "right"),
+        order,
+    )
 
 
 def _listed_pairs(lo: Any, hi: Any, order: Any) -> tuple[Any, Any] | None:
@@ -201,9 +214,12 @@ def windowed(e: Any, a: Any, halfwidth: Any, pair_score: Callable[[Any, Any], An
 # -- typed blocks: one vectorised call for the values a comparator takes --------------------
 
 
-def typed_block(accepts: Callable[[Any], bool], block: Callable[[list[Any], list[Any]], Any],
-                pair: Callable[[Any, Any], float] | None = None,
-                also: Callable[[Any], bool] | None = None) -> MatrixFn:
+def typed_block(
+    accepts: Callable[[Any], bool],
+    block: Callable[[list[Any], list[Any]], Any],
+    pair: Callable[[Any, Any], float] | None = None,
+    also: Callable[[Any], bool] | None = None,
+) -> MatrixFn:
     """A matrix function scoring the values ``accepts`` takes with one vectorised ``block``
     call. Every built-in comparator scores other pairs by exact JSON equality, so those
     come from one equality matrix, not a Python loop; values ``also`` picks out among them
@@ -240,8 +256,11 @@ def typed_block(accepts: Callable[[Any], bool], block: Callable[[list[Any], list
     return matrix
 
 
-def numbers_matrix(fn: Callable[[Any, Any], Any], pair: Callable[[Any, Any], float],
-                   halfwidth: Callable[[Any], Any] | None = None) -> MatrixFn:
+def numbers_matrix(
+    fn: Callable[[Any, Any], Any],
+    pair: Callable[[Any, Any], float],
+    halfwidth: Callable[[Any], Any] | None = None,
+) -> MatrixFn:
     """Vectorise ``fn`` (elementwise on expected and actual floats) over the numbers; with
     ``halfwidth``, only pairs within that distance of the expected value can score. A pair
     with a number no float holds (a huge integer) is scored by ``pair``, exactly."""
@@ -310,8 +329,13 @@ def token_set(text: str) -> frozenset[str]:
 _one_token_pairs = equal_pairs(str.lower)
 
 
-def jaccard_pairs(xs: Sequence[str], ys: Sequence[str], rows: Sequence[int],
-                  cols: Sequence[int], tp: list[list[float]]) -> None:
+def jaccard_pairs(
+    xs: Sequence[str],
+    ys: Sequence[str],
+    rows: Sequence[int],
+    cols: Sequence[int],
+    tp: list[list[float]],
+) -> None:
     """``add_scores`` for Jaccard: each text's token set as a bit mask (a bit per distinct
     token), so a pair's shared tokens are one integer AND and a bit count."""
     if all(map(str.isalnum, xs)) and all(map(str.isalnum, ys)):
@@ -367,7 +391,9 @@ def _tokens(texts: Sequence[str], vocab: dict[str, int] | None = None) -> _Token
                 rows.append(i)
                 cols.append(col)
     shape = (len(texts), max(len(words), 1))
-    return _Tokens(words, sparse.csr_matrix((np().ones(len(rows)), (rows, cols)), shape=shape), sizes)
+    return _Tokens(
+        words, sparse.csr_matrix((np().ones(len(rows)), (rows, cols)), shape=shape), sizes
+    )
 
 
 _longer_tokens = LongerSide(_tokens)
@@ -413,8 +439,9 @@ def relative_block(e: Any, a: Any) -> Any:
     return np().where(zero_e, (np().abs(a) <= ZERO).astype(float), ratio)
 
 
-def threshold_forms(t: float, w: float, within: Callable[[float], float],
-                    pair: Callable[[Any, Any], float]) -> tuple[MatrixFn, AddScoresFn]:
+def threshold_forms(
+    t: float, w: float, within: Callable[[float], float], pair: Callable[[Any, Any], float]
+) -> tuple[MatrixFn, AddScoresFn]:
     """structeval's threshold numbers (score ``within(d)`` for ``d = |e - a| <= t``, else 0):
     the matrix and the add_scores form. ``pair`` scores one pair (numbers no float holds)."""
     power = float("inf") if w == 0 else 1.0 / w
@@ -426,8 +453,13 @@ def threshold_forms(t: float, w: float, within: Callable[[float], float],
         out[near] = 1.0 if w == 0 else 1.0 - (d[near] / t) ** power
         return out
 
-    def add_scores(xs: Sequence[Any], ys: Sequence[Any], rows: Sequence[int],
-                   cols: Sequence[int], tp: list[list[float]]) -> None:
+    def add_scores(
+        xs: Sequence[Any],
+        ys: Sequence[Any],
+        rows: Sequence[int],
+        cols: Sequence[int],
+        tp: list[list[float]],
+    ) -> None:
         if not (all(map(is_float_number, xs)) and all(map(is_float_number, ys))):
             for i, x in zip(rows, xs):  # a huge integer: pair by pair, exactly
                 row = tp[i]

@@ -71,13 +71,16 @@ def check_params(name: str, params: Mapping[str, Any] | None, allowed: set[str])
     if unknown:
         raise ConfigError(
             f"comparator {name!r} has no parameter {', '.join(sorted(map(repr, unknown)))}; "
-            f"known: {', '.join(sorted(allowed)) or '(none)'}")
+            f"known: {', '.join(sorted(allowed)) or '(none)'}"
+        )
     return params
 
 
 def _number_param(name: str, key: str, value: Any, minimum: float = 0.0) -> float:
     if not is_finite_number(value) or value < minimum:
-        raise ConfigError(f"comparator {name!r}: {key} must be a number >= {minimum}, not {shown(value)}")
+        raise ConfigError(
+            f"comparator {name!r}: {key} must be a number >= {minimum}, not {shown(value)}"
+        )
     return float(value)
 
 
@@ -92,8 +95,9 @@ def _exact(expected: Any, actual: Any) -> float:
 
 def bind_exact(params: Mapping[str, Any] | None = None) -> BoundComparator:
     check_params("exact", params, set())
-    return BoundComparator("exact", _exact, all_pairs.exact_matrix, add_scores=all_pairs.exact_pairs,
-                           unequal_zero=True)
+    return BoundComparator(
+        "exact", _exact, all_pairs.exact_matrix, add_scores=all_pairs.exact_pairs, unequal_zero=True
+    )
 
 
 # -- normalized (Galtea): NFD, drop combining marks, casefold; recursive over strings --------
@@ -129,8 +133,12 @@ def _normalize_deep(value: Any) -> Any:
 
 def bind_normalized(params: Mapping[str, Any] | None = None) -> BoundComparator:
     check_params("normalized", params, set())
-    return BoundComparator("normalized", _normalized, all_pairs.equality_matrix(_normalized_key),
-                           add_scores=all_pairs.equal_pairs(_normalized_key))
+    return BoundComparator(
+        "normalized",
+        _normalized,
+        all_pairs.equality_matrix(_normalized_key),
+        add_scores=all_pairs.equal_pairs(_normalized_key),
+    )
 
 
 # -- numeric (struct-extract-eval): 1 within tolerance, else 0 --------------------------------
@@ -160,13 +168,17 @@ def _numeric_params(params: Mapping[str, Any] | None) -> tuple[float | None, flo
     tolerance = p.pop("tolerance", None)
     if tolerance is not None:  # the reference's spelling: {"tolerance": {"abs": .., "rel": ..}}
         if not isinstance(tolerance, Mapping):
-            raise ConfigError(f"comparator 'numeric': tolerance must be a mapping, not {shown(tolerance)}")
+            raise ConfigError(
+                f"comparator 'numeric': tolerance must be a mapping, not {shown(tolerance)}"
+            )
         p.update(check_params("numeric", tolerance, {"abs", "rel"}))
     abs_tol = _number_param("numeric", "abs", p["abs"]) if "abs" in p else None
     rel_tol = _number_param("numeric", "rel", p["rel"]) if "rel" in p else None
     coerce = p.get("coerce", False)
     if not isinstance(coerce, bool):
-        raise ConfigError(f"comparator 'numeric': coerce must be true or false, not {shown(coerce)}")
+        raise ConfigError(
+            f"comparator 'numeric': coerce must be true or false, not {shown(coerce)}"
+        )
     return abs_tol, rel_tol, coerce
 
 
@@ -174,10 +186,18 @@ def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
     abs_tol, rel_tol, coerce = _numeric_params(params)
     if abs_tol is None and rel_tol is None and not coerce:
         # the default: equal by value, the most common case by far
-        return BoundComparator("numeric", _numeric_exact, all_pairs.numbers_matrix(
-            lambda expected, actual: (expected == actual).astype(float), _numeric_exact,
-            lambda expected: all_pairs.np().zeros(len(expected))),
-            params=dict(params or {}), add_scores=all_pairs.exact_pairs, unequal_zero=True)
+        return BoundComparator(
+            "numeric",
+            _numeric_exact,
+            all_pairs.numbers_matrix(
+                lambda expected, actual: (expected == actual).astype(float),
+                _numeric_exact,
+                lambda expected: all_pairs.np().zeros(len(expected)),
+            ),
+            params=dict(params or {}),
+            add_scores=all_pairs.exact_pairs,
+            unequal_zero=True,
+        )
 
     def within(expected: Any, actual: Any) -> Any:
         # works on floats and on numpy arrays alike; every configured tolerance must hold
@@ -220,9 +240,15 @@ def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
             widths.append(rel_tol * np.where(scale == 0, 1.0, scale))
         return np.minimum.reduce(widths)
 
-    matrix = None if coerce else all_pairs.numbers_matrix(
-        lambda expected, actual: all_pairs.np().asarray(within(expected, actual), dtype=float),
-        score, halfwidth)
+    matrix = (
+        None
+        if coerce
+        else all_pairs.numbers_matrix(
+            lambda expected, actual: all_pairs.np().asarray(within(expected, actual), dtype=float),
+            score,
+            halfwidth,
+        )
+    )
     return BoundComparator("numeric", score, matrix, params=dict(params or {}))
 
 
@@ -255,8 +281,9 @@ def _levenshtein(expected: Any, actual: Any) -> float:
 
 def bind_levenshtein(params: Mapping[str, Any] | None = None) -> BoundComparator:
     check_params("levenshtein", params, set())
-    return BoundComparator("levenshtein", _levenshtein,
-                           all_pairs.strings_matrix(all_pairs.levenshtein_block))
+    return BoundComparator(
+        "levenshtein", _levenshtein, all_pairs.strings_matrix(all_pairs.levenshtein_block)
+    )
 
 
 # -- jaccard (structeval strings) -------------------------------------------------------------
@@ -278,8 +305,12 @@ def _jaccard(expected: Any, actual: Any) -> float:
 
 def bind_jaccard(params: Mapping[str, Any] | None = None) -> BoundComparator:
     check_params("jaccard", params, set())
-    return BoundComparator("jaccard", _jaccard, all_pairs.strings_matrix(all_pairs.jaccard_block),
-                           add_scores=all_pairs.jaccard_pairs)
+    return BoundComparator(
+        "jaccard",
+        _jaccard,
+        all_pairs.strings_matrix(all_pairs.jaccard_block),
+        add_scores=all_pairs.jaccard_pairs,
+    )
 
 
 # -- relative number (UiPath): 1 - |e - a| / |e|, floored at 0 --------------------------------
@@ -300,8 +331,9 @@ def _relative(expected: Any, actual: Any) -> float:
 
 def bind_relative(params: Mapping[str, Any] | None = None) -> BoundComparator:
     check_params("relative", params, set())
-    return BoundComparator("relative", _relative,
-                           all_pairs.numbers_matrix(all_pairs.relative_block, _relative))
+    return BoundComparator(
+        "relative", _relative, all_pairs.numbers_matrix(all_pairs.relative_block, _relative)
+    )
 
 
 # -- threshold number (structeval): d > t -> 0, else 1 - (d / t) ** (1 / w) -------------------
@@ -326,8 +358,9 @@ def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
         return _exact(expected, actual)
 
     matrix, add_scores = all_pairs.threshold_forms(t, w, within, score)
-    return BoundComparator("threshold", score, matrix, params={"threshold": t, "weighting": w},
-                           add_scores=add_scores)
+    return BoundComparator(
+        "threshold", score, matrix, params={"threshold": t, "weighting": w}, add_scores=add_scores
+    )
 
 
 # -- binary (structeval): Python equality of scalars ---------------------------------------------
@@ -350,8 +383,12 @@ def _binary_key(value: Any) -> Any:
 
 def bind_binary(params: Mapping[str, Any] | None = None) -> BoundComparator:
     check_params("binary", params, set())
-    return BoundComparator("binary", _binary, all_pairs.equality_matrix(_binary_key),
-                           add_scores=all_pairs.equal_pairs(_binary_key))
+    return BoundComparator(
+        "binary",
+        _binary,
+        all_pairs.equality_matrix(_binary_key),
+        add_scores=all_pairs.equal_pairs(_binary_key),
+    )
 
 
 # -- date: dates written differently, compared as dates ------------------------------------------
@@ -359,7 +396,8 @@ def bind_binary(params: Mapping[str, Any] | None = None) -> BoundComparator:
 # ISO-8601 calendar dates, extended (2024-03-09) or basic (20240309), optionally with a time
 _ISO_DATE = re.compile(
     r"(?P<y>\d{4})(?P<sep>-?)(?P<m>\d{2})(?P=sep)(?P<d>\d{2})"
-    r"(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?")
+    r"(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?"
+)
 
 
 @lru_cache(maxsize=65536)
@@ -389,9 +427,13 @@ def bind_date(params: Mapping[str, Any] | None = None) -> BoundComparator:
     formats = p.get("formats", [])
     if isinstance(formats, str):
         formats = [formats]
-    if not isinstance(formats, (list, tuple)) or not all(isinstance(f, str) and "%" in f for f in formats):
-        raise ConfigError(f"comparator 'date': formats must be a list of strptime patterns such as "
-                          f"'%d/%m/%Y', not {formats!r}")
+    if not isinstance(formats, (list, tuple)) or not all(
+        isinstance(f, str) and "%" in f for f in formats
+    ):
+        raise ConfigError(
+            f"comparator 'date': formats must be a list of strptime patterns such as "
+            f"'%d/%m/%Y', not {formats!r}"
+        )
     patterns = tuple(formats)
 
     def key(value: Any) -> Any:
@@ -410,8 +452,13 @@ def bind_date(params: Mapping[str, Any] | None = None) -> BoundComparator:
                 return 1.0 if day_e == day_a else 0.0
         return _exact(expected, actual)
 
-    return BoundComparator("date", score, all_pairs.equality_matrix(key),
-                           params={"formats": list(patterns)}, add_scores=all_pairs.equal_pairs(key))
+    return BoundComparator(
+        "date",
+        score,
+        all_pairs.equality_matrix(key),
+        params={"formats": list(patterns)},
+        add_scores=all_pairs.equal_pairs(key),
+    )
 
 
 # -- fuzzy (stickler-eval strings): RapidFuzz's token-set or partial ratio ----------------------
@@ -427,8 +474,10 @@ def bind_fuzzy(params: Mapping[str, Any] | None = None) -> BoundComparator:
     p = check_params("fuzzy", params, {"method"})
     method = p.get("method", "token_set")
     if method not in FUZZY_METHODS:
-        raise ConfigError(f"comparator 'fuzzy': method must be one of {', '.join(FUZZY_METHODS)}, "
-                          f"not {shown(method)}")
+        raise ConfigError(
+            f"comparator 'fuzzy': method must be one of {', '.join(FUZZY_METHODS)}, "
+            f"not {shown(method)}"
+        )
     ratio = all_pairs.fuzzy_scorer(method)
 
     def score(expected: Any, actual: Any) -> float:
@@ -438,8 +487,12 @@ def bind_fuzzy(params: Mapping[str, Any] | None = None) -> BoundComparator:
             return min(1.0, max(0.0, ratio(expected, actual) / 100.0))
         return _exact(expected, actual)
 
-    return BoundComparator("fuzzy", score, all_pairs.strings_matrix(all_pairs.fuzzy_block(method)),
-                           params={"method": method})
+    return BoundComparator(
+        "fuzzy",
+        score,
+        all_pairs.strings_matrix(all_pairs.fuzzy_block(method)),
+        params={"method": method},
+    )
 
 
 # -- iou: intersection over union of bounding boxes -------------------------------------------
@@ -457,7 +510,9 @@ def box_of(value: Any) -> tuple[float, float, float, float] | None:
         corners = None
     else:
         return None
-    numbers = value if corners is not None else [value["x"], value["y"], value["width"], value["height"]]
+    numbers = (
+        value if corners is not None else [value["x"], value["y"], value["width"], value["height"]]
+    )
     if not all(is_number(n) for n in numbers):
         return None
     try:
@@ -494,8 +549,9 @@ def _iou(expected: Any, actual: Any) -> float:
         return 1.0
     box_e = box_of(expected)
     if box_e is None:
-        raise ComparatorError(f"comparator 'iou': the expected value {shown(expected)} is not a "
-                              f"box ({BOX_FORMS})")
+        raise ComparatorError(
+            f"comparator 'iou': the expected value {shown(expected)} is not a box ({BOX_FORMS})"
+        )
     box_a = box_of(actual)
     return 0.0 if box_a is None else box_iou(box_e, box_a)
 
@@ -518,7 +574,9 @@ def comparator_defaults(opts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return {"cosine": {"embedder": embedder}} if embedder is not None else {}
 
 
-def bind_cosine(params: Mapping[str, Any] | None = None, *, embedders: Embedders) -> BoundComparator:
+def bind_cosine(
+    params: Mapping[str, Any] | None = None, *, embedders: Embedders
+) -> BoundComparator:
     """The cosine similarity of the two strings' embeddings (structeval's cosine evaluator),
     clipped to [0, 1]; equal strings score 1, other values compare exactly. ``embedder``: a
     callable or a name (see embeddings.py); by default the ``embedder`` option, else
@@ -546,8 +604,14 @@ def bind_cosine(params: Mapping[str, Any] | None = None, *, embedders: Embedders
     def prepare(texts: list[str]) -> None:
         embeddings.unit_vectors(handle, texts)
 
-    return BoundComparator("cosine", score, all_pairs.strings_matrix(block), params={"embedder": handle.name},
-                           add_scores=add_scores, prepare=prepare)
+    return BoundComparator(
+        "cosine",
+        score,
+        all_pairs.strings_matrix(block),
+        params={"embedder": handle.name},
+        add_scores=add_scores,
+        prepare=prepare,
+    )
 
 
 # -- by kind: booleans, integers and other numbers, each with its own comparator ----------------
@@ -592,17 +656,21 @@ def by_kind(table: Mapping[str, BoundComparator], slot: str = "number") -> Bound
 
     matrix = None
     if integer.matrix is not None and number.matrix is not None:
+
         def matrix(expected: Any, actual: Any) -> Any:
             np = all_pairs.np()
-            both_int = (np.array([type(v) is int for v in expected])[:, None]
-                        & np.array([type(v) is int for v in actual])[None, :])
+            both_int = (
+                np.array([type(v) is int for v in expected])[:, None]
+                & np.array([type(v) is int for v in actual])[None, :]
+            )
             out = np.asarray(number.matrix(expected, actual), dtype=float)
             if both_int.any():
                 out = np.where(both_int, integer.matrix(expected, actual), out)
             return out
 
-    return BoundComparator("/".join(names), score, matrix,
-                           trusted=all(c.trusted for c in table.values()))
+    return BoundComparator(
+        "/".join(names), score, matrix, trusted=all(c.trusted for c in table.values())
+    )
 
 
 def score_at(comparator: BoundComparator, expected: Any, actual: Any, path: str) -> float:
@@ -617,8 +685,10 @@ def score_at(comparator: BoundComparator, expected: Any, actual: Any, path: str)
     except JsonMatchError:
         raise
     except Exception as exc:  # noqa: BLE001 - name the comparator and field, not a deep traceback
-        raise ComparatorError(f"comparator {shown(comparator.name)} raised {type(exc).__name__}: {exc} "
-                              f"at {display_path(path)}") from None
+        raise ComparatorError(
+            f"comparator {shown(comparator.name)} raised {type(exc).__name__}: {exc} "
+            f"at {display_path(path)}"
+        ) from None
 
 
 BUILTIN_COMPARATORS: dict[str, Callable[[Mapping[str, Any] | None], BoundComparator]] = {

@@ -39,8 +39,9 @@ def levenshtein_distance(expected: str, actual: str) -> int:
     # the Hamming distance of the strings padded to equal length, never below the distance
     # (the common prefix's Hamming distance plus the surplus; RapidFuzz 3.0 has no pad=)
     common = min(len(expected), len(actual))
-    ceiling = (hamming.distance(expected[:common], actual[:common])
-               + abs(len(expected) - len(actual)))
+    ceiling = hamming.distance(expected[:common], actual[:common]) + abs(
+        len(expected) - len(actual)
+    )
     bound = max(FIRST_BOUND, abs(len(expected) - len(actual)))
     while bound < ceiling:
         distance = levenshtein.distance(expected, actual, score_cutoff=bound)

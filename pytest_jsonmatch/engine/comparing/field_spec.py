@@ -40,7 +40,9 @@ def parse_align(spec: Any, where: str = "align") -> Align:
         mode = spec.get("match_by")
         extra = set(spec) - {"match_by", "key", "ordered"}
         if extra:
-            raise ConfigError(f"{where}: unknown keys {sorted(extra)}; known: key, match_by, ordered")
+            raise ConfigError(
+                f"{where}: unknown keys {sorted(extra)}; known: key, match_by, ordered"
+            )
         if mode == "hungarian":
             return HUNGARIAN
         if mode == "key_field":
@@ -52,7 +54,8 @@ def parse_align(spec: Any, where: str = "align") -> Align:
             return ORDERED
     raise ConfigError(
         f"{where}: {spec!r} is not an alignment; use 'ordered', 'hungarian' or "
-        f"{{'match_by': 'key_field', 'key': NAME}}")
+        f"{{'match_by': 'key_field', 'key': NAME}}"
+    )
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,8 @@ class FieldSpec:
             self.align if self.align is not None else base.align,
             self.min_score if self.min_score is not None else base.min_score,
             self.skip or base.skip,
-            self.weight if self.weight is not None else base.weight)
+            self.weight if self.weight is not None else base.weight,
+        )
 
 
 NO_SPEC = FieldSpec()

@@ -42,7 +42,9 @@ class Judge:
         self.waiting: dict[JudgeKey, tuple[BoundComparator, BatchItem]] = {}
         self.rewalk = False
 
-    def ask(self, comparator: BoundComparator, item: BatchItem, actual_path: str) -> float | Failed | None:
+    def ask(
+        self, comparator: BoundComparator, item: BatchItem, actual_path: str
+    ) -> float | Failed | None:
         """The score of ``item`` when known (a :class:`Failed` when the comparator could not
         give one); else None, and the item waits for resolve()."""
         key = (comparator.name, item.path, actual_path)

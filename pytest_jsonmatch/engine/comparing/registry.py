@@ -37,8 +37,12 @@ class BatchItem:
 
 # The comparator field_f1 gives a leaf of each JSON type that names none (extract-eval's
 # defaults; ``set_type_default`` changes them).
-BUILTIN_TYPE_DEFAULTS: dict[str, Any] = {"string": "exact", "boolean": "exact", "number": "numeric",
-                                         "integer": "numeric"}
+BUILTIN_TYPE_DEFAULTS: dict[str, Any] = {
+    "string": "exact",
+    "boolean": "exact",
+    "number": "numeric",
+    "integer": "numeric",
+}
 JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 
 CustomComparator = Callable[[Any, Any, Mapping[str, Any]], float]
@@ -55,7 +59,9 @@ def check_score(name: str, value: Any) -> float:
     try:
         score = float(value)
     except (TypeError, ValueError):
-        raise ComparatorError(f"comparator {name!r} returned {shown(value)}, not a number") from None
+        raise ComparatorError(
+            f"comparator {name!r} returned {shown(value)}, not a number"
+        ) from None
     if not (0.0 <= score <= 1.0) or math.isnan(score):
         raise ComparatorError(f"comparator {name!r} returned {shown(value)}, outside [0, 1]")
     return score
@@ -102,28 +108,45 @@ class Registry:
 
     # -- registration -------------------------------------------------------------------
 
-    def _check_name(self, kind: str, name: str, taken: Mapping[str, Any], builtin: frozenset[str],
-                    overwrite: bool) -> None:
+    def _check_name(
+        self,
+        kind: str,
+        name: str,
+        taken: Mapping[str, Any],
+        builtin: frozenset[str],
+        overwrite: bool,
+    ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigError(f"a {kind} name must be a non-empty string, not {name!r}")
         if name in builtin:
             raise ConfigError(f"{kind} {name!r} is built in and cannot be replaced")
         if name in taken and not overwrite:
-            raise ConfigError(f"{kind} {name!r} is already registered (pass overwrite=True to replace it)")
+            raise ConfigError(
+                f"{kind} {name!r} is already registered (pass overwrite=True to replace it)"
+            )
 
-    def register_comparator(self, name: str, fn: CustomComparator | BatchComparator, *,
-                            batch: bool = False, overwrite: bool = False) -> None:
+    def register_comparator(
+        self,
+        name: str,
+        fn: CustomComparator | BatchComparator,
+        *,
+        batch: bool = False,
+        overwrite: bool = False,
+    ) -> None:
         """Register ``fn(expected, actual, params) -> float`` under ``name``; with
         ``batch=True``, ``fn(items: list[BatchItem]) -> list[float | None]`` instead, called
         once per record with every field that uses it (None, or an exception, marks a
         field the comparator could not score)."""
-        self._check_name("comparator", name, self._comparators, self._builtin_comparators, overwrite)
+        self._check_name(
+            "comparator", name, self._comparators, self._builtin_comparators, overwrite
+        )
         if not callable(fn):
             raise ConfigError(f"comparator {name!r} must be callable, not {type(fn).__name__}")
 
         def bind(params: Mapping[str, Any] | None) -> BoundComparator:
             frozen = dict(params or {})
             if batch:
+
                 def unusable(e: Any, a: Any) -> float:
                     raise ComparatorError(f"batch comparator {name!r} cannot score one field alone")
 
@@ -145,7 +168,9 @@ class Registry:
             raise ConfigError(f"comparator {name!r} is not a batch comparator")
         return fn  # type: ignore[no-any-return]
 
-    def register_transform(self, name: str, fn: CustomTransform, *, overwrite: bool = False) -> None:
+    def register_transform(
+        self, name: str, fn: CustomTransform, *, overwrite: bool = False
+    ) -> None:
         """Register ``fn(value, params) -> value``. It is called with null too (as
         extract-eval calls its custom transforms: ``null_to_empty`` can turn null into
         ``""``); the built-in transforms leave null alone."""
@@ -167,7 +192,9 @@ class Registry:
         if name in self._builtin_metrics:
             raise ConfigError(f"metric {name!r} is built in and cannot be replaced")
         if name in metrics and not overwrite:
-            raise ConfigError(f"metric {name!r} is already registered (pass overwrite=True to replace it)")
+            raise ConfigError(
+                f"metric {name!r} is already registered (pass overwrite=True to replace it)"
+            )
         metrics[name] = metric
 
     def register_builtin_metric(self, metric: Any) -> None:
@@ -189,7 +216,9 @@ class Registry:
         self._bound.clear()
         self.generation += 1
 
-    def register_post_processor(self, name: str, fn: Callable[..., Any], *, overwrite: bool = False) -> None:
+    def register_post_processor(
+        self, name: str, fn: Callable[..., Any], *, overwrite: bool = False
+    ) -> None:
         """Register ``fn(fields) -> fields``, run on a comparison's field results before its
         scores are computed (``post_process=[name]``)."""
         if name in self.post_processors and not overwrite:
@@ -220,9 +249,15 @@ class Registry:
         """Every name registered and every type default, as they are now: :meth:`restore`
         puts them back (a pytest session, which may run inside a test, leaves the process's
         registry as it found it)."""
-        return RegistryState(dict(self._comparators), dict(self._transforms), dict(self._metrics),
-                             dict(self.post_processors), dict(self._batch_fns),
-                             dict(self._type_defaults), self.embedders.state())
+        return RegistryState(
+            dict(self._comparators),
+            dict(self._transforms),
+            dict(self._metrics),
+            dict(self.post_processors),
+            dict(self._batch_fns),
+            dict(self._type_defaults),
+            self.embedders.state(),
+        )
 
     def restore(self, state: RegistryState) -> None:
         """Undo every registration and type default made since ``state`` was taken. Built-in
@@ -254,8 +289,9 @@ class Registry:
         """ConfigError, naming ``what``, unless ``json_type`` is a JSON type and ``comparator``
         a comparator spec this registry binds."""
         if json_type not in JSON_TYPES:
-            raise ConfigError(f"{what}: {json_type!r} is not a JSON type; "
-                              f"known: {known_names(JSON_TYPES)}")
+            raise ConfigError(
+                f"{what}: {json_type!r} is not a JSON type; known: {known_names(JSON_TYPES)}"
+            )
         try:
             self.comparator(comparator)
         except ConfigError as exc:
@@ -286,14 +322,17 @@ class Registry:
     def transform_names(self) -> list[str]:
         return sorted(self._transforms)
 
-
     def transform(self, spec: Any) -> TransformFn:
         """Bind a transform spec: ``"strip"`` or ``{"round_digits": {"digits": 2}}``."""
         return self._bind("transform", spec, self._transforms, self._bound_transforms)  # type: ignore[no-any-return]
 
     @staticmethod
-    def _bind(kind: str, spec: Any, factories: Mapping[str, Callable[[Any], Any]],
-              cache: dict[tuple[str, str | None], Any]) -> Any:
+    def _bind(
+        kind: str,
+        spec: Any,
+        factories: Mapping[str, Callable[[Any], Any]],
+        cache: dict[tuple[str, str | None], Any],
+    ) -> Any:
         name, params = split_spec(kind, spec)
         params_key = _params_key(params)
         key = (name, params_key)
@@ -301,8 +340,10 @@ class Registry:
         if bound is None:
             factory = factories.get(name)
             if factory is None:
-                raise ConfigError(f"unknown {kind} {name!r}{did_you_mean(name, factories)}; "
-                                  f"known {kind}s: {known_names(factories)}")
+                raise ConfigError(
+                    f"unknown {kind} {name!r}{did_you_mean(name, factories)}; "
+                    f"known {kind}s: {known_names(factories)}"
+                )
             bound = factory(params)
             if params_key is not None:
                 cache[key] = bound
@@ -324,8 +365,10 @@ class Registry:
     def metric(self, name: Any) -> Any:
         metric = self.metrics.get(name) if isinstance(name, str) else None
         if metric is None:
-            raise ConfigError(f"unknown metric {name!r}{did_you_mean(name, self.metrics)}; "
-                              f"known metrics: {known_names(self.metrics)}")
+            raise ConfigError(
+                f"unknown metric {name!r}{did_you_mean(name, self.metrics)}; "
+                f"known metrics: {known_names(self.metrics)}"
+            )
         return metric
 
 
@@ -364,7 +407,9 @@ def split_spec(kind: str, spec: Any) -> tuple[str, Mapping[str, Any] | None]:
         if params is not None and not isinstance(params, Mapping):
             raise ConfigError(f"{kind} {name!r}: parameters must be a mapping, not {shown(params)}")
         return str(name), params
-    raise ConfigError(f"a {kind} is a name or a one-key mapping {{name: {{params}}}}, not {shown(spec)}")
+    raise ConfigError(
+        f"a {kind} is a name or a one-key mapping {{name: {{params}}}}, not {shown(spec)}"
+    )
 
 
 def _params_key(params: Mapping[str, Any] | None) -> str | None:

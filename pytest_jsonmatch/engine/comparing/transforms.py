@@ -21,10 +21,14 @@ TransformFn = Callable[[Any], Any]
 _SPACES = re.compile(r"\s+")
 
 
-def _string_transform(fn: Callable[[str], str]) -> Callable[[Mapping[str, Any] | None], TransformFn]:
+def _string_transform(
+    fn: Callable[[str], str],
+) -> Callable[[Mapping[str, Any] | None], TransformFn]:
     def bind(params: Mapping[str, Any] | None = None) -> TransformFn:
         if params:
-            raise ConfigError(f"transform {fn.__name__!r} takes no parameters, got {shown(dict(params))}")
+            raise ConfigError(
+                f"transform {fn.__name__!r} takes no parameters, got {shown(dict(params))}"
+            )
 
         def apply(value: Any) -> Any:
             return fn(value) if isinstance(value, str) else value
@@ -66,7 +70,9 @@ def bind_round_digits(params: Mapping[str, Any] | None = None) -> TransformFn:
     if params:
         raise ConfigError(f"transform 'round_digits' knows only 'digits', got {sorted(params)}")
     if type(digits) is not int:
-        raise ConfigError(f"transform 'round_digits': digits must be an integer, not {shown(digits)}")
+        raise ConfigError(
+            f"transform 'round_digits': digits must be an integer, not {shown(digits)}"
+        )
 
     def apply(value: Any) -> Any:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -121,8 +127,12 @@ def _keys_sorted(value: Any) -> Any:
     return value
 
 
-_CONVERTERS: dict[str, Callable[[Any], Any]] = {"bool": _to_bool, "float": _to_float, "int": int,
-                                                 "str": _to_str}
+_CONVERTERS: dict[str, Callable[[Any], Any]] = {
+    "bool": _to_bool,
+    "float": _to_float,
+    "int": int,
+    "str": _to_str,
+}
 
 
 def bind_type_convert(params: Mapping[str, Any] | None = None) -> TransformFn:
@@ -135,8 +145,9 @@ def bind_type_convert(params: Mapping[str, Any] | None = None) -> TransformFn:
     if params:
         raise ConfigError(f"transform 'type_convert' knows only 'to', got {sorted(params)}")
     if target not in _CONVERTERS:
-        raise ConfigError(f"transform 'type_convert': to must be one of {', '.join(_CONVERT_TO)}, "
-                          f"not {target!r}")
+        raise ConfigError(
+            f"transform 'type_convert': to must be one of {', '.join(_CONVERT_TO)}, not {target!r}"
+        )
     convert = _CONVERTERS[target]
 
     def apply(value: Any) -> Any:
@@ -148,10 +159,12 @@ def bind_type_convert(params: Mapping[str, Any] | None = None) -> TransformFn:
     return apply
 
 
-def _skipping_null(factory: Callable[[Mapping[str, Any] | None], TransformFn]
-                   ) -> Callable[[Mapping[str, Any] | None], TransformFn]:
+def _skipping_null(
+    factory: Callable[[Mapping[str, Any] | None], TransformFn],
+) -> Callable[[Mapping[str, Any] | None], TransformFn]:
     """A built-in transform's factory whose bound functions are marked to be skipped on null
     (see chain): ``type_convert`` to ``str`` would otherwise turn null into ``"None"``."""
+
     def bind(params: Mapping[str, Any] | None = None) -> TransformFn:
         fn = factory(params)
         fn.skips_null = True  # type: ignore[attr-defined]

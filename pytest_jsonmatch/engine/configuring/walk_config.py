@@ -32,8 +32,12 @@ from ..reading.intake import MAX_DEPTH
 from ..schemas.loading import load_schema
 
 # see WalkConfig.inline_plan
-InlinePlan = tuple[Mapping[type, BoundComparator], bool, "Mapping[str, BoundComparator] | None",
-                   Mapping[type, BoundComparator]]
+InlinePlan = tuple[
+    Mapping[type, BoundComparator],
+    bool,
+    "Mapping[str, BoundComparator] | None",
+    Mapping[type, BoundComparator],
+]
 _NO_TYPES: Mapping[type, BoundComparator] = {}
 FIELD_RULE_KEYS = ("align", "comparator", "min_score", "skip", "tolerance", "transform", "weight")
 
@@ -75,16 +79,21 @@ class WalkConfig:
     def scalar_policy(self) -> dict[type, BoundComparator]:
         """The comparator of each Python scalar type, for the walk's inline loop (a batch
         comparator is left out: its fields go the general way, to the judge)."""
-        return {kind: self.type_policy[tag] for kind, tag in TYPE_OF.items()
-                if kind in SCALAR_TYPES and tag in self.type_policy
-                and not self.type_policy[tag].batch}
+        return {
+            kind: self.type_policy[tag]
+            for kind, tag in TYPE_OF.items()
+            if kind in SCALAR_TYPES and tag in self.type_policy and not self.type_policy[tag].batch
+        }
 
     @cached_property
     def value_policy(self) -> dict[type, BoundComparator]:
         """The comparator of each Python type a JSON value can have (containers too, for
         metrics that compare whole values), batch comparators left out as above."""
-        return {kind: self.type_policy[tag] for kind, tag in TYPE_OF.items()
-                if tag in self.type_policy and not self.type_policy[tag].batch}
+        return {
+            kind: self.type_policy[tag]
+            for kind, tag in TYPE_OF.items()
+            if tag in self.type_policy and not self.type_policy[tag].batch
+        }
 
     @cached_property
     def batch_policy(self) -> bool:
@@ -103,8 +112,10 @@ class WalkConfig:
         if self.schema_driven:  # field_f1's inferred schema: a scalar in expected is a leaf
             plan = (self.scalar_policy, False, None, self.skippable_by_type)
             return {False: plan, True: plan}
-        return {False: (self.scalar_policy, True, None, self.skippable_by_type),
-                True: (self.value_policy, False, None, self.skippable_by_type)}
+        return {
+            False: (self.scalar_policy, True, None, self.skippable_by_type),
+            True: (self.value_policy, False, None, self.skippable_by_type),
+        }
 
     def inline_plan(self, node: SchemaNode | None, whole: bool) -> InlinePlan | None:
         """How the walk scores an object's leaf fields in the object's own loop, or None when
@@ -121,7 +132,11 @@ class WalkConfig:
             return None
         if node.properties is not None:
             return (_NO_TYPES, False, node.plain_by_key, _NO_TYPES)
-        return self._plans[whole] if whole else (self.scalar_policy, True, None, self.skippable_by_type)
+        return (
+            self._plans[whole]
+            if whole
+            else (self.scalar_policy, True, None, self.skippable_by_type)
+        )
 
     @cached_property
     def every_type_scores_equal_one(self) -> bool:
@@ -156,9 +171,11 @@ class WalkConfig:
         """Whether equal values are sure to score 1 in the elements (schema ``items``) of the
         array at ``path``: no per-field rule that may reach them, and only comparators that
         declare ``equal_one`` (custom ones do not)."""
-        return (not any(rule.pattern.may_match_below(path) for rule in self.rules)
-                and self.every_type_scores_equal_one
-                and (items is None or _schema_gives_equal_one(items)))
+        return (
+            not any(rule.pattern.may_match_below(path) for rule in self.rules)
+            and self.every_type_scores_equal_one
+            and (items is None or _schema_gives_equal_one(items))
+        )
 
     def is_skipped(self, path: str) -> bool:
         """Whether an ``ignore`` (or ``skip``) rule names the field at ``path``."""
@@ -197,16 +214,21 @@ class WalkConfig:
     def judged(self, schema: SchemaNode | None) -> bool:
         """Whether a batch comparator (a judge) may score a field under this configuration
         and ``schema`` (the one given, or the one inferred from the records)."""
-        return (self.batch_policy
-                or any(rule.spec.comparator is not None and rule.spec.comparator.batch
-                       for rule in self.rules)
-                or (schema is not None and _schema_facts(schema).judged))
+        return (
+            self.batch_policy
+            or any(
+                rule.spec.comparator is not None and rule.spec.comparator.batch
+                for rule in self.rules
+            )
+            or (schema is not None and _schema_facts(schema).judged)
+        )
 
     @cached_property
     def weighted(self) -> bool:
         """Whether a ``weight`` setting or ``x-eval-weight`` gives some field a weight."""
-        return (any(rule.spec.weight is not None for rule in self.rules)
-                or (self.schema is not None and _schema_facts(self.schema).weighted))
+        return any(rule.spec.weight is not None for rule in self.rules) or (
+            self.schema is not None and _schema_facts(self.schema).weighted
+        )
 
     def weight_at(self, path: str) -> float:
         """The weight of the field at instance path ``path``: set on the field itself or, if
@@ -222,8 +244,11 @@ class WalkConfig:
                 nodes.append((node.properties or {}).get(segment[1:]))
             else:
                 nodes.append(node.items)
-        weighted = [(rule.spec.weight, rule.pattern.matching_prefixes(segments))
-                    for rule in reversed(self.rules) if rule.spec.weight is not None]
+        weighted = [
+            (rule.spec.weight, rule.pattern.matching_prefixes(segments))
+            for rule in reversed(self.rules)
+            if rule.spec.weight is not None
+        ]
         for depth in range(len(segments), -1, -1):
             for weight, matched in weighted:  # the last rule given wins
                 if matched[depth]:
@@ -259,7 +284,8 @@ class WalkConfig:
                 if depth >= MAX_DEPTH:
                     raise ParseError(
                         f"{display_path(path)}: a value compared whole nests more than "
-                        f"{MAX_DEPTH:,} levels inside an ignored field (or holds itself)")
+                        f"{MAX_DEPTH:,} levels inside an ignored field (or holds itself)"
+                    )
                 if depth + 1 > deepest:
                     deepest = depth + 1
             if kind is dict:
@@ -271,8 +297,10 @@ class WalkConfig:
                         stack.append((child, child_path, depth + 1, copied, key))
             elif kind is list:
                 copied = [None] * len(source)
-                stack.extend((child, index_segment(where, i), depth + 1, copied, i)
-                             for i, child in enumerate(source))
+                stack.extend(
+                    (child, index_segment(where, i), depth + 1, copied, i)
+                    for i, child in enumerate(source)
+                )
             else:
                 copied = source
             target[slot] = copied
@@ -402,22 +430,31 @@ def field_rules(opts: Mapping[str, Any], registry: Registry | Binder) -> tuple[F
 def _field_spec(pattern: str, settings: Any, registry: Registry | Binder) -> FieldSpec:
     """One ``fields`` entry's settings as a FieldSpec; errors name the pattern."""
     if not isinstance(settings, Mapping):
-        raise ConfigError(f"fields[{pattern!r}] must be a mapping of settings, not {shown(settings)}")
+        raise ConfigError(
+            f"fields[{pattern!r}] must be a mapping of settings, not {shown(settings)}"
+        )
     unknown = set(settings) - set(FIELD_RULE_KEYS)
     if unknown:
         hint = did_you_mean(next(iter(unknown)), FIELD_RULE_KEYS) if len(unknown) == 1 else ""
-        raise ConfigError(f"fields[{pattern!r}]: unknown setting {', '.join(map(repr, sorted(unknown)))}"
-                          f"{hint}; "
-                          f"known: {', '.join(FIELD_RULE_KEYS)}")
+        raise ConfigError(
+            f"fields[{pattern!r}]: unknown setting {', '.join(map(repr, sorted(unknown)))}"
+            f"{hint}; "
+            f"known: {', '.join(FIELD_RULE_KEYS)}"
+        )
     try:
-        comparator = registry.comparator(settings["comparator"]) if "comparator" in settings else None
+        comparator = (
+            registry.comparator(settings["comparator"]) if "comparator" in settings else None
+        )
         if "tolerance" in settings:
             if comparator is not None:
                 raise ConfigError("give either comparator or tolerance, not both")
             tol = settings["tolerance"]
             comparator = registry.comparator(
-                {"numeric": dict(tol) if isinstance(tol, Mapping) else {"abs": tol}})
-        transform = parse_transforms(settings["transform"], registry) if "transform" in settings else None
+                {"numeric": dict(tol) if isinstance(tol, Mapping) else {"abs": tol}}
+            )
+        transform = (
+            parse_transforms(settings["transform"], registry) if "transform" in settings else None
+        )
         align = parse_align(settings["align"], "align") if "align" in settings else None
         min_score = settings.get("min_score")
         if min_score is not None:
@@ -434,13 +471,19 @@ def _field_spec(pattern: str, settings: Any, registry: Registry | Binder) -> Fie
 _SCHEMA_CACHE: dict[tuple[int, int, Any, str], tuple[Any, SchemaNode]] = {}
 
 
-def schema_node(source: Any, registry: Registry | Binder, reader: SchemaReader | None) -> SchemaNode:
+def schema_node(
+    source: Any, registry: Registry | Binder, reader: SchemaReader | None
+) -> SchemaNode:
     """The parsed schema graph of ``source`` (a mapping, a file, a pydantic model class),
     kept per schema document, registry state, comparator defaults and dialect."""
     loaded = load_schema(source)
     base = registry.registry if isinstance(registry, Binder) else registry
-    key = (id(loaded.contents), registry.generation, reader,
-           registry.key if isinstance(registry, Binder) else "")
+    key = (
+        id(loaded.contents),
+        registry.generation,
+        reader,
+        registry.key if isinstance(registry, Binder) else "",
+    )
     cached = _SCHEMA_CACHE.get(key)
     if cached is not None and cached[0] is loaded.contents and base is REGISTRY:
         return cached[1]

@@ -41,11 +41,14 @@ class Truncation:
         text ends."""
         tail = text[-30:]
         ending = ("..." if len(text) > len(tail) else "") + repr(tail)
-        message = (f"{what} was cut off: its JSON value opened at line {self.opened_line}, "
-                   f"column {self.opened_column} is not closed when the text ends at "
-                   f"{self.where()} (the answer was truncated, e.g. by max_tokens): {ending}")
-        return TruncatedError(message, self.line, self.column, self.chars,
-                              self.opened_line, self.opened_column)
+        message = (
+            f"{what} was cut off: its JSON value opened at line {self.opened_line}, "
+            f"column {self.opened_column} is not closed when the text ends at "
+            f"{self.where()} (the answer was truncated, e.g. by max_tokens): {ending}"
+        )
+        return TruncatedError(
+            message, self.line, self.column, self.chars, self.opened_line, self.opened_column
+        )
 
     def where(self) -> str:
         """``line 3, column 88, after 87 characters``: where the text ends, for messages."""

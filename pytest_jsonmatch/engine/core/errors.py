@@ -24,16 +24,29 @@ class TruncatedError(ParseError):
     how many characters of the value were written; ``opened_line`` and ``opened_column`` are
     where it opens."""
 
-    def __init__(self, message: str, line: int = 0, column: int = 0, chars: int = 0,
-                 opened_line: int = 0, opened_column: int = 0) -> None:
+    def __init__(
+        self,
+        message: str,
+        line: int = 0,
+        column: int = 0,
+        chars: int = 0,
+        opened_line: int = 0,
+        opened_column: int = 0,
+    ) -> None:
         super().__init__(message)
         self.line, self.column, self.chars = line, column, chars
         self.opened_line, self.opened_column = opened_line, opened_column
 
     def __reduce__(self) -> tuple[type[TruncatedError], tuple[str, int, int, int, int, int]]:
         # pickled whole (a worker process's error reaches its parent with its position)
-        return type(self), (str(self), self.line, self.column, self.chars,
-                            self.opened_line, self.opened_column)
+        return type(self), (
+            str(self),
+            self.line,
+            self.column,
+            self.chars,
+            self.opened_line,
+            self.opened_column,
+        )
 
 
 class ConfigError(JsonMatchError, ValueError):
@@ -91,7 +104,7 @@ def shown(value: object, limit: int = 60) -> str:
         text = repr(value)
     except Exception:  # noqa: BLE001 - a message must not fail; the type says enough
         return f"a {type(value).__name__} value"
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def printable(text: str, keep: str = "\n") -> str:
@@ -106,5 +119,8 @@ def printable(text: str, keep: str = "\n") -> str:
 
 def _escaped(char: str) -> str:
     code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else (f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-
+    return (
+        f"\\x{code:02x}"
+        if code < 0x100
+        else (f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    )

@@ -19,6 +19,7 @@ from .errors import ConfigError, printable
 
 MAX_REASON = 1000  # characters of a reason kept in every output
 
+
 @functools.cache
 def _secrets() -> tuple[tuple[re.Pattern[str], str], ...]:
     """(pattern, replacement) pairs: each keeps what names the value and masks the value
@@ -27,19 +28,31 @@ def _secrets() -> tuple[tuple[re.Pattern[str], str], ...]:
         # Authorization: Bearer <token> / Basic <credentials>
         (re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{6,}"), r"\1\2***"),
         # URL query parameters that carry a credential: ?key=..., &api_key=..., &token=...
-        (re.compile(r"(?i)([?&;](?:api[_-]?key|key|token|access[_-]?token|auth|secret|password|"
-                    r"passwd|sig|signature|client[_-]?secret)=)[^&#\s'\"<>]+"), r"\1***"),
+        (
+            re.compile(
+                r"(?i)([?&;](?:api[_-]?key|key|token|access[_-]?token|auth|secret|password|"
+                r"passwd|sig|signature|client[_-]?secret)=)[^&#\s'\"<>]+"
+            ),
+            r"\1***",
+        ),
         # a header or a field named for a credential: "x-api-key: ...", "api_key='...'"
-        (re.compile(r"(?i)\b((?:x-)?api[_-]?key|authorization|client[_-]?secret|password|"
-                    r"access[_-]?token)([\"']?\s*[:=]\s*[\"']?)(?!\*\*\*|bearer\b|basic\b)[^\s\"',;}&]{4,}"),
-         r"\1\2***"),
+        (
+            re.compile(
+                r"(?i)\b((?:x-)?api[_-]?key|authorization|client[_-]?secret|password|"
+                r"access[_-]?token)([\"']?\s*[:=]\s*[\"']?)(?!\*\*\*|bearer\b|basic\b)[^\s\"',;}&]{4,}"
+            ),
+            r"\1\2***",
+        ),
         # key shapes that are credentials wherever they stand
         (re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}"), "sk-***"),  # OpenAI, Anthropic
         (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), "AKIA***"),  # AWS access key id
         (re.compile(r"\bAIza[0-9A-Za-z_-]{35}"), "AIza***"),  # Google API key
         (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}"), "gh_***"),  # GitHub token
         (re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), "xox-***"),  # Slack token
-        (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), "***"),  # a JWT
+        (
+            re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+            "***",
+        ),  # a JWT
     )
 
 
@@ -80,7 +93,7 @@ def safe_reason(text: str) -> str:
     """A target's error as every output keeps it: masked, and cut to ``MAX_REASON``
     characters. Only the start is read (a credential there is whole within ``_SLACK``
     characters past the cut), so a 5 MB message costs what a short one does."""
-    window = masked(text[:MAX_REASON + _SLACK])
+    window = masked(text[: MAX_REASON + _SLACK])
     if len(text) <= MAX_REASON + _SLACK and len(window) <= MAX_REASON:
         return window
     return f"{window[:MAX_REASON]}... (cut: {len(text):,} characters in all)"
@@ -98,5 +111,10 @@ def one_line(exc: BaseException) -> str:
         text = safe_reason(printable(" ".join(str(exc).split()), keep=""))
     except Exception:  # noqa: BLE001 - an exception whose __str__ raises
         text = "(its message could not be read)"
-    return text if type(exc).__module__.startswith("pytest_jsonmatch") else \
-        f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return (
+        text
+        if type(exc).__module__.startswith("pytest_jsonmatch")
+        else f"{type(exc).__name__}: {text}"
+        if text
+        else type(exc).__name__
+    )

@@ -17,7 +17,7 @@ from .values import is_number
 
 # Integers below this in magnitude convert to a float without overflow (2**1024 overflows;
 # a margin keeps the rounding of values just below it out of the question).
-FLOAT_SAFE = 2 ** 1023
+FLOAT_SAFE = 2**1023
 
 
 def is_float_number(value: Any) -> bool:
@@ -77,6 +77,7 @@ def whole_number(text: str, what: str, low: int, high: int, unit: str = "", note
     """``text`` (a setting's) as a whole number from ``low`` to ``high``, else a ConfigError
     naming ``what``."""
     if not text.strip().isdigit() or not low <= int(text) <= high:
-        raise ConfigError(f"{what} must be a whole number {unit}from {low} to {high}{note}, "
-                          f"not {text!r}")
+        raise ConfigError(
+            f"{what} must be a whole number {unit}from {low} to {high}{note}, not {text!r}"
+        )
     return int(text)

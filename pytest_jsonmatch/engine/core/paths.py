@@ -80,8 +80,11 @@ class Where(NamedTuple):
     def pair(self, expected_index: int, actual_index: int) -> Where:
         """Element ``expected_index`` of the array here, paired with ``actual_index``."""
         moved = self.actual is not None or expected_index != actual_index
-        return Where(f"{self.path}[{expected_index}]", f"{self.field}[]",
-                     f"{self.actual_path}[{actual_index}]" if moved else None)
+        return Where(
+            f"{self.path}[{expected_index}]",
+            f"{self.field}[]",
+            f"{self.actual_path}[{actual_index}]" if moved else None,
+        )
 
     def actual_key(self, key: str) -> Where:
         """A key only the actual side has, named on the actual side."""
@@ -111,6 +114,7 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
+
 
 def path_tokens(text: str, allow_globs: bool) -> list[tuple[str, str]]:
     """``items[0].sku`` -> [("key", "items"), ("index", "0"), ("key", "sku")]."""
@@ -187,14 +191,14 @@ def _last_segment(path: str) -> tuple[str, str]:
     its parent."""
     if path.endswith('"]'):
         start = _opening_quote(path, len(path) - 2)
-        return path[:start - 1], "k" + json.loads(path[start:-1])
+        return path[: start - 1], "k" + json.loads(path[start:-1])
     if path.endswith("]"):
         start = path.rfind("[")
-        return path[:start], "i" + path[start + 1:-1]
+        return path[:start], "i" + path[start + 1 : -1]
     cut = max(path.rfind("."), path.rfind("]"))
     if cut < 0:
         return "", "k" + path
-    return (path[:cut] if path[cut] == "." else path[:cut + 1]), "k" + path[cut + 1:]
+    return (path[:cut] if path[cut] == "." else path[: cut + 1]), "k" + path[cut + 1 :]
 
 
 def _opening_quote(path: str, closing: int) -> int:
@@ -254,7 +258,8 @@ class PathPattern:
         steps = self._steps
         if not self._globbed:
             return len(segments) == len(steps) and all(
-                _step_takes(step, segment) for step, segment in zip(steps, segments))
+                _step_takes(step, segment) for step, segment in zip(steps, segments)
+            )
         states = self._start
         for segment in segments:
             states = self._advance(states, segment)
@@ -307,7 +312,8 @@ class PathPattern:
             return any(i < len(steps) for i in self._states_after(path))
         segments = path_segments(path)
         return len(segments) < len(steps) and all(
-            _step_takes(step, segment) for step, segment in zip(steps, segments))
+            _step_takes(step, segment) for step, segment in zip(steps, segments)
+        )
 
     def names_an_index(self) -> bool:
         """Whether the pattern names one array position (``items[2]``), which only a walk

@@ -13,7 +13,14 @@ from typing import Any
 
 from .errors import ParseError
 
-NULL, BOOLEAN, NUMBER, STRING, ARRAY, OBJECT = "null", "boolean", "number", "string", "array", "object"
+NULL, BOOLEAN, NUMBER, STRING, ARRAY, OBJECT = (
+    "null",
+    "boolean",
+    "number",
+    "string",
+    "array",
+    "object",
+)
 
 
 class _Missing:
@@ -87,8 +94,11 @@ def json_type(value: Any) -> str:
 def is_number(value: Any) -> bool:
     """A JSON number: an int or a float, never a boolean."""
     kind = type(value)
-    return kind is int or kind is float or (
-        isinstance(value, (int, float)) and not isinstance(value, bool))
+    return (
+        kind is int
+        or kind is float
+        or (isinstance(value, (int, float)) and not isinstance(value, bool))
+    )
 
 
 def json_equal(a: Any, b: Any, normalize: Callable[[str], str] | None = None) -> bool:
@@ -100,7 +110,8 @@ def json_equal(a: Any, b: Any, normalize: Callable[[str], str] | None = None) ->
         return False
     if ta == OBJECT:
         return len(a) == len(b) and all(
-            key in b and json_equal(value, b[key], normalize) for key, value in a.items())
+            key in b and json_equal(value, b[key], normalize) for key, value in a.items()
+        )
     if ta == ARRAY:
         return len(a) == len(b) and all(json_equal(x, y, normalize) for x, y in zip(a, b))
     if ta == STRING and normalize is not None:

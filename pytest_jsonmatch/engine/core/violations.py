@@ -36,8 +36,11 @@ class Conformance(NamedTuple):
         return not self.total
 
     def to_dict(self) -> dict[str, Any]:
-        return {"valid": self.valid, "total": self.total,
-                "violations": [{"path": v.path, "keyword": v.keyword} for v in self.violations]}
+        return {
+            "valid": self.valid,
+            "total": self.total,
+            "violations": [{"path": v.path, "keyword": v.keyword} for v in self.violations],
+        }
 
 
 VALID = Conformance()

@@ -60,6 +60,18 @@ def metric_named(name: Any, registry: Registry = REGISTRY) -> Metric:
 
 # The registry, seen from the public API with the built-in metrics in it (pytest_jsonmatch
 # resolves these names here, so that a metric registered by a user can never shadow one).
-__all__ = ["BUILTIN", "METRICS", "METRIC_NAMES", "REGISTRY", "Registry", "metric_named",
-           "register_comparator", "register_embedder", "register_metric", "register_post_processor",
-           "register_transform", "reset_type_defaults", "set_type_default"]
+__all__ = [
+    "BUILTIN",
+    "METRICS",
+    "METRIC_NAMES",
+    "REGISTRY",
+    "Registry",
+    "metric_named",
+    "register_comparator",
+    "register_embedder",
+    "register_metric",
+    "register_post_processor",
+    "register_transform",
+    "reset_type_defaults",
+    "set_type_default",
+]

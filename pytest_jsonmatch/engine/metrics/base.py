@@ -25,8 +25,9 @@ from ..schemas.eval_schema import SchemaReader
 
 # the options every metric takes (engine/configuring reads them; match.py reads
 # ``truncated`` and ``conformance``, the check of the answer against the schema)
-COMMON_OPTIONS = frozenset({"ignore", "fields", "align", "schema", "embedder", "truncated",
-                            "conformance"})
+COMMON_OPTIONS = frozenset(
+    {"ignore", "fields", "align", "schema", "embedder", "truncated", "conformance"}
+)
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,9 @@ class Metric:
     target: Callable[[Any, Any, Mapping[str, Any]], tuple[Any, Any]] | None = None
     # what the metric does with the walk's field results before they are counted, from the
     # options and the registry (field_f1: the post_process option)
-    finish: Callable[[list[FieldResult], Mapping[str, Any], Registry], list[FieldResult]] | None = None
+    finish: Callable[[list[FieldResult], Mapping[str, Any], Registry], list[FieldResult]] | None = (
+        None
+    )
     # under which options ``finish`` changes anything (None: under any)
     finishes_when: Callable[[Mapping[str, Any]], bool] | None = None
     # the beta of an ``f_beta`` headline, read from the options (None: F1)
@@ -58,11 +61,13 @@ class Metric:
 
     def finishes(self, options: Mapping[str, Any]) -> bool:
         """Whether the ``finish`` step rewrites the field results under ``options``."""
-        return self.finish is not None and (self.finishes_when is None
-                                            or self.finishes_when(options))
+        return self.finish is not None and (
+            self.finishes_when is None or self.finishes_when(options)
+        )
 
-    def headline_score(self, precision: float, recall: float, f1: float,
-                       options: Mapping[str, Any]) -> float:
+    def headline_score(
+        self, precision: float, recall: float, f1: float, options: Mapping[str, Any]
+    ) -> float:
         """The metric's one score: recall, or F-beta (F1 unless the metric reads a beta)."""
         if self.headline == "recall":
             return recall
@@ -74,8 +79,14 @@ def type_policy(registry: Any, string: Any, number: Any) -> dict[str, BoundCompa
     """A comparator per JSON type: ``string`` and ``number`` comparator specs, exact for the
     rest."""
     exact = registry.comparator("exact")
-    return {NULL: exact, BOOLEAN: exact, NUMBER: registry.comparator(number),
-            STRING: registry.comparator(string), OBJECT: exact, ARRAY: exact}
+    return {
+        NULL: exact,
+        BOOLEAN: exact,
+        NUMBER: registry.comparator(number),
+        STRING: registry.comparator(string),
+        OBJECT: exact,
+        ARRAY: exact,
+    }
 
 
 # Configurations kept per metric, registry state and options, when the options are plain
@@ -85,7 +96,9 @@ _BASE_CONFIGS: dict[tuple[Any, ...], WalkConfig] = {}
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
-def configure(metric: Metric, options: Mapping[str, Any], registry: Registry = REGISTRY) -> WalkConfig:
+def configure(
+    metric: Metric, options: Mapping[str, Any], registry: Registry = REGISTRY
+) -> WalkConfig:
     """Check ``options`` against ``metric`` and build its walk configuration."""
     if not options:
         return _kept((metric.name, id(registry), registry.generation), metric, options, registry)
@@ -96,8 +109,9 @@ def configure(metric: Metric, options: Mapping[str, Any], registry: Registry = R
     return _configured(metric, options, registry)
 
 
-def _options_key(metric: Metric, options: Mapping[str, Any], registry: Registry
-                 ) -> tuple[Any, ...] | None:
+def _options_key(
+    metric: Metric, options: Mapping[str, Any], registry: Registry
+) -> tuple[Any, ...] | None:
     """The key a configuration of ``options`` is kept under, or None when it is not kept:
     an option that is not a plain scalar (field rules, an alignment by key), a schema
     (a file's may change between calls), an embedder (named in the registry's state)."""
@@ -112,8 +126,9 @@ def _options_key(metric: Metric, options: Mapping[str, Any], registry: Registry
     return (metric.name, id(registry), registry.generation, *named)
 
 
-def _kept(key: tuple[Any, ...], metric: Metric, options: Mapping[str, Any], registry: Registry
-          ) -> WalkConfig:
+def _kept(
+    key: tuple[Any, ...], metric: Metric, options: Mapping[str, Any], registry: Registry
+) -> WalkConfig:
     cfg = _BASE_CONFIGS.get(key)
     if cfg is None or cfg.registry is not registry:
         if len(_BASE_CONFIGS) > 256:
@@ -128,8 +143,11 @@ def _configured(metric: Metric, options: Mapping[str, Any], registry: Registry) 
     opts = dict(options)
     cfg = metric.configure(opts, registry)
     binder = registry.with_defaults(comparator_defaults(opts))
-    schema = (schema_node(opts["schema"], binder, metric.schema_reader)
-              if opts.get("schema") is not None else None)
+    schema = (
+        schema_node(opts["schema"], binder, metric.schema_reader)
+        if opts.get("schema") is not None
+        else None
+    )
     return replace(cfg, rules=field_rules(opts, binder), schema=schema)
 
 
@@ -139,6 +157,7 @@ def check_options(metric: Metric, options: Mapping[str, Any]) -> None:
         raise ConfigError(
             f"unknown option {', '.join(map(repr, sorted(unknown)))} for metric {metric.name!r}"
             f"{did_you_mean(unknown[0], metric.options) if len(unknown) == 1 else ''}; "
-            f"known options: {known_names(metric.options)}")
+            f"known options: {known_names(metric.options)}"
+        )
     if "truncated" in options:
         check_truncated(options["truncated"])

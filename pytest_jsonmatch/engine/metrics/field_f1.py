@@ -30,11 +30,19 @@ def _f1_policy(opts: dict[str, Any], registry: Registry) -> dict[str, BoundCompa
     cached = _F1_POLICIES.get(key)
     if cached is not None and cached[0] is registry:
         return cached[1]
-    kinds = {kind: binder.comparator(registry.type_default(kind)) for kind in ("boolean", "integer", "number")}
+    kinds = {
+        kind: binder.comparator(registry.type_default(kind))
+        for kind in ("boolean", "integer", "number")
+    }
     exact = binder.comparator("exact")
-    policy = {NULL: binder.comparator(registry.type_default("null")), BOOLEAN: kinds["boolean"],
-              NUMBER: kinds["number"] if kinds["integer"] is kinds["number"] else by_kind(kinds),
-              STRING: binder.comparator(registry.type_default("string")), OBJECT: exact, ARRAY: exact}
+    policy = {
+        NULL: binder.comparator(registry.type_default("null")),
+        BOOLEAN: kinds["boolean"],
+        NUMBER: kinds["number"] if kinds["integer"] is kinds["number"] else by_kind(kinds),
+        STRING: binder.comparator(registry.type_default("string")),
+        OBJECT: exact,
+        ARRAY: exact,
+    }
     if len(_F1_POLICIES) > 64:
         _F1_POLICIES.clear()
     _F1_POLICIES[key] = (registry, policy)
@@ -42,18 +50,30 @@ def _f1_policy(opts: dict[str, Any], registry: Registry) -> dict[str, BoundCompa
 
 
 def _configure(opts: dict[str, Any], registry: Registry) -> WalkConfig:
-    return WalkConfig(type_policy=_f1_policy(opts, registry), schema_driven=True,
-                      array_mode="align", default_align=parse_align(opts.get("align"), "align"),
-                      registry=registry)
+    return WalkConfig(
+        type_policy=_f1_policy(opts, registry),
+        schema_driven=True,
+        array_mode="align",
+        default_align=parse_align(opts.get("align"), "align"),
+        registry=registry,
+    )
 
 
-def _finish(fields: list[FieldResult], options: Mapping[str, Any], registry: Registry) -> list[FieldResult]:
+def _finish(
+    fields: list[FieldResult], options: Mapping[str, Any], registry: Registry
+) -> list[FieldResult]:
     if not options or options.get("post_process") is None:
         return fields
     return run_post_processors(options["post_process"], fields, registry.post_processors)
 
 
-FIELD_F1 = Metric("field_f1", COMMON_OPTIONS | {"post_process"}, _configure, headline="f_beta",
-                  allow_array=True, finish=_finish,
-                  finishes_when=lambda options: options.get("post_process") is not None,
-                  description="struct-extract-eval: schema-driven field P/R/F1")
+FIELD_F1 = Metric(
+    "field_f1",
+    COMMON_OPTIONS | {"post_process"},
+    _configure,
+    headline="f_beta",
+    allow_array=True,
+    finish=_finish,
+    finishes_when=lambda options: options.get("post_process") is not None,
+    description="struct-extract-eval: schema-driven field P/R/F1",
+)

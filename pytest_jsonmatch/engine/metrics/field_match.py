@@ -24,5 +24,9 @@ def _configure(opts: dict[str, Any], registry: Registry) -> WalkConfig:
     return top_level_fields("exact", registry)
 
 
-FIELD_MATCH = Metric("field_match", COMMON_OPTIONS, _configure,
-                     description="Galtea JSON Field Match: top-level fields, strict deep equality")
+FIELD_MATCH = Metric(
+    "field_match",
+    COMMON_OPTIONS,
+    _configure,
+    description="Galtea JSON Field Match: top-level fields, strict deep equality",
+)

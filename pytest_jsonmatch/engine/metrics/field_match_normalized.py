@@ -16,5 +16,8 @@ def _configure(opts: dict[str, Any], registry: Registry) -> WalkConfig:
 
 
 FIELD_MATCH_NORMALIZED = Metric(
-    "field_match_normalized", COMMON_OPTIONS, _configure,
-    description="Galtea JSON Field Match (Normalized): accents and case folded")
+    "field_match_normalized",
+    COMMON_OPTIONS,
+    _configure,
+    description="Galtea JSON Field Match (Normalized): accents and case folded",
+)

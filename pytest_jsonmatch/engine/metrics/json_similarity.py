@@ -43,21 +43,29 @@ def resolve(value: Any, path: str, side: str) -> Any:
     for step in path_steps(path):
         if isinstance(step, int):
             if type(current) is not list:
-                raise ParseError(f"target_output_key {path!r} is not found in {side}: "
-                                 f"{walked or '$'} is not an array")
+                raise ParseError(
+                    f"target_output_key {path!r} is not found in {side}: "
+                    f"{walked or '$'} is not an array"
+                )
             if step >= len(current):
-                raise ParseError(f"target_output_key {path!r} is not found in {side}: {walked or '$'} "
-                                 f"has {len(current)} element(s), no [{step}]")
+                raise ParseError(
+                    f"target_output_key {path!r} is not found in {side}: {walked or '$'} "
+                    f"has {len(current)} element(s), no [{step}]"
+                )
             current = current[step]
             walked += f"[{step}]"
         else:
             if type(current) is not dict:
-                raise ParseError(f"target_output_key {path!r} is not found in {side}: "
-                                 f"{walked or '$'} is not an object")
+                raise ParseError(
+                    f"target_output_key {path!r} is not found in {side}: "
+                    f"{walked or '$'} is not an object"
+                )
             if step not in current:
                 at = f" at {walked}" if walked else ""
-                raise ParseError(f"target_output_key {path!r} is not found in {side}: no key {shown(step)}{at} "
-                                 f"(keys: {known_names(current)})")
+                raise ParseError(
+                    f"target_output_key {path!r} is not found in {side}: no key {shown(step)}{at} "
+                    f"(keys: {known_names(current)})"
+                )
             current = current[step]
             walked = f"{walked}.{step}" if walked else step
     return current
@@ -70,9 +78,13 @@ def select(expected: Any, actual: Any, target: Any) -> tuple[Any, Any]:
     if isinstance(target, str):
         return resolve(expected, target, "expected"), resolve(actual, target, "actual")
     if isinstance(target, (list, tuple)) and target and all(isinstance(p, str) for p in target):
-        return ({path: resolve(expected, path, "expected") for path in target},
-                {path: resolve(actual, path, "actual") for path in target})
-    raise ConfigError(f"target_output_key must be '*', a key or path, or a list of paths, not {shown(target)}")
+        return (
+            {path: resolve(expected, path, "expected") for path in target},
+            {path: resolve(actual, path, "actual") for path in target},
+        )
+    raise ConfigError(
+        f"target_output_key must be '*', a key or path, or a list of paths, not {shown(target)}"
+    )
 
 
 def _target(expected: Any, actual: Any, options: Mapping[str, Any]) -> tuple[Any, Any]:
@@ -80,10 +92,18 @@ def _target(expected: Any, actual: Any, options: Mapping[str, Any]) -> tuple[Any
 
 
 def _configure(opts: dict[str, Any], registry: Registry) -> WalkConfig:
-    return WalkConfig(type_policy=type_policy(registry, "levenshtein", "relative"),
-                      count_extras=False, array_mode="index", registry=registry)
+    return WalkConfig(
+        type_policy=type_policy(registry, "levenshtein", "relative"),
+        count_extras=False,
+        array_mode="index",
+        registry=registry,
+    )
 
 
-JSON_SIMILARITY = Metric("json_similarity", COMMON_OPTIONS | {"target_output_key"}, _configure,
-                         target=_target,
-                         description="UiPath JSON Similarity: leaf similarity over expected's tree")
+JSON_SIMILARITY = Metric(
+    "json_similarity",
+    COMMON_OPTIONS | {"target_output_key"},
+    _configure,
+    target=_target,
+    description="UiPath JSON Similarity: leaf similarity over expected's tree",
+)

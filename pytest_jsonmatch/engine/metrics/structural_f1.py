@@ -31,8 +31,13 @@ from ..core.values import BOOLEAN, NUMBER, STRING, schema_type
 from ..schemas.eval_schema import SchemaNode
 from .base import COMMON_OPTIONS, Metric, type_policy
 
-CONFIG_OPTIONS = ("string_evaluation_type", "boolean_evaluation_type", "integer_evaluation_type",
-                  "float_evaluation_type", "number_evaluation_type")
+CONFIG_OPTIONS = (
+    "string_evaluation_type",
+    "boolean_evaluation_type",
+    "integer_evaluation_type",
+    "float_evaluation_type",
+    "number_evaluation_type",
+)
 # the evaluation types structeval documents for each kind of value
 _ALLOWED = {
     "string_evaluation_type": ("binary", "jaccard", "cosine"),
@@ -42,8 +47,12 @@ _ALLOWED = {
     "number_evaluation_type": ("binary", "threshold"),
     "x-override-evaluator": ("binary", "jaccard", "cosine", "threshold"),
 }
-_PARAMS = {"binary": (), "jaccard": (), "threshold": ("threshold", "difference_penalty_weighting"),
-           "cosine": ("embedding_model",)}
+_PARAMS = {
+    "binary": (),
+    "jaccard": (),
+    "threshold": ("threshold", "difference_penalty_weighting"),
+    "cosine": ("embedding_model",),
+}
 
 
 def evaluator_spec(definition: Any, what: str, embedder_given: bool) -> Any:
@@ -51,50 +60,69 @@ def evaluator_spec(definition: Any, what: str, embedder_given: bool) -> Any:
     ``embedder`` option names the embedder of cosine evaluators (it wins over
     ``embedding_model``)."""
     if not isinstance(definition, Mapping):
-        raise ConfigError(f"{what} must be a mapping {{'evaluation_type': ..., 'evaluation_params': "
-                          f"{{...}}}}, not {definition!r}")
+        raise ConfigError(
+            f"{what} must be a mapping {{'evaluation_type': ..., 'evaluation_params': "
+            f"{{...}}}}, not {definition!r}"
+        )
     extra = sorted(set(definition) - {"evaluation_type", "evaluation_params"})
     if extra:
-        raise ConfigError(f"{what}: unknown keys {extra}; known: evaluation_type, evaluation_params")
+        raise ConfigError(
+            f"{what}: unknown keys {extra}; known: evaluation_type, evaluation_params"
+        )
     kind = definition.get("evaluation_type")
     allowed = _ALLOWED[what] if what in _ALLOWED else _ALLOWED["x-override-evaluator"]
     if kind not in allowed:
-        raise ConfigError(f"{what}: evaluation_type must be one of {', '.join(allowed)}, not {kind!r}")
+        raise ConfigError(
+            f"{what}: evaluation_type must be one of {', '.join(allowed)}, not {kind!r}"
+        )
     params = definition.get("evaluation_params") or {}
     if not isinstance(params, Mapping):
         raise ConfigError(f"{what}: evaluation_params must be a mapping, not {shown(params)}")
     unknown = sorted(set(params) - set(_PARAMS[kind]))
     if unknown:
-        raise ConfigError(f"{what}: evaluation_type {kind!r} takes no parameter {', '.join(map(repr, unknown))}"
-                          + (f"; known: {', '.join(_PARAMS[kind])}" if _PARAMS[kind] else ""))
+        raise ConfigError(
+            f"{what}: evaluation_type {kind!r} takes no parameter {', '.join(map(repr, unknown))}"
+            + (f"; known: {', '.join(_PARAMS[kind])}" if _PARAMS[kind] else "")
+        )
     if kind == "threshold":
         if "threshold" not in params:
-            raise ConfigError(f"{what}: evaluation_type 'threshold' needs evaluation_params "
-                              f"{{'threshold': t, 'difference_penalty_weighting': w}}")
+            raise ConfigError(
+                f"{what}: evaluation_type 'threshold' needs evaluation_params "
+                f"{{'threshold': t, 'difference_penalty_weighting': w}}"
+            )
         # structeval's threshold evaluator weighs differences linearly unless told otherwise
-        return {"threshold": {"threshold": params["threshold"],
-                              "weighting": params.get("difference_penalty_weighting", 1)}}
+        return {
+            "threshold": {
+                "threshold": params["threshold"],
+                "weighting": params.get("difference_penalty_weighting", 1),
+            }
+        }
     if kind == "cosine":
         model = params.get("embedding_model")
         if embedder_given or model is None:
             return "cosine"  # the embedder option's, else the default model (all-MiniLM-L6-v2)
         if not isinstance(model, str) or not model:
-            raise ConfigError(f"{what}: embedding_model must be a model name or path, not {shown(model)}")
+            raise ConfigError(
+                f"{what}: embedding_model must be a model name or path, not {shown(model)}"
+            )
         return {"cosine": {"embedder": f"sentence-transformers:{model}"}}
     return kind  # binary, jaccard
 
 
-def configured_policy(opts: Mapping[str, Any], binder: Any, number: Any, string: Any
-                      ) -> dict[str, BoundComparator] | None:
+def configured_policy(
+    opts: Mapping[str, Any], binder: Any, number: Any, string: Any
+) -> dict[str, BoundComparator] | None:
     """structural_f1's comparators for strings, booleans and numbers when structeval's
     configuration keys are given (None when none is): ``number`` and ``string`` are the
     comparators the other options give. Booleans and numbers of different kinds share an
     evaluator only as structeval does: ``true`` against ``1`` is 1.0 when both are binary."""
     if not any(key in opts for key in CONFIG_OPTIONS):
         return None
-    for ours, theirs in (("string_evaluator", "string_evaluation_type"),
-                         ("numeric_threshold", "number_evaluation_type"),
-                         ("numeric_weighting", "number_evaluation_type")):
+    for ours, theirs in (
+        ("string_evaluator", "string_evaluation_type"),
+        ("numeric_threshold", "number_evaluation_type"),
+        ("numeric_weighting", "number_evaluation_type"),
+    ):
         if ours in opts and theirs in opts:
             raise ConfigError(f"give {ours} or {theirs}, not both")
     given = opts.get("embedder") is not None
@@ -109,25 +137,38 @@ def configured_policy(opts: Mapping[str, Any], binder: Any, number: Any, string:
             raise ConfigError(f"{key}: {exc}") from None
 
     numbers = evaluator("number_evaluation_type", number)
-    table = {"boolean": evaluator("boolean_evaluation_type", binder.comparator("binary")),
-             "integer": evaluator("integer_evaluation_type", numbers),
-             "number": evaluator("float_evaluation_type", numbers)}
+    table = {
+        "boolean": evaluator("boolean_evaluation_type", binder.comparator("binary")),
+        "integer": evaluator("integer_evaluation_type", numbers),
+        "number": evaluator("float_evaluation_type", numbers),
+    }
     if table["boolean"] is table["integer"] is table["number"]:
-        return {STRING: evaluator("string_evaluation_type", string), BOOLEAN: table["boolean"],
-                NUMBER: table["number"]}
-    return {STRING: evaluator("string_evaluation_type", string), BOOLEAN: by_kind(table, "boolean"),
-            NUMBER: by_kind(table, "number")}
+        return {
+            STRING: evaluator("string_evaluation_type", string),
+            BOOLEAN: table["boolean"],
+            NUMBER: table["number"],
+        }
+    return {
+        STRING: evaluator("string_evaluation_type", string),
+        BOOLEAN: by_kind(table, "boolean"),
+        NUMBER: by_kind(table, "number"),
+    }
 
 
-def read_schema_keys(keywords: Mapping[str, Any], binder: Any, where: str) -> BoundComparator | None:
+def read_schema_keys(
+    keywords: Mapping[str, Any], binder: Any, where: str
+) -> BoundComparator | None:
     """The comparator structeval's own schema keys give a node: ``x-override-evaluator``,
     or binary for an enum (``x-eval-compare``, when given, wins over an enum)."""
     if "x-override-evaluator" in keywords:
         if "x-eval-compare" in keywords:
-            raise SchemaError(f"schema node {where}: give x-override-evaluator or x-eval-compare, not both")
+            raise SchemaError(
+                f"schema node {where}: give x-override-evaluator or x-eval-compare, not both"
+            )
         given = getattr(binder, "defaults", {}).get("cosine", {}).get("embedder") is not None
-        return binder.comparator(evaluator_spec(keywords["x-override-evaluator"], "x-override-evaluator",
-                                                given))
+        return binder.comparator(
+            evaluator_spec(keywords["x-override-evaluator"], "x-override-evaluator", given)
+        )
     if "enum" in keywords and "x-eval-compare" not in keywords:
         return binder.comparator("binary")
     return None
@@ -143,8 +184,10 @@ def keep_schema_fields(cfg: WalkConfig, expected: Any, actual: Any) -> tuple[Any
     is accepted anywhere (an absent value to structural_f1); structeval refuses it."""
     if cfg.schema is None:
         return expected, actual
-    return (_keep(cfg, cfg.schema, expected, "expected", ""),
-            _keep(cfg, cfg.schema, actual, "actual", ""))
+    return (
+        _keep(cfg, cfg.schema, expected, "expected", ""),
+        _keep(cfg, cfg.schema, actual, "actual", ""),
+    )
 
 
 _FITS = {
@@ -164,8 +207,10 @@ def _keep(cfg: WalkConfig, node: SchemaNode, value: Any, side: str, path: str) -
         return value
     kinds = node.allowed if node.type == "multi" else ((node.type,) if node.type else ())
     if kinds and not any(_FITS[kind](value) for kind in kinds if kind in _FITS):
-        raise SchemaError(f"{side} does not fit the schema: {display_path(path)} is "
-                          f"{schema_type(value)}, the schema says {' or '.join(kinds)}")
+        raise SchemaError(
+            f"{side} does not fit the schema: {display_path(path)} is "
+            f"{schema_type(value)}, the schema says {' or '.join(kinds)}"
+        )
     if node.spec.comparator is not None:
         return value  # compared whole
     if type(value) is dict and node.properties is not None:
@@ -177,11 +222,16 @@ def _keep(cfg: WalkConfig, node: SchemaNode, value: Any, side: str, path: str) -
             elif cfg.rules and cfg.is_skipped(child_path):
                 out[key] = child  # ignored anyway
             elif not _others_allowed(node):
-                raise SchemaError(f"{side} does not fit the schema: {display_path(child_path)} is not "
-                                  f"in the schema, whose additionalProperties is not true")
+                raise SchemaError(
+                    f"{side} does not fit the schema: {display_path(child_path)} is not "
+                    f"in the schema, whose additionalProperties is not true"
+                )
         return out
     if type(value) is list and node.items is not None:
-        return [_keep(cfg, node.items, item, side, index_segment(path, i)) for i, item in enumerate(value)]
+        return [
+            _keep(cfg, node.items, item, side, index_segment(path, i))
+            for i, item in enumerate(value)
+        ]
     return value
 
 
@@ -211,20 +261,42 @@ def _configure(opts: dict[str, Any], registry: Registry) -> WalkConfig:
         binder.comparator(string)
     except ConfigError as exc:
         raise ConfigError(f"string_evaluator: {exc}") from None
-    number = {"threshold": {"threshold": opts.get("numeric_threshold", 0.001),
-                            "weighting": opts.get("numeric_weighting", 0.1)}}
+    number = {
+        "threshold": {
+            "threshold": opts.get("numeric_threshold", 0.001),
+            "weighting": opts.get("numeric_weighting", 0.1),
+        }
+    }
     try:
         policy = type_policy(binder, string, number)
     except ConfigError as exc:
         raise ConfigError(f"numeric_threshold / numeric_weighting: {exc}") from None
     policy.update(configured_policy(opts, binder, policy[NUMBER], policy[STRING]) or {})
-    return WalkConfig(type_policy=policy, null_absent=True, array_mode="similarity",
-                      array_threshold=threshold, registry=registry)
+    return WalkConfig(
+        type_policy=policy,
+        null_absent=True,
+        array_mode="similarity",
+        array_threshold=threshold,
+        registry=registry,
+    )
 
 
 STRUCTURAL_F1 = Metric(
-    "structural_f1", COMMON_OPTIONS | {"string_evaluator", "numeric_threshold", "numeric_weighting",
-                                       "array_matching_threshold", "beta", *CONFIG_OPTIONS},
-    _configure, headline="f_beta", allow_array=True, beta=_beta,
+    "structural_f1",
+    COMMON_OPTIONS
+    | {
+        "string_evaluator",
+        "numeric_threshold",
+        "numeric_weighting",
+        "array_matching_threshold",
+        "beta",
+        *CONFIG_OPTIONS,
+    },
+    _configure,
+    headline="f_beta",
+    allow_array=True,
+    beta=_beta,
     description="structeval: order-agnostic arrays, leaf precision/recall, F-beta",
-    schema_reader=read_schema_keys, prepare=keep_schema_fields)
+    schema_reader=read_schema_keys,
+    prepare=keep_schema_fields,
+)

@@ -33,33 +33,61 @@ CandidateWalk = Callable[[Any, Any, Where], tuple[WalkOutput, bool]]
 
 def alignment(cfg: WalkConfig, spec: FieldSpec | None) -> Align:
     """The alignment of the array a field spec governs: its own, else the metric's."""
-    return (spec.align if spec is not None and spec.align is not None else None) or cfg.default_align
+    return (
+        spec.align if spec is not None and spec.align is not None else None
+    ) or cfg.default_align
 
 
-def choose_pairs(cfg: WalkConfig, budget: PairBudget, expected: list[Any], actual: list[Any],
-                 where: Where, items: SchemaNode | None, spec: FieldSpec | None,
-                 walk_candidate: CandidateWalk, walked: dict[tuple[int, int], WalkOutput]
-                 ) -> assignment.Assignment:
+def choose_pairs(
+    cfg: WalkConfig,
+    budget: PairBudget,
+    expected: list[Any],
+    actual: list[Any],
+    where: Where,
+    items: SchemaNode | None,
+    spec: FieldSpec | None,
+    walk_candidate: CandidateWalk,
+    walked: dict[tuple[int, int], WalkOutput],
+) -> assignment.Assignment:
     """Which elements pair up, with the pair's score (1.0 where no score is taken). Pairs
     walked to be scored leave their walk in ``walked``."""
     if cfg.array_mode == "similarity":
-        return _assigned(cfg, budget, expected, actual, where, items, "similarity",
-                         cfg.array_threshold, walk_candidate, walked)
+        return _assigned(
+            cfg,
+            budget,
+            expected,
+            actual,
+            where,
+            items,
+            "similarity",
+            cfg.array_threshold,
+            walk_candidate,
+            walked,
+        )
     chosen = alignment(cfg, spec)
     if cfg.array_mode == "index" or chosen.mode == "ordered":
         pairs, lone_e, lone_a = assignment.ordered_pairs(len(expected), len(actual))
     elif chosen.mode == "key_field":
         pairs, lone_e, lone_a = assignment.key_field_pairs(expected, actual, chosen.key)
     else:
-        return _assigned(cfg, budget, expected, actual, where, items, "f1", 0.0,
-                         walk_candidate, walked)
+        return _assigned(
+            cfg, budget, expected, actual, where, items, "f1", 0.0, walk_candidate, walked
+        )
     return [(i, j, 1.0) for i, j in pairs], lone_e, lone_a
 
 
-def _assigned(cfg: WalkConfig, budget: PairBudget, expected: list[Any], actual: list[Any],
-              where: Where, items: SchemaNode | None, mode: str, keep_above: float,
-              walk_candidate: CandidateWalk, walked: dict[tuple[int, int], WalkOutput]
-              ) -> assignment.Assignment:
+def _assigned(
+    cfg: WalkConfig,
+    budget: PairBudget,
+    expected: list[Any],
+    actual: list[Any],
+    where: Where,
+    items: SchemaNode | None,
+    mode: str,
+    keep_above: float,
+    walk_candidate: CandidateWalk,
+    walked: dict[tuple[int, int], WalkOutput],
+) -> assignment.Assignment:
     """Optimal pairing by pair score (``similarity`` or ``f1``), pairs scoring
     ``keep_above`` or less dropped."""
     if not (expected and actual):
@@ -84,13 +112,20 @@ def _assigned(cfg: WalkConfig, budget: PairBudget, expected: list[Any], actual: 
 
     scores, scale = pair_scores(cfg, where.path, items, expected, actual, mode, walk_pair)
     if isinstance(scores, LineScores):
-        return assign_large(scores, keep_above, minimize_distance=mode == "similarity",
-                            tied=_repeats(expected) or _repeats(actual))
-    return assignment.assign(scores, keep_above, minimize_distance=mode == "similarity", scale=scale)
+        return assign_large(
+            scores,
+            keep_above,
+            minimize_distance=mode == "similarity",
+            tied=_repeats(expected) or _repeats(actual),
+        )
+    return assignment.assign(
+        scores, keep_above, minimize_distance=mode == "similarity", scale=scale
+    )
 
 
-def _identical(cfg: WalkConfig, expected: list[Any], actual: list[Any], items: SchemaNode | None,
-               path: str) -> assignment.Assignment | None:
+def _identical(
+    cfg: WalkConfig, expected: list[Any], actual: list[Any], items: SchemaNode | None, path: str
+) -> assignment.Assignment | None:
     """Pairs of identical elements (see assignment.identical_pairs) when identical elements are
     sure to score 1 (the array at ``path``)."""
     if not cfg.identical_elements_score_one(items, path):
@@ -111,7 +146,7 @@ def _shallow(elements: list[Any]) -> bool:
     for element in elements:
         kind = type(element)
         if kind is dict or kind is list:
-            for item in (element.values() if kind is dict else element):
+            for item in element.values() if kind is dict else element:
                 if type(item) is dict or type(item) is list:
                     return False
     return True

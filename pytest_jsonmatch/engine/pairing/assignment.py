@@ -21,8 +21,11 @@ Assignment = tuple[list[tuple[int, int, float]], list[int], list[int]]
 def ordered_pairs(n_expected: int, n_actual: int) -> tuple[Pairs, list[int], list[int]]:
     """Pairs by index; surplus elements on either side stay unpaired."""
     common = min(n_expected, n_actual)
-    return ([(i, i) for i in range(common)], list(range(common, n_expected)),
-            list(range(common, n_actual)))
+    return (
+        [(i, i) for i in range(common)],
+        list(range(common, n_expected)),
+        list(range(common, n_actual)),
+    )
 
 
 def _key_value(element: Any, key: str) -> Any:
@@ -36,8 +39,9 @@ def _key_value(element: Any, key: str) -> Any:
     return canonical_key(value)
 
 
-def key_field_pairs(expected: Sequence[Any], actual: Sequence[Any], key: str
-                    ) -> tuple[Pairs, list[int], list[int]]:
+def key_field_pairs(
+    expected: Sequence[Any], actual: Sequence[Any], key: str
+) -> tuple[Pairs, list[int], list[int]]:
     """Pair elements whose ``key`` fields are equal; the first element with a given key wins
     and later duplicates stay unpaired."""
     by_key: dict[Any, int] = {}
@@ -100,8 +104,9 @@ def identical_pairs(expected: Sequence[Any], actual: Sequence[Any]) -> Assignmen
 DOMINANCE_MARGIN = 1e-9
 
 
-def dominant_pairs(rows: list[list[float]], margin: float = DOMINANCE_MARGIN
-                   ) -> list[tuple[int, int, float]] | None:
+def dominant_pairs(
+    rows: list[list[float]], margin: float = DOMINANCE_MARGIN
+) -> list[tuple[int, int, float]] | None:
     """The optimal pairing, when every element of the shorter side has one partner that
     scores strictly above all its other candidates (by more than ``margin``) and no two
     share that partner; else None.
@@ -127,8 +132,9 @@ def dominant_pairs(rows: list[list[float]], margin: float = DOMINANCE_MARGIN
     return chosen
 
 
-def assign(scores: Any, keep_above: float, minimize_distance: bool = False, scale: float = 1.0
-           ) -> Assignment:
+def assign(
+    scores: Any, keep_above: float, minimize_distance: bool = False, scale: float = 1.0
+) -> Assignment:
     """Optimal one-to-one pairing maximising the total score; pairs scoring ``keep_above``
     or less are dropped. ``scores`` is a matrix, or a list of rows (small arrays) holding
     the scores times ``scale`` (see pair_matrix_small), which are first tried with
@@ -163,11 +169,16 @@ def assign(scores: Any, keep_above: float, minimize_distance: bool = False, scal
     return kept_pairs(chosen, n, m, keep_above)
 
 
-def kept_pairs(chosen: list[tuple[int, int, float]], n: int, m: int, keep_above: float
-               ) -> Assignment:
+def kept_pairs(
+    chosen: list[tuple[int, int, float]], n: int, m: int, keep_above: float
+) -> Assignment:
     """The chosen pairs scoring above ``keep_above``, and the elements of each side (``n``
     expected, ``m`` actual) left without one."""
     kept = [pair for pair in chosen if pair[2] > keep_above]
     paired_e = {i for i, _, _ in kept}
     paired_a = {j for _, j, _ in kept}
-    return kept, [i for i in range(n) if i not in paired_e], [j for j in range(m) if j not in paired_a]
+    return (
+        kept,
+        [i for i in range(n) if i not in paired_e],
+        [j for j in range(m) if j not in paired_a],
+    )

@@ -33,8 +33,9 @@ MOST_CANDIDATES = 32
 _ABOVE_ZERO = math.ulp(0.0)  # the smallest float above 0: x >= it means x > 0
 
 
-def assign_large(scores: LineScores, keep_above: float, minimize_distance: bool = False,
-                 tied: bool = False) -> assignment.Assignment:
+def assign_large(
+    scores: LineScores, keep_above: float, minimize_distance: bool = False, tied: bool = False
+) -> assignment.Assignment:
     """As :func:`assignment.assign` on the whole matrix, without building it when the optimum
     is clear line by line. ``tied``: the caller knows of equal alternatives (elements that
     occur twice), so the dense method is taken at once."""
@@ -118,10 +119,13 @@ def _scan(scores: LineScores) -> _Scan | None:
                 kept.append((flat + start * across, block.ravel()[flat]))
     above_zero = None
     if kept is not None:
-        above_zero = (np().concatenate([flat for flat, _ in kept]),
-                      np().concatenate([values for _, values in kept]))
-    return _Scan((n, m), by_rows, best, *(np().concatenate(part) for part in zip(*found)),
-                 above_zero)  # type: ignore[arg-type]
+        above_zero = (
+            np().concatenate([flat for flat, _ in kept]),
+            np().concatenate([values for _, values in kept]),
+        )
+    return _Scan(
+        (n, m), by_rows, best, *(np().concatenate(part) for part in zip(*found)), above_zero
+    )  # type: ignore[arg-type]
 
 
 # Above this share of cells scoring above 0, the scan stops keeping them, and the dense
@@ -136,7 +140,7 @@ def _whole(scores: LineScores) -> Any:
     matrix = np().empty((n, m))
     step = max(1, BLOCK_CELLS // max(m, 1))
     for start in range(0, n, step):
-        matrix[start:start + step] = scores.rows(start, min(n, start + step))
+        matrix[start : start + step] = scores.rows(start, min(n, start + step))
     return matrix
 
 
@@ -159,8 +163,9 @@ def _solve_whole(matrix: Any, minimize_distance: bool) -> list[tuple[int, int, f
     return _solve_cells(shape, rows, cols, values, minimize_distance)
 
 
-def _solve_cells(shape: tuple[int, int], rows: Any, cols: Any, values: Any,
-                 minimize_distance: bool) -> list[tuple[int, int, float]]:
+def _solve_cells(
+    shape: tuple[int, int], rows: Any, cols: Any, values: Any, minimize_distance: bool
+) -> list[tuple[int, int, float]]:
     """assignment.assign's pairs for a matrix that scores above 0 only at these cells. The
     solver's own matrix is built directly, the same bits assignment.assign hands it (1 - score,
     1.0 elsewhere; or, to maximise, the scores negated, -0.0 elsewhere, as the solver's
@@ -184,8 +189,9 @@ def _solve_cells(shape: tuple[int, int], rows: Any, cols: Any, values: Any,
     return sorted(zip(chosen_rows.tolist(), chosen_cols.tolist(), scores.tolist()))
 
 
-def _solve_candidates(best: Any, lines: Any, partners: Any, values: Any, margin: float
-                      ) -> list[tuple[int, int, float]] | None:
+def _solve_candidates(
+    best: Any, lines: Any, partners: Any, values: Any, margin: float
+) -> list[tuple[int, int, float]] | None:
     """The best matching over the candidate cells (lines may stay unpaired), when it is the
     dense optimum's part above 0 and no other matching comes within ``margin`` of it."""
     if lines.size == 0:
@@ -197,7 +203,7 @@ def _solve_candidates(best: Any, lines: Any, partners: Any, values: Any, margin:
     prices = graph.prices()
     if prices is None:
         return None
-    line_price = prices[:line_ids.size]
+    line_price = prices[: line_ids.size]
     # fact 3: a cell outside the candidates scores below its line's best - NEAR_BEST, so
     # when the line's price reaches that, using the cell costs more than the margin
     if np().any(line_price < best[line_ids] - NEAR_BEST + margin):
@@ -205,12 +211,15 @@ def _solve_candidates(best: Any, lines: Any, partners: Any, values: Any, margin:
     if not graph.unique(prices, margin):  # fact 4
         return None
     chosen = np().flatnonzero(partner_of[line_at] == partner_at)
-    return sorted((int(line_ids[line_at[c]]), int(partner_ids[partner_at[c]]), float(values[c]))
-                  for c in chosen.tolist())
+    return sorted(
+        (int(line_ids[line_at[c]]), int(partner_ids[partner_at[c]]), float(values[c]))
+        for c in chosen.tolist()
+    )
 
 
-def _best_matching(line_at: Any, partner_at: Any, values: Any, n_lines: int, n_partners: int
-                   ) -> Any:
+def _best_matching(
+    line_at: Any, partner_at: Any, values: Any, n_lines: int, n_partners: int
+) -> Any:
     """Each line's partner in a best matching over the candidates (-1: unpaired), by
     scipy's sparse assignment solver, which wants a square problem every node of which is
     paired. The problem is doubled: the candidates, a mirror copy of them (partners as
@@ -225,10 +234,13 @@ def _best_matching(line_at: Any, partner_at: Any, values: Any, n_lines: int, n_p
     size = n_lines + n_partners
     every_line, every_partner = np().arange(n_lines), np().arange(n_partners)
     rows = np().concatenate([line_at, n_lines + partner_at, every_line, n_lines + every_partner])
-    cols = np().concatenate([partner_at, n_partners + line_at, n_partners + every_line, every_partner])
+    cols = np().concatenate(
+        [partner_at, n_partners + line_at, n_partners + every_line, every_partner]
+    )
     costs = np().concatenate([2.0 - values, 2.0 - values, np().full(size, 2.0)])
     _, cols_of_rows = min_weight_full_bipartite_matching(
-        coo_matrix((costs, (rows, cols)), shape=(size, size)).tocsr())
+        coo_matrix((costs, (rows, cols)), shape=(size, size)).tocsr()
+    )
     partner_of = cols_of_rows[:n_lines].astype(np().int64)
     partner_of[partner_of >= n_partners] = -1
     return partner_of
@@ -257,8 +269,9 @@ class _Residual:
     solution has.
     """
 
-    def __init__(self, line_at: Any, partner_at: Any, values: Any, partner_of: Any,
-                 n_partners: int) -> None:
+    def __init__(
+        self, line_at: Any, partner_at: Any, values: Any, partner_of: Any, n_partners: int
+    ) -> None:
         n_lines = partner_of.size
         self.free = free = n_lines + n_partners
         chosen = partner_of[line_at] == partner_at
@@ -268,21 +281,36 @@ class _Residual:
         partner_taken[partner_of[paired]] = True
         every_line, every_partner = np().arange(n_lines), n_lines + np().arange(n_partners)
         # the arcs of the residual graph ...
-        self.tails = np().concatenate([np().where(chosen, partners, lines),
-                                       np().where(paired, every_line, free),
-                                       np().where(partner_taken, free, every_partner)])
-        self.heads = np().concatenate([np().where(chosen, lines, partners),
-                                       np().where(paired, free, every_line),
-                                       np().where(partner_taken, every_partner, free)])
-        self.costs = np().concatenate([np().where(chosen, values, -values),
-                                       np().zeros(n_lines + n_partners)])
+        self.tails = np().concatenate(
+            [
+                np().where(chosen, partners, lines),
+                np().where(paired, every_line, free),
+                np().where(partner_taken, free, every_partner),
+            ]
+        )
+        self.heads = np().concatenate(
+            [
+                np().where(chosen, lines, partners),
+                np().where(paired, free, every_line),
+                np().where(partner_taken, every_partner, free),
+            ]
+        )
+        self.costs = np().concatenate(
+            [np().where(chosen, values, -values), np().zeros(n_lines + n_partners)]
+        )
         # ... and, for the prices only, the arcs that keep them a dual solution (prices of
         # lines at least 0, of partners at most 0): each unpaired line -> free, free -> each
         # unpaired partner. Each closes only a cycle of cost 0 that changes nothing.
         lone_lines, lone_partners = every_line[~paired], every_partner[~partner_taken]
-        self.price_tails = np().concatenate([self.tails, lone_lines, np().full(lone_partners.size, free)])
-        self.price_heads = np().concatenate([self.heads, np().full(lone_lines.size, free), lone_partners])
-        self.price_costs = np().concatenate([self.costs, np().zeros(lone_lines.size + lone_partners.size)])
+        self.price_tails = np().concatenate(
+            [self.tails, lone_lines, np().full(lone_partners.size, free)]
+        )
+        self.price_heads = np().concatenate(
+            [self.heads, np().full(lone_lines.size, free), lone_partners]
+        )
+        self.price_costs = np().concatenate(
+            [self.costs, np().zeros(lone_lines.size + lone_partners.size)]
+        )
 
     def prices(self) -> Any:
         """Every node's shortest distance from ``free`` (queue-based Bellman-Ford); None
@@ -326,7 +354,8 @@ class _Residual:
         reduced = self.costs + prices[self.tails] - prices[self.heads]
         near = reduced <= margin
         nodes = self.free + 1
-        graph = coo_matrix((np().ones(int(near.sum())), (self.tails[near], self.heads[near])),
-                           shape=(nodes, nodes))
+        graph = coo_matrix(
+            (np().ones(int(near.sum())), (self.tails[near], self.heads[near])), shape=(nodes, nodes)
+        )
         count, _ = connected_components(graph, directed=True, connection="strong")
         return count == nodes

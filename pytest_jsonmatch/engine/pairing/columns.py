@@ -44,8 +44,10 @@ def from_flat(flat: Sequence[dict[str, Any]]) -> Columns:
         keys = list(flat[0])
         if all(len(element) == len(keys) and list(element) == keys for element in flat):
             index = list(range(len(flat)))  # shared by the columns: read, never changed
-            return {key: (index, list(values))
-                    for key, values in zip(keys, zip(*[element.values() for element in flat]))}, sizes
+            return {
+                key: (index, list(values))
+                for key, values in zip(keys, zip(*[element.values() for element in flat]))
+            }, sizes
     cols: dict[str, Column] = {}
     for i, element in enumerate(flat):
         for path, value in element.items():
@@ -110,18 +112,25 @@ def similarity_columns(elements: Sequence[Any], kinds: Kinds, skip: Skip | None 
     return cols, sizes
 
 
-def _collect(value: Any, rel: str, i: int, cols: dict[str, Column], kinds: Kinds,
-             skip: Skip | None = None) -> int:
+def _collect(
+    value: Any, rel: str, i: int, cols: dict[str, Column], kinds: Kinds, skip: Skip | None = None
+) -> int:
     """Add element ``i``'s fields under ``rel`` to ``cols``; return how many there are."""
     kind = type(value)
     if kind is dict or kind is list:
         if kind is list and rel:
             return 0
         # an element that is itself an array: its items, by index, are its fields
-        children = (((key_segment(rel, key), child) for key, child in value.items())
-                    if kind is dict else ((f"[{k}]", child) for k, child in enumerate(value)))
-        return sum(_collect(child, child_rel, i, cols, kinds, skip) for child_rel, child in children
-                   if skip is None or not skip(child_rel))
+        children = (
+            ((key_segment(rel, key), child) for key, child in value.items())
+            if kind is dict
+            else ((f"[{k}]", child) for k, child in enumerate(value))
+        )
+        return sum(
+            _collect(child, child_rel, i, cols, kinds, skip)
+            for child_rel, child in children
+            if skip is None or not skip(child_rel)
+        )
     if value is None:
         return 0
     col = cols.get(rel)
@@ -139,8 +148,9 @@ def _collect(value: Any, rel: str, i: int, cols: dict[str, Column], kinds: Kinds
 # -- field_f1 --------------------------------------------------------------------------------
 
 
-def f1_columns(elements: Sequence[Any], items: SchemaNode | None, side: str,
-               skip: Skip | None = None) -> Columns | None:
+def f1_columns(
+    elements: Sequence[Any], items: SchemaNode | None, side: str, skip: Skip | None = None
+) -> Columns | None:
     """field_f1's columns: scalars, and objects whose fields are scalars, flatten to exactly
     the fields the walk would score; None when anything needs a walk of its own. ``skip``
     as for :func:`similarity_columns`."""
@@ -153,8 +163,9 @@ def f1_columns(elements: Sequence[Any], items: SchemaNode | None, side: str,
     return from_flat(flat_all)
 
 
-def _flatten_f1(value: Any, items: SchemaNode | None, out: dict[str, Any], side: str,
-                skip: Skip | None) -> bool:
+def _flatten_f1(
+    value: Any, items: SchemaNode | None, out: dict[str, Any], side: str, skip: Skip | None
+) -> bool:
     if items is not None and items.is_leaf:  # the walk compares each element whole
         comparator = items.spec.comparator
         if comparator is not None and comparator.batch:
@@ -217,8 +228,9 @@ def _plan(items: SchemaNode) -> dict[str, Any]:
     return plan
 
 
-def _flatten_planned(value: dict[str, Any], plan: dict[str, Any], out: dict[str, Any],
-                     side: str) -> bool:
+def _flatten_planned(
+    value: dict[str, Any], plan: dict[str, Any], out: dict[str, Any], side: str
+) -> bool:
     """_flatten_f1 of an object element, its schema's answers read from ``plan``."""
     for key, child in value.items():
         found = plan.get(key)

@@ -47,7 +47,9 @@ Reader = Callable[[list[Any], tuple[str, ...]], "list[Row] | None"]
 Counter = Callable[[list[Row], list[Row]], list[list[float]]]
 
 MAX_KEYS = 32  # a wider shape is counted from sets (no function of its own)
-_FACTORIES: dict[int, tuple[Reader, Counter]] = {}  # by number of keys: the text depends on nothing else
+_FACTORIES: dict[
+    int, tuple[Reader, Counter]
+] = {}  # by number of keys: the text depends on nothing else
 _PLAN = "equal_fields"  # in SchemaNode.plans: (the keys of fields compared by equality, every key)
 
 # The scalars whose Python ``==`` is JSON equality within and across them (1 == 1.0 as JSON
@@ -72,16 +74,25 @@ _TRUE, _FALSE, _UNKNOWN = _Stand("true"), _Stand("false"), _Stand("unknown")
 _MISSING = _Stand("missing")  # a key of the shape the element lacks: never a plain scalar
 
 
-def counted_pairs(cfg: WalkConfig, items: SchemaNode | None, expected: list[Any],
-                  actual: list[Any], path: str) -> assignment.Assignment | None:
+def counted_pairs(
+    cfg: WalkConfig, items: SchemaNode | None, expected: list[Any], actual: list[Any], path: str
+) -> assignment.Assignment | None:
     """The optimal pairing of two non-empty arrays (elements ``items``, at ``path``) under
     field_f1's Hungarian alignment, when their elements are flat objects whose fields all
     compare by equality; else None (the general path). The answer is array_pairs' own: an
     in-order copy pairs in order when identical elements are sure to score 1, anything else
     is assigned from the pair scores."""
-    if not (SPECIALISE and cfg.schema_driven and not cfg.rules and not cfg.batch_policy
-            and items is not None and items.properties is not None and not items.is_leaf
-            and len(expected) * len(actual) <= SMALL_PAIRS and type(expected[0]) is dict):
+    if not (
+        SPECIALISE
+        and cfg.schema_driven
+        and not cfg.rules
+        and not cfg.batch_policy
+        and items is not None
+        and items.properties is not None
+        and not items.is_leaf
+        and len(expected) * len(actual) <= SMALL_PAIRS
+        and type(expected[0]) is dict
+    ):
         return None
     plan = items.plans.get(_PLAN)
     if plan is None:
@@ -135,10 +146,16 @@ def _assigned(counts: list[list[float]], k: int) -> assignment.Assignment:
         partners.append(at)
         taken.add(at)
     if n <= m:  # every expected element paired
-        return ([(i, j, line[j] / k) for i, (j, line) in enumerate(zip(partners, lines))], [],
-                [j for j in range(m) if j not in taken])
-    return (sorted((i, j, line[i] / k) for j, (i, line) in enumerate(zip(partners, lines))),
-            [i for i in range(n) if i not in taken], [])
+        return (
+            [(i, j, line[j] / k) for i, (j, line) in enumerate(zip(partners, lines))],
+            [],
+            [j for j in range(m) if j not in taken],
+        )
+    return (
+        sorted((i, j, line[i] / k) for j, (i, line) in enumerate(zip(partners, lines))),
+        [i for i in range(n) if i not in taken],
+        [],
+    )
 
 
 def _in_order(n: int) -> assignment.Assignment:
@@ -206,8 +223,9 @@ def counter_source(keys: tuple[str, ...]) -> str:
 # -- several shapes: sets of items ------------------------------------------------------------
 
 
-def _item_sets(elements: list[Any], fields: frozenset[str], known: frozenset[str] | None
-               ) -> list[frozenset[tuple[str, Any]]] | None:
+def _item_sets(
+    elements: list[Any], fields: frozenset[str], known: frozenset[str] | None
+) -> list[frozenset[tuple[str, Any]]] | None:
     """Each element's (key, value) items, values read as for counting; None when an element
     is not an object, has a value that is not a plain scalar, or a key that is not a field
     compared by equality. ``known``: on the actual side, the schema's keys (a key it does
@@ -231,14 +249,18 @@ def _item_sets(elements: list[Any], fields: frozenset[str], known: frozenset[str
     return out
 
 
-def _set_scores(expected: list[dict[str, Any]], actual: list[dict[str, Any]],
-                sets_e: list[frozenset[tuple[str, Any]]], sets_a: list[frozenset[tuple[str, Any]]]
-                ) -> tuple[list[list[float]], float]:
+def _set_scores(
+    expected: list[dict[str, Any]],
+    actual: list[dict[str, Any]],
+    sets_e: list[frozenset[tuple[str, Any]]],
+    sets_a: list[frozenset[tuple[str, Any]]],
+) -> tuple[list[list[float]], float]:
     """pair_scores.pair_matrix_small's rows and scale for these elements: when every element
     has the same k fields, the counts with scale k; else each pair's F1 from its count and
     the two elements' numbers of fields."""
     keys = expected[0].keys()
     if keys and all(element.keys() == keys for element in (*expected, *actual)):
         return [[float(len(x & y)) for y in sets_a] for x in sets_e], float(len(keys))
-    return [[pair_value(float(len(x & y)), 0, len(x), len(y), "f1") for y in sets_a]
-            for x in sets_e], 1.0
+    return [
+        [pair_value(float(len(x & y)), 0, len(x), len(y), "f1") for y in sets_a] for x in sets_e
+    ], 1.0

@@ -38,8 +38,15 @@ WalkPair = Callable[[int, int], float]
 Scores = tuple[Any, float]
 
 
-def pair_scores(cfg: WalkConfig, path: str, items: SchemaNode | None, expected: list[Any],
-                actual: list[Any], mode: str, walk_pair: WalkPair) -> Scores:
+def pair_scores(
+    cfg: WalkConfig,
+    path: str,
+    items: SchemaNode | None,
+    expected: list[Any],
+    actual: list[Any],
+    mode: str,
+    walk_pair: WalkPair,
+) -> Scores:
     """The len(expected) x len(actual) pair scores (``similarity`` or ``f1``), with their
     scale; ``walk_pair(i, j)`` scores one pair where columns cannot."""
     scorer = ColumnScorer(cfg, path, items)
@@ -71,8 +78,10 @@ class ColumnScorer:
         """Both sides' columns, each shared column's comparator resolved; None when the
         elements need a walk per pair (a rule naming one index, a batch comparator)."""
         cfg = self.cfg
-        if any(rule.pattern.names_an_index() and rule.pattern.may_match_below(self.path)
-               for rule in cfg.rules):
+        if any(
+            rule.pattern.names_an_index() and rule.pattern.may_match_below(self.path)
+            for rule in cfg.rules
+        ):
             return None  # a rule for one index of these elements cannot be resolved per column
         if cfg.batch_policy:
             return None  # a judge scores a whole type of values: it must see them all at once
@@ -108,7 +117,9 @@ class ColumnScorer:
 
     def _spec_of(self, rel: str) -> tuple[BoundComparator | None, TransformFn | None]:
         cfg, items = self.cfg, self.items
-        full = self.path + "[0]" + ("" if rel == "" else (rel if rel.startswith("[") else "." + rel))
+        full = (
+            self.path + "[0]" + ("" if rel == "" else (rel if rel.startswith("[") else "." + rel))
+        )
         node = items
         if cfg.schema_driven and items is not None and items.properties is not None and rel:
             node = _property(items, rel)
@@ -131,8 +142,15 @@ class ColumnScorer:
 
     # -- small arrays: rows of plain floats ---------------------------------------------
 
-    def add(self, rel: str, index_e: list[int], values_e: list[Any], index_a: list[int], values_a: list[Any],
-            tp: list[list[float]]) -> None:
+    def add(
+        self,
+        rel: str,
+        index_e: list[int],
+        values_e: list[Any],
+        index_a: list[int],
+        values_a: list[Any],
+        tp: list[list[float]],
+    ) -> None:
         """Add the pair scores of field ``rel`` into ``tp``: through the comparator's
         ``add_scores`` where it has one, else a call per pair."""
         comparator, transform = self.specs.get(rel, (None, None))
@@ -161,18 +179,28 @@ class ColumnScorer:
             else:
                 add_scores(xs, other[1], rows, other[0], tp)
 
-    def _policy_serves(self, comparator: BoundComparator, tag_e: str | None,
-                       tag_a: str | None) -> bool:
+    def _policy_serves(
+        self, comparator: BoundComparator, tag_e: str | None, tag_a: str | None
+    ) -> bool:
         """Whether a field's own comparator is the one the metric's type policy gives the
         column's values, all of one JSON type on both sides (field_f1's inferred schema sets
         exactly that comparator on every field): the policy's all-pairs form then scores
         the column, as it does fields without a comparator of their own."""
         if not comparator.trusted or comparator.add_scores is None:
             return False
-        return tag_e is not None and tag_e == tag_a and self.cfg.type_policy.get(tag_e) is comparator
+        return (
+            tag_e is not None and tag_e == tag_a and self.cfg.type_policy.get(tag_e) is comparator
+        )
 
-    def _add_each(self, rel: str, index_e: list[int], values_e: list[Any], index_a: list[int], values_a: list[Any],
-                  tp: list[list[float]]) -> None:
+    def _add_each(
+        self,
+        rel: str,
+        index_e: list[int],
+        values_e: list[Any],
+        index_a: list[int],
+        values_a: list[Any],
+        tp: list[list[float]],
+    ) -> None:
         score = self._pair_score(rel)
         for i, x in zip(index_e, values_e):
             row, where = tp[i], self._element_path(i, rel)
@@ -183,8 +211,11 @@ class ColumnScorer:
         """The function scoring two values of field ``rel`` at a field path. Comparators that
         declare ``equal_one`` give equal values 1, so equal pairs, most of them, skip the call."""
         comparator, transform = self.specs.get(rel, (None, None))
-        shortcut = bool(comparator.equal_one) if comparator is not None \
+        shortcut = (
+            bool(comparator.equal_one)
+            if comparator is not None
             else self.cfg.every_type_scores_equal_one
+        )
 
         def score(x: Any, y: Any, where: str) -> float:
             if type(x) is Unknown or type(y) is Unknown:
@@ -221,8 +252,9 @@ class ColumnScorer:
             other = groups_a.get(tag)
             if other is None:
                 continue
-            block = self._comparator_matrix(self.cfg.type_policy[tag], rel,
-                                            [index_e[r] for r in rows], xs, other[1])
+            block = self._comparator_matrix(
+                self.cfg.type_policy[tag], rel, [index_e[r] for r in rows], xs, other[1]
+            )
             if len(rows) == len(values_e) and len(other[0]) == len(values_a):
                 out = block
             else:
@@ -241,8 +273,12 @@ class ColumnScorer:
         if not any(type(v) is Unknown for v in values):
             _, transform = self.specs.get(rel, (None, None))
             if transform is not None and index_e is not None:
-                side = _Side([transformed(transform, v, self._element_path(i, rel))
-                              for i, v in zip(index_e, values)])
+                side = _Side(
+                    [
+                        transformed(transform, v, self._element_path(i, rel))
+                        for i, v in zip(index_e, values)
+                    ]
+                )
             elif transform is not None:
                 side = _Side([transformed(transform, v, self.path) for v in values])
             else:
@@ -250,8 +286,14 @@ class ColumnScorer:
         self._sides[rel, id(values)] = (values, side)
         return side
 
-    def _comparator_matrix(self, comparator: BoundComparator, rel: str, index_e: list[int],
-                           values_e: list[Any], values_a: list[Any]) -> Any:
+    def _comparator_matrix(
+        self,
+        comparator: BoundComparator,
+        rel: str,
+        index_e: list[int],
+        values_e: list[Any],
+        values_a: list[Any],
+    ) -> Any:
         if comparator.matrix is not None:
             return comparator.matrix(values_e, values_a)
         np = all_pairs.np()
@@ -294,8 +336,9 @@ def _one_type(values: list[Any]) -> str | None:
     return None
 
 
-def _by_type(index: list[int], values: list[Any], tag: str | None | bool = False
-             ) -> dict[str, tuple[list[int], list[Any]]]:
+def _by_type(
+    index: list[int], values: list[Any], tag: str | None | bool = False
+) -> dict[str, tuple[list[int], list[Any]]]:
     """The values grouped by JSON type, with their indices (``tag``: their
     ``_one_type``, when already known)."""
     if tag is False:
@@ -332,8 +375,9 @@ def pair_value(tp: float, both: int, n_e: int, n_a: int, mode: str) -> float:
     return 2 * precision * recall / total if total > 0 else 0.0
 
 
-def pair_matrix_small(expected: Columns, actual: Columns, column_add: ColumnAdd, mode: str
-                      ) -> Scores:
+def pair_matrix_small(
+    expected: Columns, actual: Columns, column_add: ColumnAdd, mode: str
+) -> Scores:
     """The pair scores of a few elements, in plain Python: ``(rows, scale)``, the scores
     times ``scale`` as a list of rows. Column by column, ``column_add`` adds the field's pair
     scores into ``tp``. When every element has the same k fields, every score is its sum over
@@ -358,8 +402,10 @@ def pair_matrix_small(expected: Columns, actual: Columns, column_add: ColumnAdd,
             return tp, float(shared)  # similarity and F1 are both tp / k
         if mode == "similarity":  # every pair has the same fields in common: the union is
             # size_e + size_a - shared, and never 0
-            return [[t / (extra + size_a) for t, size_a in zip(tp_row, a_sizes)]
-                    for tp_row, extra in zip(tp, [size - shared for size in e_sizes])], 1.0
+            return [
+                [t / (extra + size_a) for t, size_a in zip(tp_row, a_sizes)]
+                for tp_row, extra in zip(tp, [size - shared for size in e_sizes])
+            ], 1.0
     both = [[shared] * m for _ in range(n)]  # fields the pair has in common
     for index_e, index_a in partial:
         for i in index_e:
@@ -367,11 +413,17 @@ def pair_matrix_small(expected: Columns, actual: Columns, column_add: ColumnAdd,
             for j in index_a:
                 row[j] += 1
     if mode == "similarity":  # the mean over the union, written out: a call per pair adds up
-        return [[t / union if (union := size_e + size_a - b) else 1.0
-                 for t, b, size_a in zip(tp_row, both_row, a_sizes)]
-                for tp_row, both_row, size_e in zip(tp, both, e_sizes)], 1.0
-    return [[pair_value(t, b, size_e, size_a, mode) for t, b, size_a in zip(tp_row, both_row, a_sizes)]
-            for tp_row, both_row, size_e in zip(tp, both, e_sizes)], 1.0
+        return [
+            [
+                t / union if (union := size_e + size_a - b) else 1.0
+                for t, b, size_a in zip(tp_row, both_row, a_sizes)
+            ]
+            for tp_row, both_row, size_e in zip(tp, both, e_sizes)
+        ], 1.0
+    return [
+        [pair_value(t, b, size_e, size_a, mode) for t, b, size_a in zip(tp_row, both_row, a_sizes)]
+        for tp_row, both_row, size_e in zip(tp, both, e_sizes)
+    ], 1.0
 
 
 class Layout(NamedTuple):
@@ -386,15 +438,20 @@ def column_layout(expected: Columns, actual: Columns) -> Layout:
     (e_cols, e_sizes), (a_cols, a_sizes) = expected, actual
     n, m = len(e_sizes), len(a_sizes)
     shared = e_cols.keys() & a_cols.keys()
-    full = frozenset(rel for rel in shared
-                     if len(e_cols[rel][0]) == n and len(a_cols[rel][0]) == m)
+    full = frozenset(rel for rel in shared if len(e_cols[rel][0]) == n and len(a_cols[rel][0]) == m)
     k = len(full)
     uniform = k if k and k == len(shared) and _uniform(e_sizes, k) and _uniform(a_sizes, k) else 0
     return Layout(full, uniform)
 
 
-def pair_matrix(expected: Columns, actual: Columns, column_matrix: ColumnMatrix, mode: str,
-                layout: Layout | None = None, first: tuple[int, int] = (0, 0)) -> Any:
+def pair_matrix(
+    expected: Columns,
+    actual: Columns,
+    column_matrix: ColumnMatrix,
+    mode: str,
+    layout: Layout | None = None,
+    first: tuple[int, int] = (0, 0),
+) -> Any:
     """Score every (expected, actual) element pair from their columns, with numpy.
 
     ``mode="similarity"``: the mean leaf score over the union of the pair's field paths
@@ -448,8 +505,9 @@ class LineScores:
     """The pair scores of a large array, a block of lines (rows or columns) at a time, each
     cell equal to the whole matrix's: its memory is a block's, never the whole matrix's."""
 
-    def __init__(self, expected: Columns, actual: Columns, column_matrix: ColumnMatrix,
-                 mode: str) -> None:
+    def __init__(
+        self, expected: Columns, actual: Columns, column_matrix: ColumnMatrix, mode: str
+    ) -> None:
         self.expected, self.actual = expected, actual
         self.column_matrix, self.mode = column_matrix, mode
         self.layout = column_layout(expected, actual)
@@ -457,13 +515,25 @@ class LineScores:
 
     def rows(self, start: int, stop: int) -> Any:
         """Rows ``start`` to ``stop`` (expected elements) against every actual element."""
-        return pair_matrix(columns_between(self.expected, start, stop), self.actual,
-                           self.column_matrix, self.mode, self.layout, (start, 0))
+        return pair_matrix(
+            columns_between(self.expected, start, stop),
+            self.actual,
+            self.column_matrix,
+            self.mode,
+            self.layout,
+            (start, 0),
+        )
 
     def columns(self, start: int, stop: int) -> Any:
         """Every expected element against actual elements ``start`` to ``stop``."""
-        return pair_matrix(self.expected, columns_between(self.actual, start, stop),
-                           self.column_matrix, self.mode, self.layout, (0, start))
+        return pair_matrix(
+            self.expected,
+            columns_between(self.actual, start, stop),
+            self.column_matrix,
+            self.mode,
+            self.layout,
+            (0, start),
+        )
 
 
 def _from_sums(tp: Any, both: Any, e_sizes: list[int], a_sizes: list[int], mode: str) -> Any:

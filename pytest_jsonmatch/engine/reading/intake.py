@@ -48,7 +48,9 @@ def _max_keys() -> int:
     if not text:
         return 100_000
     if not text.isdigit() or int(text) < 1:
-        raise ParseError(f"JSONMATCH_MAX_KEYS must be a whole number of keys, 1 or more, not {text!r}")
+        raise ParseError(
+            f"JSONMATCH_MAX_KEYS must be a whole number of keys, 1 or more, not {text!r}"
+        )
     return int(text)
 
 
@@ -74,8 +76,11 @@ _PLAIN_SIDES = frozenset({dict, list, str, bytes})
 
 
 def _is_model(value: Any) -> bool:
-    return not isinstance(value, type) and callable(getattr(value, "model_dump", None)) \
+    return (
+        not isinstance(value, type)
+        and callable(getattr(value, "model_dump", None))
         and callable(getattr(type(value), "model_json_schema", None))
+    )
 
 
 def _is_dataclass_instance(value: Any) -> bool:
@@ -86,8 +91,10 @@ def _dump(model: Any, side: str, path: str) -> Any:
     try:
         return model.model_dump(mode="json")
     except Exception as exc:  # noqa: BLE001 - the model's own failure, named with its place
-        raise ParseError(f"{display_path(path)}: {type(model).__name__}.model_dump(mode='json') "
-                         f"failed in {side}: {type(exc).__name__}: {exc}") from None
+        raise ParseError(
+            f"{display_path(path)}: {type(model).__name__}.model_dump(mode='json') "
+            f"failed in {side}: {type(exc).__name__}: {exc}"
+        ) from None
 
 
 def _fields_of(instance: Any) -> dict[str, Any]:
@@ -218,11 +225,15 @@ class _Converter:
                 target[slot] = plain
                 continue
             if id(source) in open_ids:
-                raise ParseError(f"{display_path(path)}: the value in {self.side} contains itself "
-                                 f"(a value that holds itself is not JSON)")
+                raise ParseError(
+                    f"{display_path(path)}: the value in {self.side} contains itself "
+                    f"(a value that holds itself is not JSON)"
+                )
             if depth >= MAX_DEPTH:
-                raise ParseError(f"{self.side}: values nest too deeply (more than {MAX_DEPTH:,} "
-                                 f"levels, at {display_path(path)[:60]}...)")
+                raise ParseError(
+                    f"{self.side}: values nest too deeply (more than {MAX_DEPTH:,} "
+                    f"levels, at {display_path(path)[:60]}...)"
+                )
             deepest = max(deepest, depth + 1)
             open_ids.add(id(source))
             closing.append(id(source))
@@ -234,16 +245,20 @@ class _Converter:
         """The plain container for ``source``; its children are pushed to be read."""
         if isinstance(source, Mapping):
             if len(source) > MAX_KEYS:
-                raise ParseError(f"{display_path(path)}: an object of {len(source):,} keys in "
-                                 f"{self.side}, more than the {MAX_KEYS:,} one object may hold "
-                                 f"(the environment variable JSONMATCH_MAX_KEYS raises it)")
+                raise ParseError(
+                    f"{display_path(path)}: an object of {len(source):,} keys in "
+                    f"{self.side}, more than the {MAX_KEYS:,} one object may hold "
+                    f"(the environment variable JSONMATCH_MAX_KEYS raises it)"
+                )
             out: dict[str, Any] = {}
             children = []
             for key, child in source.items():
                 if type(key) is not str:
                     if not isinstance(key, str):
-                        raise ParseError(f"{display_path(path)}: key {key!r} in {self.side} is not "
-                                         f"a string (JSON keys are strings)")
+                        raise ParseError(
+                            f"{display_path(path)}: key {key!r} in {self.side} is not "
+                            f"a string (JSON keys are strings)"
+                        )
                     key = str.__str__(key)
                 out[key] = child
                 children.append((key_segment(path, key), key))
@@ -276,19 +291,28 @@ class _Converter:
             return value
         if kind is float or isinstance(value, float):
             return self.finite(float.__float__(value), path)
-        if kind is dict or kind is list or kind is tuple or isinstance(value, (Mapping, list, tuple)):
+        if (
+            kind is dict
+            or kind is list
+            or kind is tuple
+            or isinstance(value, (Mapping, list, tuple))
+        ):
             return _CONTAINER
         if isinstance(value, str):
             return str.__str__(value)
         if isinstance(value, int):
             return int.__int__(value)
-        raise ParseError(f"{display_path(path)}: {kind.__name__} is not a JSON value ({value!r:.60})")
+        raise ParseError(
+            f"{display_path(path)}: {kind.__name__} is not a JSON value ({value!r:.60})"
+        )
 
     def finite(self, number: float, path: str) -> float:
         if number - number == 0.0:
             return number
-        raise ParseError(f"{display_path(path)}: {number!r} in {self.side} is not a JSON number "
-                         f"(NaN and Infinity are not JSON)")
+        raise ParseError(
+            f"{display_path(path)}: {number!r} in {self.side} is not a JSON number "
+            f"(NaN and Infinity are not JSON)"
+        )
 
 
 _CONTAINER: Any = object()

@@ -72,9 +72,13 @@ def _decode_strict(text: str, what: str) -> Any:
             f"(text starts {_preview(text)})"
         ) from None
     except ValueError as exc:  # NaN / Infinity / duplicate key
-        raise ParseError(f"{what} is not valid JSON: {exc} (text starts {_preview(text)})") from None
+        raise ParseError(
+            f"{what} is not valid JSON: {exc} (text starts {_preview(text)})"
+        ) from None
     except RecursionError:
-        raise ParseError(f"{what} nests too deeply to read (text starts {_preview(text)})") from None
+        raise ParseError(
+            f"{what} nests too deeply to read (text starts {_preview(text)})"
+        ) from None
 
 
 def parse_expected(value: Any, *, allow_array: bool = False, what: str = "expected") -> Any:
@@ -100,13 +104,16 @@ _TRUNCATED = ("error", "close")
 def check_truncated(truncated: object) -> None:
     """ConfigError unless ``truncated`` is one of the ways to read a cut answer."""
     if not isinstance(truncated, str) or truncated not in _TRUNCATED:
-        raise ConfigError(f"option truncated must be 'error' or 'close', not {shown(truncated)} "
-                          f"('close' scores an answer cut off inside its JSON value closed, for "
-                          f"partial credit)")
+        raise ConfigError(
+            f"option truncated must be 'error' or 'close', not {shown(truncated)} "
+            f"('close' scores an answer cut off inside its JSON value closed, for "
+            f"partial credit)"
+        )
 
 
-def parse_actual(value: Any, *, allow_array: bool = False, what: str = "actual",
-                 truncated: str = "error") -> Any:
+def parse_actual(
+    value: Any, *, allow_array: bool = False, what: str = "actual", truncated: str = "error"
+) -> Any:
     """Lenient for text: the whole text, then the first fenced block, then the first balanced
     ``{...}`` span that parses to an object. Mappings (and arrays, where allowed) pass as they
     are. Text cut off inside its JSON value (docs/metrics.md, section 2) is never read as a
@@ -115,8 +122,9 @@ def parse_actual(value: Any, *, allow_array: bool = False, what: str = "actual",
     return parse_actual_checked(value, allow_array=allow_array, what=what, truncated=truncated)[0]
 
 
-def parse_actual_checked(value: Any, *, allow_array: bool = False, what: str = "actual",
-                         truncated: str = "error") -> tuple[Any, Truncation | None]:
+def parse_actual_checked(
+    value: Any, *, allow_array: bool = False, what: str = "actual", truncated: str = "error"
+) -> tuple[Any, Truncation | None]:
     """``parse_actual``, and whether the text was cut off: (value, None) for a complete
     answer; under ``truncated="close"``, (the value closed, where it was cut) for a cut one."""
     check_truncated(truncated)
@@ -138,15 +146,16 @@ def parse_actual_checked(value: Any, *, allow_array: bool = False, what: str = "
     return found, None
 
 
-def _closed(text: str, cut: Truncation, allow_array: bool,
-            what: str) -> tuple[Any, Truncation]:
+def _closed(text: str, cut: Truncation, allow_array: bool, what: str) -> tuple[Any, Truncation]:
     """The value ``text`` was cut off in, closed and read (truncated="close"), and ``cut``
     naming the array elements that were being written."""
-    closed = closing(text[cut.start:])
+    closed = closing(text[cut.start :])
     try:
         value = LENIENT_JSON.decode(closed.text)
     except RecursionError:
-        raise ParseError(f"{what} nests too deeply to read (text starts {_preview(text)})") from None
+        raise ParseError(
+            f"{what} nests too deeply to read (text starts {_preview(text)})"
+        ) from None
     except ValueError as exc:  # an integer too long to read
         raise ParseError(f"{what} was cut off and cannot be read once closed: {exc}") from None
     if isinstance(value, dict) or (allow_array and isinstance(value, list)):
@@ -178,8 +187,10 @@ def _nothing_found(text: str, what: str) -> str:
     broken = _fenced_error(text) if "{" in text else None
     if broken is None:
         return f"no JSON object found in {what}: {_preview(text)}"
-    return (f"no JSON object found in {what}: its code fence holds broken JSON: {broken} "
-            f"(text starts {_preview(text)})")
+    return (
+        f"no JSON object found in {what}: its code fence holds broken JSON: {broken} "
+        f"(text starts {_preview(text)})"
+    )
 
 
 _NOTHING: Any = object()
@@ -210,7 +221,10 @@ def _lenient(text: str, allow_array: bool) -> Any:
     if parsed is not _NOTHING:
         return parsed
     # a fence left open around a value cut off: that value, whatever prose came before
-    if open_fence is not None and first_cut(text, open_fence, open_fence + 1, (open_fence,)) is not None:
+    if (
+        open_fence is not None
+        and first_cut(text, open_fence, open_fence + 1, (open_fence,)) is not None
+    ):
         return Truncation.of(text, open_fence)
     found, at = _first_balanced(text) if "{" in text else (_NOTHING, len(text))
     # a value cut off that opens before the first complete object is the answer, cut
@@ -296,7 +310,8 @@ def _fenced_error(text: str) -> str | None:
 # A JSON object opens with "{}" or with "{", a key, a colon and the first character of a
 # value; any other "{" cannot start one, so the search skips it at C speed.
 _OBJECT_START = re.compile(
-    r'\{[ \t\r\n]*(?:\}|"(?:[^"\\\n]|\\.)*"[ \t\r\n]*:[ \t\r\n]*[-0-9"\[{tfn])')
+    r'\{[ \t\r\n]*(?:\}|"(?:[^"\\\n]|\\.)*"[ \t\r\n]*:[ \t\r\n]*[-0-9"\[{tfn])'
+)
 _OPEN, _CLOSE = ord("{"), ord("}")
 _SMALL_REGION = 64
 
@@ -347,7 +362,7 @@ class _Depths:
             return []
         seg = self.depth[lo:hi]
         after_min = np.minimum.accumulate(seg[::-1])[::-1]
-        opens = np.flatnonzero(self.codes[lo:hi - 1] == _OPEN)
+        opens = np.flatnonzero(self.codes[lo : hi - 1] == _OPEN)
         if opens.size == 0:
             return []
         # an open brace at i leaves depth d; its object closes when depth drops below d
@@ -358,7 +373,7 @@ class _Depths:
         """Where the object opened at ``start`` closes, or len(text) if it never does."""
         np = self.np
         level = self.depth[start]
-        below = np.flatnonzero(self.depth[start + 1:] < level)
+        below = np.flatnonzero(self.depth[start + 1 :] < level)
         return int(below[0]) + start + 1 if below.size else len(self.depth)
 
 
@@ -407,8 +422,9 @@ def _first_balanced(text: str) -> tuple[Any, int]:
     return _NOTHING, n
 
 
-def _after_failure(text: str, depths: _Depths, start: int,
-                   fail: int) -> tuple[tuple[Any, int], int]:
+def _after_failure(
+    text: str, depths: _Depths, start: int, fail: int
+) -> tuple[tuple[Any, int], int]:
     """Search the candidates nested before a failure point; return ((found, where), resume
     at)."""
     stop = depths.close_of(start) if fail == -2 else fail

@@ -23,8 +23,9 @@ from .user_files import read_regular
 MAX_VALUES = 1_000_000  # values a file may expand to through aliases (billion laughs)
 _YAML = "tag:yaml.org,2002:"
 _STR, _MERGE = _YAML + "str", _YAML + "merge"
-_SAFE_TAGS = frozenset(_YAML + t for t in ("null", "bool", "int", "float", "str", "seq", "map",
-                                             "timestamp", "merge"))
+_SAFE_TAGS = frozenset(
+    _YAML + t for t in ("null", "bool", "int", "float", "str", "seq", "map", "timestamp", "merge")
+)
 
 
 class _NotPlain(Exception):
@@ -55,7 +56,9 @@ def _yaml() -> tuple[Any, type]:
                 _check_built_keys(node)
                 return super().construct_mapping(node, deep)
 
-        CaseLoader.add_constructor(_YAML + "timestamp", lambda loader, node: loader.construct_scalar(node))
+        CaseLoader.add_constructor(
+            _YAML + "timestamp", lambda loader, node: loader.construct_scalar(node)
+        )
         _LOADER.append((yaml, CaseLoader))
     return _LOADER[0]
 
@@ -99,11 +102,15 @@ def decode_text(raw: bytes, display: str, error: type[JsonMatchError] = CaseFile
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise error(f"{display}:{line}: not a text file: byte 0x{raw[exc.start]:02x} "
-                    f"at offset {exc.start} is not valid UTF-8") from None
+        raise error(
+            f"{display}:{line}: not a text file: byte 0x{raw[exc.start]:02x} "
+            f"at offset {exc.start} is not valid UTF-8"
+        ) from None
 
 
-def parse_yaml(text: str, display: str, error: type[JsonMatchError] = CaseFileError) -> tuple[Any, Any]:
+def parse_yaml(
+    text: str, display: str, error: type[JsonMatchError] = CaseFileError
+) -> tuple[Any, Any]:
     """YAML text read safely: its constructed value and its root node. Every mistake is
     ``error`` (a case file's by default) reading ``display:line: what is wrong``."""
     try:
@@ -111,8 +118,9 @@ def parse_yaml(text: str, display: str, error: type[JsonMatchError] = CaseFileEr
     except CaseFileError as exc:
         if error is CaseFileError:
             raise
-        message = str(exc).replace("; a case file holds a mapping with 'expected' (one case) or "
-                                   "'cases' (a list)", "")
+        message = str(exc).replace(
+            "; a case file holds a mapping with 'expected' (one case) or 'cases' (a list)", ""
+        )
         raise error(message) from None
 
 
@@ -122,8 +130,10 @@ def _parse(text: str, display: str) -> tuple[Any, Any]:
     try:
         root = loader.get_single_node()
         if root is None:
-            raise CaseFileError(f"{display}:1: the file is empty; a case file holds a mapping "
-                                f"with 'expected' (one case) or 'cases' (a list)")
+            raise CaseFileError(
+                f"{display}:1: the file is empty; a case file holds a mapping "
+                f"with 'expected' (one case) or 'cases' (a list)"
+            )
         if "*" in text:  # an alias is possible: bound what it expands to
             _check_tree(root, display)
         elif "!" in text:  # an explicit tag is possible: refuse unsafe ones before building
@@ -209,14 +219,18 @@ def _check_tree(root: Any, display: str) -> None:
             children = _children(node)
             sizes[key] = 1 + sum(sizes[id(c)] for c in children)
             if sizes[key] > MAX_VALUES:
-                raise CaseFileError(f"{display}:{line_of(node)}: aliases expand to more than "
-                                    f"{MAX_VALUES:,} values; is this an alias bomb?")
+                raise CaseFileError(
+                    f"{display}:{line_of(node)}: aliases expand to more than "
+                    f"{MAX_VALUES:,} values; is this an alias bomb?"
+                )
             continue
         if key in sizes:
             continue
         if key in open_nodes:
-            raise CaseFileError(f"{display}:{line_of(node)}: an alias refers to a value that "
-                                f"contains it; recursive data is not JSON")
+            raise CaseFileError(
+                f"{display}:{line_of(node)}: an alias refers to a value that "
+                f"contains it; recursive data is not JSON"
+            )
         if node.tag not in _SAFE_TAGS:
             _refuse_tag(node, display)
         if node.id == "mapping":
@@ -256,9 +270,11 @@ def _check_plain(root: Any, display: str, tagged: bool = True) -> None:
 
 
 def _refuse_tag(node: Any, display: str) -> None:
-    tag = "!!" + node.tag[len(_YAML):] if node.tag.startswith(_YAML) else node.tag
-    raise CaseFileError(f"{display}:{line_of(node)}: tag {tag!r} is not allowed; "
-                        f"case files hold plain data (unsafe tags are never executed)")
+    tag = "!!" + node.tag[len(_YAML) :] if node.tag.startswith(_YAML) else node.tag
+    raise CaseFileError(
+        f"{display}:{line_of(node)}: tag {tag!r} is not allowed; "
+        f"case files hold plain data (unsafe tags are never executed)"
+    )
 
 
 def _children(node: Any) -> list[Any]:
@@ -277,12 +293,18 @@ def _check_keys(node: Any, display: str) -> None:
         if key.tag not in _SAFE_TAGS:
             _refuse_tag(key, display)
         if key.tag != _STR or not isinstance(key.value, str):
-            shown = key.value if isinstance(key.value, str) else "a " + type(key).__name__[:-4].lower()
-            raise CaseFileError(f"{display}:{line_of(key)}: key {shown!r} is not a string "
-                                f"(JSON keys are strings; quote it: '{shown}')")
+            shown = (
+                key.value if isinstance(key.value, str) else "a " + type(key).__name__[:-4].lower()
+            )
+            raise CaseFileError(
+                f"{display}:{line_of(key)}: key {shown!r} is not a string "
+                f"(JSON keys are strings; quote it: '{shown}')"
+            )
         if key.value in seen:
-            raise CaseFileError(f"{display}:{line_of(key)}: duplicate key {key.value!r} "
-                                f"(first given at line {seen[key.value]})")
+            raise CaseFileError(
+                f"{display}:{line_of(key)}: duplicate key {key.value!r} "
+                f"(first given at line {seen[key.value]})"
+            )
         seen[key.value] = line_of(key)
 
 

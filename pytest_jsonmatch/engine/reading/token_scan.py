@@ -23,8 +23,15 @@ import numpy as np
 
 # token kinds
 OBJ, ARR, END_OBJ, END_ARR, COMMA, COLON, STRING, SCALAR = range(8)
-_KIND_OF = {ord("{"): OBJ, ord("["): ARR, ord("}"): END_OBJ, ord("]"): END_ARR,
-            ord(","): COMMA, ord(":"): COLON, ord('"'): STRING}
+_KIND_OF = {
+    ord("{"): OBJ,
+    ord("["): ARR,
+    ord("}"): END_OBJ,
+    ord("]"): END_ARR,
+    ord(","): COMMA,
+    ord(":"): COLON,
+    ord('"'): STRING,
+}
 _CLOSER = {OBJ: "}", ARR: "]"}
 _ESCAPES = [ord(c) for c in '"\\/bfnrtu']
 _E, _DOT, _MINUS, _PLUS = ord("e"), ord("."), ord("-"), ord("+")
@@ -44,7 +51,9 @@ for _k in (SCALAR, END_OBJ, END_ARR):
     _FOLLOWS[_k, _AFTER_VALUE] = True
 
 # a number or literal written in full
-_COMPLETE_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null")
+_COMPLETE_SCALAR = re.compile(
+    r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null"
+)
 _PARTIAL_ESCAPE = re.compile(r"(?:u[0-9a-fA-F]{0,3})?")  # what follows a "\" cut short
 _HIGH_SURROGATE = re.compile(r"u[dD][89abAB][0-9a-fA-F]{2}")  # a pair's first half, after "\"
 
@@ -56,7 +65,7 @@ _CLASS[:0x20] = CONTROL
 _CLASS[[ord(c) for c in " \t\n\r"]] = SPACE
 _CLASS[[ord(c) for c in "{}[],:"]] = PUNCT
 _CLASS[ord('"')], _CLASS[ord("\\")] = QUOTE, BACKSLASH
-_CLASS[ord("0"):ord("9") + 1] = DIGIT
+_CLASS[ord("0") : ord("9") + 1] = DIGIT
 _KIND = np.full(129, SCALAR, dtype=np.int8)  # the kind of a token, by its first character
 for _code, _k in _KIND_OF.items():
     _KIND[_code] = _k
@@ -82,7 +91,9 @@ class Scan:
     them (a control character, a bad escape)."""
 
     def __init__(self, text: str) -> None:
-        self.codes = codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        self.codes = codes = np.frombuffer(
+            text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32
+        )
         self.size = size = len(codes)
         cls = _CLASS[np.minimum(codes, 128)]
         self.backslash = backslash = cls == BACKSLASH
@@ -129,9 +140,11 @@ class _Reading:
             self.pos, self.kind = pos, kind = scan.tokens, scan.kinds
         else:
             self.pos, self.kind = pos, kind = scan.tokens[keep], scan.kinds[keep]
-        bad = [scan.bad_outside[scan.outside(scan.bad_outside, parity)],
-               scan.bad_inside[~scan.outside(scan.bad_inside, parity)],
-               pos[1:][~_FOLLOWS[kind[:-1], kind[1:]]]]  # a token that cannot follow the one before
+        bad = [
+            scan.bad_outside[scan.outside(scan.bad_outside, parity)],
+            scan.bad_inside[~scan.outside(scan.bad_inside, parity)],
+            pos[1:][~_FOLLOWS[kind[:-1], kind[1:]]],
+        ]  # a token that cannot follow the one before
         violation = max((int(b.max()) for b in bad if b.size), default=-1)
         # only the tokens after the last violation can hold a cut value: their containers
         first = int(np.searchsorted(pos, violation))
@@ -143,7 +156,7 @@ class _Reading:
 
     def first_cut(self, lone: Collection[int]) -> int | None:
         """The offset of the first bracket opening a value the text ends inside, or None."""
-        pos = self.pos[self.first:]
+        pos = self.pos[self.first :]
         candidates = self.tail.unclosed[pos[self.tail.unclosed] >= self.violation]
         if not candidates.size:
             return None
@@ -156,8 +169,13 @@ class _Reading:
         """Whether the text is one complete JSON value (and whitespace): the opening at 0,
         nothing JSON refuses after it, closed by the last token."""
         tail = self.tail
-        return (self.first == 0 and self.violation <= 0 and len(self.pos) > 0
-                and self.pos[0] == 0 and tail.closes_at_last())
+        return (
+            self.first == 0
+            and self.violation <= 0
+            and len(self.pos) > 0
+            and self.pos[0] == 0
+            and tail.closes_at_last()
+        )
 
     def closed(self, text: str) -> Closing:
         """``text``, which a value opened at offset 0 is cut off in, closed (close_truncated)."""
@@ -220,8 +238,13 @@ class _Structure:
         """Whether the first token opens a bracket that the last token closes, and no other
         bracket is outside it."""
         b, depth = self.brackets, self.depth
-        return bool(b.size and b[0] == 0 and b[-1] == len(self.kind) - 1
-                    and depth[-1] == 0 and (depth[:-1] > 0).all())
+        return bool(
+            b.size
+            and b[0] == 0
+            and b[-1] == len(self.kind) - 1
+            and depth[-1] == 0
+            and (depth[:-1] > 0).all()
+        )
 
     def _containers(self, at: np.ndarray) -> np.ndarray:
         """The kind of the container of the tokens ``at`` (-1 when it opens before the first
@@ -272,10 +295,14 @@ class _Structure:
         closers = np.flatnonzero(closer)
         containers = self._containers(np.concatenate([commas, closers]))
         comma_in = np.full(len(kind), -1, dtype=np.int8)  # the container of each comma
-        comma_in[commas] = containers[:len(commas)]
-        closes = containers[len(commas):]
-        bad = [closers[((kind[closers] == END_OBJ) & (closes == ARR))
-                       | ((kind[closers] == END_ARR) & (closes == OBJ))]]
+        comma_in[commas] = containers[: len(commas)]
+        closes = containers[len(commas) :]
+        bad = [
+            closers[
+                ((kind[closers] == END_OBJ) & (closes == ARR))
+                | ((kind[closers] == END_ARR) & (closes == OBJ))
+            ]
+        ]
         # after a string: a ":" if it is a key, a "," or a closer if it is a value
         after_string = np.flatnonzero(kind[:-1] == STRING) + 1
         if after_string.size:
@@ -284,8 +311,9 @@ class _Structure:
             key = (two_back == OBJ) | ((two_back == COMMA) & (in_obj == OBJ))
             unknown = (two_back == -1) | ((two_back == COMMA) & (in_obj == -1))
             then = kind[after_string]
-            wrong = np.where(then == COLON, ~key & ~unknown,
-                             key & ((then == COMMA) | closer[after_string]))
+            wrong = np.where(
+                then == COLON, ~key & ~unknown, key & ((then == COMMA) | closer[after_string])
+            )
             bad.append(after_string[wrong])
         # after a comma in an object: a key
         after_comma = commas[commas + 1 < len(kind)] + 1
@@ -304,8 +332,12 @@ def _without_partial_escape(text: str, scan: Scan) -> int:
                 end = at
             break
     start = end - 6
-    if start >= 0 and scan.backslash[start] and not scan.escaped[start] \
-            and _HIGH_SURROGATE.fullmatch(text, start + 1, end):
+    if (
+        start >= 0
+        and scan.backslash[start]
+        and not scan.escaped[start]
+        and _HIGH_SURROGATE.fullmatch(text, start + 1, end)
+    ):
         return start
     return end
 
@@ -329,8 +361,9 @@ def _bad_escapes(scan: Scan) -> np.ndarray:
     return escape[~ok]
 
 
-def _bad_scalars(codes: np.ndarray, cls: np.ndarray, scalar: np.ndarray,
-                 run_start: np.ndarray, size: int) -> np.ndarray:
+def _bad_scalars(
+    codes: np.ndarray, cls: np.ndarray, scalar: np.ndarray, run_start: np.ndarray, size: int
+) -> np.ndarray:
     """Offsets in runs of characters outside strings (between whitespace, punctuation and
     quotes) that are not a JSON number, ``true``, ``false`` or ``null``. The run that ends
     the text may stop partway (``tr``, ``-``, ``1.``, ``1e+``)."""
@@ -357,16 +390,26 @@ def _bad_scalars(codes: np.ndarray, cls: np.ndarray, scalar: np.ndarray,
     keep = number[run]
     odd, run = odd[keep], run[keep]
     lead = starts[number] + (first[number] == _MINUS)
-    leading_zero = lead[(lead + 1 < ends[number]) & (codes[np.minimum(lead, size - 1)] == ord("0"))
-                        & (cls[np.minimum(lead + 1, size - 1)] == DIGIT)]
+    leading_zero = lead[
+        (lead + 1 < ends[number])
+        & (codes[np.minimum(lead, size - 1)] == ord("0"))
+        & (cls[np.minimum(lead + 1, size - 1)] == DIGIT)
+    ]
     bad.append(leading_zero)
     if odd.size:
         bad.append(_bad_number_characters(codes, cls, odd, run, starts, ends, size))
     return np.concatenate(bad)
 
 
-def _bad_number_characters(codes: np.ndarray, cls: np.ndarray, at: np.ndarray, run: np.ndarray,
-                           starts: np.ndarray, ends: np.ndarray, size: int) -> np.ndarray:
+def _bad_number_characters(
+    codes: np.ndarray,
+    cls: np.ndarray,
+    at: np.ndarray,
+    run: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    size: int,
+) -> np.ndarray:
     """Of the characters ``at`` (none a digit) of numbers (``run`` indexes ``starts`` and
     ``ends``), those that break ``-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][-+]?[0-9]+)?``; the
     number that ends the text may stop after any character."""
@@ -385,8 +428,9 @@ def _bad_number_characters(codes: np.ndarray, cls: np.ndarray, at: np.ndarray, r
     ok |= (c == _DOT) & digit_before & then_digit
     ok |= exponent(c) & digit_before & (then_digit | (after == _MINUS) | (after == _PLUS))
     # one "." and one exponent at most, the "." first: counted from the number's start
-    group_start = np.maximum.accumulate(np.where(np.diff(run, prepend=-1) != 0,
-                                                 np.arange(len(at)), 0))
+    group_start = np.maximum.accumulate(
+        np.where(np.diff(run, prepend=-1) != 0, np.arange(len(at)), 0)
+    )
     for mark, other in ((c == _DOT, None), (exponent(c), c == _DOT)):
         seen = np.cumsum(mark)
         so_far = seen - (seen[group_start] - mark[group_start])

@@ -57,8 +57,11 @@ def first_cut(text: str, lo: int, hi: int, lone: Collection[int] = ()) -> int | 
         # possible only when a quote stands before the window
         possible = readings if text.find('"', lo, start) != -1 else readings[:1]
         if start == lo or all(r.violation >= 0 for r in possible):
-            cuts = [c + start for r in readings
-                    if (c := r.first_cut({x - start for x in lone})) is not None]
+            cuts = [
+                c + start
+                for r in readings
+                if (c := r.first_cut({x - start for x in lone})) is not None
+            ]
             first = min(cuts, default=None)
             return first if first is not None and first < hi else None
         reach *= 16
@@ -79,7 +82,7 @@ def closing(text: str) -> Closing:
     """``close_truncated``, with what was still open at the cut (see :class:`Closing`); a
     complete value has nothing open."""
     lead = len(text) - len(text.lstrip(" \t\n\r"))
-    if text[lead:lead + 1] not in ("{", "["):
+    if text[lead : lead + 1] not in ("{", "["):
         raise ParseError(f"cannot close {_preview(text)}: it does not begin a JSON object or array")
     from .token_scan import Closing, Scan
 
@@ -88,7 +91,9 @@ def closing(text: str) -> Closing:
     if reading.first_cut({0}) != 0:
         if reading.closes_whole():
             return Closing(text, 0, False)
-        raise ParseError(f"cannot close {_preview(text)}: it is not the beginning of one JSON value")
+        raise ParseError(
+            f"cannot close {_preview(text)}: it is not the beginning of one JSON value"
+        )
     closed = reading.closed(value)
     return closed._replace(text=text[:lead] + closed.text)
 

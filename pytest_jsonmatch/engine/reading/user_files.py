@@ -15,8 +15,13 @@ from ..core.errors import JsonMatchError
 MAX_FILE_BYTES = 256 * 2**20  # far above any case, schema or report; below "fills memory"
 
 
-def read_regular(path: str | os.PathLike[str], what: str, error: type[JsonMatchError],
-                 limit: int = MAX_FILE_BYTES, shown: str | None = None) -> bytes:
+def read_regular(
+    path: str | os.PathLike[str],
+    what: str,
+    error: type[JsonMatchError],
+    limit: int = MAX_FILE_BYTES,
+    shown: str | None = None,
+) -> bytes:
     """The bytes of the regular file at ``path``; otherwise ``error`` naming ``what`` and the
     path, or ``shown`` for it (``"schema file 'x.json' is not a regular file (a directory)"``).
 
@@ -47,8 +52,13 @@ def read_regular(path: str | os.PathLike[str], what: str, error: type[JsonMatchE
     return data
 
 
-def read_regular_text(path: str | os.PathLike[str], what: str, error: type[JsonMatchError],
-                      limit: int = MAX_FILE_BYTES, shown: str | None = None) -> str:
+def read_regular_text(
+    path: str | os.PathLike[str],
+    what: str,
+    error: type[JsonMatchError],
+    limit: int = MAX_FILE_BYTES,
+    shown: str | None = None,
+) -> str:
     """:func:`read_regular` decoded as UTF-8 (a byte-order mark dropped); a file that is not
     UTF-8 is ``error`` naming the offset and line of its first bad byte."""
     raw = read_regular(path, what, error, limit, shown)
@@ -57,8 +67,10 @@ def read_regular_text(path: str | os.PathLike[str], what: str, error: type[JsonM
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         name = shown if shown is not None else os.fspath(path)
-        raise error(f"{what} {name!r} is not UTF-8 text: byte 0x{raw[exc.start]:02x} "
-                    f"at offset {exc.start} (line {line})") from None
+        raise error(
+            f"{what} {name!r} is not UTF-8 text: byte 0x{raw[exc.start]:02x} "
+            f"at offset {exc.start} (line {line})"
+        ) from None
 
 
 def not_regular(path: str | os.PathLike[str]) -> str | None:
@@ -72,9 +84,13 @@ def not_regular(path: str | os.PathLike[str]) -> str | None:
 
 
 def _kind(mode: int) -> str:
-    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
+    for test, kind in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
         if test(mode):
             return kind
     return "not a plain file"

@@ -21,7 +21,12 @@ from ..core.cut_off import Truncation
 from ..core.violations import Conformance
 
 MATCH, MISMATCH, OMISSION, HALLUCINATION, SKIPPED, BATCH_ERROR = (
-    "match", "mismatch", "omission", "hallucination", "skipped", "batch_error"
+    "match",
+    "mismatch",
+    "omission",
+    "hallucination",
+    "skipped",
+    "batch_error",
 )
 STATUSES = (MATCH, MISMATCH, OMISSION, HALLUCINATION, SKIPPED, BATCH_ERROR)
 # Tolerance for float noise when a score meets its threshold (0.1 + 0.2 style sums).
@@ -193,17 +198,33 @@ class MatchResult:
     conformance: Conformance | None = None
 
     @classmethod
-    def _build(cls, metric: str, score: float, precision: float, recall: float, f1: float,
-               fields: tuple[FieldResult, ...] | MakeFields, pairings: tuple[Pairing, ...],
-               floor_failures: tuple[FloorFailure, ...],
-               conformance: Conformance | None = None) -> MatchResult:
+    def _build(
+        cls,
+        metric: str,
+        score: float,
+        precision: float,
+        recall: float,
+        f1: float,
+        fields: tuple[FieldResult, ...] | MakeFields,
+        pairings: tuple[Pairing, ...],
+        floor_failures: tuple[FloorFailure, ...],
+        conformance: Conformance | None = None,
+    ) -> MatchResult:
         """A result (the engine makes one per comparison; filling __dict__ directly skips
         the frozen dataclass's per-field object.__setattr__ and halves the cost). ``fields``
         may be a ``MakeFields`` that makes them when they are first read."""
         self = object.__new__(cls)
-        self.__dict__.update(metric=metric, score=score, precision=precision, recall=recall,
-                             f1=f1, pairings=pairings, floor_failures=floor_failures,
-                             truncated=None, conformance=conformance)
+        self.__dict__.update(
+            metric=metric,
+            score=score,
+            precision=precision,
+            recall=recall,
+            f1=f1,
+            pairings=pairings,
+            floor_failures=floor_failures,
+            truncated=None,
+            conformance=conformance,
+        )
         if isinstance(fields, tuple):
             self.__dict__["fields"] = fields
         else:
@@ -241,10 +262,12 @@ class MatchResult:
         ``min_score``, and every field could be scored (no ``batch_error``); with
         ``require_valid``, also when the answer is valid against the schema given."""
         limit = 1.0 if threshold is None else float(threshold)
-        return (self.score >= limit - SCORE_EPSILON and not self.floor_failures
-                and not self.batch_errors
-                and not (require_valid and self.conformance is not None
-                         and not self.conformance.valid))
+        return (
+            self.score >= limit - SCORE_EPSILON
+            and not self.floor_failures
+            and not self.batch_errors
+            and not (require_valid and self.conformance is not None and not self.conformance.valid)
+        )
 
     @property
     def batch_errors(self) -> int:
@@ -269,8 +292,12 @@ class MatchResult:
             "recall": self.recall,
             "f1": self.f1,
             "fields": [
-                {"path": f.display_path, "field_path": f.field_path or "$", "status": f.status,
-                 "score": f.score}
+                {
+                    "path": f.display_path,
+                    "field_path": f.field_path or "$",
+                    "status": f.status,
+                    "score": f.score,
+                }
                 for f in self.fields
             ],
             **({"truncated": self.truncated.to_dict()} if self.truncated is not None else {}),
@@ -447,27 +474,40 @@ class FieldAggregate:
         self.total.merge(other.total)
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"mean_score": self.mean_score, "score_sum": self.score_sum, "scored": self.scored,
-               "match": self.match, "mismatch": self.mismatch, "omission": self.omission,
-               "hallucination": self.hallucination}
+        out = {
+            "mean_score": self.mean_score,
+            "score_sum": self.score_sum,
+            "scored": self.scored,
+            "match": self.match,
+            "mismatch": self.mismatch,
+            "omission": self.omission,
+            "hallucination": self.hallucination,
+        }
         if self.batch_error:  # only when it happened: reports without batch errors keep their form
             out["batch_error"] = self.batch_error
         return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> FieldAggregate:
-        return cls(scored=int(data["scored"]), match=int(data["match"]),
-                   mismatch=int(data["mismatch"]), omission=int(data["omission"]),
-                   hallucination=int(data["hallucination"]),
-                   batch_error=int(data.get("batch_error", 0)),
-                   total=ExactSum.of(float(data["score_sum"])))
+        return cls(
+            scored=int(data["scored"]),
+            match=int(data["match"]),
+            mismatch=int(data["mismatch"]),
+            omission=int(data["omission"]),
+            hallucination=int(data["hallucination"]),
+            batch_error=int(data.get("batch_error", 0)),
+            total=ExactSum.of(float(data["score_sum"])),
+        )
 
 
 Tally = tuple[str, str, float]  # (field path, status, score): what a field is counted by
 
 
-def field_tables(tallies: Mapping[Tally, int], into: dict[str, FieldAggregate] | None = None,
-                 skipped_too: bool = False) -> dict[str, FieldAggregate]:
+def field_tables(
+    tallies: Mapping[Tally, int],
+    into: dict[str, FieldAggregate] | None = None,
+    skipped_too: bool = False,
+) -> dict[str, FieldAggregate]:
     """Per field path, the aggregates of fields counted by (field path, status, score), as
     many times as each occurred (see :func:`count_fields`)."""
     out: dict[str, FieldAggregate] = {} if into is None else into
@@ -495,9 +535,12 @@ _ANY_FIELD = attrgetter("field_path", "status", "score")
 TALLY_OF = itemgetter(7, 1, 2)
 
 
-def count_fields(into: dict[str, FieldAggregate], fields: Iterable[Any],
-                 read: Callable[[Any], tuple[str, str, float]] = _ANY_FIELD,
-                 skipped_too: bool = False) -> None:
+def count_fields(
+    into: dict[str, FieldAggregate],
+    fields: Iterable[Any],
+    read: Callable[[Any], tuple[str, str, float]] = _ANY_FIELD,
+    skipped_too: bool = False,
+) -> None:
     """Count ``fields`` (anything with ``field_path``, ``status`` and ``score``: FieldResults,
     a report's recorded fields) into ``into``, per field path (the root's ``""`` as ``$``).
     Skipped fields count nowhere; with ``skipped_too`` their path still gets its (empty)
@@ -548,7 +591,9 @@ class RunResult:
     @property
     def total_fields(self) -> int:
         """Fields scored (skipped ones and batch errors left out)."""
-        return sum(1 for r in self.records for f in r.fields if f.status not in (SKIPPED, BATCH_ERROR))
+        return sum(
+            1 for r in self.records for f in r.fields if f.status not in (SKIPPED, BATCH_ERROR)
+        )
 
     @property
     def total_omissions(self) -> int:

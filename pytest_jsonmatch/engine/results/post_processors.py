@@ -33,8 +33,11 @@ from .field_results import (
 )
 
 
-def reclassify_nulls(fields: Iterable[FieldResult], absent_values: Sequence[Any] = (None,),
-                     both_absent_skip: bool = True) -> list[FieldResult]:
+def reclassify_nulls(
+    fields: Iterable[FieldResult],
+    absent_values: Sequence[Any] = (None,),
+    both_absent_skip: bool = True,
+) -> list[FieldResult]:
     """Treat null (or any of ``absent_values``) as "not extracted": a value against null
     becomes an omission (actual null) or a hallucination (expected null), and null against
     null is skipped (or a match, with ``both_absent_skip=False``).
@@ -56,7 +59,9 @@ def reclassify_nulls(fields: Iterable[FieldResult], absent_values: Sequence[Any]
         seen_e, seen_a = fr.compared if fr.compared is not None else (fr.expected, fr.actual)
         e_absent, a_absent = absent(seen_e), absent(seen_a)
         if e_absent and a_absent:
-            status, score, reason = (SKIPPED, 0.0, "both absent") if both_absent_skip else (MATCH, 1.0, "both absent")
+            status, score, reason = (
+                (SKIPPED, 0.0, "both absent") if both_absent_skip else (MATCH, 1.0, "both absent")
+            )
         elif e_absent:
             status, score, reason = HALLUCINATION, 0.0, "expected is absent"
         elif a_absent:
@@ -77,11 +82,17 @@ def propagate_batch_errors(fields: Iterable[FieldResult]) -> list[FieldResult]:
     tainted = {fr.comparator for fr in fields if fr.status == BATCH_ERROR and fr.comparator}
     if not tainted:
         return fields
-    return [fr._replace(status=BATCH_ERROR, score=0.0,
-                        reason=f"batch tainted: comparator {fr.comparator!r} failed for other fields "
-                               f"of this record")
-            if fr.comparator in tainted and fr.status in (MATCH, MISMATCH, SKIPPED) else fr
-            for fr in fields]
+    return [
+        fr._replace(
+            status=BATCH_ERROR,
+            score=0.0,
+            reason=f"batch tainted: comparator {fr.comparator!r} failed for other fields "
+            f"of this record",
+        )
+        if fr.comparator in tainted and fr.status in (MATCH, MISMATCH, SKIPPED)
+        else fr
+        for fr in fields
+    ]
 
 
 def spare_cut_elements(fields: Iterable[FieldResult], elements: Sequence[str]) -> list[FieldResult]:
@@ -100,13 +111,22 @@ def spare_cut_elements(fields: Iterable[FieldResult], elements: Sequence[str]) -
         where = fr.actual_path if fr.actual_path is not None else fr.path
         return where in heads or where.startswith(below)
 
-    return [fr._replace(status=SKIPPED, score=0.0,
-                        reason="written when the answer was cut off: not counted as invented")
-            if fr.status == HALLUCINATION and cut(fr) else fr for fr in fields]
+    return [
+        fr._replace(
+            status=SKIPPED,
+            score=0.0,
+            reason="written when the answer was cut off: not counted as invented",
+        )
+        if fr.status == HALLUCINATION and cut(fr)
+        else fr
+        for fr in fields
+    ]
 
 
-BUILTIN_POST_PROCESSORS = {"reclassify_nulls": reclassify_nulls,
-                           "propagate_batch_errors": propagate_batch_errors}
+BUILTIN_POST_PROCESSORS = {
+    "reclassify_nulls": reclassify_nulls,
+    "propagate_batch_errors": propagate_batch_errors,
+}
 
 
 # -- running them, checked ---------------------------------------------------------------------
@@ -125,8 +145,10 @@ def _named(spec: Any, known: Mapping[str, PostProcessor]) -> list[PostProcessor]
         elif isinstance(item, str) and item in known:
             out.append(known[item])
         else:
-            raise ConfigError(f"unknown post-processor {shown(item)}{did_you_mean(item, known)}; "
-                              f"known: {known_names(known)}")
+            raise ConfigError(
+                f"unknown post-processor {shown(item)}{did_you_mean(item, known)}; "
+                f"known: {known_names(known)}"
+            )
     return out
 
 
@@ -137,28 +159,35 @@ def _post_processed(post: PostProcessor, fields: list[FieldResult]) -> list[Fiel
     try:
         returned = post(list(fields))
         if isinstance(returned, (str, bytes, Mapping)) or not isinstance(returned, Iterable):
-            raise ComparatorError(f"post-processor {name!r} returned a {type(returned).__name__}, "
-                                  f"not a list of FieldResults")
+            raise ComparatorError(
+                f"post-processor {name!r} returned a {type(returned).__name__}, "
+                f"not a list of FieldResults"
+            )
         out = list(returned)  # a generator runs its code here
     except JsonMatchError:
         raise
     except Exception as exc:  # noqa: BLE001 - user code: say whose it is
-        raise ComparatorError(f"post-processor {name!r} raised {type(exc).__name__}: "
-                              f"{printable(str(exc))[:200]}") from None
+        raise ComparatorError(
+            f"post-processor {name!r} raised {type(exc).__name__}: {printable(str(exc))[:200]}"
+        ) from None
     for fr in out:
         if not isinstance(fr, FieldResult):
-            raise ComparatorError(f"post-processor {name!r} returned a {type(fr).__name__}, "
-                                  f"not a FieldResult")
+            raise ComparatorError(
+                f"post-processor {name!r} returned a {type(fr).__name__}, not a FieldResult"
+            )
         in_unit = isinstance(fr.score, (int, float)) and 0.0 <= fr.score <= 1.0  # NaN is not
         if fr.status not in STATUSES or not in_unit:
-            raise ComparatorError(f"post-processor {name!r} returned {fr.display_path} with "
-                                  f"status {shown(fr.status)} and score {shown(fr.score)}; "
-                                  f"statuses are {', '.join(STATUSES)}, scores in [0, 1]")
+            raise ComparatorError(
+                f"post-processor {name!r} returned {fr.display_path} with "
+                f"status {shown(fr.status)} and score {shown(fr.score)}; "
+                f"statuses are {', '.join(STATUSES)}, scores in [0, 1]"
+            )
     return out
 
 
-def run_post_processors(spec: Any, fields: list[FieldResult],
-                        known: Mapping[str, PostProcessor]) -> list[FieldResult]:
+def run_post_processors(
+    spec: Any, fields: list[FieldResult], known: Mapping[str, PostProcessor]
+) -> list[FieldResult]:
     """``fields`` through the post-processors ``spec`` names (a name from ``known``, a
     callable, or a list of them), in order; each one's output checked (see above)."""
     for post in _named(spec, known):

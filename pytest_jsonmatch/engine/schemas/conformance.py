@@ -79,8 +79,9 @@ class Validator:
 
     __slots__ = ("_check", "origin", "_source", "_loaded", "_budget")
 
-    def __init__(self, check: Check, origin: str, loaded: LoadedSchema | None = None,
-                 budget: float = 0.0) -> None:
+    def __init__(
+        self, check: Check, origin: str, loaded: LoadedSchema | None = None, budget: float = 0.0
+    ) -> None:
         self._check = check
         self.origin = origin
         self._source: str | None = None
@@ -124,8 +125,9 @@ class Validator:
                 self._generate()
         if not found:
             return VALID
-        return Conformance(tuple(_violation(place, keyword) for place, keyword in found[:LISTED]),
-                           len(found))
+        return Conformance(
+            tuple(_violation(place, keyword) for place, keyword in found[:LISTED]), len(found)
+        )
 
 
 def _violation(place: Place, keyword: str) -> Violation:
@@ -163,12 +165,14 @@ def validator_for(source: Any, *, generated: bool = True) -> Validator:
     compiler = _Compiler(loaded)
     start = perf_counter()  # (wall time: a deep schema is compiled in a thread of its own)
     with collector_paused():  # a node makes a few small objects, all kept: nothing to collect
-        check = _with_room(loaded.contents, lambda: compiler.node(
-            loaded.contents, loaded.resolver, "#"))
+        check = _with_room(
+            loaded.contents, lambda: compiler.node(loaded.contents, loaded.resolver, "#")
+        )
     if not generated:
         return Validator(check, loaded.origin)
-    validator = Validator(check, loaded.origin, loaded,
-                          budget=WRITE_COST * (perf_counter() - start))
+    validator = Validator(
+        check, loaded.origin, loaded, budget=WRITE_COST * (perf_counter() - start)
+    )
     if len(_VALIDATORS) >= _CACHE_LIMIT:
         _VALIDATORS.clear()
     _VALIDATORS[id(loaded.contents)] = (loaded.contents, validator)  # holds the document
@@ -199,8 +203,14 @@ def _passes(check: Check, value: Any, place: Place) -> bool:
 
 _NUMBER_TYPES = (int, float)
 _TYPES: dict[str, tuple[type, ...]] = {
-    "null": (type(None),), "boolean": (bool,), "integer": (int,), "number": (int, float),
-    "string": (str,), "array": (list,), "object": (dict,)}
+    "null": (type(None),),
+    "boolean": (bool,),
+    "integer": (int,),
+    "number": (int, float),
+    "string": (str,),
+    "array": (list,),
+    "object": (dict,),
+}
 
 
 class _Compiler:
@@ -211,11 +221,14 @@ class _Compiler:
         # (planning) each node's keywords as conformance_code.py writes them, under the key
         # of ``done``
         self.plans: dict[NodeKey, NodePlan] | None = (
-            {_TRUE: NodePlan(), _FALSE: NodePlan(refuse=True)} if planning else None)
+            {_TRUE: NodePlan(), _FALSE: NodePlan(refuse=True)} if planning else None
+        )
 
     def fail(self, where: str, keyword: str, why: str) -> SchemaError:
-        return SchemaError(f"{self.origin}: node {where}: {keyword} {why} (the "
-                           f"conformance check cannot compile it)")
+        return SchemaError(
+            f"{self.origin}: node {where}: {keyword} {why} (the "
+            f"conformance check cannot compile it)"
+        )
 
     def node(self, raw: Any, resolver: Any, where: str) -> Check:
         return self.compiled(raw, resolver, where)[0]
@@ -227,8 +240,10 @@ class _Compiler:
         if raw is False:
             return _refuse, _FALSE
         if not isinstance(raw, Mapping):
-            raise SchemaError(f"{self.origin}: node {where} must be a mapping, true or false, "
-                              f"not {type(raw).__name__}")
+            raise SchemaError(
+                f"{self.origin}: node {where} must be a mapping, true or false, "
+                f"not {type(raw).__name__}"
+            )
         resolver = self.enter(raw, resolver)
         key = (id(raw), str(getattr(resolver, "_base_uri", "")))
         done = self.done.get(key)
@@ -260,8 +275,9 @@ class _Compiler:
                 return resolver
         return resolver
 
-    def compile(self, raw: Mapping[str, Any], resolver: Any, where: str
-                ) -> tuple[Check, NodePlan | None]:
+    def compile(
+        self, raw: Mapping[str, Any], resolver: Any, where: str
+    ) -> tuple[Check, NodePlan | None]:
         """A node's check (closures) and, when planning, its plan (for the generated code):
         the same keywords in the same order, made as (check, step) pairs."""
         for keyword in UNSUPPORTED:
@@ -269,7 +285,11 @@ class _Compiler:
                 raise self.fail(where, keyword, "is not supported")
         general: list[tuple[Check, Step]] = []
         by_kind: dict[str, list[tuple[Check, Step]]] = {
-            "object": [], "array": [], "string": [], "number": []}
+            "object": [],
+            "array": [],
+            "string": [],
+            "number": [],
+        }
         if "$ref" in raw:
             general.append(self.ref(raw["$ref"], resolver, where))
         if raw.get("nullable") is True and "type" in raw:  # OpenAPI's, as loading.py reads it
@@ -290,9 +310,15 @@ class _Compiler:
         for keyword, (kind, make) in _SIMPLE.items():
             if keyword in raw:
                 by_kind[kind].append(make(self, raw[keyword], where))
-        plan = None if self.plans is None else NodePlan(
-            [step for _, step in general],
-            {kind: [step for _, step in pairs] for kind, pairs in by_kind.items()}, surely)
+        plan = (
+            None
+            if self.plans is None
+            else NodePlan(
+                [step for _, step in general],
+                {kind: [step for _, step in pairs] for kind, pairs in by_kind.items()},
+                surely,
+            )
+        )
         return _joined(general, by_kind, surely, type_check), plan
 
     # -- applicators and general keywords --
@@ -309,15 +335,18 @@ class _Compiler:
         except Unresolvable:
             raise self.fail(where, "$ref", f"{ref!r} cannot be resolved") from None
         except Exception as exc:  # noqa: BLE001 - the library crawls the document first
-            raise self.fail(where, "$ref", f"{ref!r} cannot be resolved ({type(exc).__name__})") from None
+            raise self.fail(
+                where, "$ref", f"{ref!r} cannot be resolved ({type(exc).__name__})"
+            ) from None
         check, key = self.compiled(resolved.contents, resolved.resolver, f"{where}/$ref")
         return check, ("ref", key)
 
     def branches(self, value: Any, resolver: Any, where: str, keyword: str) -> list[Check]:
         if not isinstance(value, list) or not value:
             raise self.fail(where, keyword, "must be a non-empty list of schemas")
-        return [self.node(branch, resolver, f"{where}/{keyword}/{i}")
-                for i, branch in enumerate(value)]
+        return [
+            self.node(branch, resolver, f"{where}/{keyword}/{i}") for i, branch in enumerate(value)
+        ]
 
     def conditional(self, raw: Mapping[str, Any], resolver: Any, where: str) -> Check:
         test = self.node(raw["if"], resolver, f"{where}/if")
@@ -326,26 +355,49 @@ class _Compiler:
 
         def check(value: Any, place: Place, found: Found) -> None:
             (then if _passes(test, value, place) else other)(value, place, found)
+
         return check
 
     # -- objects --
 
-    def objects(self, raw: Mapping[str, Any], resolver: Any, where: str,
-                out: list[tuple[Check, Step]]) -> None:
+    def objects(
+        self, raw: Mapping[str, Any], resolver: Any, where: str, out: list[tuple[Check, Step]]
+    ) -> None:
         named = self.mapping_of_schemas(raw.get("properties"), resolver, where, "properties")
-        patterns = [(self.regex(p, where, "patternProperties"), check) for p, (check, _) in
-                    self.mapping_of_schemas(raw.get("patternProperties"), resolver, where,
-                                            "patternProperties").items()]
+        patterns = [
+            (self.regex(p, where, "patternProperties"), check)
+            for p, (check, _) in self.mapping_of_schemas(
+                raw.get("patternProperties"), resolver, where, "patternProperties"
+            ).items()
+        ]
         extra = raw.get("additionalProperties")
-        other = None if extra is None or isinstance(extra, bool) else self.node(
-            extra, resolver, f"{where}/additionalProperties")
+        other = (
+            None
+            if extra is None or isinstance(extra, bool)
+            else self.node(extra, resolver, f"{where}/additionalProperties")
+        )
         required = self.names(raw.get("required", []), where, "required")
         if named or patterns or other is not None or required:
-            check = _properties({name: c for name, (c, _) in named.items()}, patterns, other,
-                                extra is False, required)
-            out.append((check, ("properties", {name: key for name, (_, key) in named.items()},
-                                extra is False, required))
-                       if not patterns and other is None else _called(check))
+            check = _properties(
+                {name: c for name, (c, _) in named.items()},
+                patterns,
+                other,
+                extra is False,
+                required,
+            )
+            out.append(
+                (
+                    check,
+                    (
+                        "properties",
+                        {name: key for name, (_, key) in named.items()},
+                        extra is False,
+                        required,
+                    ),
+                )
+                if not patterns and other is None
+                else _called(check)
+            )
         dependencies = raw.get("dependencies", {})
         if not isinstance(dependencies, Mapping):
             raise self.fail(where, "dependencies", "must be a mapping")
@@ -354,29 +406,49 @@ class _Compiler:
             raise self.fail(where, "dependentRequired", "must be a mapping")
         needs.update(raw.get("dependentRequired", {}))
         if needs:
-            out.append(_called(_dependent_required(
-                {k: self.names(v, where, "dependentRequired") for k, v in needs.items()})))
+            out.append(
+                _called(
+                    _dependent_required(
+                        {k: self.names(v, where, "dependentRequired") for k, v in needs.items()}
+                    )
+                )
+            )
         schemas = {k: v for k, v in dependencies.items() if not isinstance(v, list)}
         if "dependentSchemas" in raw:
             if not isinstance(raw["dependentSchemas"], Mapping):
                 raise self.fail(where, "dependentSchemas", "must be a mapping")
             schemas.update(raw["dependentSchemas"])
         if schemas:
-            out.append(_called(_dependent_schemas(
-                {k: self.node(v, resolver, f"{where}/dependentSchemas/{k}")
-                 for k, v in schemas.items()})))
+            out.append(
+                _called(
+                    _dependent_schemas(
+                        {
+                            k: self.node(v, resolver, f"{where}/dependentSchemas/{k}")
+                            for k, v in schemas.items()
+                        }
+                    )
+                )
+            )
         if "propertyNames" in raw:
-            out.append(_called(_property_names(self.node(raw["propertyNames"], resolver,
-                                                         f"{where}/propertyNames"))))
+            out.append(
+                _called(
+                    _property_names(
+                        self.node(raw["propertyNames"], resolver, f"{where}/propertyNames")
+                    )
+                )
+            )
 
-    def mapping_of_schemas(self, value: Any, resolver: Any, where: str, keyword: str
-                           ) -> dict[str, tuple[Check, NodeKey]]:
+    def mapping_of_schemas(
+        self, value: Any, resolver: Any, where: str, keyword: str
+    ) -> dict[str, tuple[Check, NodeKey]]:
         if value is None:
             return {}
         if not isinstance(value, Mapping):
             raise self.fail(where, keyword, "must be a mapping")
-        return {name: self.compiled(child, resolver, f"{where}/{keyword}/{name}")
-                for name, child in value.items()}
+        return {
+            name: self.compiled(child, resolver, f"{where}/{keyword}/{name}")
+            for name, child in value.items()
+        }
 
     def names(self, value: Any, where: str, keyword: str) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
@@ -389,13 +461,15 @@ class _Compiler:
         try:
             return re.compile(pattern)
         except re.error as exc:
-            raise self.fail(where, keyword, f"{pattern!r} is not a regular expression Python "
-                                            f"reads ({exc})") from None
+            raise self.fail(
+                where, keyword, f"{pattern!r} is not a regular expression Python reads ({exc})"
+            ) from None
 
     # -- arrays --
 
-    def arrays(self, raw: Mapping[str, Any], resolver: Any, where: str,
-               out: list[tuple[Check, Step]]) -> None:
+    def arrays(
+        self, raw: Mapping[str, Any], resolver: Any, where: str, out: list[tuple[Check, Step]]
+    ) -> None:
         items = raw.get("items")
         if isinstance(items, list):  # drafts 4-7: positional items, then additionalItems
             prefix, rest = items, raw.get("additionalItems")
@@ -404,23 +478,40 @@ class _Compiler:
         if not isinstance(prefix, list):
             raise self.fail(where, "prefixItems", "must be a list of schemas")
         firsts = [self.node(p, resolver, f"{where}/prefixItems/{i}") for i, p in enumerate(prefix)]
-        others = None if rest is None or rest is True else self.compiled(
-            rest, resolver, f"{where}/items")
+        others = (
+            None
+            if rest is None or rest is True
+            else self.compiled(rest, resolver, f"{where}/items")
+        )
         if firsts or others is not None:
             check = _items(firsts, None if others is None else others[0])
-            out.append((check, ("items", others[1])) if not firsts and others is not None
-                       else _called(check))
+            out.append(
+                (check, ("items", others[1]))
+                if not firsts and others is not None
+                else _called(check)
+            )
         if "contains" in raw:
             least = self.count(raw.get("minContains", 1), where, "minContains")
-            most = self.count(raw["maxContains"], where, "maxContains") if "maxContains" in raw else None
-            out.append(_called(_contains(self.node(raw["contains"], resolver,
-                                                   f"{where}/contains"), least, most)))
+            most = (
+                self.count(raw["maxContains"], where, "maxContains")
+                if "maxContains" in raw
+                else None
+            )
+            out.append(
+                _called(
+                    _contains(
+                        self.node(raw["contains"], resolver, f"{where}/contains"), least, most
+                    )
+                )
+            )
 
     def count(self, value: Any, where: str, keyword: str) -> int:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if type(value) is not int or value < 0:
-            raise self.fail(where, keyword, f"must be a whole number of at least 0, not {shown(value)}")
+            raise self.fail(
+                where, keyword, f"must be a whole number of at least 0, not {shown(value)}"
+            )
         return value
 
     def number(self, value: Any, where: str, keyword: str) -> int | float:
@@ -429,8 +520,12 @@ class _Compiler:
         return value  # type: ignore[no-any-return]
 
 
-def _joined(general: list[tuple[Check, Step]], by_kind: dict[str, list[tuple[Check, Step]]],
-            surely: frozenset[type], type_check: Check | None) -> Check:
+def _joined(
+    general: list[tuple[Check, Step]],
+    by_kind: dict[str, list[tuple[Check, Step]]],
+    surely: frozenset[type],
+    type_check: Check | None,
+) -> Check:
     """One node's check: its general keywords, then those of the answer's type, planned per
     Python type once (the ``type`` check left out where the type surely passes it)."""
     checks = [c for c, _ in general]
@@ -439,7 +534,8 @@ def _joined(general: list[tuple[Check, Step]], by_kind: dict[str, list[tuple[Che
     for python_type, kind in KIND_OF.items():
         plan[python_type] = tuple(
             [c for c in checks if not (c is type_check and python_type in surely)]
-            + kinds.get(kind, []))
+            + kinds.get(kind, [])
+        )
     other = tuple(checks)  # a value the door left unread (an ignored field): every check
     if not kinds and len(other) <= 1:  # ``type`` alone, a reference alone
         return other[0] if other else _accept
@@ -447,20 +543,21 @@ def _joined(general: list[tuple[Check, Step]], by_kind: dict[str, list[tuple[Che
     def check(value: Any, place: Place, found: Found) -> None:
         for one in plan.get(type(value), other):
             one(value, place, found)
+
     return check
 
 
 # -- the keywords' checks -------------------------------------------------------------------------
 
 
-def _type(compiler: _Compiler, value: Any, where: str
-          ) -> tuple[Check, frozenset[type], Step]:
+def _type(compiler: _Compiler, value: Any, where: str) -> tuple[Check, frozenset[type], Step]:
     """The ``type`` check, the Python types it surely allows (a float may be an integer or
     not: it is left to the check), and its step."""
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not all(isinstance(n, str) and n in _TYPES for n in names):
-        raise compiler.fail(where, "type", f"must name JSON types ({', '.join(_TYPES)}), not "
-                                           f"{shown(value)}")
+        raise compiler.fail(
+            where, "type", f"must name JSON types ({', '.join(_TYPES)}), not {shown(value)}"
+        )
     allowed = frozenset(t for n in names for t in _TYPES[n])
     whole_floats = "integer" in names and "number" not in names
 
@@ -468,8 +565,8 @@ def _type(compiler: _Compiler, value: Any, where: str
         kind = type(v)
         if kind not in allowed and not (whole_floats and kind is float and v.is_integer()):
             found.append((place, "type"))
-    return (check, allowed - {float} if whole_floats else allowed,
-            ("type", allowed, whole_floats))
+
+    return (check, allowed - {float} if whole_floats else allowed, ("type", allowed, whole_floats))
 
 
 def _key(value: Any) -> Any:
@@ -491,6 +588,7 @@ def _enum(compiler: _Compiler, value: Any, resolver: Any, where: str) -> tuple[C
     def check(v: Any, place: Place, found: Found) -> None:
         if _key(v) not in keys:
             found.append((place, "enum"))
+
     return check, ("enum", keys)
 
 
@@ -500,6 +598,7 @@ def _const(compiler: _Compiler, value: Any, resolver: Any, where: str) -> tuple[
     def check(v: Any, place: Place, found: Found) -> None:
         if _key(v) != key:
             found.append((place, "const"))
+
     return check, ("const", key)
 
 
@@ -509,6 +608,7 @@ def _all_of(compiler: _Compiler, value: Any, resolver: Any, where: str) -> tuple
     def check(v: Any, place: Place, found: Found) -> None:
         for part in parts:
             part(v, place, found)
+
     return _called(check)
 
 
@@ -533,7 +633,9 @@ def _any_or_one(keyword: str) -> Callable[[_Compiler, Any, Any, str], tuple[Chec
                     found.extend(typed[0])
                     return
             found.append((place, keyword))
+
         return _called(check)
+
     return make
 
 
@@ -543,18 +645,30 @@ def _not(compiler: _Compiler, value: Any, resolver: Any, where: str) -> tuple[Ch
     def check(v: Any, place: Place, found: Found) -> None:
         if _passes(inner, v, place):
             found.append((place, "not"))
+
     return _called(check)
 
 
 _GENERAL: dict[str, Callable[[_Compiler, Any, Any, str], tuple[Check, Step]]] = {
-    "enum": _enum, "const": _const, "allOf": _all_of,
-    "anyOf": _any_or_one("anyOf"), "oneOf": _any_or_one("oneOf"), "not": _not}
+    "enum": _enum,
+    "const": _const,
+    "allOf": _all_of,
+    "anyOf": _any_or_one("anyOf"),
+    "oneOf": _any_or_one("oneOf"),
+    "not": _not,
+}
 
 
-def _properties(named: dict[str, Check], patterns: list[tuple[re.Pattern[str], Check]],
-                other: Check | None, closed: bool, required: tuple[str, ...]) -> Check:
+def _properties(
+    named: dict[str, Check],
+    patterns: list[tuple[re.Pattern[str], Check]],
+    other: Check | None,
+    closed: bool,
+    required: tuple[str, ...],
+) -> Check:
     """``properties``, ``patternProperties``, ``additionalProperties`` and ``required``: one
     pass over the object's keys."""
+
     def check(v: dict[str, Any], place: Place, found: Found) -> None:
         for key, child in v.items():
             known = named.get(key)
@@ -584,6 +698,7 @@ def _properties(named: dict[str, Check], patterns: list[tuple[re.Pattern[str], C
         for name in required:
             if name not in v:
                 found.append(((place, name), "required"))
+
     return plain if not patterns and other is None else check
 
 
@@ -594,6 +709,7 @@ def _dependent_required(needs: dict[str, tuple[str, ...]]) -> Check:
                 for name in names:
                     if name not in v:
                         found.append(((place, name), "dependentRequired"))
+
     return check
 
 
@@ -602,6 +718,7 @@ def _dependent_schemas(schemas: dict[str, Check]) -> Check:
         for key, schema in schemas.items():
             if key in v:
                 schema(v, place, found)
+
     return check
 
 
@@ -610,6 +727,7 @@ def _property_names(schema: Check) -> Check:
         for key in v:
             if not _passes(schema, key, (place, key)):
                 found.append(((place, key), "propertyNames"))
+
     return check
 
 
@@ -622,6 +740,7 @@ def _items(firsts: list[Check], others: Check | None) -> Check:
         if others is not None:
             for index in range(count, len(v)):
                 others(v[index], (place, index), found)
+
     return check
 
 
@@ -632,30 +751,39 @@ def _contains(schema: Check, least: int, most: int | None) -> Check:
             found.append((place, "contains" if least == 1 and hits == 0 else "minContains"))
         elif most is not None and hits > most:
             found.append((place, "maxContains"))
+
     return check
 
 
 _OPERATOR_TEXT = {operator.le: "<=", operator.ge: ">=", operator.lt: "<", operator.gt: ">"}
 
 
-def _bound(keyword: str, kind: str, measure: Callable[[Any], Any] | None,
-           holds: Callable[[Any, Any], bool]
-           ) -> tuple[str, Callable[[_Compiler, Any, str], tuple[Check, Step]]]:
+def _bound(
+    keyword: str, kind: str, measure: Callable[[Any], Any] | None, holds: Callable[[Any, Any], bool]
+) -> tuple[str, Callable[[_Compiler, Any, str], tuple[Check, Step]]]:
     """A limit on a number, or on a length (``measure``: len) that ``holds`` must allow."""
+
     def make(compiler: _Compiler, value: Any, where: str) -> tuple[Check, Step]:
-        limit = (compiler.number(value, where, keyword) if kind == "number"
-                 else compiler.count(value, where, keyword))
+        limit = (
+            compiler.number(value, where, keyword)
+            if kind == "number"
+            else compiler.count(value, where, keyword)
+        )
         step = ("bound", keyword, _OPERATOR_TEXT[holds], limit, measure is not None)
         if measure is None:  # the number itself
+
             def check(v: Any, place: Place, found: Found) -> None:
                 if not holds(v, limit):
                     found.append((place, keyword))
+
             return check, step
 
         def measured(v: Any, place: Place, found: Found) -> None:
             if not holds(measure(v), limit):
                 found.append((place, keyword))
+
         return measured, step
+
     return kind, make
 
 
@@ -675,6 +803,7 @@ def _multiple_of(compiler: _Compiler, value: Any, where: str) -> tuple[Check, St
                 ok = value % exact == 0
         if not ok:
             found.append((place, "multipleOf"))
+
     return _called(check)
 
 
@@ -695,6 +824,7 @@ def _pattern(compiler: _Compiler, value: Any, where: str) -> tuple[Check, Step]:
     def check(v: str, place: Place, found: Found) -> None:
         if regex.search(v) is None:
             found.append((place, "pattern"))
+
     return check, ("pattern", regex)
 
 
@@ -708,6 +838,7 @@ def _unique(compiler: _Compiler, value: Any, where: str) -> tuple[Check, Step]:
         keys = [_key(element) for element in v]
         if len(set(keys)) < len(keys):
             found.append((place, "uniqueItems"))
+
     return _called(check)
 
 

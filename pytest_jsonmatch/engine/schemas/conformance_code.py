@@ -42,13 +42,21 @@ Step = tuple[Any, ...]
 NodeKey = Hashable
 
 # The keywords' kind each Python type of a JSON value takes (a boolean and null: none).
-KIND_OF = {dict: "object", list: "array", str: "string", int: "number", float: "number",
-           bool: "", type(None): ""}
+KIND_OF = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    int: "number",
+    float: "number",
+    bool: "",
+    type(None): "",
+}
 KNOWN_TYPES: tuple[type, ...] = tuple(KIND_OF)  # the types the door gives, in branch order
 _OTHER = object  # stands for a Python type none of KNOWN_TYPES: a value the door left unread
 # A scalar's type tag: its JSON-equality key is (tag, value) (conformance._key).
-SCALAR_TAGS = {python_type: tag for python_type, tag in TYPE_OF.items()
-               if python_type in SCALAR_TYPES}
+SCALAR_TAGS = {
+    python_type: tag for python_type, tag in TYPE_OF.items() if python_type in SCALAR_TYPES
+}
 INLINE_LINES = 12  # a loopless child node inlined up to this many lines of its own
 INLINE_DEPTH = 4  # nodes inlined within each other at most (the text's nesting stays shallow)
 CHAIN_KEYS = 12  # properties tested as a chain of key comparisons; more: a dict of callees
@@ -71,12 +79,14 @@ class NodePlan:
         if python_type is _OTHER:
             return self.general
         kind = KIND_OF[python_type]
-        return ([s for s in self.general if not (s[0] == "type" and python_type in self.surely)]
-                + (self.by_kind.get(kind, []) if kind else []))
+        return [s for s in self.general if not (s[0] == "type" and python_type in self.surely)] + (
+            self.by_kind.get(kind, []) if kind else []
+        )
 
 
-def generate(plans: dict[NodeKey, NodePlan], root: NodeKey, key: Callable[[Any], Any]
-             ) -> tuple[Callable[[Any, Any, list[Any]], None], str]:
+def generate(
+    plans: dict[NodeKey, NodePlan], root: NodeKey, key: Callable[[Any], Any]
+) -> tuple[Callable[[Any, Any, list[Any]], None], str]:
     """The root node's generated check ``check(value, place, found)`` and the module text it
     was compiled from. ``key`` is the closures' JSON-equality key (enum, const)."""
     writer = _Writer(plans)
@@ -122,15 +132,23 @@ class _Writer:
             out += _indent(self.body(node, "v0", "place", _OTHER, 0, ()), 1) or ["    pass"]
             out.append("")
         for name, callees in self._callees:  # a key's node function, for a long key list
-            pairs = ", ".join(f"{self.constant(key)}: {self._names[node]}"
-                              for key, node in callees.items())
+            pairs = ", ".join(
+                f"{self.constant(key)}: {self._names[node]}" for key, node in callees.items()
+            )
             out.append(f"{name} = {{{pairs}}}")
         return "\n".join(out) + "\n"
 
     # -- a node's code: the lines that append its violations for the value in ``v`` --
 
-    def body(self, node: NodeKey, v: str, place: str, known: type, depth: int,
-             inlining: tuple[NodeKey, ...]) -> list[str]:
+    def body(
+        self,
+        node: NodeKey,
+        v: str,
+        place: str,
+        known: type,
+        depth: int,
+        inlining: tuple[NodeKey, ...],
+    ) -> list[str]:
         """A node's lines for the value ``v`` at ``place``; ``known`` is the value's Python
         type where the caller's branch decided it (``_OTHER``: not decided, dispatch)."""
         plan = self.plans[node]
@@ -138,8 +156,7 @@ class _Writer:
             return [f"found.append(({place}, 'false'))"]
         if known is not _OTHER:
             return self.steps(plan.steps(known), known, v, place, depth, inlining)
-        by_type = {t: self.steps(plan.steps(t), t, v, place, depth, inlining)
-                   for t in KNOWN_TYPES}
+        by_type = {t: self.steps(plan.steps(t), t, v, place, depth, inlining) for t in KNOWN_TYPES}
         other = self.steps(plan.general, _OTHER, v, place, depth, inlining)
         groups: dict[tuple[str, ...], list[type]] = {}
         for python_type, lines in by_type.items():
@@ -150,7 +167,7 @@ class _Writer:
         t = f"t{depth}"
         out = [f"{t} = type({v})"]
         if len(groups) == 1:
-            (lines, types), = groups.items()
+            ((lines, types),) = groups.items()
             if not other:  # values of these types checked, any other passes
                 return out + [f"if {_is_one_of(t, types)}:"] + _indent(list(lines), 1)
             if not lines:  # values of these types pass, any other gets ``other``
@@ -165,8 +182,15 @@ class _Writer:
             out += _indent(other, 1)
         return out
 
-    def steps(self, steps: list[Step], known: type, v: str, place: str, depth: int,
-              inlining: tuple[NodeKey, ...]) -> list[str]:
+    def steps(
+        self,
+        steps: list[Step],
+        known: type,
+        v: str,
+        place: str,
+        depth: int,
+        inlining: tuple[NodeKey, ...],
+    ) -> list[str]:
         out: list[str] = []
         for step in steps:
             out += getattr(self, f"step_{step[0]}")(step, known, v, place, depth, inlining)
@@ -175,8 +199,9 @@ class _Writer:
     def fail(self, place: str, keyword: str) -> str:
         return f"found.append(({place}, {keyword!r}))"
 
-    def step_type(self, step: Step, known: type, v: str, place: str, depth: int,
-                  inlining: tuple[NodeKey, ...]) -> list[str]:
+    def step_type(
+        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
+    ) -> list[str]:
         _, allowed, whole_floats = step
         if known in allowed:
             return []
@@ -184,20 +209,27 @@ class _Writer:
             return [f"if not {v}.is_integer():", "    " + self.fail(place, "type")]
         return [self.fail(place, "type")]  # no value of this type has an allowed type
 
-    def step_bound(self, step: Step, known: type, v: str, place: str, depth: int,
-                   inlining: tuple[NodeKey, ...]) -> list[str]:
+    def step_bound(
+        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
+    ) -> list[str]:
         _, keyword, operator, limit, measured = step
         measure = f"len({v})" if measured else v
-        return [f"if not {measure} {operator} {self.constant(limit)}:",
-                "    " + self.fail(place, keyword)]
+        return [
+            f"if not {measure} {operator} {self.constant(limit)}:",
+            "    " + self.fail(place, keyword),
+        ]
 
-    def step_pattern(self, step: Step, known: type, v: str, place: str, depth: int,
-                     inlining: tuple[NodeKey, ...]) -> list[str]:
-        return [f"if {self.constant(step[1])}.search({v}) is None:",
-                "    " + self.fail(place, "pattern")]
+    def step_pattern(
+        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
+    ) -> list[str]:
+        return [
+            f"if {self.constant(step[1])}.search({v}) is None:",
+            "    " + self.fail(place, "pattern"),
+        ]
 
-    def step_enum(self, step: Step, known: type, v: str, place: str, depth: int,
-                  inlining: tuple[NodeKey, ...]) -> list[str]:
+    def step_enum(
+        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
+    ) -> list[str]:
         keys = step[1]
         if known in SCALAR_TAGS:  # a scalar's key is (its tag, itself): a set of the values
             tag = SCALAR_TAGS[known]
@@ -207,20 +239,30 @@ class _Writer:
             return [f"if {v} not in {self.constant(values)}:", "    " + self.fail(place, "enum")]
         return [f"if _key({v}) not in {self.constant(keys)}:", "    " + self.fail(place, "enum")]
 
-    def step_const(self, step: Step, known: type, v: str, place: str, depth: int,
-                   inlining: tuple[NodeKey, ...]) -> list[str]:
+    def step_const(
+        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
+    ) -> list[str]:
         return [f"if _key({v}) != {self.constant(step[1])}:", "    " + self.fail(place, "const")]
 
-    def step_call(self, step: Step, known: type, v: str, place: str, depth: int,
-                  inlining: tuple[NodeKey, ...]) -> list[str]:
+    def step_call(
+        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
+    ) -> list[str]:
         return [f"{self.constant(step[1])}({v}, {place}, found)"]
 
-    def step_ref(self, step: Step, known: type, v: str, place: str, depth: int,
-                 inlining: tuple[NodeKey, ...]) -> list[str]:
+    def step_ref(
+        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
+    ) -> list[str]:
         return self.child(step[1], known, v, place, depth, inlining)
 
-    def child(self, node: NodeKey, known: type, v: str, place: str, depth: int,
-              inlining: tuple[NodeKey, ...]) -> list[str]:
+    def child(
+        self,
+        node: NodeKey,
+        known: type,
+        v: str,
+        place: str,
+        depth: int,
+        inlining: tuple[NodeKey, ...],
+    ) -> list[str]:
         """A node's check of ``v``: inline where the node has no loop of its own (and is not
         one being inlined already: a reference cycle), else a call of its function."""
         node = self.target(node)
@@ -236,8 +278,13 @@ class _Writer:
         seen = {node}
         while True:
             plan = self.plans[node]
-            if (plan.refuse or len(plan.general) != 1 or plan.general[0][0] != "ref"
-                    or any(plan.by_kind.values()) or plan.general[0][1] in seen):
+            if (
+                plan.refuse
+                or len(plan.general) != 1
+                or plan.general[0][0] != "ref"
+                or any(plan.by_kind.values())
+                or plan.general[0][1] in seen
+            ):
                 return node
             node = plan.general[0][1]
             seen.add(node)
@@ -252,14 +299,18 @@ class _Writer:
             steps = plan.general + [s for kind in plan.by_kind.values() for s in kind]
             known = len(seen) < INLINE_DEPTH and all(
                 s[0] not in ("properties", "items")
-                and (s[0] != "ref" or (s[1] not in seen and s[1] != node
-                                       and self.loopless(s[1], seen + (node,))))
-                for s in steps)
+                and (
+                    s[0] != "ref"
+                    or (s[1] not in seen and s[1] != node and self.loopless(s[1], seen + (node,)))
+                )
+                for s in steps
+            )
             self._inline[node] = known
         return known
 
-    def step_properties(self, step: Step, known: type, v: str, place: str, depth: int,
-                        inlining: tuple[NodeKey, ...]) -> list[str]:
+    def step_properties(
+        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
+    ) -> list[str]:
         _, named, closed, required = step
         k, item = f"k{depth + 1}", f"v{depth + 1}"
         at = f"({place}, {k})"
@@ -270,8 +321,9 @@ class _Writer:
                 word = "if"
                 for name, node in named.items():
                     out.append(f"    {word} {k} == {self.constant(name)}:")
-                    out += _indent(self.child(node, _OTHER, item, at, depth + 1, inlining), 2) \
-                        or ["        pass"]
+                    out += _indent(self.child(node, _OTHER, item, at, depth + 1, inlining), 2) or [
+                        "        pass"
+                    ]
                     word = "elif"
                 if closed:
                     out += ["    else:", "        " + self.fail(at, "additionalProperties")]
@@ -282,9 +334,11 @@ class _Writer:
                 table, f = f"c{len(self.constants)}", f"f{depth + 1}"
                 self.constants.append(None)  # the name taken; the module's last lines set it
                 self._callees.append((table, named))
-                out += [f"    {f} = {table}.get({k})",
-                        f"    if {f} is not None:",
-                        f"        {f}({item}, {at}, found)"]
+                out += [
+                    f"    {f} = {table}.get({k})",
+                    f"    if {f} is not None:",
+                    f"        {f}({item}, {at}, found)",
+                ]
                 if closed:
                     out += ["    else:", "        " + self.fail(at, "additionalProperties")]
         elif closed:
@@ -294,8 +348,9 @@ class _Writer:
             out += [f"if {c} not in {v}:", "    " + self.fail(f"({place}, {c})", "required")]
         return out
 
-    def step_items(self, step: Step, known: type, v: str, place: str, depth: int,
-                   inlining: tuple[NodeKey, ...]) -> list[str]:
+    def step_items(
+        self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
+    ) -> list[str]:
         i, item = f"i{depth + 1}", f"v{depth + 1}"
         lines = self.child(step[1], _OTHER, item, f"({place}, {i})", depth + 1, inlining)
         if not lines:

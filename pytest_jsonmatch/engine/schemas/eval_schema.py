@@ -66,11 +66,20 @@ class SchemaNode:
 
     def seal(self) -> SchemaNode:
         comp = self.spec.comparator or self.default_comparator
-        if (self.is_leaf and comp is not None and comp.trusted and not comp.batch
-                and self.spec.transform is None and not self.spec.skip):
+        if (
+            self.is_leaf
+            and comp is not None
+            and comp.trusted
+            and not comp.batch
+            and self.spec.transform is None
+            and not self.spec.skip
+        ):
             self.plain = comp
-        self.plain_by_key = {key: child.plain for key, child in (self.properties or {}).items()
-                             if child.plain is not None}
+        self.plain_by_key = {
+            key: child.plain
+            for key, child in (self.properties or {}).items()
+            if child.plain is not None
+        }
         return self
 
     @property
@@ -93,16 +102,22 @@ def infer_schema(instances: Iterable[Any]) -> dict[str, Any]:
     non-null value, object properties are the union of keys, array items pool every element.
     (The rule lives in ``infer_node``; this is its tree written out as a mapping.)"""
     if isinstance(instances, (str, bytes, Mapping)) or not isinstance(instances, Iterable):
-        raise ConfigError(f"infer_schema takes a list of gold instances, not "
-                          f"{type(instances).__name__} (wrap one instance in a list)")
+        raise ConfigError(
+            f"infer_schema takes a list of gold instances, not "
+            f"{type(instances).__name__} (wrap one instance in a list)"
+        )
     values, depth = [], 0
     for index, instance in enumerate(instances):  # each through the door: plain JSON only
-        value, instance_depth = read_json(as_data(instance, f"instance {index}"), f"instance {index}")
+        value, instance_depth = read_json(
+            as_data(instance, f"instance {index}"), f"instance {index}"
+        )
         values.append(value)
         depth = max(depth, instance_depth)
     if not values:
         raise SchemaError("infer_schema needs at least one instance")
-    return call_with_depth(depth, lambda: _as_mapping(infer_node(values, REGISTRY, warn_mixed=True)))
+    return call_with_depth(
+        depth, lambda: _as_mapping(infer_node(values, REGISTRY, warn_mixed=True))
+    )
 
 
 def _as_mapping(node: SchemaNode) -> dict[str, Any]:
@@ -121,8 +136,10 @@ def annotate_schema(schema: Any, type_defaults: Mapping[str, Any] | None = None)
     ``type_defaults``. References stay as they are; the leaves they lead to are annotated
     where they are defined (``$defs``, ``definitions``)."""
     if type_defaults is not None and not isinstance(type_defaults, Mapping):
-        raise ConfigError(f"annotate_schema: type_defaults maps JSON types to comparators, "
-                          f"not {type(type_defaults).__name__}")
+        raise ConfigError(
+            f"annotate_schema: type_defaults maps JSON types to comparators, "
+            f"not {type(type_defaults).__name__}"
+        )
     for json_type, comparator in (type_defaults or {}).items():
         REGISTRY.check_type_default(json_type, comparator, "annotate_schema: type_defaults")
     defaults = {**REGISTRY.type_defaults, **(type_defaults or {})}
@@ -166,7 +183,9 @@ def _annotate(node: Any, defaults: Mapping[str, Any], seen: set[int]) -> None:
                 _annotate(child, defaults, seen)
     props = node.get("properties")
     items = node.get("items")
-    branches = [b for k in ("allOf", "anyOf", "oneOf") if isinstance(node.get(k), list) for b in node[k]]
+    branches = [
+        b for k in ("allOf", "anyOf", "oneOf") if isinstance(node.get(k), list) for b in node[k]
+    ]
     if _primary_type(node.get("type")) == "multi" and not any(k in node for k in _COMPOSED):
         # a node of several types is compared whole, whatever properties or items it gives
         if "x-eval-compare" not in node and not node.get("x-eval-skip"):
@@ -179,14 +198,22 @@ def _annotate(node: Any, defaults: Mapping[str, Any], seen: set[int]) -> None:
         _annotate(items, defaults, seen)
     elif branches:
         real = [b for b in branches if not _null_only(b)]
-        if (len(real) > 1 and not any(k in node for k in ("$ref", "allOf")) and "x-eval-compare" not in node
-                and all(_plain_scalar(b) for b in real)):
+        if (
+            len(real) > 1
+            and not any(k in node for k in ("$ref", "allOf"))
+            and "x-eval-compare" not in node
+            and all(_plain_scalar(b) for b in real)
+        ):
             node["x-eval-compare"] = defaults.get("multi", "exact")  # a node of several types
             return
         for branch in branches:
             _annotate(branch, defaults, seen)
-    elif ("x-eval-compare" not in node and not node.get("x-eval-skip") and "$ref" not in node
-          and not _null_only(node)):
+    elif (
+        "x-eval-compare" not in node
+        and not node.get("x-eval-skip")
+        and "$ref" not in node
+        and not _null_only(node)
+    ):
         node["x-eval-compare"] = defaults.get(_primary_type(node.get("type")) or "", "exact")
 
 
@@ -195,8 +222,11 @@ def _null_only(node: Any) -> bool:
 
 
 def _plain_scalar(node: Any) -> bool:
-    return (isinstance(node, Mapping) and not any(k in node for k in (*_COMPOSED, "properties", "items"))
-            and node.get("type") in ("string", "number", "integer", "boolean"))
+    return (
+        isinstance(node, Mapping)
+        and not any(k in node for k in (*_COMPOSED, "properties", "items"))
+        and node.get("type") in ("string", "number", "integer", "boolean")
+    )
 
 
 def _primary_type(kind: Any) -> str | None:
@@ -237,30 +267,48 @@ class _Builder:
         kinds = [k for k in (kind if isinstance(kind, list) else [kind]) if k is not None]
         bad = [k for k in kinds if k not in JSON_SCHEMA_TYPES]
         if bad:
-            raise SchemaError(f"schema node {where}: unknown type {bad[0]!r}; known: {known_names(JSON_SCHEMA_TYPES)}")
+            raise SchemaError(
+                f"schema node {where}: unknown type {bad[0]!r}; known: {known_names(JSON_SCHEMA_TYPES)}"
+            )
         primary = _primary_type(kind)
         real = tuple(k for k in kinds if k != "null")
-        spec = _node_spec(keywords, self.registry, where, self.reader,
-                          is_array=primary == "array" or (primary is None and located.items is not None))
+        spec = _node_spec(
+            keywords,
+            self.registry,
+            where,
+            self.reader,
+            is_array=primary == "array" or (primary is None and located.items is not None),
+        )
         if located.union and spec.comparator is None and not spec.skip:
             raise SchemaError(
                 f"schema node {where}: a union of {len(located.union)} shapes "
                 f"({', '.join(located.union)}) cannot be scored field by field; give the node "
-                f"x-eval-compare to compare its value whole, or x-eval-skip to leave it out")
-        node = SchemaNode(type=primary, raw=keywords, spec=spec,
-                          nullable=located.nullable or "null" in kinds,
-                          allowed=real if primary == "multi" else ())
+                f"x-eval-compare to compare its value whole, or x-eval-skip to leave it out"
+            )
+        node = SchemaNode(
+            type=primary,
+            raw=keywords,
+            spec=spec,
+            nullable=located.nullable or "null" in kinds,
+            allowed=real if primary == "multi" else (),
+        )
         self.built[key] = node  # before the children: a recursive schema comes back here
         if primary == "multi" and (located.properties is not None or located.items is not None):
             # a node of several types is one field compared whole (docs/schemas.md, and
             # extract-eval): its properties and items describe one of its types, not fields
             if spec.comparator is None and not spec.skip:
-                warnings.warn(f"schema node {where}: its {'properties' if located.properties is not None else 'items'} "
-                              f"are not read: a node of several types ({', '.join(real)}) is "
-                              f"compared whole", SchemaWarning, stacklevel=4)
+                warnings.warn(
+                    f"schema node {where}: its {'properties' if located.properties is not None else 'items'} "
+                    f"are not read: a node of several types ({', '.join(real)}) is "
+                    f"compared whole",
+                    SchemaWarning,
+                    stacklevel=4,
+                )
         elif located.properties is not None:
-            node.properties = {name: self.node(child, key_segment("" if where == "$" else where, name))
-                               for name, child in located.properties.items()}
+            node.properties = {
+                name: self.node(child, key_segment("" if where == "$" else where, name))
+                for name, child in located.properties.items()
+            }
         if located.items is not None and primary != "multi":
             node.items = self.node(located.items, ("" if where == "$" else where) + "[]")
         _check_key_field(node, where)
@@ -273,55 +321,97 @@ def _check_key_field(node: SchemaNode, where: str) -> None:
     extract-eval requires), else identical arrays would score 0; a key the items do not
     declare is a SchemaWarning (the reference warns too)."""
     align = node.spec.align
-    if align is None or align.mode != "key_field" or node.spec.comparator is not None or node.spec.skip:
+    if (
+        align is None
+        or align.mode != "key_field"
+        or node.spec.comparator is not None
+        or node.spec.skip
+    ):
         return
     items = node.items
     if items is None:
-        raise SchemaError(f"schema node {where}: x-eval-align matches by key {align.key!r}, but the "
-                          f"array gives no items schema: give it items of type object with that "
-                          f"property")
+        raise SchemaError(
+            f"schema node {where}: x-eval-align matches by key {align.key!r}, but the "
+            f"array gives no items schema: give it items of type object with that "
+            f"property"
+        )
     if items.type not in (None, "object"):
-        raise SchemaError(f"schema node {where}: x-eval-align matches by key {align.key!r}, but the "
-                          f"items are {items.type}, not objects: no element has a key to pair by")
+        raise SchemaError(
+            f"schema node {where}: x-eval-align matches by key {align.key!r}, but the "
+            f"items are {items.type}, not objects: no element has a key to pair by"
+        )
     if items.properties is None:
-        warnings.warn(f"schema node {where}[]: the items of an array aligned by key "
-                      f"{align.key!r} have no properties", SchemaWarning, stacklevel=5)
+        warnings.warn(
+            f"schema node {where}[]: the items of an array aligned by key "
+            f"{align.key!r} have no properties",
+            SchemaWarning,
+            stacklevel=5,
+        )
     elif align.key not in items.properties:
-        warnings.warn(f"schema node {where}: the alignment key {align.key!r} is not among the "
-                      f"items' properties ({', '.join(items.properties) or 'none'})",
-                      SchemaWarning, stacklevel=5)
+        warnings.warn(
+            f"schema node {where}: the alignment key {align.key!r} is not among the "
+            f"items' properties ({', '.join(items.properties) or 'none'})",
+            SchemaWarning,
+            stacklevel=5,
+        )
 
 
-def _node_spec(schema: Mapping[str, Any], registry: Any, where: str, reader: SchemaReader | None,
-               is_array: bool) -> FieldSpec:
+def _node_spec(
+    schema: Mapping[str, Any],
+    registry: Any,
+    where: str,
+    reader: SchemaReader | None,
+    is_array: bool,
+) -> FieldSpec:
     """The spec a schema node's ``x-eval-*`` keys (and a dialect's) give."""
-    unknown = [k for k in schema if isinstance(k, str) and k.startswith("x-eval-") and k not in X_KEYS]
+    unknown = [
+        k for k in schema if isinstance(k, str) and k.startswith("x-eval-") and k not in X_KEYS
+    ]
     if unknown:
-        warnings.warn(f"schema node {where}: unknown keys {unknown} are not read; known: "
-                      f"{', '.join(X_KEYS)}", SchemaWarning, stacklevel=6)
+        warnings.warn(
+            f"schema node {where}: unknown keys {unknown} are not read; known: {', '.join(X_KEYS)}",
+            SchemaWarning,
+            stacklevel=6,
+        )
     if reader is None and "x-override-evaluator" in schema:
-        warnings.warn(f"schema node {where}: x-override-evaluator is structeval's key, read under "
-                      f"structural_f1 only; this metric uses x-eval-compare", SchemaWarning, stacklevel=6)
+        warnings.warn(
+            f"schema node {where}: x-override-evaluator is structeval's key, read under "
+            f"structural_f1 only; this metric uses x-eval-compare",
+            SchemaWarning,
+            stacklevel=6,
+        )
     if "x-eval-align" in schema and not is_array:
-        raise SchemaError(f"schema node {where}: x-eval-align is only valid on arrays, and this node "
-                          f"is {_primary_type(schema.get('type')) or 'not typed as one'}")
+        raise SchemaError(
+            f"schema node {where}: x-eval-align is only valid on arrays, and this node "
+            f"is {_primary_type(schema.get('type')) or 'not typed as one'}"
+        )
     try:
-        comparator = (registry.comparator(schema["x-eval-compare"])
-                      if "x-eval-compare" in schema else None)
+        comparator = (
+            registry.comparator(schema["x-eval-compare"]) if "x-eval-compare" in schema else None
+        )
         if reader is not None:
             dialect = reader(schema, registry, where)
             if dialect is not None and comparator is None:
                 comparator = dialect
-        transform = (parse_transforms(schema["x-eval-transform"], registry)
-                     if "x-eval-transform" in schema else None)
-        align = parse_align(schema["x-eval-align"], "x-eval-align") if "x-eval-align" in schema else None
+        transform = (
+            parse_transforms(schema["x-eval-transform"], registry)
+            if "x-eval-transform" in schema
+            else None
+        )
+        align = (
+            parse_align(schema["x-eval-align"], "x-eval-align")
+            if "x-eval-align" in schema
+            else None
+        )
     except SchemaError:
         raise
     except ConfigError as exc:
         raise SchemaError(f"schema node {where}: {exc}") from None
     skip = schema.get("x-eval-skip", False)
     if not isinstance(skip, bool):
-        raise SchemaError(f"schema node {where}: x-eval-skip must be true or false, not {shown(skip)}")
+        raise SchemaError(
+            f"schema node {where}: x-eval-skip must be true or false, not {shown(skip)}"
+        )
     weight = schema.get("x-eval-weight")
     if weight is not None:
         try:
@@ -372,8 +462,11 @@ def infer_node(values: list[Any], registry: Any, warn_mixed: bool = False) -> Sc
             # (plain dicts, nearly all of them, are told apart without the ABC's check)
             dicts = [v for v in pooled_values if type(v) is dict or isinstance(v, Mapping)]
             props: dict[str, Any] = {}
-            node = SchemaNode(type="object", properties=props,
-                              default_comparator=_shared_leaf("object", registry).default_comparator)
+            node = SchemaNode(
+                type="object",
+                properties=props,
+                default_comparator=_shared_leaf("object", registry).default_comparator,
+            )
             stack.append(node)  # sealed after its children
             if len(dicts) == 1:
                 for k, v in dicts[0].items():
@@ -384,7 +477,9 @@ def infer_node(values: list[Any], registry: Any, warn_mixed: bool = False) -> Sc
                         if warn_mixed:
                             paths[id(stack[-1][0])] = key_segment(path, k)
             else:
-                for k in dict.fromkeys(_chain.from_iterable(dicts)):  # each key once, first seen first
+                for k in dict.fromkeys(
+                    _chain.from_iterable(dicts)
+                ):  # each key once, first seen first
                     if not warn_mixed:
                         # a scalar's node is its first non-null value's: its values need
                         # not be gathered (only the warning about mixed types reads them)
@@ -400,8 +495,11 @@ def infer_node(values: list[Any], registry: Any, warn_mixed: bool = False) -> Sc
             target[slot] = node
         elif kind == "array":
             pooled = [x for v in pooled_values if isinstance(v, (list, tuple)) for x in v]
-            node = SchemaNode(type="array", items=None if pooled else _shared_leaf("string", registry),
-                              default_comparator=_shared_leaf("array", registry).default_comparator)
+            node = SchemaNode(
+                type="array",
+                items=None if pooled else _shared_leaf("string", registry),
+                default_comparator=_shared_leaf("array", registry).default_comparator,
+            )
             stack.append(node)
             if pooled:
                 stack.append((pooled, _ItemsSlot(node), "items"))
@@ -416,9 +514,12 @@ def infer_node(values: list[Any], registry: Any, warn_mixed: bool = False) -> Sc
 def _warn_mixed(values: list[Any], path: str) -> None:
     kinds = list(dict.fromkeys(schema_type(v) for v in values if v is not None))
     if len(kinds) > 1 and set(kinds) != {"integer", "number"}:  # an integer is a number
-        warnings.warn(f"infer_schema: field {path or '$'} has values of several types across the "
-                      f"instances ({', '.join(kinds)}); the schema keeps the first, {kinds[0]}",
-                      SchemaWarning, stacklevel=4)
+        warnings.warn(
+            f"infer_schema: field {path or '$'} has values of several types across the "
+            f"instances ({', '.join(kinds)}); the schema keeps the first, {kinds[0]}",
+            SchemaWarning,
+            stacklevel=4,
+        )
 
 
 class _ItemsSlot:
@@ -445,9 +546,12 @@ def _leaf_table(registry: Any) -> dict[type, SchemaNode]:
         if len(_LEAF_TABLES) > 64:
             _LEAF_TABLES.clear()
         table = _LEAF_TABLES[key] = {
-            str: _shared_leaf("string", registry), bool: _shared_leaf("boolean", registry),
-            int: _shared_leaf("integer", registry), float: _shared_leaf("number", registry),
-            type(None): _shared_leaf("string", registry)}
+            str: _shared_leaf("string", registry),
+            bool: _shared_leaf("boolean", registry),
+            int: _shared_leaf("integer", registry),
+            float: _shared_leaf("number", registry),
+            type(None): _shared_leaf("string", registry),
+        }
     return table
 
 
@@ -458,7 +562,8 @@ def _shared_leaf(kind: str, registry: Any) -> SchemaNode:
         if len(_LEAVES) > 512:
             _LEAVES.clear()
         node = _LEAVES[key] = SchemaNode(
-            type=kind, default_comparator=registry.comparator(registry.type_default(kind))).seal()
+            type=kind, default_comparator=registry.comparator(registry.type_default(kind))
+        ).seal()
     return node
 
 
@@ -486,8 +591,9 @@ def validate_gold(gold: Any, schema: Any, registry: Any = None) -> list[str]:
         # through the door comparisons use: numpy values, tuples and subclasses as the JSON
         # they hold, so gold fits the schema inferred from it
         value, depth = read_json(as_data(record, f"record {index}"), f"record {index}")
-        call_with_depth(depth, partial(_check, value, root, f"record {index}", "", errors,
-                                       warnings_found))
+        call_with_depth(
+            depth, partial(_check, value, root, f"record {index}", "", errors, warnings_found)
+        )
     if errors:
         raise SchemaError("gold does not fit the schema:\n  " + "\n  ".join(errors))
     return warnings_found
@@ -502,8 +608,14 @@ def _fits(value: Any, node: SchemaNode) -> bool:
     return actual in allowed or (actual == "integer" and "number" in allowed)
 
 
-def _check(value: Any, node: SchemaNode, record: str, path: str,
-           errors: list[str], warnings_found: list[str]) -> None:
+def _check(
+    value: Any,
+    node: SchemaNode,
+    record: str,
+    path: str,
+    errors: list[str],
+    warnings_found: list[str],
+) -> None:
     if value is None or node.skip:
         return
     where = f"{record}: {path or '$'}"

@@ -120,8 +120,9 @@ def load_schema(source: Any) -> LoadedSchema:
         return _load_model(source)
     if isinstance(source, (str, os.PathLike)):
         return _load_file(Path(source))
-    raise SchemaError(f"a schema is a mapping, a file path or a pydantic model class, "
-                      f"not {type(source).__name__}")
+    raise SchemaError(
+        f"a schema is a mapping, a file path or a pydantic model class, not {type(source).__name__}"
+    )
 
 
 def _load_model(model: type) -> LoadedSchema:
@@ -131,9 +132,13 @@ def _load_model(model: type) -> LoadedSchema:
         try:
             contents = model.model_json_schema()  # type: ignore[attr-defined]
         except Exception as exc:  # noqa: BLE001 - the model's own failure, named
-            raise SchemaError(f"{name}.model_json_schema() failed: {type(exc).__name__}: {exc}") from None
+            raise SchemaError(
+                f"{name}.model_json_schema() failed: {type(exc).__name__}: {exc}"
+            ) from None
         if not isinstance(contents, Mapping):
-            raise SchemaError(f"{name}.model_json_schema() returned {type(contents).__name__}, not a mapping")
+            raise SchemaError(
+                f"{name}.model_json_schema() returned {type(contents).__name__}, not a mapping"
+            )
         loaded = LoadedSchema(contents, _resolver(contents, _base_of_mapping(contents)), name)
         if len(_MODELS) >= _CACHE_LIMIT:
             _MODELS.clear()
@@ -216,7 +221,9 @@ _CONFINED: ContextVar[_Confinement | None] = ContextVar("references_confined_to"
 
 
 @contextmanager
-def references_confined_to(folders: Iterable[os.PathLike[str] | str], setting: str) -> Iterator[None]:
+def references_confined_to(
+    folders: Iterable[os.PathLike[str] | str], setting: str
+) -> Iterator[None]:
     """While the block runs, a ``$ref`` may read files only under ``folders`` (symlinks
     resolved); refusals name ``setting``, where a user lists more folders."""
     token = _CONFINED.set(_Confinement(tuple(folders), setting))
@@ -238,9 +245,11 @@ def _retrieve(uri: str) -> Any:
         real = path.resolve()
         folders = confined.folders
         if not any(real.is_relative_to(folder) for folder in folders):
-            raise SchemaError(f"$ref {uri!r} reads outside {', '.join(map(str, folders))}: "
-                              f"refused, unread (a case file's schema reads only there; "
-                              f"{confined.setting} lists more folders)")
+            raise SchemaError(
+                f"$ref {uri!r} reads outside {', '.join(map(str, folders))}: "
+                f"refused, unread (a case file's schema reads only there; "
+                f"{confined.setting} lists more folders)"
+            )
     return _resource(read_schema_file(path, str(path)))
 
 
@@ -257,8 +266,9 @@ def locate(parts: Parts, where: str) -> Located:
     return nodes[0] if len(nodes) == 1 else _merge(nodes, {}, where)
 
 
-def _flatten(raw: Any, resolver: Any, where: str, seen: frozenset[int]
-             ) -> tuple[dict[str, Any], list[Located]]:
+def _flatten(
+    raw: Any, resolver: Any, where: str, seen: frozenset[int]
+) -> tuple[dict[str, Any], list[Located]]:
     """A raw node's own keywords, and the nodes its ``$ref``, ``allOf`` and union stand
     for (to be merged under them)."""
     if not isinstance(raw, Mapping):
@@ -295,8 +305,10 @@ def _flatten(raw: Any, resolver: Any, where: str, seen: frozenset[int]
             for name in value:
                 if not isinstance(name, str):
                     # a property name is a JSON key: a string, or no field could ever match
-                    raise SchemaError(f"schema node {where}: properties: the name {shown(name)} "
-                                      f"is not a string (a property name is a JSON key)")
+                    raise SchemaError(
+                        f"schema node {where}: properties: the name {shown(name)} "
+                        f"is not a string (a property name is a JSON key)"
+                    )
             own[key] = {name: ((child, resolver),) for name, child in value.items()}
         elif key == "items":
             if isinstance(value, list):  # draft 4-7 positional items
@@ -332,11 +344,15 @@ def _follow(ref: Any, resolver: Any, where: str) -> tuple[Any, Any]:
     except SchemaError as exc:
         raise SchemaError(f"schema node {where}: {exc}") from None
     except Unresolvable as exc:
-        raise SchemaError(f"schema node {where}: $ref {ref!r} cannot be resolved ({_why(exc)})") from None
+        raise SchemaError(
+            f"schema node {where}: $ref {ref!r} cannot be resolved ({_why(exc)})"
+        ) from None
     except Exception as exc:  # noqa: BLE001 - the library crawls the whole document first
-        raise SchemaError(f"schema node {where}: $ref {ref!r} cannot be resolved: the library "
-                          f"could not read the schema ({type(exc).__name__}: {shown(str(exc), 120)}); "
-                          f"every subschema must be a mapping, true or false") from None
+        raise SchemaError(
+            f"schema node {where}: $ref {ref!r} cannot be resolved: the library "
+            f"could not read the schema ({type(exc).__name__}: {shown(str(exc), 120)}); "
+            f"every subschema must be a mapping, true or false"
+        ) from None
     return resolved.contents, resolved.resolver
 
 
@@ -352,8 +368,9 @@ def _why(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def _union(raw: Mapping[str, Any], key: str, resolver: Any, where: str, seen: frozenset[int]
-           ) -> Located:
+def _union(
+    raw: Mapping[str, Any], key: str, resolver: Any, where: str, seen: frozenset[int]
+) -> Located:
     """An ``anyOf``/``oneOf``: null branches dropped; one branch left is the node; branches
     of different types are one node of several types, compared whole; two branches of one
     container type (two object shapes) are a union the scorer can only compare whole when
@@ -374,7 +391,9 @@ def _union(raw: Mapping[str, Any], key: str, resolver: Any, where: str, seen: fr
         return Located({"type": "null"}, None, None, nullable=True)
     if len(kept) == 1:
         only = kept[0]
-        return Located(only.keywords, only.properties, only.items, nullable or only.nullable, only.union)
+        return Located(
+            only.keywords, only.properties, only.items, nullable or only.nullable, only.union
+        )
     kinds = [_kind(node) for node in kept]
     containers = [kind for kind in kinds if kind in ("object", "array")]
     if len(containers) == len(set(containers)):
@@ -394,8 +413,11 @@ def _is_null_only(node: Located) -> bool:
     if node.properties is not None or node.items is not None or node.union:
         return False
     kw = node.keywords
-    return (_types(kw.get("type")) == {"null"} or kw.get("enum") == [None]
-            or ("const" in kw and kw["const"] is None))
+    return (
+        _types(kw.get("type")) == {"null"}
+        or kw.get("enum") == [None]
+        or ("const" in kw and kw["const"] is None)
+    )
 
 
 def _kind(node: Located) -> str | None:
@@ -420,8 +442,14 @@ def _types(kind: Any) -> set[str]:
 # -- merging ------------------------------------------------------------------------------------
 
 # Keys whose values must agree when allOf branches (or a reference and its target) meet.
-_MUST_AGREE = ("x-eval-compare", "x-eval-transform", "x-eval-align", "x-eval-skip",
-               "x-eval-weight", "x-override-evaluator")
+_MUST_AGREE = (
+    "x-eval-compare",
+    "x-eval-transform",
+    "x-eval-align",
+    "x-eval-skip",
+    "x-eval-weight",
+    "x-override-evaluator",
+)
 
 
 def _merge(pieces: list[Located], own: Mapping[str, Any], where: str) -> Located:
@@ -443,10 +471,16 @@ def _merge(pieces: list[Located], own: Mapping[str, Any], where: str) -> Located
                 kinds = _intersect(kinds, _types(value), where)
             elif key == "required" and isinstance(value, list):
                 keywords[key] = list(dict.fromkeys([*keywords.get(key, []), *value]))
-            elif (key in _MUST_AGREE and piece is not mine and key in keywords
-                  and keywords[key] != value):
-                raise SchemaError(f"schema node {where}: allOf branches give different {key} "
-                                  f"({keywords[key]!r} and {value!r})")
+            elif (
+                key in _MUST_AGREE
+                and piece is not mine
+                and key in keywords
+                and keywords[key] != value
+            ):
+                raise SchemaError(
+                    f"schema node {where}: allOf branches give different {key} "
+                    f"({keywords[key]!r} and {value!r})"
+                )
             else:
                 keywords[key] = value
         if piece.properties is not None:
@@ -465,8 +499,12 @@ def _merge(pieces: list[Located], own: Mapping[str, Any], where: str) -> Located
 
 def _as_located(own: Mapping[str, Any]) -> Located:
     keywords = {k: v for k, v in own.items() if k not in ("properties", "items")}
-    return Located(keywords, own.get("properties"), own.get("items"),
-                   bool(own.get("nullable")) or "null" in _types(own.get("type")))
+    return Located(
+        keywords,
+        own.get("properties"),
+        own.get("items"),
+        bool(own.get("nullable")) or "null" in _types(own.get("type")),
+    )
 
 
 def _intersect(kinds: set[str] | None, more: set[str], where: str) -> set[str]:
@@ -478,8 +516,10 @@ def _intersect(kinds: set[str] | None, more: set[str], where: str) -> set[str]:
     if "number" in kinds and "integer" in more or "integer" in kinds and "number" in more:
         both.add("integer")
     if not both:
-        raise SchemaError(f"schema node {where}: allOf branches disagree on type "
-                          f"({'/'.join(sorted(kinds))} and {'/'.join(sorted(more))})")
+        raise SchemaError(
+            f"schema node {where}: allOf branches disagree on type "
+            f"({'/'.join(sorted(kinds))} and {'/'.join(sorted(more))})"
+        )
     return both
 
 
@@ -492,8 +532,11 @@ def _warn_unhonoured(raw: Mapping[str, Any], where: str) -> None:
             _warn(where, key, why)
     extra = raw.get("additionalProperties")
     if isinstance(extra, Mapping) and extra and "properties" not in raw:
-        _warn(where, "additionalProperties",
-              "the object's keys are not given its schema; the object is compared whole")
+        _warn(
+            where,
+            "additionalProperties",
+            "the object's keys are not given its schema; the object is compared whole",
+        )
 
 
 def _warn(where: str, key: str, why: str) -> None:

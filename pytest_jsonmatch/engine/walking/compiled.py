@@ -82,12 +82,18 @@ _FACTORIES: dict[tuple[Any, ...], Callable[..., Scorer]] = {}  # by structure
 
 def compiles(cfg: WalkConfig) -> bool:
     """Whether objects under this configuration may take generated scorers."""
-    return (SPECIALISE and cfg.schema_driven and not cfg.rules and cfg.leaf_depth is None
-            and cfg.array_mode == "align")
+    return (
+        SPECIALISE
+        and cfg.schema_driven
+        and not cfg.rules
+        and cfg.leaf_depth is None
+        and cfg.array_mode == "align"
+    )
 
 
-def scorer_for(node: SchemaNode, expected: dict[str, Any], where: Place,
-               cfg: WalkConfig, tally: bool = False) -> Scorer | None:
+def scorer_for(
+    node: SchemaNode, expected: dict[str, Any], where: Place, cfg: WalkConfig, tally: bool = False
+) -> Scorer | None:
     """The scorer of ``expected``'s shape under ``node`` (made on first use), in tally form
     when ``tally``, or None when the node keeps MAX_SHAPES others already or the object has
     more than MAX_KEYS keys."""
@@ -97,8 +103,16 @@ def scorer_for(node: SchemaNode, expected: dict[str, Any], where: Place,
     align = cfg.default_align
     # (of the alignment, only its mode decides a kind: see child_kind; a str hashes in C;
     # a tally scorer's field paths are its constants: it is kept per field path)
-    shape = (tuple(expected), not path, not field, field == path, actual_path is None,
-             cfg.count_extras, align.mode, field if tally else None)
+    shape = (
+        tuple(expected),
+        not path,
+        not field,
+        field == path,
+        actual_path is None,
+        cfg.count_extras,
+        align.mode,
+        field if tally else None,
+    )
     scorers = node.scorers
     found = scorers.get(shape)
     if found is None and len(scorers) < MAX_SHAPES:
@@ -109,8 +123,14 @@ def scorer_for(node: SchemaNode, expected: dict[str, Any], where: Place,
 def _kinds(node: SchemaNode, keys: tuple[str, ...], align: Align) -> tuple[str, ...]:
     props = node.properties or {}
     plain = node.plain_by_key
-    return tuple(_plain_kind(plain[k]) if k in plain
-                 else UNKNOWN if k not in props else child_kind(props[k], align) for k in keys)
+    return tuple(
+        _plain_kind(plain[k])
+        if k in plain
+        else UNKNOWN
+        if k not in props
+        else child_kind(props[k], align)
+        for k in keys
+    )
 
 
 def _plain_kind(comparator: Any) -> str:
@@ -127,14 +147,22 @@ def child_kind(child: SchemaNode, align: Align) -> str:
         return GENERAL
     if child.type == OBJECT and child.properties is not None:
         return OBJECT_NODE
-    if child.type == ARRAY and ((spec.align if spec.align is not None else None)
-                                or align).mode == "ordered":
+    if (
+        child.type == ARRAY
+        and ((spec.align if spec.align is not None else None) or align).mode == "ordered"
+    ):
         return ORDERED_ARRAY
     return GENERAL
 
 
-def remembered(cache: dict[tuple[str, ...], Scorer], node: SchemaNode, expected: dict[str, Any],
-               where: Place, cfg: WalkConfig, tally: bool = False) -> Scorer | None:
+def remembered(
+    cache: dict[tuple[str, ...], Scorer],
+    node: SchemaNode,
+    expected: dict[str, Any],
+    where: Place,
+    cfg: WalkConfig,
+    tally: bool = False,
+) -> Scorer | None:
     """``scorer_for``, kept in ``cache`` by the object's keys: a call site's own cache, where
     everything else the shape holds (the path flags, the field path, the configuration's,
     the form) is the same for every object met there. Only scorers are kept (at most
@@ -149,9 +177,16 @@ def remembered(cache: dict[tuple[str, ...], Scorer], node: SchemaNode, expected:
 _INDEX = tuple(f"[{i}]" for i in range(64))
 
 
-def ordered_elements(walk: Any, expected: list[Any], actual: list[Any], where: Place,
-                     node: SchemaNode, depth: int, cache: dict[tuple[str, ...], Scorer],
-                     objects: bool) -> None:
+def ordered_elements(
+    walk: Any,
+    expected: list[Any],
+    actual: list[Any],
+    where: Place,
+    node: SchemaNode,
+    depth: int,
+    cache: dict[tuple[str, ...], Scorer],
+    objects: bool,
+) -> None:
     """What ``Walk.array`` does for two arrays, not both empty, of a schema-driven node
     aligned by index: each pair of elements walked in order (an object element by its
     scorer, found in the call site's ``cache``, when ``objects``: the node's elements are
@@ -165,11 +200,20 @@ def ordered_elements(walk: Any, expected: list[Any], actual: list[Any], where: P
     index = _INDEX if common <= len(_INDEX) else [f"[{i}]" for i in range(common)]
     for i in range(common):
         e, a = expected[i], actual[i]
-        at = (path + index[i], element_field,
-              None if actual_path is None else actual_path + index[i])
+        at = (
+            path + index[i],
+            element_field,
+            None if actual_path is None else actual_path + index[i],
+        )
         if objects and type(e) is dict and type(a) is dict and e:
-            scorer = cache.get(tuple(e)) or remembered(cache, items, e, at, cfg,  # type: ignore[arg-type]
-                                                       walk.tally)
+            scorer = cache.get(tuple(e)) or remembered(
+                cache,
+                items,
+                e,
+                at,
+                cfg,  # type: ignore[arg-type]
+                walk.tally,
+            )
             if scorer is not None:
                 scorer(walk, e, a, at, below)
                 continue
@@ -181,8 +225,15 @@ def ordered_elements(walk: Any, expected: list[Any], actual: list[Any], where: P
         one_sided(walk.out, cfg, expected[i], whole.element(i), items, OMISSION, below)
     if cfg.count_extras:
         for j in range(common, len(actual)):
-            one_sided(walk.out, cfg, walk.read(actual[j], below),
-                      whole.element(j, whole.actual_path), items, HALLUCINATION, below)
+            one_sided(
+                walk.out,
+                cfg,
+                walk.read(actual[j], below),
+                whole.element(j, whole.actual_path),
+                items,
+                HALLUCINATION,
+                below,
+            )
 
 
 def _elements_are_objects(node: SchemaNode | None) -> bool:
@@ -195,8 +246,15 @@ def _elements_are_objects(node: SchemaNode | None) -> bool:
 def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer:
     keys, at_root, field_at_root, same_field, same_actual, count_extras, _, field = shape
     kinds = _kinds(node, keys, align)
-    structure = (kinds, at_root, field_at_root, same_field, same_actual, count_extras,
-                 field is not None)
+    structure = (
+        kinds,
+        at_root,
+        field_at_root,
+        same_field,
+        same_actual,
+        count_extras,
+        field is not None,
+    )
     factory = _FACTORIES.get(structure)
     if factory is None:
         if len(_FACTORIES) >= MAX_FACTORIES:  # records of ever new structures: start over
@@ -208,21 +266,39 @@ def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer:
     comparators = [node.plain_by_key.get(k) for k in keys]
     forms = tuple(key_forms(k) for k in keys)
     # (tally form) each key's field path, as the full form writes it
-    field_paths = (tuple(field + f[1] if field else f[0] for f in forms)
-                   if field is not None else ())
+    field_paths = tuple(field + f[1] if field else f[0] for f in forms) if field is not None else ()
     return factory(
-        keys=keys, forms=forms, field_paths=field_paths,
+        keys=keys,
+        forms=forms,
+        field_paths=field_paths,
         names=tuple(c.name if c is not None else "" for c in comparators),
         scores=tuple(c.score if c is not None else None for c in comparators),
-        nodes=tuple(props.get(k) for k in keys), props=node.properties,
+        nodes=tuple(props.get(k) for k in keys),
+        props=node.properties,
         objects=tuple(_elements_are_objects(props.get(k)) for k in keys),
-        MISSING=MISSING, SCALARS=SCALAR_TYPES, MATCH=MATCH, MISMATCH=MISMATCH, SKIPPED=SKIPPED,
-        FieldResult=FieldResult, Where=Where, new=tuple.__new__, remembered=remembered,
-        ordered_elements=ordered_elements, tally=make_tally)
+        MISSING=MISSING,
+        SCALARS=SCALAR_TYPES,
+        MATCH=MATCH,
+        MISMATCH=MISMATCH,
+        SKIPPED=SKIPPED,
+        FieldResult=FieldResult,
+        Where=Where,
+        new=tuple.__new__,
+        remembered=remembered,
+        ordered_elements=ordered_elements,
+        tally=make_tally,
+    )
 
 
-def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_field: bool,
-            same_actual: bool, count_extras: bool, tally: bool = False) -> str:
+def _source(
+    kinds: tuple[str, ...],
+    at_root: bool,
+    field_at_root: bool,
+    same_field: bool,
+    same_actual: bool,
+    count_extras: bool,
+    tally: bool = False,
+) -> str:
     """The text of a factory ``make(...)`` returning the scorer of one structure, in full
     or in tally form."""
     n = len(kinds)
@@ -248,18 +324,23 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
         if not same_actual:
             lines.append(f"    a{i} = forms[{i}][1]")
         if kind in _PLAIN_KINDS:  # (a tally names no comparator)
-            lines.append(f"    score{i} = scores[{i}]" if tally else
-                         f"    name{i}, score{i} = names[{i}], scores[{i}]")
+            lines.append(
+                f"    score{i} = scores[{i}]"
+                if tally
+                else f"    name{i}, score{i} = names[{i}], scores[{i}]"
+            )
         if kind != UNKNOWN:
             lines.append(f"    node{i} = nodes[{i}]")
         if kind in (OBJECT_NODE, ORDERED_ARRAY):
             lines.append(f"    cache{i} = {{}}  # the scorers of the objects met here, by keys")
         if kind == ORDERED_ARRAY:
             lines.append(f"    objects{i} = objects[{i}]  # whether its elements are objects")
-    about = (f"an object of {n} keys at the {'root' if at_root else 'path given'}; field path "
-             f"{'the same' if same_field else 'its own'}; actual path "
-             f"{'the same' if same_actual else 'its own'}; "
-             f"{'tally form: a tally per leaf' if tally else 'full form'}")
+    about = (
+        f"an object of {n} keys at the {'root' if at_root else 'path given'}; field path "
+        f"{'the same' if same_field else 'its own'}; actual path "
+        f"{'the same' if same_actual else 'its own'}; "
+        f"{'tally form: a tally per leaf' if tally else 'full form'}"
+    )
     lines += [
         "",
         "    def score(walk, expected, actual, where, depth):",
@@ -302,11 +383,15 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
                     f"            s = score{i}(v{i}, walk.read(o, below))",
                     "            status = MATCH if s >= 1.0 else MISMATCH",
                 ]
-            lines.append(f"            append(new(FieldResult, (cp, status, s, v{i}, o, name{i}, "
-                         f"'', {fld}, {act}, 1.0, None)))")
+            lines.append(
+                f"            append(new(FieldResult, (cp, status, s, v{i}, o, name{i}, "
+                f"'', {fld}, {act}, 1.0, None)))"
+            )
         elif kind == UNKNOWN:
-            lines.append(f"        append(FieldResult(cp, SKIPPED, 0.0, v{i}, walk.read(o, below), '', "
-                         f"'not in the schema', {fld}, {act}))")
+            lines.append(
+                f"        append(FieldResult(cp, SKIPPED, 0.0, v{i}, walk.read(o, below), '', "
+                f"'not in the schema', {fld}, {act}))"
+            )
             if count_extras:
                 lines.append("        missing += o is MISSING")
         elif kind == OBJECT_NODE:
@@ -334,8 +419,10 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
                 *(["            missing += o is MISSING"] if count_extras else []),
             ]
         else:
-            lines.append(f"        walk.node(v{i}, walk.read(o, below), new(Where, (cp, {fld}, {act})), "
-                         f"node{i}, below)")
+            lines.append(
+                f"        walk.node(v{i}, walk.read(o, below), new(Where, (cp, {fld}, {act})), "
+                f"node{i}, below)"
+            )
             if count_extras:
                 lines.append("        missing += o is MISSING")
     if count_extras:
@@ -348,16 +435,17 @@ def _source(kinds: tuple[str, ...], at_root: bool, field_at_root: bool, same_fie
     return "\n".join(lines)
 
 
-def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str,
-                count_extras: bool) -> list[str]:
+def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str, count_extras: bool) -> list[str]:
     """A plain or unknown key's lines in the tally form: its field path is the constant
     ``fp{i}``; its instance paths are written only where the general walk takes over."""
     if kind == UNKNOWN:  # (a tally is all it gives; its value is only checked)
-        return [f"        o = get(k{i}, MISSING)",
-                f"        if o is not MISSING and walk.unread:",
-                f"            walk.read(o, below)",
-                f"        append(skipped{i})",
-                *(["        missing += o is MISSING"] if count_extras else [])]
+        return [
+            f"        o = get(k{i}, MISSING)",
+            f"        if o is not MISSING and walk.unread:",
+            f"            walk.read(o, below)",
+            f"        append(skipped{i})",
+            *(["        missing += o is MISSING"] if count_extras else []),
+        ]
     lines = [
         f"        o = get(k{i}, MISSING)",
         "        if o is MISSING:",
@@ -386,11 +474,17 @@ def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str,
     ]
 
 
-def scorer_source(node: SchemaNode, keys: tuple[str, ...], at_root: bool = True,
-                  count_extras: bool = True, align: Align = ORDERED, tally: bool = False) -> str:
+def scorer_source(
+    node: SchemaNode,
+    keys: tuple[str, ...],
+    at_root: bool = True,
+    count_extras: bool = True,
+    align: Align = ORDERED,
+    tally: bool = False,
+) -> str:
     """The generated source of the scorer of an object with ``keys`` (in this order) under
     ``node``, at the root or below a parent (of an object, not an array element), in full
     or in tally form."""
-    return (f"# the scorer of keys {keys!r}\n"
-            + _source(_kinds(node, keys, align), at_root, at_root, True, True, count_extras,
-                      tally))
+    return f"# the scorer of keys {keys!r}\n" + _source(
+        _kinds(node, keys, align), at_root, at_root, True, True, count_extras, tally
+    )

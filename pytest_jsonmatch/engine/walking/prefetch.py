@@ -30,23 +30,36 @@ def prefetch_strings(cfg: WalkConfig, expected: Any, actual: Any) -> None:
             comparator.prepare(list(strings))
 
 
-def _gather(cfg: WalkConfig, value: Any, path: str, node: SchemaNode | None,
-            found: dict[int, tuple[BoundComparator, dict[str, None]]]) -> None:
+def _gather(
+    cfg: WalkConfig,
+    value: Any,
+    path: str,
+    node: SchemaNode | None,
+    found: dict[int, tuple[BoundComparator, dict[str, None]]],
+) -> None:
     stack = [(value, path, node)]
     while stack:
         current, where, schema = stack.pop()
         kind = type(current)
-        spec = cfg.spec_at(where, schema) if cfg.rules else (schema.spec if schema is not None else None)
+        spec = (
+            cfg.spec_at(where, schema)
+            if cfg.rules
+            else (schema.spec if schema is not None else None)
+        )
         if spec is not None and spec.skip:
             continue  # never compared; and an ignored value may be anything, even hold itself
         if kind is dict:
             props = schema.properties if schema is not None else None
-            stack.extend((child, key_segment(where, key), props.get(key) if props else None)
-                         for key, child in reversed(current.items()))  # popped in document order
+            stack.extend(
+                (child, key_segment(where, key), props.get(key) if props else None)
+                for key, child in reversed(current.items())
+            )  # popped in document order
         elif kind is list:
             items = schema.items if schema is not None else None
-            stack.extend((child, index_segment(where, index), items)
-                         for index, child in reversed(list(enumerate(current))))
+            stack.extend(
+                (child, index_segment(where, index), items)
+                for index, child in reversed(list(enumerate(current)))
+            )
         elif kind is str:
             comparator = spec.comparator if spec is not None else None
             if comparator is None and cfg.schema_driven and schema is not None:

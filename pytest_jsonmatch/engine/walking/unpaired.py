@@ -22,8 +22,15 @@ from ..results.field_results import (
 from ..schemas.eval_schema import SchemaNode
 
 
-def one_sided(out: WalkOutput, cfg: WalkConfig, value: Any, where: Where,
-              node: SchemaNode | None, status: str, depth: int) -> None:
+def one_sided(
+    out: WalkOutput,
+    cfg: WalkConfig,
+    value: Any,
+    where: Where,
+    node: SchemaNode | None,
+    status: str,
+    depth: int,
+) -> None:
     """Every leaf under ``value`` becomes an ``status`` (omission or hallucination), in
     document order. Without recursion: a value one side alone has may hold fields the door
     did not measure (ignored ones, named here on the other side's path), nested deeper than
@@ -36,33 +43,57 @@ def one_sided(out: WalkOutput, cfg: WalkConfig, value: Any, where: Where,
             continue
         tag = json_type(value)
         if not cfg.is_leaf(node, value, depth):
-            if tag == OBJECT and not (cfg.schema_driven and node is not None
-                                      and node.type not in (None, OBJECT)):
+            if tag == OBJECT and not (
+                cfg.schema_driven and node is not None and node.type not in (None, OBJECT)
+            ):
                 props = node.properties if node is not None else None
                 children = []
                 for key, child in value.items():
                     if cfg.schema_driven and props is not None and key not in props:
                         continue  # a field the schema does not know is not scored
-                    children.append((child, where.key(key),
-                                     props.get(key) if props is not None else None, depth + 1))
+                    children.append(
+                        (
+                            child,
+                            where.key(key),
+                            props.get(key) if props is not None else None,
+                            depth + 1,
+                        )
+                    )
                 stack.extend(reversed(children))  # popped in document order
                 continue
             if tag == ARRAY and (value or not cfg.schema_driven):
                 items = cfg.items_of(node, value)
-                stack.extend((child, where.element(i), items, depth + 1)
-                             for i, child in reversed(list(enumerate(value))))
+                stack.extend(
+                    (child, where.element(i), items, depth + 1)
+                    for i, child in reversed(list(enumerate(value)))
+                )
                 continue
-        if tag == NULL and (cfg.null_absent or (cfg.schema_driven and node is not None
-                                                and node.type == OBJECT)):
+        if tag == NULL and (
+            cfg.null_absent or (cfg.schema_driven and node is not None and node.type == OBJECT)
+        ):
             continue  # an absent null, or a null object: no field
         expected, actual = (value, MISSING) if status == OMISSION else (MISSING, value)
-        out.fields.append(FieldResult(where.path, status, 0.0, expected, actual, "", "", where.field))
-        if status == OMISSION and spec is not None and spec.min_score is not None and spec.min_score > 0:
+        out.fields.append(
+            FieldResult(where.path, status, 0.0, expected, actual, "", "", where.field)
+        )
+        if (
+            status == OMISSION
+            and spec is not None
+            and spec.min_score is not None
+            and spec.min_score > 0
+        ):
             out.floors.append(FloorFailure(where.path, spec.min_score, 0.0))
 
 
-def shape_mismatch(out: WalkOutput, cfg: WalkConfig, expected: Any, actual: Any, where: Where,
-                   node: SchemaNode | None, depth: int) -> None:
+def shape_mismatch(
+    out: WalkOutput,
+    cfg: WalkConfig,
+    expected: Any,
+    actual: Any,
+    where: Where,
+    node: SchemaNode | None,
+    depth: int,
+) -> None:
     """A container on one side, something else (or the other kind of container) on the
     other."""
     type_e, type_a = json_type(expected), json_type(actual)
@@ -76,19 +107,36 @@ def shape_mismatch(out: WalkOutput, cfg: WalkConfig, expected: Any, actual: Any,
         elif type_a == NULL:
             one_sided(out, cfg, expected, where, node, OMISSION, depth)
         elif json_equal(expected, actual):
-            out.fields.append(FieldResult(where.path, MATCH, 1.0, expected, actual, "", "",
-                                          where.field, where.actual))
+            out.fields.append(
+                FieldResult(
+                    where.path, MATCH, 1.0, expected, actual, "", "", where.field, where.actual
+                )
+            )
         else:
-            out.fields.append(FieldResult(where.path, MISMATCH, 0.0, expected, actual, "", reason,
-                                          where.field, where.actual))
+            out.fields.append(
+                FieldResult(
+                    where.path,
+                    MISMATCH,
+                    0.0,
+                    expected,
+                    actual,
+                    "",
+                    reason,
+                    where.field,
+                    where.actual,
+                )
+            )
         return
     if type_e not in (OBJECT, ARRAY):
         # a scalar expected, a container found: the scalar is wrong
         if type_e == NULL and cfg.null_absent:
             one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)
             return
-        out.fields.append(FieldResult(where.path, MISMATCH, 0.0, expected, actual, "", reason,
-                                      where.field, where.actual))
+        out.fields.append(
+            FieldResult(
+                where.path, MISMATCH, 0.0, expected, actual, "", reason, where.field, where.actual
+            )
+        )
         if cfg.count_extras:
             before = len(out.fields)
             one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)

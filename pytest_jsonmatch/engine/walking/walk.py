@@ -43,8 +43,14 @@ from .unpaired import one_sided, shape_mismatch
 _new = tuple.__new__
 
 
-def walk(cfg: WalkConfig, expected: Any, actual: Any, schema: SchemaNode | None,
-         tally: bool = False, unread: bool = False) -> WalkOutput:
+def walk(
+    cfg: WalkConfig,
+    expected: Any,
+    actual: Any,
+    schema: SchemaNode | None,
+    tally: bool = False,
+    unread: bool = False,
+) -> WalkOutput:
     """Compare two plain JSON values field by field. A batch judge answers once, for every
     field that uses it; when array pairing needed its scores before it could choose pairs,
     the record is walked a second time with every score known. With ``tally``, the fields
@@ -71,8 +77,14 @@ def walk(cfg: WalkConfig, expected: Any, actual: Any, schema: SchemaNode | None,
 class Walk:
     """One walk of one record; see :func:`walk`."""
 
-    def __init__(self, cfg: WalkConfig, judge: Judge, budget: PairBudget,
-                 tally: bool = False, unread: bool = False) -> None:
+    def __init__(
+        self,
+        cfg: WalkConfig,
+        judge: Judge,
+        budget: PairBudget,
+        tally: bool = False,
+        unread: bool = False,
+    ) -> None:
         self.cfg = cfg
         self.judge = judge
         self.budget = budget  # for walking candidate pairs (pair_budget.py)
@@ -89,9 +101,14 @@ class Walk:
             if schema is None and not cfg.schema_driven and cfg.leaf_depth != 0:
                 self.obj(expected, actual, root, None, 0)  # what node() would find and do
                 return
-            if (schema is not None and schema.type == OBJECT and schema.properties
-                    and schema.spec.comparator is None and not schema.spec.skip
-                    and compiled.compiles(cfg)):
+            if (
+                schema is not None
+                and schema.type == OBJECT
+                and schema.properties
+                and schema.spec.comparator is None
+                and not schema.spec.skip
+                and compiled.compiles(cfg)
+            ):
                 # what node() and obj() would find: the root's scorer (a schema node with
                 # properties and no comparator is no leaf)
                 scorer = compiled.scorer_for(schema, expected, root, cfg, self.tally)
@@ -116,14 +133,30 @@ class Walk:
 
     # -- one node ---------------------------------------------------------------------------
 
-    def node(self, expected: Any, actual: Any, where: Where, node: SchemaNode | None,
-             depth: int) -> None:
+    def node(
+        self, expected: Any, actual: Any, where: Where, node: SchemaNode | None, depth: int
+    ) -> None:
         cfg = self.cfg
-        spec = cfg.spec_at(where.path, node) if cfg.rules else (node.spec if node is not None else None)
+        spec = (
+            cfg.spec_at(where.path, node)
+            if cfg.rules
+            else (node.spec if node is not None else None)
+        )
         if spec is not None and spec.skip:
             if expected is not MISSING or actual is not MISSING:
-                self.out.fields.append(FieldResult(where.path, SKIPPED, 0.0, expected, actual, "",
-                                                   "ignored", where.field, where.actual))
+                self.out.fields.append(
+                    FieldResult(
+                        where.path,
+                        SKIPPED,
+                        0.0,
+                        expected,
+                        actual,
+                        "",
+                        "ignored",
+                        where.field,
+                        where.actual,
+                    )
+                )
             return
         if expected is MISSING:
             if actual is not MISSING and cfg.count_extras:
@@ -136,7 +169,12 @@ class Walk:
             self.leaf(expected, actual, where, spec, node)
             return
         type_e, type_a = json_type(expected), json_type(actual)
-        if cfg.schema_driven and node is not None and node.type in (OBJECT, ARRAY) and not type_e == type_a == node.type:
+        if (
+            cfg.schema_driven
+            and node is not None
+            and node.type in (OBJECT, ARRAY)
+            and not type_e == type_a == node.type
+        ):
             shape_mismatch(self.out, cfg, expected, actual, where, node, depth)
         elif type_e == OBJECT and type_a == OBJECT:
             self.obj(expected, actual, where, node, depth)
@@ -147,15 +185,24 @@ class Walk:
         else:
             self.leaf(expected, actual, where, spec, node)
 
-    def leaf(self, expected: Any, actual: Any, where: Where, spec: FieldSpec | None,
-             node: SchemaNode | None) -> None:
+    def leaf(
+        self,
+        expected: Any,
+        actual: Any,
+        where: Where,
+        spec: FieldSpec | None,
+        node: SchemaNode | None,
+    ) -> None:
         """Score a value compared whole, with the field's comparator (or the metric's for its
         type), after the field's transforms."""
         cfg = self.cfg
         comparator = spec.comparator if spec is not None else None
         if comparator is None:
-            comparator = (node.default_comparator if cfg.schema_driven and node is not None
-                          and node.default_comparator is not None else cfg.type_policy[json_type(expected)])
+            comparator = (
+                node.default_comparator
+                if cfg.schema_driven and node is not None and node.default_comparator is not None
+                else cfg.type_policy[json_type(expected)]
+            )
         compared_e, compared_a = expected, actual
         room = 0  # how deeply the compared values nest, when the door did not measure it
         if cfg.skip_patterns and cfg.leaf_depth is not None:
@@ -168,35 +215,84 @@ class Walk:
             compared_a = transformed(spec.transform, compared_a, where.path)
         min_score = spec.min_score if spec is not None else None
         # the values the comparator saw, kept when a transform changed them
-        compared = (compared_e, compared_a) if spec is not None and spec.transform is not None else None
+        compared = (
+            (compared_e, compared_a) if spec is not None and spec.transform is not None else None
+        )
         if comparator.batch:
-            item = BatchItem(where.path, expected, actual, compared_e, compared_a, comparator.params or {})
+            item = BatchItem(
+                where.path, expected, actual, compared_e, compared_a, comparator.params or {}
+            )
             score = self.judge.ask(comparator, item, where.actual_path)
             if score is None:
                 self.deferred.append((len(self.out.fields), comparator, min_score))
-                self.out.fields.append(FieldResult(where.path, MISMATCH, 0.0, expected, actual,
-                                                   comparator.name, "pending", where.field, where.actual,
-                                                   1.0, compared))
+                self.out.fields.append(
+                    FieldResult(
+                        where.path,
+                        MISMATCH,
+                        0.0,
+                        expected,
+                        actual,
+                        comparator.name,
+                        "pending",
+                        where.field,
+                        where.actual,
+                        1.0,
+                        compared,
+                    )
+                )
                 return
             if isinstance(score, Failed):
-                self.out.fields.append(FieldResult(where.path, BATCH_ERROR, 0.0, expected, actual,
-                                                   comparator.name, str(score), where.field, where.actual,
-                                                   1.0, compared))
+                self.out.fields.append(
+                    FieldResult(
+                        where.path,
+                        BATCH_ERROR,
+                        0.0,
+                        expected,
+                        actual,
+                        comparator.name,
+                        str(score),
+                        where.field,
+                        where.actual,
+                        1.0,
+                        compared,
+                    )
+                )
                 return
         elif room > SHALLOW:
             # an ignored element's value, compared whole, nests as deep as it likes: the
             # stack the door measured for the walk may not hold its comparison
-            score = call_with_depth(room, lambda: score_at(comparator, compared_e, compared_a,
-                                                           where.path))
+            score = call_with_depth(
+                room, lambda: score_at(comparator, compared_e, compared_a, where.path)
+            )
         else:
             score = score_at(comparator, compared_e, compared_a, where.path)
         self._scored(expected, actual, where, comparator, score, min_score, compared)
 
-    def _scored(self, expected: Any, actual: Any, where: Where, comparator: BoundComparator,
-                score: float, min_score: float | None, compared: tuple[Any, Any] | None = None) -> None:
-        self.out.fields.append(FieldResult(where.path, MATCH if score >= 1.0 else MISMATCH, score,
-                                           expected, actual, comparator.name, "", where.field,
-                                           where.actual, 1.0, compared))
+    def _scored(
+        self,
+        expected: Any,
+        actual: Any,
+        where: Where,
+        comparator: BoundComparator,
+        score: float,
+        min_score: float | None,
+        compared: tuple[Any, Any] | None = None,
+    ) -> None:
+        self.out.fields.append(
+            FieldResult(
+                where.path,
+                MATCH if score >= 1.0 else MISMATCH,
+                score,
+                expected,
+                actual,
+                comparator.name,
+                "",
+                where.field,
+                where.actual,
+                1.0,
+                compared,
+            )
+        )
         if min_score is not None and score < min_score:
             self.out.floors.append(FloorFailure(where.path, min_score, score))
 
@@ -207,13 +303,15 @@ class Walk:
         fields = self.out.fields
         for index, comparator, min_score in self.deferred:
             placeholder = fields[index]
-            score = self.judge.score_of(comparator, placeholder.path,
-                                        placeholder.actual_path or placeholder.path)
+            score = self.judge.score_of(
+                comparator, placeholder.path, placeholder.actual_path or placeholder.path
+            )
             if isinstance(score, Failed):
                 fields[index] = placeholder._replace(status=BATCH_ERROR, reason=str(score))
                 continue
-            fields[index] = placeholder._replace(status=MATCH if score >= 1.0 else MISMATCH,
-                                                 score=score, reason="")
+            fields[index] = placeholder._replace(
+                status=MATCH if score >= 1.0 else MISMATCH, score=score, reason=""
+            )
             if min_score is not None and score < min_score:
                 self.out.floors.append(FloorFailure(placeholder.path, min_score, score))
         self.deferred = []
@@ -221,18 +319,40 @@ class Walk:
 
     # -- objects ----------------------------------------------------------------------------
 
-    def obj(self, expected: dict[str, Any], actual: dict[str, Any], where: Where,
-            node: SchemaNode | None, depth: int) -> None:
+    def obj(
+        self,
+        expected: dict[str, Any],
+        actual: dict[str, Any],
+        where: Where,
+        node: SchemaNode | None,
+        depth: int,
+    ) -> None:
         cfg = self.cfg
         fields = self.out.fields
         if cfg.schema_driven and not expected and not actual:
-            fields.append(FieldResult(where.path, MATCH, 1.0, expected, actual, "", "both empty",
-                                      where.field, where.actual))
+            fields.append(
+                FieldResult(
+                    where.path,
+                    MATCH,
+                    1.0,
+                    expected,
+                    actual,
+                    "",
+                    "both empty",
+                    where.field,
+                    where.actual,
+                )
+            )
             return
         props = node.properties if node is not None else None
         if props is not None and expected and compiled.compiles(cfg):
-            scorer = compiled.scorer_for(node, expected, where, cfg,  # type: ignore[arg-type]
-                                         self.tally)
+            scorer = compiled.scorer_for(
+                node,
+                expected,
+                where,
+                cfg,  # type: ignore[arg-type]
+                self.tally,
+            )
             if scorer is not None:  # this node and key shape, in straight-line code
                 scorer(self, expected, actual, where, depth)
                 return
@@ -250,16 +370,27 @@ class Walk:
             other = actual.get(key, MISSING)
             if plan is not None and other is not MISSING:
                 kind = type(value)
-                if kind is type(other) and (comparator := equal_one.get(kind)) is not None \
-                        and value == other:
+                if (
+                    kind is type(other)
+                    and (comparator := equal_one.get(kind)) is not None
+                    and value == other
+                ):
                     status, score = MATCH, 1.0
                 else:
-                    comparator = (by_key.get(key) if by_key is not None else None
-                                  if scalars_only and type(other) not in SCALAR_TYPES
-                                  else by_type.get(kind))
+                    comparator = (
+                        by_key.get(key)
+                        if by_key is not None
+                        else None
+                        if scalars_only and type(other) not in SCALAR_TYPES
+                        else by_type.get(kind)
+                    )
                     if comparator is not None:
-                        if kind is type(other) and kind in SCALAR_TYPES and value == other \
-                                and comparator.equal_one:
+                        if (
+                            kind is type(other)
+                            and kind in SCALAR_TYPES
+                            and value == other
+                            and comparator.equal_one
+                        ):
                             status, score = MATCH, 1.0
                         else:
                             score = comparator.score(value, other)
@@ -267,22 +398,53 @@ class Walk:
                 if comparator is not None:
                     forms = known_forms(key) or key_forms(key)
                     child_path = path + forms[at_path]
-                    append(_new(FieldResult, (
-                        child_path, status, score, value, other, comparator.name, "",
-                        child_path if same_field else field + forms[at_field],
-                        None if actual_path is None else actual_path + forms[1], 1.0, None)))
+                    append(
+                        _new(
+                            FieldResult,
+                            (
+                                child_path,
+                                status,
+                                score,
+                                value,
+                                other,
+                                comparator.name,
+                                "",
+                                child_path if same_field else field + forms[at_field],
+                                None if actual_path is None else actual_path + forms[1],
+                                1.0,
+                                None,
+                            ),
+                        )
+                    )
                     continue
             child = where.key(key)
             if known_keys and key not in props:  # type: ignore[operator]
-                fields.append(FieldResult(child.path, SKIPPED, 0.0, value, other, "",
-                                          "not in the schema", child.field, child.actual))
+                fields.append(
+                    FieldResult(
+                        child.path,
+                        SKIPPED,
+                        0.0,
+                        value,
+                        other,
+                        "",
+                        "not in the schema",
+                        child.field,
+                        child.actual,
+                    )
+                )
                 continue
             self.node(value, other, child, props.get(key) if props is not None else None, depth + 1)
         if cfg.count_extras and not actual.keys() <= expected.keys():
             self._extra_keys(expected, actual, where, props, depth)
 
-    def _extra_keys(self, expected: dict[str, Any], actual: dict[str, Any], where: Where,
-                    props: dict[str, SchemaNode] | None, depth: int) -> None:
+    def _extra_keys(
+        self,
+        expected: dict[str, Any],
+        actual: dict[str, Any],
+        where: Where,
+        props: dict[str, SchemaNode] | None,
+        depth: int,
+    ) -> None:
         """Fields only actual has: hallucinations (one each when the schema does not know
         them, however large)."""
         cfg = self.cfg
@@ -292,39 +454,77 @@ class Walk:
             child = where.actual_key(key)
             if cfg.schema_driven and (props is None or key not in props):
                 if cfg.rules and cfg.is_skipped(child.path):
-                    self.out.fields.append(FieldResult(child.path, SKIPPED, 0.0, MISSING, value, "",
-                                                       "ignored", child.field))
+                    self.out.fields.append(
+                        FieldResult(
+                            child.path, SKIPPED, 0.0, MISSING, value, "", "ignored", child.field
+                        )
+                    )
                 else:
-                    self.out.fields.append(FieldResult(child.path, HALLUCINATION, 0.0, MISSING, value,
-                                                       "", "not in the schema", child.field))
+                    self.out.fields.append(
+                        FieldResult(
+                            child.path,
+                            HALLUCINATION,
+                            0.0,
+                            MISSING,
+                            value,
+                            "",
+                            "not in the schema",
+                            child.field,
+                        )
+                    )
                 continue
-            self.node(MISSING, value, child, props.get(key) if props is not None else None, depth + 1)
+            self.node(
+                MISSING, value, child, props.get(key) if props is not None else None, depth + 1
+            )
 
     # -- arrays -----------------------------------------------------------------------------
 
-    def array(self, expected: list[Any], actual: list[Any], where: Where, node: SchemaNode | None,
-              spec: FieldSpec | None, depth: int) -> None:
+    def array(
+        self,
+        expected: list[Any],
+        actual: list[Any],
+        where: Where,
+        node: SchemaNode | None,
+        spec: FieldSpec | None,
+        depth: int,
+    ) -> None:
         cfg = self.cfg
         if cfg.schema_driven and not expected and not actual:
-            self.out.fields.append(FieldResult(where.path, MATCH, 1.0, expected, actual, "",
-                                               "both empty", where.field, where.actual))
+            self.out.fields.append(
+                FieldResult(
+                    where.path,
+                    MATCH,
+                    1.0,
+                    expected,
+                    actual,
+                    "",
+                    "both empty",
+                    where.field,
+                    where.actual,
+                )
+            )
             return
         items = cfg.items_of(node, expected)
         by_score = cfg.array_mode == "similarity" or (
-            cfg.array_mode == "align" and alignment(cfg, spec).mode == "hungarian")
+            cfg.array_mode == "align" and alignment(cfg, spec).mode == "hungarian"
+        )
         walked: dict[tuple[int, int], WalkOutput] = {}  # pairs already walked for their score
 
         def walk_candidate(e: Any, a: Any, pair_where: Where) -> tuple[WalkOutput, bool]:
             sub = self._pair_walk(e, a, pair_where, items, depth)
             return sub.out, not sub.deferred
 
-        scored, lone_e, lone_a = choose_pairs(cfg, self.budget, expected, actual, where, items,
-                                              spec, walk_candidate, walked)
+        scored, lone_e, lone_a = choose_pairs(
+            cfg, self.budget, expected, actual, where, items, spec, walk_candidate, walked
+        )
         if by_score or any(i != j for i, j, _ in scored):
             shown = display_path(where.path)
             self.out.pairings.extend(_new(Pairing, (shown, i, j, score)) for i, j, score in scored)
-        objects = (compiled.compiles(cfg) and items is not None
-                   and compiled.child_kind(items, cfg.default_align) == compiled.OBJECT_NODE)
+        objects = (
+            compiled.compiles(cfg)
+            and items is not None
+            and compiled.child_kind(items, cfg.default_align) == compiled.OBJECT_NODE
+        )
         for i, j, _ in scored:
             found = walked.get((i, j))
             if found is None:
@@ -343,20 +543,35 @@ class Walk:
             one_sided(self.out, cfg, expected[i], where.element(i), items, OMISSION, depth + 1)
         if cfg.count_extras:
             for j in lone_a:
-                one_sided(self.out, cfg, actual[j], where.element(j, where.actual_path), items,
-                          HALLUCINATION, depth + 1)
+                one_sided(
+                    self.out,
+                    cfg,
+                    actual[j],
+                    where.element(j, where.actual_path),
+                    items,
+                    HALLUCINATION,
+                    depth + 1,
+                )
 
-    def _element(self, expected: Any, actual: Any, where: Where, items: SchemaNode | None,
-                 depth: int) -> None:
+    def _element(
+        self, expected: Any, actual: Any, where: Where, items: SchemaNode | None, depth: int
+    ) -> None:
         cfg = self.cfg
-        if (type(expected) is dict and type(actual) is dict and items is None and not cfg.rules
-                and not cfg.schema_driven and cfg.leaf_depth is None):
+        if (
+            type(expected) is dict
+            and type(actual) is dict
+            and items is None
+            and not cfg.rules
+            and not cfg.schema_driven
+            and cfg.leaf_depth is None
+        ):
             self.obj(expected, actual, where, None, depth)  # what node() would find and do
         else:
             self.node(expected, actual, where, items, depth)
 
-    def _pair_walk(self, expected: Any, actual: Any, where: Where, items: SchemaNode | None,
-                   depth: int) -> Walk:
+    def _pair_walk(
+        self, expected: Any, actual: Any, where: Where, items: SchemaNode | None, depth: int
+    ) -> Walk:
         """The walk of one candidate pair, on its own (sharing this record's judge and
         budget), exactly as :meth:`_element` walks it once paired."""
         sub = Walk(self.cfg, self.judge, self.budget, self.tally)

@@ -41,11 +41,15 @@ def test_distance_and_similarity_equal_the_full_computation(seed):
     for length in (0, 1, 5, SHORT - 1, SHORT + 1, 3_000, 20_000):
         text = "".join(rng.choices("ab c", k=length))
         # few edits (one band), many (the bound doubles), and an unrelated string
-        for other in (_damaged(rng, text, 3), _damaged(rng, text, length // 7 + 1),
-                      "".join(rng.choices("abc ", k=rng.randint(0, length + 50)))):
+        for other in (
+            _damaged(rng, text, 3),
+            _damaged(rng, text, length // 7 + 1),
+            "".join(rng.choices("abc ", k=rng.randint(0, length + 50))),
+        ):
             assert levenshtein_distance(text, other) == Levenshtein.distance(text, other)
             assert levenshtein_similarity(text, other) == Levenshtein.normalized_similarity(
-                text, other)
+                text, other
+            )
 
 
 def test_a_distance_just_past_each_bound_is_still_exact():

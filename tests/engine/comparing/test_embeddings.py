@@ -35,6 +35,7 @@ def vectors_2d(**angles):
 @pytest.fixture
 def no_network(monkeypatch):
     """Any attempt to open a connection fails the test: nothing is downloaded."""
+
     def refuse(*args, **kwargs):
         raise AssertionError(f"a network connection was attempted: {args!r}")
 
@@ -47,8 +48,13 @@ def no_network(monkeypatch):
 
 @pytest.mark.embedding_model
 def test_wordllama_scores_names_of_one_company_above_unrelated_phrases(no_network):
-    result = match_json({"a": "Acme Corp", "b": "amount due"}, {"a": "Acme Corporation", "b": "invoice total"},
-                        metric="json_similarity", fields={"*": {"comparator": "cosine"}}, embedder="wordllama")
+    result = match_json(
+        {"a": "Acme Corp", "b": "amount due"},
+        {"a": "Acme Corporation", "b": "invoice total"},
+        metric="json_similarity",
+        fields={"*": {"comparator": "cosine"}},
+        embedder="wordllama",
+    )
     same_company, different_words = (f.score for f in result.fields)
     assert 0.0 <= different_words < same_company <= 1.0
     assert same_company > 0.5 and different_words < 0.5
@@ -58,8 +64,13 @@ def test_wordllama_scores_names_of_one_company_above_unrelated_phrases(no_networ
 def test_wordllama_as_structeval_s_cosine_string_evaluator_pairs_array_elements(no_network):
     expected = {"vendors": ["Acme Corporation", "Globex Industries", "Initech Software"]}
     actual = {"vendors": ["Initech Software Inc", "Acme Corp", "Globex Industries"]}
-    result = match_json(actual, expected, metric="structural_f1", embedder="wordllama",
-                        string_evaluation_type={"evaluation_type": "cosine"})
+    result = match_json(
+        actual,
+        expected,
+        metric="structural_f1",
+        embedder="wordllama",
+        string_evaluation_type={"evaluation_type": "cosine"},
+    )
     assert [(p.expected_index, p.actual_index) for p in result.pairings] == [(0, 1), (1, 2), (2, 0)]
     assert result.fields[1].score == 1.0  # the same string, exactly 1
 
@@ -71,10 +82,15 @@ def test_structural_f1_cosine_with_a_fake_embedder():
     fake = CountingEmbedder(vectors_2d(red=0, crimson=60, blue=90, navy=120))
     expected = {"c": ["red", "blue"], "d": "red"}
     actual = {"c": ["navy", "crimson"], "d": "crimson"}
-    result = match_json(actual, expected, metric="structural_f1", string_evaluator="cosine", embedder=fake)
+    result = match_json(
+        actual, expected, metric="structural_f1", string_evaluator="cosine", embedder=fake
+    )
     # red-crimson cos 60 = 0.5, blue-navy cos 30 = 0.8660, red-navy cos 120 < 0 -> 0, blue-crimson cos 30
     assert [(f.path, round(f.score, 4)) for f in result.fields] == [
-        ("c[0]", 0.5), ("c[1]", 0.866), ("d", 0.5)]
+        ("c[0]", 0.5),
+        ("c[1]", 0.866),
+        ("d", 0.5),
+    ]
     assert [(p.expected_index, p.actual_index) for p in result.pairings] == [(0, 1), (1, 0)]
     # one call for the whole record: every string of both sides, each once, in document order
     assert fake.calls == [["red", "blue", "navy", "crimson"]]
@@ -82,7 +98,11 @@ def test_structural_f1_cosine_with_a_fake_embedder():
 
 def test_each_distinct_string_is_embedded_once_per_session():
     fake = CountingEmbedder(vectors_2d(tent=0, tents=10, stove=90, stoves=100, lamp=45))
-    options = {"metric": "json_similarity", "fields": {"*": {"comparator": "cosine"}}, "embedder": fake}
+    options = {
+        "metric": "json_similarity",
+        "fields": {"*": {"comparator": "cosine"}},
+        "embedder": fake,
+    }
     match_json({"a": "tents", "b": "stove"}, {"a": "tent", "b": "stove"}, **options)
     match_json({"a": "tents", "b": "stoves"}, {"a": "tent", "b": "lamp"}, **options)
     assert fake.calls == [["tent", "stove", "tents"], ["lamp", "stoves"]]
@@ -91,8 +111,13 @@ def test_each_distinct_string_is_embedded_once_per_session():
 def test_a_pair_matrix_is_one_embedding_call_and_one_product():
     names = [f"w{i}" for i in range(40)]
     fake = CountingEmbedder({name: [np.cos(i), np.sin(i), 1.0] for i, name in enumerate(names)})
-    result = match_json({"l": list(reversed(names))}, {"l": names}, metric="structural_f1",
-                        string_evaluator="cosine", embedder=fake)
+    result = match_json(
+        {"l": list(reversed(names))},
+        {"l": names},
+        metric="structural_f1",
+        string_evaluator="cosine",
+        embedder=fake,
+    )
     assert result.score == 1.0  # 40 x 40 pairs, each string paired with itself
     assert len(fake.calls) == 1 and sorted(fake.calls[0]) == sorted(names)
 
@@ -114,7 +139,9 @@ def test_a_registered_embedder_is_used_by_name():
     fake = CountingEmbedder(vectors_2d(x=0, y=60))
     register_embedder("test_fake_2d", fake)
     try:
-        result = match_json({"v": "y"}, {"v": "x"}, fields={"v": {"comparator": "cosine"}}, embedder="test_fake_2d")
+        result = match_json(
+            {"v": "y"}, {"v": "x"}, fields={"v": {"comparator": "cosine"}}, embedder="test_fake_2d"
+        )
         assert result.score == pytest.approx(0.5)
         with pytest.raises(ConfigError, match="embedder 'test_fake_2d' is already registered"):
             register_embedder("test_fake_2d", fake)
@@ -125,25 +152,42 @@ def test_a_registered_embedder_is_used_by_name():
 def test_an_unknown_embedder_lists_the_known_ones():
     with pytest.raises(ConfigError) as info:
         match_json({"v": "a"}, {"v": "b"}, fields={"v": {"comparator": "cosine"}}, embedder="bert")
-    assert str(info.value) == ("fields['v']: unknown embedder 'bert'; known embedders: wordllama, "
-                               "sentence-transformers:<model name or path>")
+    assert str(info.value) == (
+        "fields['v']: unknown embedder 'bert'; known embedders: wordllama, "
+        "sentence-transformers:<model name or path>"
+    )
 
 
 def test_sentence_transformers_missing_names_the_extra(monkeypatch, no_network):
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # as on a machine without it
     with pytest.raises(ConfigError) as info:
-        match_json({"v": "a"}, {"v": "b"}, metric="structural_f1", string_evaluator="cosine",
-                   embedder="sentence-transformers:paraphrase-test-model-x")
-    assert str(info.value) == ("embedder 'sentence-transformers:paraphrase-test-model-x' needs "
-                               "sentence-transformers: pip install 'pytest-jsonmatch[sentence-transformers]'")
+        match_json(
+            {"v": "a"},
+            {"v": "b"},
+            metric="structural_f1",
+            string_evaluator="cosine",
+            embedder="sentence-transformers:paraphrase-test-model-x",
+        )
+    assert str(info.value) == (
+        "embedder 'sentence-transformers:paraphrase-test-model-x' needs "
+        "sentence-transformers: pip install 'pytest-jsonmatch[sentence-transformers]'"
+    )
 
 
 def test_structeval_s_default_model_is_all_minilm_without_downloading(monkeypatch, no_network):
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
-    with pytest.raises(ConfigError, match=r"^embedder 'sentence-transformers:all-MiniLM-L6-v2' needs"):
-        match_json({"v": "a"}, {"v": "b"}, metric="structural_f1",
-                   string_evaluation_type={"evaluation_type": "cosine",
-                                           "evaluation_params": {"embedding_model": "all-MiniLM-L6-v2"}})
+    with pytest.raises(
+        ConfigError, match=r"^embedder 'sentence-transformers:all-MiniLM-L6-v2' needs"
+    ):
+        match_json(
+            {"v": "a"},
+            {"v": "b"},
+            metric="structural_f1",
+            string_evaluation_type={
+                "evaluation_type": "cosine",
+                "evaluation_params": {"embedding_model": "all-MiniLM-L6-v2"},
+            },
+        )
 
 
 def test_wordllama_missing_names_the_extra(monkeypatch):
@@ -151,14 +195,22 @@ def test_wordllama_missing_names_the_extra(monkeypatch):
     handle = embeddings.Embedders().handle("wordllama")  # a fresh table: nothing loaded yet
     with pytest.raises(ConfigError) as info:
         handle.embed(["a"])
-    assert str(info.value) == ("embedder 'wordllama' needs the wordllama package: "
-                               "pip install 'pytest-jsonmatch[wordllama]'")
+    assert str(info.value) == (
+        "embedder 'wordllama' needs the wordllama package: "
+        "pip install 'pytest-jsonmatch[wordllama]'"
+    )
 
 
-@pytest.mark.parametrize("returned, message", [
-    ([[1.0, 0.0]], "returned an array of shape (1, 2) for 2 strings; it must return one vector per string"),
-    ([[1.0, float("nan")], [0.0, 1.0]], "returned a vector that is not finite"),
-])
+@pytest.mark.parametrize(
+    "returned, message",
+    [
+        (
+            [[1.0, 0.0]],
+            "returned an array of shape (1, 2) for 2 strings; it must return one vector per string",
+        ),
+        ([[1.0, float("nan")], [0.0, 1.0]], "returned a vector that is not finite"),
+    ],
+)
 def test_an_embedder_giving_no_usable_vectors_is_named(returned, message):
     def bad(texts):
         return returned
@@ -190,16 +242,34 @@ def test_the_cache_is_bounded(monkeypatch):
 
 
 def test_a_schema_s_cosine_takes_the_embedder_option_and_pairs_by_key():
-    fake = CountingEmbedder(vectors_2d(**{"steel bolt": 0, "bolt, steel": 30, "washer": 90, "flat washer": 60}))
-    schema = {"type": "object", "properties": {"parts": {
-        "type": "array", "x-eval-align": {"match_by": "key_field", "key": "sku"},
-        "items": {"type": "object", "properties": {"sku": {"type": "string"},
-                                                   "name": {"type": "string", "x-eval-compare": "cosine"}}}}}}
+    fake = CountingEmbedder(
+        vectors_2d(**{"steel bolt": 0, "bolt, steel": 30, "washer": 90, "flat washer": 60})
+    )
+    schema = {
+        "type": "object",
+        "properties": {
+            "parts": {
+                "type": "array",
+                "x-eval-align": {"match_by": "key_field", "key": "sku"},
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "sku": {"type": "string"},
+                        "name": {"type": "string", "x-eval-compare": "cosine"},
+                    },
+                },
+            }
+        },
+    }
     expected = {"parts": [{"sku": "B1", "name": "steel bolt"}, {"sku": "W1", "name": "washer"}]}
     actual = {"parts": [{"sku": "W1", "name": "flat washer"}, {"sku": "B1", "name": "bolt, steel"}]}
     result = match_json(actual, expected, schema=schema, embedder=fake)
     # names: cos 30 = 0.8660 and cos 30 = 0.8660; skus match: TP = 2 + 1.7321 over 4
     assert [(f.path, round(f.score, 4)) for f in result.fields] == [
-        ("parts[0].sku", 1.0), ("parts[0].name", 0.866), ("parts[1].sku", 1.0), ("parts[1].name", 0.866)]
+        ("parts[0].sku", 1.0),
+        ("parts[0].name", 0.866),
+        ("parts[1].sku", 1.0),
+        ("parts[1].name", 0.866),
+    ]
     assert result.score == pytest.approx((2 + 2 * np.cos(np.radians(30))) / 4)
     assert len(fake.calls) == 1

@@ -41,8 +41,10 @@ def registered():
 
 
 def schema_with(compare, *names, type_="string"):
-    return {"type": "object", "properties": {
-        n: {"type": type_, "x-eval-compare": compare} for n in names}}
+    return {
+        "type": "object",
+        "properties": {n: {"type": type_, "x-eval-compare": compare} for n in names},
+    }
 
 
 # -- custom comparators --------------------------------------------------------------------
@@ -50,10 +52,16 @@ def schema_with(compare, *names, type_="string"):
 
 def test_custom_comparator_scores_a_field(registered):
     registered("test_len", lambda e, a, params: 1.0 if len(e) == len(a) else 0.0)
-    result = match_json({"a": "xyz", "b": "q"}, {"a": "abc", "b": "pp"}, metric="field_f1",
-                        schema=schema_with("test_len", "a", "b"))
+    result = match_json(
+        {"a": "xyz", "b": "q"},
+        {"a": "abc", "b": "pp"},
+        metric="field_f1",
+        schema=schema_with("test_len", "a", "b"),
+    )
     assert [(f.path, f.status, f.comparator) for f in result.fields] == [
-        ("a", "match", "test_len"), ("b", "mismatch", "test_len")]
+        ("a", "match", "test_len"),
+        ("b", "mismatch", "test_len"),
+    ]
 
 
 def test_custom_comparator_receives_its_parameters(registered):
@@ -64,17 +72,28 @@ def test_custom_comparator_receives_its_parameters(registered):
         return 1.0
 
     registered("test_date", date)
-    match_json({"d": "x"}, {"d": "y"}, metric="field_f1",
-               schema=schema_with({"test_date": {"formats": ["%Y"]}}, "d"))
+    match_json(
+        {"d": "x"},
+        {"d": "y"},
+        metric="field_f1",
+        schema=schema_with({"test_date": {"formats": ["%Y"]}}, "d"),
+    )
     assert seen == [{"formats": ["%Y"]}]
 
 
 def test_partial_score_is_a_mismatch_that_keeps_its_score(registered):
     # a 0.7, b 1.0: TP 1.7 over 2 fields each side -> P = R = F1 = 0.85
     registered("test_seventy", lambda e, a, params: 1.0 if e == a else 0.7)
-    result = match_json({"a": "x", "b": "y"}, {"a": "z", "b": "y"}, metric="field_f1",
-                        schema=schema_with("test_seventy", "a", "b"))
-    assert [(f.status, f.score) for f in result.fields] == [("mismatch", pytest.approx(0.7)), ("match", 1.0)]
+    result = match_json(
+        {"a": "x", "b": "y"},
+        {"a": "z", "b": "y"},
+        metric="field_f1",
+        schema=schema_with("test_seventy", "a", "b"),
+    )
+    assert [(f.status, f.score) for f in result.fields] == [
+        ("mismatch", pytest.approx(0.7)),
+        ("match", 1.0),
+    ]
     assert result.precision == pytest.approx(0.85)
     assert result.recall == pytest.approx(0.85)
     assert result.f1 == pytest.approx(0.85)
@@ -82,8 +101,12 @@ def test_partial_score_is_a_mismatch_that_keeps_its_score(registered):
 
 def test_custom_comparator_in_fields_option_of_another_metric(registered):
     registered("test_always", lambda e, a, params: 1.0)
-    result = match_json({"a": "nothing alike"}, {"a": "xyz"}, metric="json_similarity",
-                        fields={"a": {"comparator": "test_always"}})
+    result = match_json(
+        {"a": "nothing alike"},
+        {"a": "xyz"},
+        metric="json_similarity",
+        fields={"a": {"comparator": "test_always"}},
+    )
     assert result.score == 1.0
 
 
@@ -92,7 +115,9 @@ def test_registering_a_taken_name_needs_overwrite(registered):
     with pytest.raises(ConfigError, match="overwrite"):
         register_comparator("test_dup", lambda e, a, params: 1.0)
     register_comparator("test_dup", lambda e, a, params: 1.0, overwrite=True)
-    result = match_json({"a": "x"}, {"a": "y"}, metric="field_f1", schema=schema_with("test_dup", "a"))
+    result = match_json(
+        {"a": "x"}, {"a": "y"}, metric="field_f1", schema=schema_with("test_dup", "a")
+    )
     assert result.score == 1.0
 
 
@@ -118,9 +143,17 @@ def test_registered_comparator_is_listed_among_known_names(registered):
 
 
 def test_custom_transform(registered):
-    registered("test_digits", lambda v, params: "".join(c for c in v if c.isdigit()), kind="transform")
-    schema = {"type": "object", "properties": {"p": {"type": "string", "x-eval-transform": ["test_digits"]}}}
-    assert match_json({"p": "(555) 12-34"}, {"p": "5551234"}, metric="field_f1", schema=schema).score == 1.0
+    registered(
+        "test_digits", lambda v, params: "".join(c for c in v if c.isdigit()), kind="transform"
+    )
+    schema = {
+        "type": "object",
+        "properties": {"p": {"type": "string", "x-eval-transform": ["test_digits"]}},
+    }
+    assert (
+        match_json({"p": "(555) 12-34"}, {"p": "5551234"}, metric="field_f1", schema=schema).score
+        == 1.0
+    )
 
 
 def test_builtin_transform_cannot_be_overwritten():
@@ -147,11 +180,19 @@ class FakeJudge:
         return out
 
 
-JUDGE_SCHEMA = {"type": "object", "properties": {
-    "title": {"type": "string", "x-eval-compare": "test_judge"},
-    "summary": {"type": "string", "x-eval-compare": "test_judge", "x-eval-transform": ["lowercase"]},
-    "notes": {"type": "array", "items": {"type": "string", "x-eval-compare": "test_judge"}},
-    "count": {"type": "integer"}}}
+JUDGE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "title": {"type": "string", "x-eval-compare": "test_judge"},
+        "summary": {
+            "type": "string",
+            "x-eval-compare": "test_judge",
+            "x-eval-transform": ["lowercase"],
+        },
+        "notes": {"type": "array", "items": {"type": "string", "x-eval-compare": "test_judge"}},
+        "count": {"type": "integer"},
+    },
+}
 
 EXPECTED = {"title": "Big Cat", "summary": "A LION rests", "notes": ["one", "two"], "count": 3}
 ACTUAL = {"title": "large cat", "summary": "the lion sleeps", "notes": ["one!", "two"], "count": 3}
@@ -165,17 +206,28 @@ def test_batch_comparator_gets_every_field_of_a_record_in_one_call(registered):
     assert [item.path for item in judge.calls[0]] == ["title", "summary", "notes[0]", "notes[1]"]
     # title shares "cat" 1; summary shares "lion" 1; notes[0] "one" vs "one!" 0; notes[1] 1; count 1
     assert [(f.path, f.status, f.score) for f in result.fields] == [
-        ("title", "match", 1.0), ("summary", "match", 1.0), ("notes[0]", "mismatch", 0.0),
-        ("notes[1]", "match", 1.0), ("count", "match", 1.0)]
+        ("title", "match", 1.0),
+        ("summary", "match", 1.0),
+        ("notes[0]", "mismatch", 0.0),
+        ("notes[1]", "match", 1.0),
+        ("count", "match", 1.0),
+    ]
     assert result.f1 == pytest.approx(4 / 5)
 
 
 def test_batch_items_carry_raw_and_transformed_values_and_params(registered):
     judge = FakeJudge()
     registered("test_judge", judge, batch=True)
-    schema = {"type": "object", "properties": {
-        "s": {"type": "string", "x-eval-compare": {"test_judge": {"model": "tiny"}},
-              "x-eval-transform": ["lowercase"]}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "s": {
+                "type": "string",
+                "x-eval-compare": {"test_judge": {"model": "tiny"}},
+                "x-eval-transform": ["lowercase"],
+            }
+        },
+    }
     match_json({"s": "HeLLo"}, {"s": "HELLO"}, metric="field_f1", schema=schema)
     (item,) = judge.calls[0]
     assert (item.expected, item.actual) == ("HELLO", "HeLLo")
@@ -186,8 +238,12 @@ def test_batch_items_carry_raw_and_transformed_values_and_params(registered):
 def test_batch_comparator_is_called_once_per_record(registered):
     judge = FakeJudge()
     registered("test_judge", judge, batch=True)
-    run = evaluate_records([EXPECTED, EXPECTED, EXPECTED], [ACTUAL, EXPECTED, ACTUAL],
-                           metric="field_f1", schema=JUDGE_SCHEMA)
+    run = evaluate_records(
+        [EXPECTED, EXPECTED, EXPECTED],
+        [ACTUAL, EXPECTED, ACTUAL],
+        metric="field_f1",
+        schema=JUDGE_SCHEMA,
+    )
     assert len(judge.calls) == 3
     assert all(len(call) == 4 for call in judge.calls)
     assert [r.f1 for r in run.records] == [pytest.approx(0.8), 1.0, pytest.approx(0.8)]
@@ -196,7 +252,9 @@ def test_batch_comparator_is_called_once_per_record(registered):
 def test_batch_comparator_not_called_for_omitted_fields(registered):
     judge = FakeJudge()
     registered("test_judge", judge, batch=True)
-    result = match_json({"title": "big cat", "count": 3}, EXPECTED, metric="field_f1", schema=JUDGE_SCHEMA)
+    result = match_json(
+        {"title": "big cat", "count": 3}, EXPECTED, metric="field_f1", schema=JUDGE_SCHEMA
+    )
     assert len(judge.calls) == 1
     assert [item.path for item in judge.calls[0]] == ["title"]
     # title match, count match; summary, notes[0], notes[1] omitted -> P 1, R 2/5
@@ -206,15 +264,21 @@ def test_batch_comparator_not_called_for_omitted_fields(registered):
 def test_batch_comparator_through_fields_option(registered):
     judge = FakeJudge()
     registered("test_judge", judge, batch=True)
-    result = match_json({"a": "red fox", "b": "blue"}, {"a": "fox", "b": "green"}, metric="json_similarity",
-                        fields={"*": {"comparator": "test_judge"}})
+    result = match_json(
+        {"a": "red fox", "b": "blue"},
+        {"a": "fox", "b": "green"},
+        metric="json_similarity",
+        fields={"*": {"comparator": "test_judge"}},
+    )
     assert len(judge.calls) == 1
     assert result.score == 0.5
 
 
 def test_batch_comparator_partial_score(registered):
     registered("test_half", lambda items: [0.5 for _ in items], batch=True)
-    result = match_json({"a": "x"}, {"a": "y"}, metric="field_f1", schema=schema_with("test_half", "a"))
+    result = match_json(
+        {"a": "x"}, {"a": "y"}, metric="field_f1", schema=schema_with("test_half", "a")
+    )
     assert [(f.status, f.score) for f in result.fields] == [("mismatch", 0.5)]
 
 
@@ -222,11 +286,23 @@ def test_batch_comparator_in_hungarian_arrays_is_still_one_call_per_record(regis
     # pairing needs the judge's scores; they can be asked for in the record's one call
     judge = FakeJudge()
     registered("test_judge", judge, batch=True)
-    schema = {"type": "object", "properties": {
-        "title": {"type": "string", "x-eval-compare": "test_judge"},
-        "t": {"type": "array", "x-eval-align": {"match_by": "hungarian"}, "items": {
-            "type": "object", "properties": {"n": {"type": "string", "x-eval-compare": "test_judge"},
-                                             "k": {"type": "integer"}}}}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string", "x-eval-compare": "test_judge"},
+            "t": {
+                "type": "array",
+                "x-eval-align": {"match_by": "hungarian"},
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "n": {"type": "string", "x-eval-compare": "test_judge"},
+                        "k": {"type": "integer"},
+                    },
+                },
+            },
+        },
+    }
     expected = {"title": "a cat", "t": [{"n": "red", "k": 1}, {"n": "blue", "k": 2}]}
     actual = {"title": "the cat", "t": [{"n": "blue", "k": 2}, {"n": "red", "k": 1}]}
     result = match_json(actual, expected, metric="field_f1", schema=schema)
@@ -251,29 +327,54 @@ def _fx_rate(e, a, params):
 
 
 PRICE_FIELD = {"items[*].price": {"comparator": "test_rel_fx"}}
-SCHEMA_FX = {"type": "object", "properties": {"items": {"type": "array", "items": {
-    "type": "object", "properties": {"sku": {"type": "string"},
-                                     "price": {"type": "number", "x-eval-compare": "test_rel_fx"}}}}}}
+SCHEMA_FX = {
+    "type": "object",
+    "properties": {
+        "items": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "sku": {"type": "string"},
+                    "price": {"type": "number", "x-eval-compare": "test_rel_fx"},
+                },
+            },
+        }
+    },
+}
 
 
-@pytest.mark.parametrize(("metric", "options"), [
-    ("json_similarity", {"fields": PRICE_FIELD}),
-    ("field_f1", {"fields": PRICE_FIELD}),
-    ("field_f1", {"schema": SCHEMA_FX}),
-], ids=["json_similarity", "field_f1-fields", "field_f1-schema"])
+@pytest.mark.parametrize(
+    ("metric", "options"),
+    [
+        ("json_similarity", {"fields": PRICE_FIELD}),
+        ("field_f1", {"fields": PRICE_FIELD}),
+        ("field_f1", {"schema": SCHEMA_FX}),
+    ],
+    ids=["json_similarity", "field_f1-fields", "field_f1-schema"],
+)
 def test_a_raising_comparator_is_named_with_the_field_path(registered, metric, options):
     registered("test_rel_fx", _fx_rate)
     actual, expected = _priced()
     with pytest.raises(ComparatorError) as info:
         match_json(actual, expected, metric=metric, **options)
-    assert str(info.value) == "comparator 'test_rel_fx' raised KeyError: 'no rate for EUR' at items[3].price"
+    assert (
+        str(info.value)
+        == "comparator 'test_rel_fx' raised KeyError: 'no rate for EUR' at items[3].price"
+    )
 
 
-@pytest.mark.parametrize(("metric", "options"), [
-    ("structural_f1", {"fields": PRICE_FIELD}),
-    ("field_f1", {"fields": PRICE_FIELD, "align": "hungarian"}),
-], ids=["structural_f1", "field_f1-hungarian"])
-def test_a_raising_comparator_inside_paired_arrays_still_names_the_field(registered, metric, options):
+@pytest.mark.parametrize(
+    ("metric", "options"),
+    [
+        ("structural_f1", {"fields": PRICE_FIELD}),
+        ("field_f1", {"fields": PRICE_FIELD, "align": "hungarian"}),
+    ],
+    ids=["structural_f1", "field_f1-hungarian"],
+)
+def test_a_raising_comparator_inside_paired_arrays_still_names_the_field(
+    registered, metric, options
+):
     registered("test_rel_fx", _fx_rate)
     actual, expected = _priced()
     with pytest.raises(ComparatorError) as info:
@@ -283,19 +384,27 @@ def test_a_raising_comparator_inside_paired_arrays_still_names_the_field(registe
     assert re.search(r"items\[\d*\]\.price$", message), f"the field is not named: {message!r}"
 
 
-@pytest.mark.parametrize(("value", "words"), [
-    (1.5, "returned 1.5, outside [0, 1]"),
-    (-0.1, "returned -0.1, outside [0, 1]"),
-    (float("nan"), "returned nan, outside [0, 1]"),
-    (None, "returned None, not a number"),
-    ("high", "returned 'high', not a number"),
-    ([1.0], "returned [1.0], not a number"),
-])
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (1.5, "returned 1.5, outside [0, 1]"),
+        (-0.1, "returned -0.1, outside [0, 1]"),
+        (float("nan"), "returned nan, outside [0, 1]"),
+        (None, "returned None, not a number"),
+        ("high", "returned 'high', not a number"),
+        ([1.0], "returned [1.0], not a number"),
+    ],
+)
 def test_a_comparator_returning_no_usable_score_is_named_with_the_field(registered, value, words):
     registered("test_rel_bad", lambda e, a, p: value)
     actual, expected = _priced()
     with pytest.raises(ComparatorError) as info:
-        match_json(actual, expected, metric="field_f1", fields={"items[*].price": {"comparator": "test_rel_bad"}})
+        match_json(
+            actual,
+            expected,
+            metric="field_f1",
+            fields={"items[*].price": {"comparator": "test_rel_bad"}},
+        )
     assert str(info.value) == f"comparator 'test_rel_bad' {words} at items[0].price"
 
 
@@ -305,8 +414,13 @@ def test_an_out_of_range_score_inside_paired_arrays_still_names_the_field(regist
     actual, expected = _priced()
     options = {"align": "hungarian"} if metric == "field_f1" else {}
     with pytest.raises(ComparatorError) as info:
-        match_json(actual, expected, metric=metric, fields={"items[*].price": {"comparator": "test_rel_bad"}},
-                   **options)
+        match_json(
+            actual,
+            expected,
+            metric=metric,
+            fields={"items[*].price": {"comparator": "test_rel_bad"}},
+            **options,
+        )
     message = str(info.value)
     assert message.startswith("comparator 'test_rel_bad' returned 1.5, outside [0, 1] at ")
     assert re.search(r"items\[\d*\]\.price$", message), f"the field is not named: {message!r}"
@@ -336,11 +450,19 @@ def _batch_errors(result):
 def test_a_judge_failing_for_some_fields_marks_each_field_with_why(registered):
     registered("test_rel_judge", _flaky_judge, batch=True)
     actual, expected = _priced()
-    result = match_json(actual, expected, metric="field_f1",
-                        fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    result = match_json(
+        actual,
+        expected,
+        metric="field_f1",
+        fields={"items[*].price": {"comparator": "test_rel_judge"}},
+    )
     assert _batch_errors(result) == [
-        ("items[1].price", "batch comparator 'test_rel_judge' answered RuntimeError('rate limited')"),
-        ("items[3].price", "batch comparator 'test_rel_judge' gave no answer")]
+        (
+            "items[1].price",
+            "batch comparator 'test_rel_judge' answered RuntimeError('rate limited')",
+        ),
+        ("items[3].price", "batch comparator 'test_rel_judge' gave no answer"),
+    ]
     # 5 skus and 3 judged prices, all right; the 2 batch errors count nowhere
     assert (result.score, result.precision, result.recall) == (1.0, 1.0, 1.0)
     assert result.batch_errors == 2
@@ -353,44 +475,77 @@ def test_a_judge_raising_marks_every_field_it_was_asked_about(registered):
 
     registered("test_rel_judge", down, batch=True)
     actual, expected = _priced(n=3, changed=1)
-    result = match_json(actual, expected, metric="json_similarity",
-                        fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    result = match_json(
+        actual,
+        expected,
+        metric="json_similarity",
+        fields={"items[*].price": {"comparator": "test_rel_judge"}},
+    )
     why = "batch comparator 'test_rel_judge' raised TimeoutError: LLM API timed out"
-    assert _batch_errors(result) == [("items[0].price", why), ("items[1].price", why), ("items[2].price", why)]
+    assert _batch_errors(result) == [
+        ("items[0].price", why),
+        ("items[1].price", why),
+        ("items[2].price", why),
+    ]
     assert result.score == 1.0  # the three skus, the only leaves scored, all match
 
 
 def test_a_judge_answering_too_few_fields_marks_the_unanswered_ones(registered):
     registered("test_rel_judge", lambda items: [1.0, 1.0], batch=True)
     actual, expected = _priced(n=3, changed=1)
-    result = match_json(actual, expected, metric="field_f1",
-                        fields={"items[*].price": {"comparator": "test_rel_judge"}})
-    assert _batch_errors(result) == [("items[2].price", "batch comparator 'test_rel_judge' gave no answer")]
+    result = match_json(
+        actual,
+        expected,
+        metric="field_f1",
+        fields={"items[*].price": {"comparator": "test_rel_judge"}},
+    )
+    assert _batch_errors(result) == [
+        ("items[2].price", "batch comparator 'test_rel_judge' gave no answer")
+    ]
 
 
 def test_a_judge_answering_out_of_range_marks_the_field_with_the_value(registered):
-    registered("test_rel_judge", lambda items: [7.0 if i.path == "items[2].price" else 1.0 for i in items],
-               batch=True)
+    registered(
+        "test_rel_judge",
+        lambda items: [7.0 if i.path == "items[2].price" else 1.0 for i in items],
+        batch=True,
+    )
     actual, expected = _priced(n=3, changed=1)
-    result = match_json(actual, expected, metric="field_f1",
-                        fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    result = match_json(
+        actual,
+        expected,
+        metric="field_f1",
+        fields={"items[*].price": {"comparator": "test_rel_judge"}},
+    )
     assert _batch_errors(result) == [
-        ("items[2].price", "comparator 'test_rel_judge' returned 7.0, outside [0, 1]")]
+        ("items[2].price", "comparator 'test_rel_judge' returned 7.0, outside [0, 1]")
+    ]
 
 
-@pytest.mark.parametrize(("metric", "options"), [("structural_f1", {}), ("field_f1", {"align": "hungarian"})],
-                         ids=["structural_f1", "field_f1-hungarian"])
+@pytest.mark.parametrize(
+    ("metric", "options"),
+    [("structural_f1", {}), ("field_f1", {"align": "hungarian"})],
+    ids=["structural_f1", "field_f1-hungarian"],
+)
 def test_a_working_judge_given_through_fields_scores_paired_arrays(registered, metric, options):
     registered("test_rel_judge", lambda items: [1.0] * len(items), batch=True)
     actual, expected = _priced(n=3, changed=1)
     with within(GENEROUS):
-        result = match_json(actual, expected, metric=metric,
-                            fields={"items[*].price": {"comparator": "test_rel_judge"}}, **options)
+        result = match_json(
+            actual,
+            expected,
+            metric=metric,
+            fields={"items[*].price": {"comparator": "test_rel_judge"}},
+            **options,
+        )
     assert result.score == 1.0
 
 
-@pytest.mark.parametrize(("metric", "options"), [("structural_f1", {}), ("field_f1", {"align": "hungarian"})],
-                         ids=["structural_f1", "field_f1-hungarian"])
+@pytest.mark.parametrize(
+    ("metric", "options"),
+    [("structural_f1", {}), ("field_f1", {"align": "hungarian"})],
+    ids=["structural_f1", "field_f1-hungarian"],
+)
 def test_a_judge_failing_inside_paired_arrays_marks_the_fields(registered, metric, options):
     calls = []
 
@@ -400,8 +555,13 @@ def test_a_judge_failing_inside_paired_arrays_marks_the_fields(registered, metri
 
     registered("test_rel_judge", judge, batch=True)
     actual, expected = _priced()
-    result = match_json(actual, expected, metric=metric,
-                        fields={"items[*].price": {"comparator": "test_rel_judge"}}, **options)
+    result = match_json(
+        actual,
+        expected,
+        metric=metric,
+        fields={"items[*].price": {"comparator": "test_rel_judge"}},
+        **options,
+    )
     errors = _batch_errors(result)
     assert errors and all("rate limited" in why or "gave no answer" in why for _, why in errors)
     assert all(re.fullmatch(r"items\[\d\]\.price", path) for path, _ in errors)
@@ -411,19 +571,31 @@ def test_a_judge_failing_inside_paired_arrays_marks_the_fields(registered, metri
 def test_propagate_batch_errors_taints_the_failing_judge_s_other_answers(registered):
     registered("test_rel_judge", _flaky_judge, batch=True)
     actual, expected = _priced()
-    result = match_json(actual, expected, metric="field_f1", post_process=["propagate_batch_errors"],
-                        fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    result = match_json(
+        actual,
+        expected,
+        metric="field_f1",
+        post_process=["propagate_batch_errors"],
+        fields={"items[*].price": {"comparator": "test_rel_judge"}},
+    )
     assert [f.path for f in result.fields if f.status == "batch_error"] == [
-        f"items[{i}].price" for i in range(5)]
-    assert [f.status for f in result.fields if f.path.endswith("sku")] == ["match"] * 5  # exact: untouched
+        f"items[{i}].price" for i in range(5)
+    ]
+    assert [f.status for f in result.fields if f.path.endswith("sku")] == [
+        "match"
+    ] * 5  # exact: untouched
     assert result.score == 1.0 and result.batch_errors == 5
 
 
 def test_evaluate_records_counts_batch_errors(registered):
     registered("test_rel_judge", _flaky_judge, batch=True)
     actual, expected = _priced()
-    run = evaluate_records([expected, expected], [actual, actual], metric="field_f1",
-                           fields={"items[*].price": {"comparator": "test_rel_judge"}})
+    run = evaluate_records(
+        [expected, expected],
+        [actual, actual],
+        metric="field_f1",
+        fields={"items[*].price": {"comparator": "test_rel_judge"}},
+    )
     assert run.total_batch_errors == 4  # two per record
     assert run.total_fields == 16  # 5 skus and 3 prices per record
     agg = run.per_field["items[].price"]
@@ -445,8 +617,10 @@ def type_defaults():
 def test_set_type_default_changes_inferred_and_unannotated_leaves(type_defaults):
     from pytest_jsonmatch import annotate_schema, set_type_default
 
-    expected, actual = {"name": "Acme", "n": 100, "items": [{"sku": "ab"}]}, {"name": "ACME", "n": 100.5,
-                                                                             "items": [{"sku": "AB"}]}
+    expected, actual = (
+        {"name": "Acme", "n": 100, "items": [{"sku": "ab"}]},
+        {"name": "ACME", "n": 100.5, "items": [{"sku": "AB"}]},
+    )
     assert match_json(actual, expected).score == 0.0
     set_type_default("string", "normalized")
     set_type_default("integer", {"numeric": {"abs": 1}})
@@ -454,7 +628,10 @@ def test_set_type_default_changes_inferred_and_unannotated_leaves(type_defaults)
     # strings fold case everywhere, the inferred array elements too; the integer 100 against
     # 100.5 is an integer and a float: the number default (exact) still applies
     assert [(f.path, f.status, f.comparator) for f in result.fields] == [
-        ("name", "match", "normalized"), ("n", "mismatch", "numeric"), ("items[0].sku", "match", "normalized")]
+        ("name", "match", "normalized"),
+        ("n", "mismatch", "numeric"),
+        ("items[0].sku", "match", "normalized"),
+    ]
     assert match_json({"n": 101}, {"n": 100}).score == 1.0  # two integers: within 1
     schema = {"type": "object", "properties": {"name": {"type": "string"}}}
     assert annotate_schema(schema)["properties"]["name"]["x-eval-compare"] == "normalized"
@@ -470,11 +647,20 @@ def test_reset_type_defaults_restores_the_built_in_ones(type_defaults):
     assert match_json({"a": "abcx"}, {"a": "abcd"}).score == 0.0
 
 
-@pytest.mark.parametrize("args, message", [
-    (("str", "exact"), "set_type_default: 'str' is not a JSON type; known: array, boolean, integer, null, "
-                       "number, object, string"),
-    (("string", "soundex"), "set_type_default('string'): unknown comparator 'soundex'; known comparators: "),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ("str", "exact"),
+            "set_type_default: 'str' is not a JSON type; known: array, boolean, integer, null, "
+            "number, object, string",
+        ),
+        (
+            ("string", "soundex"),
+            "set_type_default('string'): unknown comparator 'soundex'; known comparators: ",
+        ),
+    ],
+)
 def test_set_type_default_checks_its_arguments(type_defaults, args, message):
     from pytest_jsonmatch import set_type_default
 

@@ -10,14 +10,17 @@ from pytest_jsonmatch import REGISTRY, match_json, register_comparator, register
 from tests.helpers.one_field import leaf
 
 
-@pytest.mark.parametrize("transform, expected, actual", [
-    ("lowercase", "abc", "ABC"),
-    ("strip", "abc", "  abc \n"),
-    ("normalize_whitespace", "a b c", "a   b\n\t c "),
-    ("sort_tokens", "alpha beta gamma", "gamma alpha beta"),
-    ("strip_accents", "Jose", "José"),
-    ({"round_digits": {"digits": 2}}, 3.14, 3.14159),
-])
+@pytest.mark.parametrize(
+    "transform, expected, actual",
+    [
+        ("lowercase", "abc", "ABC"),
+        ("strip", "abc", "  abc \n"),
+        ("normalize_whitespace", "a b c", "a   b\n\t c "),
+        ("sort_tokens", "alpha beta gamma", "gamma alpha beta"),
+        ("strip_accents", "Jose", "José"),
+        ({"round_digits": {"digits": 2}}, 3.14, 3.14159),
+    ],
+)
 def test_transform_makes_values_equal(transform, expected, actual):
     type_ = "number" if isinstance(expected, float) else "string"
     # without the transform the values differ
@@ -89,37 +92,52 @@ def test_builtin_transform_on_null_is_not_an_error():
 
 
 def test_transform_in_fields_option():
-    result = match_json({"a": "HELLO"}, {"a": "hello"}, metric="field_f1",
-                        fields={"a": {"transform": ["lowercase"]}})
+    result = match_json(
+        {"a": "HELLO"},
+        {"a": "hello"},
+        metric="field_f1",
+        fields={"a": {"transform": ["lowercase"]}},
+    )
     assert result.score == 1.0
 
 
 # -- type_convert (extract-eval's) ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("to, expected, actual, type_, status", [
-    ("str", "7", 7, "string", "match"),           # str(7)
-    ("str", "True", True, "string", "match"),     # Python's str: True, not true
-    ("str", "true", True, "string", "mismatch"),
-    ("int", 42, "42", "integer", "match"),
-    ("int", 42, " 42 ", "integer", "match"),      # int() ignores surrounding spaces
-    ("int", 2, 2.9, "integer", "match"),          # int() truncates
-    ("int", 2, "2.5", "integer", "mismatch"),     # int("2.5") fails: the value stays "2.5"
-    ("float", 1.5, "1.5", "number", "match"),
-    ("float", 1.0, "nan", "number", "mismatch"),  # not a JSON number: left as it is
-    ("bool", True, "TRUE", "boolean", "match"),
-    ("bool", False, 0, "boolean", "match"),
-    ("bool", True, "yes", "boolean", "mismatch"),  # only true/false/1/0
-])
+@pytest.mark.parametrize(
+    "to, expected, actual, type_, status",
+    [
+        ("str", "7", 7, "string", "match"),  # str(7)
+        ("str", "True", True, "string", "match"),  # Python's str: True, not true
+        ("str", "true", True, "string", "mismatch"),
+        ("int", 42, "42", "integer", "match"),
+        ("int", 42, " 42 ", "integer", "match"),  # int() ignores surrounding spaces
+        ("int", 2, 2.9, "integer", "match"),  # int() truncates
+        ("int", 2, "2.5", "integer", "mismatch"),  # int("2.5") fails: the value stays "2.5"
+        ("float", 1.5, "1.5", "number", "match"),
+        ("float", 1.0, "nan", "number", "mismatch"),  # not a JSON number: left as it is
+        ("bool", True, "TRUE", "boolean", "match"),
+        ("bool", False, 0, "boolean", "match"),
+        ("bool", True, "yes", "boolean", "mismatch"),  # only true/false/1/0
+    ],
+)
 def test_type_convert_converts_both_sides(to, expected, actual, type_, status):
-    assert leaf(actual, expected, transform=[{"type_convert": {"to": to}}], type_=type_)[0] == status
+    assert (
+        leaf(actual, expected, transform=[{"type_convert": {"to": to}}], type_=type_)[0] == status
+    )
 
 
-@pytest.mark.parametrize("params, message", [
-    ({}, "transform 'type_convert': to must be one of bool, float, int, str, not None"),
-    ({"to": "date"}, "transform 'type_convert': to must be one of bool, float, int, str, not 'date'"),
-    ({"to": "int", "base": 2}, "transform 'type_convert' knows only 'to', got ['base']"),
-])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({}, "transform 'type_convert': to must be one of bool, float, int, str, not None"),
+        (
+            {"to": "date"},
+            "transform 'type_convert': to must be one of bool, float, int, str, not 'date'",
+        ),
+        ({"to": "int", "base": 2}, "transform 'type_convert' knows only 'to', got ['base']"),
+    ],
+)
 def test_type_convert_parameters_are_checked(params, message):
     from pytest_jsonmatch import SchemaError
 

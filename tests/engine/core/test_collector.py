@@ -31,10 +31,13 @@ def seen_by_a_comparator():
 
 def test_scoring_runs_with_the_collector_paused_and_restores_it(seen_by_a_comparator):
     assert gc.isenabled()
-    schema = {"type": "object", "properties": {"a": {"type": "string",
-                                                     "x-eval-compare": "test_collector_watch"}}}
-    run = evaluate_records([{"a": "x"}, {"a": "y"}], [{"a": "x"}, {"a": "z"}], "field_f1",
-                           schema=schema)
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "string", "x-eval-compare": "test_collector_watch"}},
+    }
+    run = evaluate_records(
+        [{"a": "x"}, {"a": "y"}], [{"a": "x"}, {"a": "z"}], "field_f1", schema=schema
+    )
     assert run.mean_score == 0.5  # (1 + 0) / 2
     assert seen_by_a_comparator == [False, False]
     assert gc.isenabled()

@@ -19,8 +19,13 @@ METRICS = ["field_match", "field_match_normalized", "json_similarity", "structur
 # every string comparator: no shared token, one edit in one character): recall 1/2, and
 # for the F1 metrics precision 1/2 too (under structural_f1 and Hungarian the wrong pair
 # scores 0, so "p" is an omission and "q" a hallucination: TP 1, 2 fields each side).
-SCORE = {"field_match": 0.0, "field_match_normalized": 0.0, "json_similarity": 0.5,
-         "structural_f1": 0.5, "field_f1": 0.5}
+SCORE = {
+    "field_match": 0.0,
+    "field_match_normalized": 0.0,
+    "json_similarity": 0.5,
+    "structural_f1": 0.5,
+    "field_f1": 0.5,
+}
 
 
 def _objects(depth: int, last: str) -> str:
@@ -69,15 +74,20 @@ def test_a_chosen_pair_walked_for_its_score_gives_the_same_fields_as_a_second_wa
     expected = {"g": [[["a", "b"], ["c"]], [["d"]], [["e", "f"], ["g"]]]}
     actual = {"g": [[["e", "f"], ["x"]], [["a", "b"], ["c"]], [["d"]]]}
     result = match_json(actual, expected, align="hungarian")
-    assert [(p.path, p.expected_index, p.actual_index) for p in result.pairings
-            if p.path == "g"] == [("g", 0, 1), ("g", 1, 2), ("g", 2, 0)]
+    assert [
+        (p.path, p.expected_index, p.actual_index) for p in result.pairings if p.path == "g"
+    ] == [("g", 0, 1), ("g", 1, 2), ("g", 2, 0)]
     assert [(f.path, f.status, f.actual_path) for f in result.fields] == [
-        ("g[0][0][0]", "match", "g[1][0][0]"), ("g[0][0][1]", "match", "g[1][0][1]"),
+        ("g[0][0][0]", "match", "g[1][0][0]"),
+        ("g[0][0][1]", "match", "g[1][0][1]"),
         ("g[0][1][0]", "match", "g[1][1][0]"),
         ("g[1][0][0]", "match", "g[2][0][0]"),
-        ("g[2][0][0]", "match", "g[0][0][0]"), ("g[2][0][1]", "match", "g[0][0][1]"),
+        ("g[2][0][0]", "match", "g[0][0][0]"),
+        ("g[2][0][1]", "match", "g[0][0][1]"),
         # ["g"] against ["x"] scores F1 0 and stays unpaired: an omission, a hallucination
-        ("g[2][1][0]", "omission", None), ("g[0][1][0]", "hallucination", None)]
+        ("g[2][1][0]", "omission", None),
+        ("g[0][1][0]", "hallucination", None),
+    ]
     # 6 matches, 1 omission, 1 hallucination: precision = recall = 6 / 7, F1 = 6 / 7
     assert result.score == pytest.approx(6 / 7)
 

@@ -9,18 +9,21 @@ from pytest_jsonmatch import match_json
 from pytest_jsonmatch.engine.core.paths import PathPattern, path_segments
 
 
-@pytest.mark.parametrize("pattern, path, expected", [
-    ("items[1].sku", "items", True),
-    ("items[1].sku", "items[1]", True),
-    ("items[1].sku", "items[1].sku", False),  # the path itself, nothing below it
-    ("items[1].sku", "other", False),
-    ("a.id.x[1]", "[1]", False),
-    ("a.id.x[1]", "", True),
-    ("**.x[1]", "deep[3][0]", True),  # ** may reach anything
-    ("a.**", "a", True),
-    ("a.*", "b", False),
-    ("[*][2]", "[0]", True),
-])
+@pytest.mark.parametrize(
+    "pattern, path, expected",
+    [
+        ("items[1].sku", "items", True),
+        ("items[1].sku", "items[1]", True),
+        ("items[1].sku", "items[1].sku", False),  # the path itself, nothing below it
+        ("items[1].sku", "other", False),
+        ("a.id.x[1]", "[1]", False),
+        ("a.id.x[1]", "", True),
+        ("**.x[1]", "deep[3][0]", True),  # ** may reach anything
+        ("a.**", "a", True),
+        ("a.*", "b", False),
+        ("[*][2]", "[0]", True),
+    ],
+)
 def test_may_match_below(pattern, path, expected):
     assert PathPattern(pattern).may_match_below(path) is expected
 
@@ -30,7 +33,8 @@ def test_may_match_below(pattern, path, expected):
 def test_matching_prefixes_is_matches_segments_of_each_prefix(pattern, path):
     compiled, segments = PathPattern(pattern), path_segments(path)
     assert compiled.matching_prefixes(segments) == [
-        compiled.matches_segments(segments[:d]) for d in range(len(segments) + 1)]
+        compiled.matches_segments(segments[:d]) for d in range(len(segments) + 1)
+    ]
 
 
 def _nested(depth: int) -> list:
@@ -45,7 +49,8 @@ def test_a_rule_for_one_index_elsewhere_changes_no_pairing_under_structural_f1()
     # under "x" can match leaves "x"'s pairs to the column scores, with the same answer
     expected, actual = {"x": _nested(60), "y": [1, 2]}, {"x": _nested(240), "y": [2, 1]}
     plain = match_json(actual, expected, metric="structural_f1")
-    ruled = match_json(actual, expected, metric="structural_f1",
-                       fields={"y[1]": {"min_score": 0.0}})
+    ruled = match_json(
+        actual, expected, metric="structural_f1", fields={"y[1]": {"min_score": 0.0}}
+    )
     assert ruled.score == plain.score and ruled.pairings == plain.pairings
     assert [(f.path, f.status) for f in ruled.fields] == [(f.path, f.status) for f in plain.fields]

@@ -10,7 +10,13 @@ from pytest_jsonmatch import ConfigError, PathPattern, match_json
 from pytest_jsonmatch.engine.core.paths import index_segment, key_segment, path_segments
 from tests.helpers.timeout import GENEROUS, within
 
-ALL_METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
+ALL_METRICS = [
+    "field_match",
+    "field_match_normalized",
+    "json_similarity",
+    "structural_f1",
+    "field_f1",
+]
 
 
 # -- a boolean is never a number ------------------------------------------------------------
@@ -47,10 +53,21 @@ def _paths(actual, expected, metric="field_f1", **options):
 
 
 def test_instance_paths_name_keys_nested_keys_and_indices():
-    doc = {"name": "x", "dimensions": {"width": 2}, "tags": ["a", "b", "c", "d"],
-           "items": [{"sku": "s"}]}
-    assert _paths(doc, doc) == ["name", "dimensions.width", "tags[0]", "tags[1]", "tags[2]",
-                                "tags[3]", "items[0].sku"]
+    doc = {
+        "name": "x",
+        "dimensions": {"width": 2},
+        "tags": ["a", "b", "c", "d"],
+        "items": [{"sku": "s"}],
+    }
+    assert _paths(doc, doc) == [
+        "name",
+        "dimensions.width",
+        "tags[0]",
+        "tags[1]",
+        "tags[2]",
+        "tags[3]",
+        "items[0].sku",
+    ]
 
 
 def test_key_that_is_not_an_identifier_is_quoted():
@@ -86,39 +103,48 @@ def test_field_paths_fold_array_indices():
 # -- path patterns --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("pattern, path, expected", [
-    ("items[*].sku", "items[0].sku", True),
-    ("items[*].sku", "items[12].sku", True),
-    ("items[*].sku", "items[0].name", False),
-    ("items[*].sku", "items.sku", False),
-    ("items[].sku", "items[3].sku", True),
-    ("items[2].sku", "items[2].sku", True),
-    ("items[2].sku", "items[1].sku", False),
-])
+@pytest.mark.parametrize(
+    "pattern, path, expected",
+    [
+        ("items[*].sku", "items[0].sku", True),
+        ("items[*].sku", "items[12].sku", True),
+        ("items[*].sku", "items[0].name", False),
+        ("items[*].sku", "items.sku", False),
+        ("items[].sku", "items[3].sku", True),
+        ("items[2].sku", "items[2].sku", True),
+        ("items[2].sku", "items[1].sku", False),
+    ],
+)
 def test_index_wildcard_matches_any_index(pattern, path, expected):
     assert PathPattern(pattern).matches(path) is expected
 
 
-@pytest.mark.parametrize("pattern, path, expected", [
-    ("*.id", "a.id", True),
-    ("*.id", "b.id", True),
-    ("*.id", "a.b.id", False),
-    ("*.id", "id", False),
-    ("*", "name", True),
-    ("*", "a.b", False),
-])
+@pytest.mark.parametrize(
+    "pattern, path, expected",
+    [
+        ("*.id", "a.id", True),
+        ("*.id", "b.id", True),
+        ("*.id", "a.b.id", False),
+        ("*.id", "id", False),
+        ("*", "name", True),
+        ("*", "a.b", False),
+    ],
+)
 def test_star_matches_exactly_one_key(pattern, path, expected):
     assert PathPattern(pattern).matches(path) is expected
 
 
-@pytest.mark.parametrize("pattern, path, expected", [
-    ("**.created_at", "created_at", True),
-    ("**.created_at", "a.created_at", True),
-    ("**.created_at", "a[0].b.created_at", True),
-    ("**.created_at", "created_at_x", False),
-    ("**.created_at", "created_at.x", False),
-    ("**", "anything[3].at.all", True),
-])
+@pytest.mark.parametrize(
+    "pattern, path, expected",
+    [
+        ("**.created_at", "created_at", True),
+        ("**.created_at", "a.created_at", True),
+        ("**.created_at", "a[0].b.created_at", True),
+        ("**.created_at", "created_at_x", False),
+        ("**.created_at", "created_at.x", False),
+        ("**", "anything[3].at.all", True),
+    ],
+)
 def test_double_star_matches_any_run_of_segments(pattern, path, expected):
     assert PathPattern(pattern).matches(path) is expected
 
@@ -129,15 +155,16 @@ def test_quoted_key_pattern_matches_quoted_path():
     assert not PathPattern('["unit price"]').matches("unit")
 
 
-@pytest.mark.parametrize("key", ["[", '["', '\\', '\\"]', 'a"]["b'])
+@pytest.mark.parametrize("key", ["[", '["', "\\", '\\"]', 'a"]["b'])
 def test_a_key_holding_brackets_quotes_or_backslashes_is_one_segment(key):
     # the walk writes these keys quoted ('["["]'); reading the path back must find the
     # quote that opens the key, not a '["' inside it
     path = key_segment(key_segment("", "a"), key)
     assert path_segments(path) == ("ka", "k" + key)
     assert PathPattern("a.*").matches(path)
-    result = match_json({"a": {key: 1, "b": 2}}, {"a": {key: 1, "b": 3}}, metric="field_match",
-                        ignore=["a.b"])
+    result = match_json(
+        {"a": {key: 1, "b": 2}}, {"a": {key: 1, "b": 3}}, metric="field_match", ignore=["a.b"]
+    )
     assert result.score == 1.0  # the key's field matches; a.b is ignored
 
 
@@ -162,12 +189,17 @@ def test_a_glob_pattern_read_path_by_path_agrees_with_reading_each_path_whole():
     paths = [""]
     for _ in range(400):
         parent = rng.choice(paths)
-        paths.append(index_segment(parent, rng.randrange(3)) if rng.random() < 0.4
-                     else key_segment(parent, rng.choice(keys)))
+        paths.append(
+            index_segment(parent, rng.randrange(3))
+            if rng.random() < 0.4
+            else key_segment(parent, rng.choice(keys))
+        )
     for text in ["**.a", "**[].items[0]", "items[*].**", "**", "a.**.a[*]", '**["x y"]', "*.**[1]"]:
         incremental = PathPattern(text)
         for path in rng.sample(paths, len(paths)):
-            assert incremental.matches(path) == PathPattern(text).matches_segments(path_segments(path)), (text, path)
+            assert incremental.matches(path) == PathPattern(text).matches_segments(
+                path_segments(path)
+            ), (text, path)
 
 
 def test_a_glob_pattern_over_a_value_nested_700_deep_takes_one_step_a_path(monkeypatch):
@@ -177,11 +209,15 @@ def test_a_glob_pattern_over_a_value_nested_700_deep_takes_one_step_a_path(monke
         value = [value, i]
     steps = []
     advance = PathPattern._advance
-    monkeypatch.setattr(PathPattern, "_advance", lambda self, states, segment: (
-        steps.append(segment), advance(self, states, segment))[1])
+    monkeypatch.setattr(
+        PathPattern,
+        "_advance",
+        lambda self, states, segment: (steps.append(segment), advance(self, states, segment))[1],
+    )
     with within(GENEROUS):
-        result = match_json({"deep": value}, {"deep": value}, metric="json_similarity",
-                            ignore="**[].items[0]")
+        result = match_json(
+            {"deep": value}, {"deep": value}, metric="json_similarity", ignore="**[].items[0]"
+        )
     assert result.score == 1.0
     # 1,402 instance paths below "deep" on each side, each read once from its parent
     assert 0 < len(steps) <= 1_403

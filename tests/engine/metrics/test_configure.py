@@ -28,10 +28,12 @@ def test_plain_options_keep_their_configuration() -> None:
 def test_the_key_tells_types_and_registries_apart() -> None:
     # True == 1 and both hash alike: the type keeps them apart
     assert _options_key(FIELD_F1, {"truncated": True}, REGISTRY) != _options_key(
-        FIELD_F1, {"truncated": 1}, REGISTRY)
+        FIELD_F1, {"truncated": 1}, REGISTRY
+    )
     # the order options are given in does not matter
-    assert _options_key(FIELD_F1, {"align": "ordered", "truncated": "close"}, REGISTRY) == \
-        _options_key(FIELD_F1, {"truncated": "close", "align": "ordered"}, REGISTRY)
+    assert _options_key(
+        FIELD_F1, {"align": "ordered", "truncated": "close"}, REGISTRY
+    ) == _options_key(FIELD_F1, {"truncated": "close", "align": "ordered"}, REGISTRY)
     registry = Registry()
     before = configure(FIELD_F1, {"align": "hungarian"}, registry)
     registry.set_type_default("string", "levenshtein")  # a registration: a new state
@@ -42,7 +44,9 @@ def test_the_key_tells_types_and_registries_apart() -> None:
 
 
 def test_options_that_are_not_plain_are_not_kept(tmp_path: Path) -> None:
-    assert _options_key(FIELD_F1, {"align": {"match_by": "key_field", "key": "id"}}, REGISTRY) is None
+    assert (
+        _options_key(FIELD_F1, {"align": {"match_by": "key_field", "key": "id"}}, REGISTRY) is None
+    )
     path = tmp_path / "schema.json"
     path.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "string"}}}))
     assert _options_key(FIELD_F1, {"schema": str(path)}, REGISTRY) is None

@@ -31,8 +31,14 @@ def test_reference_worked_example():
     actual = {"name": "A", "temp": 1.5, "tags": ["x"], "extra": 5}
     result = ff(actual, expected)
     assert [(f.path, f.status) for f in result.fields] == [
-        ("name", "match"), ("temp", "mismatch"), ("tags[0]", "match"), ("tags[1]", "omission"),
-        ("meta.a", "omission"), ("meta.b", "omission"), ("extra", "hallucination")]
+        ("name", "match"),
+        ("temp", "mismatch"),
+        ("tags[0]", "match"),
+        ("tags[1]", "omission"),
+        ("meta.a", "omission"),
+        ("meta.b", "omission"),
+        ("extra", "hallucination"),
+    ]
     assert result.precision == 0.5
     assert result.recall == pytest.approx(1 / 3)
     assert result.f1 == pytest.approx(0.4)
@@ -60,14 +66,21 @@ def test_mismatch_keeps_both_values():
 def test_omission_expands_to_every_leaf_it_holds():
     result = ff({}, {"o": {"a": 1, "b": {"c": 2, "d": [3, 4]}}})
     assert [(f.path, f.status) for f in result.fields] == [
-        ("o.a", "omission"), ("o.b.c", "omission"), ("o.b.d[0]", "omission"), ("o.b.d[1]", "omission")]
+        ("o.a", "omission"),
+        ("o.b.c", "omission"),
+        ("o.b.d[0]", "omission"),
+        ("o.b.d[1]", "omission"),
+    ]
     assert result.recall == 0.0
 
 
 def test_hallucination_of_a_schema_field_expands_to_every_leaf():
     schema = obj(o=obj(a=INT, b=INT))
     result = ff({"o": {"a": 1, "b": 2}}, {}, schema=schema)
-    assert [(f.path, f.status) for f in result.fields] == [("o.a", "hallucination"), ("o.b", "hallucination")]
+    assert [(f.path, f.status) for f in result.fields] == [
+        ("o.a", "hallucination"),
+        ("o.b", "hallucination"),
+    ]
     assert result.precision == 0.0
 
 
@@ -75,7 +88,10 @@ def test_unknown_extracted_key_is_one_hallucination():
     # junk holds 5 leaves but the schema does not know it: one hallucination
     # P = 1/2, R = 1/1, F1 = 2/3
     result = ff({"a": 1, "junk": {"x": 1, "y": [1, 2, 3], "z": "q"}}, {"a": 1})
-    assert [(f.path, f.status) for f in result.fields] == [("a", "match"), ("junk", "hallucination")]
+    assert [(f.path, f.status) for f in result.fields] == [
+        ("a", "match"),
+        ("junk", "hallucination"),
+    ]
     assert result.f1 == pytest.approx(2 / 3)
 
 
@@ -195,11 +211,16 @@ def test_one_sided_null_object_holds_no_fields():
     # hallucinations (inferred from expected alone, o would be a string, so the schema is given)
     schema = obj(o=obj(a=INT, b=INT))
     result = ff({"o": {"a": 1, "b": 2}}, {"o": None}, schema=schema)
-    assert [(f.path, f.status) for f in result.fields] == [("o.a", "hallucination"), ("o.b", "hallucination")]
+    assert [(f.path, f.status) for f in result.fields] == [
+        ("o.a", "hallucination"),
+        ("o.b", "hallucination"),
+    ]
 
 
 def test_comparator_on_a_container_compares_it_whole():
-    schema = obj(o={"type": "object", "properties": {"a": INT, "b": INT}, "x-eval-compare": "exact"})
+    schema = obj(
+        o={"type": "object", "properties": {"a": INT, "b": INT}, "x-eval-compare": "exact"}
+    )
     result = ff({"o": {"a": 1, "b": 3}}, {"o": {"a": 1, "b": 2}}, schema=schema)
     assert rows(result) == [("o", "mismatch", 0.0)]
 
@@ -216,11 +237,7 @@ def test_schema_given_as_a_json_file(tmp_path):
 def test_schema_given_as_a_yaml_file(tmp_path):
     path = tmp_path / "schema.yaml"
     path.write_text(
-        "type: object\n"
-        "properties:\n"
-        "  a:\n"
-        "    type: string\n"
-        "    x-eval-transform: [lowercase]\n"
+        "type: object\nproperties:\n  a:\n    type: string\n    x-eval-transform: [lowercase]\n"
     )
     assert ff({"a": "ABC"}, {"a": "abc"}, schema=path).score == 1.0
 

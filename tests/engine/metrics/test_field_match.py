@@ -92,7 +92,10 @@ def test_number_inside_nested_object_compares_by_value():
 def test_missing_key_is_an_omission_wrong_value_a_mismatch():
     result = fm({"a": 1, "b": 0}, {"a": 1, "b": 2, "c": 3})
     assert [(f.path, f.status, f.score) for f in result.fields] == [
-        ("a", "match", 1.0), ("b", "mismatch", 0.0), ("c", "omission", 0.0)]
+        ("a", "match", 1.0),
+        ("b", "mismatch", 0.0),
+        ("c", "omission", 0.0),
+    ]
 
 
 def test_field_match_accounting_with_an_omission():
@@ -160,7 +163,10 @@ def test_normalized_folds_strings_inside_arrays_in_order():
 
 
 def test_normalized_recurses_into_nested_objects():
-    assert fmn({"o": {"city": "zurich", "t": ["ÉTÉ"]}}, {"o": {"city": "Zürich", "t": ["été"]}}).score == 1.0
+    assert (
+        fmn({"o": {"city": "zurich", "t": ["ÉTÉ"]}}, {"o": {"city": "Zürich", "t": ["été"]}}).score
+        == 1.0
+    )
 
 
 def test_normalized_keeps_whitespace():

@@ -36,7 +36,10 @@ def test_doc_example_typo_scores_levenshtein_similarity():
 
 
 def test_doc_example_nested_identical_scores_one():
-    doc = {"user": {"name": "Alice", "profile": {"age": 25, "location": "Paris"}}, "status": "active"}
+    doc = {
+        "user": {"name": "Alice", "profile": {"age": 25, "location": "Paris"}},
+        "status": "active",
+    }
     assert js(doc, doc).score == 1.0
 
 
@@ -48,14 +51,22 @@ def test_doc_example_array_scores_by_formula_not_two_thirds():
 
 
 def test_doc_example_extra_keys_are_ignored():
-    assert js({"name": "Bob", "age": 30, "extra_field": "ignored"}, {"name": "Bob", "age": 30}).score == 1.0
+    assert (
+        js({"name": "Bob", "age": 30, "extra_field": "ignored"}, {"name": "Bob", "age": 30}).score
+        == 1.0
+    )
 
 
 def test_mixed_worked_example():
     # name: lev(John, Jon) = 1, max 4 -> 0.75; age: 1 - 3/30 = 0.9;
     # tags: a = a -> 1, b vs x -> 0, c missing -> 0; addr.city 1; addr.zip (null) missing -> 0
     # matched = 0.75 + 0.9 + 1 + 0 + 0 + 1 + 0 = 3.65 over 7 leaves
-    expected = {"name": "John", "age": 30, "tags": ["a", "b", "c"], "addr": {"city": "Paris", "zip": None}}
+    expected = {
+        "name": "John",
+        "age": 30,
+        "tags": ["a", "b", "c"],
+        "addr": {"city": "Paris", "zip": None},
+    }
     actual = {"name": "Jon", "age": 27, "tags": ["a", "x"], "addr": {"city": "Paris"}, "extra": 1}
     assert js(actual, expected).score == pytest.approx(3.65 / 7)
 
@@ -76,7 +87,7 @@ def test_string_similarity_counts_code_points():
     # one substitution over 4 code points (5 UTF-8 bytes) -> 0.75
     assert js({"s": "cafe"}, {"s": "café"}).score == pytest.approx(0.75)
     # one substitution over 2 code points (astral characters are one code point each)
-    assert js({"s": "\U0001F601a"}, {"s": "\U0001F600a"}).score == pytest.approx(0.5)
+    assert js({"s": "\U0001f601a"}, {"s": "\U0001f600a"}).score == pytest.approx(0.5)
 
 
 def test_two_empty_strings_score_one():
@@ -95,28 +106,34 @@ def test_transposition_counts_two_edits():
 # -- numbers ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("expected, actual, score", [
-    (100, 90, 0.9),
-    (100, 110, 0.9),
-    (100, 50, 0.5),
-    (50, 100, 0.0),     # 1 - 50/50: relative to expected, asymmetric
-    (100, 250, 0.0),    # 1 - 1.5 floored at 0
-    (-10, 10, 0.0),     # 1 - 20/10 floored
-    (10, 0, 0.0),
-    (-4, -3, 0.75),
-])
+@pytest.mark.parametrize(
+    "expected, actual, score",
+    [
+        (100, 90, 0.9),
+        (100, 110, 0.9),
+        (100, 50, 0.5),
+        (50, 100, 0.0),  # 1 - 50/50: relative to expected, asymmetric
+        (100, 250, 0.0),  # 1 - 1.5 floored at 0
+        (-10, 10, 0.0),  # 1 - 20/10 floored
+        (10, 0, 0.0),
+        (-4, -3, 0.75),
+    ],
+)
 def test_number_similarity_is_relative_to_expected(expected, actual, score):
     assert js({"n": actual}, {"n": expected}).score == pytest.approx(score)
 
 
-@pytest.mark.parametrize("expected, actual, score", [
-    (0, 0, 1.0),
-    (0, 1e-13, 1.0),
-    (0, -1e-12, 1.0),
-    (0, 0.001, 0.0),
-    (1e-13, 5, 0.0),
-    (1e-13, 0, 1.0),
-])
+@pytest.mark.parametrize(
+    "expected, actual, score",
+    [
+        (0, 0, 1.0),
+        (0, 1e-13, 1.0),
+        (0, -1e-12, 1.0),
+        (0, 0.001, 0.0),
+        (1e-13, 5, 0.0),
+        (1e-13, 0, 1.0),
+    ],
+)
 def test_expected_near_zero_is_binary(expected, actual, score):
     assert js({"n": actual}, {"n": expected}).score == score
 

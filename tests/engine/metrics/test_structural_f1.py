@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch import ConfigError, match_json
-from tests.helpers.known_names import assert_lists_builtin_comparators as _assert_lists_builtin_comparators
+from tests.helpers.known_names import (
+    assert_lists_builtin_comparators as _assert_lists_builtin_comparators,
+)
 
 
 def sf(actual, expected, **options):
@@ -21,16 +23,19 @@ def statuses(result):
 # With a single leaf on both sides, P = R = F1 = the leaf's score.
 
 
-@pytest.mark.parametrize("expected, actual, score", [
-    ("hello there world", "hello world", 2 / 3),   # {hello, world} of {hello, there, world}
-    ("Paris", "paris", 1.0),                      # lower-cased
-    ("a b c d", "a b e", 0.4),                    # 2 shared of 5
-    ("a a b", "b a", 1.0),                        # token sets: duplicates collapse
-    ("foo,", "foo", 0.0),                         # no punctuation stripping
-    ("new   york", "New\tYork", 1.0),              # any whitespace splits
-    ("", "", 1.0),                                # both empty
-    ("", "x", 0.0),
-])
+@pytest.mark.parametrize(
+    "expected, actual, score",
+    [
+        ("hello there world", "hello world", 2 / 3),  # {hello, world} of {hello, there, world}
+        ("Paris", "paris", 1.0),  # lower-cased
+        ("a b c d", "a b e", 0.4),  # 2 shared of 5
+        ("a a b", "b a", 1.0),  # token sets: duplicates collapse
+        ("foo,", "foo", 0.0),  # no punctuation stripping
+        ("new   york", "New\tYork", 1.0),  # any whitespace splits
+        ("", "", 1.0),  # both empty
+        ("", "x", 0.0),
+    ],
+)
 def test_strings_score_by_token_jaccard(expected, actual, score):
     result = sf({"s": actual}, {"s": expected})
     assert result.fields[0].score == pytest.approx(score)
@@ -40,14 +45,17 @@ def test_strings_score_by_token_jaccard(expected, actual, score):
 # -- number leaves: threshold evaluator ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("expected, actual, score", [
-    (1.0, 1.0, 1.0),
-    (1.0, 1.0005, 1 - 0.5 ** 10),    # d = 0.0005, t = 0.001, w = 0.1: 1 - (0.5)^10
-    (5, 5.0004, 1 - 0.4 ** 10),
-    (1, 2, 0.0),                     # d = 1 > t
-    (100, 100.01, 0.0),
-    (42, 42.0, 1.0),
-])
+@pytest.mark.parametrize(
+    "expected, actual, score",
+    [
+        (1.0, 1.0, 1.0),
+        (1.0, 1.0005, 1 - 0.5**10),  # d = 0.0005, t = 0.001, w = 0.1: 1 - (0.5)^10
+        (5, 5.0004, 1 - 0.4**10),
+        (1, 2, 0.0),  # d = 1 > t
+        (100, 100.01, 0.0),
+        (42, 42.0, 1.0),
+    ],
+)
 def test_numbers_score_by_threshold_evaluator(expected, actual, score):
     result = sf({"n": actual}, {"n": expected})
     assert result.fields[0].score == pytest.approx(score, abs=1e-9)
@@ -89,7 +97,9 @@ def test_type_difference_scores_zero():
 
 def test_string_evaluator_levenshtein():
     # abc vs abd: 1 - 1/3
-    assert sf({"s": "abd"}, {"s": "abc"}, string_evaluator="levenshtein").score == pytest.approx(2 / 3)
+    assert sf({"s": "abd"}, {"s": "abc"}, string_evaluator="levenshtein").score == pytest.approx(
+        2 / 3
+    )
 
 
 def test_string_evaluator_exact():
@@ -110,7 +120,9 @@ def test_an_unknown_string_evaluator_lists_the_comparators():
         match_json({"a": "x"}, {"a": "x"}, metric="structural_f1", string_evaluator="cosinus")
     message = str(info.value)
     # names the option, then the comparator and what is known
-    assert message.startswith("string_evaluator: unknown comparator 'cosinus' (did you mean 'cosine'?); known comparators: ")
+    assert message.startswith(
+        "string_evaluator: unknown comparator 'cosinus' (did you mean 'cosine'?); known comparators: "
+    )
     _assert_lists_builtin_comparators(message)
 
 
@@ -323,5 +335,8 @@ def test_a_container_against_an_expected_scalar_absorbs_its_first_leaf_by_path_w
     # hallucination is id.y in both key orders. P = 0 / (1 + 1), R = 0 / 1: F1 0
     for actual in ({"id": {"b": 1, "y": 2}}, {"id": {"y": 2, "b": 1}}):
         result = sf(actual, {"id": False})
-        assert [(f.path, f.status) for f in result.fields] == [("id", "mismatch"), ("id.y", "hallucination")]
+        assert [(f.path, f.status) for f in result.fields] == [
+            ("id", "mismatch"),
+            ("id.y", "hallucination"),
+        ]
         assert (result.precision, result.recall, result.score) == (0.0, 0.0, 0.0)

@@ -33,13 +33,19 @@ def statuses(result):
 
 def test_ordered_is_the_default_and_pairs_by_index():
     result = ff({"t": [2, 1]}, {"t": [1, 2]})
-    assert [(f.path, f.status) for f in result.fields] == [("t[0]", "mismatch"), ("t[1]", "mismatch")]
+    assert [(f.path, f.status) for f in result.fields] == [
+        ("t[0]", "mismatch"),
+        ("t[1]", "mismatch"),
+    ]
 
 
 def test_ordered_surplus_expected_becomes_omissions():
     result = ff({"t": [1, 2]}, {"t": [1, 2, 3]})
     assert [(f.path, f.status) for f in result.fields] == [
-        ("t[0]", "match"), ("t[1]", "match"), ("t[2]", "omission")]
+        ("t[0]", "match"),
+        ("t[1]", "match"),
+        ("t[2]", "omission"),
+    ]
 
 
 def test_ordered_surplus_actual_becomes_hallucinations():
@@ -92,18 +98,40 @@ def test_key_field_unmatched_keys_are_omission_and_hallucination():
 
 
 def test_key_field_element_without_the_key_stays_unpaired():
-    result = ff({"items": [{"q": 1}]}, {"items": [{"sku": "A", "q": 1}]},
-                schema={"type": "object", "properties": {"items": {
-                    "type": "array", "x-eval-align": KEY_SKU,
-                    "items": {"type": "object", "properties": {"sku": {"type": "string"},
-                                                               "q": {"type": "integer"}}}}}})
+    result = ff(
+        {"items": [{"q": 1}]},
+        {"items": [{"sku": "A", "q": 1}]},
+        schema={
+            "type": "object",
+            "properties": {
+                "items": {
+                    "type": "array",
+                    "x-eval-align": KEY_SKU,
+                    "items": {
+                        "type": "object",
+                        "properties": {"sku": {"type": "string"}, "q": {"type": "integer"}},
+                    },
+                }
+            },
+        },
+    )
     assert statuses(result) == ["hallucination", "omission", "omission"]
 
 
 def test_key_field_from_the_schema():
-    schema = {"type": "object", "properties": {"items": {
-        "type": "array", "x-eval-align": KEY_SKU,
-        "items": {"type": "object", "properties": {"sku": {"type": "string"}, "q": {"type": "integer"}}}}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "items": {
+                "type": "array",
+                "x-eval-align": KEY_SKU,
+                "items": {
+                    "type": "object",
+                    "properties": {"sku": {"type": "string"}, "q": {"type": "integer"}},
+                },
+            }
+        },
+    }
     expected = {"items": [{"sku": "A", "q": 1}, {"sku": "B", "q": 2}]}
     actual = {"items": [{"sku": "B", "q": 2}, {"sku": "A", "q": 1}]}
     assert ff(actual, expected, schema=schema).score == 1.0
@@ -141,8 +169,15 @@ def test_hungarian_maximises_the_total_pair_f1():
 
 
 def test_hungarian_unknown_field_in_element_counts_against_the_pair():
-    schema = {"type": "object", "properties": {"t": {"type": "array", "items": {
-        "type": "object", "properties": {"a": {"type": "integer"}}}}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "t": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"a": {"type": "integer"}}},
+            }
+        },
+    }
     # one pair: a matches, junk is one hallucination -> P 1/2, R 1 -> F1 2/3
     result = ff({"t": [{"a": 1, "junk": 9}]}, {"t": [{"a": 1}]}, schema=schema, align="hungarian")
     assert statuses(result) == ["hallucination", "match"]
@@ -151,18 +186,27 @@ def test_hungarian_unknown_field_in_element_counts_against_the_pair():
 
 def test_align_option_is_the_default_for_arrays_the_schema_does_not_configure():
     # t configured ordered in the schema: 2 mismatches; u takes align="hungarian": 2 matches
-    schema = {"type": "object", "properties": {
-        "t": {"type": "array", "items": {"type": "integer"}, "x-eval-align": {"ordered": True}},
-        "u": {"type": "array", "items": {"type": "integer"}}}}
-    result = ff({"t": [2, 1], "u": [2, 1]}, {"t": [1, 2], "u": [1, 2]}, schema=schema, align="hungarian")
+    schema = {
+        "type": "object",
+        "properties": {
+            "t": {"type": "array", "items": {"type": "integer"}, "x-eval-align": {"ordered": True}},
+            "u": {"type": "array", "items": {"type": "integer"}},
+        },
+    }
+    result = ff(
+        {"t": [2, 1], "u": [2, 1]}, {"t": [1, 2], "u": [1, 2]}, schema=schema, align="hungarian"
+    )
     assert [(f.path, f.status) for f in result.fields if f.path.startswith("t")] == [
-        ("t[0]", "mismatch"), ("t[1]", "mismatch")]
+        ("t[0]", "mismatch"),
+        ("t[1]", "mismatch"),
+    ]
     assert result.f1 == 0.5
 
 
 def test_align_in_fields_option():
-    result = ff({"t": [2, 1], "u": [2, 1]}, {"t": [1, 2], "u": [1, 2]},
-                fields={"u": {"align": "hungarian"}})
+    result = ff(
+        {"t": [2, 1], "u": [2, 1]}, {"t": [1, 2], "u": [1, 2]}, fields={"u": {"align": "hungarian"}}
+    )
     # t ordered: 2 mismatches; u hungarian: 2 matches
     assert result.f1 == 0.5
 
@@ -188,8 +232,17 @@ def test_hungarian_scalars_above_50_by_50():
 
 
 def _thousand():
-    expected = [{"id": i, "name": f"name {i}", "price": i * 1.5, "active": i % 2 == 0,
-                 "tag": f"t{i % 7}", "qty": i % 13} for i in range(1000)]
+    expected = [
+        {
+            "id": i,
+            "name": f"name {i}",
+            "price": i * 1.5,
+            "active": i % 2 == 0,
+            "tag": f"t{i % 7}",
+            "qty": i % 13,
+        }
+        for i in range(1000)
+    ]
     actual = [dict(e) for e in expected]
     random.Random(1234).shuffle(actual)
     return expected, actual
@@ -211,13 +264,18 @@ def test_thousand_shuffled_objects_pair_perfectly_under_structural_f1():
 
 
 def test_key_field_numeric_keys_compare_by_value():
-    result = ff({"t": [{"id": 1.0, "v": "a"}]}, {"t": [{"id": 1, "v": "a"}]},
-                align={"match_by": "key_field", "key": "id"})
+    result = ff(
+        {"t": [{"id": 1.0, "v": "a"}]},
+        {"t": [{"id": 1, "v": "a"}]},
+        align={"match_by": "key_field", "key": "id"},
+    )
     assert result.score == 1.0
 
 
 def test_key_field_boolean_key_does_not_pair_with_number():
-    result = ff({"t": [{"id": True}]}, {"t": [{"id": 1}]}, align={"match_by": "key_field", "key": "id"})
+    result = ff(
+        {"t": [{"id": True}]}, {"t": [{"id": 1}]}, align={"match_by": "key_field", "key": "id"}
+    )
     assert statuses(result) == ["hallucination", "omission"]
 
 
@@ -239,8 +297,10 @@ def score_within(actual, expected, metric, **options):
 
 def _records(seed: int = 1) -> tuple[dict, dict]:
     rnd = random.Random(seed)
-    expected = [{"sku": f"S{i:05d}", "name": f"item number {i}", "price": i * 1.5, "qty": i % 7}
-                for i in range(N)]
+    expected = [
+        {"sku": f"S{i:05d}", "name": f"item number {i}", "price": i * 1.5, "qty": i % 7}
+        for i in range(N)
+    ]
     actual = [dict(e) for e in expected]
     rnd.shuffle(actual)
     for element in actual[::10]:
@@ -248,13 +308,23 @@ def _records(seed: int = 1) -> tuple[dict, dict]:
     return {"items": actual}, {"items": expected}
 
 
-@pytest.mark.parametrize(("metric", "options"), [
-    ("field_match", {}),
-    ("field_match_normalized", {}),
-    ("json_similarity", {}),
-    ("structural_f1", {}),
-    ("field_f1", {"align": "hungarian"}),
-], ids=["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1-hungarian"])
+@pytest.mark.parametrize(
+    ("metric", "options"),
+    [
+        ("field_match", {}),
+        ("field_match_normalized", {}),
+        ("json_similarity", {}),
+        ("structural_f1", {}),
+        ("field_f1", {"align": "hungarian"}),
+    ],
+    ids=[
+        "field_match",
+        "field_match_normalized",
+        "json_similarity",
+        "structural_f1",
+        "field_f1-hungarian",
+    ],
+)
 def test_5000_shuffled_objects_answer_within_bounds_under_every_metric(metric, options):
     actual, expected = _records()
     result = score_within(actual, expected, metric, **options)
@@ -265,7 +335,9 @@ def test_5000_shuffled_objects_answer_within_bounds_under_every_metric(metric, o
 
 def test_5000_element_key_field_alignment_answers_within_bounds():
     actual, expected = _records()
-    result = score_within(actual, expected, "field_f1", align={"match_by": "key_field", "key": "sku"})
+    result = score_within(
+        actual, expected, "field_f1", align={"match_by": "key_field", "key": "sku"}
+    )
     assert result.score == pytest.approx(1 - 500 / (4 * N))
 
 
@@ -273,8 +345,14 @@ def test_5000_element_key_field_alignment_answers_within_bounds():
 
 
 def _mixed(seed: int, n: int) -> tuple[list, list]:
-    kinds = [lambda i: i, lambda i: f"s{i}", lambda i: None, lambda i: i % 2 == 0,
-             lambda i: {"k": i}, lambda i: [i]]
+    kinds = [
+        lambda i: i,
+        lambda i: f"s{i}",
+        lambda i: None,
+        lambda i: i % 2 == 0,
+        lambda i: {"k": i},
+        lambda i: [i],
+    ]
     expected = [kinds[i % len(kinds)](i) for i in range(n)]
     actual = list(expected)
     random.Random(seed).shuffle(actual)
@@ -310,10 +388,14 @@ def test_5000_shuffled_mixed_type_elements_under_structural_f1_answer_within_bou
     score_within({"v": actual}, {"v": expected}, "structural_f1")
 
 
-@pytest.mark.parametrize(("expected", "actual"), [
-    ([[1], [2]], [[2], [1]]),
-    ([["a"], ["b"], ["c"]], [["c"], ["a"], ["b"]]),
-], ids=["numbers", "strings"])
+@pytest.mark.parametrize(
+    ("expected", "actual"),
+    [
+        ([[1], [2]], [[2], [1]]),
+        ([["a"], ["b"], ["c"]], [["c"], ["a"], ["b"]]),
+    ],
+    ids=["numbers", "strings"],
+)
 def test_shuffled_arrays_of_arrays_pair_up_under_structural_f1(expected, actual):
     # element order does not matter for structural_f1, at any depth
     with within(GENEROUS):

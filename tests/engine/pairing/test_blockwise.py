@@ -64,8 +64,11 @@ def test_cells_at_or_below_the_threshold_still_count(small_blocks):
     # (0.29 <= 0.3); pruning the 0.29 cells would pair (0, 0) instead
     scores = [[0.5, 0.29], [0.29, 0.0]]
     assert _unique_optimum(scores) is None  # no shortcut here
-    assert blockwise.assign_large(_Matrix(scores), 0.3, True) == _dense(scores, 0.3) == (
-        [], [0, 1], [0, 1])
+    assert (
+        blockwise.assign_large(_Matrix(scores), 0.3, True)
+        == _dense(scores, 0.3)
+        == ([], [0, 1], [0, 1])
+    )
 
 
 def test_a_tie_between_two_pairings_is_left_to_the_dense_method(small_blocks):
@@ -155,8 +158,11 @@ def test_a_line_that_loses_its_best_by_more_than_near_best_goes_to_the_dense_met
     # (1.0 + 0.5): the check must refuse, and the answer then comes from the dense method.
     scores = [[1.0, 0.0], [0.95, 0.5]]
     assert _unique_optimum(scores) is None
-    assert blockwise.assign_large(_Matrix(scores), 0.3, True) == _dense(scores, 0.3) == (
-        [(0, 0, 1.0), (1, 1, 0.5)], [], [])
+    assert (
+        blockwise.assign_large(_Matrix(scores), 0.3, True)
+        == _dense(scores, 0.3)
+        == ([(0, 0, 1.0), (1, 1, 0.5)], [], [])
+    )
 
 
 def _random_scores(rng, n, m, tied):
@@ -178,7 +184,9 @@ def test_random_matrices_pair_as_the_dense_method_does(small_blocks, seed, tied)
     n, m = rng.randint(1, 40), rng.randint(1, 40)
     scores = _random_scores(rng, n, m, tied)
     for keep_above in (0.0, 0.3):
-        assert blockwise.assign_large(_Matrix(scores), keep_above, True) == _dense(scores, keep_above)
+        assert blockwise.assign_large(_Matrix(scores), keep_above, True) == _dense(
+            scores, keep_above
+        )
     found = _unique_optimum(scores)
     if found is not None:  # whenever it answers, it is the solver's choice above 0
         rows, cols = linear_sum_assignment(1.0 - scores)
@@ -210,8 +218,12 @@ _WORDS = ["red", "blue", "green", "box", "big", "small", "steel", "paper"]
 def _element(rng, i, tied):
     if tied:  # few distinct values: duplicates and ties everywhere
         return {"k": rng.choice(_WORDS), "n": rng.randint(0, 2), "b": rng.random() < 0.5}
-    return {"id": f"ID-{i}", "name": " ".join(rng.sample(_WORDS, rng.randint(1, 3))),
-            "n": round(rng.uniform(0, 100), 2), "b": rng.random() < 0.5}
+    return {
+        "id": f"ID-{i}",
+        "name": " ".join(rng.sample(_WORDS, rng.randint(1, 3))),
+        "n": round(rng.uniform(0, 100), 2),
+        "b": rng.random() < 0.5,
+    }
 
 
 def _damaged(rng, element):
@@ -235,8 +247,9 @@ def _arrays(seed, tied, complete=False):
     n = rng.randint(20, 300)
     expected = [_element(rng, i, tied) for i in range(n)]
     if complete:  # one field changed at most: the copy stays its original's clear partner
-        actual = [{**x, "name": x["name"] + " box"} if rng.random() < 0.3 else dict(x)
-                  for x in expected]
+        actual = [
+            {**x, "name": x["name"] + " box"} if rng.random() < 0.3 else dict(x) for x in expected
+        ]
     else:
         actual = [_damaged(rng, x) for x in expected if rng.random() < 0.9]
     if not complete:
@@ -246,7 +259,7 @@ def _arrays(seed, tied, complete=False):
 
 
 def _compare(monkeypatch, actual, expected, **options):
-    monkeypatch.setattr(pair_scores, "LARGE_PAIRS", 10 ** 12)
+    monkeypatch.setattr(pair_scores, "LARGE_PAIRS", 10**12)
     dense = match_json(actual, expected, **options)
     monkeypatch.setattr(pair_scores, "LARGE_PAIRS", 0)
     monkeypatch.setattr(blockwise, "BLOCK_CELLS", 997)  # many blocks
@@ -260,7 +273,9 @@ PAIRING_METRICS = [("structural_f1", {}), ("field_f1", {"align": "hungarian"})]
 @pytest.mark.parametrize("tied", [False, True])
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("metric, options", PAIRING_METRICS)
-def test_match_json_gives_the_dense_result_on_random_arrays(monkeypatch, seed, tied, metric, options):
+def test_match_json_gives_the_dense_result_on_random_arrays(
+    monkeypatch, seed, tied, metric, options
+):
     actual, expected = _arrays(seed, tied)
     dense, found = _compare(monkeypatch, actual, expected, metric=metric, **options)
     assert found.pairings == dense.pairings
@@ -269,16 +284,22 @@ def test_match_json_gives_the_dense_result_on_random_arrays(monkeypatch, seed, t
 
 
 @pytest.mark.parametrize("metric, options", PAIRING_METRICS)
-def test_match_json_takes_the_shortcut_when_every_element_has_its_copy(monkeypatch, metric, options):
+def test_match_json_takes_the_shortcut_when_every_element_has_its_copy(
+    monkeypatch, metric, options
+):
     answers = []
     shortcut = blockwise._shortcut
-    monkeypatch.setattr(blockwise, "_shortcut",
-                        lambda *args: answers.append(shortcut(*args)) or answers[-1])
+    monkeypatch.setattr(
+        blockwise, "_shortcut", lambda *args: answers.append(shortcut(*args)) or answers[-1]
+    )
     for seed in range(6):
         actual, expected = _arrays(seed, False, complete=True)
         dense, found = _compare(monkeypatch, actual, expected, metric=metric, **options)
-        assert (found.fields, found.pairings, found.score) == (dense.fields, dense.pairings,
-                                                                dense.score)
+        assert (found.fields, found.pairings, found.score) == (
+            dense.fields,
+            dense.pairings,
+            dense.score,
+        )
     assert sum(answer is not None for answer in answers) >= 4  # the shortcut, not the fallback
 
 
@@ -292,7 +313,11 @@ def test_an_element_that_occurs_twice_takes_the_dense_method_at_once(monkeypatch
     actual, expected = _arrays(5, False)
     expected["items"].append(copy.deepcopy(expected["items"][0]))
     dense, found = _compare(monkeypatch, actual, expected, metric=metric, **options)
-    assert (found.fields, found.pairings, found.score) == (dense.fields, dense.pairings, dense.score)
+    assert (found.fields, found.pairings, found.score) == (
+        dense.fields,
+        dense.pairings,
+        dense.score,
+    )
     assert scans == []
     # without the copy, the same arrays are scanned
     expected["items"].pop()
@@ -332,11 +357,15 @@ def _matrices(draw):
     n, m = draw(st.integers(1, 20)), draw(st.integers(1, 20))
     cells = st.sampled_from(_LEVELS) | st.floats(0.0, 1.0)
     if draw(st.booleans()):
-        return np.array(draw(st.lists(st.lists(cells, min_size=m, max_size=m),
-                                      min_size=n, max_size=n)))
+        return np.array(
+            draw(st.lists(st.lists(cells, min_size=m, max_size=m), min_size=n, max_size=n))
+        )
     scores = np.zeros((n, m))
-    for i, j, value in draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, m - 1), cells),
-                                     max_size=n * m // 10)):
+    for i, j, value in draw(
+        st.lists(
+            st.tuples(st.integers(0, n - 1), st.integers(0, m - 1), cells), max_size=n * m // 10
+        )
+    ):
         scores[i, j] = value
     return scores
 

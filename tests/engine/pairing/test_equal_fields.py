@@ -29,8 +29,13 @@ from pytest_jsonmatch.engine.metrics import METRICS, REGISTRY
 from pytest_jsonmatch.engine.metrics.base import configure
 from pytest_jsonmatch.engine.pairing import assignment, equal_fields
 
-SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 @contextlib.contextmanager
@@ -59,22 +64,54 @@ def assert_same(expected: list[Any], actual: list[Any], options: dict[str, Any])
 
 KEYS = st.sampled_from(["a", "b", "c", "unit price", "x.y", "[0]", ""])
 # values Python's == and JSON equality tell apart, or that hash alike across types
-SCALARS = st.sampled_from([None, True, False, 0, 1, -1, 1.0, 0.0, -0.0, 2.5, 10**20, 1e20,
-                           2**53 + 1, float(2**53), "", "a", "A", "1", "true"])
+SCALARS = st.sampled_from(
+    [
+        None,
+        True,
+        False,
+        0,
+        1,
+        -1,
+        1.0,
+        0.0,
+        -0.0,
+        2.5,
+        10**20,
+        1e20,
+        2**53 + 1,
+        float(2**53),
+        "",
+        "a",
+        "A",
+        "1",
+        "true",
+    ]
+)
 VALUES = st.one_of(SCALARS, SCALARS, SCALARS, st.sampled_from([[1], [True], {"z": 1}, {}, []]))
-ELEMENTS = st.one_of(st.dictionaries(KEYS, VALUES, max_size=4), st.dictionaries(KEYS, SCALARS, max_size=4),
-                     st.dictionaries(KEYS, SCALARS, max_size=4), SCALARS)
+ELEMENTS = st.one_of(
+    st.dictionaries(KEYS, VALUES, max_size=4),
+    st.dictionaries(KEYS, SCALARS, max_size=4),
+    st.dictionaries(KEYS, SCALARS, max_size=4),
+    SCALARS,
+)
 ARRAYS = st.lists(ELEMENTS, min_size=0, max_size=5)
 
 # a field of the elements' schema: compared by equality (the counted kinds) or otherwise
-FIELD_SCHEMAS = st.sampled_from([
-    {"type": "string"}, {"type": "number"}, {"type": "integer"}, {"type": "boolean"},
-    {"type": "string", "x-eval-compare": "exact"}, {"type": "number", "x-eval-compare": "numeric"},
-    {"type": "string", "x-eval-compare": "levenshtein"},
-    {"type": "number", "x-eval-compare": {"numeric": {"abs": 0.5}}},
-    {"type": "string", "x-eval-skip": True}, {"type": "string", "x-eval-transform": "lower"},
-    {"type": "object", "properties": {"z": {"type": "integer"}}},
-])
+FIELD_SCHEMAS = st.sampled_from(
+    [
+        {"type": "string"},
+        {"type": "number"},
+        {"type": "integer"},
+        {"type": "boolean"},
+        {"type": "string", "x-eval-compare": "exact"},
+        {"type": "number", "x-eval-compare": "numeric"},
+        {"type": "string", "x-eval-compare": "levenshtein"},
+        {"type": "number", "x-eval-compare": {"numeric": {"abs": 0.5}}},
+        {"type": "string", "x-eval-skip": True},
+        {"type": "string", "x-eval-transform": "lower"},
+        {"type": "object", "properties": {"z": {"type": "integer"}}},
+    ]
+)
 
 
 @st.composite
@@ -108,21 +145,35 @@ def options(draw: Any) -> dict[str, Any]:
     if draw(st.booleans()):
         return {}
     fields = draw(st.dictionaries(KEYS, FIELD_SCHEMAS, max_size=5))
-    return {"schema": {"type": "object", "properties": {
-        "items": {"type": "array", "items": {"type": "object", "properties": fields}}}}}
+    return {
+        "schema": {
+            "type": "object",
+            "properties": {
+                "items": {"type": "array", "items": {"type": "object", "properties": fields}}
+            },
+        }
+    }
 
 
 @SETTINGS
 @given(pair_lists=records(), options=options())
 def test_counted_pairs_agree_with_the_general_pair_scores(
-        pair_lists: tuple[list[Any], list[Any]], options: dict[str, Any]) -> None:
+    pair_lists: tuple[list[Any], list[Any]], options: dict[str, Any]
+) -> None:
     assert_same(*pair_lists, options)
 
 
 @SETTINGS
-@given(expected=st.lists(st.dictionaries(st.sampled_from(["sku", "qty", "note", "ok"]), SCALARS,
-                                         min_size=1, max_size=4), min_size=1, max_size=6),
-       seed=st.integers(0, 2**32))
+@given(
+    expected=st.lists(
+        st.dictionaries(
+            st.sampled_from(["sku", "qty", "note", "ok"]), SCALARS, min_size=1, max_size=4
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    seed=st.integers(0, 2**32),
+)
 def test_near_copies_of_one_shape(expected: list[dict[str, Any]], seed: int) -> None:
     """Elements of one shape (the generated functions), their copies shuffled and damaged:
     clear partners, ties (repeated elements: the solver's own choice), in-order copies."""
@@ -134,27 +185,40 @@ def test_near_copies_of_one_shape(expected: list[dict[str, Any]], seed: int) -> 
     for element in actual:
         if rng.random() < 0.3:
             element[rng.choice(keys)] = rng.choice([None, True, 1, 1.0, "x"])
-    for records in (([{"items": expected}], [{"items": actual}]),
-                    ([{"items": expected}], [{"items": [dict(e) for e in expected]}]),
-                    ([{"items": expected + expected}], [{"items": actual + actual[:1]}])):
+    for records in (
+        ([{"items": expected}], [{"items": actual}]),
+        ([{"items": expected}], [{"items": [dict(e) for e in expected]}]),
+        ([{"items": expected + expected}], [{"items": actual + actual[:1]}]),
+    ):
         assert_same(*records, {})
 
 
-INVOICE_ITEMS = [{"sku": "A-1", "qty": 2, "price": 9.5, "taxed": True},
-                 {"sku": "B-2", "qty": 1, "price": 20.0, "taxed": False},
-                 {"sku": "C-3", "qty": 2, "price": 9.5, "taxed": True}]
+INVOICE_ITEMS = [
+    {"sku": "A-1", "qty": 2, "price": 9.5, "taxed": True},
+    {"sku": "B-2", "qty": 1, "price": 20.0, "taxed": False},
+    {"sku": "C-3", "qty": 2, "price": 9.5, "taxed": True},
+]
 
 
-@pytest.mark.parametrize("actual", [
-    INVOICE_ITEMS,  # an in-order copy
-    INVOICE_ITEMS[::-1],  # shuffled: each element has one clear partner
-    [{**INVOICE_ITEMS[2], "sku": "A-1"}, INVOICE_ITEMS[0]],  # two partners tie for one element
-    [{**INVOICE_ITEMS[0], "taxed": 1}, {**INVOICE_ITEMS[1], "qty": 1.0}],  # 1 is not true; 1.0 is 1
-    [{"sku": "A-1", "qty": 2}, {"sku": "B-2", "price": 20.0, "taxed": False, "extra": [1]}],  # other shapes
-    [{**INVOICE_ITEMS[0], "note": {"deep": 1}}],  # a field the schema does not know, nested
-    [{**INVOICE_ITEMS[0], "qty": [2]}],  # a nested value in a counted field
-    [INVOICE_ITEMS[0], "A-1"],  # an element that is not an object
-])
+@pytest.mark.parametrize(
+    "actual",
+    [
+        INVOICE_ITEMS,  # an in-order copy
+        INVOICE_ITEMS[::-1],  # shuffled: each element has one clear partner
+        [{**INVOICE_ITEMS[2], "sku": "A-1"}, INVOICE_ITEMS[0]],  # two partners tie for one element
+        [
+            {**INVOICE_ITEMS[0], "taxed": 1},
+            {**INVOICE_ITEMS[1], "qty": 1.0},
+        ],  # 1 is not true; 1.0 is 1
+        [
+            {"sku": "A-1", "qty": 2},
+            {"sku": "B-2", "price": 20.0, "taxed": False, "extra": [1]},
+        ],  # other shapes
+        [{**INVOICE_ITEMS[0], "note": {"deep": 1}}],  # a field the schema does not know, nested
+        [{**INVOICE_ITEMS[0], "qty": [2]}],  # a nested value in a counted field
+        [INVOICE_ITEMS[0], "A-1"],  # an element that is not an object
+    ],
+)
 def test_invoice_lines(actual: list[Any]) -> None:
     assert_same([{"items": INVOICE_ITEMS}], [{"items": actual}], {})
 
@@ -166,16 +230,22 @@ def test_the_counts_are_used() -> None:
     items = node.properties["items"].items  # type: ignore[index, union-attr]
     cfg = configure(METRICS["field_f1"], {"align": "hungarian"})
     assert equal_fields.counted_pairs(cfg, items, INVOICE_ITEMS, INVOICE_ITEMS[::-1], "items") == (
-        [(0, 2, 1.0), (1, 1, 1.0), (2, 0, 1.0)], [], [])
+        [(0, 2, 1.0), (1, 1, 1.0), (2, 0, 1.0)],
+        [],
+        [],
+    )
     other_shapes = [{"sku": "A-1", "qty": 2}, {**INVOICE_ITEMS[1], "unknown": 5}]
-    pairs, lone_e, lone_a = equal_fields.counted_pairs(cfg, items, INVOICE_ITEMS, other_shapes,
-                                                       "items")
+    pairs, lone_e, lone_a = equal_fields.counted_pairs(
+        cfg, items, INVOICE_ITEMS, other_shapes, "items"
+    )
     # A-1 with A-1: 2 equal fields, precision 2/2, recall 2/4, F1 = 2 * 1 * 0.5 / 1.5 = 2/3;
     # B-2 with B-2 and one unknown field: 4 equal, precision 4/5, recall 4/4,
     # F1 = 2 * 0.8 * 1.0 / 1.8 (8/9, as the float division rounds it)
     assert pairs == [(0, 0, 2 / 3), (1, 1, 2 * 0.8 * 1.0 / 1.8)] and lone_e == [2] and lone_a == []
     assert items.plans["equal_fields"][0] == frozenset({"sku", "qty", "price", "taxed"})
-    assert equal_fields.counted_pairs(cfg, items, INVOICE_ITEMS, [{"sku": ["A-1"]}], "items") is None
+    assert (
+        equal_fields.counted_pairs(cfg, items, INVOICE_ITEMS, [{"sku": ["A-1"]}], "items") is None
+    )
 
 
 def test_the_generated_source_can_be_printed_and_read() -> None:
@@ -193,4 +263,5 @@ def test_the_assignment_of_counts_is_assigns(k: int, n: int, m: int, data: Any) 
     as assignment.assign pairs them, scores to the bit."""
     counts = [[float(data.draw(st.integers(0, k))) for _ in range(m)] for _ in range(n)]
     assert repr(equal_fields._assigned(counts, k)) == repr(
-        assignment.assign([list(row) for row in counts], 0.0, scale=float(k)))
+        assignment.assign([list(row) for row in counts], 0.0, scale=float(k))
+    )

@@ -16,8 +16,13 @@ from pytest_jsonmatch.engine.pairing.columns import Unknown, f1_columns
 from pytest_jsonmatch.engine.schemas.eval_schema import infer_node
 from tests.helpers import fuzz_values as fv
 
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def shown(columns: Any) -> str:
@@ -25,9 +30,15 @@ def shown(columns: Any) -> str:
     if columns is None:
         return "None"
     cols, sizes = columns
-    return repr(({rel: (index, [("Unknown", v.value) if type(v) is Unknown else v
-                                for v in values]) for rel, (index, values) in cols.items()},
-                 sizes))
+    return repr(
+        (
+            {
+                rel: (index, [("Unknown", v.value) if type(v) is Unknown else v for v in values])
+                for rel, (index, values) in cols.items()
+            },
+            sizes,
+        )
+    )
 
 
 def never(rel: str) -> bool:
@@ -35,14 +46,15 @@ def never(rel: str) -> bool:
     return False
 
 
-ELEMENTS = st.lists(st.one_of(st.dictionaries(fv.PLAIN_KEYS, fv.ACCEPTED_TREES, max_size=5),
-                              fv.ACCEPTED_TREES), max_size=5)
+ELEMENTS = st.lists(
+    st.one_of(st.dictionaries(fv.PLAIN_KEYS, fv.ACCEPTED_TREES, max_size=5), fv.ACCEPTED_TREES),
+    max_size=5,
+)
 
 
 @SETTINGS
 @given(elements=ELEMENTS, schema=fv.schema_nodes(), side=st.sampled_from(["expected", "actual"]))
-def test_planned_columns_are_the_general_loops(elements: list[Any], schema: Any,
-                                               side: str) -> None:
+def test_planned_columns_are_the_general_loops(elements: list[Any], schema: Any, side: str) -> None:
     try:
         node = schema_node(schema, REGISTRY, None)
     except JsonMatchError:
@@ -55,23 +67,33 @@ def test_planned_columns_are_the_general_loops(elements: list[Any], schema: Any,
 
 
 KEYS = st.sampled_from(["a", "b", "c", "unit price"])
-VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.floats(-1, 1), st.text(max_size=2),
-                   st.lists(st.integers(0, 1), max_size=2),
-                   st.dictionaries(st.sampled_from(["x", "y"]), st.integers(0, 1), max_size=2))
+VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 2),
+    st.floats(-1, 1),
+    st.text(max_size=2),
+    st.lists(st.integers(0, 1), max_size=2),
+    st.dictionaries(st.sampled_from(["x", "y"]), st.integers(0, 1), max_size=2),
+)
 OBJECTS = st.lists(st.dictionaries(KEYS, VALUES, max_size=4), min_size=1, max_size=4)
 
 
 @SETTINGS
-@given(gold=OBJECTS, elements=st.lists(st.one_of(st.dictionaries(KEYS, VALUES, max_size=4),
-                                                 VALUES), max_size=4),
-       side=st.sampled_from(["expected", "actual"]))
+@given(
+    gold=OBJECTS,
+    elements=st.lists(st.one_of(st.dictionaries(KEYS, VALUES, max_size=4), VALUES), max_size=4),
+    side=st.sampled_from(["expected", "actual"]),
+)
 def test_planned_columns_under_a_schema_inferred_from_other_elements(
-        gold: list[Any], elements: list[Any], side: str) -> None:
+    gold: list[Any], elements: list[Any], side: str
+) -> None:
     """Keys the schema does not know, containers where it has a leaf and the reverse, on
     either side: the plan answers as the general loop does."""
     items = infer_node(gold, REGISTRY)
     assert shown(f1_columns(elements, items, side)) == shown(
-        f1_columns(elements, items, side, never))
+        f1_columns(elements, items, side, never)
+    )
 
 
 def test_what_the_plan_decides() -> None:
@@ -85,5 +107,7 @@ def test_what_the_plan_decides() -> None:
     assert f1_columns([{"a": {"x": 1}}], items, "actual") is None
     nested = infer_node([{"a": {"x": 1}}], REGISTRY)
     assert f1_columns([{"a": {"x": 1}}], nested, "expected") is None
-    assert shown(f1_columns([{"b": 2, "a": "y"}], items, "expected")) == \
-        "({'b': ([0], [2]), 'a': ([0], ['y'])}, [2])"
+    assert (
+        shown(f1_columns([{"b": 2, "a": "y"}], items, "expected"))
+        == "({'b': ([0], [2]), 'a': ([0], ['y'])}, [2])"
+    )

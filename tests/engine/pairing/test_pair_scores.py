@@ -36,7 +36,11 @@ def _small_and_large_pair_scores(expected, actual, options=None):
     for a few elements, and the vectorised matrix."""
     from pytest_jsonmatch.engine.metrics import METRICS
     from pytest_jsonmatch.engine.metrics.base import configure
-    from pytest_jsonmatch.engine.pairing.pair_scores import ColumnScorer, pair_matrix, pair_matrix_small
+    from pytest_jsonmatch.engine.pairing.pair_scores import (
+        ColumnScorer,
+        pair_matrix,
+        pair_matrix_small,
+    )
 
     scorer = ColumnScorer(configure(METRICS["structural_f1"], options or {}), "items", None)
     cols_e, cols_a = scorer.columns(expected, actual)
@@ -45,13 +49,22 @@ def _small_and_large_pair_scores(expected, actual, options=None):
 
 
 @pytest.mark.parametrize("seed", range(12))
-@pytest.mark.parametrize("options", [{}, {"string_evaluator": "levenshtein"},
-                                     {"string_evaluator": "exact", "numeric_threshold": 0.01}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"string_evaluator": "levenshtein"},
+        {"string_evaluator": "exact", "numeric_threshold": 0.01},
+    ],
+)
 def test_small_array_pair_scores_equal_the_vectorised_ones(seed, options):
     import random
 
     rng = random.Random(seed)
-    expected, actual = _random_elements(rng, rng.randint(1, 7)), _random_elements(rng, rng.randint(1, 7))
+    expected, actual = (
+        _random_elements(rng, rng.randint(1, 7)),
+        _random_elements(rng, rng.randint(1, 7)),
+    )
     rows, scale, large = _small_and_large_pair_scores(expected, actual, options)
     small = np.array(rows) / scale
     assert small.shape == large.shape == (len(expected), len(actual))
@@ -62,7 +75,8 @@ def test_small_pair_scores_when_only_one_side_has_some_fields():
     # sku and qty are in every element; note only in actual[0]. Union of fields:
     # (0, 0) has sku, qty, note = 3 and scores (1 + 1) / 3; (0, 1) has 2 and scores (0 + 1) / 2
     rows, scale, large = _small_and_large_pair_scores(
-        [{"sku": "A", "qty": 1}], [{"sku": "A", "qty": 1, "note": "x"}, {"sku": "B", "qty": 1}])
+        [{"sku": "A", "qty": 1}], [{"sku": "A", "qty": 1, "note": "x"}, {"sku": "B", "qty": 1}]
+    )
     assert scale == 1.0
     assert rows == [[2 / 3, 0.5]]
     assert large.tolist() == rows
@@ -75,9 +89,15 @@ def test_small_pair_scores_with_fields_of_one_side_equal_the_vectorised_ones(see
     rng = random.Random(seed)
 
     def elements(n, extras):
-        return [{"sku": rng.choice(["A1", "B2", "C3"]), "name": rng.choice(["blue steel", "acme"]),
-                 "qty": rng.choice([1, 2, 3.5]),
-                 **{f"x{k}": "extra" for k in range(rng.randint(0, extras))}} for _ in range(n)]
+        return [
+            {
+                "sku": rng.choice(["A1", "B2", "C3"]),
+                "name": rng.choice(["blue steel", "acme"]),
+                "qty": rng.choice([1, 2, 3.5]),
+                **{f"x{k}": "extra" for k in range(rng.randint(0, extras))},
+            }
+            for _ in range(n)
+        ]
 
     expected, actual = elements(rng.randint(1, 6), 2), elements(rng.randint(1, 6), 3)
     rows, scale, large = _small_and_large_pair_scores(expected, actual)
@@ -113,9 +133,15 @@ def test_a_side_kept_from_one_block_to_the_next_is_the_same_list_only():
 
     other = ["blue", "red", "red box", "green box"]
     with all_pairs.blocks_of_one_array():
-        assert all_pairs.exact_matrix(["red", "blue"], long_a).tolist() == [[0, 0, 0, 1], [0, 1, 0, 0]]
+        assert all_pairs.exact_matrix(["red", "blue"], long_a).tolist() == [
+            [0, 0, 0, 1],
+            [0, 1, 0, 0],
+        ]
         assert all_pairs.exact_matrix(["blue"], long_a).tolist() == [[0, 1, 0, 0]]
-        assert all_pairs.exact_matrix(["red", "blue"], other).tolist() == [[0, 1, 0, 0], [1, 0, 0, 0]]
+        assert all_pairs.exact_matrix(["red", "blue"], other).tolist() == [
+            [0, 1, 0, 0],
+            [1, 0, 0, 0],
+        ]
         # Jaccard: "red box" against "red" shares 1 token of 2 -> 0.5; a token only the
         # shorter side has ("tin") still counts in its size: {"red", "tin"} against
         # {"red", "box"} shares 1 of 3 -> 1/3
@@ -123,7 +149,14 @@ def test_a_side_kept_from_one_block_to_the_next_is_the_same_list_only():
         assert jac.tolist() == [[0.5, 0, 0, 1], [1 / 3, 0, 0, 0.5]]
         assert all_pairs.jaccard_block(["red tin"], long_a).tolist() == [[1 / 3, 0, 0, 0.5]]
         assert all_pairs.jaccard_block(["red", "red tin"], other).tolist() == [
-            [0, 1, 0.5, 0], [0, 0.5, 1 / 3, 0]]
+            [0, 1, 0.5, 0],
+            [0, 0.5, 1 / 3, 0],
+        ]
         # the longer side first: its work is the expected side's
         assert all_pairs.exact_matrix(long_a, ["red"]).tolist() == [[0], [0], [0], [1]]
-        assert all_pairs.exact_matrix(long_a, ["blue", "red"]).tolist() == [[0, 0], [1, 0], [0, 0], [0, 1]]
+        assert all_pairs.exact_matrix(long_a, ["blue", "red"]).tolist() == [
+            [0, 0],
+            [1, 0],
+            [0, 0],
+            [0, 1],
+        ]

@@ -38,8 +38,12 @@ def deep_list(depth: int = DEPTH) -> dict:
 @pytest.mark.parametrize("constant", ["nan", "inf", "-inf"])
 def test_nan_or_infinity_in_an_expected_mapping_is_a_parse_error_naming_the_path(constant):
     # "NaN and ±Infinity are not JSON": a mapping is taken as it is, but not with non-JSON values
-    exc = raised(match_json, {"items": [{"price": 1.0}]}, {"items": [{"price": float(constant)}]},
-                 metric="json_similarity")
+    exc = raised(
+        match_json,
+        {"items": [{"price": 1.0}]},
+        {"items": [{"price": float(constant)}]},
+        metric="json_similarity",
+    )
     assert isinstance(exc, ParseError)
     assert "items[0].price" in str(exc)
     assert "not JSON" in str(exc) or "not a JSON value" in str(exc)
@@ -48,8 +52,12 @@ def test_nan_or_infinity_in_an_expected_mapping_is_a_parse_error_naming_the_path
 @pytest.mark.parametrize("metric", ["json_similarity", "structural_f1", "field_f1"])
 def test_the_same_infinity_on_both_sides_is_still_a_parse_error_naming_the_path(metric):
     # equal values of one type skip the comparator; an infinity equals itself, and must not
-    exc = raised(match_json, {"items": [{"price": float("inf")}]},
-                 {"items": [{"price": float("inf")}]}, metric=metric)
+    exc = raised(
+        match_json,
+        {"items": [{"price": float("inf")}]},
+        {"items": [{"price": float("inf")}]},
+        metric=metric,
+    )
     assert isinstance(exc, ParseError)
     assert "items[0].price" in str(exc) and "expected" in str(exc)
 
@@ -58,11 +66,16 @@ def test_the_same_infinity_on_both_sides_is_still_a_parse_error_naming_the_path(
 def test_the_same_infinity_inside_a_whole_value_is_a_parse_error_naming_its_own_field(metric):
     # the field-match metrics compare each top-level value whole; the error still names the
     # field inside it that holds the infinity, and the side
-    exc = raised(match_json, {"items": [{"price": float("inf")}]},
-                 {"items": [{"price": float("inf")}]}, metric=metric)
+    exc = raised(
+        match_json,
+        {"items": [{"price": float("inf")}]},
+        {"items": [{"price": float("inf")}]},
+        metric=metric,
+    )
     assert isinstance(exc, ParseError)
-    assert str(exc) == ("items[0].price: inf in expected is not a JSON number "
-                        "(NaN and Infinity are not JSON)")
+    assert str(exc) == (
+        "items[0].price: inf in expected is not a JSON number (NaN and Infinity are not JSON)"
+    )
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -109,16 +122,24 @@ def test_nan_in_a_hallucinated_field_is_named_as_actual_s(metric):
 
 @pytest.mark.parametrize("metric", METRICS)
 def test_nan_in_an_unpaired_array_element_is_named(metric):
-    exc = raised(match_json, {"items": [{"p": 1.0}]},
-                 {"items": [{"p": 1.0}, {"p": float("nan")}]}, metric=metric)
+    exc = raised(
+        match_json,
+        {"items": [{"p": 1.0}]},
+        {"items": [{"p": 1.0}, {"p": float("nan")}]},
+        metric=metric,
+    )
     assert str(exc) == f"items[1].p: nan in expected {NOT_JSON}"
 
 
 @pytest.mark.parametrize("metric", ["field_match", "field_match_normalized"])
-@pytest.mark.parametrize(("actual", "where"), [
-    ([1, 2, float("nan")], "items[2]"),  # lengths differ: the comparison reads no element
-    ({"x": 9, "y": float("inf")}, "items.y"),  # x differs first: y is never reached
-], ids=["array-lengths", "object-first-field"])
+@pytest.mark.parametrize(
+    ("actual", "where"),
+    [
+        ([1, 2, float("nan")], "items[2]"),  # lengths differ: the comparison reads no element
+        ({"x": 9, "y": float("inf")}, "items.y"),  # x differs first: y is never reached
+    ],
+    ids=["array-lengths", "object-first-field"],
+)
 def test_a_nan_past_the_first_difference_of_a_whole_value_is_still_named(metric, actual, where):
     expected = {"items": [1, 2]} if isinstance(actual, list) else {"items": {"x": 1, "y": 2}}
     exc = raised(match_json, {"items": actual}, expected, metric=metric)
@@ -135,21 +156,34 @@ def test_a_container_against_an_expected_scalar_is_read_for_non_json_values(metr
 
 def test_a_key_the_schema_does_not_know_is_read_for_non_json_values():
     schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
-    exc = raised(match_json, {"a": 1, "debug": {"t": float("inf")}}, {"a": 1},
-                 metric="field_f1", schema=schema)
+    exc = raised(
+        match_json,
+        {"a": 1, "debug": {"t": float("inf")}},
+        {"a": 1},
+        metric="field_f1",
+        schema=schema,
+    )
     assert str(exc) == f"debug.t: inf in actual {NOT_JSON}"
 
 
-@pytest.mark.parametrize(("metric", "score"), [
-    ("field_match", 0.5), ("field_match_normalized", 0.5),  # a matches once a.y is pruned; b missing
-    ("json_similarity", 0.5),  # leaves a.x (1) and b.m (0): 1 / 2
-    ("structural_f1", 2 / 3), ("field_f1", 2 / 3),  # a.x matches, b.m omitted: P 1/1, R 1/2
-])
+@pytest.mark.parametrize(
+    ("metric", "score"),
+    [
+        ("field_match", 0.5),
+        ("field_match_normalized", 0.5),  # a matches once a.y is pruned; b missing
+        ("json_similarity", 0.5),  # leaves a.x (1) and b.m (0): 1 / 2
+        ("structural_f1", 2 / 3),
+        ("field_f1", 2 / 3),  # a.x matches, b.m omitted: P 1/1, R 1/2
+    ],
+)
 def test_values_the_ignore_option_names_are_not_read(metric, score):
     # ignored fields are not looked at, inside a whole value or a one-sided one
-    result = match_json({"a": {"x": 1, "y": float("nan")}},
-                        {"a": {"x": 1, "y": 2}, "b": {"n": float("nan"), "m": 1}},
-                        metric=metric, ignore=["a.y", "b.n"])
+    result = match_json(
+        {"a": {"x": 1, "y": float("nan")}},
+        {"a": {"x": 1, "y": 2}, "b": {"n": float("nan"), "m": 1}},
+        metric=metric,
+        ignore=["a.y", "b.n"],
+    )
     assert result.score == pytest.approx(score, abs=1e-12)
 
 
@@ -158,8 +192,9 @@ def test_an_omitted_value_that_holds_itself_is_a_parse_error_not_a_hang(metric):
     loop: list = [1]
     loop.append(loop)
     exc = raised(match_json, {"a": 1}, {"a": 1, "b": loop}, metric=metric)
-    assert str(exc) == ("b[1]: the value in expected contains itself "
-                        "(a value that holds itself is not JSON)")
+    assert str(exc) == (
+        "b[1]: the value in expected contains itself (a value that holds itself is not JSON)"
+    )
 
 
 @pytest.mark.parametrize("metric", ["field_match", "json_similarity"])
@@ -168,8 +203,10 @@ def test_extra_actual_keys_a_metric_does_not_score_are_still_read_whole(metric):
     # the door: only what `ignore` names is never read
     exc = raised(match_json, {"a": 1, "extra": float("nan")}, {"a": 1}, metric=metric)
     assert str(exc) == f"extra: nan in actual {NOT_JSON}"
-    assert match_json({"a": 1, "extra": float("nan")}, {"a": 1}, metric=metric,
-                      ignore=["extra"]).score == 1.0
+    assert (
+        match_json({"a": 1, "extra": float("nan")}, {"a": 1}, metric=metric, ignore=["extra"]).score
+        == 1.0
+    )
 
 
 # -- 100,000 levels of Python values ----------------------------------------------------------
@@ -218,7 +255,8 @@ def test_the_door_names_the_first_bad_value_in_document_order():
     with pytest.raises(ParseError) as info:
         read_json(value, "actual")
     assert str(info.value) == (
-        "a[1].b: -inf in actual is not a JSON number (NaN and Infinity are not JSON)")
+        "a[1].b: -inf in actual is not a JSON number (NaN and Infinity are not JSON)"
+    )
     with pytest.raises(ParseError, match=r"^x: nan in expected"):
         read_json({"x": float("nan")}, "expected")
     plain = {"a": [1, "two", None, True, {"b": 2.5}]}
@@ -240,7 +278,10 @@ def test_the_door_turns_tuples_and_mappings_into_plain_json_and_refuses_a_cycle(
     loop.append(loop)  # holds itself: an error, not a hang
     with within(GENEROUS, "read_json"), pytest.raises(ParseError) as info:
         read_json({"a": loop}, "actual")
-    assert str(info.value) == "a[1]: the value in actual contains itself (a value that holds itself is not JSON)"
+    assert (
+        str(info.value)
+        == "a[1]: the value in actual contains itself (a value that holds itself is not JSON)"
+    )
     with pytest.raises(ParseError) as info:
         read_json({"a": (1, float("nan"))}, "expected")
     assert str(info.value) == f"a[1]: nan in expected {NOT_JSON}"
@@ -283,18 +324,27 @@ def test_model_instances_are_read_as_their_json_dump_on_both_sides():
     actual = Order(id="o1", colour=Colour.BLUE, parts=[Part(sku="a", qty=1), Part(sku="b", qty=3)])
     result = match_json(actual, expected, schema=Order)
     assert [(f.path, f.status, f.expected, f.actual) for f in result.fields] == [
-        ("id", "match", "o1", "o1"), ("colour", "mismatch", "red", "blue"),
-        ("parts[0].sku", "match", "a", "a"), ("parts[0].qty", "match", 1, 1),
-        ("parts[1].sku", "match", "b", "b"), ("parts[1].qty", "mismatch", 2, 3),
-        ("note", "match", None, None)]
+        ("id", "match", "o1", "o1"),
+        ("colour", "mismatch", "red", "blue"),
+        ("parts[0].sku", "match", "a", "a"),
+        ("parts[0].qty", "match", 1, 1),
+        ("parts[1].sku", "match", "b", "b"),
+        ("parts[1].qty", "mismatch", 2, 3),
+        ("note", "match", None, None),
+    ]
     assert result.score == pytest.approx(5 / 7)
 
 
 def test_models_and_dataclasses_inside_values_and_lists():
     expected = {"order": Order(id="o1", colour="red", parts=[]), "lines": [Line("a", 1)]}
-    actual = {"order": {"id": "o1", "colour": "red", "parts": [], "note": None}, "lines": [{"sku": "a", "qty": 1}]}
+    actual = {
+        "order": {"id": "o1", "colour": "red", "parts": [], "note": None},
+        "lines": [{"sku": "a", "qty": 1}],
+    }
     assert match_json(actual, expected).score == 1.0
-    assert match_json([Line("a", 1)], [Line("a", 2)], metric="structural_f1").score == 0.5  # sku 1, qty 0
+    assert (
+        match_json([Line("a", 1)], [Line("a", 2)], metric="structural_f1").score == 0.5
+    )  # sku 1, qty 0
 
 
 def test_a_model_that_cannot_dump_is_a_parse_error_naming_it():

@@ -11,8 +11,14 @@ import random
 
 import pytest
 
-from pytest_jsonmatch import (JsonMatchError, ParseError, TruncatedError, match_json, parse_actual,
-                              parse_expected)
+from pytest_jsonmatch import (
+    JsonMatchError,
+    ParseError,
+    TruncatedError,
+    match_json,
+    parse_actual,
+    parse_expected,
+)
 from tests.helpers.bounded_errors import raised
 from tests.helpers.timeout import GENEROUS, within
 
@@ -26,10 +32,12 @@ def deep_object_text(depth: int = DEPTH) -> str:
 
 def cut_off(opened: tuple[int, int], ends: tuple[int, int], chars: int, text: str) -> str:
     """The message of an answer cut off (test_truncation.py)."""
-    return (f"actual was cut off: its JSON value opened at line {opened[0]}, column {opened[1]} "
-            f"is not closed when the text ends at line {ends[0]}, column {ends[1]}, after {chars:,} "
-            f"character{'' if chars == 1 else 's'} (the answer was truncated, e.g. by max_tokens): "
-            f"{'...' if len(text) > 30 else ''}{text[-30:]!r}")
+    return (
+        f"actual was cut off: its JSON value opened at line {opened[0]}, column {opened[1]} "
+        f"is not closed when the text ends at line {ends[0]}, column {ends[1]}, after {chars:,} "
+        f"character{'' if chars == 1 else 's'} (the answer was truncated, e.g. by max_tokens): "
+        f"{'...' if len(text) > 30 else ''}{text[-30:]!r}"
+    )
 
 
 # -- strict: expected -------------------------------------------------------------------------
@@ -129,8 +137,7 @@ def test_first_fence_that_parses_to_an_object_wins():
 
 def test_fenced_bodies_that_are_not_whole_objects_are_passed_over():
     # cut short, and followed by prose: neither body is one object, so the third fence wins
-    text = ('```json\n{"a": 1,\n```\n```json\n{"b": 2} and more\n```\n'
-            '```json\n  {"c": 3}  \n```')
+    text = '```json\n{"a": 1,\n```\n```json\n{"b": 2} and more\n```\n```json\n  {"c": 3}  \n```'
     assert parse_actual(text) == {"c": 3}
 
 
@@ -215,28 +222,32 @@ def test_a_truncated_answer_in_an_unclosed_fence_is_named_as_cut_off_and_where()
 def test_a_closed_fence_with_a_missing_comma_names_the_json_error_and_where():
     text = 'Result:\n```json\n{\n  "a": 1\n  "b": 2\n}\n```\nHope that helps.'
     exc = raised(parse_actual, text)
-    assert str(exc) == ("no JSON object found in actual: its code fence holds broken JSON: "
-                        "Expecting ',' delimiter (line 5, column 3) (text starts "
-                        + repr(text) + ")")
+    assert str(exc) == (
+        "no JSON object found in actual: its code fence holds broken JSON: "
+        "Expecting ',' delimiter (line 5, column 3) (text starts " + repr(text) + ")"
+    )
 
 
 def test_the_fenced_block_is_reported_among_several_candidates():
     # prose braces before, a fence of prose first: the fenced object is what was meant
     # (a missing comma: its message reads the same on every CPython; 3.13 words a trailing
     # comma otherwise than 3.10)
-    text = ('I tried {not json} and {"x": NaN}.\n```\nno object here\n```\n'
-            '```json\n  {"a": [1 2]}\n```')
+    text = (
+        'I tried {not json} and {"x": NaN}.\n```\nno object here\n```\n```json\n  {"a": [1 2]}\n```'
+    )
     exc = raised(parse_actual, text)
-    assert str(exc) == ("no JSON object found in actual: its code fence holds broken JSON: "
-                        "Expecting ',' delimiter (line 6, column 12) (text starts "
-                        + repr(text[:80]) + "...)")
+    assert str(exc) == (
+        "no JSON object found in actual: its code fence holds broken JSON: "
+        "Expecting ',' delimiter (line 6, column 12) (text starts " + repr(text[:80]) + "...)"
+    )
 
 
 def test_nan_in_a_fenced_block_is_named_without_a_position():
     text = '```json\n{"price": NaN}\n```'
     assert str(raised(parse_actual, text)) == (
         "no JSON object found in actual: its code fence holds broken JSON: NaN is not a "
-        "JSON number (text starts " + repr(text) + ")")
+        "JSON number (text starts " + repr(text) + ")"
+    )
 
 
 def test_a_broken_fence_does_not_hide_a_later_fence_or_span_that_parses():
@@ -252,9 +263,10 @@ def test_a_fenced_block_error_goes_through_match_json_as_it_is():
     text = '```json\n{"a": 1 "b": 2}\n```'
     exc = raised(match_json, text, {"a": 1, "b": 2}, metric="field_match")
     assert type(exc) is ParseError
-    assert str(exc) == ("no JSON object found in actual: its code fence holds broken JSON: "
-                        "Expecting ',' delimiter (line 2, column 9) (text starts "
-                        + repr(text) + ")")
+    assert str(exc) == (
+        "no JSON object found in actual: its code fence holds broken JSON: "
+        "Expecting ',' delimiter (line 2, column 9) (text starts " + repr(text) + ")"
+    )
 
 
 def test_a_truncated_10mb_fenced_answer_is_named_in_bounded_time():
@@ -287,25 +299,32 @@ def test_top_level_array_is_allowed_by_f1_metrics(metric):
 
 
 def test_match_json_parses_actual_leniently():
-    result = match_json('Output:\n```json\n{"a": 1, "b": 2}\n```', {"a": 1, "b": 2},
-                        metric="field_match")
+    result = match_json(
+        'Output:\n```json\n{"a": 1, "b": 2}\n```', {"a": 1, "b": 2}, metric="field_match"
+    )
     assert result.score == 1.0
 
 
 # -- NaN and Infinity in text -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("text", "constant"), [
-    ('{"price": NaN}', "NaN"),
-    ('{"items": [{"price": 1}, {"price": Infinity}]}', "Infinity"),
-    ('{"a": {"b": {"c": -Infinity}}}', "-Infinity"),
-    (b'{"total": NaN}', "NaN"),
-])
+@pytest.mark.parametrize(
+    ("text", "constant"),
+    [
+        ('{"price": NaN}', "NaN"),
+        ('{"items": [{"price": 1}, {"price": Infinity}]}', "Infinity"),
+        ('{"a": {"b": {"c": -Infinity}}}', "-Infinity"),
+        (b'{"total": NaN}', "NaN"),
+    ],
+)
 def test_nan_and_infinity_anywhere_in_strict_text_are_named(text, constant):
     exc = raised(parse_expected, text)
     assert type(exc) is ParseError
     shown = text.decode() if isinstance(text, bytes) else text
-    assert str(exc) == f"expected is not valid JSON: {constant} is not a JSON number (text starts {shown!r})"
+    assert (
+        str(exc)
+        == f"expected is not valid JSON: {constant} is not a JSON number (text starts {shown!r})"
+    )
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -338,17 +357,26 @@ def test_empty_text_actual_is_a_parse_error_not_a_crash(metric):
 # -- 100,000 levels ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", [deep_object_text(), '{"a": ' + "[" * DEPTH + "]" * DEPTH + "}"],
-                         ids=["objects", "arrays"])
+@pytest.mark.parametrize(
+    "text",
+    [deep_object_text(), '{"a": ' + "[" * DEPTH + "]" * DEPTH + "}"],
+    ids=["objects", "arrays"],
+)
 def test_deep_strict_text_is_a_parse_error_saying_it_nests_too_deeply(text):
     exc = raised(parse_expected, text)
     assert type(exc) is ParseError
     assert str(exc) == f"expected nests too deeply to read (text starts {text[:80]!r}...)"
 
 
-@pytest.mark.parametrize("text", [deep_object_text(), "Here you go: " + deep_object_text() + " Done.",
-                                  "```json\n" + deep_object_text() + "\n```"],
-                         ids=["whole", "in-prose", "in-a-fence"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        deep_object_text(),
+        "Here you go: " + deep_object_text() + " Done.",
+        "```json\n" + deep_object_text() + "\n```",
+    ],
+    ids=["whole", "in-prose", "in-a-fence"],
+)
 def test_deep_lenient_text_is_a_parse_error_naming_the_start_of_the_text(text):
     exc = raised(parse_actual, text)
     assert type(exc) is ParseError
@@ -365,7 +393,9 @@ def test_an_object_after_a_deep_unreadable_one_is_found():
 def test_deep_text_on_either_side_is_a_parse_error_under_every_metric(metric):
     text = deep_object_text()
     assert "nests too deeply" in str(raised(match_json, {"a": 1}, text, metric=metric))
-    assert "no JSON object found in actual" in str(raised(match_json, text, {"a": 1}, metric=metric))
+    assert "no JSON object found in actual" in str(
+        raised(match_json, text, {"a": 1}, metric=metric)
+    )
 
 
 # -- 10 MB strings ----------------------------------------------------------------------------
@@ -396,7 +426,9 @@ def test_an_unterminated_10mb_string_is_a_short_lenient_error():
 
 def test_10mb_of_prose_without_json_is_a_short_error():
     exc = raised(parse_actual, "I could not find the invoice total. " * 300_000)
-    assert str(exc).startswith("no JSON object found in actual: 'I could not find the invoice total.")
+    assert str(exc).startswith(
+        "no JSON object found in actual: 'I could not find the invoice total."
+    )
 
 
 # -- brace soup and unterminated nesting: linear time -----------------------------------------
@@ -424,10 +456,12 @@ SOUPS = {
 # the chain of keys and the chain of arrays from their first character; the unterminated
 # strings from the last '{"a": "' (7 characters, each '{' before it breaks off at its
 # string's "a"); the fences from the "{" of the last one, left open.
-SOUP_CUTS = {"key-colon-chain": lambda text: (1, 1),
-             "unterminated-strings": lambda text: (1, len(text) - 6),
-             "unterminated-arrays": lambda text: (1, 1),
-             "fence-soup": lambda text: (text.count("\n") + 1, 1)}
+SOUP_CUTS = {
+    "key-colon-chain": lambda text: (1, 1),
+    "unterminated-strings": lambda text: (1, len(text) - 6),
+    "unterminated-arrays": lambda text: (1, 1),
+    "fence-soup": lambda text: (text.count("\n") + 1, 1),
+}
 
 
 @pytest.mark.parametrize("name", list(SOUPS))
@@ -469,8 +503,9 @@ def test_unterminated_nesting_then_an_object_is_found():
         assert parse_actual(text) == {"ok": 1}
 
 
-@pytest.mark.parametrize("nesting", ['{"a": ' * 1_500_000, '{"a": [' * 1_400_000],
-                         ids=["objects", "objects-and-arrays"])
+@pytest.mark.parametrize(
+    "nesting", ['{"a": ' * 1_500_000, '{"a": [' * 1_400_000], ids=["objects", "objects-and-arrays"]
+)
 def test_an_object_inside_10mb_of_unterminated_nesting_is_not_the_answer(nesting):
     # it was: the object was found. The nesting is a JSON value the text ends inside, so the
     # object is part of an answer cut off, never the answer
@@ -491,7 +526,9 @@ BAD_BYTES = [
 ]
 
 
-@pytest.mark.parametrize(("data", "index", "byte"), [b[1:] for b in BAD_BYTES], ids=[b[0] for b in BAD_BYTES])
+@pytest.mark.parametrize(
+    ("data", "index", "byte"), [b[1:] for b in BAD_BYTES], ids=[b[0] for b in BAD_BYTES]
+)
 def test_invalid_utf8_names_the_byte_strictly_and_leniently(data, index, byte):
     exc = raised(parse_expected, data)
     assert str(exc) == f"expected is not valid UTF-8: byte {index} is 0x{byte:02x}"

@@ -16,7 +16,11 @@ def test_reclassify_nulls_turns_null_against_value_into_omission_or_hallucinatio
     assert [f.status for f in plain.fields] == ["mismatch", "mismatch", "match", "match"]
     result = match_json(actual, expected, metric="field_f1", post_process=reclassify_nulls)
     assert [(f.path, f.status, f.score) for f in result.fields] == [
-        ("a", "omission", 0.0), ("b", "hallucination", 0.0), ("c", "skipped", 0.0), ("d", "match", 1.0)]
+        ("a", "omission", 0.0),
+        ("b", "hallucination", 0.0),
+        ("c", "skipped", 0.0),
+        ("d", "match", 1.0),
+    ]
     # d match, a omission, b hallucination: P = 1/2, R = 1/2
     assert (result.precision, result.recall) == (0.5, 0.5)
 
@@ -41,7 +45,10 @@ def test_reclassify_nulls_both_absent_as_match():
 
 def test_reclassify_nulls_keeps_a_container_type_mismatch():
     # a container against a scalar is no null: it stays a mismatch
-    schema = {"type": "object", "properties": {"o": {"type": "object", "properties": {"a": {"type": "integer"}}}}}
+    schema = {
+        "type": "object",
+        "properties": {"o": {"type": "object", "properties": {"a": {"type": "integer"}}}},
+    }
     fields = match_json({"o": 5}, {"o": {"a": 1}}, metric="field_f1", schema=schema).fields
     assert [f.status for f in reclassify_nulls(fields)] == ["mismatch"]
 
@@ -54,8 +61,10 @@ def test_unknown_post_processor_is_a_config_error():
 def test_an_unknown_post_processor_lists_the_known_ones():
     with pytest.raises(ConfigError) as info:
         match_json({"a": 1}, {"a": 1}, metric="field_f1", post_process=["reclassify_null"])
-    assert str(info.value) == ("unknown post-processor 'reclassify_null' (did you mean "
-                               "'reclassify_nulls'?); known: propagate_batch_errors, reclassify_nulls")
+    assert str(info.value) == (
+        "unknown post-processor 'reclassify_null' (did you mean "
+        "'reclassify_nulls'?); known: propagate_batch_errors, reclassify_nulls"
+    )
 
 
 # -- reclassify_nulls reads the values after the field's transforms (as extract-eval does) ------
@@ -64,11 +73,20 @@ def test_an_unknown_post_processor_lists_the_known_ones():
 def test_reclassify_nulls_reads_values_after_the_field_s_transforms():
     import functools
 
-    schema = {"type": "object", "properties": {"a": {"type": "string", "x-eval-transform": ["strip"]},
-                                               "b": {"type": "string"}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "string", "x-eval-transform": ["strip"]},
+            "b": {"type": "string"},
+        },
+    }
     empty_is_absent = functools.partial(reclassify_nulls, absent_values=(None, ""))
-    result = match_json({"a": "   ", "b": "   "}, {"a": "x", "b": "x"}, schema=schema,
-                        post_process=[empty_is_absent])
+    result = match_json(
+        {"a": "   ", "b": "   "},
+        {"a": "x", "b": "x"},
+        schema=schema,
+        post_process=[empty_is_absent],
+    )
     # a: "   " stripped is "", which is absent: an omission. b (no transform) stays "   ": a mismatch
     assert [(f.path, f.status) for f in result.fields] == [("a", "omission"), ("b", "mismatch")]
     assert result.fields[0].compared == ("x", "") and result.fields[0].actual == "   "
@@ -88,14 +106,22 @@ def test_reclassify_nulls_leaves_batch_errors_alone():
 def test_propagate_batch_errors_taints_only_the_failing_comparator_and_keeps_structural_statuses():
     from pytest_jsonmatch import FieldResult, propagate_batch_errors
 
-    fields = [FieldResult("a", "batch_error", 0.0, "x", "y", "judge", "gave no answer", "a"),
-              FieldResult("b", "match", 1.0, "x", "x", "judge", "", "b"),
-              FieldResult("c", "omission", 0.0, "x", None, "judge", "", "c"),
-              FieldResult("d", "mismatch", 0.5, "x", "y", "other", "", "d")]
+    fields = [
+        FieldResult("a", "batch_error", 0.0, "x", "y", "judge", "gave no answer", "a"),
+        FieldResult("b", "match", 1.0, "x", "x", "judge", "", "b"),
+        FieldResult("c", "omission", 0.0, "x", None, "judge", "", "c"),
+        FieldResult("d", "mismatch", 0.5, "x", "y", "other", "", "d"),
+    ]
     out = propagate_batch_errors(fields)
-    assert [(f.path, f.status) for f in out] == [("a", "batch_error"), ("b", "batch_error"),
-                                                 ("c", "omission"), ("d", "mismatch")]
-    assert out[1].reason == "batch tainted: comparator 'judge' failed for other fields of this record"
+    assert [(f.path, f.status) for f in out] == [
+        ("a", "batch_error"),
+        ("b", "batch_error"),
+        ("c", "omission"),
+        ("d", "mismatch"),
+    ]
+    assert (
+        out[1].reason == "batch tainted: comparator 'judge' failed for other fields of this record"
+    )
     assert propagate_batch_errors(fields[1:]) == fields[1:]  # no failure, nothing changes
 
 
@@ -115,14 +141,22 @@ def _invents_a_status(fields):
     return [f._replace(status="great") for f in fields]
 
 
-@pytest.mark.parametrize("post, message", [
-    (_returns_none, "post-processor '_returns_none' returned a NoneType, not a list of FieldResults"),
-    (_raises, "post-processor '_raises' raised KeyError: 'oops'"),
-    (lambda fields: ["a"], "post-processor '<lambda>' returned a str, not a FieldResult"),
-    (_scores_two, "post-processor '_scores_two' returned a with status 'match' and score 2.0"),
-    (_invents_a_status, "post-processor '_invents_a_status' returned a with status 'great'"),
-])
-def test_a_post_processor_that_returns_no_field_results_is_a_comparator_error_naming_it(post, message):
+@pytest.mark.parametrize(
+    "post, message",
+    [
+        (
+            _returns_none,
+            "post-processor '_returns_none' returned a NoneType, not a list of FieldResults",
+        ),
+        (_raises, "post-processor '_raises' raised KeyError: 'oops'"),
+        (lambda fields: ["a"], "post-processor '<lambda>' returned a str, not a FieldResult"),
+        (_scores_two, "post-processor '_scores_two' returned a with status 'match' and score 2.0"),
+        (_invents_a_status, "post-processor '_invents_a_status' returned a with status 'great'"),
+    ],
+)
+def test_a_post_processor_that_returns_no_field_results_is_a_comparator_error_naming_it(
+    post, message
+):
     # a user's function: its mistakes are named, never a TypeError from inside or a score
     # outside [0, 1]
     with pytest.raises(ComparatorError) as info:

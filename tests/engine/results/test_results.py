@@ -13,12 +13,23 @@ from pytest_jsonmatch import match_json
 from tests.helpers.spec_accounting import assert_follows_section3
 from tests.helpers.timeout import GENEROUS, within
 
-ALL_METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
+ALL_METRICS = [
+    "field_match",
+    "field_match_normalized",
+    "json_similarity",
+    "structural_f1",
+    "field_f1",
+]
 METRICS = ALL_METRICS  # the same list, under the name some tests here were written with
 F1_METRICS = ["structural_f1", "field_f1"]
 STATUSES = {"match", "mismatch", "omission", "hallucination", "skipped"}
-EXPECTED = {"name": "Anna", "age": 30, "tags": ["a", "b"], "addr": {"city": "Oslo", "zip": "0150"},
-            "ok": True}
+EXPECTED = {
+    "name": "Anna",
+    "age": 30,
+    "tags": ["a", "b"],
+    "addr": {"city": "Oslo", "zip": "0150"},
+    "ok": True,
+}
 ACTUAL = {"name": "Ana", "age": 31, "tags": ["b"], "addr": {"city": "Oslo"}, "ok": True, "extra": 1}
 
 
@@ -54,7 +65,13 @@ def test_match_has_score_one_mismatch_below_one(metric):
 def test_field_results_carry_path_values_and_comparator(metric):
     result = match_json({"a": "x"}, {"a": "x"}, metric=metric)
     (field,) = result.fields
-    assert (field.path, field.status, field.score, field.expected, field.actual) == ("a", "match", 1.0, "x", "x")
+    assert (field.path, field.status, field.score, field.expected, field.actual) == (
+        "a",
+        "match",
+        1.0,
+        "x",
+        "x",
+    )
     assert isinstance(field.comparator, str) and field.comparator
     assert isinstance(field.reason, str)
 
@@ -108,8 +125,17 @@ def test_field_f1_score_on_the_shared_example():
 
 # -- empty containers -------------------------------------------------------------------------
 
-EMPTIES = [{}, {"a": []}, {"a": {}}, {"a": [[]]}, {"a": [{}]}, {"a": [{}, []]}, {"a": ""},
-           {"": {"": []}}, {"a": {"b": {}}, "c": [[], {}]}]
+EMPTIES = [
+    {},
+    {"a": []},
+    {"a": {}},
+    {"a": [[]]},
+    {"a": [{}]},
+    {"a": [{}, []]},
+    {"a": ""},
+    {"": {"": []}},
+    {"a": {"b": {}}, "c": [[], {}]},
+]
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -138,8 +164,12 @@ def test_a_field_weight_counts_the_field_that_many_times():
     expected = {"vendor": "A", "total": 10, "date": "d"}
     actual = {"vendor": "A", "total": 11, "date": "d", "x": 1}
     result = match_json(actual, expected, fields={"total": {"weight": 3}})
-    assert [(f.path, f.weight) for f in result.fields] == [("vendor", 1.0), ("total", 3.0), ("date", 1.0),
-                                                          ("x", 1.0)]
+    assert [(f.path, f.weight) for f in result.fields] == [
+        ("vendor", 1.0),
+        ("total", 3.0),
+        ("date", 1.0),
+        ("x", 1.0),
+    ]
     # TP = 1 + 3*0 + 1 = 2; precision over 1 + 3 + 1 + 1 (x) = 6, recall over 1 + 3 + 1 = 5
     assert result.precision == pytest.approx(2 / 6)
     assert result.recall == pytest.approx(2 / 5)
@@ -147,30 +177,67 @@ def test_a_field_weight_counts_the_field_that_many_times():
 
 
 def test_a_weight_gives_partial_credit_its_weight_under_json_similarity():
-    result = match_json({"a": "abcx", "b": 100}, {"a": "abcd", "b": 100}, metric="json_similarity",
-                        fields={"a": {"weight": 2}})
+    result = match_json(
+        {"a": "abcx", "b": 100},
+        {"a": "abcd", "b": 100},
+        metric="json_similarity",
+        fields={"a": {"weight": 2}},
+    )
     # a: 1 - 1/4 = 0.75 counted twice; b: 1 once: recall (1.5 + 1) / 3
     assert result.score == pytest.approx(2.5 / 3)
 
 
 def test_x_eval_weight_applies_to_the_field_and_every_field_below_it():
-    schema = {"type": "object", "properties": {
-        "vendor": {"type": "object", "x-eval-weight": 2, "properties": {
-            "name": {"type": "string"}, "vat": {"type": "string", "x-eval-weight": 5}}},
-        "note": {"type": "string"}}}
-    result = match_json({"vendor": {"name": "B", "vat": "V"}, "note": "n"},
-                        {"vendor": {"name": "A", "vat": "V"}, "note": "n"}, schema=schema)
+    schema = {
+        "type": "object",
+        "properties": {
+            "vendor": {
+                "type": "object",
+                "x-eval-weight": 2,
+                "properties": {
+                    "name": {"type": "string"},
+                    "vat": {"type": "string", "x-eval-weight": 5},
+                },
+            },
+            "note": {"type": "string"},
+        },
+    }
+    result = match_json(
+        {"vendor": {"name": "B", "vat": "V"}, "note": "n"},
+        {"vendor": {"name": "A", "vat": "V"}, "note": "n"},
+        schema=schema,
+    )
     assert [(f.path, f.status, f.weight) for f in result.fields] == [
-        ("vendor.name", "mismatch", 2.0), ("vendor.vat", "match", 5.0), ("note", "match", 1.0)]
+        ("vendor.name", "mismatch", 2.0),
+        ("vendor.vat", "match", 5.0),
+        ("note", "match", 1.0),
+    ]
     assert result.score == pytest.approx(6 / 8)  # TP 5 + 1 over 2 + 5 + 1 on both sides
 
 
 def test_fields_weight_wins_over_x_eval_weight_and_reaches_array_elements():
-    schema = {"type": "object", "properties": {"items": {"type": "array", "items": {
-        "type": "object", "properties": {"sku": {"type": "string", "x-eval-weight": 4}}}}}}
-    result = match_json({"items": [{"sku": "a"}, {"sku": "x"}]}, {"items": [{"sku": "a"}, {"sku": "b"}]},
-                        schema=schema, fields={"items[1].sku": {"weight": 0}})
-    assert [(f.path, f.weight) for f in result.fields] == [("items[0].sku", 4.0), ("items[1].sku", 0.0)]
+    schema = {
+        "type": "object",
+        "properties": {
+            "items": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"sku": {"type": "string", "x-eval-weight": 4}},
+                },
+            }
+        },
+    }
+    result = match_json(
+        {"items": [{"sku": "a"}, {"sku": "x"}]},
+        {"items": [{"sku": "a"}, {"sku": "b"}]},
+        schema=schema,
+        fields={"items[1].sku": {"weight": 0}},
+    )
+    assert [(f.path, f.weight) for f in result.fields] == [
+        ("items[0].sku", 4.0),
+        ("items[1].sku", 0.0),
+    ]
     assert result.score == 1.0  # the wrong sku weighs nothing: TP 4 over 4
 
 
@@ -204,11 +271,20 @@ def test_weights_near_the_float_limit_give_the_score_of_equal_weights():
 
 # -- per-field tables counted by (path, status, score) ------------------------------------------
 
-_TALLY_FIELDS = st.lists(st.tuples(
-    st.sampled_from(["", "a", "items[].sku", "$"]),
-    st.sampled_from(["match", "mismatch", "omission", "hallucination", "skipped", "batch_error"]),
-    st.one_of(st.sampled_from([0.0, -0.0, 1.0, 0.5, 1, 0, True]),
-              st.floats(0.0, 1.0), st.floats(5e-324, 1e-300))), max_size=40)
+_TALLY_FIELDS = st.lists(
+    st.tuples(
+        st.sampled_from(["", "a", "items[].sku", "$"]),
+        st.sampled_from(
+            ["match", "mismatch", "omission", "hallucination", "skipped", "batch_error"]
+        ),
+        st.one_of(
+            st.sampled_from([0.0, -0.0, 1.0, 0.5, 1, 0, True]),
+            st.floats(0.0, 1.0),
+            st.floats(5e-324, 1e-300),
+        ),
+    ),
+    max_size=40,
+)
 
 
 def _one_at_a_time(fields, skipped_too):
@@ -234,14 +310,17 @@ def test_counting_by_path_status_and_score_is_counting_each_field(rows, skipped_
     subnormal scores, skipped fields and batch errors."""
     from pytest_jsonmatch.engine.results.field_results import FieldResult, count_fields
 
-    fields = [FieldResult(f"p{k}", status, score, 1, 1, "exact", "", path)
-              for k, (path, status, score) in enumerate(rows)]
+    fields = [
+        FieldResult(f"p{k}", status, score, 1, 1, "exact", "", path)
+        for k, (path, status, score) in enumerate(rows)
+    ]
     counted = {}
     count_fields(counted, fields, skipped_too=skipped_too)
     expected = _one_at_a_time(fields, skipped_too)
     assert list(counted) == list(expected)
-    assert [(repr(a), a.total.units) for a in counted.values()] == \
-        [(repr(a), a.total.units) for a in expected.values()]
+    assert [(repr(a), a.total.units) for a in counted.values()] == [
+        (repr(a), a.total.units) for a in expected.values()
+    ]
 
 
 def test_aggregate_fields_counts_by_position_what_it_counted_by_name():
@@ -253,13 +332,21 @@ def test_aggregate_fields_counts_by_position_what_it_counted_by_name():
         aggregate_fields,
     )
 
-    fields = (FieldResult("items[0].sku", "match", 1.0, "a", "a", "exact", "", "items[].sku"),
-              FieldResult("items[1].sku", "mismatch", 0.25, "b", "c", "exact", "", "items[].sku"),
-              FieldResult("note", "skipped", 0.0, "n", "m", "", "ignored", "note"),
-              FieldResult("", "omission", 0.0, 1, None, "", "", ""))
+    fields = (
+        FieldResult("items[0].sku", "match", 1.0, "a", "a", "exact", "", "items[].sku"),
+        FieldResult("items[1].sku", "mismatch", 0.25, "b", "c", "exact", "", "items[].sku"),
+        FieldResult("note", "skipped", 0.0, "n", "m", "", "ignored", "note"),
+        FieldResult("", "omission", 0.0, 1, None, "", "", ""),
+    )
     table = aggregate_fields([MatchResult("field_f1", 0.5, 0.5, 0.5, 0.5, fields)])
     assert list(table) == ["items[].sku", "$"]
     assert table["items[].sku"].to_dict() == {
-        "mean_score": 0.625, "score_sum": 1.25, "scored": 2, "match": 1, "mismatch": 1,
-        "omission": 0, "hallucination": 0}  # (1 + 0.25) / 2
+        "mean_score": 0.625,
+        "score_sum": 1.25,
+        "scored": 2,
+        "match": 1,
+        "mismatch": 1,
+        "omission": 0,
+        "hallucination": 0,
+    }  # (1 + 0.25) / 2
     assert table["$"].omission == 1 and table["$"].score_sum == 0.0

@@ -22,18 +22,69 @@ ANSWERS = 8
 # more names than CHAIN_KEYS, so that an object of many properties takes the table of callees
 KEYS = [f"k{i}" for i in range(conformance_code.CHAIN_KEYS + 4)] + ["a", "b", ""]
 TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"]
-KEYWORDS = ["type", "type", "type", "enum", "const", "bound", "length", "pattern", "multipleOf",
-            "properties", "properties", "required", "additionalProperties", "patternProperties",
-            "items", "prefixItems", "contains", "uniqueItems", "size", "allOf", "anyOf", "oneOf",
-            "not", "if", "dependentRequired", "propertyNames", "nullable", "ref", "draft7"]
+KEYWORDS = [
+    "type",
+    "type",
+    "type",
+    "enum",
+    "const",
+    "bound",
+    "length",
+    "pattern",
+    "multipleOf",
+    "properties",
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "items",
+    "prefixItems",
+    "contains",
+    "uniqueItems",
+    "size",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "dependentRequired",
+    "propertyNames",
+    "nullable",
+    "ref",
+    "draft7",
+]
 
 
 class Unread:
     """A value the door leaves unread (an ignored field holds anything): no JSON type."""
 
 
-LEAVES = [None, True, False, -3, -1, 0, 1, 2, 3, 0.0, -0.0, 1.0, 2.5, 0.5, 1e300,
-          "", "a", "ab", "abc", "SKU-12", "k1", "\u00e9", (1, 2), Unread()]
+LEAVES = [
+    None,
+    True,
+    False,
+    -3,
+    -1,
+    0,
+    1,
+    2,
+    3,
+    0.0,
+    -0.0,
+    1.0,
+    2.5,
+    0.5,
+    1e300,
+    "",
+    "a",
+    "ab",
+    "abc",
+    "SKU-12",
+    "k1",
+    "\u00e9",
+    (1, 2),
+    Unread(),
+]
 JSON_LEAVES = [None, True, False, -1, 0, 1, 2, 0.0, 1.0, 2.5, "", "a", "k1"]
 
 
@@ -63,8 +114,9 @@ def schema(rng: random.Random, depth: int = 0, under_container: bool = False) ->
     node: dict[str, Any] = {}
     for keyword in rng.sample(KEYWORDS, rng.randint(0, 5)):
         if keyword == "type":
-            node["type"] = (rng.choice(TYPES) if rng.random() < 0.6
-                            else rng.sample(TYPES, rng.randint(1, 3)))
+            node["type"] = (
+                rng.choice(TYPES) if rng.random() < 0.6 else rng.sample(TYPES, rng.randint(1, 3))
+            )
         elif keyword == "nullable":
             node["nullable"] = True
         elif keyword == "enum":
@@ -77,8 +129,9 @@ def schema(rng: random.Random, depth: int = 0, under_container: bool = False) ->
         elif keyword == "length":
             node[rng.choice(["minLength", "maxLength"])] = rng.randint(0, 3)
         elif keyword == "size":
-            node[rng.choice(["minItems", "maxItems", "minProperties", "maxProperties"])] = \
+            node[rng.choice(["minItems", "maxItems", "minProperties", "maxProperties"])] = (
                 rng.randint(0, 3)
+            )
         elif keyword == "pattern":
             node["pattern"] = rng.choice(["^a", "b$", "[0-9]", "^SKU-[0-9]+$", ""])
         elif keyword == "multipleOf":
@@ -86,8 +139,9 @@ def schema(rng: random.Random, depth: int = 0, under_container: bool = False) ->
         elif keyword == "uniqueItems":
             node["uniqueItems"] = rng.random() < 0.5
         elif keyword == "properties":
-            node["properties"] = {name: contained()
-                                  for name in rng.sample(KEYS, rng.randint(0, len(KEYS)))}
+            node["properties"] = {
+                name: contained() for name in rng.sample(KEYS, rng.randint(0, len(KEYS)))
+            }
         elif keyword == "required":
             node["required"] = rng.sample(KEYS, rng.randint(0, 4))
         elif keyword == "additionalProperties":
@@ -118,8 +172,9 @@ def schema(rng: random.Random, depth: int = 0, under_container: bool = False) ->
         elif keyword == "propertyNames":
             node["propertyNames"] = {"pattern": "^k"}
         elif keyword == "ref":
-            node["$ref"] = rng.choice(["#/$defs/leaf", "#/$defs/object"]
-                                      + (["#"] if under_container else []))
+            node["$ref"] = rng.choice(
+                ["#/$defs/leaf", "#/$defs/object"] + (["#"] if under_container else [])
+            )
     return node
 
 
@@ -129,11 +184,22 @@ def document(rng: random.Random) -> dict[str, Any]:
     root = schema(rng)
     if root is True or root is False:  # a schema document is a mapping
         root = {"allOf": [root]}
-    defs = {"leaf": rng.choice([{"type": "string", "minLength": 1}, {"enum": ["a", 1, None]},
-                                {"type": "integer"}, True]),
-            "object": {"$ref": "#/$defs/named"},
-            "named": {"type": "object", "required": ["a"],
-                      "properties": {"k1": {"$ref": "#"}, "a": {"type": "integer"}}}}
+    defs = {
+        "leaf": rng.choice(
+            [
+                {"type": "string", "minLength": 1},
+                {"enum": ["a", 1, None]},
+                {"type": "integer"},
+                True,
+            ]
+        ),
+        "object": {"$ref": "#/$defs/named"},
+        "named": {
+            "type": "object",
+            "required": ["a"],
+            "properties": {"k1": {"$ref": "#"}, "a": {"type": "integer"}},
+        },
+    }
     return {**root, "$defs": defs}
 
 
@@ -145,17 +211,43 @@ def test_the_generated_check_finds_what_the_closures_find():
         generated, closures = written(doc), validator_for(doc, generated=False)
         assert closures.source is None and not closures.generated
         for _ in range(ANSWERS):
-            answer = value(rng) if rng.random() < 0.4 else {
-                key: value(rng, 1) for key in rng.sample(KEYS, rng.randint(1, 8))}
+            answer = (
+                value(rng)
+                if rng.random() < 0.4
+                else {key: value(rng, 1) for key in rng.sample(KEYS, rng.randint(1, 8))}
+            )
             found = generated.check(answer)
             assert found == closures.check(answer), (seed, doc, answer, generated.source)
             keywords_met.update(v.keyword for v in found.violations)
     # the answers break the schemas in every way the generator writes or calls
     assert keywords_met >= {
-        "type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-        "minLength", "maxLength", "pattern", "multipleOf", "required", "additionalProperties",
-        "minItems", "maxItems", "minProperties", "maxProperties", "uniqueItems", "contains",
-        "maxContains", "anyOf", "oneOf", "not", "false", "dependentRequired", "propertyNames"}
+        "type",
+        "enum",
+        "const",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "multipleOf",
+        "required",
+        "additionalProperties",
+        "minItems",
+        "maxItems",
+        "minProperties",
+        "maxProperties",
+        "uniqueItems",
+        "contains",
+        "maxContains",
+        "anyOf",
+        "oneOf",
+        "not",
+        "false",
+        "dependentRequired",
+        "propertyNames",
+    }
 
 
 def written(schema: Any) -> Any:
@@ -167,13 +259,24 @@ def written(schema: Any) -> Any:
 
 
 INVOICE = {
-    "$defs": {"item": {"type": "object", "additionalProperties": False, "required": ["sku", "qty"],
-                       "properties": {"sku": {"type": "string", "pattern": "^SKU-[0-9]+$"},
-                                      "qty": {"type": "integer", "minimum": 1}}}},
-    "type": "object", "required": ["id", "items"],
-    "properties": {"id": {"type": "string", "minLength": 3},
-                   "currency": {"enum": ["EUR", "USD"]},
-                   "items": {"type": "array", "items": {"$ref": "#/$defs/item"}}},
+    "$defs": {
+        "item": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["sku", "qty"],
+            "properties": {
+                "sku": {"type": "string", "pattern": "^SKU-[0-9]+$"},
+                "qty": {"type": "integer", "minimum": 1},
+            },
+        }
+    },
+    "type": "object",
+    "required": ["id", "items"],
+    "properties": {
+        "id": {"type": "string", "minLength": 3},
+        "currency": {"enum": ["EUR", "USD"]},
+        "items": {"type": "array", "items": {"$ref": "#/$defs/item"}},
+    },
 }
 
 
@@ -191,36 +294,54 @@ def test_the_text_is_a_function_per_node_with_a_loop_and_its_scalars_inline():
 
 def test_nothing_from_the_schema_is_written_into_the_text():
     hostile = "a'): __import__('os')._exit(3) #"
-    schema = {"type": "object", "required": [hostile],
-              "properties": {hostile: {"type": "string", "pattern": "'\\)\n#", "enum": [hostile]},
-                             **{f"p{i}": {"const": hostile} for i in range(20)}}}
+    schema = {
+        "type": "object",
+        "required": [hostile],
+        "properties": {
+            hostile: {"type": "string", "pattern": "'\\)\n#", "enum": [hostile]},
+            **{f"p{i}": {"const": hostile} for i in range(20)},
+        },
+    }
     validator = written(schema)
     assert hostile not in validator.source and "__import__" not in validator.source
     assert "'\\)\n#" not in validator.source
     # 1 is no string and not the enum's one value; "x" is not p4's const, ``hostile`` is p3's
     found = validator.check({hostile: 1, "p3": hostile, "p4": "x"})
     assert [(v.path, v.keyword) for v in found.violations] == [
-        (f'["{hostile}"]', "type"), (f'["{hostile}"]', "enum"), ("p4", "const")]
+        (f'["{hostile}"]', "type"),
+        (f'["{hostile}"]', "enum"),
+        ("p4", "const"),
+    ]
 
 
 def test_an_object_of_many_properties_is_dispatched_by_a_table():
     # more properties than CHAIN_KEYS: a dict from each key to its node's function
-    schema = {"type": "object", "additionalProperties": False,
-              "properties": {f"k{i}": {"type": "object", "properties": {"n": {"type": "integer"}}}
-                             for i in range(conformance_code.CHAIN_KEYS + 1)}}
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            f"k{i}": {"type": "object", "properties": {"n": {"type": "integer"}}}
+            for i in range(conformance_code.CHAIN_KEYS + 1)
+        },
+    }
     validator = written(schema)
     assert ".get(k1)" in validator.source
     found = validator.check({"k0": {"n": "x"}, "zz": 1, f"k{conformance_code.CHAIN_KEYS}": []})
     assert [(v.path, v.keyword) for v in found.violations] == [
-        ("k0.n", "type"), ("zz", "additionalProperties"), ("k12", "type")]
+        ("k0.n", "type"),
+        ("zz", "additionalProperties"),
+        ("k12", "type"),
+    ]
 
 
 def test_a_long_chain_of_references_is_called_not_inlined():
     # d0 -> d1 -> ... -> d199, each a string's bound and a reference to the next: the text
     # inlines a few levels and calls the rest, so writing it never recurses deeply
     n = 200
-    defs = {f"d{i}": {"type": "string", "minLength": i % 3, "$ref": f"#/$defs/d{i + 1}"}
-            for i in range(n - 1)}
+    defs = {
+        f"d{i}": {"type": "string", "minLength": i % 3, "$ref": f"#/$defs/d{i + 1}"}
+        for i in range(n - 1)
+    }
     defs[f"d{n - 1}"] = {"type": "string", "maxLength": 2}
     schema = {"$defs": defs, "type": "object", "properties": {"s": {"$ref": "#/$defs/d0"}}}
     validator = written(schema)
@@ -228,23 +349,27 @@ def test_a_long_chain_of_references_is_called_not_inlined():
     for answer in ({"s": "abc"}, {"s": 3}, {"s": ""}):
         assert validator.check(answer) == validator_for(schema, generated=False).check(answer)
     assert [(v.path, v.keyword) for v in validator.check({"s": "abc"}).violations] == [
-        ("s", "maxLength")]
+        ("s", "maxLength")
+    ]
 
 
-@pytest.mark.parametrize(("schema", "answer", "says"), [
-    ({"type": "integer"}, 2.0, []),  # a whole float is an integer
-    ({"type": "integer"}, 2.5, [("$", "type")]),
-    ({"type": "integer", "minimum": 3}, 2.0, [("$", "minimum")]),
-    ({"type": "integer"}, True, [("$", "type")]),  # a boolean is no number
-    ({"enum": [1, "a"]}, 1.0, []),  # JSON-equal
-    ({"enum": [1, "a"]}, True, [("$", "enum")]),
-    ({"enum": [[1], {"a": 1}]}, {"a": 1.0}, []),
-    ({"const": {"a": [1]}}, {"a": [1, 2]}, [("$", "const")]),
-    ({"type": "string", "nullable": True}, None, []),
-    ({"type": ["string", "null"]}, Unread(), [("$", "type")]),
-    ({"maxLength": 2}, "é€x", [("$", "maxLength")]),  # characters, not bytes
-    ({"required": ["a"], "properties": {"a": False}}, {"a": 1}, [("a", "false")]),
-])
+@pytest.mark.parametrize(
+    ("schema", "answer", "says"),
+    [
+        ({"type": "integer"}, 2.0, []),  # a whole float is an integer
+        ({"type": "integer"}, 2.5, [("$", "type")]),
+        ({"type": "integer", "minimum": 3}, 2.0, [("$", "minimum")]),
+        ({"type": "integer"}, True, [("$", "type")]),  # a boolean is no number
+        ({"enum": [1, "a"]}, 1.0, []),  # JSON-equal
+        ({"enum": [1, "a"]}, True, [("$", "enum")]),
+        ({"enum": [[1], {"a": 1}]}, {"a": 1.0}, []),
+        ({"const": {"a": [1]}}, {"a": [1, 2]}, [("$", "const")]),
+        ({"type": "string", "nullable": True}, None, []),
+        ({"type": ["string", "null"]}, Unread(), [("$", "type")]),
+        ({"maxLength": 2}, "é€x", [("$", "maxLength")]),  # characters, not bytes
+        ({"required": ["a"], "properties": {"a": False}}, {"a": 1}, [("a", "false")]),
+    ],
+)
 def test_each_keyword_as_the_rules_say(schema, answer, says):
     found = written(schema).check(answer)
     assert [(v.path, v.keyword) for v in found.violations] == says
@@ -273,13 +398,20 @@ def test_the_code_is_written_once_the_checks_have_cost_what_writing_it_does():
 def test_a_deep_answer_against_a_recursive_schema_in_the_written_code():
     # test_conformance.py checks this one answer with the closures; here the written code,
     # a call a level, is given the room the answer needs by match_json too
-    schema = {"$defs": {"n": {"type": "object", "properties": {"a": {"$ref": "#/$defs/n"},
-                                                              "x": {"type": "integer"}}}},
-              "$ref": "#/$defs/n"}
+    schema = {
+        "$defs": {
+            "n": {
+                "type": "object",
+                "properties": {"a": {"$ref": "#/$defs/n"}, "x": {"type": "integer"}},
+            }
+        },
+        "$ref": "#/$defs/n",
+    }
     written(schema)  # the validator match_json takes from the cache, its code written
     value: dict = {"x": "deep"}
     for _ in range(1_900):  # below the door's 2,000 levels
         value = {"a": value}
     result = match_json(value, value, metric="json_similarity", schema=schema)
     assert [(v.path.count("a"), v.keyword) for v in result.conformance.violations] == [
-        (1_900, "type")]
+        (1_900, "type")
+    ]

@@ -36,8 +36,11 @@ def test_infer_schema_boolean_is_not_integer():
 
 
 def test_infer_schema_takes_the_first_non_null_value():
-    with pytest.warns(SchemaWarning, match=r"field a has values of several types across the "
-                                           r"instances \(string, integer\)"):
+    with pytest.warns(
+        SchemaWarning,
+        match=r"field a has values of several types across the "
+        r"instances \(string, integer\)",
+    ):
         schema = infer_schema([{"a": None}, {"a": "x"}, {"a": 5}])
     assert schema["properties"]["a"]["type"] == "string"
 
@@ -68,8 +71,11 @@ def test_infer_schema_has_no_eval_keys():
 def test_infer_schema_does_not_mutate_instances():
     instances = [{"a": [1, {"b": None}]}]
     before = copy.deepcopy(instances)
-    with pytest.warns(SchemaWarning, match=r"field a\[\] has values of several types across the "
-                                           r"instances \(integer, object\)"):
+    with pytest.warns(
+        SchemaWarning,
+        match=r"field a\[\] has values of several types across the "
+        r"instances \(integer, object\)",
+    ):
         infer_schema(instances)
     assert instances == before
 
@@ -78,10 +84,17 @@ def test_infer_schema_does_not_mutate_instances():
 
 
 def test_annotate_schema_adds_default_comparators_to_leaves():
-    schema = {"type": "object", "properties": {
-        "s": {"type": "string"}, "b": {"type": "boolean"}, "n": {"type": "number"},
-        "i": {"type": "integer"}, "t": {"type": "array", "items": {"type": "string"}},
-        "o": {"type": "object", "properties": {"x": {"type": "number"}}}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "s": {"type": "string"},
+            "b": {"type": "boolean"},
+            "n": {"type": "number"},
+            "i": {"type": "integer"},
+            "t": {"type": "array", "items": {"type": "string"}},
+            "o": {"type": "object", "properties": {"x": {"type": "number"}}},
+        },
+    }
     out = annotate_schema(schema)
     props = out["properties"]
     assert props["s"]["x-eval-compare"] == "exact"
@@ -93,17 +106,25 @@ def test_annotate_schema_adds_default_comparators_to_leaves():
 
 
 def test_annotate_schema_leaves_containers_without_comparator():
-    out = annotate_schema({"type": "object", "properties": {
-        "t": {"type": "array", "items": {"type": "string"}},
-        "o": {"type": "object", "properties": {"x": {"type": "string"}}}}})
+    out = annotate_schema(
+        {
+            "type": "object",
+            "properties": {
+                "t": {"type": "array", "items": {"type": "string"}},
+                "o": {"type": "object", "properties": {"x": {"type": "string"}}},
+            },
+        }
+    )
     assert "x-eval-compare" not in out
     assert "x-eval-compare" not in out["properties"]["t"]
     assert "x-eval-compare" not in out["properties"]["o"]
 
 
 def test_annotate_schema_keeps_an_explicit_comparator():
-    schema = {"type": "object", "properties": {
-        "n": {"type": "number", "x-eval-compare": {"numeric": {"abs": 1}}}}}
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "number", "x-eval-compare": {"numeric": {"abs": 1}}}},
+    }
     out = annotate_schema(schema)
     assert out["properties"]["n"]["x-eval-compare"] == {"numeric": {"abs": 1}}
 
@@ -126,9 +147,14 @@ def test_annotated_inferred_schema_scores_like_the_inferred_default():
 
 # -- validate_gold -------------------------------------------------------------------------
 
-SCHEMA = {"type": "object", "properties": {
-    "name": {"type": "string"}, "age": {"type": "integer"},
-    "tags": {"type": "array", "items": {"type": "string"}}}}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "age": {"type": "integer"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+    },
+}
 
 
 def test_validate_gold_accepts_fitting_gold():
@@ -171,5 +197,6 @@ def test_an_unknown_schema_annotation_is_a_warning_listing_the_known_ones():
         result = match_json({"a": 1.0}, {"a": 1}, metric="field_f1", schema=schema)
     assert [str(w.message) for w in caught] == [
         "schema node a: unknown keys ['x-eval-comapre'] are not read; known: x-eval-compare, "
-        "x-eval-transform, x-eval-align, x-eval-skip, x-eval-weight"]
+        "x-eval-transform, x-eval-align, x-eval-skip, x-eval-weight"
+    ]
     assert [(f.path, f.status, f.comparator) for f in result.fields] == [("a", "match", "numeric")]

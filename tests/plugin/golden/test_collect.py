@@ -116,7 +116,10 @@ def test_items_report_the_line_where_their_case_starts(pytester):
     items, _ = genitems(pytester)
     # location lines are 0-based, as for Python tests; the domain names the 1-based line
     assert [(i.location[1], i.location[2]) for i in items] == [
-        (1, "alpha (line 2)"), (5, "beta (line 6)"), (8, "3 (line 9)")]
+        (1, "alpha (line 2)"),
+        (5, "beta (line 6)"),
+        (8, "3 (line 9)"),
+    ]
     assert [i.case.line for i in items] == [2, 6, 9]
 
 
@@ -125,12 +128,17 @@ def test_junit_xml_carries_the_case_line(pytester):
     run(pytester, "--junitxml=out.xml", "-o", "junit_family=xunit1")
     cases = ET.parse(pytester.path / "out.xml").getroot().iter("testcase")
     assert [(c.get("name"), c.get("line"), c.get("file")) for c in cases] == [
-        ("alpha", "1", "m.jsonmatch.yaml"), ("beta", "5", "m.jsonmatch.yaml"),
-        ("3", "8", "m.jsonmatch.yaml")]
+        ("alpha", "1", "m.jsonmatch.yaml"),
+        ("beta", "5", "m.jsonmatch.yaml"),
+        ("3", "8", "m.jsonmatch.yaml"),
+    ]
 
 
 def test_a_failing_case_header_names_its_line(pytester):
-    write(pytester, "f.jsonmatch.yaml", """\
+    write(
+        pytester,
+        "f.jsonmatch.yaml",
+        """\
         cases:
           - id: ok
             expected: {a: 1}
@@ -138,18 +146,23 @@ def test_a_failing_case_header_names_its_line(pytester):
           - id: wrong
             expected: {a: 1, b: 2}
             actual: {a: 1, b: 3}
-        """)
+        """,
+    )
     result = run(pytester)
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*_ wrong (line 5) _*"])
 
 
 def test_dates_stay_the_strings_they_were_written_as(pytester):
-    write(pytester, "d.jsonmatch.yaml", """\
+    write(
+        pytester,
+        "d.jsonmatch.yaml",
+        """\
         expected: {date: 2024-03-05}
         actual: '{"date": "2024-03-05"}'
         threshold: 1.0
-        """)
+        """,
+    )
     items, _ = genitems(pytester)
     assert items[0].case.expected == {"date": "2024-03-05"}
     run(pytester).assert_outcomes(passed=1)
@@ -178,48 +191,71 @@ def test_file_level_threshold_and_metric_are_defaults_for_its_cases(pytester):
 
 
 def test_a_case_overrides_its_file(pytester):
-    write(pytester, "h.jsonmatch.yaml", """\
+    write(
+        pytester,
+        "h.jsonmatch.yaml",
+        """\
         threshold: 0.5
         cases:
           - id: strict
             threshold: 0.9
             expected: {a: 1, b: 2}
             actual: {a: 1, b: 3}
-        """)
+        """,
+    )
     run(pytester).assert_outcomes(failed=1)
 
 
 def test_folder_defaults_merge_outward_in_and_the_nearest_wins(pytester):
     ini(pytester)
-    write(pytester, "golden/jsonmatch.yaml", """\
+    write(
+        pytester,
+        "golden/jsonmatch.yaml",
+        """\
         metric: json_similarity
         threshold: 0.2
         options: {ignore: [id]}
-        """)
-    write(pytester, "golden/inner/jsonmatch.yaml", """\
+        """,
+    )
+    write(
+        pytester,
+        "golden/inner/jsonmatch.yaml",
+        """\
         threshold: 0.7
         options: {target_output_key: data}
-        """)
+        """,
+    )
     write(pytester, "golden/inner/c.yaml", HALF)
     write(pytester, "golden/top.yaml", HALF)
     items, _ = genitems(pytester)
     got = {i.nodeid: (i.case.metric, i.case.threshold, dict(i.case.options)) for i in items}
     assert got == {
-        "golden/inner/c.yaml::half": ("json_similarity", 0.7,
-                                      {"ignore": ["id"], "target_output_key": "data"}),
+        "golden/inner/c.yaml::half": (
+            "json_similarity",
+            0.7,
+            {"ignore": ["id"], "target_output_key": "data"},
+        ),
         "golden/top.yaml::half": ("json_similarity", 0.2, {"ignore": ["id"]}),
     }
 
 
 def test_a_schema_path_is_relative_to_the_file_that_names_it(pytester):
     ini(pytester)
-    write(pytester, "schemas/s.json", '{"type": "object", "properties": {"total": '
-                                      '{"type": "number", "x-eval-compare": {"numeric": {"abs": 0.5}}}}}')
+    write(
+        pytester,
+        "schemas/s.json",
+        '{"type": "object", "properties": {"total": '
+        '{"type": "number", "x-eval-compare": {"numeric": {"abs": 0.5}}}}}',
+    )
     write(pytester, "golden/jsonmatch.yaml", "schema: ../schemas/s.json\n")
-    write(pytester, "golden/t.yaml", """\
+    write(
+        pytester,
+        "golden/t.yaml",
+        """\
         expected: {total: 10.0}
         actual: {total: 10.4}
-        """)
+        """,
+    )
     items, _ = genitems(pytester)
     assert items[0].case.options["schema"] == str(pytester.path / "schemas" / "s.json")
     run(pytester).assert_outcomes(passed=1)
@@ -235,7 +271,10 @@ def test_schema_null_drops_a_schema_inherited_from_the_folder(pytester):
 
 
 def test_an_inline_schema_mapping_sets_per_field_comparison(pytester):
-    write(pytester, "t.jsonmatch.yaml", """\
+    write(
+        pytester,
+        "t.jsonmatch.yaml",
+        """\
         schema:
           type: object
           properties:
@@ -244,7 +283,8 @@ def test_an_inline_schema_mapping_sets_per_field_comparison(pytester):
           - id: case-folded
             expected: {name: ACME}
             actual: {name: acme}
-        """)
+        """,
+    )
     run(pytester).assert_outcomes(passed=1)
 
 
@@ -253,7 +293,10 @@ def test_an_inline_schema_mapping_sets_per_field_comparison(pytester):
 
 def test_marks_apply_per_case_and_select_with_m(pytester):
     ini(pytester, "markers =\n    slow: slow cases\n")
-    write(pytester, "golden/m.yaml", """\
+    write(
+        pytester,
+        "golden/m.yaml",
+        """\
         cases:
           - id: fast
             expected: {a: 1}
@@ -271,7 +314,8 @@ def test_marks_apply_per_case_and_select_with_m(pytester):
             marks: [xfail]
             expected: {a: 1}
             actual: {a: 2}
-        """)
+        """,
+    )
     result = run(pytester, "-m", "slow")
     result.assert_outcomes(passed=1, deselected=3)
     result = run(pytester, "-rx")

@@ -12,7 +12,7 @@ import pytest
 from tests.helpers.plugin_cases import ARGS
 
 # The target module: a prompt constant, a prompt file read at call time, a declared setting.
-TARGET = '''
+TARGET = """
 import pathlib
 
 PROMPT = "Extract the vendor."
@@ -26,10 +26,12 @@ def extract(text):
 
 def settings():
     return {"model": MODEL}
-'''
+"""
 CASES = "cases:\n  - id: acme\n    expected: {vendor: ACME}\n    input: acme\n"
-INI = ("[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n"
-       "jsonmatch_options = {\"ignore\": [\"_prompt\"]}\n")
+INI = (
+    "[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n"
+    'jsonmatch_options = {"ignore": ["_prompt"]}\n'
+)
 
 
 @pytest.fixture
@@ -49,34 +51,51 @@ def _run(pytester, mode, extra=""):
 
 
 def _recording(pytester):
-    return json.loads((pytester.path / "__recordings__" / "c.jsonmatch.yaml" / "acme.json")
-                      .read_text())
+    return json.loads(
+        (pytester.path / "__recordings__" / "c.jsonmatch.yaml" / "acme.json").read_text()
+    )
 
 
 def test_a_recording_holds_what_made_it(suite):
     _run(suite, "once")
     fingerprint = _recording(suite)["fingerprint"]
-    assert sorted(fingerprint["code"]) == ["llm.py"] and list(fingerprint["files"]) == ["prompt.txt"]
+    assert sorted(fingerprint["code"]) == ["llm.py"] and list(fingerprint["files"]) == [
+        "prompt.txt"
+    ]
     assert fingerprint["declared"] == {"model": "model-a"}
     assert _run(suite, "once")[1] == [("replayed", "", "")]
 
 
-@pytest.mark.parametrize("edit, changed", [
-    (lambda p: (p.path / "llm.py").write_text(TARGET.replace("Extract the vendor.",
-                                                            "Extract the vendor's name.")),
-     "target code llm.py"),
-    (lambda p: (p.path / "prompt.txt").write_text("You are careless."), "file prompt.txt"),
-    (lambda p: (p.path / "llm.py").write_text(TARGET.replace('"model-a"', '"model-b"')),
-     "target code llm.py; the declared fingerprint ({\"model\":\"model-a\"} -> "
-     "{\"model\":\"model-b\"})"),
-])
+@pytest.mark.parametrize(
+    "edit, changed",
+    [
+        (
+            lambda p: (p.path / "llm.py").write_text(
+                TARGET.replace("Extract the vendor.", "Extract the vendor's name.")
+            ),
+            "target code llm.py",
+        ),
+        (lambda p: (p.path / "prompt.txt").write_text("You are careless."), "file prompt.txt"),
+        (
+            lambda p: (p.path / "llm.py").write_text(TARGET.replace('"model-a"', '"model-b"')),
+            'target code llm.py; the declared fingerprint ({"model":"model-a"} -> '
+            '{"model":"model-b"})',
+        ),
+    ],
+)
 def test_a_change_makes_replay_stale(suite, edit, changed):
     _run(suite, "once")
     edit(suite)
     result, outcomes = _run(suite, "none")
-    assert outcomes == [("live", "", "the recording __recordings__/c.jsonmatch.yaml/acme.json is "
-                                     f"stale ({changed} changed since it was recorded): "
-                                     "re-record it with --jsonmatch-record=once")]
+    assert outcomes == [
+        (
+            "live",
+            "",
+            "the recording __recordings__/c.jsonmatch.yaml/acme.json is "
+            f"stale ({changed} changed since it was recorded): "
+            "re-record it with --jsonmatch-record=once",
+        )
+    ]
     result.assert_outcomes(failed=1)
     assert _run(suite, "once")[1] == [("live", "stale", "")]  # once re-records it
     assert _run(suite, "none")[1] == [("replayed", "", "")]
@@ -84,14 +103,17 @@ def test_a_change_makes_replay_stale(suite, edit, changed):
 
 def test_a_declared_change_alone_makes_replay_stale(suite):
     # the declared value is read from another module, whose source is not the target's
-    (suite.path / "llm.py").write_text(TARGET.replace('return {"model": MODEL}',
-                                                      'import model_choice\n'
-                                                      '    return {"model": model_choice.NAME}'))
+    (suite.path / "llm.py").write_text(
+        TARGET.replace(
+            'return {"model": MODEL}',
+            'import model_choice\n    return {"model": model_choice.NAME}',
+        )
+    )
     suite.makepyfile(model_choice='NAME = "a"\n')
     _run(suite, "once")
     (suite.path / "model_choice.py").write_text('NAME = "b"\n')
     _, outcomes = _run(suite, "none")
-    assert "the declared fingerprint ({\"model\":\"a\"} -> {\"model\":\"b\"})" in outcomes[0][2]
+    assert 'the declared fingerprint ({"model":"a"} -> {"model":"b"})' in outcomes[0][2]
 
 
 def test_an_edit_to_an_unrelated_module_does_not_make_replay_stale(suite):
@@ -103,5 +125,6 @@ def test_an_edit_to_an_unrelated_module_does_not_make_replay_stale(suite):
 def test_a_files_pattern_that_matches_nothing_stops_the_session(suite):
     result = suite.runpytest_inprocess(*ARGS, "--jsonmatch-record=once files=promt.txt")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: pytest-jsonmatch: jsonmatch_record: files=promt.txt "
-                                 "matches no file under *"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: pytest-jsonmatch: jsonmatch_record: files=promt.txt matches no file under *"]
+    )

@@ -20,8 +20,10 @@ def pytest_jsonmatch_target(case, config):
     counter.write_text(str(calls + 1))
     return {"vendor": case.input.upper()}
 """
-CASES = ("cases:\n  - id: acme\n    expected: {vendor: ACME}\n    input: acme\n"
-         "  - id: given\n    expected: {vendor: X}\n    actual: {vendor: X}\n")
+CASES = (
+    "cases:\n  - id: acme\n    expected: {vendor: ACME}\n    input: acme\n"
+    "  - id: given\n    expected: {vendor: X}\n    actual: {vendor: X}\n"
+)
 
 
 @pytest.fixture
@@ -39,8 +41,9 @@ def _calls(pytester):
 def _run(pytester, *flags):
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=r.json", *flags)
     report = json.loads((pytester.path / "r.json").read_text())
-    return result, {c["case_id"].split("::")[1]: (c["source"], c["recording"])
-                    for c in report["comparisons"]}
+    return result, {
+        c["case_id"].split("::")[1]: (c["source"], c["recording"]) for c in report["comparisons"]
+    }
 
 
 RECORDING = ("__recordings__", "c.jsonmatch.yaml", "acme.json")
@@ -78,9 +81,13 @@ def test_none_only_replays_and_says_how_to_record(suite):
     result, sources = _run(suite, "--jsonmatch-record=none")
     assert _calls(suite) == 0
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["c.jsonmatch.yaml:2: case 'acme': no recording of this case "
-                                 "(__recordings__/c.jsonmatch.yaml/acme.json): record it with "
-                                 "--jsonmatch-record=once"])
+    result.stdout.fnmatch_lines(
+        [
+            "c.jsonmatch.yaml:2: case 'acme': no recording of this case "
+            "(__recordings__/c.jsonmatch.yaml/acme.json): record it with "
+            "--jsonmatch-record=once"
+        ]
+    )
     assert sources["acme"][0] == "live"  # attempted, not scored: an error in the summary
     _run(suite, "--jsonmatch-record=once")
     result, sources = _run(suite, "--jsonmatch-record=none")
@@ -92,9 +99,13 @@ def test_a_stale_recording_is_rerecorded_under_once_and_an_error_under_none(suit
     path = suite.path / "c.jsonmatch.yaml"
     path.write_text(path.read_text().replace("input: acme", "input: Acme"))  # the input changed
     result, _ = _run(suite, "--jsonmatch-record=none")
-    result.stdout.fnmatch_lines(["*the recording __recordings__/c.jsonmatch.yaml/acme.json is stale "
-                                 "(the case's input changed since it was recorded): re-record it "
-                                 "with --jsonmatch-record=once"])
+    result.stdout.fnmatch_lines(
+        [
+            "*the recording __recordings__/c.jsonmatch.yaml/acme.json is stale "
+            "(the case's input changed since it was recorded): re-record it "
+            "with --jsonmatch-record=once"
+        ]
+    )
     assert _calls(suite) == 1
     result, sources = _run(suite, "--jsonmatch-record=once")
     assert (_calls(suite), sources["acme"]) == (2, ("live", "stale"))
@@ -120,8 +131,9 @@ def test_all_rewrites_a_recording_whose_output_changed(suite):
 
 
 def test_a_repeated_case_has_a_recording_per_run(suite):
-    (suite.path / "c.jsonmatch.yaml").write_text(CASES.replace("  - id: acme\n",
-                                                               "  - id: acme\n    repeat: 3\n"))
+    (suite.path / "c.jsonmatch.yaml").write_text(
+        CASES.replace("  - id: acme\n", "  - id: acme\n    repeat: 3\n")
+    )
     _run(suite, "--jsonmatch-record=once")
     folder = suite.path / "__recordings__" / "c.jsonmatch.yaml"
     assert sorted(p.name for p in folder.iterdir()) == ["acme@0.json", "acme@1.json", "acme@2.json"]
@@ -132,7 +144,8 @@ def test_a_repeated_case_has_a_recording_per_run(suite):
 def test_a_case_id_never_leads_outside_the_recordings_folder(pytester):
     pytester.makeconftest(TARGET)
     (pytester.path / "c.jsonmatch.yaml").write_text(
-        "cases:\n  - id: ../../escape\n    expected: {vendor: A}\n    input: a\n")
+        "cases:\n  - id: ../../escape\n    expected: {vendor: A}\n    input: a\n"
+    )
     pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=once")
     files = [p.relative_to(pytester.path).as_posix() for p in pytester.path.rglob("*.json")]
     assert files == ["__recordings__/c.jsonmatch.yaml/%2E.%2F..%2Fescape.json"]
@@ -143,8 +156,12 @@ def test_an_unreadable_recording_names_itself(suite):
     folder.mkdir(parents=True)
     (folder / "acme.json").write_text("{half")
     result, _ = _run(suite, "--jsonmatch-record=once")
-    result.stdout.fnmatch_lines(["*the recording *acme.json cannot be read (*); delete it or "
-                                 "re-record with --jsonmatch-record=all"])
+    result.stdout.fnmatch_lines(
+        [
+            "*the recording *acme.json cannot be read (*); delete it or "
+            "re-record with --jsonmatch-record=all"
+        ]
+    )
 
 
 def test_recordings_no_collected_case_uses_are_listed_then_pruned(suite):
@@ -155,15 +172,20 @@ def test_recordings_no_collected_case_uses_are_listed_then_pruned(suite):
     (folder / "gone.jsonmatch.yaml").mkdir()
     (folder / "gone.jsonmatch.yaml" / "old.json").write_text("{}")
     result, _ = _run(suite, "--jsonmatch-record=once")
-    result.stdout.fnmatch_lines([
-        "2 recording(s) no collected case uses (deleted or renamed cases): "
-        "__recordings__/c.jsonmatch.yaml/acme.json, __recordings__/gone.jsonmatch.yaml/old.json; "
-        "remove them with --jsonmatch-record='once prune'"])
+    result.stdout.fnmatch_lines(
+        [
+            "2 recording(s) no collected case uses (deleted or renamed cases): "
+            "__recordings__/c.jsonmatch.yaml/acme.json, __recordings__/gone.jsonmatch.yaml/old.json; "
+            "remove them with --jsonmatch-record='once prune'"
+        ]
+    )
     assert (folder / "c.jsonmatch.yaml" / "acme.json").exists()  # listed, not removed
     result, _ = _run(suite, "--jsonmatch-record=once prune")
     result.stdout.fnmatch_lines(["removed 2 unused recording(s): *"])
     assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")) == [
-        "c.jsonmatch.yaml", "c.jsonmatch.yaml/acme-2.json"]
+        "c.jsonmatch.yaml",
+        "c.jsonmatch.yaml/acme-2.json",
+    ]
 
 
 def test_a_deselected_case_still_uses_its_recording(suite):
@@ -174,8 +196,11 @@ def test_a_deselected_case_still_uses_its_recording(suite):
 
 
 def test_text_of_several_lines_is_recorded_as_its_lines(pytester):
-    pytester.makeconftest(TARGET.replace('return {"vendor": case.input.upper()}',
-                                         'return "Here:\\n" + \'{"vendor": "ACME"}\\n\''))
+    pytester.makeconftest(
+        TARGET.replace(
+            'return {"vendor": case.input.upper()}', 'return "Here:\\n" + \'{"vendor": "ACME"}\\n\''
+        )
+    )
     (pytester.path / "c.jsonmatch.yaml").write_text(CASES)
     _, sources = _run(pytester, "--jsonmatch-record=once")
     recorded = json.loads(pytester.path.joinpath(*RECORDING).read_text())
@@ -190,8 +215,9 @@ def test_text_of_several_lines_is_recorded_as_its_lines(pytester):
 def test_an_output_that_is_not_json_is_the_same_error_live_and_is_never_recorded(pytester):
     # {1: "ACME"}: an integer key; JSON would write it as "1", and a replay would score a
     # value the target never returned
-    pytester.makeconftest(TARGET.replace('return {"vendor": case.input.upper()}',
-                                         'return {1: case.input.upper()}'))
+    pytester.makeconftest(
+        TARGET.replace('return {"vendor": case.input.upper()}', "return {1: case.input.upper()}")
+    )
     (pytester.path / "c.jsonmatch.yaml").write_text(CASES)
     live, _ = _run(pytester, "--jsonmatch-record=off")
     recorded, sources = _run(pytester, "--jsonmatch-record=once")
@@ -206,11 +232,15 @@ def test_an_output_that_is_not_json_is_the_same_error_live_and_is_never_recorded
 
 
 def test_a_target_that_changes_its_input_still_replays(pytester):
-    pytester.makeconftest(TARGET.replace('return {"vendor": case.input.upper()}',
-                                         'case.input["seen"] = True\n'
-                                         '    return {"vendor": case.input["name"].upper()}'))
+    pytester.makeconftest(
+        TARGET.replace(
+            'return {"vendor": case.input.upper()}',
+            'case.input["seen"] = True\n    return {"vendor": case.input["name"].upper()}',
+        )
+    )
     (pytester.path / "c.jsonmatch.yaml").write_text(
-        "cases:\n  - id: acme\n    expected: {vendor: ACME}\n    input: {name: acme}\n")
+        "cases:\n  - id: acme\n    expected: {vendor: ACME}\n    input: {name: acme}\n"
+    )
     _run(pytester, "--jsonmatch-record=once")
     result, sources = _run(pytester, "--jsonmatch-record=none")
     result.assert_outcomes(passed=1)
@@ -218,8 +248,9 @@ def test_a_target_that_changes_its_input_still_replays(pytester):
 
 
 def test_an_output_with_a_lone_surrogate_reads_back_as_it_was(pytester):
-    pytester.makeconftest(TARGET.replace('return {"vendor": case.input.upper()}',
-                                         'return {"vendor": "AC\\ud800ME"}'))
+    pytester.makeconftest(
+        TARGET.replace('return {"vendor": case.input.upper()}', 'return {"vendor": "AC\\ud800ME"}')
+    )
     (pytester.path / "c.jsonmatch.yaml").write_text(CASES)
     live, sources = _run(pytester, "--jsonmatch-record=once")
     assert sources["acme"] == ("live", "recorded")
@@ -232,16 +263,22 @@ def test_an_output_with_a_lone_surrogate_reads_back_as_it_was(pytester):
 
 
 def test_an_output_too_large_to_read_back_is_refused_when_it_would_be_recorded(
-        pytester, monkeypatch):
+    pytester, monkeypatch
+):
     from pytest_jsonmatch.cases import recordings
 
     monkeypatch.setattr(recordings, "MAX_RECORDING_BYTES", 4096)  # the limit reading uses too
-    pytester.makeconftest(TARGET.replace('return {"vendor": case.input.upper()}',
-                                         'return {"vendor": "A" * 5000}'))
+    pytester.makeconftest(
+        TARGET.replace('return {"vendor": case.input.upper()}', 'return {"vendor": "A" * 5000}')
+    )
     (pytester.path / "c.jsonmatch.yaml").write_text(CASES)
     result, _ = _run(pytester, "--jsonmatch-record=once")
     # {"vendor": "AAAA..."} and the record around it: over 5,000 bytes
-    result.stdout.fnmatch_lines(["*case 'acme': cannot record the output of case 'acme': the "
-                                 "recording would be *,* bytes, more than the 4,096 a recording "
-                                 "may hold (and a later run read back)*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*case 'acme': cannot record the output of case 'acme': the "
+            "recording would be *,* bytes, more than the 4,096 a recording "
+            "may hold (and a later run read back)*"
+        ]
+    )
     assert not pytester.path.joinpath(*RECORDING).exists()

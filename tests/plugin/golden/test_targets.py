@@ -62,8 +62,13 @@ class _Answer(BaseHTTPRequestHandler):
         with srv.calls.call():
             time.sleep(srv.delay)
             vendor = query["vendor"]
-            reply_json(self, {"vendor": vendor.lower() if vendor in srv.lower else vendor,
-                              "total": int(query["total"])})
+            reply_json(
+                self,
+                {
+                    "vendor": vendor.lower() if vendor in srv.lower else vendor,
+                    "total": int(query["total"]),
+                },
+            )
 
 
 @pytest.fixture
@@ -126,8 +131,11 @@ jsonmatch_targets =
 
 
 def _suite(pytester, models, ini_extra: str = "") -> None:
-    write(pytester, "models.py", MODELS.replace("{today}", models["today"].url)
-          .replace("{cheap}", models["cheap"].url))
+    write(
+        pytester,
+        "models.py",
+        MODELS.replace("{today}", models["today"].url).replace("{cheap}", models["cheap"].url),
+    )
     write(pytester, "inv.jsonmatch.yaml", CASES)
     pytester.makeini(TARGETS + ini_extra)
 
@@ -154,11 +162,14 @@ def test_each_input_case_runs_once_per_target_with_its_own_calls_and_recordings(
     assert (models["today"].max_in_flight, models["cheap"].max_in_flight) == (1, 3)
     assert (models["today"].total, models["cheap"].total) == (4, 4)
     # the calls' figures per target, the reference (here the first declared) first
-    result.stdout.fnmatch_lines([
-        "calls of today: 4, latency p50 *; 0 retried, 0 failed; tokens 400 in, 40 out, "
-        "cost 0.00800",
-        "calls of cheap: 4, latency p50 *; 0 retried, 0 failed; tokens 160 in, 20 out, "
-        "cost 0.00200"])
+    result.stdout.fnmatch_lines(
+        [
+            "calls of today: 4, latency p50 *; 0 retried, 0 failed; tokens 400 in, 40 out, "
+            "cost 0.00800",
+            "calls of cheap: 4, latency p50 *; 0 retried, 0 failed; tokens 160 in, 20 out, "
+            "cost 0.00200",
+        ]
+    )
 
     report = _report(pytester)
     by_id = {c["case_id"]: c for c in report["comparisons"]}
@@ -166,19 +177,24 @@ def test_each_input_case_runs_once_per_target_with_its_own_calls_and_recordings(
     assert "target" not in by_id["inv.jsonmatch.yaml::given"]
     # usage and cost per target, from each target's own calls: 4 x .002 and 4 x .0005
     runs = {r["name"]: r for r in report["targets"]["runs"]}
-    assert runs["today"]["usage"] == pytest.approx({"input_tokens": 400, "output_tokens": 40,
-                                                    "cost": 0.008})
-    assert runs["cheap"]["usage"] == pytest.approx({"input_tokens": 160, "output_tokens": 20,
-                                                    "cost": 0.002})
+    assert runs["today"]["usage"] == pytest.approx(
+        {"input_tokens": 400, "output_tokens": 40, "cost": 0.008}
+    )
+    assert runs["cheap"]["usage"] == pytest.approx(
+        {"input_tokens": 160, "output_tokens": 20, "cost": 0.002}
+    )
     # each call takes its server's delay at least: every p50 and p95 is at or above it
     assert runs["today"]["latency"]["count"] == runs["cheap"]["latency"]["count"] == 4
     assert runs["today"]["latency"]["p50_s"] >= 0.25 and runs["cheap"]["latency"]["p95_s"] >= 0.5
 
     folder = pytester.path / "__recordings__" / "inv.jsonmatch.yaml"
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        f"c{i}[{t}].json" for i in range(1, 5) for t in ("today", "cheap"))
+        f"c{i}[{t}].json" for i in range(1, 5) for t in ("today", "cheap")
+    )
     assert json.loads((folder / "c1[cheap].json").read_text())["output"] == {
-        "vendor": "acme", "total": 10}
+        "vendor": "acme",
+        "total": 10,
+    }
     assert json.loads((folder / "c1[today].json").read_text())["target"] == "today"
 
     # a second run replays each target's own recordings: no call, the same scores
@@ -186,7 +202,8 @@ def test_each_input_case_runs_once_per_target_with_its_own_calls_and_recordings(
     again.assert_outcomes(passed=6, failed=3)
     assert (models["today"].total, models["cheap"].total) == (4, 4)
     assert {c["case_id"]: c["score"] for c in _report(pytester)["comparisons"]} == {
-        c["case_id"]: c["score"] for c in report["comparisons"]}
+        c["case_id"]: c["score"] for c in report["comparisons"]
+    }
 
 
 def test_each_target_keeps_its_own_rate_limit(pytester, models):
@@ -194,8 +211,11 @@ def test_each_target_keeps_its_own_rate_limit(pytester, models):
     # the runner; the server sees the first late by the client's start-up, so 2 s at the
     # least); cheap, unlimited with 4 at a time, is not held back by today's limit
     _suite(pytester, models)
-    pytester.makeini(TARGETS.replace("today = models:today", "today = models:today rate=1/s")
-                     .replace("concurrency=3", "concurrency=4"))
+    pytester.makeini(
+        TARGETS.replace("today = models:today", "today = models:today rate=1/s").replace(
+            "concurrency=3", "concurrency=4"
+        )
+    )
     _run(pytester, "--jsonmatch-calls=concurrency=4").assert_outcomes(passed=6, failed=3)
     today, cheap = (sorted(models[name].starts) for name in ("today", "cheap"))
     assert today[-1] - today[0] >= 2.0
@@ -210,10 +230,13 @@ def test_under_xdist_the_targets_give_the_same_report(pytester, models):
     result = pytester.runpytest_subprocess(*ARGS, "-n", "2", "--jsonmatch-report=x.json")
     result.assert_outcomes(passed=6, failed=3)
     apart = _report(pytester, "x.json")
-    assert {c["case_id"]: (c["target"] if "target" in c else None, c["score"])
-            for c in apart["comparisons"]} == {
+    assert {
         c["case_id"]: (c["target"] if "target" in c else None, c["score"])
-        for c in alone["comparisons"]}
+        for c in apart["comparisons"]
+    } == {
+        c["case_id"]: (c["target"] if "target" in c else None, c["score"])
+        for c in alone["comparisons"]
+    }
     for key in ("shared", "fields", "disagreements", "reference", "gated"):
         assert apart["targets"][key] == alone["targets"][key], key
     assert (models["today"].total, models["cheap"].total) == (4, 4)
@@ -236,9 +259,11 @@ def test_a_recording_never_replays_for_another_target(pytester, models):
     refused = _run(pytester, "--jsonmatch-record=none")
     refused.assert_outcomes(passed=6, failed=3)
     (error,) = [c["error"] for c in _report(pytester)["comparisons"] if c["status"] == "error"]
-    assert error == ("the recording __recordings__/inv.jsonmatch.yaml/c1[cheap].json is stale "
-                     "(the target (recorded for 'today') changed since it was recorded): "
-                     "re-record it with --jsonmatch-record=once")
+    assert error == (
+        "the recording __recordings__/inv.jsonmatch.yaml/c1[cheap].json is stale "
+        "(the target (recorded for 'today') changed since it was recorded): "
+        "re-record it with --jsonmatch-record=once"
+    )
 
 
 def test_the_paired_numbers_are_those_of_jsonmatch_diff_and_compare_runs(pytester, models):
@@ -249,18 +274,35 @@ def test_the_paired_numbers_are_those_of_jsonmatch_diff_and_compare_runs(pyteste
     together = _report(pytester)["targets"]
     # the same targets run apart, replaying the same recordings
     for name in ("today", "cheap"):
-        pytester.runpytest_inprocess(*ARGS, f"--jsonmatch-targets={name}",
-                                     f"--jsonmatch-report={name}.json")
+        pytester.runpytest_inprocess(
+            *ARGS, f"--jsonmatch-targets={name}", f"--jsonmatch-report={name}.json"
+        )
     assert (models["today"].total, models["cheap"].total) == (4, 4)
-    diff = subprocess.run([sys.executable, "-m", "pytest_jsonmatch", "diff", "today.json",
-                           "cheap.json", "--format", "json", "--max-drop", "1"],
-                          cwd=pytester.path, capture_output=True, text=True, timeout=60)
+    diff = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest_jsonmatch",
+            "diff",
+            "today.json",
+            "cheap.json",
+            "--format",
+            "json",
+            "--max-drop",
+            "1",
+        ],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert diff.returncode == 0, diff.stderr
     apart = json.loads(diff.stdout)["baseline"]
     cheap = together["runs"][1]
     assert together["reference"] == "today" and together["gated"] is True
     assert cheap["name"] == "cheap" and together["shared"] == [
-        f"inv.jsonmatch.yaml::c{i}" for i in range(1, 5)]
+        f"inv.jsonmatch.yaml::c{i}" for i in range(1, 5)
+    ]
     # per case cheap - today: c1 -.5, c2 0, c3 -.5, c4 -.5 -> mean -.375; deviations
     # -.125, .375, -.125, -.125: squares .0625 + .140625 + .015625 * 2 = .1875... / 3 = .0625,
     # s = .25, SE = .125; pass->fail c1, c3, c4 (3), fail->pass 0: McNemar 2 * (1/2)^3 = .25
@@ -269,7 +311,10 @@ def test_the_paired_numbers_are_those_of_jsonmatch_diff_and_compare_runs(pyteste
     assert (cheap["pass_to_fail"], cheap["fail_to_pass"], cheap["mcnemar_p"]) == (3, 0, 0.25)
     assert cheap["difference"] == apart["difference"]
     assert (cheap["pass_to_fail"], cheap["fail_to_pass"], cheap["mcnemar_p"]) == (
-        apart["pass_to_fail"], apart["fail_to_pass"], apart["mcnemar_p"])
+        apart["pass_to_fail"],
+        apart["fail_to_pass"],
+        apart["mcnemar_p"],
+    )
     assert (cheap["better"], cheap["worse"], cheap["same"]) == (0, 3, 1)
     # per field: vendor 1 -> 1, 0, 1, 0... cheap's vendor .25 against 1.0; total alike
     fields = {f["path"]: f for f in together["fields"]}
@@ -278,23 +323,31 @@ def test_the_paired_numbers_are_those_of_jsonmatch_diff_and_compare_runs(pyteste
     assert fields["vendor"]["differences"][1] == vendor_apart["difference"]
     # the cases where they disagree most, largest spread first, ties by case id
     assert [(d["case_id"], d["spread"]) for d in together["disagreements"]] == [
-        ("inv.jsonmatch.yaml::c1", 0.5), ("inv.jsonmatch.yaml::c3", 0.5),
-        ("inv.jsonmatch.yaml::c4", 0.5)]
+        ("inv.jsonmatch.yaml::c1", 0.5),
+        ("inv.jsonmatch.yaml::c3", 0.5),
+        ("inv.jsonmatch.yaml::c4", 0.5),
+    ]
     # compare-runs of the one report gives the same numbers as of the two runs apart
     from pytest_jsonmatch.reporting.report import load_report
     from pytest_jsonmatch.reporting.runs import Run, compare_runs
     from pytest_jsonmatch.reporting.versus import runs_of_report
 
     one = compare_runs(runs_of_report(load_report(pytester.path / "r.json"), "r.json"))
-    two = compare_runs([Run(n, n, load_report(pytester.path / f"{n}.json"))
-                        for n in ("today", "cheap")])
+    two = compare_runs(
+        [Run(n, n, load_report(pytester.path / f"{n}.json")) for n in ("today", "cheap")]
+    )
     for key in ("shared", "fields", "disagreements"):
         assert one[key] == two[key] == together[key], key
     assert [r["difference"] for r in one["runs"]] == [r["difference"] for r in two["runs"]]
     # and their calls' figures, though each run apart keys its cases without the [target]
-    assert [r["usage"] for r in two["runs"]] == [r["usage"] for r in together["runs"]] == [
-        {"input_tokens": 400.0, "output_tokens": 40.0, "cost": pytest.approx(0.008)},
-        {"input_tokens": 160.0, "output_tokens": 20.0, "cost": pytest.approx(0.002)}]
+    assert (
+        [r["usage"] for r in two["runs"]]
+        == [r["usage"] for r in together["runs"]]
+        == [
+            {"input_tokens": 400.0, "output_tokens": 40.0, "cost": pytest.approx(0.008)},
+            {"input_tokens": 160.0, "output_tokens": 20.0, "cost": pytest.approx(0.002)},
+        ]
+    )
     assert [r["latency"]["count"] for r in two["runs"]] == [4, 4]
 
 
@@ -302,38 +355,54 @@ def test_each_target_has_its_share_of_answers_valid_against_the_schema(pytester,
     # the schema wants a vendor starting with a capital: cheap's "acme" (c1, c3) and "zeta"
     # (c4) break it; today's four answers are valid
     _suite(pytester, models, "jsonmatch_reference = today\n")
-    write(pytester, "inv.jsonmatch.yaml", "schema:\n  type: object\n  properties:\n"
-          "    vendor: {type: string, pattern: '^[A-Z]'}\n" + CASES.split("  - id: given")[0])
+    write(
+        pytester,
+        "inv.jsonmatch.yaml",
+        "schema:\n  type: object\n  properties:\n"
+        "    vendor: {type: string, pattern: '^[A-Z]'}\n" + CASES.split("  - id: given")[0],
+    )
     result = _run(pytester)
     result.assert_outcomes(passed=5, failed=3)
     runs = {r["name"]: r for r in _report(pytester)["targets"]["runs"]}
     assert runs["today"]["valid"] == {"checked": 4, "valid": 4}
     assert runs["cheap"]["valid"] == {"checked": 4, "valid": 1}
-    assert re.search(r"^cheap\s+0\s+3\s+1\s+3/0 \(p 0\.250\)\s+1/4$", result.stdout.str(),
-                     re.MULTILINE), result.stdout.str()
+    assert re.search(
+        r"^cheap\s+0\s+3\s+1\s+3/0 \(p 0\.250\)\s+1/4$", result.stdout.str(), re.MULTILINE
+    ), result.stdout.str()
 
 
-def test_the_gate_holds_the_candidate_to_the_reference_and_says_which_rule_failed(
-        pytester, models):
+def test_the_gate_holds_the_candidate_to_the_reference_and_says_which_rule_failed(pytester, models):
     # a case may drop by .5 (so none fails that rule); cheap's p95 must stay within 0.2 s
     # (each of its calls takes 0.5 s at least), its total cost at most 0.001 (it is 0.002)
-    _suite(pytester, models, "jsonmatch_reference = today latency_p95=0.2s cost=0.001\n"
-                             "jsonmatch_max_case_drop = 0.5\n")
+    _suite(
+        pytester,
+        models,
+        "jsonmatch_reference = today latency_p95=0.2s cost=0.001\njsonmatch_max_case_drop = 0.5\n",
+    )
     result = _run(pytester)
     assert result.ret == 1
     gates = _report(pytester)["gates"]
     failures = gates["failures"]
-    assert any(f.startswith("target cheap against today: latency p95 ") and
-               f.endswith(" s is above 0.200 s (jsonmatch_reference latency_p95=0.2s)")
-               for f in failures), failures
-    assert "target cheap against today: total cost 0.00200 is above 0.00100 " \
-           "(jsonmatch_reference cost=0.001)" in failures
+    assert any(
+        f.startswith("target cheap against today: latency p95 ")
+        and f.endswith(" s is above 0.200 s (jsonmatch_reference latency_p95=0.2s)")
+        for f in failures
+    ), failures
+    assert (
+        "target cheap against today: total cost 0.00200 is above 0.00100 "
+        "(jsonmatch_reference cost=0.001)" in failures
+    )
     # -.375 over 4 cases: the interval (3.18245 * .125 = .3978 wide each way) includes zero,
     # so the mean rule warns, naming the rule, rather than fails
-    assert any(w.startswith("target cheap against today: overall score dropped by 0.3750")
-               and "may be noise" in w for w in gates["warnings"]), gates["warnings"]
-    assert "target cheap against today: case regressions: no shared case of 4 dropped by " \
-           "more than jsonmatch_max_case_drop 0.5000" in gates["checked"]
+    assert any(
+        w.startswith("target cheap against today: overall score dropped by 0.3750")
+        and "may be noise" in w
+        for w in gates["warnings"]
+    ), gates["warnings"]
+    assert (
+        "target cheap against today: case regressions: no shared case of 4 dropped by "
+        "more than jsonmatch_max_case_drop 0.5000" in gates["checked"]
+    )
     out = result.stdout.str()
     assert "FAILED: jsonmatch gates: 2 failures" in out
     assert "targets, each held to today over 4 shared cases" in out
@@ -344,14 +413,19 @@ def test_the_gate_holds_the_candidate_to_the_reference_and_says_which_rule_faile
     pytester.makeini(TARGETS + "jsonmatch_reference = today latency_p95=100x\n")
     _run(pytester).assert_outcomes(passed=6, failed=3)
     gates = _report(pytester)["gates"]
-    assert any(c.startswith("target cheap against today: latency p95 ") and
-               "(100x the reference's" in c and c.endswith("(jsonmatch_reference latency_p95=100x)")
-               for c in gates["checked"]), gates["checked"]
+    assert any(
+        c.startswith("target cheap against today: latency p95 ")
+        and "(100x the reference's" in c
+        and c.endswith("(jsonmatch_reference latency_p95=100x)")
+        for c in gates["checked"]
+    ), gates["checked"]
     assert {b["case_id"] for b in gates["blocked"]} == {
-        f"inv.jsonmatch.yaml::c{i}[cheap]" for i in (1, 3, 4)}
-    assert "target cheap against today: case inv.jsonmatch.yaml::c1 (inv.jsonmatch.yaml:3) " \
-           "dropped from 1.0000 to 0.5000, by more than jsonmatch_max_drop 0.0000" \
-           in gates["failures"]
+        f"inv.jsonmatch.yaml::c{i}[cheap]" for i in (1, 3, 4)
+    }
+    assert (
+        "target cheap against today: case inv.jsonmatch.yaml::c1 (inv.jsonmatch.yaml:3) "
+        "dropped from 1.0000 to 0.5000, by more than jsonmatch_max_drop 0.0000" in gates["failures"]
+    )
 
 
 def test_without_a_reference_the_targets_are_compared_and_not_gated(pytester, models):
@@ -360,10 +434,14 @@ def test_without_a_reference_the_targets_are_compared_and_not_gated(pytester, mo
     report = _report(pytester)
     assert report["targets"]["reference"] == "today" and report["targets"]["gated"] is False
     # each target's own overall is held to fail_under: cheap's (1 + .5 * 3) / 4 = .625
-    assert "target cheap: overall score 0.6250 is below jsonmatch_fail_under 0.8000" in \
-        report["gates"]["failures"]
-    assert "target today: overall score 1.0000 is at least jsonmatch_fail_under 0.8000" in \
-        report["gates"]["checked"]
+    assert (
+        "target cheap: overall score 0.6250 is below jsonmatch_fail_under 0.8000"
+        in report["gates"]["failures"]
+    )
+    assert (
+        "target today: overall score 1.0000 is at least jsonmatch_fail_under 0.8000"
+        in report["gates"]["checked"]
+    )
     assert not any("against" in m for m in report["gates"]["failures"])
     assert "targets, each against today over 4 shared cases" in result.stdout.str()
 
@@ -383,27 +461,55 @@ def test_a_hook_can_serve_a_named_target(pytester, models):
     assert _report(pytester)["targets"]["runs"][1]["overall"] == 0.0
 
 
-@pytest.mark.parametrize(("ini", "flags", "message"), [
-    ("jsonmatch_targets = today = models:today\n", ("--jsonmatch-targets=todya",),
-     "--jsonmatch-targets: no target 'todya' is declared in jsonmatch_targets (did you mean "
-     "'today'?); declared: today"),
-    ("jsonmatch_targets = today = models:today\njsonmatch_reference = cheap\n", (),
-     "jsonmatch_reference: no target 'cheap' is declared in jsonmatch_targets; declared: today"),
-    ("jsonmatch_targets = today = models:today\njsonmatch_target = models:today\n", (),
-     "jsonmatch_target and jsonmatch_targets are both set"),
-    ("jsonmatch_targets = to day = models:today\n", (),
-     "jsonmatch_targets: 'to day = models:today': a line is 'NAME = package.module:function'"),
-    ("jsonmatch_targets = today = models:today concurrency=0\n", (),
-     "jsonmatch_targets: target 'today': concurrency"),
-    ("jsonmatch_targets = today = models:nothing\n", (),
-     "jsonmatch_targets: target 'today' 'models:nothing': module 'models' has no 'nothing'"),
-    ("jsonmatch_targets = today = models:today\njsonmatch_reference = today cost=cheap\n", (),
-     "jsonmatch_reference: cost must be a ratio of the reference's (1.2x) or a number"),
-    ("", ("--jsonmatch-targets=today",),
-     "--jsonmatch-targets selects targets of jsonmatch_targets, which declares none"),
-])
-def test_a_mistake_in_the_target_settings_stops_the_session_naming_it(pytester, models, ini,
-                                                                      flags, message):
+@pytest.mark.parametrize(
+    ("ini", "flags", "message"),
+    [
+        (
+            "jsonmatch_targets = today = models:today\n",
+            ("--jsonmatch-targets=todya",),
+            "--jsonmatch-targets: no target 'todya' is declared in jsonmatch_targets (did you mean "
+            "'today'?); declared: today",
+        ),
+        (
+            "jsonmatch_targets = today = models:today\njsonmatch_reference = cheap\n",
+            (),
+            "jsonmatch_reference: no target 'cheap' is declared in jsonmatch_targets; declared: today",
+        ),
+        (
+            "jsonmatch_targets = today = models:today\njsonmatch_target = models:today\n",
+            (),
+            "jsonmatch_target and jsonmatch_targets are both set",
+        ),
+        (
+            "jsonmatch_targets = to day = models:today\n",
+            (),
+            "jsonmatch_targets: 'to day = models:today': a line is 'NAME = package.module:function'",
+        ),
+        (
+            "jsonmatch_targets = today = models:today concurrency=0\n",
+            (),
+            "jsonmatch_targets: target 'today': concurrency",
+        ),
+        (
+            "jsonmatch_targets = today = models:nothing\n",
+            (),
+            "jsonmatch_targets: target 'today' 'models:nothing': module 'models' has no 'nothing'",
+        ),
+        (
+            "jsonmatch_targets = today = models:today\njsonmatch_reference = today cost=cheap\n",
+            (),
+            "jsonmatch_reference: cost must be a ratio of the reference's (1.2x) or a number",
+        ),
+        (
+            "",
+            ("--jsonmatch-targets=today",),
+            "--jsonmatch-targets selects targets of jsonmatch_targets, which declares none",
+        ),
+    ],
+)
+def test_a_mistake_in_the_target_settings_stops_the_session_naming_it(
+    pytester, models, ini, flags, message
+):
     _suite(pytester, models)
     pytester.makeini("[pytest]\npythonpath = .\n" + ini)
     result = _run(pytester, *flags)
@@ -416,8 +522,11 @@ def test_the_html_report_has_a_case_by_target_matrix_sorted_by_disagreement(pyte
 
     # c2 is lowered by no target; make cheap also drop c4's total so that c4 disagrees most
     _suite(pytester, models, "jsonmatch_reference = today\n")
-    write(pytester, "inv.jsonmatch.yaml", CASES.replace("expected: {vendor: Zeta, total: 40}",
-                                                        "expected: {vendor: zeta, total: 40}"))
+    write(
+        pytester,
+        "inv.jsonmatch.yaml",
+        CASES.replace("expected: {vendor: Zeta, total: 40}", "expected: {vendor: zeta, total: 40}"),
+    )
     _run(pytester, "--jsonmatch-report=r.html")
     with offline_browser() as (load, requests):
         page, problems = load(pytester.path / "r.html")
@@ -425,11 +534,15 @@ def test_the_html_report_has_a_case_by_target_matrix_sorted_by_disagreement(pyte
         # c4: today's Zeta is now the wrong one (.5), cheap's zeta right (1.0): spread .5,
         # as c1 and c3 (1.0 against .5); in order of spread, then case id
         assert rows.evaluate_all("rs => rs.map(r => r.dataset.case)") == [
-            "inv.jsonmatch.yaml::c1", "inv.jsonmatch.yaml::c3", "inv.jsonmatch.yaml::c4"]
+            "inv.jsonmatch.yaml::c1",
+            "inv.jsonmatch.yaml::c3",
+            "inv.jsonmatch.yaml::c4",
+        ]
         # sorting by cheap's column (ascending): c1 and c3 (.5) before c4 (1.0)
         page.locator("#targets-disagreement th[data-col='2']").click()
-        assert rows.evaluate_all("rs => rs.map(r => r.dataset.case)")[-1] == \
-            "inv.jsonmatch.yaml::c4"
+        assert (
+            rows.evaluate_all("rs => rs.map(r => r.dataset.case)")[-1] == "inv.jsonmatch.yaml::c4"
+        )
         assert page.locator("#targets-runs tbody tr").count() == 2
         assert page.locator("#targets h2").inner_text() == "Targets"
         assert problems == [] and all(u.startswith("file:") for u in requests)
