@@ -47,7 +47,7 @@ class _Counting(BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         if self.path == "/v1/logs":
             from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
@@ -62,7 +62,7 @@ class _Counting(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def do_GET(self) -> None:  # noqa: N802 - the model
+    def do_GET(self) -> None:
         n = int(self.path.rpartition("=")[2])
         body = json.dumps(answer(n)).encode()
         self.send_response(200)

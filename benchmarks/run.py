@@ -34,17 +34,18 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import corpus  # noqa: E402
-import invoices  # noqa: E402
-import references  # noqa: E402
-import worst  # noqa: E402
-from floor import floor_compare  # noqa: E402
+import corpus
+import invoices
+import references
+import worst
+from floor import floor_compare
 
 SECTIONS = (
     "metrics",
@@ -609,7 +610,7 @@ def bench_peers(args: argparse.Namespace) -> list[Row]:
     # The metric corpus: every pair compared by each tool in turn, the order reversed every
     # other run (ABBA), each timing kept next to the others of its run.
     pairs = corpus.corpus(args.pairs)
-    for name, fn in tools.items():  # warm up: imports, caches
+    for fn in tools.values():  # warm up: imports, caches
         for a, e in pairs[:20]:
             fn(a, e)
     samples: dict[str, list[float]] = {name: [] for name in names}
@@ -661,7 +662,10 @@ def bench_peers(args: argparse.Namespace) -> list[Row]:
             for k in range(args.pairing_runs):
                 for name in names if k % 2 == 0 else names[::-1]:
                     fn, out = tools[name], []
-                    run = lambda: out.append(fn(actual, expected))
+
+                    def run() -> None:
+                        out.append(fn(actual, expected))
+
                     t = _timed_capped(run, cap) if name == peer else _timed(run)
                     if t is None:
                         capped = True
@@ -847,7 +851,7 @@ def _score_process_cpu(code: str, args: list[str]) -> tuple[float, int, float, f
     done = subprocess.run(
         [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=3600
     )
-    line = next((l for l in done.stdout.splitlines() if l.startswith("BENCH ")), None)
+    line = next((row for row in done.stdout.splitlines() if row.startswith("BENCH ")), None)
     if line is None:
         raise RuntimeError(f"jsonmatch score failed: {done.stderr[-500:]}")
     _, status, took, peak, cpu, workers = line.split()
@@ -1314,7 +1318,10 @@ def print_table(rows: list[Row], out=sys.stdout) -> None:
         for r in rows
     ]
     widths = [max(len(x[i]) for x in (head, *body)) for i in range(len(head))]
-    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()
+
     print(line(head), file=out)
     print(line(["-" * w for w in widths]), file=out)
     for b in body:
@@ -1335,7 +1342,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         try:
             new = BENCHES[name](args)
-        except Exception as exc:  # a broken section is reported, the others still run
+        except Exception as exc:  # noqa: BLE001 (a broken section is reported, the others run)
             broken.append(name)
             new = [
                 Row(

@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 import yaml
-
 from corpus import corpus
 
 MINIMAL_PLUGIN = """\

@@ -8,8 +8,8 @@ recorded for the jsonmatch summary at the end of the run, like the YAML cases.
 from pathlib import Path
 
 import pytest
-
 from extractor import extract
+
 from pytest_jsonmatch import assert_json_match
 
 HERE = Path(__file__).parent

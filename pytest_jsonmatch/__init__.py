@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib as _importlib
 from typing import TYPE_CHECKING, Any
 
-from .version import __version__
+from .version import __version__ as __version__
 
 # name -> the module that defines it
 _API = {
@@ -63,9 +63,11 @@ _API = {
 
 if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_independence.py
     # checks that this list and _API agree)
+    from .cases.runner import TargetResult as TargetResult
     from .dataset.scoring import score_pairs as score_pairs
     from .dataset.sketch import SchemaSketch as SchemaSketch
     from .engine.comparing.registry import BatchItem as BatchItem
+    from .engine.core.cut_off import Truncation as Truncation
     from .engine.core.errors import CaseFileError as CaseFileError
     from .engine.core.errors import ComparatorError as ComparatorError
     from .engine.core.errors import ConfigError as ConfigError
@@ -74,7 +76,6 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.core.errors import ParseError as ParseError
     from .engine.core.errors import SchemaError as SchemaError
     from .engine.core.errors import SchemaWarning as SchemaWarning
-    from .engine.core.cut_off import Truncation as Truncation
     from .engine.core.errors import TruncatedError as TruncatedError
     from .engine.core.paths import PathPattern as PathPattern
     from .engine.match import evaluate_records as evaluate_records
@@ -106,7 +107,6 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.schemas.eval_schema import infer_schema as infer_schema
     from .engine.schemas.eval_schema import validate_gold as validate_gold
     from .plugin.assertion import assert_json_match as assert_json_match
-    from .cases.runner import TargetResult as TargetResult
     from .reporting.aggregate import Aggregates as Aggregates
 
 __all__ = sorted([*_API, "__version__"])

@@ -8,15 +8,19 @@ imported here, before any inner run.
 
 import importlib
 import importlib.util
+import os as _os
 import pkgutil
 
 import numpy  # noqa: F401
 import pytest
 import rapidfuzz.distance  # noqa: F401
-import scipy.optimize  # noqa: F401
-import scipy.sparse  # noqa: F401
+import scipy.optimize
+import scipy.sparse
 import scipy.stats  # noqa: F401
 import yaml  # noqa: F401
+from hypothesis import HealthCheck as _HealthCheck
+from hypothesis import Phase as _Phase
+from hypothesis import settings as _settings
 
 import pytest_jsonmatch
 
@@ -61,12 +65,6 @@ def _runner_neutral_environment(monkeypatch):
 # "fuzz-long" explores: JSONMATCH_FUZZ=N runs N examples per test (100,000 with
 # --hypothesis-profile=fuzz-long), new ones on every run, failures kept in .hypothesis/.
 # Neither has a deadline: test_fuzz.py bounds each call itself.
-
-import os as _os
-
-from hypothesis import HealthCheck as _HealthCheck
-from hypothesis import Phase as _Phase
-from hypothesis import settings as _settings
 
 _FUZZ_HEALTH = [
     _HealthCheck.too_slow,

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from .targets import Awaited, Call
     from ..reporting.shapes import WorkerDeathDict
+    from .targets import Awaited, Call
 
 LOG_KEY = "jsonmatch_call_log"  # a worker's log file, in its xdist workerinput
 _SUSPECTS = "suspects"  # the controller's list, beside the workers' logs

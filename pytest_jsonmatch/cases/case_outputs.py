@@ -15,9 +15,9 @@ from ..engine.core.errors import CaseFileError
 from ..engine.reading.user_files import read_regular_text
 from . import recordings
 from .case_files import GoldenCase
-from .live_calls import LiveCalls
 from .fingerprints import Fingerprint
-from .recordings import RecordMode, Recording
+from .live_calls import LiveCalls
+from .recordings import Recording, RecordMode
 from .runner import CallFigures, attempts_note
 
 OutputSource = Literal["case", "live", "replayed"]

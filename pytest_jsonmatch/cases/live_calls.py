@@ -20,9 +20,9 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from typing import Protocol
 
+from .call_settings import CallSettings
 from .calls_in_flight import CallLog, name_of
 from .case_files import GoldenCase
-from .call_settings import CallSettings
 from .runner import Done, Runner
 from .targets import Awaited, Call, Target
 

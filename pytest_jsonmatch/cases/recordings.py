@@ -20,9 +20,9 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote

@@ -167,7 +167,7 @@ class _Job:
 class Runner:
     """Live calls of one session (see the module docstring)."""
 
-    def __init__(self, settings: CallSettings = CallSettings()) -> None:
+    def __init__(self, settings: CallSettings = CallSettings()) -> None:  # noqa: B008 (frozen)
         self.concurrency, self.timeout = settings.concurrency, settings.timeout
         self.retries, self.retry_timeouts = settings.retries, settings.retry_timeouts
         self.retry_budget = settings.retry_budget
@@ -320,7 +320,7 @@ class Runner:
                 error=CaseFileError("the call was cancelled: the session stopped"),
                 figures=CallFigures(None, attempts, failed=True),
             )
-        except BaseException as exc:  # KeyboardInterrupt, pytest.exit: for the test to raise
+        except BaseException as exc:  # noqa: BLE001 (KeyboardInterrupt, pytest.exit: for the test to raise)
             job.outcome = Done(
                 error=exc, figures=CallFigures(time.perf_counter() - started, attempts, failed=True)
             )

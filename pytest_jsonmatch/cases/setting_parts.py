@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, TypeVar
 from ..engine.core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from ..reporting.aggregate import GroupBy
     from ..reporting.gates import GateSettings
+    from ..reporting.records import Comparison, ValueMode
     from ..reporting.report_files import ReportFiles
     from ..reporting.versus import VersusSettings
     from .call_settings import CallSettings
@@ -28,8 +30,6 @@ if TYPE_CHECKING:
     from .otel_events import Telemetry
     from .otel_settings import OtelSettings
     from .repeats import RepeatSettings
-    from ..reporting.aggregate import GroupBy
-    from ..reporting.records import Comparison, ValueMode
     from .updates import UpdateMode
 
 PREFIX = "jsonmatch_"  # of every ini setting; the gates' messages name their setting with it

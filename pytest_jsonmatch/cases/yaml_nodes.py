@@ -3,8 +3,8 @@ and new values written in the file's own style (flow or block, indentation, quot
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..engine.core.errors import CaseFileError

@@ -94,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error("a value nests too deeply to handle")
     except MemoryError:
         _error("out of memory")
-    except Exception as exc:  # noqa: BLE001 - never a traceback; JSONMATCH_DEBUG=1 shows one
+    except Exception as exc:
         if os.environ.get("JSONMATCH_DEBUG"):
             raise
         _error(f"internal error ({type(exc).__name__}: {exc}); JSONMATCH_DEBUG=1 shows where")

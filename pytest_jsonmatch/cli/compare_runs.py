@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+
 from ..reporting.atomic import write_atomic
 from ..reporting.baseline import BaselineError
 from ..reporting.report import load_report

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.core.errors import JsonMatchError
-from ..engine.reading.user_files import read_regular
 from ..engine.reading.parse import LENIENT_JSON, STRICT_JSON
+from ..engine.reading.user_files import read_regular
 from .input_error import InputError
 
 MAX_INPUT_BYTES = 512 * 1024 * 1024  # one document (a pair side, a settings file)

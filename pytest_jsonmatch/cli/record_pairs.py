@@ -188,10 +188,11 @@ def _by_name(s: PairingSettings, leftovers: Leftovers) -> Iterator[Pair]:
         paths[key] = path
     for g in read_records(s.gold, True):
         assert g.key is not None
-        path = paths.pop(g.key, None)
+        pred_path = paths.pop(g.key, None)
         pred = None
-        if path is not None:
-            pred = Record(read_bytes(str(path)), str(path), str(path), None, g.key)
+        if pred_path is not None:
+            name = str(pred_path)
+            pred = Record(read_bytes(name), name, name, None, g.key)
         yield _pair(g.key, g, pred, s, f"no file {g.key}.* in {s.pred}")
     _leftover(paths, leftovers)
 

@@ -4,6 +4,7 @@ against another, case by case (the baseline comparison of the pytest plugin)."""
 from __future__ import annotations
 
 import argparse
+
 from ..reporting.aggregate import summarize
 from ..reporting.baseline import BaselineError, cases_of, compare, load_baseline
 from ..reporting.gates import GATE_MODES, GateSettings, judge

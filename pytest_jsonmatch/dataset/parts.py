@@ -31,9 +31,9 @@ from ..engine.core.depth import SHALLOW
 from ..engine.core.errors import JsonMatchError
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
+from ..engine.results.field_results import MatchResult
 from ..reporting.aggregate import Aggregates, listed_in_summary
 from ..reporting.baseline import CaseScores, case_scores
-from ..engine.results.field_results import MatchResult
 from ..reporting.comparison_lines import case_line, comparison_line
 from ..reporting.spool import json_line
 from .fitting import fitting

@@ -136,7 +136,7 @@ class _Scan:
     scan, the file's size, lines and records."""
 
     def __init__(self, path: str, size: int) -> None:
-        self.fh = open(path, "rb")  # noqa: SIM115 - closed on leaving the with block
+        self.fh = open(path, "rb")
         self.size = size
         self.offset = self.lines = self.records = 0
 

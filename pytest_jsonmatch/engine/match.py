@@ -11,10 +11,6 @@ a metric.
 from __future__ import annotations
 
 from collections import Counter
-
-# (what Counter.update counts a list with, in C, after an ABC check that it is no Mapping:
-# a record's tallies are counted with it directly)
-from collections import _count_elements as count_elements
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -244,9 +240,16 @@ def _score_records(
         result = _marked(
             call_with_depth(
                 depth,
-                lambda: _conformed(
-                    validator, a, _score(chosen, cfg, schema, e, a, options, registry, cut)
-                ),
+                _scored_and_conformed,
+                validator,
+                chosen,
+                cfg,
+                schema,
+                e,
+                a,
+                options,
+                registry,
+                cut,
             ),
             cut,
         )
@@ -328,7 +331,7 @@ class _Rescore:
         # made tallies (field_results.tally: status and score in the same slots)
         found = walk(cfg, expected, actual, schema, tally=True, unread=unread)
         fields = as_tallies(found.fields)
-        count_elements(tallies, fields)
+        tallies.update(fields)  # (counted in C: Counter's own loop over an iterable)
         precision, recall = precision_recall(fields)
         f1 = f_beta(precision, recall)
         return MatchResult._build(
@@ -367,6 +370,23 @@ def _conformed(validator: Validator | None, actual: Any, result: MatchResult) ->
     if validator is None:
         return result
     return result.with_conformance(validator.check(actual))
+
+
+def _scored_and_conformed(
+    validator: Validator | None,
+    metric: Metric,
+    cfg: WalkConfig,
+    schema: SchemaNode | None,
+    expected: Any,
+    actual: Any,
+    options: Mapping[str, Any],
+    registry: Registry,
+    cut: Truncation | None,
+) -> MatchResult:
+    """A record scored in full, with its conformance: one call, so that it runs with the
+    room a deep value needs (``call_with_depth``)."""
+    result = _score(metric, cfg, schema, expected, actual, options, registry, cut)
+    return _conformed(validator, actual, result)
 
 
 def _read_expected(value: Any, index: int, allow_array: bool, cfg: WalkConfig) -> tuple[Any, int]:

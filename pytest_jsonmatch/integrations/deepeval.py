@@ -27,7 +27,7 @@ from typing import Any
 from .adapting import Scoring, made_on_first_use, missing_framework
 
 EXTRA = "deepeval"
-__all__ = ["JsonMatchMetric"]
+__all__ = ["JsonMatchMetric"]  # noqa: F822 (made on first use, by __getattr__)
 
 
 def _define() -> type:
@@ -38,7 +38,7 @@ def _define() -> type:
     except ImportError as exc:
         raise missing_framework(__name__, "deepeval", EXTRA, exc) from exc
 
-    class JsonMatchMetric(BaseMetric):  # type: ignore[misc]
+    class JsonMatchMetric(BaseMetric):  # type: ignore[misc,unused-ignore]
         """Score ``actual_output`` against ``expected_output`` with ``match_json(actual,
         expected, metric, **options)``; successful when the score reaches ``threshold``.
         Every option of match_json is taken; an unknown metric or option, or a threshold
@@ -65,8 +65,11 @@ def _define() -> type:
             self.verbose_mode = False
             self.strict_mode = False
             self.evaluation_model = None
-            self.score = self.reason = self.success = self.error = None
-            self.score_breakdown = None
+            self.score: float | None = None
+            self.reason: str | None = None
+            self.success: bool | None = None
+            self.error: str | None = None
+            self.score_breakdown: dict[str, object] | None = None
 
         def measure(self, test_case: LLMTestCase, *args: Any, **kwargs: Any) -> float:
             if test_case.expected_output is None:
@@ -96,7 +99,7 @@ def _define() -> type:
             return bool(self.success)
 
         @property
-        def __name__(self) -> str:  # type: ignore[override]
+        def __name__(self) -> str:  # type: ignore[override,unused-ignore]
             return f"JSON Match [{self.metric}]"
 
     JsonMatchMetric.__qualname__ = "JsonMatchMetric"

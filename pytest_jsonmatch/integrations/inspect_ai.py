@@ -26,7 +26,7 @@ from typing import Any
 from .adapting import Scoring, made_on_first_use, missing_framework
 
 EXTRA = "inspect-ai"
-__all__ = ["json_match"]
+__all__ = ["json_match"]  # noqa: F822 (made on first use, by __getattr__)
 
 
 def _define() -> Any:

@@ -24,7 +24,7 @@ from typing import Any
 from .adapting import Scoring, made_on_first_use, missing_framework
 
 EXTRA = "pydantic-evals"
-__all__ = ["JsonMatch"]
+__all__ = ["JsonMatch"]  # noqa: F822 (made on first use, by __getattr__)
 
 
 def _define() -> type:

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from ..cases.channel import Channel, Defaults, current
+from ..cases.outcome import Outcome
 from ..engine.configuring.walk_config import unit_number
 from ..engine.core.errors import ComparatorError, JsonMatchError
 from ..engine.core.masking import one_line
 from ..engine.match import match_json
 from ..engine.results.field_results import BATCH_ERROR, MatchResult
 from ..reporting.failure_message import format_failure
-from ..cases.channel import Channel, Defaults, current
-from ..cases.outcome import Outcome
 
 if TYPE_CHECKING:
     from ..cases.case_outputs import OutputSource, Recorded
@@ -197,6 +197,6 @@ def session_options(metric: str, defaults: Defaults) -> dict[str, object]:
 
     try:
         known = getattr(metric_named(metric), "options", None)
-    except Exception:  # an unknown metric: match_json says so in its own words
+    except Exception:  # noqa: BLE001 (an unknown metric: match_json says so in its own words)
         return options
     return options if known is None else {k: v for k, v in options.items() if k in known}

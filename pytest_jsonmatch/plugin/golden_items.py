@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from ..cases.case_files import NO_EXPECTED, CaseFiles, GoldenCase
-from ..engine.core.errors import JsonMatchError, printable
 from ..cases.channel import Channel
 from ..cases.outcome import Outcome
+from ..engine.core.errors import JsonMatchError, printable
 from .settings import Settings
 
 if TYPE_CHECKING:

@@ -45,7 +45,6 @@ from .records import (
     VALUE_LIMIT,
     Comparison,
     Status,
-    comparison_dict,
     kept_value,
 )
 from .report import case_dict

@@ -13,7 +13,7 @@ from typing import Any
 from ..engine.core.depth import nesting
 from ..engine.core.errors import printable, shown
 from ..engine.core.values import MISSING
-from ..engine.results.field_results import SKIPPED, SCORE_EPSILON, FieldResult, MatchResult
+from ..engine.results.field_results import SCORE_EPSILON, SKIPPED, FieldResult, MatchResult
 from .aggregate import violations_text
 from .tables import guarded
 

@@ -42,7 +42,7 @@ class FieldCounts:
         tallies = self.groups.get(group)
         if tallies is None:
             tallies = self.groups[group] = Counter()
-        tallies.update(map(TALLY_OF, fields))  # counted in C (collections._count_elements)
+        tallies.update(map(TALLY_OF, fields))  # counted in C (Counter's own loop)
 
     def hold(self, comparison: Comparison, fields: Sequence[FieldResult]) -> None:
         """Keep the fields of ``comparison``, recorded now, until :meth:`count` is given it

@@ -438,8 +438,8 @@ def _kept(value: JSONValue, mode: str, full: bool) -> tuple[JSONValue, bool]:
         or kind is bool
         or kind is float
         or (kind is int and -SHORT_INT < value < SHORT_INT)  # type: ignore[operator]
-        or (kind is str and (full or len(value) <= SHORT_STR))
-    ):  # type: ignore[arg-type]
+        or (kind is str and (full or len(value) <= SHORT_STR))  # type: ignore[arg-type]
+    ):
         return value, False
     return kept_value(value, mode)
 

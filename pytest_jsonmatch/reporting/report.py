@@ -169,7 +169,7 @@ def conclude(
     unjudged: str | None = None,
     targets: Sequence[str] = (),
     versus: VersusSettings | None = None,
-    reads: SummaryReads = SummaryReads(),
+    reads: SummaryReads = SummaryReads(),  # noqa: B008 (a frozen dataclass)
     counts: FieldCounts | None = None,
 ) -> tuple[Report, Verdict]:
     """A run's report and verdict from its comparisons: aggregated, held against the
@@ -410,7 +410,8 @@ def call_totals(comparisons: Rows[ComparisonDict]) -> dict[str, CallTotals]:
         )
 
         def total(key: Literal["input_tokens", "output_tokens", "cost"]) -> float | None:
-            values = [value for c in calls if (value := c.get(key)) is not None]
+            # (called in this iteration only)
+            values = [value for c in calls if (value := c.get(key)) is not None]  # noqa: B023
             return sum(values) if values else None
 
         out[source] = {

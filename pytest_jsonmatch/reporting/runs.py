@@ -28,12 +28,12 @@ from .baseline import CaseScores, cases_of
 from .money import money
 from .records import Comparison, one_target, pair_id
 from .shapes import (
+    ComparisonDict,
     DifferenceDict,
     Disagreement,
     FieldRow,
     Latency,
     PartialCase,
-    ComparisonDict,
     Rows,
     RunRow,
     RunsComparison,

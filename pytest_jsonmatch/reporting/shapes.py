@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from typing import Literal, Protocol, TypedDict, TypeVar, Union
 
 # A JSON value as ``json.loads`` gives it: the expected and actual values a report keeps.
-JSONValue = Union[None, bool, int, float, str, list["JSONValue"], dict[str, "JSONValue"]]
+# (Union, not |: the forward references are strings, which | cannot join at run time)
+JSONValue = Union[None, bool, int, float, str, list["JSONValue"], dict[str, "JSONValue"]]  # noqa: UP007
 
 _Row = TypeVar("_Row", covariant=True)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import NamedTuple, cast
 
@@ -37,7 +37,7 @@ class _Compiled(NamedTuple):
     error: type[Exception]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(definition: str | None = None) -> _Compiled:
     """The schema compiled: of the whole report, or of a list of one of its ``$defs``. The schema
     declares draft 2020-12; it uses only keywords that mean the same in draft 7, the newest

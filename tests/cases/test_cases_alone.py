@@ -19,12 +19,12 @@ import pytest
 
 import pytest_jsonmatch.cases as cases_package
 from pytest_jsonmatch.cases import marks
+from pytest_jsonmatch.cases.call_settings import CallSettings
 from pytest_jsonmatch.cases.case_files import CaseFiles, GoldenCase
 from pytest_jsonmatch.cases.case_outputs import Outputs, Produced
 from pytest_jsonmatch.cases.live_calls import LiveCalls
 from pytest_jsonmatch.cases.recordings import input_digest
 from pytest_jsonmatch.cases.repeats import RepeatSettings
-from pytest_jsonmatch.cases.call_settings import CallSettings
 from pytest_jsonmatch.cases.runner import CallFigures, TargetResult
 from pytest_jsonmatch.cases.targets import NO_TARGET, import_target
 from pytest_jsonmatch.cases.updates import CaseUpdate, apply_updates

@@ -15,9 +15,9 @@ import pytest
 pytest.importorskip("opentelemetry.proto")
 pytest.importorskip("opentelemetry.sdk")
 
-from pytest_jsonmatch.cases import otlp_export  # noqa: E402
-from pytest_jsonmatch.cases.otlp_export import Endpoint, Outbox  # noqa: E402
-from tests.helpers.otlp_receiver import Receiver  # noqa: E402
+from pytest_jsonmatch.cases import otlp_export
+from pytest_jsonmatch.cases.otlp_export import Endpoint, Outbox
+from tests.helpers.otlp_receiver import Receiver
 
 RESOURCE = {"service.name": "evals", "deployment.environment": "ci"}
 

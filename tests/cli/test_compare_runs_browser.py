@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_jsonmatch.reporting.report import load_report
 from pytest_jsonmatch.reporting.html import render_runs_html
+from pytest_jsonmatch.reporting.report import load_report
 from pytest_jsonmatch.reporting.runs import Run, compare_runs
 
 from .run import jsonmatch

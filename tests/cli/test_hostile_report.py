@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 
 import pytest
-
-from dataclasses import replace
 
 from pytest_jsonmatch.reporting.baseline import Baseline, cases_of, compare
 from pytest_jsonmatch.reporting.records import Comparison

@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import evaluate_records, infer_schema
-from pytest_jsonmatch.engine.match import score_records
 from pytest_jsonmatch.engine.core.errors import JsonMatchError
+from pytest_jsonmatch.engine.match import score_records
 from pytest_jsonmatch.engine.metrics import REGISTRY
 from pytest_jsonmatch.engine.results.field_results import aggregate_fields
 from pytest_jsonmatch.engine.schemas.eval_schema import infer_node

@@ -111,13 +111,12 @@ def test_per_field_summary_of_structural_f1_is_keyed_by_field_path():
 
 
 def test_records_given_as_pydantic_models_with_the_model_as_schema():
-    from typing import Optional
 
     from pydantic import BaseModel
 
     class Sample(BaseModel):
         method: str
-        temperature: Optional[int] = None
+        temperature: int | None = None
 
     gold = [Sample(method="sputtering", temperature=300), Sample(method="evaporation")]
     extracted = [Sample(method="sputtering", temperature=301), Sample(method="evaporation")]

@@ -202,7 +202,7 @@ def _run(case: fv.Case, args: tuple | None, kwargs: dict | None) -> Any:
                 f"an AssertionError from inside: {exc!s:.300} in {case!r}"
             ) from exc
         got = exc
-    except Exception as exc:  # noqa: BLE001 - property 1: anything else is a bug
+    except Exception as exc:
         raise AssertionError(
             f"{type(exc).__name__} escaped (not a JsonMatchError): {exc!s:.300} in {case!r}"
         ) from exc
@@ -227,7 +227,7 @@ def _unit(x: Any, what: str, case: fv.Case) -> None:
 
 def check_scores(result: Any, case: fv.Case) -> None:
     if isinstance(result, RunResult):
-        for i, record in enumerate(result.records):
+        for record in result.records:
             check_scores(record, case)
         for name in ("mean_score", "mean_precision", "mean_recall", "mean_f1"):
             _unit(getattr(result, name), name, case)

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import (
-    ConfigError,
     METRICS,
+    ConfigError,
     TruncatedError,
     Truncation,
     evaluate_records,

@@ -38,7 +38,7 @@ def collection_error(
     lines = result.outlines
     start = next(i for i, line in enumerate(lines) if f"ERROR collecting {name}" in line)
     follow = lines[start + 2] if start + 2 < len(lines) else ""
-    assert follow.startswith("=") or follow.startswith("_") or not follow.strip(), (
+    assert follow.startswith(("=", "_")) or not follow.strip(), (
         f"the error is more than one paragraph:\n{out}"
     )
     return lines[start + 1]

@@ -27,16 +27,16 @@ import contextlib
 import datetime
 import decimal
 import enum
-import functools
 import fractions
+import functools
 import json
 import math
 import sys
 import types
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from hypothesis import strategies as st
@@ -349,7 +349,7 @@ ODD_KEYS = st.one_of(
 )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _pydantic_class() -> Any:
     try:
         import pydantic
@@ -1328,7 +1328,7 @@ TARGET_KEYS_ANY = st.one_of(
 )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def option_strategies(metric: str, valid: bool) -> dict[str, st.SearchStrategy]:
     """Per option name the metric takes: a strategy of its values, valid ones only or any."""
     positive = st.floats(min_value=1e-300, max_value=1e300)

@@ -8,7 +8,6 @@ import importlib
 from importlib import metadata
 from types import ModuleType
 
-
 # import name -> (distribution, extra)
 FRAMEWORKS = {
     "pydantic_evals": ("pydantic-evals", "pydantic-evals"),

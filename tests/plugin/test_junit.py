@@ -6,7 +6,6 @@ import xml.etree.ElementTree as ET
 
 from tests.helpers.plugin_cases import ARGS, TWO_TESTS
 
-
 THREE_TESTS = (
     TWO_TESTS
     + """

@@ -48,7 +48,7 @@ class _ModelHandler(BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         with self.server.calls.call():
             time.sleep(LATENCY)
             name = self.path.strip("/").split("?")[0]
@@ -199,7 +199,7 @@ def test_each_case_is_an_event_in_a_span_of_its_own_holding_the_call(pytester, m
     # each case's events are in its own span, which spans the call and holds its usage
     spans = {s.span_id: s for s in got.spans}
     assert len(spans) == 3 and {s.name for s in spans.values()} == {"jsonmatch.case"}
-    for name, event in events.items():
+    for event in events.values():
         span = spans[event.span_id]
         assert (span.trace_id, span.parent_id) == (event.trace_id, "")
         assert span.attributes["jsonmatch.case_id"] == event.attributes["jsonmatch.case_id"]

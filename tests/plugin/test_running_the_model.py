@@ -8,11 +8,11 @@ counts its own requests in flight; cancellation is checked by the threads and ta
 from __future__ import annotations
 
 import json
-from email.utils import formatdate
 import sys
 import threading
 import time
 import types
+from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
@@ -50,7 +50,7 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):  # quiet
         pass
 
-    def do_GET(self):  # noqa: N802
+    def do_GET(self):
         srv, url = self.server, urlparse(self.path)
         query = {k: v[0] for k, v in parse_qs(url.query).items()}
         key = query.get("key", url.path)

@@ -8,7 +8,6 @@ import pytest
 
 from tests.helpers.plugin_cases import ARGS
 
-
 # INVOICE_TEST in tests/plugin/test_assertion.py works out the invoice compared below:
 # json_similarity scores it 0.7481.
 INI_DEFAULTS = """

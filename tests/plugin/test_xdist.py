@@ -9,8 +9,6 @@ import os
 import re
 import time
 
-import pytest
-
 # Six tests over two modules, with different scores and metrics, so that both workers
 # get some of them.
 MODULE_A = """

@@ -296,7 +296,7 @@ def fuzzy_scorer(method: str) -> Callable[..., float]:
     """RapidFuzz's ratio for the ``fuzzy`` comparator's ``method`` (0 to 100)."""
     from rapidfuzz import fuzz
 
-    return fuzz.token_set_ratio if method == "token_set" else fuzz.partial_ratio  # type: ignore[no-any-return]
+    return fuzz.token_set_ratio if method == "token_set" else fuzz.partial_ratio
 
 
 def fuzzy_block(method: str) -> Callable[[list[str], list[str]], Any]:

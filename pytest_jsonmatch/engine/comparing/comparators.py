@@ -654,19 +654,22 @@ def by_kind(table: Mapping[str, BoundComparator], slot: str = "number") -> Bound
         chosen = choose(expected, actual)
         return _exact(expected, actual) if chosen is None else chosen.score(expected, actual)
 
-    matrix = None
-    if integer.matrix is not None and number.matrix is not None:
+    matrix: Callable[[Any, Any], Any] | None = None
+    number_matrix, integer_matrix = number.matrix, integer.matrix
+    if integer_matrix is not None and number_matrix is not None:
 
-        def matrix(expected: Any, actual: Any) -> Any:
+        def both_matrix(expected: Any, actual: Any) -> Any:
             np = all_pairs.np()
             both_int = (
                 np.array([type(v) is int for v in expected])[:, None]
                 & np.array([type(v) is int for v in actual])[None, :]
             )
-            out = np.asarray(number.matrix(expected, actual), dtype=float)
+            out = np.asarray(number_matrix(expected, actual), dtype=float)
             if both_int.any():
-                out = np.where(both_int, integer.matrix(expected, actual), out)
+                out = np.where(both_int, integer_matrix(expected, actual), out)
             return out
+
+        matrix = both_matrix
 
     return BoundComparator(
         "/".join(names), score, matrix, trusted=all(c.trusted for c in table.values())

@@ -13,13 +13,16 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from ..core.errors import ComparatorError, ConfigError, did_you_mean, known_names, shown
 from ..results.post_processors import BUILTIN_POST_PROCESSORS
 from .comparators import BUILTIN_COMPARATORS, BoundComparator, bind_cosine
 from .embeddings import Embedder, Embedders
 from .transforms import BUILTIN_TRANSFORMS, TransformFn
+
+# what a factory binds: a comparator or a transform
+_Bound = TypeVar("_Bound")
 
 
 @dataclass(frozen=True)
@@ -166,7 +169,7 @@ class Registry:
         fn = self._batch_fns.get(name)
         if fn is None:
             raise ConfigError(f"comparator {name!r} is not a batch comparator")
-        return fn  # type: ignore[no-any-return]
+        return fn
 
     def register_transform(
         self, name: str, fn: CustomTransform, *, overwrite: bool = False
@@ -227,7 +230,7 @@ class Registry:
 
     def unregister(self, name: str) -> None:
         """Remove a custom comparator, transform, metric or post-processor (tests use this)."""
-        for kind, store, builtin in (
+        for _kind, store, builtin in (
             ("comparator", self._comparators, self._builtin_comparators),
             ("transform", self._transforms, self._builtin_transforms),
         ):
@@ -324,19 +327,18 @@ class Registry:
 
     def transform(self, spec: Any) -> TransformFn:
         """Bind a transform spec: ``"strip"`` or ``{"round_digits": {"digits": 2}}``."""
-        return self._bind("transform", spec, self._transforms, self._bound_transforms)  # type: ignore[no-any-return]
+        return self._bind("transform", spec, self._transforms, self._bound_transforms)
 
     @staticmethod
     def _bind(
         kind: str,
         spec: Any,
-        factories: Mapping[str, Callable[[Any], Any]],
-        cache: dict[tuple[str, str | None], Any],
-    ) -> Any:
+        factories: Mapping[str, Callable[[Any], _Bound]],
+        cache: dict[tuple[str, str], _Bound],
+    ) -> _Bound:
         name, params = split_spec(kind, spec)
         params_key = _params_key(params)
-        key = (name, params_key)
-        bound = cache.get(key) if params_key is not None else None
+        bound = cache.get((name, params_key)) if params_key is not None else None
         if bound is None:
             factory = factories.get(name)
             if factory is None:
@@ -346,7 +348,7 @@ class Registry:
                 )
             bound = factory(params)
             if params_key is not None:
-                cache[key] = bound
+                cache[(name, params_key)] = bound
         return bound
 
     def comparator(self, spec: Any) -> BoundComparator:

@@ -20,6 +20,7 @@ from ..core.errors import ConfigError, ParseError, did_you_mean, shown
 from ..core.numbers import is_finite_number
 from ..core.paths import PathPattern, display_path, index_segment, key_segment, path_segments
 from ..core.values import SCALAR_TYPES, TYPE_OF
+from ..reading.intake import MAX_DEPTH
 from ..schemas.eval_schema import (
     SchemaNode,
     SchemaReader,
@@ -28,7 +29,6 @@ from ..schemas.eval_schema import (
     parse_transforms,
     parse_weight,
 )
-from ..reading.intake import MAX_DEPTH
 from ..schemas.loading import load_schema
 
 # see WalkConfig.inline_plan
@@ -468,7 +468,7 @@ def _field_spec(pattern: str, settings: Any, registry: Registry | Binder) -> Fie
     return FieldSpec(comparator, transform, align, min_score, skip, weight)
 
 
-_SCHEMA_CACHE: dict[tuple[int, int, Any, str], tuple[Any, SchemaNode]] = {}
+_SCHEMA_CACHE: dict[tuple[int, int, Any, str | None], tuple[Any, SchemaNode]] = {}
 
 
 def schema_node(

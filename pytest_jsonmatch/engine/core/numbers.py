@@ -27,7 +27,7 @@ def is_float_number(value: Any) -> bool:
     if kind is float:
         return True
     if kind is int:
-        return -FLOAT_SAFE < value < FLOAT_SAFE
+        return bool(-FLOAT_SAFE < value < FLOAT_SAFE)
     return is_number(value) and (isinstance(value, float) or -FLOAT_SAFE < value < FLOAT_SAFE)
 
 

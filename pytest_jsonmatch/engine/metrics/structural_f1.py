@@ -127,12 +127,13 @@ def configured_policy(
             raise ConfigError(f"give {ours} or {theirs}, not both")
     given = opts.get("embedder") is not None
 
-    def evaluator(key: str, default: Any) -> BoundComparator:
+    def evaluator(key: str, default: BoundComparator) -> BoundComparator:
         if key not in opts:
             return default
         spec = evaluator_spec(opts[key], key, given)
         try:
-            return binder.comparator(spec)
+            bound: BoundComparator = binder.comparator(spec)
+            return bound
         except ConfigError as exc:
             raise ConfigError(f"{key}: {exc}") from None
 
@@ -166,11 +167,13 @@ def read_schema_keys(
                 f"schema node {where}: give x-override-evaluator or x-eval-compare, not both"
             )
         given = getattr(binder, "defaults", {}).get("cosine", {}).get("embedder") is not None
-        return binder.comparator(
+        bound: BoundComparator = binder.comparator(
             evaluator_spec(keywords["x-override-evaluator"], "x-override-evaluator", given)
         )
+        return bound
     if "enum" in keywords and "x-eval-compare" not in keywords:
-        return binder.comparator("binary")
+        binary: BoundComparator = binder.comparator("binary")
+        return binary
     return None
 
 

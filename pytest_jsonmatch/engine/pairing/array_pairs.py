@@ -68,6 +68,7 @@ def choose_pairs(
     if cfg.array_mode == "index" or chosen.mode == "ordered":
         pairs, lone_e, lone_a = assignment.ordered_pairs(len(expected), len(actual))
     elif chosen.mode == "key_field":
+        assert chosen.key is not None  # (a key_field alignment always names its key)
         pairs, lone_e, lone_a = assignment.key_field_pairs(expected, actual, chosen.key)
     else:
         return _assigned(

@@ -124,8 +124,12 @@ def _scan(scores: LineScores) -> _Scan | None:
             np().concatenate([values for _, values in kept]),
         )
     return _Scan(
-        (n, m), by_rows, best, *(np().concatenate(part) for part in zip(*found)), above_zero
-    )  # type: ignore[arg-type]
+        (n, m),  # type: ignore[call-arg]
+        by_rows,
+        best,
+        *(np().concatenate(part) for part in zip(*found)),
+        above_zero,
+    )
 
 
 # Above this share of cells scoring above 0, the scan stops keeping them, and the dense
@@ -358,4 +362,4 @@ class _Residual:
             (np().ones(int(near.sum())), (self.tails[near], self.heads[near])), shape=(nodes, nodes)
         )
         count, _ = connected_components(graph, directed=True, connection="strong")
-        return count == nodes
+        return bool(count == nodes)

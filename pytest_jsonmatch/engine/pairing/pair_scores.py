@@ -112,7 +112,7 @@ class ColumnScorer:
             found = items.plans.get(key)
             if found is None:
                 found = items.plans[key] = self._spec_of(rel)
-            return found  # type: ignore[no-any-return]
+            return found
         return self._spec_of(rel)
 
     def _spec_of(self, rel: str) -> tuple[BoundComparator | None, TransformFn | None]:
@@ -162,7 +162,7 @@ class ColumnScorer:
             self._add_each(rel, index_e, values_e, index_a, values_a, tp)
             return
         kind_e, kind_a = self.kinds["expected"].get(rel), self.kinds["actual"].get(rel)
-        tag = TYPE_OF.get(kind_e) if kind_e is not None else None  # type: ignore[arg-type]
+        tag = TYPE_OF.get(kind_e) if kind_e is not None else None
         if tag is not None and kind_a is not None and TYPE_OF.get(kind_a) == tag:
             add_scores = self.cfg.type_policy[tag].add_scores
             if add_scores is not None:  # one type on both sides, the usual case
@@ -343,7 +343,7 @@ def _by_type(
     ``_one_type``, when already known)."""
     if tag is False:
         tag = _one_type(values)
-    if tag is not None:  # a column of one type, the usual case
+    if isinstance(tag, str):  # a column of one type, the usual case
         return {tag: (index, values)}
     groups: dict[str, tuple[list[int], list[Any]]] = {}
     for i, v in zip(index, values):

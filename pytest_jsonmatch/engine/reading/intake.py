@@ -251,7 +251,7 @@ class _Converter:
                     f"(the environment variable JSONMATCH_MAX_KEYS raises it)"
                 )
             out: dict[str, Any] = {}
-            children = []
+            children: list[tuple[str, str | int]] = []
             for key, child in source.items():
                 if type(key) is not str:
                     if not isinstance(key, str):

@@ -191,7 +191,8 @@ def _build_plain(root: Any, loader: Any) -> Any:
                 if child.id == "scalar":
                     target[name] = scalar(child)
                 else:
-                    target[name] = made = {} if child.id == "mapping" else []
+                    made: dict[str, Any] | list[Any] = {} if child.id == "mapping" else []
+                    target[name] = made
                     pending.append((made, child))
         else:
             for child in node.value:
@@ -309,7 +310,8 @@ def _check_keys(node: Any, display: str) -> None:
 
 
 def line_of(node: Any) -> int:
-    return node.start_mark.line + 1
+    line: int = node.start_mark.line + 1
+    return line
 
 
 def key_lines(node: Any) -> dict[str, int]:

@@ -112,7 +112,8 @@ class Scan:
     def outside(self, at: np.ndarray, parity: int) -> np.ndarray:
         """Whether the offsets ``at`` stand outside strings (or open one) in the reading
         whose strings open at quotes with ``parity`` quotes before them."""
-        return (self.quotes_before[at] & 1) == parity
+        outside: np.ndarray = (self.quotes_before[at] & 1) == parity
+        return outside
 
     def reading(self, parity: int) -> _Reading:
         return _Reading(self, parity)
@@ -421,7 +422,8 @@ def _bad_number_characters(
     then_digit = (~last & (cls[np.minimum(at + 1, size - 1)] == DIGIT)) | (last & (end == size))
 
     def exponent(x: np.ndarray) -> np.ndarray:
-        return (x | 0x20) == _E
+        is_exponent: np.ndarray = (x | 0x20) == _E
+        return is_exponent
 
     ok = (c == _MINUS) & (first | exponent(before)) & then_digit
     ok |= (c == _PLUS) & exponent(before) & then_digit
@@ -437,4 +439,5 @@ def _bad_number_characters(
         ok &= ~(mark & (so_far > 1))
         if other is not None:  # a "." after the exponent
             ok &= ~(other & (so_far > 0))
-    return at[~ok]
+    bad: np.ndarray = at[~ok]
+    return bad

@@ -566,7 +566,8 @@ class RunResult:
     def _mean(self, name: str) -> float:
         if not self.records:
             return 1.0
-        return sum(getattr(r, name) for r in self.records) / len(self.records)
+        total: float = sum(getattr(r, name) for r in self.records)
+        return total / len(self.records)
 
     @property
     def mean_score(self) -> float:

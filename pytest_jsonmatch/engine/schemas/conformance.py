@@ -107,6 +107,7 @@ class Validator:
 
             def write() -> tuple[Check, str]:
                 _, root = compiler.compiled(loaded.contents, loaded.resolver, "#")
+                assert compiler.plans is not None  # (a planning compiler keeps them)
                 return generate(compiler.plans, root, _key)
 
             with collector_paused():
@@ -307,9 +308,9 @@ class _Compiler:
             general.append(_called(self.conditional(raw, resolver, where)))
         self.objects(raw, resolver, where, by_kind["object"])
         self.arrays(raw, resolver, where, by_kind["array"])
-        for keyword, (kind, make) in _SIMPLE.items():
+        for keyword, (kind, make_simple) in _SIMPLE.items():
             if keyword in raw:
-                by_kind[kind].append(make(self, raw[keyword], where))
+                by_kind[kind].append(make_simple(self, raw[keyword], where))
         plan = (
             None
             if self.plans is None

@@ -26,7 +26,7 @@ text: a key, a limit, a pattern or an enum is a constant the text names ``c0``, 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,6 +159,7 @@ class _Writer:
         by_type = {t: self.steps(plan.steps(t), t, v, place, depth, inlining) for t in KNOWN_TYPES}
         other = self.steps(plan.general, _OTHER, v, place, depth, inlining)
         groups: dict[tuple[str, ...], list[type]] = {}
+        lines: Sequence[str]
         for python_type, lines in by_type.items():
             if lines != other:
                 groups.setdefault(tuple(lines), []).append(python_type)

@@ -34,8 +34,8 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..core.errors import SchemaError, SchemaWarning, shown
-from ..reading.user_files import read_regular_text
 from ..reading.safe_yaml import parse_yaml
+from ..reading.user_files import read_regular_text
 
 # One source of a node's keywords: a raw schema mapping and the resolver its references use.
 Part = tuple[Mapping[str, Any], Any]

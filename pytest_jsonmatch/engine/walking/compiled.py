@@ -72,7 +72,7 @@ Place = tuple[str, str, "str | None"]
 
 # (the walk, a walk.Walk, not imported: walk.py imports this module; expected, actual,
 # where the object sits, its depth)
-Scorer = Callable[[Any, dict, dict, Place, int], None]
+Scorer = Callable[[Any, dict[str, Any], dict[str, Any], Place, int], None]
 
 MAX_SHAPES = 64  # per node; an object of any other shape takes the general walk
 MAX_KEYS = 256  # a wider object takes it too (its function would take long to compile)
@@ -208,10 +208,10 @@ def ordered_elements(
         if objects and type(e) is dict and type(a) is dict and e:
             scorer = cache.get(tuple(e)) or remembered(
                 cache,
-                items,
+                items,  # type: ignore[arg-type]
                 e,
                 at,
-                cfg,  # type: ignore[arg-type]
+                cfg,
                 walk.tally,
             )
             if scorer is not None:
@@ -441,8 +441,8 @@ def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str, count_extras:
     if kind == UNKNOWN:  # (a tally is all it gives; its value is only checked)
         return [
             f"        o = get(k{i}, MISSING)",
-            f"        if o is not MISSING and walk.unread:",
-            f"            walk.read(o, below)",
+            "        if o is not MISSING and walk.unread:",
+            "            walk.read(o, below)",
             f"        append(skipped{i})",
             *(["        missing += o is MISSING"] if count_extras else []),
         ]

@@ -72,7 +72,7 @@ def _gather(
             if spec is not None and spec.transform is not None:
                 try:
                     text = spec.transform(current)
-                except Exception:  # noqa: BLE001, S112 - the walk reports a failing transform, named
+                except Exception:  # noqa: BLE001 - the walk reports a failing transform, named
                     continue
                 if type(text) is not str:
                     continue

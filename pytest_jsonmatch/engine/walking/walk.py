@@ -347,10 +347,10 @@ class Walk:
         props = node.properties if node is not None else None
         if props is not None and expected and compiled.compiles(cfg):
             scorer = compiled.scorer_for(
-                node,
+                node,  # type: ignore[arg-type]
                 expected,
                 where,
-                cfg,  # type: ignore[arg-type]
+                cfg,
                 self.tally,
             )
             if scorer is not None:  # this node and key shape, in straight-line code

@@ -291,7 +291,6 @@ def test_the_door_turns_tuples_and_mappings_into_plain_json_and_refuses_a_cycle(
 
 import dataclasses  # noqa: E402
 import enum  # noqa: E402
-from typing import Optional  # noqa: E402
 
 from pydantic import BaseModel  # noqa: E402
 
@@ -310,7 +309,7 @@ class Order(BaseModel):
     id: str
     colour: Colour
     parts: list[Part]
-    note: Optional[str] = None
+    note: str | None = None
 
 
 @dataclasses.dataclass
@@ -351,7 +350,7 @@ def test_a_model_that_cannot_dump_is_a_parse_error_naming_it():
     class Broken(BaseModel):
         x: int
 
-        def model_dump(self, **kwargs):  # noqa: ARG002
+        def model_dump(self, **kwargs):
             raise RuntimeError("no")
 
     with pytest.raises(ParseError) as info:

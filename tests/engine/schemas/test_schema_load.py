@@ -8,7 +8,6 @@ from __future__ import annotations
 import enum
 import json
 import warnings
-from typing import Optional
 
 import pytest
 from pydantic import BaseModel, Field
@@ -533,11 +532,11 @@ class Line(BaseModel):
 class Invoice(BaseModel):
     number: str
     status: Status
-    billing: Optional[Address] = None
+    billing: Address | None = None
     lines: list[Line] = Field(
         json_schema_extra={"x-eval-align": {"match_by": "key_field", "key": "sku"}}
     )
-    note: Optional[str] = None
+    note: str | None = None
 
 
 def test_a_pydantic_model_class_is_a_schema_with_its_references_resolved():

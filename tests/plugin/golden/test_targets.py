@@ -53,7 +53,7 @@ class _Answer(BaseHTTPRequestHandler):
     def log_message(self, *args):  # quiet
         pass
 
-    def do_GET(self):  # noqa: N802
+    def do_GET(self):
         srv = self.server
         query = {k: v[0] for k, v in parse_qs(urlparse(self.path).query).items()}
         with srv.lock:
