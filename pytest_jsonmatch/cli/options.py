@@ -23,7 +23,7 @@ from .inputs import STDIN, parse_option, read_settings, read_settings_as
 from .structeval import structeval_options
 
 
-def add_scoring_arguments(parser: argparse.ArgumentParser, structeval: bool = False) -> None:
+def add_scoring_arguments(parser: argparse._ActionsContainer, structeval: bool = False) -> None:
     parser.add_argument(
         "--metric",
         "-m",
@@ -109,7 +109,7 @@ GATE_NAMES = GateNames(
 )
 
 
-def add_regression_arguments(parser: argparse.ArgumentParser) -> None:
+def add_regression_arguments(parser: argparse._ActionsContainer) -> None:
     """The per-case rule against a baseline (as the plugin's jsonmatch_max_case_drop and
     jsonmatch_allow_regressions): a shared case that dropped by more than the limit fails."""
     parser.add_argument(

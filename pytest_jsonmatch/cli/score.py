@@ -63,22 +63,30 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = commands.add_parser(
         "score", help="score a dataset of gold and predicted records", description=DESCRIPTION
     )
-    p.add_argument("gold", metavar="GOLD", help="the expected records")
-    p.add_argument("pred", metavar="PRED", help="the predicted records (the model's outputs)")
-    p.add_argument(
+    _record_arguments(p.add_argument_group("records", "what is scored, and how it is read"))
+    add_scoring_arguments(p.add_argument_group("scoring", "the metric and its options"))
+    _output_arguments(p.add_argument_group("output", "what is printed and written"))
+    _gate_arguments(p.add_argument_group("gates", "when the command exits 1"))
+    p.set_defaults(run=run)
+
+
+def _record_arguments(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("gold", metavar="GOLD", help="the expected records")
+    group.add_argument("pred", metavar="PRED", help="the predicted records (the model's outputs)")
+    group.add_argument(
         "--id-field", metavar="KEY", help="pair records by this field (default: by position)"
     )
-    p.add_argument(
+    group.add_argument(
         "--gold-field",
         metavar="KEY",
         help="score this field of each gold record (default: the whole record)",
     )
-    p.add_argument(
+    group.add_argument(
         "--pred-field",
         metavar="KEY",
         help="score this field of each prediction, text or JSON (default: the whole record)",
     )
-    p.add_argument(
+    group.add_argument(
         "--jobs",
         "-j",
         type=whole_number(1, "worker processes"),
@@ -86,23 +94,47 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         metavar="N",
         help="worker processes (default 1); the result is the same for any N",
     )
-    add_scoring_arguments(p)
-    p.add_argument(
+
+
+def _output_arguments(group: argparse._ArgumentGroup) -> None:
+    group.add_argument(
         "--format", "-f", choices=FORMATS, default="text", help="what to print (default text)"
     )
-    p.add_argument("--output", "-o", metavar="OUT", help="write that to OUT instead")
-    p.add_argument(
+    group.add_argument("--output", "-o", metavar="OUT", help="write that to OUT instead")
+    group.add_argument(
         "--report",
         metavar="PATH",
         help="also write the JSON report (the pytest plugin's format) to PATH",
     )
-    p.add_argument(
+    group.add_argument(
+        "--group-by",
+        choices=GROUP_BY,
+        default="metric",
+        help="per-field tables per metric (default), file or folder",
+    )
+    group.add_argument(
+        "--values",
+        choices=VALUE_MODES,
+        default="short",
+        help="field values in the report: short (200 characters, default), full, none",
+    )
+    group.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour text output (auto: on a terminal, unless NO_COLOR is set)",
+    )
+    group.add_argument("--verbose", "-v", action="count", default=0, help="longer tables")
+
+
+def _gate_arguments(group: argparse._ArgumentGroup) -> None:
+    group.add_argument(
         "--fail-under",
         type=unit,
         metavar="SCORE",
         help="exit 1 when the overall score is below SCORE",
     )
-    p.add_argument(
+    group.add_argument(
         "--field-floor",
         action="append",
         default=[],
@@ -110,21 +142,23 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="exit 1 when a matching field's mean score is below SCORE in any field "
         "table (or in GROUP's, e.g. field_f1:total=0.9); repeatable",
     )
-    p.add_argument(
+    group.add_argument(
         "--strict",
         action="store_true",
         help="exit 1 when a --field-floor matches no field (a typo, usually) instead "
-        "of warning; the plugin's jsonmatch_strict",
+        "of warning; the plugin's line 'strict' in jsonmatch_field_floors",
     )
-    p.add_argument(
+    group.add_argument(
         "--min-valid",
         type=unit,
         metavar="SHARE",
         help="exit 1 when, for a metric, the share of answers valid against the "
         "schema is below SHARE (the plugin's jsonmatch_min_valid)",
     )
-    p.add_argument("--baseline", metavar="PATH", help="compare with a saved report, case by case")
-    p.add_argument(
+    group.add_argument(
+        "--baseline", metavar="PATH", help="compare with a saved report, case by case"
+    )
+    group.add_argument(
         "--max-drop",
         type=unit,
         default=0.0,
@@ -132,33 +166,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="with --baseline: exit 1 when the score dropped by more than D and not "
         "by chance (default 0)",
     )
-    p.add_argument(
+    group.add_argument(
         "--gate",
         choices=GATE_MODES,
         default="statistical",
         help="how a baseline drop fails: statistical (default) or strict",
     )
-    add_regression_arguments(p)
-    p.add_argument(
-        "--group-by",
-        choices=GROUP_BY,
-        default="metric",
-        help="per-field tables per metric (default), file or folder",
-    )
-    p.add_argument(
-        "--values",
-        choices=VALUE_MODES,
-        default="short",
-        help="field values in the report: short (200 characters, default), full, none",
-    )
-    p.add_argument(
-        "--color",
-        choices=("auto", "always", "never"),
-        default="auto",
-        help="colour text output (auto: on a terminal, unless NO_COLOR is set)",
-    )
-    p.add_argument("--verbose", "-v", action="count", default=0, help="longer tables")
-    p.set_defaults(run=run)
+    add_regression_arguments(group)
 
 
 def run(args: argparse.Namespace) -> int:
