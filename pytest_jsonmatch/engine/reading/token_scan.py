@@ -265,9 +265,9 @@ class _Structure:
         if n and lookup.size:
             count = count[lookup]
             level = np.where(count > 0, depth[np.maximum(count - 1, 0)], 0)
-            low = int(depth.min())
+            low = int(np.min(depth))
             shifted = depth - low
-            keys = shifted.astype(np.uint16) if shifted.max() < 2**16 else shifted
+            keys = shifted.astype(np.uint16) if np.max(shifted) < 2**16 else shifted
             order = np.argsort(keys, kind="stable")
             # each bracket as depth * (n + 1) + index: sorted, and a key below every
             # bracket of the next depth
