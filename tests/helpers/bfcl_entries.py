@@ -98,9 +98,77 @@ def language_of(category: str) -> str:
 # -- model outputs --------------------------------------------------------------------------
 
 
+def _java_text(value: Any, declared: str, item_type: str | None) -> str:
+    """A value as a Java model writes it, by its declared type."""
+    if type(value) is bool:
+        return "true" if value else "false"
+    if declared == "long":
+        return f"{value}L"
+    if declared == "float":
+        return f"{value}f"
+    if type(value) is list:
+        items = ", ".join(
+            _java_text(v, item_type or "", None) if type(v) is not str else f'"{v}"' for v in value
+        )
+        if declared == "ArrayList":
+            return f"new ArrayList<>(Arrays.asList({items}))"
+        return f"new {_java_name(item_type)}[]{{{items}}}"
+    if type(value) is dict:
+        puts = " ".join(
+            f'put("{k}", {_java_text(v, "", None) if type(v) is not str else chr(34) + v + chr(34)});'
+            for k, v in value.items()
+        )
+        return f"new HashMap<String, String>() {{{{ {puts} }}}}"
+    return str(value)
+
+
+def _java_name(item_type: str | None) -> str:
+    return {"long": "long", "integer": "int", "String": "String", "double": "double"}.get(
+        item_type or "", "Object"
+    )
+
+
+def _js_text(value: Any, declared: str) -> str:
+    """A value as a JavaScript model writes it, by its declared type."""
+    if type(value) is bool:
+        return "true" if value else "false"
+    if declared == "Bigint":
+        return f"{value}n"
+    if type(value) is list:
+        return "[" + ", ".join(f"'{v}'" if type(v) is str else _js_text(v, "") for v in value) + "]"
+    if type(value) is dict:
+        return (
+            "{"
+            + ", ".join(
+                f"{k}: " + (f"'{v}'" if type(v) is str else _js_text(v, ""))
+                for k, v in value.items()
+            )
+            + "}"
+        )
+    return str(value)
+
+
+def as_source(entry: Entry, name: str, arg: str, value: Any) -> Any:
+    """A possible answer's value as a model of the entry's language gives it: itself in
+    Python, source text in Java and JavaScript (BFCL's possible answers hold the values
+    that text converts to)."""
+    language = language_of(entry.category)
+    if language == "python":
+        return value
+    doc = _doc(entry, name) or {"parameters": {"properties": {}}}
+    details = doc["parameters"]["properties"].get(arg, {})
+    declared = details.get("type", "")
+    if type(value) is str and declared in ("String", "any", "char", ""):
+        return value
+    if language == "java":
+        return _java_text(value, declared, details.get("items", {}).get("type"))
+    return _js_text(value, declared)
+
+
 def correct_outputs(entry: Entry) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """Each possible answer as a model's decoded calls: the k-th acceptable value of every
-    argument (``""``: left out), for k up to the longest list of acceptable values."""
+    argument (``""``: left out), for k up to the longest list of acceptable values, written
+    as the entry's language writes it."""
     longest = max(
         (
             len(values)
@@ -119,7 +187,7 @@ def correct_outputs(entry: Entry) -> Iterator[tuple[str, list[dict[str, Any]]]]:
             for arg, values in args.items():
                 value = values[min(k, len(values) - 1)] if values else ""
                 if not (type(value) is str and value == ""):
-                    chosen[arg] = copy.deepcopy(value)
+                    chosen[arg] = as_source(entry, name, arg, copy.deepcopy(value))
             output.append({name: chosen})
         if output not in seen:
             seen.append(output)

@@ -1,0 +1,231 @@
+"""tool_calls: calls paired, the name and every argument a field, P/R/F1 over them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_jsonmatch import ConfigError, evaluate_records, match_json
+
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "location": {"type": "string"},
+                "unit": {"type": "string"},
+                "days": {"type": "integer"},
+            },
+            "required": ["location"],
+        },
+    },
+}
+
+
+def openai(*calls):
+    """A chat-completions message with these (name, arguments) calls, arguments as text."""
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)},
+            }
+            for i, (name, args) in enumerate(calls)
+        ],
+    }
+
+
+def tc(actual, expected, **options):
+    return match_json(actual, expected, metric="tool_calls", **options)
+
+
+def rows(result):
+    return [(f.path, f.status, f.score) for f in result.fields]
+
+
+def test_every_field_matches():
+    expected = {"calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}]}
+    result = tc(openai(("get_weather", {"location": "Paris"})), expected)
+    assert rows(result) == [("get_weather", "match", 1.0), ("get_weather.location", "match", 1.0)]
+    assert (result.score, result.precision, result.recall) == (1.0, 1.0, 1.0)
+
+
+def test_a_wrong_value_and_a_hallucinated_argument():
+    # name match, location match, unit mismatch, days hallucinated:
+    # P = 2 / (3 + 1) = 0.5, R = 2 / 3, F1 = 2 * 0.5 * (2/3) / (0.5 + 2/3) = 4/7
+    expected = [{"name": "get_weather", "arguments": {"location": "Paris", "unit": "celsius"}}]
+    actual = openai(("get_weather", {"location": "Paris", "unit": "fahrenheit", "days": 3}))
+    result = tc(actual, expected)
+    assert rows(result) == [
+        ("get_weather", "match", 1.0),
+        ("get_weather.location", "match", 1.0),
+        ("get_weather.unit", "mismatch", 0.0),
+        ("get_weather.days", "hallucination", 0.0),
+    ]
+    assert result.precision == 0.5
+    assert result.recall == pytest.approx(2 / 3)
+    assert result.score == pytest.approx(4 / 7)
+
+
+def test_parallel_calls_pair_in_any_order_by_default_and_by_index_when_strict():
+    expected = [
+        {"name": "get_weather", "arguments": {"location": "Paris"}},
+        {"name": "get_weather", "arguments": {"location": "Rome"}},
+    ]
+    actual = openai(("get_weather", {"location": "Rome"}), ("get_weather", {"location": "Paris"}))
+    assert tc(actual, expected).score == 1.0
+    strict = tc(actual, expected, order="strict")
+    # each pair: name match, location mismatch -> P = R = 2/4
+    assert rows(strict) == [
+        ("get_weather[0]", "match", 1.0),
+        ("get_weather[0].location", "mismatch", 0.0),
+        ("get_weather[1]", "match", 1.0),
+        ("get_weather[1].location", "mismatch", 0.0),
+    ]
+    assert strict.score == 0.5
+
+
+def test_a_missing_call_and_an_unexpected_call():
+    # expected get_weather(location) and get_time(zone); the model called get_weather right
+    # and send_email(to). Fields: 2 matches, 1 mismatch, 1 omission, 1 hallucination:
+    # P = 2 / (3 + 1) = 0.5, R = 2 / (3 + 1) = 0.5, F1 = 0.5
+    expected = [
+        {"name": "get_weather", "arguments": {"location": "Paris"}},
+        {"name": "get_time", "arguments": {"zone": "CET"}},
+    ]
+    actual = openai(("send_email", {"to": "a@b.c"}), ("get_weather", {"location": "Paris"}))
+    result = tc(actual, expected)
+    # the optimal pairing puts get_time beside send_email (no call of get_time was made):
+    # get_time's name mismatched, its zone omitted, send_email's argument hallucinated
+    assert rows(result) == [
+        ("get_weather", "match", 1.0),
+        ("get_weather.location", "match", 1.0),
+        ("get_time", "mismatch", 0.0),
+        ("get_time.zone", "omission", 0.0),
+        ("send_email.to", "hallucination", 0.0),
+    ]
+    assert result.score == 0.5
+
+
+def test_a_call_of_another_function_mismatches_its_name():
+    # paired (one call each side): name mismatch, location omitted, city hallucinated under
+    # the called function's path. P = 0 / (1 + 1) = 0, R = 0 / (1 + 1) = 0
+    result = tc(
+        openai(("get_forecast", {"city": "Paris"})),
+        [{"name": "get_weather", "arguments": {"location": "Paris"}}],
+    )
+    assert rows(result) == [
+        ("get_weather", "mismatch", 0.0),
+        ("get_weather.location", "omission", 0.0),
+        ("get_forecast.city", "hallucination", 0.0),
+    ]
+    assert result.fields[0].reason == "called 'get_forecast' instead of 'get_weather'"
+    assert result.score == 0.0
+
+
+def test_possible_answers_acceptable_values_and_optional_arguments():
+    expected = {
+        "possible_answer": [
+            {"get_weather": {"location": ["Paris", "Paris, France"], "unit": ["celsius", ""]}}
+        ],
+        "tools": [WEATHER_TOOL],
+    }
+    left_out = tc(openai(("get_weather", {"location": "Paris, France"})), expected)
+    assert rows(left_out) == [
+        ("get_weather", "match", 1.0),
+        ("get_weather.location", "match", 1.0),
+        ("get_weather.unit", "match", 1.0),
+    ]
+    assert left_out.fields[2].reason == "optional, left out"
+    wrong = tc(openai(("get_weather", {"location": "paris"})), expected)
+    assert rows(wrong)[1] == ("get_weather.location", "mismatch", 0.0)  # exact by default
+    assert wrong.fields[1].reason == "not an acceptable value"
+
+
+def test_a_required_argument_may_not_be_left_out_even_where_the_answer_allows_it():
+    # the tool requires location; the possible answer marks it optional: still an omission.
+    # name match, location omission: P = 1/1, R = 1/2, F1 = 2/3
+    expected = {
+        "possible_answer": [{"get_weather": {"location": ["Paris", ""]}}],
+        "tools": [WEATHER_TOOL],
+    }
+    result = tc(openai(("get_weather", {})), expected)
+    assert rows(result) == [
+        ("get_weather", "match", 1.0),
+        ("get_weather.location", "omission", 0.0),
+    ]
+    assert result.fields[1].reason == "required, left out"
+    assert result.score == pytest.approx(2 / 3)
+
+
+def test_types_are_checked_against_the_declared_schema():
+    expected = {
+        "calls": [{"name": "get_weather", "arguments": {"location": "Paris", "days": 3}}],
+        "tools": [WEATHER_TOOL],
+    }
+    # 3.0 is an integer by JSON Schema's rule; "3" is not
+    assert tc(openai(("get_weather", {"location": "Paris", "days": 3.0})), expected).score == 1.0
+    result = tc(openai(("get_weather", {"location": "Paris", "days": "3"})), expected)
+    assert rows(result)[2] == ("get_weather.days", "mismatch", 0.0)
+    assert result.fields[2].reason == "type: expected integer, got string"
+    # an argument the tool does not declare
+    extra = tc(openai(("get_weather", {"location": "Paris", "days": 3, "hourly": True})), expected)
+    assert extra.fields[-1].status == "hallucination"
+    assert extra.fields[-1].reason == "not declared by the tool"
+
+
+def test_the_tools_may_come_as_an_option():
+    expected = [{"name": "get_weather", "arguments": {"days": 2}}]
+    actual = openai(("get_weather", {"days": 2}))
+    assert tc(actual, expected).score == 1.0
+    # with the tool: location is required and given by neither side: an omission.
+    # P = 2/2, R = 2/3, F1 = 0.8
+    result = tc(actual, expected, tools=[WEATHER_TOOL])
+    assert result.fields[-1][:2] == ("get_weather.location", "omission")
+    assert result.score == pytest.approx(0.8)
+
+
+def test_no_call_made_scores_zero():
+    result = tc({"role": "assistant", "content": "Sunny."}, [{"name": "f", "arguments": {"a": 1}}])
+    assert rows(result) == [("f", "omission", 0.0), ("f.a", "omission", 0.0)]
+    assert result.score == 0.0
+
+
+def test_per_field_tables_are_keyed_by_function_and_argument():
+    expected = [{"name": "get_weather", "arguments": {"location": "Paris"}}]
+    run = evaluate_records(
+        [expected, expected],
+        [
+            openai(("get_weather", {"location": "Paris"})),
+            openai(("get_weather", {"location": "Rome"})),
+        ],
+        metric="tool_calls",
+    )
+    location = run.per_field["get_weather.location"]
+    assert (location.match, location.mismatch, location.score_sum) == (1, 1, 1.0)
+    assert run.per_field["get_weather"].match == 2
+    assert [r.score for r in run.records] == [1.0, 0.5]
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"order": "random"}, "order must be one of 'any', 'strict'"),
+        ({"rules": "bfc"}, "did you mean 'bfcl'"),
+        ({"language": "python"}, "applies under rules='bfcl' only"),
+        ({"rules": "bfcl", "order": "any"}, "order does not apply under rules='bfcl'"),
+        ({"rules": "bfcl", "language": "rust"}, "language must be one of python, java"),
+        ({"rules": "bfcl"}, "needs the tools' function documents"),
+        ({"tools": 3}, "option tools must be a list of tool definitions"),
+        ({"fields": {}}, "unknown option 'fields' for metric 'tool_calls'"),
+    ],
+)
+def test_bad_options_are_config_errors(options, words):
+    with pytest.raises(ConfigError, match=words):
+        tc(openai(("f", {})), [{"name": "f", "arguments": {}}], **options)
