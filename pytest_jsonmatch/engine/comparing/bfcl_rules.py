@@ -28,7 +28,7 @@ failure found before that point ends its check, so it does not reach the error.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from ..core.values import MISSING
@@ -83,8 +83,53 @@ class CallCheck(NamedTuple):
 
 def standardize(text: str) -> str:
     """A string as BFCL compares it: spaces and ``,./-_*^`` removed, lowercased, ``'`` as
-    ``"``."""
-    return _PUNCTUATION.sub("", text).lower().replace("'", '"')
+    ``"`` (kept per string: the same acceptable values are compared call after call)."""
+    done = _STANDARD.get(text)
+    if done is None:
+        done = _PUNCTUATION.sub("", text).lower().replace("'", '"')
+        if len(_STANDARD) >= _STANDARD_LIMIT:
+            _STANDARD.clear()
+        _STANDARD[text] = done
+    return done
+
+
+_STANDARD: dict[str, str] = {}
+_STANDARD_LIMIT = 100_000
+
+
+def call_error(
+    doc: Any,
+    name: str,
+    arguments: Mapping[str, Any],
+    answers: Mapping[str, Any],
+    language: str = "python",
+    underscore_to_dot: bool = False,
+) -> str:
+    """:func:`check_call`'s verdict alone, as the checker reaches it: the first failure's
+    reason ('' when the call is valid), without the fields after it."""
+    try:
+        details = doc["parameters"]["properties"]
+        required = doc["parameters"]["required"]
+        expected_name = tool_name(doc["name"], underscore_to_dot)
+    except Exception as error:
+        raise BfclRaises(f"malformed function document: {error!r}") from None
+    if name != expected_name:
+        return f"function {expected_name!r} not called (called {name!r})"
+    for param in required:
+        if param not in arguments:
+            return f"required parameter {param!r} missing"
+    for param, value in arguments.items():
+        if param not in details:
+            return f"parameter {param!r} not declared"
+        if param not in answers:
+            return f"parameter {param!r} not in the possible answer"
+        problem = _value_problem(param, value, answers[param], details, language)
+        if problem:
+            return problem
+    for param, values in answers.items():
+        if param not in arguments and not _contains(values, ""):
+            return f"parameter {param!r} left out and not optional"
+    return ""
 
 
 def tool_name(name: str, underscore_to_dot: bool) -> str:
@@ -299,3 +344,60 @@ def _dict_list_ok(value: list[Any], answers: Any) -> bool:
         if all(_dict_ok(value[i], [answer[i]]) for i in range(len(value))):
             return True
     return False
+
+
+def calls_error(
+    docs: Any,
+    calls: Sequence[tuple[str, Mapping[str, Any]]],
+    answers: Sequence[tuple[str, Mapping[str, Any]]],
+    category: str,
+    language: str = "python",
+    underscore_to_dot: bool = False,
+) -> str:
+    """The checker's verdict on a model's calls (name, arguments) against the possible
+    answers (name, {arg: [values]}) of a category: the first failure ('' when valid). The
+    category sets the pairing as the checker's does: ``parallel`` ones in any order, each
+    expected call taking the first call left that it accepts; ``multiple`` ones the first
+    call against the first expected, its document found by name; the others (simple) the
+    only call against the first document."""
+    n, m = len(answers), len(calls)
+    if "parallel" in category:
+        if n != m:
+            return f"wrong number of calls: {m} made, {n} expected"
+        taken = [False] * m
+        for i, (wanted, accepted) in enumerate(answers):
+            doc = _doc_named(docs, wanted)
+            for j in range(m):
+                if not taken[j]:
+                    name, arguments = calls[j]
+                    if not call_error(doc, name, arguments, accepted, language, underscore_to_dot):
+                        taken[j] = True
+                        break
+            else:
+                return f"no call matches expected call {i} ({wanted!r})"
+        return ""
+    multiple = "multiple" in category
+    if m != (n if multiple else 1):
+        return f"wrong number of calls: {m} made, {n} expected"
+    if not answers:
+        raise BfclRaises("no possible answer to check the call against")
+    if multiple:
+        doc = _doc_named(docs, answers[0][0])
+    else:
+        try:
+            doc = docs[0]
+        except Exception as error:
+            raise BfclRaises(f"no function document: {error!r}") from None
+    name, arguments = calls[0]
+    return call_error(doc, name, arguments, answers[0][1], language, underscore_to_dot)
+
+
+def _doc_named(docs: Any, name: str) -> Any:
+    """The document of function ``name`` (None when there is none; a single document
+    given alone is every function's, as the checker takes it)."""
+    if type(docs) is not list:
+        return docs
+    for doc in docs:
+        if doc["name"] == name:
+            return doc
+    return None

@@ -27,6 +27,7 @@ from ..comparing.bfcl_rules import (
     BfclRaises,
     CallCheck,
     FieldVerdict,
+    calls_error,
     check_call,
 )
 from ..comparing.registry import Registry
@@ -433,13 +434,43 @@ def bfcl_verdict(
     if underscore_to_dot:
         options["underscore_to_dot"] = True
     settings = _settings(options)
-    wanted = ExpectedCalls(
-        read_expected_calls({"possible_answer": possible_answer}).calls,
-        read_tools(functions, "functions"),
-    )
-    calls = read_calls(model_output, "model_output")
-    pairs, error = _bfcl_pairs(wanted, calls, wanted.tools, settings)
+    docs = functions if type(functions) is list else [tool.doc for tool in read_tools(functions)]
+    answers = _decoded(possible_answer, list)
+    if answers is None:
+        answers = [
+            (call.name, call.possible[call.name])
+            for call in read_expected_calls({"possible_answer": possible_answer}).calls
+        ]
+    calls = _decoded(model_output, dict)
+    if calls is None:
+        calls = [(call.name, call.arguments) for call in read_calls(model_output, "model_output")]
+    category = settings.category or ("parallel" if len(answers) > 1 else "multiple")
+    try:
+        error = calls_error(
+            docs, calls, answers, category, settings.language, settings.underscore_to_dot
+        )
+    except BfclRaises as raised:
+        raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
     return BfclVerdict(not error, error)
+
+
+def _decoded(value: Any, kind: type) -> list[tuple[str, Any]] | None:
+    """``value`` as (name, arguments) pairs when it is in BFCL's form ``[{name: {arg:
+    value}}]`` and every argument's value is a ``kind`` (dict: anything; list: the lists of
+    possible answers), else None (read it the general way, which names what is wrong)."""
+    if type(value) is not list:
+        return None
+    out = []
+    for item in value:
+        if type(item) is not dict or len(item) != 1:
+            return None
+        ((name, arguments),) = item.items()
+        if type(arguments) is not dict or type(name) is not str:
+            return None
+        if kind is list and any(type(v) is not list for v in arguments.values()):
+            return None
+        out.append((name, arguments))
+    return out
 
 
 TOOL_CALLS = Metric(
