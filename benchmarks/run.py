@@ -5,7 +5,7 @@
     python benchmarks/run.py --only pairing  # one section (repeatable)
     python benchmarks/run.py --json out.json # also write the rows as JSON
 
-Sections: metrics, pairing, suite, startup, parse, peers, worst, dataset, references, otel. Each row
+Sections: metrics, pairing, suite, startup, parse, peers, worst, dataset, references, otel, tools. Each row
 is a median of several runs, its baseline measured in the same run (interleaved with it where
 that is cheap), the ratio (row time / baseline time), and the target with PASS/MISS. The exit
 status is 0 whatever the targets say (1 only when a section itself breaks), so a slow machine
@@ -43,6 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
 import invoices  # noqa: E402
 import references  # noqa: E402
+import tool_calls  # noqa: E402
 import worst  # noqa: E402
 from floor import floor_compare  # noqa: E402
 
@@ -57,6 +58,7 @@ SECTIONS = (
     "dataset",
     "references",
     "otel",
+    "tools",
 )
 METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1")
 
@@ -1059,6 +1061,11 @@ def bench_references(args: argparse.Namespace) -> list[Row]:
     return references.bench(args, Row)
 
 
+def bench_tools(args: argparse.Namespace) -> list[Row]:
+    """The rows are made in benchmarks/tool_calls.py (BFCL's checker against rules=bfcl)."""
+    return tool_calls.bench(args, Row)
+
+
 # -- 10. the OpenTelemetry export: a suite with jsonmatch_otel on against off ---------------
 
 
@@ -1147,6 +1154,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
     "dataset": bench_dataset,
     "references": bench_references,
     "otel": bench_otel,
+    "tools": bench_tools,
 }
 
 
