@@ -182,7 +182,9 @@ def _pairs(
     wanted: ExpectedCalls, calls: list[ToolCall], tools: Sequence[ToolDoc] | None, order: str
 ) -> list[_Pair]:
     expected = wanted.calls
-    if order == "strict" or len(expected) <= 1 and len(calls) <= 1:
+    if not expected or not calls:
+        paired = []
+    elif order == "strict" or len(expected) == 1 and len(calls) == 1:
         paired = list(zip(range(len(expected)), range(len(calls))))
     else:
         paired = _best_pairs(expected, calls, tools)

@@ -229,3 +229,22 @@ def test_per_field_tables_are_keyed_by_function_and_argument():
 def test_bad_options_are_config_errors(options, words):
     with pytest.raises(ConfigError, match=words):
         tc(openai(("f", {})), [{"name": "f", "arguments": {}}], **options)
+
+
+def test_when_no_call_is_expected_any_call_is_a_hallucination():
+    # nothing expected and nothing made: no field, precision and recall 1 by the accounting
+    assert tc({"role": "assistant", "content": "Hello!"}, {"calls": []}).score == 1.0
+    # two calls nobody asked for: four hallucinations, P = 0, R = 1 (no expected field), F1 = 0
+    result = tc(openai(("f", {"a": 1}), ("g", {})), {"calls": []})
+    assert rows(result) == [
+        ("f", "hallucination", 0.0),
+        ("f.a", "hallucination", 0.0),
+        ("g", "hallucination", 0.0),
+    ]
+    assert (result.precision, result.recall, result.score) == (0.0, 1.0, 0.0)
+    # and the other way round: two expected calls, none made
+    missed = tc(
+        {"role": "assistant", "content": "No."},
+        [{"name": "f", "arguments": {}}, {"name": "g", "arguments": {}}],
+    )
+    assert rows(missed) == [("f", "omission", 0.0), ("g", "omission", 0.0)]
