@@ -108,6 +108,22 @@ def call_error(
     """:func:`check_call`'s verdict alone, as the checker reaches it: the first failure's
     reason ('' when the call is valid), without the fields after it."""
     try:
+        return _call_error(doc, name, arguments, answers, language, underscore_to_dot)
+    except BfclRaises:
+        raise
+    except Exception as error:  # (as in check_call)
+        raise BfclRaises(f"function {name!r}: {error!r}") from None
+
+
+def _call_error(
+    doc: Any,
+    name: str,
+    arguments: Mapping[str, Any],
+    answers: Mapping[str, Any],
+    language: str,
+    underscore_to_dot: bool,
+) -> str:
+    try:
         details = doc["parameters"]["properties"]
         required = doc["parameters"]["required"]
         expected_name = tool_name(doc["name"], underscore_to_dot)
@@ -139,6 +155,24 @@ def tool_name(name: str, underscore_to_dot: bool) -> str:
 
 
 def check_call(
+    doc: Any,
+    name: str,
+    arguments: Mapping[str, Any],
+    possible: Mapping[str, Any],
+    language: str = "python",
+    underscore_to_dot: bool = False,
+) -> CallCheck:
+    """The call ``name(**arguments)`` against one possible answer (``{name: {arg:
+    [values]}}``) and the function document ``doc``, under BFCL's rules."""
+    try:
+        return _check_call(doc, name, arguments, possible, language, underscore_to_dot)
+    except BfclRaises:
+        raise
+    except Exception as error:  # (a malformed document, read as the checker reads it)
+        raise BfclRaises(f"function {name!r}: {error!r}") from None
+
+
+def _check_call(
     doc: Any,
     name: str,
     arguments: Mapping[str, Any],

@@ -269,10 +269,14 @@ def read_tools(value: Any, side: str = "tools") -> tuple[ToolDoc, ...]:
             raise ParseError(f"{where} ({name!r}): its parameters must be an object schema")
         properties = schema.get("properties", {}) or {}
         required = schema.get("required", []) or []
-        if not isinstance(properties, Mapping) or type(required) is not list:
+        if (
+            not isinstance(properties, Mapping)
+            or type(required) is not list
+            or not all(isinstance(item, str) for item in required)
+        ):
             raise ParseError(
                 f"{where} ({name!r}): parameters.properties must be an object and "
-                f"parameters.required a list"
+                f"parameters.required a list of names"
             )
         docs.append(ToolDoc(name, dict(properties), tuple(required), dict(doc)))
     return tuple(docs)

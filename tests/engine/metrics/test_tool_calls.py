@@ -248,3 +248,32 @@ def test_when_no_call_is_expected_any_call_is_a_hallucination():
         [{"name": "f", "arguments": {}}, {"name": "g", "arguments": {}}],
     )
     assert rows(missed) == [("f", "omission", 0.0), ("g", "omission", 0.0)]
+
+
+def test_many_calls_of_one_function_pair_in_order_in_linear_time():
+    # 300 x 300 calls of f: past PAIRS_SOLVED (40,000) pairs, the k-th expected call of f
+    # pairs with the k-th call of f. The model answered every call but the last one's value
+    # (299 -> 0): 300 names + 299 values match, one value mismatches. P = R = 599/600
+    expected = [{"name": "f", "arguments": {"n": n}} for n in range(300)]
+    actual = [{"f": {"n": n if n < 299 else 0}} for n in range(300)]
+    result = tc(actual, expected)
+    assert len(result.fields) == 600
+    assert result.fields[-1][:2] == ("f[299].n", "mismatch")
+    assert result.score == pytest.approx(599 / 600)
+
+
+def test_malformed_tool_definitions_are_parse_errors():
+    from pytest_jsonmatch import ParseError
+
+    bad = [{"name": "f", "parameters": {"type": "object", "properties": {}, "required": [["a"]]}}]
+    with pytest.raises(ParseError, match="parameters.required a list of names"):
+        tc([{"f": {}}], {"calls": [{"name": "f", "arguments": {}}], "tools": bad})
+    # under BFCL's rules a document the checker cannot read is a ConfigError, not a traceback
+    # (a document without "required": the checker raises a KeyError)
+    doc = [{"name": "f", "parameters": {"type": "dict", "properties": {"a": {"type": "integer"}}}}]
+    with pytest.raises(ConfigError, match="BFCL's checker cannot check these calls"):
+        tc(
+            [{"f": {"a": 1}}],
+            {"possible_answer": [{"f": {"a": [1]}}], "function": doc},
+            rules="bfcl",
+        )
