@@ -47,6 +47,8 @@ PYTHON_TYPES: dict[str, type] = {
     "dict": dict,
     "any": str,
 }
+# the Python scalar types (their possible answers of the same type: compared at once)
+_SCALARS = {"string": str, "integer": int, "float": float, "boolean": bool}
 # declared types whose elements are type-checked too, per language
 _NESTED = {
     "python": frozenset({"array", "tuple"}),
@@ -268,6 +270,21 @@ def _problem(
 ) -> str:
     declared = details[param]["type"]
     nested: type | None = None
+    scalar = _SCALARS.get(declared) if language == "python" else None
+    if scalar is not None and type(answers) is list:
+        # the usual case, decided at once: a Python scalar whose possible answers are of its
+        # declared type (no variable), as the general way below decides it
+        if declared == "float" and type(value) is int:
+            value = float(value)
+        kind = _answer_type(answers)
+        if kind is scalar:
+            if type(value) is not scalar:
+                return f"type of {param!r}: expected {declared}, got {type(value).__name__}"
+            if scalar is str:
+                ok = standardize(value) in [standardize(a) for a in answers if type(a) is str]
+            else:
+                ok = value in answers
+            return "" if ok else f"value of {param!r}: {value!r} is not one of {answers!r}"
     if language == "python":
         expected_type = PYTHON_TYPES[declared]
         if declared in _NESTED["python"]:

@@ -453,12 +453,17 @@ def bfcl_verdict(
     ``live_multiple``, ...; it sets the pairing and, unless ``language`` is given, the
     language). ``underscore_to_dot``: the model's API writes dots in function names as
     underscores (BFCL's model setting). ConfigError where the checker would raise."""
-    options: dict[str, Any] = {"rules": "bfcl", "category": category}
-    if language is not None:
-        options["language"] = language
-    if underscore_to_dot:
-        options["underscore_to_dot"] = True
-    settings = _settings(options)
+    key = (category, language, underscore_to_dot)
+    settings = _VERDICT_SETTINGS.get(key) if type(category) is str else None
+    if settings is None:
+        options: dict[str, Any] = {"rules": "bfcl", "category": category}
+        if language is not None:
+            options["language"] = language
+        if underscore_to_dot:
+            options["underscore_to_dot"] = True
+        settings = _settings(options)
+        if len(_VERDICT_SETTINGS) < 256:
+            _VERDICT_SETTINGS[key] = settings
     docs = functions if type(functions) is list else [tool.doc for tool in read_tools(functions)]
     answers = _decoded(possible_answer, list)
     if answers is None:
@@ -479,6 +484,10 @@ def bfcl_verdict(
     return BfclVerdict(not error, error)
 
 
+# the settings of bfcl_verdict's calls, kept per (category, language, underscore_to_dot)
+_VERDICT_SETTINGS: dict[tuple[Any, ...], _Settings] = {}
+
+
 def _decoded(value: Any, kind: type) -> list[tuple[str, Any]] | None:
     """``value`` as (name, arguments) pairs when it is in BFCL's form ``[{name: {arg:
     value}}]`` and every argument's value is a ``kind`` (dict: anything; list: the lists of
@@ -489,12 +498,14 @@ def _decoded(value: Any, kind: type) -> list[tuple[str, Any]] | None:
     for item in value:
         if type(item) is not dict or len(item) != 1:
             return None
-        ((name, arguments),) = item.items()
-        if type(arguments) is not dict or type(name) is not str:
-            return None
-        if kind is list and any(type(v) is not list for v in arguments.values()):
-            return None
-        out.append((name, arguments))
+        for name, arguments in item.items():
+            if type(arguments) is not dict:
+                return None
+            if kind is list:
+                for v in arguments.values():
+                    if type(v) is not list:
+                        return None
+            out.append((name, arguments))
     return out
 
 
