@@ -277,3 +277,23 @@ def test_malformed_tool_definitions_are_parse_errors():
             {"possible_answer": [{"f": {"a": [1]}}], "function": doc},
             rules="bfcl",
         )
+
+
+def test_the_openai_clients_own_objects_are_read_as_they_are():
+    from openai.types.chat import ChatCompletion  # (the test extra installs openai)
+
+    reply = ChatCompletion.model_validate(
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [
+                {"index": 0, "finish_reason": "tool_calls", "message": openai(("f", {"a": 1}))}
+            ],
+        }
+    )
+    expected = [{"name": "f", "arguments": {"a": 1}}]
+    message = reply.choices[0].message
+    for answer in (reply, message, message.tool_calls):
+        assert tc(answer, expected).score == 1.0
