@@ -189,3 +189,26 @@ def test_tool_call_cases_through_the_openai_client_recorded_replayed_and_gated(p
     again = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=none", "-v")
     again.assert_outcomes(passed=2, failed=1)
     assert len(agent.asked) == 3
+
+
+def test_live_tool_calls_under_xdist_reach_the_report(pytester, agent):
+    # nothing recorded: each worker calls the agent live, its pydantic tool-call objects
+    # read through the door before the comparison travels to the controller
+    _suite(pytester, agent.url)
+    result = pytester.runpytest_subprocess(*ARGS, "-n", "2", "--jsonmatch-report=r.json")
+    result.assert_outcomes(passed=2, failed=1)
+    assert len(agent.asked) == 3
+    report = json.loads((pytester.path / "r.json").read_text())
+    failed = [c for c in report["comparisons"] if c["status"] == "failed"]
+    assert [c["case_id"] for c in failed] == ["weather.jsonmatch.yaml::oslo_fahrenheit"]
+    unit = [f for f in failed[0]["fields"] if f["path"] == "get_weather.unit"]
+    assert unit == [
+        {
+            "path": "get_weather.unit",
+            "field_path": "get_weather.unit",
+            "status": "mismatch",
+            "score": 0.0,
+            "expected": "fahrenheit",
+            "actual": "celsius",
+        }
+    ]
