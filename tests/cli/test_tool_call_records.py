@@ -6,6 +6,7 @@ table is keyed by function and argument, the same with worker processes, and gat
 from __future__ import annotations
 
 import json
+import re
 
 from tests.cli.run import jsonmatch
 
@@ -80,3 +81,38 @@ def test_tool_call_records_are_scored_field_by_field(tmp_path):
     )
     assert gated.returncode == 1
     assert "get_weather.location" in gated.stdout + gated.stderr
+
+
+def test_a_baseline_of_tool_call_records_catches_a_drop(tmp_path):
+    gold, pred = _files(tmp_path)
+    right = tmp_path / "right.jsonl"
+    # BFCL's own result files: an object a line, the decoded calls under "result"
+    right.write_text(
+        "".join(
+            json.dumps({"id": f"r{i}", "result": [{"get_weather": {"location": city}}]}) + "\n"
+            for i, city in enumerate(("Paris", "Rome", "Oslo"))
+        )
+    )
+    base = tmp_path / "base.json"
+    first = jsonmatch(
+        "score",
+        gold,
+        str(right),
+        "-m",
+        "tool_calls",
+        "--pred-field",
+        "result",
+        "--report",
+        str(base),
+    )
+    assert first.returncode == 0, first.stdout + first.stderr
+    # now: 1.0, 2/3, 2/3 against 1.0 each
+    second = jsonmatch(
+        "score", gold, pred, "-m", "tool_calls", "--baseline", str(base), "--max-drop", "0.05"
+    )
+    assert second.returncode == 1
+    out = second.stdout + second.stderr
+    # the two cases that lost a field fail the gate; the fields are held to the baseline's
+    # by function and argument
+    assert out.count("dropped from 1.0000 to 0.6667, by more than --max-drop 0.0500") == 2
+    assert re.search(r"get_weather\.location +3 +1\.0000 +0\.6667 +-0\.3333", out)
