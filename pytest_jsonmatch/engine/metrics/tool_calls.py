@@ -95,8 +95,10 @@ def _settings(options: Mapping[str, Any]) -> _Settings:
             "tool_calls option order does not apply under rules='bfcl': the category sets "
             "how calls pair (parallel ones in any order, the others in order)"
         )
-    dots = options.get("underscore_to_dot", False)
-    if not isinstance(dots, bool):
+    dots = options.get("underscore_to_dot")
+    if dots is None:
+        dots = False
+    elif not isinstance(dots, bool):
         raise ConfigError("tool_calls option underscore_to_dot must be true or false")
     tools = options.get("tools")
     read = None if tools is None else _tools_option(tools)
