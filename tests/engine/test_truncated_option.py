@@ -108,8 +108,8 @@ OBJECTS = st.dictionaries(st.text("abcd", min_size=1, max_size=3), VALUES, min_s
     database=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
-# (tool_calls is left out: the objects here are no tool calls, and its answer is a list of
-# calls, whose half-written last call it does not yet spare: docs/tool-calls.md)
+# (tool_calls is left out: the objects here are no tool calls; its own cut answers are in
+# tests/engine/metrics/test_tool_calls.py)
 @given(
     value=OBJECTS,
     where=st.floats(0, 1),

@@ -293,13 +293,16 @@ def _field_results(
                 ]
                 prefix = a_paths[pair.actual]
                 name = call.name
-            out.extend(_results(verdicts, prefix, name, None, comparator))
+            where = calls[pair.actual].where if pair.actual is not None else None
+            out.extend(_results(verdicts, prefix, name, None, comparator, where=where))
             continue
         assert pair.expected is not None and pair.actual is not None
         want, call = expected[pair.expected], calls[pair.actual]
         prefix = e_paths[pair.expected]
         other = a_paths[pair.actual] if call.name != want.name else None
-        out.extend(_results(pair.check.fields, prefix, want.name, other, comparator, call.name))
+        out.extend(
+            _results(pair.check.fields, prefix, want.name, other, comparator, call.name, call.where)
+        )
     return out
 
 
@@ -320,9 +323,12 @@ def _results(
     other_prefix: str | None,
     comparator: str,
     other_name: str | None = None,
+    where: str | None = None,
 ) -> list[FieldResult]:
     """FieldResults of a call's verdicts: the name at ``prefix``, each argument below it
-    (the hallucinated arguments of a call of another function below that call's path)."""
+    (the hallucinated arguments of a call of another function below that call's path).
+    ``where``: the actual call's place in the answer, the ``actual_path`` of what it
+    invented (an answer cut off while the call was written spares it: match.py)."""
     out = []
     for v in verdicts:
         at, fn = prefix, name
@@ -344,6 +350,7 @@ def _results(
                 comparator,
                 v.reason,
                 field_path,
+                where if v.status == HALLUCINATION and where else None,
             )
         )
     return out

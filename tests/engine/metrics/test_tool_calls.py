@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pytest_jsonmatch import ConfigError, evaluate_records, match_json
+from pytest_jsonmatch import ConfigError, TruncatedError, evaluate_records, match_json
 
 WEATHER_TOOL = {
     "type": "function",
@@ -297,3 +297,31 @@ def test_the_openai_clients_own_objects_are_read_as_they_are():
     message = reply.choices[0].message
     for answer in (reply, message, message.tool_calls):
         assert tc(answer, expected).score == 1.0
+
+
+def test_a_call_being_written_when_the_answer_was_cut_off():
+    # BFCL's decoded form, cut inside a second call nobody expected: by default an error
+    # naming the cut; closed (truncated="close"), the call the model was still writing is
+    # skipped, not invented: f and f.a match, g and g.b count nowhere, P = R = 1
+    cut = '[{"f": {"a": 1}}, {"g": {"b": 2'
+    expected = [{"name": "f", "arguments": {"a": 1}}]
+    with pytest.raises(TruncatedError):
+        tc(cut, expected)
+    result = tc(cut, expected, truncated="close")
+    assert rows(result) == [
+        ("f", "match", 1.0),
+        ("f.a", "match", 1.0),
+        ("g", "skipped", 0.0),
+        ("g.b", "skipped", 0.0),
+    ]
+    assert result.score == 1.0 and result.truncated.elements == ("[1]",)
+    # an Anthropic message cut inside the input of an expected call: paired, its argument
+    # not yet written is an omission. P = 3/3, R = 3/4, F1 = 6/7
+    cut = (
+        '{"content": [{"type": "tool_use", "name": "f", "input": {"a": 1}}, '
+        '{"type": "tool_use", "name": "g", "input": {"b"'
+    )
+    expected = [{"name": "f", "arguments": {"a": 1}}, {"name": "g", "arguments": {"b": 2}}]
+    result = tc(cut, expected, truncated="close")
+    assert rows(result)[-1] == ("g.b", "omission", 0.0)
+    assert result.score == pytest.approx(6 / 7)
