@@ -5,7 +5,7 @@
     python benchmarks/run.py --only pairing  # one section (repeatable)
     python benchmarks/run.py --json out.json # also write the rows as JSON
 
-Sections: metrics, pairing, suite, startup, parse, peers, worst, dataset, references, otel. Each row
+Sections: metrics, pairing, suite, startup, parse, peers, worst, dataset, references, otel, tools. Each row
 is a median of several runs, its baseline measured in the same run (interleaved with it where
 that is cheap), the ratio (row time / baseline time), and the target with PASS/MISS. The exit
 status is 0 whatever the targets say (1 only when a section itself breaks), so a slow machine
@@ -44,6 +44,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus
 import invoices
 import references
+import tool_calls
 import worst
 from floor import floor_compare
 
@@ -58,6 +59,7 @@ SECTIONS = (
     "dataset",
     "references",
     "otel",
+    "tools",
 )
 METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1")
 
@@ -1063,6 +1065,11 @@ def bench_references(args: argparse.Namespace) -> list[Row]:
     return references.bench(args, Row)
 
 
+def bench_tools(args: argparse.Namespace) -> list[Row]:
+    """The rows are made in benchmarks/tool_calls.py (BFCL's checker against rules=bfcl)."""
+    return tool_calls.bench(args, Row)
+
+
 # -- 10. the OpenTelemetry export: a suite with jsonmatch_otel on against off ---------------
 
 
@@ -1151,6 +1158,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
     "dataset": bench_dataset,
     "references": bench_references,
     "otel": bench_otel,
+    "tools": bench_tools,
 }
 
 

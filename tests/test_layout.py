@@ -23,6 +23,7 @@ ROOT = "pytest_jsonmatch"
 
 PUBLIC_API = [
     "Aggregates",
+    "BfclVerdict",
     "BatchItem",
     "CaseFileError",
     "ComparatorError",
@@ -52,6 +53,7 @@ PUBLIC_API = [
     "aggregate_fields",
     "annotate_schema",
     "assert_json_match",
+    "bfcl_verdict",
     "evaluate_records",
     "infer_schema",
     "match_json",

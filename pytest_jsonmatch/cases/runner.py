@@ -54,12 +54,23 @@ _Number = TypeVar("_Number", int, float)
 class TargetResult:
     """What a target may return instead of the bare output: the output and what the call
     cost. ``input_tokens``, ``output_tokens`` and ``cost`` (in your currency) are kept per
-    case in the report and totalled in the summary; leave out what you do not know."""
+    case in the report and totalled in the summary; leave out what you do not know.
+    ``tool_calls``: the calls the model made (OpenAI's ``message.tool_calls``, Anthropic's
+    ``tool_use`` blocks, ... as the client gives them); with them, the case's output is the
+    assistant message ``{"role": "assistant", "content": output, "tool_calls": ...}``,
+    recorded and replayed like any output, which the ``tool_calls`` metric reads."""
 
     output: object
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost: float | None = None
+    tool_calls: object = None
+
+    def answer(self) -> object:
+        """The case's output: ``output``, or the message holding it and the tool calls."""
+        if self.tool_calls is None:
+            return self.output
+        return {"role": "assistant", "content": self.output, "tool_calls": self.tool_calls}
 
     def problem(self) -> str | None:
         """What is wrong with the usage figures, in words (None: they can be reported):
@@ -303,7 +314,7 @@ class Runner:
                             ),
                         )
                         return
-                    usage, value = value, value.output
+                    usage, value = value, value.answer()
                 job.outcome = Done(
                     value,
                     figures=CallFigures(

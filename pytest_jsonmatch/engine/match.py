@@ -28,6 +28,7 @@ from .reading.parse import check_truncated, parse_actual_checked, parse_expected
 from .results.field_results import (
     TALLY_OF,
     FieldResult,
+    WalkOutput,
     MatchResult,
     RunResult,
     Tally,
@@ -407,6 +408,10 @@ def _read(value: Any, side: str, cfg: WalkConfig) -> tuple[Any, int]:
     return read_json(value, side, cfg.is_skipped if cfg.skip_patterns else None)
 
 
+# what a metric that makes its own fields leaves of a walk: no pairings, no floors
+_NOTHING_WALKED = WalkOutput()
+
+
 def _score(
     metric: Metric,
     cfg: WalkConfig,
@@ -420,11 +425,15 @@ def _score(
 ) -> MatchResult:
     """A record scored in full (``unread``: its actual side checked by the walk, see
     walk.walk)."""
-    if metric.prepare is not None:
-        expected, actual = metric.prepare(cfg, expected, actual)
-    prefetch_strings(cfg, expected, actual)
-    found = walk(cfg, expected, actual, schema, unread=unread)
-    fields = found.fields
+    if metric.score_fields is not None:  # (a metric that makes its fields itself)
+        fields = metric.score_fields(expected, actual, options)
+        found = _NOTHING_WALKED
+    else:
+        if metric.prepare is not None:
+            expected, actual = metric.prepare(cfg, expected, actual)
+        prefetch_strings(cfg, expected, actual)
+        found = walk(cfg, expected, actual, schema, unread=unread)
+        fields = found.fields
     if metric.finish is not None:
         fields = metric.finish(fields, options, registry)
     if cut is not None:  # an answer scored closed: what was cut is not invented

@@ -1363,6 +1363,13 @@ def option_strategies(metric: str, valid: bool) -> dict[str, st.SearchStrategy]:
             st.sampled_from(["reclassify_nulls", None, 5, len]),
         ),
         "target_output_key": st.just("*") if valid else TARGET_KEYS_ANY,
+        # tool_calls's own: under the default rules, the BFCL ones left out
+        "order": st.sampled_from([None, "any", "strict"]) if valid else ANY_TREES,
+        "rules": st.sampled_from([None, "default"]) if valid else ANY_TREES,
+        "tools": st.none() if valid else ANY_TREES,
+        "category": st.none() if valid else ANY_TREES,
+        "language": st.none() if valid else ANY_TREES,
+        "underscore_to_dot": st.none() if valid else ANY_TREES,
         "string_evaluator": st.sampled_from(["jaccard", "levenshtein", "exact", "binary"])
         if valid
         else st.one_of(
@@ -1512,10 +1519,52 @@ def assert_cases(draw: Any, metric: str | None = None) -> Case:
     return Case("assert_json_match", draw(PAIRS), {**kwargs, **draw(options_for(metric))})
 
 
+def _tool_calls_as(form: str, calls: list[tuple[str, dict[str, Any]]]) -> Any:
+    """Calls in one of the forms models give them (reading/call_forms.py)."""
+    if form == "bfcl":
+        return [{name: args} for name, args in calls]
+    if form == "plain":
+        return [{"name": name, "arguments": args} for name, args in calls]
+    if form == "anthropic":
+        blocks = [
+            {"type": "tool_use", "id": f"t{i}", "name": n, "input": a}
+            for i, (n, a) in enumerate(calls)
+        ]
+        return {"role": "assistant", "content": [{"type": "text", "text": "ok"}, *blocks]}
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": f"c{i}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+            for i, (n, a) in enumerate(calls)
+        ],
+    }
+
+
+# an agent's tool calls, for the tool_calls metric: a few calls of a few functions (repeats
+# too), their arguments any JSON, in every form the metric reads
+TOOL_CALL_VALUES = st.builds(
+    _tool_calls_as,
+    st.sampled_from(["bfcl", "plain", "anthropic", "openai"]),
+    st.lists(
+        st.tuples(
+            st.sampled_from(["get_weather", "f", "math.sqrt", "a b"]),
+            st.dictionaries(PLAIN_KEYS, JSON_VALUES, max_size=3),
+        ),
+        max_size=3,
+    ),
+)
+
+
 @st.composite
 def self_cases(draw: Any, metric: str | None = None) -> Case:
     metric = metric or draw(METRIC)
     arrays_too = REGISTRY.metric(metric).allow_array
+    if metric == "tool_calls":  # (its values are calls; other JSON is none, a ParseError)
+        value = draw(TOOL_CALL_VALUES)
+        options = draw(equal_keeping_options(metric, value))
+        options.pop("schema", None)  # (it takes no schema: a call's schema is its tool's)
+        return Case("match_json", (value, value), {"metric": metric, **options})
     value = draw(st.one_of(ACCEPTED_OBJECTS, ACCEPTED_ARRAYS) if arrays_too else ACCEPTED_OBJECTS)
     return Case(
         "match_json",

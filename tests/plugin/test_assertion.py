@@ -208,3 +208,33 @@ def test_a_batch_comparator_that_fails_makes_the_comparison_an_error_not_a_score
             "field_f1*1*0*0*1*",  # cases 1, pass 0, fail 0, error 1
         ]
     )
+
+
+# tool_calls through assert_json_match: an OpenAI message's calls against BFCL's possible
+# answers; name and city match, unit is not the acceptable one: P = R = 2/3, F1 = 0.6667
+TOOL_CALL_TEST = """
+from pytest_jsonmatch import assert_json_match
+
+def test_agent_called_the_tool():
+    message = {"role": "assistant", "tool_calls": [{"id": "c", "type": "function",
+               "function": {"name": "get_weather",
+                            "arguments": '{"city": "Paris", "unit": "kelvin"}'}}]}
+    expected = {"possible_answer": [{"get_weather": {"city": ["Paris"],
+                                                     "unit": ["celsius", ""]}}]}
+    assert_json_match(message, expected, metric="tool_calls", threshold=1.0)
+"""
+
+
+def test_tool_call_failures_name_the_function_and_argument(pytester):
+    pytester.makepyfile(TOOL_CALL_TEST)
+    result = pytester.runpytest_inprocess(*ARGS)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "E       AssertionError: tool_calls: score 0.6667 < threshold 1.0000 "
+            "(precision 0.6667, recall 0.6667, F1 0.6667)",
+            "E       fields that cost points, worst first (1):",
+            'E         get_weather.unit  mismatch       score 0.00  expected "celsius"  '
+            'actual "kelvin"  (wrong value)',
+        ]
+    )

@@ -1,4 +1,4 @@
-"""Metrics: the five published metrics, each a module that owns its rules.
+"""Metrics: the five published metrics and ``tool_calls``, each a module that owns its rules.
 
 Takes a metric's name and options; gives the :class:`~.base.Metric` that configures the
 walk and the steps around it that are the metric's own. May import every engine stage
@@ -12,6 +12,7 @@ below the walk (``core``, ``reading``, ``comparing``, ``results``, ``schemas``,
 | json_similarity         | scalars of expected  | ignored        | by index                   | recall   |
 | structural_f1           | scalars, both sides  | hallucinations | assignment on similarity   | F-beta   |
 | field_f1                | schema fields        | hallucinations | ordered / key / hungarian  | F1       |
+| tool_calls              | call names, arguments| hallucinations | calls: in order / any      | F1       |
 
 For the first three, recall is exactly the published score: matched fields (or summed leaf
 similarity) over expected fields, since they never emit hallucinations.
@@ -42,8 +43,16 @@ from .field_match import FIELD_MATCH
 from .field_match_normalized import FIELD_MATCH_NORMALIZED
 from .json_similarity import JSON_SIMILARITY
 from .structural_f1 import STRUCTURAL_F1
+from .tool_calls import TOOL_CALLS
 
-BUILTIN = (FIELD_MATCH, FIELD_MATCH_NORMALIZED, JSON_SIMILARITY, STRUCTURAL_F1, FIELD_F1)
+BUILTIN = (
+    FIELD_MATCH,
+    FIELD_MATCH_NORMALIZED,
+    JSON_SIMILARITY,
+    STRUCTURAL_F1,
+    FIELD_F1,
+    TOOL_CALLS,
+)
 
 METRICS: dict[str, Metric] = {metric.name: metric for metric in BUILTIN}
 METRIC_NAMES = tuple(METRICS)

@@ -58,6 +58,9 @@ class Metric:
     finishes_when: Callable[[Mapping[str, Any]], bool] | None = None
     # the beta of an ``f_beta`` headline, read from the options (None: F1)
     beta: Callable[[Mapping[str, Any]], float] | None = None
+    # a metric that makes the field results itself instead of the walk, from both values
+    # and the options (tool_calls: calls paired, each name and argument a field)
+    score_fields: Callable[[Any, Any, Mapping[str, Any]], list[FieldResult]] | None = None
 
     def finishes(self, options: Mapping[str, Any]) -> bool:
         """Whether the ``finish`` step rewrites the field results under ``options``."""

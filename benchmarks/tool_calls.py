@@ -1,0 +1,125 @@
+"""The tools section: ``rules="bfcl"`` against BFCL's own AST checker, in the same process.
+
+Every entry of BFCL's AST categories (simple Python, Java and JavaScript, multiple,
+parallel, parallel_multiple and their live versions) is checked twice: against the model
+output made from its first possible answer, and against one wrong output (a wrong value);
+tests/helpers/bfcl_entries.py makes both. Each run times the whole set once through
+``ast_checker`` and once through ours, in ABBA order; the ratio is the median of the per-run
+ratios (ours / the checker's: below 1x, pytest-jsonmatch is faster), the note gives their
+spread (min-median-max) and whether every verdict agreed. Two rows: ``bfcl_verdict`` (the
+verdict alone, as the checker gives it) and ``match_json(metric="tool_calls",
+rules="bfcl")`` (every field's verdict and the score too).
+
+BFCL is no dependency: ``pip install --no-deps bfcl-eval``; without it the rows are INFO.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+SECTION = "tools"
+TARGET = 0.20  # 5x faster than the checker
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _timed(fn: Callable[[], Any]) -> float:
+    gc.collect()
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def _work(quick: bool) -> tuple[list[tuple[Any, ...]], Any]:
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tests.helpers import bfcl_entries as bfcl
+
+    checker, language = bfcl.load_checker()
+    work = []
+    for category in bfcl.CATEGORIES:
+        lang = getattr(language, bfcl.language_of(category).upper())
+        found = bfcl.entries(category)
+        for entry in found[:20] if quick else found:
+            good = next(bfcl.correct_outputs(entry))[1]
+            bad = next(bfcl.wrong_outputs(entry))[1]
+            expected = {"possible_answer": entry.possible_answer, "function": entry.functions}
+            for output in (good, bad):
+                work.append((entry, category, lang, output, expected))
+    return work, checker
+
+
+def bench(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[Any]:
+    try:
+        import bfcl_eval  # noqa: F401
+    except ImportError:
+        note = "bfcl-eval not installed: pip install --no-deps bfcl-eval to measure this row"
+        return [
+            make_row(
+                SECTION, case, None, "bfcl ast_checker", None, None, "<=0.20x", "INFO", 0, note
+            )
+            for case in ("bfcl_verdict", "match_json rules=bfcl")
+        ]
+    from pytest_jsonmatch import bfcl_verdict, match_json
+    from tests.helpers.bfcl_entries import PLAIN_MODEL
+
+    work, checker = _work(args.quick)
+
+    def theirs() -> list[bool]:
+        return [
+            checker(e.functions, out, e.possible_answer, lang, cat, PLAIN_MODEL)["valid"]
+            for e, cat, lang, out, _ in work
+        ]
+
+    def verdicts() -> list[bool]:
+        return [
+            bfcl_verdict(e.functions, out, e.possible_answer, cat).valid
+            for e, cat, _, out, _ in work
+        ]
+
+    def scores() -> list[bool]:
+        return [
+            match_json(out, exp, metric="tool_calls", rules="bfcl", category=cat).score == 1.0
+            for e, cat, _, out, exp in work
+        ]
+
+    reference = theirs()
+    runs = 3 if args.quick else 9
+    rows = []
+    for case, ours in (("bfcl_verdict", verdicts), ("match_json rules=bfcl", scores)):
+        same = ours() == reference
+        mine: list[float] = []
+        refs: list[float] = []
+        for k in range(runs):
+            if k % 2 == 0:
+                refs.append(_timed(theirs))
+                mine.append(_timed(ours))
+            else:
+                mine.append(_timed(ours))
+                refs.append(_timed(theirs))
+        ratios = sorted(m / r for m, r in zip(mine, refs))
+        ratio = statistics.median(ratios)
+        note = (
+            f"{len(work)} checks; ratio min {ratios[0]:.2f}x median {ratio:.2f}x max "
+            f"{ratios[-1]:.2f}x; verdicts {'all agree' if same else 'DIFFER'}"
+        )
+        rows.append(
+            make_row(
+                SECTION,
+                case,
+                statistics.median(mine),
+                "bfcl ast_checker",
+                statistics.median(refs),
+                ratio,
+                "<=0.20x",
+                "PASS" if ratio <= TARGET and same else "MISS",
+                runs,
+                note,
+            )
+        )
+    return rows

@@ -1,0 +1,454 @@
+"""BFCL's rules for one call: the Berkeley Function Calling Leaderboard's AST checker, field
+by field.
+
+The leaderboard checks a model's call against a possible answer (every argument a list of
+acceptable values, ``""`` meaning it may be left out) and a function document (each
+parameter's type, the required ones) and says valid or not, naming the first thing wrong.
+:func:`check_call` applies the same rules in the same order but goes on after the first
+failure, giving each field (the function's name, every argument) its own verdict; the call
+is valid exactly when every field matches. The rules, as the checker has them:
+
+- the name must equal the document's (``.`` read as ``_`` for models that cannot use dots);
+- every parameter the document requires must be given; every argument given must be
+  declared and be in the possible answer;
+- a value is converted by its declared type first (Java and JavaScript values are source
+  text, :mod:`.bfcl_types`; in Python an integer is taken where a float is declared), its
+  type checked (one level into arrays; a value of the possible answers' own type is taken
+  as a variable, compared as it is), then compared with the acceptable values: strings
+  (also inside lists and dicts) with spaces, ``,./-_*^`` removed, lowercased and ``'`` read
+  as ``"``; dicts key by key; lists of dicts element by element; the rest by Python
+  equality;
+- an argument of the possible answer that is not given must be allowed to be left out.
+
+Where the checker raises (an undeclared type, a value it cannot convert, a malformed
+possible answer), :class:`BfclRaises` is raised, at the point where it would raise: a
+failure found before that point ends its check, so it does not reach the error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from ..core.values import MISSING
+from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION
+from .bfcl_types import JAVA_TYPES, JS_TYPES, Unconvertible, java_value, js_value
+
+LANGUAGES = ("python", "java", "javascript")
+
+PYTHON_TYPES: dict[str, type] = {
+    "string": str,
+    "integer": int,
+    "float": float,
+    "boolean": bool,
+    "array": list,
+    "tuple": list,
+    "dict": dict,
+    "any": str,
+}
+# the Python scalar types (their possible answers of the same type: compared at once)
+_SCALARS = {"string": str, "integer": int, "float": float, "boolean": bool}
+# declared types whose elements are type-checked too, per language
+_NESTED = {
+    "python": frozenset({"array", "tuple"}),
+    "java": frozenset({"Array", "ArrayList", "array"}),
+    "javascript": frozenset({"Array", "ArrayList", "array"}),
+}
+_PUNCTUATION = re.compile(r"[ \,\.\/\-\_\*\^]")
+
+
+class BfclRaises(Exception):
+    """BFCL's checker raises on this input instead of giving a verdict."""
+
+
+class FieldVerdict(NamedTuple):
+    """One field of a call under BFCL's rules: ``argument`` (None: the function's name),
+    its status (match, mismatch, omission, hallucination), the expected and given values,
+    and why."""
+
+    argument: str | None
+    status: str
+    expected: Any
+    actual: Any
+    reason: str
+
+
+class CallCheck(NamedTuple):
+    """A call checked: each field's verdict, whether the call is valid (every field
+    matches), and the first failure's reason (BFCL's error) when it is not."""
+
+    fields: tuple[FieldVerdict, ...]
+    valid: bool
+    error: str
+
+
+def standardize(text: str) -> str:
+    """A string as BFCL compares it: spaces and ``,./-_*^`` removed, lowercased, ``'`` as
+    ``"`` (kept per string: the same acceptable values are compared call after call)."""
+    done = _STANDARD.get(text)
+    if done is None:
+        done = _PUNCTUATION.sub("", text).lower().replace("'", '"')
+        if len(_STANDARD) >= _STANDARD_LIMIT:
+            _STANDARD.clear()
+        _STANDARD[text] = done
+    return done
+
+
+_STANDARD: dict[str, str] = {}
+_STANDARD_LIMIT = 100_000
+
+
+def call_error(
+    doc: Any,
+    name: str,
+    arguments: Mapping[str, Any],
+    answers: Mapping[str, Any],
+    language: str = "python",
+    underscore_to_dot: bool = False,
+) -> str:
+    """:func:`check_call`'s verdict alone, as the checker reaches it: the first failure's
+    reason ('' when the call is valid), without the fields after it."""
+    try:
+        return _call_error(doc, name, arguments, answers, language, underscore_to_dot)
+    except BfclRaises:
+        raise
+    except Exception as error:  # (as in check_call)
+        raise BfclRaises(f"function {name!r}: {error!r}") from None
+
+
+def _call_error(
+    doc: Any,
+    name: str,
+    arguments: Mapping[str, Any],
+    answers: Mapping[str, Any],
+    language: str,
+    underscore_to_dot: bool,
+) -> str:
+    try:
+        details = doc["parameters"]["properties"]
+        required = doc["parameters"]["required"]
+        expected_name = tool_name(doc["name"], underscore_to_dot)
+    except Exception as error:
+        raise BfclRaises(f"malformed function document: {error!r}") from None
+    if name != expected_name:
+        return f"function {expected_name!r} not called (called {name!r})"
+    for param in required:
+        if param not in arguments:
+            return f"required parameter {param!r} missing"
+    for param, value in arguments.items():
+        if param not in details:
+            return f"parameter {param!r} not declared"
+        if param not in answers:
+            return f"parameter {param!r} not in the possible answer"
+        problem = _value_problem(param, value, answers[param], details, language)
+        if problem:
+            return problem
+    for param, values in answers.items():
+        if param not in arguments and not _contains(values, ""):
+            return f"parameter {param!r} left out and not optional"
+    return ""
+
+
+def tool_name(name: str, underscore_to_dot: bool) -> str:
+    """The name a model is expected to call: dots as underscores where the model's API
+    allows no dots (BFCL's ``underscore_to_dot`` models)."""
+    return name.replace(".", "_") if underscore_to_dot and "." in name else name
+
+
+def check_call(
+    doc: Any,
+    name: str,
+    arguments: Mapping[str, Any],
+    possible: Mapping[str, Any],
+    language: str = "python",
+    underscore_to_dot: bool = False,
+) -> CallCheck:
+    """The call ``name(**arguments)`` against one possible answer (``{name: {arg:
+    [values]}}``) and the function document ``doc``, under BFCL's rules."""
+    try:
+        return _check_call(doc, name, arguments, possible, language, underscore_to_dot)
+    except BfclRaises:
+        raise
+    except Exception as error:  # (a malformed document, read as the checker reads it)
+        raise BfclRaises(f"function {name!r}: {error!r}") from None
+
+
+def _check_call(
+    doc: Any,
+    name: str,
+    arguments: Mapping[str, Any],
+    possible: Mapping[str, Any],
+    language: str = "python",
+    underscore_to_dot: bool = False,
+) -> CallCheck:
+    """The call ``name(**arguments)`` against one possible answer (``{name: {arg:
+    [values]}}``) and the function document ``doc``, under BFCL's rules."""
+    try:
+        answers = next(iter(possible.values()))
+        details = doc["parameters"]["properties"]
+        required = doc["parameters"]["required"]
+        expected_name = tool_name(doc["name"], underscore_to_dot)
+    except Exception as error:
+        raise BfclRaises(f"malformed function document or possible answer: {error!r}") from None
+    fields: list[FieldVerdict] = []
+    error = ""
+    if name != expected_name:
+        error = f"function {expected_name!r} not called (called {name!r})"
+        fields.append(FieldVerdict(None, MISMATCH, expected_name, name, error))
+        fields.extend(
+            FieldVerdict(arg, OMISSION, values, MISSING, "its function was not called")
+            for arg, values in answers.items()
+            if "" not in values or arg in required
+        )
+        fields.extend(
+            FieldVerdict(arg, HALLUCINATION, MISSING, value, "given to another function")
+            for arg, value in arguments.items()
+        )
+        return CallCheck(tuple(fields), False, error)
+    fields.append(FieldVerdict(None, MATCH, expected_name, name, ""))
+    missing_required = [param for param in required if param not in arguments]
+    for param in missing_required:
+        reason = f"required parameter {param!r} missing"
+        error = error or reason
+        fields.append(FieldVerdict(param, OMISSION, answers.get(param, MISSING), MISSING, reason))
+    for param, value in arguments.items():
+        if param not in details or param not in answers:
+            reason = (
+                f"parameter {param!r} not declared"
+                if param not in details
+                else f"parameter {param!r} not in the possible answer"
+            )
+            error = error or reason
+            fields.append(FieldVerdict(param, HALLUCINATION, MISSING, value, reason))
+            continue
+        try:
+            problem = _value_problem(param, value, answers[param], details, language)
+        except BfclRaises:
+            if error:  # the checker returned before reaching this value
+                problem = "not checked: BFCL's checker cannot read it"
+            else:
+                raise
+        error = error or problem
+        fields.append(
+            FieldVerdict(param, MISMATCH if problem else MATCH, answers[param], value, problem)
+        )
+    for param, values in answers.items():
+        if param in arguments or param in missing_required:
+            continue
+        if _contains(values, ""):
+            fields.append(FieldVerdict(param, MATCH, values, MISSING, "optional, left out"))
+        else:
+            reason = f"parameter {param!r} left out and not optional"
+            error = error or reason
+            fields.append(FieldVerdict(param, OMISSION, values, MISSING, reason))
+    return CallCheck(tuple(fields), not error, error)
+
+
+def _contains(values: Any, item: Any) -> bool:
+    try:
+        return item in values  # type: ignore[no-any-return]
+    except Exception as error:
+        raise BfclRaises(f"malformed possible answer {values!r}: {error!r}") from None
+
+
+def _value_problem(
+    param: str, value: Any, answers: Any, details: Mapping[str, Any], language: str
+) -> str:
+    """Why ``value`` is not accepted for ``param`` ('' when it is); BfclRaises where the
+    checker raises."""
+    try:
+        return _problem(param, value, answers, details, language)
+    except BfclRaises:
+        raise
+    except Exception as error:
+        raise BfclRaises(f"parameter {param!r}: {error!r}") from None
+
+
+def _problem(
+    param: str, value: Any, answers: Any, details: Mapping[str, Any], language: str
+) -> str:
+    declared = details[param]["type"]
+    nested: type | None = None
+    scalar = _SCALARS.get(declared) if language == "python" else None
+    if scalar is not None and type(answers) is list:
+        # the usual case, decided at once: a Python scalar whose possible answers are of its
+        # declared type (no variable), as the general way below decides it
+        if declared == "float" and type(value) is int:
+            value = float(value)
+        kind = _answer_type(answers)
+        if kind is scalar:
+            if type(value) is not scalar:
+                return f"type of {param!r}: expected {declared}, got {type(value).__name__}"
+            if scalar is str:
+                ok = standardize(value) in [standardize(a) for a in answers if type(a) is str]
+            else:
+                ok = value in answers
+            return "" if ok else f"value of {param!r}: {value!r} is not one of {answers!r}"
+    if language == "python":
+        expected_type = PYTHON_TYPES[declared]
+        if declared in _NESTED["python"]:
+            nested = PYTHON_TYPES[details[param]["items"]["type"]]
+        if declared == "float" and type(value) is int:
+            value = float(value)
+    else:
+        table, convert = (JAVA_TYPES, java_value) if language == "java" else (JS_TYPES, js_value)
+        expected_type = table[declared]
+        if type(value) is not str:
+            return f"type of {param!r}: {language} values are given as text, not {type(value).__name__}"
+        try:
+            if declared in _NESTED[language]:
+                item_type = details[param]["items"]["type"]
+                nested = table[item_type]
+                value = convert(value, declared, item_type)
+            else:
+                value = convert(value, declared)
+        except Unconvertible as error:
+            raise BfclRaises(str(error)) from None
+    valid, variable = _type_check(value, answers, expected_type, nested)
+    if not valid:
+        return f"type of {param!r}: expected {declared}, got {type(value).__name__}"
+    if not variable:
+        if expected_type is dict:
+            ok = _dict_ok(value, answers)
+        elif expected_type is list and nested is dict:
+            ok = _dict_list_ok(value, answers)
+        elif expected_type is str:
+            ok = standardize(value) in [standardize(a) for a in _items(answers) if type(a) is str]
+        elif expected_type is list:
+            ok = _list_ok(value, answers)
+        else:
+            ok = value in answers
+    else:
+        ok = value in answers
+    return "" if ok else f"value of {param!r}: {value!r} is not one of {answers!r}"
+
+
+def _items(values: Any) -> list[Any]:
+    """``values`` read by index, as the checker reads them (a string's characters too)."""
+    return [values[i] for i in range(len(values))]
+
+
+def _answer_type(answers: Any) -> type | None:
+    for answer in answers:
+        if answer != "":
+            return type(answer)
+    return None
+
+
+def _type_check(
+    value: Any, answers: Any, expected_type: type, nested: type | None
+) -> tuple[bool, bool]:
+    """(whether the type is accepted, whether the value is taken as a variable): a value of
+    the declared type; or, where the possible answers are of another type, a value of
+    theirs (a variable's name, compared as it is). Array elements one level down."""
+    answer_type = _answer_type(answers)
+    variable = answer_type is not None and answer_type is not expected_type
+    nested_failed = False
+    if type(value) is expected_type:
+        if nested is None:
+            return True, variable
+        for answer in answers:
+            if type(answer) is not list or all(
+                _type_check(item, answer, nested, None)[0] for item in value
+            ):
+                return True, variable
+        nested_failed = True
+    if answer_type is not None and type(value) is answer_type:
+        return not nested_failed, True
+    return False, variable
+
+
+def _standard(value: Any) -> Any:
+    return standardize(value) if type(value) is str else value
+
+
+def _list_ok(value: list[Any], answers: Any) -> bool:
+    given = [_standard(item) for item in value]
+    return given in [[_standard(item) for item in _items(answer)] for answer in answers]
+
+
+def _dict_ok(value: Any, answers: Any) -> bool:
+    for answer in _items(answers):
+        if answer == "":
+            continue
+        ok = True
+        for key, item in value.items():
+            if key not in answer or _standard(item) not in [
+                _standard(a) for a in _items(answer[key])
+            ]:
+                ok = False
+                break
+        for key, accepted in answer.items():
+            if key not in value and "" not in accepted:
+                ok = False
+                break
+        if ok:
+            return True
+    return False
+
+
+def _dict_list_ok(value: list[Any], answers: Any) -> bool:
+    for answer in answers:
+        if len(value) != len(answer):
+            continue
+        if all(_dict_ok(value[i], [answer[i]]) for i in range(len(value))):
+            return True
+    return False
+
+
+def calls_error(
+    docs: Any,
+    calls: Sequence[tuple[str, Mapping[str, Any]]],
+    answers: Sequence[tuple[str, Mapping[str, Any]]],
+    category: str,
+    language: str = "python",
+    underscore_to_dot: bool = False,
+) -> str:
+    """The checker's verdict on a model's calls (name, arguments) against the possible
+    answers (name, {arg: [values]}) of a category: the first failure ('' when valid). The
+    category sets the pairing as the checker's does: ``parallel`` ones in any order, each
+    expected call taking the first call left that it accepts; ``multiple`` ones the first
+    call against the first expected, its document found by name; the others (simple) the
+    only call against the first document."""
+    n, m = len(answers), len(calls)
+    if "parallel" in category:
+        if n != m:
+            return f"wrong number of calls: {m} made, {n} expected"
+        taken = [False] * m
+        for i, (wanted, accepted) in enumerate(answers):
+            doc = _doc_named(docs, wanted)
+            for j in range(m):
+                if not taken[j]:
+                    name, arguments = calls[j]
+                    if not call_error(doc, name, arguments, accepted, language, underscore_to_dot):
+                        taken[j] = True
+                        break
+            else:
+                return f"no call matches expected call {i} ({wanted!r})"
+        return ""
+    multiple = "multiple" in category
+    if m != (n if multiple else 1):
+        return f"wrong number of calls: {m} made, {n} expected"
+    if not answers:
+        raise BfclRaises("no possible answer to check the call against")
+    if multiple:
+        doc = _doc_named(docs, answers[0][0])
+    else:
+        try:
+            doc = docs[0]
+        except Exception as error:
+            raise BfclRaises(f"no function document: {error!r}") from None
+    name, arguments = calls[0]
+    return call_error(doc, name, arguments, answers[0][1], language, underscore_to_dot)
+
+
+def _doc_named(docs: Any, name: str) -> Any:
+    """The document of function ``name`` (None when there is none; a single document
+    given alone is every function's, as the checker takes it)."""
+    if type(docs) is not list:
+        return docs
+    for doc in docs:
+        if doc["name"] == name:
+            return doc
+    return None

@@ -1,0 +1,529 @@
+"""tool_calls: an agent's tool calls scored field by field.
+
+Both sides are read as calls (reading/call_forms.py: OpenAI, Anthropic, Gemini, plain and
+BFCL forms; the expected side may be BFCL's possible answers and carry the tools). Each
+expected call is paired with an actual one, by order (``order="strict"``) or, by default,
+order-agnostically (``order="any"``: the pairing that matches the most fields, calls of the
+same function first); the function's name and every argument is a field with its verdict
+(comparing/tool_args.py), under the path ``get_weather.location`` (``get_weather[1]...``
+for the second expected call of one function; the per-field tables drop the index). A call
+left unpaired is an omission (expected) or a hallucination (actual), its name and each
+argument. The score is F1 over the fields, precision and recall as ``field_f1`` counts them.
+
+``rules="bfcl"`` applies the Berkeley Function Calling Leaderboard's AST checker's rules
+instead (comparing/bfcl_rules.py), its pairing set by the ``category`` (parallel calls
+matched greedily in the expected order, as the checker does), so that a comparison scores
+1.0 exactly when the leaderboard's checker passes it. :func:`bfcl_verdict` gives that
+verdict for a BFCL entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from ..comparing.bfcl_rules import (
+    LANGUAGES,
+    BfclRaises,
+    CallCheck,
+    FieldVerdict,
+    calls_error,
+    check_call,
+)
+from ..comparing.registry import Registry
+from ..comparing.tool_args import check_arguments
+from ..configuring.walk_config import WalkConfig
+from ..core.errors import ConfigError, ParseError, did_you_mean, shown
+from ..core.paths import index_segment, key_segment
+from ..core.values import MISSING
+from ..reading.call_forms import (
+    ExpectedCall,
+    ExpectedCalls,
+    ToolCall,
+    ToolDoc,
+    read_calls,
+    read_expected_calls,
+    read_tools,
+)
+from ..results.field_results import HALLUCINATION, MATCH, OMISSION, FieldResult
+from .base import Metric, type_policy
+
+ORDERS = ("any", "strict")
+RULES = ("default", "bfcl")
+_OPTIONS = frozenset(
+    {"order", "rules", "language", "category", "tools", "underscore_to_dot", "truncated"}
+)
+
+
+class BfclVerdict(NamedTuple):
+    """BFCL's verdict on a model's calls: ``valid``, and when not, why (the first failure
+    the leaderboard's checker would name, in this project's words)."""
+
+    valid: bool
+    error: str
+
+
+class _Settings(NamedTuple):
+    rules: str
+    order: str
+    language: str
+    category: str | None
+    underscore_to_dot: bool
+    tools: tuple[ToolDoc, ...] | None
+
+
+def _settings(options: Mapping[str, Any]) -> _Settings:
+    rules = _choice(options, "rules", RULES, "default")
+    order = _choice(options, "order", ORDERS, "any")
+    category = options.get("category")
+    if category is not None and not isinstance(category, str):
+        raise ConfigError(f"tool_calls option category must be text, not {shown(category)}")
+    language = options.get("language")
+    if language is None:
+        language = _category_language(category or "")
+    elif language not in LANGUAGES:
+        raise ConfigError(
+            f"tool_calls option language must be one of {', '.join(LANGUAGES)}, not "
+            f"{shown(language)}{did_you_mean(language, LANGUAGES)}"
+        )
+    if rules != "bfcl":
+        for name in ("language", "category", "underscore_to_dot"):
+            if options.get(name) is not None:
+                raise ConfigError(f"tool_calls option {name} applies under rules='bfcl' only")
+    elif options.get("order") is not None:
+        raise ConfigError(
+            "tool_calls option order does not apply under rules='bfcl': the category sets "
+            "how calls pair (parallel ones in any order, the others in order)"
+        )
+    dots = options.get("underscore_to_dot")
+    if dots is None:
+        dots = False
+    elif not isinstance(dots, bool):
+        raise ConfigError("tool_calls option underscore_to_dot must be true or false")
+    tools = options.get("tools")
+    read = None if tools is None else _tools_option(tools)
+    return _Settings(rules, order, language, category, dots, read)
+
+
+def _tools_option(tools: Any) -> tuple[ToolDoc, ...]:
+    try:
+        return read_tools(tools, "option tools")
+    except ParseError as error:
+        raise ConfigError(str(error)) from None
+
+
+def _choice(options: Mapping[str, Any], name: str, known: tuple[str, ...], default: str) -> str:
+    value = options.get(name)
+    if value is None:
+        return default
+    if value not in known:
+        raise ConfigError(
+            f"tool_calls option {name} must be one of {', '.join(map(repr, known))}, not "
+            f"{shown(value)}{did_you_mean(value, known) if isinstance(value, str) else ''}"
+        )
+    return str(value)
+
+
+def _category_language(category: str) -> str:
+    """The language BFCL checks a category in (its ``is_js``, ``is_java``)."""
+    if "javascript" in category:
+        return "javascript"
+    return "java" if "java" in category else "python"
+
+
+def _configure(opts: dict[str, Any], registry: Registry) -> WalkConfig:
+    _settings(opts)  # (checked once here, where a bad option is named before any record)
+    return WalkConfig(type_policy=type_policy(registry, "exact", "exact"), registry=registry)
+
+
+# -- pairing and fields --------------------------------------------------------------------
+
+
+class _Pair(NamedTuple):
+    expected: int | None
+    actual: int | None
+    check: CallCheck | None
+
+
+def _score_fields(expected: Any, actual: Any, options: Mapping[str, Any]) -> list[FieldResult]:
+    settings = _settings(options)
+    wanted = read_expected_calls(expected)
+    calls = read_calls(actual)
+    tools = wanted.tools if wanted.tools is not None else settings.tools
+    if settings.rules == "bfcl":
+        pairs, _ = _bfcl_pairs(wanted, calls, tools, settings)
+        comparator = "bfcl"
+    else:
+        pairs = _pairs(wanted, calls, tools, settings.order)
+        comparator = "tool_call"
+    return _field_results(wanted.calls, calls, pairs, comparator)
+
+
+def _tool_of(tools: Sequence[ToolDoc] | None, name: str) -> ToolDoc | None:
+    if tools is None:
+        return None
+    return next((tool for tool in tools if tool.name == name), None)
+
+
+def _default_check(
+    want: ExpectedCall, call: ToolCall, tools: Sequence[ToolDoc] | None
+) -> CallCheck:
+    tool = _tool_of(tools, want.name)
+    return check_arguments(
+        want.name,
+        want.accepted,
+        want.optional,
+        tool.properties if tool is not None else None,
+        tool.required if tool is not None else (),
+        call.name,
+        call.arguments,
+    )
+
+
+def _pairs(
+    wanted: ExpectedCalls, calls: list[ToolCall], tools: Sequence[ToolDoc] | None, order: str
+) -> list[_Pair]:
+    expected = wanted.calls
+    if not expected or not calls:
+        paired = []
+    elif order == "strict" or len(expected) == 1 and len(calls) == 1:
+        paired = list(zip(range(len(expected)), range(len(calls))))
+    else:
+        paired = _best_pairs(expected, calls, tools)
+    pairs = [_Pair(e, a, _default_check(expected[e], calls[a], tools)) for e, a in paired]
+    return _with_unpaired(pairs, len(expected), len(calls))
+
+
+def _best_pairs(
+    expected: Sequence[ExpectedCall], calls: list[ToolCall], tools: Sequence[ToolDoc] | None
+) -> list[tuple[int, int]]:
+    """The pairing that matches the most fields, calls of the expected function first (an
+    optimal assignment; ties go to the earlier call). Past ``PAIRS_SOLVED`` pairs of calls
+    of one function, each function's calls pair in order instead (the k-th expected call
+    of ``f`` with the k-th call of ``f``), so that a long list of calls takes linear time."""
+    if sum(1 for w in expected for c in calls if w.name == c.name) > PAIRS_SOLVED:
+        return _pairs_by_name(expected, calls)
+    from scipy.optimize import linear_sum_assignment  # (imported where calls are many)
+
+    gains = []
+    for want in expected:
+        row = []
+        for call in calls:
+            if call.name != want.name:
+                row.append(0.0)
+                continue
+            fields = _default_check(want, call, tools).fields
+            matched = sum(1 for f in fields if f.status == MATCH)
+            row.append(1.0 + matched / len(fields))
+        gains.append(row)
+    rows, cols = linear_sum_assignment(gains, maximize=True)
+    return sorted(zip(map(int, rows), map(int, cols)))
+
+
+PAIRS_SOLVED = 40_000
+
+
+def _pairs_by_name(
+    expected: Sequence[ExpectedCall], calls: list[ToolCall]
+) -> list[tuple[int, int]]:
+    waiting: dict[str, list[int]] = {}
+    for j, call in enumerate(calls):
+        waiting.setdefault(call.name, []).append(j)
+    used: dict[str, int] = {}
+    paired = []
+    for i, want in enumerate(expected):
+        left, k = waiting.get(want.name, []), used.get(want.name, 0)
+        if k < len(left):
+            paired.append((i, left[k]))
+            used[want.name] = k + 1
+    return paired
+
+
+def _with_unpaired(pairs: list[_Pair], n_expected: int, n_actual: int) -> list[_Pair]:
+    seen_e = {p.expected for p in pairs}
+    seen_a = {p.actual for p in pairs}
+    pairs = sorted(pairs, key=lambda p: p.expected if p.expected is not None else -1)
+    pairs += [_Pair(i, None, None) for i in range(n_expected) if i not in seen_e]
+    pairs += [_Pair(None, j, None) for j in range(n_actual) if j not in seen_a]
+    return pairs
+
+
+def _prefixes(names: Sequence[str]) -> list[str]:
+    """Each call's path: its function's name, indexed where the name repeats."""
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        base = key_segment("", name)
+        if counts[name] > 1:
+            k = seen.get(name, 0)
+            seen[name] = k + 1
+            base = index_segment(base, k)
+        out.append(base)
+    return out
+
+
+def _field_results(
+    expected: Sequence[ExpectedCall], calls: list[ToolCall], pairs: list[_Pair], comparator: str
+) -> list[FieldResult]:
+    e_paths = _prefixes([want.name for want in expected])
+    a_paths = _prefixes([call.name for call in calls])
+    out: list[FieldResult] = []
+    for pair in sorted(pairs, key=_pair_order):
+        if pair.check is None:
+            if pair.expected is not None:
+                want = expected[pair.expected]
+                status = OMISSION
+                verdicts = [FieldVerdict(None, status, want.name, MISSING, "call not made")] + [
+                    FieldVerdict(arg, status, _expected_value(values), MISSING, "call not made")
+                    for arg, values in want.accepted.items()
+                    if arg not in want.optional
+                ]
+                prefix = e_paths[pair.expected]
+                name = want.name
+            else:
+                assert pair.actual is not None
+                call = calls[pair.actual]
+                status = HALLUCINATION
+                verdicts = [FieldVerdict(None, status, MISSING, call.name, "call not expected")] + [
+                    FieldVerdict(arg, status, MISSING, value, "call not expected")
+                    for arg, value in call.arguments.items()
+                ]
+                prefix = a_paths[pair.actual]
+                name = call.name
+            where = calls[pair.actual].where if pair.actual is not None else None
+            out.extend(_results(verdicts, prefix, name, None, comparator, where=where))
+            continue
+        assert pair.expected is not None and pair.actual is not None
+        want, call = expected[pair.expected], calls[pair.actual]
+        prefix = e_paths[pair.expected]
+        other = a_paths[pair.actual] if call.name != want.name else None
+        out.extend(
+            _results(pair.check.fields, prefix, want.name, other, comparator, call.name, call.where)
+        )
+    return out
+
+
+def _pair_order(pair: _Pair) -> tuple[int, int]:
+    if pair.expected is not None:
+        return (0, pair.expected)
+    return (1, pair.actual if pair.actual is not None else 0)
+
+
+def _expected_value(values: Sequence[Any]) -> Any:
+    return values[0] if len(values) == 1 else list(values)
+
+
+def _results(
+    verdicts: Sequence[FieldVerdict],
+    prefix: str,
+    name: str,
+    other_prefix: str | None,
+    comparator: str,
+    other_name: str | None = None,
+    where: str | None = None,
+) -> list[FieldResult]:
+    """FieldResults of a call's verdicts: the name at ``prefix``, each argument below it
+    (the hallucinated arguments of a call of another function below that call's path).
+    ``where``: the actual call's place in the answer, the ``actual_path`` of what it
+    invented (an answer cut off while the call was written spares it: match.py)."""
+    out = []
+    for v in verdicts:
+        at, fn = prefix, name
+        if other_prefix is not None and v.status == HALLUCINATION and v.argument is not None:
+            at, fn = other_prefix, other_name or name
+        path = at if v.argument is None else key_segment(at, v.argument)
+        field_path = key_segment("", fn)
+        if v.argument is not None:
+            field_path = key_segment(field_path, v.argument)
+        expected = MISSING if v.status == HALLUCINATION else v.expected
+        actual = MISSING if v.status == OMISSION else v.actual
+        out.append(
+            FieldResult(
+                path,
+                v.status,
+                1.0 if v.status == MATCH else 0.0,
+                expected,
+                actual,
+                comparator,
+                v.reason,
+                field_path,
+                where if v.status == HALLUCINATION and where else None,
+            )
+        )
+    return out
+
+
+# -- BFCL's verdict ------------------------------------------------------------------------
+
+
+def _bfcl_pairs(
+    wanted: ExpectedCalls,
+    calls: list[ToolCall],
+    tools: Sequence[ToolDoc] | None,
+    settings: _Settings,
+) -> tuple[list[_Pair], str]:
+    """The pairs BFCL's checker makes, each call's fields under its rules, and its error
+    ('' when valid); ConfigError where the checker raises."""
+    if tools is None:
+        raise ConfigError(
+            "rules='bfcl' needs the tools' function documents: give them beside the "
+            "expected calls ('tools' or 'function') or as the tools option"
+        )
+    docs = [tool.doc for tool in tools]
+    category = settings.category or ("parallel" if len(wanted.calls) > 1 else "multiple")
+    try:
+        return _bfcl_checked(wanted.calls, calls, docs, category, settings)
+    except BfclRaises as error:
+        raise ConfigError(f"BFCL's checker cannot check these calls: {error}") from None
+
+
+def _find_doc(docs: Sequence[Any], name: str) -> Any:
+    return next((doc for doc in docs if doc.get("name") == name), None)
+
+
+def _bfcl_checked(
+    expected: Sequence[ExpectedCall],
+    calls: list[ToolCall],
+    docs: Sequence[Any],
+    category: str,
+    settings: _Settings,
+) -> tuple[list[_Pair], str]:
+    language, dots = settings.language, settings.underscore_to_dot
+
+    def check(e: int, a: int, doc: Any, live: bool) -> CallCheck:
+        want, call = expected[e], calls[a]
+        try:
+            return check_call(doc, call.name, call.arguments, want.possible, language, dots)
+        except BfclRaises:
+            if live:
+                raise
+            # (a pair the checker never reaches: shown as not checked)
+            return CallCheck(
+                (FieldVerdict(None, "mismatch", want.name, call.name, "not checked"),),
+                False,
+                "not checked",
+            )
+
+    n, m = len(expected), len(calls)
+    counted = n == m if ("parallel" in category or "multiple" in category) else m == 1
+    error = "" if counted else f"wrong number of calls: {m} made, {n} expected"
+    pairs: list[_Pair] = []
+    if "parallel" in category:
+        taken: set[int] = set()
+        for e in range(n):
+            doc = _find_doc(docs, next(iter(expected[e].possible)))
+            live = not error
+            found = None
+            for a in range(m):
+                if a in taken:
+                    continue
+                result = check(e, a, doc, live)
+                if result.valid:
+                    found = a
+                    pairs.append(_Pair(e, a, result))
+                    taken.add(a)
+                    break
+            if found is None:
+                error = error or f"no call matches expected call {e} ({expected[e].name!r})"
+        # the expected calls left over, beside the calls left over, in order (to show why)
+        left_e = [e for e in range(n) if e not in {p.expected for p in pairs}]
+        left_a = [a for a in range(m) if a not in taken]
+        for e, a in zip(left_e, left_a):
+            doc = _find_doc(docs, next(iter(expected[e].possible)))
+            pairs.append(_Pair(e, a, check(e, a, doc, False)))
+    else:
+        for e, a in zip(range(n), range(m)):
+            if "multiple" in category:
+                doc = _find_doc(docs, next(iter(expected[e].possible)))
+            else:
+                doc = docs[0] if docs else None
+            result = check(e, a, doc, live=counted and e == 0)
+            error = error or result.error
+            pairs.append(_Pair(e, a, result))
+    return _with_unpaired(pairs, n, m), error
+
+
+def bfcl_verdict(
+    functions: Any,
+    model_output: Any,
+    possible_answer: Any,
+    category: str,
+    *,
+    language: str | None = None,
+    underscore_to_dot: bool = False,
+) -> BfclVerdict:
+    """BFCL's AST checker's verdict on one entry: ``functions`` (the entry's function
+    documents), ``model_output`` (the model's calls: BFCL's decoded form ``[{name: {arg:
+    value}}]`` or any form ``tool_calls`` reads), ``possible_answer`` (the entry's ground
+    truth, ``[{name: {arg: [values]}}]``), ``category`` (``simple_python``, ``parallel``,
+    ``live_multiple``, ...; it sets the pairing and, unless ``language`` is given, the
+    language). ``underscore_to_dot``: the model's API writes dots in function names as
+    underscores (BFCL's model setting). ConfigError where the checker would raise."""
+    key = (category, language, underscore_to_dot)
+    settings = _VERDICT_SETTINGS.get(key) if type(category) is str else None
+    if settings is None:
+        options: dict[str, Any] = {"rules": "bfcl", "category": category}
+        if language is not None:
+            options["language"] = language
+        if underscore_to_dot:
+            options["underscore_to_dot"] = True
+        settings = _settings(options)
+        if len(_VERDICT_SETTINGS) < 256:
+            _VERDICT_SETTINGS[key] = settings
+    docs = functions if type(functions) is list else [tool.doc for tool in read_tools(functions)]
+    answers = _decoded(possible_answer, list)
+    if answers is None:
+        answers = [
+            (call.name, call.possible[call.name])
+            for call in read_expected_calls({"possible_answer": possible_answer}).calls
+        ]
+    calls = _decoded(model_output, dict)
+    if calls is None:
+        calls = [(call.name, call.arguments) for call in read_calls(model_output, "model_output")]
+    category = settings.category or ("parallel" if len(answers) > 1 else "multiple")
+    try:
+        error = calls_error(
+            docs, calls, answers, category, settings.language, settings.underscore_to_dot
+        )
+    except BfclRaises as raised:
+        raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
+    return BfclVerdict(not error, error)
+
+
+# the settings of bfcl_verdict's calls, kept per (category, language, underscore_to_dot)
+_VERDICT_SETTINGS: dict[tuple[Any, ...], _Settings] = {}
+
+
+def _decoded(value: Any, kind: type) -> list[tuple[str, Any]] | None:
+    """``value`` as (name, arguments) pairs when it is in BFCL's form ``[{name: {arg:
+    value}}]`` and every argument's value is a ``kind`` (dict: anything; list: the lists of
+    possible answers), else None (read it the general way, which names what is wrong)."""
+    if type(value) is not list:
+        return None
+    out = []
+    for item in value:
+        if type(item) is not dict or len(item) != 1:
+            return None
+        for name, arguments in item.items():
+            if type(arguments) is not dict:
+                return None
+            if kind is list:
+                for v in arguments.values():
+                    if type(v) is not list:
+                        return None
+            out.append((name, arguments))
+    return out
+
+
+TOOL_CALLS = Metric(
+    "tool_calls",
+    _OPTIONS,
+    _configure,
+    headline="f_beta",
+    allow_array=True,
+    score_fields=_score_fields,
+    description="tool calls: names and arguments field by field (BFCL's rules on request)",
+)

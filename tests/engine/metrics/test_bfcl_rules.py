@@ -1,0 +1,218 @@
+"""rules="bfcl": the same verdict as the Berkeley Function Calling Leaderboard's AST checker.
+
+The differential test runs BFCL's own checker (``bfcl_eval``, installed with ``--no-deps``;
+tests/helpers/bfcl_entries.py imports it without its providers' clients) on BFCL's own
+entries of every AST category, with model outputs made from each entry: each possible
+answer, and each kind of wrong one. ``bfcl_verdict`` and ``match_json(..., rules="bfcl")``
+(its score 1.0 exactly when valid) must give the checker's verdict for every one, or raise
+ConfigError where it raises. docs/metrics.md lists the deliberate differences; none of them
+occurs in BFCL's data.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import pytest
+
+from pytest_jsonmatch import BfclVerdict, ConfigError, bfcl_verdict, match_json
+from tests.helpers.bfcl_entries import (
+    CATEGORIES,
+    DOTS_MODEL,
+    PLAIN_MODEL,
+    entries,
+    language_of,
+    load_checker,
+    outputs,
+)
+
+AST_CHECKER, LANGUAGE = load_checker()
+
+
+def theirs(entry, output, model):
+    language = getattr(LANGUAGE, language_of(entry.category).upper())
+    try:
+        checked = AST_CHECKER(
+            entry.functions, output, entry.possible_answer, language, entry.category, model
+        )
+    except Exception:
+        return "raises"
+    return checked["valid"]
+
+
+def ours(entry, output, model):
+    try:
+        return bfcl_verdict(
+            entry.functions,
+            output,
+            entry.possible_answer,
+            entry.category,
+            underscore_to_dot=model == DOTS_MODEL,
+        ).valid
+    except ConfigError:
+        return "raises"
+
+
+def scored(entry, output):
+    expected = {"possible_answer": entry.possible_answer, "function": entry.functions}
+    try:
+        result = match_json(
+            output, expected, metric="tool_calls", rules="bfcl", category=entry.category
+        )
+    except ConfigError:
+        return "raises"
+    assert 0.0 <= result.score <= 1.0
+    return result.score == 1.0
+
+
+@pytest.mark.parametrize("category", CATEGORIES)
+def test_the_verdict_is_the_checkers_on_every_entry_and_output(category):
+    counts: collections.Counter[object] = collections.Counter()
+    differ = []
+    for i, entry in enumerate(entries(category)):
+        for kind, output in outputs(entry):
+            verdict = theirs(entry, output, PLAIN_MODEL)
+            counts[verdict] += 1
+            if ours(entry, output, PLAIN_MODEL) != verdict:
+                differ.append((entry.id, kind, "verdict", verdict))
+            # the metric's score, on every third entry (the same rules; it keeps the run short)
+            if i % 3 == 0 and scored(entry, output) != verdict:
+                differ.append((entry.id, kind, "match_json", verdict))
+            # a model that writes dots as underscores, on the entries whose names have dots
+            names = [name for call in entry.possible_answer for name in call]
+            if any("." in name for name in names) and i % 3 == 1:
+                if ours(entry, output, DOTS_MODEL) != theirs(entry, output, DOTS_MODEL):
+                    differ.append((entry.id, kind, "underscore_to_dot", verdict))
+    assert differ == []
+    # the outputs put the rules to work: the checker passes some and fails others
+    assert counts[True] > 0 and counts[False] > 0
+
+
+def test_python_takes_an_integer_where_a_float_is_declared():
+    functions = [
+        {
+            "name": "area",
+            "parameters": {
+                "type": "dict",
+                "properties": {"radius": {"type": "float"}, "unit": {"type": "string"}},
+                "required": ["radius"],
+            },
+        }
+    ]
+    answer = [{"area": {"radius": [5.0], "unit": ["Square Meters", ""]}}]
+    assert bfcl_verdict(functions, [{"area": {"radius": 5}}], answer, "simple_python").valid
+    # strings lose spaces and ,./-_*^ and case before they are compared
+    assert bfcl_verdict(
+        functions, [{"area": {"radius": 5, "unit": "square_meters"}}], answer, "simple_python"
+    ).valid
+    wrong = bfcl_verdict(functions, [{"area": {"radius": "5"}}], answer, "simple_python")
+    assert wrong == BfclVerdict(False, "type of 'radius': expected float, got str")
+
+
+def test_java_and_javascript_values_are_source_text_converted_by_type():
+    functions = [
+        {
+            "name": "Cache.put",
+            "parameters": {
+                "type": "dict",
+                "properties": {
+                    "ttl": {"type": "long"},
+                    "keys": {"type": "ArrayList", "items": {"type": "String"}},
+                },
+                "required": ["ttl", "keys"],
+            },
+        }
+    ]
+    # the possible answers hold the values the text converts to
+    answer = [{"Cache.put": {"ttl": [300], "keys": [["a", "b"]]}}]
+    keys = 'new ArrayList<>(Arrays.asList("a", "b"))'
+    call = [{"Cache.put": {"ttl": "300L", "keys": keys}}]
+    assert theirs_simple(functions, call, answer, "simple_java") is True
+    assert bfcl_verdict(functions, call, answer, "simple_java").valid
+    for wrong in ({"ttl": 300, "keys": keys}, {"ttl": "300", "keys": keys}):
+        # a number where Java text is due; an int literal where a long is declared
+        output = [{"Cache.put": wrong}]
+        assert theirs_simple(functions, output, answer, "simple_java") is False
+        assert not bfcl_verdict(functions, output, answer, "simple_java").valid
+    js = [
+        {
+            "name": "draw",
+            "parameters": {
+                "type": "dict",
+                "properties": {"points": {"type": "array", "items": {"type": "integer"}}},
+                "required": ["points"],
+            },
+        }
+    ]
+    js_answer = [{"draw": {"points": [[1, 2, 3]]}}]
+    for text, valid in (("[1, 2, 3]", True), ("new Array(1, 2, 3)", True), ("[1, 2]", False)):
+        output = [{"draw": {"points": text}}]
+        assert theirs_simple(js, output, js_answer, "simple_javascript") is valid
+        assert bfcl_verdict(js, output, js_answer, "simple_javascript").valid is valid
+
+
+def theirs_simple(functions, output, answer, category):
+    language = getattr(LANGUAGE, language_of(category).upper())
+    return AST_CHECKER(functions, output, answer, language, category, PLAIN_MODEL)["valid"]
+
+
+def test_parallel_calls_are_matched_greedily_as_the_checker_does():
+    # the first expected call takes the first call it accepts (a=1), leaving a=2 for the
+    # second, which accepts only a=1: invalid, though another pairing would pass. The
+    # metric's own rules (order="any") find that pairing.
+    functions = [
+        {
+            "name": "f",
+            "parameters": {
+                "type": "dict",
+                "properties": {"a": {"type": "integer"}},
+                "required": [],
+            },
+        }
+    ]
+    answer = [{"f": {"a": [1, 2]}}, {"f": {"a": [1]}}]
+    output = [{"f": {"a": 1}}, {"f": {"a": 2}}]
+    assert theirs_simple(functions, output, answer, "parallel") is False
+    assert not bfcl_verdict(functions, output, answer, "parallel").valid
+    expected = {"possible_answer": answer, "function": functions}
+    assert match_json(output, expected, metric="tool_calls").score == 1.0
+    bfcl = match_json(output, expected, metric="tool_calls", rules="bfcl", category="parallel")
+    assert bfcl.score < 1.0
+
+
+def test_any_vendor_form_gives_the_same_verdict():
+    functions = [
+        {
+            "name": "get_weather",
+            "parameters": {
+                "type": "dict",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
+        }
+    ]
+    answer = [{"get_weather": {"city": ["Paris"]}}]
+    openai = {
+        "tool_calls": [
+            {
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city": "paris"}'},
+            }
+        ]
+    }
+    assert bfcl_verdict(functions, openai, answer, "live_simple") == BfclVerdict(True, "")
+
+
+def test_where_the_checker_raises_the_verdict_is_a_config_error():
+    functions = [
+        {
+            "name": "f",
+            "parameters": {"type": "dict", "properties": {"s": {"type": "Set"}}, "required": []},
+        }
+    ]
+    answer = [{"f": {"s": ["x"]}}]
+    output = [{"f": {"s": "x"}}]
+    with pytest.raises(Exception):
+        theirs_simple(functions, output, answer, "simple_java")
+    with pytest.raises(ConfigError, match="BFCL's checker cannot check these calls"):
+        bfcl_verdict(functions, output, answer, "simple_java")

@@ -1,0 +1,327 @@
+"""tool_calls: calls paired, the name and every argument a field, P/R/F1 over them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_jsonmatch import ConfigError, TruncatedError, evaluate_records, match_json
+
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "location": {"type": "string"},
+                "unit": {"type": "string"},
+                "days": {"type": "integer"},
+            },
+            "required": ["location"],
+        },
+    },
+}
+
+
+def openai(*calls):
+    """A chat-completions message with these (name, arguments) calls, arguments as text."""
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)},
+            }
+            for i, (name, args) in enumerate(calls)
+        ],
+    }
+
+
+def tc(actual, expected, **options):
+    return match_json(actual, expected, metric="tool_calls", **options)
+
+
+def rows(result):
+    return [(f.path, f.status, f.score) for f in result.fields]
+
+
+def test_every_field_matches():
+    expected = {"calls": [{"name": "get_weather", "arguments": {"location": "Paris"}}]}
+    result = tc(openai(("get_weather", {"location": "Paris"})), expected)
+    assert rows(result) == [("get_weather", "match", 1.0), ("get_weather.location", "match", 1.0)]
+    assert (result.score, result.precision, result.recall) == (1.0, 1.0, 1.0)
+
+
+def test_a_wrong_value_and_a_hallucinated_argument():
+    # name match, location match, unit mismatch, days hallucinated:
+    # P = 2 / (3 + 1) = 0.5, R = 2 / 3, F1 = 2 * 0.5 * (2/3) / (0.5 + 2/3) = 4/7
+    expected = [{"name": "get_weather", "arguments": {"location": "Paris", "unit": "celsius"}}]
+    actual = openai(("get_weather", {"location": "Paris", "unit": "fahrenheit", "days": 3}))
+    result = tc(actual, expected)
+    assert rows(result) == [
+        ("get_weather", "match", 1.0),
+        ("get_weather.location", "match", 1.0),
+        ("get_weather.unit", "mismatch", 0.0),
+        ("get_weather.days", "hallucination", 0.0),
+    ]
+    assert result.precision == 0.5
+    assert result.recall == pytest.approx(2 / 3)
+    assert result.score == pytest.approx(4 / 7)
+
+
+def test_parallel_calls_pair_in_any_order_by_default_and_by_index_when_strict():
+    expected = [
+        {"name": "get_weather", "arguments": {"location": "Paris"}},
+        {"name": "get_weather", "arguments": {"location": "Rome"}},
+    ]
+    actual = openai(("get_weather", {"location": "Rome"}), ("get_weather", {"location": "Paris"}))
+    assert tc(actual, expected).score == 1.0
+    strict = tc(actual, expected, order="strict")
+    # each pair: name match, location mismatch -> P = R = 2/4
+    assert rows(strict) == [
+        ("get_weather[0]", "match", 1.0),
+        ("get_weather[0].location", "mismatch", 0.0),
+        ("get_weather[1]", "match", 1.0),
+        ("get_weather[1].location", "mismatch", 0.0),
+    ]
+    assert strict.score == 0.5
+
+
+def test_a_missing_call_and_an_unexpected_call():
+    # expected get_weather(location) and get_time(zone); the model called get_weather right
+    # and send_email(to). Fields: 2 matches, 1 mismatch, 1 omission, 1 hallucination:
+    # P = 2 / (3 + 1) = 0.5, R = 2 / (3 + 1) = 0.5, F1 = 0.5
+    expected = [
+        {"name": "get_weather", "arguments": {"location": "Paris"}},
+        {"name": "get_time", "arguments": {"zone": "CET"}},
+    ]
+    actual = openai(("send_email", {"to": "a@b.c"}), ("get_weather", {"location": "Paris"}))
+    result = tc(actual, expected)
+    # the optimal pairing puts get_time beside send_email (no call of get_time was made):
+    # get_time's name mismatched, its zone omitted, send_email's argument hallucinated
+    assert rows(result) == [
+        ("get_weather", "match", 1.0),
+        ("get_weather.location", "match", 1.0),
+        ("get_time", "mismatch", 0.0),
+        ("get_time.zone", "omission", 0.0),
+        ("send_email.to", "hallucination", 0.0),
+    ]
+    assert result.score == 0.5
+
+
+def test_a_call_of_another_function_mismatches_its_name():
+    # paired (one call each side): name mismatch, location omitted, city hallucinated under
+    # the called function's path. P = 0 / (1 + 1) = 0, R = 0 / (1 + 1) = 0
+    result = tc(
+        openai(("get_forecast", {"city": "Paris"})),
+        [{"name": "get_weather", "arguments": {"location": "Paris"}}],
+    )
+    assert rows(result) == [
+        ("get_weather", "mismatch", 0.0),
+        ("get_weather.location", "omission", 0.0),
+        ("get_forecast.city", "hallucination", 0.0),
+    ]
+    assert result.fields[0].reason == "called 'get_forecast' instead of 'get_weather'"
+    assert result.score == 0.0
+
+
+def test_possible_answers_acceptable_values_and_optional_arguments():
+    expected = {
+        "possible_answer": [
+            {"get_weather": {"location": ["Paris", "Paris, France"], "unit": ["celsius", ""]}}
+        ],
+        "tools": [WEATHER_TOOL],
+    }
+    left_out = tc(openai(("get_weather", {"location": "Paris, France"})), expected)
+    assert rows(left_out) == [
+        ("get_weather", "match", 1.0),
+        ("get_weather.location", "match", 1.0),
+        ("get_weather.unit", "match", 1.0),
+    ]
+    assert left_out.fields[2].reason == "optional, left out"
+    wrong = tc(openai(("get_weather", {"location": "paris"})), expected)
+    assert rows(wrong)[1] == ("get_weather.location", "mismatch", 0.0)  # exact by default
+    assert wrong.fields[1].reason == "not an acceptable value"
+
+
+def test_a_required_argument_may_not_be_left_out_even_where_the_answer_allows_it():
+    # the tool requires location; the possible answer marks it optional: still an omission.
+    # name match, location omission: P = 1/1, R = 1/2, F1 = 2/3
+    expected = {
+        "possible_answer": [{"get_weather": {"location": ["Paris", ""]}}],
+        "tools": [WEATHER_TOOL],
+    }
+    result = tc(openai(("get_weather", {})), expected)
+    assert rows(result) == [
+        ("get_weather", "match", 1.0),
+        ("get_weather.location", "omission", 0.0),
+    ]
+    assert result.fields[1].reason == "required, left out"
+    assert result.score == pytest.approx(2 / 3)
+
+
+def test_types_are_checked_against_the_declared_schema():
+    expected = {
+        "calls": [{"name": "get_weather", "arguments": {"location": "Paris", "days": 3}}],
+        "tools": [WEATHER_TOOL],
+    }
+    # 3.0 is an integer by JSON Schema's rule; "3" is not
+    assert tc(openai(("get_weather", {"location": "Paris", "days": 3.0})), expected).score == 1.0
+    result = tc(openai(("get_weather", {"location": "Paris", "days": "3"})), expected)
+    assert rows(result)[2] == ("get_weather.days", "mismatch", 0.0)
+    assert result.fields[2].reason == "type: expected integer, got string"
+    # an argument the tool does not declare
+    extra = tc(openai(("get_weather", {"location": "Paris", "days": 3, "hourly": True})), expected)
+    assert extra.fields[-1].status == "hallucination"
+    assert extra.fields[-1].reason == "not declared by the tool"
+
+
+def test_the_tools_may_come_as_an_option():
+    expected = [{"name": "get_weather", "arguments": {"days": 2}}]
+    actual = openai(("get_weather", {"days": 2}))
+    assert tc(actual, expected).score == 1.0
+    # with the tool: location is required and given by neither side: an omission.
+    # P = 2/2, R = 2/3, F1 = 0.8
+    result = tc(actual, expected, tools=[WEATHER_TOOL])
+    assert result.fields[-1][:2] == ("get_weather.location", "omission")
+    assert result.score == pytest.approx(0.8)
+
+
+def test_no_call_made_scores_zero():
+    result = tc({"role": "assistant", "content": "Sunny."}, [{"name": "f", "arguments": {"a": 1}}])
+    assert rows(result) == [("f", "omission", 0.0), ("f.a", "omission", 0.0)]
+    assert result.score == 0.0
+
+
+def test_per_field_tables_are_keyed_by_function_and_argument():
+    expected = [{"name": "get_weather", "arguments": {"location": "Paris"}}]
+    run = evaluate_records(
+        [expected, expected],
+        [
+            openai(("get_weather", {"location": "Paris"})),
+            openai(("get_weather", {"location": "Rome"})),
+        ],
+        metric="tool_calls",
+    )
+    location = run.per_field["get_weather.location"]
+    assert (location.match, location.mismatch, location.score_sum) == (1, 1, 1.0)
+    assert run.per_field["get_weather"].match == 2
+    assert [r.score for r in run.records] == [1.0, 0.5]
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"order": "random"}, "order must be one of 'any', 'strict'"),
+        ({"rules": "bfc"}, "did you mean 'bfcl'"),
+        ({"language": "python"}, "applies under rules='bfcl' only"),
+        ({"rules": "bfcl", "order": "any"}, "order does not apply under rules='bfcl'"),
+        ({"rules": "bfcl", "language": "rust"}, "language must be one of python, java"),
+        ({"rules": "bfcl"}, "needs the tools' function documents"),
+        ({"tools": 3}, "option tools must be a list of tool definitions"),
+        ({"fields": {}}, "unknown option 'fields' for metric 'tool_calls'"),
+    ],
+)
+def test_bad_options_are_config_errors(options, words):
+    with pytest.raises(ConfigError, match=words):
+        tc(openai(("f", {})), [{"name": "f", "arguments": {}}], **options)
+
+
+def test_when_no_call_is_expected_any_call_is_a_hallucination():
+    # nothing expected and nothing made: no field, precision and recall 1 by the accounting
+    assert tc({"role": "assistant", "content": "Hello!"}, {"calls": []}).score == 1.0
+    # two calls nobody asked for: four hallucinations, P = 0, R = 1 (no expected field), F1 = 0
+    result = tc(openai(("f", {"a": 1}), ("g", {})), {"calls": []})
+    assert rows(result) == [
+        ("f", "hallucination", 0.0),
+        ("f.a", "hallucination", 0.0),
+        ("g", "hallucination", 0.0),
+    ]
+    assert (result.precision, result.recall, result.score) == (0.0, 1.0, 0.0)
+    # and the other way round: two expected calls, none made
+    missed = tc(
+        {"role": "assistant", "content": "No."},
+        [{"name": "f", "arguments": {}}, {"name": "g", "arguments": {}}],
+    )
+    assert rows(missed) == [("f", "omission", 0.0), ("g", "omission", 0.0)]
+
+
+def test_many_calls_of_one_function_pair_in_order_in_linear_time():
+    # 300 x 300 calls of f: past PAIRS_SOLVED (40,000) pairs, the k-th expected call of f
+    # pairs with the k-th call of f. The model answered every call but the last one's value
+    # (299 -> 0): 300 names + 299 values match, one value mismatches. P = R = 599/600
+    expected = [{"name": "f", "arguments": {"n": n}} for n in range(300)]
+    actual = [{"f": {"n": n if n < 299 else 0}} for n in range(300)]
+    result = tc(actual, expected)
+    assert len(result.fields) == 600
+    assert result.fields[-1][:2] == ("f[299].n", "mismatch")
+    assert result.score == pytest.approx(599 / 600)
+
+
+def test_malformed_tool_definitions_are_parse_errors():
+    from pytest_jsonmatch import ParseError
+
+    bad = [{"name": "f", "parameters": {"type": "object", "properties": {}, "required": [["a"]]}}]
+    with pytest.raises(ParseError, match="parameters.required a list of names"):
+        tc([{"f": {}}], {"calls": [{"name": "f", "arguments": {}}], "tools": bad})
+    # under BFCL's rules a document the checker cannot read is a ConfigError, not a traceback
+    # (a document without "required": the checker raises a KeyError)
+    doc = [{"name": "f", "parameters": {"type": "dict", "properties": {"a": {"type": "integer"}}}}]
+    with pytest.raises(ConfigError, match="BFCL's checker cannot check these calls"):
+        tc(
+            [{"f": {"a": 1}}],
+            {"possible_answer": [{"f": {"a": [1]}}], "function": doc},
+            rules="bfcl",
+        )
+
+
+def test_the_openai_clients_own_objects_are_read_as_they_are():
+    from openai.types.chat import ChatCompletion  # (the test extra installs openai)
+
+    reply = ChatCompletion.model_validate(
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [
+                {"index": 0, "finish_reason": "tool_calls", "message": openai(("f", {"a": 1}))}
+            ],
+        }
+    )
+    expected = [{"name": "f", "arguments": {"a": 1}}]
+    message = reply.choices[0].message
+    for answer in (reply, message, message.tool_calls):
+        assert tc(answer, expected).score == 1.0
+
+
+def test_a_call_being_written_when_the_answer_was_cut_off():
+    # BFCL's decoded form, cut inside a second call nobody expected: by default an error
+    # naming the cut; closed (truncated="close"), the call the model was still writing is
+    # skipped, not invented: f and f.a match, g and g.b count nowhere, P = R = 1
+    cut = '[{"f": {"a": 1}}, {"g": {"b": 2'
+    expected = [{"name": "f", "arguments": {"a": 1}}]
+    with pytest.raises(TruncatedError):
+        tc(cut, expected)
+    result = tc(cut, expected, truncated="close")
+    assert rows(result) == [
+        ("f", "match", 1.0),
+        ("f.a", "match", 1.0),
+        ("g", "skipped", 0.0),
+        ("g.b", "skipped", 0.0),
+    ]
+    assert result.score == 1.0 and result.truncated.elements == ("[1]",)
+    # an Anthropic message cut inside the input of an expected call: paired, its argument
+    # not yet written is an omission. P = 3/3, R = 3/4, F1 = 6/7
+    cut = (
+        '{"content": [{"type": "tool_use", "name": "f", "input": {"a": 1}}, '
+        '{"type": "tool_use", "name": "g", "input": {"b"'
+    )
+    expected = [{"name": "f", "arguments": {"a": 1}}, {"name": "g", "arguments": {"b": 2}}]
+    result = tc(cut, expected, truncated="close")
+    assert rows(result)[-1] == ("g.b", "omission", 0.0)
+    assert result.score == pytest.approx(6 / 7)

@@ -1,0 +1,214 @@
+"""Golden cases whose expected output is tool calls: an agent's calls made through the real
+``openai`` client against an OpenAI-compatible server on 127.0.0.1 started here, returned as
+``TargetResult(..., tool_calls=message.tool_calls)``, scored by ``tool_calls`` field by
+field, recorded, replayed with the server gone, and gated; the report's per-field table is
+keyed by function and argument. (docs/golden-cases.md, "Scoring tool calls", is this suite.)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from tests.helpers.http_models import reply_json, serving
+from tests.helpers.plugin_cases import ARGS, write
+
+openai = pytest.importorskip("openai")  # (the test extra installs it)
+
+
+class _Agent(ThreadingHTTPServer):
+    """``/v1/chat/completions``: calls get_weather once per city the question names, cities
+    in reverse order; its mistake: it always asks for celsius."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Completions)
+        self.lock = threading.Lock()
+        self.asked: list[dict] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class _Completions(BaseHTTPRequestHandler):
+    server: _Agent
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def do_POST(self):  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with self.server.lock:
+            self.server.asked.append(body)
+        question = body["messages"][-1]["content"]
+        cities = re.findall(r"\b(Paris|Rome|Oslo)\b", question)
+        calls = [
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {
+                    "name": "get_weather",
+                    "arguments": json.dumps({"location": city, "unit": "celsius"}),
+                },
+            }
+            for i, city in enumerate(reversed(cities))
+        ]
+        reply_json(
+            self,
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "created": 1,
+                "model": body["model"],
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "tool_calls",
+                        "message": {"role": "assistant", "content": None, "tool_calls": calls},
+                    }
+                ],
+                "usage": {"prompt_tokens": 50, "completion_tokens": 12, "total_tokens": 62},
+            },
+        )
+
+
+AGENT = """
+import openai
+from pytest_jsonmatch import TargetResult
+
+TOOLS = [{
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {
+            "type": "object",
+            "properties": {"location": {"type": "string"},
+                           "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+            "required": ["location"],
+        },
+    },
+}]
+client = openai.OpenAI(base_url="{url}", api_key="test-key", max_retries=0)
+
+def agent(case_input):
+    reply = client.chat.completions.create(
+        model="agent-1",
+        messages=[{"role": "user", "content": case_input["question"]}],
+        tools=TOOLS,
+    )
+    message = reply.choices[0].message
+    return TargetResult(message.content, tool_calls=message.tool_calls,
+                        input_tokens=reply.usage.prompt_tokens,
+                        output_tokens=reply.usage.completion_tokens)
+"""
+
+CASES = """
+metric: tool_calls
+threshold: 1.0
+options:
+  tools:
+    - name: get_weather
+      parameters:
+        type: object
+        properties:
+          location: {type: string}
+          unit: {type: string}
+        required: [location]
+cases:
+  - id: paris
+    input: {question: "Weather in Paris?"}
+    expected:
+      possible_answer:
+        - get_weather: {location: [Paris], unit: [celsius, ""]}
+  - id: two_cities
+    input: {question: "Weather in Paris and in Rome?"}
+    expected:
+      calls:
+        - {name: get_weather, arguments: {location: Paris, unit: celsius}}
+        - {name: get_weather, arguments: {location: Rome, unit: celsius}}
+  - id: oslo_fahrenheit
+    input: {question: "Weather in Oslo, in fahrenheit?"}
+    expected:
+      calls:
+        - {name: get_weather, arguments: {location: Oslo, unit: fahrenheit}}
+"""
+
+
+@pytest.fixture
+def agent():
+    server = _Agent()
+    with serving(server):
+        yield server
+
+
+def _suite(pytester, url):
+    write(pytester, "agent.py", AGENT.replace("{url}", url))
+    write(pytester, "weather.jsonmatch.yaml", CASES)
+    pytester.makeini("[pytest]\npythonpath = .\njsonmatch_target = agent:agent\n")
+
+
+def test_tool_call_cases_through_the_openai_client_recorded_replayed_and_gated(pytester, agent):
+    _suite(pytester, agent.url)
+    result = pytester.runpytest_inprocess(
+        *ARGS, "--jsonmatch-record=once", "--jsonmatch-report=r.json", "-v"
+    )
+    # paris and two_cities (asked in reverse order) pass; oslo_fahrenheit's unit is wrong:
+    # name, location match, unit mismatch: P = R = 2/3 < 1.0
+    result.assert_outcomes(passed=2, failed=1)
+    assert len(agent.asked) == 3
+    assert agent.asked[0]["tools"][0]["function"]["name"] == "get_weather"
+    result.stdout.fnmatch_lines(["*tool_calls: score 0.6667 < threshold 1.0000*"])
+    result.stdout.fnmatch_lines(["*get_weather.unit*"])
+
+    # the per-field table, keyed by function and argument: four calls in all (two_cities
+    # made two), three units right
+    fields = json.loads((pytester.path / "r.json").read_text())["fields"]
+    assert sorted(fields) == ["get_weather", "get_weather.location", "get_weather.unit"]
+    assert (fields["get_weather.location"]["match"], fields["get_weather.location"]["scored"]) == (
+        4,
+        4,
+    )
+    unit = fields["get_weather.unit"]
+    assert (unit["match"], unit["mismatch"], unit["mean_score"]) == (3, 1, 0.75)
+
+    recording = pytester.path / "__recordings__" / "weather.jsonmatch.yaml" / "paris.json"
+    output = json.loads(recording.read_text())["output"]
+    assert output["tool_calls"][0]["function"] == {
+        "name": "get_weather",
+        "arguments": '{"location": "Paris", "unit": "celsius"}',
+    }
+
+    # replayed with the server gone: no call, the same verdicts
+    agent.shutdown()
+    again = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=none", "-v")
+    again.assert_outcomes(passed=2, failed=1)
+    assert len(agent.asked) == 3
+
+
+def test_live_tool_calls_under_xdist_reach_the_report(pytester, agent):
+    # nothing recorded: each worker calls the agent live, its pydantic tool-call objects
+    # read through the door before the comparison travels to the controller
+    _suite(pytester, agent.url)
+    result = pytester.runpytest_subprocess(*ARGS, "-n", "2", "--jsonmatch-report=r.json")
+    result.assert_outcomes(passed=2, failed=1)
+    assert len(agent.asked) == 3
+    report = json.loads((pytester.path / "r.json").read_text())
+    failed = [c for c in report["comparisons"] if c["status"] == "failed"]
+    assert [c["case_id"] for c in failed] == ["weather.jsonmatch.yaml::oslo_fahrenheit"]
+    unit = [f for f in failed[0]["fields"] if f["path"] == "get_weather.unit"]
+    assert unit == [
+        {
+            "path": "get_weather.unit",
+            "field_path": "get_weather.unit",
+            "status": "mismatch",
+            "score": 0.0,
+            "expected": "fahrenheit",
+            "actual": "celsius",
+        }
+    ]
