@@ -20,8 +20,9 @@ import gc
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 SECTION = "tools"
 TARGET = 0.20  # 5x faster than the checker

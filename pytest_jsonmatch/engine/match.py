@@ -28,10 +28,10 @@ from .reading.parse import check_truncated, parse_actual_checked, parse_expected
 from .results.field_results import (
     TALLY_OF,
     FieldResult,
-    WalkOutput,
     MatchResult,
     RunResult,
     Tally,
+    WalkOutput,
     as_tallies,
     f_beta,
     field_tables,

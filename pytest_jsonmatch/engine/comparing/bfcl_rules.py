@@ -113,7 +113,7 @@ def call_error(
         return _call_error(doc, name, arguments, answers, language, underscore_to_dot)
     except BfclRaises:
         raise
-    except Exception as error:  # (as in check_call)
+    except Exception as error:  # noqa: BLE001 (as in check_call)
         raise BfclRaises(f"function {name!r}: {error!r}") from None
 
 
@@ -129,7 +129,7 @@ def _call_error(
         details = doc["parameters"]["properties"]
         required = doc["parameters"]["required"]
         expected_name = tool_name(doc["name"], underscore_to_dot)
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 (where the checker raises)
         raise BfclRaises(f"malformed function document: {error!r}") from None
     if name != expected_name:
         return f"function {expected_name!r} not called (called {name!r})"
@@ -170,7 +170,7 @@ def check_call(
         return _check_call(doc, name, arguments, possible, language, underscore_to_dot)
     except BfclRaises:
         raise
-    except Exception as error:  # (a malformed document, read as the checker reads it)
+    except Exception as error:  # noqa: BLE001 (a malformed document, read as the checker reads it)
         raise BfclRaises(f"function {name!r}: {error!r}") from None
 
 
@@ -189,8 +189,8 @@ def _check_call(
         details = doc["parameters"]["properties"]
         required = doc["parameters"]["required"]
         expected_name = tool_name(doc["name"], underscore_to_dot)
-    except Exception as error:
-        raise BfclRaises(f"malformed function document or possible answer: {error!r}") from None
+    except Exception as exc:  # noqa: BLE001 (where the checker raises, on any fault of the data)
+        raise BfclRaises(f"malformed function document or possible answer: {exc!r}") from None
     fields: list[FieldVerdict] = []
     error = ""
     if name != expected_name:
@@ -247,9 +247,9 @@ def _check_call(
 
 def _contains(values: Any, item: Any) -> bool:
     try:
-        return item in values  # type: ignore[no-any-return]
-    except Exception as error:
-        raise BfclRaises(f"malformed possible answer {values!r}: {error!r}") from None
+        return bool(item in values)
+    except Exception as exc:  # noqa: BLE001 (where the checker raises)
+        raise BfclRaises(f"malformed possible answer {values!r}: {exc!r}") from None
 
 
 def _value_problem(
@@ -261,7 +261,7 @@ def _value_problem(
         return _problem(param, value, answers, details, language)
     except BfclRaises:
         raise
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 (where the checker raises)
         raise BfclRaises(f"parameter {param!r}: {error!r}") from None
 
 
@@ -281,7 +281,7 @@ def _problem(
             if type(value) is not scalar:
                 return f"type of {param!r}: expected {declared}, got {type(value).__name__}"
             if scalar is str:
-                ok = standardize(value) in [standardize(a) for a in answers if type(a) is str]
+                ok = standardize(str(value)) in [standardize(a) for a in answers if type(a) is str]
             else:
                 ok = value in answers
             return "" if ok else f"value of {param!r}: {value!r} is not one of {answers!r}"
@@ -350,7 +350,8 @@ def _type_check(
             return True, variable
         for answer in answers:
             if type(answer) is not list or all(
-                _type_check(item, answer, nested, None)[0] for item in value
+                _type_check(item, answer, nested, None)[0]
+                for item in value  # type: ignore[attr-defined]
             ):
                 return True, variable
         nested_failed = True
@@ -437,7 +438,7 @@ def calls_error(
     else:
         try:
             doc = docs[0]
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 (where the checker raises)
             raise BfclRaises(f"no function document: {error!r}") from None
     name, arguments = calls[0]
     return call_error(doc, name, arguments, answers[0][1], language, underscore_to_dot)

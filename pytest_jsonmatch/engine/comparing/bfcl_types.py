@@ -216,12 +216,12 @@ def _js_array(code: str, item_type: str | None) -> Any:
         out = []
         for part in parts:
             part = part.strip()
-            if part.startswith("'") or part.startswith('"'):
+            if part.startswith(("'", '"')):
                 out.append(js_value(part, item_type, "String"))
             else:
                 out.append(js_value(part, item_type))
         return out
-    except Exception:  # (BFCL keeps the text when its reading of an array fails)
+    except Exception:  # noqa: BLE001 (BFCL keeps the text when its reading of an array fails)
         return code
 
 
@@ -243,7 +243,7 @@ def _js_object(code: str) -> Any:
             else:
                 entries[key] = js_literal(value.strip("'\""))
         return entries
-    except Exception:  # (as above, for an object)
+    except Exception:  # noqa: BLE001 (as above, for an object)
         return code
 
 

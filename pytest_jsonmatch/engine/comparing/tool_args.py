@@ -17,8 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..core.values import json_equal, json_type
-from ..core.values import MISSING
+from ..core.values import MISSING, json_equal, json_type
 from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION
 from .bfcl_rules import CallCheck, FieldVerdict
 

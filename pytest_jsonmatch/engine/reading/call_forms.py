@@ -250,7 +250,7 @@ def read_tools(value: Any, side: str = "tools") -> tuple[ToolDoc, ...]:
         value = [value]
     if type(value) is not list:
         raise ParseError(f"{side} must be a list of tool definitions, not {shown(value)}")
-    docs = []
+    docs: list[Any] = []
     for i, item in enumerate(value):
         where = f"{side}[{i}]"
         if not isinstance(item, Mapping):

@@ -42,7 +42,7 @@ class _Completions(BaseHTTPRequestHandler):
     def log_message(self, *args):  # quiet
         pass
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         with self.server.lock:
             self.server.asked.append(body)
