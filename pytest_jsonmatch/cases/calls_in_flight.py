@@ -54,6 +54,9 @@ class CallLog:
 
     def __init__(self, path: str | None = None) -> None:
         self._fd = _own_log(path) if path else None
+        # the session's shared folder (the controller's, holding every worker's log): where
+        # the workers share what they must (shared_starts.py); None outside xdist
+        self.folder = os.path.dirname(path) if path else None
         self._suspects_path = os.path.join(os.path.dirname(path), _SUSPECTS) if path else None
         self._suspects: frozenset[str] = frozenset()
         self._read = -1  # the size of the suspects file when last read
