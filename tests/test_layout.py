@@ -185,7 +185,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "8f278bdd3c82d164dc9554d4b7c179935eba3d512fb4bc2eaca91c771bedb6c6"
+        "c45d3a96d44c955ebb3d26603df633dcbc25845e3d84fe4135ca651342ac7bb7"
     )
 
 

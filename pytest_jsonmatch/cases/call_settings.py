@@ -34,24 +34,31 @@ class CallSettings:
     # is not made (a server's Retry-After cannot hold the run)
     retry_budget: float = DEFAULT_RETRY_BUDGET_S
 
-    def per_worker(self, workers: int) -> CallSettings:
+    def per_worker(self, workers: int, shared_rate: bool = False) -> CallSettings:
         """What each of ``workers`` processes (pytest-xdist) may use, so that the session as a
-        whole keeps to these limits: the rate divided among them, and the concurrency (each
-        worker runs one call at a time at the least)."""
+        whole keeps to these limits: the concurrency divided among them (each worker runs one
+        call at a time at the least), and the rate too unless the workers share one schedule
+        of starts (``shared_rate``: shared_starts.py), which holds it for all of them."""
         if workers <= 1:
             return self
         return replace(
             self,
             concurrency=max(1, self.concurrency // workers),
-            rate=None if self.rate is None else self.rate / workers,
+            rate=None if self.rate is None else self.rate if shared_rate else self.rate / workers,
         )
 
-    def per_worker_note(self, workers: int) -> str | None:
+    def per_worker_note(self, workers: int, shared_rate: bool = False) -> str | None:
         """What :meth:`per_worker` did, in words, for the summary (None: nothing to say)."""
         if workers <= 1 or (self.rate is None and self.concurrency == 1):
             return None
-        each = self.per_worker(workers)
-        rate = "" if each.rate is None else f", {each.rate * 60:g} calls a minute"
+        each = self.per_worker(workers, shared_rate)
+        rate = (
+            ""
+            if each.rate is None
+            else f", {each.rate * 60:g} calls a minute in all, starts spaced across workers"
+            if shared_rate
+            else f", {each.rate * 60:g} calls a minute"
+        )
         over = (
             ""
             if each.concurrency * workers <= self.concurrency

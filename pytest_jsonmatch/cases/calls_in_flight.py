@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
@@ -52,12 +53,10 @@ class CallLog:
     suspects read back. With no path (no xdist) it logs nothing and suspects no one."""
 
     def __init__(self, path: str | None = None) -> None:
-        try:
-            self._fd = (
-                os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600) if path else None
-            )
-        except OSError:  # the controller's folder is gone: a death is blamed as xdist has it
-            self._fd = None
+        self._fd = _own_log(path) if path else None
+        # the session's shared folder (the controller's, holding every worker's log): where
+        # the workers share what they must (shared_starts.py); None outside xdist
+        self.folder = os.path.dirname(path) if path else None
         self._suspects_path = os.path.join(os.path.dirname(path), _SUSPECTS) if path else None
         self._suspects: frozenset[str] = frozenset()
         self._read = -1  # the size of the suspects file when last read
@@ -93,8 +92,7 @@ class CallLog:
         except OSError:
             return False
         if size != self._read:
-            with open(path, encoding="utf-8") as file:
-                text = file.read()
+            text = _read_own(path)
             self._suspects = frozenset(_names(text.splitlines(), "")[0])
             self._read = len(text.encode())
         return name in self._suspects
@@ -102,13 +100,37 @@ class CallLog:
 
 def in_flight(path: str) -> list[str]:
     """The tests whose calls a worker's log shows started and not ended, in start order."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as file:
-            lines = file.read().splitlines()
-    except OSError:
-        return []
+    lines = _read_own(path).splitlines()
     started, ended = _names(lines, "+"), Counter(_names(lines, "-")[0])
     return [name for name in dict.fromkeys(started[0]) if started[1][name] > ended[name]]
+
+
+def _own_log(path: str) -> int | None:
+    """A worker's log opened for appending, only as a regular file of its own (never through
+    a link, never blocking on a pipe); None where it cannot be: the calls go on unlogged,
+    and a death is then blamed as xdist has it."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError:  # the controller's folder is gone, or a link stands in the log's place
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    os.set_blocking(fd, True)
+    return fd
+
+
+def _read_own(path: str) -> str:
+    """A log or the suspects list, read only where it is a regular file ('' otherwise)."""
+    from ..engine.core.errors import CaseFileError
+    from ..engine.reading.user_files import read_regular
+
+    try:
+        raw = read_regular(path, "the calls log", CaseFileError, follow_links=False)
+    except CaseFileError:
+        return ""
+    return raw.decode("utf-8", errors="replace")
 
 
 def _names(lines: Iterable[str], sign: str) -> tuple[list[str], Counter[str]]:
@@ -220,5 +242,7 @@ class Deaths:
         if not new:
             return
         self.suspects.update((n, worker) for n in new)
-        with open(os.path.join(self.folder, _SUSPECTS), "a", encoding="utf-8") as file:
-            file.write("".join(json.dumps(n) + "\n" for n in new))
+        fd = _own_log(os.path.join(self.folder, _SUSPECTS))
+        if fd is not None:  # (else the workers read no suspects: each death blamed as xdist has it)
+            with os.fdopen(fd, "a", encoding="utf-8") as file:
+                file.write("".join(json.dumps(n) + "\n" for n in new))

@@ -21,7 +21,9 @@ from .recordings import Recording, RecordMode
 from .runner import CallFigures, attempts_note
 
 OutputSource = Literal["case", "live", "replayed"]
-Recorded = Literal["", "recorded", "stale"]
+# whether this run wrote the case's recording: "recorded", "stale" (written anew), or
+# "not recorded: WHY" (the output was scored but could not be kept); empty: it wrote none
+Recorded = str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -145,6 +147,16 @@ class Outputs:
                 existing,
                 target,
             )
+        except recordings.NotRecorded as exc:
+            # scored all the same; a stale recording is not left to be replayed as this one
+            if existing is not None:
+                path.unlink(missing_ok=True)
+            return Produced(
+                output=done.value,
+                source="live",
+                call=done.figures,
+                recording=f"not recorded: {exc}",
+            )
         except CaseFileError as exc:
             return Produced(error=exc, source="live", call=done.figures)
         return Produced(
@@ -159,6 +171,8 @@ class Outputs:
         read is simply written anew."""
         try:
             return recordings.read_recording(path)
+        except recordings.NotRegular:
+            raise  # never written through, whatever the mode
         except CaseFileError:
             if self.record == "all":
                 return None

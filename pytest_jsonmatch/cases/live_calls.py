@@ -24,6 +24,7 @@ from .call_settings import CallSettings
 from .calls_in_flight import CallLog, name_of
 from .case_files import GoldenCase
 from .runner import Done, Runner
+from .shared_starts import SharedStarts
 from .targets import Awaited, Call, Target
 
 
@@ -45,14 +46,16 @@ class LiveCalls:
         target: Target,
         watch: CallWatch | None = None,
         log: CallLog | None = None,
+        starts: SharedStarts | None = None,
     ) -> None:
         self.settings, self.target, self.watch = settings, target, watch
         self.log = log or CallLog()
+        self.starts = starts  # the rate's schedule, shared by the session's xdist workers
         self._runner: Runner | None = None
 
     def open(self) -> None:
         """Start taking calls ahead (the test loop starts)."""
-        self._runner = Runner(self.settings)
+        self._runner = Runner(self.settings, self.starts)
 
     def close(self) -> None:
         """Cancel what is queued and in flight (the test loop ended)."""

@@ -92,23 +92,36 @@ def input_digest(value: object) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+class NotRegular(CaseFileError):
+    """Something that is not a regular file of its own (a FIFO, a device, a directory, a
+    symbolic link) stands where a recording belongs: refused under every record mode."""
+
+
+class NotRecorded(CaseFileError):
+    """An output the target gave and the case scores, but that cannot be kept as a
+    recording (larger than a recording may hold)."""
+
+
 def read_recording(path: Path) -> Recording | None:
     """The recording at ``path``, or None when there is none."""
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise CaseFileError(f"cannot read the recording {path}: {exc.strerror}") from None
-    if not path.is_file() or size > MAX_RECORDING_BYTES:
-        raise CaseFileError(
-            f"the recording {path} is not a regular file of at most "
-            f"{MAX_RECORDING_BYTES // 2**20} MB"
+    from ..engine.reading.user_files import not_owned, read_regular_text
+
+    there = not_owned(path)
+    if there is not None:
+        raise NotRegular(
+            f"the recording {path} is {there}, not a regular file: the plugin reads and "
+            f"writes recordings only as regular files; remove it, then record it with "
+            f"--jsonmatch-record=once"
         )
+    if not path.exists():
+        return None
     from .runner import CallFigures
 
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = read_regular_text(
+            path, "the recording", CaseFileError, MAX_RECORDING_BYTES, follow_links=False
+        )
+        data = json.loads(text)
         # text of several lines is kept as a list of its lines, readable in a diff
         output = "\n".join(data["output_lines"]) if "output_lines" in data else data["output"]
         return Recording(
@@ -119,7 +132,7 @@ def read_recording(path: Path) -> Recording | None:
             fingerprint=data.get("fingerprint"),
             target=str(data.get("target", "")),
         )
-    except (ValueError, KeyError, TypeError, OSError) as exc:
+    except (CaseFileError, ValueError, KeyError, TypeError, OSError) as exc:
         raise CaseFileError(
             f"the recording {path} cannot be read ({exc}); delete it or "
             f"re-record with --jsonmatch-record=all"
@@ -185,12 +198,11 @@ def write_recording(
     text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     size = len(text.encode("utf-8")) + 1
     if size > MAX_RECORDING_BYTES:  # refused now, not when the next run cannot read it
-        raise CaseFileError(
-            f"cannot record the output of case {case_id!r}: the recording "
-            f"would be {size:,} bytes, more than the {MAX_RECORDING_BYTES:,} a "
-            f"recording may hold (and a later run read back)"
+        raise NotRecorded(
+            f"the recording would be {size:,} bytes, more than the "
+            f"{MAX_RECORDING_BYTES:,} a recording may hold"
         )
-    write_atomic(path, lambda fh: fh.write(text + "\n"))
+    write_atomic(path, lambda fh: fh.write(text + "\n"), owned="the recording")
     return True
 
 

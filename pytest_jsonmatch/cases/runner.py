@@ -44,6 +44,7 @@ from .retries import TargetTimeout, retry_delay
 if TYPE_CHECKING:  # asyncio is imported once a target hands back an awaitable, not before
     import asyncio
 
+    from .shared_starts import SharedStarts
     from .targets import Call
 
 _THREAD_PREFIX = "jsonmatch-"
@@ -178,7 +179,14 @@ class _Job:
 class Runner:
     """Live calls of one session (see the module docstring)."""
 
-    def __init__(self, settings: CallSettings = CallSettings()) -> None:  # noqa: B008 (frozen)
+    def __init__(
+        self,
+        settings: CallSettings = CallSettings(),  # noqa: B008 (frozen)
+        starts: SharedStarts | None = None,
+    ) -> None:
+        """``starts``: the rate limit's schedule shared with the session's other processes
+        (shared_starts.py); without it, starts are spaced in this process alone."""
+        self.starts = starts
         self.concurrency, self.timeout = settings.concurrency, settings.timeout
         self.retries, self.retry_timeouts = settings.retries, settings.retry_timeouts
         self.retry_budget = settings.retry_budget
@@ -345,9 +353,12 @@ class Runner:
         if not self.interval:
             return
         with self._lock:
+            if self.starts is not None:  # the session's schedule, every worker's starts in it
+                start = self.starts.reserve()
+            else:
+                start = max(time.monotonic(), self._next_start)
+                self._next_start = start + self.interval
             now = time.monotonic()
-            start = max(now, self._next_start)
-            self._next_start = start + self.interval
         if start > now and self._stop.wait(start - now):
             raise _Stopped()
 
@@ -434,6 +445,8 @@ class Runner:
     def close(self) -> None:
         """Cancel what is queued and in flight, stop the loop, join the threads."""
         self._stop.set()
+        if self.starts is not None:
+            self.starts.close()
         for job in list(self._jobs.values()):
             if not job.done.is_set() and job not in self._running:
                 job.outcome = job.outcome or Done(

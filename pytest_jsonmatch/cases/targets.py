@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.core.errors import CaseFileError, ConfigError, did_you_mean
+from ..engine.core.masking import one_line
 from .call_settings import CallSettings, parse_calls
 from .case_files import GoldenCase
 
@@ -47,18 +48,38 @@ def import_target(spec: str, what: str = "jsonmatch_target") -> Callable[..., ob
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
         raise CaseFileError(f"{what} {spec!r} must look like package.module:function")
+    module = _imported(module_name.strip(), spec, what)
     try:
-        target: object = getattr(importlib.import_module(module_name.strip()), attr.strip())
-    except ModuleNotFoundError as exc:
-        raise CaseFileError(
-            f"{what} {spec!r}: cannot import {exc.name!r} (is its folder "
-            f"on sys.path? the ini option pythonpath = . adds the root)"
-        ) from None
+        target: object = getattr(module, attr.strip())
     except AttributeError:
         raise CaseFileError(f"{what} {spec!r}: module {module_name!r} has no {attr!r}") from None
     if not callable(target):
         raise CaseFileError(f"{what} {spec!r} is not callable")
     return target
+
+
+def _imported(module_name: str, spec: str, what: str) -> object:
+    """The target's module, imported; whatever stops the import (a missing module, a syntax
+    error, an exception its top level raises) a CaseFileError naming the setting, the module,
+    the exception and where it stands, with no traceback."""
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise CaseFileError(
+            f"{what} {spec!r}: cannot import {exc.name!r} (is its folder "
+            f"on sys.path? the ini option pythonpath = . adds the root)"
+        ) from None
+    except SyntaxError as exc:  # IndentationError and TabError too
+        where = f"{exc.filename}:{exc.lineno}" if exc.filename else "its source"
+        raise CaseFileError(
+            f"{what} {spec!r}: module {module_name!r} does not compile: "
+            f"{type(exc).__name__}: {exc.msg} ({where})"
+        ) from None
+    except Exception as exc:  # noqa: BLE001 (any error of the user's module is named, not raised)
+        where = users_frame(exc) or "raised while importing it"
+        raise CaseFileError(
+            f"{what} {spec!r}: importing module {module_name!r} failed: {one_line(exc)} ({where})"
+        ) from None
 
 
 class NamedTarget:
@@ -194,6 +215,8 @@ def users_frame(exc: BaseException) -> str:
         )
     )
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if frame.filename.startswith("<"):  # <frozen os>, <frozen importlib._bootstrap>
+            continue
         if not str(Path(frame.filename).resolve()).startswith(skipped):
             return f"raised at {frame.filename}:{frame.lineno} in {frame.name}"
     return ""

@@ -50,6 +50,7 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
     from ..cases.calls_in_flight import LOG_KEY, CallLog
     from ..cases.case_outputs import Outputs
     from ..cases.live_calls import LiveCalls
+    from ..cases.shared_starts import shared_starts
     from ..cases.targets import HookFirst, NamedTarget, TargetSpec
     from .calls_ahead import CallsAhead
 
@@ -67,12 +68,14 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
 
     # a plugin's hook answers first (None leaves the case to the setting's function)
     log = CallLog(getattr(config, "workerinput", {}).get(LOG_KEY))  # the worker's, shared
+    starts = {t.name: shared_starts(log.folder, f"target-{t.name}", t.calls.rate) for t in targets}
     calls = {
         t.name: LiveCalls(
-            settings=t.calls.per_worker(settings.workers),
+            settings=t.calls.per_worker(settings.workers, starts[t.name] is not None),
             log=log,
             watch=session.telemetry.watch,
             target=HookFirst(hook, named[t.name], t.name),
+            starts=starts[t.name],
         )
         for t in targets
     }

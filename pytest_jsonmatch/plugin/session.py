@@ -283,7 +283,9 @@ class JsonmatchSession:
         if self.report is not None and compared:
             for line in summary_lines(self.report, width, verbose):
                 terminalreporter.write_line(line)
-            shared = self.settings.calls.per_worker_note(self.settings.workers)
+            from ..cases.shared_starts import SHARED
+
+            shared = self.settings.calls.per_worker_note(self.settings.workers, SHARED)
             if shared and any(c.get("source") == "live" for c in self.report["comparisons"]):
                 terminalreporter.write_line(shared)
         for line in update_lines(self.updated):

@@ -7,10 +7,13 @@ killed). The new file gets the permissions a plain write would give it (0666 les
 umask). A writer holds a lock on its temporary file while it writes; temporary files nobody
 holds were left by a writer that was killed, and the next write removes them.
 
-A path that is a symbolic link is written where the link points (the link stays a link).
-A path that is there but no regular file (``/dev/null``, a named pipe, ``/dev/stdout``) is
-written in place, as a plain write would: a rename would replace the device or the pipe
-itself with a file (run as root, ``-o /dev/null`` would leave the machine without one).
+A path the user named for an output: a symbolic link is written where the link points (the
+link stays a link), and a path that is there but no regular file (``/dev/null``, a named
+pipe, ``/dev/stdout``) is written in place, as a plain write would: a rename would replace
+the device or the pipe itself with a file (run as root, ``-o /dev/null`` would leave the
+machine without one). A file the project owns (``owned``: a recording) is only ever a
+regular file: anything else in its place is refused, never written through (a pipe with no
+reader would block the run for good).
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+from ..engine.core.errors import CaseFileError
+from ..engine.reading.user_files import not_owned
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: stale files are left for the user
@@ -31,12 +37,23 @@ else:
 
 
 def write_atomic(
-    path: str | os.PathLike[str], write: Callable[[IO[str]], object], newline: str | None = None
+    path: str | os.PathLike[str],
+    write: Callable[[IO[str]], object],
+    newline: str | None = None,
+    owned: str = "",
 ) -> None:
     """Write ``path`` atomically with ``write(file)`` (text, UTF-8). ``newline`` as for
     ``open`` (``""`` keeps line endings as written). If anything fails, the previous file is
     left as it was and the temporary file is removed. A device or a pipe is written
-    through instead (module docstring)."""
+    through instead (module docstring), unless the file is ``owned`` (what it is, for the
+    message): then anything but a regular file there is a CaseFileError."""
+    if owned:
+        there = not_owned(path)
+        if there is not None:
+            raise CaseFileError(
+                f"{owned} {os.fspath(path)} is {there}, not a regular file: refused (the "
+                f"plugin writes its own files only as regular files); remove it and run again"
+            )
     try:
         regular = stat.S_ISREG(os.stat(path).st_mode)
     except (FileNotFoundError, NotADirectoryError):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import NoReturn
@@ -107,11 +108,25 @@ class Baseline:
 
 
 def baseline_setting(text: str, what: str) -> tuple[str, bool]:
-    """The baseline setting: (the report's path, whether a partial run's report is allowed)."""
-    path, _, rest = text.strip().partition(" ")
-    if rest.strip() not in ("", "partial"):
+    """The baseline setting: (the report's path, whether a partial run's report is allowed).
+
+    The path is the whole text but for a last word ``partial``, so that a path with spaces
+    needs no quotes (``my reports/base.json partial``); it may be quoted as a shell quotes
+    it (``"my reports/base.json" partial``), and a path that is itself an existing file
+    ending in `` partial`` is read as that file."""
+    text = text.strip()
+    if text[:1] in ("'", '"'):
+        try:
+            words = shlex.split(text)
+        except ValueError as exc:
+            raise ConfigError(f"{what}: {exc} in {text!r}") from None
+        if len(words) == 1 or (len(words) == 2 and words[1] == "partial"):
+            return words[0], len(words) == 2
         raise ConfigError(f"{what} is a path and optionally 'partial', not {text!r}")
-    return path, rest.strip() == "partial"
+    head, _, last = text.rpartition(" ")
+    if last == "partial" and head.strip() and not os.path.isfile(text):
+        return head.strip(), True
+    return text, False
 
 
 def load_baseline(path: str | os.PathLike[str], allow_partial: bool = False) -> Baseline:

@@ -147,6 +147,10 @@ class FieldRecord(NamedTuple):
     present: str = ""  # "e" and/or "a"; "!" after a side's letter: its value was cut
 
 
+# the start of a comparison's ``recording`` when its output was scored but not recorded
+NOT_RECORDED = "not recorded: "
+
+
 @dataclass(frozen=True, kw_only=True)
 class Comparison:
     """One recorded comparison (see the module docstring for ``case_id``). Built by keyword
@@ -171,7 +175,9 @@ class Comparison:
     pairings: tuple[tuple[str, int, int, float], ...] = ()
     floor_failures: tuple[tuple[str, float, float], ...] = ()
     source: str = "case"  # where the output came from: the case itself, a live call, a replay
-    recording: str = ""  # "recorded", or "stale" (re-recorded), when this run wrote a recording
+    # "recorded", or "stale" (re-recorded), when this run wrote a recording; "not recorded:
+    # WHY" when the output was scored but could not be kept as one (NOT_RECORDED)
+    recording: str = ""
     # what the target's call took: latency_s, attempts, input_tokens, output_tokens, cost,
     # failed (None: no call; for a replayed output, the recorded call's figures)
     call: Mapping[str, object] | None = field(default=None, hash=False)

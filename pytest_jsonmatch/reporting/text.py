@@ -16,6 +16,7 @@ from .aggregate import (
     worst_first,
 )
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
+from .records import NOT_RECORDED
 from .runs import (
     DISAGREEMENTS,
     PARTIAL_NAMED,
@@ -178,13 +179,19 @@ def _overall(report: ReportHead) -> list[str]:
 def _recording_lines(report: Report) -> list[str]:
     """How many outputs were replayed from recordings, and how many recorded."""
     comparisons = report["comparisons"]
+    not_recorded = [c for c in comparisons if c.get("recording", "").startswith(NOT_RECORDED)]
     counts = {
         "replayed": sum(c.get("source") == "replayed" for c in comparisons),
         "recorded": sum(c.get("recording") == "recorded" for c in comparisons),
         "stale, re-recorded": sum(c.get("recording") == "stale" for c in comparisons),
+        "not recorded (scored, not kept)": len(not_recorded),
     }
     shown = [f"{n} {what}" for what, n in counts.items() if n]
     lines = [f"recordings: {', '.join(shown)}"] if shown else []
+    lines += [
+        escape_controls(f"  not recorded: {c['case_id']}: {c['recording'][len(NOT_RECORDED) :]}")
+        for c in not_recorded
+    ]
     from .report import call_lines, target_order
 
     return lines + [escape_controls(line) for line in call_lines(comparisons, target_order(report))]

@@ -13,6 +13,7 @@ import pytest
 from pytest_jsonmatch.cases.call_settings import CallSettings
 from pytest_jsonmatch.cases.calls_in_flight import CallLog, Deaths, in_flight
 from pytest_jsonmatch.cases.runner import Runner
+from tests.helpers.timeout import GENEROUS, within
 
 
 def _started(log: CallLog, name: str) -> None:
@@ -163,3 +164,24 @@ def test_a_call_queued_for_the_test_running_alone_is_taken_by_that_test():
         assert taken == ["queued call"]
     finally:
         runner.close()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "link"])
+def test_a_log_that_is_no_regular_file_is_neither_written_nor_read(tmp_path, kind):
+    # the logs are the plugin's own files: a pipe in a log's place would block the worker
+    # that opens it to write (and the controller that reads it), a link would be followed
+    path = tmp_path / "gw0.log"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        (tmp_path / "elsewhere").write_text('+"t::a"\n')
+        path.symlink_to(tmp_path / "elsewhere")
+    with within(GENEROUS):
+        log = CallLog(str(path))
+        log.logged("t::a", lambda awaited: 1)(None)  # runs, unlogged
+        assert in_flight(str(path)) == []
+        assert not log.suspect("t::a")
+    if kind == "link":
+        assert (tmp_path / "elsewhere").read_text() == '+"t::a"\n'  # not written through

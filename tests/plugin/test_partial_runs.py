@@ -111,3 +111,34 @@ def test_a_stopped_run_under_xdist_is_partial(pytester, monkeypatch):
     assert report["run"]["complete"] is False
     assert report["run"]["stopped"].endswith("of 3 tests ran")
     assert report["gates"]["passed"] is False
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        "--jsonmatch-baseline=my reports/base.json",  # a path with spaces, as it is
+        '--jsonmatch-baseline="my reports/base.json"',  # quoted as a shell quotes it
+        "--jsonmatch-baseline=my reports/partial run.json partial",  # and the partial word
+        "--jsonmatch-baseline='my reports/partial run.json' partial",
+    ],
+)
+def test_a_baseline_path_with_spaces_is_read(pytester, monkeypatch, setting):
+    _, report = _run(pytester, monkeypatch, "")
+    folder = pytester.path / "my reports"
+    folder.mkdir()
+    (folder / "base.json").write_text(json.dumps(report))
+    _, partial = _run(pytester, monkeypatch, "fail", "-x")
+    (folder / "partial run.json").write_text(json.dumps(partial))
+    monkeypatch.delenv("JM_STOP")
+    result = pytester.runpytest_inprocess(*ARGS, setting)
+    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    result.stdout.fnmatch_lines(["*shared case*"])
+
+
+def test_a_report_path_with_spaces_is_written_and_read_back_as_the_baseline(pytester, monkeypatch):
+    pytester.makepyfile(test_three=THREE)
+    written = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=my reports/base.json")
+    assert written.ret == pytest.ExitCode.OK
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-baseline=my reports/base.json")
+    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    result.stdout.fnmatch_lines(["*3 shared cases*"])

@@ -34,6 +34,7 @@ class _Server(CountsCalls, ThreadingHTTPServer):
         self.starts: list[float] = []
         self.hits: dict[str, int] = {}
         self.keyed_starts: dict[str, list[float]] = {}
+        self.sent: list[float] = []  # when each call started, as its caller said (``sent=``)
         self.stop = threading.Event()
 
     def starts_of(self, key: str) -> list[float]:
@@ -58,6 +59,8 @@ class _Handler(BaseHTTPRequestHandler):
             srv.starts.append(time.monotonic())
             srv.hits[key] = hit = srv.hits.get(key, 0) + 1
             srv.keyed_starts.setdefault(key, []).append(time.monotonic())
+            if "sent" in query:
+                srv.sent.append(float(query["sent"]))
         with srv.calls.call():
             try:
                 status, headers = 200, {}
@@ -455,6 +458,41 @@ def test_recordings_keep_the_figures_and_a_replay_shows_them_as_replayed(pyteste
     assert not any(line.startswith("calls: ") for line in result.outlines)
 
 
+STAMPED_TARGET = """
+import json
+import time
+import urllib.request
+
+def pytest_jsonmatch_target(case, config):
+    sent = time.monotonic()  # one clock for every process of the machine, the server's too
+    with urllib.request.urlopen("{url}" + case.input + f"&sent={sent!r}", timeout=30) as reply:
+        return json.loads(reply.read())
+"""
+
+
+def test_under_four_xdist_workers_a_rate_limit_holds_for_the_session_at_the_server(
+    pytester, server
+):
+    # rate=60/min for the session, four workers, 12 calls: the server sees each call's start
+    # (the time it says it was sent, on the machine's one monotonic clock) a second apart,
+    # whichever worker made it. Each worker taking a quarter of the rate (15/min) and
+    # starting at once put 4 calls within 0.03 s; 60/min allows 3 in any 2 s, 60 a minute
+    pytester.makeconftest(STAMPED_TARGET.replace("{url}", server.url))
+    _cases(pytester, [f"/latency?key=k{i}&s=0" for i in range(12)])
+    result = pytester.runpytest_subprocess(
+        *ARGS, "-n", "4", "-p", "no:randomly", "--jsonmatch-calls=concurrency=4 rate=60/min"
+    )
+    result.assert_outcomes(passed=12)
+    sent, arrived = sorted(server.sent), sorted(server.starts)
+    assert len(sent) == len(arrived) == 12
+    most_in_2s = max(sum(1 for t in sent if s <= t < s + 2) for s in sent)
+    most_in_60s = max(sum(1 for t in arrived if s <= t < s + 60) for s in arrived)
+    assert most_in_2s <= 3 and most_in_60s <= 60, [round(t - sent[0], 3) for t in sent]
+    # and no slower than the rate needs: 12 starts a second apart span 11 s, not 4 x that
+    assert 11 * 0.9 < sent[-1] - sent[0] < 11 * 1.5
+    result.stdout.fnmatch_lines(["*60 calls a minute in all, starts spaced across workers*"])
+
+
 def test_under_xdist_the_call_limits_hold_for_the_whole_session_and_the_summary_says_so(
     pytester, server
 ):
@@ -474,6 +512,6 @@ def test_under_xdist_the_call_limits_hold_for_the_whole_session_and_the_summary_
     result.stdout.fnmatch_lines(
         [
             "calls: jsonmatch_calls holds for the whole session, shared by 2 xdist workers: each "
-            "runs 1 at a time, 600 calls a minute"
+            "runs 1 at a time, 1200 calls a minute in all, starts spaced across workers"
         ]
     )

@@ -21,15 +21,22 @@ def read_regular(
     error: type[JsonMatchError],
     limit: int = MAX_FILE_BYTES,
     shown: str | None = None,
+    follow_links: bool = True,
 ) -> bytes:
     """The bytes of the regular file at ``path``; otherwise ``error`` naming ``what`` and the
     path, or ``shown`` for it (``"schema file 'x.json' is not a regular file (a directory)"``).
 
     The file is opened without blocking (opening a FIFO for reading would wait for a writer)
-    and checked on the open descriptor, then read up to ``limit`` bytes."""
+    and checked on the open descriptor, then read up to ``limit`` bytes. Without
+    ``follow_links`` (a file the project owns) a symbolic link is refused too."""
     name = f"{what} {shown if shown is not None else os.fspath(path)!r}"
+    if not follow_links and os.path.islink(path):
+        raise error(f"{name} is not a regular file (a symbolic link)")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(path, flags)
     except OSError as exc:
         raise error(f"cannot read {name}: {exc.strerror or exc}") from None
     status = os.fstat(fd)
@@ -58,10 +65,11 @@ def read_regular_text(
     error: type[JsonMatchError],
     limit: int = MAX_FILE_BYTES,
     shown: str | None = None,
+    follow_links: bool = True,
 ) -> str:
     """:func:`read_regular` decoded as UTF-8 (a byte-order mark dropped); a file that is not
     UTF-8 is ``error`` naming the offset and line of its first bad byte."""
-    raw = read_regular(path, what, error, limit, shown)
+    raw = read_regular(path, what, error, limit, shown, follow_links)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -80,6 +88,20 @@ def not_regular(path: str | os.PathLike[str]) -> str | None:
         mode = os.stat(path).st_mode
     except OSError:
         return None
+    return None if stat.S_ISREG(mode) else _kind(mode)
+
+
+def not_owned(path: str | os.PathLike[str]) -> str | None:
+    """What stands at ``path`` when it is there and is no regular file of its own: a
+    symbolic link (never followed: the project reads and writes its own files, such as
+    recordings, only as regular files), a directory, a FIFO, a device; None for a regular
+    file or nothing. Never opens the path."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
     return None if stat.S_ISREG(mode) else _kind(mode)
 
 

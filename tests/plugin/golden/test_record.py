@@ -260,25 +260,3 @@ def test_an_output_with_a_lone_surrogate_reads_back_as_it_was(pytester):
     assert recorded["output"] == {"vendor": "AC\ud800ME"}
     for result in (live, replay):  # the same mismatch, live and replayed
         result.assert_outcomes(passed=1, failed=1)
-
-
-def test_an_output_too_large_to_read_back_is_refused_when_it_would_be_recorded(
-    pytester, monkeypatch
-):
-    from pytest_jsonmatch.cases import recordings
-
-    monkeypatch.setattr(recordings, "MAX_RECORDING_BYTES", 4096)  # the limit reading uses too
-    pytester.makeconftest(
-        TARGET.replace('return {"vendor": case.input.upper()}', 'return {"vendor": "A" * 5000}')
-    )
-    (pytester.path / "c.jsonmatch.yaml").write_text(CASES)
-    result, _ = _run(pytester, "--jsonmatch-record=once")
-    # {"vendor": "AAAA..."} and the record around it: over 5,000 bytes
-    result.stdout.fnmatch_lines(
-        [
-            "*case 'acme': cannot record the output of case 'acme': the "
-            "recording would be *,* bytes, more than the 4,096 a recording "
-            "may hold (and a later run read back)*"
-        ]
-    )
-    assert not pytester.path.joinpath(*RECORDING).exists()

@@ -162,6 +162,46 @@ def test_a_target_setting_that_names_no_function_is_a_usage_error(pytester, spec
     result.stderr.fnmatch_lines([f"ERROR: pytest-jsonmatch: {says}"])
 
 
+BROKEN_MODULES = {
+    # a module that raises at import: the exception, and the line of the user's file
+    "raises": (
+        "import os\n\nKEY = os.environ['JSONMATCH_NO_SUCH_VARIABLE']\n\n\n"
+        "def extract(value):\n    return value\n",
+        "importing module 'broken' failed: KeyError: 'JSONMATCH_NO_SUCH_VARIABLE' "
+        "(raised at *broken.py:3 in <module>)",
+    ),
+    # a module that does not compile: the error, and its file and line
+    "syntax": (
+        "def extract(value)\n    return value\n",
+        "module 'broken' does not compile: SyntaxError: expected ':' (*broken.py:1)",
+    ),
+    "indentation": (
+        "def extract(value):\nreturn value\n",
+        "module 'broken' does not compile: IndentationError: expected an indented block "
+        "after function definition on line 1 (*broken.py:2)",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BROKEN_MODULES))
+@pytest.mark.parametrize("setting", ["jsonmatch_target", "jsonmatch_targets"])
+def test_a_target_module_that_fails_to_import_is_a_usage_error(pytester, kind, setting):
+    source, says = BROKEN_MODULES[kind]
+    write(pytester, "broken.py", source)
+    if setting == "jsonmatch_target":
+        ini(pytester, "jsonmatch_target = broken:extract\n")
+        name = "jsonmatch_target 'broken:extract'"
+    else:
+        ini(pytester, "jsonmatch_targets =\n    fine = json:loads\n    bad = broken:extract\n")
+        name = "jsonmatch_targets: target 'bad' 'broken:extract'"
+    write(pytester, "c.jsonmatch.yaml", INPUT_CASE)
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: pytest-jsonmatch: {name}: {says}"])
+    everything = result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in everything and "INTERNALERROR" not in everything
+
+
 def test_a_golden_folder_that_does_not_exist_is_a_usage_error(pytester):
     ini(pytester, "jsonmatch_golden = goldne\n")
     result = run(pytester)
