@@ -39,6 +39,10 @@ _API = {
     "reclassify_nulls": ".engine.results.post_processors",
     "REGISTRY": ".engine.metrics",
     "BatchItem": ".engine.comparing.registry",
+    "configure_judge": ".engine.metrics",
+    "JudgeReply": ".engine.comparing.judge_messages",
+    "JudgeRequest": ".engine.comparing.judge_messages",
+    "JudgeSettings": ".engine.comparing.semantic",
     "Registry": ".engine.metrics",
     "register_comparator": ".engine.metrics",
     "register_embedder": ".engine.metrics",
@@ -66,6 +70,10 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .dataset.scoring import score_pairs as score_pairs
     from .dataset.sketch import SchemaSketch as SchemaSketch
     from .engine.comparing.registry import BatchItem as BatchItem
+    from .engine.comparing.judge_messages import JudgeReply as JudgeReply
+    from .engine.comparing.judge_messages import JudgeRequest as JudgeRequest
+    from .engine.comparing.semantic import JudgeSettings as JudgeSettings
+    from .engine.metrics import configure_judge as configure_judge
     from .engine.core.errors import CaseFileError as CaseFileError
     from .engine.core.errors import ComparatorError as ComparatorError
     from .engine.core.errors import ConfigError as ConfigError

@@ -22,6 +22,7 @@ from .settings import add_options, read_settings
 
 if TYPE_CHECKING:
     from ..engine.comparing.registry import Registry, RegistryState
+    from ..cases.judge_calls import JudgeCalls
     from .assertion import JsonMatcher
     from .golden_items import GoldenFile
 
@@ -32,6 +33,7 @@ _CHANNEL_TOKEN = pytest.StashKey[
 _REGISTRY_BEFORE = pytest.StashKey["RegistryState | None"]()
 _REGISTRY_MODULE = "pytest_jsonmatch.engine.comparing.registry"
 _MASKING = "pytest_jsonmatch.engine.core.masking"
+_JUDGE: pytest.StashKey[JudgeCalls] = pytest.StashKey()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -71,6 +73,10 @@ def pytest_configure(config: pytest.Config) -> None:
         from .golden_run import start_golden_run  # a target that does not import stops
 
         start_golden_run(config)  # the session now, replaying too
+    if settings.given_judge is not None:  # the judge's runner, open until the session ends
+        from ..cases.judge_calls import JudgeCalls
+
+        config.stash[_JUDGE] = JudgeCalls.install(settings.given_judge, settings.workers)
     config.pluginmanager.register(_Registrar(config), "jsonmatch-registrar")
     try:
         settings.defaults.check()  # once plugins have registered their metrics
@@ -113,6 +119,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         channel.leave(token)  # the channel current before, e.g. the test running pytester's
         if _MASKING in sys.modules:  # and no pattern of this session's outlives it
             sys.modules[_MASKING].declare(())
+    if _JUDGE in config.stash:
+        config.stash[_JUDGE].close()
     module = sys.modules.get(_REGISTRY_MODULE)
     if module is not None and _REGISTRY_BEFORE in config.stash:
         # undo what this session registered (names, type defaults, embedders), so that a

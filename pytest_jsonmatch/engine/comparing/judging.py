@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.errors import ComparatorError
+from ..core.errors import ComparatorError, JsonMatchError
 from .comparators import BoundComparator
 from .registry import BatchItem, Registry, check_score
 
@@ -85,6 +85,8 @@ class Judge:
             answer = answers[k] if k < len(answers) else None
             if answer is None:
                 self.known[key] = Failed(f"batch comparator {name!r} gave no answer")
+            elif isinstance(answer, JsonMatchError):  # the comparator's own words
+                self.known[key] = Failed(str(answer))
             elif isinstance(answer, BaseException):
                 self.known[key] = Failed(f"batch comparator {name!r} answered {answer!r}")
             else:

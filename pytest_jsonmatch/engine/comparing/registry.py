@@ -13,13 +13,18 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ComparatorError, ConfigError, did_you_mean, known_names, shown
 from ..results.post_processors import BUILTIN_POST_PROCESSORS
-from .comparators import BUILTIN_COMPARATORS, BoundComparator, bind_cosine
+from .comparators import BUILTIN_COMPARATORS, BoundComparator, bind_cosine, check_params
 from .embeddings import Embedder, Embedders
 from .transforms import BUILTIN_TRANSFORMS, TransformFn
+
+if TYPE_CHECKING:  # the judge's module loads when a judge is configured
+    from .semantic import JudgeSettings, SemanticJudge, Through, Transport
+
+_KEEP: Any = object()  # configure_judge: an argument left out keeps its current value
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,7 @@ class RegistryState:
     batch_fns: Mapping[str, Any]
     type_defaults: Mapping[str, Any]
     embedders: Mapping[str, Any]
+    judge: tuple[Any, Any, Any] = (None, None, None)  # settings, transport, through
 
 
 class Registry:
@@ -88,6 +94,9 @@ class Registry:
         # named embedders; the cosine comparator looks its embedder up here
         self.embedders = Embedders()
         self._comparators["cosine"] = partial(bind_cosine, embedders=self.embedders)
+        # the built-in LLM judge (semantic.py): a batch comparator answered by the judge
+        # configure_judge() sets up
+        self._comparators["semantic"] = self._bind_semantic
         self._transforms: dict[str, Callable[[Mapping[str, Any] | None], TransformFn]] = dict(
             BUILTIN_TRANSFORMS
         )
@@ -98,7 +107,11 @@ class Registry:
         self.post_processors: dict[str, Callable[..., Any]] = dict(BUILTIN_POST_PROCESSORS)
         self._bound: dict[tuple[str, str], BoundComparator] = {}
         self._bound_transforms: dict[tuple[str, str], TransformFn] = {}
-        self._batch_fns: dict[str, BatchComparator | None] = {}
+        self._batch_fns: dict[str, BatchComparator | None] = {"semantic": self._semantic}
+        self._judge_settings: JudgeSettings | None = None
+        self._judge_transport: Transport | None = None
+        self._judge_through: Through | None = None
+        self._judge: SemanticJudge | None = None
         self._type_defaults: dict[str, Any] = dict(BUILTIN_TYPE_DEFAULTS)
         # changes with every registration: what was bound from the old names is stale
         self.generation = 0
@@ -161,6 +174,81 @@ class Registry:
         self._batch_fns[name] = fn if batch else None  # type: ignore[assignment]
         self._bound.clear()
         self.generation += 1
+
+    # -- the judge (the ``semantic`` comparator) ------------------------------------------
+
+    def configure_judge(
+        self,
+        settings: JudgeSettings | str | None = _KEEP,
+        *,
+        transport: Transport | None = _KEEP,
+    ) -> None:
+        """Set up the judge the ``semantic`` comparator asks: ``settings`` (a
+        :class:`JudgeSettings`, or its text form ``"model=gpt-4o-mini endpoint=..."``; None
+        turns the judge off) and ``transport`` (``fn(JudgeRequest) -> JudgeReply``; None:
+        the standard library's HTTP client). An argument left out keeps its value, so a
+        conftest may hand its own transport to the judge a setting configured."""
+        if settings is not _KEEP:
+            if isinstance(settings, str):
+                from .semantic import parse_judge_text
+
+                settings = parse_judge_text(settings, "configure_judge")
+            elif settings is not None:
+                from .semantic import JudgeSettings
+
+                if not isinstance(settings, JudgeSettings):
+                    raise ConfigError(
+                        f"configure_judge: settings must be a JudgeSettings, its text form "
+                        f"or None, not {type(settings).__name__}"
+                    )
+            self._judge_settings = settings
+        if transport is not _KEEP:
+            if transport is not None and not callable(transport):
+                raise ConfigError(
+                    f"configure_judge: transport must be callable, not {type(transport).__name__}"
+                )
+            self._judge_transport = transport
+        self._judge = None
+        self._bound.clear()
+        self.generation += 1
+
+    def run_judge_through(self, through: Through | None) -> None:
+        """Route every judge request through ``through(request, transport) -> reply``: the
+        layer that runs the judge (its runner's concurrency, timeout, retries, rate limit)."""
+        self._judge_through = through
+        if self._judge is not None:
+            self._judge.through = through
+
+    @property
+    def judge(self) -> SemanticJudge | None:
+        """The judge the ``semantic`` comparator asks (None: none is configured); made on
+        first use, kept until the judge is configured again."""
+        if self._judge is None and self._judge_settings is not None:
+            from .semantic import SemanticJudge
+
+            self._judge = SemanticJudge(
+                self._judge_settings, self._judge_transport, self._judge_through
+            )
+        return self._judge
+
+    def _bind_semantic(self, params: Mapping[str, Any] | None) -> BoundComparator:
+        check_params("semantic", params, set())
+        if self._judge_settings is None:
+            raise ConfigError(
+                "comparator 'semantic' needs a judge: set jsonmatch_judge (pytest), "
+                "--judge (the jsonmatch command) or call configure_judge() (Python)"
+            )
+
+        def unusable(e: Any, a: Any) -> float:
+            raise ComparatorError("comparator 'semantic' cannot score one field alone")
+
+        return BoundComparator("semantic", unusable, batch=True, params={}, trusted=False)
+
+    def _semantic(self, items: list[BatchItem]) -> Sequence[Any]:
+        judge = self.judge
+        if judge is None:
+            raise ComparatorError("comparator 'semantic' has no judge configured")
+        return judge(items)
 
     def batch_function(self, name: str) -> BatchComparator:
         fn = self._batch_fns.get(name)
@@ -237,7 +325,8 @@ class Registry:
             self.post_processors.pop(name, None)
         if name in self._metrics and name not in self._builtin_metrics:
             del self._metrics[name]
-        self._batch_fns.pop(name, None)
+        if name not in self._builtin_comparators:
+            self._batch_fns.pop(name, None)
         self.embedders.unregister(name)
         self._bound.clear()
         self._bound_transforms.clear()
@@ -257,6 +346,7 @@ class Registry:
             dict(self._batch_fns),
             dict(self._type_defaults),
             self.embedders.state(),
+            (self._judge_settings, self._judge_transport, self._judge_through),
         )
 
     def restore(self, state: RegistryState) -> None:
@@ -270,6 +360,8 @@ class Registry:
         self._batch_fns = dict(state.batch_fns)
         self._type_defaults = dict(state.type_defaults)
         self.embedders.restore(state.embedders)
+        self._judge_settings, self._judge_transport, self._judge_through = state.judge
+        self._judge = None
         self._bound.clear()
         self._bound_transforms.clear()
         self.generation += 1
@@ -429,6 +521,7 @@ def _params_key(params: Mapping[str, Any] | None) -> str | None:
 REGISTRY = Registry()
 
 register_comparator = REGISTRY.register_comparator
+configure_judge = REGISTRY.configure_judge
 register_transform = REGISTRY.register_transform
 register_metric = REGISTRY.register_metric
 register_post_processor = REGISTRY.register_post_processor

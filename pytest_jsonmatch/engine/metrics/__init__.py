@@ -28,6 +28,7 @@ from typing import Any
 from ..comparing.registry import (
     REGISTRY,
     Registry,
+    configure_judge,
     register_comparator,
     register_embedder,
     register_metric,
@@ -66,6 +67,7 @@ __all__ = [
     "METRIC_NAMES",
     "REGISTRY",
     "Registry",
+    "configure_judge",
     "metric_named",
     "register_comparator",
     "register_embedder",

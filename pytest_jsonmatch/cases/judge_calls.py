@@ -1,0 +1,115 @@
+"""The judge as part of a pytest session: the ``jsonmatch_judge`` setting read into the
+engine's :class:`JudgeSettings` and the judge's own :class:`CallSettings`, and every judge
+request run through a :class:`Runner` of its own (timeout, retries with ``Retry-After``, the
+rate limit divided among xdist workers, cancelled when the session stops).
+
+The setting is one line of ``key=value`` words: the judge's keys (``model``, ``endpoint``,
+``key_env``, ``prompt``, ``batch``, ``max_tokens``, ``price_in``, ``price_out``) and the
+call keys of ``jsonmatch_calls`` (``concurrency``, ``timeout``, ``retries``, ``rate``,
+``retry_timeouts``, ``retry_budget``), which hold for the judge alone. A judge retries twice
+within 30 s unless told otherwise, so that a judge that is down costs a run seconds, and
+after that the run asks it nothing more (semantic.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ..engine.comparing.judge_messages import JudgeReply, JudgeRequest, Transport
+from ..engine.comparing.semantic import JudgeSettings, JudgeUnavailable, parse_judge
+from ..engine.core.errors import ConfigError
+from ..engine.core.masking import one_line
+from .call_settings import CALL_KEYS, CallSettings, parse_calls
+from .runner import Runner, attempts_note
+
+DEFAULT_JUDGE_CALLS = CallSettings(retries=2, retry_budget=30.0, timeout=120.0)
+
+
+@dataclass(frozen=True)
+class JudgeSetup:
+    """The session's judge: what it is (``judge``) and how it is called (``calls``)."""
+
+    judge: JudgeSettings
+    calls: CallSettings = DEFAULT_JUDGE_CALLS
+
+
+def parse_judge_setting(text: str, what: str, base: Path) -> JudgeSetup:
+    """``model=... endpoint=... retries=3 rate=60/min`` as a :class:`JudgeSetup`; a relative
+    prompt file is read from ``base`` (the test root). A mistake is a ConfigError naming
+    ``what`` and the key."""
+    judge_pairs: list[tuple[str, str]] = []
+    call_words: list[str] = []
+    seen: set[str] = set()
+    for word in text.split():
+        key, sep, value = word.partition("=")
+        if not sep or not value:
+            raise ConfigError(f"{what}: {word!r} is not KEY=VALUE")
+        if key in seen:
+            raise ConfigError(f"{what}: {key} given twice")
+        seen.add(key)
+        if key in CALL_KEYS:
+            call_words.append(word)
+        else:
+            judge_pairs.append((key, value))
+    judge = parse_judge(judge_pairs, what, base)
+    calls = DEFAULT_JUDGE_CALLS
+    if call_words:
+        given = parse_calls([(" ".join(call_words), what)])
+        calls = replace(
+            given,
+            retries=given.retries if "retries=" in text else calls.retries,
+            retry_budget=given.retry_budget if "retry_budget=" in text else calls.retry_budget,
+            timeout=given.timeout if "timeout=" in text else calls.timeout,
+        )
+    return JudgeSetup(judge, calls)
+
+
+class JudgeCalls:
+    """The judge's runner, open while the session runs: ``through`` is what the engine's
+    judge sends each request through (registry.run_judge_through)."""
+
+    def __init__(self, setup: JudgeSetup, workers: int = 1) -> None:
+        self.setup = setup
+        self.runner = Runner(setup.calls.per_worker(workers))
+        self._keys = itertools.count()
+
+    @classmethod
+    def install(cls, setup: JudgeSetup, workers: int = 1) -> JudgeCalls:
+        """The session's judge: configured in the engine's registry, every request of it
+        run through this runner."""
+        from ..engine.metrics import REGISTRY
+
+        calls = cls(setup, workers)
+        REGISTRY.configure_judge(setup.judge)
+        REGISTRY.run_judge_through(calls.through)
+        return calls
+
+    def through(self, request: JudgeRequest, transport: Transport) -> JudgeReply:
+        """``transport(request)``, run by the runner; its failure, after the retries, is a
+        :class:`JudgeUnavailable` naming the judge, the endpoint and the attempts."""
+
+        def call(awaited: Any) -> object:
+            return awaited(transport(request))
+
+        done = self.runner.take(("judge", next(self._keys)), call)
+        if done.error is not None:
+            if not isinstance(done.error, Exception):
+                raise done.error  # KeyboardInterrupt, pytest.exit: the session's to handle
+            error = JudgeUnavailable(
+                f"judge {request.model!r} at {request.endpoint} failed: "
+                f"{one_line(done.error)}{attempts_note(done.figures)}"
+            )
+            error.attempts = done.figures.attempts  # type: ignore[attr-defined]
+            raise error
+        reply = done.value
+        if not isinstance(reply, JudgeReply):
+            raise ConfigError(
+                f"the judge's transport returned {type(reply).__name__}, not a JudgeReply"
+            )
+        return replace(reply, attempts=done.figures.attempts)
+
+    def close(self) -> None:
+        self.runner.close()
