@@ -1,0 +1,113 @@
+"""The judge in a pytest session (cases/judge_calls.py through plugin/hooks.py): golden cases
+and ``assert_json_match`` use the ``jsonmatch_judge`` setting; every request goes through the
+judge's runner (retries with ``Retry-After``, a bounded total when the judge is down); a bad
+setting stops the session naming it.
+
+Against a real OpenAI-compatible server on 127.0.0.1 (tests/helpers/judge_server.py),
+called by the standard library's HTTP client."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from tests.helpers.http_models import serving
+from tests.helpers.judge_server import JudgeServer
+from tests.helpers.plugin_cases import ARGS, write
+
+
+@pytest.fixture
+def server():
+    srv = JudgeServer()
+    with serving(srv):
+        yield srv
+
+
+def _suite(pytester, judge: str, cases: int = 3) -> None:
+    write(pytester, "pytest.ini", f"[pytest]\njsonmatch_judge = {judge}\n")
+    body = "".join(
+        f"- id: c{n}\n"
+        f"  options: {{fields: {{summary: {{comparator: semantic}}}}}}\n"
+        f"  expected: {{id: {n}, summary: 'two boxes, Monday'}}\n"
+        f"  actual: {{id: {n}, summary: '{'2 boxes on Monday' if n % 2 else 'three boxes'}'}}\n"
+        for n in range(cases)
+    )
+    write(pytester, "cases/m.jsonmatch.yaml", "cases:\n" + body)
+    write(pytester, "conftest.py", "")
+
+
+def test_golden_cases_are_judged_through_the_setting(pytester, server):
+    server.same.add(frozenset(("two boxes, monday", "2 boxes on monday")))
+    _suite(pytester, f"model=judge-1 endpoint={server.url}")
+    result = pytester.runpytest_inprocess(*ARGS, "cases")
+    # c1 is judged the same (1 of 1 judged field, id exact): passes; c0 and c2 are not
+    result.assert_outcomes(passed=1, failed=2)
+    # three cases, three records: one request each; c0 and c2 ask the same item, once
+    assert server.total == 2
+
+
+def test_a_429_storm_is_retried_as_retry_after_says(pytester, server):
+    server.storm, server.after = 2, "1"
+    server.same.add(frozenset(("two boxes, monday", "three boxes")))  # c0 the same, c1 not
+    _suite(pytester, f"model=judge-1 endpoint={server.url} retries=3", cases=2)
+    start = time.monotonic()
+    result = pytester.runpytest_inprocess(*ARGS, "cases")
+    took = time.monotonic() - start
+    result.assert_outcomes(passed=1, failed=1)
+    # two 429s then the answer for c0, one request for c1 (its item differs)
+    assert server.total == 4
+    gaps = [b - a for a, b in zip(server.started, server.started[1:3])]
+    assert all(gap >= 0.95 for gap in gaps), gaps  # Retry-After: 1 waited each time
+    assert took < 30
+
+
+def test_a_judge_that_is_down_costs_a_bounded_time_and_says_so(pytester):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    _suite(pytester, f"model=judge-1 endpoint=http://127.0.0.1:{port}/v1 retries=2", cases=12)
+    start = time.monotonic()
+    result = pytester.runpytest_inprocess(*ARGS, "cases", "-rA")
+    took = time.monotonic() - start
+    # every case fails: its one judged field could not be judged (left out of precision
+    # and recall), and the id alone is not the case
+    assert took < 15, took
+    out = result.stdout.str()
+    assert f"judge 'judge-1' at http://127.0.0.1:{port}/v1 failed" in out
+    assert "(3 attempts)" in out
+    assert "not asked" in out
+
+
+def test_assert_json_match_uses_the_sessions_judge(pytester, server):
+    write(pytester, "pytest.ini", f"[pytest]\njsonmatch_judge = model=j endpoint={server.url}\n")
+    pytester.makepyfile(
+        """
+        from pytest_jsonmatch import assert_json_match
+
+        def test_it():
+            assert_json_match({"s": "NYC"}, {"s": "New York City"},
+                              fields={"s": {"comparator": "semantic"}})
+        """
+    )
+    server.same.add(frozenset(("nyc", "new york city")))
+    pytester.runpytest_inprocess(*ARGS).assert_outcomes(passed=1)
+    assert server.total == 1
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("endpoint=http://x", "jsonmatch_judge: name the judge's model"),
+        ("model=m key=sk-1", "jsonmatch_judge: give key_env=NAME"),
+        ("model=m retries=many", "jsonmatch_judge: retries"),
+        ("model=m prompt=nope.txt", "the prompt template 'nope.txt' is not a file"),
+    ],
+)
+def test_a_bad_judge_setting_stops_the_session(pytester, setting, message):
+    write(pytester, "pytest.ini", f"[pytest]\njsonmatch_judge = {setting}\n")
+    pytester.makepyfile("def test_x():\n    pass\n")
+    result = pytester.runpytest_inprocess(*ARGS)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in result.stderr.str()
