@@ -122,7 +122,7 @@ def compare_and_record(
     try:
         if threshold is not None:
             limit = unit_number(threshold, "threshold")
-        merged = {**session_options(name, defaults), **options}
+        merged = {**defaults.options_for(name), **options}
         result = match_json(actual, expected, metric=name, **merged)
     except JsonMatchError as exc:
         # a bad threshold is recorded too (held to the session's): every attempt counts
@@ -185,18 +185,3 @@ def failure(result: MatchResult, threshold: float, verbosity: int) -> AssertionE
     error.result = result  # type: ignore[attr-defined]
     error.threshold = threshold  # type: ignore[attr-defined]
     return error
-
-
-def session_options(metric: str, defaults: Defaults) -> dict[str, object]:
-    """The session options that apply to a comparison under ``metric``: all of them for the
-    session's metric; for another metric only those it takes (``ignore``, ``fields`` ...)."""
-    options = dict(defaults.options)
-    if not options or metric == defaults.metric:
-        return options
-    from ..engine.metrics import metric_named
-
-    try:
-        known = getattr(metric_named(metric), "options", None)
-    except Exception:  # an unknown metric: match_json says so in its own words
-        return options
-    return options if known is None else {k: v for k, v in options.items() if k in known}

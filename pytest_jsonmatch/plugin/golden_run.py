@@ -90,7 +90,12 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
         channel=session.channel,
         ask_update=session.ask_update,
     )
-    config.pluginmanager.register(CallsAhead(outputs, session.worker), "jsonmatch-calls")
+    ahead = None
+    if session.judge is not None:  # judged cases overlap: scored ahead by the judge's threads
+        from ..cases.judge_ahead import JudgeAhead
+
+        ahead = JudgeAhead(outputs, settings.defaults, session.judge.setup.calls.concurrency)
+    config.pluginmanager.register(CallsAhead(outputs, session.worker, ahead), "jsonmatch-calls")
     if settings.record.mode != "off" and not session.worker:
         from .unused_recordings import UnusedRecordings
 

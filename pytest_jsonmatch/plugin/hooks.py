@@ -22,7 +22,6 @@ from .settings import add_options, read_settings
 
 if TYPE_CHECKING:
     from ..engine.comparing.registry import Registry, RegistryState
-    from ..cases.judge_calls import JudgeCalls
     from .assertion import JsonMatcher
     from .golden_items import GoldenFile
 
@@ -33,7 +32,6 @@ _CHANNEL_TOKEN = pytest.StashKey[
 _REGISTRY_BEFORE = pytest.StashKey["RegistryState | None"]()
 _REGISTRY_MODULE = "pytest_jsonmatch.engine.comparing.registry"
 _MASKING = "pytest_jsonmatch.engine.core.masking"
-_JUDGE: pytest.StashKey[JudgeCalls] = pytest.StashKey()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -76,7 +74,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings.given_judge is not None:  # the judge's runner, open until the session ends
         from ..cases.judge_calls import JudgeCalls
 
-        config.stash[_JUDGE] = JudgeCalls.install(settings.given_judge, settings.workers)
+        session.judge = JudgeCalls.install(settings.given_judge, settings.workers)
     config.pluginmanager.register(_Registrar(config), "jsonmatch-registrar")
     try:
         settings.defaults.check()  # once plugins have registered their metrics
@@ -113,14 +111,17 @@ def _registry_state() -> RegistryState | None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
+    from .session import SESSION
+
     token = config.stash.get(_CHANNEL_TOKEN, None)
     if token is not None:
         del config.stash[_CHANNEL_TOKEN]
         channel.leave(token)  # the channel current before, e.g. the test running pytester's
         if _MASKING in sys.modules:  # and no pattern of this session's outlives it
             sys.modules[_MASKING].declare(())
-    if _JUDGE in config.stash:
-        config.stash[_JUDGE].close()
+    session = config.stash.get(SESSION, None)
+    if session is not None and session.judge is not None:
+        session.judge.close()
     module = sys.modules.get(_REGISTRY_MODULE)
     if module is not None and _REGISTRY_BEFORE in config.stash:
         # undo what this session registered (names, type defaults, embedders), so that a

@@ -111,3 +111,39 @@ def test_a_bad_judge_setting_stops_the_session(pytester, setting, message):
     result = pytester.runpytest_inprocess(*ARGS)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert message in result.stderr.str()
+
+
+def test_judging_of_different_cases_overlaps_up_to_the_judges_concurrency(pytester, server):
+    server.calls.reset(gather=8)  # each request waits until 8 are in flight together
+    server.calls.patience = 0.3  # (at most 0.3 s: a serial judge never gathers them)
+    server.delay = 0.05
+    write(
+        pytester,
+        "pytest.ini",
+        f"[pytest]\njsonmatch_judge = model=j endpoint={server.url} concurrency=8\n",
+    )
+    body = "".join(
+        f"- id: c{n}\n"
+        f"  options: {{fields: {{s: {{comparator: semantic}}}}}}\n"
+        f"  expected: {{s: 'reference {n}'}}\n"
+        f"  actual: {{s: 'produced {n}'}}\n"
+        for n in range(40)
+    )
+    write(pytester, "cases/m.jsonmatch.yaml", "cases:\n" + body)
+    result = pytester.runpytest_inprocess(*ARGS, "cases")
+    result.assert_outcomes(failed=40)  # every item differs: judged 0
+    # one request per case, never a second for a case its test found being asked
+    assert server.total == 40
+    assert server.max_in_flight == 8
+
+
+def test_a_serial_judge_sends_one_request_at_a_time(pytester, server):
+    write(pytester, "pytest.ini", f"[pytest]\njsonmatch_judge = model=j endpoint={server.url}\n")
+    body = "".join(
+        f"- id: c{n}\n  options: {{fields: {{s: {{comparator: semantic}}}}}}\n"
+        f"  expected: {{s: 'a{n}'}}\n  actual: {{s: 'b{n}'}}\n"
+        for n in range(6)
+    )
+    write(pytester, "cases/m.jsonmatch.yaml", "cases:\n" + body)
+    pytester.runpytest_inprocess(*ARGS, "cases").assert_outcomes(failed=6)
+    assert (server.total, server.max_in_flight) == (6, 1)

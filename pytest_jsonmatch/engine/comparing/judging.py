@@ -73,6 +73,8 @@ class Judge:
         try:
             answers = list(fn(items))
         except Exception as exc:  # noqa: BLE001 - a judge failing marks every field it was asked
+            if isinstance(exc, JsonMatchError) and getattr(exc, "stops_comparison", False):
+                raise  # a replay-only run's verdict that was never recorded: the case's error
             why = Failed(f"batch comparator {name!r} raised {type(exc).__name__}: {exc}")
             for key, _ in group:
                 self.known[key] = why

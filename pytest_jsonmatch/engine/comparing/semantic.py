@@ -30,12 +30,19 @@ import json
 import re
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..core.errors import ComparatorError, ConfigError, did_you_mean, known_names, shown
+from ..core.errors import (
+    ComparatorError,
+    ConfigError,
+    JsonMatchError,
+    did_you_mean,
+    known_names,
+    shown,
+)
 from .judge_messages import JudgeReply, JudgeRequest, Through, Transport
 
 
@@ -47,7 +54,8 @@ class Judged(Protocol):
     actual_compared: Any
 
 
-PAIRS = "{pairs}"  # where a prompt template takes the numbered items
+PAIRS = "{pairs}"
+_WAIT_ELSEWHERE_S = 900.0  # the most a call waits for an item another call is asking for  # where a prompt template takes the numbered items
 DEFAULT_BATCH = 20
 MAX_BATCH = 500
 MAX_PROMPT_BYTES = 256 * 1024
@@ -389,12 +397,15 @@ class JudgeUnavailable(ComparatorError):
 
 @dataclass
 class Memory:
-    """Verdicts already known, by item key: this run's, and any a recording brought
-    (``recorded``: what was read back, so that the layer that wrote it knows which are
-    used)."""
+    """Verdicts already known, by item key (the judge's fingerprint, the field path, both
+    values): this run's and any a recording brought. ``used``: the keys a comparison read
+    or asked; ``new``: those asked in this run. ``closed`` (a replay-only run): what to raise
+    instead of asking for items no verdict is known of."""
 
     verdicts: dict[str, float] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
+    new: set[str] = field(default_factory=set)
+    closed: Callable[[list[Item]], JsonMatchError] | None = None
 
 
 class SemanticJudge:
@@ -414,6 +425,7 @@ class SemanticJudge:
         self.figures = JudgeFigures()
         self.down: str | None = None  # why the judge is no longer asked (it was unreachable)
         self._lock = threading.Lock()
+        self._asking: dict[str, threading.Event] = {}  # items a call is asking for now
 
     @property
     def name(self) -> str:
@@ -429,7 +441,8 @@ class SemanticJudge:
     def __call__(self, items: Sequence[Judged]) -> list[float | ComparatorError]:
         out: list[float | ComparatorError | None] = [None] * len(items)
         waiting: dict[str, list[int]] = {}  # item key -> the positions it answers
-        pending: list[Item] = []
+        pending: list[Item] = []  # asked by this call
+        elsewhere: dict[str, tuple[Item, threading.Event]] = {}  # being asked by another
         prefix = self.settings.fingerprint + "\x00"
         with self._lock:
             for n, batch_item in enumerate(items):
@@ -450,7 +463,45 @@ class SemanticJudge:
                     self.figures.reused += 1
                 else:
                     waiting[key] = [n]
-                    pending.append(item)
+                    asking = self._asking.get(key)
+                    if asking is not None:
+                        elsewhere[key] = (item, asking)
+                        self.figures.reused += 1
+                    else:
+                        self._asking[key] = threading.Event()
+                        pending.append(item)
+        if pending and self.memory.closed is not None:
+            self._release(prefix, pending)
+            raise self.memory.closed(pending)
+        try:
+            self._answer(prefix, pending, waiting, out)
+        finally:
+            self._release(prefix, pending)
+        if elsewhere:  # answered by the call asking them (a case judged ahead, say)
+            again: list[Item] = []
+            for key, (item, asked) in elsewhere.items():
+                asked.wait(_WAIT_ELSEWHERE_S)
+                with self._lock:
+                    known = self.memory.verdicts.get(key)
+                if known is None:
+                    again.append(item)  # it failed there: asked here, for its own reason
+                    continue
+                for n in waiting[key]:
+                    out[n] = known
+            self._answer(prefix, again, waiting, out)
+        with self._lock:
+            self.figures.undecided += sum(isinstance(a, ComparatorError) for a in out)
+        return [a if a is not None else ComparatorError("not judged") for a in out]
+
+    def _answer(
+        self,
+        prefix: str,
+        pending: list[Item],
+        waiting: dict[str, list[int]],
+        out: list[float | ComparatorError | None],
+    ) -> None:
+        """Ask for ``pending`` in requests of ``batch`` items; each answer goes to every
+        position its item holds."""
         size = self.settings.batch
         for start in range(0, len(pending), size):
             chunk = pending[start : start + size]
@@ -460,14 +511,19 @@ class SemanticJudge:
                     with self._lock:
                         self.memory.verdicts[key] = verdict
                         self.memory.used.add(key)
+                        self.memory.new.add(key)
                     answer: float | ComparatorError = verdict
                 else:
                     answer = ComparatorError(f"{self.name}: {verdict}")
                 for n in waiting[key]:
                     out[n] = answer
+
+    def _release(self, prefix: str, asked: list[Item]) -> None:
         with self._lock:
-            self.figures.undecided += sum(isinstance(a, ComparatorError) for a in out)
-        return [a if a is not None else ComparatorError("not judged") for a in out]
+            for item in asked:
+                event = self._asking.pop(prefix + item.key, None)
+                if event is not None:
+                    event.set()
 
     def _ask(self, chunk: list[Item]) -> list[float | str]:
         """One request for ``chunk``: a verdict or a reason per item."""

@@ -1,0 +1,78 @@
+"""Golden cases judged ahead of their tests, so that the judge's requests for different cases
+overlap: while the tests run one after another, up to N cases whose output is already known
+(given in the case, or replayed from a recording) are scored in worker threads, and the
+judge keeps their verdicts (semantic.py's memory). Each test then scores its case as always,
+in item order, and finds its verdicts known, or being asked for (it waits for that request
+instead of sending its own). Scores, statuses and the report are those of a serial run.
+
+A case whose output needs a live call is judged by its own test. Nothing here records a
+comparison or raises: a case that fails ahead fails again, in its own words, in its test.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+
+from ..engine.core.errors import JsonMatchError
+from .case_files import GoldenCase
+from .case_outputs import Outputs
+from .channel import Defaults
+
+_THREAD = "jsonmatch-judge-ahead"
+
+
+class JudgeAhead:
+    """``concurrency`` threads scoring cases ahead (see the module docstring)."""
+
+    def __init__(self, outputs: Outputs, defaults: Defaults, concurrency: int) -> None:
+        self.outputs, self.defaults, self.concurrency = outputs, defaults, concurrency
+        self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._seen: set[object] = set()
+        self._stop = threading.Event()
+
+    def submit(self, key: object, case: GoldenCase, repeat: int, runs: int, target: str) -> None:
+        """Score run ``repeat`` of ``case`` ahead, once, when its output needs no call."""
+        if self._stop.is_set() or key in self._seen:
+            return
+        self._seen.add(key)
+        try:
+            if case.source == "input" and self.outputs.needs_call(case, repeat, runs, target):
+                return
+        except Exception:  # noqa: BLE001 - the test reports it when it runs
+            return
+        self._jobs.put(lambda: self._score(case, repeat, runs, target))
+        if len(self._threads) < self.concurrency:
+            thread = threading.Thread(target=self._work, daemon=True, name=_THREAD)
+            self._threads.append(thread)
+            thread.start()
+
+    def _work(self) -> None:
+        while not self._stop.is_set():
+            job = self._jobs.get()
+            if job is None or self._stop.is_set():
+                return
+            job()
+
+    def _score(self, case: GoldenCase, repeat: int, runs: int, target: str) -> None:
+        from ..engine.match import match_json
+
+        produced = self.outputs.produce(case, None, repeat, runs, target)
+        if produced.error is not None:
+            return
+        name = case.metric or self.defaults.metric
+        try:
+            options = {**self.defaults.options_for(name), **case.options}
+            match_json(produced.output, case.expected, metric=name, **options)
+        except (JsonMatchError, Exception):  # noqa: BLE001 - its test says what went wrong
+            pass
+
+    def close(self) -> None:
+        """Drop the cases not yet started and let the threads end (the test loop ended)."""
+        self._stop.set()
+        for _ in self._threads:
+            self._jobs.put(None)
+        for thread in self._threads:
+            thread.join(timeout=5)
