@@ -16,14 +16,18 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine.comparing.judge_messages import JudgeReply, JudgeRequest, Transport
-from ..engine.comparing.semantic import JudgeSettings, JudgeUnavailable, parse_judge
+from ..engine.comparing.semantic import JudgeSettings, JudgeUnavailable, Memory, parse_judge
 from ..engine.core.errors import ConfigError
 from ..engine.core.masking import one_line
 from .call_settings import CALL_KEYS, CallSettings, parse_calls
 from .runner import Runner, attempts_note
+
+if TYPE_CHECKING:
+    from .fingerprints import RecordSettings
+    from .judge_recordings import JudgmentFile
 
 DEFAULT_JUDGE_CALLS = CallSettings(retries=2, retry_budget=30.0, timeout=120.0)
 
@@ -72,20 +76,59 @@ class JudgeCalls:
     judge sends each request through (registry.run_judge_through)."""
 
     def __init__(self, setup: JudgeSetup, workers: int = 1) -> None:
-        self.setup = setup
+        self.setup, self.workers = setup, workers
         self.runner = Runner(setup.calls.per_worker(workers))
         self._keys = itertools.count()
+        self.memory = Memory()
+        self.recorded: JudgmentFile | None = None
 
     @classmethod
-    def install(cls, setup: JudgeSetup, workers: int = 1) -> JudgeCalls:
+    def install(
+        cls,
+        setup: JudgeSetup,
+        workers: int = 1,
+        record: RecordSettings | None = None,
+        root: Path | None = None,
+    ) -> JudgeCalls:
         """The session's judge: configured in the engine's registry, every request of it
-        run through this runner."""
+        run through this runner, its verdicts replayed and recorded by ``record`` (the
+        session's ``jsonmatch_record``) under ``root``."""
         from ..engine.metrics import REGISTRY
 
         calls = cls(setup, workers)
+        if record is not None and root is not None and record.mode != "off":
+            from .judge_recordings import JudgmentFile
+
+            calls.recorded = JudgmentFile(root, record.mode, setup.judge, record.prune)
+            calls.recorded.load(calls.memory)
         REGISTRY.configure_judge(setup.judge)
-        REGISTRY.run_judge_through(calls.through)
+        REGISTRY.run_judge_through(calls.through, calls.memory)
         return calls
+
+    def summary(self) -> list[str]:
+        """What the judge did in this process, for the terminal summary."""
+        from ..engine.metrics import REGISTRY
+
+        judge = REGISTRY.judge
+        if judge is None:
+            return []
+        if self.workers > 1:  # each worker's judge asks and counts for itself
+            return [f"jsonmatch judge {self.setup.judge.model!r}: figures kept per xdist worker"]
+        f = judge.figures
+        cost = "" if f.cost is None else f", cost {f.cost:.6g}"
+        lines = [
+            f"jsonmatch judge {self.setup.judge.model!r}: {f.requests} requests "
+            f"({f.attempts} attempts, {f.latency_s:.2f} s), {f.sent} items sent, "
+            f"{f.equal} equal (not sent), {f.reused} reused, {f.undecided} not judged; "
+            f"tokens {f.input_tokens} in, {f.output_tokens} out{cost}"
+        ]
+        if self.recorded is not None and self.recorded.other_count:
+            prune = "removed" if self.recorded.prune else "kept (remove them with prune)"
+            lines.append(
+                f"{self.recorded.other_count} recorded judgment(s) of other judges (a prompt "
+                f"or model since changed): {prune}"
+            )
+        return lines
 
     def through(self, request: JudgeRequest, transport: Transport) -> JudgeReply:
         """``transport(request)``, run by the runner; its failure, after the retries, is a
@@ -112,4 +155,7 @@ class JudgeCalls:
         return replace(reply, attempts=done.figures.attempts)
 
     def close(self) -> None:
+        """Stop the runner, then record this run's verdicts."""
         self.runner.close()
+        if self.recorded is not None:
+            self.recorded.save(self.memory)

@@ -74,7 +74,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings.given_judge is not None:  # the judge's runner, open until the session ends
         from ..cases.judge_calls import JudgeCalls
 
-        session.judge = JudgeCalls.install(settings.given_judge, settings.workers)
+        session.judge = JudgeCalls.install(
+            settings.given_judge, settings.workers, settings.given_record, settings.rootpath
+        )
     config.pluginmanager.register(_Registrar(config), "jsonmatch-registrar")
     try:
         settings.defaults.check()  # once plugins have registered their metrics

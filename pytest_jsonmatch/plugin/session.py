@@ -285,6 +285,8 @@ class JsonmatchSession:
         if self.report is not None and compared:
             for line in summary_lines(self.report, width, verbose):
                 terminalreporter.write_line(line)
+            for line in self.judge.summary() if self.judge is not None else ():
+                terminalreporter.write_line(line)
             shared = self.settings.calls.per_worker_note(self.settings.workers)
             if shared and any(c.get("source") == "live" for c in self.report["comparisons"]):
                 terminalreporter.write_line(shared)

@@ -8,6 +8,7 @@ called by the standard library's HTTP client."""
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 
@@ -115,7 +116,7 @@ def test_a_bad_judge_setting_stops_the_session(pytester, setting, message):
 
 def test_judging_of_different_cases_overlaps_up_to_the_judges_concurrency(pytester, server):
     server.calls.reset(gather=8)  # each request waits until 8 are in flight together
-    server.calls.patience = 0.3  # (at most 0.3 s: a serial judge never gathers them)
+    server.calls.patience = 2.0  # (at most 2 s each: a serial judge never gathers them)
     server.delay = 0.05
     write(
         pytester,
@@ -147,3 +148,63 @@ def test_a_serial_judge_sends_one_request_at_a_time(pytester, server):
     write(pytester, "cases/m.jsonmatch.yaml", "cases:\n" + body)
     pytester.runpytest_inprocess(*ARGS, "cases").assert_outcomes(failed=6)
     assert (server.total, server.max_in_flight) == (6, 1)
+
+
+def _judged_suite(pytester, judge: str, prompt: str | None = None) -> None:
+    if prompt is not None:
+        write(pytester, "prompt.txt", prompt)
+    write(pytester, "pytest.ini", f"[pytest]\njsonmatch_judge = {judge}\n")
+    write(
+        pytester,
+        "cases/m.jsonmatch.yaml",
+        """\
+        cases:
+        - id: a
+          options: {fields: {s: {comparator: semantic}, t: {comparator: semantic}}}
+          expected: {s: two boxes, t: Monday}
+          actual: {s: 2 boxes, t: Tuesday}
+        - id: b
+          options: {fields: {s: {comparator: semantic}}}
+          expected: {s: fragile}
+          actual: {s: handle with care}
+        """,
+    )
+
+
+def test_judgments_are_recorded_and_replayed_with_no_request(pytester, server):
+    server.same.add(frozenset(("two boxes", "2 boxes")))
+    _judged_suite(pytester, f"model=j endpoint={server.url}")
+    first = pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-record=once")
+    first.assert_outcomes(failed=2)  # a: t differs; b: judged different
+    assert server.total == 2  # one request per case
+    recorded = json.loads((pytester.path / "__recordings__/judgments.json").read_text())
+    (judge,) = recorded["judges"].values()
+    assert judge["model"] == "j"
+    assert sorted((v["field"], v["verdict"]) for v in judge["verdicts"]) == [
+        ("s", 0),
+        ("s", 1),
+        ("t", 0),
+    ]
+    again = pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-record=none")
+    again.assert_outcomes(failed=2)
+    assert server.total == 2  # replayed: not one request more
+    assert "0 requests" in again.stdout.str()
+
+
+def test_a_changed_prompt_makes_the_judgments_stale_under_record_none(pytester, server):
+    _judged_suite(pytester, f"model=j endpoint={server.url} prompt=prompt.txt", "v1 {pairs}")
+    pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-record=once")
+    assert server.total == 2
+    write(pytester, "prompt.txt", "v2, reworded {pairs}")
+    stale = pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-record=none")
+    assert server.total == 2  # record=none never asks
+    out = stale.stdout.str()
+    assert (
+        "is stale: it was recorded by another judge (model 'j', or a prompt since changed)" in out
+    )
+    stale.assert_outcomes(failed=2)
+    # recorded again: only this judge's items are asked, then replayed; prune drops the old
+    pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-record=once prune")
+    assert server.total == 4
+    recorded = json.loads((pytester.path / "__recordings__/judgments.json").read_text())
+    assert len(recorded["judges"]) == 1

@@ -22,7 +22,7 @@ from .embeddings import Embedder, Embedders
 from .transforms import BUILTIN_TRANSFORMS, TransformFn
 
 if TYPE_CHECKING:  # the judge's module loads when a judge is configured
-    from .semantic import JudgeSettings, SemanticJudge, Through, Transport
+    from .semantic import JudgeSettings, Memory, SemanticJudge, Through, Transport
 
 _KEEP: Any = object()  # configure_judge: an argument left out keeps its current value
 
@@ -83,7 +83,7 @@ class RegistryState:
     batch_fns: Mapping[str, Any]
     type_defaults: Mapping[str, Any]
     embedders: Mapping[str, Any]
-    judge: tuple[Any, Any, Any] = (None, None, None)  # settings, transport, through
+    judge: tuple[Any, ...] = (None, None, None, None)  # settings, transport, through, memory
 
 
 class Registry:
@@ -111,6 +111,7 @@ class Registry:
         self._judge_settings: JudgeSettings | None = None
         self._judge_transport: Transport | None = None
         self._judge_through: Through | None = None
+        self._judge_memory: Memory | None = None
         self._judge: SemanticJudge | None = None
         self._type_defaults: dict[str, Any] = dict(BUILTIN_TYPE_DEFAULTS)
         # changes with every registration: what was bound from the old names is stale
@@ -212,12 +213,13 @@ class Registry:
         self._bound.clear()
         self.generation += 1
 
-    def run_judge_through(self, through: Through | None) -> None:
+    def run_judge_through(self, through: Through | None, memory: Memory | None = None) -> None:
         """Route every judge request through ``through(request, transport) -> reply``: the
-        layer that runs the judge (its runner's concurrency, timeout, retries, rate limit)."""
-        self._judge_through = through
-        if self._judge is not None:
-            self._judge.through = through
+        layer that runs the judge (its runner's concurrency, timeout, retries, rate limit);
+        ``memory``: the verdicts it replays and records (kept when the judge is configured
+        again: they are keyed by each judge's fingerprint)."""
+        self._judge_through, self._judge_memory = through, memory
+        self._judge = None
 
     @property
     def judge(self) -> SemanticJudge | None:
@@ -227,7 +229,7 @@ class Registry:
             from .semantic import SemanticJudge
 
             self._judge = SemanticJudge(
-                self._judge_settings, self._judge_transport, self._judge_through
+                self._judge_settings, self._judge_transport, self._judge_through, self._judge_memory
             )
         return self._judge
 
@@ -346,7 +348,7 @@ class Registry:
             dict(self._batch_fns),
             dict(self._type_defaults),
             self.embedders.state(),
-            (self._judge_settings, self._judge_transport, self._judge_through),
+            (self._judge_settings, self._judge_transport, self._judge_through, self._judge_memory),
         )
 
     def restore(self, state: RegistryState) -> None:
@@ -360,7 +362,12 @@ class Registry:
         self._batch_fns = dict(state.batch_fns)
         self._type_defaults = dict(state.type_defaults)
         self.embedders.restore(state.embedders)
-        self._judge_settings, self._judge_transport, self._judge_through = state.judge
+        (
+            self._judge_settings,
+            self._judge_transport,
+            self._judge_through,
+            self._judge_memory,
+        ) = state.judge
         self._judge = None
         self._bound.clear()
         self._bound_transforms.clear()
