@@ -21,6 +21,7 @@ SECTIONS = (
     "dataset",
     "references",
     "otel",
+    "judge",
 )
 NO_DEEPDIFF = 'deepdiff not installed: pip install -e ".[bench]"'
 NOT_INSTALLED = (
