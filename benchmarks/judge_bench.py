@@ -202,6 +202,8 @@ def differential_rows(row: Any, quick: bool) -> list[Any]:
         from struct_extract_eval.batch import FakeJudge, SemanticBatchComparator
         from struct_extract_eval.core.comparators.registry import register
     except ImportError:
+        from references import not_installed_note
+
         return [
             row(
                 SECTION,
@@ -213,8 +215,7 @@ def differential_rows(row: Any, quick: bool) -> list[Any]:
                 "same",
                 "INFO",
                 0,
-                "struct_extract_eval not installed: a reference implementation, installed "
-                "beside the project to measure this row (skipped)",
+                not_installed_note("struct_extract_eval"),
             )
         ]
     from pytest_jsonmatch import REGISTRY, JudgeReply, JudgeSettings, evaluate_records
@@ -264,7 +265,9 @@ def differential_rows(row: Any, quick: bool) -> list[Any]:
             return _shape([fake_decide(str(i.gold), str(i.extracted)) for i in items], how)
 
     register("semantic", SemanticBatchComparator(ShapedFake()), overwrite=True)
+    started = time.perf_counter()
     theirs = evaluate(gold, pred, schema=schema)
+    their_s = time.perf_counter() - started
 
     calls = {"n": 0}
 
@@ -283,6 +286,7 @@ def differential_rows(row: Any, quick: bool) -> list[Any]:
 
     before = REGISTRY.state()
     records_ours = []
+    started = time.perf_counter()
     try:
         REGISTRY.configure_judge(JudgeSettings(model="fake", batch=500), transport=transport)
         for g, p in zip(gold, pred):
@@ -292,6 +296,7 @@ def differential_rows(row: Any, quick: bool) -> list[Any]:
             records_ours.extend(evaluate_records([g], [p], schema=schema).records)
     finally:
         REGISTRY.restore(before)
+    our_s = time.perf_counter() - started
     same = total = 0
     differ: list[str] = []
     statuses: dict[str, int] = {}
@@ -308,17 +313,20 @@ def differential_rows(row: Any, quick: bool) -> list[Any]:
             elif len(differ) < 3:
                 differ.append(f"{f.path}: theirs {want}, ours {got}")
     counts = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
-    note = f"{same}/{total} fields the same ({counts}); batches {calls['n']}"
+    note = (
+        f"{same}/{total} fields the same ({counts}); batches {calls['n']}; times: ours "
+        f"one record at a time (a fresh judge each, as theirs remembers nothing)"
+    )
     if differ:
         note += "; differ: " + "; ".join(differ)
     return [
         row(
             SECTION,
             f"semantic batch rules against extract-eval, {records} records",
-            None,
-            "extract-eval FakeJudge",
-            None,
-            None,
+            our_s,
+            "extract-eval, its FakeJudge",
+            their_s,
+            our_s / their_s,
             "same",
             "PASS" if same == total else "MISS",
             1,
