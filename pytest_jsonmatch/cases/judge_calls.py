@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .fingerprints import RecordSettings
     from .judge_recordings import JudgmentFile
 
-DEFAULT_JUDGE_CALLS = CallSettings(retries=2, retry_budget=30.0, timeout=120.0)
+DEFAULT_JUDGE_CALLS = CallSettings(retries=2, retry_budget=30.0, timeout=60.0)
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,8 @@ def parse_judge_setting(text: str, what: str, base: Path) -> JudgeSetup:
         seen.add(key)
         if key in CALL_KEYS:
             call_words.append(word)
+            if key == "timeout":  # the HTTP client's own bound too, so that both agree
+                judge_pairs.append((key, value))
         else:
             judge_pairs.append((key, value))
     judge = parse_judge(judge_pairs, what, base)
