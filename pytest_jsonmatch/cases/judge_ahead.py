@@ -14,13 +14,18 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..engine.core.errors import JsonMatchError
 from .case_files import GoldenCase
 from .case_outputs import Outputs
 from .channel import Defaults
 
+if TYPE_CHECKING:
+    from ..engine.comparing.semantic import JudgeFigures
+
 _THREAD = "jsonmatch-judge-ahead"
+_CLAIM_WAIT_S = 900.0  # the most a test waits for its case's judging ahead to end
 
 
 class JudgeAhead:
@@ -32,6 +37,8 @@ class JudgeAhead:
         self._threads: list[threading.Thread] = []
         self._seen: set[object] = set()
         self._stop = threading.Event()
+        self._tabs: dict[object, JudgeFigures] = {}  # what each case's judging ahead cost
+        self._done: dict[object, threading.Event] = {}
 
     def submit(self, key: object, case: GoldenCase, repeat: int, runs: int, target: str) -> None:
         """Score run ``repeat`` of ``case`` ahead, once, when its output needs no call."""
@@ -43,7 +50,8 @@ class JudgeAhead:
                 return
         except Exception:  # noqa: BLE001 - the test reports it when it runs
             return
-        self._jobs.put(lambda: self._score(case, repeat, runs, target))
+        done = self._done[key] = threading.Event()
+        self._jobs.put(lambda: self._score(key, done, case, repeat, runs, target))
         if len(self._threads) < self.concurrency:
             thread = threading.Thread(target=self._work, daemon=True, name=_THREAD)
             self._threads.append(thread)
@@ -56,18 +64,43 @@ class JudgeAhead:
                 return
             job()
 
-    def _score(self, case: GoldenCase, repeat: int, runs: int, target: str) -> None:
+    def _score(
+        self,
+        key: object,
+        done: threading.Event,
+        case: GoldenCase,
+        repeat: int,
+        runs: int,
+        target: str,
+    ) -> None:
         from ..engine.match import match_json
+        from ..engine.metrics import REGISTRY
 
-        produced = self.outputs.produce(case, None, repeat, runs, target)
-        if produced.error is not None:
-            return
-        name = case.metric or self.defaults.metric
+        tab = REGISTRY.judge_tab()
         try:
+            produced = self.outputs.produce(case, None, repeat, runs, target)
+            if produced.error is not None:
+                return
+            name = case.metric or self.defaults.metric
             options = {**self.defaults.options_for(name), **case.options}
-            match_json(produced.output, case.expected, metric=name, **options)
+            with tab:
+                match_json(produced.output, case.expected, metric=name, **options)
         except (JsonMatchError, Exception):  # noqa: BLE001 - its test says what went wrong
             pass
+        finally:
+            if tab.tab is not None:
+                self._tabs[key] = tab.tab
+            done.set()
+
+    def claim(self, key: object) -> JudgeFigures | None:
+        """What judging run ``key`` ahead cost (its requests), once it is done: the test
+        that scores the run reports it. None: it was not judged ahead."""
+        done = self._done.pop(key, None)
+        if done is None:
+            return None
+        if not done.is_set() and not self._stop.is_set():
+            done.wait(_CLAIM_WAIT_S)
+        return self._tabs.pop(key, None)
 
     def close(self) -> None:
         """Drop the cases not yet started and let the threads end (the test loop ended)."""

@@ -108,29 +108,15 @@ class JudgeCalls:
         return calls
 
     def summary(self) -> list[str]:
-        """What the judge did in this process, for the terminal summary."""
-        from ..engine.metrics import REGISTRY
-
-        judge = REGISTRY.judge
-        if judge is None:
+        """What the terminal summary says of the judge's recordings (what the judge did is
+        totalled from the comparisons, with the target's calls)."""
+        if self.recorded is None or not self.recorded.other_count:
             return []
-        if self.workers > 1:  # each worker's judge asks and counts for itself
-            return [f"jsonmatch judge {self.setup.judge.model!r}: figures kept per xdist worker"]
-        f = judge.figures
-        cost = "" if f.cost is None else f", cost {f.cost:.6g}"
-        lines = [
-            f"jsonmatch judge {self.setup.judge.model!r}: {f.requests} requests "
-            f"({f.attempts} attempts, {f.latency_s:.2f} s), {f.sent} items sent, "
-            f"{f.equal} equal (not sent), {f.reused} reused, {f.undecided} not judged; "
-            f"tokens {f.input_tokens} in, {f.output_tokens} out{cost}"
+        prune = "removed" if self.recorded.prune else "kept (remove them with prune)"
+        return [
+            f"{self.recorded.other_count} recorded judgment(s) of other judges (a prompt "
+            f"or model since changed): {prune}"
         ]
-        if self.recorded is not None and self.recorded.other_count:
-            prune = "removed" if self.recorded.prune else "kept (remove them with prune)"
-            lines.append(
-                f"{self.recorded.other_count} recorded judgment(s) of other judges (a prompt "
-                f"or model since changed): {prune}"
-            )
-        return lines
 
     def through(self, request: JudgeRequest, transport: Transport) -> JudgeReply:
         """``transport(request)``, run by the runner; its failure, after the retries, is a

@@ -26,6 +26,8 @@ from .settings import Settings
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
+    from ..cases.judge_ahead import JudgeAhead
+
     from ..cases.case_outputs import Outputs
     from ..cases.updates import CaseUpdate
     from ..engine.results.field_results import MatchResult
@@ -41,6 +43,7 @@ class GoldenRun:
     outputs: Outputs
     channel: Channel
     ask_update: Callable[[CaseUpdate], None]
+    judge_ahead: JudgeAhead | None = None  # cases judged ahead of their tests
 
 
 GOLDEN_RUN = pytest.StashKey[GoldenRun]()
@@ -122,6 +125,7 @@ class GoldenItem(pytest.Item):
                     )
                 raise produced.error
             outputs.append(produced.output)
+            ahead = run.judge_ahead.claim((self.nodeid, repeat)) if run.judge_ahead else None
             if case.expected is not NO_EXPECTED:  # (none: --jsonmatch-update=create)
                 from ..engine.schemas.loading import references_confined_to
 
@@ -140,6 +144,7 @@ class GoldenItem(pytest.Item):
                             produced.source,
                             produced.recording,
                             produced.call,
+                            ahead,
                         )
                     )
         passed = self._passed(results)

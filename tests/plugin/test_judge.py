@@ -208,3 +208,66 @@ def test_a_changed_prompt_makes_the_judgments_stale_under_record_none(pytester, 
     assert server.total == 4
     recorded = json.loads((pytester.path / "__recordings__/judgments.json").read_text())
     assert len(recorded["judges"]) == 1
+
+
+def test_what_the_judge_did_is_kept_per_comparison_and_totalled(pytester, server):
+    write(
+        pytester,
+        "pytest.ini",
+        f"[pytest]\njsonmatch_judge = model=j endpoint={server.url} price_in=2 price_out=8\n",
+    )
+    write(
+        pytester,
+        "cases/m.jsonmatch.yaml",
+        """\
+        cases:
+        - id: a
+          options: {fields: {s: {comparator: semantic}, t: {comparator: semantic}}}
+          expected: {s: two boxes, t: Monday}
+          actual: {s: 2 boxes, t: monday}
+        - id: b
+          options: {fields: {s: {comparator: semantic}}}
+          expected: {s: fragile}
+          actual: {s: handle with care}
+        - id: c
+          options: {fields: {s: {comparator: semantic}}}
+          expected: {s: fragile}
+          actual: {s: handle with care}
+        """,
+    )
+    result = pytester.runpytest_inprocess(
+        *ARGS, "cases", "--jsonmatch-report=out.json", "--jsonmatch-report=out.md"
+    )
+    result.assert_outcomes(failed=3)
+    report = json.loads((pytester.path / "out.json").read_text())
+    judged = {c["case_id"].split("::")[-1]: c["judge"] for c in report["comparisons"]}
+    # one request of 100 tokens in and 10 out (the server's usage) costs
+    # 100 * 2 / 1e6 + 10 * 8 / 1e6 = 0.00028
+    # a: "Monday" against "monday" differ (no transform): sent with s, in one request
+    assert judged["a"] == {
+        "requests": 1,
+        "attempts": 1,
+        "sent": 2,
+        "equal": 0,
+        "reused": 0,
+        "not_judged": 0,
+        "failed_requests": 0,
+        "input_tokens": 100,
+        "output_tokens": 10,
+        "cost": pytest.approx(0.00028),
+        "latency_s": pytest.approx(judged["a"]["latency_s"]),
+    }
+    assert (judged["b"]["requests"], judged["b"]["sent"], judged["b"]["reused"]) == (1, 1, 0)
+    # c asks what b asked: answered from memory, at no cost
+    assert (judged["c"]["requests"], judged["c"]["reused"], judged["c"]["cost"]) == (0, 1, None)
+    assert server.total == 2
+    out = result.stdout.str()
+    line = (
+        "judge: 2 requests (2 attempts, ...), 3 items sent, 0 equal (not sent), 1 reused, "
+        "0 not judged; tokens 200 in, 20 out, cost "
+    )
+    assert any(
+        ln.startswith(line.split("...")[0]) and line.split("...")[1] in ln
+        for ln in out.splitlines()
+    ), out
+    assert "tokens 200 in, 20 out" in (pytester.path / "out.md").read_text()

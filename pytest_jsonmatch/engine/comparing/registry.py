@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +22,7 @@ from .embeddings import Embedder, Embedders
 from .transforms import BUILTIN_TRANSFORMS, TransformFn
 
 if TYPE_CHECKING:  # the judge's module loads when a judge is configured
-    from .semantic import JudgeSettings, Memory, SemanticJudge, Through, Transport
+    from .semantic import JudgeFigures, JudgeSettings, Memory, SemanticJudge, Through, Transport
 
 _KEEP: Any = object()  # configure_judge: an argument left out keeps its current value
 
@@ -232,6 +232,11 @@ class Registry:
                 self._judge_settings, self._judge_transport, self._judge_through, self._judge_memory
             )
         return self._judge
+
+    def judge_tab(self, ahead: JudgeFigures | None = None) -> JudgeTab:
+        """What the judge does for one comparison, counted while the ``with`` block runs in
+        this thread; ``ahead``: the requests its case was judged with ahead of it."""
+        return JudgeTab(self.judge if self._judge_settings is not None else None, ahead)
 
     def _bind_semantic(self, params: Mapping[str, Any] | None) -> BoundComparator:
         check_params("semantic", params, set())
@@ -523,6 +528,34 @@ def _params_key(params: Mapping[str, Any] | None) -> str | None:
             return repr(params)
         except Exception:  # noqa: BLE001 - any failure only means "not cached"
             return None
+
+
+class JudgeTab:
+    """See :meth:`Registry.judge_tab`."""
+
+    def __init__(self, judge: SemanticJudge | None, ahead: JudgeFigures | None) -> None:
+        self.judge, self.ahead = judge, ahead
+        self.tab: JudgeFigures | None = None
+
+    def __enter__(self) -> JudgeTab:
+        if self.judge is not None:
+            self.tab = self.judge.open_tab()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.judge is not None:
+            self.judge.close_tab()
+
+    def figures(self) -> dict[str, Any] | None:
+        """The comparison's figures as its report keeps them (None: nothing was judged)."""
+        tab = self.tab
+        if tab is None:
+            return None
+        if self.ahead is not None:  # the same fields, read ahead: its figures, and any
+            ahead = replace(self.ahead)  # request the comparison had to send itself
+            ahead.merge(tab, read=False)
+            tab = ahead
+        return tab.to_dict() if tab.used else None
 
 
 REGISTRY = Registry()

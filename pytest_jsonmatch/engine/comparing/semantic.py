@@ -374,6 +374,30 @@ class JudgeFigures:
     cost: float | None = None
     latency_s: float = 0.0
 
+    def merge(self, other: JudgeFigures, asked: bool = True, read: bool = True) -> None:
+        """Add ``other``'s figures: those of the requests (``asked``), and those of reading
+        the verdicts (``read``: equal, reused, undecided)."""
+        if asked:
+            self.requests += other.requests
+            self.attempts += other.attempts
+            self.sent += other.sent
+            self.failed_requests += other.failed_requests
+            self.input_tokens += other.input_tokens
+            self.output_tokens += other.output_tokens
+            self.latency_s += other.latency_s
+            if other.cost is not None:
+                self.cost = other.cost if self.cost is None else self.cost + other.cost
+        if read:
+            self.equal += other.equal
+            self.reused += other.reused
+            self.undecided += other.undecided
+
+    @property
+    def used(self) -> bool:
+        """Whether a judged field was met at all (asked, answered from memory or by
+        equality, or left undecided)."""
+        return bool(self.requests or self.equal or self.reused or self.undecided or self.sent)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "requests": self.requests,
@@ -381,7 +405,7 @@ class JudgeFigures:
             "sent": self.sent,
             "equal": self.equal,
             "reused": self.reused,
-            "undecided": self.undecided,
+            "not_judged": self.undecided,
             "failed_requests": self.failed_requests,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
@@ -426,6 +450,25 @@ class SemanticJudge:
         self.down: str | None = None  # why the judge is no longer asked (it was unreachable)
         self._lock = threading.Lock()
         self._asking: dict[str, threading.Event] = {}  # items a call is asking for now
+        self._tabs = threading.local()  # the figures of the comparison this thread scores
+
+    def open_tab(self) -> JudgeFigures:
+        """Start counting, apart, what this thread's judged fields cost until
+        :meth:`close_tab`: the figures of one comparison."""
+        tab = JudgeFigures()
+        self._tabs.tab = tab
+        return tab
+
+    def close_tab(self) -> None:
+        self._tabs.tab = None
+
+    def _count(self, delta: JudgeFigures) -> None:
+        """Add ``delta`` to the run's figures and to this thread's comparison's, if open
+        (the caller holds the lock)."""
+        self.figures.merge(delta)
+        tab = getattr(self._tabs, "tab", None)
+        if tab is not None:
+            tab.merge(delta)
 
     @property
     def name(self) -> str:
@@ -449,7 +492,7 @@ class SemanticJudge:
                 e, a = batch_item.expected_compared, batch_item.actual_compared
                 if type(e) is type(a) and e == a:
                     out[n] = 1.0
-                    self.figures.equal += 1
+                    self._count(JudgeFigures(equal=1))
                     continue
                 item = Item(field_path(batch_item.path), e, a)
                 key = prefix + item.key
@@ -457,16 +500,16 @@ class SemanticJudge:
                 if known is not None:
                     out[n] = known
                     self.memory.used.add(key)
-                    self.figures.reused += 1
+                    self._count(JudgeFigures(reused=1))
                 elif key in waiting:
                     waiting[key].append(n)
-                    self.figures.reused += 1
+                    self._count(JudgeFigures(reused=1))
                 else:
                     waiting[key] = [n]
                     asking = self._asking.get(key)
                     if asking is not None:
                         elsewhere[key] = (item, asking)
-                        self.figures.reused += 1
+                        self._count(JudgeFigures(reused=1))
                     else:
                         self._asking[key] = threading.Event()
                         pending.append(item)
@@ -490,7 +533,7 @@ class SemanticJudge:
                     out[n] = known
             self._answer(prefix, again, waiting, out)
         with self._lock:
-            self.figures.undecided += sum(isinstance(a, ComparatorError) for a in out)
+            self._count(JudgeFigures(undecided=sum(isinstance(a, ComparatorError) for a in out)))
         return [a if a is not None else ComparatorError("not judged") for a in out]
 
     def _answer(
@@ -548,10 +591,14 @@ class SemanticJudge:
         except Exception as exc:  # noqa: BLE001 - the fields it was asked about say why
             attempts = getattr(exc, "attempts", 1)
             with self._lock:
-                self.figures.requests += 1
-                self.figures.attempts += attempts if isinstance(attempts, int) else 1
-                self.figures.failed_requests += 1
-                self.figures.latency_s += time.perf_counter() - started
+                self._count(
+                    JudgeFigures(
+                        requests=1,
+                        attempts=attempts if isinstance(attempts, int) else 1,
+                        failed_requests=1,
+                        latency_s=time.perf_counter() - started,
+                    )
+                )
             why = _failure(exc)
             if _unreachable(exc):
                 self.down = f"{self.name} was unreachable earlier in this run ({why})"
@@ -560,14 +607,17 @@ class SemanticJudge:
             return [f"the transport returned {type(reply).__name__}, not a JudgeReply"] * len(chunk)
         cost = s.cost(reply.input_tokens, reply.output_tokens)
         with self._lock:
-            f = self.figures
-            f.requests += 1
-            f.attempts += reply.attempts if isinstance(reply.attempts, int) else 1
-            f.sent += len(chunk)
-            f.input_tokens += reply.input_tokens or 0
-            f.output_tokens += reply.output_tokens or 0
-            f.cost = cost if f.cost is None else f.cost + (cost or 0.0)
-            f.latency_s += time.perf_counter() - started
+            self._count(
+                JudgeFigures(
+                    requests=1,
+                    attempts=reply.attempts if isinstance(reply.attempts, int) else 1,
+                    sent=len(chunk),
+                    input_tokens=reply.input_tokens or 0,
+                    output_tokens=reply.output_tokens or 0,
+                    cost=cost,
+                    latency_s=time.perf_counter() - started,
+                )
+            )
         return read_verdicts(reply, len(chunk))
 
 
