@@ -187,7 +187,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "991f6ee791882c8f8a1a136b50197d9f5684efbd7bde0fecfb1c59648f0c3f10"
+        "1b4d133db45537accb1479861169b61ed3005eb7c46ca9e90fd48b48039b938b"
     )
 
 

@@ -271,3 +271,43 @@ def test_what_the_judge_did_is_kept_per_comparison_and_totalled(pytester, server
         for ln in out.splitlines()
     ), out
     assert "tokens 200 in, 20 out" in (pytester.path / "out.md").read_text()
+
+
+def test_a_targets_total_cost_limit_counts_its_judges_requests(pytester, server):
+    server.same.add(frozenset(("two boxes", "2 boxes")))
+    pytester.makeconftest(
+        """
+        from pytest_jsonmatch import TargetResult
+
+        def pytest_jsonmatch_target(case, config, target):
+            note = "two boxes" if target == "today" else "2 boxes"
+            return TargetResult({"note": note}, cost=0.001)
+        """
+    )
+    judge = f"model=j endpoint={server.url} price_in=1000 price_out=1000"
+    write(
+        pytester,
+        "pytest.ini",
+        f"[pytest]\njsonmatch_judge = {judge}\njsonmatch_targets =\n    today\n    cheap\n"
+        "jsonmatch_reference = today cost=1.5x total_cost=1.5x\n",
+    )
+    body = "".join(
+        f"- id: c{n}\n  input: {{n: {n}}}\n"
+        f"  options: {{fields: {{note: {{comparator: semantic}}}}}}\n"
+        f"  expected: {{note: two boxes}}\n"
+        for n in range(2)
+    )
+    write(pytester, "cases/m.jsonmatch.yaml", "cases:\n" + body)
+    result = pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-report=out.json")
+    result.assert_outcomes(passed=4)  # cheap's paraphrase is judged the same
+    gates = json.loads((pytester.path / "out.json").read_text())["gates"]
+    # today: 2 x 0.001 for its calls, nothing judged (equal). cheap: the same for its calls,
+    # and one request for its first case (the second reuses the verdict) of 100 tokens in
+    # and 10 out at 1000 a million: 0.1 + 0.01 = 0.11; 0.002 + 0.11 = 0.112 > 1.5 x 0.002
+    assert any(
+        f.startswith("target cheap against today: total cost with the judge's 0.112")
+        and f.endswith("(jsonmatch_reference total_cost=1.5x)")
+        for f in gates["failures"]
+    ), gates
+    assert not any("(jsonmatch_reference cost=1.5x)" in f for f in gates["failures"])
+    assert server.total == 1
