@@ -311,3 +311,28 @@ def test_a_targets_total_cost_limit_counts_its_judges_requests(pytester, server)
     ), gates
     assert not any("(jsonmatch_reference cost=1.5x)" in f for f in gates["failures"])
     assert server.total == 1
+
+
+def test_under_xdist_every_workers_verdicts_are_recorded_and_replayed(pytester, server):
+    write(pytester, "pytest.ini", f"[pytest]\njsonmatch_judge = model=j endpoint={server.url}\n")
+    body = "".join(
+        f"- id: c{n}\n  options: {{fields: {{s: {{comparator: semantic}}}}}}\n"
+        f"  expected: {{s: 'reference {n}'}}\n  actual: {{s: 'produced {n}'}}\n"
+        for n in range(8)
+    )
+    write(pytester, "cases/m.jsonmatch.yaml", "cases:\n" + body)
+    plugins = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark")
+    first = pytester.runpytest_subprocess(
+        *plugins, "cases", "-n", "2", "--jsonmatch-record=once", "--jsonmatch-report=a.json"
+    )
+    first.assert_outcomes(failed=8)
+    assert server.total == 8
+    recorded = json.loads((pytester.path / "__recordings__/judgments.json").read_text())
+    (judge,) = recorded["judges"].values()
+    assert len(judge["verdicts"]) == 8  # both workers' verdicts, merged
+    # what the judge did reaches the controller with each comparison: 8 requests in all
+    report = json.loads((pytester.path / "a.json").read_text())
+    assert sum(c["judge"]["requests"] for c in report["comparisons"]) == 8
+    again = pytester.runpytest_subprocess(*plugins, "cases", "-n", "2", "--jsonmatch-record=none")
+    again.assert_outcomes(failed=8)
+    assert server.total == 8  # replayed in both workers: no request
