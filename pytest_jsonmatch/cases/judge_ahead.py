@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..engine.core.errors import JsonMatchError
@@ -31,8 +32,16 @@ _CLAIM_WAIT_S = 900.0  # the most a test waits for its case's judging ahead to e
 class JudgeAhead:
     """``concurrency`` threads scoring cases ahead (see the module docstring)."""
 
-    def __init__(self, outputs: Outputs, defaults: Defaults, concurrency: int) -> None:
+    def __init__(
+        self,
+        outputs: Outputs,
+        defaults: Defaults,
+        concurrency: int,
+        schema_folders: Sequence[Path] = (),
+    ) -> None:
         self.outputs, self.defaults, self.concurrency = outputs, defaults, concurrency
+        # where a schema's $refs may read, as for the case's own test (jsonmatch_schema_dirs)
+        self.schema_folders = tuple(schema_folders)
         self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
         self._seen: set[object] = set()
@@ -75,6 +84,7 @@ class JudgeAhead:
     ) -> None:
         from ..engine.match import match_json
         from ..engine.metrics import REGISTRY
+        from ..engine.schemas.loading import references_confined_to
 
         tab = REGISTRY.judge_tab()
         try:
@@ -83,7 +93,7 @@ class JudgeAhead:
                 return
             name = case.metric or self.defaults.metric
             options = {**self.defaults.options_for(name), **case.options}
-            with tab:
+            with tab, references_confined_to(self.schema_folders, "jsonmatch_schema_dirs"):
                 match_json(produced.output, case.expected, metric=name, **options)
         except (JsonMatchError, Exception):  # noqa: BLE001 - its test says what went wrong
             pass

@@ -87,7 +87,12 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
     if session.judge is not None:  # judged cases overlap: scored ahead by the judge's threads
         from ..cases.judge_ahead import JudgeAhead
 
-        ahead = JudgeAhead(outputs, settings.defaults, session.judge.setup.calls.concurrency)
+        ahead = JudgeAhead(
+            outputs,
+            settings.defaults,
+            session.judge.setup.calls.concurrency,
+            [settings.rootpath, *settings.schema_dirs],
+        )
     run = config.stash[GOLDEN_RUN] = GoldenRun(
         settings=settings,
         cases=cases,

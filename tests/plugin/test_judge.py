@@ -336,3 +336,20 @@ def test_under_xdist_every_workers_verdicts_are_recorded_and_replayed(pytester, 
     again = pytester.runpytest_subprocess(*plugins, "cases", "-n", "2", "--jsonmatch-record=none")
     again.assert_outcomes(failed=8)
     assert server.total == 8  # replayed in both workers: no request
+
+
+def test_a_case_judged_ahead_reads_its_schemas_refs_only_where_its_test_may(pytester, server):
+    # the thread that judges a case ahead is held to the test root as the test is: a $ref
+    # outside it is refused, never read (and never cached for the test to find)
+    outside = pytester.path.parent / f"{pytester.path.name}-outside"
+    outside.mkdir()
+    (outside / "x.json").write_text('{"type": "string", "x-eval-compare": "semantic"}')
+    (pytester.path / "s.json").write_text(
+        json.dumps({"type": "object", "properties": {"a": {"$ref": str(outside / "x.json")}}})
+    )
+    write(pytester, "pytest.ini", f"[pytest]\njsonmatch_judge = model=j endpoint={server.url}\n")
+    write(pytester, "c.jsonmatch.yaml", "schema: s.json\nexpected: {a: x}\nactual: {a: y}\n")
+    result = pytester.runpytest_inprocess(*ARGS)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*$ref * reads outside *: refused, unread*"])
+    assert server.total == 0  # nothing was judged from the refused schema
