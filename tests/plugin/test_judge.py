@@ -353,3 +353,34 @@ def test_a_case_judged_ahead_reads_its_schemas_refs_only_where_its_test_may(pyte
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*$ref * reads outside *: refused, unread*"])
     assert server.total == 0  # nothing was judged from the refused schema
+
+
+def test_the_judges_rate_limit_spaces_its_requests(pytester, server):
+    _many(pytester, f"model=j endpoint={server.url} concurrency=4 rate=5/s", 5)
+    pytester.runpytest_inprocess(*ARGS, "cases").assert_outcomes(failed=5)
+    starts = sorted(server.started)
+    assert len(starts) == 5
+    # 5 a second: starts at least 0.2 s apart, whatever the concurrency (a little slack for
+    # the clock's resolution)
+    assert min(b - a for a, b in zip(starts, starts[1:])) >= 0.19, starts
+
+
+def test_stopping_at_the_first_failure_cancels_the_judging_still_to_come(pytester, server):
+    server.delay = 0.3
+    _many(pytester, f"model=j endpoint={server.url} concurrency=2", 20)
+    start = time.monotonic()
+    result = pytester.runpytest_inprocess(*ARGS, "cases", "-x")
+    result.assert_outcomes(failed=1)
+    # the first case's request and at most the two ahead in flight when it failed
+    assert server.total <= 4, server.total
+    assert time.monotonic() - start < 20 * 0.3 / 2
+
+
+def _many(pytester, judge: str, cases: int) -> None:
+    write(pytester, "pytest.ini", f"[pytest]\njsonmatch_judge = {judge}\n")
+    body = "".join(
+        f"- id: c{n}\n  options: {{fields: {{s: {{comparator: semantic}}}}}}\n"
+        f"  expected: {{s: 'reference {n}'}}\n  actual: {{s: 'produced {n}'}}\n"
+        for n in range(cases)
+    )
+    write(pytester, "cases/m.jsonmatch.yaml", "cases:\n" + body)
