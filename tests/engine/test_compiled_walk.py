@@ -53,7 +53,7 @@ def outcome(expected: list[Any], actual: list[Any], options: dict[str, Any], on:
         except JsonMatchError as exc:
             return f"{type(exc).__name__}: {exc}"
     # (a per-field aggregate's repr leaves its exact sum out: to_dict has it)
-    return repr(
+    return fv.exact_repr(
         (
             run.records,
             {path: agg.to_dict() for path, agg in run.per_field.items()},

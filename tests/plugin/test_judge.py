@@ -360,9 +360,10 @@ def test_the_judges_rate_limit_spaces_its_requests(pytester, server):
     pytester.runpytest_inprocess(*ARGS, "cases").assert_outcomes(failed=5)
     starts = sorted(server.started)
     assert len(starts) == 5
-    # 5 a second: starts at least 0.2 s apart, whatever the concurrency (a little slack for
-    # the clock's resolution)
-    assert min(b - a for a, b in zip(starts, starts[1:])) >= 0.19, starts
+    # 5 a second: the runner starts them 0.2 s apart, whatever the concurrency, so the
+    # fifth arrives 0.8 s after the first (0.7: slack for the threads' and sockets' jitter;
+    # unlimited, four at once would arrive within a few milliseconds)
+    assert starts[-1] - starts[0] >= 0.7, starts
 
 
 def test_stopping_at_the_first_failure_cancels_the_judging_still_to_come(pytester, server):
