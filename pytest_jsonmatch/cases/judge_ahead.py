@@ -54,6 +54,8 @@ class JudgeAhead:
         if self._stop.is_set() or key in self._seen:
             return
         self._seen.add(key)
+        if not self._may_judge(case):
+            return
         try:
             if case.source == "input" and self.outputs.needs_call(case, repeat, runs, target):
                 return
@@ -65,6 +67,17 @@ class JudgeAhead:
             thread = threading.Thread(target=self._work, daemon=True, name=_THREAD)
             self._threads.append(thread)
             thread.start()
+
+    def _may_judge(self, case: GoldenCase) -> bool:
+        """Whether scoring ``case`` may ask the judge: its options or the session's name
+        ``semantic`` or a schema (whose fields may), or a type default is the judge. A case
+        that cannot is not scored twice for nothing."""
+        from ..engine.metrics import REGISTRY
+
+        if any("semantic" in repr(spec) for spec in REGISTRY.type_defaults.values()):
+            return True
+        text = repr((self.defaults.options, case.options))
+        return "semantic" in text or "schema" in text
 
     def _work(self) -> None:
         while not self._stop.is_set():
