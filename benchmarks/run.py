@@ -43,6 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import corpus
 import invoices
+import judge_bench
 import references
 import tool_calls
 import worst
@@ -60,6 +61,7 @@ SECTIONS = (
     "references",
     "otel",
     "tools",
+    "judge",
 )
 METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1")
 
@@ -1147,6 +1149,14 @@ def bench_otel(args: argparse.Namespace) -> list[Row]:
 # -- driver --------------------------------------------------------------------------------
 
 
+def bench_judge(args: argparse.Namespace) -> list[Row]:
+    """The built-in judge (judge_bench.py): judged golden cases at judge concurrency 8
+    against the serial judge, ``--judge-runs`` paired runs (ABBA); and extract-eval's batch
+    rules against ours, when struct_extract_eval is installed."""
+    rows = judge_bench.overlap_rows(Row, args.quick, args.judge_runs)
+    return rows + judge_bench.differential_rows(Row, args.quick)
+
+
 BENCHES: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
     "metrics": bench_metrics,
     "pairing": bench_pairing,
@@ -1159,6 +1169,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
     "references": bench_references,
     "otel": bench_otel,
     "tools": bench_tools,
+    "judge": bench_judge,
 }
 
 
@@ -1258,8 +1269,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--otel-cases", type=int, help="input: cases of the otel section's suite (default 1000)"
     )
     p.add_argument("--otel-runs", type=int, help="runs with the export on and off (default 9)")
+    p.add_argument(
+        "--judge-runs", type=int, help="paired runs of the judge's overlap row (default 5)"
+    )
     args = p.parse_args(argv)
     full = dict(
+        judge_runs=5,
         otel_cases=1000,
         otel_runs=9,
         runs=11,
@@ -1281,6 +1296,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         ref_runs=3,
     )
     quick = dict(
+        judge_runs=1,
         otel_cases=20,
         otel_runs=1,
         runs=3,

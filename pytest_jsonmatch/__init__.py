@@ -41,6 +41,10 @@ _API = {
     "reclassify_nulls": ".engine.results.post_processors",
     "REGISTRY": ".engine.metrics",
     "BatchItem": ".engine.comparing.registry",
+    "configure_judge": ".engine.metrics",
+    "JudgeReply": ".engine.comparing.judge_messages",
+    "JudgeRequest": ".engine.comparing.judge_messages",
+    "JudgeSettings": ".engine.comparing.semantic",
     "Registry": ".engine.metrics",
     "register_comparator": ".engine.metrics",
     "register_embedder": ".engine.metrics",
@@ -68,7 +72,10 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .cases.runner import TargetResult as TargetResult
     from .dataset.scoring import score_pairs as score_pairs
     from .dataset.sketch import SchemaSketch as SchemaSketch
+    from .engine.comparing.judge_messages import JudgeReply as JudgeReply
+    from .engine.comparing.judge_messages import JudgeRequest as JudgeRequest
     from .engine.comparing.registry import BatchItem as BatchItem
+    from .engine.comparing.semantic import JudgeSettings as JudgeSettings
     from .engine.core.cut_off import Truncation as Truncation
     from .engine.core.errors import CaseFileError as CaseFileError
     from .engine.core.errors import ComparatorError as ComparatorError
@@ -86,6 +93,7 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.metrics import METRICS as METRICS
     from .engine.metrics import REGISTRY as REGISTRY
     from .engine.metrics import Registry as Registry
+    from .engine.metrics import configure_judge as configure_judge
     from .engine.metrics import register_comparator as register_comparator
     from .engine.metrics import register_embedder as register_embedder
     from .engine.metrics import register_metric as register_metric

@@ -32,6 +32,9 @@ PUBLIC_API = [
     "FieldResult",
     "FloorFailure",
     "JsonMatchError",
+    "JudgeReply",
+    "JudgeRequest",
+    "JudgeSettings",
     "JsonMatchWarning",
     "METRICS",
     "METRIC_NAMES",
@@ -54,6 +57,7 @@ PUBLIC_API = [
     "annotate_schema",
     "assert_json_match",
     "bfcl_verdict",
+    "configure_judge",
     "evaluate_records",
     "infer_schema",
     "match_json",
@@ -160,7 +164,7 @@ def test_the_entry_points_are_pinned():
 
 def test_the_report_format_is_pinned():
     # A change to the report's shape is a new report version and a new hash here, on purpose
-    # (an optional addition, such as a comparison's conformance, keeps the version).
+    # (an optional addition, such as a comparison's conformance or judge, keeps the version).
     from pytest_jsonmatch.reporting.report import REPORT_VERSION
 
     schema = json.loads((PACKAGE / "reporting" / "report.schema.json").read_text(encoding="utf-8"))
@@ -185,7 +189,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "c45d3a96d44c955ebb3d26603df633dcbc25845e3d84fe4135ca651342ac7bb7"
+        "5c0607972ee1fc747c7375515cb345428eb086bee53523888c7201de7f12186b"
     )
 
 

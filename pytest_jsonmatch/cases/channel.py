@@ -38,6 +38,21 @@ class Defaults:
     verbosity: int = 0
     invalid_fails: bool = False  # an answer that breaks its schema fails its comparison
 
+    def options_for(self, metric: str) -> dict[str, object]:
+        """The session options that apply to a comparison under ``metric``: all of them for
+        the session's metric; for another metric only those it takes (``ignore``,
+        ``fields`` ...)."""
+        options = dict(self.options)
+        if not options or metric == self.metric:
+            return options
+        from ..engine.metrics import metric_named
+
+        try:
+            known = getattr(metric_named(metric), "options", None)
+        except Exception:  # noqa: BLE001 (an unknown metric: match_json says so in its own words)
+            return options
+        return options if known is None else {k: v for k, v in options.items() if k in known}
+
     def check(self) -> None:
         """The metric and every option key, checked once plugins have registered their
         metrics: an unknown name is a ConfigError naming the setting and the name meant (the

@@ -415,6 +415,11 @@ def case_attributes(comparison: Comparison, span: Any) -> dict[str, Any]:
         out["jsonmatch.target"] = comparison.target
     if label(comparison) == "error":
         out["error.type"] = error_type(comparison)
+    judged = comparison.judge  # what the LLM judge did for it, apart from the target's call
+    for key in ("requests", "not_judged", "input_tokens", "output_tokens", "cost", "latency_s"):
+        value = judged.get(key) if judged is not None else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[f"jsonmatch.judge.{key}"] = value
     response = (span.attributes or {}).get("gen_ai.response.id") if span is not None else None
     if isinstance(response, str):
         out["gen_ai.response.id"] = response

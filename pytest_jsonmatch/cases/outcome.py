@@ -6,6 +6,7 @@ Its own module so that a session that never compares does not build it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ class Outcome:
     source: OutputSource = "case"  # the output came from the case, a live call, or a replay
     recording: Recorded = ""  # "recorded" or "stale" when this run wrote a recording
     call: CallFigures | None = None
+    judge: Mapping[str, object] | None = None  # what the LLM judge did for it (None: nothing)
 
     def comparison(
         self,
@@ -69,6 +71,7 @@ class Outcome:
                 source=self.source,
                 recording=self.recording,
                 call=call,
+                judge=self.judge,
                 target=target,
             )
         return Comparison.of_result(
@@ -85,6 +88,7 @@ class Outcome:
             source=self.source,
             recording=self.recording,
             call=call,
+            judge=self.judge,
             target=target,
             invalid_fails=invalid_fails,
         )

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..reporting.versus import VersusSettings
     from .call_settings import CallSettings
     from .fingerprints import RecordSettings
+    from .judge_calls import JudgeSetup
     from .live_calls import CallWatch
     from .otel_events import Telemetry
     from .otel_settings import OtelSettings
@@ -48,6 +49,7 @@ class SettingParts:
     given_gates: GateSettings | None = None
     given_versus: VersusSettings | None = None
     given_otel: OtelSettings | None = None
+    given_judge: JudgeSetup | None = None  # the LLM judge; None: none (no default judge)
 
     @cached_property
     def record(self) -> RecordSettings:
@@ -153,6 +155,12 @@ def parse_reports(
     from ..reporting.report_files import ReportFiles
 
     return ReportFiles.parse(paths, what, here, step_summary)
+
+
+def parse_judge(text: str, what: str, root: Path) -> JudgeSetup:
+    from .judge_calls import parse_judge_setting
+
+    return parse_judge_setting(text, what, root)
 
 
 def parse_otel(text: str, what: str) -> OtelSettings:

@@ -18,6 +18,7 @@ from ..engine.core.errors import JsonMatchError, SchemaError
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
 from ..reporting.gates import GateNames
+from .extensions import add_extension_arguments, load_extensions
 from .input_error import InputError
 from .inputs import STDIN, parse_option, read_settings, read_settings_as
 from .structeval import structeval_options
@@ -56,6 +57,7 @@ def add_scoring_arguments(parser: argparse._ActionsContainer, structeval: bool =
         help="structeval's configuration file (JSON or YAML): its string, "
         "number and boolean evaluators and array_matching_threshold",
     )
+    add_extension_arguments(parser)
     parser.add_argument(
         "--invalid-fails",
         action="store_true",
@@ -132,7 +134,9 @@ def add_regression_arguments(parser: argparse._ActionsContainer) -> None:
 def metric_and_options(
     args: argparse.Namespace, structeval: bool = False
 ) -> tuple[str, dict[str, Any]]:
-    """The metric and options the arguments ask for (InputError when they cannot be used)."""
+    """The metric and options the arguments ask for (InputError when they cannot be used),
+    once the ``--plugins`` and ``--judge`` they name are loaded."""
+    load_extensions(args)
     metric = args.metric or ("structural_f1" if structeval or args.config else "field_f1")
     try:
         chosen = metric_named(metric)

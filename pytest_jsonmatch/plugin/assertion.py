@@ -17,12 +17,14 @@ from ..engine.configuring.walk_config import unit_number
 from ..engine.core.errors import ComparatorError, JsonMatchError
 from ..engine.core.masking import one_line
 from ..engine.match import match_json
+from ..engine.metrics import REGISTRY
 from ..engine.results.field_results import BATCH_ERROR, MatchResult
 from ..reporting.failure_message import format_failure
 
 if TYPE_CHECKING:
     from ..cases.case_outputs import OutputSource, Recorded
     from ..cases.runner import CallFigures
+    from ..engine.comparing.semantic import JudgeFigures
 
 
 def assert_json_match(
@@ -110,20 +112,24 @@ def compare_and_record(
     source: OutputSource = "case",
     recorded: Recorded = "",
     call: CallFigures | None = None,
+    ahead: JudgeFigures | None = None,
 ) -> tuple[MatchResult, float]:
     """Score one comparison (run ``repeat`` of its case, its output from ``source``, made by
     a call that took ``call``) with ``channel``'s defaults and record it there; return the
     result and the threshold it is held to. One that cannot be scored is recorded as an error
-    with its reason, and its error raised."""
+    with its reason, and its error raised. What the judge did for it is kept with it
+    (``ahead``: the requests its case was judged with ahead of its test)."""
     __tracebackhide__ = True
     defaults = channel.defaults
     name = metric or defaults.metric
     limit = defaults.threshold
+    judged = REGISTRY.judge_tab(ahead)
     try:
         if threshold is not None:
             limit = unit_number(threshold, "threshold")
-        merged = {**session_options(name, defaults), **options}
-        result = match_json(actual, expected, metric=name, **merged)
+        merged = {**defaults.options_for(name), **options}
+        with judged:
+            result = match_json(actual, expected, metric=name, **merged)
     except JsonMatchError as exc:
         # a bad threshold is recorded too (held to the session's): every attempt counts
         channel.record(
@@ -135,6 +141,7 @@ def compare_and_record(
                 source=source,
                 recording=recorded,
                 call=call,
+                judge=judged.figures(),
             )
         )
         # the message says it all: raised from here, not from deep inside the engine
@@ -151,6 +158,7 @@ def compare_and_record(
                 source=source,
                 recording=recorded,
                 call=call,
+                judge=judged.figures(),
             )
         )
         raise batch
@@ -164,6 +172,7 @@ def compare_and_record(
             source=source,
             recording=recorded,
             call=call,
+            judge=judged.figures(),
         )
     )
     return result, limit
@@ -185,18 +194,3 @@ def failure(result: MatchResult, threshold: float, verbosity: int) -> AssertionE
     error.result = result  # type: ignore[attr-defined]
     error.threshold = threshold  # type: ignore[attr-defined]
     return error
-
-
-def session_options(metric: str, defaults: Defaults) -> dict[str, object]:
-    """The session options that apply to a comparison under ``metric``: all of them for the
-    session's metric; for another metric only those it takes (``ignore``, ``fields`` ...)."""
-    options = dict(defaults.options)
-    if not options or metric == defaults.metric:
-        return options
-    from ..engine.metrics import metric_named
-
-    try:
-        known = getattr(metric_named(metric), "options", None)
-    except Exception:  # noqa: BLE001 (an unknown metric: match_json says so in its own words)
-        return options
-    return options if known is None else {k: v for k, v in options.items() if k in known}

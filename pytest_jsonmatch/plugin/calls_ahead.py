@@ -11,18 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Generator, Iterable
 from contextlib import ExitStack
+from typing import TYPE_CHECKING
 
 import pytest
 
 from ..cases.case_outputs import Outputs
 from .golden_items import GoldenItem
 
+if TYPE_CHECKING:
+    from ..cases.judge_ahead import JudgeAhead
+
 
 class CallsAhead:
     """The plugin object that opens the live calls for the test loop and feeds them."""
 
-    def __init__(self, outputs: Outputs, worker: bool) -> None:
-        self.outputs, self.worker = outputs, worker
+    def __init__(self, outputs: Outputs, worker: bool, judge: JudgeAhead | None = None) -> None:
+        self.outputs, self.worker, self.judge = outputs, worker, judge
         # how far ahead a worker looks: as many items as the busiest target runs at once
         self.ahead = max(calls.settings.concurrency for calls in outputs.calls.values())
         self.open = False
@@ -42,6 +46,8 @@ class CallsAhead:
         finally:
             self.open = False
             self.outputs.close()
+            if self.judge is not None:
+                self.judge.close()
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Take the recordings' fingerprint once every conftest.py is loaded (their target
@@ -63,13 +69,14 @@ class CallsAhead:
     def submit(self, items: Iterable[pytest.Item]) -> None:
         """Submit the calls of the golden ``input`` cases among ``items`` that will run."""
         for item in items:
-            if (
-                not isinstance(item, GoldenItem)
-                or item.case.source != "input"
-                or not _will_run(item)
-            ):
+            if not isinstance(item, GoldenItem) or not _will_run(item):
                 continue
             case, runs, target = item.case, item.runs(), item.target
+            if self.judge is not None:
+                for repeat in range(runs):
+                    self.judge.submit((item.nodeid, repeat), case, repeat, runs, target)
+            if case.source != "input":
+                continue
             calls = self.outputs.calls[target]
             for repeat in range(runs):
                 key = (item.nodeid, repeat)

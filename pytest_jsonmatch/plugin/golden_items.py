@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
     from ..cases.case_outputs import Outputs
+    from ..cases.judge_ahead import JudgeAhead
     from ..cases.updates import CaseUpdate
     from ..engine.results.field_results import MatchResult
 
@@ -41,6 +42,7 @@ class GoldenRun:
     outputs: Outputs
     channel: Channel
     ask_update: Callable[[CaseUpdate], None]
+    judge_ahead: JudgeAhead | None = None  # cases judged ahead of their tests
 
 
 GOLDEN_RUN = pytest.StashKey[GoldenRun]()
@@ -122,6 +124,7 @@ class GoldenItem(pytest.Item):
                     )
                 raise produced.error
             outputs.append(produced.output)
+            ahead = run.judge_ahead.claim((self.nodeid, repeat)) if run.judge_ahead else None
             if case.expected is not NO_EXPECTED:  # (none: --jsonmatch-update=create)
                 from ..engine.schemas.loading import references_confined_to
 
@@ -140,6 +143,7 @@ class GoldenItem(pytest.Item):
                             produced.source,
                             produced.recording,
                             produced.call,
+                            ahead,
                         )
                     )
         passed = self._passed(results)

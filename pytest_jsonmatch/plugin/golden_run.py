@@ -86,14 +86,25 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
         fingerprint=lambda name: _fingerprint(config, settings, named[name]),
     )
     cases = _case_files(settings)
+    ahead = None
+    if session.judge is not None:  # judged cases overlap: scored ahead by the judge's threads
+        from ..cases.judge_ahead import JudgeAhead
+
+        ahead = JudgeAhead(
+            outputs,
+            settings.defaults,
+            session.judge.setup.calls.concurrency,
+            [settings.rootpath, *settings.schema_dirs],
+        )
     run = config.stash[GOLDEN_RUN] = GoldenRun(
         settings=settings,
         cases=cases,
         outputs=outputs,
         channel=session.channel,
         ask_update=session.ask_update,
+        judge_ahead=ahead,
     )
-    config.pluginmanager.register(CallsAhead(outputs, session.worker), "jsonmatch-calls")
+    config.pluginmanager.register(CallsAhead(outputs, session.worker, ahead), "jsonmatch-calls")
     if settings.record.mode != "off" and not session.worker:
         from .unused_recordings import UnusedRecordings
 

@@ -9,6 +9,7 @@ session that never uses the plugin loads little more than its settings' declarat
 
 from __future__ import annotations
 
+import os
 import sys
 from contextvars import Token
 from pathlib import Path
@@ -71,6 +72,18 @@ def pytest_configure(config: pytest.Config) -> None:
         from .golden_run import start_golden_run  # a target that does not import stops
 
         start_golden_run(config)  # the session now, replaying too
+    if settings.given_judge is not None:  # the judge's runner, open until the session ends
+        from ..cases.calls_in_flight import LOG_KEY
+        from ..cases.judge_calls import JudgeCalls
+
+        log = getattr(config, "workerinput", {}).get(LOG_KEY)  # in the session's shared folder
+        session.judge = JudgeCalls.install(
+            settings.given_judge,
+            settings.workers,
+            settings.given_record,
+            settings.rootpath,
+            shared=os.path.dirname(log) if log else None,
+        )
     config.pluginmanager.register(_Registrar(config), "jsonmatch-registrar")
     try:
         settings.defaults.check()  # once plugins have registered their metrics
@@ -107,12 +120,17 @@ def _registry_state() -> RegistryState | None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
+    from .session import SESSION
+
     token = config.stash.get(_CHANNEL_TOKEN, None)
     if token is not None:
         del config.stash[_CHANNEL_TOKEN]
         channel.leave(token)  # the channel current before, e.g. the test running pytester's
         if _MASKING in sys.modules:  # and no pattern of this session's outlives it
             sys.modules[_MASKING].declare(())
+    session = config.stash.get(SESSION, None)
+    if session is not None and session.judge is not None:
+        session.judge.close()
     module = sys.modules.get(_REGISTRY_MODULE)
     if module is not None and _REGISTRY_BEFORE in config.stash:
         # undo what this session registered (names, type defaults, embedders), so that a

@@ -20,6 +20,7 @@ from .settings import Settings
 
 if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-up stays light)
     from ..cases.calls_in_flight import Deaths
+    from ..cases.judge_calls import JudgeCalls
     from ..cases.outcome import Outcome
     from ..cases.updates import CaseUpdate
     from ..reporting.baseline import Baseline
@@ -64,6 +65,7 @@ class JsonmatchSession:
         self.ran: set[str] = set()  # the tests that reported (on the controller)
         self.interrupted = ""  # why the session was interrupted, when it was
         self.telemetry = settings.telemetry()  # OpenTelemetry events, where the tests run
+        self.judge: JudgeCalls | None = None  # the LLM judge's runner (jsonmatch_judge)
         self._deaths: Deaths | None = None  # (xdist's controller) see deaths()
         self.watching = False  # _Reports installed (a report counts the tests that ran; an
         if settings.given_reports is not None or (  # xdist controller's comparisons come
@@ -282,6 +284,8 @@ class JsonmatchSession:
             terminalreporter.write_sep("=", "jsonmatch")
         if self.report is not None and compared:
             for line in summary_lines(self.report, width, verbose):
+                terminalreporter.write_line(line)
+            for line in self.judge.summary() if self.judge is not None else ():
                 terminalreporter.write_line(line)
             from ..cases.shared_starts import SHARED
 

@@ -180,6 +180,13 @@ SETTINGS = (
         "such cases pass with a warning",
         metavar="[D] [allow=N]",
     ),
+    Setting(
+        "judge",
+        "the LLM judge of the 'semantic' comparator: model=NAME endpoint=URL "
+        "key_env=VARIABLE prompt=FILE batch=N price_in=X price_out=X, and its own "
+        "concurrency/timeout/retries/rate keys (docs/schemas.md)",
+        metavar="KEY=VALUE ...",
+    ),
     Setting("invalid_fails", "a comparison whose answer breaks its schema fails", "bool", False),
     Setting(
         "min_valid",
@@ -362,6 +369,9 @@ def _read(read: _Reader) -> Settings:
         full_tracebacks=config.getoption("tbstyle", default="auto") == "long" or verbose >= 2,
         annotations=os.environ.get("GITHUB_ACTIONS") == "true",
         workers=_workers(config),
+        given_judge=parts.parse_judge(*read.text("judge"), config.rootpath)
+        if read.given("judge")
+        else None,
         given_otel=parts.parse_otel(*read.text("otel")) if read.given("otel") else None,
         mask=parts.parse_mask(read.ini("mask")) if read.given("mask") else (),
     )

@@ -288,6 +288,8 @@ def _fields_section(report: ReportHead) -> str:
         header = ["field", "score", "match", "mismatch", "omission", "hallucination"]
         rows = []
         ordered, unscored = field_rows(fields)  # a field never scored has no score to show
+        judged = any(agg.get("batch_error") for _, agg in ordered)  # a judge left some
+        header += ["not judged"] if judged else []
         for path, agg in ordered:
             cells = [
                 f'<td><a href="#cases" class="field-link" data-field="{_e(path)}">'
@@ -298,6 +300,9 @@ def _fields_section(report: ReportHead) -> str:
                 f'<td data-sort="{agg[k]}">{agg[k]}</td>'
                 for k in ("match", "mismatch", "omission", "hallucination")
             ]
+            if judged:
+                n = agg.get("batch_error", 0)
+                cells.append(f'<td data-sort="{n}">{n}</td>')
             rows.append(f'<tr data-field="{_e(path)}">' + "".join(cells) + "</tr>")
         if rows:
             out.append(

@@ -290,7 +290,9 @@ def _baseline(baseline: BaselineSectionDict, gates: GatesDict, full: bool) -> li
 def _fields(fields: FieldTable, full: bool) -> list[str]:
     worst, unscored = field_rows(fields)  # a field never scored has no score to show
     shown = worst if full else worst[:FIELD_ROWS]
+    judged = any(agg.get("batch_error") for _, agg in worst)  # a judge left some undecided
     header = ["field", "score", "match", "mismatch", "omission", "hallucination"]
+    header += ["not judged"] if judged else []
     rows = [
         [
             escape(path),
@@ -299,6 +301,7 @@ def _fields(fields: FieldTable, full: bool) -> list[str]:
             str(agg["mismatch"]),
             str(agg["omission"]),
             str(agg["hallucination"]),
+            *([str(agg.get("batch_error", 0))] if judged else []),
         ]
         for path, agg in shown
     ]

@@ -18,7 +18,14 @@ from typing import Literal, NamedTuple, Protocol, cast
 from ..engine.core.errors import shown
 from ..engine.core.values import MISSING
 from ..engine.results.field_results import FieldResult, MatchResult
-from .shapes import CallDict, ComparisonDict, ConformanceDict, FieldDict, JSONValue
+from .shapes import (
+    CallDict,
+    ComparisonDict,
+    ConformanceDict,
+    FieldDict,
+    JSONValue,
+    JudgeDict,
+)
 
 # Where a comparison's output came from: given in the case (actual, actual_file), a live call
 # of the target, or a replayed recording.
@@ -181,6 +188,9 @@ class Comparison:
     # what the target's call took: latency_s, attempts, input_tokens, output_tokens, cost,
     # failed (None: no call; for a replayed output, the recorded call's figures)
     call: Mapping[str, object] | None = field(default=None, hash=False)
+    # what the LLM judge did for this comparison: requests, attempts, items sent, equal,
+    # reused, not judged, tokens, cost, latency (None: no field was judged)
+    judge: Mapping[str, object] | None = field(default=None, hash=False)
     # where the answer was cut off, (line, column, chars), when it was scored closed for
     # partial credit (the ``truncated: close`` option); None for a whole answer
     truncated: tuple[int, int, int] | None = None
@@ -220,6 +230,7 @@ class Comparison:
         call: Mapping[str, object] | None = None,
         target: str = "",
         invalid_fails: bool = False,
+        judge: Mapping[str, object] | None = None,
     ) -> Comparison:
         """The record of a scored comparison; its fields' values kept per ``values`` (None:
         no field kept, for a run that reports none). ``invalid_fails``: an answer that breaks
@@ -241,6 +252,7 @@ class Comparison:
             source=source,
             recording=recording,
             call=call,
+            judge=judge,
             target=target,
             fields=field_records(result.fields, values, MISSING) if values else (),
             pairings=tuple(
@@ -310,6 +322,8 @@ class Comparison:
         if self.call is not None:
             # the figures as the caller measured them (plugin/runner.py's CallFigures)
             out["call"] = cast(CallDict, dict(self.call))
+        if self.judge is not None:
+            out["judge"] = cast(JudgeDict, dict(self.judge))
         if self.truncated is not None:
             line, column, chars = self.truncated
             out["truncated"] = {"line": line, "column": column, "chars": chars}
@@ -350,6 +364,7 @@ class Comparison:
             source=str(data.get("source", "case")),
             recording=str(data.get("recording", "")),
             call=dict(call) if isinstance(call := data.get("call"), Mapping) else None,
+            judge=dict(judge) if isinstance(judge := data.get("judge"), Mapping) else None,
             truncated=None
             if (cut := data.get("truncated")) is None
             else (int(cut["line"]), int(cut["column"]), int(cut["chars"])),

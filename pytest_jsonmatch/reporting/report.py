@@ -16,7 +16,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from importlib import resources
-from typing import IO, TYPE_CHECKING, Literal, NamedTuple, Protocol, TypedDict, cast
+from typing import IO, TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, TypedDict, cast
 
 from ..engine.results.field_results import FieldAggregate
 from .aggregate import (
@@ -114,9 +114,14 @@ class SummaryReads(NamedTuple):
 
     def reads(self, comparison: Comparison) -> bool:
         """Whether the report lists ``comparison``: the summary counts the outputs that
-        were replayed or recorded and the calls made (only a live or replayed output has
-        a call, and only such an output is recorded)."""
-        return self.whole or comparison.source != "case" or bool(comparison.recording)
+        were replayed or recorded, the calls made (only a live or replayed output has
+        a call, and only such an output is recorded) and what the judge did."""
+        return (
+            self.whole
+            or comparison.source != "case"
+            or bool(comparison.recording)
+            or comparison.judge is not None
+        )
 
     def field_counts(self, group_by: str) -> FieldCounts | None:
         """Where a session that keeps no field records counts them (None: it keeps them)."""
@@ -436,15 +441,39 @@ def call_lines(comparisons: Rows[ComparisonDict], order: Sequence[str] = ()) -> 
     target's name is data (a report read back may hold any): renderers escape these lines."""
     found = dict.fromkeys(c.get("target", "") for c in comparisons)
     targets = [t for t in order if t in found] + [t for t in found if t not in order]
+    judged = judge_line(comparisons)
     if targets == [""]:
-        return call_summary(call_totals(comparisons))
+        return call_summary(call_totals(comparisons)) + judged
     return [
         line
         for target in targets
         for line in call_summary(
             call_totals([c for c in comparisons if c.get("target", "") == target]), target
         )
+    ] + judged
+
+
+def judge_line(comparisons: Rows[ComparisonDict]) -> list[str]:
+    """What the LLM judge did over the run, from the comparisons' ``judge`` figures, apart
+    from the target's calls (a plain line of numbers; none when nothing was judged)."""
+    judged: list[Mapping[str, Any]] = [
+        j for c in comparisons if isinstance(j := c.get("judge"), Mapping)
     ]
+    if not judged:
+        return []
+
+    def total(key: str) -> float:
+        return float(sum(float(j.get(key) or 0) for j in judged))
+
+    costs = [float(cost) for j in judged if (cost := j.get("cost")) is not None]
+    line = (
+        f"judge: {total('requests'):,.0f} requests ({total('attempts'):,.0f} attempts, "
+        f"{total('latency_s'):.2f} s), {total('sent'):,.0f} items sent, "
+        f"{total('equal'):,.0f} equal (not sent), {total('reused'):,.0f} reused, "
+        f"{total('not_judged'):,.0f} not judged; tokens {total('input_tokens'):,.0f} in, "
+        f"{total('output_tokens'):,.0f} out"
+    )
+    return [line + (f", cost {money(sum(costs))}" if costs else "")]
 
 
 def target_order(report: Report) -> list[str]:

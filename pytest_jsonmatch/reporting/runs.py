@@ -44,7 +44,7 @@ from .stats import mcnemar_exact, paired_difference, percentile
 SAME = 1e-9  # two case scores closer than this are the same (float noise of a mean)
 DISAGREEMENTS = 10  # cases listed where the runs disagree most
 PARTIAL_NAMED = 20  # cases named that only some runs have (text and Markdown)
-USAGE_KEYS = ("input_tokens", "output_tokens", "cost")
+USAGE_KEYS = ("input_tokens", "output_tokens", "cost", "judge_cost")
 
 
 class RunData(TypedDict):
@@ -219,8 +219,11 @@ def _figures(
             latencies.append(float(latency))
         usage = c.get("usage")
         spent: Mapping[str, object] = usage if isinstance(usage, Mapping) else figures
+        judged = c.get("judge")  # what the LLM judge's requests for it cost, apart
+        if isinstance(judged, Mapping) and _is_number(judged.get("cost")):
+            sums.setdefault("judge_cost", []).append(float(judged["cost"]))
         if spent:
-            for key in USAGE_KEYS:
+            for key in USAGE_KEYS[:3]:
                 value = spent.get(key)
                 if _is_number(value):
                     sums.setdefault(key, []).append(float(value))
@@ -287,7 +290,7 @@ def cell_usage(usage: Mapping[str, float] | None, key: str) -> str:
     if usage is None or key not in usage:
         return "–"
     value = usage[key]
-    return money(value) if key == "cost" else f"{value:,.0f}"
+    return money(value) if key in ("cost", "judge_cost") else f"{value:,.0f}"
 
 
 def runs_header(
@@ -312,7 +315,12 @@ def runs_header(
     if latency:
         header.append("latency p50 / p95")
     return header + [
-        {"input_tokens": "input tokens", "output_tokens": "output tokens", "cost": "cost"}[k]
+        {
+            "input_tokens": "input tokens",
+            "output_tokens": "output tokens",
+            "cost": "cost",
+            "judge_cost": "judge cost",
+        }[k]
         for k in usage_keys
     ]
 

@@ -184,8 +184,25 @@ class ConformanceDict(_ConformanceFails):
     violations: list[ViolationDict]  # the first 20 of them, in the order found
 
 
+class JudgeDict(TypedDict):
+    """What the LLM judge did for one comparison (engine/comparing/semantic.py)."""
+
+    requests: int  # requests sent for its fields (its own, or its case's judged ahead)
+    attempts: int
+    sent: int  # items those requests carried
+    equal: int  # judged fields equal after their transforms: never sent
+    reused: int  # answered from memory: asked before in the run, or recorded
+    not_judged: int  # left undecided (batch_error)
+    failed_requests: int
+    input_tokens: int
+    output_tokens: int
+    cost: float | None
+    latency_s: float
+
+
 class _ComparisonCall(TypedDict, total=False):
     call: CallDict  # only when the target was called (or its call replayed)
+    judge: JudgeDict  # only when a field of it was judged
     truncated: TruncatedDict  # only for an answer cut off and scored closed
     target: str  # the named target that made the output (only when targets ran)
     conformance: ConformanceDict  # only when the comparison was given a schema

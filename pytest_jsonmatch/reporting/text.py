@@ -200,7 +200,10 @@ def _recording_lines(report: Report) -> list[str]:
 def _field_lines(fields: FieldTable, width: int, verbose: int) -> list[str]:
     worst, unscored = field_rows(fields)  # a field never scored has no score to show
     shown = worst if verbose > 0 else worst[:FIELD_ROWS]
+    # fields a judge left undecided have their own column, in a run that has some
+    judged = any(agg.get("batch_error") for _, agg in worst)
     rows = [["field", "score", "match", "mismatch", "omission", "halluc."]]
+    rows[0] += ["not judged"] if judged else []
     for path, agg in shown:
         rows.append(
             [
@@ -210,6 +213,7 @@ def _field_lines(fields: FieldTable, width: int, verbose: int) -> list[str]:
                 str(agg["mismatch"]),
                 str(agg["omission"]),
                 str(agg["hallucination"]),
+                *([str(agg.get("batch_error", 0))] if judged else []),
             ]
         )
     lines = table(rows, width) if shown else []

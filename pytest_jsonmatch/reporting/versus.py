@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # the settings load with the session; the comparison, once it
     from .runs import Run
     from .shapes import Report, RunRow, TargetsDict
 
-LIMIT_KEYS = ("latency_p95", "cost")
+LIMIT_KEYS = ("latency_p95", "cost", "total_cost")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,7 +56,8 @@ class VersusSettings:
 
     reference: str = ""
     latency_p95: Limit | None = None
-    cost: Limit | None = None
+    cost: Limit | None = None  # the target's calls
+    total_cost: Limit | None = None  # the target's calls and the judge's requests for its cases
     what: str = "jsonmatch_reference"  # the setting, as messages name it
 
     @property
@@ -79,7 +80,7 @@ def parse_reference(text: str, what: str = "jsonmatch_reference") -> VersusSetti
         key, sep, value = word.partition("=")
         if not sep or key not in LIMIT_KEYS:
             raise ConfigError(
-                f"{what}: expected latency_p95=LIMIT or cost=LIMIT after the "
+                f"{what}: expected latency_p95=LIMIT, cost=LIMIT or total_cost=LIMIT after the "
                 f"reference's name, not {word!r}{did_you_mean(key, LIMIT_KEYS)}"
             )
         if key in limits:
@@ -89,6 +90,7 @@ def parse_reference(text: str, what: str = "jsonmatch_reference") -> VersusSetti
         reference=words[0],
         latency_p95=limits.get("latency_p95"),
         cost=limits.get("cost"),
+        total_cost=limits.get("total_cost"),
         what=what,
     )
 
@@ -278,6 +280,25 @@ def _limits(
         _held(
             said, "total cost", mine, theirs, limit, f"{what} cost={limit.text('')}", money, verdict
         )
+    if settings.total_cost is not None:  # the judge's requests for its cases counted too
+        limit = settings.total_cost
+        _held(
+            said,
+            "total cost with the judge's",
+            _with_judge(row),
+            _with_judge(ref),
+            limit,
+            f"{what} total_cost={limit.text('')}",
+            money,
+            verdict,
+        )
+
+
+def _with_judge(row: RunRow) -> float | None:
+    """A target's cost with its judge's (None: neither was reported)."""
+    usage = row["usage"] or {}
+    spent = [usage[k] for k in ("cost", "judge_cost") if k in usage]
+    return sum(spent) if spent else None
 
 
 def _held(

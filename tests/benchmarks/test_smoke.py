@@ -22,6 +22,7 @@ SECTIONS = (
     "references",
     "otel",
     "tools",
+    "judge",
 )
 NO_DEEPDIFF = 'deepdiff not installed: pip install -e ".[bench]"'
 NOT_INSTALLED = (

@@ -11,7 +11,6 @@ their fields when read (tests/engine/test_counted_records.py): the comparison co
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -53,24 +52,8 @@ def outcome(expected: list[Any], actual: list[Any], options: dict[str, Any], on:
             run = evaluate_records(expected, actual, "field_f1", **options)
         except JsonMatchError as exc:
             return f"{type(exc).__name__}: {exc}"
-    # (a per-field aggregate's repr leaves its exact sum out: to_dict has it; the fuzz values
-    # hold integers past CPython's 4,300-digit limit on int-to-text, lifted for this repr)
-    with unlimited_int_text():
-        return _repr_all(run)
-
-
-@contextlib.contextmanager
-def unlimited_int_text() -> Iterator[None]:
-    before = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(0)
-    try:
-        yield
-    finally:
-        sys.set_int_max_str_digits(before)
-
-
-def _repr_all(run: Any) -> str:
-    return repr(
+    # (a per-field aggregate's repr leaves its exact sum out: to_dict has it)
+    return fv.exact_repr(
         (
             run.records,
             {path: agg.to_dict() for path, agg in run.per_field.items()},

@@ -65,12 +65,14 @@ def full_outcome(expected: list[Any], actual: list[Any], options: dict[str, Any]
     """What scoring every record in full gives, as exact text (``repr`` of floats is exact)."""
     name, records = score_records(expected, actual, "field_f1", **dict(options))
     tables = aggregate_fields(records)
-    return repr((records, {path: agg.to_dict() for path, agg in tables.items()}))
+    return fv.exact_repr((records, {path: agg.to_dict() for path, agg in tables.items()}))
 
 
 def counted_outcome(expected: list[Any], actual: list[Any], options: dict[str, Any]) -> str:
     run = evaluate_records(expected, actual, "field_f1", **dict(options))
-    return repr((run.records, {path: agg.to_dict() for path, agg in run.per_field.items()}))
+    return fv.exact_repr(
+        (run.records, {path: agg.to_dict() for path, agg in run.per_field.items()})
+    )
 
 
 @SETTINGS

@@ -1874,3 +1874,20 @@ def show(value: Any, width: int = 400) -> str:
 
     out = walk(value, 0)
     return out if len(out) <= width else out[:width] + "..."
+
+
+def exact_repr(value: Any) -> str:
+    """``repr(value)`` with Python's limit on the digits of an integer's text lifted: the
+    fuzz values hold integers of any length (valid JSON, kept exactly), whose text the
+    tests compare."""
+    import sys
+
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    setter = getattr(sys, "set_int_max_str_digits", None)
+    if setter is not None:
+        setter(0)
+    try:
+        return repr(value)
+    finally:
+        if setter is not None:
+            setter(limit)

@@ -391,3 +391,36 @@ def test_with_the_users_logger_provider_only_events_go_through_it_in_our_spans(
         span = spans[event.span_id]  # the plugin's own span, sent by its outbox
         assert (span.name, span.trace_id) == ("jsonmatch.case", event.trace_id)
         assert (event.service, span.service) == ("users-logs", "pytest-jsonmatch")
+
+
+def test_a_judged_case_event_holds_what_the_judge_did(pytester, receiver):
+    from tests.helpers.judge_server import JudgeServer
+
+    judge = JudgeServer()
+    with serving(judge):
+        pytester.makeini(
+            f"[pytest]\njsonmatch_judge = model=j endpoint={judge.url} price_in=2 price_out=8\n"
+        )
+        (pytester.path / "m.jsonmatch.yaml").write_text(
+            "cases:\n"
+            "  - id: judged\n"
+            "    options: {fields: {s: {comparator: semantic}}}\n"
+            "    expected: {s: two boxes}\n"
+            "    actual: {s: 2 boxes}\n"
+            "  - id: plain\n"
+            "    expected: {s: x}\n"
+            "    actual: {s: x}\n"
+        )
+        result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-otel=cases flush=5")
+    result.assert_outcomes(passed=1, failed=1)
+    events = _case_events(receiver.received)
+    judged = events["judged"].attributes
+    # one request of 100 tokens in, 10 out: 100 * 2 / 1e6 + 10 * 8 / 1e6 = 0.00028
+    assert (
+        judged["jsonmatch.judge.requests"],
+        judged["jsonmatch.judge.not_judged"],
+        judged["jsonmatch.judge.input_tokens"],
+        judged["jsonmatch.judge.output_tokens"],
+    ) == (1, 0, 100, 10)
+    assert judged["jsonmatch.judge.cost"] == pytest.approx(0.00028)
+    assert not any(k.startswith("jsonmatch.judge.") for k in events["plain"].attributes)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.errors import ComparatorError
+from ..core.errors import ComparatorError, JsonMatchError
 from .comparators import BoundComparator
 from .registry import BatchItem, Registry, check_score
 
@@ -72,7 +72,9 @@ class Judge:
         items = [item for _, item in group]
         try:
             answers = list(fn(items))
-        except Exception as exc:  # noqa: BLE001 - a judge failing marks every field it was asked
+        except Exception as exc:
+            if isinstance(exc, JsonMatchError) and getattr(exc, "stops_comparison", False):
+                raise  # a replay-only run's verdict that was never recorded: the case's error
             why = Failed(f"batch comparator {name!r} raised {type(exc).__name__}: {exc}")
             for key, _ in group:
                 self.known[key] = why
@@ -85,6 +87,8 @@ class Judge:
             answer = answers[k] if k < len(answers) else None
             if answer is None:
                 self.known[key] = Failed(f"batch comparator {name!r} gave no answer")
+            elif isinstance(answer, JsonMatchError):  # the comparator's own words
+                self.known[key] = Failed(str(answer))
             elif isinstance(answer, BaseException):
                 self.known[key] = Failed(f"batch comparator {name!r} answered {answer!r}")
             else:

@@ -11,18 +11,23 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..core.errors import ComparatorError, ConfigError, did_you_mean, known_names, shown
 from ..results.post_processors import BUILTIN_POST_PROCESSORS
-from .comparators import BUILTIN_COMPARATORS, BoundComparator, bind_cosine
+from .comparators import BUILTIN_COMPARATORS, BoundComparator, bind_cosine, check_params
 from .embeddings import Embedder, Embedders
 from .transforms import BUILTIN_TRANSFORMS, TransformFn
 
 # what a factory binds: a comparator or a transform
 _Bound = TypeVar("_Bound")
+if TYPE_CHECKING:  # the judge's module loads when a judge is configured
+    from .judge_messages import Through, Transport
+    from .semantic import JudgeFigures, JudgeSettings, Memory, SemanticJudge
+
+_KEEP: Any = object()  # configure_judge: an argument left out keeps its current value
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,7 @@ class RegistryState:
     batch_fns: Mapping[str, Any]
     type_defaults: Mapping[str, Any]
     embedders: Mapping[str, Any]
+    judge: tuple[Any, ...] = (None, None, None, None)  # settings, transport, through, memory
 
 
 class Registry:
@@ -91,6 +97,9 @@ class Registry:
         # named embedders; the cosine comparator looks its embedder up here
         self.embedders = Embedders()
         self._comparators["cosine"] = partial(bind_cosine, embedders=self.embedders)
+        # the built-in LLM judge (semantic.py): a batch comparator answered by the judge
+        # configure_judge() sets up
+        self._comparators["semantic"] = self._bind_semantic
         self._transforms: dict[str, Callable[[Mapping[str, Any] | None], TransformFn]] = dict(
             BUILTIN_TRANSFORMS
         )
@@ -101,7 +110,12 @@ class Registry:
         self.post_processors: dict[str, Callable[..., Any]] = dict(BUILTIN_POST_PROCESSORS)
         self._bound: dict[tuple[str, str], BoundComparator] = {}
         self._bound_transforms: dict[tuple[str, str], TransformFn] = {}
-        self._batch_fns: dict[str, BatchComparator | None] = {}
+        self._batch_fns: dict[str, BatchComparator | None] = {"semantic": self._semantic}
+        self._judge_settings: JudgeSettings | None = None
+        self._judge_transport: Transport | None = None
+        self._judge_through: Through | None = None
+        self._judge_memory: Memory | None = None
+        self._judge: SemanticJudge | None = None
         self._type_defaults: dict[str, Any] = dict(BUILTIN_TYPE_DEFAULTS)
         # changes with every registration: what was bound from the old names is stale
         self.generation = 0
@@ -164,6 +178,87 @@ class Registry:
         self._batch_fns[name] = fn if batch else None  # type: ignore[assignment]
         self._bound.clear()
         self.generation += 1
+
+    # -- the judge (the ``semantic`` comparator) ------------------------------------------
+
+    def configure_judge(
+        self,
+        settings: JudgeSettings | str | None = _KEEP,
+        *,
+        transport: Transport | None = _KEEP,
+    ) -> None:
+        """Set up the judge the ``semantic`` comparator asks: ``settings`` (a
+        :class:`JudgeSettings`, or its text form ``"model=gpt-4o-mini endpoint=..."``; None
+        turns the judge off) and ``transport`` (``fn(JudgeRequest) -> JudgeReply``; None:
+        the standard library's HTTP client). An argument left out keeps its value, so a
+        conftest may hand its own transport to the judge a setting configured."""
+        if settings is not _KEEP:
+            if isinstance(settings, str):
+                from .semantic import parse_judge_text
+
+                settings = parse_judge_text(settings, "configure_judge")
+            elif settings is not None:
+                from .semantic import JudgeSettings
+
+                if not isinstance(settings, JudgeSettings):
+                    raise ConfigError(
+                        f"configure_judge: settings must be a JudgeSettings, its text form "
+                        f"or None, not {type(settings).__name__}"
+                    )
+            self._judge_settings = settings
+        if transport is not _KEEP:
+            if transport is not None and not callable(transport):
+                raise ConfigError(
+                    f"configure_judge: transport must be callable, not {type(transport).__name__}"
+                )
+            self._judge_transport = transport
+        self._judge = None
+        self._bound.clear()
+        self.generation += 1
+
+    def run_judge_through(self, through: Through | None, memory: Memory | None = None) -> None:
+        """Route every judge request through ``through(request, transport) -> reply``: the
+        layer that runs the judge (its runner's concurrency, timeout, retries, rate limit);
+        ``memory``: the verdicts it replays and records (kept when the judge is configured
+        again: they are keyed by each judge's fingerprint)."""
+        self._judge_through, self._judge_memory = through, memory
+        self._judge = None
+
+    @property
+    def judge(self) -> SemanticJudge | None:
+        """The judge the ``semantic`` comparator asks (None: none is configured); made on
+        first use, kept until the judge is configured again."""
+        if self._judge is None and self._judge_settings is not None:
+            from .semantic import SemanticJudge
+
+            self._judge = SemanticJudge(
+                self._judge_settings, self._judge_transport, self._judge_through, self._judge_memory
+            )
+        return self._judge
+
+    def judge_tab(self, ahead: JudgeFigures | None = None) -> JudgeTab:
+        """What the judge does for one comparison, counted while the ``with`` block runs in
+        this thread; ``ahead``: the requests its case was judged with ahead of it."""
+        return JudgeTab(self.judge if self._judge_settings is not None else None, ahead)
+
+    def _bind_semantic(self, params: Mapping[str, Any] | None) -> BoundComparator:
+        check_params("semantic", params, set())
+        if self._judge_settings is None:
+            raise ConfigError(
+                "comparator 'semantic' needs a judge: set jsonmatch_judge (pytest), "
+                "--judge (the jsonmatch command) or call configure_judge() (Python)"
+            )
+
+        def unusable(e: Any, a: Any) -> float:
+            raise ComparatorError("comparator 'semantic' cannot score one field alone")
+
+        return BoundComparator("semantic", unusable, batch=True, params={}, trusted=False)
+
+    def _semantic(self, items: list[BatchItem]) -> Sequence[Any]:
+        judge = self.judge
+        if judge is None:
+            raise ComparatorError("comparator 'semantic' has no judge configured")
+        return judge(items)
 
     def batch_function(self, name: str) -> BatchComparator:
         fn = self._batch_fns.get(name)
@@ -240,7 +335,8 @@ class Registry:
             self.post_processors.pop(name, None)
         if name in self._metrics and name not in self._builtin_metrics:
             del self._metrics[name]
-        self._batch_fns.pop(name, None)
+        if name not in self._builtin_comparators:
+            self._batch_fns.pop(name, None)
         self.embedders.unregister(name)
         self._bound.clear()
         self._bound_transforms.clear()
@@ -260,6 +356,7 @@ class Registry:
             dict(self._batch_fns),
             dict(self._type_defaults),
             self.embedders.state(),
+            (self._judge_settings, self._judge_transport, self._judge_through, self._judge_memory),
         )
 
     def restore(self, state: RegistryState) -> None:
@@ -273,6 +370,13 @@ class Registry:
         self._batch_fns = dict(state.batch_fns)
         self._type_defaults = dict(state.type_defaults)
         self.embedders.restore(state.embedders)
+        (
+            self._judge_settings,
+            self._judge_transport,
+            self._judge_through,
+            self._judge_memory,
+        ) = state.judge
+        self._judge = None
         self._bound.clear()
         self._bound_transforms.clear()
         self.generation += 1
@@ -428,9 +532,38 @@ def _params_key(params: Mapping[str, Any] | None) -> str | None:
             return None
 
 
+class JudgeTab:
+    """See :meth:`Registry.judge_tab`."""
+
+    def __init__(self, judge: SemanticJudge | None, ahead: JudgeFigures | None) -> None:
+        self.judge, self.ahead = judge, ahead
+        self.tab: JudgeFigures | None = None
+
+    def __enter__(self) -> JudgeTab:
+        if self.judge is not None:
+            self.tab = self.judge.open_tab()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.judge is not None:
+            self.judge.close_tab()
+
+    def figures(self) -> dict[str, Any] | None:
+        """The comparison's figures as its report keeps them (None: nothing was judged)."""
+        tab = self.tab
+        if tab is None:
+            return None
+        if self.ahead is not None:  # the same fields, read ahead: its figures, and any
+            ahead = replace(self.ahead)  # request the comparison had to send itself
+            ahead.merge(tab, read=False)
+            tab = ahead
+        return tab.to_dict() if tab.used else None
+
+
 REGISTRY = Registry()
 
 register_comparator = REGISTRY.register_comparator
+configure_judge = REGISTRY.configure_judge
 register_transform = REGISTRY.register_transform
 register_metric = REGISTRY.register_metric
 register_post_processor = REGISTRY.register_post_processor

@@ -29,6 +29,7 @@ from typing import Any
 from ..comparing.registry import (
     REGISTRY,
     Registry,
+    configure_judge,
     register_comparator,
     register_embedder,
     register_metric,
@@ -75,6 +76,7 @@ __all__ = [
     "METRIC_NAMES",
     "REGISTRY",
     "Registry",
+    "configure_judge",
     "metric_named",
     "register_comparator",
     "register_embedder",

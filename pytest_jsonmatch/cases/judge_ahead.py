@@ -1,0 +1,134 @@
+"""Golden cases judged ahead of their tests, so that the judge's requests for different cases
+overlap: while the tests run one after another, up to N cases whose output is already known
+(given in the case, or replayed from a recording) are scored in worker threads, and the
+judge keeps their verdicts (semantic.py's memory). Each test then scores its case as always,
+in item order, and finds its verdicts known, or being asked for (it waits for that request
+instead of sending its own). Scores, statuses and the report are those of a serial run.
+
+A case whose output needs a live call is judged by its own test. Nothing here records a
+comparison or raises: a case that fails ahead fails again, in its own words, in its test.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..engine.core.errors import JsonMatchError
+from .case_files import GoldenCase
+from .case_outputs import Outputs
+from .channel import Defaults
+
+if TYPE_CHECKING:
+    from ..engine.comparing.semantic import JudgeFigures
+
+_THREAD = "jsonmatch-judge-ahead"
+_CLAIM_WAIT_S = 900.0  # the most a test waits for its case's judging ahead to end
+
+
+class JudgeAhead:
+    """``concurrency`` threads scoring cases ahead (see the module docstring)."""
+
+    def __init__(
+        self,
+        outputs: Outputs,
+        defaults: Defaults,
+        concurrency: int,
+        schema_folders: Sequence[Path] = (),
+    ) -> None:
+        self.outputs, self.defaults, self.concurrency = outputs, defaults, concurrency
+        # where a schema's $refs may read, as for the case's own test (jsonmatch_schema_dirs)
+        self.schema_folders = tuple(schema_folders)
+        self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._seen: set[object] = set()
+        self._stop = threading.Event()
+        self._tabs: dict[object, JudgeFigures] = {}  # what each case's judging ahead cost
+        self._done: dict[object, threading.Event] = {}
+
+    def submit(self, key: object, case: GoldenCase, repeat: int, runs: int, target: str) -> None:
+        """Score run ``repeat`` of ``case`` ahead, once, when its output needs no call."""
+        if self._stop.is_set() or key in self._seen:
+            return
+        self._seen.add(key)
+        if not self._may_judge(case):
+            return
+        try:
+            if case.source == "input" and self.outputs.needs_call(case, repeat, runs, target):
+                return
+        except Exception:  # noqa: BLE001 - the test reports it when it runs
+            return
+        done = self._done[key] = threading.Event()
+        self._jobs.put(lambda: self._score(key, done, case, repeat, runs, target))
+        if len(self._threads) < self.concurrency:
+            thread = threading.Thread(target=self._work, daemon=True, name=_THREAD)
+            self._threads.append(thread)
+            thread.start()
+
+    def _may_judge(self, case: GoldenCase) -> bool:
+        """Whether scoring ``case`` may ask the judge: its options or the session's name
+        ``semantic`` or a schema (whose fields may), or a type default is the judge. A case
+        that cannot is not scored twice for nothing."""
+        from ..engine.metrics import REGISTRY
+
+        if any("semantic" in repr(spec) for spec in REGISTRY.type_defaults.values()):
+            return True
+        text = repr((self.defaults.options, case.options))
+        return "semantic" in text or "schema" in text
+
+    def _work(self) -> None:
+        while not self._stop.is_set():
+            job = self._jobs.get()
+            if job is None or self._stop.is_set():
+                return
+            job()
+
+    def _score(
+        self,
+        key: object,
+        done: threading.Event,
+        case: GoldenCase,
+        repeat: int,
+        runs: int,
+        target: str,
+    ) -> None:
+        from ..engine.match import match_json
+        from ..engine.metrics import REGISTRY
+        from ..engine.schemas.loading import references_confined_to
+
+        tab = REGISTRY.judge_tab()
+        try:
+            produced = self.outputs.produce(case, None, repeat, runs, target)
+            if produced.error is not None:
+                return
+            name = case.metric or self.defaults.metric
+            options = {**self.defaults.options_for(name), **case.options}
+            with tab, references_confined_to(self.schema_folders, "jsonmatch_schema_dirs"):
+                match_json(produced.output, case.expected, metric=name, **options)
+        except (JsonMatchError, Exception):  # noqa: BLE001 - its test says what went wrong
+            pass
+        finally:
+            if tab.tab is not None:
+                self._tabs[key] = tab.tab
+            done.set()
+
+    def claim(self, key: object) -> JudgeFigures | None:
+        """What judging run ``key`` ahead cost (its requests), once it is done: the test
+        that scores the run reports it. None: it was not judged ahead."""
+        done = self._done.pop(key, None)
+        if done is None:
+            return None
+        if not done.is_set() and not self._stop.is_set():
+            done.wait(_CLAIM_WAIT_S)
+        return self._tabs.pop(key, None)
+
+    def close(self) -> None:
+        """Drop the cases not yet started and let the threads end (the test loop ended)."""
+        self._stop.set()
+        for _ in self._threads:
+            self._jobs.put(None)
+        for thread in self._threads:
+            thread.join(timeout=5)

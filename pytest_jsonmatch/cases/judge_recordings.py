@@ -1,0 +1,173 @@
+"""The judge's verdicts recorded and replayed as target outputs are (``jsonmatch_record``):
+one file, ``__recordings__/judgments.json`` under the test root, holding each judge's
+verdicts under its fingerprint (the model, the prompt's text, the reply's token limit) with
+the field path and both values.
+
+- ``once``: recorded verdicts are replayed (never asked again); those asked in this run
+  are added when the session ends.
+- ``none``: only replayed. An item no verdict of this judge is recorded for stops its
+  case with an error that says whether it was never recorded or was recorded under another
+  judge (the prompt or the model changed since): it is never sent.
+- ``all``: every item is asked again, and this judge's verdicts replaced.
+- ``off``: nothing is read or written.
+
+The file is written atomically, merged under a lock with what other processes (xdist
+workers) wrote meanwhile, sorted so that its diff shows exactly the verdicts that changed.
+With ``prune``, verdicts of other judges (a prompt or a model since replaced) are removed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..engine.comparing.semantic import Item, JudgeSettings, Memory
+from ..engine.core.errors import CaseFileError
+from .recordings import FOLDER, MAX_RECORDING_BYTES, RecordMode, inside_root, relative
+
+NAME = "judgments.json"
+VERSION = 1
+
+
+class JudgmentNotRecorded(CaseFileError):
+    """A replay-only run met an item no verdict of its judge is recorded for: the case
+    stops here (the judge is never asked under ``record=none``)."""
+
+    stops_comparison = True
+
+
+def judgments_path(root: Path) -> Path:
+    return root / FOLDER / NAME
+
+
+class JudgmentFile:
+    """The recorded verdicts of one session's judge (see the module docstring)."""
+
+    def __init__(self, root: Path, mode: RecordMode, judge: JudgeSettings, prune: bool) -> None:
+        self.root, self.mode, self.judge, self.prune = root, mode, judge, prune
+        self.path = inside_root(judgments_path(root), root, "the judgments' recording")
+        self.fingerprint = judge.fingerprint
+        self.others: dict[str, str] = {}  # item key -> the other judge's model it was asked of
+        self.other_count = 0
+        self.wrote = 0
+
+    def load(self, memory: Memory) -> None:
+        """Put this judge's recorded verdicts in ``memory`` (not under ``all``); under
+        ``none``, make an unknown item the case's error."""
+        if self.mode == "off":
+            return
+        data = self._read()
+        prefix = self.fingerprint + "\x00"
+        for fingerprint, judge in data.get("judges", {}).items():
+            for entry in judge.get("verdicts", []):
+                key = Item(entry["field"], entry["expected"], entry["actual"]).key
+                if fingerprint == self.fingerprint:
+                    if self.mode != "all":
+                        memory.verdicts[prefix + key] = float(entry["verdict"])
+                else:
+                    self.others.setdefault(key, str(judge.get("model", "?")))
+                    self.other_count += 1
+        if self.mode == "none":
+            memory.closed = self._not_recorded
+
+    def _not_recorded(self, items: list[Item]) -> JudgmentNotRecorded:
+        item = items[0]
+        shown = relative(self.path, self.root)
+        what = f"field {item.path}: {json.dumps(item.expected)} against {json.dumps(item.actual)}"
+        more = f" (and {len(items) - 1} more)" if len(items) > 1 else ""
+        other = self.others.get(item.key)
+        if other is not None:
+            why = (
+                f"the judgment of {what}{more} in {shown} is stale: it was recorded by another "
+                f"judge (model {other!r}, or a prompt since changed), not by judge "
+                f"{self.judge.model!r} as configured now ({self.fingerprint})"
+            )
+        else:
+            why = f"no recorded judgment of {what}{more} in {shown}"
+        return JudgmentNotRecorded(
+            f"{why}; record it with --jsonmatch-record=once (record=none never asks the judge)"
+        )
+
+    def save(self, memory: Memory) -> None:
+        """Add this run's verdicts to the file (merged with what is there now), and drop
+        other judges' under ``prune``."""
+        if self.mode in ("off", "none") or not (memory.new or (self.prune and self.other_count)):
+            return
+        prefix = self.fingerprint + "\x00"
+        fresh = [(k[len(prefix) :], memory.verdicts[k]) for k in memory.new if k.startswith(prefix)]
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(self.path.parent):
+            data = self._read()
+            judges: dict[str, Any] = data.setdefault("judges", {})
+            if self.prune:
+                for fingerprint in [f for f in judges if f != self.fingerprint]:
+                    del judges[fingerprint]
+            mine = judges.get(self.fingerprint, {})
+            entries = {
+                Item(e["field"], e["expected"], e["actual"]).key: e
+                for e in mine.get("verdicts", [])
+            }
+            for key, verdict in fresh:
+                path, expected, actual = key.split("\x00")
+                entries[key] = {
+                    "field": path,
+                    "expected": json.loads(expected),
+                    "actual": json.loads(actual),
+                    "verdict": int(verdict),
+                }
+            judges[self.fingerprint] = {
+                "model": self.judge.model,
+                "prompt_file": self.judge.prompt_file or None,
+                "max_tokens": self.judge.max_tokens,
+                "verdicts": [entries[k] for k in sorted(entries)],
+            }
+            data["version"] = VERSION
+            text = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
+            from ..reporting.atomic import write_atomic
+
+            write_atomic(self.path, lambda fh: fh.write(text + "\n"))
+            self.wrote = len(fresh)
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            raise CaseFileError(f"cannot read {self.path}: {exc.strerror}") from None
+        if not self.path.is_file() or size > MAX_RECORDING_BYTES:
+            raise CaseFileError(f"{self.path} is not a regular file of at most 64 MB")
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            for judge in data["judges"].values():
+                for e in judge["verdicts"]:
+                    if e["verdict"] not in (0, 1) or not isinstance(e["field"], str):
+                        raise ValueError(f"a verdict of {e['verdict']!r} at {e['field']!r}")
+                    e["expected"], e["actual"]
+        except (ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
+            raise CaseFileError(
+                f"the judgments' recording {self.path} cannot be read ({exc}); delete it or "
+                f"re-record with --jsonmatch-record=all"
+            ) from None
+        return data if isinstance(data, dict) else {}
+
+
+@contextlib.contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """An exclusive lock on ``folder`` (where the platform has ``fcntl``): processes saving
+    their verdicts take turns, each merging with what the one before wrote."""
+    try:
+        import fcntl
+    except ImportError:  # not on this platform: the last writer's merge wins
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

@@ -1,0 +1,121 @@
+"""An OpenAI-compatible chat-completions server on 127.0.0.1 for the judge's tests: it reads
+the numbered items out of the prompt the judge sends and answers as it is told.
+
+By default it decides as a careful judge would for the tests' data: a pair is the same
+when its values are equal ignoring case, or when ``same`` lists them. ``answer`` (a
+function of the items) replaces the reply's text; ``finish`` its finish reason; ``storm``
+makes the first N requests 429s with a ``Retry-After`` of ``after`` seconds; ``delay``
+holds every answer that long. It counts requests (``total``), the most in flight at once
+(``max_in_flight``) and keeps every request body and Authorization header."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.helpers.http_models import CountsCalls, InFlight, reply_json
+
+_ITEM = re.compile(r'^(\d+)\. field ("(?:[^"\\]|\\.)*"): reference (.*); produced (.*)$')
+
+Item = tuple[str, object, object]  # field path, reference value, produced value
+
+
+def items_of(prompt: str) -> list[Item]:
+    """The numbered items of a prompt as the judge renders them."""
+    out = []
+    for line in prompt.splitlines():
+        found = _ITEM.match(line)
+        if found:
+            out.append((json.loads(found[2]), json.loads(found[3]), json.loads(found[4])))
+    return out
+
+
+class JudgeServer(CountsCalls, ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.calls = InFlight()
+        self.lock = threading.Lock()
+        self.same: set[frozenset[str]] = set()
+        self.answer: Callable[[list[Item]], str] | None = None
+        self.finish = "stop"
+        self.storm = 0
+        self.after = "0"
+        self.status = 429
+        self.delay = 0.0
+        self.usage = (100, 10)  # prompt and completion tokens per request
+        self.bodies: list[dict[str, object]] = []
+        self.auth: list[str | None] = []
+        self.started: list[float] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+    def decide(self, items: list[Item]) -> list[int]:
+        out = []
+        for _, expected, actual in items:
+            e, a = str(expected).lower(), str(actual).lower()
+            out.append(int(e == a or frozenset((e, a)) in self.same))
+        return out
+
+    @property
+    def items_sent(self) -> list[list[Item]]:
+        return [items_of(str(b["messages"][0]["content"])) for b in self.bodies]  # type: ignore[index]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: JudgeServer
+
+    def log_message(self, *args: object) -> None:  # quiet
+        pass
+
+    def do_POST(self) -> None:
+        srv = self.server
+        length = int(self.headers.get("Content-Length", "0"))
+        body = json.loads(self.rfile.read(length))
+        with srv.lock:
+            srv.bodies.append(body)
+            srv.auth.append(self.headers.get("Authorization"))
+            srv.started.append(time.monotonic())
+            n = len(srv.bodies)
+        with srv.calls.call():
+            if srv.delay:
+                time.sleep(srv.delay)
+            if self.path != "/v1/chat/completions":
+                reply_json(self, {"error": "not found"}, 404)
+                return
+            if n <= srv.storm:
+                reply_json(self, {"error": "slow down"}, srv.status, {"Retry-After": srv.after})
+                return
+            items = items_of(body["messages"][0]["content"])
+            content = (
+                srv.answer(items)
+                if srv.answer is not None
+                else json.dumps({"results": srv.decide(items)})
+            )
+            reply_json(
+                self,
+                {
+                    "id": f"chatcmpl-{n}",
+                    "object": "chat.completion",
+                    "model": body.get("model"),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": content},
+                            "finish_reason": srv.finish,
+                        }
+                    ],
+                    "usage": {
+                        "prompt_tokens": srv.usage[0],
+                        "completion_tokens": srv.usage[1],
+                        "total_tokens": sum(srv.usage),
+                    },
+                },
+            )
