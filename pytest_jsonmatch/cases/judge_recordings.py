@@ -18,15 +18,13 @@ With ``prune``, verdicts of other judges (a prompt or a model since replaced) ar
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..engine.comparing.semantic import Item, JudgeSettings, Memory
 from ..engine.core.errors import CaseFileError
+from ..reporting.atomic import exclusive_lock
 from .recordings import FOLDER, MAX_RECORDING_BYTES, RecordMode, inside_root, relative
 
 NAME = "judgments.json"
@@ -100,7 +98,7 @@ class JudgmentFile:
         prefix = self.fingerprint + "\x00"
         fresh = [(k[len(prefix) :], memory.verdicts[k]) for k in memory.new if k.startswith(prefix)]
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with _locked(self.path.parent):
+        with exclusive_lock(self.path.parent):
             data = self._read()
             judges: dict[str, Any] = data.setdefault("judges", {})
             if self.prune:
@@ -154,20 +152,3 @@ class JudgmentFile:
                 f"re-record with --jsonmatch-record=all"
             ) from None
         return data if isinstance(data, dict) else {}
-
-
-@contextlib.contextmanager
-def _locked(folder: Path) -> Iterator[None]:
-    """An exclusive lock on ``folder`` (where the platform has ``fcntl``): processes saving
-    their verdicts take turns, each merging with what the one before wrote."""
-    try:
-        import fcntl
-    except ImportError:  # not on this platform: the last writer's merge wins
-        yield
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)

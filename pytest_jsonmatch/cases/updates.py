@@ -5,9 +5,7 @@ bytes are still those the run read (the edit itself is yaml_edit.py's)."""
 from __future__ import annotations
 
 import hashlib
-import os
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
@@ -103,7 +101,7 @@ def apply_updates(updates: Sequence[CaseUpdate]) -> tuple[list[str], list[str]]:
 def _update_file(path: Path, wanted: list[CaseUpdate], display: str) -> None:
     # here: a session that updates nothing never loads the editor
     from ..engine.reading.safe_yaml import read_text
-    from ..reporting.atomic import write_atomic
+    from ..reporting.atomic import exclusive_lock, write_atomic
     from .yaml_edit import rewrite
 
     real, top = path.resolve(), Path(wanted[0].root).resolve()
@@ -113,7 +111,7 @@ def _update_file(path: Path, wanted: list[CaseUpdate], display: str) -> None:
             f"symlinked folder?): not updated; the plugin writes only inside "
             f"the root"
         )
-    with _locked(path):
+    with exclusive_lock(path):
         raw = path.read_bytes()
         read = {u.sha256 for u in wanted} - {""}
         if read and read != {hashlib.sha256(raw).hexdigest()}:
@@ -125,20 +123,3 @@ def _update_file(path: Path, wanted: list[CaseUpdate], display: str) -> None:
         new = rewrite(text, {u.case_id: u.value for u in wanted}, display, wanted[0].default_id)
         bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
         write_atomic(path, lambda fh: fh.write(bom + new), newline="")
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive lock on ``path`` (where the platform has ``fcntl``) for as long as the
-    block runs: two runs updating one file take turns, and the second sees the first's bytes."""
-    try:
-        import fcntl
-    except ImportError:  # not on this platform: the digest check alone
-        yield
-        return
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock

@@ -21,7 +21,8 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -117,3 +118,19 @@ def _remove_stale(target: Path) -> None:
             pass
         finally:
             os.close(fd)
+
+
+@contextmanager
+def exclusive_lock(path: str | os.PathLike[str]) -> Iterator[None]:
+    """An exclusive lock on ``path`` (a file or a folder, where the platform has ``fcntl``)
+    for as long as the block runs: processes writing the same file take turns, each seeing
+    what the one before wrote. Elsewhere the block runs unlocked."""
+    if not _LOCKS:
+        yield
+        return
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
