@@ -183,7 +183,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "8f278bdd3c82d164dc9554d4b7c179935eba3d512fb4bc2eaca91c771bedb6c6"
+        "174311a15f0264631b7a83844fcc12b8e4ee808f96b4a307481778eebea1a495"
     )
 
 

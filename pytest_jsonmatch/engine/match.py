@@ -24,7 +24,7 @@ from .configuring.walk_config import WalkConfig
 from .core.collector import collector_paused
 from .core.cut_off import Truncation
 from .core.depth import SHALLOW, call_with_depth
-from .core.errors import ConfigError, JsonMatchError, shown
+from .core.errors import ConfigError, JsonMatchError, ParseError, shown
 from .metrics import REGISTRY, metric_named
 from .metrics.base import Metric, configure
 from .reading.intake import Read, Unread, as_data, read_json
@@ -73,9 +73,13 @@ def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: 
         "expected",
         cfg,
     )
-    parsed, cut = parse_actual_checked(
-        as_data(actual, "actual"), allow_array=chosen.allow_array, truncated=truncated
-    )
+    try:
+        parsed, cut = parse_actual_checked(
+            as_data(actual, "actual"), allow_array=chosen.allow_array, truncated=truncated
+        )
+    except ParseError as exc:
+        exc.side = "actual"  # the answer itself could not be read (not a valid answer)
+        raise
     actual_value, depth_a = _read(parsed, "actual", cfg)
     if chosen.target is not None:
         expected_value, actual_value = chosen.target(expected_value, actual_value, options)

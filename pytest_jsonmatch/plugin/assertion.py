@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..engine.configuring.walk_config import unit_number
-from ..engine.core.errors import ComparatorError, JsonMatchError
+from ..engine.core.errors import ComparatorError, JsonMatchError, ParseError, TruncatedError
 from ..engine.core.masking import one_line
 from ..engine.match import match_json
 from ..engine.results.field_results import BATCH_ERROR, MatchResult
@@ -119,6 +119,7 @@ def compare_and_record(
     defaults = channel.defaults
     name = metric or defaults.metric
     limit = defaults.threshold
+    merged: Mapping[str, object] = options
     try:
         if threshold is not None:
             limit = unit_number(threshold, "threshold")
@@ -135,6 +136,7 @@ def compare_and_record(
                 source=source,
                 recording=recorded,
                 call=call,
+                unread=_unread(exc, merged),
             )
         )
         # the message says it all: raised from here, not from deep inside the engine
@@ -167,6 +169,13 @@ def compare_and_record(
         )
     )
     return result, limit
+
+
+def _unread(exc: JsonMatchError, options: Mapping[str, object]) -> str:
+    """How an answer held to a schema could not be read (it counts as invalid), else empty."""
+    if not isinstance(exc, ParseError) or exc.side != "actual" or options.get("schema") is None:
+        return ""
+    return "cut off" if isinstance(exc, TruncatedError) else "unreadable"
 
 
 def batch_error_message(result: MatchResult) -> str:

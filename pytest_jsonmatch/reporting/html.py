@@ -323,6 +323,8 @@ def _baseline(
         f"<p>Baseline {_e(baseline['path'])}: {baseline['shared']} shared cases, "
         f"{len(baseline['added'])} added, {len(baseline['removed'])} removed.</p>"
     ]
+    if baseline.get("paired"):
+        lines.append(f"<p>{_e(baseline.get('paired', ''))}.</p>")
     before, after = baseline["before"], baseline["after"]
     if baseline["shared"] and before is not None and after is not None:
         text = (
@@ -330,9 +332,10 @@ def _baseline(
             f"({_num(before)} → {_num(after)})"
         )
         if diff["low"] is not None:
-            text += (
-                f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}, smallest "
-                f"detectable drop {diff['detectable']:.4f}"
+            text += f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}, " + (
+                f"smallest detectable drop {detectable:.4f}"
+                if (detectable := diff["detectable"]) is not None
+                else "too few cases to detect any drop"
             )
         lines.append(
             f"<p>{text}. Pass → fail {baseline['pass_to_fail']}, fail → pass "

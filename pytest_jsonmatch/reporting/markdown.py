@@ -203,13 +203,16 @@ def _baseline(baseline: BaselineSectionDict, gates: GatesDict, full: bool) -> li
         f"Baseline {escape(baseline['path'])}: {baseline['shared']} shared cases, "
         f"{len(baseline['added'])} added, {len(baseline['removed'])} removed."
     ]
+    if baseline.get("paired"):
+        lines[0] += f" {escape(baseline.get('paired', ''))}."
     before, after = baseline["before"], baseline["after"]
     if baseline["shared"] and before is not None and after is not None:
         text = f"Mean change **{change_text(before, after)}** ({before:.4f} -> {after:.4f})"
         if diff["low"] is not None:
-            text += (
-                f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}; the smallest "
-                f"drop this run could detect is {diff['detectable']:.4f}"
+            text += f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}; " + (
+                f"the smallest drop this run could detect is {detectable:.4f}"
+                if (detectable := diff["detectable"]) is not None
+                else "too few cases to detect any drop"
             )
         lines += [
             "",

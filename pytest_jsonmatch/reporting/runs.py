@@ -26,7 +26,8 @@ from typing import TypedDict, TypeGuard
 
 from .baseline import CaseScores, cases_of
 from .money import money
-from .records import Comparison, one_target, pair_id
+from .pairing import MIN_SHARED, pair_cases
+from .records import Comparison
 from .shapes import (
     DifferenceDict,
     Disagreement,
@@ -83,7 +84,7 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
     - ``disagreements``: the shared cases with the largest spread (max - min) of case
       scores, largest first, ties by case id; cases on which every run agrees left out.
     """
-    per_run = [_cases(run.report) for run in runs]
+    per_run, keys = _paired([_cases(run.report) for run in runs])
     names = [run.name for run in runs]
     all_ids = set().union(*(cases.keys() for cases in per_run))
     shared = sorted(set.intersection(*(set(cases) for cases in per_run))) if per_run else []
@@ -124,7 +125,9 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
             )
             entry["pass_to_fail"], entry["fail_to_pass"] = flips
             entry["mcnemar_p"] = mcnemar_exact(*flips)
-        entry["latency"], entry["usage"], entry["valid"] = _figures(run.report, set(shared))
+        entry["latency"], entry["usage"], entry["valid"] = _figures(
+            run.report, set(shared), keys[index]
+        )
         out_runs.append(entry)
     return {
         "runs": out_runs,
@@ -138,6 +141,57 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
 def _cases(report: RunData) -> dict[str, CaseScores]:
     comparisons = [Comparison.from_dict(c) for c in report["comparisons"]]
     return cases_of(comparisons, group_by=report.get("group_by", "metric"))
+
+
+def _paired(
+    own: Sequence[dict[str, CaseScores]],
+) -> tuple[list[dict[str, CaseScores]], list[dict[str, str]]]:
+    """Each run's cases under one key per case (pairing.py): the first run's id, or, where
+    runs of different targets pair across them, the case's id without its target (the runs
+    are the targets: ``c1`` names the case in each); a case that pairs with none keeps its
+    own. Also per run, each own id's key."""
+    pairings = [pair_cases(own[0], cases) for cases in own[1:]]
+    across = {p.crossed[1] for p in pairings if p.crossed is not None}
+    first = {
+        case_id: (case.pair or case_id) if case.target in across else case_id
+        for case_id, case in own[0].items()
+    }
+    keys = [first]
+    for cases, pairing in zip(own[1:], pairings):
+        mine = pairing.crossed[0] if pairing.crossed is not None else None
+        keys.append(
+            {
+                case_id: first[partner]
+                if (partner := pairing.pairs.get(case_id)) is not None
+                else (case.pair or case_id)
+                if case.target == mine
+                else case_id
+                for case_id, case in cases.items()
+            }
+        )
+    per_run = [
+        {key[case_id]: case for case_id, case in cases.items()} for key, cases in zip(keys, own)
+    ]
+    return per_run, keys
+
+
+def too_few_shared(runs: Sequence[Run]) -> list[str]:
+    """Each later run that shares with the first fewer cases than a comparison needs
+    (pairing.MIN_SHARED of its cases of the targets both ran; none is always too few), in
+    words naming both counts and why the ids differ."""
+    own = [_cases(run.report) for run in runs]
+    out = []
+    for run, cases in zip(runs[1:], own[1:]):
+        pairing = pair_cases(own[0], cases)
+        shared, compared = len(pairing.pairs), len(pairing.compared)
+        if shared == 0 or shared < MIN_SHARED * compared - 1e-9:
+            first = f"run {runs[0].name}"
+            out.append(
+                f"run {run.name} shares {shared} of its {compared} "
+                f"case{'' if compared == 1 else 's'} with {first}, fewer than the "
+                f"{MIN_SHARED:.0%} a comparison needs: {pairing.why(first)}"
+            )
+    return out
 
 
 def _mean(values: Iterable[float]) -> float | None:
@@ -189,7 +243,7 @@ def _disagreements(
 
 
 def _figures(
-    report: RunData, shared: set[str]
+    report: RunData, shared: set[str], keys: Mapping[str, str]
 ) -> tuple[Latency | None, dict[str, float] | None, ValidCount | None]:
     """Latency (mean, p50, p95, total and count of the comparisons that carry ``latency_s``;
     the percentiles interpolated as NumPy's default does), usage (sums of what ``usage``
@@ -198,13 +252,10 @@ def _figures(
     latencies: list[float] = []
     sums: dict[str, list[float]] = {}
     checked = valid = 0
-    by_pair = one_target(str(c.get("target", "")) for c in report["comparisons"])
     for comparison in report["comparisons"]:
         # read as a plain mapping: a comparison may carry latency_s and usage of its own
         c: Mapping[str, object] = comparison
-        case = str(c.get("case_id"))  # as cases_of keys it
-        if by_pair:
-            case = pair_id(case, str(c.get("target", "")))
+        case = keys.get(str(c.get("case_id")), "")  # as the comparison keys it
         if case not in shared or c.get("status") in ("xfailed", "xpassed"):
             continue
         conformance = c.get("conformance")

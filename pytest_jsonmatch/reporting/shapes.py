@@ -269,7 +269,12 @@ class FieldDeltaDict(_FieldDeltaHolm):
     significant: bool
 
 
-class BaselineSectionDict(TypedDict):
+class _BaselinePairing(TypedDict, total=False):
+    compared: int  # this run's cases of the targets both runs ran (pairing.py)
+    paired: str  # cases left out or paired across targets, in words
+
+
+class BaselineSectionDict(_BaselinePairing):
     path: str
     version: int
     shared: int

@@ -333,14 +333,17 @@ def _baseline_lines(
         f"removed",
         width,
     )
+    if baseline.get("paired"):
+        lines += wrap(f"  {escape_controls(baseline.get('paired', ''))}", width)
     before, after = baseline["before"], baseline["after"]
     if baseline["shared"] and before is not None and after is not None:
         change = f"  mean change {change_text(before, after)} ({before:.4f} -> {after:.4f})"
         low, high = diff["low"], diff["high"]
         if low is not None and high is not None:
-            change += (
-                f", 95% interval {signed(low)} to {signed(high)}, "
-                f"detectable drop {diff['detectable']:.4f}"
+            change += f", 95% interval {signed(low)} to {signed(high)}, " + (
+                f"detectable drop {detectable:.4f}"
+                if (detectable := diff["detectable"]) is not None
+                else "too few cases to detect any drop"
             )
         lines += wrap(change, width)
         lines += wrap(

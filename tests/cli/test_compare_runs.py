@@ -115,12 +115,12 @@ def test_the_numbers(runs):
     assert base["difference"] is None and base["better"] is None
     # new - base per case: c1 0, c2 +.5, c3 +.5, c4 -1 -> mean 0; better 2, worse 1, same 1.
     # deviations 0, .5, .5, -1: sum of squares 1.5, / 3 = .5, s = .70711, SE = s / 2 = .35355;
-    # t(.975, 3) = 3.18245 -> half width 1.12516
+    # t(.975, 3) = 3.18245 -> half width 1.12516: -1.12516 to +1.12516, cut to the [-1, 1]
+    # a change of scores in [0, 1] can take; the detectable drop 2.80159 * .35355 = .99051
     d = new["difference"]
     assert d["n"] == 4 and d["mean"] == 0.0
-    assert d["low"] == pytest.approx(-1.12516, abs=1e-5) and d["high"] == pytest.approx(
-        1.12516, abs=1e-5
-    )
+    assert (d["low"], d["high"]) == (-1.0, 1.0)
+    assert d["detectable"] == pytest.approx(0.99051, abs=1e-5)
     assert (new["better"], new["worse"], new["same"]) == (2, 1, 1)
     # pass/fail flips against base: c4 passed there and fails here, c2 the other way;
     # McNemar exact: 2 * P(X <= 1 | n = 2, 1/2) = 2 * .75, capped at 1
@@ -177,7 +177,7 @@ def test_text(runs, jsonmatch_main):
     lines = out.splitlines()
     assert re.search(r"^base\s+5\s+0\.6250\s+2\s+–\s+–$", out, re.MULTILINE), out
     assert re.search(
-        r"^new\s+5\s+0\.6250\s+2\s+\+0\.0000\s+-1\.1252 to \+1\.1252$", out, re.MULTILINE
+        r"^new\s+5\s+0\.6250\s+2\s+\+0\.0000\s+-1\.0000 to \+1\.0000$", out, re.MULTILINE
     ), out
     assert re.search(
         r"^third\s+4\s+0\.7500\s+2\s+\+0\.1250\s+-0\.2728 to \+0\.5228$", out, re.MULTILINE
@@ -231,7 +231,7 @@ def test_markdown(runs, jsonmatch_main):
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert out.startswith("## jsonmatch compare-runs\n")
-    assert "| new | 5 | 0.6250 | 2 | +0.0000 | -1.1252 to +1.1252 | 2 | 1 | 1 |" in out
+    assert "| new | 5 | 0.6250 | 2 | +0.0000 | -1.0000 to +1.0000 | 2 | 1 | 1 |" in out
     assert "| base | 5 | 0.6250 | 2 | – | – | – | – | – |" in out
     assert "- c5 (in base, new)" in out
     assert "| third | 4 | 0.7500 | 2 | +0.1250 | -0.2728 to +0.5228 | 1 | 0 | 3 |" in out

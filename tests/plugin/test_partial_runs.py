@@ -96,7 +96,8 @@ def test_a_partial_report_is_refused_as_a_baseline_unless_allowed(pytester, monk
         [
             "ERROR: pytest-jsonmatch: the baseline *partial.json is the report of a partial run "
             "(stopping after 1 failures: 2 of 3 tests ran): hold this run against a complete "
-            "run's report, or allow a partial baseline"
+            "run's report, or allow a partial baseline (--jsonmatch-baseline='PATH partial'; "
+            "jsonmatch diff --partial)"
         ]
     )
     allowed = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-baseline=partial.json partial")

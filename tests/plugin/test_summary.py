@@ -160,7 +160,9 @@ def test_a_raising_target_is_an_error_of_its_case(pytester):
             "overall score 0.0000 over 1 case, 1 unscored (counted as 0)",
             "*",
             "  c.jsonmatch.yaml::slow: TimeoutError: the model did not answer (1 attempt)",
-            "FAILED: jsonmatch gates: 1 failure",
+            "FAILED: jsonmatch gates: 2 failures",
+            "  1 of 1 case could not be scored, more than the 25% a passing gate allows: no "
+            "gate is judged as passed on what was not scored",
             "  overall score 0.0000 is below jsonmatch_fail_under 0.5000",
         ]
     )

@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core.cut_off import Truncation
 from ..core.errors import ConfigError, ParseError, shown
@@ -137,6 +137,8 @@ def parse_actual_checked(
         raise ParseError(f"{what} must be {wanted}, not {type(value).__name__}")
     text = _as_text(value, what)
     found = _lenient(text, allow_array)
+    if isinstance(found, _FencedCut):  # the answer ends where its fence's body ends
+        found, text = found.cut, found.text
     if isinstance(found, Truncation):
         if truncated == "error":
             raise found.error(text, what)
@@ -220,6 +222,9 @@ def _lenient(text: str, allow_array: bool) -> Any:
     parsed, open_fence = _first_fenced(text)
     if parsed is not _NOTHING:
         return parsed
+    fenced = _cut_in_closed_fence(text) if open_fence is None and _FENCE in text else None
+    if fenced is not None:
+        return fenced
     # a fence left open around a value cut off: that value, whatever prose came before
     if (
         open_fence is not None
@@ -230,6 +235,33 @@ def _lenient(text: str, allow_array: bool) -> Any:
     # a value cut off that opens before the first complete object is the answer, cut
     cut = first_cut(text, first, at, (len(text) - len(text.lstrip()),))
     return Truncation.of(text, cut) if cut is not None else found
+
+
+class _FencedCut(NamedTuple):
+    """A value cut off inside a code fence that was closed after it: the cut, and the text
+    up to the end of the fence's body (where the answer, read as JSON, ends)."""
+
+    cut: Truncation
+    text: str
+
+
+def _cut_in_closed_fence(text: str) -> _FencedCut | None:
+    """The value the first closed fence opening with ``{`` holds, when it is cut off inside
+    it (a model stopped mid-value, the fence closed by whatever wrapped its output): read up
+    to the end of the body, it is an answer cut off, not prose holding an inner object.
+    None when a complete object follows the fence (the answer the model gave instead)."""
+    bounds = _fenced_body(text)
+    if bounds is None or bounds[1] >= len(text):
+        return None
+    body = text[bounds[0] : bounds[1]]
+    at = bounds[0] + len(body) - len(body.lstrip())
+    inner = text[: bounds[0] + len(body.rstrip())]
+    if first_cut(inner, at, at + 1, (at,)) is None:
+        return None
+    after = text[bounds[1] + len(_FENCE) :]
+    if "{" in after and _first_balanced(after)[0] is not _NOTHING:
+        return None
+    return _FencedCut(Truncation.of(inner, at), inner)
 
 
 # A fenced body that could hold one object and nothing else: "{", anything, "}", and
