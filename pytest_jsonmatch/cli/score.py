@@ -114,7 +114,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--strict",
         action="store_true",
         help="exit 1 when a --field-floor matches no field (a typo, usually) instead "
-        "of warning; the plugin's jsonmatch_strict",
+        "of warning; the plugin's line 'strict' in jsonmatch_field_floors",
     )
     p.add_argument(
         "--min-valid",
