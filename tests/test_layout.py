@@ -183,7 +183,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "174311a15f0264631b7a83844fcc12b8e4ee808f96b4a307481778eebea1a495"
+        "993ed6f17950a1a03d129c0e2a4b08f518bf4406594ba1c3c26ab7b0799db860"
     )
 
 

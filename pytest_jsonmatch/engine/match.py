@@ -23,6 +23,7 @@ from .comparing.registry import Registry
 from .configuring.walk_config import WalkConfig
 from .core.collector import collector_paused
 from .core.cut_off import Truncation
+from .core.violations import Conformance
 from .core.depth import SHALLOW, call_with_depth
 from .core.errors import ConfigError, JsonMatchError, ParseError, shown
 from .metrics import REGISTRY, metric_named
@@ -349,8 +350,19 @@ class _Rescore:
 
 
 def _marked(result: MatchResult, cut: Truncation | None) -> MatchResult:
-    """``result``, saying where the answer was cut off when it was scored closed."""
-    return result if cut is None else replace(result, truncated=cut)
+    """``result``, saying where the answer was cut off when it was scored closed; its schema
+    violations that the cut made (Truncation.made_by_cut) are not the model's, and are left
+    out."""
+    if cut is None:
+        return result
+    conformance = result.conformance
+    if conformance is not None and conformance.violations:
+        kept = tuple(v for v in conformance.violations if not cut.made_by_cut(v.path, v.keyword))
+        dropped = len(conformance.violations) - len(kept)
+        if dropped:
+            conformance = Conformance(kept, conformance.total - dropped)
+            return replace(result, truncated=cut, conformance=conformance)
+    return replace(result, truncated=cut)
 
 
 def _validator(options: Mapping[str, Any]) -> Validator | None:

@@ -125,6 +125,8 @@ def compare_and_record(
             limit = unit_number(threshold, "threshold")
         merged = {**session_options(name, defaults), **options}
         result = match_json(actual, expected, metric=name, **merged)
+        if call is not None and call.cut_off and merged.get("truncated", "error") == "error":
+            raise call.cut_error()  # the model says it stopped at its limit: a cut answer
     except JsonMatchError as exc:
         # a bad threshold is recorded too (held to the session's): every attempt counts
         channel.record(

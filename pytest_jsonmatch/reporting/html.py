@@ -569,8 +569,9 @@ def _run(c: ComparisonDict, numbered: bool) -> str:
         head += (
             f'<p class="truncated-note">The answer was cut off at line {cut["line"]}, column '
             f"{cut['column']}, after {cut['chars']:,} characters of its JSON value, and "
-            f"scored closed: what it wrote in full is scored, the fields past the cut "
-            f"count as omitted.</p>"
+            f"scored closed: what it wrote is scored (the value it was writing as far as it "
+            f"got), the fields past the cut count as omitted, and schema violations the cut "
+            f"made are not counted.</p>"
         )
     conformance = c.get("conformance")
     if conformance is not None:

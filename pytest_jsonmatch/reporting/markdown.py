@@ -179,7 +179,7 @@ def _worst_cases(report: Report, full: bool) -> list[str]:
 
 def _truncated_cases(report: Report, full: bool) -> list[str]:
     """The cases scored from an answer cut off inside its JSON value (``truncated: close``):
-    what it wrote in full was scored, the fields past the cut count as omitted."""
+    what it wrote was scored, the fields past the cut count as omitted."""
     cut = worst_first(c for c in report["cases"] if c.get("truncated"))
     shown = cut if full else cut[:WORST_CASES]
     rows = [

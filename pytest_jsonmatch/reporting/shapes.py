@@ -152,7 +152,11 @@ class FloorFailureDict(TypedDict):
     score: float
 
 
-class CallDict(TypedDict):
+class _CallFinish(TypedDict, total=False):
+    finish_reason: str  # why the model stopped, when the target reported it
+
+
+class CallDict(_CallFinish):
     latency_s: float | None
     attempts: int
     input_tokens: int | None

@@ -162,7 +162,14 @@ def _closed(text: str, cut: Truncation, allow_array: bool, what: str) -> tuple[A
         raise ParseError(f"{what} was cut off and cannot be read once closed: {exc}") from None
     if isinstance(value, dict) or (allow_array and isinstance(value, list)):
         steps = closed.open_containers - 1 + closed.open_leaf
-        return value, replace(cut, elements=_open_elements(value, steps))
+        chain = _open_chain(value, steps)
+        leaf = chain[-1] if closed.open_leaf and len(chain) == steps + 1 else None
+        return value, replace(
+            cut,
+            elements=_open_elements(value, steps),
+            open_paths=tuple(chain[: closed.open_containers]),
+            cut_leaf=leaf,
+        )
     raise cut.error(text, what)  # an array where an object is needed: nothing to score
 
 
@@ -181,6 +188,22 @@ def _open_elements(value: Any, steps: int) -> tuple[str, ...]:
         else:
             break
     return tuple(elements)
+
+
+def _open_chain(value: Any, steps: int) -> list[str]:
+    """The instance paths from the closed root (``""``) down ``steps`` times its last child:
+    each value that was open at the cut, then the leaf cut partway, if any."""
+    path, chain = "", [""]
+    for _ in range(steps):
+        if isinstance(value, list) and value:
+            path, value = index_segment(path, len(value) - 1), value[-1]
+        elif isinstance(value, dict) and value:
+            key = next(reversed(value))
+            path, value = key_segment(path, key), value[key]
+        else:
+            break
+        chain.append(path)
+    return chain
 
 
 def _nothing_found(text: str, what: str) -> str:

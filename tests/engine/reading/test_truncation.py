@@ -153,7 +153,8 @@ def test_the_cut_invoice_closed_keeps_every_complete_field_and_invents_none():
         column=88,
         chars=87,
         elements=("items[1]",),
-    )  # the element being written
+        open_paths=("", "items", "items[1]"),
+    )  # the element being written, in the values still open
     result = match_json(value, GOLD, metric="field_f1")
     assert [(f.path, f.status) for f in result.fields] == [
         ("invoice", "match"),
