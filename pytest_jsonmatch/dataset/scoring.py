@@ -116,7 +116,11 @@ def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings, counted: bool = 
             )
         else:
             _, records = score_records(expected, actual, settings.metric, **settings.options)
-        results = {id(p): r for p, r in zip(present, records)}
+        # a record whose answer could not be read: its error as a lone scoring words it (the
+        # answer named ``actual``, not by its place in this chunk)
+        results = {
+            id(p): _score_one(p, settings) if r.error else r for p, r in zip(present, records)
+        }
     except JsonMatchError:
         tallies = None
         results = {id(p): _score_one(p, settings) for p in present}

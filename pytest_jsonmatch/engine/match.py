@@ -207,12 +207,16 @@ def _score_records(
             parsed, cut = actual, None
         else:
             side = f"actual[{i}]"
-            parsed, cut = parse_actual_checked(
-                as_data(actual, side),
-                what=side,
-                allow_array=chosen.allow_array,
-                truncated=truncated,
-            )
+            try:
+                parsed, cut = parse_actual_checked(
+                    as_data(actual, side),
+                    what=side,
+                    allow_array=chosen.allow_array,
+                    truncated=truncated,
+                )
+            except ParseError as exc:  # the answer, unread: an error record, as jsonmatch
+                records.append(MatchResult.unscored(chosen.name, str(exc)))  # score gives
+                continue
         if unread and cut is None and type(parsed) is dict and depth_e <= SHALLOW:
             # (within the caller's stack: a value the walk takes nests at most SHALLOW deep)
             try:
