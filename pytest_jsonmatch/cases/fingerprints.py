@@ -69,9 +69,31 @@ class Fingerprint:
     code: Mapping[str, str] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)
     declared: object = None
+    # the files the target was seen reading when it made the output (file_reads.py), those
+    # ``files=`` does not name: each is held to its digest as the recording was made
+    read: Mapping[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
-        return {"code": dict(self.code), "files": dict(self.files), "declared": self.declared}
+        out = {"code": dict(self.code), "files": dict(self.files), "declared": self.declared}
+        if self.read:  # only when the target read some: other recordings keep their bytes
+            out["read"] = dict(self.read)
+        return out
+
+    def with_reads(self, reads: Mapping[str, Path]) -> Fingerprint:
+        """This fingerprint with the files the target read (from the root) that it does not
+        hold already."""
+        seen = {name: _digest(path) for name, path in reads.items() if name not in self.files}
+        return replace(self, read=seen) if seen else self
+
+    def read_changes(self, root: Path) -> list[str]:
+        """The files the target read when this recording was made that differ now (edited,
+        or gone), in words."""
+        out = []
+        for name, digest in sorted(self.read.items()):
+            path = root / name
+            if not path.is_file() or _digest(path) != digest:
+                out.append(f"file {name} (read by the target)")
+        return out
 
     @classmethod
     def from_dict(cls, data: object) -> Fingerprint | None:
@@ -82,6 +104,9 @@ class Fingerprint:
             code={str(k): str(v) for k, v in code.items()} if isinstance(code, Mapping) else {},
             files={str(k): str(v) for k, v in files.items()} if isinstance(files, Mapping) else {},
             declared=data.get("declared"),
+            read={str(k): str(v) for k, v in read.items()}
+            if isinstance(read := data.get("read"), Mapping)
+            else {},
         )
 
     def changes(self, recorded: Fingerprint | None) -> list[str]:

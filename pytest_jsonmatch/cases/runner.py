@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, TypeVar
 from ..engine.core.errors import CaseFileError, TruncatedError, shown
 from .call_settings import CallSettings
 from .children import clock_ticks, end_processes, started_below
+from .file_reads import watched
 from .retries import TargetTimeout, retry_delay
 
 if TYPE_CHECKING:  # asyncio is imported once a target hands back an awaitable, not before
@@ -184,6 +185,7 @@ class Done:
     value: object = None
     error: BaseException | None = None
     figures: CallFigures = CallFigures()
+    reads: frozenset[str] = frozenset()  # the files the target opened for reading (file_reads)
 
 
 class _Job:
@@ -192,6 +194,7 @@ class _Job:
         self.context = contextvars.copy_context()
         self.done = threading.Event()
         self.outcome: Done | None = None
+        self.reads: set[str] = set()  # what its target opened for reading, as it ran
         self.claimed = False  # a thread took it to run
         self.box: Future[object] | None = None  # the running attempt's
         self.loop_future: Future[object] | None = (
@@ -341,6 +344,7 @@ class Runner:
                     usage, value = value, value.output
                 job.outcome = Done(
                     value,
+                    reads=frozenset(job.reads),
                     figures=CallFigures(
                         time.perf_counter() - started,
                         attempts,
@@ -396,7 +400,7 @@ class Runner:
 
         def call() -> None:
             try:
-                result = job.context.copy().run(job.fn, awaited)
+                result = job.context.copy().run(watched, job.fn, awaited, seen=job.reads)
             except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
                 if not box.done():
                     try:

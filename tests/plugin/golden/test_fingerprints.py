@@ -196,3 +196,22 @@ def test_a_declared_fingerprint_may_say_each_targets_own(pytester):
         for t in ("large", "small")
     }
     assert declared == {"large", "small"}
+
+
+def test_a_prompt_file_the_target_reads_makes_replay_stale_without_files(suite):
+    # no files=: the target reads prompt.txt at call time, and that is noticed
+    args = (*ARGS, "--jsonmatch-report=r.json")
+    suite.runpytest_inprocess(*args, "--jsonmatch-record=once").assert_outcomes(passed=1)
+    recording = _recording(suite)
+    assert set(recording["fingerprint"]["read"]) == {"prompt.txt"}  # llm.py is code, not data
+    # unchanged: replayed
+    suite.runpytest_inprocess(*args, "--jsonmatch-record=none").assert_outcomes(passed=1)
+    (suite.path / "prompt.txt").write_text("You are very careful.")
+    result = suite.runpytest_inprocess(*args, "--jsonmatch-record=none")
+    result.assert_outcomes(failed=1)
+    report = json.loads((suite.path / "r.json").read_text())
+    assert report["comparisons"][0]["error"] == (
+        "the recording __recordings__/c.jsonmatch.yaml/acme.json is stale (file prompt.txt "
+        "(read by the target) changed since it was recorded): re-record it with "
+        "--jsonmatch-record=once"
+    )
