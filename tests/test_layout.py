@@ -183,7 +183,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "993ed6f17950a1a03d129c0e2a4b08f518bf4406594ba1c3c26ab7b0799db860"
+        "cd75b52506af69339aea7e87c7335830819fb192fff0b2baad8ef69870e3ad83"
     )
 
 

@@ -456,8 +456,12 @@ def _baseline(
             verdict.quoted_fields.append((delta.group, delta.path))
             _drop(what, delta.significant and d.mean < 0, d, limit, settings, verdict, delta)
     if comparison.shared and len(verdict.failures) == failed:
+        from .changes import change_text
+
+        assert comparison.before is not None and comparison.after is not None
         verdict.checked.append(
-            f"{label} ({settings.mode}): mean change {diff.mean:+.4f} over {comparison.shared} "
+            f"{label} ({settings.mode}): mean change "
+            f"{change_text(comparison.before, comparison.after)} over {comparison.shared} "
             f"shared case{'' if comparison.shared == 1 else 's'}, {settings.names.max_drop} "
             f"{limit:.4f}"
         )

@@ -26,7 +26,8 @@ from .runs import (
     cell_interval,
     cell_latency,
     cell_score,
-    cell_signed,
+    cell_change,
+    field_changes_of,
     cell_usage,
     cell_valid,
     field_label,
@@ -733,9 +734,7 @@ def _html_runs(data: RunsComparison, ids: str = "", word: str = "run") -> str:
             f'<td data-sort="{r["cases"]}">{r["cases"]}</td>',
             _num_cell(r["overall"]),
             f'<td data-sort="{r["passed"]}">{r["passed"]}</td>',
-            _num_cell(
-                None if d is None else d["mean"], "–" if d is None else cell_signed(d["mean"])
-            ),
+            _num_cell(None if d is None else d["mean"], cell_change(r, data["runs"][0])),
             f"<td>{cell_interval(d)}</td>",
         ]
         cells += [
@@ -783,15 +782,22 @@ def _html_fields(data: RunsComparison, ids: str = "", word: str = "run") -> str:
     escaped = [_e(n) for n in names]
     colours = [f"run-{i % len(_COLORS)}" for i in range(len(names))]
     by_group = grouped(data)
-    header = ["field", *escaped, *(f"{n} − {escaped[0]}" for n in escaped[1:]), "chart"]
+    header = [
+        "field",
+        "cases",
+        *escaped,
+        *(f"{n} − {escaped[0]}" for n in escaped[1:]),
+        "chart",
+    ]
     rows = []
     for f in data["fields"]:
         cells = [f"<td>{_e(field_label(f, by_group))}</td>"]
+        cells.append(f'<td data-sort="{f.get("cases", 0)}">{f.get("cases", "–")}</td>')
         cells += [_num_cell(s) for s in f["scores"]]
-        for d in f["differences"][1:]:
+        for d, shown in zip(f["differences"][1:], field_changes_of(f)):
             mean = None if d is None else d["mean"]
             title = "" if d is None else f' title="95% interval {cell_interval(d)}"'
-            cells.append(f'<td data-sort="{_sort_value(mean)}"{title}>{cell_signed(mean)}</td>')
+            cells.append(f'<td data-sort="{_sort_value(mean)}"{title}>{shown}</td>')
         means = [None if d is None else d["mean"] for d in f["differences"]]
         cells.append(f'<td class="chart-cell">{difference_chart(means, escaped, colours)}</td>')
         rows.append(f'<tr data-field="{_e(f["path"])}">' + "".join(cells) + "</tr>")

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TypedDict, TypeGuard
 
 from .baseline import CaseScores, cases_of
+from .changes import change_text
 from .money import money
 from .pairing import MIN_SHARED, pair_cases
 from .records import Comparison
@@ -78,7 +79,8 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
       first), ``latency`` and ``usage`` (None when its comparisons carry none);
     - ``shared``: the shared case ids; ``partial``: each case only some runs have, with the
       names of the runs that have it;
-    - ``fields``: per (group, field path) the run's mean over the shared cases that hold it
+    - ``fields``: per (group, field path) the run's mean over the shared cases in which
+      every run holds it (``cases`` of them: the columns side by side are over one set)
       (None when none does), and the paired difference from the first run over the shared
       cases that hold it in both;
     - ``disagreements``: the shared cases with the largest spread (max - min) of case
@@ -212,20 +214,27 @@ def _fields(per_run: Sequence[Mapping[str, CaseScores]], shared: Sequence[str]) 
     )
     rows: list[FieldRow] = []
     for group, path in keys:
-        held = [c for c in shared if per_run[0][c].group == group]
-        scores = [
-            _mean(cases[c].fields[path] for c in held if path in cases[c].fields)
-            for cases in per_run
+        # side by side, every column over the same cases: those of the group in which every
+        # run holds the field (a score over 36 cases beside one over 33 compares nothing)
+        held = [
+            c
+            for c in shared
+            if per_run[0][c].group == group and all(path in cases[c].fields for cases in per_run)
         ]
+        scores = [_mean(cases[c].fields[path] for c in held) for cases in per_run]
         differences: list[DifferenceDict | None] = [None]
         for cases in per_run[1:]:
-            both = [
-                cases[c].fields[path] - per_run[0][c].fields[path]
-                for c in held
-                if path in cases[c].fields and path in per_run[0][c].fields
-            ]
+            both = [cases[c].fields[path] - per_run[0][c].fields[path] for c in held]
             differences.append(paired_difference(both).to_dict() if both else None)
-        rows.append({"group": group, "path": path, "scores": scores, "differences": differences})
+        rows.append(
+            {
+                "group": group,
+                "path": path,
+                "cases": len(held),
+                "scores": scores,
+                "differences": differences,
+            }
+        )
     return rows
 
 
@@ -302,6 +311,23 @@ def _is_number(value: object) -> TypeGuard[float]:
 
 def cell_score(value: float | None) -> str:
     return "–" if value is None else f"{value:.4f}"
+
+
+def cell_change(row: RunRow, first: RunRow) -> str:
+    """A run's change from the first, as every table prints it: its printed score minus the
+    first's, so that the row adds up and a gate quoting the drop quotes the same digits."""
+    if row["difference"] is None or row["overall"] is None or first["overall"] is None:
+        return "–"
+    return change_text(first["overall"], row["overall"])
+
+
+def field_changes_of(row: FieldRow) -> list[str]:
+    """Each later run's change in a field row, from the printed scores (as cell_change)."""
+    first = row["scores"][0]
+    return [
+        "–" if d is None or s is None or first is None else change_text(first, s)
+        for d, s in zip(row["differences"][1:], row["scores"][1:])
+    ]
 
 
 def cell_signed(value: float | None) -> str:
@@ -391,7 +417,7 @@ def run_rows(
             str(r["cases"]),
             cell_score(r["overall"]),
             str(r["passed"]),
-            "–" if d is None else cell_signed(d["mean"]),
+            cell_change(r, data["runs"][0]),
             cell_interval(d),
             *("–" if n is None else str(n) for n in (r["better"], r["worse"], r["same"])),
             cell_flips(r),
@@ -419,12 +445,13 @@ def field_table(
     run's difference from the first (``minus`` is the sign each format writes); the
     header and the first column are raw text, for the renderer to escape."""
     by_group = grouped(data)
-    head = ["field", *names, *(f"{n} {minus} {names[0]}" for n in names[1:])]
+    head = ["field", "cases", *names, *(f"{n} {minus} {names[0]}" for n in names[1:])]
     body = [
         [
             field_label(f, by_group),
+            str(f.get("cases", "–")),
             *(cell_score(s) for s in f["scores"]),
-            *(cell_signed(d["mean"]) if d else "–" for d in f["differences"][1:]),
+            *field_changes_of(f),
         ]
         for f in data["fields"]
     ]

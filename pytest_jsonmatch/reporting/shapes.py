@@ -333,7 +333,11 @@ class PartialCase(TypedDict):
     runs: list[str]
 
 
-class FieldRow(TypedDict):
+class _FieldRowCases(TypedDict, total=False):
+    cases: int  # the cases every score and difference of the row is over
+
+
+class FieldRow(_FieldRowCases):
     group: str
     path: str
     scores: list[float | None]

@@ -623,7 +623,7 @@ def runs_lines(
         head, body = field_table(data, names, "-")
         lines += [
             "",
-            "Per field (mean over the shared cases that hold it):",
+            "Per field (mean over the shared cases in which every column holds it):",
             *table([[clean(h) for h in head], *([clean(row[0]), *row[1:]] for row in body)], width),
         ]
     lines += ["", f"Where the {word} disagree most:"]

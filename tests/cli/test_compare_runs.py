@@ -189,10 +189,10 @@ def test_text(runs, jsonmatch_main):
     assert re.search(r"^third\s+1\s+0\s+3\s+0/0 \(p 1\.000\)$", out, re.MULTILINE), out
     assert "  c5 (in base, new)" in lines
     assert re.search(
-        r"^name\s+0\.7500\s+0\.7500\s+1\.0000\s+\+0\.0000\s+\+0\.2500$", out, re.MULTILINE
+        r"^name\s+4\s+0\.7500\s+0\.7500\s+1\.0000\s+\+0\.0000\s+\+0\.2500$", out, re.MULTILINE
     ), out
     assert re.search(
-        r"^n\s+0\.5000\s+0\.5000\s+0\.5000\s+\+0\.0000\s+\+0\.0000$", out, re.MULTILINE
+        r"^n\s+4\s+0\.5000\s+0\.5000\s+0\.5000\s+\+0\.0000\s+\+0\.0000$", out, re.MULTILINE
     ), out
     worst = lines[lines.index("Where the runs disagree most:") + 2 :]
     assert [line.split() for line in worst] == [
@@ -235,7 +235,7 @@ def test_markdown(runs, jsonmatch_main):
     assert "| base | 5 | 0.6250 | 2 | – | – | – | – | – |" in out
     assert "- c5 (in base, new)" in out
     assert "| third | 4 | 0.7500 | 2 | +0.1250 | -0.2728 to +0.5228 | 1 | 0 | 3 |" in out
-    assert "| name | 0.7500 | 0.7500 | 1.0000 | +0.0000 | +0.2500 |" in out
+    assert "| name | 4 | 0.7500 | 0.7500 | 1.0000 | +0.0000 | +0.2500 |" in out
     assert "| c4 | 1.0000 | 0.0000 | 1.0000 | 1.0000 |" in out
 
 
@@ -259,7 +259,7 @@ def test_html_is_one_page_with_a_column_per_run(runs, tmp_path, jsonmatch_main):
     # the field table: a column per run, then the differences, then a chart (a bar for each
     # run but the first: its difference from the first)
     assert (
-        '<tr data-field="name"><td>name</td><td data-sort="0.75">0.7500</td>'
+        '<tr data-field="name"><td>name</td><td data-sort="4">4</td><td data-sort="0.75">0.7500</td>'
         '<td data-sort="0.75">0.7500</td><td data-sort="1.0">1.0000</td>'
     ) in page
     assert page.count('<svg class="chart"') == 2 and page.count('<g class="bar run-') == 4
