@@ -26,6 +26,7 @@ from .runs import (
     cell_interval,
     cell_latency,
     cell_score,
+    cell_spread,
     cell_change,
     field_changes_of,
     cell_usage,
@@ -827,7 +828,7 @@ def _html_disagreements(
         rows = [
             f'<tr data-case="{_e(r["case_id"])}"><td>{_e(r["case_id"])}</td>'
             + "".join(_num_cell(s) for s in r["scores"])
-            + _num_cell(r["spread"])
+            + _num_cell(r["spread"], cell_spread(r))
             + "</tr>"
             for r in shown
         ]

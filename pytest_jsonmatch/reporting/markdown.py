@@ -10,7 +10,15 @@ from collections.abc import Sequence
 
 from .aggregate import field_rows, never_scored_line, valid_share_text, worst_first
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
-from .runs import DISAGREEMENTS, PARTIAL_NAMED, cell_score, field_table, headline, run_rows
+from .runs import (
+    DISAGREEMENTS,
+    PARTIAL_NAMED,
+    cell_score,
+    cell_spread,
+    field_table,
+    headline,
+    run_rows,
+)
 from .shapes import (
     BaselineSectionDict,
     FieldTable,
@@ -352,7 +360,7 @@ def runs_parts(
                 [
                     escape(r["case_id"]),
                     *(cell_score(s) for s in r["scores"]),
-                    cell_score(r["spread"]),
+                    cell_spread(r),
                 ]
                 for r in rows_d
             ],

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TypedDict, TypeGuard
 
 from .baseline import CaseScores, cases_of
-from .changes import change_text
+from .changes import change_text, printed_change
 from .money import money
 from .pairing import MIN_SHARED, pair_cases
 from .records import Comparison
@@ -328,6 +328,12 @@ def field_changes_of(row: FieldRow) -> list[str]:
         "–" if d is None or s is None or first is None else change_text(first, s)
         for d, s in zip(row["differences"][1:], row["scores"][1:])
     ]
+
+
+def cell_spread(row: Disagreement) -> str:
+    """How far apart the runs are on a case, from their printed scores (the largest printed
+    minus the smallest), as the row beside it shows them."""
+    return f"{printed_change(min(row['scores']), max(row['scores'])):.4f}"
 
 
 def cell_signed(value: float | None) -> str:

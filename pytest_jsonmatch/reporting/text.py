@@ -21,6 +21,7 @@ from .runs import (
     PARTIAL_NAMED,
     cell_latency,
     cell_score,
+    cell_spread,
     cell_usage,
     field_table,
     has_costs,
@@ -631,7 +632,7 @@ def runs_lines(
     if data["disagreements"]:
         head = ["case", *names, "spread"]
         body = [
-            [clean(r["case_id"]), *(cell_score(s) for s in r["scores"]), cell_score(r["spread"])]
+            [clean(r["case_id"]), *(cell_score(s) for s in r["scores"]), cell_spread(r)]
             for r in data["disagreements"][:limit]
         ]
         lines += table([[clean(h) for h in head], *body], width)

@@ -5,6 +5,9 @@ figure (item 6). Each output of one run is rendered and read, as a person reads 
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 from pytest_jsonmatch.reporting.baseline import Baseline, cases_of
 from pytest_jsonmatch.reporting.gates import GateSettings
 from pytest_jsonmatch.reporting.html import render_html
@@ -211,3 +214,80 @@ def test_a_limit_that_cannot_be_checked_names_the_side_that_lacks_the_figure():
     ]
     assert run(untimed, timed) == [f"{said}this target reported none {rule}"]
     assert run(timed, untimed) == [f"{said}the reference reported none {rule}"]
+
+
+# Scores whose exact difference (-0.03473) and printed one (0.4653 - 0.5001 = -0.0348) round
+# apart: every output must print one of them, the same, wherever the change appears.
+BEFORE, AFTER = 0.50006, 0.46533
+
+
+def test_one_change_is_printed_one_way_in_every_output():
+    comparisons = [
+        _comparison("c1", BEFORE, target="large"),
+        _comparison("c1", AFTER, target="small"),
+    ]
+    report, verdict = conclude(
+        comparisons,
+        GateSettings(mode="strict", max_case_drop=1.0),
+        {},  # type: ignore[typeddict-item]
+        targets=("large", "small"),
+        versus=VersusSettings(reference="large"),
+    )
+    (failure,) = [f for f in verdict.failures if "overall score dropped" in f]
+    assert "dropped by 0.0348 (0.5001 -> 0.4653 over 1 shared case)" in failure
+    outputs = _outputs(report)
+    # the targets table's change, in each rendering, is the gate's
+    assert re.search(r"^small\s+1\s+0\.4653\s+0\s+-0\.0348\s", outputs["text"], re.MULTILINE)
+    assert "| small | 1 | 0.4653 | 0 | -0.0348 |" in outputs["markdown"]
+    assert ">-0.0348</td>" in outputs["html"]
+    for text in outputs.values():  # (an HTML sort key may hold the exact value: not shown)
+        assert "0.0347" not in re.sub(r' data-sort="[^"]*"', "", text)
+
+
+def test_the_baseline_line_and_the_gate_passed_print_one_mean_change():
+    # c1 BEFORE -> AFTER, c2 0.9 -> 0.8: means (0.50006 + 0.9) / 2 = 0.70003 ("0.7000") and
+    # (0.46533 + 0.8) / 2 = 0.632665 ("0.6327"): printed change -0.0673, exact -0.067365
+    base = cases_of([_comparison("c1", BEFORE), _comparison("c2", 0.9)])
+    report, verdict = conclude(
+        [_comparison("c1", AFTER), _comparison("c2", 0.8)],
+        GateSettings(max_drop=1.0, max_case_drop=1.0),
+        {},  # type: ignore[typeddict-item]
+        baseline=Baseline("main.json", 3, base),
+    )
+    assert verdict.passed
+    (passed,) = [c for c in verdict.checked if c.startswith("baseline")]
+    assert passed.startswith("baseline (statistical): mean change -0.0673 over 2 shared cases")
+    text = render_text(report)
+    assert "mean change -0.0673 (0.7000 -> 0.6327)" in text
+    assert "jsonmatch gates passed: baseline (statistical): mean change -0.0673" in text
+    assert "0.0674" not in text
+    assert "Mean change **-0.0673**" in render_markdown(report)
+
+
+def test_side_by_side_field_columns_are_over_the_same_cases():
+    from pytest_jsonmatch.reporting.records import FieldRecord
+
+    def run(case: str, target: str, fields: dict[str, float]) -> Comparison:
+        records = tuple(
+            FieldRecord(p, p, "match" if v == 1.0 else "mismatch", v) for p, v in fields.items()
+        )
+        return replace(_comparison(case, 1.0, target=target), fields=records)
+
+    # "type" is in c1 and c2 for large, in c2 only for small: the row is over c2 alone,
+    # and says so; before, large's column was over both (0.5) and small's over one (1.0)
+    comparisons = [
+        run("c1", "large", {"type": 0.0, "id": 1.0}),
+        run("c2", "large", {"type": 1.0, "id": 1.0}),
+        run("c1", "small", {"id": 1.0}),
+        run("c2", "small", {"type": 1.0, "id": 1.0}),
+    ]
+    report, _ = conclude(
+        comparisons,
+        GateSettings(),
+        {},
+        targets=("large", "small"),  # type: ignore[typeddict-item]
+    )
+    rows = {row["path"]: row for row in report["targets"]["fields"]}
+    assert (rows["type"]["cases"], rows["type"]["scores"]) == (1, [1.0, 1.0])
+    assert (rows["id"]["cases"], rows["id"]["scores"]) == (2, [1.0, 1.0])
+    assert re.search(r"^type\s+1\s+1\.0000\s+1\.0000\s+\+0\.0000$", render_text(report), re.M)
