@@ -41,3 +41,11 @@ def test_the_readme_counts_the_settings_docs_ci_md_lists():
     rows = re.findall(r"^\| `([a-z_]+)` \|", table, re.MULTILINE)
     assert int(count) == int(listed) == len(SETTINGS)
     assert set(rows) == {setting.name for setting in SETTINGS}
+
+
+def test_golden_cases_md_says_how_client_retries_hide_429s_and_how_to_turn_them_off():
+    text = " ".join((REPO / "docs" / "golden-cases.md").read_text(encoding="utf-8").split())
+    assert "Retries the client makes itself are hidden from the runner." in text
+    for client in ("openai.OpenAI(max_retries=0)", "anthropic.Anthropic(max_retries=0)"):
+        assert client in text
+    assert "the summary says `0 retried`" in text
