@@ -114,3 +114,27 @@ def test_targets_run_apart_pair_in_diff_across_their_targets(pytester, models):
     section = json.loads(diff.stdout)["baseline"]
     assert (section["shared"], section["compared"]) == (5, 5)
     assert section["paired"] == "this run's target cheap paired with the baseline's target today"
+
+
+def test_a_jsonmatch_score_report_pairs_with_a_pytest_report_by_its_id_field(pytester):
+    # the same two cases, scored by pytest from a case file and by jsonmatch score from
+    # JSONL records whose "id" holds the pytest case id (docs/ci.md says so)
+    (pytester.path / "inv.jsonmatch.yaml").write_text(
+        "cases:\n"
+        '  - id: a\n    expected: {vendor: ACME}\n    actual: \'{"vendor": "ACME"}\'\n'
+        '  - id: b\n    expected: {vendor: Blue}\n    actual: \'{"vendor": "Blue"}\'\n'
+    )
+    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=main.json").assert_outcomes(passed=2)
+    gold = [
+        {"id": f"inv.jsonmatch.yaml::{c}", "vendor": v} for c, v in (("a", "ACME"), ("b", "Blue"))
+    ]
+    pred = [dict(gold[0]), {**gold[1], "vendor": "blue"}]
+    for name, records in (("gold.jsonl", gold), ("pred.jsonl", pred)):
+        (pytester.path / name).write_text("".join(json.dumps(r) + "\n" for r in records))
+    scored = _cli(
+        pytester, "score", "gold.jsonl", "pred.jsonl", "--id-field", "id", "--report", "s.json"
+    )
+    assert scored.returncode in (0, 1), scored.stderr
+    diff = _cli(pytester, "diff", "main.json", "s.json", "-f", "json", "--max-drop", "1")
+    section = json.loads(diff.stdout)["baseline"]
+    assert (section["shared"], section["added"], section["removed"]) == (2, [], [])
