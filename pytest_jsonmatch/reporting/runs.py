@@ -215,16 +215,26 @@ def _fields(per_run: Sequence[Mapping[str, CaseScores]], shared: Sequence[str]) 
     rows: list[FieldRow] = []
     for group, path in keys:
         # side by side, every column over the same cases: those of the group in which every
-        # run holds the field (a score over 36 cases beside one over 33 compares nothing)
+        # run that has the field holds it (a score over 36 cases beside one over 33 compares
+        # nothing); a run that never has it shows none
+        group_cases = [c for c in shared if per_run[0][c].group == group]
+        having = [any(path in cases[c].fields for c in group_cases) for cases in per_run]
         held = [
             c
-            for c in shared
-            if per_run[0][c].group == group and all(path in cases[c].fields for cases in per_run)
+            for c in group_cases
+            if all(path in cases[c].fields for cases, has in zip(per_run, having) if has)
         ]
-        scores = [_mean(cases[c].fields[path] for c in held) for cases in per_run]
+        scores = [
+            _mean(cases[c].fields[path] for c in held) if has else None
+            for cases, has in zip(per_run, having)
+        ]
         differences: list[DifferenceDict | None] = [None]
-        for cases in per_run[1:]:
-            both = [cases[c].fields[path] - per_run[0][c].fields[path] for c in held]
+        for cases, has in zip(per_run[1:], having[1:]):
+            both = (
+                [cases[c].fields[path] - per_run[0][c].fields[path] for c in held]
+                if has and having[0]
+                else []
+            )
             differences.append(paired_difference(both).to_dict() if both else None)
         rows.append(
             {
