@@ -189,7 +189,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "5c0607972ee1fc747c7375515cb345428eb086bee53523888c7201de7f12186b"
+        "8b3368f493abff884731d63689fd522744a686508f9a6d6be2a7faf380619722"
     )
 
 

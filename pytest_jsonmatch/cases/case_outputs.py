@@ -15,6 +15,7 @@ from ..engine.core.errors import CaseFileError
 from ..engine.reading.user_files import read_regular_text
 from . import recordings
 from .case_files import GoldenCase
+from .file_reads import data_files
 from .fingerprints import Fingerprint
 from .live_calls import LiveCalls
 from .recordings import Recording, RecordMode
@@ -85,7 +86,9 @@ class Outputs:
             changed.append(f"the target (recorded for {existing.target or 'the unnamed one'!r})")
         now = self.fingerprint(target)
         if now is not None:
-            changed += now.changes(Fingerprint.from_dict(existing.fingerprint))
+            recorded = Fingerprint.from_dict(existing.fingerprint)
+            changed += now.changes(recorded)
+            changed += recorded.read_changes(self.root) if recorded is not None else []
         return changed
 
     def produce(
@@ -136,6 +139,8 @@ class Outputs:
             # written here, by the test that consumes the output (never by the thread that
             # made it)
             fingerprint = self.fingerprint(target)
+            if fingerprint is not None and done.reads:  # what it read, held to as it was
+                fingerprint = fingerprint.with_reads(data_files(set(done.reads), self.root))
             wrote = recordings.write_recording(
                 path,
                 case.id,

@@ -69,9 +69,31 @@ class Fingerprint:
     code: Mapping[str, str] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)
     declared: object = None
+    # the files the target was seen reading when it made the output (file_reads.py), those
+    # ``files=`` does not name: each is held to its digest as the recording was made
+    read: Mapping[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
-        return {"code": dict(self.code), "files": dict(self.files), "declared": self.declared}
+        out = {"code": dict(self.code), "files": dict(self.files), "declared": self.declared}
+        if self.read:  # only when the target read some: other recordings keep their bytes
+            out["read"] = dict(self.read)
+        return out
+
+    def with_reads(self, reads: Mapping[str, Path]) -> Fingerprint:
+        """This fingerprint with the files the target read (from the root) that it does not
+        hold already."""
+        seen = {name: _digest(path) for name, path in reads.items() if name not in self.files}
+        return replace(self, read=seen) if seen else self
+
+    def read_changes(self, root: Path) -> list[str]:
+        """The files the target read when this recording was made that differ now (edited,
+        or gone), in words."""
+        out = []
+        for name, digest in sorted(self.read.items()):
+            path = root / name
+            if not path.is_file() or _digest(path) != digest:
+                out.append(f"file {name} (read by the target)")
+        return out
 
     @classmethod
     def from_dict(cls, data: object) -> Fingerprint | None:
@@ -82,6 +104,9 @@ class Fingerprint:
             code={str(k): str(v) for k, v in code.items()} if isinstance(code, Mapping) else {},
             files={str(k): str(v) for k, v in files.items()} if isinstance(files, Mapping) else {},
             declared=data.get("declared"),
+            read={str(k): str(v) for k, v in read.items()}
+            if isinstance(read := data.get("read"), Mapping)
+            else {},
         )
 
     def changes(self, recorded: Fingerprint | None) -> list[str]:
@@ -138,15 +163,89 @@ def source_files(functions: Sequence[object]) -> list[Path]:
     return out
 
 
+def function_digest(function: object, root: Path) -> tuple[str, str] | None:
+    """One named target's own code, apart from the other targets a module may define beside
+    it: ``(module.py::name, SHA-256)`` of the function's source, of the functions and
+    classes of its module it uses (followed in turn), and of the plain values of its module
+    it reads (``MODEL = "large"``). None for what has no source."""
+    import inspect
+
+    if not callable(function):
+        return None
+    unwrapped = inspect.unwrap(function)
+    try:
+        file = inspect.getsourcefile(unwrapped)
+    except TypeError:
+        return None
+    if not file:
+        return None
+    module = getattr(unwrapped, "__module__", None)
+    parts: list[str] = []
+    seen: set[int] = set()
+
+    def visit(value: object) -> None:
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        try:
+            parts.append(inspect.getsource(value))  # type: ignore[arg-type]
+        except (OSError, TypeError):
+            parts.append(repr(value))
+            return
+        code = getattr(value, "__code__", None)
+        names = getattr(value, "__globals__", {})
+        for name in sorted(_names(code)) if code is not None else ():
+            if name not in names:
+                continue
+            used = names[name]
+            if callable(used) and getattr(used, "__module__", None) == module:
+                visit(used)
+            elif _plain(used):
+                parts.append(f"{name} = {used!r}")
+
+    visit(unwrapped)
+    name = getattr(unwrapped, "__qualname__", repr(unwrapped))
+    digest = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{_shown(Path(file), root)}::{name}", digest
+
+
+def _names(code: object) -> set[str]:
+    """The global names a code object and the code nested in it read."""
+    names = set(getattr(code, "co_names", ()))
+    for const in getattr(code, "co_consts", ()):
+        if hasattr(const, "co_names"):
+            names |= _names(const)
+    return names
+
+
+def _plain(value: object, depth: int = 0) -> bool:
+    """A value whose repr says all of it (a model name, parameters, a prompt)."""
+    if value is None or isinstance(value, (str, bytes, int, float, bool)):
+        return True
+    if depth < 4 and isinstance(value, (tuple, list, frozenset)):
+        return all(_plain(v, depth + 1) for v in value)
+    if depth < 4 and isinstance(value, dict):
+        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
 def take_fingerprint(
     settings: RecordSettings,
     root: Path,
     code_files: Sequence[Path],
-    declared: Callable[[], object] | None,
+    declared: Callable[..., object] | None,
+    *,
+    target: str = "",
+    functions: Sequence[object] = (),
 ) -> Fingerprint:
-    """The fingerprint of this session: the source of ``code_files`` (the modules defining
-    the target), the files ``settings.files`` match, and what ``declared()`` returns (JSON)."""
+    """The fingerprint of one target's recordings: the source of ``code_files`` (the modules
+    defining the target, for a session's one target, and the hook's implementations), each
+    of ``functions`` by its own code (a named target, :func:`function_digest`, so that an
+    edit to another target's code or model name leaves its recordings valid), the files
+    ``settings.files`` match, and what ``declared()`` returns (JSON); a declared function
+    that takes an argument is given the ``target``'s name, and may say each target's own."""
     code = {_shown(p, root): _digest(p) for p in sorted(set(code_files)) if p.is_file()}
+    code.update(d for f in functions if (d := function_digest(f, root)) is not None)
     files: dict[str, str] = {}
     for pattern in settings.files:
         matched = sorted(p for p in root.glob(pattern) if p.is_file())
@@ -159,7 +258,7 @@ def take_fingerprint(
         files.update((_shown(p, root), _digest(p)) for p in matched)
     value: object = None
     if declared is not None:
-        value = declared()
+        value = declared(target) if _takes_one(declared) else declared()
         try:
             json.dumps(value, allow_nan=False)
         except (TypeError, ValueError) as exc:
@@ -168,3 +267,16 @@ def take_fingerprint(
                 f"JSON (a mapping of model name, parameters, ...): {exc}"
             ) from None
     return Fingerprint(code=code, files=files, declared=value)
+
+
+def _takes_one(function: Callable[..., object]) -> bool:
+    """Whether ``function`` takes an argument (the target's name)."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(
+        p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL) for p in parameters
+    )

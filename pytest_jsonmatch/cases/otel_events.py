@@ -119,6 +119,7 @@ class Telemetry:
 
     def __init__(self, *, per_field: bool, flush: float) -> None:
         self.per_field, self.flush = per_field, flush
+        self.unsent_note = ""  # after close: what could not be sent, as the summary says it
         self._marks: dict[Hashable, CallMark] = {}
         self._ready = False
         self._broken = False  # the providers could not be made: nothing is sent
@@ -273,6 +274,12 @@ class Telemetry:
         sent = self._outbox.close(self.flush) if self._outbox is not None else True
         users.join(max(deadline - time.monotonic(), 0))
         self._marks.clear()
+        lost = list(self._outbox.lost) if self._outbox is not None else []
+        if users.is_alive():
+            lost.append(f"your providers did not flush within {self.flush:g} s")
+        if lost:
+            more = f" (and {len(lost) - 1} more)" if len(lost) > 1 else ""
+            self.unsent_note = f"OpenTelemetry: not everything was sent: {lost[0]}{more}"
         return sent and not users.is_alive()
 
 

@@ -242,6 +242,8 @@ class Outbox:
         self._wake = threading.Condition()
         self._closing = False
         self._stopped = threading.Event()  # no more retries, no more sending
+        # what could not be sent, in words, as logged: the session's summary says so
+        self.lost: list[str] = []
         self._thread = threading.Thread(
             target=self._run, daemon=True, name="otlp-export (pytest-jsonmatch)"
         )
@@ -310,6 +312,8 @@ class Outbox:
             self._wake.notify()
         self._thread.join(timeout)
         self._stopped.set()
+        if self._thread.is_alive():
+            self.lost.append(f"what waited was not all sent within the flush time ({timeout:g} s)")
         for queue in self._queues.values():
             if queue.dropped:
                 _LOG.warning(
@@ -389,6 +393,10 @@ class Outbox:
                 return
             except urllib.error.HTTPError as error:
                 if error.code not in _RETRY:
+                    self.lost.append(
+                        f"the collector at {endpoint.url} refused {queue.signal}: "
+                        f"HTTP {error.code} {error.reason}"
+                    )
                     _LOG.error(
                         "pytest-jsonmatch: the collector at %s refused %s: HTTP %d %s",
                         endpoint.url,
@@ -403,6 +411,7 @@ class Outbox:
                 reason = str(error)
             if backoff > deadline - time.monotonic() or self._stopped.wait(backoff):
                 break
+        self.lost.append(f"{queue.signal} not sent to {endpoint.url} ({reason}); dropped")
         _LOG.error(
             "pytest-jsonmatch: %s not sent to %s (%s); dropped", queue.signal, endpoint.url, reason
         )

@@ -33,6 +33,9 @@ class Outcome:
     recording: Recorded = ""  # "recorded" or "stale" when this run wrote a recording
     call: CallFigures | None = None
     judge: Mapping[str, object] | None = None  # what the LLM judge did for it (None: nothing)
+    # an answer checked against no schema because it could not be read: "cut off" or
+    # "unreadable" (a keyword of its conformance: such an answer is not valid); empty: none
+    unread: str = ""
 
     def comparison(
         self,
@@ -51,7 +54,7 @@ class Outcome:
         counts them as they are recorded, reporting/field_counts.py). A call's figures are
         kept for a live or replayed output only. ``invalid_fails``: an answer that breaks
         its schema failed."""
-        from ..reporting.records import ERROR, Comparison, case_id_of
+        from ..reporting.records import ERROR, Comparison, ConformanceRecord, case_id_of
 
         case_id = case_id_of(nodeid, seq)
         call = self.call.to_dict() if self.call is not None and self.source != "case" else None
@@ -73,6 +76,9 @@ class Outcome:
                 call=call,
                 judge=self.judge,
                 target=target,
+                conformance=(
+                    ConformanceRecord((("", "(answer)", self.unread),), 1) if self.unread else None
+                ),
             )
         return Comparison.of_result(
             self.result,

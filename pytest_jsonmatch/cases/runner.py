@@ -36,9 +36,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from ..engine.core.errors import CaseFileError, shown
+from ..engine.core.errors import CaseFileError, TruncatedError, shown
 from .call_settings import CallSettings
 from .children import clock_ticks, end_processes, started_below
+from .file_reads import watched
 from .retries import TargetTimeout, retry_delay
 
 if TYPE_CHECKING:  # asyncio is imported once a target hands back an awaitable, not before
@@ -59,12 +60,16 @@ class TargetResult:
     ``tool_calls``: the calls the model made (OpenAI's ``message.tool_calls``, Anthropic's
     ``tool_use`` blocks, ... as the client gives them); with them, the case's output is the
     assistant message ``{"role": "assistant", "content": output, "tool_calls": ...}``,
-    recorded and replayed like any output, which the ``tool_calls`` metric reads."""
+    recorded and replayed like any output, which the ``tool_calls`` metric reads.
+    ``finish_reason`` is why the model stopped, as its API says it (OpenAI's
+    ``finish_reason``, Anthropic's ``stop_reason``): ``length`` or ``max_tokens`` marks the
+    answer cut off by its token limit, whatever its text looks like."""
 
     output: object
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost: float | None = None
+    finish_reason: str | None = None
     tool_calls: object = None
 
     def answer(self) -> object:
@@ -75,7 +80,13 @@ class TargetResult:
 
     def problem(self) -> str | None:
         """What is wrong with the usage figures, in words (None: they can be reported):
-        token counts are whole numbers, a cost a finite number, none of them negative."""
+        token counts are whole numbers, a cost a finite number, none of them negative; a
+        finish reason is text."""
+        if self.finish_reason is not None and not isinstance(self.finish_reason, str):
+            return (
+                f"the target's TargetResult.finish_reason must be text or None, "
+                f"not {shown(self.finish_reason)}"
+            )
         for name in ("input_tokens", "output_tokens", "cost"):
             value = getattr(self, name)
             whole = name != "cost"
@@ -98,6 +109,11 @@ class TargetResult:
         return None
 
 
+# The finish reasons that mean the model hit its token limit: OpenAI's and Mistral's
+# ``length``, Anthropic's ``max_tokens``, Gemini's ``MAX_TOKENS`` (compared in lower case).
+CUT_OFF_REASONS = ("length", "max_tokens")
+
+
 @dataclass(frozen=True)
 class CallFigures:
     """What one case's call took: the wall time of the attempt that answered (or failed
@@ -110,9 +126,25 @@ class CallFigures:
     output_tokens: int | None = None
     cost: float | None = None
     failed: bool = False
+    finish_reason: str | None = None  # why the model stopped, as the target reported it
+
+    @property
+    def cut_off(self) -> bool:
+        """Whether the model stopped at its token limit: its answer is cut off."""
+        return (self.finish_reason or "").lower() in CUT_OFF_REASONS
+
+    def cut_error(self) -> TruncatedError:
+        """The error of an answer the model's own finish reason marks as cut off."""
+        error = TruncatedError(
+            f"actual was cut off: the target reported finish_reason {self.finish_reason!r} "
+            f"(the model stopped at its token limit), so its answer is not whole whatever "
+            f"its text looks like"
+        )
+        error.side = "actual"
+        return error
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "latency_s": self.latency_s,
             "attempts": self.attempts,
             "input_tokens": self.input_tokens,
@@ -120,6 +152,9 @@ class CallFigures:
             "cost": self.cost,
             "failed": self.failed,
         }
+        if self.finish_reason is not None:  # only when reported: older recordings unchanged
+            out["finish_reason"] = self.finish_reason
+        return out
 
     @classmethod
     def from_dict(cls, data: object) -> CallFigures | None:
@@ -140,6 +175,7 @@ class CallFigures:
             number("output_tokens", int),
             number("cost", float),
             data.get("failed") is True,
+            reason if isinstance(reason := get("finish_reason"), str) else None,
         )
 
 
@@ -161,6 +197,7 @@ class Done:
     value: object = None
     error: BaseException | None = None
     figures: CallFigures = CallFigures()
+    reads: frozenset[str] = frozenset()  # the files the target opened for reading (file_reads)
 
 
 class _Job:
@@ -169,6 +206,7 @@ class _Job:
         self.context = contextvars.copy_context()
         self.done = threading.Event()
         self.outcome: Done | None = None
+        self.reads: set[str] = set()  # what its target opened for reading, as it ran
         self.claimed = False  # a thread took it to run
         self.box: Future[object] | None = None  # the running attempt's
         self.loop_future: Future[object] | None = (
@@ -325,12 +363,14 @@ class Runner:
                     usage, value = value, value.answer()
                 job.outcome = Done(
                     value,
+                    reads=frozenset(job.reads),
                     figures=CallFigures(
                         time.perf_counter() - started,
                         attempts,
                         usage.input_tokens if usage else None,
                         usage.output_tokens if usage else None,
                         usage.cost if usage else None,
+                        finish_reason=usage.finish_reason if usage else None,
                     ),
                 )
                 return
@@ -382,7 +422,7 @@ class Runner:
 
         def call() -> None:
             try:
-                result = job.context.copy().run(job.fn, awaited)
+                result = job.context.copy().run(watched, job.fn, awaited, seen=job.reads)
             except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
                 if not box.done():
                     try:

@@ -120,6 +120,7 @@ class Unsent:
     """The telemetry of a session that sends none: its calls are not watched."""
 
     watch: CallWatch | None = None
+    unsent_note = ""  # what could not be sent (none: nothing is)
 
     def emit(self, comparisons: Sequence[Comparison]) -> None:
         pass

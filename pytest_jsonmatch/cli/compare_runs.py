@@ -1,5 +1,6 @@
 """``jsonmatch compare-runs RUN.json RUN.json [...]``: saved runs side by side over the cases
-they share (reporting/runs.py), each against the first. Exit status 0: it judges nothing."""
+they share (reporting/runs.py), each against the first. It judges no score; exit status 1 only
+when a run shares too few cases with the first for the comparison to speak for it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sys
 from ..reporting.atomic import write_atomic
 from ..reporting.baseline import BaselineError
 from ..reporting.report import load_report
-from ..reporting.runs import Run, compare_runs
+from ..reporting.runs import Run, compare_runs, too_few_shared
 from ..reporting.shapes import Report
 from ..reporting.versus import runs_of_report
 from .input_error import InputError
@@ -22,7 +23,8 @@ DESCRIPTION = """Compare two or more saved reports (the pytest plugin's --jsonma
 jsonmatch score --report) over the cases they all share: each run's overall and per-field
 scores, its mean difference from the first run with the 95%% interval of jsonmatch diff, the
 cases it does better, worse or the same on, and the cases where the runs disagree most.
-Cases only some runs have are counted and named, never averaged in. Exit status 0."""
+Cases only some runs have are counted and named, never averaged in. Exit status 1 when a run
+shares with the first fewer than half of its cases (none shared is always too few), else 0."""
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -101,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
         names = run_names(paths, args.name)
         runs = [Run(name, path, _load(path)) for name, path in zip(names, paths)]
     data = compare_runs(runs)
+    too_few = too_few_shared(runs)
     to_stdout = args.output in (None, "-")
     # each renderer loaded when used (this module is imported by every command's parser)
     if args.format == "html":
@@ -123,7 +126,9 @@ def run(args: argparse.Namespace) -> int:
             write_atomic(args.output, lambda fh: fh.write(text))
         except OSError as exc:
             raise InputError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
-    return 0
+    for line in too_few:
+        print(f"jsonmatch compare-runs: {line}", file=sys.stderr)
+    return 1 if too_few else 0
 
 
 def _load(path: str) -> Report:

@@ -112,8 +112,8 @@ GATE_NAMES = GateNames(
 
 
 def add_regression_arguments(parser: argparse._ActionsContainer) -> None:
-    """The per-case rule against a baseline (as the plugin's jsonmatch_max_case_drop and
-    jsonmatch_allow_regressions): a shared case that dropped by more than the limit fails."""
+    """The per-case rule against a baseline (as the plugin's jsonmatch_max_case_drop, its
+    ``D`` and ``allow=N``): a shared case that dropped by more than the limit fails."""
     parser.add_argument(
         "--max-case-drop",
         type=unit,

@@ -35,7 +35,7 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "with its 95%% interval, pass/fail flips, the cases "
         "that changed most and each field's change. Exit "
         "status 1 when the drop is beyond --max-drop and not "
-        "by chance.",
+        "by chance, or when NEW shares fewer than half of its cases with BASE.",
     )
     d.add_argument("base", metavar="BASE.json")
     d.add_argument("new", metavar="NEW.json")
@@ -52,6 +52,11 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         default="statistical",
         help="statistical (default): a drop fails only when it is not chance; "
         "strict: any drop beyond D fails",
+    )
+    d.add_argument(
+        "--partial",
+        action="store_true",
+        help="accept BASE though its run did not finish (its missing cases go unchecked)",
     )
     add_regression_arguments(d)
     _output_arguments(d, "text")
@@ -95,7 +100,7 @@ def run_report(args: argparse.Namespace) -> int:
 def run_diff(args: argparse.Namespace) -> int:
     new = _load(args.new)
     try:
-        baseline = load_baseline(args.base)
+        baseline = load_baseline(args.base, allow_partial=args.partial)
         comparisons = [Comparison.from_dict(c) for c in new["comparisons"]]
     except BaselineError as exc:
         raise InputError(str(exc)) from None
@@ -103,7 +108,9 @@ def run_diff(args: argparse.Namespace) -> int:
         raise InputError(f"{args.new}: a comparison lacks or mistypes {exc}") from None
     group_by = new.get("group_by", "metric")
     summary = summarize(comparisons, group_by)
-    against = compare(cases_of(comparisons, group_by=group_by), baseline)
+    targets = new.get("targets")
+    reference = targets["reference"] if targets else ""
+    against = compare(cases_of(comparisons, group_by=group_by), baseline, reference)
     gates = GateSettings(
         max_drop=args.max_drop,
         mode=args.gate,

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ..engine.core.errors import ConfigError, JsonMatchError
+from ..engine.core.errors import ConfigError, JsonMatchError, ParseError, TruncatedError
 from ..engine.match import count_records, match_json, score_records
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
@@ -26,7 +26,7 @@ from ..engine.reading.intake import Read, read_json
 from ..engine.reading.parse import parse_expected
 from ..engine.results.field_results import MatchResult
 from ..reporting.aggregate import Aggregates, CaseResult, case_result, group_key, one_run_case
-from ..reporting.records import ERROR, Comparison, ValueMode
+from ..reporting.records import ERROR, Comparison, ConformanceRecord, ValueMode
 
 NO_PREDICTION = object()  # the actual side of a gold record no prediction was found for
 
@@ -116,7 +116,11 @@ def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings, counted: bool = 
             )
         else:
             _, records = score_records(expected, actual, settings.metric, **settings.options)
-        results = {id(p): r for p, r in zip(present, records)}
+        # a record whose answer could not be read: its error as a lone scoring words it (the
+        # answer named ``actual``, not by its place in this chunk)
+        results = {
+            id(p): _score_one(p, settings) if r.error else r for p, r in zip(present, records)
+        }
     except JsonMatchError:
         tallies = None
         results = {id(p): _score_one(p, settings) for p in present}
@@ -180,7 +184,28 @@ def _score_one(pair: Pair, settings: ScoreSettings) -> MatchResult | str:
     try:
         return match_json(pair.actual, pair.expected, settings.metric, **settings.options)
     except JsonMatchError as exc:
+        if (
+            isinstance(exc, ParseError)
+            and exc.side == "actual"
+            and settings.options.get("schema") is not None
+        ):
+            return Unread(str(exc), "cut off" if isinstance(exc, TruncatedError) else "unreadable")
         return str(exc)
+
+
+class Unread(str):
+    """Why an answer held to a schema could not be read (the error's text), and how
+    (``keyword``: ``cut off`` or ``unreadable``): such an answer counts as invalid."""
+
+    keyword: str
+
+    def __new__(cls, text: str, keyword: str) -> Unread:
+        self = super().__new__(cls, text)
+        self.keyword = keyword
+        return self
+
+    def __reduce__(self) -> tuple[type[Unread], tuple[str, str]]:
+        return type(self), (str(self), self.keyword)
 
 
 def comparison_of(pair: Pair, outcome: MatchResult | str, settings: ScoreSettings) -> Comparison:
@@ -193,9 +218,14 @@ def comparison_of(pair: Pair, outcome: MatchResult | str, settings: ScoreSetting
             score=0.0,
             threshold=settings.threshold,
             status=ERROR,
-            error=outcome,
+            error=str(outcome),
             file=pair.file,
             line=pair.line,
+            conformance=(
+                ConformanceRecord((("", "(answer)", outcome.keyword),), 1)
+                if isinstance(outcome, Unread)
+                else None
+            ),
         )
     return Comparison.of_result(
         outcome,

@@ -20,7 +20,8 @@ from .configuring.walk_config import WalkConfig
 from .core.collector import collector_paused
 from .core.cut_off import Truncation
 from .core.depth import SHALLOW, call_with_depth
-from .core.errors import ConfigError, JsonMatchError, shown
+from .core.errors import ConfigError, JsonMatchError, ParseError, shown
+from .core.violations import Conformance
 from .metrics import REGISTRY, metric_named
 from .metrics.base import Metric, configure
 from .reading.intake import Read, Unread, as_data, read_json
@@ -70,9 +71,13 @@ def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: 
         "expected",
         cfg,
     )
-    parsed, cut = parse_actual_checked(
-        as_data(actual, "actual"), allow_array=chosen.allow_array, truncated=truncated
-    )
+    try:
+        parsed, cut = parse_actual_checked(
+            as_data(actual, "actual"), allow_array=chosen.allow_array, truncated=truncated
+        )
+    except ParseError as exc:
+        exc.side = "actual"  # the answer itself could not be read (not a valid answer)
+        raise
     actual_value, depth_a = _read(parsed, "actual", cfg)
     if chosen.target is not None:
         expected_value, actual_value = chosen.target(expected_value, actual_value, options)
@@ -199,12 +204,16 @@ def _score_records(
             parsed, cut = actual, None
         else:
             side = f"actual[{i}]"
-            parsed, cut = parse_actual_checked(
-                as_data(actual, side),
-                what=side,
-                allow_array=chosen.allow_array,
-                truncated=truncated,
-            )
+            try:
+                parsed, cut = parse_actual_checked(
+                    as_data(actual, side),
+                    what=side,
+                    allow_array=chosen.allow_array,
+                    truncated=truncated,
+                )
+            except ParseError as exc:  # the answer, unread: an error record, as jsonmatch
+                records.append(MatchResult.unscored(chosen.name, str(exc)))  # score gives
+                continue
         if unread and cut is None and type(parsed) is dict and depth_e <= SHALLOW:
             # (within the caller's stack: a value the walk takes nests at most SHALLOW deep)
             try:
@@ -349,8 +358,19 @@ class _Rescore:
 
 
 def _marked(result: MatchResult, cut: Truncation | None) -> MatchResult:
-    """``result``, saying where the answer was cut off when it was scored closed."""
-    return result if cut is None else replace(result, truncated=cut)
+    """``result``, saying where the answer was cut off when it was scored closed; its schema
+    violations that the cut made (Truncation.made_by_cut) are not the model's, and are left
+    out."""
+    if cut is None:
+        return result
+    conformance = result.conformance
+    if conformance is not None and conformance.violations:
+        kept = tuple(v for v in conformance.violations if not cut.made_by_cut(v.path, v.keyword))
+        dropped = len(conformance.violations) - len(kept)
+        if dropped:
+            conformance = Conformance(kept, conformance.total - dropped)
+            return replace(result, truncated=cut, conformance=conformance)
+    return replace(result, truncated=cut)
 
 
 def _validator(options: Mapping[str, Any]) -> Validator | None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ..cases.channel import Channel, Defaults, current
 from ..cases.outcome import Outcome
 from ..engine.configuring.walk_config import unit_number
-from ..engine.core.errors import ComparatorError, JsonMatchError
+from ..engine.core.errors import ComparatorError, JsonMatchError, ParseError, TruncatedError
 from ..engine.core.masking import one_line
 from ..engine.match import match_json
 from ..engine.metrics import REGISTRY
@@ -124,12 +124,15 @@ def compare_and_record(
     name = metric or defaults.metric
     limit = defaults.threshold
     judged = REGISTRY.judge_tab(ahead)
+    merged: Mapping[str, object] = options
     try:
         if threshold is not None:
             limit = unit_number(threshold, "threshold")
         merged = {**defaults.options_for(name), **options}
         with judged:
             result = match_json(actual, expected, metric=name, **merged)
+        if call is not None and call.cut_off and merged.get("truncated", "error") == "error":
+            raise call.cut_error()  # the model says it stopped at its limit: a cut answer
     except JsonMatchError as exc:
         # a bad threshold is recorded too (held to the session's): every attempt counts
         channel.record(
@@ -142,6 +145,7 @@ def compare_and_record(
                 recording=recorded,
                 call=call,
                 judge=judged.figures(),
+                unread=_unread(exc, merged),
             )
         )
         # the message says it all: raised from here, not from deep inside the engine
@@ -176,6 +180,13 @@ def compare_and_record(
         )
     )
     return result, limit
+
+
+def _unread(exc: JsonMatchError, options: Mapping[str, object]) -> str:
+    """How an answer held to a schema could not be read (it counts as invalid), else empty."""
+    if not isinstance(exc, ParseError) or exc.side != "actual" or options.get("schema") is None:
+        return ""
+    return "cut off" if isinstance(exc, TruncatedError) else "unreadable"
 
 
 def batch_error_message(result: MatchResult) -> str:

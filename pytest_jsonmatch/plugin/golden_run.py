@@ -83,7 +83,7 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
         record=settings.record.mode,
         root=settings.rootpath,
         calls=calls,
-        fingerprint=lambda name: _fingerprint(config, settings, named[name]),
+        fingerprint=lambda name: _fingerprint(config, settings, named[name], name),
     )
     cases = _case_files(settings)
     ahead = None
@@ -115,7 +115,9 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
     return run
 
 
-def _fingerprint(config: pytest.Config, settings: Settings, named: NamedTarget) -> Fingerprint:
+def _fingerprint(
+    config: pytest.Config, settings: Settings, named: NamedTarget, target: str
+) -> Fingerprint:
     """What this session's recordings are made under: the modules defining the target (the
     hook's implementations, the function the setting names), the files and the declared
     value ``jsonmatch_record`` names."""
@@ -123,13 +125,16 @@ def _fingerprint(config: pytest.Config, settings: Settings, named: NamedTarget) 
     from ..cases.targets import import_target
 
     functions = [impl.function for impl in config.hook.pytest_jsonmatch_target.get_hookimpls()]
+    own = [named.function()] if named.spec else []  # a named target: its own code alone
     declared = settings.record.declared
     try:
         return take_fingerprint(
             settings.record,
             settings.rootpath,
-            source_files([*functions, *([named.function()] if named.spec else [])]),
+            source_files([*functions, *([] if target else own)]),
             import_target(declared, "jsonmatch_record: fingerprint") if declared else None,
+            target=target,
+            functions=own if target else (),
         )
     except JsonMatchError as exc:
         raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None

@@ -292,6 +292,8 @@ class JsonmatchSession:
             shared = self.settings.calls.per_worker_note(self.settings.workers, SHARED)
             if shared and any(c.get("source") == "live" for c in self.report["comparisons"]):
                 terminalreporter.write_line(shared)
+        if self.telemetry.unsent_note:  # a collector down is said where it is read
+            terminalreporter.write_line(self.telemetry.unsent_note, yellow=True)
         for line in update_lines(self.updated):
             terminalreporter.write_line(line, green=True)
         if self.settings.reports.json and not any("the report" in e for e in self.write_errors):

@@ -143,7 +143,8 @@ def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
     first = runs[0]
     scores = [c.score for c in runs]
     errors = [c.error for c in runs if c.status == ERROR]
-    checked = [c.conformance for c in runs if c.conformance is not None and c.status != ERROR]
+    # an answer that could not be read carries a conformance too: it is not valid
+    checked = [c.conformance for c in runs if c.conformance is not None]
     if first.status in EXPECTED_TO_FAIL:
         status = first.status
     elif errors:

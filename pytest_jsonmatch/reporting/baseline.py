@@ -25,7 +25,8 @@ from ..engine.core.errors import ConfigError
 from ..engine.reading.user_files import read_regular_text
 from ..engine.results.field_results import ExactSum
 from .aggregate import CaseResult, case_result, group_key
-from .records import PASSED, Comparison, one_target
+from .pairing import Pairing, pair_cases
+from .records import PASSED, Comparison, pair_id
 from .stats import ALPHA, PairedDifference, holm_adjusted, mcnemar_exact, paired_difference
 from .validation import REPORT_VERSION, ReportError, check_comparisons
 
@@ -47,6 +48,8 @@ class CaseScores:
     group: str = ""  # the table the case's fields are in (aggregate.group_key)
     file: str = ""
     line: int | None = None
+    target: str = ""  # the named target whose outputs the case scored (empty: none)
+    pair: str = ""  # the case id without its target (pairing.py); empty: the id itself
 
     @property
     def where(self) -> str:
@@ -74,22 +77,21 @@ def case_scores(
         group_key(case, group_by),
         case.file,
         case.line,
+        case.target,
+        pair_id(case.case_id, case.target),
     )
 
 
 def cases_of(
     comparisons: Iterable[Comparison], repeat_rule: str = "mean", group_by: str = "metric"
 ) -> dict[str, CaseScores]:
-    """Every counted case of a run (xfail-marked ones left out), by case id, each with the
-    group its fields are tabled under (``group_by``). A run of one named target is keyed by
-    its cases alone (``c1``, not ``c1[cheap]``), so that runs of two targets made apart pair
-    case by case; a run of several keys each case by its target too."""
-    comparisons = list(comparisons)
-    by_pair = one_target(c.target for c in comparisons)
+    """Every counted case of a run (xfail-marked ones left out), by its case id (a named
+    target's case with its ``[target]``, as everywhere else), each with the group its fields
+    are tabled under (``group_by``), its target and its id without it: two runs pair their
+    cases by those (pairing.py), whatever targets each ran."""
     by_case: dict[str, list[Comparison]] = {}
     for comparison in comparisons:
-        key = comparison.pair_id if by_pair else comparison.case_id
-        by_case.setdefault(key, []).append(comparison)
+        by_case.setdefault(comparison.case_id, []).append(comparison)
     out = {}
     for case_id, runs in sorted(by_case.items()):
         case = case_result(runs, repeat_rule)
@@ -105,6 +107,10 @@ class Baseline:
     path: str
     version: int
     cases: Mapping[str, CaseScores]
+    reference: str = ""  # the run's reference target, where it named one
+    # the report of a run that did not finish, accepted as such: it lacks cases on purpose,
+    # so only a baseline sharing no case at all fails the share rule (pairing.MIN_SHARED)
+    partial: bool = False
 
 
 def baseline_setting(text: str, what: str) -> tuple[str, bool]:
@@ -157,7 +163,8 @@ def load_baseline(path: str | os.PathLike[str], allow_partial: bool = False) -> 
         stopped = run.get("stopped") or "it stopped early"
         raise BaselineError(
             f"{where} is the report of a partial run ({stopped}): hold this run "
-            f"against a complete run's report, or allow a partial baseline"
+            f"against a complete run's report, or allow a partial baseline "
+            f"(--jsonmatch-baseline='PATH partial'; jsonmatch diff --partial)"
         )
     # the only part a baseline is read for, held to the shipped schema
     entries = check_comparisons(data["comparisons"], where, BaselineError)
@@ -180,7 +187,15 @@ def load_baseline(path: str | os.PathLike[str], allow_partial: bool = False) -> 
             f"the baseline {shown} holds no case a run can be held against "
             f"(no comparisons, or every one xfail-marked)"
         )
-    return Baseline(shown, version, cases)
+    targets = data.get("targets")
+    reference = targets.get("reference") if isinstance(targets, dict) else None
+    return Baseline(
+        shown,
+        version,
+        cases,
+        reference if isinstance(reference, str) else "",
+        isinstance(run, dict) and run.get("complete") is False,
+    )
 
 
 def _not_a_number(name: str) -> NoReturn:
@@ -238,12 +253,23 @@ class BaselineComparison:
     worse: int  # pass -> fail
     better: int  # fail -> pass
     mcnemar_p: float
+    pairing: Pairing | None = None  # which case is which (None: built by hand, ids alike)
+
+    @property
+    def compared(self) -> int:
+        """This run's cases that take part (of the targets both runs ran)."""
+        return self.shared + len(self.added) if self.pairing is None else len(self.pairing.compared)
 
 
-def compare(now: Mapping[str, CaseScores], baseline: Baseline) -> BaselineComparison:
-    """Hold this run's cases against the baseline's (see the module docstring)."""
-    base = baseline.cases
-    shared = sorted(now.keys() & base.keys())
+def compare(
+    now: Mapping[str, CaseScores], baseline: Baseline, reference: str = ""
+) -> BaselineComparison:
+    """Hold this run's cases against the baseline's (see the module docstring), paired by
+    pairing.py (``reference``: this run's reference target, where it has one)."""
+    pairing = pair_cases(baseline.cases, now, baseline.reference, reference)
+    # the baseline's cases under this run's ids: every message names a case one way
+    base = {case_id: baseline.cases[partner] for case_id, partner in pairing.pairs.items()}
+    shared = sorted(pairing.pairs)
     deltas = [
         CaseDelta(case_id, base[case_id].mean, now[case_id].mean, now[case_id].where)
         for case_id in shared
@@ -254,8 +280,8 @@ def compare(now: Mapping[str, CaseScores], baseline: Baseline) -> BaselineCompar
     return BaselineComparison(
         baseline,
         len(shared),
-        tuple(sorted(now.keys() - base.keys())),
-        tuple(sorted(base.keys() - now.keys())),
+        pairing.added,
+        pairing.removed,
         _mean_of(d.before for d in deltas),
         _mean_of(d.after for d in deltas),
         difference,
@@ -264,6 +290,7 @@ def compare(now: Mapping[str, CaseScores], baseline: Baseline) -> BaselineCompar
         worse,
         better,
         mcnemar_exact(worse, better),
+        pairing,
     )
 
 

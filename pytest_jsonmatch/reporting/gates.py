@@ -33,6 +33,12 @@ if TYPE_CHECKING:  # the settings load with the session; what judges them, once 
 
 GATE_MODES = ("statistical", "strict")
 
+# The largest share of a run's counted cases that may go unscored (a reply with no JSON, a
+# target or a judge that failed) for its gates to be judged as passed: past it the scores a
+# gate passed would be those of the few cases that could be scored, or of zeros alike on both
+# sides of a baseline. Above it every gate the run would have passed is a failure.
+MAX_UNSCORED = 0.25
+
 
 @dataclass(frozen=True)
 class Floor:
@@ -278,11 +284,14 @@ def judge(
     settings: GateSettings,
     baseline: BaselineComparison | None = None,
     label: str = "baseline",
+    unscored: bool = True,
 ) -> Verdict:
     """The run's verdict: why it fails its gates, what to look at though it passes, and
     which gates it passed. Every number a message quotes is one a table of the report shows:
     the overall score, a field's row in its group's table, a shared case's two scores.
-    ``label`` names what the run is held against in the words of a gate passed."""
+    ``label`` names what the run is held against in the words of a gate passed. A run whose
+    cases went unscored beyond ``MAX_UNSCORED`` passes no gate (``unscored``: judged here;
+    False: the caller judges it, once per target)."""
     from .aggregate import SCORE_EPSILON
 
     verdict = Verdict()
@@ -305,7 +314,23 @@ def judge(
     if baseline is not None:
         _baseline(baseline, settings, verdict, label)
         _regressions(baseline, settings, verdict)
+    failure = unscored_failure(summary.errors, summary.count) if unscored else ""
+    if failure:
+        verdict.checked.clear()
+        verdict.failures.insert(0, failure)
     return verdict
+
+
+def unscored_failure(errors: int, count: int, whose: str = "") -> str:
+    """Why no gate passes a run (or a target: ``whose``) whose counted cases went unscored
+    beyond ``MAX_UNSCORED`` (empty: they did not)."""
+    if not count or errors <= MAX_UNSCORED * count + 1e-9:
+        return ""
+    return (
+        f"{whose}{errors} of {count} case{'' if count == 1 else 's'} could not be scored, "
+        f"more than the {MAX_UNSCORED:.0%} a passing gate allows: no gate is judged as passed "
+        f"on what was not scored"
+    )
 
 
 def _valid_shares(summary: Summary, settings: GateSettings, verdict: Verdict) -> None:
@@ -411,6 +436,7 @@ def _baseline(
     limit = settings.max_drop
     diff = comparison.difference
     failed = len(verdict.failures)
+    _overlap(comparison, verdict, label)
     if comparison.shared and -diff.mean > limit + SCORE_EPSILON:
         assert comparison.before is not None and comparison.after is not None
         what = (
@@ -430,11 +456,34 @@ def _baseline(
             verdict.quoted_fields.append((delta.group, delta.path))
             _drop(what, delta.significant and d.mean < 0, d, limit, settings, verdict, delta)
     if comparison.shared and len(verdict.failures) == failed:
+        from .changes import change_text
+
+        assert comparison.before is not None and comparison.after is not None
         verdict.checked.append(
-            f"{label} ({settings.mode}): mean change {diff.mean:+.4f} over {comparison.shared} "
+            f"{label} ({settings.mode}): mean change "
+            f"{change_text(comparison.before, comparison.after)} over {comparison.shared} "
             f"shared case{'' if comparison.shared == 1 else 's'}, {settings.names.max_drop} "
             f"{limit:.4f}"
         )
+
+
+def _overlap(comparison: BaselineComparison, verdict: Verdict, label: str) -> None:
+    """Too few shared cases fail the run: a verdict over the cases both runs hold says nothing
+    of the others (pairing.py, ``MIN_SHARED``)."""
+    from .pairing import MIN_SHARED
+
+    shared, compared = comparison.shared, comparison.compared
+    if shared and (comparison.baseline.partial or shared >= MIN_SHARED * compared - 1e-9):
+        return
+    pairing = comparison.pairing
+    base = "the baseline" if label == "baseline" else label
+    name = f"{label} {comparison.baseline.path}" if label == "baseline" else label
+    why = f": {pairing.why(base)}" if pairing is not None else ""
+    verdict.failures.append(
+        f"{name} shares {shared} of this run's {compared} "
+        f"case{'' if compared == 1 else 's'}, fewer than the {MIN_SHARED:.0%} a verdict "
+        f"against it needs{why}"
+    )
 
 
 def _drop_text(before: float, after: float) -> str:
@@ -520,6 +569,11 @@ def _noise(diff: PairedDifference, row: FieldDelta | None) -> str:
 
     if diff.low is None or diff.high is None:
         return f"{diff.n} shared case{'' if diff.n == 1 else 's'} cannot tell"
+    if diff.too_few:  # an interval as wide as the scores allow says nothing: say why instead
+        return (
+            f"{diff.n} shared cases are too few to tell a drop from noise (with their spread "
+            f"no drop a score can make would be detected)"
+        )
     if diff.high < 0.0 and row is not None:  # the interval excludes zero: Holm decided
         return (
             f"the 95% interval {diff.low:+.4f} to {diff.high:+.4f} lies below zero "

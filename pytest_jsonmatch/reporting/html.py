@@ -22,13 +22,15 @@ from .aggregate import case_order, field_rows, never_scored_line, valid_share_te
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
 from .runs import (
     DISAGREEMENTS,
+    cell_change,
     cell_flips,
     cell_interval,
     cell_latency,
     cell_score,
-    cell_signed,
+    cell_spread,
     cell_usage,
     cell_valid,
+    field_changes_of,
     field_label,
     grouped,
     has_costs,
@@ -328,6 +330,8 @@ def _baseline(
         f"<p>Baseline {_e(baseline['path'])}: {baseline['shared']} shared cases, "
         f"{len(baseline['added'])} added, {len(baseline['removed'])} removed.</p>"
     ]
+    if baseline.get("paired"):
+        lines.append(f"<p>{_e(baseline.get('paired', ''))}.</p>")
     before, after = baseline["before"], baseline["after"]
     if baseline["shared"] and before is not None and after is not None:
         text = (
@@ -335,9 +339,10 @@ def _baseline(
             f"({_num(before)} → {_num(after)})"
         )
         if diff["low"] is not None:
-            text += (
-                f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}, smallest "
-                f"detectable drop {diff['detectable']:.4f}"
+            text += f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}, " + (
+                f"smallest detectable drop {detectable:.4f}"
+                if (detectable := diff["detectable"]) is not None
+                else "too few cases to detect any drop"
             )
         lines.append(
             f"<p>{text}. Pass → fail {baseline['pass_to_fail']}, fail → pass "
@@ -571,8 +576,9 @@ def _run(c: ComparisonDict, numbered: bool) -> str:
         head += (
             f'<p class="truncated-note">The answer was cut off at line {cut["line"]}, column '
             f"{cut['column']}, after {cut['chars']:,} characters of its JSON value, and "
-            f"scored closed: what it wrote in full is scored, the fields past the cut "
-            f"count as omitted.</p>"
+            f"scored closed: what it wrote is scored (the value it was writing as far as it "
+            f"got), the fields past the cut count as omitted, and schema violations the cut "
+            f"made are not counted.</p>"
         )
     conformance = c.get("conformance")
     if conformance is not None:
@@ -734,9 +740,7 @@ def _html_runs(data: RunsComparison, ids: str = "", word: str = "run") -> str:
             f'<td data-sort="{r["cases"]}">{r["cases"]}</td>',
             _num_cell(r["overall"]),
             f'<td data-sort="{r["passed"]}">{r["passed"]}</td>',
-            _num_cell(
-                None if d is None else d["mean"], "–" if d is None else cell_signed(d["mean"])
-            ),
+            _num_cell(None if d is None else d["mean"], cell_change(r, data["runs"][0])),
             f"<td>{cell_interval(d)}</td>",
         ]
         cells += [
@@ -784,15 +788,22 @@ def _html_fields(data: RunsComparison, ids: str = "", word: str = "run") -> str:
     escaped = [_e(n) for n in names]
     colours = [f"run-{i % len(_COLORS)}" for i in range(len(names))]
     by_group = grouped(data)
-    header = ["field", *escaped, *(f"{n} − {escaped[0]}" for n in escaped[1:]), "chart"]
+    header = [
+        "field",
+        "cases",
+        *escaped,
+        *(f"{n} − {escaped[0]}" for n in escaped[1:]),
+        "chart",
+    ]
     rows = []
     for f in data["fields"]:
         cells = [f"<td>{_e(field_label(f, by_group))}</td>"]
+        cells.append(f'<td data-sort="{f.get("cases", 0)}">{f.get("cases", "–")}</td>')
         cells += [_num_cell(s) for s in f["scores"]]
-        for d in f["differences"][1:]:
+        for d, shown in zip(f["differences"][1:], field_changes_of(f)):
             mean = None if d is None else d["mean"]
             title = "" if d is None else f' title="95% interval {cell_interval(d)}"'
-            cells.append(f'<td data-sort="{_sort_value(mean)}"{title}>{cell_signed(mean)}</td>')
+            cells.append(f'<td data-sort="{_sort_value(mean)}"{title}>{shown}</td>')
         means = [None if d is None else d["mean"] for d in f["differences"]]
         cells.append(f'<td class="chart-cell">{difference_chart(means, escaped, colours)}</td>')
         rows.append(f'<tr data-field="{_e(f["path"])}">' + "".join(cells) + "</tr>")
@@ -822,7 +833,7 @@ def _html_disagreements(
         rows = [
             f'<tr data-case="{_e(r["case_id"])}"><td>{_e(r["case_id"])}</td>'
             + "".join(_num_cell(s) for s in r["scores"])
-            + _num_cell(r["spread"])
+            + _num_cell(r["spread"], cell_spread(r))
             + "</tr>"
             for r in shown
         ]

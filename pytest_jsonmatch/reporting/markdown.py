@@ -10,7 +10,15 @@ from collections.abc import Sequence
 
 from .aggregate import field_rows, never_scored_line, valid_share_text, worst_first
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
-from .runs import DISAGREEMENTS, PARTIAL_NAMED, cell_score, field_table, headline, run_rows
+from .runs import (
+    DISAGREEMENTS,
+    PARTIAL_NAMED,
+    cell_score,
+    cell_spread,
+    field_table,
+    headline,
+    run_rows,
+)
 from .shapes import (
     BaselineSectionDict,
     FieldTable,
@@ -179,7 +187,7 @@ def _worst_cases(report: Report, full: bool) -> list[str]:
 
 def _truncated_cases(report: Report, full: bool) -> list[str]:
     """The cases scored from an answer cut off inside its JSON value (``truncated: close``):
-    what it wrote in full was scored, the fields past the cut count as omitted."""
+    what it wrote was scored, the fields past the cut count as omitted."""
     cut = worst_first(c for c in report["cases"] if c.get("truncated"))
     shown = cut if full else cut[:WORST_CASES]
     rows = [
@@ -203,13 +211,16 @@ def _baseline(baseline: BaselineSectionDict, gates: GatesDict, full: bool) -> li
         f"Baseline {escape(baseline['path'])}: {baseline['shared']} shared cases, "
         f"{len(baseline['added'])} added, {len(baseline['removed'])} removed."
     ]
+    if baseline.get("paired"):
+        lines[0] += f" {escape(baseline.get('paired', ''))}."
     before, after = baseline["before"], baseline["after"]
     if baseline["shared"] and before is not None and after is not None:
         text = f"Mean change **{change_text(before, after)}** ({before:.4f} -> {after:.4f})"
         if diff["low"] is not None:
-            text += (
-                f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}; the smallest "
-                f"drop this run could detect is {diff['detectable']:.4f}"
+            text += f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}; " + (
+                f"the smallest drop this run could detect is {detectable:.4f}"
+                if (detectable := diff["detectable"]) is not None
+                else "too few cases to detect any drop"
             )
         lines += [
             "",
@@ -352,7 +363,7 @@ def runs_parts(
                 [
                     escape(r["case_id"]),
                     *(cell_score(s) for s in r["scores"]),
-                    cell_score(r["spread"]),
+                    cell_spread(r),
                 ]
                 for r in rows_d
             ],

@@ -10,7 +10,7 @@ repeated N times is N comparisons with one case id and repeat indices 0..N-1.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Literal, NamedTuple, Protocol, cast
@@ -128,12 +128,6 @@ def pair_id(case_id: str, target: str) -> str:
         at = case_id.rindex(suffix)
         return case_id[:at] + case_id[at + len(suffix) :]
     return case_id
-
-
-def one_target(targets: Iterable[str]) -> bool:
-    """Whether a run's comparisons (their ``target``s) are those of exactly one named target:
-    such a run keys its cases by ``pair_id`` (baseline.cases_of)."""
-    return len({t for t in targets if t}) == 1
 
 
 def case_id_of(nodeid: str, seq: int) -> str:

@@ -195,8 +195,9 @@ def conclude(
         None if counts is None else counts.groups,
         None if reads.whole else reads.lists,
     )
+    reference = (versus.reference if versus is not None else "") or next(iter(targets), "")
     against = (
-        compare(cases_of(comparisons, repeat_rule, group_by), baseline)
+        compare(cases_of(comparisons, repeat_rule, group_by), baseline, reference)
         if baseline is not None and summary.count
         else None
     )
@@ -303,9 +304,10 @@ def case_dict(case: CaseResult, group_by: str) -> CaseDict:
 
 
 def baseline_section(comparison: BaselineComparison) -> BaselineSectionDict:
-    return {
+    section: BaselineSectionDict = {
         "path": comparison.baseline.path,
         "version": comparison.baseline.version,
+        "compared": comparison.compared,
         "shared": comparison.shared,
         "added": list(comparison.added),
         "removed": list(comparison.removed),
@@ -328,6 +330,10 @@ def baseline_section(comparison: BaselineComparison) -> BaselineSectionDict:
         "fail_to_pass": comparison.better,
         "mcnemar_p": comparison.mcnemar_p,
     }
+    note = comparison.pairing.note() if comparison.pairing is not None else ""
+    if note:
+        section["paired"] = note
+    return section
 
 
 def _field_deltas(comparison: BaselineComparison) -> dict[str, dict[str, FieldDeltaDict]]:

@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from typing import TypedDict, TypeGuard
 
 from .baseline import CaseScores, cases_of
+from .changes import change_text, printed_change
 from .money import money
-from .records import Comparison, one_target, pair_id
+from .pairing import MIN_SHARED, pair_cases
+from .records import Comparison
 from .shapes import (
     ComparisonDict,
     DifferenceDict,
@@ -77,13 +79,14 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
       first), ``latency`` and ``usage`` (None when its comparisons carry none);
     - ``shared``: the shared case ids; ``partial``: each case only some runs have, with the
       names of the runs that have it;
-    - ``fields``: per (group, field path) the run's mean over the shared cases that hold it
+    - ``fields``: per (group, field path) the run's mean over the shared cases in which
+      every run holds it (``cases`` of them: the columns side by side are over one set)
       (None when none does), and the paired difference from the first run over the shared
       cases that hold it in both;
     - ``disagreements``: the shared cases with the largest spread (max - min) of case
       scores, largest first, ties by case id; cases on which every run agrees left out.
     """
-    per_run = [_cases(run.report) for run in runs]
+    per_run, keys = _paired([_cases(run.report) for run in runs])
     names = [run.name for run in runs]
     all_ids = set().union(*(cases.keys() for cases in per_run))
     shared = sorted(set.intersection(*(set(cases) for cases in per_run))) if per_run else []
@@ -124,7 +127,9 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
             )
             entry["pass_to_fail"], entry["fail_to_pass"] = flips
             entry["mcnemar_p"] = mcnemar_exact(*flips)
-        entry["latency"], entry["usage"], entry["valid"] = _figures(run.report, set(shared))
+        entry["latency"], entry["usage"], entry["valid"] = _figures(
+            run.report, set(shared), keys[index]
+        )
         out_runs.append(entry)
     return {
         "runs": out_runs,
@@ -138,6 +143,57 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
 def _cases(report: RunData) -> dict[str, CaseScores]:
     comparisons = [Comparison.from_dict(c) for c in report["comparisons"]]
     return cases_of(comparisons, group_by=report.get("group_by", "metric"))
+
+
+def _paired(
+    own: Sequence[dict[str, CaseScores]],
+) -> tuple[list[dict[str, CaseScores]], list[dict[str, str]]]:
+    """Each run's cases under one key per case (pairing.py): the first run's id, or, where
+    runs of different targets pair across them, the case's id without its target (the runs
+    are the targets: ``c1`` names the case in each); a case that pairs with none keeps its
+    own. Also per run, each own id's key."""
+    pairings = [pair_cases(own[0], cases) for cases in own[1:]]
+    across = {p.crossed[1] for p in pairings if p.crossed is not None}
+    first = {
+        case_id: (case.pair or case_id) if case.target in across else case_id
+        for case_id, case in own[0].items()
+    }
+    keys = [first]
+    for cases, pairing in zip(own[1:], pairings):
+        mine = pairing.crossed[0] if pairing.crossed is not None else None
+        keys.append(
+            {
+                case_id: first[partner]
+                if (partner := pairing.pairs.get(case_id)) is not None
+                else (case.pair or case_id)
+                if case.target == mine
+                else case_id
+                for case_id, case in cases.items()
+            }
+        )
+    per_run = [
+        {key[case_id]: case for case_id, case in cases.items()} for key, cases in zip(keys, own)
+    ]
+    return per_run, keys
+
+
+def too_few_shared(runs: Sequence[Run]) -> list[str]:
+    """Each later run that shares with the first fewer cases than a comparison needs
+    (pairing.MIN_SHARED of its cases of the targets both ran; none is always too few), in
+    words naming both counts and why the ids differ."""
+    own = [_cases(run.report) for run in runs]
+    out = []
+    for run, cases in zip(runs[1:], own[1:]):
+        pairing = pair_cases(own[0], cases)
+        shared, compared = len(pairing.pairs), len(pairing.compared)
+        if shared == 0 or shared < MIN_SHARED * compared - 1e-9:
+            first = f"run {runs[0].name}"
+            out.append(
+                f"run {run.name} shares {shared} of its {compared} "
+                f"case{'' if compared == 1 else 's'} with {first}, fewer than the "
+                f"{MIN_SHARED:.0%} a comparison needs: {pairing.why(first)}"
+            )
+    return out
 
 
 def _mean(values: Iterable[float]) -> float | None:
@@ -158,20 +214,37 @@ def _fields(per_run: Sequence[Mapping[str, CaseScores]], shared: Sequence[str]) 
     )
     rows: list[FieldRow] = []
     for group, path in keys:
-        held = [c for c in shared if per_run[0][c].group == group]
+        # side by side, every column over the same cases: those of the group in which every
+        # run that has the field holds it (a score over 36 cases beside one over 33 compares
+        # nothing); a run that never has it shows none
+        group_cases = [c for c in shared if per_run[0][c].group == group]
+        having = [any(path in cases[c].fields for c in group_cases) for cases in per_run]
+        held = [
+            c
+            for c in group_cases
+            if all(path in cases[c].fields for cases, has in zip(per_run, having) if has)
+        ]
         scores = [
-            _mean(cases[c].fields[path] for c in held if path in cases[c].fields)
-            for cases in per_run
+            _mean(cases[c].fields[path] for c in held) if has else None
+            for cases, has in zip(per_run, having)
         ]
         differences: list[DifferenceDict | None] = [None]
-        for cases in per_run[1:]:
-            both = [
-                cases[c].fields[path] - per_run[0][c].fields[path]
-                for c in held
-                if path in cases[c].fields and path in per_run[0][c].fields
-            ]
+        for cases, has in zip(per_run[1:], having[1:]):
+            both = (
+                [cases[c].fields[path] - per_run[0][c].fields[path] for c in held]
+                if has and having[0]
+                else []
+            )
             differences.append(paired_difference(both).to_dict() if both else None)
-        rows.append({"group": group, "path": path, "scores": scores, "differences": differences})
+        rows.append(
+            {
+                "group": group,
+                "path": path,
+                "cases": len(held),
+                "scores": scores,
+                "differences": differences,
+            }
+        )
     return rows
 
 
@@ -189,7 +262,7 @@ def _disagreements(
 
 
 def _figures(
-    report: RunData, shared: set[str]
+    report: RunData, shared: set[str], keys: Mapping[str, str]
 ) -> tuple[Latency | None, dict[str, float] | None, ValidCount | None]:
     """Latency (mean, p50, p95, total and count of the comparisons that carry ``latency_s``;
     the percentiles interpolated as NumPy's default does), usage (sums of what ``usage``
@@ -198,13 +271,10 @@ def _figures(
     latencies: list[float] = []
     sums: dict[str, list[float]] = {}
     checked = valid = 0
-    by_pair = one_target(str(c.get("target", "")) for c in report["comparisons"])
     for comparison in report["comparisons"]:
         # read as a plain mapping: a comparison may carry latency_s and usage of its own
         c: Mapping[str, object] = comparison
-        case = str(c.get("case_id"))  # as cases_of keys it
-        if by_pair:
-            case = pair_id(case, str(c.get("target", "")))
+        case = keys.get(str(c.get("case_id")), "")  # as the comparison keys it
         if case not in shared or c.get("status") in ("xfailed", "xpassed"):
             continue
         conformance = c.get("conformance")
@@ -254,6 +324,29 @@ def _is_number(value: object) -> TypeGuard[float]:
 
 def cell_score(value: float | None) -> str:
     return "–" if value is None else f"{value:.4f}"
+
+
+def cell_change(row: RunRow, first: RunRow) -> str:
+    """A run's change from the first, as every table prints it: its printed score minus the
+    first's, so that the row adds up and a gate quoting the drop quotes the same digits."""
+    if row["difference"] is None or row["overall"] is None or first["overall"] is None:
+        return "–"
+    return change_text(first["overall"], row["overall"])
+
+
+def field_changes_of(row: FieldRow) -> list[str]:
+    """Each later run's change in a field row, from the printed scores (as cell_change)."""
+    first = row["scores"][0]
+    return [
+        "–" if d is None or s is None or first is None else change_text(first, s)
+        for d, s in zip(row["differences"][1:], row["scores"][1:])
+    ]
+
+
+def cell_spread(row: Disagreement) -> str:
+    """How far apart the runs are on a case, from their printed scores (the largest printed
+    minus the smallest), as the row beside it shows them."""
+    return f"{printed_change(min(row['scores']), max(row['scores'])):.4f}"
 
 
 def cell_signed(value: float | None) -> str:
@@ -348,7 +441,7 @@ def run_rows(
             str(r["cases"]),
             cell_score(r["overall"]),
             str(r["passed"]),
-            "–" if d is None else cell_signed(d["mean"]),
+            cell_change(r, data["runs"][0]),
             cell_interval(d),
             *("–" if n is None else str(n) for n in (r["better"], r["worse"], r["same"])),
             cell_flips(r),
@@ -376,12 +469,13 @@ def field_table(
     run's difference from the first (``minus`` is the sign each format writes); the
     header and the first column are raw text, for the renderer to escape."""
     by_group = grouped(data)
-    head = ["field", *names, *(f"{n} {minus} {names[0]}" for n in names[1:])]
+    head = ["field", "cases", *names, *(f"{n} {minus} {names[0]}" for n in names[1:])]
     body = [
         [
             field_label(f, by_group),
+            str(f.get("cases", "–")),
             *(cell_score(s) for s in f["scores"]),
-            *(cell_signed(d["mean"]) if d else "–" for d in f["differences"][1:]),
+            *field_changes_of(f),
         ]
         for f in data["fields"]
     ]

@@ -153,7 +153,11 @@ class FloorFailureDict(TypedDict):
     score: float
 
 
-class CallDict(TypedDict):
+class _CallFinish(TypedDict, total=False):
+    finish_reason: str  # why the model stopped, when the target reported it
+
+
+class CallDict(_CallFinish):
     latency_s: float | None
     attempts: int
     input_tokens: int | None
@@ -287,7 +291,12 @@ class FieldDeltaDict(_FieldDeltaHolm):
     significant: bool
 
 
-class BaselineSectionDict(TypedDict):
+class _BaselinePairing(TypedDict, total=False):
+    compared: int  # this run's cases of the targets both runs ran (pairing.py)
+    paired: str  # cases left out or paired across targets, in words
+
+
+class BaselineSectionDict(_BaselinePairing):
     path: str
     version: int
     shared: int
@@ -342,7 +351,11 @@ class PartialCase(TypedDict):
     runs: list[str]
 
 
-class FieldRow(TypedDict):
+class _FieldRowCases(TypedDict, total=False):
+    cases: int  # the cases every score and difference of the row is over
+
+
+class FieldRow(_FieldRowCases):
     group: str
     path: str
     scores: list[float | None]

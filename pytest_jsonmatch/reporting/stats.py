@@ -10,6 +10,10 @@ Paired differences d_i = now_i - baseline_i over the cases both runs scored:
 With n < 2 there is no spread to measure: the interval is unknown. When every difference is
 the same, SE is 0 and the interval is that difference exactly.
 
+Scores lie in [0, 1], so a difference lies in [-1, 1]: the interval is cut to that range, and a
+detectable drop beyond 1 (few cases, wide spread: no drop the scores allow would stand out) is
+None, which every message words as too few cases to tell.
+
 Across fields, p-values are held to a Holm correction; pass -> fail and fail -> pass cases
 get an exact McNemar p-value. scipy.stats gives the quantiles (imported on first use).
 """
@@ -25,12 +29,14 @@ from .shapes import DifferenceDict
 CONFIDENCE = 0.95
 ALPHA = 1.0 - CONFIDENCE  # the family-wise level of the Holm correction
 POWER = 0.8
+LARGEST = 1.0  # the largest change of a score in [0, 1]
 
 
 @dataclass(frozen=True)
 class PairedDifference:
     """What a list of paired differences says. ``low``/``high``/``se``/``detectable``/
-    ``p_value`` are None when there are fewer than two pairs."""
+    ``p_value`` are None when there are fewer than two pairs; ``detectable`` alone is None
+    when no drop a score can make would be detected (:attr:`too_few`)."""
 
     n: int
     mean: float
@@ -39,6 +45,11 @@ class PairedDifference:
     se: float | None
     detectable: float | None
     p_value: float | None
+
+    @property
+    def too_few(self) -> bool:
+        """Two or more pairs, yet too few for their spread: no possible drop detectable."""
+        return self.se is not None and self.detectable is None
 
     @property
     def clearly_below_zero(self) -> bool:
@@ -82,7 +93,15 @@ def paired_difference(differences: Sequence[float]) -> PairedDifference:
     half = float(stats.t.ppf(0.5 + CONFIDENCE / 2, n - 1)) * se
     detectable = (float(stats.norm.ppf(0.5 + CONFIDENCE / 2)) + float(stats.norm.ppf(POWER))) * se
     p_value = float(2.0 * stats.t.sf(abs(mean / se), n - 1))
-    return PairedDifference(n, mean, mean - half, mean + half, se, detectable, min(p_value, 1.0))
+    return PairedDifference(
+        n,
+        mean,
+        max(mean - half, -LARGEST),
+        min(mean + half, LARGEST),
+        se,
+        detectable if detectable <= LARGEST else None,
+        min(p_value, 1.0),
+    )
 
 
 def holm(p_values: Sequence[float], alpha: float = ALPHA) -> list[bool]:

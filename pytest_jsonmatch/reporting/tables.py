@@ -28,20 +28,57 @@ def cut_right(text: str, width: int) -> str:
 
 def table(rows: Sequence[Sequence[str]], width: int, indent: str = "") -> list[str]:
     """The rows (the first is the header) as aligned lines within ``width`` characters: the
-    first column left-aligned, the others right-aligned, two spaces between columns."""
+    first column left-aligned, the others right-aligned, two spaces between columns.
+
+    Only the first column (names: field paths, case ids) is ever shortened, and so that
+    names that differ still differ (:func:`shorten_apart`); a number or a header is never
+    cut: a table that cannot fit with its first column at its least is printed wider than
+    ``width`` rather than with a figure missing."""
     if not rows:
         return []
     columns = len(rows[0])
     widths = [max(len(row[i]) for row in rows) for i in range(columns)]
     others = sum(widths[1:]) + 2 * (columns - 1) + len(indent)
+    firsts = [row[0] for row in rows]
     if others + widths[0] > width:
         widths[0] = max(_MIN_FIRST, width - others)
+        firsts = shorten_apart(firsts, widths[0])
     lines = []
-    for row in rows:
-        cells = [cut_left(row[0], widths[0]).ljust(widths[0])]
+    for row, first in zip(rows, firsts):
+        cells = [first.ljust(widths[0])]
         cells += [cell.rjust(w) for cell, w in zip(row[1:], widths[1:])]
-        lines.append(cut_right((indent + "  ".join(cells)).rstrip(), width))
+        lines.append((indent + "  ".join(cells)).rstrip())
     return lines
+
+
+def shorten_apart(names: Sequence[str], width: int) -> list[str]:
+    """Each name in at most ``width`` characters, distinct names kept distinct: cut from the
+    left (the end of a path names its field), and where two would then read the same
+    (``…s_weight_kg`` for ``containers[].gross_weight_kg`` and ``total_gross_weight_kg``),
+    with as much of their beginnings as tells them apart (``con…weight_kg``,
+    ``tot…weight_kg``)."""
+    out = [cut_left(name, width) for name in names]
+    seen: dict[str, set[str]] = {}
+    for name, short in zip(names, out):
+        seen.setdefault(short, set()).add(name)
+    for short, originals in seen.items():
+        if len(originals) < 2:
+            continue
+        apart = _apart(sorted(originals), width)
+        out = [apart.get(name, s) if s == short else s for name, s in zip(names, out)]
+    return out
+
+
+def _apart(names: Sequence[str], width: int) -> dict[str, str]:
+    """Names that cut alike, each as its head, an ellipsis and its tail, the head as long as
+    it must be for all to differ (the tail as long as the rest of ``width`` allows)."""
+    for head in range(1, width - 1):
+        cut = {
+            name: name[:head] + ELLIPSIS + name[len(name) - (width - head - 1) :] for name in names
+        }
+        if len(set(cut.values())) == len(names):
+            return cut
+    return {name: name for name in names}  # no cut tells them apart: whole, however wide
 
 
 def fit(line: str, width: int) -> str:

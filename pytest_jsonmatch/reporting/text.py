@@ -22,6 +22,7 @@ from .runs import (
     PARTIAL_NAMED,
     cell_latency,
     cell_score,
+    cell_spread,
     cell_usage,
     field_table,
     has_costs,
@@ -344,14 +345,17 @@ def _baseline_lines(
         f"removed",
         width,
     )
+    if baseline.get("paired"):
+        lines += wrap(f"  {escape_controls(baseline.get('paired', ''))}", width)
     before, after = baseline["before"], baseline["after"]
     if baseline["shared"] and before is not None and after is not None:
         change = f"  mean change {change_text(before, after)} ({before:.4f} -> {after:.4f})"
         low, high = diff["low"], diff["high"]
         if low is not None and high is not None:
-            change += (
-                f", 95% interval {signed(low)} to {signed(high)}, "
-                f"detectable drop {diff['detectable']:.4f}"
+            change += f", 95% interval {signed(low)} to {signed(high)}, " + (
+                f"detectable drop {detectable:.4f}"
+                if (detectable := diff["detectable"]) is not None
+                else "too few cases to detect any drop"
             )
         lines += wrap(change, width)
         lines += wrap(
@@ -631,7 +635,7 @@ def runs_lines(
         head, body = field_table(data, names, "-")
         lines += [
             "",
-            "Per field (mean over the shared cases that hold it):",
+            "Per field (mean over the shared cases in which every column holds it):",
             *table([[clean(h) for h in head], *([clean(row[0]), *row[1:]] for row in body)], width),
         ]
     lines += ["", f"Where the {word} disagree most:"]
@@ -639,7 +643,7 @@ def runs_lines(
     if data["disagreements"]:
         head = ["case", *names, "spread"]
         body = [
-            [clean(r["case_id"]), *(cell_score(s) for s in r["scores"]), cell_score(r["spread"])]
+            [clean(r["case_id"]), *(cell_score(s) for s in r["scores"]), cell_spread(r)]
             for r in data["disagreements"][:limit]
         ]
         lines += table([[clean(h) for h in head], *body], width)

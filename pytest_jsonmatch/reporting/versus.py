@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..engine.core.errors import ConfigError, did_you_mean
-from .gates import GateSettings, Verdict, judge
+from .gates import GateSettings, Verdict, judge, unscored_failure
 from .money import money
 
 if TYPE_CHECKING:  # the settings load with the session; the comparison, once it compares
@@ -193,13 +193,23 @@ def targets_section(
     split = by_target(comparisons)
     ran = [name for name in names if name in split]
     summaries = {name: summarize(split[name], group_by, repeat_rule) for name in ran}
-    if gates.fail_under is not None:
+    for name in ran:  # a target's cases unscored beyond the share: it passes no gate
+        failure = unscored_failure(
+            summaries[name].errors, summaries[name].count, f"target {name}: "
+        )
+        if failure:
+            verdict.failures.append(failure)
+    if gates.fail_under is not None or gates.min_valid is not None:
         for name in ran:
             _add(
                 verdict,
                 f"target {name}: ",
                 judge(
-                    summaries[name], GateSettings(fail_under=gates.fail_under, names=gates.names)
+                    summaries[name],
+                    GateSettings(
+                        fail_under=gates.fail_under, min_valid=gates.min_valid, names=gates.names
+                    ),
+                    unscored=False,
                 ),
                 name,
             )
@@ -231,7 +241,9 @@ def targets_section(
             _add(
                 verdict,
                 said,
-                judge(summaries[name], rules, against, label=f"reference {reference}"),
+                judge(
+                    summaries[name], rules, against, label=f"reference {reference}", unscored=False
+                ),
                 name,
             )
             _limits(said, rows[name], rows[reference], settings, verdict)
@@ -312,8 +324,20 @@ def _held(
     verdict: Verdict,
 ) -> None:
     if mine is None or (limit.ratio and theirs is None):
-        whose = "this target" if mine is None else "the reference"
-        verdict.failures.append(f"{said}{figure} cannot be checked: {whose} reported none ({rule})")
+        lacking = [
+            who
+            for who, figure_of, needed in (
+                ("this target", mine, True),
+                ("the reference", theirs, limit.ratio),
+            )
+            if needed and figure_of is None
+        ]
+        whose = (
+            "neither this target nor the reference reported one"
+            if len(lacking) == 2
+            else f"{lacking[0]} reported none"
+        )
+        verdict.failures.append(f"{said}{figure} cannot be checked: {whose} ({rule})")
         return
     ceiling, of = limit.value, ""
     if limit.ratio and theirs is not None:

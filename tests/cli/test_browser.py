@@ -323,8 +323,9 @@ def test_a_case_scored_from_a_cut_answer_is_marked_and_says_where(page_of):
     assert note.is_visible()  # BADGE_COLOURS opened every case
     assert note.inner_text() == (
         "The answer was cut off at line 1, column 88, after 87 characters of its JSON value, "
-        "and scored closed: what it wrote in full is scored, the fields past the cut count as "
-        "omitted."
+        "and scored closed: what it wrote is scored (the value it was writing as far as it "
+        "got), the fields past the cut count as omitted, and schema violations the cut made "
+        "are not counted."
     )
 
 

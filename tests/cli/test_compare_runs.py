@@ -115,12 +115,12 @@ def test_the_numbers(runs):
     assert base["difference"] is None and base["better"] is None
     # new - base per case: c1 0, c2 +.5, c3 +.5, c4 -1 -> mean 0; better 2, worse 1, same 1.
     # deviations 0, .5, .5, -1: sum of squares 1.5, / 3 = .5, s = .70711, SE = s / 2 = .35355;
-    # t(.975, 3) = 3.18245 -> half width 1.12516
+    # t(.975, 3) = 3.18245 -> half width 1.12516: -1.12516 to +1.12516, cut to the [-1, 1]
+    # a change of scores in [0, 1] can take; the detectable drop 2.80159 * .35355 = .99051
     d = new["difference"]
     assert d["n"] == 4 and d["mean"] == 0.0
-    assert d["low"] == pytest.approx(-1.12516, abs=1e-5) and d["high"] == pytest.approx(
-        1.12516, abs=1e-5
-    )
+    assert (d["low"], d["high"]) == (-1.0, 1.0)
+    assert d["detectable"] == pytest.approx(0.99051, abs=1e-5)
     assert (new["better"], new["worse"], new["same"]) == (2, 1, 1)
     # pass/fail flips against base: c4 passed there and fails here, c2 the other way;
     # McNemar exact: 2 * P(X <= 1 | n = 2, 1/2) = 2 * .75, capped at 1
@@ -177,7 +177,7 @@ def test_text(runs, jsonmatch_main):
     lines = out.splitlines()
     assert re.search(r"^base\s+5\s+0\.6250\s+2\s+–\s+–$", out, re.MULTILINE), out
     assert re.search(
-        r"^new\s+5\s+0\.6250\s+2\s+\+0\.0000\s+-1\.1252 to \+1\.1252$", out, re.MULTILINE
+        r"^new\s+5\s+0\.6250\s+2\s+\+0\.0000\s+-1\.0000 to \+1\.0000$", out, re.MULTILINE
     ), out
     assert re.search(
         r"^third\s+4\s+0\.7500\s+2\s+\+0\.1250\s+-0\.2728 to \+0\.5228$", out, re.MULTILINE
@@ -189,10 +189,10 @@ def test_text(runs, jsonmatch_main):
     assert re.search(r"^third\s+1\s+0\s+3\s+0/0 \(p 1\.000\)$", out, re.MULTILINE), out
     assert "  c5 (in base, new)" in lines
     assert re.search(
-        r"^name\s+0\.7500\s+0\.7500\s+1\.0000\s+\+0\.0000\s+\+0\.2500$", out, re.MULTILINE
+        r"^name\s+4\s+0\.7500\s+0\.7500\s+1\.0000\s+\+0\.0000\s+\+0\.2500$", out, re.MULTILINE
     ), out
     assert re.search(
-        r"^n\s+0\.5000\s+0\.5000\s+0\.5000\s+\+0\.0000\s+\+0\.0000$", out, re.MULTILINE
+        r"^n\s+4\s+0\.5000\s+0\.5000\s+0\.5000\s+\+0\.0000\s+\+0\.0000$", out, re.MULTILINE
     ), out
     worst = lines[lines.index("Where the runs disagree most:") + 2 :]
     assert [line.split() for line in worst] == [
@@ -231,11 +231,11 @@ def test_markdown(runs, jsonmatch_main):
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert out.startswith("## jsonmatch compare-runs\n")
-    assert "| new | 5 | 0.6250 | 2 | +0.0000 | -1.1252 to +1.1252 | 2 | 1 | 1 |" in out
+    assert "| new | 5 | 0.6250 | 2 | +0.0000 | -1.0000 to +1.0000 | 2 | 1 | 1 |" in out
     assert "| base | 5 | 0.6250 | 2 | – | – | – | – | – |" in out
     assert "- c5 (in base, new)" in out
     assert "| third | 4 | 0.7500 | 2 | +0.1250 | -0.2728 to +0.5228 | 1 | 0 | 3 |" in out
-    assert "| name | 0.7500 | 0.7500 | 1.0000 | +0.0000 | +0.2500 |" in out
+    assert "| name | 4 | 0.7500 | 0.7500 | 1.0000 | +0.0000 | +0.2500 |" in out
     assert "| c4 | 1.0000 | 0.0000 | 1.0000 | 1.0000 |" in out
 
 
@@ -259,7 +259,7 @@ def test_html_is_one_page_with_a_column_per_run(runs, tmp_path, jsonmatch_main):
     # the field table: a column per run, then the differences, then a chart (a bar for each
     # run but the first: its difference from the first)
     assert (
-        '<tr data-field="name"><td>name</td><td data-sort="0.75">0.7500</td>'
+        '<tr data-field="name"><td>name</td><td data-sort="4">4</td><td data-sort="0.75">0.7500</td>'
         '<td data-sort="0.75">0.7500</td><td data-sort="1.0">1.0000</td>'
     ) in page
     assert page.count('<svg class="chart"') == 2 and page.count('<g class="bar run-') == 4

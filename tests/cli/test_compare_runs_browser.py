@@ -153,7 +153,7 @@ def test_a_difference_of_013_fills_the_chart(open_page, tmp_path):
     assert all(url.startswith("file://") for url in requests), requests
     # the table says 0.9800 and 0.8500, B - A -0.1300
     row = page.locator("#fields tr[data-field='v'] td").all_inner_texts()
-    assert row[:4] == ["v", "0.9800", "0.8500", "-0.1300"]
+    assert row[:5] == ["v", "100", "0.9800", "0.8500", "-0.1300"]  # the row's 100 cases
     chart = _chart(page, "v")
     # the scale, labelled on the chart: from -0.15 (the bottom) to 0 (the top, the zero line)
     labels = sorted(chart["labels"], key=lambda label: label["y"])
@@ -186,7 +186,7 @@ def test_a_run_without_the_field_shows_a_dash(open_page, tmp_path):
     page, problems, _ = open_page(reports, "missing.html")
     assert problems == []
     row = page.locator("#fields tr[data-field='v'] td").all_inner_texts()
-    assert row[:6] == ["v", "0.9800", "0.8500", "–", "-0.1300", "–"]
+    assert row[:7] == ["v", "100", "0.9800", "0.8500", "–", "-0.1300", "–"]
     chart = _chart(page, "v")
     # B's bar as before; for C a dash, off the zero line where it would not be seen
     assert len(chart["bars"]) == 1 and chart["bars"][0]["height"] > 40

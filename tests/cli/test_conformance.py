@@ -172,3 +172,19 @@ def test_compare_shows_one_answers_violations(tmp_path, capsys):
         "schema: answer breaks its schema (3 violations): total minimum, items[0].qty "
         "minimum, items[0].x additionalProperties"
     ) in " ".join(done.stdout.split())
+
+
+def test_an_answer_cut_off_or_without_json_counts_as_invalid(tmp_path, capsys):
+    # issue 51: before, 1 of 1 answer was valid (the two unread answers left out)
+    gold, pred, schema = tmp_path / "g.jsonl", tmp_path / "p.jsonl", tmp_path / "s.json"
+    gold.write_text('{"a": 1}\n{"a": 2}\n{"a": 3}\n')
+    pred.write_text('{"a": 1}\n"{\\"a\\": "\n"no json"\n')  # whole, cut off, no JSON
+    schema.write_text('{"type": "object", "properties": {"a": {"type": "integer"}}}')
+    args = (str(gold), str(pred), "--metric", "field_match", "--schema", str(schema))
+    done = jsonmatch_in_process(capsys, "score", *args, "-f", "json")
+    share = json.loads(done.stdout)["metrics"]["field_match"]["conformance"]
+    assert (share["checked"], share["valid"]) == (3, 1)
+    assert {(v["field_path"], v["keyword"]) for v in share["violated"]} == {
+        ("(answer)", "cut off"),
+        ("(answer)", "unreadable"),
+    }

@@ -124,3 +124,20 @@ def test_records_given_as_pydantic_models_with_the_model_as_schema():
     # record 0: method right, temperature wrong (1/2); record 1: method right, null = null (2/2)
     assert [r.score for r in run.records] == [0.5, 1.0]
     assert run.per_field["temperature"].mismatch == 1 and run.total_batch_errors == 0
+
+
+def test_a_cut_answer_is_an_error_record_as_jsonmatch_score_scores_it():
+    # before: the whole dataset stopped at the cut answer with a TruncatedError
+    from pytest_jsonmatch.dataset.scoring import score_pairs
+
+    gold = [{"a": 1, "b": "x"}] * 3
+    answers = ['{"a": 1, "b": "x', '{"a": 1, "b": "x"}', "no json here"]
+    run = evaluate_records(gold, answers, metric="field_match")
+    assert [r.score for r in run.records] == [0.0, 1.0, 0.0]
+    assert run.records[0].error.startswith("actual[0] was cut off: its JSON value opened at")
+    assert run.records[2].error == "no JSON object found in actual[2]: 'no json here'"
+    assert run.records[0].fields == () and run.records[0].to_dict()["error"]
+    assert run.records[1].error == "" and "error" not in run.records[1].to_dict()
+    # the command line's scoring: the same cases unscored, the same mean (0 + 1 + 0) / 3
+    summary = score_pairs(list(zip(gold, answers)), metric="field_match").summary()
+    assert (summary.errors, summary.overall) == (2, run.mean_score) == (2, 1 / 3)

@@ -30,7 +30,14 @@ GOLD = {
 }
 # items[1] was being written when the answer was cut
 WHERE = Truncation(
-    start=0, opened_line=1, opened_column=1, line=1, column=88, chars=87, elements=("items[1]",)
+    start=0,
+    opened_line=1,
+    opened_column=1,
+    line=1,
+    column=88,
+    chars=87,
+    elements=("items[1]",),
+    open_paths=("", "items", "items[1]"),  # the values still open at the cut, root first
 )
 
 
@@ -163,3 +170,50 @@ def test_the_elements_being_written_are_named_by_their_paths(text, elements):
 
     _, cut = parse_actual_checked(text, allow_array=True, truncated="close")
     assert cut.elements == elements
+
+
+# A manifest cut inside "pallet": "pall" is in no enum, containers[1] lacks its required qty
+# and the root its required total, all because of the cut; "X-1" breaks the id's pattern
+# before the cut, which is the model's own.
+MANIFEST_SCHEMA = {
+    "type": "object",
+    "required": ["id", "containers", "total"],
+    "properties": {
+        "id": {"type": "string", "pattern": "^M-"},
+        "containers": {
+            "type": "array",
+            "minItems": 3,
+            "items": {
+                "type": "object",
+                "required": ["type", "qty"],
+                "properties": {"type": {"enum": ["pallet", "box"]}, "qty": {"type": "integer"}},
+            },
+        },
+        "total": {"type": "number"},
+    },
+}
+MANIFEST_CUT = '{"id": "X-1", "containers": [{"type": "box", "qty": 2}, {"type": "pall'
+MANIFEST = {"id": "M-1", "containers": [{"type": "box", "qty": 2}], "total": 2}
+
+
+def test_violations_the_cut_made_are_not_the_models():
+    result = match_json(MANIFEST_CUT, MANIFEST, schema=MANIFEST_SCHEMA, truncated="close")
+    assert result.truncated.open_paths == ("", "containers", "containers[1]")
+    assert result.truncated.cut_leaf == "containers[1].type"
+    # left out: containers[1].type enum (the leaf cut partway), containers[1].qty and total
+    # required, containers minItems (open when cut); kept: id pattern, before the cut
+    assert [(v.path, v.keyword) for v in result.conformance.violations] == [("id", "pattern")]
+    assert result.conformance.total == 1
+    # the same values written whole and closed by the model break all five
+    whole = match_json(
+        '{"id": "X-1", "containers": [{"type": "box", "qty": 2}, {"type": "pall"}]}',
+        MANIFEST,
+        schema=MANIFEST_SCHEMA,
+    )
+    assert sorted((v.path, v.keyword) for v in whole.conformance.violations) == [
+        ("containers", "minItems"),
+        ("containers[1].qty", "required"),
+        ("containers[1].type", "enum"),
+        ("id", "pattern"),
+        ("total", "required"),
+    ]

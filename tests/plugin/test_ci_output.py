@@ -32,9 +32,11 @@ def test_a_markdown_summary_is_written_with_the_gates_cases_and_fields(pytester)
     result.assert_outcomes(passed=1, failed=2)
     text = (pytester.path / "out" / "summary.md").read_text()
     # good 1.0, wrong-total 0.5 (vendor matches, total does not), no-json an error (0):
-    # overall 1.5 / 3 = 0.5
+    # overall 1.5 / 3 = 0.5; 1 of 3 unscored is more than the 25% a passing gate allows
     assert (
-        "**Gates: FAILED**\n- overall score 0.5000 is below jsonmatch\\_fail\\_under 0.9000" in text
+        "**Gates: FAILED**\n- 1 of 3 cases could not be scored, more than the 25% a passing "
+        "gate allows: no gate is judged as passed on what was not scored\n"
+        "- overall score 0.5000 is below jsonmatch\\_fail\\_under 0.9000" in text
     )
     assert "| field\\_f1 | 3 | 1 | 1 | 1 | 0.5000 | 0.5000 | 0.5000 | 0.5000 |" in text
     assert (

@@ -199,3 +199,48 @@ def test_a_golden_case_with_a_schema_file_and_a_reference(pytester):
         {"field_path": "currency", "keyword": "required", "answers": 1},
         {"field_path": "total", "keyword": "minimum", "answers": 1},
     ]
+
+
+# One answer valid, one cut off inside its JSON value, one that holds no JSON at all, each
+# held to the same schema; a fourth test's *expected* side is broken (not the answer's
+# fault: it is no answer and is not counted as checked).
+UNREAD = """
+import pytest
+from pytest_jsonmatch import assert_json_match
+from pytest_jsonmatch.engine.core.errors import ParseError
+
+SCHEMA = {"type": "object", "properties": {"a": {"type": "integer"}}}
+
+def test_valid():
+    assert_json_match('{"a": 1}', {"a": 1}, metric="field_match", threshold=0, schema=SCHEMA)
+
+def test_cut():
+    assert_json_match('{"a": 1, "b": "par', {"a": 1}, metric="field_match", schema=SCHEMA)
+
+def test_prose():
+    assert_json_match("I cannot help.", {"a": 1}, metric="field_match", schema=SCHEMA)
+
+def test_broken_expected():
+    assert_json_match('{"a": 1}', "{nope", metric="field_match", schema=SCHEMA)
+"""
+
+
+def test_an_answer_that_was_cut_or_holds_no_json_is_not_valid(pytester):
+    pytester.makepyfile(UNREAD)
+    pytester.makeini("[pytest]\njsonmatch_min_valid = 0.9\n")
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=r.json")
+    result.assert_outcomes(passed=1, failed=3)
+    # 1 of the 3 answers valid: the cut one and the one with no JSON count against the share
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED: jsonmatch gates: *",
+            "  field_match: valid share 0.3333 (1 of 3 answers valid against their schema) is "
+            "below jsonmatch_min_valid 0.9000",
+        ]
+    )
+    report = load_report(pytester.path / "r.json")
+    violated = report["metrics"]["field_match"]["conformance"]["violated"]
+    assert [(v["field_path"], v["keyword"]) for v in violated] == [
+        ("(answer)", "cut off"),
+        ("(answer)", "unreadable"),
+    ]

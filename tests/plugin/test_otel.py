@@ -272,6 +272,35 @@ def test_a_collector_that_refuses_connections_costs_at_most_the_flush_time(
     # two calls of LATENCY each, the flush's 0.5 s, and a session's start-up: far below
     # the exporter's own 60 s of retries
     assert elapsed < 10, elapsed
+    # and it is said in the summary, not only in a log record pytest may not show (issue 51)
+    notes = [line for line in result.outlines if line.startswith("OpenTelemetry: ")]
+    assert notes == [
+        "OpenTelemetry: not everything was sent: what waited was not all sent within the "
+        "flush time (0.5 s)"
+    ] or (len(notes) == 1 and f"not sent to http://127.0.0.1:{port}/v1/" in notes[0]), notes
+
+
+def test_a_collector_that_is_down_and_answers_at_once_is_named_in_the_summary(
+    pytester, model, monkeypatch
+):
+    with socket.socket() as sock:  # a port nothing listens on: refused at once
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "0.5")  # no retry outlasts the flush
+    pytester.makeconftest(PLAIN_TARGET.replace("{url}", model.url))
+    _cases(pytester, [("good", "ok")])
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-otel=cases flush=5")
+    result.assert_outcomes(passed=1)
+    (note,) = [line for line in result.outlines if line.startswith("OpenTelemetry: ")]
+    sent_to = f"not sent to http://127.0.0.1:{port}/v1/"
+    assert note.startswith(
+        tuple(
+            f"OpenTelemetry: not everything was sent: {kind} {sent_to}"
+            for kind in ("traces", "logs")
+        )
+    ), note
+    assert "Connection refused" in note and "; dropped" in note
 
 
 def test_the_setting_is_checked_and_off_by_default(pytester, receiver, monkeypatch):

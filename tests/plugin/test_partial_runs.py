@@ -7,6 +7,8 @@ reporting/baseline.load_baseline)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -96,13 +98,35 @@ def test_a_partial_report_is_refused_as_a_baseline_unless_allowed(pytester, monk
         [
             "ERROR: pytest-jsonmatch: the baseline *partial.json is the report of a partial run "
             "(stopping after 1 failures: 2 of 3 tests ran): hold this run against a complete "
-            "run's report, or allow a partial baseline"
+            "run's report, or allow a partial baseline (--jsonmatch-baseline='PATH partial'; "
+            "jsonmatch diff --partial)"
         ]
     )
     allowed = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-baseline=partial.json partial")
     allowed.assert_outcomes(passed=3)
     # held against the one case the partial run scored: test_a, 1.0 -> 1.0
     allowed.stdout.fnmatch_lines(["*1 shared case*"])
+    # accepted on purpose, it lacks cases on purpose: 1 of 3 shared does not fail the gate
+    assert allowed.ret == 0
+    # jsonmatch diff refuses it the same way, and takes it with --partial (issue 51)
+    (pytester.path / "new.json").write_text(json.dumps(_run(pytester, monkeypatch, "")[1]))
+
+    def diff(*flags: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pytest_jsonmatch", "diff", "partial.json", "new.json", *flags],
+            cwd=pytester.path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    refused_diff = diff()
+    assert refused_diff.returncode == 2
+    assert "is the report of a partial run" in refused_diff.stderr
+    assert "jsonmatch diff --partial" in refused_diff.stderr
+    taken = diff("--partial")
+    assert taken.returncode == 0, taken.stdout + taken.stderr
+    assert "1 case shared" in taken.stdout
 
 
 def test_a_stopped_run_under_xdist_is_partial(pytester, monkeypatch):

@@ -160,7 +160,9 @@ def test_a_raising_target_is_an_error_of_its_case(pytester):
             "overall score 0.0000 over 1 case, 1 unscored (counted as 0)",
             "*",
             "  c.jsonmatch.yaml::slow: TimeoutError: the model did not answer (1 attempt)",
-            "FAILED: jsonmatch gates: 1 failure",
+            "FAILED: jsonmatch gates: 2 failures",
+            "  1 of 1 case could not be scored, more than the 25% a passing gate allows: no "
+            "gate is judged as passed on what was not scored",
             "  overall score 0.0000 is below jsonmatch_fail_under 0.5000",
         ]
     )
@@ -205,9 +207,12 @@ def test_every_summary_line_fits_the_terminal(pytester, monkeypatch, columns):
     # three fields, section_N.a_rather_long_field_name_that_goes_on.inner_value (57 chars)
     assert len(rows) == 3
     if columns == 80:
-        # 44 characters of numbers leave 36 for the path, cut from the left so that its end
-        # stays readable
-        assert rows[0] == "…" + "section_0.a_rather_long_field_name_that_goes_on.inner_value"[-35:]
+        # 44 characters of numbers leave 36 for the path. Cut from the left alone, the three
+        # would read the same ("…field_name_that_goes_on.inner_value"); they keep as much of
+        # their beginnings as tells them apart (9 characters, "section_N"), then an ellipsis
+        # and the last 26 characters of the path
+        path = "a_rather_long_field_name_that_goes_on.inner_value"
+        assert rows == [f"section_{i}…" + path[-26:] for i in range(3)]
     else:
         assert rows[0] == "section_0.a_rather_long_field_name_that_goes_on.inner_value"
 
@@ -237,3 +242,48 @@ def test_group_by_file_prints_a_field_table_per_file(pytester):
             "y      0.0000      0         1         0        0",
         ]
     )
+
+
+# Two paths whose ends are alike, in a manifest: the run before had every weight right, this
+# one gets the containers' weights wrong in two of three cases.
+MANIFESTS = """
+import pytest
+from pytest_jsonmatch import assert_json_match
+
+GOOD = {{"containers": [{{"gross_weight_kg": 10, "type": "pallet"}}], "total_gross_weight_kg": 10}}
+
+@pytest.mark.parametrize("case", range(3))
+def test_manifest(case):
+    actual = {{"containers": [{{"gross_weight_kg": {weight}, "type": "pallet"}}],
+              "total_gross_weight_kg": 10}}
+    if case == 2:
+        actual = GOOD
+    assert_json_match(actual, GOOD, threshold=0)
+"""
+
+
+def test_at_80_columns_paths_stay_apart_and_no_number_is_cut(pytester, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    pytester.makepyfile(test_manifests=MANIFESTS.format(weight=10))
+    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=main.json")
+    pytester.makepyfile(test_manifests=MANIFESTS.format(weight=99))
+    result = pytester.runpytest_inprocess(
+        *ARGS, "--jsonmatch-baseline=main.json", "--jsonmatch-max-case-drop=1"
+    )
+    summary = result.stdout.str().split("= jsonmatch =")[1].split("\n=")[0].splitlines()
+    # every table row ends in whole figures: no cell cut with an ellipsis at its end
+    assert not [line for line in summary if line.rstrip().endswith("…")]
+    # the against-the-baseline table of 8 columns: its header and its rows whole
+    header = next(
+        line for line in summary if line.lstrip().startswith("field") and "Holm p" in line
+    )
+    assert header.split()[-2:] == ["Holm", "p"]
+    rows = {line.split()[0]: line.split() for line in summary if "_weight_kg" in line}
+    # per field table and against the baseline: the two weights never read alike
+    names = [line.split()[0] for line in summary if "_weight_kg" in line]
+    for table_names in (names[:2], names[2:4]):
+        assert len(set(table_names)) == 2, table_names
+    # containers[].gross_weight_kg went from 1 to 1/3 over the 3 shared cases: the row's
+    # numbers are whole (base 1.0000, now 0.3333, change -0.6667)
+    (name,) = [n for n in names[2:4] if n.startswith("c")]
+    assert rows[name][2:5] == ["1.0000", "0.3333", "-0.6667"]

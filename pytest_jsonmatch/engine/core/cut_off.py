@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import TruncatedError
+from .paths import parent_path
 
 
 @dataclass(frozen=True)
@@ -30,11 +31,27 @@ class Truncation:
     column: int
     chars: int
     elements: tuple[str, ...] = ()
+    # once closed: the instance paths of the values still open at the cut, from the root
+    # down (``""``, ``items``, ``items[1]``), and the leaf cut partway (a string closed where
+    # it stopped), if one was: what the cut made incomplete, not the model
+    open_paths: tuple[str, ...] = ()
+    cut_leaf: str | None = None
 
     @classmethod
     def of(cls, text: str, start: int) -> Truncation:
         end = len(text)
         return cls(start, *_line_column(text, start), *_line_column(text, end), end - start)
+
+    def made_by_cut(self, path: str, keyword: str) -> bool:
+        """Whether a schema violation at ``path`` (``keyword``) is one the cut made: the leaf
+        cut partway breaks any keyword (``"pall"`` for an enum of ``"pallet"``), and a value
+        still open when the text ended lacks what would have come after (``required``,
+        ``minItems``, ``minProperties``, ``contains``)."""
+        if self.cut_leaf is not None and path == self.cut_leaf:
+            return True
+        if keyword == "required":  # named at the missing key's path: its holder was open
+            return bool(path) and parent_path(path) in self.open_paths
+        return keyword in _UNFINISHED and path in self.open_paths
 
     def error(self, text: str, what: str) -> TruncatedError:
         """The TruncatedError that says so, naming ``what`` (``actual``) and showing how the
@@ -58,6 +75,10 @@ class Truncation:
     def to_dict(self) -> dict[str, Any]:
         """The JSON a report keeps: where the text ends and how much of the value was written."""
         return {"line": self.line, "column": self.column, "chars": self.chars}
+
+
+# what a value still open at the cut lacks because it was cut, not because the model left it out
+_UNFINISHED = frozenset(("minItems", "minProperties", "contains", "minContains"))
 
 
 def _line_column(text: str, at: int) -> tuple[int, int]:

@@ -14,7 +14,11 @@ class JsonMatchError(Exception):
 
 
 class ParseError(JsonMatchError, ValueError):
-    """A value could not be read as JSON (strictly for expected, leniently for actual)."""
+    """A value could not be read as JSON (strictly for expected, leniently for actual).
+    ``side`` is ``"actual"`` when it was the answer that could not be read (match_json sets
+    it): such an answer counts as invalid against its schema."""
+
+    side: str = ""
 
 
 class TruncatedError(ParseError):

@@ -184,6 +184,11 @@ def along_path(known: dict[str, T], path: str, step: Callable[[T, str], T], root
     return value
 
 
+def parent_path(path: str) -> str:
+    """The instance path of the value holding ``path``'s (``""`` for a key of the root)."""
+    return _last_segment(path)[0] if path else ""
+
+
 def _last_segment(path: str) -> tuple[str, str]:
     """(parent path, last segment) of an instance path. Inside a quoted key's JSON text every
     ``"`` is escaped, so the first unescaped ``"`` before the closing one opens it (the key

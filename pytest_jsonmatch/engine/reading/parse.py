@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core.cut_off import Truncation
 from ..core.errors import ConfigError, ParseError, shown
@@ -137,6 +137,9 @@ def parse_actual_checked(
         raise ParseError(f"{what} must be {wanted}, not {type(value).__name__}")
     text = _as_text(value, what)
     found = _lenient(text, allow_array)
+    if isinstance(found, _FencedCut):  # the answer ends where its fence's body ends
+        fenced = found
+        found, text = fenced.cut, fenced.text
     if isinstance(found, Truncation):
         if truncated == "error":
             raise found.error(text, what)
@@ -160,7 +163,14 @@ def _closed(text: str, cut: Truncation, allow_array: bool, what: str) -> tuple[A
         raise ParseError(f"{what} was cut off and cannot be read once closed: {exc}") from None
     if isinstance(value, dict) or (allow_array and isinstance(value, list)):
         steps = closed.open_containers - 1 + closed.open_leaf
-        return value, replace(cut, elements=_open_elements(value, steps))
+        chain = _open_chain(value, steps)
+        leaf = chain[-1] if closed.open_leaf and len(chain) == steps + 1 else None
+        return value, replace(
+            cut,
+            elements=_open_elements(value, steps),
+            open_paths=tuple(chain[: closed.open_containers]),
+            cut_leaf=leaf,
+        )
     raise cut.error(text, what)  # an array where an object is needed: nothing to score
 
 
@@ -179,6 +189,22 @@ def _open_elements(value: Any, steps: int) -> tuple[str, ...]:
         else:
             break
     return tuple(elements)
+
+
+def _open_chain(value: Any, steps: int) -> list[str]:
+    """The instance paths from the closed root (``""``) down ``steps`` times its last child:
+    each value that was open at the cut, then the leaf cut partway, if any."""
+    path, chain = "", [""]
+    for _ in range(steps):
+        if isinstance(value, list) and value:
+            path, value = index_segment(path, len(value) - 1), value[-1]
+        elif isinstance(value, dict) and value:
+            key = next(reversed(value))
+            path, value = key_segment(path, key), value[key]
+        else:
+            break
+        chain.append(path)
+    return chain
 
 
 def _nothing_found(text: str, what: str) -> str:
@@ -220,6 +246,9 @@ def _lenient(text: str, allow_array: bool) -> Any:
     parsed, open_fence = _first_fenced(text)
     if parsed is not _NOTHING:
         return parsed
+    fenced = _cut_in_closed_fence(text) if open_fence is None and _FENCE in text else None
+    if fenced is not None:
+        return fenced
     # a fence left open around a value cut off: that value, whatever prose came before
     if (
         open_fence is not None
@@ -230,6 +259,33 @@ def _lenient(text: str, allow_array: bool) -> Any:
     # a value cut off that opens before the first complete object is the answer, cut
     cut = first_cut(text, first, at, (len(text) - len(text.lstrip()),))
     return Truncation.of(text, cut) if cut is not None else found
+
+
+class _FencedCut(NamedTuple):
+    """A value cut off inside a code fence that was closed after it: the cut, and the text
+    up to the end of the fence's body (where the answer, read as JSON, ends)."""
+
+    cut: Truncation
+    text: str
+
+
+def _cut_in_closed_fence(text: str) -> _FencedCut | None:
+    """The value the first closed fence opening with ``{`` holds, when it is cut off inside
+    it (a model stopped mid-value, the fence closed by whatever wrapped its output): read up
+    to the end of the body, it is an answer cut off, not prose holding an inner object.
+    None when a complete object follows the fence (the answer the model gave instead)."""
+    bounds = _fenced_body(text)
+    if bounds is None or bounds[1] >= len(text):
+        return None
+    body = text[bounds[0] : bounds[1]]
+    at = bounds[0] + len(body) - len(body.lstrip())
+    inner = text[: bounds[0] + len(body.rstrip())]
+    if first_cut(inner, at, at + 1, (at,)) is None:
+        return None
+    after = text[bounds[1] + len(_FENCE) :]
+    if "{" in after and _first_balanced(after)[0] is not _NOTHING:
+        return None
+    return _FencedCut(Truncation.of(inner, at), inner)
 
 
 # A fenced body that could hold one object and nothing else: "{", anything, "}", and

@@ -196,6 +196,14 @@ class MatchResult:
     # whether the actual value is valid against the schema the comparison was given (None:
     # no schema given): a column beside the score, never part of it
     conformance: Conformance | None = None
+    # why a record of evaluate_records could not be scored (its answer cut off or holding
+    # no JSON): scored 0 with no fields, as the command line scores it; empty: it was scored
+    error: str = ""
+
+    @classmethod
+    def unscored(cls, metric: str, error: str) -> MatchResult:
+        """A record that could not be scored: score 0, no fields, and why (``error``)."""
+        return cls(metric, 0.0, 0.0, 0.0, 0.0, (), error=error)
 
     @classmethod
     def _build(
@@ -302,6 +310,7 @@ class MatchResult:
             ],
             **({"truncated": self.truncated.to_dict()} if self.truncated is not None else {}),
             **({"conformance": self.conformance.to_dict()} if self.conformance is not None else {}),
+            **({"error": self.error} if self.error else {}),
         }
 
 

@@ -153,7 +153,8 @@ def test_the_cut_invoice_closed_keeps_every_complete_field_and_invents_none():
         column=88,
         chars=87,
         elements=("items[1]",),
-    )  # the element being written
+        open_paths=("", "items", "items[1]"),
+    )  # the element being written, in the values still open
     result = match_json(value, GOLD, metric="field_f1")
     assert [(f.path, f.status) for f in result.fields] == [
         ("invoice", "match"),
@@ -297,6 +298,27 @@ def test_a_bracket_where_a_value_must_begin_is_a_value_cut_after_one_character(t
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "opened", "ends"),
+    [
+        (FENCE + CUT + "\n```", (3, 1), (3, 88)),
+        (FENCE + CUT + "\n```\nThat is all I could write.", (3, 1), (3, 88)),
+        ("```json\n" + CUT + "\n```", (2, 1), (2, 88)),
+    ],
+    ids=["in-a-closed-fence", "in-a-closed-fence-then-prose", "in-a-closed-fence-alone"],
+)
+def test_a_cut_answer_in_a_closed_fence_is_named_as_cut(text, opened, ends):
+    # before: the fence was closed, so its inner object {"sku": "A", "qty": 1} was the
+    # answer, scored 0 with invoice and total omitted and sku and qty hallucinated
+    exc = raised(parse_actual, text)
+    assert type(exc) is TruncatedError
+    assert str(exc) == message(opened, ends, 87)
+    # closed for partial credit, what was written scores as it does without the fence
+    closed, cut = parse_actual_checked(text, truncated="close")
+    assert closed == parse_actual_checked(CUT, truncated="close")[0]
+    assert (cut.line, cut.column, cut.chars) == (*ends, 87)
+
+
 def test_a_fence_left_open_around_a_cut_value_wins_over_an_object_before_it():
     text = 'Draft: {"a": 0}\n```json\n{"a": 1, "b'
     exc = raised(parse_actual, text)
@@ -310,7 +332,8 @@ def test_a_fence_left_open_around_a_cut_value_wins_over_an_object_before_it():
 
 
 def test_a_closed_fence_of_broken_json_is_still_named_as_such():
-    text = '```json\n{"a": 1,\n```\nSorry, that is all.'
+    # broken, not cut: no JSON value begins '{"a": 1 "b"' (a comma is missing)
+    text = '```json\n{"a": 1 "b": 2}\n```\nSorry, that is all.'
     assert str(raised(parse_actual, text)).startswith(
         "no JSON object found in actual: its code fence holds broken JSON: "
     )

@@ -128,3 +128,90 @@ def test_a_files_pattern_that_matches_nothing_stops_the_session(suite):
     result.stderr.fnmatch_lines(
         ["ERROR: pytest-jsonmatch: jsonmatch_record: files=promt.txt matches no file under *"]
     )
+
+
+# Two named targets in one module, each with its own model name (issue 51, item 8).
+TWO_TARGETS = """
+LARGE_MODEL = "large-v1"
+SMALL_MODEL = "small-v1"
+
+
+def _answer(text, model):
+    return {"vendor": text.upper(), "_model": model}
+
+
+def large(text):
+    return _answer(text, LARGE_MODEL)
+
+
+def small(text):
+    return _answer(text, SMALL_MODEL)
+"""
+
+
+def test_one_targets_model_change_leaves_the_others_recordings_valid(pytester):
+    pytester.makepyfile(models=TWO_TARGETS)
+    (pytester.path / "c.jsonmatch.yaml").write_text(CASES)
+    pytester.makeini(
+        "[pytest]\npythonpath = .\njsonmatch_targets =\n    large = models:large\n"
+        "    small = models:small\n"
+        'jsonmatch_options = {"ignore": ["_model"]}\n'
+    )
+    args = (*ARGS, "--jsonmatch-record=once", "--jsonmatch-report=r.json")
+    pytester.runpytest_inprocess(*args).assert_outcomes(passed=2)
+    (pytester.path / "models.py").write_text(TWO_TARGETS.replace("large-v1", "large-v2"))
+    result = pytester.runpytest_inprocess(
+        *ARGS, "--jsonmatch-record=none", "--jsonmatch-report=r.json"
+    )
+    report = json.loads((pytester.path / "r.json").read_text())
+    by_target = {c["target"]: c for c in report["comparisons"]}
+    # small's recording replays; large's is stale, naming its own code
+    assert by_target["small"]["source"] == "replayed" and by_target["small"]["error"] == ""
+    assert by_target["large"]["status"] == "error"
+    assert "target code models.py::large changed" in by_target["large"]["error"]
+    result.assert_outcomes(passed=1, failed=1)
+    # a change to what both use (the shared helper) makes both stale
+    (pytester.path / "models.py").write_text(TWO_TARGETS.replace("text.upper()", "text.title()"))
+    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=none", "--jsonmatch-report=r.json")
+    report = json.loads((pytester.path / "r.json").read_text())
+    assert [c["status"] for c in report["comparisons"]] == ["error", "error"]
+
+
+def test_a_declared_fingerprint_may_say_each_targets_own(pytester):
+    pytester.makepyfile(
+        models=TWO_TARGETS + "\n\ndef settings(target):\n    return {'model': target}\n"
+    )
+    (pytester.path / "c.jsonmatch.yaml").write_text(CASES)
+    pytester.makeini(
+        "[pytest]\npythonpath = .\njsonmatch_targets =\n    large = models:large\n"
+        "    small = models:small\n"
+        'jsonmatch_options = {"ignore": ["_model"]}\n'
+    )
+    pytester.runpytest_inprocess(
+        *ARGS, "--jsonmatch-record=once fingerprint=models:settings"
+    ).assert_outcomes(passed=2)
+    folder = pytester.path / "__recordings__" / "c.jsonmatch.yaml"
+    declared = {
+        json.loads((folder / f"acme[{t}].json").read_text())["fingerprint"]["declared"]["model"]
+        for t in ("large", "small")
+    }
+    assert declared == {"large", "small"}
+
+
+def test_a_prompt_file_the_target_reads_makes_replay_stale_without_files(suite):
+    # no files=: the target reads prompt.txt at call time, and that is noticed
+    args = (*ARGS, "--jsonmatch-report=r.json")
+    suite.runpytest_inprocess(*args, "--jsonmatch-record=once").assert_outcomes(passed=1)
+    recording = _recording(suite)
+    assert set(recording["fingerprint"]["read"]) == {"prompt.txt"}  # llm.py is code, not data
+    # unchanged: replayed
+    suite.runpytest_inprocess(*args, "--jsonmatch-record=none").assert_outcomes(passed=1)
+    (suite.path / "prompt.txt").write_text("You are very careful.")
+    result = suite.runpytest_inprocess(*args, "--jsonmatch-record=none")
+    result.assert_outcomes(failed=1)
+    report = json.loads((suite.path / "r.json").read_text())
+    assert report["comparisons"][0]["error"] == (
+        "the recording __recordings__/c.jsonmatch.yaml/acme.json is stale (file prompt.txt "
+        "(read by the target) changed since it was recorded): re-record it with "
+        "--jsonmatch-record=once"
+    )

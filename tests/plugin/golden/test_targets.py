@@ -261,9 +261,10 @@ def test_a_recording_never_replays_for_another_target(pytester, models):
     (error,) = [c["error"] for c in _report(pytester)["comparisons"] if c["status"] == "error"]
     assert error == (
         "the recording __recordings__/inv.jsonmatch.yaml/c1[cheap].json is stale "
-        "(the target (recorded for 'today') changed since it was recorded): "
+        "(the target (recorded for 'today'); target code models.py::cheap; target code "
+        "models.py::today changed since it was recorded): "
         "re-record it with --jsonmatch-record=once"
-    )
+    )  # each named target's fingerprint holds its own function's code
 
 
 def test_the_paired_numbers_are_those_of_jsonmatch_diff_and_compare_runs(pytester, models):
