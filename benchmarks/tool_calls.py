@@ -67,6 +67,9 @@ def bench(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[Any]:
             for case in ("bfcl_verdict", "match_json rules=bfcl")
         ]
     from pytest_jsonmatch import bfcl_verdict, match_json
+
+    if str(ROOT) not in sys.path:  # the entries are the differential test's (tests/helpers)
+        sys.path.insert(0, str(ROOT))
     from tests.helpers.bfcl_entries import PLAIN_MODEL
 
     work, checker = _work(args.quick)

@@ -55,15 +55,11 @@ _Number = TypeVar("_Number", int, float)
 @dataclass(frozen=True)
 class TargetResult:
     """What a target may return instead of the bare output: the output and what the call
-    cost. ``input_tokens``, ``output_tokens`` and ``cost`` (in your currency) are kept per
-    case in the report and totalled in the summary; leave out what you do not know.
-    ``tool_calls``: the calls the model made (OpenAI's ``message.tool_calls``, Anthropic's
-    ``tool_use`` blocks, ... as the client gives them); with them, the case's output is the
-    assistant message ``{"role": "assistant", "content": output, "tool_calls": ...}``,
-    recorded and replayed like any output, which the ``tool_calls`` metric reads.
-    ``finish_reason`` is why the model stopped, as its API says it (OpenAI's
-    ``finish_reason``, Anthropic's ``stop_reason``): ``length`` or ``max_tokens`` marks the
-    answer cut off by its token limit, whatever its text looks like."""
+    cost (``input_tokens``, ``output_tokens``, ``cost``: per case in the report, totalled in
+    the summary; leave out what you do not know); ``finish_reason`` as the API says it
+    (``length`` or ``max_tokens``: the answer was cut off, whatever its text looks like);
+    ``tool_calls`` as the client gives them, the output then being the assistant message
+    ``{"role": "assistant", "content": output, "tool_calls": ...}`` (docs/tool-calls.md)."""
 
     output: object
     input_tokens: int | None = None

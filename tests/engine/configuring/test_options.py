@@ -23,7 +23,9 @@ METRICS = ALL_METRICS  # the same list, under the name some tests here were writ
 TRANSFORMS = (
     "lowercase, normalize_whitespace, round_digits, sort_tokens, strip, strip_accents, type_convert"
 )
-METRIC_LIST = "field_f1, field_match, field_match_normalized, json_similarity, structural_f1"
+METRIC_LIST = (
+    "field_f1, field_match, field_match_normalized, json_similarity, structural_f1, tool_calls"
+)
 
 
 # -- ignore -----------------------------------------------------------------------------------
