@@ -42,20 +42,22 @@ from __future__ import annotations
 
 import math
 import operator
-import re
 from collections.abc import Callable, Mapping
 from decimal import Decimal, localcontext
 from time import perf_counter, thread_time
 from typing import Any
 
 from ..core.collector import collector_paused
-from ..core.errors import JsonMatchError, SchemaError, shown
+from ..core.depth import SHALLOW, call_with_depth, nesting
+from ..core.errors import JsonMatchError, ParseError, SchemaError, shown
 from ..core.paths import index_segment, key_segment
 from ..core.values import canonical_key
 from ..core.violations import LISTED, VALID, Conformance, Violation
+from ..reading.intake import MAX_DEPTH
 from .conformance_code import KIND_OF, SCALAR_TAGS, NodeKey, NodePlan, Step, generate
 from .eval_schema import _with_room
 from .loading import LoadedSchema, load_schema
+from .patterns import BoundedPattern, PatternError, compile_pattern
 
 # An answer's place, built as the check descends and read only for a violation: None (the
 # root), or (the parent's place, a key or an index).
@@ -116,10 +118,10 @@ class Validator:
         """``value`` (plain JSON, as the door gives it) against the schema."""
         found: Found = []
         if self._loaded is None:
-            self._check(value, None, found)
+            self._run(value, found)
         else:  # the closures, timed (this thread's CPU: not a wait) until the budget is spent
             start = thread_time()
-            self._check(value, None, found)
+            self._run(value, found)
             self._budget -= thread_time() - start
             if self._budget <= 0:
                 self._generate()
@@ -128,6 +130,22 @@ class Validator:
         return Conformance(
             tuple(_violation(place, keyword) for place, keyword in found[:LISTED]), len(found)
         )
+
+    def _run(self, value: Any, found: Found) -> None:
+        """The check, in the caller's stack; again with room for its depth where that is too
+        shallow (a value as deep as the door reads, given to the validator directly)."""
+        try:
+            self._check(value, None, found)
+            return
+        except RecursionError:
+            found.clear()
+        depth = nesting(value, MAX_DEPTH)
+        if depth > MAX_DEPTH:
+            raise ParseError(f"the answer nests more than {MAX_DEPTH:,} levels") from None
+        try:
+            call_with_depth(max(depth, SHALLOW + 1), self._check, value, None, found)
+        except RecursionError:  # (a value holding itself is refused at the door)
+            raise ParseError("the answer is too deep to check against its schema") from None
 
 
 def _violation(place: Place, keyword: str) -> Violation:
@@ -455,12 +473,12 @@ class _Compiler:
             raise self.fail(where, keyword, f"must be a list of property names, not {shown(value)}")
         return tuple(value)
 
-    def regex(self, pattern: Any, where: str, keyword: str) -> re.Pattern[str]:
+    def regex(self, pattern: Any, where: str, keyword: str) -> BoundedPattern:
         if not isinstance(pattern, str):
             raise self.fail(where, keyword, f"must be a regular expression, not {shown(pattern)}")
         try:
-            return re.compile(pattern)
-        except re.error as exc:
+            return compile_pattern(pattern, f"{where}/{keyword}", self.origin)
+        except (PatternError, ValueError, OverflowError, RecursionError) as exc:
             raise self.fail(
                 where, keyword, f"{pattern!r} is not a regular expression Python reads ({exc})"
             ) from None
@@ -661,7 +679,7 @@ _GENERAL: dict[str, Callable[[_Compiler, Any, Any, str], tuple[Check, Step]]] = 
 
 def _properties(
     named: dict[str, Check],
-    patterns: list[tuple[re.Pattern[str], Check]],
+    patterns: list[tuple[BoundedPattern, Check]],
     other: Check | None,
     closed: bool,
     required: tuple[str, ...],
