@@ -27,7 +27,10 @@ The record's FieldResults are made by walking it again in full form, when asked 
 (results/field_results.py, ``MatchResult.fields``).
 
 Used only when the metric is schema-driven, no ``ignore``/``fields`` rule is set and the
-object is not empty; anything else takes ``Walk.obj`` as it is. ``SPECIALISE = False``
+object is not empty; anything else takes ``Walk.obj`` as it is. A shape is compiled once
+it recurs (:func:`sightings`), and a process spends at most ``COMPILE_BUDGET`` seconds
+compiling: the shapes are the data's, and a shape met once never pays for its function
+(docs/performance.md). ``SPECIALISE = False``
 turns the generated scorers off (the differential test compares both).
 """
 
