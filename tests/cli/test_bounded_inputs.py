@@ -74,3 +74,21 @@ def test_lone_surrogates_are_written_escaped_in_every_report(tmp_path, fmt, jobs
     assert fields['["\ud800"]']["score"] == 1.0  # the key's path holds the surrogate itself
     assert "\\udc00" in report.read_text(encoding="utf-8")
     assert "\\ud800" in out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "named"),
+    [
+        ("--jobs", "1" + "0" * 21, "a whole number of worker processes, at most 1,024"),
+        ("--allow-regressions", "1" + "0" * 30, "a whole number of cases, at most 1,000,000,000"),
+    ],
+)
+def test_a_count_past_its_range_is_a_usage_error_naming_it(
+    tmp_path, jsonmatch_main, option, value, named
+):
+    (tmp_path / "g.jsonl").write_text('{"a": 1}\n')
+    done = jsonmatch_main(
+        "score", str(tmp_path / "g.jsonl"), str(tmp_path / "g.jsonl"), option, value
+    )
+    assert done.returncode == 2
+    assert named in done.stderr and "internal error" not in done.stderr
