@@ -24,9 +24,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of the children it waited for (a score run may hand
+    its work to worker processes)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def _walk(general: bool, quick: bool) -> float:
@@ -54,10 +60,10 @@ def _walk(general: bool, quick: bool) -> float:
             rng.shuffle(order)
             rows.append({k: k for k in order})
         expected[f"a{j}"] = rows
-    start = time.process_time()
+    start = _cpu()
     score = match_json(expected, expected, schema=schema).score
     assert score == 1.0, score
-    return time.process_time() - start
+    return _cpu() - start
 
 
 def _fit(general: bool, quick: bool) -> float:
@@ -74,9 +80,9 @@ def _fit(general: bool, quick: bool) -> float:
             with open(path, "w") as fh:
                 fh.write(line + "\n")
         out = os.path.join(folder, "out.json")
-        start = time.process_time()
+        start = _cpu()
         main(["score", gold, pred, "--format", "json", "--output", out])
-        return time.process_time() - start
+        return _cpu() - start
 
 
 def _conformance(general: bool, quick: bool) -> float:
@@ -88,11 +94,11 @@ def _conformance(general: bool, quick: bool) -> float:
         "properties": {f"p{i}": {"type": "string", "minLength": 1} for i in range(width)},
     }
     answers = [{f"p{i}": "x" for i in range(j, width, 3)} for j in range(20)]
-    start = time.process_time()
+    start = _cpu()
     validator = validator_for(schema, generated=not general)
     for answer in answers:
         assert validator.check(answer).valid
-    return time.process_time() - start
+    return _cpu() - start
 
 
 CASES = {"walk": _walk, "fit": _fit, "conformance": _conformance}

@@ -165,12 +165,12 @@ def _violation(place: Place, keyword: str) -> Violation:
 _VALIDATORS: dict[int, tuple[Any, Validator]] = {}
 _CACHE_LIMIT = 256
 # What writing a schema's code costs against compiling its closures: compiling them again
-# with the plans, then writing and compiling the text (4 to 6 times the compiling, measured
-# on schemas of 6 to 20,000 nodes: docs/performance.md).
-WRITE_COST = 5.0
-# Past this many nodes a schema is checked by its closures alone: writing grows faster than
-# compiling (3.8 times at 2,000 nodes, 5.2 at 10,000, 6.3 to 6.6 at 20,000 to 40,000, and
-# gigabytes of text past that), so a wide schema from a file never pays for its code.
+# with the plans, then writing and compiling the text (7.7 to 8.5 times the compiling, best
+# of 3 in CPU time, on schemas of 5,000 to 20,000 integer properties: docs/performance.md).
+WRITE_COST = 8.0
+# Past this many nodes a schema is checked by its closures alone: writing a wide schema's
+# code takes gigabytes (2.9 GB at 60,000 properties) and longer than the answers it would
+# serve, so a wide schema from a file never pays for it.
 MAX_WRITTEN_NODES = 10_000
 
 
