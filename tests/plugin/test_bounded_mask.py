@@ -51,3 +51,28 @@ def test_a_catastrophic_mask_pattern_in_the_ini_file_cannot_hang_the_session(pyt
     (comparison,) = report["comparisons"]
     assert comparison["error"] == f"RuntimeError: {WITHHELD} (1 attempt)"
     assert "a" * 20 not in comparison["error"]
+
+
+def test_a_golden_case_whose_schema_pattern_backtracks_fails_alone(pytester):
+    # (the issue's reproducer hung pytest past 120 s; now the case fails, the other passes)
+    write(
+        pytester,
+        "golden/c.jsonmatch.yaml",
+        f"""\
+        schema:
+          type: object
+          properties:
+            a: {{type: string, pattern: "{HOSTILE}"}}
+        cases:
+          - {{id: stuck, actual: {{a: "{"a" * 100}!"}}, expected: {{a: x}}}}
+          - {{id: fine, actual: {{a: aa}}, expected: {{a: aa}}}}
+        """,
+    )
+    with within(GENEROUS):
+        result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=out/r.json")
+    result.assert_outcomes(passed=1, failed=1)
+    report = json.loads((pytester.path / "out" / "r.json").read_text(encoding="utf-8"))
+    (stuck,) = [c["error"] for c in report["comparisons"] if "stuck" in c["case_id"]]
+    (fine,) = [c["error"] for c in report["comparisons"] if "fine" in c["case_id"]]
+    assert "#/properties/a/pattern" in stuck and repr(HOSTILE) in stuck
+    assert not fine
