@@ -9,7 +9,6 @@ module, so that a session that never uses the plugin imports none of them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 from ..engine.core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from ..engine.core.masking import MaskPattern
     from ..reporting.aggregate import GroupBy
     from ..reporting.gates import GateSettings
     from ..reporting.records import Comparison, ValueMode
@@ -188,7 +188,7 @@ def parse_max_cases(text: str, what: str) -> int:
     return whole_number(text, what, 1, 10**9, "of cases ")
 
 
-def parse_mask(lines: object) -> tuple[re.Pattern[str], ...]:
+def parse_mask(lines: object) -> tuple[MaskPattern, ...]:
     from ..engine.core.masking import mask_patterns
 
     return mask_patterns([str(line) for line in lines] if isinstance(lines, list) else [])

@@ -81,9 +81,10 @@ def unit(text: str) -> float:
     return _unit(text)
 
 
-def whole_number(minimum: int, of: str) -> Callable[[str], int]:
-    """An argparse type: a whole number of ``of`` (cases, worker processes), at least
-    ``minimum``; otherwise a usage error saying so."""
+def whole_number(minimum: int, of: str, maximum: int = 10**9) -> Callable[[str], int]:
+    """An argparse type: a whole number of ``of`` (cases, worker processes) from
+    ``minimum`` to ``maximum``; otherwise a usage error saying so (never a number too large
+    for what it sizes, a process pool or a count)."""
 
     def parse(text: str) -> int:
         try:
@@ -93,6 +94,10 @@ def whole_number(minimum: int, of: str) -> Callable[[str], int]:
         if value < minimum:
             raise argparse.ArgumentTypeError(
                 f"a whole number of {of}, {minimum} or more, not {text!r}"
+            )
+        if value > maximum:
+            raise argparse.ArgumentTypeError(
+                f"a whole number of {of}, at most {maximum:,}, not {text!r}"
             )
         return value
 

@@ -4,7 +4,6 @@ terminal, plain otherwise and whenever ``NO_COLOR`` is set."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -13,7 +12,7 @@ from typing import IO
 
 from ..reporting.atomic import write_atomic
 from ..reporting.shapes import CaseDict, ComparisonDict, Report
-from ..reporting.spool import Spool, dump_streamed_report
+from ..reporting.spool import Spool, dump_streamed_report, dumps
 from .input_error import InputError
 
 FORMATS = ("text", "json", "html", "markdown")
@@ -42,7 +41,7 @@ def render(
 ) -> str:
     """The report in ``fmt`` (a report held in memory; see :func:`emit` for spooled ones)."""
     if fmt == "json":
-        return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        return dumps(report, indent=2) + "\n"
     if fmt == "html":
         from ..reporting.html import render_html
 

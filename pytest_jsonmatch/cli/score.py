@@ -53,6 +53,8 @@ from .parallel import WORKER_CHUNK, Workers
 from .progress import Progress
 from .record_pairs import Leftovers, PairingSettings, pairs
 
+MAX_JOBS = 1_024  # worker processes --jobs may ask for
+
 DESCRIPTION = """Score a dataset: GOLD and PRED are two JSONL files (one JSON value a line),
 two files each holding a JSON array, or two folders of files matched by name. Records pair
 by --id-field, else by position (folders: by file name). Each pair is scored as
@@ -89,7 +91,7 @@ def _record_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument(
         "--jobs",
         "-j",
-        type=whole_number(1, "worker processes"),
+        type=whole_number(1, "worker processes", MAX_JOBS),
         default=1,
         metavar="N",
         help="worker processes (default 1); the result is the same for any N",

@@ -7,7 +7,6 @@ handed; a malformed setting stops pytest with one line naming it. docs/ci.md has
 from __future__ import annotations
 
 import os
-import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from ..engine.core.errors import ConfigError, JsonMatchError, did_you_mean, know
 if TYPE_CHECKING:  # each stage's parser loads when its setting is given (start-up stays light)
     from ..cases.targets import TargetSpec
     from ..cases.updates import UpdateMode
+    from ..engine.core.masking import MaskPattern
     from ..reporting.aggregate import GroupBy
     from ..reporting.gates import GateSettings
     from ..reporting.records import ValueMode
@@ -246,7 +246,7 @@ class Settings(SettingParts):
     verbose: int = 0  # pytest's -v count: how much the summary lists
     full_tracebacks: bool = False  # --tb=long or -vv: a target's whole traceback
     workers: int = 1  # pytest-xdist processes sharing the session's call limits
-    mask: tuple[re.Pattern[str], ...] = ()  # the user's patterns masked in error reasons
+    mask: tuple[MaskPattern, ...] = ()  # the user's patterns masked in error reasons
 
     @property
     def updating_target(self) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator, Mapping
 from typing import IO, Any, Generic, TypeVar
@@ -58,8 +59,33 @@ def json_line(value: Mapping[str, object]) -> str:
     return encode_json(value)
 
 
-# any JSON value as json_line writes it (comparison_lines.py pieces lines together with it)
-encode_json = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogate(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def escaped(text: str) -> str:
+    """JSON text with each lone surrogate written as its escape (see :func:`encode_json`)."""
+    return text if _SURROGATE.search(text) is None else _SURROGATE.sub(_escape_surrogate, text)
+
+
+def encode_json(value: object) -> str:
+    """Any JSON value as json_line writes it (comparison_lines.py pieces lines together with
+    it): a lone surrogate (which a model's text may hold, and UTF-8 cannot encode) written as
+    its JSON escape, ``\\ud800``, as ``ensure_ascii=True`` would write it; the text reads
+    back as the same value."""
+    text = _encode(value)
+    return text if _SURROGATE.search(text) is None else _SURROGATE.sub(_escape_surrogate, text)
+
+
+def dumps(value: object, indent: int | None = None) -> str:
+    """``json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)``, its lone
+    surrogates escaped as :func:`encode_json` escapes them."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
+    return text if _SURROGATE.search(text) is None else _SURROGATE.sub(_escape_surrogate, text)
 
 
 class Spool(TemporaryFile, Generic[_Item]):
@@ -76,7 +102,7 @@ class Spool(TemporaryFile, Generic[_Item]):
     def append_line(self, line: str) -> None:
         """Keep an object already written as :func:`json_line` text."""
         assert self._out is not None, "append to a closed spool"
-        self._out.write(line)
+        self._out.write(escaped(line))
         self._out.write("\n")
         self._count += 1
 
@@ -84,7 +110,7 @@ class Spool(TemporaryFile, Generic[_Item]):
         """Keep ``count`` objects written as :func:`json_line` text, each line ending in a
         newline, in one text (a worker's chunk)."""
         assert self._out is not None, "append to a closed spool"
-        self._out.write(text)
+        self._out.write(escaped(text))
         self._count += count
 
     def __len__(self) -> int:
@@ -156,16 +182,16 @@ def dump_streamed_report(
     (none kept: an empty list)."""
     body = dict(head)
     gates, baseline = body.pop("gates"), body.pop("baseline", None)
-    text = json.dumps(body, indent=2, ensure_ascii=False, allow_nan=False)
+    text = dumps(body, indent=2)
     fh.write(text[:-2])  # the object left open: '\n}' removed
     for key, spool in (("cases", cases), ("comparisons", comparisons)):
         fh.write(f',\n  "{key}": [')
         if spool is not None and len(spool):
             spool.write_items(fh)
         fh.write("]")
-    fh.write(',\n  "gates": ' + json.dumps(gates, ensure_ascii=False, allow_nan=False))
+    fh.write(',\n  "gates": ' + dumps(gates))
     if baseline is not None:
-        fh.write(',\n  "baseline": ' + json.dumps(baseline, ensure_ascii=False, allow_nan=False))
+        fh.write(',\n  "baseline": ' + dumps(baseline))
     fh.write("\n}\n")
 
 

@@ -125,14 +125,14 @@ def test_an_option_of_the_wrong_kind_or_size_is_a_config_error_naming_it(metric,
     assert named in str(info.value)
 
 
-def test_round_digits_with_an_absurd_count_is_quick():
+def test_round_digits_at_the_ends_of_its_range_is_quick():
     with within(GENEROUS):
-        for digits in (-(10**8), 10**8):
+        for digits in (-(10**4), 10**4):
             result = match_json(
-                {"a": 1.5},
-                {"a": 1.5},
+                {"a": 1.5, "b": BIG},
+                {"a": 1.5, "b": BIG},
                 metric="field_f1",
-                fields={"a": {"transform": {"round_digits": {"digits": digits}}}},
+                fields={"*": {"transform": {"round_digits": {"digits": digits}}}},
             )
             assert result.score == 1.0
 

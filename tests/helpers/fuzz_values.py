@@ -187,6 +187,7 @@ SPECIAL_TEXT = st.sampled_from(
         "\ud800",
         "\U0001f600",
         "a" * 300,
+        "a" * 100 + "!",  # what a catastrophic schema pattern (HOSTILE_PATTERNS) backtracks on
     ]
 )
 TEXT = st.one_of(st.text(max_size=12), SPECIAL_TEXT)
@@ -986,7 +987,11 @@ def comparator_specs(draw: Any, valid: bool) -> Any:
 DIGITS_VALID = st.integers(-20, 20)
 DIGITS_ANY = st.one_of(
     st.integers(-(10**9), 10**9),
-    st.sampled_from([-(10**8), 10**8, 10**400, -(10**400), 2**63, 1.5, math.nan, "2", None, True]),
+    st.integers(-10_001, 10_001),  # round_digits' range, -10,000 to 10,000, and just past it
+    st.sampled_from(
+        [-(10**8), 10**8, -(10**30), 10**30, 10**400, -(10**400), 2**63, 1.5, math.nan, "2"]
+        + [None, True]
+    ),
 )
 
 
@@ -1134,6 +1139,21 @@ SCHEMA_TYPES_ANY = st.one_of(
 )
 
 
+# Patterns that backtrack catastrophically (issue 55): "^(a+)+$" and "^(\w+\s?)*$" blow up
+# in Python's re, "^(a|aa)+$" in the regex package too; each is searched under a time budget.
+HOSTILE_PATTERNS = ["^(a+)+$", r"^(\w+\s?)*$", "^(a|aa)+$", "(a*)*b", "(unclosed"]
+HOSTILE_PATTERN_NODES = [
+    node
+    for pattern in HOSTILE_PATTERNS
+    for node in (
+        {"type": "string", "pattern": pattern},
+        {"type": "object", "patternProperties": {pattern: {"type": "integer"}}},
+        {"type": "object", "propertyNames": {"pattern": pattern}},
+        {"type": "array", "items": {"type": "string", "pattern": pattern}},
+    )
+]
+
+
 @st.composite
 def schema_nodes(draw: Any, depth: int = 0) -> Any:
     """A small eval schema node: valid ones mostly, malformed ones sometimes."""
@@ -1161,6 +1181,7 @@ def schema_nodes(draw: Any, depth: int = 0) -> Any:
                     {"type": "string", "x-eval-comapre": "x"},
                     {"type": "string", "x-override-evaluator": "exact"},
                     {"$ref": "#/$defs/loop", "$defs": {"loop": {"$ref": "#/$defs/loop"}}},
+                    *HOSTILE_PATTERN_NODES,
                 ]
             )
         )

@@ -64,6 +64,11 @@ def strip_accents(text: str) -> str:
     return unicodedata.normalize("NFC", without_marks(text))
 
 
+# round_digits' range: past 400 places either way a float is unchanged, and rounding an integer
+# to -n places computes 10**n, cheap at 10,000 and without end at 10**30.
+ROUND_DIGITS_LIMIT = 10_000
+
+
 def bind_round_digits(params: Mapping[str, Any] | None = None) -> TransformFn:
     params = dict(params or {})
     digits = params.pop("digits", 0)
@@ -72,6 +77,11 @@ def bind_round_digits(params: Mapping[str, Any] | None = None) -> TransformFn:
     if type(digits) is not int:
         raise ConfigError(
             f"transform 'round_digits': digits must be an integer, not {shown(digits)}"
+        )
+    if not -ROUND_DIGITS_LIMIT <= digits <= ROUND_DIGITS_LIMIT:
+        raise ConfigError(
+            f"transform 'round_digits': digits must be an integer from {-ROUND_DIGITS_LIMIT:,} "
+            f"to {ROUND_DIGITS_LIMIT:,}, not {shown(digits)}"
         )
 
     def apply(value: Any) -> Any:

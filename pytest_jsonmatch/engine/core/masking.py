@@ -56,24 +56,65 @@ def _secrets() -> tuple[tuple[re.Pattern[str], str], ...]:
     )
 
 
-_DECLARED: list[re.Pattern[str]] = []  # the user's own (jsonmatch_mask), whole matches masked
+# Seconds one declared pattern may take over one text: the ini file is part of the
+# repository a pull request may change, and a pattern that backtracks catastrophically must
+# not hang the run. Past it the whole text is withheld: masking may not leak what it missed.
+MASK_SECONDS = 0.1
+WITHHELD = "*** (withheld: a jsonmatch_mask pattern took too long on it)"
 
 
-def mask_patterns(lines: list[str], what: str = "jsonmatch_mask") -> tuple[re.Pattern[str], ...]:
+class MaskPattern:
+    """A ``jsonmatch_mask`` line compiled by the ``regex`` package (Python's ``re`` syntax),
+    whose :meth:`sub` runs under a time budget."""
+
+    __slots__ = ("pattern", "_compiled")
+
+    def __init__(self, pattern: str) -> None:
+        import regex
+
+        self.pattern = pattern
+        self._compiled = regex.compile(pattern, flags=regex.VERSION0)
+
+    def sub(self, replacement: str, text: str) -> str:
+        """``text`` with every match replaced; :data:`WITHHELD` past the budget."""
+        try:
+            return str(self._compiled.sub(replacement, text, timeout=MASK_SECONDS))
+        except TimeoutError:
+            return WITHHELD
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MaskPattern) and other.pattern == self.pattern
+
+    def __hash__(self) -> int:
+        return hash(self.pattern)
+
+    def __reduce__(self) -> tuple[type[MaskPattern], tuple[str]]:
+        return MaskPattern, (self.pattern,)
+
+    def __repr__(self) -> str:
+        return f"MaskPattern({self.pattern!r})"
+
+
+_DECLARED: list[MaskPattern] = []  # the user's own (jsonmatch_mask), whole matches masked
+
+
+def mask_patterns(lines: list[str], what: str = "jsonmatch_mask") -> tuple[MaskPattern, ...]:
     """The user's own patterns, one regular expression a line (blank lines skipped);
     ConfigError naming ``what`` for one that is not a regular expression."""
+    import regex
+
     compiled = []
     for line in (line.strip() for line in lines):
         if not line:
             continue
         try:
-            compiled.append(re.compile(line))
-        except re.error as exc:
+            compiled.append(MaskPattern(line))
+        except (regex.error, ValueError, OverflowError, RecursionError) as exc:
             raise ConfigError(f"{what}: {line!r} is not a regular expression: {exc}") from None
     return tuple(compiled)
 
 
-def declare(patterns: tuple[re.Pattern[str], ...]) -> None:
+def declare(patterns: tuple[MaskPattern, ...]) -> None:
     """Mask whatever ``patterns`` match too, from now on in this process (the plugin declares
     the ``jsonmatch_mask`` lines when the session starts)."""
     _DECLARED[:] = patterns

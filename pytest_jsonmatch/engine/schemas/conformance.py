@@ -42,20 +42,22 @@ from __future__ import annotations
 
 import math
 import operator
-import re
 from collections.abc import Callable, Mapping
 from decimal import Decimal, localcontext
 from time import perf_counter, thread_time
 from typing import Any
 
 from ..core.collector import collector_paused
-from ..core.errors import JsonMatchError, SchemaError, shown
+from ..core.depth import SHALLOW, call_with_depth, nesting
+from ..core.errors import JsonMatchError, ParseError, SchemaError, shown
 from ..core.paths import index_segment, key_segment
 from ..core.values import canonical_key
 from ..core.violations import LISTED, VALID, Conformance, Violation
+from ..reading.intake import MAX_DEPTH
 from .conformance_code import KIND_OF, SCALAR_TAGS, NodeKey, NodePlan, Step, generate
 from .eval_schema import _with_room
 from .loading import LoadedSchema, load_schema
+from .patterns import BoundedPattern, PatternError, compile_pattern
 
 # An answer's place, built as the check descends and read only for a violation: None (the
 # root), or (the parent's place, a key or an index).
@@ -117,10 +119,10 @@ class Validator:
         """``value`` (plain JSON, as the door gives it) against the schema."""
         found: Found = []
         if self._loaded is None:
-            self._check(value, None, found)
+            self._run(value, found)
         else:  # the closures, timed (this thread's CPU: not a wait) until the budget is spent
             start = thread_time()
-            self._check(value, None, found)
+            self._run(value, found)
             self._budget -= thread_time() - start
             if self._budget <= 0:
                 self._generate()
@@ -129,6 +131,22 @@ class Validator:
         return Conformance(
             tuple(_violation(place, keyword) for place, keyword in found[:LISTED]), len(found)
         )
+
+    def _run(self, value: Any, found: Found) -> None:
+        """The check, in the caller's stack; again with room for its depth where that is too
+        shallow (a value as deep as the door reads, given to the validator directly)."""
+        try:
+            self._check(value, None, found)
+            return
+        except RecursionError:
+            found.clear()
+        depth = nesting(value, MAX_DEPTH)
+        if depth > MAX_DEPTH:
+            raise ParseError(f"the answer nests more than {MAX_DEPTH:,} levels") from None
+        try:
+            call_with_depth(max(depth, SHALLOW + 1), self._check, value, None, found)
+        except RecursionError:  # (a value holding itself is refused at the door)
+            raise ParseError("the answer is too deep to check against its schema") from None
 
 
 def _violation(place: Place, keyword: str) -> Violation:
@@ -148,9 +166,13 @@ def _violation(place: Place, keyword: str) -> Violation:
 _VALIDATORS: dict[int, tuple[Any, Validator]] = {}
 _CACHE_LIMIT = 256
 # What writing a schema's code costs against compiling its closures: compiling them again
-# with the plans, then writing and compiling the text (4 to 6 times the compiling, measured
-# on schemas of 6 to 20,000 nodes: docs/performance.md).
-WRITE_COST = 5.0
+# with the plans, then writing and compiling the text (7.7 to 8.5 times the compiling, best
+# of 3 in CPU time, on schemas of 5,000 to 20,000 integer properties: docs/performance.md).
+WRITE_COST = 8.0
+# Past this many nodes a schema is checked by its closures alone: writing a wide schema's
+# code takes gigabytes (2.9 GB at 60,000 properties) and longer than the answers it would
+# serve, so a wide schema from a file never pays for it.
+MAX_WRITTEN_NODES = 10_000
 
 
 def validator_for(source: Any, *, generated: bool = True) -> Validator:
@@ -171,9 +193,12 @@ def validator_for(source: Any, *, generated: bool = True) -> Validator:
         )
     if not generated:
         return Validator(check, loaded.origin)
-    validator = Validator(
-        check, loaded.origin, loaded, budget=WRITE_COST * (perf_counter() - start)
-    )
+    if len(compiler.done) > MAX_WRITTEN_NODES:  # its code would cost more than it saves
+        validator = Validator(check, loaded.origin)
+    else:
+        validator = Validator(
+            check, loaded.origin, loaded, budget=WRITE_COST * (perf_counter() - start)
+        )
     if len(_VALIDATORS) >= _CACHE_LIMIT:
         _VALIDATORS.clear()
     _VALIDATORS[id(loaded.contents)] = (loaded.contents, validator)  # holds the document
@@ -456,12 +481,12 @@ class _Compiler:
             raise self.fail(where, keyword, f"must be a list of property names, not {shown(value)}")
         return tuple(value)
 
-    def regex(self, pattern: Any, where: str, keyword: str) -> re.Pattern[str]:
+    def regex(self, pattern: Any, where: str, keyword: str) -> BoundedPattern:
         if not isinstance(pattern, str):
             raise self.fail(where, keyword, f"must be a regular expression, not {shown(pattern)}")
         try:
-            return re.compile(pattern)
-        except re.error as exc:
+            return compile_pattern(pattern, f"{where}/{keyword}", self.origin)
+        except (PatternError, ValueError, OverflowError, RecursionError) as exc:
             raise self.fail(
                 where, keyword, f"{pattern!r} is not a regular expression Python reads ({exc})"
             ) from None
@@ -662,7 +687,7 @@ _GENERAL: dict[str, Callable[[_Compiler, Any, Any, str], tuple[Check, Step]]] = 
 
 def _properties(
     named: dict[str, Check],
-    patterns: list[tuple[re.Pattern[str], Check]],
+    patterns: list[tuple[BoundedPattern, Check]],
     other: Check | None,
     closed: bool,
     required: tuple[str, ...],

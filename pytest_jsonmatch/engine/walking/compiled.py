@@ -27,13 +27,17 @@ The record's FieldResults are made by walking it again in full form, when asked 
 (results/field_results.py, ``MatchResult.fields``).
 
 Used only when the metric is schema-driven, no ``ignore``/``fields`` rule is set and the
-object is not empty; anything else takes ``Walk.obj`` as it is. ``SPECIALISE = False``
+object is not empty; anything else takes ``Walk.obj`` as it is. A shape is compiled once
+it recurs (:func:`sightings`), and a process spends at most ``COMPILE_BUDGET`` seconds
+compiling: the shapes are the data's, and a shape met once never pays for its function
+(docs/performance.md). ``SPECIALISE = False``
 turns the generated scorers off (the differential test compares both).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from time import perf_counter
 from typing import Any
 
 from ..comparing.field_spec import ORDERED, Align
@@ -78,6 +82,12 @@ MAX_SHAPES = 64  # per node; an object of any other shape takes the general walk
 MAX_KEYS = 256  # a wider object takes it too (its function would take long to compile)
 MAX_FACTORIES = 1024  # compiled structures kept for the process
 _FACTORIES: dict[tuple[Any, ...], Callable[..., Scorer]] = {}  # by structure
+# Seconds of compiling a process may spend on scorers: the shapes are the data's (an expected
+# value of hundreds of wide objects, each with its keys in another order, asks for a
+# structure each, at 40-75 ms a 256-key one), so past this every new structure takes the
+# general walk, with the same result; the structures compiled already serve on.
+COMPILE_BUDGET = 1.0
+_spent = [0.0]  # seconds spent compiling scorers so far
 
 
 def compiles(cfg: WalkConfig) -> bool:
@@ -115,9 +125,26 @@ def scorer_for(
     )
     scorers = node.scorers
     found = scorers.get(shape)
-    if found is None and len(scorers) < MAX_SHAPES:
-        found = scorers[shape] = _make(node, shape, align)
-    return found
+    if type(found) is not int:
+        if found is not None or len(scorers) >= MAX_SHAPES:
+            return found
+        found = 0
+    # a shape is counted until it has been met often enough to pay for its function (a
+    # wider one costs more to compile): a shape met once, as in data whose objects each
+    # order their keys their own way, is never compiled
+    if found + 1 < sightings(len(expected)):
+        scorers[shape] = found + 1
+        return None
+    made = _make(node, shape, align)
+    if made is not None:
+        scorers[shape] = made
+    return made
+
+
+def sightings(width: int) -> int:
+    """How many times a shape of ``width`` keys is met before its scorer is compiled: twice,
+    and once more for every 8 keys (a 256-key function takes 40-75 ms to compile)."""
+    return 2 + width // 8
 
 
 def _kinds(node: SchemaNode, keys: tuple[str, ...], align: Align) -> tuple[str, ...]:
@@ -243,7 +270,7 @@ def _elements_are_objects(node: SchemaNode | None) -> bool:
     return items is not None and child_kind(items, ORDERED) == OBJECT_NODE
 
 
-def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer:
+def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer | None:
     keys, at_root, field_at_root, same_field, same_actual, count_extras, _, field = shape
     kinds = _kinds(node, keys, align)
     structure = (
@@ -257,11 +284,15 @@ def _make(node: SchemaNode, shape: tuple[Any, ...], align: Align) -> Scorer:
     )
     factory = _FACTORIES.get(structure)
     if factory is None:
+        if _spent[0] >= COMPILE_BUDGET:  # the budget is spent: the general walk
+            return None
         if len(_FACTORIES) >= MAX_FACTORIES:  # records of ever new structures: start over
             _FACTORIES.clear()
+        start = perf_counter()
         namespace: dict[str, Any] = {}
         exec(compile(_source(*structure), "<jsonmatch scorer>", "exec"), namespace)  # noqa: S102
         factory = _FACTORIES[structure] = namespace["make"]
+        _spent[0] += perf_counter() - start
     props = node.properties or {}
     comparators = [node.plain_by_key.get(k) for k in keys]
     forms = tuple(key_forms(k) for k in keys)
