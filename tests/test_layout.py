@@ -183,7 +183,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "8f278bdd3c82d164dc9554d4b7c179935eba3d512fb4bc2eaca91c771bedb6c6"
+        "4c508b1012dec4b594af56e308ae31912bbba6ac12a0438a0f3173d5bd54d288"
     )
 
 
