@@ -9,7 +9,7 @@ import argparse
 from ..engine.core.errors import JsonMatchError
 from ..reporting.baseline import BaselineError, load_baseline
 from ..reporting.gates import gate_settings
-from ..reporting.report import conclude, write_report
+from ..reporting.report import conclude, run_info, write_report
 from ..reporting.shards import merge_shards
 from .input_error import InputError
 from .output import FORMATS, emit
@@ -74,7 +74,7 @@ def run_merge(args: argparse.Namespace) -> int:
     report, verdict = conclude(
         merged.comparisons,
         gates,
-        {**merged.run, "command": ["jsonmatch", *args.argv]},
+        {**run_info(["jsonmatch", *args.argv], None), **merged.run},
         group_by=merged.group_by,  # type: ignore[arg-type]
         baseline=baseline,
         stopped=merged.stopped,

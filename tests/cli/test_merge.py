@@ -129,3 +129,15 @@ def test_a_bad_shard_setting_is_a_config_error(pytester):
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-shard=3/2")
     assert result.ret != 0
     assert "i must be between 1 and N" in result.stdout.str() + result.stderr.str()
+
+
+def test_the_markdown_summary_carries_one_marker_line_for_a_sticky_comment(pytester, capsys):
+    pytester.makepyfile(test_suite=SUITE)
+    one = _shard(pytester, 1, 2, "test_a or test_b or test_c")
+    two = _shard(pytester, 2, 2, "test_d or test_e or test_f")
+    capsys.readouterr()
+    assert main(["merge", one, two, "--format", "markdown"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "## jsonmatch"
+    assert lines.count("<!-- jsonmatch-report -->") == 1
+    assert lines[-1] == "<!-- jsonmatch-report -->"
