@@ -53,7 +53,9 @@ def _strip(report: dict) -> dict:
 @pytest.mark.parametrize("count", [2, 3])
 def test_merged_shards_equal_the_whole_run(pytester, count, capsys):
     pytester.makepyfile(test_suite=SUITE)
-    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=whole.json").assert_outcomes(passed=6)
+    pytester.runpytest_inprocess(
+        *ARGS, "--jsonmatch-report=whole.json", "-o", "jsonmatch_fail_under=0.7"
+    ).assert_outcomes(passed=6)
     paths = []
     for i, selection in enumerate(SHARDS[count], 1):
         extra = ("-n", "2") if i == 1 else ()
@@ -81,6 +83,13 @@ def test_merged_shards_equal_the_whole_run(pytester, count, capsys):
     assert _strip(merged)["cases"] == _strip(whole)["cases"]
     for key in ("overall", "count", "metrics", "fields", "groups", "comparisons", "errors"):
         assert _strip(merged)[key] == _strip(whole)[key], key
+    assert merged["gates"] == whole["gates"] and merged["gates"]["checked"]
+    # the summary a person reads of either report is the same
+    capsys.readouterr()
+    main(["report", out, "-f", "text", "--color", "never"])
+    from_merged = capsys.readouterr().out
+    main(["report", str(pytester.path / "whole.json"), "-f", "text", "--color", "never"])
+    assert from_merged == capsys.readouterr().out
     # judged once: the whole run's 0.75 is under 0.8
     assert main(["merge", *paths, "--fail-under", "0.8"]) == 1
 
