@@ -189,7 +189,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "8b3368f493abff884731d63689fd522744a686508f9a6d6be2a7faf380619722"
+        "60243297c368eba99c82a549c8bb8bb4771408094f24db6cf3c41f7acc270ca6"
     )
 
 

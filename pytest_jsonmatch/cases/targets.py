@@ -75,7 +75,7 @@ def _imported(module_name: str, spec: str, what: str) -> object:
             f"{what} {spec!r}: module {module_name!r} does not compile: "
             f"{type(exc).__name__}: {exc.msg} ({where})"
         ) from None
-    except Exception as exc:  # noqa: BLE001 (any error of the user's module is named, not raised)
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 (any error of the user's module is named)
         where = users_frame(exc) or "raised while importing it"
         raise CaseFileError(
             f"{what} {spec!r}: importing module {module_name!r} failed: {one_line(exc)} ({where})"

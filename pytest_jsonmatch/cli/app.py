@@ -16,10 +16,10 @@ import sys
 from collections.abc import Iterator, Sequence
 
 from ..engine.core.errors import JsonMatchError
-from . import compare, compare_runs, saved, score
+from . import compare, compare_runs, merge, saved, score
 from .input_error import InputError
 
-COMMANDS = ("compare", "score", "report", "diff", "compare-runs")
+COMMANDS = ("compare", "score", "report", "diff", "compare-runs", "merge")
 STRUCTEVAL_FLAGS = ("--test", "--gt", "--report", "--config")
 
 
@@ -47,6 +47,7 @@ def parser() -> argparse.ArgumentParser:
     score.add_parser(commands)
     saved.add_parsers(commands)
     compare_runs.add_parser(commands)
+    merge.add_parser(commands)
     return top
 
 

@@ -146,6 +146,12 @@ SETTINGS = (
         metavar="PATH [partial]",
     ),
     Setting(
+        "shard",
+        "this run is shard i of N of a split suite: its report says so and it judges "
+        "no gate; 'jsonmatch merge' joins the shards' reports and judges the whole run",
+        metavar="i/N",
+    ),
+    Setting(
         "group_by",
         "print the per-field tables per metric (default), case file or folder",
         default="metric",
@@ -238,6 +244,7 @@ class Settings(SettingParts):
     report_values: ValueMode = "short"
     baseline: str | None = None
     partial_baseline: bool = False  # a partial run's report is accepted as the baseline
+    shard: tuple[int, int] | None = None  # shard i of N of a split suite (1-based)
     group_by: GroupBy = "metric"
     schema_dirs: tuple[Path, ...] = ()
     max_cases: int = 10_000
@@ -358,6 +365,7 @@ def _read(read: _Reader) -> Settings:
         report_values=parts.parse_value_mode(*read.text("report_values")),
         baseline=os.fspath(here / baseline) if baseline else None,
         partial_baseline=partial,
+        shard=_shard(read) if read.given("shard") else None,
         group_by=parts.parse_group_by(*read.text("group_by")),
         given_gates=_gates(read) if read.given(*_GATE_SETTINGS) else None,
         schema_dirs=read.paths("schema_dirs"),
@@ -375,6 +383,12 @@ def _read(read: _Reader) -> Settings:
         given_otel=parts.parse_otel(*read.text("otel")) if read.given("otel") else None,
         mask=parts.parse_mask(read.ini("mask")) if read.given("mask") else (),
     )
+
+
+def _shard(read: _Reader) -> tuple[int, int]:
+    from ..reporting.shards import parse_shard
+
+    return parse_shard(*read.text("shard"))
 
 
 def _workers(config: pytest.Config) -> int:

@@ -57,10 +57,13 @@ if TYPE_CHECKING:
 
 
 def run_info(
-    command: Sequence[str], root: str | None, worker_deaths: Sequence[WorkerDeathDict] = ()
+    command: Sequence[str],
+    root: str | None,
+    worker_deaths: Sequence[WorkerDeathDict] = (),
+    shard: tuple[int, int] | None = None,
 ) -> RunInfo:
-    """When and where a run happened: time, versions, command line, git commit; and the
-    xdist workers that died, if any."""
+    """When and where a run happened: time, versions, command line, git commit; the xdist
+    workers that died, if any; which shard of a split suite it is, if it is one."""
     from ..version import __version__
 
     run: RunInfo = {
@@ -72,6 +75,8 @@ def run_info(
     }
     if worker_deaths:
         run["worker_deaths"] = list(worker_deaths)
+    if shard is not None:
+        run["shard"] = {"index": shard[0], "count": shard[1]}
     return run
 
 
@@ -229,9 +234,14 @@ def conclude(
     return report, verdict
 
 
-def not_judged(updated: int) -> str | None:
+def not_judged(updated: int, shard: tuple[int, int] | None = None) -> str | None:
     """Why an update run judges no gate (None: it updated nothing, and is judged): its scores
-    are those of the expected values it replaced."""
+    are those of the expected values it replaced; or a shard's: its cases are a part of the
+    suite (shards.py)."""
+    if shard is not None and not updated:
+        from .shards import shard_not_judged
+
+        return shard_not_judged(*shard)
     return (
         None
         if not updated

@@ -36,6 +36,15 @@ class RunInfo(TypedDict, total=False):
     complete: bool  # False: the run stopped early (a partial run's report)
     stopped: str  # why, and how many of its tests ran
     worker_deaths: list[WorkerDeathDict]  # under xdist, each worker that died
+    shard: ShardDict  # the run is this shard of a split suite (shards.py)
+    shards: int  # the run was merged from this many shards' reports (jsonmatch merge)
+
+
+class ShardDict(TypedDict):
+    """Which shard of a split suite a run is: ``index`` (from 1) of ``count``."""
+
+    index: int
+    count: int
 
 
 class WorkerDeathDict(TypedDict):

@@ -137,6 +137,8 @@ def test_the_markdown_lists_cases_worst_first_and_leaves_out_never_scored_fields
                 "| name | 0.5000 | 2 | 2 | 0 | 0 |",
                 "",
                 "2 fields never scored: id, meta.",
+                "",
+                "<!-- jsonmatch-report -->",
             ]
         )
         + "\n"

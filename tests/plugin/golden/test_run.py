@@ -170,6 +170,11 @@ BROKEN_MODULES = {
         "importing module 'broken' failed: KeyError: 'JSONMATCH_NO_SUCH_VARIABLE' "
         "(raised at *broken.py:3 in <module>)",
     ),
+    # a module that ends the process as it is imported: named, never the session's end
+    "exits": (
+        "import sys\n\nsys.exit('no API key')\n",
+        "importing module 'broken' failed: SystemExit: no API key (raised at *broken.py:3 in <module>)",
+    ),
     # a module that does not compile: the error, and its file and line
     "syntax": (
         "def extract(value)\n    return value\n",
