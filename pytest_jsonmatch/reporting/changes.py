@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .shapes import BaselineSectionDict, ChangedCaseDict, GatesDict, QuotedDict
+from .shapes import BaselineSectionDict, ChangedCaseDict, GatesDict, MetricTallyDict, QuotedDict
 
 
 def ten_thousandths(score: float) -> int:
@@ -111,3 +111,17 @@ def _quoted(gates: GatesDict | None) -> QuotedDict:
     """What the gates' messages quote (nothing when they quote nothing)."""
     quoted = gates.get("quoted") if gates is not None else None
     return quoted if quoted is not None else {"cases": [], "fields": []}
+
+
+def metric_cells(m: MetricTallyDict) -> list[str]:
+    """A metric's row after its name, as the text and Markdown summaries print it: cases,
+    passed, failed, errors, then the mean score, precision, recall and F1."""
+    counts = [str(m["count"]), str(m["passed"]), str(m["failed"]), str(m["errors"])]
+    return (
+        counts
+        + [f"{m['mean_score']:.4f}", f"{m['precision']:.4f}"]
+        + [
+            f"{m['recall']:.4f}",
+            f"{m['f1']:.4f}",
+        ]
+    )

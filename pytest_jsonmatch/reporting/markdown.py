@@ -9,7 +9,15 @@ import re
 from collections.abc import Sequence
 
 from .aggregate import field_rows, never_scored_line, valid_share_text, worst_first
-from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
+from .changes import (
+    change_text,
+    changed_cases,
+    field_changes,
+    interval_text,
+    metric_cells,
+    p_text,
+    signed,
+)
 from .runs import (
     DISAGREEMENTS,
     PARTIAL_NAMED,
@@ -115,14 +123,7 @@ def _metrics(report: ReportHead) -> list[str]:
     rows = [
         [
             escape(name),
-            str(m["count"]),
-            str(m["passed"]),
-            str(m["failed"]),
-            str(m["errors"]),
-            f"{m['mean_score']:.4f}",
-            f"{m['precision']:.4f}",
-            f"{m['recall']:.4f}",
-            f"{m['f1']:.4f}",
+            *metric_cells(m),
         ]
         + ([f"{share['share']:.4f}" if (share := m.get("conformance")) else "-"] if valid else [])
         for name, m in metrics.items()

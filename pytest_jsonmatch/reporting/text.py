@@ -15,7 +15,15 @@ from .aggregate import (
     violations_text,
     worst_first,
 )
-from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
+from .changes import (
+    change_text,
+    changed_cases,
+    field_changes,
+    interval_text,
+    metric_cells,
+    p_text,
+    signed,
+)
 from .records import NOT_RECORDED
 from .runs import (
     DISAGREEMENTS,
@@ -139,14 +147,7 @@ def _metric_lines(report: ReportHead, width: int) -> list[str]:
         rows.append(
             (
                 escape_controls(name),
-                str(m["count"]),
-                str(m["passed"]),
-                str(m["failed"]),
-                str(m["errors"]),
-                f"{m['mean_score']:.4f}",
-                f"{m['precision']:.4f}",
-                f"{m['recall']:.4f}",
-                f"{m['f1']:.4f}",
+                *metric_cells(m),
             )
         )
         valid.append((f"{share['share']:.4f}" if share else "-",))
