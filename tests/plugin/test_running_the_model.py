@@ -372,7 +372,12 @@ def test_a_timed_out_call_is_retried_only_when_asked(pytester, server, probe):
     _cases(pytester, ["/hang"])
     result = _run(pytester, ini="jsonmatch_calls = timeout=0.3 retries=1 retry_timeouts=yes")
     result.assert_outcomes(failed=1)
-    assert server.hits == {"/hang": 2} and probe.cancelled == ["/hang", "/hang"]
+    # Attempts are counted where the target starts them: on a loaded machine an attempt can
+    # time out before its request reaches the server (creating the client alone can take
+    # 0.3 s), so the server may see fewer than were made, never more.
+    assert probe.started == ["/hang", "/hang"] and probe.cancelled == ["/hang", "/hang"]
+    assert server.hits.get("/hang", 0) <= 2
+    result.stdout.fnmatch_lines(["*target timed out after 0.3 s (2 attempts)*"])
     assert _threads_left() == []
 
 
@@ -383,7 +388,8 @@ def test_a_timed_out_call_is_not_retried_by_default(pytester, server, probe):
     _cases(pytester, ["/hang"])
     result = _run(pytester, ini="jsonmatch_calls = timeout=0.3 retries=3")
     result.assert_outcomes(failed=1)
-    assert server.hits == {"/hang": 1} and probe.cancelled == ["/hang"]
+    assert probe.started == ["/hang"] and probe.cancelled == ["/hang"]
+    assert server.hits.get("/hang", 0) <= 1
     result.stdout.fnmatch_lines(["*target timed out after 0.3 s (1 attempt)*"])
 
 
