@@ -44,12 +44,17 @@ def printed_interval(
     """The bounds of the 95% interval of the change from ``before`` to ``after`` as printed:
     the printed change (:func:`printed_change`) minus the lower margin ``mean - low`` and plus
     the upper one ``high - mean``, each margin rounded to four decimals; ``mean`` is the exact
-    mean difference the interval was computed around. The bounds stay in [-1, 1], and a bound
-    on one side of zero is never printed on the other (a gate calls an interval wholly below
-    zero from the exact bounds; its message must not print a positive top)."""
+    mean difference the interval was computed around. The bounds stay in [-1, 1] (a bound cut
+    to an end of that range, stats.py, prints as that end), and a bound on one side of zero is
+    never printed on the other (a gate calls an interval wholly below zero from the exact
+    bounds; its message must not print a positive top)."""
     change = ten_thousandths(after) - ten_thousandths(before)
     bottom = max(change - ten_thousandths(max(mean - low, 0.0)), -10_000)
     top = min(change + ten_thousandths(max(high - mean, 0.0)), 10_000)
+    if low <= -1.0:
+        bottom = -10_000
+    if high >= 1.0:
+        top = 10_000
     if high < 0.0:
         top = min(top, 0)
     if low > 0.0:

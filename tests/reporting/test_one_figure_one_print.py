@@ -29,8 +29,11 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pytest_jsonmatch.reporting.baseline import load_baseline
+from pytest_jsonmatch.reporting.changes import interval_text, printed_change, printed_interval
 from pytest_jsonmatch.reporting.gates import GateSettings, parse_floors
 from pytest_jsonmatch.reporting.records import FAILED, PASSED, Comparison, FieldRecord
 from pytest_jsonmatch.reporting.report import conclude, write_report
@@ -199,3 +202,38 @@ def test_side_by_side_columns_state_their_case_count(outputs, figures):
         ]:
             assert figures[key][output] == {"3"}, (output, key)
         assert figures[("targets", "shared")][output] == {"3"}, output
+
+
+def test_an_interval_is_printed_around_the_printed_change():
+    # no spread: 0.4653 - 0.5001 = -0.0348 both ends (the exact -0.03473 reads -0.0347)
+    assert interval_text(0.50006, 0.46533, -0.03473, -0.03473, -0.03473) == ("-0.0348 to -0.0348")
+    # margins 0.0100 below and 0.0200 above, laid off from the printed change
+    assert printed_interval(0.50006, 0.46533, -0.03473, -0.04473, -0.01473) == (-0.0448, -0.0148)
+    # a bound cut to an end of [-1, 1] stays there: 2/3 -> 1/3 prints -0.3334, and the upper
+    # margin 1 + 1/3 rounds to 1.3333, which laid off would read +0.9999
+    third = 1 / 3
+    assert printed_interval(2 * third, third, -third, -1.0, 1.0) == (-1.0, 1.0)
+    # an exact top just below zero (-0.000005) never prints above it: 0.5000 - 0.5000 prints
+    # +0.0000, and its margin 0.000055 would lift the top to +0.0001
+    assert printed_interval(0.50004, 0.49998, -0.00006, -0.0002, -0.000005) == (-0.0001, 0.0)
+    assert interval_text(0.5, 0.4, -0.1, None, None) == "-"
+
+
+@given(
+    st.floats(0.0, 1.0),
+    st.floats(0.0, 1.0),
+    st.floats(0.0, 2.0),
+    st.floats(0.0, 2.0),
+)
+def test_the_printed_change_lies_within_its_printed_interval(before, after, below, above):
+    mean = after - before
+    low, high = max(mean - below, -1.0), min(mean + above, 1.0)
+    bottom, top = printed_interval(before, after, mean, low, high)
+    change = printed_change(before, after)
+    assert -1.0 <= bottom <= change <= top <= 1.0
+    if below == above == 0.0:
+        assert bottom == top == change
+    if high < 0.0:
+        assert top <= 0.0
+    if low > 0.0:
+        assert bottom >= 0.0
