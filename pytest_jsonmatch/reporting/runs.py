@@ -349,10 +349,6 @@ def cell_spread(row: Disagreement) -> str:
     return f"{printed_change(min(row['scores']), max(row['scores'])):.4f}"
 
 
-def cell_signed(value: float | None) -> str:
-    return "–" if value is None else f"{value:+.4f}"
-
-
 def cell_interval(d: DifferenceDict | None, first: float | None, score: float | None) -> str:
     """A difference's 95% interval around the change printed beside it (from ``first`` to
     ``score``), by changes.printed_interval's rule."""

@@ -157,9 +157,12 @@ def message_figures(output: str, line: str) -> Iterator[Figure]:
             yield output, ("case", f"{found['case']}[{found['ref']}]", "score"), found["b"]
             yield output, ("case", f"{found['case']}[{found['t']}]", "score"), found["a"]
     for found in re.finditer(
-        rf"field (\S+) \(([^()]*)\): mean score ({NUMBER}) is below its floor", line
+        rf"field (\S+) \(([^()]*)\): mean score ({NUMBER}) is below its floor ({NUMBER})", line
     ):
         yield output, ("field", found[2], found[1], "score"), found[3]
+        yield output, ("floor", found[2], found[1]), found[4]
+    for found in re.finditer(rf"\b((?:jsonmatch_)?max_(?:case_)?drop) ({NUMBER})", line):
+        yield output, ("setting", found[1]), found[2]
     said = re.search(
         rf"[Mm]ean change \**({SIGNED})\** \(({NUMBER}) (?:->|→) ({NUMBER})\)"
         rf"(?:, 95% interval ({INTERVAL}))?",
@@ -235,6 +238,7 @@ class _Page(HTMLParser):
         self.prose: list[str] = []
         self.cards: dict[str, str] = {}
         self.case_scores: list[tuple[str, str]] = []
+        self.case_lines: list[tuple[str, str]] = []  # prose inside a case, after its id
         self._heading = ""
         self._text: list[str] | None = None  # collecting a heading, cell, paragraph, title
         self._what = ""
@@ -304,6 +308,8 @@ class _Page(HTMLParser):
                 self._row.append(text)
             elif what == "heading":
                 self._heading = text
+            elif what == "prose" and self._case:
+                self.case_lines.append((self._case, text))
             elif what == "prose":
                 self.prose.append(text)
             elif what == "card":
@@ -339,6 +345,26 @@ def html_figures(output: str, page: str) -> Iterator[Figure]:
         yield output, ("count",), parsed.cards["count"]
     for case, score in parsed.case_scores:
         yield output, ("case", case, "score"), score
+    for case, line in parsed.case_lines:
+        said = re.fullmatch(
+            rf"score ({NUMBER}) \(threshold ({NUMBER})\), precision ({NUMBER}), recall "
+            rf"({NUMBER}), F1 ({NUMBER})",
+            line,
+        )
+        if said is not None:
+            for name, text in zip(
+                ("score", "threshold", "precision", "recall", "F1"), said.groups()
+            ):
+                yield output, ("case", case, name), text
+
+
+def visible(output: str, text: str) -> str:
+    """What a reader of ``output`` sees: an HTML page's text, titles and labels (not its
+    styles, scripts or sort keys)."""
+    if output != "html":
+        return text
+    text = re.sub(r"<style.*?</style>|<script.*?</script>", "", text, flags=re.DOTALL)
+    return html.unescape(re.sub(r' data-[a-z-]+="[^"]*"', "", text))
 
 
 def json_figures(output: str, text: str) -> Iterator[Figure]:

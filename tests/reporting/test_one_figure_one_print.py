@@ -46,6 +46,7 @@ from tests.helpers.printed_figures import (
     json_figures,
     markdown_figures,
     text_figures,
+    visible,
 )
 
 TARGETS = ("large", "small")
@@ -155,6 +156,22 @@ def test_every_figure_printed_twice_is_printed_one_way(figures):
         (("case", "m.yaml::c1[small]", "score"), None),
     ]:
         assert (where or {"terminal", "markdown", "html", "json gates"}) <= set(figures[key]), key
+
+
+def test_every_printed_score_is_read_as_a_figure_of_something(outputs):
+    """The reading above misses nothing: every four-decimal number a person sees in the
+    terminal, the Markdown or the HTML (its text, titles and labels) is, sign aside, one the
+    reader attributed to a quantity (a drop is read as its change)."""
+    readers = {"terminal": text_figures, "md": markdown_figures, "html": html_figures}
+    for output, read in readers.items():
+        named = {
+            number.lstrip("+-")
+            for _, _, text in read(output, outputs[output])
+            for number in re.findall(r"\d\.\d{4}", text)
+        }
+        shown = re.findall(r"(?<![\d.])\d\.\d{4}(?![\d])", visible(output, outputs[output]))
+        assert len(shown) > 100
+        assert sorted(set(shown) - named) == [], output
 
 
 def test_the_figures_that_round_apart_print_the_printed_change(figures):
