@@ -254,3 +254,26 @@ def test_the_printed_change_lies_within_its_printed_interval(before, after, belo
         assert top <= 0.0
     if low > 0.0:
         assert bottom >= 0.0
+
+
+@pytest.mark.parametrize("where", ["mean", "low"])
+def test_a_saved_report_holding_nan_is_refused_not_printed(outputs, tmp_path, where):
+    """``jsonmatch report`` reads a saved report back: a NaN or an infinity in it (Python's
+    json reads both) is refused as a baseline's is, naming the file, never printed as an
+    interval or raised from inside the rounding."""
+    from tests.cli.run import jsonmatch
+
+    constant = {"mean": "NaN", "low": "-Infinity"}[where]
+    text = re.sub(
+        rf'("difference": \{{[^}}]*?"{where}": )[-0-9.e]+',
+        rf"\g<1>{constant}",
+        outputs["json"],
+        count=1,
+    )
+    assert constant in text
+    path = tmp_path / "evil.json"
+    path.write_text(text, encoding="utf-8")
+    done = jsonmatch("report", str(path), "--format", "text")
+    assert done.returncode != 0 and done.stdout == ""
+    assert f"{path} is not valid JSON: {constant} is not a number a report can hold" in done.stderr
+    assert "Traceback" not in done.stderr
