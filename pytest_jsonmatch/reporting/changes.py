@@ -2,6 +2,12 @@
 out from the two printed scores (``now - base``), so that on every printed row the subtraction
 holds to the last digit. The exact change (a mean of paired differences) can differ from the
 printed one by at most 0.0001; the gates decide on the exact one.
+
+A 95% interval is printed around the printed change (:func:`printed_interval`): its two
+margins (mean - low, high - mean) are rounded to four decimals and laid off from the printed
+change, so that the printed change always lies within the printed bounds and an interval with
+no spread prints both bounds equal to it. Every output (terminal, Markdown, HTML, the gates'
+messages) prints an interval through this one rule.
 """
 
 from __future__ import annotations
@@ -32,16 +38,58 @@ def change_text(before: float, after: float) -> str:
     return signed(printed_change(before, after))
 
 
+def printed_interval(
+    before: float, after: float, mean: float, low: float, high: float
+) -> tuple[float, float]:
+    """The bounds of the 95% interval of the change from ``before`` to ``after`` as printed:
+    the printed change (:func:`printed_change`) minus the lower margin ``mean - low`` and plus
+    the upper one ``high - mean``, each margin rounded to four decimals; ``mean`` is the exact
+    mean difference the interval was computed around. The bounds stay in [-1, 1] (a bound cut
+    to an end of that range, stats.py, prints as that end), and a bound on one side of zero is
+    never printed on the other (a gate calls an interval wholly below zero from the exact
+    bounds; its message must not print a positive top)."""
+    change = ten_thousandths(after) - ten_thousandths(before)
+    bottom = max(change - ten_thousandths(max(mean - low, 0.0)), -10_000)
+    top = min(change + ten_thousandths(max(high - mean, 0.0)), 10_000)
+    if low <= -1.0:
+        bottom = -10_000
+    if high >= 1.0:
+        top = 10_000
+    if high < 0.0:
+        top = min(top, 0)
+    if low > 0.0:
+        bottom = max(bottom, 0)
+    return bottom / 10_000, top / 10_000
+
+
+def interval_text(
+    before: float | None,
+    after: float | None,
+    mean: float,
+    low: float | None,
+    high: float | None,
+    missing: str = "-",
+) -> str:
+    """``-0.0412 to -0.0096``: the interval as :func:`printed_interval` prints it beside the
+    change from ``before`` to ``after``; ``missing`` when there is no interval."""
+    if before is None or after is None or low is None or high is None:
+        return missing
+    bottom, top = printed_interval(before, after, mean, low, high)
+    return f"{signed(bottom)} to {signed(top)}"
+
+
 class FieldChange(NamedTuple):
     """A field row against the baseline: over the ``cases`` shared cases of its group that
-    hold it, the mean of the field's per-case scores in the baseline and now, the paired
-    95% interval, the p-value and the Holm-adjusted one (None with fewer than two cases)."""
+    hold it, the mean of the field's per-case scores in the baseline and now, the exact mean
+    of the paired differences, the paired 95% interval, the p-value and the Holm-adjusted one
+    (None with fewer than two cases)."""
 
     group: str
     path: str
     cases: int
     before: float
     after: float
+    mean: float
     low: float | None
     high: float | None
     p: float | None
@@ -50,6 +98,11 @@ class FieldChange(NamedTuple):
     @property
     def change(self) -> float:
         return printed_change(self.before, self.after)
+
+    @property
+    def interval(self) -> str:
+        """The row's 95% interval as every table prints it."""
+        return interval_text(self.before, self.after, self.mean, self.low, self.high)
 
 
 def field_changes(
@@ -71,6 +124,7 @@ def field_changes(
                     diff["n"],
                     d["before"],
                     d["after"],
+                    diff["mean"],
                     diff["low"],
                     diff["high"],
                     diff["p_value"],
@@ -101,10 +155,6 @@ def changed_cases(
 def p_text(value: float | None) -> str:
     """A p-value as the tables print it (``-`` when there is none)."""
     return "-" if value is None else f"{value:.4f}"
-
-
-def interval_text(low: float | None, high: float | None) -> str:
-    return "-" if low is None or high is None else f"{signed(low)} to {signed(high)}"
 
 
 def _quoted(gates: GatesDict | None) -> QuotedDict:

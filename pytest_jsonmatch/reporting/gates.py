@@ -444,7 +444,8 @@ def _baseline(
             f"({comparison.before:.4f} -> {comparison.after:.4f} over {comparison.shared} "
             f"shared case{'' if comparison.shared == 1 else 's'})"
         )
-        _drop(what, diff.clearly_below_zero, diff, limit, settings, verdict)
+        sides = (comparison.before, comparison.after)
+        _drop(what, diff.clearly_below_zero, diff, sides, limit, settings, verdict)
     for delta in comparison.fields:
         d = delta.difference
         if -d.mean > limit + SCORE_EPSILON:
@@ -454,7 +455,9 @@ def _baseline(
                 f"{delta.after:.4f} over {d.n} shared case{'' if d.n == 1 else 's'})"
             )
             verdict.quoted_fields.append((delta.group, delta.path))
-            _drop(what, delta.significant and d.mean < 0, d, limit, settings, verdict, delta)
+            clear = delta.significant and d.mean < 0
+            sides = (delta.before, delta.after)
+            _drop(what, clear, d, sides, limit, settings, verdict, delta)
     if comparison.shared and len(verdict.failures) == failed:
         from .changes import change_text
 
@@ -538,20 +541,23 @@ def _drop(
     what: str,
     clear: bool,
     diff: PairedDifference,
+    sides: tuple[float, float],
     limit: float,
     settings: GateSettings,
     verdict: Verdict,
     row: FieldDelta | None = None,
 ) -> None:
     """A drop beyond ``max_drop``: a failure when the rule says it is real, else a warning
-    that says which rule kept it from failing (the interval, or Holm's correction)."""
-    from .changes import p_text
+    that says which rule kept it from failing (the interval, or Holm's correction).
+    ``sides`` are the scores before and after, whose printed difference the message's
+    interval is printed around (changes.printed_interval)."""
+    from .changes import interval_text, p_text
 
     beyond = f", more than {settings.names.max_drop} {limit:.4f}"
     if settings.mode == "strict":
         verdict.failures.append(what + beyond)
     elif clear:
-        interval = f"95% interval {diff.low:+.4f} to {diff.high:+.4f}"
+        interval = f"95% interval {interval_text(*sides, diff.mean, diff.low, diff.high)}"
         holm = (
             ""
             if row is None
@@ -559,12 +565,12 @@ def _drop(
         )
         verdict.failures.append(f"{what}{beyond} ({interval}{holm})")
     else:
-        verdict.warnings.append(f"{what}{beyond}, but it may be noise: {_noise(diff, row)}")
+        verdict.warnings.append(f"{what}{beyond}, but it may be noise: {_noise(diff, sides, row)}")
 
 
-def _noise(diff: PairedDifference, row: FieldDelta | None) -> str:
+def _noise(diff: PairedDifference, sides: tuple[float, float], row: FieldDelta | None) -> str:
     """Why a drop is not counted as real, in the words of the rule that decided it."""
-    from .changes import p_text
+    from .changes import interval_text, p_text
     from .stats import ALPHA
 
     if diff.low is None or diff.high is None:
@@ -574,13 +580,14 @@ def _noise(diff: PairedDifference, row: FieldDelta | None) -> str:
             f"{diff.n} shared cases are too few to tell a drop from noise (with their spread "
             f"no drop a score can make would be detected)"
         )
+    printed = interval_text(*sides, diff.mean, diff.low, diff.high)
     if diff.high < 0.0 and row is not None:  # the interval excludes zero: Holm decided
         return (
-            f"the 95% interval {diff.low:+.4f} to {diff.high:+.4f} lies below zero "
+            f"the 95% interval {printed} lies below zero "
             f"(p = {p_text(diff.p_value)}), yet Holm's correction across {row.family} field "
             f"rows raises p to {p_text(row.holm_p)}, above {ALPHA:.2f}"
         )
-    interval = f"the 95% interval {diff.low:+.4f} to {diff.high:+.4f} includes no change"
+    interval = f"the 95% interval {printed} includes no change"
     if row is not None:  # a field row: its table shows the interval, not the detectable drop
         return interval
     return f"{interval}, and {diff.n} cases can only detect drops of {diff.detectable:.4f} or more"

@@ -339,7 +339,8 @@ def _baseline(
             f"({_num(before)} → {_num(after)})"
         )
         if diff["low"] is not None:
-            text += f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}, " + (
+            interval = interval_text(before, after, diff["mean"], diff["low"], diff["high"])
+            text += f", 95% interval {interval}, " + (
                 f"smallest detectable drop {detectable:.4f}"
                 if (detectable := diff["detectable"]) is not None
                 else "too few cases to detect any drop"
@@ -405,7 +406,7 @@ def _field_changes(baseline: BaselineSectionDict, gates: GatesDict) -> str:
             f'<td data-sort="{r.before!r}">{_num(r.before)}</td>',
             f'<td data-sort="{r.after!r}">{_num(r.after)}</td>',
             f'<td data-sort="{r.change!r}">{signed(r.change)}</td>',
-            f"<td>{interval_text(r.low, r.high)}</td>",
+            f"<td>{r.interval}</td>",
             f"<td>{p_text(r.p)}</td>",
             f"<td>{p_text(r.holm_p)}</td>",
         ]
@@ -741,7 +742,7 @@ def _html_runs(data: RunsComparison, ids: str = "", word: str = "run") -> str:
             _num_cell(r["overall"]),
             f'<td data-sort="{r["passed"]}">{r["passed"]}</td>',
             _num_cell(None if d is None else d["mean"], cell_change(r, data["runs"][0])),
-            f"<td>{cell_interval(d)}</td>",
+            f"<td>{cell_interval(d, data['runs'][0]['overall'], r['overall'])}</td>",
         ]
         cells += [
             f'<td data-sort="{"" if r[k] is None else r[k]}">{"–" if r[k] is None else r[k]}</td>'
@@ -800,12 +801,16 @@ def _html_fields(data: RunsComparison, ids: str = "", word: str = "run") -> str:
         cells = [f"<td>{_e(field_label(f, by_group))}</td>"]
         cells.append(f'<td data-sort="{f.get("cases", 0)}">{f.get("cases", "–")}</td>')
         cells += [_num_cell(s) for s in f["scores"]]
-        for d, shown in zip(f["differences"][1:], field_changes_of(f)):
+        printed = field_changes_of(f)
+        for d, s, shown in zip(f["differences"][1:], f["scores"][1:], printed):
             mean = None if d is None else d["mean"]
-            title = "" if d is None else f' title="95% interval {cell_interval(d)}"'
+            interval = cell_interval(d, f["scores"][0], s)
+            title = "" if d is None else f' title="95% interval {interval}"'
             cells.append(f'<td data-sort="{_sort_value(mean)}"{title}>{shown}</td>')
         means = [None if d is None else d["mean"] for d in f["differences"]]
-        cells.append(f'<td class="chart-cell">{difference_chart(means, escaped, colours)}</td>')
+        cells.append(
+            f'<td class="chart-cell">{difference_chart(means, escaped, colours, printed)}</td>'
+        )
         rows.append(f'<tr data-field="{_e(f["path"])}">' + "".join(cells) + "</tr>")
     legend = "".join(
         f'<span class="key {c}"></span> {n} ' for c, n in zip(colours[1:], escaped[1:])

@@ -224,7 +224,8 @@ def _baseline(baseline: BaselineSectionDict, gates: GatesDict, full: bool) -> li
     if baseline["shared"] and before is not None and after is not None:
         text = f"Mean change **{change_text(before, after)}** ({before:.4f} -> {after:.4f})"
         if diff["low"] is not None:
-            text += f", 95% interval {diff['low']:+.4f} to {diff['high']:+.4f}; " + (
+            interval = interval_text(before, after, diff["mean"], diff["low"], diff["high"])
+            text += f", 95% interval {interval}; " + (
                 f"the smallest drop this run could detect is {detectable:.4f}"
                 if (detectable := diff["detectable"]) is not None
                 else "too few cases to detect any drop"
@@ -292,7 +293,7 @@ def _baseline(baseline: BaselineSectionDict, gates: GatesDict, full: bool) -> li
                     f"{r.before:.4f}",
                     f"{r.after:.4f}",
                     signed(r.change),
-                    interval_text(r.low, r.high),
+                    r.interval,
                     p_text(r.p),
                     p_text(r.holm_p),
                 ]

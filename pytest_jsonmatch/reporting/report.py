@@ -373,11 +373,11 @@ def write_report(path: str | os.PathLike[str], data: Mapping[str, object]) -> No
 def load_report(path: str | os.PathLike[str]) -> Report:
     """A report read back (for rendering): version 3, checked whole against the shipped schema
     (reporting/validation.py)."""
-    from .baseline import BaselineError, read_report_text
+    from .baseline import BaselineError, _not_a_number, read_report_text
 
     text = read_report_text(os.fspath(path), "report")
-    try:
-        data: object = json.loads(text)
+    try:  # NaN and the infinities are refused here, as a baseline's are: no renderer prints one
+        data: object = json.loads(text, parse_constant=_not_a_number)
     except ValueError as exc:
         raise BaselineError(f"{os.fspath(path)} is not valid JSON: {exc}") from None
     version = data.get("version") if isinstance(data, dict) else None

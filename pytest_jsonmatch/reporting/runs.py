@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TypedDict, TypeGuard
 
 from .baseline import CaseScores, cases_of
-from .changes import change_text, printed_change
+from .changes import change_text, interval_text, printed_change
 from .money import money
 from .pairing import MIN_SHARED, pair_cases
 from .records import Comparison
@@ -349,14 +349,12 @@ def cell_spread(row: Disagreement) -> str:
     return f"{printed_change(min(row['scores']), max(row['scores'])):.4f}"
 
 
-def cell_signed(value: float | None) -> str:
-    return "–" if value is None else f"{value:+.4f}"
-
-
-def cell_interval(d: DifferenceDict | None) -> str:
-    if d is None or d["low"] is None:
+def cell_interval(d: DifferenceDict | None, first: float | None, score: float | None) -> str:
+    """A difference's 95% interval around the change printed beside it (from ``first`` to
+    ``score``), by changes.printed_interval's rule."""
+    if d is None:
         return "–"
-    return f"{d['low']:+.4f} to {d['high']:+.4f}"
+    return interval_text(first, score, d["mean"], d["low"], d["high"], "–")
 
 
 def cell_latency(latency: Latency | None) -> str:
@@ -442,7 +440,7 @@ def run_rows(
             cell_score(r["overall"]),
             str(r["passed"]),
             cell_change(r, data["runs"][0]),
-            cell_interval(d),
+            cell_interval(d, data["runs"][0]["overall"], r["overall"]),
             *("–" if n is None else str(n) for n in (r["better"], r["worse"], r["same"])),
             cell_flips(r),
             *([cell_valid(r)] if valid else []),

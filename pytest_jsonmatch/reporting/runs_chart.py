@@ -46,14 +46,20 @@ def _label(value: float) -> str:
 
 
 def difference_chart(
-    differences: Sequence[float | None], names: Sequence[str], classes: Sequence[str]
+    differences: Sequence[float | None],
+    names: Sequence[str],
+    classes: Sequence[str],
+    printed: Sequence[str] | None = None,
 ) -> str:
     """The chart of one field: ``differences[i]`` is run ``i``'s difference from run 0 (None
     where it has none: the run has no case holding the field where run 0 does), ``names``
     the runs' names already escaped for the page, ``classes`` the CSS class of each run's
     bar (its colour). Run 0 has no bar; a run without a difference has a dash beside the
-    zero line instead."""
+    zero line instead. ``printed[i - 1]`` is run ``i``'s difference as the table beside the
+    chart prints it, for the bar's label (so that the two say the same digits); without it
+    the label is the difference to four decimals."""
     later = [d if d is not None and math.isfinite(d) else None for d in differences[1:]]
+    shown = list(printed) if printed is not None else [signed(d or 0.0) for d in later]
     bottom, top = axis([d for d in later if d is not None])
 
     def y(value: float) -> float:  # the scale's top at _PAD, its bottom _PLOT_H lower
@@ -90,10 +96,10 @@ def difference_chart(
                 'dominant-baseline="middle">–</text></g>'
             )
             continue
-        told.append(f"{name} {signed(value)}")
+        told.append(f"{name} {shown[i - 1]}")
         end = y(value)
         parts.append(
-            f'<g class="bar {classes[i]}"><title>{name} − {first}: {signed(value)}'
+            f'<g class="bar {classes[i]}"><title>{name} − {first}: {shown[i - 1]}'
             f'</title><rect x="{x}" y="{min(zero, end)}" width="{_BAR_W}" '
             f'height="{round(abs(zero - end), 2)}"></rect></g>'
         )

@@ -353,7 +353,8 @@ def _baseline_lines(
         change = f"  mean change {change_text(before, after)} ({before:.4f} -> {after:.4f})"
         low, high = diff["low"], diff["high"]
         if low is not None and high is not None:
-            change += f", 95% interval {signed(low)} to {signed(high)}, " + (
+            interval = interval_text(before, after, diff["mean"], low, high)
+            change += f", 95% interval {interval}, " + (
                 f"detectable drop {detectable:.4f}"
                 if (detectable := diff["detectable"]) is not None
                 else "too few cases to detect any drop"
@@ -423,7 +424,7 @@ def _field_change_lines(
                 f"{r.before:.4f}",
                 f"{r.after:.4f}",
                 signed(r.change),
-                interval_text(r.low, r.high),
+                r.interval,
                 p_text(r.p),
                 p_text(r.holm_p),
             ]
