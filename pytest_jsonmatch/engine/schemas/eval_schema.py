@@ -288,33 +288,35 @@ class _Builder:
             allowed=real if primary == "multi" else (),
         )
         self.built[key] = node  # before the children: a recursive schema comes back here
-        self.children(node, located, where, real)
-        _check_key_field(node, where)
-        node.default_comparator = self.registry.comparator(self.registry.type_default(node.type))
-        return node.seal()
-
-    def children(
-        self, node: SchemaNode, located: Located, where: str, real: tuple[str, ...]
-    ) -> None:
-        """A node's properties' and items' nodes, built (``real``: its types but null)."""
-        if node.type == "multi" and (located.properties is not None or located.items is not None):
-            # a node of several types is one field compared whole (docs/schemas.md, and
-            # extract-eval): its properties and items describe one of its types, not fields
-            if node.spec.comparator is None and not node.spec.skip:
-                warnings.warn(
-                    f"schema node {where}: its {'properties' if located.properties is not None else 'items'} "
-                    f"are not read: a node of several types ({', '.join(real)}) is "
-                    f"compared whole",
-                    SchemaWarning,
-                    stacklevel=5,
-                )
+        if primary == "multi" and (located.properties is not None or located.items is not None):
+            _warn_multi_unread(node, located, where, real)
         elif located.properties is not None:
             node.properties = {
                 name: self.node(child, key_segment("" if where == "$" else where, name))
                 for name, child in located.properties.items()
             }
-        if located.items is not None and node.type != "multi":
+        if located.items is not None and primary != "multi":
             node.items = self.node(located.items, ("" if where == "$" else where) + "[]")
+        _check_key_field(node, where)
+        node.default_comparator = self.registry.comparator(self.registry.type_default(node.type))
+        return node.seal()
+
+
+def _warn_multi_unread(
+    node: SchemaNode, located: Located, where: str, real: tuple[str, ...]
+) -> None:
+    """A node of several types (``real``, null aside) is one field compared whole
+    (docs/schemas.md, and extract-eval): its properties and items describe one of its
+    types, not fields, and are not read; a SchemaWarning says so unless the node names a
+    comparator or is skipped."""
+    if node.spec.comparator is None and not node.spec.skip:
+        warnings.warn(
+            f"schema node {where}: its {'properties' if located.properties is not None else 'items'} "
+            f"are not read: a node of several types ({', '.join(real)}) is "
+            f"compared whole",
+            SchemaWarning,
+            stacklevel=5,
+        )
 
 
 def _declared_types(kind: Any, where: str) -> list[str]:
