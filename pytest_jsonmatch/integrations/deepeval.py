@@ -30,6 +30,43 @@ EXTRA = "deepeval"
 __all__ = ["JsonMatchMetric"]  # noqa: F822 (made on first use, by __getattr__)
 
 
+class _Scored:
+    """How :class:`JsonMatchMetric` is made and named, apart from deepeval's base class it is
+    joined with on first use (its traced methods stay on the class itself: deepeval traces
+    only the methods a metric class defines)."""
+
+    def __init__(
+        self,
+        metric: str = "field_f1",
+        threshold: float = 1.0,
+        match_options: Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> None:
+        # deepeval copies a metric before measuring it by calling the class with the
+        # attributes named as constructor parameters: the options are kept under
+        # ``match_options``, which the constructor takes back (never as ``options``,
+        # which the copy would pass as one option of that name).
+        options = {**(match_options or {}), **options}
+        self._scoring = Scoring.checked(metric, threshold, options)
+        self.metric = metric
+        self.threshold = self._scoring.threshold
+        self.match_options = options
+        self.include_reason = True
+        self.async_mode = True
+        self.verbose_mode = False
+        self.strict_mode = False
+        self.evaluation_model = None
+        self.score: float | None = None
+        self.reason: str | None = None
+        self.success: bool | None = None
+        self.error: str | None = None
+        self.score_breakdown: dict[str, object] | None = None
+
+    @property
+    def __name__(self) -> str:  # type: ignore[override,unused-ignore]
+        return f"JSON Match [{self.metric}]"
+
+
 def _define() -> type:
     try:
         from deepeval.errors import MissingTestCaseParamsError
@@ -38,38 +75,11 @@ def _define() -> type:
     except ImportError as exc:
         raise missing_framework(__name__, "deepeval", EXTRA, exc) from exc
 
-    class JsonMatchMetric(BaseMetric):  # type: ignore[misc,unused-ignore]
+    class JsonMatchMetric(_Scored, BaseMetric):  # type: ignore[misc,unused-ignore]
         """Score ``actual_output`` against ``expected_output`` with ``match_json(actual,
         expected, metric, **options)``; successful when the score reaches ``threshold``.
         Every option of match_json is taken; an unknown metric or option, or a threshold
         outside [0, 1], raises ConfigError here, when the metric is made."""
-
-        def __init__(
-            self,
-            metric: str = "field_f1",
-            threshold: float = 1.0,
-            match_options: Mapping[str, Any] | None = None,
-            **options: Any,
-        ) -> None:
-            # deepeval copies a metric before measuring it by calling the class with the
-            # attributes named as constructor parameters: the options are kept under
-            # ``match_options``, which the constructor takes back (never as ``options``,
-            # which the copy would pass as one option of that name).
-            options = {**(match_options or {}), **options}
-            self._scoring = Scoring.checked(metric, threshold, options)
-            self.metric = metric
-            self.threshold = self._scoring.threshold
-            self.match_options = options
-            self.include_reason = True
-            self.async_mode = True
-            self.verbose_mode = False
-            self.strict_mode = False
-            self.evaluation_model = None
-            self.score: float | None = None
-            self.reason: str | None = None
-            self.success: bool | None = None
-            self.error: str | None = None
-            self.score_breakdown: dict[str, object] | None = None
 
         def measure(self, test_case: LLMTestCase, *args: Any, **kwargs: Any) -> float:
             if test_case.expected_output is None:
@@ -97,10 +107,6 @@ def _define() -> type:
             if self.error is not None or self.success is None:
                 self.success = False
             return bool(self.success)
-
-        @property
-        def __name__(self) -> str:  # type: ignore[override,unused-ignore]
-            return f"JSON Match [{self.metric}]"
 
     JsonMatchMetric.__qualname__ = "JsonMatchMetric"
     return JsonMatchMetric

@@ -27,6 +27,33 @@ EXTRA = "pydantic-evals"
 __all__ = ["JsonMatch"]  # noqa: F822 (made on first use, by __getattr__)
 
 
+class _Scored:
+    """What :class:`JsonMatch` holds and how it is made, apart from the pydantic-evals base
+    class it is joined with on first use: the options checked, the metric's name."""
+
+    metric: str
+    threshold: float
+    evaluation_name: str | None
+    options: dict[str, Any]
+
+    def __init__(
+        self,
+        metric: str = "field_f1",
+        threshold: float = 1.0,
+        *,
+        evaluation_name: str | None = None,
+        **options: Any,
+    ) -> None:
+        self._scoring = Scoring.checked(metric, threshold, options)
+        self.metric = metric
+        self.threshold = self._scoring.threshold
+        self.evaluation_name = evaluation_name
+        self.options = dict(options)
+
+    def get_default_evaluation_name(self) -> str:
+        return self.evaluation_name or self.metric
+
+
 def _define() -> type:
     try:
         from dataclasses import dataclass, field
@@ -36,7 +63,7 @@ def _define() -> type:
         raise missing_framework(__name__, "pydantic-evals", EXTRA, exc) from exc
 
     @dataclass(init=False, repr=False)
-    class JsonMatch(Evaluator[Any, Any, Any]):
+    class JsonMatch(_Scored, Evaluator[Any, Any, Any]):
         """Score the output against the expected output with ``match_json(output,
         expected_output, metric, **options)``; pass when the score reaches ``threshold``
         (and no field is below its ``min_score``). Every option of match_json is taken;
@@ -48,20 +75,6 @@ def _define() -> type:
         evaluation_name: str | None = None
         options: dict[str, Any] = field(default_factory=dict)
 
-        def __init__(
-            self,
-            metric: str = "field_f1",
-            threshold: float = 1.0,
-            *,
-            evaluation_name: str | None = None,
-            **options: Any,
-        ) -> None:
-            self._scoring = Scoring.checked(metric, threshold, options)
-            self.metric = metric
-            self.threshold = self._scoring.threshold
-            self.evaluation_name = evaluation_name
-            self.options = dict(options)
-
         def evaluate(self, ctx: EvaluatorContext[Any, Any, Any]) -> dict[str, EvaluationReason]:
             if ctx.expected_output is None:
                 return {}
@@ -72,9 +85,6 @@ def _define() -> type:
                 f"{name}_score": EvaluationReason(value=verdict.score),
                 f"{name}_pass": EvaluationReason(value=verdict.passed, reason=verdict.reason),
             }
-
-        def get_default_evaluation_name(self) -> str:
-            return self.evaluation_name or self.metric
 
         def build_serialization_arguments(self) -> dict[str, Any]:
             # match_json's options as arguments of their own, as the constructor takes them,

@@ -237,6 +237,15 @@ def _baseline(baseline: BaselineSectionDict, gates: GatesDict, full: bool) -> li
             f"Pass -> fail: {baseline['pass_to_fail']}, fail -> pass: "
             f"{baseline['fail_to_pass']} (exact McNemar p = {baseline['mcnemar_p']:.4f}).",
         ]
+    lines += _changed_cases(baseline, gates, full)
+    lines += _field_changes(baseline, gates, full)
+    return lines
+
+
+def _changed_cases(baseline: BaselineSectionDict, gates: GatesDict, full: bool) -> list[str]:
+    """The table of the cases whose score changed against the baseline, with the gate each
+    failed (the worst only, unless ``full``)."""
+    lines: list[str] = []
     blocked = {b["case_id"]: b["gate"] for b in gates.get("blocked", [])}
     changed, hidden = changed_cases(baseline, gates, None if full else WORST_CASES)
     if changed:
@@ -261,6 +270,13 @@ def _baseline(baseline: BaselineSectionDict, gates: GatesDict, full: bool) -> li
         ]
         if hidden:
             lines.append(f"\n{hidden} more changed cases in the JSON report.")
+    return lines
+
+
+def _field_changes(baseline: BaselineSectionDict, gates: GatesDict, full: bool) -> list[str]:
+    """The table of each field's mean score against the baseline, with its interval and
+    p-values (the most changed only, unless ``full``)."""
+    lines: list[str] = []
     rows, hidden = field_changes(baseline, gates, None if full else FIELD_ROWS)
     if rows:
         grouped = len(baseline["groups"]) > 1

@@ -467,27 +467,55 @@ def threshold_forms(
                     row[j] += pair(x, y)
             return
         if len(ys) <= _SCAN_ALL:
-            actual = [(j, float(y)) for j, y in zip(cols, ys)]
-            for i, x in zip(rows, xs):
-                fx, row = float(x), tp[i]
-                for j, fy in actual:
-                    d = abs(fx - fy)
-                    if d <= t:
-                        row[j] += within(d)
-            return
-        # only values within t score: a sorted window per expected value, searched twice as
-        # wide as t so that rounding in the bounds never loses a pair the test keeps
-        ordered = sorted(zip(map(float, ys), cols))
-        keys = [y for y, _ in ordered]
-        reach = 2 * t
-        for i, x in zip(rows, xs):
-            fx, row = float(x), tp[i]
-            for k in range(bisect_left(keys, fx - reach), len(keys)):
-                fy, j = ordered[k]
-                if fy > fx + reach:
-                    break
-                d = abs(fx - fy)
-                if d <= t:
-                    row[j] += within(d)
+            _add_all_within(xs, ys, rows, cols, tp, t, within)
+        else:
+            _add_window_within(xs, ys, rows, cols, tp, t, within)
 
     return numbers_matrix(pair_score, pair, lambda e: np().full(len(e), t)), add_scores
+
+
+def _add_all_within(
+    xs: Sequence[Any],
+    ys: Sequence[Any],
+    rows: Sequence[int],
+    cols: Sequence[int],
+    tp: list[list[float]],
+    t: float,
+    within: Callable[[float], float],
+) -> None:
+    """Threshold scores of float numbers added to ``tp``, every pair tested (few actual
+    values)."""
+    actual = [(j, float(y)) for j, y in zip(cols, ys)]
+    for i, x in zip(rows, xs):
+        fx, row = float(x), tp[i]
+        for j, fy in actual:
+            d = abs(fx - fy)
+            if d <= t:
+                row[j] += within(d)
+
+
+def _add_window_within(
+    xs: Sequence[Any],
+    ys: Sequence[Any],
+    rows: Sequence[int],
+    cols: Sequence[int],
+    tp: list[list[float]],
+    t: float,
+    within: Callable[[float], float],
+) -> None:
+    """Threshold scores of float numbers added to ``tp``, each expected value tested only
+    against the actual values near it: only values within t score, so a sorted window per
+    expected value, searched twice as wide as t so that rounding in the bounds never loses
+    a pair the test keeps."""
+    ordered = sorted(zip(map(float, ys), cols))
+    keys = [y for y, _ in ordered]
+    reach = 2 * t
+    for i, x in zip(rows, xs):
+        fx, row = float(x), tp[i]
+        for k in range(bisect_left(keys, fx - reach), len(keys)):
+            fy, j = ordered[k]
+            if fy > fx + reach:
+                break
+            d = abs(fx - fy)
+            if d <= t:
+                row[j] += within(d)

@@ -59,6 +59,35 @@ def evaluator_spec(definition: Any, what: str, embedder_given: bool) -> Any:
     """The comparator spec of one structeval evaluation definition. ``embedder_given``: the
     ``embedder`` option names the embedder of cosine evaluators (it wins over
     ``embedding_model``)."""
+    kind, params = _kind_and_params(definition, what)
+    if kind == "threshold":
+        if "threshold" not in params:
+            raise ConfigError(
+                f"{what}: evaluation_type 'threshold' needs evaluation_params "
+                f"{{'threshold': t, 'difference_penalty_weighting': w}}"
+            )
+        # structeval's threshold evaluator weighs differences linearly unless told otherwise
+        return {
+            "threshold": {
+                "threshold": params["threshold"],
+                "weighting": params.get("difference_penalty_weighting", 1),
+            }
+        }
+    if kind == "cosine":
+        model = params.get("embedding_model")
+        if embedder_given or model is None:
+            return "cosine"  # the embedder option's, else the default model (all-MiniLM-L6-v2)
+        if not isinstance(model, str) or not model:
+            raise ConfigError(
+                f"{what}: embedding_model must be a model name or path, not {shown(model)}"
+            )
+        return {"cosine": {"embedder": f"sentence-transformers:{model}"}}
+    return kind  # binary, jaccard
+
+
+def _kind_and_params(definition: Any, what: str) -> tuple[str, Mapping[str, Any]]:
+    """An evaluation definition's type and parameters, checked: a mapping of those two keys
+    only, a type ``what`` allows, parameters that type takes."""
     if not isinstance(definition, Mapping):
         raise ConfigError(
             f"{what} must be a mapping {{'evaluation_type': ..., 'evaluation_params': "
@@ -84,29 +113,7 @@ def evaluator_spec(definition: Any, what: str, embedder_given: bool) -> Any:
             f"{what}: evaluation_type {kind!r} takes no parameter {', '.join(map(repr, unknown))}"
             + (f"; known: {', '.join(_PARAMS[kind])}" if _PARAMS[kind] else "")
         )
-    if kind == "threshold":
-        if "threshold" not in params:
-            raise ConfigError(
-                f"{what}: evaluation_type 'threshold' needs evaluation_params "
-                f"{{'threshold': t, 'difference_penalty_weighting': w}}"
-            )
-        # structeval's threshold evaluator weighs differences linearly unless told otherwise
-        return {
-            "threshold": {
-                "threshold": params["threshold"],
-                "weighting": params.get("difference_penalty_weighting", 1),
-            }
-        }
-    if kind == "cosine":
-        model = params.get("embedding_model")
-        if embedder_given or model is None:
-            return "cosine"  # the embedder option's, else the default model (all-MiniLM-L6-v2)
-        if not isinstance(model, str) or not model:
-            raise ConfigError(
-                f"{what}: embedding_model must be a model name or path, not {shown(model)}"
-            )
-        return {"cosine": {"embedder": f"sentence-transformers:{model}"}}
-    return kind  # binary, jaccard
+    return kind, params
 
 
 def configured_policy(

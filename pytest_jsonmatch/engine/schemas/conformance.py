@@ -389,6 +389,23 @@ class _Compiler:
     def objects(
         self, raw: Mapping[str, Any], resolver: Any, where: str, out: list[tuple[Check, Step]]
     ) -> None:
+        self.properties(raw, resolver, where, out)
+        self.dependents(raw, resolver, where, out)
+        if "propertyNames" in raw:
+            out.append(
+                _called(
+                    _property_names(
+                        self.node(raw["propertyNames"], resolver, f"{where}/propertyNames")
+                    )
+                )
+            )
+
+    def properties(
+        self, raw: Mapping[str, Any], resolver: Any, where: str, out: list[tuple[Check, Step]]
+    ) -> None:
+        """The check of an object's members (properties, patternProperties,
+        additionalProperties, required), a step of its own where only named properties
+        are."""
         named = self.mapping_of_schemas(raw.get("properties"), resolver, where, "properties")
         patterns = [
             (self.regex(p, where, "patternProperties"), check)
@@ -424,6 +441,13 @@ class _Compiler:
                 if not patterns and other is None
                 else _called(check)
             )
+
+    def dependents(
+        self, raw: Mapping[str, Any], resolver: Any, where: str, out: list[tuple[Check, Step]]
+    ) -> None:
+        """The checks of what a present property asks for: other properties
+        (dependentRequired, or a list under draft-7's dependencies) or a schema the whole
+        object meets (dependentSchemas, or a schema under dependencies)."""
         dependencies = raw.get("dependencies", {})
         if not isinstance(dependencies, Mapping):
             raise self.fail(where, "dependencies", "must be a mapping")
@@ -452,14 +476,6 @@ class _Compiler:
                             k: self.node(v, resolver, f"{where}/dependentSchemas/{k}")
                             for k, v in schemas.items()
                         }
-                    )
-                )
-            )
-        if "propertyNames" in raw:
-            out.append(
-                _called(
-                    _property_names(
-                        self.node(raw["propertyNames"], resolver, f"{where}/propertyNames")
                     )
                 )
             )

@@ -27,7 +27,7 @@ from ..core.numbers import is_finite_number
 from ..core.paths import index_segment, key_segment
 from ..core.values import schema_type
 from ..reading.intake import MAX_DEPTH, as_data, read_json
-from .loading import Parts, load_schema, locate
+from .loading import Located, Parts, load_schema, locate
 
 T = TypeVar("T")
 
@@ -264,12 +264,7 @@ class _Builder:
         located = locate(parts, where)
         keywords = located.keywords
         kind = keywords.get("type")
-        kinds = [k for k in (kind if isinstance(kind, list) else [kind]) if k is not None]
-        bad = [k for k in kinds if k not in JSON_SCHEMA_TYPES]
-        if bad:
-            raise SchemaError(
-                f"schema node {where}: unknown type {bad[0]!r}; known: {known_names(JSON_SCHEMA_TYPES)}"
-            )
+        kinds = _declared_types(kind, where)
         primary = _primary_type(kind)
         real = tuple(k for k in kinds if k != "null")
         spec = _node_spec(
@@ -294,16 +289,7 @@ class _Builder:
         )
         self.built[key] = node  # before the children: a recursive schema comes back here
         if primary == "multi" and (located.properties is not None or located.items is not None):
-            # a node of several types is one field compared whole (docs/schemas.md, and
-            # extract-eval): its properties and items describe one of its types, not fields
-            if spec.comparator is None and not spec.skip:
-                warnings.warn(
-                    f"schema node {where}: its {'properties' if located.properties is not None else 'items'} "
-                    f"are not read: a node of several types ({', '.join(real)}) is "
-                    f"compared whole",
-                    SchemaWarning,
-                    stacklevel=4,
-                )
+            _warn_multi_unread(node, located, where, real)
         elif located.properties is not None:
             node.properties = {
                 name: self.node(child, key_segment("" if where == "$" else where, name))
@@ -314,6 +300,35 @@ class _Builder:
         _check_key_field(node, where)
         node.default_comparator = self.registry.comparator(self.registry.type_default(node.type))
         return node.seal()
+
+
+def _warn_multi_unread(
+    node: SchemaNode, located: Located, where: str, real: tuple[str, ...]
+) -> None:
+    """A node of several types (``real``, null aside) is one field compared whole
+    (docs/schemas.md, and extract-eval): its properties and items describe one of its
+    types, not fields, and are not read; a SchemaWarning says so unless the node names a
+    comparator or is skipped."""
+    if node.spec.comparator is None and not node.spec.skip:
+        warnings.warn(
+            f"schema node {where}: its {'properties' if located.properties is not None else 'items'} "
+            f"are not read: a node of several types ({', '.join(real)}) is "
+            f"compared whole",
+            SchemaWarning,
+            stacklevel=5,
+        )
+
+
+def _declared_types(kind: Any, where: str) -> list[str]:
+    """The types a node's ``type`` names (none, one or a list), or SchemaError naming the
+    first that JSON Schema does not know."""
+    kinds = [k for k in (kind if isinstance(kind, list) else [kind]) if k is not None]
+    bad = [k for k in kinds if k not in JSON_SCHEMA_TYPES]
+    if bad:
+        raise SchemaError(
+            f"schema node {where}: unknown type {bad[0]!r}; known: {known_names(JSON_SCHEMA_TYPES)}"
+        )
+    return kinds
 
 
 def _check_key_field(node: SchemaNode, where: str) -> None:
@@ -364,22 +379,7 @@ def _node_spec(
     is_array: bool,
 ) -> FieldSpec:
     """The spec a schema node's ``x-eval-*`` keys (and a dialect's) give."""
-    unknown = [
-        k for k in schema if isinstance(k, str) and k.startswith("x-eval-") and k not in X_KEYS
-    ]
-    if unknown:
-        warnings.warn(
-            f"schema node {where}: unknown keys {unknown} are not read; known: {', '.join(X_KEYS)}",
-            SchemaWarning,
-            stacklevel=6,
-        )
-    if reader is None and "x-override-evaluator" in schema:
-        warnings.warn(
-            f"schema node {where}: x-override-evaluator is structeval's key, read under "
-            f"structural_f1 only; this metric uses x-eval-compare",
-            SchemaWarning,
-            stacklevel=6,
-        )
+    _warn_unread_keys(schema, where, reader)
     if "x-eval-align" in schema and not is_array:
         raise SchemaError(
             f"schema node {where}: x-eval-align is only valid on arrays, and this node "
@@ -412,13 +412,39 @@ def _node_spec(
         raise SchemaError(
             f"schema node {where}: x-eval-skip must be true or false, not {shown(skip)}"
         )
+    return FieldSpec(comparator, transform, align, None, skip, _node_weight(schema, where))
+
+
+def _warn_unread_keys(schema: Mapping[str, Any], where: str, reader: SchemaReader | None) -> None:
+    """A SchemaWarning for each kind of key a node gives that this metric does not read:
+    ``x-eval-*`` keys it does not know, structeval's key outside structural_f1."""
+    unknown = [
+        k for k in schema if isinstance(k, str) and k.startswith("x-eval-") and k not in X_KEYS
+    ]
+    if unknown:
+        warnings.warn(
+            f"schema node {where}: unknown keys {unknown} are not read; known: {', '.join(X_KEYS)}",
+            SchemaWarning,
+            stacklevel=7,
+        )
+    if reader is None and "x-override-evaluator" in schema:
+        warnings.warn(
+            f"schema node {where}: x-override-evaluator is structeval's key, read under "
+            f"structural_f1 only; this metric uses x-eval-compare",
+            SchemaWarning,
+            stacklevel=7,
+        )
+
+
+def _node_weight(schema: Mapping[str, Any], where: str) -> float | None:
+    """A node's ``x-eval-weight`` (None: not given), or SchemaError naming the node."""
     weight = schema.get("x-eval-weight")
-    if weight is not None:
-        try:
-            weight = parse_weight(weight, "x-eval-weight")
-        except ConfigError as exc:
-            raise SchemaError(f"schema node {where}: {exc}") from None
-    return FieldSpec(comparator, transform, align, None, skip, weight)
+    if weight is None:
+        return None
+    try:
+        return parse_weight(weight, "x-eval-weight")
+    except ConfigError as exc:
+        raise SchemaError(f"schema node {where}: {exc}") from None
 
 
 def parse_weight(value: Any, what: str) -> float:
@@ -439,14 +465,16 @@ def infer_node(values: list[Any], registry: Any, warn_mixed: bool = False) -> Sc
     # a task: (the values one node describes, the container receiving the node, its slot);
     # a SchemaNode alone seals that node, popped once every node below it is sealed
     stack: list[Any] = [(values, root, 0)]
-    paths: dict[int, str] = {id(values): ""} if warn_mixed else {}  # a task's field path
+    # a task's field path, by its values' id (kept only for the warning)
+    paths: dict[int, str] | None = {id(values): ""} if warn_mixed else None
     while stack:
         task = stack.pop()
         if type(task) is SchemaNode:
             task.seal()
             continue
         pooled_values, target, slot = task
-        if warn_mixed:
+        path = ""
+        if paths is not None:
             path = paths.pop(id(pooled_values), "")
             _warn_mixed(pooled_values, path)
         first = next((v for v in pooled_values if v is not None), None)
@@ -459,56 +487,81 @@ def infer_node(values: list[Any], registry: Any, warn_mixed: bool = False) -> Sc
             continue
         kind = schema_type(first)
         if kind == "object":
-            # (plain dicts, nearly all of them, are told apart without the ABC's check)
-            dicts = [v for v in pooled_values if type(v) is dict or isinstance(v, Mapping)]
-            props: dict[str, Any] = {}
-            node = SchemaNode(
-                type="object",
-                properties=props,
-                default_comparator=_shared_leaf("object", registry).default_comparator,
-            )
-            stack.append(node)  # sealed after its children
-            if len(dicts) == 1:
-                for k, v in dicts[0].items():
-                    leaf = table.get(type(v))
-                    props[k] = leaf
-                    if leaf is None:
-                        stack.append(([v], props, k))
-                        if warn_mixed:
-                            paths[id(stack[-1][0])] = key_segment(path, k)
-            else:
-                for k in dict.fromkeys(
-                    _chain.from_iterable(dicts)
-                ):  # each key once, first seen first
-                    if not warn_mixed:
-                        # a scalar's node is its first non-null value's: its values need
-                        # not be gathered (only the warning about mixed types reads them)
-                        first = next((v for d in dicts if (v := d.get(k)) is not None), None)
-                        leaf = table.get(type(first)) if first is not None else None
-                        if leaf is not None:
-                            props[k] = leaf
-                            continue
-                    props[k] = None
-                    stack.append(([d.get(k) for d in dicts], props, k))
-                    if warn_mixed:
-                        paths[id(stack[-1][0])] = key_segment(path, k)
-            target[slot] = node
+            target[slot] = _inferred_object(pooled_values, path, table, registry, stack, paths)
         elif kind == "array":
-            pooled = [x for v in pooled_values if isinstance(v, (list, tuple)) for x in v]
-            node = SchemaNode(
-                type="array",
-                items=None if pooled else _shared_leaf("string", registry),
-                default_comparator=_shared_leaf("array", registry).default_comparator,
-            )
-            stack.append(node)
-            if pooled:
-                stack.append((pooled, _ItemsSlot(node), "items"))
-                if warn_mixed:
-                    paths[id(pooled)] = index_segment(path, None)
-            target[slot] = node
+            target[slot] = _inferred_array(pooled_values, path, registry, stack, paths)
         else:
             target[slot] = _shared_leaf(kind, registry)
     return root[0]  # type: ignore[no-any-return]
+
+
+def _inferred_object(
+    pooled_values: list[Any],
+    path: str,
+    table: dict[type, SchemaNode],
+    registry: Any,
+    stack: list[Any],
+    paths: dict[int, str] | None,
+) -> SchemaNode:
+    """``infer_node``'s object node for ``pooled_values``' mappings, pushed to be sealed
+    after its children: a property whose node is a shared leaf gets it at once, any other
+    a task on ``stack`` (with its field path in ``paths``, when warnings are asked for)."""
+    # (plain dicts, nearly all of them, are told apart without the ABC's check)
+    dicts = [v for v in pooled_values if type(v) is dict or isinstance(v, Mapping)]
+    props: dict[str, Any] = {}
+    node = SchemaNode(
+        type="object",
+        properties=props,
+        default_comparator=_shared_leaf("object", registry).default_comparator,
+    )
+    stack.append(node)  # sealed after its children
+    if len(dicts) == 1:
+        for k, v in dicts[0].items():
+            leaf = table.get(type(v))
+            props[k] = leaf
+            if leaf is None:
+                stack.append(([v], props, k))
+                if paths is not None:
+                    paths[id(stack[-1][0])] = key_segment(path, k)
+        return node
+    for k in dict.fromkeys(_chain.from_iterable(dicts)):  # each key once, first seen first
+        if paths is None:
+            # a scalar's node is its first non-null value's: its values need not be
+            # gathered (only the warning about mixed types reads them)
+            first = next((v for d in dicts if (v := d.get(k)) is not None), None)
+            leaf = table.get(type(first)) if first is not None else None
+            if leaf is not None:
+                props[k] = leaf
+                continue
+        props[k] = None
+        stack.append(([d.get(k) for d in dicts], props, k))
+        if paths is not None:
+            paths[id(stack[-1][0])] = key_segment(path, k)
+    return node
+
+
+def _inferred_array(
+    pooled_values: list[Any],
+    path: str,
+    registry: Any,
+    stack: list[Any],
+    paths: dict[int, str] | None,
+) -> SchemaNode:
+    """``infer_node``'s array node for ``pooled_values``' lists, pushed to be sealed after
+    its items' node, which a task on ``stack`` infers from every element pooled (no
+    element: string items)."""
+    pooled = [x for v in pooled_values if isinstance(v, (list, tuple)) for x in v]
+    node = SchemaNode(
+        type="array",
+        items=None if pooled else _shared_leaf("string", registry),
+        default_comparator=_shared_leaf("array", registry).default_comparator,
+    )
+    stack.append(node)
+    if pooled:
+        stack.append((pooled, _ItemsSlot(node), "items"))
+        if paths is not None:
+            paths[id(pooled)] = index_segment(path, None)
+    return node
 
 
 def _warn_mixed(values: list[Any], path: str) -> None:

@@ -280,6 +280,15 @@ def _flatten(
     seen = seen | {id(raw)}
     resolver = _enter(raw, resolver)
     _warn_unhonoured(raw, where)
+    found = _composed(raw, resolver, where, seen)
+    return _own_keywords(raw, resolver, where), found
+
+
+def _composed(
+    raw: Mapping[str, Any], resolver: Any, where: str, seen: frozenset[int]
+) -> list[Located]:
+    """The nodes a raw node's ``$ref``, ``allOf`` branches and ``anyOf``/``oneOf`` unions
+    stand for, each flattened and merged, in that order."""
     found: list[Located] = []
     if "$ref" in raw:
         target, target_resolver = _follow(raw["$ref"], resolver, where)
@@ -295,6 +304,12 @@ def _flatten(
     for union_key in ("anyOf", "oneOf"):
         if union_key in raw:
             found.append(_union(raw, union_key, resolver, where, seen))
+    return found
+
+
+def _own_keywords(raw: Mapping[str, Any], resolver: Any, where: str) -> dict[str, Any]:
+    """A raw node's keywords but those that compose it, its properties' and items' schemas
+    paired with the resolver they are read under (positional items dropped, with a warning)."""
     own: dict[str, Any] = {}
     for key, value in raw.items():
         if key in ("$ref", "allOf", "anyOf", "oneOf"):
@@ -319,7 +334,7 @@ def _flatten(
             own[key] = value
     if raw.get("nullable") is True:
         own["nullable"] = True
-    return own, found
+    return own
 
 
 def _enter(raw: Mapping[str, Any], resolver: Any) -> Any:

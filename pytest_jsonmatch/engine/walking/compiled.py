@@ -245,8 +245,22 @@ def ordered_elements(
                 scorer(walk, e, a, at, below)
                 continue
         walk.node(e, walk.read(a, below), _new(Where, at), items, below)
-    if common == len(expected) and (common == len(actual) or not cfg.count_extras):
-        return
+    if common < len(expected) or (common < len(actual) and cfg.count_extras):
+        _unpaired_elements(walk, expected, actual, where, items, common, below)
+
+
+def _unpaired_elements(
+    walk: Any,
+    expected: list[Any],
+    actual: list[Any],
+    where: Place,
+    items: SchemaNode | None,
+    common: int,
+    below: int,
+) -> None:
+    """The elements past the ``common`` pairs of ``ordered_elements``: expected's omitted,
+    then (when extras count) actual's hallucinated."""
+    cfg = walk.cfg
     whole = _new(Where, where)
     for i in range(common, len(expected)):
         one_sided(walk.out, cfg, expected[i], whole.element(i), items, OMISSION, below)
@@ -340,39 +354,81 @@ def _source(
         f"    ({''.join(f'k{i}, ' for i in range(n))}) = keys",
     ]
     for i, kind in enumerate(kinds):
+        lines += _key_constants(i, kind, at_root, field_at_root, same_field, same_actual, tally)
+    lines += _score_header(n, at_root, same_field, same_actual, count_extras, tally)
+    for i, kind in enumerate(kinds):
+        child = f"p{i}" if at_root else f"path + p{i}"
+        fld = "cp" if same_field else (f"f{i}" if field_at_root else f"field + f{i}")
+        act = "None" if same_actual else f"actual_path + a{i}"
+        lines.append(f"        # keys[{i}]: {kind}")
         if tally and kind in (*_PLAIN_KINDS, UNKNOWN):
-            lines.append(f"    fp{i} = field_paths[{i}]")
-            if kind in (PLAIN_EQUAL_ONE, PLAIN_EXACT):  # a match's entry, made once
-                lines.append(f"    hit{i} = tally(fp{i}, MATCH, 1.0)")
-            if kind == PLAIN_EXACT:  # and a mismatch's, between values of one type
-                lines.append(f"    miss{i} = tally(fp{i}, MISMATCH, 0.0)")
-            elif kind == UNKNOWN:
-                lines.append(f"    skipped{i} = tally(fp{i}, SKIPPED, 0.0)")
-        # the key's path segment where this object's path is (root or below a parent)
-        lines.append(f"    p{i} = forms[{i}][{0 if at_root else 1}]")
-        if not same_field:
-            lines.append(f"    f{i} = forms[{i}][{0 if field_at_root else 1}]")
-        if not same_actual:
-            lines.append(f"    a{i} = forms[{i}][1]")
-        if kind in _PLAIN_KINDS:  # (a tally names no comparator)
-            lines.append(
-                f"    score{i} = scores[{i}]"
-                if tally
-                else f"    name{i}, score{i} = names[{i}], scores[{i}]"
-            )
-        if kind != UNKNOWN:
-            lines.append(f"    node{i} = nodes[{i}]")
-        if kind in (OBJECT_NODE, ORDERED_ARRAY):
-            lines.append(f"    cache{i} = {{}}  # the scorers of the objects met here, by keys")
-        if kind == ORDERED_ARRAY:
-            lines.append(f"    objects{i} = objects[{i}]  # whether its elements are objects")
+            lines += _tally_leaf(i, kind, child, child if same_field else fld, act, count_extras)
+        else:
+            lines += [f"        o = get(k{i}, MISSING)", f"        cp = {child}"]
+            lines += _full_key(i, kind, fld, act, count_extras, tally)
+    if count_extras:
+        lines += [
+            f"        if len(actual) + missing > {n}:  # keys expected does not have",
+            "            walk._extra_keys(expected, walk.read(actual, depth), new(Where, where), props,",
+            "                             depth)",
+        ]
+    lines += ["", "    return score", ""]
+    return "\n".join(lines)
+
+
+def _key_constants(
+    i: int,
+    kind: str,
+    at_root: bool,
+    field_at_root: bool,
+    same_field: bool,
+    same_actual: bool,
+    tally: bool,
+) -> list[str]:
+    """The factory's lines binding key ``i``'s constants (its tally entries, path segments,
+    comparator, node and caches) as the scorer's closure variables."""
+    lines = []
+    if tally and kind in (*_PLAIN_KINDS, UNKNOWN):
+        lines.append(f"    fp{i} = field_paths[{i}]")
+        if kind in (PLAIN_EQUAL_ONE, PLAIN_EXACT):  # a match's entry, made once
+            lines.append(f"    hit{i} = tally(fp{i}, MATCH, 1.0)")
+        if kind == PLAIN_EXACT:  # and a mismatch's, between values of one type
+            lines.append(f"    miss{i} = tally(fp{i}, MISMATCH, 0.0)")
+        elif kind == UNKNOWN:
+            lines.append(f"    skipped{i} = tally(fp{i}, SKIPPED, 0.0)")
+    # the key's path segment where this object's path is (root or below a parent)
+    lines.append(f"    p{i} = forms[{i}][{0 if at_root else 1}]")
+    if not same_field:
+        lines.append(f"    f{i} = forms[{i}][{0 if field_at_root else 1}]")
+    if not same_actual:
+        lines.append(f"    a{i} = forms[{i}][1]")
+    if kind in _PLAIN_KINDS:  # (a tally names no comparator)
+        lines.append(
+            f"    score{i} = scores[{i}]"
+            if tally
+            else f"    name{i}, score{i} = names[{i}], scores[{i}]"
+        )
+    if kind != UNKNOWN:
+        lines.append(f"    node{i} = nodes[{i}]")
+    if kind in (OBJECT_NODE, ORDERED_ARRAY):
+        lines.append(f"    cache{i} = {{}}  # the scorers of the objects met here, by keys")
+    if kind == ORDERED_ARRAY:
+        lines.append(f"    objects{i} = objects[{i}]  # whether its elements are objects")
+    return lines
+
+
+def _score_header(
+    n: int, at_root: bool, same_field: bool, same_actual: bool, count_extras: bool, tally: bool
+) -> list[str]:
+    """The scorer's first lines: its signature, a comment saying which structure it scores,
+    the names its key steps share and the expected object's values, unpacked."""
     about = (
         f"an object of {n} keys at the {'root' if at_root else 'path given'}; field path "
         f"{'the same' if same_field else 'its own'}; actual path "
         f"{'the same' if same_actual else 'its own'}; "
         f"{'tally form: a tally per leaf' if tally else 'full form'}"
     )
-    lines += [
+    lines = [
         "",
         "    def score(walk, expected, actual, where, depth):",
         f"        # {about}",
@@ -384,86 +440,79 @@ def _source(
     ]
     if count_extras:  # the keys of this object actual lacks: it holds others iff it is longer
         lines.append("        missing = 0")
-    for i, kind in enumerate(kinds):
-        child = f"p{i}" if at_root else f"path + p{i}"
-        fld = "cp" if same_field else (f"f{i}" if field_at_root else f"field + f{i}")
-        act = "None" if same_actual else f"actual_path + a{i}"
-        lines.append(f"        # keys[{i}]: {kind}")
-        if tally and kind in (*_PLAIN_KINDS, UNKNOWN):
-            lines += _tally_leaf(i, kind, child, child if same_field else fld, act, count_extras)
-            continue
-        lines += [f"        o = get(k{i}, MISSING)", f"        cp = {child}"]
-        if kind in _PLAIN_KINDS:
-            lines += [
-                "        if o is MISSING:",
-                f"            walk.node(v{i}, o, new(Where, (cp, {fld}, {act})), node{i}, below)",
-                *(["            missing += 1"] if count_extras else []),
-                "        else:",
-            ]
-            if kind != PLAIN:  # (the full form records the values: a mismatch asks)
-                lines += [
-                    f"            kind = type(v{i})",
-                    f"            if kind is type(o) and kind in SCALARS and v{i} == o:",
-                    "                status, s = MATCH, 1.0",
-                    "            else:",
-                    f"                s = score{i}(v{i}, walk.read(o, below))",
-                    "                status = MATCH if s >= 1.0 else MISMATCH",
-                ]
-            else:
-                lines += [
-                    f"            s = score{i}(v{i}, walk.read(o, below))",
-                    "            status = MATCH if s >= 1.0 else MISMATCH",
-                ]
-            lines.append(
-                f"            append(new(FieldResult, (cp, status, s, v{i}, o, name{i}, "
-                f"'', {fld}, {act}, 1.0, None)))"
-            )
-        elif kind == UNKNOWN:
-            lines.append(
-                f"        append(FieldResult(cp, SKIPPED, 0.0, v{i}, walk.read(o, below), '', "
-                f"'not in the schema', {fld}, {act}))"
-            )
-            if count_extras:
-                lines.append("        missing += o is MISSING")
-        elif kind == OBJECT_NODE:
-            lines += [
-                f"        at = (cp, {fld}, {act})",
-                f"        if type(v{i}) is dict and type(o) is dict and v{i}:",
-                f"            inner = cache{i}.get(tuple(v{i})) or remembered(cache{i}, node{i}, v{i}, at, "
-                f"walk.cfg, {tally})",
-                "            if inner is not None:",
-                f"                inner(walk, v{i}, o, at, below)",
-                "            else:",
-                f"                walk.obj(v{i}, walk.read(o, below), new(Where, at), node{i}, below)",
-                "        else:",
-                f"            walk.node(v{i}, walk.read(o, below), new(Where, at), node{i}, below)",
-                *(["            missing += o is MISSING"] if count_extras else []),
-            ]
-        elif kind == ORDERED_ARRAY:
-            lines += [
-                f"        at = (cp, {fld}, {act})",
-                f"        if type(v{i}) is list and type(o) is list and (v{i} or o):",
-                f"            ordered_elements(walk, v{i}, o, at, node{i}, below, cache{i}, "
-                f"objects{i})",
-                "        else:",
-                f"            walk.node(v{i}, walk.read(o, below), new(Where, at), node{i}, below)",
-                *(["            missing += o is MISSING"] if count_extras else []),
-            ]
-        else:
-            lines.append(
-                f"        walk.node(v{i}, walk.read(o, below), new(Where, (cp, {fld}, {act})), "
-                f"node{i}, below)"
-            )
-            if count_extras:
-                lines.append("        missing += o is MISSING")
-    if count_extras:
-        lines += [
-            f"        if len(actual) + missing > {n}:  # keys expected does not have",
-            "            walk._extra_keys(expected, walk.read(actual, depth), new(Where, where), props,",
-            "                             depth)",
+    return lines
+
+
+def _full_key(i: int, kind: str, fld: str, act: str, count_extras: bool, tally: bool) -> list[str]:
+    """Key ``i``'s lines in the full form (and, in the tally form, for a key that is not a
+    leaf), after ``o`` (its actual value) and ``cp`` (its path) are set."""
+    if kind in _PLAIN_KINDS:
+        return _full_plain(i, kind, fld, act, count_extras)
+    if kind == UNKNOWN:
+        return [
+            f"        append(FieldResult(cp, SKIPPED, 0.0, v{i}, walk.read(o, below), '', "
+            f"'not in the schema', {fld}, {act}))",
+            *(["        missing += o is MISSING"] if count_extras else []),
         ]
-    lines += ["", "    return score", ""]
-    return "\n".join(lines)
+    at = f"(cp, {fld}, {act})"
+    general = f"walk.node(v{i}, walk.read(o, below), new(Where, at), node{i}, below)"
+    if kind == OBJECT_NODE:
+        return [
+            f"        at = {at}",
+            f"        if type(v{i}) is dict and type(o) is dict and v{i}:",
+            f"            inner = cache{i}.get(tuple(v{i})) or remembered(cache{i}, node{i}, v{i}, at, "
+            f"walk.cfg, {tally})",
+            "            if inner is not None:",
+            f"                inner(walk, v{i}, o, at, below)",
+            "            else:",
+            f"                walk.obj(v{i}, walk.read(o, below), new(Where, at), node{i}, below)",
+            "        else:",
+            f"            {general}",
+            *(["            missing += o is MISSING"] if count_extras else []),
+        ]
+    if kind == ORDERED_ARRAY:
+        return [
+            f"        at = {at}",
+            f"        if type(v{i}) is list and type(o) is list and (v{i} or o):",
+            f"            ordered_elements(walk, v{i}, o, at, node{i}, below, cache{i}, objects{i})",
+            "        else:",
+            f"            {general}",
+            *(["            missing += o is MISSING"] if count_extras else []),
+        ]
+    return [
+        f"        walk.node(v{i}, walk.read(o, below), new(Where, {at}), node{i}, below)",
+        *(["        missing += o is MISSING"] if count_extras else []),
+    ]
+
+
+def _full_plain(i: int, kind: str, fld: str, act: str, count_extras: bool) -> list[str]:
+    """A plain leaf's lines in the full form: a value actual lacks goes to the general walk;
+    else it is scored here (equal scalars of one type without the comparator where its kind
+    allows) and its FieldResult appended."""
+    lines = [
+        "        if o is MISSING:",
+        f"            walk.node(v{i}, o, new(Where, (cp, {fld}, {act})), node{i}, below)",
+        *(["            missing += 1"] if count_extras else []),
+        "        else:",
+    ]
+    if kind != PLAIN:  # (the full form records the values: a mismatch asks)
+        lines += [
+            f"            kind = type(v{i})",
+            f"            if kind is type(o) and kind in SCALARS and v{i} == o:",
+            "                status, s = MATCH, 1.0",
+            "            else:",
+            f"                s = score{i}(v{i}, walk.read(o, below))",
+            "                status = MATCH if s >= 1.0 else MISMATCH",
+        ]
+    else:
+        lines += [
+            f"            s = score{i}(v{i}, walk.read(o, below))",
+            "            status = MATCH if s >= 1.0 else MISMATCH",
+        ]
+    return lines + [
+        f"            append(new(FieldResult, (cp, status, s, v{i}, o, name{i}, "
+        f"'', {fld}, {act}, 1.0, None)))"
+    ]
 
 
 def _tally_leaf(i: int, kind: str, child: str, fld: str, act: str, count_extras: bool) -> list[str]:

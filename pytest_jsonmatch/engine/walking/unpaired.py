@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..comparing.field_spec import FieldSpec
 from ..configuring.walk_config import WalkConfig
 from ..core.paths import Where
 from ..core.values import ARRAY, MISSING, NULL, OBJECT, json_equal, json_type
@@ -20,6 +21,9 @@ from ..results.field_results import (
     WalkOutput,
 )
 from ..schemas.eval_schema import SchemaNode
+
+# a value still to visit: the value, where it sits, its schema node, its depth
+_Pending = tuple[Any, Where, SchemaNode | None, int]
 
 
 def one_sided(
@@ -35,7 +39,7 @@ def one_sided(
     document order. Without recursion: a value one side alone has may hold fields the door
     did not measure (ignored ones, named here on the other side's path), nested deeper than
     the stack the walk was given."""
-    stack: list[tuple[Any, Where, SchemaNode | None, int]] = [(value, where, node, depth)]
+    stack: list[_Pending] = [(value, where, node, depth)]
     while stack:
         value, where, node, depth = stack.pop()
         spec = cfg.spec_at(where.path, node) if depth else None
@@ -46,21 +50,8 @@ def one_sided(
             if tag == OBJECT and not (
                 cfg.schema_driven and node is not None and node.type not in (None, OBJECT)
             ):
-                props = node.properties if node is not None else None
-                children = []
-                for key, child in value.items():
-                    if cfg.schema_driven and props is not None and key not in props:
-                        continue  # a field the schema does not know is not scored
-                    children.append(
-                        (
-                            child,
-                            where.key(key),
-                            props.get(key) if props is not None else None,
-                            depth + 1,
-                        )
-                    )
-                stack.extend(reversed(children))  # popped in document order
-                continue
+                stack.extend(reversed(_object_children(cfg, value, where, node, depth)))
+                continue  # (reversed: popped in document order)
             if tag == ARRAY and (value or not cfg.schema_driven):
                 items = cfg.items_of(node, value)
                 stack.extend(
@@ -72,17 +63,39 @@ def one_sided(
             cfg.null_absent or (cfg.schema_driven and node is not None and node.type == OBJECT)
         ):
             continue  # an absent null, or a null object: no field
-        expected, actual = (value, MISSING) if status == OMISSION else (MISSING, value)
-        out.fields.append(
-            FieldResult(where.path, status, 0.0, expected, actual, "", "", where.field)
+        _one_sided_leaf(out, value, where, spec, status)
+
+
+def _object_children(
+    cfg: WalkConfig, value: dict[str, Any], where: Where, node: SchemaNode | None, depth: int
+) -> list[_Pending]:
+    """An object's members to visit, in document order, less (when the metric is
+    schema-driven) those its schema node does not know: they are not scored."""
+    props = node.properties if node is not None else None
+    children: list[_Pending] = []
+    for key, child in value.items():
+        if cfg.schema_driven and props is not None and key not in props:
+            continue
+        children.append(
+            (child, where.key(key), props.get(key) if props is not None else None, depth + 1)
         )
-        if (
-            status == OMISSION
-            and spec is not None
-            and spec.min_score is not None
-            and spec.min_score > 0
-        ):
-            out.floors.append(FloorFailure(where.path, spec.min_score, 0.0))
+    return children
+
+
+def _one_sided_leaf(
+    out: WalkOutput, value: Any, where: Where, spec: FieldSpec | None, status: str
+) -> None:
+    """A leaf one side alone has: its FieldResult, scoring 0, and the floor it fails when
+    it is an omission of a field whose ``min_score`` is above 0."""
+    expected, actual = (value, MISSING) if status == OMISSION else (MISSING, value)
+    out.fields.append(FieldResult(where.path, status, 0.0, expected, actual, "", "", where.field))
+    if (
+        status == OMISSION
+        and spec is not None
+        and spec.min_score is not None
+        and spec.min_score > 0
+    ):
+        out.floors.append(FloorFailure(where.path, spec.min_score, 0.0))
 
 
 def shape_mismatch(
@@ -96,60 +109,92 @@ def shape_mismatch(
 ) -> None:
     """A container on one side, something else (or the other kind of container) on the
     other."""
-    type_e, type_a = json_type(expected), json_type(actual)
-    reason = f"expected {type_e}, got {type_a}"
     if cfg.schema_driven:
-        # one field, compared whole; a null side stands for an absent container
-        if type_e == NULL and type_a == NULL:
-            return
-        if type_e == NULL:
-            one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)
-        elif type_a == NULL:
-            one_sided(out, cfg, expected, where, node, OMISSION, depth)
-        elif json_equal(expected, actual):
-            out.fields.append(
-                FieldResult(
-                    where.path, MATCH, 1.0, expected, actual, "", "", where.field, where.actual
-                )
-            )
-        else:
-            out.fields.append(
-                FieldResult(
-                    where.path,
-                    MISMATCH,
-                    0.0,
-                    expected,
-                    actual,
-                    "",
-                    reason,
-                    where.field,
-                    where.actual,
-                )
-            )
+        _compared_whole(out, cfg, expected, actual, where, node, depth)
+    elif json_type(expected) not in (OBJECT, ARRAY):
+        _scalar_expected(out, cfg, expected, actual, where, node, depth)
+    else:
+        _container_expected(out, cfg, expected, actual, where, node, depth)
+
+
+def _compared_whole(
+    out: WalkOutput,
+    cfg: WalkConfig,
+    expected: Any,
+    actual: Any,
+    where: Where,
+    node: SchemaNode | None,
+    depth: int,
+) -> None:
+    """Schema-driven: the two values are one field, compared whole; a null side stands for
+    an absent container (its other side's leaves are one-sided)."""
+    type_e, type_a = json_type(expected), json_type(actual)
+    if type_e == NULL and type_a == NULL:
         return
-    if type_e not in (OBJECT, ARRAY):
-        # a scalar expected, a container found: the scalar is wrong
-        if type_e == NULL and cfg.null_absent:
-            one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)
-            return
+    if type_e == NULL:
+        one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)
+    elif type_a == NULL:
+        one_sided(out, cfg, expected, where, node, OMISSION, depth)
+    elif json_equal(expected, actual):
         out.fields.append(
-            FieldResult(
-                where.path, MISMATCH, 0.0, expected, actual, "", reason, where.field, where.actual
-            )
+            FieldResult(where.path, MATCH, 1.0, expected, actual, "", "", where.field, where.actual)
         )
-        if cfg.count_extras:
-            before = len(out.fields)
-            one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)
-            if len(out.fields) > before:
-                # one actual leaf already stands against the expected scalar as the mismatch:
-                # the first by path, so that the actual side's key order changes nothing
-                first = min(range(before, len(out.fields)), key=lambda i: out.fields[i].path)
-                del out.fields[first]
+    else:
+        _append_mismatch(out, expected, actual, where)
+
+
+def _append_mismatch(out: WalkOutput, expected: Any, actual: Any, where: Where) -> None:
+    """The two values as one mismatched field, the reason naming both types."""
+    reason = f"expected {json_type(expected)}, got {json_type(actual)}"
+    out.fields.append(
+        FieldResult(
+            where.path, MISMATCH, 0.0, expected, actual, "", reason, where.field, where.actual
+        )
+    )
+
+
+def _scalar_expected(
+    out: WalkOutput,
+    cfg: WalkConfig,
+    expected: Any,
+    actual: Any,
+    where: Where,
+    node: SchemaNode | None,
+    depth: int,
+) -> None:
+    """A scalar expected, a container found: the scalar is wrong (or, an absent null, the
+    container's leaves are hallucinated), and with extras counted so are the container's
+    other leaves."""
+    if json_type(expected) == NULL and cfg.null_absent:
+        one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)
         return
-    # a container expected, something else found: each expected leaf is missing
+    _append_mismatch(out, expected, actual, where)
+    if cfg.count_extras:
+        before = len(out.fields)
+        one_sided(out, cfg, actual, where, node, HALLUCINATION, depth)
+        if len(out.fields) > before:
+            # one actual leaf already stands against the expected scalar as the mismatch:
+            # the first by path, so that the actual side's key order changes nothing
+            first = min(range(before, len(out.fields)), key=lambda i: out.fields[i].path)
+            del out.fields[first]
+
+
+def _container_expected(
+    out: WalkOutput,
+    cfg: WalkConfig,
+    expected: Any,
+    actual: Any,
+    where: Where,
+    node: SchemaNode | None,
+    depth: int,
+) -> None:
+    """A container expected, something else found: each expected leaf is missing (its
+    reason naming what actual holds), and with extras counted actual's leaves are
+    hallucinated."""
     before = len(out.fields)
     one_sided(out, cfg, expected, where, node, OMISSION, depth)
     fields = out.fields
+    type_a = json_type(actual)
     for i in range(before, len(fields)):
         fields[i] = fields[i]._replace(actual=actual, reason=f"actual holds {type_a} here")
     if cfg.count_extras:
