@@ -99,7 +99,8 @@ class JudgeAhead:
         from ..engine.metrics import REGISTRY
         from ..engine.schemas.loading import references_confined_to
 
-        tab = REGISTRY.judge_tab()
+        case_id = key[0] if isinstance(key, tuple) and isinstance(key[0], str) else None
+        tab = REGISTRY.judge_tab(case=case_id)
         try:
             produced = self.outputs.produce(case, None, repeat, runs, target)
             if produced.error is not None:

@@ -210,6 +210,43 @@ def test_a_changed_prompt_makes_the_judgments_stale_under_record_none(pytester, 
     assert len(recorded["judges"]) == 1
 
 
+def _recorded(pytester) -> list[tuple[str, str, int, list[str]]]:
+    recorded = json.loads((pytester.path / "__recordings__/judgments.json").read_text())
+    return sorted(
+        (v["field"], v["expected"], v["verdict"], v.get("cases", []))
+        for judge in recorded["judges"].values()
+        for v in judge["verdicts"]
+    )
+
+
+def test_a_removed_cases_verdicts_are_listed_then_pruned_and_a_kept_cases_kept(pytester, server):
+    _judged_suite(pytester, f"model=j endpoint={server.url}")
+    pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-record=once")
+    a, b = "cases/m.jsonmatch.yaml::a", "cases/m.jsonmatch.yaml::b"
+    # each verdict keeps the cases that used it
+    assert _recorded(pytester) == [
+        ("s", "fragile", 0, [b]),
+        ("s", "two boxes", 0, [a]),
+        ("t", "Monday", 0, [a]),
+    ]
+    text = (pytester.path / "cases/m.jsonmatch.yaml").read_text()
+    (pytester.path / "cases/m.jsonmatch.yaml").write_text(text[: text.index("- id: b")])
+    listed = pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-record=once")
+    assert "1 recorded judgment(s) in __recordings__/judgments.json no collected case uses" in (
+        listed.stdout.str()
+    )
+    assert len(_recorded(pytester)) == 3  # listed, not removed
+    pruned = pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-record=once prune")
+    assert "removed 1 unused recorded judgment(s)" in pruned.stdout.str()
+    assert _recorded(pytester) == [("s", "two boxes", 0, [a]), ("t", "Monday", 0, [a])]
+    # a's verdicts still replay: no request since the first run (a's two items, b's one)
+    assert server.total == 2
+    pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-record=none").assert_outcomes(
+        failed=1
+    )
+    assert server.total == 2
+
+
 def test_what_the_judge_did_is_kept_per_comparison_and_totalled(pytester, server):
     write(
         pytester,

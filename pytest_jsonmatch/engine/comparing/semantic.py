@@ -426,12 +426,15 @@ class JudgeUnavailable(ComparatorError):
 class Memory:
     """Verdicts already known, by item key (the judge's fingerprint, the field path, both
     values): this run's and any a recording brought. ``used``: the keys a comparison read
-    or asked; ``new``: those asked in this run. ``closed`` (a replay-only run): what to raise
-    instead of asking for items no verdict is known of."""
+    or asked; ``new``: those asked in this run; ``cases``: the keys each named case (a golden
+    case's test id, as its tab names it) read or asked, so that a recording keeps which cases
+    use each verdict. ``closed`` (a replay-only run): what to raise instead of asking for
+    items no verdict is known of."""
 
     verdicts: dict[str, float] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
     new: set[str] = field(default_factory=set)
+    cases: dict[str, set[str]] = field(default_factory=dict)
     closed: Callable[[list[Item]], JsonMatchError] | None = None
 
 
@@ -455,15 +458,16 @@ class SemanticJudge:
         self._asking: dict[str, threading.Event] = {}  # items a call is asking for now
         self._tabs = threading.local()  # the figures of the comparison this thread scores
 
-    def open_tab(self) -> JudgeFigures:
+    def open_tab(self, case: str | None = None) -> JudgeFigures:
         """Start counting, apart, what this thread's judged fields cost until
-        :meth:`close_tab`: the figures of one comparison."""
+        :meth:`close_tab`: the figures of one comparison (of ``case``, named so that the
+        verdicts it reads or asks are kept as its: ``Memory.cases``)."""
         tab = JudgeFigures()
-        self._tabs.tab = tab
+        self._tabs.tab, self._tabs.case = tab, case
         return tab
 
     def close_tab(self) -> None:
-        self._tabs.tab = None
+        self._tabs.tab = self._tabs.case = None
 
     def _count(self, delta: JudgeFigures) -> None:
         """Add ``delta`` to the run's figures and to this thread's comparison's, if open
@@ -489,6 +493,7 @@ class SemanticJudge:
         waiting: dict[str, list[int]] = {}  # item key -> the positions it answers
         pending: list[Item] = []  # asked by this call
         elsewhere: dict[str, tuple[Item, threading.Event]] = {}  # being asked by another
+        touched: set[str] = set()  # answered from memory
         prefix = self.settings.fingerprint + "\x00"
         with self._lock:
             for n, batch_item in enumerate(items):
@@ -502,6 +507,7 @@ class SemanticJudge:
                 known = self.memory.verdicts.get(key)
                 if known is not None:
                     out[n] = known
+                    touched.add(key)
                     self.memory.used.add(key)
                     self._count(JudgeFigures(reused=1))
                 elif key in waiting:
@@ -537,6 +543,11 @@ class SemanticJudge:
             self._answer(prefix, again, waiting, out)
         with self._lock:
             self._count(JudgeFigures(undecided=sum(isinstance(a, ComparatorError) for a in out)))
+            case = getattr(self._tabs, "case", None)
+            if case is not None:
+                for key in waiting.keys() | touched:
+                    if key in self.memory.verdicts:
+                        self.memory.cases.setdefault(key, set()).add(case)
         return [a if a is not None else ComparatorError("not judged") for a in out]
 
     def _answer(
