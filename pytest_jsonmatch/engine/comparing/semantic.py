@@ -20,18 +20,21 @@ returning a :class:`JudgeReply`): the standard library's HTTP client against any
 OpenAI-compatible chat-completions endpoint (judge_http.py) unless the user supplies their
 own. The layer that runs the judge may route every request through its runner
 (``through``): the golden-case layer does, for its concurrency, timeouts, retries and
-rate limit. This module knows no runner and no pytest.
+rate limit. Where none does (``match_json``, ``evaluate_records``, the ``jsonmatch``
+command), the judge retries each request itself under the same rules (``_send``): a bounded
+number of attempts within a bounded time. This module knows no runner and no pytest.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import random
 import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -43,6 +46,7 @@ from ..core.errors import (
     known_names,
     shown,
 )
+from ..core.retry_after import retry_after
 from .judge_messages import JudgeReply, JudgeRequest, Through, Transport
 
 
@@ -601,7 +605,7 @@ class SemanticJudge:
             if self.through is not None:
                 reply = self.through(request, self._transport())
             else:
-                reply = self._transport()(request)
+                reply = self._send(request)
         except Exception as exc:  # noqa: BLE001 - the fields it was asked about say why
             attempts = getattr(exc, "attempts", 1)
             with self._lock:
@@ -633,6 +637,60 @@ class SemanticJudge:
                 )
             )
         return read_verdicts(reply, len(chunk))
+
+    def _send(self, request: JudgeRequest) -> JudgeReply:
+        """``request`` sent by the judge itself, where no layer runs it through a runner
+        (``match_json``, ``evaluate_records``, the ``jsonmatch`` command): retried as the
+        golden cases' runner retries the judge (a refused connection, HTTP 408, 409, 429 or
+        5xx; waiting what ``Retry-After`` asks, else backing off), at most ``RETRIES`` times
+        and ``RETRY_BUDGET_S`` of waits in all, so that a judge that is down costs seconds;
+        then a :class:`JudgeUnavailable` naming the judge, the endpoint and the attempts. A
+        failure not worth retrying is raised as it is."""
+        waited, attempt = 0.0, 0
+        while True:
+            attempt += 1
+            try:
+                reply = self._transport()(request)
+            except Exception as exc:
+                delay = _retry_delay(exc, attempt)
+                if delay is None and attempt == 1:
+                    raise
+                if delay is None or attempt > RETRIES or waited + delay > RETRY_BUDGET_S:
+                    error = JudgeUnavailable(
+                        f"judge {request.model!r} at {request.endpoint} failed: "
+                        f"{_failure(exc)} ({attempt} attempts)"
+                    )
+                    error.attempts = attempt  # type: ignore[attr-defined]
+                    raise error from None
+                time.sleep(delay)
+                waited += delay
+                continue
+            if isinstance(reply, JudgeReply):
+                return replace(reply, attempts=attempt)
+            return reply
+
+
+RETRIES = 2  # a judge's request is tried at most three times (the plugin's default too)
+RETRY_BUDGET_S = 30.0  # and waits at most this long in all between its attempts
+_RETRY_STATUSES = frozenset({408, 409, 429})
+
+
+def _retry_delay(exc: BaseException, attempt: int) -> float | None:
+    """How long to wait before trying again after ``exc`` (attempt ``attempt`` failed), or
+    None: not worth another attempt. The golden cases' runner reads failures alike
+    (cases/retries.py)."""
+    status = getattr(exc, "status_code", None)
+    retryable = isinstance(exc, ConnectionError) or (
+        isinstance(status, int)
+        and not isinstance(status, bool)
+        and (status in _RETRY_STATUSES or 500 <= status <= 599)
+    )
+    if not retryable:
+        return None
+    after = retry_after(getattr(exc, "response", None))
+    if after is not None:
+        return after
+    return min(30.0, 0.5 * 2.0 ** (attempt - 1)) * (0.5 + random.random() / 2)
 
 
 def _failure(exc: BaseException) -> str:
