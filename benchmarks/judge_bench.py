@@ -7,7 +7,9 @@ extract-eval's batch rules.
   fixed delay; judge concurrency 8 against concurrency 1 (the serial run), ``runs`` times
   each in ABBA order. The ratio is the median of the paired wall-time ratios, min and max
   beside it; the target is at most 0.3x. The server counts its requests and the most in
-  flight at once, which the note gives.
+  flight at once, which the note gives. A second row does the same with a live target: each
+  case's output comes from a call of a target that asks the same local server (its own
+  path, the same delay) for its answer; target and judge concurrency 8 against both 1.
 - **Differential**: extract-eval's ``SemanticBatchComparator`` (through its ``FakeJudge``,
   made to answer short, long, invalid and failing batches) and ours (through a transport
   that answers the same verdicts) on the same records: same statuses and scores, field by
@@ -59,6 +61,15 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         srv = self.server
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+        if self.path == "/model":  # the live target's model: the produced summary
+            time.sleep(srv.delay)
+            data = json.dumps({"summary": f"produced {body['n']}"}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
         with srv.lock:
             srv.now += 1
             srv.total += 1
@@ -82,16 +93,33 @@ class _Handler(BaseHTTPRequestHandler):
                 srv.now -= 1
 
 
-def _write_suite(root: Path, cases: int, url: str, concurrency: int) -> None:
-    (root / "pytest.ini").write_text(
-        f"[pytest]\njsonmatch_judge = model=bench endpoint={url} concurrency={concurrency}\n"
+_TARGET = """\
+import json
+import urllib.request
+
+def answer(n):
+    request = urllib.request.Request(
+        URL, json.dumps({"n": n}).encode(), {"Content-Type": "application/json"}
     )
+    with urllib.request.urlopen(request, timeout=60) as reply:
+        return {"id": n, **json.loads(reply.read())}
+"""
+
+
+def _write_suite(root: Path, cases: int, url: str, concurrency: int, live: bool = False) -> None:
+    ini = f"[pytest]\njsonmatch_judge = model=bench endpoint={url} concurrency={concurrency}\n"
+    if live:  # each output from a call of the target, which asks the server's /model
+        ini += "pythonpath = .\njsonmatch_target = target:answer\n"
+        ini += f"jsonmatch_calls = concurrency={concurrency}\n"
+        model = url.removesuffix("/v1") + "/model"
+        (root / "target.py").write_text(f"URL = {model!r}\n" + _TARGET)
+    (root / "pytest.ini").write_text(ini)
     (root / "cases").mkdir(exist_ok=True)
     body = "".join(
         f"- id: c{n}\n"
         f"  options: {{fields: {{summary: {{comparator: semantic}}}}}}\n"
         f"  expected: {{id: {n}, summary: 'reference {n}'}}\n"
-        f"  actual: {{id: {n}, summary: 'produced {n}'}}\n"
+        + (f"  input: {n}\n" if live else f"  actual: {{id: {n}, summary: 'produced {n}'}}\n")
         for n in range(cases)
     )
     (root / "cases" / "m.jsonmatch.yaml").write_text("cases:\n" + body)
@@ -129,7 +157,12 @@ def _run_suite(root: Path) -> float:
 
 
 def overlap_rows(row: Any, quick: bool, runs: int) -> list[Any]:
-    """Judge concurrency 8 against 1 on a suite of judged cases (see the module docstring)."""
+    """Judge concurrency 8 against 1 on a suite of judged cases, their outputs given and
+    from a live target (see the module docstring)."""
+    return _overlap(row, quick, runs, False) + _overlap(row, quick, runs, True)
+
+
+def _overlap(row: Any, quick: bool, runs: int, live: bool) -> list[Any]:
     cases, delay = (16, 0.1) if quick else (40, 0.5)
     server = _Server(delay)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -140,7 +173,7 @@ def overlap_rows(row: Any, quick: bool, runs: int) -> list[Any]:
             for concurrency in (8, 1):
                 roots[concurrency] = Path(tmp, f"c{concurrency}")
                 roots[concurrency].mkdir()
-                _write_suite(roots[concurrency], cases, server.url, concurrency)
+                _write_suite(roots[concurrency], cases, server.url, concurrency, live)
             times: dict[int, list[float]] = {8: [], 1: []}
             most: dict[int, int] = {}
             for k in range(runs):
@@ -163,7 +196,9 @@ def overlap_rows(row: Any, quick: bool, runs: int) -> list[Any]:
     return [
         row(
             SECTION,
-            f"{cases} judged golden cases, judge concurrency=8",
+            f"{cases} judged golden cases"
+            + (", live target" if live else "")
+            + (", target and judge concurrency=8" if live else ", judge concurrency=8"),
             statistics.median(times[8]),
             "the same, concurrency=1 (serial)",
             statistics.median(times[1]),

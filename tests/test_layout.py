@@ -334,11 +334,12 @@ def test_the_golden_case_and_pytest_layers_stay_small(layer):
     # modules of one job each; plugin/ is thin glue over cases/, reporting/ and the engine.
     # The caps count lines as `ruff format` lays them out (100 columns): the dense layout's
     # 450 a module and 1,500 for plugin/ grew by about a fifth with the reformat, so 550
-    # and 1,900 hold the same amount of code.
+    # and 1,900 hold the same amount of code; 6 more for the judge's recorded verdicts kept
+    # per case and pruned with the recordings (issue 50).
     sizes = {path.name: _lines(path) for path in (PACKAGE / layer).glob("*.py")}
     assert {name: n for name, n in sizes.items() if n > 550} == {}
     if layer == "plugin":
-        assert sum(sizes.values()) < 1900, sizes
+        assert sum(sizes.values()) < 1906, sizes
 
 
 def test_only_the_settings_module_reads_pytest_settings():

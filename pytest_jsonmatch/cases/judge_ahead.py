@@ -5,14 +5,19 @@ judge keeps their verdicts (semantic.py's memory). Each test then scores its cas
 in item order, and finds its verdicts known, or being asked for (it waits for that request
 instead of sending its own). Scores, statuses and the report are those of a serial run.
 
-A case whose output needs a live call is judged by its own test. Nothing here records a
-comparison or raises: a case that fails ahead fails again, in its own words, in its test.
+A case whose output needs a live call is judged as soon as its call (made ahead by the
+target's runner) returns: the call's thread hands the output over (``LiveCalls.ready``)
+and it is scored here, so that its judging overlaps the other cases' calls and judging too.
+A call that fails hands nothing over, and its test judges nothing ahead. Nothing here
+records a comparison or raises: a case that fails ahead fails again, in its own words, in
+its test.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +31,7 @@ if TYPE_CHECKING:
     from ..engine.comparing.semantic import JudgeFigures
 
 _THREAD = "jsonmatch-judge-ahead"
+_JOIN_S = 1.0  # the most closing waits for the threads, all together
 _CLAIM_WAIT_S = 900.0  # the most a test waits for its case's judging ahead to end
 
 
@@ -48,6 +54,11 @@ class JudgeAhead:
         self._stop = threading.Event()
         self._tabs: dict[object, JudgeFigures] = {}  # what each case's judging ahead cost
         self._done: dict[object, threading.Event] = {}
+        # live cases waiting for their call's output: key -> what scoring it needs
+        self._live: dict[object, tuple[GoldenCase, int, int, str]] = {}
+        self._lock = threading.Lock()
+        for calls in outputs.calls.values():
+            calls.ready = self.live
 
     def submit(self, key: object, case: GoldenCase, repeat: int, runs: int, target: str) -> None:
         """Score run ``repeat`` of ``case`` ahead, once, when its output needs no call."""
@@ -57,16 +68,34 @@ class JudgeAhead:
         if not self._may_judge(case):
             return
         try:
-            if case.source == "input" and self.outputs.needs_call(case, repeat, runs, target):
-                return
+            live = case.source == "input" and self.outputs.needs_call(case, repeat, runs, target)
         except Exception:  # noqa: BLE001 - the test reports it when it runs
             return
+        if live:
+            with self._lock:
+                self._live[key] = (case, repeat, runs, target)
+            return
         done = self._done[key] = threading.Event()
-        self._jobs.put(lambda: self._score(key, done, case, repeat, runs, target))
-        if len(self._threads) < self.concurrency:
+        self._queue(lambda: self._score(key, done, case, repeat, runs, target))
+
+    def live(self, key: object, output: object) -> None:
+        """A live case's call returned ``output`` (in the call's thread): judge it ahead."""
+        with self._lock:
+            waiting = self._live.pop(key, None)
+            if waiting is None or self._stop.is_set():
+                return
+            done = self._done[key] = threading.Event()
+        case, repeat, runs, target = waiting
+        self._queue(lambda: self._score(key, done, case, repeat, runs, target, (output,)))
+
+    def _queue(self, job: Callable[[], None]) -> None:
+        self._jobs.put(job)
+        with self._lock:
+            if len(self._threads) >= self.concurrency:
+                return
             thread = threading.Thread(target=self._work, daemon=True, name=_THREAD)
             self._threads.append(thread)
-            thread.start()
+        thread.start()
 
     def _may_judge(self, case: GoldenCase) -> bool:
         """Whether scoring ``case`` may ask the judge: its options or the session's name
@@ -94,20 +123,28 @@ class JudgeAhead:
         repeat: int,
         runs: int,
         target: str,
+        given: tuple[object] | None = None,
     ) -> None:
+        """Score run ``repeat`` of ``case``: ``given``, a live call's output, or the output
+        the case gives or a recording replays."""
         from ..engine.match import match_json
         from ..engine.metrics import REGISTRY
         from ..engine.schemas.loading import references_confined_to
 
-        tab = REGISTRY.judge_tab()
+        case_id = key[0] if isinstance(key, tuple) and isinstance(key[0], str) else None
+        tab = REGISTRY.judge_tab(case=case_id)
         try:
-            produced = self.outputs.produce(case, None, repeat, runs, target)
-            if produced.error is not None:
-                return
+            if given is not None:
+                output = given[0]
+            else:
+                produced = self.outputs.produce(case, None, repeat, runs, target)
+                if produced.error is not None:
+                    return
+                output = produced.output
             name = case.metric or self.defaults.metric
             options = {**self.defaults.options_for(name), **case.options}
             with tab, references_confined_to(self.schema_folders, "jsonmatch_schema_dirs"):
-                match_json(produced.output, case.expected, metric=name, **options)
+                match_json(output, case.expected, metric=name, **options)
         except (JsonMatchError, Exception):  # noqa: BLE001 - its test says what went wrong
             pass
         finally:
@@ -117,8 +154,11 @@ class JudgeAhead:
 
     def claim(self, key: object) -> JudgeFigures | None:
         """What judging run ``key`` ahead cost (its requests), once it is done: the test
-        that scores the run reports it. None: it was not judged ahead."""
-        done = self._done.pop(key, None)
+        that scores the run reports it. None: it was not judged ahead (a live case whose
+        call failed is still waiting: it never will be)."""
+        with self._lock:
+            self._live.pop(key, None)
+            done = self._done.pop(key, None)
         if done is None:
             return None
         if not done.is_set() and not self._stop.is_set():
@@ -126,9 +166,13 @@ class JudgeAhead:
         return self._tabs.pop(key, None)
 
     def close(self) -> None:
-        """Drop the cases not yet started and let the threads end (the test loop ended)."""
+        """Drop the cases not yet started and let the threads end (the test loop ended).
+        Threads still waiting for a request (the loop was interrupted: Ctrl-C, ``-x``) are
+        not waited for past a second: they are daemons, and the judge's runner, closed with
+        the session, cancels what they wait for."""
         self._stop.set()
         for _ in self._threads:
             self._jobs.put(None)
+        deadline = time.monotonic() + _JOIN_S
         for thread in self._threads:
-            thread.join(timeout=5)
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))

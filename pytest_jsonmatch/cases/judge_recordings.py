@@ -19,12 +19,13 @@ With ``prune``, verdicts of other judges (a prompt or a model since replaced) ar
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
 from ..engine.comparing.semantic import Item, JudgeSettings, Memory
 from ..engine.core.errors import CaseFileError
-from ..reporting.atomic import exclusive_lock
+from ..reporting.atomic import exclusive_lock, write_atomic
 from .recordings import FOLDER, MAX_RECORDING_BYTES, RecordMode, inside_root, relative
 
 NAME = "judgments.json"
@@ -91,15 +92,20 @@ class JudgmentFile:
         )
 
     def save(self, memory: Memory) -> None:
-        """Add this run's verdicts to the file (merged with what is there now), and drop
-        other judges' under ``prune``."""
-        if self.mode in ("off", "none") or not (memory.new or (self.prune and self.other_count)):
+        """Add this run's verdicts to the file (merged with what is there now) with the cases
+        that used each, and drop other judges' under ``prune``. A file this changes nothing
+        in is left as it is."""
+        if self.mode in ("off", "none"):
             return
         prefix = self.fingerprint + "\x00"
-        fresh = [(k[len(prefix) :], memory.verdicts[k]) for k in memory.new if k.startswith(prefix)]
+        used = memory.new | memory.cases.keys()
+        keys = {k[len(prefix) :]: k for k in used if k.startswith(prefix)}
+        if not (keys or (self.prune and self.other_count)):
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with exclusive_lock(self.path.parent):
             data = self._read()
+            before = _dumps(data)
             judges: dict[str, Any] = data.setdefault("judges", {})
             if self.prune:
                 for fingerprint in [f for f in judges if f != self.fingerprint]:
@@ -109,14 +115,20 @@ class JudgmentFile:
                 Item(e["field"], e["expected"], e["actual"]).key: e
                 for e in mine.get("verdicts", [])
             }
-            for key, verdict in fresh:
-                path, expected, actual = key.split("\x00")
-                entries[key] = {
-                    "field": path,
-                    "expected": json.loads(expected),
-                    "actual": json.loads(actual),
-                    "verdict": int(verdict),
-                }
+            for short, key in keys.items():
+                entry = entries.get(short)
+                if key in memory.new or entry is None:  # asked now, or pruned meanwhile
+                    path, expected, actual = short.split("\x00")
+                    entry = entries[short] = {
+                        "field": path,
+                        "expected": json.loads(expected),
+                        "actual": json.loads(actual),
+                        "verdict": int(memory.verdicts[key]),
+                        **({"cases": entry["cases"]} if entry and "cases" in entry else {}),
+                    }
+                cases = set(entry.get("cases", ())) | memory.cases.get(key, set())
+                if cases:
+                    entry["cases"] = sorted(cases)
             judges[self.fingerprint] = {
                 "model": self.judge.model,
                 "prompt_file": self.judge.prompt_file or None,
@@ -124,31 +136,97 @@ class JudgmentFile:
                 "verdicts": [entries[k] for k in sorted(entries)],
             }
             data["version"] = VERSION
-            text = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
-            from ..reporting.atomic import write_atomic
-
-            write_atomic(self.path, lambda fh: fh.write(text + "\n"))
-            self.wrote = len(fresh)
+            text = _dumps(data)
+            if text != before:
+                write_atomic(self.path, lambda fh: fh.write(text + "\n"))
+            self.wrote = sum(k in memory.new for k in keys.values())
 
     def _read(self) -> dict[str, Any]:
+        return self.read_file(self.path)
+
+    @staticmethod
+    def read_file(path: Path) -> dict[str, Any]:
+        """The recorded verdicts, checked; ``{}`` when there are none yet."""
         try:
-            size = self.path.stat().st_size
+            size = path.stat().st_size
         except FileNotFoundError:
             return {}
         except OSError as exc:
-            raise CaseFileError(f"cannot read {self.path}: {exc.strerror}") from None
-        if not self.path.is_file() or size > MAX_RECORDING_BYTES:
-            raise CaseFileError(f"{self.path} is not a regular file of at most 64 MB")
+            raise CaseFileError(f"cannot read {path}: {exc.strerror}") from None
+        if not path.is_file() or size > MAX_RECORDING_BYTES:
+            raise CaseFileError(f"{path} is not a regular file of at most 64 MB")
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8"))
             for judge in data["judges"].values():
                 for e in judge["verdicts"]:
                     if e["verdict"] not in (0, 1) or not isinstance(e["field"], str):
                         raise ValueError(f"a verdict of {e['verdict']!r} at {e['field']!r}")
+                    cases = e.get("cases", [])
+                    if not (isinstance(cases, list) and all(isinstance(c, str) for c in cases)):
+                        raise ValueError(f"the cases of the verdict at {e['field']!r}")
                     e["expected"], e["actual"]
         except (ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
             raise CaseFileError(
-                f"the judgments' recording {self.path} cannot be read ({exc}); delete it or "
+                f"the judgments' recording {path} cannot be read ({exc}); delete it or "
                 f"re-record with --jsonmatch-record=all"
             ) from None
         return data if isinstance(data, dict) else {}
+
+
+def _dumps(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
+
+
+def unused_judgments(
+    root: Path, cases_by_file: Mapping[Path, Collection[str | tuple[str, str]]], remove: bool
+) -> int:
+    """How many recorded verdicts (of any judge) no collected case uses: every case recorded
+    as using one (``cases``: test ids under ``root``, ``file::id`` or ``file::id[target]``)
+    is gone, deleted or renamed in one of the collected case files, or its file is. With
+    ``remove``, they are dropped, and gone cases struck from the verdicts kept. A verdict
+    recorded with no case is never counted (which cases use it is not known); cases of files
+    not collected in this run (a path given) are kept."""
+    path = judgments_path(root)
+    if not path.is_file():
+        return 0
+    files, ids = set(cases_by_file), set[str]()
+    for file, keys in cases_by_file.items():
+        shown = file.relative_to(root).as_posix() if file.is_relative_to(root) else str(file)
+        ids.update(
+            f"{shown}::{k}" if isinstance(k, str) else f"{shown}::{k[0]}[{k[1]}]" for k in keys
+        )
+
+    def gone(case: str) -> bool:
+        file = root / case.partition("::")[0]
+        return (file in files and case not in ids) or not file.exists()
+
+    with exclusive_lock(path.parent):
+        data = JudgmentFile.read_file(path)
+        before, unused = _dumps(data), 0
+        for judge in data.get("judges", {}).values():
+            kept = []
+            for entry in judge.get("verdicts", []):
+                cases = entry.get("cases", [])
+                left = [c for c in cases if not gone(c)]
+                if cases and not left:
+                    unused += 1
+                    continue
+                if cases:
+                    entry["cases"] = left
+                kept.append(entry)
+            judge["verdicts"] = kept
+        text = _dumps(data)
+        if remove and text != before:
+            write_atomic(path, lambda fh: fh.write(text + "\n"))
+    return unused
+
+
+def unused_note(count: int, removed: bool) -> str:
+    """The terminal summary's line of the unused verdicts."""
+    shown = f"{FOLDER}/{NAME}"
+    if removed:
+        return f"removed {count} unused recorded judgment(s) from {shown}"
+    return (
+        f"{count} recorded judgment(s) in {shown} no collected case uses (deleted or renamed "
+        f"cases); remove them with --jsonmatch-record='once prune'"
+    )

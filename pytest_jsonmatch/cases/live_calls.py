@@ -52,6 +52,9 @@ class LiveCalls:
         self.log = log or CallLog()
         self.starts = starts  # the rate's schedule, shared by the session's xdist workers
         self._runner: Runner | None = None
+        # told each call's output as the call ends, in its thread (judge_ahead.py judges it
+        # there, ahead of the test that takes it)
+        self.ready: Callable[[Hashable, object], None] | None = None
 
     def open(self) -> None:
         """Start taking calls ahead (the test loop starts)."""
@@ -103,11 +106,15 @@ class LiveCalls:
         # change what the case (and its recording's digest) holds
         if isinstance(case.input, (dict, list)):
             case = replace(case, input=copy.deepcopy(case.input))
-        target, watch = self.target, self.watch
+        target, watch, ready = self.target, self.watch, self.ready
 
         def call(awaited: Awaited) -> object:
             if watch is None:
-                return awaited(target(case, awaited))
-            return awaited(watch.around(key, lambda: target(case, awaited)))
+                value = awaited(target(case, awaited))
+            else:
+                value = awaited(watch.around(key, lambda: target(case, awaited)))
+            if ready is not None:
+                ready(key, value)
+            return value
 
         return self.log.logged(name_of(key), call)

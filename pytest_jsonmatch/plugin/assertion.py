@@ -113,17 +113,18 @@ def compare_and_record(
     recorded: Recorded = "",
     call: CallFigures | None = None,
     ahead: JudgeFigures | None = None,
+    case: str | None = None,
 ) -> tuple[MatchResult, float]:
     """Score one comparison (run ``repeat`` of its case, its output from ``source``, made by
     a call that took ``call``) with ``channel``'s defaults and record it there; return the
     result and the threshold it is held to. One that cannot be scored is recorded as an error
     with its reason, and its error raised. What the judge did for it is kept with it
-    (``ahead``: the requests its case was judged with ahead of its test)."""
+    (``ahead``: what judging its case ahead asked; ``case``: its test id, for the verdicts)."""
     __tracebackhide__ = True
     defaults = channel.defaults
     name = metric or defaults.metric
     limit = defaults.threshold
-    judged = REGISTRY.judge_tab(ahead)
+    judged = REGISTRY.judge_tab(ahead, case)
     merged: Mapping[str, object] = options
     try:
         if threshold is not None:

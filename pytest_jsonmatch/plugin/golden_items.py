@@ -144,6 +144,7 @@ class GoldenItem(pytest.Item):
                             produced.recording,
                             produced.call,
                             ahead,
+                            self.nodeid,
                         )
                     )
         passed = self._passed(results)

@@ -68,10 +68,6 @@ def pytest_configure(config: pytest.Config) -> None:
     # assert_json_match, called without the config, finds the session's channel as the
     # current one until the session ends (pytest_unconfigure)
     config.stash[_CHANNEL_TOKEN] = channel.enter(session.channel)
-    if settings.target or settings.targets or settings.given_record is not None:
-        from .golden_run import start_golden_run  # a target that does not import stops
-
-        start_golden_run(config)  # the session now, replaying too
     if settings.given_judge is not None:  # the judge's runner, open until the session ends
         from ..cases.calls_in_flight import LOG_KEY
         from ..cases.judge_calls import JudgeCalls
@@ -84,6 +80,10 @@ def pytest_configure(config: pytest.Config) -> None:
             settings.rootpath,
             shared=os.path.dirname(log) if log else None,
         )
+    if settings.target or settings.targets or settings.given_record is not None:
+        from .golden_run import start_golden_run  # a target that does not import stops
+
+        start_golden_run(config)  # the session now, replaying too
     config.pluginmanager.register(_Registrar(config), "jsonmatch-registrar")
     try:
         settings.defaults.check()  # once plugins have registered their metrics

@@ -1,5 +1,5 @@
-"""Recordings no collected case uses (a case deleted or renamed), named at the end of the
-session, and removed when ``jsonmatch_record`` says ``prune`` (syrupy's unused snapshots).
+"""Recordings (and the judge's verdicts) no collected case uses (a case deleted or renamed),
+named at the end of the session, removed when ``jsonmatch_record`` says ``prune``.
 
 Every collected golden case counts as using its recordings, deselected ones too (``-k``,
 ``-m``): a subset run never calls another case's recording unused. Under xdist the
@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ..cases.case_files import CaseFiles
+from ..cases.judge_recordings import unused_judgments, unused_note
 from ..cases.recordings import relative, remove_recordings, unused_recordings
 
 
@@ -22,7 +23,7 @@ class UnusedRecordings:
     def __init__(self, cases: CaseFiles, prune: bool, targets: tuple[str, ...] = ()) -> None:
         self.cases, self.prune, self.targets = cases, prune, targets
         self.collected: dict[Path, set[str | tuple[str, str]]] = {}
-        self.unused: list[Path] = []
+        self.unused, self.verdicts = list[Path](), 0  # recordings and verdicts none uses
 
     def _note(self, nodeid: str) -> None:
         path, sep, name = nodeid.partition("::")
@@ -46,8 +47,11 @@ class UnusedRecordings:
         self.unused = unused_recordings(self.collected)
         if self.prune:
             remove_recordings(self.unused)
+        self.verdicts = unused_judgments(self.cases.root, self.collected, self.prune)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if self.verdicts:
+            terminalreporter.write_line(unused_note(self.verdicts, self.prune))
         if not self.unused:
             return
         shown = [relative(path, self.cases.root) for path in self.unused]

@@ -76,6 +76,26 @@ def test_score_loads_the_plugin_and_the_judge(suite):
     assert srv.total == 2  # one request per record
 
 
+def test_score_retries_a_429_storm_as_retry_after_says(suite):
+    # no runner sends the command's judge requests: the judge retries them itself, waiting
+    # what Retry-After asks (two 429s of 1 s each), and scores as if nothing had happened
+    srv = JudgeServer()
+    srv.storm, srv.after = 2, "1"
+    srv.same.add(frozenset(("two boxes, monday", "2 boxes on monday")))
+    with serving(srv):
+        proc = jsonmatch(
+            "score",
+            *("gold.jsonl", "pred.jsonl", "--schema", "manifest.schema.json"),
+            *("--plugins", "ports", "--judge", f"model=j endpoint={srv.url}", "-f", "json"),
+            cwd=suite,
+        )
+    assert proc.returncode in (0, 1), proc.stderr
+    scores = [c["mean_score"] for c in json.loads(proc.stdout)["cases"]]
+    assert scores == pytest.approx([1.0, 2 / 3])  # as without the storm (the test above)
+    assert srv.total == 4  # record 1: two 429s and its answer; record 2: one request
+    assert srv.started[2] - srv.started[0] >= 2.0  # the waits Retry-After asked for
+
+
 def test_without_the_plugin_the_schema_is_refused_naming_the_comparator(suite):
     proc = jsonmatch(
         "score",

@@ -5,13 +5,17 @@ By default it decides as a careful judge would for the tests' data: a pair is th
 when its values are equal ignoring case, or when ``same`` lists them. ``answer`` (a
 function of the items) replaces the reply's text; ``finish`` its finish reason; ``storm``
 makes the first N requests 429s with a ``Retry-After`` of ``after`` seconds; ``delay``
-holds every answer that long. It counts requests (``total``), the most in flight at once
-(``max_in_flight``) and keeps every request body and Authorization header."""
+holds every answer that long, or until the client hangs up (counted in ``hung_up``: a
+request its client gave up on ends then, unanswered). It counts requests (``total``), the
+most in flight at once (``max_in_flight``), those in flight now (``calls.now``) and keeps
+every request body and Authorization header."""
 
 from __future__ import annotations
 
 import json
 import re
+import select
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -52,6 +56,7 @@ class JudgeServer(CountsCalls, ThreadingHTTPServer):
         self.bodies: list[dict[str, object]] = []
         self.auth: list[str | None] = []
         self.started: list[float] = []
+        self.hung_up = 0
 
     @property
     def url(self) -> str:
@@ -85,8 +90,10 @@ class _Handler(BaseHTTPRequestHandler):
             srv.started.append(time.monotonic())
             n = len(srv.bodies)
         with srv.calls.call():
-            if srv.delay:
-                time.sleep(srv.delay)
+            if srv.delay and not _held(self.connection, srv.delay):
+                with srv.lock:
+                    srv.hung_up += 1
+                return
             if self.path != "/v1/chat/completions":
                 reply_json(self, {"error": "not found"}, 404)
                 return
@@ -119,3 +126,20 @@ class _Handler(BaseHTTPRequestHandler):
                     },
                 },
             )
+
+
+def _held(conn: socket.socket, seconds: float) -> bool:
+    """Wait ``seconds``, watching the connection: False as soon as the client hangs up (its
+    end of the socket closed: a read that returns nothing)."""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        ready, _, _ = select.select([conn], [], [], min(left, 0.05))
+        if ready:
+            try:
+                if conn.recv(1, socket.MSG_PEEK) == b"":
+                    return False
+            except OSError:
+                return False
+            time.sleep(max(0.0, end - time.monotonic()))  # bytes sent after the body: wait
+            return True
+    return True

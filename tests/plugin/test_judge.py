@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from tests.helpers.http_models import serving
+from tests.helpers.http_models import InFlight, serving
 from tests.helpers.judge_server import JudgeServer
 from tests.helpers.plugin_cases import ARGS, write
 
@@ -138,6 +138,35 @@ def test_judging_of_different_cases_overlaps_up_to_the_judges_concurrency(pytest
     assert server.max_in_flight == 8
 
 
+def test_cases_with_a_live_target_are_judged_overlapping(pytester, server):
+    # four cases whose output comes from a live call of the target: each request waits (5 s
+    # at most) until four are at the server together. Judged as each call returns, in the
+    # judge's threads, they are; judged one by one in each case's own test, one at a time
+    server.calls = InFlight(gather=4, patience=5)
+    write(
+        pytester,
+        "pytest.ini",
+        f"[pytest]\npythonpath = .\njsonmatch_target = targets:answer\n"
+        f"jsonmatch_calls = concurrency=4\n"
+        f"jsonmatch_judge = model=j endpoint={server.url} concurrency=4\n",
+    )
+    write(pytester, "targets.py", "def answer(text):\n    return {'s': 'produced ' + text}\n")
+    body = "".join(
+        f"- id: c{n}\n  options: {{fields: {{s: {{comparator: semantic}}}}}}\n"
+        f"  input: '{n}'\n  expected: {{s: 'reference {n}'}}\n"
+        for n in range(4)
+    )
+    write(pytester, "cases/m.jsonmatch.yaml", "cases:\n" + body)
+    start = time.monotonic()
+    result = pytester.runpytest_inprocess(*ARGS, "cases")
+    took = time.monotonic() - start
+    result.assert_outcomes(failed=4)  # every pair judged different, each by its own request
+    assert (server.total, server.max_in_flight) == (4, 4)
+    assert took < 4 * 5, took  # one by one, each request would wait out its 5 s
+    # each case's request is its own: counted once, in its comparison
+    assert "judge: 4 requests" in result.stdout.str()
+
+
 def test_a_serial_judge_sends_one_request_at_a_time(pytester, server):
     write(pytester, "pytest.ini", f"[pytest]\njsonmatch_judge = model=j endpoint={server.url}\n")
     body = "".join(
@@ -192,10 +221,10 @@ def test_judgments_are_recorded_and_replayed_with_no_request(pytester, server):
 
 
 def test_a_changed_prompt_makes_the_judgments_stale_under_record_none(pytester, server):
-    _judged_suite(pytester, f"model=j endpoint={server.url} prompt=prompt.txt", "v1 {pairs}")
+    _judged_suite(pytester, f"model=j endpoint={server.url} prompt=prompt.txt", "v1:\n{pairs}")
     pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-record=once")
     assert server.total == 2
-    write(pytester, "prompt.txt", "v2, reworded {pairs}")
+    write(pytester, "prompt.txt", "v2, reworded:\n{pairs}")
     stale = pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-record=none")
     assert server.total == 2  # record=none never asks
     out = stale.stdout.str()
@@ -208,6 +237,43 @@ def test_a_changed_prompt_makes_the_judgments_stale_under_record_none(pytester, 
     assert server.total == 4
     recorded = json.loads((pytester.path / "__recordings__/judgments.json").read_text())
     assert len(recorded["judges"]) == 1
+
+
+def _recorded(pytester) -> list[tuple[str, str, int, list[str]]]:
+    recorded = json.loads((pytester.path / "__recordings__/judgments.json").read_text())
+    return sorted(
+        (v["field"], v["expected"], v["verdict"], v.get("cases", []))
+        for judge in recorded["judges"].values()
+        for v in judge["verdicts"]
+    )
+
+
+def test_a_removed_cases_verdicts_are_listed_then_pruned_and_a_kept_cases_kept(pytester, server):
+    _judged_suite(pytester, f"model=j endpoint={server.url}")
+    pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-record=once")
+    a, b = "cases/m.jsonmatch.yaml::a", "cases/m.jsonmatch.yaml::b"
+    # each verdict keeps the cases that used it
+    assert _recorded(pytester) == [
+        ("s", "fragile", 0, [b]),
+        ("s", "two boxes", 0, [a]),
+        ("t", "Monday", 0, [a]),
+    ]
+    text = (pytester.path / "cases/m.jsonmatch.yaml").read_text()
+    (pytester.path / "cases/m.jsonmatch.yaml").write_text(text[: text.index("- id: b")])
+    listed = pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-record=once")
+    assert "1 recorded judgment(s) in __recordings__/judgments.json no collected case uses" in (
+        listed.stdout.str()
+    )
+    assert len(_recorded(pytester)) == 3  # listed, not removed
+    pruned = pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-record=once prune")
+    assert "removed 1 unused recorded judgment(s)" in pruned.stdout.str()
+    assert _recorded(pytester) == [("s", "two boxes", 0, [a]), ("t", "Monday", 0, [a])]
+    # a's verdicts still replay: no request since the first run (a's two items, b's one)
+    assert server.total == 2
+    pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-record=none").assert_outcomes(
+        failed=1
+    )
+    assert server.total == 2
 
 
 def test_what_the_judge_did_is_kept_per_comparison_and_totalled(pytester, server):

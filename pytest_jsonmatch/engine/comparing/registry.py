@@ -236,10 +236,11 @@ class Registry:
             )
         return self._judge
 
-    def judge_tab(self, ahead: JudgeFigures | None = None) -> JudgeTab:
+    def judge_tab(self, ahead: JudgeFigures | None = None, case: str | None = None) -> JudgeTab:
         """What the judge does for one comparison, counted while the ``with`` block runs in
-        this thread; ``ahead``: the requests its case was judged with ahead of it."""
-        return JudgeTab(self.judge if self._judge_settings is not None else None, ahead)
+        this thread; ``ahead``: the requests its case was judged with ahead of it; ``case``:
+        the case it scores (a golden case's test id), whose verdicts these become."""
+        return JudgeTab(self.judge if self._judge_settings is not None else None, ahead, case)
 
     def _bind_semantic(self, params: Mapping[str, Any] | None) -> BoundComparator:
         check_params("semantic", params, set())
@@ -535,13 +536,15 @@ def _params_key(params: Mapping[str, Any] | None) -> str | None:
 class JudgeTab:
     """See :meth:`Registry.judge_tab`."""
 
-    def __init__(self, judge: SemanticJudge | None, ahead: JudgeFigures | None) -> None:
-        self.judge, self.ahead = judge, ahead
+    def __init__(
+        self, judge: SemanticJudge | None, ahead: JudgeFigures | None, case: str | None = None
+    ) -> None:
+        self.judge, self.ahead, self.case = judge, ahead, case
         self.tab: JudgeFigures | None = None
 
     def __enter__(self) -> JudgeTab:
         if self.judge is not None:
-            self.tab = self.judge.open_tab()
+            self.tab = self.judge.open_tab(self.case)
         return self
 
     def __exit__(self, *exc: object) -> None:

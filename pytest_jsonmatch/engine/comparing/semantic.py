@@ -20,18 +20,21 @@ returning a :class:`JudgeReply`): the standard library's HTTP client against any
 OpenAI-compatible chat-completions endpoint (judge_http.py) unless the user supplies their
 own. The layer that runs the judge may route every request through its runner
 (``through``): the golden-case layer does, for its concurrency, timeouts, retries and
-rate limit. This module knows no runner and no pytest.
+rate limit. Where none does (``match_json``, ``evaluate_records``, the ``jsonmatch``
+command), the judge retries each request itself under the same rules (``_send``): a bounded
+number of attempts within a bounded time. This module knows no runner and no pytest.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import random
 import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -43,6 +46,7 @@ from ..core.errors import (
     known_names,
     shown,
 )
+from ..core.retry_after import retry_after
 from .judge_messages import JudgeReply, JudgeRequest, Through, Transport
 
 
@@ -426,12 +430,15 @@ class JudgeUnavailable(ComparatorError):
 class Memory:
     """Verdicts already known, by item key (the judge's fingerprint, the field path, both
     values): this run's and any a recording brought. ``used``: the keys a comparison read
-    or asked; ``new``: those asked in this run. ``closed`` (a replay-only run): what to raise
-    instead of asking for items no verdict is known of."""
+    or asked; ``new``: those asked in this run; ``cases``: the keys each named case (a golden
+    case's test id, as its tab names it) read or asked, so that a recording keeps which cases
+    use each verdict. ``closed`` (a replay-only run): what to raise instead of asking for
+    items no verdict is known of."""
 
     verdicts: dict[str, float] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
     new: set[str] = field(default_factory=set)
+    cases: dict[str, set[str]] = field(default_factory=dict)
     closed: Callable[[list[Item]], JsonMatchError] | None = None
 
 
@@ -455,15 +462,16 @@ class SemanticJudge:
         self._asking: dict[str, threading.Event] = {}  # items a call is asking for now
         self._tabs = threading.local()  # the figures of the comparison this thread scores
 
-    def open_tab(self) -> JudgeFigures:
+    def open_tab(self, case: str | None = None) -> JudgeFigures:
         """Start counting, apart, what this thread's judged fields cost until
-        :meth:`close_tab`: the figures of one comparison."""
+        :meth:`close_tab`: the figures of one comparison (of ``case``, named so that the
+        verdicts it reads or asks are kept as its: ``Memory.cases``)."""
         tab = JudgeFigures()
-        self._tabs.tab = tab
+        self._tabs.tab, self._tabs.case = tab, case
         return tab
 
     def close_tab(self) -> None:
-        self._tabs.tab = None
+        self._tabs.tab = self._tabs.case = None
 
     def _count(self, delta: JudgeFigures) -> None:
         """Add ``delta`` to the run's figures and to this thread's comparison's, if open
@@ -489,6 +497,7 @@ class SemanticJudge:
         waiting: dict[str, list[int]] = {}  # item key -> the positions it answers
         pending: list[Item] = []  # asked by this call
         elsewhere: dict[str, tuple[Item, threading.Event]] = {}  # being asked by another
+        touched: set[str] = set()  # answered from memory
         prefix = self.settings.fingerprint + "\x00"
         with self._lock:
             for n, batch_item in enumerate(items):
@@ -502,6 +511,7 @@ class SemanticJudge:
                 known = self.memory.verdicts.get(key)
                 if known is not None:
                     out[n] = known
+                    touched.add(key)
                     self.memory.used.add(key)
                     self._count(JudgeFigures(reused=1))
                 elif key in waiting:
@@ -537,6 +547,11 @@ class SemanticJudge:
             self._answer(prefix, again, waiting, out)
         with self._lock:
             self._count(JudgeFigures(undecided=sum(isinstance(a, ComparatorError) for a in out)))
+            case = getattr(self._tabs, "case", None)
+            if case is not None:
+                for key in waiting.keys() | touched:
+                    if key in self.memory.verdicts:
+                        self.memory.cases.setdefault(key, set()).add(case)
         return [a if a is not None else ComparatorError("not judged") for a in out]
 
     def _answer(
@@ -590,7 +605,7 @@ class SemanticJudge:
             if self.through is not None:
                 reply = self.through(request, self._transport())
             else:
-                reply = self._transport()(request)
+                reply = self._send(request)
         except Exception as exc:  # noqa: BLE001 - the fields it was asked about say why
             attempts = getattr(exc, "attempts", 1)
             with self._lock:
@@ -622,6 +637,60 @@ class SemanticJudge:
                 )
             )
         return read_verdicts(reply, len(chunk))
+
+    def _send(self, request: JudgeRequest) -> JudgeReply:
+        """``request`` sent by the judge itself, where no layer runs it through a runner
+        (``match_json``, ``evaluate_records``, the ``jsonmatch`` command): retried as the
+        golden cases' runner retries the judge (a refused connection, HTTP 408, 409, 429 or
+        5xx; waiting what ``Retry-After`` asks, else backing off), at most ``RETRIES`` times
+        and ``RETRY_BUDGET_S`` of waits in all, so that a judge that is down costs seconds;
+        then a :class:`JudgeUnavailable` naming the judge, the endpoint and the attempts. A
+        failure not worth retrying is raised as it is."""
+        waited, attempt = 0.0, 0
+        while True:
+            attempt += 1
+            try:
+                reply = self._transport()(request)
+            except Exception as exc:
+                delay = _retry_delay(exc, attempt)
+                if delay is None and attempt == 1:
+                    raise
+                if delay is None or attempt > RETRIES or waited + delay > RETRY_BUDGET_S:
+                    error = JudgeUnavailable(
+                        f"judge {request.model!r} at {request.endpoint} failed: "
+                        f"{_failure(exc)} ({attempt} attempts)"
+                    )
+                    error.attempts = attempt  # type: ignore[attr-defined]
+                    raise error from None
+                time.sleep(delay)
+                waited += delay
+                continue
+            if isinstance(reply, JudgeReply):
+                return replace(reply, attempts=attempt)
+            return reply
+
+
+RETRIES = 2  # a judge's request is tried at most three times (the plugin's default too)
+RETRY_BUDGET_S = 30.0  # and waits at most this long in all between its attempts
+_RETRY_STATUSES = frozenset({408, 409, 429})
+
+
+def _retry_delay(exc: BaseException, attempt: int) -> float | None:
+    """How long to wait before trying again after ``exc`` (attempt ``attempt`` failed), or
+    None: not worth another attempt. The golden cases' runner reads failures alike
+    (cases/retries.py)."""
+    status = getattr(exc, "status_code", None)
+    retryable = isinstance(exc, ConnectionError) or (
+        isinstance(status, int)
+        and not isinstance(status, bool)
+        and (status in _RETRY_STATUSES or 500 <= status <= 599)
+    )
+    if not retryable:
+        return None
+    after = retry_after(getattr(exc, "response", None))
+    if after is not None:
+        return after
+    return min(30.0, 0.5 * 2.0 ** (attempt - 1)) * (0.5 + random.random() / 2)
 
 
 def _failure(exc: BaseException) -> str:

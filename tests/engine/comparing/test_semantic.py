@@ -193,11 +193,45 @@ def test_a_judge_that_is_down_is_asked_once_and_named():
         first, later = results[0].fields[0], results[-1].fields[0]
         assert first.status == later.status == "batch_error"
         assert f"judge 'judge-1' at http://127.0.0.1:{port}/v1" in first.reason
-        assert "cannot reach" in first.reason
+        assert "cannot reach" in first.reason and "(3 attempts)" in first.reason
         assert "not asked" in later.reason and "unreachable earlier" in later.reason
-        assert REGISTRY.judge.figures.requests == 1
+        # one request, tried three times (two retries, backing off), then never again
+        assert (REGISTRY.judge.figures.requests, REGISTRY.judge.figures.attempts) == (1, 3)
     finally:
         REGISTRY.restore(before)
+
+
+def test_evaluate_records_retries_a_429_storm_as_retry_after_says(server):
+    # outside pytest no runner sends the judge's requests: the judge retries them itself,
+    # as the runner would. Two 429s asking for 1 s each, then answers
+    server.storm, server.after = 2, "1"
+    start = time.monotonic()
+    run = evaluate_records(
+        [{"s": "ships Monday"}, {"s": "two boxes"}],
+        [{"s": "Ships monday"}, {"s": "three boxes"}],
+        fields={"s": SEM},
+    )
+    took = time.monotonic() - start
+    assert [r.fields[0].status for r in run.records] == ["match", "mismatch"]
+    # record 1: two 429s and its answer; record 2: one request
+    assert server.total == 4
+    assert (REGISTRY.judge.figures.requests, REGISTRY.judge.figures.attempts) == (2, 4)
+    assert took >= 2.0  # both waits Retry-After asked for
+
+
+def test_a_judge_answering_only_errors_costs_evaluate_records_a_bounded_time(server):
+    # every request a 503 asking to wait 20 s: the second wait would pass the 30 s budget,
+    # so the first request gives up after two attempts and the rest are never sent
+    server.storm, server.after, server.status = 1000, "20", 503
+    start = time.monotonic()
+    run = evaluate_records(
+        [{"s": f"a{i}"} for i in range(10)], [{"s": f"b{i}"} for i in range(10)], fields={"s": SEM}
+    )
+    assert time.monotonic() - start < 30
+    assert server.total == 2
+    reasons = [r.fields[0].reason for r in run.records]
+    assert "HTTP 503" in reasons[0] and "(2 attempts)" in reasons[0]
+    assert all("unreachable earlier in this run" in r for r in reasons[1:])
 
 
 def test_a_users_transport_keeps_the_projects_rules(server):
