@@ -9,6 +9,11 @@ read once (comparing/bfcl_entry.py) and every output after the first reuses what
 read. :meth:`score` counts the fields by status, which is all the score, precision, recall
 and F1 need, and makes the field records only when ``fields`` is first read: by the
 metric's own field by field check, the records checked against the counts.
+
+Values are read as BFCL's checker reads them, as given: unlike ``match_json``, a value that
+is not plain JSON (a tuple, a set) is not converted or refused first. The function
+documents are read as ``match_json`` reads them (OpenAI, Anthropic and Gemini tool
+definitions too).
 """
 
 from __future__ import annotations
@@ -49,19 +54,7 @@ class BfclChecker:
         language: str | None = None,
         underscore_to_dot: bool = False,
     ) -> None:
-        options: dict[str, Any] = {"rules": "bfcl", "category": category}
-        if language is not None:
-            options["language"] = language
-        if underscore_to_dot:
-            options["underscore_to_dot"] = True
-        key = (category, language, underscore_to_dot)
-        settings = _SETTINGS.get(key) if type(category) is str else None
-        if settings is None:
-            settings = _settings(options)
-            if len(_SETTINGS) < 256:
-                _SETTINGS[key] = settings
-        self._settings = settings
-        self._options = options
+        self._settings, self._options = _settings_for(category, language, underscore_to_dot)
         self.functions = functions
         self.possible_answer = possible_answer
         self._verdicts: EntryRules | None = None
@@ -79,15 +72,7 @@ class BfclChecker:
     def _verdict_entry(self) -> EntryRules:
         entry = self._verdicts
         if entry is None:
-            functions = self.functions
-            docs = functions if type(functions) is list else [t.doc for t in read_tools(functions)]
-            answers = _decoded(self.possible_answer, list)
-            if answers is None:
-                answers = [
-                    (call.name, call.possible[call.name])
-                    for call in read_expected_calls({"possible_answer": self.possible_answer}).calls
-                ]
-            entry = self._entry(docs, answers)
+            entry = self._entry(_docs(self.functions), _answers(self.possible_answer))
             self._verdicts = entry
         return entry
 
@@ -112,13 +97,7 @@ class BfclChecker:
         if entry is None:
             expected = {"possible_answer": self.possible_answer, "function": self.functions}
             docs = [tool.doc for tool in read_tools(self.functions, "expected.function")]
-            answers = _decoded(self.possible_answer, list)
-            if answers is None:
-                answers = [
-                    (call.name, call.possible[call.name])
-                    for call in read_expected_calls(expected).calls
-                ]
-            entry = self._entry(docs, answers)
+            entry = self._entry(docs, _answers(self.possible_answer))
             self._expected = expected
             self._scores = entry
         return entry
@@ -126,8 +105,10 @@ class BfclChecker:
     def score(self, model_output: Any) -> MatchResult:
         """The ``tool_calls`` metric's result for ``model_output`` under ``rules="bfcl"``
         (score 1.0 exactly when the checker passes it): the result ``match_json`` gives
-        against ``{"possible_answer": ..., "function": ...}``, its ``fields`` made when
-        first read. Text (a model's raw reply) is read as ``match_json`` reads it."""
+        against ``{"possible_answer": ..., "function": ...}`` for plain JSON, its
+        ``fields`` made when first read (JsonMatchError if the entry or the output was
+        changed in place since). Text (a model's raw reply) is read as ``match_json`` reads
+        it."""
         entry = self._score_entry()
         actual = _parsed(model_output)
         calls = _decoded_calls(actual)
@@ -173,6 +154,42 @@ def _parsed(model_output: Any) -> Any:
     return parsed
 
 
+def _settings_for(
+    category: Any, language: str | None, underscore_to_dot: bool
+) -> tuple[_Settings, dict[str, Any]]:
+    """The metric's settings for BFCL's rules with these options (ConfigError for a bad
+    one), and the options; kept per (category, language, underscore_to_dot)."""
+    options: dict[str, Any] = {"rules": "bfcl", "category": category}
+    if language is not None:
+        options["language"] = language
+    if underscore_to_dot:
+        options["underscore_to_dot"] = True
+    key = (category, language, underscore_to_dot)
+    settings = _SETTINGS.get(key) if type(category) is str else None
+    if settings is None:
+        settings = _settings(options)
+        if len(_SETTINGS) < 256:
+            _SETTINGS[key] = settings
+    return settings, options
+
+
+def _docs(functions: Any) -> Any:
+    """The function documents as BFCL's checker takes them: a list as it is, any other
+    form of tools read into documents."""
+    return functions if type(functions) is list else [t.doc for t in read_tools(functions)]
+
+
+def _answers(possible_answer: Any) -> list[tuple[str, Any]]:
+    """The possible answers as (name, {arg: [values]}) pairs (ParseError where malformed)."""
+    answers = _decoded(possible_answer, list)
+    if answers is None:
+        answers = [
+            (call.name, call.possible[call.name])
+            for call in read_expected_calls({"possible_answer": possible_answer}).calls
+        ]
+    return answers
+
+
 def _decoded_calls(value: Any) -> list[tuple[str, Any]] | None:
     """``value`` as (name, arguments) pairs when it is in BFCL's decoded form and
     read_calls would read it so too, else None."""
@@ -202,23 +219,10 @@ def bfcl_verdict(
     language). ``underscore_to_dot``: the model's API writes dots in function names as
     underscores (BFCL's model setting). ConfigError where the checker would raise. To
     check many outputs against one entry, make a :class:`BfclChecker` once instead."""
-    key = (category, language, underscore_to_dot)
-    settings = _SETTINGS.get(key) if type(category) is str else None
-    if settings is None:  # (one call, one output: read directly, nothing kept)
-        return BfclChecker(
-            functions,
-            possible_answer,
-            category,
-            language=language,
-            underscore_to_dot=underscore_to_dot,
-        ).verdict(model_output)
-    docs = functions if type(functions) is list else [tool.doc for tool in read_tools(functions)]
-    answers = _decoded(possible_answer, list)
-    if answers is None:
-        answers = [
-            (call.name, call.possible[call.name])
-            for call in read_expected_calls({"possible_answer": possible_answer}).calls
-        ]
+    # (one output: checked in one pass, nothing kept)
+    settings, _ = _settings_for(category, language, underscore_to_dot)
+    docs = _docs(functions)
+    answers = _answers(possible_answer)
     calls = _decoded(model_output, dict)
     if calls is None:
         calls = [(call.name, call.arguments) for call in read_calls(model_output, "model_output")]
