@@ -160,6 +160,13 @@ class ExpectedCallRules:
         return Counts(match, mismatch, omitted, invented, error)
 
 
+def _all_match(answers: Mapping[str, Any], arguments: Mapping[str, Any]) -> Counts:
+    """The fields of a call every field of which matches: its name, each argument given and
+    each argument of the possible answer left out (optional, as it matched)."""
+    left_out = sum(1 for param in answers if param not in arguments)
+    return Counts(1 + len(arguments) + left_out, 0, 0, 0, "")
+
+
 class EntryRules:
     """One BFCL entry: its function documents ``docs``, its possible answers ``answers``
     (``(name, {arg: [values]})`` per expected call) and its ``category``, which sets how
@@ -242,11 +249,8 @@ class EntryRules:
             for e in range(n):
                 live = not error
                 for a in range(m):
-                    if a in taken_a:
-                        continue
-                    result = self._pair(e, calls[a], live)
-                    if not result.error:
-                        paired.append(result)
+                    if a not in taken_a and self._accepts(e, calls[a], live):
+                        paired.append(_all_match(answers[e][1], calls[a][1]))
                         taken_e.add(e)
                         taken_a.add(a)
                         break
@@ -278,6 +282,17 @@ class EntryRules:
             if a not in taken_a:  # the name and every argument
                 invented += 1 + len(calls[a][1])
         return Counts(match, mismatch, omitted, invented, error)
+
+    def _accepts(self, e: int, call: Call, live: bool) -> bool:
+        """Whether expected call ``e`` accepts ``call`` (every field matches): its first
+        failure sought as the checker seeks it, stopping there (BfclRaises when ``live``;
+        otherwise a check that would raise accepts nothing)."""
+        try:
+            return not self._call(e).error(call[0], call[1])
+        except BfclRaises:
+            if live:
+                raise
+            return False
 
     def _pair(self, e: int, call: Call, live: bool) -> Counts:
         try:
