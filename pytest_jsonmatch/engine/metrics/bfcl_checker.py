@@ -10,10 +10,9 @@ read. :meth:`score` counts the fields by status, which is all the score, precisi
 and F1 need, and makes the field records only when ``fields`` is first read: by the
 metric's own field by field check, the records checked against the counts.
 
-Values are read as BFCL's checker reads them, as given: unlike ``match_json``, a value that
-is not plain JSON (a tuple, a set) is not converted or refused first. The function
-documents are read as ``match_json`` reads them (OpenAI, Anthropic and Gemini tool
-definitions too).
+The entry and the outputs are read as BFCL's checker reads them, as given: a list of
+function documents as it is (``match_json`` reads every document first, also the ones no
+call names), a value that is not plain JSON (a tuple, a set) neither converted nor refused.
 """
 
 from __future__ import annotations
@@ -96,8 +95,7 @@ class BfclChecker:
         entry = self._scores
         if entry is None:
             expected = {"possible_answer": self.possible_answer, "function": self.functions}
-            docs = [tool.doc for tool in read_tools(self.functions, "expected.function")]
-            entry = self._entry(docs, _answers(self.possible_answer))
+            entry = self._entry(_docs(self.functions), _answers(self.possible_answer))
             self._expected = expected
             self._scores = entry
         return entry
