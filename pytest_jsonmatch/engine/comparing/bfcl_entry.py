@@ -239,36 +239,50 @@ class EntryRules:
         order) and the calls left unpaired, and the first failure."""
         answers = self.answers
         n, m = len(answers), len(calls)
-        parallel = "parallel" in self.category
-        counted = n == m if (parallel or "multiple" in self.category) else m == 1
+        if "parallel" in self.category:
+            return self._parallel_counts(calls)
+        counted = n == m if "multiple" in self.category else m == 1
         error = "" if counted else f"wrong number of calls: {m} made, {n} expected"
+        match = mismatch = omitted = invented = 0
+        paired = min(n, m)
+        for e in range(paired):  # (in order)
+            c = self._pair(e, calls[e], counted and e == 0)
+            error = error or c.error
+            match += c.match
+            mismatch += c.mismatch
+            omitted += c.omission
+            invented += c.hallucination
+        for e in range(paired, n):  # the name and every argument that may not be left out
+            omitted += 1 + sum(1 for values in answers[e][1].values() if "" not in values)
+        for a in range(paired, m):  # the name and every argument
+            invented += 1 + len(calls[a][1])
+        return Counts(match, mismatch, omitted, invented, error)
+
+    def _parallel_counts(self, calls: Sequence[Call]) -> Counts:
+        """counts for a parallel category: each expected call, in order, takes the first
+        call left that it accepts; those left over then pair in order."""
+        answers = self.answers
+        n, m = len(answers), len(calls)
+        error = "" if n == m else f"wrong number of calls: {m} made, {n} expected"
         paired: list[Counts] = []
         taken_e: set[int] = set()
         taken_a: set[int] = set()
-        if parallel:
-            for e in range(n):
-                live = not error
-                for a in range(m):
-                    if a not in taken_a and self._accepts(e, calls[a], live):
-                        paired.append(_all_match(answers[e][1], calls[a][1]))
-                        taken_e.add(e)
-                        taken_a.add(a)
-                        break
-                else:
-                    error = error or f"no call matches expected call {e} ({answers[e][0]!r})"
-            left_e = [e for e in range(n) if e not in taken_e]
-            left_a = [a for a in range(m) if a not in taken_a]
-            for e, a in zip(left_e, left_a):
-                paired.append(self._pair(e, calls[a], False))
-                taken_e.add(e)
-                taken_a.add(a)
-        else:
-            for e in range(min(n, m)):
-                result = self._pair(e, calls[e], counted and e == 0)
-                error = error or result.error
-                paired.append(result)
-                taken_e.add(e)
-                taken_a.add(e)
+        for e in range(n):
+            live = not error
+            for a in range(m):
+                if a not in taken_a and self._accepts(e, calls[a], live):
+                    paired.append(_all_match(answers[e][1], calls[a][1]))
+                    taken_e.add(e)
+                    taken_a.add(a)
+                    break
+            else:
+                error = error or f"no call matches expected call {e} ({answers[e][0]!r})"
+        left_e = [e for e in range(n) if e not in taken_e]
+        left_a = [a for a in range(m) if a not in taken_a]
+        for e, a in zip(left_e, left_a):
+            paired.append(self._pair(e, calls[a], False))
+            taken_e.add(e)
+            taken_a.add(a)
         match = mismatch = omitted = invented = 0
         for c in paired:
             match += c.match
@@ -276,10 +290,10 @@ class EntryRules:
             omitted += c.omission
             invented += c.hallucination
         for e in range(n):
-            if e not in taken_e:  # the name and every argument that may not be left out
+            if e not in taken_e:
                 omitted += 1 + sum(1 for values in answers[e][1].values() if "" not in values)
         for a in range(m):
-            if a not in taken_a:  # the name and every argument
+            if a not in taken_a:
                 invented += 1 + len(calls[a][1])
         return Counts(match, mismatch, omitted, invented, error)
 

@@ -108,7 +108,8 @@ class BfclChecker:
         changed in place since). Text (a model's raw reply) is read as ``match_json`` reads
         it."""
         entry = self._score_entry()
-        actual = _parsed(model_output)
+        kind = type(model_output)
+        actual = model_output if kind is list or kind is dict else _parsed(model_output)
         calls = _decoded_calls(actual)
         if calls is None:
             calls = [(c.name, c.arguments) for c in read_calls(actual)]
