@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from .bfcl_rules import BfclRaises, _contains, _doc_named, _value_problem, tool_name
+from .bfcl_rules import BfclRaises, _doc_named, _value_problem, tool_name
 
 Call = tuple[str, Mapping[str, Any]]
 
@@ -98,7 +98,7 @@ class ExpectedCallRules:
             if problem:
                 return problem
         for param, values in answers.items():
-            if param not in arguments and not _contains(values, ""):
+            if param not in arguments and "" not in values:
                 return f"parameter {param!r} left out and not optional"
         return ""
 
@@ -152,7 +152,7 @@ class ExpectedCallRules:
         for param, values in answers.items():
             if param in arguments or param in missing:
                 continue
-            if _contains(values, ""):
+            if "" in values:
                 match += 1
             else:
                 omitted += 1
@@ -172,7 +172,16 @@ class EntryRules:
     (``(name, {arg: [values]})`` per expected call) and its ``category``, which sets how
     calls pair; each expected call compiled on first use."""
 
-    __slots__ = ("docs", "answers", "category", "language", "dots", "_calls")
+    __slots__ = (
+        "docs",
+        "answers",
+        "category",
+        "language",
+        "dots",
+        "_calls",
+        "_parallel",
+        "_multiple",
+    )
 
     def __init__(
         self,
@@ -185,6 +194,8 @@ class EntryRules:
         self.docs = docs
         self.answers = answers
         self.category = category
+        self._parallel = "parallel" in category
+        self._multiple = "multiple" in category
         self.language = language
         self.dots = dots
         self._calls: dict[int, ExpectedCallRules] = {}
@@ -195,7 +206,7 @@ class EntryRules:
         call = self._calls.get(i)
         if call is None:
             name, possible = self.answers[i]
-            if "parallel" in self.category or "multiple" in self.category:
+            if self._parallel or self._multiple:
                 doc = _doc_named(self.docs, name)
             else:
                 doc = self.docs[0] if self.docs else None
@@ -207,7 +218,7 @@ class EntryRules:
         pairing of ``bfcl_rules.calls_error``)."""
         answers = self.answers
         n, m = len(answers), len(calls)
-        if "parallel" in self.category:
+        if self._parallel:
             if n != m:
                 return f"wrong number of calls: {m} made, {n} expected"
             taken = [False] * m
@@ -222,7 +233,7 @@ class EntryRules:
                 else:
                     return f"no call matches expected call {i} ({answers[i][0]!r})"
             return ""
-        multiple = "multiple" in self.category
+        multiple = self._multiple
         if m != (n if multiple else 1):
             return f"wrong number of calls: {m} made, {n} expected"
         if not answers:
@@ -239,9 +250,9 @@ class EntryRules:
         order) and the calls left unpaired, and the first failure."""
         answers = self.answers
         n, m = len(answers), len(calls)
-        if "parallel" in self.category:
+        if self._parallel:
             return self._parallel_counts(calls)
-        counted = n == m if "multiple" in self.category else m == 1
+        counted = n == m if self._multiple else m == 1
         error = "" if counted else f"wrong number of calls: {m} made, {n} expected"
         match = mismatch = omitted = invented = 0
         paired = min(n, m)
