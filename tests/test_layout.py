@@ -23,6 +23,7 @@ ROOT = "pytest_jsonmatch"
 
 PUBLIC_API = [
     "Aggregates",
+    "BfclChecker",
     "BfclVerdict",
     "BatchItem",
     "CaseFileError",

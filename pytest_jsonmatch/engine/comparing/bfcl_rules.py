@@ -256,8 +256,31 @@ def _value_problem(
     param: str, value: Any, answers: Any, details: Mapping[str, Any], language: str
 ) -> str:
     """Why ``value`` is not accepted for ``param`` ('' when it is); BfclRaises where the
-    checker raises."""
+    checker raises. The usual case is decided here at once: a Python scalar whose possible
+    answers are of its declared type (no variable), as :func:`_problem` would decide it."""
     try:
+        if language == "python" and type(answers) is list:
+            declared = details[param]["type"]
+            scalar = _SCALARS.get(declared)
+            if scalar is not None:
+                kind = None
+                for answer in answers:
+                    if answer != "":
+                        kind = type(answer)
+                        break
+                if kind is scalar:
+                    if type(value) is int and declared == "float":
+                        value = float(value)
+                    if type(value) is not scalar:
+                        return f"type of {param!r}: expected {declared}, got {type(value).__name__}"
+                    if scalar is str:
+                        given = standardize(value)
+                        for answer in answers:
+                            if type(answer) is str and standardize(answer) == given:
+                                return ""
+                    elif value in answers:
+                        return ""
+                    return f"value of {param!r}: {value!r} is not one of {answers!r}"
         return _problem(param, value, answers, details, language)
     except BfclRaises:
         raise
@@ -270,21 +293,6 @@ def _problem(
 ) -> str:
     declared = details[param]["type"]
     nested: type | None = None
-    scalar = _SCALARS.get(declared) if language == "python" else None
-    if scalar is not None and type(answers) is list:
-        # the usual case, decided at once: a Python scalar whose possible answers are of its
-        # declared type (no variable), as the general way below decides it
-        if declared == "float" and type(value) is int:
-            value = float(value)
-        kind = _answer_type(answers)
-        if kind is scalar:
-            if type(value) is not scalar:
-                return f"type of {param!r}: expected {declared}, got {type(value).__name__}"
-            if scalar is str:
-                ok = standardize(str(value)) in [standardize(a) for a in answers if type(a) is str]
-            else:
-                ok = value in answers
-            return "" if ok else f"value of {param!r}: {value!r} is not one of {answers!r}"
     if language == "python":
         expected_type = PYTHON_TYPES[declared]
         if declared in _NESTED["python"]:

@@ -13,8 +13,8 @@ argument. The score is F1 over the fields, precision and recall as ``field_f1`` 
 ``rules="bfcl"`` applies the Berkeley Function Calling Leaderboard's AST checker's rules
 instead (comparing/bfcl_rules.py), its pairing set by the ``category`` (parallel calls
 matched greedily in the expected order, as the checker does), so that a comparison scores
-1.0 exactly when the leaderboard's checker passes it. :func:`bfcl_verdict` gives that
-verdict for a BFCL entry.
+1.0 exactly when the leaderboard's checker passes it. :func:`bfcl_verdict` (bfcl_checker.py) gives
+that verdict for a BFCL entry.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from ..comparing.bfcl_rules import (
     BfclRaises,
     CallCheck,
     FieldVerdict,
-    calls_error,
     check_call,
 )
 from ..comparing.registry import Registry
@@ -444,57 +443,6 @@ def _bfcl_checked(
             error = error or result.error
             pairs.append(_Pair(e, a, result))
     return _with_unpaired(pairs, n, m), error
-
-
-def bfcl_verdict(
-    functions: Any,
-    model_output: Any,
-    possible_answer: Any,
-    category: str,
-    *,
-    language: str | None = None,
-    underscore_to_dot: bool = False,
-) -> BfclVerdict:
-    """BFCL's AST checker's verdict on one entry: ``functions`` (the entry's function
-    documents), ``model_output`` (the model's calls: BFCL's decoded form ``[{name: {arg:
-    value}}]`` or any form ``tool_calls`` reads), ``possible_answer`` (the entry's ground
-    truth, ``[{name: {arg: [values]}}]``), ``category`` (``simple_python``, ``parallel``,
-    ``live_multiple``, ...; it sets the pairing and, unless ``language`` is given, the
-    language). ``underscore_to_dot``: the model's API writes dots in function names as
-    underscores (BFCL's model setting). ConfigError where the checker would raise."""
-    key = (category, language, underscore_to_dot)
-    settings = _VERDICT_SETTINGS.get(key) if type(category) is str else None
-    if settings is None:
-        options: dict[str, Any] = {"rules": "bfcl", "category": category}
-        if language is not None:
-            options["language"] = language
-        if underscore_to_dot:
-            options["underscore_to_dot"] = True
-        settings = _settings(options)
-        if len(_VERDICT_SETTINGS) < 256:
-            _VERDICT_SETTINGS[key] = settings
-    docs = functions if type(functions) is list else [tool.doc for tool in read_tools(functions)]
-    answers = _decoded(possible_answer, list)
-    if answers is None:
-        answers = [
-            (call.name, call.possible[call.name])
-            for call in read_expected_calls({"possible_answer": possible_answer}).calls
-        ]
-    calls = _decoded(model_output, dict)
-    if calls is None:
-        calls = [(call.name, call.arguments) for call in read_calls(model_output, "model_output")]
-    category = settings.category or ("parallel" if len(answers) > 1 else "multiple")
-    try:
-        error = calls_error(
-            docs, calls, answers, category, settings.language, settings.underscore_to_dot
-        )
-    except BfclRaises as raised:
-        raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
-    return BfclVerdict(not error, error)
-
-
-# the settings of bfcl_verdict's calls, kept per (category, language, underscore_to_dot)
-_VERDICT_SETTINGS: dict[tuple[Any, ...], _Settings] = {}
 
 
 def _decoded(value: Any, kind: type) -> list[tuple[str, Any]] | None:

@@ -243,34 +243,40 @@ def _possible_answers(value: Any, side: str) -> tuple[ExpectedCall, ...]:
     return tuple(calls)
 
 
+def _is_mapping(value: Any) -> bool:
+    """isinstance(value, Mapping), a dict (nearly every value) found without the ABC's
+    check."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def read_tools(value: Any, side: str = "tools") -> tuple[ToolDoc, ...]:
     """Tool definitions (OpenAI chat or Responses, Anthropic, Gemini, BFCL's function
     documents), each read into a :class:`ToolDoc`."""
-    if isinstance(value, Mapping):
+    if _is_mapping(value):
         value = [value]
     if type(value) is not list:
         raise ParseError(f"{side} must be a list of tool definitions, not {shown(value)}")
     docs: list[Any] = []
     for i, item in enumerate(value):
         where = f"{side}[{i}]"
-        if not isinstance(item, Mapping):
+        if not _is_mapping(item):
             raise ParseError(f"{where} must be a tool definition, not {shown(item)}")
         declarations = item.get("functionDeclarations", item.get("function_declarations"))
         if type(declarations) is list:  # Gemini: a tool of several functions
             docs.extend(read_tools(declarations, f"{where}.functionDeclarations"))
             continue
         function = item.get("function")
-        doc = function if isinstance(function, Mapping) else item
+        doc = function if _is_mapping(function) else item
         name = doc.get("name")
         if not isinstance(name, str):
             raise ParseError(f"{where}: a tool definition needs a name, not {shown(name)}")
         schema = doc.get("parameters", doc.get("input_schema", {})) or {}
-        if not isinstance(schema, Mapping):
+        if not _is_mapping(schema):
             raise ParseError(f"{where} ({name!r}): its parameters must be an object schema")
         properties = schema.get("properties", {}) or {}
         required = schema.get("required", []) or []
         if (
-            not isinstance(properties, Mapping)
+            not _is_mapping(properties)
             or type(required) is not list
             or not all(isinstance(item, str) for item in required)
         ):

@@ -12,10 +12,18 @@ occurs in BFCL's data.
 from __future__ import annotations
 
 import collections
+import json
 
 import pytest
 
-from pytest_jsonmatch import BfclVerdict, ConfigError, bfcl_verdict, match_json
+from pytest_jsonmatch import (
+    BfclChecker,
+    BfclVerdict,
+    ConfigError,
+    JsonMatchError,
+    bfcl_verdict,
+    match_json,
+)
 from tests.helpers.bfcl_entries import (
     CATEGORIES,
     DOTS_MODEL,
@@ -53,16 +61,35 @@ def ours(entry, output, model):
         return "raises"
 
 
-def scored(entry, output):
+def full_result(entry, output):
     expected = {"possible_answer": entry.possible_answer, "function": entry.functions}
     try:
-        result = match_json(
+        return match_json(
             output, expected, metric="tool_calls", rules="bfcl", category=entry.category
         )
     except ConfigError:
         return "raises"
+
+
+def scored(entry, output):
+    result = full_result(entry, output)
+    if result == "raises":
+        return result
     assert 0.0 <= result.score <= 1.0
     return result.score == 1.0
+
+
+def checked(checker, output):
+    """The checker's verdict and its result's scores (the same entry, read once)."""
+    try:
+        verdict = checker.verdict(output).valid
+    except ConfigError:
+        verdict = "raises"
+    try:
+        result = checker.score(output)
+    except ConfigError:
+        return verdict, "raises"
+    return verdict, (result.score, result.precision, result.recall, result.f1)
 
 
 @pytest.mark.parametrize("category", CATEGORIES)
@@ -70,14 +97,30 @@ def test_the_verdict_is_the_checkers_on_every_entry_and_output(category):
     counts: collections.Counter[object] = collections.Counter()
     differ = []
     for i, entry in enumerate(entries(category)):
+        # one checker per entry, every output checked with it (the entry read once)
+        checker = BfclChecker(entry.functions, entry.possible_answer, entry.category)
         for kind, output in outputs(entry):
             verdict = theirs(entry, output, PLAIN_MODEL)
             counts[verdict] += 1
             if ours(entry, output, PLAIN_MODEL) != verdict:
                 differ.append((entry.id, kind, "verdict", verdict))
-            # the metric's score, on every third entry (the same rules; it keeps the run short)
-            if i % 3 == 0 and scored(entry, output) != verdict:
-                differ.append((entry.id, kind, "match_json", verdict))
+            reused, result = checked(checker, output)
+            if reused != verdict:
+                differ.append((entry.id, kind, "BfclChecker.verdict", verdict))
+            if (result == "raises") != (verdict == "raises") or (
+                result != "raises" and (result[0] == 1.0) != verdict
+            ):
+                differ.append((entry.id, kind, "BfclChecker.score", verdict))
+            # the metric's result in full, on every third entry (the same rules; it keeps the
+            # run short): BfclChecker.score gives the same scores
+            if i % 3 == 0:
+                full = full_result(entry, output)
+                if full == "raises" or result == "raises":
+                    same = full == result
+                else:
+                    same = result == (full.score, full.precision, full.recall, full.f1)
+                if not same or (full != "raises" and (full.score == 1.0) != verdict):
+                    differ.append((entry.id, kind, "match_json", verdict))
             # a model that writes dots as underscores, on the entries whose names have dots
             names = [name for call in entry.possible_answer for name in call]
             if any("." in name for name in names) and i % 3 == 1:
@@ -216,3 +259,71 @@ def test_where_the_checker_raises_the_verdict_is_a_config_error():
         theirs_simple(functions, output, answer, "simple_java")
     with pytest.raises(ConfigError, match="BFCL's checker cannot check these calls"):
         bfcl_verdict(functions, output, answer, "simple_java")
+
+
+def test_a_checker_reads_its_entry_once_and_makes_fields_only_when_read():
+    functions = [
+        {
+            "name": "get_weather",
+            "parameters": {
+                "type": "dict",
+                "properties": {
+                    "city": {"type": "string"},
+                    "unit": {"type": "string"},
+                    "days": {"type": "integer"},
+                },
+                "required": ["city"],
+            },
+        }
+    ]
+    answer = [
+        {"get_weather": {"city": ["San Francisco, CA"], "unit": ["", "celsius"], "days": [3]}}
+    ]
+    checker = BfclChecker(functions, answer, "simple_python")
+    right = [{"get_weather": {"city": "san francisco ca", "days": 3}}]
+    wrong = [{"get_weather": {"city": "Paris", "days": 3, "extra": 1}}]
+    assert checker.verdict(right) == BfclVerdict(True, "")
+    assert checker.verdict(wrong).valid is False
+    expected = {"possible_answer": answer, "function": functions}
+    for output in (right, wrong, json.dumps(wrong)):
+        result = checker.score(output)
+        assert "_make_fields" in result.__dict__  # (not made yet)
+        full = match_json(
+            output, expected, metric="tool_calls", rules="bfcl", category="simple_python"
+        )
+        assert (result.score, result.precision, result.recall) == (
+            full.score,
+            full.precision,
+            full.recall,
+        )
+        assert result.fields == full.fields  # made now, the metric's own
+    # the wrong call's fields: name, city, days match; city mismatches; extra invented; unit
+    # optional and left out (a match): 3 matches of 4 compared, 1 invented, none omitted:
+    # precision 3/5, recall 3/4, F1 2*0.6*0.75/1.35 = 2/3
+    result = checker.score(wrong)
+    assert (result.precision, result.recall) == (0.6, 0.75)
+    assert result.score == pytest.approx(2 / 3)
+
+
+def test_a_checker_whose_output_changed_before_its_fields_were_read_says_so():
+    functions = [
+        {
+            "name": "f",
+            "parameters": {
+                "type": "dict",
+                "properties": {"x": {"type": "integer"}},
+                "required": ["x"],
+            },
+        }
+    ]
+    output = [{"f": {"x": 1}}]
+    result = BfclChecker(functions, [{"f": {"x": [1]}}], "simple_python").score(output)
+    assert result.score == 1.0
+    output[0]["f"]["x"] = 2  # (changed in place: its fields would no longer give its score)
+    with pytest.raises(JsonMatchError, match="changed in place"):
+        result.fields  # noqa: B018
+
+
+def test_a_checker_refuses_a_bad_option_when_made():
+    with pytest.raises(ConfigError, match="language"):
+        BfclChecker([], [], "simple_python", language="rust")

@@ -1,0 +1,235 @@
+"""BFCL's rules for one entry, read once and applied to many model outputs.
+
+:class:`BfclChecker` takes a BFCL entry (its function documents, its possible answer, its
+category) and gives, for any model output, the leaderboard's verdict (:meth:`verdict`,
+what :func:`bfcl_verdict` gives) or the ``tool_calls`` metric's result under
+``rules="bfcl"`` (:meth:`score`, what ``match_json(output, {"possible_answer": ...,
+"function": ...}, metric="tool_calls", rules="bfcl", category=...)`` gives). The entry is
+read once (comparing/bfcl_entry.py) and every output after the first reuses what was
+read. :meth:`score` counts the fields by status, which is all the score, precision, recall
+and F1 need, and makes the field records only when ``fields`` is first read: by the
+metric's own field by field check, the records checked against the counts.
+
+The entry and the outputs are read as BFCL's checker reads them, as given: a list of
+function documents as it is (``match_json`` reads every document first, also the ones no
+call names), a value that is not plain JSON (a tuple, a set) neither converted nor refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..comparing.bfcl_entry import EntryRules
+from ..comparing.bfcl_rules import BfclRaises, calls_error
+from ..core.errors import ConfigError, JsonMatchError, ParseError
+from ..reading.call_forms import read_calls, read_expected_calls, read_tools
+from ..reading.intake import as_data
+from ..reading.parse import parse_actual_checked
+from ..results.field_results import MatchResult, f_beta, precision_recall
+from .tool_calls import TOOL_CALLS, BfclVerdict, _decoded, _score_fields, _Settings, _settings
+
+# the settings of the checkers made, kept per (category, language, underscore_to_dot)
+_SETTINGS: dict[tuple[Any, ...], _Settings] = {}
+
+# a call in BFCL's decoded form {name: {arg: value}} is read so by read_calls too unless
+# its one key is one of these (then it is a plain, chat-completions or Gemini call)
+_CALL_KEYS = frozenset({"name", "type", "function", "functionCall", "function_call"})
+
+
+class BfclChecker:
+    """One BFCL entry, ready to check model outputs against: ``functions`` (the entry's
+    function documents), ``possible_answer`` (``[{name: {arg: [values]}}]``), ``category``
+    (``simple_python``, ``parallel``, ``live_multiple``, ...; it sets the pairing and,
+    unless ``language`` is given, the language); ``underscore_to_dot`` as in
+    :func:`bfcl_verdict`. The entry is read when first needed and kept: it must not be
+    changed while the checker is in use. ConfigError for a bad option."""
+
+    def __init__(
+        self,
+        functions: Any,
+        possible_answer: Any,
+        category: str,
+        *,
+        language: str | None = None,
+        underscore_to_dot: bool = False,
+    ) -> None:
+        self._settings, self._options = _settings_for(category, language, underscore_to_dot)
+        self.functions = functions
+        self.possible_answer = possible_answer
+        self._verdicts: EntryRules | None = None
+        self._scores: EntryRules | None = None
+        self._expected: Any = None
+
+    def _entry(self, docs: Any, answers: list[tuple[str, Any]]) -> EntryRules:
+        settings = self._settings
+        # (no category: parallel where several calls are expected, as the metric takes it)
+        category = settings.category or ("parallel" if len(answers) > 1 else "multiple")
+        return EntryRules(docs, answers, category, settings.language, settings.underscore_to_dot)
+
+    # -- the verdict ---------------------------------------------------------------------
+
+    def _verdict_entry(self) -> EntryRules:
+        entry = self._verdicts
+        if entry is None:
+            entry = self._entry(_docs(self.functions), _answers(self.possible_answer))
+            self._verdicts = entry
+        return entry
+
+    def verdict(self, model_output: Any) -> BfclVerdict:
+        """BFCL's AST checker's verdict on ``model_output`` (the model's calls: BFCL's
+        decoded form ``[{name: {arg: value}}]`` or any form ``tool_calls`` reads).
+        ConfigError where the checker would raise."""
+        entry = self._verdict_entry()
+        calls = _decoded(model_output, dict)
+        if calls is None:
+            calls = [(c.name, c.arguments) for c in read_calls(model_output, "model_output")]
+        try:
+            error = entry.error(calls)
+        except BfclRaises as raised:
+            raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
+        return BfclVerdict(not error, error)
+
+    # -- the metric ----------------------------------------------------------------------
+
+    def _score_entry(self) -> EntryRules:
+        entry = self._scores
+        if entry is None:
+            expected = {"possible_answer": self.possible_answer, "function": self.functions}
+            entry = self._entry(_docs(self.functions), _answers(self.possible_answer))
+            self._expected = expected
+            self._scores = entry
+        return entry
+
+    def score(self, model_output: Any) -> MatchResult:
+        """The ``tool_calls`` metric's result for ``model_output`` under ``rules="bfcl"``
+        (score 1.0 exactly when the checker passes it): the result ``match_json`` gives
+        against ``{"possible_answer": ..., "function": ...}`` for plain JSON, its
+        ``fields`` made when first read (JsonMatchError if the entry or the output was
+        changed in place since). Text (a model's raw reply) is read as ``match_json`` reads
+        it."""
+        entry = self._score_entry()
+        kind = type(model_output)
+        actual = model_output if kind is list or kind is dict else _parsed(model_output)
+        calls = _decoded_calls(actual)
+        if calls is None:
+            calls = [(c.name, c.arguments) for c in read_calls(actual)]
+        try:
+            counts = entry.counts(calls)
+        except BfclRaises as raised:
+            raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
+        tp = counts.match
+        compared = tp + counts.mismatch
+        p_den, r_den = compared + counts.hallucination, compared + counts.omission
+        precision = tp / p_den if p_den else 1.0
+        recall = tp / r_den if r_den else 1.0
+        f1 = f_beta(precision, recall)
+        expected = self._expected
+        options = self._options
+
+        def make_fields(result: MatchResult) -> tuple[Any, ...]:
+            fields = tuple(_score_fields(expected, actual, options))
+            if precision_recall(fields) != (result.precision, result.recall):
+                raise JsonMatchError(
+                    "BfclChecker: the entry or the model output was changed in place after "
+                    "it was scored; its fields no longer give its score"
+                )
+            return fields
+
+        return MatchResult._build(TOOL_CALLS.name, f1, precision, recall, f1, make_fields, (), ())
+
+
+def _parsed(model_output: Any) -> Any:
+    """The model's output as match_json parses its actual side (text read leniently, a
+    reply cut off a TruncatedError)."""
+    if type(model_output) is list or type(model_output) is dict:
+        return model_output
+    try:
+        parsed, _ = parse_actual_checked(
+            as_data(model_output, "actual"), allow_array=True, truncated="error"
+        )
+    except ParseError as exc:
+        exc.side = "actual"  # (as match_json: the answer itself could not be read)
+        raise
+    return parsed
+
+
+def _settings_for(
+    category: Any, language: str | None, underscore_to_dot: bool
+) -> tuple[_Settings, dict[str, Any]]:
+    """The metric's settings for BFCL's rules with these options (ConfigError for a bad
+    one), and the options; kept per (category, language, underscore_to_dot)."""
+    options: dict[str, Any] = {"rules": "bfcl", "category": category}
+    if language is not None:
+        options["language"] = language
+    if underscore_to_dot:
+        options["underscore_to_dot"] = True
+    key = (category, language, underscore_to_dot)
+    settings = _SETTINGS.get(key) if type(category) is str else None
+    if settings is None:
+        settings = _settings(options)
+        if len(_SETTINGS) < 256:
+            _SETTINGS[key] = settings
+    return settings, options
+
+
+def _docs(functions: Any) -> Any:
+    """The function documents as BFCL's checker takes them: a list as it is, any other
+    form of tools read into documents."""
+    return functions if type(functions) is list else [t.doc for t in read_tools(functions)]
+
+
+def _answers(possible_answer: Any) -> list[tuple[str, Any]]:
+    """The possible answers as (name, {arg: [values]}) pairs (ParseError where malformed)."""
+    answers = _decoded(possible_answer, list)
+    if answers is None:
+        answers = [
+            (call.name, call.possible[call.name])
+            for call in read_expected_calls({"possible_answer": possible_answer}).calls
+        ]
+    return answers
+
+
+def _decoded_calls(value: Any) -> list[tuple[str, Any]] | None:
+    """``value`` as (name, arguments) pairs when it is in BFCL's decoded form and
+    read_calls would read it so too, else None."""
+    calls = _decoded(value, dict)
+    if calls is None:
+        return None
+    for name, _ in calls:
+        if name in _CALL_KEYS:
+            return None
+    return calls
+
+
+def bfcl_verdict(
+    functions: Any,
+    model_output: Any,
+    possible_answer: Any,
+    category: str,
+    *,
+    language: str | None = None,
+    underscore_to_dot: bool = False,
+) -> BfclVerdict:
+    """BFCL's AST checker's verdict on one entry: ``functions`` (the entry's function
+    documents), ``model_output`` (the model's calls: BFCL's decoded form ``[{name: {arg:
+    value}}]`` or any form ``tool_calls`` reads), ``possible_answer`` (the entry's ground
+    truth, ``[{name: {arg: [values]}}]``), ``category`` (``simple_python``, ``parallel``,
+    ``live_multiple``, ...; it sets the pairing and, unless ``language`` is given, the
+    language). ``underscore_to_dot``: the model's API writes dots in function names as
+    underscores (BFCL's model setting). ConfigError where the checker would raise. To
+    check many outputs against one entry, make a :class:`BfclChecker` once instead."""
+    # (one output: checked in one pass, nothing kept)
+    settings, _ = _settings_for(category, language, underscore_to_dot)
+    docs = _docs(functions)
+    answers = _answers(possible_answer)
+    calls = _decoded(model_output, dict)
+    if calls is None:
+        calls = [(call.name, call.arguments) for call in read_calls(model_output, "model_output")]
+    category = settings.category or ("parallel" if len(answers) > 1 else "multiple")
+    try:
+        error = calls_error(
+            docs, calls, answers, category, settings.language, settings.underscore_to_dot
+        )
+    except BfclRaises as raised:
+        raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
+    return BfclVerdict(not error, error)
