@@ -142,7 +142,7 @@ def _baseline(ran: RunSettingsDict, args: argparse.Namespace) -> Baseline | None
             f"not in {os.getcwd()!r}: run merge from the shards' root dir, or give --baseline "
             f"PATH (or --no-baseline)"
         )
-    return load_baseline(text, partial or args.partial)
+    return load_baseline(os.path.abspath(text), partial or args.partial)
 
 
 def _repeat_rule(text: str) -> RepeatRule:
