@@ -199,3 +199,39 @@ def test_a_baseline_diff_and_compare_runs_name_a_different_prompt_version(pytest
     )
     assert "different golden set: 1 case file differs: c.jsonmatch.yaml" in result.stdout.str()
     assert "different prompt version" not in result.stdout.str()
+
+
+# -- merge's options over the recorded settings ------------------------------------------------
+
+
+def test_merge_options_override_the_recorded_reference_floors_and_baseline(pytester, capsys):
+    _golden(pytester)
+    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=base.json")
+    baseline = ("-o", "jsonmatch_baseline=base.json")
+    one = _shard(pytester, 1, 2, "acme or ibm", *baseline)
+    two = _shard(pytester, 2, 2, "sap or oracle", *baseline)
+    (pytester.path / "base.json").rename(pytester.path / "elsewhere.json")
+    assert main(["merge", one, two]) == 2
+    assert (
+        "the shards were held against the baseline base.json (jsonmatch_baseline), which is not"
+        in capsys.readouterr().err
+    )
+    out = str(pytester.path / "run.json")
+    argv = ["merge", one, two, "-o", out, "--baseline", "elsewhere.json"]
+    assert main([*argv, "--reference", "cheap", "--field-floor", "vendor=0.9"]) == 1
+    merged = _report(pytester, "run.json")
+    assert merged["targets"]["reference"] == "cheap"
+    assert merged["baseline"]["path"].endswith("elsewhere.json")
+    # each target's table held to the floor: cheap's vendor matches in acme and oracle only
+    # ("ibm", "sap" are not upper-cased) -> 2 / 4; base's, 4 / 4, holds
+    assert merged["gates"]["failures"][0] == (
+        "field vendor (field_match [cheap]): mean score 0.5000 is below its floor 0.9000"
+    )
+    assert merged["run"]["settings"]["field_floors"] == ["vendor=0.9"]
+    assert merged["run"]["settings"]["reference"] == "cheap"
+    # the recorded gates, no baseline: cheap's 2.5 / 4 = 0.625 is under fail_under 0.7
+    assert main(["merge", one, two, "-o", out, "--no-baseline"]) == 1
+    assert _report(pytester, "run.json")["gates"]["failures"] == [
+        "target cheap: overall score 0.6250 is below jsonmatch_fail_under 0.7000"
+    ]
+    assert "baseline" not in _report(pytester, "run.json")
