@@ -150,6 +150,15 @@ def _changed(a: object, b: object) -> list[str]:
     return sorted(str(k) for k in set(first) & set(second) if first[k] != second[k])
 
 
+def _declared(fingerprint: Mapping[str, object]) -> str:
+    """A fingerprint's declared value as canonical text (one a report cannot hold as JSON,
+    too deep to write back, is a text of its own: it differs from any other)."""
+    try:
+        return json.dumps(fingerprint.get("declared"), sort_keys=True, default=str)
+    except (RecursionError, ValueError, TypeError):
+        return f"<unwritable {id(fingerprint)}>"
+
+
 def _named(names: Sequence[str], most: int = 5) -> str:
     shown = ", ".join(names[:most])
     return shown + (f" and {len(names) - most} more" if len(names) > most else "")
@@ -172,9 +181,7 @@ def provenance_changes(before: object, after: object) -> list[str]:
         for key, label in (("code", "code"), ("files", "file")):
             added = set(_mapping(now.get(key))) ^ set(_mapping(was.get(key)))
             what += [f"{label} {n} (in one run only)" for n in sorted(map(str, added))]
-        if json.dumps(was.get("declared"), sort_keys=True, default=str) != json.dumps(
-            now.get("declared"), sort_keys=True, default=str
-        ):
+        if _declared(was) != _declared(now):
             what.append("the declared fingerprint")
         whose = f"target {name}" if name else "the target"
         lines.append(f"different prompt version: {whose}: {_named(what) or 'its fingerprint'}")
