@@ -1,9 +1,12 @@
 """Shard reports for ``jsonmatch merge``: a synthetic suite of CASES golden-like cases split
 into SHARDS shards, each shard's report written by the real report writer (``conclude`` and
-``write_report``, as a shard's session does), stamped ``run.shard``.
+``write_report``, as a shard's session does), stamped ``run.shard`` and recording the
+settings and provenance a shard's session records (``fail_under 0.5``, so that merge judges
+it without an option, one case file, one target's fingerprint).
 
     python benchmarks/merge_shards.py OUT_DIR [CASES] [SHARDS]
-    /usr/bin/time -v jsonmatch merge OUT_DIR/shard-*.json -o OUT_DIR/run.json --fail-under 0.5
+    /usr/bin/time -v jsonmatch merge OUT_DIR/shard-*.json -o OUT_DIR/run.json
+    /usr/bin/time -v jsonmatch report OUT_DIR/run.json -o /dev/null   (the baseline)
 
 The comparisons are real ones (``match_json`` over small invoices, one field in three
 changed in some cases), so each carries its field records as a shard's report does.
@@ -16,8 +19,12 @@ import sys
 
 from pytest_jsonmatch import match_json
 from pytest_jsonmatch.reporting.gates import GateSettings
+from pytest_jsonmatch.reporting.provenance import golden_record, settings_record, target_record
 from pytest_jsonmatch.reporting.records import Comparison
 from pytest_jsonmatch.reporting.report import conclude, not_judged, run_info, write_report
+from pytest_jsonmatch.reporting.versus import VersusSettings
+
+GATES = GateSettings(fail_under=0.5)
 
 
 def _case(i: int) -> Comparison:
@@ -43,10 +50,23 @@ def main(out: str, cases: int = 10_000, shards: int = 10) -> None:
     os.makedirs(out, exist_ok=True)
     for index in range(1, shards + 1):
         comparisons = [_case(i) for i in range(index - 1, cases, shards)]
+        run = run_info(["pytest"], None, (), (index, shards))
+        run["settings"] = settings_record(
+            gates=GATES,
+            versus=VersusSettings(),
+            targets=[],
+            baseline="",
+            repeat="mean",
+            defaults={"metric": "field_f1", "threshold": 0.8, "options": {}},
+        )
+        run["provenance"] = {
+            **golden_record({"golden/suite.yaml": "ab" * 32}),
+            "targets": {"": target_record({"llm.py": "cd" * 32}, {}, {"model": "m"})},
+        }
         report, _ = conclude(
             comparisons,
-            GateSettings(),
-            run_info(["pytest"], None, (), (index, shards)),
+            GATES,
+            run,
             unjudged=not_judged(0, (index, shards)),
         )
         write_report(os.path.join(out, f"shard-{index}.json"), report)

@@ -190,7 +190,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "60243297c368eba99c82a549c8bb8bb4771408094f24db6cf3c41f7acc270ca6"
+        "183e0c41b92d2967632e2f7ca2315b3582d00def0b3a850ab200b697ea93d704"
     )
 
 
@@ -336,11 +336,12 @@ def test_the_golden_case_and_pytest_layers_stay_small(layer):
     # The caps count lines as `ruff format` lays them out (100 columns): the dense layout's
     # 450 a module and 1,500 for plugin/ grew by about a fifth with the reformat, so 550
     # and 1,900 hold the same amount of code; 6 more for the judge's recorded verdicts kept
-    # per case and pruned with the recordings (issue 50).
+    # per case and pruned with the recordings (issue 50), 8 for the shard's provenance and
+    # pytest-split's options (read where every setting is read, recorded where the report is).
     sizes = {path.name: _lines(path) for path in (PACKAGE / layer).glob("*.py")}
     assert {name: n for name, n in sizes.items() if n > 550} == {}
     if layer == "plugin":
-        assert sum(sizes.values()) < 1906, sizes
+        assert sum(sizes.values()) < 1914, sizes
 
 
 def test_only_the_settings_module_reads_pytest_settings():

@@ -75,6 +75,15 @@ class Outputs:
             self._taken[target] = self._fingerprint(target)
         return self._taken[target]
 
+    def made_under(self, target: str = "") -> Fingerprint | None:
+        """A target's fingerprint whatever the record mode (a report's provenance), taken
+        once; None where the session takes none."""
+        if self._fingerprint is None:
+            return None
+        if target not in self._taken:
+            self._taken[target] = self._fingerprint(target)
+        return self._taken[target]
+
     def stale(self, case: GoldenCase, existing: Recording, target: str = "") -> list[str]:
         """What changed since ``existing`` was recorded, in words (nothing: it replays)."""
         changed = (

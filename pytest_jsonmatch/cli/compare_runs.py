@@ -91,6 +91,7 @@ def run_names(paths: list[str], names: list[str]) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     paths: list[str] = args.runs
+    said: list[str] = []
     if len(paths) < 2:  # one run of several named targets: its targets side by side
         runs = runs_of_report(_load(paths[0]), paths[0])
         if not runs:
@@ -101,7 +102,9 @@ def run(args: argparse.Namespace) -> int:
             )
     else:
         names = run_names(paths, args.name)
-        runs = [Run(name, path, _load(path)) for name, path in zip(names, paths)]
+        reports = [_load(path) for path in paths]
+        runs = [Run(name, path, report) for name, path, report in zip(names, paths, reports)]
+        said = provenance_lines(names, reports)
     data = compare_runs(runs)
     too_few = too_few_shared(runs)
     to_stdout = args.output in (None, "-")
@@ -126,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
             write_atomic(args.output, lambda fh: fh.write(text))
         except OSError as exc:
             raise InputError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
-    for line in too_few:
+    for line in too_few + said:
         print(f"jsonmatch compare-runs: {line}", file=sys.stderr)
     return 1 if too_few else 0
 
@@ -136,3 +139,16 @@ def _load(path: str) -> Report:
         return load_report(path)
     except BaselineError as exc:
         raise InputError(str(exc)) from None
+
+
+def provenance_lines(names: list[str], reports: list[Report]) -> list[str]:
+    """What differs in each run's provenance from the first run's (a prompt version, the
+    golden set, the judge), named by run: said, not failed (reporting/provenance.py)."""
+    from ..reporting.provenance import provenance_changes
+
+    first = reports[0]["run"].get("provenance")
+    return [
+        f"{name} against {names[0]}: {line}"
+        for name, report in zip(names[1:], reports[1:])
+        for line in provenance_changes(first, report["run"].get("provenance"))
+    ]

@@ -1,16 +1,21 @@
 """``jsonmatch merge SHARD.json... -o RUN.json``: the shards' reports of one split suite
 (jsonmatch_shard) joined into the report of the whole run, and that run judged once by the
-gates the plugin judges, given here as the plugin's settings' values."""
+gates the plugin judges: with the settings the shards recorded (``run.settings``), each
+overridden by its option where given."""
 
 from __future__ import annotations
 
 import argparse
+import os
 
 from ..engine.core.errors import JsonMatchError
-from ..reporting.baseline import BaselineError, load_baseline
+from ..reporting.aggregate import REPEAT_RULES, RepeatRule
+from ..reporting.baseline import Baseline, BaselineError, baseline_setting, load_baseline
 from ..reporting.gates import gate_settings
 from ..reporting.report import conclude, run_info, write_report
+from ..reporting.shapes import RunSettingsDict
 from ..reporting.shards import merge_shards
+from ..reporting.versus import parse_reference
 from .input_error import InputError
 from .output import FORMATS, emit
 from .saved import _load
@@ -33,20 +38,33 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_true",
         help="merge although shards are missing; the run is marked partial and passes no gate",
     )
-    p.add_argument("--baseline", metavar="PATH", help="hold the run against this report")
-    p.add_argument("--fail-under", default="", metavar="SCORE", help="as jsonmatch_fail_under")
+    p.add_argument(
+        "--baseline",
+        metavar="PATH",
+        help="hold the run against this report (default: the shards' jsonmatch_baseline, "
+        "from the current directory)",
+    )
+    p.add_argument("--no-baseline", action="store_true", help="hold the run against no baseline")
+    # each gate option overrides the setting the shards' reports recorded (run.settings)
+    p.add_argument("--fail-under", default=None, metavar="SCORE", help="as jsonmatch_fail_under")
     p.add_argument(
         "--field-floor",
         action="append",
-        default=[],
+        default=None,
         metavar="LINE",
-        help="as jsonmatch_field_floors",
+        help="as jsonmatch_field_floors (given once or more: replaces the shards' floors)",
     )
-    p.add_argument("--max-drop", default="", metavar="D [strict]", help="as jsonmatch_max_drop")
+    p.add_argument("--max-drop", default=None, metavar="D [strict]", help="as jsonmatch_max_drop")
     p.add_argument(
-        "--max-case-drop", default="", metavar="D [allow=N]", help="as jsonmatch_max_case_drop"
+        "--max-case-drop", default=None, metavar="D [allow=N]", help="as jsonmatch_max_case_drop"
     )
-    p.add_argument("--min-valid", default="", metavar="SHARE", help="as jsonmatch_min_valid")
+    p.add_argument("--min-valid", default=None, metavar="SHARE", help="as jsonmatch_min_valid")
+    p.add_argument(
+        "--reference",
+        default=None,
+        metavar="NAME [latency_p95=LIMIT] [cost=LIMIT]",
+        help="as jsonmatch_reference",
+    )
     p.add_argument("--format", "-f", choices=FORMATS, default="text", help="the summary's format")
     p.add_argument("--output", metavar="OUT", help="write the summary to OUT (default: stdout)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -58,15 +76,21 @@ def run_merge(args: argparse.Namespace) -> int:
     shards = [(path, _load(path)) for path in args.shards]
     try:
         merged = merge_shards(shards, partial=args.partial)
+        ran = judged_settings(merged.run.get("settings", {}), args)
         gates = gate_settings(
-            fail_under=args.fail_under,
-            floor_lines=args.field_floor,
-            drop_parts=[(args.max_drop, "max_drop")] if args.max_drop else [],
-            case_parts=[(args.max_case_drop, "max_case_drop")] if args.max_case_drop else [],
+            fail_under=ran.get("fail_under", ""),
+            floor_lines=ran.get("field_floors", []),
+            drop_parts=[(ran.get("max_drop", ""), "jsonmatch_max_drop")],
+            case_parts=[(ran.get("max_case_drop", ""), "jsonmatch_max_case_drop")],
             prefix="jsonmatch_",
-            min_valid=args.min_valid,
+            min_valid=ran.get("min_valid", ""),
         )
-        baseline = load_baseline(args.baseline) if args.baseline else None
+        versus = parse_reference(
+            ran.get("reference", ""),
+            "--reference" if args.reference is not None else "jsonmatch_reference",
+        )
+        baseline = _baseline(ran, args)
+        rule = _repeat_rule(ran.get("repeat", ""))
     except BaselineError as exc:
         raise InputError(str(exc)) from None
     except JsonMatchError:
@@ -74,12 +98,57 @@ def run_merge(args: argparse.Namespace) -> int:
     report, verdict = conclude(
         merged.comparisons,
         gates,
-        {**run_info(["jsonmatch", *args.argv], None), **merged.run},
+        {**run_info(["jsonmatch", *args.argv], None), **merged.run, "settings": ran},
         group_by=merged.group_by,  # type: ignore[arg-type]
+        repeat_rule=rule,
         baseline=baseline,
         stopped=merged.stopped,
+        targets=ran.get("targets", []),
+        versus=versus,
     )
     if args.json_out:
         write_report(args.json_out, report)
     emit(report, args.format, args.output, verbose=args.verbose, color_choice=args.color)
     return 0 if verdict.passed else 1
+
+
+def judged_settings(recorded: RunSettingsDict, args: argparse.Namespace) -> RunSettingsDict:
+    """The settings the merged run is judged by: the shards' (``run.settings``), each gate,
+    the reference and the baseline overridden by its option where given."""
+    out: RunSettingsDict = {**recorded}
+    for key in ("fail_under", "max_drop", "max_case_drop", "min_valid", "reference"):
+        given = getattr(args, key)
+        if given is not None:
+            out[key] = given
+    if args.field_floor is not None:
+        out["field_floors"] = list(args.field_floor)
+    if args.no_baseline:
+        out.pop("baseline", None)
+    elif args.baseline is not None:
+        out["baseline"] = args.baseline
+    return out
+
+
+def _baseline(ran: RunSettingsDict, args: argparse.Namespace) -> Baseline | None:
+    """The baseline given, or the shards' (a path from the root dir, read from the current
+    directory): one that is not there is refused, naming the option that says where."""
+    path = ran.get("baseline", "")
+    if not path:
+        return None
+    text, partial = baseline_setting(path, "--baseline")
+    if args.baseline is None and not os.path.isfile(text):
+        raise InputError(
+            f"the shards were held against the baseline {text} (jsonmatch_baseline), which is "
+            f"not in {os.getcwd()!r}: run merge from the shards' root dir, or give --baseline "
+            f"PATH (or --no-baseline)"
+        )
+    return load_baseline(os.path.abspath(text), partial or args.partial)
+
+
+def _repeat_rule(text: str) -> RepeatRule:
+    """The rule a repeated case passes by, from the shards' ``repeat`` (``[N] RULE``)."""
+    words = text.split() or ["mean"]
+    rule = next((r for r in REPEAT_RULES if r == words[-1]), None)
+    if rule is None:
+        raise InputError(f"the shards' run.settings.repeat {text!r} names no rule a run has")
+    return rule

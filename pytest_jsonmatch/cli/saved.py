@@ -8,6 +8,7 @@ import argparse
 from ..reporting.aggregate import summarize
 from ..reporting.baseline import BaselineError, cases_of, compare, load_baseline
 from ..reporting.gates import GATE_MODES, GateSettings, judge
+from ..reporting.provenance import provenance_changes
 from ..reporting.records import Comparison
 from ..reporting.report import baseline_section, load_report
 from ..reporting.shapes import Report
@@ -119,6 +120,7 @@ def run_diff(args: argparse.Namespace) -> int:
         names=GATE_NAMES,
     )
     verdict = judge(summary, gates, against)
+    verdict.warnings += provenance_changes(baseline.provenance, new["run"].get("provenance"))
     report: Report = {**new, "baseline": baseline_section(against), "gates": verdict.to_dict()}
     emit(report, args.format, args.output, verbose=args.verbose, color_choice=args.color)
     return 0 if verdict.passed else 1

@@ -212,18 +212,22 @@ class JsonmatchSession:
             if self.write_errors and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
             return
+        from ..cases.run_record import run_record
         from ..reporting import report as reports
+        from .golden_items import GOLDEN_RUN
 
-        settings = self.settings
+        settings, golden = self.settings, self.config.stash.get(GOLDEN_RUN, None)
+        run = reports.run_info(
+            ["pytest", *self.config.invocation_params.args],
+            str(self.config.rootpath),
+            [death.to_dict() for death in deaths.deaths] if deaths is not None else [],
+            settings.shard,
+        )
+        run.update(run_record(settings, golden.outputs if golden else None, self.comparisons))
         self.report, self.verdict = reports.conclude(
             self.comparisons,
             settings.gates,
-            reports.run_info(
-                ["pytest", *self.config.invocation_params.args],
-                str(self.config.rootpath),
-                [death.to_dict() for death in deaths.deaths] if deaths is not None else [],
-                settings.shard,
-            ),
+            run,
             group_by=settings.group_by,
             repeat_rule=settings.repeat.rule,
             baseline=self.baseline,

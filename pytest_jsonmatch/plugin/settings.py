@@ -365,7 +365,7 @@ def _read(read: _Reader) -> Settings:
         report_values=parts.parse_value_mode(*read.text("report_values")),
         baseline=os.fspath(here / baseline) if baseline else None,
         partial_baseline=partial,
-        shard=_shard(read) if read.given("shard") else None,
+        shard=_shard(read),
         group_by=parts.parse_group_by(*read.text("group_by")),
         given_gates=_gates(read) if read.given(*_GATE_SETTINGS) else None,
         schema_dirs=read.paths("schema_dirs"),
@@ -385,10 +385,14 @@ def _read(read: _Reader) -> Settings:
     )
 
 
-def _shard(read: _Reader) -> tuple[int, int]:
-    from ..reporting.shards import parse_shard
+def _shard(read: _Reader) -> tuple[int, int] | None:
+    """jsonmatch_shard, or pytest-split's ``--splits N --group i`` where it is installed."""
+    split = read.config.getoption("splits", None), read.config.getoption("group", None)
+    if not read.given("shard") and split[0] is None:
+        return None
+    from ..reporting.shards import parse_shard, shard_of
 
-    return parse_shard(*read.text("shard"))
+    return shard_of(parse_shard(*read.text("shard")) if read.given("shard") else None, *split)
 
 
 def _workers(config: pytest.Config) -> int:

@@ -111,6 +111,8 @@ class Baseline:
     # the report of a run that did not finish, accepted as such: it lacks cases on purpose,
     # so only a baseline sharing no case at all fails the share rule (pairing.MIN_SHARED)
     partial: bool = False
+    # the run's ``run.provenance`` as saved (provenance.py reads it as it may be)
+    provenance: object = None
 
 
 def baseline_setting(text: str, what: str) -> tuple[str, bool]:
@@ -195,6 +197,7 @@ def load_baseline(path: str | os.PathLike[str], allow_partial: bool = False) -> 
         cases,
         reference if isinstance(reference, str) else "",
         isinstance(run, dict) and run.get("complete") is False,
+        run.get("provenance") if isinstance(run, dict) else None,
     )
 
 

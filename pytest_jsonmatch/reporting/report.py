@@ -32,6 +32,7 @@ from .atomic import write_atomic
 from .baseline import Baseline, BaselineComparison, cases_of, compare
 from .gates import GateSettings, Verdict, judge
 from .money import money
+from .provenance import provenance_changes
 from .records import FAILED, Comparison
 from .shapes import (
     BaselineSectionDict,
@@ -207,6 +208,8 @@ def conclude(
         else None
     )
     verdict = judge(summary, gates, against) if unjudged is None else Verdict(not_judged=unjudged)
+    if against is not None and baseline is not None:  # said, not failed (provenance.py)
+        verdict.warnings += provenance_changes(baseline.provenance, run.get("provenance"))
     side = (
         targets_section(
             comparisons,

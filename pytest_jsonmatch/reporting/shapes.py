@@ -38,6 +38,43 @@ class RunInfo(TypedDict, total=False):
     worker_deaths: list[WorkerDeathDict]  # under xdist, each worker that died
     shard: ShardDict  # the run is this shard of a split suite (shards.py)
     shards: int  # the run was merged from this many shards' reports (jsonmatch merge)
+    settings: RunSettingsDict  # the settings that decided its scores and verdict (provenance.py)
+    provenance: ProvenanceDict  # what its scores were made from (provenance.py)
+
+
+class RunSettingsDict(TypedDict, total=False):
+    """Each setting that decides a run's scores and verdict, as text its reader parses."""
+
+    fail_under: str
+    field_floors: list[str]
+    max_drop: str
+    max_case_drop: str
+    min_valid: str
+    reference: str
+    targets: list[str]
+    baseline: str
+    repeat: str
+    defaults: str  # the case defaults (metric, threshold, options, invalid_fails) as JSON
+
+
+class ProvenanceDict(TypedDict, total=False):
+    """What a run's scores were made from: the golden case files (path -> SHA-256) and a
+    digest over them, each target's recording fingerprint, the judge's fingerprint."""
+
+    golden: dict[str, str]
+    golden_digest: str
+    targets: dict[str, TargetFingerprintDict]
+    judge: str
+
+
+class TargetFingerprintDict(TypedDict):
+    """A target's recording fingerprint: its code and named files (name -> SHA-256), the
+    declared value, and a digest of the three."""
+
+    code: dict[str, str]
+    files: dict[str, str]
+    declared: JSONValue
+    digest: str
 
 
 class ShardDict(TypedDict):

@@ -4,8 +4,8 @@ reports merged back into the run of the whole suite.
 A shard's report is stamped ``run.shard = {"index": i, "count": N}`` (1-based); a shard
 judges no gate (its cases are a part of the suite). :func:`merge_shards` checks that the
 reports given are the N shards of one run (each once, no case in two, the same plugin
-version, commit and grouping) and gives their comparisons, from which ``conclude`` builds
-the whole run's report and verdict."""
+version, commit, grouping, settings, golden set, prompt versions and judge) and gives their
+comparisons, from which ``conclude`` builds the whole run's report and verdict."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from ..engine.core.errors import ConfigError, JsonMatchError
+from .provenance import golden_record, provenance_changes, settings_differences
 from .records import Comparison
-from .shapes import Report, RunInfo
+from .shapes import ProvenanceDict, Report, RunInfo, TargetFingerprintDict
 
 
 class ShardError(JsonMatchError):
@@ -34,6 +35,22 @@ def parse_shard(text: str, where: str) -> tuple[int, int]:
     if not 1 <= index <= count:
         raise ConfigError(f"{where}: shard {index}/{count}: i must be between 1 and N")
     return index, count
+
+
+def shard_of(
+    given: tuple[int, int] | None, splits: object, group: object
+) -> tuple[int, int] | None:
+    """The shard a run is: pytest-split's ``--group i`` of ``--splits N`` (when both are
+    given; pytest-split checks their range) or the ``jsonmatch_shard`` setting (``given``);
+    ConfigError when both say, and differ."""
+    if type(splits) is not int or type(group) is not int:
+        return given
+    if given is not None and given != (group, splits):
+        raise ConfigError(
+            f"jsonmatch_shard {given[0]}/{given[1]} and pytest-split's --splits {splits} "
+            f"--group {group} name different shards: give one of them"
+        )
+    return group, splits
 
 
 def shard_not_judged(index: int, count: int) -> str:
@@ -63,7 +80,9 @@ def merge_shards(shards: Sequence[tuple[str, Report]], partial: bool = False) ->
     """The comparisons of the run the ``shards`` (path, report) are parts of. Refused
     (:class:`ShardError`): a report without a shard stamp, shards of different counts, a
     shard given twice, a missing shard (unless ``partial``), a case in two shards, reports
-    of different plugin versions, commits or grouping."""
+    of different plugin versions, commits, grouping, settings (``run.settings``), golden
+    sets, prompt versions or judges (``run.provenance``). The merged run holds the shards'
+    settings and their provenance joined."""
     if not shards:
         raise ShardError("no shard reports given")
     stamps: dict[int, str] = {}
@@ -84,6 +103,8 @@ def merge_shards(shards: Sequence[tuple[str, Report]], partial: bool = False) ->
     _same(shards, "plugin versions", lambda r: r["run"].get("plugin_version"))
     _same(shards, "commits", lambda r: r["run"].get("git_commit"))
     _same(shards, "grouping (jsonmatch_group_by)", lambda r: r["group_by"])
+    _same_settings(shards)
+    provenance = _provenance(shards)
     missing = [i for i in range(1, count + 1) if i not in stamps]
     if missing and not partial:
         raise ShardError(
@@ -121,6 +142,10 @@ def merge_shards(shards: Sequence[tuple[str, Report]], partial: bool = False) ->
     if "git_commit" in first:
         run["git_commit"] = first["git_commit"]
     run["shards"] = count
+    if "settings" in first:
+        run["settings"] = first["settings"]
+    if provenance:
+        run["provenance"] = provenance
     return Merged(comparisons, shards[0][1]["group_by"], run, "; ".join(why) or None)
 
 
@@ -134,3 +159,63 @@ def _same(
     if len(seen) > 1:
         said = "; ".join(f"{v} in {', '.join(paths)}" for v, paths in seen.items())
         raise ShardError(f"the shards are of different {what}: {said}")
+
+
+def _same_settings(shards: Sequence[tuple[str, Report]]) -> None:
+    """Refused unless every shard ran with the settings the first did (``run.settings``):
+    the two shards and each setting that differs."""
+    first_path, first = shards[0][0], shards[0][1]["run"].get("settings")
+    for path, report in shards[1:]:
+        mine = report["run"].get("settings")
+        if mine == first:
+            continue
+        if mine is None or first is None:
+            which = path if mine is None else first_path
+            raise ShardError(
+                f"the shards are of different settings: {which} records none (written by "
+                f"an older plugin?), {first_path if mine is None else path} does"
+            )
+        raise ShardError(
+            f"the shards are of different settings: {first_path} and {path} differ in "
+            + "; ".join(settings_differences(first, mine))
+        )
+
+
+def _provenance(shards: Sequence[tuple[str, Report]]) -> ProvenanceDict:
+    """The whole run's provenance from its shards': the golden case files of them all (a
+    file scored by two shards must be the same file), each target's fingerprint and the
+    judge's (the same in every shard that records it). Refused, naming the shards and what
+    differs: different golden sets, prompt versions or judges."""
+    golden: dict[str, tuple[str, str]] = {}  # file -> (digest, shard)
+    targets: dict[str, tuple[TargetFingerprintDict, str]] = {}
+    judge: tuple[str, str] | None = None
+    for path, report in shards:
+        provenance = report["run"].get("provenance", {})
+        for name, digest in provenance.get("golden", {}).items():
+            seen = golden.setdefault(name, (digest, path))
+            if seen[0] != digest:
+                raise ShardError(
+                    f"the shards ran different golden sets: case file {name} differs "
+                    f"between {seen[1]} and {path}"
+                )
+        for name, made in provenance.get("targets", {}).items():
+            had = targets.setdefault(name, (made, path))
+            if had[0]["digest"] != made["digest"]:
+                said = provenance_changes({"targets": {name: had[0]}}, {"targets": {name: made}})
+                raise ShardError(
+                    f"the shards ran different prompt versions: {had[1]} and {path}: "
+                    + "; ".join(said)
+                )
+        if "judge" in provenance:
+            if judge is not None and judge[0] != provenance["judge"]:
+                raise ShardError(
+                    f"the shards ran different judges: fingerprint {judge[0]} in {judge[1]}, "
+                    f"{provenance['judge']} in {path}"
+                )
+            judge = provenance["judge"], path
+    out = golden_record({name: digest for name, (digest, _) in golden.items()})
+    if targets:
+        out["targets"] = {name: made for name, (made, _) in sorted(targets.items())}
+    if judge is not None:
+        out["judge"] = judge[0]
+    return out

@@ -39,6 +39,47 @@ SHARDS = {
     3: ["test_a or test_b", "test_c or test_d", "test_e or test_f"],
 }
 
+# Golden cases run by two named targets, replayed from recordings: field_match scores the
+# fraction of the two fields that match.
+TARGETS = """
+def base(text):
+    return {"vendor": text.upper(), "total": len(text)}
+
+def cheap(text):
+    return {"vendor": text.upper() if len(text) > 3 else text, "total": len(text)}
+"""
+# base: acme 1, ibm 1, sap 1/2 (total 3 is not 9), oracle 1 -> 3.5
+# cheap: acme 1, ibm 1/2 ("ibm" is not IBM), sap 0 (neither field), oracle 1 -> 2.5
+GOLDEN = """
+metric: field_match
+cases:
+  - {id: acme, input: acme, expected: {vendor: ACME, total: 4}}
+  - {id: ibm, input: ibm, expected: {vendor: IBM, total: 3}}
+  - {id: sap, input: sap, expected: {vendor: SAP, total: 9}}
+  - {id: oracle, input: oracle, expected: {vendor: ORACLE, total: 6}}
+"""
+# the same suite, but for the recorded golden set of the baseline: sap's total was 3 (base 1,
+# cheap 1/2), so against it sap[base] drops by 1/2 and sap[cheap] by 1/2
+GOLDEN_BEFORE = GOLDEN.replace("total: 9", "total: 3")
+INI = """
+[pytest]
+pythonpath = .
+jsonmatch_record = once
+jsonmatch_targets =
+    base = targets:base
+    cheap = targets:cheap
+jsonmatch_reference = base
+jsonmatch_fail_under = 0.7
+jsonmatch_field_floors =
+    vendor=0.5
+jsonmatch_max_drop = 0.5 strict
+jsonmatch_max_case_drop = 0.6 allow=1
+"""
+GOLDEN_SHARDS = {
+    2: ["acme or ibm", "sap or oracle"],
+    3: ["acme", "ibm or sap", "oracle"],
+}
+
 
 def _strip(report: dict) -> dict:
     """A report without what may differ between runs: the run's stamps and times."""
@@ -50,48 +91,77 @@ def _strip(report: dict) -> dict:
     return out
 
 
+def _golden_suite(pytester) -> str:
+    """The suite with golden cases, recorded, and a baseline report (of the cases before sap's
+    expected total changed); gives the whole run's report path."""
+    pytester.makepyfile(test_suite=SUITE, targets=TARGETS)
+    (pytester.path / "cases").mkdir()
+    (pytester.path / "cases" / "g.jsonmatch.yaml").write_text(GOLDEN_BEFORE)
+    pytester.makeini(INI)
+    # ibm[cheap] and sap[cheap] score 1/2, under threshold 1
+    base = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=base.json")
+    base.assert_outcomes(passed=12, failed=2)
+    (pytester.path / "cases" / "g.jsonmatch.yaml").write_text(GOLDEN)
+    pytester.makeini(INI + "jsonmatch_baseline = base.json\n")
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=whole.json")
+    result.assert_outcomes(passed=11, failed=3)  # ibm[cheap], sap[base], sap[cheap]
+    return str(pytester.path / "whole.json")
+
+
 @pytest.mark.parametrize("count", [2, 3])
 def test_merged_shards_equal_the_whole_run(pytester, count, capsys):
-    pytester.makepyfile(test_suite=SUITE)
-    pytester.runpytest_inprocess(
-        *ARGS, "--jsonmatch-report=whole.json", "-o", "jsonmatch_fail_under=0.7"
-    ).assert_outcomes(passed=6)
+    whole_path = _golden_suite(pytester)
     paths = []
-    for i, selection in enumerate(SHARDS[count], 1):
+    for i, (tests, cases) in enumerate(zip(SHARDS[count], GOLDEN_SHARDS[count]), 1):
         extra = ("-n", "2") if i == 1 else ()
         result = pytester.runpytest_subprocess(
             *ARGS,
             *extra,
             "-k",
-            selection,
+            f"{tests} or {cases}",
             f"--jsonmatch-shard={i}/{count}",
             f"--jsonmatch-report=shard{i}.json",
         )
-        assert result.ret == 0
         result.stdout.fnmatch_lines([f"*shard {i} of {count}*"])
         shard = json.loads((pytester.path / f"shard{i}.json").read_text())
         assert shard["run"]["shard"] == {"index": i, "count": count}
-        assert shard["gates"]["checked"] == []
+        assert shard["gates"]["checked"] == [] and shard["gates"]["failures"] == []
+        assert {c["source"] for c in shard["comparisons"]} >= {"replayed"}
         paths.append(str(pytester.path / f"shard{i}.json"))
     out = str(pytester.path / "run.json")
-    assert main(["merge", *paths, "-o", out, "--fail-under", "0.7"]) == 0
+    # no gate option: merge judges by the settings the shards recorded, baseline included
+    code = main(["merge", *paths, "-o", out])
     merged = json.loads(open(out).read())
-    whole = json.loads((pytester.path / "whole.json").read_text())
-    assert merged["overall"] == 0.75  # 4.5 / 6, worked out above
+    whole = json.loads(open(whole_path).read())
+    # 6 tests (4.5) + base's cases (3.5) + cheap's (2.5), worked out above: 10.5 / 14
+    assert merged["overall"] == whole["overall"] == 0.75
     assert merged["run"]["shards"] == count
     assert merged["run"]["complete"] is True
+    assert merged["run"]["settings"] == whole["run"]["settings"]
+    assert merged["run"]["provenance"] == whole["run"]["provenance"]
     assert _strip(merged)["cases"] == _strip(whole)["cases"]
-    for key in ("overall", "count", "metrics", "fields", "groups", "comparisons", "errors"):
+    keys = ("overall", "count", "metrics", "fields", "groups", "comparisons", "errors")
+    for key in (*keys, "baseline", "targets"):
         assert _strip(merged)[key] == _strip(whole)[key], key
-    assert merged["gates"] == whole["gates"] and merged["gates"]["checked"]
+    # judged identically: the same gates checked, failed and warned of, the same exit status
+    assert merged["gates"] == whole["gates"]
+    checked = " | ".join(whole["gates"]["checked"])
+    for gate in ("jsonmatch_fail_under", "jsonmatch_field_floors", "jsonmatch_max_drop"):
+        assert gate in checked, gate
+    assert "cheap" in checked  # held to the reference target
+    assert (code == 0) is whole["gates"]["passed"]
+    # the baseline ran another golden set: said by both, failed by neither
+    said = "different golden set: 1 case file differs: cases/g.jsonmatch.yaml"
+    assert said in whole["gates"]["warnings"]
     # the summary a person reads of either report is the same
     capsys.readouterr()
     main(["report", out, "-f", "text", "--color", "never"])
     from_merged = capsys.readouterr().out
-    main(["report", str(pytester.path / "whole.json"), "-f", "text", "--color", "never"])
+    main(["report", whole_path, "-f", "text", "--color", "never"])
     assert from_merged == capsys.readouterr().out
-    # judged once: the whole run's 0.75 is under 0.8
+    # an option overrides the setting the shards recorded: 0.75 is under 0.8
     assert main(["merge", *paths, "--fail-under", "0.8"]) == 1
+    assert "overall score 0.7500 is below jsonmatch_fail_under 0.8000" in capsys.readouterr().out
 
 
 def _shard(pytester, i, count, selection, name=None):
