@@ -47,6 +47,7 @@ MAX_FACTORIES = 64  # compiled structures kept for the process
 _FACTORIES: dict[str, Callable[..., Callable[[Any], bool]]] = {}  # by source text
 MAX_CONSTANTS = 1_000  # keys, key sets and shapes a generated test may name
 COMPILE_BUDGET = 1.0  # seconds of compiling tests a process may spend
+SPECIALISE = True  # False: no test is made, and every gold record is sketched
 _spent = [0.0]  # seconds spent compiling so far
 
 
@@ -70,8 +71,9 @@ def fits(shape: Any, value: Any) -> bool:
 
 def fitting(sketch: SchemaSketch) -> Callable[[Any], bool] | None:
     """The test ``fits(sketch.prototype, record)`` as a function generated for this
-    prototype, or None when the sketch has seen no record (every record adds to it)."""
-    if sketch.prototype is UNSET:
+    prototype, or None when the sketch has seen no record or ``SPECIALISE`` is off (every
+    record adds to it)."""
+    if sketch.prototype is UNSET or not SPECIALISE:
         return None
     constants: list[Any] = []
     source = _source(sketch.prototype, constants)

@@ -46,6 +46,12 @@ from .walking import compiled
 from .walking.prefetch import prefetch_strings
 from .walking.walk import walk
 
+# The switches of evaluate_records' two fast paths (docs/architecture.md, "Fast paths"):
+# False makes every record full FieldResults from the start (no tallies), and reads every
+# actual side through the door before the walk (no Walk.read).
+COUNT_TALLIES = True
+READ_IN_WALK = True
+
 
 def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: Any) -> MatchResult:
     """Score ``actual`` against ``expected`` under ``metric``.
@@ -181,7 +187,9 @@ def _score_records(
         schema = call_with_depth(depth, lambda: infer_node(values, registry))
     # records scored from counts count their tallies here, as they are (as_tallies)
     counting: Counter[Any] | None = (
-        Counter() if tallies is not None and _countable(chosen, cfg, schema, options) else None
+        Counter()
+        if COUNT_TALLIES and tallies is not None and _countable(chosen, cfg, schema, options)
+        else None
     )
     context = (chosen, cfg, schema, options, registry)
     # records whose actual side the walk may check as it reads it, instead of the door
@@ -190,7 +198,8 @@ def _score_records(
     # before the walk (a schema's conformance check reads it after, once the walk found it
     # all plain: what the door would have passed as it is)
     unread = (
-        compiled.compiles(cfg)
+        READ_IN_WALK
+        and compiled.compiles(cfg)
         and cfg.count_extras
         and not cfg.judged(schema)
         and chosen.prepare is None

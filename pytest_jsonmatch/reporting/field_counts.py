@@ -22,6 +22,10 @@ from ..engine.results.field_results import TALLY_OF, FieldResult, Tally
 from .aggregate import group_key
 from .records import Comparison
 
+# False: every session keeps its field records and counts them at the end, as a report file
+# needs them (report.summary_reads; the switch of this fast path: docs/architecture.md).
+SPECIALISE = True
+
 
 class FieldCounts:
     """Per group (a per-field table's key: aggregate.group_key under ``group_by``), the fields

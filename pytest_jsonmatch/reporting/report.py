@@ -157,9 +157,12 @@ def summary_reads(settings: ReadSettings, xdist: bool) -> SummaryReads:
     telemetry, writes GitHub annotations; and whether it runs under xdist (controller or
     worker). The summary's verbosity (-v) changes none of it: it lists more fields and
     cases then, but every per-field table and every case it may list is there either way."""
+    from . import field_counts
+
     whole = xdist or settings.writes_reports
     return SummaryReads(
         records=whole
+        or not field_counts.SPECIALISE
         or settings.baseline is not None
         or bool(settings.targets)
         or settings.sends_telemetry,

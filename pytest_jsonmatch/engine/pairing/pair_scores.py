@@ -30,6 +30,7 @@ SMALL_PAIRS = 400
 # Above this many element pairs, pair scores are computed a block of lines at a time
 # (LineScores): the whole matrix would take 8 bytes a pair, with temporaries several times that.
 LARGE_PAIRS = 1_000_000
+BLOCKWISE = True  # False: every array's pair scores are one matrix (the dense method's)
 
 # Scores of one pair of elements: given their indices, the score of that pair.
 WalkPair = Callable[[int, int], float]
@@ -55,7 +56,7 @@ def pair_scores(
         cols_e, cols_a = found
         if len(expected) * len(actual) <= SMALL_PAIRS:
             return pair_matrix_small(cols_e, cols_a, scorer.add, mode)
-        if len(expected) * len(actual) > LARGE_PAIRS:
+        if BLOCKWISE and len(expected) * len(actual) > LARGE_PAIRS:
             return LineScores(cols_e, cols_a, scorer.matrix, mode), 1.0
         return pair_matrix(cols_e, cols_a, scorer.matrix, mode), 1.0
     rows = [[walk_pair(i, j) for j in range(len(actual))] for i in range(len(expected))]

@@ -173,6 +173,9 @@ WRITE_COST = 8.0
 # code takes gigabytes (2.9 GB at 60,000 properties) and longer than the answers it would
 # serve, so a wide schema from a file never pays for it.
 MAX_WRITTEN_NODES = 10_000
+# False: every schema is checked by its closures alone, never by written code (the switch of
+# this fast path: docs/architecture.md, "Fast paths").
+SPECIALISE = True
 
 
 def validator_for(source: Any, *, generated: bool = True) -> Validator:
@@ -182,6 +185,7 @@ def validator_for(source: Any, *, generated: bool = True) -> Validator:
     ``generated=False`` gives the closures alone, uncached (the reference the tests hold the
     generated code to)."""
     loaded = load_schema(source)
+    generated = generated and SPECIALISE
     cached = _VALIDATORS.get(id(loaded.contents))
     if generated and cached is not None and cached[0] is loaded.contents:
         return cached[1]
