@@ -144,9 +144,11 @@ def _seconds(value: str, what: str) -> float:
 
 def rate_per_second(text: str) -> float | None:
     """``120/min``, ``5/s``, ``1000/hour`` as calls per second; None when ``text`` is not a
-    rate or not above zero."""
+    rate, or one slower than one call an hour."""
     match = re.fullmatch(
-        r"\s*(\d+(?:\.\d+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*", text or ""
+        r"\s*([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
+        r"\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*",
+        text or "",
     )
     if match is None:
         return None
