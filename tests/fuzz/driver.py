@@ -119,7 +119,21 @@ EDGE_NUMBERS: list[Any] = [
     0.9999999999999999,
 ]
 KEYS = ["a", "b", "id", "name", "sku", "items", "", "a.b", "é", "aaaa", "k0", "unit price"]
-PATH_PATTERNS = ["a", "b", "*", "**", "items[*].sku", "items[]", "**.a", "a.b", "$", "a[0]", "["]
+PATH_PATTERNS = [
+    "a",
+    "b",
+    "*",
+    "**",
+    "items[*].sku",
+    "items[]",
+    "**.a",
+    "a.b",
+    "$",
+    "a[0]",
+    "[",
+    "**." * 8 + "zzz",  # many double stars: exponential in a backtracking matcher
+    "a[99999999999999999999]",
+]
 SCHEMA_TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"]
 COMPARATORS = [
     "exact",
@@ -166,6 +180,7 @@ FUNCTIONS = (
     + ["evaluate_records"] * 3
     + ["assert_json_match"] * 3
     + ["validate_gold", "infer_schema", "annotate_schema", "mask", "setting", "setting"]
+    + ["case_file"]
 )
 # Each setting that takes a number, as its text reaches the plugin (ini or flag) or the
 # command line: (name, how the drawn text is placed in it)
@@ -530,6 +545,16 @@ def draw_call(seed: int, index: int) -> Call:
         name, form = d.pick(SETTING_FORMS)
         texts = [d.pick(NUMBER_TEXTS) if d.chance(0.8) else _text(d.number()) for _ in range(2)]
         return Call("setting", (name, form.format(*texts)))
+    if function == "case_file":
+        case: dict[str, Any] = {"id": "c", "expected": d.obj(), "actual": d.pair()[0]}
+        for key in d.rng.sample(["threshold", "repeat", "options", "schema"], d.rng.randint(1, 3)):
+            if key == "options":
+                case[key] = d.options("field_f1", taken - {"embedder"})
+            elif key == "schema":
+                case[key] = d.schema()
+            else:
+                case[key] = d.number()
+        return Call("case_file", (case,))
     if function == "mask":
         pattern = d.pick(HOSTILE_PATTERNS)
         return Call("mask", ([pattern], d.text() + d.pick(HOSTILE_TEXTS)))
@@ -607,6 +632,8 @@ def run_call(call: Call) -> tuple[str, str]:
             return "ok", ""
         if call.function == "setting":
             return run_setting(*call.args)
+        if call.function == "case_file":
+            return run_case_file(*call.args)
         got = getattr(api, call.function)(*call.args, **call.kwargs)
     except JsonMatchError as exc:
         return "error", type(exc).__name__
@@ -661,6 +688,31 @@ def run_setting(name: str, text: str) -> tuple[str, str]:
         return "error", type(exc).__name__
     except Exception as exc:  # noqa: BLE001 - classifying is the point
         return "foreign", _describe(exc)
+    return "ok", ""
+
+
+def run_case_file(case: dict[str, Any]) -> tuple[str, str]:
+    """A golden case file holding ``case`` (YAML, as a pull request may write it), loaded."""
+    import tempfile
+
+    import yaml
+
+    from pytest_jsonmatch import JsonMatchError
+    from pytest_jsonmatch.cases.case_files import CaseFiles
+
+    try:
+        text = yaml.safe_dump({"cases": [case]}, allow_unicode=True)
+    except (ValueError, yaml.YAMLError):  # what YAML cannot write (a callable, 5,000 digits)
+        return "ok", "not written"
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "c.jsonmatch.yaml"
+        path.write_text(text, encoding="utf-8")
+        try:
+            CaseFiles(root=Path(folder)).load(path)
+        except JsonMatchError as exc:
+            return "error", type(exc).__name__
+        except Exception as exc:  # noqa: BLE001 - classifying is the point
+            return "foreign", _describe(exc)
     return "ok", ""
 
 
