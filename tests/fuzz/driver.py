@@ -722,15 +722,30 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc)[:300]} at {frames}"
 
 
+def _die_with_parent() -> None:
+    """Ask Linux to kill this worker when the driver ends (a call that never ends would
+    otherwise outlive a driver stopped by a timeout); elsewhere, nothing."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except (OSError, AttributeError):
+        pass
+
+
 def worker(seed: int, start: int, stop: int) -> None:
     """Runs calls start..stop-1, telling the parent on stdout when each begins and ends."""
+    _die_with_parent()
     warnings.simplefilter("ignore")
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
     out = sys.stdout
+    spin_at = int(os.environ.get("FUZZ_SPIN_AT", "-1"))  # the watchdog's own test (below)
     for index in range(start, stop):
         call = draw_call(seed, index)
         out.write(f"S {index}\n")
         out.flush()
+        while index == spin_at:  # a call that never ends, using CPU as a hang does
+            pass
         began = time.process_time()
         kind, detail = run_call(call)
         cpu = time.process_time() - began
@@ -761,6 +776,24 @@ class Tally:
 SLOW = 1.0
 
 
+def _count(tally: Tally, report: dict[str, Any], start: int, began: float, progress: int) -> None:
+    """One call's report added to the tally (and how far the run got, every ``progress``)."""
+    tally.counts[report["kind"]] += 1
+    if report["kind"] == "foreign":
+        tally.findings.append((report["i"], "foreign", report["detail"]))
+    if report["cpu"] > SLOW:
+        tally.slow += 1
+    tally.slowest = sorted([*tally.slowest, (report["cpu"], report["i"])])[-5:]
+    done = report["i"] + 1 - start
+    if progress and done % progress == 0:
+        print(
+            f"[fuzz] {done} calls, {time.monotonic() - began:.0f} s, {dict(tally.counts)}, "
+            f"hangs {tally.counts['hang']}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
 def drive(
     seed: int, pairs: int, start: int = 0, limit: float = 5.0, wall: float = 60.0, progress: int = 0
 ) -> Tally:
@@ -780,67 +813,73 @@ def drive(
             stderr=None if os.environ.get("FUZZ_WORKER_STDERR") else subprocess.DEVNULL,
             cwd=REPO,
             env=env,
-            text=True,
-            bufsize=1,
+            bufsize=0,
         )
         assert proc.stdout is not None
+        # The pipe is read raw and split here: a buffered reader may hold the line that
+        # starts a call while select() says nothing is left to read, and the watchdog would
+        # never start for that call.
         sel = selectors.DefaultSelector()
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        current: int | None = None
-        cpu_at = wall_at = 0.0
-        while True:
-            ready = sel.select(timeout=0.2)
-            if ready:
-                line = proc.stdout.readline()
-                if not line:  # the worker ended
-                    proc.wait()
-                    if current is not None:  # ended inside a call: a crash
-                        tally.counts["foreign"] += 1
-                        tally.findings.append(
-                            (current, "foreign", f"worker died (exit {proc.returncode})")
-                        )
-                        nxt = current + 1
-                    elif nxt < stop and proc.returncode != 0:
-                        raise RuntimeError(f"the fuzz worker failed (exit {proc.returncode})")
-                    else:
-                        nxt = stop
-                    break
-                if line.startswith("S "):
-                    current = int(line.split()[1])
-                    cpu_at, wall_at = _cpu_seconds(proc.pid), time.monotonic()
-                    continue
-                report = json.loads(line)
-                current = None
-                tally.counts[report["kind"]] += 1
-                done = report["i"] + 1 - start
-                if report["kind"] == "foreign":
-                    tally.findings.append((report["i"], "foreign", report["detail"]))
-                if report["cpu"] > SLOW:
-                    tally.slow += 1
-                tally.slowest = sorted([*tally.slowest, (report["cpu"], report["i"])])[-5:]
-                if progress and done % progress == 0:
-                    print(
-                        f"[fuzz] {done} calls, {time.monotonic() - began_all:.0f} s, "
-                        f"{dict(tally.counts)}, hangs {tally.counts['hang']}",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-                continue
-            if current is None:
-                continue
-            used = _cpu_seconds(proc.pid) - cpu_at
-            if used > limit or time.monotonic() - wall_at > wall:
+        sel.register(proc.stdout.fileno(), selectors.EVENT_READ)
+        try:
+            nxt = _watch(proc, sel, tally, (start, stop), (limit, wall), began_all, progress)
+        finally:
+            if proc.poll() is None:  # stopped from outside: the worker goes too
                 proc.kill()
                 proc.wait()
-                tally.counts["hang"] += 1
-                tally.findings.append(
-                    (current, "hang", f"over {limit:g} s of CPU ({used:.1f} s used)")
-                )
-                nxt = current + 1
-                break
-        sel.close()
-        proc.stdout.close()
+            sel.close()
+            proc.stdout.close()
     return tally
+
+
+def _watch(
+    proc: subprocess.Popen[bytes],
+    sel: selectors.BaseSelector,
+    tally: Tally,
+    span: tuple[int, int],
+    bounds: tuple[float, float],
+    began: float,
+    progress: int,
+) -> int:
+    """Read one worker's reports until it ends or one of its calls hangs; the next call."""
+    (start, stop), (limit, wall) = span, bounds
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    current: int | None = None
+    cpu_at = wall_at = 0.0
+    pending = b""
+    while True:
+        if sel.select(timeout=0.2):
+            data = os.read(fd, 1 << 16)
+            if not data:  # the worker ended
+                proc.wait()
+                if current is not None:  # inside a call: a crash
+                    tally.counts["foreign"] += 1
+                    tally.findings.append(
+                        (current, "foreign", f"worker died (exit {proc.returncode})")
+                    )
+                    return current + 1
+                if proc.returncode != 0:
+                    raise RuntimeError(f"the fuzz worker failed (exit {proc.returncode})")
+                return stop
+            *lines, pending = (pending + data).split(b"\n")
+            for line in lines:
+                if line.startswith(b"S "):
+                    current = int(line.split()[1])
+                    cpu_at, wall_at = _cpu_seconds(proc.pid), time.monotonic()
+                else:
+                    current = None
+                    _count(tally, json.loads(line), start, began, progress)
+            continue
+        if current is None:
+            continue
+        used = _cpu_seconds(proc.pid) - cpu_at
+        if used > limit or time.monotonic() - wall_at > wall:
+            proc.kill()
+            proc.wait()
+            tally.counts["hang"] += 1
+            tally.findings.append((current, "hang", f"over {limit:g} s of CPU ({used:.1f} s used)"))
+            return current + 1
 
 
 def main(argv: list[str] | None = None) -> int:
