@@ -15,7 +15,7 @@ DEFAULT_CONCURRENCY = 1
 MAX_CONCURRENCY = 1000
 MAX_RETRIES = 100
 # Seconds a timeout or a retry budget may be: a day is past any call's wait, and a
-# thread's or a socket's wait refuses a timeout past about 3e8 s with an OverflowError
+# socket refuses a timeout of 1e10 s, a thread's wait one past 9.2e9 s (OverflowError)
 MAX_SECONDS = 86_400.0
 # The slowest rate: one call an hour (a lower one leaves a run waiting for days)
 MIN_RATE = 1 / 3600

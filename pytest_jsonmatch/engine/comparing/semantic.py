@@ -246,8 +246,8 @@ def _prompt_file(name: str, what: str, base: Path | None) -> tuple[str, str]:
 
 
 # The largest value each number key takes (docs/metrics.md, the table of ranges): a price
-# per million tokens, seconds a request may wait (a socket refuses a
-# timeout past about 3e8 s with an OverflowError)
+# per million tokens, seconds a request may wait (a socket refuses a timeout of 1e10 s
+# with an OverflowError)
 _HIGHEST = {"price_in": 1e6, "price_out": 1e6, "timeout": 86_400.0}
 
 
