@@ -14,6 +14,11 @@ from ..engine.core.numbers import whole_number
 DEFAULT_CONCURRENCY = 1
 MAX_CONCURRENCY = 1000
 MAX_RETRIES = 100
+# Seconds a timeout or a retry budget may be: a day is past any call's wait, and a
+# socket refuses a timeout of 1e10 s, a thread's wait one past 9.2e9 s (OverflowError)
+MAX_SECONDS = 86_400.0
+# The slowest rate: one call an hour (a lower one leaves a run waiting for days)
+MIN_RATE = 1 / 3600
 DEFAULT_RETRY_BUDGET_S = 120.0
 
 
@@ -111,7 +116,7 @@ def parse_calls(parts: Sequence[tuple[str, str]]) -> CallSettings:
         if rate is None:
             raise ConfigError(
                 f"{what} must be a number of calls per second, minute or hour "
-                f"above 0, like 120/min or 5/s, not {value!r}"
+                f"from one an hour up, like 120/min or 5/s, not {value[:40]!r}"
             )
         out = replace(out, rate=rate)
     if "retry_budget" in given:
@@ -129,20 +134,25 @@ def _seconds(value: str, what: str) -> float:
         seconds = float(value)
     except ValueError:
         seconds = math.nan
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise ConfigError(f"{what} must be a number of seconds above 0, not {value!r}")
+    if not 0 < seconds <= MAX_SECONDS:  # (NaN fails both)
+        raise ConfigError(
+            f"{what} must be a number of seconds above 0 and at most {MAX_SECONDS:g} (a day), "
+            f"not {value[:40]!r}"
+        )
     return seconds
 
 
 def rate_per_second(text: str) -> float | None:
     """``120/min``, ``5/s``, ``1000/hour`` as calls per second; None when ``text`` is not a
-    rate or not above zero."""
+    rate, or one slower than one call an hour."""
     match = re.fullmatch(
-        r"\s*(\d+(?:\.\d+)?)\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*", text or ""
+        r"\s*([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"
+        r"\s*/\s*(s|sec|second|m|min|minute|h|hour)\s*",
+        text or "",
     )
     if match is None:
         return None
     count = float(match.group(1))
     per = {"s": 1.0, "m": 60.0, "h": 3600.0}[match.group(2)[0]]
     rate = count / per
-    return rate if rate > 0 and math.isfinite(rate) else None
+    return rate if MIN_RATE <= rate and math.isfinite(rate) else None

@@ -40,6 +40,8 @@ from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
+from ..engine.core.numbers import whole_in
+
 Signal = Literal["traces", "logs"]
 _LOG = logging.getLogger("pytest_jsonmatch.otel")
 _RETRY = frozenset({429, 502, 503, 504})
@@ -171,11 +173,11 @@ class _Queue:
         prefix, delay, batch, limit = _BATCHING[signal]
 
         def number(name: str, default: int) -> int:
-            try:
-                value = int(env.get(f"{prefix}_{name}", "") or default)
-            except ValueError:
-                value = default
-            return value if value > 0 else default
+            # not a whole number from 1 to a billion, a variable is ignored, as OpenTelemetry's
+            # SDK ignores one it cannot read (a delay of 1e30 ms would end the sending thread
+            # with an OverflowError: a thread's wait takes at most threading.TIMEOUT_MAX s)
+            value = whole_in(env.get(f"{prefix}_{name}", ""), 1, 10**9)
+            return default if value is None else value
 
         return cls(
             signal,

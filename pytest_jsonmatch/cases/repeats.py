@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..engine.core.errors import ConfigError
+from ..engine.core.numbers import whole_in
 
 if TYPE_CHECKING:  # the reporting stage loads once a case is judged (start-up stays light)
     from ..reporting.aggregate import RepeatRule
@@ -61,8 +62,9 @@ class RepeatSettings:
                 from ..reporting.aggregate import REPEAT_RULES
             for word in words:
                 named = [r for r in REPEAT_RULES if r == word]
-                if word.isdigit() and 1 <= int(word) <= MAX_REPEAT:
-                    count = int(word)
+                runs = whole_in(word, 1, MAX_REPEAT)
+                if runs is not None:
+                    count = runs
                 elif named:
                     rule = named[0]
                 else:

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from ..engine.core.errors import JsonMatchError, SchemaError
+from ..engine.core.numbers import whole_in
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
 from ..reporting.gates import GateNames
@@ -87,19 +88,16 @@ def whole_number(minimum: int, of: str, maximum: int = 10**9) -> Callable[[str],
     for what it sizes, a process pool or a count)."""
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = minimum - 1
-        if value < minimum:
+        value = whole_in(text, minimum, maximum)
+        if value is not None:
+            return value
+        shown = f"{text[:40]!r}{'...' if len(text) > 40 else ''}"
+        digits = text.strip()
+        if digits.isascii() and digits.isdigit():  # a whole number past the maximum
             raise argparse.ArgumentTypeError(
-                f"a whole number of {of}, {minimum} or more, not {text!r}"
+                f"a whole number of {of}, at most {maximum:,}, not {shown}"
             )
-        if value > maximum:
-            raise argparse.ArgumentTypeError(
-                f"a whole number of {of}, at most {maximum:,}, not {text!r}"
-            )
-        return value
+        raise argparse.ArgumentTypeError(f"a whole number of {of}, {minimum} or more, not {shown}")
 
     return parse
 

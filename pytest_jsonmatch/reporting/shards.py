@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from ..engine.core.errors import ConfigError, JsonMatchError
+from ..engine.core.numbers import whole_in
 from .provenance import golden_record, provenance_changes, settings_differences
 from .records import Comparison
 from .shapes import ProvenanceDict, Report, RunInfo, TargetFingerprintDict
@@ -23,6 +24,7 @@ class ShardError(JsonMatchError):
     """Shard reports that are not the shards of one run (named, with what differs)."""
 
 
+MAX_SHARDS = 10_000  # shards of one suite: far above any CI matrix
 _SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
 
@@ -31,9 +33,13 @@ def parse_shard(text: str, where: str) -> tuple[int, int]:
     found = _SHARD.fullmatch(text)
     if found is None:
         raise ConfigError(f"{where}: {text!r} is not a shard 'i/N' (e.g. 2/4)")
-    index, count = int(found[1]), int(found[2])
-    if not 1 <= index <= count:
-        raise ConfigError(f"{where}: shard {index}/{count}: i must be between 1 and N")
+    index, count = whole_in(found[1], 1, MAX_SHARDS), whole_in(found[2], 1, MAX_SHARDS)
+    if count is None:
+        raise ConfigError(
+            f"{where}: {text[:40]!r}: N must be a whole number from 1 to {MAX_SHARDS}"
+        )
+    if index is None or not index <= count:
+        raise ConfigError(f"{where}: shard {found[1][:20]}/{count}: i must be between 1 and N")
     return index, count
 
 

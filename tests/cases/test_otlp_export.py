@@ -16,7 +16,7 @@ pytest.importorskip("opentelemetry.proto")
 pytest.importorskip("opentelemetry.sdk")
 
 from pytest_jsonmatch.cases import otlp_export
-from pytest_jsonmatch.cases.otlp_export import Endpoint, Outbox
+from pytest_jsonmatch.cases.otlp_export import Endpoint, Outbox, _Queue
 from tests.helpers.otlp_receiver import Receiver
 
 RESOURCE = {"service.name": "evals", "deployment.environment": "ci"}
@@ -202,3 +202,13 @@ def test_more_than_the_queue_holds_is_dropped_and_counted(receiver, monkeypatch,
     assert [r.getMessage() for r in caplog.records] == [
         "pytest-jsonmatch: 2 events dropped: more than 3 waited to be sent"
     ]
+
+
+@pytest.mark.parametrize("given", ["1" + "0" * 30, "9" * 5000, "\u00b2", "-5", "0", "soon"])
+def test_a_batching_variable_out_of_range_is_ignored_as_the_sdk_does(given):
+    # a delay of 1e30 ms made the sending thread's wait raise OverflowError (issue 55)
+    queue = _Queue.of(
+        "logs", {"OTEL_BLRP_SCHEDULE_DELAY": given, "OTEL_BLRP_MAX_QUEUE_SIZE": given}
+    )
+    assert queue.delay == 1.0 and queue.limit == 2048  # the defaults: 1,000 ms, 2,048
+    assert _Queue.of("logs", {"OTEL_BLRP_SCHEDULE_DELAY": "1000000000"}).delay == 1e6

@@ -282,7 +282,7 @@ def pytest_jsonmatch_target(case, config):
         (
             [],
             "jsonmatch_calls = timeout=0",
-            "jsonmatch_calls: timeout must be a number of seconds above 0, not '0'",
+            "jsonmatch_calls: timeout must be a number of seconds above 0 and at most 86400 (a day), not '0'",
         ),
         (
             [],

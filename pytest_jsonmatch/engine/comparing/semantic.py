@@ -46,6 +46,7 @@ from ..core.errors import (
     known_names,
     shown,
 )
+from ..core.numbers import whole_in
 from ..core.retry_after import retry_after
 from .judge_messages import JudgeReply, JudgeRequest, Through, Transport
 
@@ -118,6 +119,22 @@ class JudgeSettings:
             )
         if not (isinstance(self.batch, int) and 1 <= self.batch <= MAX_BATCH):
             raise ConfigError(f"judge: batch must be a whole number from 1 to {MAX_BATCH}")
+        tokens = self.max_tokens
+        if tokens is not None and not (
+            isinstance(tokens, int) and not isinstance(tokens, bool) and 1 <= tokens <= 10**9
+        ):
+            raise ConfigError("judge: max_tokens must be a whole number from 1 to 1000000000")
+        for key in ("price_in", "price_out", "timeout"):
+            value = getattr(self, key)
+            if value is None and key != "timeout":
+                continue
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if not (number and 0 <= value <= _HIGHEST[key]) or (key == "timeout" and value == 0):
+                low = "above 0" if key == "timeout" else ">= 0"
+                raise ConfigError(
+                    f"judge: {key} must be a number {low} and at most {_HIGHEST[key]:g}, "
+                    f"not {value!r:.40}"
+                )
 
     @property
     def fingerprint(self) -> str:
@@ -232,10 +249,20 @@ def _prompt_file(name: str, what: str, base: Path | None) -> tuple[str, str]:
     return text, name
 
 
+# The largest value each number key takes (docs/metrics.md, the table of ranges): a price
+# per million tokens, seconds a request may wait (a socket refuses a timeout of 1e10 s
+# with an OverflowError)
+_HIGHEST = {"price_in": 1e6, "price_out": 1e6, "timeout": 86_400.0}
+
+
 def _whole(text: str, key: str, what: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise ConfigError(f"{what}: {key} must be a whole number >= 1, not {text!r}")
-    return int(text)
+    highest = 10**9 if key == "max_tokens" else MAX_BATCH
+    value = whole_in(text, 1, highest)
+    if value is None:
+        raise ConfigError(
+            f"{what}: {key} must be a whole number from 1 to {highest}, not {text[:40]!r}"
+        )
+    return value
 
 
 def _number(text: str, key: str, what: str) -> float:
@@ -243,8 +270,11 @@ def _number(text: str, key: str, what: str) -> float:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not (value >= 0 and value < float("inf")):
-        raise ConfigError(f"{what}: {key} must be a number >= 0, not {text!r}")
+    low = "above 0" if key == "timeout" else ">= 0"
+    if not (0 <= value <= _HIGHEST[key]) or (key == "timeout" and value == 0):
+        raise ConfigError(
+            f"{what}: {key} must be a number {low} and at most {_HIGHEST[key]:g}, not {text[:40]!r}"
+        )
     return value
 
 

@@ -73,11 +73,27 @@ def _to_float(value: Fraction) -> float:
         return math.inf
 
 
+def whole_in(text: str, low: int, high: int) -> int | None:
+    """``text`` as a whole number from ``low`` to ``high`` (0 <= low), None when it is not
+    one. Only ASCII digits count (``str.isdigit`` passes ``²``, which ``int`` refuses), and
+    they are counted before converting: thousands of digits are out of range, never handed
+    to ``int`` (which refuses past 4,300)."""
+    digits = text.strip()
+    if not (digits.isascii() and digits.isdigit()):
+        return None
+    if len(digits.lstrip("0")) > len(str(high)):
+        return None
+    value = int(digits)
+    return value if low <= value <= high else None
+
+
 def whole_number(text: str, what: str, low: int, high: int, unit: str = "", note: str = "") -> int:
     """``text`` (a setting's) as a whole number from ``low`` to ``high``, else a ConfigError
-    naming ``what``."""
-    if not text.strip().isdigit() or not low <= int(text) <= high:
+    naming ``what`` and the range."""
+    value = whole_in(text, low, high)
+    if value is None:
         raise ConfigError(
-            f"{what} must be a whole number {unit}from {low} to {high}{note}, not {text!r}"
+            f"{what} must be a whole number {unit}from {low} to {high}{note}, not "
+            f"{text[:40]!r}{'...' if len(text) > 40 else ''}"
         )
-    return int(text)
+    return value

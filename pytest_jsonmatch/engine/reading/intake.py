@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 
 from ..core.depth import SHALLOW
 from ..core.errors import ParseError
+from ..core.numbers import whole_in
 from ..core.paths import display_path, index_segment, key_segment
 
 # How deeply a value may nest. JSON text that ``json.loads`` can read stays well within it.
@@ -47,11 +48,13 @@ def _max_keys() -> int:
     text = os.environ.get("JSONMATCH_MAX_KEYS", "").strip()
     if not text:
         return 100_000
-    if not text.isdigit() or int(text) < 1:
+    keys = whole_in(text, 1, 10**9)
+    if keys is None:
         raise ParseError(
-            f"JSONMATCH_MAX_KEYS must be a whole number of keys, 1 or more, not {text!r}"
+            f"JSONMATCH_MAX_KEYS must be a whole number of keys from 1 to 1000000000, not "
+            f"{text[:40]!r}"
         )
-    return int(text)
+    return keys
 
 
 MAX_KEYS = _max_keys()
