@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 LOG_KEY = "jsonmatch_call_log"  # a worker's log file, in its xdist workerinput
 _SUSPECTS = "suspects"  # the controller's list, beside the workers' logs
-Verdict = Literal["blamed", "sent back", "lost", "had reported"]
+CallFate = Literal["blamed", "sent back", "lost", "had reported"]
 MAX_RERUNS = 2  # times a running test is sent back before it counts as a lost call
 
 
@@ -158,7 +158,7 @@ class Death:
     worker: str
     running: str
     calls_in_flight: tuple[str, ...]
-    verdict: Verdict
+    verdict: CallFate
 
     @property
     def reason(self) -> str:
@@ -206,7 +206,7 @@ class Deaths:
         """The verdict on ``running``, the test ``worker`` died running (see :class:`Death`);
         ``send_back`` schedules a test to run again (NotImplementedError: it cannot)."""
         flight = self._in_flight.pop(worker, [])
-        verdict: Verdict = "sent back"
+        verdict: CallFate = "sent back"
         if reported:
             verdict = "had reported"
         elif not set(flight) - {running}:

@@ -30,7 +30,7 @@ VALUE_WIDTH = 60
 
 
 @dataclass(frozen=True)
-class Verdict:
+class ScoredPair:
     """One scored pair, as every framework needs it: the score, pass or fail, the reason,
     and match_json's result (None when the actual output held no JSON)."""
 
@@ -69,13 +69,13 @@ class Scoring:
             raise ConfigError(f"threshold must be a number in [0, 1], not {shown(threshold)}")
         return cls(chosen.name, unit_number(threshold, "threshold"), options)
 
-    def score(self, actual: Any, expected: Any) -> Verdict:
+    def score(self, actual: Any, expected: Any) -> ScoredPair:
         """Score ``actual`` against ``expected`` with match_json."""
         try:
             result = match_json(actual, expected, self.metric, **self.options)
         except ParseError as exc:
             self._raise_if_expected_is_unreadable(expected, exc)
-            return Verdict(
+            return ScoredPair(
                 0.0,
                 False,
                 printable(
@@ -85,7 +85,7 @@ class Scoring:
                 None,
             )
         passed = result.passed(self.threshold)
-        return Verdict(result.score, passed, explain(result, self.threshold, passed), result)
+        return ScoredPair(result.score, passed, explain(result, self.threshold, passed), result)
 
     def _raise_if_expected_is_unreadable(self, expected: Any, error: ParseError) -> None:
         # The expected output read against itself: it parses (then the actual is at fault)

@@ -71,7 +71,7 @@ class CallsAhead:
         for item in items:
             if not isinstance(item, GoldenItem) or not _will_run(item):
                 continue
-            case, runs, target = item.case, item.runs(), item.target
+            case, runs, target = item.case, item.repeat_count(), item.target
             if self.judge is not None:
                 for repeat in range(runs):
                     self.judge.submit((item.nodeid, repeat), case, repeat, runs, target)

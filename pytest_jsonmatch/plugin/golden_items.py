@@ -87,21 +87,21 @@ class GoldenItem(pytest.Item):
             self.add_marker(_mark(spec.name, spec.args, dict(spec.kwargs)))
 
     @property
-    def run(self) -> GoldenRun:
+    def golden_run(self) -> GoldenRun:  # the session's, shared by every case
         return self.config.stash[GOLDEN_RUN]
 
-    def runs(self) -> int:
+    def repeat_count(self) -> int:
         """How many times the case's target runs: only ``input`` cases repeat."""
-        return self.run.settings.repeat.runs_of(self.case)
+        return self.golden_run.settings.repeat.runs_of(self.case)
 
     def runtest(self) -> None:
         from ..engine.core.masking import one_line
         from .assertion import compare_and_record, failure
 
-        case, run = self.case, self.run
+        case, run = self.case, self.golden_run
         settings, channel = run.settings, run.channel
         defaults = channel.defaults
-        runs = self.runs()
+        runs = self.repeat_count()
         outputs: list[object] = []
         results: list[tuple[MatchResult, float]] = []
         for repeat in range(runs):
@@ -174,13 +174,13 @@ class GoldenItem(pytest.Item):
         """Whether the runs pass: the one run's verdict, or the repeat rule's."""
         if not results:
             return True
-        must_be_valid = self.run.channel.defaults.invalid_fails
+        must_be_valid = self.golden_run.channel.defaults.invalid_fails
         if len(results) == 1:
             result, limit = results[0]
             return bool(result.passed(limit, must_be_valid))
         return all(
             r.passed(0.0, must_be_valid) for r, _ in results
-        ) and self.run.settings.repeat.passes(
+        ) and self.golden_run.settings.repeat.passes(
             [result.score for result, _ in results], results[0][1]
         )
 
@@ -193,7 +193,7 @@ class GoldenItem(pytest.Item):
         from ..engine.reading.intake import read_json
         from ..engine.reading.parse import parse_actual
 
-        case, run = self.case, self.run
+        case, run = self.case, self.golden_run
         metric = metric_named(case.metric or run.channel.defaults.metric)
         value = read_json(parse_actual(output, allow_array=metric.allow_array), "actual")[0]
         return CaseUpdate(
@@ -226,12 +226,13 @@ class GoldenItem(pytest.Item):
                 else ""
             )  # no line of data may start a workflow command
             return str(exc) + about
-        where = f"{self.run.cases.display(self.path)}:{self.case.line}: case {self.case.id!r}" + (
-            f" (target {self.target})" if self.target else ""
+        where = (
+            f"{self.golden_run.cases.display(self.path)}:{self.case.line}: case {self.case.id!r}"
+            + (f" (target {self.target})" if self.target else "")
         )
         if isinstance(exc, JsonMatchError):
             return f"{where}: {printable(str(exc))}{self._attempts}"
-        if self.run.settings.full_tracebacks:
+        if self.golden_run.settings.full_tracebacks:
             return super().repr_failure(excinfo)
         # the target raised: its type, message and the last line of the user's own code;
         # the runner's threads and pytest's frames in between say nothing (--tb=long shows all)

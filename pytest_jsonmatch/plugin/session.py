@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-
     from ..cases.updates import CaseUpdate
     from ..reporting.baseline import Baseline
     from ..reporting.field_counts import FieldCounts
-    from ..reporting.gates import Verdict
+    from ..reporting.gates import GateVerdict
     from ..reporting.records import Comparison
     from ..reporting.report import SummaryReads
     from ..reporting.shapes import Report
@@ -60,7 +60,7 @@ class JsonmatchSession:
         self.updates: list[CaseUpdate] = []
         self.updated: list[str] = []  # file:line case-id of each case written
         self.report: Report | None = None
-        self.verdict: Verdict | None = None  # the gates' (once the session concluded)
+        self.verdict: GateVerdict | None = None  # the gates' (once the session concluded)
         self.write_errors: list[str] = []
         self.ran: set[str] = set()  # the tests that reported (on the controller)
         self.interrupted = ""  # why the session was interrupted, when it was
@@ -377,7 +377,7 @@ def _where(item: pytest.Item) -> tuple[str, int | None]:
     return path, (line + 1 if line is not None else None)
 
 
-def _junit_gate_failure(config: pytest.Config, verdict: Verdict) -> None:
+def _junit_gate_failure(config: pytest.Config, verdict: GateVerdict) -> None:
     """With --junitxml, a failing gate is a failed test case ``jsonmatch::gates``, so that
     test-report views go red with the job."""
     try:

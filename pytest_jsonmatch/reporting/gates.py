@@ -107,7 +107,10 @@ class GateSettings:
 
 
 @dataclass
-class Verdict:
+class GateVerdict:
+    """What the gates said of a run: the failures that fail it, the warnings, the gates
+    passed, and what the reports must show for every figure quoted."""
+
     failures: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)  # the gates passed, in words
@@ -285,7 +288,7 @@ def judge(
     baseline: BaselineComparison | None = None,
     label: str = "baseline",
     unscored: bool = True,
-) -> Verdict:
+) -> GateVerdict:
     """The run's verdict: why it fails its gates, what to look at though it passes, and
     which gates it passed. Every number a message quotes is one a table of the report shows:
     the overall score, a field's row in its group's table, a shared case's two scores.
@@ -294,7 +297,7 @@ def judge(
     False: the caller judges it, once per target)."""
     from .aggregate import SCORE_EPSILON
 
-    verdict = Verdict()
+    verdict = GateVerdict()
     if summary.overall is None:
         return verdict  # nothing was compared: no verdict
     names = settings.names
@@ -333,7 +336,7 @@ def unscored_failure(errors: int, count: int, whose: str = "") -> str:
     )
 
 
-def _valid_shares(summary: Summary, settings: GateSettings, verdict: Verdict) -> None:
+def _valid_shares(summary: Summary, settings: GateSettings, verdict: GateVerdict) -> None:
     """Per metric, the share of answers valid against their schema against ``min_valid``."""
     from .aggregate import SCORE_EPSILON
 
@@ -364,7 +367,7 @@ def _scored(aggregate: FieldAggregate) -> bool:
 
 
 def _floors(
-    groups: Mapping[str, Mapping[str, FieldAggregate]], settings: GateSettings, verdict: Verdict
+    groups: Mapping[str, Mapping[str, FieldAggregate]], settings: GateSettings, verdict: GateVerdict
 ) -> None:
     from .aggregate import SCORE_EPSILON
 
@@ -407,7 +410,7 @@ def _unmatched(
     groups: Mapping[str, Mapping[str, FieldAggregate]],
     tables: Mapping[str, Mapping[str, FieldAggregate]],
     settings: GateSettings,
-    verdict: Verdict,
+    verdict: GateVerdict,
 ) -> None:
     if floor.group is not None and not tables:
         close = difflib.get_close_matches(floor.group, list(groups), n=3, cutoff=0.5)
@@ -429,7 +432,7 @@ def _unmatched(
 
 
 def _baseline(
-    comparison: BaselineComparison, settings: GateSettings, verdict: Verdict, label: str
+    comparison: BaselineComparison, settings: GateSettings, verdict: GateVerdict, label: str
 ) -> None:
     from .aggregate import SCORE_EPSILON
 
@@ -470,7 +473,7 @@ def _baseline(
         )
 
 
-def _overlap(comparison: BaselineComparison, verdict: Verdict, label: str) -> None:
+def _overlap(comparison: BaselineComparison, verdict: GateVerdict, label: str) -> None:
     """Too few shared cases fail the run: a verdict over the cases both runs hold says nothing
     of the others (pairing.py, ``MIN_SHARED``)."""
     from .pairing import MIN_SHARED
@@ -496,7 +499,9 @@ def _drop_text(before: float, after: float) -> str:
     return f"{-printed_change(before, after):.4f}"
 
 
-def _regressions(comparison: BaselineComparison, settings: GateSettings, verdict: Verdict) -> None:
+def _regressions(
+    comparison: BaselineComparison, settings: GateSettings, verdict: GateVerdict
+) -> None:
     """A shared case that got clearly worse blocks the run, whatever its threshold, until
     someone accepts it (a new baseline, or ``allow_regressions``)."""
     from .aggregate import SCORE_EPSILON
@@ -544,7 +549,7 @@ def _drop(
     sides: tuple[float, float],
     limit: float,
     settings: GateSettings,
-    verdict: Verdict,
+    verdict: GateVerdict,
     row: FieldDelta | None = None,
 ) -> None:
     """A drop beyond ``max_drop``: a failure when the rule says it is real, else a warning

@@ -30,7 +30,7 @@ from .aggregate import (
 )
 from .atomic import write_atomic
 from .baseline import Baseline, BaselineComparison, cases_of, compare
-from .gates import GateSettings, Verdict, judge
+from .gates import GateSettings, GateVerdict, judge
 from .money import money
 from .provenance import provenance_changes
 from .records import FAILED, Comparison
@@ -185,7 +185,7 @@ def conclude(
     versus: VersusSettings | None = None,
     reads: SummaryReads = SummaryReads(),  # noqa: B008 (a frozen dataclass)
     counts: FieldCounts | None = None,
-) -> tuple[Report, Verdict]:
+) -> tuple[Report, GateVerdict]:
     """A run's report and verdict from its comparisons: aggregated, held against the
     ``baseline``, judged by the ``gates``; its named ``targets`` side by side, each held to
     the reference ``versus`` names (versus.py). A run that ``stopped`` early (why, in words) is
@@ -210,7 +210,9 @@ def conclude(
         if baseline is not None and summary.count
         else None
     )
-    verdict = judge(summary, gates, against) if unjudged is None else Verdict(not_judged=unjudged)
+    verdict = (
+        judge(summary, gates, against) if unjudged is None else GateVerdict(not_judged=unjudged)
+    )
     if against is not None and baseline is not None:  # said, not failed (provenance.py)
         verdict.warnings += provenance_changes(baseline.provenance, run.get("provenance"))
     side = (
@@ -221,7 +223,7 @@ def conclude(
             gates,
             group_by=group_by,
             repeat_rule=repeat_rule,
-            verdict=verdict if unjudged is None else Verdict(),
+            verdict=verdict if unjudged is None else GateVerdict(),
         )
         if targets and summary.count
         else None
@@ -261,7 +263,7 @@ def not_judged(updated: int, shard: tuple[int, int] | None = None) -> str | None
 def build_report(
     summary: Summary,
     comparisons: Sequence[Comparison],
-    verdict: Verdict,
+    verdict: GateVerdict,
     baseline: BaselineComparison | None = None,
     run: RunInfo | None = None,
 ) -> Report:
@@ -281,7 +283,7 @@ def build_report(
 
 def report_head(
     summary: Summary,
-    verdict: Verdict,
+    verdict: GateVerdict,
     baseline: BaselineComparison | None = None,
     run: RunInfo | None = None,
 ) -> ReportHead:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..engine.core.errors import ConfigError, did_you_mean
-from .gates import GateSettings, Verdict, judge, unscored_failure
+from .gates import GateSettings, GateVerdict, judge, unscored_failure
 from .money import money
 
 if TYPE_CHECKING:  # the settings load with the session; the comparison, once it compares
@@ -181,7 +181,7 @@ def targets_section(
     *,
     group_by: GroupBy,
     repeat_rule: RepeatRule,
-    verdict: Verdict,
+    verdict: GateVerdict,
 ) -> TargetsDict | None:
     """The run's targets side by side (None: fewer than two ran). What the gates find goes
     into ``verdict``: each target's overall score against ``fail_under`` (a pooled score
@@ -250,7 +250,7 @@ def targets_section(
     return data
 
 
-def _add(verdict: Verdict, said: str, found: Verdict, target: str) -> None:
+def _add(verdict: GateVerdict, said: str, found: GateVerdict, target: str) -> None:
     """One target's verdict added to the run's, each message after ``said`` (which target,
     against which), each case it names as the run names it."""
     verdict.failures += [said + m for m in found.failures]
@@ -266,7 +266,7 @@ def _target_case(pair_id: str, target: str) -> str:
 
 
 def _limits(
-    said: str, row: RunRow, ref: RunRow, settings: VersusSettings, verdict: Verdict
+    said: str, row: RunRow, ref: RunRow, settings: VersusSettings, verdict: GateVerdict
 ) -> None:
     """The latency and cost limits, each a failure naming both figures and the limit, or a
     gate passed; a figure the targets did not report cannot pass."""
@@ -321,7 +321,7 @@ def _held(
     limit: Limit,
     rule: str,
     shown: Callable[[float], str],
-    verdict: Verdict,
+    verdict: GateVerdict,
 ) -> None:
     if mine is None or (limit.ratio and theirs is None):
         lacking = [
