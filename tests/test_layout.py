@@ -168,13 +168,14 @@ def test_the_report_format_is_pinned():
     from pytest_jsonmatch.reporting.report import REPORT_VERSION
 
     schema = json.loads((PACKAGE / "reporting" / "report.schema.json").read_text(encoding="utf-8"))
-    assert REPORT_VERSION == 3 and schema["properties"]["version"] == {"const": 3}
+    assert REPORT_VERSION == 4 and schema["properties"]["version"] == {"const": 4}
     assert sorted(schema["properties"]) == [
         "baseline",
         "cases",
         "comparisons",
         "count",
         "errors",
+        "field_heads",
         "fields",
         "gates",
         "group_by",
@@ -189,7 +190,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "60243297c368eba99c82a549c8bb8bb4771408094f24db6cf3c41f7acc270ca6"
+        "0b8047cec352dbf4d350a2b1edd6f31c590c97156872d8980e056d41f7332b30"
     )
 
 

@@ -35,6 +35,7 @@ from ..engine.results.field_results import MatchResult
 from ..reporting.aggregate import Aggregates, listed_in_summary
 from ..reporting.baseline import CaseScores, case_scores
 from ..reporting.comparison_lines import case_line, comparison_line
+from ..reporting.field_rows import Head, Heads, stored_comparison
 from ..reporting.spool import json_line
 from .fitting import fitting
 from .scoring import NO_PREDICTION, Pair, ScoreSettings, score_chunk
@@ -169,6 +170,7 @@ class Part:
     case_lines: int = 0  # of them, those whose lines are kept (Keeps.all_cases)
     cases: str = ""
     comparisons: str = ""
+    heads: list[Head] = field(default_factory=list)  # the table its comparisons' rows refer to
     case_scores: dict[str, CaseScores] = field(default_factory=dict)
     # the sketch of its gold records that would change the guess (Keeps.guess), in order;
     # None: none would
@@ -199,6 +201,7 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
     aggregates = Aggregates(settings.group_by)
     cases: list[str] = []
     comparisons: list[str] = []
+    heads = Heads()  # the chunk's table of field heads (its comparisons' rows refer to it)
     part = Part(aggregates, len(pairs))
     skip = None
     sketch, sketched, fits = None, 0, None
@@ -226,9 +229,9 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
         ]
         if keeps.comparisons:  # each written from the engine's fields, once
             comparisons += [
-                comparison_line(c, outcome.fields, settings.values)
+                comparison_line(c, outcome.fields, settings.values, heads)
                 if isinstance(outcome, MatchResult)
-                else json_line(c.to_dict())
+                else json_line(stored_comparison(c.to_dict(), heads, 0))
                 for c, outcome in zip(scored.comparisons, scored.outcomes)
             ]
         if keeps.case_scores:
@@ -242,6 +245,7 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
     part.sketch = sketch if sketched else None
     part.cases = _joined(cases)
     part.comparisons = _joined(comparisons)
+    part.heads = heads.heads
     return part
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from pytest_jsonmatch.reporting.report import schema
 from tests.helpers.plugin_cases import ARGS, ONE_TEST, TWO_TESTS
+from tests.helpers.reports import held
 from tests.helpers.timeout import GENEROUS, within
 
 FAST = ARGS  # the same flags, under the name some tests here were written with
@@ -26,7 +27,7 @@ def _leftovers(folder) -> list[str]:
 def _report(pytester, *flags, files=None):
     pytester.makepyfile(**(files or {"test_two": TWO_TESTS}))
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=out/report.json", *flags)
-    data = json.loads((pytester.path / "out" / "report.json").read_text())
+    data = held((pytester.path / "out" / "report.json").read_text())
     jsonschema.validate(data, schema())  # every report the plugin writes fits its schema
     return result, data
 
