@@ -5,14 +5,14 @@ report costs the session that writes it.
 Every row compares with something measured in the same run:
 
 - size: the stored report of ``jsonmatch score`` on the invoices (benchmarks/invoices.py)
-  against the same report written the way version 3 wrote it (each field an object, the
-  whole report indented): ``json.dumps(held, indent=2)`` of what the reader gives back;
+  against the same report written the way version 3 wrote it (each field an object, each
+  case and comparison a line) from what the reader gives back;
 - reading: ``load_report`` and ``load_baseline`` (parse, check against the schema, fields
   made from their rows) against parsing version 3's text alone (``json.loads``, no check),
   CPU time, runs alternated;
 - the plugin: a generated suite of one-case YAML files (benchmarks/suite.py) run with
   ``--jsonmatch-report`` against the same run without it (CPU time of the pytest process,
-  ABBA), and its report's size against version 3's layout.
+  ABBA), and its report's size against version 3's layout (the plugin's: indented whole).
 """
 
 from __future__ import annotations
@@ -45,9 +45,18 @@ def _cpu(fn: Callable[[], Any]) -> float:
     return time.process_time() - t0
 
 
-def _v3_text(held: dict[str, Any]) -> str:
-    """The report as version 3 wrote it: every field an object, the whole indented."""
-    return json.dumps(held, indent=2, ensure_ascii=False) + "\n"
+def _v3_text(held: dict[str, Any], streamed: bool = False) -> str:
+    """The report as version 3 wrote it: every field an object; the whole indented (the
+    plugin's), or (``streamed``: ``jsonmatch score``'s) the head indented and each case and
+    comparison on one line."""
+    if not streamed:
+        return json.dumps(held, indent=2, ensure_ascii=False) + "\n"
+    head = {k: v for k, v in held.items() if k not in ("cases", "comparisons")}
+    text = json.dumps(head, indent=2, ensure_ascii=False)[:-2]
+    for key in ("cases", "comparisons"):
+        items = ",\n    ".join(json.dumps(item, ensure_ascii=False) for item in held[key])
+        text += f',\n  "{key}": [' + (f"\n    {items}\n  ]" if items else "]")
+    return text + "\n}\n"
 
 
 def dataset_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[Any]:
@@ -66,7 +75,7 @@ def dataset_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list
             raise RuntimeError("jsonmatch score failed")
         held = load_report(stored)
         v3 = folder / "v3.json"
-        v3.write_text(_v3_text(dict(held)), encoding="utf-8")
+        v3.write_text(_v3_text(dict(held), streamed=True), encoding="utf-8")
         size, v3_size = stored.stat().st_size, v3.stat().st_size
         fields = sum(len(c["fields"]) for c in held["comparisons"])
         rows.append(

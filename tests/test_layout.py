@@ -190,7 +190,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "0b8047cec352dbf4d350a2b1edd6f31c590c97156872d8980e056d41f7332b30"
+        "c450a6c333986da60f4176691a89ab4a1973ef3a3bc7afa81f100cd1211ce829"
     )
 
 

@@ -170,7 +170,9 @@ class Part:
     case_lines: int = 0  # of them, those whose lines are kept (Keeps.all_cases)
     cases: str = ""
     comparisons: str = ""
-    heads: list[Head] = field(default_factory=list)  # the table its comparisons' rows refer to
+    # the tables its comparisons' rows refer to, one per group scored together, named by
+    # each comparison's "heads" (its index here; the spool makes it the report's)
+    heads: list[list[Head]] = field(default_factory=list)
     case_scores: dict[str, CaseScores] = field(default_factory=dict)
     # the sketch of its gold records that would change the guess (Keeps.guess), in order;
     # None: none would
@@ -201,7 +203,6 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
     aggregates = Aggregates(settings.group_by)
     cases: list[str] = []
     comparisons: list[str] = []
-    heads = Heads()  # the chunk's table of field heads (its comparisons' rows refer to it)
     part = Part(aggregates, len(pairs))
     skip = None
     sketch, sketched, fits = None, 0, None
@@ -228,12 +229,20 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
             if keeps.all_cases or listed_in_summary(case)
         ]
         if keeps.comparisons:  # each written from the engine's fields, once
-            comparisons += [
+            # the group's own table of field heads (its comparisons' rows refer to it): the
+            # same tables whichever chunks the groups travel in (-j N writes -j 1's report)
+            heads = Heads()
+            lines = [
                 comparison_line(c, outcome.fields, settings.values, heads)
                 if isinstance(outcome, MatchResult)
                 else json_line(stored_comparison(c.to_dict(), heads, 0))
                 for c, outcome in zip(scored.comparisons, scored.outcomes)
             ]
+            at = len(part.heads)
+            part.heads.append(heads.heads)
+            if at:  # each line starts '{"heads": 0, ': the group's index in the part
+                lines = [f'{{"heads": {at}, {line[13:]}' for line in lines]
+            comparisons += lines
         if keeps.case_scores:
             part.case_scores.update(
                 (case.case_id, case_scores(case, [comparison], settings.group_by))
@@ -245,7 +254,6 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
     part.sketch = sketch if sketched else None
     part.cases = _joined(cases)
     part.comparisons = _joined(comparisons)
-    part.heads = heads.heads
     return part
 
 

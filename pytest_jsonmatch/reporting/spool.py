@@ -10,6 +10,7 @@ makes; its ``cases`` and ``comparisons`` keep the order they were made in.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -63,6 +64,7 @@ def json_line(value: Mapping[str, object]) -> str:
 
 _encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_STARTS = re.compile(r'^\{"heads": (\d+), ', re.MULTILINE)  # a stored comparison's line
 
 
 def _escape_surrogate(match: re.Match[str]) -> str:
@@ -176,37 +178,51 @@ def _utf8_buffer(fh: IO[str]) -> IO[bytes] | None:
 
 class ComparisonSpool(Spool[ComparisonDict]):
     """A report's comparisons kept as the report stores them (field_rows.py): each line
-    refers to a table of heads by ``"heads"``, its first key; the tables are kept here (a
-    table equal to one kept before is kept once), written after the comparisons
-    (:meth:`tables`). Read back, each comparison is as it is held (its fields made from
-    its rows)."""
+    refers to a table of heads by ``"heads"``, its first key. The tables are kept on disk
+    too, one a line (a table equal to one kept before is kept once, known by its digest),
+    and written after the comparisons (:meth:`table_lines`): a long run's many chunks each
+    bring one. Read back, each comparison is as it is held (its fields made from its
+    rows)."""
 
     def __init__(self, directory: str | None = None) -> None:
         super().__init__(directory)
-        self._tables: list[list[Head]] = []
-        self._known: dict[str, int] = {}
+        self._tables: Spool[Any] = Spool(directory)
+        self._known: dict[bytes, int] = {}
 
-    def append_part(self, text: str, count: int, heads: list[Head]) -> None:
+    def close(self) -> None:
+        self._tables.close()
+        super().close()
+
+    def append_part(self, text: str, count: int, tables: list[list[Head]]) -> None:
         """Keep ``count`` comparisons written as :func:`json_line` text in one text (a
-        worker's chunk), each line ``{"heads": 0, ...`` with its rows referring to
-        ``heads``: the table is kept, and each line's ``0`` becomes its index. A newline
-        followed by ``{"heads": 0, `` is a line's start only (JSON text holds no raw
-        newline)."""
-        key = encode_json(heads)
+        worker's chunk), each line ``{"heads": k, ...`` with its rows referring to the k-th
+        of ``tables``: each table is kept (or found kept), and each line's ``k`` becomes
+        its index in the report. A line's start is the only place ``{"heads": `` follows
+        a newline (JSON text holds no raw newline)."""
+        found = [self._table_index(table) for table in tables]
+        if text and found != list(range(len(found))):
+            text = _STARTS.sub(lambda m: f'{{"heads": {found[int(m.group(1))]}, ', text)
+        self.append_lines(text, count)
+
+    def _table_index(self, heads: list[Head]) -> int:
+        line = encode_json(heads)
+        key = hashlib.blake2b(line.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         at = self._known.get(key)
         if at is None:
             at = self._known[key] = len(self._tables)
-            self._tables.append(heads)
-        if at and text:
-            text = ("\n" + text).replace('\n{"heads": 0, ', f'\n{{"heads": {at}, ')[1:]
-        self.append_lines(text, count)
+            self._tables.append_line(line)
+        return at
+
+    def table_lines(self) -> Iterator[str]:
+        """The report's ``field_heads``, a table's JSON text at a time."""
+        return self._tables.lines()
 
     def tables(self) -> list[list[Head]]:
-        """The report's ``field_heads``."""
-        return self._tables
+        """The report's ``field_heads``, read back."""
+        return list(self._tables)
 
     def __iter__(self) -> Iterator[ComparisonDict]:
-        reader = StoredFields(self._tables, self.path, ValueError)
+        reader = StoredFields(self.tables(), self.path, ValueError)
         for at, entry in enumerate(super().__iter__()):
             yield reader.comparison(cast(dict[str, JSONValue], entry), at)
 
@@ -225,20 +241,23 @@ def dump_report(
     gates, baseline = body.pop("gates"), body.pop("baseline", None)
     text = dumps(body, indent=2)
     fh.write(text[:-2])  # the object left open: '\n}' removed
-    tables: list[list[Head]] = []
+    tables: Iterable[str] = ()
     fh.write(',\n  "cases": [')
     _items(fh, cases)
     fh.write('],\n  "comparisons": [')
     if isinstance(comparisons, ComparisonSpool):
         _items(fh, comparisons)
-        tables = comparisons.tables()
+        tables = comparisons.table_lines()
     elif comparisons is not None:
         heads = Heads()
         _items(fh, (stored_comparison(c, heads, 0) for c in comparisons))
-        tables = [heads.heads]
+        tables = [encode_json(heads.heads)]
     fh.write('],\n  "field_heads": [')
-    fh.write(",".join(f"\n    {encode_json(table)}" for table in tables))
-    fh.write("\n  ]" if tables else "]")
+    written = False
+    for table in tables:
+        fh.write((",\n    " if written else "\n    ") + table)
+        written = True
+    fh.write("\n  ]" if written else "]")
     fh.write(',\n  "gates": ' + dumps(gates))
     if baseline is not None:
         fh.write(',\n  "baseline": ' + dumps(baseline))

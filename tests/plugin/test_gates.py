@@ -350,7 +350,7 @@ def test_the_summary_lists_the_cases_that_changed_most_worst_first(pytester):
             '{"version": 3, "comparisons": [{"case_id": "x"}]}',
             "$.comparisons[0]: must contain ['error', ",
         ),
-        ('{"version": 2, "comparisons": []}', "$.version: not a version-3 jsonmatch report"),
+        ('{"version": 2, "comparisons": []}', "$.version: not a version-4 jsonmatch report"),
     ],
     ids=[
         "half-written",

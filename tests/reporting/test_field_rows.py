@@ -98,7 +98,7 @@ def _spooled(tmp_path, parts: list[tuple[list[dict[str, Any]], ...]]) -> Compari
         for fields in part:
             case += 1
             lines.append(json_line(stored_comparison(_comparison(str(case), fields), heads, 0)))
-        spool.append_part("\n".join(lines) + "\n", len(lines), heads.heads)
+        spool.append_part("\n".join(lines) + "\n", len(lines), [heads.heads])
     return spool
 
 
