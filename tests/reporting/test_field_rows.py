@@ -201,3 +201,51 @@ def test_a_report_read_back_checks_its_rows_after_its_schema(tmp_path) -> None:
     forged["comparisons"][0]["fields"].append([0, "x", "y", "z", "w"])  # five items
     with pytest.raises(ReportError, match=r"^r\.json: \$\.comparisons\[0\]\.fields\[2\]: "):
         check_report(forged, "r.json")
+
+
+def test_a_dataset_report_is_a_third_of_the_objects_it_stands_for(tmp_path, capsys) -> None:
+    """The stored report of a dataset of like records (a nested vendor, scalars, line items;
+    a third damaged) against the same report with each field an object and each case and
+    comparison a line (version 3's layout): at most a third of its size, every field back."""
+    from pytest_jsonmatch.cli import main
+    from pytest_jsonmatch.reporting.report import load_report
+
+    gold, pred = tmp_path / "gold.jsonl", tmp_path / "pred.jsonl"
+    with open(gold, "w") as g, open(pred, "w") as p:
+        for i in range(400):
+            record = {
+                "invoice_id": f"INV-{i:06d}",
+                "vendor": {"name": ["ACME Corp", "Globex SA"][i % 2], "country": "DE"},
+                "total": i + 0.25,
+                "paid": i % 2 == 0,
+                "date": f"2025-{i % 12 + 1:02d}-{i % 28 + 1:02d}",
+                "currency": "EUR",
+                "items": [
+                    {
+                        "sku": f"SKU-{i % 7}{k}",
+                        "description": ["bolt washer", "cable panel"][k % 2],
+                        "qty": k + 1,
+                        "unit_price": k + 0.5,
+                    }
+                    for k in range(4)
+                ],
+            }
+            g.write(json.dumps(record) + "\n")
+            if i % 3 == 0:
+                record = {**record, "total": i, "vendor": {"name": "Initech"}}
+            p.write(json.dumps(record) + "\n")
+    out = tmp_path / "r.json"
+    assert main(["score", str(gold), str(pred), "--format", "json", "-o", str(out)]) in (0, 1)
+    held = load_report(out)
+    # every field of every comparison back: as many as the per-field tables counted
+    counted = sum(
+        row[s] for row in held["fields"].values() for s in ("match", "mismatch", "omission")
+    ) + sum(row["hallucination"] for row in held["fields"].values())
+    assert sum(len(c["fields"]) for c in held["comparisons"]) == counted >= 400 * 22
+    head = {k: v for k, v in held.items() if k not in ("cases", "comparisons")}
+    objects = json.dumps(head, indent=2)[:-2]
+    for key in ("cases", "comparisons"):
+        lines = ",\n    ".join(json.dumps(item, ensure_ascii=False) for item in held[key])
+        objects += f',\n  "{key}": [\n    {lines}\n  ]'
+    objects += "\n}\n"
+    assert out.stat().st_size * 3 <= len(objects.encode())
