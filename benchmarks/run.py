@@ -45,6 +45,7 @@ import corpus
 import invoices
 import judge_bench
 import references
+import report_bench
 import tool_calls
 import worst
 from floor import floor_compare
@@ -62,6 +63,7 @@ SECTIONS = (
     "otel",
     "tools",
     "judge",
+    "report",
 )
 METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1")
 
@@ -1170,6 +1172,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
     "otel": bench_otel,
     "tools": bench_tools,
     "judge": bench_judge,
+    "report": lambda args: report_bench.bench(args, Row),
 }
 
 

@@ -116,6 +116,11 @@ def run_suite(root: Path, variant: str, quick: bool = False) -> tuple[float, flo
     return _run(root, [*base, "-p", "no:jsonmatch", "-p", "jm_minimal"], env)
 
 
+def run_plugin(root: Path, extra: list[str], quick: bool = False) -> tuple[float, float, int, str]:
+    """:func:`run_suite`'s plugin run with ``extra`` flags (a report: report_bench.py)."""
+    return _run(root, [*(QUICK_ARGS if quick else []), *extra], _env())
+
+
 PLAIN_TESTS = 200  # the tests of the project that does not use the plugin
 
 

@@ -169,13 +169,14 @@ def test_the_report_format_is_pinned():
     from pytest_jsonmatch.reporting.report import REPORT_VERSION
 
     schema = json.loads((PACKAGE / "reporting" / "report.schema.json").read_text(encoding="utf-8"))
-    assert REPORT_VERSION == 3 and schema["properties"]["version"] == {"const": 3}
+    assert REPORT_VERSION == 4 and schema["properties"]["version"] == {"const": 4}
     assert sorted(schema["properties"]) == [
         "baseline",
         "cases",
         "comparisons",
         "count",
         "errors",
+        "field_heads",
         "fields",
         "gates",
         "group_by",
@@ -190,7 +191,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "183e0c41b92d2967632e2f7ca2315b3582d00def0b3a850ab200b697ea93d704"
+        "cb8e08659644ae9e9f4b1f047cdcd44a7cd2197af2f857eb64adfa10f3d1cc85"
     )
 
 

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import IO
 
 from ..reporting.atomic import write_atomic
-from ..reporting.shapes import CaseDict, ComparisonDict, Report
-from ..reporting.spool import Spool, dump_streamed_report, dumps
+from ..reporting.shapes import CaseDict, Report
+from ..reporting.spool import ComparisonSpool, Spool, dump_report
 from .input_error import InputError
 
 FORMATS = ("text", "json", "html", "markdown")
@@ -41,7 +41,9 @@ def render(
 ) -> str:
     """The report in ``fmt`` (a report held in memory; see :func:`emit` for spooled ones)."""
     if fmt == "json":
-        return dumps(report, indent=2) + "\n"
+        from ..reporting.report import report_text
+
+        return report_text(report)
     if fmt == "html":
         from ..reporting.html import render_html
 
@@ -62,7 +64,7 @@ def emit(
     *,
     verbose: int = 0,
     color_choice: str = "auto",
-    spools: tuple[Spool[CaseDict], Spool[ComparisonDict] | None] | None = None,
+    spools: tuple[Spool[CaseDict], ComparisonSpool | None] | None = None,
 ) -> None:
     """Render ``report`` to ``out`` (a path, or standard output for None or ``-``). With
     ``spools`` (cases, comparisons) the JSON is streamed from them."""
@@ -71,12 +73,12 @@ def emit(
     color = to_stdout and fmt == "text" and use_color(color_choice, stream)
     columns = width(stream) if to_stdout else 100
     if fmt == "json" and spools is not None:
-        head = {k: v for k, v in report.items() if k not in ("cases", "comparisons")}
+        head = _head(report)
         if to_stdout:
-            dump_streamed_report(stream, head, *spools)
+            dump_report(stream, head, *spools)
             stream.flush()
             return
-        _write(out, lambda fh: dump_streamed_report(fh, head, *spools))
+        _write(out, lambda fh: dump_report(fh, head, *spools))
         return
     text = render(report, fmt, verbose=verbose, color=color, columns=columns)
     if to_stdout:
@@ -84,6 +86,11 @@ def emit(
         stream.flush()
     else:
         _write(out, lambda fh: fh.write(text))
+
+
+def _head(report: Report) -> dict[str, object]:
+    """The report but its cases and comparisons."""
+    return {k: v for k, v in report.items() if k not in ("cases", "comparisons")}
 
 
 def _write(path: str | None, write: Callable[[IO[str]], object]) -> None:

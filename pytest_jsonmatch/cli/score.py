@@ -35,8 +35,8 @@ from ..reporting.baseline import BaselineError, CaseScores, compare, load_baseli
 from ..reporting.gates import GATE_MODES, GateSettings, judge, parse_floors
 from ..reporting.records import VALUE_MODES
 from ..reporting.report import report_head, run_info
-from ..reporting.shapes import CaseDict, ComparisonDict, Report
-from ..reporting.spool import Spool, write_streamed_report
+from ..reporting.shapes import CaseDict, Report
+from ..reporting.spool import ComparisonSpool, Spool, write_streamed_report
 from .datasets import count_records
 from .input_error import InputError
 from .options import (
@@ -315,7 +315,7 @@ class _Replayed:
             at += 1
 
 
-Scored = tuple[Spool[CaseDict], "Spool[ComparisonDict] | None", Aggregates, dict[str, CaseScores]]
+Scored = tuple[Spool[CaseDict], "ComparisonSpool | None", Aggregates, dict[str, CaseScores]]
 
 
 class _Unconfirmed(Exception):
@@ -401,8 +401,8 @@ class _Run:
         keeps = self.keeps._replace(guess=guessed)
         with contextlib.ExitStack() as spools:
             cases: Spool[CaseDict] = spools.enter_context(Spool(self.tmp))
-            comparisons: Spool[ComparisonDict] | None = (
-                spools.enter_context(Spool(self.tmp)) if keeps.comparisons else None
+            comparisons: ComparisonSpool | None = (
+                spools.enter_context(ComparisonSpool(self.tmp)) if keeps.comparisons else None
             )
             total, now = _score(chunks, count, settings, self.workers, cases, comparisons, keeps)
             spools.pop_all()  # kept: the caller closes them
@@ -415,7 +415,7 @@ def _score(
     settings: ScoreSettings,
     workers: Workers,
     cases: Spool[CaseDict],
-    comparisons: Spool[ComparisonDict] | None,
+    comparisons: ComparisonSpool | None,
     keeps: Keeps,
 ) -> tuple[Aggregates, dict[str, CaseScores]]:
     """Score the chunks of ``source`` (``count`` pairs, when known, for the progress bar);
@@ -441,7 +441,7 @@ def _score(
                 total.merge(part.aggregates)
                 cases.append_lines(part.cases, part.case_lines)
                 if comparisons is not None:
-                    comparisons.append_lines(part.comparisons, part.count)
+                    comparisons.append_part(part.comparisons, part.count, part.heads)
                 now.update(part.case_scores)
                 progress.advance(part.count)
     except GoldError as exc:

@@ -35,6 +35,7 @@ from ..engine.results.field_results import MatchResult
 from ..reporting.aggregate import Aggregates, listed_in_summary
 from ..reporting.baseline import CaseScores, case_scores
 from ..reporting.comparison_lines import case_line, comparison_line
+from ..reporting.field_rows import Head, Heads, stored_comparison
 from ..reporting.spool import json_line
 from .fitting import fitting
 from .scoring import NO_PREDICTION, Pair, ScoreSettings, score_chunk
@@ -169,6 +170,9 @@ class Part:
     case_lines: int = 0  # of them, those whose lines are kept (Keeps.all_cases)
     cases: str = ""
     comparisons: str = ""
+    # the tables its comparisons' rows refer to, one per group scored together, named by
+    # each comparison's "heads" (its index here; the spool makes it the report's)
+    heads: list[list[Head]] = field(default_factory=list)
     case_scores: dict[str, CaseScores] = field(default_factory=dict)
     # the sketch of its gold records that would change the guess (Keeps.guess), in order;
     # None: none would
@@ -225,12 +229,20 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
             if keeps.all_cases or listed_in_summary(case)
         ]
         if keeps.comparisons:  # each written from the engine's fields, once
-            comparisons += [
-                comparison_line(c, outcome.fields, settings.values)
+            # the group's own table of field heads (its comparisons' rows refer to it): the
+            # same tables whichever chunks the groups travel in (-j N writes -j 1's report)
+            heads = Heads()
+            lines = [
+                comparison_line(c, outcome.fields, settings.values, heads)
                 if isinstance(outcome, MatchResult)
-                else json_line(c.to_dict())
+                else json_line(stored_comparison(c.to_dict(), heads, 0))
                 for c, outcome in zip(scored.comparisons, scored.outcomes)
             ]
+            at = len(part.heads)
+            part.heads.append(heads.heads)
+            if at:  # each line starts '{"heads": 0, ': the group's index in the part
+                lines = [f'{{"heads": {at}, {line[13:]}' for line in lines]
+            comparisons += lines
         if keeps.case_scores:
             part.case_scores.update(
                 (case.case_id, case_scores(case, [comparison], settings.group_by))

@@ -138,7 +138,7 @@ def baseline_setting(text: str, what: str) -> tuple[str, bool]:
 
 
 def load_baseline(path: str | os.PathLike[str], allow_partial: bool = False) -> Baseline:
-    """Read a report written by ``--jsonmatch-report`` (version 3) to compare against. The
+    """Read a report written by ``--jsonmatch-report`` (version 4) to compare against. The
     report of a run that stopped early is refused unless ``allow_partial``: its missing cases
     would silently leave this run's cases unchecked."""
     shown = os.fspath(path)
@@ -169,7 +169,7 @@ def load_baseline(path: str | os.PathLike[str], allow_partial: bool = False) -> 
             f"(--jsonmatch-baseline='PATH partial'; jsonmatch diff --partial)"
         )
     # the only part a baseline is read for, held to the shipped schema
-    entries = check_comparisons(data["comparisons"], where, BaselineError)
+    entries = check_comparisons(data["comparisons"], data.get("field_heads"), where, BaselineError)
     try:
         comparisons = [Comparison.from_dict(entry) for entry in entries]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:

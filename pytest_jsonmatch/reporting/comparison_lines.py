@@ -1,30 +1,23 @@
 """A dataset's comparisons (and cases) written as report lines, straight from the engine's
 field results.
 
-A dataset's JSON report holds every comparison with every field (10,000 invoices: 260,000
-fields, most of the report's 44 MB). :func:`comparison_line` writes one comparison's line as
-``json_line(comparison_dict(...))`` writes it, byte for byte, without a dict per field, and
+A dataset's JSON report holds every comparison with every field (10,000 invoices: 261,000
+fields). :func:`comparison_line` writes one comparison's line as the report stores it,
+``json_line(stored_comparison(comparison_dict(...), heads, 0))`` byte for byte, without a
+dict per field: each field a row of the chunk's table of heads (field_rows.py), and
 :func:`case_line` a case's as ``json_line(case_dict(...))`` does. A line is put together
 from texts ``json`` writes itself: its string escaping (``encode_basestring``, which takes
 any ``str`` and refuses anything else), a float as ``float.__repr__`` gives it, a whole
-number as ``int.__repr__`` does. Two kinds of text repeat from record to record and are
-kept, each in a dict cleared when it grows past a bound (strings are escaped each time: a
-look-up would cost about what escaping does):
-
-- a field's *head*, ``{"path": P, "field_path": F, "status": S, "score": X``, by its
-  (path, field path, status, score): a dataset's fields repeat their paths, and their
-  scores are mostly 1.0 and 0.0 (a negative zero equals 0.0 as a key, so it is never
-  answered from there);
-- a float's text by its value (``repr`` of a float is the costliest step of a line: about
-  half a microsecond for ``0.6538461538461539``; a comparison's scores and a field's two
-  matching values repeat it), zeros left out for the same reason.
+number as ``int.__repr__`` does. A float's text is kept by its value, in a dict cleared
+when it grows past a bound (``repr`` of a float is the costliest step of a line: about half
+a microsecond for ``0.6538461538461539``; a comparison's scores and a field's values repeat
+it), zeros left out (a negative zero equals 0.0 as a key).
 
 Anything out of the ordinary takes the way records writes it: a field with a side missing,
 a value cut (``short``), a container, an integer of 16 digits or more, a float that is not
-finite, or a subclass, is written side by side, a side that is not a usual leaf from
-``records.kept_value`` (records' own rule); an entry with
-pairings, floors, a call, a cut answer or a target, or a case with a cut answer or a
-target, is written by ``json_line`` of its dict (an answer's conformance, a dataset's
+finite, or a subclass, has its sides kept by ``records.kept_value`` (records' own rule); an
+entry with pairings, floors, a call, a cut answer or a target, or a case with a cut answer
+or a target, is written by ``json_line`` of its dict (an answer's conformance, a dataset's
 with ``--schema``, is written into the line: ``encode_json`` of its dict, the entry's last
 key; a case's two counts).
 """
@@ -39,10 +32,10 @@ from typing import Any
 from ..engine.core.values import MISSING
 from ..engine.results.field_results import FieldResult
 from .aggregate import CaseResult, group_key
+from .field_rows import Heads, same_value
 from .records import (
     SHORT_INT,
     SHORT_STR,
-    VALUE_LIMIT,
     Comparison,
     Status,
     kept_value,
@@ -50,11 +43,10 @@ from .records import (
 from .report import case_dict
 from .spool import encode_json, json_line
 
+_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+
 _encode_str = json.encoder.encode_basestring  # what json.dumps(..., ensure_ascii=False) uses
 
-# A field's head by (path, field path, status, score): (see the module docstring).
-_heads: dict[tuple[Any, Any, Any, Any], str] = {}
-_HEADS_KEPT = 4096
 # A finite, non-zero float's text by its value.
 _floats: dict[float, str] = {}
 _FLOATS_KEPT = 16_384
@@ -62,13 +54,18 @@ _FLOATS_KEPT = 16_384
 _STATUSES = {status: _encode_str(status.value) for status in Status}
 
 
-def comparison_line(comparison: Comparison, fields: Sequence[FieldResult], mode: str) -> str:
-    """``json_line(comparison_dict(comparison, fields, mode))`` (see the module docstring)."""
-    fields_text = _fields_text(fields, mode)
+def comparison_line(
+    comparison: Comparison, fields: Sequence[FieldResult], mode: str, heads: Heads
+) -> str:
+    """``json_line(stored_comparison(comparison_dict(comparison, fields, mode), heads, 0))``
+    (see the module docstring): the line of a chunk's comparison, its fields rows of the
+    chunk's ``heads``."""
+    fields_text = _fields_text(fields, mode, heads)
     plain = _plain_entry(comparison, fields_text)
     if plain is not None:
         return plain
-    entry = comparison.to_dict()
+    entry: dict[str, object] = {"heads": 0}
+    entry.update(comparison.to_dict())
     entry["fields"] = []
     # The first '"fields": []' of the entry's text is its key: the keys before it hold
     # numbers and strings, and a string's own quotes are escaped.
@@ -111,7 +108,7 @@ def _plain_entry(c: Comparison, fields: str) -> str | None:
         return None
     line = "null" if c.line is None else repr(c.line)
     return (
-        f'{{"case_id": {case_id}, "nodeid": {nodeid}, "seq": {c.seq!r}, '
+        f'{{"heads": 0, "case_id": {case_id}, "nodeid": {nodeid}, "seq": {c.seq!r}, '
         f'"repeat": {c.repeat!r}, "metric": {metric}, "status": {status}, '
         f'"score": {score}, "threshold": {threshold}, "precision": {precision}, '
         f'"recall": {recall}, "f1": {f1}, "error": {error}, "file": {file}, '
@@ -125,54 +122,44 @@ def _plain_entry(c: Comparison, fields: str) -> str | None:
     )
 
 
-def _fields_text(fields: Sequence[FieldResult], mode: str) -> str:
-    """The fields as ``json_line`` writes the list of ``records._field_dict(kept)``,
-    ``kept`` being what ``records._kept_fields`` keeps of each per ``mode``, without the
-    brackets."""
-    heads, encode, leaf = _heads, _encode_str, _leaf_text
-    keep, short = mode != "none", mode != "full"
-    out: list[str] = []  # every field's pieces, each field ended by "}, "
-    e: str | None
-    a: str | None
+def _fields_text(fields: Sequence[FieldResult], mode: str, table: Heads) -> str:
+    """The fields as ``json_line`` writes their rows (``field_rows.Heads.row`` of
+    ``records._field_dict(kept)``, ``kept`` being what ``records._kept_fields`` keeps of
+    each per ``mode``), without the brackets: the rows made as lists and written by one
+    call of the encoder."""
+    found, known = table.found, table.known
+    keep, full = mode != "none", mode == "full"
+    rows: list[list[Any]] = []
+    append = rows.append
+    values: tuple[Any, ...]
     for path, status, score, expected, actual, _, _, field_path, _, _, _ in fields:
-        head = heads.get((path, field_path, status, score))
-        if head is None or (not score and copysign(1.0, score) < 0.0):
-            head = _head(path, field_path, status, score)
         if not keep:
-            out += (head, "}, ")
-            continue
-        if type(expected) is str and type(actual) is str:
-            e = encode(expected)
-            # a field that matched holds the same string twice, most of the time
-            a = e if actual == expected else encode(actual)
-            if short and len(e) + len(a) > VALUE_LIMIT:
-                e = None  # one may be cut: written below as records writes it
+            sides, values = "", ()
         else:
-            e, a = leaf(expected), leaf(actual)
-        if e is None or a is None:
-            out += (head, _sides_text(expected, actual, mode), "}, ")
-        else:
-            out += (head, ', "expected": ', e, ', "actual": ', a, "}, ")
-    if out:
-        out[-1] = "}"  # the last field's end
-    return "".join(out)
-
-
-def _head(path: str, field_path: str, status: str, score: float) -> str:
-    """A field's head, ``{"path": P, "field_path": F, "status": S, "score": X``, as
-    ``json_line`` writes the start of its dict (``records._kept_fields``: an empty path
-    is ``$``, the score a float); kept for the fields that follow."""
-    if len(_heads) >= _HEADS_KEPT:
-        _heads.clear()
-    number = float(score)
-    head = (
-        f'{{"path": {encode_json(path or "$")}, '
-        f'"field_path": {encode_json(field_path or "$")}, '
-        f'"status": {encode_json(status)}, "score": {encode_json(number)}'
-    )
-    if number or copysign(1.0, number) > 0.0:  # -0.0 would be found by 0.0
-        _heads[path, field_path, status, score] = head
-    return head
+            kind = type(expected)
+            if kind is type(actual) and (
+                (kind is str and (full or (len(expected) <= SHORT_STR >= len(actual))))
+                or (
+                    kind is int
+                    and -SHORT_INT < expected < SHORT_INT
+                    and -SHORT_INT < actual < SHORT_INT
+                )
+                or kind is bool
+                or expected is None
+                or (kind is float and expected - expected == 0.0 and actual - actual == 0.0)
+            ):
+                # both usual leaves, kept whole; a float's sign is its own (-0.0 == 0.0)
+                if expected == actual and (kind is not float or repr(expected) == repr(actual)):
+                    sides, values = "=", (expected,)
+                else:
+                    sides, values = "ea", (expected, actual)
+            else:
+                sides, values = _sides(expected, actual, mode)
+        got = known.get((path, field_path, status, sides, score))
+        if got is None or (not score and copysign(1.0, score) < 0.0):
+            got = found(path, field_path, status, sides, score)
+        append([got[0], float(score), *values] if got[1] else [got[0], *values])
+    return _encode(rows)[1:-1]
 
 
 def _leaf_text(value: Any) -> str | None:
@@ -210,21 +197,21 @@ def _float_text(value: Any) -> str | None:
     return text
 
 
-def _sides_text(expected: Any, actual: Any, mode: str) -> str:
-    """What follows a field's head but its ``}``: each present side's value as records
-    keeps it (a leaf kept whole, else ``records.kept_value``'s value, with ``"expected_cut":
-    true`` or ``"actual_cut": true`` after a value that was cut)."""
-    text = ""
-    for key, value in (("expected", expected), ("actual", actual)):
+def _sides(expected: Any, actual: Any, mode: str) -> tuple[str, tuple[Any, ...]]:
+    """A field's ``sides`` and its row's values: each present side's value as records
+    keeps it (``records.kept_value``, ``!`` after the side's letter for a value that was
+    cut); one value for both sides when they are the same leaf, neither cut
+    (``field_rows.same_value``)."""
+    sides, values = "", []
+    for letter, value in (("e", expected), ("a", actual)):
         if value is MISSING:
             continue
-        leaf = _leaf_text(value)
-        if leaf is not None:
-            text += f', "{key}": {leaf}'
-        else:
-            kept, cut = kept_value(value, mode)
-            text += f', "{key}": {encode_json(kept)}' + (f', "{key}_cut": true' if cut else "")
-    return text
+        kept, cut = kept_value(value, mode)
+        values.append(kept)
+        sides += letter + ("!" if cut else "")
+    if sides == "ea" and same_value(values[0], values[1]):
+        return "=", (values[0],)
+    return sides, tuple(values)
 
 
 def case_line(case: CaseResult, group_by: str) -> str:

@@ -1,4 +1,4 @@
-"""The JSON report (version 3): everything a run found, as data. The terminal summary, the
+"""The JSON report (version 4): everything a run found, as data. The terminal summary, the
 Markdown summary and the command line's renderings are all made from it.
 
 Its shape is described by ``report.schema.json`` (shipped beside this module). It holds the
@@ -16,7 +16,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from importlib import resources
-from typing import IO, TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, TypedDict, cast
 
 from ..engine.results.field_results import FieldAggregate
 from .aggregate import (
@@ -28,7 +28,6 @@ from .aggregate import (
     listed_in_summary,
     summarize,
 )
-from .atomic import write_atomic
 from .baseline import Baseline, BaselineComparison, cases_of, compare
 from .gates import GateSettings, GateVerdict, judge
 from .money import money
@@ -367,20 +366,35 @@ def _field_deltas(comparison: BaselineComparison) -> dict[str, dict[str, FieldDe
     return groups
 
 
-def write_report(path: str | os.PathLike[str], data: Mapping[str, object]) -> None:
-    """Write ``data`` as JSON to ``path`` atomically (see atomic.py). A value JSON cannot
-    hold (NaN, an object) fails before the target is touched."""
+def write_report(path: str | os.PathLike[str], data: Report) -> None:
+    """Write the report ``data`` to ``path`` as it is stored (spool.dump_report: its
+    comparisons' fields as rows of a table of heads, field_rows.py), atomically (see
+    atomic.py). A value JSON cannot hold (NaN, an object) fails before the target is
+    touched."""
+    from .spool import write_streamed_report
 
-    def dump(fh: IO[str]) -> None:
-        json.dump(data, fh, indent=2, allow_nan=False)
-        fh.write("\n")
+    write_streamed_report(path, _head(data), data["cases"], data["comparisons"])
 
-    write_atomic(path, dump)
+
+def report_text(data: Report) -> str:
+    """The report ``data`` as :func:`write_report` writes it (as it is stored)."""
+    import io
+
+    from .spool import dump_report
+
+    text = io.StringIO()
+    dump_report(text, _head(data), data["cases"], data["comparisons"])
+    return text.getvalue()
+
+
+def _head(data: Report) -> dict[str, object]:
+    """The report but its cases and comparisons."""
+    return {k: v for k, v in data.items() if k not in ("cases", "comparisons")}
 
 
 def load_report(path: str | os.PathLike[str]) -> Report:
-    """A report read back (for rendering): version 3, checked whole against the shipped schema
-    (reporting/validation.py)."""
+    """A report read back (for rendering): version 4, checked whole against the shipped schema
+    (reporting/validation.py), its comparisons' fields made from their rows (field_rows.py)."""
     from .baseline import BaselineError, _not_a_number, read_report_text
 
     text = read_report_text(os.fspath(path), "report")
@@ -399,7 +413,7 @@ def load_report(path: str | os.PathLike[str]) -> Report:
 
 
 def schema() -> dict[str, JSONValue]:
-    """The JSON Schema of a version-3 report."""
+    """The JSON Schema of a version-4 report."""
     text = resources.files(__package__).joinpath("report.schema.json").read_text(encoding="utf-8")
     loaded: dict[str, JSONValue] = json.loads(text)  # the shipped file: an object
     return loaded

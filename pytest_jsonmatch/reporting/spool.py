@@ -10,17 +10,20 @@ makes; its ``cases`` and ``comparisons`` keep the order they were made in.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator, Mapping
-from typing import IO, Any, Generic, TypeVar
+from collections.abc import Iterable, Iterator, Mapping
+from typing import IO, Any, Generic, TypeVar, cast
 
 from .atomic import write_atomic
-from .shapes import CaseDict, ComparisonDict
+from .field_rows import Head, Heads, StoredFields, stored_comparison
+from .shapes import CaseDict, ComparisonDict, JSONValue
 
 _COPIED = 1 << 18  # characters of a spool copied into a report at a time
+_LINES_WRITTEN = 256  # lines of a list held in memory joined into one write
 _File = TypeVar("_File", bound="TemporaryFile")
 _Item = TypeVar("_Item", bound=Mapping[str, object])
 
@@ -61,6 +64,7 @@ def json_line(value: Mapping[str, object]) -> str:
 
 _encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_STARTS = re.compile(r'^\{"heads": (\d+), ', re.MULTILINE)  # a stored comparison's line
 
 
 def _escape_surrogate(match: re.Match[str]) -> str:
@@ -172,34 +176,120 @@ def _utf8_buffer(fh: IO[str]) -> IO[bytes] | None:
     return buffer  # type: ignore[no-any-return]
 
 
-def dump_streamed_report(
+class ComparisonSpool(Spool[ComparisonDict]):
+    """A report's comparisons kept as the report stores them (field_rows.py): each line
+    refers to a table of heads by ``"heads"``, its first key. The tables are kept on disk
+    too, one a line (a table equal to one kept before is kept once, known by its digest),
+    and written after the comparisons (:meth:`table_lines`): a long run's many chunks each
+    bring one. Read back, each comparison is as it is held (its fields made from its
+    rows)."""
+
+    def __init__(self, directory: str | None = None) -> None:
+        super().__init__(directory)
+        self._tables: Spool[Any] = Spool(directory)
+        self._known: dict[bytes, int] = {}
+
+    def close(self) -> None:
+        self._tables.close()
+        super().close()
+
+    def append_part(self, text: str, count: int, tables: list[list[Head]]) -> None:
+        """Keep ``count`` comparisons written as :func:`json_line` text in one text (a
+        worker's chunk), each line ``{"heads": k, ...`` with its rows referring to the k-th
+        of ``tables``: each table is kept (or found kept), and each line's ``k`` becomes
+        its index in the report. A line's start is the only place ``{"heads": `` follows
+        a newline (JSON text holds no raw newline)."""
+        found = [self._table_index(table) for table in tables]
+        if text and found != list(range(len(found))):
+            text = _STARTS.sub(lambda m: f'{{"heads": {found[int(m.group(1))]}, ', text)
+        self.append_lines(text, count)
+
+    def _table_index(self, heads: list[Head]) -> int:
+        line = encode_json(heads)
+        key = hashlib.blake2b(line.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        at = self._known.get(key)
+        if at is None:
+            at = self._known[key] = len(self._tables)
+            self._tables.append_line(line)
+        return at
+
+    def table_lines(self) -> Iterator[str]:
+        """The report's ``field_heads``, a table's JSON text at a time."""
+        return self._tables.lines()
+
+    def tables(self) -> list[list[Head]]:
+        """The report's ``field_heads``, read back."""
+        return list(self._tables)
+
+    def __iter__(self) -> Iterator[ComparisonDict]:
+        reader = StoredFields(self.tables(), self.path, ValueError)
+        for at, entry in enumerate(super().__iter__()):
+            yield reader.comparison(cast(dict[str, JSONValue], entry), at)
+
+
+def dump_report(
     fh: IO[str],
     head: Mapping[str, object],
-    cases: Spool[CaseDict],
-    comparisons: Spool[ComparisonDict] | None,
+    cases: Spool[CaseDict] | Iterable[CaseDict],
+    comparisons: ComparisonSpool | Iterable[ComparisonDict] | None,
 ) -> None:
-    """Write a report: ``head`` (report.report_head) with the spooled cases and comparisons
-    (none kept: an empty list)."""
+    """Write a report as it is stored: ``head`` (report.report_head) indented, then the
+    cases and comparisons one a line (spooled, or held: written here), the comparisons'
+    fields as rows, and the tables of heads they refer to (field_rows.py); none kept: empty
+    lists."""
     body = dict(head)
     gates, baseline = body.pop("gates"), body.pop("baseline", None)
     text = dumps(body, indent=2)
     fh.write(text[:-2])  # the object left open: '\n}' removed
-    for key, spool in (("cases", cases), ("comparisons", comparisons)):
-        fh.write(f',\n  "{key}": [')
-        if spool is not None and len(spool):
-            spool.write_items(fh)
-        fh.write("]")
+    tables: Iterable[str] = ()
+    fh.write(',\n  "cases": [')
+    _items(fh, cases)
+    fh.write('],\n  "comparisons": [')
+    if isinstance(comparisons, ComparisonSpool):
+        _items(fh, comparisons)
+        tables = comparisons.table_lines()
+    elif comparisons is not None:
+        heads = Heads()
+        _items(fh, (stored_comparison(c, heads, 0) for c in comparisons))
+        tables = [encode_json(heads.heads)]
+    fh.write('],\n  "field_heads": [')
+    written = False
+    for table in tables:
+        fh.write((",\n    " if written else "\n    ") + table)
+        written = True
+    fh.write("\n  ]" if written else "]")
     fh.write(',\n  "gates": ' + dumps(gates))
     if baseline is not None:
         fh.write(',\n  "baseline": ' + dumps(baseline))
     fh.write("\n}\n")
 
 
+def _items(fh: IO[str], items: Spool[Any] | Iterable[Mapping[str, object]]) -> None:
+    """A report list's items, one an indented line (see Spool.write_items)."""
+    if isinstance(items, Spool):
+        if len(items):
+            items.write_items(fh)
+        return
+    line = json_line
+    lines: list[str] = []
+    written = False
+    for item in items:
+        lines.append(line(item))
+        if len(lines) == _LINES_WRITTEN:  # a block at a time: few writes, bounded memory
+            fh.write((",\n    " if written else "\n    ") + ",\n    ".join(lines))
+            written, lines = True, []
+    if lines:
+        fh.write((",\n    " if written else "\n    ") + ",\n    ".join(lines))
+        written = True
+    if written:
+        fh.write("\n  ")
+
+
 def write_streamed_report(
     path: str | os.PathLike[str],
     head: Mapping[str, object],
-    cases: Spool[CaseDict],
-    comparisons: Spool[ComparisonDict] | None,
+    cases: Spool[CaseDict] | Iterable[CaseDict],
+    comparisons: ComparisonSpool | Iterable[ComparisonDict] | None,
 ) -> None:
-    """:func:`dump_streamed_report` to ``path``, atomically (see atomic.py)."""
-    write_atomic(path, lambda fh: dump_streamed_report(fh, head, cases, comparisons))
+    """:func:`dump_report` to ``path``, atomically (see atomic.py)."""
+    write_atomic(path, lambda fh: dump_report(fh, head, cases, comparisons))

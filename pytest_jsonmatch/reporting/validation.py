@@ -18,10 +18,11 @@ from importlib import resources
 from typing import NamedTuple, cast
 
 from ..engine.core.errors import JsonMatchError, printable, shown
-from .shapes import ComparisonDict, Report
+from .field_rows import comparisons_of
+from .shapes import ComparisonDict, JSONValue, Report
 
 MESSAGE_LIMIT = 160  # characters of a schema error's own message
-REPORT_VERSION = 3  # the version written, and the only one read back
+REPORT_VERSION = 4  # the version written, and the only one read back
 
 
 class ReportError(JsonMatchError):
@@ -93,22 +94,32 @@ def _first_error(
 
 def check_report(data: object, where: str, error_type: type[ReportError] = ReportError) -> Report:
     """``data`` (a parsed report of the current version) against the schema and the rules
-    around it, given back as the report it then is; else ``error_type`` naming ``where``
-    and the JSON path."""
+    around it, given back as the report it then is, its comparisons' fields made from their
+    rows (field_rows.py: ``data`` is changed in place); else ``error_type`` naming
+    ``where`` and the JSON path."""
     _first_error(_validator(), data, where, (), error_type)
-    report = cast(Report, data)  # the schema's shape, which shapes.Report spells
+    stored = cast(dict[str, object], data)  # an object, as the schema says
+    tables = stored.pop("field_heads")
+    stored["comparisons"] = comparisons_of(
+        cast(list[dict[str, JSONValue]], stored["comparisons"]), tables, where, error_type
+    )
+    report = cast(Report, stored)  # the schema's shape, which shapes.Report spells
     _unique((case["case_id"] for case in report["cases"]), where, "cases", "case id", error_type)
     _unique_runs(report["comparisons"], where, error_type)
     return report
 
 
 def check_comparisons(
-    entries: object, where: str, error_type: type[ReportError] = ReportError
+    entries: object, tables: object, where: str, error_type: type[ReportError] = ReportError
 ) -> list[ComparisonDict]:
-    """A baseline's ``comparisons`` (the only part a baseline is read for), each against the
-    schema's comparison, and one per case and repeat; given back as comparisons."""
+    """A baseline's ``comparisons`` (the only part a baseline is read for, with the
+    ``field_heads`` ``tables`` their rows refer to), each against the schema's comparison,
+    and one per case and repeat; given back as comparisons, their fields made from their
+    rows (field_rows.py)."""
     _first_error(_validator("comparison"), entries, where, ("comparisons",), error_type)
-    comparisons = cast(list[ComparisonDict], entries)  # a list of the schema's comparisons
+    comparisons = comparisons_of(
+        cast(list[dict[str, JSONValue]], entries), tables, where, error_type
+    )
     _unique_runs(comparisons, where, error_type)
     return comparisons
 

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from tests.helpers.reports import held
 from tests.helpers.timeout import GENEROUS, within
 
 from .run import jsonmatch
@@ -67,7 +68,7 @@ def test_lone_surrogates_are_written_escaped_in_every_report(tmp_path, fmt, jobs
     )
     assert done.returncode == 0, done.stderr  # (no gate is set)
     assert "internal error" not in done.stderr
-    written = json.loads(report.read_text(encoding="utf-8"))
+    written = held(report.read_text(encoding="utf-8"))
     fields = {f["path"]: f for c in written["comparisons"] for f in c["fields"]}
     # the report reads back as the values were: the surrogates kept, escaped in the text
     assert fields["b"]["expected"] == "x\udc00" and fields["b"]["actual"] == "y\udfff"

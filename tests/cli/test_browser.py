@@ -12,6 +12,7 @@ import shutil
 import pytest
 
 from pytest_jsonmatch.reporting.html import render_html
+from tests.helpers.reports import held
 
 from .hostile import SCRIPT, TEXTAREA, hostile_report
 
@@ -186,7 +187,7 @@ def test_a_pair_report_in_the_same_browser(page_of, tmp_path):
     (tmp_path / "a.txt").write_text('Sure! {"name": "</textarea>", "n": 1}')
     (tmp_path / "e.json").write_text(json.dumps({"name": "x", "n": 1}))
     proc = jsonmatch("compare", str(tmp_path / "a.txt"), str(tmp_path / "e.json"), "-f", "json")
-    report = json.loads(proc.stdout)
+    report = held(proc.stdout)  # as the reader holds it: fields made from their rows
     page, problems, _ = page_of(report, "pair.html")
     assert problems == []
     # one case, open; n matches (1) and name does not (0): F1 = 0.5

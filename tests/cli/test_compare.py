@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_jsonmatch import match_json
+from tests.helpers.reports import held
 
 from .run import ROOT, jsonmatch, one_error_line
 
@@ -30,7 +31,7 @@ def test_compare_scores_the_pair_as_match_json_does(pair, jsonmatch_main):
     actual, expected = pair
     proc = jsonmatch_main("compare", str(actual), str(expected), "--format", "json")
     assert proc.returncode == 1, proc.stderr  # below the default threshold 1.0
-    report = json.loads(proc.stdout)
+    report = held(proc.stdout)
     # field_f1: a matches (1), b mismatches (0), c is invented. TP = 1; precision 1/3,
     # recall 1/2, F1 = 2 * (1/3) * (1/2) / (1/3 + 1/2) = (1/3) / (5/6) = 0.4
     (comparison,) = report["comparisons"]
@@ -89,7 +90,7 @@ def test_structevals_command_line_runs_with_the_name_changed(tmp_path, jsonmatch
     right.write_text(json.dumps(STRUCTEVAL_RIGHT))
     proc = jsonmatch("--test", str(left), "--gt", str(right), "--report", "json")
     assert proc.returncode == 0, proc.stderr  # structeval has no threshold: nothing fails
-    (comparison,) = json.loads(proc.stdout)["comparisons"]
+    (comparison,) = held(proc.stdout)["comparisons"]
     # structural_f1: name 1 (same tokens, case folded), price 1 - (0.0005/0.001)**10
     # = 0.99902, four tag leaves paired across the order: TP = 5.99902 over 6 expected
     # leaves and 7 actual ones (extra is invented): F1 = 2 * 5.99902 / 13 = 0.92293
@@ -126,7 +127,7 @@ def test_structevals_config_file_becomes_options(tmp_path, jsonmatch_main):
     proc = jsonmatch(
         "--test", str(left), "--gt", str(right), "--config", str(config), "--report", "json"
     )
-    (comparison,) = json.loads(proc.stdout)["comparisons"]
+    (comparison,) = held(proc.stdout)["comparisons"]
     # binary strings: "blue widget" != "Blue Widget": 0; n: 1 - (0.5 / 1) ** 1 = 0.5;
     # TP 0.5 over 2 leaves on each side: F1 0.25
     assert comparison["score"] == pytest.approx(0.25)

@@ -483,7 +483,7 @@ def test_not_a_report_names_the_file(runs, tmp_path, jsonmatch_main):
     empty.write_text("{}", encoding="utf-8")
     line = one_error_line(jsonmatch("compare-runs", str(runs["base"]), str(empty)))
     assert line.startswith(
-        f"jsonmatch: error: {empty}: $.version: not a version-3 jsonmatch report"
+        f"jsonmatch: error: {empty}: $.version: not a version-4 jsonmatch report"
     )
     broken = tmp_path / "broken.json"
     broken.write_text("{not json", encoding="utf-8")

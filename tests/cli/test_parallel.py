@@ -21,6 +21,7 @@ from pytest_jsonmatch.dataset.parts import (
     unpacked,
 )
 from pytest_jsonmatch.dataset.undecoded import RecordError, Undecoded
+from pytest_jsonmatch.reporting.spool import ComparisonSpool
 
 
 def test_chunks_keep_the_pairs_read_before_a_reading_error():
@@ -89,7 +90,19 @@ def test_a_worker_chunk_scores_as_its_pieces_do():
         for i in range(0, len(pairs), SCORED_TOGETHER)
     ]
     assert whole.cases == "".join(p.cases for p in pieces)
-    assert whole.comparisons == "".join(p.comparisons for p in pieces)
+    # each group scored together has its own table, whichever chunk it travels in: the
+    # spooled lines (each table's index the report's) and tables are the same
+    spools = []
+    for parts in ([whole], pieces):
+        spool = ComparisonSpool()
+        for part in parts:
+            spool.append_part(part.comparisons, part.count, part.heads)
+        spools.append(spool)
+    with spools[0], spools[1]:
+        assert list(spools[0].lines()) == list(spools[1].lines())
+        assert list(spools[0].table_lines()) == list(spools[1].table_lines())
+        assert len(whole.heads) == 3 and len(list(spools[0].table_lines())) >= 1
+        assert list(spools[0]) == list(spools[1])
     assert whole.count == sum(p.count for p in pieces) == len(pairs)
     assert whole.case_lines == sum(p.case_lines for p in pieces) == len(pairs)
     assert whole.cases.count("\n") == whole.comparisons.count("\n") == len(pairs)

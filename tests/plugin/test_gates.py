@@ -343,14 +343,14 @@ def test_the_summary_lists_the_cases_that_changed_most_worst_first(pytester):
         ('["not", "a", "report"]', "is not a jsonmatch report"),
         ('{"fields": {"a": 3}}', "is not a jsonmatch report"),
         (
-            '{"version": 3, "overall": NaN, "comparisons": []}',
+            '{"version": 4, "overall": NaN, "comparisons": []}',
             "is not valid JSON: NaN is not a number",
         ),
         (
-            '{"version": 3, "comparisons": [{"case_id": "x"}]}',
+            '{"version": 4, "comparisons": [{"case_id": "x"}]}',
             "$.comparisons[0]: must contain ['error', ",
         ),
-        ('{"version": 2, "comparisons": []}', "$.version: not a version-3 jsonmatch report"),
+        ('{"version": 2, "comparisons": []}', "$.version: not a version-4 jsonmatch report"),
     ],
     ids=[
         "half-written",

@@ -13,6 +13,7 @@ import pytest
 
 from pytest_jsonmatch.reporting.report import schema
 from tests.helpers.plugin_cases import ARGS, write
+from tests.helpers.reports import held
 
 REPORTS = (
     "--jsonmatch-report=out/r.json",
@@ -25,7 +26,7 @@ REPORTS = (
 def _report(pytester: pytest.Pytester) -> dict:
     data = json.loads((pytester.path / "out" / "r.json").read_text(encoding="utf-8"))
     jsonschema.validate(data, schema())
-    return data
+    return held(json.dumps(data))
 
 
 @pytest.mark.parametrize(

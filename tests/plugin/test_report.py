@@ -14,6 +14,7 @@ import pytest
 
 from pytest_jsonmatch.reporting.report import schema
 from tests.helpers.plugin_cases import ARGS, ONE_TEST, TWO_TESTS
+from tests.helpers.reports import held
 from tests.helpers.timeout import GENEROUS, within
 
 FAST = ARGS  # the same flags, under the name some tests here were written with
@@ -26,9 +27,9 @@ def _leftovers(folder) -> list[str]:
 def _report(pytester, *flags, files=None):
     pytester.makepyfile(**(files or {"test_two": TWO_TESTS}))
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=out/report.json", *flags)
-    data = json.loads((pytester.path / "out" / "report.json").read_text())
-    jsonschema.validate(data, schema())  # every report the plugin writes fits its schema
-    return result, data
+    text = (pytester.path / "out" / "report.json").read_text()
+    jsonschema.validate(json.loads(text), schema())  # every report the plugin writes fits it
+    return result, held(text)  # as the reader holds it: each field made from its row
 
 
 # -- content ----------------------------------------------------------------------------------
@@ -42,7 +43,7 @@ def test_report_holds_comparisons_cases_metrics_fields_and_overall(pytester):
     # test_fail: a match, b mismatch, d omission, c hallucination: TP 1 over 3 on each side
     # test_pass: both fields match: 1.  Overall and means: (1/3 + 1) / 2 = 2/3
     assert (data["version"], data["overall"], data["count"], data["errors"]) == (
-        3,
+        4,
         pytest.approx(2 / 3),
         2,
         0,

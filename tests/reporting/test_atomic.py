@@ -19,11 +19,15 @@ import threading
 
 import pytest
 
-from pytest_jsonmatch.reporting import atomic, report
+from pytest_jsonmatch.reporting import atomic, report, spool
 from tests.helpers.plugin_cases import ARGS, TWO_TESTS
 from tests.helpers.timeout import GENEROUS, within
 
 PREVIOUS = '{"previous": true}\n'
+# a report with nothing in it: what write_report takes (its cases, comparisons and gates)
+EMPTY = {"cases": [], "comparisons": [], "gates": {}}
+# and what it then holds on disk besides the keys given (comparisons' tables of heads)
+STORED = {"cases": [], "comparisons": [], "field_heads": [[]], "gates": {}}
 
 
 def _leftovers(folder) -> list[str]:
@@ -37,13 +41,14 @@ def test_a_failure_while_writing_leaves_the_previous_report_intact(tmp_path, mon
     target = tmp_path / "report.json"
     target.write_text('{"previous": true}')
 
-    def broken_dump(data, fh, **kwargs):
-        fh.write('{"half": ')
+    def broken_line(value):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(report.json, "dump", broken_dump)
+    # the report's head is written before its first case's line fails
+    monkeypatch.setattr(spool, "json_line", broken_line)
+    new = {"version": 4, "cases": [{"case_id": "a"}], "comparisons": [], "gates": {}}
     with pytest.raises(RuntimeError, match="disk on fire"):
-        report.write_report(target, {"new": True})
+        report.write_report(target, new)
     assert target.read_text() == '{"previous": true}'
     assert os.listdir(tmp_path) == ["report.json"]  # no temporary file left behind
 
@@ -69,8 +74,8 @@ def test_a_failed_replace_fails_the_session_and_keeps_the_old_report(pytester, m
 def test_write_report_replaces_the_file_whole(tmp_path):
     target = tmp_path / "r.json"
     target.write_text("old")
-    report.write_report(target, {"overall": 0.5})
-    assert json.loads(target.read_text()) == {"overall": 0.5}
+    report.write_report(target, {**EMPTY, "overall": 0.5})
+    assert json.loads(target.read_text()) == {**STORED, "overall": 0.5}
 
 
 def test_the_report_goes_through_a_temporary_file_in_the_same_folder(tmp_path, monkeypatch):
@@ -87,12 +92,12 @@ def test_the_report_goes_through_a_temporary_file_in_the_same_folder(tmp_path, m
         real_replace(src, dst)
 
     monkeypatch.setattr(atomic.os, "replace", spy_replace)
-    report.write_report(target, {"overall": 0.75})
+    report.write_report(target, {**EMPTY, "overall": 0.75})
     assert os.path.dirname(seen["src"]) == os.path.dirname(seen["dst"]) == str(target.parent)
     assert seen["src"] != seen["dst"]
     assert seen["target_then"] == PREVIOUS
-    assert json.loads(seen["tmp_content"]) == {"overall": 0.75}
-    assert json.loads(target.read_text()) == {"overall": 0.75}
+    assert json.loads(seen["tmp_content"]) == {**STORED, "overall": 0.75}
+    assert json.loads(target.read_text()) == {**STORED, "overall": 0.75}
     assert _leftovers(target.parent) == []
 
 
@@ -113,7 +118,7 @@ def test_a_failure_at_fsync_leaves_the_previous_report_intact(tmp_path, monkeypa
 
     monkeypatch.setattr(atomic.os, "fsync", broken_fsync)
     with pytest.raises(type(failure)):
-        report.write_report(target, {"new": True})
+        report.write_report(target, {**EMPTY, "new": True})
     assert target.read_text() == PREVIOUS
     assert _leftovers(tmp_path) == []
 
@@ -123,24 +128,22 @@ def test_an_interrupt_half_way_through_the_json_leaves_the_previous_report_intac
 ):
     target = tmp_path / "report.json"
     target.write_text(PREVIOUS)
-    real_dump = json.dump
 
-    def interrupted_dump(data, fh, **kwargs):
-        fh.write('{"comparisons": [')
-        fh.flush()
+    def interrupted_line(value):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(report.json, "dump", interrupted_dump)
+    # the report's head is written, then its first case's line is interrupted
+    monkeypatch.setattr(spool, "json_line", interrupted_line)
     with pytest.raises(KeyboardInterrupt):
-        report.write_report(target, {"new": True})
-    monkeypatch.setattr(report.json, "dump", real_dump)
+        report.write_report(target, {**EMPTY, "cases": [{"case_id": "x"}]})
+    monkeypatch.undo()
     assert target.read_text() == PREVIOUS
     assert _leftovers(tmp_path) == []
 
 
 @pytest.mark.parametrize(
     "data",
-    [{"overall": float("nan")}, {"fields": {"a": object()}}],
+    [{**EMPTY, "overall": float("nan")}, {**EMPTY, "fields": {"a": object()}}],
     ids=["nan-score", "not-serialisable"],
 )
 def test_data_that_cannot_be_written_as_json_leaves_the_previous_report_intact(tmp_path, data):
@@ -159,13 +162,14 @@ def test_the_process_dying_mid_write_leaves_the_previous_report_intact(tmp_path)
         import json, os
         from pytest_jsonmatch.reporting import report
 
-        def dying_dump(data, fh, **kwargs):
-            fh.write('{{"comparisons": [' + '{{"nodeid": "x"}}, ' * 10000)
-            fh.flush()
+        from pytest_jsonmatch.reporting import spool
+
+        def dying_line(value):
+            # (the report's head is written before its first case's line)
             os._exit(9)  # no cleanup, no finally: the machine lost power
 
-        report.json.dump = dying_dump
-        report.write_report({str(target)!r}, {{"new": True}})
+        spool.json_line = dying_line
+        report.write_report({str(target)!r}, {{"new": True, "cases": [{{"case_id": "x"}}], "comparisons": [], "gates": {{}}}})
     """)
     with within(GENEROUS, "a dying writer"):
         done = subprocess.run(
@@ -177,8 +181,13 @@ def test_the_process_dying_mid_write_leaves_the_previous_report_intact(tmp_path)
 
 def test_a_reader_never_sees_half_a_report(tmp_path):
     target = tmp_path / "report.json"
-    big = {"comparisons": [{"nodeid": f"t{i}", "score": i / 3000} for i in range(3000)]}
-    report.write_report(target, {"round": -1, **big})
+    big = {
+        "comparisons": [
+            {"nodeid": f"t{i}", "score": i / 3000, "fields": [], "case_id": f"t{i}"}
+            for i in range(3000)
+        ]
+    }
+    report.write_report(target, {**EMPTY, "round": -1, **big})
     stop = threading.Event()
     bad: list[str] = []
 
@@ -194,7 +203,7 @@ def test_a_reader_never_sees_half_a_report(tmp_path):
     reader.start()
     with within(GENEROUS, "writing 30 reports"):
         for round_ in range(30):
-            report.write_report(target, {"round": round_, **big})
+            report.write_report(target, {**EMPTY, "round": round_, **big})
     stop.set()
     reader.join(GENEROUS)
     assert bad == []
@@ -206,7 +215,7 @@ def test_a_written_file_gets_the_permissions_a_plain_write_would(tmp_path):
     target = tmp_path / "r.json"
     previous = os.umask(0o027)
     try:
-        report.write_report(target, {"a": 1})
+        report.write_report(target, {**EMPTY, "a": 1})
         plain = tmp_path / "plain.txt"
         plain.write_text("x")
     finally:
@@ -221,22 +230,22 @@ def test_the_next_write_removes_what_a_killed_writer_left(tmp_path):
         import os
         from pytest_jsonmatch.reporting import report
 
-        def dying_dump(data, fh, **kwargs):
-            fh.write('{{"half": ')
-            fh.flush()
-            os._exit(9)
+        from pytest_jsonmatch.reporting import spool
 
-        report.json.dump = dying_dump
-        report.write_report({str(target)!r}, {{"new": True}})
+        def dying_line(value):
+            os._exit(9)  # the report's head written, its first case's line not
+
+        spool.json_line = dying_line
+        report.write_report({str(target)!r}, {{"new": True, "cases": [{{"case_id": "x"}}], "comparisons": [], "gates": {{}}}})
     """)
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=GENEROUS
     )
     assert done.returncode == 9, done.stderr
     assert len(_leftovers(tmp_path)) == 1  # the dead writer's temporary file
-    report.write_report(target, {"round": 2})
+    report.write_report(target, {**EMPTY, "round": 2})
     assert _leftovers(tmp_path) == []
-    assert json.loads(target.read_text()) == {"round": 2}
+    assert json.loads(target.read_text()) == {**STORED, "round": 2}
 
 
 def test_a_live_writer_s_temporary_file_is_left_alone(tmp_path):
@@ -252,7 +261,7 @@ def test_a_live_writer_s_temporary_file_is_left_alone(tmp_path):
     writer = threading.Thread(target=atomic.write_atomic, args=(target, slow), daemon=True)
     writer.start()
     assert entered.wait(GENEROUS)
-    report.write_report(target, {"other": True})  # does not remove the busy writer's file
+    report.write_report(target, {**EMPTY, "other": True})  # does not remove the busy writer's file
     release.set()
     writer.join(GENEROUS)
     assert target.read_text() == "{}"  # the slow writer finished last, whole
@@ -313,7 +322,7 @@ def test_a_symbolic_link_stays_a_link_to_the_file_written(tmp_path):
     real.write_text(PREVIOUS)
     link = tmp_path / "latest.json"
     link.symlink_to(real)
-    report.write_report(link, {"new": True})
+    report.write_report(link, {**EMPTY, "new": True})
     assert link.is_symlink() and os.readlink(link) == str(real)
-    assert json.loads(real.read_text()) == {"new": True}
+    assert json.loads(real.read_text()) == {**STORED, "new": True}
     assert _leftovers(tmp_path) == _leftovers(real.parent) == []

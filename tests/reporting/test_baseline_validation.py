@@ -13,7 +13,7 @@ from pytest_jsonmatch.reporting.aggregate import summarize
 from pytest_jsonmatch.reporting.baseline import BaselineError, load_baseline
 from pytest_jsonmatch.reporting.gates import GateSettings, judge
 from pytest_jsonmatch.reporting.records import Comparison, FieldRecord, Status
-from pytest_jsonmatch.reporting.report import build_report, load_report
+from pytest_jsonmatch.reporting.report import build_report, load_report, report_text
 
 
 def _comparison(case_id: str, score: float, status: str = "passed") -> Comparison:
@@ -33,8 +33,9 @@ def _comparison(case_id: str, score: float, status: str = "passed") -> Compariso
 
 def _report(*comparisons: Comparison) -> dict:
     summary = summarize(comparisons)
+    # as the file holds it: each comparison's fields rows of a table of heads
     return json.loads(
-        json.dumps(build_report(summary, comparisons, judge(summary, GateSettings())))
+        report_text(build_report(summary, comparisons, judge(summary, GateSettings())))
     )
 
 
@@ -49,7 +50,7 @@ def _write(tmp_path, data) -> str:
 
 def test_a_good_baseline_loads(tmp_path):
     baseline = load_baseline(_write(tmp_path, GOOD))
-    assert sorted(baseline.cases) == ["x", "y"] and baseline.version == 3
+    assert sorted(baseline.cases) == ["x", "y"] and baseline.version == 4
 
 
 def _forged(change) -> dict:
@@ -76,15 +77,51 @@ def _set(path, value):
             lambda d: d["comparisons"].append(copy.deepcopy(d["comparisons"][0])),
             "$.comparisons[2]: case 'x' run 0 is listed twice",
         ),
-        (_set(("comparisons", 0, "fields", 0, "score"), 7), "$.comparisons[0].fields[0].score: "),
+        # y's field scored 0.5: its row holds its score, [head, 0.5]
         (
-            _set(("comparisons", 0, "fields", 0, "score"), -1e9),
-            "$.comparisons[0].fields[0].score: ",
+            _set(("comparisons", 1, "fields", 0, 1), 7),
+            "$.comparisons[1].fields[0]: score 7 is not a number in [0, 1]",
         ),
         (
-            _set(("comparisons", 0, "fields", 0, "score"), "NaN"),
-            "$.comparisons[0].fields[0].score: ",
+            _set(("comparisons", 1, "fields", 0, 1), -1e9),
+            "$.comparisons[1].fields[0]: score -1000000000.0 is not a number in [0, 1]",
         ),
+        (
+            _set(("comparisons", 1, "fields", 0, 1), "NaN"),
+            "$.comparisons[1].fields[0]: score a str is not a number in [0, 1]",
+        ),
+        (
+            _set(("comparisons", 1, "fields", 0, 1), True),
+            "$.comparisons[1].fields[0]: score True is not a number in [0, 1]",
+        ),
+        (
+            _set(("comparisons", 0, "fields", 0, 0), 9),
+            "$.comparisons[0].fields[0]: head 9 is not one of the 2 heads",
+        ),
+        (
+            _set(("comparisons", 0, "fields", 0), [0, 1.0]),
+            "$.comparisons[0].fields[0]: holds 1 values, not what its head says",
+        ),
+        (
+            _set(("comparisons", 0, "fields", 0), []),
+            "$.comparisons[0].fields[0]: ",
+        ),
+        (_set(("comparisons", 0, "heads"), 1), "$.comparisons[0].heads: 1 is not one of the 1"),
+        (_set(("comparisons", 0, "heads"), -1), "$.comparisons[0].heads: "),
+        (
+            _set(("field_heads", 0, 0, 2), "great"),
+            "$.field_heads[0][0]: status is not a field status (batch_error, hallucination, ",
+        ),
+        (
+            _set(("field_heads", 0, 0, 3), "x"),
+            "$.field_heads[0][0]: sides is not one of '=', 'ea'",
+        ),
+        (
+            _set(("field_heads", 0, 0, 4), 0.5),
+            "$.field_heads[0][0]: score 0.5 is not 1.0, 0.0 or null",
+        ),
+        (_set(("field_heads", 0, 0), ["a", "a"]), "$.field_heads[0][0]: not a head of five"),
+        (_set(("field_heads", 0), {}), "$.field_heads[0]: not a list of heads"),
         (_set(("comparisons", 1, "status"), "bogus"), "$.comparisons[1].status: "),
         (_set(("comparisons", 1, "threshold"), 5), "$.comparisons[1].threshold: "),
         (_set(("comparisons", 0, "precision"), -3), "$.comparisons[0].precision: "),
@@ -97,6 +134,17 @@ def _set(path, value):
         "field-score-7",
         "field-score-huge-negative",
         "field-score-nan-string",
+        "field-score-bool",
+        "head-index",
+        "row-values",
+        "row-empty",
+        "heads-table",
+        "heads-negative",
+        "head-status",
+        "head-sides",
+        "head-score",
+        "head-shape",
+        "heads-not-list",
         "status",
         "threshold",
         "precision",
@@ -114,20 +162,20 @@ def test_a_forged_baseline_is_refused_naming_file_and_path(tmp_path, change, whe
 
 @pytest.mark.parametrize("version", ["true", "1.0", '"2"', '"3"', "null"])
 def test_a_version_that_is_not_a_number_we_wrote_is_refused(tmp_path, version):
-    text = json.dumps(GOOD).replace('"version": 3', f'"version": {version}', 1)
+    text = json.dumps(GOOD).replace('"version": 4', f'"version": {version}', 1)
     with pytest.raises(BaselineError, match="is not a jsonmatch report"):
         load_baseline(_write(tmp_path, text))
 
 
-@pytest.mark.parametrize("version", [1, 2, 4])
+@pytest.mark.parametrize("version", [1, 2, 3, 5])
 @pytest.mark.parametrize("reader", ["baseline", "report"])
 def test_a_report_of_another_version_is_refused_naming_file_and_version(tmp_path, version, reader):
-    # version 2 holds comparisons as version 3 does: refused by its version alone
+    # version 3 held each field as an object: refused by its version alone
     path = _write(tmp_path, {**GOOD, "version": version})
     with pytest.raises(BaselineError) as info:
         load_baseline(path) if reader == "baseline" else load_report(path)
     named = f"the baseline {path}" if reader == "baseline" else path
-    assert str(info.value) == f"{named}: $.version: not a version-3 jsonmatch report"
+    assert str(info.value) == f"{named}: $.version: not a version-4 jsonmatch report"
 
 
 def test_a_baseline_with_no_usable_case_is_an_error(tmp_path):

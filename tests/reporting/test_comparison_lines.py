@@ -1,10 +1,13 @@
 """A dataset's report lines written from pieces (reporting/comparison_lines.py) are the
-bytes the dicts write: ``comparison_line`` is ``json_line(comparison_dict(...))`` and
+bytes the dicts write: ``comparison_line`` is ``json_line`` of ``comparison_dict(...)`` as
+the report stores it (field_rows.stored_comparison: its fields rows of a table of heads,
+each side's table filled in the same order) and
 ``case_line`` is ``json_line(case_dict(...))`` for generated comparisons, fields and cases,
 every value mode, and with the texts they keep cleared at any point."""
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import replace
 from typing import Any
@@ -14,9 +17,10 @@ import pytest
 from pytest_jsonmatch.engine.core.values import MISSING
 from pytest_jsonmatch.engine.results.field_results import STATUSES as FIELD_STATUSES
 from pytest_jsonmatch.engine.results.field_results import FieldResult
-from pytest_jsonmatch.reporting import comparison_lines
+from pytest_jsonmatch.reporting import comparison_lines, field_rows
 from pytest_jsonmatch.reporting.aggregate import CaseResult
 from pytest_jsonmatch.reporting.comparison_lines import case_line, comparison_line
+from pytest_jsonmatch.reporting.field_rows import Heads, StoredFields, stored_comparison
 from pytest_jsonmatch.reporting.records import (
     VALUE_LIMIT,
     Comparison,
@@ -200,12 +204,29 @@ def _comparison(rng: random.Random) -> Comparison:
     return replace(base, **rng.choice(extras))
 
 
-def _both(comparison: Comparison, fields: list[FieldResult], mode: str) -> tuple[Any, Any]:
-    """Each way's line, or the kind of error it raised."""
+def stored_line(comparison: Comparison, fields: list[FieldResult], mode: str, heads: Heads) -> str:
+    """The line the dict writes, as the report stores it (its rows of ``heads``)."""
+    return json_line(stored_comparison(comparison_dict(comparison, fields, mode), heads, 0))
+
+
+def held(line: str, heads: Heads) -> dict[str, Any]:
+    """A stored line read back as the reader holds it."""
+    return dict(StoredFields([heads.heads], "line", ValueError).comparison(json.loads(line), 0))
+
+
+def _both(
+    comparison: Comparison,
+    fields: list[FieldResult],
+    mode: str,
+    tables: tuple[Heads, Heads] | None = None,
+) -> tuple[Any, Any]:
+    """Each way's line (each with its own table, both filled alike), or the kind of error it
+    raised."""
+    ours, theirs = tables or (Heads(), Heads())
     out = []
     for write in (
-        lambda: comparison_line(comparison, fields, mode),
-        lambda: json_line(comparison_dict(comparison, fields, mode)),
+        lambda: comparison_line(comparison, fields, mode, ours),
+        lambda: stored_line(comparison, fields, mode, theirs),
     ):
         try:
             out.append(write())
@@ -223,10 +244,11 @@ def test_a_generated_comparison_line_is_the_bytes_of_its_dict(mode: str, seed: i
     entries: the same bytes, or the same refusal."""
     rng = random.Random(seed)
     written = refused = 0
+    tables = (Heads(), Heads())  # a chunk's: filled over every line
     for _ in range(300):
         comparison = _comparison(rng)
         fields = [_field(rng, finite=rng.random() < 0.97) for _ in range(rng.randrange(0, 12))]
-        ours, theirs = _both(comparison, fields, mode)
+        ours, theirs = _both(comparison, fields, mode, tables)
         assert ours == theirs, (comparison, fields)
         written += isinstance(theirs, str)
         refused += theirs is ValueError
@@ -263,10 +285,17 @@ def test_long_strings_are_cut_in_short_mode_and_whole_in_full() -> None:
     ]:
         fields = [FieldResult("p", "mismatch", 0.0, expected, actual, "exact", "", "p")]
         for mode in ("short", "full"):
-            line = comparison_line(comparison, fields, mode)
-            assert line == json_line(comparison_dict(comparison, fields, mode))
-            assert ('"expected_cut": true' in line) == (mode == "short" and expected is long)
-            assert ('"actual_cut": true' in line) == (mode == "short" and actual is long)
+            heads = Heads()
+            line = comparison_line(comparison, fields, mode, heads)
+            assert line == stored_line(comparison, fields, mode, Heads())
+            (field,) = held(line, heads)["fields"]
+            assert ("expected_cut" in field) == (mode == "short" and expected is long)
+            assert ("actual_cut" in field) == (mode == "short" and actual is long)
+            assert (field["expected"], field["actual"]) == (
+                # a value cut is its JSON text's first 197 characters and "..."
+                (expected if "expected_cut" not in field else f'"{expected[:196]}...'),
+                (actual if "actual_cut" not in field else f'"{actual[:196]}...'),
+            )
 
 
 def test_a_negative_zero_is_never_written_as_a_kept_zero() -> None:
@@ -280,22 +309,33 @@ def test_a_negative_zero_is_never_written_as_a_kept_zero() -> None:
             FieldResult("p", "mismatch", first, first, second, "exact", "", "p"),
             FieldResult("p", "mismatch", second, second, first, "exact", "", "p"),
         ]
-        line = comparison_line(comparison, fields, "short")
-        assert line == json_line(comparison_dict(comparison, fields, "short"))
-        assert '"score": -0.0, "expected": -0.0, "actual": 0.0' in line
+        heads = Heads()
+        line = comparison_line(comparison, fields, "short", heads)
+        assert line == stored_line(comparison, fields, "short", Heads())
+        back = held(line, heads)["fields"]
+        assert [(f["score"], f["expected"], f["actual"]) for f in back] == [
+            (first, first, second),
+            (second, second, first),
+        ]
+        # each zero read back with its own sign: a row holds -0.0 and both values
+        assert [str(f["score"]) + str(f["expected"]) for f in back] == [
+            str(first) * 2,
+            str(second) * 2,
+        ]
 
 
 def test_the_kept_texts_are_bounded_and_right_after_being_cleared(monkeypatch) -> None:
-    """Past its bound a cache is cleared, never larger; the lines before and after a clear
-    are the dicts' bytes."""
-    monkeypatch.setattr(comparison_lines, "_heads", {})
+    """Past its bound a cache is cleared (the floats' texts) or no longer grows (a table's
+    fields found by their own scores), never larger; the lines before and after are the
+    dicts' bytes, and the table holds each head once."""
     monkeypatch.setattr(comparison_lines, "_floats", {})
-    monkeypatch.setattr(comparison_lines, "_HEADS_KEPT", 5)
     monkeypatch.setattr(comparison_lines, "_FLOATS_KEPT", 7)
+    monkeypatch.setattr(field_rows, "_FOUND_KEPT", 5)
     comparison = Comparison(
         case_id="1", nodeid="1", metric="m", score=0.5, threshold=1.0, status=Status.FAILED
     )
     cleared = set()
+    ours, theirs = Heads(), Heads()
     for i in range(60):
         fields = [
             FieldResult(
@@ -308,13 +348,16 @@ def test_the_kept_texts_are_bounded_and_right_after_being_cleared(monkeypatch) -
                 "",
                 "items[].x",
             )
-            for status, score in (("match", 1.0), ("mismatch", 0.0))
+            for status, score in (("match", 1.0), ("mismatch", 0.0), ("match", 0.5 + i / 1000))
         ]
-        line = comparison_line(comparison, fields, "short")
-        assert line == json_line(comparison_dict(comparison, fields, "short"))
-        assert len(comparison_lines._heads) <= 5 and len(comparison_lines._floats) <= 7
-        cleared.add(len(comparison_lines._heads))
+        scored = replace(comparison, score=(i % 20) / 64)  # a float's text kept per line
+        line = comparison_line(scored, fields, "short", ours)
+        assert line == stored_line(scored, fields, "short", theirs)
+        assert len(ours.known) <= 5 and len(comparison_lines._floats) <= 7
+        cleared.add(len(comparison_lines._floats))
     assert len(cleared) > 1  # it filled and was cleared again
+    # 9 paths, each matched at 1.0, mismatched at 0.0, matched at its own score (null)
+    assert len(ours) == 27 and ours.heads == theirs.heads
 
 
 CASE = CaseResult(

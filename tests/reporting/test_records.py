@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import pytest
 
+from pytest_jsonmatch.reporting.field_rows import Heads, StoredFields, stored_comparison
 from pytest_jsonmatch.reporting.records import PASSED, STATUSES, Comparison, Status
 
 
@@ -176,7 +177,10 @@ def test_a_comparison_written_from_the_engine_fields_is_its_recorded_form(values
     written = comparison_dict(bare, result.fields, values)
     assert json.dumps(written) == json.dumps(recorded.to_dict())
     # the dataset's report line, pieced together from the fields' text: the same bytes
-    assert comparison_line(bare, result.fields, values) == json_line(recorded.to_dict())
+    # as the report stores it: the fields rows of a table of heads (field_rows.py)
+    assert comparison_line(bare, result.fields, values, Heads()) == json_line(
+        stored_comparison(recorded.to_dict(), Heads(), 0)
+    )
     assert {f["status"] for f in written["fields"]} >= {
         "match",
         "mismatch",
@@ -245,13 +249,17 @@ def test_a_plain_comparison_line_is_the_entry_json_writes(extra) -> None:
     bare = replace(bare, **extra)
     if "score" in extra:
         with pytest.raises(ValueError):
-            json_line(comparison_dict(bare, result.fields, "short"))
+            json_line(stored_comparison(comparison_dict(bare, result.fields, "short"), Heads(), 0))
         with pytest.raises(ValueError):
-            comparison_line(bare, result.fields, "short")
+            comparison_line(bare, result.fields, "short", Heads())
         return
-    line = comparison_line(bare, result.fields, "short")
-    assert line == json_line(comparison_dict(bare, result.fields, "short"))
-    assert json.loads(line)["fields"][0]["expected"] == "y"
+    heads = Heads()
+    line = comparison_line(bare, result.fields, "short", heads)
+    assert line == json_line(
+        stored_comparison(comparison_dict(bare, result.fields, "short"), Heads(), 0)
+    )
+    back = StoredFields([heads.heads], "line", ValueError).comparison(json.loads(line), 0)
+    assert back["fields"][0]["expected"] == "y"
 
 
 @pytest.mark.parametrize("group_by", ["metric", "file", "folder"])

@@ -25,6 +25,7 @@ httpx = pytest.importorskip("httpx")
 
 from tests.helpers.http_models import CountsCalls, InFlight, reply_json, serving  # noqa: E402
 from tests.helpers.plugin_cases import ARGS, write  # noqa: E402
+from tests.helpers.reports import held  # noqa: E402
 
 
 class _Model(CountsCalls, ThreadingHTTPServer):
@@ -145,7 +146,7 @@ def _run(pytester, *args):
 
 
 def _report(pytester, name: str = "r.json") -> dict:
-    return json.loads((pytester.path / name).read_text())
+    return held((pytester.path / name).read_text())
 
 
 def test_each_input_case_runs_once_per_target_with_its_own_calls_and_recordings(pytester, models):

@@ -16,6 +16,7 @@ import pytest
 
 from tests.helpers.http_models import reply_json, serving
 from tests.helpers.plugin_cases import ARGS, write
+from tests.helpers.reports import held
 
 openai = pytest.importorskip("openai")  # (the test extra installs it)
 
@@ -198,7 +199,7 @@ def test_live_tool_calls_under_xdist_reach_the_report(pytester, agent):
     result = pytester.runpytest_subprocess(*ARGS, "-n", "2", "--jsonmatch-report=r.json")
     result.assert_outcomes(passed=2, failed=1)
     assert len(agent.asked) == 3
-    report = json.loads((pytester.path / "r.json").read_text())
+    report = held((pytester.path / "r.json").read_text())
     failed = [c for c in report["comparisons"] if c["status"] == "failed"]
     assert [c["case_id"] for c in failed] == ["weather.jsonmatch.yaml::oslo_fahrenheit"]
     unit = [f for f in failed[0]["fields"] if f["path"] == "get_weather.unit"]

@@ -1,0 +1,187 @@
+"""The JSON report as it is stored (report format 4: fields as rows of tables of heads,
+reporting/field_rows.py): its size, the time to read it back, and what a golden suite's
+report costs the session that writes it.
+
+Every row compares with something measured in the same run:
+
+- size: the stored report of ``jsonmatch score`` on the invoices (benchmarks/invoices.py)
+  against the same report written the way version 3 wrote it (each field an object, each
+  case and comparison a line) from what the reader gives back;
+- reading: ``load_report`` and ``load_baseline`` (parse, check against the schema, fields
+  made from their rows) against parsing version 3's text alone (``json.loads``, no check),
+  CPU time, runs alternated;
+- the plugin: a generated suite of one-case YAML files (benchmarks/suite.py) run with
+  ``--jsonmatch-report`` against the same run without it (CPU time of the pytest process,
+  ABBA), and its report's size against version 3's layout (the plugin's: indented whole).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import invoices
+
+SECTION = "report"
+SIZE_TARGET = 1 / 3  # at least 3x smaller than version 3's layout
+WRITE_TARGET = 1.20  # the report at most a fifth of the run
+
+
+def _spread(values: list[float]) -> str:
+    return f"{min(values):.3f}/{statistics.median(values):.3f}/{max(values):.3f}"
+
+
+def _cpu(fn: Callable[[], Any]) -> float:
+    gc.collect()
+    t0 = time.process_time()
+    fn()
+    return time.process_time() - t0
+
+
+def _v3_text(held: dict[str, Any], streamed: bool = False) -> str:
+    """The report as version 3 wrote it: every field an object; the whole indented (the
+    plugin's), or (``streamed``: ``jsonmatch score``'s) the head indented and each case and
+    comparison on one line."""
+    if not streamed:
+        return json.dumps(held, indent=2, ensure_ascii=False) + "\n"
+    head = {k: v for k, v in held.items() if k not in ("cases", "comparisons")}
+    text = json.dumps(head, indent=2, ensure_ascii=False)[:-2]
+    for key in ("cases", "comparisons"):
+        items = ",\n    ".join(json.dumps(item, ensure_ascii=False) for item in held[key])
+        text += f',\n  "{key}": [' + (f"\n    {items}\n  ]" if items else "]")
+    return text + "\n}\n"
+
+
+def dataset_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[Any]:
+    from pytest_jsonmatch.cli import main
+    from pytest_jsonmatch.reporting.baseline import load_baseline
+    from pytest_jsonmatch.reporting.report import load_report
+
+    n = args.dataset_sizes[0]
+    runs = max(3, args.dataset_runs)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="jm-bench-report-") as tmp:
+        folder = Path(tmp)
+        gold, pred = invoices.write_jsonl(folder, n)
+        stored = folder / "stored.json"
+        if main(["score", str(gold), str(pred), "--format", "json", "-o", str(stored)]) == 2:
+            raise RuntimeError("jsonmatch score failed")
+        held = load_report(stored)
+        v3 = folder / "v3.json"
+        v3.write_text(_v3_text(dict(held), streamed=True), encoding="utf-8")
+        size, v3_size = stored.stat().st_size, v3.stat().st_size
+        fields = sum(len(c["fields"]) for c in held["comparisons"])
+        rows.append(
+            make_row(
+                SECTION,
+                f"JSON report size, {n:,} invoices ({fields:,} fields)",
+                None,
+                "version 3's layout of the same report",
+                None,
+                size / v3_size,
+                f"<= {SIZE_TARGET:.2f}x",
+                "PASS" if size / v3_size <= SIZE_TARGET else "MISS",
+                1,
+                f"{size / 1e6:.1f} MB against {v3_size / 1e6:.1f} MB "
+                f"({v3_size / size:.2f}x smaller)",
+            )
+        )
+        text = v3.read_text(encoding="utf-8")
+        parse: list[float] = []
+        report: list[float] = []
+        baseline: list[float] = []
+        for k in range(runs):
+            order: list[tuple[list[float], Callable[[], Any]]] = [
+                (parse, lambda: json.loads(text)),
+                (report, lambda: load_report(stored)),
+                (baseline, lambda: load_baseline(stored)),
+            ]
+            for acc, fn in order if k % 2 == 0 else order[::-1]:
+                acc.append(_cpu(fn))
+        for what, times in (("load_report", report), ("load_baseline", baseline)):
+            ratios = [t / p for t, p in zip(times, parse)]
+            rows.append(
+                make_row(
+                    SECTION,
+                    f"{what} of that report (CPU)",
+                    statistics.median(times),
+                    "json.loads of version 3's text, no check",
+                    statistics.median(parse),
+                    statistics.median(ratios),
+                    "INFO",
+                    "INFO",
+                    runs,
+                    f"ratios {_spread(ratios)} (min/median/max); seconds {_spread(times)} "
+                    f"against {_spread(parse)}; the read checks the whole report against "
+                    f"its schema and makes every field",
+                )
+            )
+    return rows
+
+
+def suite_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[Any]:
+    import suite
+
+    from pytest_jsonmatch.reporting.report import load_report
+
+    n = args.suite_files
+    runs = args.suite_runs
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="jm-bench-report-suite-") as tmp:
+        root = suite.write_suite(Path(tmp), n)
+        flag = ["--jsonmatch-report=report.json"]
+        with_report: list[float] = []
+        without: list[float] = []
+        for k in range(runs):
+            order = [(flag, with_report), ([], without)]
+            for extra, acc in order if k % 2 == 0 else order[::-1]:
+                _, cpu, rc, tail = suite.run_plugin(root, extra, args.quick)
+                if rc != 0 or f"{n} passed" not in tail:
+                    raise RuntimeError(f"suite run failed, rc={rc}:\n{tail}")
+                acc.append(cpu)
+        ratios = [w / o for w, o in zip(with_report, without)]
+        stored = root / "report.json"
+        size = stored.stat().st_size
+        v3_size = len(_v3_text(dict(load_report(stored))).encode())
+        rows.append(
+            make_row(
+                SECTION,
+                f"{n} one-case YAML files with --jsonmatch-report (CPU)",
+                statistics.median(with_report),
+                "the same run without a report",
+                statistics.median(without),
+                statistics.median(ratios),
+                f"<= {WRITE_TARGET:.2f}x",
+                "PASS" if statistics.median(ratios) <= WRITE_TARGET else "MISS",
+                runs,
+                f"ratios {_spread(ratios)} (min/median/max)",
+            )
+        )
+        rows.append(
+            make_row(
+                SECTION,
+                f"its JSON report's size, {n} cases",
+                None,
+                "version 3's layout of the same report",
+                None,
+                size / v3_size,
+                f"<= {SIZE_TARGET:.2f}x",
+                "PASS" if size / v3_size <= SIZE_TARGET else "MISS",
+                1,
+                f"{size / 1e6:.2f} MB against {v3_size / 1e6:.2f} MB "
+                f"({v3_size / size:.2f}x smaller)",
+            )
+        )
+    return rows
+
+
+def bench(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[Any]:
+    """Every row of the section; ``make_row`` is run.py's Row."""
+    return dataset_rows(args, make_row) + suite_rows(args, make_row)
