@@ -105,12 +105,16 @@ def test_the_report_in_a_browser(page_of):
     assert all(url.startswith("file://") for url in requests), requests
     # nothing hostile ran
     assert page.evaluate("window.hacked") is None
-    assert page.evaluate("document.querySelectorAll('script').length") == 1
+    # one script runs (ours); the cases' data block is not run
+    assert page.evaluate("document.querySelectorAll('script:not([type])').length") == 1
+    assert page.evaluate("document.querySelectorAll('script').length") == 2
     assert page.evaluate("document.querySelectorAll('img').length") == 0
     # the hostile values are on the page, as text
-    text = page.text_content("body")
-    assert SCRIPT in text and "inv-<b>2</b>" in text
-    assert TEXTAREA.replace('"', '\\"') in text  # the value shown as JSON
+    assert SCRIPT in page.text_content("header") and "inv-<b>2</b>" in page.text_content("#cases")
+    page.click("details.case.failed summary")
+    text = page.text_content("#case-rows")
+    assert SCRIPT in text and TEXTAREA.replace('"', '\\"') in text  # the value shown as JSON
+    page.click("details.case.failed summary")  # closed again
     # the numbers are the report's
     assert page.inner_text("[data-figure=overall]") == f"{report['overall']:.4f}"
     assert page.inner_text("[data-figure=count]") == str(report["count"])
@@ -159,6 +163,7 @@ def test_the_report_in_a_browser(page_of):
     assert page.inner_text("#shown-count") == "1 of 3 cases shown"
     # a case opens to expected and actual side by side, with its pairings
     page.select_option("#field-filter", "")
+    assert page.locator("details.case[open]").count() == 0
     page.click("details.case.failed summary")
     case = page.locator("details.case.failed")
     assert case.locator("tr[data-field='vendor'] .badge").inner_text() == "mismatch"
@@ -235,7 +240,8 @@ def test_the_valid_column_and_an_answers_violations_in_the_same_browser(page_of)
     bad = page.locator("details.case", has_text="bad")
     assert bad.locator(".badge.invalid").count() == 1
     assert page.locator("details.case", has_text="ok").locator(".badge.invalid").count() == 0
-    note = bad.locator("p.conformance.invalid").text_content()  # the case may be closed
+    bad.locator("summary").click()
+    note = bad.locator("p.conformance.invalid").text_content()
     assert note.startswith("answer breaks its schema (2 violations): ")
     assert "total type" in note and SCRIPT in note
 
@@ -256,7 +262,9 @@ BADGE_COLOURS = """() => {
     }
     return ["white", [255, 255, 255, 1]];
   }
-  document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+  document.querySelectorAll("details.case:not([open]) > summary").forEach(function (s) {
+    s.click();
+  });
   return Array.from(document.querySelectorAll(".badge")).map(function (el) {
     var style = getComputedStyle(el), box = el.getBoundingClientRect();
     var bg = background(el);
@@ -320,7 +328,7 @@ def test_a_case_scored_from_a_cut_answer_is_marked_and_says_where(page_of):
     assert len(badges) == 1 and badges[0]["visible"], badges
     assert contrast(badges[0]["rgb"], badges[0]["bg"]) >= 4.5, badges[0]
     note = page.locator("details.case:has(.badge.truncated) p.truncated-note")
-    assert note.is_visible()  # BADGE_COLOURS opened every case
+    assert note.is_visible()  # BADGE_COLOURS opened every case (by a click on each)
     assert note.inner_text() == (
         "The answer was cut off at line 1, column 88, after 87 characters of its JSON value, "
         "and scored closed: what it wrote is scored (the value it was writing as far as it "
@@ -361,9 +369,13 @@ def test_a_case_a_gate_failed_shows_that_gate_and_the_baseline_links_to_it(page_
         "failed: jsonmatch_max_drop",
     ]
     href = row.locator("a.case-link").get_attribute("href")
-    assert page.locator(href).get_attribute("data-status") == "failed"
+    assert href == "#case=b"
     row.locator("a.case-link").click()
     assert page.evaluate("location.hash") == href
+    # the link opens its case, marked, and scrolls it into view
+    opened = page.locator("details.case.current[open]")
+    assert opened.get_attribute("data-case") == "b" and opened.is_visible()
+    assert "Failed the gate jsonmatch_max_drop" in opened.inner_text()
     # each field before and after on the numbers its gate uses; now - base = change per row
     cells = page.locator("#baseline table.field-changes tbody tr").evaluate_all(
         "rows => rows.map(r => Array.from(r.cells, c => c.textContent))"

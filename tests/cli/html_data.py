@@ -1,0 +1,52 @@
+"""The HTML page's data block read back in Python, by the rules html_cases.py documents
+(a second reader, written from the documentation, so that a test holds the writer to it)."""
+
+from __future__ import annotations
+
+import json
+
+from pytest_jsonmatch.reporting import html_cases as hc
+
+
+def page_data(page: str) -> dict:
+    start = page.index('<script type="application/json" id="case-data">')
+    start = page.index(">", start) + 1
+    return json.loads(page[start : page.index("</script>", start)])
+
+
+def fields_of(data: dict, flat: list) -> list[dict]:
+    """A comparison's flat field items as one dict per field."""
+    out, k = [], 0
+    while k < len(flat):
+        place, code = flat[k], flat[k + 1]
+        flags, status = divmod(code, hc.CODE)
+        status = data["field_statuses"][status]
+        at = k + 2
+        score = 1.0 if status == "match" else 0.0
+        if flags & hc.HAS_SCORE:
+            score, at = flat[at], at + 1
+        path, field_path = data["places"][place]
+        field = {"path": path, "field_path": field_path, "status": status, "score": score}
+
+        def value(raw, cut, as_text=bool(flags & hc.VALUE_TEXT)):
+            return json.loads(raw) if as_text and not cut else raw
+
+        if flags & hc.HAS_EXPECTED:
+            field["expected"] = value(flat[at], flags & hc.EXPECTED_CUT)
+            at += 1
+        if flags & hc.HAS_ACTUAL:
+            if flags & hc.SAME:
+                field["actual"] = field["expected"]
+            else:
+                field["actual"] = value(flat[at], flags & hc.ACTUAL_CUT)
+                at += 1
+        field["expected_cut"] = bool(flags & hc.EXPECTED_CUT)
+        field["actual_cut"] = bool(flags & hc.ACTUAL_CUT)
+        out.append(field)
+        k = at
+    return out
+
+
+def reconstructed(data: dict) -> list[list[dict]]:
+    """Every comparison's fields, in the page's order."""
+    return [fields_of(data, run[8]) for run in data["runs"]]
