@@ -14,15 +14,20 @@ object of ``runs`` [runs, min, max, passed], ``error``, ``truncated`` (runs cut 
 [checked, valid], ``gate`` (the per-case gate that failed it), ``target``).
 
 ``runs`` (the comparisons): ``[case_id, repeat, status, score, threshold, precision,
-recall, f1, fields, extra?]``, numbers shown to 4 decimals written rounded to 4 (the page
-prints them so; a case's own mean score is written whole, as the order by score needs it).
-``fields`` is flat: per field a place index, then a code (the field status's index in
-``field_statuses`` plus :data:`CODE` times its flags: :data:`HAS_SCORE`, :data:`HAS_EXPECTED`,
-:data:`HAS_ACTUAL`, :data:`SAME`, :data:`EXPECTED_CUT`, :data:`ACTUAL_CUT`), then the items the
-flags say are there: the score (else 1 for a match, 0 for any other status), the expected
-value, the actual value (left out under SAME). ``extra``: ``error``, ``pairings`` [[path,
-expected index, actual index, score]], ``floors`` [[path, min score, score]], ``cut`` [line,
-column, chars], ``conformance`` [valid, count, [[path, keyword]]], ``target``.
+recall, f1, shape, fields, extra?]``, numbers shown to 4 decimals written rounded to 4 (the
+page prints them so; a case's own mean score is written whole, as the order by score needs
+it). ``shape`` is the places of the comparison's fields in order: an index into ``shapes``
+(lists of place indexes: most comparisons of a run share a few), or the list itself once
+``shapes`` holds :data:`MAX_SHAPES`. ``fields`` is flat: per field a code (the field status's
+index in ``field_statuses`` plus :data:`CODE` times its flags XOR :data:`USUAL`; flags:
+:data:`HAS_SCORE`, :data:`HAS_EXPECTED`, :data:`HAS_ACTUAL`, :data:`SAME`,
+:data:`EXPECTED_CUT`, :data:`ACTUAL_CUT`, :data:`VALUE_TEXT`), then the items the flags say are
+there: the score (else 1 for a match, 0 for any other status), the expected value, the actual
+value (left out under SAME). A match whose two values are the same value, the usual field,
+is code 0 and its value. Under VALUE_TEXT the values not cut are written as the JSON text the
+page shows. ``extra``: ``error``, ``pairings`` [[path, expected index, actual index, score]],
+``floors`` [[path, min score, score]], ``cut`` [line, column, chars], ``conformance`` [valid,
+count, [[path, keyword]]], ``target``.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import IO
 
-from ..engine.results.field_results import HALLUCINATION, MATCH, OMISSION
+from ..engine.results.field_results import MATCH
 from ..engine.results.field_results import STATUSES as FIELD_STATUSES
 from .shapes import CaseDict, ComparisonDict, FieldDict
 
@@ -43,7 +48,8 @@ HAS_SCORE, HAS_EXPECTED, HAS_ACTUAL, SAME, EXPECTED_CUT, ACTUAL_CUT = 1, 2, 4, 8
 VALUE_TEXT = 64  # the values are written as the JSON text the page shows (see _as_text)
 _EXACT_INT = 2**53  # integers a browser's JSON.parse reads exactly
 _STATUS_INDEX = {status: k for k, status in enumerate(FIELD_STATUSES)}
-_DEFAULT_ZERO = frozenset({OMISSION, HALLUCINATION})
+USUAL = HAS_EXPECTED | HAS_ACTUAL | SAME  # the flags of most fields: their code is the status's
+MAX_SHAPES = 4096  # shapes kept in the table (each a tuple of ints), so memory stays bounded
 
 _encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 # what must not stand in the text of a script block: ``<`` (``</script>``, ``<!--``) and lone
@@ -102,6 +108,7 @@ class CaseData:
     def __init__(self) -> None:
         self.strings: dict[str, int] = {}
         self.places: dict[tuple[str, str], int] = {}
+        self.shapes: dict[tuple[int, ...], int] = {}
 
     def string(self, text: str) -> int:
         found = self.strings.get(text)
@@ -151,8 +158,13 @@ class CaseData:
 
     def run_row(self, run: ComparisonDict) -> list[JSONItem]:
         fields: list[JSONItem] = []
-        for f in run["fields"]:
-            self._field(f, fields)
+        places = tuple([self._field(f, fields) for f in run["fields"]])
+        shape: JSONItem = self.shapes.get(places)
+        if shape is None:
+            if len(self.shapes) < MAX_SHAPES:
+                shape = self.shapes[places] = len(self.shapes)
+            else:
+                shape = list(places)
         extra: dict[str, JSONItem] = {}
         if run.get("error"):
             extra["error"] = run["error"]
@@ -190,19 +202,21 @@ class CaseData:
             _r4(run["precision"]),
             _r4(run["recall"]),
             _r4(run["f1"]),
+            shape,
             fields,
         ]
         if extra:
             row.append(extra)
         return row
 
-    def _field(self, f: FieldDict, out: list[JSONItem]) -> None:
+    def _field(self, f: FieldDict, out: list[JSONItem]) -> int:
+        """Append a field's code and items to ``out``; return its place's index."""
         status = f["status"]
         index = _STATUS_INDEX[status]  # the schema's field_status: FIELD_STATUSES, no other
         score = f["score"]
         flags = 0
         items: list[JSONItem] = []
-        if score != (0.0 if status in _DEFAULT_ZERO else 1.0 if status == MATCH else None):
+        if score != (1.0 if status == MATCH else 0.0):
             flags |= HAS_SCORE
             items.append(_r4(score))
         has_expected, has_actual = "expected" in f, "actual" in f
@@ -222,14 +236,15 @@ class CaseData:
                 flags |= SAME
             else:
                 items.append(_text(actual) if flags & VALUE_TEXT and not actual_cut else actual)
-        out.append(self.place(f["path"], f["field_path"]))
-        out.append(index + CODE * flags)
+        out.append(index + CODE * (flags ^ USUAL))
         out.extend(items)
+        return self.place(f["path"], f["field_path"])
 
     def tables(self) -> dict[str, JSONItem]:
         return {
             "strings": list(self.strings),
             "places": [[path, field_path] for path, field_path in self.places],
+            "shapes": [list(shape) for shape in self.shapes],
             "field_statuses": list(FIELD_STATUSES),
         }
 

@@ -26,10 +26,10 @@ CASES_SCRIPT = r"""
   var rowsEl = document.getElementById("case-rows");
   if (!holder || !rowsEl) { return; }
   var data = JSON.parse(holder.textContent);
-  var S = data.strings, PLACES = data.places, FSTAT = data.field_statuses;
+  var S = data.strings, PLACES = data.places, SHAPES = data.shapes, FSTAT = data.field_statuses;
   var cases = data.cases, n = cases.length;
   var CODE = 8, HAS_SCORE = 1, HAS_EXPECTED = 2, HAS_ACTUAL = 4, SAME = 8, EXPECTED_CUT = 16,
-      ACTUAL_CUT = 32, VALUE_TEXT = 64;
+      ACTUAL_CUT = 32, VALUE_TEXT = 64, USUAL = HAS_EXPECTED | HAS_ACTUAL | SAME;
   var byId = new Map();
   cases.forEach(function (c, i) { byId.set(c[0], i); });
   var runsOf = [];
@@ -95,15 +95,15 @@ CASES_SCRIPT = r"""
   function fieldsOfCase(i) {
     var found = new Set();
     (runsOf[i] || []).forEach(function (r) {
-      eachField(r[8], function (place) { found.add(PLACES[place][1]); });
+      eachField(r, function (place) { found.add(PLACES[place][1]); });
     });
     return found;
   }
-  function eachField(flat, visit) {
-    var k = 0;
-    while (k < flat.length) {
-      var place = flat[k], code = flat[k + 1], flags = Math.floor(code / CODE);
-      var st = FSTAT[code % CODE], at = k + 2;
+  function eachField(r, visit) {
+    var places = typeof r[8] === "number" ? SHAPES[r[8]] : r[8], flat = r[9], k = 0;
+    for (var f = 0; f < places.length; f++) {
+      var place = places[f], code = flat[k], flags = Math.floor(code / CODE) ^ USUAL;
+      var st = FSTAT[code % CODE], at = k + 1;
       var score = st === "match" ? 1 : 0;
       if (flags & HAS_SCORE) { score = flat[at]; at += 1; }
       var exp, act;
@@ -295,7 +295,7 @@ CASES_SCRIPT = r"""
   }
 
   function runBody(r, numbered, body) {
-    var x = r[9] || {};
+    var x = r[10] || {};
     if (numbered) { body.appendChild(node("h4", "", "run " + r[1])); }
     if (S[r[2]] === "error") { return; }
     var head = node("p", "", "score ");
@@ -316,7 +316,7 @@ CASES_SCRIPT = r"""
         violations(v[2], v[1])));
     }
     var rows = [];
-    eachField(r[8], function (place, st, score, flags, exp, act) {
+    eachField(r, function (place, st, score, flags, exp, act) {
       var tr = node("tr", st);
       tr.setAttribute("data-field", PLACES[place][1]);
       tr.appendChild(node("td", "path", PLACES[place][0]));

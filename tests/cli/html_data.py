@@ -14,14 +14,16 @@ def page_data(page: str) -> dict:
     return json.loads(page[start : page.index("</script>", start)])
 
 
-def fields_of(data: dict, flat: list) -> list[dict]:
-    """A comparison's flat field items as one dict per field."""
+def fields_of(data: dict, run: list) -> list[dict]:
+    """A comparison's fields, one dict each."""
+    shape, flat = run[8], run[9]
+    places = data["shapes"][shape] if isinstance(shape, int) else shape
     out, k = [], 0
-    while k < len(flat):
-        place, code = flat[k], flat[k + 1]
-        flags, status = divmod(code, hc.CODE)
+    for place in places:
+        flags, status = divmod(flat[k], hc.CODE)
+        flags ^= hc.USUAL
         status = data["field_statuses"][status]
-        at = k + 2
+        at = k + 1
         score = 1.0 if status == "match" else 0.0
         if flags & hc.HAS_SCORE:
             score, at = flat[at], at + 1
@@ -44,9 +46,10 @@ def fields_of(data: dict, flat: list) -> list[dict]:
         field["actual_cut"] = bool(flags & hc.ACTUAL_CUT)
         out.append(field)
         k = at
+    assert k == len(flat)
     return out
 
 
 def reconstructed(data: dict) -> list[list[dict]]:
     """Every comparison's fields, in the page's order."""
-    return [fields_of(data, run[8]) for run in data["runs"]]
+    return [fields_of(data, run) for run in data["runs"]]

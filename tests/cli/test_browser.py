@@ -387,3 +387,98 @@ def test_a_case_a_gate_failed_shows_that_gate_and_the_baseline_links_to_it(page_
     ]
     for c in cells:
         assert round(float(c[4]) - float(c[3]), 4) == float(c[5])
+
+
+# -- a run of 10,000 cases: every case on the page, found, opened, reachable -----------------
+
+LARGE = 10_000
+EVERY_ROW = """async () => {
+  // the list by case id, walked a viewport at a time: the ids of every row made
+  var rows = document.getElementById("case-rows"), seen = new Set(), most = 0;
+  var top = rows.getBoundingClientRect().top + window.scrollY;
+  for (var y = top; y < top + rows.offsetHeight + innerHeight; y += innerHeight) {
+    window.scrollTo(0, y);
+    await new Promise(function (r) { requestAnimationFrame(function () { setTimeout(r, 0); }); });
+    var made = rows.querySelectorAll("details.case");
+    most = Math.max(most, made.length);
+    made.forEach(function (d) { seen.add(d.getAttribute("data-case")); });
+  }
+  return {seen: Array.from(seen), most: most,
+          elements: document.getElementsByTagName("*").length};
+}"""
+
+
+def _large_run(folder):
+    """LARGE records scored by ``jsonmatch score --format html``: case ``c-K`` has a vendor,
+    a number and two tags; every third prediction gets its number wrong (K + 1)."""
+    from .run import jsonmatch
+
+    gold, pred = folder / "gold.jsonl", folder / "pred.jsonl"
+    with gold.open("w") as g, pred.open("w") as p:
+        for k in range(LARGE):
+            record = {"id": f"c-{k:05d}", "vendor": f"V{k % 7}", "n": k, "tags": ["a", "b"]}
+            g.write(json.dumps(record) + "\n")
+            if k % 3 == 0:
+                record["n"] = k + 1
+            p.write(json.dumps(record) + "\n")
+    page = folder / "large.html"
+    done = jsonmatch(
+        "score",
+        str(gold),
+        str(pred),
+        "--id-field",
+        "id",
+        "--format",
+        "html",
+        "-o",
+        str(page),
+        timeout=600,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return page
+
+
+def test_every_case_of_a_large_run_can_be_found_opened_and_reached(tmp_path):
+    page_path = _large_run(tmp_path)
+    assert page_path.stat().st_size <= 5_000_000  # the issue's bound for 10,000 cases
+    with offline_browser() as (load, requests):
+        page, problems = load(page_path)
+        page.set_viewport_size({"width": 1280, "height": 3000})
+        assert problems == []
+        assert all(url.startswith("file://") for url in requests), requests
+        assert page.inner_text("#shown-count") == f"{LARGE} of {LARGE} cases shown"
+        # only the rows in view are made: a few dozen of the 10,000
+        assert page.locator("details.case").count() < 200
+        # the last case by id, found by the filter and opened: its number is wrong (9999 is
+        # a multiple of 3): expected 9999, actual 10000; its vendor matched
+        page.fill("#case-find", "c-09999")
+        assert page.inner_text("#shown-count") == f"1 of {LARGE} cases shown"
+        last = page.locator("details.case")
+        assert last.locator(".case-id").inner_text() == "c-09999"
+        last.locator("summary").click()
+        assert last.get_attribute("open") is not None
+        row = last.locator("tr[data-field='n'] td")
+        assert row.all_inner_texts() == ["n", "mismatch", "0.0000", "9999", "10000"]
+        assert last.locator("tr[data-field='vendor'] td").all_inner_texts() == [
+            "vendor",
+            "match",
+            "1.0000",
+            '"V3"',  # 9999 % 7 = 3
+            '"V3"',
+        ]
+        # worst first over every case: a case whose number is wrong (3 of 4 fields: 0.75)
+        page.fill("#case-find", "")
+        first = "document.querySelector('#case-rows details.case .case-id').textContent"
+        assert page.evaluate(first) == "c-00000"
+        page.select_option("#case-order", "best")
+        assert page.evaluate(first) == "c-00001"  # 1.0, the lowest id of those
+        page.check("#failed-only")
+        assert page.inner_text("#shown-count") == f"{(LARGE + 2) // 3} of {LARGE} cases shown"
+        page.uncheck("#failed-only")
+        # every case reachable by scrolling the list, by id; never more than a few screens
+        # of rows in the document
+        page.select_option("#case-order", "id")
+        walked = page.evaluate(EVERY_ROW)
+        assert sorted(walked["seen"]) == [f"c-{k:05d}" for k in range(LARGE)]
+        assert walked["most"] < 200 and walked["elements"] < 2000
+        assert problems == []
