@@ -81,11 +81,16 @@ CASES_SCRIPT = r"""
     for (var i = 0; i < n; i++) { idx[i] = i; }
     if (name === "id") {
       idx.sort(function (a, b) { return cmpId(cases[a][0], cases[b][0]); });
-    } else {
-      var sign = name === "best" ? -1 : 1;
+    } else if (name === "best") {  // the counted cases by mean score, highest first
       idx.sort(function (a, b) {
         var x = cases[a], y = cases[b];
-        return sign * ((rank(x) - rank(y)) || (x[3] - y[3])) || cmpId(x[0], y[0]);
+        return ((rank(x) === 2) - (rank(y) === 2)) || (y[3] - x[3]) || (rank(x) - rank(y)) ||
+          cmpId(x[0], y[0]);
+      });
+    } else {  // aggregate.case_order: unscored first, then by mean score; xfail-marked last
+      idx.sort(function (a, b) {
+        var x = cases[a], y = cases[b];
+        return (rank(x) - rank(y)) || (x[3] - y[3]) || cmpId(x[0], y[0]);
       });
     }
     return (orders[name] = idx);

@@ -155,6 +155,10 @@ def test_the_report_in_a_browser(page_of):
     assert page.evaluate(visible) == ["inv-1", "inv-3", "inv-<b>2</b>"]
     page.select_option("#case-order", "worst")
     assert page.evaluate(visible) == ["inv-3", "inv-<b>2</b>", "inv-1"]
+    # best first: by mean score, highest first; the unscored case (0) last
+    page.select_option("#case-order", "best")
+    assert page.evaluate(visible) == ["inv-1", "inv-<b>2</b>", "inv-3"]
+    page.select_option("#case-order", "worst")
     page.select_option("#metric-filter", "structural_f1")
     assert page.evaluate(visible) == ["inv-3"]
     page.select_option("#metric-filter", "")
