@@ -51,6 +51,7 @@ FIRST_PAINT = """() => {
           performance.getEntriesByType("paint")[0];
   return e ? e.startTime : null;
 }"""
+LOADED = """() => performance.getEntriesByType("navigation")[0].loadEventEnd"""
 
 
 def _env() -> dict[str, str]:
@@ -138,7 +139,13 @@ def browse(pages: Sequence[Path], loads: int) -> dict[Path, dict[str, list[float
         for path in pages:
             plain = path.with_suffix(".plain.html")
             plain.write_text('<!DOCTYPE html><html lang="en"><body><p>a page</p></body></html>\n')
-            figures: dict[str, list[float]] = {"paint": [], "plain": [], "nodes": [], "expand": []}
+            figures: dict[str, list[float]] = {
+                "paint": [],
+                "plain": [],
+                "load": [],
+                "nodes": [],
+                "expand": [],
+            }
             for _ in range(loads):
                 for which, target in (("plain", plain), ("paint", path)):
                     tab = context.new_page()
@@ -147,6 +154,7 @@ def browse(pages: Sequence[Path], loads: int) -> dict[Path, dict[str, list[float
                     tab.wait_for_timeout(50)
                     figures[which].append(float(tab.evaluate(FIRST_PAINT) or "nan"))
                     if which == "paint":
+                        figures["load"].append(tab.evaluate(LOADED))
                         figures["nodes"].append(
                             tab.evaluate("document.getElementsByTagName('*').length")
                         )
@@ -164,7 +172,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--loads", type=int, default=3)
     parser.add_argument("--no-suite", action="store_true", help="leave the plugin's page out")
     parser.add_argument("--keep", help="a folder to keep the pages in")
+    parser.add_argument(
+        "--page",
+        action="append",
+        default=[],
+        help="only open this page in the browser (repeat to compare pages in one run)",
+    )
     args = parser.parse_args(argv)
+    if args.page:
+        pages = [Path(p) for p in args.page]
+        made = [(str(p), p, 0.0, 0) for p in pages]
+        _print(_browser_rows(made, browse(pages, args.loads)))
+        return 0
     folder = Path(args.keep or tempfile.mkdtemp(prefix="jm-html-"))
     folder.mkdir(parents=True, exist_ok=True)
     made: list[tuple[str, Path, float, int]] = []
@@ -175,19 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         page, took, peak = suite_page(folder, args.records)
         made.append((f"plugin, {args.records}-case suite", page, took, peak))
         print(f"{made[-1][0]}: written in {took:.2f} s, peak {peak / 1024:.0f} MB", flush=True)
-    figures = browse([m[1] for m in made], args.loads)
-    rows: list[tuple[str, str]] = []
-    for name, page, took, peak in made:
-        f = figures[page]
-        ratio = [a / b for a, b in zip(f["paint"], f["plain"])]
-        rows += [
-            (f"{name}: write", f"{took:.2f} s, peak {peak / 1024:.0f} MB"),
-            (f"{name}: size", f"{page.stat().st_size / 1e6:.2f} MB"),
-            (f"{name}: first paint (ms)", _spread(f["paint"])),
-            (f"{name}: first paint / a one-line page's", _spread(ratio, "x", 2)),
-            (f"{name}: elements", _spread(f["nodes"])),
-            (f"{name}: expand a case (ms)", _spread(f["expand"], "", 1)),
-        ]
+    rows = _browser_rows(made, browse([m[1] for m in made], args.loads))
     if args.large:
         _, _, big = score_page(folder, args.large)
         small = made[0][3]
@@ -197,11 +204,35 @@ def main(argv: list[str] | None = None) -> int:
                 f"{big / 1024:.0f} MB / {small / 1024:.0f} MB = {big / small:.3f}",
             )
         )
+    _print(rows)
+    print(json.dumps({"folder": str(folder)}))
+    return 0
+
+
+def _print(rows: list[tuple[str, str]]) -> None:
     width = max(len(r[0]) for r in rows)
     for label, value in rows:
         print(f"{label:<{width}}  {value}")
-    print(json.dumps({"folder": str(folder)}))
-    return 0
+
+
+def _browser_rows(
+    made: list[tuple[str, Path, float, int]], figures: dict[Path, dict[str, list[float]]]
+) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
+    for name, page, took, peak in made:
+        f = figures[page]
+        ratio = [a / b for a, b in zip(f["paint"], f["plain"])]
+        if took:
+            rows.append((f"{name}: write", f"{took:.2f} s, peak {peak / 1024:.0f} MB"))
+        rows += [
+            (f"{name}: size", f"{page.stat().st_size / 1e6:.2f} MB"),
+            (f"{name}: first paint (ms)", _spread(f["paint"])),
+            (f"{name}: first paint / a one-line page's", _spread(ratio, "x", 2)),
+            (f"{name}: loaded, script run (ms)", _spread(f["load"])),
+            (f"{name}: elements", _spread(f["nodes"])),
+            (f"{name}: expand a case (ms)", _spread(f["expand"], "", 1)),
+        ]
+    return rows
 
 
 if __name__ == "__main__":
