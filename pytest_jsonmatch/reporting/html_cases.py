@@ -9,14 +9,17 @@ referred to by index, as are the fields' places (``places``: instance path and f
 a field's value is written once where expected and actual are the same JSON value.
 
 ``cases``: ``[case_id, status, metric, mean_score, file, line, extra?]`` (status, metric and
-file: indexes into ``strings``, file -1 for none; ``extra``, only when there is any: an
+file: indexes into ``strings``, file -1 for none; a case id that is its file, ``::`` and a
+rest, as the plugin's are, written as ``[rest]``; ``extra``, only when there is any: an
 object of ``runs`` [runs, min, max, passed], ``error``, ``truncated`` (runs cut off), ``valid``
 [checked, valid], ``gate`` (the per-case gate that failed it), ``target``).
 
-``runs`` (the comparisons): ``[case_id, repeat, status, score, threshold, precision,
-recall, f1, shape, fields, extra?]``, numbers shown to 4 decimals written rounded to 4 (the
-page prints them so; a case's own mean score is written whole, as the order by score needs
-it). ``shape`` is the places of the comparison's fields in order: an index into ``shapes``
+``runs`` (the comparisons): ``[case, repeat, status, score, threshold, prf, shape, fields,
+extra?]``: ``case`` the index of its case in ``cases`` (its case id where the comparisons do
+not come in the cases' order); ``prf`` 0 where precision, recall and F1 are the score, else
+``[precision, recall, f1]``; numbers shown to 4 decimals written rounded to 4 (the page
+prints them so; a case's own mean score is written whole, as the order by score needs it).
+``shape`` is the places of the comparison's fields in order: an index into ``shapes``
 (lists of place indexes: most comparisons of a run share a few), or the list itself once
 ``shapes`` holds :data:`MAX_SHAPES`. ``fields`` is flat: per field a code (the field status's
 index in ``field_statuses`` plus :data:`CODE` times its flags XOR :data:`USUAL`; flags:
@@ -144,8 +147,11 @@ class CaseData:
         if case.get("target"):
             extra["target"] = case["target"]
         where = case.get("file") or ""
+        case_id = case["case_id"]
         row: list[JSONItem] = [
-            case["case_id"],
+            [case_id[len(where) + 2 :]]
+            if where and case_id.startswith(where) and case_id[len(where) : len(where) + 2] == "::"
+            else case_id,
             self.string(case["status"]),
             self.string(case["metric"]),
             case["mean_score"],
@@ -156,7 +162,7 @@ class CaseData:
             row.append(extra)
         return row
 
-    def run_row(self, run: ComparisonDict) -> list[JSONItem]:
+    def run_row(self, run: ComparisonDict, case: int | str) -> list[JSONItem]:
         fields: list[JSONItem] = []
         places = tuple([self._field(f, fields) for f in run["fields"]])
         shape: JSONItem = self.shapes.get(places)
@@ -193,15 +199,15 @@ class CaseData:
             ]
         if run.get("target"):
             extra["target"] = run["target"]
+        score = _r4(run["score"])
+        prf = [_r4(run["precision"]), _r4(run["recall"]), _r4(run["f1"])]
         row: list[JSONItem] = [
-            run["case_id"],
+            case,
             run["repeat"],
             self.string(run["status"]),
-            _r4(run["score"]),
+            score,
             _r4(run["threshold"]),
-            _r4(run["precision"]),
-            _r4(run["recall"]),
-            _r4(run["f1"]),
+            0 if prf == [score, score, score] else prf,
             shape,
             fields,
         ]
@@ -267,8 +273,18 @@ def write_case_data(
         count += 1
     fh.write('],"runs":[')
     first = True
+    # each comparison's case by its index: the cases read again beside the comparisons,
+    # which come in the same order where they are one run's (a case's repeats together)
+    again = iter(cases)
+    index, current = -1, None
     for run in comparisons:
-        fh.write(("" if first else ",") + script_json(data.run_row(run)))
+        case_id = run["case_id"]
+        if case_id != current:
+            following = next(again, None)
+            if following is not None:
+                index, current = index + 1, following["case_id"]
+        reference: int | str = index if case_id == current else case_id
+        fh.write(("" if first else ",") + script_json(data.run_row(run, reference)))
         first = False
     fh.write("]," + script_json(data.tables())[1:])
     return count

@@ -31,10 +31,13 @@ CASES_SCRIPT = r"""
   var CODE = 8, HAS_SCORE = 1, HAS_EXPECTED = 2, HAS_ACTUAL = 4, SAME = 8, EXPECTED_CUT = 16,
       ACTUAL_CUT = 32, VALUE_TEXT = 64, USUAL = HAS_EXPECTED | HAS_ACTUAL | SAME;
   var byId = new Map();
+  cases.forEach(function (c) {  // a plugin's case id, file::rest, put together again
+    if (typeof c[0] !== "string") { c[0] = S[c[4]] + "::" + c[0][0]; }
+  });
   cases.forEach(function (c, i) { byId.set(c[0], i); });
   var runsOf = [];
   data.runs.forEach(function (r) {
-    var i = byId.get(r[0]);
+    var i = typeof r[0] === "number" ? r[0] : byId.get(r[0]);
     if (i === undefined) { return; }
     (runsOf[i] || (runsOf[i] = [])).push(r);
   });
@@ -105,7 +108,7 @@ CASES_SCRIPT = r"""
     return found;
   }
   function eachField(r, visit) {
-    var places = typeof r[8] === "number" ? SHAPES[r[8]] : r[8], flat = r[9], k = 0;
+    var places = typeof r[6] === "number" ? SHAPES[r[6]] : r[6], flat = r[7], k = 0;
     for (var f = 0; f < places.length; f++) {
       var place = places[f], code = flat[k], flags = Math.floor(code / CODE) ^ USUAL;
       var st = FSTAT[code % CODE], at = k + 1;
@@ -300,13 +303,14 @@ CASES_SCRIPT = r"""
   }
 
   function runBody(r, numbered, body) {
-    var x = r[10] || {};
+    var x = r[8] || {};
+    var prf = r[5] || [r[3], r[3], r[3]];
     if (numbered) { body.appendChild(node("h4", "", "run " + r[1])); }
     if (S[r[2]] === "error") { return; }
     var head = node("p", "", "score ");
     head.appendChild(node("strong", "", num(r[3])));
     head.appendChild(document.createTextNode(" (threshold " + num(r[4]) + "), precision " +
-      num(r[5]) + ", recall " + num(r[6]) + ", F1 " + num(r[7])));
+      num(prf[0]) + ", recall " + num(prf[1]) + ", F1 " + num(prf[2])));
     body.appendChild(head);
     if (x.cut) {
       body.appendChild(node("p", "truncated-note", "The answer was cut off at line " + x.cut[0] +

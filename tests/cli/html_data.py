@@ -16,7 +16,7 @@ def page_data(page: str) -> dict:
 
 def fields_of(data: dict, run: list) -> list[dict]:
     """A comparison's fields, one dict each."""
-    shape, flat = run[8], run[9]
+    shape, flat = run[6], run[7]
     places = data["shapes"][shape] if isinstance(shape, int) else shape
     out, k = [], 0
     for place in places:
@@ -48,6 +48,20 @@ def fields_of(data: dict, run: list) -> list[dict]:
         k = at
     assert k == len(flat)
     return out
+
+
+def case_ids(data: dict) -> list[str]:
+    """The cases' ids, the plugin's (file::rest) put together again."""
+    return [
+        data["strings"][c[4]] + "::" + c[0][0] if isinstance(c[0], list) else c[0]
+        for c in data["cases"]
+    ]
+
+
+def run_case_ids(data: dict) -> list[str]:
+    """Each comparison's case id, from its case's index (or as written)."""
+    ids = case_ids(data)
+    return [ids[r[0]] if isinstance(r[0], int) else r[0] for r in data["runs"]]
 
 
 def reconstructed(data: dict) -> list[list[dict]]:

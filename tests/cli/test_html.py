@@ -10,7 +10,7 @@ import re
 from pytest_jsonmatch.reporting.html import histogram_counts, render_html
 
 from .hostile import SCRIPT, TEXTAREA, hostile_report
-from .html_data import page_data, reconstructed
+from .html_data import case_ids, page_data, reconstructed, run_case_ids
 
 
 def test_values_are_escaped_and_only_our_script_runs():
@@ -25,7 +25,7 @@ def test_values_are_escaped_and_only_our_script_runs():
     block = page[start : page.index("</script>", start)]
     assert "<" not in block and "\\u003cscript>window.hacked = 1\\u003c/script>" in block
     data = json.loads(block)  # and it reads back to the values
-    assert [c[0] for c in data["cases"]] == ["inv-1", "inv-3", "inv-<b>2</b>"]
+    assert case_ids(data) == ["inv-1", "inv-3", "inv-<b>2</b>"]
     fields = {f["path"]: f for run in reconstructed(data) for f in run}
     assert fields["note"]["expected"] == TEXTAREA and fields["vendor"]["actual"] == SCRIPT
     assert json.dumps([SCRIPT]) in fields  # the hallucinated key, in its path
@@ -60,7 +60,8 @@ def test_every_case_and_every_field_verdict_is_in_the_data():
 
     for report in (every_status_report(), truncated_report(), hostile_report()):
         data = page_data(render_html(report))
-        assert sorted(c[0] for c in data["cases"]) == sorted(c["case_id"] for c in report["cases"])
+        assert case_ids(data) == [c["case_id"] for c in report["cases"]]
+        assert run_case_ids(data) == [c["case_id"] for c in report["comparisons"]]
         assert reconstructed(data) == [
             [
                 {
@@ -76,3 +77,26 @@ def test_every_case_and_every_field_verdict_is_in_the_data():
             ]
             for c in report["comparisons"]
         ]
+
+
+def test_a_comparison_names_its_case_by_index_where_the_orders_agree_else_by_id():
+    # cases inv-1, inv-3, inv-<b>2</b>; their comparisons in that order are named 0, 1, 2;
+    # in another order (inv-3, inv-1, inv-<b>2</b>) those out of step are named by id (the
+    # cases are read one further at each new id)
+    report = hostile_report()
+    assert [c["case_id"] for c in report["comparisons"]] == ["inv-1", "inv-3", "inv-<b>2</b>"]
+    assert [r[0] for r in page_data(render_html(report))["runs"]] == [0, 1, 2]
+    first, second, third = report["comparisons"]
+    report["comparisons"] = [second, first, third]
+    data = page_data(render_html(report))
+    # inv-3 meets case 0 (inv-1): by id; inv-1 is case 0; inv-<b>2</b> meets case 1: by id
+    assert [r[0] for r in data["runs"]] == ["inv-3", 0, "inv-<b>2</b>"]
+    assert run_case_ids(data) == ["inv-3", "inv-1", "inv-<b>2</b>"]
+    report["comparisons"] = [first, second, third]
+    # the plugin's ids (file::name) are written as the name after their file's index
+    report["cases"] = [{**c, "case_id": f"{c['file']}::{c['case_id']}"} for c in report["cases"]]
+    for c in report["comparisons"]:
+        c["case_id"] = f"{c['file']}::{c['case_id']}"
+    data = page_data(render_html(report))
+    assert data["cases"][0][0] == ["inv-1"] and data["strings"][data["cases"][0][4]] == "data.jsonl"
+    assert run_case_ids(data) == [c["case_id"] for c in report["comparisons"]]
