@@ -84,14 +84,17 @@ def _same(expected: object, actual: object) -> bool:
 
 
 def _as_text(value: object) -> bool:
-    """Whether a value is written as its JSON text rather than as the value: a float (a
-    browser would print 1.0 as 1, 1e-05 as 0.00001), an integer a double cannot hold
-    exactly, an array or an object (shown indented, as Python writes it)."""
-    kind = type(value)
-    if kind is str or kind is bool or value is None:
+    """Whether a value is written as its JSON text rather than as the value: a float a
+    browser would print otherwise than Python (1.0 as 1, 1e-05 as 0.00001, 1e+16 as
+    10000000000000000; between 1e-4 and 1e16 both print the same shortest digits), an
+    integer a double cannot hold exactly, an array or an object (shown indented, as Python
+    writes it)."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
         return False
-    if kind is int:
-        return abs(value) > _EXACT_INT  # type: ignore[arg-type]
+    if isinstance(value, int):
+        return abs(value) > _EXACT_INT
+    if isinstance(value, float):
+        return value.is_integer() or not 1e-4 <= abs(value) < 1e16
     return True
 
 

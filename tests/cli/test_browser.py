@@ -486,3 +486,36 @@ def test_every_case_of_a_large_run_can_be_found_opened_and_reached(tmp_path):
         assert sorted(walked["seen"]) == [f"c-{k:05d}" for k in range(LARGE)]
         assert walked["most"] < 200 and walked["elements"] < 2000
         assert problems == []
+
+
+def test_numbers_show_as_python_writes_them(page_of):
+    # the page gets values as JSON; a browser reads 1.0 as 1 and prints 1e-05 as 0.00001:
+    # such values travel as their text, so each cell shows what json.dumps writes
+    from pytest_jsonmatch.dataset import Pair, ScoreSettings, comparison_of
+    from pytest_jsonmatch.engine.match import match_json
+    from pytest_jsonmatch.reporting.aggregate import summarize
+    from pytest_jsonmatch.reporting.gates import GateSettings, judge
+    from pytest_jsonmatch.reporting.report import build_report
+
+    expected = {"a": 1.0, "b": 1e-05, "c": 1e16, "d": 0.5, "e": 2**60 + 1, "f": 3786.13}
+    actual = {"a": 2, "b": 0.00002, "c": 1e21, "d": 0.25, "e": 2**60, "f": 3786.14, "g": [1.5]}
+    settings = ScoreSettings("field_f1", 0.5, {}, "full")
+    comparison = comparison_of(
+        Pair("n", expected, actual, "n", "d.jsonl", 1), match_json(actual, expected), settings
+    )
+    summary = summarize([comparison])
+    report = build_report(summary, [comparison], judge(summary, GateSettings()), None, {})
+    page, problems, _ = page_of(report, "numbers.html")
+    assert problems == [] and page.locator("details.case[open]").count() == 1
+    cells = page.locator("table.side-by-side tbody tr").evaluate_all(
+        "rows => rows.map(r => [r.getAttribute('data-field'),"
+        " Array.from(r.querySelectorAll('td')).slice(3).map(c => c.textContent)])"
+    )
+
+    def shown(value):
+        return json.dumps(value, ensure_ascii=False, indent=1)
+
+    assert cells == [
+        [key, [shown(expected[key]) if key in expected else "missing", shown(actual[key])]]
+        for key in sorted(set(expected) | set(actual), key=list(actual).index)
+    ]
