@@ -86,16 +86,23 @@ def offline_browser():
 
 
 @pytest.fixture(scope="module")
-def page_of(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("html")
+def browser():
+    """The module's one browser: (``load(path)``, the URLs every page requested)."""
     with offline_browser() as (load, requests):
+        yield load, requests
 
-        def open_page(report: dict, name: str):
-            path = folder / name
-            path.write_text(render_html(report), encoding="utf-8")
-            return (*load(path), requests)
 
-        yield open_page
+@pytest.fixture(scope="module")
+def page_of(tmp_path_factory, browser):
+    folder = tmp_path_factory.mktemp("html")
+    load, requests = browser
+
+    def open_page(report: dict, name: str):
+        path = folder / name
+        path.write_text(render_html(report), encoding="utf-8")
+        return (*load(path), requests)
+
+    return open_page
 
 
 def test_the_report_in_a_browser(page_of):
@@ -442,50 +449,50 @@ def _large_run(folder):
     return page
 
 
-def test_every_case_of_a_large_run_can_be_found_opened_and_reached(tmp_path):
+def test_every_case_of_a_large_run_can_be_found_opened_and_reached(tmp_path, browser):
     page_path = _large_run(tmp_path)
     assert page_path.stat().st_size <= 5_000_000  # the issue's bound for 10,000 cases
-    with offline_browser() as (load, requests):
-        page, problems = load(page_path)
-        page.set_viewport_size({"width": 1280, "height": 3000})
-        assert problems == []
-        assert all(url.startswith("file://") for url in requests), requests
-        assert page.inner_text("#shown-count") == f"{LARGE} of {LARGE} cases shown"
-        # only the rows in view are made: a few dozen of the 10,000
-        assert page.locator("details.case").count() < 200
-        # the last case by id, found by the filter and opened: its number is wrong (9999 is
-        # a multiple of 3): expected 9999, actual 10000; its vendor matched
-        page.fill("#case-find", "c-09999")
-        assert page.inner_text("#shown-count") == f"1 of {LARGE} cases shown"
-        last = page.locator("details.case")
-        assert last.locator(".case-id").inner_text() == "c-09999"
-        last.locator("summary").click()
-        assert last.get_attribute("open") is not None
-        row = last.locator("tr[data-field='n'] td")
-        assert row.all_inner_texts() == ["n", "mismatch", "0.0000", "9999", "10000"]
-        assert last.locator("tr[data-field='vendor'] td").all_inner_texts() == [
-            "vendor",
-            "match",
-            "1.0000",
-            '"V3"',  # 9999 % 7 = 3
-            '"V3"',
-        ]
-        # worst first over every case: a case whose number is wrong (3 of 4 fields: 0.75)
-        page.fill("#case-find", "")
-        first = "document.querySelector('#case-rows details.case .case-id').textContent"
-        assert page.evaluate(first) == "c-00000"
-        page.select_option("#case-order", "best")
-        assert page.evaluate(first) == "c-00001"  # 1.0, the lowest id of those
-        page.check("#failed-only")
-        assert page.inner_text("#shown-count") == f"{(LARGE + 2) // 3} of {LARGE} cases shown"
-        page.uncheck("#failed-only")
-        # every case reachable by scrolling the list, by id; never more than a few screens
-        # of rows in the document
-        page.select_option("#case-order", "id")
-        walked = page.evaluate(EVERY_ROW)
-        assert sorted(walked["seen"]) == [f"c-{k:05d}" for k in range(LARGE)]
-        assert walked["most"] < 200 and walked["elements"] < 2000
-        assert problems == []
+    load, requests = browser
+    page, problems = load(page_path)
+    page.set_viewport_size({"width": 1280, "height": 3000})
+    assert problems == []
+    assert all(url.startswith("file://") for url in requests), requests
+    assert page.inner_text("#shown-count") == f"{LARGE} of {LARGE} cases shown"
+    # only the rows in view are made: a few dozen of the 10,000
+    assert page.locator("details.case").count() < 200
+    # the last case by id, found by the filter and opened: its number is wrong (9999 is
+    # a multiple of 3): expected 9999, actual 10000; its vendor matched
+    page.fill("#case-find", "c-09999")
+    assert page.inner_text("#shown-count") == f"1 of {LARGE} cases shown"
+    last = page.locator("details.case")
+    assert last.locator(".case-id").inner_text() == "c-09999"
+    last.locator("summary").click()
+    assert last.get_attribute("open") is not None
+    row = last.locator("tr[data-field='n'] td")
+    assert row.all_inner_texts() == ["n", "mismatch", "0.0000", "9999", "10000"]
+    assert last.locator("tr[data-field='vendor'] td").all_inner_texts() == [
+        "vendor",
+        "match",
+        "1.0000",
+        '"V3"',  # 9999 % 7 = 3
+        '"V3"',
+    ]
+    # worst first over every case: a case whose number is wrong (3 of 4 fields: 0.75)
+    page.fill("#case-find", "")
+    first = "document.querySelector('#case-rows details.case .case-id').textContent"
+    assert page.evaluate(first) == "c-00000"
+    page.select_option("#case-order", "best")
+    assert page.evaluate(first) == "c-00001"  # 1.0, the lowest id of those
+    page.check("#failed-only")
+    assert page.inner_text("#shown-count") == f"{(LARGE + 2) // 3} of {LARGE} cases shown"
+    page.uncheck("#failed-only")
+    # every case reachable by scrolling the list, by id; never more than a few screens
+    # of rows in the document
+    page.select_option("#case-order", "id")
+    walked = page.evaluate(EVERY_ROW)
+    assert sorted(walked["seen"]) == [f"c-{k:05d}" for k in range(LARGE)]
+    assert walked["most"] < 200 and walked["elements"] < 2000
+    assert problems == []
 
 
 def test_numbers_show_as_python_writes_them(page_of):
