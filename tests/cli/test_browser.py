@@ -86,16 +86,16 @@ def offline_browser():
 
 
 @pytest.fixture(scope="module")
-def browser():
+def chromium():
     """The module's one browser: (``load(path)``, the URLs every page requested)."""
     with offline_browser() as (load, requests):
         yield load, requests
 
 
 @pytest.fixture(scope="module")
-def page_of(tmp_path_factory, browser):
+def page_of(tmp_path_factory, chromium):
     folder = tmp_path_factory.mktemp("html")
-    load, requests = browser
+    load, requests = chromium
 
     def open_page(report: dict, name: str):
         path = folder / name
@@ -449,10 +449,10 @@ def _large_run(folder):
     return page
 
 
-def test_every_case_of_a_large_run_can_be_found_opened_and_reached(tmp_path, browser):
+def test_every_case_of_a_large_run_can_be_found_opened_and_reached(tmp_path, chromium):
     page_path = _large_run(tmp_path)
     assert page_path.stat().st_size <= 5_000_000  # the issue's bound for 10,000 cases
-    load, requests = browser
+    load, requests = chromium
     page, problems = load(page_path)
     page.set_viewport_size({"width": 1280, "height": 3000})
     assert problems == []
