@@ -80,6 +80,15 @@ def emit(
             return
         _write(out, lambda fh: dump_report(fh, head, *spools))
         return
+    if fmt == "html":  # written as the cases are read (a spooled run is never held)
+        from ..reporting.html import write_html
+
+        if to_stdout:
+            write_html(stream, report)
+            stream.flush()
+        else:
+            _write(out, lambda fh: write_html(fh, report))
+        return
     text = render(report, fmt, verbose=verbose, color=color, columns=columns)
     if to_stdout:
         stream.write(text)

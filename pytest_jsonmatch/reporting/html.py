@@ -1,25 +1,30 @@
 """The report as one self-contained HTML page: inline CSS and script, no network (a
 Content-Security-Policy forbids any), opened from disk.
 
-Everything is rendered here, in Python, with every value from the data escaped
-(``html.escape``): a model output holding ``<script>`` or ``</textarea>`` is text on the
-page. The page's script only sorts the field table, filters the cases (failed only, by
-metric, by field), orders them (worst first, or by case id) and never turns data into
-markup. Without the script the page still shows everything, the cases worst first.
+The summary (gates, figures, metrics, histogram, per-field tables, the baseline, targets) is
+rendered here, in Python, with every value from the data escaped (``html.escape``): a model
+output holding ``<script>`` or ``</textarea>`` is text on the page. Every case is embedded
+as data (html_cases.py: one JSON block, ``<`` escaped, which no browser runs), written as
+the cases are read, and listed by the page's script (html_script.py), which makes only the
+rows in view and sets every value as text, never as markup. The script sorts the field
+tables, filters the cases (text in the id, failed only, by metric, by field) and orders
+them (worst first, best first, by case id).
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import heapq
-import json
+import io
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
-from typing import Literal
+from typing import IO
+from urllib.parse import quote
 
-from .aggregate import case_order, field_rows, never_scored_line, valid_share_text, violations_text
+from .aggregate import field_rows, never_scored_line, valid_share_text
 from .changes import change_text, changed_cases, field_changes, interval_text, p_text, signed
+from .html_cases import write_case_data
+from .html_script import CASES_CSS, CASES_SCRIPT
 from .runs import (
     DISAGREEMENTS,
     cell_change,
@@ -41,8 +46,6 @@ from .runs_chart import difference_chart
 from .shapes import (
     BaselineSectionDict,
     CaseDict,
-    ComparisonDict,
-    FieldDict,
     GatesDict,
     MetricTallyDict,
     Report,
@@ -53,37 +56,48 @@ from .shapes import (
 )
 from .tables import without_surrogates
 
-MAX_CASES = 2000  # cases shown with their fields; the lowest-scoring ones when there are more
 BINS = 10  # histogram bins over [0, 1]
 
 
-def render_html(report: Report, max_cases: int = MAX_CASES) -> str:
-    """The page of a report (a run, or one pair)."""
+def render_html(report: Report) -> str:
+    """The page of a report (a run, or one pair), as text (see :func:`write_html`)."""
+    out = io.StringIO()
+    write_html(out, report)
+    return out.getvalue()
+
+
+def write_html(fh: IO[str], report: Report) -> None:
+    """The page of a report written to ``fh``: the summary sections, then every case as
+    data (html_cases.py) read a case at a time from the report's ``cases`` and
+    ``comparisons`` (lists, or spools read from disk: nothing holds them all), then the
+    page's script, which lists them (html_script.py)."""
     blocked = {b["case_id"]: b["gate"] for b in report["gates"].get("blocked", [])}
-    cases = _shown_cases(report["cases"], max_cases, set(blocked))
-    comparisons = _comparisons_of(report["comparisons"], {c["case_id"] for c in cases})
-    # each shown case's anchor, by its place in case-id order (the baseline section links)
-    anchors = {
-        case_id: f"case-{rank}" for rank, case_id in enumerate(sorted(c["case_id"] for c in cases))
-    }
-    total = len(report["cases"]) if hasattr(report["cases"], "__len__") else None
-    return _page(
+    sections = [
+        _verdict(report["gates"]),
+        _figures(report),
+        _metrics_table(report["metrics"]),
+        _calls(report),
+        _histogram(c for c in report["cases"] if c["status"] not in ("xfailed", "xpassed")),
+        _fields_section(report),
+        _baseline(report.get("baseline"), report["gates"]),
+        _targets(report.get("targets")),
+        _cases_section(report),
+    ]
+    head, tail = _page(
         "jsonmatch report",
         _run_line(report.get("run") or {}),
-        _CSS + _CHART_CSS,
+        _CSS + _CHART_CSS + CASES_CSS,
         _SCRIPT,
-        [
-            _verdict(report["gates"]),
-            _figures(report),
-            _metrics_table(report["metrics"]),
-            _calls(report),
-            _histogram([c for c in report["cases"] if c["status"] not in ("xfailed", "xpassed")]),
-            _fields_section(report),
-            _baseline(report.get("baseline"), report["gates"], anchors),
-            _targets(report.get("targets")),
-            _cases_section(report, cases, comparisons, total, blocked),
-        ],
-    )
+        [*sections, _DATA_MARK],
+    ).split(_DATA_MARK)
+    fh.write(head)
+    fh.write('<script type="application/json" id="case-data">')
+    write_case_data(fh, report["cases"], report["comparisons"], blocked)
+    fh.write("</script>")
+    fh.write(tail)
+
+
+_DATA_MARK = "\x00cases\x00"  # where the data block goes in the page (no section holds NUL)
 
 
 def _page(title: str, header: str, css: str, script: str, sections: list[str]) -> str:
@@ -320,9 +334,7 @@ def _fields_section(report: ReportHead) -> str:
     return "\n".join(out)
 
 
-def _baseline(
-    baseline: BaselineSectionDict | None, gates: GatesDict, anchors: Mapping[str, str]
-) -> str:
+def _baseline(baseline: BaselineSectionDict | None, gates: GatesDict) -> str:
     if not baseline:
         return ""
     diff = baseline["difference"]
@@ -356,8 +368,9 @@ def _baseline(
         rows = []
         for c in changed:
             name = _e(c["case_id"])
-            anchor = anchors.get(c["case_id"])
-            link = f'<a href="#{anchor}" class="case-link">{name}</a>' if anchor else name
+            link = (
+                f'<a href="#case={_e(quote(c["case_id"], safe=""))}" class="case-link">{name}</a>'
+            )
             gate = (
                 f'<span class="badge failed">failed: {_e(blocked[c["case_id"]])}</span>'
                 if c["case_id"] in blocked
@@ -423,220 +436,26 @@ def _field_changes(baseline: BaselineSectionDict, gates: GatesDict) -> str:
     )
 
 
-def _shown_cases(cases: Iterable[CaseDict], limit: int, keep: set[str]) -> list[CaseDict]:
-    """Every case, or when there are more than ``limit``, the ``limit`` worst, worst first
-    (aggregate.case_order: unscored ones, then by mean score, then by id; the xfail-marked
-    last), and every case in ``keep`` (a case a gate failed) after them."""
-    every = list(cases)
-    shown = heapq.nsmallest(limit, every, key=case_order)
-    have = {c["case_id"] for c in shown}
-    return shown + [c for c in every if c["case_id"] in keep and c["case_id"] not in have]
-
-
-def _comparisons_of(
-    comparisons: Iterable[ComparisonDict], wanted: set[str]
-) -> dict[str, list[ComparisonDict]]:
-    out: dict[str, list[ComparisonDict]] = {}
-    for c in comparisons:
-        if c["case_id"] in wanted:
-            out.setdefault(c["case_id"], []).append(c)
-    return out
-
-
-def _cases_section(
-    report: Report,
-    cases: list[CaseDict],
-    comparisons: Mapping[str, list[ComparisonDict]],
-    total: int | None,
-    blocked: Mapping[str, str],
-) -> str:
-    metrics = sorted({c["metric"] for c in cases})
-    fields = sorted(
-        {f["field_path"] for runs in comparisons.values() for c in runs for f in c["fields"]}
-    )
-    options = "".join(f'<option value="{_e(m)}">{_e(m)}</option>' for m in metrics)
-    field_options = "".join(f'<option value="{_e(f)}">{_e(f)}</option>' for f in fields)
-    out = [
-        '<section id="cases"><h2>Cases</h2>',
-        '<div class="filters"><label><input type="checkbox" id="failed-only"> failed and '
-        'unscored only</label> <label>metric <select id="metric-filter"><option value="">'
-        f'all</option>{options}</select></label> <label>field <select id="field-filter">'
-        f'<option value="">any</option>{field_options}</select></label> '
-        '<label>order <select id="case-order"><option value="worst">worst first</option>'
-        '<option value="id">by case id</option></select></label> '
-        '<span id="shown-count"></span></div>',
-    ]
-    if total is not None and total > len(cases):
-        out.append(
-            f'<p class="hint">Showing the {len(cases)} lowest-scoring of {total} cases; '
-            "the JSON report holds them all.</p>"
-        )
-    single = len(cases) == 1
-    by_id = {
-        index: rank
-        for rank, index in enumerate(sorted(range(len(cases)), key=lambda i: cases[i]["case_id"]))
-    }
-    for index, case in enumerate(cases):
-        out.append(
-            _case(
-                case,
-                comparisons.get(case["case_id"], []),
-                open_=single,
-                order=(index, by_id[index]),
-                gate=blocked.get(case["case_id"], ""),
-            )
-        )
-    out.append("</section>")
-    return "\n".join(out)
-
-
-def _gate_badge(gate: str) -> str:
-    return f'<span class="badge gate" title="the gate this case failed">gate: {_e(gate)}</span> '
-
-
-_INVALID_BADGE = '<span class="badge invalid" title="an answer breaks its schema">invalid</span> '
-_TRUNCATED_BADGE = (
-    '<span class="badge truncated" title="the answer was cut off and scored '
-    'closed for partial credit">truncated</span> '
-)
-
-
-def _case(
-    case: CaseDict,
-    runs: list[ComparisonDict],
-    open_: bool,
-    order: tuple[int, int] = (0, 0),
-    gate: str = "",
-) -> str:
-    """A case; ``order``: its place worst first and by case id (the page's order select),
-    which names its anchor; ``gate``: the setting of a gate it failed (it then shows, and
-    filters, as failed whatever its own status)."""
-    field_paths = sorted({f["field_path"] for c in runs for f in c["fields"]})
-    status = "failed" if gate and case["status"] in ("passed", "xpassed") else case["status"]
-    where = case.get("file") or ""
-    if where and case.get("line"):
-        where += f":{case['line']}"
-    attrs = (
-        f'class="case {_e(status)}" data-status="{_e(status)}" '
-        f'data-metric="{_e(case["metric"])}" data-score="{case["mean_score"]!r}" '
-        f'data-fields="{_e(json.dumps(field_paths))}" data-order-worst="{order[0]}" '
-        f'data-order-id="{order[1]}" id="case-{order[1]}"'
-    )
-    summary = (
-        f'<summary><span class="badge {_e(status)}">{_e(status)}</span> '
-        f'<span class="case-id">{_e(case["case_id"])}</span> '
-        f'<span class="case-score">{_num(case["mean_score"])}</span> '
-        f"{_TRUNCATED_BADGE if case.get('truncated') else ''}"
-        f"{_INVALID_BADGE if _invalid(case) else ''}"
-        f"{_gate_badge(gate) if gate else ''}"
-        f'<span class="muted">{_e(case["metric"])}'
-        f"{' · ' + _e(where) if where else ''}</span></summary>"
-    )
-    body = []
-    if gate:
-        body.append(
-            f'<p class="error gate-note">Failed the gate {_e(gate)}: its score dropped '
-            f"against the baseline by more than the gate allows (see "
-            f'<a href="#baseline">Against the baseline</a>).</p>'
-        )
-    if case.get("error"):
-        body.append(f'<p class="error">could not be scored: {_e(case["error"])}</p>')
-    if case.get("runs", 1) > 1:
-        body.append(
-            f"<p>{case['runs']} runs: mean {_num(case['mean_score'])}, min "
-            f"{_num(case['min_score'])}, max {_num(case['max_score'])}, "
-            f"{case['passed_runs']} passed</p>"
-        )
-    for run in runs:
-        body.append(_run(run, len(runs) > 1))
+def _cases_section(report: ReportHead) -> str:
+    """The filters and the list the script fills with every case (html_script.py)."""
+    metrics = "".join(f'<option value="{_e(m)}">{_e(m)}</option>' for m in report["metrics"])
     return (
-        f"<details {attrs}{' open' if open_ else ''}>{summary}"
-        f'<div class="case-body">{"".join(body)}</div></details>'
+        '<section id="cases"><h2>Cases</h2>'
+        '<div class="filters"><label>case id <input type="search" id="case-find" '
+        'placeholder="part of a case id"></label> '
+        '<label><input type="checkbox" id="failed-only"> failed and unscored only</label> '
+        '<label>metric <select id="metric-filter"><option value="">all</option>'
+        f"{metrics}</select></label> "
+        '<label>field <select id="field-filter"><option value="">any</option></select></label> '
+        '<label>order <select id="case-order"><option value="worst">worst first</option>'
+        '<option value="best">best first</option><option value="id">by case id</option>'
+        '</select></label> <span id="shown-count"></span></div>'
+        '<p class="hint">Click a case to open it. Every case of the run is here, listed as '
+        "you scroll.</p>"
+        "<noscript><p>The cases are listed by the page's script; the JSON report holds "
+        "them too.</p></noscript>"
+        '<div id="case-rows"></div></section>'
     )
-
-
-def _invalid(case: CaseDict) -> bool:
-    """Whether an answer of the case broke its schema."""
-    checked = case.get("conformance")
-    return checked is not None and checked["valid"] < checked["checked"]
-
-
-def _run(c: ComparisonDict, numbered: bool) -> str:
-    head = ""
-    if numbered:
-        head = f"<h4>run {c['repeat']}</h4>"
-    if c["status"] == "error":
-        return head
-    head += (
-        f"<p>score <strong>{_num(c['score'])}</strong> (threshold {_num(c['threshold'])}), "
-        f"precision {_num(c['precision'])}, recall {_num(c['recall'])}, "
-        f"F1 {_num(c['f1'])}</p>"
-    )
-    cut = c.get("truncated")
-    if cut:
-        head += (
-            f'<p class="truncated-note">The answer was cut off at line {cut["line"]}, column '
-            f"{cut['column']}, after {cut['chars']:,} characters of its JSON value, and "
-            f"scored closed: what it wrote is scored (the value it was writing as far as it "
-            f"got), the fields past the cut count as omitted, and schema violations the cut "
-            f"made are not counted.</p>"
-        )
-    conformance = c.get("conformance")
-    if conformance is not None:
-        places = [(v["path"], v["keyword"]) for v in conformance["violations"]]
-        said = violations_text(places, conformance["count"], limit=len(places))
-        head += (
-            f'<p class="conformance {"valid" if conformance["valid"] else "invalid"}">'
-            f"{_e(said)}</p>"
-        )
-    rows = []
-    for f in c["fields"]:
-        rows.append(
-            f'<tr class="{_e(f["status"])}" data-field="{_e(f["field_path"])}">'
-            f'<td class="path">{_e(f["path"])}</td>'
-            f'<td><span class="badge {_e(f["status"])}">{_e(f["status"])}</span></td>'
-            f'<td class="score">{_num(f["score"])}</td>'
-            f"<td>{_value(f, 'expected')}</td><td>{_value(f, 'actual')}</td></tr>"
-        )
-    table = (
-        (
-            '<table class="side-by-side"><thead><tr><th>field</th><th>status</th>'
-            "<th>score</th><th>expected</th><th>actual</th></tr></thead><tbody>"
-            + "".join(rows)
-            + "</tbody></table>"
-        )
-        if rows
-        else "<p>no fields</p>"
-    )
-    pairs = ""
-    if c["pairings"]:
-        items = "".join(
-            f"<li><code>{_e(p['path'])}</code>: expected[{p['expected_index']}] "
-            f"↔ actual[{p['actual_index']}] ({p['score']:.2f})</li>"
-            for p in c["pairings"]
-        )
-        pairs = f'<div class="pairings"><h4>array pairings</h4><ul>{items}</ul></div>'
-    floors = ""
-    if c["floor_failures"]:
-        floors = (
-            "<ul>"
-            + "".join(
-                f"<li>{_e(f['path'])}: {_num(f['score'])} below its "
-                f"min_score {_num(f['min_score'])}</li>"
-                for f in c["floor_failures"]
-            )
-            + "</ul>"
-        )
-    return head + table + pairs + floors
-
-
-def _value(field: FieldDict, side: Literal["expected", "actual"]) -> str:
-    if side not in field:
-        return '<span class="missing">missing</span>'
-    value = field[side]
-    if field.get("expected_cut") if side == "expected" else field.get("actual_cut"):
-        return f'<pre class="value cut">{_e(value)}</pre>'
-    return f'<pre class="value">{_e(json.dumps(value, ensure_ascii=False, indent=1))}</pre>'
 
 
 # what both pages are framed in: the page, its header, headings and (sortable) tables
@@ -959,52 +778,4 @@ SORTABLE_SCRIPT = """
 })();
 """
 
-_SCRIPT = (
-    SORTABLE_SCRIPT
-    + """
-(function () {
-  "use strict";
-  var failedOnly = document.getElementById("failed-only");
-  var metricFilter = document.getElementById("metric-filter");
-  var fieldFilter = document.getElementById("field-filter");
-  var count = document.getElementById("shown-count");
-  function apply() {
-    var metric = metricFilter ? metricFilter.value : "";
-    var field = fieldFilter ? fieldFilter.value : "";
-    var shown = 0, total = 0;
-    document.querySelectorAll("details.case").forEach(function (el) {
-      total += 1;
-      var status = el.getAttribute("data-status");
-      var ok = true;
-      if (failedOnly && failedOnly.checked && !(status === "failed" || status === "error")) { ok = false; }
-      if (metric && el.getAttribute("data-metric") !== metric) { ok = false; }
-      if (field && JSON.parse(el.getAttribute("data-fields")).indexOf(field) < 0) { ok = false; }
-      el.classList.toggle("hidden", !ok);
-      el.querySelectorAll("tr[data-field]").forEach(function (tr) {
-        tr.classList.toggle("field-active", !!field && tr.getAttribute("data-field") === field);
-      });
-      if (ok) { shown += 1; }
-    });
-    if (count) { count.textContent = shown + " of " + total + " cases shown"; }
-  }
-  [failedOnly, metricFilter, fieldFilter].forEach(function (el) {
-    if (el) { el.addEventListener("change", apply); }
-  });
-  var caseOrder = document.getElementById("case-order");
-  if (caseOrder) {
-    caseOrder.addEventListener("change", function () {
-      var key = "data-order-" + (caseOrder.value === "id" ? "id" : "worst");
-      var cases = Array.prototype.slice.call(document.querySelectorAll("details.case"));
-      cases.sort(function (a, b) { return +a.getAttribute(key) - +b.getAttribute(key); });
-      cases.forEach(function (el) { el.parentNode.appendChild(el); });
-    });
-  }
-  document.querySelectorAll("a.field-link").forEach(function (a) {
-    a.addEventListener("click", function () {
-      if (fieldFilter) { fieldFilter.value = a.getAttribute("data-field"); apply(); }
-    });
-  });
-  apply();
-})();
-"""
-)
+_SCRIPT = SORTABLE_SCRIPT + CASES_SCRIPT

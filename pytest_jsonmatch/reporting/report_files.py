@@ -67,10 +67,9 @@ class ReportFiles:
                 errors.append(f"could not write the report {self.json}: {exc}")
         if self.html:
             try:
-                from .html import render_html
+                from .html import write_html
 
-                page = render_html(report)
-                write_atomic(self.html, lambda fh: fh.write(page))
+                write_atomic(self.html, lambda fh: write_html(fh, report))
             except OSError as exc:
                 errors.append(f"could not write the HTML report {self.html}: {exc}")
         if self.markdown or self.step_summary:

@@ -87,16 +87,23 @@ def offline_browser():
 
 
 @pytest.fixture(scope="module")
-def page_of(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("html")
+def chromium():
+    """The module's one browser: (``load(path)``, the URLs every page requested)."""
     with offline_browser() as (load, requests):
+        yield load, requests
 
-        def open_page(report: dict, name: str):
-            path = folder / name
-            path.write_text(render_html(report), encoding="utf-8")
-            return (*load(path), requests)
 
-        yield open_page
+@pytest.fixture(scope="module")
+def page_of(tmp_path_factory, chromium):
+    folder = tmp_path_factory.mktemp("html")
+    load, requests = chromium
+
+    def open_page(report: dict, name: str):
+        path = folder / name
+        path.write_text(render_html(report), encoding="utf-8")
+        return (*load(path), requests)
+
+    return open_page
 
 
 def test_the_report_in_a_browser(page_of):
@@ -106,12 +113,16 @@ def test_the_report_in_a_browser(page_of):
     assert all(url.startswith("file://") for url in requests), requests
     # nothing hostile ran
     assert page.evaluate("window.hacked") is None
-    assert page.evaluate("document.querySelectorAll('script').length") == 1
+    # one script runs (ours); the cases' data block is not run
+    assert page.evaluate("document.querySelectorAll('script:not([type])').length") == 1
+    assert page.evaluate("document.querySelectorAll('script').length") == 2
     assert page.evaluate("document.querySelectorAll('img').length") == 0
     # the hostile values are on the page, as text
-    text = page.text_content("body")
-    assert SCRIPT in text and "inv-<b>2</b>" in text
-    assert TEXTAREA.replace('"', '\\"') in text  # the value shown as JSON
+    assert SCRIPT in page.text_content("header") and "inv-<b>2</b>" in page.text_content("#cases")
+    page.click("details.case.failed summary")
+    text = page.text_content("#case-rows")
+    assert SCRIPT in text and TEXTAREA.replace('"', '\\"') in text  # the value shown as JSON
+    page.click("details.case.failed summary")  # closed again
     # the numbers are the report's
     assert page.inner_text("[data-figure=overall]") == f"{report['overall']:.4f}"
     assert page.inner_text("[data-figure=count]") == str(report["count"])
@@ -152,6 +163,10 @@ def test_the_report_in_a_browser(page_of):
     assert page.evaluate(visible) == ["inv-1", "inv-3", "inv-<b>2</b>"]
     page.select_option("#case-order", "worst")
     assert page.evaluate(visible) == ["inv-3", "inv-<b>2</b>", "inv-1"]
+    # best first: by mean score, highest first; the unscored case (0) last
+    page.select_option("#case-order", "best")
+    assert page.evaluate(visible) == ["inv-1", "inv-<b>2</b>", "inv-3"]
+    page.select_option("#case-order", "worst")
     page.select_option("#metric-filter", "structural_f1")
     assert page.evaluate(visible) == ["inv-3"]
     page.select_option("#metric-filter", "")
@@ -160,6 +175,7 @@ def test_the_report_in_a_browser(page_of):
     assert page.inner_text("#shown-count") == "1 of 3 cases shown"
     # a case opens to expected and actual side by side, with its pairings
     page.select_option("#field-filter", "")
+    assert page.locator("details.case[open]").count() == 0
     page.click("details.case.failed summary")
     case = page.locator("details.case.failed")
     assert case.locator("tr[data-field='vendor'] .badge").inner_text() == "mismatch"
@@ -236,7 +252,8 @@ def test_the_valid_column_and_an_answers_violations_in_the_same_browser(page_of)
     bad = page.locator("details.case", has_text="bad")
     assert bad.locator(".badge.invalid").count() == 1
     assert page.locator("details.case", has_text="ok").locator(".badge.invalid").count() == 0
-    note = bad.locator("p.conformance.invalid").text_content()  # the case may be closed
+    bad.locator("summary").click()
+    note = bad.locator("p.conformance.invalid").text_content()
     assert note.startswith("answer breaks its schema (2 violations): ")
     assert "total type" in note and SCRIPT in note
 
@@ -257,7 +274,9 @@ BADGE_COLOURS = """() => {
     }
     return ["white", [255, 255, 255, 1]];
   }
-  document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+  document.querySelectorAll("details.case:not([open]) > summary").forEach(function (s) {
+    s.click();
+  });
   return Array.from(document.querySelectorAll(".badge")).map(function (el) {
     var style = getComputedStyle(el), box = el.getBoundingClientRect();
     var bg = background(el);
@@ -321,7 +340,7 @@ def test_a_case_scored_from_a_cut_answer_is_marked_and_says_where(page_of):
     assert len(badges) == 1 and badges[0]["visible"], badges
     assert contrast(badges[0]["rgb"], badges[0]["bg"]) >= 4.5, badges[0]
     note = page.locator("details.case:has(.badge.truncated) p.truncated-note")
-    assert note.is_visible()  # BADGE_COLOURS opened every case
+    assert note.is_visible()  # BADGE_COLOURS opened every case (by a click on each)
     assert note.inner_text() == (
         "The answer was cut off at line 1, column 88, after 87 characters of its JSON value, "
         "and scored closed: what it wrote is scored (the value it was writing as far as it "
@@ -362,9 +381,13 @@ def test_a_case_a_gate_failed_shows_that_gate_and_the_baseline_links_to_it(page_
         "failed: jsonmatch_max_drop",
     ]
     href = row.locator("a.case-link").get_attribute("href")
-    assert page.locator(href).get_attribute("data-status") == "failed"
+    assert href == "#case=b"
     row.locator("a.case-link").click()
     assert page.evaluate("location.hash") == href
+    # the link opens its case, marked, and scrolls it into view
+    opened = page.locator("details.case.current[open]")
+    assert opened.get_attribute("data-case") == "b" and opened.is_visible()
+    assert "Failed the gate jsonmatch_max_drop" in opened.inner_text()
     # each field before and after on the numbers its gate uses; now - base = change per row
     cells = page.locator("#baseline table.field-changes tbody tr").evaluate_all(
         "rows => rows.map(r => Array.from(r.cells, c => c.textContent))"
@@ -376,3 +399,131 @@ def test_a_case_a_gate_failed_shows_that_gate_and_the_baseline_links_to_it(page_
     ]
     for c in cells:
         assert round(float(c[4]) - float(c[3]), 4) == float(c[5])
+
+
+# -- a run of 10,000 cases: every case on the page, found, opened, reachable -----------------
+
+LARGE = 10_000
+EVERY_ROW = """async () => {
+  // the list by case id, walked a viewport at a time: the ids of every row made
+  var rows = document.getElementById("case-rows"), seen = new Set(), most = 0;
+  var top = rows.getBoundingClientRect().top + window.scrollY;
+  for (var y = top; y < top + rows.offsetHeight + innerHeight; y += innerHeight) {
+    window.scrollTo(0, y);
+    await new Promise(function (r) { requestAnimationFrame(function () { setTimeout(r, 0); }); });
+    var made = rows.querySelectorAll("details.case");
+    most = Math.max(most, made.length);
+    made.forEach(function (d) { seen.add(d.getAttribute("data-case")); });
+  }
+  return {seen: Array.from(seen), most: most,
+          elements: document.getElementsByTagName("*").length};
+}"""
+
+
+def _large_run(folder):
+    """LARGE records scored by ``jsonmatch score --format html``: case ``c-K`` has a vendor,
+    a number and two tags; every third prediction gets its number wrong (K + 1)."""
+    from .run import jsonmatch
+
+    gold, pred = folder / "gold.jsonl", folder / "pred.jsonl"
+    with gold.open("w") as g, pred.open("w") as p:
+        for k in range(LARGE):
+            record = {"id": f"c-{k:05d}", "vendor": f"V{k % 7}", "n": k, "tags": ["a", "b"]}
+            g.write(json.dumps(record) + "\n")
+            if k % 3 == 0:
+                record["n"] = k + 1
+            p.write(json.dumps(record) + "\n")
+    page = folder / "large.html"
+    done = jsonmatch(
+        "score",
+        str(gold),
+        str(pred),
+        "--id-field",
+        "id",
+        "--format",
+        "html",
+        "-o",
+        str(page),
+        timeout=600,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    return page
+
+
+def test_every_case_of_a_large_run_can_be_found_opened_and_reached(tmp_path, chromium):
+    page_path = _large_run(tmp_path)
+    assert page_path.stat().st_size <= 5_000_000  # the issue's bound for 10,000 cases
+    load, requests = chromium
+    page, problems = load(page_path)
+    page.set_viewport_size({"width": 1280, "height": 3000})
+    assert problems == []
+    assert all(url.startswith("file://") for url in requests), requests
+    assert page.inner_text("#shown-count") == f"{LARGE} of {LARGE} cases shown"
+    # only the rows in view are made: a few dozen of the 10,000
+    assert page.locator("details.case").count() < 200
+    # the last case by id, found by the filter and opened: its number is wrong (9999 is
+    # a multiple of 3): expected 9999, actual 10000; its vendor matched
+    page.fill("#case-find", "c-09999")
+    assert page.inner_text("#shown-count") == f"1 of {LARGE} cases shown"
+    last = page.locator("details.case")
+    assert last.locator(".case-id").inner_text() == "c-09999"
+    last.locator("summary").click()
+    assert last.get_attribute("open") is not None
+    row = last.locator("tr[data-field='n'] td")
+    assert row.all_inner_texts() == ["n", "mismatch", "0.0000", "9999", "10000"]
+    assert last.locator("tr[data-field='vendor'] td").all_inner_texts() == [
+        "vendor",
+        "match",
+        "1.0000",
+        '"V3"',  # 9999 % 7 = 3
+        '"V3"',
+    ]
+    # worst first over every case: a case whose number is wrong (3 of 4 fields: 0.75)
+    page.fill("#case-find", "")
+    first = "document.querySelector('#case-rows details.case .case-id').textContent"
+    assert page.evaluate(first) == "c-00000"
+    page.select_option("#case-order", "best")
+    assert page.evaluate(first) == "c-00001"  # 1.0, the lowest id of those
+    page.check("#failed-only")
+    assert page.inner_text("#shown-count") == f"{(LARGE + 2) // 3} of {LARGE} cases shown"
+    page.uncheck("#failed-only")
+    # every case reachable by scrolling the list, by id; never more than a few screens
+    # of rows in the document
+    page.select_option("#case-order", "id")
+    walked = page.evaluate(EVERY_ROW)
+    assert sorted(walked["seen"]) == [f"c-{k:05d}" for k in range(LARGE)]
+    assert walked["most"] < 200 and walked["elements"] < 2000
+    assert problems == []
+
+
+def test_numbers_show_as_python_writes_them(page_of):
+    # the page gets values as JSON; a browser reads 1.0 as 1 and prints 1e-05 as 0.00001:
+    # such values travel as their text, so each cell shows what json.dumps writes
+    from pytest_jsonmatch.dataset import Pair, ScoreSettings, comparison_of
+    from pytest_jsonmatch.engine.match import match_json
+    from pytest_jsonmatch.reporting.aggregate import summarize
+    from pytest_jsonmatch.reporting.gates import GateSettings, judge
+    from pytest_jsonmatch.reporting.report import build_report
+
+    expected = {"a": 1.0, "b": 1e-05, "c": 1e16, "d": 0.5, "e": 2**60 + 1, "f": 3786.13}
+    actual = {"a": 2, "b": 0.00002, "c": 1e21, "d": 0.25, "e": 2**60, "f": 3786.14, "g": [1.5]}
+    settings = ScoreSettings("field_f1", 0.5, {}, "full")
+    comparison = comparison_of(
+        Pair("n", expected, actual, "n", "d.jsonl", 1), match_json(actual, expected), settings
+    )
+    summary = summarize([comparison])
+    report = build_report(summary, [comparison], judge(summary, GateSettings()), None, {})
+    page, problems, _ = page_of(report, "numbers.html")
+    assert problems == [] and page.locator("details.case[open]").count() == 1
+    cells = page.locator("table.side-by-side tbody tr").evaluate_all(
+        "rows => rows.map(r => [r.getAttribute('data-field'),"
+        " Array.from(r.querySelectorAll('td')).slice(3).map(c => c.textContent)])"
+    )
+
+    def shown(value):
+        return json.dumps(value, ensure_ascii=False, indent=1)
+
+    assert cells == [
+        [key, [shown(expected[key]) if key in expected else "missing", shown(actual[key])]]
+        for key in sorted(set(expected) | set(actual), key=list(actual).index)
+    ]

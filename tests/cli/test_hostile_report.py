@@ -26,7 +26,7 @@ from pytest_jsonmatch.reporting.validation import ReportError, check_report
 
 from .hostile import hostile_report
 from .run import jsonmatch
-from .test_browser import page_of  # noqa: F401  (the module's browser fixture)
+from .test_browser import chromium, page_of  # noqa: F401  (the module's browser fixtures)
 
 PAYLOAD = (
     '"><img src=x onerror="window.pwned=1"><script>window.pwned=2</script>'

@@ -162,6 +162,36 @@ def test_report_values_are_cut_kept_whole_or_left_out(pytester, mode, expected):
     } == expected
 
 
+@pytest.mark.parametrize("mode", ["short", "full", "none"])
+def test_the_html_page_keeps_the_values_the_setting_keeps(pytester, mode):
+    # the page's data holds each field as the JSON report does: cut, whole, or no values
+    from tests.cli.html_data import page_data, reconstructed
+
+    pytester.makepyfile(
+        test_long=f"""
+        from pytest_jsonmatch import assert_json_match
+
+        def test_long():
+            assert_json_match({{"a": "y", "b": 2.5}}, {{"a": "{LONG}", "b": 2.5}}, threshold=0)
+    """
+    )
+    pytester.runpytest_inprocess(
+        *ARGS,
+        "--jsonmatch-report=out/report.json",
+        "--jsonmatch-report=out/report.html",
+        f"--jsonmatch-report-values={mode}",
+    )
+    data = json.loads((pytester.path / "out" / "report.json").read_text())
+    page = page_data((pytester.path / "out" / "report.html").read_text(encoding="utf-8"))
+    keys = ("path", "status", "score", "expected", "actual", "expected_cut", "actual_cut")
+    (fields,) = reconstructed(page)
+    assert [{k: v for k, v in f.items() if k in keys and v is not False} for f in fields] == [
+        {k: v for k, v in f.items() if k in keys} for f in data["comparisons"][0]["fields"]
+    ]
+    assert ("expected" in fields[0]) is (mode != "none")
+    assert fields[0].get("expected_cut", False) is (mode == "short")
+
+
 @pytest.mark.parametrize("mode", ["short", "full"])
 def test_an_integer_too_long_for_json_text_is_described_in_the_report_and_the_message(
     pytester, mode
