@@ -166,6 +166,7 @@ def test_report_values_are_cut_kept_whole_or_left_out(pytester, mode, expected):
 def test_the_html_page_keeps_the_values_the_setting_keeps(pytester, mode):
     # the page's data holds each field as the JSON report does: cut, whole, or no values
     from tests.cli.html_data import page_data, reconstructed
+    from tests.helpers.reports import read as read_report
 
     pytester.makepyfile(
         test_long=f"""
@@ -181,7 +182,7 @@ def test_the_html_page_keeps_the_values_the_setting_keeps(pytester, mode):
         "--jsonmatch-report=out/report.html",
         f"--jsonmatch-report-values={mode}",
     )
-    data = json.loads((pytester.path / "out" / "report.json").read_text())
+    data = read_report(pytester.path / "out" / "report.json")  # its fields made from rows
     page = page_data((pytester.path / "out" / "report.html").read_text(encoding="utf-8"))
     keys = ("path", "status", "score", "expected", "actual", "expected_cut", "actual_cut")
     (fields,) = reconstructed(page)
