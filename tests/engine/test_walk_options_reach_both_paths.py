@@ -12,9 +12,8 @@ to look.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -30,6 +29,7 @@ from pytest_jsonmatch.engine.metrics.field_f1 import FIELD_F1
 from pytest_jsonmatch.engine.schemas.eval_schema import infer_node
 from pytest_jsonmatch.engine.walking import compiled
 from pytest_jsonmatch.engine.walking.walk import walk
+from tests.engine.test_compiled_walk import specialised
 from tests.helpers import fuzz_values as fv
 
 BASE = configure(FIELD_F1, {})
@@ -85,16 +85,6 @@ ACTUALS: list[dict[str, Any]] = [
     {**INVOICE, "items": [{"sku": "c", "qty": 4}, {"qty": 1, "sku": "a"}, 7]},
     {**INVOICE, "vendor": ["ACME"], "paid": None},
 ]
-
-
-@contextlib.contextmanager
-def specialised(on: bool) -> Iterator[None]:
-    before = compiled.SPECIALISE
-    compiled.SPECIALISE = on
-    try:
-        yield
-    finally:
-        compiled.SPECIALISE = before
 
 
 def scored(cfg: WalkConfig, expected: Any, actual: Any, on: bool) -> str:
