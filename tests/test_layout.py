@@ -96,6 +96,7 @@ ENGINE_STAGES = {
 # the session's pytest-free plumbing (session, which also takes telemetry) -> pytest (plugin).
 LAYERS = {
     "engine": {"engine"},
+    "integrations": {"engine", "integrations"},
     "reporting": {"engine", "reporting", "version"},
     "dataset": {"engine", "reporting", "dataset"},
     "cli": {"engine", "reporting", "dataset", "cli", "version"},
@@ -274,6 +275,12 @@ def test_engine_stages_import_only_the_stages_below_them():
             if stage in ENGINE_STAGES and other not in ENGINE_STAGES:
                 wrong.append(f"{module} ({stage}) imports {target}, above the stages")
     assert wrong == []
+
+
+def test_every_folder_of_the_package_is_a_layer_with_its_rules():
+    # a folder with no entry in LAYERS would be skipped by the test below, unfenced
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert folders == set(LAYERS)
 
 
 def test_the_layers_import_only_what_is_below_them():
