@@ -14,7 +14,7 @@ LIGHT = {
     "pytest_jsonmatch.plugin.hookspecs",
     "pytest_jsonmatch.plugin.settings",
     "pytest_jsonmatch.plugin.session",
-    "pytest_jsonmatch.cases",
+    "pytest_jsonmatch.session",
     "pytest_jsonmatch.session.channel",
     "pytest_jsonmatch.session.setting_parts",
     "pytest_jsonmatch.engine",
