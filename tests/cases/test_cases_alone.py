@@ -1,7 +1,7 @@
-"""The golden-case layer (pytest_jsonmatch/cases/) used as a library: case files read,
-outputs produced live, recorded and replayed, repeats judged, expected values rewritten in
-place, targets imported. No pytester, no pytest configuration: files under ``tmp_path`` and
-plain calls, to show that the layer stands on its own (and never imports pytest)."""
+"""The golden-case stages (pytest_jsonmatch/cases/ and calls/) used as a library: case files
+read, outputs produced live, recorded and replayed, repeats judged, expected values rewritten
+in place, targets imported. No pytester, no pytest configuration: files under ``tmp_path`` and
+plain calls, to show that the stages stand on their own (and never import pytest)."""
 
 from __future__ import annotations
 
