@@ -1086,7 +1086,7 @@ def bench_otel(args: argparse.Namespace) -> list[Row]:
     ``fields`` and a target calling a local HTTP model through httpx. Needs the otel extra."""
     import otel_suite
 
-    from pytest_jsonmatch.cases.otel_settings import installed
+    from pytest_jsonmatch.telemetry.otel_settings import installed
 
     n, runs = args.otel_cases, args.otel_runs
     if not installed():

@@ -29,7 +29,7 @@ import pytest_jsonmatch
 # each its own copy of the engine's markers, such as MISSING, beside the outer one's).
 # A module that is all about an extra's package is loaded only where that extra is installed
 # (deepeval's CI environment installs only its own extra).
-_EXTRA_MODULES = {"pytest_jsonmatch.cases.otlp_export": "opentelemetry.proto"}
+_EXTRA_MODULES = {"pytest_jsonmatch.telemetry.otlp_export": "opentelemetry.proto"}
 
 
 def _installed(name: str) -> bool:

@@ -91,15 +91,32 @@ ENGINE_STAGES = {
     "walking": {"core", "reading", "comparing", "results", "schemas", "configuring", "pairing"},
     "metrics": {"core", "reading", "comparing", "results", "schemas", "configuring"},
 }
-# The layers around the engine: what each may import of the others.
+# The layers around the engine: what each may import of the others. The golden-case side
+# reads one way: case files (cases) -> calling targets and the judge, recordings (calls) ->
+# the session's pytest-free plumbing (session, which also takes telemetry) -> pytest (plugin).
 LAYERS = {
     "engine": {"engine"},
+    "integrations": {"engine", "integrations"},
     "reporting": {"engine", "reporting", "version"},
     "dataset": {"engine", "reporting", "dataset"},
     "cli": {"engine", "reporting", "dataset", "cli", "version"},
-    "cases": {"engine", "reporting", "cases", "version"},
-    "plugin": {"engine", "reporting", "cases", "plugin", "version"},
+    "cases": {"engine", "reporting", "cases"},
+    "calls": {"engine", "reporting", "cases", "calls"},
+    "telemetry": {"engine", "reporting", "telemetry", "version"},
+    "session": {"engine", "reporting", "cases", "calls", "telemetry", "session"},
+    "plugin": {
+        "engine",
+        "reporting",
+        "cases",
+        "calls",
+        "telemetry",
+        "session",
+        "plugin",
+        "version",
+    },
 }
+# The stages outside pytest: none of them may import it.
+WITHOUT_PYTEST = ("engine", "reporting", "dataset", "cases", "calls", "telemetry", "session")
 
 
 def _module_name(path: Path) -> str:
@@ -261,6 +278,12 @@ def test_engine_stages_import_only_the_stages_below_them():
     assert wrong == []
 
 
+def test_every_folder_of_the_package_is_a_layer_with_its_rules():
+    # a folder with no entry in LAYERS would be skipped by the test below, unfenced
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert folders == set(LAYERS)
+
+
 def test_the_layers_import_only_what_is_below_them():
     wrong = []
     for module, targets in GRAPH.items():
@@ -277,9 +300,9 @@ def test_the_layers_import_only_what_is_below_them():
 
 @pytest.mark.parametrize(
     "module",
-    sorted(m for m in GRAPH if _stage(m, 1) in ("engine", "reporting", "dataset", "cases")),
+    sorted(m for m in GRAPH if _stage(m, 1) in WITHOUT_PYTEST),
 )
-def test_the_engine_reporting_datasets_and_cases_never_import_pytest(module):
+def test_the_stages_outside_plugin_never_import_pytest(module):
     path = PACKAGE.parent / (module.replace(".", "/") + ".py")
     if not path.exists():
         path = PACKAGE.parent / module.replace(".", "/") / "__init__.py"
@@ -331,18 +354,19 @@ def _lines(path: Path) -> int:
     return len(path.read_text(encoding="utf-8").splitlines())
 
 
-@pytest.mark.parametrize("layer", ["cases", "plugin"])
+@pytest.mark.parametrize("layer", ["cases", "calls", "telemetry", "session", "plugin"])
 def test_the_golden_case_and_pytest_layers_stay_small(layer):
-    # modules of one job each; plugin/ is thin glue over cases/, reporting/ and the engine.
-    # The caps count lines as `ruff format` lays them out (100 columns): the dense layout's
-    # 450 a module and 1,500 for plugin/ grew by about a fifth with the reformat, so 550
-    # and 1,900 hold the same amount of code; 6 more for the judge's recorded verdicts kept
-    # per case and pruned with the recordings (issue 50), 8 for the shard's provenance and
-    # pytest-split's options (read where every setting is read, recorded where the report is).
+    # Modules of one job each, at most 550 lines as `ruff format` lays them out (100 columns).
+    # plugin/ holds only what needs pytest: hooks, options read, items, the fixture and the
+    # session object pytest drives. The session's plumbing that needs no pytest (its settings'
+    # parts, the channel, outcomes, the judge run ahead, the run record) is session/'s, fenced
+    # from pytest by the test above, so it never has to squeeze under this cap. plugin/ is
+    # 1,912 lines with that split; the cap leaves it 88 lines (under 5%) for a new hook or
+    # option, so that pytest code is not pushed into another stage to fit.
     sizes = {path.name: _lines(path) for path in (PACKAGE / layer).glob("*.py")}
     assert {name: n for name, n in sizes.items() if n > 550} == {}
     if layer == "plugin":
-        assert sum(sizes.values()) < 1914, sizes
+        assert sum(sizes.values()) <= 2000, sizes
 
 
 def test_only_the_settings_module_reads_pytest_settings():

@@ -2,7 +2,7 @@
 
 Nothing here imports pytest; the failure message is reporting/failure_message.py's. Each
 comparison goes to a
-:class:`~pytest_jsonmatch.cases.channel.Channel`, which also holds the session's settings and
+:class:`~pytest_jsonmatch.session.channel.Channel`, which also holds the session's settings and
 verbosity: the fixture's is its session's, ``assert_json_match`` takes the current one.
 """
 
@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ..cases.channel import Channel, Defaults, current
-from ..cases.outcome import Outcome
 from ..engine.configuring.walk_config import unit_number
 from ..engine.core.errors import ComparatorError, JsonMatchError, ParseError, TruncatedError
 from ..engine.core.masking import one_line
@@ -20,10 +18,12 @@ from ..engine.match import match_json
 from ..engine.metrics import REGISTRY
 from ..engine.results.field_results import BATCH_ERROR, MatchResult
 from ..reporting.failure_message import format_failure
+from ..session.channel import Channel, Defaults, current
+from ..session.outcome import Outcome
 
 if TYPE_CHECKING:
-    from ..cases.case_outputs import OutputSource, Recorded
-    from ..cases.runner import CallFigures
+    from ..calls.case_outputs import OutputSource, Recorded
+    from ..calls.runner import CallFigures
     from ..engine.comparing.semantic import JudgeFigures
 
 

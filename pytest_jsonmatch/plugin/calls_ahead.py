@@ -4,7 +4,7 @@ live_calls.py runs them), so that each item finds its output ready or on its way
 
 An xdist worker learns its items one at a time: it submits the one it runs, the next, and
 those already in its queue, up to N ahead; a test that was running or had a call in flight
-when a worker died runs alone (cases/calls_in_flight.py).
+when a worker died runs alone (calls/calls_in_flight.py).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ..cases.case_outputs import Outputs
+from ..calls.case_outputs import Outputs
 from .golden_items import GoldenItem
 
 if TYPE_CHECKING:
-    from ..cases.judge_ahead import JudgeAhead
+    from ..session.judge_ahead import JudgeAhead
 
 
 class CallsAhead:

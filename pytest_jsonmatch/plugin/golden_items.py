@@ -3,7 +3,7 @@ producing its output, recordings, repeats, updates) is cases/'s; an item only as
 through the session's :class:`GoldenRun`, which ``start_golden_run`` puts in the config's
 stash when the first case file is collected (golden_run.py).
 
-One case, as its item runs: each run's output is produced (cases/case_outputs.py), scored and
+One case, as its item runs: each run's output is produced (calls/case_outputs.py), scored and
 recorded through the channel (assertion.py), and the runs' verdict decides whether the test
 fails, or (with ``--jsonmatch-update``) whether the case's expected value is rewritten.
 """
@@ -18,18 +18,18 @@ from typing import TYPE_CHECKING
 import pytest
 
 from ..cases.case_files import NO_EXPECTED, CaseFiles, GoldenCase
-from ..cases.channel import Channel
-from ..cases.outcome import Outcome
 from ..engine.core.errors import JsonMatchError, printable
+from ..session.channel import Channel
+from ..session.outcome import Outcome
 from .settings import Settings
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
-    from ..cases.case_outputs import Outputs
-    from ..cases.judge_ahead import JudgeAhead
+    from ..calls.case_outputs import Outputs
     from ..cases.updates import CaseUpdate
     from ..engine.results.field_results import MatchResult
+    from ..session.judge_ahead import JudgeAhead
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -213,7 +213,7 @@ class GoldenItem(pytest.Item):
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: object = None
     ) -> str | TerminalRepr:
-        from ..cases.targets import users_frame
+        from ..calls.targets import users_frame
         from ..engine.core.masking import one_line
         from ..reporting.tables import guarded
 

@@ -17,8 +17,8 @@ from .session import SESSION
 from .settings import Settings
 
 if TYPE_CHECKING:
-    from ..cases.fingerprints import Fingerprint
-    from ..cases.targets import NamedTarget
+    from ..calls.fingerprints import Fingerprint
+    from ..calls.targets import NamedTarget
 
 
 def collect_file(file_path: Path, parent: pytest.Collector) -> GoldenFile | None:
@@ -47,11 +47,11 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
     """The golden items' part of the session: case files, outputs (recorded or called
     through the live calls, started ahead of their tests by calls_ahead.py), the session's
     channel and update requests."""
-    from ..cases.calls_in_flight import LOG_KEY, CallLog
-    from ..cases.case_outputs import Outputs
-    from ..cases.live_calls import LiveCalls
-    from ..cases.shared_starts import shared_starts
-    from ..cases.targets import HookFirst, NamedTarget, TargetSpec
+    from ..calls.calls_in_flight import LOG_KEY, CallLog
+    from ..calls.case_outputs import Outputs
+    from ..calls.live_calls import LiveCalls
+    from ..calls.shared_starts import shared_starts
+    from ..calls.targets import HookFirst, NamedTarget, TargetSpec
     from .calls_ahead import CallsAhead
 
     session = config.stash[SESSION]
@@ -88,7 +88,7 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
     cases = _case_files(settings)
     ahead = None
     if session.judge is not None:  # judged cases overlap: scored ahead by the judge's threads
-        from ..cases.judge_ahead import JudgeAhead
+        from ..session.judge_ahead import JudgeAhead
 
         ahead = JudgeAhead(
             outputs,
@@ -121,8 +121,8 @@ def _fingerprint(
     """What this session's recordings are made under: the modules defining the target (the
     hook's implementations, the function the setting names), the files and the declared
     value ``jsonmatch_record`` names."""
-    from ..cases.fingerprints import source_files, take_fingerprint
-    from ..cases.targets import import_target
+    from ..calls.fingerprints import source_files, take_fingerprint
+    from ..calls.targets import import_target
 
     functions = [impl.function for impl in config.hook.pytest_jsonmatch_target.get_hookimpls()]
     own = [named.function()] if named.spec else []  # a named target: its own code alone

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ..cases import channel
 from ..engine.core.errors import JsonMatchError
+from ..session import channel
 from .settings import add_options, read_settings
 
 if TYPE_CHECKING:
@@ -69,8 +69,8 @@ def pytest_configure(config: pytest.Config) -> None:
     # current one until the session ends (pytest_unconfigure)
     config.stash[_CHANNEL_TOKEN] = channel.enter(session.channel)
     if settings.given_judge is not None:  # the judge's runner, open until the session ends
-        from ..cases.calls_in_flight import LOG_KEY
-        from ..cases.judge_calls import JudgeCalls
+        from ..calls.calls_in_flight import LOG_KEY
+        from ..calls.judge_calls import JudgeCalls
 
         log = getattr(config, "workerinput", {}).get(LOG_KEY)  # in the session's shared folder
         session.judge = JudgeCalls.install(

@@ -3,7 +3,7 @@ aggregated, held against the baseline, judged by the gates and reported.
 
 Each comparison a test makes travels with the report of the test phase it was made in, so
 that under pytest-xdist the controller has every comparison of every finished test, even
-when a worker dies later (cases/calls_in_flight.py judges the test it was running). Expected failures
+when a worker dies later (calls/calls_in_flight.py judges the test it was running). Expected failures
 (an xfail-marked test's; one a passing test caught) stay out of aggregates
 (``Comparison.with_test_outcome``).
 """
@@ -15,13 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..cases.channel import Channel
+from ..session.channel import Channel
 from .settings import Settings
 
 if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-up stays light)
-    from ..cases.calls_in_flight import Deaths
-    from ..cases.judge_calls import JudgeCalls
-    from ..cases.outcome import Outcome
+    from ..calls.calls_in_flight import Deaths
+    from ..calls.judge_calls import JudgeCalls
     from ..cases.updates import CaseUpdate
     from ..reporting.baseline import Baseline
     from ..reporting.field_counts import FieldCounts
@@ -29,6 +28,7 @@ if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-
     from ..reporting.records import Comparison
     from ..reporting.report import SummaryReads
     from ..reporting.shapes import Report
+    from ..session.outcome import Outcome
 
 _ATTRIBUTE = "jsonmatch_comparisons"  # a test report's comparisons, on the xdist wire too
 _UPDATES = "jsonmatch_updates"  # and the case-file updates its test asked for
@@ -98,7 +98,7 @@ class JsonmatchSession:
         hooks only. A method, not a property: pytest 7 and pluggy 1.2 read every attribute
         of a plugin as it registers, which would build it in every session."""
         if self._deaths is None:
-            from ..cases.calls_in_flight import Deaths
+            from ..calls.calls_in_flight import Deaths
 
             self._deaths = Deaths()
         return self._deaths
@@ -148,7 +148,7 @@ class JsonmatchSession:
 
     @pytest.hookimpl(optionalhook=True)  # (xdist, controller) each worker logs its calls
     def pytest_configure_node(self, node: Any) -> None:
-        from ..cases.calls_in_flight import LOG_KEY
+        from ..calls.calls_in_flight import LOG_KEY
 
         node.workerinput[LOG_KEY] = self.deaths().log_path(node.gateway.id)
 
@@ -159,7 +159,7 @@ class JsonmatchSession:
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
         """(xdist, controller) a worker died running ``crashitem``: it is blamed, unless
-        other calls were in flight; then it runs again (cases/calls_in_flight.py)."""
+        other calls were in flight; then it runs again (calls/calls_in_flight.py)."""
         death = self.deaths().judge(
             report.node.gateway.id,
             crashitem,
@@ -212,8 +212,8 @@ class JsonmatchSession:
             if self.write_errors and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
             return
-        from ..cases.run_record import run_record
         from ..reporting import report as reports
+        from ..session.run_record import run_record
         from .golden_items import GOLDEN_RUN
 
         settings, golden = self.settings, self.config.stash.get(GOLDEN_RUN, None)
@@ -292,7 +292,7 @@ class JsonmatchSession:
                 terminalreporter.write_line(line)
             for line in self.judge.summary() if self.judge is not None else ():
                 terminalreporter.write_line(line)
-            from ..cases.shared_starts import SHARED
+            from ..calls.shared_starts import SHARED
 
             shared = self.settings.calls.per_worker_note(self.settings.workers, SHARED)
             if shared and any(c.get("source") == "live" for c in self.report["comparisons"]):

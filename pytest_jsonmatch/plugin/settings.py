@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import pytest
 
-from ..cases import setting_parts as parts
-from ..cases.channel import Defaults
-from ..cases.setting_parts import PREFIX, SettingParts
 from ..engine.core.errors import ConfigError, JsonMatchError, did_you_mean, known_names
+from ..session import setting_parts as parts
+from ..session.channel import Defaults
+from ..session.setting_parts import PREFIX, SettingParts
 
 if TYPE_CHECKING:  # each stage's parser loads when its setting is given (start-up stays light)
-    from ..cases.targets import TargetSpec
+    from ..calls.targets import TargetSpec
     from ..cases.updates import UpdateMode
     from ..engine.core.masking import MaskPattern
     from ..reporting.aggregate import GroupBy
@@ -233,7 +233,7 @@ BY_NAME = {s.name: s for s in SETTINGS}
 @dataclass(frozen=True, kw_only=True)
 class Settings(SettingParts):
     """The session's settings, read once (see the module docstring); the parts other stages
-    parse are cases/setting_parts.py's."""
+    parse are session/setting_parts.py's."""
 
     rootpath: Path  # the test root: case files, recordings and updates stay inside it
     golden: tuple[Path, ...] = ()
@@ -420,7 +420,7 @@ def _golden(read: _Reader) -> tuple[Path, ...]:
 
 def _targets(read: _Reader, target: str) -> tuple[tuple[TargetSpec, ...], VersusSettings]:
     """The named targets selected to run, and the reference the others are held to."""
-    from ..cases.targets import parse_targets, select_targets
+    from ..calls.targets import parse_targets, select_targets
     from ..reporting.versus import parse_reference
 
     lines = read.ini("targets")

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from ..calls.judge_recordings import unused_judgments, unused_note
+from ..calls.recordings import relative, remove_recordings, unused_recordings
 from ..cases.case_files import CaseFiles
-from ..cases.judge_recordings import unused_judgments, unused_note
-from ..cases.recordings import relative, remove_recordings, unused_recordings
 
 
 class UnusedRecordings:

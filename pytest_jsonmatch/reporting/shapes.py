@@ -86,7 +86,7 @@ class ShardDict(TypedDict):
 
 class WorkerDeathDict(TypedDict):
     """An xdist worker that died: the test it ran, the tests whose calls were in flight,
-    and the verdict on the running test (cases/calls_in_flight.py)."""
+    and the verdict on the running test (calls/calls_in_flight.py)."""
 
     worker: str
     running: str

@@ -296,7 +296,7 @@ _VERDICTS = {
 
 def _death_lines(report: Report, width: int) -> list[str]:
     """Each xdist worker that died: the test it ran, the calls it had in flight, and whom
-    that blames (cases/calls_in_flight.py)."""
+    that blames (calls/calls_in_flight.py)."""
     deaths = report["run"].get("worker_deaths") or []
     lines = ["", "xdist workers that died:"] if deaths else []
     for death in deaths:

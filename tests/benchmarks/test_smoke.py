@@ -177,7 +177,7 @@ def _check_otel_rows(rows: list[dict]) -> None:
     """The export on against off (quick: 20 cases, one pair of runs, the cases mode only):
     a wall-time row and a CPU-time row, each with the spread of its ratios; one INFO row
     naming the extra where it is not installed."""
-    from pytest_jsonmatch.cases.otel_settings import installed
+    from pytest_jsonmatch.telemetry.otel_settings import installed
 
     if not installed():
         assert [(r["status"], r["note"]) for r in rows] == [

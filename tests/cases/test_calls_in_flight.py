@@ -1,5 +1,5 @@
 """Which calls a worker had in flight when it died, and what that makes of each test
-(cases/calls_in_flight.py); and a suspect's run alone (``Runner.alone``). The whole story
+(calls/calls_in_flight.py); and a suspect's run alone (``Runner.alone``). The whole story
 with real xdist workers is in tests/plugin/test_xdist.py."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from pytest_jsonmatch.cases.call_settings import CallSettings
-from pytest_jsonmatch.cases.calls_in_flight import CallLog, Deaths, in_flight
-from pytest_jsonmatch.cases.runner import Runner
+from pytest_jsonmatch.calls.call_settings import CallSettings
+from pytest_jsonmatch.calls.calls_in_flight import CallLog, Deaths, in_flight
+from pytest_jsonmatch.calls.runner import Runner
 from tests.helpers.timeout import GENEROUS, within
 
 

@@ -1,7 +1,7 @@
-"""The golden-case layer (pytest_jsonmatch/cases/) used as a library: case files read,
-outputs produced live, recorded and replayed, repeats judged, expected values rewritten in
-place, targets imported. No pytester, no pytest configuration: files under ``tmp_path`` and
-plain calls, to show that the layer stands on its own (and never imports pytest)."""
+"""The golden-case stages (pytest_jsonmatch/cases/ and calls/) used as a library: case files
+read, outputs produced live, recorded and replayed, repeats judged, expected values rewritten
+in place, targets imported. No pytester, no pytest configuration: files under ``tmp_path`` and
+plain calls, to show that the stages stand on their own (and never import pytest)."""
 
 from __future__ import annotations
 
@@ -18,15 +18,15 @@ from pathlib import Path
 import pytest
 
 import pytest_jsonmatch.cases as cases_package
+from pytest_jsonmatch.calls.call_settings import CallSettings
+from pytest_jsonmatch.calls.case_outputs import Outputs, Produced
+from pytest_jsonmatch.calls.live_calls import LiveCalls
+from pytest_jsonmatch.calls.recordings import input_digest
+from pytest_jsonmatch.calls.runner import CallFigures, TargetResult
+from pytest_jsonmatch.calls.targets import NO_TARGET, import_target
 from pytest_jsonmatch.cases import marks
-from pytest_jsonmatch.cases.call_settings import CallSettings
 from pytest_jsonmatch.cases.case_files import CaseFiles, GoldenCase
-from pytest_jsonmatch.cases.case_outputs import Outputs, Produced
-from pytest_jsonmatch.cases.live_calls import LiveCalls
-from pytest_jsonmatch.cases.recordings import input_digest
 from pytest_jsonmatch.cases.repeats import RepeatSettings
-from pytest_jsonmatch.cases.runner import CallFigures, TargetResult
-from pytest_jsonmatch.cases.targets import NO_TARGET, import_target
 from pytest_jsonmatch.cases.updates import CaseUpdate, apply_updates
 from pytest_jsonmatch.engine.core.errors import CaseFileError
 
@@ -366,16 +366,24 @@ def test_a_good_target_spec_gives_the_function():
 # -- no pytest -------------------------------------------------------------------------------
 
 
-def test_importing_every_cases_module_imports_no_pytest():
+def test_importing_every_module_of_the_golden_case_stages_imports_no_pytest():
+    # the stages plugin/ builds on (case files, calls, telemetry, the session's plumbing) are
+    # usable as a library: importing every module of them loads no pytest
+    stages = ("cases", "calls", "telemetry", "session")
+    root = Path(cases_package.__file__).parent.parent
     expected = sorted(
-        f"pytest_jsonmatch.cases.{p.stem}"
-        for p in Path(cases_package.__file__).parent.glob("*.py")
+        f"pytest_jsonmatch.{stage}.{p.stem}"
+        for stage in stages
+        for p in (root / stage).glob("*.py")
         if p.stem != "__init__"
     )
     code = (
         "import importlib, pkgutil, sys\n"
-        "import pytest_jsonmatch.cases as c\n"
-        "names = sorted(m.name for m in pkgutil.walk_packages(c.__path__, c.__name__ + '.'))\n"
+        "names = []\n"
+        f"for stage in {stages!r}:\n"
+        "    c = importlib.import_module('pytest_jsonmatch.' + stage)\n"
+        "    names += [m.name for m in pkgutil.walk_packages(c.__path__, c.__name__ + '.')]\n"
+        "names.sort()\n"
         "for name in names:\n"
         "    importlib.import_module(name)\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('pytest', '_pytest'))\n"
@@ -383,7 +391,7 @@ def test_importing_every_cases_module_imports_no_pytest():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert len(expected) >= 12  # the glob found the package's modules
+    assert len(expected) >= 29  # the globs found the stages' modules
     assert proc.stdout.strip() == f"{expected} []"
 
 

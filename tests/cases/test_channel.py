@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from pytest_jsonmatch import assert_json_match
-from pytest_jsonmatch.cases import channel
+from pytest_jsonmatch.session import channel
 from tests.helpers.plugin_cases import ARGS, ONE_TEST, TWO_TESTS, write
 
 SESSION = "jsonmatch-session"
@@ -219,7 +219,7 @@ def test_a_plain_thread_in_a_test_records_to_the_session(request):
 def test_outside_pytest_nothing_is_recorded_and_the_defaults_are_field_f1_at_1():
     code = textwrap.dedent("""
         from pytest_jsonmatch import assert_json_match
-        from pytest_jsonmatch.cases import channel
+        from pytest_jsonmatch.session import channel
 
         assert channel.active() is None
         defaults = channel.defaults()

@@ -1,4 +1,4 @@
-"""The plugin's own OTLP/HTTP outbox (cases/otlp_export.py): the ``OTEL_*`` variables read as
+"""The plugin's own OTLP/HTTP outbox (telemetry/otlp_export.py): the ``OTEL_*`` variables read as
 the SDK's exporter reads them, and batches sent to a real receiver on 127.0.0.1 that decodes
 them with the official protobuf messages (tests/helpers/otlp_receiver.py): batching,
 compression, headers, retries, what a collector that rejects or never answers costs."""
@@ -15,8 +15,8 @@ import pytest
 pytest.importorskip("opentelemetry.proto")
 pytest.importorskip("opentelemetry.sdk")
 
-from pytest_jsonmatch.cases import otlp_export
-from pytest_jsonmatch.cases.otlp_export import Endpoint, Outbox, _Queue
+from pytest_jsonmatch.telemetry import otlp_export
+from pytest_jsonmatch.telemetry.otlp_export import Endpoint, Outbox, _Queue
 from tests.helpers.otlp_receiver import Receiver
 
 RESOURCE = {"service.name": "evals", "deployment.environment": "ci"}

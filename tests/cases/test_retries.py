@@ -1,4 +1,4 @@
-"""How long a retry waits (cases/retries.py): what the server asks, read as OpenAI, Azure and
+"""How long a retry waits (calls/retries.py): what the server asks, read as OpenAI, Azure and
 RFC 9110 write it, bounded; anything unreadable leaves the backoff to decide."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from email.utils import formatdate
 
 import pytest
 
-from pytest_jsonmatch.cases.retries import RETRY_AFTER_CAP_S, retry_after
+from pytest_jsonmatch.calls.retries import RETRY_AFTER_CAP_S, retry_after
 
 NOW = 1_800_000_000.0  # a fixed clock, in seconds since the epoch
 

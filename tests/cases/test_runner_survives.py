@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
-from pytest_jsonmatch.cases.call_settings import CallSettings
-from pytest_jsonmatch.cases.runner import Runner
+from pytest_jsonmatch.calls.call_settings import CallSettings
+from pytest_jsonmatch.calls.runner import Runner
 
 
 def _async_call(raised: BaseException | None, value: object = "ok"):

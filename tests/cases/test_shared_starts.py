@@ -1,4 +1,4 @@
-"""The rate limit's schedule shared by processes (cases/shared_starts.py): starts reserved by
+"""The rate limit's schedule shared by processes (calls/shared_starts.py): starts reserved by
 several processes at once come out exactly one interval apart, whoever takes them."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from pytest_jsonmatch.cases.shared_starts import SharedStarts, shared_starts
+from pytest_jsonmatch.calls.shared_starts import SharedStarts, shared_starts
 
 
 def _reserve(folder: str, out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]

@@ -21,13 +21,13 @@ import pytest
 import yaml
 
 from pytest_jsonmatch import JsonMatchError, assert_json_match, match_json
-from pytest_jsonmatch.cases import setting_parts as parts
 from pytest_jsonmatch.cases.case_files import CaseFiles
 from pytest_jsonmatch.cli.app import parser
 from pytest_jsonmatch.cli.input_error import InputError
 from pytest_jsonmatch.reporting.gates import gate_settings
 from pytest_jsonmatch.reporting.shards import parse_shard
 from pytest_jsonmatch.reporting.versus import parse_reference
+from pytest_jsonmatch.session import setting_parts as parts
 
 REPO = Path(__file__).resolve().parents[2]
 LARGEST = 1.7976931348623157e308  # the largest float: what "∞" accepts at its end

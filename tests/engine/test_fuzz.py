@@ -54,7 +54,7 @@ from pytest_jsonmatch import (
     match_json,
     validate_gold,
 )
-from pytest_jsonmatch.cases import (
+from pytest_jsonmatch.session import (
     channel as recording,
 )  # where assert_json_match records each comparison
 from tests.helpers import fuzz_values as fv

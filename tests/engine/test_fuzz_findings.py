@@ -13,8 +13,8 @@ from pytest_jsonmatch import (
     match_json,
     validate_gold,
 )
-from pytest_jsonmatch.cases import channel as recording
 from pytest_jsonmatch.reporting.failure_message import SHOWN_DEPTH, format_value
+from pytest_jsonmatch.session import channel as recording
 from tests.helpers.fuzz_values import make_deep, make_deep_text
 
 METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]

@@ -144,7 +144,7 @@ def test_assert_json_match_refuses_a_threshold_outside_the_unit_interval(thresho
 
 
 def test_a_threshold_too_long_to_print_is_described_and_the_attempt_recorded():
-    from pytest_jsonmatch.cases import channel as recording
+    from pytest_jsonmatch.session import channel as recording
 
     outcomes: list = []
     previous = recording.activate(outcomes.append)

@@ -651,12 +651,12 @@ def run_call(call: Call) -> tuple[str, str]:
 def run_setting(name: str, text: str) -> tuple[str, str]:
     """A setting's text read as the plugin or the command line reads it."""
     from pytest_jsonmatch import JsonMatchError
-    from pytest_jsonmatch.cases import setting_parts as parts
     from pytest_jsonmatch.cli.app import parser
     from pytest_jsonmatch.cli.input_error import InputError
     from pytest_jsonmatch.reporting.gates import gate_settings
     from pytest_jsonmatch.reporting.shards import parse_shard
     from pytest_jsonmatch.reporting.versus import parse_reference
+    from pytest_jsonmatch.session import setting_parts as parts
 
     what = "jsonmatch_" + name
     gates = {"fail_under": "", "floor_lines": (), "drop_parts": (), "case_parts": ()}

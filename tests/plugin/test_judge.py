@@ -1,4 +1,4 @@
-"""The judge in a pytest session (cases/judge_calls.py through plugin/hooks.py): golden cases
+"""The judge in a pytest session (calls/judge_calls.py through plugin/hooks.py): golden cases
 and ``assert_json_match`` use the ``jsonmatch_judge`` setting; every request goes through the
 judge's runner (retries with ``Retry-After``, a bounded total when the judge is down); a bad
 setting stops the session naming it.

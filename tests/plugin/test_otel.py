@@ -1,4 +1,4 @@
-"""OpenTelemetry export (cases/otel_settings.py, cases/otel_events.py, through the plugin):
+"""OpenTelemetry export (telemetry/otel_settings.py, telemetry/otel_events.py, through the plugin):
 ``gen_ai.evaluation.result`` events and their spans, as a real OTLP/HTTP receiver on
 127.0.0.1 decodes them (tests/helpers/otlp_receiver.py, the official protobuf messages).
 

@@ -179,7 +179,7 @@ def _settings(pytester, ini, *flags):
 
 
 def test_a_flag_overrides_only_the_parts_of_a_merged_setting_it_gives(pytester):
-    from pytest_jsonmatch.cases.call_settings import CallSettings
+    from pytest_jsonmatch.calls.call_settings import CallSettings
 
     settings = _settings(
         pytester,

@@ -373,8 +373,8 @@ def test_comparisons_without_records_need_their_counts():
 
 
 def test_the_settings_say_whether_a_file_or_telemetry_reads_the_records():
-    from pytest_jsonmatch.cases.setting_parts import SettingParts, parse_otel
     from pytest_jsonmatch.reporting.report_files import ReportFiles
+    from pytest_jsonmatch.session.setting_parts import SettingParts, parse_otel
 
     assert not SettingParts().writes_reports
     assert not SettingParts(given_reports=ReportFiles()).writes_reports  # no file named

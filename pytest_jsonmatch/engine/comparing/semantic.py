@@ -708,7 +708,7 @@ _RETRY_STATUSES = frozenset({408, 409, 429})
 def _retry_delay(exc: BaseException, attempt: int) -> float | None:
     """How long to wait before trying again after ``exc`` (attempt ``attempt`` failed), or
     None: not worth another attempt. The golden cases' runner reads failures alike
-    (cases/retries.py)."""
+    (calls/retries.py)."""
     status = getattr(exc, "status_code", None)
     retryable = isinstance(exc, ConnectionError) or (
         isinstance(status, int)

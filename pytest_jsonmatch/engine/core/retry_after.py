@@ -1,7 +1,7 @@
 """The wait a server asks for before a request is tried again, read from its response's
 headers as OpenAI and Azure send them: ``retry-after-ms``, then ``Retry-After`` in seconds
 or as an HTTP date, at most ``RETRY_AFTER_CAP_S``. Shared by the golden cases' runner
-(cases/retries.py) and the judge's own retries where no runner runs it (semantic.py)."""
+(calls/retries.py) and the judge's own retries where no runner runs it (semantic.py)."""
 
 from __future__ import annotations
 

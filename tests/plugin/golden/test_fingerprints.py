@@ -1,4 +1,4 @@
-"""Replay that sees every change (cases/fingerprints.py through the plugin): a recording is
+"""Replay that sees every change (calls/fingerprints.py through the plugin): a recording is
 held to the input and to what made it. An edit to the module defining the target (a prompt
 constant), a named prompt file, or a declared model name makes it stale: ``once`` re-records
 it, ``none`` fails naming what changed. An edit to an unrelated module does not."""

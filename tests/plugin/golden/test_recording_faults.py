@@ -14,7 +14,7 @@ import os
 
 import pytest
 
-from pytest_jsonmatch.cases import recordings
+from pytest_jsonmatch.calls import recordings
 from tests.helpers.plugin_cases import ARGS
 from tests.helpers.timeout import GENEROUS, within
 

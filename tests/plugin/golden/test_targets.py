@@ -1,4 +1,4 @@
-"""Several named targets in one session (cases/targets.py, reporting/versus.py): each
+"""Several named targets in one session (calls/targets.py, reporting/versus.py): each
 ``input:`` case once per target as ``case[target]``, each target with its own calls,
 recordings, latency and cost, side by side in every report, and the gate that holds the
 others to the reference.

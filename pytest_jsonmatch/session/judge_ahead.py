@@ -22,9 +22,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..calls.case_outputs import Outputs
+from ..cases.case_files import GoldenCase
 from ..engine.core.errors import JsonMatchError
-from .case_files import GoldenCase
-from .case_outputs import Outputs
 from .channel import Defaults
 
 if TYPE_CHECKING:

@@ -18,20 +18,20 @@ from typing import TYPE_CHECKING, TypeVar
 from ..engine.core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from ..calls.call_settings import CallSettings
+    from ..calls.fingerprints import RecordSettings
+    from ..calls.judge_calls import JudgeSetup
+    from ..calls.live_calls import CallWatch
+    from ..cases.repeats import RepeatSettings
+    from ..cases.updates import UpdateMode
     from ..engine.core.masking import MaskPattern
     from ..reporting.aggregate import GroupBy
     from ..reporting.gates import GateSettings
     from ..reporting.records import Comparison, ValueMode
     from ..reporting.report_files import ReportFiles
     from ..reporting.versus import VersusSettings
-    from .call_settings import CallSettings
-    from .fingerprints import RecordSettings
-    from .judge_calls import JudgeSetup
-    from .live_calls import CallWatch
-    from .otel_events import Telemetry
-    from .otel_settings import OtelSettings
-    from .repeats import RepeatSettings
-    from .updates import UpdateMode
+    from ..telemetry.otel_events import Telemetry
+    from ..telemetry.otel_settings import OtelSettings
 
 PREFIX = "jsonmatch_"  # of every ini setting; the gates' messages name their setting with it
 _T = TypeVar("_T", bound=str)
@@ -53,19 +53,19 @@ class SettingParts:
 
     @cached_property
     def record(self) -> RecordSettings:
-        from .fingerprints import RecordSettings
+        from ..calls.fingerprints import RecordSettings
 
         return self.given_record or RecordSettings()
 
     @cached_property
     def repeat(self) -> RepeatSettings:
-        from .repeats import RepeatSettings
+        from ..cases.repeats import RepeatSettings
 
         return self.given_repeat or RepeatSettings()
 
     @cached_property
     def calls(self) -> CallSettings:
-        from .call_settings import CallSettings
+        from ..calls.call_settings import CallSettings
 
         return self.given_calls or CallSettings()
 
@@ -91,7 +91,7 @@ class SettingParts:
 
     @cached_property
     def otel(self) -> OtelSettings:
-        from .otel_settings import OtelSettings
+        from ..telemetry.otel_settings import OtelSettings
 
         return self.given_otel or OtelSettings()
 
@@ -133,19 +133,19 @@ class Unsent:
 
 
 def parse_record(parts: Sequence[tuple[str, str]]) -> RecordSettings:
-    from .fingerprints import RecordSettings
+    from ..calls.fingerprints import RecordSettings
 
     return RecordSettings.parse(parts)
 
 
 def parse_repeat(parts: Sequence[tuple[str, str]]) -> RepeatSettings:
-    from .repeats import RepeatSettings
+    from ..cases.repeats import RepeatSettings
 
     return RepeatSettings.parse(parts)
 
 
 def parse_calls(parts: Sequence[tuple[str, str]]) -> CallSettings:
-    from .call_settings import parse_calls as parse
+    from ..calls.call_settings import parse_calls as parse
 
     return parse(parts)
 
@@ -159,13 +159,13 @@ def parse_reports(
 
 
 def parse_judge(text: str, what: str, root: Path) -> JudgeSetup:
-    from .judge_calls import parse_judge_setting
+    from ..calls.judge_calls import parse_judge_setting
 
     return parse_judge_setting(text, what, root)
 
 
 def parse_otel(text: str, what: str) -> OtelSettings:
-    from .otel_settings import OtelSettings
+    from ..telemetry.otel_settings import OtelSettings
 
     return OtelSettings.parse(text, what)
 
@@ -177,7 +177,7 @@ def parse_threshold(text: str, what: str) -> float:
 
 
 def parse_update(text: str, what: str, in_ci: bool) -> UpdateMode | None:
-    from .updates import update_mode
+    from ..cases.updates import update_mode
 
     return update_mode(text, what, in_ci=in_ci)
 

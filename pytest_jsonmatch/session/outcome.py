@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..calls.case_outputs import OutputSource, Recorded
+    from ..calls.runner import CallFigures
     from ..engine.results.field_results import MatchResult
     from ..reporting.records import Comparison, ValueMode
-    from .case_outputs import OutputSource, Recorded
-    from .runner import CallFigures
 
 
 @dataclass(frozen=True, kw_only=True)

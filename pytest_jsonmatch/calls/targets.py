@@ -15,10 +15,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..cases.case_files import GoldenCase
 from ..engine.core.errors import CaseFileError, ConfigError, did_you_mean
 from ..engine.core.masking import one_line
 from .call_settings import CallSettings, parse_calls
-from .case_files import GoldenCase
 
 # Runs an awaitable a target returned and gives its result (anything else passes through).
 Awaited = Callable[[object], object]

@@ -20,16 +20,16 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from typing import Protocol
 
+from ..cases.case_files import GoldenCase
 from .call_settings import CallSettings
 from .calls_in_flight import CallLog, name_of
-from .case_files import GoldenCase
 from .runner import Done, Runner
 from .shared_starts import SharedStarts
 from .targets import Awaited, Call, Target
 
 
 class CallWatch(Protocol):
-    """What watches each call as it runs (otel_events.py's ``Telemetry``): ``around(key,
+    """What watches each call as it runs (telemetry/otel_events.py's ``Telemetry``): ``around(key,
     call)`` returns ``call()``'s value, having watched it, in the call's own thread."""
 
     def around(self, key: Hashable, call: Callable[[], object]) -> object: ...
@@ -52,7 +52,7 @@ class LiveCalls:
         self.log = log or CallLog()
         self.starts = starts  # the rate's schedule, shared by the session's xdist workers
         self._runner: Runner | None = None
-        # told each call's output as the call ends, in its thread (judge_ahead.py judges it
+        # told each call's output as the call ends, in its thread (session/judge_ahead.py judges it
         # there, ahead of the test that takes it)
         self.ready: Callable[[Hashable, object], None] | None = None
 

@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING, Protocol
 from ..reporting.provenance import golden_record, settings_record, target_record
 
 if TYPE_CHECKING:
+    from ..calls.case_outputs import Outputs
+    from ..calls.judge_calls import JudgeSetup
+    from ..calls.targets import TargetSpec
+    from ..cases.repeats import RepeatSettings
     from ..reporting.gates import GateSettings
     from ..reporting.records import Comparison
     from ..reporting.shapes import JSONValue, ProvenanceDict, RunInfo
     from ..reporting.versus import VersusSettings
-    from .case_outputs import Outputs
     from .channel import Defaults
-    from .judge_calls import JudgeSetup
-    from .repeats import RepeatSettings
-    from .targets import TargetSpec
 
 GOLDEN_SUFFIXES = (".yaml", ".yml")
 

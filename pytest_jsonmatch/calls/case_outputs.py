@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ..cases.case_files import GoldenCase
 from ..engine.core.errors import CaseFileError
 from ..engine.reading.user_files import read_regular_text
 from . import recordings
-from .case_files import GoldenCase
 from .file_reads import data_files
 from .fingerprints import Fingerprint
 from .live_calls import LiveCalls

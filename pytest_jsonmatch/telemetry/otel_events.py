@@ -169,7 +169,7 @@ class Telemetry:
 
     @property
     def watch(self) -> Telemetry:
-        """What watches the session's live calls (live_calls.py's ``CallWatch``)."""
+        """What watches the session's live calls (calls/live_calls.py's ``CallWatch``)."""
         return self
 
     def around(self, key: Hashable, call: Callable[[], object]) -> object:
