@@ -1,6 +1,6 @@
 """Schema conformance through the plugin: the summary's valid column and the places broken
 most, the JSON report's per-comparison, per-case and per-metric figures,
-jsonmatch_invalid_fails (an invalid answer fails its test, whatever its score) and
+jsonmatch_gates invalid_fails (an invalid answer fails its test, whatever its score) and
 jsonmatch_gates min_valid (a floor on a metric's share of valid answers)."""
 
 from __future__ import annotations

@@ -120,7 +120,7 @@ def test_a_refused_reference_says_nothing_of_the_file_it_names(pytester):
     result.stdout.fnmatch_lines(["*$ref 'file:///etc/shadow' reads outside*refused, unread*"])
 
 
-def test_a_folder_listed_in_jsonmatch_schema_dirs_may_be_read(pytester):
+def test_a_folder_listed_in_the_golden_schema_dirs_may_be_read(pytester):
     outside = _outside(pytester)
     (outside / "x.json").write_text('{"type": "string"}')
     _schema_with_ref(pytester, f"../{outside.name}/x.json")
