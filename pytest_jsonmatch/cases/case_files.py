@@ -233,7 +233,7 @@ class CaseFiles:
             raise where.error(
                 lines["cases"],
                 f"{len(cases):,} cases in one file, more than "
-                f"jsonmatch_max_cases ({self.max_cases:,}); split "
+                f"jsonmatch_golden's max_cases ({self.max_cases:,}); split "
                 f"the file, or raise the setting",
             )
         out: list[GoldenCase] = []
@@ -278,7 +278,9 @@ class CaseFiles:
         if key in self._checked:
             return
         try:
-            with references_confined_to([self.root, *self.schema_dirs], "jsonmatch_schema_dirs"):
+            with references_confined_to(
+                [self.root, *self.schema_dirs], "jsonmatch_golden's schema_dirs"
+            ):
                 configure(metric_named(metric), layer.options)
         except JsonMatchError as exc:
             raise where.error(

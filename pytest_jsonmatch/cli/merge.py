@@ -46,7 +46,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.add_argument("--no-baseline", action="store_true", help="hold the run against no baseline")
     # each gate option overrides the setting the shards' reports recorded (run.settings)
-    p.add_argument("--fail-under", default=None, metavar="SCORE", help="as jsonmatch_fail_under")
+    p.add_argument(
+        "--fail-under", default=None, metavar="SCORE", help="as jsonmatch_gates fail_under="
+    )
     p.add_argument(
         "--field-floor",
         action="append",
@@ -54,11 +56,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         metavar="LINE",
         help="as jsonmatch_field_floors (given once or more: replaces the shards' floors)",
     )
-    p.add_argument("--max-drop", default=None, metavar="D [strict]", help="as jsonmatch_max_drop")
     p.add_argument(
-        "--max-case-drop", default=None, metavar="D [allow=N]", help="as jsonmatch_max_case_drop"
+        "--max-drop", default=None, metavar="D [strict]", help="as jsonmatch_gates max_drop="
     )
-    p.add_argument("--min-valid", default=None, metavar="SHARE", help="as jsonmatch_min_valid")
+    p.add_argument(
+        "--max-case-drop",
+        default=None,
+        metavar="D [allow=N]",
+        help="as jsonmatch_gates max_case_drop=",
+    )
+    p.add_argument(
+        "--min-valid", default=None, metavar="SHARE", help="as jsonmatch_gates min_valid="
+    )
     p.add_argument(
         "--reference",
         default=None,
@@ -80,10 +89,11 @@ def run_merge(args: argparse.Namespace) -> int:
         gates = gate_settings(
             fail_under=ran.get("fail_under", ""),
             floor_lines=ran.get("field_floors", []),
-            drop_parts=[(ran.get("max_drop", ""), "jsonmatch_max_drop")],
-            case_parts=[(ran.get("max_case_drop", ""), "jsonmatch_max_case_drop")],
+            drop_parts=[(ran.get("max_drop", ""), "")],
+            case_parts=[(ran.get("max_case_drop", ""), "jsonmatch_gates max_case_drop")],
             prefix="jsonmatch_",
             min_valid=ran.get("min_valid", ""),
+            gate_prefix="jsonmatch_gates ",
         )
         versus = parse_reference(
             ran.get("reference", ""),

@@ -63,7 +63,7 @@ def add_scoring_arguments(parser: argparse._ActionsContainer, structeval: bool =
         "--invalid-fails",
         action="store_true",
         help="a case whose answer breaks its schema fails, whatever its score "
-        "(the plugin's jsonmatch_invalid_fails)",
+        "(the plugin's jsonmatch_gates invalid_fails)",
     )
 
 
@@ -115,7 +115,7 @@ GATE_NAMES = GateNames(
 
 
 def add_regression_arguments(parser: argparse._ActionsContainer) -> None:
-    """The per-case rule against a baseline (as the plugin's jsonmatch_max_case_drop, its
+    """The per-case rule against a baseline (as the plugin's jsonmatch_gates max_case_drop, its
     ``D`` and ``allow=N``): a shared case that dropped by more than the limit fails."""
     parser.add_argument(
         "--max-case-drop",

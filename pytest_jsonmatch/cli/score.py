@@ -155,7 +155,7 @@ def _gate_arguments(group: argparse._ArgumentGroup) -> None:
         type=unit,
         metavar="SHARE",
         help="exit 1 when, for a metric, the share of answers valid against the "
-        "schema is below SHARE (the plugin's jsonmatch_min_valid)",
+        "schema is below SHARE (the plugin's jsonmatch_gates min_valid=)",
     )
     group.add_argument(
         "--baseline", metavar="PATH", help="compare with a saved report, case by case"

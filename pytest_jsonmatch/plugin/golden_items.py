@@ -129,7 +129,7 @@ class GoldenItem(pytest.Item):
                 from ..engine.schemas.loading import references_confined_to
 
                 with references_confined_to(
-                    [settings.rootpath, *settings.schema_dirs], "jsonmatch_schema_dirs"
+                    [settings.rootpath, *settings.schema_dirs], "jsonmatch_golden's schema_dirs"
                 ):
                     results.append(
                         compare_and_record(

@@ -6,6 +6,7 @@ handed; a malformed setting stops pytest with one line naming it. docs/ci.md has
 
 from __future__ import annotations
 
+import argparse
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -24,7 +25,6 @@ if TYPE_CHECKING:  # each stage's parser loads when its setting is given (start-
     from ..cases.updates import UpdateMode
     from ..engine.core.masking import MaskPattern
     from ..reporting.aggregate import GroupBy
-    from ..reporting.gates import GateSettings
     from ..reporting.records import ValueMode
     from ..reporting.report_files import ReportFiles
     from ..reporting.versus import VersusSettings
@@ -53,7 +53,14 @@ class Setting(NamedTuple):  # (a tuple: built faster than a dataclass at every s
 
 
 SETTINGS = (
-    Setting("golden", "folders whose .yaml/.yml files are golden case files", "paths", []),
+    Setting(
+        "golden",
+        "folders whose .yaml/.yml files are golden case files; schema_dirs=PATH (once "
+        "a folder) lets a case's schema $refs read a folder outside the test root, "
+        "max_cases=N bounds the cases of one file (default 10000)",
+        "args",
+        [],
+    ),
     Setting(
         "target",
         "package.module:function producing actual output from a golden case's input (may be async)",
@@ -72,7 +79,7 @@ SETTINGS = (
     Setting(
         "reference",
         "the target the others are held to, case by case and field by field, "
-        "by the max_drop rules; latency_p95=1.2x and cost=0.50 (or 1.5x) "
+        "by the max_drop rules of jsonmatch_gates; latency_p95=1.2x and cost=0.50 (or 1.5x) "
         "bound the others' p95 latency and total cost",
         metavar="NAME [latency_p95=LIMIT] [cost=LIMIT]",
     ),
@@ -126,18 +133,13 @@ SETTINGS = (
         "report",
         "write the session's report to each PATH, by its suffix: .json (every "
         "comparison and aggregate), .html (one self-contained page), .md "
-        "(a Markdown summary)",
+        "(a Markdown summary); values=short|full|none is how much of each field's "
+        "values it keeps (short: 200 characters, the default), junit=no leaves "
+        "each comparison's metric and score out of JUnit XML properties",
         "args",
         [],
-        metavar="PATH",
+        metavar="PATH|KEY=VALUE",
         append=True,
-    ),
-    Setting(
-        "report_values",
-        "how much of each field's expected and actual values the report "
-        "keeps: short (200 characters, the default), full or none",
-        default="short",
-        metavar="short|full|none",
     ),
     Setting(
         "baseline",
@@ -158,10 +160,17 @@ SETTINGS = (
         metavar="metric|file|folder",
     ),
     Setting(
-        "fail_under",
-        "fail the session when the overall score (mean of all case scores, "
-        "errors counted as 0) is below SCORE",
-        metavar="SCORE",
+        "gates",
+        "fail the session by its scores: fail_under=S (the overall score, errors "
+        "counted as 0, below S), max_drop=D then statistical (the default: when the "
+        "95% interval is below zero too) or strict (against a baseline or the "
+        "reference: the overall or a field's mean score dropped by more than D, "
+        "default 0), max_case_drop=D and allow=N (a shared case dropped by more than "
+        "D; N such cases pass with a warning), min_valid=S (a metric's share of "
+        "answers valid against their schema below S); invalid_fails makes a "
+        "comparison whose answer breaks its schema fail",
+        metavar="KEY=VALUE ...",
+        append=True,
     ),
     Setting(
         "field_floors",
@@ -172,47 +181,11 @@ SETTINGS = (
         [],
     ),
     Setting(
-        "max_drop",
-        "with a baseline: the largest drop of the overall or a field's mean "
-        "score allowed (default 0), then 'statistical' (the default: fail when "
-        "its 95% interval is below zero too) or 'strict'",
-        default="0",
-        metavar="D [statistical|strict]",
-    ),
-    Setting(
-        "max_case_drop",
-        "with a baseline: a shared case whose score dropped by more than D "
-        "fails the session (default: the max drop); 'allow=N' lets up to N "
-        "such cases pass with a warning",
-        metavar="[D] [allow=N]",
-    ),
-    Setting(
         "judge",
         "the LLM judge of the 'semantic' comparator: model=NAME endpoint=URL "
         "key_env=VARIABLE prompt=FILE batch=N price_in=X price_out=X, and its own "
         "concurrency/timeout/retries/rate keys (docs/schemas.md)",
         metavar="KEY=VALUE ...",
-    ),
-    Setting("invalid_fails", "a comparison whose answer breaks its schema fails", "bool", False),
-    Setting(
-        "min_valid",
-        "fail the session when, for a metric, the share of answers valid "
-        "against their schema is below SHARE",
-        metavar="SHARE",
-    ),
-    Setting(
-        "schema_dirs",
-        "folders outside the test root that the $refs of a golden case's "
-        "schema may read (default: none; the root always)",
-        "paths",
-        [],
-    ),
-    Setting("max_cases", "the most cases one case file may hold (default 10000)", default="10000"),
-    Setting(
-        "junit_properties",
-        "add each comparison's metric and score as JUnit XML properties (default: true)",
-        "bool",
-        True,
     ),
     Setting(
         "otel",
@@ -278,6 +251,14 @@ def add_options(parser: pytest.Parser) -> None:
             )
         if s.ini is not None:
             parser.addini(s.key, f"jsonmatch: {s.help}.", type=s.ini, default=s.default)
+    for name in parts.MERGED:  # hidden: --help names only the settings there are
+        group.addoption(
+            "--jsonmatch-" + name.replace("_", "-"),
+            dest=PREFIX + name,
+            default=None,
+            action="append",
+            help=argparse.SUPPRESS,
+        )
 
 
 def read_settings(config: pytest.Config) -> Settings:
@@ -317,7 +298,8 @@ class _Reader:
         """The ini's text, then the flag's, each with its name: for a setting made of parts,
         whose flag overrides the parts it gives."""
         ini, flag = self.ini(name), self.flag(name)
-        return [(str(ini or ""), PREFIX + name), (str(flag or ""), BY_NAME[name].flag)]
+        flags = " ".join(str(f) for f in flag) if isinstance(flag, list) else str(flag or "")
+        return [(str(ini or ""), PREFIX + name), (flags, BY_NAME[name].flag)]
 
     def given(self, *names: str) -> bool:
         """Whether a flag or an ini value other than the default is given for any of ``names``."""
@@ -334,6 +316,9 @@ def _read(read: _Reader) -> Settings:
     """A setting left at its default is not parsed: its part is built on first use."""
     config = read.config
     _check_ini_names(config)
+    for name in parts.MERGED:
+        if config.getoption(PREFIX + name, default=None) is not None:
+            raise ConfigError(parts.merged_message(name, flag=True))
     here = config.invocation_params.dir
     verbose = int(config.getoption("verbose", default=0) or 0)
     metric = read.text("metric")[0].strip() or "field_f1"
@@ -342,9 +327,12 @@ def _read(read: _Reader) -> Settings:
     target = read.text("target")[0].strip()
     targets, versus = _targets(read, target) if read.given("targets", "reference") else ((), None)
     steps = os.environ.get("GITHUB_STEP_SUMMARY")
+    golden, schema_dirs, max_cases = _golden(read)
+    report = parts.report_keys([pairs for _, pairs, _ in _report_words(read)])
+    gates = parts.parse_gate_texts(read.parts("gates")) if read.given("gates") else None
     return Settings(
         rootpath=config.rootpath,
-        golden=_golden(read),
+        golden=golden,
         target=target,
         targets=targets,
         given_versus=versus,
@@ -353,7 +341,7 @@ def _read(read: _Reader) -> Settings:
             threshold=threshold,
             options=parts.parse_options(read.text("options")[0]),
             verbosity=_verbosity(config, verbose),
-            invalid_fails=bool(read.ini("invalid_fails")),
+            invalid_fails=gates is not None and gates.invalid_fails,
         ),
         given_record=parts.parse_record(read.parts("record")) if read.given("record") else None,
         update=parts.parse_update(*read.text("update"), bool(os.environ.get("CI")))
@@ -362,17 +350,17 @@ def _read(read: _Reader) -> Settings:
         given_repeat=parts.parse_repeat(read.parts("repeat")) if read.given("repeat") else None,
         given_calls=parts.parse_calls(read.parts("calls")) if read.given("calls") else None,
         given_reports=_reports(read, here, steps) if read.given("report") or steps else None,
-        report_values=parts.parse_value_mode(*read.text("report_values")),
+        report_values=report.values,
         baseline=os.fspath(here / baseline) if baseline else None,
         partial_baseline=partial,
         shard=_shard(read),
         group_by=parts.parse_group_by(*read.text("group_by")),
-        given_gates=_gates(read) if read.given(*_GATE_SETTINGS) else None,
-        schema_dirs=read.paths("schema_dirs"),
-        max_cases=parts.parse_max_cases(*read.text("max_cases"))
-        if read.given("max_cases")
-        else 10_000,
-        junit_properties=bool(read.ini("junit_properties")),
+        given_gates=parts.parse_gates(gates, read.ini("field_floors"))
+        if gates is not None or read.given("field_floors")
+        else None,
+        schema_dirs=schema_dirs,
+        max_cases=max_cases,
+        junit_properties=report.junit,
         verbose=verbose,
         full_tracebacks=config.getoption("tbstyle", default="auto") == "long" or verbose >= 2,
         annotations=os.environ.get("GITHUB_ACTIONS") == "true",
@@ -406,16 +394,22 @@ def _workers(config: pytest.Config) -> int:
 # -- one reader per kind of value ---------------------------------------------------------
 
 
-def _golden(read: _Reader) -> tuple[Path, ...]:
-    """Golden folders, each of which must exist: a typo would collect no case, silently."""
-    folders = read.paths("golden")
+def _golden(read: _Reader) -> tuple[tuple[Path, ...], tuple[Path, ...], int]:
+    """Golden folders, each of which must exist (a typo would collect no case, silently), its
+    schema_dirs= (from the ini file's folder, as pytest reads paths) and max_cases=."""
+    config, words, what = read.config, read.ini("golden"), PREFIX + "golden"
+    base = config.inipath.parent if config.inipath is not None else config.invocation_params.dir
+    plain, dirs, max_cases = parts.golden_keys(
+        [str(w) for w in words] if isinstance(words, list) else [], what
+    )
+    folders = tuple(base / p for p in plain)
     for folder in folders:
         if not folder.is_dir():
             raise pytest.UsageError(
                 f"pytest-jsonmatch: jsonmatch_golden: {folder.name!r} is not a "
                 f"folder (looked for {str(folder)!r})"
             )
-    return folders
+    return folders, tuple(base / d for d in dirs), max_cases
 
 
 def _targets(read: _Reader, target: str) -> tuple[tuple[TargetSpec, ...], VersusSettings]:
@@ -452,30 +446,21 @@ def _baseline(text: str, what: str) -> tuple[str, bool]:
     return baseline_setting(text, what)
 
 
+def _report_words(read: _Reader) -> list[tuple[list[str], list[tuple[str, str]], str]]:
+    """jsonmatch_report's words, the ini's then the flag's: (paths, keys, shown name)."""
+    out = []
+    for value, what in ((read.ini("report"), PREFIX + "report"), (read.flag("report"), "")):
+        what = what or BY_NAME["report"].flag
+        words = [str(w) for w in value] if isinstance(value, list) else []
+        out.append((*parts.split_keys(words, what, parts.REPORT_KEYS), what))
+    return out
+
+
 def _reports(read: _Reader, here: Path, steps: str | None) -> ReportFiles:
-    flag, ini = read.flag("report"), read.ini("report")
-    paths = flag if isinstance(flag, list) else ini if isinstance(ini, list) else []
-    return parts.parse_reports(
-        [str(p) for p in paths], BY_NAME["report"].flag if flag else PREFIX + "report", here, steps
-    )
-
-
-_GATE_SETTINGS = ("fail_under", "field_floors", "max_drop", "max_case_drop", "min_valid")
-
-
-def _gates(read: _Reader) -> GateSettings:
-    # a gate names its ini setting, the name the verdict and the docs use, flag or not
-    from ..reporting.gates import gate_settings
-
-    floor_lines = read.ini("field_floors")
-    return gate_settings(
-        fail_under=read.text("fail_under")[0],
-        floor_lines=[str(line) for line in floor_lines] if isinstance(floor_lines, list) else [],
-        drop_parts=read.parts("max_drop"),
-        case_parts=read.parts("max_case_drop"),
-        prefix=PREFIX,
-        min_valid=read.text("min_valid")[0],
-    )
+    """The report files: the flag's paths when it gives any, else the ini's."""
+    (ini, _, ini_what), (flag, _, flag_what) = _report_words(read)
+    paths, what = (flag, flag_what) if flag else (ini, ini_what)
+    return parts.parse_reports(paths, what, here, steps)
 
 
 def _verbosity(config: pytest.Config, verbose: int) -> int:
@@ -492,6 +477,8 @@ def _check_ini_names(config: pytest.Config) -> None:
         warnings.simplefilter("ignore")  # keys the ini file holds; without it, no check
         written = list(getattr(config, "inicfg", {}) or {})
     for name in written:
+        if isinstance(name, str) and name.startswith(PREFIX) and name[10:] in parts.MERGED:
+            raise pytest.UsageError(f"pytest-jsonmatch: {parts.merged_message(name[10:], False)}")
         if not isinstance(name, str) or not name.startswith("jsonmatch") or name in registered:
             continue
         try:

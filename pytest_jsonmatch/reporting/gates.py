@@ -156,19 +156,22 @@ def gate_settings(
     case_parts: Sequence[tuple[str, str]],
     prefix: str,
     min_valid: str = "",
+    gate_prefix: str | None = None,
 ) -> GateSettings:
     """The gates from their settings' text: ``fail_under``, the lines of ``field_floors``
     (a line ``strict`` among them), and the (text, name) parts of ``max_drop`` (``D``,
     ``strict``) and ``max_case_drop`` (``D``, ``allow=N``), a later part's words overriding an
-    earlier one's (a flag's over the ini's), and ``min_valid``. Every message names the ini setting (``prefix``
-    + name), the name the verdict and the docs use. ConfigError naming the setting."""
+    earlier one's (a flag's over the ini's), and ``min_valid``. Every message names the ini setting
+    (``prefix`` + name; ``gate_prefix`` + name for the gates other than the floors, when they
+    are keys of one setting), the name the verdict and the docs use. ConfigError naming it."""
+    gp = prefix if gate_prefix is None else gate_prefix
     strict = any(line.strip() == "strict" for line in floor_lines)
     floors = parse_floors(
         [line for line in floor_lines if line.strip() != "strict"], prefix + "field_floors"
     )
-    drop, drop_what, mode = 0.0, prefix + "max_drop", "statistical"
+    drop, drop_what, mode = 0.0, gp + "max_drop", "statistical"
     case_drop: float | None = None
-    case_what, allow = prefix + "max_case_drop", 0
+    case_what, allow = gp + "max_case_drop", 0
     for text, _ in drop_parts:
         for word in text.replace(",", " ").split():
             if word in GATE_MODES:
@@ -185,7 +188,7 @@ def gate_settings(
             raise ConfigError(f"{what} is a drop and optionally 'allow=N', not {text!r}")
         if drops:
             case_drop = parse_score(drops[0], case_what)
-    fail_what = prefix + "fail_under"
+    fail_what = gp + "fail_under"
     return GateSettings(
         fail_under=parse_score(fail_under, fail_what) if fail_under.strip() else None,
         floors=floors,
@@ -194,15 +197,15 @@ def gate_settings(
         strict=strict,
         max_case_drop=case_drop,
         allow_regressions=allow,
-        min_valid=parse_score(min_valid, prefix + "min_valid") if min_valid.strip() else None,
+        min_valid=parse_score(min_valid, gp + "min_valid") if min_valid.strip() else None,
         names=GateNames(
             fail_under=fail_what,
             floors=prefix + "field_floors",
             max_drop=drop_what,
             max_case_drop=case_what,
-            allow_regressions=f"{prefix}max_case_drop allow",
+            allow_regressions=f"{gp}max_case_drop allow",
             strict=f"'strict' in {prefix}field_floors",
-            min_valid=prefix + "min_valid",
+            min_valid=gp + "min_valid",
         ),
     )
 

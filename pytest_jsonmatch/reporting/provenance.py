@@ -106,10 +106,14 @@ def settings_record(
     return out
 
 
+# the recorded gates that are keys of jsonmatch_gates, as a message names them
+_SPELLED = {k: "gates " + k for k in ("fail_under", "max_drop", "max_case_drop", "min_valid")}
+
+
 def settings_differences(a: Mapping[str, object], b: Mapping[str, object]) -> list[str]:
     """The settings whose recorded text differs between two runs, each ``name: a, b``."""
     return [
-        f"jsonmatch_{key}: {a.get(key)!r} and {b.get(key)!r}"
+        f"jsonmatch_{_SPELLED.get(key, key)}: {a.get(key)!r} and {b.get(key)!r}"
         for key in sorted(set(a) | set(b))
         if a.get(key) != b.get(key)
     ]

@@ -46,7 +46,7 @@ class JudgeAhead:
         schema_folders: Sequence[Path] = (),
     ) -> None:
         self.outputs, self.defaults, self.concurrency = outputs, defaults, concurrency
-        # where a schema's $refs may read, as for the case's own test (jsonmatch_schema_dirs)
+        # where a schema's $refs may read, as for the case's own test (jsonmatch_golden's schema_dirs)
         self.schema_folders = tuple(schema_folders)
         self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
@@ -143,7 +143,7 @@ class JudgeAhead:
                 output = produced.output
             name = case.metric or self.defaults.metric
             options = {**self.defaults.options_for(name), **case.options}
-            with tab, references_confined_to(self.schema_folders, "jsonmatch_schema_dirs"):
+            with tab, references_confined_to(self.schema_folders, "jsonmatch_golden's schema_dirs"):
                 match_json(output, case.expected, metric=name, **options)
         except (JsonMatchError, Exception):  # noqa: BLE001 - its test says what went wrong
             pass

@@ -1,5 +1,6 @@
 """The parts of the plugin's settings that other stages parse: recordings, repeats, calls,
-reports, gates, the reference target and OpenTelemetry.
+reports, gates, the reference target and OpenTelemetry; the keys of the settings that hold
+several (``golden``, ``report``, ``gates``) and the lines that name a setting merged into one.
 
 plugin/settings.py parses each part the session was given a value for when the session
 starts (a mistake in one stops it there) and hands it to :class:`SettingParts`, the base of
@@ -13,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from ..engine.core.errors import ConfigError
+from ..engine.core.errors import ConfigError, did_you_mean
 
 if TYPE_CHECKING:
     from ..calls.call_settings import CallSettings
@@ -77,11 +78,7 @@ class SettingParts:
 
     @cached_property
     def gates(self) -> GateSettings:
-        from ..reporting.gates import gate_settings
-
-        return self.given_gates or gate_settings(
-            fail_under="", floor_lines=(), drop_parts=(), case_parts=(), prefix=PREFIX
-        )
+        return self.given_gates or parse_gates(None, [])
 
     @cached_property
     def versus(self) -> VersusSettings:
@@ -226,6 +223,165 @@ def parse_group_by(text: str, what: str) -> GroupBy:
     from ..reporting.aggregate import GROUP_BY
 
     return _choice(text, what, GROUP_BY)
+
+
+# -- settings made of keys: jsonmatch_golden, jsonmatch_report, jsonmatch_gates -----------------
+
+GOLDEN_KEYS = ("schema_dirs", "max_cases")
+REPORT_KEYS = ("values", "junit")
+GATE_KEYS = ("fail_under", "max_drop", "max_case_drop", "allow", "min_valid", "invalid_fails")
+GATE_WORDS = {"statistical": "mode", "strict": "mode", "invalid_fails": "invalid_fails"}
+_SWITCH = {"yes": True, "true": True, "on": True, "no": False, "false": False, "off": False}
+
+
+# Settings merged into others: (setting, how to write it now). Given as an ini key or a flag,
+# each stops the session with the line merged_message writes (the plugin declares each old
+# flag hidden, so that its spelling is caught rather than refused as unknown).
+MERGED = {
+    "schema_dirs": ("golden", "FOLDER schema_dirs=PATH"),
+    "max_cases": ("golden", "FOLDER max_cases=N"),
+    "report_values": ("report", "PATH values=short|full|none"),
+    "junit_properties": ("report", "PATH junit=no"),
+    "fail_under": ("gates", "fail_under=SCORE"),
+    "max_drop": ("gates", "max_drop=D [statistical|strict]"),
+    "max_case_drop": ("gates", "max_case_drop=D [allow=N]"),
+    "min_valid": ("gates", "min_valid=SHARE"),
+    "invalid_fails": ("gates", "invalid_fails"),
+}
+_INI_ONLY = ("golden",)  # a setting merged into one of these has no flag to name
+
+
+def merged_message(name: str, flag: bool) -> str:
+    """How to write the merged setting ``name`` now, told to one who gave its ini key or flag."""
+    into, how = MERGED[name]
+    ini = f"{PREFIX}{into} = {how}"
+    if not flag:
+        return f"{PREFIX}{name} is part of {PREFIX}{into} now: {ini}"
+    old, new = "--jsonmatch-" + name.replace("_", "-"), "--jsonmatch-" + into
+    if into in _INI_ONLY:
+        return f"{old} is part of {PREFIX}{into} now: {ini}"
+    example = how.split()[-1] if into == "report" else f"'{how}'"
+    return f"{old} is part of {new} now: {new}={example}"
+
+
+def golden_keys(words: Sequence[str], what: str) -> tuple[list[str], list[str], int]:
+    """jsonmatch_golden's words: (its folders, the schema_dirs= folders, max_cases=)."""
+    plain, pairs = split_keys(words, what, GOLDEN_KEYS)
+    max_cases = 10_000
+    for name, value in pairs:
+        if name == "max_cases":
+            max_cases = parse_max_cases(value, f"{what}: max_cases")
+    return plain, [v for n, v in pairs if n == "schema_dirs"], max_cases
+
+
+class ReportKeys(NamedTuple):
+    values: ValueMode = "short"
+    junit: bool = True  # each comparison's metric and score as JUnit XML properties
+
+
+def report_keys(pair_lists: Sequence[Sequence[tuple[str, str]]]) -> ReportKeys:
+    """values= and junit= of jsonmatch_report, the ini's pairs then the flag's."""
+    values: ValueMode = "short"
+    junit = True
+    for pairs, what in zip(pair_lists, (PREFIX + "report", "--jsonmatch-report")):
+        for name, value in pairs:
+            if name == "values":
+                values = parse_value_mode(value, f"{what}: values")
+            else:
+                junit = parse_switch(value, f"{what}: junit")
+    return ReportKeys(values, junit)
+
+
+def split_keys(
+    words: Sequence[str], what: str, keys: Sequence[str]
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """``words`` as (the plain words, the ``key=value`` pairs in order); a word ``name=value``
+    whose name is not one of ``keys`` is a ConfigError naming ``what`` (a typo would be taken
+    for a path)."""
+    plain: list[str] = []
+    pairs: list[tuple[str, str]] = []
+    for word in words:
+        name, eq, value = word.partition("=")
+        if not eq or "/" in name or "\\" in name:
+            plain.append(word)
+        elif name in keys:
+            pairs.append((name, value))
+        else:
+            raise ConfigError(
+                f"{what}: unknown key {name!r}{did_you_mean(name, keys)}; known: {', '.join(keys)}"
+            )
+    return plain, pairs
+
+
+def parse_switch(text: str, what: str) -> bool:
+    """yes/no, true/false or on/off."""
+    value = _SWITCH.get(text.strip().lower())
+    if value is None:
+        raise ConfigError(f"{what} must be yes or no (true/false, on/off), not {text!r}")
+    return value
+
+
+class GateTexts(NamedTuple):
+    """The keys of ``jsonmatch_gates`` as text, a later part's overriding an earlier one's."""
+
+    fail_under: str = ""
+    max_drop: str = ""  # D and its mode word, as the drop gate reads them
+    max_case_drop: str = ""  # D and allow=N
+    min_valid: str = ""
+    invalid_fails: bool = False
+    given: frozenset[str] = frozenset()  # the session gates given (invalid_fails is none)
+
+
+def parse_gate_texts(parts: Sequence[tuple[str, str]]) -> GateTexts:
+    """``fail_under=S max_drop=D [statistical|strict] max_case_drop=D allow=N min_valid=S
+    [invalid_fails]`` from (text, name) parts, the flag's after the ini's."""
+    got: dict[str, str] = {}
+    invalid_what = ""
+    for text, what in parts:
+        plain, pairs = split_keys(text.replace(",", " ").split(), what, GATE_KEYS)
+        for word in plain:
+            if word not in GATE_WORDS:
+                raise ConfigError(
+                    f"{what}: {word!r} is not a gate; write KEY=VALUE with a key of "
+                    f"{', '.join(GATE_KEYS)}, or one of {', '.join(GATE_WORDS)}"
+                    + did_you_mean(word, [*GATE_KEYS, *GATE_WORDS])
+                )
+            got[GATE_WORDS[word]] = word if word != "invalid_fails" else "yes"
+        for name, value in pairs:
+            got[name] = value
+        if any(w == "invalid_fails" for w in plain) or any(n == "invalid_fails" for n, _ in pairs):
+            invalid_what = what
+    invalid = got.pop("invalid_fails", "no")
+    fails = parse_switch(invalid, f"{invalid_what}: invalid_fails")
+    drop = " ".join(got[k] for k in ("max_drop", "mode") if k in got)
+    case = " ".join(
+        (got.get("max_case_drop", ""), "allow=" + got["allow"] if "allow" in got else "")
+    ).strip()
+    return GateTexts(
+        fail_under=got.get("fail_under", ""),
+        max_drop=drop,
+        max_case_drop=case,
+        min_valid=got.get("min_valid", ""),
+        invalid_fails=fails,
+        given=frozenset(got),
+    )
+
+
+def parse_gates(texts: GateTexts | None, floor_lines: object) -> GateSettings:
+    """The session's gates from jsonmatch_gates' keys and jsonmatch_field_floors' lines; a
+    gate's messages and verdicts name its setting and key (``jsonmatch_gates max_drop``)."""
+    from ..reporting.gates import gate_settings
+
+    texts = texts or GateTexts()
+    return gate_settings(
+        fail_under=texts.fail_under,
+        floor_lines=[str(line) for line in floor_lines] if isinstance(floor_lines, list) else [],
+        drop_parts=[(texts.max_drop, "")],
+        case_parts=[(texts.max_case_drop, PREFIX + "gates max_case_drop")],
+        prefix=PREFIX,
+        min_valid=texts.min_valid,
+        gate_prefix=PREFIX + "gates ",
+    )
 
 
 def _choice(value: str, what: str, allowed: Sequence[_T]) -> _T:

@@ -357,14 +357,14 @@ def test_a_case_a_gate_failed_shows_that_gate_and_the_baseline_links_to_it(page_
 
     summary, against, verdict = _judged(max_drop=0.05)
     report = build_report(summary, NOW, verdict, against)
-    assert report["gates"]["blocked"] == [{"case_id": "b", "gate": "jsonmatch_max_drop"}]
+    assert report["gates"]["blocked"] == [{"case_id": "b", "gate": "jsonmatch_gates max_drop"}]
     page, problems, _ = page_of(report, "gated.html")
     assert problems == []
     case = page.locator("details.case", has=page.locator(".case-id", has_text="b"))
     assert case.get_attribute("data-status") == "failed"
     assert case.locator("summary .badge").all_inner_texts() == [
         "failed",
-        "gate: jsonmatch_max_drop",
+        "gate: jsonmatch_gates max_drop",
     ]
     # the failed-only filter keeps it, and hides the cases that passed every gate
     page.check("#failed-only")
@@ -378,7 +378,7 @@ def test_a_case_a_gate_failed_shows_that_gate_and_the_baseline_links_to_it(page_
         "1.0000",
         "0.7000",
         "-0.3000",
-        "failed: jsonmatch_max_drop",
+        "failed: jsonmatch_gates max_drop",
     ]
     href = row.locator("a.case-link").get_attribute("href")
     assert href == "#case=b"

@@ -69,11 +69,9 @@ jsonmatch_targets =
     base = targets:base
     cheap = targets:cheap
 jsonmatch_reference = base
-jsonmatch_fail_under = 0.7
+jsonmatch_gates = fail_under=0.7 max_drop=0.5 strict max_case_drop=0.6 allow=1
 jsonmatch_field_floors =
     vendor=0.5
-jsonmatch_max_drop = 0.5 strict
-jsonmatch_max_case_drop = 0.6 allow=1
 """
 GOLDEN_SHARDS = {
     2: ["acme or ibm", "sap or oracle"],
@@ -146,7 +144,11 @@ def test_merged_shards_equal_the_whole_run(pytester, count, capsys):
     # judged identically: the same gates checked, failed and warned of, the same exit status
     assert merged["gates"] == whole["gates"]
     checked = " | ".join(whole["gates"]["checked"])
-    for gate in ("jsonmatch_fail_under", "jsonmatch_field_floors", "jsonmatch_max_drop"):
+    for gate in (
+        "jsonmatch_gates fail_under",
+        "jsonmatch_field_floors",
+        "jsonmatch_gates max_drop",
+    ):
         assert gate in checked, gate
     assert "cheap" in checked  # held to the reference target
     assert (code == 0) is whole["gates"]["passed"]
@@ -161,7 +163,9 @@ def test_merged_shards_equal_the_whole_run(pytester, count, capsys):
     assert from_merged == capsys.readouterr().out
     # an option overrides the setting the shards recorded: 0.75 is under 0.8
     assert main(["merge", *paths, "--fail-under", "0.8"]) == 1
-    assert "overall score 0.7500 is below jsonmatch_fail_under 0.8000" in capsys.readouterr().out
+    assert (
+        "overall score 0.7500 is below jsonmatch_gates fail_under 0.8000" in capsys.readouterr().out
+    )
 
 
 def _shard(pytester, i, count, selection, name=None):

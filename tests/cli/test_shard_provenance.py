@@ -113,12 +113,14 @@ def test_a_report_records_its_settings_golden_set_fingerprints_and_judge(pyteste
 
 def test_shards_of_different_settings_are_refused_naming_them_and_the_setting(pytester, capsys):
     pytester.makepyfile(test_suite=SUITE)
-    one = _shard(pytester, 1, 2, "test_a or test_b or test_c", "-o", "jsonmatch_fail_under=0.7")
+    one = _shard(
+        pytester, 1, 2, "test_a or test_b or test_c", "-o", "jsonmatch_gates=fail_under=0.7"
+    )
     two = _shard(pytester, 2, 2, "test_d or test_e or test_f")
     assert main(["merge", one, two]) == 2
     err = capsys.readouterr().err
     assert f"the shards are of different settings: {one} and {two} differ in" in err
-    assert "jsonmatch_fail_under: '0.7' and None" in err
+    assert "jsonmatch_gates fail_under: '0.7' and None" in err
     # --partial merges missing shards, never shards of different runs
     assert main(["merge", one, two, "--partial"]) == 2
 
@@ -232,6 +234,6 @@ def test_merge_options_override_the_recorded_reference_floors_and_baseline(pytes
     # the recorded gates, no baseline: cheap's 2.5 / 4 = 0.625 is under fail_under 0.7
     assert main(["merge", one, two, "-o", out, "--no-baseline"]) == 1
     assert _report(pytester, "run.json")["gates"]["failures"] == [
-        "target cheap: overall score 0.6250 is below jsonmatch_fail_under 0.7000"
+        "target cheap: overall score 0.6250 is below jsonmatch_gates fail_under 0.7000"
     ]
     assert "baseline" not in _report(pytester, "run.json")

@@ -72,6 +72,13 @@ def _case_file(key: str, tmp: Path) -> Probe:
 GATES: dict[str, Any] = {"fail_under": "", "floor_lines": (), "drop_parts": (), "case_parts": ()}
 
 
+def _gates(form: str) -> Probe:
+    """A key of jsonmatch_gates, read as the plugin reads the setting."""
+    return lambda v: parts.parse_gates(
+        parts.parse_gate_texts([(form.format(_text(v)), "jsonmatch_gates")]), []
+    )
+
+
 def _gate(**given: Any) -> Probe:
     ((key, form),) = given.items()
 
@@ -160,24 +167,23 @@ def probes(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> dict[tuple[str, str], 
             _case_file("threshold", tmp),
         ],
         ("`repeat`", "a case's `repeat:`"): [_case_file("repeat", tmp)],
-        (
-            "`jsonmatch_threshold`, `jsonmatch_fail_under`, `jsonmatch_min_valid`",
-            "ini, `--jsonmatch-*`",
-        ): [
-            lambda v: parts.parse_threshold(_text(v), "jsonmatch_threshold"),
-            _gate(fail_under="{}"),
-            _gate(min_valid="{}"),
+        ("`jsonmatch_threshold`", "ini, `--jsonmatch-threshold`"): [
+            lambda v: parts.parse_threshold(_text(v), "jsonmatch_threshold")
+        ],
+        ("`fail_under`, `min_valid`", "`jsonmatch_gates`, `--jsonmatch-gates`"): [
+            _gates("fail_under={}"),
+            _gates("min_valid={}"),
         ],
         ("`jsonmatch_field_floors` score", "ini"): [_gate(floor_lines="items[].sku={}")],
-        ("`jsonmatch_max_drop` `D`, `jsonmatch_max_case_drop` `D`", "ini, `--jsonmatch-*`"): [
-            _gate(drop_parts="{}"),
-            _gate(case_parts="{}"),
+        ("`max_drop` `D`, `max_case_drop` `D`", "`jsonmatch_gates`, `--jsonmatch-gates`"): [
+            _gates("max_drop={}"),
+            _gates("max_case_drop={}"),
         ],
-        ("`jsonmatch_max_case_drop` `allow=N`", "ini, `--jsonmatch-*`"): [
-            _gate(case_parts="0.1 allow={}")
+        ("`allow` `N`", "`jsonmatch_gates`, `--jsonmatch-gates`"): [
+            _gates("max_case_drop=0.1 allow={}")
         ],
-        ("`jsonmatch_max_cases`", "ini"): [
-            lambda v: parts.parse_max_cases(_text(v), "jsonmatch_max_cases")
+        ("`max_cases`", "`jsonmatch_golden`"): [
+            lambda v: parts.golden_keys([f"max_cases={_text(v)}"], "jsonmatch_golden")
         ],
         ("`jsonmatch_repeat` `N`", "ini, `--jsonmatch-repeat`"): [
             lambda v: parts.parse_repeat([(_text(v), "jsonmatch_repeat")])

@@ -27,7 +27,7 @@ cases:
 def test_a_markdown_summary_is_written_with_the_gates_cases_and_fields(pytester):
     pytester.makefile(".jsonmatch.yaml", invoices=CASES)
     result = pytester.runpytest_inprocess(
-        *ARGS, "--jsonmatch-report=out/summary.md", "--jsonmatch-fail-under=0.9"
+        *ARGS, "--jsonmatch-report=out/summary.md", "--jsonmatch-gates=fail_under=0.9"
     )
     result.assert_outcomes(passed=1, failed=2)
     text = (pytester.path / "out" / "summary.md").read_text()
@@ -36,7 +36,7 @@ def test_a_markdown_summary_is_written_with_the_gates_cases_and_fields(pytester)
     assert (
         "**Gates: FAILED**\n- 1 of 3 cases could not be scored, more than the 25% a passing "
         "gate allows: no gate is judged as passed on what was not scored\n"
-        "- overall score 0.5000 is below jsonmatch\\_fail\\_under 0.9000" in text
+        "- overall score 0.5000 is below jsonmatch\\_gates fail\\_under 0.9000" in text
     )
     assert "| field\\_f1 | 3 | 1 | 1 | 1 | 0.5000 | 0.5000 | 0.5000 | 0.5000 |" in text
     assert (

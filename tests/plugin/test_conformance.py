@@ -1,7 +1,7 @@
 """Schema conformance through the plugin: the summary's valid column and the places broken
 most, the JSON report's per-comparison, per-case and per-metric figures,
-jsonmatch_invalid_fails (an invalid answer fails its test, whatever its score) and
-jsonmatch_min_valid (a floor on a metric's share of valid answers)."""
+jsonmatch_gates invalid_fails (an invalid answer fails its test, whatever its score) and
+jsonmatch_gates min_valid (a floor on a metric's share of valid answers)."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def test_the_summary_shows_the_valid_share_and_the_places_broken_most(pytester):
 
 def test_invalid_fails_fails_an_invalid_answer_whatever_its_score(pytester):
     pytester.makepyfile(TESTS)
-    pytester.makeini("[pytest]\njsonmatch_invalid_fails = true\n")
+    pytester.makeini("[pytest]\njsonmatch_gates = invalid_fails\n")
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=r.json")
     result.assert_outcomes(passed=2, failed=2)
     result.stdout.fnmatch_lines(
@@ -119,19 +119,22 @@ def test_invalid_fails_fails_an_invalid_answer_whatever_its_score(pytester):
 @pytest.mark.parametrize(("floor", "passes"), [("0.3333", True), ("0.5", False)])
 def test_min_valid_is_a_floor_on_each_metrics_valid_share(pytester, floor, passes):
     pytester.makepyfile(TESTS)
-    result = pytester.runpytest_inprocess(*ARGS, f"--jsonmatch-min-valid={floor}")
+    result = pytester.runpytest_inprocess(*ARGS, f"--jsonmatch-gates=min_valid={floor}")
     result.assert_outcomes(passed=4)
     # 1 of 3 answers valid: 0.3333 (to four places, as printed) meets 0.3333, not 0.5
     what = "field_match: valid share 0.3333 (1 of 3 answers valid against their schema)"
     if passes:
         assert result.ret == pytest.ExitCode.OK
         result.stdout.fnmatch_lines(
-            [f"jsonmatch gates passed: {what} is at least jsonmatch_min_valid 0.3333"]
+            [f"jsonmatch gates passed: {what} is at least jsonmatch_gates min_valid 0.3333"]
         )
     else:
         assert result.ret == pytest.ExitCode.TESTS_FAILED
         result.stdout.fnmatch_lines(
-            ["FAILED: jsonmatch gates: 1 failure", f"  {what} is below jsonmatch_min_valid 0.5000"]
+            [
+                "FAILED: jsonmatch gates: 1 failure",
+                f"  {what} is below jsonmatch_gates min_valid 0.5000",
+            ]
         )
 
 
@@ -142,14 +145,14 @@ def test_min_valid_is_a_floor_on_each_metrics_valid_share(pytester, floor, passe
             "0.9",
             pytest.ExitCode.OK,
             "stdout",
-            "warning: jsonmatch_min_valid 0.9000: no answer was "
+            "warning: jsonmatch_gates min_valid 0.9000: no answer was "
             "checked against a schema (give the comparisons a schema)",
         ),
         (
             "most",
             pytest.ExitCode.USAGE_ERROR,
             "stderr",
-            "*jsonmatch_min_valid must be a number between 0 and 1, not 'most'*",
+            "*jsonmatch_gates min_valid must be a number between 0 and 1, not 'most'*",
         ),
     ],
 )
@@ -157,7 +160,7 @@ def test_min_valid_without_a_schema_warns_and_a_bad_one_stops(
     pytester, floor, status, stream, line
 ):
     pytester.makepyfile("def test_x(json_match):\n    json_match({'a': 1}, {'a': 1})\n")
-    result = pytester.runpytest_inprocess(*ARGS, f"--jsonmatch-min-valid={floor}")
+    result = pytester.runpytest_inprocess(*ARGS, f"--jsonmatch-gates=min_valid={floor}")
     assert result.ret == status
     getattr(result, stream).fnmatch_lines([line])
 
@@ -188,7 +191,7 @@ def test_a_golden_case_with_a_schema_file_and_a_reference(pytester):
             actual: {total: -5}
         """,
     )
-    pytester.makeini("[pytest]\njsonmatch_golden = cases\njsonmatch_invalid_fails = true\n")
+    pytester.makeini("[pytest]\njsonmatch_golden = cases\njsonmatch_gates = invalid_fails\n")
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=r.json")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
@@ -227,7 +230,7 @@ def test_broken_expected():
 
 def test_an_answer_that_was_cut_or_holds_no_json_is_not_valid(pytester):
     pytester.makepyfile(UNREAD)
-    pytester.makeini("[pytest]\njsonmatch_min_valid = 0.9\n")
+    pytester.makeini("[pytest]\njsonmatch_gates = min_valid=0.9\n")
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=r.json")
     result.assert_outcomes(passed=1, failed=3)
     # 1 of the 3 answers valid: the cut one and the one with no JSON count against the share
@@ -235,7 +238,7 @@ def test_an_answer_that_was_cut_or_holds_no_json_is_not_valid(pytester):
         [
             "FAILED: jsonmatch gates: *",
             "  field_match: valid share 0.3333 (1 of 3 answers valid against their schema) is "
-            "below jsonmatch_min_valid 0.9000",
+            "below jsonmatch_gates min_valid 0.9000",
         ]
     )
     report = load_report(pytester.path / "r.json")

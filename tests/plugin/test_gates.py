@@ -40,7 +40,7 @@ def test_half():
 
 def test_fail_under_fails_a_session_whose_tests_all_passed(pytester):
     pytester.makepyfile(PASSING)
-    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-fail-under=0.8")
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-gates=fail_under=0.8")
     result.assert_outcomes(passed=2)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
@@ -48,34 +48,38 @@ def test_fail_under_fails_a_session_whose_tests_all_passed(pytester):
             "overall score 0.7500 over 2 cases",
             "*",
             "FAILED: jsonmatch gates: 1 failure",
-            "  overall score 0.7500 is below jsonmatch_fail_under 0.8000",
+            "  overall score 0.7500 is below jsonmatch_gates fail_under 0.8000",
         ]
     )
 
 
 def test_fail_under_met_leaves_the_exit_status_alone(pytester):
     pytester.makepyfile(PASSING)
-    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-fail-under=0.75")
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-gates=fail_under=0.75")
     assert result.ret == pytest.ExitCode.OK
     result.stdout.no_fnmatch_line("*FAILED*jsonmatch gates*")
     # a passing run says which gates it passed
     result.stdout.fnmatch_lines(
-        ["jsonmatch gates passed: overall score 0.7500 is at least jsonmatch_fail_under 0.7500"]
+        [
+            "jsonmatch gates passed: overall score 0.7500 is at least jsonmatch_gates fail_under 0.7500"
+        ]
     )
 
 
 def test_fail_under_from_ini(pytester):
-    pytester.makeini("[pytest]\njsonmatch_fail_under = 0.9\n")
+    pytester.makeini("[pytest]\njsonmatch_gates = fail_under=0.9\n")
     pytester.makepyfile(PASSING)
     result = pytester.runpytest_inprocess(*ARGS)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["  overall score 0.7500 is below jsonmatch_fail_under 0.9000"])
+    result.stdout.fnmatch_lines(
+        ["  overall score 0.7500 is below jsonmatch_gates fail_under 0.9000"]
+    )
 
 
 def test_the_flag_wins_over_the_ini(pytester):
-    pytester.makeini("[pytest]\njsonmatch_fail_under = 0.9\n")
+    pytester.makeini("[pytest]\njsonmatch_gates = fail_under=0.9\n")
     pytester.makepyfile(PASSING)
-    assert pytester.runpytest_inprocess(*ARGS, "--jsonmatch-fail-under=0.5").ret == 0
+    assert pytester.runpytest_inprocess(*ARGS, "--jsonmatch-gates=fail_under=0.5").ret == 0
 
 
 def test_a_failing_gate_keeps_a_failed_run_failed(pytester):
@@ -85,9 +89,11 @@ def test_a_failing_gate_keeps_a_failed_run_failed(pytester):
         def test_bad():
             assert_json_match({"a": 2}, {"a": 1})
     """)
-    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-fail-under=1")
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-gates=fail_under=1")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["  overall score 0.0000 is below jsonmatch_fail_under 1.0000"])
+    result.stdout.fnmatch_lines(
+        ["  overall score 0.0000 is below jsonmatch_gates fail_under 1.0000"]
+    )
 
 
 # -- field floors ---------------------------------------------------------------------------------
@@ -216,7 +222,7 @@ def test_a_real_regression_fails_with_its_interval(pytester):
         pytester,
         dict.fromkeys(SIX_PERFECT, 2),
         "--jsonmatch-baseline=base.json",
-        "--jsonmatch-max-drop=0.1",
+        "--jsonmatch-gates=max_drop=0.1",
     )
     result.assert_outcomes(passed=6)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -228,7 +234,7 @@ def test_a_real_regression_fails_with_its_interval(pytester):
             "cases), more*",
             "  field d (field_f1): mean score dropped by 1.0000*",
             "  case test_cases.py::test_case[[]c0[]] (test_cases.py:*) dropped from 1.0000 to 0.5000, by more than "
-            "jsonmatch_max_drop 0.1000",
+            "jsonmatch_gates max_drop 0.1000",
         ]
     )
 
@@ -245,8 +251,8 @@ def test_a_drop_that_may_be_noise_is_a_warning_naming_n_and_the_detectable_drop(
         pytester,
         NOISE,
         "--jsonmatch-baseline=base.json",
-        "--jsonmatch-max-drop=0.01",
-        "--jsonmatch-max-case-drop=0.25",
+        "--jsonmatch-gates=max_drop=0.01",
+        "--jsonmatch-gates=max_case_drop=0.25",
         "-v",
     )
     assert result.ret == pytest.ExitCode.OK
@@ -256,17 +262,17 @@ def test_a_drop_that_may_be_noise_is_a_warning_naming_n_and_the_detectable_drop(
     result.stdout.fnmatch_lines(
         [
             "warning: overall score dropped by 0.0417 (0.9167 -> 0.8750 over 6 shared cases), "
-            "more than jsonmatch_max_drop 0.0100, but it may be noise: the 95% interval -0.2392 to "
+            "more than jsonmatch_gates max_drop 0.0100, but it may be noise: the 95% interval -0.2392 to "
             "+0.1558 includes no change, and 6 cases can only detect drops of 0.2152 or more",
         ]
     )
 
 
 def test_strict_gates_fail_on_the_point_estimate(pytester):
-    pytester.makeini("[pytest]\njsonmatch_max_drop = strict\n")
+    pytester.makeini("[pytest]\njsonmatch_gates = strict\n")
     _baseline(pytester, NOISE_BEFORE)
     result = _run_with(
-        pytester, NOISE, "--jsonmatch-baseline=base.json", "--jsonmatch-max-drop=0.01"
+        pytester, NOISE, "--jsonmatch-baseline=base.json", "--jsonmatch-gates=max_drop=0.01"
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     # field d (1 where 4 keys match): before 1, 1, 0, 0, 1, 1 (4/6), after 0, 0, 1, 0, 1, 1
@@ -275,13 +281,13 @@ def test_strict_gates_fail_on_the_point_estimate(pytester):
         [
             "FAILED: jsonmatch gates: 4 failures",
             "  overall score dropped by 0.0417 (0.9167 -> 0.8750 over 6 shared cases), more than "
-            "jsonmatch_max_drop 0.0100",
+            "jsonmatch_gates max_drop 0.0100",
             "  field d (field_f1): mean score dropped by 0.1667 (0.6667 -> 0.5000 over 6 shared "
-            "cases), more than jsonmatch_max_drop 0.0100",
+            "cases), more than jsonmatch_gates max_drop 0.0100",
             "  case test_cases.py::test_case[[]c0[]] (test_cases.py:*) dropped from 1.0000 to 0.7500, by more than "
-            "jsonmatch_max_drop 0.0100",
+            "jsonmatch_gates max_drop 0.0100",
             "  case test_cases.py::test_case[[]c1[]] (test_cases.py:*) dropped from 1.0000 to 0.7500, by more than "
-            "jsonmatch_max_drop 0.0100",
+            "jsonmatch_gates max_drop 0.0100",
         ]
     )
 
@@ -314,7 +320,7 @@ def test_the_summary_lists_the_cases_that_changed_most_worst_first(pytester):
         pytester,
         {"c0": 1, "c1": 3, "c2": 4, "new": 4},
         "--jsonmatch-baseline=base.json",
-        "--jsonmatch-max-drop=1",
+        "--jsonmatch-gates=max_drop=1",
     )
     # c0: 1.0 -> 0.25 (-0.75), c1: 1.0 -> 0.75 (-0.25), c2: 0.5 -> 1.0 (+0.5); pass/fail do
     # not change (threshold 0)

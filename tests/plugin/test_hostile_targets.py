@@ -278,8 +278,7 @@ def test_credentials_in_a_target_error_are_masked_and_its_length_bounded_everywh
     write(
         pytester,
         "pytest.ini",
-        "[pytest]\npythonpath = .\njsonmatch_target = llm:extract\n"
-        "jsonmatch_junit_properties = true\n",
+        "[pytest]\npythonpath = .\njsonmatch_target = llm:extract\njsonmatch_report = junit=yes\n",
     )
     write(
         pytester,

@@ -35,7 +35,7 @@ def test_each_test_case_carries_its_score(pytester):
 
 
 def test_properties_can_be_switched_off(pytester):
-    pytester.makeini("[pytest]\njsonmatch_junit_properties = false\n")
+    pytester.makeini("[pytest]\njsonmatch_report = junit=no\n")
     pytester.makepyfile(THREE_TESTS)
     pytester.runpytest_inprocess(*ARGS, "--junitxml=out.xml")
     assert _properties(pytester.path / "out.xml") == {
@@ -47,7 +47,9 @@ def test_properties_can_be_switched_off(pytester):
 
 def test_a_failing_gate_is_a_failed_test_case_in_the_xml(pytester):
     pytester.makepyfile(THREE_TESTS.replace("threshold=0.9", "threshold=0"))
-    result = pytester.runpytest_inprocess(*ARGS, "--junitxml=out.xml", "--jsonmatch-fail-under=0.9")
+    result = pytester.runpytest_inprocess(
+        *ARGS, "--junitxml=out.xml", "--jsonmatch-gates=fail_under=0.9"
+    )
     result.assert_outcomes(passed=3)
     assert result.ret == 1
     suite = ET.parse(pytester.path / "out.xml").getroot().find("testsuite")
@@ -58,12 +60,12 @@ def test_a_failing_gate_is_a_failed_test_case_in_the_xml(pytester):
     failure = gate.find("failure")
     assert failure.get("message") == (
         "the session did not pass its jsonmatch gates: overall score "
-        "0.6667 is below jsonmatch_fail_under 0.9000"
+        "0.6667 is below jsonmatch_gates fail_under 0.9000"
     )
 
 
 def test_passing_gates_add_no_test_case(pytester):
     pytester.makepyfile(THREE_TESTS.replace("threshold=0.9", "threshold=0"))
-    pytester.runpytest_inprocess(*ARGS, "--junitxml=out.xml", "--jsonmatch-fail-under=0.5")
+    pytester.runpytest_inprocess(*ARGS, "--junitxml=out.xml", "--jsonmatch-gates=fail_under=0.5")
     suite = ET.parse(pytester.path / "out.xml").getroot().find("testsuite")
     assert (suite.get("tests"), suite.get("failures")) == ("3", "0")

@@ -42,7 +42,7 @@ def _run(pytester, monkeypatch, stop, *flags):
     result = pytester.runpytest_inprocess(
         *ARGS,
         "--jsonmatch-report=r.json",
-        "--jsonmatch-fail-under=0.5",
+        "--jsonmatch-gates=fail_under=0.5",
         *flags,
         no_reraise_ctrlc=True,
     )

@@ -142,7 +142,7 @@ LONG = "x" * 300
     ],
 )
 def test_report_values_are_cut_kept_whole_or_left_out(pytester, mode, expected):
-    flags = [f"--jsonmatch-report-values={mode}"] if mode else []
+    flags = [f"--jsonmatch-report=values={mode}"] if mode else []
     _, data = _report(
         pytester,
         *flags,
@@ -201,7 +201,7 @@ def test_an_integer_too_long_for_json_text_is_described_in_the_report_and_the_me
     # was, marked cut, in every mode; the failure message too (before: a ValueError)
     result, data = _report(
         pytester,
-        f"--jsonmatch-report-values={mode}",
+        f"--jsonmatch-report=values={mode}",
         files={
             "test_huge": """
         from pytest_jsonmatch import assert_json_match
@@ -234,12 +234,12 @@ def test_report_is_written_when_nothing_was_compared(pytester):
 
 
 def test_report_records_gate_failures(pytester):
-    _, data = _report(pytester, "--jsonmatch-fail-under=0.9")
+    _, data = _report(pytester, "--jsonmatch-gates=fail_under=0.9")
     assert data["gates"] == {
         "passed": False,
         "warnings": [],
         "checked": [],
-        "failures": ["overall score 0.6667 is below jsonmatch_fail_under 0.9000"],
+        "failures": ["overall score 0.6667 is below jsonmatch_gates fail_under 0.9000"],
     }
 
 

@@ -100,17 +100,19 @@ def test_session_options_a_metric_does_not_take_are_left_out(pytester):
             "*jsonmatch_metric: unknown metric 'field_f2' (did you mean 'field_f1'?); known metrics: *",
         ),
         (
-            "jsonmatch_max_case_drop = allow=-1",
-            "*jsonmatch_max_case_drop: allow must be a whole number of cases from 0 to 1000000000, "
+            "jsonmatch_gates = allow=-1",
+            "*jsonmatch_gates max_case_drop: allow must be a whole number of cases from 0 to 1000000000, "
             "not '-1'*",
         ),
         (
-            "jsonmatch_max_case_drop = 0.1 0.2",
-            "*jsonmatch_max_case_drop is a drop and optionally 'allow=N', not '0.1 0.2'*",
+            "jsonmatch_gates = max_case_drop=0.1 0.2",
+            "*jsonmatch_gates: '0.2' is not a gate; write KEY=VALUE with a key of fail_under, "
+            "max_drop, max_case_drop, allow, min_valid, invalid_fails, or one of statistical, "
+            "strict, invalid_fails*",
         ),
         (
-            "jsonmatch_max_drop = 0.1 lenient",
-            "*jsonmatch_max_drop must be a number between 0 and 1, not 'lenient'*",
+            "jsonmatch_gates = max_drop=lenient",
+            "*jsonmatch_gates max_drop must be a number between 0 and 1, not 'lenient'*",
         ),
         (
             "jsonmatch_report = out.txt",
@@ -133,8 +135,8 @@ def test_session_options_a_metric_does_not_take_are_left_out(pytester):
             "prune, not 'sometimes'*",
         ),
         (
-            "jsonmatch_max_case_drop = 2",
-            "*jsonmatch_max_case_drop must be a number between 0 and 1*",
+            "jsonmatch_gates = max_case_drop=2",
+            "*jsonmatch_gates max_case_drop must be a number between 0 and 1*",
         ),
     ],
 )
@@ -184,12 +186,11 @@ def test_a_flag_overrides_only_the_parts_of_a_merged_setting_it_gives(pytester):
     settings = _settings(
         pytester,
         "jsonmatch_calls = concurrency=4 timeout=30 rate=120/min\n"
-        "jsonmatch_max_drop = 0.02\n"
-        "jsonmatch_max_case_drop = 0.1 allow=2\n"
+        "jsonmatch_gates = max_drop=0.02 max_case_drop=0.1 allow=2\n"
         "jsonmatch_repeat = 3 majority\n",
         "--jsonmatch-calls=concurrency=1",
-        "--jsonmatch-max-drop=strict",
-        "--jsonmatch-max-case-drop=allow=0",
+        "--jsonmatch-gates=strict",
+        "--jsonmatch-gates=allow=0",
         "--jsonmatch-repeat=5",
     )
     assert settings.calls == CallSettings(concurrency=1, timeout=30.0, rate=2.0)  # 120/min
@@ -224,3 +225,163 @@ def test_reports_go_by_suffix_and_a_strict_line_turns_floors_strict(pytester):
         f"{here}/out/r.json",
         f"{here}/r.HTML",
     )
+
+
+# Each setting merged into another, its old spelling as an ini line, and the line that says how
+# to write it now (the session stops before any test runs: never silently ignored).
+MERGED_INI = [
+    (
+        "jsonmatch_schema_dirs = ../shared",
+        "jsonmatch_schema_dirs is part of jsonmatch_golden now: "
+        "jsonmatch_golden = FOLDER schema_dirs=PATH",
+    ),
+    (
+        "jsonmatch_max_cases = 5",
+        "jsonmatch_max_cases is part of jsonmatch_golden now: jsonmatch_golden = FOLDER max_cases=N",
+    ),
+    (
+        "jsonmatch_report_values = full",
+        "jsonmatch_report_values is part of jsonmatch_report now: "
+        "jsonmatch_report = PATH values=short|full|none",
+    ),
+    (
+        "jsonmatch_junit_properties = false",
+        "jsonmatch_junit_properties is part of jsonmatch_report now: "
+        "jsonmatch_report = PATH junit=no",
+    ),
+    (
+        "jsonmatch_fail_under = 0.9",
+        "jsonmatch_fail_under is part of jsonmatch_gates now: jsonmatch_gates = fail_under=SCORE",
+    ),
+    (
+        "jsonmatch_max_drop = 0.02",
+        "jsonmatch_max_drop is part of jsonmatch_gates now: "
+        "jsonmatch_gates = max_drop=D [[]statistical|strict[]]",
+    ),
+    (
+        "jsonmatch_max_case_drop = 0.1",
+        "jsonmatch_max_case_drop is part of jsonmatch_gates now: "
+        "jsonmatch_gates = max_case_drop=D [[]allow=N[]]",
+    ),
+    (
+        "jsonmatch_min_valid = 0.95",
+        "jsonmatch_min_valid is part of jsonmatch_gates now: jsonmatch_gates = min_valid=SHARE",
+    ),
+    (
+        "jsonmatch_invalid_fails = true",
+        "jsonmatch_invalid_fails is part of jsonmatch_gates now: jsonmatch_gates = invalid_fails",
+    ),
+]
+
+
+@pytest.mark.parametrize(("line", "error"), MERGED_INI)
+def test_a_merged_ini_setting_says_how_to_write_it_now(pytester, line, error):
+    pytester.makeini(f"[pytest]\n{line}\n")
+    pytester.makepyfile("def test_nothing(): pass")
+    result = pytester.runpytest_inprocess(*ARGS)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: pytest-jsonmatch: {error}"])
+
+
+@pytest.mark.parametrize(
+    ("flag", "error"),
+    [
+        (
+            "--jsonmatch-fail-under=0.9",
+            "--jsonmatch-fail-under is part of --jsonmatch-gates now: "
+            "--jsonmatch-gates='fail_under=SCORE'",
+        ),
+        (
+            "--jsonmatch-max-drop=0.1",
+            "--jsonmatch-max-drop is part of --jsonmatch-gates now: "
+            "--jsonmatch-gates='max_drop=D [[]statistical|strict[]]'",
+        ),
+        (
+            "--jsonmatch-max-case-drop=0.1",
+            "--jsonmatch-max-case-drop is part of --jsonmatch-gates now: "
+            "--jsonmatch-gates='max_case_drop=D [[]allow=N[]]'",
+        ),
+        (
+            "--jsonmatch-min-valid=0.5",
+            "--jsonmatch-min-valid is part of --jsonmatch-gates now: "
+            "--jsonmatch-gates='min_valid=SHARE'",
+        ),
+        (
+            "--jsonmatch-report-values=full",
+            "--jsonmatch-report-values is part of --jsonmatch-report now: "
+            "--jsonmatch-report=values=short|full|none",
+        ),
+        (
+            "--jsonmatch-schema-dirs=x",
+            "--jsonmatch-schema-dirs is part of jsonmatch_golden now: "
+            "jsonmatch_golden = FOLDER schema_dirs=PATH",
+        ),
+        (
+            "--jsonmatch-junit-properties=no",
+            "--jsonmatch-junit-properties is part of --jsonmatch-report now: "
+            "--jsonmatch-report=junit=no",
+        ),
+    ],
+)
+def test_a_merged_flag_says_how_to_write_it_now(pytester, flag, error):
+    pytester.makepyfile("def test_nothing(): pass")
+    result = pytester.runpytest_inprocess(*ARGS, flag)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: pytest-jsonmatch: {error}"])
+
+
+def test_the_merged_keys_reach_the_typed_settings(pytester):
+    (pytester.path / "cases").mkdir()
+    settings = _settings(
+        pytester,
+        "jsonmatch_golden = cases schema_dirs=../shared max_cases=7\n"
+        "jsonmatch_report = out.json values=full junit=no\n"
+        "jsonmatch_gates = fail_under=0.9 min_valid=0.95 invalid_fails\n",
+        "--jsonmatch-report=values=none",
+    )
+    assert settings.golden == (pytester.path / "cases",)
+    assert settings.schema_dirs == (pytester.path / "../shared",)
+    assert settings.max_cases == 7
+    assert (settings.report_values, settings.junit_properties) == ("none", False)
+    assert settings.defaults.invalid_fails is True
+    assert (settings.gates.fail_under, settings.gates.min_valid) == (0.9, 0.95)
+    assert settings.reports.json == str(pytester.path / "out.json")
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        (
+            "jsonmatch_gates = fail_undr=0.9",
+            "jsonmatch_gates: unknown key 'fail_undr' (did you mean 'fail_under'?); known: *",
+        ),
+        (
+            "jsonmatch_gates = invalid_fails=maybe",
+            "jsonmatch_gates: invalid_fails must be yes or no*",
+        ),
+        ("jsonmatch_report = a.json junit=maybe", "jsonmatch_report: junit must be yes or no*"),
+        ("jsonmatch_report = a.json value=full", "jsonmatch_report: unknown key 'value'*"),
+        ("jsonmatch_golden = max_case=3", "jsonmatch_golden: unknown key 'max_case'*"),
+        (
+            "jsonmatch_golden = max_cases=0",
+            "jsonmatch_golden: max_cases must be a whole number of cases from 1 to 1000000000*",
+        ),
+    ],
+)
+def test_a_bad_key_of_a_merged_setting_is_named(pytester, line, error):
+    pytester.makeini(f"[pytest]\n{line}\n")
+    pytester.makepyfile("def test_nothing(): pass")
+    result = pytester.runpytest_inprocess(*ARGS)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: pytest-jsonmatch: {error}"])
+
+
+def test_there_are_twenty_settings_and_no_merged_name_among_them():
+    from pytest_jsonmatch.cases.setting_parts import MERGED
+    from pytest_jsonmatch.plugin.settings import SETTINGS
+
+    names = [s.name for s in SETTINGS]
+    assert len(names) == 20, names
+    assert not set(names) & set(MERGED)
+    # each merged setting names one that is there to hold it
+    assert {into for into, _ in MERGED.values()} <= set(names)

@@ -61,7 +61,7 @@ def test_passing_comparisons_are_recorded_too(pytester):
 
 def test_no_summary_in_a_session_without_comparisons(pytester):
     pytester.makepyfile("def test_plain():\n    assert 1 + 1 == 2\n")
-    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-fail-under=0.9")
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-gates=fail_under=0.9")
     assert result.ret == 0
     result.stdout.no_fnmatch_line("*= jsonmatch =*")
     result.stdout.no_fnmatch_line("*overall score*")
@@ -152,7 +152,7 @@ def test_a_raising_target_is_an_error_of_its_case(pytester):
     pytester.makefile(
         ".jsonmatch.yaml", c="cases:\n  - id: slow\n    expected: {a: 1}\n    input: x\n"
     )
-    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-fail-under=0.5")
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-gates=fail_under=0.5")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -163,7 +163,7 @@ def test_a_raising_target_is_an_error_of_its_case(pytester):
             "FAILED: jsonmatch gates: 2 failures",
             "  1 of 1 case could not be scored, more than the 25% a passing gate allows: no "
             "gate is judged as passed on what was not scored",
-            "  overall score 0.0000 is below jsonmatch_fail_under 0.5000",
+            "  overall score 0.0000 is below jsonmatch_gates fail_under 0.5000",
         ]
     )
 
@@ -268,7 +268,7 @@ def test_at_80_columns_paths_stay_apart_and_no_number_is_cut(pytester, monkeypat
     pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=main.json")
     pytester.makepyfile(test_manifests=MANIFESTS.format(weight=99))
     result = pytester.runpytest_inprocess(
-        *ARGS, "--jsonmatch-baseline=main.json", "--jsonmatch-max-case-drop=1"
+        *ARGS, "--jsonmatch-baseline=main.json", "--jsonmatch-gates=max_case_drop=1"
     )
     summary = result.stdout.str().split("= jsonmatch =")[1].split("\n=")[0].splitlines()
     # every table row ends in whole figures: no cell cut with an ellipsis at its end

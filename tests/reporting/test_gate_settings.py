@@ -9,7 +9,7 @@ from pytest_jsonmatch.engine.core.errors import ConfigError
 from pytest_jsonmatch.reporting.gates import Floor, parse_floors, parse_mode, parse_score
 
 
-@pytest.mark.parametrize("name", ["jsonmatch_max_drop", "--max-drop", "max_drop="])
+@pytest.mark.parametrize("name", ["jsonmatch_gates max_drop", "--max-drop", "max_drop="])
 def test_a_bad_score_names_the_setting_given(name):
     with pytest.raises(ConfigError) as info:
         parse_score("2", name)

@@ -38,10 +38,10 @@ from pytest_jsonmatch.reporting.text import passed_line, summary_lines, verdict_
 LINES = {"a": 1, "b": 7, "c": 13, "d": 1, "e": 5, "f": 19}
 # the plugin's ini settings, as its messages name them (the command line's: CLI_NAMES)
 PLUGIN_NAMES = GateNames(
-    fail_under="jsonmatch_fail_under",
+    fail_under="jsonmatch_gates fail_under",
     floors="jsonmatch_field_floors",
-    max_drop="jsonmatch_max_drop",
-    max_case_drop="jsonmatch_max_case_drop",
+    max_drop="jsonmatch_gates max_drop",
+    max_case_drop="jsonmatch_gates max_case_drop",
     allow_regressions="jsonmatch_allow_regressions",
     strict="jsonmatch_strict = true",
 )
@@ -186,11 +186,11 @@ def test_a_case_that_dropped_fails_the_run_whatever_its_threshold():
     _, _, verdict = _judged()
     assert verdict.failures == [
         "case b (golden/invoices.yaml:7) dropped from 1.0000 to 0.7000, "
-        "by more than jsonmatch_max_drop 0.0000"
+        "by more than jsonmatch_gates max_drop 0.0000"
     ]
     assert verdict.warnings[0].startswith(
         "overall score dropped by 0.0600 (0.9000 -> 0.8400 "
-        "over 5 shared cases), more than jsonmatch_max_drop "
+        "over 5 shared cases), more than jsonmatch_gates max_drop "
         "0.0000, but it may be noise"
     )
     assert verdict.warnings[1].startswith(
@@ -203,18 +203,18 @@ def test_a_case_drop_within_the_limit_or_the_allowance_passes():
     _, _, verdict = _judged(max_case_drop=0.3)  # b dropped by exactly 0.3: not more
     assert verdict.failures == []
     assert (
-        "case regressions: no shared case of 5 dropped by more than jsonmatch_max_case_drop "
+        "case regressions: no shared case of 5 dropped by more than jsonmatch_gates max_case_drop "
         "0.3000" in verdict.checked
     )
     _, _, verdict = _judged(max_case_drop=0.29)
     assert verdict.failures == [
         "case b (golden/invoices.yaml:7) dropped from 1.0000 to 0.7000, "
-        "by more than jsonmatch_max_case_drop 0.2900"
+        "by more than jsonmatch_gates max_case_drop 0.2900"
     ]
     _, _, verdict = _judged(allow_regressions=1)
     assert verdict.failures == []
     assert (
-        "1 case dropped by more than jsonmatch_max_drop 0.0000, allowed by "
+        "1 case dropped by more than jsonmatch_gates max_drop 0.0000, allowed by "
         "jsonmatch_allow_regressions 1: b" in verdict.warnings
     )
 
@@ -236,7 +236,7 @@ def test_the_banner_is_one_line_per_failed_gate_and_one_line_of_warnings():
         "FAILED: jsonmatch gates: 2 failures",
         "  field total (field_f1): mean score 0.6000 is below its floor 0.7000",
         "  case b (golden/invoices.yaml:7) dropped from 1.0000 to 0.7000, by more than "
-        "jsonmatch_max_drop 0.0000",
+        "jsonmatch_gates max_drop 0.0000",
     ]
     assert len(warnings) == 1 and warnings[0].startswith(
         "warning: 2 jsonmatch gate warnings (the report lists them, -v shows them here); the "
@@ -254,10 +254,10 @@ def test_a_passing_run_says_which_gates_it_passed():
     assert verdict.failures == []
     # overall now: (1 + 0.7 + 0.5 + 1 + 1 + 1) / 6 = 0.8667
     assert passed_line(report) == (
-        "jsonmatch gates passed: overall score 0.8667 is at least jsonmatch_fail_under 0.5000; "
+        "jsonmatch gates passed: overall score 0.8667 is at least jsonmatch_gates fail_under 0.5000; "
         "jsonmatch_field_floors: 1 field row at or above its floor; baseline (statistical): "
-        "mean change -0.0600 over 5 shared cases, jsonmatch_max_drop 0.1000; case regressions: "
-        "no shared case of 5 dropped by more than jsonmatch_max_case_drop 0.5000"
+        "mean change -0.0600 over 5 shared cases, jsonmatch_gates max_drop 0.1000; case regressions: "
+        "no shared case of 5 dropped by more than jsonmatch_gates max_case_drop 0.5000"
     )
 
 
@@ -267,16 +267,16 @@ def test_a_case_a_gate_failed_is_named_with_its_gate_in_the_text_and_markdown():
 
     summary, against, verdict = _judged(max_drop=0.05)
     report = build_report(summary, NOW, verdict, against)
-    assert report["gates"]["blocked"] == [{"case_id": "b", "gate": "jsonmatch_max_drop"}]
+    assert report["gates"]["blocked"] == [{"case_id": "b", "gate": "jsonmatch_gates max_drop"}]
     assert report["gates"]["quoted"]["cases"] == ["b"]
     lines = summary_lines(report, width=100)
     assert "  b             1.0000  0.7000  -0.3000  gate failed" in lines
     markdown = render_markdown(report)
     assert (
-        "| b | golden/invoices.yaml:7 | 0.7000 | failed the gate jsonmatch\\_max\\_drop "
+        "| b | golden/invoices.yaml:7 | 0.7000 | failed the gate jsonmatch\\_gates max\\_drop "
         "\\(dropped against the baseline\\) |"
     ) in markdown
-    assert "| b | 1.0000 | 0.7000 | -0.3000 | failed: jsonmatch\\_max\\_drop |" in markdown
+    assert "| b | 1.0000 | 0.7000 | -0.3000 | failed: jsonmatch\\_gates max\\_drop |" in markdown
 
 
 def test_every_case_a_gate_quotes_is_in_the_changed_table_however_many(monkeypatch):

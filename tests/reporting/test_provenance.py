@@ -21,8 +21,8 @@ def _gates(texts):
     return gate_settings(
         fail_under=texts.get("fail_under", ""),
         floor_lines=texts.get("field_floors", []),
-        drop_parts=[(texts.get("max_drop", ""), "jsonmatch_max_drop")],
-        case_parts=[(texts.get("max_case_drop", ""), "jsonmatch_max_case_drop")],
+        drop_parts=[(texts.get("max_drop", ""), "jsonmatch_gates max_drop")],
+        case_parts=[(texts.get("max_case_drop", ""), "jsonmatch_gates max_case_drop")],
         prefix="jsonmatch_",
         min_valid=texts.get("min_valid", ""),
     )
@@ -41,8 +41,8 @@ def test_the_gates_recorded_read_back_to_the_same_gates(fail_under, floors, drop
     given = gate_settings(
         fail_under=fail_under,
         floor_lines=floors,
-        drop_parts=[(drop, "jsonmatch_max_drop")],
-        case_parts=[(case, "jsonmatch_max_case_drop")],
+        drop_parts=[(drop, "jsonmatch_gates max_drop")],
+        case_parts=[(case, "jsonmatch_gates max_case_drop")],
         prefix="jsonmatch_",
         min_valid=valid,
     )

@@ -66,7 +66,7 @@ def test_a_one_target_run_pairs_with_that_targets_cases_of_a_two_target_baseline
 
 
 def test_a_two_target_run_pairs_the_target_a_one_target_baseline_ran(pytester, models):
-    _suite(pytester, models, "jsonmatch_reference = today\njsonmatch_max_case_drop = 1\n")
+    _suite(pytester, models, "jsonmatch_reference = today\njsonmatch_gates = max_case_drop=1\n")
     _run(pytester, "--jsonmatch-targets=cheap")
     (pytester.path / "main.json").write_text((pytester.path / "r.json").read_text())
     _run(pytester, "--jsonmatch-baseline=main.json")

@@ -105,7 +105,7 @@ def test_a_reference_outside_the_root_is_refused_unread(pytester, kind):
     result.stdout.fnmatch_lines(
         [
             "*$ref * reads outside *: refused, unread (a case file's schema "
-            "reads only there; jsonmatch_schema_dirs lists more folders)*"
+            "reads only there; jsonmatch_golden's schema_dirs lists more folders)*"
         ]
     )
 
@@ -120,11 +120,11 @@ def test_a_refused_reference_says_nothing_of_the_file_it_names(pytester):
     result.stdout.fnmatch_lines(["*$ref 'file:///etc/shadow' reads outside*refused, unread*"])
 
 
-def test_a_folder_listed_in_jsonmatch_schema_dirs_may_be_read(pytester):
+def test_a_folder_listed_in_the_golden_schema_dirs_may_be_read(pytester):
     outside = _outside(pytester)
     (outside / "x.json").write_text('{"type": "string"}')
     _schema_with_ref(pytester, f"../{outside.name}/x.json")
-    pytester.makeini(f"[pytest]\njsonmatch_schema_dirs = ../{outside.name}\n")
+    pytester.makeini(f"[pytest]\njsonmatch_golden = schema_dirs=../{outside.name}\n")
     pytester.runpytest_inprocess(*ARGS).assert_outcomes(passed=1)
 
 
@@ -139,7 +139,7 @@ def test_a_reference_inside_the_root_is_read(pytester):
 
 
 def test_a_file_of_more_cases_than_the_limit_is_one_collection_error(pytester):
-    pytester.makeini("[pytest]\njsonmatch_max_cases = 3\n")
+    pytester.makeini("[pytest]\njsonmatch_golden = max_cases=3\n")
     cases = "cases:\n" + "".join(
         f"  - id: c{i}\n    expected: {{a: 1}}\n    actual: {{a: 1}}\n" for i in range(4)
     )
@@ -148,11 +148,11 @@ def test_a_file_of_more_cases_than_the_limit_is_one_collection_error(pytester):
     result.stdout.fnmatch_lines(
         [
             "*c.jsonmatch.yaml:1: 4 cases in one file, more than "
-            "jsonmatch_max_cases (3); split the file, or raise the setting*"
+            "jsonmatch_golden's max_cases (3); split the file, or raise the setting*"
         ]
     )
     assert result.ret == pytest.ExitCode.INTERRUPTED  # a collection error
-    pytester.makeini("[pytest]\njsonmatch_max_cases = 4\n")
+    pytester.makeini("[pytest]\njsonmatch_golden = max_cases=4\n")
     pytester.runpytest_inprocess(*ARGS).assert_outcomes(passed=4)
 
 

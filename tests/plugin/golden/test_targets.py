@@ -269,7 +269,7 @@ def test_a_recording_never_replays_for_another_target(pytester, models):
 
 
 def test_the_paired_numbers_are_those_of_jsonmatch_diff_and_compare_runs(pytester, models):
-    _suite(pytester, models, "jsonmatch_reference = today\njsonmatch_max_case_drop = 1\n")
+    _suite(pytester, models, "jsonmatch_reference = today\njsonmatch_gates = max_case_drop=1\n")
     # the given answer runs under no target, but is in each run made apart: diff would pair it
     write(pytester, "inv.jsonmatch.yaml", CASES.split("  - id: given")[0])
     _run(pytester).assert_outcomes(passed=5, failed=3)
@@ -379,7 +379,7 @@ def test_the_gate_holds_the_candidate_to_the_reference_and_says_which_rule_faile
     _suite(
         pytester,
         models,
-        "jsonmatch_reference = today latency_p95=0.2s cost=0.001\njsonmatch_max_case_drop = 0.5\n",
+        "jsonmatch_reference = today latency_p95=0.2s cost=0.001\njsonmatch_gates = max_case_drop=0.5\n",
     )
     result = _run(pytester)
     assert result.ret == 1
@@ -403,7 +403,7 @@ def test_the_gate_holds_the_candidate_to_the_reference_and_says_which_rule_faile
     ), gates["warnings"]
     assert (
         "target cheap against today: case regressions: no shared case of 4 dropped by "
-        "more than jsonmatch_max_case_drop 0.5000" in gates["checked"]
+        "more than jsonmatch_gates max_case_drop 0.5000" in gates["checked"]
     )
     out = result.stdout.str()
     assert "FAILED: jsonmatch gates: 2 failures" in out
@@ -426,22 +426,23 @@ def test_the_gate_holds_the_candidate_to_the_reference_and_says_which_rule_faile
     }
     assert (
         "target cheap against today: case inv.jsonmatch.yaml::c1 (inv.jsonmatch.yaml:3) "
-        "dropped from 1.0000 to 0.5000, by more than jsonmatch_max_drop 0.0000" in gates["failures"]
+        "dropped from 1.0000 to 0.5000, by more than jsonmatch_gates max_drop 0.0000"
+        in gates["failures"]
     )
 
 
 def test_without_a_reference_the_targets_are_compared_and_not_gated(pytester, models):
-    _suite(pytester, models, "jsonmatch_fail_under = 0.8\n")
+    _suite(pytester, models, "jsonmatch_gates = fail_under=0.8\n")
     result = _run(pytester)
     report = _report(pytester)
     assert report["targets"]["reference"] == "today" and report["targets"]["gated"] is False
     # each target's own overall is held to fail_under: cheap's (1 + .5 * 3) / 4 = .625
     assert (
-        "target cheap: overall score 0.6250 is below jsonmatch_fail_under 0.8000"
+        "target cheap: overall score 0.6250 is below jsonmatch_gates fail_under 0.8000"
         in report["gates"]["failures"]
     )
     assert (
-        "target today: overall score 1.0000 is at least jsonmatch_fail_under 0.8000"
+        "target today: overall score 1.0000 is at least jsonmatch_gates fail_under 0.8000"
         in report["gates"]["checked"]
     )
     assert not any("against" in m for m in report["gates"]["failures"])

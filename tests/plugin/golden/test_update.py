@@ -271,10 +271,12 @@ def test_an_update_run_does_not_judge_the_scores_it_replaced_and_a_later_run_doe
             "  - id: close\n    expected: {vendor: ACME, total: 10}\n",
         ),
     )
-    (pytester.path / "pytest.ini").write_text("[pytest]\njsonmatch_fail_under = 0.95\n")
+    (pytester.path / "pytest.ini").write_text("[pytest]\njsonmatch_gates = fail_under=0.95\n")
     before = _run(pytester)
     assert before.ret == 1  # judged: the suite as it stands fails the floor
-    before.stdout.fnmatch_lines(["*overall score 0.8333 is below jsonmatch_fail_under 0.9500*"])
+    before.stdout.fnmatch_lines(
+        ["*overall score 0.8333 is below jsonmatch_gates fail_under 0.9500*"]
+    )
     result = _run(
         pytester,
         "--jsonmatch-update=fix",
@@ -299,7 +301,9 @@ def test_an_update_run_does_not_judge_the_scores_it_replaced_and_a_later_run_doe
     after = _run(pytester)  # judged again, on the suite as updated: (1 + 1 + 1) / 3 = 1.0
     assert after.ret == 0
     after.stdout.fnmatch_lines(
-        ["jsonmatch gates passed: overall score 1.0000 is at least jsonmatch_fail_under 0.9500"]
+        [
+            "jsonmatch gates passed: overall score 1.0000 is at least jsonmatch_gates fail_under 0.9500"
+        ]
     )
 
 
@@ -308,9 +312,11 @@ def test_an_update_run_that_updates_nothing_is_judged(pytester):
         pytester,
         "cases:\n  - id: same\n    expected: {vendor: INITECH, total: 10}\n    input: initech\n",
     )
-    (pytester.path / "pytest.ini").write_text("[pytest]\njsonmatch_fail_under = 0.95\n")
+    (pytester.path / "pytest.ini").write_text("[pytest]\njsonmatch_gates = fail_under=0.95\n")
     result = _run(pytester, "--jsonmatch-update=fix")
     assert result.ret == 0
     result.stdout.fnmatch_lines(
-        ["jsonmatch gates passed: overall score 1.0000 is at least jsonmatch_fail_under 0.9500"]
+        [
+            "jsonmatch gates passed: overall score 1.0000 is at least jsonmatch_gates fail_under 0.9500"
+        ]
     )
