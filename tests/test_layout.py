@@ -208,7 +208,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "cb8e08659644ae9e9f4b1f047cdcd44a7cd2197af2f857eb64adfa10f3d1cc85"
+        "c681e0b7691280164c42de2596af4ac2d1b949b3388952d65d8c7af84d26378d"
     )
 
 

@@ -8,7 +8,7 @@ its own. ``sides`` says which values a row holds, in order:
 
 - ``"="``: both sides present and equal (a match, most of the time): the value once;
 - ``"ea"``, ``"e"``, ``"a"``: both values, only the expected one, only the actual one;
-- ``""``: none (a run that keeps no values, ``jsonmatch_report_values = none``);
+- ``""``: none (a run that keeps no values, ``jsonmatch_report = PATH values=none``);
 - a ``!`` after a side's letter: that value is compact JSON cut to 200 characters.
 
 A *row* is ``[h, score?, value...]``: the index of its head in the comparison's table

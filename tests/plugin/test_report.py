@@ -180,7 +180,7 @@ def test_the_html_page_keeps_the_values_the_setting_keeps(pytester, mode):
         *ARGS,
         "--jsonmatch-report=out/report.json",
         "--jsonmatch-report=out/report.html",
-        f"--jsonmatch-report-values={mode}",
+        f"--jsonmatch-report=values={mode}",
     )
     data = read_report(pytester.path / "out" / "report.json")  # its fields made from rows
     page = page_data((pytester.path / "out" / "report.html").read_text(encoding="utf-8"))
