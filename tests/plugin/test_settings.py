@@ -377,8 +377,8 @@ def test_a_bad_key_of_a_merged_setting_is_named(pytester, line, error):
 
 
 def test_there_are_twenty_settings_and_no_merged_name_among_them():
-    from pytest_jsonmatch.cases.setting_parts import MERGED
     from pytest_jsonmatch.plugin.settings import SETTINGS
+    from pytest_jsonmatch.session.setting_parts import MERGED
 
     names = [s.name for s in SETTINGS]
     assert len(names) == 20, names
