@@ -65,12 +65,12 @@ _API = {
     "infer_schema": ".engine.schemas.eval_schema",
     "validate_gold": ".engine.schemas.eval_schema",
     "Aggregates": ".reporting.aggregate",
-    "TargetResult": ".calls.runner",
+    "TargetResult": ".calls.call_figures",
 }
 
 if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_independence.py
     # checks that this list and _API agree)
-    from .calls.runner import TargetResult as TargetResult
+    from .calls.call_figures import TargetResult as TargetResult
     from .dataset.scoring import score_pairs as score_pairs
     from .dataset.sketch import SchemaSketch as SchemaSketch
     from .engine.comparing.judge_messages import JudgeReply as JudgeReply

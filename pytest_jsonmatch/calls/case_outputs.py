@@ -15,11 +15,11 @@ from ..cases.case_files import GoldenCase
 from ..engine.core.errors import CaseFileError
 from ..engine.reading.user_files import read_regular_text
 from . import recordings
+from .call_figures import CallFigures, attempts_note
 from .file_reads import data_files
 from .fingerprints import Fingerprint
 from .live_calls import LiveCalls
 from .recordings import Recording, RecordMode
-from .runner import CallFigures, attempts_note
 
 OutputSource = Literal["case", "live", "replayed"]
 # whether this run wrote the case's recording: "recorded", "stale" (written anew), or

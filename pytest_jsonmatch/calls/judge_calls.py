@@ -22,8 +22,9 @@ from ..engine.comparing.judge_messages import JudgeReply, JudgeRequest, Transpor
 from ..engine.comparing.semantic import JudgeSettings, JudgeUnavailable, Memory, parse_judge
 from ..engine.core.errors import ConfigError
 from ..engine.core.masking import one_line
+from .call_figures import attempts_note
 from .call_settings import CALL_KEYS, CallSettings, parse_calls
-from .runner import Runner, attempts_note
+from .runner import Runner
 
 if TYPE_CHECKING:
     from .fingerprints import RecordSettings

@@ -30,7 +30,7 @@ from urllib.parse import quote
 from ..engine.core.errors import CaseFileError, JsonMatchError
 
 if TYPE_CHECKING:  # the settings' modes load with every session; replaying, when it replays
-    from .runner import CallFigures
+    from .call_figures import CallFigures
 
 RecordMode = Literal["off", "once", "none", "all"]
 MODES: tuple[RecordMode, ...] = ("off", "once", "none", "all")
@@ -115,7 +115,7 @@ def read_recording(path: Path) -> Recording | None:
         )
     if not path.exists():
         return None
-    from .runner import CallFigures
+    from .call_figures import CallFigures
 
     try:
         text = read_regular_text(

@@ -24,19 +24,18 @@ Nothing here imports asyncio until a target hands back an awaitable.
 from __future__ import annotations
 
 import contextvars
-import math
 import queue
-import sys
 import threading
 import time
-from collections.abc import Awaitable, Hashable, Iterator, Mapping
+from collections.abc import Awaitable, Hashable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import wait as futures_wait
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
-from ..engine.core.errors import CaseFileError, TruncatedError, shown
+from ..engine.core.errors import CaseFileError
+from .call_figures import CallFigures, TargetResult
 from .call_settings import CallSettings
 from .children import clock_ticks, end_processes, started_below
 from .file_reads import watched
@@ -49,137 +48,6 @@ if TYPE_CHECKING:  # asyncio is imported once a target hands back an awaitable, 
     from .targets import Call
 
 _THREAD_PREFIX = "jsonmatch-"
-_Number = TypeVar("_Number", int, float)
-
-
-@dataclass(frozen=True)
-class TargetResult:
-    """What a target may return instead of the bare output: the output and what the call
-    cost (``input_tokens``, ``output_tokens``, ``cost``: per case in the report, totalled in
-    the summary; leave out what you do not know); ``finish_reason`` as the API says it
-    (``length`` or ``max_tokens``: the answer was cut off, whatever its text looks like);
-    ``tool_calls`` as the client gives them, the output then being the assistant message
-    ``{"role": "assistant", "content": output, "tool_calls": ...}`` (docs/tool-calls.md)."""
-
-    output: object
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cost: float | None = None
-    finish_reason: str | None = None
-    tool_calls: object = None
-
-    def answer(self) -> object:
-        """The case's output: ``output``, or the message holding it and the tool calls."""
-        if self.tool_calls is None:
-            return self.output
-        return {"role": "assistant", "content": self.output, "tool_calls": self.tool_calls}
-
-    def problem(self) -> str | None:
-        """What is wrong with the usage figures, in words (None: they can be reported):
-        token counts are whole numbers, a cost a finite number, none of them negative; a
-        finish reason is text."""
-        if self.finish_reason is not None and not isinstance(self.finish_reason, str):
-            return (
-                f"the target's TargetResult.finish_reason must be text or None, "
-                f"not {shown(self.finish_reason)}"
-            )
-        for name in ("input_tokens", "output_tokens", "cost"):
-            value = getattr(self, name)
-            whole = name != "cost"
-            kind = (int,) if whole else (int, float)
-            if value is None:
-                continue
-            # a cost is summed as a float: NaN, infinity and integers past float range are out
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, kind)
-                or value != value
-                or value < 0
-                or (not whole and value > sys.float_info.max)
-            ):
-                wanted = "a whole number" if whole else "a finite number"
-                return (
-                    f"the target's TargetResult.{name} must be {wanted} >= 0 or None, "
-                    f"not {shown(value)}"
-                )
-        return None
-
-
-# The finish reasons that mean the model hit its token limit: OpenAI's and Mistral's
-# ``length``, Anthropic's ``max_tokens``, Gemini's ``MAX_TOKENS`` (compared in lower case).
-CUT_OFF_REASONS = ("length", "max_tokens")
-
-
-@dataclass(frozen=True)
-class CallFigures:
-    """What one case's call took: the wall time of the attempt that answered (or failed
-    last), how many attempts were made, the usage its target reported, and whether the call
-    failed in the end."""
-
-    latency_s: float | None = None
-    attempts: int = 0
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cost: float | None = None
-    failed: bool = False
-    finish_reason: str | None = None  # why the model stopped, as the target reported it
-
-    @property
-    def cut_off(self) -> bool:
-        """Whether the model stopped at its token limit: its answer is cut off."""
-        return (self.finish_reason or "").lower() in CUT_OFF_REASONS
-
-    def cut_error(self) -> TruncatedError:
-        """The error of an answer the model's own finish reason marks as cut off."""
-        error = TruncatedError(
-            f"actual was cut off: the target reported finish_reason {self.finish_reason!r} "
-            f"(the model stopped at its token limit), so its answer is not whole whatever "
-            f"its text looks like"
-        )
-        error.side = "actual"
-        return error
-
-    def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "latency_s": self.latency_s,
-            "attempts": self.attempts,
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cost": self.cost,
-            "failed": self.failed,
-        }
-        if self.finish_reason is not None:  # only when reported: older recordings unchanged
-            out["finish_reason"] = self.finish_reason
-        return out
-
-    @classmethod
-    def from_dict(cls, data: object) -> CallFigures | None:
-        if not isinstance(data, Mapping):
-            return None
-        get = data.get  # the mapping's: a nested function does not see data narrowed to one
-
-        def number(key: str, kind: type[_Number]) -> _Number | None:
-            value = get(key)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                return None
-            return kind(value) if math.isfinite(value) and value >= 0 else None
-
-        return cls(
-            number("latency_s", float),
-            number("attempts", int) or 0,
-            number("input_tokens", int),
-            number("output_tokens", int),
-            number("cost", float),
-            data.get("failed") is True,
-            reason if isinstance(reason := get("finish_reason"), str) else None,
-        )
-
-
-def attempts_note(call: CallFigures | None) -> str:
-    """How many attempts a failed call made, as an error message ends: `` (3 attempts)``."""
-    if call is None or not call.attempts:
-        return ""
-    return f" ({call.attempts} attempt{'' if call.attempts == 1 else 's'})"
 
 
 class _Stopped(BaseException):
@@ -266,7 +134,8 @@ class Runner:
         submitted = self._jobs.pop(key, None)
         job = submitted or _Job(key, fn)
         if submitted is None or self._claim(job, here=True):
-            self._run(job)
+            with self._slot():
+                self._run(job)
         else:
             while not job.done.wait(0.25):  # short waits: Ctrl-C is seen at once
                 pass
@@ -290,11 +159,33 @@ class Runner:
                 self._held = False
                 self._changed.notify_all()
 
+    @contextmanager
+    def _slot(self) -> Iterator[None]:
+        """One of the N places for a call a test runs in its own thread: waited for while the
+        workers run N calls (the judge's queued verdicts, say), so that never more than N run
+        at once. While the workers are held none of theirs runs, and none is needed."""
+        with self._changed:
+            counted = not self._held
+            while counted and self._active >= self.concurrency and not self._stop.is_set():
+                self._changed.wait(0.25)
+            self._active += counted
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._active -= counted
+                self._changed.notify_all()
+
     def _claim(self, job: _Job, *, here: bool = False) -> bool:
         """Whether this thread is to run ``job``: a worker's job, once nothing holds the
-        workers; a waiting job is taken by its test while they are held."""
+        workers and fewer than N calls run (a test's own call takes a place: ``_slot``); a
+        waiting job is taken by its test while they are held."""
         with self._changed:
-            while self._held and not here and not self._stop.is_set():
+            while (
+                (self._held or self._active >= self.concurrency)
+                and not here
+                and not self._stop.is_set()
+            ):
                 self._changed.wait(0.25)
             if job.claimed or (here and not self._held):
                 return False

@@ -22,8 +22,8 @@ from ..session.channel import Channel, Defaults, current
 from ..session.outcome import Outcome
 
 if TYPE_CHECKING:
+    from ..calls.call_figures import CallFigures
     from ..calls.case_outputs import OutputSource, Recorded
-    from ..calls.runner import CallFigures
     from ..engine.comparing.semantic import JudgeFigures
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..calls.call_figures import CallFigures
     from ..calls.case_outputs import OutputSource, Recorded
-    from ..calls.runner import CallFigures
     from ..engine.results.field_results import MatchResult
     from ..reporting.records import Comparison, ValueMode
 
