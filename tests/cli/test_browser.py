@@ -387,7 +387,7 @@ def test_a_case_a_gate_failed_shows_that_gate_and_the_baseline_links_to_it(page_
     # the link opens its case, marked, and scrolls it into view
     opened = page.locator("details.case.current[open]")
     assert opened.get_attribute("data-case") == "b" and opened.is_visible()
-    assert "Failed the gate jsonmatch_max_drop" in opened.inner_text()
+    assert "Failed the gate jsonmatch_gates max_drop" in opened.inner_text()
     # each field before and after on the numbers its gate uses; now - base = change per row
     cells = page.locator("#baseline table.field-changes tbody tr").evaluate_all(
         "rows => rows.map(r => Array.from(r.cells, c => c.textContent))"

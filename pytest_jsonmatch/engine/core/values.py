@@ -9,7 +9,7 @@ scores), and numbers compare by value (``42`` equals ``42.0``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final, TypeAlias
 
 from .errors import ParseError
 
@@ -23,8 +23,11 @@ NULL, BOOLEAN, NUMBER, STRING, ARRAY, OBJECT = (
 )
 
 
-class _Missing:
-    """The absence of a value (a key one side does not have), distinct from JSON null."""
+class Missing:
+    """The absence of a value (a key one side does not have), distinct from JSON null.
+
+    ``MISSING`` is its one instance; annotate a place that may hold it as
+    ``JsonValue | Missing`` (``MaybeJson``)."""
 
     __slots__ = ()
 
@@ -38,7 +41,18 @@ class _Missing:
         return "MISSING"  # pickled and copied as the one sentinel, so ``is MISSING`` holds
 
 
-MISSING: Any = _Missing()
+MISSING: Final = Missing()
+
+# A JSON value as the door hands it on: the type the engine's signatures use for values,
+# instead of ``Any``. Containers are invariant in their items, so a function that only
+# reads a value may take the ``Mapping``/``Sequence`` forms below where a caller holds a
+# narrower dict or list.
+JsonScalar: TypeAlias = None | bool | int | float | str
+JsonValue: TypeAlias = JsonScalar | list["JsonValue"] | dict[str, "JsonValue"]
+JsonObject: TypeAlias = dict[str, JsonValue]
+JsonArray: TypeAlias = list[JsonValue]
+# A value, or the absence of one (a key that one side does not have).
+MaybeJson: TypeAlias = JsonValue | Missing
 
 # The JSON type of each Python type a plain JSON value can have.
 TYPE_OF: dict[type, str] = {
