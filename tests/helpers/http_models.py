@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 
@@ -30,8 +30,11 @@ class InFlight:
             self.gather, self.most = gather, self.now
 
     @contextlib.contextmanager
-    def call(self) -> Iterator[None]:
-        """Count one call for as long as the block runs (after the gathering wait)."""
+    def call(self) -> Iterator[Callable[[], None]]:
+        """Count one call for as long as the block runs (after the gathering wait), or until
+        the block calls the ``leave`` it is given. A handler calls ``leave()`` just before it
+        writes its reply: a client that has read the reply may send its next call at once,
+        and that call must not find this one still counted."""
         with self._changed:
             self.now += 1
             self.total += 1
@@ -39,11 +42,19 @@ class InFlight:
             self._changed.notify_all()
             if self.gather:
                 self._changed.wait_for(lambda: self.most >= self.gather, self.patience)
-        try:
-            yield
-        finally:
+        left = False
+
+        def leave() -> None:
+            nonlocal left
             with self._changed:
-                self.now -= 1
+                if not left:
+                    left = True
+                    self.now -= 1
+
+        try:
+            yield leave
+        finally:
+            leave()
 
 
 class CountsCalls:

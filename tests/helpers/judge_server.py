@@ -89,15 +89,17 @@ class _Handler(BaseHTTPRequestHandler):
             srv.auth.append(self.headers.get("Authorization"))
             srv.started.append(time.monotonic())
             n = len(srv.bodies)
-        with srv.calls.call():
+        with srv.calls.call() as leave:
             if srv.delay and not _held(self.connection, srv.delay):
                 with srv.lock:
                     srv.hung_up += 1
                 return
             if self.path != "/v1/chat/completions":
+                leave()
                 reply_json(self, {"error": "not found"}, 404)
                 return
             if n <= srv.storm:
+                leave()
                 reply_json(self, {"error": "slow down"}, srv.status, {"Retry-After": srv.after})
                 return
             items = items_of(body["messages"][0]["content"])
@@ -106,6 +108,7 @@ class _Handler(BaseHTTPRequestHandler):
                 if srv.answer is not None
                 else json.dumps({"results": srv.decide(items)})
             )
+            leave()
             reply_json(
                 self,
                 {

@@ -49,10 +49,11 @@ class _ModelHandler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        with self.server.calls.call():
+        with self.server.calls.call() as leave:
             time.sleep(LATENCY)
             name = self.path.strip("/").split("?")[0]
             total = 99 if name == "bad" else 10
+            leave()
             reply_json(
                 self,
                 {

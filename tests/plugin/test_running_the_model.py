@@ -61,7 +61,7 @@ class _Handler(BaseHTTPRequestHandler):
             srv.keyed_starts.setdefault(key, []).append(time.monotonic())
             if "sent" in query:
                 srv.sent.append(float(query["sent"]))
-        with srv.calls.call():
+        with srv.calls.call() as leave:
             try:
                 status, headers = 200, {}
                 if url.path == "/latency":
@@ -81,6 +81,7 @@ class _Handler(BaseHTTPRequestHandler):
                 elif url.path == "/404":
                     status = 404
                 body = json.dumps({"vendor": query.get("vendor", "ACME")}).encode()
+                leave()
                 self.send_response(status)
                 for name, value in headers.items():
                     self.send_header(name, value)

@@ -60,9 +60,10 @@ class _Answer(BaseHTTPRequestHandler):
         with srv.lock:
             srv.asked.append(query["vendor"])
             srv.starts.append(time.monotonic())
-        with srv.calls.call():
+        with srv.calls.call() as leave:
             time.sleep(srv.delay)
             vendor = query["vendor"]
+            leave()
             reply_json(
                 self,
                 {
