@@ -8,8 +8,8 @@ scores), and numbers compare by value (``42`` equals ``42.0``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, Final, TypeAlias
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Final, TypeAlias, TypeGuard, cast
 
 from .errors import ParseError
 
@@ -44,7 +44,7 @@ class Missing:
 MISSING: Final = Missing()
 
 # A JSON value as the door hands it on: the type the engine's signatures use for values,
-# instead of ``Any``. Containers are invariant in their items, so a function that only
+# instead of an unchecked type. Containers are invariant in their items, so a function that only
 # reads a value may take the ``Mapping``/``Sequence`` forms below where a caller holds a
 # narrower dict or list.
 JsonScalar: TypeAlias = None | bool | int | float | str
@@ -68,7 +68,7 @@ TYPE_OF: dict[type, str] = {
 SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
 
 
-def schema_type(value: Any) -> str:
+def schema_type(value: object) -> str:
     """A value's type as JSON Schema names it: ``integer`` for whole numbers (never a
     boolean), ``number`` for floats, ``null``, ``boolean``, ``string``, ``array``, ``object``."""
     if value is None:
@@ -86,7 +86,7 @@ def schema_type(value: Any) -> str:
     return "object"
 
 
-def json_type(value: Any) -> str:
+def json_type(value: object) -> str:
     """The JSON type name of a value. Values from the door are plain; a custom transform may
     hand back a tuple or a mapping, read here as what it holds. Anything else is a ParseError."""
     tag = TYPE_OF.get(type(value))
@@ -105,7 +105,7 @@ def json_type(value: Any) -> str:
     raise ParseError(f"{type(value).__name__} is not a JSON value ({value!r:.60})")
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     """A JSON number: an int or a float, never a boolean."""
     kind = type(value)
     return (
@@ -115,29 +115,32 @@ def is_number(value: Any) -> bool:
     )
 
 
-def json_equal(a: Any, b: Any, normalize: Callable[[str], str] | None = None) -> bool:
+def json_equal(a: object, b: object, normalize: Callable[[str], str] | None = None) -> bool:
     """Deep JSON equality: types must agree (a boolean is not a number), numbers by value,
     arrays in order with the same length, objects with the same key set. ``normalize`` is
     applied to every string value (not to keys) before comparing."""
     ta, tb = json_type(a), json_type(b)
     if ta != tb:
         return False
-    if ta == OBJECT:
-        return len(a) == len(b) and all(
-            key in b and json_equal(value, b[key], normalize) for key, value in a.items()
+    if ta == OBJECT:  # json_type read both as mappings, arrays or strings: mypy cannot see it
+        ma, mb = cast(Mapping[str, object], a), cast(Mapping[str, object], b)
+        return len(ma) == len(mb) and all(
+            key in mb and json_equal(value, mb[key], normalize) for key, value in ma.items()
         )
     if ta == ARRAY:
-        return len(a) == len(b) and all(json_equal(x, y, normalize) for x, y in zip(a, b))
+        sa, sb = cast(Sequence[object], a), cast(Sequence[object], b)
+        return len(sa) == len(sb) and all(json_equal(x, y, normalize) for x, y in zip(sa, sb))
     if ta == STRING and normalize is not None:
-        return normalize(a) == normalize(b)
+        return normalize(cast(str, a)) == normalize(cast(str, b))
     return bool(a == b)
 
 
-def canonical_key(value: Any) -> Any:
+def canonical_key(value: object) -> Hashable:
     """A hashable key under which JSON-equal values coincide (to bucket and pair values)."""
     tag = json_type(value)
-    if tag == OBJECT:
-        return (OBJECT, tuple(sorted((k, canonical_key(v)) for k, v in value.items())))
+    if tag == OBJECT:  # json_type read it as a mapping or an array: mypy cannot see it
+        items = cast(Mapping[str, object], value).items()
+        return (OBJECT, tuple(sorted((k, canonical_key(v)) for k, v in items)))
     if tag == ARRAY:
-        return (ARRAY, tuple(canonical_key(v) for v in value))
+        return (ARRAY, tuple(canonical_key(v) for v in cast(Sequence[object], value)))
     return (tag, value)
