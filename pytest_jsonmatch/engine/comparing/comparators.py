@@ -479,7 +479,7 @@ def bind_fuzzy(params: Mapping[str, object] | None = None) -> BoundComparator:
     strings score 1 (RapidFuzz gives two empty strings 0); other values compare exactly."""
     p = check_params("fuzzy", params, {"method"})
     method = p.get("method", "token_set")
-    if not isinstance(method, str) or method not in FUZZY_METHODS:
+    if method not in FUZZY_METHODS:
         raise ConfigError(
             f"comparator 'fuzzy': method must be one of {', '.join(FUZZY_METHODS)}, "
             f"not {shown(method)}"
