@@ -252,8 +252,8 @@ def typed_block(
         takes what ``accepts`` does (a check mypy cannot see)."""
         index = [i for i, v in enumerate(values) if accepts(v)]
         if len(index) == len(values) and isinstance(values, list):
-            return index, cast(list[V], values)
-        return index, cast(list[V], [values[i] for i in index])
+            return index, cast("list[V]", values)
+        return index, cast("list[V]", [values[i] for i in index])
 
     longer = LongerSide(taken)
 
@@ -355,16 +355,14 @@ _one_token_pairs = equal_pairs(str.lower)
 
 
 def jaccard_pairs(
-    values_x: Sequence[object],
-    values_y: Sequence[object],
+    xs: Sequence[str],
+    ys: Sequence[str],
     rows: Sequence[int],
     cols: Sequence[int],
     tp: list[list[float]],
 ) -> None:
     """``add_scores`` for Jaccard: each text's token set as a bit mask (a bit per distinct
-    token), so a pair's shared tokens are one integer AND and a bit count. The values are
-    strings: a jaccard comparator's add_scores is called with columns of strings only."""
-    xs, ys = cast(Sequence[str], values_x), cast(Sequence[str], values_y)
+    token), so a pair's shared tokens are one integer AND and a bit count."""
     if all(map(str.isalnum, xs)) and all(map(str.isalnum, ys)):
         _one_token_pairs(xs, ys, rows, cols, tp)
         return
@@ -482,8 +480,8 @@ def threshold_forms(
         return out
 
     def add_scores(
-        xs: Sequence[object],
-        ys: Sequence[object],
+        xs: Sequence[float],
+        ys: Sequence[float],
         rows: Sequence[int],
         cols: Sequence[int],
         tp: list[list[float]],
@@ -494,13 +492,14 @@ def threshold_forms(
                 for j, y in zip(cols, ys):
                     row[j] += pair(x, y)
             return
-        numbers_x, numbers_y = cast(Sequence[float], xs), cast(Sequence[float], ys)  # checked
         if len(ys) <= _SCAN_ALL:
-            _add_all_within(numbers_x, numbers_y, rows, cols, tp, t, within)
+            _add_all_within(xs, ys, rows, cols, tp, t, within)
         else:
-            _add_window_within(numbers_x, numbers_y, rows, cols, tp, t, within)
+            _add_window_within(xs, ys, rows, cols, tp, t, within)
 
-    return numbers_matrix(pair_score, pair, lambda e: np().full(len(e), t)), add_scores
+    # (add_scores is called with columns of numbers only: the comparator's type's)
+    matrix = numbers_matrix(pair_score, pair, lambda e: np().full(len(e), t))
+    return matrix, cast(AddScoresFn, add_scores)
 
 
 def _add_all_within(

@@ -129,9 +129,9 @@ def _normalize_deep(value: object) -> object:
     if tag == STRING:
         return normalize_text(cast(str, value))
     if tag == OBJECT:
-        return {k: _normalize_deep(v) for k, v in cast(Mapping[str, object], value).items()}
+        return {k: _normalize_deep(v) for k, v in cast("Mapping[str, object]", value).items()}
     if tag == ARRAY:
-        return [_normalize_deep(v) for v in cast(Sequence[object], value)]
+        return [_normalize_deep(v) for v in cast("Sequence[object]", value)]
     return value
 
 
@@ -315,7 +315,7 @@ def bind_jaccard(params: Mapping[str, object] | None = None) -> BoundComparator:
         "jaccard",
         _jaccard,
         all_pairs.strings_matrix(all_pairs.jaccard_block),
-        add_scores=all_pairs.jaccard_pairs,
+        add_scores=cast(AddScoresFn, all_pairs.jaccard_pairs),  # called with strings only
     )
 
 
@@ -598,15 +598,13 @@ def bind_cosine(
         return embeddings.similarity(handle, expected, actual)
 
     def add_scores(
-        xs: Sequence[object],
-        ys: Sequence[object],
+        xs: Sequence[str],
+        ys: Sequence[str],
         rows: Sequence[int],
         cols: Sequence[int],
         tp: list[list[float]],
     ) -> None:
-        # called with columns of strings only (the comparator's strings_matrix takes those)
-        texts_x, texts_y = cast(list[str], list(xs)), cast(list[str], list(ys))
-        scores = block(texts_x, texts_y).tolist()
+        scores = block(list(xs), list(ys)).tolist()
         for i, row_scores in zip(rows, scores):
             row = tp[i]
             for j, value in zip(cols, row_scores):
@@ -620,7 +618,7 @@ def bind_cosine(
         score,
         all_pairs.strings_matrix(block),
         params={"embedder": handle.name},
-        add_scores=add_scores,
+        add_scores=cast(AddScoresFn, add_scores),  # called with columns of strings only
         prepare=prepare,
     )
 

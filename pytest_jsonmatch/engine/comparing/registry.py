@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Final, SupportsFloat, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from ..core.errors import ComparatorError, ConfigError, did_you_mean, known_names, shown
 from ..core.values import JsonObject, JsonValue
@@ -73,14 +73,16 @@ BatchComparator = Callable[[list[BatchItem]], Sequence[object]]
 CustomTransform = Callable[[JsonValue, Mapping[str, object]], object]
 
 
-def check_score(name: str, value: object) -> float:
-    """A comparator's return value as a float in [0, 1], or ComparatorError saying why not."""
+def check_score(name: str, value: Any) -> float:
+    """A comparator's return value as a float in [0, 1], or ComparatorError saying why not
+    (``value``: whatever a user's function returned, read by ``float()``; once per field,
+    so no cast)."""
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, (str, bytes)):  # "0.5" is text, not a score
         raise ComparatorError(f"comparator {name!r} returned {shown(value)}, not a number")
     try:
-        score = float(cast(SupportsFloat, value))  # float() refuses what it cannot read
+        score = float(value)
     except (TypeError, ValueError):
         raise ComparatorError(
             f"comparator {name!r} returned {shown(value)}, not a number"
@@ -295,10 +297,12 @@ class Registry:
         if not callable(fn):
             raise ConfigError(f"transform {name!r} must be callable, not {type(fn).__name__}")
 
+        # its result is taken as JSON (json_type refuses what is not, when it is read)
+        as_json = cast("Callable[[JsonValue, Mapping[str, object]], JsonValue]", fn)
+
         def bind(params: Mapping[str, object] | None) -> TransformFn:
             frozen = dict(params or {})
-            # a registered transform's result is taken as JSON (json_type refuses what is not)
-            return lambda value: cast(JsonValue, fn(value, frozen))
+            return lambda value: as_json(value, frozen)
 
         self._transforms[name] = bind
         self._bound_transforms.clear()
