@@ -19,7 +19,7 @@ from ..comparing.registry import REGISTRY, Binder, Registry
 from ..core.errors import ConfigError, ParseError, did_you_mean, shown
 from ..core.numbers import is_finite_number
 from ..core.paths import PathPattern, display_path, index_segment, key_segment, path_segments
-from ..core.values import SCALAR_TYPES, TYPE_OF, JsonValue
+from ..core.values import SCALAR_TYPES, TYPE_OF, JsonArray, JsonObject, JsonValue
 from ..reading.intake import MAX_DEPTH
 from ..schemas.eval_schema import (
     SchemaNode,
@@ -275,9 +275,9 @@ class WalkConfig:
             return value, 0
         root: list[JsonValue] = [None]
         deepest = 0
-        # (source value, its path, its depth, the container receiving its copy, the slot):
-        # Any, as the loop reads each by the type tag it keeps in ``kind``, beyond mypy
-        stack: list[tuple[Any, str, int, Any, Any]] = [(value, path, 0, root, 0)]
+        # (source value, its path, its depth, the container receiving its copy, the slot);
+        # the loop reads a source, and a slot, by the type it keeps in ``kind``: beyond mypy
+        stack: list[tuple[Any, str, int, JsonObject | JsonArray, Any]] = [(value, path, 0, root, 0)]
         while stack:
             source, where, depth, target, slot = stack.pop()
             kind = type(source)
