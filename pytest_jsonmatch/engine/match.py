@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import cast
 
 from .comparing.registry import Registry
 from .configuring.walk_config import WalkConfig
@@ -21,6 +21,7 @@ from .core.collector import collector_paused
 from .core.cut_off import Truncation
 from .core.depth import SHALLOW, call_with_depth
 from .core.errors import ConfigError, JsonMatchError, ParseError, shown
+from .core.values import JsonValue
 from .core.violations import Conformance
 from .metrics import REGISTRY, metric_named
 from .metrics.base import Metric, configure
@@ -53,7 +54,9 @@ COUNT_TALLIES = True
 READ_IN_WALK = True
 
 
-def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: Any) -> MatchResult:
+def match_json(
+    actual: object, expected: object, metric: str = "field_f1", **options: object
+) -> MatchResult:
     """Score ``actual`` against ``expected`` under ``metric``.
 
     ``expected`` is parsed strictly (a mapping, or a string holding one JSON object);
@@ -66,8 +69,8 @@ def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: 
     ``conformance`` says whether the actual value is valid against it (never in the score;
     ``conformance=False`` skips the check).
     """
-    registry = options.pop("registry", REGISTRY)
-    truncated = options.pop("truncated", "error")
+    registry = cast(Registry, options.pop("registry", REGISTRY))
+    truncated = cast(str, options.pop("truncated", "error"))  # checked next
     check_truncated(truncated)
     chosen = metric_named(metric, registry)
     cfg = configure(chosen, options, registry)
@@ -103,10 +106,10 @@ def match_json(actual: Any, expected: Any, metric: str = "field_f1", **options: 
 
 
 def evaluate_records(
-    expected_list: Sequence[Any],
-    actual_list: Sequence[Any],
+    expected_list: Sequence[object],
+    actual_list: Sequence[object],
     metric: str = "field_f1",
-    **options: Any,
+    **options: object,
 ) -> RunResult:
     """Score records pairwise and aggregate: macro means over records, per field path
     (``items[].sku``) the mean score and the count of each status. For ``field_f1`` without
@@ -123,10 +126,10 @@ def evaluate_records(
 
 
 def count_records(
-    expected_list: Sequence[Any],
-    actual_list: Sequence[Any],
+    expected_list: Sequence[object],
+    actual_list: Sequence[object],
     metric: str = "field_f1",
-    **options: Any,
+    **options: object,
 ) -> tuple[str, tuple[MatchResult, ...], Counter[Tally]]:
     """What :func:`evaluate_records` scores, record by record, and every field counted by
     (field path, status, score) in one Counter, in the records' order (``field_tables``
@@ -140,10 +143,10 @@ def count_records(
 
 
 def score_records(
-    expected_list: Sequence[Any],
-    actual_list: Sequence[Any],
+    expected_list: Sequence[object],
+    actual_list: Sequence[object],
     metric: str = "field_f1",
-    **options: Any,
+    **options: object,
 ) -> tuple[str, tuple[MatchResult, ...]]:
     """What :func:`evaluate_records` scores, record by record, without its per-field
     aggregate: (the metric's name, one MatchResult per record). For callers that aggregate
@@ -153,23 +156,23 @@ def score_records(
 
 
 def _score_records(
-    expected_list: Sequence[Any],
-    actual_list: Sequence[Any],
+    expected_list: Sequence[object],
+    actual_list: Sequence[object],
     metric: str,
-    options: dict[str, Any],
+    options: dict[str, object],
     tallies: Counter[Tally] | None,
 ) -> tuple[str, tuple[MatchResult, ...]]:
     """The records scored in order; with ``tallies``, every field counted into it by
     (field path, status, score), and records scored from counts where they can be."""
-    registry = options.pop("registry", REGISTRY)
-    truncated = options.pop("truncated", "error")
-    for name, records in (("expected_list", expected_list), ("actual_list", actual_list)):
-        if isinstance(records, (str, bytes, bytearray, Mapping)) or not (
-            hasattr(records, "__len__") and hasattr(records, "__iter__")
+    registry = cast(Registry, options.pop("registry", REGISTRY))
+    truncated = cast(str, options.pop("truncated", "error"))  # checked where it is read
+    for name, given in (("expected_list", expected_list), ("actual_list", actual_list)):
+        if isinstance(given, (str, bytes, bytearray, Mapping)) or not (
+            hasattr(given, "__len__") and hasattr(given, "__iter__")
         ):
             raise ConfigError(
                 f"evaluate_records takes two lists of records; {name} is a "
-                f"{type(records).__name__} (wrap one record in a list)"
+                f"{type(given).__name__} (wrap one record in a list)"
             )
     if len(expected_list) != len(actual_list):
         raise ConfigError(
@@ -186,7 +189,7 @@ def _score_records(
         values = [value for value, _ in read_e]
         schema = call_with_depth(depth, lambda: infer_node(values, registry))
     # records scored from counts count their tallies here, as they are (as_tallies)
-    counting: Counter[Any] | None = (
+    counting: Counter[Tally] | None = (
         Counter()
         if COUNT_TALLIES and tallies is not None and _countable(chosen, cfg, schema, options)
         else None
@@ -207,7 +210,7 @@ def _score_records(
         and not cfg.prepares
         and not cfg.skip_patterns
     )
-    records = []
+    records: list[MatchResult] = []
     for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
         if type(actual) is dict:  # (what parse_actual_checked makes of it: itself, whole)
             parsed, cut = actual, None
@@ -283,7 +286,7 @@ def _score_records(
 
 
 def _countable(
-    metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, options: Mapping[str, Any]
+    metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, options: Mapping[str, object]
 ) -> bool:
     """Whether a record's scores follow from what its fields count for alone: no judge
     scores a field (its answers are not asked twice), no weight, no ``finish`` step."""
@@ -303,9 +306,9 @@ class _Rescore:
 
     def __init__(
         self,
-        context: tuple[Metric, WalkConfig, SchemaNode | None, Mapping[str, Any], Registry],
-        expected: Any,
-        actual: Any,
+        context: tuple[Metric, WalkConfig, SchemaNode | None, Mapping[str, object], Registry],
+        expected: JsonValue,
+        actual: JsonValue,
         depth: int,
         index: int,
     ) -> None:
@@ -332,7 +335,7 @@ class _Rescore:
         return full.fields
 
     def scored(
-        self, tallies: Counter[Any], validator: Validator | None, unread: bool = False
+        self, tallies: Counter[Tally], validator: Validator | None, unread: bool = False
     ) -> MatchResult:
         """The record walked in tally form, each field counted into ``tallies`` by its tally
         (``as_tallies``): its result,
@@ -382,7 +385,7 @@ def _marked(result: MatchResult, cut: Truncation | None) -> MatchResult:
     return replace(result, truncated=cut)
 
 
-def _validator(options: Mapping[str, Any]) -> Validator | None:
+def _validator(options: Mapping[str, object]) -> Validator | None:
     """The compiled conformance check of the ``schema`` option (None: no schema given, or
     the ``conformance`` option false)."""
     check = options.get("conformance")
@@ -394,7 +397,7 @@ def _validator(options: Mapping[str, Any]) -> Validator | None:
     return None if source is None or not check else validator_for(source)
 
 
-def _conformed(validator: Validator | None, actual: Any, result: MatchResult) -> MatchResult:
+def _conformed(validator: Validator | None, actual: JsonValue, result: MatchResult) -> MatchResult:
     """``result``, saying whether ``actual`` (the compared value) is valid against the
     schema: beside the score, never in it."""
     if validator is None:
@@ -407,9 +410,9 @@ def _scored_and_conformed(
     metric: Metric,
     cfg: WalkConfig,
     schema: SchemaNode | None,
-    expected: Any,
-    actual: Any,
-    options: Mapping[str, Any],
+    expected: JsonValue,
+    actual: JsonValue,
+    options: Mapping[str, object],
     registry: Registry,
     cut: Truncation | None,
 ) -> MatchResult:
@@ -419,7 +422,9 @@ def _scored_and_conformed(
     return _conformed(validator, actual, result)
 
 
-def _read_expected(value: Any, index: int, allow_array: bool, cfg: WalkConfig) -> tuple[Any, int]:
+def _read_expected(
+    value: object, index: int, allow_array: bool, cfg: WalkConfig
+) -> tuple[JsonValue, int]:
     """The ``index``-th expected record parsed strictly and read through the door (a
     :class:`Read` one, an object or an allowed array, as it is)."""
     if type(value) is Read:
@@ -432,7 +437,7 @@ def _read_expected(value: Any, index: int, allow_array: bool, cfg: WalkConfig) -
     )
 
 
-def _read(value: Any, side: str, cfg: WalkConfig) -> tuple[Any, int]:
+def _read(value: object, side: str, cfg: WalkConfig) -> tuple[JsonValue, int]:
     """A parsed value through the door (the fields ``ignore`` names are not read)."""
     return read_json(value, side, cfg.is_skipped if cfg.skip_patterns else None)
 
@@ -445,9 +450,9 @@ def _score(
     metric: Metric,
     cfg: WalkConfig,
     schema: SchemaNode | None,
-    expected: Any,
-    actual: Any,
-    options: Mapping[str, Any],
+    expected: JsonValue,
+    actual: JsonValue,
+    options: Mapping[str, object],
     registry: Registry,
     cut: Truncation | None = None,
     unread: bool = False,

@@ -15,24 +15,37 @@ cheaper and is done instead.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, NamedTuple
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeAlias, TypeVar, cast
 
 from ..core.numbers import is_float_number
 from ..core.values import canonical_key, is_number
 
-MatrixFn = Callable[[Sequence[Any], Sequence[Any]], Any]
+if TYPE_CHECKING:
+    import numpy
+    from numpy.typing import NDArray
+
+# numpy arrays: of floats (scores, numbers; a matrix or a vector), of indices
+Floats: TypeAlias = "NDArray[numpy.float64]"
+Ints: TypeAlias = "NDArray[numpy.intp]"
+
+# A comparator's all-pairs forms (see the module's docstring): the values are a column's,
+# JSON values or what the field's transforms made of them.
+MatrixFn = Callable[[Sequence[object], Sequence[object]], Floats]
 AddScoresFn = Callable[
-    [Sequence[Any], Sequence[Any], Sequence[int], Sequence[int], list[list[float]]], None
+    [Sequence[object], Sequence[object], Sequence[int], Sequence[int], list[list[float]]], None
 ]
+V = TypeVar("V")  # the values a form takes (a key function's, a typed block's)
+R = TypeVar("R")  # what LongerSide's work makes of them
 
 _DENSE_SHARE = 0.25  # above this share of all pairs, score every pair
 _SCAN_ALL = 12  # up to this many actual values, checking each beats sorting them
 
 
-def np() -> Any:
+def np() -> ModuleType:
     """numpy, imported on first use (it comes with scipy; start-up stays light)."""
     import numpy
 
@@ -43,7 +56,7 @@ def np() -> Any:
 
 # What matrix functions work out for the longer side of a call, kept while one large array
 # is scored a block of lines at a time (see blocks_of_one_array); None outside of that.
-_KEPT: ContextVar[dict[tuple[int, int], tuple[Sequence[Any], Any]] | None] = ContextVar(
+_KEPT: ContextVar[dict[tuple[int, int], tuple[Sequence[object], object]] | None] = ContextVar(
     "jsonmatch_kept_sides", default=None
 )
 
@@ -60,22 +73,22 @@ def blocks_of_one_array() -> Iterator[None]:
         _KEPT.reset(token)
 
 
-class LongerSide:
+class LongerSide(Generic[V, R]):
     """``work`` on the longer side of a matrix function's call, done once per column while
     blocks_of_one_array is active: each later block brings the same list (``is``; column
     lists are never changed once built), and finds its work kept."""
 
-    def __init__(self, work: Callable[[Sequence[Any]], Any]) -> None:
+    def __init__(self, work: Callable[[Sequence[V]], R]) -> None:
         self._work = work
 
-    def __call__(self, values: Sequence[Any]) -> Any:
+    def __call__(self, values: Sequence[V]) -> R:
         kept = _KEPT.get()
         if kept is None:
             return self._work(values)
         key = (id(self), id(values))
         found = kept.get(key)
         if found is not None and found[0] is values:
-            return found[1]
+            return cast(R, found[1])  # kept under this LongerSide's id: its own work's
         out = self._work(values)
         kept[key] = (values, out)  # the list is held, so its id is not reused meanwhile
         return out
@@ -84,8 +97,10 @@ class LongerSide:
 # -- equality ------------------------------------------------------------------------------
 
 
-def _codes(values: Sequence[Any], table: dict[Any, int], key: Callable[[Any], Any]) -> Any:
-    out = np().empty(len(values), dtype=np().int64)
+def _codes(
+    values: Sequence[object], table: dict[Hashable, int], key: Callable[[object], Hashable]
+) -> Ints:
+    out: Ints = np().empty(len(values), dtype=np().int64)
     for i, value in enumerate(values):
         out[i] = table.setdefault(key(value), len(table))
     return out
@@ -95,34 +110,35 @@ class _Coded(NamedTuple):
     """One side of an equality matrix: its values' codes (equal keys, equal codes, from
     ``table``) and their sorted order, for finding equal pairs by binary search."""
 
-    table: dict[Any, int]
-    codes: Any
-    order: Any
-    ordered: Any
+    table: dict[Hashable, int]
+    codes: Ints
+    order: Ints
+    ordered: Ints
 
 
-def equality_matrix(key: Callable[[Any], Any]) -> MatrixFn:
+def equality_matrix(key: Callable[[object], Hashable]) -> MatrixFn:
     """The matrix of a comparator scoring 1 for equal ``key`` and 0 otherwise."""
 
-    def code_longer(values: Sequence[Any]) -> _Coded:
-        table: dict[Any, int] = {}
+    def code_longer(values: Sequence[object]) -> _Coded:
+        table: dict[Hashable, int] = {}
         codes = _codes(values, table, key)
         order = np().argsort(codes, kind="stable")
         return _Coded(table, codes, order, codes[order])
 
     longer = LongerSide(code_longer)
 
-    def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
+    def matrix(expected: Sequence[object], actual: Sequence[object]) -> Floats:
         if len(actual) >= len(expected):
             coded = longer(actual)  # the shorter side's new keys join its table: harmless
             return _equal_cells(_codes(expected, coded.table, key), coded)
         coded = longer(expected)
-        return _equal_cells(_codes(actual, coded.table, key), coded).T.copy()
+        turned: Floats = _equal_cells(_codes(actual, coded.table, key), coded).T.copy()
+        return turned
 
     return matrix
 
 
-def _equal_cells(codes: Any, other: _Coded) -> Any:
+def _equal_cells(codes: Ints, other: _Coded) -> Floats:
     """The len(codes) x len(other.codes) matrix: 1 where the codes are equal, else 0."""
     pairs = _listed_pairs(
         np().searchsorted(other.ordered, codes, "left"),
@@ -130,23 +146,26 @@ def _equal_cells(codes: Any, other: _Coded) -> Any:
         other.order,
     )
     if pairs is None:
-        return (codes[:, None] == other.codes[None, :]).astype(float)
-    out = np().zeros((len(codes), len(other.codes)))
+        every: Floats = (codes[:, None] == other.codes[None, :]).astype(float)
+        return every
+    out: Floats = np().zeros((len(codes), len(other.codes)))
     out[pairs] = 1.0
     return out
 
 
-def equal_pairs(key: Callable[[Any], Any]) -> AddScoresFn:
+def equal_pairs(
+    key: Callable[[V], Hashable],
+) -> Callable[[Sequence[V], Sequence[V], Sequence[int], Sequence[int], list[list[float]]], None]:
     """``add_scores`` of a comparator scoring 1 for equal ``key`` and 0 otherwise."""
 
     def add_scores(
-        xs: Sequence[Any],
-        ys: Sequence[Any],
+        xs: Sequence[V],
+        ys: Sequence[V],
         rows: Sequence[int],
         cols: Sequence[int],
         tp: list[list[float]],
     ) -> None:
-        partners: dict[Any, list[int]] = {}
+        partners: dict[Hashable, list[int]] = {}
         for j, y in zip(cols, ys):
             partners.setdefault(key(y), []).append(j)
         for i, x in zip(rows, xs):
@@ -162,7 +181,7 @@ def equal_pairs(key: Callable[[Any], Any]) -> AddScoresFn:
 _HASHABLE = frozenset({str, int, float, bool, type(None)})
 
 
-def scalar_key(value: Any) -> Any:
+def scalar_key(value: object) -> Hashable:
     """Within one JSON type, a scalar is its own key (1 and 1.0 hash alike, as JSON wants)."""
     return value if type(value) in _HASHABLE else canonical_key(value)
 
@@ -174,7 +193,7 @@ exact_pairs = equal_pairs(scalar_key)
 # -- windows over numbers --------------------------------------------------------------------
 
 
-def _window_pairs(e: Any, a: Any, halfwidth: Any) -> tuple[Any, Any] | None:
+def _window_pairs(e: Floats, a: Floats, halfwidth: Floats) -> tuple[Ints, Ints] | None:
     """(rows, cols) of every pair with |e - a| <= halfwidth (a superset, padded against
     rounding), or None when they are too many to be worth listing."""
     order = np().argsort(a, kind="stable")
@@ -187,7 +206,7 @@ def _window_pairs(e: Any, a: Any, halfwidth: Any) -> tuple[Any, Any] | None:
     )
 
 
-def _listed_pairs(lo: Any, hi: Any, order: Any) -> tuple[Any, Any] | None:
+def _listed_pairs(lo: Ints, hi: Ints, order: Ints) -> tuple[Ints, Ints] | None:
     """(rows, cols) of every pair of expected value i with the actual values at sorted
     positions lo[i] to hi[i] (excluded), ``order`` giving each sorted position's index;
     None when they are too many to be worth listing."""
@@ -200,13 +219,16 @@ def _listed_pairs(lo: Any, hi: Any, order: Any) -> tuple[Any, Any] | None:
     return rows, order[starts + np().arange(total)]
 
 
-def windowed(e: Any, a: Any, halfwidth: Any, pair_score: Callable[[Any, Any], Any]) -> Any:
+def windowed(
+    e: Floats, a: Floats, halfwidth: Floats, pair_score: Callable[[Floats, Floats], Floats]
+) -> Floats:
     """The n x m matrix of ``pair_score`` (0 outside each expected value's window)."""
     pairs = _window_pairs(e, a, halfwidth)
     if pairs is None:
-        return np().asarray(pair_score(e[:, None], a[None, :]), dtype=float)
+        every: Floats = np().asarray(pair_score(e[:, None], a[None, :]), dtype=float)
+        return every
     rows, cols = pairs
-    out = np().zeros((len(e), len(a)))
+    out: Floats = np().zeros((len(e), len(a)))
     out[rows, cols] = pair_score(e[rows], a[cols])
     return out
 
@@ -215,26 +237,27 @@ def windowed(e: Any, a: Any, halfwidth: Any, pair_score: Callable[[Any, Any], An
 
 
 def typed_block(
-    accepts: Callable[[Any], bool],
-    block: Callable[[list[Any], list[Any]], Any],
-    pair: Callable[[Any, Any], float] | None = None,
-    also: Callable[[Any], bool] | None = None,
+    accepts: Callable[[object], bool],
+    block: Callable[[list[V], list[V]], Floats],
+    pair: Callable[[object, object], float] | None = None,
+    also: Callable[[object], bool] | None = None,
 ) -> MatrixFn:
     """A matrix function scoring the values ``accepts`` takes with one vectorised ``block``
     call. Every built-in comparator scores other pairs by exact JSON equality, so those
     come from one equality matrix, not a Python loop; values ``also`` picks out among them
     (numbers a float cannot hold) are scored by ``pair`` against everything instead."""
 
-    def taken(values: Sequence[Any]) -> tuple[list[int], list[Any]]:
-        """The indices and values ``accepts`` takes (all of them: the list itself)."""
+    def taken(values: Sequence[object]) -> tuple[list[int], list[V]]:
+        """The indices and values ``accepts`` takes (all of them: the list itself); ``block``
+        takes what ``accepts`` does (a check mypy cannot see)."""
         index = [i for i, v in enumerate(values) if accepts(v)]
         if len(index) == len(values) and isinstance(values, list):
-            return index, values
-        return index, [values[i] for i in index]
+            return index, cast("list[V]", values)
+        return index, cast("list[V]", [values[i] for i in index])
 
     longer = LongerSide(taken)
 
-    def matrix(expected: Sequence[Any], actual: Sequence[Any]) -> Any:
+    def matrix(expected: Sequence[object], actual: Sequence[object]) -> Floats:
         if len(actual) >= len(expected):
             (rows, xs), (cols, ys) = taken(expected), longer(actual)
         else:
@@ -257,16 +280,17 @@ def typed_block(
 
 
 def numbers_matrix(
-    fn: Callable[[Any, Any], Any],
-    pair: Callable[[Any, Any], float],
-    halfwidth: Callable[[Any], Any] | None = None,
+    fn: Callable[[Floats, Floats], Floats],
+    pair: Callable[[object, object], float],
+    halfwidth: Callable[[Floats], Floats] | None = None,
 ) -> MatrixFn:
     """Vectorise ``fn`` (elementwise on expected and actual floats) over the numbers; with
     ``halfwidth``, only pairs within that distance of the expected value can score. A pair
     with a number no float holds (a huge integer) is scored by ``pair``, exactly."""
 
-    def block(e: list[Any], a: list[Any]) -> Any:
-        ev, av = np().array(e, dtype=float), np().array(a, dtype=float)
+    def block(e: list[int | float], a: list[int | float]) -> Floats:
+        ev: Floats = np().array(e, dtype=float)
+        av: Floats = np().array(a, dtype=float)
         if halfwidth is None:
             return fn(ev[:, None], av[None, :])
         return windowed(ev, av, halfwidth(ev), fn)
@@ -274,18 +298,18 @@ def numbers_matrix(
     return typed_block(is_float_number, block, pair, _beyond_float)
 
 
-def _beyond_float(value: Any) -> bool:
+def _beyond_float(value: object) -> bool:
     return is_number(value) and not is_float_number(value)
 
 
-def strings_matrix(fn: Callable[[list[str], list[str]], Any]) -> MatrixFn:
+def strings_matrix(fn: Callable[[list[str], list[str]], Floats]) -> MatrixFn:
     return typed_block(lambda v: type(v) is str, fn)
 
 
 # -- edit distance and Jaccard ---------------------------------------------------------------
 
 
-def levenshtein_block(e: list[str], a: list[str]) -> Any:
+def levenshtein_block(e: list[str], a: list[str]) -> Floats:
     from rapidfuzz import process
     from rapidfuzz.distance import Levenshtein
 
@@ -299,14 +323,14 @@ def fuzzy_scorer(method: str) -> Callable[..., float]:
     return fuzz.token_set_ratio if method == "token_set" else fuzz.partial_ratio
 
 
-def fuzzy_block(method: str) -> Callable[[list[str], list[str]], Any]:
+def fuzzy_block(method: str) -> Callable[[list[str], list[str]], Floats]:
     """The ``fuzzy`` comparator over all pairs of strings: RapidFuzz's ratio / 100, equal
     strings 1 (as the comparator scores them; RapidFuzz gives two empty strings 0)."""
 
-    def block(e: list[str], a: list[str]) -> Any:
+    def block(e: list[str], a: list[str]) -> Floats:
         from rapidfuzz import process
 
-        out = process.cdist(e, a, scorer=fuzzy_scorer(method), dtype=np().float64) / 100.0
+        out: Floats = process.cdist(e, a, scorer=fuzzy_scorer(method), dtype=np().float64) / 100.0
         columns: dict[str, list[int]] = {}
         for j, text in enumerate(a):
             columns.setdefault(text, []).append(j)
@@ -314,7 +338,8 @@ def fuzzy_block(method: str) -> Callable[[list[str], list[str]], Any]:
             found = columns.get(text)
             if found is not None:
                 out[i, found] = 1.0
-        return np().clip(out, 0.0, 1.0)
+        clipped: Floats = np().clip(out, 0.0, 1.0)
+        return clipped
 
     return block
 
@@ -369,8 +394,8 @@ class _Tokens(NamedTuple):
     each text's number of distinct tokens."""
 
     vocab: dict[str, int]
-    incidence: Any
-    sizes: Any
+    incidence: Any  # a scipy.sparse matrix (scipy ships no types)
+    sizes: Floats
 
 
 def _tokens(texts: Sequence[str], vocab: dict[str, int] | None = None) -> _Tokens:
@@ -381,7 +406,7 @@ def _tokens(texts: Sequence[str], vocab: dict[str, int] | None = None) -> _Token
     own = vocab is None
     words: dict[str, int] = {} if vocab is None else vocab
     rows, cols = [], []
-    sizes = np().empty(len(texts))
+    sizes: Floats = np().empty(len(texts))
     for i, text in enumerate(texts):
         tokens = token_set(text)
         sizes[i] = len(tokens)
@@ -399,7 +424,7 @@ def _tokens(texts: Sequence[str], vocab: dict[str, int] | None = None) -> _Token
 _longer_tokens = LongerSide(_tokens)
 
 
-def jaccard_block(e: list[str], a: list[str]) -> Any:
+def jaccard_block(e: list[str], a: list[str]) -> Floats:
     """All-pairs Jaccard through one sparse product: |A & B| = (incidence_A @ incidence_B.T)."""
     if len(a) >= len(e):
         side_a = _longer_tokens(a)
@@ -411,14 +436,14 @@ def jaccard_block(e: list[str], a: list[str]) -> Any:
     product = (side_e.incidence @ side_a.incidence.T).tocoo()
     if product.nnz < _DENSE_SHARE * len(e) * len(a):
         # few pairs share a token: score just those (and pairs of two token-less strings)
-        out = np().zeros((len(e), len(a)))
+        out: Floats = np().zeros((len(e), len(a)))
         rows, cols, shared = product.row, product.col, product.data
         out[rows, cols] = shared / (sizes_e[rows] + sizes_a[cols] - shared)
         blank_e, blank_a = np().flatnonzero(sizes_e == 0), np().flatnonzero(sizes_a == 0)
         if blank_e.size and blank_a.size:
             out[np().ix_(blank_e, blank_a)] = 1.0
         return out
-    inter = product.toarray()
+    inter: Floats = product.toarray()
     union = np().add.outer(sizes_e, sizes_a)  # in place from here: the matrices can be large
     union -= inter
     empty = union == 0  # two strings without tokens are equal
@@ -432,30 +457,31 @@ def jaccard_block(e: list[str], a: list[str]) -> Any:
 ZERO = 1e-12  # UiPath's "expected is zero" bound
 
 
-def relative_block(e: Any, a: Any) -> Any:
+def relative_block(e: Floats, a: Floats) -> Floats:
     zero_e = np().abs(e) <= ZERO
     safe = np().where(zero_e, 1.0, np().abs(e))
     ratio = np().maximum(0.0, 1.0 - np().abs(e - a) / safe)
-    return np().where(zero_e, (np().abs(a) <= ZERO).astype(float), ratio)
+    scores: Floats = np().where(zero_e, (np().abs(a) <= ZERO).astype(float), ratio)
+    return scores
 
 
 def threshold_forms(
-    t: float, w: float, within: Callable[[float], float], pair: Callable[[Any, Any], float]
+    t: float, w: float, within: Callable[[float], float], pair: Callable[[object, object], float]
 ) -> tuple[MatrixFn, AddScoresFn]:
     """structeval's threshold numbers (score ``within(d)`` for ``d = |e - a| <= t``, else 0):
     the matrix and the add_scores form. ``pair`` scores one pair (numbers no float holds)."""
     power = float("inf") if w == 0 else 1.0 / w
 
-    def pair_score(e: Any, a: Any) -> Any:
+    def pair_score(e: Floats, a: Floats) -> Floats:
         d = np().abs(e - a)
-        out = np().zeros(d.shape)
+        out: Floats = np().zeros(d.shape)
         near = d <= t
         out[near] = 1.0 if w == 0 else 1.0 - (d[near] / t) ** power
         return out
 
     def add_scores(
-        xs: Sequence[Any],
-        ys: Sequence[Any],
+        xs: Sequence[float],
+        ys: Sequence[float],
         rows: Sequence[int],
         cols: Sequence[int],
         tp: list[list[float]],
@@ -471,12 +497,14 @@ def threshold_forms(
         else:
             _add_window_within(xs, ys, rows, cols, tp, t, within)
 
-    return numbers_matrix(pair_score, pair, lambda e: np().full(len(e), t)), add_scores
+    # (add_scores is called with columns of numbers only: the comparator's type's)
+    matrix = numbers_matrix(pair_score, pair, lambda e: np().full(len(e), t))
+    return matrix, cast(AddScoresFn, add_scores)
 
 
 def _add_all_within(
-    xs: Sequence[Any],
-    ys: Sequence[Any],
+    xs: Sequence[float],
+    ys: Sequence[float],
     rows: Sequence[int],
     cols: Sequence[int],
     tp: list[list[float]],
@@ -495,8 +523,8 @@ def _add_all_within(
 
 
 def _add_window_within(
-    xs: Sequence[Any],
-    ys: Sequence[Any],
+    xs: Sequence[float],
+    ys: Sequence[float],
     rows: Sequence[int],
     cols: Sequence[int],
     tp: list[list[float]],

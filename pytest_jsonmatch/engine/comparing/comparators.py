@@ -9,23 +9,25 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from ..core.errors import ComparatorError, ConfigError, JsonMatchError, ParseError, shown
 from ..core.numbers import gap, is_finite_number, is_float_number, relative_gap
 from ..core.paths import display_path
 from ..core.values import ARRAY, OBJECT, STRING, canonical_key, is_number, json_equal, json_type
 from . import all_pairs, embeddings
-from .all_pairs import AddScoresFn, MatrixFn
+from .all_pairs import AddScoresFn, Floats, MatrixFn
 from .edit_distance import levenshtein_similarity
 from .embeddings import DEFAULT_EMBEDDER, Embedders
 from .transforms import without_marks
 
-ScoreFn = Callable[[Any, Any], float]
+# A comparator's score of (expected, actual): JSON values, or what a field's transforms made
+# of them (a custom transform's result is whatever it returns).
+ScoreFn = Callable[[object, object], float]
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ class BoundComparator:
     score: ScoreFn
     matrix: MatrixFn | None = None
     batch: bool = False
-    params: Mapping[str, Any] | None = None
+    params: Mapping[str, object] | None = None
     trusted: bool = True
     add_scores: AddScoresFn | None = None
     prepare: Callable[[list[str]], None] | None = None
@@ -64,7 +66,9 @@ class BoundComparator:
             object.__setattr__(self, "equal_one", self.trusted and not self.batch)
 
 
-def check_params(name: str, params: Mapping[str, Any] | None, allowed: set[str]) -> dict[str, Any]:
+def check_params(
+    name: str, params: Mapping[str, object] | None, allowed: set[str]
+) -> dict[str, object]:
     """``params`` as a dict, or ConfigError naming the parameters ``name`` does not know."""
     params = dict(params or {})
     unknown = set(params) - allowed
@@ -76,7 +80,7 @@ def check_params(name: str, params: Mapping[str, Any] | None, allowed: set[str])
     return params
 
 
-def _number_param(name: str, key: str, value: Any, minimum: float = 0.0) -> float:
+def _number_param(name: str, key: str, value: object, minimum: float = 0.0) -> float:
     if not is_finite_number(value) or value < minimum:
         raise ConfigError(
             f"comparator {name!r}: {key} must be a number >= {minimum}, not {shown(value)}"
@@ -87,13 +91,13 @@ def _number_param(name: str, key: str, value: Any, minimum: float = 0.0) -> floa
 # -- exact ---------------------------------------------------------------------------------
 
 
-def _exact(expected: Any, actual: Any) -> float:
+def _exact(expected: object, actual: object) -> float:
     if type(expected) is str and type(actual) is str:
         return 1.0 if expected == actual else 0.0
     return 1.0 if json_equal(expected, actual) else 0.0
 
 
-def bind_exact(params: Mapping[str, Any] | None = None) -> BoundComparator:
+def bind_exact(params: Mapping[str, object] | None = None) -> BoundComparator:
     check_params("exact", params, set())
     return BoundComparator(
         "exact", _exact, all_pairs.exact_matrix, add_scores=all_pairs.exact_pairs, unequal_zero=True
@@ -110,28 +114,28 @@ def normalize_text(text: str) -> str:
     return without_marks(text).casefold()
 
 
-def _normalized(expected: Any, actual: Any) -> float:
+def _normalized(expected: object, actual: object) -> float:
     return 1.0 if json_equal(expected, actual, normalize_text) else 0.0
 
 
-def _normalized_key(value: Any) -> Any:
+def _normalized_key(value: object) -> Hashable:
     if type(value) is str:
         return (STRING, normalize_text(value))
     return canonical_key(_normalize_deep(value))
 
 
-def _normalize_deep(value: Any) -> Any:
-    tag = json_type(value)
+def _normalize_deep(value: object) -> object:
+    tag = json_type(value)  # a string, a mapping or an array as it says: mypy cannot see it
     if tag == STRING:
-        return normalize_text(value)
+        return normalize_text(cast(str, value))
     if tag == OBJECT:
-        return {k: _normalize_deep(v) for k, v in value.items()}
+        return {k: _normalize_deep(v) for k, v in cast("Mapping[str, object]", value).items()}
     if tag == ARRAY:
-        return [_normalize_deep(v) for v in value]
+        return [_normalize_deep(v) for v in cast("Sequence[object]", value)]
     return value
 
 
-def bind_normalized(params: Mapping[str, Any] | None = None) -> BoundComparator:
+def bind_normalized(params: Mapping[str, object] | None = None) -> BoundComparator:
     check_params("normalized", params, set())
     return BoundComparator(
         "normalized",
@@ -144,7 +148,7 @@ def bind_normalized(params: Mapping[str, Any] | None = None) -> BoundComparator:
 # -- numeric (struct-extract-eval): 1 within tolerance, else 0 --------------------------------
 
 
-def _coerce_number(value: Any) -> Any:
+def _coerce_number(value: object) -> object:
     """A numeric string read as its number (``coerce``); anything else as it is."""
     if type(value) is str:
         try:
@@ -155,14 +159,14 @@ def _coerce_number(value: Any) -> Any:
     return value
 
 
-def _numeric_exact(expected: Any, actual: Any) -> float:
+def _numeric_exact(expected: object, actual: object) -> float:
     kind_e, kind_a = type(expected), type(actual)
     if (kind_e is int or kind_e is float) and (kind_a is int or kind_a is float):
         return 1.0 if expected == actual else 0.0
     return 1.0 if json_equal(expected, actual) else 0.0
 
 
-def _numeric_params(params: Mapping[str, Any] | None) -> tuple[float | None, float | None, bool]:
+def _numeric_params(params: Mapping[str, object] | None) -> tuple[float | None, float | None, bool]:
     """The numeric comparator's absolute and relative tolerances (None: not set) and coerce."""
     p = check_params("numeric", params, {"abs", "rel", "coerce", "tolerance"})
     tolerance = p.pop("tolerance", None)
@@ -182,7 +186,7 @@ def _numeric_params(params: Mapping[str, Any] | None) -> tuple[float | None, flo
     return abs_tol, rel_tol, coerce
 
 
-def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
+def bind_numeric(params: Mapping[str, object] | None = None) -> BoundComparator:
     abs_tol, rel_tol, coerce = _numeric_params(params)
     if abs_tol is None and rel_tol is None and not coerce:
         # the default: equal by value, the most common case by far
@@ -199,8 +203,9 @@ def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
             unequal_zero=True,
         )
 
-    def within(expected: Any, actual: Any) -> Any:
-        # works on floats and on numpy arrays alike; every configured tolerance must hold
+    def within(expected: Any, actual: Any) -> object:
+        # works on floats and on numpy arrays alike (so typed by neither); every configured
+        # tolerance must hold
         diff = abs(expected - actual)
         ok = True
         if abs_tol is not None:
@@ -211,7 +216,7 @@ def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
             ok = ok & (diff / scale <= rel_tol)
         return (expected == actual) | ok
 
-    def score(expected: Any, actual: Any) -> float:
+    def score(expected: object, actual: object) -> float:
         if coerce:
             expected, actual = _coerce_number(expected), _coerce_number(actual)
         if is_number(expected) and is_number(actual):
@@ -220,7 +225,7 @@ def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
             return 1.0 if within_exactly(expected, actual) else 0.0
         return 1.0 if json_equal(expected, actual) else 0.0
 
-    def within_exactly(expected: Any, actual: Any) -> bool:
+    def within_exactly(expected: int | float, actual: int | float) -> bool:
         """``within`` for a pair a float cannot hold (an integer beyond float range)."""
         if expected == actual:
             return True
@@ -230,15 +235,16 @@ def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
             ok = ok and (relative_gap(expected, actual) if expected != 0 else diff) <= rel_tol
         return ok
 
-    def halfwidth(expected: Any) -> Any:
+    def halfwidth(expected: Floats) -> Floats:
         np = all_pairs.np()
-        widths = []
+        widths: list[Floats] = []
         if abs_tol is not None:
             widths.append(np.full(len(expected), abs_tol))
         if rel_tol is not None:
             scale = np.abs(expected)
             widths.append(rel_tol * np.where(scale == 0, 1.0, scale))
-        return np.minimum.reduce(widths)
+        narrowest: Floats = np.minimum.reduce(widths)
+        return narrowest
 
     matrix = (
         None
@@ -255,14 +261,14 @@ def bind_numeric(params: Mapping[str, Any] | None = None) -> BoundComparator:
 # -- oneof -----------------------------------------------------------------------------------
 
 
-def bind_oneof(params: Mapping[str, Any] | None = None) -> BoundComparator:
+def bind_oneof(params: Mapping[str, object] | None = None) -> BoundComparator:
     p = check_params("oneof", params, {"values"})
     values = p.get("values")
     if not isinstance(values, (list, tuple)):
         raise ConfigError(f"comparator 'oneof' needs values: a list, not {shown(values)}")
     accepted = {canonical_key(v) for v in values}
 
-    def score(expected: Any, actual: Any) -> float:
+    def score(expected: object, actual: object) -> float:
         # the expected value plays no part: any listed value is right (as the reference does)
         return 1.0 if canonical_key(actual) in accepted else 0.0
 
@@ -273,13 +279,13 @@ def bind_oneof(params: Mapping[str, Any] | None = None) -> BoundComparator:
 # -- levenshtein (UiPath strings) -------------------------------------------------------------
 
 
-def _levenshtein(expected: Any, actual: Any) -> float:
+def _levenshtein(expected: object, actual: object) -> float:
     if type(expected) is str and type(actual) is str:
         return 1.0 if expected == actual else levenshtein_similarity(expected, actual)
     return _exact(expected, actual)
 
 
-def bind_levenshtein(params: Mapping[str, Any] | None = None) -> BoundComparator:
+def bind_levenshtein(params: Mapping[str, object] | None = None) -> BoundComparator:
     check_params("levenshtein", params, set())
     return BoundComparator(
         "levenshtein", _levenshtein, all_pairs.strings_matrix(all_pairs.levenshtein_block)
@@ -289,7 +295,7 @@ def bind_levenshtein(params: Mapping[str, Any] | None = None) -> BoundComparator
 # -- jaccard (structeval strings) -------------------------------------------------------------
 
 
-def _jaccard(expected: Any, actual: Any) -> float:
+def _jaccard(expected: object, actual: object) -> float:
     if type(expected) is str and type(actual) is str:
         if expected == actual:
             return 1.0
@@ -303,20 +309,20 @@ def _jaccard(expected: Any, actual: Any) -> float:
     return _exact(expected, actual)
 
 
-def bind_jaccard(params: Mapping[str, Any] | None = None) -> BoundComparator:
+def bind_jaccard(params: Mapping[str, object] | None = None) -> BoundComparator:
     check_params("jaccard", params, set())
     return BoundComparator(
         "jaccard",
         _jaccard,
         all_pairs.strings_matrix(all_pairs.jaccard_block),
-        add_scores=all_pairs.jaccard_pairs,
+        add_scores=cast(AddScoresFn, all_pairs.jaccard_pairs),  # called with strings only
     )
 
 
 # -- relative number (UiPath): 1 - |e - a| / |e|, floored at 0 --------------------------------
 
 
-def _relative(expected: Any, actual: Any) -> float:
+def _relative(expected: object, actual: object) -> float:
     if is_number(expected) and is_number(actual):
         if is_float_number(expected) and is_float_number(actual):
             e, a = float(expected), float(actual)
@@ -329,7 +335,7 @@ def _relative(expected: Any, actual: Any) -> float:
     return _exact(expected, actual)
 
 
-def bind_relative(params: Mapping[str, Any] | None = None) -> BoundComparator:
+def bind_relative(params: Mapping[str, object] | None = None) -> BoundComparator:
     check_params("relative", params, set())
     return BoundComparator(
         "relative", _relative, all_pairs.numbers_matrix(all_pairs.relative_block, _relative)
@@ -339,7 +345,7 @@ def bind_relative(params: Mapping[str, Any] | None = None) -> BoundComparator:
 # -- threshold number (structeval): d > t -> 0, else 1 - (d / t) ** (1 / w) -------------------
 
 
-def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
+def bind_threshold(params: Mapping[str, object] | None = None) -> BoundComparator:
     p = check_params("threshold", params, {"threshold", "weighting"})
     t = _number_param("threshold", "threshold", p.get("threshold", 0.001))
     w = _number_param("threshold", "weighting", p.get("weighting", 0.1))
@@ -351,7 +357,7 @@ def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
         """The score of two numbers ``d <= t`` apart (called only for such pairs)."""
         return 1.0 if w == 0 else 1.0 - (d / t) ** power  # w = 0: no penalty inside t
 
-    def score(expected: Any, actual: Any) -> float:
+    def score(expected: object, actual: object) -> float:
         if is_number(expected) and is_number(actual):
             d = gap(expected, actual)
             return 0.0 if d > t else within(d)
@@ -366,7 +372,7 @@ def bind_threshold(params: Mapping[str, Any] | None = None) -> BoundComparator:
 # -- binary (structeval): Python equality of scalars ---------------------------------------------
 
 
-def _binary(expected: Any, actual: Any) -> float:
+def _binary(expected: object, actual: object) -> float:
     """structeval's binary evaluator: 1 when the values are equal as Python sees them, so
     ``true`` equals ``1`` and ``1`` equals ``1.0``; objects and arrays by JSON equality."""
     if type(expected) in (dict, list) or type(actual) in (dict, list):
@@ -374,14 +380,14 @@ def _binary(expected: Any, actual: Any) -> float:
     return 1.0 if expected == actual else 0.0
 
 
-def _binary_key(value: Any) -> Any:
+def _binary_key(value: object) -> Hashable:
     # True, 1 and 1.0 are equal and hash alike: one bucket
     if type(value) in (bool, int, float):
         return ("n", value)
     return canonical_key(value)
 
 
-def bind_binary(params: Mapping[str, Any] | None = None) -> BoundComparator:
+def bind_binary(params: Mapping[str, object] | None = None) -> BoundComparator:
     check_params("binary", params, set())
     return BoundComparator(
         "binary",
@@ -418,7 +424,7 @@ def _parse_date(text: str, formats: tuple[str, ...]) -> date | None:
     return None
 
 
-def bind_date(params: Mapping[str, Any] | None = None) -> BoundComparator:
+def bind_date(params: Mapping[str, object] | None = None) -> BoundComparator:
     """Strings that write dates, compared as calendar dates: ISO-8601 (``2024-03-09``,
     ``20240309``, with or without a time) and each of ``formats`` (strptime patterns, tried
     in order: ``["%d/%m/%Y"]`` reads ``09/03/2024`` as 9 March). A time is ignored. Values
@@ -436,14 +442,14 @@ def bind_date(params: Mapping[str, Any] | None = None) -> BoundComparator:
         )
     patterns = tuple(formats)
 
-    def key(value: Any) -> Any:
+    def key(value: object) -> Hashable:
         if type(value) is str:
             day = _parse_date(value, patterns)
             if day is not None:
                 return ("date", day)
         return canonical_key(value)
 
-    def score(expected: Any, actual: Any) -> float:
+    def score(expected: object, actual: object) -> float:
         if type(expected) is str and type(actual) is str:
             if expected == actual:
                 return 1.0
@@ -466,7 +472,7 @@ def bind_date(params: Mapping[str, Any] | None = None) -> BoundComparator:
 FUZZY_METHODS = ("token_set", "partial")
 
 
-def bind_fuzzy(params: Mapping[str, Any] | None = None) -> BoundComparator:
+def bind_fuzzy(params: Mapping[str, object] | None = None) -> BoundComparator:
     """RapidFuzz's ``token_set_ratio`` (``method: token_set``, the default) or
     ``partial_ratio`` (``method: partial``) of two strings, divided by 100, as RapidFuzz
     computes it (no preprocessing: add the ``lowercase`` transform to ignore case). Equal
@@ -480,7 +486,7 @@ def bind_fuzzy(params: Mapping[str, Any] | None = None) -> BoundComparator:
         )
     ratio = all_pairs.fuzzy_scorer(method)
 
-    def score(expected: Any, actual: Any) -> float:
+    def score(expected: object, actual: object) -> float:
         if type(expected) is str and type(actual) is str:
             if expected == actual:
                 return 1.0
@@ -500,19 +506,16 @@ def bind_fuzzy(params: Mapping[str, Any] | None = None) -> BoundComparator:
 BOX_FORMS = "[x0, y0, x1, y1] or {x, y, width, height}"
 
 
-def box_of(value: Any) -> tuple[float, float, float, float] | None:
+def box_of(value: object) -> tuple[float, float, float, float] | None:
     """``value`` as a box ``(x0, y0, x1, y1)``: a list ``[x0, y0, x1, y1]`` with x0 <= x1 and
     y0 <= y1, or an object with exactly the keys ``x``, ``y``, ``width``, ``height``
     (width and height >= 0); None when it is neither (booleans are not numbers)."""
     if type(value) is list and len(value) == 4:
-        corners = value
+        corners, numbers = value, value
     elif type(value) is dict and value.keys() == {"x", "y", "width", "height"}:
-        corners = None
+        corners, numbers = None, [value["x"], value["y"], value["width"], value["height"]]
     else:
         return None
-    numbers = (
-        value if corners is not None else [value["x"], value["y"], value["width"], value["height"]]
-    )
     if not all(is_number(n) for n in numbers):
         return None
     try:
@@ -544,7 +547,7 @@ def box_iou(e: tuple[float, float, float, float], a: tuple[float, float, float, 
     return min(1.0, max(0.0, inter / union))
 
 
-def _iou(expected: Any, actual: Any) -> float:
+def _iou(expected: object, actual: object) -> float:
     if json_equal(expected, actual):
         return 1.0
     box_e = box_of(expected)
@@ -556,7 +559,7 @@ def _iou(expected: Any, actual: Any) -> float:
     return 0.0 if box_a is None else box_iou(box_e, box_a)
 
 
-def bind_iou(params: Mapping[str, Any] | None = None) -> BoundComparator:
+def bind_iou(params: Mapping[str, object] | None = None) -> BoundComparator:
     """Intersection over union of two bounding boxes, each ``[x0, y0, x1, y1]`` or
     ``{x, y, width, height}`` (the two sides may differ). Equal values score 1; an expected
     value that is not a box is a ComparatorError naming it, an actual one scores 0."""
@@ -567,7 +570,7 @@ def bind_iou(params: Mapping[str, Any] | None = None) -> BoundComparator:
 # -- cosine: embedding similarity of strings --------------------------------------------------------
 
 
-def comparator_defaults(opts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def comparator_defaults(opts: Mapping[str, object]) -> dict[str, dict[str, object]]:
     """Parameters the options give every comparator of a kind that does not set them: the
     ``embedder`` option is the embedder of every ``cosine`` comparator."""
     embedder = opts.get("embedder")
@@ -575,7 +578,7 @@ def comparator_defaults(opts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def bind_cosine(
-    params: Mapping[str, Any] | None = None, *, embedders: Embedders
+    params: Mapping[str, object] | None = None, *, embedders: Embedders
 ) -> BoundComparator:
     """The cosine similarity of the two strings' embeddings (structeval's cosine evaluator),
     clipped to [0, 1]; equal strings score 1, other values compare exactly. ``embedder``: a
@@ -584,17 +587,23 @@ def bind_cosine(
     p = check_params("cosine", params, {"embedder"})
     handle = embedders.handle(p.get("embedder", DEFAULT_EMBEDDER))
 
-    def score(expected: Any, actual: Any) -> float:
+    def score(expected: object, actual: object) -> float:
         if type(expected) is str and type(actual) is str:
             if expected == actual:
                 return 1.0
             return float(embeddings.similarity(handle, [expected], [actual])[0, 0])
         return _exact(expected, actual)
 
-    def block(expected: list[str], actual: list[str]) -> Any:
+    def block(expected: list[str], actual: list[str]) -> Floats:
         return embeddings.similarity(handle, expected, actual)
 
-    def add_scores(xs: Any, ys: Any, rows: Any, cols: Any, tp: list[list[float]]) -> None:
+    def add_scores(
+        xs: Sequence[str],
+        ys: Sequence[str],
+        rows: Sequence[int],
+        cols: Sequence[int],
+        tp: list[list[float]],
+    ) -> None:
         scores = block(list(xs), list(ys)).tolist()
         for i, row_scores in zip(rows, scores):
             row = tp[i]
@@ -609,7 +618,7 @@ def bind_cosine(
         score,
         all_pairs.strings_matrix(block),
         params={"embedder": handle.name},
-        add_scores=add_scores,
+        add_scores=cast(AddScoresFn, add_scores),  # called with columns of strings only
         prepare=prepare,
     )
 
@@ -617,7 +626,7 @@ def bind_cosine(
 # -- by kind: booleans, integers and other numbers, each with its own comparator ----------------
 
 
-def _kind(value: Any) -> str | None:
+def _kind(value: object) -> str | None:
     kind = type(value)
     if kind is bool:
         return "boolean"
@@ -638,7 +647,7 @@ def by_kind(table: Mapping[str, BoundComparator], slot: str = "number") -> Bound
     names = sorted({comparator.name for comparator in named})
     integer, number = table["integer"], table["number"]
 
-    def choose(expected: Any, actual: Any) -> BoundComparator | None:
+    def choose(expected: object, actual: object) -> BoundComparator | None:
         kind_e, kind_a = _kind(expected), _kind(actual)
         if kind_e is None or kind_a is None:
             return None
@@ -650,21 +659,21 @@ def by_kind(table: Mapping[str, BoundComparator], slot: str = "number") -> Bound
             return table[kind_e]
         return None
 
-    def score(expected: Any, actual: Any) -> float:
+    def score(expected: object, actual: object) -> float:
         chosen = choose(expected, actual)
         return _exact(expected, actual) if chosen is None else chosen.score(expected, actual)
 
-    matrix: Callable[[Any, Any], Any] | None = None
+    matrix: MatrixFn | None = None
     number_matrix, integer_matrix = number.matrix, integer.matrix
     if integer_matrix is not None and number_matrix is not None:
 
-        def both_matrix(expected: Any, actual: Any) -> Any:
+        def both_matrix(expected: Sequence[object], actual: Sequence[object]) -> Floats:
             np = all_pairs.np()
             both_int = (
                 np.array([type(v) is int for v in expected])[:, None]
                 & np.array([type(v) is int for v in actual])[None, :]
             )
-            out = np.asarray(number_matrix(expected, actual), dtype=float)
+            out: Floats = np.asarray(number_matrix(expected, actual), dtype=float)
             if both_int.any():
                 out = np.where(both_int, integer_matrix(expected, actual), out)
             return out
@@ -676,7 +685,7 @@ def by_kind(table: Mapping[str, BoundComparator], slot: str = "number") -> Bound
     )
 
 
-def score_at(comparator: BoundComparator, expected: Any, actual: Any, path: str) -> float:
+def score_at(comparator: BoundComparator, expected: object, actual: object, path: str) -> float:
     """``comparator.score(expected, actual)`` for the field at ``path``: a comparator that
     fails is a ComparatorError naming it and the field, never a traceback from inside it."""
     try:
@@ -694,7 +703,7 @@ def score_at(comparator: BoundComparator, expected: Any, actual: Any, path: str)
         ) from None
 
 
-BUILTIN_COMPARATORS: dict[str, Callable[[Mapping[str, Any] | None], BoundComparator]] = {
+BUILTIN_COMPARATORS: dict[str, Callable[[Mapping[str, object] | None], BoundComparator]] = {
     "exact": bind_exact,
     "normalized": bind_normalized,
     "numeric": bind_numeric,

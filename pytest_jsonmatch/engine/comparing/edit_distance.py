@@ -17,7 +17,7 @@ what the full computation does, about twice over (see docs/performance.md).
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from types import ModuleType
 
 # The first bound tried: a band of this width costs no more than one machine word per character.
 FIRST_BOUND = 64
@@ -26,7 +26,7 @@ SHORT = 4 * FIRST_BOUND
 
 
 @cache
-def _rapidfuzz() -> tuple[Any, Any]:
+def _rapidfuzz() -> tuple[ModuleType, ModuleType]:
     """RapidFuzz's Levenshtein and Hamming, imported on first use."""
     from rapidfuzz.distance import Hamming, Levenshtein
 

@@ -19,11 +19,13 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from types import ModuleType
 
 from ..core.errors import ComparatorError, ConfigError, JsonMatchError, did_you_mean, shown
+from .all_pairs import Floats
 
-Embedder = Callable[[list[str]], Any]
+# strings -> one vector each: a sequence of rows, or a 2-D numpy array (numpy reads either)
+Embedder = Callable[[list[str]], object]
 
 # structeval's default model
 DEFAULT_EMBEDDER = "sentence-transformers:all-MiniLM-L6-v2"
@@ -44,7 +46,7 @@ class EmbedderHandle:
         self._load = load
         self._embed: Embedder | None = None
 
-    def embed(self, texts: list[str]) -> Any:
+    def embed(self, texts: list[str]) -> Floats:
         """The unit vectors of ``texts`` (rows of a float64 matrix; a string whose vector is
         zero keeps a zero row)."""
         np = _np()
@@ -69,7 +71,8 @@ class EmbedderHandle:
                 f"embedder {shown(self.name)} returned a vector that is not finite"
             )
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+        units: Floats = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+        return units
 
 
 class Embedders:
@@ -121,7 +124,7 @@ class Embedders:
     def names(self) -> list[str]:
         return ["wordllama", _SENTENCE_TRANSFORMERS + "<model name or path>", *sorted(self._named)]
 
-    def handle(self, spec: Any) -> EmbedderHandle:
+    def handle(self, spec: object) -> EmbedderHandle:
         """The embedder ``spec`` names (a callable, or a name); unknown names are a
         ConfigError listing the known ones. Nothing is loaded yet."""
         if callable(spec):
@@ -158,10 +161,10 @@ class Embedders:
 
 # -- the cache ---------------------------------------------------------------------------------
 
-_CACHE: OrderedDict[tuple[Hashable, str], Any] = OrderedDict()
+_CACHE: OrderedDict[tuple[Hashable, str], Floats] = OrderedDict()
 
 
-def unit_vectors(handle: EmbedderHandle, texts: Sequence[str]) -> Any:
+def unit_vectors(handle: EmbedderHandle, texts: Sequence[str]) -> Floats:
     """The unit vectors of ``texts`` (one row each), embedding in one call the distinct
     strings the cache does not hold."""
     np = _np()
@@ -178,18 +181,20 @@ def unit_vectors(handle: EmbedderHandle, texts: Sequence[str]) -> Any:
         _CACHE[(handle.key, text)] = vector
     while len(_CACHE) > CACHE_SIZE:
         _CACHE.popitem(last=False)
-    return np.array(rows) if rows else np.zeros((0, 0))
+    stacked: Floats = np.array(rows) if rows else np.zeros((0, 0))
+    return stacked
 
 
-def similarity(handle: EmbedderHandle, expected: Sequence[str], actual: Sequence[str]) -> Any:
+def similarity(handle: EmbedderHandle, expected: Sequence[str], actual: Sequence[str]) -> Floats:
     """The cosine similarity of every (expected, actual) pair, as one matrix product of unit
     vectors, clipped to [0, 1] (opposite meanings score 0, not below); equal strings score
     exactly 1."""
     np = _np()
     if not expected or not actual:
-        return np.zeros((len(expected), len(actual)))
+        none: Floats = np.zeros((len(expected), len(actual)))
+        return none
     vectors = unit_vectors(handle, [*expected, *actual])
-    scores = vectors[: len(expected)] @ vectors[len(expected) :].T
+    scores: Floats = vectors[: len(expected)] @ vectors[len(expected) :].T
     np.clip(scores, 0.0, 1.0, out=scores)
     equal = np.array(expected, dtype=object)[:, None] == np.array(actual, dtype=object)[None, :]
     scores[equal] = 1.0
@@ -261,7 +266,7 @@ def _load_sentence_transformers(model: str) -> Embedder:
     return lambda texts: loaded.encode(texts, convert_to_numpy=True, show_progress_bar=False)
 
 
-def _np() -> Any:
+def _np() -> ModuleType:
     import numpy
 
     return numpy

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.errors import ConfigError
 from .comparators import BoundComparator
@@ -29,7 +28,7 @@ ORDERED = Align()
 HUNGARIAN = Align("hungarian")
 
 
-def parse_align(spec: Any, where: str = "align") -> Align:
+def parse_align(spec: object, where: str = "align") -> Align:
     """``"ordered"``, ``"hungarian"``, ``{"match_by": "key_field", "key": k}`` (and the
     reference's spellings of the same) as an Align, or ConfigError naming ``where``."""
     if spec is None or spec == "ordered" or spec == {"ordered": True}:

@@ -16,7 +16,7 @@ import os
 import socket
 import urllib.error
 import urllib.request
-from typing import Any
+from email.message import Message
 
 from ..core.errors import ComparatorError
 from .judge_messages import JudgeReply, JudgeRequest, reply_from_json
@@ -28,7 +28,7 @@ class JudgeHTTPError(ComparatorError):
     """The judge's server answered with an error status (``status_code``; ``response``
     holds its headers, for ``Retry-After``)."""
 
-    def __init__(self, message: str, status_code: int, response: Any) -> None:
+    def __init__(self, message: str, status_code: int, response: _Response) -> None:
         super().__init__(message)
         self.status_code, self.response = status_code, response
 
@@ -44,7 +44,7 @@ class JudgeTimeout(ComparatorError, TimeoutError):
 class _Response:
     """What the runner's retry rule reads of a failed response: its status and headers."""
 
-    def __init__(self, status_code: int, headers: Any) -> None:
+    def __init__(self, status_code: int, headers: Message) -> None:
         self.status_code, self.headers = status_code, headers
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import ComparatorError, shown
+from ..core.values import JsonObject
 
 
 @dataclass(frozen=True)
@@ -26,10 +27,10 @@ class JudgeRequest:
     max_tokens: int | None = None
     timeout: float = 60.0
 
-    def body(self) -> dict[str, Any]:
+    def body(self) -> JsonObject:
         """The chat-completions request body (temperature 0: the same items, the same
         verdicts, as far as the server allows)."""
-        body: dict[str, Any] = {
+        body: JsonObject = {
             "model": self.model,
             "messages": [{"role": "user", "content": self.prompt}],
             "temperature": 0,
@@ -59,7 +60,8 @@ Through = Callable[[JudgeRequest, Transport], JudgeReply]
 
 def reply_from_json(payload: Any) -> JudgeReply:
     """A chat-completions response body as a :class:`JudgeReply`; a body of another shape
-    is a ComparatorError saying what is missing."""
+    is a ComparatorError saying what is missing. (``payload``: the server's JSON, of any
+    shape, indexed as a chat completion's and checked by the errors that raises.)"""
     try:
         choice = payload["choices"][0]
         content = choice["message"]["content"]
@@ -81,5 +83,5 @@ def reply_from_json(payload: Any) -> JudgeReply:
     )
 
 
-def _count(value: Any) -> int | None:
+def _count(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None

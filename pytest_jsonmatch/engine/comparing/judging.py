@@ -15,7 +15,7 @@ about again.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from ..core.errors import ComparatorError, JsonMatchError
 from .comparators import BoundComparator
@@ -81,7 +81,9 @@ class Judge:
             return
         self._take(name, group, answers)
 
-    def _take(self, name: str, group: list[tuple[JudgeKey, BatchItem]], answers: list[Any]) -> None:
+    def _take(
+        self, name: str, group: list[tuple[JudgeKey, BatchItem]], answers: Sequence[object]
+    ) -> None:
         """Record each answer: a score, or why the field has none."""
         for k, (key, _) in enumerate(group):
             answer = answers[k] if k < len(answers) else None

@@ -8,26 +8,37 @@ built-ins cannot be replaced, and a custom name can be replaced only with ``over
 
 from __future__ import annotations
 
+import enum
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from ..core.errors import ComparatorError, ConfigError, did_you_mean, known_names, shown
-from ..results.post_processors import BUILTIN_POST_PROCESSORS
+from ..core.values import JsonObject, JsonValue
+from ..results.post_processors import BUILTIN_POST_PROCESSORS, PostProcessor
 from .comparators import BUILTIN_COMPARATORS, BoundComparator, bind_cosine, check_params
 from .embeddings import Embedder, Embedders
-from .transforms import BUILTIN_TRANSFORMS, TransformFn
+from .transforms import BUILTIN_TRANSFORMS, TransformFactory, TransformFn
 
 # what a factory binds: a comparator or a transform
 _Bound = TypeVar("_Bound")
 if TYPE_CHECKING:  # the judge's module loads when a judge is configured
+    from ..metrics.base import Metric
     from .judge_messages import Through, Transport
     from .semantic import JudgeFigures, JudgeSettings, Memory, SemanticJudge
 
-_KEEP: Any = object()  # configure_judge: an argument left out keeps its current value
+
+class _Keep(enum.Enum):
+    KEEP = "keep"
+
+
+_KEEP: Final = _Keep.KEEP  # configure_judge: an argument left out keeps its current value
+
+# What binds a comparator to its parameters (None: none given).
+ComparatorFactory = Callable[[Mapping[str, object] | None], BoundComparator]
 
 
 @dataclass(frozen=True)
@@ -36,16 +47,16 @@ class BatchItem:
     values after the field's transforms, and the comparator's parameters."""
 
     path: str
-    expected: Any
-    actual: Any
-    expected_compared: Any
-    actual_compared: Any
-    params: Mapping[str, Any]
+    expected: JsonValue
+    actual: JsonValue
+    expected_compared: JsonValue
+    actual_compared: JsonValue
+    params: Mapping[str, object]
 
 
 # The comparator field_f1 gives a leaf of each JSON type that names none (extract-eval's
-# defaults; ``set_type_default`` changes them).
-BUILTIN_TYPE_DEFAULTS: dict[str, Any] = {
+# defaults; ``set_type_default`` changes them): comparator specs (see split_spec).
+BUILTIN_TYPE_DEFAULTS: dict[str, object] = {
     "string": "exact",
     "boolean": "exact",
     "number": "numeric",
@@ -53,13 +64,19 @@ BUILTIN_TYPE_DEFAULTS: dict[str, Any] = {
 }
 JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 
-CustomComparator = Callable[[Any, Any, Mapping[str, Any]], float]
-BatchComparator = Callable[[list[BatchItem]], Sequence[Any]]
-CustomTransform = Callable[[Any, Mapping[str, Any]], Any]
+# What is registered: ``fn(expected, actual, params) -> score``, a batch comparator's
+# ``fn(items) -> [score or None, ...]`` (each score checked, see check_score; judging.py reads
+# each answer) and ``fn(value, params) -> value``. Users' functions: their results are read,
+# checked, where they are used.
+CustomComparator = Callable[[object, object, Mapping[str, object]], object]
+BatchComparator = Callable[[list[BatchItem]], Sequence[object]]
+CustomTransform = Callable[[JsonValue, Mapping[str, object]], object]
 
 
 def check_score(name: str, value: Any) -> float:
-    """A comparator's return value as a float in [0, 1], or ComparatorError saying why not."""
+    """A comparator's return value as a float in [0, 1], or ComparatorError saying why not
+    (``value``: whatever a user's function returned, read by ``float()``; once per field,
+    so no cast)."""
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, (str, bytes)):  # "0.5" is text, not a score
@@ -79,35 +96,36 @@ def check_score(name: str, value: Any) -> float:
 class RegistryState:
     """A registry's names and type defaults at one moment (see :meth:`Registry.state`)."""
 
-    comparators: Mapping[str, Any]
-    transforms: Mapping[str, Any]
-    metrics: Mapping[str, Any]
-    post_processors: Mapping[str, Any]
-    batch_fns: Mapping[str, Any]
-    type_defaults: Mapping[str, Any]
-    embedders: Mapping[str, Any]
-    judge: tuple[Any, ...] = (None, None, None, None)  # settings, transport, through, memory
+    comparators: Mapping[str, ComparatorFactory]
+    transforms: Mapping[str, TransformFactory]
+    metrics: Mapping[str, Metric]
+    post_processors: Mapping[str, PostProcessor]
+    batch_fns: Mapping[str, BatchComparator | None]
+    type_defaults: Mapping[str, object]
+    embedders: Mapping[str, Embedder]
+    judge: tuple[JudgeSettings | None, Transport | None, Through | None, Memory | None] = (
+        None,
+        None,
+        None,
+        None,
+    )  # settings, transport, through, memory
 
 
 class Registry:
     def __init__(self) -> None:
-        self._comparators: dict[str, Callable[[Mapping[str, Any] | None], BoundComparator]] = dict(
-            BUILTIN_COMPARATORS
-        )
+        self._comparators: dict[str, ComparatorFactory] = dict(BUILTIN_COMPARATORS)
         # named embedders; the cosine comparator looks its embedder up here
         self.embedders = Embedders()
         self._comparators["cosine"] = partial(bind_cosine, embedders=self.embedders)
         # the built-in LLM judge (semantic.py): a batch comparator answered by the judge
         # configure_judge() sets up
         self._comparators["semantic"] = self._bind_semantic
-        self._transforms: dict[str, Callable[[Mapping[str, Any] | None], TransformFn]] = dict(
-            BUILTIN_TRANSFORMS
-        )
+        self._transforms: dict[str, TransformFactory] = dict(BUILTIN_TRANSFORMS)
         self._builtin_comparators = frozenset(self._comparators)
         self._builtin_transforms = frozenset(self._transforms)
-        self._metrics: dict[str, Any] = {}
+        self._metrics: dict[str, Metric] = {}
         self._builtin_metrics: set[str] = set()
-        self.post_processors: dict[str, Callable[..., Any]] = dict(BUILTIN_POST_PROCESSORS)
+        self.post_processors: dict[str, PostProcessor] = dict(BUILTIN_POST_PROCESSORS)
         self._bound: dict[tuple[str, str], BoundComparator] = {}
         self._bound_transforms: dict[tuple[str, str], TransformFn] = {}
         self._batch_fns: dict[str, BatchComparator | None] = {"semantic": self._semantic}
@@ -116,7 +134,7 @@ class Registry:
         self._judge_through: Through | None = None
         self._judge_memory: Memory | None = None
         self._judge: SemanticJudge | None = None
-        self._type_defaults: dict[str, Any] = dict(BUILTIN_TYPE_DEFAULTS)
+        self._type_defaults: dict[str, object] = dict(BUILTIN_TYPE_DEFAULTS)
         # changes with every registration: what was bound from the old names is stale
         self.generation = 0
         # whether a comparator with a ``prepare`` (cosine) was ever bound: until then, no
@@ -129,7 +147,7 @@ class Registry:
         self,
         kind: str,
         name: str,
-        taken: Mapping[str, Any],
+        taken: Mapping[str, object],
         builtin: frozenset[str],
         overwrite: bool,
     ) -> None:
@@ -159,23 +177,25 @@ class Registry:
         )
         if not callable(fn):
             raise ConfigError(f"comparator {name!r} must be callable, not {type(fn).__name__}")
+        # which of the two ``batch`` says (mypy cannot tell them apart by a flag)
+        plain, batch_fn = cast(CustomComparator, fn), cast(BatchComparator, fn)
 
-        def bind(params: Mapping[str, Any] | None) -> BoundComparator:
+        def bind(params: Mapping[str, object] | None) -> BoundComparator:
             frozen = dict(params or {})
             if batch:
 
-                def unusable(e: Any, a: Any) -> float:
+                def unusable(e: object, a: object) -> float:
                     raise ComparatorError(f"batch comparator {name!r} cannot score one field alone")
 
                 return BoundComparator(name, unusable, batch=True, params=frozen, trusted=False)
 
-            def score(e: Any, a: Any) -> float:
-                return check_score(name, fn(e, a, frozen))  # type: ignore[call-arg]
+            def score(e: object, a: object) -> float:
+                return check_score(name, plain(e, a, frozen))
 
             return BoundComparator(name, score, params=frozen, trusted=False)
 
         self._comparators[name] = bind
-        self._batch_fns[name] = fn if batch else None  # type: ignore[assignment]
+        self._batch_fns[name] = batch_fn if batch else None
         self._bound.clear()
         self.generation += 1
 
@@ -183,9 +203,9 @@ class Registry:
 
     def configure_judge(
         self,
-        settings: JudgeSettings | str | None = _KEEP,
+        settings: JudgeSettings | str | None | _Keep = _KEEP,
         *,
-        transport: Transport | None = _KEEP,
+        transport: Transport | None | _Keep = _KEEP,
     ) -> None:
         """Set up the judge the ``semantic`` comparator asks: ``settings`` (a
         :class:`JudgeSettings`, or its text form ``"model=gpt-4o-mini endpoint=..."``; None
@@ -242,7 +262,7 @@ class Registry:
         the case it scores (a golden case's test id), whose verdicts these become."""
         return JudgeTab(self.judge if self._judge_settings is not None else None, ahead, case)
 
-    def _bind_semantic(self, params: Mapping[str, Any] | None) -> BoundComparator:
+    def _bind_semantic(self, params: Mapping[str, object] | None) -> BoundComparator:
         check_params("semantic", params, set())
         if self._judge_settings is None:
             raise ConfigError(
@@ -250,12 +270,12 @@ class Registry:
                 "--judge (the jsonmatch command) or call configure_judge() (Python)"
             )
 
-        def unusable(e: Any, a: Any) -> float:
+        def unusable(e: object, a: object) -> float:
             raise ComparatorError("comparator 'semantic' cannot score one field alone")
 
         return BoundComparator("semantic", unusable, batch=True, params={}, trusted=False)
 
-    def _semantic(self, items: list[BatchItem]) -> Sequence[Any]:
+    def _semantic(self, items: list[BatchItem]) -> Sequence[object]:
         judge = self.judge
         if judge is None:
             raise ComparatorError("comparator 'semantic' has no judge configured")
@@ -277,15 +297,18 @@ class Registry:
         if not callable(fn):
             raise ConfigError(f"transform {name!r} must be callable, not {type(fn).__name__}")
 
-        def bind(params: Mapping[str, Any] | None) -> TransformFn:
+        # its result is taken as JSON (json_type refuses what is not, when it is read)
+        as_json = cast("Callable[[JsonValue, Mapping[str, object]], JsonValue]", fn)
+
+        def bind(params: Mapping[str, object] | None) -> TransformFn:
             frozen = dict(params or {})
-            return lambda value: fn(value, frozen)
+            return lambda value: as_json(value, frozen)
 
         self._transforms[name] = bind
         self._bound_transforms.clear()
         self.generation += 1
 
-    def register_metric(self, name: str, metric: Any, *, overwrite: bool = False) -> None:
+    def register_metric(self, name: str, metric: Metric, *, overwrite: bool = False) -> None:
         """Register a metric (a :class:`~pytest_jsonmatch.Metric`) under ``name``."""
         metrics = self.metrics  # the built-in ones loaded, so that they cannot be shadowed
         if name in self._builtin_metrics:
@@ -296,14 +319,14 @@ class Registry:
             )
         metrics[name] = metric
 
-    def register_builtin_metric(self, metric: Any) -> None:
+    def register_builtin_metric(self, metric: Metric) -> None:
         """Register one of the metrics the engine defines (engine/metrics/): it can be
         neither replaced nor removed."""
         self._metrics[metric.name] = metric
         self._builtin_metrics.add(metric.name)
 
     @property
-    def metrics(self) -> dict[str, Any]:
+    def metrics(self) -> dict[str, Metric]:
         """The metrics by name: the built-in ones (registered by engine/metrics, which every
         caller that looks a metric up imports) and the registered ones."""
         return self._metrics
@@ -316,7 +339,7 @@ class Registry:
         self.generation += 1
 
     def register_post_processor(
-        self, name: str, fn: Callable[..., Any], *, overwrite: bool = False
+        self, name: str, fn: PostProcessor, *, overwrite: bool = False
     ) -> None:
         """Register ``fn(fields) -> fields``, run on a comparison's field results before its
         scores are computed (``post_process=[name]``)."""
@@ -384,7 +407,7 @@ class Registry:
 
     # -- type defaults (field_f1) -------------------------------------------------------
 
-    def set_type_default(self, json_type: str, comparator: Any) -> None:
+    def set_type_default(self, json_type: str, comparator: object) -> None:
         """Make ``comparator`` (a name or ``{name: params}``) the comparator field_f1 gives
         leaves of ``json_type`` that name none: in inferred schemas, in schemas without
         ``x-eval-compare`` there, and in ``annotate_schema``. Lasts until
@@ -393,7 +416,7 @@ class Registry:
         self._type_defaults[json_type] = comparator
         self.generation += 1
 
-    def check_type_default(self, json_type: Any, comparator: Any, what: str) -> None:
+    def check_type_default(self, json_type: object, comparator: object, what: str) -> None:
         """ConfigError, naming ``what``, unless ``json_type`` is a JSON type and ``comparator``
         a comparator spec this registry binds."""
         if json_type not in JSON_TYPES:
@@ -411,13 +434,13 @@ class Registry:
         self._type_defaults = dict(BUILTIN_TYPE_DEFAULTS)
         self.generation += 1
 
-    def type_default(self, json_type: str | None) -> Any:
+    def type_default(self, json_type: str | None) -> object:
         """The comparator spec field_f1 gives a leaf of ``json_type`` (``exact`` for a type
         without a default)."""
         return self._type_defaults.get(json_type or "", "exact")
 
     @property
-    def type_defaults(self) -> dict[str, Any]:
+    def type_defaults(self) -> dict[str, object]:
         return dict(self._type_defaults)
 
     # -- lookup -------------------------------------------------------------------------
@@ -430,15 +453,15 @@ class Registry:
     def transform_names(self) -> list[str]:
         return sorted(self._transforms)
 
-    def transform(self, spec: Any) -> TransformFn:
+    def transform(self, spec: object) -> TransformFn:
         """Bind a transform spec: ``"strip"`` or ``{"round_digits": {"digits": 2}}``."""
         return self._bind("transform", spec, self._transforms, self._bound_transforms)
 
     @staticmethod
     def _bind(
         kind: str,
-        spec: Any,
-        factories: Mapping[str, Callable[[Any], _Bound]],
+        spec: object,
+        factories: Mapping[str, Callable[[Mapping[str, object] | None], _Bound]],
         cache: dict[tuple[str, str], _Bound],
     ) -> _Bound:
         name, params = split_spec(kind, spec)
@@ -456,20 +479,20 @@ class Registry:
                 cache[(name, params_key)] = bound
         return bound
 
-    def comparator(self, spec: Any) -> BoundComparator:
+    def comparator(self, spec: object) -> BoundComparator:
         """Bind a comparator spec: ``"exact"`` or ``{"numeric": {"abs": 0.01}}``."""
         bound: BoundComparator = self._bind("comparator", spec, self._comparators, self._bound)
         if bound.prepare is not None:
             self.binds_prepare = True
         return bound
 
-    def with_defaults(self, defaults: Mapping[str, Mapping[str, Any]]) -> Registry | Binder:
+    def with_defaults(self, defaults: Mapping[str, Mapping[str, object]]) -> Registry | Binder:
         """This registry binding comparators with ``defaults`` for the parameters of some of
         them (``{"cosine": {"embedder": e}}``: the ``embedder`` option); itself when there
         are none."""
         return Binder(self, defaults) if defaults else self
 
-    def metric(self, name: Any) -> Any:
+    def metric(self, name: object) -> Metric:
         metric = self.metrics.get(name) if isinstance(name, str) else None
         if metric is None:
             raise ConfigError(
@@ -483,7 +506,7 @@ class Binder:
     """A registry's comparators bound with default parameters for some of them (what the
     options of one comparison give): what a schema and the ``fields`` option are read with."""
 
-    def __init__(self, registry: Registry, defaults: Mapping[str, Mapping[str, Any]]) -> None:
+    def __init__(self, registry: Registry, defaults: Mapping[str, Mapping[str, object]]) -> None:
         self.registry = registry
         self.defaults = defaults
         self.key = _params_key(defaults)
@@ -492,20 +515,20 @@ class Binder:
     def generation(self) -> int:
         return self.registry.generation
 
-    def comparator(self, spec: Any) -> BoundComparator:
+    def comparator(self, spec: object) -> BoundComparator:
         name, params = split_spec("comparator", spec)
         if name in self.defaults:
             spec = {name: {**self.defaults[name], **(params or {})}}
         return self.registry.comparator(spec)
 
-    def transform(self, spec: Any) -> TransformFn:
+    def transform(self, spec: object) -> TransformFn:
         return self.registry.transform(spec)
 
-    def type_default(self, json_type: str | None) -> Any:
+    def type_default(self, json_type: str | None) -> object:
         return self.registry.type_default(json_type)
 
 
-def split_spec(kind: str, spec: Any) -> tuple[str, Mapping[str, Any] | None]:
+def split_spec(kind: str, spec: object) -> tuple[str, Mapping[str, object] | None]:
     """``"name"`` or ``{"name": {params}}`` -> (name, params)."""
     if isinstance(spec, str):
         return spec, None
@@ -519,7 +542,7 @@ def split_spec(kind: str, spec: Any) -> tuple[str, Mapping[str, Any] | None]:
     )
 
 
-def _params_key(params: Mapping[str, Any] | None) -> str | None:
+def _params_key(params: Mapping[str, object] | None) -> str | None:
     """Parameters as a cache key; None when they cannot be written out (an integer too long
     for text, a repr that fails): such a binding is not cached."""
     if not params:
@@ -551,7 +574,7 @@ class JudgeTab:
         if self.judge is not None:
             self.judge.close_tab()
 
-    def figures(self) -> dict[str, Any] | None:
+    def figures(self) -> JsonObject | None:
         """The comparison's figures as its report keeps them (None: nothing was judged)."""
         tab = self.tab
         if tab is None:

@@ -48,6 +48,7 @@ from ..core.errors import (
 )
 from ..core.numbers import whole_in
 from ..core.retry_after import retry_after
+from ..core.values import JsonObject, JsonValue
 from .judge_messages import JudgeReply, JudgeRequest, Through, Transport
 
 
@@ -57,9 +58,9 @@ class Judged(Protocol):
     @property
     def path(self) -> str: ...
     @property
-    def expected_compared(self) -> Any: ...
+    def expected_compared(self) -> JsonValue: ...
     @property
-    def actual_compared(self) -> Any: ...
+    def actual_compared(self) -> JsonValue: ...
 
 
 PAIRS = "{pairs}"  # where a prompt template takes the numbered items
@@ -287,7 +288,7 @@ def field_path(path: str) -> str:
     return re.sub(r"\[-?\d+\]", "[]", path)
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     """A value as the prompt shows it: JSON, keys sorted, non-ASCII kept."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
@@ -297,8 +298,8 @@ class Item:
     """One item to judge: its field path and both values after the field's transforms."""
 
     path: str
-    expected: Any
-    actual: Any
+    expected: JsonValue
+    actual: JsonValue
 
     @property
     def key(self) -> str:
@@ -320,7 +321,7 @@ def render_prompt(template: str, items: Sequence[Item]) -> str:
     return template.replace(PAIRS, render_items(items))
 
 
-def _verdict(value: Any) -> float | None:
+def _verdict(value: object) -> float | None:
     """0 or 1 as the judge may write it; None for anything else (0.5, 2, "maybe", null)."""
     if isinstance(value, bool):
         return 1.0 if value else 0.0
@@ -435,7 +436,7 @@ class JudgeFigures:
         equality, or left undecided)."""
         return bool(self.requests or self.equal or self.reused or self.undecided or self.sent)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "requests": self.requests,
             "attempts": self.attempts,

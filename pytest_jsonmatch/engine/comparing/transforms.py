@@ -11,26 +11,32 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ComparatorError, ConfigError, shown
 from ..core.paths import display_path
+from ..core.values import JsonValue
 
-TransformFn = Callable[[Any], Any]
+if TYPE_CHECKING:
+    from _typeshed import ConvertibleToFloat
+
+# A bound transform: a value to the value its comparator sees. A registered transform's
+# result is taken as JSON (json_type refuses what is not, when the comparator reads it).
+TransformFn = Callable[[JsonValue], JsonValue]
+# What binds a transform to its parameters (None: none given).
+TransformFactory = Callable[[Mapping[str, object] | None], TransformFn]
 
 _SPACES = re.compile(r"\s+")
 
 
-def _string_transform(
-    fn: Callable[[str], str],
-) -> Callable[[Mapping[str, Any] | None], TransformFn]:
-    def bind(params: Mapping[str, Any] | None = None) -> TransformFn:
+def _string_transform(fn: Callable[[str], str]) -> TransformFactory:
+    def bind(params: Mapping[str, object] | None = None) -> TransformFn:
         if params:
             raise ConfigError(
                 f"transform {fn.__name__!r} takes no parameters, got {shown(dict(params))}"
             )
 
-        def apply(value: Any) -> Any:
+        def apply(value: JsonValue) -> JsonValue:
             return fn(value) if isinstance(value, str) else value
 
         return apply
@@ -69,7 +75,7 @@ def strip_accents(text: str) -> str:
 ROUND_DIGITS_LIMIT = 10_000
 
 
-def bind_round_digits(params: Mapping[str, Any] | None = None) -> TransformFn:
+def bind_round_digits(params: Mapping[str, object] | None = None) -> TransformFn:
     params = dict(params or {})
     digits = params.pop("digits", 0)
     if params:
@@ -84,7 +90,7 @@ def bind_round_digits(params: Mapping[str, Any] | None = None) -> TransformFn:
             f"to {ROUND_DIGITS_LIMIT:,}, not {shown(digits)}"
         )
 
-    def apply(value: Any) -> Any:
+    def apply(value: JsonValue) -> JsonValue:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return round(value, digits)
         return value
@@ -97,7 +103,7 @@ _FALSE_WORDS = frozenset({"0", "false"})
 _CONVERT_TO = ("bool", "float", "int", "str")
 
 
-def _to_bool(value: Any) -> bool:
+def _to_bool(value: object) -> bool:
     """extract-eval's strict reading: a boolean, 0 or 1, or "true"/"false"/"1"/"0" (any
     case, surrounding spaces ignored); anything else raises ValueError."""
     if isinstance(value, bool):
@@ -113,14 +119,14 @@ def _to_bool(value: Any) -> bool:
     raise ValueError(f"{shown(value)} is not a boolean")
 
 
-def _to_float(value: Any) -> float:
+def _to_float(value: ConvertibleToFloat) -> float:
     number = float(value)
     if number - number != 0.0:  # "nan", "inf": not JSON numbers
         raise ValueError(f"{shown(value)} is not a finite number")
     return number
 
 
-def _to_str(value: Any) -> str:
+def _to_str(value: object) -> str:
     """Python's ``str``, as the reference converts; an object's keys in sorted order first,
     at every level, so that the text does not depend on the order the keys came in (JSON
     objects have none: the reference's text, and its score, would)."""
@@ -129,7 +135,7 @@ def _to_str(value: Any) -> str:
     return str(_keys_sorted(value))
 
 
-def _keys_sorted(value: Any) -> Any:
+def _keys_sorted(value: object) -> object:
     if type(value) is dict:
         return {key: _keys_sorted(value[key]) for key in sorted(value)}
     if type(value) is list:
@@ -137,7 +143,9 @@ def _keys_sorted(value: Any) -> Any:
     return value
 
 
-_CONVERTERS: dict[str, Callable[[Any], Any]] = {
+# Python's conversions: each takes any value, raising TypeError or ValueError for one it
+# cannot convert (``int`` and ``float`` declare narrower types than they accept)
+_CONVERTERS: dict[str, Callable[[Any], JsonValue]] = {
     "bool": _to_bool,
     "float": _to_float,
     "int": int,
@@ -145,7 +153,7 @@ _CONVERTERS: dict[str, Callable[[Any], Any]] = {
 }
 
 
-def bind_type_convert(params: Mapping[str, Any] | None = None) -> TransformFn:
+def bind_type_convert(params: Mapping[str, object] | None = None) -> TransformFn:
     """extract-eval's ``type_convert``: ``{"to": "str" | "int" | "float" | "bool"}``, with
     Python's conversions (``str(True)`` is ``"True"``, ``int(2.9)`` is 2, ``int("2.5")``
     fails). A value that does not convert is left as it is (the reference raises and loses
@@ -160,7 +168,7 @@ def bind_type_convert(params: Mapping[str, Any] | None = None) -> TransformFn:
         )
     convert = _CONVERTERS[target]
 
-    def apply(value: Any) -> Any:
+    def apply(value: JsonValue) -> JsonValue:
         try:
             return convert(value)
         except (TypeError, ValueError, OverflowError):
@@ -169,13 +177,11 @@ def bind_type_convert(params: Mapping[str, Any] | None = None) -> TransformFn:
     return apply
 
 
-def _skipping_null(
-    factory: Callable[[Mapping[str, Any] | None], TransformFn],
-) -> Callable[[Mapping[str, Any] | None], TransformFn]:
+def _skipping_null(factory: TransformFactory) -> TransformFactory:
     """A built-in transform's factory whose bound functions are marked to be skipped on null
     (see chain): ``type_convert`` to ``str`` would otherwise turn null into ``"None"``."""
 
-    def bind(params: Mapping[str, Any] | None = None) -> TransformFn:
+    def bind(params: Mapping[str, object] | None = None) -> TransformFn:
         fn = factory(params)
         fn.skips_null = True  # type: ignore[attr-defined]
         return fn
@@ -183,7 +189,7 @@ def _skipping_null(
     return bind
 
 
-BUILTIN_TRANSFORMS: dict[str, Callable[[Mapping[str, Any] | None], TransformFn]] = {
+BUILTIN_TRANSFORMS: dict[str, TransformFactory] = {
     "lowercase": _skipping_null(_string_transform(lowercase)),
     "strip": _skipping_null(_string_transform(strip)),
     "normalize_whitespace": _skipping_null(_string_transform(normalize_whitespace)),
@@ -210,7 +216,7 @@ def chain(transforms: list[TransformFn]) -> TransformFn | None:
             only = transforms[0]
             return lambda value: value if value is None else only(value)
 
-        def apply_not_null(value: Any) -> Any:
+        def apply_not_null(value: JsonValue) -> JsonValue:
             if value is None:
                 return value
             for fn in transforms:
@@ -219,7 +225,7 @@ def chain(transforms: list[TransformFn]) -> TransformFn | None:
 
         return apply_not_null
 
-    def apply(value: Any) -> Any:
+    def apply(value: JsonValue) -> JsonValue:
         for fn in transforms:
             if value is None and skips_null(fn):
                 continue
@@ -229,7 +235,7 @@ def chain(transforms: list[TransformFn]) -> TransformFn | None:
     return apply
 
 
-def transformed(transform: TransformFn, value: Any, path: str) -> Any:
+def transformed(transform: TransformFn, value: JsonValue, path: str) -> JsonValue:
     """``transform(value)``; a transform that fails is a ComparatorError naming the field."""
     try:
         return transform(value)

@@ -8,7 +8,7 @@ it: :func:`field_rules` reads ``ignore`` and ``fields`` into :class:`FieldRule`s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -19,7 +19,7 @@ from ..comparing.registry import REGISTRY, Binder, Registry
 from ..core.errors import ConfigError, ParseError, did_you_mean, shown
 from ..core.numbers import is_finite_number
 from ..core.paths import PathPattern, display_path, index_segment, key_segment, path_segments
-from ..core.values import SCALAR_TYPES, TYPE_OF
+from ..core.values import SCALAR_TYPES, TYPE_OF, JsonArray, JsonObject, JsonValue
 from ..reading.intake import MAX_DEPTH
 from ..schemas.eval_schema import (
     SchemaNode,
@@ -147,7 +147,7 @@ class WalkConfig:
     def skip_patterns(self) -> tuple[PathPattern, ...]:
         return tuple(rule.pattern for rule in self.rules if rule.spec.skip)
 
-    def is_leaf(self, node: SchemaNode | None, value: Any, depth: int) -> bool:
+    def is_leaf(self, node: SchemaNode | None, value: object, depth: int) -> bool:
         """Whether the value at ``depth`` (schema ``node``) is compared whole: at the
         metric's leaf depth, or a leaf of the schema. field_f1 without a schema reads the
         schema expected implies: everything but a non-empty object and an array is a leaf."""
@@ -159,7 +159,7 @@ class WalkConfig:
             return node.is_leaf
         return not (type(value) is list or (type(value) is dict and value))
 
-    def items_of(self, node: SchemaNode | None, expected: list[Any]) -> SchemaNode | None:
+    def items_of(self, node: SchemaNode | None, expected: list[JsonValue]) -> SchemaNode | None:
         """The schema of an array's elements: the schema's, or for field_f1 without a
         schema, the one the expected elements imply (pooled, as inferring the whole
         record's schema would give it)."""
@@ -191,12 +191,12 @@ class WalkConfig:
         return spec
 
     @cached_property
-    def prepares(self) -> tuple[Any, ...]:
+    def prepares(self) -> tuple[Callable[[list[str]], None], ...]:
         """The ``prepare`` functions of the comparators this configuration may use (each
         once): they see a record's strings before the walk (cosine embeds them in one call)."""
         if not self.registry.binds_prepare:
             return ()
-        found: dict[int, Any] = {}
+        found: dict[int, Callable[[list[str]], None]] = {}
 
         def take(comparator: BoundComparator | None) -> None:
             if comparator is not None and comparator.prepare is not None:
@@ -258,12 +258,12 @@ class WalkConfig:
                 return node.spec.weight
         return 1.0
 
-    def without_skipped(self, value: Any, path: str) -> Any:
+    def without_skipped(self, value: JsonValue, path: str) -> JsonValue:
         """``value`` without the fields ``ignore`` names inside it (for a value compared
         whole, which must not see them)."""
         return self.without_skipped_measured(value, path)[0]
 
-    def without_skipped_measured(self, value: Any, path: str) -> tuple[Any, int]:
+    def without_skipped_measured(self, value: JsonValue, path: str) -> tuple[JsonValue, int]:
         """:meth:`without_skipped`, and how deeply the value left nests. Without recursion:
         the door did not measure an ignored field's value (intake.py), so it may nest deeper
         than the stack the walk was given (the caller makes room for the depth returned).
@@ -273,10 +273,11 @@ class WalkConfig:
         kind = type(value)
         if kind is not dict and kind is not list:
             return value, 0
-        root: list[Any] = [None]
+        root: list[JsonValue] = [None]
         deepest = 0
-        # (source value, its path, its depth, the container receiving its copy, the slot)
-        stack: list[tuple[Any, str, int, Any, Any]] = [(value, path, 0, root, 0)]
+        # (source value, its path, its depth, the container receiving its copy, the slot);
+        # the loop reads a source, and a slot, by the type it keeps in ``kind``: beyond mypy
+        stack: list[tuple[Any, str, int, JsonObject | JsonArray, Any]] = [(value, path, 0, root, 0)]
         while stack:
             source, where, depth, target, slot = stack.pop()
             kind = type(source)
@@ -288,8 +289,9 @@ class WalkConfig:
                     )
                 if depth + 1 > deepest:
                     deepest = depth + 1
+            copied: JsonValue  # (an annotation: nothing runs)
             if kind is dict:
-                copied: Any = {}
+                copied = {}
                 for key, child in source.items():
                     child_path = key_segment(where, key)
                     if not self.is_skipped(child_path):
@@ -398,14 +400,14 @@ def _schema_facts(root: SchemaNode) -> _SchemaFacts:
     return found
 
 
-def unit_number(value: Any, what: str) -> float:
+def unit_number(value: object, what: str) -> float:
     """``value`` as a float in [0, 1], or ConfigError naming ``what``."""
     if not is_finite_number(value) or not 0 <= value <= 1:
         raise ConfigError(f"{what} must be a number in [0, 1], not {shown(value)}")
     return float(value)
 
 
-def field_rules(opts: Mapping[str, Any], registry: Registry | Binder) -> tuple[FieldRule, ...]:
+def field_rules(opts: Mapping[str, object], registry: Registry | Binder) -> tuple[FieldRule, ...]:
     """The rules of the ``ignore`` and ``fields`` options, ``ignore`` first, in order."""
     ignore = opts.get("ignore")
     if ignore is None:
@@ -427,7 +429,7 @@ def field_rules(opts: Mapping[str, Any], registry: Registry | Binder) -> tuple[F
     return tuple(rules)
 
 
-def _field_spec(pattern: str, settings: Any, registry: Registry | Binder) -> FieldSpec:
+def _field_spec(pattern: str, settings: object, registry: Registry | Binder) -> FieldSpec:
     """One ``fields`` entry's settings as a FieldSpec; errors name the pattern."""
     if not isinstance(settings, Mapping):
         raise ConfigError(
@@ -468,11 +470,13 @@ def _field_spec(pattern: str, settings: Any, registry: Registry | Binder) -> Fie
     return FieldSpec(comparator, transform, align, min_score, skip, weight)
 
 
-_SCHEMA_CACHE: dict[tuple[int, int, Any, str | None], tuple[Any, SchemaNode]] = {}
+_SCHEMA_CACHE: dict[
+    tuple[int, int, SchemaReader | None, str | None], tuple[object, SchemaNode]
+] = {}
 
 
 def schema_node(
-    source: Any, registry: Registry | Binder, reader: SchemaReader | None
+    source: object, registry: Registry | Binder, reader: SchemaReader | None
 ) -> SchemaNode:
     """The parsed schema graph of ``source`` (a mapping, a file, a pydantic model class),
     kept per schema document, registry state, comparator defaults and dialect."""

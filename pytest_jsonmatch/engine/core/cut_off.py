@@ -8,10 +8,10 @@ can mark the case as truncated.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .errors import TruncatedError
 from .paths import parent_path
+from .values import JsonObject
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class Truncation:
         plural = "" if self.chars == 1 else "s"
         return f"line {self.line}, column {self.column}, after {self.chars:,} character{plural}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """The JSON a report keeps: where the text ends and how much of the value was written."""
         return {"line": self.line, "column": self.column, "chars": self.chars}
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable
+from typing import TypeVar, cast
 
 T = TypeVar("T")
 
@@ -31,12 +31,12 @@ _raised = 0  # comparisons running with the recursion limit raised
 _saved_limit = 0
 
 
-def call_with_depth(depth: int, fn: Callable[..., T], *args: Any) -> T:
+def call_with_depth(depth: int, fn: Callable[..., T], *args: object) -> T:
     """``fn(*args)``, with room for values nested ``depth`` levels deep."""
     if depth <= SHALLOW:
         return fn(*args)
     frames = depth * _FRAMES_PER_LEVEL + _MARGIN
-    box: dict[str, Any] = {}
+    box: dict[str, object] = {}
 
     def target() -> None:
         try:
@@ -57,8 +57,8 @@ def call_with_depth(depth: int, fn: Callable[..., T], *args: Any) -> T:
     finally:
         _restore_limit()
     if "error" in box:
-        raise box["error"]
-    return box["value"]  # type: ignore[no-any-return]
+        raise cast(BaseException, box["error"])
+    return cast(T, box["value"])
 
 
 def _raise_limit(frames: int) -> None:
@@ -79,17 +79,17 @@ def _restore_limit() -> None:
             sys.setrecursionlimit(_saved_limit)
 
 
-def nesting(value: Any, limit: int) -> int:
+def nesting(value: object, limit: int) -> int:
     """How many levels of mappings and lists ``value`` nests (0 for a scalar), counted
     without recursion; counting stops past ``limit``. Each container is counted once, so a
     value that holds itself (or shares a part) does not loop."""
     deepest = 0
     seen: set[int] = set()
-    stack: list[tuple[Any, int]] = [(value, 0)]
+    stack: list[tuple[object, int]] = [(value, 0)]
     while stack:
         node, depth = stack.pop()
         if isinstance(node, dict):
-            children: Any = node.values()
+            children: Iterable[object] = node.values()
         elif isinstance(node, (list, tuple)):
             children = node
         else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeGuard
 
 from .errors import ConfigError
 from .values import is_number
@@ -20,18 +20,18 @@ from .values import is_number
 FLOAT_SAFE = 2**1023
 
 
-def is_float_number(value: Any) -> bool:
+def is_float_number(value: Any) -> TypeGuard[int | float]:
     """A JSON number a float holds: any float, or an int of magnitude below ``FLOAT_SAFE``.
     The vectorised forms of the comparators take these; the others go pair by pair."""
     kind = type(value)
     if kind is float:
         return True
-    if kind is int:
+    if kind is int:  # (mypy does not narrow through ``kind``: ``value`` is not checked here)
         return bool(-FLOAT_SAFE < value < FLOAT_SAFE)
     return is_number(value) and (isinstance(value, float) or -FLOAT_SAFE < value < FLOAT_SAFE)
 
 
-def is_finite_number(value: Any) -> bool:
+def is_finite_number(value: object) -> TypeGuard[int | float]:
     """An int or float (never a boolean) that is finite as a float: what a numeric option
     may be. An integer too large for a float is not (no option means anything there)."""
     if not is_number(value):
@@ -42,12 +42,12 @@ def is_finite_number(value: Any) -> bool:
         return False
 
 
-def exact(value: Any) -> Fraction:
+def exact(value: int | float) -> Fraction:
     """A number as an exact rational (every float is one)."""
     return Fraction(value)
 
 
-def gap(expected: Any, actual: Any) -> float:
+def gap(expected: int | float, actual: int | float) -> float:
     """``|expected - actual|`` as a float: exact for integers of any size, ``inf`` when the
     difference is beyond float range."""
     try:
@@ -56,7 +56,7 @@ def gap(expected: Any, actual: Any) -> float:
         return _to_float(abs(exact(expected) - exact(actual)))
 
 
-def relative_gap(expected: Any, actual: Any) -> float:
+def relative_gap(expected: int | float, actual: int | float) -> float:
     """``|expected - actual| / |expected|`` (expected not zero) as a float, exact for
     integers of any size; ``inf`` when beyond float range."""
     try:

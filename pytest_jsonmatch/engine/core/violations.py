@@ -7,7 +7,9 @@ beside its score (never in it).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+from .values import JsonObject
 
 
 class Violation(NamedTuple):
@@ -35,7 +37,7 @@ class Conformance(NamedTuple):
     def valid(self) -> bool:
         return not self.total
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "valid": self.valid,
             "total": self.total,

@@ -65,7 +65,7 @@ for _metric in BUILTIN:
 def metric_named(name: Any, registry: Registry = REGISTRY) -> Metric:
     """The metric registered as ``name`` (a built-in or a registered one), or ConfigError
     listing the known names."""
-    return registry.metric(name)  # type: ignore[no-any-return]
+    return registry.metric(name)
 
 
 # The registry, seen from the public API with the built-in metrics in it (pytest_jsonmatch

@@ -15,9 +15,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import attrgetter, itemgetter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from ..core.cut_off import Truncation
+from ..core.values import JsonObject, JsonValue
 from ..core.violations import Conformance
 
 MATCH, MISMATCH, OMISSION, HALLUCINATION, SKIPPED, BATCH_ERROR = (
@@ -48,14 +49,14 @@ class FieldResult(NamedTuple):
     path: str
     status: str
     score: float
-    expected: Any
+    expected: Any  # JSON values, or MISSING (reporting/ reads them by their type's tag)
     actual: Any
     comparator: str
     reason: str = ""
     field_path: str = ""
     actual_path: str | None = None
     weight: float = 1.0
-    compared: tuple[Any, Any] | None = None
+    compared: tuple[JsonValue, JsonValue] | None = None
 
     @property
     def display_path(self) -> str:
@@ -71,9 +72,9 @@ def tally(field_path: str, status: str, score: float) -> Tally:
     return (field_path, status, score)
 
 
-def as_tallies(fields: list[Any]) -> list[Any]:
+def as_tallies(fields: list[Any]) -> list[Tally]:
     """A tally-form walk's fields as tallies alone: any FieldResult among them (the general
-    walk's) replaced by its tally. A Counter counts these in C as they are: they are the
+    walk's) replaced by its tally (``fields`` holds both, whatever WalkOutput declares). A Counter counts these in C as they are: they are the
     per-field tables' keys already."""
     if set(map(type, fields)) <= _TUPLE:
         return fields
@@ -114,8 +115,9 @@ class WalkOutput:
         self.floors: list[FloorFailure] = []
 
 
-def precision_recall(fields: Iterable[FieldResult]) -> tuple[float, float]:
-    """(precision, recall) of a list of fields, per the accounting above, in one pass."""
+def precision_recall(fields: Iterable[FieldResult | Tally]) -> tuple[float, float]:
+    """(precision, recall) of a list of fields (or their tallies: status and score in the
+    same slots), per the accounting above, in one pass."""
     tp = 0.0
     compared = omitted = invented = 0
     for fr in fields:
@@ -247,7 +249,7 @@ class MatchResult:
         other.__dict__["conformance"] = conformance
         return other
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         # reached only when ``name`` is not in the instance: ``fields`` not made yet (or
         # being made by another thread: the first made is kept)
         if name == "fields":
@@ -260,7 +262,7 @@ class MatchResult:
                 return state["fields"]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> dict[str, object]:
         """What pickle and copy keep: the fields made, never the way to make them."""
         self.fields  # noqa: B018 - made now when not yet made
         return self.__dict__
@@ -292,7 +294,7 @@ class MatchResult:
             out[fr.status] += 1
         return out
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         return {
             "metric": self.metric,
             "score": self.score,
@@ -435,7 +437,7 @@ class FieldAggregate:
     def batch_errors(self) -> int:
         return self.batch_error
 
-    def add(self, fr: Any) -> None:
+    def add(self, fr: Counted) -> None:
         """Count one field: anything with ``status`` and ``score`` (a FieldResult, or a
         report's recorded field)."""
         status = fr.status
@@ -482,8 +484,8 @@ class FieldAggregate:
         self.batch_error += other.batch_error
         self.total.merge(other.total)
 
-    def to_dict(self) -> dict[str, Any]:
-        out = {
+    def to_dict(self) -> JsonObject:
+        out: JsonObject = {
             "mean_score": self.mean_score,
             "score_sum": self.score_sum,
             "scored": self.scored,
@@ -510,6 +512,17 @@ class FieldAggregate:
 
 
 Tally = tuple[str, str, float]  # (field path, status, score): what a field is counted by
+_Field = TypeVar("_Field")  # what count_fields counts: FieldResults, a report's fields
+
+
+class Counted(Protocol):
+    """What FieldAggregate.add counts: a FieldResult, or a report's recorded field."""
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def score(self) -> float: ...
 
 
 def field_tables(
@@ -546,8 +559,8 @@ TALLY_OF = itemgetter(7, 1, 2)
 
 def count_fields(
     into: dict[str, FieldAggregate],
-    fields: Iterable[Any],
-    read: Callable[[Any], tuple[str, str, float]] = _ANY_FIELD,
+    fields: Iterable[_Field],
+    read: Callable[[_Field], tuple[str, str, float]] = _ANY_FIELD,
     skipped_too: bool = False,
 ) -> None:
     """Count ``fields`` (anything with ``field_path``, ``status`` and ``score``: FieldResults,

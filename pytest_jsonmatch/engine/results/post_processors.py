@@ -10,7 +10,6 @@ what each returns.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
 
 from ..core.errors import (
     ComparatorError,
@@ -35,7 +34,7 @@ from .field_results import (
 
 def reclassify_nulls(
     fields: Iterable[FieldResult],
-    absent_values: Sequence[Any] = (None,),
+    absent_values: Sequence[object] = (None,),
     both_absent_skip: bool = True,
 ) -> list[FieldResult]:
     """Treat null (or any of ``absent_values``) as "not extracted": a value against null
@@ -48,7 +47,7 @@ def reclassify_nulls(
     container-level results stay as they are.
     """
 
-    def absent(value: Any) -> bool:
+    def absent(value: object) -> bool:
         return any(value is v or (type(value) is type(v) and value == v) for v in absent_values)
 
     out: list[FieldResult] = []
@@ -132,13 +131,14 @@ BUILTIN_POST_PROCESSORS = {
 # -- running them, checked ---------------------------------------------------------------------
 
 
-PostProcessor = Callable[[list[FieldResult]], list[FieldResult]]
+# ``fn(fields) -> fields``; a user's is checked for what it returns (_post_processed)
+PostProcessor = Callable[[list[FieldResult]], object]
 
 
-def _named(spec: Any, known: Mapping[str, PostProcessor]) -> list[PostProcessor]:
+def _named(spec: object, known: Mapping[str, PostProcessor]) -> list[PostProcessor]:
     if spec is None:
         return []
-    out = []
+    out: list[PostProcessor] = []
     for item in spec if isinstance(spec, (list, tuple)) else [spec]:
         if callable(item):
             out.append(item)
@@ -186,7 +186,7 @@ def _post_processed(post: PostProcessor, fields: list[FieldResult]) -> list[Fiel
 
 
 def run_post_processors(
-    spec: Any, fields: list[FieldResult], known: Mapping[str, PostProcessor]
+    spec: object, fields: list[FieldResult], known: Mapping[str, PostProcessor]
 ) -> list[FieldResult]:
     """``fields`` through the post-processors ``spec`` names (a name from ``known``, a
     callable, or a list of them), in order; each one's output checked (see above)."""
