@@ -57,6 +57,19 @@ def _runner_neutral_environment(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _unspent_compile_budgets(monkeypatch):
+    """Every test starts with the generated code's compile budgets unspent, as a process of
+    its own would: the budgets are per process, and an xdist worker that ran other tests
+    first (slowly, on a loaded machine) would otherwise have spent them, so that a test of
+    the generated scorers got the general walk instead, depending on the order tests ran."""
+    from pytest_jsonmatch.dataset import fitting
+    from pytest_jsonmatch.engine.walking import compiled
+
+    monkeypatch.setattr(compiled, "_spent", [0.0])
+    monkeypatch.setattr(fitting, "_spent", [0.0])
+
+
 # -- hypothesis profiles of the fuzz harness (tests/engine/test_fuzz.py; docs/errors.md, Fuzzing) --
 #
 # Only test_fuzz.py reads them (the other hypothesis tests set their own settings), and no
