@@ -17,7 +17,7 @@ from ..reporting.shapes import RunSettingsDict
 from ..reporting.shards import merge_shards
 from ..reporting.versus import parse_reference
 from .input_error import InputError
-from .output import FORMATS, emit
+from .output import choices, emit
 from .saved import _load
 
 
@@ -74,7 +74,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         metavar="NAME [latency_p95=LIMIT] [cost=LIMIT]",
         help="as jsonmatch_reference",
     )
-    p.add_argument("--format", "-f", choices=FORMATS, default="text", help="the summary's format")
+    p.add_argument("--format", "-f", choices=choices(), default="text", help="the summary's format")
     p.add_argument("--output", metavar="OUT", help="write the summary to OUT (default: stdout)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     p.add_argument("--verbose", "-v", action="count", default=0)

@@ -14,7 +14,7 @@ from ..reporting.report import baseline_section, load_report
 from ..reporting.shapes import Report
 from .input_error import InputError
 from .options import GATE_NAMES, add_regression_arguments, unit
-from .output import FORMATS, emit
+from .output import choices, emit
 
 
 def add_parsers(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -68,7 +68,7 @@ def _output_arguments(p: argparse.ArgumentParser, default: str) -> None:
     p.add_argument(
         "--format",
         "-f",
-        choices=FORMATS,
+        choices=choices(),
         default=default,
         help=f"output format (default {default})",
     )

@@ -32,6 +32,7 @@ from ..dataset.spans import Span, is_jsonl, spans
 from ..engine.core.errors import JsonMatchError
 from ..reporting.aggregate import GROUP_BY, Aggregates
 from ..reporting.baseline import BaselineError, CaseScores, compare, load_baseline
+from ..reporting.formats import FORMATS
 from ..reporting.gates import GATE_MODES, GateSettings, judge, parse_floors
 from ..reporting.records import VALUE_MODES
 from ..reporting.report import report_head, run_info
@@ -48,7 +49,7 @@ from .options import (
     unit,
     whole_number,
 )
-from .output import FORMATS, emit
+from .output import choices, emit
 from .parallel import WORKER_CHUNK, Workers
 from .progress import Progress
 from .record_pairs import Leftovers, PairingSettings, pairs
@@ -100,7 +101,7 @@ def _record_arguments(group: argparse._ArgumentGroup) -> None:
 
 def _output_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument(
-        "--format", "-f", choices=FORMATS, default="text", help="what to print (default text)"
+        "--format", "-f", choices=choices(), default="text", help="what to print (default text)"
     )
     group.add_argument("--output", "-o", metavar="OUT", help="write that to OUT instead")
     group.add_argument(
@@ -204,9 +205,10 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(str(exc)) from None
     pairing = PairingSettings(args.gold, args.pred, args.id_field, args.gold_field, args.pred_field)
     # every case's line where a report lists them all; else only those the summary names
+    printed = FORMATS[args.format]  # what it shows of the run (reporting/formats.py)
     keeps = Keeps(
-        all_cases=bool(args.report) or args.format != "text",
-        comparisons=bool(args.report) or args.format in ("json", "html"),
+        all_cases=bool(args.report) or printed.all_cases,
+        comparisons=bool(args.report) or printed.comparisons,
         case_scores=baseline is not None,
     )
     with (

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 import pytest
 
 from ..engine.core.errors import ConfigError, JsonMatchError, did_you_mean, known_names
+from ..reporting.formats import files_help
 from ..session import setting_parts as parts
 from ..session.channel import Defaults
 from ..session.setting_parts import PREFIX, SettingParts
@@ -131,9 +132,8 @@ SETTINGS = (
     ),
     Setting(
         "report",
-        "write the session's report to each PATH, by its suffix: .json (every "
-        "comparison and aggregate), .html (one self-contained page), .md "
-        "(a Markdown summary); values=short|full|none is how much of each field's "
+        f"write the session's report to each PATH, by its suffix: {files_help()}; "
+        "values=short|full|none is how much of each field's "
         "values it keeps (short: 200 characters, the default), junit=no leaves "
         "each comparison's metric and score out of JUnit XML properties",
         "args",

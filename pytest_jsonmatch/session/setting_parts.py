@@ -94,12 +94,10 @@ class SettingParts:
 
     @property
     def writes_reports(self) -> bool:
-        """Whether the session writes a report file: JSON, HTML, Markdown, or GitHub's step
-        summary."""
+        """Whether the session writes a report file (or GitHub's step summary) whose format
+        needs the whole report (reporting/formats.py)."""
         files = self.given_reports
-        return files is not None and any(
-            (files.json, files.html, files.markdown, files.step_summary)
-        )
+        return files is not None and files.whole
 
     @property
     def sends_telemetry(self) -> bool:
