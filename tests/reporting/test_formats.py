@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -185,3 +186,17 @@ def test_a_format_registered_alone_is_a_report_file_of_the_plugin(lines_format, 
     result.assert_outcomes(passed=1)
     written = json.loads((pytester.path / "r.lines").read_text(encoding="utf-8"))
     assert written["overall"] == 1.0
+
+
+def test_the_docs_name_every_format_of_each_entry_point():
+    # the docs are written by hand: a format added to the table fails here until they say it
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    cli = (docs / "cli.md").read_text(encoding="utf-8")
+    lists = [set(m.split("|")) for m in re.findall(r"--format ([a-z]+(?:\|[a-z]+)+)", cli)]
+    assert set().union(*lists) == set(formats.offered(FORMAT))
+    (runs,) = re.findall(r"\[--format ([a-z|]+)\] \[-o OUT\] \[-v\]", cli)  # compare-runs
+    assert set(runs.split("|")) == set(formats.offered(RUNS))
+    ci = (docs / "ci.md").read_text(encoding="utf-8")
+    (row,) = [line for line in ci.splitlines() if line.startswith("| `report` |")]
+    suffixes = re.findall(r"`(\.[a-z]+)`", row.split("by its suffix:")[1])
+    assert suffixes == [formats.FORMATS[n].suffixes[0] for n in formats.offered(REPORT_FILES)]
