@@ -18,7 +18,7 @@ from ..reporting.report import build_report, run_info
 from .input_error import InputError
 from .inputs import STDIN, decode_json, path_shown, read_bytes, read_text
 from .options import GATE_NAMES, add_scoring_arguments, checked_configuration, metric_and_options
-from .output import FORMATS, emit
+from .output import choices, emit
 
 DESCRIPTION = """Score one pair: ACTUAL (the model's output, read leniently: JSON inside prose
 or a code fence is found) against EXPECTED (strict JSON). Either may be '-' for standard
@@ -41,7 +41,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "-f",
         "--report",
         dest="format",
-        choices=FORMATS,
+        choices=choices(),
         default=None,
         help="output format (default text; --report is structeval's name for it)",
     )

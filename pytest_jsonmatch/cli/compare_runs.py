@@ -10,14 +10,13 @@ import sys
 
 from ..reporting.atomic import write_atomic
 from ..reporting.baseline import BaselineError
+from ..reporting.formats import FORMATS, RUNS, Look, offered
 from ..reporting.report import load_report
 from ..reporting.runs import Run, compare_runs, too_few_shared
 from ..reporting.shapes import Report
 from ..reporting.versus import runs_of_report
 from .input_error import InputError
 from .output import width
-
-FORMATS = ("text", "markdown", "html")
 
 DESCRIPTION = """Compare two or more saved reports (the pytest plugin's --jsonmatch-report, or
 jsonmatch score --report) over the cases they all share: each run's overall and per-field
@@ -50,7 +49,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "default: each file's name)",
     )
     p.add_argument(
-        "--format", "-f", choices=FORMATS, default="text", help="output format (default text)"
+        "--format",
+        "-f",
+        choices=offered(RUNS),
+        default="text",
+        help="output format (default text)",
     )
     p.add_argument("--output", "-o", metavar="OUT", help="write to OUT (default: standard output)")
     p.add_argument(
@@ -108,25 +111,15 @@ def run(args: argparse.Namespace) -> int:
     data = compare_runs(runs)
     too_few = too_few_shared(runs)
     to_stdout = args.output in (None, "-")
-    # each renderer loaded when used (this module is imported by every command's parser)
-    if args.format == "html":
-        from ..reporting.html import render_runs_html
-
-        text = render_runs_html(data)
-    elif args.format == "markdown":
-        from ..reporting.markdown import render_runs_markdown
-
-        text = render_runs_markdown(data, full=args.verbose > 0)
-    else:
-        from ..reporting.text import render_runs_text
-
-        text = render_runs_text(data, width(sys.stdout) if to_stdout else 100, args.verbose)
+    look = Look(args.verbose, False, width(sys.stdout) if to_stdout else 100)
+    write = FORMATS[args.format].write_runs
+    assert write is not None  # (the choices are the formats that have one)
     if to_stdout:
-        sys.stdout.write(text)
+        write(sys.stdout, data, look)
         sys.stdout.flush()
     else:
         try:
-            write_atomic(args.output, lambda fh: fh.write(text))
+            write_atomic(args.output, lambda fh: write(fh, data, look))
         except OSError as exc:
             raise InputError(f"{args.output}: cannot write: {exc.strerror or exc}") from None
     for line in too_few + said:

@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import cast
 
 from ..engine.core.errors import JsonMatchError
+from ..reporting import gate_specs
 from ..reporting.aggregate import REPEAT_RULES, RepeatRule
 from ..reporting.baseline import Baseline, BaselineError, baseline_setting, load_baseline
+from ..reporting.gate_specs import PREFIX, GateSpec
 from ..reporting.gates import gate_settings
 from ..reporting.report import conclude, run_info, write_report
 from ..reporting.shapes import RunSettingsDict
 from ..reporting.shards import merge_shards
 from ..reporting.versus import parse_reference
 from .input_error import InputError
-from .output import FORMATS, emit
+from .output import choices, emit
 from .saved import _load
 
 
@@ -46,35 +49,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.add_argument("--no-baseline", action="store_true", help="hold the run against no baseline")
     # each gate option overrides the setting the shards' reports recorded (run.settings)
-    p.add_argument(
-        "--fail-under", default=None, metavar="SCORE", help="as jsonmatch_gates fail_under="
-    )
-    p.add_argument(
-        "--field-floor",
-        action="append",
-        default=None,
-        metavar="LINE",
-        help="as jsonmatch_field_floors (given once or more: replaces the shards' floors)",
-    )
-    p.add_argument(
-        "--max-drop", default=None, metavar="D [strict]", help="as jsonmatch_gates max_drop="
-    )
-    p.add_argument(
-        "--max-case-drop",
-        default=None,
-        metavar="D [allow=N]",
-        help="as jsonmatch_gates max_case_drop=",
-    )
-    p.add_argument(
-        "--min-valid", default=None, metavar="SHARE", help="as jsonmatch_gates min_valid="
-    )
+    for spec in gate_specs.recorded():
+        if spec.value == "lines":
+            p.add_argument(spec.flag, dest=spec.key, action="append", default=None, **_shown(spec))
+        else:
+            p.add_argument(spec.flag, dest=spec.key, default=None, **_shown(spec))
     p.add_argument(
         "--reference",
         default=None,
         metavar="NAME [latency_p95=LIMIT] [cost=LIMIT]",
         help="as jsonmatch_reference",
     )
-    p.add_argument("--format", "-f", choices=FORMATS, default="text", help="the summary's format")
+    p.add_argument("--format", "-f", choices=choices(), default="text", help="the summary's format")
     p.add_argument("--output", metavar="OUT", help="write the summary to OUT (default: stdout)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     p.add_argument("--verbose", "-v", action="count", default=0)
@@ -87,13 +73,10 @@ def run_merge(args: argparse.Namespace) -> int:
         merged = merge_shards(shards, partial=args.partial)
         ran = judged_settings(merged.run.get("settings", {}), args)
         gates = gate_settings(
-            fail_under=ran.get("fail_under", ""),
+            texts={k: v for k, v in ran.items() if isinstance(v, str)},
             floor_lines=ran.get("field_floors", []),
-            drop_parts=[(ran.get("max_drop", ""), "")],
-            case_parts=[(ran.get("max_case_drop", ""), "jsonmatch_gates max_case_drop")],
-            prefix="jsonmatch_",
-            min_valid=ran.get("min_valid", ""),
-            gate_prefix="jsonmatch_gates ",
+            prefix=PREFIX,
+            gate_prefix=PREFIX + "gates ",
         )
         versus = parse_reference(
             ran.get("reference", ""),
@@ -125,18 +108,22 @@ def run_merge(args: argparse.Namespace) -> int:
 def judged_settings(recorded: RunSettingsDict, args: argparse.Namespace) -> RunSettingsDict:
     """The settings the merged run is judged by: the shards' (``run.settings``), each gate,
     the reference and the baseline overridden by its option where given."""
-    out: RunSettingsDict = {**recorded}
-    for key in ("fail_under", "max_drop", "max_case_drop", "min_valid", "reference"):
+    out: dict[str, object] = {**recorded}
+    for key in [spec.key for spec in gate_specs.recorded()] + ["reference"]:
         given = getattr(args, key)
         if given is not None:
-            out[key] = given
-    if args.field_floor is not None:
-        out["field_floors"] = list(args.field_floor)
+            out[key] = list(given) if isinstance(given, list) else given
     if args.no_baseline:
         out.pop("baseline", None)
     elif args.baseline is not None:
         out["baseline"] = args.baseline
-    return out
+    return cast("RunSettingsDict", out)
+
+
+def _shown(spec: GateSpec) -> dict[str, str]:
+    """How merge's option of a recorded gate is shown: its text as run.settings holds it."""
+    what = f"as {PREFIX}{spec.setting}" + (f" {spec.key}=" if spec.setting == "gates" else "")
+    return {"metavar": spec.merge or spec.metavar or "", "help": spec.merge_help or what}
 
 
 def _baseline(ran: RunSettingsDict, args: argparse.Namespace) -> Baseline | None:

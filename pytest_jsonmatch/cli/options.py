@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -18,7 +19,8 @@ from ..engine.core.errors import JsonMatchError, SchemaError
 from ..engine.core.numbers import whole_in
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
-from ..reporting.gates import GateNames
+from ..reporting.gate_specs import offered_by
+from ..reporting.gates import GateSettings, gate_names, parse_floors
 from .extensions import add_extension_arguments, load_extensions
 from .input_error import InputError
 from .inputs import STDIN, parse_option, read_settings, read_settings_as
@@ -59,12 +61,7 @@ def add_scoring_arguments(parser: argparse._ActionsContainer, structeval: bool =
         "number and boolean evaluators and array_matching_threshold",
     )
     add_extension_arguments(parser)
-    parser.add_argument(
-        "--invalid-fails",
-        action="store_true",
-        help="a case whose answer breaks its schema fails, whatever its score "
-        "(the plugin's jsonmatch_gates invalid_fails)",
-    )
+    add_gate_arguments(parser, "scoring")  # --invalid-fails
 
 
 def _unit(text: str) -> float:
@@ -103,35 +100,51 @@ def whole_number(minimum: int, of: str, maximum: int = 10**9) -> Callable[[str],
 
 
 # The gate settings as the command line spells them, for the gates' messages to name
-GATE_NAMES = GateNames(
-    fail_under="--fail-under",
-    floors="--field-floor",
-    max_drop="--max-drop",
-    max_case_drop="--max-case-drop",
-    allow_regressions="--allow-regressions",
-    strict="--strict",
-    min_valid="--min-valid",
-)
+GATE_NAMES = gate_names(lambda spec: spec.flag)
 
 
-def add_regression_arguments(parser: argparse._ActionsContainer) -> None:
-    """The per-case rule against a baseline (as the plugin's jsonmatch_gates max_case_drop, its
-    ``D`` and ``allow=N``): a shared case that dropped by more than the limit fails."""
-    parser.add_argument(
-        "--max-case-drop",
-        type=unit,
-        default=None,
-        metavar="D",
-        help="with a baseline: a shared case whose score dropped by more than D "
-        "fails the run, whatever its threshold (default: --max-drop)",
-    )
-    parser.add_argument(
-        "--allow-regressions",
-        type=whole_number(0, "cases"),
-        default=0,
-        metavar="N",
-        help="with a baseline: up to N such cases only warn (default 0)",
-    )
+def add_gate_arguments(parser: argparse._ActionsContainer, command: str) -> None:
+    """The options of the gates ``command`` offers (reporting/gate_specs.py: "score", "diff",
+    or "scoring": compare's and score's), each typed by its kind, its value in
+    ``args.<field>``."""
+    for spec in offered_by(command):
+        flag, dest, help_ = spec.flag, spec.field, spec.helps[command]
+        if spec.value == "switch":
+            parser.add_argument(flag, dest=dest, action="store_true", help=help_)
+        elif spec.value == "lines":
+            parser.add_argument(
+                flag, dest=dest, action="append", default=[], metavar=spec.metavar, help=help_
+            )
+        elif spec.value == "choice":
+            parser.add_argument(
+                flag, dest=dest, choices=spec.words, default=spec.default, help=help_
+            )
+        else:
+            parser.add_argument(
+                flag,
+                dest=dest,
+                type=unit if spec.value == "score" else whole_number(0, "cases"),
+                default=spec.default,
+                metavar=spec.metavar,
+                help=help_,
+            )
+
+
+def gates_of(args: argparse.Namespace, command: str) -> GateSettings:
+    """The gates ``command``'s options gave (:func:`add_gate_arguments`), named as the
+    command line spells them; a field floor that cannot be read is an InputError."""
+    values: dict[str, Any] = {}  # (replace takes each field's own type)
+    for spec in offered_by(command):
+        if spec.field not in GateSettings.__dataclass_fields__:
+            continue  # (invalid_fails: a case's own rule, ScoreSettings)
+        value = getattr(args, spec.field)
+        if spec.value == "lines":
+            try:
+                value = parse_floors(value, spec.flag)
+            except JsonMatchError as exc:
+                raise InputError(str(exc)) from None
+        values[spec.field] = value
+    return replace(GateSettings(names=GATE_NAMES), **values)
 
 
 def metric_and_options(

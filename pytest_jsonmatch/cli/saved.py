@@ -7,14 +7,14 @@ import argparse
 
 from ..reporting.aggregate import summarize
 from ..reporting.baseline import BaselineError, cases_of, compare, load_baseline
-from ..reporting.gates import GATE_MODES, GateSettings, judge
+from ..reporting.gates import judge
 from ..reporting.provenance import provenance_changes
 from ..reporting.records import Comparison
 from ..reporting.report import baseline_section, load_report
 from ..reporting.shapes import Report
 from .input_error import InputError
-from .options import GATE_NAMES, add_regression_arguments, unit
-from .output import FORMATS, emit
+from .options import add_gate_arguments, gates_of
+from .output import choices, emit
 
 
 def add_parsers(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -40,26 +40,12 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
     )
     d.add_argument("base", metavar="BASE.json")
     d.add_argument("new", metavar="NEW.json")
-    d.add_argument(
-        "--max-drop",
-        type=unit,
-        default=0.0,
-        metavar="D",
-        help="the largest drop allowed (default 0)",
-    )
-    d.add_argument(
-        "--gate",
-        choices=GATE_MODES,
-        default="statistical",
-        help="statistical (default): a drop fails only when it is not chance; "
-        "strict: any drop beyond D fails",
-    )
+    add_gate_arguments(d, "diff")
     d.add_argument(
         "--partial",
         action="store_true",
         help="accept BASE though its run did not finish (its missing cases go unchecked)",
     )
-    add_regression_arguments(d)
     _output_arguments(d, "text")
     d.set_defaults(run=run_diff)
 
@@ -68,7 +54,7 @@ def _output_arguments(p: argparse.ArgumentParser, default: str) -> None:
     p.add_argument(
         "--format",
         "-f",
-        choices=FORMATS,
+        choices=choices(),
         default=default,
         help=f"output format (default {default})",
     )
@@ -112,14 +98,7 @@ def run_diff(args: argparse.Namespace) -> int:
     targets = new.get("targets")
     reference = targets["reference"] if targets else ""
     against = compare(cases_of(comparisons, group_by=group_by), baseline, reference)
-    gates = GateSettings(
-        max_drop=args.max_drop,
-        mode=args.gate,
-        max_case_drop=args.max_case_drop,
-        allow_regressions=args.allow_regressions,
-        names=GATE_NAMES,
-    )
-    verdict = judge(summary, gates, against)
+    verdict = judge(summary, gates_of(args, "diff"), against)
     verdict.warnings += provenance_changes(baseline.provenance, new["run"].get("provenance"))
     report: Report = {**new, "baseline": baseline_section(against), "gates": verdict.to_dict()}
     emit(report, args.format, args.output, verbose=args.verbose, color_choice=args.color)

@@ -29,10 +29,10 @@ from typing import Any
 from ..dataset import GoldError, SchemaSketch, ScoreSettings
 from ..dataset.parts import Chunk, Keeps, score_part, sketch_part
 from ..dataset.spans import Span, is_jsonl, spans
-from ..engine.core.errors import JsonMatchError
 from ..reporting.aggregate import GROUP_BY, Aggregates
 from ..reporting.baseline import BaselineError, CaseScores, compare, load_baseline
-from ..reporting.gates import GATE_MODES, GateSettings, judge, parse_floors
+from ..reporting.formats import FORMATS
+from ..reporting.gates import judge
 from ..reporting.records import VALUE_MODES
 from ..reporting.report import report_head, run_info
 from ..reporting.shapes import CaseDict, Report
@@ -40,15 +40,14 @@ from ..reporting.spool import ComparisonSpool, Spool, write_streamed_report
 from .datasets import count_records
 from .input_error import InputError
 from .options import (
-    GATE_NAMES,
-    add_regression_arguments,
+    add_gate_arguments,
     add_scoring_arguments,
     checked_configuration,
+    gates_of,
     metric_and_options,
-    unit,
     whole_number,
 )
-from .output import FORMATS, emit
+from .output import choices, emit
 from .parallel import WORKER_CHUNK, Workers
 from .progress import Progress
 from .record_pairs import Leftovers, PairingSettings, pairs
@@ -100,7 +99,7 @@ def _record_arguments(group: argparse._ArgumentGroup) -> None:
 
 def _output_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument(
-        "--format", "-f", choices=FORMATS, default="text", help="what to print (default text)"
+        "--format", "-f", choices=choices(), default="text", help="what to print (default text)"
     )
     group.add_argument("--output", "-o", metavar="OUT", help="write that to OUT instead")
     group.add_argument(
@@ -131,71 +130,16 @@ def _output_arguments(group: argparse._ArgumentGroup) -> None:
 
 def _gate_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument(
-        "--fail-under",
-        type=unit,
-        metavar="SCORE",
-        help="exit 1 when the overall score is below SCORE",
-    )
-    group.add_argument(
-        "--field-floor",
-        action="append",
-        default=[],
-        metavar="[GROUP:]PATTERN=SCORE",
-        help="exit 1 when a matching field's mean score is below SCORE in any field "
-        "table (or in GROUP's, e.g. field_f1:total=0.9); repeatable",
-    )
-    group.add_argument(
-        "--strict",
-        action="store_true",
-        help="exit 1 when a --field-floor matches no field (a typo, usually) instead "
-        "of warning; the plugin's line 'strict' in jsonmatch_field_floors",
-    )
-    group.add_argument(
-        "--min-valid",
-        type=unit,
-        metavar="SHARE",
-        help="exit 1 when, for a metric, the share of answers valid against the "
-        "schema is below SHARE (the plugin's jsonmatch_gates min_valid=)",
-    )
-    group.add_argument(
         "--baseline", metavar="PATH", help="compare with a saved report, case by case"
     )
-    group.add_argument(
-        "--max-drop",
-        type=unit,
-        default=0.0,
-        metavar="D",
-        help="with --baseline: exit 1 when the score dropped by more than D and not "
-        "by chance (default 0)",
-    )
-    group.add_argument(
-        "--gate",
-        choices=GATE_MODES,
-        default="statistical",
-        help="how a baseline drop fails: statistical (default) or strict",
-    )
-    add_regression_arguments(group)
+    add_gate_arguments(group, "score")  # --fail-under, --max-drop, ... (reporting/gate_specs.py)
 
 
 def run(args: argparse.Namespace) -> int:
     metric, options = metric_and_options(args)
     threshold = 1.0 if args.threshold is None else args.threshold
-    try:
-        floors = parse_floors(args.field_floor, GATE_NAMES.floors)
-    except JsonMatchError as exc:
-        raise InputError(str(exc)) from None
+    gates = gates_of(args, "score")
     cfg = checked_configuration(args, metric, options)
-    gates = GateSettings(
-        fail_under=args.fail_under,
-        floors=floors,
-        max_drop=args.max_drop,
-        mode=args.gate,
-        strict=args.strict,
-        max_case_drop=args.max_case_drop,
-        allow_regressions=args.allow_regressions,
-        min_valid=args.min_valid,
-        names=GATE_NAMES,
-    )
     baseline = None
     if args.baseline:
         try:
@@ -204,9 +148,10 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(str(exc)) from None
     pairing = PairingSettings(args.gold, args.pred, args.id_field, args.gold_field, args.pred_field)
     # every case's line where a report lists them all; else only those the summary names
+    printed = FORMATS[args.format]  # what it shows of the run (reporting/formats.py)
     keeps = Keeps(
-        all_cases=bool(args.report) or args.format != "text",
-        comparisons=bool(args.report) or args.format in ("json", "html"),
+        all_cases=bool(args.report) or printed.all_cases,
+        comparisons=bool(args.report) or printed.comparisons,
         case_scores=baseline is not None,
     )
     with (

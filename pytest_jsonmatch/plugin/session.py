@@ -208,7 +208,7 @@ class JsonmatchSession:
             self.updated, errors = apply_updates(self.updates)
             self.write_errors += [f"could not update {error}" for error in errors]
         files = self.settings.given_reports  # None: no report files (and their module not loaded)
-        if not self.comparisons and not (files is not None and (files.json or files.html)):
+        if not self.comparisons and not (files is not None and files.written_empty):
             if self.write_errors and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
             return
@@ -301,8 +301,9 @@ class JsonmatchSession:
             terminalreporter.write_line(self.telemetry.unsent_note, yellow=True)
         for line in update_lines(self.updated):
             terminalreporter.write_line(line, green=True)
-        if self.settings.reports.json and not any("the report" in e for e in self.write_errors):
-            terminalreporter.write_line(f"report written to {self.settings.reports.json}")
+        written = self.settings.reports.path("json")  # the report of record
+        if written and not any("the report" in e for e in self.write_errors):
+            terminalreporter.write_line(f"report written to {written}")
         for error in self.write_errors:
             terminalreporter.write_line(f"FAILED: {error}", red=True, bold=True)
         if self.report is not None:

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 import pytest
 
 from ..engine.core.errors import ConfigError, JsonMatchError, did_you_mean, known_names
+from ..reporting.formats import files_help
+from ..reporting.gate_specs import plugin_help
 from ..session import setting_parts as parts
 from ..session.channel import Defaults
 from ..session.setting_parts import PREFIX, SettingParts
@@ -131,9 +133,8 @@ SETTINGS = (
     ),
     Setting(
         "report",
-        "write the session's report to each PATH, by its suffix: .json (every "
-        "comparison and aggregate), .html (one self-contained page), .md "
-        "(a Markdown summary); values=short|full|none is how much of each field's "
+        f"write the session's report to each PATH, by its suffix: {files_help()}; "
+        "values=short|full|none is how much of each field's "
         "values it keeps (short: 200 characters, the default), junit=no leaves "
         "each comparison's metric and score out of JUnit XML properties",
         "args",
@@ -161,14 +162,7 @@ SETTINGS = (
     ),
     Setting(
         "gates",
-        "fail the session by its scores: fail_under=S (the overall score, errors "
-        "counted as 0, below S), max_drop=D then statistical (the default: when the "
-        "95% interval is below zero too) or strict (against a baseline or the "
-        "reference: the overall or a field's mean score dropped by more than D, "
-        "default 0), max_case_drop=D and allow=N (a shared case dropped by more than "
-        "D; N such cases pass with a warning), min_valid=S (a metric's share of "
-        "answers valid against their schema below S); invalid_fails makes a "
-        "comparison whose answer breaks its schema fail",
+        plugin_help(),
         metavar="KEY=VALUE ...",
         append=True,
     ),

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from ..engine.core.errors import ConfigError, shown
 from ..engine.core.numbers import whole_number
 from ..engine.core.paths import PathPattern, key_segment, path_tokens
+from .gate_specs import GATE_MODES, GATES, GateSpec
 
 if TYPE_CHECKING:  # the settings load with the session; what judges them, once it judges
     from ..engine.results.field_results import FieldAggregate
@@ -31,7 +32,6 @@ if TYPE_CHECKING:  # the settings load with the session; what judges them, once 
     from .shapes import GatesDict
     from .stats import PairedDifference
 
-GATE_MODES = ("statistical", "strict")
 
 # The largest share of a run's counted cases that may go unscored (a reply with no JSON, a
 # target or a judge that failed) for its gates to be judged as passed: past it the scores a
@@ -74,16 +74,17 @@ class GateNames:
     min_valid: str = "min_valid"
 
 
+_NAMED = tuple(spec for spec in GATES if spec.field in GateNames.__dataclass_fields__)
+
+
+def gate_names(name: Callable[[GateSpec], str]) -> GateNames:
+    """The names of the gates (gate_specs.py), each as ``name`` spells it."""
+    return GateNames(**{spec.field: name(spec) for spec in _NAMED})
+
+
 # The names of a caller that gives none (a library user): the rules' own names, no spelling of
 # a setting; the plugin and the command line each give theirs.
-RULE_NAMES = GateNames(
-    fail_under="fail_under",
-    floors="field floors",
-    max_drop="max_drop",
-    max_case_drop="max_case_drop",
-    allow_regressions="allow_regressions",
-    strict="strict",
-)
+RULE_NAMES = gate_names(lambda spec: spec.rule or spec.field)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -150,35 +151,41 @@ class GateVerdict:
 
 def gate_settings(
     *,
-    fail_under: str,
     floor_lines: Sequence[str],
-    drop_parts: Sequence[tuple[str, str]],
-    case_parts: Sequence[tuple[str, str]],
     prefix: str,
-    min_valid: str = "",
     gate_prefix: str | None = None,
+    texts: Mapping[str, str] | None = None,
+    fail_under: str = "",
+    min_valid: str = "",
+    drop_parts: Sequence[tuple[str, str]] = (),
+    case_parts: Sequence[tuple[str, str]] = (),
 ) -> GateSettings:
-    """The gates from their settings' text: ``fail_under``, the lines of ``field_floors``
-    (a line ``strict`` among them), and the (text, name) parts of ``max_drop`` (``D``,
-    ``strict``) and ``max_case_drop`` (``D``, ``allow=N``), a later part's words overriding an
-    earlier one's (a flag's over the ini's), and ``min_valid``. Every message names the ini setting
-    (``prefix`` + name; ``gate_prefix`` + name for the gates other than the floors, when they
-    are keys of one setting), the name the verdict and the docs use. ConfigError naming it."""
+    """The gates from their settings' text: the lines of ``field_floors`` (a line ``strict``
+    among them) and ``texts``, each recorded gate's text by its key (gate_specs.py; as
+    run.settings holds it: ``max_drop`` ``D [statistical|strict]``, ``max_case_drop`` ``D
+    [allow=N]``). ``fail_under``, ``min_valid`` and the (text, name) parts of ``max_drop`` and
+    ``max_case_drop`` may be given one by one instead, a later part's words overriding an
+    earlier one's (a flag's over the ini's). Every message names the ini setting (``prefix``
+    + name; ``gate_prefix`` + name for the keys of one setting, jsonmatch_gates), the name the
+    verdict and the docs use. ConfigError naming it."""
     gp = prefix if gate_prefix is None else gate_prefix
+    names = gate_names(lambda spec: spec.setting_name(prefix, gp))
+    given = {
+        **(texts or {}),
+        **{k: v for k, v in (("fail_under", fail_under), ("min_valid", min_valid)) if v},
+    }
     strict = any(line.strip() == "strict" for line in floor_lines)
-    floors = parse_floors(
-        [line for line in floor_lines if line.strip() != "strict"], prefix + "field_floors"
-    )
-    drop, drop_what, mode = 0.0, gp + "max_drop", "statistical"
+    floors = parse_floors([line for line in floor_lines if line.strip() != "strict"], names.floors)
+    drop, mode = 0.0, "statistical"
     case_drop: float | None = None
-    case_what, allow = gp + "max_case_drop", 0
-    for text, _ in drop_parts:
+    allow = 0
+    for text, _ in [(given.get("max_drop", ""), ""), *drop_parts]:
         for word in text.replace(",", " ").split():
             if word in GATE_MODES:
                 mode = word
             else:
-                drop = parse_score(word, drop_what)
-    for text, what in case_parts:
+                drop = parse_score(word, names.max_drop)
+    for text, what in [(given.get("max_case_drop", ""), names.max_case_drop), *case_parts]:
         words = text.replace(",", " ").split()
         for word in words:
             if word.startswith("allow="):
@@ -187,27 +194,35 @@ def gate_settings(
         if len(drops) > 1:
             raise ConfigError(f"{what} is a drop and optionally 'allow=N', not {text!r}")
         if drops:
-            case_drop = parse_score(drops[0], case_what)
-    fail_what = gp + "fail_under"
-    return GateSettings(
-        fail_under=parse_score(fail_under, fail_what) if fail_under.strip() else None,
+            case_drop = parse_score(drops[0], names.max_case_drop)
+    settings = GateSettings(
         floors=floors,
         max_drop=drop,
         mode=mode,
         strict=strict,
         max_case_drop=case_drop,
         allow_regressions=allow,
-        min_valid=parse_score(min_valid, gp + "min_valid") if min_valid.strip() else None,
-        names=GateNames(
-            fail_under=fail_what,
-            floors=prefix + "field_floors",
-            max_drop=drop_what,
-            max_case_drop=case_what,
-            allow_regressions=f"{gp}max_case_drop allow",
-            strict=f"'strict' in {prefix}field_floors",
-            min_valid=gp + "min_valid",
-        ),
+        names=names,
     )
+    # every other recorded gate is one value, read by its kind (gate_specs.py)
+    values: dict[str, Any] = {  # (replace takes each field's own type)
+        spec.field: _value(spec, given.get(spec.key, ""), spec.setting_name(prefix, gp))
+        for spec in _PLAIN
+    }
+    return replace(settings, **values)
+
+
+_PLAIN = tuple(s for s in GATES if s.recorded and s.key not in {t.within for t in GATES})
+
+
+def _value(spec: GateSpec, text: str, what: str) -> float | int | None:
+    """One plain gate's value from its text (empty: its default)."""
+    if not text.strip():
+        default = spec.default
+        return default if isinstance(default, (int, float)) and default is not True else None
+    if spec.value == "cases":
+        return whole_number(text, what, 0, 10**9, "of cases ")
+    return parse_score(text, what)
 
 
 def parse_score(value: str | float | None, what: str) -> float:

@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, cast
+
+from .gate_specs import recorded
 
 if TYPE_CHECKING:
     from .gates import GateSettings
     from .shapes import JSONValue, ProvenanceDict, RunSettingsDict, TargetFingerprintDict
     from .versus import Limit, VersusSettings
-
-GATE_KEYS = ("fail_under", "field_floors", "max_drop", "max_case_drop", "min_valid")
 
 
 def digest_of(value: object) -> str:
@@ -42,21 +42,38 @@ def digest_of(value: object) -> str:
 
 def gate_texts(gates: GateSettings) -> RunSettingsDict:
     """The gates as the text of their settings, which :func:`gates.gate_settings` reads back
-    to the same settings (numbers written by ``repr``, exact)."""
-    out: RunSettingsDict = {"max_drop": f"{gates.max_drop!r} {gates.mode}"}
-    if gates.fail_under is not None:
-        out["fail_under"] = repr(gates.fail_under)
+    to the same settings (numbers written by ``repr``, exact): ``max_drop`` always, then each
+    recorded gate of gate_specs.py that is set, in the table's order."""
+    out: dict[str, object] = {"max_drop": f"{gates.max_drop!r} {gates.mode}"}
+    for spec in recorded():
+        text = _WRITTEN.get(spec.key, _plain)(gates, spec.field)
+        if text and spec.key not in out:
+            out[spec.key] = text
+    return cast("RunSettingsDict", out)
+
+
+def _plain(gates: GateSettings, field: str) -> str:
+    value = getattr(gates, field)
+    return "" if value is None else repr(value)
+
+
+def _floors(gates: GateSettings, field: str) -> list[str]:
     floors = [f"{floor.text}={floor.score!r}" for floor in gates.floors]
-    if floors or gates.strict:
-        out["field_floors"] = floors + (["strict"] if gates.strict else [])
+    return floors + (["strict"] if gates.strict else [])
+
+
+def _case_drop(gates: GateSettings, field: str) -> str:
     case = ([repr(gates.max_case_drop)] if gates.max_case_drop is not None else []) + (
         [f"allow={gates.allow_regressions}"] if gates.allow_regressions else []
     )
-    if case:
-        out["max_case_drop"] = " ".join(case)
-    if gates.min_valid is not None:
-        out["min_valid"] = repr(gates.min_valid)
-    return out
+    return " ".join(case)
+
+
+# the recorded gates whose text holds another gate's (gate_specs.py: ``within``)
+_WRITTEN: dict[str, Callable[[GateSettings, str], str | list[str]]] = {
+    "field_floors": _floors,
+    "max_case_drop": _case_drop,
+}
 
 
 def _limit(limit: Limit, unit: str) -> str:
@@ -107,7 +124,7 @@ def settings_record(
 
 
 # the recorded gates that are keys of jsonmatch_gates, as a message names them
-_SPELLED = {k: "gates " + k for k in ("fail_under", "max_drop", "max_case_drop", "min_valid")}
+_SPELLED = {s.key: "gates " + s.key for s in recorded() if s.setting == "gates"}
 
 
 def settings_differences(a: Mapping[str, object], b: Mapping[str, object]) -> list[str]:

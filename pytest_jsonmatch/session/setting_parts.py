@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from ..engine.core.errors import ConfigError, did_you_mean
+from ..reporting import gate_specs
 
 if TYPE_CHECKING:
     from ..calls.call_settings import CallSettings
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from ..telemetry.otel_events import Telemetry
     from ..telemetry.otel_settings import OtelSettings
 
-PREFIX = "jsonmatch_"  # of every ini setting; the gates' messages name their setting with it
+PREFIX = gate_specs.PREFIX  # of every ini setting; the gates' messages name their setting with it
 _T = TypeVar("_T", bound=str)
 
 
@@ -94,12 +95,10 @@ class SettingParts:
 
     @property
     def writes_reports(self) -> bool:
-        """Whether the session writes a report file: JSON, HTML, Markdown, or GitHub's step
-        summary."""
+        """Whether the session writes a report file (or GitHub's step summary) whose format
+        needs the whole report (reporting/formats.py)."""
         files = self.given_reports
-        return files is not None and any(
-            (files.json, files.html, files.markdown, files.step_summary)
-        )
+        return files is not None and files.whole
 
     @property
     def sends_telemetry(self) -> bool:
@@ -229,8 +228,8 @@ def parse_group_by(text: str, what: str) -> GroupBy:
 
 GOLDEN_KEYS = ("schema_dirs", "max_cases")
 REPORT_KEYS = ("values", "junit")
-GATE_KEYS = ("fail_under", "max_drop", "max_case_drop", "allow", "min_valid", "invalid_fails")
-GATE_WORDS = {"statistical": "mode", "strict": "mode", "invalid_fails": "invalid_fails"}
+GATE_KEYS = gate_specs.gate_keys()  # fail_under, max_drop, ... (reporting/gate_specs.py)
+GATE_WORDS = gate_specs.gate_words()  # statistical, strict (max_drop's mode), invalid_fails
 _SWITCH = {"yes": True, "true": True, "on": True, "no": False, "false": False, "off": False}
 
 
@@ -322,21 +321,25 @@ def parse_switch(text: str, what: str) -> bool:
 
 
 class GateTexts(NamedTuple):
-    """The keys of ``jsonmatch_gates`` as text, a later part's overriding an earlier one's."""
+    """jsonmatch_gates read (reporting/gate_specs.py): each recorded gate's text by its key, as
+    run.settings holds it (a gate ``within`` another written in that one's text: ``max_drop``
+    ``D strict``, ``max_case_drop`` ``D allow=N``), a later part's overriding an earlier one's;
+    and each switch, on or off."""
 
-    fail_under: str = ""
-    max_drop: str = ""  # D and its mode word, as the drop gate reads them
-    max_case_drop: str = ""  # D and allow=N
-    min_valid: str = ""
-    invalid_fails: bool = False
-    given: frozenset[str] = frozenset()  # the session gates given (invalid_fails is none)
+    texts: dict[str, str]
+    switches: dict[str, bool]
+
+    @property
+    def invalid_fails(self) -> bool:
+        return self.switches.get("invalid_fails", False)
 
 
 def parse_gate_texts(parts: Sequence[tuple[str, str]]) -> GateTexts:
     """``fail_under=S max_drop=D [statistical|strict] max_case_drop=D allow=N min_valid=S
-    [invalid_fails]`` from (text, name) parts, the flag's after the ini's."""
+    [invalid_fails]`` (the keys and words of gate_specs.py) from (text, name) parts, the
+    flag's after the ini's."""
     got: dict[str, str] = {}
-    invalid_what = ""
+    where: dict[str, str] = {}  # the part that last gave each gate
     for text, what in parts:
         plain, pairs = split_keys(text.replace(",", " ").split(), what, GATE_KEYS)
         for word in plain:
@@ -346,25 +349,22 @@ def parse_gate_texts(parts: Sequence[tuple[str, str]]) -> GateTexts:
                     f"{', '.join(GATE_KEYS)}, or one of {', '.join(GATE_WORDS)}"
                     + did_you_mean(word, [*GATE_KEYS, *GATE_WORDS])
                 )
-            got[GATE_WORDS[word]] = word if word != "invalid_fails" else "yes"
+            key = GATE_WORDS[word]
+            got[key] = "yes" if gate_specs.BY_KEY[key].value == "switch" else word
+            where[key] = what
         for name, value in pairs:
-            got[name] = value
-        if any(w == "invalid_fails" for w in plain) or any(n == "invalid_fails" for n, _ in pairs):
-            invalid_what = what
-    invalid = got.pop("invalid_fails", "no")
-    fails = parse_switch(invalid, f"{invalid_what}: invalid_fails")
-    drop = " ".join(got[k] for k in ("max_drop", "mode") if k in got)
-    case = " ".join(
-        (got.get("max_case_drop", ""), "allow=" + got["allow"] if "allow" in got else "")
-    ).strip()
-    return GateTexts(
-        fail_under=got.get("fail_under", ""),
-        max_drop=drop,
-        max_case_drop=case,
-        min_valid=got.get("min_valid", ""),
-        invalid_fails=fails,
-        given=frozenset(got),
-    )
+            got[name], where[name] = value, what
+    switches = {
+        spec.key: parse_switch(got.pop(spec.key, "no"), f"{where.get(spec.key, '')}: {spec.key}")
+        for spec in gate_specs.GATES
+        if spec.setting == "gates" and spec.value == "switch"
+    }
+    texts = {spec.key: got[spec.key] for spec in gate_specs.recorded() if spec.key in got}
+    for spec in gate_specs.GATES:  # a gate within another: written in that one's text
+        if spec.within and spec.key in got:
+            mine = got[spec.key] if not spec.keyed else f"{spec.key}={got[spec.key]}"
+            texts[spec.within] = " ".join(t for t in (texts.get(spec.within, ""), mine) if t)
+    return GateTexts(texts, switches)
 
 
 def parse_gates(texts: GateTexts | None, floor_lines: object) -> GateSettings:
@@ -372,14 +372,10 @@ def parse_gates(texts: GateTexts | None, floor_lines: object) -> GateSettings:
     gate's messages and verdicts name its setting and key (``jsonmatch_gates max_drop``)."""
     from ..reporting.gates import gate_settings
 
-    texts = texts or GateTexts()
     return gate_settings(
-        fail_under=texts.fail_under,
+        texts=texts.texts if texts is not None else {},
         floor_lines=[str(line) for line in floor_lines] if isinstance(floor_lines, list) else [],
-        drop_parts=[(texts.max_drop, "")],
-        case_parts=[(texts.max_case_drop, PREFIX + "gates max_case_drop")],
         prefix=PREFIX,
-        min_valid=texts.min_valid,
         gate_prefix=PREFIX + "gates ",
     )
 

@@ -214,14 +214,14 @@ def test_reports_go_by_suffix_and_a_strict_line_turns_floors_strict(pytester):
     )
     here = str(pytester.path)
     # a flag replaces the ini's list whole: the paths it gives, no others
-    assert (settings.reports.json, settings.reports.html, settings.reports.markdown) == (
+    assert tuple(map(settings.reports.path, ("json", "html", "markdown"))) == (
         f"{here}/t.json",
         None,
         f"{here}/s.md",
     )
     assert settings.gates.strict and [f.pattern for f in settings.gates.floors] == ["total"]
     settings = _settings(pytester, "jsonmatch_report = out/r.json r.HTML\n")
-    assert (settings.reports.json, settings.reports.html) == (
+    assert tuple(map(settings.reports.path, ("json", "html"))) == (
         f"{here}/out/r.json",
         f"{here}/r.HTML",
     )
@@ -345,7 +345,7 @@ def test_the_merged_keys_reach_the_typed_settings(pytester):
     assert (settings.report_values, settings.junit_properties) == ("none", False)
     assert settings.defaults.invalid_fails is True
     assert (settings.gates.fail_under, settings.gates.min_valid) == (0.9, 0.95)
-    assert settings.reports.json == str(pytester.path / "out.json")
+    assert settings.reports.path("json") == str(pytester.path / "out.json")
 
 
 @pytest.mark.parametrize(

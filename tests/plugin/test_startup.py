@@ -5,7 +5,8 @@ from __future__ import annotations
 
 HEAVY = ("scipy", "numpy", "rapidfuzz", "yaml", "opentelemetry")  # the last: the otel extra
 # what an unused session loads of the plugin: its hooks, its settings' declarations, the
-# session and the channel; no setting's parser, no golden-case machinery, no reporting
+# session and the channel, the tables of report formats and gates (no renderer, no gate's
+# reader); no setting's parser, no golden-case machinery, no other reporting
 LIGHT = {
     "pytest_jsonmatch",
     "pytest_jsonmatch.version",
@@ -20,6 +21,9 @@ LIGHT = {
     "pytest_jsonmatch.engine",
     "pytest_jsonmatch.engine.core",
     "pytest_jsonmatch.engine.core.errors",
+    "pytest_jsonmatch.reporting",
+    "pytest_jsonmatch.reporting.formats",  # the table of report formats (the help lists them)
+    "pytest_jsonmatch.reporting.gate_specs",  # the table of gates (their keys, the help)
 }
 
 

@@ -378,8 +378,9 @@ def test_the_settings_say_whether_a_file_or_telemetry_reads_the_records():
 
     assert not SettingParts().writes_reports
     assert not SettingParts(given_reports=ReportFiles()).writes_reports  # no file named
-    for kind in ("json", "html", "markdown", "step_summary"):
-        assert SettingParts(given_reports=ReportFiles(**{kind: "out"})).writes_reports, kind
+    for kind in ("json", "html", "markdown"):
+        assert SettingParts(given_reports=ReportFiles(paths={kind: "out"})).writes_reports, kind
+    assert SettingParts(given_reports=ReportFiles(step_summary="out")).writes_reports
     assert not SettingParts().sends_telemetry
     assert not SettingParts(given_otel=parse_otel("off", "jsonmatch_otel")).sends_telemetry
     assert SettingParts(given_otel=parse_otel("cases", "jsonmatch_otel")).sends_telemetry
