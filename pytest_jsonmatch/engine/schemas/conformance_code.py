@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias, cast
 
-from ..core.values import SCALAR_TYPES, TYPE_OF
+from ..core.values import SCALAR_TYPES, TYPE_OF, JsonValue
 
 # What a node's keywords become, each a tuple whose first item names its kind:
 #   ("type", allowed Python types, whether a whole float counts as an integer)
@@ -40,6 +40,12 @@ from ..core.values import SCALAR_TYPES, TYPE_OF
 #   ("items", node key)           ("call", the keyword's closure)
 Step = tuple[Any, ...]
 NodeKey = Hashable
+# An answer's place, built as the check descends and read only for a violation: None (the
+# root), or (the parent's place, a key or an index).
+Place: TypeAlias = "tuple[Place, str | int] | None"
+Found: TypeAlias = list[tuple[Place, str]]
+# A node's check of a value: it appends the violations it finds to ``found``.
+Check: TypeAlias = Callable[[JsonValue, Place, Found], None]
 
 # The keywords' kind each Python type of a JSON value takes (a boolean and null: none).
 KIND_OF = {
@@ -85,29 +91,29 @@ class NodePlan:
 
 
 def generate(
-    plans: dict[NodeKey, NodePlan], root: NodeKey, key: Callable[[Any], Any]
-) -> tuple[Callable[[Any, Any, list[Any]], None], str]:
+    plans: dict[NodeKey, NodePlan], root: NodeKey, key: Callable[[JsonValue], object]
+) -> tuple[Check, str]:
     """The root node's generated check ``check(value, place, found)`` and the module text it
     was compiled from. ``key`` is the closures' JSON-equality key (enum, const)."""
     writer = _Writer(plans)
     source = writer.module(root)
-    namespace: dict[str, Any] = {"_key": key, "NoneType": type(None)}
+    namespace: dict[str, object] = {"_key": key, "NoneType": type(None)}
     namespace.update((f"c{i}", value) for i, value in enumerate(writer.constants))
     exec(compile(source, "<jsonmatch conformance>", "exec"), namespace)  # noqa: S102
-    return namespace[writer.name(root)], source
+    return cast(Check, namespace[writer.name(root)]), source  # (the text defines it so)
 
 
 class _Writer:
     def __init__(self, plans: dict[NodeKey, NodePlan]) -> None:
         self.plans = plans
-        self.constants: list[Any] = []
+        self.constants: list[object] = []
         self._constant_names: dict[int, str] = {}
         self._names: dict[NodeKey, str] = {}
         self._waiting: list[NodeKey] = []
         self._inline: dict[NodeKey, bool] = {}
         self._callees: list[tuple[str, dict[str, NodeKey]]] = []
 
-    def constant(self, value: Any) -> str:
+    def constant(self, value: object) -> str:
         name = self._constant_names.get(id(value))
         if name is None:
             name = self._constant_names[id(value)] = f"c{len(self.constants)}"
