@@ -9,7 +9,7 @@ mistake is a :class:`CaseFileError` (or the error class the caller names) readin
 A file without aliases, explicit tags or merge keys (most case files) is built by
 ``_build_plain``, one pass over the nodes that checks the keys as it goes: strings as
 written, every other scalar by the safe loader's own constructor for its tag, so the values
-are the safe loader's. Any other file goes through the safe loader's construction.
+are the safe loader's. Every other file goes through the safe loader's construction.
 """
 
 from __future__ import annotations
