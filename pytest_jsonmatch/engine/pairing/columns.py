@@ -228,7 +228,7 @@ _Plan: TypeAlias = dict[str, str | tuple[str, bool]]
 
 
 def _plan(items: SchemaNode) -> _Plan:
-    plan: _Plan | None = items.plans.get("flatten")
+    plan = cast("_Plan | None", items.plans.get("flatten"))  # (kept by this function alone)
     if plan is None:
         plan = {}
         for key, node in (items.properties or {}).items():

@@ -103,7 +103,8 @@ def counted_pairs(
         and type(expected[0]) is dict
     ):
         return None
-    plan: tuple[frozenset[str], frozenset[str]] | None = items.plans.get(_PLAN)
+    # (kept under _PLAN by this function alone)
+    plan = cast("tuple[frozenset[str], frozenset[str]] | None", items.plans.get(_PLAN))
     if plan is None:
         plan = items.plans[_PLAN] = _plan(items.properties)
     fields, known = plan

@@ -12,7 +12,7 @@ the function the walk passes in.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple, TypeAlias
+from typing import NamedTuple, TypeAlias, cast
 
 from ..comparing import all_pairs
 from ..comparing.comparators import BoundComparator, score_at
@@ -41,6 +41,8 @@ SMALL_PAIRS = 400
 LARGE_PAIRS = 1_000_000
 BLOCKWISE = True  # False: every array's pair scores are one matrix (the dense method's)
 
+# A column's comparator and transform (None: the metric's per-type policy; no transform).
+_Spec: TypeAlias = tuple[BoundComparator | None, TransformFn | None]
 # Scores of one pair of elements: given their indices, the score of that pair.
 WalkPair = Callable[[int, int], float]
 # A pair-score matrix (numpy), for small arrays a list of rows, for large ones LineScores;
@@ -115,13 +117,14 @@ class ColumnScorer:
                     return None  # a judge scores these fields: it must see them all at once
         return cols_e, cols_a
 
-    def _spec(self, rel: str) -> tuple[BoundComparator | None, TransformFn | None]:
+    def _spec(self, rel: str) -> _Spec:
         """The comparator and transform set for field ``rel`` of the elements (None: the
         metric's per-type policy)."""
         cfg, items = self.cfg, self.items
         if not cfg.rules and items is not None:  # the node's own, the same at every path
             key = ("spec", rel, cfg.schema_driven)
-            found = items.plans.get(key)
+            # (kept under this key by this method alone)
+            found = cast("_Spec | None", items.plans.get(key))
             if found is None:
                 found = items.plans[key] = self._spec_of(rel)
             return found

@@ -67,7 +67,7 @@ class SchemaNode:
     scorers: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     # what array pairing works out once per node of elements (pairing/columns.py and
     # pair_scores.py): how an element flattens into columns, each column's comparator
-    plans: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
+    plans: dict[Hashable, object] = field(default_factory=dict, repr=False, compare=False)
 
     def seal(self) -> SchemaNode:
         comp = self.spec.comparator or self.default_comparator
