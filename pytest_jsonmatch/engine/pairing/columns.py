@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias, cast
+from typing import Any, TypeAlias, cast
 
 from ..core.paths import key_segment
 from ..core.values import JsonArray, JsonObject, JsonValue
@@ -223,8 +223,10 @@ def _flatten_f1(
 # and whether a container there needs a walk (the field has no comparator of its own);
 # _WALK: the element needs a walk of its own; _SKIP: the field is never scored.
 _WALK, _SKIP = "walk", "skip"
-# per key: _WALK, _SKIP, or (the column, whether a container there needs a walk)
-_Plan: TypeAlias = dict[str, str | tuple[str, bool]]
+# per key: _WALK, _SKIP, or (the column, whether a container there needs a walk); the
+# values are left dynamically typed: _flatten_planned, per field of every element, tells
+# a column from a marker by identity, which mypy cannot follow, and a cast there would cost
+_Plan: TypeAlias = dict[str, Any]
 
 
 def _plan(items: SchemaNode) -> _Plan:
@@ -254,8 +256,6 @@ def _flatten_planned(value: JsonObject, plan: _Plan, out: dict[str, Cell], side:
         elif found is _WALK:
             return False
         elif found is not _SKIP:
-            if TYPE_CHECKING:  # (neither marker: a column; checked at no cost per field)
-                assert isinstance(found, tuple)
             rel, whole_only = found
             if whole_only and type(child) in (dict, list):
                 return False
