@@ -152,8 +152,10 @@ def _shallow(elements: Sequence[JsonValue]) -> bool:
         kind = type(element)
         if kind is dict or kind is list:
             # (a container: its type was read above)
-            container = cast("JsonObject | JsonArray", element)
-            for item in container.values() if isinstance(container, dict) else container:
+            children = (
+                cast(JsonObject, element).values() if kind is dict else cast(JsonArray, element)
+            )
+            for item in children:
                 if type(item) is dict or type(item) is list:
                     return False
     return True

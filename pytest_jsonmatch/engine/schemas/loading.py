@@ -440,7 +440,7 @@ def _union(
         if None in kinds:
             return Located({}, None, None, nullable)
         types = sorted({k for kind in kinds if kind is not None for k in kind.split("/")})
-        kind: JsonValue = cast("JsonValue", types if len(types) > 1 else types[0])
+        kind = cast("JsonValue", types if len(types) > 1 else types[0])  # (str or list[str])
         return Located({"type": kind}, None, None, nullable)
     shown = tuple(kind or "any" for kind in kinds)
     return Located({}, None, None, nullable, union=shown)
@@ -508,7 +508,7 @@ def _merge(pieces: list[Located], own: Mapping[str, Keyword], where: str) -> Loc
             if key == "type":
                 kinds = _intersect(kinds, _types(value), where)
             elif key == "required" and isinstance(value, list):
-                earlier = cast("list[JsonValue]", keywords.get(key, []))  # (set just above)
+                earlier = cast("list[JsonValue]", keywords.get(key, []))  # (the names so far)
                 keywords[key] = list(dict.fromkeys([*earlier, *value]))
             elif (
                 key in _MUST_AGREE
