@@ -70,7 +70,7 @@ def rewrite(text: str, values: Mapping[str, object], display: str, default_id: s
     out = text
     for start, end, new in sorted(edits, reverse=True):
         out = out[:start] + new + out[end:]
-    _verify(out, data, values, display, default_id)
+    _verify(out, cast("Mapping[str, object]", data), values, display, default_id)
     return out
 
 

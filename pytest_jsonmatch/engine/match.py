@@ -212,6 +212,7 @@ def _score_records(
     )
     records: list[MatchResult] = []
     for i, ((e, depth_e), actual) in enumerate(zip(read_e, actual_list)):
+        parsed: object  # (the answer as parse_actual_checked reads it, before the door)
         if type(actual) is dict:  # (what parse_actual_checked makes of it: itself, whole)
             parsed, cut = actual, None
         else:

@@ -14,7 +14,7 @@ import json
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from ..engine.configuring.walk_config import unit_number
 from ..engine.core.errors import ConfigError, ParseError, printable, shown
@@ -23,6 +23,11 @@ from ..engine.match import match_json
 from ..engine.metrics import REGISTRY, metric_named
 from ..engine.metrics.base import configure
 from ..engine.results.field_results import SCORE_EPSILON, SKIPPED, FieldResult, MatchResult
+
+if TYPE_CHECKING:
+    from ..engine.comparing.registry import Registry
+
+T = TypeVar("T")
 
 # How many costly fields a reason lists (the rest are counted), and how long a value may get.
 FIELD_LIMIT = 10
@@ -39,7 +44,7 @@ class ScoredPair:
     reason: str
     result: MatchResult | None
 
-    def costly_fields(self) -> list[dict[str, Any]]:
+    def costly_fields(self) -> list[dict[str, str | float]]:
         """The fields that cost points, worst first, as plain data (path, status, score)."""
         if self.result is None:
             return []
@@ -55,21 +60,21 @@ class Scoring:
 
     metric: str
     threshold: float
-    options: Mapping[str, Any]
+    options: Mapping[str, object]
 
     @classmethod
-    def checked(cls, metric: Any, threshold: Any, options: Mapping[str, Any]) -> Scoring:
+    def checked(cls, metric: object, threshold: object, options: Mapping[str, object]) -> Scoring:
         """The scoring, or ConfigError for an unknown metric, an unknown or malformed
         option, or a threshold outside [0, 1] (what match_json would raise on first use)."""
         options = dict(options)
-        registry = options.get("registry", REGISTRY)
+        registry = cast("Registry", options.get("registry", REGISTRY))  # (the user's, if given)
         chosen = metric_named(metric, registry)
         configure(chosen, {k: v for k, v in options.items() if k != "registry"}, registry)
         if isinstance(threshold, bool):
             raise ConfigError(f"threshold must be a number in [0, 1], not {shown(threshold)}")
         return cls(chosen.name, unit_number(threshold, "threshold"), options)
 
-    def score(self, actual: Any, expected: Any) -> ScoredPair:
+    def score(self, actual: object, expected: object) -> ScoredPair:
         """Score ``actual`` against ``expected`` with match_json."""
         try:
             result = match_json(actual, expected, self.metric, **self.options)
@@ -87,7 +92,7 @@ class Scoring:
         passed = result.passed(self.threshold)
         return ScoredPair(result.score, passed, explain(result, self.threshold, passed), result)
 
-    def _raise_if_expected_is_unreadable(self, expected: Any, error: ParseError) -> None:
+    def _raise_if_expected_is_unreadable(self, expected: object, error: ParseError) -> None:
         # The expected output read against itself: it parses (then the actual is at fault)
         # or it raises, and then the original error, which names the expected, is raised.
         try:
@@ -147,7 +152,7 @@ def _field_line(fr: FieldResult) -> str:
     return line + (f"  ({fr.reason})" if fr.reason else "")
 
 
-def _value(value: Any) -> str:
+def _value(value: object) -> str:
     """A value as compact JSON, cut to VALUE_WIDTH characters (``<missing>`` when absent)."""
     if value is MISSING:
         return "<missing>"
@@ -170,12 +175,12 @@ def missing_framework(module: str, package: str, extra: str, error: ImportError)
     return exc
 
 
-def made_on_first_use(module: str, name: str, define: Callable[[], Any]) -> Callable[[str], Any]:
+def made_on_first_use(module: str, name: str, define: Callable[[], T]) -> Callable[[str], T]:
     """A module's ``__getattr__`` (PEP 562) that makes ``name`` with ``define()`` the first
     time it is asked for and keeps it in the module: an adapter's class needs its framework,
     imported then, not when the module is."""
 
-    def getattr_(attribute: str) -> Any:
+    def getattr_(attribute: str) -> T:
         if attribute != name:
             raise AttributeError(f"module {module!r} has no attribute {attribute!r}")
         made = define()

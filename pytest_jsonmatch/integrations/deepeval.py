@@ -22,7 +22,6 @@ ImportError naming the extra when deepeval is missing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from .adapting import Scoring, made_on_first_use, missing_framework
 
@@ -39,8 +38,8 @@ class _Scored:
         self,
         metric: str = "field_f1",
         threshold: float = 1.0,
-        match_options: Mapping[str, Any] | None = None,
-        **options: Any,
+        match_options: Mapping[str, object] | None = None,
+        **options: object,
     ) -> None:
         # deepeval copies a metric before measuring it by calling the class with the
         # attributes named as constructor parameters: the options are kept under
@@ -81,7 +80,7 @@ def _define() -> type:
         Every option of match_json is taken; an unknown metric or option, or a threshold
         outside [0, 1], raises ConfigError here, when the metric is made."""
 
-        def measure(self, test_case: LLMTestCase, *args: Any, **kwargs: Any) -> float:
+        def measure(self, test_case: LLMTestCase, *args: object, **kwargs: object) -> float:
             if test_case.expected_output is None:
                 raise MissingTestCaseParamsError(
                     f"{self.__name__} needs the test case's expected_output"
@@ -100,7 +99,7 @@ def _define() -> type:
             }
             return verdict.score
 
-        async def a_measure(self, test_case: LLMTestCase, *args: Any, **kwargs: Any) -> float:
+        async def a_measure(self, test_case: LLMTestCase, *args: object, **kwargs: object) -> float:
             return self.measure(test_case)
 
         def is_successful(self) -> bool:

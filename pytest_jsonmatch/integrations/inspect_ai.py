@@ -21,21 +21,24 @@ raises ImportError naming the extra when inspect-ai is missing.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .adapting import Scoring, made_on_first_use, missing_framework
+
+if TYPE_CHECKING:
+    from inspect_ai.scorer import Scorer
 
 EXTRA = "inspect-ai"
 __all__ = ["json_match"]  # noqa: F822 (made on first use, by __getattr__)
 
 
-def _define() -> Any:
+def _define() -> Callable[..., Scorer]:
     try:
         from inspect_ai.scorer import (
             CORRECT,
             INCORRECT,
             Score,
-            Scorer,
             Target,
             accuracy,
             mean,
@@ -47,7 +50,7 @@ def _define() -> Any:
         raise missing_framework(__name__, "inspect-ai", EXTRA, exc) from exc
 
     @scorer(metrics={"score": [mean(), stderr()], "passed": [accuracy(), stderr()]})
-    def json_match(metric: str = "field_f1", threshold: float = 1.0, **options: Any) -> Scorer:
+    def json_match(metric: str = "field_f1", threshold: float = 1.0, **options: object) -> Scorer:
         """Score the completion against the target with ``match_json(completion,
         target.text, metric, **options)``; pass when the score reaches ``threshold``. Every
         option of match_json is taken; an unknown metric or option, or a threshold outside

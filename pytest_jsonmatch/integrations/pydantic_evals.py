@@ -19,8 +19,6 @@ raises ImportError naming the extra when pydantic-evals is missing.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .adapting import Scoring, made_on_first_use, missing_framework
 
 EXTRA = "pydantic-evals"
@@ -34,7 +32,7 @@ class _Scored:
     metric: str
     threshold: float
     evaluation_name: str | None
-    options: dict[str, Any]
+    options: dict[str, object]
 
     def __init__(
         self,
@@ -42,7 +40,7 @@ class _Scored:
         threshold: float = 1.0,
         *,
         evaluation_name: str | None = None,
-        **options: Any,
+        **options: object,
     ) -> None:
         self._scoring = Scoring.checked(metric, threshold, options)
         self.metric = metric
@@ -63,7 +61,7 @@ def _define() -> type:
         raise missing_framework(__name__, "pydantic-evals", EXTRA, exc) from exc
 
     @dataclass(init=False, repr=False)
-    class JsonMatch(_Scored, Evaluator[Any, Any, Any]):
+    class JsonMatch(_Scored, Evaluator[object, object, object]):
         """Score the output against the expected output with ``match_json(output,
         expected_output, metric, **options)``; pass when the score reaches ``threshold``
         (and no field is below its ``min_score``). Every option of match_json is taken;
@@ -73,9 +71,11 @@ def _define() -> type:
         metric: str = "field_f1"
         threshold: float = 1.0
         evaluation_name: str | None = None
-        options: dict[str, Any] = field(default_factory=dict)
+        options: dict[str, object] = field(default_factory=dict)
 
-        def evaluate(self, ctx: EvaluatorContext[Any, Any, Any]) -> dict[str, EvaluationReason]:
+        def evaluate(
+            self, ctx: EvaluatorContext[object, object, object]
+        ) -> dict[str, EvaluationReason]:
             if ctx.expected_output is None:
                 return {}
             verdict = self._scoring.score(ctx.output, ctx.expected_output)
@@ -86,7 +86,7 @@ def _define() -> type:
                 f"{name}_pass": EvaluationReason(value=verdict.passed, reason=verdict.reason),
             }
 
-        def build_serialization_arguments(self) -> dict[str, Any]:
+        def build_serialization_arguments(self) -> dict[str, object]:
             # match_json's options as arguments of their own, as the constructor takes them,
             # so that a dataset file written with this evaluator reads back the same
             arguments = {

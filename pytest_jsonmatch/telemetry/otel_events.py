@@ -34,19 +34,30 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, TypeAlias, overload
 from urllib.parse import unquote
 
 from ..reporting.records import ERROR, PASSED, XPASSED, Comparison
 from ..version import __version__
 
 if TYPE_CHECKING:  # imported when our own export starts: it needs the otel extra's messages
+    from opentelemetry._logs import Logger
+    from opentelemetry.context import Context
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
+    from opentelemetry.sdk.trace import Span as SdkSpan
+    from opentelemetry.trace import Tracer
+    from opentelemetry.util.types import AnyValue
+
     from .otlp_export import Outbox, Signal
+
+# An event's or a span's attributes, as OpenTelemetry takes them.
+Attributes: TypeAlias = "dict[str, AnyValue]"
 
 EVENT = "gen_ai.evaluation.result"
 SEMCONV = "1.38.0"  # the GenAI semantic conventions these events follow
@@ -61,11 +72,11 @@ class CallMark:
 
     start_ns: int
     end_ns: int = 0
-    span: Any = None  # the user's SDK span (``ReadableSpan``)
+    span: ReadableSpan | None = None  # the user's SDK span
 
 
 _WATCHED: ContextVar[CallMark | None] = ContextVar("jsonmatch_watched_call", default=None)
-_WATCHING: weakref.WeakSet[Any] = weakref.WeakSet()  # tracer providers watched already
+_WATCHING: weakref.WeakSet[TracerProvider] = weakref.WeakSet()  # tracer providers watched already
 _LOCK = threading.Lock()
 _LOG = _logging.getLogger("pytest_jsonmatch.otel")
 
@@ -87,25 +98,29 @@ _GLOBAL = {
 }
 
 
-def users_provider(signal: Signal) -> Any:
+@overload
+def users_provider(signal: Literal["traces"]) -> TracerProvider | None: ...
+@overload
+def users_provider(signal: Literal["logs"]) -> LoggerProvider | None: ...
+def users_provider(signal: Signal) -> TracerProvider | LoggerProvider | None:
     """The SDK provider the user made global for ``signal``, else None. Whoever set one
     imported the API module first, so a session where nobody did imports nothing here."""
     module, getter, variable, method = _GLOBAL[signal]
     if module not in sys.modules and not os.environ.get(variable):
         return None
-    provider = getattr(import_module(module), getter)()
-    return provider if hasattr(provider, method) else None
+    provider: TracerProvider | LoggerProvider = getattr(import_module(module), getter)()
+    return provider if hasattr(provider, method) else None  # (the SDK's: it has the method)
 
 
 @cache
-def _first_span() -> Any:
+def _first_span() -> SpanProcessor:
     """A span processor that keeps, for a watched call, the first span started while it runs
     (made once the user's SDK is there; outside a watched call it does nothing, and the SDK
     has no way to remove a processor)."""
     from opentelemetry.sdk.trace import SpanProcessor
 
     class FirstSpan(SpanProcessor):
-        def on_start(self, span: Any, parent_context: Any = None) -> None:
+        def on_start(self, span: SdkSpan, parent_context: Context | None = None) -> None:
             mark = _WATCHED.get()
             if mark is not None and mark.span is None:
                 mark.span = span
@@ -123,9 +138,10 @@ class Telemetry:
         self._marks: dict[Hashable, CallMark] = {}
         self._ready = False
         self._broken = False  # the providers could not be made: nothing is sent
-        self._users: list[Any] = []  # the user's providers, flushed only
-        self._tracer: Any = None  # the user's tracer, else our spans go to the outbox
-        self._logger: Any = None  # the user's logger, else our events go to the outbox
+        # the user's providers, flushed only
+        self._users: list[TracerProvider | LoggerProvider] = []
+        self._tracer: Tracer | None = None  # the user's tracer, else our spans go to the outbox
+        self._logger: Logger | None = None  # the user's logger, else our events go to the outbox
         self._outbox: Outbox | None = None
 
     # -- providers --------------------------------------------------------------------------
@@ -284,7 +300,7 @@ class Telemetry:
 
 
 def _users_events(
-    logger: Any, events: list[dict[str, Any]], now: int, ids: tuple[bytes, bytes]
+    logger: Logger, events: list[Attributes], now: int, ids: tuple[bytes, bytes]
 ) -> None:
     """The events through the user's logger, in the context of the span ``ids``."""
     from opentelemetry import trace
@@ -305,7 +321,7 @@ def _users_events(
         )
 
 
-def _resource() -> Mapping[str, Any]:
+def _resource() -> Mapping[str, AnyValue]:
     """The resource of our spans and events: ``OTEL_RESOURCE_ATTRIBUTES`` (``key=value,...``,
     values URL-decoded) and ``OTEL_SERVICE_NAME`` read as the SDK's ``Resource.create()`` reads
     them, the service named ``pytest-jsonmatch`` when neither names it. The SDK's resource
@@ -314,7 +330,7 @@ def _resource() -> Mapping[str, Any]:
     if os.environ.get("OTEL_EXPERIMENTAL_RESOURCE_DETECTORS", "").strip():
         from opentelemetry.sdk.resources import Resource
 
-        attributes = dict(Resource.create().attributes)
+        attributes: Attributes = dict(Resource.create().attributes)
     else:
         attributes = {
             "telemetry.sdk.language": "python",
@@ -335,7 +351,7 @@ def _resource() -> Mapping[str, Any]:
     return attributes
 
 
-async def _watched(awaitable: Any, mark: CallMark) -> object:
+async def _watched(awaitable: Awaitable[object], mark: CallMark) -> object:
     """An async target's coroutine, awaited under its call's mark (on the runner's loop)."""
     token = _WATCHED.set(mark)
     mark.start_ns = time.time_ns()
@@ -357,9 +373,9 @@ def _times(call: Mapping[str, object] | None, mark: CallMark | None) -> tuple[in
     return now, now
 
 
-def _call_attributes(comparison: Comparison) -> dict[str, Any]:
+def _call_attributes(comparison: Comparison) -> Attributes:
     """A case span's attributes: the case, where its output came from, the call's usage."""
-    out: dict[str, Any] = {
+    out: Attributes = {
         "jsonmatch.case_id": comparison.case_id,
         "jsonmatch.source": comparison.source,
     }
@@ -406,9 +422,9 @@ def error_type(comparison: Comparison) -> str:
     return head if colon and head.isidentifier() else "_OTHER"
 
 
-def case_attributes(comparison: Comparison, span: Any) -> dict[str, Any]:
+def case_attributes(comparison: Comparison, span: ReadableSpan | None) -> Attributes:
     """The attributes of a case's event."""
-    out: dict[str, Any] = {
+    out: Attributes = {
         "gen_ai.evaluation.name": comparison.metric,
         "gen_ai.evaluation.score.value": float(comparison.score),
         "gen_ai.evaluation.score.label": label(comparison),
@@ -433,7 +449,7 @@ def case_attributes(comparison: Comparison, span: Any) -> dict[str, Any]:
     return out
 
 
-def field_attributes(comparison: Comparison) -> list[dict[str, Any]]:
+def field_attributes(comparison: Comparison) -> list[Attributes]:
     """One event's attributes per field of a scored comparison: the metric, the field's
     score and its status as the engine names it (its label)."""
     return [

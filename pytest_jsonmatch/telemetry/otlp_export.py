@@ -32,17 +32,26 @@ import urllib.request
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal, Protocol, TypeAlias, cast
 
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
+from opentelemetry.proto.logs.v1.logs_pb2 import ResourceLogs
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
 from ..engine.core.numbers import whole_in
 
+if TYPE_CHECKING:
+    from opentelemetry.proto.common.v1.common_pb2 import KeyValue
+    from opentelemetry.util.types import AnyValue
+
 Signal = Literal["traces", "logs"]
+# A request of either signal.
+_Request: TypeAlias = "ExportLogsServiceRequest | ExportTraceServiceRequest"
+# A message's fields in the dict form the messages' constructors and ``add`` take.
+_Fields: TypeAlias = dict[str, object]
 _LOG = logging.getLogger("pytest_jsonmatch.otel")
 _RETRY = frozenset({429, 502, 503, 504})
 _TRIES = 6
@@ -50,6 +59,14 @@ _SAMPLED = 0x01  # W3C trace flags
 _LOCAL_PARENT = 0x100  # Span.flags: whether the parent is remote is known (it is not)
 # the processors' defaults: (schedule delay in ms, batch size, queue size)
 _BATCHING = {"traces": ("OTEL_BSP", 5000, 512, 2048), "logs": ("OTEL_BLRP", 1000, 512, 2048)}
+
+
+class _Messages(Protocol):
+    """A request's repeated field of spans or log records, as filled here."""
+
+    def add(self, **fields: object) -> object: ...
+
+    def __len__(self) -> int: ...
 
 
 def new_ids() -> tuple[bytes, bytes]:
@@ -69,7 +86,7 @@ _KIND = {
 }
 
 
-def any_value(value: Any) -> dict[str, Any]:
+def any_value(value: object) -> _Fields:
     """An attribute's value as OTLP holds it, in the dict form the message constructors take
     (several times faster than building each ``AnyValue`` and ``KeyValue`` apart)."""
     kind = _KIND.get(type(value))
@@ -83,8 +100,8 @@ def any_value(value: Any) -> dict[str, Any]:
     return {"string_value": str(value)}
 
 
-def key_values(attributes: Mapping[str, Any]) -> Any:
-    """The ``KeyValue`` list in dict form (Any: the messages' stubs name only the classes)."""
+def key_values(attributes: Mapping[str, AnyValue]) -> list[_Fields]:
+    """The ``KeyValue`` list in dict form."""
     return [{"key": key, "value": any_value(value)} for key, value in attributes.items()]
 
 
@@ -161,9 +178,9 @@ class _Queue:
     delay: float  # seconds a message may wait for its batch
     batch: int
     limit: int
-    full: list[Any] = field(default_factory=list)  # requests of ``batch`` messages each
-    request: Any = None  # the request the next messages go into
-    messages: Any = None  # its repeated field of spans or log records
+    full: list[_Request] = field(default_factory=list)  # requests of ``batch`` messages each
+    request: _Request | None = None  # the request the next messages go into
+    messages: _Messages | None = None  # its repeated field of spans or log records
     since: float = 0.0  # when the first message of ``request`` came
     waiting: int = 0  # messages in ``full`` and ``request``
     dropped: int = 0
@@ -187,7 +204,7 @@ class _Queue:
             number("MAX_QUEUE_SIZE", limit),
         )
 
-    def add(self, fields: dict[str, Any]) -> bool:
+    def add(self, fields: _Fields) -> bool:
         """A message built from ``fields`` into the current request; whether the sending
         thread should look again (a new batch began, or one is full)."""
         if self.waiting >= self.limit:
@@ -205,7 +222,7 @@ class _Queue:
         self.waiting += 1
         if len(self.messages) < self.batch:
             return len(self.messages) == 1  # the thread learns when this batch is due
-        self.full.append(self.request)
+        self.full.append(cast("_Request", self.request))  # (made with ``messages``)
         self.request = self.messages = None
         return True
 
@@ -216,7 +233,7 @@ class _Queue:
             and (closing or now - self.since >= self.delay)
         )
 
-    def take(self) -> list[Any]:
+    def take(self) -> list[_Request]:
         """The requests to send now: the full ones, and the one being filled."""
         out, self.full = self.full, []
         if self.request is not None:
@@ -234,7 +251,7 @@ class Outbox:
     def __init__(
         self,
         signals: tuple[Signal, ...],
-        resource: Callable[[], Mapping[str, Any]],
+        resource: Callable[[], Mapping[str, AnyValue]],
         scope: tuple[str, str],
     ) -> None:
         self._queues = {signal: _Queue.of(signal) for signal in signals}
@@ -259,7 +276,7 @@ class Outbox:
         timestamp: int,
         trace_id: bytes,
         span_id: bytes,
-        attributes: Mapping[str, Any],
+        attributes: Mapping[str, AnyValue],
     ) -> None:
         """An event: a log record with an event name, in the span ``span_id``."""
         self._add(
@@ -282,12 +299,12 @@ class Outbox:
         span_id: bytes,
         start: int,
         end: int,
-        attributes: Mapping[str, Any],
+        attributes: Mapping[str, AnyValue],
         error: str | None,
     ) -> None:
         """A root span of kind INTERNAL; ``error`` (a message, maybe empty) sets its status
         to ERROR."""
-        fields = {
+        fields: _Fields = {
             "trace_id": trace_id,
             "span_id": span_id,
             "name": name,
@@ -301,7 +318,7 @@ class Outbox:
             fields["status"] = {"code": Status.STATUS_CODE_ERROR, "message": error}
         self._add("traces", fields)
 
-    def _add(self, signal: Signal, fields: dict[str, Any]) -> None:
+    def _add(self, signal: Signal, fields: _Fields) -> None:
         with self._wake:
             if self._queues[signal].add(fields):
                 self._wake.notify()
@@ -352,19 +369,19 @@ class Outbox:
                         "pytest-jsonmatch: a batch of %s could not be sent", queue.signal
                     )
 
-    def _body(self, request: Any) -> bytes:
+    def _body(self, request: _Request) -> bytes:
         """The request with its resource and scope, serialized."""
         if self._resource is None:
-            self._resource = Resource(attributes=key_values(self._resource_of()))
+            # (a KeyValue's dict form: the constructors take it, the stubs name the class)
+            attributes = cast("list[KeyValue]", key_values(self._resource_of()))
+            self._resource = Resource(attributes=attributes)
         first = (
             request.resource_logs
             if isinstance(request, ExportLogsServiceRequest)
             else request.resource_spans
         )[0]
         first.resource.CopyFrom(self._resource)
-        scoped = (
-            first.scope_logs if isinstance(request, ExportLogsServiceRequest) else first.scope_spans
-        )
+        scoped = first.scope_logs if isinstance(first, ResourceLogs) else first.scope_spans
         scoped[0].scope.CopyFrom(self._scope)
         return bytes(request.SerializeToString())
 

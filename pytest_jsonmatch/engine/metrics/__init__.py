@@ -24,8 +24,6 @@ by name imports it through :func:`metric_named`, so the built-in ones are always
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..comparing.registry import (
     REGISTRY,
     Registry,
@@ -62,7 +60,7 @@ for _metric in BUILTIN:
     REGISTRY.register_builtin_metric(_metric)
 
 
-def metric_named(name: Any, registry: Registry = REGISTRY) -> Metric:
+def metric_named(name: object, registry: Registry = REGISTRY) -> Metric:
     """The metric registered as ``name`` (a built-in or a registered one), or ConfigError
     listing the known names."""
     return registry.metric(name)

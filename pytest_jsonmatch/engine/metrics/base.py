@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TypeAlias
 
 from ..comparing.comparators import BoundComparator, comparator_defaults
-from ..comparing.registry import REGISTRY, Registry
+from ..comparing.registry import REGISTRY, Binder, Registry
 from ..configuring.walk_config import WalkConfig, field_rules, schema_node
 from ..core.errors import ConfigError, did_you_mean, known_names
-from ..core.values import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING
+from ..core.values import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, JsonValue
 from ..reading.parse import check_truncated
 from ..results.field_results import FieldResult, f_beta
 from ..schemas.eval_schema import SchemaReader
@@ -28,6 +28,9 @@ from ..schemas.eval_schema import SchemaReader
 COMMON_OPTIONS = frozenset(
     {"ignore", "fields", "align", "schema", "embedder", "truncated", "conformance"}
 )
+# A metric's options as the user gives them, by name (checked where each is read: a schema
+# may be a pydantic model class, an embedder an object of the user's).
+Options: TypeAlias = Mapping[str, object]
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,7 @@ class Metric:
 
     name: str
     options: frozenset[str]
-    configure: Callable[[dict[str, Any], Registry], WalkConfig]
+    configure: Callable[[dict[str, object], Registry], WalkConfig]
     headline: str = "recall"
     allow_array: bool = False
     description: str = ""
@@ -45,32 +48,28 @@ class Metric:
     schema_reader: SchemaReader | None = None
     # what the metric makes of both values before the walk, given its configuration
     # (structural_f1: keeps what its schema names, and checks it)
-    prepare: Callable[[WalkConfig, Any, Any], tuple[Any, Any]] | None = None
+    prepare: Callable[[WalkConfig, JsonValue, JsonValue], tuple[JsonValue, JsonValue]] | None = None
     # the part of each side the metric compares, from the options (json_similarity:
     # UiPath's target_output_key); runs after parsing, before the walk
-    target: Callable[[Any, Any, Mapping[str, Any]], tuple[Any, Any]] | None = None
+    target: Callable[[JsonValue, JsonValue, Options], tuple[JsonValue, JsonValue]] | None = None
     # what the metric does with the walk's field results before they are counted, from the
     # options and the registry (field_f1: the post_process option)
-    finish: Callable[[list[FieldResult], Mapping[str, Any], Registry], list[FieldResult]] | None = (
-        None
-    )
+    finish: Callable[[list[FieldResult], Options, Registry], list[FieldResult]] | None = None
     # under which options ``finish`` changes anything (None: under any)
-    finishes_when: Callable[[Mapping[str, Any]], bool] | None = None
+    finishes_when: Callable[[Options], bool] | None = None
     # the beta of an ``f_beta`` headline, read from the options (None: F1)
-    beta: Callable[[Mapping[str, Any]], float] | None = None
+    beta: Callable[[Options], float] | None = None
     # a metric that makes the field results itself instead of the walk, from both values
     # and the options (tool_calls: calls paired, each name and argument a field)
-    score_fields: Callable[[Any, Any, Mapping[str, Any]], list[FieldResult]] | None = None
+    score_fields: Callable[[JsonValue, JsonValue, Options], list[FieldResult]] | None = None
 
-    def finishes(self, options: Mapping[str, Any]) -> bool:
+    def finishes(self, options: Options) -> bool:
         """Whether the ``finish`` step rewrites the field results under ``options``."""
         return self.finish is not None and (
             self.finishes_when is None or self.finishes_when(options)
         )
 
-    def headline_score(
-        self, precision: float, recall: float, f1: float, options: Mapping[str, Any]
-    ) -> float:
+    def headline_score(self, precision: float, recall: float, f1: float, options: Options) -> float:
         """The metric's one score: recall, or F-beta (F1 unless the metric reads a beta)."""
         if self.headline == "recall":
             return recall
@@ -78,7 +77,9 @@ class Metric:
         return f1 if beta == 1.0 else f_beta(precision, recall, beta)
 
 
-def type_policy(registry: Any, string: Any, number: Any) -> dict[str, BoundComparator]:
+def type_policy(
+    registry: Registry | Binder, string: object, number: object
+) -> dict[str, BoundComparator]:
     """A comparator per JSON type: ``string`` and ``number`` comparator specs, exact for the
     rest."""
     exact = registry.comparator("exact")
@@ -95,13 +96,11 @@ def type_policy(registry: Any, string: Any, number: Any) -> dict[str, BoundCompa
 # Configurations kept per metric, registry state and options, when the options are plain
 # scalars (``align="hungarian"``): a configuration caches what it works out (its per-type
 # tables, its inline plans), which one comparison after another would otherwise redo.
-_BASE_CONFIGS: dict[tuple[Any, ...], WalkConfig] = {}
+_BASE_CONFIGS: dict[tuple[object, ...], WalkConfig] = {}
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
-def configure(
-    metric: Metric, options: Mapping[str, Any], registry: Registry = REGISTRY
-) -> WalkConfig:
+def configure(metric: Metric, options: Options, registry: Registry = REGISTRY) -> WalkConfig:
     """Check ``options`` against ``metric`` and build its walk configuration."""
     if not options:
         return _kept((metric.name, id(registry), registry.generation), metric, options, registry)
@@ -112,9 +111,7 @@ def configure(
     return _configured(metric, options, registry)
 
 
-def _options_key(
-    metric: Metric, options: Mapping[str, Any], registry: Registry
-) -> tuple[Any, ...] | None:
+def _options_key(metric: Metric, options: Options, registry: Registry) -> tuple[object, ...] | None:
     """The key a configuration of ``options`` is kept under, or None when it is not kept:
     an option that is not a plain scalar (field rules, an alignment by key), a schema
     (a file's may change between calls), an embedder (named in the registry's state)."""
@@ -130,7 +127,7 @@ def _options_key(
 
 
 def _kept(
-    key: tuple[Any, ...], metric: Metric, options: Mapping[str, Any], registry: Registry
+    key: tuple[object, ...], metric: Metric, options: Options, registry: Registry
 ) -> WalkConfig:
     cfg = _BASE_CONFIGS.get(key)
     if cfg is None or cfg.registry is not registry:
@@ -140,7 +137,7 @@ def _kept(
     return cfg
 
 
-def _configured(metric: Metric, options: Mapping[str, Any], registry: Registry) -> WalkConfig:
+def _configured(metric: Metric, options: Options, registry: Registry) -> WalkConfig:
     if not options:
         return metric.configure({}, registry)
     opts = dict(options)
@@ -154,7 +151,7 @@ def _configured(metric: Metric, options: Mapping[str, Any], registry: Registry) 
     return replace(cfg, rules=field_rules(opts, binder), schema=schema)
 
 
-def check_options(metric: Metric, options: Mapping[str, Any]) -> None:
+def check_options(metric: Metric, options: Options) -> None:
     unknown = [name for name in options if name not in metric.options]
     if unknown:
         raise ConfigError(

@@ -7,9 +7,6 @@ hallucinations. The ``post_process`` option runs post-processors over the field 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from ..comparing.comparators import BoundComparator, by_kind, comparator_defaults
 from ..comparing.field_spec import parse_align
 from ..comparing.registry import Registry
@@ -17,12 +14,12 @@ from ..configuring.walk_config import WalkConfig
 from ..core.values import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING
 from ..results.field_results import FieldResult
 from ..results.post_processors import run_post_processors
-from .base import COMMON_OPTIONS, Metric
+from .base import COMMON_OPTIONS, Metric, Options
 
 _F1_POLICIES: dict[tuple[int, int, str], tuple[Registry, dict[str, BoundComparator]]] = {}
 
 
-def _f1_policy(opts: dict[str, Any], registry: Registry) -> dict[str, BoundComparator]:
+def _f1_policy(opts: dict[str, object], registry: Registry) -> dict[str, BoundComparator]:
     """extract-eval's comparator per type (``set_type_default`` changes them), kept per
     registry state and comparator defaults."""
     binder = registry.with_defaults(comparator_defaults(opts))
@@ -49,7 +46,7 @@ def _f1_policy(opts: dict[str, Any], registry: Registry) -> dict[str, BoundCompa
     return policy
 
 
-def _configure(opts: dict[str, Any], registry: Registry) -> WalkConfig:
+def _configure(opts: dict[str, object], registry: Registry) -> WalkConfig:
     return WalkConfig(
         type_policy=_f1_policy(opts, registry),
         schema_driven=True,
@@ -59,9 +56,7 @@ def _configure(opts: dict[str, Any], registry: Registry) -> WalkConfig:
     )
 
 
-def _finish(
-    fields: list[FieldResult], options: Mapping[str, Any], registry: Registry
-) -> list[FieldResult]:
+def _finish(fields: list[FieldResult], options: Options, registry: Registry) -> list[FieldResult]:
     if not options or options.get("post_process") is None:
         return fields
     return run_post_processors(options["post_process"], fields, registry.post_processors)

@@ -4,8 +4,6 @@ the actual output do not count."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..comparing.registry import Registry
 from ..configuring.walk_config import WalkConfig
 from ..core.values import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING
@@ -20,7 +18,7 @@ def top_level_fields(comparator: str, registry: Registry) -> WalkConfig:
     return WalkConfig(type_policy=policy, leaf_depth=1, count_extras=False, registry=registry)
 
 
-def _configure(opts: dict[str, Any], registry: Registry) -> WalkConfig:
+def _configure(opts: dict[str, object], registry: Registry) -> WalkConfig:
     return top_level_fields("exact", registry)
 
 

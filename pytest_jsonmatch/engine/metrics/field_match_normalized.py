@@ -3,15 +3,13 @@ every string, at any depth (arrays kept in order)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..comparing.registry import Registry
 from ..configuring.walk_config import WalkConfig
 from .base import COMMON_OPTIONS, Metric
 from .field_match import top_level_fields
 
 
-def _configure(opts: dict[str, Any], registry: Registry) -> WalkConfig:
+def _configure(opts: dict[str, object], registry: Registry) -> WalkConfig:
     return top_level_fields("normalized", registry)
 
 

@@ -13,13 +13,12 @@ index. A path missing on either side is a ParseError naming the path and the sid
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
 
 from ..comparing.registry import Registry
 from ..configuring.walk_config import WalkConfig
 from ..core.errors import ConfigError, ParseError, known_names, shown
-from .base import COMMON_OPTIONS, Metric, type_policy
+from ..core.values import JsonValue
+from .base import COMMON_OPTIONS, Metric, Options, type_policy
 
 _TOKEN = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
@@ -35,7 +34,7 @@ def path_steps(path: str) -> list[str | int]:
     return steps
 
 
-def resolve(value: Any, path: str, side: str) -> Any:
+def resolve(value: JsonValue, path: str, side: str) -> JsonValue:
     """The value at ``path`` in ``value``; ParseError naming the path, the side and the step
     that fails when it is not there."""
     current = value
@@ -71,7 +70,7 @@ def resolve(value: Any, path: str, side: str) -> Any:
     return current
 
 
-def select(expected: Any, actual: Any, target: Any) -> tuple[Any, Any]:
+def select(expected: JsonValue, actual: JsonValue, target: object) -> tuple[JsonValue, JsonValue]:
     """The parts of both sides ``target`` names (see the module's docstring)."""
     if target is None or target == "*":
         return expected, actual
@@ -87,11 +86,13 @@ def select(expected: Any, actual: Any, target: Any) -> tuple[Any, Any]:
     )
 
 
-def _target(expected: Any, actual: Any, options: Mapping[str, Any]) -> tuple[Any, Any]:
+def _target(
+    expected: JsonValue, actual: JsonValue, options: Options
+) -> tuple[JsonValue, JsonValue]:
     return select(expected, actual, options.get("target_output_key") if options else None)
 
 
-def _configure(opts: dict[str, Any], registry: Registry) -> WalkConfig:
+def _configure(opts: dict[str, object], registry: Registry) -> WalkConfig:
     return WalkConfig(
         type_policy=type_policy(registry, "levenshtein", "relative"),
         count_extras=False,

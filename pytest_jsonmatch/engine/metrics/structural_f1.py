@@ -18,8 +18,8 @@ not list are dropped when ``additionalProperties`` is true and an error otherwis
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, cast
 
 from ..comparing.comparators import BoundComparator, by_kind, comparator_defaults
 from ..comparing.registry import Registry
@@ -27,9 +27,12 @@ from ..configuring.walk_config import WalkConfig, unit_number
 from ..core.errors import ConfigError, SchemaError, shown
 from ..core.numbers import is_finite_number
 from ..core.paths import display_path, index_segment, key_segment
-from ..core.values import BOOLEAN, NUMBER, STRING, schema_type
+from ..core.values import BOOLEAN, NUMBER, STRING, JsonObject, JsonValue, schema_type
 from ..schemas.eval_schema import SchemaNode
-from .base import COMMON_OPTIONS, Metric, type_policy
+from .base import COMMON_OPTIONS, Metric, Options, type_policy
+
+if TYPE_CHECKING:
+    from ..comparing.registry import Binder
 
 CONFIG_OPTIONS = (
     "string_evaluation_type",
@@ -55,7 +58,9 @@ _PARAMS = {
 }
 
 
-def evaluator_spec(definition: Any, what: str, embedder_given: bool) -> Any:
+def evaluator_spec(
+    definition: object, what: str, embedder_given: bool
+) -> str | dict[str, dict[str, object]]:
     """The comparator spec of one structeval evaluation definition. ``embedder_given``: the
     ``embedder`` option names the embedder of cosine evaluators (it wins over
     ``embedding_model``)."""
@@ -85,7 +90,7 @@ def evaluator_spec(definition: Any, what: str, embedder_given: bool) -> Any:
     return kind  # binary, jaccard
 
 
-def _kind_and_params(definition: Any, what: str) -> tuple[str, Mapping[str, Any]]:
+def _kind_and_params(definition: object, what: str) -> tuple[str, Mapping[str, object]]:
     """An evaluation definition's type and parameters, checked: a mapping of those two keys
     only, a type ``what`` allows, parameters that type takes."""
     if not isinstance(definition, Mapping):
@@ -117,7 +122,7 @@ def _kind_and_params(definition: Any, what: str) -> tuple[str, Mapping[str, Any]
 
 
 def configured_policy(
-    opts: Mapping[str, Any], binder: Any, number: Any, string: Any
+    opts: Options, binder: Registry | Binder, number: BoundComparator, string: BoundComparator
 ) -> dict[str, BoundComparator] | None:
     """structural_f1's comparators for strings, booleans and numbers when structeval's
     configuration keys are given (None when none is): ``number`` and ``string`` are the
@@ -164,7 +169,7 @@ def configured_policy(
 
 
 def read_schema_keys(
-    keywords: Mapping[str, Any], binder: Any, where: str
+    keywords: Mapping[str, JsonValue], binder: Registry | Binder, where: str
 ) -> BoundComparator | None:
     """The comparator structeval's own schema keys give a node: ``x-override-evaluator``,
     or binary for an enum (``x-eval-compare``, when given, wins over an enum)."""
@@ -187,7 +192,9 @@ def read_schema_keys(
 # -- values checked against the schema, and what it does not list dropped ------------------------
 
 
-def keep_schema_fields(cfg: WalkConfig, expected: Any, actual: Any) -> tuple[Any, Any]:
+def keep_schema_fields(
+    cfg: WalkConfig, expected: JsonValue, actual: JsonValue
+) -> tuple[JsonValue, JsonValue]:
     """Both values as structeval reads them through a schema: checked against it (a value of
     another type is a SchemaError naming the side and path), and without the properties it
     does not list where ``additionalProperties`` allows them (else those are errors). Null
@@ -200,7 +207,7 @@ def keep_schema_fields(cfg: WalkConfig, expected: Any, actual: Any) -> tuple[Any
     )
 
 
-_FITS = {
+_FITS: dict[str, Callable[[JsonValue], bool]] = {
     "string": lambda v: type(v) is str,
     # structeval tests isinstance(value, int): a boolean passes for an integer or a number
     "integer": lambda v: isinstance(v, int),
@@ -212,7 +219,7 @@ _FITS = {
 }
 
 
-def _keep(cfg: WalkConfig, node: SchemaNode, value: Any, side: str, path: str) -> Any:
+def _keep(cfg: WalkConfig, node: SchemaNode, value: JsonValue, side: str, path: str) -> JsonValue:
     if value is None or node.skip:
         return value
     kinds = node.allowed if node.type == "multi" else ((node.type,) if node.type else ())
@@ -224,7 +231,7 @@ def _keep(cfg: WalkConfig, node: SchemaNode, value: Any, side: str, path: str) -
     if node.spec.comparator is not None:
         return value  # compared whole
     if type(value) is dict and node.properties is not None:
-        out = {}
+        out: JsonObject = {}
         for key, child in value.items():
             child_path = key_segment(path, key)
             if key in node.properties:
@@ -255,12 +262,13 @@ def _others_allowed(node: SchemaNode) -> bool:
 # -- the metric ------------------------------------------------------------------------------
 
 
-def _beta(options: Mapping[str, Any]) -> float:
-    return float(options.get("beta", 1.0))
+def _beta(options: Options) -> float:
+    return float(cast(float, options.get("beta", 1.0)))  # (a number: _configure checks it)
 
 
-def _configure(opts: dict[str, Any], registry: Registry) -> WalkConfig:
-    if "beta" in opts and (not is_finite_number(opts["beta"]) or opts["beta"] <= 0):
+def _configure(opts: dict[str, object], registry: Registry) -> WalkConfig:
+    # (is_finite_number: an int or a float)
+    if "beta" in opts and (not is_finite_number(opts["beta"]) or cast(float, opts["beta"]) <= 0):
         raise ConfigError(f"beta must be a positive number, not {shown(opts['beta'])}")
     threshold = unit_number(opts.get("array_matching_threshold", 0.3), "array_matching_threshold")
     binder = registry.with_defaults(comparator_defaults(opts))

@@ -11,13 +11,13 @@ of equal fields, by functions generated per element shape (equal_fields.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import cast
 
 from ..comparing.field_spec import Align, FieldSpec
 from ..configuring.walk_config import WalkConfig
 from ..core.paths import Where
-from ..core.values import canonical_key, json_equal
+from ..core.values import JsonArray, JsonObject, JsonValue, canonical_key, json_equal
 from ..results.field_results import WalkOutput, f_beta, precision_recall
 from ..schemas.eval_schema import SchemaNode
 from . import assignment
@@ -28,7 +28,7 @@ from .pair_scores import SMALL_PAIRS, LineScores, pair_scores
 
 # Walks one candidate pair (expected, actual, where it sits): its output, and whether it is
 # complete (no batch score pending), so that a chosen pair's walk can be taken as it is.
-CandidateWalk = Callable[[Any, Any, Where], tuple[WalkOutput, bool]]
+CandidateWalk = Callable[[JsonValue, JsonValue, Where], tuple[WalkOutput, bool]]
 
 
 def alignment(cfg: WalkConfig, spec: FieldSpec | None) -> Align:
@@ -41,8 +41,8 @@ def alignment(cfg: WalkConfig, spec: FieldSpec | None) -> Align:
 def choose_pairs(
     cfg: WalkConfig,
     budget: PairBudget,
-    expected: list[Any],
-    actual: list[Any],
+    expected: Sequence[JsonValue],
+    actual: Sequence[JsonValue],
     where: Where,
     items: SchemaNode | None,
     spec: FieldSpec | None,
@@ -80,8 +80,8 @@ def choose_pairs(
 def _assigned(
     cfg: WalkConfig,
     budget: PairBudget,
-    expected: list[Any],
-    actual: list[Any],
+    expected: Sequence[JsonValue],
+    actual: Sequence[JsonValue],
     where: Where,
     items: SchemaNode | None,
     mode: str,
@@ -125,7 +125,11 @@ def _assigned(
 
 
 def _identical(
-    cfg: WalkConfig, expected: list[Any], actual: list[Any], items: SchemaNode | None, path: str
+    cfg: WalkConfig,
+    expected: Sequence[JsonValue],
+    actual: Sequence[JsonValue],
+    items: SchemaNode | None,
+    path: str,
 ) -> assignment.Assignment | None:
     """Pairs of identical elements (see assignment.identical_pairs) when identical elements are
     sure to score 1 (the array at ``path``)."""
@@ -142,18 +146,22 @@ def _identical(
     return assignment.identical_pairs(expected, actual)
 
 
-def _shallow(elements: list[Any]) -> bool:
+def _shallow(elements: Sequence[JsonValue]) -> bool:
     """Whether no element holds a container (an element may be one: a flat object)."""
     for element in elements:
         kind = type(element)
         if kind is dict or kind is list:
-            for item in element.values() if kind is dict else element:
+            # (a container: its type was read above)
+            children = (
+                cast(JsonObject, element).values() if kind is dict else cast(JsonArray, element)
+            )
+            for item in children:
                 if type(item) is dict or type(item) is list:
                     return False
     return True
 
 
-def _repeats(elements: list[Any]) -> bool:
+def _repeats(elements: Sequence[JsonValue]) -> bool:
     """Whether some element occurs twice. Two equal elements score alike against every
     partner, so pairings that swap them tie, and only the dense method says which one it
     returns (blockwise.py would find the tie after a pass over every score). Only a
@@ -161,7 +169,7 @@ def _repeats(elements: list[Any]) -> bool:
     object's items in their order (the same object with its keys in another order is
     missed, and found as a tie later; ``True`` and ``1`` count alike, which at worst takes
     the dense method for nothing), the JSON key where values nest."""
-    seen: set[Any] = set()
+    seen: set[object] = set()
     for element in elements:
         try:
             key = tuple(element.items()) if type(element) is dict else element

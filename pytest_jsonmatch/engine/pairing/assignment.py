@@ -8,10 +8,18 @@ partner, or a partner that clearly dominates all its other candidates.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING, TypeAlias, cast
 
-from ..core.values import canonical_key
+from ..core.values import JsonValue, canonical_key
+
+if TYPE_CHECKING:
+    import numpy
+    from numpy.typing import NDArray
+
+# A matrix of pair scores (or a line of them), and an array of element indices (numpy).
+Floats: TypeAlias = "NDArray[numpy.float64]"
+Indices: TypeAlias = "NDArray[numpy.intp]"
 
 Pairs = list[tuple[int, int]]
 # pairs with their scores, and the elements of each side left unpaired
@@ -28,7 +36,7 @@ def ordered_pairs(n_expected: int, n_actual: int) -> tuple[Pairs, list[int], lis
     )
 
 
-def _key_value(element: Any, key: str) -> Any:
+def _key_value(element: JsonValue, key: str) -> object:
     """The element's key as a hashable value, or None when it has no usable key (not an
     object, no such field, or a value that is not a string or a number)."""
     if not isinstance(element, dict) or key not in element:
@@ -40,11 +48,11 @@ def _key_value(element: Any, key: str) -> Any:
 
 
 def key_field_pairs(
-    expected: Sequence[Any], actual: Sequence[Any], key: str
+    expected: Sequence[JsonValue], actual: Sequence[JsonValue], key: str
 ) -> tuple[Pairs, list[int], list[int]]:
     """Pair elements whose ``key`` fields are equal; the first element with a given key wins
     and later duplicates stay unpaired."""
-    by_key: dict[Any, int] = {}
+    by_key: dict[object, int] = {}
     unkeyed_actual: list[int] = []
     for j, element in enumerate(actual):
         kv = _key_value(element, key)
@@ -54,7 +62,7 @@ def key_field_pairs(
             by_key[kv] = j
     pairs: Pairs = []
     lone_expected: list[int] = []
-    seen: set[Any] = set()
+    seen: set[object] = set()
     used: set[int] = set()
     for i, element in enumerate(expected):
         kv = _key_value(element, key)
@@ -70,7 +78,9 @@ def key_field_pairs(
     return pairs, lone_expected, lone_actual
 
 
-def identical_pairs(expected: Sequence[Any], actual: Sequence[Any]) -> Assignment | None:
+def identical_pairs(
+    expected: Sequence[JsonValue], actual: Sequence[JsonValue]
+) -> Assignment | None:
     """Pairs of identical elements, when every element of the shorter array has an identical
     partner (first unused one, in order); None otherwise.
 
@@ -86,7 +96,7 @@ def identical_pairs(expected: Sequence[Any], actual: Sequence[Any]) -> Assignmen
     for element in expected[:4]:  # a cheap necessary condition first, kept O(n): an
         if element not in actual:  # equal (==) partner for the first few elements
             return None
-    waiting: dict[Any, list[int]] = {}
+    waiting: dict[Hashable, list[int]] = {}
     for j in range(len(actual) - 1, -1, -1):  # reversed, so that pop() gives the first
         waiting.setdefault(canonical_key(actual[j]), []).append(j)
     kept = []
@@ -133,7 +143,10 @@ def dominant_pairs(
 
 
 def assign(
-    scores: Any, keep_above: float, minimize_distance: bool = False, scale: float = 1.0
+    scores: list[list[float]] | Floats,
+    keep_above: float,
+    minimize_distance: bool = False,
+    scale: float = 1.0,
 ) -> Assignment:
     """Optimal one-to-one pairing maximising the total score; pairs scoring ``keep_above``
     or less are dropped. ``scores`` is a matrix, or a list of rows (small arrays) holding
@@ -160,11 +173,12 @@ def assign(
     if chosen is None:
         from scipy.optimize import linear_sum_assignment
 
+        matrix = cast("Floats", scores)  # (a list of rows was made a matrix above)
         if minimize_distance:
-            rows, cols = linear_sum_assignment(1.0 - scores)
+            rows, cols = linear_sum_assignment(1.0 - matrix)
         else:
-            rows, cols = linear_sum_assignment(scores, maximize=True)
-        chosen = [(int(i), int(j), float(scores[i, j])) for i, j in zip(rows, cols)]
+            rows, cols = linear_sum_assignment(matrix, maximize=True)
+        chosen = [(int(i), int(j), float(matrix[i, j])) for i, j in zip(rows, cols)]
         chosen.sort()
     return kept_pairs(chosen, n, m, keep_above)
 

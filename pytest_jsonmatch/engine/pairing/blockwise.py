@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..comparing.all_pairs import blocks_of_one_array, np
 from . import assignment
+from .assignment import Floats, Indices
 from .pair_scores import LineScores
 
 # Cells of one block of scores (float64: 64 MB; what is prepared once per block, the other
@@ -58,13 +59,13 @@ class _Scan(NamedTuple):
 
     shape: tuple[int, int]
     by_rows: bool
-    best: Any
-    lines: Any
-    partners: Any
-    values: Any
-    above_zero: tuple[Any, Any] | None
+    best: Floats
+    lines: Indices
+    partners: Indices
+    values: Floats
+    above_zero: tuple[Indices, Floats] | None
 
-    def cells(self) -> tuple[Any, Any, Any]:
+    def cells(self) -> tuple[Indices, Indices, Floats]:
         """The cells above 0 as (expected index, actual index, score): the same bits as the
         whole matrix holds there."""
         flat, values = self.above_zero  # type: ignore[misc]
@@ -91,8 +92,8 @@ def _scan(scores: LineScores) -> _Scan | None:
     by_rows = n <= m
     lines, across = (n, m) if by_rows else (m, n)
     best = np().empty(lines)
-    found: list[tuple[Any, Any, Any]] = []
-    kept: list[tuple[Any, Any]] | None = []
+    found: list[tuple[Indices, Indices, Floats]] = []
+    kept: list[tuple[Indices, Floats]] | None = []
     count = kept_count = 0
     step = max(1, BLOCK_CELLS // max(across, 1))
     for start in range(0, lines, step):
@@ -137,18 +138,18 @@ def _scan(scores: LineScores) -> _Scan | None:
 _SPARSE_SHARE = 0.1
 
 
-def _whole(scores: LineScores) -> Any:
+def _whole(scores: LineScores) -> Floats:
     """The whole matrix, filled a block of rows at a time (each cell the same bits as the
     matrix scored at once, with a block's temporaries instead of the matrix's)."""
     n, m = scores.shape
-    matrix = np().empty((n, m))
+    matrix: Floats = np().empty((n, m))
     step = max(1, BLOCK_CELLS // max(m, 1))
     for start in range(0, n, step):
         matrix[start : start + step] = scores.rows(start, min(n, start + step))
     return matrix
 
 
-def _solve_whole(matrix: Any, minimize_distance: bool) -> list[tuple[int, int, float]]:
+def _solve_whole(matrix: Floats, minimize_distance: bool) -> list[tuple[int, int, float]]:
     """The dense method on the whole matrix: assignment.assign's pairs (every pair with its
     score, sorted); through _solve_cells when few cells score above 0. To maximise, the
     matrix is negated in place, which is what the solver's maximize does to a copy, and
@@ -168,7 +169,11 @@ def _solve_whole(matrix: Any, minimize_distance: bool) -> list[tuple[int, int, f
 
 
 def _solve_cells(
-    shape: tuple[int, int], rows: Any, cols: Any, values: Any, minimize_distance: bool
+    shape: tuple[int, int],
+    rows: Indices,
+    cols: Indices,
+    values: Floats,
+    minimize_distance: bool,
 ) -> list[tuple[int, int, float]]:
     """assignment.assign's pairs for a matrix that scores above 0 only at these cells. The
     solver's own matrix is built directly, the same bits assignment.assign hands it (1 - score,
@@ -194,7 +199,7 @@ def _solve_cells(
 
 
 def _solve_candidates(
-    best: Any, lines: Any, partners: Any, values: Any, margin: float
+    best: Floats, lines: Indices, partners: Indices, values: Floats, margin: float
 ) -> list[tuple[int, int, float]] | None:
     """The best matching over the candidate cells (lines may stay unpaired), when it is the
     dense optimum's part above 0 and no other matching comes within ``margin`` of it."""
@@ -222,8 +227,8 @@ def _solve_candidates(
 
 
 def _best_matching(
-    line_at: Any, partner_at: Any, values: Any, n_lines: int, n_partners: int
-) -> Any:
+    line_at: Indices, partner_at: Indices, values: Floats, n_lines: int, n_partners: int
+) -> Indices:
     """Each line's partner in a best matching over the candidates (-1: unpaired), by
     scipy's sparse assignment solver, which wants a square problem every node of which is
     paired. The problem is doubled: the candidates, a mirror copy of them (partners as
@@ -245,7 +250,7 @@ def _best_matching(
     _, cols_of_rows = min_weight_full_bipartite_matching(
         coo_matrix((costs, (rows, cols)), shape=(size, size)).tocsr()
     )
-    partner_of = cols_of_rows[:n_lines].astype(np().int64)
+    partner_of: Indices = cols_of_rows[:n_lines].astype(np().int64)
     partner_of[partner_of >= n_partners] = -1
     return partner_of
 
@@ -274,7 +279,12 @@ class _Residual:
     """
 
     def __init__(
-        self, line_at: Any, partner_at: Any, values: Any, partner_of: Any, n_partners: int
+        self,
+        line_at: Indices,
+        partner_at: Indices,
+        values: Floats,
+        partner_of: Indices,
+        n_partners: int,
     ) -> None:
         n_lines = partner_of.size
         self.free = free = n_lines + n_partners
@@ -316,7 +326,7 @@ class _Residual:
             [self.costs, np().zeros(lone_lines.size + lone_partners.size)]
         )
 
-    def prices(self) -> Any:
+    def prices(self) -> Floats | None:
         """Every node's shortest distance from ``free`` (queue-based Bellman-Ford); None
         when the work runs past its allowance (a negative cycle: the matching was not
         optimal, or a tie that rounding makes one)."""
@@ -345,9 +355,10 @@ class _Residual:
                     if not waiting[head]:
                         waiting[head] = True
                         queue.append(head)
-        return np().array(price)
+        prices: Floats = np().array(price)
+        return prices
 
-    def unique(self, prices: Any, margin: float) -> bool:
+    def unique(self, prices: Floats, margin: float) -> bool:
         """Whether every cycle of the residual graph costs more than ``margin``: no other
         matching over the candidates comes that close. A cycle's cost is the sum of its
         arcs' reduced costs, so a cycle within the margin runs over arcs of reduced cost

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeAlias, cast
 
 from ..core.paths import key_segment
+from ..core.values import JsonArray, JsonObject, JsonValue
 from ..schemas.eval_schema import SchemaNode
 
 # (element indices, values) of one field; a column's key is the field's path inside an
 # element ("sku", "dims.w", "[0]" for an element that is itself an array, "" for a scalar).
-Column = tuple[list[int], list[Any]]
+Column: TypeAlias = "tuple[list[int], list[Cell]]"
 # every column, and each element's number of fields
 Columns = tuple[dict[str, Column], list[int]]
 # per column, the one Python type of its values (None: mixed)
@@ -32,11 +33,15 @@ class Unknown:
 
     __slots__ = ("value",)
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: JsonValue) -> None:
         self.value = value
 
 
-def from_flat(flat: Sequence[dict[str, Any]]) -> Columns:
+# A column's value: a field's JSON value, or the stand-in of a field the schema does not know.
+Cell: TypeAlias = JsonValue | Unknown
+
+
+def from_flat(flat: Sequence[dict[str, Cell]]) -> Columns:
     """Flattened elements ({field: value} each) as columns. Elements with the same fields
     in the same order, the usual case, transpose in one step."""
     sizes = [len(element) for element in flat]
@@ -72,7 +77,9 @@ def columns_between(columns: Columns, start: int, stop: int) -> Columns:
 # -- structural_f1 ---------------------------------------------------------------------------
 
 
-def similarity_columns(elements: Sequence[Any], kinds: Kinds, skip: Skip | None = None) -> Columns:
+def similarity_columns(
+    elements: Sequence[JsonValue], kinds: Kinds, skip: Skip | None = None
+) -> Columns:
     """structural_f1's columns: every scalar field of every element (nested objects flatten;
     nested arrays are compared after pairing and take no part; a null counts as absent).
     The scalar fields of object elements, most fields of most arrays, are gathered by key in
@@ -113,7 +120,12 @@ def similarity_columns(elements: Sequence[Any], kinds: Kinds, skip: Skip | None 
 
 
 def _collect(
-    value: Any, rel: str, i: int, cols: dict[str, Column], kinds: Kinds, skip: Skip | None = None
+    value: JsonValue,
+    rel: str,
+    i: int,
+    cols: dict[str, Column],
+    kinds: Kinds,
+    skip: Skip | None = None,
 ) -> int:
     """Add element ``i``'s fields under ``rel`` to ``cols``; return how many there are."""
     kind = type(value)
@@ -122,9 +134,9 @@ def _collect(
             return 0
         # an element that is itself an array: its items, by index, are its fields
         children = (
-            ((key_segment(rel, key), child) for key, child in value.items())
+            ((key_segment(rel, key), child) for key, child in cast(JsonObject, value).items())
             if kind is dict
-            else ((f"[{k}]", child) for k, child in enumerate(value))
+            else ((f"[{k}]", child) for k, child in enumerate(cast(JsonArray, value)))
         )
         return sum(
             _collect(child, child_rel, i, cols, kinds, skip)
@@ -149,14 +161,14 @@ def _collect(
 
 
 def f1_columns(
-    elements: Sequence[Any], items: SchemaNode | None, side: str, skip: Skip | None = None
+    elements: Sequence[JsonValue], items: SchemaNode | None, side: str, skip: Skip | None = None
 ) -> Columns | None:
     """field_f1's columns: scalars, and objects whose fields are scalars, flatten to exactly
     the fields the walk would score; None when anything needs a walk of its own. ``skip``
     as for :func:`similarity_columns`."""
-    flat_all = []
+    flat_all: list[dict[str, Cell]] = []
     for element in elements:
-        flat: dict[str, Any] = {}
+        flat: dict[str, Cell] = {}
         if not _flatten_f1(element, items, flat, side, skip):
             return None
         flat_all.append(flat)
@@ -164,7 +176,7 @@ def f1_columns(
 
 
 def _flatten_f1(
-    value: Any, items: SchemaNode | None, out: dict[str, Any], side: str, skip: Skip | None
+    value: JsonValue, items: SchemaNode | None, out: dict[str, Cell], side: str, skip: Skip | None
 ) -> bool:
     if items is not None and items.is_leaf:  # the walk compares each element whole
         comparator = items.spec.comparator
@@ -182,6 +194,7 @@ def _flatten_f1(
         return True
     if items is None or items.properties is None:
         return False
+    value = cast(JsonObject, value)  # (a dict: its type was read above)
     if skip is None:
         return _flatten_planned(value, _plan(items), out, side)
     props = items.properties
@@ -210,10 +223,14 @@ def _flatten_f1(
 # and whether a container there needs a walk (the field has no comparator of its own);
 # _WALK: the element needs a walk of its own; _SKIP: the field is never scored.
 _WALK, _SKIP = "walk", "skip"
+# per key: _WALK, _SKIP, or (the column, whether a container there needs a walk); the
+# values are left dynamically typed: _flatten_planned, per field of every element, tells
+# a column from a marker by identity, which mypy cannot follow, and a cast there would cost
+_Plan: TypeAlias = dict[str, Any]
 
 
-def _plan(items: SchemaNode) -> dict[str, Any]:
-    plan = items.plans.get("flatten")
+def _plan(items: SchemaNode) -> _Plan:
+    plan = cast("_Plan | None", items.plans.get("flatten"))  # (kept by this function alone)
     if plan is None:
         plan = {}
         for key, node in (items.properties or {}).items():
@@ -228,9 +245,7 @@ def _plan(items: SchemaNode) -> dict[str, Any]:
     return plan
 
 
-def _flatten_planned(
-    value: dict[str, Any], plan: dict[str, Any], out: dict[str, Any], side: str
-) -> bool:
+def _flatten_planned(value: JsonObject, plan: _Plan, out: dict[str, Cell], side: str) -> bool:
     """_flatten_f1 of an object element, its schema's answers read from ``plan``."""
     for key, child in value.items():
         found = plan.get(key)

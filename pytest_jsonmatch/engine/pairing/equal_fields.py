@@ -28,22 +28,27 @@ any per-field rule, a judge. Print the generated text with :func:`counter_source
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TypeAlias, cast
 
 from ..comparing import all_pairs
 from ..configuring.walk_config import WalkConfig
+from ..core.values import JsonObject, JsonValue
 from ..schemas.eval_schema import SchemaNode
 from . import assignment
 from .pair_scores import SMALL_PAIRS, pair_value
 
 SPECIALISE = True  # False: every array takes the general pair scores
 
-Row = tuple[Any, ...]
+# A value as read for counting: a plain scalar, or a stand-in (_Stand).
+Read: TypeAlias = "str | int | float | None | _Stand"
+Row: TypeAlias = tuple[Read, ...]
+# An element's (key, value) items, values read as for counting (_item_sets).
+Items: TypeAlias = "frozenset[tuple[str, JsonValue | _Stand]]"
 # ``read(elements, keys)``: each element's values in the order of ``keys``, or None when an
 # element is not an object of exactly those keys with plain scalar values; ``count(rows_e,
 # rows_a)``: per (expected, actual) pair, how many values are equal, as a float.
-Reader = Callable[[list[Any], tuple[str, ...]], "list[Row] | None"]
+Reader = Callable[[Sequence[JsonValue], tuple[str, ...]], "list[Row] | None"]
 Counter = Callable[[list[Row], list[Row]], list[list[float]]]
 
 MAX_KEYS = 32  # a wider shape is counted from sets (no function of its own)
@@ -75,7 +80,11 @@ _MISSING = _Stand("missing")  # a key of the shape the element lacks: never a pl
 
 
 def counted_pairs(
-    cfg: WalkConfig, items: SchemaNode | None, expected: list[Any], actual: list[Any], path: str
+    cfg: WalkConfig,
+    items: SchemaNode | None,
+    expected: Sequence[JsonValue],
+    actual: Sequence[JsonValue],
+    path: str,
 ) -> assignment.Assignment | None:
     """The optimal pairing of two non-empty arrays (elements ``items``, at ``path``) under
     field_f1's Hungarian alignment, when their elements are flat objects whose fields all
@@ -94,7 +103,8 @@ def counted_pairs(
         and type(expected[0]) is dict
     ):
         return None
-    plan = items.plans.get(_PLAN)
+    # (kept under _PLAN by this function alone)
+    plan = cast("tuple[frozenset[str], frozenset[str]] | None", items.plans.get(_PLAN))
     if plan is None:
         plan = items.plans[_PLAN] = _plan(items.properties)
     fields, known = plan
@@ -113,7 +123,12 @@ def counted_pairs(
         return None
     if sets_e == sets_a and cfg.identical_elements_score_one(items, path):
         return _in_order(len(expected))
-    scores, scale = _set_scores(expected, actual, sets_e, sets_a)
+    # (objects, every one: _item_sets read them)
+    objects_e, objects_a = (
+        cast("Sequence[JsonObject]", expected),
+        cast("Sequence[JsonObject]", actual),
+    )
+    scores, scale = _set_scores(objects_e, objects_a, sets_e, sets_a)
     return assignment.assign(scores, 0.0, scale=scale)
 
 
@@ -169,9 +184,10 @@ def _in_order(n: int) -> assignment.Assignment:
 def _functions(k: int) -> tuple[Reader, Counter]:
     found = _FACTORIES.get(k)
     if found is None:
-        namespace: dict[str, Any] = {}
+        namespace: dict[str, object] = {}
         exec(compile(_source(k), "<jsonmatch pair counter>", "exec"), namespace)  # noqa: S102
-        found = _FACTORIES[k] = namespace["make"](_PLAIN, _TRUE, _FALSE, _MISSING)
+        make = cast("Callable[..., tuple[Reader, Counter]]", namespace["make"])  # (_source's)
+        found = _FACTORIES[k] = make(_PLAIN, _TRUE, _FALSE, _MISSING)
     return found
 
 
@@ -224,8 +240,8 @@ def counter_source(keys: tuple[str, ...]) -> str:
 
 
 def _item_sets(
-    elements: list[Any], fields: frozenset[str], known: frozenset[str] | None
-) -> list[frozenset[tuple[str, Any]]] | None:
+    elements: Sequence[JsonValue], fields: frozenset[str], known: frozenset[str] | None
+) -> list[Items] | None:
     """Each element's (key, value) items, values read as for counting; None when an element
     is not an object, has a value that is not a plain scalar, or a key that is not a field
     compared by equality. ``known``: on the actual side, the schema's keys (a key it does
@@ -234,7 +250,8 @@ def _item_sets(
     for element in elements:
         if type(element) is not dict:
             return None
-        items = []
+        items: list[tuple[str, JsonValue | _Stand]] = []
+        value: JsonValue | _Stand
         for key, value in element.items():
             if key not in fields:
                 if known is None or key in known:
@@ -250,10 +267,10 @@ def _item_sets(
 
 
 def _set_scores(
-    expected: list[dict[str, Any]],
-    actual: list[dict[str, Any]],
-    sets_e: list[frozenset[tuple[str, Any]]],
-    sets_a: list[frozenset[tuple[str, Any]]],
+    expected: Sequence[JsonObject],
+    actual: Sequence[JsonObject],
+    sets_e: list[Items],
+    sets_a: list[Items],
 ) -> tuple[list[list[float]], float]:
     """pair_scores.pair_matrix_small's rows and scale for these elements: when every element
     has the same k fields, the counts with scale k; else each pair's F1 from its count and

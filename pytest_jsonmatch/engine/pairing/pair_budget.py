@@ -14,9 +14,10 @@ walked exactly, so every field result is the walk's own.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from collections.abc import Hashable
+from typing import cast
 
-from ..core.values import canonical_key
+from ..core.values import JsonArray, JsonValue, canonical_key
 
 
 class PairBudget:
@@ -28,7 +29,7 @@ class PairBudget:
     def __init__(self) -> None:
         self.spent = 0
         # each container's leaf values (by id; the values outlive the walk that reads them)
-        self._leaves: dict[int, tuple[Any, Counter[Any]]] = {}
+        self._leaves: dict[int, tuple[JsonValue, Counter[Hashable]]] = {}
 
     @property
     def exhausted(self) -> bool:
@@ -38,7 +39,7 @@ class PairBudget:
         """Count one candidate walk that made ``fields`` field results."""
         self.spent += 1 + fields // 16
 
-    def leaf_overlap(self, expected: Any, actual: Any) -> float:
+    def leaf_overlap(self, expected: JsonValue, actual: JsonValue) -> float:
         """The stand-in pair score: Dice overlap of the two values' leaf values, in [0, 1]."""
         leaves_e, leaves_a = self._leaves_of(expected), self._leaves_of(actual)
         total = sum(leaves_e.values()) + sum(leaves_a.values())
@@ -47,7 +48,7 @@ class PairBudget:
         shared = sum((leaves_e & leaves_a).values())
         return 2.0 * shared / total
 
-    def _leaves_of(self, value: Any) -> Counter[Any]:
+    def _leaves_of(self, value: JsonValue) -> Counter[Hashable]:
         """The multiset of a value's leaf values; a container's is built from its children's
         (each kept), so every leaf is counted once per container above it, iteratively."""
         if type(value) not in (dict, list):
@@ -55,17 +56,18 @@ class PairBudget:
         known = self._leaves.get(id(value))
         if known is not None and known[0] is value:
             return known[1]
-        stack: list[tuple[Any, bool]] = [(value, False)]
+        stack: list[tuple[JsonValue, bool]] = [(value, False)]
         while stack:
             node, ready = stack.pop()
             if id(node) in self._leaves and self._leaves[id(node)][0] is node:
                 continue
-            children = list(node.values()) if type(node) is dict else node
+            # (a container: only those are stacked)
+            children = list(node.values()) if type(node) is dict else cast(JsonArray, node)
             if not ready:
                 stack.append((node, True))
                 stack.extend((c, False) for c in children if type(c) in (dict, list))
                 continue
-            counts: Counter[Any] = Counter()
+            counts: Counter[Hashable] = Counter()
             for child in children:
                 if type(child) in (dict, list):
                     counts.update(self._leaves[id(child)][1])

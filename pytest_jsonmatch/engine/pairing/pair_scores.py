@@ -11,17 +11,26 @@ the function the walk passes in.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import NamedTuple, TypeAlias, cast
 
 from ..comparing import all_pairs
 from ..comparing.comparators import BoundComparator, score_at
 from ..comparing.transforms import TransformFn, transformed
 from ..configuring.walk_config import WalkConfig
 from ..core.paths import index_segment, path_tokens
-from ..core.values import SCALAR_TYPES, TYPE_OF, json_type
+from ..core.values import SCALAR_TYPES, TYPE_OF, JsonValue, json_type
 from ..schemas.eval_schema import SchemaNode
-from .columns import Columns, Kinds, Unknown, columns_between, f1_columns, similarity_columns
+from .assignment import Floats
+from .columns import (
+    Cell,
+    Columns,
+    Kinds,
+    Unknown,
+    columns_between,
+    f1_columns,
+    similarity_columns,
+)
 
 # Up to this many element pairs, pair scores are computed in plain Python: for a handful of
 # elements, numpy's cost per call is more than the arithmetic.
@@ -32,19 +41,21 @@ SMALL_PAIRS = 400
 LARGE_PAIRS = 1_000_000
 BLOCKWISE = True  # False: every array's pair scores are one matrix (the dense method's)
 
+# A column's comparator and transform (None: the metric's per-type policy; no transform).
+_Spec: TypeAlias = tuple[BoundComparator | None, TransformFn | None]
 # Scores of one pair of elements: given their indices, the score of that pair.
 WalkPair = Callable[[int, int], float]
 # A pair-score matrix (numpy), for small arrays a list of rows, for large ones LineScores;
 # and the scale the scores are multiplied by (see pair_matrix_small).
-Scores = tuple[Any, float]
+Scores: TypeAlias = "tuple[list[list[float]] | Floats | LineScores, float]"
 
 
 def pair_scores(
     cfg: WalkConfig,
     path: str,
     items: SchemaNode | None,
-    expected: list[Any],
-    actual: list[Any],
+    expected: Sequence[JsonValue],
+    actual: Sequence[JsonValue],
     mode: str,
     walk_pair: WalkPair,
 ) -> Scores:
@@ -72,10 +83,12 @@ class ColumnScorer:
         self.cfg, self.path, self.items = cfg, path, items
         self.kinds: dict[str, Kinds] = {"expected": {}, "actual": {}}
         self.specs: dict[str, tuple[BoundComparator | None, TransformFn | None]] = {}
-        self._sides: dict[tuple[str, int], tuple[list[Any], _Side | None]] = {}
+        self._sides: dict[tuple[str, int], tuple[list[Cell], _Side | None]] = {}
         self._skips: dict[str, bool] = {}  # per field of the elements: ignored or not
 
-    def columns(self, expected: list[Any], actual: list[Any]) -> tuple[Columns, Columns] | None:
+    def columns(
+        self, expected: Sequence[JsonValue], actual: Sequence[JsonValue]
+    ) -> tuple[Columns, Columns] | None:
         """Both sides' columns, each shared column's comparator resolved; None when the
         elements need a walk per pair (a rule naming one index, a batch comparator)."""
         cfg = self.cfg
@@ -104,13 +117,14 @@ class ColumnScorer:
                     return None  # a judge scores these fields: it must see them all at once
         return cols_e, cols_a
 
-    def _spec(self, rel: str) -> tuple[BoundComparator | None, TransformFn | None]:
+    def _spec(self, rel: str) -> _Spec:
         """The comparator and transform set for field ``rel`` of the elements (None: the
         metric's per-type policy)."""
         cfg, items = self.cfg, self.items
         if not cfg.rules and items is not None:  # the node's own, the same at every path
             key = ("spec", rel, cfg.schema_driven)
-            found = items.plans.get(key)
+            # (kept under this key by this method alone)
+            found = cast("_Spec | None", items.plans.get(key))
             if found is None:
                 found = items.plans[key] = self._spec_of(rel)
             return found
@@ -147,9 +161,9 @@ class ColumnScorer:
         self,
         rel: str,
         index_e: list[int],
-        values_e: list[Any],
+        values_e: list[Cell],
         index_a: list[int],
-        values_a: list[Any],
+        values_a: list[Cell],
         tp: list[list[float]],
     ) -> None:
         """Add the pair scores of field ``rel`` into ``tp``: through the comparator's
@@ -197,9 +211,9 @@ class ColumnScorer:
         self,
         rel: str,
         index_e: list[int],
-        values_e: list[Any],
+        values_e: list[Cell],
         index_a: list[int],
-        values_a: list[Any],
+        values_a: list[Cell],
         tp: list[list[float]],
     ) -> None:
         score = self._pair_score(rel)
@@ -208,7 +222,7 @@ class ColumnScorer:
             for j, y in zip(index_a, values_a):
                 row[j] += score(x, y, where)
 
-    def _pair_score(self, rel: str) -> Callable[[Any, Any, str], float]:
+    def _pair_score(self, rel: str) -> Callable[[Cell, Cell, str], float]:
         """The function scoring two values of field ``rel`` at a field path. Comparators that
         declare ``equal_one`` give equal values 1, so equal pairs, most of them, skip the call."""
         comparator, transform = self.specs.get(rel, (None, None))
@@ -218,7 +232,7 @@ class ColumnScorer:
             else self.cfg.every_type_scores_equal_one
         )
 
-        def score(x: Any, y: Any, where: str) -> float:
+        def score(x: Cell, y: Cell, where: str) -> float:
             if type(x) is Unknown or type(y) is Unknown:
                 return 0.0
             if transform is not None:
@@ -237,17 +251,20 @@ class ColumnScorer:
 
     # -- large arrays: numpy matrices ---------------------------------------------------
 
-    def matrix(self, rel: str, index_e: list[int], values_e: list[Any], values_a: list[Any]) -> Any:
+    def matrix(
+        self, rel: str, index_e: list[int], values_e: list[Cell], values_a: list[Cell]
+    ) -> Floats:
         """The len(values_e) x len(values_a) scores of field ``rel``."""
         np = all_pairs.np()
         side_e, side_a = self._side(rel, values_e, index_e), self._side(rel, values_a, None)
         if side_e is None or side_a is None:
-            return np.zeros((len(values_e), len(values_a)))
+            zeros: Floats = np.zeros((len(values_e), len(values_a)))
+            return zeros
         values_e, values_a = side_e.values, side_a.values
         comparator, _ = self.specs.get(rel, (None, None))
         if comparator is not None:
             return self._comparator_matrix(comparator, rel, index_e, values_e, values_a)
-        out = np.zeros((len(values_e), len(values_a)))
+        out: Floats = np.zeros((len(values_e), len(values_a)))
         groups_a = side_a.by_type()
         for tag, (rows, xs) in side_e.by_type().items():
             other = groups_a.get(tag)
@@ -262,7 +279,7 @@ class ColumnScorer:
                 out[np.ix_(rows, other[0])] = block
         return out
 
-    def _side(self, rel: str, values: list[Any], index_e: list[int] | None) -> _Side | None:
+    def _side(self, rel: str, values: list[Cell], index_e: list[int] | None) -> _Side | None:
         """One side's values of column ``rel`` as its comparator takes them (transformed;
         None when one is Unknown: every pair scores 0). A large array is scored a block of
         lines at a time against the same whole column of the other side: that column's
@@ -292,13 +309,14 @@ class ColumnScorer:
         comparator: BoundComparator,
         rel: str,
         index_e: list[int],
-        values_e: list[Any],
-        values_a: list[Any],
-    ) -> Any:
+        values_e: list[Cell],
+        values_a: list[Cell],
+    ) -> Floats:
         if comparator.matrix is not None:
-            return comparator.matrix(values_e, values_a)
+            scores: Floats = comparator.matrix(values_e, values_a)
+            return scores
         np = all_pairs.np()
-        out = np.empty((len(values_e), len(values_a)))
+        out: Floats = np.empty((len(values_e), len(values_a)))
         for row, (i, x) in enumerate(zip(index_e, values_e)):
             where = self._element_path(i, rel)
             for j, y in enumerate(values_a):
@@ -316,11 +334,11 @@ def _property(items: SchemaNode, rel: str) -> SchemaNode | None:
 class _Side:
     """One side's values of a column, ready for a matrix, and grouped by JSON type."""
 
-    def __init__(self, values: list[Any]) -> None:
+    def __init__(self, values: list[Cell]) -> None:
         self.values = values
-        self._groups: dict[str, tuple[list[int], list[Any]]] | None = None
+        self._groups: dict[str, tuple[list[int], list[Cell]]] | None = None
 
-    def by_type(self) -> dict[str, tuple[list[int], list[Any]]]:
+    def by_type(self) -> dict[str, tuple[list[int], list[Cell]]]:
         if self._groups is None:
             self._groups = _by_type(list(range(len(self.values))), self.values)
         return self._groups
@@ -329,7 +347,7 @@ class _Side:
 _INT_FLOAT = {int, float}
 
 
-def _one_type(values: list[Any]) -> str | None:
+def _one_type(values: list[Cell]) -> str | None:
     """The JSON type of every value, when they have one (None: mixed, none, or a stand-in)."""
     kinds = set(map(type, values))
     if len(kinds) == 1 or kinds == _INT_FLOAT:
@@ -338,15 +356,15 @@ def _one_type(values: list[Any]) -> str | None:
 
 
 def _by_type(
-    index: list[int], values: list[Any], tag: str | None | bool = False
-) -> dict[str, tuple[list[int], list[Any]]]:
+    index: list[int], values: list[Cell], tag: str | None | bool = False
+) -> dict[str, tuple[list[int], list[Cell]]]:
     """The values grouped by JSON type, with their indices (``tag``: their
     ``_one_type``, when already known)."""
     if tag is False:
         tag = _one_type(values)
     if isinstance(tag, str):  # a column of one type, the usual case
         return {tag: (index, values)}
-    groups: dict[str, tuple[list[int], list[Any]]] = {}
+    groups: dict[str, tuple[list[int], list[Cell]]] = {}
     for i, v in zip(index, values):
         group = groups.setdefault(json_type(v), ([], []))
         group[0].append(i)
@@ -356,8 +374,8 @@ def _by_type(
 
 # -- from columns to pair scores ---------------------------------------------------------------
 
-ColumnAdd = Callable[[str, list[int], list[Any], list[int], list[Any], list[list[float]]], None]
-ColumnMatrix = Callable[[str, list[int], list[Any], list[Any]], Any]
+ColumnAdd = Callable[[str, list[int], list[Cell], list[int], list[Cell], list[list[float]]], None]
+ColumnMatrix: TypeAlias = "Callable[[str, list[int], list[Cell], list[Cell]], Floats]"
 
 
 def _uniform(sizes: list[int], k: int) -> bool:
@@ -452,7 +470,7 @@ def pair_matrix(
     mode: str,
     layout: Layout | None = None,
     first: tuple[int, int] = (0, 0),
-) -> Any:
+) -> Floats:
     """Score every (expected, actual) element pair from their columns, with numpy.
 
     ``mode="similarity"``: the mean leaf score over the union of the pair's field paths
@@ -469,8 +487,8 @@ def pair_matrix(
     n, m = len(e_sizes), len(a_sizes)
     if layout is None:
         layout = column_layout(expected, actual)
-    tp: Any = None
-    partial_both = None
+    tp: Floats | None = None
+    partial_both: Floats | None = None
     for rel, (index_e, values_e) in e_cols.items():
         a_col = a_cols.get(rel)
         if a_col is None:
@@ -514,7 +532,7 @@ class LineScores:
         self.layout = column_layout(expected, actual)
         self.shape = (len(expected[1]), len(actual[1]))
 
-    def rows(self, start: int, stop: int) -> Any:
+    def rows(self, start: int, stop: int) -> Floats:
         """Rows ``start`` to ``stop`` (expected elements) against every actual element."""
         return pair_matrix(
             columns_between(self.expected, start, stop),
@@ -525,7 +543,7 @@ class LineScores:
             (start, 0),
         )
 
-    def columns(self, start: int, stop: int) -> Any:
+    def columns(self, start: int, stop: int) -> Floats:
         """Every expected element against actual elements ``start`` to ``stop``."""
         return pair_matrix(
             self.expected,
@@ -537,7 +555,9 @@ class LineScores:
         )
 
 
-def _from_sums(tp: Any, both: Any, e_sizes: list[int], a_sizes: list[int], mode: str) -> Any:
+def _from_sums(
+    tp: Floats, both: Floats, e_sizes: list[int], a_sizes: list[int], mode: str
+) -> Floats:
     """Pair scores from the summed leaf scores ``tp`` and the fields each pair shares (in
     place, few temporaries: these matrices can hold tens of millions of pairs)."""
     np = all_pairs.np()
@@ -556,4 +576,5 @@ def _from_sums(tp: Any, both: Any, e_sizes: list[int], a_sizes: list[int], mode:
     total = precision + recall
     np.multiply(precision, recall, out=precision)
     precision *= 2
-    return np.divide(precision, total, out=np.zeros((n, m)), where=total > 0)
+    scores: Floats = np.divide(precision, total, out=np.zeros((n, m)), where=total > 0)
+    return scores

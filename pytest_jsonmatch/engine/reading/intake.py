@@ -29,13 +29,17 @@ from __future__ import annotations
 import dataclasses
 import os
 import reprlib
-from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeGuard, cast
 
 from ..core.depth import SHALLOW
 from ..core.errors import ParseError
 from ..core.numbers import whole_in
 from ..core.paths import display_path, index_segment, key_segment
+from ..core.values import JsonObject, JsonValue
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 # How deeply a value may nest. JSON text that ``json.loads`` can read stays well within it.
 MAX_DEPTH = 2_000
@@ -62,7 +66,13 @@ MAX_KEYS = _max_keys()
 Skip = Callable[[str], bool]
 
 
-def as_data(value: Any, side: str) -> Any:
+class _Model(Protocol):
+    """A pydantic model instance, as duck typing finds it (pydantic is never imported)."""
+
+    def model_dump(self, *, mode: str) -> object: ...
+
+
+def as_data(value: object, side: str) -> object:
     """``value`` itself, or the data a pydantic model (``model_dump(mode="json")``, found
     by duck typing: pydantic is never imported) or a dataclass instance (its fields) holds.
     The door reads the rest; this lets the parser take a model given as a whole side."""
@@ -78,7 +88,7 @@ def as_data(value: Any, side: str) -> Any:
 _PLAIN_SIDES = frozenset({dict, list, str, bytes})
 
 
-def _is_model(value: Any) -> bool:
+def _is_model(value: object) -> TypeGuard[_Model]:
     return (
         not isinstance(value, type)
         and callable(getattr(value, "model_dump", None))
@@ -86,11 +96,11 @@ def _is_model(value: Any) -> bool:
     )
 
 
-def _is_dataclass_instance(value: Any) -> bool:
+def _is_dataclass_instance(value: object) -> TypeGuard[DataclassInstance]:
     return dataclasses.is_dataclass(value) and not isinstance(value, type)
 
 
-def _dump(model: Any, side: str, path: str) -> Any:
+def _dump(model: _Model, side: str, path: str) -> object:
     try:
         return model.model_dump(mode="json")
     except Exception as exc:  # noqa: BLE001 - the model's own failure, named with its place
@@ -100,21 +110,23 @@ def _dump(model: Any, side: str, path: str) -> Any:
         ) from None
 
 
-def _fields_of(instance: Any) -> dict[str, Any]:
+def _fields_of(instance: DataclassInstance) -> dict[str, object]:
     """A dataclass instance's fields, by name (its values are read by the door)."""
     return {f.name: getattr(instance, f.name) for f in dataclasses.fields(instance)}
 
 
-def read_json(value: Any, side: str, skip: Skip | None = None) -> tuple[Any, int]:
+def read_json(value: object, side: str, skip: Skip | None = None) -> tuple[JsonValue, int]:
     """``value`` as plain JSON, and how deeply it nests (0 for a scalar). ``side`` names the
     input in errors (``expected``, ``actual``); ``skip(path)`` says which fields are never refused."""
     kind = type(value)
     if kind is dict or kind is list:
         depth = _plain_depth(value, _FAST_DEPTH)
         if depth >= 0:
-            return value, depth
-    elif kind in _PLAIN_SCALARS or (kind is float and value - value == 0.0):
-        return value, 0
+            return cast(JsonValue, value), depth  # (plain JSON, as _plain_depth found it)
+    elif kind in _PLAIN_SCALARS or (
+        kind is float and cast(float, value) - cast(float, value) == 0.0
+    ):
+        return cast(JsonValue, value), 0  # (a plain scalar: its type was read above)
     return _Converter(side, skip).convert(value)
 
 
@@ -124,7 +136,7 @@ class Read(NamedTuple):
     The dataset reader hands the engine its gold records so (``depth_from_text``): the
     door's pass over them would only find what their text already showed."""
 
-    value: Any
+    value: JsonValue
     depth: int
 
 
@@ -149,7 +161,9 @@ class Unread(Exception):
 
 def plain_within(value: Any, levels: int) -> bool:
     """Whether ``value`` is plain JSON (the door would pass it as it is) nested at most
-    ``levels`` levels deep (a scalar: 0)."""
+    ``levels`` levels deep (a scalar: 0). ``value`` is dynamically typed: the walk asks
+    of every value it reads unread, and the dispatch on its type, which mypy cannot follow,
+    takes no cast."""
     kind = type(value)
     if kind is dict or kind is list:
         return levels > 0 and _plain_depth(value, levels) >= 0
@@ -162,7 +176,7 @@ _FAST_DEPTH = 100
 _PLAIN_SCALARS = frozenset({str, int, bool, type(None)})  # (a float must also be finite)
 
 
-def _plain_depth(container: Any, budget: int) -> int:
+def _plain_depth(container: object, budget: int) -> int:
     """How deeply a dict or list nests when it is plain JSON within ``budget`` levels; else
     -1. One tight loop per container: this runs over every value of every comparison."""
     if type(container) is dict:
@@ -171,6 +185,8 @@ def _plain_depth(container: Any, budget: int) -> int:
         for key in container:
             if type(key) is not str:
                 return -1
+        # (dynamically typed: the loop below dispatches on each child's type, on every
+        # value of every comparison, where mypy cannot follow)
         children: Any = container.values()
     else:
         children = container
@@ -203,8 +219,8 @@ class _Converter:
         self.side = side
         self.skip = skip
 
-    def convert(self, value: Any) -> tuple[Any, int]:
-        root: list[Any] = [None]
+    def convert(self, value: object) -> tuple[JsonValue, int]:
+        root: list[JsonValue] = [None]
         deepest = 0
         open_ids: set[int] = set()
         # (source value, path, depth, container receiving it, slot in that container);
@@ -244,7 +260,7 @@ class _Converter:
             target[slot] = self.open(source, path, depth, stack)
         return root[0], deepest
 
-    def open(self, source: Any, path: str, depth: int, stack: list[Any]) -> Any:
+    def open(self, source: object, path: str, depth: int, stack: list[Any]) -> object:
         """The plain container for ``source``; its children are pushed to be read."""
         if isinstance(source, Mapping):
             if len(source) > MAX_KEYS:
@@ -253,7 +269,7 @@ class _Converter:
                     f"{self.side}, more than the {MAX_KEYS:,} one object may hold "
                     f"(the environment variable JSONMATCH_MAX_KEYS raises it)"
                 )
-            out: dict[str, Any] = {}
+            out: JsonObject = {}
             children: list[tuple[str, str | int]] = []
             for key, child in source.items():
                 if type(key) is not str:
@@ -267,7 +283,7 @@ class _Converter:
                 children.append((key_segment(path, key), key))
             container: Any = out
         else:
-            container = list(source)
+            container = list(cast("Iterable[object]", source))  # (a list or a tuple)
             children = [(index_segment(path, index), index) for index in range(len(container))]
         for child_path, slot in reversed(children):  # the stack pops them in document order
             if self.skip is not None and self.skip(child_path):
@@ -276,7 +292,7 @@ class _Converter:
                 stack.append((container[slot], child_path, depth + 1, container, slot))
         return container
 
-    def lenient(self, value: Any) -> Any:
+    def lenient(self, value: object) -> JsonValue:
         """An ignored field's value: as plain JSON when it reads as JSON (a numpy value, a
         tuple), else a string that describes it. Ignored fields may hold anything, but what
         the walk reads must be JSON: a metric that compares their parent whole (an array
@@ -287,13 +303,13 @@ class _Converter:
         except ParseError:
             return f"<not JSON: {_short_repr(value)}>"
 
-    def scalar(self, value: Any, path: str) -> Any:
+    def scalar(self, value: object, path: str) -> object:
         """The plain scalar ``value`` stands for, or _CONTAINER for a mapping or an array."""
         kind = type(value)
         if kind is str or kind is int or kind is bool or value is None:
             return value
         if kind is float or isinstance(value, float):
-            return self.finite(float.__float__(value), path)
+            return self.finite(float.__float__(cast(float, value)), path)
         if (
             kind is dict
             or kind is list
@@ -318,12 +334,12 @@ class _Converter:
         )
 
 
-_CONTAINER: Any = object()
+_CONTAINER = object()
 _REPR = reprlib.Repr()  # bounded, whatever the value
 _REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 3, 40, 40
 
 
-def _short_repr(value: Any) -> str:
+def _short_repr(value: object) -> str:
     """A value's repr, cut short in depth and length (a value that holds itself included)."""
     try:
         return _REPR.repr(value)
@@ -331,6 +347,6 @@ def _short_repr(value: Any) -> str:
         return type(value).__name__
 
 
-def _is_numpy(value: Any) -> bool:
+def _is_numpy(value: object) -> bool:
     """A numpy scalar or array, recognised without importing numpy."""
     return type(value).__module__ == "numpy" and hasattr(value, "tolist")

@@ -18,22 +18,23 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import Final, NamedTuple, NoReturn
 
 from ..core.cut_off import Truncation
 from ..core.errors import ConfigError, ParseError, shown
 from ..core.paths import index_segment, key_segment
+from ..core.values import JsonObject, JsonValue
 from .truncation import closing, first_cut
 
 _FENCE = "```"
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _no_duplicates(pairs: list[tuple[str, JsonValue]]) -> JsonObject:
+    out: JsonObject = {}
     for key, value in pairs:
         if key in out:
             raise ValueError(f"duplicate key {key!r}")
@@ -63,9 +64,10 @@ def _as_text(raw: str | bytes | bytearray, what: str) -> str:
     return raw
 
 
-def _decode_strict(text: str, what: str) -> Any:
+def _decode_strict(text: str, what: str) -> JsonValue:
     try:
-        return STRICT_JSON.decode(text.strip())
+        value: JsonValue = STRICT_JSON.decode(text.strip())
+        return value
     except json.JSONDecodeError as exc:
         raise ParseError(
             f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}) "
@@ -81,7 +83,7 @@ def _decode_strict(text: str, what: str) -> Any:
         ) from None
 
 
-def parse_expected(value: Any, *, allow_array: bool = False, what: str = "expected") -> Any:
+def parse_expected(value: object, *, allow_array: bool = False, what: str = "expected") -> object:
     """Strict: a mapping, or a string/bytes holding exactly one JSON object (or array when
     the metric allows one)."""
     if type(value) is dict or isinstance(value, Mapping):
@@ -112,8 +114,8 @@ def check_truncated(truncated: object) -> None:
 
 
 def parse_actual(
-    value: Any, *, allow_array: bool = False, what: str = "actual", truncated: str = "error"
-) -> Any:
+    value: object, *, allow_array: bool = False, what: str = "actual", truncated: str = "error"
+) -> object:
     """Lenient for text: the whole text, then the first fenced block, then the first balanced
     ``{...}`` span that parses to an object. Mappings (and arrays, where allowed) pass as they
     are. Text cut off inside its JSON value (docs/metrics.md, section 2) is never read as a
@@ -123,8 +125,8 @@ def parse_actual(
 
 
 def parse_actual_checked(
-    value: Any, *, allow_array: bool = False, what: str = "actual", truncated: str = "error"
-) -> tuple[Any, Truncation | None]:
+    value: object, *, allow_array: bool = False, what: str = "actual", truncated: str = "error"
+) -> tuple[object, Truncation | None]:
     """``parse_actual``, and whether the text was cut off: (value, None) for a complete
     answer; under ``truncated="close"``, (the value closed, where it was cut) for a cut one."""
     check_truncated(truncated)
@@ -149,12 +151,14 @@ def parse_actual_checked(
     return found, None
 
 
-def _closed(text: str, cut: Truncation, allow_array: bool, what: str) -> tuple[Any, Truncation]:
+def _closed(
+    text: str, cut: Truncation, allow_array: bool, what: str
+) -> tuple[JsonValue, Truncation]:
     """The value ``text`` was cut off in, closed and read (truncated="close"), and ``cut``
     naming the array elements that were being written."""
     closed = closing(text[cut.start :])
     try:
-        value = LENIENT_JSON.decode(closed.text)
+        value: JsonValue = LENIENT_JSON.decode(closed.text)
     except RecursionError:
         raise ParseError(
             f"{what} nests too deeply to read (text starts {_preview(text)})"
@@ -174,7 +178,7 @@ def _closed(text: str, cut: Truncation, allow_array: bool, what: str) -> tuple[A
     raise cut.error(text, what)  # an array where an object is needed: nothing to score
 
 
-def _open_elements(value: Any, steps: int) -> tuple[str, ...]:
+def _open_elements(value: JsonValue, steps: int) -> tuple[str, ...]:
     """The instance paths of the array elements along the path the model was writing: from
     the closed root, ``steps`` times its last child (each open value is its parent's last)."""
     path, elements = "", []
@@ -191,7 +195,7 @@ def _open_elements(value: Any, steps: int) -> tuple[str, ...]:
     return tuple(elements)
 
 
-def _open_chain(value: Any, steps: int) -> list[str]:
+def _open_chain(value: JsonValue, steps: int) -> list[str]:
     """The instance paths from the closed root (``""``) down ``steps`` times its last child:
     each value that was open at the cut, then the leaf cut partway, if any."""
     path, chain = "", [""]
@@ -219,10 +223,10 @@ def _nothing_found(text: str, what: str) -> str:
     )
 
 
-_NOTHING: Any = object()
+_NOTHING: Final = object()  # no value found (the functions below give it or a value)
 
 
-def _try_whole(text: str, allow_array: bool) -> Any:
+def _try_whole(text: str, allow_array: bool) -> object:
     try:
         parsed = LENIENT_JSON.decode(text)
     except (ValueError, RecursionError):
@@ -232,7 +236,7 @@ def _try_whole(text: str, allow_array: bool) -> Any:
     return _NOTHING
 
 
-def _lenient(text: str, allow_array: bool) -> Any:
+def _lenient(text: str, allow_array: bool) -> object:
     """The value the text gives (docs/metrics.md, section 2), _NOTHING, or the Truncation
     of a text cut off inside its value."""
     stripped = text.strip()
@@ -294,7 +298,7 @@ def _cut_in_closed_fence(text: str) -> _FencedCut | None:
 _WHOLE_OBJECT = re.compile(r"\s*\{.*\}\s*\Z", re.S)
 
 
-def _first_fenced(text: str) -> tuple[Any, int | None]:
+def _first_fenced(text: str) -> tuple[object, int | None]:
     """The object the first closed code fence holds (_NOTHING when none holds one), and
     where the value of a fence the text ends inside begins (the offset of the first ``{``
     or ``[`` of its body), or None."""
@@ -372,7 +376,7 @@ _OPEN, _CLOSE = ord("{"), ord("}")
 _SMALL_REGION = 64
 
 
-def _attempt(text: str, start: int, stop: int) -> tuple[Any, int]:
+def _attempt(text: str, start: int, stop: int) -> tuple[JsonValue, int]:
     """Parse an object at ``start`` that ends before ``stop``: (object, -1) on success,
     (None, error position) on failure, (None, -2) when it nests too deeply to read.
 
@@ -436,7 +440,7 @@ class _Depths:
 _DIRECT_TRIES = 256
 
 
-def _first_balanced(text: str) -> tuple[Any, int]:
+def _first_balanced(text: str) -> tuple[object, int]:
     """The first ``{`` from which a JSON object parses: (the object, its offset), or
     (_NOTHING, len(text)).
 
@@ -480,7 +484,7 @@ def _first_balanced(text: str) -> tuple[Any, int]:
 
 def _after_failure(
     text: str, depths: _Depths, start: int, fail: int
-) -> tuple[tuple[Any, int], int]:
+) -> tuple[tuple[object, int], int]:
     """Search the candidates nested before a failure point; return ((found, where), resume
     at)."""
     stop = depths.close_of(start) if fail == -2 else fail
@@ -491,7 +495,7 @@ def _after_failure(
     return (_NOTHING, len(text)), max(stop, start + 1)
 
 
-def _search_region(text: str, depths: _Depths, lo: int, hi: int) -> tuple[Any, int]:
+def _search_region(text: str, depths: _Depths, lo: int, hi: int) -> tuple[object, int]:
     skip_until = -1
     for candidate in depths.closed_opens(lo, hi):
         if candidate < skip_until or _OBJECT_START.match(text, candidate) is None:

@@ -9,16 +9,28 @@ mistake is a :class:`CaseFileError` (or the error class the caller names) readin
 A file without aliases, explicit tags or merge keys (most case files) is built by
 ``_build_plain``, one pass over the nodes that checks the keys as it goes: strings as
 written, every other scalar by the safe loader's own constructor for its tag, so the values
-are the safe loader's. Any other file goes through the safe loader's construction.
+are the safe loader's. Every other file goes through the safe loader's construction.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 from ..core.errors import CaseFileError, JsonMatchError
+from ..core.values import JsonArray, JsonObject, JsonValue
 from .user_files import read_regular
+
+if TYPE_CHECKING:
+    from yaml import CSafeLoader, SafeLoader
+    from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+# A node of the YAML library's tree, its ``id`` naming its kind (``scalar``, ``sequence``,
+# ``mapping``); the loader class the case loader is built on (the C one where it is there).
+YamlNode: TypeAlias = "ScalarNode | SequenceNode | MappingNode"
+_LoaderClass: TypeAlias = "type[SafeLoader] | type[CSafeLoader]"
 
 MAX_VALUES = 1_000_000  # values a file may expand to through aliases (billion laughs)
 _YAML = "tag:yaml.org,2002:"
@@ -35,11 +47,11 @@ class _NotPlain(Exception):
 class _BadKeys(Exception):
     """A mapping with a key that is not a string, or given twice (found while building)."""
 
-    def __init__(self, node: Any) -> None:
+    def __init__(self, node: Node) -> None:
         self.node = node
 
 
-def _yaml() -> tuple[Any, type]:
+def _yaml() -> tuple[ModuleType, _LoaderClass]:
     """The yaml module and the case loader built on it, made once. The module is kept with
     the loader so that its exception and node classes always match the loader's."""
     if not _LOADER:
@@ -52,9 +64,12 @@ def _yaml() -> tuple[Any, type]:
             no date type, and an invoice date must compare as text), and mapping keys checked
             (strings, no duplicates) in the construction pass itself, not in one more walk."""
 
-            def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            def construct_mapping(
+                self, node: MappingNode, deep: bool = False
+            ) -> dict[Hashable, object]:
                 _check_built_keys(node)
-                return super().construct_mapping(node, deep)
+                mapping: dict[Hashable, object] = super().construct_mapping(node, deep)
+                return mapping
 
         CaseLoader.add_constructor(
             _YAML + "timestamp", lambda loader, node: loader.construct_scalar(node)
@@ -63,10 +78,10 @@ def _yaml() -> tuple[Any, type]:
     return _LOADER[0]
 
 
-_LOADER: list[tuple[Any, type]] = []
+_LOADER: list[tuple[ModuleType, _LoaderClass]] = []
 
 
-def _check_built_keys(node: Any) -> None:
+def _check_built_keys(node: MappingNode) -> None:
     """Raise :class:`_BadKeys` for a mapping with a key that is not a string or is given twice,
     looking through merge keys (``<<: {...}``): the loader folds merged pairs in without
     constructing them as mappings, so their keys get the same check here. A key given
@@ -85,7 +100,7 @@ def _check_built_keys(node: Any) -> None:
             seen.add(key.value)
 
 
-def read_yaml(path: Path, display: str) -> tuple[Any, Any]:
+def read_yaml(path: Path, display: str) -> tuple[JsonValue, YamlNode]:
     """The file's constructed value and its root node (for line numbers)."""
     return parse_yaml(read_text(path, display), display)
 
@@ -110,7 +125,7 @@ def decode_text(raw: bytes, display: str, error: type[JsonMatchError] = CaseFile
 
 def parse_yaml(
     text: str, display: str, error: type[JsonMatchError] = CaseFileError
-) -> tuple[Any, Any]:
+) -> tuple[JsonValue, YamlNode]:
     """YAML text read safely: its constructed value and its root node. Every mistake is
     ``error`` (a case file's by default) reading ``display:line: what is wrong``."""
     try:
@@ -124,11 +139,11 @@ def parse_yaml(
         raise error(message) from None
 
 
-def _parse(text: str, display: str) -> tuple[Any, Any]:
+def _parse(text: str, display: str) -> tuple[JsonValue, YamlNode]:
     yaml, loader_class = _yaml()
     loader = loader_class(text)
     try:
-        root = loader.get_single_node()
+        root = cast("YamlNode | None", loader.get_single_node())  # (one of its three)
         if root is None:
             raise CaseFileError(
                 f"{display}:1: the file is empty; a case file holds a mapping "
@@ -162,28 +177,30 @@ def _parse(text: str, display: str) -> tuple[Any, Any]:
         loader.dispose()
 
 
-def _build_plain(root: Any, loader: Any) -> Any:
+def _build_plain(root: YamlNode, loader: SafeLoader | CSafeLoader) -> JsonValue:
     """The value of a node tree without aliases, explicit tags or merge keys, built without
     recursion (a deep file must not hit Python's limit): each container is made empty, put
     in its parent in order, then filled. A mapping whose key is not a string or is given
     twice raises :class:`_BadKeys`."""
     constructors = loader.yaml_constructors
 
-    def scalar(node: Any) -> Any:
+    def scalar(node: Node) -> JsonValue:
         if node.tag == _STR:
-            return node.value
+            text: str = node.value
+            return text
         constructor = constructors.get(node.tag)
         if constructor is None:
             raise _NotPlain
-        return constructor(loader, node)
+        built: JsonValue = constructor(loader, node)  # (a safe tag's: plain data)
+        return built
 
     if root.id == "scalar":
         return scalar(root)
-    value: Any = {} if root.id == "mapping" else []
-    pending = [(value, root)]
+    value: JsonObject | JsonArray = {} if root.id == "mapping" else []
+    pending: list[tuple[JsonObject | JsonArray, YamlNode]] = [(value, root)]
     while pending:
         target, node = pending.pop()
-        if type(target) is dict:
+        if isinstance(target, dict):  # (made here: a dict or a list, exactly)
             for key, child in node.value:
                 name = key.value
                 if key.tag != _STR or name in target:
@@ -191,7 +208,7 @@ def _build_plain(root: Any, loader: Any) -> Any:
                 if child.id == "scalar":
                     target[name] = scalar(child)
                 else:
-                    made: dict[str, Any] | list[Any] = {} if child.id == "mapping" else []
+                    made: JsonObject | JsonArray = {} if child.id == "mapping" else []
                     target[name] = made
                     pending.append((made, child))
         else:
@@ -205,13 +222,13 @@ def _build_plain(root: Any, loader: Any) -> Any:
     return value
 
 
-def _check_tree(root: Any, display: str) -> None:
+def _check_tree(root: YamlNode, display: str) -> None:
     """Reject what is not plain JSON-like data, in one iterative pass (deep nesting must not
     hit Python's recursion limit). Aliases make the tree a graph: each node's expanded size
     is computed once, so an alias bomb is caught in time linear in the file."""
     sizes: dict[int, int] = {}
     open_nodes: set[int] = set()
-    stack: list[tuple[Any, bool]] = [(root, False)]
+    stack: list[tuple[YamlNode, bool]] = [(root, False)]
     while stack:
         node, done = stack.pop()
         key = id(node)
@@ -241,7 +258,7 @@ def _check_tree(root: Any, display: str) -> None:
         stack.extend((c, False) for c in _children(node))
 
 
-def _check_plain(root: Any, display: str, tagged: bool = True) -> None:
+def _check_plain(root: YamlNode, display: str, tagged: bool = True) -> None:
     """``_check_tree`` for a file without aliases (most files): one pass over the nodes.
     Without a ``!`` in the file, every tag is one the resolver chose for plain data, so only
     the keys need checking; this runs once per case file, so it is kept lean."""
@@ -270,7 +287,7 @@ def _check_plain(root: Any, display: str, tagged: bool = True) -> None:
             push(child)
 
 
-def _refuse_tag(node: Any, display: str) -> None:
+def _refuse_tag(node: Node, display: str) -> None:
     tag = "!!" + node.tag[len(_YAML) :] if node.tag.startswith(_YAML) else node.tag
     raise CaseFileError(
         f"{display}:{line_of(node)}: tag {tag!r} is not allowed; "
@@ -278,7 +295,7 @@ def _refuse_tag(node: Any, display: str) -> None:
     )
 
 
-def _children(node: Any) -> list[Any]:
+def _children(node: Node) -> list[YamlNode]:
     if isinstance(node.value, str):
         return []
     if node.value and isinstance(node.value[0], tuple):
@@ -286,7 +303,7 @@ def _children(node: Any) -> list[Any]:
     return list(node.value)
 
 
-def _check_keys(node: Any, display: str) -> None:
+def _check_keys(node: Node, display: str) -> None:
     seen: dict[str, int] = {}
     for key, _ in node.value:
         if key.tag == _MERGE:
@@ -309,17 +326,17 @@ def _check_keys(node: Any, display: str) -> None:
         seen[key.value] = line_of(key)
 
 
-def line_of(node: Any) -> int:
+def line_of(node: Node) -> int:
     line: int = node.start_mark.line + 1
     return line
 
 
-def key_lines(node: Any) -> dict[str, int]:
+def key_lines(node: Node) -> dict[str, int]:
     """Line of each key of a mapping node (values of a constructed dict carry no lines)."""
     return {k.value: line_of(k) for k, _ in getattr(node, "value", ()) if isinstance(k.value, str)}
 
 
-def item_nodes(root: Any, key: str) -> list[Any]:
+def item_nodes(root: Node, key: str) -> list[YamlNode]:
     for k, v in root.value:
         if k.value == key and isinstance(v.value, list):
             return list(v.value)

@@ -42,28 +42,37 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sized
 from decimal import Decimal, localcontext
 from time import perf_counter, thread_time
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias, TypeVar, cast
 
 from ..core.collector import collector_paused
 from ..core.depth import SHALLOW, call_with_depth, nesting
 from ..core.errors import JsonMatchError, ParseError, SchemaError, shown
 from ..core.paths import index_segment, key_segment
-from ..core.values import canonical_key
+from ..core.values import JsonArray, JsonObject, JsonValue, canonical_key
 from ..core.violations import LISTED, VALID, Conformance, Violation
 from ..reading.intake import MAX_DEPTH
-from .conformance_code import KIND_OF, SCALAR_TAGS, NodeKey, NodePlan, Step, generate
+from .conformance_code import (
+    KIND_OF,
+    SCALAR_TAGS,
+    Check,
+    Found,
+    NodeKey,
+    NodePlan,
+    Place,
+    Step,
+    generate,
+)
 from .eval_schema import _with_room
 from .loading import LoadedSchema, load_schema
 from .patterns import BoundedPattern, PatternError, compile_pattern
 
-# An answer's place, built as the check descends and read only for a violation: None (the
-# root), or (the parent's place, a key or an index).
-Place = Any
-Found = list[tuple[Place, str]]
-Check = Callable[[Any, Place, Found], None]
+if TYPE_CHECKING:
+    from .loading import SchemaResolver
+
+T = TypeVar("T")
 
 UNSUPPORTED = ("unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef")
 _TRUE, _FALSE = "true", "false"  # the plan keys of the ``true`` and ``false`` schemas
@@ -115,7 +124,7 @@ class Validator:
             with collector_paused():
                 self._check, self._source = _with_room(loaded.contents, write)
 
-    def check(self, value: Any) -> Conformance:
+    def check(self, value: JsonValue) -> Conformance:
         """``value`` (plain JSON, as the door gives it) against the schema."""
         found: Found = []
         if self._loaded is None:
@@ -132,7 +141,7 @@ class Validator:
             tuple(_violation(place, keyword) for place, keyword in found[:LISTED]), len(found)
         )
 
-    def _run(self, value: Any, found: Found) -> None:
+    def _run(self, value: JsonValue, found: Found) -> None:
         """The check, in the caller's stack; again with room for its depth where that is too
         shallow (a value as deep as the door reads, given to the validator directly)."""
         try:
@@ -156,14 +165,14 @@ def _violation(place: Place, keyword: str) -> Violation:
         steps.append(step)
     path = field_path = ""
     for step in reversed(steps):
-        if type(step) is int:
+        if isinstance(step, int):  # (an index; a key is a str)
             path, field_path = index_segment(path, step), index_segment(field_path, None)
         else:
             path, field_path = key_segment(path, step), key_segment(field_path, step)
     return Violation(path or "$", field_path or "$", keyword)
 
 
-_VALIDATORS: dict[int, tuple[Any, Validator]] = {}
+_VALIDATORS: dict[int, tuple[Mapping[str, JsonValue], Validator]] = {}
 _CACHE_LIMIT = 256
 # What writing a schema's code costs against compiling its closures: compiling them again
 # with the plans, then writing and compiling the text (7.7 to 8.5 times the compiling, best
@@ -178,7 +187,7 @@ MAX_WRITTEN_NODES = 10_000
 SPECIALISE = True
 
 
-def validator_for(source: Any, *, generated: bool = True) -> Validator:
+def validator_for(source: object, *, generated: bool = True) -> Validator:
     """The compiled check of a schema (a mapping, a file, a pydantic model class, or a
     :class:`LoadedSchema`), compiled once per schema document into closures; the validator
     writes its check out as Python once the schema has been used enough (:class:`Validator`).
@@ -212,11 +221,11 @@ def validator_for(source: Any, *, generated: bool = True) -> Validator:
 # -- compiling ----------------------------------------------------------------------------------
 
 
-def _accept(value: Any, place: Place, found: Found) -> None:
+def _accept(value: JsonValue, place: Place, found: Found) -> None:
     return None
 
 
-def _refuse(value: Any, place: Place, found: Found) -> None:
+def _refuse(value: JsonValue, place: Place, found: Found) -> None:
     found.append((place, "false"))
 
 
@@ -225,10 +234,17 @@ def _called(check: Check) -> tuple[Check, Step]:
     return check, ("call", check)
 
 
-def _passes(check: Check, value: Any, place: Place) -> bool:
+def _passes(check: Check, value: JsonValue, place: Place) -> bool:
     found: Found = []
     check(value, place, found)
     return not found
+
+
+def _kind_check(check: Callable[[T, Place, Found], None]) -> Check:
+    """A check of one kind of value: ``_joined`` (and the generated code) calls it only on
+    that kind, chosen by the value's Python type (an object's on a dict, an array's on a
+    list, a string's on a str, a number's on an int or a float)."""
+    return cast(Check, check)
 
 
 _NUMBER_TYPES = (int, float)
@@ -247,7 +263,7 @@ class _Compiler:
     def __init__(self, loaded: LoadedSchema, planning: bool = False) -> None:
         self.origin = "the schema" if loaded.origin == "schema" else f"schema {loaded.origin}"
         self.done: dict[tuple[int, str], Check] = {}
-        self.keep: list[Any] = []  # every node compiled, so that no id in ``done`` is reused
+        self.keep: list[object] = []  # every node compiled, so that no id in ``done`` is reused
         # (planning) each node's keywords as conformance_code.py writes them, under the key
         # of ``done``
         self.plans: dict[NodeKey, NodePlan] | None = (
@@ -260,10 +276,10 @@ class _Compiler:
             f"conformance check cannot compile it)"
         )
 
-    def node(self, raw: Any, resolver: Any, where: str) -> Check:
+    def node(self, raw: object, resolver: SchemaResolver, where: str) -> Check:
         return self.compiled(raw, resolver, where)[0]
 
-    def compiled(self, raw: Any, resolver: Any, where: str) -> tuple[Check, NodeKey]:
+    def compiled(self, raw: object, resolver: SchemaResolver, where: str) -> tuple[Check, NodeKey]:
         """A node's check, and the key its plan is kept under in ``plans``."""
         if raw is True:
             return _accept, _TRUE
@@ -281,7 +297,7 @@ class _Compiler:
             return done, key
         cell: list[Check] = []
 
-        def ahead(value: Any, place: Place, found: Found) -> None:  # a cycle, closed below
+        def ahead(value: JsonValue, place: Place, found: Found) -> None:  # a cycle, closed below
             cell[0](value, place, found)
 
         self.done[key] = ahead
@@ -293,7 +309,7 @@ class _Compiler:
         self.done[key] = check
         return check, key
 
-    def enter(self, raw: Mapping[str, Any], resolver: Any) -> Any:
+    def enter(self, raw: Mapping[str, JsonValue], resolver: SchemaResolver) -> SchemaResolver:
         if isinstance(raw.get("$id"), str):
             from .loading import _resource
 
@@ -306,7 +322,7 @@ class _Compiler:
         return resolver
 
     def compile(
-        self, raw: Mapping[str, Any], resolver: Any, where: str
+        self, raw: Mapping[str, JsonValue], resolver: SchemaResolver, where: str
     ) -> tuple[Check, NodePlan | None]:
         """A node's check (closures) and, when planning, its plan (for the generated code):
         the same keywords in the same order, made as (check, step) pairs."""
@@ -353,7 +369,7 @@ class _Compiler:
 
     # -- applicators and general keywords --
 
-    def ref(self, ref: Any, resolver: Any, where: str) -> tuple[Check, Step]:
+    def ref(self, ref: JsonValue, resolver: SchemaResolver, where: str) -> tuple[Check, Step]:
         if not isinstance(ref, str):
             raise self.fail(where, "$ref", f"must be a string, not {shown(ref)}")
         from referencing.exceptions import Unresolvable
@@ -371,19 +387,23 @@ class _Compiler:
         check, key = self.compiled(resolved.contents, resolved.resolver, f"{where}/$ref")
         return check, ("ref", key)
 
-    def branches(self, value: Any, resolver: Any, where: str, keyword: str) -> list[Check]:
+    def branches(
+        self, value: JsonValue, resolver: SchemaResolver, where: str, keyword: str
+    ) -> list[Check]:
         if not isinstance(value, list) or not value:
             raise self.fail(where, keyword, "must be a non-empty list of schemas")
         return [
             self.node(branch, resolver, f"{where}/{keyword}/{i}") for i, branch in enumerate(value)
         ]
 
-    def conditional(self, raw: Mapping[str, Any], resolver: Any, where: str) -> Check:
+    def conditional(
+        self, raw: Mapping[str, JsonValue], resolver: SchemaResolver, where: str
+    ) -> Check:
         test = self.node(raw["if"], resolver, f"{where}/if")
         then = self.node(raw.get("then", True), resolver, f"{where}/then")
         other = self.node(raw.get("else", True), resolver, f"{where}/else")
 
-        def check(value: Any, place: Place, found: Found) -> None:
+        def check(value: JsonValue, place: Place, found: Found) -> None:
             (then if _passes(test, value, place) else other)(value, place, found)
 
         return check
@@ -391,7 +411,11 @@ class _Compiler:
     # -- objects --
 
     def objects(
-        self, raw: Mapping[str, Any], resolver: Any, where: str, out: list[tuple[Check, Step]]
+        self,
+        raw: Mapping[str, JsonValue],
+        resolver: SchemaResolver,
+        where: str,
+        out: list[tuple[Check, Step]],
     ) -> None:
         self.properties(raw, resolver, where, out)
         self.dependents(raw, resolver, where, out)
@@ -405,7 +429,11 @@ class _Compiler:
             )
 
     def properties(
-        self, raw: Mapping[str, Any], resolver: Any, where: str, out: list[tuple[Check, Step]]
+        self,
+        raw: Mapping[str, JsonValue],
+        resolver: SchemaResolver,
+        where: str,
+        out: list[tuple[Check, Step]],
     ) -> None:
         """The check of an object's members (properties, patternProperties,
         additionalProperties, required), a step of its own where only named properties
@@ -447,7 +475,11 @@ class _Compiler:
             )
 
     def dependents(
-        self, raw: Mapping[str, Any], resolver: Any, where: str, out: list[tuple[Check, Step]]
+        self,
+        raw: Mapping[str, JsonValue],
+        resolver: SchemaResolver,
+        where: str,
+        out: list[tuple[Check, Step]],
     ) -> None:
         """The checks of what a present property asks for: other properties
         (dependentRequired, or a list under draft-7's dependencies) or a schema the whole
@@ -455,10 +487,10 @@ class _Compiler:
         dependencies = raw.get("dependencies", {})
         if not isinstance(dependencies, Mapping):
             raise self.fail(where, "dependencies", "must be a mapping")
-        needs = {k: v for k, v in dependencies.items() if isinstance(v, list)}
+        needs: dict[str, JsonValue] = {k: v for k, v in dependencies.items() if isinstance(v, list)}
         if not isinstance(raw.get("dependentRequired", {}), Mapping):
             raise self.fail(where, "dependentRequired", "must be a mapping")
-        needs.update(raw.get("dependentRequired", {}))
+        needs.update(cast(JsonObject, raw.get("dependentRequired", {})))  # (checked above)
         if needs:
             out.append(
                 _called(
@@ -467,7 +499,9 @@ class _Compiler:
                     )
                 )
             )
-        schemas = {k: v for k, v in dependencies.items() if not isinstance(v, list)}
+        schemas: dict[str, JsonValue] = {
+            k: v for k, v in dependencies.items() if not isinstance(v, list)
+        }
         if "dependentSchemas" in raw:
             if not isinstance(raw["dependentSchemas"], Mapping):
                 raise self.fail(where, "dependentSchemas", "must be a mapping")
@@ -485,7 +519,7 @@ class _Compiler:
             )
 
     def mapping_of_schemas(
-        self, value: Any, resolver: Any, where: str, keyword: str
+        self, value: JsonValue, resolver: SchemaResolver, where: str, keyword: str
     ) -> dict[str, tuple[Check, NodeKey]]:
         if value is None:
             return {}
@@ -496,12 +530,12 @@ class _Compiler:
             for name, child in value.items()
         }
 
-    def names(self, value: Any, where: str, keyword: str) -> tuple[str, ...]:
+    def names(self, value: JsonValue, where: str, keyword: str) -> tuple[str, ...]:
         if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
             raise self.fail(where, keyword, f"must be a list of property names, not {shown(value)}")
-        return tuple(value)
+        return tuple(cast("list[str]", value))  # (each a str: checked above)
 
-    def regex(self, pattern: Any, where: str, keyword: str) -> BoundedPattern:
+    def regex(self, pattern: JsonValue, where: str, keyword: str) -> BoundedPattern:
         if not isinstance(pattern, str):
             raise self.fail(where, keyword, f"must be a regular expression, not {shown(pattern)}")
         try:
@@ -514,9 +548,14 @@ class _Compiler:
     # -- arrays --
 
     def arrays(
-        self, raw: Mapping[str, Any], resolver: Any, where: str, out: list[tuple[Check, Step]]
+        self,
+        raw: Mapping[str, JsonValue],
+        resolver: SchemaResolver,
+        where: str,
+        out: list[tuple[Check, Step]],
     ) -> None:
         items = raw.get("items")
+        prefix: JsonValue
         if isinstance(items, list):  # drafts 4-7: positional items, then additionalItems
             prefix, rest = items, raw.get("additionalItems")
         else:
@@ -551,7 +590,7 @@ class _Compiler:
                 )
             )
 
-    def count(self, value: Any, where: str, keyword: str) -> int:
+    def count(self, value: JsonValue, where: str, keyword: str) -> int:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if type(value) is not int or value < 0:
@@ -560,10 +599,10 @@ class _Compiler:
             )
         return value
 
-    def number(self, value: Any, where: str, keyword: str) -> int | float:
+    def number(self, value: JsonValue, where: str, keyword: str) -> int | float:
         if type(value) not in _NUMBER_TYPES or (type(value) is float and not math.isfinite(value)):
             raise self.fail(where, keyword, f"must be a number, not {shown(value)}")
-        return value  # type: ignore[no-any-return]
+        return cast("int | float", value)  # (an int or a float: checked above)
 
 
 def _joined(
@@ -586,17 +625,23 @@ def _joined(
     if not kinds and len(other) <= 1:  # ``type`` alone, a reference alone
         return other[0] if other else _accept
 
-    def check(value: Any, place: Place, found: Found) -> None:
+    def check(value: JsonValue, place: Place, found: Found) -> None:
         for one in plan.get(type(value), other):
             one(value, place, found)
 
     return check
 
 
+# A general keyword's check and step, made from its value (``_GENERAL``); a kind's keyword's
+# (``_SIMPLE``), which reads no reference.
+_General: TypeAlias = "Callable[[_Compiler, JsonValue, SchemaResolver, str], tuple[Check, Step]]"
+_Simple: TypeAlias = Callable[["_Compiler", JsonValue, str], tuple[Check, Step]]
+
+
 # -- the keywords' checks -------------------------------------------------------------------------
 
 
-def _type(compiler: _Compiler, value: Any, where: str) -> tuple[Check, frozenset[type], Step]:
+def _type(compiler: _Compiler, value: JsonValue, where: str) -> tuple[Check, frozenset[type], Step]:
     """The ``type`` check, the Python types it surely allows (a float may be an integer or
     not: it is left to the check), and its step."""
     names = [value] if isinstance(value, str) else value
@@ -604,18 +649,21 @@ def _type(compiler: _Compiler, value: Any, where: str) -> tuple[Check, frozenset
         raise compiler.fail(
             where, "type", f"must name JSON types ({', '.join(_TYPES)}), not {shown(value)}"
         )
+    names = cast("list[str]", names)  # (each a type's name: checked above)
     allowed = frozenset(t for n in names for t in _TYPES[n])
     whole_floats = "integer" in names and "number" not in names
 
-    def check(v: Any, place: Place, found: Found) -> None:
+    def check(v: JsonValue, place: Place, found: Found) -> None:
         kind = type(v)
-        if kind not in allowed and not (whole_floats and kind is float and v.is_integer()):
+        if kind not in allowed and not (
+            whole_floats and kind is float and cast(float, v).is_integer()
+        ):
             found.append((place, "type"))
 
     return (check, allowed - {float} if whole_floats else allowed, ("type", allowed, whole_floats))
 
 
-def _key(value: Any) -> Any:
+def _key(value: JsonValue) -> object:
     """The key under which JSON-equal values coincide (canonical_key's, a scalar's at once)."""
     tag = SCALAR_TAGS.get(type(value))
     if tag is not None:
@@ -626,44 +674,52 @@ def _key(value: Any) -> Any:
         return object()
 
 
-def _enum(compiler: _Compiler, value: Any, resolver: Any, where: str) -> tuple[Check, Step]:
+def _enum(
+    compiler: _Compiler, value: JsonValue, resolver: SchemaResolver, where: str
+) -> tuple[Check, Step]:
     if not isinstance(value, list):
         raise compiler.fail(where, "enum", "must be a list")
     keys = frozenset(_key(v) for v in value)
 
-    def check(v: Any, place: Place, found: Found) -> None:
+    def check(v: JsonValue, place: Place, found: Found) -> None:
         if _key(v) not in keys:
             found.append((place, "enum"))
 
     return check, ("enum", keys)
 
 
-def _const(compiler: _Compiler, value: Any, resolver: Any, where: str) -> tuple[Check, Step]:
+def _const(
+    compiler: _Compiler, value: JsonValue, resolver: SchemaResolver, where: str
+) -> tuple[Check, Step]:
     key = _key(value)
 
-    def check(v: Any, place: Place, found: Found) -> None:
+    def check(v: JsonValue, place: Place, found: Found) -> None:
         if _key(v) != key:
             found.append((place, "const"))
 
     return check, ("const", key)
 
 
-def _all_of(compiler: _Compiler, value: Any, resolver: Any, where: str) -> tuple[Check, Step]:
+def _all_of(
+    compiler: _Compiler, value: JsonValue, resolver: SchemaResolver, where: str
+) -> tuple[Check, Step]:
     parts = tuple(compiler.branches(value, resolver, where, "allOf"))
 
-    def check(v: Any, place: Place, found: Found) -> None:
+    def check(v: JsonValue, place: Place, found: Found) -> None:
         for part in parts:
             part(v, place, found)
 
     return _called(check)
 
 
-def _any_or_one(keyword: str) -> Callable[[_Compiler, Any, Any, str], tuple[Check, Step]]:
-    def make(compiler: _Compiler, value: Any, resolver: Any, where: str) -> tuple[Check, Step]:
+def _any_or_one(keyword: str) -> _General:
+    def make(
+        compiler: _Compiler, value: JsonValue, resolver: SchemaResolver, where: str
+    ) -> tuple[Check, Step]:
         parts = tuple(compiler.branches(value, resolver, where, keyword))
 
-        def check(v: Any, place: Place, found: Found) -> None:
-            results = []
+        def check(v: JsonValue, place: Place, found: Found) -> None:
+            results: list[Found] = []
             for part in parts:
                 mine: Found = []
                 part(v, place, mine)
@@ -685,17 +741,19 @@ def _any_or_one(keyword: str) -> Callable[[_Compiler, Any, Any, str], tuple[Chec
     return make
 
 
-def _not(compiler: _Compiler, value: Any, resolver: Any, where: str) -> tuple[Check, Step]:
+def _not(
+    compiler: _Compiler, value: JsonValue, resolver: SchemaResolver, where: str
+) -> tuple[Check, Step]:
     inner = compiler.node(value, resolver, f"{where}/not")
 
-    def check(v: Any, place: Place, found: Found) -> None:
+    def check(v: JsonValue, place: Place, found: Found) -> None:
         if _passes(inner, v, place):
             found.append((place, "not"))
 
     return _called(check)
 
 
-_GENERAL: dict[str, Callable[[_Compiler, Any, Any, str], tuple[Check, Step]]] = {
+_GENERAL: dict[str, _General] = {
     "enum": _enum,
     "const": _const,
     "allOf": _all_of,
@@ -715,7 +773,7 @@ def _properties(
     """``properties``, ``patternProperties``, ``additionalProperties`` and ``required``: one
     pass over the object's keys."""
 
-    def check(v: dict[str, Any], place: Place, found: Found) -> None:
+    def check(v: JsonObject, place: Place, found: Found) -> None:
         for key, child in v.items():
             known = named.get(key)
             if known is not None:
@@ -734,7 +792,7 @@ def _properties(
             if name not in v:
                 found.append(((place, name), "required"))
 
-    def plain(v: dict[str, Any], place: Place, found: Found) -> None:  # no patterns, no extras
+    def plain(v: JsonObject, place: Place, found: Found) -> None:  # no patterns, no extras
         for key, child in v.items():
             known = named.get(key)
             if known is not None:
@@ -745,71 +803,79 @@ def _properties(
             if name not in v:
                 found.append(((place, name), "required"))
 
-    return plain if not patterns and other is None else check
+    return _kind_check(plain if not patterns and other is None else check)
 
 
 def _dependent_required(needs: dict[str, tuple[str, ...]]) -> Check:
-    def check(v: dict[str, Any], place: Place, found: Found) -> None:
+    def check(v: JsonObject, place: Place, found: Found) -> None:
         for key, names in needs.items():
             if key in v:
                 for name in names:
                     if name not in v:
                         found.append(((place, name), "dependentRequired"))
 
-    return check
+    return _kind_check(check)
 
 
 def _dependent_schemas(schemas: dict[str, Check]) -> Check:
-    def check(v: dict[str, Any], place: Place, found: Found) -> None:
+    def check(v: JsonObject, place: Place, found: Found) -> None:
         for key, schema in schemas.items():
             if key in v:
                 schema(v, place, found)
 
-    return check
+    return _kind_check(check)
 
 
 def _property_names(schema: Check) -> Check:
-    def check(v: dict[str, Any], place: Place, found: Found) -> None:
+    def check(v: JsonObject, place: Place, found: Found) -> None:
         for key in v:
             if not _passes(schema, key, (place, key)):
                 found.append(((place, key), "propertyNames"))
 
-    return check
+    return _kind_check(check)
 
 
 def _items(firsts: list[Check], others: Check | None) -> Check:
     count = len(firsts)
 
-    def check(v: list[Any], place: Place, found: Found) -> None:
+    def check(v: JsonArray, place: Place, found: Found) -> None:
         for index, (schema, element) in enumerate(zip(firsts, v)):
             schema(element, (place, index), found)
         if others is not None:
             for index in range(count, len(v)):
                 others(v[index], (place, index), found)
 
-    return check
+    return _kind_check(check)
 
 
 def _contains(schema: Check, least: int, most: int | None) -> Check:
-    def check(v: list[Any], place: Place, found: Found) -> None:
+    def check(v: JsonArray, place: Place, found: Found) -> None:
         hits = sum(_passes(schema, element, (place, i)) for i, element in enumerate(v))
         if hits < least:
             found.append((place, "contains" if least == 1 and hits == 0 else "minContains"))
         elif most is not None and hits > most:
             found.append((place, "maxContains"))
 
-    return check
+    return _kind_check(check)
 
 
-_OPERATOR_TEXT = {operator.le: "<=", operator.ge: ">=", operator.lt: "<", operator.gt: ">"}
+_OPERATOR_TEXT: dict[Callable[[float, float], bool], str] = {
+    operator.le: "<=",
+    operator.ge: ">=",
+    operator.lt: "<",
+    operator.gt: ">",
+}
 
 
 def _bound(
-    keyword: str, kind: str, measure: Callable[[Any], Any] | None, holds: Callable[[Any, Any], bool]
-) -> tuple[str, Callable[[_Compiler, Any, str], tuple[Check, Step]]]:
+    keyword: str,
+    kind: str,
+    measure: Callable[[Sized], int] | None,
+    holds: Callable[[float, float], bool],
+) -> tuple[str, _Simple]:
     """A limit on a number, or on a length (``measure``: len) that ``holds`` must allow."""
 
-    def make(compiler: _Compiler, value: Any, where: str) -> tuple[Check, Step]:
+    def make(compiler: _Compiler, value: JsonValue, where: str) -> tuple[Check, Step]:
         limit = (
             compiler.number(value, where, keyword)
             if kind == "number"
@@ -818,28 +884,28 @@ def _bound(
         step = ("bound", keyword, _OPERATOR_TEXT[holds], limit, measure is not None)
         if measure is None:  # the number itself
 
-            def check(v: Any, place: Place, found: Found) -> None:
+            def check(v: float, place: Place, found: Found) -> None:
                 if not holds(v, limit):
                     found.append((place, keyword))
 
-            return check, step
+            return _kind_check(check), step
 
-        def measured(v: Any, place: Place, found: Found) -> None:
+        def measured(v: Sized, place: Place, found: Found) -> None:
             if not holds(measure(v), limit):
                 found.append((place, keyword))
 
-        return measured, step
+        return _kind_check(measured), step
 
     return kind, make
 
 
-def _multiple_of(compiler: _Compiler, value: Any, where: str) -> tuple[Check, Step]:
+def _multiple_of(compiler: _Compiler, value: JsonValue, where: str) -> tuple[Check, Step]:
     step = compiler.number(value, where, "multipleOf")
     if step <= 0:
         raise compiler.fail(where, "multipleOf", f"must be above 0, not {shown(value)}")
     exact = _decimal(step)
 
-    def check(v: Any, place: Place, found: Found) -> None:
+    def check(v: int | float, place: Place, found: Found) -> None:
         if type(v) is int and type(step) is int:
             ok = v % step == 0
         else:  # decimally, as the numbers are written: 0.3 is a multiple of 0.1
@@ -850,7 +916,7 @@ def _multiple_of(compiler: _Compiler, value: Any, where: str) -> tuple[Check, St
         if not ok:
             found.append((place, "multipleOf"))
 
-    return _called(check)
+    return _called(_kind_check(check))
 
 
 def _decimal(number: int | float) -> Decimal:
@@ -864,31 +930,31 @@ def _digits(number: Decimal) -> int:
     return len(digits) + abs(int(exponent))
 
 
-def _pattern(compiler: _Compiler, value: Any, where: str) -> tuple[Check, Step]:
+def _pattern(compiler: _Compiler, value: JsonValue, where: str) -> tuple[Check, Step]:
     regex = compiler.regex(value, where, "pattern")
 
     def check(v: str, place: Place, found: Found) -> None:
         if regex.search(v) is None:
             found.append((place, "pattern"))
 
-    return check, ("pattern", regex)
+    return _kind_check(check), ("pattern", regex)
 
 
-def _unique(compiler: _Compiler, value: Any, where: str) -> tuple[Check, Step]:
+def _unique(compiler: _Compiler, value: JsonValue, where: str) -> tuple[Check, Step]:
     if not isinstance(value, bool):
         raise compiler.fail(where, "uniqueItems", f"must be true or false, not {shown(value)}")
     if not value:
         return _called(_accept)
 
-    def check(v: list[Any], place: Place, found: Found) -> None:
+    def check(v: JsonArray, place: Place, found: Found) -> None:
         keys = [_key(element) for element in v]
         if len(set(keys)) < len(keys):
             found.append((place, "uniqueItems"))
 
-    return _called(check)
+    return _called(_kind_check(check))
 
 
-_SIMPLE: dict[str, tuple[str, Callable[[_Compiler, Any, str], tuple[Check, Step]]]] = {
+_SIMPLE: dict[str, tuple[str, _Simple]] = {
     "maximum": _bound("maximum", "number", None, operator.le),
     "minimum": _bound("minimum", "number", None, operator.ge),
     "exclusiveMaximum": _bound("exclusiveMaximum", "number", None, operator.lt),

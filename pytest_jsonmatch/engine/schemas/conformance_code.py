@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeAlias, cast
 
-from ..core.values import SCALAR_TYPES, TYPE_OF
+from ..core.values import SCALAR_TYPES, TYPE_OF, JsonValue
 
 # What a node's keywords become, each a tuple whose first item names its kind:
 #   ("type", allowed Python types, whether a whole float counts as an integer)
@@ -38,8 +38,20 @@ from ..core.values import SCALAR_TYPES, TYPE_OF
 #   ("pattern", compiled regex)   ("enum", keys)   ("const", key)
 #   ("ref", node key)             ("properties", {name: node key}, closed, required names)
 #   ("items", node key)           ("call", the keyword's closure)
-Step = tuple[Any, ...]
+Step: TypeAlias = tuple[object, ...]
 NodeKey = Hashable
+# Each kind of step as its writer reads it (``_Writer.step_<kind>``, found by name).
+_TypeStep: TypeAlias = tuple[str, frozenset[type], bool]
+_BoundStep: TypeAlias = tuple[str, str, str, float, bool]
+_EnumStep: TypeAlias = tuple[str, frozenset[object]]
+_NodeStep: TypeAlias = tuple[str, NodeKey]  # ("ref", node key) and ("items", node key)
+_PropertiesStep: TypeAlias = tuple[str, dict[str, NodeKey], bool, tuple[str, ...]]
+# An answer's place, built as the check descends and read only for a violation: None (the
+# root), or (the parent's place, a key or an index).
+Place: TypeAlias = "tuple[Place, str | int] | None"
+Found: TypeAlias = list[tuple[Place, str]]
+# A node's check of a value: it appends the violations it finds to ``found``.
+Check: TypeAlias = Callable[[JsonValue, Place, Found], None]
 
 # The keywords' kind each Python type of a JSON value takes (a boolean and null: none).
 KIND_OF = {
@@ -85,29 +97,29 @@ class NodePlan:
 
 
 def generate(
-    plans: dict[NodeKey, NodePlan], root: NodeKey, key: Callable[[Any], Any]
-) -> tuple[Callable[[Any, Any, list[Any]], None], str]:
+    plans: dict[NodeKey, NodePlan], root: NodeKey, key: Callable[[JsonValue], object]
+) -> tuple[Check, str]:
     """The root node's generated check ``check(value, place, found)`` and the module text it
     was compiled from. ``key`` is the closures' JSON-equality key (enum, const)."""
     writer = _Writer(plans)
     source = writer.module(root)
-    namespace: dict[str, Any] = {"_key": key, "NoneType": type(None)}
+    namespace: dict[str, object] = {"_key": key, "NoneType": type(None)}
     namespace.update((f"c{i}", value) for i, value in enumerate(writer.constants))
     exec(compile(source, "<jsonmatch conformance>", "exec"), namespace)  # noqa: S102
-    return namespace[writer.name(root)], source
+    return cast(Check, namespace[writer.name(root)]), source  # (the text defines it so)
 
 
 class _Writer:
     def __init__(self, plans: dict[NodeKey, NodePlan]) -> None:
         self.plans = plans
-        self.constants: list[Any] = []
+        self.constants: list[object] = []
         self._constant_names: dict[int, str] = {}
         self._names: dict[NodeKey, str] = {}
         self._waiting: list[NodeKey] = []
         self._inline: dict[NodeKey, bool] = {}
         self._callees: list[tuple[str, dict[str, NodeKey]]] = []
 
-    def constant(self, value: Any) -> str:
+    def constant(self, value: object) -> str:
         name = self._constant_names.get(id(value))
         if name is None:
             name = self._constant_names[id(value)] = f"c{len(self.constants)}"
@@ -203,7 +215,7 @@ class _Writer:
     def step_type(
         self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
     ) -> list[str]:
-        _, allowed, whole_floats = step
+        _, allowed, whole_floats = cast(_TypeStep, step)
         if known in allowed:
             return []
         if known is float and whole_floats:
@@ -213,7 +225,7 @@ class _Writer:
     def step_bound(
         self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
     ) -> list[str]:
-        _, keyword, operator, limit, measured = step
+        _, keyword, operator, limit, measured = cast(_BoundStep, step)
         measure = f"len({v})" if measured else v
         return [
             f"if not {measure} {operator} {self.constant(limit)}:",
@@ -231,7 +243,7 @@ class _Writer:
     def step_enum(
         self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
     ) -> list[str]:
-        keys = step[1]
+        keys = cast(_EnumStep, step)[1]
         if known in SCALAR_TAGS:  # a scalar's key is (its tag, itself): a set of the values
             tag = SCALAR_TAGS[known]
             values = frozenset(k[1] for k in keys if type(k) is tuple and k[0] == tag)
@@ -253,7 +265,7 @@ class _Writer:
     def step_ref(
         self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
     ) -> list[str]:
-        return self.child(step[1], known, v, place, depth, inlining)
+        return self.child(cast(_NodeStep, step)[1], known, v, place, depth, inlining)
 
     def child(
         self,
@@ -287,7 +299,7 @@ class _Writer:
                 or plan.general[0][1] in seen
             ):
                 return node
-            node = plan.general[0][1]
+            node = cast(_NodeStep, plan.general[0])[1]
             seen.add(node)
 
     def loopless(self, node: NodeKey, seen: tuple[NodeKey, ...] = ()) -> bool:
@@ -302,7 +314,11 @@ class _Writer:
                 s[0] not in ("properties", "items")
                 and (
                     s[0] != "ref"
-                    or (s[1] not in seen and s[1] != node and self.loopless(s[1], seen + (node,)))
+                    or (
+                        s[1] not in seen
+                        and s[1] != node
+                        and self.loopless(cast(_NodeStep, s)[1], seen + (node,))
+                    )
                 )
                 for s in steps
             )
@@ -312,7 +328,7 @@ class _Writer:
     def step_properties(
         self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
     ) -> list[str]:
-        _, named, closed, required = step
+        _, named, closed, required = cast(_PropertiesStep, step)
         k, item = f"k{depth + 1}", f"v{depth + 1}"
         at = f"({place}, {k})"
         out: list[str] = []
@@ -353,7 +369,9 @@ class _Writer:
         self, step: Step, known: type, v: str, place: str, depth: int, inlining: tuple[NodeKey, ...]
     ) -> list[str]:
         i, item = f"i{depth + 1}", f"v{depth + 1}"
-        lines = self.child(step[1], _OTHER, item, f"({place}, {i})", depth + 1, inlining)
+        lines = self.child(
+            cast(_NodeStep, step)[1], _OTHER, item, f"({place}, {i})", depth + 1, inlining
+        )
         if not lines:
             return []
         return [f"for {i}, {item} in enumerate({v}):"] + _indent(lines, 1)

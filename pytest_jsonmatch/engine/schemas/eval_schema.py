@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain as _chain
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
 
 from ..comparing.comparators import BoundComparator
 from ..comparing.field_spec import NO_SPEC, FieldSpec, parse_align
@@ -25,9 +25,12 @@ from ..core.depth import call_with_depth, nesting
 from ..core.errors import ConfigError, SchemaError, SchemaWarning, known_names, shown
 from ..core.numbers import is_finite_number
 from ..core.paths import index_segment, key_segment
-from ..core.values import schema_type
+from ..core.values import JsonObject, JsonValue, schema_type
 from ..reading.intake import MAX_DEPTH, as_data, read_json
 from .loading import Located, Parts, load_schema, locate
+
+if TYPE_CHECKING:
+    from ..comparing.registry import Binder, Registry
 
 T = TypeVar("T")
 
@@ -36,7 +39,9 @@ JSON_SCHEMA_TYPES = JSON_TYPES
 
 # A schema dialect's own keys (structeval's ``x-override-evaluator``, its enums): given a
 # node's keywords, the registry and the node's path, the comparator they name (None: none).
-SchemaReader = Callable[[Mapping[str, Any], Any, str], "BoundComparator | None"]
+SchemaReader: TypeAlias = (
+    "Callable[[Mapping[str, JsonValue], Registry | Binder, str], BoundComparator | None]"
+)
 
 
 @dataclass
@@ -50,7 +55,7 @@ class SchemaNode:
     items: SchemaNode | None = None
     spec: FieldSpec = NO_SPEC
     default_comparator: BoundComparator | None = None  # by type, for leaves without one
-    raw: Mapping[str, Any] = field(default_factory=dict)  # the keywords, references followed
+    raw: Mapping[str, JsonValue] = field(default_factory=dict)  # the keywords, references followed
     # the comparator of a leaf that needs nothing else (no transform, not skipped, not a
     # batch judge): the walk scores such leaves inline
     plain: BoundComparator | None = None
@@ -59,10 +64,10 @@ class SchemaNode:
     nullable: bool = False  # null is allowed besides the type
     allowed: tuple[str, ...] = ()  # the types of a node of several (type "multi")
     # the walk's object scorers generated for this node, by key shape (walking/compiled.py)
-    scorers: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    scorers: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
     # what array pairing works out once per node of elements (pairing/columns.py and
     # pair_scores.py): how an element flattens into columns, each column's comparator
-    plans: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    plans: dict[Hashable, object] = field(default_factory=dict, repr=False, compare=False)
 
     def seal(self) -> SchemaNode:
         comp = self.spec.comparator or self.default_comparator
@@ -97,7 +102,7 @@ class SchemaNode:
 # -- inference -------------------------------------------------------------------------------
 
 
-def infer_schema(instances: Iterable[Any]) -> dict[str, Any]:
+def infer_schema(instances: Iterable[object]) -> JsonObject:
     """Infer a resolved schema from gold instances: each node's type is that of its first
     non-null value, object properties are the union of keys, array items pool every element.
     (The rule lives in ``infer_node``; this is its tree written out as a mapping.)"""
@@ -120,8 +125,8 @@ def infer_schema(instances: Iterable[Any]) -> dict[str, Any]:
     )
 
 
-def _as_mapping(node: SchemaNode) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": node.type}
+def _as_mapping(node: SchemaNode) -> JsonObject:
+    out: JsonObject = {"type": node.type}
     if node.properties is not None:
         out["properties"] = {k: _as_mapping(v) for k, v in node.properties.items()}
     if node.items is not None:
@@ -129,7 +134,9 @@ def _as_mapping(node: SchemaNode) -> dict[str, Any]:
     return out
 
 
-def annotate_schema(schema: Any, type_defaults: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def annotate_schema(
+    schema: object, type_defaults: Mapping[str, JsonValue] | None = None
+) -> JsonObject:
     """A copy of ``schema`` (a mapping, a file or a pydantic model class) where every leaf
     without ``x-eval-compare`` (and not skipped) names its default comparator: strings and
     booleans ``exact``, numbers ``numeric`` (see ``set_type_default``), changed per type by
@@ -145,7 +152,7 @@ def annotate_schema(schema: Any, type_defaults: Mapping[str, Any] | None = None)
     defaults = {**REGISTRY.type_defaults, **(type_defaults or {})}
     contents = load_schema(schema).contents
 
-    def annotated() -> dict[str, Any]:
+    def annotated() -> JsonObject:
         out = copy.deepcopy(dict(contents))
         _annotate(out, defaults, set())
         return out
@@ -159,7 +166,7 @@ MAX_SCHEMA_DEPTH = 2 * MAX_DEPTH + 10
 _TOO_DEEP = "the schema nests too deeply to read (its references lead deeper than it nests)"
 
 
-def _with_room(contents: Any, fn: Callable[[], T]) -> T:
+def _with_room(contents: object, fn: Callable[[], T]) -> T:
     """``fn()``, reading a schema whose document is ``contents``, with stack for its depth."""
     depth = nesting(contents, MAX_SCHEMA_DEPTH)
     if depth > MAX_SCHEMA_DEPTH:
@@ -173,18 +180,21 @@ def _with_room(contents: Any, fn: Callable[[], T]) -> T:
 _COMPOSED = ("$ref", "allOf", "anyOf", "oneOf")
 
 
-def _annotate(node: Any, defaults: Mapping[str, Any], seen: set[int]) -> None:
+def _annotate(node: JsonValue, defaults: Mapping[str, JsonValue], seen: set[int]) -> None:
     if not isinstance(node, dict) or id(node) in seen:
         return
     seen.add(id(node))
     for key in ("$defs", "definitions"):
         if isinstance(node.get(key), dict):
-            for child in node[key].values():
+            for child in cast(JsonObject, node[key]).values():  # (a dict: checked above)
                 _annotate(child, defaults, seen)
     props = node.get("properties")
     items = node.get("items")
     branches = [
-        b for k in ("allOf", "anyOf", "oneOf") if isinstance(node.get(k), list) for b in node[k]
+        b
+        for k in ("allOf", "anyOf", "oneOf")
+        if isinstance(node.get(k), list)
+        for b in cast("list[JsonValue]", node[k])
     ]
     if _primary_type(node.get("type")) == "multi" and not any(k in node for k in _COMPOSED):
         # a node of several types is compared whole, whatever properties or items it gives
@@ -217,11 +227,11 @@ def _annotate(node: Any, defaults: Mapping[str, Any], seen: set[int]) -> None:
         node["x-eval-compare"] = defaults.get(_primary_type(node.get("type")) or "", "exact")
 
 
-def _null_only(node: Any) -> bool:
+def _null_only(node: JsonValue) -> bool:
     return isinstance(node, Mapping) and (node.get("type") == "null" or node.get("enum") == [None])
 
 
-def _plain_scalar(node: Any) -> bool:
+def _plain_scalar(node: JsonValue) -> bool:
     return (
         isinstance(node, Mapping)
         and not any(k in node for k in (*_COMPOSED, "properties", "items"))
@@ -229,17 +239,20 @@ def _plain_scalar(node: Any) -> bool:
     )
 
 
-def _primary_type(kind: Any) -> str | None:
+def _primary_type(kind: JsonValue) -> str | None:
     if isinstance(kind, list):
         real = [k for k in kind if k != "null"]
-        return real[0] if len(real) == 1 else ("multi" if real else "null")
+        # (a type's name: a node's types are checked where it is read, _declared_types)
+        return cast(str, real[0]) if len(real) == 1 else ("multi" if real else "null")
     return kind if isinstance(kind, str) else None
 
 
 # -- parsing ----------------------------------------------------------------------------------
 
 
-def parse_schema(schema: Any, registry: Any, reader: SchemaReader | None = None) -> SchemaNode:
+def parse_schema(
+    schema: object, registry: Registry | Binder, reader: SchemaReader | None = None
+) -> SchemaNode:
     """Check an eval schema (a mapping, a file, a pydantic model class) and bind its
     comparators and transforms; errors name the node. ``reader`` reads a dialect's own keys
     (structeval's, under structural_f1)."""
@@ -251,7 +264,7 @@ class _Builder:
     """Builds the SchemaNode graph of one schema: each schema node once, however many
     references lead to it, so a recursive schema becomes a cycle."""
 
-    def __init__(self, registry: Any, reader: SchemaReader | None) -> None:
+    def __init__(self, registry: Registry | Binder, reader: SchemaReader | None) -> None:
         self.registry = registry
         self.reader = reader
         self.built: dict[tuple[int, ...], SchemaNode] = {}
@@ -319,7 +332,7 @@ def _warn_multi_unread(
         )
 
 
-def _declared_types(kind: Any, where: str) -> list[str]:
+def _declared_types(kind: JsonValue, where: str) -> list[str]:
     """The types a node's ``type`` names (none, one or a list), or SchemaError naming the
     first that JSON Schema does not know."""
     kinds = [k for k in (kind if isinstance(kind, list) else [kind]) if k is not None]
@@ -328,7 +341,7 @@ def _declared_types(kind: Any, where: str) -> list[str]:
         raise SchemaError(
             f"schema node {where}: unknown type {bad[0]!r}; known: {known_names(JSON_SCHEMA_TYPES)}"
         )
-    return kinds
+    return cast("list[str]", kinds)  # (each a JSON type's name: checked above)
 
 
 def _check_key_field(node: SchemaNode, where: str) -> None:
@@ -372,8 +385,8 @@ def _check_key_field(node: SchemaNode, where: str) -> None:
 
 
 def _node_spec(
-    schema: Mapping[str, Any],
-    registry: Any,
+    schema: Mapping[str, JsonValue],
+    registry: Registry | Binder,
     where: str,
     reader: SchemaReader | None,
     is_array: bool,
@@ -415,7 +428,9 @@ def _node_spec(
     return FieldSpec(comparator, transform, align, None, skip, _node_weight(schema, where))
 
 
-def _warn_unread_keys(schema: Mapping[str, Any], where: str, reader: SchemaReader | None) -> None:
+def _warn_unread_keys(
+    schema: Mapping[str, JsonValue], where: str, reader: SchemaReader | None
+) -> None:
     """A SchemaWarning for each kind of key a node gives that this metric does not read:
     ``x-eval-*`` keys it does not know, structeval's key outside structural_f1."""
     unknown = [
@@ -436,7 +451,7 @@ def _warn_unread_keys(schema: Mapping[str, Any], where: str, reader: SchemaReade
         )
 
 
-def _node_weight(schema: Mapping[str, Any], where: str) -> float | None:
+def _node_weight(schema: Mapping[str, JsonValue], where: str) -> float | None:
     """A node's ``x-eval-weight`` (None: not given), or SchemaError naming the node."""
     weight = schema.get("x-eval-weight")
     if weight is None:
@@ -447,14 +462,17 @@ def _node_weight(schema: Mapping[str, Any], where: str) -> float | None:
         raise SchemaError(f"schema node {where}: {exc}") from None
 
 
-def parse_weight(value: Any, what: str) -> float:
+def parse_weight(value: object, what: str) -> float:
     """A field weight: a finite number >= 0, or ConfigError naming ``what``."""
-    if not is_finite_number(value) or value < 0:
+    # (is_finite_number: an int or a float)
+    if not is_finite_number(value) or cast(float, value) < 0:
         raise ConfigError(f"{what} must be a number >= 0, not {shown(value)}")
-    return float(value)
+    return float(cast(float, value))
 
 
-def infer_node(values: list[Any], registry: Any, warn_mixed: bool = False) -> SchemaNode:
+def infer_node(
+    values: Sequence[JsonValue], registry: Registry | Binder, warn_mixed: bool = False
+) -> SchemaNode:
     """``parse_schema(infer_schema(values))`` without the intermediate mapping: leaves are
     shared per type, so inferring a record's schema costs one node per container. Without
     recursion: the values may be ignored fields the door did not measure, nested deeper than
@@ -496,10 +514,10 @@ def infer_node(values: list[Any], registry: Any, warn_mixed: bool = False) -> Sc
 
 
 def _inferred_object(
-    pooled_values: list[Any],
+    pooled_values: Sequence[JsonValue],
     path: str,
     table: dict[type, SchemaNode],
-    registry: Any,
+    registry: Registry | Binder,
     stack: list[Any],
     paths: dict[int, str] | None,
 ) -> SchemaNode:
@@ -508,10 +526,10 @@ def _inferred_object(
     a task on ``stack`` (with its field path in ``paths``, when warnings are asked for)."""
     # (plain dicts, nearly all of them, are told apart without the ABC's check)
     dicts = [v for v in pooled_values if type(v) is dict or isinstance(v, Mapping)]
-    props: dict[str, Any] = {}
+    props: dict[str, SchemaNode | None] = {}  # (None: a node to come, set before sealing)
     node = SchemaNode(
         type="object",
-        properties=props,
+        properties=cast("dict[str, SchemaNode]", props),
         default_comparator=_shared_leaf("object", registry).default_comparator,
     )
     stack.append(node)  # sealed after its children
@@ -541,9 +559,9 @@ def _inferred_object(
 
 
 def _inferred_array(
-    pooled_values: list[Any],
+    pooled_values: Sequence[JsonValue],
     path: str,
-    registry: Any,
+    registry: Registry | Binder,
     stack: list[Any],
     paths: dict[int, str] | None,
 ) -> SchemaNode:
@@ -564,7 +582,7 @@ def _inferred_array(
     return node
 
 
-def _warn_mixed(values: list[Any], path: str) -> None:
+def _warn_mixed(values: Sequence[JsonValue], path: str) -> None:
     kinds = list(dict.fromkeys(schema_type(v) for v in values if v is not None))
     if len(kinds) > 1 and set(kinds) != {"integer", "number"}:  # an integer is a number
         warnings.warn(
@@ -591,7 +609,7 @@ _LEAVES: dict[tuple[int, int, str], SchemaNode] = {}
 _LEAF_TABLES: dict[tuple[int, int], dict[type, SchemaNode]] = {}
 
 
-def _leaf_table(registry: Any) -> dict[type, SchemaNode]:
+def _leaf_table(registry: Registry | Binder) -> dict[type, SchemaNode]:
     """Python scalar type -> the shared leaf node inference gives it (null: string)."""
     key = (id(registry), registry.generation)
     table = _LEAF_TABLES.get(key)
@@ -608,7 +626,7 @@ def _leaf_table(registry: Any) -> dict[type, SchemaNode]:
     return table
 
 
-def _shared_leaf(kind: str, registry: Any) -> SchemaNode:
+def _shared_leaf(kind: str, registry: Registry | Binder) -> SchemaNode:
     key = (id(registry), registry.generation, kind)
     node = _LEAVES.get(key)
     if node is None:
@@ -620,7 +638,7 @@ def _shared_leaf(kind: str, registry: Any) -> SchemaNode:
     return node
 
 
-def parse_transforms(spec: Any, registry: Any) -> TransformFn | None:
+def parse_transforms(spec: object, registry: Registry | Binder) -> TransformFn | None:
     if isinstance(spec, (str, Mapping)):
         spec = [spec]
     if not isinstance(spec, (list, tuple)):
@@ -631,7 +649,9 @@ def parse_transforms(spec: Any, registry: Any) -> TransformFn | None:
 # -- validation -------------------------------------------------------------------------------
 
 
-def validate_gold(gold: Any, schema: Any, registry: Any = None) -> list[str]:
+def validate_gold(
+    gold: object, schema: object, registry: Registry | Binder | None = None
+) -> list[str]:
     """Check gold records against an eval schema (a mapping, a file or a pydantic model
     class; references followed). Fields the schema does not know and values of the wrong type
     are errors (one SchemaError listing them all); schema fields a record lacks are returned
@@ -652,7 +672,7 @@ def validate_gold(gold: Any, schema: Any, registry: Any = None) -> list[str]:
     return warnings_found
 
 
-def _fits(value: Any, node: SchemaNode) -> bool:
+def _fits(value: JsonValue, node: SchemaNode) -> bool:
     kind = node.type
     if kind is None:
         return True
@@ -662,7 +682,7 @@ def _fits(value: Any, node: SchemaNode) -> bool:
 
 
 def _check(
-    value: Any,
+    value: JsonValue,
     node: SchemaNode,
     record: str,
     path: str,

@@ -30,16 +30,29 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias, TypeGuard, cast
 from urllib.parse import unquote, urlsplit
 
 from ..core.errors import SchemaError, SchemaWarning, shown
+from ..core.values import JsonValue
 from ..reading.safe_yaml import parse_yaml
 from ..reading.user_files import read_regular_text
 
-# One source of a node's keywords: a raw schema mapping and the resolver its references use.
-Part = tuple[Mapping[str, Any], Any]
-Parts = tuple[Part, ...]
+if TYPE_CHECKING:
+    from referencing import Resource
+    from referencing._core import Resolver
+    from referencing.jsonschema import Schema
+
+    # The ``referencing`` resolver a schema's references are looked up with.
+    SchemaResolver: TypeAlias = Resolver[Schema]
+
+# One source of a node's keywords: a raw schema node (a mapping, true or false, checked
+# where it is read) and the resolver its references use.
+Part: TypeAlias = "tuple[object, SchemaResolver]"
+Parts: TypeAlias = tuple[Part, ...]
+# A node's own keywords as read: JSON values, but ``properties`` (a name's Parts) and
+# ``items`` (Parts), paired with their resolver.
+Keyword: TypeAlias = "JsonValue | dict[str, Parts] | Parts"
 
 # Keywords that would change which fields exist or how they compare, and are not read.
 _UNHONOURED = {
@@ -66,8 +79,8 @@ class LoadedSchema:
     """A schema document and the resolver its references start from. ``origin`` names it in
     messages (a file path, a model class, or ``schema``)."""
 
-    contents: Mapping[str, Any]
-    resolver: Any
+    contents: Mapping[str, JsonValue]
+    resolver: SchemaResolver
     origin: str = "schema"
 
     @property
@@ -82,7 +95,7 @@ class Located:
     and ``items``: its children, unread; ``nullable``: a union offered null besides;
     ``union``: the types of a union of shapes that only a whole-value comparison can honour."""
 
-    keywords: Mapping[str, Any]
+    keywords: Mapping[str, JsonValue]
     properties: dict[str, Parts] | None
     items: Parts | None
     nullable: bool = False
@@ -93,16 +106,16 @@ class Located:
 
 _FILES: dict[str, tuple[float, LoadedSchema]] = {}
 _MAPPINGS: dict[int, LoadedSchema] = {}
-_MODELS: dict[Any, LoadedSchema] = {}
+_MODELS: dict[type, LoadedSchema] = {}
 _CACHE_LIMIT = 256
 
 
-def is_model_class(source: Any) -> bool:
+def is_model_class(source: object) -> TypeGuard[type]:
     """A pydantic model class (or anything else that makes its JSON Schema the same way)."""
     return isinstance(source, type) and callable(getattr(source, "model_json_schema", None))
 
 
-def load_schema(source: Any) -> LoadedSchema:
+def load_schema(source: object) -> LoadedSchema:
     """A schema given as a mapping, as a path to a JSON or YAML file, or as a pydantic model
     class (its ``model_json_schema()``), with the resolver of its references."""
     if isinstance(source, LoadedSchema):
@@ -162,7 +175,7 @@ def _load_file(path: Path) -> LoadedSchema:
     return loaded
 
 
-def read_schema_file(path: Path, shown: str) -> Mapping[str, Any]:
+def read_schema_file(path: Path, shown: str) -> Mapping[str, JsonValue]:
     """The mapping a JSON or YAML (``.yaml``, ``.yml``) schema file holds."""
     text = read_regular_text(path, "schema file", SchemaError, shown=shown)
     if path.suffix.lower() in (".yaml", ".yml"):
@@ -178,7 +191,7 @@ def read_schema_file(path: Path, shown: str) -> Mapping[str, Any]:
     return data
 
 
-def _base_of_mapping(contents: Mapping[str, Any]) -> str:
+def _base_of_mapping(contents: Mapping[str, JsonValue]) -> str:
     """A mapping's base URI: its absolute ``$id``, else the working directory (so that a
     ``$ref`` to ``money.json`` reads the file there)."""
     given = contents.get("$id")
@@ -187,15 +200,17 @@ def _base_of_mapping(contents: Mapping[str, Any]) -> str:
     return Path.cwd().resolve().as_uri() + "/"
 
 
-def _resolver(contents: Mapping[str, Any], base_uri: str) -> Any:
+def _resolver(contents: Mapping[str, JsonValue], base_uri: str) -> SchemaResolver:
     from referencing import Registry
 
     resource = _resource(contents)
-    registry = Registry(retrieve=_retrieve).with_resource(base_uri, resource)  # type: ignore[call-arg]
+    registry: Registry[Schema] = Registry(retrieve=_retrieve).with_resource(  # type: ignore[call-arg]
+        base_uri, resource
+    )
     return registry.resolver(base_uri=base_uri)
 
 
-def _resource(contents: Mapping[str, Any]) -> Any:
+def _resource(contents: Mapping[str, JsonValue]) -> Resource[Schema]:
     from referencing import Resource
     from referencing.jsonschema import DRAFT202012
 
@@ -233,7 +248,7 @@ def references_confined_to(
         _CONFINED.reset(token)
 
 
-def _retrieve(uri: str) -> Any:
+def _retrieve(uri: str) -> Resource[Schema]:
     """Read a referenced document: local files only, never the network, and only under the
     folders a confinement allows."""
     parts = urlsplit(uri)
@@ -267,8 +282,8 @@ def locate(parts: Parts, where: str) -> Located:
 
 
 def _flatten(
-    raw: Any, resolver: Any, where: str, seen: frozenset[int]
-) -> tuple[dict[str, Any], list[Located]]:
+    raw: object, resolver: SchemaResolver, where: str, seen: frozenset[int]
+) -> tuple[dict[str, Keyword], list[Located]]:
     """A raw node's own keywords, and the nodes its ``$ref``, ``allOf`` and union stand
     for (to be merged under them)."""
     if not isinstance(raw, Mapping):
@@ -285,7 +300,7 @@ def _flatten(
 
 
 def _composed(
-    raw: Mapping[str, Any], resolver: Any, where: str, seen: frozenset[int]
+    raw: Mapping[str, JsonValue], resolver: SchemaResolver, where: str, seen: frozenset[int]
 ) -> list[Located]:
     """The nodes a raw node's ``$ref``, ``allOf`` branches and ``anyOf``/``oneOf`` unions
     stand for, each flattened and merged, in that order."""
@@ -307,10 +322,12 @@ def _composed(
     return found
 
 
-def _own_keywords(raw: Mapping[str, Any], resolver: Any, where: str) -> dict[str, Any]:
+def _own_keywords(
+    raw: Mapping[str, JsonValue], resolver: SchemaResolver, where: str
+) -> dict[str, Keyword]:
     """A raw node's keywords but those that compose it, its properties' and items' schemas
     paired with the resolver they are read under (positional items dropped, with a warning)."""
-    own: dict[str, Any] = {}
+    own: dict[str, Keyword] = {}
     for key, value in raw.items():
         if key in ("$ref", "allOf", "anyOf", "oneOf"):
             continue
@@ -324,7 +341,8 @@ def _own_keywords(raw: Mapping[str, Any], resolver: Any, where: str) -> dict[str
                         f"schema node {where}: properties: the name {shown(name)} "
                         f"is not a string (a property name is a JSON key)"
                     )
-            own[key] = {name: ((child, resolver),) for name, child in value.items()}
+            parts: dict[str, Parts] = {name: ((child, resolver),) for name, child in value.items()}
+            own[key] = parts
         elif key == "items":
             if isinstance(value, list):  # draft 4-7 positional items
                 _warn(where, "items", "array positions are not given their own schemas")
@@ -337,7 +355,7 @@ def _own_keywords(raw: Mapping[str, Any], resolver: Any, where: str) -> dict[str
     return own
 
 
-def _enter(raw: Mapping[str, Any], resolver: Any) -> Any:
+def _enter(raw: Mapping[str, JsonValue], resolver: SchemaResolver) -> SchemaResolver:
     """The resolver inside ``raw``: a nested ``$id`` starts a new base URI."""
     if "$id" in raw and isinstance(raw["$id"], str):
         try:
@@ -349,7 +367,7 @@ def _enter(raw: Mapping[str, Any], resolver: Any) -> Any:
     return resolver
 
 
-def _follow(ref: Any, resolver: Any, where: str) -> tuple[Any, Any]:
+def _follow(ref: JsonValue, resolver: SchemaResolver, where: str) -> tuple[object, SchemaResolver]:
     if not isinstance(ref, str):
         raise SchemaError(f"schema node {where}: $ref must be a string, not {shown(ref)}")
     from referencing.exceptions import Unresolvable
@@ -384,7 +402,11 @@ def _why(exc: BaseException) -> str:
 
 
 def _union(
-    raw: Mapping[str, Any], key: str, resolver: Any, where: str, seen: frozenset[int]
+    raw: Mapping[str, JsonValue],
+    key: str,
+    resolver: SchemaResolver,
+    where: str,
+    seen: frozenset[int],
 ) -> Located:
     """An ``anyOf``/``oneOf``: null branches dropped; one branch left is the node; branches
     of different types are one node of several types, compared whole; two branches of one
@@ -418,7 +440,8 @@ def _union(
         if None in kinds:
             return Located({}, None, None, nullable)
         types = sorted({k for kind in kinds if kind is not None for k in kind.split("/")})
-        return Located({"type": types if len(types) > 1 else types[0]}, None, None, nullable)
+        kind = cast("JsonValue", types if len(types) > 1 else types[0])  # (str or list[str])
+        return Located({"type": kind}, None, None, nullable)
     shown = tuple(kind or "any" for kind in kinds)
     return Located({}, None, None, nullable, union=shown)
 
@@ -446,7 +469,7 @@ def _kind(node: Located) -> str | None:
     return None if not kinds else "/".join(sorted(kinds))
 
 
-def _types(kind: Any) -> set[str]:
+def _types(kind: object) -> set[str]:
     if isinstance(kind, str):
         return {kind}
     if isinstance(kind, list):
@@ -467,14 +490,14 @@ _MUST_AGREE = (
 )
 
 
-def _merge(pieces: list[Located], own: Mapping[str, Any], where: str) -> Located:
+def _merge(pieces: list[Located], own: Mapping[str, Keyword], where: str) -> Located:
     """``pieces`` (a reference's target, allOf branches, a union's branch) merged, then the
     node's own keywords laid over them: pieces must agree on how the node is scored, the
     node's own keys may change it."""
     mine = _as_located(own)
     if not pieces:
         return mine
-    keywords: dict[str, Any] = {}
+    keywords: dict[str, JsonValue] = {}
     properties: dict[str, Parts] | None = None
     items: Parts | None = None
     nullable = False
@@ -485,7 +508,8 @@ def _merge(pieces: list[Located], own: Mapping[str, Any], where: str) -> Located
             if key == "type":
                 kinds = _intersect(kinds, _types(value), where)
             elif key == "required" and isinstance(value, list):
-                keywords[key] = list(dict.fromkeys([*keywords.get(key, []), *value]))
+                earlier = cast("list[JsonValue]", keywords.get(key, []))  # (the names so far)
+                keywords[key] = list(dict.fromkeys([*earlier, *value]))
             elif (
                 key in _MUST_AGREE
                 and piece is not mine
@@ -508,16 +532,17 @@ def _merge(pieces: list[Located], own: Mapping[str, Any], where: str) -> Located
         union = union or piece.union
     if kinds is not None:
         ordered = sorted(kinds)
-        keywords["type"] = ordered[0] if len(ordered) == 1 else ordered
+        keywords["type"] = cast("JsonValue", ordered[0] if len(ordered) == 1 else ordered)
     return Located(keywords, properties, items, nullable, union)
 
 
-def _as_located(own: Mapping[str, Any]) -> Located:
+def _as_located(own: Mapping[str, Keyword]) -> Located:
+    # (_own_keywords pairs only ``properties`` and ``items`` with resolvers: the rest is JSON)
     keywords = {k: v for k, v in own.items() if k not in ("properties", "items")}
     return Located(
-        keywords,
-        own.get("properties"),
-        own.get("items"),
+        cast("dict[str, JsonValue]", keywords),
+        cast("dict[str, Parts] | None", own.get("properties")),
+        cast("Parts | None", own.get("items")),
         bool(own.get("nullable")) or "null" in _types(own.get("type")),
     )
 
@@ -541,7 +566,7 @@ def _intersect(kinds: set[str] | None, more: set[str], where: str) -> set[str]:
 # -- loud about what is not read -----------------------------------------------------------------
 
 
-def _warn_unhonoured(raw: Mapping[str, Any], where: str) -> None:
+def _warn_unhonoured(raw: Mapping[str, JsonValue], where: str) -> None:
     for key, why in _UNHONOURED.items():
         if key in raw:
             _warn(where, key, why)

@@ -13,8 +13,6 @@ SchemaError naming the schema node and the pattern: it ends the comparison it wa
 
 from __future__ import annotations
 
-from typing import Any
-
 import regex
 
 from ..core.errors import SchemaError
@@ -41,7 +39,7 @@ class BoundedPattern:
         self.origin = origin
         self._compiled = regex.compile(pattern, flags=regex.VERSION0)
 
-    def search(self, text: str) -> Any:
+    def search(self, text: str) -> regex.Match[str] | None:
         """The first match in ``text``, or None; a PatternTimeout past the budget."""
         try:
             return self._compiled.search(
