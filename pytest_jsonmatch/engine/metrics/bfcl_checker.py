@@ -17,8 +17,9 @@ call names), a value that is not plain JSON (a tuple, a set) neither converted n
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final, NamedTuple
 
+from ..comparing import bfcl_fast
 from ..comparing.bfcl_entry import EntryRules
 from ..comparing.bfcl_rules import BfclRaises, calls_error
 from ..core.errors import ConfigError, JsonMatchError, ParseError
@@ -28,8 +29,26 @@ from ..reading.parse import parse_actual_checked
 from ..results.field_results import MatchResult, f_beta, precision_recall
 from .tool_calls import TOOL_CALLS, BfclVerdict, _decoded, _score_fields, _Settings, _settings
 
-# the settings of the checkers made, kept per (category, language, underscore_to_dot)
-_SETTINGS: dict[tuple[Any, ...], _Settings] = {}
+
+class _Kind(NamedTuple):
+    """What a checker's options set: the metric's settings and options, whether the fast
+    path applies (a category is named), how the category's calls pair, the language."""
+
+    settings: _Settings
+    options: dict[str, Any]
+    fast: bool
+    parallel: bool
+    multiple: bool
+    dots: bool
+    language: str
+
+
+# the kinds of the checkers made, kept per (category, language, underscore_to_dot), and per
+# category alone for the usual options (no language given, no underscore_to_dot)
+_KINDS: dict[tuple[Any, ...], _Kind] = {}
+_PLAIN: dict[str, _Kind] = {}
+_VALID: Final = BfclVerdict(True, "")
+_tuple_new = tuple.__new__  # (a verdict made without NamedTuple's own __new__, a Python call)
 
 # a call in BFCL's decoded form {name: {arg: value}} is read so by read_calls too unless
 # its one key is one of these (then it is a plain, chat-completions or Gemini call)
@@ -53,12 +72,33 @@ class BfclChecker:
         language: str | None = None,
         underscore_to_dot: bool = False,
     ) -> None:
-        self._settings, self._options = _settings_for(category, language, underscore_to_dot)
+        kind = (
+            _PLAIN.get(category)
+            if type(category) is str and language is None and not underscore_to_dot
+            else None
+        )
+        self._kind = kind or _kind_for(category, language, underscore_to_dot)
+        self._settings, self._options = self._kind.settings, self._kind.options
         self.functions = functions
         self.possible_answer = possible_answer
         self._verdicts: EntryRules | None = None
         self._scores: EntryRules | None = None
         self._expected: Any = None
+        self._plan: list[bfcl_fast.Expected] | None | bool = False  # (False: not made yet)
+
+    def _fast(self) -> list[bfcl_fast.Expected] | None:
+        """The entry's plan for BFCL's decoded form (bfcl_fast.py), made on first use; None
+        where the general path checks (another language, another form)."""
+        made = self._plan
+        if made is False:
+            kind = self._kind
+            made = None
+            if kind.fast:
+                made = bfcl_fast.plan(
+                    self.functions, self.possible_answer, kind.parallel, kind.multiple, kind.dots
+                )
+            self._plan = made
+        return made  # type: ignore[return-value]
 
     def _entry(self, docs: Any, answers: list[tuple[str, Any]]) -> EntryRules:
         settings = self._settings
@@ -79,6 +119,22 @@ class BfclChecker:
         """BFCL's AST checker's verdict on ``model_output`` (the model's calls: BFCL's
         decoded form ``[{name: {arg: value}}]`` or any form ``tool_calls`` reads).
         ConfigError where the checker would raise."""
+        expected = self._fast()
+        if expected is not None:
+            calls = bfcl_fast.decoded_calls(model_output)
+            if calls is not None:
+                kind = self._kind
+                n = len(self.possible_answer)
+                try:
+                    error = bfcl_fast.calls_error(
+                        expected, calls, n, kind.language, kind.parallel, kind.multiple
+                    )
+                except BfclRaises as raised:
+                    raise ConfigError(
+                        f"BFCL's checker cannot check these calls: {raised}"
+                    ) from None
+                if error is not None:
+                    return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
         entry = self._verdict_entry()
         calls = _decoded(model_output, dict)
         if calls is None:
@@ -87,16 +143,14 @@ class BfclChecker:
             error = entry.error(calls)
         except BfclRaises as raised:
             raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
-        return BfclVerdict(not error, error)
+        return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
 
     # -- the metric ----------------------------------------------------------------------
 
     def _score_entry(self) -> EntryRules:
         entry = self._scores
         if entry is None:
-            expected = {"possible_answer": self.possible_answer, "function": self.functions}
             entry = self._entry(_docs(self.functions), _answers(self.possible_answer))
-            self._expected = expected
             self._scores = entry
         return entry
 
@@ -107,22 +161,37 @@ class BfclChecker:
         ``fields`` made when first read (JsonMatchError if the entry or the output was
         changed in place since). Text (a model's raw reply) is read as ``match_json`` reads
         it."""
-        entry = self._score_entry()
-        kind = type(model_output)
-        actual = model_output if kind is list or kind is dict else _parsed(model_output)
-        calls = _decoded_calls(actual)
-        if calls is None:
-            calls = [(c.name, c.arguments) for c in read_calls(actual)]
-        try:
-            counts = entry.counts(calls)
-        except BfclRaises as raised:
-            raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
-        tp = counts.match
-        compared = tp + counts.mismatch
-        p_den, r_den = compared + counts.hallucination, compared + counts.omission
-        precision = tp / p_den if p_den else 1.0
-        recall = tp / r_den if r_den else 1.0
-        f1 = f_beta(precision, recall)
+        counted = None
+        actual: object = model_output
+        if type(model_output) is list:
+            planned = self._fast()
+            if planned is not None:
+                calls = _decoded_calls(actual)
+                if calls is not None:
+                    n = len(self.possible_answer)
+                    kind = self._kind
+                    try:
+                        counted = bfcl_fast.counts(planned, calls, n, kind.language, kind.parallel)
+                    except BfclRaises as raised:
+                        raise ConfigError(
+                            f"BFCL's checker cannot check these calls: {raised}"
+                        ) from None
+        else:
+            self._score_entry()  # (a malformed entry is named before the output is read)
+            actual = model_output if type(model_output) is dict else _parsed(model_output)
+        if counted is None:
+            counted = self._general_counts(actual)
+        tp, mismatch, omitted, invented = counted
+        compared = tp + mismatch
+        if compared == tp and not invented and not omitted:
+            precision = recall = f1 = 1.0
+        else:
+            p_den, r_den = compared + invented, compared + omitted
+            precision = tp / p_den if p_den else 1.0
+            recall = tp / r_den if r_den else 1.0
+            f1 = f_beta(precision, recall)
+        if self._expected is None:
+            self._expected = {"possible_answer": self.possible_answer, "function": self.functions}
         expected = self._expected
         options = self._options
 
@@ -136,6 +205,18 @@ class BfclChecker:
             return fields
 
         return MatchResult._build(TOOL_CALLS.name, f1, precision, recall, f1, make_fields, (), ())
+
+    def _general_counts(self, actual: Any) -> tuple[int, int, int, int]:
+        """The fields of ``actual`` by status, read in any form (bfcl_entry.py)."""
+        entry = self._score_entry()
+        calls = _decoded_calls(actual)
+        if calls is None:
+            calls = [(c.name, c.arguments) for c in read_calls(actual)]
+        try:
+            c = entry.counts(calls)
+        except BfclRaises as raised:
+            raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
+        return c.match, c.mismatch, c.omission, c.hallucination
 
 
 def _parsed(model_output: Any) -> Any:
@@ -153,23 +234,34 @@ def _parsed(model_output: Any) -> Any:
     return parsed
 
 
-def _settings_for(
-    category: Any, language: str | None, underscore_to_dot: bool
-) -> tuple[_Settings, dict[str, Any]]:
+def _kind_for(category: Any, language: str | None, underscore_to_dot: bool) -> _Kind:
     """The metric's settings for BFCL's rules with these options (ConfigError for a bad
-    one), and the options; kept per (category, language, underscore_to_dot)."""
-    options: dict[str, Any] = {"rules": "bfcl", "category": category}
-    if language is not None:
-        options["language"] = language
-    if underscore_to_dot:
-        options["underscore_to_dot"] = True
+    one), the options, and how a Python category's calls pair; kept per (category,
+    language, underscore_to_dot)."""
     key = (category, language, underscore_to_dot)
-    settings = _SETTINGS.get(key) if type(category) is str else None
-    if settings is None:
+    kind = _KINDS.get(key) if type(category) is str else None
+    if kind is None:
+        options: dict[str, Any] = {"rules": "bfcl", "category": category}
+        if language is not None:
+            options["language"] = language
+        if underscore_to_dot:
+            options["underscore_to_dot"] = True
         settings = _settings(options)
-        if len(_SETTINGS) < 256:
-            _SETTINGS[key] = settings
-    return settings, options
+        named = type(settings.category) is str
+        kind = _Kind(
+            settings,
+            options,
+            named,
+            named and "parallel" in category,
+            named and "multiple" in category,
+            settings.underscore_to_dot,
+            settings.language,
+        )
+        if type(category) is str and len(_KINDS) < 256:
+            _KINDS[key] = kind
+            if language is None and not underscore_to_dot:
+                _PLAIN[category] = kind
+    return kind
 
 
 def _docs(functions: Any) -> Any:
@@ -219,7 +311,29 @@ def bfcl_verdict(
     underscores (BFCL's model setting). ConfigError where the checker would raise. To
     check many outputs against one entry, make a :class:`BfclChecker` once instead."""
     # (one output: checked in one pass, nothing kept)
-    settings, _ = _settings_for(category, language, underscore_to_dot)
+    kind = (
+        _PLAIN.get(category)
+        if type(category) is str and language is None and not underscore_to_dot
+        else None
+    )
+    if kind is None:
+        kind = _kind_for(category, language, underscore_to_dot)
+    if kind.fast:  # BFCL's decoded form, taken as it is (bfcl_fast.py)
+        try:
+            error = bfcl_fast.verdict(
+                functions,
+                model_output,
+                possible_answer,
+                kind.language,
+                kind.parallel,
+                kind.multiple,
+                kind.dots,
+            )
+        except BfclRaises as raised:
+            raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
+        if error is not None:
+            return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
+    settings = kind.settings
     docs = _docs(functions)
     answers = _answers(possible_answer)
     calls = _decoded(model_output, dict)
@@ -232,4 +346,4 @@ def bfcl_verdict(
         )
     except BfclRaises as raised:
         raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
-    return BfclVerdict(not error, error)
+    return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
