@@ -28,11 +28,11 @@ from __future__ import annotations
 from typing import Final, TypeAlias
 
 from ..core.values import JsonObject, JsonValue
-from .bfcl_rules import BfclRaises, _doc_named, _value_problem
+from .bfcl_rules import BfclRaises, _doc_named, _value_problem, standardize
 
 # the declared types whose value, of the Python type declared and equal to an acceptable
 # value as it is, every rule accepts ("any" is checked as a string)
-_EXACT: Final[dict[str, type]] = {
+_EXACT: Final[dict[object, type]] = {
     "string": str,
     "integer": int,
     "float": float,
@@ -42,9 +42,9 @@ _EXACT: Final[dict[str, type]] = {
 _NO: Final = object()  # (no such key)
 
 # an expected call as checked: the name to call (dots as underscores where the model writes
-# them so), its document's parameters' details, the required names, and the possible
-# answer ({arg: [values]})
-Expected: TypeAlias = tuple[str, JsonObject, list[str], JsonObject]
+# them so), its document's parameters' details, the required names, the possible answer
+# ({arg: [values]}) and the name it is given under
+Expected: TypeAlias = tuple[str, JsonObject, list[str], JsonObject, str]
 Calls: TypeAlias = list[tuple[str, JsonObject]]
 # (match, mismatch, omission, hallucination): a pairing's fields by status
 Counted: TypeAlias = tuple[int, int, int, int]
@@ -79,7 +79,8 @@ def verdict(
     if type(answers) is not dict or type(arguments) is not dict:
         return None
     try:
-        want = _expected(_doc_named(docs, wanted) if multiple else docs[0], answers, dots)
+        doc = _doc_named(docs, wanted) if multiple else docs[0]
+        want = _expected(doc, wanted, answers, dots)
         return None if want is None else _call_error(want, name, arguments, language)
     except BfclRaises:
         raise
@@ -117,14 +118,14 @@ def _plan(
                     return None
             if parallel or not out:
                 doc = _doc_named(docs, wanted) if parallel or multiple else docs[0]
-                want = _expected(doc, accepted, dots)
+                want = _expected(doc, wanted, accepted, dots)
                 if want is None:
                     return None
                 out.append(want)
     return out
 
 
-def _expected(doc: object, answers: JsonObject, dots: bool) -> Expected | None:
+def _expected(doc: object, wanted: str, answers: JsonObject, dots: bool) -> Expected | None:
     """An expected call with what its document says; None where the document is not
     well formed (the general path reads it and says what the checker does)."""
     if type(doc) is not dict:
@@ -139,7 +140,7 @@ def _expected(doc: object, answers: JsonObject, dots: bool) -> Expected | None:
         return None
     if dots and "." in name:
         name = name.replace(".", "_")
-    return name, details, required, answers
+    return name, details, required, answers, wanted
 
 
 def decoded_calls(output: object) -> Calls | None:
@@ -179,14 +180,11 @@ def calls_error(
                 for j in range(m):
                     if not taken[j]:
                         name, arguments = calls[j]
-                        error = _call_error(want, name, arguments, language)
-                        if error is None:
-                            return None
-                        if not error:
+                        if _accepts(want, name, arguments, language):
                             taken[j] = True
                             break
                 else:
-                    return f"no call matches expected call {i} ({want[0]!r})"
+                    return f"no call matches expected call {i} ({want[4]!r})"
             return ""
         if m != (n if multiple else 1):
             return f"wrong number of calls: {m} made, {n} expected"
@@ -203,7 +201,7 @@ def calls_error(
 def _call_error(want: Expected, name: str, arguments: JsonObject, language: str) -> str | None:
     """``bfcl_rules.call_error`` on one expected call, in one loop; None where an
     acceptable value is not a list (the possible answer is not in the decoded form)."""
-    expected, details, required, answers = want
+    expected, details, required, answers, _ = want
     error = ""
     if name != expected:
         error = f"function {expected!r} not called (called {name!r})"
@@ -219,8 +217,8 @@ def _call_error(want: Expected, name: str, arguments: JsonObject, language: str)
                 if detail is _NO:
                     error = f"parameter {param!r} not declared"
                     break
-                accepted = answers.get(param, _NO)
-                if accepted is _NO:
+                accepted = answers.get(param)  # (None: not there; a null is no list)
+                if accepted is None:
                     error = f"parameter {param!r} not in the possible answer"
                     break
                 if (
@@ -245,6 +243,74 @@ def _call_error(want: Expected, name: str, arguments: JsonObject, language: str)
         if not error and param not in arguments and "" not in values:
             error = f"parameter {param!r} left out and not optional"
     return error
+
+
+def _accepts(want: Expected, name: str, arguments: JsonObject, language: str) -> bool:
+    """Whether a planned expected call accepts ``name(**arguments)``: :func:`_call_error`
+    giving '', found without the reasons (a parallel category's calls are tried one
+    against another, and the reasons of those that do not pair are never shown)."""
+    expected, details, required, answers, _ = want
+    if name != expected:
+        return False
+    for param in required:
+        if param not in arguments:
+            return False
+    python = language == "python"
+    for param, value in arguments.items():
+        detail = details.get(param, _NO)
+        accepted = answers.get(param)  # (None: not there; a null is no list)
+        if detail is _NO or accepted is None:
+            return False
+        if not _value_ok(param, value, accepted, detail, details, python, language):
+            return False
+    for param, values in answers.items():
+        if param not in arguments and "" not in values:  # type: ignore[operator]
+            return False
+    return True
+
+
+def _value_ok(
+    param: str,
+    value: JsonValue,
+    accepted: JsonValue,
+    detail: object,
+    details: JsonObject,
+    python: bool,
+    language: str,
+) -> bool:
+    """Whether ``value`` is accepted for ``param``: ``not _value_problem(...)``, a Python
+    scalar decided as ``_value_problem`` decides it, without making the reason; BfclRaises
+    where it raises."""
+    declared = detail["type"]  # type: ignore[index]
+    if python:
+        scalar = _EXACT.get(declared)
+        if type(value) is scalar and value in accepted:  # type: ignore[operator]
+            return True
+        if scalar is not None and declared != "any":
+            kind = None
+            for answer in accepted:  # type: ignore[union-attr]
+                if answer != "":
+                    kind = type(answer)
+                    break
+            if kind is scalar:
+                if type(value) is int and scalar is float:
+                    value = float(value)
+                if type(value) is not scalar:
+                    return False
+                if scalar is str:
+                    given = standardize(value)  # type: ignore[arg-type]
+                    for answer in accepted:  # type: ignore[union-attr]
+                        if type(answer) is str and standardize(answer) == given:
+                            return True
+                    return False
+                return value in accepted  # type: ignore[operator]
+    if type(accepted) is not list:
+        raise _NotDecoded
+    return not _value_problem(param, value, accepted, details, language)
+
+
+class _NotDecoded(Exception):
+    """A possible answer's acceptable values are not a list: the general path reads it."""
 
 
 def counts(
@@ -272,14 +338,12 @@ def counts(
                 if not taken[a]:
                     name, arguments = calls[a]
                     try:
-                        error = _call_error(want, name, arguments, language)
+                        accepted = _accepts(want, name, arguments, language)
                     except BfclRaises:
                         if live:
                             raise
-                        error = "raises"
-                    if error is None:
-                        return None
-                    if not error:
+                        accepted = False
+                    if accepted:
                         taken[a] = True
                         match += 1 + len(want[3])  # (every argument given is expected)
                         break
@@ -308,7 +372,7 @@ def _call_counts(
     """``bfcl_entry.ExpectedCallRules.counts`` on one expected call, without the reasons;
     ``live``: the checker reaches this call (a value it cannot read raises), else the call
     is shown as not checked where a value raises."""
-    expected, details, required, answers = want
+    expected, details, required, answers, _ = want
     if name != expected:
         omitted = 0
         for arg, values in answers.items():
@@ -321,31 +385,24 @@ def _call_counts(
     python = language == "python"
     for param, value in arguments.items():
         detail = details.get(param, _NO)
-        accepted = answers.get(param, _NO)
-        if detail is _NO or accepted is _NO:
+        accepted = answers.get(param)  # (None: not there; a null is no list)
+        if detail is _NO or accepted is None:
             invented += 1
             failed = True
             continue
-        if (
-            python
-            and type(value) is _EXACT.get(detail["type"])  # type: ignore[index]
-            and value in accepted  # type: ignore[operator]
-        ):
-            match += 1
-            continue
         try:
-            problem = _value_problem(param, value, accepted, details, language)
+            ok = _value_ok(param, value, accepted, detail, details, python, language)
         except BfclRaises:
             if not failed:
                 if live:
                     raise
                 return 0, 1, 0, 0  # (bfcl_entry.NOT_CHECKED)
-            problem = "not checked"
-        if problem:
+            ok = False  # (not checked: BFCL's checker cannot read it)
+        if ok:
+            match += 1
+        else:
             mismatch += 1
             failed = True
-        else:
-            match += 1
     omitted = len(missing)
     for param, values in answers.items():
         if param in arguments or param in missing:

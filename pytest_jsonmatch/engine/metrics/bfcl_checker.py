@@ -26,7 +26,7 @@ from ..core.errors import ConfigError, JsonMatchError, ParseError
 from ..reading.call_forms import read_calls, read_expected_calls, read_tools
 from ..reading.intake import as_data
 from ..reading.parse import parse_actual_checked
-from ..results.field_results import MatchResult, f_beta, precision_recall
+from ..results.field_results import _MAKE_FIELDS, MatchResult, f_beta, precision_recall
 from .tool_calls import TOOL_CALLS, BfclVerdict, _decoded, _score_fields, _Settings, _settings
 
 
@@ -49,6 +49,12 @@ _KINDS: dict[tuple[Any, ...], _Kind] = {}
 _PLAIN: dict[str, _Kind] = {}
 _VALID: Final = BfclVerdict(True, "")
 _tuple_new = tuple.__new__  # (a verdict made without NamedTuple's own __new__, a Python call)
+_new = object.__new__
+_set = object.__setattr__  # (a frozen dataclass's state set whole)
+# the state of a result BfclChecker.score gives, apart from its scores and its fields
+_BUILT: Final = MatchResult._build(
+    TOOL_CALLS.name, 0.0, 0.0, 0.0, 0.0, lambda r: (), (), ()
+).__dict__
 
 # a call in BFCL's decoded form {name: {arg: value}} is read so by read_calls too unless
 # its one key is one of these (then it is a plain, chat-completions or Gemini call)
@@ -204,7 +210,22 @@ class BfclChecker:
                 )
             return fields
 
-        return MatchResult._build(TOOL_CALLS.name, f1, precision, recall, f1, make_fields, (), ())
+        # (a result as MatchResult._build makes it, its state copied from one made so once:
+        # a dict display instead of a call with nine keywords)
+        result = _new(MatchResult)
+        _set(
+            result,
+            "__dict__",
+            {
+                **_BUILT,
+                "score": f1,
+                "precision": precision,
+                "recall": recall,
+                "f1": f1,
+                _MAKE_FIELDS: make_fields,
+            },
+        )
+        return result
 
     def _general_counts(self, actual: Any) -> tuple[int, int, int, int]:
         """The fields of ``actual`` by status, read in any form (bfcl_entry.py)."""
@@ -284,7 +305,7 @@ def _answers(possible_answer: Any) -> list[tuple[str, Any]]:
 def _decoded_calls(value: Any) -> list[tuple[str, Any]] | None:
     """``value`` as (name, arguments) pairs when it is in BFCL's decoded form and
     read_calls would read it so too, else None."""
-    calls = _decoded(value, dict)
+    calls = bfcl_fast.decoded_calls(value)
     if calls is None:
         return None
     for name, _ in calls:
