@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Final, TypeAlias
 
 from ..core.values import JsonObject, JsonValue
-from .bfcl_rules import BfclRaises, _doc_named, _value_problem, standardize
+from .bfcl_rules import PYTHON_TYPES, BfclRaises, _doc_named, _value_problem, standardize
 
 # the declared types whose value, of the Python type declared and equal to an acceptable
 # value as it is, every rule accepts ("any" is checked as a string)
@@ -39,6 +39,7 @@ _EXACT: Final[dict[object, type]] = {
     "boolean": bool,
     "any": str,
 }
+_ARRAYS: Final = frozenset({"array", "tuple"})  # (Python's declared types of lists)
 _NO: Final = object()  # (no such key)
 
 # an expected call as checked: the name to call (dots as underscores where the model writes
@@ -221,10 +222,11 @@ def _call_error(want: Expected, name: str, arguments: JsonObject, language: str)
                 if accepted is None:
                     error = f"parameter {param!r} not in the possible answer"
                     break
-                if (
-                    python
-                    and type(value) is _EXACT.get(detail["type"])  # type: ignore[index]
+                if python and (
+                    type(value) is _EXACT.get(detail["type"])  # type: ignore[index]
                     and value in accepted  # type: ignore[operator]
+                    or type(value) is list
+                    and _same_list(value, accepted, detail)
                 ):
                     continue
                 if type(accepted) is not list:
@@ -245,6 +247,23 @@ def _call_error(want: Expected, name: str, arguments: JsonObject, language: str)
     return error
 
 
+def _same_list(value: list[JsonValue], accepted: JsonValue, detail: object) -> bool:
+    """Whether an array (or tuple) argument's ``value`` is accepted as one of its
+    acceptable values as it is: every item of the Python type its document declares for
+    items (not a dict: lists of dicts are compared key by key), and the list equal to an
+    acceptable value (its type check passes on the first acceptable value; as a list of
+    the declared type, or as a variable, it is then compared equal)."""
+    if detail["type"] not in _ARRAYS:  # type: ignore[index]
+        return False
+    nested = PYTHON_TYPES.get(detail["items"]["type"])  # type: ignore[index]
+    if nested is None or nested is dict:
+        return False
+    for item in value:
+        if type(item) is not nested:
+            return False
+    return value in accepted  # type: ignore[operator]
+
+
 def _accepts(want: Expected, name: str, arguments: JsonObject, language: str) -> bool:
     """Whether a planned expected call accepts ``name(**arguments)``: :func:`_call_error`
     giving '', found without the reasons (a parallel category's calls are tried one
@@ -261,6 +280,13 @@ def _accepts(want: Expected, name: str, arguments: JsonObject, language: str) ->
         accepted = answers.get(param)  # (None: not there; a null is no list)
         if detail is _NO or accepted is None:
             return False
+        if python and (
+            type(value) is _EXACT.get(detail["type"])  # type: ignore[index]
+            and value in accepted  # type: ignore[operator]
+            or type(value) is list
+            and _same_list(value, accepted, detail)
+        ):
+            continue
         if not _value_ok(param, value, accepted, detail, details, python, language):
             return False
     for param, values in answers.items():
@@ -284,8 +310,6 @@ def _value_ok(
     declared = detail["type"]  # type: ignore[index]
     if python:
         scalar = _EXACT.get(declared)
-        if type(value) is scalar and value in accepted:  # type: ignore[operator]
-            return True
         if scalar is not None and declared != "any":
             kind = None
             for answer in accepted:  # type: ignore[union-attr]
@@ -389,6 +413,14 @@ def _call_counts(
         if detail is _NO or accepted is None:
             invented += 1
             failed = True
+            continue
+        if python and (
+            type(value) is _EXACT.get(detail["type"])  # type: ignore[index]
+            and value in accepted  # type: ignore[operator]
+            or type(value) is list
+            and _same_list(value, accepted, detail)
+        ):
+            match += 1
             continue
         try:
             ok = _value_ok(param, value, accepted, detail, details, python, language)
