@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Final, TypeAlias
 
 from ..core.values import JsonObject, JsonValue
-from .bfcl_rules import PYTHON_TYPES, BfclRaises, _doc_named, _value_problem, standardize
+from .bfcl_rules import _STANDARD, PYTHON_TYPES, BfclRaises, _doc_named, _value_problem, standardize
 
 # the declared types whose value, of the Python type declared and equal to an acceptable
 # value as it is, every rule accepts ("any" is checked as a string)
@@ -322,9 +322,12 @@ def _value_ok(
                 if type(value) is not scalar:
                     return False
                 if scalar is str:
-                    given = standardize(value)  # type: ignore[arg-type]
+                    given = _STANDARD.get(value) or standardize(value)  # type: ignore[arg-type]
                     for answer in accepted:  # type: ignore[union-attr]
-                        if type(answer) is str and standardize(answer) == given:
+                        if (
+                            type(answer) is str
+                            and (_STANDARD.get(answer) or standardize(answer)) == given
+                        ):
                             return True
                     return False
                 return value in accepted  # type: ignore[operator]

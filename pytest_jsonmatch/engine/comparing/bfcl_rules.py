@@ -274,9 +274,13 @@ def _value_problem(
                     if type(value) is not scalar:
                         return f"type of {param!r}: expected {declared}, got {type(value).__name__}"
                     if scalar is str:
-                        given = standardize(value)
+                        # (the kept form looked up here, standardize called on a miss)
+                        given = _STANDARD.get(value) or standardize(value)
                         for answer in answers:
-                            if type(answer) is str and standardize(answer) == given:
+                            if (
+                                type(answer) is str
+                                and (_STANDARD.get(answer) or standardize(answer)) == given
+                            ):
                                 return ""
                     elif value in answers:
                         return ""

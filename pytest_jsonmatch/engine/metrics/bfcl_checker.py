@@ -41,12 +41,16 @@ class _Kind(NamedTuple):
     multiple: bool
     dots: bool
     language: str
+    # (language, parallel, multiple, dots) where the fast path applies, else None
+    pairing: tuple[str, bool, bool, bool] | None
 
 
 # the kinds of the checkers made, kept per (category, language, underscore_to_dot), and per
-# category alone for the usual options (no language given, no underscore_to_dot)
+# category alone for the usual options (no language given, no underscore_to_dot); and
+# those categories' pairings, for bfcl_verdict
 _KINDS: dict[tuple[Any, ...], _Kind] = {}
 _PLAIN: dict[str, _Kind] = {}
+_PAIRINGS: dict[str, tuple[str, bool, bool, bool]] = {}
 _VALID: Final = BfclVerdict(True, "")
 _tuple_new = tuple.__new__  # (a verdict made without NamedTuple's own __new__, a Python call)
 _new = object.__new__
@@ -269,19 +273,17 @@ def _kind_for(category: Any, language: str | None, underscore_to_dot: bool) -> _
             options["underscore_to_dot"] = True
         settings = _settings(options)
         named = type(settings.category) is str
-        kind = _Kind(
-            settings,
-            options,
-            named,
-            named and "parallel" in category,
-            named and "multiple" in category,
-            settings.underscore_to_dot,
-            settings.language,
-        )
+        parallel = named and "parallel" in category
+        multiple = named and "multiple" in category
+        dots, language_ = settings.underscore_to_dot, settings.language
+        pairing = (language_, parallel, multiple, dots) if named else None
+        kind = _Kind(settings, options, named, parallel, multiple, dots, language_, pairing)
         if type(category) is str and len(_KINDS) < 256:
             _KINDS[key] = kind
             if language is None and not underscore_to_dot:
                 _PLAIN[category] = kind
+                if pairing is not None:
+                    _PAIRINGS[category] = pairing
     return kind
 
 
@@ -332,28 +334,24 @@ def bfcl_verdict(
     underscores (BFCL's model setting). ConfigError where the checker would raise. To
     check many outputs against one entry, make a :class:`BfclChecker` once instead."""
     # (one output: checked in one pass, nothing kept)
-    kind = (
-        _PLAIN.get(category)
+    pairing = (
+        _PAIRINGS.get(category)
         if type(category) is str and language is None and not underscore_to_dot
         else None
     )
-    if kind is None:
-        kind = _kind_for(category, language, underscore_to_dot)
-    if kind.fast:  # BFCL's decoded form, taken as it is (bfcl_fast.py)
+    if pairing is None:
+        pairing = _kind_for(category, language, underscore_to_dot).pairing
+    if pairing is not None:  # BFCL's decoded form, taken as it is (bfcl_fast.py)
+        lang, parallel, multiple, dots = pairing
         try:
             error = bfcl_fast.verdict(
-                functions,
-                model_output,
-                possible_answer,
-                kind.language,
-                kind.parallel,
-                kind.multiple,
-                kind.dots,
+                functions, model_output, possible_answer, lang, parallel, multiple, dots
             )
         except BfclRaises as raised:
             raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
         if error is not None:
             return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
+    kind = _kind_for(category, language, underscore_to_dot)
     settings = kind.settings
     docs = _docs(functions)
     answers = _answers(possible_answer)
