@@ -37,7 +37,7 @@ TARGET = 0.20  # 5x faster than the checker
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _timed(fn: Callable[[], Any]) -> float:
+def _timed(fn: Callable[[], object]) -> float:
     """The CPU time ``fn`` takes in this process: other work on a shared machine stretches
     it far less than the wall clock (both sides of a ratio are pure Python, one thread)."""
     gc.collect()
