@@ -17,16 +17,23 @@ call names), a value that is not plain JSON (a tuple, a set) neither converted n
 
 from __future__ import annotations
 
-from typing import Any, Final, NamedTuple
+from typing import Final, NamedTuple, cast
 
 from ..comparing import bfcl_fast
-from ..comparing.bfcl_entry import EntryRules
+from ..comparing.bfcl_entry import Answers, EntryRules
 from ..comparing.bfcl_rules import BfclRaises, calls_error
 from ..core.errors import ConfigError, JsonMatchError, ParseError
+from ..core.values import JsonObject
 from ..reading.call_forms import read_calls, read_expected_calls, read_tools
 from ..reading.intake import as_data
 from ..reading.parse import parse_actual_checked
-from ..results.field_results import _MAKE_FIELDS, MatchResult, f_beta, precision_recall
+from ..results.field_results import (
+    _MAKE_FIELDS,
+    FieldResult,
+    MatchResult,
+    f_beta,
+    precision_recall,
+)
 from .tool_calls import TOOL_CALLS, BfclVerdict, _decoded, _score_fields, _Settings, _settings
 
 
@@ -35,7 +42,7 @@ class _Kind(NamedTuple):
     path applies (a category is named), how the category's calls pair, the language."""
 
     settings: _Settings
-    options: dict[str, Any]
+    options: dict[str, object]
     fast: bool
     parallel: bool
     multiple: bool
@@ -48,7 +55,7 @@ class _Kind(NamedTuple):
 # the kinds of the checkers made, kept per (category, language, underscore_to_dot), and per
 # category alone for the usual options (no language given, no underscore_to_dot); and
 # those categories' pairings, for bfcl_verdict
-_KINDS: dict[tuple[Any, ...], _Kind] = {}
+_KINDS: dict[tuple[object, str | None, bool], _Kind] = {}
 _PLAIN: dict[str, _Kind] = {}
 _PAIRINGS: dict[str, tuple[str, bool, bool, bool]] = {}
 _VALID: Final = BfclVerdict(True, "")
@@ -75,8 +82,8 @@ class BfclChecker:
 
     def __init__(
         self,
-        functions: Any,
-        possible_answer: Any,
+        functions: object,
+        possible_answer: object,
         category: str,
         *,
         language: str | None = None,
@@ -93,7 +100,8 @@ class BfclChecker:
         self.possible_answer = possible_answer
         self._verdicts: EntryRules | None = None
         self._scores: EntryRules | None = None
-        self._expected: Any = None
+        self._expected: dict[str, object] | None = None
+        self._count = 0  # (how many calls the possible answer expects, once planned)
         self._plan: list[bfcl_fast.Expected] | None | bool = False  # (False: not made yet)
 
     def _fast(self) -> list[bfcl_fast.Expected] | None:
@@ -103,14 +111,16 @@ class BfclChecker:
         if made is False:
             kind = self._kind
             made = None
-            if kind.fast:
+            possible = self.possible_answer
+            if kind.fast and type(possible) is list:
                 made = bfcl_fast.plan(
-                    self.functions, self.possible_answer, kind.parallel, kind.multiple, kind.dots
+                    self.functions, possible, kind.parallel, kind.multiple, kind.dots
                 )
+                self._count = len(possible)
             self._plan = made
         return made  # type: ignore[return-value]
 
-    def _entry(self, docs: Any, answers: list[tuple[str, Any]]) -> EntryRules:
+    def _entry(self, docs: list[object], answers: list[tuple[str, Answers]]) -> EntryRules:
         settings = self._settings
         # (no category: parallel where several calls are expected, as the metric takes it)
         category = settings.category or ("parallel" if len(answers) > 1 else "multiple")
@@ -125,7 +135,7 @@ class BfclChecker:
             self._verdicts = entry
         return entry
 
-    def verdict(self, model_output: Any) -> BfclVerdict:
+    def verdict(self, model_output: object) -> BfclVerdict:
         """BFCL's AST checker's verdict on ``model_output`` (the model's calls: BFCL's
         decoded form ``[{name: {arg: value}}]`` or any form ``tool_calls`` reads).
         ConfigError where the checker would raise."""
@@ -134,7 +144,7 @@ class BfclChecker:
             calls = bfcl_fast.decoded_calls(model_output)
             if calls is not None:
                 kind = self._kind
-                n = len(self.possible_answer)
+                n = self._count
                 try:
                     error = bfcl_fast.calls_error(
                         expected, calls, n, kind.language, kind.parallel, kind.multiple
@@ -164,7 +174,7 @@ class BfclChecker:
             self._scores = entry
         return entry
 
-    def score(self, model_output: Any) -> MatchResult:
+    def score(self, model_output: object) -> MatchResult:
         """The ``tool_calls`` metric's result for ``model_output`` under ``rules="bfcl"``
         (score 1.0 exactly when the checker passes it): the result ``match_json`` gives
         against ``{"possible_answer": ..., "function": ...}`` for plain JSON, its
@@ -178,7 +188,7 @@ class BfclChecker:
             if planned is not None:
                 calls = _decoded_calls(actual)
                 if calls is not None:
-                    n = len(self.possible_answer)
+                    n = self._count
                     kind = self._kind
                     try:
                         counted = bfcl_fast.counts(planned, calls, n, kind.language, kind.parallel)
@@ -205,7 +215,7 @@ class BfclChecker:
         expected = self._expected
         options = self._options
 
-        def make_fields(result: MatchResult) -> tuple[Any, ...]:
+        def make_fields(result: MatchResult) -> tuple[FieldResult, ...]:
             fields = tuple(_score_fields(expected, actual, options))
             if precision_recall(fields) != (result.precision, result.recall):
                 raise JsonMatchError(
@@ -231,7 +241,7 @@ class BfclChecker:
         )
         return result
 
-    def _general_counts(self, actual: Any) -> tuple[int, int, int, int]:
+    def _general_counts(self, actual: object) -> tuple[int, int, int, int]:
         """The fields of ``actual`` by status, read in any form (bfcl_entry.py)."""
         entry = self._score_entry()
         calls = _decoded_calls(actual)
@@ -244,7 +254,7 @@ class BfclChecker:
         return c.match, c.mismatch, c.omission, c.hallucination
 
 
-def _parsed(model_output: Any) -> Any:
+def _parsed(model_output: object) -> object:
     """The model's output as match_json parses its actual side (text read leniently, a
     reply cut off a TruncatedError)."""
     if type(model_output) is list or type(model_output) is dict:
@@ -259,22 +269,22 @@ def _parsed(model_output: Any) -> Any:
     return parsed
 
 
-def _kind_for(category: Any, language: str | None, underscore_to_dot: bool) -> _Kind:
+def _kind_for(category: object, language: str | None, underscore_to_dot: bool) -> _Kind:
     """The metric's settings for BFCL's rules with these options (ConfigError for a bad
     one), the options, and how a Python category's calls pair; kept per (category,
     language, underscore_to_dot)."""
     key = (category, language, underscore_to_dot)
     kind = _KINDS.get(key) if type(category) is str else None
     if kind is None:
-        options: dict[str, Any] = {"rules": "bfcl", "category": category}
+        options: dict[str, object] = {"rules": "bfcl", "category": category}
         if language is not None:
             options["language"] = language
         if underscore_to_dot:
             options["underscore_to_dot"] = True
         settings = _settings(options)
-        named = type(settings.category) is str
-        parallel = named and "parallel" in category
-        multiple = named and "multiple" in category
+        named = settings.category is not None
+        parallel = settings.category is not None and "parallel" in settings.category
+        multiple = settings.category is not None and "multiple" in settings.category
         dots, language_ = settings.underscore_to_dot, settings.language
         pairing = (language_, parallel, multiple, dots) if named else None
         kind = _Kind(settings, options, named, parallel, multiple, dots, language_, pairing)
@@ -287,15 +297,16 @@ def _kind_for(category: Any, language: str | None, underscore_to_dot: bool) -> _
     return kind
 
 
-def _docs(functions: Any) -> Any:
+def _docs(functions: object) -> list[object]:
     """The function documents as BFCL's checker takes them: a list as it is, any other
     form of tools read into documents."""
     return functions if type(functions) is list else [t.doc for t in read_tools(functions)]
 
 
-def _answers(possible_answer: Any) -> list[tuple[str, Any]]:
+def _answers(possible_answer: object) -> list[tuple[str, Answers]]:
     """The possible answers as (name, {arg: [values]}) pairs (ParseError where malformed)."""
-    answers = _decoded(possible_answer, list)
+    # (decoded as lists of acceptable values: every argument's value is a list)
+    answers = cast("list[tuple[str, Answers]] | None", _decoded(possible_answer, list))
     if answers is None:
         answers = [
             (call.name, call.possible[call.name])
@@ -304,7 +315,7 @@ def _answers(possible_answer: Any) -> list[tuple[str, Any]]:
     return answers
 
 
-def _decoded_calls(value: Any) -> list[tuple[str, Any]] | None:
+def _decoded_calls(value: object) -> list[tuple[str, JsonObject]] | None:
     """``value`` as (name, arguments) pairs when it is in BFCL's decoded form and
     read_calls would read it so too, else None."""
     calls = bfcl_fast.decoded_calls(value)
@@ -317,9 +328,9 @@ def _decoded_calls(value: Any) -> list[tuple[str, Any]] | None:
 
 
 def bfcl_verdict(
-    functions: Any,
-    model_output: Any,
-    possible_answer: Any,
+    functions: object,
+    model_output: object,
+    possible_answer: object,
     category: str,
     *,
     language: str | None = None,

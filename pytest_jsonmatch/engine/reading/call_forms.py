@@ -56,7 +56,7 @@ class ExpectedCall(NamedTuple):
     name: str
     accepted: dict[str, tuple[JsonValue, ...]]
     optional: frozenset[str]
-    possible: dict[str, JsonObject]
+    possible: dict[str, dict[str, list[JsonValue]]]
 
 
 class ExpectedCalls(NamedTuple):
