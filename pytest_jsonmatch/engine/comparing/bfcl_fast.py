@@ -75,8 +75,10 @@ def verdict(
     item, call = possible[0], output[0]
     if type(item) is not dict or len(item) != 1 or type(call) is not dict or len(call) != 1:
         return None
-    ((wanted, answers),) = item.items()
-    ((name, arguments),) = call.items()
+    (wanted,) = item  # (its one key: cheaper than unpacking its items)
+    answers = item[wanted]
+    (name,) = call
+    arguments = call[name]
     if type(answers) is not dict or type(arguments) is not dict:
         return None
     try:
@@ -153,10 +155,11 @@ def decoded_calls(output: object) -> Calls | None:
     for item in output:
         if type(item) is not dict or len(item) != 1:
             return None
-        for call in item.items():
-            if type(call[1]) is not dict:
+        for name in item:
+            arguments = item[name]
+            if type(arguments) is not dict:
                 return None
-            calls.append(call)
+            calls.append((name, arguments))
     return calls
 
 
