@@ -4,11 +4,13 @@ BFCL's model outputs and possible answers come decoded, ``[{name: {arg: value}}]
 ``[{name: {arg: [values]}}]``: there is nothing to read into another form. The functions
 here take both sides as they are. A call is checked in one loop over its arguments
 (:func:`_call_error`, :func:`_call_counts`), with no record made: in Python, an argument
-whose value is of the type its document declares (a scalar, or ``any``) and is one of the
-acceptable values as it is, is accepted at once (every rule accepts it: compared as a
-scalar of its type, or, where the possible answers are of another type, as a variable, by
-Python equality); any other value goes to :func:`.bfcl_rules._value_problem`, the one rule
-used everywhere. A single expected call met by a single call (most entries) is checked
+whose value is of the type its document declares (a scalar, ``any``, or an array whose
+items are all of the declared item type, not dicts) and is one of the acceptable values as
+it is, is accepted at once (every rule accepts it: compared as a value of its type, or,
+where the possible answers are of another type, as a variable, by Python equality); any
+other value goes to :func:`.bfcl_rules._value_problem`, the one rule used everywhere.
+Calls tried one against another (a parallel category's pairing) and the counts decide a
+value without making the reason (:func:`_accepts`, :func:`_value_ok`). A single expected call met by a single call (most entries) is checked
 straight from the data (:func:`verdict`); otherwise the entry is first read into a plan
 (:func:`plan`: each expected call with what its document says), which a
 :class:`~pytest_jsonmatch.BfclChecker` keeps for every output it checks
