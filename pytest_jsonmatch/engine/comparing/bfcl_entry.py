@@ -17,11 +17,15 @@ is read before the check that needs it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple, cast
 
+from ..core.values import JsonObject, JsonValue
 from .bfcl_rules import BfclRaises, _doc_named, _value_problem, tool_name
 
-Call = tuple[str, Mapping[str, Any]]
+Call = tuple[str, Mapping[str, JsonValue]]
+# an expected call's possible answer: each argument's acceptable values ('' for: may be
+# left out)
+Answers = Mapping[str, Sequence[JsonValue]]
 
 
 class Counts(NamedTuple):
@@ -45,24 +49,25 @@ class ExpectedCallRules:
 
     __slots__ = ("answers", "doc", "language", "dots", "_head")
 
-    def __init__(self, answers: Mapping[str, Any], doc: Any, language: str, dots: bool) -> None:
+    def __init__(self, answers: Answers, doc: object, language: str, dots: bool) -> None:
         self.answers = answers
         self.doc = doc
         self.language = language
         self.dots = dots
-        self._head: tuple[Any, Any, str] | str | None = None
+        self._head: tuple[Mapping[str, JsonValue], Sequence[str], str] | str | None = None
 
-    def _read(self, what: str) -> tuple[Any, Any, str]:
+    def _read(self, what: str) -> tuple[Mapping[str, JsonValue], Sequence[str], str]:
         """(the parameters' details, the required names, the name to call); BfclRaises
         (``what`` naming what was malformed) where the checker raises on the document."""
         head = self._head
         if head is None:
-            try:
-                parameters = self.doc["parameters"]
+            try:  # (read as the checker reads it: any fault raises, and is kept)
+                doc = cast(JsonObject, self.doc)
+                parameters = cast(JsonObject, doc["parameters"])
                 head = (
-                    parameters["properties"],
-                    parameters["required"],
-                    tool_name(self.doc["name"], self.dots),
+                    cast(JsonObject, parameters["properties"]),
+                    cast("list[str]", parameters["required"]),
+                    tool_name(cast(str, doc["name"]), self.dots),
                 )
             except Exception as error:  # noqa: BLE001 (where the checker raises, on any fault)
                 head = repr(error)
@@ -71,7 +76,7 @@ class ExpectedCallRules:
             raise BfclRaises(f"{what}: {head}")
         return head
 
-    def error(self, name: str, arguments: Mapping[str, Any]) -> str:
+    def error(self, name: str, arguments: Mapping[str, JsonValue]) -> str:
         """The first failure of ``name(**arguments)``, as ``bfcl_rules.call_error``
         reaches it ('' when the call is valid)."""
         try:
@@ -81,7 +86,7 @@ class ExpectedCallRules:
         except Exception as error:  # noqa: BLE001 (as call_error)
             raise BfclRaises(f"function {name!r}: {error!r}") from None
 
-    def _error(self, name: str, arguments: Mapping[str, Any]) -> str:
+    def _error(self, name: str, arguments: Mapping[str, JsonValue]) -> str:
         details, required, expected_name = self._read("malformed function document")
         if name != expected_name:
             return f"function {expected_name!r} not called (called {name!r})"
@@ -102,7 +107,7 @@ class ExpectedCallRules:
                 return f"parameter {param!r} left out and not optional"
         return ""
 
-    def counts(self, name: str, arguments: Mapping[str, Any]) -> Counts:
+    def counts(self, name: str, arguments: Mapping[str, JsonValue]) -> Counts:
         """The fields of ``name(**arguments)`` by status, as ``bfcl_rules.check_call``
         gives them."""
         try:
@@ -112,7 +117,7 @@ class ExpectedCallRules:
         except Exception as error:  # noqa: BLE001 (as check_call)
             raise BfclRaises(f"function {name!r}: {error!r}") from None
 
-    def _counts(self, name: str, arguments: Mapping[str, Any]) -> Counts:
+    def _counts(self, name: str, arguments: Mapping[str, JsonValue]) -> Counts:
         what = "malformed function document or possible answer"
         details, required, expected_name = self._read(what)
         answers = self.answers
@@ -160,7 +165,7 @@ class ExpectedCallRules:
         return Counts(match, mismatch, omitted, invented, error)
 
 
-def _all_match(answers: Mapping[str, Any], arguments: Mapping[str, Any]) -> Counts:
+def _all_match(answers: Answers, arguments: Mapping[str, JsonValue]) -> Counts:
     """The fields of a call every field of which matches: its name, each argument given and
     each argument of the possible answer left out (optional, as it matched)."""
     left_out = sum(1 for param in answers if param not in arguments)
@@ -185,8 +190,8 @@ class EntryRules:
 
     def __init__(
         self,
-        docs: Any,
-        answers: Sequence[tuple[str, Mapping[str, Any]]],
+        docs: Sequence[object],
+        answers: Sequence[tuple[str, Answers]],
         category: str,
         language: str,
         dots: bool,

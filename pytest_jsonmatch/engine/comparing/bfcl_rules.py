@@ -31,7 +31,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from ..core.values import MISSING
+from ..core.values import MISSING, JsonValue, MaybeJson
 from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION
 from .bfcl_types import JAVA_TYPES, JS_TYPES, Unconvertible, java_value, js_value
 
@@ -58,6 +58,11 @@ _NESTED = {
 _PUNCTUATION = re.compile(r"[ \,\.\/\-\_\*\^]")
 
 
+# an expected call's possible answer: each argument's acceptable values ('' for: it may be
+# left out), a list read by index and by iteration, as the checker reads it
+Answers = Mapping[str, Sequence[JsonValue]]
+
+
 class BfclRaises(Exception):
     """BFCL's checker raises on this input instead of giving a verdict."""
 
@@ -69,8 +74,8 @@ class FieldVerdict(NamedTuple):
 
     argument: str | None
     status: str
-    expected: Any
-    actual: Any
+    expected: MaybeJson | Sequence[JsonValue]  # (an argument's acceptable values)
+    actual: MaybeJson
     reason: str
 
 
@@ -102,8 +107,8 @@ _STANDARD_LIMIT = 100_000
 def call_error(
     doc: Any,
     name: str,
-    arguments: Mapping[str, Any],
-    answers: Mapping[str, Any],
+    arguments: Mapping[str, JsonValue],
+    answers: Answers,
     language: str = "python",
     underscore_to_dot: bool = False,
 ) -> str:
@@ -120,8 +125,8 @@ def call_error(
 def _call_error(
     doc: Any,
     name: str,
-    arguments: Mapping[str, Any],
-    answers: Mapping[str, Any],
+    arguments: Mapping[str, JsonValue],
+    answers: Answers,
     language: str,
     underscore_to_dot: bool,
 ) -> str:
@@ -159,8 +164,8 @@ def tool_name(name: str, underscore_to_dot: bool) -> str:
 def check_call(
     doc: Any,
     name: str,
-    arguments: Mapping[str, Any],
-    possible: Mapping[str, Any],
+    arguments: Mapping[str, JsonValue],
+    possible: Mapping[str, Answers],
     language: str = "python",
     underscore_to_dot: bool = False,
 ) -> CallCheck:
@@ -177,8 +182,8 @@ def check_call(
 def _check_call(
     doc: Any,
     name: str,
-    arguments: Mapping[str, Any],
-    possible: Mapping[str, Any],
+    arguments: Mapping[str, JsonValue],
+    possible: Mapping[str, Answers],
     language: str = "python",
     underscore_to_dot: bool = False,
 ) -> CallCheck:
@@ -245,7 +250,7 @@ def _check_call(
     return CallCheck(tuple(fields), not error, error)
 
 
-def _contains(values: Any, item: Any) -> bool:
+def _contains(values: Sequence[JsonValue], item: JsonValue) -> bool:
     try:
         return bool(item in values)
     except Exception as exc:  # noqa: BLE001 (where the checker raises)
@@ -274,9 +279,13 @@ def _value_problem(
                     if type(value) is not scalar:
                         return f"type of {param!r}: expected {declared}, got {type(value).__name__}"
                     if scalar is str:
-                        given = standardize(value)
+                        # (the kept form looked up here, standardize called on a miss)
+                        given = _STANDARD.get(value) or standardize(value)
                         for answer in answers:
-                            if type(answer) is str and standardize(answer) == given:
+                            if (
+                                type(answer) is str
+                                and (_STANDARD.get(answer) or standardize(answer)) == given
+                            ):
                                 return ""
                     elif value in answers:
                         return ""
@@ -408,8 +417,8 @@ def _dict_list_ok(value: list[Any], answers: Any) -> bool:
 
 def calls_error(
     docs: Any,
-    calls: Sequence[tuple[str, Mapping[str, Any]]],
-    answers: Sequence[tuple[str, Mapping[str, Any]]],
+    calls: Sequence[tuple[str, Mapping[str, JsonValue]]],
+    answers: Sequence[tuple[str, Answers]],
     category: str,
     language: str = "python",
     underscore_to_dot: bool = False,

@@ -12,7 +12,8 @@ raises (a ``Set``, an unknown type), :class:`Unconvertible` is raised.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from ..core.values import JsonObject, JsonValue
 
 
 class Unconvertible(Exception):
@@ -76,7 +77,7 @@ _JS_OBJECT = re.compile(r"\{(.*?)\}")
 _JS_PAIRS = re.compile(r"([^:]+):\s*(.*?)(?:,\s*(?=[^,]+:)|$)")
 
 
-def java_value(text: str, declared: str, item_type: str | None = None) -> Any:
+def java_value(text: str, declared: str, item_type: str | None = None) -> JsonValue:
     """A Java argument's text converted by its declared type (``item_type``: an array's)."""
     if declared not in JAVA_TYPES:
         raise Unconvertible(f"unsupported Java type {declared!r}")
@@ -103,13 +104,13 @@ def java_value(text: str, declared: str, item_type: str | None = None) -> Any:
     raise Unconvertible(f"BFCL converts no Java {declared}")
 
 
-def _java_element(text: str, item_type: str | None) -> Any:
+def _java_element(text: str, item_type: str | None) -> JsonValue:
     if item_type in ("char", "String"):
         return text[1:-1]
     return java_value(text, item_type) if item_type else java_literal(text)
 
 
-def _java_list(text: str, item_type: str | None) -> Any:
+def _java_list(text: str, item_type: str | None) -> JsonValue:
     found = _AS_LIST.search(text)
     if found:
         return [_java_element(part.strip(), item_type) for part in found.group(1).split(",")]
@@ -121,7 +122,7 @@ def _java_list(text: str, item_type: str | None) -> Any:
     return text
 
 
-def _java_array(text: str, item_type: str | None) -> Any:
+def _java_array(text: str, item_type: str | None) -> JsonValue:
     found = _ARRAY.search(text)
     if not found:
         return text
@@ -131,10 +132,10 @@ def _java_array(text: str, item_type: str | None) -> Any:
     return [java_literal(part) for part in parts]
 
 
-def _java_map(text: str) -> Any:
+def _java_map(text: str) -> JsonValue:
     found = _PUTS.search(text)
     if found:
-        entries: dict[str, Any] = {}
+        entries: JsonObject = {}
         if found.group(1).strip():
             for key, value in _PUT.findall(found.group(1)):
                 entries[key] = java_literal(value.strip())
@@ -144,7 +145,7 @@ def _java_map(text: str) -> Any:
     return text
 
 
-def java_literal(text: str) -> Any:
+def java_literal(text: str) -> JsonValue:
     """A Java literal of no declared type: a boolean, a quoted string, a long, a float, an
     integer or a number, else the text."""
     if text == "true":
@@ -160,7 +161,7 @@ def java_literal(text: str) -> Any:
     return _number_or_text(text)
 
 
-def _number_or_text(text: str) -> Any:
+def _number_or_text(text: str) -> JsonValue:
     try:
         return int(text)
     except ValueError:
@@ -170,7 +171,7 @@ def _number_or_text(text: str) -> Any:
             return text
 
 
-def js_value(text: str, declared: str, item_type: str | None = None) -> Any:
+def js_value(text: str, declared: str, item_type: str | None = None) -> JsonValue:
     """A JavaScript argument's text converted by its declared type."""
     if declared not in JS_TYPES:
         raise Unconvertible(f"unsupported JavaScript type {declared!r}")
@@ -194,11 +195,11 @@ def js_value(text: str, declared: str, item_type: str | None = None) -> Any:
     return text  # any
 
 
-def _js_array(code: str, item_type: str | None) -> Any:
+def _js_array(code: str, item_type: str | None) -> JsonValue:
     try:
         nested = _JS_2D.match(code)
         if nested:
-            rows = []
+            rows: list[JsonValue] = []
             for i, inner in enumerate(_BRACKETED.findall(nested.group(0))):
                 inner = inner.strip()
                 if i == 0 and inner.startswith("["):
@@ -225,14 +226,14 @@ def _js_array(code: str, item_type: str | None) -> Any:
         return code
 
 
-def _js_object(code: str) -> Any:
+def _js_object(code: str) -> JsonValue:
     if code == "{}":
         return {}
     found = _JS_OBJECT.match(code)
     if not found:
         return code
     try:
-        entries: dict[str, Any] = {}
+        entries: JsonObject = {}
         for key, value in _JS_PAIRS.findall(found.group(1)):
             key = key.strip().strip("'\"")
             value = value.strip()
@@ -247,7 +248,7 @@ def _js_object(code: str) -> Any:
         return code
 
 
-def js_literal(text: str) -> Any:
+def js_literal(text: str) -> JsonValue:
     """A JavaScript literal of no declared type: a boolean, a quoted string, an integer or
     a number, else the text."""
     text = text.strip()

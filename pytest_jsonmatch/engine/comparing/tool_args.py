@@ -15,9 +15,8 @@ mismatched, the expected arguments omitted and its own arguments hallucinated.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
-from ..core.values import MISSING, json_equal, json_type
+from ..core.values import MISSING, JsonValue, MaybeJson, json_equal, json_type
 from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION
 from .bfcl_rules import CallCheck, FieldVerdict
 
@@ -39,7 +38,7 @@ _TYPE_NAMES: dict[str, str | None] = {
 }
 
 
-def type_problem(value: Any, schema: Any) -> str:
+def type_problem(value: JsonValue, schema: object) -> str:
     """Why ``value`` is not of the type ``schema`` declares ('' when it is, or when the
     schema declares no type this knows), one level of array items and object properties
     at a time, down the value."""
@@ -69,21 +68,21 @@ def type_problem(value: Any, schema: Any) -> str:
     return ""
 
 
-def _is_kind(value: Any, kind: str | None) -> bool:
+def _is_kind(value: JsonValue, kind: str | None) -> bool:
     tag = json_type(value)
     if kind == "integer":
-        return tag == "number" and (type(value) is int or float(value).is_integer())
+        return tag == "number" and (type(value) is int or float(value).is_integer())  # type: ignore[arg-type]
     return tag == kind
 
 
 def check_arguments(
     expected_name: str,
-    accepted: Mapping[str, Sequence[Any]],
+    accepted: Mapping[str, Sequence[JsonValue]],
     optional: frozenset[str],
-    properties: Mapping[str, Any] | None,
+    properties: Mapping[str, JsonValue] | None,
     required: Sequence[str],
     name: str,
-    arguments: Mapping[str, Any],
+    arguments: Mapping[str, JsonValue],
 ) -> CallCheck:
     """The call ``name(**arguments)`` against the expected call (``accepted``: each
     argument's acceptable values; ``optional``: those it may leave out) and its tool's
@@ -139,6 +138,6 @@ def check_arguments(
     return CallCheck(tuple(fields), not error and all(f.status == MATCH for f in fields), error)
 
 
-def _shown(values: Sequence[Any]) -> Any:
+def _shown(values: Sequence[JsonValue]) -> MaybeJson:
     """The expected value as a report shows it: the one acceptable value, or the list."""
     return values[0] if len(values) == 1 else list(values)

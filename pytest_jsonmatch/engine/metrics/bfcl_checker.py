@@ -17,19 +17,55 @@ call names), a value that is not plain JSON (a tuple, a set) neither converted n
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Final, NamedTuple, cast
 
-from ..comparing.bfcl_entry import EntryRules
+from ..comparing import bfcl_fast
+from ..comparing.bfcl_entry import Answers, EntryRules
 from ..comparing.bfcl_rules import BfclRaises, calls_error
 from ..core.errors import ConfigError, JsonMatchError, ParseError
+from ..core.values import JsonObject
 from ..reading.call_forms import read_calls, read_expected_calls, read_tools
 from ..reading.intake import as_data
 from ..reading.parse import parse_actual_checked
-from ..results.field_results import MatchResult, f_beta, precision_recall
+from ..results.field_results import (
+    _MAKE_FIELDS,
+    FieldResult,
+    MatchResult,
+    f_beta,
+    precision_recall,
+)
 from .tool_calls import TOOL_CALLS, BfclVerdict, _decoded, _score_fields, _Settings, _settings
 
-# the settings of the checkers made, kept per (category, language, underscore_to_dot)
-_SETTINGS: dict[tuple[Any, ...], _Settings] = {}
+
+class _Kind(NamedTuple):
+    """What a checker's options set: the metric's settings and options, whether the fast
+    path applies (a category is named), how the category's calls pair, the language."""
+
+    settings: _Settings
+    options: dict[str, object]
+    fast: bool
+    parallel: bool
+    multiple: bool
+    dots: bool
+    language: str
+    # (language, parallel, multiple, dots) where the fast path applies, else None
+    pairing: tuple[str, bool, bool, bool] | None
+
+
+# the kinds of the checkers made, kept per (category, language, underscore_to_dot), and per
+# category alone for the usual options (no language given, no underscore_to_dot); and
+# those categories' pairings, for bfcl_verdict
+_KINDS: dict[tuple[object, str | None, bool], _Kind] = {}
+_PLAIN: dict[str, _Kind] = {}
+_PAIRINGS: dict[str, tuple[str, bool, bool, bool]] = {}
+_VALID: Final = BfclVerdict(True, "")
+_tuple_new = tuple.__new__  # (a verdict made without NamedTuple's own __new__, a Python call)
+_new = object.__new__
+_set = object.__setattr__  # (a frozen dataclass's state set whole)
+# the state of a result BfclChecker.score gives, apart from its scores and its fields
+_BUILT: Final = MatchResult._build(
+    TOOL_CALLS.name, 0.0, 0.0, 0.0, 0.0, lambda r: (), (), ()
+).__dict__
 
 # a call in BFCL's decoded form {name: {arg: value}} is read so by read_calls too unless
 # its one key is one of these (then it is a plain, chat-completions or Gemini call)
@@ -46,21 +82,45 @@ class BfclChecker:
 
     def __init__(
         self,
-        functions: Any,
-        possible_answer: Any,
+        functions: object,
+        possible_answer: object,
         category: str,
         *,
         language: str | None = None,
         underscore_to_dot: bool = False,
     ) -> None:
-        self._settings, self._options = _settings_for(category, language, underscore_to_dot)
+        kind = (
+            _PLAIN.get(category)
+            if type(category) is str and language is None and not underscore_to_dot
+            else None
+        )
+        self._kind = kind or _kind_for(category, language, underscore_to_dot)
+        self._settings, self._options = self._kind.settings, self._kind.options
         self.functions = functions
         self.possible_answer = possible_answer
         self._verdicts: EntryRules | None = None
         self._scores: EntryRules | None = None
-        self._expected: Any = None
+        self._expected: dict[str, object] | None = None
+        self._count = 0  # (how many calls the possible answer expects, once planned)
+        self._plan: list[bfcl_fast.Expected] | None | bool = False  # (False: not made yet)
 
-    def _entry(self, docs: Any, answers: list[tuple[str, Any]]) -> EntryRules:
+    def _fast(self) -> list[bfcl_fast.Expected] | None:
+        """The entry's plan for BFCL's decoded form (bfcl_fast.py), made on first use; None
+        where the general path checks (another language, another form)."""
+        made = self._plan
+        if made is False:
+            kind = self._kind
+            made = None
+            possible = self.possible_answer
+            if kind.fast and type(possible) is list:
+                made = bfcl_fast.plan(
+                    self.functions, possible, kind.parallel, kind.multiple, kind.dots
+                )
+                self._count = len(possible)
+            self._plan = made
+        return made  # type: ignore[return-value]
+
+    def _entry(self, docs: list[object], answers: list[tuple[str, Answers]]) -> EntryRules:
         settings = self._settings
         # (no category: parallel where several calls are expected, as the metric takes it)
         category = settings.category or ("parallel" if len(answers) > 1 else "multiple")
@@ -75,10 +135,26 @@ class BfclChecker:
             self._verdicts = entry
         return entry
 
-    def verdict(self, model_output: Any) -> BfclVerdict:
+    def verdict(self, model_output: object) -> BfclVerdict:
         """BFCL's AST checker's verdict on ``model_output`` (the model's calls: BFCL's
         decoded form ``[{name: {arg: value}}]`` or any form ``tool_calls`` reads).
         ConfigError where the checker would raise."""
+        expected = self._fast()
+        if expected is not None:
+            calls = bfcl_fast.decoded_calls(model_output)
+            if calls is not None:
+                kind = self._kind
+                n = self._count
+                try:
+                    error = bfcl_fast.calls_error(
+                        expected, calls, n, kind.language, kind.parallel, kind.multiple
+                    )
+                except BfclRaises as raised:
+                    raise ConfigError(
+                        f"BFCL's checker cannot check these calls: {raised}"
+                    ) from None
+                if error is not None:
+                    return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
         entry = self._verdict_entry()
         calls = _decoded(model_output, dict)
         if calls is None:
@@ -87,46 +163,59 @@ class BfclChecker:
             error = entry.error(calls)
         except BfclRaises as raised:
             raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
-        return BfclVerdict(not error, error)
+        return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
 
     # -- the metric ----------------------------------------------------------------------
 
     def _score_entry(self) -> EntryRules:
         entry = self._scores
         if entry is None:
-            expected = {"possible_answer": self.possible_answer, "function": self.functions}
             entry = self._entry(_docs(self.functions), _answers(self.possible_answer))
-            self._expected = expected
             self._scores = entry
         return entry
 
-    def score(self, model_output: Any) -> MatchResult:
+    def score(self, model_output: object) -> MatchResult:
         """The ``tool_calls`` metric's result for ``model_output`` under ``rules="bfcl"``
         (score 1.0 exactly when the checker passes it): the result ``match_json`` gives
         against ``{"possible_answer": ..., "function": ...}`` for plain JSON, its
         ``fields`` made when first read (JsonMatchError if the entry or the output was
         changed in place since). Text (a model's raw reply) is read as ``match_json`` reads
         it."""
-        entry = self._score_entry()
-        kind = type(model_output)
-        actual = model_output if kind is list or kind is dict else _parsed(model_output)
-        calls = _decoded_calls(actual)
-        if calls is None:
-            calls = [(c.name, c.arguments) for c in read_calls(actual)]
-        try:
-            counts = entry.counts(calls)
-        except BfclRaises as raised:
-            raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
-        tp = counts.match
-        compared = tp + counts.mismatch
-        p_den, r_den = compared + counts.hallucination, compared + counts.omission
-        precision = tp / p_den if p_den else 1.0
-        recall = tp / r_den if r_den else 1.0
-        f1 = f_beta(precision, recall)
+        counted = None
+        actual: object = model_output
+        if type(model_output) is list:
+            planned = self._fast()
+            if planned is not None:
+                calls = _decoded_calls(actual)
+                if calls is not None:
+                    n = self._count
+                    kind = self._kind
+                    try:
+                        counted = bfcl_fast.counts(planned, calls, n, kind.language, kind.parallel)
+                    except BfclRaises as raised:
+                        raise ConfigError(
+                            f"BFCL's checker cannot check these calls: {raised}"
+                        ) from None
+        else:
+            self._score_entry()  # (a malformed entry is named before the output is read)
+            actual = model_output if type(model_output) is dict else _parsed(model_output)
+        if counted is None:
+            counted = self._general_counts(actual)
+        tp, mismatch, omitted, invented = counted
+        compared = tp + mismatch
+        if compared == tp and not invented and not omitted:
+            precision = recall = f1 = 1.0
+        else:
+            p_den, r_den = compared + invented, compared + omitted
+            precision = tp / p_den if p_den else 1.0
+            recall = tp / r_den if r_den else 1.0
+            f1 = f_beta(precision, recall)
+        if self._expected is None:
+            self._expected = {"possible_answer": self.possible_answer, "function": self.functions}
         expected = self._expected
         options = self._options
 
-        def make_fields(result: MatchResult) -> tuple[Any, ...]:
+        def make_fields(result: MatchResult) -> tuple[FieldResult, ...]:
             fields = tuple(_score_fields(expected, actual, options))
             if precision_recall(fields) != (result.precision, result.recall):
                 raise JsonMatchError(
@@ -135,10 +224,37 @@ class BfclChecker:
                 )
             return fields
 
-        return MatchResult._build(TOOL_CALLS.name, f1, precision, recall, f1, make_fields, (), ())
+        # (a result as MatchResult._build makes it, its state copied from one made so once:
+        # a dict display instead of a call with nine keywords)
+        result = _new(MatchResult)
+        _set(
+            result,
+            "__dict__",
+            {
+                **_BUILT,
+                "score": f1,
+                "precision": precision,
+                "recall": recall,
+                "f1": f1,
+                _MAKE_FIELDS: make_fields,
+            },
+        )
+        return result
+
+    def _general_counts(self, actual: object) -> tuple[int, int, int, int]:
+        """The fields of ``actual`` by status, read in any form (bfcl_entry.py)."""
+        entry = self._score_entry()
+        calls = _decoded_calls(actual)
+        if calls is None:
+            calls = [(c.name, c.arguments) for c in read_calls(actual)]
+        try:
+            c = entry.counts(calls)
+        except BfclRaises as raised:
+            raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
+        return c.match, c.mismatch, c.omission, c.hallucination
 
 
-def _parsed(model_output: Any) -> Any:
+def _parsed(model_output: object) -> object:
     """The model's output as match_json parses its actual side (text read leniently, a
     reply cut off a TruncatedError)."""
     if type(model_output) is list or type(model_output) is dict:
@@ -153,34 +269,44 @@ def _parsed(model_output: Any) -> Any:
     return parsed
 
 
-def _settings_for(
-    category: Any, language: str | None, underscore_to_dot: bool
-) -> tuple[_Settings, dict[str, Any]]:
+def _kind_for(category: object, language: str | None, underscore_to_dot: bool) -> _Kind:
     """The metric's settings for BFCL's rules with these options (ConfigError for a bad
-    one), and the options; kept per (category, language, underscore_to_dot)."""
-    options: dict[str, Any] = {"rules": "bfcl", "category": category}
-    if language is not None:
-        options["language"] = language
-    if underscore_to_dot:
-        options["underscore_to_dot"] = True
+    one), the options, and how a Python category's calls pair; kept per (category,
+    language, underscore_to_dot)."""
     key = (category, language, underscore_to_dot)
-    settings = _SETTINGS.get(key) if type(category) is str else None
-    if settings is None:
+    kind = _KINDS.get(key) if type(category) is str else None
+    if kind is None:
+        options: dict[str, object] = {"rules": "bfcl", "category": category}
+        if language is not None:
+            options["language"] = language
+        if underscore_to_dot:
+            options["underscore_to_dot"] = True
         settings = _settings(options)
-        if len(_SETTINGS) < 256:
-            _SETTINGS[key] = settings
-    return settings, options
+        named = settings.category is not None
+        parallel = settings.category is not None and "parallel" in settings.category
+        multiple = settings.category is not None and "multiple" in settings.category
+        dots, language_ = settings.underscore_to_dot, settings.language
+        pairing = (language_, parallel, multiple, dots) if named else None
+        kind = _Kind(settings, options, named, parallel, multiple, dots, language_, pairing)
+        if type(category) is str and len(_KINDS) < 256:
+            _KINDS[key] = kind
+            if language is None and not underscore_to_dot:
+                _PLAIN[category] = kind
+                if pairing is not None:
+                    _PAIRINGS[category] = pairing
+    return kind
 
 
-def _docs(functions: Any) -> Any:
+def _docs(functions: object) -> list[object]:
     """The function documents as BFCL's checker takes them: a list as it is, any other
     form of tools read into documents."""
     return functions if type(functions) is list else [t.doc for t in read_tools(functions)]
 
 
-def _answers(possible_answer: Any) -> list[tuple[str, Any]]:
+def _answers(possible_answer: object) -> list[tuple[str, Answers]]:
     """The possible answers as (name, {arg: [values]}) pairs (ParseError where malformed)."""
-    answers = _decoded(possible_answer, list)
+    # (decoded as lists of acceptable values: every argument's value is a list)
+    answers = cast("list[tuple[str, Answers]] | None", _decoded(possible_answer, list))
     if answers is None:
         answers = [
             (call.name, call.possible[call.name])
@@ -189,10 +315,10 @@ def _answers(possible_answer: Any) -> list[tuple[str, Any]]:
     return answers
 
 
-def _decoded_calls(value: Any) -> list[tuple[str, Any]] | None:
+def _decoded_calls(value: object) -> list[tuple[str, JsonObject]] | None:
     """``value`` as (name, arguments) pairs when it is in BFCL's decoded form and
     read_calls would read it so too, else None."""
-    calls = _decoded(value, dict)
+    calls = bfcl_fast.decoded_calls(value)
     if calls is None:
         return None
     for name, _ in calls:
@@ -202,9 +328,9 @@ def _decoded_calls(value: Any) -> list[tuple[str, Any]] | None:
 
 
 def bfcl_verdict(
-    functions: Any,
-    model_output: Any,
-    possible_answer: Any,
+    functions: object,
+    model_output: object,
+    possible_answer: object,
     category: str,
     *,
     language: str | None = None,
@@ -219,7 +345,25 @@ def bfcl_verdict(
     underscores (BFCL's model setting). ConfigError where the checker would raise. To
     check many outputs against one entry, make a :class:`BfclChecker` once instead."""
     # (one output: checked in one pass, nothing kept)
-    settings, _ = _settings_for(category, language, underscore_to_dot)
+    pairing = (
+        _PAIRINGS.get(category)
+        if type(category) is str and language is None and not underscore_to_dot
+        else None
+    )
+    if pairing is None:
+        pairing = _kind_for(category, language, underscore_to_dot).pairing
+    if pairing is not None:  # BFCL's decoded form, taken as it is (bfcl_fast.py)
+        lang, parallel, multiple, dots = pairing
+        try:
+            error = bfcl_fast.verdict(
+                functions, model_output, possible_answer, lang, parallel, multiple, dots
+            )
+        except BfclRaises as raised:
+            raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
+        if error is not None:
+            return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
+    kind = _kind_for(category, language, underscore_to_dot)
+    settings = kind.settings
     docs = _docs(functions)
     answers = _answers(possible_answer)
     calls = _decoded(model_output, dict)
@@ -232,4 +376,4 @@ def bfcl_verdict(
         )
     except BfclRaises as raised:
         raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
-    return BfclVerdict(not error, error)
+    return _VALID if not error else _tuple_new(BfclVerdict, (False, error))

@@ -20,7 +20,7 @@ that verdict for a BFCL entry.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..comparing.bfcl_rules import (
     LANGUAGES,
@@ -34,7 +34,7 @@ from ..comparing.tool_args import check_arguments
 from ..configuring.walk_config import WalkConfig
 from ..core.errors import ConfigError, ParseError, did_you_mean, shown
 from ..core.paths import index_segment, key_segment
-from ..core.values import MISSING
+from ..core.values import MISSING, JsonObject, JsonValue
 from ..reading.call_forms import (
     ExpectedCall,
     ExpectedCalls,
@@ -71,7 +71,7 @@ class _Settings(NamedTuple):
     tools: tuple[ToolDoc, ...] | None
 
 
-def _settings(options: Mapping[str, Any]) -> _Settings:
+def _settings(options: Mapping[str, object]) -> _Settings:
     rules = _choice(options, "rules", RULES, "default")
     order = _choice(options, "order", ORDERS, "any")
     category = options.get("category")
@@ -104,14 +104,14 @@ def _settings(options: Mapping[str, Any]) -> _Settings:
     return _Settings(rules, order, language, category, dots, read)
 
 
-def _tools_option(tools: Any) -> tuple[ToolDoc, ...]:
+def _tools_option(tools: object) -> tuple[ToolDoc, ...]:
     try:
         return read_tools(tools, "option tools")
     except ParseError as error:
         raise ConfigError(str(error)) from None
 
 
-def _choice(options: Mapping[str, Any], name: str, known: tuple[str, ...], default: str) -> str:
+def _choice(options: Mapping[str, object], name: str, known: tuple[str, ...], default: str) -> str:
     value = options.get(name)
     if value is None:
         return default
@@ -130,7 +130,7 @@ def _category_language(category: str) -> str:
     return "java" if "java" in category else "python"
 
 
-def _configure(opts: dict[str, Any], registry: Registry) -> WalkConfig:
+def _configure(opts: dict[str, object], registry: Registry) -> WalkConfig:
     _settings(opts)  # (checked once here, where a bad option is named before any record)
     return WalkConfig(type_policy=type_policy(registry, "exact", "exact"), registry=registry)
 
@@ -144,7 +144,9 @@ class _Pair(NamedTuple):
     check: CallCheck | None
 
 
-def _score_fields(expected: Any, actual: Any, options: Mapping[str, Any]) -> list[FieldResult]:
+def _score_fields(
+    expected: object, actual: object, options: Mapping[str, object]
+) -> list[FieldResult]:
     settings = _settings(options)
     wanted = read_expected_calls(expected)
     calls = read_calls(actual)
@@ -311,7 +313,7 @@ def _pair_order(pair: _Pair) -> tuple[int, int]:
     return (1, pair.actual if pair.actual is not None else 0)
 
 
-def _expected_value(values: Sequence[Any]) -> Any:
+def _expected_value(values: Sequence[JsonValue]) -> JsonValue:
     return values[0] if len(values) == 1 else list(values)
 
 
@@ -379,20 +381,20 @@ def _bfcl_pairs(
         raise ConfigError(f"BFCL's checker cannot check these calls: {error}") from None
 
 
-def _find_doc(docs: Sequence[Any], name: str) -> Any:
+def _find_doc(docs: Sequence[JsonObject], name: str) -> JsonObject | None:
     return next((doc for doc in docs if doc.get("name") == name), None)
 
 
 def _bfcl_checked(
     expected: Sequence[ExpectedCall],
     calls: list[ToolCall],
-    docs: Sequence[Any],
+    docs: Sequence[JsonObject],
     category: str,
     settings: _Settings,
 ) -> tuple[list[_Pair], str]:
     language, dots = settings.language, settings.underscore_to_dot
 
-    def check(e: int, a: int, doc: Any, live: bool) -> CallCheck:
+    def check(e: int, a: int, doc: JsonObject | None, live: bool) -> CallCheck:
         want, call = expected[e], calls[a]
         try:
             return check_call(doc, call.name, call.arguments, want.possible, language, dots)
@@ -445,7 +447,7 @@ def _bfcl_checked(
     return _with_unpaired(pairs, n, m), error
 
 
-def _decoded(value: Any, kind: type) -> list[tuple[str, Any]] | None:
+def _decoded(value: object, kind: type) -> list[tuple[str, JsonObject]] | None:
     """``value`` as (name, arguments) pairs when it is in BFCL's form ``[{name: {arg:
     value}}]`` and every argument's value is a ``kind`` (dict: anything; list: the lists of
     possible answers), else None (read it the general way, which names what is wrong)."""

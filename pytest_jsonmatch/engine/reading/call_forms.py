@@ -17,10 +17,11 @@ tool definitions or BFCL's function documents, read into :class:`ToolDoc`.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..core.errors import ParseError, shown
 from ..core.paths import index_segment, key_segment
+from ..core.values import JsonObject, JsonValue
 from .parse import parse_actual_checked
 
 # the keys a plain call's arguments may be under
@@ -34,7 +35,7 @@ class ToolCall(NamedTuple):
     the answer it was (``choices[0].message.tool_calls[1]``)."""
 
     name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     where: str
 
 
@@ -43,9 +44,9 @@ class ToolDoc(NamedTuple):
     types), the required ones, and the declaration as given (BFCL's rules read it)."""
 
     name: str
-    properties: dict[str, Any]
+    properties: JsonObject
     required: tuple[str, ...]
-    doc: dict[str, Any]
+    doc: JsonObject
 
 
 class ExpectedCall(NamedTuple):
@@ -53,9 +54,9 @@ class ExpectedCall(NamedTuple):
     out, and BFCL's possible-answer form of it (``{name: {arg: [values]}}``)."""
 
     name: str
-    accepted: dict[str, tuple[Any, ...]]
+    accepted: dict[str, tuple[JsonValue, ...]]
     optional: frozenset[str]
-    possible: dict[str, Any]
+    possible: dict[str, dict[str, list[JsonValue]]]
 
 
 class ExpectedCalls(NamedTuple):
@@ -65,13 +66,13 @@ class ExpectedCalls(NamedTuple):
     tools: tuple[ToolDoc, ...] | None
 
 
-def read_calls(value: Any, side: str = "actual") -> list[ToolCall]:
+def read_calls(value: object, side: str = "actual") -> list[ToolCall]:
     """Every tool call in ``value``, in the order the answer gives them (ParseError naming
     the place when something that should be a call is not one)."""
     return list(_calls(value, "", side))
 
 
-def _calls(value: Any, where: str, side: str) -> Iterator[ToolCall]:
+def _calls(value: object, where: str, side: str) -> Iterator[ToolCall]:
     if type(value) is list:
         for i, item in enumerate(value):
             yield from _calls(item, index_segment(where, i), side)
@@ -118,7 +119,7 @@ def _at(where: str, tail: str) -> str:
     return f"{where}.{tail}" if where else tail
 
 
-def _one_call(value: Mapping[str, Any], where: str, side: str) -> ToolCall | None:
+def _one_call(value: Mapping[str, JsonValue], where: str, side: str) -> ToolCall | None:
     """``value`` read as one call, or None when it is content that is no call."""
     kind = value.get("type")
     function = value.get("function")
@@ -156,11 +157,11 @@ def _one_call(value: Mapping[str, Any], where: str, side: str) -> ToolCall | Non
     return None
 
 
-def _call(value: Mapping[str, Any], keys: tuple[str, ...], where: str, side: str) -> ToolCall:
+def _call(value: Mapping[str, JsonValue], keys: tuple[str, ...], where: str, side: str) -> ToolCall:
     name = value.get("name")
     if not isinstance(name, str):
         raise ParseError(f"{side} call at {where or '$'}: its name must be text, not {shown(name)}")
-    arguments: Any = {}
+    arguments: object = {}
     key = "arguments"
     for key in keys:
         if key in value:
@@ -178,7 +179,7 @@ def _call(value: Mapping[str, Any], keys: tuple[str, ...], where: str, side: str
     return ToolCall(name, dict(arguments), where)
 
 
-def _arguments_text(text: str, name: str, where: str, side: str) -> Any:
+def _arguments_text(text: str, name: str, where: str, side: str) -> object:
     """A call's arguments given as JSON text (OpenAI's form), read leniently; empty text is
     no arguments; text cut off is a TruncatedError that names the call."""
     if not text.strip():
@@ -187,7 +188,7 @@ def _arguments_text(text: str, name: str, where: str, side: str) -> Any:
     return parsed
 
 
-def read_expected_calls(value: Any, side: str = "expected") -> ExpectedCalls:
+def read_expected_calls(value: object, side: str = "expected") -> ExpectedCalls:
     """The expected side: calls in any form or BFCL's possible answers, and the tools where
     given (ParseError naming what is malformed)."""
     tools = None
@@ -218,7 +219,7 @@ def read_expected_calls(value: Any, side: str = "expected") -> ExpectedCalls:
     return ExpectedCalls(calls, tools)
 
 
-def _possible_answers(value: Any, side: str) -> tuple[ExpectedCall, ...]:
+def _possible_answers(value: object, side: str) -> tuple[ExpectedCall, ...]:
     if type(value) is not list:
         raise ParseError(f"{side} must be a list of calls {{name: {{arg: [values]}}}}")
     calls = []
@@ -228,7 +229,7 @@ def _possible_answers(value: Any, side: str) -> tuple[ExpectedCall, ...]:
         ((name, arguments),) = item.items()
         if not isinstance(arguments, Mapping):
             raise ParseError(f"{side}[{i}] ({name!r}): its arguments must be an object")
-        accepted: dict[str, tuple[Any, ...]] = {}
+        accepted: dict[str, tuple[JsonValue, ...]] = {}
         optional = set()
         for arg, values in arguments.items():
             if type(values) is not list:
@@ -243,20 +244,20 @@ def _possible_answers(value: Any, side: str) -> tuple[ExpectedCall, ...]:
     return tuple(calls)
 
 
-def _is_mapping(value: Any) -> bool:
+def _is_mapping(value: object) -> bool:
     """isinstance(value, Mapping), a dict (nearly every value) found without the ABC's
     check."""
     return type(value) is dict or isinstance(value, Mapping)
 
 
-def read_tools(value: Any, side: str = "tools") -> tuple[ToolDoc, ...]:
+def read_tools(value: object, side: str = "tools") -> tuple[ToolDoc, ...]:
     """Tool definitions (OpenAI chat or Responses, Anthropic, Gemini, BFCL's function
     documents), each read into a :class:`ToolDoc`."""
     if _is_mapping(value):
         value = [value]
     if type(value) is not list:
         raise ParseError(f"{side} must be a list of tool definitions, not {shown(value)}")
-    docs: list[Any] = []
+    docs: list[ToolDoc] = []
     for i, item in enumerate(value):
         where = f"{side}[{i}]"
         if not _is_mapping(item):
