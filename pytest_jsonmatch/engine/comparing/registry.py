@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, cast
 
 from ..core.errors import ComparatorError, ConfigError, did_you_mean, known_names, shown
 from ..core.values import JsonObject, JsonValue
@@ -26,9 +26,17 @@ from .transforms import BUILTIN_TRANSFORMS, TransformFactory, TransformFn
 # what a factory binds: a comparator or a transform
 _Bound = TypeVar("_Bound")
 if TYPE_CHECKING:  # the judge's module loads when a judge is configured
-    from ..metrics.base import Metric
     from .judge_messages import Through, Transport
     from .semantic import JudgeFigures, JudgeSettings, Memory, SemanticJudge
+
+
+class NamedMetric(Protocol):
+    """What the registry needs of a metric it keeps: its name. The registry sits below
+    engine/metrics, which defines ``Metric`` and checks that what it is handed is one
+    (``metric_named``)."""
+
+    @property
+    def name(self) -> str: ...
 
 
 class _Keep(enum.Enum):
@@ -98,7 +106,7 @@ class RegistryState:
 
     comparators: Mapping[str, ComparatorFactory]
     transforms: Mapping[str, TransformFactory]
-    metrics: Mapping[str, Metric]
+    metrics: Mapping[str, NamedMetric]
     post_processors: Mapping[str, PostProcessor]
     batch_fns: Mapping[str, BatchComparator | None]
     type_defaults: Mapping[str, object]
@@ -123,7 +131,7 @@ class Registry:
         self._transforms: dict[str, TransformFactory] = dict(BUILTIN_TRANSFORMS)
         self._builtin_comparators = frozenset(self._comparators)
         self._builtin_transforms = frozenset(self._transforms)
-        self._metrics: dict[str, Metric] = {}
+        self._metrics: dict[str, NamedMetric] = {}
         self._builtin_metrics: set[str] = set()
         self.post_processors: dict[str, PostProcessor] = dict(BUILTIN_POST_PROCESSORS)
         self._bound: dict[tuple[str, str], BoundComparator] = {}
@@ -308,7 +316,7 @@ class Registry:
         self._bound_transforms.clear()
         self.generation += 1
 
-    def register_metric(self, name: str, metric: Metric, *, overwrite: bool = False) -> None:
+    def register_metric(self, name: str, metric: NamedMetric, *, overwrite: bool = False) -> None:
         """Register a metric (a :class:`~pytest_jsonmatch.Metric`) under ``name``."""
         metrics = self.metrics  # the built-in ones loaded, so that they cannot be shadowed
         if name in self._builtin_metrics:
@@ -319,14 +327,14 @@ class Registry:
             )
         metrics[name] = metric
 
-    def register_builtin_metric(self, metric: Metric) -> None:
+    def register_builtin_metric(self, metric: NamedMetric) -> None:
         """Register one of the metrics the engine defines (engine/metrics/): it can be
         neither replaced nor removed."""
         self._metrics[metric.name] = metric
         self._builtin_metrics.add(metric.name)
 
     @property
-    def metrics(self) -> dict[str, Metric]:
+    def metrics(self) -> dict[str, NamedMetric]:
         """The metrics by name: the built-in ones (registered by engine/metrics, which every
         caller that looks a metric up imports) and the registered ones."""
         return self._metrics
@@ -492,7 +500,7 @@ class Registry:
         are none."""
         return Binder(self, defaults) if defaults else self
 
-    def metric(self, name: object) -> Metric:
+    def metric(self, name: object) -> NamedMetric:
         metric = self.metrics.get(name) if isinstance(name, str) else None
         if metric is None:
             raise ConfigError(

@@ -36,6 +36,7 @@ from ..comparing.registry import (
     reset_type_defaults,
     set_type_default,
 )
+from ..core.errors import ConfigError
 from .base import Metric
 from .field_f1 import FIELD_F1
 from .field_match import FIELD_MATCH
@@ -62,8 +63,14 @@ for _metric in BUILTIN:
 
 def metric_named(name: object, registry: Registry = REGISTRY) -> Metric:
     """The metric registered as ``name`` (a built-in or a registered one), or ConfigError
-    listing the known names."""
-    return registry.metric(name)
+    listing the known names, or naming what was registered in a Metric's place."""
+    metric = registry.metric(name)
+    if not isinstance(metric, Metric):
+        raise ConfigError(
+            f"metric {name!r} is registered as a {type(metric).__name__}, not a "
+            f"pytest_jsonmatch.Metric"
+        )
+    return metric
 
 
 # The registry, seen from the public API with the built-in metrics in it (pytest_jsonmatch

@@ -170,6 +170,7 @@ def _repeats(elements: Sequence[JsonValue]) -> bool:
     missed, and found as a tie later; ``True`` and ``1`` count alike, which at worst takes
     the dense method for nothing), the JSON key where values nest."""
     seen: set[object] = set()
+    key: object
     for element in elements:
         try:
             key = tuple(element.items()) if type(element) is dict else element

@@ -235,8 +235,9 @@ class ColumnScorer:
         def score(x: Cell, y: Cell, where: str) -> float:
             if type(x) is Unknown or type(y) is Unknown:
                 return 0.0
-            if transform is not None:
-                x, y = transformed(transform, x, where), transformed(transform, y, where)
+            if transform is not None:  # (neither side Unknown: checked above)
+                x = transformed(transform, cast("JsonValue", x), where)
+                y = transformed(transform, cast("JsonValue", y), where)
             if shortcut and type(x) is type(y) and type(x) in SCALAR_TYPES and x == y:
                 return 1.0
             chosen = comparator
@@ -289,16 +290,17 @@ class ColumnScorer:
             return kept[1]
         side = None
         if not any(type(v) is Unknown for v in values):
+            known = cast("list[JsonValue]", values)  # (none Unknown: checked above)
             _, transform = self.specs.get(rel, (None, None))
             if transform is not None and index_e is not None:
                 side = _Side(
                     [
                         transformed(transform, v, self._element_path(i, rel))
-                        for i, v in zip(index_e, values)
+                        for i, v in zip(index_e, known)
                     ]
                 )
             elif transform is not None:
-                side = _Side([transformed(transform, v, self.path) for v in values])
+                side = _Side([transformed(transform, v, self.path) for v in known])
             else:
                 side = _Side(values)
         self._sides[rel, id(values)] = (values, side)

@@ -149,7 +149,8 @@ def annotate_schema(
         )
     for json_type, comparator in (type_defaults or {}).items():
         REGISTRY.check_type_default(json_type, comparator, "annotate_schema: type_defaults")
-    defaults = {**REGISTRY.type_defaults, **(type_defaults or {})}
+    # each a comparator spec the registry binds (a name or {name: params}): JSON to write
+    defaults = cast("dict[str, JsonValue]", {**REGISTRY.type_defaults, **(type_defaults or {})})
     contents = load_schema(schema).contents
 
     def annotated() -> JsonObject:

@@ -667,3 +667,17 @@ def test_set_type_default_checks_its_arguments(type_defaults, args, message):
     with pytest.raises(ConfigError) as info:
         set_type_default(*args)
     assert str(info.value).startswith(message)
+
+
+def test_a_metric_registered_as_something_else_is_named_when_used():
+    # the registry keeps any object with a name (it sits below engine/metrics); looking the
+    # metric up is where it must turn out to be a Metric, or say what it is instead
+    class Impostor:
+        name = "impostor"
+
+    REGISTRY.register_metric("impostor", Impostor())
+    try:
+        with pytest.raises(ConfigError, match=r"metric 'impostor' is registered as a Impostor"):
+            match_json({"a": 1}, {"a": 1}, metric="impostor")
+    finally:
+        REGISTRY.unregister("impostor")
