@@ -32,6 +32,9 @@ from typing import Final, TypeAlias
 from ..core.values import JsonObject, JsonValue
 from .bfcl_rules import _STANDARD, PYTHON_TYPES, BfclRaises, _doc_named, _value_problem, standardize
 
+# The switch (docs/architecture.md, "Fast paths"): False sends every check the general way.
+SPECIALISE = True
+
 # the declared types whose value, of the Python type declared and equal to an acceptable
 # value as it is, every rule accepts ("any" is checked as a string)
 _EXACT: Final[dict[object, type]] = {

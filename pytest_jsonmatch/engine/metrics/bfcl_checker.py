@@ -112,7 +112,7 @@ class BfclChecker:
             kind = self._kind
             made = None
             possible = self.possible_answer
-            if kind.fast and type(possible) is list:
+            if kind.fast and type(possible) is list and bfcl_fast.SPECIALISE:
                 made = bfcl_fast.plan(
                     self.functions, possible, kind.parallel, kind.multiple, kind.dots
                 )
@@ -352,7 +352,7 @@ def bfcl_verdict(
     )
     if pairing is None:
         pairing = _kind_for(category, language, underscore_to_dot).pairing
-    if pairing is not None:  # BFCL's decoded form, taken as it is (bfcl_fast.py)
+    if pairing is not None and bfcl_fast.SPECIALISE:  # BFCL's decoded form, as it is
         lang, parallel, multiple, dots = pairing
         try:
             error = bfcl_fast.verdict(

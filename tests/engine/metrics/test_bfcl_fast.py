@@ -16,6 +16,7 @@ import itertools
 import pytest
 
 from pytest_jsonmatch import BfclChecker, BfclVerdict, ConfigError, bfcl_verdict
+from pytest_jsonmatch.engine.comparing import bfcl_fast
 from pytest_jsonmatch.engine.comparing.bfcl_rules import BfclRaises, calls_error
 from pytest_jsonmatch.engine.metrics import bfcl_checker
 from pytest_jsonmatch.engine.metrics.tool_calls import _decoded
@@ -163,13 +164,16 @@ def test_the_fast_path_gives_what_the_general_path_gives(category, monkeypatch):
             args = (functions, output, answer, category)
             fast = _outcome(bfcl_verdict, *args, underscore_to_dot=dots)
             general = _outcome(_general, *args, dots)
-            if fast != general:
+            with monkeypatch.context() as patched:  # the switch off: the general path
+                patched.setattr(bfcl_fast, "SPECIALISE", False)
+                switched_off = _outcome(bfcl_verdict, *args, underscore_to_dot=dots)
+            if not fast == general == switched_off:
                 differ.append(("verdict", dots, functions, answer, output, fast, general))
         checker = BfclChecker(functions, answer, category)
         verdict = _outcome(checker.verdict, output)
         score = _scores(_outcome(checker.score, output))
-        with monkeypatch.context() as patched:  # the general path alone
-            patched.setattr(BfclChecker, "_fast", lambda self: None)
+        with monkeypatch.context() as patched:  # the general path alone: the switch off
+            patched.setattr(bfcl_fast, "SPECIALISE", False)
             slow = BfclChecker(functions, answer, category)
             slow_verdict = _outcome(slow.verdict, output)
             slow_score = _scores(_outcome(slow.score, output))
