@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..engine.core.collector import collector_paused
 from ..engine.core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -55,7 +56,13 @@ class ReportFiles:
         )
 
     def write(self, report: Report) -> list[str]:
-        """Write every file asked for; return what could not be written, one line each."""
+        """Write every file asked for; return what could not be written, one line each. The
+        cyclic collector is paused meanwhile (as ``report.conclude`` pauses it): each file is
+        written from many short-lived objects, none of them cyclic garbage."""
+        with collector_paused():
+            return self._write(report)
+
+    def _write(self, report: Report) -> list[str]:
         from .atomic import write_atomic
         from .report import write_report  # here: a session that writes no report never loads it
 
