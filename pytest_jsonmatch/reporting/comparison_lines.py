@@ -178,7 +178,7 @@ def _fields_text(fields: Sequence[FieldResult], mode: str, table: Heads) -> str:
     (most fields) is found by its path alone (``Heads.matched``)."""
     found, known, matched = table.found, table.known, table.matched
     keep, full = mode != "none", mode == "full"
-    rows: list[Any] = []
+    rows: list[tuple[int, object] | list[object]] = []
     append = rows.append
     values: tuple[Any, ...]
     for field in fields:
