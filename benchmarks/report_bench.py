@@ -10,6 +10,8 @@ Every row compares with something measured in the same run:
 - reading: ``load_report`` and ``load_baseline`` (parse, check against the schema, fields
   made from their rows) against parsing version 3's text alone (``json.loads``, no check),
   CPU time, runs alternated;
+- the JSON run: ``jsonmatch score --format json -o FILE`` against the text run and against
+  struct-extract-eval's ``evaluate()`` (when installed), in this process, CPU time, ABBA;
 - the plugin: a generated suite of one-case YAML files (benchmarks/suite.py) run with
   ``--jsonmatch-report`` against the same run without it (CPU time of the pytest process,
   ABBA), and its report's size against version 3's layout (the plugin's: indented whole).
@@ -32,6 +34,7 @@ import invoices
 SECTION = "report"
 SIZE_TARGET = 1 / 3  # at least 3x smaller than version 3's layout
 WRITE_TARGET = 1.20  # the report at most a fifth of the run
+REFERENCE_TARGET = 0.33  # the JSON run at least 3x faster than struct-extract-eval's evaluate
 
 
 def _spread(values: list[float]) -> str:
@@ -182,6 +185,98 @@ def suite_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[A
     return rows
 
 
+def json_run_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[Any]:
+    """Issue 53's first target, on the invoices: ``jsonmatch score --format json -o FILE``
+    against the text run (the report at most a fifth of the scoring: <= 1.20x) and against
+    struct-extract-eval's ``evaluate()`` on the same records (at least 3x faster: <= 0.33x),
+    all three in this process, CPU time, their order turned round every run (ABBA): each
+    ratio is of neighbouring timings. extract-eval's records are in memory and its schema
+    inferred and annotated beforehand, untimed (references.py's rule); ours reads both
+    files, infers its schema and writes its report in the timing."""
+    import os
+
+    import references
+
+    from pytest_jsonmatch.cli import main
+
+    n = args.dataset_sizes[0]
+    runs = max(5, args.dataset_runs)
+    with tempfile.TemporaryDirectory(prefix="jm-bench-report-json-") as tmp:
+        folder = Path(tmp)
+        gold_path, pred_path = invoices.write_jsonl(folder, n)
+        text = ["score", str(gold_path), str(pred_path), "-o", os.devnull]
+        as_json = [*text[:3], "--format", "json", "-o", str(folder / "s.json")]
+        timed: list[tuple[str, Callable[[], Any], list[float]]] = [
+            ("text", lambda: main(text), []),
+            ("json", lambda: main(as_json), []),
+        ]
+        theirs = references._installed(references.EXTRACT_EVAL[0])
+        if theirs:
+            import struct_extract_eval
+
+            gold, pred = invoices.records(n)
+            schema = references._extract_eval_schema(gold)
+            timed.append(
+                ("theirs", lambda: struct_extract_eval.evaluate(gold, pred, schema=schema), [])
+            )
+        for _, fn, _ in timed:
+            fn()  # warm-up: imports, caches
+        for k in range(runs):
+            for _, fn, acc in timed if k % 2 == 0 else timed[::-1]:
+                acc.append(_cpu(fn))
+    got = {name: acc for name, _, acc in timed}
+    by_text = [j / t for j, t in zip(got["json"], got["text"])]
+    rows = [
+        make_row(
+            SECTION,
+            f"jsonmatch score --format json -o FILE, {n:,} invoices (CPU)",
+            statistics.median(got["json"]),
+            "the text run (-o /dev/null), same records",
+            statistics.median(got["text"]),
+            statistics.median(by_text),
+            f"<= {WRITE_TARGET:.2f}x",
+            "PASS" if statistics.median(by_text) <= WRITE_TARGET else "MISS",
+            runs,
+            f"ratios {_spread(by_text)} (min/median/max); in-process, ABBA",
+        )
+    ]
+    label = references._label(references.EXTRACT_EVAL, "evaluate")
+    if not theirs:
+        rows.append(
+            make_row(
+                SECTION,
+                f"jsonmatch score --format json -o FILE / extract-eval, {n:,} invoices",
+                None,
+                label,
+                None,
+                None,
+                "INFO",
+                "INFO",
+                0,
+                references.not_installed_note(references.EXTRACT_EVAL[0]),
+            )
+        )
+        return rows
+    for name, what in (("json", "--format json -o FILE"), ("text", "(text)")):
+        ratios = [m / r for m, r in zip(got[name], got["theirs"])]
+        rows.append(
+            make_row(
+                SECTION,
+                f"jsonmatch score {what}, {n:,} invoices, against the reference (CPU)",
+                statistics.median(got[name]),
+                label,
+                statistics.median(got["theirs"]),
+                statistics.median(ratios),
+                f"<= {REFERENCE_TARGET:.2f}x",
+                "PASS" if statistics.median(ratios) <= REFERENCE_TARGET else "MISS",
+                runs,
+                f"ratios {_spread(ratios)} (min/median/max); in-process, ABBA; "
+                f"extract-eval's records in memory, its schema made beforehand",
+            )
+        )
+    return rows
+
+
 def bench(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[Any]:
     """Every row of the section; ``make_row`` is run.py's Row."""
-    return dataset_rows(args, make_row) + suite_rows(args, make_row)
+    return json_run_rows(args, make_row) + dataset_rows(args, make_row) + suite_rows(args, make_row)

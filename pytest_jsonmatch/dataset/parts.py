@@ -34,11 +34,11 @@ from ..engine.metrics.base import configure
 from ..engine.results.field_results import MatchResult
 from ..reporting.aggregate import Aggregates, listed_in_summary
 from ..reporting.baseline import CaseScores, case_scores
-from ..reporting.comparison_lines import case_line, comparison_line
+from ..reporting.comparison_lines import case_line, comparison_line, result_line
 from ..reporting.field_rows import Head, Heads, stored_comparison
 from ..reporting.spool import json_line
 from .fitting import fitting
-from .scoring import NO_PREDICTION, Pair, ScoreSettings, score_chunk
+from .scoring import NO_PREDICTION, Pair, Scored, ScoreSettings, comparison_of, score_chunk
 from .sketch import SchemaSketch
 from .spans import Span, span_gold, span_pairs
 from .undecoded import RecordError, Undecoded, decoded
@@ -219,8 +219,14 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
         )
         if sketch is not None:  # (what sketch_part does, on the records decoded here)
             sketched += _sketched(sketch, group, skip, fits)
+        # a report's lines alone (no baseline) are written from the outcomes: no Comparison
+        # is made for a pair that was scored (comparison_lines.result_line)
+        from_outcomes = keeps.comparisons and not keeps.case_scores
         scored = score_chunk(
-            group, settings, counted=not keeps.comparisons and not settings.keep_fields
+            group,
+            settings,
+            counted=not keeps.comparisons and not settings.keep_fields,
+            made=not from_outcomes,
         )
         aggregates.merge(scored.aggregates)
         cases += [
@@ -232,12 +238,16 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
             # the group's own table of field heads (its comparisons' rows refer to it): the
             # same tables whichever chunks the groups travel in (-j N writes -j 1's report)
             heads = Heads()
-            lines = [
-                comparison_line(c, outcome.fields, settings.values, heads)
-                if isinstance(outcome, MatchResult)
-                else json_line(stored_comparison(c.to_dict(), heads, 0))
-                for c, outcome in zip(scored.comparisons, scored.outcomes)
-            ]
+            lines = (
+                _outcome_lines(group, scored, settings, heads)
+                if from_outcomes
+                else [
+                    comparison_line(c, outcome.fields, settings.values, heads)
+                    if isinstance(outcome, MatchResult)
+                    else json_line(stored_comparison(c.to_dict(), heads, 0))
+                    for c, outcome in zip(scored.comparisons, scored.outcomes)
+                ]
+            )
             at = len(part.heads)
             part.heads.append(heads.heads)
             if at:  # each line starts '{"heads": 0, ': the group's index in the part
@@ -255,6 +265,30 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
     part.cases = _joined(cases)
     part.comparisons = _joined(comparisons)
     return part
+
+
+def _outcome_lines(
+    pairs: Sequence[Pair], scored: Scored, settings: ScoreSettings, heads: Heads
+) -> list[str]:
+    """The report lines of ``pairs`` scored with ``made=False``: a scored pair's from its
+    outcome (``result_line``; its Comparison made only for an unusual result), an unscored
+    one's from its comparison (in ``scored.comparisons``, in order)."""
+    unscored = iter(scored.comparisons)
+    threshold, values = settings.threshold, settings.values
+    lines: list[str] = []
+    for pair, outcome in zip(pairs, scored.outcomes):
+        if not isinstance(outcome, MatchResult):
+            lines.append(json_line(stored_comparison(next(unscored).to_dict(), heads, 0)))
+            continue
+        passed = outcome.passed(threshold, settings.invalid_fails)
+        line = result_line(
+            outcome, pair.case_id, threshold, passed, (pair.file, pair.line), values, heads
+        )
+        if line is None:
+            comparison = comparison_of(pair, outcome, settings)
+            line = comparison_line(comparison, outcome.fields, values, heads)
+        lines.append(line)
+    return lines
 
 
 def _sketched(

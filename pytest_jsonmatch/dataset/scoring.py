@@ -14,6 +14,7 @@ chunk scores as it would inside one ``evaluate_records`` call over the whole dat
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -24,7 +25,7 @@ from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
 from ..engine.reading.intake import Read, read_json
 from ..engine.reading.parse import parse_expected
-from ..engine.results.field_results import MatchResult
+from ..engine.results.field_results import TALLY_OF, MatchResult
 from ..reporting.aggregate import Aggregates, CaseResult, case_result, group_key, one_run_case
 from ..reporting.records import ERROR, Comparison, ConformanceRecord, ValueMode
 
@@ -86,9 +87,9 @@ _new = tuple.__new__  # (a record's Read made without its NamedTuple's keyword h
 @dataclass
 class Scored:
     """What scoring some pairs gave: their comparisons and case results, in order, and their
-    aggregates. Counted (``score_chunk(..., counted=True)``), only the pairs that could not
-    be scored have a comparison (no one reads the others'), so ``comparisons`` lines up
-    with ``cases`` only when not counted."""
+    aggregates. Counted (``score_chunk(..., counted=True)``, or ``made=False``), only the
+    pairs that could not be scored have a comparison (no one reads the others'), so
+    ``comparisons`` lines up with ``cases`` only when neither."""
 
     aggregates: Aggregates
     comparisons: list[Comparison]
@@ -97,10 +98,14 @@ class Scored:
     outcomes: list[MatchResult | str] = field(default_factory=list)
 
 
-def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings, counted: bool = False) -> Scored:
+def score_chunk(
+    pairs: Sequence[Pair], settings: ScoreSettings, counted: bool = False, made: bool = True
+) -> Scored:
     """Score ``pairs`` (see the module docstring). ``counted``: no one reads the outcomes'
     fields but the per-field tables (no report of comparisons, no field records kept), so
-    the records may be scored from their tallies (``count_records``) and tabled from them."""
+    the records may be scored from their tallies (``count_records``) and tabled from them.
+    ``made`` False: only the pairs that could not be scored get a comparison, as counted
+    (a report's lines are written from the outcomes, parts.py)."""
     present = [p for p in pairs if p.actual is not NO_PREDICTION]
     results: dict[int, MatchResult | str] = {}
     tallies = None
@@ -132,7 +137,7 @@ def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings, counted: bool = 
             out.comparisons.append(comparison)
             out.cases.append(case_result([comparison]))
         else:  # (the case its comparison's case_result would give)
-            if not counted:  # counted, no one reads its comparison
+            if made and not counted:  # else no one reads its comparison
                 out.comparisons.append(comparison_of(pair, outcome, settings))
             out.cases.append(
                 one_run_case(
@@ -145,7 +150,15 @@ def score_chunk(pairs: Sequence[Pair], settings: ScoreSettings, counted: bool = 
                 )
             )
         out.outcomes.append(outcome)
-    if tallies is not None and len({group_key(c, settings.group_by) for c in out.cases}) <= 1:
+    one_group = len({group_key(c, settings.group_by) for c in out.cases}) <= 1
+    if tallies is None and one_group and all(c.counted for c in out.cases):
+        # the full walk's fields counted as the tally walk counts them, in C (the per-field
+        # tables and their order are those of add_cases)
+        tallies = Counter()
+        for outcome in out.outcomes:
+            if isinstance(outcome, MatchResult):
+                tallies.update(map(TALLY_OF, outcome.fields))
+    if tallies is not None and one_group:
         out.aggregates.add_tallied_cases(out.cases, tallies)
         return out
     # the engine's own field results: the same paths, statuses and scores as the records

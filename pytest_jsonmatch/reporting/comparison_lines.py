@@ -30,10 +30,12 @@ from math import copysign
 from typing import Any
 
 from ..engine.core.values import MISSING
-from ..engine.results.field_results import FieldResult
+from ..engine.results.field_results import MATCH, FieldResult, MatchResult
 from .aggregate import CaseResult, group_key
 from .field_rows import Heads, same_value
 from .records import (
+    FAILED,
+    PASSED,
     SHORT_INT,
     SHORT_STR,
     Comparison,
@@ -79,46 +81,92 @@ def _plain_entry(c: Comparison, fields: str) -> str | None:
     the last key when there is one, written by ``encode_json``); else None."""
     if c.pairings or c.floor_failures or c.call is not None or c.truncated is not None or c.target:
         return None
+    parts = _plain_parts(
+        (c.case_id, c.nodeid, c.metric, c.error, c.file, c.source, c.recording),
+        (c.score, c.threshold, c.precision, c.recall, c.f1),
+        c.status,
+        (c.seq, c.repeat, c.line),
+    )
+    if parts is None:
+        return None
+    end = (
+        "}"
+        if c.conformance is None
+        else f', "conformance": {encode_json(c.conformance.to_dict())}}}'
+    )
+    return parts[0] + fields + parts[1] + end
+
+
+def result_line(
+    result: MatchResult,
+    case_id: str,
+    threshold: float,
+    passed: bool,
+    place: tuple[str, int | None],
+    mode: str,
+    heads: Heads,
+) -> str | None:
+    """:func:`comparison_line` of the comparison a dataset records for ``result`` (its case
+    ``case_id``, also its node id; its file and line ``place``; no field kept in it,
+    ``scoring.comparison_of``), for a usual result (no pairing, floor failure, cut answer
+    or conformance, its figures floats), written without making that Comparison; None for
+    any other, before any of its fields is written (the caller makes its Comparison)."""
+    if (
+        result.pairings
+        or result.floor_failures
+        or result.truncated is not None
+        or result.conformance is not None
+    ):
+        return None
+    parts = _plain_parts(
+        (case_id, case_id, result.metric, "", place[0], "case", ""),
+        (result.score, threshold, result.precision, result.recall, result.f1),
+        PASSED if passed else FAILED,
+        (0, 0, place[1]),
+    )
+    if parts is None:
+        return None
+    return parts[0] + _fields_text(result.fields, mode, heads) + parts[1] + "}"
+
+
+def _plain_parts(
+    texts: tuple[str, str, str, str, str, str, str],
+    figures: tuple[float, float, float, float, float],
+    status: Status,
+    numbers: tuple[int, int, int | None],
+) -> tuple[str, str] | None:
+    """A plain entry's text before its fields and after them, up to its conformance: the
+    entry's (case id, node id, metric, error, file, source, recording), (score,
+    threshold, precision, recall, f1), status and (seq, repeat, line); None when a
+    figure is not a finite float, a text not a string or a number not a whole one."""
     number = _float_text
-    score, threshold = number(c.score), number(c.threshold)
-    precision, recall, f1 = number(c.precision), number(c.recall), number(c.f1)
-    status = _STATUSES.get(c.status)
+    score, threshold, precision, recall, f1 = map(number, figures)
+    status_text = _STATUSES.get(status)
+    seq, repeat, line_at = numbers
     if (
         score is None
         or threshold is None
         or precision is None
         or recall is None
         or f1 is None
-        or status is None
-        or type(c.seq) is not int
-        or type(c.repeat) is not int
-        or not (c.line is None or type(c.line) is int)
+        or status_text is None
+        or type(seq) is not int
+        or type(repeat) is not int
+        or not (line_at is None or type(line_at) is int)
     ):
         return None
-    encode = _encode_str
     try:
-        case_id, nodeid, metric, error = (
-            encode(c.case_id),
-            encode(c.nodeid),
-            encode(c.metric),
-            encode(c.error),
-        )
-        file, source, recording = encode(c.file), encode(c.source), encode(c.recording)
+        case_id, nodeid, metric, error, file, source, recording = map(_encode_str, texts)
     except TypeError:  # a value that is not a string
         return None
-    line = "null" if c.line is None else repr(c.line)
+    line = "null" if line_at is None else repr(line_at)
     return (
-        f'{{"heads": 0, "case_id": {case_id}, "nodeid": {nodeid}, "seq": {c.seq!r}, '
-        f'"repeat": {c.repeat!r}, "metric": {metric}, "status": {status}, '
+        f'{{"heads": 0, "case_id": {case_id}, "nodeid": {nodeid}, "seq": {seq!r}, '
+        f'"repeat": {repeat!r}, "metric": {metric}, "status": {status_text}, '
         f'"score": {score}, "threshold": {threshold}, "precision": {precision}, '
         f'"recall": {recall}, "f1": {f1}, "error": {error}, "file": {file}, '
-        f'"line": {line}, "fields": [{fields}], "pairings": [], "floor_failures": [], '
-        f'"source": {source}, "recording": {recording}'
-        + (
-            "}"
-            if c.conformance is None
-            else f', "conformance": {encode_json(c.conformance.to_dict())}}}'
-        )
+        f'"line": {line}, "fields": [',
+        f'], "pairings": [], "floor_failures": [], "source": {source}, "recording": {recording}',
     )
 
 
@@ -126,13 +174,41 @@ def _fields_text(fields: Sequence[FieldResult], mode: str, table: Heads) -> str:
     """The fields as ``json_line`` writes their rows (``field_rows.Heads.row`` of
     ``records._field_dict(kept)``, ``kept`` being what ``records._kept_fields`` keeps of
     each per ``mode``), without the brackets: the rows made as lists and written by one
-    call of the encoder."""
-    found, known = table.found, table.known
+    call of the encoder. A match scoring 1.0 whose two values are one usual leaf kept whole
+    (most fields) is found by its path alone (``Heads.matched``)."""
+    found, known, matched = table.found, table.known, table.matched
     keep, full = mode != "none", mode == "full"
-    rows: list[list[Any]] = []
+    rows: list[tuple[int, object] | list[object]] = []
     append = rows.append
     values: tuple[Any, ...]
-    for path, status, score, expected, actual, _, _, field_path, _, _, _ in fields:
+    for field in fields:
+        expected = field[3]
+        kind = type(expected)
+        if (
+            keep
+            and kind is type(field[4])
+            and expected == field[4]
+            and field[1] == MATCH
+            and field[2] == 1.0
+            and (
+                (kind is str and (full or len(expected) <= SHORT_STR))
+                or (kind is int and -SHORT_INT < expected < SHORT_INT)
+                or kind is bool
+                or expected is None
+                or (
+                    kind is float
+                    and expected - expected == 0.0
+                    and (expected or copysign(1.0, expected) == copysign(1.0, field[4]))
+                )
+            )
+        ):
+            head = matched.get(field[0])
+            if head is None or head[0] != field[7]:
+                head = (field[7], found(field[0], field[7], MATCH, "=", 1.0)[0])
+                matched[field[0]] = head
+            append((head[1], expected))
+            continue
+        path, status, score, expected, actual, _, _, field_path, _, _, _ = field
         if not keep:
             sides, values = "", ()
         else:

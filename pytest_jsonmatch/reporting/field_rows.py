@@ -84,6 +84,10 @@ class Heads:
         self._index: dict[tuple[str, str, str, str, float | None], int] = {}
         # Heads.found's answers by its arguments (looked up first by comparison_lines.py)
         self.known: dict[tuple[str, str, str, str, float], tuple[int, bool]] = {}
+        # the head of a match scoring 1.0 whose row holds its value once (sides "="), by the
+        # field's path: (its field path, the head's index); most fields of a dataset's
+        # comparisons are such a match, looked up by one string (comparison_lines.py)
+        self.matched: dict[str, tuple[str, int]] = {}
         self.heads: list[Head] = []
 
     def __len__(self) -> int:

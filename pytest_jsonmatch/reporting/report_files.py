@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from ..engine.core.collector import collector_paused
 from ..engine.core.errors import ConfigError
 from . import formats
 
@@ -81,7 +82,13 @@ class ReportFiles:
         return any(fmt.written_empty for fmt, _ in self.files())
 
     def write(self, report: Report) -> list[str]:
-        """Write every file asked for; return what could not be written, one line each."""
+        """Write every file asked for; return what could not be written, one line each. The
+        cyclic collector is paused meanwhile (as ``report.conclude`` pauses it): each file is
+        written from many short-lived objects, none of them cyclic garbage."""
+        with collector_paused():
+            return self._write(report)
+
+    def _write(self, report: Report) -> list[str]:
         from .atomic import write_atomic
         from .formats import Look
 

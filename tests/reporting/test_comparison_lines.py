@@ -425,3 +425,65 @@ def test_a_generated_case_line_is_the_bytes_of_its_dict(group_by: str) -> None:
         assert case_line(case, group_by) == theirs, case
         optional += bool(case.truncated or case.checked or case.target)
     assert optional > 50
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"align": "hungarian"}, {"truncated": "close"}, {"schema": {"type": "object"}}],
+    ids=["plain", "hungarian", "cut", "schema"],
+)
+def test_a_result_line_is_the_line_of_its_comparison(mode: str, options: dict[str, Any]) -> None:
+    """result_line (a dataset's report line written from the engine's result, no Comparison
+    made) is comparison_line of the Comparison the dataset records for it, byte for byte
+    and each table filled alike; None, before any field is written, for a result with
+    pairings, a floor failure, a cut answer or a conformance."""
+    from pytest_jsonmatch import match_json
+    from pytest_jsonmatch.dataset.scoring import Pair, ScoreSettings, comparison_of
+    from pytest_jsonmatch.reporting.comparison_lines import result_line
+
+    rng = random.Random(len(mode) + len(options))
+    ours, theirs = Heads(), Heads()
+    written = declined = 0
+    for k in range(120):
+        expected = {
+            "id": f"r{k}",
+            "note": rng.choice(STRINGS[:18]),
+            "n": rng.choice(FLOATS[:12] + INTS[:8]),
+            "items": [{"v": rng.choice(INTS[:6])} for _ in range(rng.randrange(3))],
+        }
+        actual = json.loads(json.dumps(expected))
+        if rng.random() < 0.5:
+            actual["note"] = rng.choice(STRINGS[:18])
+        if rng.random() < 0.3:
+            actual["items"].reverse()
+        if rng.random() < 0.2:
+            actual["extra"] = 1
+        text = json.dumps(actual)
+        answer = text[:-3] if options.get("truncated") and rng.random() < 0.3 else text
+        result = match_json(answer, expected, "field_f1", **options)
+        threshold = rng.choice([1.0, 0.5, 1])
+        settings = ScoreSettings("field_f1", threshold, options, values=mode, keep_fields=False)
+        pair = Pair(str(k), expected, answer, "", rng.choice(["", 'g "1".jsonl']), k or None)
+        passed = result.passed(threshold, False)
+        before = list(ours.heads)
+        line = result_line(
+            result, pair.case_id, threshold, passed, (pair.file, pair.line), mode, ours
+        )
+        comparison = comparison_of(pair, result, settings)
+        if line is None:
+            declined += 1
+            assert ours.heads == before  # nothing of it written
+            assert (
+                result.pairings
+                or result.floor_failures
+                or result.truncated is not None
+                or result.conformance is not None
+                or type(threshold) is not float
+            )
+            line = comparison_line(comparison, result.fields, mode, ours)
+        else:
+            written += 1
+        assert line == comparison_line(comparison, result.fields, mode, theirs)
+        assert ours.heads == theirs.heads
+    assert declined > 20 and (written > 20 or "schema" in options)  # (each its conformance)
