@@ -8,7 +8,7 @@ this package first, does not load the engine, NumPy and the rest before a test n
 from __future__ import annotations
 
 import importlib as _importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .version import __version__ as __version__
 
@@ -126,7 +126,7 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
 __all__ = sorted([*_API, "__version__"])
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:  # (each name typed by its import above)
     module = _API.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

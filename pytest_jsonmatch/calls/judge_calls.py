@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..engine.comparing.judge_messages import JudgeReply, JudgeRequest, Transport
 from ..engine.comparing.semantic import JudgeSettings, JudgeUnavailable, Memory, parse_judge
@@ -29,6 +29,7 @@ from .runner import Runner
 if TYPE_CHECKING:
     from .fingerprints import RecordSettings
     from .judge_recordings import JudgmentFile
+    from .targets import Awaited
 
 DEFAULT_JUDGE_CALLS = CallSettings(retries=2, retry_budget=30.0, timeout=60.0)
 
@@ -129,7 +130,7 @@ class JudgeCalls:
         """``transport(request)``, run by the runner; its failure, after the retries, is a
         :class:`JudgeUnavailable` naming the judge, the endpoint and the attempts."""
 
-        def call(awaited: Any) -> object:
+        def call(awaited: Awaited) -> object:
             return awaited(transport(request))
 
         done = self.runner.take(("judge", next(self._keys)), call)

@@ -21,15 +21,45 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, cast
 
 from ..engine.comparing.semantic import Item, JudgeSettings, Memory
 from ..engine.core.errors import CaseFileError
+from ..engine.core.values import JsonValue
 from ..reporting.atomic import exclusive_lock, write_atomic
 from .recordings import FOLDER, MAX_RECORDING_BYTES, RecordMode, inside_root, relative
 
 NAME = "judgments.json"
 VERSION = 1
+
+
+class _VerdictCases(TypedDict, total=False):
+    cases: list[str]  # the test ids that used the verdict (none recorded: not known)
+
+
+class RecordedVerdict(_VerdictCases):
+    """One recorded verdict: the field path, both values, 1 (a match) or 0."""
+
+    field: str
+    expected: JsonValue
+    actual: JsonValue
+    verdict: int
+
+
+class RecordedJudge(TypedDict, total=False):
+    """One judge's verdicts, under its fingerprint."""
+
+    model: str
+    prompt_file: str | None
+    max_tokens: int | None
+    verdicts: list[RecordedVerdict]
+
+
+class Recording(TypedDict, total=False):
+    """The file: each judge by its fingerprint, and the file's version."""
+
+    judges: dict[str, RecordedJudge]
+    version: int
 
 
 class JudgmentNotRecorded(CaseFileError):
@@ -106,7 +136,7 @@ class JudgmentFile:
         with exclusive_lock(self.path.parent):
             data = self._read()
             before = _dumps(data)
-            judges: dict[str, Any] = data.setdefault("judges", {})
+            judges = data.setdefault("judges", {})
             if self.prune:
                 for fingerprint in [f for f in judges if f != self.fingerprint]:
                     del judges[fingerprint]
@@ -119,13 +149,15 @@ class JudgmentFile:
                 entry = entries.get(short)
                 if key in memory.new or entry is None:  # asked now, or pruned meanwhile
                     path, expected, actual = short.split("\x00")
-                    entry = entries[short] = {
+                    asked: RecordedVerdict = {
                         "field": path,
                         "expected": json.loads(expected),
                         "actual": json.loads(actual),
                         "verdict": int(memory.verdicts[key]),
-                        **({"cases": entry["cases"]} if entry and "cases" in entry else {}),
                     }
+                    if entry and "cases" in entry:
+                        asked["cases"] = entry["cases"]
+                    entry = entries[short] = asked
                 cases = set(entry.get("cases", ())) | memory.cases.get(key, set())
                 if cases:
                     entry["cases"] = sorted(cases)
@@ -141,11 +173,11 @@ class JudgmentFile:
                 write_atomic(self.path, lambda fh: fh.write(text + "\n"))
             self.wrote = sum(k in memory.new for k in keys.values())
 
-    def _read(self) -> dict[str, Any]:
+    def _read(self) -> Recording:
         return self.read_file(self.path)
 
     @staticmethod
-    def read_file(path: Path) -> dict[str, Any]:
+    def read_file(path: Path) -> Recording:
         """The recorded verdicts, checked; ``{}`` when there are none yet."""
         try:
             size = path.stat().st_size
@@ -170,10 +202,11 @@ class JudgmentFile:
                 f"the judgments' recording {path} cannot be read ({exc}); delete it or "
                 f"re-record with --jsonmatch-record=all"
             ) from None
-        return data if isinstance(data, dict) else {}
+        # (its shape checked above, as far as it is read)
+        return cast(Recording, data) if isinstance(data, dict) else {}
 
 
-def _dumps(data: dict[str, Any]) -> str:
+def _dumps(data: Recording) -> str:
     return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
 
 

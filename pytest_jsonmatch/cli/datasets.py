@@ -17,9 +17,10 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, NamedTuple, TypeAlias
 
 from ..dataset.undecoded import Undecoded, decode_line
+from ..engine.core.values import JsonValue
 from ..engine.reading.parse import LENIENT_JSON, STRICT_JSON
 from .input_error import InputError
 
@@ -28,11 +29,16 @@ _BLOCK = 1 << 16  # characters read at a time (a few blocks are held at once: me
 MAX_RECORD_BYTES = 256 * 1024 * 1024
 
 
+# A record's value: JSON, a JSONL line left undecoded, or a prediction file's bytes (read
+# leniently where it is scored)
+RecordValue: TypeAlias = JsonValue | Undecoded | bytes
+
+
 class Record(NamedTuple):
     """One record: its value, where it is (``gold.jsonl line 3``), its file and line, and
     for a folder its key (relative path without the extension)."""
 
-    value: Any
+    value: RecordValue
     where: str
     file: str
     line: int | None

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from ..engine.core.errors import JsonMatchError
+from ..engine.core.values import JsonValue
 from ..engine.reading.parse import LENIENT_JSON, STRICT_JSON
 from ..engine.reading.user_files import read_regular
 from .input_error import InputError
@@ -44,7 +44,7 @@ def read_text(path: str) -> str:
         raise InputError(f"{path_shown(path)}: not UTF-8 text (byte {exc.start})") from None
 
 
-def decode_json(text: str, where: str, strict: bool = True) -> Any:
+def decode_json(text: str, where: str, strict: bool = True) -> JsonValue:
     """One JSON value from ``text``, or InputError naming ``where`` and the line."""
     decoder = STRICT_JSON if strict else LENIENT_JSON
     try:
@@ -60,16 +60,17 @@ def decode_json(text: str, where: str, strict: bool = True) -> Any:
     if text[end:].strip():
         line = text.count("\n", 0, end) + 1
         raise InputError(f"{where} line {line}: more than one JSON value")
-    return value
+    decoded: JsonValue = value  # (json's decoder makes only JSON values)
+    return decoded
 
 
-def read_settings(path: str, what: str) -> Any:
+def read_settings(path: str, what: str) -> JsonValue:
     """A JSON or YAML file (``.yaml``/``.yml``: YAML; otherwise JSON, or YAML when it is not
     JSON)."""
     return read_settings_as(path, what)[0]
 
 
-def read_settings_as(path: str, what: str) -> tuple[Any, str]:
+def read_settings_as(path: str, what: str) -> tuple[JsonValue, str]:
     """:func:`read_settings`, and which it was read as: ``"json"`` or ``"yaml"``."""
     if path.lower().endswith((".yaml", ".yml")):
         return _read_yaml(path, what), "yaml"
@@ -82,7 +83,7 @@ def read_settings_as(path: str, what: str) -> tuple[Any, str]:
         return _read_yaml(path, what), "yaml"
 
 
-def _read_yaml(path: str, what: str) -> Any:
+def _read_yaml(path: str, what: str) -> JsonValue:
     from ..engine.reading.safe_yaml import read_yaml
 
     if path == STDIN:
@@ -92,16 +93,18 @@ def _read_yaml(path: str, what: str) -> Any:
         value, _ = read_yaml(Path(path), path)
     except JsonMatchError as exc:
         raise InputError(str(exc)) from None
-    return value
+    loaded: JsonValue = value  # (only JSON values: keys are strings, a timestamp its text)
+    return loaded
 
 
-def parse_option(text: str) -> tuple[str, Any]:
+def parse_option(text: str) -> tuple[str, JsonValue]:
     """``KEY=VALUE``: VALUE read as JSON when it is JSON (``0.5``, ``["id"]``, ``true``),
     else kept as a string."""
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not key:
         raise InputError(f"--option wants KEY=VALUE, not {text!r}")
+    value: JsonValue
     try:
         value = STRICT_JSON.decode(raw)
     except ValueError:

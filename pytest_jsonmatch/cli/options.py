@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from ..engine.configuring.walk_config import WalkConfig
 from ..engine.core.errors import JsonMatchError, SchemaError
 from ..engine.core.numbers import whole_in
+from ..engine.core.values import JsonObject, JsonValue
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
 from ..reporting.gate_specs import offered_by
-from ..reporting.gates import GateSettings, gate_names, parse_floors
+from ..reporting.gates import GateSettings, gate_names, parse_floors, with_fields
 from .extensions import add_extension_arguments, load_extensions
 from .input_error import InputError
 from .inputs import STDIN, parse_option, read_settings, read_settings_as
@@ -133,7 +133,7 @@ def add_gate_arguments(parser: argparse._ActionsContainer, command: str) -> None
 def gates_of(args: argparse.Namespace, command: str) -> GateSettings:
     """The gates ``command``'s options gave (:func:`add_gate_arguments`), named as the
     command line spells them; a field floor that cannot be read is an InputError."""
-    values: dict[str, Any] = {}  # (replace takes each field's own type)
+    values: dict[str, object] = {}  # (each of its field's type: with_fields)
     for spec in offered_by(command):
         if spec.field not in GateSettings.__dataclass_fields__:
             continue  # (invalid_fails: a case's own rule, ScoreSettings)
@@ -144,12 +144,12 @@ def gates_of(args: argparse.Namespace, command: str) -> GateSettings:
             except JsonMatchError as exc:
                 raise InputError(str(exc)) from None
         values[spec.field] = value
-    return replace(GateSettings(names=GATE_NAMES), **values)
+    return with_fields(GateSettings(names=GATE_NAMES), values)
 
 
 def metric_and_options(
     args: argparse.Namespace, structeval: bool = False
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[str, dict[str, object]]:
     """The metric and options the arguments ask for (InputError when they cannot be used),
     once the ``--plugins`` and ``--judge`` they name are loaded."""
     load_extensions(args)
@@ -158,7 +158,7 @@ def metric_and_options(
         chosen = metric_named(metric)
     except JsonMatchError as exc:
         raise InputError(f"--metric: {exc}") from None
-    options: dict[str, Any] = {}
+    options: dict[str, object] = {}
     if args.config:
         if chosen.name != "structural_f1":
             raise InputError(
@@ -173,7 +173,7 @@ def metric_and_options(
     return chosen.name, options
 
 
-def schema_option(path: str) -> Any:
+def schema_option(path: str) -> str | JsonObject:
     """The ``schema`` option ``--schema path`` stands for: the path itself, read by the engine
     as ``match_json(schema=path)`` reads it, so that references resolve beside the file.
 
@@ -192,7 +192,7 @@ def schema_option(path: str) -> Any:
     return {**schema, "$id": _based_id(schema.get("$id"), Path(path).resolve().as_uri())}
 
 
-def _based_id(given: Any, file_uri: str) -> Any:
+def _based_id(given: JsonValue, file_uri: str) -> str:
     """A schema's ``$id`` read from ``file_uri``: an absolute one as it is, a relative one
     against the file, none: the file (as the engine bases a schema file's references)."""
     if not isinstance(given, str):
@@ -200,7 +200,9 @@ def _based_id(given: Any, file_uri: str) -> Any:
     return given if urlsplit(given).scheme else urljoin(file_uri, given)
 
 
-def checked_configuration(args: argparse.Namespace, metric: str, options: dict[str, Any]) -> Any:
+def checked_configuration(
+    args: argparse.Namespace, metric: str, options: Mapping[str, object]
+) -> WalkConfig:
     """The metric's configuration of ``options``, made before any record is read: an option
     or a schema it cannot use is an InputError (a schema's names ``--schema`` and its file,
     a ``$ref`` that cannot be resolved among them)."""

@@ -29,7 +29,7 @@ import pickle
 import sys
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ..dataset import Pair
 from ..dataset.parts import SCORED_TOGETHER, Chunk, call_in_worker, packed, ready
@@ -113,7 +113,7 @@ class Workers:
                 yield packed(chunk)
 
     def map(
-        self, handle: Callable[..., T], chunks: Iterable[Chunk], *args: Any
+        self, handle: Callable[..., T], chunks: Iterable[Chunk], *args: object
     ) -> Generator[T, None, None]:
         """``handle(chunk, *args)`` of each chunk, in order. ``handle`` is a function of
         dataset/parts.py (a spawned worker imports that module, not the command line)."""

@@ -11,15 +11,14 @@ counted and named in a warning.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..dataset import NO_PREDICTION, Pair
 from ..dataset.undecoded import decoded
 from ..engine.core.errors import shown
-from .datasets import Record, folder_files, is_folder, read_records
+from .datasets import Record, RecordValue, folder_files, is_folder, read_records
 from .input_error import InputError
 from .inputs import read_bytes
 
@@ -69,7 +68,7 @@ def pairs(
         yield from _by_position(settings, undecoded and whole)
 
 
-def _value(record: Record, key: str | None, what: str) -> Any:
+def _value(record: Record, key: str | None, what: str) -> RecordValue:
     if key is None:
         return record.value
     if not isinstance(record.value, dict) or key not in record.value:
@@ -89,7 +88,7 @@ def _id_of(record: Record, key: str) -> str:
     return str(value)
 
 
-def json_type_phrase(value: Any) -> str:
+def json_type_phrase(value: object) -> str:
     """A value's JSON type as a message phrases it (``an object``, ``a number``)."""
     if value is None:
         return "null"
@@ -197,6 +196,6 @@ def _by_name(s: PairingSettings, leftovers: Leftovers) -> Iterator[Pair]:
     _leftover(paths, leftovers)
 
 
-def _leftover(waiting: dict[str, Any], leftovers: Leftovers) -> None:
+def _leftover(waiting: Mapping[str, object], leftovers: Leftovers) -> None:
     leftovers.count = len(waiting)
     leftovers.named = sorted(waiting)[:NAMED]

@@ -23,8 +23,7 @@ import itertools
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ..dataset import GoldError, SchemaSketch, ScoreSettings
 from ..dataset.parts import Chunk, Keeps, score_part, sketch_part
@@ -284,7 +283,7 @@ class _Run:
         args: argparse.Namespace,
         metric: str,
         threshold: float,
-        options: dict[str, Any],
+        options: Mapping[str, object],
         inferred: bool,
         keeps: Keeps,
     ) -> None:
@@ -320,7 +319,7 @@ class _Run:
         schema = SchemaSketch.merged(sketches).schema()
         return self._scored(source(), count, self._with_schema(schema), None)
 
-    def _with_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+    def _with_schema(self, schema: Mapping[str, object]) -> dict[str, object]:
         # a schema inferred from gold is no answer's contract: nothing to check answers by
         return {**self.options, "schema": schema, "conformance": False}
 
@@ -328,7 +327,7 @@ class _Run:
         self,
         chunks: Iterable[Chunk],
         count: int | None,
-        options: dict[str, Any],
+        options: Mapping[str, object],
         guessed: SchemaSketch | None,
     ) -> Scored:
         """The chunks scored with ``options``; with a schema ``guessed`` (from this sketch),

@@ -10,7 +10,6 @@ InputError naming the file instead of a failure at the first pair.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ..engine.core.errors import JsonMatchError
 from ..engine.metrics import metric_named
@@ -21,7 +20,7 @@ from .input_error import InputError
 KEYS = (*CONFIG_OPTIONS, "array_matching_threshold")
 
 
-def structeval_options(config: Any, path: str) -> dict[str, Any]:
+def structeval_options(config: object, path: str) -> dict[str, object]:
     """The options of ``structural_f1`` that ``config`` (structeval's configuration, read
     from ``path``) stands for, checked."""
     if not isinstance(config, Mapping):
@@ -34,7 +33,7 @@ def structeval_options(config: Any, path: str) -> dict[str, Any]:
             f"{path}: unknown structeval key {', '.join(map(repr, unknown))}; "
             f"known: {', '.join(KEYS)}"
         )
-    options = dict(config)
+    options: dict[str, object] = dict(config)  # (keys: the known ones, strings)
     try:
         configure(metric_named("structural_f1"), options)
     except JsonMatchError as exc:

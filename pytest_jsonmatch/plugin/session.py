@@ -11,7 +11,7 @@ when a worker dies later (calls/calls_in_flight.py judges the test it was runnin
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 import pytest
 
@@ -33,6 +33,34 @@ if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-
 _ATTRIBUTE = "jsonmatch_comparisons"  # a test report's comparisons, on the xdist wire too
 _UPDATES = "jsonmatch_updates"  # and the case-file updates its test asked for
 SESSION = pytest.StashKey["JsonmatchSession"]()
+
+
+# What the xdist hooks below read of xdist's objects (its own types are not imported:
+# xdist is optional)
+class _Gateway(Protocol):
+    id: str
+
+
+class _WorkerNode(Protocol):
+    """xdist's WorkerController: the worker's gateway and what it is sent on start."""
+
+    gateway: _Gateway
+    workerinput: dict[str, object]
+
+
+class _CrashReport(Protocol):
+    """The report xdist makes of a test its worker died running."""
+
+    node: _WorkerNode
+    outcome: str
+
+
+class _Scheduling(Protocol):
+    def mark_test_pending(self, item: str) -> None: ...
+
+
+class _Reported(Protocol):
+    outcome: str  # (a test report's, or "rerun" as pytest_handlecrashitem sets it)
 
 
 class JsonmatchSession:
@@ -147,17 +175,19 @@ class JsonmatchSession:
             self.updates.extend(CaseUpdate.from_dict(data) for data in sent_updates)
 
     @pytest.hookimpl(optionalhook=True)  # (xdist, controller) each worker logs its calls
-    def pytest_configure_node(self, node: Any) -> None:
+    def pytest_configure_node(self, node: _WorkerNode) -> None:
         from ..calls.calls_in_flight import LOG_KEY
 
         node.workerinput[LOG_KEY] = self.deaths().log_path(node.gateway.id)
 
     @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node: Any, error: object) -> None:
+    def pytest_testnodedown(self, node: _WorkerNode, error: object) -> None:
         self.deaths().worker_down(node.gateway.id)
 
     @pytest.hookimpl(optionalhook=True)
-    def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
+    def pytest_handlecrashitem(
+        self, crashitem: str, report: _CrashReport, sched: _Scheduling
+    ) -> None:
         """(xdist, controller) a worker died running ``crashitem``: it is blamed, unless
         other calls were in flight; then it runs again (calls/calls_in_flight.py)."""
         death = self.deaths().judge(
@@ -330,7 +360,7 @@ class _Reports:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.session.logreport(report)
 
-    def pytest_report_teststatus(self, report: Any) -> tuple[str, str, str] | None:
+    def pytest_report_teststatus(self, report: _Reported) -> tuple[str, str, str] | None:
         return ("rerun", "R", "RERUN") if report.outcome == "rerun" else None
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from ..engine.core.depth import nesting
 from ..engine.core.errors import printable, shown
@@ -128,7 +127,7 @@ def format_score(score: float) -> str:
     return text
 
 
-def format_value(value: Any, width: int | None = 60) -> str:
+def format_value(value: object, width: int | None = 60) -> str:
     """A value as compact JSON (``<missing>`` for an absent one), cut to ``width``
     characters with ``...``. Containers nested more than SHOWN_DEPTH levels are shown as
     ``...`` (a deep value is written without recursion, whatever the stack)."""
@@ -167,33 +166,41 @@ _DEEPER_MARK = "\ue000jsonmatch:deeper\ue000"  # written as a JSON string, then 
 _DEEPER_TEXT = json.dumps(_DEEPER_MARK, ensure_ascii=False)
 
 
-def _shown_default(value: Any) -> str:
+def _shown_default(value: object) -> str:
     return _DEEPER_MARK if value is _DEEPER else repr(value)
 
 
-def _cut_deep(value: Any, depth: int) -> Any:
+def _cut_deep(value: object, depth: int) -> object:
     """A copy of ``value`` with every container ``depth`` levels down replaced by _DEEPER,
     made without recursion (a value that holds itself is cut the same way)."""
-    root: list[Any] = [None]
-    stack: list[tuple[Any, int, Any, Any]] = [(value, 0, root, 0)]
+    root: list[object] = [None]
+    # each value to copy, its level, and where its copy goes: a dict's key, a list's index
+    stack: list[tuple[object, int, dict[object, object] | list[object], object]] = [
+        (value, 0, root, 0)
+    ]
     while stack:
         source, level, target, slot = stack.pop()
+        copy: object
         if isinstance(source, Mapping):
             if level >= depth:
-                target[slot] = _DEEPER
-                continue
-            copied: Any = {}
-            for key, child in source.items():
-                copied[key] = None
-                stack.append((child, level + 1, copied, key))
-            target[slot] = copied
+                copy = _DEEPER
+            else:
+                copied: dict[object, object] = {}
+                for key, child in source.items():
+                    copied[key] = None
+                    stack.append((child, level + 1, copied, key))
+                copy = copied
         elif isinstance(source, (list, tuple)):
             if level >= depth:
-                target[slot] = _DEEPER
-                continue
-            copied = [None] * len(source)
-            stack.extend((child, level + 1, copied, i) for i, child in enumerate(source))
-            target[slot] = copied
+                copy = _DEEPER
+            else:
+                items: list[object] = [None] * len(source)
+                stack.extend((child, level + 1, items, i) for i, child in enumerate(source))
+                copy = items
         else:
-            target[slot] = source
+            copy = source
+        if isinstance(target, dict):
+            target[slot] = copy
+        elif isinstance(slot, int):  # (a list's slot is always its index)
+            target[slot] = copy
     return root[0]

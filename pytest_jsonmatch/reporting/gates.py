@@ -18,7 +18,7 @@ import difflib
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..engine.core.errors import ConfigError, shown
 from ..engine.core.numbers import whole_number
@@ -105,6 +105,17 @@ class GateSettings:
     @property
     def case_drop_limit(self) -> float:
         return self.max_drop if self.max_case_drop is None else self.max_case_drop
+
+
+# dataclasses.replace for fields named at run time (by gate_specs.py): each value is of its
+# field's type as its spec's kind reads it, which a static check of the call cannot follow
+_replace_fields: Callable[..., GateSettings] = replace
+
+
+def with_fields(settings: GateSettings, values: Mapping[str, object]) -> GateSettings:
+    """``settings`` with each field ``values`` names (a gate spec's ``field``) set to its
+    value, read by that spec's kind."""
+    return _replace_fields(settings, **values)
 
 
 @dataclass
@@ -205,11 +216,11 @@ def gate_settings(
         names=names,
     )
     # every other recorded gate is one value, read by its kind (gate_specs.py)
-    values: dict[str, Any] = {  # (replace takes each field's own type)
+    values = {
         spec.field: _value(spec, given.get(spec.key, ""), spec.setting_name(prefix, gp))
         for spec in _PLAIN
     }
-    return replace(settings, **values)
+    return with_fields(settings, values)
 
 
 _PLAIN = tuple(s for s in GATES if s.recorded and s.key not in {t.within for t in GATES})

@@ -16,7 +16,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, TypedDict, cast
+from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol, TypedDict, cast
 
 from ..engine.core.collector import collector_paused
 from ..engine.results.field_results import FieldAggregate
@@ -42,6 +42,7 @@ from .shapes import (
     FieldDeltaDict,
     FieldTable,
     JSONValue,
+    JudgeDict,
     Report,
     ReportHead,
     ReportSummary,
@@ -529,16 +530,28 @@ def call_lines(comparisons: Rows[ComparisonDict], order: Sequence[str] = ()) -> 
     ] + judged
 
 
+# the figures of a comparison's judge that judge_line totals
+_JudgeCount = Literal[
+    "requests",
+    "attempts",
+    "latency_s",
+    "sent",
+    "equal",
+    "reused",
+    "not_judged",
+    "input_tokens",
+    "output_tokens",
+]
+
+
 def judge_line(comparisons: Rows[ComparisonDict]) -> list[str]:
     """What the LLM judge did over the run, from the comparisons' ``judge`` figures, apart
     from the target's calls (a plain line of numbers; none when nothing was judged)."""
-    judged: list[Mapping[str, Any]] = [
-        j for c in comparisons if isinstance(j := c.get("judge"), Mapping)
-    ]
+    judged: list[JudgeDict] = [j for c in comparisons if isinstance(j := c.get("judge"), Mapping)]
     if not judged:
         return []
 
-    def total(key: str) -> float:
+    def total(key: _JudgeCount) -> float:
         return float(sum(float(j.get(key) or 0) for j in judged))
 
     costs = [float(cost) for j in judged if (cost := j.get("cost")) is not None]

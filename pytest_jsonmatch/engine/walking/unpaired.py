@@ -10,7 +10,16 @@ from typing import Any
 from ..comparing.field_spec import FieldSpec
 from ..configuring.walk_config import WalkConfig
 from ..core.paths import Where
-from ..core.values import ARRAY, MISSING, NULL, OBJECT, json_equal, json_type
+from ..core.values import (
+    ARRAY,
+    MISSING,
+    NULL,
+    OBJECT,
+    JsonObject,
+    JsonValue,
+    json_equal,
+    json_type,
+)
 from ..results.field_results import (
     HALLUCINATION,
     MATCH,
@@ -22,14 +31,16 @@ from ..results.field_results import (
 )
 from ..schemas.eval_schema import SchemaNode
 
-# a value still to visit: the value, where it sits, its schema node, its depth
+# a value still to visit: the value, where it sits, its schema node, its depth. (The value, a
+# JSON value, is read by the tag json_type names, which mypy cannot follow; a cast per value
+# would cost on this path: it is left dynamically typed.)
 _Pending = tuple[Any, Where, SchemaNode | None, int]
 
 
 def one_sided(
     out: WalkOutput,
     cfg: WalkConfig,
-    value: Any,
+    value: JsonValue,
     where: Where,
     node: SchemaNode | None,
     status: str,
@@ -41,33 +52,33 @@ def one_sided(
     the stack the walk was given."""
     stack: list[_Pending] = [(value, where, node, depth)]
     while stack:
-        value, where, node, depth = stack.pop()
+        current, where, node, depth = stack.pop()
         spec = cfg.spec_at(where.path, node) if depth else None
         if spec is not None and spec.skip:
             continue
-        tag = json_type(value)
-        if not cfg.is_leaf(node, value, depth):
+        tag = json_type(current)
+        if not cfg.is_leaf(node, current, depth):
             if tag == OBJECT and not (
                 cfg.schema_driven and node is not None and node.type not in (None, OBJECT)
             ):
-                stack.extend(reversed(_object_children(cfg, value, where, node, depth)))
+                stack.extend(reversed(_object_children(cfg, current, where, node, depth)))
                 continue  # (reversed: popped in document order)
-            if tag == ARRAY and (value or not cfg.schema_driven):
-                items = cfg.items_of(node, value)
+            if tag == ARRAY and (current or not cfg.schema_driven):
+                items = cfg.items_of(node, current)
                 stack.extend(
                     (child, where.element(i), items, depth + 1)
-                    for i, child in reversed(list(enumerate(value)))
+                    for i, child in reversed(list(enumerate(current)))
                 )
                 continue
         if tag == NULL and (
             cfg.null_absent or (cfg.schema_driven and node is not None and node.type == OBJECT)
         ):
             continue  # an absent null, or a null object: no field
-        _one_sided_leaf(out, value, where, spec, status)
+        _one_sided_leaf(out, current, where, spec, status)
 
 
 def _object_children(
-    cfg: WalkConfig, value: dict[str, Any], where: Where, node: SchemaNode | None, depth: int
+    cfg: WalkConfig, value: JsonObject, where: Where, node: SchemaNode | None, depth: int
 ) -> list[_Pending]:
     """An object's members to visit, in document order, less (when the metric is
     schema-driven) those its schema node does not know: they are not scored."""
@@ -83,7 +94,7 @@ def _object_children(
 
 
 def _one_sided_leaf(
-    out: WalkOutput, value: Any, where: Where, spec: FieldSpec | None, status: str
+    out: WalkOutput, value: JsonValue, where: Where, spec: FieldSpec | None, status: str
 ) -> None:
     """A leaf one side alone has: its FieldResult, scoring 0, and the floor it fails when
     it is an omission of a field whose ``min_score`` is above 0."""
@@ -101,8 +112,8 @@ def _one_sided_leaf(
 def shape_mismatch(
     out: WalkOutput,
     cfg: WalkConfig,
-    expected: Any,
-    actual: Any,
+    expected: JsonValue,
+    actual: JsonValue,
     where: Where,
     node: SchemaNode | None,
     depth: int,
@@ -120,8 +131,8 @@ def shape_mismatch(
 def _compared_whole(
     out: WalkOutput,
     cfg: WalkConfig,
-    expected: Any,
-    actual: Any,
+    expected: JsonValue,
+    actual: JsonValue,
     where: Where,
     node: SchemaNode | None,
     depth: int,
@@ -143,7 +154,7 @@ def _compared_whole(
         _append_mismatch(out, expected, actual, where)
 
 
-def _append_mismatch(out: WalkOutput, expected: Any, actual: Any, where: Where) -> None:
+def _append_mismatch(out: WalkOutput, expected: JsonValue, actual: JsonValue, where: Where) -> None:
     """The two values as one mismatched field, the reason naming both types."""
     reason = f"expected {json_type(expected)}, got {json_type(actual)}"
     out.fields.append(
@@ -156,8 +167,8 @@ def _append_mismatch(out: WalkOutput, expected: Any, actual: Any, where: Where) 
 def _scalar_expected(
     out: WalkOutput,
     cfg: WalkConfig,
-    expected: Any,
-    actual: Any,
+    expected: JsonValue,
+    actual: JsonValue,
     where: Where,
     node: SchemaNode | None,
     depth: int,
@@ -182,8 +193,8 @@ def _scalar_expected(
 def _container_expected(
     out: WalkOutput,
     cfg: WalkConfig,
-    expected: Any,
-    actual: Any,
+    expected: JsonValue,
+    actual: JsonValue,
     where: Where,
     node: SchemaNode | None,
     depth: int,

@@ -18,7 +18,16 @@ from ..comparing.transforms import transformed
 from ..configuring.walk_config import WalkConfig
 from ..core.depth import SHALLOW, call_with_depth
 from ..core.paths import KEY_FORMS, ROOT, Where, display_path, key_forms
-from ..core.values import ARRAY, MISSING, OBJECT, SCALAR_TYPES, json_type
+from ..core.values import (
+    ARRAY,
+    MISSING,
+    OBJECT,
+    SCALAR_TYPES,
+    JsonArray,
+    JsonObject,
+    JsonValue,
+    json_type,
+)
 from ..pairing.array_pairs import alignment, choose_pairs
 from ..pairing.pair_budget import PairBudget
 from ..reading.intake import Unread, plain_within
@@ -45,8 +54,8 @@ _new = tuple.__new__
 
 def walk(
     cfg: WalkConfig,
-    expected: Any,
-    actual: Any,
+    expected: JsonValue,
+    actual: object,
     schema: SchemaNode | None,
     tally: bool = False,
     unread: bool = False,
@@ -94,7 +103,7 @@ class Walk:
         # placeholders for batch scores: (index in out.fields, comparator, min_score)
         self.deferred: list[tuple[int, BoundComparator, float | None]] = []
 
-    def run(self, expected: Any, actual: Any, schema: SchemaNode | None) -> None:
+    def run(self, expected: JsonValue, actual: object, schema: SchemaNode | None) -> None:
         cfg = self.cfg
         root = ROOT
         if type(expected) is dict and type(actual) is dict and expected and not cfg.rules:
@@ -117,7 +126,7 @@ class Walk:
                     return
         self.node(expected, self.read(actual, 0), root, schema, 0)
 
-    def read(self, actual: Any, depth: int) -> Any:
+    def read(self, actual: object, depth: int) -> object:
         """``actual``, a value of the actual side the general walk is about to take at
         ``depth``: as it is when the door read that side; otherwise it must be what the door
         would pass as it is, nested no deeper than the room the walk has (``SHALLOW``), or
@@ -136,6 +145,8 @@ class Walk:
     def node(
         self, expected: Any, actual: Any, where: Where, node: SchemaNode | None, depth: int
     ) -> None:
+        # (``expected`` and ``actual``: JSON values or MISSING, read by the tag json_type
+        # names, which mypy cannot follow; a cast per node would cost on this hot path)
         cfg = self.cfg
         spec = (
             cfg.spec_at(where.path, node)
@@ -187,8 +198,8 @@ class Walk:
 
     def leaf(
         self,
-        expected: Any,
-        actual: Any,
+        expected: JsonValue,
+        actual: JsonValue,
         where: Where,
         spec: FieldSpec | None,
         node: SchemaNode | None,
@@ -270,13 +281,13 @@ class Walk:
 
     def _scored(
         self,
-        expected: Any,
-        actual: Any,
+        expected: JsonValue,
+        actual: JsonValue,
         where: Where,
         comparator: BoundComparator,
         score: float,
         min_score: float | None,
-        compared: tuple[Any, Any] | None = None,
+        compared: tuple[JsonValue, JsonValue] | None = None,
     ) -> None:
         self.out.fields.append(
             FieldResult(
@@ -321,8 +332,8 @@ class Walk:
 
     def obj(
         self,
-        expected: dict[str, Any],
-        actual: dict[str, Any],
+        expected: JsonObject,
+        actual: JsonObject,
         where: Where,
         node: SchemaNode | None,
         depth: int,
@@ -439,8 +450,8 @@ class Walk:
 
     def _extra_keys(
         self,
-        expected: dict[str, Any],
-        actual: dict[str, Any],
+        expected: JsonObject,
+        actual: JsonObject,
         where: Where,
         props: dict[str, SchemaNode] | None,
         depth: int,
@@ -481,8 +492,8 @@ class Walk:
 
     def array(
         self,
-        expected: list[Any],
-        actual: list[Any],
+        expected: JsonArray,
+        actual: JsonArray,
         where: Where,
         node: SchemaNode | None,
         spec: FieldSpec | None,
@@ -510,7 +521,9 @@ class Walk:
         )
         walked: dict[tuple[int, int], WalkOutput] = {}  # pairs already walked for their score
 
-        def walk_candidate(e: Any, a: Any, pair_where: Where) -> tuple[WalkOutput, bool]:
+        def walk_candidate(
+            e: JsonValue, a: JsonValue, pair_where: Where
+        ) -> tuple[WalkOutput, bool]:
             sub = self._pair_walk(e, a, pair_where, items, depth)
             return sub.out, not sub.deferred
 
@@ -554,7 +567,12 @@ class Walk:
                 )
 
     def _element(
-        self, expected: Any, actual: Any, where: Where, items: SchemaNode | None, depth: int
+        self,
+        expected: JsonValue,
+        actual: JsonValue,
+        where: Where,
+        items: SchemaNode | None,
+        depth: int,
     ) -> None:
         cfg = self.cfg
         if (
@@ -570,7 +588,12 @@ class Walk:
             self.node(expected, actual, where, items, depth)
 
     def _pair_walk(
-        self, expected: Any, actual: Any, where: Where, items: SchemaNode | None, depth: int
+        self,
+        expected: JsonValue,
+        actual: JsonValue,
+        where: Where,
+        items: SchemaNode | None,
+        depth: int,
     ) -> Walk:
         """The walk of one candidate pair, on its own (sharing this record's judge and
         budget), exactly as :meth:`_element` walks it once paired."""
