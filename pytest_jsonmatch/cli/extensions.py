@@ -5,8 +5,9 @@ the plugin's ``jsonmatch_judge``), so that one schema file serves pytest and the
 
 A plugin module registers its extensions when imported (``register_comparator(...)`` at
 module level), or defines ``pytest_jsonmatch_register(registry)``, the hook the pytest
-plugin calls, which is called here with the registry. Worker processes (``-j``) are forked
-from this process and keep what it loaded.
+plugin calls, which is called here with the registry. Worker processes (``-j``) forked
+from this process keep what it loaded; a spawned worker starts with a fresh registry and
+loads the same again (:func:`worker_setup`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,20 @@ def add_extension_arguments(parser: argparse._ActionsContainer) -> None:
         help="the LLM judge of the 'semantic' comparator, as the plugin's jsonmatch_judge: "
         "'model=NAME endpoint=URL key_env=VARIABLE prompt=FILE batch=N price_in=X price_out=X'",
     )
+
+
+def worker_setup(args: argparse.Namespace) -> tuple[list[str], str | None] | None:
+    """What a spawned worker must load as this process did (:func:`load_in_worker`'s
+    arguments), or None where the command loads nothing."""
+    plugins = list(getattr(args, "plugins", None) or [])
+    judge = getattr(args, "judge", None)
+    return (plugins, judge) if plugins or judge else None
+
+
+def load_in_worker(plugins: list[str], judge: str | None) -> None:
+    """A spawned worker's start: the ``--plugins`` and ``--judge`` the command loaded (they
+    were checked there; the worker runs in the command's working directory)."""
+    load_extensions(argparse.Namespace(plugins=plugins, judge=judge))
 
 
 def load_extensions(args: argparse.Namespace) -> None:

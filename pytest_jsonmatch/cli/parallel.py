@@ -77,10 +77,15 @@ def start_method() -> str:
 
 
 class Workers:
-    """The run's worker processes (none for one job), started on entering."""
+    """The run's worker processes (none for one job), started on entering. ``setup``: what
+    a spawned worker runs first (a function and its arguments, picklable), to load what this
+    process loaded before it scores (a forked one has it already)."""
 
-    def __init__(self, jobs: int) -> None:
+    def __init__(
+        self, jobs: int, setup: tuple[Callable[..., None], tuple[object, ...]] | None = None
+    ) -> None:
         self.jobs = jobs
+        self.setup = setup
         self._pool: ProcessPoolExecutor | None = None
 
     @property
@@ -93,8 +98,15 @@ class Workers:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            context = multiprocessing.get_context(start_method())
-            self._pool = ProcessPoolExecutor(self.jobs, mp_context=context)
+            method = start_method()
+            context = multiprocessing.get_context(method)
+            if self.setup is not None and method == "spawn":
+                start, start_args = self.setup
+                self._pool = ProcessPoolExecutor(
+                    self.jobs, mp_context=context, initializer=start, initargs=start_args
+                )
+            else:
+                self._pool = ProcessPoolExecutor(self.jobs, mp_context=context)
             for _ in range(self.jobs):
                 self._pool.submit(ready)
         return self

@@ -33,10 +33,11 @@ from ..reporting.baseline import BaselineError, CaseScores, compare, load_baseli
 from ..reporting.formats import FORMATS
 from ..reporting.gates import judge
 from ..reporting.records import VALUE_MODES
-from ..reporting.report import report_head, run_info
-from ..reporting.shapes import CaseDict, Report
+from ..reporting.report import added_judge, report_head, run_info
+from ..reporting.shapes import CaseDict, JudgeDict, Report
 from ..reporting.spool import ComparisonSpool, Spool, write_streamed_report
 from .datasets import count_records
+from .extensions import load_in_worker, worker_setup
 from .input_error import InputError
 from .options import (
     add_gate_arguments,
@@ -155,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
     )
     with (
         tempfile.TemporaryDirectory(prefix="jsonmatch-score-") as tmp,
-        Workers(args.jobs) as workers,
+        Workers(args.jobs, _worker_setup(args)) as workers,
         contextlib.ExitStack() as stack,
     ):
         leftovers = Leftovers()
@@ -196,6 +197,8 @@ def run(args: argparse.Namespace) -> int:
         head = report_head(
             summary, verdict, against, run_info(["jsonmatch", *recorded_command(args)], os.getcwd())
         )
+        if scoring.judged is not None:  # every request the judge made, a scoring redone too
+            head["run"]["judge"] = scoring.judged
         if args.report:
             try:
                 write_streamed_report(args.report, head, cases, comparisons)
@@ -213,6 +216,14 @@ def run(args: argparse.Namespace) -> int:
         if args.report:
             print(f"report written to {args.report}", file=sys.stderr)
     return 0 if verdict.passed else 1
+
+
+def _worker_setup(
+    args: argparse.Namespace,
+) -> tuple[Callable[..., None], tuple[object, ...]] | None:
+    """What a spawned worker loads first: the command's ``--plugins`` and ``--judge``."""
+    loaded = worker_setup(args)
+    return (load_in_worker, loaded) if loaded is not None else None
 
 
 def recorded_command(args: argparse.Namespace) -> list[str]:
@@ -291,6 +302,8 @@ class _Run:
         self.metric, self.threshold, self.options = metric, threshold, options
         self.inferred = inferred
         self.keeps = keeps
+        # what the LLM judge did over the run, added up from the parts (None: nothing judged)
+        self.judged: JudgeDict | None = None
 
     def scored(self, source: Callable[[], Iterable[Chunk]], count: int | None) -> Scored:
         """The chunks of ``source()`` scored: the spools of cases and comparisons, the
@@ -323,6 +336,9 @@ class _Run:
         # a schema inferred from gold is no answer's contract: nothing to check answers by
         return {**self.options, "schema": schema, "conformance": False}
 
+    def _judged(self, figures: JudgeDict | None) -> None:
+        self.judged = added_judge(self.judged, figures)
+
     def _scored(
         self,
         chunks: Iterable[Chunk],
@@ -348,7 +364,9 @@ class _Run:
             comparisons: ComparisonSpool | None = (
                 spools.enter_context(ComparisonSpool(self.tmp)) if keeps.comparisons else None
             )
-            total, now = _score(chunks, count, settings, self.workers, cases, comparisons, keeps)
+            total, now = _score(
+                chunks, count, settings, self.workers, cases, comparisons, keeps, self._judged
+            )
             spools.pop_all()  # kept: the caller closes them
         return cases, comparisons, total, now
 
@@ -361,6 +379,7 @@ def _score(
     cases: Spool[CaseDict],
     comparisons: ComparisonSpool | None,
     keeps: Keeps,
+    judged: Callable[[JudgeDict | None], None],
 ) -> tuple[Aggregates, dict[str, CaseScores]]:
     """Score the chunks of ``source`` (``count`` pairs, when known, for the progress bar);
     with a guess (``keeps.guess``), check it against the sketch of each chunk's gold records
@@ -376,6 +395,7 @@ def _score(
     try:
         with contextlib.closing(workers.map(score_part, source, settings, keeps)) as parts:
             for part in parts:
+                judged(part.judge)  # (first: the requests of a part that ends the run count)
                 if part.sketch is not None:
                     seen.merge(part.sketch)
                     # (an inferred schema lists fields in the order the records first

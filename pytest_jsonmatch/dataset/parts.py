@@ -25,8 +25,9 @@ from __future__ import annotations
 import pickle
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar, cast
 
+from ..engine.comparing.registry import REGISTRY
 from ..engine.core.depth import SHALLOW
 from ..engine.core.errors import JsonMatchError
 from ..engine.metrics import metric_named
@@ -36,6 +37,7 @@ from ..reporting.aggregate import Aggregates, listed_in_summary
 from ..reporting.baseline import CaseScores, case_scores
 from ..reporting.comparison_lines import case_line, comparison_line, result_line
 from ..reporting.field_rows import Head, Heads, stored_comparison
+from ..reporting.shapes import JudgeDict
 from ..reporting.spool import json_line
 from .fitting import fitting
 from .scoring import NO_PREDICTION, Pair, Scored, ScoreSettings, comparison_of, score_chunk
@@ -177,6 +179,8 @@ class Part:
     # the sketch of its gold records that would change the guess (Keeps.guess), in order;
     # None: none would
     sketch: SchemaSketch | None = None
+    # what the LLM judge did for its records (None: nothing was judged)
+    judge: JudgeDict | None = None
 
 
 class Keeps(NamedTuple):
@@ -198,7 +202,16 @@ def score_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
     """The chunk scored and made into a :class:`Part`, SCORED_TOGETHER pairs at a time, each
     group decoded just before it is scored: a longer chunk (a worker's) meets its errors in
     the order one process meets them, scoring the pairs read before a line that is not JSON
-    before that line's error."""
+    before that line's error. The part carries what the LLM judge did for its records
+    (requests, tokens, cost), counted in the process that scored them."""
+    with REGISTRY.judge_tab() as tab:
+        part = _scored_part(chunk, settings, keeps)
+    judged = tab.figures()
+    part.judge = cast(JudgeDict, judged) if judged is not None else None
+    return part
+
+
+def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
     pairs = unpacked(chunk)
     aggregates = Aggregates(settings.group_by)
     cases: list[str] = []

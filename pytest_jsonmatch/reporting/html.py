@@ -131,9 +131,8 @@ def _calls(report: Report) -> str:
     from .report import call_lines, target_order
 
     comparisons = report["comparisons"]
-    if not isinstance(comparisons, (list, tuple)):
-        return ""
-    lines = call_lines(comparisons, target_order(report))
+    listed = comparisons if isinstance(comparisons, (list, tuple)) else []  # (else spooled)
+    lines = call_lines(listed, target_order(report), report["run"].get("judge"))
     if not lines:
         return ""
     return (

@@ -60,12 +60,13 @@ MARKER = "<!-- jsonmatch-report -->"
 
 def render_markdown(report: Report, full: bool = False) -> str:
     parts = ["## jsonmatch", "", _verdict(report), "", *_metrics(report), "", _overall(report)]
-    if isinstance(report["comparisons"], (list, tuple)):
-        from .report import call_lines, target_order
+    from .report import call_lines, target_order
 
-        parts += [
-            f"\n{escape(line)}" for line in call_lines(report["comparisons"], target_order(report))
-        ]
+    # (a dataset run's comparisons stay in their spool: only the run's judge figures then)
+    comparisons = report["comparisons"]
+    listed = comparisons if isinstance(comparisons, (list, tuple)) else []
+    calls = call_lines(listed, target_order(report), report["run"].get("judge"))
+    parts += [f"\n{escape(line)}" for line in calls]
     worst = _worst_cases(report, full)
     if worst:
         parts += ["", "### Cases that failed or could not be scored", "", *worst]

@@ -511,14 +511,17 @@ def call_totals(comparisons: Rows[ComparisonDict]) -> dict[str, CallTotals]:
     return out
 
 
-def call_lines(comparisons: Rows[ComparisonDict], order: Sequence[str] = ()) -> list[str]:
+def call_lines(
+    comparisons: Rows[ComparisonDict], order: Sequence[str] = (), judge: JudgeDict | None = None
+) -> list[str]:
     """The calls' lines of a run (:func:`call_summary`): one set per named target, in the
     order the targets first appear, when the run has named targets, and one for the calls
     of no target; the targets ``order`` names first, in its order (the reference first). A
-    target's name is data (a report read back may hold any): renderers escape these lines."""
+    target's name is data (a report read back may hold any): renderers escape these lines.
+    ``judge``: the run's judge figures (``run.judge``), for comparisons that carry none."""
     found = dict.fromkeys(c.get("target", "") for c in comparisons)
     targets = [t for t in order if t in found] + [t for t in found if t not in order]
-    judged = judge_line(comparisons)
+    judged = judge_line(comparisons, judge)
     if targets == [""]:
         return call_summary(call_totals(comparisons)) + judged
     return [
@@ -531,6 +534,31 @@ def call_lines(comparisons: Rows[ComparisonDict], order: Sequence[str] = ()) -> 
 
 
 # the figures of a comparison's judge that judge_line totals
+def added_judge(total: JudgeDict | None, more: JudgeDict | None) -> JudgeDict | None:
+    """Two sets of the judge's figures as one (a run's chunks'); a cost where either
+    reported one."""
+    if total is None or more is None:
+        return more if total is None else total
+    out = total.copy()
+    for key in _JUDGE_COUNTS:
+        out[key] = total[key] + more[key]
+    out["latency_s"] = total["latency_s"] + more["latency_s"]
+    costs = [c for c in (total["cost"], more["cost"]) if c is not None]
+    out["cost"] = float(sum(costs)) if costs else None
+    return out
+
+
+_JudgeWhole = Literal[
+    "requests",
+    "attempts",
+    "sent",
+    "equal",
+    "reused",
+    "not_judged",
+    "failed_requests",
+    "input_tokens",
+    "output_tokens",
+]
 _JudgeCount = Literal[
     "requests",
     "attempts",
@@ -544,10 +572,27 @@ _JudgeCount = Literal[
 ]
 
 
-def judge_line(comparisons: Rows[ComparisonDict]) -> list[str]:
-    """What the LLM judge did over the run, from the comparisons' ``judge`` figures, apart
-    from the target's calls (a plain line of numbers; none when nothing was judged)."""
+# the whole numbers of the judge's figures
+_JUDGE_COUNTS: tuple[_JudgeWhole, ...] = (
+    "requests",
+    "attempts",
+    "sent",
+    "equal",
+    "reused",
+    "not_judged",
+    "failed_requests",
+    "input_tokens",
+    "output_tokens",
+)
+
+
+def judge_line(comparisons: Rows[ComparisonDict], whole: JudgeDict | None = None) -> list[str]:
+    """What the LLM judge did over the run, from the comparisons' ``judge`` figures, or the
+    run's own (``whole``) where they carry none, apart from the target's calls (a plain line
+    of numbers; none when nothing was judged)."""
     judged: list[JudgeDict] = [j for c in comparisons if isinstance(j := c.get("judge"), Mapping)]
+    if not judged and whole is not None:
+        judged = [whole]
     if not judged:
         return []
 

@@ -40,6 +40,9 @@ class RunInfo(TypedDict, total=False):
     shards: int  # the run was merged from this many shards' reports (jsonmatch merge)
     settings: RunSettingsDict  # the settings that decided its scores and verdict (provenance.py)
     provenance: ProvenanceDict  # what its scores were made from (provenance.py)
+    # what the LLM judge did over a run whose comparisons carry no figures of their own
+    # (jsonmatch score: a chunk's records are judged in one batch)
+    judge: JudgeDict
 
 
 class RunSettingsDict(TypedDict, total=False):

@@ -196,7 +196,8 @@ def _recording_lines(report: Report) -> list[str]:
     ]
     from .report import call_lines, target_order
 
-    return lines + [escape_controls(line) for line in call_lines(comparisons, target_order(report))]
+    calls = call_lines(comparisons, target_order(report), report["run"].get("judge"))
+    return lines + [escape_controls(line) for line in calls]
 
 
 def _field_lines(fields: FieldTable, width: int, verbose: int) -> list[str]:

@@ -139,3 +139,79 @@ def test_bad_extension_options_are_named(suite, args, message):
     proc = jsonmatch("score", "gold.jsonl", "pred.jsonl", *args, cwd=suite)
     assert proc.returncode == 2
     assert message in proc.stderr
+
+
+def test_score_says_what_the_judge_did_in_every_output(suite):
+    # two records, one judged field each, neither equal: two requests of one item each; the
+    # server reports 100 prompt and 10 completion tokens a request, so 200 in and 20 out,
+    # at 1 and 2 per million tokens: 200 * 1e-6 + 20 * 2e-6 = 0.00024
+    srv = JudgeServer()
+    srv.same.add(frozenset(("two boxes, monday", "2 boxes on monday")))
+    judge = f"model=j endpoint={srv.url} price_in=1 price_out=2"
+    args = ("gold.jsonl", "pred.jsonl", "--schema", "manifest.schema.json", "--plugins", "ports")
+    with serving(srv):
+        out = {
+            fmt: jsonmatch("score", *args, "--judge", judge, "-f", fmt, cwd=suite)
+            for fmt in ("json", "text", "markdown", "html")
+        }
+    assert srv.total == 4 * 2  # each output's run judged its two records
+    for fmt, proc in out.items():
+        assert proc.returncode in (0, 1), (fmt, proc.stderr)
+    figures = json.loads(out["json"].stdout)["run"]["judge"]
+    assert figures["requests"] == figures["attempts"] == figures["sent"] == 2
+    assert (figures["input_tokens"], figures["output_tokens"]) == (200, 20)
+    assert figures["cost"] == pytest.approx(0.00024)
+    assert (figures["equal"], figures["reused"], figures["not_judged"]) == (0, 0, 0)
+    for fmt in ("text", "markdown", "html"):  # (Markdown escapes the brackets)
+        shown = out[fmt].stdout.replace("\\(", "(").replace("\\)", ")")
+        assert "judge: 2 requests (2 attempts, " in shown, (fmt, shown[-800:])
+        assert (
+            "2 items sent, 0 equal (not sent), 0 reused, 0 not judged; tokens 200 in, 20 out"
+            in shown
+        )
+
+
+def test_a_run_without_a_judged_field_reports_no_judge(suite):
+    proc = jsonmatch("score", "gold.jsonl", "pred.jsonl", "-f", "json", cwd=suite)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert "judge" not in json.loads(proc.stdout)["run"]
+
+
+THREADED = (
+    PLUGIN
+    + """
+import threading
+
+# a thread of its own (a client's pool, say): the command's workers are then spawned, not
+# forked (cli/parallel.py), and each must load this module and the judge itself
+_idle = threading.Event()
+threading.Thread(target=_idle.wait, daemon=True).start()
+"""
+)
+
+
+def test_spawned_workers_load_the_plugins_and_the_judge_the_command_was_given(suite):
+    (suite / "threaded.py").write_text(THREADED)
+    srv = JudgeServer()
+    srv.same.add(frozenset(("two boxes, monday", "2 boxes on monday")))
+    args = ("gold.jsonl", "pred.jsonl", "--schema", "manifest.schema.json", "-f", "json")
+    with serving(srv):
+        runs = {
+            jobs: jsonmatch(
+                "score",
+                *args,
+                *("--plugins", "threaded", "--judge", f"model=j endpoint={srv.url}"),
+                *("-j", str(jobs)),
+                cwd=suite,
+            )
+            for jobs in (1, 2)
+        }
+    reports = {}
+    for jobs, proc in runs.items():
+        assert proc.returncode in (0, 1), (jobs, proc.stderr)
+        reports[jobs] = json.loads(proc.stdout)
+    # as test_score_loads_the_plugin_and_the_judge scores them, -j 2 as -j 1
+    for report in reports.values():
+        assert [c["mean_score"] for c in report["cases"]] == pytest.approx([1.0, 2 / 3])
+        assert report["run"]["judge"]["requests"] == 2  # counted in the workers too
+    assert srv.total == 4
