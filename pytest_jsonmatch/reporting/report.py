@@ -16,7 +16,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from importlib import resources
-from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol, TypedDict, cast
+from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol, TypedDict, cast, get_args
 
 from ..engine.core.collector import collector_paused
 from ..engine.results.field_results import FieldAggregate
@@ -573,17 +573,7 @@ _JudgeCount = Literal[
 
 
 # the whole numbers of the judge's figures
-_JUDGE_COUNTS: tuple[_JudgeWhole, ...] = (
-    "requests",
-    "attempts",
-    "sent",
-    "equal",
-    "reused",
-    "not_judged",
-    "failed_requests",
-    "input_tokens",
-    "output_tokens",
-)
+_JUDGE_COUNTS: tuple[_JudgeWhole, ...] = get_args(_JudgeWhole)
 
 
 def judge_line(comparisons: Rows[ComparisonDict], whole: JudgeDict | None = None) -> list[str]:
