@@ -135,8 +135,15 @@ def _calls(report: Report) -> str:
     lines = call_lines(listed, target_order(report), report["run"].get("judge"))
     if not lines:
         return ""
+    judged = lines[-1].startswith("judge:")  # (call_lines puts the judge's line last)
+    if not judged:
+        heading = "Calls of the target"
+    elif len(lines) == 1:
+        heading = "The judge"
+    else:
+        heading = "Calls of the target and the judge"
     return (
-        '<section class="calls"><h2>Calls of the target</h2>'
+        f'<section class="calls"><h2>{heading}</h2>'
         + "".join(f"<p>{_e(line)}</p>" for line in lines)
         + "</section>"
     )

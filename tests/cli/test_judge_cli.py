@@ -162,6 +162,7 @@ def test_score_says_what_the_judge_did_in_every_output(suite):
     assert (figures["input_tokens"], figures["output_tokens"]) == (200, 20)
     assert figures["cost"] == pytest.approx(0.00024)
     assert (figures["equal"], figures["reused"], figures["not_judged"]) == (0, 0, 0)
+    assert "<h2>The judge</h2>" in out["html"].stdout  # (no target was called)
     for fmt in ("text", "markdown", "html"):  # (Markdown escapes the brackets)
         shown = out[fmt].stdout.replace("\\(", "(").replace("\\)", ")")
         assert "judge: 2 requests (2 attempts, " in shown, (fmt, shown[-800:])
