@@ -82,18 +82,8 @@ def dataset_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list
         size, v3_size = stored.stat().st_size, v3.stat().st_size
         fields = sum(len(c["fields"]) for c in held["comparisons"])
         rows.append(
-            make_row(
-                SECTION,
-                f"JSON report size, {n:,} invoices ({fields:,} fields)",
-                None,
-                "version 3's layout of the same report",
-                None,
-                size / v3_size,
-                f"<= {SIZE_TARGET:.2f}x",
-                "PASS" if size / v3_size <= SIZE_TARGET else "MISS",
-                1,
-                f"{size / 1e6:.1f} MB against {v3_size / 1e6:.1f} MB "
-                f"({v3_size / size:.2f}x smaller)",
+            _size_row(
+                make_row, f"JSON report size, {n:,} invoices ({fields:,} fields)", size, v3_size
             )
         )
         text = v3.read_text(encoding="utf-8")
@@ -167,22 +157,24 @@ def suite_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[A
                 f"ratios {_spread(ratios)} (min/median/max)",
             )
         )
-        rows.append(
-            make_row(
-                SECTION,
-                f"its JSON report's size, {n} cases",
-                None,
-                "version 3's layout of the same report",
-                None,
-                size / v3_size,
-                f"<= {SIZE_TARGET:.2f}x",
-                "PASS" if size / v3_size <= SIZE_TARGET else "MISS",
-                1,
-                f"{size / 1e6:.2f} MB against {v3_size / 1e6:.2f} MB "
-                f"({v3_size / size:.2f}x smaller)",
-            )
-        )
+        rows.append(_size_row(make_row, f"its JSON report's size, {n} cases", size, v3_size))
     return rows
+
+
+def _size_row(make_row: Callable[..., Any], case: str, size: int, v3_size: int) -> Any:
+    """A row of a report's size against version 3's layout of the same report."""
+    return make_row(
+        SECTION,
+        case,
+        None,
+        "version 3's layout of the same report",
+        None,
+        size / v3_size,
+        f"<= {SIZE_TARGET:.2f}x",
+        "PASS" if size / v3_size <= SIZE_TARGET else "MISS",
+        1,
+        f"{size / 1e6:.2f} MB against {v3_size / 1e6:.2f} MB ({v3_size / size:.2f}x smaller)",
+    )
 
 
 def json_run_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[Any]:
