@@ -559,17 +559,8 @@ _JudgeWhole = Literal[
     "input_tokens",
     "output_tokens",
 ]
-_JudgeCount = Literal[
-    "requests",
-    "attempts",
-    "latency_s",
-    "sent",
-    "equal",
-    "reused",
-    "not_judged",
-    "input_tokens",
-    "output_tokens",
-]
+# the figures the judge's line totals
+_JudgeCount = Literal[_JudgeWhole, "latency_s"]
 
 
 # the whole numbers of the judge's figures
