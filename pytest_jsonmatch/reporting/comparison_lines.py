@@ -238,24 +238,6 @@ def _fields_text(fields: Sequence[FieldResult], mode: str, table: Heads) -> str:
     return _encode(rows)[1:-1]
 
 
-def _leaf_text(value: Any) -> str | None:
-    """The JSON text of a value ``records.kept_value`` keeps whole in every mode without writing
-    it out, and that ``json`` writes without refusing it: a string of at most 33
-    characters, a finite float, an integer of fewer than 16 digits, a boolean or null
-    (exact types, not subclasses). None for anything else (a side missing, a container, a
-    longer string or integer, a float that is not finite)."""
-    kind = type(value)
-    if kind is float:
-        return _floats.get(value) or _float_text(value)
-    if kind is int:
-        return repr(value) if -SHORT_INT < value < SHORT_INT else None
-    if kind is str:
-        return _encode_str(value) if len(value) <= SHORT_STR else None
-    if kind is bool:
-        return "true" if value else "false"
-    return "null" if value is None else None
-
-
 def _float_text(value: Any) -> str | None:
     """A finite float's JSON text (``float.__repr__``, which ``json`` writes), kept by
     value; None for anything else (not a float, a subclass, a float that is not finite)."""

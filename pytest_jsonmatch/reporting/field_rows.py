@@ -149,16 +149,6 @@ def stored_comparison(comparison: ComparisonDict, heads: Heads, table: int) -> d
     return out
 
 
-def stored_comparisons(
-    comparisons: Sequence[ComparisonDict],
-) -> tuple[list[dict[str, object]], list[list[Head]]]:
-    """Comparisons held in memory as a report stores them, and its ``field_heads`` (one
-    table)."""
-    heads = Heads()
-    stored = [stored_comparison(c, heads, 0) for c in comparisons]
-    return stored, [heads.heads]
-
-
 FIELD_STATUSES = frozenset(
     ("match", "mismatch", "omission", "hallucination", "skipped", "batch_error")
 )

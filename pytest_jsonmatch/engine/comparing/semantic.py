@@ -33,7 +33,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -170,11 +170,6 @@ _KEYS = {
     "price_out": "the cost of a million output tokens",
     "timeout": "seconds one request may take (the transport's own bound)",
 }
-
-
-def judge_keys() -> Mapping[str, str]:
-    """The keys of the judge setting, each with what it holds."""
-    return _KEYS
 
 
 def parse_judge(
