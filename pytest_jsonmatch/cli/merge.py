@@ -17,6 +17,7 @@ from ..reporting.gate_specs import PREFIX, GateSpec
 from ..reporting.gates import gate_settings
 from ..reporting.report import conclude, run_info, write_report
 from ..reporting.shapes import RunSettingsDict
+from ..reporting.shard_checks import ShardError
 from ..reporting.shards import merge_shards
 from ..reporting.versus import parse_reference
 from .input_error import InputError
@@ -68,9 +69,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run_merge(args: argparse.Namespace) -> int:
+    for written, option in ((args.json_out, "-o/--json"), (args.output, "--output")):
+        if written:
+            _not_a_shard(written, option, args.shards)
     shards = [(path, _load(path)) for path in args.shards]
     try:
-        merged = merge_shards(shards, partial=args.partial)
+        merged = merge_shards(shards, partial=args.partial, root=os.getcwd())
         ran = judged_settings(merged.run.get("settings", {}), args)
         gates = gate_settings(
             texts={k: v for k, v in ran.items() if isinstance(v, str)},
@@ -126,13 +130,49 @@ def _shown(spec: GateSpec) -> dict[str, str]:
     return {"metavar": spec.merge or spec.metavar or "", "help": spec.merge_help or what}
 
 
+def _not_a_shard(written: str, option: str, shards: list[str]) -> None:
+    """Refused: a file merge would write (``option``'s) that is one of the shards it reads,
+    by its resolved path or as the same file (a hard link, a symlink)."""
+    target = os.path.realpath(written)
+    for shard in shards:
+        same = os.path.realpath(shard) == target
+        if not same:
+            try:
+                same = os.path.samefile(shard, written)
+            except OSError:  # one of them is not there (yet): not the same file
+                same = False
+        if same:
+            raise InputError(
+                f"{option} {written} is the shard {shard} being merged: write the merged "
+                f"run elsewhere"
+            )
+
+
+def _inside_root(text: str, shards: list[str]) -> None:
+    """Refused unless the shards' baseline path lies inside the directory merge runs in
+    (symlinks resolved): a shard's report may come from anywhere, and names no file
+    outside it."""
+    root = os.path.realpath(os.getcwd())
+    found = os.path.realpath(os.path.join(root, text))
+    if os.path.commonpath([root, found]) != root:
+        named = ", ".join(shards[:3]) + (", ..." if len(shards) > 3 else "")
+        raise ShardError(
+            f"{named}: the shards' baseline {text} (run.settings.baseline) lies outside "
+            f"{root!r}, the directory merge runs in, and is not read: give --baseline PATH "
+            f"to hold the run against it"
+        )
+
+
 def _baseline(ran: RunSettingsDict, args: argparse.Namespace) -> Baseline | None:
     """The baseline given, or the shards' (a path from the root dir, read from the current
-    directory): one that is not there is refused, naming the option that says where."""
+    directory, and only inside it): one that is not there is refused, naming the option
+    that says where."""
     path = ran.get("baseline", "")
     if not path:
         return None
     text, partial = baseline_setting(path, "--baseline")
+    if args.baseline is None:
+        _inside_root(text, args.shards)
     if args.baseline is None and not os.path.isfile(text):
         raise InputError(
             f"the shards were held against the baseline {text} (jsonmatch_baseline), which is "

@@ -13,16 +13,20 @@ import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from ..engine.core.errors import ConfigError, JsonMatchError
+from ..engine.core.errors import ConfigError
 from ..engine.core.numbers import whole_in
+from .aggregate import REPEAT_RULES
 from .provenance import golden_record, provenance_changes, settings_differences
 from .records import Comparison
 from .shapes import ProvenanceDict, Report, RunInfo, TargetFingerprintDict
-
-
-class ShardError(JsonMatchError):
-    """Shard reports that are not the shards of one run (named, with what differs)."""
-
+from .shard_checks import (
+    OwnRepeats,
+    ShardError,
+    by_case,
+    check_cases,
+    check_comparisons,
+    check_runs,
+)
 
 MAX_SHARDS = 10_000  # shards of one suite: far above any CI matrix
 _SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
@@ -77,18 +81,17 @@ class Merged(NamedTuple):
     stopped: str | None
 
 
-def _identity(comparison: Comparison) -> tuple[str, int]:
-    """What makes a comparison one of its run: a case appears in one shard only."""
-    return comparison.case_id, comparison.repeat
-
-
-def merge_shards(shards: Sequence[tuple[str, Report]], partial: bool = False) -> Merged:
+def merge_shards(
+    shards: Sequence[tuple[str, Report]], partial: bool = False, root: str = "."
+) -> Merged:
     """The comparisons of the run the ``shards`` (path, report) are parts of. Refused
     (:class:`ShardError`): a report without a shard stamp, shards of different counts, a
     shard given twice, a missing shard (unless ``partial``), a case in two shards, reports
     of different plugin versions, commits, grouping, settings (``run.settings``), golden
     sets, prompt versions or judges (``run.provenance``). The merged run holds the shards'
-    settings and their provenance joined."""
+    settings and their provenance joined. Each shard is held to itself first
+    (shard_checks.py: its scores, statuses and runs re-derived, its case files read from
+    ``root``, the directory the merge runs in)."""
     if not shards:
         raise ShardError("no shard reports given")
     stamps: dict[int, str] = {}
@@ -119,22 +122,19 @@ def merge_shards(shards: Sequence[tuple[str, Report]], partial: bool = False) ->
             f"--partial merges the shards given, as a partial run"
         )
     comparisons: list[Comparison] = []
-    seen: dict[tuple[str, int], str] = {}
+    seen: dict[str, str] = {}  # case id -> the shard that ran it
     why: list[str] = []
     for path, report in sorted(shards, key=lambda s: s[1]["run"]["shard"]["index"]):
         if report["run"].get("complete") is False:
             why.append(f"{path} stopped early ({report['run'].get('stopped', '')})")
-        mine: set[tuple[str, int]] = set()
-        for data in report["comparisons"]:
-            comparison = Comparison.from_dict(data)
-            ident = _identity(comparison)
-            if ident in seen and ident not in mine:
-                raise ShardError(
-                    f"case {comparison.case_id} is in two shards: {seen[ident]} and {path}"
-                )
-            seen[ident] = path
-            mine.add(ident)
-            comparisons.append(comparison)
+        mine = [Comparison.from_dict(data) for data in report["comparisons"]]
+        cases = by_case(mine)
+        for case_id in cases:
+            if case_id in seen:
+                raise ShardError(f"case {case_id} is in two shards: {seen[case_id]} and {path}")
+            seen[case_id] = path
+        _held_to_itself(path, report, mine, cases, root)
+        comparisons.extend(mine)
     if missing:
         why.insert(
             0, f"shard{'s' * (len(missing) > 1)} {', '.join(map(str, missing))} of {count} missing"
@@ -153,6 +153,31 @@ def merge_shards(shards: Sequence[tuple[str, Report]], partial: bool = False) ->
     if provenance:
         run["provenance"] = provenance
     return Merged(comparisons, shards[0][1]["group_by"], run, "; ".join(why) or None)
+
+
+def _held_to_itself(
+    path: str,
+    report: Report,
+    comparisons: list[Comparison],
+    cases: dict[str, list[Comparison]],
+    root: str,
+) -> None:
+    """A shard's report re-derived from itself (shard_checks.py): each comparison's figures
+    from its rows, each case's runs from the run's settings, each case's status from its
+    runs."""
+    run = report["run"]
+    settings: dict[str, object] = dict(run.get("settings", {}))
+    golden = run.get("provenance", {}).get("golden", {})
+    check_comparisons(path, comparisons)
+    own = OwnRepeats(root, path, settings, golden)
+    check_runs(path, cases, settings, own, complete=run.get("complete") is not False)
+    check_cases(path, report["cases"], cases, _rule(str(settings.get("repeat", ""))))  # type: ignore[arg-type]
+
+
+def _rule(repeat: str) -> str:
+    """The repeat rule of ``run.settings.repeat`` (``[N] RULE``; ``mean`` when none)."""
+    words = repeat.split()
+    return words[-1] if words and words[-1] in REPEAT_RULES else "mean"
 
 
 def _same(
