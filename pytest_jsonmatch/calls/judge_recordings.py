@@ -18,7 +18,9 @@ With ``prune``, verdicts of other judges (a prompt or a model since replaced) ar
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TypedDict, cast
@@ -26,8 +28,16 @@ from typing import TypedDict, cast
 from ..engine.comparing.semantic import Item, JudgeSettings, Memory
 from ..engine.core.errors import CaseFileError
 from ..engine.core.values import JsonValue
+from ..engine.reading.user_files import not_owned, read_regular_text
 from ..reporting.atomic import exclusive_lock, write_atomic
-from .recordings import FOLDER, MAX_RECORDING_BYTES, RecordMode, inside_root, relative
+from .recordings import (
+    FOLDER,
+    MAX_RECORDING_BYTES,
+    RecordMode,
+    escape_surrogates,
+    inside_root,
+    relative,
+)
 
 NAME = "judgments.json"
 VERSION = 1
@@ -124,7 +134,8 @@ class JudgmentFile:
     def save(self, memory: Memory) -> None:
         """Add this run's verdicts to the file (merged with what is there now) with the cases
         that used each, and drop other judges' under ``prune``. A file this changes nothing
-        in is left as it is."""
+        in is left as it is. When the file cannot be read or written now, a CaseFileError
+        names it and says how many verdicts asked in this run were not recorded."""
         if self.mode in ("off", "none"):
             return
         prefix = self.fingerprint + "\x00"
@@ -132,7 +143,22 @@ class JudgmentFile:
         keys = {k[len(prefix) :]: k for k in used if k.startswith(prefix)}
         if not (keys or (self.prune and self.other_count)):
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._merge_and_write(memory, keys)
+        except CaseFileError as exc:
+            asked = sum(k in memory.new for k in keys.values())
+            raise CaseFileError(
+                f"{exc}; the {asked} judgment(s) asked in this run were not recorded"
+            ) from None
+        self.wrote = sum(k in memory.new for k in keys.values())
+
+    def _merge_and_write(self, memory: Memory, keys: dict[str, str]) -> None:
+        """Under the folder's lock: read the file as it is now, add ``keys`` (item key ->
+        memory key) and write it back when that changed it."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CaseFileError(f"cannot write {self.path}: {exc.strerror or exc}") from None
         with exclusive_lock(self.path.parent):
             data = self._read()
             before = _dumps(data)
@@ -148,7 +174,9 @@ class JudgmentFile:
             for short, key in keys.items():
                 entry = entries.get(short)
                 if key in memory.new or entry is None:  # asked now, or pruned meanwhile
-                    path, expected, actual = short.split("\x00")
+                    # (the values are JSON text, where a NUL is always escaped: the field
+                    # path, which may hold one, is what precedes the last two)
+                    path, expected, actual = short.rsplit("\x00", 2)
                     asked: RecordedVerdict = {
                         "field": path,
                         "expected": json.loads(expected),
@@ -170,44 +198,77 @@ class JudgmentFile:
             data["version"] = VERSION
             text = _dumps(data)
             if text != before:
-                write_atomic(self.path, lambda fh: fh.write(text + "\n"))
-            self.wrote = sum(k in memory.new for k in keys.values())
+                _write(self.path, text)
 
     def _read(self) -> Recording:
         return self.read_file(self.path)
 
     @staticmethod
     def read_file(path: Path) -> Recording:
-        """The recorded verdicts, checked; ``{}`` when there are none yet."""
-        try:
-            size = path.stat().st_size
-        except FileNotFoundError:
-            return {}
-        except OSError as exc:
-            raise CaseFileError(f"cannot read {path}: {exc.strerror}") from None
-        if not path.is_file() or size > MAX_RECORDING_BYTES:
-            raise CaseFileError(f"{path} is not a regular file of at most 64 MB")
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            for judge in data["judges"].values():
-                for e in judge["verdicts"]:
-                    if e["verdict"] not in (0, 1) or not isinstance(e["field"], str):
-                        raise ValueError(f"a verdict of {e['verdict']!r} at {e['field']!r}")
-                    cases = e.get("cases", [])
-                    if not (isinstance(cases, list) and all(isinstance(c, str) for c in cases)):
-                        raise ValueError(f"the cases of the verdict at {e['field']!r}")
-                    e["expected"], e["actual"]
-        except (ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
+        """The recorded verdicts, checked; ``{}`` when there are none yet. Anything but a
+        regular file of its own at ``path`` (a symbolic link, a FIFO, a folder) is refused
+        without being opened; the file is read without blocking and at most 64 MB of it."""
+        there = not_owned(path)
+        if there is not None:
             raise CaseFileError(
-                f"the judgments' recording {path} cannot be read ({exc}); delete it or "
-                f"re-record with --jsonmatch-record=all"
-            ) from None
-        # (its shape checked above, as far as it is read)
-        return cast(Recording, data) if isinstance(data, dict) else {}
+                f"the judgments' recording {path} is {there}, not a regular file: the plugin "
+                f"reads and writes it only as a regular file; remove it, then record with "
+                f"--jsonmatch-record=once"
+            )
+        if not os.path.lexists(path):
+            return {}
+        text = read_regular_text(
+            path, "the judgments' recording", CaseFileError, MAX_RECORDING_BYTES, follow_links=False
+        )
+        try:
+            return _checked(json.loads(text))
+        except RecursionError:
+            why = "it nests too deeply to read"
+        except (ValueError, KeyError, TypeError) as exc:
+            why = str(exc)
+        raise CaseFileError(
+            f"the judgments' recording {path} cannot be read ({why}); delete it or "
+            f"re-record with --jsonmatch-record=all"
+        )
+
+
+def _checked(data: object) -> Recording:
+    """``data`` when it has the shape of a judgments file, as far as it is read; else
+    ValueError saying where it does not."""
+    if not isinstance(data, dict) or not isinstance(data.get("judges"), dict):
+        raise ValueError("no 'judges' mapping at its top")
+    for fingerprint, judge in data["judges"].items():
+        if not isinstance(judge, dict) or not isinstance(judge.get("verdicts"), list):
+            raise ValueError(f"judge {fingerprint!r} has no 'verdicts' list")
+        for entry in judge["verdicts"]:
+            _check_verdict(entry)
+    return cast(Recording, data)
+
+
+def _check_verdict(entry: object) -> None:
+    if not isinstance(entry, dict) or not isinstance(entry.get("field"), str):
+        raise ValueError(f"a verdict with no field path: {_kind(entry)}")
+    field = entry["field"]
+    if entry.get("verdict") not in (0, 1):
+        raise ValueError(f"a verdict of {_kind(entry.get('verdict'))} at {field!r}")
+    if "expected" not in entry or "actual" not in entry:
+        raise ValueError(f"the verdict at {field!r} has no expected or actual value")
+    cases = entry.get("cases", [])
+    if not (isinstance(cases, list) and all(isinstance(c, str) for c in cases)):
+        raise ValueError(f"the cases of the verdict at {field!r}")
+
+
+def _kind(value: object) -> str:
+    """A value as an error names it: a short scalar as it is, anything else by its type."""
+    if isinstance(value, (int, float, type(None))) or (isinstance(value, str) and len(value) < 40):
+        return repr(value)
+    return f"a {type(value).__name__}"
 
 
 def _dumps(data: Recording) -> str:
-    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
+    """The file's text: sorted, non-ASCII kept, and a lone surrogate (a JSON escape UTF-8
+    cannot hold) kept as its escape, so that any file this module read can be written."""
+    return escape_surrogates(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False))
 
 
 def unused_judgments(
@@ -220,8 +281,8 @@ def unused_judgments(
     recorded with no case is never counted (which cases use it is not known); cases of files
     not collected in this run (a path given) are kept."""
     path = judgments_path(root)
-    if not path.is_file():
-        return 0
+    if not os.path.lexists(path) or not_owned(path) is not None:
+        return 0  # nothing recorded, or nothing the plugin reads (refused where it is read)
     files, ids = set(cases_by_file), set[str]()
     for file, keys in cases_by_file.items():
         shown = file.relative_to(root).as_posix() if file.is_relative_to(root) else str(file)
@@ -231,7 +292,7 @@ def unused_judgments(
 
     def gone(case: str) -> bool:
         file = root / case.partition("::")[0]
-        return (file in files and case not in ids) or not file.exists()
+        return (file in files and case not in ids) or _cannot_be_there(file)
 
     with exclusive_lock(path.parent):
         data = JudgmentFile.read_file(path)
@@ -250,8 +311,30 @@ def unused_judgments(
             judge["verdicts"] = kept
         text = _dumps(data)
         if remove and text != before:
-            write_atomic(path, lambda fh: fh.write(text + "\n"))
+            _write(path, text)
     return unused
+
+
+def _cannot_be_there(file: Path) -> bool:
+    """Whether no file is at ``file``: missing, or a path no file can have (too long, a NUL
+    in it). One that cannot be looked at for another reason (a folder not searchable) is
+    not known to be gone."""
+    try:
+        os.stat(file)
+    except (FileNotFoundError, NotADirectoryError, ValueError):
+        return True
+    except OSError as exc:
+        return exc.errno == errno.ENAMETOOLONG
+    return False
+
+
+def _write(path: Path, text: str) -> None:
+    """Write the file atomically as the plugin's own: a link, a FIFO or a folder in its
+    place is refused, never written through; a failure is a CaseFileError naming it."""
+    try:
+        write_atomic(path, lambda fh: fh.write(text + "\n"), owned="the judgments' recording")
+    except OSError as exc:
+        raise CaseFileError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def unused_note(count: int, removed: bool) -> str:

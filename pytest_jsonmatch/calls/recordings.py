@@ -194,8 +194,7 @@ def write_recording(
             f"cannot record the output of case {case_id!r}: {exc} (a target "
             f"returns text or a JSON mapping)"
         ) from None
-    # a lone surrogate (half a UTF-16 pair) cannot be UTF-8: its JSON escape reads back as it
-    text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    text = escape_surrogates(text)
     size = len(text.encode("utf-8")) + 1
     if size > MAX_RECORDING_BYTES:  # refused now, not when the next run cannot read it
         raise NotRecorded(
@@ -207,6 +206,12 @@ def write_recording(
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """JSON text with each lone surrogate (half a UTF-16 pair, which UTF-8 cannot hold)
+    written as its JSON escape, which reads back as it was."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _same_json(a: object, b: object) -> bool:

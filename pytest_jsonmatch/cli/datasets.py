@@ -100,33 +100,45 @@ def count_records(path: str) -> int | None:
 
 
 def _jsonl(fh: IO[str], head: str, path: str, strict: bool, undecoded: bool) -> Iterator[Record]:
-    line_no = 0
-    buffer, start = head, 0  # the block read, and where its unread part begins
-    while True:
-        newline = buffer.find("\n", start)
-        while newline < 0:
-            more = fh.read(_BLOCK)
-            if not more:
-                break
-            if len(buffer) - start > MAX_RECORD_BYTES:
-                raise InputError(
-                    f"{path} line {line_no + 1}: a line longer than {MAX_RECORD_BYTES // 2**20} MB"
-                )
-            buffer, start = buffer[start:] + more, 0  # copied once per block, not per line
-            newline = buffer.find("\n")
-        if newline < 0:
-            line = buffer[start:]
-        else:
-            line, start = buffer[start:newline], newline + 1
-        line_no += 1
+    for line_no, line in enumerate(_lines(fh, head, path), start=1):
         if line.strip():
             where = f"{path} line {line_no}"
             value = (
                 Undecoded(line, where, strict) if undecoded else decode_line(line, where, strict)
             )
             yield Record(value, where, path, line_no)
-        if newline < 0:
-            return
+
+
+def _lines(fh: IO[str], head: str, path: str) -> Iterator[str]:
+    """The lines of a text file (without their newlines), ``head`` being its first block.
+    Each block is scanned once; a line that spans blocks is kept as its pieces and joined
+    once, when its end is read, so a long line costs time in proportion to its length. A
+    line past MAX_RECORD_BYTES is refused as soon as that much of it is held."""
+    pieces: list[str] = []  # the line being read, as it came in blocks
+    held, lines, block = 0, 0, head
+    while block:
+        start = 0
+        newline = block.find("\n")
+        while newline >= 0:
+            lines += 1
+            if pieces:
+                pieces.append(block[start:newline])
+                yield "".join(pieces)
+                pieces, held = [], 0
+            else:
+                yield block[start:newline]
+            start = newline + 1
+            newline = block.find("\n", start)
+        if start < len(block):
+            pieces.append(block[start:])
+            held += len(block) - start
+            if held > MAX_RECORD_BYTES:
+                raise InputError(
+                    f"{path} line {lines + 1}: a line longer than {MAX_RECORD_BYTES // 2**20} MB"
+                )
+        block = fh.read(_BLOCK)
+    if pieces:
+        yield "".join(pieces)
 
 
 def _array(fh: IO[str], head: str, path: str, decoder: json.JSONDecoder) -> Iterator[Record]:

@@ -73,13 +73,16 @@ def pytest_configure(config: pytest.Config) -> None:
         from ..calls.judge_calls import JudgeCalls
 
         log = getattr(config, "workerinput", {}).get(LOG_KEY)  # in the session's shared folder
-        session.judge = JudgeCalls.install(
-            settings.given_judge,
-            settings.workers,
-            settings.given_record,
-            settings.rootpath,
-            shared=os.path.dirname(log) if log else None,
-        )
+        try:  # (a judgments' recording that cannot be read stops the session here)
+            session.judge = JudgeCalls.install(
+                settings.given_judge,
+                settings.workers,
+                settings.given_record,
+                settings.rootpath,
+                shared=os.path.dirname(log) if log else None,
+            )
+        except JsonMatchError as exc:
+            raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None
     if settings.target or settings.targets or settings.given_record is not None:
         from .golden_run import start_golden_run  # a target that does not import stops
 

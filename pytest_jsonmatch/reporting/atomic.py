@@ -63,7 +63,10 @@ def write_atomic(
         with open(path, "w", encoding="utf-8", newline=newline) as fh:
             write(fh)
         return
-    target = Path(os.path.realpath(path))
+    # a file of the user's is written where its links lead; the plugin's own is replaced
+    # at its own path, so that a link put there after the check above is replaced too,
+    # never written through
+    target = Path(os.path.abspath(path) if owned else os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)

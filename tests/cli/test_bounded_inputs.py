@@ -4,6 +4,7 @@ surrogates in the data are written escaped in every report format."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -93,3 +94,48 @@ def test_a_count_past_its_range_is_a_usage_error_naming_it(
     )
     assert done.returncode == 2
     assert named in done.stderr and "internal error" not in done.stderr
+
+
+def test_a_long_jsonl_line_is_read_in_time_proportional_to_its_length(tmp_path, monkeypatch):
+    # With 16-character blocks a 4 MB line spans 262,144 blocks: kept as pieces and joined
+    # once, that is 4 MB copied twice (well under a second); a reader that copied the
+    # unfinished line again on each block would copy 16 * 262,144**2 / 2 characters, 550 GB.
+    from pytest_jsonmatch.cli import datasets
+
+    monkeypatch.setattr(datasets, "_BLOCK", 16)
+    text = "y" * (4 * 2**20)
+    path = tmp_path / "gold.jsonl"
+    path.write_text(
+        f'{{"a": 1}}\n\n{{"long": "{text}"}}\n{{"b": 2}}'
+    )  # (a line before the long one: its rest is what a block leaves over)
+    with within(GENEROUS):
+        records = list(datasets.read_records(str(path), gold=True))
+    assert [(r.value, r.line) for r in records] == [
+        ({"a": 1}, 1),
+        ({"long": text}, 3),
+        ({"b": 2}, 4),  # the last line, with no newline after it
+    ]
+
+
+class _CountingReads(io.StringIO):
+    """A text file that counts the characters it handed out."""
+
+    given = 0
+
+    def read(self, size: int | None = -1, /) -> str:
+        block = super().read(size)
+        self.given += len(block)
+        return block
+
+
+def test_a_line_past_the_cap_is_refused_before_the_rest_of_it_is_read(monkeypatch):
+    from pytest_jsonmatch.cli import datasets
+    from pytest_jsonmatch.cli.input_error import InputError
+
+    monkeypatch.setattr(datasets, "MAX_RECORD_BYTES", 1000)
+    monkeypatch.setattr(datasets, "_BLOCK", 16)
+    fh = _CountingReads("{}\n" + "z" * 100_000)
+    with pytest.raises(InputError, match=r"^big\.jsonl line 2: a line longer than 0 MB$"):
+        list(datasets._jsonl(fh, fh.read(16), "big.jsonl", True, False))
+    # refused once 1,000 characters of it are held: the 100,000 never read whole
+    assert fh.given <= 3 + 1000 + 2 * 16

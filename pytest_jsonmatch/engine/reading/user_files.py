@@ -44,6 +44,9 @@ def read_regular(
     if not stat.S_ISREG(mode):
         os.close(fd)
         raise error(f"{name} is not a regular file ({_kind(mode)})")
+    if status.st_size > limit:  # refused by its size, before a byte of it is read
+        os.close(fd)
+        raise error(f"{name} is larger than {_size(limit)}")
     with os.fdopen(fd, "rb") as fh:
         try:
             # a read sized by the file (one of ``limit`` bytes allocates that much first),
