@@ -132,7 +132,8 @@ def read_recording(path: Path) -> Recording | None:
             fingerprint=data.get("fingerprint"),
             target=str(data.get("target", "")),
         )
-    except (CaseFileError, ValueError, KeyError, TypeError, OSError) as exc:
+    except (CaseFileError, ValueError, KeyError, TypeError, OSError, RecursionError) as exc:
+        # RecursionError: json.loads of a recording nested past the interpreter's stack
         raise CaseFileError(
             f"the recording {path} cannot be read ({exc}); delete it or "
             f"re-record with --jsonmatch-record=all"

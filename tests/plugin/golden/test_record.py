@@ -164,6 +164,18 @@ def test_an_unreadable_recording_names_itself(suite):
     )
 
 
+def test_a_recording_nested_past_the_parsers_depth_names_itself(suite):
+    # 100,000 nested arrays: json.loads runs out of stack (RecursionError), which is the
+    # recording's fault and reads as one, never as a traceback from inside the plugin
+    folder = suite.path.joinpath(*RECORDING[:2])
+    folder.mkdir(parents=True)
+    (folder / "acme.json").write_text("[" * 100_000 + "]" * 100_000)
+    result, _ = _run(suite, "--jsonmatch-record=once")
+    result.stdout.fnmatch_lines(["*the recording *acme.json cannot be read (*"])
+    assert "RecursionError" not in result.stdout.str()
+    assert "INTERNALERROR" not in result.stdout.str()
+
+
 def test_recordings_no_collected_case_uses_are_listed_then_pruned(suite):
     _run(suite, "--jsonmatch-record=once")
     folder = suite.path / "__recordings__"
