@@ -186,3 +186,19 @@ def test_shards_of_different_folder_settings_are_refused_naming_the_file(pyteste
         "the shards ran different folder settings: cases/jsonmatch.yaml differs between "
         "s1.json and s2.json" in capsys.readouterr().err
     )
+
+
+def test_under_xdist_the_workers_send_what_they_read(pytester):
+    # the controller reads no case file: each part comes from the workers with their reports
+    write(pytester, "schemas/invoice.json", json.dumps(SCHEMA))
+    write(pytester, "cases/jsonmatch.yaml", FOLDER + "schema: ../schemas/invoice.json\n")
+    for name in ("a", "b", "c"):
+        write(pytester, f"cases/{name}.jsonmatch.yaml", CASE)
+    pytester.runpytest_subprocess(*ARGS, "-n", "2", "--jsonmatch-report=r.json")
+    provenance = _report(pytester, "r.json")["run"]["provenance"]
+    names = ("cases/a.jsonmatch.yaml", "cases/b.jsonmatch.yaml", "cases/c.jsonmatch.yaml")
+    assert provenance["golden"] == {name: _sha(pytester, name) for name in names}
+    assert provenance["folder_settings"] == {
+        "cases/jsonmatch.yaml": _sha(pytester, "cases/jsonmatch.yaml")
+    }
+    assert provenance["schemas"] == {"schemas/invoice.json": _sha(pytester, "schemas/invoice.json")}
