@@ -23,7 +23,6 @@ from ..engine.reading.safe_yaml import (
     key_lines,
     line_of,
     parse_yaml,
-    read_yaml,
 )
 from ..engine.reading.user_files import not_regular, read_regular
 from .marks import MarkError, MarkSpec, marks_from
@@ -109,7 +108,11 @@ class CaseFiles:
     What a folder's ``jsonmatch.yaml`` or a file of cases sets for all its cases (metric,
     options, schema) is checked when the file is read, under ``metric`` when it names none
     (the session's): a mistake there is one error for the file, not one per case. Schemas'
-    ``$ref``s read only under the root and ``schema_dirs``."""
+    ``$ref``s read only under the root and ``schema_dirs``.
+
+    ``read`` and ``settings_read`` keep the SHA-256 of each case file and each folder's
+    ``jsonmatch.yaml`` as read (the bytes the cases were made from: a report's provenance,
+    which must not hash a file rewritten or edited since)."""
 
     def __init__(
         self,
@@ -126,6 +129,8 @@ class CaseFiles:
         self._dirs = tuple(os.path.join(os.path.abspath(p), "") for p in golden_dirs)
         self._defaults: dict[Path, _Layer | CaseFileError] = {}
         self._checked: set[str] = set()  # layers found good, by metric and options
+        self.read: dict[Path, str] = {}
+        self.settings_read: dict[Path, str] = {}
 
     def is_case_file(self, path: Path) -> bool:
         """Whether ``path`` is a case file: named ``*.jsonmatch.yaml``, or a ``.yaml`` file
@@ -148,7 +153,8 @@ class CaseFiles:
         shown = self.display(path)
         raw = read_regular(path, "case file", CaseFileError, shown=shown)
         # of the very bytes the cases are read from
-        return self._load(_Where(path, shown, self.root, hashlib.sha256(raw).hexdigest()), raw)
+        digest = self.read[path] = hashlib.sha256(raw).hexdigest()
+        return self._load(_Where(path, shown, self.root, digest), raw)
 
     # -- folder defaults ------------------------------------------------------------------
 
@@ -176,7 +182,9 @@ class CaseFiles:
             path = directory / name
             if path.is_file():
                 where = _Where(path, self.display(path), self.root)
-                data, root = read_yaml(path, where.display)
+                raw = read_regular(path, "file", CaseFileError, shown=where.display)
+                self.settings_read[path] = hashlib.sha256(raw).hexdigest()
+                data, root = parse_yaml(decode_text(raw, where.display), where.display)
                 if not isinstance(data, Mapping):
                     raise where.error(
                         1, f"a defaults file holds a mapping of {', '.join(SETTING_KEYS)}"

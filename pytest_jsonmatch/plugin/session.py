@@ -10,6 +10,7 @@ when a worker dies later (calls/calls_in_flight.py judges the test it was runnin
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Protocol
 
@@ -29,9 +30,12 @@ if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-
     from ..reporting.report import SummaryReads
     from ..reporting.shapes import Report
     from ..session.outcome import Outcome
+    from ..session.run_record import ReadFiles
 
 _ATTRIBUTE = "jsonmatch_comparisons"  # a test report's comparisons, on the xdist wire too
 _UPDATES = "jsonmatch_updates"  # and the case-file updates its test asked for
+_READ = "jsonmatch_files_read"  # and the files read since the last report (run_record.py)
+_LOADING = "pytest_jsonmatch.engine.schemas.loading"
 SESSION = pytest.StashKey["JsonmatchSession"]()
 
 
@@ -95,6 +99,10 @@ class JsonmatchSession:
         self.telemetry = settings.telemetry()  # OpenTelemetry events, where the tests run
         self.judge: JudgeCalls | None = None  # the LLM judge's runner (jsonmatch_judge)
         self._deaths: Deaths | None = None  # (xdist's controller) see deaths()
+        # the files the scores are made from, hashed as read (see read_files)
+        self._read_files: ReadFiles | None = None
+        loading = sys.modules.get(_LOADING)  # the schema loader's clock, when it is loaded
+        self.schema_tick = int(loading.schema_clock()) if loading is not None else 0
         self.watching = False  # _Reports installed (a report counts the tests that ran; an
         if settings.given_reports is not None or (  # xdist controller's comparisons come
             not self.worker and getattr(config.option, "dist", "no") != "no"
@@ -120,6 +128,23 @@ class JsonmatchSession:
             self._reads = summary_reads(self.settings, xdist=dist)
             self.counts = self._reads.field_counts(self.settings.group_by)
         return self._reads
+
+    def read_files(self) -> ReadFiles:
+        """The files this session's scores were made from (those read so far once
+        :meth:`take_files` took them)."""
+        if self._read_files is None:
+            from ..session.run_record import ReadFiles
+
+            self._read_files = ReadFiles(tick=self.schema_tick)
+        return self._read_files
+
+    def take_files(self) -> dict[str, dict[str, str]]:
+        """The files read since the last take, kept in :meth:`read_files` and handed back
+        (what a worker sends with a report)."""
+        from .golden_items import GOLDEN_RUN
+
+        golden = self.config.stash.get(GOLDEN_RUN, None)
+        return self.read_files().take(golden.cases if golden is not None else None)
 
     def deaths(self) -> Deaths:
         """The xdist workers that died, and the calls they had in flight, built by xdist's
@@ -158,6 +183,8 @@ class JsonmatchSession:
         if self.worker:  # to the controller, with the report
             if made:
                 setattr(report, _ATTRIBUTE, [c.to_dict() for c in made])
+            if new := self.take_files():
+                setattr(report, _READ, new)
             if asked:
                 setattr(report, _UPDATES, [update.to_dict() for update in asked])
             return
@@ -173,6 +200,8 @@ class JsonmatchSession:
             from ..cases.updates import CaseUpdate
 
             self.updates.extend(CaseUpdate.from_dict(data) for data in sent_updates)
+        if sent_files := getattr(report, _READ, None):
+            self.read_files().add(sent_files)
 
     @pytest.hookimpl(optionalhook=True)  # (xdist, controller) each worker logs its calls
     def pytest_configure_node(self, node: _WorkerNode) -> None:
@@ -253,7 +282,9 @@ class JsonmatchSession:
             [death.to_dict() for death in deaths.deaths] if deaths is not None else [],
             settings.shard,
         )
-        run.update(run_record(settings, golden.outputs if golden else None, self.comparisons))
+        outputs = golden.outputs if golden else None
+        self.take_files()
+        run.update(run_record(settings, outputs, self.comparisons, self.read_files()))
         self.report, self.verdict = reports.conclude(
             self.comparisons,
             settings.gates,

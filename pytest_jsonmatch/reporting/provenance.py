@@ -8,12 +8,18 @@ the repeat rule and the case defaults (``metric``, ``threshold``, ``options``,
 refuses shards whose settings differ.
 
 ``run.provenance`` holds what the scores were made from: the SHA-256 of each golden case
-file the run scored (``golden``, paths from the root dir) and one digest over them all
-(``golden_digest``); each target's recording fingerprint (``targets``: its code, the files
-``jsonmatch_record`` names, the declared value, and a digest of the three); the LLM judge's
-fingerprint (``judge``). A baseline, ``diff`` and ``compare-runs`` name what differs
-("different prompt version", "different golden set", "different judge"): a warning, never a
-failure, since holding a changed prompt to the last run is what a baseline is for.
+file the run scored, of the bytes its cases were read from (``golden``, paths from the root
+dir) and one digest over them all (``golden_digest``); the SHA-256 of each folder's
+``jsonmatch.yaml`` that set defaults for those files (``folder_settings``); of each schema
+file a comparison was made with, ``$ref``'d files included (``schemas``); each target's
+recording fingerprint (``targets``: its code, the files ``jsonmatch_record`` names, the
+declared value, and a digest of the three); the LLM judge's fingerprint (``judge``) and
+what it is made of (``judge_setup``: model, endpoint without credentials, prompt template
+and its SHA-256, token limit; never the key). A baseline, ``diff`` and ``compare-runs`` name
+what differs ("different prompt version", "different golden set", "folder settings
+changed", "schema changed", "different judge", "judge prompt changed"): a warning, never a
+failure, since holding a changed prompt to the last run is what a baseline is for. A part
+one run records and the other (an older report) does not is said to be unknown.
 """
 
 from __future__ import annotations
@@ -22,12 +28,19 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, cast
+from urllib.parse import urlsplit, urlunsplit
 
 from .gate_specs import recorded
 
 if TYPE_CHECKING:
     from .gates import GateSettings
-    from .shapes import JSONValue, ProvenanceDict, RunSettingsDict, TargetFingerprintDict
+    from .shapes import (
+        JSONValue,
+        JudgeSetupDict,
+        ProvenanceDict,
+        RunSettingsDict,
+        TargetFingerprintDict,
+    )
     from .versus import Limit, VersusSettings
 
 
@@ -161,6 +174,69 @@ def target_record(
     return record
 
 
+def judge_setup_record(
+    *, model: str, endpoint: str, prompt_file: str, prompt: str, max_tokens: int | None
+) -> JudgeSetupDict:
+    """What the judge is made of as ``run.provenance.judge_setup`` holds it: its model, its
+    endpoint with any user, password, query or fragment left out (where a key could hide),
+    its prompt template's file (empty: the default template) and the SHA-256 of the text
+    read from it, its token limit."""
+    return {
+        "model": model,
+        "endpoint": endpoint_shown(endpoint),
+        "prompt_file": prompt_file,
+        "prompt_sha256": hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest(),
+        "max_tokens": max_tokens,
+    }
+
+
+def endpoint_shown(endpoint: str) -> str:
+    """An endpoint's scheme, host, port and path: never its user, password or query."""
+    try:
+        parts = urlsplit(endpoint)
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:  # a URL that cannot be taken apart is not kept at all
+        return "<unreadable endpoint>"
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host + (f":{port}" if port is not None else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+# the parts of run.provenance that map files to their SHA-256, as a change names them
+FILE_PARTS = (("folder_settings", "folder settings"), ("schemas", "schema"))
+
+
+def joined_parts(shards: Sequence[tuple[str, Mapping[str, object]]]) -> ProvenanceDict:
+    """The folder settings, schemas and judge setup of one run from its shards' provenance
+    (``(path, run.provenance)`` each): a file recorded by two shards must have one digest,
+    the judge one setup. Otherwise a ValueError naming the part, the file and the shards."""
+    out: dict[str, object] = {}
+    for key, label in FILE_PARTS:
+        joined: dict[str, tuple[str, str]] = {}  # file -> (digest, shard)
+        for path, provenance in shards:
+            for name, digest in _mapping(provenance.get(key)).items():
+                seen = joined.setdefault(name, (str(digest), path))
+                if seen[0] != digest:
+                    raise ValueError(
+                        f"the shards ran different {label}{'s' * (key == 'schemas')}: "
+                        f"{name} differs between {seen[1]} and {path}"
+                    )
+        if any(key in provenance for _, provenance in shards):
+            out[key] = {name: digest for name, (digest, _) in sorted(joined.items())}
+    setups = [(path, p["judge_setup"]) for path, p in shards if "judge_setup" in p]
+    for path, setup in setups[1:]:
+        said = _judge_changes(setups[0][1], setup)
+        if said:
+            raise ValueError(
+                f"the shards ran different judges: {setups[0][0]} and {path}: " + "; ".join(said)
+            )
+    if setups:
+        out["judge_setup"] = setups[0][1]
+    return cast("ProvenanceDict", out)
+
+
 def _mapping(value: object) -> Mapping[str, object]:
     return value if isinstance(value, Mapping) else {}
 
@@ -212,7 +288,69 @@ def provenance_changes(before: object, after: object) -> list[str]:
             f"different golden set: {len(changed)} case file{'s' * (len(changed) > 1)} "
             f"differ{'s' * (len(changed) == 1)}: {_named(changed)}"
         )
+    lines += _file_changes(old, new)
     judges = old.get("judge"), new.get("judge")
     if all(isinstance(j, str) for j in judges) and judges[0] != judges[1]:
         lines.append(f"different judge: fingerprint {judges[0]} and {judges[1]}")
+    if "judge_setup" in old and "judge_setup" in new:
+        lines += _judge_changes(old["judge_setup"], new["judge_setup"])
+    return lines + _unknown(old, new)
+
+
+def _file_changes(old: Mapping[str, object], new: Mapping[str, object]) -> list[str]:
+    """A line for each file part whose files differ: those both runs read, and a folder's
+    settings file one run had and the other not where both scored a case file below it."""
+    lines = []
+    for key, label in FILE_PARTS:
+        changed = _changed(old.get(key), new.get(key))
+        if changed:
+            lines.append(f"{label} changed: {_named(changed)}")
+    if "folder_settings" in old and "folder_settings" in new:
+        was, now = _mapping(old["folder_settings"]), _mapping(new["folder_settings"])
+        both = set(_mapping(old.get("golden"))) & set(_mapping(new.get("golden")))
+        for names, what in ((set(now) - set(was), "added"), (set(was) - set(now), "removed")):
+            under = sorted(n for n in map(str, names) if _holds_any(n, both))
+            if under:
+                lines.append(f"folder settings {what}: {_named(under)}")
     return lines
+
+
+def _holds_any(settings_file: str, files: set[str]) -> bool:
+    """Whether the folder of ``settings_file`` (a path from the root dir) holds any of
+    ``files``: the settings file applies to them."""
+    folder = settings_file.rpartition("/")[0]
+    return any(not folder or f.startswith(folder + "/") for f in files)
+
+
+def _judge_changes(before: object, after: object) -> list[str]:
+    """A line for each part of the judge's setup that differs between two runs."""
+    was, now = _mapping(before), _mapping(after)
+    lines = []
+    if was.get("prompt_sha256") != now.get("prompt_sha256"):
+        names = [str(s.get("prompt_file") or "the default template") for s in (was, now)]
+        shown = names[1] if names[0] == names[1] else " and ".join(names)
+        lines.append(f"judge prompt changed: {shown}")
+    for key in ("model", "endpoint", "max_tokens"):
+        if was.get(key) != now.get(key):
+            lines.append(f"judge {key} changed: {was.get(key)!r} and {now.get(key)!r}")
+    return lines
+
+
+def _unknown(old: Mapping[str, object], new: Mapping[str, object]) -> list[str]:
+    """The parts one run records and the other does not, where both record what they come
+    with (golden case files, a judge): a report of an older plugin. Unknown, not changed."""
+    parts = [
+        label
+        for key, label, beside in (
+            ("folder_settings", "folder settings", "golden"),
+            ("schemas", "schemas", "golden"),
+            ("judge_setup", "judge setup", "judge"),
+        )
+        if beside in old and beside in new and (key in old) != (key in new)
+    ]
+    if not parts:
+        return []
+    return [
+        f"unknown whether the {', '.join(parts)} changed: one run records "
+        f"{'them' if len(parts) > 1 else 'it'} and the other not (an older report)"
+    ]

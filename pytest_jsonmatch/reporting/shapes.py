@@ -62,12 +62,28 @@ class RunSettingsDict(TypedDict, total=False):
 
 class ProvenanceDict(TypedDict, total=False):
     """What a run's scores were made from: the golden case files (path -> SHA-256) and a
-    digest over them, each target's recording fingerprint, the judge's fingerprint."""
+    digest over them, the folder settings files and schema files (path -> SHA-256), each
+    target's recording fingerprint, the judge's fingerprint and its setup."""
 
     golden: dict[str, str]
     golden_digest: str
+    folder_settings: dict[str, str]
+    schemas: dict[str, str]
     targets: dict[str, TargetFingerprintDict]
     judge: str
+    judge_setup: JudgeSetupDict
+
+
+class JudgeSetupDict(TypedDict):
+    """What the LLM judge is made of: its model, its endpoint (no user, password or query),
+    its prompt template's file ('': the default) and the SHA-256 of its text, its token
+    limit (None: the server's)."""
+
+    model: str
+    endpoint: str
+    prompt_file: str
+    prompt_sha256: str
+    max_tokens: int | None
 
 
 class TargetFingerprintDict(TypedDict):

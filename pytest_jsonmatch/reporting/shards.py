@@ -16,7 +16,7 @@ from typing import NamedTuple
 from ..engine.core.errors import ConfigError
 from ..engine.core.numbers import whole_in
 from .aggregate import REPEAT_RULES
-from .provenance import golden_record, provenance_changes, settings_differences
+from .provenance import golden_record, joined_parts, provenance_changes, settings_differences
 from .records import Comparison
 from .shapes import ProvenanceDict, Report, RunInfo, TargetFingerprintDict
 from .shard_checks import (
@@ -245,6 +245,12 @@ def _provenance(shards: Sequence[tuple[str, Report]]) -> ProvenanceDict:
                 )
             judge = provenance["judge"], path
     out = golden_record({name: digest for name, (digest, _) in golden.items()})
+    try:  # the folder settings, schemas and judge setup, one for the whole run
+        out.update(
+            joined_parts([(path, report["run"].get("provenance", {})) for path, report in shards])
+        )
+    except ValueError as exc:
+        raise ShardError(str(exc)) from None
     if targets:
         out["targets"] = {name: made for name, (made, _) in sorted(targets.items())}
     if judge is not None:

@@ -1,21 +1,35 @@
 """What a session's report records of how its run was made (reporting/provenance.py says what
 each key means): the settings that decide its scores and verdict, the golden case files it
-scored, each target's recording fingerprint and the judge's fingerprint."""
+scored, the folder settings and schema files they were scored with, each target's recording
+fingerprint and the judge's fingerprint and setup.
+
+Files are hashed as they are read (:class:`ReadFiles` gathers the digests, under xdist from
+each worker with its test reports), never again at the end: an update run rewrites case
+files, and a file edited while the session ran is not what its scores were made from."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..reporting.provenance import golden_record, settings_record, target_record
+from ..reporting.provenance import (
+    golden_record,
+    judge_setup_record,
+    settings_record,
+    target_record,
+)
 
 if TYPE_CHECKING:
     from ..calls.case_outputs import Outputs
     from ..calls.judge_calls import JudgeSetup
     from ..calls.targets import TargetSpec
+    from ..cases.case_files import CaseFiles
     from ..cases.repeats import RepeatSettings
     from ..reporting.gates import GateSettings
     from ..reporting.records import Comparison
@@ -24,6 +38,54 @@ if TYPE_CHECKING:
     from .channel import Defaults
 
 GOLDEN_SUFFIXES = (".yaml", ".yml")
+_LOADING = "pytest_jsonmatch.engine.schemas.loading"
+
+
+# the kinds of file ReadFiles keeps: case files, folder settings files, schema files
+KINDS = ("golden", "folder_settings", "schemas")
+
+
+@dataclass
+class ReadFiles:
+    """The files a session's scores were made from, each kind mapping an absolute path to
+    the SHA-256 of its bytes as read. :meth:`take` gathers what is new since it last did and
+    hands it back: what a worker sends with a test's report, for the controller to
+    :meth:`add`."""
+
+    tick: int = 0  # the schema loader's clock when schema files were last taken
+    files: dict[str, dict[str, str]] = field(default_factory=lambda: {k: {} for k in KINDS})
+    _taken: dict[str, int] = field(default_factory=dict)  # entries of CaseFiles' maps taken
+
+    def take(self, cases: CaseFiles | None) -> dict[str, dict[str, str]]:
+        """The case files and folder settings files ``cases`` read, and the schema files
+        read or used, since the last take (a file's entry is added, never re-read)."""
+        new: dict[str, dict[str, str]] = {}
+        if cases is not None:
+            for kind, source in (("golden", cases.read), ("folder_settings", cases.settings_read)):
+                taken = self._taken.get(kind, 0)
+                if len(source) > taken:  # a dict keeps its order: the new entries come last
+                    new[kind] = {str(p): d for p, d in islice(source.items(), taken, None)}
+                    self._taken[kind] = len(source)
+        loading = sys.modules.get(_LOADING)
+        if loading is not None:
+            now = int(loading.schema_clock())  # first: a file told meanwhile comes again
+            schemas: dict[str, str] = loading.schema_files_since(self.tick)
+            self.tick = now
+            if schemas:
+                new["schemas"] = schemas
+        self.add(new)
+        return new
+
+    def add(self, sent: object) -> None:
+        """What a worker sent (kept only as far as it is of the shape :meth:`take` hands back)."""
+        if not isinstance(sent, Mapping):
+            return
+        for kind in KINDS:
+            files = sent.get(kind)
+            if isinstance(files, Mapping):
+                self.files[kind].update(
+                    (p, d) for p, d in files.items() if isinstance(p, str) and isinstance(d, str)
+                )
 
 
 class RecordedSettings(Protocol):
@@ -48,10 +110,14 @@ class RecordedSettings(Protocol):
 
 
 def run_record(
-    settings: RecordedSettings, outputs: Outputs | None, comparisons: Sequence[Comparison]
+    settings: RecordedSettings,
+    outputs: Outputs | None,
+    comparisons: Sequence[Comparison],
+    read: ReadFiles | None = None,
 ) -> RunInfo:
     """``run.settings`` and ``run.provenance`` of a session's report: ``outputs`` (None: no
-    golden run) gives each target's fingerprint, ``comparisons`` the golden case files."""
+    golden run) gives each target's fingerprint, ``comparisons`` the golden case files,
+    ``read`` the digests of the files as they were read."""
     root = settings.rootpath
     repeat = settings.repeat
     defaults = settings.defaults
@@ -72,7 +138,12 @@ def run_record(
             "invalid_fails": defaults.invalid_fails,
         },
     )
-    provenance: ProvenanceDict = golden_record(golden_files(root, comparisons))
+    read = read if read is not None else ReadFiles()
+    golden = golden_files(root, comparisons, read.files["golden"])
+    provenance: ProvenanceDict = golden_record(golden)
+    if golden:
+        provenance["folder_settings"] = _applying(root, read.files["folder_settings"], golden)
+    provenance["schemas"] = {_shown(root, p): d for p, d in sorted(read.files["schemas"].items())}
     if outputs is not None:
         targets = provenance["targets"] = {}
         for name in outputs.calls:
@@ -83,16 +154,59 @@ def run_record(
             if made is not None:
                 targets[name] = target_record(made.code, made.files, _json(made.declared))
     if settings.given_judge is not None:
-        provenance["judge"] = settings.given_judge.judge.fingerprint
+        judge = settings.given_judge.judge
+        provenance["judge"] = judge.fingerprint
+        provenance["judge_setup"] = judge_setup_record(
+            model=judge.model,
+            endpoint=judge.endpoint,
+            prompt_file=judge.prompt_file,
+            prompt=judge.prompt,
+            max_tokens=judge.max_tokens,
+        )
     return {"settings": recorded, "provenance": provenance}
 
 
-def golden_files(root: Path, comparisons: Sequence[Comparison]) -> dict[str, str]:
-    """The SHA-256 of each golden case file (from ``root``) the ``comparisons`` were made of;
-    one gone since (an update run may remove nothing, but a user may) is left out."""
+def _shown(root: Path, path: str) -> str:
+    """An absolute path as a report names it: from ``root`` (as given, or with its links
+    resolved, as a schema's path is) where it lies inside."""
+    given = Path(path)
+    for base in (root, root.resolve()):
+        if given.is_relative_to(base):
+            return given.relative_to(base).as_posix()
+    return path
+
+
+def _applying(
+    root: Path, settings_files: Mapping[str, str], golden: Mapping[str, str]
+) -> dict[str, str]:
+    """The folder settings files (from ``root``) that set defaults for a scored case file:
+    those in a folder holding one."""
+    shown = {_shown(root, p): d for p, d in settings_files.items()}
+    return {
+        name: digest
+        for name, digest in sorted(shown.items())
+        if any(_below(name, case) for case in golden)
+    }
+
+
+def _below(settings_file: str, case_file: str) -> bool:
+    folder = settings_file.rpartition("/")[0]
+    return not folder or case_file.startswith(folder + "/")
+
+
+def golden_files(
+    root: Path, comparisons: Sequence[Comparison], as_read: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The SHA-256 of each golden case file (from ``root``) the ``comparisons`` were made of:
+    of its bytes as read (``as_read``, absolute path -> SHA-256), else read now; one gone
+    since (an update run may remove nothing, but a user may) is left out."""
+    known = as_read or {}
     out: dict[str, str] = {}
     for name in sorted({c.file for c in comparisons if c.file.endswith(GOLDEN_SUFFIXES)}):
         path = root / name
+        if str(path) in known:
+            out[name] = known[str(path)]
+            continue
         try:  # a regular file only: a pipe in a case file's place would block
             if path.is_file():
                 out[name] = hashlib.sha256(path.read_bytes()).hexdigest()

@@ -73,11 +73,16 @@ def read_regular_text(
     """:func:`read_regular` decoded as UTF-8 (a byte-order mark dropped); a file that is not
     UTF-8 is ``error`` naming the offset and line of its first bad byte."""
     raw = read_regular(path, what, error, limit, shown, follow_links)
+    return decoded(raw, what, error, shown if shown is not None else os.fspath(path))
+
+
+def decoded(raw: bytes, what: str, error: type[JsonMatchError], name: str) -> str:
+    """A file's bytes as UTF-8 text (a byte-order mark dropped); bytes that are not UTF-8 are
+    ``error`` naming the file, and the offset and line of the first bad byte."""
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        name = shown if shown is not None else os.fspath(path)
         raise error(
             f"{what} {name!r} is not UTF-8 text: byte 0x{raw[exc.start]:02x} "
             f"at offset {exc.start} (line {line})"

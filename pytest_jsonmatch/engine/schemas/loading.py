@@ -22,13 +22,14 @@ change which fields exist or how they compare, and is not read (``patternPropert
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, TypeGuard, cast
 from urllib.parse import unquote, urlsplit
@@ -36,7 +37,7 @@ from urllib.parse import unquote, urlsplit
 from ..core.errors import SchemaError, SchemaWarning, shown
 from ..core.values import JsonValue
 from ..reading.safe_yaml import parse_yaml
-from ..reading.user_files import read_regular_text
+from ..reading.user_files import decoded, read_regular
 
 if TYPE_CHECKING:
     from referencing import Resource
@@ -77,11 +78,15 @@ _SCALARS = frozenset({"string", "number", "integer", "boolean", "null"})
 @dataclass(frozen=True)
 class LoadedSchema:
     """A schema document and the resolver its references start from. ``origin`` names it in
-    messages (a file path, a model class, or ``schema``)."""
+    messages (a file path, a model class, or ``schema``). ``files``: each schema file read for
+    it (its own, then those its ``$ref``s read as they are followed), absolute path ->
+    SHA-256 of the bytes read, told again (``schema_files_since``) whenever the cached
+    schema is used: a report's provenance names what its scores were made from."""
 
     contents: Mapping[str, JsonValue]
     resolver: SchemaResolver
     origin: str = "schema"
+    files: dict[str, str] = field(default_factory=dict, compare=False)
 
     @property
     def root(self) -> Parts:
@@ -109,6 +114,30 @@ _MAPPINGS: dict[int, LoadedSchema] = {}
 _MODELS: dict[type, LoadedSchema] = {}
 _CACHE_LIMIT = 256
 
+# Every schema file a schema was made from, as last read or used from the cache: absolute
+# path -> (SHA-256 of its bytes, the tick of the clock it was told at). A session notes the
+# clock as it starts (schema_clock) and takes what was told since (schema_files_since) for
+# its report's provenance, without importing this module before it loads a schema. One
+# entry per file: bounded by the files there are.
+_TOLD: dict[str, tuple[str, int]] = {}
+_CLOCK = [0]
+
+
+def schema_clock() -> int:
+    """The clock now: a later :func:`schema_files_since` gives what is told after it."""
+    return _CLOCK[0]
+
+
+def schema_files_since(tick: int) -> dict[str, str]:
+    """Each schema file read or used since the clock said ``tick``: path -> SHA-256."""
+    return {path: digest for path, (digest, told) in tuple(_TOLD.items()) if told > tick}
+
+
+def _tell(files: Mapping[str, str]) -> None:
+    for path, digest in tuple(files.items()):
+        _CLOCK[0] += 1
+        _TOLD[path] = (digest, _CLOCK[0])
+
 
 def is_model_class(source: object) -> TypeGuard[type]:
     """A pydantic model class (or anything else that makes its JSON Schema the same way)."""
@@ -123,8 +152,12 @@ def load_schema(source: object) -> LoadedSchema:
     if isinstance(source, Mapping):
         cached = _MAPPINGS.get(id(source))
         if cached is not None and cached.contents is source:
+            _tell(cached.files)
             return cached
-        loaded = LoadedSchema(source, _resolver(source, _base_of_mapping(source)))
+        files: dict[str, str] = {}
+        loaded = LoadedSchema(
+            source, _resolver(source, _base_of_mapping(source), files), files=files
+        )
         if len(_MAPPINGS) >= _CACHE_LIMIT:
             _MAPPINGS.clear()
         _MAPPINGS[id(source)] = loaded  # holds the mapping: its id is not reused meanwhile
@@ -140,7 +173,9 @@ def load_schema(source: object) -> LoadedSchema:
 
 def _load_model(model: type) -> LoadedSchema:
     loaded = _MODELS.get(model)
-    if loaded is None:
+    if loaded is not None:
+        _tell(loaded.files)
+    else:
         name = getattr(model, "__name__", "model")
         try:
             contents = model.model_json_schema()  # type: ignore[attr-defined]
@@ -152,7 +187,9 @@ def _load_model(model: type) -> LoadedSchema:
             raise SchemaError(
                 f"{name}.model_json_schema() returned {type(contents).__name__}, not a mapping"
             )
-        loaded = LoadedSchema(contents, _resolver(contents, _base_of_mapping(contents)), name)
+        files: dict[str, str] = {}
+        base = _base_of_mapping(contents)
+        loaded = LoadedSchema(contents, _resolver(contents, base, files), name, files)
         if len(_MODELS) >= _CACHE_LIMIT:
             _MODELS.clear()
         _MODELS[model] = loaded
@@ -166,18 +203,37 @@ def _load_file(path: Path) -> LoadedSchema:
         raise SchemaError(f"cannot read schema file {str(path)!r}: {exc.strerror}") from None
     cached = _FILES.get(str(path))
     if cached and cached[0] == stamp:
+        _tell(cached[1].files)
         return cached[1]
-    contents = read_schema_file(path, str(path))
-    loaded = LoadedSchema(contents, _resolver(contents, path.resolve().as_uri()), str(path))
+    files: dict[str, str] = {}
+    contents = _read_noted(path, files)
+    loaded = LoadedSchema(
+        contents, _resolver(contents, path.resolve().as_uri(), files), str(path), files
+    )
     if len(_FILES) >= _CACHE_LIMIT:
         _FILES.clear()
     _FILES[str(path)] = (stamp, loaded)
     return loaded
 
 
+def _read_noted(path: Path, files: dict[str, str]) -> Mapping[str, JsonValue]:
+    """A schema file's mapping, its SHA-256 noted in ``files`` and told."""
+    contents, digest = read_schema_bytes(path, str(path))
+    noted = {str(path.resolve()): digest}
+    files.update(noted)
+    _tell(noted)
+    return contents
+
+
 def read_schema_file(path: Path, shown: str) -> Mapping[str, JsonValue]:
     """The mapping a JSON or YAML (``.yaml``, ``.yml``) schema file holds."""
-    text = read_regular_text(path, "schema file", SchemaError, shown=shown)
+    return read_schema_bytes(path, shown)[0]
+
+
+def read_schema_bytes(path: Path, shown: str) -> tuple[Mapping[str, JsonValue], str]:
+    """The mapping a schema file holds, and the SHA-256 of the very bytes it was read from."""
+    raw = read_regular(path, "schema file", SchemaError, shown=shown)
+    text = decoded(raw, "schema file", SchemaError, shown)
     if path.suffix.lower() in (".yaml", ".yml"):
         # the case files' safe reader: plain data, keys checked, aliases bounded
         data, _ = parse_yaml(text, shown, SchemaError)
@@ -188,7 +244,7 @@ def read_schema_file(path: Path, shown: str) -> Mapping[str, JsonValue]:
             raise SchemaError(f"schema file {shown!r} is not JSON: {exc}") from None
     if not isinstance(data, Mapping):
         raise SchemaError(f"schema file {shown!r} must hold a mapping")
-    return data
+    return data, hashlib.sha256(raw).hexdigest()
 
 
 def _base_of_mapping(contents: Mapping[str, JsonValue]) -> str:
@@ -200,11 +256,17 @@ def _base_of_mapping(contents: Mapping[str, JsonValue]) -> str:
     return Path.cwd().resolve().as_uri() + "/"
 
 
-def _resolver(contents: Mapping[str, JsonValue], base_uri: str) -> SchemaResolver:
+def _resolver(
+    contents: Mapping[str, JsonValue], base_uri: str, files: dict[str, str]
+) -> SchemaResolver:
+    """The resolver of a schema's references; each file they read is noted in ``files``."""
     from referencing import Registry
 
+    def retrieve(uri: str) -> Resource[Schema]:
+        return _retrieve(uri, files)
+
     resource = _resource(contents)
-    registry: Registry[Schema] = Registry(retrieve=_retrieve).with_resource(  # type: ignore[call-arg]
+    registry: Registry[Schema] = Registry(retrieve=retrieve).with_resource(  # type: ignore[call-arg]
         base_uri, resource
     )
     return registry.resolver(base_uri=base_uri)
@@ -248,9 +310,9 @@ def references_confined_to(
         _CONFINED.reset(token)
 
 
-def _retrieve(uri: str) -> Resource[Schema]:
+def _retrieve(uri: str, files: dict[str, str]) -> Resource[Schema]:
     """Read a referenced document: local files only, never the network, and only under the
-    folders a confinement allows."""
+    folders a confinement allows (noted in ``files``)."""
     parts = urlsplit(uri)
     if parts.scheme != "file":
         raise SchemaError(f"{uri!r}: only files are read (nothing is fetched from the network)")
@@ -265,7 +327,7 @@ def _retrieve(uri: str) -> Resource[Schema]:
                 f"refused, unread (a case file's schema reads only there; "
                 f"{confined.setting} lists more folders)"
             )
-    return _resource(read_schema_file(path, str(path)))
+    return _resource(_read_noted(path, files))
 
 
 # -- reading one node ---------------------------------------------------------------------------
