@@ -214,6 +214,7 @@ def _check_status(response: http.client.HTTPResponse, url: str, deadline: _Deadl
     else:
         deadline.left()
         detail = response.read(_DETAIL).decode("utf-8", "replace").strip()
+        deadline.left()
         message = f"HTTP {status} from {url}{': ' + masked(detail) if detail else ''}"
     raise JudgeHTTPError(message, status, _Response(status, response.msg))
 
@@ -226,6 +227,7 @@ def _read_body(response: http.client.HTTPResponse, url: str, deadline: _Deadline
         deadline.left()
         chunk = response.read1(_CHUNK)
         if not chunk:
+            deadline.left()  # the end of the body, or the deadline's shutdown
             return b"".join(parts)
         size += len(chunk)
         if size > MAX_REPLY_BYTES:
