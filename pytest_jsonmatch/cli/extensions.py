@@ -22,7 +22,8 @@ from ..engine.metrics import REGISTRY
 from .input_error import InputError
 
 # the call keys of the plugin's setting: the command has no runner to give them to
-_RUNNER_KEYS = ("concurrency", "timeout", "retries", "rate", "retry_timeouts", "retry_budget")
+# (``timeout`` is the judge's own too, the deadline of one attempt: the command takes it)
+_RUNNER_KEYS = ("concurrency", "retries", "rate", "retry_timeouts", "retry_budget")
 
 
 def add_extension_arguments(parser: argparse._ActionsContainer) -> None:

@@ -146,3 +146,86 @@ def _held(conn: socket.socket, seconds: float) -> bool:
             time.sleep(max(0.0, end - time.monotonic()))  # bytes sent after the body: wait
             return True
     return True
+
+
+class WireServer(ThreadingHTTPServer):
+    """A judge's server that misbehaves on the wire, for the transport's tests: every POST
+    is answered as ``mode`` says, and its Authorization header kept in ``auth``.
+
+    - ``redirect``: a 302 to ``location`` (another server, an ftp:// URL);
+    - ``drip``: a 200 whose long JSON body comes one byte every ``gap`` seconds;
+    - ``huge``: a 200 that streams ``huge`` bytes of a JSON string, as fast as it is read;
+    - ``echo``: a 401 whose body quotes the request's Authorization header;
+    - ``ok``: a chat completion judging every item 1.
+    """
+
+    daemon_threads = True
+
+    def __init__(self, mode: str = "ok") -> None:
+        super().__init__(("127.0.0.1", 0), _WireHandler)
+        self.mode = mode
+        self.location = ""
+        self.gap = 0.3
+        self.huge = 64 * 1024 * 1024
+        self.auth: list[str | None] = []
+        self.sent = 0  # bytes of body written (huge, drip)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class _WireHandler(BaseHTTPRequestHandler):
+    server: WireServer
+
+    def log_message(self, *args: object) -> None:  # quiet
+        pass
+
+    def do_POST(self) -> None:
+        srv = self.server
+        srv.auth.append(self.headers.get("Authorization"))
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        try:
+            getattr(self, f"_{srv.mode}")()
+        except OSError:
+            pass  # the client hung up: what it was sent is what the test reads
+
+    def _redirect(self) -> None:
+        self.send_response(302)
+        self.send_header("Location", self.server.location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _drip(self) -> None:
+        body = json.dumps({"choices": [], "pad": "x" * 1000}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.flush()
+        for byte in body:
+            self.wfile.write(bytes([byte]))
+            self.wfile.flush()
+            self.server.sent += 1
+            time.sleep(self.server.gap)
+
+    def _huge(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(self.server.huge + 2))
+        self.end_headers()
+        self.wfile.write(b'"')
+        block = b"x" * 65536
+        while self.server.sent < self.server.huge:
+            self.wfile.write(block)
+            self.server.sent += len(block)
+        self.wfile.write(b'"')
+
+    def _echo(self) -> None:
+        auth = str(self.headers.get("Authorization"))
+        key = auth.removeprefix("Bearer ")
+        reply_json(self, {"error": f"invalid key {key} (you sent: {auth})"}, 401)
+
+    def _ok(self) -> None:
+        content = json.dumps({"results": [1]})  # the tests ask one item a request
+        reply_json(self, {"choices": [{"message": {"content": content}}]})

@@ -14,6 +14,11 @@ from typing import Any
 from ..core.errors import ComparatorError, shown
 from ..core.values import JsonObject
 
+# The most one request to the judge may carry (4 MiB of JSON): a prompt template that
+# repeats {pairs}, or a batch of long values, is refused before anything is sent, not sent
+# with the key as a request of any size.
+MAX_REQUEST_BYTES = 4 * 1024 * 1024
+
 
 @dataclass(frozen=True)
 class JudgeRequest:

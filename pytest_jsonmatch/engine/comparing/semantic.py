@@ -46,10 +46,11 @@ from ..core.errors import (
     known_names,
     shown,
 )
+from ..core.masking import mask_value, mask_variable, masked
 from ..core.numbers import whole_in
 from ..core.retry_after import retry_after
 from ..core.values import JsonObject, JsonValue
-from .judge_messages import JudgeReply, JudgeRequest, Through, Transport
+from .judge_messages import MAX_REQUEST_BYTES, JudgeReply, JudgeRequest, Through, Transport
 
 
 class Judged(Protocol):
@@ -112,6 +113,8 @@ class JudgeSettings:
     def __post_init__(self) -> None:
         if not isinstance(self.model, str) or not self.model.strip():
             raise ConfigError("judge: model must be a model's name, such as model=gpt-4o-mini")
+        _check_endpoint(self.endpoint)
+        _check_key_env(self.key_env)
         if PAIRS not in self.prompt:
             where = f" {self.prompt_file}" if self.prompt_file else ""
             raise ConfigError(
@@ -157,6 +160,42 @@ class JudgeSettings:
         return ((input_tokens or 0) * (self.price_in or 0.0)) / 1e6 + (
             (output_tokens or 0) * (self.price_out or 0.0)
         ) / 1e6
+
+
+# what key_env may be: an environment variable's name, never a key pasted in its place
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+
+
+def _check_key_env(name: object) -> None:
+    """A ConfigError for a ``key_env`` that is not a variable's name; it does not show the
+    value, which may be the key itself, and masks it from now on. A name's value is masked
+    from now on too (a server that echoes the key puts it in no report)."""
+    if not isinstance(name, str) or (name and not _VARIABLE.fullmatch(name)):
+        mask_value(name if isinstance(name, str) else None)
+        raise ConfigError(
+            "judge: key_env must name an environment variable (letters, digits and _, not "
+            "starting with a digit, at most 64 characters), such as key_env=OPENAI_API_KEY; "
+            "what was given is not shown, as it may be the key itself"
+        )
+    mask_variable(name)
+
+
+def _check_endpoint(endpoint: object) -> None:
+    """A ConfigError for an endpoint the judge would not send its key to: anything but an
+    ``http://`` or ``https://`` URL with a host."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(endpoint) if isinstance(endpoint, str) else None
+    try:
+        host = parts.hostname if parts is not None else None
+    except ValueError:
+        host = None
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not host:
+        shown_endpoint = masked(endpoint)[:80] if isinstance(endpoint, str) else endpoint
+        raise ConfigError(
+            f"judge: endpoint must be an http:// or https:// URL with a host, such as "
+            f"https://api.openai.com/v1, not {shown_endpoint!r}"
+        )
 
 
 _KEYS = {
@@ -484,6 +523,7 @@ class SemanticJudge:
         self.memory = memory if memory is not None else Memory()
         self.figures = JudgeFigures()
         self.down: str | None = None  # why the judge is no longer asked (it was unreachable)
+        self.failed: dict[str, str] = {}  # item key -> why its own request failed
         self._lock = threading.Lock()
         self._asking: dict[str, threading.Event] = {}  # items a call is asking for now
         self._tabs = threading.local()  # the figures of the comparison this thread scores
@@ -601,7 +641,7 @@ class SemanticJudge:
                         self.memory.new.add(key)
                     answer: float | ComparatorError = verdict
                 else:
-                    answer = ComparatorError(f"{self.name}: {verdict}")
+                    answer = ComparatorError(masked(f"{self.name}: {verdict}"))
                 for n in waiting[key]:
                     out[n] = answer
 
@@ -615,8 +655,12 @@ class SemanticJudge:
     def _ask(self, chunk: list[Item]) -> list[float | str]:
         """One request for ``chunk``: a verdict or a reason per item."""
         if self.down is not None:
-            return [f"not asked: {self.down}"] * len(chunk)
+            # an item whose own request failed keeps that reason, asked again or not
+            return [self.failed.get(i.key, f"not asked: {self.down}") for i in chunk]
         s = self.settings
+        too_large = self._too_large(chunk)
+        if too_large is not None:
+            return [too_large] * len(chunk)
         request = JudgeRequest(
             s.model,
             render_prompt(s.prompt, chunk),
@@ -643,10 +687,7 @@ class SemanticJudge:
                         latency_s=time.perf_counter() - started,
                     )
                 )
-            why = _failure(exc)
-            if _unreachable(exc):
-                self.down = f"{self.name} was unreachable earlier in this run ({why})"
-            return [f"the request failed: {why}"] * len(chunk)
+            return [self._failed(exc, chunk)] * len(chunk)
         if not isinstance(reply, JudgeReply):
             return [f"the transport returned {type(reply).__name__}, not a JudgeReply"] * len(chunk)
         cost = s.cost(reply.input_tokens, reply.output_tokens)
@@ -663,6 +704,36 @@ class SemanticJudge:
                 )
             )
         return read_verdicts(reply, len(chunk))
+
+    def _failed(self, exc: BaseException, chunk: list[Item]) -> str:
+        """Why ``chunk``'s request failed, kept for its items; a judge that cannot be
+        reached, or that refused its key, is asked nothing more in this run."""
+        why = _failure(exc)
+        reason = f"the request failed: {why}"
+        if _unreachable(exc):
+            self.down = f"{self.name} was unreachable earlier in this run ({why})"
+            reason += "; the judge is asked nothing more in this run"
+        with self._lock:
+            for item in chunk:
+                self.failed[item.key] = reason
+        return reason
+
+    def _too_large(self, chunk: list[Item]) -> str | None:
+        """Why ``chunk``'s request is not sent when it would carry more than
+        ``MAX_REQUEST_BYTES`` (measured before the prompt is built: a template that repeats
+        {pairs} many times costs nothing to refuse), else None."""
+        template = self.settings.prompt
+        items = len(render_items(chunk).encode())
+        size = len(template.encode()) + template.count(PAIRS) * (items - len(PAIRS))
+        if size <= MAX_REQUEST_BYTES:
+            return None
+        where = f" {self.settings.prompt_file!r}" if self.settings.prompt_file else ""
+        return (
+            f"the request was not sent: its prompt would be {size:,} bytes, more than the "
+            f"{MAX_REQUEST_BYTES:,} a judge request may carry (the prompt template{where} "
+            f"holds {PAIRS} {template.count(PAIRS):,} times; {len(chunk)} items, batch="
+            f"{self.settings.batch})"
+        )
 
     def _send(self, request: JudgeRequest) -> JudgeReply:
         """``request`` sent by the judge itself, where no layer runs it through a runner
@@ -720,16 +791,18 @@ def _retry_delay(exc: BaseException, attempt: int) -> float | None:
 
 
 def _failure(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
+    """A failure's message as a reason keeps it: masked, at most 300 characters."""
+    text = masked(str(exc) or type(exc).__name__)
     return text if len(text) <= 300 else text[:297] + "..."
 
 
 def _unreachable(exc: BaseException) -> bool:
     """Whether a failure means the judge cannot be reached (refused connection, timeout,
-    a server error still there after the retries), so that the run stops asking it."""
+    a server error still there after the retries) or refused its key (401, 403), so that
+    the run stops asking it."""
     if isinstance(exc, JudgeUnavailable):
         return True
     status = getattr(exc, "status_code", None)
     return isinstance(exc, (ConnectionError, TimeoutError)) or (
-        isinstance(status, int) and (status >= 500 or status == 429)
+        isinstance(status, int) and (status >= 500 or status in (401, 403, 429))
     )

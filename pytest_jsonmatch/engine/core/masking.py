@@ -13,6 +13,7 @@ only when asked (``-vv`` or ``--tb=long``: pytest's own traceback).
 from __future__ import annotations
 
 import functools
+import os
 import re
 
 from .errors import ConfigError, printable
@@ -120,9 +121,33 @@ def declare(patterns: tuple[MaskPattern, ...]) -> None:
     _DECLARED[:] = patterns
 
 
+# Values masked wherever they stand, whatever their shape: the judge's key, once read from
+# the variable its key_env names. A shorter one is not: masking every "abc" of every
+# message would make them unreadable, and so short a value is no credential.
+MIN_KNOWN = 8
+_KNOWN: set[str] = set()
+
+
+def mask_value(value: str | None) -> None:
+    """Mask ``value`` itself, from now on in this process, in whatever :func:`masked`
+    reads (nothing for None or a value shorter than ``MIN_KNOWN`` characters)."""
+    if value and len(value) >= MIN_KNOWN:
+        _KNOWN.add(value)
+
+
+def mask_variable(name: str) -> str | None:
+    """The environment variable ``name``'s value (None: not set), masked from now on."""
+    value = os.environ.get(name) if name else None
+    mask_value(value)
+    return value
+
+
 def masked(text: str) -> str:
     """``text`` with every credential-like value replaced by ``***`` (docs/errors.md lists
-    what is masked), and whatever a declared pattern matches."""
+    what is masked), every value :func:`mask_value` was given, and whatever a declared
+    pattern matches."""
+    for value in sorted(_KNOWN, key=len, reverse=True):  # a key within a longer one
+        text = text.replace(value, "***")
     for pattern, replacement in _secrets():
         text = pattern.sub(replacement, text)
     for declared in _DECLARED:
