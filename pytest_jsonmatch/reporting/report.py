@@ -19,6 +19,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol, TypedDict, cast, get_args
 
 from ..engine.core.collector import collector_paused
+from ..engine.core.masking import masked
 from ..engine.results.field_results import FieldAggregate
 from .aggregate import (
     CaseResult,
@@ -72,7 +73,8 @@ def run_info(
         "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "plugin_version": __version__,
         "python": platform.python_version(),
-        "command": list(command),
+        # masked: a setting given on the command line may hold a credential
+        "command": [masked(part) for part in command],
         "git_commit": _git_commit(root),
     }
     if worker_deaths:

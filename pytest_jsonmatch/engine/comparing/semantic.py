@@ -177,7 +177,10 @@ def _check_key_env(name: object) -> None:
             "starting with a digit, at most 64 characters), such as key_env=OPENAI_API_KEY; "
             "what was given is not shown, as it may be the key itself"
         )
-    mask_variable(name)
+    if mask_variable(name) is None and name != name.upper():
+        # unset, and not shaped as variables are named: possibly a key pasted in the name's
+        # place; it is masked wherever it would be shown (the report's command line too)
+        mask_value(name)
 
 
 def _check_endpoint(endpoint: object) -> None:

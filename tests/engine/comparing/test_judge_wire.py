@@ -241,6 +241,37 @@ def test_a_key_in_key_envs_place_is_not_named_when_unset(judge_state, monkeypatc
     assert pasted not in field.reason
 
 
+def test_a_key_pasted_as_key_env_is_not_in_the_reports_command_line(tmp_path):
+    # the key's text in the variable name's place: unset, not upper case, so it is masked
+    # wherever it would be shown, the report's record of the command line included
+    pasted = "zq8plainkey0123456789"
+    (tmp_path / "gold.jsonl").write_text('{"s": "two boxes"}\n')
+    (tmp_path / "pred.jsonl").write_text('{"s": "2 boxes"}\n')
+    (tmp_path / "s.schema.json").write_text(
+        json.dumps({"properties": {"s": {"type": "string", "x-eval-compare": "semantic"}}})
+    )
+    srv = JudgeServer()
+    with serving(srv):
+        proc = jsonmatch(
+            "score",
+            "gold.jsonl",
+            "pred.jsonl",
+            "--schema",
+            "s.schema.json",
+            "--judge",
+            f"model=j endpoint={srv.url} key_env={pasted}",
+            "--format",
+            "json",
+            "-o",
+            "r.json",
+            cwd=tmp_path,
+        )
+    written = (tmp_path / "r.json").read_text()
+    assert srv.total == 0  # no key to send: nothing was sent
+    assert "key_env=***" in " ".join(json.loads(written)["run"]["command"])
+    assert pasted not in written + proc.stdout + proc.stderr
+
+
 # -- the comparison whose request failed says why ------------------------------------------------
 
 
