@@ -12,6 +12,7 @@ from ..reporting.provenance import provenance_changes
 from ..reporting.records import Comparison
 from ..reporting.report import baseline_section, load_report
 from ..reporting.shapes import Report
+from ..reporting.undecided import UNDECIDED_FAILURE, saved_undecided, undecided_failure
 from .input_error import InputError
 from .options import add_gate_arguments, gates_of
 from .output import choices, emit
@@ -80,8 +81,30 @@ def run_report(args: argparse.Namespace) -> int:
     for key in ("overall", "metrics", "groups", "cases", "comparisons", "gates"):
         if key not in report:
             raise InputError(f"{args.report}: not a jsonmatch report (no {key!r})")
+    report = with_undecided_read(report)
     emit(report, args.format, args.output, verbose=args.verbose, color_choice=args.color)
     return 0 if report["gates"].get("passed", True) else 1
+
+
+def with_undecided_read(report: Report) -> Report:
+    """``report`` with its gates failed where it holds a comparison the judge left undecided
+    (reporting/undecided.py), whatever verdict it was saved with: read from its comparisons
+    and per-metric counts, the failure is said first, and no gate reads as passed."""
+    count, why = saved_undecided(report)
+    failure = undecided_failure(count, why)
+    gates = report["gates"]
+    failures = list(gates.get("failures", []))
+    if not failure or any(str(f).startswith(UNDECIDED_FAILURE) for f in failures):
+        return report  # (said already, as the run counted it)
+    return {
+        **report,
+        "gates": {
+            **gates,
+            "passed": False,
+            "failures": [failure, *failures],
+            "checked": [],
+        },
+    }
 
 
 def run_diff(args: argparse.Namespace) -> int:

@@ -28,6 +28,7 @@ from ..engine.reading.parse import parse_expected
 from ..engine.results.field_results import TALLY_OF, MatchResult
 from ..reporting.aggregate import Aggregates, CaseResult, case_result, group_key, one_run_case
 from ..reporting.records import ERROR, Comparison, ConformanceRecord, ValueMode
+from ..reporting.undecided import undecided_message
 
 NO_PREDICTION = object()  # the actual side of a gold record no prediction was found for
 
@@ -129,6 +130,11 @@ def score_chunk(
     except JsonMatchError:
         tallies = None
         results = {id(p): _score_one(p, settings) for p in present}
+    if any(isinstance(r, MatchResult) and r.batch_errors for r in results.values()):
+        # a record the judge left undecided is an error, its fields counted nowhere (as the
+        # pytest plugin records it): the tallies, which counted them, are not used
+        tallies = None
+        results = {key: _decided(r) for key, r in results.items()}
     out = Scored(Aggregates(settings.group_by), [])
     for pair in pairs:
         outcome = results.get(id(pair), pair.missing or "no prediction")
@@ -206,6 +212,29 @@ def _score_one(pair: Pair, settings: ScoreSettings) -> MatchResult | str:
         return str(exc)
 
 
+class Undecided(str):
+    """Why a record's comparison was left undecided by the judge (undecided.py's message),
+    with how many fields (``fields``): such a record is an error, scored 0."""
+
+    fields: int
+
+    def __new__(cls, text: str, fields: int) -> Undecided:
+        self = super().__new__(cls, text)
+        self.fields = fields
+        return self
+
+    def __reduce__(self) -> tuple[type[Undecided], tuple[str, int]]:
+        return type(self), (str(self), self.fields)
+
+
+def _decided(outcome: MatchResult | str) -> MatchResult | str:
+    """``outcome``, or, for a result with fields the judge left undecided, the error that
+    says so (:class:`Undecided`)."""
+    if isinstance(outcome, MatchResult) and outcome.batch_errors:
+        return Undecided(undecided_message(outcome), outcome.batch_errors)
+    return outcome
+
+
 class Unread(str):
     """Why an answer held to a schema could not be read (the error's text), and how
     (``keyword``: ``cut off`` or ``unreadable``): such an answer counts as invalid."""
@@ -239,6 +268,7 @@ def comparison_of(pair: Pair, outcome: MatchResult | str, settings: ScoreSetting
                 if isinstance(outcome, Unread)
                 else None
             ),
+            undecided=outcome.fields if isinstance(outcome, Undecided) else 0,
         )
     return Comparison.of_result(
         outcome,

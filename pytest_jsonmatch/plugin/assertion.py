@@ -16,7 +16,7 @@ from ..engine.core.errors import ComparatorError, JsonMatchError, ParseError, Tr
 from ..engine.core.masking import one_line
 from ..engine.match import match_json
 from ..engine.metrics import REGISTRY
-from ..engine.results.field_results import BATCH_ERROR, MatchResult
+from ..engine.results.field_results import MatchResult
 from ..reporting.failure_message import format_failure
 from ..session.channel import Channel, Defaults, current
 from ..session.outcome import Outcome
@@ -164,6 +164,7 @@ def compare_and_record(
                 recording=recorded,
                 call=call,
                 judge=judged.figures(),
+                undecided=result.batch_errors,
             )
         )
         raise batch
@@ -192,12 +193,10 @@ def _unread(exc: JsonMatchError, options: Mapping[str, object]) -> str:
 
 def batch_error_message(result: MatchResult) -> str:
     """What a comparison with fields a batch comparator could not score says: how many, the
-    comparators and their reasons, and the first paths."""
-    failed = [fr for fr in result.fields if fr.status == BATCH_ERROR]
-    reasons = sorted({fr.reason or f"batch comparator {fr.comparator!r} failed" for fr in failed})
-    paths = ", ".join(fr.display_path for fr in failed[:5]) + (", ..." if len(failed) > 5 else "")
-    noun = "field" if len(failed) == 1 else "fields"
-    return f"{result.metric}: {len(failed)} {noun} could not be scored ({'; '.join(reasons)}) at {paths}"
+    comparators and their reasons, and the first paths (reporting/undecided.py)."""
+    from ..reporting.undecided import undecided_message
+
+    return undecided_message(result)
 
 
 def failure(result: MatchResult, threshold: float, verbosity: int) -> AssertionError:

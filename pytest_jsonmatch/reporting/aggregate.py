@@ -96,6 +96,7 @@ class CaseResult:
     # the places (field path, keyword) each invalid run broke, each once per run
     violated: tuple[tuple[str, str], ...] = ()
     target: str = ""  # the named target whose outputs the runs scored
+    undecided: int = 0  # runs the judge left undecided (each an error: see undecided.py)
 
     @property
     def counted(self) -> bool:
@@ -125,6 +126,8 @@ class CaseResult:
             out["conformance"] = {"checked": self.checked, "valid": self.valid}
         if self.target:
             out["target"] = self.target
+        if self.undecided:
+            out["undecided"] = self.undecided
         return out
 
 
@@ -136,13 +139,15 @@ def listed_in_summary(case: CaseResult) -> bool:
 
 
 def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
-    """One case from its runs: an error when a run could not be scored, xfailed/xpassed as
-    its test was, else passed or failed by ``rule`` (see :func:`case_passes`)."""
+    """One case from its runs: an error when a run could not be scored (a run the judge left
+    undecided among them, whatever status it was saved with), xfailed/xpassed as its test
+    was, else passed or failed by ``rule`` (see :func:`case_passes`)."""
     if len(runs) > 1:
         runs = sorted(runs, key=lambda c: c.repeat)
     first = runs[0]
     scores = [c.score for c in runs]
-    errors = [c.error for c in runs if c.status == ERROR]
+    undecided = [c for c in runs if c.undecided]
+    errors = [c.error for c in runs if c.status == ERROR or c.undecided]
     # an answer that could not be read carries a conformance too: it is not valid
     checked = [c.conformance for c in runs if c.conformance is not None]
     if first.status in EXPECTED_TO_FAIL:
@@ -176,6 +181,7 @@ def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
             place for c in checked for place in dict.fromkeys((f, k) for _, f, k in c.violations)
         ),
         first.target,
+        len(undecided),
     )
 
 
@@ -229,6 +235,7 @@ def one_run_case(
                 int(checked is not None and checked.valid),
                 violated,
                 "",
+                0,  # (a result with undecided fields is scored as an error: undecided.py)
             ),
         )
     )
@@ -251,6 +258,7 @@ def _mean(values: Sequence[float]) -> float:
 _MEANS = ("score", "precision", "recall", "f1")
 _METRIC, _STATUS, _MEAN = attrgetter("metric"), attrgetter("status"), attrgetter("mean")
 _CHECKED, _VALID, _VIOLATED = attrgetter("checked"), attrgetter("valid"), attrgetter("violated")
+_UNDECIDED = attrgetter("undecided")
 # what each of _MEANS sums of a case
 _MEANS_OF_A_CASE = tuple(zip(_MEANS, map(attrgetter, ("mean", "precision", "recall", "f1"))))
 VIOLATED_SHOWN = 10  # the places broken most that a metric's tally names
@@ -271,6 +279,10 @@ class MetricTally:
     checked: int = 0
     valid: int = 0
     violated: dict[tuple[str, str], int] = field(default_factory=dict)
+    # runs the judge left undecided, and the message of one of them (the least in sort
+    # order: the same whichever order the tallies are merged in)
+    undecided: int = 0
+    undecided_why: str = ""
 
     def add(self, case: CaseResult) -> None:
         self.add_all((case,))
@@ -286,6 +298,10 @@ class MetricTally:
         self.failed += len(cases) - passed - errors
         self.checked += sum(map(_CHECKED, cases))
         self.valid += sum(map(_VALID, cases))
+        if any(map(_UNDECIDED, cases)):
+            for case in cases:
+                if case.undecided:
+                    self._undecided(case.undecided, case.error)
         if any(map(_VIOLATED, cases)):
             for case in cases:
                 for place in case.violated:
@@ -303,8 +319,16 @@ class MetricTally:
             self.sums[name].merge(other.sums[name])
         self.checked += other.checked
         self.valid += other.valid
+        if other.undecided:
+            self._undecided(other.undecided, other.undecided_why)
         for place, answers in other.violated.items():
             self.violated[place] = self.violated.get(place, 0) + answers
+
+    def _undecided(self, runs: int, why: str) -> None:
+        """Count ``runs`` left undecided, one of them saying ``why``."""
+        self.undecided += runs
+        if why and (not self.undecided_why or why < self.undecided_why):
+            self.undecided_why = why
 
     def mean(self, name: str) -> float:
         return self.sums[name].value / self.cases if self.cases else 1.0
@@ -340,6 +364,8 @@ class MetricTally:
         }
         if self.checked:
             out["conformance"] = self.conformance()
+        if self.undecided:
+            out["undecided"] = self.undecided
         return out
 
 
@@ -364,6 +390,16 @@ class Summary:
     @property
     def errors(self) -> int:
         return sum(m.errors for m in self.metrics.values())
+
+    @property
+    def undecided(self) -> int:
+        """Counted runs the judge left undecided: no gate passes while there is one."""
+        return sum(m.undecided for m in self.metrics.values())
+
+    @property
+    def undecided_why(self) -> str:
+        """The message of one run the judge left undecided (empty: none was)."""
+        return min((m.undecided_why for m in self.metrics.values() if m.undecided_why), default="")
 
 
 class Aggregates:

@@ -275,10 +275,12 @@ def _sides(expected: Any, actual: Any, mode: str) -> tuple[str, tuple[Any, ...]]
 def case_line(case: CaseResult, group_by: str) -> str:
     """``json_line(case_dict(case, group_by))``: from a template when the case holds only
     strings, whole numbers and finite floats and nothing optional but a conformance count
-    (no answer cut, no named target), a dataset's usual case; else by the dict."""
+    (no answer cut, no named target, no run left undecided), a dataset's usual case; else
+    by the dict."""
     if (
         case.truncated
         or case.target
+        or case.undecided
         or type(case.checked) is not int
         or type(case.valid) is not int
     ):

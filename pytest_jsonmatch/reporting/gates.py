@@ -322,9 +322,11 @@ def judge(
     which gates it passed. Every number a message quotes is one a table of the report shows:
     the overall score, a field's row in its group's table, a shared case's two scores.
     ``label`` names what the run is held against in the words of a gate passed. A run whose
-    cases went unscored beyond ``MAX_UNSCORED`` passes no gate (``unscored``: judged here;
-    False: the caller judges it, once per target)."""
+    cases went unscored beyond ``MAX_UNSCORED``, or that holds a comparison the judge left
+    undecided, passes no gate (``unscored``: judged here; False: the caller judges it, once
+    per target)."""
     from .aggregate import SCORE_EPSILON
+    from .undecided import undecided_failure
 
     verdict = GateVerdict()
     if summary.overall is None:
@@ -350,6 +352,10 @@ def judge(
     if failure:
         verdict.checked.clear()
         verdict.failures.insert(0, failure)
+    undecided = undecided_failure(summary.undecided, summary.undecided_why) if unscored else ""
+    if undecided:  # whatever share of the run it is: a judge's silence is no verdict
+        verdict.checked.clear()
+        verdict.failures.insert(0, undecided)
     return verdict
 
 

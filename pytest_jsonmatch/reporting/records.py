@@ -17,7 +17,7 @@ from typing import Literal, NamedTuple, Protocol, cast
 
 from ..engine.core.errors import shown
 from ..engine.core.values import MISSING
-from ..engine.results.field_results import FieldResult, MatchResult
+from ..engine.results.field_results import BATCH_ERROR, FieldResult, MatchResult
 from .shapes import (
     CallDict,
     ComparisonDict,
@@ -193,6 +193,9 @@ class Comparison:
     # the named target that made the output (empty: the session's one target, or none); a
     # case's comparisons under two targets are the same case id but its ``[target]`` suffix
     target: str = ""
+    # fields the judge (a batch comparator) left undecided: such a comparison is an error,
+    # scored 0, and no gate passes while any comparison of a run is undecided (gates.py)
+    undecided: int = 0
 
     @property
     def pair_id(self) -> str:
@@ -325,6 +328,8 @@ class Comparison:
             out["target"] = self.target
         if self.conformance is not None:
             out["conformance"] = self.conformance.to_dict()
+        if self.undecided:
+            out["undecided"] = self.undecided
         return out
 
     @classmethod
@@ -366,7 +371,26 @@ class Comparison:
             if (conf := data.get("conformance")) is None
             else ConformanceRecord.from_dict(conf),
             target=str(data.get("target", "")),
+            undecided=undecided_of(data),
         )
+
+
+def undecided_of(data: ComparisonDict) -> int:
+    """How many fields of a report's comparison the judge left undecided: the count it
+    records, or, where it records none (a report written before the count was kept, or
+    edited), its fields whose status is ``batch_error``; a counted comparison holding one
+    was not decided, whatever its status says. ValueError for a count that is not a whole
+    number >= 0."""
+    recorded = data.get("undecided", 0)
+    if isinstance(recorded, bool) or not isinstance(recorded, int) or recorded < 0:
+        raise ValueError(f"undecided must be a whole number >= 0, not {shown(recorded)}")
+    fields = data.get("fields", ())
+    found = (
+        sum(1 for f in fields if isinstance(f, Mapping) and f.get("status") == BATCH_ERROR)
+        if isinstance(fields, list)
+        else 0
+    )
+    return max(recorded, found)
 
 
 def _field_dict(record: tuple[str, str, str, float, JSONValue, JSONValue, str]) -> FieldDict:

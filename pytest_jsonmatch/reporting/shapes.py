@@ -128,6 +128,7 @@ class ValidShareDict(TypedDict):
 
 class _MetricConformance(TypedDict, total=False):
     conformance: ValidShareDict  # only when some answer of the metric was given a schema
+    undecided: int  # comparisons the judge left undecided (only when any)
 
 
 class MetricTallyDict(_MetricConformance):
@@ -167,6 +168,7 @@ class _CaseTruncated(TypedDict, total=False):
     truncated: int  # how many of its runs were cut off and scored closed (only when any)
     target: str  # the named target whose output the case scored (only when targets ran)
     conformance: CaseConformanceDict  # only when its answers were checked against a schema
+    undecided: int  # how many of its runs the judge left undecided (only when any)
 
 
 class CaseResultDict(_CaseTruncated):
@@ -275,6 +277,7 @@ class _ComparisonCall(TypedDict, total=False):
     truncated: TruncatedDict  # only for an answer cut off and scored closed
     target: str  # the named target that made the output (only when targets ran)
     conformance: ConformanceDict  # only when the comparison was given a schema
+    undecided: int  # fields the judge left undecided: the comparison is an error (only when any)
 
 
 class ComparisonDict(_ComparisonCall):

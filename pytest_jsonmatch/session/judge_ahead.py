@@ -79,7 +79,17 @@ class JudgeAhead:
         self._queue(lambda: self._score(key, done, case, repeat, runs, target))
 
     def live(self, key: object, output: object) -> None:
-        """A live case's call returned ``output`` (in the call's thread): judge it ahead."""
+        """A live case's call returned ``output`` (in the call's thread): judge it ahead. A
+        target's TargetResult is judged by its answer, as its test scores it; one whose
+        figures its test refuses is not judged at all."""
+        from ..calls.call_figures import TargetResult
+
+        if isinstance(output, TargetResult):
+            if output.problem() is not None:
+                with self._lock:
+                    self._live.pop(key, None)
+                return
+            output = output.answer()
         with self._lock:
             waiting = self._live.pop(key, None)
             if waiting is None or self._stop.is_set():

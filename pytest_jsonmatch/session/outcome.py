@@ -36,6 +36,8 @@ class Outcome:
     # an answer checked against no schema because it could not be read: "cut off" or
     # "unreadable" (a keyword of its conformance: such an answer is not valid); empty: none
     unread: str = ""
+    # fields the judge left undecided (the error says which and why): 0 for any other error
+    undecided: int = 0
 
     def comparison(
         self,
@@ -79,6 +81,7 @@ class Outcome:
                 conformance=(
                     ConformanceRecord((("", "(answer)", self.unread),), 1) if self.unread else None
                 ),
+                undecided=self.undecided,
             )
         return Comparison.of_result(
             self.result,

@@ -4,7 +4,8 @@ the numbered items out of the prompt the judge sends and answers as it is told.
 By default it decides as a careful judge would for the tests' data: a pair is the same
 when its values are equal ignoring case, or when ``same`` lists them. ``answer`` (a
 function of the items) replaces the reply's text; ``finish`` its finish reason; ``storm``
-makes the first N requests 429s with a ``Retry-After`` of ``after`` seconds; ``delay``
+makes the first N requests 429s with a ``Retry-After`` of ``after`` seconds; ``down_after``
+answers the first N requests and every later one with a 503 (a judge that dies mid-run); ``delay``
 holds every answer that long, or until the client hangs up (counted in ``hung_up``: a
 request its client gave up on ends then, unanswered). It counts requests (``total``), the
 most in flight at once (``max_in_flight``), those in flight now (``calls.now``) and keeps
@@ -49,6 +50,7 @@ class JudgeServer(CountsCalls, ThreadingHTTPServer):
         self.answer: Callable[[list[Item]], str] | None = None
         self.finish = "stop"
         self.storm = 0
+        self.down_after: int | None = None
         self.after = "0"
         self.status = 429
         self.delay = 0.0
@@ -97,6 +99,10 @@ class _Handler(BaseHTTPRequestHandler):
             if self.path != "/v1/chat/completions":
                 leave()
                 reply_json(self, {"error": "not found"}, 404)
+                return
+            if srv.down_after is not None and n > srv.down_after:
+                leave()
+                reply_json(self, {"error": "overloaded"}, 503)
                 return
             if n <= srv.storm:
                 leave()
