@@ -22,7 +22,7 @@ from .input_error import InputError
 # Each command: the module that defines its parser and runs it, and its line in the top
 # help. Only the module of the command being run is imported, so that ``jsonmatch compare``
 # loads neither the dataset machinery of ``score`` nor the report readers of ``diff``
-# (tests/cli/test_startup.py holds the lines to the modules' own).
+# (tests/cli/test_command_imports.py holds these lines to the modules' own).
 COMMAND_MODULES = {
     "compare": ".compare",
     "score": ".score",
