@@ -45,6 +45,7 @@ from .shapes import (
     ReportSummary,
     Rows,
     RunInfo,
+    TargetsDict,
     WorkerDeathDict,
 )
 from .stats import percentile
@@ -456,7 +457,7 @@ def _against(
     baseline: Baseline,
     reference: str,
     repeat_rule: RepeatRule,
-    group_by: GroupBy | None,
+    group_by: GroupBy,
 ) -> BaselineComparison:
     """This run's cases held against ``baseline`` (baseline.py, loaded when a run has one)."""
     from .baseline import cases_of, compare
