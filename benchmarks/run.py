@@ -41,6 +41,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import command_startup
 import corpus
 import invoices
 import judge_bench
@@ -477,7 +478,7 @@ def bench_startup(args: argparse.Namespace) -> list[Row]:
             f"{spread[0] * 1e3:+.1f} / {spread[len(spread) // 2] * 1e3:+.1f} / "
             f"{spread[-1] * 1e3:+.1f} ms min/median/max); wall {wall * 1e3:+.1f} ms",
         )
-    ]
+    ] + command_startup.bench(args, Row)  # the jsonmatch command's own start-up
 
 
 # -- 5. lenient parsing of adversarial text -----------------------------------------------
@@ -1204,6 +1205,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--suite-files", type=int, help="case files in the suite (default 10000)")
     p.add_argument("--suite-runs", type=int, help="pytest runs of each variant (default 3)")
     p.add_argument("--startup-runs", type=int, help="sessions of each variant (default 25)")
+    p.add_argument(
+        "--command-runs", type=int, help="paired runs of each jsonmatch start-up row (default 11)"
+    )
+    p.add_argument(
+        "--startup-records",
+        type=int,
+        help="invoices in the whole-process jsonmatch score rows (default 10000)",
+    )
+    p.add_argument(
+        "--startup-dataset-runs",
+        type=int,
+        help="paired runs of each whole-process jsonmatch score row (default 5)",
+    )
     p.add_argument("--parse-mb", type=float, help="adversarial text size in MB (default 10)")
     p.add_argument("--parse-runs", type=int, help="runs per parse row (default 3)")
     p.add_argument(
@@ -1297,6 +1311,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         dataset_runs=3,
         ref_records=10_000,
         ref_runs=3,
+        command_runs=11,
+        startup_records=10_000,
+        startup_dataset_runs=5,
     )
     quick = dict(
         judge_runs=1,
@@ -1320,6 +1337,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         ref_pairs=20,
         ref_records=200,
         ref_runs=1,
+        command_runs=1,
+        startup_records=200,
+        startup_dataset_runs=1,
     )
     for k, v in (quick if args.quick else full).items():
         if getattr(args, k) is None:

@@ -11,15 +11,35 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import importlib
 import os
 import sys
 from collections.abc import Iterator, Sequence
 
 from ..engine.core.errors import JsonMatchError
-from . import compare, compare_runs, merge, saved, score
 from .input_error import InputError
 
-COMMANDS = ("compare", "score", "report", "diff", "compare-runs", "merge")
+# Each command: the module that defines its parser and runs it, and its line in the top
+# help. Only the module of the command being run is imported, so that ``jsonmatch compare``
+# loads neither the dataset machinery of ``score`` nor the report readers of ``diff``
+# (tests/cli/test_command_imports.py holds these lines to the modules' own).
+COMMAND_MODULES = {
+    "compare": ".compare",
+    "score": ".score",
+    "report": ".saved",
+    "diff": ".saved",
+    "compare-runs": ".compare_runs",
+    "merge": ".merge",
+}
+COMMAND_HELP = {
+    "compare": "score one pair of JSON documents",
+    "score": "score a dataset of gold and predicted records",
+    "report": "render a saved JSON report",
+    "diff": "compare two saved reports case by case",
+    "compare-runs": "compare two or more saved reports side by side",
+    "merge": "join the reports of a split suite's shards and judge the whole run",
+}
+COMMANDS = tuple(COMMAND_MODULES)
 STRUCTEVAL_FLAGS = ("--test", "--gt", "--report", "--config")
 
 
@@ -30,7 +50,11 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(f"{self.prog}: {message} (see {self.prog} --help)")
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. With ``command`` (one of COMMANDS), only that command's
+    module is imported and its sub-parser built in full; the others are listed by name and
+    help line alone (enough for ``jsonmatch --help`` and for a usage error). Without it,
+    every command is built in full."""
     from ..version import __version__
 
     top = _Parser(
@@ -43,12 +67,30 @@ def parser() -> argparse.ArgumentParser:
     )
     top.add_argument("--version", action="version", version=f"jsonmatch {__version__}")
     commands = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    compare.add_parser(commands)
-    score.add_parser(commands)
-    saved.add_parsers(commands)
-    compare_runs.add_parser(commands)
-    merge.add_parser(commands)
+    built: set[str] = set()
+    for name, module in COMMAND_MODULES.items():
+        if name in built:
+            continue
+        if command is None or COMMAND_MODULES.get(command) == module:
+            _add_parsers(module, commands)
+            built.update(n for n, m in COMMAND_MODULES.items() if m == module)
+        else:
+            commands.add_parser(name, help=COMMAND_HELP[name])
     return top
+
+
+def _add_parsers(module: str, commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """The sub-parsers one command module defines (``saved`` defines two: report, diff)."""
+    loaded = importlib.import_module(module, __package__)
+    add = getattr(loaded, "add_parsers", None) or loaded.add_parser
+    add(commands)
+
+
+def _command_of(argv: list[str]) -> str | None:
+    """The command ``argv`` names: its first word that does not start with ``-``, when that
+    is one of COMMANDS (the top-level options before it are flags that take no value)."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first if first in COMMAND_MODULES else None
 
 
 def _structeval_spelling(argv: list[str]) -> bool:
@@ -66,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         structeval = _structeval_spelling(args_list)
         if structeval:
             args_list = ["compare", *args_list]
-        top = parser()
+        top = parser(_command_of(args_list) or "")  # ("": none built in full)
         if not args_list:
             top.print_help(sys.stderr)
             return 2

@@ -11,7 +11,6 @@ import argparse
 import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
 
 from ..engine.configuring.walk_config import WalkConfig
 from ..engine.core.errors import JsonMatchError, SchemaError
@@ -195,6 +194,8 @@ def schema_option(path: str) -> str | JsonObject:
 def _based_id(given: JsonValue, file_uri: str) -> str:
     """A schema's ``$id`` read from ``file_uri``: an absolute one as it is, a relative one
     against the file, none: the file (as the engine bases a schema file's references)."""
+    from urllib.parse import urljoin, urlsplit  # (only for a schema given as a mapping)
+
     if not isinstance(given, str):
         return file_uri
     return given if urlsplit(given).scheme else urljoin(file_uri, given)

@@ -8,13 +8,15 @@ import os
 import shutil
 import sys
 from collections.abc import Callable
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from ..reporting.atomic import write_atomic
 from ..reporting.formats import FORMAT, FORMATS, Look, offered
 from ..reporting.shapes import CaseDict, Report
-from ..reporting.spool import ComparisonSpool, Spool
 from .input_error import InputError
+
+if TYPE_CHECKING:
+    from ..reporting.spool import ComparisonSpool, Spool
 
 
 def choices() -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from .comparing.registry import Registry
 from .configuring.walk_config import WalkConfig
@@ -41,11 +41,13 @@ from .results.field_results import (
     weighted_precision_recall,
 )
 from .results.post_processors import spare_cut_elements
-from .schemas.conformance import Validator, validator_for
 from .schemas.eval_schema import SchemaNode, infer_node
 from .walking import compiled
 from .walking.prefetch import prefetch_strings
 from .walking.walk import walk
+
+if TYPE_CHECKING:  # (the checker is imported where a schema asks for it: _validator)
+    from .schemas.conformance import Validator
 
 # The switches of evaluate_records' two fast paths (docs/architecture.md, "Fast paths"):
 # False makes every record full FieldResults from the start (no tallies), and reads every
@@ -395,7 +397,11 @@ def _validator(options: Mapping[str, object]) -> Validator | None:
     elif not isinstance(check, bool):
         raise ConfigError(f"conformance must be true or false, not {shown(check)}")
     source = options.get("schema")
-    return None if source is None or not check else validator_for(source)
+    if source is None or not check:
+        return None
+    from .schemas.conformance import validator_for  # (its compiler and `regex`, when used)
+
+    return validator_for(source)
 
 
 def _conformed(validator: Validator | None, actual: JsonValue, result: MatchResult) -> MatchResult:

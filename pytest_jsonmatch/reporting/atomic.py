@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -69,6 +68,8 @@ def write_atomic(
     target = Path(os.path.abspath(path) if owned else os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     _remove_stale(target)
+    import tempfile  # (only where a file is written)
+
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         if _LOCKS:

@@ -15,7 +15,6 @@ import platform
 import subprocess
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
-from importlib import resources
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol, TypedDict, cast, get_args
 
 from ..engine.core.collector import collector_paused
@@ -30,10 +29,8 @@ from .aggregate import (
     listed_in_summary,
     summarize,
 )
-from .baseline import Baseline, BaselineComparison, cases_of, compare
 from .gates import GateSettings, GateVerdict, judge
 from .money import money
-from .provenance import provenance_changes
 from .records import FAILED, Comparison
 from .shapes import (
     BaselineSectionDict,
@@ -49,14 +46,16 @@ from .shapes import (
     ReportSummary,
     Rows,
     RunInfo,
+    TargetsDict,
     WorkerDeathDict,
 )
 from .stats import percentile
 from .validation import REPORT_VERSION, check_report
-from .versus import VersusSettings, targets_section
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (a baseline's and the targets' modules load when a run has them)
+    from .baseline import Baseline, BaselineComparison
     from .field_counts import FieldCounts
+    from .versus import VersusSettings
 
 
 def run_info(
@@ -246,7 +245,7 @@ def _conclude(
     )
     reference = (versus.reference if versus is not None else "") or next(iter(targets), "")
     against = (
-        compare(cases_of(comparisons, repeat_rule, group_by), baseline, reference)
+        _against(comparisons, baseline, reference, repeat_rule, group_by)
         if baseline is not None and summary.count
         else None
     )
@@ -254,12 +253,14 @@ def _conclude(
         judge(summary, gates, against) if unjudged is None else GateVerdict(not_judged=unjudged)
     )
     if against is not None and baseline is not None:  # said, not failed (provenance.py)
+        from .provenance import provenance_changes
+
         verdict.warnings += provenance_changes(baseline.provenance, run.get("provenance"))
     side = (
-        targets_section(
+        _targets_section(
             comparisons,
             targets,
-            versus or VersusSettings(),
+            versus,
             gates,
             group_by=group_by,
             repeat_rule=repeat_rule,
@@ -453,8 +454,48 @@ def load_report(path: str | os.PathLike[str]) -> Report:
     return check_report(data, os.fspath(path), BaselineError)
 
 
+def _against(
+    comparisons: Sequence[Comparison],
+    baseline: Baseline,
+    reference: str,
+    repeat_rule: RepeatRule,
+    group_by: GroupBy,
+) -> BaselineComparison:
+    """This run's cases held against ``baseline`` (baseline.py, loaded when a run has one)."""
+    from .baseline import cases_of, compare
+
+    return compare(cases_of(comparisons, repeat_rule, group_by), baseline, reference)
+
+
+def _targets_section(
+    comparisons: Sequence[Comparison],
+    targets: Sequence[str],
+    versus: VersusSettings | None,
+    gates: GateSettings,
+    *,
+    group_by: GroupBy,
+    repeat_rule: RepeatRule,
+    verdict: GateVerdict,
+) -> TargetsDict | None:
+    """The named targets side by side (versus.py, loaded when a run has targets)."""
+    from .versus import VersusSettings, targets_section
+
+    settings = versus or VersusSettings()
+    return targets_section(
+        comparisons,
+        targets,
+        settings,
+        gates,
+        group_by=group_by,
+        repeat_rule=repeat_rule,
+        verdict=verdict,
+    )
+
+
 def schema() -> dict[str, JSONValue]:
     """The JSON Schema of a version-4 report."""
+    from importlib import resources  # (only where the schema is read)
+
     text = resources.files(__package__).joinpath("report.schema.json").read_text(encoding="utf-8")
     loaded: dict[str, JSONValue] = json.loads(text)  # the shipped file: an object
     return loaded

@@ -25,19 +25,6 @@ from .changes import (
     signed,
 )
 from .records import NOT_RECORDED
-from .runs import (
-    DISAGREEMENTS,
-    PARTIAL_NAMED,
-    cell_latency,
-    cell_score,
-    cell_spread,
-    cell_usage,
-    field_table,
-    has_costs,
-    headline,
-    partial_text,
-    run_rows,
-)
 from .shapes import (
     BaselineSectionDict,
     CaseDict,
@@ -596,6 +583,19 @@ def runs_lines(
     """The tables of a runs comparison (reporting/runs.py): each run (or target: ``word``)
     against the first, latency and usage, cases only some have, per field, and where they
     disagree most."""
+    from .runs import (  # (a run's summary alone does not load the runs comparison)
+        DISAGREEMENTS,
+        PARTIAL_NAMED,
+        cell_latency,
+        cell_score,
+        cell_spread,
+        cell_usage,
+        field_table,
+        has_costs,
+        partial_text,
+        run_rows,
+    )
+
     names = [r["name"] for r in data["runs"]]
     clean = escape_controls
     header, rows = run_rows(data, costs=False, word=word[:-1])
@@ -657,6 +657,8 @@ def runs_lines(
 
 def render_runs_text(data: RunsComparison, width: int = 100, verbose: int = 0) -> str:
     """``jsonmatch compare-runs`` as text."""
+    from .runs import headline
+
     lines = wrap("compare-runs: " + headline(data), width)
     lines += [escape_controls(f"  {r['name']}: {r['path']}") for r in data["runs"]]
     lines += ["", *runs_lines(data, width, verbose)]

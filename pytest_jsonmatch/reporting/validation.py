@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from functools import cache
-from importlib import resources
 from typing import NamedTuple, cast
 
 from ..engine.core.errors import JsonMatchError, printable, shown
@@ -43,6 +42,8 @@ def _validator(definition: str | None = None) -> _Compiled:
     """The schema compiled: of the whole report, or of a list of one of its ``$defs``. The schema
     declares draft 2020-12; it uses only keywords that mean the same in draft 7, the newest
     draft the compiler reads, so it is compiled as draft 7."""
+    from importlib import resources  # (its loaders: only where the schema is read)
+
     text = resources.files(__package__).joinpath("report.schema.json").read_text(encoding="utf-8")
     schema = {**json.loads(text), "$schema": "http://json-schema.org/draft-07/schema#"}
     schema.pop("$id", None)

@@ -29,7 +29,6 @@ from ..schemas.eval_schema import (
     parse_transforms,
     parse_weight,
 )
-from ..schemas.loading import load_schema
 
 # see WalkConfig.inline_plan
 InlinePlan = tuple[
@@ -480,6 +479,8 @@ def schema_node(
 ) -> SchemaNode:
     """The parsed schema graph of ``source`` (a mapping, a file, a pydantic model class),
     kept per schema document, registry state, comparator defaults and dialect."""
+    from ..schemas.loading import load_schema  # (only when a schema is given)
+
     loaded = load_schema(source)
     base = registry.registry if isinstance(registry, Binder) else registry
     key = (

@@ -27,10 +27,10 @@ from ..core.numbers import is_finite_number
 from ..core.paths import index_segment, key_segment
 from ..core.values import JsonObject, JsonValue, schema_type
 from ..reading.intake import MAX_DEPTH, as_data, read_json
-from .loading import Located, Parts, load_schema, locate
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (loading.py, with urllib and YAML, loads where a schema is read)
     from ..comparing.registry import Binder, Registry
+    from .loading import Located, Parts
 
 T = TypeVar("T")
 
@@ -151,6 +151,8 @@ def annotate_schema(
         REGISTRY.check_type_default(json_type, comparator, "annotate_schema: type_defaults")
     # each a comparator spec the registry binds (a name or {name: params}): JSON to write
     defaults = cast("dict[str, JsonValue]", {**REGISTRY.type_defaults, **(type_defaults or {})})
+    from .loading import load_schema
+
     contents = load_schema(schema).contents
 
     def annotated() -> JsonObject:
@@ -257,6 +259,8 @@ def parse_schema(
     """Check an eval schema (a mapping, a file, a pydantic model class) and bind its
     comparators and transforms; errors name the node. ``reader`` reads a dialect's own keys
     (structeval's, under structural_f1)."""
+    from .loading import load_schema
+
     loaded = load_schema(schema)
     return _with_room(loaded.contents, lambda: _Builder(registry, reader).node(loaded.root, "$"))
 
@@ -275,6 +279,8 @@ class _Builder:
         found = self.built.get(key)
         if found is not None:
             return found
+        from .loading import locate
+
         located = locate(parts, where)
         keywords = located.keywords
         kind = keywords.get("type")
