@@ -34,6 +34,7 @@ from .gates import GateSettings, GateVerdict, judge
 from .money import money
 from .provenance import provenance_changes
 from .records import FAILED, Comparison
+from .reliability_gates import reliability_section
 from .shapes import (
     BaselineSectionDict,
     CaseDict,
@@ -253,6 +254,9 @@ def _conclude(
     )
     if against is not None and baseline is not None:  # said, not failed (provenance.py)
         verdict.warnings += provenance_changes(baseline.provenance, run.get("provenance"))
+    reliable = reliability_section(
+        comparisons, gates, group_by, against, verdict if unjudged is None else None
+    )
     side = (
         targets_section(
             comparisons,
@@ -277,6 +281,8 @@ def _conclude(
     report = build_report(summary, listed, verdict, against, run)
     if side is not None:
         report["targets"] = side
+    if reliable is not None:
+        report["reliability"] = reliable
     return report, verdict
 
 
