@@ -188,3 +188,15 @@ def test_xdist_workers_and_merged_shards_give_the_figures_of_one_process(pyteste
     whole_gates = json.loads((pytester.path / "whole.json").read_text())["gates"]
     assert merged["gates"]["failures"] == whole_gates["failures"]
     assert code == 1
+
+
+def test_the_markdown_report_marks_the_flaky_cases(pytester):
+    _suite(pytester, ini="jsonmatch_gates = pass_k=2\n")
+    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=r.md")
+    text = (pytester.path / "r.md").read_text()
+    # the figures worked out at the top of this file, at k = 2
+    assert "### Repeated cases at k = 2" in text
+    # (Markdown keeps "@" from making a mention with a zero-width space after it)
+    assert "| pass^2 | 3 | 0.4333 |" in text and "| pass\u200b@2 | 3 | 0.6333 |" in text
+    assert "| c.jsonmatch.yaml::three-of-five | 3/5 | 0 | 0.3000 | 0.9000 | flaky |" in text
+    assert "| c.jsonmatch.yaml::steady | 5/5 | 0 | 1.0000 | 1.0000 |  |" in text
