@@ -201,6 +201,7 @@ def test_the_report_format_is_pinned():
         "groups",
         "metrics",
         "overall",
+        "reliability",
         "run",
         "targets",
         "version",
@@ -209,7 +210,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "6f93d84d33ab5dcc452ec2077ee410d5150139ede6cc5e46b24dee1c77f4c053"
+        "420fa4400d9710e4fe89eecd45990972b14c28ea63f19248aa58863778b491ad"
     )
 
 

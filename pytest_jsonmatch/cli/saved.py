@@ -10,6 +10,7 @@ from ..reporting.baseline import BaselineError, cases_of, compare, load_baseline
 from ..reporting.gates import judge
 from ..reporting.provenance import provenance_changes
 from ..reporting.records import Comparison
+from ..reporting.reliability_gates import reliability_section
 from ..reporting.report import baseline_section, load_report
 from ..reporting.shapes import Report
 from ..reporting.undecided import UNDECIDED_FAILURE, saved_undecided, undecided_failure
@@ -121,8 +122,12 @@ def run_diff(args: argparse.Namespace) -> int:
     targets = new.get("targets")
     reference = targets["reference"] if targets else ""
     against = compare(cases_of(comparisons, group_by=group_by), baseline, reference)
-    verdict = judge(summary, gates_of(args, "diff"), against)
+    gates = gates_of(args, "diff")
+    verdict = judge(summary, gates, against)
     verdict.warnings += provenance_changes(baseline.provenance, new["run"].get("provenance"))
+    reliable = reliability_section(comparisons, gates, group_by, against, verdict)
     report: Report = {**new, "baseline": baseline_section(against), "gates": verdict.to_dict()}
+    if reliable is not None:
+        report["reliability"] = reliable
     emit(report, args.format, args.output, verbose=args.verbose, color_choice=args.color)
     return 0 if verdict.passed else 1

@@ -18,7 +18,7 @@ import math
 import os
 import shlex
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NoReturn
 
 from ..engine.core.errors import ConfigError
@@ -27,6 +27,7 @@ from ..engine.results.field_results import ExactSum
 from .aggregate import CaseResult, case_result, group_key
 from .pairing import Pairing, pair_cases
 from .records import PASSED, Comparison, pair_id
+from .reliability import CaseRuns, case_runs
 from .stats import ALPHA, PairedDifference, holm_adjusted, mcnemar_exact, paired_difference
 from .validation import REPORT_VERSION, ReportError, check_comparisons
 
@@ -113,6 +114,8 @@ class Baseline:
     partial: bool = False
     # the run's ``run.provenance`` as saved (provenance.py reads it as it may be)
     provenance: object = None
+    # each case's runs by outcome, for pass^k and pass@k against it (reliability.py)
+    runs: Mapping[str, CaseRuns] = field(default_factory=dict)
 
 
 def baseline_setting(text: str, what: str) -> tuple[str, bool]:
@@ -198,6 +201,7 @@ def load_baseline(path: str | os.PathLike[str], allow_partial: bool = False) -> 
         reference if isinstance(reference, str) else "",
         isinstance(run, dict) and run.get("complete") is False,
         run.get("provenance") if isinstance(run, dict) else None,
+        case_runs(comparisons),
     )
 
 

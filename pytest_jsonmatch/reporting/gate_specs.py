@@ -183,6 +183,61 @@ GATES: tuple[GateSpec, ...] = (
         words=("invalid_fails",),
         plugin_help="invalid_fails makes a comparison whose answer breaks its schema fail",
     ),
+    # repeated cases as a reliability measure (reliability.py): k, two floors, a baseline drop
+    GateSpec(
+        key="pass_k",
+        field="pass_k",
+        value="cases",
+        flag="--pass-k",
+        metavar="K",
+        helps={
+            "diff": "the k of pass^k and pass@k over repeated cases (default, or 0: the fewest "
+            "runs of a repeated case)"
+        },
+        plugin_help="pass_k=K (the k of pass^k and pass@k over repeated cases; 0 or unset: "
+        "the fewest runs of a repeated case)",
+        merge="K",
+    ),
+    GateSpec(
+        key="min_pass_hat_k",
+        field="min_pass_hat_k",
+        value="score",
+        flag="--min-pass-hat-k",
+        metavar="SCORE",
+        helps={
+            "diff": "exit 1 when pass^k (all k runs pass) over the repeated cases is below SCORE"
+        },
+        plugin_help="min_pass_hat_k=S (pass^k, every one of k runs passing, over the repeated "
+        "cases below S)",
+        merge="SCORE",
+    ),
+    GateSpec(
+        key="min_pass_at_k",
+        field="min_pass_at_k",
+        value="score",
+        flag="--min-pass-at-k",
+        metavar="SCORE",
+        helps={
+            "diff": "exit 1 when pass@k (one of k runs passes) over the repeated cases is "
+            "below SCORE"
+        },
+        plugin_help="min_pass_at_k=S (pass@k, one of k runs passing, below S)",
+        merge="SCORE",
+    ),
+    GateSpec(
+        key="max_pass_drop",
+        field="max_pass_drop",
+        value="score",
+        flag="--max-pass-drop",
+        metavar="D",
+        helps={
+            "diff": "exit 1 when pass^k or pass@k dropped by more than D over the shared "
+            "repeated cases, and not by chance (as --max-drop)"
+        },
+        plugin_help="max_pass_drop=D (against a baseline: pass^k or pass@k over the shared "
+        "repeated cases dropped by more than D, judged as max_drop)",
+        merge="D",
+    ),
 )
 BY_KEY = {spec.key: spec for spec in GATES}
 

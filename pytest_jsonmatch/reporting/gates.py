@@ -72,6 +72,10 @@ class GateNames:
     allow_regressions: str
     strict: str  # the setting written as it turns the strict rule on (``--strict``)
     min_valid: str = "min_valid"
+    pass_k: str = "pass_k"
+    min_pass_hat_k: str = "min_pass_hat_k"
+    min_pass_at_k: str = "min_pass_at_k"
+    max_pass_drop: str = "max_pass_drop"
 
 
 _NAMED = tuple(spec for spec in GATES if spec.field in GateNames.__dataclass_fields__)
@@ -100,6 +104,12 @@ class GateSettings:
     allow_regressions: int = 0
     # per metric: the least share of answers valid against their schema (None: no floor)
     min_valid: float | None = None
+    # repeated cases (reliability.py): k (None or 0: the fewest runs of a repeated case), the
+    # floors of pass^k and pass@k over the run, their largest drop against a baseline
+    pass_k: int | None = None
+    min_pass_hat_k: float | None = None
+    min_pass_at_k: float | None = None
+    max_pass_drop: float | None = None
     names: GateNames = RULE_NAMES
 
     @property

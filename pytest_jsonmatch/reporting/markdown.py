@@ -31,6 +31,7 @@ from .shapes import (
     BaselineSectionDict,
     FieldTable,
     GatesDict,
+    ReliabilityDict,
     Report,
     ReportHead,
     RunsComparison,
@@ -79,6 +80,9 @@ def render_markdown(report: Report, full: bool = False) -> str:
     targets = report.get("targets")
     if targets:
         parts += _targets(targets, full)
+    reliable = report.get("reliability")
+    if reliable:
+        parts += ["", f"### Repeated cases at k = {reliable['k']}", "", *_reliability(reliable)]
     for key, fields in report["groups"].items():
         if fields:
             title = (
@@ -91,6 +95,33 @@ def render_markdown(report: Report, full: bool = False) -> str:
     # comment that holds it (find-comment's body-includes) and updates that one
     parts += ["", MARKER]
     return "\n".join(parts) + "\n"
+
+
+def _reliability(section: ReliabilityDict) -> list[str]:
+    """pass^k and pass@k over the run, and each repeated case with the flaky ones marked."""
+    k = section["k"]
+    rows = []
+    for name, figure in ((f"pass^{k}", section["pass_hat_k"]), (f"pass@{k}", section["pass_at_k"])):
+        if figure is None:
+            rows.append([escape(name), "0", "-", "-"])
+            continue
+        low, high = figure["low"], figure["high"]
+        interval = "-" if low is None or high is None else f"{low:.4f} to {high:.4f}"
+        rows.append([escape(name), str(figure["cases"]), f"{figure['mean']:.4f}", interval])
+    lines = _table(["figure", "cases", "mean", "95% interval"], rows)
+    cases = [
+        [
+            escape(case["case_id"]),
+            f"{case['passed']}/{case['scored']}",
+            str(case["unscored"]),
+            "-" if case["pass_hat_k"] is None else f"{case['pass_hat_k']:.4f}",
+            "-" if case["pass_at_k"] is None else f"{case['pass_at_k']:.4f}",
+            "flaky" if case["flaky"] else "",
+        ]
+        for case in section["cases"]
+    ]
+    header = ["case", "passed", "unscored", escape(f"pass^{k}"), escape(f"pass@{k}"), ""]
+    return [*lines, "", *_table(header, cases, "lrrrrl")]
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> list[str]:

@@ -32,6 +32,7 @@ from .aggregate import (
 from .gates import GateSettings, GateVerdict, judge
 from .money import money
 from .records import FAILED, Comparison
+from .reliability_gates import reliability_section
 from .shapes import (
     BaselineSectionDict,
     CaseDict,
@@ -256,6 +257,9 @@ def _conclude(
         from .provenance import provenance_changes
 
         verdict.warnings += provenance_changes(baseline.provenance, run.get("provenance"))
+    reliable = reliability_section(
+        comparisons, gates, group_by, against, verdict if unjudged is None else None
+    )
     side = (
         _targets_section(
             comparisons,
@@ -280,6 +284,8 @@ def _conclude(
     report = build_report(summary, listed, verdict, against, run)
     if side is not None:
         report["targets"] = side
+    if reliable is not None:
+        report["reliability"] = reliable
     return report, verdict
 
 

@@ -53,6 +53,10 @@ class RunSettingsDict(TypedDict, total=False):
     max_drop: str
     max_case_drop: str
     min_valid: str
+    pass_k: str
+    min_pass_hat_k: str
+    min_pass_at_k: str
+    max_pass_drop: str
     reference: str
     targets: list[str]
     baseline: str
@@ -380,6 +384,66 @@ class BaselineSectionDict(_BaselinePairing):
     mcnemar_p: float
 
 
+# -- repeated cases as a reliability measure (reliability.py) -----------------------------------
+
+
+class EstimateDict(TypedDict):
+    """A run's pass@k or pass^k: the mean over ``cases`` cases, its 95% bootstrap interval
+    (null with fewer than two cases)."""
+
+    mean: float
+    low: float | None
+    high: float | None
+    cases: int
+
+
+class ReliabilityCaseDict(TypedDict):
+    case_id: str
+    runs: int
+    scored: int
+    passed: int
+    unscored: int
+    pass_hat_k: float | None  # null: fewer than k scored runs
+    pass_at_k: float | None
+    flaky: bool
+
+
+class ReliabilityChangeDict(TypedDict):
+    """pass^k or pass@k against the baseline, paired over the shared repeated cases."""
+
+    before: float | None
+    after: float | None
+    difference: DifferenceDict
+
+
+class ReliabilityBaselineDict(TypedDict):
+    shared: int  # shared repeated cases with k scored runs on both sides
+    pass_hat_k: ReliabilityChangeDict
+    pass_at_k: ReliabilityChangeDict
+    became_flaky: list[str]
+    no_longer_flaky: list[str]
+
+
+class _ReliabilityAgainst(TypedDict, total=False):
+    baseline: ReliabilityBaselineDict  # only when the run was held against a baseline
+
+
+class ReliabilityDict(_ReliabilityAgainst):
+    k: int
+    k_given: bool
+    interval: str
+    repeated: int
+    pass_hat_k: EstimateDict | None
+    pass_at_k: EstimateDict | None
+    unscored_runs: int
+    flaky: list[str]
+    too_few_runs: list[str]
+    too_few_scored: list[str]
+    groups: dict[str, dict[str, EstimateDict | None]]
+    targets: dict[str, dict[str, EstimateDict | None]]
+    cases: list[ReliabilityCaseDict]
+
+
 # -- several runs, or several targets of one run, side by side (runs.py, versus.py) ---------
 
 
@@ -455,6 +519,7 @@ class TargetsDict(RunsComparison):
 class _AgainstBaseline(TypedDict, total=False):
     baseline: BaselineSectionDict  # only when the run was held against a baseline
     targets: TargetsDict  # only when named targets ran
+    reliability: ReliabilityDict  # only when a case was run more than once
 
 
 class ReportSummary(_AgainstBaseline):

@@ -25,6 +25,7 @@ from .changes import (
     signed,
 )
 from .records import NOT_RECORDED
+from .reliability_text import reliability_lines
 from .shapes import (
     BaselineSectionDict,
     CaseDict,
@@ -60,6 +61,7 @@ def summary_lines(report: Report, width: int = 80, verbose: int = 0) -> list[str
         lines.extend(_field_lines(fields, width, verbose))
     repeated, errors, cut = _listed_cases(report)
     lines.extend(_repeated_lines(repeated, width))
+    lines.extend(reliability_lines(report, width))
     lines.extend(_error_lines(errors, width, verbose))
     lines.extend(_death_lines(report, width))
     lines.extend(_truncated_lines(cut, width, verbose))

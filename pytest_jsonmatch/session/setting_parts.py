@@ -109,7 +109,11 @@ class SettingParts:
         """The session's telemetry: :class:`Unsent` unless ``jsonmatch_otel`` is given and on
         (a session without it loads none of OpenTelemetry's settings)."""
         otel = self.given_otel
-        return otel.start() if otel is not None and otel.on else Unsent()
+        if otel is None or not otel.on:
+            return Unsent()
+        sent = otel.start()
+        sent.pass_k = self.gates.pass_k or 0  # repeated cases' events carry pass^k at it
+        return sent
 
 
 class Unsent:

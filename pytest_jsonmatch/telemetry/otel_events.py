@@ -143,6 +143,8 @@ class Telemetry:
         self._tracer: Tracer | None = None  # the user's tracer, else our spans go to the outbox
         self._logger: Logger | None = None  # the user's logger, else our events go to the outbox
         self._outbox: Outbox | None = None
+        # the k of a repeated case's pass^k and pass@k (jsonmatch_gates pass_k; 0: its runs)
+        self.pass_k = 0
 
     # -- providers --------------------------------------------------------------------------
 
@@ -211,16 +213,17 @@ class Telemetry:
         """Each comparison's events, in the span of its call (or one of its own)."""
         if not comparisons or not self._start():
             return
+        repeated = repeat_attributes(comparisons, self.pass_k)
         for comparison in comparisons:
             mark = self._marks.pop((comparison.nodeid, comparison.repeat), None)
             try:
-                self._emit(comparison, mark)
+                self._emit(comparison, mark, repeated.get(comparison.case_id, {}))
             except Exception:  # noqa: BLE001 - sending never fails a test
                 _LOG.exception(
                     "pytest-jsonmatch: the events of %s were not sent", comparison.case_id
                 )
 
-    def _emit(self, comparison: Comparison, mark: CallMark | None) -> None:
+    def _emit(self, comparison: Comparison, mark: CallMark | None, extra: Attributes) -> None:
         if comparison.seq:  # a test's further comparisons made no call of their own
             mark = None
         found = mark.span if mark is not None else None
@@ -254,7 +257,7 @@ class Telemetry:
                     comparison.error if failed else None,
                 )
         now = time.time_ns()
-        events = [case_attributes(comparison, found)]
+        events = [{**case_attributes(comparison, found), **extra}]
         if self.per_field:
             events += field_attributes(comparison)
         if self._logger is not None:
@@ -446,6 +449,32 @@ def case_attributes(comparison: Comparison, span: ReadableSpan | None) -> Attrib
     response = (span.attributes or {}).get("gen_ai.response.id") if span is not None else None
     if isinstance(response, str):
         out["gen_ai.response.id"] = response
+    return out
+
+
+def repeat_attributes(comparisons: Sequence[Comparison], k: int) -> dict[str, Attributes]:
+    """The attributes each run's event of a repeated case carries, by case id: its runs
+    passed and scored, whether they disagree, and pass^k and pass@k at ``k`` (0: the
+    case's runs) where it has k scored runs. A test's comparisons are emitted together, so
+    a repeated case's runs are all here."""
+    from ..reporting.reliability import case_runs, figures_of
+
+    out: dict[str, Attributes] = {}
+    for case_id, runs in case_runs(comparisons).items():
+        if runs.runs < 2:
+            continue
+        at = k or runs.runs
+        figures = figures_of(runs, at)
+        attributes: Attributes = {
+            "jsonmatch.runs.passed": runs.passed,
+            "jsonmatch.runs.scored": runs.scored,
+            "jsonmatch.flaky": runs.flaky,
+        }
+        if figures.pass_hat is not None and figures.pass_at is not None:
+            attributes["jsonmatch.pass_k"] = at
+            attributes["jsonmatch.pass_hat_k"] = figures.pass_hat
+            attributes["jsonmatch.pass_at_k"] = figures.pass_at
+        out[case_id] = attributes
     return out
 
 

@@ -182,6 +182,11 @@ def probes(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> dict[tuple[str, str], 
         ("`allow` `N`", "`jsonmatch_gates`, `--jsonmatch-gates`"): [
             _gates("max_case_drop=0.1 allow={}")
         ],
+        (
+            "`min_pass_hat_k`, `min_pass_at_k`, `max_pass_drop`",
+            "`jsonmatch_gates`, `--jsonmatch-gates`",
+        ): [_gates("min_pass_hat_k={}"), _gates("min_pass_at_k={}"), _gates("max_pass_drop={}")],
+        ("`pass_k` `K`", "`jsonmatch_gates`, `--jsonmatch-gates`"): [_gates("pass_k={}")],
         ("`max_cases`", "`jsonmatch_golden`"): [
             lambda v: parts.golden_keys([f"max_cases={_text(v)}"], "jsonmatch_golden")
         ],

@@ -457,3 +457,39 @@ def test_a_judged_case_event_holds_what_the_judge_did(pytester, receiver):
     ) == (1, 0, 100, 10)
     assert judged["jsonmatch.judge.cost"] == pytest.approx(0.00028)
     assert not any(k.startswith("jsonmatch.judge.") for k in events["plain"].attributes)
+
+
+# Each run of the repeated case answers the next letter: x matches, y does not (at
+# threshold 1 a run passes only with x); three of five runs pass.
+REPEAT_TARGET = """
+import collections
+seen = collections.Counter()
+
+def pytest_jsonmatch_target(case, config):
+    i = seen[case.input]
+    seen[case.input] += 1
+    return {"a": 1, "b": "xxyxy"[i % 5]}
+"""
+
+
+def test_a_repeated_case_s_events_carry_pass_hat_k_and_pass_at_k(pytester, receiver):
+    pytester.makeconftest(REPEAT_TARGET)
+    pytester.makefile(
+        ".jsonmatch.yaml",
+        c="cases:\n  - {id: rep, repeat: 5, threshold: 1, expected: {a: 1, b: x}, input: q}\n",
+    )
+    pytester.runpytest_inprocess(
+        *ARGS, "--jsonmatch-otel=cases flush=5", "--jsonmatch-gates=pass_k=2"
+    )
+    runs = [e.attributes for e in receiver.received.events]
+    assert len(runs) == 5
+    # 3 of 5 at k = 2: pass^2 = C(3, 2) / C(5, 2) = 0.3, pass@2 = 1 - C(2, 2) / C(5, 2) = 0.9
+    for attributes in runs:
+        assert (
+            attributes["jsonmatch.pass_k"],
+            attributes["jsonmatch.pass_hat_k"],
+            attributes["jsonmatch.pass_at_k"],
+            attributes["jsonmatch.runs.passed"],
+            attributes["jsonmatch.runs.scored"],
+            attributes["jsonmatch.flaky"],
+        ) == (2, 0.3, 0.9, 3, 5, True)

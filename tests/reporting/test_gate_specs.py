@@ -133,13 +133,18 @@ def test_the_names_of_the_gates_come_from_the_table():
         "allow",
         "min_valid",
         "invalid_fails",
+        "pass_k",
+        "min_pass_hat_k",
+        "min_pass_at_k",
+        "max_pass_drop",
     )
     assert list(parts.GATE_WORDS) == ["statistical", "strict", "invalid_fails"]
 
 
 def test_every_recorded_gate_is_read_back_as_it_was():
     _, gates = _plugin(
-        "fail_under=0.5 max_drop=0.1 strict max_case_drop=0.2 allow=2 min_valid=0.75",
+        "fail_under=0.5 max_drop=0.1 strict max_case_drop=0.2 allow=2 min_valid=0.75 "
+        "pass_k=3 min_pass_hat_k=0.5 min_pass_at_k=0.9 max_pass_drop=0.1",
         ["total=0.5", "strict"],
     )
     recorded = gate_texts(gates)
@@ -149,6 +154,10 @@ def test_every_recorded_gate_is_read_back_as_it_was():
         "field_floors",
         "max_case_drop",
         "min_valid",
+        "pass_k",
+        "min_pass_hat_k",
+        "min_pass_at_k",
+        "max_pass_drop",
     ]
     assert recorded["max_case_drop"] == "0.2 allow=2" and recorded["max_drop"] == "0.1 strict"
     assert {s.key for s in gate_specs.recorded()} == set(recorded)

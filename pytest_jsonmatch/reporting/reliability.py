@@ -1,0 +1,289 @@
+"""Repeated cases as a measure of reliability: pass@k and pass^k, per case and over a run.
+
+A case run n times whose runs could all be scored, c of them passed (each run by its own
+status: its score against its threshold, floors and schema), gives two unbiased estimates
+of what k fresh runs would do:
+
+- pass@k = 1 - C(n - c, k) / C(n, k): the chance that at least one of k runs passes;
+- pass^k = C(c, k) / C(n, k): the chance that all k runs pass (tau-bench's estimator).
+
+Both are exact: the binomial coefficients are whole numbers, divided once into the nearest
+float. A run that could not be scored (a target that raised, a judge that was down: status
+``error``) is neither a success nor a failure: it is counted apart, and the estimates use
+the scored runs only. Over a run, each figure is the mean over the repeated cases that have
+at least k scored runs, with a percentile bootstrap interval over those cases (a fixed
+seed and number of resamples, the cases in id order: a run split into shards or xdist
+workers gives the same interval as one process). Cases whose runs disagree (some passed,
+some failed) are flaky.
+
+k is ``jsonmatch_gates pass_k=K``; left at 0 it is the fewest runs of a repeated case whose
+runs were all scored (the summary says so). A given k above the runs of a repeated case that
+ran all of them is a usage error naming the case; a case with fewer than k scored runs
+because some could not be scored is left out of the figures and named. Nothing is cut
+silently to a smaller k.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from .aggregate import group_key
+from .records import ERROR, EXPECTED_TO_FAIL, PASSED, Comparison
+from .shapes import EstimateDict, ReliabilityCaseDict, ReliabilityDict
+from .stats import CONFIDENCE, percentile
+
+RESAMPLES = 2000  # bootstrap resamples of the cases: the interval's bounds to about 0.01
+SEED = 63  # the bootstrap's fixed seed: one suite gives one interval, whoever computes it
+_CELLS = 1 << 20  # resampled values drawn at a time (memory: 8 MiB of indices)
+
+
+@dataclass(frozen=True)
+class CaseRuns:
+    """A case's runs by outcome: passed, failed, or not scored (counted apart)."""
+
+    case_id: str
+    passed: int
+    failed: int
+    unscored: int
+    metric: str = ""
+    file: str = ""
+    target: str = ""
+
+    @property
+    def runs(self) -> int:
+        return self.passed + self.failed + self.unscored
+
+    @property
+    def scored(self) -> int:
+        return self.passed + self.failed
+
+    @property
+    def flaky(self) -> bool:
+        """Whether its scored runs disagree: some passed, some failed."""
+        return self.passed > 0 and self.failed > 0
+
+
+def case_runs(comparisons: Iterable[Comparison]) -> dict[str, CaseRuns]:
+    """Every counted case's runs (xfail-marked ones left out), by case id, in id order."""
+    counts: dict[str, list[int]] = {}
+    first: dict[str, Comparison] = {}
+    for comparison in comparisons:
+        if comparison.status in EXPECTED_TO_FAIL:
+            continue
+        tally = counts.setdefault(comparison.case_id, [0, 0, 0])
+        first.setdefault(comparison.case_id, comparison)
+        if comparison.status == PASSED:
+            tally[0] += 1
+        elif comparison.status == ERROR:
+            tally[2] += 1
+        else:
+            tally[1] += 1
+    return {case_id: _runs_of(first[case_id], counts[case_id]) for case_id in sorted(counts)}
+
+
+def _runs_of(first: Comparison, tally: Sequence[int]) -> CaseRuns:
+    passed, failed, unscored = tally
+    return CaseRuns(first.case_id, passed, failed, unscored, first.metric, first.file, first.target)
+
+
+def _check(n: int, c: int, k: int) -> None:
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"pass@k needs 0 <= c <= n and 1 <= k <= n, not n={n}, c={c}, k={k}")
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased estimate of pass@k from n scored runs, c of them passed."""
+    _check(n, c, k)
+    total = math.comb(n, k)
+    return (total - math.comb(n - c, k)) / total
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """The unbiased estimate of pass^k (every one of k runs passes) from n runs, c passed."""
+    _check(n, c, k)
+    return math.comb(c, k) / math.comb(n, k)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A run's figure: the mean over ``cases`` cases and its bootstrap interval (None with
+    fewer than two cases: there is no spread between cases to resample)."""
+
+    mean: float
+    low: float | None
+    high: float | None
+    cases: int
+
+    def to_dict(self) -> EstimateDict:
+        return {"mean": self.mean, "low": self.low, "high": self.high, "cases": self.cases}
+
+
+def estimate(values: Sequence[float]) -> Estimate | None:
+    """The mean of per-case values with its percentile bootstrap interval (None: no case)."""
+    if not values:
+        return None
+    mean = math.fsum(values) / len(values)
+    if len(values) < 2:
+        return Estimate(mean, None, None, len(values))
+    if min(values) == max(values):  # every resample gives that value
+        return Estimate(mean, values[0], values[0], len(values))
+    means = sorted(_resampled_means(values))
+    tail = 100 * (1 - CONFIDENCE) / 2
+    low, high = percentile(means, tail), percentile(means, 100 - tail)
+    # a bound is a mean of values in [0, 1]; float noise never carries it past the mean
+    return Estimate(mean, min(max(low, 0.0), mean), max(min(high, 1.0), mean), len(values))
+
+
+def _resampled_means(values: Sequence[float]) -> list[float]:
+    """The means of RESAMPLES resamples of ``values`` with replacement, from the fixed
+    seed, drawn a block of resamples at a time."""
+    import numpy as np
+
+    data = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(SEED)
+    size = len(values)
+    block = max(1, _CELLS // size)
+    means: list[float] = []
+    for start in range(0, RESAMPLES, block):
+        rows = min(block, RESAMPLES - start)
+        picks = rng.integers(0, size, size=(rows, size))
+        means.extend(float(m) for m in data[picks].mean(axis=1))
+    return means
+
+
+@dataclass(frozen=True)
+class CaseFigures:
+    """A repeated case's runs and, where it has k scored runs, its two estimates."""
+
+    runs: CaseRuns
+    pass_hat: float | None
+    pass_at: float | None
+
+    def to_dict(self) -> ReliabilityCaseDict:
+        r = self.runs
+        return {
+            "case_id": r.case_id,
+            "runs": r.runs,
+            "scored": r.scored,
+            "passed": r.passed,
+            "unscored": r.unscored,
+            "pass_hat_k": self.pass_hat,
+            "pass_at_k": self.pass_at,
+            "flaky": r.flaky,
+        }
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """A run's repeated cases at one k: each case's figures, the run's, each group's and each
+    named target's; the cases k could not be applied to."""
+
+    k: int
+    given: bool  # k was set (pass_k); else the fewest runs of a repeated case
+    cases: tuple[CaseFigures, ...]
+    pass_hat: Estimate | None
+    pass_at: Estimate | None
+    groups: Mapping[str, tuple[Estimate | None, Estimate | None]]
+    targets: Mapping[str, tuple[Estimate | None, Estimate | None]]
+    too_few_runs: tuple[str, ...]  # a given k above the case's runs: a usage error
+    too_few_scored: tuple[str, ...]  # k runs or more, fewer than k of them scored
+
+    @property
+    def flaky(self) -> tuple[str, ...]:
+        return tuple(f.runs.case_id for f in self.cases if f.runs.flaky)
+
+    @property
+    def unscored(self) -> int:
+        return sum(f.runs.unscored for f in self.cases)
+
+    def to_dict(self) -> ReliabilityDict:
+        return {
+            "k": self.k,
+            "k_given": self.given,
+            "interval": f"percentile bootstrap over cases, {RESAMPLES} resamples, seed {SEED}",
+            "repeated": len(self.cases),
+            "pass_hat_k": None if self.pass_hat is None else self.pass_hat.to_dict(),
+            "pass_at_k": None if self.pass_at is None else self.pass_at.to_dict(),
+            "unscored_runs": self.unscored,
+            "flaky": list(self.flaky),
+            "too_few_runs": list(self.too_few_runs),
+            "too_few_scored": list(self.too_few_scored),
+            "groups": {key: _pair_dict(pair) for key, pair in self.groups.items()},
+            "targets": {key: _pair_dict(pair) for key, pair in self.targets.items()},
+            "cases": [f.to_dict() for f in self.cases],
+        }
+
+
+def _pair_dict(pair: tuple[Estimate | None, Estimate | None]) -> dict[str, EstimateDict | None]:
+    hat, at = pair
+    return {
+        "pass_hat_k": None if hat is None else hat.to_dict(),
+        "pass_at_k": None if at is None else at.to_dict(),
+    }
+
+
+def repeated(runs: Mapping[str, CaseRuns]) -> list[CaseRuns]:
+    """The cases run more than once, in id order."""
+    return [r for r in runs.values() if r.runs > 1]
+
+
+def chosen_k(cases: Sequence[CaseRuns], given: int) -> int:
+    """The k of a run: the one given, else the fewest runs of a repeated case whose runs
+    were all scored. A golden case stops at its first run that could not be scored, so the
+    runs of one that did say nothing of how many it was asked for; only when every repeated
+    case has such a run do they decide."""
+    if given > 0:
+        return given
+    whole = [r.runs for r in cases if not r.unscored]
+    return min(whole or [r.runs for r in cases])
+
+
+def short_of(runs: CaseRuns, k: int) -> bool:
+    """Whether k is more than the case was run: it ran every run it was asked for (none
+    could not be scored) and still fewer than k. A usage error where k was given."""
+    return not runs.unscored and runs.runs < k
+
+
+def figures_of(runs: CaseRuns, k: int) -> CaseFigures:
+    """A case's estimates at k (None where it has fewer than k scored runs)."""
+    if runs.scored < k:
+        return CaseFigures(runs, None, None)
+    return CaseFigures(
+        runs, pass_hat_k(runs.scored, runs.passed, k), pass_at_k(runs.scored, runs.passed, k)
+    )
+
+
+def reliability(
+    comparisons: Iterable[Comparison], given_k: int = 0, group_by: str = "metric"
+) -> Reliability | None:
+    """The run's repeated cases at k (``given_k``; 0: the fewest runs of a repeated case),
+    or None when no case was run more than once."""
+    cases = repeated(case_runs(comparisons))
+    if not cases:
+        return None
+    k = chosen_k(cases, given_k)
+    figures = tuple(figures_of(r, k) for r in cases)
+    groups: dict[str, list[CaseFigures]] = {}
+    targets: dict[str, list[CaseFigures]] = {}
+    for f in figures:
+        groups.setdefault(group_key(f.runs, group_by), []).append(f)
+        if f.runs.target:
+            targets.setdefault(f.runs.target, []).append(f)
+    return Reliability(
+        k,
+        given_k > 0,
+        figures,
+        *_estimates(figures),
+        {key: _estimates(group) for key, group in sorted(groups.items())},
+        {key: _estimates(group) for key, group in sorted(targets.items())},
+        tuple(r.case_id for r in cases if short_of(r, k)),
+        tuple(r.case_id for r in cases if r.scored < k and not short_of(r, k)),
+    )
+
+
+def _estimates(figures: Sequence[CaseFigures]) -> tuple[Estimate | None, Estimate | None]:
+    hats = [f.pass_hat for f in figures if f.pass_hat is not None]
+    ats = [f.pass_at for f in figures if f.pass_at is not None]
+    return estimate(hats), estimate(ats)
