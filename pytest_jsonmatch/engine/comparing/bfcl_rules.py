@@ -55,7 +55,7 @@ _NESTED = {
     "java": frozenset({"Array", "ArrayList", "array"}),
     "javascript": frozenset({"Array", "ArrayList", "array"}),
 }
-_PUNCTUATION = re.compile(r"[ \,\.\/\-\_\*\^]")
+_PUNCTUATION = re.compile(r"[ \,\.\/\-\_\*\^]")  # (one character class: linear)
 
 
 # an expected call's possible answer: each argument's acceptable values ('' for: it may be

@@ -360,6 +360,7 @@ def read_verdicts(reply: JudgeReply, count: int) -> list[float | str]:
     return out
 
 
+# (a literal start, then whitespace runs apart from each other: linear)
 _RESULTS = re.compile(r'"results"\s*:\s*\[')
 
 
