@@ -181,7 +181,51 @@ FUNCTIONS = (
     + ["assert_json_match"] * 3
     + ["validate_gold", "infer_schema", "annotate_schema", "mask", "setting", "setting"]
     + ["case_file"]
+    + ["bfcl_value"] * 2
+    + ["tool_pairing", "judge_reply"]
 )
+# BFCL's Java and JavaScript value readers: the pieces their patterns look for, and openings
+# followed by long runs that make a backtracking reading of them take minutes
+BFCL_TOKENS = [
+    "new", " ", "\n", "ArrayList", "<", ">", "<>", "(", ")", "))", "()", "{", "}", "{{", "}}",
+    "[", "]", ",", ", ", ":", "Arrays.asList(", "add(", 'put("', '",', '"', "'", "a", "1",
+    "2L", "3.5f", "true", "HashMap", "new Array(", "[[", "], [", "'k': ", "b:",
+]  # fmt: skip
+BFCL_OPENINGS = [
+    "new HashMap<>() {",
+    "new HashMap<String, Integer>() {{ ",
+    "new ArrayList<>() {{",
+    "new ArrayList<>(Arrays.asList(",
+    "new int[]{",
+    "{",
+    "[[a]",
+    "new Array([1]",
+    'put("',
+    "add(",
+]
+BFCL_RUNS = [" ", "a", ",[a]", 'put("a",', "add(", "new HashMap<", "a:b, ", "\t\n", "}", "]"]
+BFCL_TYPES = {
+    "java": ["HashMap", "ArrayList", "Array", "String", "long", "float", "double", "integer",
+             "boolean", "char", "Set", "any"],
+    "javascript": ["dict", "array", "String", "integer", "float", "Bigint", "Boolean", "any"],
+}  # fmt: skip
+# the judge's reply: bodies of every shape, and texts a JSON reader may choke on
+JUDGE_TEXTS = [
+    '{"results": [1, 0, true, "1", "false", 0.5, null]}',
+    '```json\n{"results": [1, 0]}\n```',
+    '{"results": [1, 0, ',
+    '{"results": "1"}',
+    "[1, 0]",
+    "",
+    "```",
+    '{"results": [' + "1, " * 5000,
+    "[" * 100_000,
+    '{"a":' * 50_000,
+    '{"results": [' + "9" * 5000 + "]}",
+    '{"results": [1e999, -0, NaN, Infinity]}',
+    '"results": [1,,,,0',
+    '{"results": [1, 0]}' + "\x00" * 10,
+]
 # Each setting that takes a number, as its text reaches the plugin (ini or flag) or the
 # command line: (name, how the drawn text is placed in it)
 SETTING_FORMS = [
@@ -555,6 +599,12 @@ def draw_call(seed: int, index: int) -> Call:
             else:
                 case[key] = d.number()
         return Call("case_file", (case,))
+    if function == "bfcl_value":
+        return _bfcl_value_call(d)
+    if function == "tool_pairing":
+        return _tool_pairing_call(d)
+    if function == "judge_reply":
+        return _judge_reply_call(d)
     if function == "mask":
         pattern = d.pick(HOSTILE_PATTERNS)
         return Call("mask", ([pattern], d.text() + d.pick(HOSTILE_TEXTS)))
@@ -583,6 +633,77 @@ def draw_call(seed: int, index: int) -> Call:
     if function == "assert_json_match":
         options["threshold"] = d.good_or_hostile([0.0, 0.5, 1.0])
     return Call(function, pair, {"metric": metric, **options})
+
+
+def _bfcl_text(d: Draw) -> str:
+    """A value as a model may write it in Java or JavaScript: token soup, or an opening and a
+    long run of what makes a backtracking reader try every split."""
+    if d.chance(0.4):
+        return "".join(d.pick(BFCL_TOKENS) for _ in range(d.rng.randint(0, 30)))
+    run = d.pick(BFCL_RUNS) * d.rng.choice([10, 300, 3000, 30_000])
+    return d.pick(BFCL_OPENINGS) + run + (d.pick(BFCL_TOKENS) if d.chance(0.5) else "")
+
+
+def _bfcl_value_call(d: Draw) -> Call:
+    """One argument read by BFCL's Java or JavaScript converter, through ``tool_calls``."""
+    language = d.pick(["java", "javascript"])
+    declared = d.pick(BFCL_TYPES[language])
+    spec: dict[str, Any] = {"type": declared, "description": ""}
+    if declared in ("ArrayList", "Array", "array") and d.chance(0.8):
+        spec["items"] = {"type": d.pick(BFCL_TYPES[language])}
+    doc = {
+        "name": "f",
+        "parameters": {"type": "dict", "properties": {"a": spec}, "required": ["a"]},
+    }
+    expected = {"possible_answer": [{"f": {"a": [_bfcl_text(d)]}}], "function": [doc]}
+    actual = [{"f": {"a": _bfcl_text(d)}}]
+    options = {"metric": "tool_calls", "rules": "bfcl", "language": language}
+    return Call("bfcl_value", (actual, expected), options)
+
+
+def _tool_pairing_call(d: Draw) -> Call:
+    """Many calls, of few or many functions, duplicated or hostile, to be paired."""
+    names = [f"f{i}" for i in range(d.rng.choice([1, 2, 50, 5000]))]
+    many = d.rng.choice([0, 1, 3, 250, 2000, 20_000])
+    expected = [
+        {"name": d.pick(names), "arguments": {"a": d.scalar()}}
+        for _ in range(d.rng.randint(0, many))
+    ]
+    actual: list[Any] = [{d.pick(names): {"a": d.scalar()}} for _ in range(d.rng.randint(0, many))]
+    if d.chance(0.3) and actual:
+        actual += actual[: d.rng.randint(1, len(actual))]  # the same calls again
+    if d.chance(0.2):
+        actual.append(
+            d.pick([{"": {}}, {"f0": "x"}, {"a": 1, "b": 2}, [], None, {d.pick(HOSTILE_TEXTS): {}}])
+        )
+    options: dict[str, Any] = {"metric": "tool_calls"}
+    if d.chance(0.3):
+        doc = {"name": "f0", "parameters": {"type": "dict", "properties": {}, "required": []}}
+        answers = [{c["name"]: {"a": [c["arguments"]["a"]]}} for c in expected]
+        options.update(rules="bfcl", category=d.pick(["parallel", "multiple", "simple"]))
+        return Call(
+            "tool_pairing", (actual, {"possible_answer": answers, "function": [doc]}), options
+        )
+    options["order"] = d.pick(["any", "strict"])
+    return Call("tool_pairing", (actual, expected), options)
+
+
+def _judge_reply_call(d: Draw) -> Call:
+    """A judge server's response body, read into verdicts for some items."""
+    text = d.pick(JUDGE_TEXTS) if d.chance(0.7) else d.text()
+    choice: Any = {
+        "message": {"content": text},
+        "finish_reason": d.pick(["stop", "length", None, 3]),
+    }
+    body: Any = {
+        "choices": [choice],
+        "usage": {"prompt_tokens": d.scalar(), "completion_tokens": 2},
+    }
+    if d.chance(0.2):
+        body = d.pick([{}, [], None, {"choices": []}, {"choices": [{"message": None}]}, text])
+    elif d.chance(0.1):
+        choice["message"]["content"] = d.pick([None, 1, ["x"], {"results": [1]}])
+    return Call("judge_reply", (body, d.rng.choice([0, 1, 3, 100])))
 
 
 # -- running one call -------------------------------------------------------------------------
@@ -615,6 +736,10 @@ def scores_in_range(result: Any) -> str | None:
     return None
 
 
+# the kinds of call drawn their own way that are a public function's calls
+API_OF = {"bfcl_value": "match_json", "tool_pairing": "match_json"}
+
+
 def run_call(call: Call) -> tuple[str, str]:
     """(kind, detail): kind is "ok", "error" (the family's), or "foreign"."""
     import pytest_jsonmatch as api
@@ -634,7 +759,10 @@ def run_call(call: Call) -> tuple[str, str]:
             return run_setting(*call.args)
         if call.function == "case_file":
             return run_case_file(*call.args)
-        got = getattr(api, call.function)(*call.args, **call.kwargs)
+        if call.function == "judge_reply":
+            return run_judge_reply(*call.args)
+        function = API_OF.get(call.function, call.function)
+        got = getattr(api, function)(*call.args, **call.kwargs)
     except JsonMatchError as exc:
         return "error", type(exc).__name__
     except AssertionError as exc:
@@ -646,6 +774,21 @@ def run_call(call: Call) -> tuple[str, str]:
         return "foreign", _describe(exc)
     bad = scores_in_range(got)
     return ("foreign", f"score outside [0, 1]: {bad}") if bad else ("ok", "")
+
+
+def run_judge_reply(body: Any, count: int) -> tuple[str, str]:
+    """A judge's response body read as the semantic comparator reads it: each verdict 0.0 or
+    1.0, or a reason text; anything else is foreign."""
+    from pytest_jsonmatch.engine.comparing.judge_messages import reply_from_json
+    from pytest_jsonmatch.engine.comparing.semantic import read_verdicts
+
+    verdicts = read_verdicts(reply_from_json(body), count)
+    if len(verdicts) != count:
+        return "foreign", f"{len(verdicts)} verdicts for {count} items"
+    for v in verdicts:
+        if not (isinstance(v, str) or v in (0.0, 1.0)):
+            return "foreign", f"verdict {v!r}"
+    return "ok", ""
 
 
 def run_setting(name: str, text: str) -> tuple[str, str]:
@@ -738,6 +881,10 @@ def worker(seed: int, start: int, stop: int) -> None:
     _die_with_parent()
     warnings.simplefilter("ignore")
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    # what the calls import on first use (the optimal pairing's solver): imported here, so that
+    # no call's CPU time holds an import's
+    import scipy.optimize  # noqa: F401
+
     out = sys.stdout
     spin_at = int(os.environ.get("FUZZ_SPIN_AT", "-1"))  # the watchdog's own test (below)
     for index in range(start, stop):

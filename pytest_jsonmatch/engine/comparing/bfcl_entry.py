@@ -20,7 +20,14 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple, cast
 
 from ..core.values import JsonObject, JsonValue
-from .bfcl_rules import BfclRaises, _doc_named, _value_problem, tool_name
+from .bfcl_rules import (
+    PARALLEL_PAIRS,
+    BfclRaises,
+    _doc_named,
+    _value_problem,
+    parallel_within_budget,
+    tool_name,
+)
 
 Call = tuple[str, Mapping[str, JsonValue]]
 # an expected call's possible answer: each argument's acceptable values ('' for: may be
@@ -226,6 +233,7 @@ class EntryRules:
         if self._parallel:
             if n != m:
                 return f"wrong number of calls: {m} made, {n} expected"
+            parallel_within_budget(n, m)
             taken = [False] * m
             for i in range(n):
                 expected = self._call(i)
@@ -283,7 +291,11 @@ class EntryRules:
         paired: list[Counts] = []
         taken_e: set[int] = set()
         taken_a: set[int] = set()
-        for e in range(n):
+        if not error:
+            parallel_within_budget(n, m)
+        # (counts that differ fail it already: past the budget, the calls pair in order only)
+        tried = n if not error or n * m <= PARALLEL_PAIRS else 0
+        for e in range(tried):
             live = not error
             for a in range(m):
                 if a not in taken_a and self._accepts(e, calls[a], live):

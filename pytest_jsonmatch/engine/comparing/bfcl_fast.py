@@ -30,7 +30,15 @@ from __future__ import annotations
 from typing import Final, TypeAlias
 
 from ..core.values import JsonObject, JsonValue
-from .bfcl_rules import _STANDARD, PYTHON_TYPES, BfclRaises, _doc_named, _value_problem, standardize
+from .bfcl_rules import (
+    _STANDARD,
+    PYTHON_TYPES,
+    BfclRaises,
+    _doc_named,
+    _value_problem,
+    parallel_within_budget,
+    standardize,
+)
 
 # The switch (docs/architecture.md, "Fast paths"): False sends every check the general way.
 SPECIALISE = True
@@ -184,6 +192,7 @@ def calls_error(
         if parallel:
             if n != m:
                 return f"wrong number of calls: {m} made, {n} expected"
+            parallel_within_budget(n, m)
             taken = [False] * m
             for i, want in enumerate(expected):
                 for j in range(m):
@@ -364,6 +373,7 @@ def counts(
             return _call_counts(expected[0], name, arguments, language, True)
         if n != m:
             return None
+        parallel_within_budget(n, m)
         taken = [False] * m
         left: list[int] = []
         match = mismatch = omitted = invented = 0

@@ -55,7 +55,7 @@ _NESTED = {
     "java": frozenset({"Array", "ArrayList", "array"}),
     "javascript": frozenset({"Array", "ArrayList", "array"}),
 }
-_PUNCTUATION = re.compile(r"[ \,\.\/\-\_\*\^]")
+_PUNCTUATION = re.compile(r"[ \,\.\/\-\_\*\^]")  # (one character class: linear)
 
 
 # an expected call's possible answer: each argument's acceptable values ('' for: it may be
@@ -415,6 +415,21 @@ def _dict_list_ok(value: list[Any], answers: Any) -> bool:
     return False
 
 
+PARALLEL_PAIRS = 40_000
+
+
+def parallel_within_budget(n_expected: int, n_made: int) -> None:
+    """BFCL's parallel pairing tries each expected call against every call left (its verdict
+    depends on that order, so this does the same): past ``PARALLEL_PAIRS`` pairs of calls it
+    is refused before any is tried, so that a long list of calls cannot take quadratic time."""
+    if n_expected * n_made > PARALLEL_PAIRS:
+        raise BfclRaises(
+            f"{n_expected} expected calls against {n_made} calls made are "
+            f"{n_expected * n_made:,} pairs for its parallel pairing, past the cut-off of "
+            f"{PARALLEL_PAIRS:,}"
+        )
+
+
 def calls_error(
     docs: Any,
     calls: Sequence[tuple[str, Mapping[str, JsonValue]]],
@@ -433,6 +448,7 @@ def calls_error(
     if "parallel" in category:
         if n != m:
             return f"wrong number of calls: {m} made, {n} expected"
+        parallel_within_budget(n, m)
         taken = [False] * m
         for i, (wanted, accepted) in enumerate(answers):
             doc = _doc_named(docs, wanted)

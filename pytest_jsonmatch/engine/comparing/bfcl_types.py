@@ -12,8 +12,70 @@ raises (a ``Set``, an unknown type), :class:`Unconvertible` is raised.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections.abc import Iterator
 
 from ..core.values import JsonObject, JsonValue
+
+# Every pattern below is either matched at one position only or searched with a literal
+# start, and has no nested repetition and no two adjacent quantified parts that can read the
+# same character, so each attempt is linear and the attempts never rescan each other's text.
+# BFCL's own patterns with lazy ``.*?`` before a delimiter (searched from every start) and
+# ``\s*\{?\s*(.*?)\s*\}?\s*\}``-style tails backtrack polynomially or exponentially; they are
+# read here by the scanners further down, which give the same match (the same groups) as
+# Python's backtracking engine gives for BFCL's pattern, in linear time (up to a logarithm).
+_WS = re.compile(r"\s*")
+_WS_CHAR = re.compile(r"\s")
+
+
+def _ws_end(text: str, i: int) -> int:
+    """The end of the run of whitespace (as ``\\s`` reads it) that starts at ``i``."""
+    found = _WS.match(text, i)
+    return found.end() if found else i
+
+
+def _ws_start(text: str, i: int) -> int:
+    """The start of the run of whitespace that ends just before ``i``."""
+    while i > 0 and _WS_CHAR.match(text, i - 1):
+        i -= 1
+    return i
+
+
+class _Marks:
+    """Where a literal occurs in a text (overlapping occurrences included), so that "the first
+    occurrence at or after i" is a bisection rather than a scan."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, text: str, literal: str) -> None:
+        self.at = [m.start() for m in re.finditer(f"(?={re.escape(literal)})", text)]
+
+    def first(self, i: int) -> int:
+        """The first occurrence at or after ``i``; -1 where there is none."""
+        k = bisect_left(self.at, i)
+        return self.at[k] if k < len(self.at) else -1
+
+
+class _Lines:
+    """The text's line breaks: ``.`` (without DOTALL) reads no ``\\n``."""
+
+    __slots__ = ("breaks",)
+
+    def __init__(self, text: str) -> None:
+        self.breaks = _Marks(text, "\n")
+
+    def unbroken(self, start: int, end: int) -> bool:
+        """Whether ``text[start:end]`` holds no line break."""
+        first = self.breaks.first(start)
+        return first < 0 or first >= end
+
+
+def _lazy_to(text: str, marks: _Marks, lines: _Lines, start: int, least: int) -> int:
+    """Where ``.*?`` (``least`` = start) or ``.+?`` (``least`` = start + 1) started at
+    ``start`` stops before the delimiter ``marks`` finds: the first delimiter at or after
+    ``least`` with no line break before it; -1 where there is none."""
+    found = marks.first(least)
+    return found if found >= 0 and lines.unbroken(start, found) else -1
 
 
 class Unconvertible(Exception):
@@ -51,30 +113,28 @@ JS_TYPES: dict[str, type] = {
     "any": str,
 }
 
+# numbers, matched at the start only: one digit run each, nothing after it that is a digit
 _INT = re.compile(r"^-?\d+$")
 _JAVA_FLOAT = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]$")
 _JAVA_DOUBLE = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$")
 _JAVA_LONG = re.compile(r"^-?\d+[lL]$")
-_JAVA_CHAR = re.compile(r"^\'.$\'")
 _F_SUFFIX = re.compile(r"[fF]$")
 _L_SUFFIX = re.compile(r"[lL]$")
-_AS_LIST = re.compile(r"new\s+ArrayList<\w*>\(Arrays\.asList\((.+?)\)\)")
-_ADDS = re.compile(r"new\s+ArrayList<\w*>\(\)\s*\{\{\s*(.+?)\s*\}\}", re.DOTALL)
-_ADD = re.compile(r"add\((.+?)\)")
+# prefixes (each searched or matched, then the lazy part read by a scanner)
+_AS_LIST = re.compile(r"new\s+ArrayList<\w*>\(Arrays\.asList\(")
+_ADDS = re.compile(r"new\s+ArrayList<\w*>\(\)\s*\{\{")
+_ADD = re.compile(r"add\(")
 _EMPTY_LIST = re.compile(r"new\s+ArrayList<\w*>\(\)")
-_ARRAY = re.compile(r"new\s+\w+\[\]\s*\{(.*?)\}")
-_PUTS = re.compile(r"new\s+HashMap<.*?>\s*\(\)\s*\{\s*\{?\s*(.*?)\s*\}?\s*\}", re.DOTALL)
-_PUT = re.compile(r"put\(\"(.*?)\",\s*(.*?)\)")
-_EMPTY_MAP = re.compile(r"new\s+HashMap<.*?>\s*\(\)")
+_ARRAY = re.compile(r"new\s+\w+\[\]\s*\{")
+_MAP = re.compile(r"new\s+HashMap<")
+_MAP_OPEN = re.compile(r">\s*\(\)\s*\{")
+_MAP_EMPTY = re.compile(r">\s*\(\)")
+_PUT = re.compile(r"put\(\"")
 _JS_FLOAT = re.compile(r"^-?\d+(\.\d+)?$")
 _JS_BIGINT = re.compile(r"^-?\d+n$")
-_JS_2D = re.compile(
-    r"\[\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\]|\bnew\s+Array\(\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\)"
-)
-_JS_1D = re.compile(r"\[(.*?)\]|\bnew\s+Array\((.*?)\)")
-_BRACKETED = re.compile(r"\[(.*?)\]")
-_JS_OBJECT = re.compile(r"\{(.*?)\}")
-_JS_PAIRS = re.compile(r"([^:]+):\s*(.*?)(?:,\s*(?=[^,]+:)|$)")
+_JS_NEW_2D = re.compile(r"new\s+Array\(\s*\[")
+_JS_1D = re.compile(r"\[(.*?)\]|\bnew\s+Array\((.*?)\)")  # (matched at 0 only: linear)
+_JS_OBJECT = re.compile(r"\{(.*?)\}")  # (matched at 0 only: linear)
 
 
 def java_value(text: str, declared: str, item_type: str | None = None) -> JsonValue:
@@ -111,38 +171,177 @@ def _java_element(text: str, item_type: str | None) -> JsonValue:
 
 
 def _java_list(text: str, item_type: str | None) -> JsonValue:
-    found = _AS_LIST.search(text)
-    if found:
-        return [_java_element(part.strip(), item_type) for part in found.group(1).split(",")]
-    found = _ADDS.search(text)
-    if found:
-        return [_java_element(add.strip(), item_type) for add in _ADD.findall(found.group(1))]
+    lines = _Lines(text)
+    listed = _as_list(text, lines)
+    if listed is not None:
+        return [_java_element(part.strip(), item_type) for part in listed.split(",")]
+    adds = _adds(text)
+    if adds is not None:
+        return [_java_element(add.strip(), item_type) for add in _add_arguments(adds)]
     if _EMPTY_LIST.search(text):
         return []
     return text
 
 
+def _first_start(prefix: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """Every match of ``prefix``, from each start in turn (what a search tries)."""
+    found = prefix.search(text)
+    while found:
+        yield found
+        found = prefix.search(text, found.start() + 1)
+
+
+def _as_list(text: str, lines: _Lines) -> str | None:
+    """``new\\s+ArrayList<\\w*>\\(Arrays\\.asList\\((.+?)\\)\\)`` searched: its group."""
+    closes = _Marks(text, "))")
+    for found in _first_start(_AS_LIST, text):
+        start = found.end()
+        end = _lazy_to(text, closes, lines, start, start + 1)
+        if end >= 0:
+            return text[start:end]
+    return None
+
+
+def _adds(text: str) -> str | None:
+    """``new\\s+ArrayList<\\w*>\\(\\)\\s*\\{\\{\\s*(.+?)\\s*\\}\\}`` (DOTALL) searched: its group.
+
+    After the whitespace that follows ``{{`` (ending at ``k``) the group is the shortest run
+    of one character or more from ``k`` after which only whitespace comes before a ``}}``;
+    where no ``}}`` follows ``k + 1``, the engine gives one whitespace character back and
+    takes it as the group if ``}}`` stands at ``k``."""
+    closes = _Marks(text, "}}")
+    for found in _first_start(_ADDS, text):
+        k = _ws_end(text, found.end())
+        close = closes.first(k + 1)
+        if close >= 0:
+            return text[k : max(k + 1, _ws_start(text, close))]
+        if k > found.end() and text.startswith("}}", k):
+            return text[k - 1 : k]
+    return None
+
+
+def _add_arguments(text: str) -> list[str]:
+    """``add\\((.+?)\\)`` found all: each group."""
+    lines, closes = _Lines(text), _Marks(text, ")")
+    out, pos = [], 0
+    while (found := _ADD.search(text, pos)) is not None:
+        start = found.end()
+        end = _lazy_to(text, closes, lines, start, start + 1)
+        if end >= 0:
+            out.append(text[start:end])
+            pos = end + 1
+        else:
+            pos = found.start() + 1
+    return out
+
+
 def _java_array(text: str, item_type: str | None) -> JsonValue:
-    found = _ARRAY.search(text)
-    if not found:
+    body = _array_body(text)
+    if body is None:
         return text
-    parts = [part.strip() for part in found.group(1).split(",") if part.strip()]
+    parts = [part.strip() for part in body.split(",") if part.strip()]
     if item_type:
         return [java_value(part, item_type) for part in parts]
     return [java_literal(part) for part in parts]
 
 
+def _array_body(text: str) -> str | None:
+    """``new\\s+\\w+\\[\\]\\s*\\{(.*?)\\}`` searched: its group."""
+    lines, closes = _Lines(text), _Marks(text, "}")
+    for found in _first_start(_ARRAY, text):
+        end = _lazy_to(text, closes, lines, found.end(), found.end())
+        if end >= 0:
+            return text[found.end() : end]
+    return None
+
+
 def _java_map(text: str) -> JsonValue:
-    found = _PUTS.search(text)
-    if found:
+    puts = _puts(text)
+    if puts is not None:
         entries: JsonObject = {}
-        if found.group(1).strip():
-            for key, value in _PUT.findall(found.group(1)):
+        if puts.strip():
+            for key, value in _put_arguments(puts):
                 entries[key] = java_literal(value.strip())
         return entries
-    if _EMPTY_MAP.search(text):
+    if _empty_map(text):
         return {}
     return text
+
+
+def _puts(text: str) -> str | None:
+    """``new\\s+HashMap<.*?>\\s*\\(\\)\\s*\\{\\s*\\{?\\s*(.*?)\\s*\\}?\\s*\\}`` (DOTALL) searched:
+    its group.
+
+    Only the first ``new HashMap<`` counts, and in it the first ``>`` followed by
+    ``() {``: the tail matches there if any ``}`` follows, and where none does, no later
+    ``>`` or start has one either. The group starts after the whitespace, the optional
+    second ``{`` and more whitespace, and ends where only whitespace comes before the first
+    ``}`` after it."""
+    head = _MAP.search(text)
+    if head is None:
+        return None
+    opened = _first_map_open(text, head.end())
+    if opened < 0:
+        return None
+    start = _ws_end(text, opened)
+    if text.startswith("{", start):
+        start += 1
+    start = _ws_end(text, start)
+    close = text.find("}", start)
+    if close < 0:
+        return None
+    return text[start : max(start, _ws_start(text, close))]
+
+
+def _first_map_open(text: str, start: int) -> int:
+    """The end of the first ``>\\s*\\(\\)\\s*\\{`` at or after ``start``; -1 if none."""
+    opens = _Marks(text, ">")
+    at = opens.first(start)
+    while at >= 0:
+        opened = _MAP_OPEN.match(text, at)
+        if opened:
+            return opened.end()
+        at = opens.first(at + 1)
+    return -1
+
+
+def _put_arguments(text: str) -> list[tuple[str, str]]:
+    """``put\\(\\"(.*?)\\",\\s*(.*?)\\)`` found all: each pair of groups.
+
+    A ``",`` at ``c`` ends the key where a ``)`` follows the whitespace after it on the same
+    line (then the value runs to that ``)``); the key is the shortest run to such a ``",``
+    within its line."""
+    lines, closes = _Lines(text), _Marks(text, ")")
+    ends: list[int] = []
+    values: dict[int, tuple[str, int]] = {}
+    for comma in _Marks(text, '",').at:
+        start = _ws_end(text, comma + 2)
+        close = _lazy_to(text, closes, lines, start, start)
+        if close >= 0:
+            ends.append(comma)
+            values[comma] = (text[start:close], close + 1)
+    out, pos = [], 0
+    while (found := _PUT.search(text, pos)) is not None:
+        start = found.end()
+        k = bisect_left(ends, start)
+        if k < len(ends) and lines.unbroken(start, ends[k]):
+            value, pos = values[ends[k]]
+            out.append((text[start : ends[k]], value))
+        else:
+            pos = found.start() + 1
+    return out
+
+
+def _empty_map(text: str) -> bool:
+    """Whether ``new\\s+HashMap<.*?>\\s*\\(\\)`` is found: a ``>`` followed by ``()`` on the
+    line of some ``new HashMap<``."""
+    lines, opens = _Lines(text), _Marks(text, ">")
+    closed = [at for at in opens.at if _MAP_EMPTY.match(text, at)]
+    for found in _first_start(_MAP, text):
+        k = bisect_left(closed, found.end())
+        if k < len(closed) and lines.unbroken(found.end(), closed[k]):
+            return True
+    return False
 
 
 def java_literal(text: str) -> JsonValue:
@@ -197,10 +396,10 @@ def js_value(text: str, declared: str, item_type: str | None = None) -> JsonValu
 
 def _js_array(code: str, item_type: str | None) -> JsonValue:
     try:
-        nested = _JS_2D.match(code)
-        if nested:
+        nested = _js_2d(code)
+        if nested is not None:
             rows: list[JsonValue] = []
-            for i, inner in enumerate(_BRACKETED.findall(nested.group(0))):
+            for i, inner in enumerate(_bracketed(nested)):
                 inner = inner.strip()
                 if i == 0 and inner.startswith("["):
                     inner = inner[1:]
@@ -226,6 +425,74 @@ def _js_array(code: str, item_type: str | None) -> JsonValue:
         return code
 
 
+def _js_2d(code: str) -> str | None:
+    """What ``\\[\\s*\\[.*?\\]\\s*(,\\s*\\[.*?\\]\\s*)*\\]`` or, failing it,
+    ``\\bnew\\s+Array\\(\\s*\\[.*?\\]\\s*(,\\s*\\[.*?\\]\\s*)*\\)`` matches at the start."""
+    if code.startswith("[") and code.startswith("[", _ws_end(code, 1)):
+        end = _Rows(code, "]").end(_ws_end(code, 1))
+        if end >= 0:
+            return code[:end]
+    opened = _JS_NEW_2D.match(code)
+    if opened:
+        end = _Rows(code, ")").end(opened.end() - 1)
+        if end >= 0:
+            return code[:end]
+    return None
+
+
+class _Rows:
+    """The backtracking engine's reading of ``\\[.*?\\]\\s*(,\\s*\\[.*?\\]\\s*)*`` then
+    ``closer``, done once per ``]`` from the right.
+
+    From a ``]`` at ``c`` and the whitespace after it, at ``p``: the closer ends the match
+    (``p + 1``); a comma opens one more row, which ends at the first ``]`` on its line from
+    which the rest matches (the lazy ``.*?``); anything else fails. Each ``]``'s outcome
+    depends only on later ones, so a pass from the right settles them all, and "the first
+    ``]`` at or after i that succeeds" is a bisection into that pass's table."""
+
+    def __init__(self, code: str, closer: str) -> None:
+        self.code, self.closer = code, closer
+        self.lines = _Lines(code)
+        self.rights = _Marks(code, "]").at
+        # ends[k]: where the match ends after the k-th ']' (-1: fails); good[k]: the index of
+        # the first ']' at k or after that succeeds (len(rights): none)
+        self.ends = [-1] * len(self.rights)
+        self.good = [len(self.rights)] * (len(self.rights) + 1)
+        for k in range(len(self.rights) - 1, -1, -1):
+            self.ends[k] = self._after(self.rights[k])
+            self.good[k] = k if self.ends[k] >= 0 else self.good[k + 1]
+
+    def _after(self, right: int) -> int:
+        at = _ws_end(self.code, right + 1)
+        if self.code.startswith(self.closer, at):
+            return at + 1
+        if not self.code.startswith(",", at):
+            return -1
+        opened = _ws_end(self.code, at + 1)
+        return self.end(opened) if self.code.startswith("[", opened) else -1
+
+    def end(self, opened: int) -> int:
+        """Where the match ends for a row whose ``[`` is at ``opened``; -1 if it fails."""
+        k = self.good[bisect_left(self.rights, opened + 1)]
+        if k == len(self.rights) or not self.lines.unbroken(opened + 1, self.rights[k]):
+            return -1
+        return self.ends[k]
+
+
+def _bracketed(text: str) -> list[str]:
+    """``\\[(.*?)\\]`` found all: each group."""
+    lines, closes = _Lines(text), _Marks(text, "]")
+    out, pos = [], 0
+    while (opened := text.find("[", pos)) >= 0:
+        end = _lazy_to(text, closes, lines, opened + 1, opened + 1)
+        if end >= 0:
+            out.append(text[opened + 1 : end])
+            pos = end + 1
+        else:
+            pos = opened + 1
+    return out
+
+
 def _js_object(code: str) -> JsonValue:
     if code == "{}":
         return {}
@@ -234,7 +501,7 @@ def _js_object(code: str) -> JsonValue:
         return code
     try:
         entries: JsonObject = {}
-        for key, value in _JS_PAIRS.findall(found.group(1)):
+        for key, value in _js_pairs(found.group(1)):
             key = key.strip().strip("'\"")
             value = value.strip()
             if value.startswith("[") and value.endswith("]"):
@@ -246,6 +513,41 @@ def _js_object(code: str) -> JsonValue:
         return entries
     except Exception:  # noqa: BLE001 (as above, for an object)
         return code
+
+
+def _js_pairs(content: str) -> list[tuple[str, str]]:
+    """``([^:]+):\\s*(.*?)(?:,\\s*(?=[^,]+:)|$)`` found all in an object's content (which
+    holds no line break: it is what ``.*?`` read within a line).
+
+    A key runs to the next colon. Its value is the shortest run after the colon and its
+    whitespace up to a comma that a later key follows (a colon comes after the comma, and
+    after the whitespace that follows it, before any other comma), else to the end. The
+    engine's ``\\s*`` after that comma is greedy but gives back one character where the
+    next key would otherwise start on its colon."""
+    colons, commas = _Marks(content, ":"), _Marks(content, ",")
+    size = len(content)
+
+    def key_follows(at: int) -> bool:  # (?=[^,]+:) at `at`
+        colon, comma = colons.first(at + 1), commas.first(at)
+        return colon >= 0 and (comma < 0 or colon < comma)
+
+    out, pos = [], 0
+    while (colon := colons.first(pos)) >= 0:
+        if colon == pos:  # ([^:]+) reads one character at least
+            pos += 1
+            continue
+        key, start = content[pos:colon], _ws_end(content, colon + 1)
+        value_end, pos = size, size  # ($): to the end
+        comma = commas.first(start)
+        while comma >= 0:
+            after = _ws_end(content, comma + 1)
+            resume = next((at for at in (after, after - 1) if at > comma and key_follows(at)), -1)
+            if resume >= 0:
+                value_end, pos = comma, resume
+                break
+            comma = commas.first(comma + 1)
+        out.append((key, content[start:value_end]))
+    return out
 
 
 def js_literal(text: str) -> JsonValue:

@@ -379,6 +379,8 @@ def read_verdicts(reply: JudgeReply, count: int) -> list[float | str]:
     cut = reply.finish_reason == "length"
     try:
         parsed = json.loads(text)
+    except RecursionError:  # (json's reader recurses once per level of nesting)
+        return [f"the judge's reply nests too deep to read: {shown(reply.content)}"] * count
     except ValueError:
         if cut:
             return _cut_off(text, count)
@@ -400,6 +402,7 @@ def read_verdicts(reply: JudgeReply, count: int) -> list[float | str]:
     return out
 
 
+# (a literal start, then whitespace runs apart from each other: linear)
 _RESULTS = re.compile(r'"results"\s*:\s*\[')
 
 
@@ -424,7 +427,7 @@ def _cut_off(text: str, count: int) -> list[float | str]:
 def _loads_verdict(word: str) -> float | None:
     try:
         return _verdict(json.loads(word))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

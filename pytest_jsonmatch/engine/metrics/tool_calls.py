@@ -24,10 +24,12 @@ from typing import NamedTuple
 
 from ..comparing.bfcl_rules import (
     LANGUAGES,
+    PARALLEL_PAIRS,
     BfclRaises,
     CallCheck,
     FieldVerdict,
     check_call,
+    parallel_within_budget,
 )
 from ..comparing.registry import Registry
 from ..comparing.tool_args import check_arguments
@@ -199,29 +201,83 @@ def _best_pairs(
     expected: Sequence[ExpectedCall], calls: list[ToolCall], tools: Sequence[ToolDoc] | None
 ) -> list[tuple[int, int]]:
     """The pairing that matches the most fields, calls of the expected function first (an
-    optimal assignment; ties go to the earlier call). Past ``PAIRS_SOLVED`` pairs of calls
-    of one function, each function's calls pair in order instead (the k-th expected call
-    of ``f`` with the k-th call of ``f``), so that a long list of calls takes linear time."""
-    if sum(1 for w in expected for c in calls if w.name == c.name) > PAIRS_SOLVED:
-        return _pairs_by_name(expected, calls)
-    from scipy.optimize import linear_sum_assignment  # (imported where calls are many)
+    optimal assignment; ties go to the earlier call).
 
-    gains = []
-    for want in expected:
-        row = []
-        for call in calls:
-            if call.name != want.name:
-                row.append(0.0)
-                continue
-            fields = _default_check(want, call, tools).fields
-            matched = sum(1 for f in fields if f.status == MATCH)
-            row.append(1.0 + matched / len(fields))
-        gains.append(row)
-    rows, cols = linear_sum_assignment(gains, maximize=True)
-    return sorted(zip(map(int, rows), map(int, cols)))
+    Two budgets keep it bounded, both checked from the counts before any pair is scored.
+    Past ``PAIRS_SOLVED`` pairs of calls of one function, each function's calls pair in
+    order instead (the k-th expected call of ``f`` with the k-th call of ``f``), so that a
+    long list of calls takes linear time. Past ``CELLS_SOLVED`` expected x made pairs in all
+    (most of them calls of different functions, which gain nothing), each function's calls
+    are assigned apart and the calls left over pair in order, so that memory stays linear
+    in the pairs of one function."""
+    by_name = _indices_by_name(expected, calls)
+    if sum(len(e) * len(a) for e, a in by_name.values()) > PAIRS_SOLVED:
+        return _pairs_by_name(expected, calls)
+    if len(expected) * len(calls) > CELLS_SOLVED:
+        return _pairs_apart(expected, calls, tools, by_name)
+    return _assigned(expected, calls, tools, list(by_name.values()))
 
 
 PAIRS_SOLVED = 40_000
+CELLS_SOLVED = 1_000_000
+
+
+def _indices_by_name(
+    expected: Sequence[ExpectedCall], calls: list[ToolCall]
+) -> dict[str, tuple[list[int], list[int]]]:
+    """For each function both lists name: the indices of its expected calls and of its calls."""
+    wanted: dict[str, list[int]] = {}
+    for i, want in enumerate(expected):
+        wanted.setdefault(want.name, []).append(i)
+    made: dict[str, list[int]] = {}
+    for j, call in enumerate(calls):
+        made.setdefault(call.name, []).append(j)
+    return {name: (rows, made[name]) for name, rows in wanted.items() if name in made}
+
+
+def _assigned(
+    expected: Sequence[ExpectedCall],
+    calls: list[ToolCall],
+    tools: Sequence[ToolDoc] | None,
+    blocks: list[tuple[list[int], list[int]]],
+) -> list[tuple[int, int]]:
+    """The optimal assignment over all of ``expected`` x ``calls``: a pair of one function
+    gains 1 plus its share of matched fields, any other pair nothing."""
+    import numpy
+    from scipy.optimize import linear_sum_assignment  # (imported where calls are many)
+
+    gains = numpy.zeros((len(expected), len(calls)))
+    for rows, cols in blocks:
+        for i in rows:
+            for j in cols:
+                fields = _default_check(expected[i], calls[j], tools).fields
+                matched = sum(1 for f in fields if f.status == MATCH)
+                gains[i, j] = 1.0 + matched / len(fields)
+    rows_, cols_ = linear_sum_assignment(gains, maximize=True)
+    return sorted(zip(map(int, rows_), map(int, cols_)))
+
+
+def _pairs_apart(
+    expected: Sequence[ExpectedCall],
+    calls: list[ToolCall],
+    tools: Sequence[ToolDoc] | None,
+    by_name: dict[str, tuple[list[int], list[int]]],
+) -> list[tuple[int, int]]:
+    """Each function's calls assigned among themselves, then the expected calls and the calls
+    left over paired in order (their names mismatch, as they would in one assignment)."""
+    paired: list[tuple[int, int]] = []
+    for rows, cols in by_name.values():
+        block = _assigned(
+            [expected[i] for i in rows],
+            [calls[j] for j in cols],
+            tools,
+            [(list(range(len(rows))), list(range(len(cols))))],
+        )
+        paired += [(rows[i], cols[j]) for i, j in block]
+    seen_e, seen_a = {e for e, _ in paired}, {a for _, a in paired}
+    left_e = [i for i in range(len(expected)) if i not in seen_e]
+    left_a = [j for j in range(len(calls)) if j not in seen_a]
+    return sorted(paired + list(zip(left_e, left_a)))
 
 
 def _pairs_by_name(
@@ -412,7 +468,14 @@ def _bfcl_checked(
     counted = n == m if ("parallel" in category or "multiple" in category) else m == 1
     error = "" if counted else f"wrong number of calls: {m} made, {n} expected"
     pairs: list[_Pair] = []
-    if "parallel" in category:
+    if "parallel" in category and error and n * m > PARALLEL_PAIRS:
+        # (the count already fails it: the calls are shown beside the expected ones in order)
+        pairs = [
+            _Pair(e, a, check(e, a, _find_doc(docs, next(iter(expected[e].possible))), False))
+            for e, a in zip(range(n), range(m))
+        ]
+    elif "parallel" in category:
+        parallel_within_budget(n, m)
         taken: set[int] = set()
         for e in range(n):
             doc = _find_doc(docs, next(iter(expected[e].possible)))

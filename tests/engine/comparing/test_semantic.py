@@ -144,6 +144,14 @@ def test_reasons_say_what_was_wrong():
     assert read_verdicts(JudgeReply("[1]"), 1) == ["the judge's reply has no 'results' list: '[1]'"]
 
 
+def test_a_reply_nested_past_the_json_readers_depth_leaves_its_items_undecided():
+    # json.loads recurses once per level: 100,000 levels are a RecursionError, not a verdict
+    for text, finish in (("[" * 100_000, None), ('{"a":' * 100_000, "length")):
+        verdicts = read_verdicts(JudgeReply(text, finish), 2)
+        assert len(verdicts) == 2
+        assert all(v.startswith("the judge's reply nests too deep to read: ") for v in verdicts)
+
+
 def test_identical_items_are_asked_once_in_a_run(server):
     for _ in range(3):
         match_json({"a": "one", "b": "one"}, {"a": "uno", "b": "uno"}, fields={"a": SEM, "b": SEM})

@@ -325,3 +325,85 @@ def test_a_call_being_written_when_the_answer_was_cut_off():
     result = tc(cut, expected, truncated="close")
     assert rows(result)[-1] == ("g.b", "omission", 0.0)
     assert result.score == pytest.approx(6 / 7)
+
+
+def test_many_calls_of_one_function_are_counted_from_the_counts():
+    # 15,000 x 15,000 calls of f are 2.25e8 same-name pairs: the budget (PAIRS_SOLVED) is
+    # read from the counts per name, not by enumerating the pairs, and they pair in order.
+    # Every call matches: 15,000 names + 15,000 values, P = R = 1
+    expected = [{"name": "f", "arguments": {"n": n}} for n in range(15000)]
+    actual = [{"f": {"n": n}} for n in range(15000)]
+    result = tc(actual, expected)
+    assert len(result.fields) == 30000
+    assert result.score == 1.0
+
+
+def test_many_calls_of_other_functions_pair_in_order_without_a_full_table():
+    # 10,000 expected calls of f0..f9999 against 10,000 calls of g0..g9999: no pair shares a
+    # name, 1e8 expected x made pairs are past CELLS_SOLVED, so no table of gains is built:
+    # the calls pair in order, each pair a name mismatch, its argument missed and invented
+    # (3 fields per pair, none matched: P = R = F1 = 0)
+    expected = [{"name": f"f{i}", "arguments": {"n": i}} for i in range(10000)]
+    actual = [{f"g{i}": {"n": i}} for i in range(10000)]
+    result = tc(actual, expected)
+    assert len(result.fields) == 30000
+    assert rows(result)[:3] == [
+        ("f0", "mismatch", 0.0),
+        ("f0.n", "omission", 0.0),
+        ("g0.n", "hallucination", 0.0),
+    ]
+    assert result.score == 0.0
+
+
+def test_a_mixed_list_past_the_table_budget_still_pairs_each_function_optimally():
+    # 1,001 x 1,001 calls (past CELLS_SOLVED = 1,000,000): f's two calls are assigned apart
+    # (the model made them in the other order), the rest pair in order. Fields: f and f[1]
+    # names and values match (4), then 999 pairs of other names, each a name mismatch and an
+    # omission and a hallucination of n (3 x 999). P = R = 4 / (4 + 2 x 999) = 4 / 2002
+    expected = [{"name": "f", "arguments": {"n": 1}}, {"name": "f", "arguments": {"n": 2}}]
+    expected += [{"name": f"e{i}", "arguments": {"n": i}} for i in range(999)]
+    actual = [{"f": {"n": 2}}, {"f": {"n": 1}}] + [{f"a{i}": {"n": i}} for i in range(999)]
+    result = tc(actual, expected)
+    assert rows(result)[:4] == [
+        ("f[0]", "match", 1.0),
+        ("f[0].n", "match", 1.0),
+        ("f[1]", "match", 1.0),
+        ("f[1].n", "match", 1.0),
+    ]
+    assert result.score == pytest.approx(4 / 2002)
+
+
+def test_bfcl_parallel_pairing_past_its_budget_is_refused_before_any_pair_is_tried():
+    from pytest_jsonmatch import BfclChecker, bfcl_verdict
+
+    doc = {
+        "name": "f",
+        "parameters": {"type": "dict", "properties": {"n": {"type": "integer"}}, "required": []},
+    }
+    expected = {
+        "possible_answer": [{"f": {"n": [n]}} for n in range(300)],
+        "function": [doc],
+    }
+    actual = [{"f": {"n": n}} for n in range(300)]
+    # 300 x 300 = 90,000 pairs, past 40,000
+    with pytest.raises(
+        ConfigError,
+        match=r"300 expected calls against 300 calls made are "
+        r"90,000 pairs for its parallel pairing, past the cut-off of 40,000",
+    ):
+        tc(actual, expected, rules="bfcl", category="parallel")
+    # so does bfcl_verdict, which BfclChecker uses
+    with pytest.raises(ConfigError, match="90,000 pairs for its parallel pairing"):
+        bfcl_verdict([doc], actual, expected["possible_answer"], "parallel")
+    checker = BfclChecker([doc], expected["possible_answer"], "parallel")
+    for read in (checker.verdict, checker.score):
+        with pytest.raises(ConfigError, match="90,000 pairs for its parallel pairing"):
+            read(actual)
+    assert checker.score(actual[:299]).score == pytest.approx(1196 / 1198)
+    assert not checker.verdict(actual[:299]).valid
+    # counts that differ already fail it: the verdict stands, without the pairing, and the
+    # calls are shown in order: 299 names and values match, one expected call is missed:
+    # P = 1, R = 598 / 600, F1 = 2 x 598 / (600 + 598) = 1196 / 1198
+    result = tc(actual[:299], expected, rules="bfcl", category="parallel")
+    assert result.score == pytest.approx(1196 / 1198)
+    assert not bfcl_verdict([doc], actual[:299], expected["possible_answer"], "parallel").valid
