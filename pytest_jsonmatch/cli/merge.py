@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 from typing import cast
 
 from ..engine.core.errors import JsonMatchError
@@ -68,13 +69,26 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.set_defaults(run=run_merge)
 
 
+def _case_repeats(root: Path, path: Path, metric: str) -> tuple[dict[str, int | None], str | None]:
+    """The golden case file ``path``, read as the plugin reads it under ``root``: each
+    case's own ``repeat:`` (1 for a case with no input to repeat) and the SHA-256 of its
+    bytes, for the merge's check of a shard's runs (reporting/shard_checks.py)."""
+    from ..cases.case_files import CaseFiles
+
+    cases = CaseFiles(root=root, metric=metric).load(path)
+    repeats = {case.id: case.repeat if case.source == "input" else 1 for case in cases}
+    return repeats, cases[0].file_sha256 if cases else None
+
+
 def run_merge(args: argparse.Namespace) -> int:
     for written, option in ((args.json_out, "-o/--json"), (args.output, "--output")):
         if written:
             _not_a_shard(written, option, args.shards)
     shards = [(path, _load(path)) for path in args.shards]
     try:
-        merged = merge_shards(shards, partial=args.partial, root=os.getcwd())
+        merged = merge_shards(
+            shards, partial=args.partial, root=os.getcwd(), read_case_file=_case_repeats
+        )
         ran = judged_settings(merged.run.get("settings", {}), args)
         gates = gate_settings(
             texts={k: v for k, v in ran.items() if isinstance(v, str)},

@@ -13,7 +13,7 @@ from ..reporting.records import Comparison
 from ..reporting.reliability_gates import reliability_section
 from ..reporting.report import baseline_section, load_report
 from ..reporting.shapes import Report
-from ..reporting.undecided import UNDECIDED_FAILURE, saved_undecided, undecided_failure
+from ..reporting.undecided_verdicts import UNDECIDED_FAILURE, saved_undecided, undecided_failure
 from .input_error import InputError
 from .options import add_gate_arguments, gates_of
 from .output import choices, emit
@@ -89,7 +89,7 @@ def run_report(args: argparse.Namespace) -> int:
 
 def with_undecided_read(report: Report) -> Report:
     """``report`` with its gates failed where it holds a comparison the judge left undecided
-    (reporting/undecided.py), whatever verdict it was saved with: read from its comparisons
+    (reporting/undecided_verdicts.py), whatever verdict it was saved with: read from its comparisons
     and per-metric counts, the failure is said first, and no gate reads as passed."""
     count, why = saved_undecided(report)
     failure = undecided_failure(count, why)

@@ -28,7 +28,7 @@ from ..engine.reading.parse import parse_expected
 from ..engine.results.field_results import TALLY_OF, MatchResult
 from ..reporting.aggregate import Aggregates, CaseResult, case_result, group_key, one_run_case
 from ..reporting.records import ERROR, Comparison, ConformanceRecord, ValueMode
-from ..reporting.undecided import undecided_message
+from ..reporting.undecided_verdicts import undecided_message
 
 NO_PREDICTION = object()  # the actual side of a gold record no prediction was found for
 
@@ -213,7 +213,7 @@ def _score_one(pair: Pair, settings: ScoreSettings) -> MatchResult | str:
 
 
 class Undecided(str):
-    """Why a record's comparison was left undecided by the judge (undecided.py's message),
+    """Why a record's comparison was left undecided by the judge (undecided_verdicts.py's message),
     with how many fields (``fields``): such a record is an error, scored 0."""
 
     fields: int

@@ -193,8 +193,8 @@ def _unread(exc: JsonMatchError, options: Mapping[str, object]) -> str:
 
 def batch_error_message(result: MatchResult) -> str:
     """What a comparison with fields a batch comparator could not score says: how many, the
-    comparators and their reasons, and the first paths (reporting/undecided.py)."""
-    from ..reporting.undecided import undecided_message
+    comparators and their reasons, and the first paths (reporting/undecided_verdicts.py)."""
+    from ..reporting.undecided_verdicts import undecided_message
 
     return undecided_message(result)
 

@@ -96,7 +96,7 @@ class CaseResult:
     # the places (field path, keyword) each invalid run broke, each once per run
     violated: tuple[tuple[str, str], ...] = ()
     target: str = ""  # the named target whose outputs the runs scored
-    undecided: int = 0  # runs the judge left undecided (each an error: see undecided.py)
+    undecided: int = 0  # runs the judge left undecided (each an error: see undecided_verdicts.py)
 
     @property
     def counted(self) -> bool:
@@ -235,7 +235,7 @@ def one_run_case(
                 int(checked is not None and checked.valid),
                 violated,
                 "",
-                0,  # (a result with undecided fields is scored as an error: undecided.py)
+                0,  # (a result with undecided fields is scored as an error: undecided_verdicts.py)
             ),
         )
     )

@@ -336,7 +336,7 @@ def judge(
     undecided, passes no gate (``unscored``: judged here; False: the caller judges it, once
     per target)."""
     from .aggregate import SCORE_EPSILON
-    from .undecided import undecided_failure
+    from .undecided_verdicts import undecided_failure
 
     verdict = GateVerdict()
     if summary.overall is None:

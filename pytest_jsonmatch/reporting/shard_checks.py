@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ..engine.core.errors import JsonMatchError, shown
@@ -167,12 +167,26 @@ def _case_metric(settings: Mapping[str, object]) -> str:
     return metric if isinstance(metric, str) else "field_f1"
 
 
+# A golden case file read as each case's own repeat count (None: the case sets none; 1: a
+# case with no input to repeat) and the SHA-256 of the bytes read, from (root, path, the
+# session's default metric). The command that merges gives it: reading case files belongs
+# to cases/, a stage above this one.
+CaseFileReader = Callable[[Path, Path, str], tuple[dict[str, int | None], str | None]]
+
+
 class OwnRepeats:
     """Each golden case's own ``repeat:``, read from its case file in the merge's ``root``,
     the file the shard ran (its SHA-256 is the one the shard's provenance records)."""
 
-    def __init__(self, root: str, where: str, settings: Mapping[str, object], golden: object):
-        self.root, self.where = Path(root).resolve(), where
+    def __init__(
+        self,
+        root: str,
+        where: str,
+        settings: Mapping[str, object],
+        golden: object,
+        read: CaseFileReader | None,
+    ):
+        self.root, self.where, self.read = Path(root).resolve(), where, read
         self.metric = _case_metric(settings)
         self.golden = golden if isinstance(golden, dict) else {}
         self._read: dict[str, dict[str, int | None]] = {}
@@ -192,8 +206,6 @@ class OwnRepeats:
         return cases[name]
 
     def _load(self, file: str, case_id: str) -> dict[str, int | None]:
-        from ..cases.case_files import CaseFiles
-
         why = f"{self.where}: case {shown(case_id)} ran a number of times other than the " + (
             "shard's settings give; its case file "
         )
@@ -203,16 +215,18 @@ class OwnRepeats:
                 f"{why}{shown(file)}, which could say why, is not a file inside "
                 f"{str(self.root)!r}: run merge from the shards' root dir"
             )
+        if self.read is None:
+            raise ShardError(f"{why}{shown(file)} cannot be read by this merge (no reader given)")
         try:
-            cases = CaseFiles(root=self.root, metric=self.metric).load(path)
+            repeats, sha256 = self.read(self.root, path, self.metric)
         except JsonMatchError as exc:
             raise ShardError(f"{why}{shown(file)} cannot be read: {exc}") from None
-        if cases and cases[0].file_sha256 != self.golden.get(file):
+        if repeats and sha256 != self.golden.get(file):
             raise ShardError(
                 f"{why}{shown(file)} in {str(self.root)!r} is not the one the shard ran "
                 f"(run.provenance.golden records another SHA-256)"
             )
-        return {case.id: case.repeat if case.source == "input" else 1 for case in cases}
+        return repeats
 
 
 def check_runs(

@@ -20,6 +20,7 @@ from .provenance import golden_record, joined_parts, provenance_changes, setting
 from .records import Comparison
 from .shapes import ProvenanceDict, Report, RunInfo, TargetFingerprintDict
 from .shard_checks import (
+    CaseFileReader,
     OwnRepeats,
     ShardError,
     by_case,
@@ -82,7 +83,10 @@ class Merged(NamedTuple):
 
 
 def merge_shards(
-    shards: Sequence[tuple[str, Report]], partial: bool = False, root: str = "."
+    shards: Sequence[tuple[str, Report]],
+    partial: bool = False,
+    root: str = ".",
+    read_case_file: CaseFileReader | None = None,
 ) -> Merged:
     """The comparisons of the run the ``shards`` (path, report) are parts of. Refused
     (:class:`ShardError`): a report without a shard stamp, shards of different counts, a
@@ -91,7 +95,7 @@ def merge_shards(
     sets, prompt versions or judges (``run.provenance``). The merged run holds the shards'
     settings and their provenance joined. Each shard is held to itself first
     (shard_checks.py: its scores, statuses and runs re-derived, its case files read from
-    ``root``, the directory the merge runs in)."""
+    ``root``, the directory the merge runs in, by ``read_case_file``)."""
     if not shards:
         raise ShardError("no shard reports given")
     stamps: dict[int, str] = {}
@@ -133,7 +137,7 @@ def merge_shards(
             if case_id in seen:
                 raise ShardError(f"case {case_id} is in two shards: {seen[case_id]} and {path}")
             seen[case_id] = path
-        _held_to_itself(path, report, mine, cases, root)
+        _held_to_itself(path, report, mine, cases, root, read_case_file)
         comparisons.extend(mine)
     if missing:
         why.insert(
@@ -161,6 +165,7 @@ def _held_to_itself(
     comparisons: list[Comparison],
     cases: dict[str, list[Comparison]],
     root: str,
+    read_case_file: CaseFileReader | None,
 ) -> None:
     """A shard's report re-derived from itself (shard_checks.py): each comparison's figures
     from its rows, each case's runs from the run's settings, each case's status from its
@@ -169,7 +174,7 @@ def _held_to_itself(
     settings: dict[str, object] = dict(run.get("settings", {}))
     golden = run.get("provenance", {}).get("golden", {})
     check_comparisons(path, comparisons)
-    own = OwnRepeats(root, path, settings, golden)
+    own = OwnRepeats(root, path, settings, golden, read_case_file)
     check_runs(path, cases, settings, own, complete=run.get("complete") is not False)
     check_cases(path, report["cases"], cases, _rule(str(settings.get("repeat", ""))))  # type: ignore[arg-type]
 
