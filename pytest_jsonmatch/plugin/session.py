@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-
     from ..cases.updates import CaseUpdate
     from ..reporting.baseline import Baseline
     from ..reporting.field_counts import FieldCounts
+    from ..reporting.shapes import RunInfo
     from ..reporting.gates import GateVerdict
     from ..reporting.records import Comparison
     from ..reporting.report import SummaryReads
@@ -104,9 +105,13 @@ class JsonmatchSession:
         loading = sys.modules.get(_LOADING)  # the schema loader's clock, when it is loaded
         self.schema_tick = int(loading.schema_clock()) if loading is not None else 0
         self.watching = False  # _Reports installed (a report counts the tests that ran; an
-        if settings.given_reports is not None or (  # xdist controller's comparisons come
-            not self.worker and getattr(config.option, "dist", "no") != "no"
-        ):  # on reports)
+        if (
+            settings.given_reports is not None
+            or settings.quarantine is not None  # (its entries are held to the tests that ran)
+            or (  # xdist controller's comparisons come on reports)
+                not self.worker and getattr(config.option, "dist", "no") != "no"
+            )
+        ):
             self.watch_reports()
 
     def watch_reports(self, item: pytest.Item | None = None) -> None:
@@ -176,6 +181,8 @@ class JsonmatchSession:
     def logreport(self, report: pytest.TestReport) -> None:
         """Take the comparisons made in the phase ``report`` reports (see _Reports)."""
         made, self.pending = [c.with_test_outcome(report) for c in self.pending], []
+        if self.settings.quarantine is not None and made:  # before anything counts them
+            made = self.settings.quarantine.mark(made)
         asked, self.pending_updates = self.pending_updates, []
         if self.counts is not None:  # now that their statuses are known
             self.counts.count(made)
@@ -285,6 +292,7 @@ class JsonmatchSession:
         outputs = golden.outputs if golden else None
         self.take_files()
         run.update(run_record(settings, outputs, self.comparisons, self.read_files()))
+        notes = self._quarantine(run) if settings.quarantine is not None else []
         self.report, self.verdict = reports.conclude(
             self.comparisons,
             settings.gates,
@@ -298,6 +306,7 @@ class JsonmatchSession:
             versus=settings.versus,
             reads=self._reads or reports.SummaryReads(),
             counts=self.counts,
+            notes=notes,
         )
         self.write_errors += self.settings.reports.write(self.report)
         if (
@@ -306,6 +315,28 @@ class JsonmatchSession:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.verdict.failures:
             _junit_gate_failure(self.config, self.verdict)
+
+    def _quarantine(self, run: RunInfo) -> list[str]:
+        """Record the quarantine in ``run.provenance``, mark the comparisons no test report
+        carried (a dead worker's), and say which entries name no test that ran."""
+        from ..reporting.quarantine import partial_run
+
+        quarantine = self.settings.quarantine
+        assert quarantine is not None
+        run.setdefault("provenance", {})["quarantine"] = quarantine.record()
+        self.comparisons = quarantine.mark(self.comparisons)
+        seen = set(self.ran)
+        for c in self.comparisons:
+            seen.update((c.case_id, c.nodeid, c.pair_id))
+        option = self.config.option
+        partial = partial_run(
+            self.config.args_source == pytest.Config.ArgsSource.ARGS,
+            self.settings.shard is not None,
+            getattr(option, "keyword", ""),
+            getattr(option, "markexpr", ""),
+            getattr(option, "deselect", None),
+        )
+        return quarantine.unmatched(seen, partial)
 
     def _stopped(self, session: pytest.Session, exitstatus: int) -> str | None:
         """Why the run stopped before every collected test ran, or None (it finished)."""

@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # each stage's parser loads when its setting is given (start-
     from ..cases.updates import UpdateMode
     from ..engine.core.masking import MaskPattern
     from ..reporting.aggregate import GroupBy
+    from ..reporting.quarantine import Quarantine
     from ..reporting.records import ValueMode
     from ..reporting.report_files import ReportFiles
     from ..reporting.versus import VersusSettings
@@ -187,6 +188,13 @@ SETTINGS = (
         metavar="off|cases|fields [flush=SECONDS]",
     ),
     Setting(
+        "quarantine",
+        "a YAML file listing quarantined cases, each '{case: ID, reason: TEXT, "
+        "until: YYYY-MM-DD}': such a case runs and is reported, but no gate counts it "
+        "through its date",
+        metavar="PATH",
+    ),
+    Setting(
         "mask",
         "regular expressions, one a line: what they match in an error's reason is "
         "masked as *** in every report (credential shapes always are)",
@@ -221,6 +229,7 @@ class Settings(SettingParts):
     full_tracebacks: bool = False  # --tb=long or -vv: a target's whole traceback
     workers: int = 1  # pytest-xdist processes sharing the session's call limits
     mask: tuple[MaskPattern, ...] = ()  # the user's patterns masked in error reasons
+    quarantine: Quarantine | None = None  # the quarantined cases (None: no quarantine file)
 
     @property
     def updating_target(self) -> str:
@@ -364,6 +373,7 @@ def _read(read: _Reader) -> Settings:
         else None,
         given_otel=parts.parse_otel(*read.text("otel")) if read.given("otel") else None,
         mask=parts.parse_mask(read.ini("mask")) if read.given("mask") else (),
+        quarantine=_quarantine(read) if read.given("quarantine") else None,
     )
 
 
@@ -375,6 +385,20 @@ def _shard(read: _Reader) -> tuple[int, int] | None:
     from ..reporting.shards import parse_shard, shard_of
 
     return shard_of(parse_shard(*read.text("shard")) if read.given("shard") else None, *split)
+
+
+def _quarantine(read: _Reader) -> Quarantine | None:
+    """The quarantine file: a flag's path from where pytest was started, the ini's from the
+    ini file's folder; it must lie inside the test root."""
+    from ..reporting.quarantine import load_quarantine
+
+    text, name = read.text("quarantine")
+    if not text.strip():
+        return None
+    config = read.config
+    from_ini = name.startswith(PREFIX) and config.inipath is not None
+    base = config.inipath.parent if from_ini and config.inipath else config.invocation_params.dir
+    return load_quarantine(base / text.strip(), text.strip(), config.rootpath)
 
 
 def _workers(config: pytest.Config) -> int:
