@@ -210,7 +210,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "420fa4400d9710e4fe89eecd45990972b14c28ea63f19248aa58863778b491ad"
+        "bf856b419b6b151a080a20219020abcbf79c504fda5259f7e252258ce16efe72"
     )
 
 

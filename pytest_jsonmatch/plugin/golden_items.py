@@ -171,13 +171,9 @@ class GoldenItem(pytest.Item):
             )
 
     def _quarantined(self) -> bool:
-        """Whether the quarantine covers this case today: its failure is reported, and fails
-        neither its test nor a gate (reporting/quarantine.py)."""
-        from ..reporting.records import pair_id
-
+        """Whether the quarantine covers this case today: its failure fails no test."""
         quarantine = self.golden_run.settings.quarantine
-        ids = (self.nodeid, pair_id(self.nodeid, self.target))
-        return quarantine is not None and quarantine.covers(ids)
+        return quarantine is not None and quarantine.covers(self.nodeid, self.target)
 
     def _passed(self, results: list[tuple[MatchResult, float]]) -> bool:
         """Whether the runs pass: the one run's verdict, or the repeat rule's."""

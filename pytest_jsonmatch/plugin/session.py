@@ -25,11 +25,10 @@ if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-
     from ..cases.updates import CaseUpdate
     from ..reporting.baseline import Baseline
     from ..reporting.field_counts import FieldCounts
-    from ..reporting.shapes import RunInfo
     from ..reporting.gates import GateVerdict
     from ..reporting.records import Comparison
     from ..reporting.report import SummaryReads
-    from ..reporting.shapes import Report
+    from ..reporting.shapes import Report, RunInfo
     from ..session.outcome import Outcome
     from ..session.run_record import ReadFiles
 
@@ -107,11 +106,11 @@ class JsonmatchSession:
         self.watching = False  # _Reports installed (a report counts the tests that ran; an
         if (
             settings.given_reports is not None
-            or settings.quarantine is not None  # (its entries are held to the tests that ran)
-            or (  # xdist controller's comparisons come on reports)
+            or settings.quarantine
+            or (  # xdist
                 not self.worker and getattr(config.option, "dist", "no") != "no"
             )
-        ):
+        ):  # controller's comparisons come on reports; a quarantine is held to the tests run)
             self.watch_reports()
 
     def watch_reports(self, item: pytest.Item | None = None) -> None:
@@ -317,26 +316,19 @@ class JsonmatchSession:
             _junit_gate_failure(self.config, self.verdict)
 
     def _quarantine(self, run: RunInfo) -> list[str]:
-        """Record the quarantine in ``run.provenance``, mark the comparisons no test report
-        carried (a dead worker's), and say which entries name no test that ran."""
-        from ..reporting.quarantine import partial_run
+        """The quarantine recorded and applied (reporting/quarantine.py); what it says."""
+        from ..reporting.quarantine import conclude_quarantine
 
-        quarantine = self.settings.quarantine
-        assert quarantine is not None
-        run.setdefault("provenance", {})["quarantine"] = quarantine.record()
-        self.comparisons = quarantine.mark(self.comparisons)
-        seen = set(self.ran)
-        for c in self.comparisons:
-            seen.update((c.case_id, c.nodeid, c.pair_id))
-        option = self.config.option
-        partial = partial_run(
-            self.config.args_source == pytest.Config.ArgsSource.ARGS,
-            self.settings.shard is not None,
-            getattr(option, "keyword", ""),
-            getattr(option, "markexpr", ""),
-            getattr(option, "deselect", None),
+        assert self.settings.quarantine is not None
+        self.comparisons, notes = conclude_quarantine(
+            self.settings.quarantine,
+            run,
+            self.comparisons,
+            self.ran,
+            self.config,
+            bool(self.settings.shard),
         )
-        return quarantine.unmatched(seen, partial)
+        return notes
 
     def _stopped(self, session: pytest.Session, exitstatus: int) -> str | None:
         """Why the run stopped before every collected test ran, or None (it finished)."""

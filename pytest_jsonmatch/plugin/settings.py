@@ -189,9 +189,8 @@ SETTINGS = (
     ),
     Setting(
         "quarantine",
-        "a YAML file listing quarantined cases, each '{case: ID, reason: TEXT, "
-        "until: YYYY-MM-DD}': such a case runs and is reported, but no gate counts it "
-        "through its date",
+        "a YAML file of quarantined cases '{case: ID, reason: TEXT, until: YYYY-MM-DD}': "
+        "each runs and is reported, but no gate counts it through its date",
         metavar="PATH",
     ),
     Setting(
@@ -323,6 +322,8 @@ def _read(read: _Reader) -> Settings:
         if config.getoption(PREFIX + name, default=None) is not None:
             raise ConfigError(parts.merged_message(name, flag=True))
     here = config.invocation_params.dir
+    if read.given("quarantine"):
+        from ..reporting.quarantine import quarantine_setting
     verbose = int(config.getoption("verbose", default=0) or 0)
     metric = read.text("metric")[0].strip() or "field_f1"
     threshold = parts.parse_threshold(*read.text("threshold")) if read.given("threshold") else 1.0
@@ -373,7 +374,9 @@ def _read(read: _Reader) -> Settings:
         else None,
         given_otel=parts.parse_otel(*read.text("otel")) if read.given("otel") else None,
         mask=parts.parse_mask(read.ini("mask")) if read.given("mask") else (),
-        quarantine=_quarantine(read) if read.given("quarantine") else None,
+        quarantine=quarantine_setting(*read.text("quarantine"), config)
+        if read.given("quarantine")
+        else None,
     )
 
 
@@ -385,20 +388,6 @@ def _shard(read: _Reader) -> tuple[int, int] | None:
     from ..reporting.shards import parse_shard, shard_of
 
     return shard_of(parse_shard(*read.text("shard")) if read.given("shard") else None, *split)
-
-
-def _quarantine(read: _Reader) -> Quarantine | None:
-    """The quarantine file: a flag's path from where pytest was started, the ini's from the
-    ini file's folder; it must lie inside the test root."""
-    from ..reporting.quarantine import load_quarantine
-
-    text, name = read.text("quarantine")
-    if not text.strip():
-        return None
-    config = read.config
-    from_ini = name.startswith(PREFIX) and config.inipath is not None
-    base = config.inipath.parent if from_ini and config.inipath else config.invocation_params.dir
-    return load_quarantine(base / text.strip(), text.strip(), config.rootpath)
 
 
 def _workers(config: pytest.Config) -> int:

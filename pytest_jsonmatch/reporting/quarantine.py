@@ -18,17 +18,17 @@ from __future__ import annotations
 import datetime
 import hashlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..engine.core.errors import ConfigError
 
 if TYPE_CHECKING:
     from .aggregate import CaseResult
     from .records import Comparison
-    from .shapes import QuarantineRecordDict
+    from .shapes import QuarantineRecordDict, RunInfo
 
 SETTING = "jsonmatch_quarantine"
 TODAY_VARIABLE = "JSONMATCH_TODAY"
@@ -64,10 +64,13 @@ class Quarantine:
     def _active(self) -> dict[str, Entry]:
         return {e.case: e for e in self.entries if e.until >= self.today}
 
-    def covers(self, ids: Iterable[str]) -> bool:
-        """Whether an active entry names any of ``ids`` (a test's node id, its case id)."""
+    def covers(self, nodeid: str, target: str = "") -> bool:
+        """Whether an active entry names the test ``nodeid`` (with or without the named
+        ``target`` it ran)."""
+        from .records import pair_id
+
         active = self._active()
-        return any(i in active for i in ids)
+        return nodeid in active or pair_id(nodeid, target) in active
 
     def mark(self, comparisons: Iterable[Comparison]) -> list[Comparison]:
         """``comparisons``, each one an active entry names carrying that entry's mark."""
@@ -105,12 +108,42 @@ class Quarantine:
         ]
 
 
-def partial_run(
-    given_paths: bool, shard: bool, keyword: object, markexpr: object, deselect: object
-) -> bool:
-    """Whether a session ran a part of its suite: paths given on its command line, a shard,
+class _Session(Protocol):
+    """What :func:`conclude_quarantine` reads of a pytest session's config."""
+
+    @property
+    def args_source(self) -> object: ...
+    @property
+    def option(self) -> object: ...
+
+
+def conclude_quarantine(
+    quarantine: Quarantine,
+    run: RunInfo,
+    comparisons: Sequence[Comparison],
+    ran: Iterable[str],
+    config: _Session,
+    shard: bool,
+) -> tuple[list[Comparison], list[str]]:
+    """A session's quarantine at its end: recorded in ``run.provenance``, applied to every
+    comparison (a dead xdist worker's too, which no test report carried), and a line for
+    each entry that names no test that ran (``ran``: node ids; ``shard``: the run is a
+    shard of its suite)."""
+    run.setdefault("provenance", {})["quarantine"] = quarantine.record()
+    marked = quarantine.mark(comparisons)
+    seen = set(ran)
+    for c in marked:
+        seen.update((c.case_id, c.nodeid, c.pair_id))
+    return marked, quarantine.unmatched(seen, shard or partial_run(config))
+
+
+def partial_run(config: _Session) -> bool:
+    """Whether a session selected a part of its suite: paths given on its command line,
     ``-k``, ``-m`` or ``--deselect``."""
-    return given_paths or shard or bool(keyword) or bool(markexpr) or bool(deselect)
+    option = config.option
+    given = str(getattr(config.args_source, "name", "")) == "ARGS"
+    chosen = (getattr(option, name, None) for name in ("keyword", "markexpr", "deselect"))
+    return given or any(chosen)
 
 
 def quarantine_lines(cases: Iterable[CaseResult], provenance: Mapping[str, object]) -> list[str]:
@@ -145,6 +178,34 @@ def today() -> datetime.date:
         return datetime.date.fromisoformat(given)
     except ValueError:
         raise ConfigError(f"{TODAY_VARIABLE}: {given!r} is not a date YYYY-MM-DD") from None
+
+
+class _Config(Protocol):
+    """What :func:`quarantine_setting` reads of pytest's config."""
+
+    @property
+    def inipath(self) -> Path | None: ...
+    @property
+    def rootpath(self) -> Path: ...
+    @property
+    def invocation_params(self) -> _Invocation: ...
+
+
+class _Invocation(Protocol):
+    @property
+    def dir(self) -> Path: ...
+
+
+def quarantine_setting(text: str, name: str, config: _Config) -> Quarantine | None:
+    """The quarantine file the setting ``name`` gives as ``text``: a flag's path from where
+    pytest was started, the ini's from the ini file's folder (None: empty)."""
+    shown = text.strip()
+    if not shown:
+        return None
+    ini = config.inipath
+    from_ini = name.startswith("jsonmatch_") and ini is not None
+    base = ini.parent if from_ini and ini is not None else config.invocation_params.dir
+    return load_quarantine(base / shown, shown, config.rootpath)
 
 
 def load_quarantine(path: Path, shown: str, root: Path) -> Quarantine:

@@ -376,12 +376,12 @@ def test_a_bad_key_of_a_merged_setting_is_named(pytester, line, error):
     result.stderr.fnmatch_lines([f"ERROR: pytest-jsonmatch: {error}"])
 
 
-def test_there_are_twenty_settings_and_no_merged_name_among_them():
+def test_there_are_twenty_one_settings_and_no_merged_name_among_them():
     from pytest_jsonmatch.plugin.settings import SETTINGS
     from pytest_jsonmatch.session.setting_parts import MERGED
 
     names = [s.name for s in SETTINGS]
-    assert len(names) == 20, names
+    assert len(names) == 21, names
     assert not set(names) & set(MERGED)
     # each merged setting names one that is there to hold it
     assert {into for into, _ in MERGED.values()} <= set(names)

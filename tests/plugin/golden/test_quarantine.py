@@ -84,7 +84,9 @@ def test_from_the_day_after_its_date_the_case_gates_again_and_the_summary_says_s
 def test_an_entry_naming_no_case_is_said_and_a_partial_run_says_not_collected(
     pytester, monkeypatch
 ):
-    _suite(pytester, QUARANTINE + "- {case: c.jsonmatch.yaml::gone, reason: r, until: 2027-01-01}\n")
+    _suite(
+        pytester, QUARANTINE + "- {case: c.jsonmatch.yaml::gone, reason: r, until: 2027-01-01}\n"
+    )
     monkeypatch.setenv("JSONMATCH_TODAY", "2026-11-25")
     whole = pytester.runpytest_inprocess(*ARGS, "-v")
     whole.stdout.fnmatch_lines(
@@ -112,9 +114,7 @@ def test_an_entry_naming_no_case_is_said_and_a_partial_run_says_not_collected(
         ("case: x", "the file holds a list of entries"),
     ],
 )
-def test_a_malformed_entry_stops_pytest_with_one_line_naming_file_and_entry(
-    pytester, entry, said
-):
+def test_a_malformed_entry_stops_pytest_with_one_line_naming_file_and_entry(pytester, entry, said):
     _suite(pytester, entry + "\n")
     result = pytester.runpytest_inprocess(*ARGS)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -146,7 +146,9 @@ def test_a_fifo_or_a_file_outside_the_root_is_refused(pytester, tmp_path_factory
     os.symlink(outside, pytester.path / "q.yaml")
     result = pytester.runpytest_inprocess(*ARGS)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*jsonmatch_quarantine: q.yaml: the file is outside the test root*"])
+    result.stderr.fnmatch_lines(
+        ["*jsonmatch_quarantine: q.yaml: the file is outside the test root*"]
+    )
 
 
 def test_xdist_workers_and_merged_shards_hold_the_quarantine(pytester, monkeypatch):
@@ -169,5 +171,7 @@ def test_xdist_workers_and_merged_shards_hold_the_quarantine(pytester, monkeypat
     assert merged["cases"] == expected["cases"] and merged["overall"] == 1.0
     # a shard that judged its dates on another day is another run's
     monkeypatch.setenv("JSONMATCH_TODAY", "2026-12-01")
-    pytester.runpytest_subprocess(*ARGS, "-k", "bad", "--jsonmatch-shard=2/2", "--jsonmatch-report=s2.json")
+    pytester.runpytest_subprocess(
+        *ARGS, "-k", "bad", "--jsonmatch-shard=2/2", "--jsonmatch-report=s2.json"
+    )
     assert main(["merge", *paths, "-o", out]) != 0
