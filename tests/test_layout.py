@@ -212,7 +212,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "456976fb65b365aa707d59e97dcfe165555e15328053beab4565f0177f34f0c1"
+        "bf856b419b6b151a080a20219020abcbf79c504fda5259f7e252258ce16efe72"
     )
 
 

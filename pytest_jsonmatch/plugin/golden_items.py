@@ -160,7 +160,7 @@ class GoldenItem(pytest.Item):
         ):
             run.ask_update(self._update(outputs[0]))
             return
-        if not passed:
+        if not passed and not self._quarantined():
             worst, limit = min(results, key=lambda pair: pair[0].score)
             if runs == 1:
                 raise failure(worst, limit, defaults.verbosity)
@@ -169,6 +169,11 @@ class GoldenItem(pytest.Item):
                 + "\nthe worst run:\n"
                 + str(failure(worst, limit, defaults.verbosity))
             )
+
+    def _quarantined(self) -> bool:
+        """Whether the quarantine covers this case today: its failure fails no test."""
+        quarantine = self.golden_run.settings.quarantine
+        return quarantine is not None and quarantine.covers(self.nodeid, self.target)
 
     def _passed(self, results: list[tuple[MatchResult, float]]) -> bool:
         """Whether the runs pass: the one run's verdict, or the repeat rule's."""

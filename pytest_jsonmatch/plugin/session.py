@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-
     from ..reporting.gates import GateVerdict
     from ..reporting.records import Comparison
     from ..reporting.report import SummaryReads
-    from ..reporting.shapes import Report
+    from ..reporting.shapes import Report, RunInfo
     from ..session.outcome import Outcome
     from ..session.run_record import ReadFiles
 
@@ -104,9 +104,13 @@ class JsonmatchSession:
         loading = sys.modules.get(_LOADING)  # the schema loader's clock, when it is loaded
         self.schema_tick = int(loading.schema_clock()) if loading is not None else 0
         self.watching = False  # _Reports installed (a report counts the tests that ran; an
-        if settings.given_reports is not None or (  # xdist controller's comparisons come
-            not self.worker and getattr(config.option, "dist", "no") != "no"
-        ):  # on reports)
+        if (
+            settings.given_reports is not None
+            or settings.quarantine
+            or (  # xdist
+                not self.worker and getattr(config.option, "dist", "no") != "no"
+            )
+        ):  # controller's comparisons come on reports; a quarantine is held to the tests run)
             self.watch_reports()
 
     def watch_reports(self, item: pytest.Item | None = None) -> None:
@@ -176,6 +180,8 @@ class JsonmatchSession:
     def logreport(self, report: pytest.TestReport) -> None:
         """Take the comparisons made in the phase ``report`` reports (see _Reports)."""
         made, self.pending = [c.with_test_outcome(report) for c in self.pending], []
+        if self.settings.quarantine is not None and made:  # before anything counts them
+            made = self.settings.quarantine.mark(made)
         asked, self.pending_updates = self.pending_updates, []
         if self.counts is not None:  # now that their statuses are known
             self.counts.count(made)
@@ -285,6 +291,7 @@ class JsonmatchSession:
         outputs = golden.outputs if golden else None
         self.take_files()
         run.update(run_record(settings, outputs, self.comparisons, self.read_files()))
+        notes = self._quarantine(run) if settings.quarantine is not None else []
         self.report, self.verdict = reports.conclude(
             self.comparisons,
             settings.gates,
@@ -298,6 +305,7 @@ class JsonmatchSession:
             versus=settings.versus,
             reads=self._reads or reports.SummaryReads(),
             counts=self.counts,
+            notes=notes,
         )
         self.write_errors += self.settings.reports.write(self.report)
         if (
@@ -306,6 +314,21 @@ class JsonmatchSession:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.verdict.failures:
             _junit_gate_failure(self.config, self.verdict)
+
+    def _quarantine(self, run: RunInfo) -> list[str]:
+        """The quarantine recorded and applied (reporting/quarantine.py); what it says."""
+        from ..reporting.quarantine import conclude_quarantine
+
+        assert self.settings.quarantine is not None
+        self.comparisons, notes = conclude_quarantine(
+            self.settings.quarantine,
+            run,
+            self.comparisons,
+            self.ran,
+            self.config,
+            bool(self.settings.shard),
+        )
+        return notes
 
     def _stopped(self, session: pytest.Session, exitstatus: int) -> str | None:
         """Why the run stopped before every collected test ran, or None (it finished)."""

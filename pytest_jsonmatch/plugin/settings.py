@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # each stage's parser loads when its setting is given (start-
     from ..cases.updates import UpdateMode
     from ..engine.core.masking import MaskPattern
     from ..reporting.aggregate import GroupBy
+    from ..reporting.quarantine import Quarantine
     from ..reporting.records import ValueMode
     from ..reporting.report_files import ReportFiles
     from ..reporting.versus import VersusSettings
@@ -187,6 +188,12 @@ SETTINGS = (
         metavar="off|cases|fields [flush=SECONDS]",
     ),
     Setting(
+        "quarantine",
+        "a YAML file of quarantined cases '{case: ID, reason: TEXT, until: YYYY-MM-DD}': "
+        "each runs and is reported, but no gate counts it through its date",
+        metavar="PATH",
+    ),
+    Setting(
         "mask",
         "regular expressions, one a line: what they match in an error's reason is "
         "masked as *** in every report (credential shapes always are)",
@@ -221,6 +228,7 @@ class Settings(SettingParts):
     full_tracebacks: bool = False  # --tb=long or -vv: a target's whole traceback
     workers: int = 1  # pytest-xdist processes sharing the session's call limits
     mask: tuple[MaskPattern, ...] = ()  # the user's patterns masked in error reasons
+    quarantine: Quarantine | None = None  # the quarantined cases (None: no quarantine file)
 
     @property
     def updating_target(self) -> str:
@@ -314,6 +322,8 @@ def _read(read: _Reader) -> Settings:
         if config.getoption(PREFIX + name, default=None) is not None:
             raise ConfigError(parts.merged_message(name, flag=True))
     here = config.invocation_params.dir
+    if read.given("quarantine"):
+        from ..reporting.quarantine import quarantine_setting
     verbose = int(config.getoption("verbose", default=0) or 0)
     metric = read.text("metric")[0].strip() or "field_f1"
     threshold = parts.parse_threshold(*read.text("threshold")) if read.given("threshold") else 1.0
@@ -364,6 +374,9 @@ def _read(read: _Reader) -> Settings:
         else None,
         given_otel=parts.parse_otel(*read.text("otel")) if read.given("otel") else None,
         mask=parts.parse_mask(read.ini("mask")) if read.given("mask") else (),
+        quarantine=quarantine_setting(*read.text("quarantine"), config)
+        if read.given("quarantine")
+        else None,
     )
 
 

@@ -97,10 +97,11 @@ class CaseResult:
     violated: tuple[tuple[str, str], ...] = ()
     target: str = ""  # the named target whose outputs the runs scored
     undecided: int = 0  # runs the judge left undecided (each an error: see undecided_verdicts.py)
+    quarantine: tuple[str, str] | None = None  # (reason, until): quarantined, it gates nothing
 
     @property
     def counted(self) -> bool:
-        return self.status not in EXPECTED_TO_FAIL
+        return self.status not in EXPECTED_TO_FAIL and self.quarantine is None
 
     def to_dict(self) -> CaseResultDict:
         out: CaseResultDict = {
@@ -128,6 +129,10 @@ class CaseResult:
             out["target"] = self.target
         if self.undecided:
             out["undecided"] = self.undecided
+        if self.quarantine is not None:
+            from .records import quarantine_dict
+
+            out["quarantine"] = quarantine_dict(self.quarantine)
         return out
 
 
@@ -135,7 +140,9 @@ def listed_in_summary(case: CaseResult) -> bool:
     """Whether the text summary names ``case`` (reporting/text.py lists the cases run more
     than once, those that could not be scored and those scored from an answer cut off): a
     run whose only report is that summary keeps the report lines of these cases alone."""
-    return case.runs > 1 or case.status == ERROR or case.truncated > 0
+    return (
+        case.runs > 1 or case.status == ERROR or case.truncated > 0 or case.quarantine is not None
+    )
 
 
 def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
@@ -182,6 +189,7 @@ def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
         ),
         first.target,
         len(undecided),
+        first.quarantine,
     )
 
 
@@ -477,7 +485,7 @@ class Aggregates:
         """``_count`` of each case, a figure at a time where they are all counted and of one
         metric (a dataset's chunk); whether any was counted."""
         metrics = set(map(_METRIC, cases))
-        if len(metrics) != 1 or not EXPECTED_TO_FAIL.isdisjoint(map(_STATUS, cases)):
+        if len(metrics) != 1 or not all(case.counted for case in cases):
             return any([self._count(case) for case in cases])  # noqa: C419 (each case counted)
         (metric,) = metrics
         tally = self.metrics.get(metric)
@@ -488,8 +496,11 @@ class Aggregates:
         return True
 
     def _count(self, case: CaseResult) -> bool:
-        """Count a case but its fields; False for an xfail-marked one (counted apart)."""
+        """Count a case but its fields; False for an xfail-marked one (counted apart) or a
+        quarantined one (listed, counted nowhere)."""
         if not case.counted:
+            if case.quarantine is not None:
+                return False
             if case.status == XFAILED:
                 self.xfailed += 1
             else:

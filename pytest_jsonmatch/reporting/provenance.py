@@ -234,7 +234,31 @@ def joined_parts(shards: Sequence[tuple[str, Mapping[str, object]]]) -> Provenan
             )
     if setups:
         out["judge_setup"] = setups[0][1]
+    quarantine = _one_quarantine(shards)
+    if quarantine is not None:
+        out["quarantine"] = quarantine
     return cast("ProvenanceDict", out)
+
+
+def _one_quarantine(shards: Sequence[tuple[str, Mapping[str, object]]]) -> object:
+    """The quarantine record every shard holds alike (None: no shard read one); shards that
+    read different files, or judged their dates on different days, or of which only some
+    read one, are a ValueError: their cases would gate by different rules."""
+    records = [(path, provenance.get("quarantine")) for path, provenance in shards]
+    first_path, first = records[0]
+    for path, record in records[1:]:
+        if record != first:
+            raise ValueError(
+                f"the shards ran different quarantines: {first_path} and {path} "
+                f"({_quarantine_shown(first)} and {_quarantine_shown(record)})"
+            )
+    return first
+
+
+def _quarantine_shown(record: object) -> str:
+    if not isinstance(record, Mapping):
+        return "none"
+    return f"{record.get('file')} sha256 {str(record.get('sha256'))[:12]} on {record.get('today')}"
 
 
 def _mapping(value: object) -> Mapping[str, object]:

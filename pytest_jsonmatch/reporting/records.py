@@ -25,6 +25,7 @@ from .shapes import (
     FieldDict,
     JSONValue,
     JudgeDict,
+    QuarantineDict,
 )
 
 # Where a comparison's output came from: given in the case (actual, actual_file), a live call
@@ -196,6 +197,9 @@ class Comparison:
     # fields the judge (a batch comparator) left undecided: such a comparison is an error,
     # scored 0, and no gate passes while any comparison of a run is undecided (gates.py)
     undecided: int = 0
+    # (reason, until YYYY-MM-DD) of a quarantined case (reporting/quarantine.py): it is
+    # reported, but counts in no aggregate and no gate; None: not quarantined
+    quarantine: tuple[str, str] | None = None
 
     @property
     def pair_id(self) -> str:
@@ -205,8 +209,9 @@ class Comparison:
 
     @property
     def counted(self) -> bool:
-        """Whether the comparison counts in aggregates and gates (not an xfail test's)."""
-        return self.status not in EXPECTED_TO_FAIL
+        """Whether the comparison counts in aggregates and gates (not an xfail test's, not a
+        quarantined case's)."""
+        return self.status not in EXPECTED_TO_FAIL and self.quarantine is None
 
     @classmethod
     def of_result(
@@ -330,6 +335,8 @@ class Comparison:
             out["conformance"] = self.conformance.to_dict()
         if self.undecided:
             out["undecided"] = self.undecided
+        if self.quarantine is not None:
+            out["quarantine"] = quarantine_dict(self.quarantine)
         return out
 
     @classmethod
@@ -372,7 +379,18 @@ class Comparison:
             else ConformanceRecord.from_dict(conf),
             target=str(data.get("target", "")),
             undecided=undecided_of(data),
+            quarantine=quarantine_of(data.get("quarantine")),
         )
+
+
+def quarantine_dict(mark: tuple[str, str]) -> QuarantineDict:
+    """A quarantine's (reason, until) as a report writes it."""
+    return {"reason": mark[0], "until": mark[1]}
+
+
+def quarantine_of(data: QuarantineDict | None) -> tuple[str, str] | None:
+    """A report's quarantine read back (None: not quarantined)."""
+    return None if data is None else (str(data["reason"]), str(data["until"]))
 
 
 def undecided_of(data: ComparisonDict) -> int:

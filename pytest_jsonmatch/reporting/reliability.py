@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .aggregate import group_key
-from .records import ERROR, EXPECTED_TO_FAIL, PASSED, Comparison
+from .records import ERROR, PASSED, Comparison
 from .shapes import EstimateDict, ReliabilityCaseDict, ReliabilityDict
 from .stats import CONFIDENCE, percentile
 
@@ -66,11 +66,12 @@ class CaseRuns:
 
 
 def case_runs(comparisons: Iterable[Comparison]) -> dict[str, CaseRuns]:
-    """Every counted case's runs (xfail-marked ones left out), by case id, in id order."""
+    """Every counted case's runs (xfail-marked and quarantined ones left out), by case id,
+    in id order."""
     counts: dict[str, list[int]] = {}
     first: dict[str, Comparison] = {}
     for comparison in comparisons:
-        if comparison.status in EXPECTED_TO_FAIL:
+        if not comparison.counted:
             continue
         tally = counts.setdefault(comparison.case_id, [0, 0, 0])
         first.setdefault(comparison.case_id, comparison)

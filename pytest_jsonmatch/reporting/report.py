@@ -188,6 +188,7 @@ def conclude(
     versus: VersusSettings | None = None,
     reads: SummaryReads = SummaryReads(),  # noqa: B008 (a frozen dataclass)
     counts: FieldCounts | None = None,
+    notes: Sequence[str] = (),
 ) -> tuple[Report, GateVerdict]:
     """A run's report and verdict from its comparisons: aggregated, held against the
     ``baseline``, judged by the ``gates``; its named ``targets`` side by side, each held to
@@ -198,6 +199,7 @@ def conclude(
 
     ``reads`` says what the report holds (:class:`SummaryReads`); a run whose comparisons
     keep no field records gives the ``counts`` of their fields (field_counts.py).
+    ``notes`` are said among the warnings (a quarantine entry that names no case).
 
     The cyclic collector is paused meanwhile (``collector_paused``): the report's entries are
     made in a burst, a dict per field, none of them garbage, beside everything the session
@@ -217,6 +219,7 @@ def conclude(
             versus=versus,
             reads=reads,
             counts=counts,
+            notes=notes,
         )
 
 
@@ -234,6 +237,7 @@ def _conclude(
     versus: VersusSettings | None,
     reads: SummaryReads,
     counts: FieldCounts | None,
+    notes: Sequence[str] = (),
 ) -> tuple[Report, GateVerdict]:
     if counts is None and not reads.records:
         raise ValueError("comparisons without field records need their field counts")
@@ -257,6 +261,11 @@ def _conclude(
         from .provenance import provenance_changes
 
         verdict.warnings += provenance_changes(baseline.provenance, run.get("provenance"))
+    if "quarantine" in run.get("provenance", {}) or notes:
+        from .quarantine import quarantine_lines
+
+        verdict.warnings += quarantine_lines(summary.cases.values(), run.get("provenance", {}))
+        verdict.warnings += notes
     reliable = reliability_section(
         comparisons, gates, group_by, against, verdict if unjudged is None else None
     )

@@ -76,6 +76,17 @@ class ProvenanceDict(TypedDict, total=False):
     targets: dict[str, TargetFingerprintDict]
     judge: str
     judge_setup: JudgeSetupDict
+    quarantine: QuarantineRecordDict
+
+
+class QuarantineRecordDict(TypedDict):
+    """The quarantine file a run read (jsonmatch_quarantine): as given, its SHA-256, the day
+    its dates were judged on (YYYY-MM-DD) and a line for each entry expired by then."""
+
+    file: str
+    sha256: str
+    today: str
+    expired: list[str]
 
 
 class JudgeSetupDict(TypedDict):
@@ -163,6 +174,11 @@ class FieldAggregateDict(_FieldAggregateExtra):
 FieldTable = dict[str, FieldAggregateDict]  # field path -> its aggregate
 
 
+class QuarantineDict(TypedDict):
+    reason: str  # why the case is quarantined
+    until: str  # the last day it is (YYYY-MM-DD): it gates again from the day after
+
+
 class CaseConformanceDict(TypedDict):
     checked: int  # runs whose answer was checked against a schema
     valid: int  # of them, the valid ones
@@ -173,6 +189,7 @@ class _CaseTruncated(TypedDict, total=False):
     target: str  # the named target whose output the case scored (only when targets ran)
     conformance: CaseConformanceDict  # only when its answers were checked against a schema
     undecided: int  # how many of its runs the judge left undecided (only when any)
+    quarantine: QuarantineDict  # only for a quarantined case: it gates nothing
 
 
 class CaseResultDict(_CaseTruncated):
@@ -282,6 +299,7 @@ class _ComparisonCall(TypedDict, total=False):
     target: str  # the named target that made the output (only when targets ran)
     conformance: ConformanceDict  # only when the comparison was given a schema
     undecided: int  # fields the judge left undecided: the comparison is an error (only when any)
+    quarantine: QuarantineDict  # only for a quarantined case's comparison: it gates nothing
 
 
 class ComparisonDict(_ComparisonCall):

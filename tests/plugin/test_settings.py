@@ -107,8 +107,8 @@ def test_session_options_a_metric_does_not_take_are_left_out(pytester):
         (
             "jsonmatch_gates = max_case_drop=0.1 0.2",
             "*jsonmatch_gates: '0.2' is not a gate; write KEY=VALUE with a key of fail_under, "
-            "max_drop, max_case_drop, allow, min_valid, invalid_fails, or one of statistical, "
-            "strict, invalid_fails*",
+            "max_drop, max_case_drop, allow, min_valid, invalid_fails, pass_k, min_pass_hat_k, "
+            "min_pass_at_k, max_pass_drop, or one of statistical, strict, invalid_fails*",
         ),
         (
             "jsonmatch_gates = max_drop=lenient",
@@ -376,12 +376,12 @@ def test_a_bad_key_of_a_merged_setting_is_named(pytester, line, error):
     result.stderr.fnmatch_lines([f"ERROR: pytest-jsonmatch: {error}"])
 
 
-def test_there_are_twenty_settings_and_no_merged_name_among_them():
+def test_there_are_twenty_one_settings_and_no_merged_name_among_them():
     from pytest_jsonmatch.plugin.settings import SETTINGS
     from pytest_jsonmatch.session.setting_parts import MERGED
 
     names = [s.name for s in SETTINGS]
-    assert len(names) == 20, names
+    assert len(names) == 21, names
     assert not set(names) & set(MERGED)
     # each merged setting names one that is there to hold it
     assert {into for into, _ in MERGED.values()} <= set(names)
