@@ -232,9 +232,9 @@ def _read_head(head: object, where: str, at: tuple[int, int], error: type[_Error
             cuts += ("actual_cut",) if sides.endswith("a!") else ("",)
     start = cast(FieldDict, {"path": path, "field_path": field_path, "status": status})
     if rules and rules[0] != 1.0:
-        start["weight"] = float(rules[0])  # type: ignore[arg-type]
+        start["weight"] = float(rules[0])
     if len(rules) > 1:
-        start["min_score"] = float(rules[1])  # type: ignore[arg-type]
+        start["min_score"] = float(rules[1])
     return _Head(start, None if score is None else float(score), keys, cuts)
 
 
