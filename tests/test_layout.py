@@ -212,7 +212,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "bf856b419b6b151a080a20219020abcbf79c504fda5259f7e252258ce16efe72"
+        "11dcaf8cca54dfc4bfa60f8309ee8f1d5e4217479c9d4881d82480773d20747c"
     )
 
 

@@ -32,7 +32,7 @@ from typing import Any
 from ..engine.core.values import MISSING
 from ..engine.results.field_results import MATCH, FieldResult, MatchResult
 from .aggregate import CaseResult, group_key
-from .field_rows import Heads, same_value
+from .field_rows import Heads, same_value, stored_comparison
 from .records import (
     FAILED,
     PASSED,
@@ -40,6 +40,7 @@ from .records import (
     SHORT_STR,
     Comparison,
     Status,
+    comparison_dict,
     kept_value,
 )
 from .report import case_dict
@@ -63,6 +64,9 @@ def comparison_line(
     (see the module docstring): the line of a chunk's comparison, its fields rows of the
     chunk's ``heads``."""
     fields_text = _fields_text(fields, mode, heads)
+    if fields_text is None or comparison.floor_failures:
+        # fields with weights or floors: their rows' heads say them (records' own rule)
+        return json_line(stored_comparison(comparison_dict(comparison, fields, mode), heads, 0))
     plain = _plain_entry(comparison, fields_text)
     if plain is not None:
         return plain
@@ -126,7 +130,8 @@ def result_line(
     )
     if parts is None:
         return None
-    return parts[0] + _fields_text(result.fields, mode, heads) + parts[1] + "}"
+    fields_text = _fields_text(result.fields, mode, heads)
+    return None if fields_text is None else parts[0] + fields_text + parts[1] + "}"
 
 
 def _plain_parts(
@@ -170,12 +175,14 @@ def _plain_parts(
     )
 
 
-def _fields_text(fields: Sequence[FieldResult], mode: str, table: Heads) -> str:
+def _fields_text(fields: Sequence[FieldResult], mode: str, table: Heads) -> str | None:
     """The fields as ``json_line`` writes their rows (``field_rows.Heads.row`` of
     ``records._field_dict(kept)``, ``kept`` being what ``records._kept_fields`` keeps of
     each per ``mode``), without the brackets: the rows made as lists and written by one
     call of the encoder. A match scoring 1.0 whose two values are one usual leaf kept whole
-    (most fields) is found by its path alone (``Heads.matched``)."""
+    (most fields) is found by its path alone (``Heads.matched``). None, when a field counts
+    for other than 1 (its head says its weight: ``records.comparison_dict`` writes it); a
+    head may then have been added to the table, which any later row may use."""
     found, known, matched = table.found, table.known, table.matched
     keep, full = mode != "none", mode == "full"
     rows: list[tuple[int, object] | list[object]] = []
@@ -190,6 +197,7 @@ def _fields_text(fields: Sequence[FieldResult], mode: str, table: Heads) -> str:
             and expected == field[4]
             and field[1] == MATCH
             and field[2] == 1.0
+            and field[9] == 1.0
             and (
                 (kind is str and (full or len(expected) <= SHORT_STR))
                 or (kind is int and -SHORT_INT < expected < SHORT_INT)
@@ -208,7 +216,9 @@ def _fields_text(fields: Sequence[FieldResult], mode: str, table: Heads) -> str:
                 matched[field[0]] = head
             append((head[1], expected))
             continue
-        path, status, score, expected, actual, _, _, field_path, _, _, _ = field
+        path, status, score, expected, actual, _, _, field_path, _, weight, _ = field
+        if weight != 1.0:
+            return None
         if not keep:
             sides, values = "", ()
         else:

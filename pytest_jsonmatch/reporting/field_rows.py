@@ -4,7 +4,11 @@ status and (for a match) its value.
 
 A *head* is ``[path, field_path, status, sides, score]``: what many fields share. ``score``
 is 1.0 or 0.0 (most fields score one of those), or null when each field of the head gives
-its own. ``sides`` says which values a row holds, in order:
+its own. Two optional members follow for a field that counts for other than 1 or scored
+below its floor: ``weight`` (a number >= 0, what it counts for in precision and recall),
+then ``min_score`` (the floor it scored below); ``[..., weight]`` or
+``[..., weight, min_score]``, so that a report without weights or floors is written as it
+was before them. ``sides`` says which values a row holds, in order:
 
 - ``"="``: both sides present and equal (a match, most of the time): the value once;
 - ``"ea"``, ``"e"``, ``"a"``: both values, only the expected one, only the actual one;
@@ -44,7 +48,9 @@ SIDES: dict[str, int] = {
     "": 0,
 }
 _FOUND_KEPT = 65_536  # fields' own scores remembered by Heads.found
-Head = list[JSONValue]  # [path, field_path, status, sides, score or None]
+Head = list[JSONValue]  # [path, field_path, status, sides, score or None, weight?, min_score?]
+# a head's optional members: (), (weight,) or (weight, min_score)
+Rules = tuple[float, ...]
 _Error = TypeVar("_Error", bound=Exception)
 
 
@@ -81,7 +87,7 @@ class Heads:
     """A table of heads being filled: the index of each head as fields ask for it."""
 
     def __init__(self) -> None:
-        self._index: dict[tuple[str, str, str, str, float | None], int] = {}
+        self._index: dict[tuple[str, str, str, str, float | None, Rules], int] = {}
         # Heads.found's answers by its arguments (looked up first by comparison_lines.py)
         self.known: dict[tuple[str, str, str, str, float], tuple[int, bool]] = {}
         # the head of a match scoring 1.0 whose row holds its value once (sides "="), by the
@@ -94,14 +100,21 @@ class Heads:
         return len(self.heads)
 
     def index(
-        self, path: str, field_path: str, status: str, sides: str, score: float | None
+        self,
+        path: str,
+        field_path: str,
+        status: str,
+        sides: str,
+        score: float | None,
+        rules: Rules = (),
     ) -> int:
-        """The index of the head (``score`` as :func:`table_score` gives it)."""
-        key = (path, field_path, status, sides, score)
+        """The index of the head (``score`` as :func:`table_score` gives it; ``rules`` its
+        optional members, :func:`head_rules`)."""
+        key = (path, field_path, status, sides, score, rules)
         found = self._index.get(key)
         if found is None:
             found = self._index[key] = len(self.heads)
-            self.heads.append([path, field_path, status, sides, score])
+            self.heads.append([path, field_path, status, sides, score, *rules])
         return found
 
     def found(
@@ -136,8 +149,20 @@ class Heads:
         if sides == "ea" and same_value(values[0], values[1]):
             sides = "="
             del values[1]
-        index = self.index(field["path"], field["field_path"], field["status"], sides, held)
+        rules = head_rules(field.get("weight"), field.get("min_score"))
+        index = self.index(field["path"], field["field_path"], field["status"], sides, held, rules)
         return [index, *values] if held is not None else [index, score, *values]
+
+
+def head_rules(weight: float | None, floor: float | None) -> Rules:
+    """A head's optional members for a field of ``weight`` (None: 1) that scored below
+    ``floor`` (None: no floor it fails): none for the usual field, so that its head is
+    the five items a report without weights has always written."""
+    if floor is not None:
+        return (1.0 if weight is None else float(weight), float(floor))
+    if weight is None or weight == 1.0:
+        return ()
+    return (float(weight),)
 
 
 def stored_comparison(comparison: ComparisonDict, heads: Heads, table: int) -> dict[str, object]:
@@ -164,10 +189,24 @@ class _Head(NamedTuple):
     cuts: tuple[str, ...]
 
 
+def _rules_problem(rules: Sequence[object]) -> str:
+    """Why a head's optional members (weight, then min_score) are not what a report
+    writes ("" when they are)."""
+    weight = rules[0]
+    if type(weight) not in (float, int) or not 0.0 <= weight < float("inf"):  # type: ignore[operator]
+        return f"weight {_named(weight)} is not a number >= 0"
+    if len(rules) > 1:
+        floor = rules[1]
+        if type(floor) not in (float, int) or not 0.0 <= floor <= 1.0:  # type: ignore[operator]
+            return f"min_score {_named(floor)} is not a number in [0, 1]"
+    return ""
+
+
 def _read_head(head: object, where: str, at: tuple[int, int], error: type[_Error]) -> _Head:
-    if not isinstance(head, list) or len(head) != 5:
-        raise error(f"{where}: $.field_heads[{at[0]}][{at[1]}]: not a head of five items")
-    path, field_path, status, sides, score = head
+    if not isinstance(head, list) or not 5 <= len(head) <= 7:
+        raise error(f"{where}: $.field_heads[{at[0]}][{at[1]}]: not a head of five to seven items")
+    path, field_path, status, sides, score = head[:5]
+    rules = head[5:]
     why = ""
     if type(path) is not str or type(field_path) is not str:
         why = "its paths are not strings"
@@ -177,6 +216,8 @@ def _read_head(head: object, where: str, at: tuple[int, int], error: type[_Error
         why = f"sides is not one of {', '.join(map(repr, SIDES))}"
     elif not (score is None or (type(score) in (float, int) and score in (0, 1))):
         why = f"score {_named(score)} is not 1.0, 0.0 or null"
+    elif rules:
+        why = _rules_problem(rules)
     if why:
         raise error(f"{where}: $.field_heads[{at[0]}][{at[1]}]: {why}")
     assert type(path) is str and type(field_path) is str and type(sides) is str
@@ -190,6 +231,10 @@ def _read_head(head: object, where: str, at: tuple[int, int], error: type[_Error
             keys += ("actual",)
             cuts += ("actual_cut",) if sides.endswith("a!") else ("",)
     start = cast(FieldDict, {"path": path, "field_path": field_path, "status": status})
+    if rules and rules[0] != 1.0:
+        start["weight"] = float(rules[0])
+    if len(rules) > 1:
+        start["min_score"] = float(rules[1])
     return _Head(start, None if score is None else float(score), keys, cuts)
 
 

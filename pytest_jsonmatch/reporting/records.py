@@ -17,7 +17,7 @@ from typing import Literal, NamedTuple, Protocol, cast
 
 from ..engine.core.errors import shown
 from ..engine.core.values import MISSING
-from ..engine.results.field_results import BATCH_ERROR, FieldResult, MatchResult
+from ..engine.results.field_results import BATCH_ERROR, HALLUCINATION, FieldResult, MatchResult
 from .shapes import (
     CallDict,
     ComparisonDict,
@@ -176,6 +176,10 @@ class Comparison:
     fields: tuple[FieldRecord, ...] = ()
     pairings: tuple[tuple[str, int, int, float], ...] = ()
     floor_failures: tuple[tuple[str, float, float], ...] = ()
+    # the fields that count for other than 1 or scored below their floor, each (its index
+    # in ``fields``, its weight, the floor it scored below or None): kept apart from
+    # ``fields``, because most comparisons have none (:func:`field_rules`)
+    field_rules: tuple[FieldRule, ...] = ()
     source: str = "case"  # where the output came from: the case itself, a live call, a replay
     # "recorded", or "stale" (re-recorded), when this run wrote a recording; "not recorded:
     # WHY" when the output was scored but could not be kept as one (NOT_RECORDED)
@@ -257,6 +261,11 @@ class Comparison:
             judge=judge,
             target=target,
             fields=field_records(result.fields, values, MISSING) if values else (),
+            field_rules=field_rules(
+                result.fields, {f.path or "$": f.min_score for f in result.floor_failures}
+            )
+            if values
+            else (),
             pairings=tuple(
                 (p.path, p.expected_index, p.actual_index, float(p.score)) for p in result.pairings
             ),
@@ -310,7 +319,7 @@ class Comparison:
             "error": self.error,
             "file": self.file,
             "line": self.line,
-            "fields": [_field_dict(f) for f in self.fields],
+            "fields": _ruled([_field_dict(f) for f in self.fields], self.field_rules),
             "pairings": [
                 {"path": p, "expected_index": i, "actual_index": j, "score": s}
                 for p, i, j, s in self.pairings
@@ -359,6 +368,7 @@ class Comparison:
             file=str(data.get("file", "")),
             line=data.get("line"),
             fields=tuple(_field_record(f) for f in data.get("fields", ())),
+            field_rules=_rules_of_dicts(data.get("fields", ())),
             pairings=tuple(
                 (p["path"], int(p["expected_index"]), int(p["actual_index"]), float(p["score"]))
                 for p in data.get("pairings", ())
@@ -391,6 +401,44 @@ def quarantine_dict(mark: tuple[str, str]) -> QuarantineDict:
 def quarantine_of(data: QuarantineDict | None) -> tuple[str, str] | None:
     """A report's quarantine read back (None: not quarantined)."""
     return None if data is None else (str(data["reason"]), str(data["until"]))
+
+
+FieldRule = tuple[int, float, "float | None"]  # (index in fields, weight, floor failed)
+
+
+def field_rules(
+    fields: Sequence[FieldResult], floors: Mapping[str, float]
+) -> tuple[FieldRule, ...]:
+    """Each field that counts for other than 1 (its ``weight``) or scored below a floor of
+    ``floors`` (by path; a hallucinated field has none, its path being the actual side's):
+    (its index, weight, floor or None). What a report's rows record beside their values,
+    so that a merge re-derives a comparison's figures and status from them."""
+    out: list[FieldRule] = []
+    for i, f in enumerate(fields):
+        floor = floors.get(f[0] or "$") if floors and f[1] != HALLUCINATION else None
+        if f[9] != 1.0 or floor is not None:
+            out.append((i, float(f[9]), floor))
+    return tuple(out)
+
+
+def _ruled(fields: list[FieldDict], rules: Sequence[FieldRule]) -> list[FieldDict]:
+    """``fields`` (a comparison's, as held) with the weight and floor of each of ``rules``."""
+    for i, weight, floor in rules:
+        field = fields[i]
+        if weight != 1.0:
+            field["weight"] = weight
+        if floor is not None:
+            field["min_score"] = floor
+    return fields
+
+
+def _rules_of_dicts(fields: Sequence[FieldDict]) -> tuple[FieldRule, ...]:
+    """The rules (:func:`field_rules`) a comparison's held fields say."""
+    return tuple(
+        (i, float(f.get("weight", 1.0)), f.get("min_score"))
+        for i, f in enumerate(fields)
+        if "weight" in f or "min_score" in f
+    )
 
 
 def undecided_of(data: ComparisonDict) -> int:
@@ -536,5 +584,8 @@ def comparison_dict(
     engine's) kept per ``mode``: the same entry, written without a FieldRecord per field
     (a report of a dataset writes each comparison once and keeps nothing else of it)."""
     out = comparison.to_dict()
-    out["fields"] = [_field_dict(kept) for kept in _kept_fields(fields, mode, MISSING)]
+    rules = field_rules(fields, {p: m for p, m, _ in comparison.floor_failures})
+    out["fields"] = _ruled(
+        [_field_dict(kept) for kept in _kept_fields(fields, mode, MISSING)], rules
+    )
     return out

@@ -219,6 +219,10 @@ class _FieldValues(TypedDict, total=False):
     actual: JSONValue
     expected_cut: bool
     actual_cut: bool
+    # what the field counts for in precision and recall, when not 1; and the floor
+    # (``min_score``) it scored below, when it did: what a merge re-derives figures from
+    weight: float
+    min_score: float
 
 
 class FieldDict(_FieldValues):

@@ -4,13 +4,12 @@ A shard's report is a CI artifact; the merge judges the whole run from it. What 
 says of a comparison is re-derived from what the report also holds, and refused
 (:class:`ShardError`, naming the shard's file and the case) where the two disagree:
 
-- a comparison's precision and recall from its field rows, as every metric counts them
-  (engine/results/field_results.py); its F1 from those two; its score from them by its
-  metric's headline (recall, F1, or an F-beta, which lies between precision and recall);
-  its status from its score, threshold, floors and fields. Field weights are not recorded:
-  precision and recall that are not the unweighted counts of the rows are held to what
-  some weights can give (each a weighted mean of what its fields count for, so within their
-  smallest and largest);
+- a comparison's precision and recall from its field rows and the weights they record, as
+  every metric counts them (engine/results/field_results.py); its F1 from those two; its
+  score from them by its metric's headline (recall, F1, or an F-beta, which lies between
+  precision and recall: the beta is an option the report does not record); its status
+  from its score, threshold, fields and the floors its rows record (a passed comparison
+  has no field below its floor);
 - a case's runs from the run's settings (``run.settings.repeat``) and the case's own
   ``repeat:``, read from its case file in the merge's root; a case's status (``cases``)
   from its runs, by the run's repeat rule.
@@ -26,13 +25,11 @@ from pathlib import Path
 from ..engine.core.errors import JsonMatchError, shown
 from ..engine.results.field_results import (
     BATCH_ERROR,
-    HALLUCINATION,
-    MATCH,
-    MISMATCH,
-    OMISSION,
     SCORE_EPSILON,
+    FieldResult,
     f_beta,
     precision_recall,
+    weighted_precision_recall,
 )
 from .aggregate import case_result
 from .records import ERROR, PASSED, Comparison, pair_id
@@ -49,28 +46,30 @@ def _near(a: float, b: float) -> bool:
     return abs(a - b) <= _TOLERANCE
 
 
-def _within(value: float, counted: Sequence[float]) -> bool:
-    """Whether ``value`` is a mean of ``counted`` under some weights: between their smallest
-    and largest (1.0 when nothing is counted: a zero denominator)."""
-    if not counted:
-        return _near(value, 1.0)
-    return min(counted) - _TOLERANCE <= value <= max(counted) + _TOLERANCE
+def rows_precision_recall(comparison: Comparison) -> tuple[float, float]:
+    """(precision, recall) of a comparison's field rows as the engine counts them: each
+    field for the weight its row records (1 when none), by the engine's own weighted sum
+    (``weighted_precision_recall``) when any field has a weight, else by its plain count."""
+    c = comparison
+    if not c.field_rules:
+        return precision_recall((f.path, f.status, f.score) for f in c.fields)
+    weights = [1.0] * len(c.fields)
+    for i, weight, _ in c.field_rules:
+        weights[i] = weight
+    return weighted_precision_recall(
+        FieldResult(f.path, f.status, f.score, None, None, "", weight=w)
+        for f, w in zip(c.fields, weights)
+    )
 
 
-def _counted(comparison: Comparison) -> tuple[list[float], list[float]]:
-    """What each field counts for in precision and in recall: its score where compared, 0
-    where invented (precision) or left out (recall)."""
-    precision: list[float] = []
-    recall: list[float] = []
-    for f in comparison.fields:
-        if f.status in (MATCH, MISMATCH):
-            precision.append(f.score)
-            recall.append(f.score)
-        elif f.status == HALLUCINATION:
-            precision.append(0.0)
-        elif f.status == OMISSION:
-            recall.append(0.0)
-    return precision, recall
+def _below_floor(comparison: Comparison) -> str:
+    """The first field whose row records a floor it scored below, as a message names it
+    ("" when none does)."""
+    for i, _, floor in comparison.field_rules:
+        field = comparison.fields[i]
+        if floor is not None and field.score < floor:
+            return f"field {shown(field.path)} scoring {field.score!r} below its floor {floor!r}"
+    return ""
 
 
 def _headline_fits(comparison: Comparison) -> bool:
@@ -94,17 +93,13 @@ def score_disagreement(comparison: Comparison) -> str:
     c = comparison
     if c.status == ERROR:
         return "" if c.score == 0.0 else f"it could not be scored, yet scores {c.score!r}"
-    precision, recall = precision_recall(
-        (f.path, f.status, f.score)
-        for f in c.fields  # (tallies: status and score)
-    )
+    precision, recall = rows_precision_recall(c)
     if not (_near(c.precision, precision) and _near(c.recall, recall)):
-        counted_p, counted_r = _counted(c)
-        if not (_within(c.precision, counted_p) and _within(c.recall, counted_r)):
-            return (
-                f"precision {c.precision!r} and recall {c.recall!r} are not what its "
-                f"{len(c.fields)} field rows give ({precision!r}, {recall!r}) under any weights"
-            )
+        weighted = " and the weights they record" if c.field_rules else ""
+        return (
+            f"precision {c.precision!r} and recall {c.recall!r} are not what its "
+            f"{len(c.fields)} field rows{weighted} give ({precision!r}, {recall!r})"
+        )
     if not _near(c.f1, f_beta(c.precision, c.recall)):
         return f"F1 {c.f1!r} is not that of its precision {c.precision!r} and recall {c.recall!r}"
     if not _headline_fits(c):
@@ -123,6 +118,9 @@ def _status_disagreement(c: Comparison) -> str:
         return f"it passed with score {c.score!r} below its threshold {c.threshold!r}"
     if c.floor_failures:
         return "it passed with a field below its floor"
+    below = _below_floor(c)
+    if below:
+        return f"it passed with {below}"
     if any(f.status == BATCH_ERROR for f in c.fields):
         return "it passed with a field the judge could not score"
     if c.conformance is not None and c.conformance.fails:

@@ -77,17 +77,42 @@ def test_a_comparison_lifted_to_one_while_its_rows_say_mismatch_is_refused(pytes
     )
 
 
-def test_precision_and_recall_no_weights_can_give_are_refused(pytester, capsys):
+def test_precision_and_recall_not_what_the_rows_give_are_refused(pytester, capsys):
     one, two = _suite(pytester)
 
     def lift(report):
-        # every figure lifted: but test_e's two rows are mismatches scoring 0, and a mean of
-        # 0 and 0 under any weights is 0
+        # every figure lifted: but test_e's two rows are mismatches scoring 0, which count
+        # for 1 each (no weight recorded): 0 / 2
         c = _comparison(report, "test_e")
         c.update(score=1.0, precision=1.0, recall=1.0, f1=1.0, status="passed")
 
     _edit(two, lift)
-    _refused(capsys, ["merge", one, two], "s2.json", "test_e", "under any weights")
+    _refused(
+        capsys,
+        ["merge", one, two],
+        "s2.json",
+        "test_e",
+        "precision 1.0 and recall 1.0 are not what its 2 field rows give (0.0, 0.0)",
+    )
+
+
+def test_figures_of_weights_an_unweighted_comparison_did_not_have_are_refused(pytester, capsys):
+    one, two = _suite(pytester)
+
+    def lift(report):
+        # test_c: a matches, b does not, each counting for 1: 1/2. Its figures lifted to
+        # those of a weight 0 on b (1 / 1), which its rows do not record
+        c = _comparison(report, "test_c")
+        c.update(score=1.0, precision=1.0, recall=1.0, f1=1.0)
+
+    _edit(one, lift)
+    _refused(
+        capsys,
+        ["merge", one, two],
+        "s1.json",
+        "test_suite.py::test_c",
+        "precision 1.0 and recall 1.0 are not what its 2 field rows give (0.5, 0.5)",
+    )
 
 
 def test_a_passed_status_below_its_threshold_is_refused(pytester, capsys):
@@ -126,6 +151,101 @@ def test_a_case_listed_with_a_status_its_runs_do_not_give_is_refused(pytester, c
         "test_c",
         "listed as 'passed' over 1 runs; its comparisons make it failed over 1",
     )
+
+
+# -- field weights and floors, as the rows record them ------------------------------------------
+
+# two tests whose fields have weights and floors, beside one without
+WEIGHTED = """
+from pytest_jsonmatch import assert_json_match
+
+def test_w():
+    assert_json_match(
+        {"a": 1, "b": 3}, {"a": 1, "b": 2}, metric="field_match", threshold=0,
+        fields={"b": {"weight": 3}},
+    )
+
+def test_floor():
+    assert_json_match(
+        {"a": 1, "b": 3}, {"a": 1, "b": 2}, metric="field_match", threshold=0,
+        fields={"b": {"min_score": 0.5}},
+    )
+
+def test_plain():
+    assert_json_match({"a": 1}, {"a": 1}, metric="field_match", threshold=0)
+"""
+
+
+def _weighted(pytester):
+    pytester.makepyfile(test_suite=WEIGHTED)
+    return _shard(pytester, 1, 2, "test_w or test_plain"), _shard(pytester, 2, 2, "test_floor")
+
+
+def _fields_of(path, test):
+    from pytest_jsonmatch.reporting.report import load_report
+
+    (c,) = [c for c in load_report(path)["comparisons"] if c["case_id"].endswith(f"::{test}")]
+    return c["fields"]
+
+
+def test_a_weight_the_rows_do_not_record_is_refused(pytester, capsys):
+    one, two = _weighted(pytester)
+    # the rows record b's weight: a matches (1), b does not and counts for 3:
+    # recall = precision = 1 / (1 + 3) = 0.25
+    assert [f.get("weight", 1.0) for f in _fields_of(one, "test_w")] == [1.0, 3.0]
+    assert main(["merge", one, two]) == 0
+
+    def lift(report):
+        # the figures of a weight 0 on b (a alone: 1 / 1), rows left as they are
+        c = _comparison(report, "test_w")
+        c.update(score=1.0, precision=1.0, recall=1.0, f1=1.0)
+
+    _edit(one, lift)
+    _refused(
+        capsys,
+        ["merge", one, two],
+        "s1.json",
+        "test_suite.py::test_w",
+        "precision 1.0 and recall 1.0 are not what its 2 field rows and the weights they "
+        "record give (0.25, 0.25)",
+    )
+
+
+def test_a_floor_failure_dropped_from_a_shard_is_refused(pytester, capsys):
+    one, two = _weighted(pytester)
+    # test_floor scores 1/2 (threshold 0) but b scores 0, below its floor 0.5: failed, and
+    # b's row records the floor
+    assert [f.get("min_score") for f in _fields_of(two, "test_floor")] == [None, 0.5]
+    capsys.readouterr()
+    assert main(["merge", one, two]) == 0
+
+    def dropped(report):
+        c = _comparison(report, "test_floor")
+        c["floor_failures"], c["status"] = [], "passed"
+        (case,) = [k for k in report["cases"] if k["case_id"].endswith("::test_floor")]
+        case["status"] = "passed"
+
+    _edit(two, dropped)
+    _refused(
+        capsys,
+        ["merge", one, two],
+        "s2.json",
+        "test_suite.py::test_floor",
+        "it passed with field 'b' scoring 0.0 below its floor 0.5",
+    )
+
+
+def test_a_head_with_a_weight_that_is_not_a_number_is_refused(pytester, capsys):
+    one, two = _weighted(pytester)
+
+    def broken(report):
+        for table in report["field_heads"]:
+            for head in table:
+                if len(head) == 6:  # test_w's b, [..., 3.0]
+                    head[5] = -1
+
+    _edit(one, broken)
+    _refused(capsys, ["merge", one, two], "s1.json", "weight -1 is not a number >= 0")
 
 
 # -- a case's runs against the run's settings ----------------------------------------------------

@@ -224,3 +224,67 @@ def test_the_markdown_summary_carries_one_marker_line_for_a_sticky_comment(pytes
     assert lines[0] == "## jsonmatch"
     assert lines.count("<!-- jsonmatch-report -->") == 1
     assert lines[-1] == "<!-- jsonmatch-report -->"
+
+
+# Golden cases whose total counts for 3 and has a floor of 1/2, run by the base target:
+# acme 1 (both fields match); sap: vendor matches, total (3, not 9) does not and counts for
+# 3: 1 / (1 + 3) = 1/4, and its total scores 0, below its floor: failed
+WEIGHTED_GOLDEN = """
+metric: field_match
+options: {fields: {total: {weight: 3, min_score: 0.5}}}
+cases:
+  - {id: acme, input: acme, expected: {vendor: ACME, total: 4}}
+  - {id: sap, input: sap, expected: {vendor: SAP, total: 9}}
+"""
+# beside tests of their own weights and floors (test_forged_shards.py): test_w 1/4, test_floor
+# 1/2 (failed by its floor), test_plain 1
+WEIGHTED_SHARDS = ["acme or test_w or test_plain", "sap or test_floor"]
+
+
+def _comparisons(path: str) -> list[dict]:
+    """A report's comparisons as the reader gives them (each field from its row and head),
+    without their times."""
+    from pytest_jsonmatch.reporting.report import load_report
+
+    out = [dict(c) for c in load_report(path)["comparisons"]]
+    for c in out:
+        c.pop("duration_s", None)
+    return sorted(out, key=lambda c: c["case_id"])
+
+
+def test_merged_weighted_shards_equal_the_whole_run(pytester, capsys):
+    from tests.cli.test_forged_shards import WEIGHTED
+
+    pytester.makepyfile(test_suite=WEIGHTED, targets=TARGETS)
+    (pytester.path / "cases").mkdir()
+    (pytester.path / "cases" / "g.jsonmatch.yaml").write_text(WEIGHTED_GOLDEN)
+    pytester.makeini(
+        "[pytest]\npythonpath = .\njsonmatch_record = once\n"
+        "jsonmatch_targets =\n    base = targets:base\n"
+    )
+    pytester.runpytest_inprocess(*ARGS)  # recorded: every later run replays
+    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=whole.json")
+    paths = [_shard(pytester, i, 2, tests) for i, tests in enumerate(WEIGHTED_SHARDS, 1)]
+    out = str(pytester.path / "run.json")
+    main(["merge", *paths, "-o", out])
+    whole_path = str(pytester.path / "whole.json")
+    merged, whole = _comparisons(out), _comparisons(whole_path)
+    assert merged == whole
+    # 1 + 1/4 + 1/4 + 1/2 + 1 over five comparisons = 3 / 5
+    assert (
+        json.loads(open(out).read())["overall"]
+        == json.loads(open(whole_path).read())["overall"]
+        == pytest.approx(0.6)
+    )
+    (sap,) = [c for c in merged if "::sap[" in c["case_id"]]
+    assert (sap["score"], sap["status"]) == (0.25, "failed")
+    # the rows record the total's weight, and the floor it scored below; acme met its floor
+    assert [(f["path"], f.get("weight"), f.get("min_score")) for f in sap["fields"]] == [
+        ("vendor", None, None),
+        ("total", 3.0, 0.5),
+    ]
+    (acme,) = [c for c in merged if "::acme[" in c["case_id"]]
+    assert [(f["path"], f.get("weight"), f.get("min_score")) for f in acme["fields"]] == [
+        ("vendor", None, None),
+        ("total", 3.0, None),
+    ]

@@ -122,3 +122,50 @@ def test_every_field_verdict_reads_back_as_scored_in_memory(tmp_path, jsonmatch_
     assert fields > 900
     if options:
         assert any(c["pairings"] for c in report["comparisons"])
+
+
+@pytest.mark.parametrize("extra", [[], ["-j", "2"]], ids=["j1", "j2"])
+def test_a_fields_weight_and_floor_read_back_as_scored_in_memory(tmp_path, jsonmatch_main, extra):
+    """A dataset whose total counts for 3 and has a floor of 1/2: each field's weight where
+    not 1, and the floor of each field below it, come back from its row's head."""
+    gold = [{"vendor": f"V{i}", "total": i} for i in range(80)]
+    # every third answer's total is wrong, every fifth's vendor
+    pred = [{"vendor": f"V{i}" if i % 5 else "?", "total": i if i % 3 else -1} for i in range(80)]
+    rules = {"total": {"weight": 3, "min_score": 0.5}}
+    out = tmp_path / "report.json"
+    proc = jsonmatch_main(
+        "score",
+        str(write_jsonl(tmp_path / "g.jsonl", gold)),
+        str(write_jsonl(tmp_path / "p.jsonl", pred)),
+        "--format",
+        "json",
+        "--metric",
+        "field_match",
+        "--option",
+        f"fields={json.dumps(rules)}",
+        "-o",
+        str(out),
+        *extra,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    comparisons = {c["case_id"]: c for c in load_report(out)["comparisons"]}
+    run = evaluate_records(gold, pred, "field_match", fields=rules)
+    floors = 0
+    for i, record in enumerate(run.records):
+        back = comparisons[str(i + 1)]
+        failed = {f.path: f.min_score for f in record.floor_failures}
+        want = []
+        for f in record.fields:
+            kept = _kept(f, "short")
+            if f.weight != 1.0 or f.path in failed:
+                kept["weight"] = float(f.weight)
+            if f.path in failed:
+                kept["min_score"] = failed[f.path]
+                floors += 1
+            want.append(kept)
+        assert back["fields"] == want, i
+        assert back["score"] == record.score
+    # the totals of answers 0, 3, ..., 78 are wrong: 27 floors failed
+    assert floors == 27
+    # answer 3: vendor matches, total (weight 3) does not: 1 / (1 + 3)
+    assert comparisons["4"]["score"] == 0.25

@@ -66,6 +66,45 @@ def test_every_field_comes_back_from_its_row_exactly() -> None:
     assert rows[-2] == [13, None] and heads.heads[13] == ["n", "n", "match", "=", 1.0]
 
 
+def test_a_fields_weight_and_floor_come_back_from_its_head() -> None:
+    fields = [
+        _field("a", "match", 1.0, expected="x", actual="x"),
+        _field("b", "mismatch", 0.0, expected="x", actual="y", weight=3.0),
+        _field("c", "omission", 0.0, expected=1, min_score=0.5),
+        _field("d", "mismatch", 0.25, expected=1, actual=2, weight=0.0, min_score=0.5),
+    ]
+    heads = Heads()
+    stored = json.loads(json_line(stored_comparison(_comparison("1", fields), heads, 0)))
+    back = StoredFields([heads.heads], "r.json", ReportError).comparison(stored, 0)
+    assert back["fields"] == fields
+    # five members without a weight or floor; then the weight; then the weight (1 when
+    # none) and the floor
+    assert heads.heads == [
+        ["a", "a", "match", "=", 1.0],
+        ["b", "b", "mismatch", "ea", 0.0, 3.0],
+        ["c", "c", "omission", "e", 0.0, 1.0, 0.5],
+        ["d", "d", "mismatch", "ea", None, 0.0, 0.5],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("head", "why"),
+    [
+        (["b", "b", "match", "", 1.0, -1], "weight -1 is not a number >= 0"),
+        (["b", "b", "match", "", 1.0, "2"], "weight a str is not a number >= 0"),
+        (["b", "b", "match", "", 1.0, True], "weight True is not a number >= 0"),
+        (["b", "b", "match", "", 1.0, 1.0, 2], "min_score 2 is not a number in [0, 1]"),
+        (["b", "b", "match", "", 1.0, 1.0, None], "min_score None is not a number in [0, 1]"),
+        (["b", "b", "match", "", 1.0, 1.0, 0.5, 0], "not a head of five to seven items"),
+    ],
+)
+def test_a_head_whose_weight_or_floor_is_not_a_reports_is_refused(head, why) -> None:
+    entry = {"case_id": "1", "heads": 0, "fields": [[0]]}
+    with pytest.raises(ReportError) as info:
+        StoredFields([[head]], "r.json", ReportError).comparison(entry, 0)
+    assert str(info.value) == f"r.json: $.field_heads[0][0]: {why}"
+
+
 def test_a_dataset_of_like_records_writes_each_path_once() -> None:
     heads = Heads()
     lines = [
