@@ -27,6 +27,7 @@ from .html_cases import write_case_data
 from .html_script import CASES_CSS, CASES_SCRIPT
 from .runs import (
     DISAGREEMENTS,
+    FLAKY_TITLE,
     cell_change,
     cell_flips,
     cell_interval,
@@ -37,6 +38,7 @@ from .runs import (
     cell_valid,
     field_changes_of,
     field_label,
+    flaky_line,
     grouped,
     has_costs,
     headline,
@@ -681,6 +683,19 @@ def _html_disagreements(
     return "".join(out)
 
 
+def _html_flaky(data: RunsComparison, ids: str = "") -> str:
+    """Each run's flaky shared cases and, against the first, those that became flaky or
+    stopped being, every case named (nothing when no shared case ran twice)."""
+    if "flaky" not in data:
+        return ""
+    first = _e(data["runs"][0]["name"])
+    items = "".join(
+        f'<li data-run="{_e(row["run"])}">{flaky_line(row, first, None, _e)}</li>'
+        for row in data["flaky"]
+    )
+    return f'<section id="{ids}flaky"><h2>{FLAKY_TITLE}</h2><ul>{items}</ul></section>'
+
+
 def render_runs_html(data: RunsComparison) -> str:
     """One self-contained page: inline CSS and the one sorting script (admitted by its hash,
     as html.py's page is), nothing fetched, every value from the reports escaped."""
@@ -699,6 +714,7 @@ def render_runs_html(data: RunsComparison) -> str:
             _html_partial(data),
             _html_fields(data),
             _html_disagreements(data),
+            _html_flaky(data),
         ],
     )
 
@@ -723,6 +739,7 @@ def _targets(targets: TargetsDict | None) -> str:
             _html_partial(targets, "targets-", "target"),
             _html_fields(targets, "targets-", "target"),
             _html_disagreements(targets, "targets-", "target", None),
+            _html_flaky(targets, "targets-"),
         ]
     )
 
