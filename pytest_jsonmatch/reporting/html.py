@@ -94,7 +94,9 @@ def write_html(fh: IO[str], report: Report) -> None:
     ).split(_DATA_MARK)
     fh.write(head)
     fh.write('<script type="application/json" id="case-data">')
-    write_case_data(fh, report["cases"], report["comparisons"], blocked)
+    reliability = report.get("reliability")
+    flaky = set(reliability["flaky"]) if reliability else set()
+    write_case_data(fh, report["cases"], report["comparisons"], blocked, flaky)
     fh.write("</script>")
     fh.write(tail)
 
@@ -514,6 +516,8 @@ details.case[open] > summary { border-bottom: 1px solid var(--line); }
 .badge.batch_error { color: #fff; background: #953800; }
 .badge.truncated { color: #fff; background: #9a6700; margin-right: 6px; }
 .badge.invalid { color: #fff; background: #953800; margin-right: 6px; }
+.badge.flaky { color: #fff; background: #8250df; margin-right: 6px; }
+.badge.quarantined { color: #fff; background: #57606a; margin-right: 6px; }
 p.conformance.invalid { color: var(--bad); }
 .badge.gate { color: #fff; background: var(--bad); margin-right: 6px; }
 p.truncated-note { color: #9a6700; }
