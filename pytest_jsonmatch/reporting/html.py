@@ -27,6 +27,7 @@ from .html_cases import write_case_data
 from .html_script import CASES_CSS, CASES_SCRIPT
 from .runs import (
     DISAGREEMENTS,
+    FLAKY_TITLE,
     cell_change,
     cell_flips,
     cell_interval,
@@ -37,6 +38,7 @@ from .runs import (
     cell_valid,
     field_changes_of,
     field_label,
+    flaky_line,
     grouped,
     has_costs,
     headline,
@@ -92,7 +94,9 @@ def write_html(fh: IO[str], report: Report) -> None:
     ).split(_DATA_MARK)
     fh.write(head)
     fh.write('<script type="application/json" id="case-data">')
-    write_case_data(fh, report["cases"], report["comparisons"], blocked)
+    reliability = report.get("reliability")
+    flaky = set(reliability["flaky"]) if reliability else set()
+    write_case_data(fh, report["cases"], report["comparisons"], blocked, flaky)
     fh.write("</script>")
     fh.write(tail)
 
@@ -512,6 +516,8 @@ details.case[open] > summary { border-bottom: 1px solid var(--line); }
 .badge.batch_error { color: #fff; background: #953800; }
 .badge.truncated { color: #fff; background: #9a6700; margin-right: 6px; }
 .badge.invalid { color: #fff; background: #953800; margin-right: 6px; }
+.badge.flaky { color: #fff; background: #8250df; margin-right: 6px; }
+.badge.quarantined { color: #fff; background: #57606a; margin-right: 6px; }
 p.conformance.invalid { color: var(--bad); }
 .badge.gate { color: #fff; background: var(--bad); margin-right: 6px; }
 p.truncated-note { color: #9a6700; }
@@ -681,6 +687,19 @@ def _html_disagreements(
     return "".join(out)
 
 
+def _html_flaky(data: RunsComparison, ids: str = "") -> str:
+    """Each run's flaky shared cases and, against the first, those that became flaky or
+    stopped being, every case named (nothing when no shared case ran twice)."""
+    if "flaky" not in data:
+        return ""
+    first = _e(data["runs"][0]["name"])
+    items = "".join(
+        f'<li data-run="{_e(row["run"])}">{flaky_line(row, first, None, _e)}</li>'
+        for row in data["flaky"]
+    )
+    return f'<section id="{ids}flaky"><h2>{FLAKY_TITLE}</h2><ul>{items}</ul></section>'
+
+
 def render_runs_html(data: RunsComparison) -> str:
     """One self-contained page: inline CSS and the one sorting script (admitted by its hash,
     as html.py's page is), nothing fetched, every value from the reports escaped."""
@@ -699,6 +718,7 @@ def render_runs_html(data: RunsComparison) -> str:
             _html_partial(data),
             _html_fields(data),
             _html_disagreements(data),
+            _html_flaky(data),
         ],
     )
 
@@ -723,6 +743,7 @@ def _targets(targets: TargetsDict | None) -> str:
             _html_partial(targets, "targets-", "target"),
             _html_fields(targets, "targets-", "target"),
             _html_disagreements(targets, "targets-", "target", None),
+            _html_flaky(targets, "targets-"),
         ]
     )
 

@@ -12,7 +12,9 @@ a field's value is written once where expected and actual are the same JSON valu
 file: indexes into ``strings``, file -1 for none; a case id that is its file, ``::`` and a
 rest, as the plugin's are, written as ``[rest]``; ``extra``, only when there is any: an
 object of ``runs`` [runs, min, max, passed], ``error``, ``truncated`` (runs cut off), ``valid``
-[checked, valid], ``gate`` (the per-case gate that failed it), ``target``).
+[checked, valid], ``gate`` (the per-case gate that failed it), ``target``, ``flaky`` (1: its
+scored runs disagree, as the report's ``reliability.flaky`` says), ``quarantine`` [reason,
+until] (a quarantined case: it gates nothing)).
 
 ``runs`` (the comparisons): ``[case, repeat, status, score, threshold, prf, shape, fields,
 extra?]``: ``case`` the index of its case in ``cases`` (its case id where the comparisons do
@@ -37,7 +39,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import IO
 
 from ..engine.results.field_results import MATCH
@@ -129,7 +131,7 @@ class CaseData:
             found = self.places[key] = len(self.places)
         return found
 
-    def case_row(self, case: CaseDict, gate: str | None) -> list[JSONItem]:
+    def case_row(self, case: CaseDict, gate: str | None, flaky: bool = False) -> list[JSONItem]:
         extra: dict[str, JSONItem] = {}
         if case.get("runs", 1) > 1:
             extra["runs"] = [
@@ -149,6 +151,11 @@ class CaseData:
             extra["gate"] = gate
         if case.get("target"):
             extra["target"] = case["target"]
+        if flaky:
+            extra["flaky"] = 1
+        quarantine = case.get("quarantine")
+        if quarantine is not None:
+            extra["quarantine"] = [quarantine["reason"], quarantine["until"]]
         where = case.get("file") or ""
         case_id = case["case_id"]
         row: list[JSONItem] = [
@@ -263,15 +270,20 @@ def write_case_data(
     cases: Iterable[CaseDict],
     comparisons: Iterable[ComparisonDict],
     blocked: Mapping[str, str],
+    flaky: Collection[str] = (),
 ) -> int:
     """The page's data block's JSON text written to ``fh``, a case and a comparison at a
-    time; returns how many cases it holds."""
+    time; ``flaky``: the ids of the cases whose runs disagree. Returns how many cases it
+    holds."""
     data = CaseData()
     count = 0
     fh.write('{"cases":[')
     for case in cases:
         fh.write(
-            ("," if count else "") + script_json(data.case_row(case, blocked.get(case["case_id"])))
+            ("," if count else "")
+            + script_json(
+                data.case_row(case, blocked.get(case["case_id"]), case["case_id"] in flaky)
+            )
         )
         count += 1
     fh.write('],"runs":[')

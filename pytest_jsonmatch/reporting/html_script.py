@@ -266,6 +266,13 @@ CASES_SCRIPT = r"""
       s.appendChild(badge("invalid", "an answer breaks its schema"));
     }
     if (x.gate) { s.appendChild(badge("gate", "the gate this case failed", "gate: " + x.gate)); }
+    if (x.flaky) {
+      s.appendChild(badge("flaky", "its runs disagree: some passed, some failed"));
+    }
+    if (x.quarantine) {
+      s.appendChild(badge("quarantined", "quarantined until " + x.quarantine[1] +
+        ", gates nothing: " + x.quarantine[0]));
+    }
     var where = c[4] >= 0 ? S[c[4]] + (c[5] ? ":" + c[5] : "") : "";
     s.appendChild(node("span", "muted", S[c[2]] + (where ? " \u00b7 " + where : "")));
     d.appendChild(s);

@@ -20,10 +20,12 @@ from .changes import (
 )
 from .runs import (
     DISAGREEMENTS,
+    FLAKY_TITLE,
     PARTIAL_NAMED,
     cell_score,
     cell_spread,
     field_table,
+    flaky_line,
     headline,
     run_rows,
 )
@@ -426,6 +428,11 @@ def runs_parts(
         )
     else:
         parts.append(f"Every shared case scores the same in every {word[:-1]}.")
+    if "flaky" in data:
+        first = escape(data["runs"][0]["name"])
+        limit = None if full else PARTIAL_NAMED
+        parts += ["", f"{level} {FLAKY_TITLE}", ""]
+        parts += [f"- {flaky_line(row, first, limit, escape)}" for row in data["flaky"]]
     return parts
 
 

@@ -20,7 +20,7 @@ field paths).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict, TypeGuard
 
@@ -29,11 +29,13 @@ from .changes import change_text, interval_text, printed_change
 from .money import money
 from .pairing import MIN_SHARED, pair_cases
 from .records import Comparison
+from .reliability import CaseRuns, case_runs
 from .shapes import (
     ComparisonDict,
     DifferenceDict,
     Disagreement,
     FieldRow,
+    FlakyRow,
     Latency,
     PartialCase,
     Rows,
@@ -84,9 +86,13 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
       (None when none does), and the paired difference from the first run over the shared
       cases that hold it in both;
     - ``disagreements``: the shared cases with the largest spread (max - min) of case
-      scores, largest first, ties by case id; cases on which every run agrees left out.
+      scores, largest first, ties by case id; cases on which every run agrees left out;
+    - ``flaky`` (only when a shared case has two scored runs or more in some run): per run
+      the shared cases whose runs disagree, and the ones that became flaky or stopped being
+      against the first run (see flaky_rows).
     """
-    per_run, keys = _paired([_cases(run.report) for run in runs])
+    comparisons = [_comparisons(run.report) for run in runs]
+    per_run, keys = _paired([_cases_of(c, run.report) for c, run in zip(comparisons, runs)])
     names = [run.name for run in runs]
     all_ids = set().union(*(cases.keys() for cases in per_run))
     shared = sorted(set.intersection(*(set(cases) for cases in per_run))) if per_run else []
@@ -131,18 +137,66 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
             run.report, set(shared), keys[index]
         )
         out_runs.append(entry)
-    return {
+    data: RunsComparison = {
         "runs": out_runs,
         "shared": shared,
         "partial": partial,
         "fields": _fields(per_run, shared),
         "disagreements": _disagreements(per_run, shared),
     }
+    tallies = [
+        {key.get(case_id, case_id): runs_of for case_id, runs_of in case_runs(c).items()}
+        for key, c in zip(keys, comparisons)
+    ]
+    flaky = flaky_rows(names, tallies, shared)
+    if flaky is not None:
+        data["flaky"] = flaky
+    return data
+
+
+def _comparisons(report: RunData) -> list[Comparison]:
+    return [Comparison.from_dict(c) for c in report["comparisons"]]
+
+
+def _cases_of(comparisons: Sequence[Comparison], report: RunData) -> dict[str, CaseScores]:
+    return cases_of(comparisons, group_by=report.get("group_by", "metric"))
 
 
 def _cases(report: RunData) -> dict[str, CaseScores]:
-    comparisons = [Comparison.from_dict(c) for c in report["comparisons"]]
-    return cases_of(comparisons, group_by=report.get("group_by", "metric"))
+    return _cases_of(_comparisons(report), report)
+
+
+def flaky_rows(
+    names: Sequence[str], tallies: Sequence[Mapping[str, CaseRuns]], shared: Sequence[str]
+) -> list[FlakyRow] | None:
+    """Per run, its shared cases whose scored runs disagree, and against the first run the
+    shared cases that became flaky and the ones that stopped being: of those with two scored
+    runs or more in both runs (a case scored once there says nothing of whether it was
+    flaky), as the baseline's comparison counts them (reliability_gates.py). None when no
+    shared case has two scored runs in any run: nothing was repeated to compare."""
+    if not any(_repeated(t, c) for t in tallies for c in shared):
+        return None
+    first = tallies[0]
+    rows: list[FlakyRow] = []
+    for index, (name, tally) in enumerate(zip(names, tallies)):
+        row: FlakyRow = {
+            "run": name,
+            "flaky": [c for c in shared if c in tally and tally[c].flaky],
+            "became_flaky": None,
+            "no_longer_flaky": None,
+        }
+        if index > 0:
+            both = [c for c in shared if _repeated(first, c) and _repeated(tally, c)]
+            row["became_flaky"] = [c for c in both if tally[c].flaky and not first[c].flaky]
+            row["no_longer_flaky"] = [c for c in both if first[c].flaky and not tally[c].flaky]
+        rows.append(row)
+    return rows
+
+
+def _repeated(tally: Mapping[str, CaseRuns], case_id: str) -> bool:
+    """Whether the case has two scored runs or more in the run."""
+    found = tally.get(case_id)
+    return found is not None and found.scored >= 2
 
 
 def _paired(
@@ -489,6 +543,31 @@ def headline(data: RunsComparison) -> str:
             f"(left out of every number)"
         )
     return line
+
+
+FLAKY_TITLE = "Flaky cases (a case whose scored runs disagree: some passed, some failed)"
+
+
+def flaky_line(
+    row: FlakyRow, first: str, limit: int | None, escape: Callable[[str], str] = str
+) -> str:
+    """One run's flaky cases in words, as every rendering says them: how many, and against
+    the first run (``first``, escaped by the caller) the ones that became flaky and the ones
+    that stopped being, ``limit`` of each named (None: all); ``escape`` for names from the
+    report."""
+    count = len(row["flaky"])
+    said = [f"{escape(row['run'])}: {count} flaky"]
+    became, stopped = row["became_flaky"], row["no_longer_flaky"]
+    if became is None or stopped is None:
+        return said[0]
+    if not became and not stopped:
+        return f"{said[0]}; against {first}, none became flaky or stopped being"
+    for what, cases in ((f"became flaky against {first}", became), ("stopped being", stopped)):
+        if cases:
+            shown = ", ".join(escape(c) for c in cases[:limit])
+            more = len(cases) - len(cases[:limit])
+            said.append(f"{what} ({len(cases)}): {shown}" + (f" and {more} more" if more else ""))
+    return "; ".join(said)
 
 
 def partial_text(entry: PartialCase) -> str:

@@ -522,7 +522,22 @@ class Disagreement(TypedDict):
     spread: float
 
 
-class RunsComparison(TypedDict):
+class FlakyRow(TypedDict):
+    """A run's flaky cases among the shared ones (some scored runs passed, some failed), and
+    against the first run the cases that became flaky or stopped being (None for the first;
+    of the cases with two scored runs or more in both)."""
+
+    run: str
+    flaky: list[str]
+    became_flaky: list[str] | None
+    no_longer_flaky: list[str] | None
+
+
+class _RunsFlaky(TypedDict, total=False):
+    flaky: list[FlakyRow]  # only when a shared case has two scored runs or more in a run
+
+
+class RunsComparison(_RunsFlaky):
     runs: list[RunRow]
     shared: list[str]
     partial: list[PartialCase]

@@ -654,7 +654,23 @@ def runs_lines(
         lines += table([[clean(h) for h in head], *body], width)
     else:
         lines.append(f"  every shared case scores the same in every {word[:-1]}")
-    return lines
+    return lines + _flaky_lines(data, verbose)
+
+
+def _flaky_lines(data: RunsComparison, verbose: int) -> list[str]:
+    """Each run's flaky shared cases, and those that became flaky or stopped being against
+    the first run (nothing when no shared case ran twice)."""
+    from .runs import FLAKY_TITLE, PARTIAL_NAMED, flaky_line
+
+    if "flaky" not in data:
+        return []
+    first = escape_controls(data["runs"][0]["name"])
+    limit = None if verbose else PARTIAL_NAMED
+    return [
+        "",
+        f"{FLAKY_TITLE}:",
+        *("  " + flaky_line(row, first, limit, escape_controls) for row in data["flaky"]),
+    ]
 
 
 def render_runs_text(data: RunsComparison, width: int = 100, verbose: int = 0) -> str:
