@@ -16,6 +16,15 @@ seed and number of resamples, the cases in id order: a run split into shards or 
 workers gives the same interval as one process). Cases whose runs disagree (some passed,
 some failed) are flaky.
 
+Per field (its ``field_path``, the per-field tables' key), a run of a case passes the field
+when every row of that field scored against an expected value (status match, mismatch or
+omission: a hallucinated field is not a field of the case, a skipped one was not scored)
+matched. Over the repeated cases that have the field (a row of it in one of their scored
+runs), n is the case's scored runs and c those in which the field passed; the field's pass^k
+and pass@k are the means over those cases with k scored runs, with the same interval. They
+need the comparisons' field records: a session that counted its fields as it went and kept
+none (reporting/field_counts.py) has no per-field figures, and its section says why.
+
 k is ``jsonmatch_gates pass_k=K``; left at 0 it is the fewest runs of a repeated case whose
 runs were all scored (the summary says so). A given k above the runs of a repeated case that
 ran all of them is a usage error naming the case; a case with fewer than k scored runs
@@ -29,14 +38,22 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..engine.results.field_results import MATCH, MISMATCH, OMISSION
 from .aggregate import group_key
 from .records import ERROR, PASSED, Comparison
-from .shapes import EstimateDict, ReliabilityCaseDict, ReliabilityDict
+from .shapes import EstimateDict, ReliabilityCaseDict, ReliabilityDict, ReliabilityFieldDict
 from .stats import CONFIDENCE, percentile
 
 RESAMPLES = 2000  # bootstrap resamples of the cases: the interval's bounds to about 0.01
 SEED = 63  # the bootstrap's fixed seed: one suite gives one interval, whoever computes it
 _CELLS = 1 << 20  # resampled values drawn at a time (memory: 8 MiB of indices)
+# the statuses of a field scored against an expected value: the fields of a case
+_EXPECTED = frozenset((MATCH, MISMATCH, OMISSION))
+FIELDS_NOT_KEPT = (
+    "this session kept no field records (no report file, baseline, named target, telemetry "
+    "or xdist: its fields were counted as they came): write a report "
+    "(--jsonmatch-report=PATH) for pass^k and pass@k per field"
+)
 
 
 @dataclass(frozen=True)
@@ -177,6 +194,23 @@ class CaseFigures:
 
 
 @dataclass(frozen=True)
+class FieldFigures:
+    """A field's pass^k and pass@k: the means over the ``cases`` repeated cases that have it
+    (those with k scored runs: each estimate's own ``cases``)."""
+
+    cases: int
+    pass_hat: Estimate | None
+    pass_at: Estimate | None
+
+    def to_dict(self) -> ReliabilityFieldDict:
+        return {
+            "pass_hat_k": None if self.pass_hat is None else self.pass_hat.to_dict(),
+            "pass_at_k": None if self.pass_at is None else self.pass_at.to_dict(),
+            "cases": self.cases,
+        }
+
+
+@dataclass(frozen=True)
 class Reliability:
     """A run's repeated cases at one k: each case's figures, the run's, each group's and each
     named target's; the cases k could not be applied to."""
@@ -190,6 +224,8 @@ class Reliability:
     targets: Mapping[str, tuple[Estimate | None, Estimate | None]]
     too_few_runs: tuple[str, ...]  # a given k above the case's runs: a usage error
     too_few_scored: tuple[str, ...]  # k runs or more, fewer than k of them scored
+    # each field's figures, by field path in order; None: the session kept no field records
+    fields: Mapping[str, FieldFigures] | None = None
 
     @property
     def flaky(self) -> tuple[str, ...]:
@@ -200,7 +236,7 @@ class Reliability:
         return sum(f.runs.unscored for f in self.cases)
 
     def to_dict(self) -> ReliabilityDict:
-        return {
+        out: ReliabilityDict = {
             "k": self.k,
             "k_given": self.given,
             "interval": f"percentile bootstrap over cases, {RESAMPLES} resamples, seed {SEED}",
@@ -215,6 +251,11 @@ class Reliability:
             "targets": {key: _pair_dict(pair) for key, pair in self.targets.items()},
             "cases": [f.to_dict() for f in self.cases],
         }
+        if self.fields is None:
+            out["fields_not_kept"] = FIELDS_NOT_KEPT
+        else:
+            out["fields"] = {path: f.to_dict() for path, f in self.fields.items()}
+        return out
 
 
 def _pair_dict(pair: tuple[Estimate | None, Estimate | None]) -> dict[str, EstimateDict | None]:
@@ -257,10 +298,14 @@ def figures_of(runs: CaseRuns, k: int) -> CaseFigures:
 
 
 def reliability(
-    comparisons: Iterable[Comparison], given_k: int = 0, group_by: str = "metric"
+    comparisons: Sequence[Comparison],
+    given_k: int = 0,
+    group_by: str = "metric",
+    fields_kept: bool = True,
 ) -> Reliability | None:
     """The run's repeated cases at k (``given_k``; 0: the fewest runs of a repeated case),
-    or None when no case was run more than once."""
+    or None when no case was run more than once. ``fields_kept``: the comparisons hold their
+    field records (False: no per-field figures)."""
     cases = repeated(case_runs(comparisons))
     if not cases:
         return None
@@ -281,6 +326,7 @@ def reliability(
         {key: _estimates(group) for key, group in sorted(targets.items())},
         tuple(r.case_id for r in cases if short_of(r, k)),
         tuple(r.case_id for r in cases if r.scored < k and not short_of(r, k)),
+        field_figures(comparisons, cases, k) if fields_kept else None,
     )
 
 
@@ -288,3 +334,51 @@ def _estimates(figures: Sequence[CaseFigures]) -> tuple[Estimate | None, Estimat
     hats = [f.pass_hat for f in figures if f.pass_hat is not None]
     ats = [f.pass_at for f in figures if f.pass_at is not None]
     return estimate(hats), estimate(ats)
+
+
+def matched_fields(
+    comparisons: Iterable[Comparison], cases: Sequence[CaseRuns]
+) -> dict[str, dict[str, int]]:
+    """Of each of ``cases`` (by case id), each field path scored against an expected value
+    in one of its scored runs, with the scored runs in which the field passed."""
+    wanted = {r.case_id for r in cases}
+    matched: dict[str, dict[str, int]] = {}
+    for comparison in comparisons:
+        if comparison.counted and comparison.status != ERROR and comparison.case_id in wanted:
+            tally = matched.setdefault(comparison.case_id, {})
+            for path, passed in _passed_fields(comparison).items():
+                tally[path] = tally.get(path, 0) + passed
+    return matched
+
+
+def _passed_fields(comparison: Comparison) -> dict[str, bool]:
+    """Each field path of one run scored against an expected value: whether every row of
+    it matched (a list's items fold into one path: all of them must match)."""
+    passed: dict[str, bool] = {}
+    for record in comparison.fields:
+        if record.status in _EXPECTED:
+            passed[record.field_path] = passed.get(record.field_path, True) and (
+                record.status == MATCH
+            )
+    return passed
+
+
+def field_figures(
+    comparisons: Iterable[Comparison], cases: Sequence[CaseRuns], k: int
+) -> dict[str, FieldFigures]:
+    """Each field's pass^k and pass@k over the repeated ``cases`` that have it, by field
+    path in order (each case's values in case id order, as the run's figures are)."""
+    matched = matched_fields(comparisons, cases)
+    hats: dict[str, list[float]] = {}
+    ats: dict[str, list[float]] = {}
+    having: dict[str, int] = {}
+    for runs in cases:
+        for path, c in matched.get(runs.case_id, {}).items():
+            having[path] = having.get(path, 0) + 1
+            if runs.scored >= k:
+                hats.setdefault(path, []).append(pass_hat_k(runs.scored, c, k))
+                ats.setdefault(path, []).append(pass_at_k(runs.scored, c, k))
+    return {
+        path: FieldFigures(having[path], estimate(hats.get(path, [])), estimate(ats.get(path, [])))
+        for path in sorted(having)
+    }

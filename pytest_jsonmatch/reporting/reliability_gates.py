@@ -114,10 +114,12 @@ def reliability_section(
     group_by: str,
     against: BaselineComparison | None = None,
     verdict: GateVerdict | None = None,
+    fields_kept: bool = True,
 ) -> ReliabilityDict | None:
     """The report's ``reliability`` (None: no case ran more than once), judged into
-    ``verdict`` where one is given (a run that judges its gates)."""
-    found = reliability(comparisons, gates.pass_k or 0, group_by)
+    ``verdict`` where one is given (a run that judges its gates); its per-field figures
+    where the comparisons keep their field records (``fields_kept``)."""
+    found = reliability(comparisons, gates.pass_k or 0, group_by, fields_kept)
     change = None
     if found is not None and against is not None and against.baseline.runs:
         change = against_baseline(found, against, against.baseline.runs)

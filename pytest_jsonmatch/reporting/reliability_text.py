@@ -1,6 +1,7 @@
 """The terminal summary's part on repeated cases (reliability.py): pass^k and pass@k over the
 run (each group's and each named target's where there are several), each repeated case's
-runs and estimates with the flaky ones marked, and the change against the baseline."""
+runs and estimates with the flaky ones marked, each field's under -v, and the change against
+the baseline."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from .shapes import EstimateDict, ReliabilityBaselineDict, ReliabilityDict, Repo
 from .tables import escape_controls, table, wrap
 
 
-def reliability_lines(report: Report | ReportHead, width: int = 80) -> list[str]:
-    """The summary's lines on the repeated cases (none when no case ran more than once)."""
+def reliability_lines(report: Report | ReportHead, width: int = 80, verbose: int = 0) -> list[str]:
+    """The summary's lines on the repeated cases (none when no case ran more than once); each
+    field's figures too under -v (``verbose``)."""
     section = report.get("reliability")
     if section is None:
         return []
@@ -45,6 +47,8 @@ def reliability_lines(report: Report | ReportHead, width: int = 80) -> list[str]
             width,
         )
     lines += _case_lines(section, width)
+    if verbose > 0:
+        lines += _field_lines(section, width)
     baseline = section.get("baseline")
     if baseline is not None:
         lines += _baseline_lines(baseline, k, width)
@@ -97,6 +101,31 @@ def _case_lines(section: ReliabilityDict, width: int) -> list[str]:
             )
         )
     return lines + table(rows, width)
+
+
+def _field_lines(section: ReliabilityDict, width: int) -> list[str]:
+    """Each field's pass^k and pass@k over the repeated cases that have it (or why there
+    are none)."""
+    k = section["k"]
+    fields = section.get("fields")
+    if fields is None:
+        reason = section.get("fields_not_kept", "")
+        return [""] + wrap(f"pass^{k} and pass@{k} per field: none: {reason}", width)
+    rows = [("field", "cases", f"pass^{k}", f"pass@{k}")]
+    for path, figures in fields.items():
+        rows.append(
+            (
+                escape_controls(path),
+                str(figures["cases"]),
+                _mean(figures["pass_hat_k"]),
+                _mean(figures["pass_at_k"]),
+            )
+        )
+    return ["", f"pass^{k} and pass@{k} per field of the repeated cases:"] + table(rows, width)
+
+
+def _mean(figure: EstimateDict | None) -> str:
+    return "-" if figure is None else f"{figure['mean']:.4f}"
 
 
 def _baseline_lines(baseline: ReliabilityBaselineDict, k: int, width: int) -> list[str]:

@@ -267,7 +267,12 @@ def _conclude(
         verdict.warnings += quarantine_lines(summary.cases.values(), run.get("provenance", {}))
         verdict.warnings += notes
     reliable = reliability_section(
-        comparisons, gates, group_by, against, verdict if unjudged is None else None
+        comparisons,
+        gates,
+        group_by,
+        against,
+        verdict if unjudged is None else None,
+        fields_kept=reads.records,
     )
     side = (
         _targets_section(

@@ -446,8 +446,21 @@ class ReliabilityBaselineDict(TypedDict):
     no_longer_flaky: list[str]
 
 
+class ReliabilityFieldDict(TypedDict):
+    """A field's pass^k and pass@k over the repeated cases that have it (``cases``; each
+    estimate is over those of them with k scored runs)."""
+
+    pass_hat_k: EstimateDict | None
+    pass_at_k: EstimateDict | None
+    cases: int
+
+
 class _ReliabilityAgainst(TypedDict, total=False):
     baseline: ReliabilityBaselineDict  # only when the run was held against a baseline
+    # per field path; absent when the session kept no field records, and then
+    # ``fields_not_kept`` says why
+    fields: dict[str, ReliabilityFieldDict]
+    fields_not_kept: str
 
 
 class ReliabilityDict(_ReliabilityAgainst):

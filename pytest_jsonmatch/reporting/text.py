@@ -61,7 +61,7 @@ def summary_lines(report: Report, width: int = 80, verbose: int = 0) -> list[str
         lines.extend(_field_lines(fields, width, verbose))
     repeated, errors, cut = _listed_cases(report)
     lines.extend(_repeated_lines(repeated, width))
-    lines.extend(reliability_lines(report, width))
+    lines.extend(reliability_lines(report, width, verbose))
     lines.extend(_error_lines(errors, width, verbose))
     lines.extend(_death_lines(report, width))
     lines.extend(_truncated_lines(cut, width, verbose))

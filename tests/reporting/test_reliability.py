@@ -6,11 +6,20 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 
 import pytest
 
-from pytest_jsonmatch.reporting.records import ERROR, FAILED, PASSED, XFAILED, Comparison
+from pytest_jsonmatch.reporting.records import (
+    ERROR,
+    FAILED,
+    PASSED,
+    XFAILED,
+    Comparison,
+    FieldRecord,
+)
 from pytest_jsonmatch.reporting.reliability import (
+    FIELDS_NOT_KEPT,
     estimate,
     pass_at_k,
     pass_hat_k,
@@ -152,3 +161,103 @@ def test_an_interval_needs_two_cases_and_spread():
     same = estimate([1.0, 1.0, 1.0])
     assert same is not None and (same.low, same.high) == (1.0, 1.0)
     assert estimate([]) is None
+
+
+def _fielded(case_id: str, runs: list[list[tuple[str, str]]], outcomes: str) -> list:
+    """A case's comparisons (as :func:`_runs`), each run with its fields, (field path,
+    status) each: a match scores 1, anything else 0."""
+    return [
+        replace(
+            comparison,
+            fields=tuple(
+                FieldRecord(path, path, status, 1.0 if status == "match" else 0.0)
+                for path, status in fields
+            ),
+        )
+        for comparison, fields in zip(_runs(case_id, outcomes), runs, strict=True)
+    ]
+
+
+def test_each_field_has_pass_hat_k_and_pass_at_k_over_the_cases_that_have_it():
+    hit, miss = ("a", "match"), ("a", "mismatch")
+    comparisons = [
+        # one: a matched in 3 of 3 runs; b too, but as an item of a list (items[].b, two
+        # rows a run), whose second run has one item left out: that run fails items[].b
+        *_fielded(
+            "one",
+            [
+                [hit, ("items[].b", "match"), ("items[].b", "match")],
+                [hit, ("items[].b", "match"), ("items[].b", "omission")],
+                [hit, ("items[].b", "match"), ("items[].b", "match")],
+            ],
+            "ppp",
+        ),
+        # two: a matched in 2 of 3 runs; a field the output made up (hallucination) and one
+        # not scored (skipped) are not fields of the case
+        *_fielded(
+            "two",
+            [[hit, ("x", "hallucination")], [miss, ("y", "skipped")], [hit]],
+            "pfp",
+        ),
+        # three: 4 runs, one not scored: its fields count for nothing (n = 3 scored, a 1 of 3)
+        *_fielded("three", [[hit], [miss], [("a", "batch_error")], [miss]], "pfef"),
+    ]
+    found = reliability(comparisons, given_k=2)
+    assert found is not None and found.fields is not None
+    assert list(found.fields) == ["a", "items[].b"]
+    a, b = found.fields["a"], found.fields["items[].b"]
+    assert a.pass_hat is not None and a.pass_at is not None
+    # a, k = 2: one: C(3, 2) / C(3, 2) = 1; two: C(2, 2) / C(3, 2) = 1/3; three: C(1, 2) = 0
+    # -> pass^2 = (1 + 1/3 + 0) / 3 = 4/9
+    # pass@2: one 1; two 1 - C(1, 2) / 3 = 1; three 1 - C(2, 2) / C(3, 2) = 2/3 -> 8/9
+    assert a.cases == 3 and a.pass_hat.cases == 3
+    assert a.pass_hat.mean == pytest.approx(4 / 9, abs=1e-15)
+    assert a.pass_at.mean == pytest.approx(8 / 9, abs=1e-15)
+    # items[].b: only case one, 2 of 3 runs: pass^2 = 1/3, pass@2 = 1 - C(1, 2) / 3 = 1
+    assert b.cases == 1 and b.pass_hat is not None and b.pass_at is not None
+    assert (b.pass_hat.mean, b.pass_hat.low, b.pass_at.mean) == (1 / 3, None, 1.0)
+    # the report's section carries them, estimates as the run's are written
+    section = found.to_dict()
+    assert section["fields"]["items[].b"] == {
+        "pass_hat_k": {"mean": 1 / 3, "low": None, "high": None, "cases": 1},
+        "pass_at_k": {"mean": 1.0, "low": None, "high": None, "cases": 1},
+        "cases": 1,
+    }
+    assert "fields_not_kept" not in section
+
+
+def test_the_brief_s_worked_example_two_cases_three_runs():
+    hit, miss = ("a", "match"), ("a", "mismatch")
+    comparisons = [
+        *_fielded("c1", [[hit], [hit], [hit]], "ppp"),
+        *_fielded("c2", [[hit], [miss], [hit]], "pfp"),
+    ]
+    found = reliability(comparisons, given_k=2)
+    assert found is not None and found.fields is not None
+    a = found.fields["a"]
+    assert a.pass_hat is not None and a.pass_at is not None
+    # pass^2: c1 C(3, 2) / C(3, 2) = 1, c2 C(2, 2) / C(3, 2) = 1/3 -> mean 2/3
+    # pass@2: c1 1, c2 1 - C(1, 2) / C(3, 2) = 1 -> mean 1
+    assert a.pass_hat.mean == pytest.approx(2 / 3, abs=1e-15)
+    assert (a.pass_at.mean, a.pass_at.low, a.pass_at.high) == (1.0, 1.0, 1.0)
+
+
+def test_a_field_of_a_case_short_of_k_scored_runs_is_counted_but_not_estimated():
+    hit = ("a", "match")
+    comparisons = [
+        *_fielded("full", [[hit], [hit]], "pp"),
+        *_fielded("short", [[hit], [("a", "batch_error")]], "pe"),  # 1 scored run of 2
+    ]
+    found = reliability(comparisons, given_k=2)
+    assert found is not None and found.fields is not None
+    a = found.fields["a"]
+    assert a.cases == 2 and a.pass_hat is not None and a.pass_hat.cases == 1
+
+
+def test_without_field_records_the_section_says_why_and_has_no_fields():
+    found = reliability([*_runs("a", "pp"), *_runs("b", "pf")], fields_kept=False)
+    assert found is not None and found.fields is None
+    section = found.to_dict()
+    assert "fields" not in section
+    assert section["fields_not_kept"] == FIELDS_NOT_KEPT
+    assert "--jsonmatch-report" in section["fields_not_kept"]

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from pytest_jsonmatch.cli.app import main
 from tests.helpers.plugin_cases import ARGS
 
@@ -77,6 +79,40 @@ def test_the_summary_and_the_report_give_pass_hat_k_and_pass_at_k(pytester):
     assert section["pass_hat_k"]["mean"] == 1 / 3 and section["pass_at_k"]["mean"] == 2 / 3
     assert section["flaky"] == ["c.jsonmatch.yaml::three-of-five"]
     assert "once" not in json.dumps(section["cases"])  # a case run once is not repeated
+
+
+def test_each_field_has_its_own_pass_hat_k_and_pass_at_k(pytester):
+    # a is 1 in every run of every case: 1 and 1 over the 3 repeated cases; b is what the
+    # run's pass turned on, so its figures are the run's, worked out at the top of this file
+    _suite(pytester, ini="jsonmatch_gates = pass_k=2\n")
+    result = pytester.runpytest_inprocess(*ARGS, "-v", "--jsonmatch-report=r.json")
+    result.stdout.fnmatch_lines(
+        [
+            "pass^2 and pass@2 per field of the repeated cases:",
+            "field  cases  pass^2  pass@2",
+            "a          3  1.0000  1.0000",
+            "b          3  0.4333  0.6333",
+        ]
+    )
+    fields = _reliability(pytester)["fields"]
+    assert list(fields) == ["a", "b"]
+    assert fields["a"]["cases"] == 3
+    assert fields["a"]["pass_hat_k"] == {"mean": 1.0, "low": 1.0, "high": 1.0, "cases": 3}
+    assert fields["a"]["pass_at_k"] == {"mean": 1.0, "low": 1.0, "high": 1.0, "cases": 3}
+    # b: (0.3 + 1 + 0) / 3 and (0.9 + 1 + 0) / 3
+    assert fields["b"]["pass_hat_k"]["mean"] == pytest.approx(1.3 / 3, abs=1e-15)
+    assert fields["b"]["pass_at_k"]["mean"] == pytest.approx(1.9 / 3, abs=1e-15)
+
+
+def test_a_session_that_keeps_no_field_records_says_why_it_has_no_field_figures(pytester):
+    # no report file, baseline, target, telemetry or xdist: the fields are counted as they
+    # come and no comparison keeps them
+    _suite(pytester)
+    result = pytester.runpytest_inprocess(*ARGS, "-v")
+    result.stdout.fnmatch_lines(
+        ["pass^5 and pass@5 per field: none: this session kept no field records*"]
+    )
+    assert "per field of the repeated cases" not in result.stdout.str()
 
 
 def test_a_floor_on_pass_hat_k_at_a_given_k(pytester):
@@ -174,6 +210,7 @@ def test_xdist_workers_and_merged_shards_give_the_figures_of_one_process(pyteste
     spread = pytester.runpytest_subprocess(*ARGS, "-n", "2", "--jsonmatch-report=spread.json")
     assert whole.ret == spread.ret == 1
     expected = _reliability(pytester, "whole.json")
+    assert set(expected["fields"]) == {"a", "b"}  # compared with the rest below
     assert _reliability(pytester, "spread.json") == expected
     paths = []
     for i, selection in enumerate(["three or once", "steady or never"], 1):
