@@ -17,13 +17,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from .baseline import BaselineComparison
 from .gates import GateSettings, GateVerdict, _drop, _drop_text
 from .records import Comparison
 from .reliability import CaseRuns, Estimate, Reliability, figures_of, reliability
 from .shapes import ReliabilityBaselineDict, ReliabilityChangeDict, ReliabilityDict
 from .stats import PairedDifference, paired_difference
+
+if TYPE_CHECKING:  # (a baseline's reader is imported by whoever reads a baseline)
+    from .baseline import BaselineComparison
 
 SHOWN_CASES = 5  # cases a failure or a warning names before "and N more"
 
