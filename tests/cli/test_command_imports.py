@@ -185,3 +185,38 @@ def test_the_top_help_lists_each_command_as_its_module_does() -> None:
     actions = [a for a in full._subparsers._group_actions if a.dest == "command"]  # type: ignore[union-attr]
     helps = {choice.dest: choice.help for choice in actions[0]._choices_actions}
     assert helps == COMMAND_HELP
+
+
+_LOOK_UP_TOOL_CALLS = """
+import sys
+from pytest_jsonmatch.engine.metrics import REGISTRY, METRIC_NAMES, metric_named
+from pytest_jsonmatch.engine.core.errors import ConfigError
+loaded = lambda: "pytest_jsonmatch.engine.metrics.tool_calls" in sys.modules
+before = loaded()
+try:  # a built-in name is refused before its module is loaded, as after
+    REGISTRY.register_metric("tool_calls", metric_named("field_f1"))
+except ConfigError as exc:
+    refused = str(exc)
+print(before, refused, metric_named("tool_calls").name, loaded(), list(REGISTRY.metrics))
+print(list(METRIC_NAMES))
+"""
+
+
+def test_a_metric_module_loads_when_its_metric_is_looked_up() -> None:
+    environ = dict(os.environ)
+    environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), environ.get("PYTHONPATH"))))
+    proc = subprocess.run(
+        [sys.executable, "-c", _LOOK_UP_TOOL_CALLS],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environ,
+    )
+    assert proc.returncode == 0, proc.stderr
+    first, names = proc.stdout.splitlines()
+    order = "['field_match', 'field_match_normalized', 'json_similarity', 'structural_f1', "
+    order += "'field_f1', 'tool_calls']"
+    assert first == (
+        "False metric 'tool_calls' is built in and cannot be replaced tool_calls True " + order
+    )
+    assert names == order
