@@ -138,14 +138,18 @@ def _schema_text(schema: object) -> str | None:
     """A schema given as a mapping of plain JSON, as canonical text: equal schemas (a
     dataset's sketched one, made again for each chunk) share one configuration, kept by
     content rather than by the mapping's identity, which the caller may change or free.
-    None for anything else, or for a mapping with a ``$ref`` (which may read a file)."""
+    None for anything else: a mapping with a ``$ref`` (which may read a file), or one the
+    text does not give back as it is (a key that is not a string, a tuple), which another
+    mapping could share its text with."""
     if type(schema) is not dict:
         return None
     try:
         text = json.dumps(schema, sort_keys=True, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         return None
-    return None if '"$ref"' in text else text
+    if '"$ref"' in text or json.loads(text) != schema:
+        return None
+    return text
 
 
 def _kept(

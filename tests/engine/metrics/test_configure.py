@@ -90,8 +90,11 @@ def test_a_mapping_schema_that_reads_a_file_is_not_kept(tmp_path: Path) -> None:
     (tmp_path / "money.json").write_text(json.dumps({"type": "object", "properties": {"a": {}}}))
     schema = {"type": "object", "properties": {"total": {"$ref": "money.json"}}}
     assert _options_key(FIELD_F1, {"schema": schema}, REGISTRY) is None
-    # nor a mapping that is not plain JSON (a value json cannot write)
+    # nor a mapping that is not plain JSON: a value json cannot write, or one its text
+    # would not give back (a key 1 and a key "1" are written alike, a tuple as a list)
     assert _options_key(FIELD_F1, {"schema": {"type": "object", "x": {1, 2}}}, REGISTRY) is None
+    for not_plain in ({"properties": {1: {}}}, {"required": ("a",)}):
+        assert _options_key(FIELD_F1, {"schema": not_plain}, REGISTRY) is None
     here = os.getcwd()
     os.chdir(tmp_path)
     try:
