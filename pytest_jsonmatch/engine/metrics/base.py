@@ -135,14 +135,29 @@ def _options_key(metric: Metric, options: Options, registry: Registry) -> tuple[
 
 
 def _schema_text(schema: object) -> str | None:
-    """A schema given as a mapping of plain JSON, as canonical text: equal schemas (a
-    dataset's sketched one, made again for each chunk) share one configuration, kept by
-    content rather than by the mapping's identity, which the caller may change or free.
-    None for anything else: a mapping with a ``$ref`` (which may read a file), or one the
-    text does not give back as it is (a key that is not a string, a tuple), which another
+    """A schema given as a mapping of plain JSON, as canonical text: equal schemas (each
+    golden case's own copy of one inline schema) share one configuration, kept by content
+    rather than by the mapping's identity. The text of one mapping is worked out once (the
+    schema loader, too, takes a mapping it has seen, the same object, as unchanged). None
+    for anything else: a mapping with a ``$ref`` (which may read a file), or one the text
+    does not give back as it is (a key that is not a string, a tuple), which another
     mapping could share its text with."""
     if type(schema) is not dict:
         return None
+    known = _TEXTS.get(id(schema))
+    if known is not None and known[0] is schema:
+        return known[1]
+    text = _canonical(schema)
+    if len(_TEXTS) >= 256:
+        _TEXTS.clear()
+    _TEXTS[id(schema)] = (schema, text)  # holds the mapping: its id is not reused meanwhile
+    return text
+
+
+_TEXTS: dict[int, tuple[object, str | None]] = {}
+
+
+def _canonical(schema: dict[str, object]) -> str | None:
     try:
         text = json.dumps(schema, sort_keys=True, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
