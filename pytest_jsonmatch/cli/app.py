@@ -105,22 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     given = list(args_list)  # as the user wrote it, for the report's run info
     try:
-        structeval = _structeval_spelling(args_list)
-        if structeval:
-            args_list = ["compare", *args_list]
-        top = parser(_command_of(args_list) or "")  # ("": none built in full)
-        if not args_list:
-            top.print_help(sys.stderr)
-            return 2
-        args = top.parse_args(args_list)
-        if args.command is None:
-            top.print_help(sys.stderr)
-            return 2
-        if structeval:
-            args.structeval = True
-        args.argv = given
-        with _fewer_collections():
-            return int(args.run(args))
+        with _fewer_collections():  # (its imports too: they make thousands of objects)
+            return _run(args_list, given)
     except InputError as exc:
         _error(str(exc))
     except JsonMatchError as exc:
@@ -144,14 +130,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 2
 
 
+def _run(args_list: list[str], given: list[str]) -> int:
+    """The command ``args_list`` names, run (``given``: as the user wrote it)."""
+    structeval = _structeval_spelling(args_list)
+    if structeval:
+        args_list = ["compare", *args_list]
+    top = parser(_command_of(args_list) or "")  # ("": none built in full)
+    if not args_list:
+        top.print_help(sys.stderr)
+        return 2
+    args = top.parse_args(args_list)
+    if args.command is None:
+        top.print_help(sys.stderr)
+        return 2
+    if structeval:
+        args.structeval = True
+    args.argv = given
+    return int(args.run(args))
+
+
 @contextlib.contextmanager
 def _fewer_collections() -> Iterator[None]:
     """The cyclic garbage collector run about 30 times less often while a command runs. A
     dataset's run makes millions of short-lived containers (parsed records, field results,
     report entries), all freed by their reference counts; at Python's default (a pass
     every 700 new containers) the collector's passes found nothing to free and took about
-    a seventh of ``jsonmatch score``'s time. The default comes back afterwards (``main``
-    may be called inside another program)."""
+    a seventh of ``jsonmatch score``'s time; the command's imports, which make thousands of
+    classes and functions that live as long as the process, likewise. The default comes
+    back afterwards (``main`` may be called inside another program)."""
     saved = gc.get_threshold()
     gc.set_threshold(20_000, 50, 100)
     try:

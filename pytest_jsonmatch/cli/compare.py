@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from ..dataset import Pair, ScoreSettings, comparison_of
@@ -18,7 +17,7 @@ from ..reporting.report import build_report, run_info
 from .input_error import InputError
 from .inputs import STDIN, decode_json, path_shown, read_bytes, read_text
 from .options import GATE_NAMES, add_scoring_arguments, checked_configuration, metric_and_options
-from .output import choices, emit
+from .output import choices, emit, repository_of
 
 DESCRIPTION = """Score one pair: ACTUAL (the model's output, read leniently: JSON inside prose
 or a code fence is found) against EXPECTED (strict JSON). Either may be '-' for standard
@@ -101,15 +100,16 @@ def run(args: argparse.Namespace) -> int:
         settings,
     )
     summary = summarize([comparison])
+    fmt = args.format or "text"
     verdict = judge(summary, GateSettings(names=GATE_NAMES))
     report = build_report(
         summary,
         [comparison],
         verdict,
         None,
-        run_info(["jsonmatch", *getattr(args, "argv", sys.argv[1:])], os.getcwd()),
+        run_info(["jsonmatch", *getattr(args, "argv", sys.argv[1:])], repository_of(fmt)),
     )
-    emit(report, args.format or "text", args.output, verbose=args.verbose, color_choice=args.color)
+    emit(report, fmt, args.output, verbose=args.verbose, color_choice=args.color)
     return 0 if comparison.status == PASSED else 1
 
 

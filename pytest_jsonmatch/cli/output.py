@@ -5,7 +5,6 @@ formats of reporting/formats.py, to standard output or (atomically) to a file; t
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
@@ -17,6 +16,18 @@ from .input_error import InputError
 
 if TYPE_CHECKING:
     from ..reporting.spool import ComparisonSpool, Spool
+
+
+# The formats that show the run's git commit (the JSON report holds it, the HTML page names
+# it); text and markdown have no place for it.
+_SHOWING_COMMIT = frozenset({"json", "html"})
+
+
+def repository_of(fmt: str, report_file: str | None = None) -> str | None:
+    """The folder whose git commit the run records (the working directory), or None when
+    nothing written shows it: then no ``git`` process is started for it (a few
+    milliseconds of every command's run, for a value no one would see)."""
+    return os.getcwd() if fmt in _SHOWING_COMMIT or report_file else None
 
 
 def choices() -> tuple[str, ...]:
@@ -38,6 +49,8 @@ def use_color(choice: str, stream: IO[str]) -> bool:
 def width(stream: IO[str]) -> int:
     isatty = getattr(stream, "isatty", None)
     if isatty and isatty():
+        import shutil  # (only on a terminal: it loads the compression modules)
+
         return max(40, shutil.get_terminal_size((100, 24)).columns)
     return 100
 

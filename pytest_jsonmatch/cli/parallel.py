@@ -25,7 +25,6 @@ reads (and decodes) those records before it meets the error.
 from __future__ import annotations
 
 import os
-import pickle
 import sys
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -133,6 +132,8 @@ class Workers:
             for chunk in chunks:
                 yield handle(chunk, *args)
             return
+        import pickle  # (only a run with worker processes pickles)
+
         pool = self._pool
         shared = pickle.dumps(args, protocol=pickle.HIGHEST_PROTOCOL)  # once for every chunk
         waiting: deque[Future[T]] = deque()

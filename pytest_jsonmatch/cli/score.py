@@ -20,16 +20,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
-import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from ..dataset import GoldError, SchemaSketch, ScoreSettings
 from ..dataset.parts import Chunk, Keeps, score_part, sketch_part
 from ..dataset.spans import Span, is_jsonl, spans
 from ..reporting.aggregate import GROUP_BY, Aggregates
-from ..reporting.baseline import BaselineError, CaseScores, compare, load_baseline
 from ..reporting.formats import FORMATS
 from ..reporting.gates import judge
 from ..reporting.records import VALUE_MODES
@@ -47,10 +46,13 @@ from .options import (
     metric_and_options,
     whole_number,
 )
-from .output import choices, emit
+from .output import choices, emit, repository_of
 from .parallel import WORKER_CHUNK, Workers
 from .progress import Progress
 from .record_pairs import Leftovers, PairingSettings, pairs
+
+if TYPE_CHECKING:
+    from ..reporting.baseline import CaseScores
 
 MAX_JOBS = 1_024  # worker processes --jobs may ask for
 
@@ -142,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
     cfg = checked_configuration(args, metric, options)
     baseline = None
     if args.baseline:
+        from ..reporting.baseline import BaselineError, load_baseline  # (only with a baseline)
+
         try:
             baseline = load_baseline(args.baseline)
         except BaselineError as exc:
@@ -189,13 +193,22 @@ def run(args: argparse.Namespace) -> int:
         if comparisons is not None:
             stack.enter_context(comparisons)
         summary = total.summary()
-        against = compare(now, baseline) if baseline is not None and summary.count else None
+        against = None
+        if baseline is not None and summary.count:
+            from ..reporting.baseline import compare
+
+            against = compare(now, baseline)
         verdict = judge(summary, gates, against)
         warning = leftovers.warning(args.pred)
         if warning:
             verdict.warnings.insert(0, warning)
         head = report_head(
-            summary, verdict, against, run_info(["jsonmatch", *recorded_command(args)], os.getcwd())
+            summary,
+            verdict,
+            against,
+            run_info(
+                ["jsonmatch", *recorded_command(args)], repository_of(args.format, args.report)
+            ),
         )
         if scoring.judged is not None:  # every request the judge made, a scoring redone too
             head["run"]["judge"] = scoring.judged
@@ -270,7 +283,7 @@ class _Replayed:
             at += 1
 
 
-Scored = tuple[Spool[CaseDict], "ComparisonSpool | None", Aggregates, dict[str, CaseScores]]
+Scored = tuple[Spool[CaseDict], "ComparisonSpool | None", Aggregates, "dict[str, CaseScores]"]
 
 
 class _Unconfirmed(Exception):

@@ -22,10 +22,9 @@ and unpickled by that process or its workers only.
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 from ..engine.comparing.registry import REGISTRY
 from ..engine.core.depth import SHALLOW
@@ -34,7 +33,6 @@ from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
 from ..engine.results.field_results import MatchResult
 from ..reporting.aggregate import Aggregates, listed_in_summary
-from ..reporting.baseline import CaseScores, case_scores
 from ..reporting.comparison_lines import case_line, comparison_line, result_line
 from ..reporting.field_rows import Head, Heads, stored_comparison
 from ..reporting.shapes import JudgeDict
@@ -44,6 +42,9 @@ from .scoring import NO_PREDICTION, Pair, Scored, ScoreSettings, comparison_of, 
 from .sketch import SchemaSketch
 from .spans import Span, span_gold, span_pairs
 from .undecoded import RecordError, Undecoded, decoded
+
+if TYPE_CHECKING:
+    from ..reporting.baseline import CaseScores
 
 
 class _Absent:
@@ -69,6 +70,8 @@ def packed(chunk: Sequence[Pair]) -> Packed:
     pickle writes a tuple of strings and numbers in C, where each NamedTuple costs it a
     Python call (most of the reading process's time with ``-j N``). A decoded value is
     never a tuple (JSON has none), so a tuple in a pair is an Undecoded line."""
+    import pickle  # (here and below: only a run with worker processes pickles)
+
     rows = [
         (p.case_id, _plain(p.expected), _plain(p.actual), p.where, p.file, p.line, p.missing)
         for p in chunk
@@ -88,6 +91,8 @@ def unpacked(chunk: Chunk) -> list[Pair]:
     if isinstance(chunk, Span):
         return span_pairs(chunk)
     if isinstance(chunk, Packed):
+        import pickle
+
         rows = pickle.loads(chunk.blob)  # noqa: S301 - the run's own (module docstring)
         return [
             Pair(case_id, _value(expected), _value(actual), where, file, line, missing)
@@ -116,6 +121,8 @@ def call_in_worker(handle: Callable[..., T], chunk: Chunk, args: bytes) -> T:
     every chunk it takes (the engine compiles a schema once per schema object)."""
     global _last_args
     if args != _last_args[0]:
+        import pickle
+
         _last_args = (args, pickle.loads(args))  # noqa: S301 - the run's own (module docstring)
     return handle(chunk, *_last_args[1])
 
@@ -266,7 +273,9 @@ def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
             if at:  # each line starts '{"heads": 0, ': the group's index in the part
                 lines = [f'{{"heads": {at}, {line[13:]}' for line in lines]
             comparisons += lines
-        if keeps.case_scores:
+        if keeps.case_scores:  # (a baseline's reader: only a run against one loads it)
+            from ..reporting.baseline import case_scores
+
             part.case_scores.update(
                 (case.case_id, case_scores(case, [comparison], settings.group_by))
                 for comparison, case in zip(scored.comparisons, scored.cases)

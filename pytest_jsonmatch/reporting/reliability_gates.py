@@ -25,7 +25,7 @@ from .reliability import CaseRuns, Estimate, Reliability, figures_of, reliabilit
 from .shapes import ReliabilityBaselineDict, ReliabilityChangeDict, ReliabilityDict
 from .stats import PairedDifference, paired_difference
 
-if TYPE_CHECKING:  # (a run without a baseline does not load it)
+if TYPE_CHECKING:  # (a baseline's reader is imported by whoever reads a baseline)
     from .baseline import BaselineComparison
 
 SHOWN_CASES = 5  # cases a failure or a warning names before "and N more"

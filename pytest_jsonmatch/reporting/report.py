@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-import platform
-import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol, TypedDict, cast, get_args
@@ -72,7 +71,7 @@ def run_info(
     run: RunInfo = {
         "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "plugin_version": __version__,
-        "python": platform.python_version(),
+        "python": _python_version(),
         # masked: a setting given on the command line may hold a credential
         "command": [masked(part) for part in command],
         "git_commit": _git_commit(root),
@@ -84,9 +83,20 @@ def run_info(
     return run
 
 
+def _python_version() -> str:
+    """``platform.python_version()`` (``3.13.0``, ``3.14.0rc1``) without importing
+    ``platform``."""
+    v = sys.version_info
+    suffix = {"alpha": "a", "beta": "b", "candidate": "rc"}.get(v.releaselevel)
+    return f"{v.major}.{v.minor}.{v.micro}" + (f"{suffix}{v.serial}" if suffix else "")
+
+
 def _git_commit(root: str | None) -> str | None:
+    """The commit checked out in ``root``; None without a root, a repository or ``git``."""
     if root is None:
         return None
+    import subprocess  # (only where a commit is recorded)
+
     try:
         done = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5

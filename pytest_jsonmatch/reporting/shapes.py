@@ -9,7 +9,21 @@ these are dicts at run time.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Literal, Protocol, TypedDict, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, Union
+
+if TYPE_CHECKING:
+    from typing import TypedDict
+else:
+
+    class TypedDict:
+        """At run time each shape below is a name and nothing more (nothing makes, checks or
+        inspects one: a report is plain dicts), so a plain class stands for
+        ``typing.TypedDict``, whose processing of every annotation took about 10 ms of
+        each command's start-up."""
+
+        def __init_subclass__(cls, total: bool = True, **kwargs: Any) -> None:
+            super().__init_subclass__(**kwargs)
+
 
 # A JSON value as ``json.loads`` gives it: the expected and actual values a report keeps.
 # (Union, not |: the forward references are strings, which | cannot join at run time)

@@ -10,7 +10,6 @@ makes; its ``cases`` and ``comparisons`` keep the order they were made in.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -205,6 +204,8 @@ class ComparisonSpool(Spool[ComparisonDict]):
         self.append_lines(text, count)
 
     def _table_index(self, heads: list[Head]) -> int:
+        import hashlib  # (only a JSON run's comparisons: it loads OpenSSL)
+
         line = encode_json(heads)
         key = hashlib.blake2b(line.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         at = self._known.get(key)

@@ -30,19 +30,18 @@ _RUN_THEN_LIST = (
     "print(json.dumps({'status': status, 'out': out.getvalue(), 'modules': sorted(sys.modules)}))\n"
 )
 
-# What none of the commands needs before it knows it does: the other commands, the report
-# renderers other than text, a baseline's and a split run's readers, the schema machinery
-# (loader with urllib, conformance compiler, `regex`), the judge, BFCL's fast paths, the
-# dataset machinery, the pytest layer, worker processes, network clients.
-NOT_FOR_COMPARE = (
-    "pytest_jsonmatch.cli.score",
+# What neither `jsonmatch score` of a small dataset nor `compare` needs before it knows it
+# does: the other commands, the report renderers other than text, a baseline's and a split
+# run's readers, the schema machinery beyond the loader (conformance compiler, `regex`, and
+# `referencing`, for a schema without a $ref), the judge, the metrics not used (tool_calls
+# with BFCL's readers), BFCL's fast paths, the pytest layer, worker processes and what sends
+# work to them (pickle), network clients, exact arithmetic (fractions, decimal: only for
+# integers past a float's range), and a `git` process for a commit that text output does
+# not show (subprocess, platform).
+_NEITHER = (
     "pytest_jsonmatch.cli.saved",
     "pytest_jsonmatch.cli.merge",
     "pytest_jsonmatch.cli.compare_runs",
-    "pytest_jsonmatch.cli.datasets",
-    "pytest_jsonmatch.cli.parallel",
-    "pytest_jsonmatch.dataset.parts",
-    "pytest_jsonmatch.dataset.spans",
     "pytest_jsonmatch.reporting.html",
     "pytest_jsonmatch.reporting.html_cases",
     "pytest_jsonmatch.reporting.markdown",
@@ -51,15 +50,19 @@ NOT_FOR_COMPARE = (
     "pytest_jsonmatch.reporting.versus",
     "pytest_jsonmatch.reporting.provenance",
     "pytest_jsonmatch.reporting.shards",
-    "pytest_jsonmatch.reporting.spool",
-    "pytest_jsonmatch.engine.schemas.loading",
     "pytest_jsonmatch.engine.schemas.conformance",
     "pytest_jsonmatch.engine.schemas.conformance_code",
     "pytest_jsonmatch.engine.schemas.patterns",
     "pytest_jsonmatch.engine.comparing.semantic",
     "pytest_jsonmatch.engine.comparing.judge_http",
     "pytest_jsonmatch.engine.comparing.bfcl_fast",
+    "pytest_jsonmatch.engine.comparing.bfcl_types",
+    "pytest_jsonmatch.engine.comparing.bfcl_rules",
+    "pytest_jsonmatch.engine.reading.call_forms",
     "pytest_jsonmatch.engine.metrics.bfcl_checker",
+    "pytest_jsonmatch.engine.metrics.tool_calls",
+    "pytest_jsonmatch.engine.metrics.json_similarity",
+    "pytest_jsonmatch.engine.metrics.field_match",
     "pytest_jsonmatch.plugin",
     "pytest_jsonmatch.calls",
     "pytest_jsonmatch.cases",
@@ -77,8 +80,24 @@ NOT_FOR_COMPARE = (
     "urllib.request",
     "http.client",
     "importlib.resources",
-    "tempfile",
     "hashlib",
+    "fractions",
+    "decimal",
+    "subprocess",
+    "platform",
+)
+NOT_FOR_SCORE = (*_NEITHER, "pytest_jsonmatch.cli.compare")
+# compare: besides, nothing of a dataset's reading, spooling or workers
+NOT_FOR_COMPARE = (
+    *_NEITHER,
+    "pytest_jsonmatch.cli.score",
+    "pytest_jsonmatch.cli.datasets",
+    "pytest_jsonmatch.cli.parallel",
+    "pytest_jsonmatch.dataset.parts",
+    "pytest_jsonmatch.dataset.spans",
+    "pytest_jsonmatch.reporting.spool",
+    "pytest_jsonmatch.engine.schemas.loading",
+    "tempfile",
 )
 # --help: the list of commands, and nothing that runs one
 NOT_FOR_HELP = (
@@ -92,7 +111,7 @@ NOT_FOR_HELP = (
 )
 
 
-def _run_in_fresh_interpreter(*args: str) -> dict[str, object]:
+def _run_in_fresh_interpreter(*args: str, cwd: Path | None = None) -> dict[str, object]:
     environ = dict(os.environ)
     environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), environ.get("PYTHONPATH"))))
     proc = subprocess.run(
@@ -101,6 +120,7 @@ def _run_in_fresh_interpreter(*args: str) -> dict[str, object]:
         text=True,
         timeout=120,
         env=environ,
+        cwd=cwd,
     )
     assert proc.returncode == 0, proc.stderr
     loaded: dict[str, object] = json.loads(proc.stdout.splitlines()[-1])
@@ -121,6 +141,37 @@ def test_compare_imports_only_what_it_uses(tmp_path: Path) -> None:
     assert sorted(modules & set(NOT_FOR_COMPARE)) == []
 
 
+def test_score_of_one_record_imports_only_what_it_uses(tmp_path: Path) -> None:
+    gold, pred = tmp_path / "gold.jsonl", tmp_path / "pred.jsonl"
+    gold.write_text('{"id": 1, "vendor": {"name": "ACME"}, "items": [{"sku": "A1"}]}\n')
+    pred.write_text('{"id": 1, "vendor": {"name": "ACME"}, "items": [{"sku": "B2"}]}\n')
+    run = _run_in_fresh_interpreter("score", str(gold), str(pred))
+    # scored with the schema all gold records give (id, vendor.name, items[].sku): two
+    # fields of three match, F1 2/3
+    assert "overall score 0.6667 over 1 case" in str(run["out"]), run["out"]
+    modules = set(run["modules"])  # type: ignore[call-overload]
+    assert "pytest_jsonmatch.engine.schemas.loading" in modules  # the sketched schema loaded
+    assert sorted(modules & set(NOT_FOR_SCORE)) == []
+
+
+def test_a_report_that_shows_the_commit_records_it(tmp_path: Path) -> None:
+    """The JSON report records the commit of the working directory's repository (a
+    ``git`` process); text output, which does not show it, starts none (the lists above)."""
+    actual, expected = tmp_path / "actual.json", tmp_path / "expected.json"
+    actual.write_text('{"name": "ACME"}')
+    expected.write_text('{"name": "ACME"}')
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    for step in (["init", "-q"], ["add", "actual.json"], ["commit", "-q", "-m", "one"]):
+        subprocess.run([*git, *step], cwd=tmp_path, check=True, capture_output=True)
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    run = _run_in_fresh_interpreter(
+        "compare", "actual.json", "expected.json", "--format", "json", cwd=tmp_path
+    )
+    assert json.loads(str(run["out"]))["run"]["git_commit"] == commit
+
+
 def test_help_imports_no_command(tmp_path: Path) -> None:
     run = _run_in_fresh_interpreter("--help")
     assert run["status"] == 0 and "compare-runs" in str(run["out"])
@@ -136,3 +187,38 @@ def test_the_top_help_lists_each_command_as_its_module_does() -> None:
     actions = [a for a in full._subparsers._group_actions if a.dest == "command"]  # type: ignore[union-attr]
     helps = {choice.dest: choice.help for choice in actions[0]._choices_actions}
     assert helps == COMMAND_HELP
+
+
+_LOOK_UP_TOOL_CALLS = """
+import sys
+from pytest_jsonmatch.engine.metrics import REGISTRY, METRIC_NAMES, metric_named
+from pytest_jsonmatch.engine.core.errors import ConfigError
+loaded = lambda: "pytest_jsonmatch.engine.metrics.tool_calls" in sys.modules
+before = loaded()
+try:  # a built-in name is refused before its module is loaded, as after
+    REGISTRY.register_metric("tool_calls", metric_named("field_f1"))
+except ConfigError as exc:
+    refused = str(exc)
+print(before, refused, metric_named("tool_calls").name, loaded(), list(REGISTRY.metrics))
+print(list(METRIC_NAMES))
+"""
+
+
+def test_a_metric_module_loads_when_its_metric_is_looked_up() -> None:
+    environ = dict(os.environ)
+    environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), environ.get("PYTHONPATH"))))
+    proc = subprocess.run(
+        [sys.executable, "-c", _LOOK_UP_TOOL_CALLS],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environ,
+    )
+    assert proc.returncode == 0, proc.stderr
+    first, names = proc.stdout.splitlines()
+    order = "['field_match', 'field_match_normalized', 'json_similarity', 'structural_f1', "
+    order += "'field_f1', 'tool_calls']"
+    assert first == (
+        "False metric 'tool_calls' is built in and cannot be replaced tool_calls True " + order
+    )
+    assert names == order

@@ -133,6 +133,11 @@ class Registry:
         self._builtin_transforms = frozenset(self._transforms)
         self._metrics: dict[str, NamedMetric] = {}
         self._builtin_metrics: set[str] = set()
+        # the built-in metrics declared by name, in their order, those not yet loaded, and
+        # how one is loaded (declare_builtin_metrics)
+        self._declared: tuple[str, ...] = ()
+        self._unloaded: tuple[str, ...] = ()
+        self._load_builtin: Callable[[str], NamedMetric] | None = None
         self.post_processors: dict[str, PostProcessor] = dict(BUILTIN_POST_PROCESSORS)
         self._bound: dict[tuple[str, str], BoundComparator] = {}
         self._bound_transforms: dict[tuple[str, str], TransformFn] = {}
@@ -333,10 +338,35 @@ class Registry:
         self._metrics[metric.name] = metric
         self._builtin_metrics.add(metric.name)
 
+    def declare_builtin_metrics(
+        self, names: Sequence[str], load: Callable[[str], NamedMetric]
+    ) -> None:
+        """Name the metrics the engine defines, each loaded (``load(name)``, which imports
+        its module) when it is first looked up: a command that scores with one metric does
+        not import the others (tool_calls brings BFCL's value readers)."""
+        self._builtin_metrics.update(names)
+        self._declared = (*self._declared, *names)
+        self._unloaded = (*self._unloaded, *names)
+        self._load_builtin = load
+
+    def _builtin(self, name: str) -> NamedMetric | None:
+        """The built-in metric ``name``, loaded now if it was not yet; None if none is."""
+        if name not in self._unloaded or self._load_builtin is None:
+            return None
+        metric = self._load_builtin(name)
+        self.register_builtin_metric(metric)
+        self._unloaded = tuple(n for n in self._unloaded if n != name)
+        return metric
+
     @property
     def metrics(self) -> dict[str, NamedMetric]:
-        """The metrics by name: the built-in ones (registered by engine/metrics, which every
-        caller that looks a metric up imports) and the registered ones."""
+        """The metrics by name: the built-in ones (every one loaded, in their order, before
+        this is read) and the registered ones."""
+        if self._unloaded:
+            for name in self._unloaded:
+                self._builtin(name)
+            first = {name: self._metrics[name] for name in self._declared}
+            self._metrics = {**first, **self._metrics}
         return self._metrics
 
     def register_embedder(self, name: str, embed: Embedder, *, overwrite: bool = False) -> None:
@@ -394,7 +424,9 @@ class Registry:
     def restore(self, state: RegistryState) -> None:
         """Undo every registration and type default made since ``state`` was taken. Built-in
         metrics registered since (their module loads on first use) stay."""
-        builtin_metrics = {name: self._metrics[name] for name in self._builtin_metrics}
+        builtin_metrics = {
+            name: self._metrics[name] for name in self._builtin_metrics if name in self._metrics
+        }
         self._comparators = dict(state.comparators)
         self._transforms = dict(state.transforms)
         self._metrics = {**state.metrics, **builtin_metrics}
@@ -501,7 +533,9 @@ class Registry:
         return Binder(self, defaults) if defaults else self
 
     def metric(self, name: object) -> NamedMetric:
-        metric = self.metrics.get(name) if isinstance(name, str) else None
+        metric = None
+        if isinstance(name, str):
+            metric = self._metrics.get(name) or self._builtin(name)
         if metric is None:
             raise ConfigError(
                 f"unknown metric {name!r}{did_you_mean(name, self.metrics)}; "

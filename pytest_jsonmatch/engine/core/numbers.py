@@ -9,11 +9,13 @@ arithmetic, and only the final score (a number in [0, 1]) is rounded to a float.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from .errors import ConfigError
 from .values import is_number
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 # Integers below this in magnitude convert to a float without overflow (2**1024 overflows;
 # a margin keeps the rounding of values just below it out of the question).
@@ -44,6 +46,8 @@ def is_finite_number(value: object) -> TypeGuard[int | float]:
 
 def exact(value: int | float) -> Fraction:
     """A number as an exact rational (every float is one)."""
+    from fractions import Fraction  # (only for integers beyond a float's range: rare)
+
     return Fraction(value)
 
 

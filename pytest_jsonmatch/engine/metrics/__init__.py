@@ -17,12 +17,17 @@ below the walk (``core``, ``reading``, ``comparing``, ``results``, ``schemas``,
 For the first three, recall is exactly the published score: matched fields (or summed leaf
 similarity) over expected fields, since they never emit hallucinations.
 
-Adding a metric is one module beside these and one line in ``BUILTIN`` below. The metrics
-are registered in the engine's registry when this package loads; code that looks a metric up
-by name imports it through :func:`metric_named`, so the built-in ones are always there.
+Adding a metric is one module beside these and one line in ``BUILTIN_MODULES`` below. The
+metrics are declared by name in the engine's registry when this package loads, and each
+module is imported when its metric is first looked up (a command scoring with ``field_f1``
+does not load ``tool_calls`` and BFCL's readers); code that looks a metric up by name
+imports this package through :func:`metric_named`, so the built-in ones are always there.
 """
 
 from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, cast
 
 from ..comparing.registry import (
     REGISTRY,
@@ -38,27 +43,43 @@ from ..comparing.registry import (
 )
 from ..core.errors import ConfigError
 from .base import Metric
-from .field_f1 import FIELD_F1
-from .field_match import FIELD_MATCH
-from .field_match_normalized import FIELD_MATCH_NORMALIZED
-from .json_similarity import JSON_SIMILARITY
-from .structural_f1 import STRUCTURAL_F1
-from .tool_calls import TOOL_CALLS
 
-BUILTIN = (
-    FIELD_MATCH,
-    FIELD_MATCH_NORMALIZED,
-    JSON_SIMILARITY,
-    STRUCTURAL_F1,
-    FIELD_F1,
-    TOOL_CALLS,
-)
+# Each built-in metric by name: the module beside this one that defines it, and the name of
+# its Metric there.
+BUILTIN_MODULES = {
+    "field_match": ("field_match", "FIELD_MATCH"),
+    "field_match_normalized": ("field_match_normalized", "FIELD_MATCH_NORMALIZED"),
+    "json_similarity": ("json_similarity", "JSON_SIMILARITY"),
+    "structural_f1": ("structural_f1", "STRUCTURAL_F1"),
+    "field_f1": ("field_f1", "FIELD_F1"),
+    "tool_calls": ("tool_calls", "TOOL_CALLS"),
+}
+METRIC_NAMES = tuple(BUILTIN_MODULES)
 
-METRICS: dict[str, Metric] = {metric.name: metric for metric in BUILTIN}
-METRIC_NAMES = tuple(METRICS)
 
-for _metric in BUILTIN:
-    REGISTRY.register_builtin_metric(_metric)
+def _load(name: str) -> Metric:
+    """The built-in metric ``name``, its module imported."""
+    module, attribute = BUILTIN_MODULES[name]
+    metric: Metric = getattr(import_module(f"{__name__}.{module}"), attribute)
+    return metric
+
+
+REGISTRY.declare_builtin_metrics(METRIC_NAMES, _load)
+
+
+if TYPE_CHECKING:
+    BUILTIN: tuple[Metric, ...]  # the built-in metrics, in order
+    METRICS: dict[str, Metric]  # them by name
+
+
+def __getattr__(name: str) -> object:
+    """``BUILTIN`` and ``METRICS``, made (every built-in metric's module imported) when
+    either is first read, and kept."""
+    if name not in ("BUILTIN", "METRICS"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    builtin = tuple(cast(Metric, REGISTRY.metric(n)) for n in METRIC_NAMES)
+    globals().update(BUILTIN=builtin, METRICS={metric.name: metric for metric in builtin})
+    return globals()[name]
 
 
 def metric_named(name: object, registry: Registry = REGISTRY) -> Metric:

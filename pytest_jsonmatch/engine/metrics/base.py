@@ -10,6 +10,7 @@ beta of its F-beta headline). Generic code (match.py) calls these steps and name
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TypeAlias
@@ -114,16 +115,56 @@ def configure(metric: Metric, options: Options, registry: Registry = REGISTRY) -
 def _options_key(metric: Metric, options: Options, registry: Registry) -> tuple[object, ...] | None:
     """The key a configuration of ``options`` is kept under, or None when it is not kept:
     an option that is not a plain scalar (field rules, an alignment by key), a schema
-    (a file's may change between calls), an embedder (named in the registry's state)."""
-    if "schema" in options or "embedder" in options:
+    other than a plain JSON mapping without references (a file's, or one a ``$ref`` reads,
+    may change between calls), an embedder (named in the registry's state)."""
+    if "embedder" in options:
         return None
-    named = []
+    named: list[tuple[str, type, object]] = []
     for name, value in options.items():
-        if type(value) not in _SCALARS:
+        if name == "schema":
+            text = _schema_text(value)
+            if text is None:
+                return None
+            named.append((name, dict, text))
+        elif type(value) not in _SCALARS:
             return None
-        named.append((name, type(value), value))  # the type: True and 1 are equal keys
+        else:
+            named.append((name, type(value), value))  # the type: True and 1 are equal keys
     named.sort(key=lambda item: item[0])
     return (metric.name, id(registry), registry.generation, *named)
+
+
+def _schema_text(schema: object) -> str | None:
+    """A schema given as a mapping of plain JSON, as canonical text: equal schemas (each
+    golden case's own copy of one inline schema) share one configuration, kept by content
+    rather than by the mapping's identity. The text of one mapping is worked out once (the
+    schema loader, too, takes a mapping it has seen, the same object, as unchanged). None
+    for anything else: a mapping with a ``$ref`` (which may read a file), or one the text
+    does not give back as it is (a key that is not a string, a tuple), which another
+    mapping could share its text with."""
+    if type(schema) is not dict:
+        return None
+    known = _TEXTS.get(id(schema))
+    if known is not None and known[0] is schema:
+        return known[1]
+    text = _canonical(schema)
+    if len(_TEXTS) >= 256:
+        _TEXTS.clear()
+    _TEXTS[id(schema)] = (schema, text)  # holds the mapping: its id is not reused meanwhile
+    return text
+
+
+_TEXTS: dict[int, tuple[object, str | None]] = {}
+
+
+def _canonical(schema: dict[str, object]) -> str | None:
+    try:
+        text = json.dumps(schema, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if '"$ref"' in text or json.loads(text) != schema:
+        return None
+    return text
 
 
 def _kept(

@@ -22,17 +22,15 @@ change which fields exist or how they compare, and is not read (``patternPropert
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, TypeGuard, cast
-from urllib.parse import unquote, urlsplit
 
 from ..core.errors import SchemaError, SchemaWarning, shown
 from ..core.values import JsonValue
@@ -41,7 +39,7 @@ from ..reading.user_files import decoded, read_regular
 
 if TYPE_CHECKING:
     from referencing import Resource
-    from referencing._core import Resolver
+    from referencing._core import Resolved, Resolver
     from referencing.jsonschema import Schema
 
     # The ``referencing`` resolver a schema's references are looked up with.
@@ -156,7 +154,7 @@ def load_schema(source: object) -> LoadedSchema:
             return cached
         files: dict[str, str] = {}
         loaded = LoadedSchema(
-            source, _resolver(source, _base_of_mapping(source), files), files=files
+            source, _resolver(source, _base_of_mapping(source, Path.cwd()), files), files=files
         )
         if len(_MAPPINGS) >= _CACHE_LIMIT:
             _MAPPINGS.clear()
@@ -188,7 +186,7 @@ def _load_model(model: type) -> LoadedSchema:
                 f"{name}.model_json_schema() returned {type(contents).__name__}, not a mapping"
             )
         files: dict[str, str] = {}
-        base = _base_of_mapping(contents)
+        base = _base_of_mapping(contents, Path.cwd())
         loaded = LoadedSchema(contents, _resolver(contents, base, files), name, files)
         if len(_MODELS) >= _CACHE_LIMIT:
             _MODELS.clear()
@@ -208,7 +206,7 @@ def _load_file(path: Path) -> LoadedSchema:
     files: dict[str, str] = {}
     contents = _read_noted(path, files)
     loaded = LoadedSchema(
-        contents, _resolver(contents, path.resolve().as_uri(), files), str(path), files
+        contents, _resolver(contents, path.resolve().as_uri, files), str(path), files
     )
     if len(_FILES) >= _CACHE_LIMIT:
         _FILES.clear()
@@ -232,6 +230,8 @@ def read_schema_file(path: Path, shown: str) -> Mapping[str, JsonValue]:
 
 def read_schema_bytes(path: Path, shown: str) -> tuple[Mapping[str, JsonValue], str]:
     """The mapping a schema file holds, and the SHA-256 of the very bytes it was read from."""
+    import hashlib  # (only for a schema file: it loads OpenSSL)
+
     raw = read_regular(path, "schema file", SchemaError, shown=shown)
     text = decoded(raw, "schema file", SchemaError, shown)
     if path.suffix.lower() in (".yaml", ".yml"):
@@ -247,19 +247,70 @@ def read_schema_bytes(path: Path, shown: str) -> tuple[Mapping[str, JsonValue], 
     return data, hashlib.sha256(raw).hexdigest()
 
 
-def _base_of_mapping(contents: Mapping[str, JsonValue]) -> str:
-    """A mapping's base URI: its absolute ``$id``, else the working directory (so that a
-    ``$ref`` to ``money.json`` reads the file there)."""
-    given = contents.get("$id")
-    if isinstance(given, str) and urlsplit(given).scheme:
-        return given
-    return Path.cwd().resolve().as_uri() + "/"
+def _base_of_mapping(contents: Mapping[str, JsonValue], cwd: Path) -> Callable[[], str]:
+    """What gives a mapping's base URI: its absolute ``$id``, else the working directory as
+    it is now, ``cwd`` (so that a ``$ref`` to ``money.json`` reads the file there), made a
+    URI when first asked for."""
+    folder = cwd.resolve()
+
+    def base() -> str:
+        from urllib.parse import urlsplit  # (only when a reference is followed)
+
+        given = contents.get("$id")
+        if isinstance(given, str) and urlsplit(given).scheme:
+            return given
+        return folder.as_uri() + "/"
+
+    return base
 
 
 def _resolver(
+    contents: Mapping[str, JsonValue], base_uri: Callable[[], str], files: dict[str, str]
+) -> SchemaResolver:
+    """The resolver of a schema's references; each file they read is noted in ``files``.
+    Without a ``$schema`` (whose dialect is checked here, as the schema is loaded) it is
+    built when a reference or a nested ``$id`` first asks for it: most schemas have
+    neither, and ``referencing`` takes longer to import than such a schema to score."""
+    if "$schema" in contents:
+        return _built_resolver(contents, base_uri(), files)
+    return cast("SchemaResolver", _ResolverOnDemand(contents, base_uri, files))
+
+
+class _ResolverOnDemand:
+    """Stands for a schema's resolver (the two calls this package makes of one, and the
+    base URI the conformance checker keys its plans by) until one of those calls builds
+    it."""
+
+    def __init__(
+        self, contents: Mapping[str, JsonValue], base_uri: Callable[[], str], files: dict[str, str]
+    ):
+        self._contents, self._base_of, self._files = contents, base_uri, files
+        self._base: str | None = None
+        self._built: SchemaResolver | None = None
+
+    @property
+    def _base_uri(self) -> str:
+        """The base URI, worked out when first read (a mapping's is the working directory
+        as a ``file:`` URI, which loads ``urllib``)."""
+        if self._base is None:
+            self._base = self._base_of()
+        return self._base
+
+    def _real(self) -> SchemaResolver:
+        if self._built is None:
+            self._built = _built_resolver(self._contents, self._base_uri, self._files)
+        return self._built
+
+    def lookup(self, ref: str) -> Resolved[Schema]:
+        return self._real().lookup(ref)
+
+    def in_subresource(self, subresource: Resource[Schema]) -> SchemaResolver:
+        return self._real().in_subresource(subresource)
+
+
+def _built_resolver(
     contents: Mapping[str, JsonValue], base_uri: str, files: dict[str, str]
 ) -> SchemaResolver:
-    """The resolver of a schema's references; each file they read is noted in ``files``."""
     from referencing import Registry
 
     def retrieve(uri: str) -> Resource[Schema]:
@@ -313,6 +364,8 @@ def references_confined_to(
 def _retrieve(uri: str, files: dict[str, str]) -> Resource[Schema]:
     """Read a referenced document: local files only, never the network, and only under the
     folders a confinement allows (noted in ``files``)."""
+    from urllib.parse import unquote, urlsplit
+
     parts = urlsplit(uri)
     if parts.scheme != "file":
         raise SchemaError(f"{uri!r}: only files are read (nothing is fetched from the network)")

@@ -1,11 +1,15 @@
 """``configure`` (engine/metrics/base.py) keeps the configuration of options that are plain
 scalars, per metric and registry state: the same object for the same options, a new one
 when an option, its type or the registry changes, and none kept for options that are not
-plain (a schema, which a file may hold and change between calls)."""
+plain (a schema, which a file may hold and change between calls). A schema given as a
+plain JSON mapping without references is kept by its content: a dataset's chunks, each
+given an equal schema of its own, share one configuration."""
 
 from __future__ import annotations
 
+import copy
 import json
+import os
 from pathlib import Path
 
 from pytest_jsonmatch.engine.comparing.registry import Registry
@@ -56,3 +60,52 @@ def test_options_that_are_not_plain_are_not_kept(tmp_path: Path) -> None:
     assert first.schema is not None and second.schema is not None
     assert set(first.schema.properties or {}) == {"a"}
     assert set(second.schema.properties or {}) == {"b"}
+
+
+INVOICE = {
+    "type": "object",
+    "properties": {
+        "vendor": {"type": "string"},
+        "items": {"type": "array", "items": {"type": "object", "properties": {"sku": {}}}},
+    },
+}
+
+
+def test_an_equal_mapping_schema_shares_one_configuration() -> None:
+    first = configure(FIELD_F1, {"schema": INVOICE, "align": "ordered"})
+    # an equal mapping made again (as each chunk of a dataset is given), its keys reordered
+    again = dict(reversed(list(copy.deepcopy(INVOICE).items())))
+    assert configure(FIELD_F1, {"align": "ordered", "schema": again}) is first
+    assert first == _configured(FIELD_F1, {"schema": INVOICE, "align": "ordered"}, REGISTRY)
+    # another schema, or other options beside it, are configured apart
+    other = copy.deepcopy(INVOICE)
+    other["properties"]["total"] = {"type": "number"}
+    assert configure(FIELD_F1, {"schema": other, "align": "ordered"}) is not first
+    assert configure(FIELD_F1, {"schema": INVOICE, "align": "hungarian"}) is not first
+
+
+def test_a_mapping_schema_that_reads_a_file_is_not_kept(tmp_path: Path) -> None:
+    """A ``$ref`` may read a file next to the working directory, which may change between
+    calls: such a schema is configured anew each time, as a schema file is."""
+    (tmp_path / "money.json").write_text(json.dumps({"type": "object", "properties": {"a": {}}}))
+    schema = {"type": "object", "properties": {"total": {"$ref": "money.json"}}}
+    assert _options_key(FIELD_F1, {"schema": schema}, REGISTRY) is None
+    # nor a mapping that is not plain JSON: a value json cannot write, or one its text
+    # would not give back (a key 1 and a key "1" are written alike, a tuple as a list)
+    assert _options_key(FIELD_F1, {"schema": {"type": "object", "x": {1, 2}}}, REGISTRY) is None
+    for not_plain in ({"properties": {1: {}}}, {"required": ("a",)}):
+        assert _options_key(FIELD_F1, {"schema": not_plain}, REGISTRY) is None
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        first = configure(FIELD_F1, {"schema": schema})
+        (tmp_path / "money.json").write_text(
+            json.dumps({"type": "object", "properties": {"b": {}}})
+        )
+        second = configure(FIELD_F1, {"schema": copy.deepcopy(schema)})
+    finally:
+        os.chdir(here)
+    assert first is not second
+    assert first.schema is not None and second.schema is not None
+    total = (first.schema.properties or {})["total"], (second.schema.properties or {})["total"]
+    assert [set(t.properties or {}) for t in total] == [{"a"}, {"b"}]
