@@ -27,23 +27,8 @@ from pathlib import Path
 from pytest_jsonmatch.reporting.report import load_report
 from pytest_jsonmatch.reporting.runs import Run, compare_runs
 from pytest_jsonmatch.reporting.versus import runs_of_report
-from tests.helpers.plugin_cases import ARGS
+from tests.helpers.plugin_cases import ALTERNATING_TARGET, ARGS
 
-TARGET = """
-import collections, json, pathlib
-
-seen = collections.Counter()
-
-def pytest_jsonmatch_target(case, config):
-    answers = json.loads((pathlib.Path(str(config.rootpath)) / "answers.json").read_text())
-    letters = answers[case.input]
-    i = seen[case.input]
-    seen[case.input] += 1
-    letter = letters[i % len(letters)]
-    if letter == "E":
-        raise RuntimeError("the model is down")
-    return {"a": 1, "b": letter}
-"""
 CASES = """
 threshold: 1
 cases:
@@ -60,7 +45,7 @@ F = "c.jsonmatch.yaml::"
 
 def _reports(pytester) -> dict[str, Path]:
     """base.json, new.json and same.json, each written by a session of the five cases."""
-    pytester.makeconftest(TARGET)
+    pytester.makeconftest(ALTERNATING_TARGET)
     pytester.makefile(".jsonmatch.yaml", c=CASES)
     out = {}
     for name, answers in (("base", BASE), ("new", NEW), ("same", BASE)):
@@ -142,7 +127,7 @@ def test_markdown_and_html_name_them_too(pytester, jsonmatch_main, tmp_path):
 
 
 def test_runs_without_repeated_cases_say_nothing_of_flakiness(pytester):
-    pytester.makeconftest(TARGET)
+    pytester.makeconftest(ALTERNATING_TARGET)
     pytester.makefile(".jsonmatch.yaml", c="expected: {a: 1, b: x}\ninput: a\n")
     (pytester.path / "answers.json").write_text(json.dumps(BASE))
     pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=r.json")

@@ -15,22 +15,10 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers.plugin_cases import ARGS
+from tests.helpers.plugin_cases import ALTERNATING_TARGET, ARGS
 
 from .html_data import page_data
 
-TARGET = """
-import collections, json, pathlib
-
-seen = collections.Counter()
-
-def pytest_jsonmatch_target(case, config):
-    answers = json.loads((pathlib.Path(str(config.rootpath)) / "answers.json").read_text())
-    letters = answers[case.input]
-    i = seen[case.input]
-    seen[case.input] += 1
-    return {"a": 1, "b": letters[i % len(letters)]}
-"""
 CASES = """
 threshold: 1
 cases:
@@ -47,7 +35,7 @@ QUARANTINE = """
 
 
 def test_a_flaky_case_and_a_quarantined_one_are_marked(pytester, monkeypatch):
-    pytester.makeconftest(TARGET)
+    pytester.makeconftest(ALTERNATING_TARGET)
     pytester.makefile(".jsonmatch.yaml", c=CASES)
     (pytester.path / "answers.json").write_text(json.dumps(ANSWERS))
     (pytester.path / "q.yaml").write_text(QUARANTINE)

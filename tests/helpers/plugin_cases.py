@@ -36,3 +36,24 @@ def write(pytester, relpath, text):
     else:
         path.write_text(textwrap.dedent(text), encoding="utf-8")
     return path
+
+
+# A target whose runs of a case answer, in turn, the letters answers.json (in the test's root)
+# gives the case's input: {"a": 1, "b": letter}, or a RuntimeError for the letter "E". With
+# expected {a: 1, b: x} at threshold 1 a run passes only with x: the tests of repeated runs
+# (flaky cases, pass^k) say each case's runs by a string such as "xxyxy".
+ALTERNATING_TARGET = """
+import collections, json, pathlib
+
+seen = collections.Counter()
+
+def pytest_jsonmatch_target(case, config):
+    answers = json.loads((pathlib.Path(str(config.rootpath)) / "answers.json").read_text())
+    letters = answers[case.input]
+    i = seen[case.input]
+    seen[case.input] += 1
+    letter = letters[i % len(letters)]
+    if letter == "E":
+        raise RuntimeError("the model is down")
+    return {"a": 1, "b": letter}
+"""

@@ -10,24 +10,12 @@ import json
 import pytest
 
 from pytest_jsonmatch.cli.app import main
-from tests.helpers.plugin_cases import ARGS
+from tests.helpers.plugin_cases import ALTERNATING_TARGET, ARGS
 
 # Each case's runs answer, in turn, the letters answers.json gives its input: x matches the
 # expected b, y does not. Under field_f1 a run scores 1.0 or 0.5; at threshold 1 it passes
 # only with x. A case's runs all run in one process, so whatever worker or shard runs the
 # case, its runs give the same answers (in whatever order its calls return).
-TARGET = """
-import collections, json, pathlib
-
-seen = collections.Counter()
-
-def pytest_jsonmatch_target(case, config):
-    answers = json.loads((pathlib.Path(str(config.rootpath)) / "answers.json").read_text())
-    letters = answers[case.input]
-    i = seen[case.input]
-    seen[case.input] += 1
-    return {"a": 1, "b": letters[i % len(letters)]}
-"""
 CASES = """
 threshold: 1
 cases:
@@ -46,7 +34,7 @@ ANSWERS = {"a": "xxyxy", "b": "x", "c": "y"}
 
 
 def _suite(pytester, answers=None, ini=""):
-    pytester.makeconftest(TARGET)
+    pytester.makeconftest(ALTERNATING_TARGET)
     pytester.makefile(".jsonmatch.yaml", c=CASES)
     (pytester.path / "answers.json").write_text(json.dumps(answers or ANSWERS))
     if ini:
@@ -147,7 +135,7 @@ def test_a_k_above_a_case_s_runs_is_a_usage_error_naming_it(pytester):
 
 
 def test_a_floor_with_nothing_repeated_fails(pytester):
-    pytester.makeconftest(TARGET)
+    pytester.makeconftest(ALTERNATING_TARGET)
     pytester.makefile(".jsonmatch.yaml", c="expected: {a: 1, b: x}\ninput: b\n")
     (pytester.path / "answers.json").write_text(json.dumps(ANSWERS))
     pytester.makeini("[pytest]\njsonmatch_gates = min_pass_hat_k=0.5\n")
