@@ -212,7 +212,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "9feb73149da6d1d8dfd53229f5cd00d03d08bed739c81929b5f4fc3d988a5762"
+        "281fb3164299c001d7750593c2208a61976ae3d400815172cbe688c192950745"
     )
 
 

@@ -20,7 +20,8 @@ from collections.abc import Iterable, Sequence
 
 from ..engine.results.field_results import TALLY_OF, FieldResult, Tally
 from .aggregate import group_key
-from .records import Comparison
+from .records import ERROR, Comparison
+from .reliability import passed_fields
 
 # False: every session keeps its field records and counts them at the end, as a report file
 # needs them (report.summary_reads; the switch of this fast path: docs/architecture.md).
@@ -33,11 +34,14 @@ class FieldCounts:
     occurred; and the fields of the comparisons recorded and not counted yet, by case id
     and repeat (a test's comparisons differ in one or the other)."""
 
-    __slots__ = ("groups", "group_by", "_held")
+    __slots__ = ("groups", "group_by", "passes", "_held")
 
     def __init__(self, group_by: str = "metric") -> None:
         self.groups: dict[str, Counter[Tally]] = {}
         self.group_by = group_by
+        # of each case, each field path with the scored runs in which it passed: what the
+        # per-field pass^k of repeated cases is made from (reliability.FieldPasses)
+        self.passes: dict[str, dict[str, int]] = {}
         self._held: dict[tuple[str, int], Sequence[FieldResult]] = {}
 
     def add(self, group: str, fields: Iterable[FieldResult]) -> None:
@@ -63,3 +67,12 @@ class FieldCounts:
             fields = self._held.pop((comparison.case_id, comparison.repeat), None)
             if fields is not None and comparison.counted:
                 self.add(group_key(comparison, self.group_by), fields)
+                if comparison.status != ERROR:
+                    self._passed(comparison.case_id, fields)
+
+    def _passed(self, case_id: str, fields: Sequence[FieldResult]) -> None:
+        """Count the field paths one scored run of ``case_id`` passed (FieldResult: status
+        at 1, field path at 7, ``""`` read as ``$`` as the records read it)."""
+        tally = self.passes.setdefault(case_id, {})
+        for path, passed in passed_fields((f[7] or "$", f[1]) for f in fields).items():
+            tally[path] = tally.get(path, 0) + passed

@@ -49,11 +49,10 @@ SEED = 63  # the bootstrap's fixed seed: one suite gives one interval, whoever c
 _CELLS = 1 << 20  # resampled values drawn at a time (memory: 8 MiB of indices)
 # the statuses of a field scored against an expected value: the fields of a case
 _EXPECTED = frozenset((MATCH, MISMATCH, OMISSION))
-FIELDS_NOT_KEPT = (
-    "this session kept no field records (no report file, baseline, named target, telemetry "
-    "or xdist: its fields were counted as they came): write a report "
-    "(--jsonmatch-report=PATH) for pass^k and pass@k per field"
-)
+# Of each case (by id), each field path scored against an expected value, with the scored
+# runs in which the field passed: made from kept field records (matched_fields) or counted
+# as a session's comparisons are recorded (field_counts.FieldCounts.passes).
+FieldPasses = Mapping[str, Mapping[str, int]]
 
 
 @dataclass(frozen=True)
@@ -224,8 +223,7 @@ class Reliability:
     targets: Mapping[str, tuple[Estimate | None, Estimate | None]]
     too_few_runs: tuple[str, ...]  # a given k above the case's runs: a usage error
     too_few_scored: tuple[str, ...]  # k runs or more, fewer than k of them scored
-    # each field's figures, by field path in order; None: the session kept no field records
-    fields: Mapping[str, FieldFigures] | None = None
+    fields: Mapping[str, FieldFigures]  # each field's figures, by field path in order
 
     @property
     def flaky(self) -> tuple[str, ...]:
@@ -251,10 +249,7 @@ class Reliability:
             "targets": {key: _pair_dict(pair) for key, pair in self.targets.items()},
             "cases": [f.to_dict() for f in self.cases],
         }
-        if self.fields is None:
-            out["fields_not_kept"] = FIELDS_NOT_KEPT
-        else:
-            out["fields"] = {path: f.to_dict() for path, f in self.fields.items()}
+        out["fields"] = {path: f.to_dict() for path, f in self.fields.items()}
         return out
 
 
@@ -301,11 +296,11 @@ def reliability(
     comparisons: Sequence[Comparison],
     given_k: int = 0,
     group_by: str = "metric",
-    fields_kept: bool = True,
+    passes: FieldPasses | None = None,
 ) -> Reliability | None:
     """The run's repeated cases at k (``given_k``; 0: the fewest runs of a repeated case),
-    or None when no case was run more than once. ``fields_kept``: the comparisons hold their
-    field records (False: no per-field figures)."""
+    or None when no case was run more than once. ``passes``: each case's field passes as
+    counted while the comparisons were recorded (None: read from their field records)."""
     cases = repeated(case_runs(comparisons))
     if not cases:
         return None
@@ -326,7 +321,7 @@ def reliability(
         {key: _estimates(group) for key, group in sorted(targets.items())},
         tuple(r.case_id for r in cases if short_of(r, k)),
         tuple(r.case_id for r in cases if r.scored < k and not short_of(r, k)),
-        field_figures(comparisons, cases, k) if fields_kept else None,
+        field_figures(comparisons, cases, k, passes),
     )
 
 
@@ -354,21 +349,28 @@ def matched_fields(
 def _passed_fields(comparison: Comparison) -> dict[str, bool]:
     """Each field path of one run scored against an expected value: whether every row of
     it matched (a list's items fold into one path: all of them must match)."""
+    return passed_fields((record.field_path, record.status) for record in comparison.fields)
+
+
+def passed_fields(rows: Iterable[tuple[str, str]]) -> dict[str, bool]:
+    """Of one run's field rows, each (field path, status): each field path scored against
+    an expected value, and whether every row of it matched."""
     passed: dict[str, bool] = {}
-    for record in comparison.fields:
-        if record.status in _EXPECTED:
-            passed[record.field_path] = passed.get(record.field_path, True) and (
-                record.status == MATCH
-            )
+    for path, status in rows:
+        if status in _EXPECTED:
+            passed[path] = passed.get(path, True) and status == MATCH
     return passed
 
 
 def field_figures(
-    comparisons: Iterable[Comparison], cases: Sequence[CaseRuns], k: int
+    comparisons: Iterable[Comparison],
+    cases: Sequence[CaseRuns],
+    k: int,
+    passes: FieldPasses | None = None,
 ) -> dict[str, FieldFigures]:
     """Each field's pass^k and pass@k over the repeated ``cases`` that have it, by field
     path in order (each case's values in case id order, as the run's figures are)."""
-    matched = matched_fields(comparisons, cases)
+    matched = matched_fields(comparisons, cases) if passes is None else passes
     hats: dict[str, list[float]] = {}
     ats: dict[str, list[float]] = {}
     having: dict[str, int] = {}

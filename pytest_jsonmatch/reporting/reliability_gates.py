@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING
 
 from .gates import GateSettings, GateVerdict, _drop, _drop_text
 from .records import Comparison
-from .reliability import CaseRuns, Estimate, Reliability, figures_of, reliability
+from .reliability import (
+    CaseRuns,
+    Estimate,
+    FieldPasses,
+    Reliability,
+    figures_of,
+    reliability,
+)
 from .shapes import ReliabilityBaselineDict, ReliabilityChangeDict, ReliabilityDict
 from .stats import PairedDifference, paired_difference
 
@@ -114,12 +121,12 @@ def reliability_section(
     group_by: str,
     against: BaselineComparison | None = None,
     verdict: GateVerdict | None = None,
-    fields_kept: bool = True,
+    passes: FieldPasses | None = None,
 ) -> ReliabilityDict | None:
     """The report's ``reliability`` (None: no case ran more than once), judged into
     ``verdict`` where one is given (a run that judges its gates); its per-field figures
-    where the comparisons keep their field records (``fields_kept``)."""
-    found = reliability(comparisons, gates.pass_k or 0, group_by, fields_kept)
+    from the comparisons' field records, or from ``passes`` where they keep none."""
+    found = reliability(comparisons, gates.pass_k or 0, group_by, passes)
     change = None
     if found is not None and against is not None and against.baseline.runs:
         change = against_baseline(found, against, against.baseline.runs)

@@ -104,13 +104,9 @@ def _case_lines(section: ReliabilityDict, width: int) -> list[str]:
 
 
 def _field_lines(section: ReliabilityDict, width: int) -> list[str]:
-    """Each field's pass^k and pass@k over the repeated cases that have it (or why there
-    are none)."""
+    """Each field's pass^k and pass@k over the repeated cases that have it."""
     k = section["k"]
-    fields = section.get("fields")
-    if fields is None:
-        reason = section.get("fields_not_kept", "")
-        return [""] + wrap(f"pass^{k} and pass@{k} per field: none: {reason}", width)
+    fields = section.get("fields", {})
     rows = [("field", "cases", f"pass^{k}", f"pass@{k}")]
     for path, figures in fields.items():
         rows.append(

@@ -282,7 +282,7 @@ def _conclude(
         group_by,
         against,
         verdict if unjudged is None else None,
-        fields_kept=reads.records,
+        None if counts is None else counts.passes,
     )
     side = (
         _targets_section(

@@ -471,10 +471,7 @@ class ReliabilityFieldDict(TypedDict):
 
 class _ReliabilityAgainst(TypedDict, total=False):
     baseline: ReliabilityBaselineDict  # only when the run was held against a baseline
-    # per field path; absent when the session kept no field records, and then
-    # ``fields_not_kept`` says why
-    fields: dict[str, ReliabilityFieldDict]
-    fields_not_kept: str
+    fields: dict[str, ReliabilityFieldDict]  # per field path
 
 
 class ReliabilityDict(_ReliabilityAgainst):

@@ -19,8 +19,8 @@ from pytest_jsonmatch.reporting.records import (
     FieldRecord,
 )
 from pytest_jsonmatch.reporting.reliability import (
-    FIELDS_NOT_KEPT,
     estimate,
+    matched_fields,
     pass_at_k,
     pass_hat_k,
     reliability,
@@ -254,10 +254,17 @@ def test_a_field_of_a_case_short_of_k_scored_runs_is_counted_but_not_estimated()
     assert a.cases == 2 and a.pass_hat is not None and a.pass_hat.cases == 1
 
 
-def test_without_field_records_the_section_says_why_and_has_no_fields():
-    found = reliability([*_runs("a", "pp"), *_runs("b", "pf")], fields_kept=False)
-    assert found is not None and found.fields is None
-    section = found.to_dict()
-    assert "fields" not in section
-    assert section["fields_not_kept"] == FIELDS_NOT_KEPT
-    assert "--jsonmatch-report" in section["fields_not_kept"]
+def test_field_passes_counted_apart_give_the_figures_of_the_records():
+    # a session that keeps no field records counts each case's field passes as its
+    # comparisons come (field_counts.FieldCounts.passes): the same figures
+    hit, miss = ("a", "match"), ("a", "mismatch")
+    comparisons = [
+        *_fielded("c1", [[hit], [hit], [hit]], "ppp"),
+        *_fielded("c2", [[hit], [miss], [hit]], "pfp"),
+    ]
+    kept = reliability(comparisons, given_k=2)
+    assert kept is not None
+    passes = matched_fields(comparisons, [f.runs for f in kept.cases])
+    counted = reliability(comparisons, given_k=2, passes=passes)
+    assert counted is not None
+    assert counted.to_dict() == kept.to_dict() and kept.fields
