@@ -29,10 +29,12 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import invoices
 import references
+
+T = TypeVar("T")  # a timing: wall seconds, or (wall, CPU)
 
 SECTION = "startup"
 COMMAND_TARGET_S = 0.15  # --help, compare of two small files, score of one record
@@ -71,12 +73,10 @@ def _wall(argv: list[str], env: dict[str, str]) -> float:
     return _run(argv, env)[0]
 
 
-def paired(
-    mine: Callable[[], float], base: Callable[[], float], runs: int
-) -> tuple[list[float], list[float]]:
+def paired(mine: Callable[[], T], base: Callable[[], T], runs: int) -> tuple[list[T], list[T]]:
     """``runs`` timings of each, ABBA: the first of each pair alternates."""
-    a: list[float] = []
-    b: list[float] = []
+    a: list[T] = []
+    b: list[T] = []
     for k in range(runs):
         if k % 2 == 0:
             a.append(mine())
@@ -112,27 +112,11 @@ def command_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list
         for case, argv in _write_small_files(Path(tmp)).items():
             command = [sys.executable, "-m", "pytest_jsonmatch", *argv]
             _run(command, env)  # compiles the modules it imports, once
-            mine, base = paired_runs(
+            mine, base = paired(
                 lambda: _run(command, env), lambda: _run([sys.executable, "-c", "pass"], env), runs
             )
             rows.append(_command_row(make_row, case, mine, base, runs))
     return rows
-
-
-def paired_runs(
-    mine: Callable[[], tuple[float, float]], base: Callable[[], tuple[float, float]], runs: int
-) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
-    """``runs`` (wall, CPU) timings of each, ABBA."""
-    a: list[tuple[float, float]] = []
-    b: list[tuple[float, float]] = []
-    for k in range(runs):
-        if k % 2 == 0:
-            a.append(mine())
-            b.append(base())
-        else:
-            b.append(base())
-            a.append(mine())
-    return a, b
 
 
 def _spread_ms(values: list[float]) -> str:

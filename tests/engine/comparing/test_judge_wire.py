@@ -174,24 +174,34 @@ def test_a_template_repeating_pairs_sends_nothing(judge_state, tmp_path):
 # -- the key is masked wherever it appears -----------------------------------------------------
 
 
+def _judged_suite(pytester, endpoint: str, answers: list[str]) -> None:
+    """A suite judged at ``endpoint`` with the key in ``KEY_ENV``: case c<n> of cases/m
+    compares its field ``s`` (semantic) "two boxes" against ``answers[n]``."""
+    write(
+        pytester,
+        "pytest.ini",
+        f"[pytest]\njsonmatch_judge = model=j endpoint={endpoint} key_env={KEY_ENV}\n",
+    )
+    write(
+        pytester,
+        "cases/m.jsonmatch.yaml",
+        "cases:\n"
+        + "".join(
+            f"- id: c{n}\n  options: {{fields: {{s: {{comparator: semantic}}}}}}\n"
+            f"  expected: {{s: two boxes}}\n  actual: {{s: '{answer}'}}\n"
+            for n, answer in enumerate(answers)
+        ),
+    )
+    write(pytester, "conftest.py", "")
+
+
 def test_a_key_echoed_by_the_judge_is_in_no_output(pytester, monkeypatch):
     monkeypatch.setenv(KEY_ENV, KEY)
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(pytester.path / "summary.md"))
     monkeypatch.setenv("GITHUB_ACTIONS", "true")  # the workflow commands (annotations) too
     echo = WireServer("echo")
     with serving(echo):
-        write(
-            pytester,
-            "pytest.ini",
-            f"[pytest]\njsonmatch_judge = model=j endpoint={echo.url} key_env={KEY_ENV}\n",
-        )
-        write(
-            pytester,
-            "cases/m.jsonmatch.yaml",
-            "cases:\n- id: c0\n  options: {fields: {s: {comparator: semantic}}}\n"
-            "  expected: {s: two boxes}\n  actual: {s: 2 boxes}\n",
-        )
-        write(pytester, "conftest.py", "")
+        _judged_suite(pytester, echo.url, ["2 boxes"])
         result = pytester.runpytest_inprocess(
             *ARGS,
             "cases",
@@ -281,22 +291,7 @@ def test_the_case_whose_request_failed_says_the_request_failed(pytester, monkeyp
     monkeypatch.setenv(KEY_ENV, KEY)
     echo = WireServer("echo")
     with serving(echo):
-        write(
-            pytester,
-            "pytest.ini",
-            f"[pytest]\njsonmatch_judge = model=j endpoint={echo.url} key_env={KEY_ENV}\n",
-        )
-        write(
-            pytester,
-            "cases/m.jsonmatch.yaml",
-            "cases:\n"
-            + "".join(
-                f"- id: c{n}\n  options: {{fields: {{s: {{comparator: semantic}}}}}}\n"
-                f"  expected: {{s: two boxes}}\n  actual: {{s: '{n} boxes'}}\n"
-                for n in range(2)
-            ),
-        )
-        write(pytester, "conftest.py", "")
+        _judged_suite(pytester, echo.url, ["0 boxes", "1 boxes"])
         result = pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-report=r.json")
     assert len(echo.auth) == 1  # one request, then no more
     cases = json.loads((pytester.path / "r.json").read_text())["cases"]
