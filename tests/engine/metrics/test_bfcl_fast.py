@@ -16,7 +16,7 @@ import itertools
 import pytest
 
 from pytest_jsonmatch import BfclChecker, bfcl_verdict
-from pytest_jsonmatch.engine.comparing import bfcl_fast
+from pytest_jsonmatch.engine.tool_calls import bfcl_fast_pass as bfcl_fast
 
 CATEGORIES = ("simple_python", "multiple", "parallel", "live_parallel_multiple", "simple_java")
 

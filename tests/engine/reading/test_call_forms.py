@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch import ParseError, TruncatedError
-from pytest_jsonmatch.engine.reading.call_forms import (
+from pytest_jsonmatch.engine.tool_calls import (
     read_calls,
     read_expected_calls,
     read_tools,

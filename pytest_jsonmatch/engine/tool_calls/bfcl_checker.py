@@ -5,7 +5,7 @@ category) and gives, for any model output, the leaderboard's verdict (:meth:`ver
 what :func:`bfcl_verdict` gives) or the ``tool_calls`` metric's result under
 ``rules="bfcl"`` (:meth:`score`, what ``match_json(output, {"possible_answer": ...,
 "function": ...}, metric="tool_calls", rules="bfcl", category=...)`` gives). The entry is
-read once (comparing/bfcl_entry.py) and every output after the first reuses what was
+read once (bfcl_entry.py) and every output after the first reuses what was
 read. :meth:`score` counts the fields by status, which is all the score, precision, recall
 and F1 need, and makes the field records only when ``fields`` is first read: by the
 metric's own field by field check, the records checked against the counts.
@@ -19,29 +19,36 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple, cast
 
-from ..comparing import bfcl_fast
-from ..comparing.bfcl_entry import Answers, EntryRules
-from ..comparing.bfcl_rules import BfclRaises, calls_error
 from ..core.errors import ConfigError, JsonMatchError, ParseError
 from ..core.values import JsonObject
-from ..reading.call_forms import read_calls, read_expected_calls, read_tools
 from ..reading.intake import as_data
 from ..reading.parse import parse_actual_checked
 from ..results.field_results import (
-    _MAKE_FIELDS,
+    MAKE_FIELDS,
     FieldResult,
     MatchResult,
     f_beta,
     precision_recall,
 )
-from .tool_calls import TOOL_CALLS, BfclVerdict, _decoded, _score_fields, _Settings, _settings
+from . import bfcl_fast_pass
+from .bfcl_entry import Answers, EntryRules
+from .bfcl_rules import BfclRaises, calls_error
+from .call_shapes import read_calls, read_expected_calls, read_tools
+from .metric import (
+    TOOL_CALLS,
+    BfclVerdict,
+    ToolCallSettings,
+    decoded_form,
+    read_settings,
+    score_fields,
+)
 
 
 class _Kind(NamedTuple):
     """What a checker's options set: the metric's settings and options, whether the fast
     path applies (a category is named), how the category's calls pair, the language."""
 
-    settings: _Settings
+    settings: ToolCallSettings
     options: dict[str, object]
     fast: bool
     parallel: bool
@@ -102,18 +109,18 @@ class BfclChecker:
         self._scores: EntryRules | None = None
         self._expected: dict[str, object] | None = None
         self._count = 0  # (how many calls the possible answer expects, once planned)
-        self._plan: list[bfcl_fast.Expected] | None | bool = False  # (False: not made yet)
+        self._plan: list[bfcl_fast_pass.Expected] | None | bool = False  # (False: not made yet)
 
-    def _fast(self) -> list[bfcl_fast.Expected] | None:
-        """The entry's plan for BFCL's decoded form (bfcl_fast.py), made on first use; None
+    def _fast(self) -> list[bfcl_fast_pass.Expected] | None:
+        """The entry's plan for BFCL's decoded form (bfcl_fast_pass.py), made on first use; None
         where the general path checks (another language, another form)."""
         made = self._plan
         if made is False:
             kind = self._kind
             made = None
             possible = self.possible_answer
-            if kind.fast and type(possible) is list and bfcl_fast.SPECIALISE:
-                made = bfcl_fast.plan(
+            if kind.fast and type(possible) is list and bfcl_fast_pass.SPECIALISE:
+                made = bfcl_fast_pass.plan(
                     self.functions, possible, kind.parallel, kind.multiple, kind.dots
                 )
                 self._count = len(possible)
@@ -141,12 +148,12 @@ class BfclChecker:
         ConfigError where the checker would raise."""
         expected = self._fast()
         if expected is not None:
-            calls = bfcl_fast.decoded_calls(model_output)
+            calls = bfcl_fast_pass.decoded_calls(model_output)
             if calls is not None:
                 kind = self._kind
                 n = self._count
                 try:
-                    error = bfcl_fast.calls_error(
+                    error = bfcl_fast_pass.calls_error(
                         expected, calls, n, kind.language, kind.parallel, kind.multiple
                     )
                 except BfclRaises as raised:
@@ -156,7 +163,7 @@ class BfclChecker:
                 if error is not None:
                     return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
         entry = self._verdict_entry()
-        calls = _decoded(model_output, dict)
+        calls = decoded_form(model_output, dict)
         if calls is None:
             calls = [(c.name, c.arguments) for c in read_calls(model_output, "model_output")]
         try:
@@ -191,7 +198,9 @@ class BfclChecker:
                     n = self._count
                     kind = self._kind
                     try:
-                        counted = bfcl_fast.counts(planned, calls, n, kind.language, kind.parallel)
+                        counted = bfcl_fast_pass.counts(
+                            planned, calls, n, kind.language, kind.parallel
+                        )
                     except BfclRaises as raised:
                         raise ConfigError(
                             f"BFCL's checker cannot check these calls: {raised}"
@@ -216,7 +225,7 @@ class BfclChecker:
         options = self._options
 
         def make_fields(result: MatchResult) -> tuple[FieldResult, ...]:
-            fields = tuple(_score_fields(expected, actual, options))
+            fields = tuple(score_fields(expected, actual, options))
             if precision_recall(fields) != (result.precision, result.recall):
                 raise JsonMatchError(
                     "BfclChecker: the entry or the model output was changed in place after "
@@ -236,7 +245,7 @@ class BfclChecker:
                 "precision": precision,
                 "recall": recall,
                 "f1": f1,
-                _MAKE_FIELDS: make_fields,
+                MAKE_FIELDS: make_fields,
             },
         )
         return result
@@ -281,7 +290,7 @@ def _kind_for(category: object, language: str | None, underscore_to_dot: bool) -
             options["language"] = language
         if underscore_to_dot:
             options["underscore_to_dot"] = True
-        settings = _settings(options)
+        settings = read_settings(options)
         named = settings.category is not None
         parallel = settings.category is not None and "parallel" in settings.category
         multiple = settings.category is not None and "multiple" in settings.category
@@ -306,7 +315,7 @@ def _docs(functions: object) -> list[object]:
 def _answers(possible_answer: object) -> list[tuple[str, Answers]]:
     """The possible answers as (name, {arg: [values]}) pairs (ParseError where malformed)."""
     # (decoded as lists of acceptable values: every argument's value is a list)
-    answers = cast("list[tuple[str, Answers]] | None", _decoded(possible_answer, list))
+    answers = cast("list[tuple[str, Answers]] | None", decoded_form(possible_answer, list))
     if answers is None:
         answers = [
             (call.name, call.possible[call.name])
@@ -318,7 +327,7 @@ def _answers(possible_answer: object) -> list[tuple[str, Answers]]:
 def _decoded_calls(value: object) -> list[tuple[str, JsonObject]] | None:
     """``value`` as (name, arguments) pairs when it is in BFCL's decoded form and
     read_calls would read it so too, else None."""
-    calls = bfcl_fast.decoded_calls(value)
+    calls = bfcl_fast_pass.decoded_calls(value)
     if calls is None:
         return None
     for name, _ in calls:
@@ -352,10 +361,10 @@ def bfcl_verdict(
     )
     if pairing is None:
         pairing = _kind_for(category, language, underscore_to_dot).pairing
-    if pairing is not None and bfcl_fast.SPECIALISE:  # BFCL's decoded form, as it is
+    if pairing is not None and bfcl_fast_pass.SPECIALISE:  # BFCL's decoded form, as it is
         lang, parallel, multiple, dots = pairing
         try:
-            error = bfcl_fast.verdict(
+            error = bfcl_fast_pass.verdict(
                 functions, model_output, possible_answer, lang, parallel, multiple, dots
             )
         except BfclRaises as raised:
@@ -366,7 +375,7 @@ def bfcl_verdict(
     settings = kind.settings
     docs = _docs(functions)
     answers = _answers(possible_answer)
-    calls = _decoded(model_output, dict)
+    calls = decoded_form(model_output, dict)
     if calls is None:
         calls = [(call.name, call.arguments) for call in read_calls(model_output, "model_output")]
     category = settings.category or ("parallel" if len(answers) > 1 else "multiple")

@@ -12,7 +12,7 @@ is valid exactly when every field matches. The rules, as the checker has them:
 - every parameter the document requires must be given; every argument given must be
   declared and be in the possible answer;
 - a value is converted by its declared type first (Java and JavaScript values are source
-  text, :mod:`.bfcl_types`; in Python an integer is taken where a float is declared), its
+  text, :mod:`.bfcl_java_js`; in Python an integer is taken where a float is declared), its
   type checked (one level into arrays; a value of the possible answers' own type is taken
   as a variable, compared as it is), then compared with the acceptable values: strings
   (also inside lists and dicts) with spaces, ``,./-_*^`` removed, lowercased and ``'`` read
@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 
 from ..core.values import MISSING, JsonValue, MaybeJson
 from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION
-from .bfcl_types import JAVA_TYPES, JS_TYPES, Unconvertible, java_value, js_value
+from .bfcl_java_js import JAVA_TYPES, JS_TYPES, Unconvertible, java_value, js_value
 
 LANGUAGES = ("python", "java", "javascript")
 
@@ -91,16 +91,16 @@ class CallCheck(NamedTuple):
 def standardize(text: str) -> str:
     """A string as BFCL compares it: spaces and ``,./-_*^`` removed, lowercased, ``'`` as
     ``"`` (kept per string: the same acceptable values are compared call after call)."""
-    done = _STANDARD.get(text)
+    done = STANDARDIZED.get(text)
     if done is None:
         done = _PUNCTUATION.sub("", text).lower().replace("'", '"')
-        if len(_STANDARD) >= _STANDARD_LIMIT:
-            _STANDARD.clear()
-        _STANDARD[text] = done
+        if len(STANDARDIZED) >= _STANDARD_LIMIT:
+            STANDARDIZED.clear()
+        STANDARDIZED[text] = done
     return done
 
 
-_STANDARD: dict[str, str] = {}
+STANDARDIZED: dict[str, str] = {}
 _STANDARD_LIMIT = 100_000
 
 
@@ -146,7 +146,7 @@ def _call_error(
             return f"parameter {param!r} not declared"
         if param not in answers:
             return f"parameter {param!r} not in the possible answer"
-        problem = _value_problem(param, value, answers[param], details, language)
+        problem = value_problem(param, value, answers[param], details, language)
         if problem:
             return problem
     for param, values in answers.items():
@@ -228,7 +228,7 @@ def _check_call(
             fields.append(FieldVerdict(param, HALLUCINATION, MISSING, value, reason))
             continue
         try:
-            problem = _value_problem(param, value, answers[param], details, language)
+            problem = value_problem(param, value, answers[param], details, language)
         except BfclRaises:
             if error:  # the checker returned before reaching this value
                 problem = "not checked: BFCL's checker cannot read it"
@@ -257,7 +257,7 @@ def _contains(values: Sequence[JsonValue], item: JsonValue) -> bool:
         raise BfclRaises(f"malformed possible answer {values!r}: {exc!r}") from None
 
 
-def _value_problem(
+def value_problem(
     param: str, value: Any, answers: Any, details: Mapping[str, Any], language: str
 ) -> str:
     """Why ``value`` is not accepted for ``param`` ('' when it is); BfclRaises where the
@@ -280,11 +280,11 @@ def _value_problem(
                         return f"type of {param!r}: expected {declared}, got {type(value).__name__}"
                     if scalar is str:
                         # (the kept form looked up here, standardize called on a miss)
-                        given = _STANDARD.get(value) or standardize(value)
+                        given = STANDARDIZED.get(value) or standardize(value)
                         for answer in answers:
                             if (
                                 type(answer) is str
-                                and (_STANDARD.get(answer) or standardize(answer)) == given
+                                and (STANDARDIZED.get(answer) or standardize(answer)) == given
                             ):
                                 return ""
                     elif value in answers:
@@ -451,7 +451,7 @@ def calls_error(
         parallel_within_budget(n, m)
         taken = [False] * m
         for i, (wanted, accepted) in enumerate(answers):
-            doc = _doc_named(docs, wanted)
+            doc = doc_named(docs, wanted)
             for j in range(m):
                 if not taken[j]:
                     name, arguments = calls[j]
@@ -467,7 +467,7 @@ def calls_error(
     if not answers:
         raise BfclRaises("no possible answer to check the call against")
     if multiple:
-        doc = _doc_named(docs, answers[0][0])
+        doc = doc_named(docs, answers[0][0])
     else:
         try:
             doc = docs[0]
@@ -477,7 +477,7 @@ def calls_error(
     return call_error(doc, name, arguments, answers[0][1], language, underscore_to_dot)
 
 
-def _doc_named(docs: Any, name: str) -> Any:
+def doc_named(docs: Any, name: str) -> Any:
     """The document of function ``name`` (None when there is none; a single document
     given alone is every function's, as the checker takes it)."""
     if type(docs) is not list:

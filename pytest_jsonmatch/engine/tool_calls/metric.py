@@ -1,17 +1,17 @@
 """tool_calls: an agent's tool calls scored field by field.
 
-Both sides are read as calls (reading/call_forms.py: OpenAI, Anthropic, Gemini, plain and
+Both sides are read as calls (call_shapes.py: OpenAI, Anthropic, Gemini, plain and
 BFCL forms; the expected side may be BFCL's possible answers and carry the tools). Each
 expected call is paired with an actual one, by order (``order="strict"``) or, by default,
 order-agnostically (``order="any"``: the pairing that matches the most fields, calls of the
 same function first); the function's name and every argument is a field with its verdict
-(comparing/tool_args.py), under the path ``get_weather.location`` (``get_weather[1]...``
+(argument_checks.py), under the path ``get_weather.location`` (``get_weather[1]...``
 for the second expected call of one function; the per-field tables drop the index). A call
 left unpaired is an omission (expected) or a hallucination (actual), its name and each
 argument. The score is F1 over the fields, precision and recall as ``field_f1`` counts them.
 
 ``rules="bfcl"`` applies the Berkeley Function Calling Leaderboard's AST checker's rules
-instead (comparing/bfcl_rules.py), its pairing set by the ``category`` (parallel calls
+instead (bfcl_rules.py), its pairing set by the ``category`` (parallel calls
 matched greedily in the expected order, as the checker does), so that a comparison scores
 1.0 exactly when the leaderboard's checker passes it. :func:`bfcl_verdict` (bfcl_checker.py) gives
 that verdict for a BFCL entry.
@@ -22,7 +22,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from ..comparing.bfcl_rules import (
+from ..comparing.registry import Registry
+from ..configuring.walk_config import WalkConfig
+from ..core.errors import ConfigError, ParseError, did_you_mean, shown
+from ..core.paths import index_segment, key_segment
+from ..core.values import MISSING, JsonObject, JsonValue
+from ..metrics.base import Metric, type_policy
+from ..results.field_results import HALLUCINATION, MATCH, OMISSION, FieldResult
+from .argument_checks import check_arguments
+from .bfcl_rules import (
     LANGUAGES,
     PARALLEL_PAIRS,
     BfclRaises,
@@ -31,13 +39,7 @@ from ..comparing.bfcl_rules import (
     check_call,
     parallel_within_budget,
 )
-from ..comparing.registry import Registry
-from ..comparing.tool_args import check_arguments
-from ..configuring.walk_config import WalkConfig
-from ..core.errors import ConfigError, ParseError, did_you_mean, shown
-from ..core.paths import index_segment, key_segment
-from ..core.values import MISSING, JsonObject, JsonValue
-from ..reading.call_forms import (
+from .call_shapes import (
     ExpectedCall,
     ExpectedCalls,
     ToolCall,
@@ -46,8 +48,6 @@ from ..reading.call_forms import (
     read_expected_calls,
     read_tools,
 )
-from ..results.field_results import HALLUCINATION, MATCH, OMISSION, FieldResult
-from .base import Metric, type_policy
 
 ORDERS = ("any", "strict")
 RULES = ("default", "bfcl")
@@ -64,7 +64,7 @@ class BfclVerdict(NamedTuple):
     error: str
 
 
-class _Settings(NamedTuple):
+class ToolCallSettings(NamedTuple):
     rules: str
     order: str
     language: str
@@ -73,7 +73,7 @@ class _Settings(NamedTuple):
     tools: tuple[ToolDoc, ...] | None
 
 
-def _settings(options: Mapping[str, object]) -> _Settings:
+def read_settings(options: Mapping[str, object]) -> ToolCallSettings:
     rules = _choice(options, "rules", RULES, "default")
     order = _choice(options, "order", ORDERS, "any")
     category = options.get("category")
@@ -103,7 +103,7 @@ def _settings(options: Mapping[str, object]) -> _Settings:
         raise ConfigError("tool_calls option underscore_to_dot must be true or false")
     tools = options.get("tools")
     read = None if tools is None else _tools_option(tools)
-    return _Settings(rules, order, language, category, dots, read)
+    return ToolCallSettings(rules, order, language, category, dots, read)
 
 
 def _tools_option(tools: object) -> tuple[ToolDoc, ...]:
@@ -133,7 +133,7 @@ def _category_language(category: str) -> str:
 
 
 def _configure(opts: dict[str, object], registry: Registry) -> WalkConfig:
-    _settings(opts)  # (checked once here, where a bad option is named before any record)
+    read_settings(opts)  # (checked once here, where a bad option is named before any record)
     return WalkConfig(type_policy=type_policy(registry, "exact", "exact"), registry=registry)
 
 
@@ -146,10 +146,10 @@ class _Pair(NamedTuple):
     check: CallCheck | None
 
 
-def _score_fields(
+def score_fields(
     expected: object, actual: object, options: Mapping[str, object]
 ) -> list[FieldResult]:
-    settings = _settings(options)
+    settings = read_settings(options)
     wanted = read_expected_calls(expected)
     calls = read_calls(actual)
     tools = wanted.tools if wanted.tools is not None else settings.tools
@@ -420,7 +420,7 @@ def _bfcl_pairs(
     wanted: ExpectedCalls,
     calls: list[ToolCall],
     tools: Sequence[ToolDoc] | None,
-    settings: _Settings,
+    settings: ToolCallSettings,
 ) -> tuple[list[_Pair], str]:
     """The pairs BFCL's checker makes, each call's fields under its rules, and its error
     ('' when valid); ConfigError where the checker raises."""
@@ -446,7 +446,7 @@ def _bfcl_checked(
     calls: list[ToolCall],
     docs: Sequence[JsonObject],
     category: str,
-    settings: _Settings,
+    settings: ToolCallSettings,
 ) -> tuple[list[_Pair], str]:
     language, dots = settings.language, settings.underscore_to_dot
 
@@ -510,7 +510,7 @@ def _bfcl_checked(
     return _with_unpaired(pairs, n, m), error
 
 
-def _decoded(value: object, kind: type) -> list[tuple[str, JsonObject]] | None:
+def decoded_form(value: object, kind: type) -> list[tuple[str, JsonObject]] | None:
     """``value`` as (name, arguments) pairs when it is in BFCL's form ``[{name: {arg:
     value}}]`` and every argument's value is a ``kind`` (dict: anything; list: the lists of
     possible answers), else None (read it the general way, which names what is wrong)."""
@@ -537,6 +537,6 @@ TOOL_CALLS = Metric(
     _configure,
     headline="f_beta",
     allow_array=True,
-    score_fields=_score_fields,
+    score_fields=score_fields,
     description="tool calls: names and arguments field by field (BFCL's rules on request)",
 )
