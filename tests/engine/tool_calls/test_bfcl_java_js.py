@@ -1,7 +1,7 @@
 """BFCL's Java and JavaScript value readers: the leaderboard's readings, in linear time.
 
 BFCL reads a Java or JavaScript argument with regular expressions, some of which backtrack
-for minutes on a short hostile value. ``bfcl_types`` reads them with scanners instead; the
+for minutes on a short hostile value. ``bfcl_java_js`` reads them with scanners instead; the
 differential test holds them to BFCL's own converters (``bfcl_eval``, installed with
 ``--no-deps``) on text built from the tokens the patterns care about, and the hostile values
 below each end at once with BFCL's reading (worked by hand from its patterns).

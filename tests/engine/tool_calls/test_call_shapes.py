@@ -1,4 +1,4 @@
-"""Tool calls read from every vendor's form into names and arguments (reading/call_forms.py)."""
+"""Tool calls read from every vendor's form into names and arguments (tool_calls/call_shapes.py)."""
 
 from __future__ import annotations
 
