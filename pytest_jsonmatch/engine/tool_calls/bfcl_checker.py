@@ -188,37 +188,38 @@ class BfclChecker:
         ``fields`` made when first read (JsonMatchError if the entry or the output was
         changed in place since). Text (a model's raw reply) is read as ``match_json`` reads
         it."""
-        counted = None
-        actual: object = model_output
+        counted, actual = self._counted(model_output)
+        precision, recall, f1 = _scores(*counted)
+        return self._result(actual, precision, recall, f1)
+
+    def _counted(self, model_output: object) -> tuple[tuple[int, int, int, int], object]:
+        """The fields of ``model_output`` by status (match, mismatch, omitted, invented),
+        counted in one pass where it is in BFCL's decoded form, else read in any form; and
+        the output as read (text parsed)."""
         if type(model_output) is list:
             planned = self._fast()
             if planned is not None:
-                calls = _decoded_calls(actual)
+                calls = _decoded_calls(model_output)
                 if calls is not None:
-                    n = self._count
                     kind = self._kind
                     try:
                         counted = bfcl_fast_pass.counts(
-                            planned, calls, n, kind.language, kind.parallel
+                            planned, calls, self._count, kind.language, kind.parallel
                         )
                     except BfclRaises as raised:
                         raise ConfigError(
                             f"BFCL's checker cannot check these calls: {raised}"
                         ) from None
-        else:
-            self._score_entry()  # (a malformed entry is named before the output is read)
-            actual = model_output if type(model_output) is dict else _parsed(model_output)
-        if counted is None:
-            counted = self._general_counts(actual)
-        tp, mismatch, omitted, invented = counted
-        compared = tp + mismatch
-        if compared == tp and not invented and not omitted:
-            precision = recall = f1 = 1.0
-        else:
-            p_den, r_den = compared + invented, compared + omitted
-            precision = tp / p_den if p_den else 1.0
-            recall = tp / r_den if r_den else 1.0
-            f1 = f_beta(precision, recall)
+                    if counted is not None:
+                        return counted, model_output
+            return self._general_counts(model_output), model_output
+        self._score_entry()  # (a malformed entry is named before the output is read)
+        actual = model_output if type(model_output) is dict else _parsed(model_output)
+        return self._general_counts(actual), actual
+
+    def _result(self, actual: object, precision: float, recall: float, f1: float) -> MatchResult:
+        """The result of these scores, its fields made by the metric's own check when first
+        read and held to the scores."""
         if self._expected is None:
             self._expected = {"possible_answer": self.possible_answer, "function": self.functions}
         expected = self._expected
@@ -261,6 +262,18 @@ class BfclChecker:
         except BfclRaises as raised:
             raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
         return c.match, c.mismatch, c.omission, c.hallucination
+
+
+def _scores(tp: int, mismatch: int, omitted: int, invented: int) -> tuple[float, float, float]:
+    """Precision, recall and F1 of fields counted by status, as the metric counts them (a
+    side with nothing to count scores 1.0)."""
+    compared = tp + mismatch
+    if compared == tp and not invented and not omitted:
+        return 1.0, 1.0, 1.0
+    p_den, r_den = compared + invented, compared + omitted
+    precision = tp / p_den if p_den else 1.0
+    recall = tp / r_den if r_den else 1.0
+    return precision, recall, f_beta(precision, recall)
 
 
 def _parsed(model_output: object) -> object:
@@ -354,6 +367,26 @@ def bfcl_verdict(
     underscores (BFCL's model setting). ConfigError where the checker would raise. To
     check many outputs against one entry, make a :class:`BfclChecker` once instead."""
     # (one output: checked in one pass, nothing kept)
+    error = _fast_error(
+        functions, model_output, possible_answer, category, language, underscore_to_dot
+    )
+    if error is None:
+        error = _general_error(
+            functions, model_output, possible_answer, category, language, underscore_to_dot
+        )
+    return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
+
+
+def _fast_error(
+    functions: object,
+    model_output: object,
+    possible_answer: object,
+    category: str,
+    language: str | None,
+    underscore_to_dot: bool,
+) -> str | None:
+    """The checker's error ('' when valid) from one pass over BFCL's decoded form, as it
+    is; None where the fast pass is off or does not take the entry or the output."""
     pairing = (
         _PAIRINGS.get(category)
         if type(category) is str and language is None and not underscore_to_dot
@@ -361,18 +394,28 @@ def bfcl_verdict(
     )
     if pairing is None:
         pairing = _kind_for(category, language, underscore_to_dot).pairing
-    if pairing is not None and bfcl_fast_pass.SPECIALISE:  # BFCL's decoded form, as it is
-        lang, parallel, multiple, dots = pairing
-        try:
-            error = bfcl_fast_pass.verdict(
-                functions, model_output, possible_answer, lang, parallel, multiple, dots
-            )
-        except BfclRaises as raised:
-            raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
-        if error is not None:
-            return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
-    kind = _kind_for(category, language, underscore_to_dot)
-    settings = kind.settings
+    if pairing is None or not bfcl_fast_pass.SPECIALISE:
+        return None
+    lang, parallel, multiple, dots = pairing
+    try:
+        return bfcl_fast_pass.verdict(
+            functions, model_output, possible_answer, lang, parallel, multiple, dots
+        )
+    except BfclRaises as raised:
+        raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
+
+
+def _general_error(
+    functions: object,
+    model_output: object,
+    possible_answer: object,
+    category: str,
+    language: str | None,
+    underscore_to_dot: bool,
+) -> str:
+    """The checker's error ('' when valid), the output read in any form ``tool_calls``
+    reads and checked by the general rules."""
+    settings = _kind_for(category, language, underscore_to_dot).settings
     docs = _docs(functions)
     answers = _answers(possible_answer)
     calls = decoded_form(model_output, dict)
@@ -380,9 +423,8 @@ def bfcl_verdict(
         calls = [(call.name, call.arguments) for call in read_calls(model_output, "model_output")]
     category = settings.category or ("parallel" if len(answers) > 1 else "multiple")
     try:
-        error = calls_error(
+        return calls_error(
             docs, calls, answers, category, settings.language, settings.underscore_to_dot
         )
     except BfclRaises as raised:
         raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
-    return _VALID if not error else _tuple_new(BfclVerdict, (False, error))

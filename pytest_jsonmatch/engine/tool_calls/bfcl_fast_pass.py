@@ -374,41 +374,49 @@ def counts(
         if n != m:
             return None
         parallel_within_budget(n, m)
-        taken = [False] * m
-        left: list[int] = []
-        match = mismatch = omitted = invented = 0
-        live = True
-        for e, want in enumerate(expected):
-            for a in range(m):
-                if not taken[a]:
-                    name, arguments = calls[a]
-                    try:
-                        accepted = _accepts(want, name, arguments, language)
-                    except BfclRaises:
-                        if live:
-                            raise
-                        accepted = False
-                    if accepted:
-                        taken[a] = True
-                        match += 1 + len(want[3])  # (every argument given is expected)
-                        break
-            else:
-                live = False
-                left.append(e)
-        if left:
-            rest = [a for a in range(m) if not taken[a]]
-            for e, a in zip(left, rest):  # (the leftovers beside each other, in order)
-                name, arguments = calls[a]
-                c = _call_counts(expected[e], name, arguments, language, False)
-                match += c[0]
-                mismatch += c[1]
-                omitted += c[2]
-                invented += c[3]
-        return match, mismatch, omitted, invented
+        return _parallel_counts(expected, calls, language)
     except BfclRaises:
         raise
     except Exception:  # noqa: BLE001 (as in calls_error)
         return None
+
+
+def _parallel_counts(expected: list[Expected], calls: Calls, language: str) -> Counted:
+    """A parallel category's counts: each expected call, in order, takes the first call not
+    taken that it accepts (all its fields match); the expected calls left over are counted
+    beside the calls left over, in order."""
+    m = len(calls)
+    taken = [False] * m
+    left: list[int] = []
+    match = 0
+    live = True
+    for e, want in enumerate(expected):
+        for a in range(m):
+            if not taken[a]:
+                name, arguments = calls[a]
+                try:
+                    accepted = _accepts(want, name, arguments, language)
+                except BfclRaises:
+                    if live:
+                        raise
+                    accepted = False
+                if accepted:
+                    taken[a] = True
+                    match += 1 + len(want[3])  # (every argument given is expected)
+                    break
+        else:
+            live = False
+            left.append(e)
+    mismatch = omitted = invented = 0
+    rest = [a for a in range(m) if not taken[a]] if left else []
+    for e, a in zip(left, rest):  # (the leftovers beside each other, in order)
+        name, arguments = calls[a]
+        c = _call_counts(expected[e], name, arguments, language, False)
+        match += c[0]
+        mismatch += c[1]
+        omitted += c[2]
+        invented += c[3]
+    return match, mismatch, omitted, invented
 
 
 def _call_counts(
@@ -419,11 +427,7 @@ def _call_counts(
     is shown as not checked where a value raises."""
     expected, details, required, answers, _ = want
     if name != expected:
-        omitted = 0
-        for arg, values in answers.items():
-            if "" not in values or arg in required:  # type: ignore[operator]
-                omitted += 1
-        return 0, 1, omitted, len(arguments)
+        return _other_function_counts(answers, required, arguments)
     match, mismatch, invented = 1, 0, 0
     missing = [param for param in required if param not in arguments]
     failed = bool(missing)
@@ -456,12 +460,33 @@ def _call_counts(
         else:
             mismatch += 1
             failed = True
-    omitted = len(missing)
+    optional, omitted = _left_out_counts(answers, arguments, missing)
+    return match + optional, mismatch, omitted, invented
+
+
+def _other_function_counts(
+    answers: JsonObject, required: list[str], arguments: JsonObject
+) -> Counted:
+    """A call of another function: its name a mismatch, the expected arguments that count
+    omitted, every argument given invented."""
+    omitted = 0
+    for arg, values in answers.items():
+        if "" not in values or arg in required:  # type: ignore[operator]
+            omitted += 1
+    return 0, 1, omitted, len(arguments)
+
+
+def _left_out_counts(
+    answers: JsonObject, arguments: JsonObject, missing: list[str]
+) -> tuple[int, int]:
+    """The possible answer's arguments the call left out: how many were optional (a match
+    each), and how many omitted, the required ones already found ``missing`` included."""
+    optional, omitted = 0, len(missing)
     for param, values in answers.items():
         if param in arguments or param in missing:
             continue
         if "" in values:  # type: ignore[operator]
-            match += 1
+            optional += 1
         else:
             omitted += 1
-    return match, mismatch, omitted, invented
+    return optional, omitted

@@ -189,6 +189,26 @@ def _check_call(
 ) -> CallCheck:
     """The call ``name(**arguments)`` against one possible answer (``{name: {arg:
     [values]}}``) and the function document ``doc``, under BFCL's rules."""
+    answers, details, required, expected_name = _read_call_entry(doc, possible, underscore_to_dot)
+    if name != expected_name:
+        return _other_function(expected_name, name, arguments, answers, required)
+    fields: list[FieldVerdict] = [FieldVerdict(None, MATCH, expected_name, name, "")]
+    missing_required = [param for param in required if param not in arguments]
+    error = ""
+    for param in missing_required:
+        reason = f"required parameter {param!r} missing"
+        error = error or reason
+        fields.append(FieldVerdict(param, OMISSION, answers.get(param, MISSING), MISSING, reason))
+    error = _given_arguments(fields, error, arguments, answers, details, language)
+    error = _left_out_arguments(fields, error, arguments, answers, missing_required)
+    return CallCheck(tuple(fields), not error, error)
+
+
+def _read_call_entry(
+    doc: Any, possible: Mapping[str, Answers], underscore_to_dot: bool
+) -> tuple[Answers, Any, Any, str]:
+    """The possible answer's arguments, the document's parameters and required ones and the
+    function's name as the call must give it; BfclRaises where the checker raises."""
     try:
         answers = next(iter(possible.values()))
         details = doc["parameters"]["properties"]
@@ -196,27 +216,42 @@ def _check_call(
         expected_name = tool_name(doc["name"], underscore_to_dot)
     except Exception as exc:  # noqa: BLE001 (where the checker raises, on any fault of the data)
         raise BfclRaises(f"malformed function document or possible answer: {exc!r}") from None
-    fields: list[FieldVerdict] = []
-    error = ""
-    if name != expected_name:
-        error = f"function {expected_name!r} not called (called {name!r})"
-        fields.append(FieldVerdict(None, MISMATCH, expected_name, name, error))
-        fields.extend(
-            FieldVerdict(arg, OMISSION, values, MISSING, "its function was not called")
-            for arg, values in answers.items()
-            if "" not in values or arg in required
-        )
-        fields.extend(
-            FieldVerdict(arg, HALLUCINATION, MISSING, value, "given to another function")
-            for arg, value in arguments.items()
-        )
-        return CallCheck(tuple(fields), False, error)
-    fields.append(FieldVerdict(None, MATCH, expected_name, name, ""))
-    missing_required = [param for param in required if param not in arguments]
-    for param in missing_required:
-        reason = f"required parameter {param!r} missing"
-        error = error or reason
-        fields.append(FieldVerdict(param, OMISSION, answers.get(param, MISSING), MISSING, reason))
+    return answers, details, required, expected_name
+
+
+def _other_function(
+    expected_name: str,
+    name: str,
+    arguments: Mapping[str, JsonValue],
+    answers: Answers,
+    required: Any,
+) -> CallCheck:
+    """A call of another function than the one expected: its name a mismatch, the expected
+    arguments that count omitted, the ones given invented."""
+    error = f"function {expected_name!r} not called (called {name!r})"
+    fields = [FieldVerdict(None, MISMATCH, expected_name, name, error)]
+    fields.extend(
+        FieldVerdict(arg, OMISSION, values, MISSING, "its function was not called")
+        for arg, values in answers.items()
+        if "" not in values or arg in required
+    )
+    fields.extend(
+        FieldVerdict(arg, HALLUCINATION, MISSING, value, "given to another function")
+        for arg, value in arguments.items()
+    )
+    return CallCheck(tuple(fields), False, error)
+
+
+def _given_arguments(
+    fields: list[FieldVerdict],
+    error: str,
+    arguments: Mapping[str, JsonValue],
+    answers: Answers,
+    details: Any,
+    language: str,
+) -> str:
+    """Each given argument's verdict appended to ``fields``; the call's first error (``error``
+    when there was one already)."""
     for param, value in arguments.items():
         if param not in details or param not in answers:
             reason = (
@@ -238,6 +273,18 @@ def _check_call(
         fields.append(
             FieldVerdict(param, MISMATCH if problem else MATCH, answers[param], value, problem)
         )
+    return error
+
+
+def _left_out_arguments(
+    fields: list[FieldVerdict],
+    error: str,
+    arguments: Mapping[str, JsonValue],
+    answers: Answers,
+    missing_required: list[str],
+) -> str:
+    """The verdict of each possible answer's argument the call left out (optional ones
+    match), appended to ``fields``; the call's first error."""
     for param, values in answers.items():
         if param in arguments or param in missing_required:
             continue
@@ -247,7 +294,7 @@ def _check_call(
             reason = f"parameter {param!r} left out and not optional"
             error = error or reason
             fields.append(FieldVerdict(param, OMISSION, values, MISSING, reason))
-    return CallCheck(tuple(fields), not error, error)
+    return error
 
 
 def _contains(values: Sequence[JsonValue], item: JsonValue) -> bool:

@@ -19,7 +19,7 @@ that verdict for a BFCL entry.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 from ..comparing.registry import Registry
@@ -330,28 +330,7 @@ def _field_results(
     out: list[FieldResult] = []
     for pair in sorted(pairs, key=_pair_order):
         if pair.check is None:
-            if pair.expected is not None:
-                want = expected[pair.expected]
-                status = OMISSION
-                verdicts = [FieldVerdict(None, status, want.name, MISSING, "call not made")] + [
-                    FieldVerdict(arg, status, _expected_value(values), MISSING, "call not made")
-                    for arg, values in want.accepted.items()
-                    if arg not in want.optional
-                ]
-                prefix = e_paths[pair.expected]
-                name = want.name
-            else:
-                assert pair.actual is not None
-                call = calls[pair.actual]
-                status = HALLUCINATION
-                verdicts = [FieldVerdict(None, status, MISSING, call.name, "call not expected")] + [
-                    FieldVerdict(arg, status, MISSING, value, "call not expected")
-                    for arg, value in call.arguments.items()
-                ]
-                prefix = a_paths[pair.actual]
-                name = call.name
-            where = calls[pair.actual].where if pair.actual is not None else None
-            out.extend(_results(verdicts, prefix, name, None, comparator, where=where))
+            out.extend(_unpaired_results(expected, calls, pair, e_paths, a_paths, comparator))
             continue
         assert pair.expected is not None and pair.actual is not None
         want, call = expected[pair.expected], calls[pair.actual]
@@ -361,6 +340,36 @@ def _field_results(
             _results(pair.check.fields, prefix, want.name, other, comparator, call.name, call.where)
         )
     return out
+
+
+def _unpaired_results(
+    expected: Sequence[ExpectedCall],
+    calls: list[ToolCall],
+    pair: _Pair,
+    e_paths: list[str],
+    a_paths: list[str],
+    comparator: str,
+) -> list[FieldResult]:
+    """The fields of a call left unpaired: an expected call not made (its name and each
+    argument that is not optional omitted), or a call not expected (all of it invented)."""
+    if pair.expected is not None:
+        want = expected[pair.expected]
+        verdicts = [FieldVerdict(None, OMISSION, want.name, MISSING, "call not made")] + [
+            FieldVerdict(arg, OMISSION, _expected_value(values), MISSING, "call not made")
+            for arg, values in want.accepted.items()
+            if arg not in want.optional
+        ]
+        prefix, name = e_paths[pair.expected], want.name
+    else:
+        assert pair.actual is not None
+        call = calls[pair.actual]
+        verdicts = [FieldVerdict(None, HALLUCINATION, MISSING, call.name, "call not expected")] + [
+            FieldVerdict(arg, HALLUCINATION, MISSING, value, "call not expected")
+            for arg, value in call.arguments.items()
+        ]
+        prefix, name = a_paths[pair.actual], call.name
+    where = calls[pair.actual].where if pair.actual is not None else None
+    return _results(verdicts, prefix, name, None, comparator, where=where)
 
 
 def _pair_order(pair: _Pair) -> tuple[int, int]:
@@ -441,6 +450,15 @@ def _find_doc(docs: Sequence[JsonObject], name: str) -> JsonObject | None:
     return next((doc for doc in docs if doc.get("name") == name), None)
 
 
+def _doc_of(docs: Sequence[JsonObject], want: ExpectedCall) -> JsonObject | None:
+    """The document of the function an expected call's possible answer names."""
+    return _find_doc(docs, next(iter(want.possible)))
+
+
+# one pair's check: (expected index, call index, the document, whether the checker reaches it)
+PairCheck = Callable[[int, int, "JsonObject | None", bool], CallCheck]
+
+
 def _bfcl_checked(
     expected: Sequence[ExpectedCall],
     calls: list[ToolCall],
@@ -448,7 +466,28 @@ def _bfcl_checked(
     category: str,
     settings: ToolCallSettings,
 ) -> tuple[list[_Pair], str]:
-    language, dots = settings.language, settings.underscore_to_dot
+    check = _pair_check(expected, calls, settings.language, settings.underscore_to_dot)
+    n, m = len(expected), len(calls)
+    counted = n == m if ("parallel" in category or "multiple" in category) else m == 1
+    error = "" if counted else f"wrong number of calls: {m} made, {n} expected"
+    if "parallel" in category and error and n * m > PARALLEL_PAIRS:
+        # (the count already fails it: the calls are shown beside the expected ones in order)
+        pairs = [
+            _Pair(e, a, check(e, a, _doc_of(docs, expected[e]), False))
+            for e, a in zip(range(n), range(m))
+        ]
+    elif "parallel" in category:
+        pairs, error = _parallel_pairs(check, expected, docs, m, error)
+    else:
+        pairs, error = _pairs_in_order(check, expected, docs, category, m, counted, error)
+    return _with_unpaired(pairs, n, m), error
+
+
+def _pair_check(
+    expected: Sequence[ExpectedCall], calls: list[ToolCall], language: str, dots: bool
+) -> PairCheck:
+    """The check of one pair under BFCL's rules; where the checker never reaches the pair
+    (``live`` false) and would raise on it, a field 'not checked' instead of the raise."""
 
     def check(e: int, a: int, doc: JsonObject | None, live: bool) -> CallCheck:
         want, call = expected[e], calls[a]
@@ -457,57 +496,73 @@ def _bfcl_checked(
         except BfclRaises:
             if live:
                 raise
-            # (a pair the checker never reaches: shown as not checked)
             return CallCheck(
                 (FieldVerdict(None, "mismatch", want.name, call.name, "not checked"),),
                 False,
                 "not checked",
             )
 
-    n, m = len(expected), len(calls)
-    counted = n == m if ("parallel" in category or "multiple" in category) else m == 1
-    error = "" if counted else f"wrong number of calls: {m} made, {n} expected"
+    return check
+
+
+def _parallel_pairs(
+    check: PairCheck,
+    expected: Sequence[ExpectedCall],
+    docs: Sequence[JsonObject],
+    m: int,
+    error: str,
+) -> tuple[list[_Pair], str]:
+    """A parallel category's pairs as the checker makes them: each expected call, in order,
+    takes the first call not taken that is valid for it; then the expected calls left over
+    beside the calls left over, in order (to show why). The pairs, and the first error."""
+    n = len(expected)
+    parallel_within_budget(n, m)
     pairs: list[_Pair] = []
-    if "parallel" in category and error and n * m > PARALLEL_PAIRS:
-        # (the count already fails it: the calls are shown beside the expected ones in order)
-        pairs = [
-            _Pair(e, a, check(e, a, _find_doc(docs, next(iter(expected[e].possible))), False))
-            for e, a in zip(range(n), range(m))
-        ]
-    elif "parallel" in category:
-        parallel_within_budget(n, m)
-        taken: set[int] = set()
-        for e in range(n):
-            doc = _find_doc(docs, next(iter(expected[e].possible)))
-            live = not error
-            found = None
-            for a in range(m):
-                if a in taken:
-                    continue
-                result = check(e, a, doc, live)
-                if result.valid:
-                    found = a
-                    pairs.append(_Pair(e, a, result))
-                    taken.add(a)
-                    break
-            if found is None:
-                error = error or f"no call matches expected call {e} ({expected[e].name!r})"
-        # the expected calls left over, beside the calls left over, in order (to show why)
-        left_e = [e for e in range(n) if e not in {p.expected for p in pairs}]
-        left_a = [a for a in range(m) if a not in taken]
-        for e, a in zip(left_e, left_a):
-            doc = _find_doc(docs, next(iter(expected[e].possible)))
-            pairs.append(_Pair(e, a, check(e, a, doc, False)))
-    else:
-        for e, a in zip(range(n), range(m)):
-            if "multiple" in category:
-                doc = _find_doc(docs, next(iter(expected[e].possible)))
-            else:
-                doc = docs[0] if docs else None
-            result = check(e, a, doc, live=counted and e == 0)
-            error = error or result.error
-            pairs.append(_Pair(e, a, result))
-    return _with_unpaired(pairs, n, m), error
+    taken: set[int] = set()
+    for e in range(n):
+        doc = _doc_of(docs, expected[e])
+        live = not error
+        found = None
+        for a in range(m):
+            if a in taken:
+                continue
+            result = check(e, a, doc, live)
+            if result.valid:
+                found = a
+                pairs.append(_Pair(e, a, result))
+                taken.add(a)
+                break
+        if found is None:
+            error = error or f"no call matches expected call {e} ({expected[e].name!r})"
+    left_e = [e for e in range(n) if e not in {p.expected for p in pairs}]
+    left_a = [a for a in range(m) if a not in taken]
+    for e, a in zip(left_e, left_a):
+        pairs.append(_Pair(e, a, check(e, a, _doc_of(docs, expected[e]), False)))
+    return pairs, error
+
+
+def _pairs_in_order(
+    check: PairCheck,
+    expected: Sequence[ExpectedCall],
+    docs: Sequence[JsonObject],
+    category: str,
+    m: int,
+    counted: bool,
+    error: str,
+) -> tuple[list[_Pair], str]:
+    """Any other category's pairs: the calls beside the expected ones in order (a multiple
+    category finds each call's document by name, else the first document is every call's);
+    the checker reaches only the first, and only when the count is right."""
+    pairs: list[_Pair] = []
+    for e, a in zip(range(len(expected)), range(m)):
+        if "multiple" in category:
+            doc = _doc_of(docs, expected[e])
+        else:
+            doc = docs[0] if docs else None
+        result = check(e, a, doc, counted and e == 0)
+        error = error or result.error
+        pairs.append(_Pair(e, a, result))
+    return pairs, error
 
 
 def decoded_form(value: object, kind: type) -> list[tuple[str, JsonObject]] | None:
