@@ -29,9 +29,9 @@ _API = {
     "TruncatedError": ".engine.core.errors",
     "Truncation": ".engine.core.cut_off",
     "evaluate_records": ".engine.match",
-    "BfclVerdict": ".engine.metrics.tool_calls",
-    "bfcl_verdict": ".engine.metrics.bfcl_checker",
-    "BfclChecker": ".engine.metrics.bfcl_checker",
+    "BfclVerdict": ".engine.tool_calls",
+    "bfcl_verdict": ".engine.tool_calls",
+    "BfclChecker": ".engine.tool_calls",
     "match_json": ".engine.match",
     "METRIC_NAMES": ".engine.metrics",
     "METRICS": ".engine.metrics",
@@ -103,9 +103,6 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.metrics import reset_type_defaults as reset_type_defaults
     from .engine.metrics import set_type_default as set_type_default
     from .engine.metrics.base import Metric as Metric
-    from .engine.metrics.bfcl_checker import BfclChecker as BfclChecker
-    from .engine.metrics.bfcl_checker import bfcl_verdict as bfcl_verdict
-    from .engine.metrics.tool_calls import BfclVerdict as BfclVerdict
     from .engine.reading.parse import parse_actual as parse_actual
     from .engine.reading.parse import parse_expected as parse_expected
     from .engine.results.field_results import FieldAggregate as FieldAggregate
@@ -120,6 +117,9 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.schemas.eval_schema import annotate_schema as annotate_schema
     from .engine.schemas.eval_schema import infer_schema as infer_schema
     from .engine.schemas.eval_schema import validate_gold as validate_gold
+    from .engine.tool_calls import BfclChecker as BfclChecker
+    from .engine.tool_calls import BfclVerdict as BfclVerdict
+    from .engine.tool_calls import bfcl_verdict as bfcl_verdict
     from .plugin.assertion import assert_json_match as assert_json_match
     from .reporting.aggregate import Aggregates as Aggregates
 

@@ -90,6 +90,8 @@ ENGINE_STAGES = {
     "pairing": {"core", "reading", "comparing", "results", "schemas", "configuring"},
     "walking": {"core", "reading", "comparing", "results", "schemas", "configuring", "pairing"},
     "metrics": {"core", "reading", "comparing", "results", "schemas", "configuring"},
+    # the tool-calls feature: its metric builds on metrics/base.py, so it sits above metrics
+    "tool_calls": {"core", "reading", "comparing", "results", "schemas", "configuring", "metrics"},
 }
 # The layers around the engine: what each may import of the others. The golden-case side
 # reads one way: case files (cases) -> calling targets and the judge, recordings (calls) ->

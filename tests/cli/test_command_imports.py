@@ -55,12 +55,12 @@ _NEITHER = (
     "pytest_jsonmatch.engine.schemas.patterns",
     "pytest_jsonmatch.engine.comparing.semantic",
     "pytest_jsonmatch.engine.comparing.judge_http",
-    "pytest_jsonmatch.engine.comparing.bfcl_fast",
-    "pytest_jsonmatch.engine.comparing.bfcl_types",
-    "pytest_jsonmatch.engine.comparing.bfcl_rules",
-    "pytest_jsonmatch.engine.reading.call_forms",
-    "pytest_jsonmatch.engine.metrics.bfcl_checker",
-    "pytest_jsonmatch.engine.metrics.tool_calls",
+    "pytest_jsonmatch.engine.tool_calls.bfcl_fast_pass",
+    "pytest_jsonmatch.engine.tool_calls.bfcl_java_js",
+    "pytest_jsonmatch.engine.tool_calls.bfcl_rules",
+    "pytest_jsonmatch.engine.tool_calls.call_shapes",
+    "pytest_jsonmatch.engine.tool_calls.bfcl_checker",
+    "pytest_jsonmatch.engine.tool_calls",
     "pytest_jsonmatch.engine.metrics.json_similarity",
     "pytest_jsonmatch.engine.metrics.field_match",
     "pytest_jsonmatch.plugin",
@@ -208,7 +208,7 @@ _LOOK_UP_TOOL_CALLS = """
 import sys
 from pytest_jsonmatch.engine.metrics import REGISTRY, METRIC_NAMES, metric_named
 from pytest_jsonmatch.engine.core.errors import ConfigError
-loaded = lambda: "pytest_jsonmatch.engine.metrics.tool_calls" in sys.modules
+loaded = lambda: "pytest_jsonmatch.engine.tool_calls.metric" in sys.modules
 before = loaded()
 try:  # a built-in name is refused before its module is loaded, as after
     REGISTRY.register_metric("tool_calls", metric_named("field_f1"))

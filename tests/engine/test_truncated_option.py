@@ -116,7 +116,7 @@ OBJECTS = st.dictionaries(st.text("abcd", min_size=1, max_size=3), VALUES, min_s
     suppress_health_check=[HealthCheck.too_slow],
 )
 # (tool_calls is left out: the objects here are no tool calls; its own cut answers are in
-# tests/engine/metrics/test_tool_calls.py)
+# tests/engine/tool_calls/test_tool_calls.py)
 @given(
     value=OBJECTS,
     where=st.floats(0, 1),

@@ -1541,7 +1541,7 @@ def assert_cases(draw: Any, metric: str | None = None) -> Case:
 
 
 def _tool_calls_as(form: str, calls: list[tuple[str, dict[str, Any]]]) -> Any:
-    """Calls in one of the forms models give them (reading/call_forms.py)."""
+    """Calls in one of the forms models give them (tool_calls/call_shapes.py)."""
     if form == "bfcl":
         return [{name: args} for name, args in calls]
     if form == "plain":

@@ -44,15 +44,16 @@ from ..comparing.registry import (
 from ..core.errors import ConfigError
 from .base import Metric
 
-# Each built-in metric by name: the module beside this one that defines it, and the name of
-# its Metric there.
+# Each built-in metric by name: the module that defines it, relative to this package (a
+# module beside this one, or the tool_calls package's metric, named here as text so that
+# no stage below tool_calls imports it), and the name of its Metric there.
 BUILTIN_MODULES = {
-    "field_match": ("field_match", "FIELD_MATCH"),
-    "field_match_normalized": ("field_match_normalized", "FIELD_MATCH_NORMALIZED"),
-    "json_similarity": ("json_similarity", "JSON_SIMILARITY"),
-    "structural_f1": ("structural_f1", "STRUCTURAL_F1"),
-    "field_f1": ("field_f1", "FIELD_F1"),
-    "tool_calls": ("tool_calls", "TOOL_CALLS"),
+    "field_match": (".field_match", "FIELD_MATCH"),
+    "field_match_normalized": (".field_match_normalized", "FIELD_MATCH_NORMALIZED"),
+    "json_similarity": (".json_similarity", "JSON_SIMILARITY"),
+    "structural_f1": (".structural_f1", "STRUCTURAL_F1"),
+    "field_f1": (".field_f1", "FIELD_F1"),
+    "tool_calls": ("..tool_calls.metric", "TOOL_CALLS"),
 }
 METRIC_NAMES = tuple(BUILTIN_MODULES)
 
@@ -60,7 +61,7 @@ METRIC_NAMES = tuple(BUILTIN_MODULES)
 def _load(name: str) -> Metric:
     """The built-in metric ``name``, its module imported."""
     module, attribute = BUILTIN_MODULES[name]
-    metric: Metric = getattr(import_module(f"{__name__}.{module}"), attribute)
+    metric: Metric = getattr(import_module(module, __name__), attribute)
     return metric
 
 

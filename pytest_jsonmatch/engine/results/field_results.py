@@ -171,7 +171,7 @@ def f_beta(precision: float, recall: float, beta: float = 1.0) -> float:
 # with the result so that it can check what it makes against the result's scores; kept in
 # the result's __dict__ under this name until then.
 MakeFields = Callable[["MatchResult"], "tuple[FieldResult, ...]"]
-_MAKE_FIELDS = "_make_fields"
+MAKE_FIELDS = "_make_fields"
 
 
 @dataclass(frozen=True)
@@ -238,7 +238,7 @@ class MatchResult:
         if isinstance(fields, tuple):
             self.__dict__["fields"] = fields
         else:
-            self.__dict__[_MAKE_FIELDS] = fields
+            self.__dict__[MAKE_FIELDS] = fields
         return self
 
     def with_conformance(self, conformance: Conformance | None) -> MatchResult:
@@ -254,10 +254,10 @@ class MatchResult:
         # being made by another thread: the first made is kept)
         if name == "fields":
             state = self.__dict__
-            make = state.get(_MAKE_FIELDS)
+            make = state.get(MAKE_FIELDS)
             if make is not None:
                 state.setdefault("fields", make(self))
-                state.pop(_MAKE_FIELDS, None)
+                state.pop(MAKE_FIELDS, None)
             if "fields" in state:
                 return state["fields"]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
@@ -283,7 +283,7 @@ class MatchResult:
     def batch_errors(self) -> int:
         """How many fields a batch comparator (an LLM judge) could not score: status
         ``batch_error``, left out of precision and recall; their ``reason`` says why."""
-        if _MAKE_FIELDS in self.__dict__:
+        if MAKE_FIELDS in self.__dict__:
             return 0  # fields made on demand: only where no judge scores any (match.py)
         return sum(1 for fr in self.fields if fr.status == BATCH_ERROR)
 

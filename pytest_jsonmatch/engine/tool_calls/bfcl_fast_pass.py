@@ -8,7 +8,7 @@ whose value is of the type its document declares (a scalar, ``any``, or an array
 items are all of the declared item type, not dicts) and is one of the acceptable values as
 it is, is accepted at once (every rule accepts it: compared as a value of its type, or,
 where the possible answers are of another type, as a variable, by Python equality); any
-other value goes to :func:`.bfcl_rules._value_problem`, the one rule used everywhere.
+other value goes to :func:`.bfcl_rules.value_problem`, the one rule used everywhere.
 Calls tried one against another (a parallel category's pairing) and the counts decide a
 value without making the reason (:func:`_accepts`, :func:`_value_ok`). A single expected call met by a single call (most entries) is checked
 straight from the data (:func:`verdict`); otherwise the entry is first read into a plan
@@ -21,7 +21,7 @@ or where the data is malformed (a document without its parameters, an expected c
 no document, a value that cannot be compared): the caller then takes the general path
 (:mod:`.bfcl_rules`, :mod:`.bfcl_entry`), which gives the verdict, the counts or the
 exception it always gave. Nothing here is kept or changed, so falling back costs only the
-time spent here. ``BfclRaises`` from ``_value_problem`` goes through where the general
+time spent here. ``BfclRaises`` from ``value_problem`` goes through where the general
 path lets it through too (the checker raises there, at that point).
 """
 
@@ -31,13 +31,13 @@ from typing import Final, TypeAlias
 
 from ..core.values import JsonObject, JsonValue
 from .bfcl_rules import (
-    _STANDARD,
     PYTHON_TYPES,
+    STANDARDIZED,
     BfclRaises,
-    _doc_named,
-    _value_problem,
+    doc_named,
     parallel_within_budget,
     standardize,
+    value_problem,
 )
 
 # The switch (docs/architecture.md, "Fast paths"): False sends every check the general way.
@@ -95,7 +95,7 @@ def verdict(
     if type(answers) is not dict or type(arguments) is not dict:
         return None
     try:
-        doc = _doc_named(docs, wanted) if multiple else docs[0]
+        doc = doc_named(docs, wanted) if multiple else docs[0]
         want = _expected(doc, wanted, answers, dots)
         return None if want is None else _call_error(want, name, arguments, language)
     except BfclRaises:
@@ -133,7 +133,7 @@ def _plan(
                 if type(values) is not list:
                     return None
             if parallel or not out:
-                doc = _doc_named(docs, wanted) if parallel or multiple else docs[0]
+                doc = doc_named(docs, wanted) if parallel or multiple else docs[0]
                 want = _expected(doc, wanted, accepted, dots)
                 if want is None:
                     return None
@@ -249,7 +249,7 @@ def _call_error(want: Expected, name: str, arguments: JsonObject, language: str)
                 if type(accepted) is not list:
                     return None
                 try:
-                    error = _value_problem(param, value, accepted, details, language)
+                    error = value_problem(param, value, accepted, details, language)
                 except BfclRaises:
                     if all(type(values) is list for values in answers.values()):
                         raise
@@ -321,8 +321,8 @@ def _value_ok(
     python: bool,
     language: str,
 ) -> bool:
-    """Whether ``value`` is accepted for ``param``: ``not _value_problem(...)``, a Python
-    scalar decided as ``_value_problem`` decides it, without making the reason; BfclRaises
+    """Whether ``value`` is accepted for ``param``: ``not value_problem(...)``, a Python
+    scalar decided as ``value_problem`` decides it, without making the reason; BfclRaises
     where it raises."""
     declared = detail["type"]  # type: ignore[index]
     if python:
@@ -339,18 +339,18 @@ def _value_ok(
                 if type(value) is not scalar:
                     return False
                 if scalar is str:
-                    given = _STANDARD.get(value) or standardize(value)  # type: ignore[arg-type]
+                    given = STANDARDIZED.get(value) or standardize(value)  # type: ignore[arg-type]
                     for answer in accepted:  # type: ignore[union-attr]
                         if (
                             type(answer) is str
-                            and (_STANDARD.get(answer) or standardize(answer)) == given
+                            and (STANDARDIZED.get(answer) or standardize(answer)) == given
                         ):
                             return True
                     return False
                 return value in accepted  # type: ignore[operator]
     if type(accepted) is not list:
         raise _NotDecoded
-    return not _value_problem(param, value, accepted, details, language)
+    return not value_problem(param, value, accepted, details, language)
 
 
 class _NotDecoded(Exception):
@@ -374,41 +374,49 @@ def counts(
         if n != m:
             return None
         parallel_within_budget(n, m)
-        taken = [False] * m
-        left: list[int] = []
-        match = mismatch = omitted = invented = 0
-        live = True
-        for e, want in enumerate(expected):
-            for a in range(m):
-                if not taken[a]:
-                    name, arguments = calls[a]
-                    try:
-                        accepted = _accepts(want, name, arguments, language)
-                    except BfclRaises:
-                        if live:
-                            raise
-                        accepted = False
-                    if accepted:
-                        taken[a] = True
-                        match += 1 + len(want[3])  # (every argument given is expected)
-                        break
-            else:
-                live = False
-                left.append(e)
-        if left:
-            rest = [a for a in range(m) if not taken[a]]
-            for e, a in zip(left, rest):  # (the leftovers beside each other, in order)
-                name, arguments = calls[a]
-                c = _call_counts(expected[e], name, arguments, language, False)
-                match += c[0]
-                mismatch += c[1]
-                omitted += c[2]
-                invented += c[3]
-        return match, mismatch, omitted, invented
+        return _parallel_counts(expected, calls, language)
     except BfclRaises:
         raise
     except Exception:  # noqa: BLE001 (as in calls_error)
         return None
+
+
+def _parallel_counts(expected: list[Expected], calls: Calls, language: str) -> Counted:
+    """A parallel category's counts: each expected call, in order, takes the first call not
+    taken that it accepts (all its fields match); the expected calls left over are counted
+    beside the calls left over, in order."""
+    m = len(calls)
+    taken = [False] * m
+    left: list[int] = []
+    match = 0
+    live = True
+    for e, want in enumerate(expected):
+        for a in range(m):
+            if not taken[a]:
+                name, arguments = calls[a]
+                try:
+                    accepted = _accepts(want, name, arguments, language)
+                except BfclRaises:
+                    if live:
+                        raise
+                    accepted = False
+                if accepted:
+                    taken[a] = True
+                    match += 1 + len(want[3])  # (every argument given is expected)
+                    break
+        else:
+            live = False
+            left.append(e)
+    mismatch = omitted = invented = 0
+    rest = [a for a in range(m) if not taken[a]] if left else []
+    for e, a in zip(left, rest):  # (the leftovers beside each other, in order)
+        name, arguments = calls[a]
+        c = _call_counts(expected[e], name, arguments, language, False)
+        match += c[0]
+        mismatch += c[1]
+        omitted += c[2]
+        invented += c[3]
+    return match, mismatch, omitted, invented
 
 
 def _call_counts(
@@ -419,11 +427,7 @@ def _call_counts(
     is shown as not checked where a value raises."""
     expected, details, required, answers, _ = want
     if name != expected:
-        omitted = 0
-        for arg, values in answers.items():
-            if "" not in values or arg in required:  # type: ignore[operator]
-                omitted += 1
-        return 0, 1, omitted, len(arguments)
+        return _other_function_counts(answers, required, arguments)
     match, mismatch, invented = 1, 0, 0
     missing = [param for param in required if param not in arguments]
     failed = bool(missing)
@@ -456,12 +460,33 @@ def _call_counts(
         else:
             mismatch += 1
             failed = True
-    omitted = len(missing)
+    optional, omitted = _left_out_counts(answers, arguments, missing)
+    return match + optional, mismatch, omitted, invented
+
+
+def _other_function_counts(
+    answers: JsonObject, required: list[str], arguments: JsonObject
+) -> Counted:
+    """A call of another function: its name a mismatch, the expected arguments that count
+    omitted, every argument given invented."""
+    omitted = 0
+    for arg, values in answers.items():
+        if "" not in values or arg in required:  # type: ignore[operator]
+            omitted += 1
+    return 0, 1, omitted, len(arguments)
+
+
+def _left_out_counts(
+    answers: JsonObject, arguments: JsonObject, missing: list[str]
+) -> tuple[int, int]:
+    """The possible answer's arguments the call left out: how many were optional (a match
+    each), and how many omitted, the required ones already found ``missing`` included."""
+    optional, omitted = 0, len(missing)
     for param, values in answers.items():
         if param in arguments or param in missing:
             continue
         if "" in values:  # type: ignore[operator]
-            match += 1
+            optional += 1
         else:
             omitted += 1
-    return match, mismatch, omitted, invented
+    return optional, omitted

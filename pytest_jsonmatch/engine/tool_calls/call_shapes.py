@@ -22,7 +22,7 @@ from typing import NamedTuple
 from ..core.errors import ParseError, shown
 from ..core.paths import index_segment, key_segment
 from ..core.values import JsonObject, JsonValue
-from .parse import parse_actual_checked
+from ..reading.parse import parse_actual_checked
 
 # the keys a plain call's arguments may be under
 _ARGUMENT_KEYS = ("arguments", "args", "input", "parameters")

@@ -1,7 +1,7 @@
 """BFCL's Java and JavaScript value readers: the leaderboard's readings, in linear time.
 
 BFCL reads a Java or JavaScript argument with regular expressions, some of which backtrack
-for minutes on a short hostile value. ``bfcl_types`` reads them with scanners instead; the
+for minutes on a short hostile value. ``bfcl_java_js`` reads them with scanners instead; the
 differential test holds them to BFCL's own converters (``bfcl_eval``, installed with
 ``--no-deps``) on text built from the tokens the patterns care about, and the hostile values
 below each end at once with BFCL's reading (worked by hand from its patterns).
@@ -21,7 +21,7 @@ from bfcl_eval.eval_checker.ast_eval.type_convertor.js_type_converter import (
     js_type_converter as js,
 )
 
-from pytest_jsonmatch.engine.comparing.bfcl_types import Unconvertible, java_value, js_value
+from pytest_jsonmatch.engine.tool_calls import Unconvertible, java_value, js_value
 
 # the pieces BFCL's patterns look for, and some filler
 TOKENS = [

@@ -87,55 +87,84 @@ def check_arguments(
     """The call ``name(**arguments)`` against the expected call (``accepted``: each
     argument's acceptable values; ``optional``: those it may leave out) and its tool's
     ``properties`` and ``required`` (None: no tool given)."""
-    fields: list[FieldVerdict] = []
     if name != expected_name:
-        reason = f"called {name!r} instead of {expected_name!r}"
-        fields.append(FieldVerdict(None, MISMATCH, expected_name, name, reason))
-        fields.extend(
-            FieldVerdict(arg, OMISSION, _shown(values), MISSING, "its function was not called")
-            for arg, values in accepted.items()
-            if arg not in optional or arg in required
-        )
-        fields.extend(
-            FieldVerdict(arg, HALLUCINATION, MISSING, value, "given to another function")
-            for arg, value in arguments.items()
-        )
-        return CallCheck(tuple(fields), False, reason)
-    fields.append(FieldVerdict(None, MATCH, expected_name, name, ""))
-    for arg, values in accepted.items():
-        shown = _shown(values)
-        if arg in arguments:
-            value = arguments[arg]
-            problem = type_problem(value, properties.get(arg)) if properties else ""
-            if problem:
-                fields.append(FieldVerdict(arg, MISMATCH, shown, value, f"type: {problem}"))
-            elif any(json_equal(value, ok) for ok in values):
-                fields.append(FieldVerdict(arg, MATCH, shown, value, ""))
-            else:
-                why = "not an acceptable value" if len(values) > 1 else "wrong value"
-                if not values:
-                    why = "expected to be left out"
-                fields.append(FieldVerdict(arg, MISMATCH, shown, value, why))
-        elif arg in optional and arg not in required:
-            fields.append(FieldVerdict(arg, MATCH, shown, MISSING, "optional, left out"))
-        else:
-            why = "required, left out" if arg in required else "left out"
-            fields.append(FieldVerdict(arg, OMISSION, shown, MISSING, why))
-    for arg in required:
-        if arg not in accepted and arg not in arguments:
-            fields.append(
-                FieldVerdict(arg, OMISSION, MISSING, MISSING, "required by the tool, left out")
-            )
-    for arg, value in arguments.items():
-        if arg not in accepted:
-            why = (
-                "not declared by the tool"
-                if properties is not None and arg not in properties
-                else "not expected"
-            )
-            fields.append(FieldVerdict(arg, HALLUCINATION, MISSING, value, why))
+        return _other_function(expected_name, accepted, optional, required, name, arguments)
+    fields = [FieldVerdict(None, MATCH, expected_name, name, "")]
+    fields.extend(
+        _argument_verdict(arg, values, optional, properties, required, arguments)
+        for arg, values in accepted.items()
+    )
+    fields.extend(
+        FieldVerdict(arg, OMISSION, MISSING, MISSING, "required by the tool, left out")
+        for arg in required
+        if arg not in accepted and arg not in arguments
+    )
+    fields.extend(
+        FieldVerdict(arg, HALLUCINATION, MISSING, value, _why_invented(arg, properties))
+        for arg, value in arguments.items()
+        if arg not in accepted
+    )
     error = next((f.reason for f in fields if f.status != MATCH), "")
     return CallCheck(tuple(fields), not error and all(f.status == MATCH for f in fields), error)
+
+
+def _other_function(
+    expected_name: str,
+    accepted: Mapping[str, Sequence[JsonValue]],
+    optional: frozenset[str],
+    required: Sequence[str],
+    name: str,
+    arguments: Mapping[str, JsonValue],
+) -> CallCheck:
+    """A call of another function: its name a mismatch, the expected arguments that count
+    omitted, the arguments given invented."""
+    reason = f"called {name!r} instead of {expected_name!r}"
+    fields = [FieldVerdict(None, MISMATCH, expected_name, name, reason)]
+    fields.extend(
+        FieldVerdict(arg, OMISSION, _shown(values), MISSING, "its function was not called")
+        for arg, values in accepted.items()
+        if arg not in optional or arg in required
+    )
+    fields.extend(
+        FieldVerdict(arg, HALLUCINATION, MISSING, value, "given to another function")
+        for arg, value in arguments.items()
+    )
+    return CallCheck(tuple(fields), False, reason)
+
+
+def _argument_verdict(
+    arg: str,
+    values: Sequence[JsonValue],
+    optional: frozenset[str],
+    properties: Mapping[str, JsonValue] | None,
+    required: Sequence[str],
+    arguments: Mapping[str, JsonValue],
+) -> FieldVerdict:
+    """The verdict of one expected argument: given (its declared type, then its acceptable
+    values), or left out (optional or not)."""
+    shown = _shown(values)
+    if arg not in arguments:
+        if arg in optional and arg not in required:
+            return FieldVerdict(arg, MATCH, shown, MISSING, "optional, left out")
+        why = "required, left out" if arg in required else "left out"
+        return FieldVerdict(arg, OMISSION, shown, MISSING, why)
+    value = arguments[arg]
+    problem = type_problem(value, properties.get(arg)) if properties else ""
+    if problem:
+        return FieldVerdict(arg, MISMATCH, shown, value, f"type: {problem}")
+    if any(json_equal(value, ok) for ok in values):
+        return FieldVerdict(arg, MATCH, shown, value, "")
+    why = "not an acceptable value" if len(values) > 1 else "wrong value"
+    if not values:
+        why = "expected to be left out"
+    return FieldVerdict(arg, MISMATCH, shown, value, why)
+
+
+def _why_invented(arg: str, properties: Mapping[str, JsonValue] | None) -> str:
+    """Why an argument no expected call names is invented."""
+    if properties is not None and arg not in properties:
+        return "not declared by the tool"
+    return "not expected"
 
 
 def _shown(values: Sequence[JsonValue]) -> MaybeJson:

@@ -12,7 +12,7 @@ is valid exactly when every field matches. The rules, as the checker has them:
 - every parameter the document requires must be given; every argument given must be
   declared and be in the possible answer;
 - a value is converted by its declared type first (Java and JavaScript values are source
-  text, :mod:`.bfcl_types`; in Python an integer is taken where a float is declared), its
+  text, :mod:`.bfcl_java_js`; in Python an integer is taken where a float is declared), its
   type checked (one level into arrays; a value of the possible answers' own type is taken
   as a variable, compared as it is), then compared with the acceptable values: strings
   (also inside lists and dicts) with spaces, ``,./-_*^`` removed, lowercased and ``'`` read
@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 
 from ..core.values import MISSING, JsonValue, MaybeJson
 from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION
-from .bfcl_types import JAVA_TYPES, JS_TYPES, Unconvertible, java_value, js_value
+from .bfcl_java_js import JAVA_TYPES, JS_TYPES, Unconvertible, java_value, js_value
 
 LANGUAGES = ("python", "java", "javascript")
 
@@ -91,16 +91,16 @@ class CallCheck(NamedTuple):
 def standardize(text: str) -> str:
     """A string as BFCL compares it: spaces and ``,./-_*^`` removed, lowercased, ``'`` as
     ``"`` (kept per string: the same acceptable values are compared call after call)."""
-    done = _STANDARD.get(text)
+    done = STANDARDIZED.get(text)
     if done is None:
         done = _PUNCTUATION.sub("", text).lower().replace("'", '"')
-        if len(_STANDARD) >= _STANDARD_LIMIT:
-            _STANDARD.clear()
-        _STANDARD[text] = done
+        if len(STANDARDIZED) >= _STANDARD_LIMIT:
+            STANDARDIZED.clear()
+        STANDARDIZED[text] = done
     return done
 
 
-_STANDARD: dict[str, str] = {}
+STANDARDIZED: dict[str, str] = {}
 _STANDARD_LIMIT = 100_000
 
 
@@ -146,7 +146,7 @@ def _call_error(
             return f"parameter {param!r} not declared"
         if param not in answers:
             return f"parameter {param!r} not in the possible answer"
-        problem = _value_problem(param, value, answers[param], details, language)
+        problem = value_problem(param, value, answers[param], details, language)
         if problem:
             return problem
     for param, values in answers.items():
@@ -189,6 +189,26 @@ def _check_call(
 ) -> CallCheck:
     """The call ``name(**arguments)`` against one possible answer (``{name: {arg:
     [values]}}``) and the function document ``doc``, under BFCL's rules."""
+    answers, details, required, expected_name = _read_call_entry(doc, possible, underscore_to_dot)
+    if name != expected_name:
+        return _other_function(expected_name, name, arguments, answers, required)
+    fields: list[FieldVerdict] = [FieldVerdict(None, MATCH, expected_name, name, "")]
+    missing_required = [param for param in required if param not in arguments]
+    error = ""
+    for param in missing_required:
+        reason = f"required parameter {param!r} missing"
+        error = error or reason
+        fields.append(FieldVerdict(param, OMISSION, answers.get(param, MISSING), MISSING, reason))
+    error = _given_arguments(fields, error, arguments, answers, details, language)
+    error = _left_out_arguments(fields, error, arguments, answers, missing_required)
+    return CallCheck(tuple(fields), not error, error)
+
+
+def _read_call_entry(
+    doc: Any, possible: Mapping[str, Answers], underscore_to_dot: bool
+) -> tuple[Answers, Any, Any, str]:
+    """The possible answer's arguments, the document's parameters and required ones and the
+    function's name as the call must give it; BfclRaises where the checker raises."""
     try:
         answers = next(iter(possible.values()))
         details = doc["parameters"]["properties"]
@@ -196,27 +216,42 @@ def _check_call(
         expected_name = tool_name(doc["name"], underscore_to_dot)
     except Exception as exc:  # noqa: BLE001 (where the checker raises, on any fault of the data)
         raise BfclRaises(f"malformed function document or possible answer: {exc!r}") from None
-    fields: list[FieldVerdict] = []
-    error = ""
-    if name != expected_name:
-        error = f"function {expected_name!r} not called (called {name!r})"
-        fields.append(FieldVerdict(None, MISMATCH, expected_name, name, error))
-        fields.extend(
-            FieldVerdict(arg, OMISSION, values, MISSING, "its function was not called")
-            for arg, values in answers.items()
-            if "" not in values or arg in required
-        )
-        fields.extend(
-            FieldVerdict(arg, HALLUCINATION, MISSING, value, "given to another function")
-            for arg, value in arguments.items()
-        )
-        return CallCheck(tuple(fields), False, error)
-    fields.append(FieldVerdict(None, MATCH, expected_name, name, ""))
-    missing_required = [param for param in required if param not in arguments]
-    for param in missing_required:
-        reason = f"required parameter {param!r} missing"
-        error = error or reason
-        fields.append(FieldVerdict(param, OMISSION, answers.get(param, MISSING), MISSING, reason))
+    return answers, details, required, expected_name
+
+
+def _other_function(
+    expected_name: str,
+    name: str,
+    arguments: Mapping[str, JsonValue],
+    answers: Answers,
+    required: Any,
+) -> CallCheck:
+    """A call of another function than the one expected: its name a mismatch, the expected
+    arguments that count omitted, the ones given invented."""
+    error = f"function {expected_name!r} not called (called {name!r})"
+    fields = [FieldVerdict(None, MISMATCH, expected_name, name, error)]
+    fields.extend(
+        FieldVerdict(arg, OMISSION, values, MISSING, "its function was not called")
+        for arg, values in answers.items()
+        if "" not in values or arg in required
+    )
+    fields.extend(
+        FieldVerdict(arg, HALLUCINATION, MISSING, value, "given to another function")
+        for arg, value in arguments.items()
+    )
+    return CallCheck(tuple(fields), False, error)
+
+
+def _given_arguments(
+    fields: list[FieldVerdict],
+    error: str,
+    arguments: Mapping[str, JsonValue],
+    answers: Answers,
+    details: Any,
+    language: str,
+) -> str:
+    """Each given argument's verdict appended to ``fields``; the call's first error (``error``
+    when there was one already)."""
     for param, value in arguments.items():
         if param not in details or param not in answers:
             reason = (
@@ -228,7 +263,7 @@ def _check_call(
             fields.append(FieldVerdict(param, HALLUCINATION, MISSING, value, reason))
             continue
         try:
-            problem = _value_problem(param, value, answers[param], details, language)
+            problem = value_problem(param, value, answers[param], details, language)
         except BfclRaises:
             if error:  # the checker returned before reaching this value
                 problem = "not checked: BFCL's checker cannot read it"
@@ -238,6 +273,18 @@ def _check_call(
         fields.append(
             FieldVerdict(param, MISMATCH if problem else MATCH, answers[param], value, problem)
         )
+    return error
+
+
+def _left_out_arguments(
+    fields: list[FieldVerdict],
+    error: str,
+    arguments: Mapping[str, JsonValue],
+    answers: Answers,
+    missing_required: list[str],
+) -> str:
+    """The verdict of each possible answer's argument the call left out (optional ones
+    match), appended to ``fields``; the call's first error."""
     for param, values in answers.items():
         if param in arguments or param in missing_required:
             continue
@@ -247,7 +294,7 @@ def _check_call(
             reason = f"parameter {param!r} left out and not optional"
             error = error or reason
             fields.append(FieldVerdict(param, OMISSION, values, MISSING, reason))
-    return CallCheck(tuple(fields), not error, error)
+    return error
 
 
 def _contains(values: Sequence[JsonValue], item: JsonValue) -> bool:
@@ -257,7 +304,7 @@ def _contains(values: Sequence[JsonValue], item: JsonValue) -> bool:
         raise BfclRaises(f"malformed possible answer {values!r}: {exc!r}") from None
 
 
-def _value_problem(
+def value_problem(
     param: str, value: Any, answers: Any, details: Mapping[str, Any], language: str
 ) -> str:
     """Why ``value`` is not accepted for ``param`` ('' when it is); BfclRaises where the
@@ -280,11 +327,11 @@ def _value_problem(
                         return f"type of {param!r}: expected {declared}, got {type(value).__name__}"
                     if scalar is str:
                         # (the kept form looked up here, standardize called on a miss)
-                        given = _STANDARD.get(value) or standardize(value)
+                        given = STANDARDIZED.get(value) or standardize(value)
                         for answer in answers:
                             if (
                                 type(answer) is str
-                                and (_STANDARD.get(answer) or standardize(answer)) == given
+                                and (STANDARDIZED.get(answer) or standardize(answer)) == given
                             ):
                                 return ""
                     elif value in answers:
@@ -451,7 +498,7 @@ def calls_error(
         parallel_within_budget(n, m)
         taken = [False] * m
         for i, (wanted, accepted) in enumerate(answers):
-            doc = _doc_named(docs, wanted)
+            doc = doc_named(docs, wanted)
             for j in range(m):
                 if not taken[j]:
                     name, arguments = calls[j]
@@ -467,7 +514,7 @@ def calls_error(
     if not answers:
         raise BfclRaises("no possible answer to check the call against")
     if multiple:
-        doc = _doc_named(docs, answers[0][0])
+        doc = doc_named(docs, answers[0][0])
     else:
         try:
             doc = docs[0]
@@ -477,7 +524,7 @@ def calls_error(
     return call_error(doc, name, arguments, answers[0][1], language, underscore_to_dot)
 
 
-def _doc_named(docs: Any, name: str) -> Any:
+def doc_named(docs: Any, name: str) -> Any:
     """The document of function ``name`` (None when there is none; a single document
     given alone is every function's, as the checker takes it)."""
     if type(docs) is not list:

@@ -5,7 +5,7 @@ category) and gives, for any model output, the leaderboard's verdict (:meth:`ver
 what :func:`bfcl_verdict` gives) or the ``tool_calls`` metric's result under
 ``rules="bfcl"`` (:meth:`score`, what ``match_json(output, {"possible_answer": ...,
 "function": ...}, metric="tool_calls", rules="bfcl", category=...)`` gives). The entry is
-read once (comparing/bfcl_entry.py) and every output after the first reuses what was
+read once (bfcl_entry.py) and every output after the first reuses what was
 read. :meth:`score` counts the fields by status, which is all the score, precision, recall
 and F1 need, and makes the field records only when ``fields`` is first read: by the
 metric's own field by field check, the records checked against the counts.
@@ -19,29 +19,36 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple, cast
 
-from ..comparing import bfcl_fast
-from ..comparing.bfcl_entry import Answers, EntryRules
-from ..comparing.bfcl_rules import BfclRaises, calls_error
 from ..core.errors import ConfigError, JsonMatchError, ParseError
 from ..core.values import JsonObject
-from ..reading.call_forms import read_calls, read_expected_calls, read_tools
 from ..reading.intake import as_data
 from ..reading.parse import parse_actual_checked
 from ..results.field_results import (
-    _MAKE_FIELDS,
+    MAKE_FIELDS,
     FieldResult,
     MatchResult,
     f_beta,
     precision_recall,
 )
-from .tool_calls import TOOL_CALLS, BfclVerdict, _decoded, _score_fields, _Settings, _settings
+from . import bfcl_fast_pass
+from .bfcl_entry import Answers, EntryRules
+from .bfcl_rules import BfclRaises, calls_error
+from .call_shapes import read_calls, read_expected_calls, read_tools
+from .metric import (
+    TOOL_CALLS,
+    BfclVerdict,
+    ToolCallSettings,
+    decoded_form,
+    read_settings,
+    score_fields,
+)
 
 
 class _Kind(NamedTuple):
     """What a checker's options set: the metric's settings and options, whether the fast
     path applies (a category is named), how the category's calls pair, the language."""
 
-    settings: _Settings
+    settings: ToolCallSettings
     options: dict[str, object]
     fast: bool
     parallel: bool
@@ -102,18 +109,18 @@ class BfclChecker:
         self._scores: EntryRules | None = None
         self._expected: dict[str, object] | None = None
         self._count = 0  # (how many calls the possible answer expects, once planned)
-        self._plan: list[bfcl_fast.Expected] | None | bool = False  # (False: not made yet)
+        self._plan: list[bfcl_fast_pass.Expected] | None | bool = False  # (False: not made yet)
 
-    def _fast(self) -> list[bfcl_fast.Expected] | None:
-        """The entry's plan for BFCL's decoded form (bfcl_fast.py), made on first use; None
+    def _fast(self) -> list[bfcl_fast_pass.Expected] | None:
+        """The entry's plan for BFCL's decoded form (bfcl_fast_pass.py), made on first use; None
         where the general path checks (another language, another form)."""
         made = self._plan
         if made is False:
             kind = self._kind
             made = None
             possible = self.possible_answer
-            if kind.fast and type(possible) is list and bfcl_fast.SPECIALISE:
-                made = bfcl_fast.plan(
+            if kind.fast and type(possible) is list and bfcl_fast_pass.SPECIALISE:
+                made = bfcl_fast_pass.plan(
                     self.functions, possible, kind.parallel, kind.multiple, kind.dots
                 )
                 self._count = len(possible)
@@ -141,12 +148,12 @@ class BfclChecker:
         ConfigError where the checker would raise."""
         expected = self._fast()
         if expected is not None:
-            calls = bfcl_fast.decoded_calls(model_output)
+            calls = bfcl_fast_pass.decoded_calls(model_output)
             if calls is not None:
                 kind = self._kind
                 n = self._count
                 try:
-                    error = bfcl_fast.calls_error(
+                    error = bfcl_fast_pass.calls_error(
                         expected, calls, n, kind.language, kind.parallel, kind.multiple
                     )
                 except BfclRaises as raised:
@@ -156,7 +163,7 @@ class BfclChecker:
                 if error is not None:
                     return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
         entry = self._verdict_entry()
-        calls = _decoded(model_output, dict)
+        calls = decoded_form(model_output, dict)
         if calls is None:
             calls = [(c.name, c.arguments) for c in read_calls(model_output, "model_output")]
         try:
@@ -181,42 +188,45 @@ class BfclChecker:
         ``fields`` made when first read (JsonMatchError if the entry or the output was
         changed in place since). Text (a model's raw reply) is read as ``match_json`` reads
         it."""
-        counted = None
-        actual: object = model_output
+        counted, actual = self._counted(model_output)
+        precision, recall, f1 = _scores(*counted)
+        return self._result(actual, precision, recall, f1)
+
+    def _counted(self, model_output: object) -> tuple[tuple[int, int, int, int], object]:
+        """The fields of ``model_output`` by status (match, mismatch, omitted, invented),
+        counted in one pass where it is in BFCL's decoded form, else read in any form; and
+        the output as read (text parsed)."""
         if type(model_output) is list:
             planned = self._fast()
             if planned is not None:
-                calls = _decoded_calls(actual)
+                calls = _decoded_calls(model_output)
                 if calls is not None:
-                    n = self._count
                     kind = self._kind
                     try:
-                        counted = bfcl_fast.counts(planned, calls, n, kind.language, kind.parallel)
+                        counted = bfcl_fast_pass.counts(
+                            planned, calls, self._count, kind.language, kind.parallel
+                        )
                     except BfclRaises as raised:
                         raise ConfigError(
                             f"BFCL's checker cannot check these calls: {raised}"
                         ) from None
-        else:
-            self._score_entry()  # (a malformed entry is named before the output is read)
-            actual = model_output if type(model_output) is dict else _parsed(model_output)
-        if counted is None:
-            counted = self._general_counts(actual)
-        tp, mismatch, omitted, invented = counted
-        compared = tp + mismatch
-        if compared == tp and not invented and not omitted:
-            precision = recall = f1 = 1.0
-        else:
-            p_den, r_den = compared + invented, compared + omitted
-            precision = tp / p_den if p_den else 1.0
-            recall = tp / r_den if r_den else 1.0
-            f1 = f_beta(precision, recall)
+                    if counted is not None:
+                        return counted, model_output
+            return self._general_counts(model_output), model_output
+        self._score_entry()  # (a malformed entry is named before the output is read)
+        actual = model_output if type(model_output) is dict else _parsed(model_output)
+        return self._general_counts(actual), actual
+
+    def _result(self, actual: object, precision: float, recall: float, f1: float) -> MatchResult:
+        """The result of these scores, its fields made by the metric's own check when first
+        read and held to the scores."""
         if self._expected is None:
             self._expected = {"possible_answer": self.possible_answer, "function": self.functions}
         expected = self._expected
         options = self._options
 
         def make_fields(result: MatchResult) -> tuple[FieldResult, ...]:
-            fields = tuple(_score_fields(expected, actual, options))
+            fields = tuple(score_fields(expected, actual, options))
             if precision_recall(fields) != (result.precision, result.recall):
                 raise JsonMatchError(
                     "BfclChecker: the entry or the model output was changed in place after "
@@ -236,7 +246,7 @@ class BfclChecker:
                 "precision": precision,
                 "recall": recall,
                 "f1": f1,
-                _MAKE_FIELDS: make_fields,
+                MAKE_FIELDS: make_fields,
             },
         )
         return result
@@ -252,6 +262,18 @@ class BfclChecker:
         except BfclRaises as raised:
             raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
         return c.match, c.mismatch, c.omission, c.hallucination
+
+
+def _scores(tp: int, mismatch: int, omitted: int, invented: int) -> tuple[float, float, float]:
+    """Precision, recall and F1 of fields counted by status, as the metric counts them (a
+    side with nothing to count scores 1.0)."""
+    compared = tp + mismatch
+    if compared == tp and not invented and not omitted:
+        return 1.0, 1.0, 1.0
+    p_den, r_den = compared + invented, compared + omitted
+    precision = tp / p_den if p_den else 1.0
+    recall = tp / r_den if r_den else 1.0
+    return precision, recall, f_beta(precision, recall)
 
 
 def _parsed(model_output: object) -> object:
@@ -281,7 +303,7 @@ def _kind_for(category: object, language: str | None, underscore_to_dot: bool) -
             options["language"] = language
         if underscore_to_dot:
             options["underscore_to_dot"] = True
-        settings = _settings(options)
+        settings = read_settings(options)
         named = settings.category is not None
         parallel = settings.category is not None and "parallel" in settings.category
         multiple = settings.category is not None and "multiple" in settings.category
@@ -306,7 +328,7 @@ def _docs(functions: object) -> list[object]:
 def _answers(possible_answer: object) -> list[tuple[str, Answers]]:
     """The possible answers as (name, {arg: [values]}) pairs (ParseError where malformed)."""
     # (decoded as lists of acceptable values: every argument's value is a list)
-    answers = cast("list[tuple[str, Answers]] | None", _decoded(possible_answer, list))
+    answers = cast("list[tuple[str, Answers]] | None", decoded_form(possible_answer, list))
     if answers is None:
         answers = [
             (call.name, call.possible[call.name])
@@ -318,7 +340,7 @@ def _answers(possible_answer: object) -> list[tuple[str, Answers]]:
 def _decoded_calls(value: object) -> list[tuple[str, JsonObject]] | None:
     """``value`` as (name, arguments) pairs when it is in BFCL's decoded form and
     read_calls would read it so too, else None."""
-    calls = bfcl_fast.decoded_calls(value)
+    calls = bfcl_fast_pass.decoded_calls(value)
     if calls is None:
         return None
     for name, _ in calls:
@@ -345,6 +367,26 @@ def bfcl_verdict(
     underscores (BFCL's model setting). ConfigError where the checker would raise. To
     check many outputs against one entry, make a :class:`BfclChecker` once instead."""
     # (one output: checked in one pass, nothing kept)
+    error = _fast_error(
+        functions, model_output, possible_answer, category, language, underscore_to_dot
+    )
+    if error is None:
+        error = _general_error(
+            functions, model_output, possible_answer, category, language, underscore_to_dot
+        )
+    return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
+
+
+def _fast_error(
+    functions: object,
+    model_output: object,
+    possible_answer: object,
+    category: str,
+    language: str | None,
+    underscore_to_dot: bool,
+) -> str | None:
+    """The checker's error ('' when valid) from one pass over BFCL's decoded form, as it
+    is; None where the fast pass is off or does not take the entry or the output."""
     pairing = (
         _PAIRINGS.get(category)
         if type(category) is str and language is None and not underscore_to_dot
@@ -352,28 +394,37 @@ def bfcl_verdict(
     )
     if pairing is None:
         pairing = _kind_for(category, language, underscore_to_dot).pairing
-    if pairing is not None and bfcl_fast.SPECIALISE:  # BFCL's decoded form, as it is
-        lang, parallel, multiple, dots = pairing
-        try:
-            error = bfcl_fast.verdict(
-                functions, model_output, possible_answer, lang, parallel, multiple, dots
-            )
-        except BfclRaises as raised:
-            raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
-        if error is not None:
-            return _VALID if not error else _tuple_new(BfclVerdict, (False, error))
-    kind = _kind_for(category, language, underscore_to_dot)
-    settings = kind.settings
+    if pairing is None or not bfcl_fast_pass.SPECIALISE:
+        return None
+    lang, parallel, multiple, dots = pairing
+    try:
+        return bfcl_fast_pass.verdict(
+            functions, model_output, possible_answer, lang, parallel, multiple, dots
+        )
+    except BfclRaises as raised:
+        raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
+
+
+def _general_error(
+    functions: object,
+    model_output: object,
+    possible_answer: object,
+    category: str,
+    language: str | None,
+    underscore_to_dot: bool,
+) -> str:
+    """The checker's error ('' when valid), the output read in any form ``tool_calls``
+    reads and checked by the general rules."""
+    settings = _kind_for(category, language, underscore_to_dot).settings
     docs = _docs(functions)
     answers = _answers(possible_answer)
-    calls = _decoded(model_output, dict)
+    calls = decoded_form(model_output, dict)
     if calls is None:
         calls = [(call.name, call.arguments) for call in read_calls(model_output, "model_output")]
     category = settings.category or ("parallel" if len(answers) > 1 else "multiple")
     try:
-        error = calls_error(
+        return calls_error(
             docs, calls, answers, category, settings.language, settings.underscore_to_dot
         )
     except BfclRaises as raised:
         raise ConfigError(f"BFCL's checker cannot check these calls: {raised}") from None
-    return _VALID if not error else _tuple_new(BfclVerdict, (False, error))

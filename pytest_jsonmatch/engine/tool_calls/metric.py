@@ -1,17 +1,17 @@
 """tool_calls: an agent's tool calls scored field by field.
 
-Both sides are read as calls (reading/call_forms.py: OpenAI, Anthropic, Gemini, plain and
+Both sides are read as calls (call_shapes.py: OpenAI, Anthropic, Gemini, plain and
 BFCL forms; the expected side may be BFCL's possible answers and carry the tools). Each
 expected call is paired with an actual one, by order (``order="strict"``) or, by default,
 order-agnostically (``order="any"``: the pairing that matches the most fields, calls of the
 same function first); the function's name and every argument is a field with its verdict
-(comparing/tool_args.py), under the path ``get_weather.location`` (``get_weather[1]...``
+(argument_checks.py), under the path ``get_weather.location`` (``get_weather[1]...``
 for the second expected call of one function; the per-field tables drop the index). A call
 left unpaired is an omission (expected) or a hallucination (actual), its name and each
 argument. The score is F1 over the fields, precision and recall as ``field_f1`` counts them.
 
 ``rules="bfcl"`` applies the Berkeley Function Calling Leaderboard's AST checker's rules
-instead (comparing/bfcl_rules.py), its pairing set by the ``category`` (parallel calls
+instead (bfcl_rules.py), its pairing set by the ``category`` (parallel calls
 matched greedily in the expected order, as the checker does), so that a comparison scores
 1.0 exactly when the leaderboard's checker passes it. :func:`bfcl_verdict` (bfcl_checker.py) gives
 that verdict for a BFCL entry.
@@ -19,10 +19,18 @@ that verdict for a BFCL entry.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
-from ..comparing.bfcl_rules import (
+from ..comparing.registry import Registry
+from ..configuring.walk_config import WalkConfig
+from ..core.errors import ConfigError, ParseError, did_you_mean, shown
+from ..core.paths import index_segment, key_segment
+from ..core.values import MISSING, JsonObject, JsonValue
+from ..metrics.base import Metric, type_policy
+from ..results.field_results import HALLUCINATION, MATCH, OMISSION, FieldResult
+from .argument_checks import check_arguments
+from .bfcl_rules import (
     LANGUAGES,
     PARALLEL_PAIRS,
     BfclRaises,
@@ -31,13 +39,7 @@ from ..comparing.bfcl_rules import (
     check_call,
     parallel_within_budget,
 )
-from ..comparing.registry import Registry
-from ..comparing.tool_args import check_arguments
-from ..configuring.walk_config import WalkConfig
-from ..core.errors import ConfigError, ParseError, did_you_mean, shown
-from ..core.paths import index_segment, key_segment
-from ..core.values import MISSING, JsonObject, JsonValue
-from ..reading.call_forms import (
+from .call_shapes import (
     ExpectedCall,
     ExpectedCalls,
     ToolCall,
@@ -46,8 +48,6 @@ from ..reading.call_forms import (
     read_expected_calls,
     read_tools,
 )
-from ..results.field_results import HALLUCINATION, MATCH, OMISSION, FieldResult
-from .base import Metric, type_policy
 
 ORDERS = ("any", "strict")
 RULES = ("default", "bfcl")
@@ -64,7 +64,7 @@ class BfclVerdict(NamedTuple):
     error: str
 
 
-class _Settings(NamedTuple):
+class ToolCallSettings(NamedTuple):
     rules: str
     order: str
     language: str
@@ -73,7 +73,7 @@ class _Settings(NamedTuple):
     tools: tuple[ToolDoc, ...] | None
 
 
-def _settings(options: Mapping[str, object]) -> _Settings:
+def read_settings(options: Mapping[str, object]) -> ToolCallSettings:
     rules = _choice(options, "rules", RULES, "default")
     order = _choice(options, "order", ORDERS, "any")
     category = options.get("category")
@@ -103,7 +103,7 @@ def _settings(options: Mapping[str, object]) -> _Settings:
         raise ConfigError("tool_calls option underscore_to_dot must be true or false")
     tools = options.get("tools")
     read = None if tools is None else _tools_option(tools)
-    return _Settings(rules, order, language, category, dots, read)
+    return ToolCallSettings(rules, order, language, category, dots, read)
 
 
 def _tools_option(tools: object) -> tuple[ToolDoc, ...]:
@@ -133,7 +133,7 @@ def _category_language(category: str) -> str:
 
 
 def _configure(opts: dict[str, object], registry: Registry) -> WalkConfig:
-    _settings(opts)  # (checked once here, where a bad option is named before any record)
+    read_settings(opts)  # (checked once here, where a bad option is named before any record)
     return WalkConfig(type_policy=type_policy(registry, "exact", "exact"), registry=registry)
 
 
@@ -146,10 +146,10 @@ class _Pair(NamedTuple):
     check: CallCheck | None
 
 
-def _score_fields(
+def score_fields(
     expected: object, actual: object, options: Mapping[str, object]
 ) -> list[FieldResult]:
-    settings = _settings(options)
+    settings = read_settings(options)
     wanted = read_expected_calls(expected)
     calls = read_calls(actual)
     tools = wanted.tools if wanted.tools is not None else settings.tools
@@ -330,28 +330,7 @@ def _field_results(
     out: list[FieldResult] = []
     for pair in sorted(pairs, key=_pair_order):
         if pair.check is None:
-            if pair.expected is not None:
-                want = expected[pair.expected]
-                status = OMISSION
-                verdicts = [FieldVerdict(None, status, want.name, MISSING, "call not made")] + [
-                    FieldVerdict(arg, status, _expected_value(values), MISSING, "call not made")
-                    for arg, values in want.accepted.items()
-                    if arg not in want.optional
-                ]
-                prefix = e_paths[pair.expected]
-                name = want.name
-            else:
-                assert pair.actual is not None
-                call = calls[pair.actual]
-                status = HALLUCINATION
-                verdicts = [FieldVerdict(None, status, MISSING, call.name, "call not expected")] + [
-                    FieldVerdict(arg, status, MISSING, value, "call not expected")
-                    for arg, value in call.arguments.items()
-                ]
-                prefix = a_paths[pair.actual]
-                name = call.name
-            where = calls[pair.actual].where if pair.actual is not None else None
-            out.extend(_results(verdicts, prefix, name, None, comparator, where=where))
+            out.extend(_unpaired_results(expected, calls, pair, e_paths, a_paths, comparator))
             continue
         assert pair.expected is not None and pair.actual is not None
         want, call = expected[pair.expected], calls[pair.actual]
@@ -361,6 +340,36 @@ def _field_results(
             _results(pair.check.fields, prefix, want.name, other, comparator, call.name, call.where)
         )
     return out
+
+
+def _unpaired_results(
+    expected: Sequence[ExpectedCall],
+    calls: list[ToolCall],
+    pair: _Pair,
+    e_paths: list[str],
+    a_paths: list[str],
+    comparator: str,
+) -> list[FieldResult]:
+    """The fields of a call left unpaired: an expected call not made (its name and each
+    argument that is not optional omitted), or a call not expected (all of it invented)."""
+    if pair.expected is not None:
+        want = expected[pair.expected]
+        verdicts = [FieldVerdict(None, OMISSION, want.name, MISSING, "call not made")] + [
+            FieldVerdict(arg, OMISSION, _expected_value(values), MISSING, "call not made")
+            for arg, values in want.accepted.items()
+            if arg not in want.optional
+        ]
+        prefix, name = e_paths[pair.expected], want.name
+    else:
+        assert pair.actual is not None
+        call = calls[pair.actual]
+        verdicts = [FieldVerdict(None, HALLUCINATION, MISSING, call.name, "call not expected")] + [
+            FieldVerdict(arg, HALLUCINATION, MISSING, value, "call not expected")
+            for arg, value in call.arguments.items()
+        ]
+        prefix, name = a_paths[pair.actual], call.name
+    where = calls[pair.actual].where if pair.actual is not None else None
+    return _results(verdicts, prefix, name, None, comparator, where=where)
 
 
 def _pair_order(pair: _Pair) -> tuple[int, int]:
@@ -420,7 +429,7 @@ def _bfcl_pairs(
     wanted: ExpectedCalls,
     calls: list[ToolCall],
     tools: Sequence[ToolDoc] | None,
-    settings: _Settings,
+    settings: ToolCallSettings,
 ) -> tuple[list[_Pair], str]:
     """The pairs BFCL's checker makes, each call's fields under its rules, and its error
     ('' when valid); ConfigError where the checker raises."""
@@ -441,14 +450,44 @@ def _find_doc(docs: Sequence[JsonObject], name: str) -> JsonObject | None:
     return next((doc for doc in docs if doc.get("name") == name), None)
 
 
+def _doc_of(docs: Sequence[JsonObject], want: ExpectedCall) -> JsonObject | None:
+    """The document of the function an expected call's possible answer names."""
+    return _find_doc(docs, next(iter(want.possible)))
+
+
+# one pair's check: (expected index, call index, the document, whether the checker reaches it)
+PairCheck = Callable[[int, int, "JsonObject | None", bool], CallCheck]
+
+
 def _bfcl_checked(
     expected: Sequence[ExpectedCall],
     calls: list[ToolCall],
     docs: Sequence[JsonObject],
     category: str,
-    settings: _Settings,
+    settings: ToolCallSettings,
 ) -> tuple[list[_Pair], str]:
-    language, dots = settings.language, settings.underscore_to_dot
+    check = _pair_check(expected, calls, settings.language, settings.underscore_to_dot)
+    n, m = len(expected), len(calls)
+    counted = n == m if ("parallel" in category or "multiple" in category) else m == 1
+    error = "" if counted else f"wrong number of calls: {m} made, {n} expected"
+    if "parallel" in category and error and n * m > PARALLEL_PAIRS:
+        # (the count already fails it: the calls are shown beside the expected ones in order)
+        pairs = [
+            _Pair(e, a, check(e, a, _doc_of(docs, expected[e]), False))
+            for e, a in zip(range(n), range(m))
+        ]
+    elif "parallel" in category:
+        pairs, error = _parallel_pairs(check, expected, docs, m, error)
+    else:
+        pairs, error = _pairs_in_order(check, expected, docs, category, m, counted, error)
+    return _with_unpaired(pairs, n, m), error
+
+
+def _pair_check(
+    expected: Sequence[ExpectedCall], calls: list[ToolCall], language: str, dots: bool
+) -> PairCheck:
+    """The check of one pair under BFCL's rules; where the checker never reaches the pair
+    (``live`` false) and would raise on it, a field 'not checked' instead of the raise."""
 
     def check(e: int, a: int, doc: JsonObject | None, live: bool) -> CallCheck:
         want, call = expected[e], calls[a]
@@ -457,60 +496,76 @@ def _bfcl_checked(
         except BfclRaises:
             if live:
                 raise
-            # (a pair the checker never reaches: shown as not checked)
             return CallCheck(
                 (FieldVerdict(None, "mismatch", want.name, call.name, "not checked"),),
                 False,
                 "not checked",
             )
 
-    n, m = len(expected), len(calls)
-    counted = n == m if ("parallel" in category or "multiple" in category) else m == 1
-    error = "" if counted else f"wrong number of calls: {m} made, {n} expected"
+    return check
+
+
+def _parallel_pairs(
+    check: PairCheck,
+    expected: Sequence[ExpectedCall],
+    docs: Sequence[JsonObject],
+    m: int,
+    error: str,
+) -> tuple[list[_Pair], str]:
+    """A parallel category's pairs as the checker makes them: each expected call, in order,
+    takes the first call not taken that is valid for it; then the expected calls left over
+    beside the calls left over, in order (to show why). The pairs, and the first error."""
+    n = len(expected)
+    parallel_within_budget(n, m)
     pairs: list[_Pair] = []
-    if "parallel" in category and error and n * m > PARALLEL_PAIRS:
-        # (the count already fails it: the calls are shown beside the expected ones in order)
-        pairs = [
-            _Pair(e, a, check(e, a, _find_doc(docs, next(iter(expected[e].possible))), False))
-            for e, a in zip(range(n), range(m))
-        ]
-    elif "parallel" in category:
-        parallel_within_budget(n, m)
-        taken: set[int] = set()
-        for e in range(n):
-            doc = _find_doc(docs, next(iter(expected[e].possible)))
-            live = not error
-            found = None
-            for a in range(m):
-                if a in taken:
-                    continue
-                result = check(e, a, doc, live)
-                if result.valid:
-                    found = a
-                    pairs.append(_Pair(e, a, result))
-                    taken.add(a)
-                    break
-            if found is None:
-                error = error or f"no call matches expected call {e} ({expected[e].name!r})"
-        # the expected calls left over, beside the calls left over, in order (to show why)
-        left_e = [e for e in range(n) if e not in {p.expected for p in pairs}]
-        left_a = [a for a in range(m) if a not in taken]
-        for e, a in zip(left_e, left_a):
-            doc = _find_doc(docs, next(iter(expected[e].possible)))
-            pairs.append(_Pair(e, a, check(e, a, doc, False)))
-    else:
-        for e, a in zip(range(n), range(m)):
-            if "multiple" in category:
-                doc = _find_doc(docs, next(iter(expected[e].possible)))
-            else:
-                doc = docs[0] if docs else None
-            result = check(e, a, doc, live=counted and e == 0)
-            error = error or result.error
-            pairs.append(_Pair(e, a, result))
-    return _with_unpaired(pairs, n, m), error
+    taken: set[int] = set()
+    for e in range(n):
+        doc = _doc_of(docs, expected[e])
+        live = not error
+        found = None
+        for a in range(m):
+            if a in taken:
+                continue
+            result = check(e, a, doc, live)
+            if result.valid:
+                found = a
+                pairs.append(_Pair(e, a, result))
+                taken.add(a)
+                break
+        if found is None:
+            error = error or f"no call matches expected call {e} ({expected[e].name!r})"
+    left_e = [e for e in range(n) if e not in {p.expected for p in pairs}]
+    left_a = [a for a in range(m) if a not in taken]
+    for e, a in zip(left_e, left_a):
+        pairs.append(_Pair(e, a, check(e, a, _doc_of(docs, expected[e]), False)))
+    return pairs, error
 
 
-def _decoded(value: object, kind: type) -> list[tuple[str, JsonObject]] | None:
+def _pairs_in_order(
+    check: PairCheck,
+    expected: Sequence[ExpectedCall],
+    docs: Sequence[JsonObject],
+    category: str,
+    m: int,
+    counted: bool,
+    error: str,
+) -> tuple[list[_Pair], str]:
+    """Any other category's pairs: the calls beside the expected ones in order (a multiple
+    category finds each call's document by name, else the first document is every call's);
+    the checker reaches only the first, and only when the count is right."""
+    pairs: list[_Pair] = []
+    for e, a in zip(range(len(expected)), range(m)):
+        if "multiple" in category:
+            doc = _doc_of(docs, expected[e])
+        else:
+            doc = docs[0] if docs else None
+        result = check(e, a, doc, counted and e == 0)
+        error = error or result.error
+        pairs.append(_Pair(e, a, result))
+    return pairs, error
+
+
+def decoded_form(value: object, kind: type) -> list[tuple[str, JsonObject]] | None:
     """``value`` as (name, arguments) pairs when it is in BFCL's form ``[{name: {arg:
     value}}]`` and every argument's value is a ``kind`` (dict: anything; list: the lists of
     possible answers), else None (read it the general way, which names what is wrong)."""
@@ -537,6 +592,6 @@ TOOL_CALLS = Metric(
     _configure,
     headline="f_beta",
     allow_array=True,
-    score_fields=_score_fields,
+    score_fields=score_fields,
     description="tool calls: names and arguments field by field (BFCL's rules on request)",
 )

@@ -1,11 +1,11 @@
-"""Tool calls read from every vendor's form into names and arguments (reading/call_forms.py)."""
+"""Tool calls read from every vendor's form into names and arguments (tool_calls/call_shapes.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from pytest_jsonmatch import ParseError, TruncatedError
-from pytest_jsonmatch.engine.reading.call_forms import (
+from pytest_jsonmatch.engine.tool_calls import (
     read_calls,
     read_expected_calls,
     read_tools,

@@ -4,7 +4,7 @@
 required names and name again at every check. Here an entry (its documents, its possible
 answers, its category) is held once: each expected call finds its document the first time
 it is checked and keeps what it read of it; each argument's value is judged by
-:func:`.bfcl_rules._value_problem`, the same rules.
+:func:`.bfcl_rules.value_problem`, the same rules.
 
 :class:`EntryRules` gives what callers need: ``error(calls)``, the checker's verdict as
 :func:`.bfcl_rules.calls_error` gives it, and ``counts(calls)``, how many fields match,
@@ -23,10 +23,10 @@ from ..core.values import JsonObject, JsonValue
 from .bfcl_rules import (
     PARALLEL_PAIRS,
     BfclRaises,
-    _doc_named,
-    _value_problem,
+    doc_named,
     parallel_within_budget,
     tool_name,
+    value_problem,
 )
 
 Call = tuple[str, Mapping[str, JsonValue]]
@@ -106,7 +106,7 @@ class ExpectedCallRules:
                 return f"parameter {param!r} not declared"
             if param not in answers:
                 return f"parameter {param!r} not in the possible answer"
-            problem = _value_problem(param, value, answers[param], details, self.language)
+            problem = value_problem(param, value, answers[param], details, self.language)
             if problem:
                 return problem
         for param, values in answers.items():
@@ -151,7 +151,7 @@ class ExpectedCallRules:
                     )
                 continue
             try:
-                problem = _value_problem(param, value, answers[param], details, self.language)
+                problem = value_problem(param, value, answers[param], details, self.language)
             except BfclRaises:
                 if not error:
                     raise
@@ -219,7 +219,7 @@ class EntryRules:
         if call is None:
             name, possible = self.answers[i]
             if self._parallel or self._multiple:
-                doc = _doc_named(self.docs, name)
+                doc = doc_named(self.docs, name)
             else:
                 doc = self.docs[0] if self.docs else None
             call = self._calls[i] = ExpectedCallRules(possible, doc, self.language, self.dots)
@@ -258,7 +258,7 @@ class EntryRules:
 
     def counts(self, calls: Sequence[Call]) -> Counts:
         """Every field of ``calls`` against the expected calls by status, summed over the
-        pairs the metric makes (``tool_calls._bfcl_checked``: a parallel category's calls
+        pairs the metric makes (``metric._bfcl_checked``: a parallel category's calls
         matched greedily, then those left over beside each other in order; the others in
         order) and the calls left unpaired, and the first failure."""
         answers = self.answers
