@@ -27,7 +27,7 @@ from ...engine.results.field_results import ExactSum
 from ..run_model.aggregate import CaseResult, case_result, group_key
 from ..run_model.records import PASSED, Comparison, pair_id
 from ..run_model.validation import REPORT_VERSION, ReportError, check_comparisons
-from .case_matching import Pairing, pair_cases
+from .case_matching import CaseMatch, match_cases
 from .reliability import CaseRuns, case_runs
 from .stats import ALPHA, PairedDifference, holm_adjusted, mcnemar_exact, paired_difference
 
@@ -262,7 +262,7 @@ class BaselineComparison:
     worse: int  # pass -> fail
     better: int  # fail -> pass
     mcnemar_p: float
-    pairing: Pairing | None = None  # which case is which (None: built by hand, ids alike)
+    pairing: CaseMatch | None = None  # which case is which (None: built by hand, ids alike)
 
     @property
     def compared(self) -> int:
@@ -275,7 +275,7 @@ def compare(
 ) -> BaselineComparison:
     """Hold this run's cases against the baseline's (see the module docstring), paired by
     pairing.py (``reference``: this run's reference target, where it has one)."""
-    pairing = pair_cases(baseline.cases, now, baseline.reference, reference)
+    pairing = match_cases(baseline.cases, now, baseline.reference, reference)
     # the baseline's cases under this run's ids: every message names a case one way
     base = {case_id: baseline.cases[partner] for case_id, partner in pairing.pairs.items()}
     shared = sorted(pairing.pairs)

@@ -1,9 +1,9 @@
-"""Which case of one run is which case of another: how a run's cases pair with a baseline's,
+"""Which case of one run is which case of another: how a run's cases match a baseline's,
 a target's with the reference's, one saved run's with another's.
 
 A case has one id everywhere (the test's node id; a named target's case carries its target,
 ``file::c1[large]``), and each case knows its target and its id without it (``pair``). Two
-runs pair their cases by (id without target, target):
+runs match their cases by (id without target, target):
 
 - cases of no named target (``actual:`` cases, a session's single ``target``) pair by id;
 - cases of a named target that both runs ran pair within that target;
@@ -30,8 +30,8 @@ from typing import Protocol
 MIN_SHARED = 0.5
 
 
-class Paired(Protocol):
-    """What pairing reads of a case (baseline.CaseScores)."""
+class Matchable(Protocol):
+    """What case matching reads of a case (baseline.CaseScores)."""
 
     @property
     def target(self) -> str: ...
@@ -40,7 +40,7 @@ class Paired(Protocol):
 
 
 @dataclass(frozen=True)
-class Pairing:
+class CaseMatch:
     """This run's cases against another's: ``pairs`` maps each of this run's case ids that has
     a partner to the partner's id; ``compared`` and ``base_compared`` are the cases of each
     side that take part (of the targets both ran); ``apart`` and ``base_apart`` count, per
@@ -66,7 +66,7 @@ class Pairing:
         return tuple(sorted(c for c in self.base_compared if c not in taken))
 
     def note(self, base: str = "the baseline") -> str:
-        """What the pairing left out or paired across, in words (empty: nothing)."""
+        """What the matching left out or matched across, in words (empty: nothing)."""
         parts = []
         if self.crossed is not None:
             mine, theirs = self.crossed
@@ -115,17 +115,17 @@ def _targets_words(targets: Sequence[str]) -> str:
     return f"target{'' if len(named) == 1 else 's'} {', '.join(named)}"
 
 
-def targets_of(cases: Mapping[str, Paired]) -> tuple[str, ...]:
+def targets_of(cases: Mapping[str, Matchable]) -> tuple[str, ...]:
     """The named targets of a run's cases, sorted."""
     return tuple(sorted({c.target for c in cases.values() if c.target}))
 
 
-def pair_cases(
-    base: Mapping[str, Paired],
-    now: Mapping[str, Paired],
+def match_cases(
+    base: Mapping[str, Matchable],
+    now: Mapping[str, Matchable],
     base_reference: str = "",
     reference: str = "",
-) -> Pairing:
+) -> CaseMatch:
     """This run's cases (``now``) paired with ``base``'s by the rules of the module docstring;
     ``reference`` and ``base_reference`` name each side's reference target, where it has
     one."""
@@ -135,14 +135,14 @@ def pair_cases(
     if common or not (base_targets or targets):
         take_base = take_now = common | {""}
 
-        def key(case: Paired) -> tuple[str, str]:
+        def key(case: Matchable) -> tuple[str, str]:
             return (case.pair, case.target)
     else:
         mine, theirs = _chosen(targets, reference), _chosen(base_targets, base_reference)
         take_now, take_base = {"", mine}, {"", theirs}
         crossed = (mine, theirs)
 
-        def key(case: Paired) -> tuple[str, str]:
+        def key(case: Matchable) -> tuple[str, str]:
             return (case.pair, "")
 
     base_keys = {key(case): case_id for case_id, case in base.items() if case.target in take_base}
@@ -152,7 +152,7 @@ def pair_cases(
         for case_id in compared
         if (partner := base_keys.get(key(now[case_id]))) is not None
     }
-    return Pairing(
+    return CaseMatch(
         pairs,
         compared,
         tuple(base_keys.values()),
@@ -172,7 +172,7 @@ def _chosen(targets: Sequence[str], reference: str) -> str:
     return targets[0] if targets else ""
 
 
-def _apart(cases: Mapping[str, Paired], taken: set[str]) -> dict[str, int]:
+def _apart(cases: Mapping[str, Matchable], taken: set[str]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for case in cases.values():
         if case.target not in taken:

@@ -39,7 +39,7 @@ from ..run_model.report_types import (
     ValidCount,
 )
 from .baseline import CaseScores, cases_of
-from .case_matching import MIN_SHARED, pair_cases
+from .case_matching import MIN_SHARED, match_cases
 from .changes import change_text, interval_text, printed_change
 from .money import money
 from .reliability import CaseRuns, case_runs
@@ -206,7 +206,7 @@ def _paired(
     runs of different targets pair across them, the case's id without its target (the runs
     are the targets: ``c1`` names the case in each); a case that pairs with none keeps its
     own. Also per run, each own id's key."""
-    pairings = [pair_cases(own[0], cases) for cases in own[1:]]
+    pairings = [match_cases(own[0], cases) for cases in own[1:]]
     across = {p.crossed[1] for p in pairings if p.crossed is not None}
     first = {
         case_id: (case.pair or case_id) if case.target in across else case_id
@@ -238,7 +238,7 @@ def too_few_shared(runs: Sequence[Run]) -> list[str]:
     own = [_cases(run.report) for run in runs]
     out = []
     for run, cases in zip(runs[1:], own[1:]):
-        pairing = pair_cases(own[0], cases)
+        pairing = match_cases(own[0], cases)
         shared, compared = len(pairing.pairs), len(pairing.compared)
         if shared == 0 or shared < MIN_SHARED * compared - 1e-9:
             first = f"run {runs[0].name}"
