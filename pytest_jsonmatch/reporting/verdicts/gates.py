@@ -170,6 +170,37 @@ class GateVerdict:
 # -- reading settings --------------------------------------------------------------------------
 
 
+def _max_drop(texts: Sequence[str], names: GateNames) -> tuple[float, str]:
+    """``max_drop`` and its mode from its texts (``D [statistical|strict]``), a later text's
+    words overriding an earlier one's."""
+    drop, mode = 0.0, "statistical"
+    for text in texts:
+        for word in text.replace(",", " ").split():
+            if word in GATE_MODES:
+                mode = word
+            else:
+                drop = parse_score(word, names.max_drop)
+    return drop, mode
+
+
+def _max_case_drop(parts: Sequence[tuple[str, str]], names: GateNames) -> tuple[float | None, int]:
+    """``max_case_drop`` (None: not given) and its ``allow=N`` from its (text, name) parts, a
+    later part's words overriding an earlier one's; ConfigError naming the part."""
+    case_drop: float | None = None
+    allow = 0
+    for text, what in parts:
+        words = text.replace(",", " ").split()
+        for word in words:
+            if word.startswith("allow="):
+                allow = whole_number(word[len("allow=") :], f"{what}: allow", 0, 10**9, "of cases ")
+        drops = [w for w in words if not w.startswith("allow=")]
+        if len(drops) > 1:
+            raise ConfigError(f"{what} is a drop and optionally 'allow=N', not {text!r}")
+        if drops:
+            case_drop = parse_score(drops[0], names.max_case_drop)
+    return case_drop, allow
+
+
 def gate_settings(
     *,
     floor_lines: Sequence[str],
@@ -197,25 +228,10 @@ def gate_settings(
     }
     strict = any(line.strip() == "strict" for line in floor_lines)
     floors = parse_floors([line for line in floor_lines if line.strip() != "strict"], names.floors)
-    drop, mode = 0.0, "statistical"
-    case_drop: float | None = None
-    allow = 0
-    for text, _ in [(given.get("max_drop", ""), ""), *drop_parts]:
-        for word in text.replace(",", " ").split():
-            if word in GATE_MODES:
-                mode = word
-            else:
-                drop = parse_score(word, names.max_drop)
-    for text, what in [(given.get("max_case_drop", ""), names.max_case_drop), *case_parts]:
-        words = text.replace(",", " ").split()
-        for word in words:
-            if word.startswith("allow="):
-                allow = whole_number(word[len("allow=") :], f"{what}: allow", 0, 10**9, "of cases ")
-        drops = [w for w in words if not w.startswith("allow=")]
-        if len(drops) > 1:
-            raise ConfigError(f"{what} is a drop and optionally 'allow=N', not {text!r}")
-        if drops:
-            case_drop = parse_score(drops[0], names.max_case_drop)
+    drop, mode = _max_drop([given.get("max_drop", ""), *(text for text, _ in drop_parts)], names)
+    case_drop, allow = _max_case_drop(
+        [(given.get("max_case_drop", ""), names.max_case_drop), *case_parts], names
+    )
     settings = GateSettings(
         floors=floors,
         max_drop=drop,
