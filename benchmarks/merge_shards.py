@@ -18,11 +18,15 @@ import os
 import sys
 
 from pytest_jsonmatch import match_json
-from pytest_jsonmatch.reporting.gates import GateSettings
-from pytest_jsonmatch.reporting.provenance import golden_record, settings_record, target_record
-from pytest_jsonmatch.reporting.records import Comparison
-from pytest_jsonmatch.reporting.report import conclude, not_judged, run_info, write_report
-from pytest_jsonmatch.reporting.versus import VersusSettings
+from pytest_jsonmatch.reporting.run_model.records import Comparison
+from pytest_jsonmatch.reporting.verdicts.gates import GateSettings
+from pytest_jsonmatch.reporting.verdicts.provenance import (
+    golden_record,
+    settings_record,
+    target_record,
+)
+from pytest_jsonmatch.reporting.verdicts.report import conclude, not_decided, run_info, write_report
+from pytest_jsonmatch.reporting.verdicts.versus import VersusSettings
 
 GATES = GateSettings(fail_under=0.5)
 
@@ -67,7 +71,7 @@ def main(out: str, cases: int = 10_000, shards: int = 10) -> None:
             comparisons,
             GATES,
             run,
-            unjudged=not_judged(0, (index, shards)),
+            not_decided_why=not_decided(0, (index, shards)),
         )
         write_report(os.path.join(out, f"shard-{index}.json"), report)
 

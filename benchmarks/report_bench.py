@@ -1,5 +1,5 @@
 """The JSON report as it is stored (report format 4: fields as rows of tables of heads,
-reporting/field_rows.py): its size, the time to read it back, and what a golden suite's
+reporting/run_model/field_rows.py): its size, the time to read it back, and what a golden suite's
 report costs the session that writes it.
 
 Every row compares with something measured in the same run:
@@ -64,8 +64,8 @@ def _v3_text(held: dict[str, Any], streamed: bool = False) -> str:
 
 def dataset_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[Any]:
     from pytest_jsonmatch.cli import main
-    from pytest_jsonmatch.reporting.baseline import load_baseline
-    from pytest_jsonmatch.reporting.report import load_report
+    from pytest_jsonmatch.reporting.verdicts.baseline import load_baseline
+    from pytest_jsonmatch.reporting.verdicts.report import load_report
 
     n = args.dataset_sizes[0]
     runs = max(3, args.dataset_runs)
@@ -122,7 +122,7 @@ def dataset_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list
 def suite_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[Any]:
     import suite
 
-    from pytest_jsonmatch.reporting.report import load_report
+    from pytest_jsonmatch.reporting.verdicts.report import load_report
 
     n = args.suite_files
     runs = args.suite_runs

@@ -64,7 +64,7 @@ _API = {
     "annotate_schema": ".engine.schemas.eval_schema",
     "infer_schema": ".engine.schemas.eval_schema",
     "validate_gold": ".engine.schemas.eval_schema",
-    "Aggregates": ".reporting.aggregate",
+    "Aggregates": ".reporting.run_model.aggregate",
     "TargetResult": ".calls.call_figures",
 }
 
@@ -121,7 +121,7 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.tool_calls import BfclVerdict as BfclVerdict
     from .engine.tool_calls import bfcl_verdict as bfcl_verdict
     from .plugin.assertion import assert_json_match as assert_json_match
-    from .reporting.aggregate import Aggregates as Aggregates
+    from .reporting.run_model.aggregate import Aggregates as Aggregates
 
 __all__ = sorted([*_API, "__version__"])
 

@@ -93,6 +93,14 @@ ENGINE_STAGES = {
     # the tool-calls feature: its metric builds on metrics/base.py, so it sits above metrics
     "tool_calls": {"core", "reading", "comparing", "results", "schemas", "configuring", "metrics"},
 }
+# The parts of reporting/, each importing only the parts below it: the model of a run (its
+# records and the report's shape) <- what the run is worth (statistics, gates, the concluded
+# report) <- each output format.
+REPORTING_PARTS = {
+    "run_model": set(),
+    "verdicts": {"run_model"},
+    "render": {"run_model", "verdicts"},
+}
 # The layers around the engine: what each may import of the others. The golden-case side
 # reads one way: case files (cases) -> calling targets and the judge, recordings (calls) ->
 # the session's pytest-free plumbing (session, which also takes telemetry) -> pytest (plugin).
@@ -188,9 +196,11 @@ def test_the_report_format_is_pinned():
     # (an optional addition, such as a comparison's conformance, judge or undecided count, the
     # run's judge, the provenance's parts, the reliability section or the runs' flaky cases,
     # keeps the version; so does the reliability section's per-field figures).
-    from pytest_jsonmatch.reporting.report import REPORT_VERSION
+    from pytest_jsonmatch.reporting.verdicts.report import REPORT_VERSION
 
-    schema = json.loads((PACKAGE / "reporting" / "report.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads(
+        (PACKAGE / "reporting" / "run_model" / "report.schema.json").read_text(encoding="utf-8")
+    )
     assert REPORT_VERSION == 4 and schema["properties"]["version"] == {"const": 4}
     assert sorted(schema["properties"]) == [
         "baseline",
@@ -281,6 +291,54 @@ def test_engine_stages_import_only_the_stages_below_them():
                 wrong.append(f"{module} ({stage}) imports {target} ({other})")
             if stage in ENGINE_STAGES and other not in ENGINE_STAGES:
                 wrong.append(f"{module} ({stage}) imports {target}, above the stages")
+    assert wrong == []
+
+
+def _reporting_imports() -> list[tuple[str, str, str, str]]:
+    """Each import from one module of reporting/ to another: (module, its part, target, the
+    target's part); a part is None for a module outside every part."""
+    found = []
+    for module, targets in GRAPH.items():
+        if _stage(module, 1) != "reporting":
+            continue
+        part = _stage(module, 2)
+        for target in _without_parents(module, targets):
+            if _stage(target, 1) == "reporting":
+                found.append((module, part or "", target, _stage(target, 2) or ""))
+    return found
+
+
+def test_every_module_of_reporting_is_in_one_of_its_parts():
+    loose = sorted(
+        str(path.relative_to(PACKAGE))
+        for path in (PACKAGE / "reporting").rglob("*.py")
+        if path.parent.name not in REPORTING_PARTS and path.name != "__init__.py"
+    )
+    folders = {p.name for p in (PACKAGE / "reporting").iterdir() if (p / "__init__.py").is_file()}
+    assert loose == [] and folders == set(REPORTING_PARTS)
+
+
+def test_reporting_parts_import_only_the_parts_below_them():
+    wrong = [
+        f"{module} ({part}) imports {target} ({other})"
+        for module, part, target, other in _reporting_imports()
+        if other != part and other not in REPORTING_PARTS.get(part, set())
+    ]
+    assert wrong == []
+
+
+def test_no_module_of_reporting_imports_a_private_name():
+    # a name with a leading underscore is its module's own: another module (of its part or
+    # another) that needs it needs it public, under a name that says so
+    wrong = []
+    for path in (PACKAGE / "reporting").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                wrong += [
+                    f"{path.relative_to(PACKAGE)} imports {alias.name} from {node.module}"
+                    for alias in node.names
+                    if alias.name.startswith("_") and not alias.name.startswith("__")
+                ]
     assert wrong == []
 
 

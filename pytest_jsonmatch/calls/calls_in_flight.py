@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from ..reporting.shapes import WorkerDeathDict
+    from ..reporting.run_model.report_types import WorkerDeathDict
     from .targets import Awaited, Call
 
 LOG_KEY = "jsonmatch_call_log"  # a worker's log file, in its xdist workerinput

@@ -29,7 +29,7 @@ from ..engine.comparing.semantic import Item, JudgeSettings, Memory
 from ..engine.core.errors import CaseFileError
 from ..engine.core.values import JsonValue
 from ..engine.reading.user_files import not_owned, read_regular_text
-from ..reporting.atomic import exclusive_lock, write_atomic
+from ..reporting.run_model.atomic import exclusive_lock, write_atomic
 from .recordings import (
     FOLDER,
     MAX_RECORDING_BYTES,

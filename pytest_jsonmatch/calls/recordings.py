@@ -156,7 +156,7 @@ def write_recording(
     (``fingerprint``). When ``existing`` holds the same output, input and fingerprint, the
     file is left as it is, byte for byte (a re-record is no diff): returns whether it wrote."""
     from ..engine.reading.intake import read_json
-    from ..reporting.atomic import write_atomic
+    from ..reporting.run_model.atomic import write_atomic
 
     if not isinstance(output, str):  # held to the door now, as scoring it live does
         try:

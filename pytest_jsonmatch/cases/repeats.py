@@ -11,7 +11,7 @@ from ..engine.core.errors import ConfigError
 from ..engine.core.numbers import whole_in
 
 if TYPE_CHECKING:  # the reporting stage loads once a case is judged (start-up stays light)
-    from ..reporting.aggregate import RepeatRule
+    from ..reporting.run_model.aggregate import RepeatRule
     from .case_files import GoldenCase
 
 
@@ -36,7 +36,7 @@ class RepeatSettings:
         return self.count or 1
 
     def passes(self, scores: Sequence[float], threshold: float) -> bool:
-        from ..reporting.aggregate import case_passes
+        from ..reporting.run_model.aggregate import case_passes
 
         return case_passes(scores, threshold, self.rule)
 
@@ -59,7 +59,7 @@ class RepeatSettings:
         for text, what in parts:
             words = text.replace(",", " ").split()
             if words:  # the rules' names live with the reporting stage they choose for
-                from ..reporting.aggregate import REPEAT_RULES
+                from ..reporting.run_model.aggregate import REPEAT_RULES
             for word in words:
                 named = [r for r in REPEAT_RULES if r == word]
                 runs = whole_in(word, 1, MAX_REPEAT)

@@ -101,7 +101,7 @@ def apply_updates(updates: Sequence[CaseUpdate]) -> tuple[list[str], list[str]]:
 def _update_file(path: Path, wanted: list[CaseUpdate], display: str) -> None:
     # here: a session that updates nothing never loads the editor
     from ..engine.reading.safe_yaml import read_text
-    from ..reporting.atomic import exclusive_lock, write_atomic
+    from ..reporting.run_model.atomic import exclusive_lock, write_atomic
     from .yaml_edit import rewrite
 
     real, top = path.resolve(), Path(wanted[0].root).resolve()

@@ -10,10 +10,10 @@ from ..engine.core.errors import JsonMatchError
 from ..engine.match import match_json
 from ..engine.metrics import metric_named
 from ..engine.reading.parse import parse_expected
-from ..reporting.aggregate import summarize
-from ..reporting.gates import GateSettings, judge
-from ..reporting.records import PASSED, VALUE_MODES
-from ..reporting.report import build_report, run_info
+from ..reporting.run_model.aggregate import summarize
+from ..reporting.run_model.records import PASSED, VALUE_MODES
+from ..reporting.verdicts.gates import GateSettings, verdict_of
+from ..reporting.verdicts.report import build_report, run_info
 from .input_error import InputError
 from .inputs import STDIN, decode_json, path_shown, read_bytes, read_text
 from .options import GATE_NAMES, add_scoring_arguments, checked_configuration, metric_and_options
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     )
     summary = summarize([comparison])
     fmt = args.format or "text"
-    verdict = judge(summary, GateSettings(names=GATE_NAMES))
+    verdict = verdict_of(summary, GateSettings(names=GATE_NAMES))
     report = build_report(
         summary,
         [comparison],

@@ -1,5 +1,5 @@
 """``jsonmatch compare-runs RUN.json RUN.json [...]``: saved runs side by side over the cases
-they share (reporting/runs.py), each against the first. It judges no score; exit status 1 only
+they share (reporting/verdicts/runs.py), each against the first. It judges no score; exit status 1 only
 when a run shares too few cases with the first for the comparison to speak for it."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import argparse
 import os
 import sys
 
-from ..reporting.atomic import write_atomic
-from ..reporting.baseline import BaselineError
-from ..reporting.formats import FORMATS, RUNS, Look, offered
-from ..reporting.report import load_report
-from ..reporting.runs import Run, compare_runs, too_few_shared
-from ..reporting.shapes import Report
-from ..reporting.versus import runs_of_report
+from ..reporting.render.formats import FORMATS, RUNS, Look, offered
+from ..reporting.run_model.atomic import write_atomic
+from ..reporting.run_model.report_types import Report
+from ..reporting.verdicts.baseline import BaselineError
+from ..reporting.verdicts.report import load_report
+from ..reporting.verdicts.runs import Run, compare_runs, too_few_shared
+from ..reporting.verdicts.versus import runs_of_report
 from .input_error import InputError
 from .output import width
 
@@ -136,8 +136,8 @@ def _load(path: str) -> Report:
 
 def provenance_lines(names: list[str], reports: list[Report]) -> list[str]:
     """What differs in each run's provenance from the first run's (a prompt version, the
-    golden set, the judge), named by run: said, not failed (reporting/provenance.py)."""
-    from ..reporting.provenance import provenance_changes
+    golden set, the judge), named by run: said, not failed (reporting/verdicts/provenance.py)."""
+    from ..reporting.verdicts.provenance import provenance_changes
 
     first = reports[0]["run"].get("provenance")
     return [

@@ -11,16 +11,16 @@ from pathlib import Path
 from typing import cast
 
 from ..engine.core.errors import JsonMatchError
-from ..reporting import gate_specs
-from ..reporting.aggregate import REPEAT_RULES, RepeatRule
-from ..reporting.baseline import Baseline, BaselineError, baseline_setting, load_baseline
-from ..reporting.gate_specs import PREFIX, GateSpec
-from ..reporting.gates import gate_settings
-from ..reporting.report import conclude, run_info, write_report
-from ..reporting.shapes import RunSettingsDict
-from ..reporting.shard_checks import ShardError
-from ..reporting.shards import merge_shards
-from ..reporting.versus import parse_reference
+from ..reporting.run_model.aggregate import REPEAT_RULES, RepeatRule
+from ..reporting.run_model.report_types import RunSettingsDict
+from ..reporting.verdicts import gate_specs
+from ..reporting.verdicts.baseline import Baseline, BaselineError, baseline_setting, load_baseline
+from ..reporting.verdicts.gate_specs import PREFIX, GateSpec
+from ..reporting.verdicts.gates import gate_settings
+from ..reporting.verdicts.report import conclude, run_info, write_report
+from ..reporting.verdicts.shard_checks import ShardError
+from ..reporting.verdicts.shards import merge_shards
+from ..reporting.verdicts.versus import parse_reference
 from .input_error import InputError
 from .output import choices, emit
 from .saved import _load
@@ -72,7 +72,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def _case_repeats(root: Path, path: Path, metric: str) -> tuple[dict[str, int | None], str | None]:
     """The golden case file ``path``, read as the plugin reads it under ``root``: each
     case's own ``repeat:`` (1 for a case with no input to repeat) and the SHA-256 of its
-    bytes, for the merge's check of a shard's runs (reporting/shard_checks.py)."""
+    bytes, for the merge's check of a shard's runs (reporting/verdicts/shard_checks.py)."""
     from ..cases.case_files import CaseFiles
 
     cases = CaseFiles(root=root, metric=metric).load(path)

@@ -18,8 +18,8 @@ from ..engine.core.numbers import whole_in
 from ..engine.core.values import JsonObject, JsonValue
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
-from ..reporting.gate_specs import offered_by
-from ..reporting.gates import GateSettings, gate_names, parse_floors, with_fields
+from ..reporting.verdicts.gate_specs import offered_by
+from ..reporting.verdicts.gates import GateSettings, gate_names, parse_floors, with_fields
 from .extensions import add_extension_arguments, load_extensions
 from .input_error import InputError
 from .inputs import STDIN, parse_option, read_settings, read_settings_as
@@ -103,7 +103,7 @@ GATE_NAMES = gate_names(lambda spec: spec.flag)
 
 
 def add_gate_arguments(parser: argparse._ActionsContainer, command: str) -> None:
-    """The options of the gates ``command`` offers (reporting/gate_specs.py: "score", "diff",
+    """The options of the gates ``command`` offers (reporting/verdicts/gate_specs.py: "score", "diff",
     or "scoring": compare's and score's), each typed by its kind, its value in
     ``args.<field>``."""
     for spec in offered_by(command):

@@ -1,5 +1,5 @@
 """Where the command line's output goes and how it looks: a report rendered in one of the
-formats of reporting/formats.py, to standard output or (atomically) to a file; text coloured on a terminal, plain otherwise and whenever
+formats of reporting/render/formats.py, to standard output or (atomically) to a file; text coloured on a terminal, plain otherwise and whenever
 ``NO_COLOR`` is set."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ import sys
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
-from ..reporting.atomic import write_atomic
-from ..reporting.formats import FORMAT, FORMATS, Look, offered
-from ..reporting.shapes import CaseDict, Report
+from ..reporting.render.formats import FORMAT, FORMATS, Look, offered
+from ..reporting.run_model.atomic import write_atomic
+from ..reporting.run_model.report_types import CaseDict, Report
 from .input_error import InputError
 
 if TYPE_CHECKING:
-    from ..reporting.spool import ComparisonSpool, Spool
+    from ..reporting.run_model.spool import ComparisonSpool, Spool
 
 
 # The formats that show the run's git commit (the JSON report holds it, the HTML page names
@@ -64,7 +64,7 @@ def emit(
     color_choice: str = "auto",
     spools: tuple[Spool[CaseDict], ComparisonSpool | None] | None = None,
 ) -> None:
-    """Render ``report`` in the format ``fmt`` (reporting/formats.py) to ``out`` (a path, or
+    """Render ``report`` in the format ``fmt`` (reporting/render/formats.py) to ``out`` (a path, or
     standard output for None or ``-``). With ``spools`` (cases, comparisons) a format that
     lists them reads them from the spools as it writes."""
     to_stdout = out in (None, "-")

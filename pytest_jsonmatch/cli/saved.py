@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import argparse
 
-from ..reporting.aggregate import summarize
-from ..reporting.baseline import BaselineError, cases_of, compare, load_baseline
-from ..reporting.gates import judge
-from ..reporting.provenance import provenance_changes
-from ..reporting.records import Comparison
-from ..reporting.reliability_gates import reliability_section
-from ..reporting.report import baseline_section, load_report
-from ..reporting.shapes import Report
-from ..reporting.undecided_verdicts import UNDECIDED_FAILURE, saved_undecided, undecided_failure
+from ..reporting.run_model.aggregate import summarize
+from ..reporting.run_model.records import Comparison
+from ..reporting.run_model.report_types import Report
+from ..reporting.verdicts.baseline import BaselineError, cases_of, compare, load_baseline
+from ..reporting.verdicts.gates import verdict_of
+from ..reporting.verdicts.provenance import provenance_changes
+from ..reporting.verdicts.reliability_gates import reliability_section
+from ..reporting.verdicts.report import baseline_section, load_report
+from ..reporting.verdicts.undecided_verdicts import (
+    UNDECIDED_FAILURE,
+    saved_undecided,
+    undecided_failure,
+)
 from .input_error import InputError
 from .options import add_gate_arguments, gates_of
 from .output import choices, emit
@@ -89,7 +93,7 @@ def run_report(args: argparse.Namespace) -> int:
 
 def with_undecided_read(report: Report) -> Report:
     """``report`` with its gates failed where it holds a comparison the judge left undecided
-    (reporting/undecided_verdicts.py), whatever verdict it was saved with: read from its comparisons
+    (reporting/verdicts/undecided_verdicts.py), whatever verdict it was saved with: read from its comparisons
     and per-metric counts, the failure is said first, and no gate reads as passed."""
     count, why = saved_undecided(report)
     failure = undecided_failure(count, why)
@@ -123,7 +127,7 @@ def run_diff(args: argparse.Namespace) -> int:
     reference = targets["reference"] if targets else ""
     against = compare(cases_of(comparisons, group_by=group_by), baseline, reference)
     gates = gates_of(args, "diff")
-    verdict = judge(summary, gates, against)
+    verdict = verdict_of(summary, gates, against)
     verdict.warnings += provenance_changes(baseline.provenance, new["run"].get("provenance"))
     reliable = reliability_section(comparisons, gates, group_by, against, verdict)
     report: Report = {**new, "baseline": baseline_section(against), "gates": verdict.to_dict()}

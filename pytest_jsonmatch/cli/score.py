@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING
 from ..dataset import GoldError, SchemaSketch, ScoreSettings
 from ..dataset.parts import Chunk, Keeps, score_part, sketch_part
 from ..dataset.spans import Span, is_jsonl, spans
-from ..reporting.aggregate import GROUP_BY, Aggregates
-from ..reporting.formats import FORMATS
-from ..reporting.gates import judge
-from ..reporting.records import VALUE_MODES
-from ..reporting.report import added_judge, report_head, run_info
-from ..reporting.shapes import CaseDict, JudgeDict, Report
-from ..reporting.spool import ComparisonSpool, Spool, write_streamed_report
+from ..reporting.render.formats import FORMATS
+from ..reporting.run_model.aggregate import GROUP_BY, Aggregates
+from ..reporting.run_model.records import VALUE_MODES
+from ..reporting.run_model.report_types import CaseDict, JudgeDict, Report
+from ..reporting.run_model.spool import ComparisonSpool, Spool, write_streamed_report
+from ..reporting.verdicts.gates import verdict_of
+from ..reporting.verdicts.report import added_judge, report_head, run_info
 from .datasets import count_records
 from .extensions import load_in_worker, worker_setup
 from .input_error import InputError
@@ -52,7 +52,7 @@ from .progress import Progress
 from .record_pairs import Leftovers, PairingSettings, pairs
 
 if TYPE_CHECKING:
-    from ..reporting.baseline import CaseScores
+    from ..reporting.verdicts.baseline import CaseScores
 
 MAX_JOBS = 1_024  # worker processes --jobs may ask for
 
@@ -134,7 +134,7 @@ def _gate_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument(
         "--baseline", metavar="PATH", help="compare with a saved report, case by case"
     )
-    add_gate_arguments(group, "score")  # --fail-under, --max-drop, ... (reporting/gate_specs.py)
+    add_gate_arguments(group, "score")  # --fail-under, --max-drop, ... (reporting/verdicts/gate_specs.py)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -144,7 +144,10 @@ def run(args: argparse.Namespace) -> int:
     cfg = checked_configuration(args, metric, options)
     baseline = None
     if args.baseline:
-        from ..reporting.baseline import BaselineError, load_baseline  # (only with a baseline)
+        from ..reporting.verdicts.baseline import (  # (only with a baseline)
+            BaselineError,
+            load_baseline,
+        )
 
         try:
             baseline = load_baseline(args.baseline)
@@ -152,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(str(exc)) from None
     pairing = PairingSettings(args.gold, args.pred, args.id_field, args.gold_field, args.pred_field)
     # every case's line where a report lists them all; else only those the summary names
-    printed = FORMATS[args.format]  # what it shows of the run (reporting/formats.py)
+    printed = FORMATS[args.format]  # what it shows of the run (reporting/render/formats.py)
     keeps = Keeps(
         all_cases=bool(args.report) or printed.all_cases,
         comparisons=bool(args.report) or printed.comparisons,
@@ -195,10 +198,10 @@ def run(args: argparse.Namespace) -> int:
         summary = total.summary()
         against = None
         if baseline is not None and summary.count:
-            from ..reporting.baseline import compare
+            from ..reporting.verdicts.baseline import compare
 
             against = compare(now, baseline)
-        verdict = judge(summary, gates, against)
+        verdict = verdict_of(summary, gates, against)
         warning = leftovers.warning(args.pred)
         if warning:
             verdict.warnings.insert(0, warning)

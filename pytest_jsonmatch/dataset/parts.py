@@ -32,11 +32,11 @@ from ..engine.core.errors import JsonMatchError
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
 from ..engine.results.field_results import MatchResult
-from ..reporting.aggregate import Aggregates, listed_in_summary
-from ..reporting.comparison_lines import case_line, comparison_line, result_line
-from ..reporting.field_rows import Head, Heads, stored_comparison
-from ..reporting.shapes import JudgeDict
-from ..reporting.spool import json_line
+from ..reporting.run_model.aggregate import Aggregates, listed_in_summary
+from ..reporting.run_model.comparison_lines import case_line, comparison_line, result_line
+from ..reporting.run_model.field_rows import Head, Heads, stored_comparison
+from ..reporting.run_model.report_types import JudgeDict
+from ..reporting.run_model.spool import json_line
 from .fitting import fitting
 from .scoring import NO_PREDICTION, Pair, Scored, ScoreSettings, comparison_of, score_chunk
 from .sketch import SchemaSketch
@@ -44,7 +44,7 @@ from .spans import Span, span_gold, span_pairs
 from .undecoded import RecordError, Undecoded, decoded
 
 if TYPE_CHECKING:
-    from ..reporting.baseline import CaseScores
+    from ..reporting.verdicts.baseline import CaseScores
 
 
 class _Absent:
@@ -274,7 +274,7 @@ def _scored_part(chunk: Chunk, settings: ScoreSettings, keeps: Keeps) -> Part:
                 lines = [f'{{"heads": {at}, {line[13:]}' for line in lines]
             comparisons += lines
         if keeps.case_scores:  # (a baseline's reader: only a run against one loads it)
-            from ..reporting.baseline import case_scores
+            from ..reporting.verdicts.baseline import case_scores
 
             part.case_scores.update(
                 (case.case_id, case_scores(case, [comparison], settings.group_by))

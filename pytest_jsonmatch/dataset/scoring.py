@@ -26,9 +26,15 @@ from ..engine.metrics.base import configure
 from ..engine.reading.intake import Read, read_json
 from ..engine.reading.parse import parse_expected
 from ..engine.results.field_results import TALLY_OF, MatchResult
-from ..reporting.aggregate import Aggregates, CaseResult, case_result, group_key, one_run_case
-from ..reporting.records import ERROR, Comparison, ConformanceRecord, ValueMode
-from ..reporting.undecided_verdicts import undecided_message
+from ..reporting.run_model.aggregate import (
+    Aggregates,
+    CaseResult,
+    case_result,
+    group_key,
+    one_run_case,
+)
+from ..reporting.run_model.records import ERROR, Comparison, ConformanceRecord, ValueMode
+from ..reporting.verdicts.undecided_verdicts import undecided_message
 
 NO_PREDICTION = object()  # the actual side of a gold record no prediction was found for
 

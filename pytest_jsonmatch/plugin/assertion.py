@@ -1,6 +1,6 @@
 """assert_json_match and the ``json_match`` helper behind the fixture: score, record, raise.
 
-Nothing here imports pytest; the failure message is reporting/failure_message.py's. Each
+Nothing here imports pytest; the failure message is reporting/render/failure_message.py's. Each
 comparison goes to a
 :class:`~pytest_jsonmatch.session.channel.Channel`, which also holds the session's settings and
 verbosity: the fixture's is its session's, ``assert_json_match`` takes the current one.
@@ -17,7 +17,7 @@ from ..engine.core.masking import one_line
 from ..engine.match import match_json
 from ..engine.metrics import REGISTRY
 from ..engine.results.field_results import MatchResult
-from ..reporting.failure_message import format_failure
+from ..reporting.render.failure_message import format_failure
 from ..session.channel import Channel, Defaults, current
 from ..session.outcome import Outcome
 
@@ -193,8 +193,8 @@ def _unread(exc: JsonMatchError, options: Mapping[str, object]) -> str:
 
 def batch_error_message(result: MatchResult) -> str:
     """What a comparison with fields a batch comparator could not score says: how many, the
-    comparators and their reasons, and the first paths (reporting/undecided_verdicts.py)."""
-    from ..reporting.undecided_verdicts import undecided_message
+    comparators and their reasons, and the first paths (reporting/verdicts/undecided_verdicts.py)."""
+    from ..reporting.verdicts.undecided_verdicts import undecided_message
 
     return undecided_message(result)
 

@@ -220,7 +220,7 @@ class GoldenItem(pytest.Item):
     ) -> str | TerminalRepr:
         from ..calls.targets import users_frame
         from ..engine.core.masking import one_line
-        from ..reporting.tables import guarded
+        from ..reporting.render.tables import guarded
 
         exc = excinfo.value
         if isinstance(exc, AssertionError):

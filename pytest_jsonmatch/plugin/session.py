@@ -23,12 +23,12 @@ if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-
     from ..calls.calls_in_flight import Deaths
     from ..calls.judge_calls import JudgeCalls
     from ..cases.updates import CaseUpdate
-    from ..reporting.baseline import Baseline
-    from ..reporting.field_counts import FieldCounts
-    from ..reporting.gates import GateVerdict
-    from ..reporting.records import Comparison
-    from ..reporting.report import SummaryReads
-    from ..reporting.shapes import Report, RunInfo
+    from ..reporting.run_model.records import Comparison
+    from ..reporting.run_model.report_types import Report, RunInfo
+    from ..reporting.verdicts.baseline import Baseline
+    from ..reporting.verdicts.field_counts import FieldCounts
+    from ..reporting.verdicts.gates import GateVerdict
+    from ..reporting.verdicts.report import SummaryReads
     from ..session.outcome import Outcome
     from ..session.run_record import ReadFiles
 
@@ -78,7 +78,7 @@ class JsonmatchSession:
         self.worker = hasattr(config, "workerinput")
         self.baseline: Baseline | None = None
         if settings.baseline and not self.worker:
-            from ..reporting.baseline import load_baseline
+            from ..reporting.verdicts.baseline import load_baseline
 
             try:
                 self.baseline = load_baseline(settings.baseline, settings.partial_baseline)
@@ -123,10 +123,10 @@ class JsonmatchSession:
             self.config.pluginmanager.register(_Reports(self), "jsonmatch-reports")
 
     def reads(self) -> SummaryReads:
-        """What the report must hold (reporting/report.py), decided on the first comparison;
+        """What the report must hold (reporting/verdicts/report.py), decided on the first comparison;
         ``counts`` counts the fields of a session whose comparisons keep no field records."""
         if self._reads is None:
-            from ..reporting.report import summary_reads
+            from ..reporting.verdicts.report import summary_reads
 
             dist = self.worker or getattr(self.config.option, "dist", "no") != "no"
             self._reads = summary_reads(self.settings, xdist=dist)
@@ -199,7 +199,7 @@ class JsonmatchSession:
         self.comparisons.extend(made)
         self.updates.extend(asked)
         if sent := getattr(report, _ATTRIBUTE, None):
-            from ..reporting.records import Comparison
+            from ..reporting.run_model.records import Comparison
 
             self.comparisons.extend(Comparison.from_dict(data) for data in sent)
         if sent_updates := getattr(report, _UPDATES, None):
@@ -238,7 +238,7 @@ class JsonmatchSession:
             self._unscored(crashitem, death.reason)
 
     def _unscored(self, nodeid: str, error: str) -> None:
-        from ..reporting.records import ERROR, Comparison
+        from ..reporting.run_model.records import ERROR, Comparison
 
         defaults = self.settings.defaults
         self.comparisons.append(
@@ -277,7 +277,7 @@ class JsonmatchSession:
             if self.write_errors and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
             return
-        from ..reporting import report as reports
+        from ..reporting.verdicts import report as reports
         from ..session.run_record import run_record
         from .golden_items import GOLDEN_RUN
 
@@ -300,7 +300,7 @@ class JsonmatchSession:
             repeat_rule=settings.repeat.rule,
             baseline=self.baseline,
             stopped=self._stopped(session, exitstatus),
-            unjudged=reports.not_judged(len(self.updates), settings.shard),
+            not_decided_why=reports.not_decided(len(self.updates), settings.shard),
             targets=[t.name for t in settings.targets],
             versus=settings.versus,
             reads=self._reads or reports.SummaryReads(),
@@ -316,8 +316,8 @@ class JsonmatchSession:
             _junit_gate_failure(self.config, self.verdict)
 
     def _quarantine(self, run: RunInfo) -> list[str]:
-        """The quarantine recorded and applied (reporting/quarantine.py); what it says."""
-        from ..reporting.quarantine import conclude_quarantine
+        """The quarantine recorded and applied (reporting/verdicts/quarantine.py); what it says."""
+        from ..reporting.verdicts.quarantine import conclude_quarantine
 
         assert self.settings.quarantine is not None
         self.comparisons, notes = conclude_quarantine(
@@ -363,8 +363,8 @@ class JsonmatchSession:
     ) -> None:
         if self.worker or (self.report is None and not self.write_errors and not self.updated):
             return
-        from ..reporting import github
-        from ..reporting.text import passed_line, summary_lines, update_lines, verdict_lines
+        from ..reporting.render import github
+        from ..reporting.render.text import passed_line, summary_lines, update_lines, verdict_lines
 
         width = terminalreporter._tw.fullwidth
         verbose = self.settings.verbose

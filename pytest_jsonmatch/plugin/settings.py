@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 import pytest
 
 from ..engine.core.errors import ConfigError, JsonMatchError, did_you_mean, known_names
-from ..reporting.formats import files_help
-from ..reporting.gate_specs import plugin_help
+from ..reporting.render.formats import files_help
+from ..reporting.verdicts.gate_specs import plugin_help
 from ..session import setting_parts as parts
 from ..session.channel import Defaults
 from ..session.setting_parts import PREFIX, SettingParts
@@ -26,11 +26,11 @@ if TYPE_CHECKING:  # each stage's parser loads when its setting is given (start-
     from ..calls.targets import TargetSpec
     from ..cases.updates import UpdateMode
     from ..engine.core.masking import MaskPattern
-    from ..reporting.aggregate import GroupBy
-    from ..reporting.quarantine import Quarantine
-    from ..reporting.records import ValueMode
-    from ..reporting.report_files import ReportFiles
-    from ..reporting.versus import VersusSettings
+    from ..reporting.render.report_files import ReportFiles
+    from ..reporting.run_model.aggregate import GroupBy
+    from ..reporting.run_model.records import ValueMode
+    from ..reporting.verdicts.quarantine import Quarantine
+    from ..reporting.verdicts.versus import VersusSettings
 
 IniType = Literal["string", "paths", "linelist", "args", "bool"]
 
@@ -323,7 +323,7 @@ def _read(read: _Reader) -> Settings:
             raise ConfigError(parts.merged_message(name, flag=True))
     here = config.invocation_params.dir
     if read.given("quarantine"):
-        from ..reporting.quarantine import quarantine_setting
+        from ..reporting.verdicts.quarantine import quarantine_setting
     verbose = int(config.getoption("verbose", default=0) or 0)
     metric = read.text("metric")[0].strip() or "field_f1"
     threshold = parts.parse_threshold(*read.text("threshold")) if read.given("threshold") else 1.0
@@ -385,7 +385,7 @@ def _shard(read: _Reader) -> tuple[int, int] | None:
     split = read.config.getoption("splits", None), read.config.getoption("group", None)
     if not read.given("shard") and split[0] is None:
         return None
-    from ..reporting.shards import parse_shard, shard_of
+    from ..reporting.verdicts.shards import parse_shard, shard_of
 
     return shard_of(parse_shard(*read.text("shard")) if read.given("shard") else None, *split)
 
@@ -422,7 +422,7 @@ def _golden(read: _Reader) -> tuple[tuple[Path, ...], tuple[Path, ...], int]:
 def _targets(read: _Reader, target: str) -> tuple[tuple[TargetSpec, ...], VersusSettings]:
     """The named targets selected to run, and the reference the others are held to."""
     from ..calls.targets import parse_targets, select_targets
-    from ..reporting.versus import parse_reference
+    from ..reporting.verdicts.versus import parse_reference
 
     lines = read.ini("targets")
     declared = parse_targets(
@@ -448,7 +448,7 @@ def _targets(read: _Reader, target: str) -> tuple[tuple[TargetSpec, ...], Versus
 def _baseline(text: str, what: str) -> tuple[str, bool]:
     if not text.strip():
         return "", False
-    from ..reporting.baseline import baseline_setting
+    from ..reporting.verdicts.baseline import baseline_setting
 
     return baseline_setting(text, what)
 

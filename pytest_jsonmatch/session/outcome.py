@@ -1,5 +1,5 @@
 """One attempted comparison, as a test hands it to its session's channel (channel.py), and
-the record it becomes (reporting/records.py's Comparison).
+the record it becomes (reporting/run_model/records.py's Comparison).
 
 Its own module so that a session that never compares does not build it.
 """
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..calls.call_figures import CallFigures
     from ..calls.case_outputs import OutputSource, Recorded
     from ..engine.results.field_results import MatchResult
-    from ..reporting.records import Comparison, ValueMode
+    from ..reporting.run_model.records import Comparison, ValueMode
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,10 +53,10 @@ class Outcome:
         """The record of this outcome: the ``seq``-th comparison of the test ``nodeid``,
         reported at ``file``:``line``, of the named ``target``'s output (empty: none); the
         fields of a scored one kept per ``values``, or none at all (None: a session that
-        counts them as they are recorded, reporting/field_counts.py). A call's figures are
+        counts them as they are recorded, reporting/verdicts/field_counts.py). A call's figures are
         kept for a live or replayed output only. ``invalid_fails``: an answer that breaks
         its schema failed."""
-        from ..reporting.records import ERROR, Comparison, ConformanceRecord, case_id_of
+        from ..reporting.run_model.records import ERROR, Comparison, ConformanceRecord, case_id_of
 
         case_id = case_id_of(nodeid, seq)
         call = self.call.to_dict() if self.call is not None and self.source != "case" else None

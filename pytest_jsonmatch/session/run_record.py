@@ -1,4 +1,4 @@
-"""What a session's report records of how its run was made (reporting/provenance.py says what
+"""What a session's report records of how its run was made (reporting/verdicts/provenance.py says what
 each key means): the settings that decide its scores and verdict, the golden case files it
 scored, the folder settings and schema files they were scored with, each target's recording
 fingerprint and the judge's fingerprint and setup.
@@ -18,7 +18,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..reporting.provenance import (
+from ..reporting.verdicts.provenance import (
     golden_record,
     judge_setup_record,
     settings_record,
@@ -31,10 +31,10 @@ if TYPE_CHECKING:
     from ..calls.targets import TargetSpec
     from ..cases.case_files import CaseFiles
     from ..cases.repeats import RepeatSettings
-    from ..reporting.gates import GateSettings
-    from ..reporting.records import Comparison
-    from ..reporting.shapes import JSONValue, ProvenanceDict, RunInfo
-    from ..reporting.versus import VersusSettings
+    from ..reporting.run_model.records import Comparison
+    from ..reporting.run_model.report_types import JSONValue, ProvenanceDict, RunInfo
+    from ..reporting.verdicts.gates import GateSettings
+    from ..reporting.verdicts.versus import VersusSettings
     from .channel import Defaults
 
 GOLDEN_SUFFIXES = (".yaml", ".yml")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from ..engine.core.errors import ConfigError, did_you_mean
-from ..reporting import gate_specs
+from ..reporting.verdicts import gate_specs
 
 if TYPE_CHECKING:
     from ..calls.call_settings import CallSettings
@@ -27,11 +27,11 @@ if TYPE_CHECKING:
     from ..cases.repeats import RepeatSettings
     from ..cases.updates import UpdateMode
     from ..engine.core.masking import MaskPattern
-    from ..reporting.aggregate import GroupBy
-    from ..reporting.gates import GateSettings
-    from ..reporting.records import Comparison, ValueMode
-    from ..reporting.report_files import ReportFiles
-    from ..reporting.versus import VersusSettings
+    from ..reporting.render.report_files import ReportFiles
+    from ..reporting.run_model.aggregate import GroupBy
+    from ..reporting.run_model.records import Comparison, ValueMode
+    from ..reporting.verdicts.gates import GateSettings
+    from ..reporting.verdicts.versus import VersusSettings
     from ..telemetry.otel_events import Telemetry
     from ..telemetry.otel_settings import OtelSettings
 
@@ -73,7 +73,7 @@ class SettingParts:
 
     @cached_property
     def reports(self) -> ReportFiles:
-        from ..reporting.report_files import ReportFiles
+        from ..reporting.render.report_files import ReportFiles
 
         return self.given_reports or ReportFiles()
 
@@ -83,7 +83,7 @@ class SettingParts:
 
     @cached_property
     def versus(self) -> VersusSettings:
-        from ..reporting.versus import VersusSettings
+        from ..reporting.verdicts.versus import VersusSettings
 
         return self.given_versus or VersusSettings(what=PREFIX + "reference")
 
@@ -96,7 +96,7 @@ class SettingParts:
     @property
     def writes_reports(self) -> bool:
         """Whether the session writes a report file (or GitHub's step summary) whose format
-        needs the whole report (reporting/formats.py)."""
+        needs the whole report (reporting/render/formats.py)."""
         files = self.given_reports
         return files is not None and files.whole
 
@@ -153,7 +153,7 @@ def parse_calls(parts: Sequence[tuple[str, str]]) -> CallSettings:
 def parse_reports(
     paths: Sequence[str], what: str, here: Path, step_summary: str | None
 ) -> ReportFiles:
-    from ..reporting.report_files import ReportFiles
+    from ..reporting.render.report_files import ReportFiles
 
     return ReportFiles.parse(paths, what, here, step_summary)
 
@@ -171,7 +171,7 @@ def parse_otel(text: str, what: str) -> OtelSettings:
 
 
 def parse_threshold(text: str, what: str) -> float:
-    from ..reporting.gates import parse_score
+    from ..reporting.verdicts.gates import parse_score
 
     return parse_score(text.strip() or "1.0", what)
 
@@ -215,7 +215,7 @@ def parse_options(text: str) -> dict[str, object]:
 def parse_value_mode(text: str, what: str) -> ValueMode:
     if text.strip() in ("", "short"):
         return "short"
-    from ..reporting.records import VALUE_MODES
+    from ..reporting.run_model.records import VALUE_MODES
 
     return _choice(text, what, VALUE_MODES)
 
@@ -223,7 +223,7 @@ def parse_value_mode(text: str, what: str) -> ValueMode:
 def parse_group_by(text: str, what: str) -> GroupBy:
     if text.strip() in ("", "metric"):
         return "metric"
-    from ..reporting.aggregate import GROUP_BY
+    from ..reporting.run_model.aggregate import GROUP_BY
 
     return _choice(text, what, GROUP_BY)
 
@@ -232,7 +232,7 @@ def parse_group_by(text: str, what: str) -> GroupBy:
 
 GOLDEN_KEYS = ("schema_dirs", "max_cases")
 REPORT_KEYS = ("values", "junit")
-GATE_KEYS = gate_specs.gate_keys()  # fail_under, max_drop, ... (reporting/gate_specs.py)
+GATE_KEYS = gate_specs.gate_keys()  # fail_under, max_drop, ... (reporting/verdicts/gate_specs.py)
 GATE_WORDS = gate_specs.gate_words()  # statistical, strict (max_drop's mode), invalid_fails
 _SWITCH = {"yes": True, "true": True, "on": True, "no": False, "false": False, "off": False}
 
@@ -325,7 +325,7 @@ def parse_switch(text: str, what: str) -> bool:
 
 
 class GateTexts(NamedTuple):
-    """jsonmatch_gates read (reporting/gate_specs.py): each recorded gate's text by its key, as
+    """jsonmatch_gates read (reporting/verdicts/gate_specs.py): each recorded gate's text by its key, as
     run.settings holds it (a gate ``within`` another written in that one's text: ``max_drop``
     ``D strict``, ``max_case_drop`` ``D allow=N``), a later part's overriding an earlier one's;
     and each switch, on or off."""
@@ -374,7 +374,7 @@ def parse_gate_texts(parts: Sequence[tuple[str, str]]) -> GateTexts:
 def parse_gates(texts: GateTexts | None, floor_lines: object) -> GateSettings:
     """The session's gates from jsonmatch_gates' keys and jsonmatch_field_floors' lines; a
     gate's messages and verdicts name its setting and key (``jsonmatch_gates max_drop``)."""
-    from ..reporting.gates import gate_settings
+    from ..reporting.verdicts.gates import gate_settings
 
     return gate_settings(
         texts=texts.texts if texts is not None else {},

@@ -42,7 +42,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Literal, TypeAlias, overload
 from urllib.parse import unquote
 
-from ..reporting.records import ERROR, PASSED, XPASSED, Comparison
+from ..reporting.run_model.records import ERROR, PASSED, XPASSED, Comparison
 from ..version import __version__
 
 if TYPE_CHECKING:  # imported when our own export starts: it needs the otel extra's messages
@@ -457,7 +457,7 @@ def repeat_attributes(comparisons: Sequence[Comparison], k: int) -> dict[str, At
     passed and scored, whether they disagree, and pass^k and pass@k at ``k`` (0: the
     case's runs) where it has k scored runs. A test's comparisons are emitted together, so
     a repeated case's runs are all here."""
-    from ..reporting.reliability import case_runs, figures_of
+    from ..reporting.verdicts.reliability import case_runs, figures_of
 
     out: dict[str, Attributes] = {}
     for case_id, runs in case_runs(comparisons).items():

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pytest_jsonmatch.dataset import Pair, ScoreSettings, comparison_of
 from pytest_jsonmatch.engine.match import match_json
-from pytest_jsonmatch.reporting.aggregate import summarize
-from pytest_jsonmatch.reporting.gates import GateSettings, judge
-from pytest_jsonmatch.reporting.records import ERROR, Comparison
-from pytest_jsonmatch.reporting.report import build_report
+from pytest_jsonmatch.reporting.run_model.aggregate import summarize
+from pytest_jsonmatch.reporting.run_model.records import ERROR, Comparison
+from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
+from pytest_jsonmatch.reporting.verdicts.report import build_report
 
 SCRIPT = "<script>window.hacked = 1</script>"
 TEXTAREA = '</textarea><img src=x onerror="window.hacked = 2">'
@@ -48,7 +48,7 @@ def hostile_report() -> dict:
     return build_report(
         summary,
         comparisons,
-        judge(summary, GateSettings(fail_under=0.9)),
+        verdict_of(summary, GateSettings(fail_under=0.9)),
         None,
         {"command": ["jsonmatch", SCRIPT]},
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from pytest_jsonmatch.reporting import html_cases as hc
+from pytest_jsonmatch.reporting.render import html_cases as hc
 
 
 def page_data(page: str) -> dict:

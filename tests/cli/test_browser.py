@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from pytest_jsonmatch.reporting.html import render_html
+from pytest_jsonmatch.reporting.render.html import render_html
 from tests.helpers.reports import held
 
 from .hostile import SCRIPT, TEXTAREA, hostile_report
@@ -215,9 +215,9 @@ def test_a_pair_report_in_the_same_browser(page_of, tmp_path):
 def test_the_valid_column_and_an_answers_violations_in_the_same_browser(page_of):
     from pytest_jsonmatch.dataset import Pair, ScoreSettings, comparison_of
     from pytest_jsonmatch.engine.match import match_json
-    from pytest_jsonmatch.reporting.aggregate import summarize
-    from pytest_jsonmatch.reporting.gates import GateSettings, judge
-    from pytest_jsonmatch.reporting.report import build_report
+    from pytest_jsonmatch.reporting.run_model.aggregate import summarize
+    from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
+    from pytest_jsonmatch.reporting.verdicts.report import build_report
 
     schema = {
         "type": "object",
@@ -239,7 +239,7 @@ def test_the_valid_column_and_an_answers_violations_in_the_same_browser(page_of)
         for k, (case_id, e, a) in enumerate(pairs)
     ]
     summary = summarize(comparisons)
-    report = build_report(summary, comparisons, judge(summary, GateSettings()), None, {})
+    report = build_report(summary, comparisons, verdict_of(summary, GateSettings()), None, {})
     page, problems, _ = page_of(report, "conformance.html")
     assert problems == []
     assert page.locator("#metrics th").all_inner_texts()[-1] == "valid"
@@ -309,7 +309,7 @@ def test_contrast_of_the_wcag_reference_colours():
 
 def test_every_status_badge_is_readable(page_of):
     from pytest_jsonmatch.engine.results.field_results import STATUSES as FIELD_STATUSES
-    from pytest_jsonmatch.reporting.records import STATUSES
+    from pytest_jsonmatch.reporting.run_model.records import STATUSES
     from tests.reporting.statuses import every_status_report
 
     page, problems, _ = page_of(every_status_report(), "statuses.html")
@@ -352,7 +352,7 @@ def test_a_case_scored_from_a_cut_answer_is_marked_and_says_where(page_of):
 def test_a_case_a_gate_failed_shows_that_gate_and_the_baseline_links_to_it(page_of):
     # tests/reporting/test_numbers_add_up.py's two runs: case b (threshold 0.5) passed with
     # 0.7, but dropped from 1.0 by 0.3, more than max_drop 0.05: the per-case gate fails it
-    from pytest_jsonmatch.reporting.report import build_report
+    from pytest_jsonmatch.reporting.verdicts.report import build_report
     from tests.reporting.test_numbers_add_up import NOW, _judged
 
     summary, against, verdict = _judged(max_drop=0.05)
@@ -501,9 +501,9 @@ def test_numbers_show_as_python_writes_them(page_of):
     # such values travel as their text, so each cell shows what json.dumps writes
     from pytest_jsonmatch.dataset import Pair, ScoreSettings, comparison_of
     from pytest_jsonmatch.engine.match import match_json
-    from pytest_jsonmatch.reporting.aggregate import summarize
-    from pytest_jsonmatch.reporting.gates import GateSettings, judge
-    from pytest_jsonmatch.reporting.report import build_report
+    from pytest_jsonmatch.reporting.run_model.aggregate import summarize
+    from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
+    from pytest_jsonmatch.reporting.verdicts.report import build_report
 
     expected = {"a": 1.0, "b": 1e-05, "c": 1e16, "d": 0.5, "e": 2**60 + 1, "f": 3786.13}
     actual = {"a": 2, "b": 0.00002, "c": 1e21, "d": 0.25, "e": 2**60, "f": 3786.14, "g": [1.5]}
@@ -512,7 +512,7 @@ def test_numbers_show_as_python_writes_them(page_of):
         Pair("n", expected, actual, "n", "d.jsonl", 1), match_json(actual, expected), settings
     )
     summary = summarize([comparison])
-    report = build_report(summary, [comparison], judge(summary, GateSettings()), None, {})
+    report = build_report(summary, [comparison], verdict_of(summary, GateSettings()), None, {})
     page, problems, _ = page_of(report, "numbers.html")
     assert problems == [] and page.locator("details.case[open]").count() == 1
     cells = page.locator("table.side-by-side tbody tr").evaluate_all(

@@ -27,10 +27,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_jsonmatch.reporting.html import render_runs_html
-from pytest_jsonmatch.reporting.markdown import render_runs_markdown
-from pytest_jsonmatch.reporting.runs import Run, compare_runs
-from pytest_jsonmatch.reporting.text import render_runs_text
+from pytest_jsonmatch.reporting.render.html import render_runs_html
+from pytest_jsonmatch.reporting.render.markdown import render_runs_markdown
+from pytest_jsonmatch.reporting.render.text import render_runs_text
+from pytest_jsonmatch.reporting.verdicts.runs import Run, compare_runs
 
 from .run import jsonmatch, one_error_line
 
@@ -98,7 +98,7 @@ def runs(tmp_path_factory) -> dict[str, Path]:
 
 
 def _data(runs: dict[str, Path], *names: str) -> dict:
-    from pytest_jsonmatch.reporting.report import load_report
+    from pytest_jsonmatch.reporting.verdicts.report import load_report
 
     return compare_runs([Run(n, str(runs[n]), load_report(runs[n])) for n in names])
 
@@ -270,7 +270,7 @@ def test_html_is_one_page_with_a_column_per_run(runs, tmp_path, jsonmatch_main):
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
 def test_values_from_reports_are_escaped(runs, fmt):
-    from pytest_jsonmatch.reporting.report import load_report
+    from pytest_jsonmatch.reporting.verdicts.report import load_report
 
     hostile = "<script>window.hacked=1</script>|*x*\n::add-mask::"
     reports = [load_report(runs["base"]), load_report(runs["new"])]
@@ -302,7 +302,7 @@ def _with_costs(report: dict, latency: dict[str, float], usage: dict[str, dict])
 
 
 def test_latency_and_cost_shown_only_when_present(runs):
-    from pytest_jsonmatch.reporting.report import load_report
+    from pytest_jsonmatch.reporting.verdicts.report import load_report
 
     base = load_report(runs["third"])  # c1..c4: c5 is not shared
     new = _with_costs(
@@ -350,7 +350,7 @@ def _costing(report: dict, per_case: float) -> dict:
 
 
 def test_costs_that_differ_print_differently(runs):
-    from pytest_jsonmatch.reporting.report import load_report
+    from pytest_jsonmatch.reporting.verdicts.report import load_report
 
     # four shared cases (c1..c4) in each run: 4 * .0012 = .0048, 4 * .0011975 = .00479,
     # 4 * 3.08625 = 12.345 and 4 * 308.625 = 1234.5; four decimals printed the first two alike
@@ -376,7 +376,7 @@ def test_costs_that_differ_print_differently(runs):
 
 
 def test_latency_and_cost_from_the_call_of_each_comparison(runs):
-    from pytest_jsonmatch.reporting.report import load_report
+    from pytest_jsonmatch.reporting.verdicts.report import load_report
 
     base = load_report(runs["third"])
     new = json.loads(json.dumps(load_report(runs["new"])))

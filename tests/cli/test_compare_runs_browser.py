@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_jsonmatch.reporting.html import render_runs_html
-from pytest_jsonmatch.reporting.report import load_report
-from pytest_jsonmatch.reporting.runs import Run, compare_runs
+from pytest_jsonmatch.reporting.render.html import render_runs_html
+from pytest_jsonmatch.reporting.verdicts.report import load_report
+from pytest_jsonmatch.reporting.verdicts.runs import Run, compare_runs
 
 from .run import jsonmatch
 from .test_browser import offline_browser

@@ -24,9 +24,9 @@ import json
 import re
 from pathlib import Path
 
-from pytest_jsonmatch.reporting.report import load_report
-from pytest_jsonmatch.reporting.runs import Run, compare_runs
-from pytest_jsonmatch.reporting.versus import runs_of_report
+from pytest_jsonmatch.reporting.verdicts.report import load_report
+from pytest_jsonmatch.reporting.verdicts.runs import Run, compare_runs
+from pytest_jsonmatch.reporting.verdicts.versus import runs_of_report
 from tests.helpers.plugin_cases import ALTERNATING_TARGET, ARGS
 
 CASES = """

@@ -182,7 +182,7 @@ def _weighted(pytester):
 
 
 def _fields_of(path, test):
-    from pytest_jsonmatch.reporting.report import load_report
+    from pytest_jsonmatch.reporting.verdicts.report import load_report
 
     (c,) = [c for c in load_report(path)["comparisons"] if c["case_id"].endswith(f"::{test}")]
     return c["fields"]

@@ -19,10 +19,10 @@ from dataclasses import replace
 
 import pytest
 
-from pytest_jsonmatch.reporting.baseline import Baseline, cases_of, compare
-from pytest_jsonmatch.reporting.records import Comparison
-from pytest_jsonmatch.reporting.report import baseline_section, load_report, report_text
-from pytest_jsonmatch.reporting.validation import ReportError, check_report
+from pytest_jsonmatch.reporting.run_model.records import Comparison
+from pytest_jsonmatch.reporting.run_model.validation import ReportError, check_report
+from pytest_jsonmatch.reporting.verdicts.baseline import Baseline, cases_of, compare
+from pytest_jsonmatch.reporting.verdicts.report import baseline_section, load_report, report_text
 
 from .hostile import hostile_report
 from .run import jsonmatch
@@ -134,7 +134,7 @@ def test_a_hostile_report_renders_as_text(tmp_path, fmt):
 
 
 def test_the_page_holds_only_the_template_s_markup(tmp_path, page_of):  # noqa: F811
-    from pytest_jsonmatch.reporting.html import render_html
+    from pytest_jsonmatch.reporting.render.html import render_html
 
     shapes = []
     for name, value in (("plain", "plain text"), ("evil", PAYLOAD)):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from pytest_jsonmatch.reporting.html import histogram_counts, render_html
+from pytest_jsonmatch.reporting.render.html import histogram_counts, render_html
 
 from .hostile import SCRIPT, TEXTAREA, hostile_report
 from .html_data import case_ids, page_data, reconstructed, run_case_ids

@@ -244,7 +244,7 @@ WEIGHTED_SHARDS = ["acme or test_w or test_plain", "sap or test_floor"]
 def _comparisons(path: str) -> list[dict]:
     """A report's comparisons as the reader gives them (each field from its row and head),
     without their times."""
-    from pytest_jsonmatch.reporting.report import load_report
+    from pytest_jsonmatch.reporting.verdicts.report import load_report
 
     out = [dict(c) for c in load_report(path)["comparisons"]]
     for c in out:

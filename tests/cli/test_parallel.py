@@ -21,7 +21,7 @@ from pytest_jsonmatch.dataset.parts import (
     unpacked,
 )
 from pytest_jsonmatch.dataset.undecoded import RecordError, Undecoded
-from pytest_jsonmatch.reporting.spool import ComparisonSpool
+from pytest_jsonmatch.reporting.run_model.spool import ComparisonSpool
 
 
 def test_chunks_keep_the_pairs_read_before_a_reading_error():

@@ -1,7 +1,7 @@
 """A comparison the judge left undecided passes no gate of the command line: ``jsonmatch
 score`` with a judge that answers in prose or is down, ``report`` and ``diff`` of the report
 that run wrote (its stored verdict is not what is read), and ``merge`` of shards whose
-comparisons were left undecided (reporting/undecided_verdicts.py). The judge is a real server on
+comparisons were left undecided (reporting/verdicts/undecided_verdicts.py). The judge is a real server on
 127.0.0.1, or a port with nothing listening; the commands run as subprocesses."""
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from pytest_jsonmatch import (
     match_json,
     validate_gold,
 )
-from pytest_jsonmatch.reporting.failure_message import SHOWN_DEPTH, format_value
+from pytest_jsonmatch.reporting.render.failure_message import SHOWN_DEPTH, format_value
 from pytest_jsonmatch.session import channel as recording
 from tests.helpers.fuzz_values import make_deep, make_deep_text
 

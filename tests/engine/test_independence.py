@@ -80,7 +80,7 @@ def test_the_version_is_defined_once_and_is_what_the_installed_metadata_says():
     from importlib.metadata import version
 
     import pytest_jsonmatch
-    from pytest_jsonmatch.reporting.report import run_info
+    from pytest_jsonmatch.reporting.verdicts.report import run_info
 
     assert pytest_jsonmatch.__version__ == version("pytest-jsonmatch")
     assert run_info(["pytest"], None)["plugin_version"] == pytest_jsonmatch.__version__

@@ -796,9 +796,9 @@ def run_setting(name: str, text: str) -> tuple[str, str]:
     from pytest_jsonmatch import JsonMatchError
     from pytest_jsonmatch.cli.app import parser
     from pytest_jsonmatch.cli.input_error import InputError
-    from pytest_jsonmatch.reporting.gates import gate_settings
-    from pytest_jsonmatch.reporting.shards import parse_shard
-    from pytest_jsonmatch.reporting.versus import parse_reference
+    from pytest_jsonmatch.reporting.verdicts.gates import gate_settings
+    from pytest_jsonmatch.reporting.verdicts.shards import parse_shard
+    from pytest_jsonmatch.reporting.verdicts.versus import parse_reference
     from pytest_jsonmatch.session import setting_parts as parts
 
     what = "jsonmatch_" + name

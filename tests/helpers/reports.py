@@ -1,5 +1,5 @@
 """Reports read back in tests as the project's reader holds them: the file's comparisons'
-field rows made into fields (reporting/field_rows.py), after the whole report is checked
+field rows made into fields (reporting/run_model/field_rows.py), after the whole report is checked
 against its schema."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pytest_jsonmatch.reporting.validation import check_report
+from pytest_jsonmatch.reporting.run_model.validation import check_report
 
 
 def held(text: str) -> Any:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch import assert_json_match
-from pytest_jsonmatch.reporting.failure_message import format_failure, format_value
+from pytest_jsonmatch.reporting.render.failure_message import format_failure, format_value
 from tests.helpers.plugin_cases import ARGS
 
 # json_similarity (leaf similarity, headline = recall, no hallucinations):

@@ -1,4 +1,4 @@
-"""Output for CI (reporting/markdown.py and reporting/github.py through the plugin): a Markdown
+"""Output for CI (reporting/render/markdown.py and reporting/render/github.py through the plugin): a Markdown
 summary with --jsonmatch-report=PATH.md and in $GITHUB_STEP_SUMMARY (appended, as GitHub
 expects), and under GitHub Actions one ::error annotation per golden case that failed or
 could not be scored, at the line where it starts, printed once (by the xdist controller)."""

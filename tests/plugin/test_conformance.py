@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from pytest_jsonmatch.reporting.report import load_report
+from pytest_jsonmatch.reporting.verdicts.report import load_report
 from tests.helpers.plugin_cases import ARGS, write
 
 

@@ -1,5 +1,5 @@
 """A session that writes no report file counts each comparison's fields into the per-field
-tables as it is recorded, and keeps no field record (reporting/field_counts.py, chosen by
+tables as it is recorded, and keeps no field record (reporting/verdicts/field_counts.py, chosen by
 report.summary_reads): its terminal summary is the one a session keeping every record
 prints, with -v too; a report file, a baseline and xdist keep the records, and print the same
 summary again."""

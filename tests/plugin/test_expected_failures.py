@@ -9,7 +9,7 @@ import json
 
 import jsonschema
 
-from pytest_jsonmatch.reporting.report import schema
+from pytest_jsonmatch.reporting.run_model.validation import schema
 from tests.helpers.plugin_cases import ARGS
 
 TESTS = """

@@ -1,4 +1,4 @@
-"""CI gates (reporting/gates.py through the plugin): --jsonmatch-gates fail_under, per-field floors
+"""CI gates (reporting/verdicts/gates.py through the plugin): --jsonmatch-gates fail_under, per-field floors
 (patterns; a floor that matches nothing is named, and fails with a 'strict' line), and a
 baseline held case by case with a largest drop: statistical by default (a drop beyond
 max_drop fails only when its 95% interval lies below zero, else it is a warning), strict on

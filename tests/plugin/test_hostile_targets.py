@@ -11,7 +11,7 @@ import time
 import jsonschema
 import pytest
 
-from pytest_jsonmatch.reporting.report import schema
+from pytest_jsonmatch.reporting.run_model.validation import schema
 from tests.helpers.plugin_cases import ARGS, write
 from tests.helpers.reports import held
 

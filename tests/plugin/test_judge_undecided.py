@@ -1,5 +1,5 @@
 """In a pytest session, a comparison the judge left undecided passes no gate, and the judge's
-figures count every comparison, whatever the target returns (reporting/undecided_verdicts.py,
+figures count every comparison, whatever the target returns (reporting/verdicts/undecided_verdicts.py,
 session/judge_ahead.py). Against a real judge server on 127.0.0.1 that answers in prose,
 answers 503 always, or dies after its first answer; ``jsonmatch report`` of the report the
 session wrote fails its gate as the session did."""

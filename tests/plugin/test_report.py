@@ -1,4 +1,4 @@
-"""--jsonmatch-report (reporting/report.py through the plugin): the version-3 JSON report, which
+"""--jsonmatch-report (reporting/verdicts/report.py through the plugin): the version-3 JSON report, which
 validates against the JSON Schema shipped in the package: run metadata, every comparison with
 a stable case id, its status, its fields (values cut to 200 characters, or full, or none)
 and pairings; cases, metrics, fields and the gates' verdict; written even when nothing was
@@ -12,7 +12,7 @@ import os
 import jsonschema
 import pytest
 
-from pytest_jsonmatch.reporting.report import schema
+from pytest_jsonmatch.reporting.run_model.validation import schema
 from tests.helpers.plugin_cases import ARGS, ONE_TEST, TWO_TESTS
 from tests.helpers.reports import held
 from tests.helpers.timeout import GENEROUS, within

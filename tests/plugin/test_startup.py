@@ -22,8 +22,10 @@ LIGHT = {
     "pytest_jsonmatch.engine.core",
     "pytest_jsonmatch.engine.core.errors",
     "pytest_jsonmatch.reporting",
-    "pytest_jsonmatch.reporting.formats",  # the table of report formats (the help lists them)
-    "pytest_jsonmatch.reporting.gate_specs",  # the table of gates (their keys, the help)
+    "pytest_jsonmatch.reporting.render",  # (its __init__ imports none of its modules)
+    "pytest_jsonmatch.reporting.verdicts",
+    "pytest_jsonmatch.reporting.render.formats",  # the table of report formats (the help lists them)
+    "pytest_jsonmatch.reporting.verdicts.gate_specs",  # the table of gates (their keys, the help)
 }
 
 

@@ -1,4 +1,4 @@
-"""The ``jsonmatch`` terminal summary (reporting/text.py through session.py): the per-metric
+"""The ``jsonmatch`` terminal summary (reporting/render/text.py through session.py): the per-metric
 table with an errors column, the overall score over cases, the per-field table worst first
 (cut unless -v, per group), repeated cases, cases that could not be scored, every table
 within the terminal's width, and silence in sessions that compared nothing."""

@@ -5,10 +5,10 @@ field status (engine STATUSES), with two fields never scored (``id`` skipped eve
 from __future__ import annotations
 
 from pytest_jsonmatch.engine.results.field_results import STATUSES as FIELD_STATUSES
-from pytest_jsonmatch.reporting.aggregate import summarize
-from pytest_jsonmatch.reporting.gates import GateSettings, judge
-from pytest_jsonmatch.reporting.records import STATUSES, Comparison, FieldRecord, Status
-from pytest_jsonmatch.reporting.report import build_report
+from pytest_jsonmatch.reporting.run_model.aggregate import summarize
+from pytest_jsonmatch.reporting.run_model.records import STATUSES, Comparison, FieldRecord, Status
+from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
+from pytest_jsonmatch.reporting.verdicts.report import build_report
 
 
 def _fields(name: str, name_score: float) -> tuple[FieldRecord, ...]:
@@ -64,7 +64,7 @@ def every_status_report() -> dict:
     assert {f.status for c in comparisons for f in c.fields} == set(FIELD_STATUSES)
     summary = summarize(comparisons)
     return build_report(
-        summary, comparisons, judge(summary, GateSettings()), None, {"command": ["jsonmatch"]}
+        summary, comparisons, verdict_of(summary, GateSettings()), None, {"command": ["jsonmatch"]}
     )
 
 
@@ -105,7 +105,7 @@ def repeated_report() -> dict:
                 )
             )
     summary = summarize(comparisons)
-    return build_report(summary, comparisons, judge(summary, GateSettings()))
+    return build_report(summary, comparisons, verdict_of(summary, GateSettings()))
 
 
 def truncated_report() -> dict:
@@ -148,5 +148,5 @@ def truncated_report() -> dict:
     ]
     summary = summarize(comparisons)
     return build_report(
-        summary, comparisons, judge(summary, GateSettings()), None, {"command": ["jsonmatch"]}
+        summary, comparisons, verdict_of(summary, GateSettings()), None, {"command": ["jsonmatch"]}
     )

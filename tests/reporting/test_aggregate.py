@@ -1,4 +1,4 @@
-"""A run's aggregates (reporting/aggregate.py): every attempted comparison counts (an error
+"""A run's aggregates (reporting/run_model/aggregate.py): every attempted comparison counts (an error
 scores 0), xfail-marked ones stand apart, a repeated case counts once with its mean, and
 sums are exact, so any order and any split into parts give the same bits."""
 
@@ -12,14 +12,14 @@ from fractions import Fraction
 import pytest
 
 from pytest_jsonmatch.engine.results.field_results import ExactSum, FieldAggregate
-from pytest_jsonmatch.reporting.aggregate import (
+from pytest_jsonmatch.reporting.run_model.aggregate import (
     Aggregates,
     CaseResult,
     case_passes,
     case_result,
     summarize,
 )
-from pytest_jsonmatch.reporting.records import Comparison, FieldRecord, Status
+from pytest_jsonmatch.reporting.run_model.records import Comparison, FieldRecord, Status
 
 
 def comparison(case_id, score, status="passed", repeat=0, metric="field_f1", fields=(), error=""):
@@ -212,7 +212,7 @@ def _aggregates_dict(a):
 
 
 def test_aggregates_merge_in_any_grouping_and_order_into_one_pass():
-    from pytest_jsonmatch.reporting.aggregate import Aggregates, case_aggregates
+    from pytest_jsonmatch.reporting.run_model.aggregate import Aggregates, case_aggregates
 
     rng = random.Random(5)
     cases = []
@@ -260,7 +260,7 @@ def test_aggregates_merge_in_any_grouping_and_order_into_one_pass():
 
 
 def test_merging_aggregates_of_different_groupings_is_refused():
-    from pytest_jsonmatch.reporting.aggregate import Aggregates
+    from pytest_jsonmatch.reporting.run_model.aggregate import Aggregates
 
     with pytest.raises(ValueError, match="grouped by 'file'"):
         Aggregates("metric").merge(Aggregates("file"))

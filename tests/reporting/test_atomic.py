@@ -19,7 +19,8 @@ import threading
 
 import pytest
 
-from pytest_jsonmatch.reporting import atomic, report, spool
+from pytest_jsonmatch.reporting.run_model import atomic, spool
+from pytest_jsonmatch.reporting.verdicts import report
 from tests.helpers.plugin_cases import ARGS, TWO_TESTS
 from tests.helpers.timeout import GENEROUS, within
 
@@ -160,9 +161,9 @@ def test_the_process_dying_mid_write_leaves_the_previous_report_intact(tmp_path)
     target.write_text(PREVIOUS)
     script = textwrap.dedent(f"""
         import json, os
-        from pytest_jsonmatch.reporting import report
+        from pytest_jsonmatch.reporting.verdicts import report
 
-        from pytest_jsonmatch.reporting import spool
+        from pytest_jsonmatch.reporting.run_model import spool
 
         def dying_line(value):
             # (the report's head is written before its first case's line)
@@ -228,9 +229,9 @@ def test_the_next_write_removes_what_a_killed_writer_left(tmp_path):
     target.write_text(PREVIOUS)
     script = textwrap.dedent(f"""
         import os
-        from pytest_jsonmatch.reporting import report
+        from pytest_jsonmatch.reporting.verdicts import report
 
-        from pytest_jsonmatch.reporting import spool
+        from pytest_jsonmatch.reporting.run_model import spool
 
         def dying_line(value):
             os._exit(9)  # the report's head written, its first case's line not

@@ -1,4 +1,4 @@
-"""A baseline is validated whole before a gate is held against it (reporting/validation.py):
+"""A baseline is validated whole before a gate is held against it (reporting/run_model/validation.py):
 the shipped report schema, plus what a schema cannot say. Every refusal names the file and
 the JSON path, and nothing half-read is used."""
 
@@ -9,11 +9,11 @@ import json
 
 import pytest
 
-from pytest_jsonmatch.reporting.aggregate import summarize
-from pytest_jsonmatch.reporting.baseline import BaselineError, load_baseline
-from pytest_jsonmatch.reporting.gates import GateSettings, judge
-from pytest_jsonmatch.reporting.records import Comparison, FieldRecord, Status
-from pytest_jsonmatch.reporting.report import build_report, load_report, report_text
+from pytest_jsonmatch.reporting.run_model.aggregate import summarize
+from pytest_jsonmatch.reporting.run_model.records import Comparison, FieldRecord, Status
+from pytest_jsonmatch.reporting.verdicts.baseline import BaselineError, load_baseline
+from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
+from pytest_jsonmatch.reporting.verdicts.report import build_report, load_report, report_text
 
 
 def _comparison(case_id: str, score: float, status: str = "passed") -> Comparison:
@@ -35,7 +35,7 @@ def _report(*comparisons: Comparison) -> dict:
     summary = summarize(comparisons)
     # as the file holds it: each comparison's fields rows of a table of heads
     return json.loads(
-        report_text(build_report(summary, comparisons, judge(summary, GateSettings())))
+        report_text(build_report(summary, comparisons, verdict_of(summary, GateSettings())))
     )
 
 
@@ -190,7 +190,7 @@ def test_a_baseline_with_no_usable_case_is_an_error(tmp_path):
 
 
 def test_a_value_nested_deeper_than_json_writes_is_described_in_the_report():
-    from pytest_jsonmatch.reporting.records import kept_value
+    from pytest_jsonmatch.reporting.run_model.records import kept_value
 
     deep: list = []
     inner = deep

@@ -1,4 +1,4 @@
-"""A dataset's report lines written from pieces (reporting/comparison_lines.py) are the
+"""A dataset's report lines written from pieces (reporting/run_model/comparison_lines.py) are the
 bytes the dicts write: ``comparison_line`` is ``json_line`` of ``comparison_dict(...)`` as
 the report stores it (field_rows.stored_comparison: its fields rows of a table of heads,
 each side's table filled in the same order) and
@@ -17,19 +17,18 @@ import pytest
 from pytest_jsonmatch.engine.core.values import MISSING
 from pytest_jsonmatch.engine.results.field_results import STATUSES as FIELD_STATUSES
 from pytest_jsonmatch.engine.results.field_results import FieldResult
-from pytest_jsonmatch.reporting import comparison_lines, field_rows
-from pytest_jsonmatch.reporting.aggregate import CaseResult
-from pytest_jsonmatch.reporting.comparison_lines import case_line, comparison_line
-from pytest_jsonmatch.reporting.field_rows import Heads, StoredFields, stored_comparison
-from pytest_jsonmatch.reporting.records import (
+from pytest_jsonmatch.reporting.run_model import comparison_lines, field_rows
+from pytest_jsonmatch.reporting.run_model.aggregate import CaseResult, case_dict
+from pytest_jsonmatch.reporting.run_model.comparison_lines import case_line, comparison_line
+from pytest_jsonmatch.reporting.run_model.field_rows import Heads, StoredFields, stored_comparison
+from pytest_jsonmatch.reporting.run_model.records import (
     VALUE_LIMIT,
     Comparison,
     ConformanceRecord,
     Status,
     comparison_dict,
 )
-from pytest_jsonmatch.reporting.report import case_dict
-from pytest_jsonmatch.reporting.spool import json_line
+from pytest_jsonmatch.reporting.run_model.spool import json_line
 
 MODES = ("none", "short", "full")
 
@@ -440,7 +439,7 @@ def test_a_result_line_is_the_line_of_its_comparison(mode: str, options: dict[st
     pairings, a floor failure, a cut answer or a conformance."""
     from pytest_jsonmatch import match_json
     from pytest_jsonmatch.dataset.scoring import Pair, ScoreSettings, comparison_of
-    from pytest_jsonmatch.reporting.comparison_lines import result_line
+    from pytest_jsonmatch.reporting.run_model.comparison_lines import result_line
 
     rng = random.Random(len(mode) + len(options))
     ours, theirs = Heads(), Heads()

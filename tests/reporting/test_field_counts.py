@@ -1,4 +1,4 @@
-"""The per-field tables counted as comparisons are recorded (reporting/field_counts.py) are
+"""The per-field tables counted as comparisons are recorded (reporting/verdicts/field_counts.py) are
 those counted from kept field records (aggregate.summarize), to the bit: over many generated
 comparisons of every metric, with errors, xfail-marked tests, repeated cases, fields missing,
 extra, ignored and skipped, answers cut off, named targets and every grouping; and a session's
@@ -18,12 +18,12 @@ import pytest
 from pytest_jsonmatch import match_json
 from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.results.field_results import SKIPPED, FieldAggregate
-from pytest_jsonmatch.reporting.aggregate import GROUP_BY, group_key, summarize
-from pytest_jsonmatch.reporting.field_counts import FieldCounts
-from pytest_jsonmatch.reporting.gates import GateSettings, parse_floors
-from pytest_jsonmatch.reporting.records import ERROR, Comparison, Status, case_id_of
-from pytest_jsonmatch.reporting.report import SummaryReads, conclude, summary_reads
-from pytest_jsonmatch.reporting.text import summary_lines, verdict_lines
+from pytest_jsonmatch.reporting.render.text import summary_lines, verdict_lines
+from pytest_jsonmatch.reporting.run_model.aggregate import GROUP_BY, group_key, summarize
+from pytest_jsonmatch.reporting.run_model.records import ERROR, Comparison, Status, case_id_of
+from pytest_jsonmatch.reporting.verdicts.field_counts import FieldCounts
+from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, parse_floors
+from pytest_jsonmatch.reporting.verdicts.report import SummaryReads, conclude, summary_reads
 
 OPTIONS = [
     ("field_f1", {}),
@@ -373,7 +373,7 @@ def test_comparisons_without_records_need_their_counts():
 
 
 def test_the_settings_say_whether_a_file_or_telemetry_reads_the_records():
-    from pytest_jsonmatch.reporting.report_files import ReportFiles
+    from pytest_jsonmatch.reporting.render.report_files import ReportFiles
     from pytest_jsonmatch.session.setting_parts import SettingParts, parse_otel
 
     assert not SettingParts().writes_reports

@@ -1,4 +1,4 @@
-"""The report's fields as it stores them (reporting/field_rows.py): every field comes back
+"""The report's fields as it stores them (reporting/run_model/field_rows.py): every field comes back
 from its row exactly, values held once only where both sides are one JSON value, paths and
 statuses written once per table; a dataset's chunks each with their own table, kept once
 when equal (spool.ComparisonSpool)."""
@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from pytest_jsonmatch.reporting.field_rows import Heads, StoredFields, stored_comparison
-from pytest_jsonmatch.reporting.spool import ComparisonSpool, dump_report, json_line
-from pytest_jsonmatch.reporting.validation import ReportError, check_report
+from pytest_jsonmatch.reporting.run_model.field_rows import Heads, StoredFields, stored_comparison
+from pytest_jsonmatch.reporting.run_model.spool import ComparisonSpool, dump_report, json_line
+from pytest_jsonmatch.reporting.run_model.validation import ReportError, check_report
 
 
 def _field(path: str, status: str, score: float, **values: Any) -> dict[str, Any]:
@@ -247,7 +247,7 @@ def test_a_dataset_report_is_a_third_of_the_objects_it_stands_for(tmp_path, caps
     a third damaged) against the same report with each field an object and each case and
     comparison a line (version 3's layout): at most a third of its size, every field back."""
     from pytest_jsonmatch.cli import main
-    from pytest_jsonmatch.reporting.report import load_report
+    from pytest_jsonmatch.reporting.verdicts.report import load_report
 
     gold, pred = tmp_path / "gold.jsonl", tmp_path / "pred.jsonl"
     with open(gold, "w") as g, open(pred, "w") as p:

@@ -1,4 +1,4 @@
-"""The one table of report formats (reporting/formats.py), pinned: every format is offered by
+"""The one table of report formats (reporting/render/formats.py), pinned: every format is offered by
 each entry point it names, and by no other (the plugin's report files, ``--format`` of the
 commands that print a report, ``compare-runs --format``); it renders there; the decision
 that a session builds its report whole reads the format's own flags. A throwaway format
@@ -17,10 +17,16 @@ import pytest
 
 from pytest_jsonmatch.cli.app import parser
 from pytest_jsonmatch.plugin.settings import BY_NAME
-from pytest_jsonmatch.reporting import formats
-from pytest_jsonmatch.reporting.formats import FORMAT, REPORT_FILES, RUNS, Look, ReportFormat
-from pytest_jsonmatch.reporting.report import load_report
-from pytest_jsonmatch.reporting.report_files import ReportFiles
+from pytest_jsonmatch.reporting.render import formats
+from pytest_jsonmatch.reporting.render.formats import (
+    FORMAT,
+    REPORT_FILES,
+    RUNS,
+    Look,
+    ReportFormat,
+)
+from pytest_jsonmatch.reporting.render.report_files import ReportFiles
+from pytest_jsonmatch.reporting.verdicts.report import load_report
 from pytest_jsonmatch.session.setting_parts import SettingParts
 
 from ..cli.run import jsonmatch_in_process

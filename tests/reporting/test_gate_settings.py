@@ -1,4 +1,4 @@
-"""Reading the gates' settings (reporting/gates.py): each parse function names, in its error,
+"""Reading the gates' settings (reporting/verdicts/gates.py): each parse function names, in its error,
 the setting its caller says it read (an ini setting, a flag), and knows no spelling itself."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch.engine.core.errors import ConfigError
-from pytest_jsonmatch.reporting.gates import Floor, parse_floors, parse_mode, parse_score
+from pytest_jsonmatch.reporting.verdicts.gates import Floor, parse_floors, parse_mode, parse_score
 
 
 @pytest.mark.parametrize("name", ["jsonmatch_gates max_drop", "--max-drop", "max_drop="])

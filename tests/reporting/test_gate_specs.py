@@ -1,4 +1,4 @@
-"""The one table of gates (reporting/gate_specs.py), pinned: every gate it declares reaches
+"""The one table of gates (reporting/verdicts/gate_specs.py), pinned: every gate it declares reaches
 the plugin (a key or word of jsonmatch_gates, or a line of jsonmatch_field_floors, read into
 its ``GateSettings`` field, named in messages, recorded in run.settings and read back) and the
 command line (the option of each command the table names, typed as its kind, read into the
@@ -20,10 +20,15 @@ from pytest_jsonmatch.cli.input_error import InputError
 from pytest_jsonmatch.cli.merge import judged_settings
 from pytest_jsonmatch.cli.options import GATE_NAMES, gates_of
 from pytest_jsonmatch.plugin.settings import BY_NAME
-from pytest_jsonmatch.reporting import gate_specs
-from pytest_jsonmatch.reporting.gate_specs import GATES, GateSpec
-from pytest_jsonmatch.reporting.gates import RULE_NAMES, GateNames, GateSettings, gate_settings
-from pytest_jsonmatch.reporting.provenance import gate_texts
+from pytest_jsonmatch.reporting.verdicts import gate_specs
+from pytest_jsonmatch.reporting.verdicts.gate_specs import GATES, GateSpec
+from pytest_jsonmatch.reporting.verdicts.gates import (
+    RULE_NAMES,
+    GateNames,
+    GateSettings,
+    gate_settings,
+)
+from pytest_jsonmatch.reporting.verdicts.provenance import gate_texts
 from pytest_jsonmatch.session import setting_parts as parts
 
 from ..cli.run import ROOT
@@ -171,7 +176,7 @@ def test_every_recorded_gate_is_read_back_as_it_was():
 
 
 NEW_GATE = """
-from pytest_jsonmatch.reporting import gate_specs
+from pytest_jsonmatch.reporting.verdicts import gate_specs
 
 gate_specs.GATES += (
     gate_specs.GateSpec(

@@ -8,11 +8,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from pytest_jsonmatch.reporting.baseline import Baseline, cases_of
-from pytest_jsonmatch.reporting.gates import GateSettings
-from pytest_jsonmatch.reporting.html import render_html
-from pytest_jsonmatch.reporting.markdown import render_markdown
-from pytest_jsonmatch.reporting.records import (
+from pytest_jsonmatch.reporting.render.html import render_html
+from pytest_jsonmatch.reporting.render.markdown import render_markdown
+from pytest_jsonmatch.reporting.render.text import render_text
+from pytest_jsonmatch.reporting.run_model.records import (
     ERROR,
     FAILED,
     PASSED,
@@ -20,10 +19,11 @@ from pytest_jsonmatch.reporting.records import (
     ConformanceRecord,
     Status,
 )
-from pytest_jsonmatch.reporting.report import conclude
-from pytest_jsonmatch.reporting.stats import paired_difference
-from pytest_jsonmatch.reporting.text import render_text
-from pytest_jsonmatch.reporting.versus import Limit, VersusSettings
+from pytest_jsonmatch.reporting.verdicts.baseline import Baseline, cases_of
+from pytest_jsonmatch.reporting.verdicts.gates import GateSettings
+from pytest_jsonmatch.reporting.verdicts.report import conclude
+from pytest_jsonmatch.reporting.verdicts.stats import paired_difference
+from pytest_jsonmatch.reporting.verdicts.versus import Limit, VersusSettings
 
 
 def _comparison(
@@ -265,7 +265,7 @@ def test_the_baseline_line_and_the_gate_passed_print_one_mean_change():
 
 
 def test_side_by_side_field_columns_are_over_the_same_cases():
-    from pytest_jsonmatch.reporting.records import FieldRecord
+    from pytest_jsonmatch.reporting.run_model.records import FieldRecord
 
     def run(case: str, target: str, fields: dict[str, float]) -> Comparison:
         records = tuple(

@@ -1,4 +1,4 @@
-"""Amounts of money as the runs comparison prints them (reporting/money.py): hand-picked
+"""Amounts of money as the runs comparison prints them (reporting/verdicts/money.py): hand-picked
 amounts on each side of the rule, and the promise that amounts more than one unit of their
 third significant digit apart never print alike."""
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from pytest_jsonmatch.reporting.money import money
+from pytest_jsonmatch.reporting.verdicts.money import money
 
 
 @pytest.mark.parametrize(

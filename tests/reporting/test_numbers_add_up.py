@@ -28,12 +28,17 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch.cli.options import GATE_NAMES as CLI_NAMES
-from pytest_jsonmatch.reporting.aggregate import summarize
-from pytest_jsonmatch.reporting.baseline import Baseline, cases_of, compare
-from pytest_jsonmatch.reporting.gates import GateNames, GateSettings, judge, parse_floors
-from pytest_jsonmatch.reporting.records import FAILED, PASSED, Comparison, FieldRecord
-from pytest_jsonmatch.reporting.report import build_report
-from pytest_jsonmatch.reporting.text import passed_line, summary_lines, verdict_lines
+from pytest_jsonmatch.reporting.render.text import passed_line, summary_lines, verdict_lines
+from pytest_jsonmatch.reporting.run_model.aggregate import summarize
+from pytest_jsonmatch.reporting.run_model.records import FAILED, PASSED, Comparison, FieldRecord
+from pytest_jsonmatch.reporting.verdicts.baseline import Baseline, cases_of, compare
+from pytest_jsonmatch.reporting.verdicts.gates import (
+    GateNames,
+    GateSettings,
+    parse_floors,
+    verdict_of,
+)
+from pytest_jsonmatch.reporting.verdicts.report import build_report
 
 LINES = {"a": 1, "b": 7, "c": 13, "d": 1, "e": 5, "f": 19}
 # the plugin's ini settings, as its messages name them (the command line's: CLI_NAMES)
@@ -93,7 +98,7 @@ def _floors(*lines: str):
 def _judged(**settings):
     summary = summarize(NOW)
     against = compare(cases_of(NOW), Baseline("base.json", 3, cases_of(BEFORE)))
-    verdict = judge(summary, GateSettings(**{"names": PLUGIN_NAMES, **settings}), against)
+    verdict = verdict_of(summary, GateSettings(**{"names": PLUGIN_NAMES, **settings}), against)
     return summary, against, verdict
 
 
@@ -263,7 +268,7 @@ def test_a_passing_run_says_which_gates_it_passed():
 
 def test_a_case_a_gate_failed_is_named_with_its_gate_in_the_text_and_markdown():
     # case b passed its threshold (0.7 >= 0.5) but dropped by 0.3 > max_drop 0.05
-    from pytest_jsonmatch.reporting.markdown import render_markdown
+    from pytest_jsonmatch.reporting.render.markdown import render_markdown
 
     summary, against, verdict = _judged(max_drop=0.05)
     report = build_report(summary, NOW, verdict, against)
@@ -289,7 +294,7 @@ def test_every_case_a_gate_quotes_is_in_the_changed_table_however_many(monkeypat
         _case(f"k{i}", "field_f1", 0.9 - 0.01 * i if i < 7 else 0.99, total=1.0) for i in range(8)
     ]
     against = compare(cases_of(now), Baseline("base.json", 3, cases_of(before)))
-    verdict = judge(summarize(now), GateSettings(max_drop=0.5, max_case_drop=0.05), against)
+    verdict = verdict_of(summarize(now), GateSettings(max_drop=0.5, max_case_drop=0.05), against)
     report = build_report(summarize(now), now, verdict, against)
     lines = summary_lines(report, width=100)
     start = next(i for i, line in enumerate(lines) if "changed most" in line)

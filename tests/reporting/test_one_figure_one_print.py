@@ -2,7 +2,7 @@
 with the gates' verdict, the Markdown summary, the HTML page, the JSON report and the gates'
 messages it carries) is rendered and read back figure by figure (tests/helpers/
 printed_figures.py), and each quantity printed more than once is printed one way. A 95%
-interval is printed around the printed change beside it (reporting/changes.py,
+interval is printed around the printed change beside it (reporting/verdicts/changes.py,
 ``printed_interval``): the change lies within its bounds, and an interval with no spread
 prints both bounds equal to it.
 
@@ -32,14 +32,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_jsonmatch.reporting.baseline import load_baseline
-from pytest_jsonmatch.reporting.changes import interval_text, printed_change, printed_interval
-from pytest_jsonmatch.reporting.gates import GateSettings, parse_floors
-from pytest_jsonmatch.reporting.records import FAILED, PASSED, Comparison, FieldRecord
-from pytest_jsonmatch.reporting.report import conclude, write_report
-from pytest_jsonmatch.reporting.report_files import ReportFiles
-from pytest_jsonmatch.reporting.text import render_text
-from pytest_jsonmatch.reporting.versus import VersusSettings
+from pytest_jsonmatch.reporting.render.report_files import ReportFiles
+from pytest_jsonmatch.reporting.render.text import render_text
+from pytest_jsonmatch.reporting.run_model.records import FAILED, PASSED, Comparison, FieldRecord
+from pytest_jsonmatch.reporting.verdicts.baseline import load_baseline
+from pytest_jsonmatch.reporting.verdicts.changes import (
+    interval_text,
+    printed_change,
+    printed_interval,
+)
+from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, parse_floors
+from pytest_jsonmatch.reporting.verdicts.report import conclude, write_report
+from pytest_jsonmatch.reporting.verdicts.versus import VersusSettings
 from tests.helpers.printed_figures import (
     INTERVAL,
     html_figures,

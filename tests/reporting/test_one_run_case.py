@@ -10,8 +10,8 @@ import random
 import pytest
 
 from pytest_jsonmatch import match_json
-from pytest_jsonmatch.reporting.aggregate import SCORE_EPSILON, case_result, one_run_case
-from pytest_jsonmatch.reporting.records import Comparison
+from pytest_jsonmatch.reporting.run_model.aggregate import SCORE_EPSILON, case_result, one_run_case
+from pytest_jsonmatch.reporting.run_model.records import Comparison
 
 SCHEMA = {
     "type": "object",

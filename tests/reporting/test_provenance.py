@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_jsonmatch.reporting.gates import gate_settings
-from pytest_jsonmatch.reporting.provenance import (
+from pytest_jsonmatch.reporting.verdicts.gates import gate_settings
+from pytest_jsonmatch.reporting.verdicts.provenance import (
     gate_texts,
     golden_record,
     provenance_changes,
     reference_text,
     target_record,
 )
-from pytest_jsonmatch.reporting.versus import parse_reference
+from pytest_jsonmatch.reporting.verdicts.versus import parse_reference
 
 
 def _gates(texts):

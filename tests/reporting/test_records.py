@@ -1,4 +1,4 @@
-"""What a comparison records (reporting/records.py): its status is an enum that writes as
+"""What a comparison records (reporting/run_model/records.py): its status is an enum that writes as
 its plain value everywhere, and its dict form is plain data (it crosses the xdist wire)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from dataclasses import replace
 
 import pytest
 
-from pytest_jsonmatch.reporting.field_rows import Heads, StoredFields, stored_comparison
-from pytest_jsonmatch.reporting.records import PASSED, STATUSES, Comparison, Status
+from pytest_jsonmatch.reporting.run_model.field_rows import Heads, StoredFields, stored_comparison
+from pytest_jsonmatch.reporting.run_model.records import PASSED, STATUSES, Comparison, Status
 
 
 @pytest.mark.parametrize("status", list(Status))
@@ -57,7 +57,7 @@ def test_an_unknown_status_is_refused() -> None:
 
 
 def test_where_a_cut_answer_ends_crosses_the_wire_and_counts_on_its_case() -> None:
-    from pytest_jsonmatch.reporting.aggregate import case_result
+    from pytest_jsonmatch.reporting.run_model.aggregate import case_result
 
     runs = [
         Comparison(
@@ -83,8 +83,8 @@ def test_where_a_cut_answer_ends_crosses_the_wire_and_counts_on_its_case() -> No
 
 def test_conformance_crosses_the_wire_and_counts_per_case_and_metric() -> None:
     from pytest_jsonmatch.engine.match import match_json
-    from pytest_jsonmatch.reporting.aggregate import Aggregates, case_result
-    from pytest_jsonmatch.reporting.records import VIOLATIONS_KEPT
+    from pytest_jsonmatch.reporting.run_model.aggregate import Aggregates, case_result
+    from pytest_jsonmatch.reporting.run_model.records import VIOLATIONS_KEPT
 
     schema = {
         "type": "object",
@@ -161,9 +161,9 @@ def test_a_comparison_written_from_the_engine_fields_is_its_recorded_form(values
     the comparison recorded with its fields writes: every kind of value, cut or whole, a
     side missing."""
     from pytest_jsonmatch import match_json
-    from pytest_jsonmatch.reporting.comparison_lines import comparison_line
-    from pytest_jsonmatch.reporting.records import comparison_dict
-    from pytest_jsonmatch.reporting.spool import json_line
+    from pytest_jsonmatch.reporting.run_model.comparison_lines import comparison_line
+    from pytest_jsonmatch.reporting.run_model.records import comparison_dict
+    from pytest_jsonmatch.reporting.run_model.spool import json_line
 
     same = ("short", "int", "deep", "quoted", "cut", "fraction")
     actual = {k: (v if k in same else 0) for k, v in EDGE_VALUES.items() if k != "none"}
@@ -199,7 +199,7 @@ def test_a_spool_copied_into_a_report_a_block_at_a_time(
     (block 1: every byte or character a block, a UTF-8 character cut too), or the whole
     spool at once; into a text buffer, or as bytes into a UTF-8 file after what was
     written to it as text."""
-    from pytest_jsonmatch.reporting import spool as spool_module
+    from pytest_jsonmatch.reporting.run_model import spool as spool_module
 
     monkeypatch.setattr(spool_module, "_COPIED", block)
     items = [{"a": 1}, {"b": "x\ny"}, {"c": [1, 2], "d": "\u2028é"}]
@@ -236,9 +236,9 @@ def test_a_plain_comparison_line_is_the_entry_json_writes(extra) -> None:
     finite floats, nothing optional) is the bytes ``json_line(comparison_dict(...))``
     writes; any other entry takes the dict."""
     from pytest_jsonmatch import match_json
-    from pytest_jsonmatch.reporting.comparison_lines import comparison_line
-    from pytest_jsonmatch.reporting.records import comparison_dict
-    from pytest_jsonmatch.reporting.spool import json_line
+    from pytest_jsonmatch.reporting.run_model.comparison_lines import comparison_line
+    from pytest_jsonmatch.reporting.run_model.records import comparison_dict
+    from pytest_jsonmatch.reporting.run_model.spool import json_line
 
     result = match_json(
         {"a": "x", "b": 2.5, "c": None}, {"a": "y", "b": 2.5, "d": True}, "field_f1"
@@ -279,10 +279,9 @@ def test_a_case_line_is_the_case_json_writes(extra, group_by) -> None:
     """A dataset case's line written from a template is the bytes
     ``json_line(case_dict(...))`` writes, for every grouping; any other case takes the
     dict."""
-    from pytest_jsonmatch.reporting.aggregate import CaseResult
-    from pytest_jsonmatch.reporting.comparison_lines import case_line
-    from pytest_jsonmatch.reporting.report import case_dict
-    from pytest_jsonmatch.reporting.spool import json_line
+    from pytest_jsonmatch.reporting.run_model.aggregate import CaseResult, case_dict
+    from pytest_jsonmatch.reporting.run_model.comparison_lines import case_line
+    from pytest_jsonmatch.reporting.run_model.spool import json_line
 
     case = CaseResult(
         "12",

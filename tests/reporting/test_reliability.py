@@ -1,4 +1,4 @@
-"""pass^k and pass@k of repeated cases (reporting/reliability.py): the unbiased estimators
+"""pass^k and pass@k of repeated cases (reporting/verdicts/reliability.py): the unbiased estimators
 worked by hand, runs that could not be scored counted apart, k never cut silently, the
 bootstrap interval the same whatever order the cases come in."""
 
@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from pytest_jsonmatch.reporting.records import (
+from pytest_jsonmatch.reporting.run_model.records import (
     ERROR,
     FAILED,
     PASSED,
@@ -18,7 +18,7 @@ from pytest_jsonmatch.reporting.records import (
     Comparison,
     FieldRecord,
 )
-from pytest_jsonmatch.reporting.reliability import (
+from pytest_jsonmatch.reporting.verdicts.reliability import (
     estimate,
     matched_fields,
     pass_at_k,

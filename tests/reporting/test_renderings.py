@@ -1,13 +1,13 @@
-"""Renderings of a report (reporting/tables.py, text.py, markdown.py, github.py): tables cut
+"""Renderings of a report (reporting/render/tables.py, text.py, markdown.py, github.py): tables cut
 to the width, the start of a path kept, control characters and Markdown escaped, GitHub
 workflow commands escaped."""
 
 from __future__ import annotations
 
-from pytest_jsonmatch.reporting.github import annotations
-from pytest_jsonmatch.reporting.markdown import escape
-from pytest_jsonmatch.reporting.tables import cut_left, table, wrap
-from pytest_jsonmatch.reporting.tables import escape_controls as printable
+from pytest_jsonmatch.reporting.render.github import annotations
+from pytest_jsonmatch.reporting.render.markdown import escape
+from pytest_jsonmatch.reporting.render.tables import cut_left, table, wrap
+from pytest_jsonmatch.reporting.render.tables import escape_controls as printable
 
 
 def test_a_table_fits_its_width_by_cutting_the_first_column_from_the_left():
@@ -83,7 +83,7 @@ def test_a_failure_message_never_starts_a_line_with_a_workflow_command():
     # a comparator's reason (an LLM judge's words) and values are data: a newline in them
     # cannot put '::warning' at the start of a line of the failure message
     from pytest_jsonmatch.engine.results.field_results import FieldResult, MatchResult
-    from pytest_jsonmatch.reporting.failure_message import format_failure
+    from pytest_jsonmatch.reporting.render.failure_message import format_failure
 
     field = FieldResult(
         "a",

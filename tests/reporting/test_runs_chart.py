@@ -1,4 +1,4 @@
-"""The compare-runs chart of one field (reporting/runs_chart.py) read as SVG: its scale for
+"""The compare-runs chart of one field (reporting/render/runs_chart.py) read as SVG: its scale for
 hand-picked differences, and the charts that have nothing much to draw (one run, runs that
 agree, runs without the field) drawn with finite numbers and labelled all the same. How it
 looks in a browser: tests/cli/test_compare_runs_browser.py."""
@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pytest_jsonmatch.reporting.runs_chart import axis, difference_chart
+from pytest_jsonmatch.reporting.render.runs_chart import axis, difference_chart
 
 GEOMETRY = ("x", "y", "x1", "y1", "x2", "y2", "width", "height")
 

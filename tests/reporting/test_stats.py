@@ -1,4 +1,4 @@
-"""The statistics of a baseline comparison (reporting/stats.py), against values worked out by
+"""The statistics of a baseline comparison (reporting/verdicts/stats.py), against values worked out by
 hand: the paired t interval, the smallest detectable drop, Holm's step-down correction and
 the exact McNemar test."""
 
@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from pytest_jsonmatch.reporting.stats import holm, mcnemar_exact, paired_difference
+from pytest_jsonmatch.reporting.verdicts.stats import holm, mcnemar_exact, paired_difference
 
 
 def test_a_paired_difference_by_hand():
@@ -140,7 +140,7 @@ def test_ten_million_equal_differences_have_an_interval_of_that_difference():
 
 
 def test_holm_at_the_edges():
-    from pytest_jsonmatch.reporting.stats import holm_adjusted
+    from pytest_jsonmatch.reporting.verdicts.stats import holm_adjusted
 
     assert holm([]) == [] and holm_adjusted([]) == []
     assert holm([0.05]) == [True] and holm_adjusted([0.05]) == [0.05]

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_jsonmatch.reporting.aggregate import case_order, field_rows, never_scored
-from pytest_jsonmatch.reporting.markdown import render_markdown
-from pytest_jsonmatch.reporting.text import render_text, summary_lines
+from pytest_jsonmatch.reporting.render.markdown import render_markdown
+from pytest_jsonmatch.reporting.render.text import render_text, summary_lines
+from pytest_jsonmatch.reporting.run_model.aggregate import case_order, field_rows, never_scored
 
 from .statuses import every_status_report, repeated_report, truncated_report
 
@@ -227,7 +227,7 @@ def test_a_spooled_report_reads_as_the_same_text(tmp_path, make) -> None:
     """A dataset's report keeps its cases in a spool (one JSON line each), and the summary
     decodes only the lines that may be listed (repeated, unscored, cut off): the text is
     the same as the report's in memory, every listed case found."""
-    from pytest_jsonmatch.reporting.spool import Spool
+    from pytest_jsonmatch.reporting.run_model.spool import Spool
 
     report = make()
     with Spool(str(tmp_path)) as cases:

@@ -30,7 +30,7 @@ A keyword this checker cannot honour (``unevaluatedProperties``, ``unevaluatedIt
 ``$dynamicRef``, ``$recursiveRef``) or a keyword of the wrong shape is a SchemaError naming
 the schema, the node and the keyword, when the schema is compiled.
 
-fastjsonschema (which checks saved reports, reporting/validation.py) was weighed: it reads
+fastjsonschema (which checks saved reports, reporting/run_model/validation.py) was weighed: it reads
 drafts 4 to 7 only (no ``prefixItems``, ``dependentRequired``, or ``$ref`` beside other
 keywords), stops at the first error, and reads remote references itself. Its generated code
 gives a yes or no on the benchmarks' invoices in about the time this check takes to list

@@ -1,5 +1,5 @@
 """A case has one id in every place, whatever targets a run selected, and a baseline that
-shares too few cases fails (issue 51, item 1; reporting/pairing.py).
+shares too few cases fails (issue 51, item 1; reporting/verdicts/case_matching.py).
 
 Against real parts: the two HTTP "models" of test_targets.py on 127.0.0.1, called through
 httpx by the targets; ``jsonmatch diff`` and ``compare-runs`` run as the user runs them."""

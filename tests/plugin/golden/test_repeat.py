@@ -1,4 +1,4 @@
-"""Repeated cases (golden.py and reporting/aggregate.py): ``repeat: N`` on a case, a file or a
+"""Repeated cases (golden.py and reporting/run_model/aggregate.py): ``repeat: N`` on a case, a file or a
 folder, or --jsonmatch-repeat=N, runs the target of an ``input:`` case N times; each run is
 recorded with its repeat index, the case passes by jsonmatch_repeat's rule (mean, all,
 majority), the summary shows its mean, min, max and passed runs, and it counts once, with its

@@ -1,4 +1,4 @@
-"""Several named targets in one session (calls/targets.py, reporting/versus.py): each
+"""Several named targets in one session (calls/targets.py, reporting/verdicts/versus.py): each
 ``input:`` case once per target as ``case[target]``, each target with its own calls,
 recordings, latency and cost, side by side in every report, and the gate that holds the
 others to the reference.
@@ -331,9 +331,9 @@ def test_the_paired_numbers_are_those_of_jsonmatch_diff_and_compare_runs(pyteste
         ("inv.jsonmatch.yaml::c4", 0.5),
     ]
     # compare-runs of the one report gives the same numbers as of the two runs apart
-    from pytest_jsonmatch.reporting.report import load_report
-    from pytest_jsonmatch.reporting.runs import Run, compare_runs
-    from pytest_jsonmatch.reporting.versus import runs_of_report
+    from pytest_jsonmatch.reporting.verdicts.report import load_report
+    from pytest_jsonmatch.reporting.verdicts.runs import Run, compare_runs
+    from pytest_jsonmatch.reporting.verdicts.versus import runs_of_report
 
     one = compare_runs(runs_of_report(load_report(pytester.path / "r.json"), "r.json"))
     two = compare_runs(

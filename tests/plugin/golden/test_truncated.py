@@ -11,7 +11,7 @@ import json
 import jsonschema
 import pytest
 
-from pytest_jsonmatch.reporting.report import schema
+from pytest_jsonmatch.reporting.run_model.validation import schema
 from tests.helpers.plugin_cases import ARGS, write
 
 # The invoice, cut inside items[1] after 87 characters: the text ends at column 88.

@@ -203,7 +203,7 @@ def test_a_run_killed_while_writing_leaves_the_old_file_and_the_next_run_cleans_
         textwrap.dedent(TARGET)
         + textwrap.dedent("""
         import os
-        import pytest_jsonmatch.reporting.atomic as atomic
+        import pytest_jsonmatch.reporting.run_model.atomic as atomic
 
         if os.environ.get("DIE_WHILE_WRITING"):
             def dying_fsync(fd):

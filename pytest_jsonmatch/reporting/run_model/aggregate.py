@@ -1,0 +1,748 @@
+"""A run's aggregates: per case, per metric, per field, overall.
+
+Every comparison that was attempted counts. A comparison that could not be scored is an
+``error`` with score 0; comparisons made in xfail-marked tests (``xfailed``, ``xpassed``)
+are counted apart and left out of every aggregate. A case repeated N times counts once, with
+the mean of its runs; its per-field counts take every run.
+
+Sums are exact (engine.results.ExactSum), so partial aggregates (xdist workers, worker
+processes of the command line) merge in any order into the same numbers as one pass.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
+from itertools import chain
+from operator import attrgetter
+from typing import Literal, Protocol
+
+from ...engine.results.field_results import (
+    ExactSum,
+    FieldAggregate,
+    FieldResult,
+    MatchResult,
+    Tally,
+    count_fields,
+    field_tables,
+)
+from .records import (
+    ERROR,
+    EXPECTED_TO_FAIL,
+    FAILED,
+    PASSED,
+    VIOLATIONS_KEPT,
+    XFAILED,
+    Comparison,
+    FieldRecord,
+    Status,
+)
+from .report_types import (
+    CaseDict,
+    CaseResultDict,
+    FieldAggregateDict,
+    MetricTallyDict,
+    ValidShareDict,
+)
+
+RepeatRule = Literal["mean", "all", "majority"]
+GroupBy = Literal["metric", "file", "folder"]
+REPEAT_RULES: tuple[RepeatRule, ...] = ("mean", "all", "majority")
+GROUP_BY: tuple[GroupBy, ...] = ("metric", "file", "folder")
+SCORE_EPSILON = 1e-9  # float noise tolerated when a score meets its threshold
+
+
+def case_passes(scores: Sequence[float], threshold: float, rule: str = "mean") -> bool:
+    """Whether a case run len(scores) times passes: its mean score meets the threshold
+    (``mean``), every run does (``all``), or more than half do (``majority``)."""
+    limit = threshold - SCORE_EPSILON
+    if len(scores) == 1:  # every rule reads one run alike
+        return scores[0] >= limit
+    if rule == "all":
+        return all(score >= limit for score in scores)
+    if rule == "majority":
+        return sum(score >= limit for score in scores) * 2 > len(scores)
+    total = ExactSum()
+    for score in scores:
+        total.add(score)
+    return total.value / len(scores) >= limit
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """A case over all its runs (one run unless it repeats)."""
+
+    case_id: str
+    metric: str
+    threshold: float
+    status: Status
+    runs: int
+    mean: float
+    low: float
+    high: float
+    passed_runs: int
+    precision: float
+    recall: float
+    f1: float
+    file: str
+    line: int | None
+    error: str
+    truncated: int = 0  # runs whose answer was cut off and scored closed (partial credit)
+    checked: int = 0  # runs whose answer was checked against a schema
+    valid: int = 0  # of them, the valid ones
+    # the places (field path, keyword) each invalid run broke, each once per run
+    violated: tuple[tuple[str, str], ...] = ()
+    target: str = ""  # the named target whose outputs the runs scored
+    undecided: int = 0  # runs the judge left undecided (each an error: see undecided_verdicts.py)
+    quarantine: tuple[str, str] | None = None  # (reason, until): quarantined, it gates nothing
+
+    @property
+    def counted(self) -> bool:
+        return self.status not in EXPECTED_TO_FAIL and self.quarantine is None
+
+    def to_dict(self) -> CaseResultDict:
+        out: CaseResultDict = {
+            "case_id": self.case_id,
+            "metric": self.metric,
+            "status": self.status.value,
+            "threshold": self.threshold,
+            "runs": self.runs,
+            "mean_score": self.mean,
+            "min_score": self.low,
+            "max_score": self.high,
+            "passed_runs": self.passed_runs,
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+            "file": self.file,
+            "line": self.line,
+            "error": self.error,
+        }
+        if self.truncated:
+            out["truncated"] = self.truncated
+        if self.checked:
+            out["conformance"] = {"checked": self.checked, "valid": self.valid}
+        if self.target:
+            out["target"] = self.target
+        if self.undecided:
+            out["undecided"] = self.undecided
+        if self.quarantine is not None:
+            from .records import quarantine_dict
+
+            out["quarantine"] = quarantine_dict(self.quarantine)
+        return out
+
+
+def listed_in_summary(case: CaseResult) -> bool:
+    """Whether the text summary names ``case`` (reporting/render/text.py lists the cases run more
+    than once, those that could not be scored and those scored from an answer cut off): a
+    run whose only report is that summary keeps the report lines of these cases alone."""
+    return (
+        case.runs > 1 or case.status == ERROR or case.truncated > 0 or case.quarantine is not None
+    )
+
+
+def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
+    """One case from its runs: an error when a run could not be scored (a run the judge left
+    undecided among them, whatever status it was saved with), xfailed/xpassed as its test
+    was, else passed or failed by ``rule`` (see :func:`case_passes`)."""
+    if len(runs) > 1:
+        runs = sorted(runs, key=lambda c: c.repeat)
+    first = runs[0]
+    scores = [c.score for c in runs]
+    undecided = [c for c in runs if c.undecided]
+    errors = [c.error for c in runs if c.status == ERROR or c.undecided]
+    # an answer that could not be read carries a conformance too: it is not valid
+    checked = [c.conformance for c in runs if c.conformance is not None]
+    if first.status in EXPECTED_TO_FAIL:
+        status = first.status
+    elif errors:
+        status = ERROR
+    elif any(c.fails for c in checked):  # an invalid answer failed its run, whatever its score
+        status = FAILED
+    else:
+        status = PASSED if case_passes(scores, first.threshold, rule) else FAILED
+    return CaseResult(
+        first.case_id,
+        first.metric,
+        first.threshold,
+        status,
+        len(runs),
+        _mean(scores),
+        min(scores),
+        max(scores),
+        sum(c.status == PASSED for c in runs),
+        _mean([c.precision for c in runs]),
+        _mean([c.recall for c in runs]),
+        _mean([c.f1 for c in runs]),
+        first.file,
+        first.line,
+        errors[0] if errors else "",
+        sum(c.truncated is not None for c in runs),
+        len(checked),
+        sum(c.valid for c in checked),
+        tuple(
+            place for c in checked for place in dict.fromkeys((f, k) for _, f, k in c.violations)
+        ),
+        first.target,
+        len(undecided),
+        first.quarantine,
+    )
+
+
+def one_run_case(
+    result: MatchResult,
+    *,
+    case_id: str,
+    threshold: float,
+    file: str,
+    line: int | None,
+    invalid_fails: bool,
+) -> CaseResult:
+    """The case of one scored run, as ``case_result([Comparison.of_result(result, ...)])``
+    makes it (tests/reporting/test_one_run_case.py holds the two equal) without the
+    comparison: a dataset run that keeps no comparison builds its cases this way."""
+    score = float(result.score)
+    checked = result.conformance
+    if checked is not None and invalid_fails and not checked.valid:
+        status = FAILED  # an invalid answer failed its run, whatever its score
+    else:
+        status = PASSED if score >= threshold - SCORE_EPSILON else FAILED
+    violated: tuple[tuple[str, str], ...] = ()
+    if checked is not None and checked.violations:
+        violated = tuple(
+            dict.fromkeys((v.field_path, v.keyword) for v in checked.violations[:VIOLATIONS_KEPT])
+        )
+    # (its fields filled in at once: a frozen dataclass's __init__ sets them one by one,
+    # and a dataset makes one case a record)
+    case = object.__new__(CaseResult)
+    case.__dict__.update(
+        zip(
+            _CASE_FIELDS,
+            (
+                case_id,
+                result.metric,
+                threshold,
+                status,
+                1,
+                score + 0.0,
+                score,
+                score,
+                int(result.passed(threshold, invalid_fails)),
+                float(result.precision) + 0.0,
+                float(result.recall) + 0.0,
+                float(result.f1) + 0.0,
+                file,
+                line,
+                "",
+                int(result.truncated is not None),
+                int(checked is not None),
+                int(checked is not None and checked.valid),
+                violated,
+                "",
+                0,  # (a result with undecided fields is scored as an error: undecided_verdicts.py)
+            ),
+        )
+    )
+    return case
+
+
+_CASE_FIELDS = tuple(f.name for f in dataclass_fields(CaseResult))
+
+
+def _mean(values: Sequence[float]) -> float:
+    if len(values) == 1:  # what the exact sum of one float gives: itself (0.0 for -0.0)
+        return values[0] + 0.0
+    total, count = ExactSum(), 0
+    for value in values:
+        total.add(value)
+        count += 1
+    return total.value / count if count else 0.0
+
+
+_MEANS = ("score", "precision", "recall", "f1")
+_METRIC, _STATUS, _MEAN = attrgetter("metric"), attrgetter("status"), attrgetter("mean")
+_CHECKED, _VALID, _VIOLATED = attrgetter("checked"), attrgetter("valid"), attrgetter("violated")
+_UNDECIDED = attrgetter("undecided")
+# what each of _MEANS sums of a case
+_MEANS_OF_A_CASE = tuple(zip(_MEANS, map(attrgetter, ("mean", "precision", "recall", "f1"))))
+VIOLATED_SHOWN = 10  # the places broken most that a metric's tally names
+
+
+@dataclass
+class MetricTally:
+    """Per metric, over counted cases: how many, how they ended, and exact sums of their
+    mean score, precision, recall and F1."""
+
+    cases: int = 0
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    sums: dict[str, ExactSum] = field(default_factory=lambda: {k: ExactSum() for k in _MEANS})
+    # answers checked against a schema, the valid ones, and per (field path, keyword) how
+    # many answers broke it
+    checked: int = 0
+    valid: int = 0
+    violated: dict[tuple[str, str], int] = field(default_factory=dict)
+    # runs the judge left undecided, and the message of one of them (the least in sort
+    # order: the same whichever order the tallies are merged in)
+    undecided: int = 0
+    undecided_why: str = ""
+
+    def add(self, case: CaseResult) -> None:
+        self.add_all((case,))
+
+    def add_all(self, cases: Sequence[CaseResult]) -> None:
+        """Count ``cases``, a figure at a time (each count an integer, each sum exact: the
+        same tally in any grouping)."""
+        statuses = Counter(map(_STATUS, cases))
+        passed, errors = statuses[PASSED], statuses[ERROR]
+        self.cases += len(cases)
+        self.passed += passed
+        self.errors += errors
+        self.failed += len(cases) - passed - errors
+        self.checked += sum(map(_CHECKED, cases))
+        self.valid += sum(map(_VALID, cases))
+        if any(map(_UNDECIDED, cases)):
+            for case in cases:
+                if case.undecided:
+                    self._undecided(case.undecided, case.error)
+        if any(map(_VIOLATED, cases)):
+            for case in cases:
+                for place in case.violated:
+                    self.violated[place] = self.violated.get(place, 0) + 1
+        for name, read in _MEANS_OF_A_CASE:
+            self.sums[name].extend(map(read, cases))
+
+    def merge(self, other: MetricTally) -> None:
+        """Add another tally of the same metric (associative and order-independent)."""
+        self.cases += other.cases
+        self.passed += other.passed
+        self.failed += other.failed
+        self.errors += other.errors
+        for name in _MEANS:
+            self.sums[name].merge(other.sums[name])
+        self.checked += other.checked
+        self.valid += other.valid
+        if other.undecided:
+            self._undecided(other.undecided, other.undecided_why)
+        for place, answers in other.violated.items():
+            self.violated[place] = self.violated.get(place, 0) + answers
+
+    def _undecided(self, runs: int, why: str) -> None:
+        """Count ``runs`` left undecided, one of them saying ``why``."""
+        self.undecided += runs
+        if why and (not self.undecided_why or why < self.undecided_why):
+            self.undecided_why = why
+
+    def mean(self, name: str) -> float:
+        return self.sums[name].value / self.cases if self.cases else 1.0
+
+    @property
+    def valid_share(self) -> float | None:
+        """The share of checked answers valid against their schema (None: none checked)."""
+        return self.valid / self.checked if self.checked else None
+
+    def conformance(self) -> ValidShareDict:
+        """The valid share, and the places broken most (most answers first, then by path)."""
+        most = sorted(self.violated.items(), key=lambda kv: (-kv[1], kv[0]))[:VIOLATED_SHOWN]
+        return {
+            "checked": self.checked,
+            "valid": self.valid,
+            "share": self.valid / self.checked if self.checked else 1.0,
+            "violated": [
+                {"field_path": path, "keyword": keyword, "answers": answers}
+                for (path, keyword), answers in most
+            ],
+        }
+
+    def to_dict(self) -> MetricTallyDict:
+        out: MetricTallyDict = {
+            "count": self.cases,
+            "passed": self.passed,
+            "failed": self.failed,
+            "errors": self.errors,
+            "mean_score": self.mean("score"),
+            "precision": self.mean("precision"),
+            "recall": self.mean("recall"),
+            "f1": self.mean("f1"),
+        }
+        if self.checked:
+            out["conformance"] = self.conformance()
+        if self.undecided:
+            out["undecided"] = self.undecided
+        return out
+
+
+@dataclass
+class Summary:
+    """A run's aggregates (see the module docstring)."""
+
+    cases: dict[str, CaseResult]
+    metrics: dict[str, MetricTally]
+    fields: dict[str, FieldAggregate]
+    groups: dict[str, dict[str, FieldAggregate]]
+    group_by: str
+    overall: float | None
+    xfailed: int
+    xpassed: int
+
+    @property
+    def count(self) -> int:
+        """Cases counted in the aggregates."""
+        return sum(m.cases for m in self.metrics.values())
+
+    @property
+    def errors(self) -> int:
+        return sum(m.errors for m in self.metrics.values())
+
+    @property
+    def undecided(self) -> int:
+        """Counted runs the judge left undecided: no gate passes while there is one."""
+        return sum(m.undecided for m in self.metrics.values())
+
+    @property
+    def undecided_why(self) -> str:
+        """The message of one run the judge left undecided (empty: none was)."""
+        return min((m.undecided_why for m in self.metrics.values() if m.undecided_why), default="")
+
+
+class Aggregates:
+    """The mergeable part of a run's aggregates: per metric, per field, per group, overall,
+    and the xfail-marked cases set apart. Built case by case (:meth:`add_case`) and combined
+    with :meth:`merge`, which is associative and order-independent (every sum is exact and
+    every count an integer): partial aggregates of any split of a run, made by xdist
+    workers, worker processes or a cluster, merge into the numbers of one pass."""
+
+    __slots__ = ("group_by", "metrics", "overall", "groups", "xfailed", "xpassed")
+
+    def __init__(self, group_by: str = "metric") -> None:
+        self.group_by = group_by
+        self.metrics: dict[str, MetricTally] = {}
+        self.overall = ExactSum()
+        # per group, per field: each case's fields are counted once, in its group's table
+        self.groups: dict[str, dict[str, FieldAggregate]] = {}
+        self.xfailed = 0
+        self.xpassed = 0
+
+    @property
+    def count(self) -> int:
+        """Cases counted in the aggregates."""
+        return sum(m.cases for m in self.metrics.values())
+
+    @property
+    def fields(self) -> dict[str, FieldAggregate]:
+        """Per field over every counted case: the groups' tables merged (a new dict of new
+        aggregates). Every case is in exactly one group, so this is each field counted once."""
+        out: dict[str, FieldAggregate] = {}
+        for fields in self.groups.values():
+            _merge_fields(out, fields)
+        return out
+
+    def add_case(self, case: CaseResult, runs: Iterable[Comparison]) -> None:
+        """Count one case (its CaseResult and the comparisons it was made of)."""
+        self.add_case_fields(case, [record for run in runs for record in run.fields])
+
+    def add_case_fields(
+        self, case: CaseResult, fields: Iterable[FieldRecord] | Iterable[FieldResult]
+    ) -> None:
+        """Count one case, given the fields of its runs: recorded fields, or the engine's
+        FieldResults (anything with ``field_path``, ``status`` and ``score``)."""
+        self.add_cases([(case, fields)])
+
+    def add_cases(
+        self, cases: Iterable[tuple[CaseResult, Iterable[FieldRecord] | Iterable[FieldResult]]]
+    ) -> None:
+        """Count cases, each given with the fields of its runs (see :meth:`add_case_fields`);
+        the fields of a group's cases are counted in one pass (as many as one at a time
+        count, in the same order: a path's first field first)."""
+        grouped: dict[str, list[Iterable[FieldRecord] | Iterable[FieldResult]]] = {}
+        for case, fields in cases:
+            if self._count(case):
+                grouped.setdefault(group_key(case, self.group_by), []).append(fields)
+        for key, parts in grouped.items():
+            # (the engine's root field is "" where a record's is "$"; a skipped field's path
+            # is listed, with nothing counted)
+            count_fields(
+                self.groups.setdefault(key, {}), chain.from_iterable(parts), skipped_too=True
+            )
+
+    def add_tallied_cases(self, cases: Sequence[CaseResult], tallies: Mapping[Tally, int]) -> None:
+        """Count cases of one group whose fields were counted together, in order, by (field
+        path, status, score) (the engine's ``count_records``): the same aggregates as
+        :meth:`add_cases` with their fields. ValueError when the cases fall in several
+        groups (their fields cannot be told apart)."""
+        keys = {group_key(case, self.group_by) for case in cases if case.counted}
+        if len(keys) > 1:
+            raise ValueError(f"the tallied cases fall in several groups: {sorted(keys)}")
+        if self._count_all(cases):
+            field_tables(tallies, self.groups.setdefault(keys.pop(), {}), skipped_too=True)
+
+    def _count_all(self, cases: Sequence[CaseResult]) -> bool:
+        """``_count`` of each case, a figure at a time where they are all counted and of one
+        metric (a dataset's chunk); whether any was counted."""
+        metrics = set(map(_METRIC, cases))
+        if len(metrics) != 1 or not all(case.counted for case in cases):
+            return any([self._count(case) for case in cases])  # noqa: C419 (each case counted)
+        (metric,) = metrics
+        tally = self.metrics.get(metric)
+        if tally is None:
+            tally = self.metrics[metric] = MetricTally()
+        tally.add_all(cases)
+        self.overall.extend(map(_MEAN, cases))
+        return True
+
+    def _count(self, case: CaseResult) -> bool:
+        """Count a case but its fields; False for an xfail-marked one (counted apart) or a
+        quarantined one (listed, counted nowhere)."""
+        if not case.counted:
+            if case.quarantine is not None:
+                return False
+            if case.status == XFAILED:
+                self.xfailed += 1
+            else:
+                self.xpassed += 1
+            return False
+        tally = self.metrics.get(case.metric)
+        if tally is None:
+            tally = self.metrics[case.metric] = MetricTally()
+        tally.add(case)
+        self.overall.add(case.mean)
+        return True
+
+    def merge(self, other: Aggregates) -> Aggregates:
+        """Add ``other`` (of the same ``group_by``) into this one; returns self."""
+        if other.group_by != self.group_by:
+            raise ValueError(
+                f"cannot merge aggregates grouped by {other.group_by!r} into "
+                f"aggregates grouped by {self.group_by!r}"
+            )
+        for name, tally in other.metrics.items():
+            mine = self.metrics.get(name)
+            if mine is None:
+                mine = self.metrics[name] = MetricTally()
+            mine.merge(tally)
+        self.overall.merge(other.overall)
+        for key, fields in other.groups.items():
+            _merge_fields(self.groups.setdefault(key, {}), fields)
+        self.xfailed += other.xfailed
+        self.xpassed += other.xpassed
+        return self
+
+    @classmethod
+    def merged(cls, parts: Iterable[Aggregates], group_by: str = "metric") -> Aggregates:
+        """One aggregate of many parts (a new object; the parts are left as they were)."""
+        total = cls(group_by)
+        for part in parts:
+            total.merge(part)
+        return total
+
+    def summary(self, cases: Mapping[str, CaseResult] | None = None) -> Summary:
+        """These aggregates as a Summary (dicts sorted by key), with ``cases`` by id (a run
+        streamed case by case keeps none: pass nothing)."""
+        counted = self.count
+        fields = self.fields
+        return Summary(
+            dict(cases or {}),
+            {k: self.metrics[k] for k in sorted(self.metrics)},
+            {k: fields[k] for k in sorted(fields)},
+            {
+                key: {k: value[k] for k in sorted(value)}
+                for key, value in sorted(self.groups.items())
+            },
+            self.group_by,
+            self.overall.value / counted if counted else None,
+            self.xfailed,
+            self.xpassed,
+        )
+
+
+def _merge_fields(into: dict[str, FieldAggregate], other: Mapping[str, FieldAggregate]) -> None:
+    for path, aggregate in other.items():
+        mine = into.get(path)
+        if mine is None:
+            mine = into[path] = FieldAggregate()
+        mine.merge(aggregate)
+
+
+def case_aggregates(
+    case: CaseResult, runs: Iterable[Comparison], group_by: str = "metric"
+) -> Aggregates:
+    """The aggregates of one case: the unit every run's aggregates are merged from."""
+    part = Aggregates(group_by)
+    part.add_case(case, runs)
+    return part
+
+
+def summarize(
+    comparisons: Iterable[Comparison],
+    group_by: str = "metric",
+    repeat_rule: str = "mean",
+    counted: Mapping[str, Mapping[Tally, int]] | None = None,
+    keep: Callable[[CaseResult], bool] | None = None,
+) -> Summary:
+    """Aggregate a run's comparisons (see the module docstring): each case counted into one
+    Aggregates (the same numbers as each case's aggregates merged, without a part per case).
+
+    With ``counted``, the comparisons keep no field records: their fields were counted as
+    they were recorded, per group by (field path, status, score) (field_counts.py), each
+    into the table of its own group, when it counted. A case's runs share its metric, file and target (one test made them) and its
+    test's outcome, so this is the case's group, counted or not: a case whose runs differ in
+    either is a ValueError, since its fields cannot be told apart. ``keep`` says which cases
+    the summary keeps (None: all of them)."""
+    by_case: dict[str, list[Comparison]] = {}
+    for comparison in comparisons:
+        by_case.setdefault(comparison.case_id, []).append(comparison)
+    total = Aggregates(group_by)
+    kept: dict[str, CaseResult] = {}
+    for case_id in sorted(by_case):
+        runs = by_case[case_id]
+        case = case_result(runs, repeat_rule)
+        if keep is None or keep(case):
+            kept[case_id] = case
+        if counted is None:
+            total.add_case(case, runs)
+            continue
+        if len(runs) > 1:
+            _check_counted(case, runs, group_by)
+        if total._count(case):
+            total.groups.setdefault(group_key(case, group_by), {})
+    for key, tallies in (counted or {}).items():  # (a field only ever skipped: listed)
+        field_tables(tallies, total.groups.setdefault(key, {}), skipped_too=True)
+    return total.summary(kept)
+
+
+def _check_counted(case: CaseResult, runs: Iterable[Comparison], group_by: str) -> None:
+    """ValueError unless every run of ``case`` was counted as the case is (see summarize)."""
+    key = group_key(case, group_by)
+    for run in runs:
+        if run.counted != case.counted or group_key(run, group_by) != key:
+            raise ValueError(
+                f"the runs of case {case.case_id!r} fall in several per-field "
+                f"tables, or count and do not: their fields cannot be counted "
+                f"as they are recorded"
+            )
+
+
+class Grouped(Protocol):
+    """What a case's group is read from: a CaseResult, or one of its comparisons."""
+
+    @property
+    def metric(self) -> str: ...
+    @property
+    def file(self) -> str: ...
+    @property
+    def target(self) -> str: ...
+
+
+def group_key(case: Grouped, group_by: str) -> str:
+    """The group a case's fields are tabled under: its metric, its file, or its folder; with
+    its target's name after it (``field_f1 [cheap]``) when a named target made its output."""
+    if group_by == "file":
+        key = case.file or "(no file)"
+    elif group_by == "folder":
+        key = posixpath.dirname(case.file) or "."
+    else:
+        key = case.metric
+    return f"{key} [{case.target}]" if case.target else key
+
+
+def worst_fields(fields: Mapping[str, FieldAggregate]) -> list[tuple[str, FieldAggregate]]:
+    """Field aggregates, lowest mean score first, then by path."""
+    return sorted(fields.items(), key=lambda kv: (kv[1].mean_score, kv[0]))
+
+
+# -- what the renderings list, and in which order (they read the JSON report) ---------------
+
+_SCORED_STATUSES = ("match", "mismatch", "omission", "hallucination")
+
+
+def case_order(case: CaseDict) -> tuple[int, float, str]:
+    """Where a case of a report comes in a list worst first: the cases that could not be
+    scored (counted as 0) first, then the counted cases by mean score, lowest first, then
+    the xfail-marked ones (counted apart) likewise; ties by case id."""
+    status = case["status"]
+    rank = 0 if status == ERROR else 2 if status in EXPECTED_TO_FAIL else 1
+    return rank, case["mean_score"], case["case_id"]
+
+
+def worst_first(cases: Iterable[CaseDict]) -> list[CaseDict]:
+    """A report's cases in :func:`case_order`."""
+    return sorted(cases, key=case_order)
+
+
+def never_scored(aggregate: FieldAggregateDict) -> bool:
+    """Whether a field of a report was never scored: no match, mismatch, omission or
+    hallucination anywhere (ignored or skipped wherever it occurred, or never scored by a
+    batch comparator). Its ``mean_score`` of 1.0 is no score: renderings leave it out."""
+    return not any(aggregate.get(status, 0) for status in _SCORED_STATUSES)
+
+
+def field_rows(
+    fields: Mapping[str, FieldAggregateDict],
+) -> tuple[list[tuple[str, FieldAggregateDict]], list[str]]:
+    """A report's field table: (the scored fields, lowest mean score first, then by path;
+    the paths of the fields never scored, sorted)."""
+    scored = sorted(
+        ((path, agg) for path, agg in fields.items() if not never_scored(agg)),
+        key=lambda kv: (kv[1]["mean_score"], kv[0]),
+    )
+    return scored, sorted(path for path, agg in fields.items() if never_scored(agg))
+
+
+def never_scored_line(
+    paths: Sequence[str], escape: Callable[[str], str] = str, limit: int | None = None
+) -> str:
+    """``2 fields never scored: id, meta.source``, each path through ``escape``, the first
+    ``limit`` named and then how many more; "" for none."""
+    if not paths:
+        return ""
+    shown = paths if limit is None else paths[:limit]
+    more = f" and {len(paths) - len(shown)} more" if len(paths) > len(shown) else ""
+    return (
+        f"{len(paths)} field{'' if len(paths) == 1 else 's'} never scored: "
+        f"{', '.join(escape(p) for p in shown)}{more}"
+    )
+
+
+def valid_share_text(
+    share: ValidShareDict, escape: Callable[[str], str] = str, limit: int = 3
+) -> str:
+    """``93 of 100 answers valid (0.9300); broken most: items[].qty minimum (5 answers)``:
+    a metric's conformance as every rendering words it (paths through ``escape``)."""
+    text = (
+        f"{share['valid']} of {share['checked']} answer{'' if share['checked'] == 1 else 's'} "
+        f"valid ({share['share']:.4f})"
+    )
+    most = share["violated"][:limit]
+    if most:
+        text += "; broken most: " + ", ".join(
+            f"{escape(v['field_path'])} {escape(v['keyword'])} ({v['answers']} "
+            f"answer{'' if v['answers'] == 1 else 's'})"
+            for v in most
+        )
+    return text
+
+
+def violations_text(
+    places: Sequence[tuple[str, str]],
+    total: int,
+    escape: Callable[[str], str] = str,
+    limit: int = 5,
+) -> str:
+    """``answer breaks its schema (2 violations): items[0].qty minimum, total type``, or
+    ``answer valid against its schema``: one answer's conformance as every rendering words
+    it, the first ``limit`` (path, keyword) places named."""
+    if not total:
+        return "answer valid against its schema"
+    named = ", ".join(f"{escape(path)} {escape(keyword)}" for path, keyword in places[:limit])
+    more = f" and {total - min(len(places), limit)} more" if total > min(len(places), limit) else ""
+    return f"answer breaks its schema ({total} violation{'' if total == 1 else 's'}): {named}{more}"
+
+
+def case_dict(case: CaseResult, group_by: str) -> CaseDict:
+    """A case as the report lists it."""
+    return {**case.to_dict(), "group": group_key(case, group_by)}

@@ -1,0 +1,340 @@
+"""A dataset's comparisons (and cases) written as report lines, straight from the engine's
+field results.
+
+A dataset's JSON report holds every comparison with every field (10,000 invoices: 261,000
+fields). :func:`comparison_line` writes one comparison's line as the report stores it,
+``json_line(stored_comparison(comparison_dict(...), heads, 0))`` byte for byte, without a
+dict per field: each field a row of the chunk's table of heads (field_rows.py), and
+:func:`case_line` a case's as ``json_line(case_dict(...))`` does. A line is put together
+from texts ``json`` writes itself: its string escaping (``encode_basestring``, which takes
+any ``str`` and refuses anything else), a float as ``float.__repr__`` gives it, a whole
+number as ``int.__repr__`` does. A float's text is kept by its value, in a dict cleared
+when it grows past a bound (``repr`` of a float is the costliest step of a line: about half
+a microsecond for ``0.6538461538461539``; a comparison's scores and a field's values repeat
+it), zeros left out (a negative zero equals 0.0 as a key).
+
+Anything out of the ordinary takes the way records writes it: a field with a side missing,
+a value cut (``short``), a container, an integer of 16 digits or more, a float that is not
+finite, or a subclass, has its sides kept by ``records.kept_value`` (records' own rule); an
+entry with pairings, floors, a call, a cut answer or a target, or a case with a cut answer
+or a target, is written by ``json_line`` of its dict (an answer's conformance, a dataset's
+with ``--schema``, is written into the line: ``encode_json`` of its dict, the entry's last
+key; a case's two counts).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from math import copysign
+from typing import Any
+
+from ...engine.core.values import MISSING
+from ...engine.results.field_results import MATCH, FieldResult, MatchResult
+from .aggregate import CaseResult, case_dict, group_key
+from .field_rows import Heads, same_value, stored_comparison
+from .records import (
+    FAILED,
+    PASSED,
+    SHORT_INT,
+    SHORT_STR,
+    Comparison,
+    Status,
+    comparison_dict,
+    kept_value,
+)
+from .spool import encode_json, json_line
+
+_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+
+_encode_str = json.encoder.encode_basestring  # what json.dumps(..., ensure_ascii=False) uses
+
+# A finite, non-zero float's text by its value.
+_floats: dict[float, str] = {}
+_FLOATS_KEPT = 16_384
+# A status's JSON text by the status.
+_STATUSES = {status: _encode_str(status.value) for status in Status}
+
+
+def comparison_line(
+    comparison: Comparison, fields: Sequence[FieldResult], mode: str, heads: Heads
+) -> str:
+    """``json_line(stored_comparison(comparison_dict(comparison, fields, mode), heads, 0))``
+    (see the module docstring): the line of a chunk's comparison, its fields rows of the
+    chunk's ``heads``."""
+    fields_text = _fields_text(fields, mode, heads)
+    if fields_text is None or comparison.floor_failures:
+        # fields with weights or floors: their rows' heads say them (records' own rule)
+        return json_line(stored_comparison(comparison_dict(comparison, fields, mode), heads, 0))
+    plain = _plain_entry(comparison, fields_text)
+    if plain is not None:
+        return plain
+    entry: dict[str, object] = {"heads": 0}
+    entry.update(comparison.to_dict())
+    entry["fields"] = []
+    # The first '"fields": []' of the entry's text is its key: the keys before it hold
+    # numbers and strings, and a string's own quotes are escaped.
+    return json_line(entry).replace('"fields": []', f'"fields": [{fields_text}]', 1)
+
+
+def _plain_entry(c: Comparison, fields: str) -> str | None:
+    """A dataset comparison's line as ``json_line`` writes ``c.to_dict()`` with ``fields``
+    its fields' text, when the entry holds only strings, whole numbers and finite floats
+    and no pairings, floors, call, cut or target (a dataset's usual entry; its conformance,
+    the last key when there is one, written by ``encode_json``); else None."""
+    if c.pairings or c.floor_failures or c.call is not None or c.truncated is not None or c.target:
+        return None
+    parts = _plain_parts(
+        (c.case_id, c.nodeid, c.metric, c.error, c.file, c.source, c.recording),
+        (c.score, c.threshold, c.precision, c.recall, c.f1),
+        c.status,
+        (c.seq, c.repeat, c.line),
+    )
+    if parts is None:
+        return None
+    end = (
+        "}"
+        if c.conformance is None
+        else f', "conformance": {encode_json(c.conformance.to_dict())}}}'
+    )
+    return parts[0] + fields + parts[1] + end
+
+
+def result_line(
+    result: MatchResult,
+    case_id: str,
+    threshold: float,
+    passed: bool,
+    place: tuple[str, int | None],
+    mode: str,
+    heads: Heads,
+) -> str | None:
+    """:func:`comparison_line` of the comparison a dataset records for ``result`` (its case
+    ``case_id``, also its node id; its file and line ``place``; no field kept in it,
+    ``scoring.comparison_of``), for a usual result (no pairing, floor failure, cut answer
+    or conformance, its figures floats), written without making that Comparison; None for
+    any other, before any of its fields is written (the caller makes its Comparison)."""
+    if (
+        result.pairings
+        or result.floor_failures
+        or result.truncated is not None
+        or result.conformance is not None
+    ):
+        return None
+    parts = _plain_parts(
+        (case_id, case_id, result.metric, "", place[0], "case", ""),
+        (result.score, threshold, result.precision, result.recall, result.f1),
+        PASSED if passed else FAILED,
+        (0, 0, place[1]),
+    )
+    if parts is None:
+        return None
+    fields_text = _fields_text(result.fields, mode, heads)
+    return None if fields_text is None else parts[0] + fields_text + parts[1] + "}"
+
+
+def _plain_parts(
+    texts: tuple[str, str, str, str, str, str, str],
+    figures: tuple[float, float, float, float, float],
+    status: Status,
+    numbers: tuple[int, int, int | None],
+) -> tuple[str, str] | None:
+    """A plain entry's text before its fields and after them, up to its conformance: the
+    entry's (case id, node id, metric, error, file, source, recording), (score,
+    threshold, precision, recall, f1), status and (seq, repeat, line); None when a
+    figure is not a finite float, a text not a string or a number not a whole one."""
+    number = _float_text
+    score, threshold, precision, recall, f1 = map(number, figures)
+    status_text = _STATUSES.get(status)
+    seq, repeat, line_at = numbers
+    if (
+        score is None
+        or threshold is None
+        or precision is None
+        or recall is None
+        or f1 is None
+        or status_text is None
+        or type(seq) is not int
+        or type(repeat) is not int
+        or not (line_at is None or type(line_at) is int)
+    ):
+        return None
+    try:
+        case_id, nodeid, metric, error, file, source, recording = map(_encode_str, texts)
+    except TypeError:  # a value that is not a string
+        return None
+    line = "null" if line_at is None else repr(line_at)
+    return (
+        f'{{"heads": 0, "case_id": {case_id}, "nodeid": {nodeid}, "seq": {seq!r}, '
+        f'"repeat": {repeat!r}, "metric": {metric}, "status": {status_text}, '
+        f'"score": {score}, "threshold": {threshold}, "precision": {precision}, '
+        f'"recall": {recall}, "f1": {f1}, "error": {error}, "file": {file}, '
+        f'"line": {line}, "fields": [',
+        f'], "pairings": [], "floor_failures": [], "source": {source}, "recording": {recording}',
+    )
+
+
+def _fields_text(fields: Sequence[FieldResult], mode: str, table: Heads) -> str | None:
+    """The fields as ``json_line`` writes their rows (``field_rows.Heads.row`` of
+    ``records._field_dict(kept)``, ``kept`` being what ``records._kept_fields`` keeps of
+    each per ``mode``), without the brackets: the rows made as lists and written by one
+    call of the encoder. A match scoring 1.0 whose two values are one usual leaf kept whole
+    (most fields) is found by its path alone (``Heads.matched``). None, when a field counts
+    for other than 1 (its head says its weight: ``records.comparison_dict`` writes it); a
+    head may then have been added to the table, which any later row may use."""
+    found, known, matched = table.found, table.known, table.matched
+    keep, full = mode != "none", mode == "full"
+    rows: list[tuple[int, object] | list[object]] = []
+    append = rows.append
+    values: tuple[Any, ...]
+    for field in fields:
+        expected = field[3]
+        kind = type(expected)
+        if (
+            keep
+            and kind is type(field[4])
+            and expected == field[4]
+            and field[1] == MATCH
+            and field[2] == 1.0
+            and field[9] == 1.0
+            and (
+                (kind is str and (full or len(expected) <= SHORT_STR))
+                or (kind is int and -SHORT_INT < expected < SHORT_INT)
+                or kind is bool
+                or expected is None
+                or (
+                    kind is float
+                    and expected - expected == 0.0
+                    and (expected or copysign(1.0, expected) == copysign(1.0, field[4]))
+                )
+            )
+        ):
+            head = matched.get(field[0])
+            if head is None or head[0] != field[7]:
+                head = (field[7], found(field[0], field[7], MATCH, "=", 1.0)[0])
+                matched[field[0]] = head
+            append((head[1], expected))
+            continue
+        path, status, score, expected, actual, _, _, field_path, _, weight, _ = field
+        if weight != 1.0:
+            return None
+        if not keep:
+            sides, values = "", ()
+        else:
+            kind = type(expected)
+            if kind is type(actual) and (
+                (kind is str and (full or (len(expected) <= SHORT_STR >= len(actual))))
+                or (
+                    kind is int
+                    and -SHORT_INT < expected < SHORT_INT
+                    and -SHORT_INT < actual < SHORT_INT
+                )
+                or kind is bool
+                or expected is None
+                or (kind is float and expected - expected == 0.0 and actual - actual == 0.0)
+            ):
+                # both usual leaves, kept whole; a float's sign is its own (-0.0 == 0.0)
+                if expected == actual and (kind is not float or repr(expected) == repr(actual)):
+                    sides, values = "=", (expected,)
+                else:
+                    sides, values = "ea", (expected, actual)
+            else:
+                sides, values = _sides(expected, actual, mode)
+        got = known.get((path, field_path, status, sides, score))
+        if got is None or (not score and copysign(1.0, score) < 0.0):
+            got = found(path, field_path, status, sides, score)
+        append([got[0], float(score), *values] if got[1] else [got[0], *values])
+    return _encode(rows)[1:-1]
+
+
+def _float_text(value: Any) -> str | None:
+    """A finite float's JSON text (``float.__repr__``, which ``json`` writes), kept by
+    value; None for anything else (not a float, a subclass, a float that is not finite)."""
+    if type(value) is not float:
+        return None
+    text = _floats.get(value)
+    if text is None:
+        if value - value != 0.0:  # inf, -inf, nan
+            return None
+        text = repr(value)
+        if value:  # -0.0 would be found by 0.0
+            if len(_floats) >= _FLOATS_KEPT:
+                _floats.clear()
+            _floats[value] = text
+    return text
+
+
+def _sides(expected: Any, actual: Any, mode: str) -> tuple[str, tuple[Any, ...]]:
+    """A field's ``sides`` and its row's values: each present side's value as records
+    keeps it (``records.kept_value``, ``!`` after the side's letter for a value that was
+    cut); one value for both sides when they are the same leaf, neither cut
+    (``field_rows.same_value``)."""
+    sides, values = "", []
+    for letter, value in (("e", expected), ("a", actual)):
+        if value is MISSING:
+            continue
+        kept, cut = kept_value(value, mode)
+        values.append(kept)
+        sides += letter + ("!" if cut else "")
+    if sides == "ea" and same_value(values[0], values[1]):
+        return "=", (values[0],)
+    return sides, tuple(values)
+
+
+def case_line(case: CaseResult, group_by: str) -> str:
+    """``json_line(case_dict(case, group_by))``: from a template when the case holds only
+    strings, whole numbers and finite floats and nothing optional but a conformance count
+    (no answer cut, no named target, no run left undecided), a dataset's usual case; else
+    by the dict."""
+    if (
+        case.truncated
+        or case.target
+        or case.undecided
+        or type(case.checked) is not int
+        or type(case.valid) is not int
+    ):
+        return json_line(case_dict(case, group_by))
+    number = _float_text
+    threshold, mean, low, high = (
+        number(case.threshold),
+        number(case.mean),
+        number(case.low),
+        number(case.high),
+    )
+    precision, recall, f1 = number(case.precision), number(case.recall), number(case.f1)
+    status = _STATUSES.get(case.status)
+    if (
+        threshold is None
+        or mean is None
+        or low is None
+        or high is None
+        or precision is None
+        or recall is None
+        or f1 is None
+        or status is None
+        or type(case.runs) is not int
+        or type(case.passed_runs) is not int
+        or not (case.line is None or type(case.line) is int)
+    ):
+        return json_line(case_dict(case, group_by))
+    encode = _encode_str
+    try:
+        case_id, metric, error = encode(case.case_id), encode(case.metric), encode(case.error)
+        file, group = encode(case.file), encode(group_key(case, group_by))
+    except TypeError:  # a value that is not a string
+        return json_line(case_dict(case, group_by))
+    line = "null" if case.line is None else repr(case.line)
+    return (
+        f'{{"case_id": {case_id}, "metric": {metric}, "status": {status}, '
+        f'"threshold": {threshold}, "runs": {case.runs!r}, '
+        f'"mean_score": {mean}, "min_score": {low}, "max_score": {high}, '
+        f'"passed_runs": {case.passed_runs!r}, "precision": {precision}, '
+        f'"recall": {recall}, "f1": {f1}, "file": {file}, "line": {line}, '
+        f'"error": {error}, '
+        + (
+            f'"conformance": {{"checked": {case.checked!r}, "valid": {case.valid!r}}}, '
+            if case.checked
+            else ""
+        )
+        + f'"group": {group}}}'
+    )

@@ -1,0 +1,78 @@
+"""The per-field tables of a session counted as its comparisons are recorded, instead of
+from field records kept until the end.
+
+A session whose report is read only by its terminal summary (report.summary_reads) needs of
+each comparison's fields nothing but the per-field tables: per group, per field path, how
+often each status occurred and the exact sum of the scores. :class:`FieldCounts` holds a
+recorded comparison's fields until its status is known (the report of its test phase: an
+xfail-marked test's comparisons count nowhere), then counts them by (field path, status,
+score) into its group's ``Counter``; the comparison keeps no field record. The tables made
+from the counts (aggregate.summarize) are those that counting the kept records gives: the
+same statuses, scores and paths are counted (a record's field path is the engine's, ``""``
+read as ``$``), every count is an integer and every sum exact, so neither the order of the
+comparisons nor the grouping of the counts changes a number.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from ...engine.results.field_results import TALLY_OF, FieldResult, Tally
+from ..run_model.aggregate import group_key
+from ..run_model.records import ERROR, Comparison
+from .reliability import passed_fields
+
+# False: every session keeps its field records and counts them at the end, as a report file
+# needs them (report.summary_reads; the switch of this fast path: docs/architecture.md).
+SPECIALISE = True
+
+
+class FieldCounts:
+    """Per group (a per-field table's key: aggregate.group_key under ``group_by``), the fields
+    of the counted comparisons by (field path, status, score), as many times as each
+    occurred; and the fields of the comparisons recorded and not counted yet, by case id
+    and repeat (a test's comparisons differ in one or the other)."""
+
+    __slots__ = ("groups", "group_by", "passes", "_held")
+
+    def __init__(self, group_by: str = "metric") -> None:
+        self.groups: dict[str, Counter[Tally]] = {}
+        self.group_by = group_by
+        # of each case, each field path with the scored runs in which it passed: what the
+        # per-field pass^k of repeated cases is made from (reliability.FieldPasses)
+        self.passes: dict[str, dict[str, int]] = {}
+        self._held: dict[tuple[str, int], Sequence[FieldResult]] = {}
+
+    def add(self, group: str, fields: Iterable[FieldResult]) -> None:
+        """Count one comparison's fields (the engine's FieldResults, or tallies in their
+        slots) into ``group``'s table."""
+        tallies = self.groups.get(group)
+        if tallies is None:
+            tallies = self.groups[group] = Counter()
+        tallies.update(map(TALLY_OF, fields))  # counted in C (Counter's own loop)
+
+    def hold(self, comparison: Comparison, fields: Sequence[FieldResult]) -> None:
+        """Keep the fields of ``comparison``, recorded now, until :meth:`count` is given it
+        (kept with it, not in a list beside the test's: a comparison made by a thread as
+        its test's phase reports cannot count another's fields)."""
+        if fields:
+            self._held[comparison.case_id, comparison.repeat] = fields
+
+    def count(self, made: Iterable[Comparison]) -> None:
+        """Count the fields held for ``made``, the comparisons of a test phase with the
+        statuses its report gave them; those that do not count (an xfail-marked test's)
+        are dropped."""
+        for comparison in made:
+            fields = self._held.pop((comparison.case_id, comparison.repeat), None)
+            if fields is not None and comparison.counted:
+                self.add(group_key(comparison, self.group_by), fields)
+                if comparison.status != ERROR:
+                    self._passed(comparison.case_id, fields)
+
+    def _passed(self, case_id: str, fields: Sequence[FieldResult]) -> None:
+        """Count the field paths one scored run of ``case_id`` passed (FieldResult: status
+        at 1, field path at 7, ``""`` read as ``$`` as the records read it)."""
+        tally = self.passes.setdefault(case_id, {})
+        for path, passed in passed_fields((f[7] or "$", f[1]) for f in fields).items():
+            tally[path] = tally.get(path, 0) + passed

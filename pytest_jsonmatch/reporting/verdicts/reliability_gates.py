@@ -1,0 +1,249 @@
+"""The gates of repeated cases (reliability.py), and their figures against a baseline.
+
+- ``min_pass_hat_k`` and ``min_pass_at_k``: the run's pass^k and pass@k (the mean over its
+  repeated cases) must reach the floor. A floor that finds no repeated case with k scored
+  runs fails: a gate on a figure nobody measured would pass whatever the model does.
+- A given ``pass_k`` above a repeated case's runs fails the run, naming the case: the figure
+  at that k cannot be estimated from fewer runs, and a smaller k would be a different figure.
+- ``max_pass_drop``: against a baseline, pass^k and pass@k are paired over the shared
+  repeated cases that have k scored runs on both sides (each side's estimate at this run's
+  k), and a drop is judged by the rule of the mean (gates.py: statistical by default, or
+  strict), in the same words.
+
+The baseline's shared cases that became flaky, or stopped being, are listed either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from ..run_model.records import Comparison
+from ..run_model.report_types import ReliabilityBaselineDict, ReliabilityChangeDict, ReliabilityDict
+from .gates import GateSettings, GateVerdict, printed_drop, rule_on_drop
+from .reliability import (
+    CaseRuns,
+    Estimate,
+    FieldPasses,
+    Reliability,
+    figures_of,
+    reliability,
+)
+from .stats import PairedDifference, paired_difference
+
+if TYPE_CHECKING:  # (a baseline's reader is imported by whoever reads a baseline)
+    from .baseline import BaselineComparison
+
+SHOWN_CASES = 5  # cases a failure or a warning names before "and N more"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One figure against the baseline: its mean over the paired cases before and after."""
+
+    before: float | None
+    after: float | None
+    difference: PairedDifference
+
+    def to_dict(self) -> ReliabilityChangeDict:
+        return {
+            "before": self.before,
+            "after": self.after,
+            "difference": self.difference.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class ReliabilityChange:
+    """This run's repeated cases against the baseline's."""
+
+    shared: int
+    pass_hat: Change
+    pass_at: Change
+    became_flaky: tuple[str, ...]
+    no_longer_flaky: tuple[str, ...]
+
+    def to_dict(self) -> ReliabilityBaselineDict:
+        return {
+            "shared": self.shared,
+            "pass_hat_k": self.pass_hat.to_dict(),
+            "pass_at_k": self.pass_at.to_dict(),
+            "became_flaky": list(self.became_flaky),
+            "no_longer_flaky": list(self.no_longer_flaky),
+        }
+
+
+def _partners(comparison: BaselineComparison) -> dict[str, str]:
+    """Each shared case of this run with the baseline's id of it (pairing.py)."""
+    if comparison.pairing is not None:
+        return dict(comparison.pairing.pairs)
+    return {d.case_id: d.case_id for d in comparison.cases}
+
+
+def against_baseline(
+    now: Reliability, comparison: BaselineComparison, base_runs: Mapping[str, CaseRuns]
+) -> ReliabilityChange:
+    """pass^k and pass@k paired over the shared repeated cases with k scored runs on both
+    sides, at this run's k; the shared cases whose flakiness changed (of those with two
+    scored runs or more on both sides)."""
+    partners = _partners(comparison)
+    hats: list[tuple[float, float]] = []
+    ats: list[tuple[float, float]] = []
+    became: list[str] = []
+    steadied: list[str] = []
+    for figures in now.cases:
+        partner = partners.get(figures.runs.case_id)
+        base = base_runs.get(partner) if partner is not None else None
+        if base is None:
+            continue
+        then = figures_of(base, now.k)
+        if figures.pass_hat is not None and then.pass_hat is not None:
+            hats.append((then.pass_hat, figures.pass_hat))
+        if figures.pass_at is not None and then.pass_at is not None:
+            ats.append((then.pass_at, figures.pass_at))
+        if min(base.scored, figures.runs.scored) >= 2 and base.flaky != figures.runs.flaky:
+            (became if figures.runs.flaky else steadied).append(figures.runs.case_id)
+    return ReliabilityChange(len(hats), _change(hats), _change(ats), tuple(became), tuple(steadied))
+
+
+def _change(pairs: Sequence[tuple[float, float]]) -> Change:
+    if not pairs:
+        return Change(None, None, paired_difference([]))
+    before = sum(b for b, _ in pairs) / len(pairs)
+    after = sum(a for _, a in pairs) / len(pairs)
+    return Change(before, after, paired_difference([a - b for b, a in pairs]))
+
+
+def reliability_section(
+    comparisons: Sequence[Comparison],
+    gates: GateSettings,
+    group_by: str,
+    against: BaselineComparison | None = None,
+    verdict: GateVerdict | None = None,
+    passes: FieldPasses | None = None,
+) -> ReliabilityDict | None:
+    """The report's ``reliability`` (None: no case ran more than once), judged into
+    ``verdict`` where one is given (a run that judges its gates); its per-field figures
+    from the comparisons' field records, or from ``passes`` where they keep none."""
+    found = reliability(comparisons, gates.pass_k or 0, group_by, passes)
+    change = None
+    if found is not None and against is not None and against.baseline.runs:
+        change = against_baseline(found, against, against.baseline.runs)
+    if verdict is not None:
+        judge_reliability(found, change, gates, verdict)
+    if found is None:
+        return None
+    section = found.to_dict()
+    if change is not None:
+        section["baseline"] = change.to_dict()
+    return section
+
+
+def judge_reliability(
+    found: Reliability | None,
+    change: ReliabilityChange | None,
+    gates: GateSettings,
+    verdict: GateVerdict,
+) -> None:
+    """The reliability gates' failures, warnings and passes, into ``verdict``."""
+    names = gates.names
+    if found is not None and found.given and found.too_few_runs:
+        verdict.failures.append(
+            f"{names.pass_k} {found.k} is more than the runs of "
+            f"{_named(found.too_few_runs)}: pass^{found.k} and pass@{found.k} cannot be "
+            f"estimated from fewer runs (repeat those cases {found.k} times or more, or "
+            f"lower {names.pass_k})"
+        )
+    floors = [
+        ("pass^", gates.min_pass_hat_k, names.min_pass_hat_k, found.pass_hat if found else None),
+        ("pass@", gates.min_pass_at_k, names.min_pass_at_k, found.pass_at if found else None),
+    ]
+    for symbol, floor, name, figure in floors:
+        if floor is not None:
+            _floor(symbol, floor, name, figure, found, verdict)
+    if gates.min_pass_hat_k is not None or gates.min_pass_at_k is not None:
+        if found is not None and found.too_few_scored:
+            verdict.warnings.append(
+                f"{_named(found.too_few_scored)}: fewer than k = {found.k} scored runs, left "
+                f"out of pass^{found.k} and pass@{found.k} (their unscored runs count as "
+                f"neither success nor failure)"
+            )
+    if change is not None and gates.max_pass_drop is not None and found is not None:
+        _drops(found.k, change, gates, verdict)
+
+
+def _named(cases: Sequence[str]) -> str:
+    shown = ", ".join(cases[:SHOWN_CASES])
+    more = len(cases) - SHOWN_CASES
+    head = f"case{'' if len(cases) == 1 else 's'} "
+    return head + shown + (f" and {more} more" if more > 0 else "")
+
+
+def _floor(
+    symbol: str,
+    floor: float,
+    name: str,
+    figure: Estimate | None,
+    found: Reliability | None,
+    verdict: GateVerdict,
+) -> None:
+    """The run's pass^k or pass@k (``symbol``) against its floor."""
+    from ..run_model.aggregate import SCORE_EPSILON
+
+    if found is None or figure is None:
+        why = (
+            "no case was run more than once (repeat: N, --jsonmatch-repeat=N)"
+            if found is None
+            else f"no repeated case has k = {found.k} scored runs"
+        )
+        verdict.failures.append(f"{name} {floor:.4f}: {why}: nothing to hold to it")
+        return
+    what = (
+        f"{symbol}{found.k} {figure.mean:.4f} over {figure.cases} repeated "
+        f"case{'' if figure.cases == 1 else 's'}"
+    )
+    if figure.mean < floor - SCORE_EPSILON:
+        verdict.failures.append(f"{what} is below {name} {floor:.4f}")
+    else:
+        verdict.checked.append(f"{what} is at least {name} {floor:.4f}")
+
+
+def _drops(k: int, change: ReliabilityChange, gates: GateSettings, verdict: GateVerdict) -> None:
+    """pass^k and pass@k against the baseline, each by the rule of the mean (gates.rule_on_drop),
+    its messages naming max_pass_drop."""
+    from ..run_model.aggregate import SCORE_EPSILON
+    from .changes import change_text
+
+    limit = gates.max_pass_drop
+    assert limit is not None
+    # the mean's rule, in its words, naming this gate's setting and limit
+    rule = replace(
+        gates, max_drop=limit, names=replace(gates.names, max_drop=gates.names.max_pass_drop)
+    )
+    failed = len(verdict.failures)
+    for symbol, figure in (("pass^", change.pass_hat), ("pass@", change.pass_at)):
+        diff = figure.difference
+        if figure.before is None or figure.after is None:
+            continue
+        if -diff.mean > limit + SCORE_EPSILON:
+            what = (
+                f"{symbol}{k} dropped by {printed_drop(figure.before, figure.after)} "
+                f"({figure.before:.4f} -> {figure.after:.4f} over {diff.n} shared repeated "
+                f"case{'' if diff.n == 1 else 's'})"
+            )
+            sides = (figure.before, figure.after)
+            rule_on_drop(what, diff.clearly_below_zero, diff, sides, limit, rule, verdict)
+    if change.shared and len(verdict.failures) == failed:
+        hat = change.pass_hat
+        assert hat.before is not None and hat.after is not None
+        verdict.checked.append(
+            f"pass^{k} against the baseline ({gates.mode}): change "
+            f"{change_text(hat.before, hat.after)} over {change.shared} shared repeated "
+            f"case{'' if change.shared == 1 else 's'}, {gates.names.max_pass_drop} {limit:.4f}"
+        )
+    if not change.shared:
+        verdict.warnings.append(
+            f"{gates.names.max_pass_drop} {limit:.4f}: no shared repeated case has k = {k} "
+            f"scored runs in both runs: nothing to hold against the baseline"
+        )
