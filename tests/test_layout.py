@@ -84,11 +84,22 @@ ENGINE_STAGES = {
     "core": set(),
     "results": {"core"},
     "reading": {"core"},
-    "comparing": {"core", "results"},
+    # the LLM judge and batching: below comparing, whose registry builds `semantic` from it
+    "judge": {"core"},
+    "comparing": {"core", "results", "judge"},
     "schemas": {"core", "reading", "comparing", "results"},
     "configuring": {"core", "reading", "comparing", "results", "schemas"},
     "pairing": {"core", "reading", "comparing", "results", "schemas", "configuring"},
-    "walking": {"core", "reading", "comparing", "results", "schemas", "configuring", "pairing"},
+    "walking": {
+        "core",
+        "reading",
+        "comparing",
+        "judge",
+        "results",
+        "schemas",
+        "configuring",
+        "pairing",
+    },
     "metrics": {"core", "reading", "comparing", "results", "schemas", "configuring"},
 }
 # The layers around the engine: what each may import of the others. The golden-case side
