@@ -78,8 +78,8 @@ PUBLIC_API = [
 ]
 
 # What each engine stage may import (besides itself), as each stage's __init__ docstring says.
-# Read top-down this is the flow: reading -> comparing -> schemas -> configuring -> pairing ->
-# walking -> results, with the metrics choosing the walk and match.py calling them all.
+# Read top-down this is the flow: reading -> judge -> comparing -> schemas -> configuring ->
+# pairing -> walking -> results, with the metrics choosing the walk and match.py calling them all.
 ENGINE_STAGES = {
     "core": set(),
     "results": {"core"},

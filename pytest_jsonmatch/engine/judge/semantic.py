@@ -22,7 +22,8 @@ own. The layer that runs the judge may route every request through its runner
 (``through``): the golden-case layer does, for its concurrency, timeouts, retries and
 rate limit. Where none does (``match_json``, ``evaluate_records``, the ``jsonmatch``
 command), the judge retries each request itself under the same rules (sending.py): a bounded
-number of attempts within a bounded time. This module knows no runner and no pytest.
+number of attempts within a bounded time. This module knows no runner and no pytest;
+the settings, the prompt, the verdicts and the retries are its neighbours' (judge/).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..core.errors import ComparatorError
@@ -56,6 +58,20 @@ class Judged(Protocol):
 
 
 _WAIT_ELSEWHERE_S = 900.0  # the most a call waits for an item another call is asking for
+
+
+@dataclass
+class _Call:
+    """One call's bookkeeping: each position's answer (``out``), the positions each item key
+    answers (``waiting``), the items this call asks (``pending``), those another call is
+    asking for now (``elsewhere``) and the keys answered from memory (``touched``)."""
+
+    prefix: str  # the judge's fingerprint: every item key starts with it
+    out: list[float | ComparatorError | None]
+    waiting: dict[str, list[int]] = field(default_factory=dict)
+    pending: list[Item] = field(default_factory=list)
+    elsewhere: dict[str, tuple[Item, threading.Event]] = field(default_factory=dict)
+    touched: set[str] = field(default_factory=set)
 
 
 class SemanticJudge:
@@ -110,81 +126,91 @@ class SemanticJudge:
         return self.transport
 
     def __call__(self, items: Sequence[Judged]) -> list[float | ComparatorError]:
-        out: list[float | ComparatorError | None] = [None] * len(items)
-        waiting: dict[str, list[int]] = {}  # item key -> the positions it answers
-        pending: list[Item] = []  # asked by this call
-        elsewhere: dict[str, tuple[Item, threading.Event]] = {}  # being asked by another
-        touched: set[str] = set()  # answered from memory
-        prefix = self.settings.fingerprint + "\x00"
+        call = _Call(self.settings.fingerprint + "\x00", [None] * len(items))
         with self._lock:
             for n, batch_item in enumerate(items):
-                e, a = batch_item.expected_compared, batch_item.actual_compared
-                if type(e) is type(a) and e == a:
-                    out[n] = 1.0
-                    self._count(JudgeFigures(equal=1))
-                    continue
-                item = Item(field_path(batch_item.path), e, a)
-                key = prefix + item.key
-                known = self.memory.verdicts.get(key)
-                if known is not None:
-                    out[n] = known
-                    touched.add(key)
-                    self.memory.used.add(key)
-                    self._count(JudgeFigures(reused=1))
-                elif key in waiting:
-                    waiting[key].append(n)
-                    self._count(JudgeFigures(reused=1))
-                else:
-                    waiting[key] = [n]
-                    asking = self._asking.get(key)
-                    if asking is not None:
-                        elsewhere[key] = (item, asking)
-                        self._count(JudgeFigures(reused=1))
-                    else:
-                        self._asking[key] = threading.Event()
-                        pending.append(item)
-        if pending and self.memory.closed is not None:
-            self._release(prefix, pending)
-            raise self.memory.closed(pending)
+                self._sort(call, n, batch_item)
+        if call.pending and self.memory.closed is not None:
+            self._release(call.prefix, call.pending)
+            raise self.memory.closed(call.pending)
         try:
-            self._answer(prefix, pending, waiting, out)
+            self._answer(call, call.pending)
         finally:
-            self._release(prefix, pending)
-        if elsewhere:  # answered by the call asking them (a case judged ahead, say)
-            again: list[Item] = []
-            for key, (item, asked) in elsewhere.items():
-                asked.wait(_WAIT_ELSEWHERE_S)
-                with self._lock:
-                    known = self.memory.verdicts.get(key)
-                if known is None:
-                    again.append(item)  # it failed there: asked here, for its own reason
-                    continue
-                for n in waiting[key]:
-                    out[n] = known
-            self._answer(prefix, again, waiting, out)
+            self._release(call.prefix, call.pending)
+        if call.elsewhere:  # answered by the call asking them (a case judged ahead, say)
+            self._wait_elsewhere(call)
+        self._close(call)
+        return [a if a is not None else ComparatorError("not judged") for a in call.out]
+
+    def _sort(self, call: _Call, n: int, batch_item: Judged) -> None:
+        """Item ``n`` answered at once (equal values, a verdict in memory), or left for this
+        call to ask, or for the call already asking it (the caller holds the lock)."""
+        e, a = batch_item.expected_compared, batch_item.actual_compared
+        if type(e) is type(a) and e == a:
+            call.out[n] = 1.0
+            self._count(JudgeFigures(equal=1))
+            return
+        item = Item(field_path(batch_item.path), e, a)
+        key = call.prefix + item.key
+        known = self.memory.verdicts.get(key)
+        if known is not None:
+            call.out[n] = known
+            call.touched.add(key)
+            self.memory.used.add(key)
+            self._count(JudgeFigures(reused=1))
+        elif key in call.waiting:
+            call.waiting[key].append(n)
+            self._count(JudgeFigures(reused=1))
+        else:
+            call.waiting[key] = [n]
+            self._claim(call, key, item)
+
+    def _claim(self, call: _Call, key: str, item: Item) -> None:
+        """``item`` asked by this call, unless another call is asking for it now: then this
+        one waits for that answer (the caller holds the lock)."""
+        asking = self._asking.get(key)
+        if asking is not None:
+            call.elsewhere[key] = (item, asking)
+            self._count(JudgeFigures(reused=1))
+        else:
+            self._asking[key] = threading.Event()
+            call.pending.append(item)
+
+    def _wait_elsewhere(self, call: _Call) -> None:
+        """The items other calls were asking for, answered by them; one that failed there
+        is asked here, so that it fails (or not) for its own reason."""
+        again: list[Item] = []
+        for key, (item, asked) in call.elsewhere.items():
+            asked.wait(_WAIT_ELSEWHERE_S)
+            with self._lock:
+                known = self.memory.verdicts.get(key)
+            if known is None:
+                again.append(item)
+                continue
+            for n in call.waiting[key]:
+                call.out[n] = known
+        self._answer(call, again)
+
+    def _close(self, call: _Call) -> None:
+        """Count the items left undecided, and note the verdicts read or asked as the open
+        comparison's case's (``Memory.cases``)."""
         with self._lock:
-            self._count(JudgeFigures(undecided=sum(isinstance(a, ComparatorError) for a in out)))
+            undecided = sum(isinstance(a, ComparatorError) for a in call.out)
+            self._count(JudgeFigures(undecided=undecided))
             case = getattr(self._tabs, "case", None)
             if case is not None:
-                for key in waiting.keys() | touched:
+                for key in call.waiting.keys() | call.touched:
                     if key in self.memory.verdicts:
                         self.memory.cases.setdefault(key, set()).add(case)
-        return [a if a is not None else ComparatorError("not judged") for a in out]
 
-    def _answer(
-        self,
-        prefix: str,
-        pending: list[Item],
-        waiting: dict[str, list[int]],
-        out: list[float | ComparatorError | None],
-    ) -> None:
+    def _answer(self, call: _Call, pending: list[Item]) -> None:
         """Ask for ``pending`` in requests of ``batch`` items; each answer goes to every
         position its item holds."""
         size = self.settings.batch
         for start in range(0, len(pending), size):
             chunk = pending[start : start + size]
             for item, verdict in zip(chunk, self._ask(chunk)):
-                key = prefix + item.key
+                key = call.prefix + item.key
                 if isinstance(verdict, float):
                     with self._lock:
                         self.memory.verdicts[key] = verdict
@@ -193,8 +219,8 @@ class SemanticJudge:
                     answer: float | ComparatorError = verdict
                 else:
                     answer = ComparatorError(masked(f"{self.name}: {verdict}"))
-                for n in waiting[key]:
-                    out[n] = answer
+                for n in call.waiting[key]:
+                    call.out[n] = answer
 
     def _release(self, prefix: str, asked: list[Item]) -> None:
         with self._lock:
@@ -208,53 +234,64 @@ class SemanticJudge:
         if self.down is not None:
             # an item whose own request failed keeps that reason, asked again or not
             return [self.failed.get(i.key, f"not asked: {self.down}") for i in chunk]
-        s = self.settings
         too_large = self._too_large(chunk)
         if too_large is not None:
             return [too_large] * len(chunk)
-        request = JudgeRequest(
-            s.model,
-            render_prompt(s.prompt, chunk),
-            len(chunk),
-            s.endpoint,
-            s.key_env,
-            s.max_tokens,
-            s.timeout,
-        )
+        request = self._request(chunk)
         started = time.perf_counter()
         try:
-            if self.through is not None:
-                reply = self.through(request, self._transport())
-            else:
-                reply = send_with_retries(self._transport(), request)
+            reply = self._sent(request)
         except Exception as exc:  # noqa: BLE001 - the fields it was asked about say why
-            attempts = getattr(exc, "attempts", 1)
-            with self._lock:
-                self._count(
-                    JudgeFigures(
-                        requests=1,
-                        attempts=attempts if isinstance(attempts, int) else 1,
-                        failed_requests=1,
-                        latency_s=time.perf_counter() - started,
-                    )
-                )
+            self._count_failure(exc, started)
             return [self._failed(exc, chunk)] * len(chunk)
         if not isinstance(reply, JudgeReply):
             return [f"the transport returned {type(reply).__name__}, not a JudgeReply"] * len(chunk)
-        cost = s.cost(reply.input_tokens, reply.output_tokens)
+        self._count_reply(reply, len(chunk), started)
+        return read_verdicts(reply, len(chunk))
+
+    def _request(self, chunk: list[Item]) -> JudgeRequest:
+        """The request that asks for ``chunk``'s verdicts."""
+        s = self.settings
+        prompt = render_prompt(s.prompt, chunk)
+        return JudgeRequest(
+            s.model, prompt, len(chunk), s.endpoint, s.key_env, s.max_tokens, s.timeout
+        )
+
+    def _sent(self, request: JudgeRequest) -> JudgeReply:
+        """``request``'s reply: through the runner that runs the judge, where one does, else
+        sent by the judge itself with its own retries."""
+        if self.through is not None:
+            return self.through(request, self._transport())
+        return send_with_retries(self._transport(), request)
+
+    def _count_failure(self, exc: BaseException, started: float) -> None:
+        """Count a request that failed (its attempts, as the runner or the retries say)."""
+        attempts = getattr(exc, "attempts", 1)
+        with self._lock:
+            self._count(
+                JudgeFigures(
+                    requests=1,
+                    attempts=attempts if isinstance(attempts, int) else 1,
+                    failed_requests=1,
+                    latency_s=time.perf_counter() - started,
+                )
+            )
+
+    def _count_reply(self, reply: JudgeReply, items: int, started: float) -> None:
+        """Count a request answered: its attempts, items, tokens, cost and time."""
+        cost = self.settings.cost(reply.input_tokens, reply.output_tokens)
         with self._lock:
             self._count(
                 JudgeFigures(
                     requests=1,
                     attempts=reply.attempts if isinstance(reply.attempts, int) else 1,
-                    sent=len(chunk),
+                    sent=items,
                     input_tokens=reply.input_tokens or 0,
                     output_tokens=reply.output_tokens or 0,
                     cost=cost,
                     latency_s=time.perf_counter() - started,
                 )
             )
-        return read_verdicts(reply, len(chunk))
 
     def _failed(self, exc: BaseException, chunk: list[Item]) -> str:
         """Why ``chunk``'s request failed, kept for its items; a judge that cannot be
