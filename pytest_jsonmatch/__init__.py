@@ -43,9 +43,9 @@ _API = {
     "REGISTRY": ".engine.metrics",
     "BatchItem": ".engine.comparing.registry",
     "configure_judge": ".engine.metrics",
-    "JudgeReply": ".engine.comparing.judge_messages",
-    "JudgeRequest": ".engine.comparing.judge_messages",
-    "JudgeSettings": ".engine.comparing.semantic",
+    "JudgeReply": ".engine.judge",
+    "JudgeRequest": ".engine.judge",
+    "JudgeSettings": ".engine.judge",
     "Registry": ".engine.metrics",
     "register_comparator": ".engine.metrics",
     "register_embedder": ".engine.metrics",
@@ -73,10 +73,7 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .calls.call_figures import TargetResult as TargetResult
     from .dataset.scoring import score_pairs as score_pairs
     from .dataset.sketch import SchemaSketch as SchemaSketch
-    from .engine.comparing.judge_messages import JudgeReply as JudgeReply
-    from .engine.comparing.judge_messages import JudgeRequest as JudgeRequest
     from .engine.comparing.registry import BatchItem as BatchItem
-    from .engine.comparing.semantic import JudgeSettings as JudgeSettings
     from .engine.core.cut_off import Truncation as Truncation
     from .engine.core.errors import CaseFileError as CaseFileError
     from .engine.core.errors import ComparatorError as ComparatorError
@@ -88,6 +85,9 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.core.errors import SchemaWarning as SchemaWarning
     from .engine.core.errors import TruncatedError as TruncatedError
     from .engine.core.paths import PathPattern as PathPattern
+    from .engine.judge import JudgeReply as JudgeReply
+    from .engine.judge import JudgeRequest as JudgeRequest
+    from .engine.judge import JudgeSettings as JudgeSettings
     from .engine.match import evaluate_records as evaluate_records
     from .engine.match import match_json as match_json
     from .engine.metrics import METRIC_NAMES as METRIC_NAMES

@@ -78,17 +78,28 @@ PUBLIC_API = [
 ]
 
 # What each engine stage may import (besides itself), as each stage's __init__ docstring says.
-# Read top-down this is the flow: reading -> comparing -> schemas -> configuring -> pairing ->
-# walking -> results, with the metrics choosing the walk and match.py calling them all.
+# Read top-down this is the flow: reading -> judge -> comparing -> schemas -> configuring ->
+# pairing -> walking -> results, with the metrics choosing the walk and match.py calling them all.
 ENGINE_STAGES = {
     "core": set(),
     "results": {"core"},
     "reading": {"core"},
-    "comparing": {"core", "results"},
+    # the LLM judge and batching: below comparing, whose registry builds `semantic` from it
+    "judge": {"core"},
+    "comparing": {"core", "results", "judge"},
     "schemas": {"core", "reading", "comparing", "results"},
     "configuring": {"core", "reading", "comparing", "results", "schemas"},
     "pairing": {"core", "reading", "comparing", "results", "schemas", "configuring"},
-    "walking": {"core", "reading", "comparing", "results", "schemas", "configuring", "pairing"},
+    "walking": {
+        "core",
+        "reading",
+        "comparing",
+        "judge",
+        "results",
+        "schemas",
+        "configuring",
+        "pairing",
+    },
     "metrics": {"core", "reading", "comparing", "results", "schemas", "configuring"},
     # the tool-calls feature: its metric builds on metrics/base.py, so it sits above metrics
     "tool_calls": {"core", "reading", "comparing", "results", "schemas", "configuring", "metrics"},

@@ -18,10 +18,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..engine.comparing.judge_messages import JudgeReply, JudgeRequest, Transport
-from ..engine.comparing.semantic import JudgeSettings, JudgeUnavailable, Memory, parse_judge
 from ..engine.core.errors import ConfigError
 from ..engine.core.masking import one_line
+from ..engine.judge import (
+    JudgeReply,
+    JudgeRequest,
+    JudgeSettings,
+    JudgeUnavailable,
+    Memory,
+    Transport,
+    judge_settings_from_pairs,
+)
 from .call_figures import attempts_note
 from .call_settings import CALL_KEYS, CallSettings, parse_calls
 from .runner import Runner
@@ -62,7 +69,7 @@ def parse_judge_setting(text: str, what: str, base: Path) -> JudgeSetup:
                 judge_pairs.append((key, value))
         else:
             judge_pairs.append((key, value))
-    judge = parse_judge(judge_pairs, what, base)
+    judge = judge_settings_from_pairs(judge_pairs, what, base)
     calls = DEFAULT_JUDGE_CALLS
     if call_words:
         given = parse_calls([(" ".join(call_words), what)])

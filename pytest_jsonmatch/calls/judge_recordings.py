@@ -25,9 +25,9 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TypedDict, cast
 
-from ..engine.comparing.semantic import Item, JudgeSettings, Memory
 from ..engine.core.errors import CaseFileError
 from ..engine.core.values import JsonValue
+from ..engine.judge import Item, JudgeSettings, Memory
 from ..engine.reading.user_files import not_owned, read_regular_text
 from ..reporting.run_model.atomic import exclusive_lock, write_atomic
 from .recordings import (

@@ -83,9 +83,9 @@ def load_extensions(args: argparse.Namespace) -> None:
                 f"--judge: {', '.join(runner)} are for the pytest plugin's runner; the "
                 f"jsonmatch command sends one request at a time per worker process (-j N)"
             )
-        from ..engine.comparing.semantic import parse_judge_text
+        from ..engine.judge import judge_settings_from_text
 
         try:
-            REGISTRY.configure_judge(parse_judge_text(text, "--judge", Path.cwd()))
+            REGISTRY.configure_judge(judge_settings_from_text(text, "--judge", Path.cwd()))
         except JsonMatchError as exc:
             raise InputError(str(exc)) from None

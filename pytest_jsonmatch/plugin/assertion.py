@@ -24,7 +24,7 @@ from ..session.outcome import Outcome
 if TYPE_CHECKING:
     from ..calls.call_figures import CallFigures
     from ..calls.case_outputs import OutputSource, Recorded
-    from ..engine.comparing.semantic import JudgeFigures
+    from ..engine.judge import JudgeFigures
 
 
 def assert_json_match(

@@ -28,7 +28,7 @@ from ..engine.core.errors import JsonMatchError
 from .channel import Defaults
 
 if TYPE_CHECKING:
-    from ..engine.comparing.semantic import JudgeFigures
+    from ..engine.judge import JudgeFigures
 
 _THREAD = "jsonmatch-judge-ahead"
 _JOIN_S = 1.0  # the most closing waits for the threads, all together

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from pytest_jsonmatch.calls.judge_recordings import JudgmentFile
-from pytest_jsonmatch.engine.comparing.semantic import Item, JudgeSettings, Memory
 from pytest_jsonmatch.engine.core.errors import CaseFileError
+from pytest_jsonmatch.engine.judge import Item, JudgeSettings, Memory
 from tests.helpers.timeout import within
 
 JUDGE = JudgeSettings(model="j", endpoint="http://127.0.0.1:9/v1")  # never asked here

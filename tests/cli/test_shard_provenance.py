@@ -102,7 +102,7 @@ def test_a_report_records_its_settings_golden_set_fingerprints_and_judge(pyteste
     assert sorted(provenance["targets"]) == ["base", "cheap"]
     # a named target's fingerprint is its own function's code
     assert list(provenance["targets"]["cheap"]["code"]) == ["targets.py::cheap"]
-    from pytest_jsonmatch.engine.comparing.semantic import JudgeSettings
+    from pytest_jsonmatch.engine.judge import JudgeSettings
 
     judge = JudgeSettings(model="judge-a", endpoint="http://127.0.0.1:9/v1")
     assert provenance["judge"] == judge.fingerprint

@@ -779,8 +779,8 @@ def run_call(call: Call) -> tuple[str, str]:
 def run_judge_reply(body: Any, count: int) -> tuple[str, str]:
     """A judge's response body read as the semantic comparator reads it: each verdict 0.0 or
     1.0, or a reason text; anything else is foreign."""
-    from pytest_jsonmatch.engine.comparing.judge_messages import reply_from_json
-    from pytest_jsonmatch.engine.comparing.semantic import read_verdicts
+    from pytest_jsonmatch.engine.judge.messages import reply_from_json
+    from pytest_jsonmatch.engine.judge.verdicts import read_verdicts
 
     verdicts = read_verdicts(reply_from_json(body), count)
     if len(verdicts) != count:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import enum
 import json
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Final, Protocol, TypeVar, cast
 
 from ..core.errors import ComparatorError, ConfigError, did_you_mean, known_names, shown
+from ..core.numbers import check_score
 from ..core.values import JsonObject, JsonValue
 from ..results.post_processors import BUILTIN_POST_PROCESSORS, PostProcessor
 from .comparators import BUILTIN_COMPARATORS, BoundComparator, bind_cosine, check_params
@@ -26,8 +26,7 @@ from .transforms import BUILTIN_TRANSFORMS, TransformFactory, TransformFn
 # what a factory binds: a comparator or a transform
 _Bound = TypeVar("_Bound")
 if TYPE_CHECKING:  # the judge's module loads when a judge is configured
-    from .judge_messages import Through, Transport
-    from .semantic import JudgeFigures, JudgeSettings, Memory, SemanticJudge
+    from ..judge import JudgeFigures, JudgeSettings, Memory, SemanticJudge, Through, Transport
 
 
 class NamedMetric(Protocol):
@@ -79,25 +78,6 @@ JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object
 CustomComparator = Callable[[object, object, Mapping[str, object]], object]
 BatchComparator = Callable[[list[BatchItem]], Sequence[object]]
 CustomTransform = Callable[[JsonValue, Mapping[str, object]], object]
-
-
-def check_score(name: str, value: Any) -> float:
-    """A comparator's return value as a float in [0, 1], or ComparatorError saying why not
-    (``value``: whatever a user's function returned, read by ``float()``; once per field,
-    so no cast)."""
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    if isinstance(value, (str, bytes)):  # "0.5" is text, not a score
-        raise ComparatorError(f"comparator {name!r} returned {shown(value)}, not a number")
-    try:
-        score = float(value)
-    except (TypeError, ValueError):
-        raise ComparatorError(
-            f"comparator {name!r} returned {shown(value)}, not a number"
-        ) from None
-    if not (0.0 <= score <= 1.0) or math.isnan(score):
-        raise ComparatorError(f"comparator {name!r} returned {shown(value)}, outside [0, 1]")
-    return score
 
 
 @dataclass(frozen=True)
@@ -227,11 +207,11 @@ class Registry:
         conftest may hand its own transport to the judge a setting configured."""
         if settings is not _KEEP:
             if isinstance(settings, str):
-                from .semantic import parse_judge_text
+                from ..judge import judge_settings_from_text
 
-                settings = parse_judge_text(settings, "configure_judge")
+                settings = judge_settings_from_text(settings, "configure_judge")
             elif settings is not None:
-                from .semantic import JudgeSettings
+                from ..judge import JudgeSettings
 
                 if not isinstance(settings, JudgeSettings):
                     raise ConfigError(
@@ -262,7 +242,7 @@ class Registry:
         """The judge the ``semantic`` comparator asks (None: none is configured); made on
         first use, kept until the judge is configured again."""
         if self._judge is None and self._judge_settings is not None:
-            from .semantic import SemanticJudge
+            from ..judge import SemanticJudge
 
             self._judge = SemanticJudge(
                 self._judge_settings, self._judge_transport, self._judge_through, self._judge_memory

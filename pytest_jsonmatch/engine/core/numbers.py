@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from .errors import ConfigError
+from .errors import ComparatorError, ConfigError, shown
 from .values import is_number
 
 if TYPE_CHECKING:
@@ -101,3 +101,22 @@ def whole_number(text: str, what: str, low: int, high: int, unit: str = "", note
             f"{text[:40]!r}{'...' if len(text) > 40 else ''}"
         )
     return value
+
+
+def check_score(name: str, value: Any) -> float:
+    """A comparator's return value as a float in [0, 1], or ComparatorError saying why not
+    (``value``: whatever a user's function returned, read by ``float()``; once per field,
+    so no cast)."""
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, (str, bytes)):  # "0.5" is text, not a score
+        raise ComparatorError(f"comparator {name!r} returned {shown(value)}, not a number")
+    try:
+        score = float(value)
+    except (TypeError, ValueError):
+        raise ComparatorError(
+            f"comparator {name!r} returned {shown(value)}, not a number"
+        ) from None
+    if not (0.0 <= score <= 1.0) or math.isnan(score):
+        raise ComparatorError(f"comparator {name!r} returned {shown(value)}, outside [0, 1]")
+    return score

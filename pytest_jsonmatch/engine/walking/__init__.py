@@ -2,6 +2,6 @@
 
 Takes a ``WalkConfig``, an optional schema graph and two plain JSON values; gives the
 ``FieldResult`` of every field (matches, mismatches, omissions, hallucinations) and the
-pairings chosen. May import ``core``, ``results``, ``comparing``, ``schemas``,
-``configuring`` and ``pairing``.
+pairings chosen. May import ``core``, ``results``, ``comparing``, ``judge`` (batching),
+``schemas``, ``configuring`` and ``pairing``.
 """

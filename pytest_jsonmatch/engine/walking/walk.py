@@ -12,7 +12,6 @@ from typing import Any
 
 from ..comparing.comparators import BoundComparator, score_at
 from ..comparing.field_spec import FieldSpec
-from ..comparing.judging import Failed, Judge
 from ..comparing.registry import BatchItem
 from ..comparing.transforms import transformed
 from ..configuring.walk_config import WalkConfig
@@ -28,6 +27,7 @@ from ..core.values import (
     JsonValue,
     json_type,
 )
+from ..judge import Failed, Judge
 from ..pairing.array_pairs import alignment, choose_pairs
 from ..pairing.pair_budget import PairBudget
 from ..reading.intake import Unread, plain_within

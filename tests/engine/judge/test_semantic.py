@@ -1,7 +1,7 @@
-"""The built-in judge (comparing/semantic.py, judge_http.py) against a real OpenAI-compatible
-server on 127.0.0.1 (tests/helpers/judge_server.py), called through the standard library's
-HTTP client: batching counted at the server, the equality short-circuit, each malformed
-reply, memory of verdicts, a judge that is down, costs worked out by hand."""
+"""The built-in judge (engine/judge/: semantic.py, http_transport.py) against a real
+OpenAI-compatible server on 127.0.0.1 (tests/helpers/judge_server.py), called through the
+standard library's HTTP client: batching counted at the server, the equality short-circuit,
+each malformed reply, memory of verdicts, a judge that is down, costs worked out by hand."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from pytest_jsonmatch import (
     evaluate_records,
     match_json,
 )
-from pytest_jsonmatch.engine.comparing.semantic import read_verdicts
+from pytest_jsonmatch.engine.judge.verdicts import read_verdicts
 from tests.helpers.http_models import serving
 from tests.helpers.judge_server import JudgeServer
 

@@ -30,7 +30,7 @@ from email.message import Message
 
 from ..core.errors import ComparatorError
 from ..core.masking import mask_variable, masked
-from .judge_messages import MAX_REQUEST_BYTES, JudgeReply, JudgeRequest, reply_from_json
+from .messages import MAX_REQUEST_BYTES, JudgeReply, JudgeRequest, reply_from_json
 
 MAX_REPLY_BYTES = 8 * 1024 * 1024  # the most of a reply read (8 MiB)
 _CHUNK = 64 * 1024  # a reply's body is read this much at a time

@@ -1,4 +1,4 @@
-"""The judge's wire (judge_http.py, and the request the judge builds in semantic.py): its key
+"""The judge's wire (judge/http_transport.py, and the request the judge builds): its key
 goes to the configured endpoint and nowhere else, one deadline bounds an attempt, a reply
 and a request are bounded, the key read from key_env is masked in every output whatever
 its shape, and the comparison whose request failed says so.
@@ -14,10 +14,9 @@ import threading
 import pytest
 
 from pytest_jsonmatch import REGISTRY, ConfigError, JudgeSettings, match_json
-from pytest_jsonmatch.engine.comparing.judge_http import HttpTransport, JudgeTimeout
-from pytest_jsonmatch.engine.comparing.judge_messages import JudgeRequest
-from pytest_jsonmatch.engine.comparing.semantic import parse_judge_text
 from pytest_jsonmatch.engine.core.errors import ComparatorError
+from pytest_jsonmatch.engine.judge import JudgeRequest, judge_settings_from_text
+from pytest_jsonmatch.engine.judge.http_transport import HttpTransport, JudgeTimeout
 from tests.cli.run import jsonmatch
 from tests.helpers.http_models import serving
 from tests.helpers.judge_server import JudgeServer, WireServer
@@ -71,7 +70,7 @@ def test_a_redirect_is_not_followed(judge_state, monkeypatch, elsewhere):
 )
 def test_an_endpoint_the_key_cannot_go_to_is_a_config_error(endpoint):
     with pytest.raises(ConfigError) as caught:
-        parse_judge_text(f"model=j endpoint={endpoint}", "jsonmatch_judge")
+        judge_settings_from_text(f"model=j endpoint={endpoint}", "jsonmatch_judge")
     assert str(caught.value).startswith(
         "jsonmatch_judge: endpoint must be an http:// or https:// URL with a host"
     )
@@ -161,7 +160,7 @@ def test_a_template_repeating_pairs_sends_nothing(judge_state, tmp_path):
     srv = JudgeServer()
     with serving(srv):
         REGISTRY.configure_judge(
-            parse_judge_text(f"model=j endpoint={srv.url} prompt=judge.txt", "x", tmp_path),
+            judge_settings_from_text(f"model=j endpoint={srv.url} prompt=judge.txt", "x", tmp_path),
             transport=None,
         )
         field = match_json({"s": "a" * 1000}, {"s": "b" * 1000}, fields={"s": SEM}).fields[0]
@@ -233,7 +232,7 @@ def test_a_key_echoed_by_the_judge_is_masked_in_the_reason(judge_state, monkeypa
 @pytest.mark.parametrize("given", [KEY, "sk-proj-abc123def456ghi789", "1KEY", "A" * 65])
 def test_key_env_must_be_a_variable_name_and_is_not_echoed(given):
     with pytest.raises(ConfigError) as caught:
-        parse_judge_text(f"model=j key_env={given}", "jsonmatch_judge")
+        judge_settings_from_text(f"model=j key_env={given}", "jsonmatch_judge")
     message = str(caught.value)
     assert message.startswith("jsonmatch_judge: key_env must name an environment variable")
     assert given not in message

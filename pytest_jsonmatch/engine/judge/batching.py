@@ -15,14 +15,37 @@ about again.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from ..core.errors import ComparatorError, JsonMatchError
-from .comparators import BoundComparator
-from .registry import BatchItem, Registry, check_score
+from ..core.numbers import check_score
 
 # What identifies one judged field: comparator name, expected path, actual path.
 JudgeKey = tuple[str, str, str]
+
+
+class Batched(Protocol):
+    """What batching reads of a field handed to a batch comparator (comparing's
+    ``BatchItem``): its instance path. The item itself goes to the comparator whole."""
+
+    @property
+    def path(self) -> str: ...
+
+
+class Comparator(Protocol):
+    """What batching reads of a bound comparator: its name, which groups the fields."""
+
+    @property
+    def name(self) -> str: ...
+
+
+class BatchFunctions(Protocol):
+    """Where batching finds each batch comparator's function (comparing's ``Registry``).
+    The function takes the registry's own items, so its argument is typed loosely here:
+    this stage sits below comparing and never names them."""
+
+    def batch_function(self, name: str) -> Callable[[list[Any]], Sequence[object]]: ...
 
 
 class Failed(str):
@@ -36,15 +59,13 @@ class Judge:
     """The batch scores of one record: known ones, failed ones, and those waiting for the
     call."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: BatchFunctions) -> None:
         self.registry = registry
         self.known: dict[JudgeKey, float | Failed] = {}
-        self.waiting: dict[JudgeKey, tuple[BoundComparator, BatchItem]] = {}
+        self.waiting: dict[JudgeKey, tuple[Comparator, Batched]] = {}
         self.rewalk = False
 
-    def ask(
-        self, comparator: BoundComparator, item: BatchItem, actual_path: str
-    ) -> float | Failed | None:
+    def ask(self, comparator: Comparator, item: Batched, actual_path: str) -> float | Failed | None:
         """The score of ``item`` when known (a :class:`Failed` when the comparator could not
         give one); else None, and the item waits for resolve()."""
         key = (comparator.name, item.path, actual_path)
@@ -53,21 +74,21 @@ class Judge:
             self.waiting[key] = (comparator, item)
         return score
 
-    def score_of(self, comparator: BoundComparator, path: str, actual_path: str) -> float | Failed:
+    def score_of(self, comparator: Comparator, path: str, actual_path: str) -> float | Failed:
         """A score (or failure) resolve() has obtained."""
         return self.known[(comparator.name, path, actual_path)]
 
     def resolve(self) -> None:
         """One call per batch comparator with every waiting field; scores (or failures)
         become known."""
-        groups: dict[str, list[tuple[JudgeKey, BatchItem]]] = {}
+        groups: dict[str, list[tuple[JudgeKey, Batched]]] = {}
         for key, (comparator, item) in self.waiting.items():
             groups.setdefault(comparator.name, []).append((key, item))
         self.waiting = {}
         for name, group in groups.items():
             self._call(name, group)
 
-    def _call(self, name: str, group: list[tuple[JudgeKey, BatchItem]]) -> None:
+    def _call(self, name: str, group: list[tuple[JudgeKey, Batched]]) -> None:
         fn = self.registry.batch_function(name)
         items = [item for _, item in group]
         try:
@@ -82,7 +103,7 @@ class Judge:
         self._take(name, group, answers)
 
     def _take(
-        self, name: str, group: list[tuple[JudgeKey, BatchItem]], answers: Sequence[object]
+        self, name: str, group: list[tuple[JudgeKey, Batched]], answers: Sequence[object]
     ) -> None:
         """Record each answer: a score, or why the field has none."""
         for k, (key, _) in enumerate(group):
