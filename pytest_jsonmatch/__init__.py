@@ -14,7 +14,7 @@ from .version import __version__ as __version__
 
 # name -> the module that defines it
 _API = {
-    "assert_json_match": ".plugin.assertion",
+    "assert_json_match": ".session.assertion",
     "score_pairs": ".dataset.scoring",
     "SchemaSketch": ".dataset.sketch",
     "Metric": ".engine.metrics.base",
@@ -120,8 +120,8 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.schemas.eval_schema import annotate_schema as annotate_schema
     from .engine.schemas.eval_schema import infer_schema as infer_schema
     from .engine.schemas.eval_schema import validate_gold as validate_gold
-    from .plugin.assertion import assert_json_match as assert_json_match
     from .reporting.aggregate import Aggregates as Aggregates
+    from .session.assertion import assert_json_match as assert_json_match
 
 __all__ = sorted([*_API, "__version__"])
 

@@ -1,48 +1,23 @@
 """Where a golden case's actual output comes from: the case itself (``actual``,
 ``actual_file``), a live call of the target, or a recording of an earlier call, by the
 record mode (recordings.py). The output travels with where it came from and what its call
-took, as one :class:`Produced`.
+took, as one :class:`~.produced.Produced`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from ..cases.case_files import GoldenCase
 from ..engine.core.errors import CaseFileError
 from ..engine.reading.user_files import read_regular_text
 from . import recordings
-from .call_figures import CallFigures, attempts_note
 from .file_reads import data_files
 from .fingerprints import Fingerprint
 from .live_calls import LiveCalls
+from .produced import OutputSource, Produced
 from .recordings import Recording, RecordMode
-
-OutputSource = Literal["case", "live", "replayed"]
-# whether this run wrote the case's recording: "recorded", "stale" (written anew), or
-# "not recorded: WHY" (the output was scored but could not be kept); empty: it wrote none
-Recorded = str
-
-
-@dataclass(frozen=True, kw_only=True)
-class Produced:
-    """One run's output, or the error that stopped it (``error``), with where it came from,
-    whether this run wrote a recording (``recorded`` anew, or over a ``stale`` one) and what
-    the call took (``call``: a live call's figures, or a replayed recording's)."""
-
-    output: object = None
-    error: BaseException | None = None
-    source: OutputSource = "case"
-    recording: Recorded = ""
-    call: CallFigures | None = None
-
-    @property
-    def attempts_note(self) -> str:
-        """How many attempts the call made, as an error message ends: `` (3 attempts)``."""
-        return attempts_note(self.call)
 
 
 class Outputs:
