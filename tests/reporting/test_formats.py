@@ -16,7 +16,7 @@ from typing import IO
 import pytest
 
 from pytest_jsonmatch.cli.app import parser
-from pytest_jsonmatch.plugin.settings import BY_NAME
+from pytest_jsonmatch.session.setting_table import BY_NAME
 from pytest_jsonmatch.reporting import formats
 from pytest_jsonmatch.reporting.formats import FORMAT, REPORT_FILES, RUNS, Look, ReportFormat
 from pytest_jsonmatch.reporting.report import load_report
