@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING
 from ..engine.core.errors import CaseFileError
 from .call_figures import CallFigures, TargetResult
 from .call_settings import CallSettings
-from .children import clock_ticks, end_processes, started_below
 from .file_reads import watched
+from .leftover_processes import clock_ticks, end_processes, started_below
 from .retries import TargetTimeout, retry_delay
 
 if TYPE_CHECKING:  # asyncio is imported once a target hands back an awaitable, not before
