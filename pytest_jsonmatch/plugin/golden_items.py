@@ -118,7 +118,7 @@ class GoldenItem(pytest.Item):
         without an expected value, --jsonmatch-update=create); a run whose output could not
         be produced is recorded as an error and its error raised."""
         from ..engine.schemas.loading import references_confined_to
-        from ..session.assertion import compare_and_record
+        from ..session.assertion import compare_and_send
 
         case, run = self.case, self.golden_run
         produced = run.outputs.produce(case, (self.nodeid, repeat), repeat, runs, self.target)
@@ -129,7 +129,7 @@ class GoldenItem(pytest.Item):
             return produced.output, []
         folders = [run.settings.rootpath, *run.settings.schema_dirs]
         with references_confined_to(folders, "jsonmatch_golden's schema_dirs"):
-            scored = compare_and_record(
+            scored = compare_and_send(
                 produced,
                 case.expected,
                 case.metric,
@@ -152,7 +152,7 @@ class GoldenItem(pytest.Item):
         self._attempts = produced.attempts_note
         if not isinstance(produced.error, KeyboardInterrupt):
             case, defaults = self.case, self.golden_run.channel.defaults
-            self.golden_run.channel.record(
+            self.golden_run.channel.send(
                 Outcome.of(
                     produced,
                     metric=case.metric or defaults.metric,

@@ -30,11 +30,11 @@ if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-
     from ..reporting.report import SummaryReads
     from ..reporting.shapes import Report, RunInfo
     from ..session.outcome import Outcome
-    from ..session.run_record import ReadFiles
+    from ..session.run_provenance import ReadFiles
 
 _ATTRIBUTE = "jsonmatch_comparisons"  # a test report's comparisons, on the xdist wire too
 _UPDATES = "jsonmatch_updates"  # and the case-file updates its test asked for
-_READ = "jsonmatch_files_read"  # and the files read since the last report (run_record.py)
+_READ = "jsonmatch_files_read"  # and the files read since the last report (run_provenance.py)
 _LOADING = "pytest_jsonmatch.engine.schemas.loading"
 SESSION = pytest.StashKey["JsonmatchSession"]()
 
@@ -138,7 +138,7 @@ class JsonmatchSession:
         """The files this session's scores were made from (those read so far once
         :meth:`take_files` took them)."""
         if self._read_files is None:
-            from ..session.run_record import ReadFiles
+            from ..session.run_provenance import ReadFiles
 
             self._read_files = ReadFiles(tick=self.schema_tick)
         return self._read_files
@@ -172,7 +172,7 @@ class JsonmatchSession:
         self, item: pytest.Item, nextitem: pytest.Item | None
     ) -> Generator[None, object, object]:
         """Send the comparisons made while ``item`` runs (setup, call, teardown) to it."""
-        previous = self.channel.activate(_Recorder(self, item))
+        previous = self.channel.activate(_TestSink(self, item))
         try:
             return (yield)
         finally:
@@ -313,7 +313,7 @@ class JsonmatchSession:
         """What the report says of the run: its command, root, dead workers, shard, and the
         run record (settings, the files read, the targets' fingerprints)."""
         from ..reporting.report import run_info
-        from ..session.run_record import run_record
+        from ..session.run_provenance import run_provenance
         from .golden_items import GOLDEN_RUN
 
         deaths, golden = self._deaths, self.config.stash.get(GOLDEN_RUN, None)
@@ -325,7 +325,7 @@ class JsonmatchSession:
         )
         self.take_files()
         outputs = golden.outputs if golden else None
-        run.update(run_record(self.settings, outputs, self.comparisons, self.read_files()))
+        run.update(run_provenance(self.settings, outputs, self.comparisons, self.read_files()))
         return run
 
     def _quarantine(self, run: RunInfo) -> list[str]:
@@ -442,8 +442,8 @@ class _Reports:
         return ("rerun", "R", "RERUN") if report.outcome == "rerun" else None
 
 
-class _Recorder:
-    """The sink of one test: each attempted comparison becomes a Comparison record."""
+class _TestSink:
+    """The sink of one test: each outcome sent becomes a report's Comparison."""
 
     def __init__(self, session: JsonmatchSession, item: pytest.Item) -> None:
         self.session, self.item = session, item

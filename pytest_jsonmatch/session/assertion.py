@@ -1,6 +1,6 @@
-"""assert_json_match and the ``json_match`` helper behind the fixture: score, record, raise.
+"""assert_json_match and the ``json_match`` helper behind the fixture: score, send to the session, raise.
 
-A golden case's item scores its runs here too (:func:`compare_and_record`). Nothing here
+A golden case's item scores its runs here too (:func:`compare_and_send`). Nothing here
 imports pytest; the failure message is reporting/failure_message.py's. Each comparison goes
 to a :class:`~.channel.Channel`, which also holds the session's settings and verbosity: the
 fixture's is its session's, ``assert_json_match`` takes the current one.
@@ -95,7 +95,7 @@ def _check(
     channel: Channel,
 ) -> MatchResult:
     __tracebackhide__ = True
-    result, limit = compare_and_record(
+    result, limit = compare_and_send(
         Produced(output=actual), expected, metric, threshold, options, channel
     )
     if not result.passed(limit, channel.defaults.invalid_fails):
@@ -103,7 +103,7 @@ def _check(
     return result
 
 
-def compare_and_record(
+def compare_and_send(
     produced: Produced,
     expected: object,
     metric: str | None,
@@ -116,7 +116,7 @@ def compare_and_record(
     case: str | None = None,
 ) -> tuple[MatchResult, float]:
     """Score one comparison (run ``repeat`` of its case; its output, where it came from and
-    what its call took are ``produced``'s) with ``channel``'s defaults and record it there;
+    what its call took are ``produced``'s) with ``channel``'s defaults and send it there;
     return the result and the threshold it is held to. One that cannot be scored is recorded
     as an error with its reason, and its error raised. What the judge did for it is kept with
     it (``ahead``: what judging its case ahead asked; ``case``: its test id, for the verdicts)."""
@@ -137,7 +137,7 @@ def compare_and_record(
             raise call.cut_error()  # the model says it stopped at its limit: a cut answer
     except JsonMatchError as exc:
         # a bad threshold is recorded too (held to the session's): every attempt counts
-        channel.record(
+        channel.send(
             Outcome.of(
                 produced,
                 metric=str(name),
@@ -156,10 +156,10 @@ def compare_and_record(
     if result.batch_errors:
         # a judge that failed is not a low score: the comparison is an error, not a failure
         batch = ComparatorError(batch_error_message(result))
-        channel.record(replace(outcome, error=one_line(batch), undecided=result.batch_errors))
+        channel.send(replace(outcome, error=one_line(batch), undecided=result.batch_errors))
         raise batch
     passed = result.passed(limit, defaults.invalid_fails)
-    channel.record(replace(outcome, result=result, passed=passed))
+    channel.send(replace(outcome, result=result, passed=passed))
     return result, limit
 
 

@@ -94,7 +94,7 @@ class ReadFiles:
 
 
 class RecordedSettings(Protocol):
-    """What :func:`run_record` reads of the session's settings (the plugin's Settings)."""
+    """What :func:`run_provenance` reads of the session's settings (the plugin's Settings)."""
 
     @property
     def gates(self) -> GateSettings: ...
@@ -114,7 +114,7 @@ class RecordedSettings(Protocol):
     def rootpath(self) -> Path: ...
 
 
-def run_record(
+def run_provenance(
     settings: RecordedSettings,
     outputs: Outputs | None,
     comparisons: Sequence[Comparison],
