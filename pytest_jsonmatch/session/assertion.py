@@ -1,4 +1,4 @@
-"""assert_json_match and the ``json_match`` helper behind the fixture: score, send to the session, raise.
+"""assert_json_match and the ``json_match`` helper behind the fixture: score, send, raise.
 
 A golden case's item scores its runs here too (:func:`compare_and_send`). Nothing here
 imports pytest; the failure message is reporting/failure_message.py's. Each comparison goes
