@@ -18,6 +18,7 @@ from .fingerprints import Fingerprint
 from .live_calls import LiveCalls
 from .produced import OutputSource, Produced
 from .recordings import Recording, RecordMode
+from .runner import Done
 
 
 class Outputs:
@@ -105,23 +106,26 @@ class Outputs:
         changed = self.stale(case, existing, target) if existing is not None else []
         if existing is not None and not changed and self.record != "all":
             return Produced(output=existing.output, source="replayed", call=existing.call)
-        shown = recordings.relative(path, self.root)
         if self.record == "none":
-            if existing is None:
-                raise CaseFileError(
-                    f"no recording of this case ({shown}): record it with --jsonmatch-record=once"
-                )
-            raise CaseFileError(
-                f"the recording {shown} is stale ({'; '.join(changed)} changed "
-                f"since it was recorded): re-record it with "
-                f"--jsonmatch-record=once"
-            )
+            raise _no_replay(recordings.relative(path, self.root), existing, changed)
         done = calls.take(key, case)
         if done.error is not None:
             return Produced(error=done.error, source="live", call=done.figures)
+        return self._record(case, done, path, repeat, existing, target)
+
+    def _record(
+        self,
+        case: GoldenCase,
+        done: Done,
+        path: Path,
+        repeat: int,
+        existing: Recording | None,
+        target: str,
+    ) -> Produced:
+        """A live call's output, recorded at ``path`` (over ``existing``, when there is one)
+        under the target's fingerprint and the files the call read. Written here, by the test
+        that consumes the output, never by the thread that made it."""
         try:
-            # written here, by the test that consumes the output (never by the thread that
-            # made it)
             fingerprint = self.fingerprint(target)
             if fingerprint is not None and done.reads:  # what it read, held to as it was
                 fingerprint = fingerprint.with_reads(data_files(set(done.reads), self.root))
@@ -192,3 +196,17 @@ class Outputs:
         """Cancel every target's queued and running calls (the test loop ended)."""
         for calls in self.calls.values():
             calls.close()
+
+
+def _no_replay(shown: str, existing: Recording | None, changed: list[str]) -> CaseFileError:
+    """Why a replay-only run (record mode ``none``) cannot replay the case: no recording,
+    or a stale one (``changed`` says what changed)."""
+    if existing is None:
+        return CaseFileError(
+            f"no recording of this case ({shown}): record it with --jsonmatch-record=once"
+        )
+    return CaseFileError(
+        f"the recording {shown} is stale ({'; '.join(changed)} changed "
+        f"since it was recorded): re-record it with "
+        f"--jsonmatch-record=once"
+    )
