@@ -208,7 +208,6 @@ class Runner:
 
     def _run(self, job: _Job) -> None:
         attempts, started, waited = 0, time.perf_counter(), 0.0
-        usage: TargetResult | None = None
         try:
             while True:
                 attempts += 1
@@ -219,47 +218,15 @@ class Runner:
                 except _Stopped:
                     raise
                 except Exception as exc:  # noqa: BLE001 - judged for a retry, then kept
-                    delay = (
-                        retry_delay(exc, attempts, self.retry_timeouts)
-                        if attempts <= self.retries
-                        else None
-                    )
-                    if delay is not None and waited + delay > self.retry_budget:
-                        delay = None  # the call's retry budget would be spent: give up now
+                    delay = self._retry_delay(exc, attempts, waited)
                     if delay is None:
-                        job.outcome = Done(
-                            error=exc,
-                            figures=CallFigures(
-                                time.perf_counter() - started, attempts, failed=True
-                            ),
-                        )
+                        job.outcome = Done(error=exc, figures=_failed(started, attempts))
                         return
                     if self._stop.wait(delay):
                         raise _Stopped() from None
                     waited += delay
                     continue
-                if isinstance(value, TargetResult):
-                    if (problem := value.problem()) is not None:  # checked at the door
-                        job.outcome = Done(
-                            error=CaseFileError(problem),
-                            figures=CallFigures(
-                                time.perf_counter() - started, attempts, failed=True
-                            ),
-                        )
-                        return
-                    usage, value = value, value.answer()
-                job.outcome = Done(
-                    value,
-                    reads=frozenset(job.reads),
-                    figures=CallFigures(
-                        time.perf_counter() - started,
-                        attempts,
-                        usage.input_tokens if usage else None,
-                        usage.output_tokens if usage else None,
-                        usage.cost if usage else None,
-                        finish_reason=usage.finish_reason if usage else None,
-                    ),
-                )
+                job.outcome = _answered(job, value, started, attempts)
                 return
         except _Stopped:
             job.outcome = Done(
@@ -267,11 +234,19 @@ class Runner:
                 figures=CallFigures(None, attempts, failed=True),
             )
         except BaseException as exc:  # noqa: BLE001 (KeyboardInterrupt, pytest.exit: for the test to raise)
-            job.outcome = Done(
-                error=exc, figures=CallFigures(time.perf_counter() - started, attempts, failed=True)
-            )
+            job.outcome = Done(error=exc, figures=_failed(started, attempts))
         finally:
             job.done.set()
+
+    def _retry_delay(self, exc: Exception, attempts: int, waited: float) -> float | None:
+        """How long to wait before the next attempt after ``exc`` (None: give up): retried
+        while attempts remain and the call's retry budget is not spent."""
+        if attempts > self.retries:
+            return None
+        delay = retry_delay(exc, attempts, self.retry_timeouts)
+        if delay is not None and waited + delay > self.retry_budget:
+            return None  # the call's retry budget would be spent: give up now
+        return delay
 
     def _wait_turn(self) -> None:
         """Wait for this call's start under the rate limit: starts evenly spaced."""
@@ -439,3 +414,30 @@ class _LoopEscape(Exception):
     def __init__(self, raised: BaseException) -> None:
         super().__init__(raised)
         self.raised = raised
+
+
+def _failed(started: float, attempts: int) -> CallFigures:
+    """The figures of a call that failed after ``attempts``, the last started at ``started``."""
+    return CallFigures(time.perf_counter() - started, attempts, failed=True)
+
+
+def _answered(job: _Job, value: object, started: float, attempts: int) -> Done:
+    """A call's answer as the runner hands it on: a target's ``TargetResult`` unwrapped into
+    its answer and usage (one its own checks refuse is an error), with the call's figures."""
+    usage: TargetResult | None = None
+    if isinstance(value, TargetResult):
+        if (problem := value.problem()) is not None:  # checked at the door
+            return Done(error=CaseFileError(problem), figures=_failed(started, attempts))
+        usage, value = value, value.answer()
+    return Done(
+        value,
+        reads=frozenset(job.reads),
+        figures=CallFigures(
+            time.perf_counter() - started,
+            attempts,
+            usage.input_tokens if usage else None,
+            usage.output_tokens if usage else None,
+            usage.cost if usage else None,
+            finish_reason=usage.finish_reason if usage else None,
+        ),
+    )
