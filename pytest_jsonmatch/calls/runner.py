@@ -27,7 +27,7 @@ import contextvars
 import queue
 import threading
 import time
-from collections.abc import Awaitable, Hashable, Iterator
+from collections.abc import Awaitable, Callable, Hashable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import wait as futures_wait
 from contextlib import contextmanager
@@ -282,44 +282,35 @@ class Runner:
             except _LoopEscape as escape:
                 raise escape.raised from None
 
-        def call() -> None:
-            try:
-                result = job.context.copy().run(watched, job.fn, awaited, seen=job.reads)
-            except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
-                if not box.done():
-                    try:
-                        box.set_exception(exc)
-                    except Exception:  # noqa: BLE001 - closed meanwhile
-                        pass
-                return
-            if not box.done():
-                try:
-                    box.set_result(result)
-                except Exception:  # noqa: BLE001 - timed out or closed meanwhile
-                    pass
-
         with self._lock:
             self._running.add(job)
-        thread = threading.Thread(target=call, daemon=True, name=f"{_THREAD_PREFIX}call")
+        thread = threading.Thread(
+            target=_call_into, args=(job, awaited, box), daemon=True, name=f"{_THREAD_PREFIX}call"
+        )
         thread.start()
         try:
-            deadline = None if self.timeout is None else time.monotonic() + self.timeout
-            while True:
-                left = 0.25 if deadline is None else min(0.25, deadline - time.monotonic())
-                # wait(), not result(timeout): a target may raise TimeoutError itself
-                futures_wait([box], timeout=max(left, 0))
-                if box.cancelled():
-                    raise _Stopped()
-                if box.done():
-                    return box.result()
-                if deadline is not None and time.monotonic() >= deadline:
-                    self._abandon(job, box)
-                    raise TargetTimeout(f"target timed out after {self.timeout:g} s")
+            return self._wait_for(job, box)
         finally:
             with self._lock:
                 self._running.discard(job)
             if self._stop.is_set():
                 raise _Stopped()
+
+    def _wait_for(self, job: _Job, box: Future[object]) -> object:
+        """What the call puts in ``box``: its result, or its exception raised; past the
+        timeout the call is abandoned (TargetTimeout), and a closed runner stops it."""
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        while True:
+            left = 0.25 if deadline is None else min(0.25, deadline - time.monotonic())
+            # wait(), not result(timeout): a target may raise TimeoutError itself
+            futures_wait([box], timeout=max(left, 0))
+            if box.cancelled():
+                raise _Stopped()
+            if box.done():
+                return box.result()
+            if deadline is not None and time.monotonic() >= deadline:
+                self._abandon(job, box)
+                raise TargetTimeout(f"target timed out after {self.timeout:g} s")
 
     def _abandon(self, job: _Job, box: Future[object]) -> None:
         self._abandoned = True
@@ -414,6 +405,26 @@ class _LoopEscape(Exception):
     def __init__(self, raised: BaseException) -> None:
         super().__init__(raised)
         self.raised = raised
+
+
+def _call_into(job: _Job, awaited: Callable[[object], object], box: Future[object]) -> None:
+    """Call the target (in its own thread) and put its result, or its exception, in
+    ``box`` for the waiting thread, unless the box was settled meanwhile (timed out,
+    closed)."""
+    try:
+        result = job.context.copy().run(watched, job.fn, awaited, seen=job.reads)
+    except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+        if not box.done():
+            try:
+                box.set_exception(exc)
+            except Exception:  # noqa: BLE001 - closed meanwhile
+                pass
+        return
+    if not box.done():
+        try:
+            box.set_result(result)
+        except Exception:  # noqa: BLE001 - timed out or closed meanwhile
+            pass
 
 
 def _failed(started: float, attempts: int) -> CallFigures:
