@@ -1,11 +1,14 @@
-"""Golden case files as pytest items. Everything about a case that is not pytest (reading it,
-producing its output, recordings, repeats, updates) is cases/'s; an item only asks for it,
-through the session's :class:`GoldenRun`, which ``start_golden_run`` puts in the config's
-stash when the first case file is collected (golden_run.py).
+"""Golden case files as pytest items. Everything about a case that is not pytest is another
+stage's: reading it, its repeats and updates are cases/'s, producing its output (the case's
+own, a live call, a recording) is calls/'s, scoring it and sending the outcome to the session
+is session/'s. An item only asks for them, through the session's :class:`GoldenRun`, which
+``start_golden_run`` puts in the config's stash when the first case file is collected
+(golden_run.py).
 
 One case, as its item runs: each run's output is produced (calls/case_outputs.py), scored and
-recorded through the channel (assertion.py), and the runs' verdict decides whether the test
-fails, or (with ``--jsonmatch-update``) whether the case's expected value is rewritten.
+sent through the channel (session/assertion.py's ``compare_and_send``), and the runs' verdict
+(cases/repeats.py for several) decides whether the test fails, or (with
+``--jsonmatch-update``) whether the case's expected value is rewritten.
 """
 
 from __future__ import annotations

@@ -153,14 +153,21 @@ def compare_and_send(
     outcome = Outcome.of(
         produced, metric=result.metric, threshold=limit, repeat=repeat, judge=judged.figures()
     )
+    _send_scored(channel, outcome, result)
+    return result, limit
+
+
+def _send_scored(channel: Channel, outcome: Outcome, result: MatchResult) -> None:
+    """Send a scored comparison with its verdict; one whose fields a batch comparator (the
+    judge) left undecided is an error, sent, then raised."""
+    __tracebackhide__ = True
     if result.batch_errors:
         # a judge that failed is not a low score: the comparison is an error, not a failure
         batch = ComparatorError(batch_error_message(result))
         channel.send(replace(outcome, error=one_line(batch), undecided=result.batch_errors))
         raise batch
-    passed = result.passed(limit, defaults.invalid_fails)
+    passed = result.passed(outcome.threshold, channel.defaults.invalid_fails)
     channel.send(replace(outcome, result=result, passed=passed))
-    return result, limit
 
 
 def _unread(exc: JsonMatchError, options: Mapping[str, object]) -> str:
