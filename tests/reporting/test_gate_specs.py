@@ -19,12 +19,12 @@ from pytest_jsonmatch.cli.app import parser
 from pytest_jsonmatch.cli.input_error import InputError
 from pytest_jsonmatch.cli.merge import judged_settings
 from pytest_jsonmatch.cli.options import GATE_NAMES, gates_of
-from pytest_jsonmatch.session.setting_table import BY_NAME
 from pytest_jsonmatch.reporting import gate_specs
 from pytest_jsonmatch.reporting.gate_specs import GATES, GateSpec
 from pytest_jsonmatch.reporting.gates import RULE_NAMES, GateNames, GateSettings, gate_settings
 from pytest_jsonmatch.reporting.provenance import gate_texts
 from pytest_jsonmatch.session import setting_parts as parts
+from pytest_jsonmatch.session.setting_table import BY_NAME
 
 from ..cli.run import ROOT
 
