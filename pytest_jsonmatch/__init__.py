@@ -14,7 +14,7 @@ from .version import __version__ as __version__
 
 # name -> the module that defines it
 _API = {
-    "assert_json_match": ".plugin.assertion",
+    "assert_json_match": ".session.assertion",
     "score_pairs": ".dataset.scoring",
     "SchemaSketch": ".dataset.sketch",
     "Metric": ".engine.metrics.base",
@@ -120,8 +120,8 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.tool_calls import BfclChecker as BfclChecker
     from .engine.tool_calls import BfclVerdict as BfclVerdict
     from .engine.tool_calls import bfcl_verdict as bfcl_verdict
-    from .plugin.assertion import assert_json_match as assert_json_match
     from .reporting.run_model.aggregate import Aggregates as Aggregates
+    from .session.assertion import assert_json_match as assert_json_match
 
 __all__ = sorted([*_API, "__version__"])
 

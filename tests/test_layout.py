@@ -431,17 +431,18 @@ def _lines(path: Path) -> int:
 
 @pytest.mark.parametrize("layer", ["cases", "calls", "telemetry", "session", "plugin"])
 def test_the_golden_case_and_pytest_layers_stay_small(layer):
-    # Modules of one job each, at most 550 lines as `ruff format` lays them out (100 columns).
+    # Modules of one job each, at most 545 lines as `ruff format` lays them out (100 columns).
     # plugin/ holds only what needs pytest: hooks, options read, items, the fixture and the
-    # session object pytest drives. The session's plumbing that needs no pytest (its settings'
-    # parts, the channel, outcomes, the judge run ahead, the run record) is session/'s, fenced
-    # from pytest by the test above, so it never has to squeeze under this cap. plugin/ is
-    # 1,912 lines with that split; the cap leaves it 88 lines (under 5%) for a new hook or
-    # option, so that pytest code is not pushed into another stage to fit.
+    # session object pytest drives. What needs no pytest is session/'s (the list of settings,
+    # their parts, the channel, outcomes, assert_json_match and the scoring of one output, the
+    # judge run ahead, the run's provenance), fenced from pytest by the test above, so it never
+    # has to squeeze under this cap. plugin/ is 1,742 lines with that split; the cap of 1,815
+    # leaves it 72 lines (4%) for a new hook or option, so that pytest code is not
+    # pushed into another stage to fit.
     sizes = {path.name: _lines(path) for path in (PACKAGE / layer).glob("*.py")}
-    assert {name: n for name, n in sizes.items() if n > 550} == {}
+    assert {name: n for name, n in sizes.items() if n > 545} == {}
     if layer == "plugin":
-        assert sum(sizes.values()) <= 2000, sizes
+        assert sum(sizes.values()) < 1815, sizes
 
 
 def test_only_the_settings_module_reads_pytest_settings():

@@ -1,48 +1,24 @@
 """Where a golden case's actual output comes from: the case itself (``actual``,
 ``actual_file``), a live call of the target, or a recording of an earlier call, by the
 record mode (recordings.py). The output travels with where it came from and what its call
-took, as one :class:`Produced`.
+took, as one :class:`~.produced.Produced`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from ..cases.case_files import GoldenCase
 from ..engine.core.errors import CaseFileError
 from ..engine.reading.user_files import read_regular_text
 from . import recordings
-from .call_figures import CallFigures, attempts_note
 from .file_reads import data_files
 from .fingerprints import Fingerprint
 from .live_calls import LiveCalls
+from .produced import OutputSource, Produced
 from .recordings import Recording, RecordMode
-
-OutputSource = Literal["case", "live", "replayed"]
-# whether this run wrote the case's recording: "recorded", "stale" (written anew), or
-# "not recorded: WHY" (the output was scored but could not be kept); empty: it wrote none
-Recorded = str
-
-
-@dataclass(frozen=True, kw_only=True)
-class Produced:
-    """One run's output, or the error that stopped it (``error``), with where it came from,
-    whether this run wrote a recording (``recorded`` anew, or over a ``stale`` one) and what
-    the call took (``call``: a live call's figures, or a replayed recording's)."""
-
-    output: object = None
-    error: BaseException | None = None
-    source: OutputSource = "case"
-    recording: Recorded = ""
-    call: CallFigures | None = None
-
-    @property
-    def attempts_note(self) -> str:
-        """How many attempts the call made, as an error message ends: `` (3 attempts)``."""
-        return attempts_note(self.call)
+from .runner import Done
 
 
 class Outputs:
@@ -130,23 +106,26 @@ class Outputs:
         changed = self.stale(case, existing, target) if existing is not None else []
         if existing is not None and not changed and self.record != "all":
             return Produced(output=existing.output, source="replayed", call=existing.call)
-        shown = recordings.relative(path, self.root)
         if self.record == "none":
-            if existing is None:
-                raise CaseFileError(
-                    f"no recording of this case ({shown}): record it with --jsonmatch-record=once"
-                )
-            raise CaseFileError(
-                f"the recording {shown} is stale ({'; '.join(changed)} changed "
-                f"since it was recorded): re-record it with "
-                f"--jsonmatch-record=once"
-            )
+            raise _no_replay(recordings.relative(path, self.root), existing, changed)
         done = calls.take(key, case)
         if done.error is not None:
             return Produced(error=done.error, source="live", call=done.figures)
+        return self._record(case, done, path, repeat, existing, target)
+
+    def _record(
+        self,
+        case: GoldenCase,
+        done: Done,
+        path: Path,
+        repeat: int,
+        existing: Recording | None,
+        target: str,
+    ) -> Produced:
+        """A live call's output, recorded at ``path`` (over ``existing``, when there is one)
+        under the target's fingerprint and the files the call read. Written here, by the test
+        that consumes the output, never by the thread that made it."""
         try:
-            # written here, by the test that consumes the output (never by the thread that
-            # made it)
             fingerprint = self.fingerprint(target)
             if fingerprint is not None and done.reads:  # what it read, held to as it was
                 fingerprint = fingerprint.with_reads(data_files(set(done.reads), self.root))
@@ -217,3 +196,17 @@ class Outputs:
         """Cancel every target's queued and running calls (the test loop ended)."""
         for calls in self.calls.values():
             calls.close()
+
+
+def _no_replay(shown: str, existing: Recording | None, changed: list[str]) -> CaseFileError:
+    """Why a replay-only run (record mode ``none``) cannot replay the case: no recording,
+    or a stale one (``changed`` says what changed)."""
+    if existing is None:
+        return CaseFileError(
+            f"no recording of this case ({shown}): record it with --jsonmatch-record=once"
+        )
+    return CaseFileError(
+        f"the recording {shown} is stale ({'; '.join(changed)} changed "
+        f"since it was recorded): re-record it with "
+        f"--jsonmatch-record=once"
+    )

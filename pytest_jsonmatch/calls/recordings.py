@@ -155,14 +155,9 @@ def write_recording(
     attempts, usage), replayed later as the recorded figures, and what made it
     (``fingerprint``). When ``existing`` holds the same output, input and fingerprint, the
     file is left as it is, byte for byte (a re-record is no diff): returns whether it wrote."""
-    from ..engine.reading.intake import read_json
     from ..reporting.run_model.atomic import write_atomic
 
-    if not isinstance(output, str):  # held to the door now, as scoring it live does
-        try:
-            output = read_json(output, "actual")[0]
-        except JsonMatchError as exc:
-            raise CaseFileError(f"cannot record the output of case {case_id!r}: {exc}") from None
+    output = _held_to_the_door(output, case_id)
     digest = input_digest(input_value)
     if (
         existing is not None
@@ -188,6 +183,27 @@ def write_recording(
         record["output"] = output
     if call is not None:
         record["call"] = call
+    text = _recording_text(record, case_id)
+    write_atomic(path, lambda fh: fh.write(text + "\n"), owned="the recording")
+    return True
+
+
+def _held_to_the_door(output: object, case_id: str) -> object:
+    """A value output as the JSON it is read as (text stays text), as scoring it live
+    reads it: one the door refuses is not recorded."""
+    if isinstance(output, str):
+        return output
+    from ..engine.reading.intake import read_json
+
+    try:
+        return read_json(output, "actual")[0]
+    except JsonMatchError as exc:
+        raise CaseFileError(f"cannot record the output of case {case_id!r}: {exc}") from None
+
+
+def _recording_text(record: dict[str, object], case_id: str) -> str:
+    """A recording's file text: indented JSON, lone surrogates escaped, refused past
+    MAX_RECORDING_BYTES now rather than when the next run cannot read it."""
     try:
         text = json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
@@ -197,13 +213,12 @@ def write_recording(
         ) from None
     text = escape_surrogates(text)
     size = len(text.encode("utf-8")) + 1
-    if size > MAX_RECORDING_BYTES:  # refused now, not when the next run cannot read it
+    if size > MAX_RECORDING_BYTES:
         raise NotRecorded(
             f"the recording would be {size:,} bytes, more than the "
             f"{MAX_RECORDING_BYTES:,} a recording may hold"
         )
-    write_atomic(path, lambda fh: fh.write(text + "\n"), owned="the recording")
-    return True
+    return text
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

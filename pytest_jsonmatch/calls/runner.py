@@ -27,7 +27,7 @@ import contextvars
 import queue
 import threading
 import time
-from collections.abc import Awaitable, Hashable, Iterator
+from collections.abc import Awaitable, Callable, Hashable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import wait as futures_wait
 from contextlib import contextmanager
@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING
 from ..engine.core.errors import CaseFileError
 from .call_figures import CallFigures, TargetResult
 from .call_settings import CallSettings
-from .children import clock_ticks, end_processes, started_below
 from .file_reads import watched
+from .leftover_processes import clock_ticks, end_processes, started_below
 from .retries import TargetTimeout, retry_delay
 
 if TYPE_CHECKING:  # asyncio is imported once a target hands back an awaitable, not before
@@ -208,7 +208,6 @@ class Runner:
 
     def _run(self, job: _Job) -> None:
         attempts, started, waited = 0, time.perf_counter(), 0.0
-        usage: TargetResult | None = None
         try:
             while True:
                 attempts += 1
@@ -219,47 +218,15 @@ class Runner:
                 except _Stopped:
                     raise
                 except Exception as exc:  # noqa: BLE001 - judged for a retry, then kept
-                    delay = (
-                        retry_delay(exc, attempts, self.retry_timeouts)
-                        if attempts <= self.retries
-                        else None
-                    )
-                    if delay is not None and waited + delay > self.retry_budget:
-                        delay = None  # the call's retry budget would be spent: give up now
+                    delay = self._retry_delay(exc, attempts, waited)
                     if delay is None:
-                        job.outcome = Done(
-                            error=exc,
-                            figures=CallFigures(
-                                time.perf_counter() - started, attempts, failed=True
-                            ),
-                        )
+                        job.outcome = Done(error=exc, figures=_failed(started, attempts))
                         return
                     if self._stop.wait(delay):
                         raise _Stopped() from None
                     waited += delay
                     continue
-                if isinstance(value, TargetResult):
-                    if (problem := value.problem()) is not None:  # checked at the door
-                        job.outcome = Done(
-                            error=CaseFileError(problem),
-                            figures=CallFigures(
-                                time.perf_counter() - started, attempts, failed=True
-                            ),
-                        )
-                        return
-                    usage, value = value, value.answer()
-                job.outcome = Done(
-                    value,
-                    reads=frozenset(job.reads),
-                    figures=CallFigures(
-                        time.perf_counter() - started,
-                        attempts,
-                        usage.input_tokens if usage else None,
-                        usage.output_tokens if usage else None,
-                        usage.cost if usage else None,
-                        finish_reason=usage.finish_reason if usage else None,
-                    ),
-                )
+                job.outcome = _answered(job, value, started, attempts)
                 return
         except _Stopped:
             job.outcome = Done(
@@ -267,11 +234,19 @@ class Runner:
                 figures=CallFigures(None, attempts, failed=True),
             )
         except BaseException as exc:  # noqa: BLE001 (KeyboardInterrupt, pytest.exit: for the test to raise)
-            job.outcome = Done(
-                error=exc, figures=CallFigures(time.perf_counter() - started, attempts, failed=True)
-            )
+            job.outcome = Done(error=exc, figures=_failed(started, attempts))
         finally:
             job.done.set()
+
+    def _retry_delay(self, exc: Exception, attempts: int, waited: float) -> float | None:
+        """How long to wait before the next attempt after ``exc`` (None: give up): retried
+        while attempts remain and the call's retry budget is not spent."""
+        if attempts > self.retries:
+            return None
+        delay = retry_delay(exc, attempts, self.retry_timeouts)
+        if delay is not None and waited + delay > self.retry_budget:
+            return None  # the call's retry budget would be spent: give up now
+        return delay
 
     def _wait_turn(self) -> None:
         """Wait for this call's start under the rate limit: starts evenly spaced."""
@@ -307,44 +282,35 @@ class Runner:
             except _LoopEscape as escape:
                 raise escape.raised from None
 
-        def call() -> None:
-            try:
-                result = job.context.copy().run(watched, job.fn, awaited, seen=job.reads)
-            except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
-                if not box.done():
-                    try:
-                        box.set_exception(exc)
-                    except Exception:  # noqa: BLE001 - closed meanwhile
-                        pass
-                return
-            if not box.done():
-                try:
-                    box.set_result(result)
-                except Exception:  # noqa: BLE001 - timed out or closed meanwhile
-                    pass
-
         with self._lock:
             self._running.add(job)
-        thread = threading.Thread(target=call, daemon=True, name=f"{_THREAD_PREFIX}call")
+        thread = threading.Thread(
+            target=_call_into, args=(job, awaited, box), daemon=True, name=f"{_THREAD_PREFIX}call"
+        )
         thread.start()
         try:
-            deadline = None if self.timeout is None else time.monotonic() + self.timeout
-            while True:
-                left = 0.25 if deadline is None else min(0.25, deadline - time.monotonic())
-                # wait(), not result(timeout): a target may raise TimeoutError itself
-                futures_wait([box], timeout=max(left, 0))
-                if box.cancelled():
-                    raise _Stopped()
-                if box.done():
-                    return box.result()
-                if deadline is not None and time.monotonic() >= deadline:
-                    self._abandon(job, box)
-                    raise TargetTimeout(f"target timed out after {self.timeout:g} s")
+            return self._wait_for(job, box)
         finally:
             with self._lock:
                 self._running.discard(job)
             if self._stop.is_set():
                 raise _Stopped()
+
+    def _wait_for(self, job: _Job, box: Future[object]) -> object:
+        """What the call puts in ``box``: its result, or its exception raised; past the
+        timeout the call is abandoned (TargetTimeout), and a closed runner stops it."""
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        while True:
+            left = 0.25 if deadline is None else min(0.25, deadline - time.monotonic())
+            # wait(), not result(timeout): a target may raise TimeoutError itself
+            futures_wait([box], timeout=max(left, 0))
+            if box.cancelled():
+                raise _Stopped()
+            if box.done():
+                return box.result()
+            if deadline is not None and time.monotonic() >= deadline:
+                self._abandon(job, box)
+                raise TargetTimeout(f"target timed out after {self.timeout:g} s")
 
     def _abandon(self, job: _Job, box: Future[object]) -> None:
         self._abandoned = True
@@ -439,3 +405,50 @@ class _LoopEscape(Exception):
     def __init__(self, raised: BaseException) -> None:
         super().__init__(raised)
         self.raised = raised
+
+
+def _call_into(job: _Job, awaited: Callable[[object], object], box: Future[object]) -> None:
+    """Call the target (in its own thread) and put its result, or its exception, in
+    ``box`` for the waiting thread, unless the box was settled meanwhile (timed out,
+    closed)."""
+    try:
+        result = job.context.copy().run(watched, job.fn, awaited, seen=job.reads)
+    except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+        if not box.done():
+            try:
+                box.set_exception(exc)
+            except Exception:  # noqa: BLE001 - closed meanwhile
+                pass
+        return
+    if not box.done():
+        try:
+            box.set_result(result)
+        except Exception:  # noqa: BLE001 - timed out or closed meanwhile
+            pass
+
+
+def _failed(started: float, attempts: int) -> CallFigures:
+    """The figures of a call that failed after ``attempts``, the last started at ``started``."""
+    return CallFigures(time.perf_counter() - started, attempts, failed=True)
+
+
+def _answered(job: _Job, value: object, started: float, attempts: int) -> Done:
+    """A call's answer as the runner hands it on: a target's ``TargetResult`` unwrapped into
+    its answer and usage (one its own checks refuse is an error), with the call's figures."""
+    usage: TargetResult | None = None
+    if isinstance(value, TargetResult):
+        if (problem := value.problem()) is not None:  # checked at the door
+            return Done(error=CaseFileError(problem), figures=_failed(started, attempts))
+        usage, value = value, value.answer()
+    return Done(
+        value,
+        reads=frozenset(job.reads),
+        figures=CallFigures(
+            time.perf_counter() - started,
+            attempts,
+            usage.input_tokens if usage else None,
+            usage.output_tokens if usage else None,
+            usage.cost if usage else None,
+            finish_reason=usage.finish_reason if usage else None,
+        ),
+    )

@@ -307,44 +307,14 @@ class CaseFiles:
         default_id: str | None,
         file_marks: tuple[MarkSpec, ...],
     ) -> GoldenCase:
-        case_id = data.get("id", default_id)
-        if isinstance(case_id, int) and not isinstance(case_id, bool):
-            case_id = str(case_id)
-        if (
-            not isinstance(case_id, str)
-            or not case_id.strip()
-            or "::" in case_id
-            or not case_id.isprintable()
-        ):
-            raise where.error(
-                lines.get("id", line),
-                f"case id must be a non-empty one-line string without '::', not {case_id!r}",
-            )
+        case_id = _case_id(data.get("id", default_id), lines.get("id", line), where)
         name = f"case {case_id!r}: "
         _no_unknown(
             data, CASE_KEYS | ({"schema"} if default_id else frozenset()), lines, where, name[:-2]
         )
-        if "expected" not in data and not self.creating:
-            raise where.error(
-                line,
-                f"{name}missing 'expected' (the mapping the output should match){_CREATE_HINT}",
-            )
-        expected = data.get("expected", NO_EXPECTED)
-        if expected is not NO_EXPECTED and not isinstance(expected, (Mapping, list)):
-            raise where.error(
-                lines["expected"], f"{name}expected must be a mapping, not {_kind(expected)}"
-            )
+        expected = self._expected(data, lines, line, where, name)
         source = _source(data, line, where, name)
-        actual, actual_file = data.get("actual"), None
-        if source == "actual" and not isinstance(actual, (Mapping, list, str)):
-            raise where.error(
-                lines["actual"],
-                f"{name}actual must be a mapping or the model's text, not {_kind(actual)}",
-            )
-        if source == "actual_file":
-            actual_file = where.inside_root(
-                data["actual_file"], lines["actual_file"], "actual_file"
-            )
+        actual, actual_file = _actual(data, lines, where, name, source)
         description = data.get("description", "")
         if not isinstance(description, str):
             raise where.error(
@@ -374,6 +344,60 @@ class CaseFiles:
             repeat=layer.repeat,
             file_sha256=where.sha256,
         )
+
+    def _expected(
+        self,
+        data: Mapping[str, object],
+        lines: Mapping[str, int],
+        line: int,
+        where: _Where,
+        name: str,
+    ) -> object:
+        """A case's expected value: a mapping or a list; missing only while creating cases."""
+        if "expected" not in data and not self.creating:
+            raise where.error(
+                line,
+                f"{name}missing 'expected' (the mapping the output should match){_CREATE_HINT}",
+            )
+        expected = data.get("expected", NO_EXPECTED)
+        if expected is not NO_EXPECTED and not isinstance(expected, (Mapping, list)):
+            raise where.error(
+                lines["expected"], f"{name}expected must be a mapping, not {_kind(expected)}"
+            )
+        return expected
+
+
+def _case_id(case_id: object, line: int, where: _Where) -> str:
+    """A case's id (a number is taken as its text): non-empty, one printable line, no '::'
+    (pytest's separator in a test id)."""
+    if isinstance(case_id, int) and not isinstance(case_id, bool):
+        case_id = str(case_id)
+    if (
+        not isinstance(case_id, str)
+        or not case_id.strip()
+        or "::" in case_id
+        or not case_id.isprintable()
+    ):
+        raise where.error(
+            line, f"case id must be a non-empty one-line string without '::', not {case_id!r}"
+        )
+    return case_id
+
+
+def _actual(
+    data: Mapping[str, object], lines: Mapping[str, int], where: _Where, name: str, source: Source
+) -> tuple[object, Path | None]:
+    """The output a case gives itself (``actual``: a mapping, a list or the model's text),
+    or the file holding it (``actual_file``, inside the test root)."""
+    actual = data.get("actual")
+    if source == "actual" and not isinstance(actual, (Mapping, list, str)):
+        raise where.error(
+            lines["actual"],
+            f"{name}actual must be a mapping or the model's text, not {_kind(actual)}",
+        )
+    if source == "actual_file":
+        return actual, where.inside_root(data["actual_file"], lines["actual_file"], "actual_file")
+    return actual, None
 
 
 def _source(data: Mapping[str, object], line: int, where: _Where, name: str) -> Source:

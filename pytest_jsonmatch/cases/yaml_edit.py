@@ -103,37 +103,53 @@ def _edit(text: str, case: Node, old_case: object, value: object, style: Style) 
     keys = node_keys(case)
     if "expected" in keys:
         key, node = keys["expected"]
-        if node.start_mark.index < key.end_mark.index:
-            # an alias (``expected: *shared``): its node is the anchored one, elsewhere in the
-            # file; the alias token is what this case wrote, and what is replaced
-            alias = ALIAS.match(text, key.end_mark.index)
-            if alias is None:
-                raise CaseFileError("cannot find the alias of the expected value to replace")
-            return [(alias.start(1), alias.end(1), dump(value, style, True, 0))]
-        if isinstance(old_case, Mapping) and "expected" in old_case:
-            try:
-                edits = Differ(text, style).diff(node, old_case["expected"], value)
-            except (ValueError, LookupError, AttributeError, TypeError, RecursionError):
-                edits = None  # a shape not foreseen: the value is written anew, as below
-            if edits is not None:
-                return _checked(edits)
-        start, end = node.start_mark.index, content_end(text, node)
-        flow = is_flow(node) or is_scalar(node)
-        if not flow and value and node.start_mark.line == key.start_mark.line:
-            # a block value after an anchor or a tag on the key's line: the new block goes
-            # on the next lines (the anchor goes with the old value)
-            column = key.start_mark.column + style.step
-            start = len(text[:start].rstrip(" \t"))
-            return [
-                (start, end, f"{style.newline}{' ' * column}{dump(value, style, False, column)}")
-            ]
-        return [(start, end, dump(value, style, flow, node.start_mark.column))]
+        old = old_case.get("expected", _NOTHING) if isinstance(old_case, Mapping) else _NOTHING
+        return _replaced(text, key, node, old, value, style)
+    return _added(text, case, value, style)
+
+
+_NOTHING = object()  # a case that had no expected value to diff against
+
+
+def _replaced(
+    text: str, key: Node, node: Node, old: object, value: object, style: Style
+) -> list[Edit]:
+    """The edits that replace the expected value ``node`` (of ``key``) with ``value``: the
+    alias token where the case wrote one, else a diff of the ``old`` value's lines where it
+    can be made, else the value written anew."""
+    if node.start_mark.index < key.end_mark.index:
+        # an alias (``expected: *shared``): its node is the anchored one, elsewhere in the
+        # file; the alias token is what this case wrote, and what is replaced
+        alias = ALIAS.match(text, key.end_mark.index)
+        if alias is None:
+            raise CaseFileError("cannot find the alias of the expected value to replace")
+        return [(alias.start(1), alias.end(1), dump(value, style, True, 0))]
+    if old is not _NOTHING:
+        try:
+            edits = Differ(text, style).diff(node, old, value)
+        except (ValueError, LookupError, AttributeError, TypeError, RecursionError):
+            edits = None  # a shape not foreseen: the value is written anew, as below
+        if edits is not None:
+            return _checked(edits)
+    start, end = node.start_mark.index, content_end(text, node)
+    flow = is_flow(node) or is_scalar(node)
+    if not flow and value and node.start_mark.line == key.start_mark.line:
+        # a block value after an anchor or a tag on the key's line: the new block goes
+        # on the next lines (the anchor goes with the old value)
+        column = key.start_mark.column + style.step
+        start = len(text[:start].rstrip(" \t"))
+        return [(start, end, f"{style.newline}{' ' * column}{dump(value, style, False, column)}")]
+    return [(start, end, dump(value, style, flow, node.start_mark.column))]
+
+
+def _added(text: str, case: Node, value: object, style: Style) -> list[Edit]:
+    """The edit that adds an expected ``value`` to a case without one: a last key of a flow
+    mapping, or a new last line of a block one, at the column of the case's keys."""
     if is_flow(case):
         close = case.end_mark.index - 1  # the closing brace
         before = text[:close].rstrip()
         separator = ", " if not before.endswith("{") else ""
         return [(len(before), len(before), f"{separator}expected: {dump(value, style, True, 0)}")]
-    # a block case: a new last key, at the column of the case's keys
     column = case.value[0][0].start_mark.column
     end = content_end(text, case)
     if style.flow or not value:

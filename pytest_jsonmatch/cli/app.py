@@ -15,31 +15,34 @@ import importlib
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 from ..engine.core.errors import JsonMatchError
 from .input_error import InputError
 
-# Each command: the module that defines its parser and runs it, and its line in the top
-# help. Only the module of the command being run is imported, so that ``jsonmatch compare``
+
+class Command(NamedTuple):
+    """One command: the module that defines its parser (``add_parser``, or ``add_parsers``
+    for a module of several commands) and runs it, and its line in the top help."""
+
+    module: str
+    help: str
+
+
+# The commands, listed once: the parser, the top help and the lazy imports are read from
+# here. Only the module of the command being run is imported, so that ``jsonmatch compare``
 # loads neither the dataset machinery of ``score`` nor the report readers of ``diff``
-# (tests/cli/test_command_imports.py holds these lines to the modules' own).
-COMMAND_MODULES = {
-    "compare": ".compare",
-    "score": ".score",
-    "report": ".saved",
-    "diff": ".saved",
-    "compare-runs": ".compare_runs",
-    "merge": ".merge",
+# (tests/cli/test_command_imports.py holds these help lines to the modules' own).
+COMMANDS = {
+    "compare": Command(".compare", "score one pair of JSON documents"),
+    "score": Command(".score", "score a dataset of gold and predicted records"),
+    "report": Command(".saved_reports", "render a saved JSON report"),
+    "diff": Command(".saved_reports", "compare two saved reports case by case"),
+    "compare-runs": Command(".compare_runs", "compare two or more saved reports side by side"),
+    "merge": Command(
+        ".merge", "join the reports of a split suite's shards and judge the whole run"
+    ),
 }
-COMMAND_HELP = {
-    "compare": "score one pair of JSON documents",
-    "score": "score a dataset of gold and predicted records",
-    "report": "render a saved JSON report",
-    "diff": "compare two saved reports case by case",
-    "compare-runs": "compare two or more saved reports side by side",
-    "merge": "join the reports of a split suite's shards and judge the whole run",
-}
-COMMANDS = tuple(COMMAND_MODULES)
 STRUCTEVAL_FLAGS = ("--test", "--gt", "--report", "--config")
 
 
@@ -51,7 +54,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser. With ``command`` (one of COMMANDS), only that command's
+    """The command line's parser. With ``command`` (a key of COMMANDS), only that command's
     module is imported and its sub-parser built in full; the others are listed by name and
     help line alone (enough for ``jsonmatch --help`` and for a usage error). Without it,
     every command is built in full."""
@@ -68,19 +71,21 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
     top.add_argument("--version", action="version", version=f"jsonmatch {__version__}")
     commands = top.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     built: set[str] = set()
-    for name, module in COMMAND_MODULES.items():
+    running = COMMANDS[command].module if command in COMMANDS else None
+    for name, (module, line) in COMMANDS.items():
         if name in built:
             continue
-        if command is None or COMMAND_MODULES.get(command) == module:
+        if command is None or module == running:
             _add_parsers(module, commands)
-            built.update(n for n, m in COMMAND_MODULES.items() if m == module)
+            built.update(n for n, c in COMMANDS.items() if c.module == module)
         else:
-            commands.add_parser(name, help=COMMAND_HELP[name])
+            commands.add_parser(name, help=line)
     return top
 
 
 def _add_parsers(module: str, commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """The sub-parsers one command module defines (``saved`` defines two: report, diff)."""
+    """The sub-parsers one command module defines (``saved_reports`` defines two: report,
+    diff)."""
     loaded = importlib.import_module(module, __package__)
     add = getattr(loaded, "add_parsers", None) or loaded.add_parser
     add(commands)
@@ -90,7 +95,7 @@ def _command_of(argv: list[str]) -> str | None:
     """The command ``argv`` names: its first word that does not start with ``-``, when that
     is one of COMMANDS (the top-level options before it are flags that take no value)."""
     first = next((a for a in argv if not a.startswith("-")), None)
-    return first if first in COMMAND_MODULES else None
+    return first if first in COMMANDS else None
 
 
 def _structeval_spelling(argv: list[str]) -> bool:

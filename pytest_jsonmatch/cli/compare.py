@@ -10,8 +10,9 @@ from ..engine.core.errors import JsonMatchError
 from ..engine.match import match_json
 from ..engine.metrics import metric_named
 from ..engine.reading.parse import parse_expected
+from ..engine.results.field_results import MatchResult
 from ..reporting.run_model.aggregate import summarize
-from ..reporting.run_model.records import PASSED, VALUE_MODES
+from ..reporting.run_model.records import PASSED, VALUE_MODES, Comparison
 from ..reporting.verdicts.gates import GateSettings, verdict_of
 from ..reporting.verdicts.report import build_report, run_info
 from .input_error import InputError
@@ -74,22 +75,9 @@ def run(args: argparse.Namespace) -> int:
     checked_configuration(args, metric, options)  # a bad --schema named as such, not as ACTUAL
     # structeval has no threshold: in its spelling nothing fails unless --threshold asks
     threshold = args.threshold if args.threshold is not None else (0.0 if structeval else 1.0)
-    expected = decode_json(read_text(expected_path), path_shown(expected_path))
-    try:
-        parse_expected(
-            expected, allow_array=metric_named(metric).allow_array, what=path_shown(expected_path)
-        )
-    except JsonMatchError as exc:
-        raise InputError(str(exc)) from None
+    expected = _expected(expected_path, metric)
     actual = read_bytes(actual_path)
-    try:
-        result = match_json(actual, expected, metric, **options)
-    except JsonMatchError as exc:
-        message = str(exc)
-        where = (
-            path_shown(expected_path) if message.startswith("expected") else path_shown(actual_path)
-        )
-        raise InputError(f"{where}: {message}") from None
+    result = _scored(actual, expected, metric, options, actual_path, expected_path)
     case_id = path_shown(actual_path)
     settings = ScoreSettings(
         metric, threshold, options, args.values, invalid_fails=args.invalid_fails
@@ -99,6 +87,45 @@ def run(args: argparse.Namespace) -> int:
         result,
         settings,
     )
+    _emit(args, comparison)
+    return 0 if comparison.status == PASSED else 1
+
+
+def _expected(path: str, metric: str) -> object:
+    """The expected document, read and checked as the metric takes it (an array only where
+    the metric allows one); a mistake names the file."""
+    expected = decode_json(read_text(path), path_shown(path))
+    try:
+        parse_expected(
+            expected, allow_array=metric_named(metric).allow_array, what=path_shown(path)
+        )
+    except JsonMatchError as exc:
+        raise InputError(str(exc)) from None
+    return expected
+
+
+def _scored(
+    actual: bytes,
+    expected: object,
+    metric: str,
+    options: dict[str, object],
+    actual_path: str,
+    expected_path: str,
+) -> MatchResult:
+    """The pair scored; an error names the file it is about (expected's, else actual's)."""
+    try:
+        return match_json(actual, expected, metric, **options)
+    except JsonMatchError as exc:
+        message = str(exc)
+        where = (
+            path_shown(expected_path) if message.startswith("expected") else path_shown(actual_path)
+        )
+        raise InputError(f"{where}: {message}") from None
+
+
+def _emit(args: argparse.Namespace, comparison: Comparison) -> None:
+    """The one comparison's report, judged by the default gates, written in the format
+    asked for."""
     summary = summarize([comparison])
     fmt = args.format or "text"
     verdict = verdict_of(summary, GateSettings(names=GATE_NAMES))
@@ -110,7 +137,6 @@ def run(args: argparse.Namespace) -> int:
         run_info(["jsonmatch", *getattr(args, "argv", sys.argv[1:])], repository_of(fmt)),
     )
     emit(report, fmt, args.output, verbose=args.verbose, color_choice=args.color)
-    return 0 if comparison.status == PASSED else 1
 
 
 def _one(positional: str | None, flag: str | None, name: str, flag_name: str) -> str:

@@ -23,7 +23,7 @@ from ..reporting.verdicts.shards import merge_shards
 from ..reporting.verdicts.versus import parse_reference
 from .input_error import InputError
 from .output import choices, emit
-from .saved import _load
+from .saved_reports import read_saved_report
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -84,7 +84,7 @@ def run_merge(args: argparse.Namespace) -> int:
     for written, option in ((args.json_out, "-o/--json"), (args.output, "--output")):
         if written:
             _not_a_shard(written, option, args.shards)
-    shards = [(path, _load(path)) for path in args.shards]
+    shards = [(path, read_saved_report(path)) for path in args.shards]
     try:
         merged = merge_shards(
             shards, partial=args.partial, root=os.getcwd(), read_case_file=_case_repeats

@@ -134,7 +134,9 @@ def _gate_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument(
         "--baseline", metavar="PATH", help="compare with a saved report, case by case"
     )
-    add_gate_arguments(group, "score")  # --fail-under, --max-drop, ... (reporting/verdicts/gate_specs.py)
+    add_gate_arguments(
+        group, "score"
+    )  # --fail-under, --max-drop, ... (reporting/verdicts/gate_specs.py)
 
 
 def run(args: argparse.Namespace) -> int:

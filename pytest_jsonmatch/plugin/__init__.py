@@ -1,10 +1,14 @@
-"""The pytest layer: adapts the engine to pytest, and is the ``jsonmatch`` entry point.
+"""The pytest layer: adapts the golden-case stages and the engine to pytest, and is the
+``jsonmatch`` entry point.
 
-Takes pytest's options and ini settings, the golden cases of cases/ and the tests' calls;
-gives test items, assertion failures, recorded comparisons and the session's report and
-gates. May import the engine, reporting and cases; nothing below imports it.
-The hooks pytest calls live in hooks.py and are exported here, because pytest loads the
-entry point ``pytest_jsonmatch.plugin`` as the plugin object.
+Takes pytest's options and ini settings (declared from session/setting_table.py), the golden
+cases of cases/, the outputs and live calls of calls/, and the session's pytest-free plumbing
+of session/ (the channel, outcomes, ``assert_json_match``, the run's provenance); gives test
+items, assertion failures, the comparisons of each test gathered (from xdist's workers too)
+and the session's report and gates. May import the engine, reporting, cases/, calls/,
+telemetry/ and session/; nothing imports it. The hooks pytest calls live in hooks.py and are
+exported here, because pytest loads the entry point ``pytest_jsonmatch.plugin`` as the
+plugin object.
 """
 
 from .hooks import (

@@ -1,11 +1,14 @@
-"""Golden case files as pytest items. Everything about a case that is not pytest (reading it,
-producing its output, recordings, repeats, updates) is cases/'s; an item only asks for it,
-through the session's :class:`GoldenRun`, which ``start_golden_run`` puts in the config's
-stash when the first case file is collected (golden_run.py).
+"""Golden case files as pytest items. Everything about a case that is not pytest is another
+stage's: reading it, its repeats and updates are cases/'s, producing its output (the case's
+own, a live call, a recording) is calls/'s, scoring it and sending the outcome to the session
+is session/'s. An item only asks for them, through the session's :class:`GoldenRun`, which
+``start_golden_run`` puts in the config's stash when the first case file is collected
+(golden_run.py).
 
 One case, as its item runs: each run's output is produced (calls/case_outputs.py), scored and
-recorded through the channel (assertion.py), and the runs' verdict decides whether the test
-fails, or (with ``--jsonmatch-update``) whether the case's expected value is rewritten.
+sent through the channel (session/assertion.py's ``compare_and_send``), and the runs' verdict
+(cases/repeats.py for several) decides whether the test fails, or (with
+``--jsonmatch-update``) whether the case's expected value is rewritten.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import pytest
 
@@ -27,6 +30,7 @@ if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
     from ..calls.case_outputs import Outputs
+    from ..calls.produced import Produced
     from ..cases.updates import CaseUpdate
     from ..engine.results.field_results import MatchResult
     from ..session.judge_ahead import JudgeAhead
@@ -95,80 +99,101 @@ class GoldenItem(pytest.Item):
         return self.golden_run.settings.repeat.runs_of(self.case)
 
     def runtest(self) -> None:
-        from ..engine.core.masking import one_line
-        from .assertion import compare_and_record, failure
-
-        case, run = self.case, self.golden_run
-        settings, channel = run.settings, run.channel
-        defaults = channel.defaults
+        settings = self.golden_run.settings
         runs = self.repeat_count()
         outputs: list[object] = []
         results: list[tuple[MatchResult, float]] = []
         for repeat in range(runs):
-            produced = run.outputs.produce(case, (self.nodeid, repeat), repeat, runs, self.target)
-            if produced.error is not None:
-                self._attempts = produced.attempts_note
-                if not isinstance(produced.error, KeyboardInterrupt):  # Ctrl-C stops the run
-                    # the case was attempted and not scored (SystemExit too): it counts, as an error
-                    channel.record(
-                        Outcome(
-                            metric=case.metric or defaults.metric,
-                            threshold=case.threshold
-                            if case.threshold is not None
-                            else defaults.threshold,
-                            repeat=repeat,
-                            source=produced.source,
-                            error=one_line(produced.error) + self._attempts,
-                            call=produced.call,
-                        )
-                    )
-                raise produced.error
-            outputs.append(produced.output)
-            ahead = run.judge_ahead.claim((self.nodeid, repeat)) if run.judge_ahead else None
-            if case.expected is not NO_EXPECTED:  # (none: --jsonmatch-update=create)
-                from ..engine.schemas.loading import references_confined_to
-
-                with references_confined_to(
-                    [settings.rootpath, *settings.schema_dirs], "jsonmatch_golden's schema_dirs"
-                ):
-                    results.append(
-                        compare_and_record(
-                            produced.output,
-                            case.expected,
-                            case.metric,
-                            case.threshold,
-                            case.options,
-                            channel,
-                            repeat,
-                            produced.source,
-                            produced.recording,
-                            produced.call,
-                            ahead,
-                            self.nodeid,
-                        )
-                    )
+            output, scored = self._run_once(repeat, runs)
+            outputs.append(output)
+            results += scored
         passed = self._passed(results)
         # with named targets, one target's outputs update the cases: the reference's
         updating = self.target in ("", settings.updating_target)
-        update = settings.update if updating else None
-        # "all" rewrites a case that does not score 1.0 (an output spelt otherwise but scoring
-        # 1.0 is a right answer: its expected stays as the reviewer wrote it)
-        if (
-            (case.expected is NO_EXPECTED and updating)
-            or (update == "fix" and not passed)
-            or (update == "all" and results and results[0][0].score < 1.0)
-        ):
-            run.ask_update(self._update(outputs[0]))
+        if self._updates(updating, passed, results):
+            self.golden_run.ask_update(self._update(outputs[0]))
             return
         if not passed and not self._quarantined():
-            worst, limit = min(results, key=lambda pair: pair[0].score)
-            if runs == 1:
-                raise failure(worst, limit, defaults.verbosity)
-            raise AssertionError(
-                settings.repeat.failure_summary([r.score for r, _ in results], limit)
-                + "\nthe worst run:\n"
-                + str(failure(worst, limit, defaults.verbosity))
+            raise self._failure(results, runs)
+
+    def _run_once(self, repeat: int, runs: int) -> tuple[object, list[tuple[MatchResult, float]]]:
+        """Run ``repeat`` of ``runs``: its output, and its score and threshold (none for a case
+        without an expected value, --jsonmatch-update=create); a run whose output could not
+        be produced is recorded as an error and its error raised."""
+        from ..engine.schemas.loading import references_confined_to
+        from ..session.assertion import compare_and_send
+
+        case, run = self.case, self.golden_run
+        produced = run.outputs.produce(case, (self.nodeid, repeat), repeat, runs, self.target)
+        if produced.error is not None:
+            self._unproduced(produced, repeat)
+        ahead = run.judge_ahead.claim((self.nodeid, repeat)) if run.judge_ahead else None
+        if case.expected is NO_EXPECTED:
+            return produced.output, []
+        folders = [run.settings.rootpath, *run.settings.schema_dirs]
+        with references_confined_to(folders, "jsonmatch_golden's schema_dirs"):
+            scored = compare_and_send(
+                produced,
+                case.expected,
+                case.metric,
+                case.threshold,
+                case.options,
+                run.channel,
+                repeat=repeat,
+                ahead=ahead,
+                case=self.nodeid,
             )
+        return produced.output, [scored]
+
+    def _unproduced(self, produced: Produced, repeat: int) -> NoReturn:
+        """Record a run whose output could not be produced (attempted and not scored: it
+        counts, as an error; SystemExit too), then raise its error. Ctrl-C is not recorded:
+        it stops the run."""
+        assert produced.error is not None
+        from ..engine.core.masking import one_line
+
+        self._attempts = produced.attempts_note
+        if not isinstance(produced.error, KeyboardInterrupt):
+            case, defaults = self.case, self.golden_run.channel.defaults
+            self.golden_run.channel.send(
+                Outcome.of(
+                    produced,
+                    metric=case.metric or defaults.metric,
+                    threshold=case.threshold if case.threshold is not None else defaults.threshold,
+                    repeat=repeat,
+                    error=one_line(produced.error) + self._attempts,
+                )
+            )
+        raise produced.error
+
+    def _updates(
+        self, updating: bool, passed: bool, results: list[tuple[MatchResult, float]]
+    ) -> bool:
+        """Whether the case's expected value is to be rewritten: it has none (the updating
+        target's run), it failed under "fix", or under "all" it does not score 1.0 (an output
+        spelt otherwise but scoring 1.0 is a right answer: its expected stays as the reviewer
+        wrote it)."""
+        update = self.golden_run.settings.update if updating else None
+        return (
+            (self.case.expected is NO_EXPECTED and updating)
+            or (update == "fix" and not passed)
+            or (update == "all" and bool(results) and results[0][0].score < 1.0)
+        )
+
+    def _failure(self, results: list[tuple[MatchResult, float]], runs: int) -> AssertionError:
+        """The failure of a case that did not pass: its worst run's, after the repeat rule's
+        summary when it ran several times."""
+        from ..session.assertion import failure
+
+        verbosity = self.golden_run.channel.defaults.verbosity
+        worst, limit = min(results, key=lambda pair: pair[0].score)
+        if runs == 1:
+            return failure(worst, limit, verbosity)
+        return AssertionError(
+            self.golden_run.settings.repeat.failure_summary([r.score for r, _ in results], limit)
+            + "\nthe worst run:\n"
+            + str(failure(worst, limit, verbosity))
+        )
 
     def _quarantined(self) -> bool:
         """Whether the quarantine covers this case today: its failure fails no test."""

@@ -13,12 +13,15 @@ import pytest
 from ..cases.case_files import CaseFiles, GoldenCase
 from ..engine.core.errors import JsonMatchError
 from .golden_items import GOLDEN_RUN, GoldenFile, GoldenRun
-from .session import SESSION
+from .session import SESSION, JsonmatchSession
 from .settings import Settings
 
 if TYPE_CHECKING:
+    from ..calls.case_outputs import Outputs
     from ..calls.fingerprints import Fingerprint
-    from ..calls.targets import NamedTarget
+    from ..calls.live_calls import LiveCalls
+    from ..calls.targets import NamedTarget, TargetSpec
+    from ..session.judge_ahead import JudgeAhead
 
 
 def collect_file(file_path: Path, parent: pytest.Collector) -> GoldenFile | None:
@@ -47,55 +50,21 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
     """The golden items' part of the session: case files, outputs (recorded or called
     through the live calls, started ahead of their tests by calls_ahead.py), the session's
     channel and update requests."""
-    from ..calls.calls_in_flight import LOG_KEY, CallLog
     from ..calls.case_outputs import Outputs
-    from ..calls.live_calls import LiveCalls
-    from ..calls.shared_starts import shared_starts
-    from ..calls.targets import HookFirst, NamedTarget, TargetSpec
     from .calls_ahead import CallsAhead
 
     session = config.stash[SESSION]
     session.watch_reports()  # before its first item runs
     settings = session.settings
-    targets = settings.targets or (TargetSpec(name="", spec=settings.target, calls=settings.calls),)
-    try:  # a target setting that does not import stops the session, replaying too
-        named = {t.name: NamedTarget(t.spec, check=bool(t.spec), what=t.setting) for t in targets}
-    except JsonMatchError as exc:
-        raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None
-
-    def hook(case: GoldenCase, target: str) -> object:
-        return config.hook.pytest_jsonmatch_target(case=case, config=config, target=target)
-
-    # a plugin's hook answers first (None leaves the case to the setting's function)
-    log = CallLog(getattr(config, "workerinput", {}).get(LOG_KEY))  # the worker's, shared
-    starts = {t.name: shared_starts(log.folder, f"target-{t.name}", t.calls.rate) for t in targets}
-    calls = {
-        t.name: LiveCalls(
-            settings=t.calls.per_worker(settings.workers, starts[t.name] is not None),
-            log=log,
-            watch=session.telemetry.watch,
-            target=HookFirst(hook, named[t.name], t.name),
-            starts=starts[t.name],
-        )
-        for t in targets
-    }
+    named = _named_targets(settings)
     outputs = Outputs(
         record=settings.record.mode,
         root=settings.rootpath,
-        calls=calls,
-        fingerprint=lambda name: _fingerprint(config, settings, named[name], name),
+        calls=_live_calls(config, session, named),
+        fingerprint=lambda name: _fingerprint(config, settings, named[name][1], name),
     )
     cases = _case_files(settings)
-    ahead = None
-    if session.judge is not None:  # judged cases overlap: scored ahead by the judge's threads
-        from ..session.judge_ahead import JudgeAhead
-
-        ahead = JudgeAhead(
-            outputs,
-            settings.defaults,
-            session.judge.setup.calls.concurrency,
-            [settings.rootpath, *settings.schema_dirs],
-        )
+    ahead = _judge_ahead(session, outputs)
     run = config.stash[GOLDEN_RUN] = GoldenRun(
         settings=settings,
         cases=cases,
@@ -113,6 +82,67 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
             UnusedRecordings(cases, settings.record.prune, names), "jsonmatch-unused-recordings"
         )
     return run
+
+
+def _named_targets(settings: Settings) -> dict[str, tuple[TargetSpec, NamedTarget]]:
+    """Each target of the session by its name (the one unnamed target under ""), imported: a
+    target setting that does not import stops the session, replaying too."""
+    from ..calls.targets import NamedTarget, TargetSpec
+
+    targets = settings.targets or (TargetSpec(name="", spec=settings.target, calls=settings.calls),)
+    try:
+        return {
+            t.name: (t, NamedTarget(t.spec, check=bool(t.spec), what=t.setting)) for t in targets
+        }
+    except JsonMatchError as exc:
+        raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None
+
+
+def _live_calls(
+    config: pytest.Config,
+    session: JsonmatchSession,
+    named: dict[str, tuple[TargetSpec, NamedTarget]],
+) -> dict[str, LiveCalls]:
+    """One LiveCalls per target: its call limits (shared between xdist workers where a
+    rate is set), the worker's call log, telemetry's watch, and the target called through
+    the ``pytest_jsonmatch_target`` hook first (None leaves the case to the function the
+    setting names)."""
+    from ..calls.calls_in_flight import LOG_KEY, CallLog
+    from ..calls.live_calls import LiveCalls
+    from ..calls.shared_starts import shared_starts
+    from ..calls.targets import HookFirst
+
+    def hook(case: GoldenCase, target: str) -> object:
+        return config.hook.pytest_jsonmatch_target(case=case, config=config, target=target)
+
+    log = CallLog(getattr(config, "workerinput", {}).get(LOG_KEY))  # the worker's, shared
+    workers = session.settings.workers
+    calls = {}
+    for name, (spec, target) in named.items():
+        starts = shared_starts(log.folder, f"target-{name}", spec.calls.rate)
+        calls[name] = LiveCalls(
+            settings=spec.calls.per_worker(workers, starts is not None),
+            log=log,
+            watch=session.telemetry.watch,
+            target=HookFirst(hook, target, name),
+            starts=starts,
+        )
+    return calls
+
+
+def _judge_ahead(session: JsonmatchSession, outputs: Outputs) -> JudgeAhead | None:
+    """With the LLM judge, judged cases overlap: scored ahead by the judge's threads."""
+    if session.judge is None:
+        return None
+    from ..session.judge_ahead import JudgeAhead
+
+    settings = session.settings
+    return JudgeAhead(
+        outputs,
+        settings.defaults,
+        session.judge.setup.calls.concurrency,
+        [settings.rootpath, *settings.schema_dirs],
+    )
 
 
 def _fingerprint(

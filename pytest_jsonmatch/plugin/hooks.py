@@ -23,7 +23,7 @@ from .settings import add_options, read_settings
 
 if TYPE_CHECKING:
     from ..engine.comparing.registry import Registry, RegistryState
-    from .assertion import JsonMatcher
+    from ..session.assertion import JsonMatcher
     from .golden_items import GoldenFile
 
 _CHANNEL_TOKEN = pytest.StashKey[
@@ -149,7 +149,7 @@ def json_match(request: pytest.FixtureRequest) -> JsonMatcher:
     ``jsonmatch_metric``, ``jsonmatch_threshold``, ``jsonmatch_options``); returns the
     MatchResult, raises AssertionError with the fields that cost points. Recorded for the
     ``jsonmatch`` summary and reports."""
-    from .assertion import JsonMatcher
+    from ..session.assertion import JsonMatcher
     from .session import SESSION
 
     session = request.config.stash.get(SESSION, None)

@@ -30,11 +30,11 @@ if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-
     from ..reporting.verdicts.gates import GateVerdict
     from ..reporting.verdicts.report import SummaryReads
     from ..session.outcome import Outcome
-    from ..session.run_record import ReadFiles
+    from ..session.run_provenance import ReadFiles
 
 _ATTRIBUTE = "jsonmatch_comparisons"  # a test report's comparisons, on the xdist wire too
 _UPDATES = "jsonmatch_updates"  # and the case-file updates its test asked for
-_READ = "jsonmatch_files_read"  # and the files read since the last report (run_record.py)
+_READ = "jsonmatch_files_read"  # and the files read since the last report (run_provenance.py)
 _LOADING = "pytest_jsonmatch.engine.schemas.loading"
 SESSION = pytest.StashKey["JsonmatchSession"]()
 
@@ -63,6 +63,12 @@ class _Scheduling(Protocol):
     def mark_test_pending(self, item: str) -> None: ...
 
 
+class _Write(Protocol):
+    """The terminal reporter's ``write_line``: a line, in the markup given."""
+
+    def __call__(self, line: str, **markup: bool) -> None: ...
+
+
 class _Reported(Protocol):
     outcome: str  # (a test report's, or "rerun" as pytest_handlecrashitem sets it)
 
@@ -76,14 +82,7 @@ class JsonmatchSession:
         # the way this session's comparisons come in: its defaults, and the running test's sink
         self.channel = Channel(settings.defaults)
         self.worker = hasattr(config, "workerinput")
-        self.baseline: Baseline | None = None
-        if settings.baseline and not self.worker:
-            from ..reporting.verdicts.baseline import load_baseline
-
-            try:
-                self.baseline = load_baseline(settings.baseline, settings.partial_baseline)
-            except Exception as exc:  # noqa: BLE001 - any unreadable baseline stops the run
-                raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None
+        self.baseline = _baseline(settings) if not self.worker else None
         self.pending: list[Comparison] = []  # the running test's, not yet on a report
         self.pending_updates: list[CaseUpdate] = []  # the same, for case-file updates
         self.comparisons: list[Comparison] = []
@@ -103,15 +102,17 @@ class JsonmatchSession:
         self._read_files: ReadFiles | None = None
         loading = sys.modules.get(_LOADING)  # the schema loader's clock, when it is loaded
         self.schema_tick = int(loading.schema_clock()) if loading is not None else 0
-        self.watching = False  # _Reports installed (a report counts the tests that ran; an
-        if (
-            settings.given_reports is not None
-            or settings.quarantine
-            or (  # xdist
-                not self.worker and getattr(config.option, "dist", "no") != "no"
-            )
-        ):  # controller's comparisons come on reports; a quarantine is held to the tests run)
+        self.watching = False  # _Reports installed (see _watched_from_the_start)
+        if self._watched_from_the_start():
             self.watch_reports()
+
+    def _watched_from_the_start(self) -> bool:
+        """Whether the test reports are watched from the start: a report file counts the
+        tests that ran, xdist's controller takes the comparisons on them, a quarantine is
+        held to the tests run."""
+        settings = self.settings
+        xdist_controller = not self.worker and getattr(self.config.option, "dist", "no") != "no"
+        return settings.given_reports is not None or bool(settings.quarantine) or xdist_controller
 
     def watch_reports(self, item: pytest.Item | None = None) -> None:
         """Install _Reports once: at the start (above), with the golden run, or else on the first
@@ -137,7 +138,7 @@ class JsonmatchSession:
         """The files this session's scores were made from (those read so far once
         :meth:`take_files` took them)."""
         if self._read_files is None:
-            from ..session.run_record import ReadFiles
+            from ..session.run_provenance import ReadFiles
 
             self._read_files = ReadFiles(tick=self.schema_tick)
         return self._read_files
@@ -171,7 +172,7 @@ class JsonmatchSession:
         self, item: pytest.Item, nextitem: pytest.Item | None
     ) -> Generator[None, object, object]:
         """Send the comparisons made while ``item`` runs (setup, call, teardown) to it."""
-        previous = self.channel.activate(_Recorder(self, item))
+        previous = self.channel.activate(_TestSink(self, item))
         try:
             return (yield)
         finally:
@@ -261,36 +262,35 @@ class JsonmatchSession:
         self.telemetry.close()  # within its flush time, whatever the collector does
         if self.worker:
             return
-        deaths = self._deaths  # (built by xdist's hooks only)
-        for nodeid, why in (lost := deaths.finish(self.ran) if deaths is not None else {}).items():
-            self._unscored(nodeid, why)
-            self.interrupted = f"{len(lost)} lost call{'s' * (len(lost) > 1)} in dead xdist workers"
+        self._lost_calls()
         if self.updates:
-            from ..cases.updates import (
-                apply_updates,
-            )  # here: a session that updates nothing never loads it
+            from ..cases.updates import apply_updates  # (a session updating nothing: not loaded)
 
             self.updated, errors = apply_updates(self.updates)
             self.write_errors += [f"could not update {error}" for error in errors]
         files = self.settings.given_reports  # None: no report files (and their module not loaded)
-        if not self.comparisons and not (files is not None and files.written_empty):
-            if self.write_errors and session.exitstatus == pytest.ExitCode.OK:
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
-            return
-        from ..reporting.verdicts import report as reports
-        from ..session.run_record import run_record
-        from .golden_items import GOLDEN_RUN
+        if self.comparisons or (files is not None and files.written_empty):
+            self._conclude(session, exitstatus)
+        failed = self.write_errors or (self.verdict is not None and self.verdict.failures)
+        if failed and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if self.verdict is not None and self.verdict.failures:
+            _junit_gate_failure(self.config, self.verdict)
 
-        settings, golden = self.settings, self.config.stash.get(GOLDEN_RUN, None)
-        run = reports.run_info(
-            ["pytest", *self.config.invocation_params.args],
-            str(self.config.rootpath),
-            [death.to_dict() for death in deaths.deaths] if deaths is not None else [],
-            settings.shard,
-        )
-        outputs = golden.outputs if golden else None
-        self.take_files()
-        run.update(run_record(settings, outputs, self.comparisons, self.read_files()))
+    def _lost_calls(self) -> None:
+        """The tests whose calls were lost with a dead xdist worker: each an error, and the
+        session interrupted."""
+        deaths = self._deaths  # (built by xdist's hooks only)
+        for nodeid, why in (lost := deaths.finish(self.ran) if deaths is not None else {}).items():
+            self._unscored(nodeid, why)
+            self.interrupted = f"{len(lost)} lost call{'s' * (len(lost) > 1)} in dead xdist workers"
+
+    def _conclude(self, session: pytest.Session, exitstatus: int) -> None:
+        """The session's report built and judged by the gates, and its files written."""
+        from ..reporting import report as reports
+
+        settings = self.settings
+        run = self._run_info()
         notes = self._quarantine(run) if settings.quarantine is not None else []
         self.report, self.verdict = reports.conclude(
             self.comparisons,
@@ -308,12 +308,25 @@ class JsonmatchSession:
             notes=notes,
         )
         self.write_errors += self.settings.reports.write(self.report)
-        if (
-            self.verdict.failures or self.write_errors
-        ) and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        if self.verdict.failures:
-            _junit_gate_failure(self.config, self.verdict)
+
+    def _run_info(self) -> RunInfo:
+        """What the report says of the run: its command, root, dead workers, shard, and the
+        run record (settings, the files read, the targets' fingerprints)."""
+        from ..reporting.verdicts.report import run_info
+        from ..session.run_provenance import run_provenance
+        from .golden_items import GOLDEN_RUN
+
+        deaths, golden = self._deaths, self.config.stash.get(GOLDEN_RUN, None)
+        run = run_info(
+            ["pytest", *self.config.invocation_params.args],
+            str(self.config.rootpath),
+            [death.to_dict() for death in deaths.deaths] if deaths is not None else [],
+            self.settings.shard,
+        )
+        self.take_files()
+        outputs = golden.outputs if golden else None
+        run.update(run_provenance(self.settings, outputs, self.comparisons, self.read_files()))
+        return run
 
     def _quarantine(self, run: RunInfo) -> list[str]:
         """The quarantine recorded and applied (reporting/verdicts/quarantine.py); what it says."""
@@ -363,45 +376,56 @@ class JsonmatchSession:
     ) -> None:
         if self.worker or (self.report is None and not self.write_errors and not self.updated):
             return
-        from ..reporting.render import github
-        from ..reporting.render.text import passed_line, summary_lines, update_lines, verdict_lines
+        from ..reporting.render.text import update_lines
 
+        write = terminalreporter.write_line
         width = terminalreporter._tw.fullwidth
-        verbose = self.settings.verbose
         compared = self.report is not None and bool(self.report["count"] or self.comparisons)
         if compared or self.updated:
             terminalreporter.write_sep("=", "jsonmatch")
         if self.report is not None and compared:
-            for line in summary_lines(self.report, width, verbose):
-                terminalreporter.write_line(line)
-            for line in self.judge.summary() if self.judge is not None else ():
-                terminalreporter.write_line(line)
-            from ..calls.shared_starts import SHARED
-
-            shared = self.settings.calls.per_worker_note(self.settings.workers, SHARED)
-            if shared and any(c.get("source") == "live" for c in self.report["comparisons"]):
-                terminalreporter.write_line(shared)
+            self._summary(write, self.report, width)
         if self.telemetry.unsent_note:  # a collector down is said where it is read
-            terminalreporter.write_line(self.telemetry.unsent_note, yellow=True)
+            write(self.telemetry.unsent_note, yellow=True)
         for line in update_lines(self.updated):
-            terminalreporter.write_line(line, green=True)
+            write(line, green=True)
         written = self.settings.reports.path("json")  # the report of record
         if written and not any("the report" in e for e in self.write_errors):
-            terminalreporter.write_line(f"report written to {written}")
+            write(f"report written to {written}")
         for error in self.write_errors:
-            terminalreporter.write_line(f"FAILED: {error}", red=True, bold=True)
+            write(f"FAILED: {error}", red=True, bold=True)
         if self.report is not None:
-            failures, warnings = verdict_lines(self.report, width, verbose)
-            for line in warnings:
-                terminalreporter.write_line(line, yellow=True)
-            for line in failures:
-                terminalreporter.write_line(line, red=True, bold=line.startswith("FAILED"))
-            passed = passed_line(self.report)
-            if passed:
-                terminalreporter.write_line(passed, green=True)
-            if self.settings.annotations:
-                for line in github.annotations(self.report):
-                    terminalreporter.write_line(line)
+            self._verdict(write, self.report, width)
+
+    def _summary(self, write: _Write, report: Report, width: int) -> None:
+        """The per-field tables, what the judge did, and the note on call limits per worker."""
+        from ..calls.shared_starts import SHARED
+        from ..reporting.render.text import summary_lines
+
+        for line in summary_lines(report, width, self.settings.verbose):
+            write(line)
+        for line in self.judge.summary() if self.judge is not None else ():
+            write(line)
+        shared = self.settings.calls.per_worker_note(self.settings.workers, SHARED)
+        if shared and any(c.get("source") == "live" for c in report["comparisons"]):
+            write(shared)
+
+    def _verdict(self, write: _Write, report: Report, width: int) -> None:
+        """The gates' warnings and failures, the passing line, GitHub's annotations."""
+        from ..reporting import github
+        from ..reporting.render.text import passed_line, verdict_lines
+
+        failures, warnings = verdict_lines(report, width, self.settings.verbose)
+        for line in warnings:
+            write(line, yellow=True)
+        for line in failures:
+            write(line, red=True, bold=line.startswith("FAILED"))
+        passed = passed_line(report)
+        if passed:
+            write(passed, green=True)
+        if self.settings.annotations:
+            for line in github.annotations(report):
+                write(line)
 
 
 class _Reports:
@@ -418,8 +442,8 @@ class _Reports:
         return ("rerun", "R", "RERUN") if report.outcome == "rerun" else None
 
 
-class _Recorder:
-    """The sink of one test: each attempted comparison becomes a Comparison record."""
+class _TestSink:
+    """The sink of one test: each outcome sent becomes a report's Comparison."""
 
     def __init__(self, session: JsonmatchSession, item: pytest.Item) -> None:
         self.session, self.item = session, item
@@ -460,6 +484,19 @@ def _where(item: pytest.Item) -> tuple[str, int | None]:
     if case is not None:
         return path, case.line
     return path, (line + 1 if line is not None else None)
+
+
+def _baseline(settings: Settings) -> Baseline | None:
+    """The report this run is compared with (None: none); one that cannot be read stops the
+    run."""
+    if not settings.baseline:
+        return None
+    from ..reporting.verdicts.baseline import load_baseline
+
+    try:
+        return load_baseline(settings.baseline, settings.partial_baseline)
+    except Exception as exc:  # noqa: BLE001 - any unreadable baseline stops the run
+        raise pytest.UsageError(f"pytest-jsonmatch: {exc}") from None
 
 
 def _junit_gate_failure(config: pytest.Config, verdict: GateVerdict) -> None:

@@ -1,7 +1,8 @@
 """Every setting of the plugin, declared and read here once: an ini key ``jsonmatch_<name>``
-and, where one makes sense, a flag ``--jsonmatch-<name>`` that wins over it. They are read
-when the session starts into one typed :class:`Settings`, which the rest of the plugin is
-handed; a malformed setting stops pytest with one line naming it. docs/ci.md has the table.
+and, where one makes sense, a flag ``--jsonmatch-<name>`` that wins over it, as the table of
+session/setting_table.py lists them. They are read when the session starts into one typed
+:class:`Settings`, which the rest of the plugin is handed; a malformed setting stops pytest
+with one line naming it. docs/ci.md has the table.
 """
 
 from __future__ import annotations
@@ -11,18 +12,18 @@ import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from typing import TYPE_CHECKING
 
 import pytest
 
 from ..engine.core.errors import ConfigError, JsonMatchError, did_you_mean, known_names
-from ..reporting.render.formats import files_help
-from ..reporting.verdicts.gate_specs import plugin_help
 from ..session import setting_parts as parts
 from ..session.channel import Defaults
 from ..session.setting_parts import PREFIX, SettingParts
+from ..session.setting_table import BY_NAME, SETTINGS
 
 if TYPE_CHECKING:  # each stage's parser loads when its setting is given (start-up stays light)
+    from ..calls.judge_calls import JudgeSetup
     from ..calls.targets import TargetSpec
     from ..cases.updates import UpdateMode
     from ..engine.core.masking import MaskPattern
@@ -31,177 +32,6 @@ if TYPE_CHECKING:  # each stage's parser loads when its setting is given (start-
     from ..reporting.run_model.records import ValueMode
     from ..reporting.verdicts.quarantine import Quarantine
     from ..reporting.verdicts.versus import VersusSettings
-
-IniType = Literal["string", "paths", "linelist", "args", "bool"]
-
-
-class Setting(NamedTuple):  # (a tuple: built faster than a dataclass at every start)
-    """One setting: ini ``jsonmatch_<name>`` of ``ini`` type (None: a flag only) and, when
-    ``metavar`` is given, the flag ``--jsonmatch-<name>`` (``append``: given many times)."""
-
-    name: str
-    help: str
-    ini: IniType | None = "string"
-    default: str | bool | list[str] = ""
-    metavar: str | None = None
-    append: bool = False
-
-    @property
-    def key(self) -> str:
-        return PREFIX + self.name
-
-    @property
-    def flag(self) -> str:
-        return "--jsonmatch-" + self.name.replace("_", "-")
-
-
-SETTINGS = (
-    Setting(
-        "golden",
-        "folders whose .yaml/.yml files are golden case files; schema_dirs=PATH (once "
-        "a folder) lets a case's schema $refs read a folder outside the test root, "
-        "max_cases=N bounds the cases of one file (default 10000)",
-        "args",
-        [],
-    ),
-    Setting(
-        "target",
-        "package.module:function producing actual output from a golden case's input (may be async)",
-        metavar="MODULE:FUNCTION",
-    ),
-    Setting(
-        "targets",
-        "several named targets, one 'NAME = package.module:function' a line "
-        "(calls keys may follow: 'concurrency=2 rate=60/min'); every 'input:' "
-        "case runs once per target, as 'case[NAME]'; the flag selects which "
-        "run: a,b",
-        "linelist",
-        [],
-        metavar="NAME,NAME",
-    ),
-    Setting(
-        "reference",
-        "the target the others are held to, case by case and field by field, "
-        "by the max_drop rules of jsonmatch_gates; latency_p95=1.2x and cost=0.50 (or 1.5x) "
-        "bound the others' p95 latency and total cost",
-        metavar="NAME [latency_p95=LIMIT] [cost=LIMIT]",
-    ),
-    Setting(
-        "metric",
-        "default metric of assertions and cases (default: field_f1)",
-        default="field_f1",
-        metavar="NAME",
-    ),
-    Setting(
-        "threshold",
-        "default threshold a comparison's score must reach (default: 1.0)",
-        default="1.0",
-        metavar="SCORE",
-    ),
-    Setting("options", 'default metric options, a JSON or YAML mapping (e.g. {"ignore": ["id"]})'),
-    Setting(
-        "record",
-        "record and replay the outputs of 'input:' golden cases, as vcrpy does: "
-        "off (call the target), once, none (replay only) or all (re-record); "
-        "files=GLOB and fingerprint=MODULE:FUNCTION make recordings stale when "
-        "a prompt file or a declared model changes; prune removes unused ones",
-        default="off",
-        metavar="MODE [files=GLOB] [fingerprint=M:F] [prune]",
-    ),
-    Setting(
-        "update",
-        "write actual outputs into golden case files as their 'expected': create "
-        "(cases without one), fix (failing cases) or all (every case scoring below "
-        "1.0); add ',ci' to update although the CI variable is set",
-        ini=None,
-        metavar="create|fix|all[,ci]",
-    ),
-    Setting(
-        "repeat",
-        "run the target of every 'input:' golden case N times (a case's own "
-        "'repeat:' wins), and pass a repeated case by its 'mean' score (default), "
-        "'all' its runs or a 'majority': e.g. '5 majority'",
-        metavar="[N] [mean|all|majority]",
-    ),
-    Setting(
-        "calls",
-        "how the target is called: concurrency=N (calls at a time, default 1), "
-        "timeout=SECONDS, retries=N (after a failed connection, HTTP 408/409/429/"
-        "5xx), retry_timeouts=yes (retry a timed-out call too), rate=N/s|min|hour "
-        "(starts by the whole process); e.g. "
-        "'concurrency=8 timeout=30'; a flag's keys override the ini's",
-        metavar="KEY=VALUE ...",
-    ),
-    Setting(
-        "report",
-        f"write the session's report to each PATH, by its suffix: {files_help()}; "
-        "values=short|full|none is how much of each field's "
-        "values it keeps (short: 200 characters, the default), junit=no leaves "
-        "each comparison's metric and score out of JUnit XML properties",
-        "args",
-        [],
-        metavar="PATH|KEY=VALUE",
-        append=True,
-    ),
-    Setting(
-        "baseline",
-        "compare this run case by case with a JSON report saved before; the "
-        "report of a run that stopped early is refused unless 'partial' follows",
-        metavar="PATH [partial]",
-    ),
-    Setting(
-        "shard",
-        "this run is shard i of N of a split suite: its report says so and it judges "
-        "no gate; 'jsonmatch merge' joins the shards' reports and judges the whole run",
-        metavar="i/N",
-    ),
-    Setting(
-        "group_by",
-        "print the per-field tables per metric (default), case file or folder",
-        default="metric",
-        metavar="metric|file|folder",
-    ),
-    Setting(
-        "gates",
-        plugin_help(),
-        metavar="KEY=VALUE ...",
-        append=True,
-    ),
-    Setting(
-        "field_floors",
-        "per-field floors, one 'field.path=score' a line, patterns allowed "
-        "(items[].*=0.8), 'group:field.path=score' for one table; a line "
-        "'strict' makes a floor that matches no field fail the session",
-        "linelist",
-        [],
-    ),
-    Setting(
-        "judge",
-        "the LLM judge of the 'semantic' comparator: model=NAME endpoint=URL "
-        "key_env=VARIABLE prompt=FILE batch=N price_in=X price_out=X, and its own "
-        "concurrency/timeout/retries/rate keys (docs/schemas.md)",
-        metavar="KEY=VALUE ...",
-    ),
-    Setting(
-        "otel",
-        "send gen_ai.evaluation.result events to OpenTelemetry (docs/telemetry.md)",
-        metavar="off|cases|fields [flush=SECONDS]",
-    ),
-    Setting(
-        "quarantine",
-        "a YAML file of quarantined cases '{case: ID, reason: TEXT, until: YYYY-MM-DD}': "
-        "each runs and is reported, but no gate counts it through its date",
-        metavar="PATH",
-    ),
-    Setting(
-        "mask",
-        "regular expressions, one a line: what they match in an error's reason is "
-        "masked as *** in every report (credential shapes always are)",
-        "linelist",
-        [],
-    ),
-)
-BY_NAME = {s.name: s for s in SETTINGS}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -317,20 +147,12 @@ class _Reader:
 def _read(read: _Reader) -> Settings:
     """A setting left at its default is not parsed: its part is built on first use."""
     config = read.config
-    _check_ini_names(config)
-    for name in parts.MERGED:
-        if config.getoption(PREFIX + name, default=None) is not None:
-            raise ConfigError(parts.merged_message(name, flag=True))
-    here = config.invocation_params.dir
-    if read.given("quarantine"):
-        from ..reporting.verdicts.quarantine import quarantine_setting
+    _check_names(read)
     verbose = int(config.getoption("verbose", default=0) or 0)
-    metric = read.text("metric")[0].strip() or "field_f1"
     threshold = parts.parse_threshold(*read.text("threshold")) if read.given("threshold") else 1.0
     baseline, partial = _baseline(*read.text("baseline"))
     target = read.text("target")[0].strip()
     targets, versus = _targets(read, target) if read.given("targets", "reference") else ((), None)
-    steps = os.environ.get("GITHUB_STEP_SUMMARY")
     golden, schema_dirs, max_cases = _golden(read)
     report = parts.report_keys([pairs for _, pairs, _ in _report_words(read)])
     gates = parts.parse_gate_texts(read.parts("gates")) if read.given("gates") else None
@@ -340,22 +162,14 @@ def _read(read: _Reader) -> Settings:
         target=target,
         targets=targets,
         given_versus=versus,
-        defaults=Defaults(
-            metric=metric,
-            threshold=threshold,
-            options=parts.parse_options(read.text("options")[0]),
-            verbosity=_verbosity(config, verbose),
-            invalid_fails=gates is not None and gates.invalid_fails,
-        ),
+        defaults=_defaults(read, threshold, verbose, gates is not None and gates.invalid_fails),
         given_record=parts.parse_record(read.parts("record")) if read.given("record") else None,
-        update=parts.parse_update(*read.text("update"), bool(os.environ.get("CI")))
-        if read.given("update")
-        else None,
+        update=_update(read),
         given_repeat=parts.parse_repeat(read.parts("repeat")) if read.given("repeat") else None,
         given_calls=parts.parse_calls(read.parts("calls")) if read.given("calls") else None,
-        given_reports=_reports(read, here, steps) if read.given("report") or steps else None,
+        given_reports=_reports(read),
         report_values=report.values,
-        baseline=os.fspath(here / baseline) if baseline else None,
+        baseline=os.fspath(config.invocation_params.dir / baseline) if baseline else None,
         partial_baseline=partial,
         shard=_shard(read),
         group_by=parts.parse_group_by(*read.text("group_by")),
@@ -369,15 +183,51 @@ def _read(read: _Reader) -> Settings:
         full_tracebacks=config.getoption("tbstyle", default="auto") == "long" or verbose >= 2,
         annotations=os.environ.get("GITHUB_ACTIONS") == "true",
         workers=_workers(config),
-        given_judge=parts.parse_judge(*read.text("judge"), config.rootpath)
-        if read.given("judge")
-        else None,
+        given_judge=_judge(read),
         given_otel=parts.parse_otel(*read.text("otel")) if read.given("otel") else None,
         mask=parts.parse_mask(read.ini("mask")) if read.given("mask") else (),
-        quarantine=quarantine_setting(*read.text("quarantine"), config)
-        if read.given("quarantine")
-        else None,
+        quarantine=_quarantine(read),
     )
+
+
+def _check_names(read: _Reader) -> None:
+    """No ini key this plugin lacks, and no flag of a setting merged into another."""
+    _check_ini_names(read.config)
+    for name in parts.MERGED:
+        if read.config.getoption(PREFIX + name, default=None) is not None:
+            raise ConfigError(parts.merged_message(name, flag=True))
+
+
+def _defaults(read: _Reader, threshold: float, verbose: int, invalid_fails: bool) -> Defaults:
+    """What every comparison of the session defaults to: metric, threshold, options, how many
+    fields a failure lists, and whether an answer that breaks its schema fails."""
+    return Defaults(
+        metric=read.text("metric")[0].strip() or "field_f1",
+        threshold=threshold,
+        options=parts.parse_options(read.text("options")[0]),
+        verbosity=_verbosity(read.config, verbose),
+        invalid_fails=invalid_fails,
+    )
+
+
+def _update(read: _Reader) -> UpdateMode | None:
+    if not read.given("update"):
+        return None
+    return parts.parse_update(*read.text("update"), bool(os.environ.get("CI")))
+
+
+def _judge(read: _Reader) -> JudgeSetup | None:
+    if not read.given("judge"):
+        return None
+    return parts.parse_judge(*read.text("judge"), read.config.rootpath)
+
+
+def _quarantine(read: _Reader) -> Quarantine | None:
+    if not read.given("quarantine"):
+        return None
+    from ..reporting.verdicts.quarantine import quarantine_setting
+
+    return quarantine_setting(*read.text("quarantine"), read.config)
 
 
 def _shard(read: _Reader) -> tuple[int, int] | None:
@@ -463,11 +313,15 @@ def _report_words(read: _Reader) -> list[tuple[list[str], list[tuple[str, str]],
     return out
 
 
-def _reports(read: _Reader, here: Path, steps: str | None) -> ReportFiles:
-    """The report files: the flag's paths when it gives any, else the ini's."""
+def _reports(read: _Reader) -> ReportFiles | None:
+    """The report files: the flag's paths when it gives any, else the ini's; and the step
+    summary of GitHub Actions where the job has one (None: no report file)."""
+    steps = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not read.given("report") and not steps:
+        return None
     (ini, _, ini_what), (flag, _, flag_what) = _report_words(read)
     paths, what = (flag, flag_what) if flag else (ini, ini_what)
-    return parts.parse_reports(paths, what, here, steps)
+    return parts.parse_reports(paths, what, read.config.invocation_params.dir, steps)
 
 
 def _verbosity(config: pytest.Config, verbose: int) -> int:

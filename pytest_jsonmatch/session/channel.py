@@ -88,7 +88,7 @@ class Channel:
         previous, self.sink = self.sink, sink
         return previous
 
-    def record(self, outcome: Outcome) -> None:
+    def send(self, outcome: Outcome) -> None:
         """Hand one attempted comparison to the active sink, if any."""
         if self.sink is not None:
             self.sink(outcome)

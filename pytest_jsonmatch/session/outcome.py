@@ -1,5 +1,6 @@
 """One attempted comparison, as a test hands it to its session's channel (channel.py), and
-the record it becomes (reporting/run_model/records.py's Comparison).
+the record it becomes (reporting/run_model/records.py's Comparison). Every outcome is built by
+:meth:`Outcome.of`, from the run's :class:`~pytest_jsonmatch.calls.produced.Produced` output.
 
 Its own module so that a session that never compares does not build it.
 """
@@ -8,13 +9,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 if TYPE_CHECKING:
     from ..calls.call_figures import CallFigures
-    from ..calls.case_outputs import OutputSource, Recorded
+    from ..calls.produced import OutputSource, Produced, Recorded
     from ..engine.results.field_results import MatchResult
     from ..reporting.run_model.records import Comparison, ValueMode
+
+
+class _Where(TypedDict):
+    """What a comparison's record says of its test, run and output, scored or not."""
+
+    case_id: str
+    nodeid: str
+    threshold: float
+    seq: int
+    repeat: int
+    file: str
+    line: int | None
+    source: str
+    recording: str
+    call: Mapping[str, object] | None
+    judge: Mapping[str, object] | None
+    target: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,6 +57,38 @@ class Outcome:
     # fields the judge left undecided (the error says which and why): 0 for any other error
     undecided: int = 0
 
+    @classmethod
+    def of(
+        cls,
+        produced: Produced,
+        *,
+        metric: str,
+        threshold: float,
+        repeat: int,
+        judge: Mapping[str, object] | None = None,
+        result: MatchResult | None = None,
+        passed: bool = False,
+        error: str = "",
+        unread: str = "",
+        undecided: int = 0,
+    ) -> Outcome:
+        """Run ``repeat``'s outcome: scored (``result``, ``passed``) or not (``error``), its
+        output's source, recording and call taken from ``produced``."""
+        return cls(
+            metric=metric,
+            threshold=threshold,
+            result=result,
+            passed=passed,
+            error=error,
+            repeat=repeat,
+            source=produced.source,
+            recording=produced.recording,
+            call=produced.call,
+            judge=judge,
+            unread=unread,
+            undecided=undecided,
+        )
+
     def comparison(
         self,
         *,
@@ -56,48 +106,42 @@ class Outcome:
         counts them as they are recorded, reporting/verdicts/field_counts.py). A call's figures are
         kept for a live or replayed output only. ``invalid_fails``: an answer that breaks
         its schema failed."""
-        from ..reporting.run_model.records import ERROR, Comparison, ConformanceRecord, case_id_of
+        from ..reporting.run_model.records import Comparison, case_id_of
 
-        case_id = case_id_of(nodeid, seq)
-        call = self.call.to_dict() if self.call is not None and self.source != "case" else None
+        where: _Where = {
+            "case_id": case_id_of(nodeid, seq),
+            "nodeid": nodeid,
+            "threshold": self.threshold,
+            "seq": seq,
+            "repeat": self.repeat,
+            "file": file,
+            "line": line,
+            "source": self.source,
+            "recording": self.recording,
+            "call": self.call.to_dict()
+            if self.call is not None and self.source != "case"
+            else None,
+            "judge": self.judge,
+            "target": target,
+        }
         if self.result is None:
-            return Comparison(
-                case_id=case_id,
-                nodeid=nodeid,
-                metric=self.metric,
-                score=0.0,
-                threshold=self.threshold,
-                status=ERROR,
-                seq=seq,
-                repeat=self.repeat,
-                error=self.error,
-                file=file,
-                line=line,
-                source=self.source,
-                recording=self.recording,
-                call=call,
-                judge=self.judge,
-                target=target,
-                conformance=(
-                    ConformanceRecord((("", "(answer)", self.unread),), 1) if self.unread else None
-                ),
-                undecided=self.undecided,
-            )
+            return self._unscored(where)
         return Comparison.of_result(
-            self.result,
-            case_id=case_id,
-            nodeid=nodeid,
-            threshold=self.threshold,
-            passed=self.passed,
-            values=values,
-            seq=seq,
-            repeat=self.repeat,
-            file=file,
-            line=line,
-            source=self.source,
-            recording=self.recording,
-            call=call,
-            judge=self.judge,
-            target=target,
-            invalid_fails=invalid_fails,
+            self.result, passed=self.passed, values=values, invalid_fails=invalid_fails, **where
+        )
+
+    def _unscored(self, where: _Where) -> Comparison:
+        """The record of an outcome that could not be scored: an error, scoring 0; an answer
+        that could not be read is held invalid by its conformance."""
+        from ..reporting.run_model.records import ERROR, Comparison, ConformanceRecord
+
+        unread = ConformanceRecord((("", "(answer)", self.unread),), 1) if self.unread else None
+        return Comparison(
+            metric=self.metric,
+            score=0.0,
+            status=ERROR,
+            error=self.error,
+            conformance=unread,
+            undecided=self.undecided,
+            **where,
         )

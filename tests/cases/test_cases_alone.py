@@ -20,8 +20,9 @@ import pytest
 import pytest_jsonmatch.cases as cases_package
 from pytest_jsonmatch.calls.call_figures import CallFigures, TargetResult
 from pytest_jsonmatch.calls.call_settings import CallSettings
-from pytest_jsonmatch.calls.case_outputs import Outputs, Produced
+from pytest_jsonmatch.calls.case_outputs import Outputs
 from pytest_jsonmatch.calls.live_calls import LiveCalls
+from pytest_jsonmatch.calls.produced import Produced
 from pytest_jsonmatch.calls.recordings import input_digest
 from pytest_jsonmatch.calls.targets import NO_TARGET, import_target
 from pytest_jsonmatch.cases import marks

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pytest_jsonmatch.cli.app import COMMAND_HELP, parser
+from pytest_jsonmatch.cli.app import COMMANDS, parser
 
 from .run import ROOT
 
@@ -39,7 +39,7 @@ _RUN_THEN_LIST = (
 # integers past a float's range), and a `git` process for a commit that text output does
 # not show (subprocess, platform).
 _NEITHER = (
-    "pytest_jsonmatch.cli.saved",
+    "pytest_jsonmatch.cli.saved_reports",
     "pytest_jsonmatch.cli.merge",
     "pytest_jsonmatch.cli.compare_runs",
     "pytest_jsonmatch.reporting.render.html",
@@ -202,7 +202,7 @@ def test_the_top_help_lists_each_command_as_its_module_does() -> None:
     full = parser()
     actions = [a for a in full._subparsers._group_actions if a.dest == "command"]  # type: ignore[union-attr]
     helps = {choice.dest: choice.help for choice in actions[0]._choices_actions}
-    assert helps == COMMAND_HELP
+    assert helps == {name: command.help for name, command in COMMANDS.items()}
 
 
 _LOOK_UP_TOOL_CALLS = """

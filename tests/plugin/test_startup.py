@@ -18,6 +18,7 @@ LIGHT = {
     "pytest_jsonmatch.session",
     "pytest_jsonmatch.session.channel",
     "pytest_jsonmatch.session.setting_parts",
+    "pytest_jsonmatch.session.setting_table",  # the settings' declarations, read by settings
     "pytest_jsonmatch.engine",
     "pytest_jsonmatch.engine.core",
     "pytest_jsonmatch.engine.core.errors",

@@ -16,18 +16,12 @@ from typing import IO
 import pytest
 
 from pytest_jsonmatch.cli.app import parser
-from pytest_jsonmatch.plugin.settings import BY_NAME
-from pytest_jsonmatch.reporting.render import formats
-from pytest_jsonmatch.reporting.render.formats import (
-    FORMAT,
-    REPORT_FILES,
-    RUNS,
-    Look,
-    ReportFormat,
-)
+from pytest_jsonmatch.reporting import formats
+from pytest_jsonmatch.reporting.render.formats import FORMAT, REPORT_FILES, RUNS, Look, ReportFormat
 from pytest_jsonmatch.reporting.render.report_files import ReportFiles
 from pytest_jsonmatch.reporting.verdicts.report import load_report
 from pytest_jsonmatch.session.setting_parts import SettingParts
+from pytest_jsonmatch.session.setting_table import BY_NAME
 
 from ..cli.run import jsonmatch_in_process
 

@@ -19,8 +19,7 @@ from pytest_jsonmatch.cli.app import parser
 from pytest_jsonmatch.cli.input_error import InputError
 from pytest_jsonmatch.cli.merge import judged_settings
 from pytest_jsonmatch.cli.options import GATE_NAMES, gates_of
-from pytest_jsonmatch.plugin.settings import BY_NAME
-from pytest_jsonmatch.reporting.verdicts import gate_specs
+from pytest_jsonmatch.reporting import gate_specs
 from pytest_jsonmatch.reporting.verdicts.gate_specs import GATES, GateSpec
 from pytest_jsonmatch.reporting.verdicts.gates import (
     RULE_NAMES,
@@ -30,6 +29,7 @@ from pytest_jsonmatch.reporting.verdicts.gates import (
 )
 from pytest_jsonmatch.reporting.verdicts.provenance import gate_texts
 from pytest_jsonmatch.session import setting_parts as parts
+from pytest_jsonmatch.session.setting_table import BY_NAME
 
 from ..cli.run import ROOT
 
@@ -195,7 +195,7 @@ from pytest_jsonmatch import ConfigError
 from pytest_jsonmatch.cli.app import parser
 from pytest_jsonmatch.cli.input_error import InputError
 from pytest_jsonmatch.cli.merge import judged_settings
-from pytest_jsonmatch.plugin.settings import BY_NAME
+from pytest_jsonmatch.session.setting_table import BY_NAME
 from pytest_jsonmatch.session import setting_parts as parts
 
 texts = parts.parse_gate_texts([("fail_under=0.5 max_error_share=0.2", "jsonmatch_gates")])

@@ -295,7 +295,7 @@ class ConformanceDict(_ConformanceFails):
 
 
 class JudgeDict(TypedDict):
-    """What the LLM judge did for one comparison (engine/comparing/semantic.py)."""
+    """What the LLM judge did for one comparison (engine/judge/semantic.py)."""
 
     requests: int  # requests sent for its fields (its own, or its case's judged ahead)
     attempts: int

@@ -74,7 +74,8 @@ def _output_arguments(p: argparse.ArgumentParser, default: str) -> None:
     p.add_argument("--verbose", "-v", action="count", default=0, help="longer tables")
 
 
-def _load(path: str) -> Report:
+def read_saved_report(path: str) -> Report:
+    """A saved JSON report, read and checked; one that cannot be is an input error."""
     try:
         return load_report(path)
     except BaselineError as exc:
@@ -82,7 +83,7 @@ def _load(path: str) -> Report:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    report = _load(args.report)
+    report = read_saved_report(args.report)
     for key in ("overall", "metrics", "groups", "cases", "comparisons", "gates"):
         if key not in report:
             raise InputError(f"{args.report}: not a jsonmatch report (no {key!r})")
@@ -113,7 +114,7 @@ def with_undecided_read(report: Report) -> Report:
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    new = _load(args.new)
+    new = read_saved_report(args.new)
     try:
         baseline = load_baseline(args.base, allow_partial=args.partial)
         comparisons = [Comparison.from_dict(c) for c in new["comparisons"]]

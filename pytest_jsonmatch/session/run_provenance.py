@@ -32,7 +32,13 @@ if TYPE_CHECKING:
     from ..cases.case_files import CaseFiles
     from ..cases.repeats import RepeatSettings
     from ..reporting.run_model.records import Comparison
-    from ..reporting.run_model.report_types import JSONValue, ProvenanceDict, RunInfo
+    from ..reporting.run_model.report_types import (
+        JSONValue,
+        ProvenanceDict,
+        RunInfo,
+        RunSettingsDict,
+        TargetFingerprintDict,
+    )
     from ..reporting.verdicts.gates import GateSettings
     from ..reporting.verdicts.versus import VersusSettings
     from .channel import Defaults
@@ -94,7 +100,7 @@ class ReadFiles:
 
 
 class RecordedSettings(Protocol):
-    """What :func:`run_record` reads of the session's settings (the plugin's Settings)."""
+    """What :func:`run_provenance` reads of the session's settings (the plugin's Settings)."""
 
     @property
     def gates(self) -> GateSettings: ...
@@ -114,7 +120,7 @@ class RecordedSettings(Protocol):
     def rootpath(self) -> Path: ...
 
 
-def run_record(
+def run_provenance(
     settings: RecordedSettings,
     outputs: Outputs | None,
     comparisons: Sequence[Comparison],
@@ -124,13 +130,36 @@ def run_record(
     golden run) gives each target's fingerprint, ``comparisons`` the golden case files,
     ``read`` the digests of the files as they were read."""
     root = settings.rootpath
-    repeat = settings.repeat
-    defaults = settings.defaults
+    recorded = _settings(settings)
+    read = read if read is not None else ReadFiles()
+    golden = golden_files(root, comparisons, read.files["golden"])
+    provenance: ProvenanceDict = golden_record(golden)
+    if golden:
+        provenance["folder_settings"] = _applying(root, read.files["folder_settings"], golden)
+    provenance["schemas"] = {_shown(root, p): d for p, d in sorted(read.files["schemas"].items())}
+    if outputs is not None:
+        provenance["targets"] = _targets(outputs)
+    if settings.given_judge is not None:
+        judge = settings.given_judge.judge
+        provenance["judge"] = judge.fingerprint
+        provenance["judge_setup"] = judge_setup_record(
+            model=judge.model,
+            endpoint=judge.endpoint,
+            prompt_file=judge.prompt_file,
+            prompt=judge.prompt,
+            max_tokens=judge.max_tokens,
+        )
+    return {"settings": recorded, "provenance": provenance}
+
+
+def _settings(settings: RecordedSettings) -> RunSettingsDict:
+    """``run.settings``: what decides the run's scores and verdict."""
+    repeat, defaults, root = settings.repeat, settings.defaults, settings.rootpath
     baseline = settings.baseline or ""
     if baseline:  # from the root dir, where jsonmatch merge looks for it (its own directory)
         path = Path(baseline)
         baseline = path.relative_to(root).as_posix() if path.is_relative_to(root) else baseline
-    recorded = settings_record(
+    return settings_record(
         gates=settings.gates,
         versus=settings.versus,
         targets=[t.name for t in settings.targets],
@@ -143,32 +172,20 @@ def run_record(
             "invalid_fails": defaults.invalid_fails,
         },
     )
-    read = read if read is not None else ReadFiles()
-    golden = golden_files(root, comparisons, read.files["golden"])
-    provenance: ProvenanceDict = golden_record(golden)
-    if golden:
-        provenance["folder_settings"] = _applying(root, read.files["folder_settings"], golden)
-    provenance["schemas"] = {_shown(root, p): d for p, d in sorted(read.files["schemas"].items())}
-    if outputs is not None:
-        targets = provenance["targets"] = {}
-        for name in outputs.calls:
-            try:  # taken at the start where recordings are held to it; here otherwise
-                made = outputs.made_under(name)
-            except Exception:  # noqa: BLE001 - a fingerprint that fails is none recorded
-                continue
-            if made is not None:
-                targets[name] = target_record(made.code, made.files, _json(made.declared))
-    if settings.given_judge is not None:
-        judge = settings.given_judge.judge
-        provenance["judge"] = judge.fingerprint
-        provenance["judge_setup"] = judge_setup_record(
-            model=judge.model,
-            endpoint=judge.endpoint,
-            prompt_file=judge.prompt_file,
-            prompt=judge.prompt,
-            max_tokens=judge.max_tokens,
-        )
-    return {"settings": recorded, "provenance": provenance}
+
+
+def _targets(outputs: Outputs) -> dict[str, TargetFingerprintDict]:
+    """Each target's fingerprint: taken at the start where recordings are held to it, here
+    otherwise; one that fails to be taken is left out."""
+    targets = {}
+    for name in outputs.calls:
+        try:
+            made = outputs.made_under(name)
+        except Exception:  # noqa: BLE001 - a fingerprint that fails is none recorded
+            continue
+        if made is not None:
+            targets[name] = target_record(made.code, made.files, _json(made.declared))
+    return targets
 
 
 def _shown(root: Path, path: str) -> str:

@@ -1,16 +1,18 @@
-"""assert_json_match and the ``json_match`` helper behind the fixture: score, record, raise.
+"""assert_json_match and the ``json_match`` helper behind the fixture: score, send, raise.
 
-Nothing here imports pytest; the failure message is reporting/render/failure_message.py's. Each
-comparison goes to a
-:class:`~pytest_jsonmatch.session.channel.Channel`, which also holds the session's settings and
-verbosity: the fixture's is its session's, ``assert_json_match`` takes the current one.
+A golden case's item scores its runs here too (:func:`compare_and_send`). Nothing here
+imports pytest; the failure message is reporting/render/failure_message.py's. Each comparison goes
+to a :class:`~.channel.Channel`, which also holds the session's settings and verbosity: the
+fixture's is its session's, ``assert_json_match`` takes the current one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..calls.produced import Produced
 from ..engine.configuring.walk_config import unit_number
 from ..engine.core.errors import ComparatorError, JsonMatchError, ParseError, TruncatedError
 from ..engine.core.masking import one_line
@@ -18,12 +20,10 @@ from ..engine.match import match_json
 from ..engine.metrics import REGISTRY
 from ..engine.results.field_results import MatchResult
 from ..reporting.render.failure_message import format_failure
-from ..session.channel import Channel, Defaults, current
-from ..session.outcome import Outcome
+from .channel import Channel, Defaults, current
+from .outcome import Outcome
 
 if TYPE_CHECKING:
-    from ..calls.call_figures import CallFigures
-    from ..calls.case_outputs import OutputSource, Recorded
     from ..engine.judge import JudgeFigures
 
 
@@ -95,31 +95,31 @@ def _check(
     channel: Channel,
 ) -> MatchResult:
     __tracebackhide__ = True
-    result, limit = compare_and_record(actual, expected, metric, threshold, options, channel)
+    result, limit = compare_and_send(
+        Produced(output=actual), expected, metric, threshold, options, channel
+    )
     if not result.passed(limit, channel.defaults.invalid_fails):
         raise failure(result, limit, channel.defaults.verbosity)
     return result
 
 
-def compare_and_record(
-    actual: object,
+def compare_and_send(
+    produced: Produced,
     expected: object,
     metric: str | None,
     threshold: object,
     options: Mapping[str, object],
     channel: Channel,
+    *,
     repeat: int = 0,
-    source: OutputSource = "case",
-    recorded: Recorded = "",
-    call: CallFigures | None = None,
     ahead: JudgeFigures | None = None,
     case: str | None = None,
 ) -> tuple[MatchResult, float]:
-    """Score one comparison (run ``repeat`` of its case, its output from ``source``, made by
-    a call that took ``call``) with ``channel``'s defaults and record it there; return the
-    result and the threshold it is held to. One that cannot be scored is recorded as an error
-    with its reason, and its error raised. What the judge did for it is kept with it
-    (``ahead``: what judging its case ahead asked; ``case``: its test id, for the verdicts)."""
+    """Score one comparison (run ``repeat`` of its case; its output, where it came from and
+    what its call took are ``produced``'s) with ``channel``'s defaults and send it there;
+    return the result and the threshold it is held to. One that cannot be scored is recorded
+    as an error with its reason, and its error raised. What the judge did for it is kept with
+    it (``ahead``: what judging its case ahead asked; ``case``: its test id, for the verdicts)."""
     __tracebackhide__ = True
     defaults = channel.defaults
     name = metric or defaults.metric
@@ -131,57 +131,43 @@ def compare_and_record(
             limit = unit_number(threshold, "threshold")
         merged = {**defaults.options_for(name), **options}
         with judged:
-            result = match_json(actual, expected, metric=name, **merged)
+            result = match_json(produced.output, expected, metric=name, **merged)
+        call = produced.call
         if call is not None and call.cut_off and merged.get("truncated", "error") == "error":
             raise call.cut_error()  # the model says it stopped at its limit: a cut answer
     except JsonMatchError as exc:
         # a bad threshold is recorded too (held to the session's): every attempt counts
-        channel.record(
-            Outcome(
+        channel.send(
+            Outcome.of(
+                produced,
                 metric=str(name),
                 threshold=limit,
-                error=one_line(exc),
                 repeat=repeat,
-                source=source,
-                recording=recorded,
-                call=call,
                 judge=judged.figures(),
+                error=one_line(exc),
                 unread=_unread(exc, merged),
             )
         )
         # the message says it all: raised from here, not from deep inside the engine
         raise exc.with_traceback(None) from None
+    outcome = Outcome.of(
+        produced, metric=result.metric, threshold=limit, repeat=repeat, judge=judged.figures()
+    )
+    _send_scored(channel, outcome, result)
+    return result, limit
+
+
+def _send_scored(channel: Channel, outcome: Outcome, result: MatchResult) -> None:
+    """Send a scored comparison with its verdict; one whose fields a batch comparator (the
+    judge) left undecided is an error, sent, then raised."""
+    __tracebackhide__ = True
     if result.batch_errors:
         # a judge that failed is not a low score: the comparison is an error, not a failure
         batch = ComparatorError(batch_error_message(result))
-        channel.record(
-            Outcome(
-                metric=result.metric,
-                threshold=limit,
-                error=one_line(batch),
-                repeat=repeat,
-                source=source,
-                recording=recorded,
-                call=call,
-                judge=judged.figures(),
-                undecided=result.batch_errors,
-            )
-        )
+        channel.send(replace(outcome, error=one_line(batch), undecided=result.batch_errors))
         raise batch
-    channel.record(
-        Outcome(
-            metric=result.metric,
-            threshold=limit,
-            result=result,
-            passed=result.passed(limit, defaults.invalid_fails),
-            repeat=repeat,
-            source=source,
-            recording=recorded,
-            call=call,
-            judge=judged.figures(),
-        )
-    )
-    return result, limit
+    passed = result.passed(outcome.threshold, channel.defaults.invalid_fails)
+    channel.send(replace(outcome, result=result, passed=passed))
 
 
 def _unread(exc: JsonMatchError, options: Mapping[str, object]) -> str:

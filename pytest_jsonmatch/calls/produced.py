@@ -1,0 +1,34 @@
+"""One run's output as a comparison takes it: the value (or the error that stopped it), where
+it came from and what its call took. Its own light module: ``assert_json_match`` hands its
+actual value on as one, and must not load the calls stage to do so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .call_figures import CallFigures, attempts_note
+
+OutputSource = Literal["case", "live", "replayed"]
+# whether this run wrote the case's recording: "recorded", "stale" (written anew), or
+# "not recorded: WHY" (the output was scored but could not be kept); empty: it wrote none
+Recorded = str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Produced:
+    """One run's output, or the error that stopped it (``error``), with where it came from,
+    whether this run wrote a recording (``recorded`` anew, or over a ``stale`` one) and what
+    the call took (``call``: a live call's figures, or a replayed recording's)."""
+
+    output: object = None
+    error: BaseException | None = None
+    source: OutputSource = "case"
+    recording: Recorded = ""
+    call: CallFigures | None = None
+
+    @property
+    def attempts_note(self) -> str:
+        """How many attempts the call made, as an error message ends: `` (3 attempts)``."""
+        return attempts_note(self.call)
