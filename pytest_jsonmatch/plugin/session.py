@@ -287,7 +287,7 @@ class JsonmatchSession:
 
     def _conclude(self, session: pytest.Session, exitstatus: int) -> None:
         """The session's report built and judged by the gates, and its files written."""
-        from ..reporting import report as reports
+        from ..reporting.verdicts import report as reports
 
         settings = self.settings
         run = self._run_info()
@@ -412,7 +412,7 @@ class JsonmatchSession:
 
     def _verdict(self, write: _Write, report: Report, width: int) -> None:
         """The gates' warnings and failures, the passing line, GitHub's annotations."""
-        from ..reporting import github
+        from ..reporting.render import github
         from ..reporting.render.text import passed_line, verdict_lines
 
         failures, warnings = verdict_lines(report, width, self.settings.verbose)

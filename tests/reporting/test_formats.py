@@ -16,7 +16,7 @@ from typing import IO
 import pytest
 
 from pytest_jsonmatch.cli.app import parser
-from pytest_jsonmatch.reporting import formats
+from pytest_jsonmatch.reporting.render import formats
 from pytest_jsonmatch.reporting.render.formats import FORMAT, REPORT_FILES, RUNS, Look, ReportFormat
 from pytest_jsonmatch.reporting.render.report_files import ReportFiles
 from pytest_jsonmatch.reporting.verdicts.report import load_report

@@ -19,7 +19,7 @@ from pytest_jsonmatch.cli.app import parser
 from pytest_jsonmatch.cli.input_error import InputError
 from pytest_jsonmatch.cli.merge import judged_settings
 from pytest_jsonmatch.cli.options import GATE_NAMES, gates_of
-from pytest_jsonmatch.reporting import gate_specs
+from pytest_jsonmatch.reporting.verdicts import gate_specs
 from pytest_jsonmatch.reporting.verdicts.gate_specs import GATES, GateSpec
 from pytest_jsonmatch.reporting.verdicts.gates import (
     RULE_NAMES,
