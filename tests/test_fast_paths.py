@@ -245,7 +245,7 @@ GOLD_VALUES = st.recursive(
 def test_a_dataset_scores_the_same_with_or_without_the_fitting_test(
     tmp_path_factory: pytest.TempPathFactory, golds: list[Any]
 ) -> None:
-    # the schema is guessed from the first chunk's gold records (64: dataset/parts.py) and the
+    # the schema is guessed from the first chunk's gold records (64: dataset/chunk_work.py) and the
     # later chunks' records are tested against the guess: a first chunk of one record's
     # copies, then records that may or may not fit it
     golds = [golds[0]] * 64 + golds[1:] + golds

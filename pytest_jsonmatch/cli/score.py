@@ -2,7 +2,7 @@
 
 Two JSONL files paired by position are cut into spans (dataset/spans.py: where every 256th
 record starts), each read, decoded, paired and scored by the process that takes it, here or
-a worker (parallel.py; dataset/parts.py). Other inputs (folders, arrays, pairing by id) are
+a worker (parallel.py; dataset/chunk_work.py). Other inputs (folders, arrays, pairing by id) are
 read and paired here (record_pairs.py) and sent in chunks. Each chunk's aggregates are merged
 into the run's; cases and comparisons go to spool files as they come, never all into memory;
 the report, the gates and the renderings are made from the merged aggregates and the spools
@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from ..dataset import GoldError, SchemaSketch, ScoreSettings
-from ..dataset.parts import Chunk, Keeps, score_part, sketch_part
+from ..dataset.chunk_work import Chunk, Keeps, score_part, sketch_part
 from ..dataset.spans import Span, is_jsonl, spans
 from ..reporting.aggregate import GROUP_BY, Aggregates
 from ..reporting.formats import FORMATS

@@ -106,7 +106,7 @@ def score_chunk(
     fields but the per-field tables (no report of comparisons, no field records kept), so
     the records may be scored from their tallies (``count_records``) and tabled from them.
     ``made`` False: only the pairs that could not be scored get a comparison, as counted
-    (a report's lines are written from the outcomes, parts.py)."""
+    (a report's lines are written from the outcomes, chunk_work.py)."""
     present = [p for p in pairs if p.actual is not NO_PREDICTION]
     results: dict[int, MatchResult | str] = {}
     tallies = None

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, cast
 
 from .comparing.registry import Registry
 from .configuring.walk_config import WalkConfig
-from .core.collector import collector_paused
+from .core.gc_pause import collector_paused
 from .core.cut_off import Truncation
 from .core.depth import SHALLOW, call_with_depth
 from .core.errors import ConfigError, JsonMatchError, ParseError, shown
@@ -42,7 +42,7 @@ from .results.field_results import (
 )
 from .results.post_processors import spare_cut_elements
 from .schemas.eval_schema import SchemaNode, infer_node
-from .walking import compiled
+from .walking import generated_scorers as compiled
 from .walking.prefetch import prefetch_strings
 from .walking.walk import walk
 

@@ -47,7 +47,7 @@ from decimal import Decimal, localcontext
 from time import perf_counter, thread_time
 from typing import TYPE_CHECKING, TypeAlias, TypeVar, cast
 
-from ..core.collector import collector_paused
+from ..core.gc_pause import collector_paused
 from ..core.depth import SHALLOW, call_with_depth, nesting
 from ..core.errors import JsonMatchError, ParseError, SchemaError, shown
 from ..core.paths import index_segment, key_segment

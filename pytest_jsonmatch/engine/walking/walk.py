@@ -44,7 +44,7 @@ from ..results.field_results import (
     WalkOutput,
 )
 from ..schemas.eval_schema import SchemaNode
-from . import compiled
+from . import generated_scorers as compiled
 from .unpaired import one_sided, shape_mismatch
 
 # FieldResults and Pairings are built with tuple.__new__: a NamedTuple's own constructor
@@ -63,7 +63,7 @@ def walk(
     """Compare two plain JSON values field by field. A batch judge answers once, for every
     field that uses it; when array pairing needed its scores before it could choose pairs,
     the record is walked a second time with every score known. With ``tally``, the fields
-    the generated scorers score themselves are tallies instead of FieldResults (compiled.py,
+    the generated scorers score themselves are tallies instead of FieldResults (generated_scorers.py,
     ``field_results.tally``): the walk's order and arithmetic are the same.
 
     ``unread``: ``actual`` did not come through the door. The generated scorers take what
