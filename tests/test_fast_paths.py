@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from pytest_jsonmatch import evaluate_records, match_json
 from pytest_jsonmatch.cli.app import main as jsonmatch
 from pytest_jsonmatch.dataset import fitting
-from pytest_jsonmatch.engine import match
+from pytest_jsonmatch.engine import entry
 from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.pairing import pair_scores
 from pytest_jsonmatch.engine.schemas import conformance
@@ -58,7 +58,7 @@ def table() -> list[dict[str, str]]:
 
 
 def switch_of(row: dict[str, str]) -> tuple[str, str]:
-    """(module, flag) of a row's switch, ``engine.match.COUNT_TALLIES`` written in it."""
+    """(module, flag) of a row's switch, ``engine.entry.COUNT_TALLIES`` written in it."""
     dotted = row["switch"].strip("`")
     module, _, name = dotted.rpartition(".")
     return "pytest_jsonmatch." + module, name
@@ -143,7 +143,7 @@ def test_evaluate_records_scores_the_same_with_its_fast_paths_off(
     name: str, pair_lists: tuple[list[Any], list[Any]], options: dict[str, Any]
 ) -> None:
     expected, actual = pair_lists
-    with switched(match, name, False):
+    with switched(entry, name, False):
         general = run_text(expected, actual, options)
     assert run_text(expected, actual, options) == general
 
@@ -154,7 +154,7 @@ def test_the_tally_switch_turns_its_path_off() -> None:
     record = {"id": "a", "n": 1, "tags": ["x"]}
     on = evaluate_records([record] * 3, [record] * 3, "field_f1").records[0]
     assert "fields" not in vars(on)
-    with switched(match, "COUNT_TALLIES", False):
+    with switched(entry, "COUNT_TALLIES", False):
         off = evaluate_records([record] * 3, [record] * 3, "field_f1").records[0]
     assert "fields" in vars(off)
     assert fv.exact_repr(on.fields) == fv.exact_repr(off.fields)
