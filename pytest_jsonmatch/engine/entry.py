@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .comparing.registry import Registry
 from .configuring.walk_config import WalkConfig
@@ -31,9 +31,10 @@ from .core.depth import SHALLOW, call_with_depth
 from .core.errors import ConfigError, JsonMatchError, ParseError, shown
 from .core.values import JsonValue
 from .core.violations import Conformance
+from .metrics import REGISTRY, metric_named
 from .metrics.base import Metric, configure
 from .reading.intake import Read, Unread, as_data, read_json
-from .reading.parse import parse_actual_checked, parse_expected
+from .reading.parse import check_truncated, parse_actual_checked, parse_expected
 from .results.field_results import (
     TALLY_OF,
     FieldResult,
@@ -214,6 +215,17 @@ class Entry:
             tallies.update(as_tallies(list(result.fields)))
         else:
             tallies.update(map(TALLY_OF, result.fields))
+
+
+def entry_for(metric: str, options: dict[str, object], check: bool = False) -> Entry:
+    """The entry for ``metric`` with ``options``: ``registry`` and ``truncated`` are taken
+    out of them (``check``: an unknown ``truncated`` is refused here, else where it is
+    read)."""
+    registry = cast(Registry, options.pop("registry", REGISTRY))
+    truncated = cast(str, options.pop("truncated", "error"))
+    if check:
+        check_truncated(truncated)
+    return Entry(metric_named(metric, registry), options, registry, truncated)
 
 
 def _countable(

@@ -14,15 +14,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import cast
 
-from .comparing.registry import Registry
 from .core.depth import call_with_depth
 from .core.errors import ConfigError, ParseError
 from .core.gc_pause import collector_paused
-from .entry import Entry
-from .metrics import REGISTRY, metric_named
-from .reading.parse import check_truncated
+from .entry import entry_for
 from .results.field_results import MatchResult, RunResult, Tally, field_tables
 from .schemas.eval_schema import infer_node
 
@@ -42,7 +38,7 @@ def match_json(
     ``conformance`` says whether the actual value is valid against it (never in the score;
     ``conformance=False`` skips the check).
     """
-    entry = _entry(metric, options, check=True)
+    entry = entry_for(metric, options, check=True)
     expected_value, depth_e = entry.read_expected(expected, "expected")
     parsed, cut = entry.parse_actual(actual, "actual")
     return entry.scored(expected_value, depth_e, parsed, cut, "actual")
@@ -108,7 +104,7 @@ def _score_records(
     """The records scored in order; with ``tallies``, every field counted into it by
     (field path, status, score), and records scored from counts where they can be."""
     _check_lists(expected_list, actual_list)
-    entry = _entry(metric, options)
+    entry = entry_for(metric, options)
     read_e = [entry.read_expected(e, f"expected[{i}]") for i, e in enumerate(expected_list)]
     if entry.cfg.schema_driven and entry.schema is None and read_e:
         values = [value for value, _ in read_e]
@@ -146,13 +142,3 @@ def _check_lists(expected_list: Sequence[object], actual_list: Sequence[object])
             f"evaluate_records needs as many actual records as expected ones "
             f"({len(actual_list)} != {len(expected_list)})"
         )
-
-
-def _entry(metric: str, options: dict[str, object], check: bool = False) -> Entry:
-    """The entry for ``metric`` with ``options`` (``registry`` and ``truncated`` taken out
-    of them; ``check``: an unknown ``truncated`` is refused here, else where it is read)."""
-    registry = cast(Registry, options.pop("registry", REGISTRY))
-    truncated = cast(str, options.pop("truncated", "error"))
-    if check:
-        check_truncated(truncated)
-    return Entry(metric_named(metric, registry), options, registry, truncated)
