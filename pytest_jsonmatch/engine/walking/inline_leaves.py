@@ -10,16 +10,30 @@ as the general loop makes them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..configuring.walk_config import InlinePlan
 from ..core.paths import KEY_FORMS, Where, key_forms
-from ..core.values import MISSING, SCALAR_TYPES, JsonObject
-from ..results.field_results import MATCH, MISMATCH, FieldResult
+from ..core.values import MISSING, SCALAR_TYPES, JsonObject, JsonValue
+from ..results.field_results import MATCH, MISMATCH, FieldResult, WalkOutput
 from ..schemas.eval_schema import SchemaNode
 
-if TYPE_CHECKING:
-    from .walk import Walk
+
+class ObjectWalk(Protocol):
+    """What of a walk (walk.Walk) the loop uses: its output, and the general way of a key."""
+
+    out: WalkOutput
+
+    def key_of_object(
+        self,
+        key: str,
+        value: JsonValue,
+        other: object,
+        where: Where,
+        props: dict[str, SchemaNode] | None,
+        depth: int,
+    ) -> None: ...
+
 
 # The switch of this fast path (docs/architecture.md, "Fast paths"): False sends every key
 # of an object through Walk.node, as the general loop does.
@@ -30,7 +44,7 @@ _new = tuple.__new__
 
 
 def inline_keys(
-    walk: Walk,
+    walk: ObjectWalk,
     expected: JsonObject,
     actual: JsonObject,
     where: Where,
