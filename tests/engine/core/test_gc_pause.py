@@ -9,8 +9,8 @@ import gc
 import pytest
 
 from pytest_jsonmatch import evaluate_records, register_comparator
-from pytest_jsonmatch.engine.core.gc_pause import collector_paused
 from pytest_jsonmatch.engine.core.errors import ConfigError
+from pytest_jsonmatch.engine.core.gc_pause import collector_paused
 
 
 @pytest.fixture
