@@ -37,7 +37,7 @@ def _cpu() -> float:
 
 def _walk(general: bool, quick: bool) -> float:
     from pytest_jsonmatch import match_json
-    from pytest_jsonmatch.engine.walking import compiled
+    from pytest_jsonmatch.engine.walking import generated_scorers as compiled
 
     compiled.SPECIALISE = not general
     rng = random.Random(5)

@@ -64,7 +64,7 @@ def _unspent_compile_budgets(monkeypatch):
     first (slowly, on a loaded machine) would otherwise have spent them, so that a test of
     the generated scorers got the general walk instead, depending on the order tests ran."""
     from pytest_jsonmatch.dataset import fitting
-    from pytest_jsonmatch.engine.walking import compiled
+    from pytest_jsonmatch.engine.walking import generated_scorers as compiled
 
     monkeypatch.setattr(compiled, "_spent", [0.0])
     monkeypatch.setattr(fitting, "_spent", [0.0])

@@ -22,14 +22,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_jsonmatch import evaluate_records
+from pytest_jsonmatch import evaluate_records, match_json
 from pytest_jsonmatch.cli.app import main as jsonmatch
 from pytest_jsonmatch.dataset import fitting
-from pytest_jsonmatch.engine import match
+from pytest_jsonmatch.engine import entry
 from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.pairing import pair_scores
 from pytest_jsonmatch.engine.schemas import conformance
-from pytest_jsonmatch.reporting.verdicts import field_counts
+from pytest_jsonmatch.engine.walking import inline_leaves
+from pytest_jsonmatch.reporting import field_counts
 from tests.helpers import fuzz_values as fv
 
 REPO = Path(__file__).resolve().parents[1]
@@ -57,7 +58,7 @@ def table() -> list[dict[str, str]]:
 
 
 def switch_of(row: dict[str, str]) -> tuple[str, str]:
-    """(module, flag) of a row's switch, ``engine.match.COUNT_TALLIES`` written in it."""
+    """(module, flag) of a row's switch, ``engine.entry.COUNT_TALLIES`` written in it."""
     dotted = row["switch"].strip("`")
     module, _, name = dotted.rpartition(".")
     return "pytest_jsonmatch." + module, name
@@ -142,7 +143,7 @@ def test_evaluate_records_scores_the_same_with_its_fast_paths_off(
     name: str, pair_lists: tuple[list[Any], list[Any]], options: dict[str, Any]
 ) -> None:
     expected, actual = pair_lists
-    with switched(match, name, False):
+    with switched(entry, name, False):
         general = run_text(expected, actual, options)
     assert run_text(expected, actual, options) == general
 
@@ -153,10 +154,60 @@ def test_the_tally_switch_turns_its_path_off() -> None:
     record = {"id": "a", "n": 1, "tags": ["x"]}
     on = evaluate_records([record] * 3, [record] * 3, "field_f1").records[0]
     assert "fields" not in vars(on)
-    with switched(match, "COUNT_TALLIES", False):
+    with switched(entry, "COUNT_TALLIES", False):
         off = evaluate_records([record] * 3, [record] * 3, "field_f1").records[0]
     assert "fields" in vars(off)
     assert fv.exact_repr(on.fields) == fv.exact_repr(off.fields)
+
+
+def pair_text(actual: Any, expected: Any, metric: str, options: dict[str, Any]) -> str:
+    """Everything match_json says of one pair, as exact text (or the error it raises)."""
+    try:
+        return fv.exact_repr(match_json(actual, expected, metric, **options))
+    except JsonMatchError as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+# the metrics whose walk takes Walk.obj's inline leaves (field_f1 where no scorer is made)
+INLINE_METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1"]
+
+
+@SETTINGS
+@given(
+    pair=fv.PAIRS,
+    metric=st.sampled_from([*INLINE_METRICS, "field_f1"]),
+    options=OPTIONS,
+)
+def test_an_objects_leaves_score_the_same_inline_or_through_the_node(
+    pair: tuple[Any, Any], metric: str, options: dict[str, Any]
+) -> None:
+    actual, expected = pair
+    with switched(inline_leaves, "INLINE_LEAVES", False):
+        general = pair_text(actual, expected, metric, options)
+    assert pair_text(actual, expected, metric, options) == general
+
+
+def test_the_inline_leaves_switch_turns_its_path_off() -> None:
+    """Not vacuous: the inline loop is what scores a flat object's leaves when on; off, each
+    leaf goes through Walk.leaf (counted here), and the results are the same."""
+    from pytest_jsonmatch.engine.walking.leaf_scoring import LeafScoring
+
+    calls: list[str] = []
+    original = LeafScoring.leaf
+
+    def counted(self: Any, *args: Any) -> None:
+        calls.append(args[2].path)
+        original(self, *args)
+
+    pair = ({"a": 1, "b": "x", "c": True}, {"a": 2, "b": "x", "c": True})
+    on = pair_text(*pair, "field_match", {})
+    with switched(LeafScoring, "leaf", counted):
+        pair_text(*pair, "field_match", {})
+        assert calls == []
+        with switched(inline_leaves, "INLINE_LEAVES", False):
+            off = pair_text(*pair, "field_match", {})
+    assert calls == ["a", "b", "c"]
+    assert on == off
 
 
 FLAT = st.lists(
@@ -245,7 +296,7 @@ GOLD_VALUES = st.recursive(
 def test_a_dataset_scores_the_same_with_or_without_the_fitting_test(
     tmp_path_factory: pytest.TempPathFactory, golds: list[Any]
 ) -> None:
-    # the schema is guessed from the first chunk's gold records (64: dataset/parts.py) and the
+    # the schema is guessed from the first chunk's gold records (64: dataset/chunk_work.py) and the
     # later chunks' records are tested against the guess: a first chunk of one record's
     # copies, then records that may or may not fit it
     golds = [golds[0]] * 64 + golds[1:] + golds

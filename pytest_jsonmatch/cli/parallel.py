@@ -3,8 +3,8 @@ order they were sent, so that ``-j N`` gives exactly what ``-j 1`` gives.
 
 With workers, the reading process only cuts lines, pairs them and pickles each chunk once
 (records stay :class:`~pytest_jsonmatch.dataset.undecoded.Undecoded`; chunks travel
-:class:`~pytest_jsonmatch.dataset.parts.Packed`): decoding, sketching, scoring and writing
-each case's report line are done in the workers (dataset/parts.py), and the reading process
+:class:`~pytest_jsonmatch.dataset.chunk_work.Packed`): decoding, sketching, scoring and writing
+each case's report line are done in the workers (dataset/chunk_work.py), and the reading process
 merges what comes back. At most two chunks per worker are in flight: records are read only
 as fast as they are handled.
 
@@ -13,7 +13,7 @@ with no other thread (the command line's), they are forked: a worker then starts
 milliseconds, with the modules already imported, where a new interpreter takes about
 0.2 s, a fifth of a 10,000-record run. Elsewhere, or with other threads running (fork
 would copy locks they may hold), they are spawned. Either way a worker only runs the
-functions of dataset/parts.py on the chunks and settings it is sent: the result does not
+functions of dataset/chunk_work.py on the chunks and settings it is sent: the result does not
 depend on how it was started.
 
 Exactly, errors included: a chunk's error (a line that is not JSON, an unreadable gold
@@ -31,7 +31,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 from ..dataset import Pair
-from ..dataset.parts import SCORED_TOGETHER, Chunk, call_in_worker, packed, ready
+from ..dataset.chunk_work import SCORED_TOGETHER, Chunk, call_in_worker, packed, ready
 
 CHUNK = SCORED_TOGETHER  # pairs per chunk handled in this process
 WORKER_CHUNK = 4 * SCORED_TOGETHER  # pairs per trip to a worker: a trip costs about 1 ms
@@ -127,7 +127,7 @@ class Workers:
         self, handle: Callable[..., T], chunks: Iterable[Chunk], *args: object
     ) -> Generator[T, None, None]:
         """``handle(chunk, *args)`` of each chunk, in order. ``handle`` is a function of
-        dataset/parts.py (a spawned worker imports that module, not the command line)."""
+        dataset/chunk_work.py (a spawned worker imports that module, not the command line)."""
         if self._pool is None:
             for chunk in chunks:
                 yield handle(chunk, *args)

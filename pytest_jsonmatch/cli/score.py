@@ -2,7 +2,7 @@
 
 Two JSONL files paired by position are cut into spans (dataset/spans.py: where every 256th
 record starts), each read, decoded, paired and scored by the process that takes it, here or
-a worker (parallel.py; dataset/parts.py). Other inputs (folders, arrays, pairing by id) are
+a worker (parallel.py; dataset/chunk_work.py). Other inputs (folders, arrays, pairing by id) are
 read and paired here (record_pairs.py) and sent in chunks. Each chunk's aggregates are merged
 into the run's; cases and comparisons go to spool files as they come, never all into memory;
 the report, the gates and the renderings are made from the merged aggregates and the spools
@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from ..dataset import GoldError, SchemaSketch, ScoreSettings
-from ..dataset.parts import Chunk, Keeps, score_part, sketch_part
+from ..dataset.chunk_work import Chunk, Keeps, score_part, sketch_part
 from ..dataset.spans import Span, is_jsonl, spans
 from ..reporting.render.formats import FORMATS
 from ..reporting.run_model.aggregate import GROUP_BY, Aggregates
@@ -52,7 +52,10 @@ from .progress import Progress
 from .record_pairs import Leftovers, PairingSettings, pairs
 
 if TYPE_CHECKING:
-    from ..reporting.verdicts.baseline import CaseScores
+    from ..reporting.run_model.aggregate import Summary
+    from ..reporting.run_model.report_types import ReportHead
+    from ..reporting.verdicts.baseline import Baseline, BaselineComparison, CaseScores
+    from ..reporting.verdicts.gates import GateVerdict
 
 MAX_JOBS = 1_024  # worker processes --jobs may ask for
 
@@ -144,17 +147,7 @@ def run(args: argparse.Namespace) -> int:
     threshold = 1.0 if args.threshold is None else args.threshold
     gates = gates_of(args, "score")
     cfg = checked_configuration(args, metric, options)
-    baseline = None
-    if args.baseline:
-        from ..reporting.verdicts.baseline import (  # (only with a baseline)
-            BaselineError,
-            load_baseline,
-        )
-
-        try:
-            baseline = load_baseline(args.baseline)
-        except BaselineError as exc:
-            raise InputError(str(exc)) from None
+    baseline = _baseline(args)
     pairing = PairingSettings(args.gold, args.pred, args.id_field, args.gold_field, args.pred_field)
     # every case's line where a report lists them all; else only those the summary names
     printed = FORMATS[args.format]  # what it shows of the run (reporting/render/formats.py)
@@ -179,21 +172,7 @@ def run(args: argparse.Namespace) -> int:
             inferred=cfg.schema_driven and "schema" not in options,
             keeps=keeps,
         )
-        count = count_records(pairing.gold) if sys.stderr.isatty() else None
-        scored = None
-        if pairing.id_field is None and is_jsonl(pairing.gold) and is_jsonl(pairing.pred):
-            found = spans(
-                pairing.gold, pairing.pred, WORKER_CHUNK, pairing.gold_field, pairing.pred_field
-            )
-            try:
-                scored = scoring.scored(_Replayed(found), count)
-            except Exception:  # noqa: BLE001 - told exactly by the streaming reader, below
-                scored = None
-        if scored is None:
-            scored = scoring.scored(
-                lambda: workers.chunks(pairs(pairing, leftovers, undecoded=workers.parallel)), count
-            )
-        cases, comparisons, total, now = scored
+        cases, comparisons, total, now = _scored_files(scoring, pairing, workers, leftovers)
         stack.enter_context(cases)
         if comparisons is not None:
             stack.enter_context(comparisons)
@@ -207,33 +186,85 @@ def run(args: argparse.Namespace) -> int:
         warning = leftovers.warning(args.pred)
         if warning:
             verdict.warnings.insert(0, warning)
-        head = report_head(
-            summary,
-            verdict,
-            against,
-            run_info(
-                ["jsonmatch", *recorded_command(args)], repository_of(args.format, args.report)
-            ),
-        )
-        if scoring.judged is not None:  # every request the judge made, a scoring redone too
-            head["run"]["judge"] = scoring.judged
-        if args.report:
-            try:
-                write_streamed_report(args.report, head, cases, comparisons)
-            except OSError as exc:
-                raise InputError(f"{args.report}: cannot write: {exc.strerror or exc}") from None
-        report: Report = {**head, "cases": cases, "comparisons": comparisons or []}
-        emit(
-            report,
-            args.format,
-            args.output,
-            verbose=args.verbose,
-            color_choice=args.color,
-            spools=(cases, comparisons),
-        )
-        if args.report:
-            print(f"report written to {args.report}", file=sys.stderr)
+        _reported(args, _head(args, summary, verdict, against, scoring), cases, comparisons)
     return 0 if verdict.passed else 1
+
+
+def _baseline(args: argparse.Namespace) -> Baseline | None:
+    """The saved report ``--baseline`` names, loaded (None: no baseline asked for)."""
+    if not args.baseline:
+        return None
+    from ..reporting.verdicts.baseline import BaselineError, load_baseline  # (only with a baseline)
+
+    try:
+        return load_baseline(args.baseline)
+    except BaselineError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _scored_files(
+    scoring: _Run, pairing: PairingSettings, workers: Workers, leftovers: Leftovers
+) -> Scored:
+    """The two files scored: in spans that any process reads on its own where both are
+    JSONL paired by position, else (or where a span's reading fails) streamed by this
+    process, which tells exactly what is wrong with the input."""
+    count = count_records(pairing.gold) if sys.stderr.isatty() else None
+    if pairing.id_field is None and is_jsonl(pairing.gold) and is_jsonl(pairing.pred):
+        found = spans(
+            pairing.gold, pairing.pred, WORKER_CHUNK, pairing.gold_field, pairing.pred_field
+        )
+        try:
+            return scoring.scored(_Replayed(found), count)
+        except Exception:  # noqa: BLE001 - told exactly by the streaming reader, below
+            pass
+    return scoring.scored(
+        lambda: workers.chunks(pairs(pairing, leftovers, undecoded=workers.parallel)), count
+    )
+
+
+def _head(
+    args: argparse.Namespace,
+    summary: Summary,
+    verdict: GateVerdict,
+    against: BaselineComparison | None,
+    scoring: _Run,
+) -> ReportHead:
+    """The report's head: the summary, the gates' verdict, the baseline's comparison, the
+    run's provenance and what the LLM judge did (every request, a scoring redone too)."""
+    head = report_head(
+        summary,
+        verdict,
+        against,
+        run_info(["jsonmatch", *recorded_command(args)], repository_of(args.format, args.report)),
+    )
+    if scoring.judged is not None:
+        head["run"]["judge"] = scoring.judged
+    return head
+
+
+def _reported(
+    args: argparse.Namespace,
+    head: ReportHead,
+    cases: Spool[CaseDict],
+    comparisons: ComparisonSpool | None,
+) -> None:
+    """The run written: the JSON report file (``--report``) and the chosen format."""
+    if args.report:
+        try:
+            write_streamed_report(args.report, head, cases, comparisons)
+        except OSError as exc:
+            raise InputError(f"{args.report}: cannot write: {exc.strerror or exc}") from None
+    report: Report = {**head, "cases": cases, "comparisons": comparisons or []}
+    emit(
+        report,
+        args.format,
+        args.output,
+        verbose=args.verbose,
+        color_choice=args.color,
+        spools=(cases, comparisons),
+    )
+    if args.report:
+        print(f"report written to {args.report}", file=sys.stderr)
 
 
 def _worker_setup(

@@ -20,7 +20,7 @@ the schema of all of them (tests/dataset/test_fitting.py checks this against
 
 :func:`fits` says it for one record by walking the sketch's prototype. :func:`fitting` makes
 the same test as straight-line Python for one prototype, generated once per chunk as source
-text and compiled (as the engine's scorers are, engine/walking/compiled.py): it visits
+text and compiled (as the engine's scorers are, engine/walking/generated_scorers.py): it visits
 only the objects and arrays, checks an object's keys with one set comparison, and reads no
 scalar at all where an earlier scalar decided the type. Print it with :func:`fitting_source`.
 Deeper than ``GENERATED_DEPTH`` containers, the generated test hands the rest of the value

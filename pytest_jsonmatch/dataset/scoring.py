@@ -1,13 +1,12 @@
 """Scoring a dataset in parts: gold and predicted records, paired, scored a chunk at a time
 into case records and mergeable aggregates.
 
-A chunk is scored as ``evaluate_records`` scores it (one configuration for the whole chunk)
-and aggregated once, here, into the report's aggregates: the engine's own per-field
-aggregate of ``evaluate_records`` is not made. Should
-any record of it fail, the chunk is scored again record by record: a gold record that cannot
-be read is the caller's input error (:class:`GoldError`, naming where the record is); a
-prediction that cannot be scored is a case with status ``error`` and score 0, as in the
-pytest plugin. A schema-driven metric (``field_f1``) without a ``schema`` needs the schema
+A chunk is scored through the engine's one entry (engine/entry.py: one configuration for
+the whole chunk, each record's route decided there) and aggregated once, here, into the
+report's aggregates: the engine's own per-field aggregate of ``evaluate_records`` is not
+made. A gold record that cannot be read is the caller's input error (:class:`GoldError`,
+naming where the record is); a prediction that cannot be scored is a case with status
+``error`` and score 0, as in the pytest plugin, its error worded as ``match_json`` words it. A schema-driven metric (``field_f1``) without a ``schema`` needs the schema
 all gold records give (:class:`~pytest_jsonmatch.dataset.sketch.SchemaSketch`), so that a
 chunk scores as it would inside one ``evaluate_records`` call over the whole dataset.
 """
@@ -20,12 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..engine.core.errors import ConfigError, JsonMatchError, ParseError, TruncatedError
-from ..engine.match import count_records, match_json, score_records
+from ..engine.core.gc_pause import collector_paused
+from ..engine.core.values import JsonValue
+from ..engine.entry import Entry, entry_for
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
-from ..engine.reading.intake import Read, read_json
-from ..engine.reading.parse import parse_expected
-from ..engine.results.field_results import TALLY_OF, MatchResult
+from ..engine.reading.intake import Read
+from ..engine.results.field_results import TALLY_OF, MatchResult, Tally
 from ..reporting.run_model.aggregate import (
     Aggregates,
     CaseResult,
@@ -110,37 +110,80 @@ def score_chunk(
 ) -> Scored:
     """Score ``pairs`` (see the module docstring). ``counted``: no one reads the outcomes'
     fields but the per-field tables (no report of comparisons, no field records kept), so
-    the records may be scored from their tallies (``count_records``) and tabled from them.
-    ``made`` False: only the pairs that could not be scored get a comparison, as counted
-    (a report's lines are written from the outcomes, parts.py)."""
+    the records may be scored from their tallies and tabled from them. ``made`` False: only
+    the pairs that could not be scored get a comparison, as counted (a report's lines are
+    written from the outcomes, chunk_work.py)."""
     present = [p for p in pairs if p.actual is not NO_PREDICTION]
-    results: dict[int, MatchResult | str] = {}
-    tallies = None
-    try:
-        expected = [
-            p.expected if p.read_depth < 0 else _new(Read, (p.expected, p.read_depth))
-            for p in present
-        ]
-        actual = [p.actual for p in present]
-        if counted:
-            _, records, tallies = count_records(
-                expected, actual, settings.metric, **settings.options
-            )
-        else:
-            _, records = score_records(expected, actual, settings.metric, **settings.options)
-        # a record whose answer could not be read: its error as a lone scoring words it (the
-        # answer named ``actual``, not by its place in this chunk)
-        results = {
-            id(p): _score_one(p, settings) if r.error else r for p, r in zip(present, records)
-        }
-    except JsonMatchError:
-        tallies = None
-        results = {id(p): _score_one(p, settings) for p in present}
+    with collector_paused():
+        results, tallies = _outcomes(present, settings, counted)
     if any(isinstance(r, MatchResult) and r.batch_errors for r in results.values()):
         # a record the judge left undecided is an error, its fields counted nowhere (as the
         # pytest plugin records it): the tallies, which counted them, are not used
         tallies = None
         results = {key: _decided(r) for key, r in results.items()}
+    out = _cases(pairs, results, settings, counted, made)
+    _aggregated(out, tallies, settings)
+    return out
+
+
+def _outcomes(
+    present: Sequence[Pair], settings: ScoreSettings, counted: bool
+) -> tuple[dict[int, MatchResult | str], Counter[Tally] | None]:
+    """Each pair's outcome by ``id``, scored through the engine's one entry as a lone
+    ``match_json`` scores it (its errors worded so), and, ``counted``, every field counted
+    by its tally (None: an outcome was an error after its fields were counted)."""
+    entry = entry_for(settings.metric, dict(settings.options), check=True)
+    tallies: Counter[Tally] | None = Counter() if counted else None
+    counting = tallies if tallies is not None and entry.countable else None
+    results: dict[int, MatchResult | str] = {}
+    for index, pair in enumerate(present):
+        expected, depth = _gold(entry, pair)
+        try:
+            parsed, cut = entry.parse_actual(pair.actual, "actual")
+        except JsonMatchError as exc:  # (before anything of it is counted)
+            results[id(pair)] = _error(exc, settings)
+            continue
+        try:
+            result = entry.scored(expected, depth, parsed, cut, "actual", index, counting)
+        except JsonMatchError as exc:
+            results[id(pair)] = _error(exc, settings)
+            # what was counted of the chunk is not used: the fields are counted from the
+            # outcomes instead (_aggregated), a record's counted part never among them
+            tallies = counting = None
+            continue
+        if tallies is not None and (counting is None or cut is not None):
+            entry.tallied(result, tallies)  # (a record not scored from counts)
+        results[id(pair)] = result
+    return results, tallies
+
+
+def _gold(entry: Entry, pair: Pair) -> tuple[JsonValue, int]:
+    """A pair's gold record read by the entry (as it is when a span read it: ``read_depth``);
+    one that cannot be read is the caller's input error, :class:`GoldError`."""
+    gold = pair.expected if pair.read_depth < 0 else _new(Read, (pair.expected, pair.read_depth))
+    try:
+        return entry.read_expected(gold, "expected")
+    except JsonMatchError as exc:
+        raise GoldError(f"{pair.where}: {exc}") from None
+
+
+def _error(exc: JsonMatchError, settings: ScoreSettings) -> str:
+    """Why a prediction could not be scored: an answer held to a schema that could not be
+    read is :class:`Unread` (it counts as invalid)."""
+    schema = settings.options.get("schema")
+    if isinstance(exc, ParseError) and exc.side == "actual" and schema is not None:
+        return Unread(str(exc), "cut off" if isinstance(exc, TruncatedError) else "unreadable")
+    return str(exc)
+
+
+def _cases(
+    pairs: Sequence[Pair],
+    results: dict[int, MatchResult | str],
+    settings: ScoreSettings,
+    counted: bool,
+    made: bool,
+) -> Scored:
+    """Each pair's case and outcome (and comparison, where it is read), in order."""
     out = Scored(Aggregates(settings.group_by), [])
     for pair in pairs:
         outcome = results.get(id(pair), pair.missing or "no prediction")
@@ -162,6 +205,12 @@ def score_chunk(
                 )
             )
         out.outcomes.append(outcome)
+    return out
+
+
+def _aggregated(out: Scored, tallies: Counter[Tally] | None, settings: ScoreSettings) -> None:
+    """The cases' aggregates: from the tallies where one group holds every case, else from
+    the engine's own field results (the same paths, statuses and scores as the records)."""
     one_group = len({group_key(c, settings.group_by) for c in out.cases}) <= 1
     if tallies is None and one_group and all(c.counted for c in out.cases):
         # the full walk's fields counted as the tally walk counts them, in C (the per-field
@@ -172,13 +221,11 @@ def score_chunk(
                 tallies.update(map(TALLY_OF, outcome.fields))
     if tallies is not None and one_group:
         out.aggregates.add_tallied_cases(out.cases, tallies)
-        return out
-    # the engine's own field results: the same paths, statuses and scores as the records
+        return
     out.aggregates.add_cases(
         (case, outcome.fields if isinstance(outcome, MatchResult) else ())
         for case, outcome in zip(out.cases, out.outcomes)
     )
-    return out
 
 
 def score_pairs(
@@ -196,26 +243,6 @@ def score_pairs(
         Pair(str(k), expected, actual, f"record {k}") for k, (expected, actual) in enumerate(pairs)
     ]
     return score_chunk(chunk, settings, counted=True).aggregates
-
-
-def _score_one(pair: Pair, settings: ScoreSettings) -> MatchResult | str:
-    metric = metric_named(settings.metric)
-    try:
-        cfg = configure(metric, dict(settings.options))
-        expected = parse_expected(pair.expected, allow_array=metric.allow_array)
-        read_json(expected, "expected", cfg.is_skipped if cfg.skip_patterns else None)
-    except JsonMatchError as exc:
-        raise GoldError(f"{pair.where}: {exc}") from None
-    try:
-        return match_json(pair.actual, pair.expected, settings.metric, **settings.options)
-    except JsonMatchError as exc:
-        if (
-            isinstance(exc, ParseError)
-            and exc.side == "actual"
-            and settings.options.get("schema") is not None
-        ):
-            return Unread(str(exc), "cut off" if isinstance(exc, TruncatedError) else "unreadable")
-        return str(exc)
 
 
 class Undecided(str):

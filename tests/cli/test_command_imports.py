@@ -94,7 +94,7 @@ NOT_FOR_COMPARE = (
     "pytest_jsonmatch.cli.score",
     "pytest_jsonmatch.cli.datasets",
     "pytest_jsonmatch.cli.parallel",
-    "pytest_jsonmatch.dataset.parts",
+    "pytest_jsonmatch.dataset.chunk_work",
     "pytest_jsonmatch.dataset.spans",
     "pytest_jsonmatch.reporting.run_model.spool",
     "pytest_jsonmatch.engine.schemas.loading",

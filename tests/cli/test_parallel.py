@@ -1,4 +1,4 @@
-"""How ``jsonmatch score -j N`` hands its chunks to workers (cli/parallel.py, dataset/parts.py);
+"""How ``jsonmatch score -j N`` hands its chunks to workers (cli/parallel.py, dataset/chunk_work.py);
 that the output is the same for any N is tests/cli/test_jobs_parity.py."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from pytest_jsonmatch.cli.parallel import chunks, start_method
 from pytest_jsonmatch.dataset import NO_PREDICTION, Pair, ScoreSettings
-from pytest_jsonmatch.dataset.parts import (
+from pytest_jsonmatch.dataset.chunk_work import (
     SCORED_TOGETHER,
     Keeps,
     call_in_worker,

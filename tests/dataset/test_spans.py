@@ -19,7 +19,7 @@ from pytest_jsonmatch.cli.input_error import InputError
 from pytest_jsonmatch.cli.record_pairs import Leftovers, PairingSettings, pairs
 from pytest_jsonmatch.dataset import SchemaSketch
 from pytest_jsonmatch.dataset import spans as spans_module
-from pytest_jsonmatch.dataset.parts import sketch_part
+from pytest_jsonmatch.dataset.chunk_work import sketch_part
 from pytest_jsonmatch.dataset.spans import SpanError, is_jsonl, span_pairs, spans
 from pytest_jsonmatch.dataset.undecoded import RecordError
 from pytest_jsonmatch.engine.core.depth import SHALLOW

@@ -1,4 +1,4 @@
-"""The object scorers generated per schema node (engine/walking/compiled.py) against the
+"""The object scorers generated per schema node (engine/walking/generated_scorers.py) against the
 general walk: the same field results, pairings, floors and aggregates, to the bit.
 
 Each case scores the same records twice through the public API, once with the generated
@@ -23,7 +23,7 @@ from pytest_jsonmatch.engine.configuring.walk_config import schema_node
 from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.metrics import REGISTRY
 from pytest_jsonmatch.engine.schemas.eval_schema import infer_node
-from pytest_jsonmatch.engine.walking import compiled
+from pytest_jsonmatch.engine.walking import generated_scorers as compiled
 from tests.helpers import fuzz_values as fv
 
 SETTINGS = settings(

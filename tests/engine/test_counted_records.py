@@ -1,6 +1,6 @@
 """``evaluate_records`` scores a record from what its fields count for, and makes the
 record's fields when they are first read (engine/match.py, the tally form of
-engine/walking/compiled.py).
+engine/walking/generated_scorers.py).
 
 What must hold: the records, their fields (made later), the per-field tables and the means
 are those of scoring each record in full (``score_records``, which always does); fields
@@ -30,7 +30,7 @@ from pytest_jsonmatch.engine.match import score_records
 from pytest_jsonmatch.engine.metrics import REGISTRY
 from pytest_jsonmatch.engine.results.field_results import aggregate_fields
 from pytest_jsonmatch.engine.schemas.eval_schema import infer_node
-from pytest_jsonmatch.engine.walking import compiled
+from pytest_jsonmatch.engine.walking import generated_scorers as compiled
 from tests.helpers import fuzz_values as fv
 
 SETTINGS = settings(

@@ -13,7 +13,7 @@ from pytest_jsonmatch import match_json
 from pytest_jsonmatch.dataset import fitting
 from pytest_jsonmatch.dataset.sketch import SchemaSketch
 from pytest_jsonmatch.engine.schemas import conformance
-from pytest_jsonmatch.engine.walking import compiled
+from pytest_jsonmatch.engine.walking import generated_scorers as compiled
 
 
 @pytest.fixture

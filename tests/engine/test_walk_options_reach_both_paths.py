@@ -1,5 +1,5 @@
 """Every walk option reaches both ways of scoring an object: the scorers generated per schema
-node (engine/walking/compiled.py) and the general walk (engine/walking/walk.py).
+node (engine/walking/generated_scorers.py) and the general walk (engine/walking/walk.py).
 
 A field added to :class:`WalkConfig` is read by the walk where it applies; the generated
 scorers must then honour it in ``_source`` or decline it in ``compiles()``. Nothing but this
@@ -27,7 +27,7 @@ from pytest_jsonmatch.engine.metrics import REGISTRY
 from pytest_jsonmatch.engine.metrics.base import configure, type_policy
 from pytest_jsonmatch.engine.metrics.field_f1 import FIELD_F1
 from pytest_jsonmatch.engine.schemas.eval_schema import infer_node
-from pytest_jsonmatch.engine.walking import compiled
+from pytest_jsonmatch.engine.walking import generated_scorers as compiled
 from pytest_jsonmatch.engine.walking.walk import walk
 from tests.engine.test_compiled_walk import specialised
 from tests.helpers import fuzz_values as fv
@@ -104,7 +104,7 @@ def test_every_walk_option_is_tried_on_both_paths() -> None:
     new = sorted(fields - set(VARIANTS))
     assert not new, (
         f"WalkConfig has new fields {new}: the general walk (engine/walking/walk.py) reads "
-        "them; engine/walking/compiled.py must honour each in _source (and in scorer_for's "
+        "them; engine/walking/generated_scorers.py must honour each in _source (and in scorer_for's "
         "shape key when it changes what a scorer does) or decline it in compiles(). Then add "
         "values for them to VARIANTS here, so that both paths are scored under them."
     )

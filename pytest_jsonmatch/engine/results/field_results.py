@@ -65,7 +65,7 @@ class FieldResult(NamedTuple):
 
 def tally(field_path: str, status: str, score: float) -> Tally:
     """What a field counts for, where nothing else of it is needed (the tally form of the
-    generated scorers, walking/compiled.py): (field path, status, score), the key the
+    generated scorers, walking/generated_scorers.py): (field path, status, score), the key the
     per-field tables count fields by, its status and score in a FieldResult's slots 1
     and 2, so that precision_recall reads both alike. Three items: a Counter hashes each
     field it counts, and a tuple's hash is computed item by item, each time."""

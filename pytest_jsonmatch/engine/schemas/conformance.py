@@ -47,9 +47,9 @@ from decimal import Decimal, localcontext
 from time import perf_counter, thread_time
 from typing import TYPE_CHECKING, TypeAlias, TypeVar, cast
 
-from ..core.collector import collector_paused
 from ..core.depth import SHALLOW, call_with_depth, nesting
 from ..core.errors import JsonMatchError, ParseError, SchemaError, shown
+from ..core.gc_pause import collector_paused
 from ..core.paths import index_segment, key_segment
 from ..core.values import JsonArray, JsonObject, JsonValue, canonical_key
 from ..core.violations import LISTED, VALID, Conformance, Violation

@@ -63,7 +63,7 @@ class SchemaNode:
     plain_by_key: dict[str, BoundComparator] = field(default_factory=dict)
     nullable: bool = False  # null is allowed besides the type
     allowed: tuple[str, ...] = ()  # the types of a node of several (type "multi")
-    # the walk's object scorers generated for this node, by key shape (walking/compiled.py)
+    # the walk's object scorers generated for this node, by key shape (walking/generated_scorers.py)
     scorers: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
     # what array pairing works out once per node of elements (pairing/columns.py and
     # pair_scores.py): how an element flattens into columns, each column's comparator

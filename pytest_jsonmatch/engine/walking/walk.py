@@ -10,41 +10,36 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..comparing.comparators import BoundComparator, score_at
 from ..comparing.field_spec import FieldSpec
-from ..comparing.registry import BatchItem
-from ..comparing.transforms import transformed
 from ..configuring.walk_config import WalkConfig
-from ..core.depth import SHALLOW, call_with_depth
-from ..core.paths import KEY_FORMS, ROOT, Where, display_path, key_forms
+from ..core.depth import SHALLOW
+from ..core.paths import ROOT, Where, display_path
 from ..core.values import (
     ARRAY,
     MISSING,
     OBJECT,
-    SCALAR_TYPES,
     JsonArray,
     JsonObject,
     JsonValue,
     json_type,
 )
-from ..judge import Failed, Judge
+from ..judge import Judge
 from ..pairing.array_pairs import alignment, choose_pairs
 from ..pairing.pair_budget import PairBudget
 from ..reading.intake import Unread, plain_within
 from ..results.field_results import (
-    BATCH_ERROR,
     HALLUCINATION,
     MATCH,
-    MISMATCH,
     OMISSION,
     SKIPPED,
     FieldResult,
-    FloorFailure,
     Pairing,
     WalkOutput,
 )
 from ..schemas.eval_schema import SchemaNode
-from . import compiled
+from . import generated_scorers as compiled
+from . import inline_leaves
+from .leaf_scoring import LeafScoring
 from .unpaired import one_sided, shape_mismatch
 
 # FieldResults and Pairings are built with tuple.__new__: a NamedTuple's own constructor
@@ -63,7 +58,7 @@ def walk(
     """Compare two plain JSON values field by field. A batch judge answers once, for every
     field that uses it; when array pairing needed its scores before it could choose pairs,
     the record is walked a second time with every score known. With ``tally``, the fields
-    the generated scorers score themselves are tallies instead of FieldResults (compiled.py,
+    the generated scorers score themselves are tallies instead of FieldResults (generated_scorers.py,
     ``field_results.tally``): the walk's order and arithmetic are the same.
 
     ``unread``: ``actual`` did not come through the door. The generated scorers take what
@@ -83,7 +78,7 @@ def walk(
     return found.finish()
 
 
-class Walk:
+class Walk(LeafScoring):
     """One walk of one record; see :func:`walk`."""
 
     def __init__(
@@ -100,8 +95,7 @@ class Walk:
         self.tally = tally  # generated scorers in tally form (see walk())
         self.unread = unread  # the actual side has not come through the door (see walk())
         self.out = WalkOutput()
-        # placeholders for batch scores: (index in out.fields, comparator, min_score)
-        self.deferred: list[tuple[int, BoundComparator, float | None]] = []
+        self.deferred = []  # the judge's placeholders (LeafScoring)
 
     def run(self, expected: JsonValue, actual: object, schema: SchemaNode | None) -> None:
         cfg = self.cfg
@@ -196,138 +190,6 @@ class Walk:
         else:
             self.leaf(expected, actual, where, spec, node)
 
-    def leaf(
-        self,
-        expected: JsonValue,
-        actual: JsonValue,
-        where: Where,
-        spec: FieldSpec | None,
-        node: SchemaNode | None,
-    ) -> None:
-        """Score a value compared whole, with the field's comparator (or the metric's for its
-        type), after the field's transforms."""
-        cfg = self.cfg
-        comparator = spec.comparator if spec is not None else None
-        if comparator is None:
-            comparator = (
-                node.default_comparator
-                if cfg.schema_driven and node is not None and node.default_comparator is not None
-                else cfg.type_policy[json_type(expected)]
-            )
-        compared_e, compared_a = expected, actual
-        room = 0  # how deeply the compared values nest, when the door did not measure it
-        if cfg.skip_patterns and cfg.leaf_depth is not None:
-            # a whole value still honours ignore patterns that reach inside it
-            compared_e, depth_e = cfg.without_skipped_measured(expected, where.path)
-            compared_a, depth_a = cfg.without_skipped_measured(actual, where.path)
-            room = max(depth_e, depth_a)
-        if spec is not None and spec.transform is not None:
-            compared_e = transformed(spec.transform, compared_e, where.path)
-            compared_a = transformed(spec.transform, compared_a, where.path)
-        min_score = spec.min_score if spec is not None else None
-        # the values the comparator saw, kept when a transform changed them
-        compared = (
-            (compared_e, compared_a) if spec is not None and spec.transform is not None else None
-        )
-        if comparator.batch:
-            item = BatchItem(
-                where.path, expected, actual, compared_e, compared_a, comparator.params or {}
-            )
-            score = self.judge.ask(comparator, item, where.actual_path)
-            if score is None:
-                self.deferred.append((len(self.out.fields), comparator, min_score))
-                self.out.fields.append(
-                    FieldResult(
-                        where.path,
-                        MISMATCH,
-                        0.0,
-                        expected,
-                        actual,
-                        comparator.name,
-                        "pending",
-                        where.field,
-                        where.actual,
-                        1.0,
-                        compared,
-                    )
-                )
-                return
-            if isinstance(score, Failed):
-                self.out.fields.append(
-                    FieldResult(
-                        where.path,
-                        BATCH_ERROR,
-                        0.0,
-                        expected,
-                        actual,
-                        comparator.name,
-                        str(score),
-                        where.field,
-                        where.actual,
-                        1.0,
-                        compared,
-                    )
-                )
-                return
-        elif room > SHALLOW:
-            # an ignored element's value, compared whole, nests as deep as it likes: the
-            # stack the door measured for the walk may not hold its comparison
-            score = call_with_depth(
-                room, lambda: score_at(comparator, compared_e, compared_a, where.path)
-            )
-        else:
-            score = score_at(comparator, compared_e, compared_a, where.path)
-        self._scored(expected, actual, where, comparator, score, min_score, compared)
-
-    def _scored(
-        self,
-        expected: JsonValue,
-        actual: JsonValue,
-        where: Where,
-        comparator: BoundComparator,
-        score: float,
-        min_score: float | None,
-        compared: tuple[JsonValue, JsonValue] | None = None,
-    ) -> None:
-        self.out.fields.append(
-            FieldResult(
-                where.path,
-                MATCH if score >= 1.0 else MISMATCH,
-                score,
-                expected,
-                actual,
-                comparator.name,
-                "",
-                where.field,
-                where.actual,
-                1.0,
-                compared,
-            )
-        )
-        if min_score is not None and score < min_score:
-            self.out.floors.append(FloorFailure(where.path, min_score, score))
-
-    def finish(self) -> WalkOutput:
-        """The walk's output, the judge's scores put in place of its placeholders."""
-        if not self.deferred:
-            return self.out
-        fields = self.out.fields
-        for index, comparator, min_score in self.deferred:
-            placeholder = fields[index]
-            score = self.judge.score_of(
-                comparator, placeholder.path, placeholder.actual_path or placeholder.path
-            )
-            if isinstance(score, Failed):
-                fields[index] = placeholder._replace(status=BATCH_ERROR, reason=str(score))
-                continue
-            fields[index] = placeholder._replace(
-                status=MATCH if score >= 1.0 else MISMATCH, score=score, reason=""
-            )
-            if min_score is not None and score < min_score:
-                self.out.floors.append(FloorFailure(placeholder.path, min_score, score))
-        self.deferred = []
-        return self.out
-
     # -- objects ----------------------------------------------------------------------------
 
     def obj(
@@ -367,86 +229,47 @@ class Walk:
             if scorer is not None:  # this node and key shape, in straight-line code
                 scorer(self, expected, actual, where, depth)
                 return
-        known_keys = cfg.schema_driven and props is not None
-        # Scalar leaves that need no per-field settings are scored here, in the object's own
-        # loop: most fields of most records, where a call per field would be most of the cost.
-        plan = cfg.inline_plan(node, depth + 1 == cfg.leaf_depth)
-        if plan is not None:
-            by_type, scalars_only, by_key, equal_one = plan
-            path, field, actual_path = where
-            at_path, at_field = (1 if path else 0), (1 if field else 0)
-            same_field = field == path
-            known_forms, append = KEY_FORMS.get, fields.append
-        for key, value in expected.items():
-            other = actual.get(key, MISSING)
-            if plan is not None and other is not MISSING:
-                kind = type(value)
-                if (
-                    kind is type(other)
-                    and (comparator := equal_one.get(kind)) is not None
-                    and value == other
-                ):
-                    status, score = MATCH, 1.0
-                else:
-                    comparator = (
-                        by_key.get(key)
-                        if by_key is not None
-                        else None
-                        if scalars_only and type(other) not in SCALAR_TYPES
-                        else by_type.get(kind)
-                    )
-                    if comparator is not None:
-                        if (
-                            kind is type(other)
-                            and kind in SCALAR_TYPES
-                            and value == other
-                            and comparator.equal_one
-                        ):
-                            status, score = MATCH, 1.0
-                        else:
-                            score = comparator.score(value, other)
-                            status = MATCH if score >= 1.0 else MISMATCH
-                if comparator is not None:
-                    forms = known_forms(key) or key_forms(key)
-                    child_path = path + forms[at_path]
-                    append(
-                        _new(
-                            FieldResult,
-                            (
-                                child_path,
-                                status,
-                                score,
-                                value,
-                                other,
-                                comparator.name,
-                                "",
-                                child_path if same_field else field + forms[at_field],
-                                None if actual_path is None else actual_path + forms[1],
-                                1.0,
-                                None,
-                            ),
-                        )
-                    )
-                    continue
-            child = where.key(key)
-            if known_keys and key not in props:  # type: ignore[operator]
-                fields.append(
-                    FieldResult(
-                        child.path,
-                        SKIPPED,
-                        0.0,
-                        value,
-                        other,
-                        "",
-                        "not in the schema",
-                        child.field,
-                        child.actual,
-                    )
-                )
-                continue
-            self.node(value, other, child, props.get(key) if props is not None else None, depth + 1)
+        plan = (
+            cfg.inline_plan(node, depth + 1 == cfg.leaf_depth)
+            if inline_leaves.INLINE_LEAVES
+            else None
+        )
+        if plan is not None:  # (inline_leaves.py: most fields of most records)
+            inline_leaves.inline_keys(self, expected, actual, where, props, depth, plan)
+        else:
+            for key, value in expected.items():
+                self.key_of_object(key, value, actual.get(key, MISSING), where, props, depth)
         if cfg.count_extras and not actual.keys() <= expected.keys():
             self._extra_keys(expected, actual, where, props, depth)
+
+    def key_of_object(
+        self,
+        key: str,
+        value: JsonValue,
+        other: object,
+        where: Where,
+        props: dict[str, SchemaNode] | None,
+        depth: int,
+    ) -> None:
+        """One key of an expected object walked: skipped when a schema-driven metric's
+        schema does not know it, else its node."""
+        child = where.key(key)
+        if self.cfg.schema_driven and props is not None and key not in props:
+            self.out.fields.append(
+                FieldResult(
+                    child.path,
+                    SKIPPED,
+                    0.0,
+                    value,
+                    other,
+                    "",
+                    "not in the schema",
+                    child.field,
+                    child.actual,
+                )
+            )
+            return
+        self.node(value, other, child, props.get(key) if props is not None else None, depth + 1)
 
     def _extra_keys(
         self,
@@ -533,6 +356,35 @@ class Walk:
         if by_score or any(i != j for i, j, _ in scored):
             shown = display_path(where.path)
             self.out.pairings.extend(_new(Pairing, (shown, i, j, score)) for i, j, score in scored)
+        self._walk_pairs(scored, walked, expected, actual, where, items, depth)
+        walked.clear()
+        for i in lone_e:
+            one_sided(self.out, cfg, expected[i], where.element(i), items, OMISSION, depth + 1)
+        if cfg.count_extras:
+            for j in lone_a:
+                one_sided(
+                    self.out,
+                    cfg,
+                    actual[j],
+                    where.element(j, where.actual_path),
+                    items,
+                    HALLUCINATION,
+                    depth + 1,
+                )
+
+    def _walk_pairs(
+        self,
+        scored: list[tuple[int, int, float]],
+        walked: dict[tuple[int, int], WalkOutput],
+        expected: JsonArray,
+        actual: JsonArray,
+        where: Where,
+        items: SchemaNode | None,
+        depth: int,
+    ) -> None:
+        """The chosen pairs walked in order: a pair already walked for its score taken as
+        that walk found it, any other walked as :meth:`_element` walks it."""
+        cfg = self.cfg
         objects = (
             compiled.compiles(cfg)
             and items is not None
@@ -551,20 +403,6 @@ class Walk:
                 self.out.fields.extend(found.fields)
                 self.out.pairings.extend(found.pairings)
                 self.out.floors.extend(found.floors)
-        walked.clear()
-        for i in lone_e:
-            one_sided(self.out, cfg, expected[i], where.element(i), items, OMISSION, depth + 1)
-        if cfg.count_extras:
-            for j in lone_a:
-                one_sided(
-                    self.out,
-                    cfg,
-                    actual[j],
-                    where.element(j, where.actual_path),
-                    items,
-                    HALLUCINATION,
-                    depth + 1,
-                )
 
     def _element(
         self,

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from ...engine.core.collector import collector_paused
 from ...engine.core.errors import ConfigError
+from ...engine.core.gc_pause import collector_paused
 from . import formats
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol, TypedDict, cast, get_args
 
-from ...engine.core.collector import collector_paused
+from ...engine.core.gc_pause import collector_paused
 from ...engine.core.masking import masked
 from ...engine.results.field_results import FieldAggregate
 from ..run_model.aggregate import (

@@ -1,4 +1,4 @@
-"""The cyclic garbage collector paused while records are scored (engine/core/collector.py):
+"""The cyclic garbage collector paused while records are scored (engine/core/gc_pause.py):
 off inside ``evaluate_records``, back as it was after it, an error included; never turned
 on by it when the caller had turned it off."""
 
@@ -9,8 +9,8 @@ import gc
 import pytest
 
 from pytest_jsonmatch import evaluate_records, register_comparator
-from pytest_jsonmatch.engine.core.collector import collector_paused
 from pytest_jsonmatch.engine.core.errors import ConfigError
+from pytest_jsonmatch.engine.core.gc_pause import collector_paused
 
 
 @pytest.fixture

@@ -1,0 +1,402 @@
+"""The one entry into the engine: :class:`Entry`, built once per metric, options and schema,
+decides each record's route and scores it.
+
+A record takes one of four routes, chosen here and nowhere else:
+
+- the unread walk: the actual side is handed to the walk without going through the door,
+  which checks it as it reads it (``Walk.read``); where it meets something the door must
+  read, it raises ``Unread``, caught here, and the record takes one of the routes below;
+- the door (reading/intake.py), then
+- tallies: a record whose scores follow from what its fields count for is scored from
+  those counts, its fields made when first read (:class:`_Rescore`); or
+- the full walk: every field a FieldResult, with the metric's ``finish``, weights and an
+  answer cut off.
+
+``match_json``, ``evaluate_records``/``score_records``/``count_records`` (match.py), the
+dataset's chunks (dataset/scoring.py) and the pytest plugin (through ``match_json``) all
+score through an Entry; no caller catches one route's exception to try another.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, cast
+
+from .comparing.registry import Registry
+from .configuring.walk_config import WalkConfig
+from .core.cut_off import Truncation
+from .core.depth import SHALLOW, call_with_depth
+from .core.errors import ConfigError, JsonMatchError, ParseError, shown
+from .core.values import JsonValue
+from .core.violations import Conformance
+from .metrics import REGISTRY, metric_named
+from .metrics.base import Metric, configure
+from .reading.intake import Read, Unread, as_data, read_json
+from .reading.parse import check_truncated, parse_actual_checked, parse_expected
+from .results.field_results import (
+    TALLY_OF,
+    FieldResult,
+    MatchResult,
+    Tally,
+    WalkOutput,
+    as_tallies,
+    f_beta,
+    precision_recall,
+    weighted_precision_recall,
+)
+from .results.post_processors import spare_cut_elements
+from .schemas.eval_schema import SchemaNode
+from .walking import generated_scorers
+from .walking.prefetch import prefetch_strings
+from .walking.walk import walk
+
+if TYPE_CHECKING:  # (the checker is imported where a schema asks for it: _validator)
+    from .schemas.conformance import Validator
+
+# The switches of the entry's two fast routes (docs/architecture.md, "Fast paths"): False
+# makes every record full FieldResults from the start (no tallies), and reads every actual
+# side through the door before the walk (no Walk.read).
+COUNT_TALLIES = True
+READ_IN_WALK = True
+
+
+class Entry:
+    """How one metric, with its options and schema, scores records: its routes decided once
+    here (which a record may take), each record's route decided by :meth:`scored`."""
+
+    __slots__ = (
+        "metric",
+        "cfg",
+        "schema",
+        "options",
+        "registry",
+        "validator",
+        "truncated",
+        "unread",
+        "countable",
+    )
+
+    def __init__(
+        self,
+        metric: Metric,
+        options: dict[str, object],
+        registry: Registry,
+        truncated: str,
+        schema: SchemaNode | None = None,
+    ) -> None:
+        self.metric, self.options, self.registry = metric, options, registry
+        self.truncated = truncated
+        self.cfg = configure(metric, options, registry)
+        self.validator = _validator(options)
+        self.with_schema(self.cfg.schema if schema is None else schema)
+
+    def with_schema(self, schema: SchemaNode | None) -> None:
+        """The schema the records are walked with (a schema-driven metric's inferred one),
+        and the routes it allows."""
+        metric, cfg = self.metric, self.cfg
+        self.schema = schema
+        self.countable = COUNT_TALLIES and _countable(metric, cfg, schema, self.options)
+        # records whose actual side the walk may check as it reads it, instead of the door
+        # (walk.walk's ``unread``): generated scorers read it all (its extra keys and
+        # elements too, which count), no judge is handed its values, and nothing else reads
+        # that side before the walk (a schema's conformance check reads it after, once the
+        # walk found it all plain: what the door would have passed as it is)
+        self.unread = (
+            READ_IN_WALK
+            and generated_scorers.compiles(cfg)
+            and cfg.count_extras
+            and not cfg.judged(schema)
+            and metric.prepare is None
+            and metric.target is None
+            and not cfg.prepares
+            and not cfg.skip_patterns
+        )
+
+    def read_expected(self, value: object, side: str) -> tuple[JsonValue, int]:
+        """An expected record parsed strictly and read through the door (a :class:`Read`
+        one, an object or an allowed array, as it is); ``side`` names it in errors."""
+        allow_array = self.metric.allow_array
+        if type(value) is Read:
+            if type(value.value) is dict or (allow_array and type(value.value) is list):
+                return value.value, value.depth
+            value = value.value  # (refused below, as it would be unread)
+        return _read(
+            parse_expected(as_data(value, side), allow_array=allow_array, what=side),
+            side,
+            self.cfg,
+        )
+
+    def parse_actual(self, actual: object, side: str) -> tuple[object, Truncation | None]:
+        """An answer parsed leniently (a dict as it is), and where it was cut off; a
+        ParseError says it is the answer that could not be read (``side`` "actual")."""
+        if type(actual) is dict:  # (what parse_actual_checked makes of it: itself, whole)
+            return actual, None
+        try:
+            return parse_actual_checked(
+                as_data(actual, side),
+                what=side,
+                allow_array=self.metric.allow_array,
+                truncated=self.truncated,
+            )
+        except ParseError as exc:
+            exc.side = "actual"  # the answer itself could not be read (not a valid answer)
+            raise
+
+    def scored(
+        self,
+        expected: JsonValue,
+        depth_e: int,
+        parsed: object,
+        cut: Truncation | None,
+        side: str,
+        index: int = 0,
+        counting: Counter[Tally] | None = None,
+    ) -> MatchResult:
+        """One record scored by its route (module docstring): ``parsed`` is the answer as
+        parse_actual reads it, not yet through the door, ``side`` its name in errors and
+        ``index`` its place among the records. With ``counting``, a record scored
+        from tallies counts them into it, as they are (``as_tallies``); the caller counts
+        the others' fields."""
+        if self.unread and cut is None and type(parsed) is dict and depth_e <= SHALLOW:
+            # (within the caller's stack: a value the walk takes nests at most SHALLOW deep)
+            try:
+                return self._unread(expected, parsed, index, counting)
+            except Unread:  # something the door must read: read, and walked again below
+                pass
+        actual, depth_a = _read(parsed, side, self.cfg)
+        if self.metric.target is not None:
+            expected, actual = self.metric.target(expected, actual, self.options)
+        depth = max(depth_e, depth_a)
+        if counting is not None and cut is None:
+            counted = _Rescore(self, expected, actual, depth, index)
+            return call_with_depth(depth, counted.scored, counting)
+        return _marked(call_with_depth(depth, self._full, expected, actual, cut), cut)
+
+    def _unread(
+        self,
+        expected: JsonValue,
+        actual: JsonValue,
+        index: int,
+        counting: Counter[Tally] | None,
+    ) -> MatchResult:
+        """The unread walk: from tallies where the record may be, else in full (``Unread``
+        raised before anything is counted, when the door must read the answer)."""
+        if counting is not None:
+            return _Rescore(self, expected, actual, SHALLOW, index).scored(counting, unread=True)
+        return self._full(expected, actual, None, unread=True)
+
+    def _full(
+        self,
+        expected: JsonValue,
+        actual: JsonValue,
+        cut: Truncation | None,
+        unread: bool = False,
+    ) -> MatchResult:
+        """A record scored in full, with its conformance: one call, so that it runs with the
+        room a deep value needs (``call_with_depth``)."""
+        result = _score(
+            self.metric,
+            self.cfg,
+            self.schema,
+            expected,
+            actual,
+            self.options,
+            self.registry,
+            cut,
+            unread,
+        )
+        return _conformed(self.validator, actual, result)
+
+    def tallied(self, result: MatchResult, tallies: Counter[Tally]) -> None:
+        """A record's fields counted into ``tallies`` (one not scored from tallies)."""
+        if self.countable:  # (counted as they are, as a counted record's are)
+            tallies.update(as_tallies(list(result.fields)))
+        else:
+            tallies.update(map(TALLY_OF, result.fields))
+
+
+def entry_for(metric: str, options: dict[str, object], check: bool = False) -> Entry:
+    """The entry for ``metric`` with ``options``: ``registry`` and ``truncated`` are taken
+    out of them (``check``: an unknown ``truncated`` is refused here, else where it is
+    read)."""
+    registry = cast(Registry, options.pop("registry", REGISTRY))
+    truncated = cast(str, options.pop("truncated", "error"))
+    if check:
+        check_truncated(truncated)
+    return Entry(metric_named(metric, registry), options, registry, truncated)
+
+
+def _countable(
+    metric: Metric, cfg: WalkConfig, schema: SchemaNode | None, options: Mapping[str, object]
+) -> bool:
+    """Whether a record's scores follow from what its fields count for alone: no judge
+    scores a field (its answers are not asked twice), no weight, no ``finish`` step."""
+    return (
+        generated_scorers.compiles(cfg)
+        and not metric.finishes(options)
+        and not cfg.weighted
+        and not cfg.judged(schema)
+    )
+
+
+class _Rescore:
+    """A record scored from counts: what makes its fields when they are first read (its
+    full walk), and checks them against the scores it was given."""
+
+    __slots__ = ("entry", "expected", "actual", "depth", "index")
+
+    def __init__(
+        self, entry: Entry, expected: JsonValue, actual: JsonValue, depth: int, index: int
+    ) -> None:
+        self.entry, self.expected, self.actual = entry, expected, actual
+        self.depth, self.index = depth, index
+
+    def __call__(self, result: MatchResult) -> tuple[FieldResult, ...]:
+        e = self.entry
+        full = call_with_depth(
+            self.depth,
+            lambda: _score(
+                e.metric, e.cfg, e.schema, self.expected, self.actual, e.options, e.registry
+            ),
+        )
+        if (full.score, full.precision, full.recall) != (
+            result.score,
+            result.precision,
+            result.recall,
+        ):
+            raise JsonMatchError(
+                f"record {self.index} changed after evaluate_records scored it: its fields "
+                f"are made when first read, from the records themselves, and now give score "
+                f"{full.score!r} instead of {result.score!r}. Read the fields before changing "
+                f"the records, or pass copies"
+            )
+        return full.fields
+
+    def scored(self, tallies: Counter[Tally], unread: bool = False) -> MatchResult:
+        """The record walked in tally form, each field counted into ``tallies`` by its tally
+        (``as_tallies``): its result, whose fields this makes when they are first read (its conformance checked here,
+        within the room its depth needs, as ``_conformed`` checks a full record's).
+        ``unread``: the actual side has not been through the door (walk.walk); ``Unread``
+        is raised, before anything is counted, when it must be."""
+        e = self.entry
+        metric, cfg, schema, options = e.metric, e.cfg, e.schema, e.options
+        validator = e.validator
+        expected, actual = self.expected, self.actual
+        if metric.prepare is not None:
+            expected, actual = metric.prepare(cfg, expected, actual)
+        if cfg.prepares:
+            prefetch_strings(cfg, expected, actual)
+        # the generated scorers' tallies, and the general walk's FieldResults among them
+        # made tallies (field_results.tally: status and score in the same slots)
+        found = walk(cfg, expected, actual, schema, tally=True, unread=unread)
+        fields = as_tallies(found.fields)
+        tallies.update(fields)  # (counted in C: Counter's own loop over an iterable)
+        precision, recall = precision_recall(fields)
+        f1 = f_beta(precision, recall)
+        return MatchResult._build(
+            metric.name,
+            metric.headline_score(precision, recall, f1, options),
+            precision,
+            recall,
+            f1,
+            self,
+            tuple(found.pairings),
+            tuple(found.floors),
+            None if validator is None else validator.check(self.actual),
+        )
+
+
+def _marked(result: MatchResult, cut: Truncation | None) -> MatchResult:
+    """``result``, saying where the answer was cut off when it was scored closed; its schema
+    violations that the cut made (Truncation.made_by_cut) are not the model's, and are left
+    out."""
+    if cut is None:
+        return result
+    conformance = result.conformance
+    if conformance is not None and conformance.violations:
+        kept = tuple(v for v in conformance.violations if not cut.made_by_cut(v.path, v.keyword))
+        dropped = len(conformance.violations) - len(kept)
+        if dropped:
+            conformance = Conformance(kept, conformance.total - dropped)
+            return replace(result, truncated=cut, conformance=conformance)
+    return replace(result, truncated=cut)
+
+
+def _validator(options: Mapping[str, object]) -> Validator | None:
+    """The compiled conformance check of the ``schema`` option (None: no schema given, or
+    the ``conformance`` option false)."""
+    check = options.get("conformance")
+    if check is None:
+        check = True
+    elif not isinstance(check, bool):
+        raise ConfigError(f"conformance must be true or false, not {shown(check)}")
+    source = options.get("schema")
+    if source is None or not check:
+        return None
+    from .schemas.conformance import validator_for  # (its compiler and `regex`, when used)
+
+    return validator_for(source)
+
+
+def _conformed(validator: Validator | None, actual: JsonValue, result: MatchResult) -> MatchResult:
+    """``result``, saying whether ``actual`` (the compared value) is valid against the
+    schema: beside the score, never in it."""
+    if validator is None:
+        return result
+    return result.with_conformance(validator.check(actual))
+
+
+def _read(value: object, side: str, cfg: WalkConfig) -> tuple[JsonValue, int]:
+    """A parsed value through the door (the fields ``ignore`` names are not read)."""
+    return read_json(value, side, cfg.is_skipped if cfg.skip_patterns else None)
+
+
+# what a metric that makes its own fields leaves of a walk: no pairings, no floors
+_NOTHING_WALKED = WalkOutput()
+
+
+def _score(
+    metric: Metric,
+    cfg: WalkConfig,
+    schema: SchemaNode | None,
+    expected: JsonValue,
+    actual: JsonValue,
+    options: Mapping[str, object],
+    registry: Registry,
+    cut: Truncation | None = None,
+    unread: bool = False,
+) -> MatchResult:
+    """A record scored in full (``unread``: its actual side checked by the walk, see
+    walk.walk)."""
+    if metric.score_fields is not None:  # (a metric that makes its fields itself)
+        fields = metric.score_fields(expected, actual, options)
+        found = _NOTHING_WALKED
+    else:
+        if metric.prepare is not None:
+            expected, actual = metric.prepare(cfg, expected, actual)
+        prefetch_strings(cfg, expected, actual)
+        found = walk(cfg, expected, actual, schema, unread=unread)
+        fields = found.fields
+    if metric.finish is not None:
+        fields = metric.finish(fields, options, registry)
+    if cut is not None:  # an answer scored closed: what was cut is not invented
+        fields = spare_cut_elements(fields, cut.elements)
+    if cfg.weighted:
+        fields = [fr._replace(weight=cfg.weight_at(fr.path)) for fr in fields]
+        precision, recall = weighted_precision_recall(fields)
+    else:
+        precision, recall = precision_recall(fields)
+    f1 = f_beta(precision, recall)
+    score = metric.headline_score(precision, recall, f1, options)
+    return MatchResult._build(
+        metric.name,
+        score,
+        precision,
+        recall,
+        f1,
+        tuple(fields),
+        tuple(found.pairings),
+        tuple(found.floors),
+    )

@@ -1,0 +1,182 @@
+"""A value compared whole: its comparator, its transforms, the LLM judge's placeholders.
+
+:class:`LeafScoring` is the part of a walk (``walk.Walk`` builds on it) that scores one leaf
+and, for a comparator that a batch judge answers, keeps a placeholder until the judge has
+answered every field of the record (:meth:`LeafScoring.finish` puts the scores in place).
+"""
+
+from __future__ import annotations
+
+from ..comparing.comparators import BoundComparator, score_at
+from ..comparing.field_spec import FieldSpec
+from ..comparing.registry import BatchItem
+from ..comparing.transforms import transformed
+from ..configuring.walk_config import WalkConfig
+from ..core.depth import SHALLOW, call_with_depth
+from ..core.paths import Where
+from ..core.values import JsonValue, json_type
+from ..judge import Failed, Judge
+from ..results.field_results import (
+    BATCH_ERROR,
+    MATCH,
+    MISMATCH,
+    FieldResult,
+    FloorFailure,
+    WalkOutput,
+)
+from ..schemas.eval_schema import SchemaNode
+
+
+class LeafScoring:
+    """Leaves scored into ``out``; the judge's pending ones listed in ``deferred``."""
+
+    cfg: WalkConfig
+    judge: Judge
+    out: WalkOutput
+    # placeholders for batch scores: (index in out.fields, comparator, min_score)
+    deferred: list[tuple[int, BoundComparator, float | None]]
+
+    def leaf(
+        self,
+        expected: JsonValue,
+        actual: JsonValue,
+        where: Where,
+        spec: FieldSpec | None,
+        node: SchemaNode | None,
+    ) -> None:
+        """Score a value compared whole, with the field's comparator (or the metric's for its
+        type), after the field's transforms."""
+        comparator = self._comparator(expected, spec, node)
+        compared_e, compared_a, room = self._compared(expected, actual, where, spec)
+        min_score = spec.min_score if spec is not None else None
+        # the values the comparator saw, kept when a transform changed them
+        compared = (
+            (compared_e, compared_a) if spec is not None and spec.transform is not None else None
+        )
+        if comparator.batch:
+            item = BatchItem(
+                where.path, expected, actual, compared_e, compared_a, comparator.params or {}
+            )
+            self._judged(item, where, comparator, min_score, compared)
+            return
+        if room > SHALLOW:
+            # an ignored element's value, compared whole, nests as deep as it likes: the
+            # stack the door measured for the walk may not hold its comparison
+            score = call_with_depth(
+                room, lambda: score_at(comparator, compared_e, compared_a, where.path)
+            )
+        else:
+            score = score_at(comparator, compared_e, compared_a, where.path)
+        self._scored(expected, actual, where, comparator, score, min_score, compared)
+
+    def _comparator(
+        self, expected: JsonValue, spec: FieldSpec | None, node: SchemaNode | None
+    ) -> BoundComparator:
+        """The field's comparator, else the schema node's default, else the metric's for
+        the expected value's type."""
+        if spec is not None and spec.comparator is not None:
+            return spec.comparator
+        cfg = self.cfg
+        if cfg.schema_driven and node is not None and node.default_comparator is not None:
+            return node.default_comparator
+        return cfg.type_policy[json_type(expected)]
+
+    def _compared(
+        self, expected: JsonValue, actual: JsonValue, where: Where, spec: FieldSpec | None
+    ) -> tuple[JsonValue, JsonValue, int]:
+        """The two values as the comparator sees them (ignored parts left out, the field's
+        transform applied), and how deeply they nest when the door did not measure it (0)."""
+        cfg = self.cfg
+        compared_e, compared_a = expected, actual
+        room = 0
+        if cfg.skip_patterns and cfg.leaf_depth is not None:
+            # a whole value still honours ignore patterns that reach inside it
+            compared_e, depth_e = cfg.without_skipped_measured(expected, where.path)
+            compared_a, depth_a = cfg.without_skipped_measured(actual, where.path)
+            room = max(depth_e, depth_a)
+        if spec is not None and spec.transform is not None:
+            compared_e = transformed(spec.transform, compared_e, where.path)
+            compared_a = transformed(spec.transform, compared_a, where.path)
+        return compared_e, compared_a, room
+
+    def _judged(
+        self,
+        item: BatchItem,
+        where: Where,
+        comparator: BoundComparator,
+        min_score: float | None,
+        compared: tuple[JsonValue, JsonValue] | None,
+    ) -> None:
+        """A leaf a batch judge scores: its score when the judge has it, else a placeholder
+        (``pending``) that :meth:`finish` replaces; a judge's failure is the field's error."""
+        expected, actual = item.expected, item.actual
+        score = self.judge.ask(comparator, item, where.actual_path)
+        if score is None or isinstance(score, Failed):
+            if score is None:
+                self.deferred.append((len(self.out.fields), comparator, min_score))
+            self.out.fields.append(
+                FieldResult(
+                    where.path,
+                    MISMATCH if score is None else BATCH_ERROR,
+                    0.0,
+                    expected,
+                    actual,
+                    comparator.name,
+                    "pending" if score is None else str(score),
+                    where.field,
+                    where.actual,
+                    1.0,
+                    compared,
+                )
+            )
+            return
+        self._scored(expected, actual, where, comparator, score, min_score, compared)
+
+    def _scored(
+        self,
+        expected: JsonValue,
+        actual: JsonValue,
+        where: Where,
+        comparator: BoundComparator,
+        score: float,
+        min_score: float | None,
+        compared: tuple[JsonValue, JsonValue] | None = None,
+    ) -> None:
+        self.out.fields.append(
+            FieldResult(
+                where.path,
+                MATCH if score >= 1.0 else MISMATCH,
+                score,
+                expected,
+                actual,
+                comparator.name,
+                "",
+                where.field,
+                where.actual,
+                1.0,
+                compared,
+            )
+        )
+        if min_score is not None and score < min_score:
+            self.out.floors.append(FloorFailure(where.path, min_score, score))
+
+    def finish(self) -> WalkOutput:
+        """The walk's output, the judge's scores put in place of its placeholders."""
+        if not self.deferred:
+            return self.out
+        fields = self.out.fields
+        for index, comparator, min_score in self.deferred:
+            placeholder = fields[index]
+            score = self.judge.score_of(
+                comparator, placeholder.path, placeholder.actual_path or placeholder.path
+            )
+            if isinstance(score, Failed):
+                fields[index] = placeholder._replace(status=BATCH_ERROR, reason=str(score))
+                continue
+            fields[index] = placeholder._replace(
+                status=MATCH if score >= 1.0 else MISMATCH, score=score, reason=""
+            )
+            if min_score is not None and score < min_score:
+                self.out.floors.append(FloorFailure(placeholder.path, min_score, score))
+        self.deferred = []
+        return self.out
