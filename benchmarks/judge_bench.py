@@ -163,7 +163,7 @@ def overlap_rows(row: Any, quick: bool, runs: int) -> list[Any]:
 
 
 def _overlap(row: Any, quick: bool, runs: int, live: bool) -> list[Any]:
-    cases, delay = (16, 0.1) if quick else (40, 0.5)
+    cases, delay = (8, 0.05) if quick else (40, 0.5)
     server = _Server(delay)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

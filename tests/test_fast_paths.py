@@ -30,7 +30,7 @@ from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.pairing import pair_scores
 from pytest_jsonmatch.engine.schemas import conformance
 from pytest_jsonmatch.engine.walking import inline_leaves
-from pytest_jsonmatch.reporting import field_counts
+from pytest_jsonmatch.reporting.verdicts import field_counts
 from tests.helpers import fuzz_values as fv
 
 REPO = Path(__file__).resolve().parents[1]
