@@ -10,7 +10,8 @@ at the end. When the schema must first be inferred from every gold record, it is
 from the first chunk's and confirmed by every chunk scored (``_Run``); should a later chunk
 show more, the chunks are read twice: their gold records sketched, then scored.
 
-Should the spans fail anywhere (a line that is not JSON, files of different lengths), the run
+Which way the records go is decided in one place, ``_Run.scored``: should the spans refuse the
+files anywhere (``SpanError``: a line that is not JSON, files of different lengths), the run
 starts again on the streaming reader, which meets the error where it always did and names
 it: file, line and message do not depend on the path taken, nor on -j N.
 """
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from ..dataset import GoldError, SchemaSketch, ScoreSettings
 from ..dataset.chunk_work import Chunk, Keeps, score_part, sketch_part
-from ..dataset.spans import Span, is_jsonl, spans
+from ..dataset.spans import Span, SpanError, is_jsonl, spans
 from ..reporting.render.formats import FORMATS
 from ..reporting.run_model.aggregate import GROUP_BY, Aggregates
 from ..reporting.run_model.records import VALUE_MODES
@@ -172,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
             inferred=cfg.schema_driven and "schema" not in options,
             keeps=keeps,
         )
-        cases, comparisons, total, now = _scored_files(scoring, pairing, workers, leftovers)
+        cases, comparisons, total, now = scoring.scored(pairing, leftovers)
         stack.enter_context(cases)
         if comparisons is not None:
             stack.enter_context(comparisons)
@@ -200,26 +201,6 @@ def _baseline(args: argparse.Namespace) -> Baseline | None:
         return load_baseline(args.baseline)
     except BaselineError as exc:
         raise InputError(str(exc)) from None
-
-
-def _scored_files(
-    scoring: _Run, pairing: PairingSettings, workers: Workers, leftovers: Leftovers
-) -> Scored:
-    """The two files scored: in spans that any process reads on its own where both are
-    JSONL paired by position, else (or where a span's reading fails) streamed by this
-    process, which tells exactly what is wrong with the input."""
-    count = count_records(pairing.gold) if sys.stderr.isatty() else None
-    if pairing.id_field is None and is_jsonl(pairing.gold) and is_jsonl(pairing.pred):
-        found = spans(
-            pairing.gold, pairing.pred, WORKER_CHUNK, pairing.gold_field, pairing.pred_field
-        )
-        try:
-            return scoring.scored(_Replayed(found), count)
-        except Exception:  # noqa: BLE001 - told exactly by the streaming reader, below
-            pass
-    return scoring.scored(
-        lambda: workers.chunks(pairs(pairing, leftovers, undecoded=workers.parallel)), count
-    )
 
 
 def _head(
@@ -322,10 +303,6 @@ class _Replayed:
 Scored = tuple[Spool[CaseDict], "ComparisonSpool | None", Aggregates, "dict[str, CaseScores]"]
 
 
-class _Unconfirmed(Exception):
-    """The records scored so far inferred another schema than the one guessed."""
-
-
 class _Run:
     """How a run scores its chunks: the settings it was given, its workers and its folder.
 
@@ -354,32 +331,63 @@ class _Run:
         # what the LLM judge did over the run, added up from the parts (None: nothing judged)
         self.judged: JudgeDict | None = None
 
-    def scored(self, source: Callable[[], Iterable[Chunk]], count: int | None) -> Scored:
-        """The chunks of ``source()`` scored: the spools of cases and comparisons, the
-        aggregates and each case's scores (for a baseline). The spools are removed should
-        it fail."""
+    def scored(self, pairing: PairingSettings, leftovers: Leftovers) -> Scored:
+        """The run's records scored: the spools of cases and comparisons, the aggregates and
+        each case's scores (for a baseline). Every route is chosen here and nowhere else:
+
+        - where both files are JSONL paired by position, spans that any process reads on
+          its own; should the spans refuse the files (``SpanError``: a line that is not
+          JSON, files of different lengths, text that is not UTF-8), the streaming reader,
+          which meets the same records in the same order and names what is wrong (file,
+          line, message), whatever -j N;
+        - otherwise the streaming reader, its records sent in chunks;
+        - either way, with a schema to infer from every gold record, :meth:`_inferred`."""
+        count = count_records(pairing.gold) if sys.stderr.isatty() else None
+        if pairing.id_field is None and is_jsonl(pairing.gold) and is_jsonl(pairing.pred):
+            found = spans(
+                pairing.gold, pairing.pred, WORKER_CHUNK, pairing.gold_field, pairing.pred_field
+            )
+            try:
+                return self._inferred(_Replayed(found), count)
+            except SpanError:
+                pass  # the streaming reader, below, names what the spans refused
+        return self._inferred(
+            lambda: self.workers.chunks(pairs(pairing, leftovers, undecoded=self.workers.parallel)),
+            count,
+        )
+
+    def _inferred(self, source: Callable[[], Iterable[Chunk]], count: int | None) -> Scored:
+        """The chunks of ``source()`` scored with the options given, or with a schema
+        inferred from every gold record: first guessed from the first chunk's, and where a
+        later chunk would infer another (``_scored`` gives None), every chunk sketched and
+        scored again with the schema all of them give. The spools are removed should it
+        fail."""
         if not self.inferred:
-            return self._scored(source(), count, dict(self.options), None)
+            scored = self._scored(source(), count, dict(self.options), None)
+            assert scored is not None  # (only a guess goes unconfirmed)
+            return scored
         chunks = iter(source())
         first = next(chunks, None)
         if first is not None:
             guessed = sketch_part(first, self.metric, dict(self.options))
             try:
-                return self._scored(
+                scored = self._scored(
                     itertools.chain([first], chunks),
                     count,
                     self._with_schema(guessed.schema()),
                     guessed,
                 )
-            except _Unconfirmed:
-                pass
             finally:
                 close = getattr(chunks, "close", None)
                 if close is not None:
                     close()
+            if scored is not None:
+                return scored
         sketches = self.workers.map(sketch_part, source(), self.metric, dict(self.options))
         schema = SchemaSketch.merged(sketches).schema()
-        return self._scored(source(), count, self._with_schema(schema), None)
+        scored = self._scored(source(), count, self._with_schema(schema), None)
+        assert scored is not None
+        return scored
 
     def _with_schema(self, schema: Mapping[str, object]) -> dict[str, object]:
         # a schema inferred from gold is no answer's contract: nothing to check answers by
@@ -394,9 +402,10 @@ class _Run:
         count: int | None,
         options: Mapping[str, object],
         guessed: SchemaSketch | None,
-    ) -> Scored:
+    ) -> Scored | None:
         """The chunks scored with ``options``; with a schema ``guessed`` (from this sketch),
-        _Unconfirmed as soon as the records scored so far would infer another one."""
+        None as soon as the records scored so far would infer another one (its spools
+        removed, the chunks after it not read)."""
         args = self.args
         settings = ScoreSettings(
             self.metric,
@@ -413,10 +422,13 @@ class _Run:
             comparisons: ComparisonSpool | None = (
                 spools.enter_context(ComparisonSpool(self.tmp)) if keeps.comparisons else None
             )
-            total, now = _score(
+            scored = _score(
                 chunks, count, settings, self.workers, cases, comparisons, keeps, self._judged
             )
+            if scored is None:
+                return None  # (the spools closed and removed on the way out)
             spools.pop_all()  # kept: the caller closes them
+        total, now = scored
         return cases, comparisons, total, now
 
 
@@ -429,11 +441,11 @@ def _score(
     comparisons: ComparisonSpool | None,
     keeps: Keeps,
     judged: Callable[[JudgeDict | None], None],
-) -> tuple[Aggregates, dict[str, CaseScores]]:
+) -> tuple[Aggregates, dict[str, CaseScores]] | None:
     """Score the chunks of ``source`` (``count`` pairs, when known, for the progress bar);
     with a guess (``keeps.guess``), check it against the sketch of each chunk's gold records
     that would change it (``_Run``): the guess's sketch merged with those infers the schema
-    of all the records (dataset/fitting.py)."""
+    of all the records (dataset/fitting.py); None as soon as it infers another."""
     total = Aggregates(settings.group_by)
     now: dict[str, CaseScores] = {}
     progress = Progress(count)
@@ -450,7 +462,7 @@ def _score(
                     # (an inferred schema lists fields in the order the records first
                     # show them, and the first chunk comes first: equal is equal in order)
                     if seen.schema() != guess:
-                        raise _Unconfirmed
+                        return None
                 total.merge(part.aggregates)
                 cases.append_lines(part.cases, part.case_lines)
                 if comparisons is not None:
