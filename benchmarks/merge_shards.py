@@ -18,12 +18,12 @@ import os
 import sys
 
 from pytest_jsonmatch import match_json
-from pytest_jsonmatch.reporting.run_model.records import Comparison
+from pytest_jsonmatch.reporting.run_model.comparisons import Comparison
 from pytest_jsonmatch.reporting.verdicts.gates import GateSettings
 from pytest_jsonmatch.reporting.verdicts.provenance import (
-    golden_record,
-    settings_record,
-    target_record,
+    golden_provenance,
+    settings_provenance,
+    target_provenance,
 )
 from pytest_jsonmatch.reporting.verdicts.report import conclude, not_decided, run_info, write_report
 from pytest_jsonmatch.reporting.verdicts.versus import VersusSettings
@@ -55,7 +55,7 @@ def main(out: str, cases: int = 10_000, shards: int = 10) -> None:
     for index in range(1, shards + 1):
         comparisons = [_case(i) for i in range(index - 1, cases, shards)]
         run = run_info(["pytest"], None, (), (index, shards))
-        run["settings"] = settings_record(
+        run["settings"] = settings_provenance(
             gates=GATES,
             versus=VersusSettings(),
             targets=[],
@@ -64,8 +64,8 @@ def main(out: str, cases: int = 10_000, shards: int = 10) -> None:
             defaults={"metric": "field_f1", "threshold": 0.8, "options": {}},
         )
         run["provenance"] = {
-            **golden_record({"golden/suite.yaml": "ab" * 32}),
-            "targets": {"": target_record({"llm.py": "cd" * 32}, {}, {"model": "m"})},
+            **golden_provenance({"golden/suite.yaml": "ab" * 32}),
+            "targets": {"": target_provenance({"llm.py": "cd" * 32}, {}, {"model": "m"})},
         }
         report, _ = conclude(
             comparisons,

@@ -200,7 +200,7 @@ class Deaths:
             self._in_flight[worker] = flight = in_flight(self.log_path(worker))
             self._suspect(flight, worker)
 
-    def judge(
+    def rule_on(
         self, worker: str, running: str, *, reported: bool, send_back: Callable[[str], None]
     ) -> Death:
         """The verdict on ``running``, the test ``worker`` died running (see :class:`Death`);

@@ -12,7 +12,7 @@ from ..engine.metrics import metric_named
 from ..engine.reading.parse import parse_expected
 from ..engine.results.field_results import MatchResult
 from ..reporting.run_model.aggregate import summarize
-from ..reporting.run_model.records import PASSED, VALUE_MODES, Comparison
+from ..reporting.run_model.comparisons import PASSED, VALUE_MODES, Comparison
 from ..reporting.verdicts.gates import GateSettings, verdict_of
 from ..reporting.verdicts.report import build_report, run_info
 from .input_error import InputError

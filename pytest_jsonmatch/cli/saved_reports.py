@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from ..reporting.run_model.aggregate import summarize
-from ..reporting.run_model.records import Comparison
+from ..reporting.run_model.comparisons import Comparison
 from ..reporting.run_model.report_types import Report
 from ..reporting.verdicts.baseline import BaselineError, cases_of, compare, load_baseline
 from ..reporting.verdicts.gates import verdict_of

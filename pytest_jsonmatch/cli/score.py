@@ -31,7 +31,7 @@ from ..dataset.chunk_work import Chunk, Keeps, score_part, sketch_part
 from ..dataset.spans import Span, SpanError, is_jsonl, spans
 from ..reporting.render.formats import FORMATS
 from ..reporting.run_model.aggregate import GROUP_BY, Aggregates
-from ..reporting.run_model.records import VALUE_MODES
+from ..reporting.run_model.comparisons import VALUE_MODES
 from ..reporting.run_model.report_types import CaseDict, JudgeDict, Report
 from ..reporting.run_model.spool import ComparisonSpool, Spool, write_streamed_report
 from ..reporting.verdicts.gates import verdict_of

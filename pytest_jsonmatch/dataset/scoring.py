@@ -33,7 +33,7 @@ from ..reporting.run_model.aggregate import (
     group_key,
     one_run_case,
 )
-from ..reporting.run_model.records import ERROR, Comparison, ConformanceRecord, ValueMode
+from ..reporting.run_model.comparisons import ERROR, Comparison, ReportedConformance, ValueMode
 from ..reporting.verdicts.undecided_verdicts import undecided_message
 
 NO_PREDICTION = object()  # the actual side of a gold record no prediction was found for
@@ -297,7 +297,7 @@ def comparison_of(pair: Pair, outcome: MatchResult | str, settings: ScoreSetting
             file=pair.file,
             line=pair.line,
             conformance=(
-                ConformanceRecord((("", "(answer)", outcome.keyword),), 1)
+                ReportedConformance((("", "(answer)", outcome.keyword),), 1)
                 if isinstance(outcome, Unread)
                 else None
             ),

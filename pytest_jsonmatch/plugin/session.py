@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-
     from ..calls.calls_in_flight import Deaths
     from ..calls.judge_calls import JudgeCalls
     from ..cases.updates import CaseUpdate
-    from ..reporting.run_model.records import Comparison
+    from ..reporting.run_model.comparisons import Comparison
     from ..reporting.run_model.report_types import Report, RunInfo
     from ..reporting.verdicts.baseline import Baseline
     from ..reporting.verdicts.field_counts import FieldCounts
@@ -200,7 +200,7 @@ class JsonmatchSession:
         self.comparisons.extend(made)
         self.updates.extend(asked)
         if sent := getattr(report, _ATTRIBUTE, None):
-            from ..reporting.run_model.records import Comparison
+            from ..reporting.run_model.comparisons import Comparison
 
             self.comparisons.extend(Comparison.from_dict(data) for data in sent)
         if sent_updates := getattr(report, _UPDATES, None):
@@ -226,7 +226,7 @@ class JsonmatchSession:
     ) -> None:
         """(xdist, controller) a worker died running ``crashitem``: it is blamed, unless
         other calls were in flight; then it runs again (calls/calls_in_flight.py)."""
-        death = self.deaths().judge(
+        death = self.deaths().rule_on(
             report.node.gateway.id,
             crashitem,
             reported=crashitem in self.ran,
@@ -239,7 +239,7 @@ class JsonmatchSession:
             self._unscored(crashitem, death.reason)
 
     def _unscored(self, nodeid: str, error: str) -> None:
-        from ..reporting.run_model.records import ERROR, Comparison
+        from ..reporting.run_model.comparisons import ERROR, Comparison
 
         defaults = self.settings.defaults
         self.comparisons.append(

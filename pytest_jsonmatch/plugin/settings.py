@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # each stage's parser loads when its setting is given (start-
     from ..engine.core.masking import MaskPattern
     from ..reporting.render.report_files import ReportFiles
     from ..reporting.run_model.aggregate import GroupBy
-    from ..reporting.run_model.records import ValueMode
+    from ..reporting.run_model.comparisons import ValueMode
     from ..reporting.verdicts.quarantine import Quarantine
     from ..reporting.verdicts.versus import VersusSettings
 

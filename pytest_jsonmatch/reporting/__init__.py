@@ -1,6 +1,6 @@
 """Reporting: recorded comparisons to numbers and files, the same for the plugin and the CLI.
 
-Takes one record per comparison (run_model/records.py); gives aggregates, baselines and
+Takes one record per comparison (run_model/comparisons.py); gives aggregates, baselines and
 their statistics, the gates' verdict, the JSON report and its renderings (text, Markdown,
 GitHub, HTML), all written atomically. May import the engine only; never pytest.
 

@@ -1,5 +1,5 @@
 """One attempted comparison, as a test hands it to its session's channel (channel.py), and
-the record it becomes (reporting/run_model/records.py's Comparison). Every outcome is built by
+the record it becomes (reporting/run_model/comparisons.py's Comparison). Every outcome is built by
 :meth:`Outcome.of`, from the run's :class:`~pytest_jsonmatch.calls.produced.Produced` output.
 
 Its own module so that a session that never compares does not build it.
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ..calls.call_figures import CallFigures
     from ..calls.produced import OutputSource, Produced, Recorded
     from ..engine.results.field_results import MatchResult
-    from ..reporting.run_model.records import Comparison, ValueMode
+    from ..reporting.run_model.comparisons import Comparison, ValueMode
 
 
 class _Where(TypedDict):
@@ -106,7 +106,7 @@ class Outcome:
         counts them as they are recorded, reporting/verdicts/field_counts.py). A call's figures are
         kept for a live or replayed output only. ``invalid_fails``: an answer that breaks
         its schema failed."""
-        from ..reporting.run_model.records import Comparison, case_id_of
+        from ..reporting.run_model.comparisons import Comparison, case_id_of
 
         where: _Where = {
             "case_id": case_id_of(nodeid, seq),
@@ -133,9 +133,9 @@ class Outcome:
     def _unscored(self, where: _Where) -> Comparison:
         """The record of an outcome that could not be scored: an error, scoring 0; an answer
         that could not be read is held invalid by its conformance."""
-        from ..reporting.run_model.records import ERROR, Comparison, ConformanceRecord
+        from ..reporting.run_model.comparisons import ERROR, Comparison, ReportedConformance
 
-        unread = ConformanceRecord((("", "(answer)", self.unread),), 1) if self.unread else None
+        unread = ReportedConformance((("", "(answer)", self.unread),), 1) if self.unread else None
         return Comparison(
             metric=self.metric,
             score=0.0,

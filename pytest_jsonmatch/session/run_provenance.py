@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..reporting.verdicts.provenance import (
-    golden_record,
-    judge_setup_record,
-    settings_record,
-    target_record,
+    golden_provenance,
+    judge_setup_provenance,
+    settings_provenance,
+    target_provenance,
 )
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ..calls.targets import TargetSpec
     from ..cases.case_files import CaseFiles
     from ..cases.repeats import RepeatSettings
-    from ..reporting.run_model.records import Comparison
+    from ..reporting.run_model.comparisons import Comparison
     from ..reporting.run_model.report_types import (
         JSONValue,
         ProvenanceDict,
@@ -133,7 +133,7 @@ def run_provenance(
     recorded = _settings(settings)
     read = read if read is not None else ReadFiles()
     golden = golden_files(root, comparisons, read.files["golden"])
-    provenance: ProvenanceDict = golden_record(golden)
+    provenance: ProvenanceDict = golden_provenance(golden)
     if golden:
         provenance["folder_settings"] = _applying(root, read.files["folder_settings"], golden)
     provenance["schemas"] = {_shown(root, p): d for p, d in sorted(read.files["schemas"].items())}
@@ -142,7 +142,7 @@ def run_provenance(
     if settings.given_judge is not None:
         judge = settings.given_judge.judge
         provenance["judge"] = judge.fingerprint
-        provenance["judge_setup"] = judge_setup_record(
+        provenance["judge_setup"] = judge_setup_provenance(
             model=judge.model,
             endpoint=judge.endpoint,
             prompt_file=judge.prompt_file,
@@ -159,7 +159,7 @@ def _settings(settings: RecordedSettings) -> RunSettingsDict:
     if baseline:  # from the root dir, where jsonmatch merge looks for it (its own directory)
         path = Path(baseline)
         baseline = path.relative_to(root).as_posix() if path.is_relative_to(root) else baseline
-    return settings_record(
+    return settings_provenance(
         gates=settings.gates,
         versus=settings.versus,
         targets=[t.name for t in settings.targets],
@@ -184,7 +184,7 @@ def _targets(outputs: Outputs) -> dict[str, TargetFingerprintDict]:
         except Exception:  # noqa: BLE001 - a fingerprint that fails is none recorded
             continue
         if made is not None:
-            targets[name] = target_record(made.code, made.files, _json(made.declared))
+            targets[name] = target_provenance(made.code, made.files, _json(made.declared))
     return targets
 
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..engine.core.masking import MaskPattern
     from ..reporting.render.report_files import ReportFiles
     from ..reporting.run_model.aggregate import GroupBy
-    from ..reporting.run_model.records import Comparison, ValueMode
+    from ..reporting.run_model.comparisons import Comparison, ValueMode
     from ..reporting.verdicts.gates import GateSettings
     from ..reporting.verdicts.versus import VersusSettings
     from ..telemetry.otel_events import Telemetry
@@ -215,7 +215,7 @@ def parse_options(text: str) -> dict[str, object]:
 def parse_value_mode(text: str, what: str) -> ValueMode:
     if text.strip() in ("", "short"):
         return "short"
-    from ..reporting.run_model.records import VALUE_MODES
+    from ..reporting.run_model.comparisons import VALUE_MODES
 
     return _choice(text, what, VALUE_MODES)
 

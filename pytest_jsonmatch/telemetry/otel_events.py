@@ -42,7 +42,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Literal, TypeAlias, overload
 from urllib.parse import unquote
 
-from ..reporting.run_model.records import ERROR, PASSED, XPASSED, Comparison
+from ..reporting.run_model.comparisons import ERROR, PASSED, XPASSED, Comparison
 from ..version import __version__
 
 if TYPE_CHECKING:  # imported when our own export starts: it needs the otel extra's messages

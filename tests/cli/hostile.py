@@ -5,7 +5,7 @@ from __future__ import annotations
 from pytest_jsonmatch.dataset import Pair, ScoreSettings, comparison_of
 from pytest_jsonmatch.engine.match import match_json
 from pytest_jsonmatch.reporting.run_model.aggregate import summarize
-from pytest_jsonmatch.reporting.run_model.records import ERROR, Comparison
+from pytest_jsonmatch.reporting.run_model.comparisons import ERROR, Comparison
 from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
 from pytest_jsonmatch.reporting.verdicts.report import build_report
 

@@ -309,7 +309,7 @@ def test_contrast_of_the_wcag_reference_colours():
 
 def test_every_status_badge_is_readable(page_of):
     from pytest_jsonmatch.engine.results.field_results import STATUSES as FIELD_STATUSES
-    from pytest_jsonmatch.reporting.run_model.records import STATUSES
+    from pytest_jsonmatch.reporting.run_model.comparisons import STATUSES
     from tests.reporting.statuses import every_status_report
 
     page, problems, _ = page_of(every_status_report(), "statuses.html")

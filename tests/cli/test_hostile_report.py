@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import pytest
 
-from pytest_jsonmatch.reporting.run_model.records import Comparison
+from pytest_jsonmatch.reporting.run_model.comparisons import Comparison
 from pytest_jsonmatch.reporting.run_model.validation import ReportError, check_report
 from pytest_jsonmatch.reporting.verdicts.baseline import Baseline, cases_of, compare
 from pytest_jsonmatch.reporting.verdicts.report import baseline_section, load_report, report_text

@@ -16,7 +16,7 @@ import pytest
 from pytest_jsonmatch import evaluate_records
 from pytest_jsonmatch.dataset.sketch import SchemaSketch
 from pytest_jsonmatch.engine.core.values import MISSING
-from pytest_jsonmatch.reporting.run_model.records import kept_value
+from pytest_jsonmatch.reporting.run_model.comparisons import kept_value
 from pytest_jsonmatch.reporting.verdicts.report import load_report
 
 from .test_score import dataset, write_jsonl

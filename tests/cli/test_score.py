@@ -416,7 +416,7 @@ def test_diff_of_runs_where_more_than_1023_cases_flip(tmp_path, jsonmatch_main):
     import json as json_
 
     from pytest_jsonmatch.reporting.run_model.aggregate import summarize
-    from pytest_jsonmatch.reporting.run_model.records import FAILED, PASSED, Comparison
+    from pytest_jsonmatch.reporting.run_model.comparisons import FAILED, PASSED, Comparison
     from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
     from pytest_jsonmatch.reporting.verdicts.report import build_report, report_text
 

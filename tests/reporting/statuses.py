@@ -6,16 +6,21 @@ from __future__ import annotations
 
 from pytest_jsonmatch.engine.results.field_results import STATUSES as FIELD_STATUSES
 from pytest_jsonmatch.reporting.run_model.aggregate import summarize
-from pytest_jsonmatch.reporting.run_model.records import STATUSES, Comparison, FieldRecord, Status
+from pytest_jsonmatch.reporting.run_model.comparisons import (
+    STATUSES,
+    Comparison,
+    ReportedField,
+    Status,
+)
 from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
 from pytest_jsonmatch.reporting.verdicts.report import build_report
 
 
-def _fields(name: str, name_score: float) -> tuple[FieldRecord, ...]:
+def _fields(name: str, name_score: float) -> tuple[ReportedField, ...]:
     return (
-        FieldRecord("id", "id", "skipped", 0.0),
-        FieldRecord("meta", "meta", "batch_error", 0.0),
-        FieldRecord("name", "name", name, name_score, "x", "x" if name == "match" else "y", "ea"),
+        ReportedField("id", "id", "skipped", 0.0),
+        ReportedField("meta", "meta", "batch_error", 0.0),
+        ReportedField("name", "name", name, name_score, "x", "x" if name == "match" else "y", "ea"),
     )
 
 
@@ -26,7 +31,8 @@ CASES = [
         "b-fail",
         "failed",
         0.5,
-        _fields("mismatch", 0.0) + (FieldRecord("total", "total", "omission", 0.0, 1, None, "e"),),
+        _fields("mismatch", 0.0)
+        + (ReportedField("total", "total", "omission", 0.0, 1, None, "e"),),
     ),
     ("c-error", "error", 0.0, ()),
     (
@@ -34,7 +40,7 @@ CASES = [
         "failed",
         0.25,
         _fields("mismatch", 0.0)
-        + (FieldRecord("extra", "extra", "hallucination", 0.0, None, 1, "a"),),
+        + (ReportedField("extra", "extra", "hallucination", 0.0, None, 1, "a"),),
     ),
     ("e-xfail", "xfailed", 0.0, _fields("mismatch", 0.0)),
     ("f-xpass", "xpassed", 1.0, _fields("match", 1.0)),
@@ -87,8 +93,8 @@ def repeated_report() -> dict:
                 ()
                 if score is None
                 else (
-                    FieldRecord("id", "id", "skipped", 0.0),
-                    FieldRecord("name", "name", "match" if score == 1.0 else "mismatch", score),
+                    ReportedField("id", "id", "skipped", 0.0),
+                    ReportedField("name", "name", "match" if score == 1.0 else "mismatch", score),
                 )
             )
             comparisons.append(
@@ -112,8 +118,8 @@ def truncated_report() -> dict:
     """Two cases, one scored from an answer cut off at line 1, column 88 after 87 characters
     and closed (``truncated: close``): its ``items[1].qty`` omitted, score 10/11."""
     cut = (
-        FieldRecord("invoice", "invoice", "match", 1.0, "INV-1", "INV-1", "ea"),
-        FieldRecord("items[1].qty", "items[].qty", "omission", 0.0, 2, None, "e"),
+        ReportedField("invoice", "invoice", "match", 1.0, "INV-1", "INV-1", "ea"),
+        ReportedField("items[1].qty", "items[].qty", "omission", 0.0, 2, None, "e"),
     )
     comparisons = [
         Comparison(

@@ -19,7 +19,7 @@ from pytest_jsonmatch.reporting.run_model.aggregate import (
     case_result,
     summarize,
 )
-from pytest_jsonmatch.reporting.run_model.records import Comparison, FieldRecord, Status
+from pytest_jsonmatch.reporting.run_model.comparisons import Comparison, ReportedField, Status
 
 
 def comparison(case_id, score, status="passed", repeat=0, metric="field_f1", fields=(), error=""):
@@ -145,7 +145,7 @@ def test_exact_sums_count_repeated_terms_exactly_across_their_batches():
 
 def test_field_aggregates_merge_into_the_same_numbers_as_one_pass():
     records = [
-        FieldRecord("x", "x", status, score)
+        ReportedField("x", "x", status, score)
         for status, score in [
             ("match", 1.0),
             ("mismatch", 0.1),
@@ -178,7 +178,7 @@ def test_fields_are_grouped_by_file_or_folder():
         threshold=0.5,
         status=Status.PASSED,
         file="golden/inv/a.yaml",
-        fields=(FieldRecord("total", "total", "match", 1.0),),
+        fields=(ReportedField("total", "total", "match", 1.0),),
     )
     b = Comparison(
         case_id="y",
@@ -188,7 +188,7 @@ def test_fields_are_grouped_by_file_or_folder():
         threshold=0.5,
         status=Status.FAILED,
         file="golden/prod/b.yaml",
-        fields=(FieldRecord("total", "total", "mismatch", 0.0),),
+        fields=(ReportedField("total", "total", "mismatch", 0.0),),
     )
     assert set(summarize([a, b], "file").groups) == {"golden/inv/a.yaml", "golden/prod/b.yaml"}
     assert set(summarize([a, b], "folder").groups) == {"golden/inv", "golden/prod"}
@@ -220,7 +220,7 @@ def test_aggregates_merge_in_any_grouping_and_order_into_one_pass():
         score = rng.choice([0.0, 0.1, 1 / 3, 0.7, 1.0, rng.random()])
         status = rng.choice(["passed", "failed", "error", "xfailed", "xpassed"])
         fields = [
-            FieldRecord(p, p, rng.choice(["match", "mismatch", "omission"]), rng.random())
+            ReportedField(p, p, rng.choice(["match", "mismatch", "omission"]), rng.random())
             for p in rng.sample(["a", "b", "c[].d"], 2)
         ]
         cases.append(

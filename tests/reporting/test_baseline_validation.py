@@ -10,7 +10,7 @@ import json
 import pytest
 
 from pytest_jsonmatch.reporting.run_model.aggregate import summarize
-from pytest_jsonmatch.reporting.run_model.records import Comparison, FieldRecord, Status
+from pytest_jsonmatch.reporting.run_model.comparisons import Comparison, ReportedField, Status
 from pytest_jsonmatch.reporting.verdicts.baseline import BaselineError, load_baseline
 from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
 from pytest_jsonmatch.reporting.verdicts.report import build_report, load_report, report_text
@@ -27,7 +27,7 @@ def _comparison(case_id: str, score: float, status: str = "passed") -> Compariso
         precision=score,
         recall=score,
         f1=score,
-        fields=(FieldRecord("a", "a", "match" if score == 1 else "mismatch", score),),
+        fields=(ReportedField("a", "a", "match" if score == 1 else "mismatch", score),),
     )
 
 
@@ -190,7 +190,7 @@ def test_a_baseline_with_no_usable_case_is_an_error(tmp_path):
 
 
 def test_a_value_nested_deeper_than_json_writes_is_described_in_the_report():
-    from pytest_jsonmatch.reporting.run_model.records import kept_value
+    from pytest_jsonmatch.reporting.run_model.comparisons import kept_value
 
     deep: list = []
     inner = deep

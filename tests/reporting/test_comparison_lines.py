@@ -20,14 +20,14 @@ from pytest_jsonmatch.engine.results.field_results import FieldResult
 from pytest_jsonmatch.reporting.run_model import comparison_lines, field_rows
 from pytest_jsonmatch.reporting.run_model.aggregate import CaseResult, case_dict
 from pytest_jsonmatch.reporting.run_model.comparison_lines import case_line, comparison_line
-from pytest_jsonmatch.reporting.run_model.field_rows import Heads, StoredFields, stored_comparison
-from pytest_jsonmatch.reporting.run_model.records import (
+from pytest_jsonmatch.reporting.run_model.comparisons import (
     VALUE_LIMIT,
     Comparison,
-    ConformanceRecord,
+    ReportedConformance,
     Status,
     comparison_dict,
 )
+from pytest_jsonmatch.reporting.run_model.field_rows import Heads, StoredFields, stored_comparison
 from pytest_jsonmatch.reporting.run_model.spool import json_line
 
 MODES = ("none", "short", "full")
@@ -182,16 +182,16 @@ def _comparison(rng: random.Random) -> Comparison:
         {"call": {"latency_s": 0.25, "attempts": 1}},
         {"truncated": (1, 5, 40)},
         {"target": "cheap"},
-        {"conformance": ConformanceRecord((("$", "$", "type"),), 1, True)},
-        {"conformance": ConformanceRecord((), 0, False)},
+        {"conformance": ReportedConformance((("$", "$", "type"),), 1, True)},
+        {"conformance": ReportedConformance((), 0, False)},
         {
-            "conformance": ConformanceRecord(
+            "conformance": ReportedConformance(
                 (("items[0].qty", "items[].qty", "type"), ('we"ird\u2028', "\u00e9", "required")),
                 1_234,
                 False,
             )
         },
-        {"conformance": ConformanceRecord((), 0, False), "target": "cheap"},
+        {"conformance": ReportedConformance((), 0, False), "target": "cheap"},
         {"threshold": 1},
         {"seq": True},
         {"line": 2.0},

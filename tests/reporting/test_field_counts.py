@@ -20,7 +20,7 @@ from pytest_jsonmatch.engine.core.errors import JsonMatchError
 from pytest_jsonmatch.engine.results.field_results import SKIPPED, FieldAggregate
 from pytest_jsonmatch.reporting.render.text import summary_lines, verdict_lines
 from pytest_jsonmatch.reporting.run_model.aggregate import GROUP_BY, group_key, summarize
-from pytest_jsonmatch.reporting.run_model.records import ERROR, Comparison, Status, case_id_of
+from pytest_jsonmatch.reporting.run_model.comparisons import ERROR, Comparison, Status, case_id_of
 from pytest_jsonmatch.reporting.verdicts.field_counts import FieldCounts
 from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, parse_floors
 from pytest_jsonmatch.reporting.verdicts.report import SummaryReads, conclude, summary_reads

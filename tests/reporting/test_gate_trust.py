@@ -11,12 +11,12 @@ from dataclasses import replace
 from pytest_jsonmatch.reporting.render.html import render_html
 from pytest_jsonmatch.reporting.render.markdown import render_markdown
 from pytest_jsonmatch.reporting.render.text import render_text
-from pytest_jsonmatch.reporting.run_model.records import (
+from pytest_jsonmatch.reporting.run_model.comparisons import (
     ERROR,
     FAILED,
     PASSED,
     Comparison,
-    ConformanceRecord,
+    ReportedConformance,
     Status,
 )
 from pytest_jsonmatch.reporting.verdicts.baseline import Baseline, cases_of
@@ -32,7 +32,7 @@ def _comparison(
     status: Status = PASSED,
     *,
     target: str = "",
-    conformance: ConformanceRecord | None = None,
+    conformance: ReportedConformance | None = None,
     call: dict[str, object] | None = None,
 ) -> Comparison:
     case_id = f"g.yaml::{case}" + (f"[{target}]" if target else "")
@@ -117,8 +117,8 @@ def test_a_target_whose_cases_all_went_unscored_passes_no_gate():
 
 
 def test_an_answer_that_could_not_be_read_counts_as_invalid_per_target():
-    valid, broken = ConformanceRecord(), ConformanceRecord((("total", "total", "minimum"),), 1)
-    cut = ConformanceRecord((("", "(answer)", "cut off"),), 1)
+    valid, broken = ReportedConformance(), ReportedConformance((("total", "total", "minimum"),), 1)
+    cut = ReportedConformance((("", "(answer)", "cut off"),), 1)
     comparisons = [
         _comparison("c1", 1.0, target="a", conformance=valid),
         _comparison("c2", 1.0, target="a", conformance=valid),
@@ -265,11 +265,11 @@ def test_the_baseline_line_and_the_gate_passed_print_one_mean_change():
 
 
 def test_side_by_side_field_columns_are_over_the_same_cases():
-    from pytest_jsonmatch.reporting.run_model.records import FieldRecord
+    from pytest_jsonmatch.reporting.run_model.comparisons import ReportedField
 
     def run(case: str, target: str, fields: dict[str, float]) -> Comparison:
         records = tuple(
-            FieldRecord(p, p, "match" if v == 1.0 else "mismatch", v) for p, v in fields.items()
+            ReportedField(p, p, "match" if v == 1.0 else "mismatch", v) for p, v in fields.items()
         )
         return replace(_comparison(case, 1.0, target=target), fields=records)
 

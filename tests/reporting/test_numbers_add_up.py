@@ -30,7 +30,12 @@ import pytest
 from pytest_jsonmatch.cli.options import GATE_NAMES as CLI_NAMES
 from pytest_jsonmatch.reporting.render.text import passed_line, summary_lines, verdict_lines
 from pytest_jsonmatch.reporting.run_model.aggregate import summarize
-from pytest_jsonmatch.reporting.run_model.records import FAILED, PASSED, Comparison, FieldRecord
+from pytest_jsonmatch.reporting.run_model.comparisons import (
+    FAILED,
+    PASSED,
+    Comparison,
+    ReportedField,
+)
 from pytest_jsonmatch.reporting.verdicts.baseline import Baseline, cases_of, compare
 from pytest_jsonmatch.reporting.verdicts.gates import (
     GateNames,
@@ -54,7 +59,7 @@ PLUGIN_NAMES = GateNames(
 
 def _case(case_id: str, metric: str, score: float, **fields: float) -> Comparison:
     records = tuple(
-        FieldRecord(name, name, "match" if value == 1.0 else "mismatch", value)
+        ReportedField(name, name, "match" if value == 1.0 else "mismatch", value)
         for name, value in fields.items()
     )
     threshold = 0.5

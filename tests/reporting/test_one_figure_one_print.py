@@ -34,7 +34,12 @@ from hypothesis import strategies as st
 
 from pytest_jsonmatch.reporting.render.report_files import ReportFiles
 from pytest_jsonmatch.reporting.render.text import render_text
-from pytest_jsonmatch.reporting.run_model.records import FAILED, PASSED, Comparison, FieldRecord
+from pytest_jsonmatch.reporting.run_model.comparisons import (
+    FAILED,
+    PASSED,
+    Comparison,
+    ReportedField,
+)
 from pytest_jsonmatch.reporting.verdicts.baseline import load_baseline
 from pytest_jsonmatch.reporting.verdicts.changes import (
     interval_text,
@@ -85,7 +90,7 @@ def _comparison(case: str, target: str, fields: dict[str, float]) -> Comparison:
         file="m.yaml",
         target=target,
         fields=tuple(
-            FieldRecord(p, p, "match" if v == 1.0 else "mismatch", v) for p, v in fields.items()
+            ReportedField(p, p, "match" if v == 1.0 else "mismatch", v) for p, v in fields.items()
         ),
     )
 

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_jsonmatch import match_json
 from pytest_jsonmatch.reporting.run_model.aggregate import SCORE_EPSILON, case_result, one_run_case
-from pytest_jsonmatch.reporting.run_model.records import Comparison
+from pytest_jsonmatch.reporting.run_model.comparisons import Comparison
 
 SCHEMA = {
     "type": "object",

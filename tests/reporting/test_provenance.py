@@ -9,10 +9,10 @@ import pytest
 from pytest_jsonmatch.reporting.verdicts.gates import gate_settings
 from pytest_jsonmatch.reporting.verdicts.provenance import (
     gate_texts,
-    golden_record,
+    golden_provenance,
     provenance_changes,
     reference_text,
-    target_record,
+    target_provenance,
 )
 from pytest_jsonmatch.reporting.verdicts.versus import parse_reference
 
@@ -59,10 +59,18 @@ def test_the_reference_recorded_reads_back_to_the_same(text):
 
 
 def test_what_differs_between_two_runs_provenance_is_named():
-    one = target_record({"llm.py": "1"}, {"prompt.txt": "a"}, {"model": "m1"})
-    two = target_record({"llm.py": "1"}, {"prompt.txt": "b"}, {"model": "m2"})
-    before = {**golden_record({"a.yaml": "x", "b.yaml": "y"}), "targets": {"t": one}, "judge": "j1"}
-    after = {**golden_record({"a.yaml": "x", "b.yaml": "z"}), "targets": {"t": two}, "judge": "j2"}
+    one = target_provenance({"llm.py": "1"}, {"prompt.txt": "a"}, {"model": "m1"})
+    two = target_provenance({"llm.py": "1"}, {"prompt.txt": "b"}, {"model": "m2"})
+    before = {
+        **golden_provenance({"a.yaml": "x", "b.yaml": "y"}),
+        "targets": {"t": one},
+        "judge": "j1",
+    }
+    after = {
+        **golden_provenance({"a.yaml": "x", "b.yaml": "z"}),
+        "targets": {"t": two},
+        "judge": "j2",
+    }
     assert provenance_changes(before, after) == [
         "different prompt version: target t: file prompt.txt, the declared fingerprint",
         "different golden set: 1 case file differs: b.yaml",

@@ -10,13 +10,13 @@ from dataclasses import replace
 
 import pytest
 
-from pytest_jsonmatch.reporting.run_model.records import (
+from pytest_jsonmatch.reporting.run_model.comparisons import (
     ERROR,
     FAILED,
     PASSED,
     XFAILED,
     Comparison,
-    FieldRecord,
+    ReportedField,
 )
 from pytest_jsonmatch.reporting.verdicts.reliability import (
     estimate,
@@ -170,7 +170,7 @@ def _fielded(case_id: str, runs: list[list[tuple[str, str]]], outcomes: str) -> 
         replace(
             comparison,
             fields=tuple(
-                FieldRecord(path, path, status, 1.0 if status == "match" else 0.0)
+                ReportedField(path, path, status, 1.0 if status == "match" else 0.0)
                 for path, status in fields
             ),
         )

@@ -20,7 +20,7 @@ from scipy import stats
 from pytest_jsonmatch.reporting.render.markdown import render_markdown
 from pytest_jsonmatch.reporting.render.text import summary_lines, verdict_lines
 from pytest_jsonmatch.reporting.run_model.aggregate import summarize
-from pytest_jsonmatch.reporting.run_model.records import PASSED, Comparison, FieldRecord
+from pytest_jsonmatch.reporting.run_model.comparisons import PASSED, Comparison, ReportedField
 from pytest_jsonmatch.reporting.verdicts.baseline import Baseline, cases_of, compare
 from pytest_jsonmatch.reporting.verdicts.gates import GateSettings, verdict_of
 from pytest_jsonmatch.reporting.verdicts.report import build_report
@@ -32,9 +32,9 @@ def _run(x_scores: list[float]) -> list[Comparison]:
     out = []
     for i, x in enumerate(x_scores):
         fields = (
-            FieldRecord("x", "x", "match" if x == 1.0 else "mismatch", x),
-            FieldRecord("y", "y", "match", 1.0),
-            FieldRecord("z", "z", "match", 1.0),
+            ReportedField("x", "x", "match" if x == 1.0 else "mismatch", x),
+            ReportedField("y", "y", "match", 1.0),
+            ReportedField("z", "z", "match", 1.0),
         )
         score = (x + 2.0) / 3
         out.append(

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 # Each name the rest of the project uses, and the module beside this one that defines it.
 _NAMES = {
     "Failed": "batching",
-    "Judge": "batching",
+    "BatchScores": "batching",
     "JudgeFigures": "figures",
     "JudgeSettings": "judge_settings",
     "judge_settings_from_pairs": "judge_settings",
@@ -52,8 +52,8 @@ _NAMES = {
 __all__ = sorted(_NAMES)
 
 if TYPE_CHECKING:  # the same names for type checkers
+    from .batching import BatchScores as BatchScores
     from .batching import Failed as Failed
-    from .batching import Judge as Judge
     from .figures import JudgeFigures as JudgeFigures
     from .judge_settings import JudgeSettings as JudgeSettings
     from .judge_settings import judge_settings_from_pairs as judge_settings_from_pairs

@@ -1,8 +1,8 @@
 """Batch comparators (an LLM judge, say): every field of a record that uses one is scored in
 one call, and no field is ever asked about twice.
 
-The walk hands each such field to the :class:`Judge` as it meets it and leaves a
-placeholder; :meth:`Judge.resolve` then makes one call per comparator with everything
+The walk hands each such field to the :class:`BatchScores` as it meets it and leaves a
+placeholder; :meth:`BatchScores.resolve` then makes one call per comparator with everything
 gathered. Array pairing may need a judge's scores before it can choose pairs: it gathers the
 fields of every candidate pair instead, the judge notes that a second walk is needed
 (``rewalk``), and that walk finds every score known.
@@ -55,7 +55,7 @@ class Failed(str):
     __slots__ = ()
 
 
-class Judge:
+class BatchScores:
     """The batch scores of one record: known ones, failed ones, and those waiting for the
     call."""
 

@@ -15,7 +15,7 @@ from ..configuring.walk_config import WalkConfig
 from ..core.depth import SHALLOW, call_with_depth
 from ..core.paths import Where
 from ..core.values import JsonValue, json_type
-from ..judge import Failed, Judge
+from ..judge import BatchScores, Failed
 from ..results.field_results import (
     BATCH_ERROR,
     MATCH,
@@ -31,7 +31,7 @@ class LeafScoring:
     """Leaves scored into ``out``; the judge's pending ones listed in ``deferred``."""
 
     cfg: WalkConfig
-    judge: Judge
+    judge: BatchScores
     out: WalkOutput
     # placeholders for batch scores: (index in out.fields, comparator, min_score)
     deferred: list[tuple[int, BoundComparator, float | None]]

@@ -23,7 +23,7 @@ from ..core.values import (
     JsonValue,
     json_type,
 )
-from ..judge import Judge
+from ..judge import BatchScores
 from ..pairing.array_pairs import alignment, choose_pairs
 from ..pairing.pair_budget import PairBudget
 from ..reading.intake import Unread, plain_within
@@ -66,7 +66,7 @@ def walk(
     type of a plain expected value, an object they check key by key); whatever they hand to
     the general walk is checked first (``Walk.read``), and anything else raises ``Unread``,
     for the caller to read ``actual`` through the door and walk it again."""
-    judge = Judge(cfg.registry)
+    judge = BatchScores(cfg.registry)
     found = Walk(cfg, judge, PairBudget(), tally, unread)
     found.run(expected, actual, schema)
     if judge.waiting:
@@ -84,7 +84,7 @@ class Walk(LeafScoring):
     def __init__(
         self,
         cfg: WalkConfig,
-        judge: Judge,
+        judge: BatchScores,
         budget: PairBudget,
         tally: bool = False,
         unread: bool = False,

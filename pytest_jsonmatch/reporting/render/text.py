@@ -15,7 +15,7 @@ from ..run_model.aggregate import (
     violations_text,
     worst_first,
 )
-from ..run_model.records import NOT_RECORDED
+from ..run_model.comparisons import NOT_RECORDED
 from ..run_model.report_types import (
     BaselineSectionDict,
     CaseDict,

@@ -29,7 +29,7 @@ from ...engine.results.field_results import (
     count_fields,
     field_tables,
 )
-from .records import (
+from .comparisons import (
     ERROR,
     EXPECTED_TO_FAIL,
     FAILED,
@@ -37,7 +37,7 @@ from .records import (
     VIOLATIONS_KEPT,
     XFAILED,
     Comparison,
-    FieldRecord,
+    ReportedField,
     Status,
 )
 from .report_types import (
@@ -130,7 +130,7 @@ class CaseResult:
         if self.undecided:
             out["undecided"] = self.undecided
         if self.quarantine is not None:
-            from .records import quarantine_dict
+            from .comparisons import quarantine_dict
 
             out["quarantine"] = quarantine_dict(self.quarantine)
         return out
@@ -447,19 +447,19 @@ class Aggregates:
         self.add_case_fields(case, [record for run in runs for record in run.fields])
 
     def add_case_fields(
-        self, case: CaseResult, fields: Iterable[FieldRecord] | Iterable[FieldResult]
+        self, case: CaseResult, fields: Iterable[ReportedField] | Iterable[FieldResult]
     ) -> None:
         """Count one case, given the fields of its runs: recorded fields, or the engine's
         FieldResults (anything with ``field_path``, ``status`` and ``score``)."""
         self.add_cases([(case, fields)])
 
     def add_cases(
-        self, cases: Iterable[tuple[CaseResult, Iterable[FieldRecord] | Iterable[FieldResult]]]
+        self, cases: Iterable[tuple[CaseResult, Iterable[ReportedField] | Iterable[FieldResult]]]
     ) -> None:
         """Count cases, each given with the fields of its runs (see :meth:`add_case_fields`);
         the fields of a group's cases are counted in one pass (as many as one at a time
         count, in the same order: a path's first field first)."""
-        grouped: dict[str, list[Iterable[FieldRecord] | Iterable[FieldResult]]] = {}
+        grouped: dict[str, list[Iterable[ReportedField] | Iterable[FieldResult]]] = {}
         for case, fields in cases:
             if self._count(case):
                 grouped.setdefault(group_key(case, self.group_by), []).append(fields)

@@ -32,8 +32,7 @@ from typing import Any
 from ...engine.core.values import MISSING
 from ...engine.results.field_results import MATCH, FieldResult, MatchResult
 from .aggregate import CaseResult, case_dict, group_key
-from .field_rows import Heads, same_value, stored_comparison
-from .records import (
+from .comparisons import (
     FAILED,
     PASSED,
     SHORT_INT,
@@ -43,6 +42,7 @@ from .records import (
     comparison_dict,
     kept_value,
 )
+from .field_rows import Heads, same_value, stored_comparison
 from .spool import encode_json, json_line
 
 _encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode

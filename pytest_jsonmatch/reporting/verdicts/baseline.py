@@ -25,7 +25,7 @@ from ...engine.core.errors import ConfigError
 from ...engine.reading.user_files import read_regular_text
 from ...engine.results.field_results import ExactSum
 from ..run_model.aggregate import CaseResult, case_result, group_key
-from ..run_model.records import PASSED, Comparison, pair_id
+from ..run_model.comparisons import PASSED, Comparison, pair_id
 from ..run_model.validation import REPORT_VERSION, ReportError, check_comparisons
 from .case_matching import CaseMatch, match_cases
 from .reliability import CaseRuns, case_runs

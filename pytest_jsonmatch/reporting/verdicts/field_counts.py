@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 
 from ...engine.results.field_results import TALLY_OF, FieldResult, Tally
 from ..run_model.aggregate import group_key
-from ..run_model.records import ERROR, Comparison
+from ..run_model.comparisons import ERROR, Comparison
 from .reliability import passed_fields
 
 # False: every session keeps its field records and counts them at the end, as a report file

@@ -109,7 +109,7 @@ def reference_text(versus: VersusSettings) -> str:
     return " ".join([versus.reference, *limits])
 
 
-def settings_record(
+def settings_provenance(
     *,
     gates: GateSettings,
     versus: VersusSettings,
@@ -152,7 +152,7 @@ def settings_differences(a: Mapping[str, object], b: Mapping[str, object]) -> li
 # -- provenance --------------------------------------------------------------------------------
 
 
-def golden_record(files: Mapping[str, str]) -> ProvenanceDict:
+def golden_provenance(files: Mapping[str, str]) -> ProvenanceDict:
     """The golden part of ``run.provenance`` from each case file's SHA-256 (none: empty)."""
     if not files:
         return {}
@@ -160,7 +160,7 @@ def golden_record(files: Mapping[str, str]) -> ProvenanceDict:
     return {"golden": ordered, "golden_digest": digest_of(ordered)}
 
 
-def target_record(
+def target_provenance(
     code: Mapping[str, str], files: Mapping[str, str], declared: JSONValue
 ) -> TargetFingerprintDict:
     """A target's recording fingerprint as ``run.provenance.targets`` holds it."""
@@ -174,7 +174,7 @@ def target_record(
     return record
 
 
-def judge_setup_record(
+def judge_setup_provenance(
     *, model: str, endpoint: str, prompt_file: str, prompt: str, max_tokens: int | None
 ) -> JudgeSetupDict:
     """What the judge is made of as ``run.provenance.judge_setup`` holds it: its model, its

@@ -27,7 +27,7 @@ from ...engine.core.errors import ConfigError
 
 if TYPE_CHECKING:
     from ..run_model.aggregate import CaseResult
-    from ..run_model.records import Comparison
+    from ..run_model.comparisons import Comparison
     from ..run_model.report_types import QuarantineRecordDict, RunInfo
 
 SETTING = "jsonmatch_quarantine"
@@ -67,7 +67,7 @@ class Quarantine:
     def covers(self, nodeid: str, target: str = "") -> bool:
         """Whether an active entry names the test ``nodeid`` (with or without the named
         ``target`` it ran)."""
-        from ..run_model.records import pair_id
+        from ..run_model.comparisons import pair_id
 
         active = self._active()
         return nodeid in active or pair_id(nodeid, target) in active

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from ...engine.results.field_results import MATCH, MISMATCH, OMISSION
 from ..run_model.aggregate import group_key
-from ..run_model.records import ERROR, PASSED, Comparison
+from ..run_model.comparisons import ERROR, PASSED, Comparison
 from ..run_model.report_types import (
     EstimateDict,
     ReliabilityCaseDict,

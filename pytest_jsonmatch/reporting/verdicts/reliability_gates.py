@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..run_model.records import Comparison
+from ..run_model.comparisons import Comparison
 from ..run_model.report_types import ReliabilityBaselineDict, ReliabilityChangeDict, ReliabilityDict
 from .gates import GateSettings, GateVerdict, printed_drop, rule_on_drop
 from .reliability import (

@@ -28,7 +28,7 @@ from ..run_model.aggregate import (
     listed_in_summary,
     summarize,
 )
-from ..run_model.records import FAILED, Comparison
+from ..run_model.comparisons import FAILED, Comparison
 from ..run_model.report_types import (
     BaselineSectionDict,
     ComparisonDict,

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict, TypeGuard
 
-from ..run_model.records import Comparison
+from ..run_model.comparisons import Comparison
 from ..run_model.report_types import (
     ComparisonDict,
     DifferenceDict,

@@ -32,7 +32,7 @@ from ...engine.results.field_results import (
     weighted_precision_recall,
 )
 from ..run_model.aggregate import case_result
-from ..run_model.records import ERROR, PASSED, Comparison, pair_id
+from ..run_model.comparisons import ERROR, PASSED, Comparison, pair_id
 
 
 class ShardError(JsonMatchError):

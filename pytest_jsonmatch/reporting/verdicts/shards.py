@@ -16,9 +16,9 @@ from typing import NamedTuple
 from ...engine.core.errors import ConfigError
 from ...engine.core.numbers import whole_in
 from ..run_model.aggregate import REPEAT_RULES
-from ..run_model.records import Comparison
+from ..run_model.comparisons import Comparison
 from ..run_model.report_types import ProvenanceDict, Report, RunInfo, TargetFingerprintDict
-from .provenance import golden_record, joined_parts, provenance_changes, settings_differences
+from .provenance import golden_provenance, joined_parts, provenance_changes, settings_differences
 from .shard_checks import (
     CaseFileReader,
     OwnRepeats,
@@ -249,7 +249,7 @@ def _provenance(shards: Sequence[tuple[str, Report]]) -> ProvenanceDict:
                     f"{provenance['judge']} in {path}"
                 )
             judge = provenance["judge"], path
-    out = golden_record({name: digest for name, (digest, _) in golden.items()})
+    out = golden_provenance({name: digest for name, (digest, _) in golden.items()})
     try:  # the folder settings, schemas and judge setup, one for the whole run
         out.update(
             joined_parts([(path, report["run"].get("provenance", {})) for path, report in shards])

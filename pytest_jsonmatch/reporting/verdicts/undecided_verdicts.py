@@ -53,7 +53,7 @@ def saved_undecided(report: Report) -> tuple[int, str]:
     comparisons themselves (their ``undecided`` count or a field whose status is
     ``batch_error``) and from the per-metric counts, whichever says more: a report that
     keeps no comparison still counts them per metric."""
-    from ..run_model.records import EXPECTED_TO_FAIL, undecided_of
+    from ..run_model.comparisons import EXPECTED_TO_FAIL, undecided_of
 
     found, why = 0, ""
     for data in report.get("comparisons") or ():

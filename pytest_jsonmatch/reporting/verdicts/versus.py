@@ -30,7 +30,7 @@ from .money import money
 
 if TYPE_CHECKING:  # the settings load with the session; the comparison, once it compares
     from ..run_model.aggregate import GroupBy, RepeatRule
-    from ..run_model.records import Comparison
+    from ..run_model.comparisons import Comparison
     from ..run_model.report_types import Report, RunRow, TargetsDict
     from .runs import Run
 
@@ -147,7 +147,7 @@ def target_runs(
 def runs_of_report(report: Report, path: str) -> list[Run]:
     """The named targets of a saved report as runs (its reference first, the others in its
     order), for ``jsonmatch compare-runs REPORT.json``; none when it has fewer than two."""
-    from ..run_model.records import Comparison
+    from ..run_model.comparisons import Comparison
 
     split = by_target([Comparison.from_dict(c) for c in report["comparisons"]])
     section = report.get("targets")

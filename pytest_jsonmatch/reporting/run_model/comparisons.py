@@ -85,7 +85,7 @@ VALUE_LIMIT = 200
 VIOLATIONS_KEPT = 20
 
 
-class ConformanceRecord(NamedTuple):
+class ReportedConformance(NamedTuple):
     """Whether a comparison's answer was valid against its schema, as recorded: its first
     VIOLATIONS_KEPT violations as (path, field path, keyword), how many it had (``total``), and whether
     the invalid answer failed the comparison (the setting that makes invalid answers fail)."""
@@ -111,7 +111,7 @@ class ConformanceRecord(NamedTuple):
         return out
 
     @classmethod
-    def from_dict(cls, data: ConformanceDict) -> ConformanceRecord:
+    def from_dict(cls, data: ConformanceDict) -> ReportedConformance:
         return cls(
             tuple(
                 (str(v["path"]), str(v["field_path"]), str(v["keyword"]))
@@ -136,7 +136,7 @@ def case_id_of(nodeid: str, seq: int) -> str:
     return nodeid if seq == 0 else f"{nodeid}#{seq}"
 
 
-class FieldRecord(NamedTuple):
+class ReportedField(NamedTuple):
     """One field of a recorded comparison. ``expected``/``actual`` hold the values as the
     report keeps them (see :func:`kept_value`); ``present`` says which sides have one."""
 
@@ -173,7 +173,7 @@ class Comparison:
     error: str = ""
     file: str = ""  # the case file or test module, from the root dir
     line: int | None = None  # 1-based, where the case starts (golden cases)
-    fields: tuple[FieldRecord, ...] = ()
+    fields: tuple[ReportedField, ...] = ()
     pairings: tuple[tuple[str, int, int, float], ...] = ()
     floor_failures: tuple[tuple[str, float, float], ...] = ()
     # the fields that count for other than 1 or scored below their floor, each (its index
@@ -194,7 +194,7 @@ class Comparison:
     # partial credit (the ``truncated: close`` option); None for a whole answer
     truncated: tuple[int, int, int] | None = None
     # whether the answer was valid against the comparison's schema (None: no schema given)
-    conformance: ConformanceRecord | None = None
+    conformance: ReportedConformance | None = None
     # the named target that made the output (empty: the session's one target, or none); a
     # case's comparisons under two targets are the same case id but its ``[target]`` suffix
     target: str = ""
@@ -260,7 +260,7 @@ class Comparison:
             call=call,
             judge=judge,
             target=target,
-            fields=field_records(result.fields, values, MISSING) if values else (),
+            fields=reported_fields(result.fields, values, MISSING) if values else (),
             field_rules=field_rules(
                 result.fields, {f.path or "$": f.min_score for f in result.floor_failures}
             )
@@ -277,7 +277,7 @@ class Comparison:
             else (cut.line, cut.column, cut.chars),
             conformance=None
             if (c := result.conformance) is None
-            else ConformanceRecord(
+            else ReportedConformance(
                 tuple((v.path, v.field_path, v.keyword) for v in c.violations[:VIOLATIONS_KEPT]),
                 c.total,
                 invalid_fails and not c.valid,
@@ -386,7 +386,7 @@ class Comparison:
             else (int(cut["line"]), int(cut["column"]), int(cut["chars"])),
             conformance=None
             if (conf := data.get("conformance")) is None
-            else ConformanceRecord.from_dict(conf),
+            else ReportedConformance.from_dict(conf),
             target=str(data.get("target", "")),
             undecided=undecided_of(data),
             quarantine=quarantine_of(data.get("quarantine")),
@@ -482,13 +482,13 @@ def _field_dict(record: tuple[str, str, str, float, JSONValue, JSONValue, str]) 
     return out
 
 
-def _field_record(data: FieldDict) -> FieldRecord:
+def _field_record(data: FieldDict) -> ReportedField:
     present = ""
     if "expected" in data:
         present += "e!" if data.get("expected_cut") else "e"
     if "actual" in data:
         present += "a!" if data.get("actual_cut") else "a"
-    return FieldRecord(
+    return ReportedField(
         data["path"],
         data.get("field_path", data["path"]),
         data["status"],
@@ -568,20 +568,20 @@ def _kept_fields(
         yield f[0] or "$", f[7] or "$", f[1], float(f[2]), expected, actual, present
 
 
-def field_records(
+def reported_fields(
     fields: Sequence[FieldResult], mode: str, missing: object
-) -> tuple[FieldRecord, ...]:
+) -> tuple[ReportedField, ...]:
     """FieldResults as FieldRecords, their values kept per ``mode`` (``missing`` is the
     engine's marker of an absent side)."""
     new = tuple.__new__  # a NamedTuple's own constructor costs more, once per field
-    return tuple(new(FieldRecord, kept) for kept in _kept_fields(fields, mode, missing))
+    return tuple(new(ReportedField, kept) for kept in _kept_fields(fields, mode, missing))
 
 
 def comparison_dict(
     comparison: Comparison, fields: Sequence[FieldResult], mode: str
 ) -> ComparisonDict:
     """``comparison.to_dict()`` of the comparison recorded with its fields ``fields`` (the
-    engine's) kept per ``mode``: the same entry, written without a FieldRecord per field
+    engine's) kept per ``mode``: the same entry, written without a ReportedField per field
     (a report of a dataset writes each comparison once and keeps nothing else of it)."""
     out = comparison.to_dict()
     rules = field_rules(fields, {p: m for p, m, _ in comparison.floor_failures})

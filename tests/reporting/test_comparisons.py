@@ -1,4 +1,4 @@
-"""What a comparison records (reporting/run_model/records.py): its status is an enum that writes as
+"""What a comparison records (reporting/run_model/comparisons.py): its status is an enum that writes as
 its plain value everywhere, and its dict form is plain data (it crosses the xdist wire)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from dataclasses import replace
 
 import pytest
 
+from pytest_jsonmatch.reporting.run_model.comparisons import PASSED, STATUSES, Comparison, Status
 from pytest_jsonmatch.reporting.run_model.field_rows import Heads, StoredFields, stored_comparison
-from pytest_jsonmatch.reporting.run_model.records import PASSED, STATUSES, Comparison, Status
 
 
 @pytest.mark.parametrize("status", list(Status))
@@ -84,7 +84,7 @@ def test_where_a_cut_answer_ends_crosses_the_wire_and_counts_on_its_case() -> No
 def test_conformance_crosses_the_wire_and_counts_per_case_and_metric() -> None:
     from pytest_jsonmatch.engine.match import match_json
     from pytest_jsonmatch.reporting.run_model.aggregate import Aggregates, case_result
-    from pytest_jsonmatch.reporting.run_model.records import VIOLATIONS_KEPT
+    from pytest_jsonmatch.reporting.run_model.comparisons import VIOLATIONS_KEPT
 
     schema = {
         "type": "object",
@@ -157,12 +157,12 @@ EDGE_VALUES = {
 
 @pytest.mark.parametrize("values", ["short", "full", "none"])
 def test_a_comparison_written_from_the_engine_fields_is_its_recorded_form(values: str) -> None:
-    """comparison_dict (a dataset's report, no FieldRecord per field) writes exactly what
+    """comparison_dict (a dataset's report, no ReportedField per field) writes exactly what
     the comparison recorded with its fields writes: every kind of value, cut or whole, a
     side missing."""
     from pytest_jsonmatch import match_json
     from pytest_jsonmatch.reporting.run_model.comparison_lines import comparison_line
-    from pytest_jsonmatch.reporting.run_model.records import comparison_dict
+    from pytest_jsonmatch.reporting.run_model.comparisons import comparison_dict
     from pytest_jsonmatch.reporting.run_model.spool import json_line
 
     same = ("short", "int", "deep", "quoted", "cut", "fraction")
@@ -237,7 +237,7 @@ def test_a_plain_comparison_line_is_the_entry_json_writes(extra) -> None:
     writes; any other entry takes the dict."""
     from pytest_jsonmatch import match_json
     from pytest_jsonmatch.reporting.run_model.comparison_lines import comparison_line
-    from pytest_jsonmatch.reporting.run_model.records import comparison_dict
+    from pytest_jsonmatch.reporting.run_model.comparisons import comparison_dict
     from pytest_jsonmatch.reporting.run_model.spool import json_line
 
     result = match_json(
