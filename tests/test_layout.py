@@ -353,6 +353,50 @@ def test_no_module_of_reporting_imports_a_private_name():
     assert wrong == []
 
 
+def _private_imports() -> list[tuple[str, str, str]]:
+    """Every private name a module imports from another module of the package: (importer,
+    the module it comes from, the name)."""
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        name = _module_name(path)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            if source.split(".")[0] != ROOT:
+                continue
+            found += [
+                (name, source, alias.name)
+                for alias in node.names
+                if alias.name.startswith("_") and not alias.name.startswith("__")
+            ]
+    return found
+
+
+def test_no_private_name_is_imported_from_another_package():
+    # a folder is a package with a face; what another folder needs of it is public
+    wrong = [
+        f"{importer} imports {private} from {source}"
+        for importer, source, private in _private_imports()
+        if source.rpartition(".")[0] != importer.rpartition(".")[0]
+    ]
+    assert wrong == []
+
+
+def test_the_private_imports_are_found():
+    # (the few within one folder, which the test above allows, are seen)
+    assert (
+        "pytest_jsonmatch.engine.schemas.conformance",
+        "pytest_jsonmatch.engine.schemas.loading",
+        "_resource",
+    ) in _private_imports()
+
+
 def test_every_folder_of_the_package_is_a_layer_with_its_rules():
     # a folder with no entry in LAYERS would be skipped by the test below, unfenced
     folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
