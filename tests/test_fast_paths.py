@@ -33,6 +33,8 @@ from pytest_jsonmatch.engine.walking import inline_leaves
 from pytest_jsonmatch.reporting.verdicts import field_counts
 from tests.helpers import fuzz_values as fv
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "pytest_jsonmatch"
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from ..dataset import GoldError, SchemaSketch, ScoreSettings
 from ..dataset.chunk_work import Chunk, Keeps, score_part, sketch_part
 from ..dataset.spans import Span, SpanError, is_jsonl, spans
+from ..engine.core.errors import JsonMatchError
 from ..reporting.render.formats import FORMATS
 from ..reporting.run_model.aggregate import GROUP_BY, Aggregates
 from ..reporting.run_model.comparisons import VALUE_MODES
@@ -337,9 +338,10 @@ class _Run:
 
         - where both files are JSONL paired by position, spans that any process reads on
           its own; should the spans refuse the files (``SpanError``: a line that is not
-          JSON, files of different lengths, text that is not UTF-8), the streaming reader,
+          JSON, files of different lengths, text that is not UTF-8) or meet bad input (a
+          ``JsonMatchError``, which a span cannot place in its file), the streaming reader,
           which meets the same records in the same order and names what is wrong (file,
-          line, message), whatever -j N;
+          line, message), whatever -j N; any other exception is a fault, raised as it is;
         - otherwise the streaming reader, its records sent in chunks;
         - either way, with a schema to infer from every gold record, :meth:`_inferred`."""
         count = count_records(pairing.gold) if sys.stderr.isatty() else None
@@ -349,8 +351,8 @@ class _Run:
             )
             try:
                 return self._inferred(_Replayed(found), count)
-            except SpanError:
-                pass  # the streaming reader, below, names what the spans refused
+            except (SpanError, JsonMatchError):
+                pass  # the streaming reader, below, names what the spans refused or met
         return self._inferred(
             lambda: self.workers.chunks(pairs(pairing, leftovers, undecoded=self.workers.parallel)),
             count,

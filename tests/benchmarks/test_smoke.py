@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
 SECTIONS = (
     "metrics",

@@ -16,6 +16,8 @@ from tests.helpers.reports import held
 
 from .hostile import SCRIPT, TEXTAREA, hostile_report
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 # Debian's package installs the wrapper first and the binary second; chromium works too.
 CANDIDATES = (
     "/usr/bin/chromium-headless-shell",

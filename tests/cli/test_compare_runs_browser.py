@@ -17,6 +17,8 @@ from .run import jsonmatch
 from .test_browser import offline_browser
 from .test_compare_runs import make_runs
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 
 @pytest.fixture(scope="module")
 def open_page(tmp_path_factory):

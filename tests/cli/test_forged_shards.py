@@ -9,9 +9,13 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from pytest_jsonmatch.cli.app import main
 from tests.cli.test_merge import SUITE, TARGETS
 from tests.helpers.plugin_cases import ARGS
+
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
 HALF = "test_a or test_b or test_c"
 OTHER_HALF = "test_d or test_e or test_f"

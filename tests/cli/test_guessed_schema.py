@@ -16,6 +16,8 @@ from pytest_jsonmatch.cli import score as score_command
 
 from .run import jsonmatch
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 N = 600  # three spans of 256 records (and the streaming reader's chunks of 64)
 
 

@@ -28,6 +28,8 @@ from .hostile import hostile_report
 from .run import jsonmatch
 from .test_browser import chromium, page_of  # noqa: F401  (the module's browser fixtures)
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 PAYLOAD = (
     '"><img src=x onerror="window.pwned=1"><script>window.pwned=2</script>'
     '<a href="https://evil.example/">x</a> https://evil.example/p www.evil.example '

@@ -15,6 +15,8 @@ import pytest
 
 from .run import jsonmatch
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 N = 300
 TIME = re.compile(r'"time": "[^"]*"')
 

@@ -14,6 +14,8 @@ from tests.helpers.judge_server import JudgeServer
 
 from .run import jsonmatch
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 SCHEMA = {
     "type": "object",
     "properties": {

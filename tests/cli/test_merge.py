@@ -10,6 +10,8 @@ import pytest
 from pytest_jsonmatch.cli.app import main
 from tests.helpers.plugin_cases import ARGS
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 # six tests, each one comparison: scores 1, 1, 1/2 (field_match: a matches, b does not),
 # 1, 0 (both differ), 1 -> mean 4.5 / 6 = 0.75
 SUITE = """

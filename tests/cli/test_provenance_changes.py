@@ -18,6 +18,8 @@ from tests.helpers.http_models import serving
 from tests.helpers.judge_server import JudgeServer
 from tests.helpers.plugin_cases import ARGS, write
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 # expected {x: 1, y: 2}, actual {x: 1, y: 3}, field_match: x matches, y does not -> 1/2 = 0.5;
 # with y ignored (or skipped by the schema) only x counts -> 1/1 = 1.0
 CASE = "expected: {x: 1, y: 2}\nactual: {x: 1, y: 3}\n"

@@ -19,6 +19,8 @@ from tests.helpers.plugin_cases import ARGS, write
 
 from .run import jsonmatch
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 SCHEMA = {
     "type": "object",
     "properties": {

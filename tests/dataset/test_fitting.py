@@ -16,6 +16,8 @@ from pytest_jsonmatch.dataset import SchemaSketch
 from pytest_jsonmatch.dataset import fitting as fitting_module
 from pytest_jsonmatch.dataset.fitting import fits, fitting, fitting_source
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 KEYS = st.sampled_from(["a", "b", "items", "name", "n"])
 LEAVES = st.one_of(
     st.none(), st.booleans(), st.integers(-3, 3), st.floats(-2, 2), st.text(max_size=3)

@@ -8,11 +8,14 @@ import copy
 import pickle
 import warnings
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import SchemaWarning, infer_schema
 from pytest_jsonmatch.dataset import SchemaSketch
+
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
 KEYS = st.sampled_from(["a", "b", "items", "name", "n"])
 LEAVES = st.one_of(

@@ -45,6 +45,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS

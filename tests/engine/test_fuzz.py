@@ -60,6 +60,8 @@ from pytest_jsonmatch.session import (
 from tests.helpers import fuzz_values as fv
 from tests.helpers.timeout import Hang
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 LIMIT = 5.0  # seconds of CPU: a call that takes longer fails the test
 SLOW = 2.0  # seconds of CPU: the requirement; a slower call is reported (SlowCallWarning)
 GRACE = 60.0  # seconds by the clock a call may run past LIMIT, waiting or comparing deep

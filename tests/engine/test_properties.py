@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from pytest_jsonmatch import evaluate_records, match_json
 from tests.helpers.spec_accounting import assert_follows_section3
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 ALL_METRICS = [
     "field_match",
     "field_match_normalized",

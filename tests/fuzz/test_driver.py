@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from pytest_jsonmatch.engine.core import numbers
 
 from . import driver
+
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
 PAIRS = 2000
 

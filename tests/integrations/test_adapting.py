@@ -17,6 +17,8 @@ from pytest_jsonmatch.integrations.adapting import Scoring
 from .frameworks import installed
 from .pairs import PAIRS
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 ADAPTERS = [
     # module, what it gives, the framework's top-level package, the extra
     ("pydantic_evals", "JsonMatch", "pydantic_evals", "pydantic-evals"),

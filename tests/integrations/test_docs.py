@@ -18,6 +18,8 @@ import pytest
 from ..test_layout import GRAPH, _without_parents
 from .frameworks import installed
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "integrations.md"
 BLOCK = re.compile(

@@ -12,6 +12,8 @@ import pytest
 
 from tests.helpers.plugin_cases import ARGS, write
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 TESTS = """
 import pytest
 from pytest_jsonmatch import assert_json_match

@@ -16,6 +16,8 @@ import pytest
 from tests.helpers.plugin_cases import ARGS, ONE_TEST
 from tests.helpers.timeout import GENEROUS, within
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 
 @pytest.fixture(autouse=True)
 def wide_terminal(monkeypatch):

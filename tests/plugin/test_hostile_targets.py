@@ -15,6 +15,8 @@ from pytest_jsonmatch.reporting.run_model.validation import schema
 from tests.helpers.plugin_cases import ARGS, write
 from tests.helpers.reports import held
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 REPORTS = (
     "--jsonmatch-report=out/r.json",
     "--jsonmatch-report=out/r.html",

@@ -18,6 +18,8 @@ from tests.helpers.http_models import InFlight, serving
 from tests.helpers.judge_server import JudgeServer
 from tests.helpers.plugin_cases import ARGS, write
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 
 @pytest.fixture
 def server():

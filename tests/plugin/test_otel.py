@@ -24,6 +24,8 @@ from tests.helpers.http_models import InFlight, reply_json, serving  # noqa: E40
 from tests.helpers.otlp_receiver import Receiver  # noqa: E402
 from tests.helpers.plugin_cases import ARGS  # noqa: E402
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 EVENT = "gen_ai.evaluation.result"
 LATENCY = 0.15  # seconds each model call takes
 

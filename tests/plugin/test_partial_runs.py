@@ -14,6 +14,8 @@ import pytest
 
 from tests.helpers.plugin_cases import ARGS
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 # Three comparisons that pass (score 1.0), the second test failing before its comparison
 # when asked to: with -x the third never runs.
 THREE = """

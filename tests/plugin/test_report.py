@@ -17,6 +17,8 @@ from tests.helpers.plugin_cases import ARGS, ONE_TEST, TWO_TESTS
 from tests.helpers.reports import held
 from tests.helpers.timeout import GENEROUS, within
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 FAST = ARGS  # the same flags, under the name some tests here were written with
 
 

@@ -23,6 +23,8 @@ httpx = pytest.importorskip("httpx")
 from tests.helpers.http_models import CountsCalls, InFlight, serving  # noqa: E402
 from tests.helpers.plugin_cases import ARGS  # noqa: E402
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 
 class _Server(CountsCalls, ThreadingHTTPServer):
     daemon_threads = True

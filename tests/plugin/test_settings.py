@@ -8,6 +8,8 @@ import pytest
 
 from tests.helpers.plugin_cases import ARGS
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 # INVOICE_TEST in tests/plugin/test_assertion.py works out the invoice compared below:
 # json_similarity scores it 0.7481.
 INI_DEFAULTS = """

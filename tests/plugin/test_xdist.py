@@ -9,6 +9,10 @@ import os
 import re
 import time
 
+import pytest
+
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 # Six tests over two modules, with different scores and metrics, so that both workers
 # get some of them.
 MODULE_A = """

@@ -10,6 +10,8 @@ import pytest
 
 from pytest_jsonmatch.reporting.verdicts.stats import holm, mcnemar_exact, paired_difference
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 
 def test_a_paired_difference_by_hand():
     # d = -0.25, -0.25, +0.25, 0, 0, 0: mean -1/24 = -0.041667

@@ -22,6 +22,8 @@ from tests.helpers.http_models import serving
 from tests.helpers.judge_server import JudgeServer, WireServer
 from tests.helpers.plugin_cases import ARGS, write
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 SEM = {"comparator": "semantic"}
 KEY = "zq8-plainkey-0123456789"  # no shape the masking knows: only its value can mask it
 KEY_ENV = "JSONMATCH_WIRE_TEST_KEY"

@@ -23,6 +23,8 @@ from pytest_jsonmatch.engine.judge.verdicts import read_verdicts
 from tests.helpers.http_models import serving
 from tests.helpers.judge_server import JudgeServer
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 SEM = {"comparator": "semantic"}
 
 

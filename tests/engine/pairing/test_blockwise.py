@@ -19,6 +19,8 @@ from pytest_jsonmatch import match_json
 from pytest_jsonmatch.engine.pairing import assignment as align
 from pytest_jsonmatch.engine.pairing import blockwise, pair_scores
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 
 class _Matrix:
     """A score matrix served a block of lines at a time, as LineScores serves one."""

@@ -29,6 +29,8 @@ from pytest_jsonmatch.engine.metrics import METRICS, REGISTRY
 from pytest_jsonmatch.engine.metrics.base import configure
 from pytest_jsonmatch.engine.pairing import assignment, equal_fields
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 SETTINGS = settings(
     max_examples=150,
     deadline=None,

@@ -24,6 +24,8 @@ from pytest_jsonmatch.engine.metrics.base import configure
 from pytest_jsonmatch.engine.pairing import assignment as align
 from pytest_jsonmatch.engine.pairing import pair_scores
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 SETTINGS = settings(
     max_examples=200,
     deadline=None,

@@ -294,6 +294,8 @@ import enum  # noqa: E402
 
 from pydantic import BaseModel  # noqa: E402
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 
 class Colour(str, enum.Enum):
     RED = "red"

@@ -22,6 +22,8 @@ from pytest_jsonmatch import (
 from tests.helpers.bounded_errors import raised
 from tests.helpers.timeout import GENEROUS, within
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 METRICS = ["field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1"]
 DEPTH = 100_000
 

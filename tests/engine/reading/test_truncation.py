@@ -30,6 +30,8 @@ from pytest_jsonmatch.engine.reading.truncation import close_truncated, first_cu
 from tests.helpers.bounded_errors import raised
 from tests.helpers.timeout import GENEROUS, within
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 # The example, 87 characters, counted piece by piece:
 #   {  "invoice"  ": "  "INV-1"  ", "  "total"  ": "  12.5  ", "  "items"  ": "  [
 #   1 + 9 + 2 + 7 + 2 + 7 + 2 + 4 + 2 + 7 + 2 + 1                                  = 46

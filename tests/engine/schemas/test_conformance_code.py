@@ -16,6 +16,8 @@ from pytest_jsonmatch.engine.core.violations import VALID
 from pytest_jsonmatch.engine.schemas import conformance_code
 from pytest_jsonmatch.engine.schemas.conformance import validator_for
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 SEEDS = 500  # generated schemas, each checked on ANSWERS answers
 ANSWERS = 8
 

@@ -23,6 +23,8 @@ from tests.plugin.golden.test_targets import (
     _suite,
 )
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 
 @pytest.fixture
 def models():

@@ -13,6 +13,8 @@ import pytest
 
 from tests.helpers.plugin_cases import ARGS
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 TARGET = """
 def pytest_jsonmatch_target(case, config):
     return {"vendor": case.input.upper()}

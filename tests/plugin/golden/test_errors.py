@@ -14,6 +14,8 @@ import pytest
 from tests.helpers.case_files import NAME, assert_no_traceback, collection_error, failure_text, run
 from tests.helpers.plugin_cases import write
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 CASE_KEYS = (
     "actual, actual_file, description, expected, id, input, marks, metric, options, "
     "repeat, schema, threshold"

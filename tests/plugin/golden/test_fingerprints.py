@@ -11,6 +11,8 @@ import pytest
 
 from tests.helpers.plugin_cases import ARGS
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 # The target module: a prompt constant, a prompt file read at call time, a declared setting.
 TARGET = """
 import pathlib

@@ -13,6 +13,8 @@ import pytest
 from pytest_jsonmatch.cli.app import main
 from tests.helpers.plugin_cases import ARGS
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 CASES = """
 threshold: 1
 cases:

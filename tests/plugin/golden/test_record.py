@@ -10,6 +10,8 @@ import pytest
 
 from tests.helpers.plugin_cases import ARGS
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 # The target counts its calls in calls.txt and answers {"vendor": <input upper-cased>}.
 TARGET = """
 import pathlib

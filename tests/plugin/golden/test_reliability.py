@@ -12,6 +12,8 @@ import pytest
 from pytest_jsonmatch.cli.app import main
 from tests.helpers.plugin_cases import ALTERNATING_TARGET, ARGS
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 # Each case's runs answer, in turn, the letters answers.json gives its input: x matches the
 # expected b, y does not. Under field_f1 a run scores 1.0 or 0.5; at threshold 1 it passes
 # only with x. A case's runs all run in one process, so whatever worker or shard runs the

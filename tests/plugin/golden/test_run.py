@@ -13,6 +13,8 @@ import pytest
 from tests.helpers.plugin_cases import write
 from tests.helpers.timeout import GENEROUS, within
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 QUIET = ("-p", "no:hypothesispytest")  # a second per in-process run otherwise
 EXAMPLE_SUITE = Path(__file__).resolve().parents[3] / "example_suite"
 

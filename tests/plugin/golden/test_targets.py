@@ -27,6 +27,8 @@ from tests.helpers.http_models import CountsCalls, InFlight, reply_json, serving
 from tests.helpers.plugin_cases import ARGS, write  # noqa: E402
 from tests.helpers.reports import held  # noqa: E402
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 
 class _Model(CountsCalls, ThreadingHTTPServer):
     """A model that answers ``{"vendor": ..., "total": ...}`` for ``?vendor=&total=`` after

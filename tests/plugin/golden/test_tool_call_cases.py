@@ -18,6 +18,8 @@ from tests.helpers.http_models import reply_json, serving
 from tests.helpers.plugin_cases import ARGS, write
 from tests.helpers.reports import held
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 openai = pytest.importorskip("openai")  # (the test extra installs it)
 
 

@@ -17,6 +17,8 @@ import pytest
 from tests.helpers.plugin_cases import ARGS
 from tests.helpers.timeout import GENEROUS
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 # The target answers {"vendor": <input upper-cased>, "total": 10}.
 TARGET = """
 def pytest_jsonmatch_target(case, config):

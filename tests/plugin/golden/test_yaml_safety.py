@@ -17,6 +17,8 @@ from tests.helpers.case_files import NAME, assert_no_traceback, collection_error
 from tests.helpers.plugin_cases import write
 from tests.helpers.timeout import GENEROUS, within
 
+pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
+
 UNSAFE = "case files hold plain data (unsafe tags are never executed)"
 CASE = "    expected: {a: 1}\n    actual: {a: 1}\n"
 
