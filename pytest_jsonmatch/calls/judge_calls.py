@@ -49,7 +49,7 @@ class JudgeSetup:
     calls: CallSettings = DEFAULT_JUDGE_CALLS
 
 
-def parse_judge_setting(text: str, what: str, base: Path) -> JudgeSetup:
+def judge_setup_from_text(text: str, what: str, base: Path) -> JudgeSetup:
     """``model=... endpoint=... retries=3 rate=60/min`` as a :class:`JudgeSetup`; a relative
     prompt file is read from ``base`` (the test root). A mistake is a ConfigError naming
     ``what`` and the key."""

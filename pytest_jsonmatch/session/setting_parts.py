@@ -159,9 +159,9 @@ def parse_reports(
 
 
 def parse_judge(text: str, what: str, root: Path) -> JudgeSetup:
-    from ..calls.judge_calls import parse_judge_setting
+    from ..calls.judge_calls import judge_setup_from_text
 
-    return parse_judge_setting(text, what, root)
+    return judge_setup_from_text(text, what, root)
 
 
 def parse_otel(text: str, what: str) -> OtelSettings:
