@@ -5,6 +5,7 @@ was cut off), as recordings and reports hold them."""
 
 from __future__ import annotations
 
+import enum
 import math
 import sys
 from collections.abc import Mapping
@@ -16,6 +17,20 @@ from ..engine.core.errors import TruncatedError, shown
 _Number = TypeVar("_Number", int, float)
 
 
+class _NotGiven(enum.Enum):
+    """The default of ``TargetResult.tool_calls``: the target said nothing of tool calls.
+    Told apart from ``None``, which the ``openai`` client gives for a message that called no
+    tool. (An enum member: one object, the same after a pickle.)"""
+
+    NOT_GIVEN = "NOT_GIVEN"
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+
+NOT_GIVEN = _NotGiven.NOT_GIVEN
+
+
 @dataclass(frozen=True)
 class TargetResult:
     """What a target may return instead of the bare output: the output and what the call
@@ -23,18 +38,21 @@ class TargetResult:
     the summary; leave out what you do not know); ``finish_reason`` as the API says it
     (``length`` or ``max_tokens``: the answer was cut off, whatever its text looks like);
     ``tool_calls`` as the client gives them, the output then being the assistant message
-    ``{"role": "assistant", "content": output, "tool_calls": ...}`` (docs/tool-calls.md)."""
+    ``{"role": "assistant", "content": output, "tool_calls": ...}`` (docs/tool-calls.md):
+    given as ``None`` or ``[]`` too, as a client gives a message that called no tool, so that
+    the content is never read as calls. Left out, the output is the bare ``output``."""
 
     output: object
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost: float | None = None
     finish_reason: str | None = None
-    tool_calls: object = None
+    tool_calls: object = NOT_GIVEN
 
     def answer(self) -> object:
-        """The case's output: ``output``, or the message holding it and the tool calls."""
-        if self.tool_calls is None:
+        """The case's output: ``output``, or, where ``tool_calls`` was given (even ``None``),
+        the message holding it and the tool calls."""
+        if self.tool_calls is NOT_GIVEN:
             return self.output
         return {"role": "assistant", "content": self.output, "tool_calls": self.tool_calls}
 

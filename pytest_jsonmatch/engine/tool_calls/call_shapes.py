@@ -98,13 +98,19 @@ def _calls(value: object, where: str, side: str) -> Iterator[ToolCall]:
             if content is not None:
                 yield from _calls(content, _at(where, "candidates[0].content"), side)
         return
-    for key in ("tool_calls", "output", "content", "parts", "calls"):
+    if "tool_calls" in value and (  # an OpenAI chat message: its calls are there, or none
+        "role" in value or value["tool_calls"] is None or type(value["tool_calls"]) is list
+    ):
+        yield from _message_calls(value, where, side)
+        return
+    for key in ("output", "content", "parts", "calls"):
         inner = value.get(key)
         if type(inner) is list:
-            yield from _calls(inner, key_segment(where, key), side)
+            if key in ("content", "parts"):
+                yield from _block_calls(inner, key_segment(where, key), side)
+            else:
+                yield from _calls(inner, key_segment(where, key), side)
             return
-    if "tool_calls" in value and value["tool_calls"] is None:
-        return  # a message that called nothing
     call = _one_call(value, where, side)
     if call is not None:
         yield call
@@ -115,22 +121,47 @@ def _calls(value: object, where: str, side: str) -> Iterator[ToolCall]:
         )
 
 
+def _message_calls(message: Mapping[str, JsonValue], where: str, side: str) -> Iterator[ToolCall]:
+    """The calls of an OpenAI chat message: its ``tool_calls`` list; ``None`` (or ``[]``) is a
+    message that called no tool, whose legacy ``function_call`` is its one call where it has
+    one. Its content is never read as calls: it is text, or JSON the model wrote as its
+    answer."""
+    calls = message["tool_calls"]
+    if type(calls) is list:
+        yield from _calls(calls, key_segment(where, "tool_calls"), side)
+        return
+    if calls is not None:
+        raise ParseError(
+            f"{side} message at {where or '$'}: its tool_calls must be a list of calls or "
+            f"null (no call), not {shown(calls)}"
+        )
+    legacy = message.get("function_call")
+    if isinstance(legacy, Mapping):
+        yield _call(legacy, ("arguments",), key_segment(where, "function_call"), side)
+
+
+def _block_calls(blocks: list[JsonValue], where: str, side: str) -> Iterator[ToolCall]:
+    """The calls among a message's content blocks (Anthropic's content, Gemini's parts, an
+    item of a Responses output): the blocks a vendor marks as calls (``tool_use``,
+    ``function_call``, ``functionCall``). Any other block is content, never a call, whatever
+    its keys."""
+    for i, block in enumerate(blocks):
+        if isinstance(block, Mapping):
+            call = _vendor_call(block, index_segment(where, i), side)
+            if call is not None:
+                yield call
+
+
 def _at(where: str, tail: str) -> str:
     return f"{where}.{tail}" if where else tail
 
 
 def _one_call(value: Mapping[str, JsonValue], where: str, side: str) -> ToolCall | None:
     """``value`` read as one call, or None when it is content that is no call."""
+    call = _vendor_call(value, where, side)
+    if call is not None:
+        return call
     kind = value.get("type")
-    function = value.get("function")
-    if isinstance(function, Mapping) and "name" in function:  # chat completions
-        return _call(function, ("arguments",), _at(where, "function"), side)
-    if kind == "function_call" or kind == "tool_use":  # Responses, Anthropic
-        return _call(value, ("arguments", "input"), where, side)
-    for key in ("functionCall", "function_call"):  # Gemini (and OpenAI's legacy message)
-        inner = value.get(key)
-        if isinstance(inner, Mapping):
-            return _call(inner, ("args", "arguments"), key_segment(where, key), side)
     if kind is not None and kind != "function":
         return None  # a text block, a reasoning item, a message item
     if "name" in value and (
@@ -154,6 +185,23 @@ def _one_call(value: Mapping[str, JsonValue], where: str, side: str) -> ToolCall
             f"{side} call at {where} names {len(value)} functions "
             f"({', '.join(map(repr, value))}): a call in BFCL's form has one"
         )
+    return None
+
+
+def _vendor_call(value: Mapping[str, JsonValue], where: str, side: str) -> ToolCall | None:
+    """``value`` read as a call in a vendor's own form (a chat-completions tool call, a
+    Responses ``function_call`` item, an Anthropic ``tool_use`` block, a Gemini
+    ``functionCall`` part), or None when it is none of them."""
+    kind = value.get("type")
+    function = value.get("function")
+    if isinstance(function, Mapping) and "name" in function:  # chat completions
+        return _call(function, ("arguments",), _at(where, "function"), side)
+    if kind == "function_call" or kind == "tool_use":  # Responses, Anthropic
+        return _call(value, ("arguments", "input"), where, side)
+    for key in ("functionCall", "function_call"):  # Gemini (and OpenAI's legacy message)
+        inner = value.get(key)
+        if isinstance(inner, Mapping):
+            return _call(inner, ("args", "arguments"), key_segment(where, key), side)
     return None
 
 
