@@ -25,7 +25,9 @@ openai = pytest.importorskip("openai")  # (the test extra installs it)
 
 class _Agent(ThreadingHTTPServer):
     """``/v1/chat/completions``: calls get_weather once per city the question names, cities
-    in reverse order; its mistake: it always asks for celsius."""
+    in reverse order; its mistake: it always asks for celsius. A question that names no
+    city is answered in JSON text, with no tool call (``tool_calls`` left out of the
+    message, as OpenAI does: the client gives ``None``)."""
 
     daemon_threads = True
 
@@ -62,6 +64,9 @@ class _Completions(BaseHTTPRequestHandler):
             }
             for i, city in enumerate(reversed(cities))
         ]
+        message: dict[str, object] = {"role": "assistant", "content": None, "tool_calls": calls}
+        if not calls:
+            message = {"role": "assistant", "content": NO_CALL_ANSWER}
         reply_json(
             self,
             {
@@ -72,14 +77,18 @@ class _Completions(BaseHTTPRequestHandler):
                 "choices": [
                     {
                         "index": 0,
-                        "finish_reason": "tool_calls",
-                        "message": {"role": "assistant", "content": None, "tool_calls": calls},
+                        "finish_reason": "tool_calls" if calls else "stop",
+                        "message": message,
                     }
                 ],
                 "usage": {"prompt_tokens": 50, "completion_tokens": 12, "total_tokens": 62},
             },
         )
 
+
+# the agent's answer where it calls nothing: JSON that, read as BFCL's decoded form, would
+# be a call of a function named ``answer``
+NO_CALL_ANSWER = '{"answer": "Which city do you mean?"}'
 
 AGENT = """
 import openai
@@ -215,3 +224,55 @@ def test_live_tool_calls_under_xdist_reach_the_report(pytester, agent):
             "actual": "celsius",
         }
     ]
+
+
+NO_CALL_CASES = """
+metric: tool_calls
+threshold: 1.0
+cases:
+  - id: small_talk
+    input: {question: "Hello, who are you?"}
+    expected: {calls: []}
+  - id: missed_call
+    input: {question: "Weather where I am?"}
+    expected:
+      calls:
+        - {name: get_weather, arguments: {location: Paris}}
+"""
+
+
+def test_a_reply_with_no_tool_call_has_no_calls_recorded_and_replayed(pytester, agent):
+    # the server names no city: the openai client's message has tool_calls None, and the
+    # target returns TargetResult(content, tool_calls=None). Its content is not a call:
+    # small_talk (no call expected, none made) has no field: P = R = F1 = 1, it passes;
+    # missed_call's name and location are omissions: R = 0/2, F1 = 0, it fails
+    write(pytester, "agent.py", AGENT.replace("{url}", agent.url))
+    write(pytester, "chat.jsonmatch.yaml", NO_CALL_CASES)
+    pytester.makeini("[pytest]\npythonpath = .\njsonmatch_target = agent:agent\n")
+    result = pytester.runpytest_inprocess(
+        *ARGS, "--jsonmatch-record=once", "--jsonmatch-report=r.json", "-v"
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    assert len(agent.asked) == 2
+    result.stdout.fnmatch_lines(["*small_talk PASSED*", "*missed_call FAILED*"])
+    result.stdout.fnmatch_lines(["*tool_calls: score 0.0000 < threshold 1.0000*"])
+    report = held((pytester.path / "r.json").read_text())
+    by_id = {c["case_id"].rsplit("::", 1)[1]: c for c in report["comparisons"]}
+    assert (by_id["small_talk"]["score"], by_id["small_talk"]["fields"]) == (1.0, [])
+    assert [(f["path"], f["status"]) for f in by_id["missed_call"]["fields"]] == [
+        ("get_weather", "omission"),
+        ("get_weather.location", "omission"),
+    ]
+    # the recording holds the assistant message, its tool_calls null
+    recording = pytester.path / "__recordings__" / "chat.jsonmatch.yaml" / "small_talk.json"
+    assert json.loads(recording.read_text())["output"] == {
+        "role": "assistant",
+        "content": NO_CALL_ANSWER,
+        "tool_calls": None,
+    }
+
+    # replayed with the server gone: the same verdicts
+    agent.shutdown()
+    again = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-record=none", "-v")
+    again.assert_outcomes(passed=1, failed=1)
+    assert len(agent.asked) == 2
