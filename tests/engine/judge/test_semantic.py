@@ -230,9 +230,7 @@ def test_evaluate_records_retries_a_429_storm_as_retry_after_says(server):
     assert took >= 2.0  # both waits Retry-After asked for
 
 
-def test_a_judge_answering_only_errors_costs_evaluate_records_a_bounded_time(
-    server, monkeypatch
-):
+def test_a_judge_answering_only_errors_costs_evaluate_records_a_bounded_time(server, monkeypatch):
     # every request a 503 asking to wait 2 s, against a budget of 3 s of waits (30 s in
     # use, made smaller here to keep the test short): the second wait would pass the
     # budget, so the first request gives up after two attempts and the rest are never sent
