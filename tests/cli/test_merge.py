@@ -113,8 +113,10 @@ def test_merged_shards_equal_the_whole_run(pytester, count, capsys):
     whole_path = _golden_suite(pytester)
     paths = []
     for i, (tests, cases) in enumerate(zip(SHARDS[count], GOLDEN_SHARDS[count]), 1):
+        # the first shard under xdist (a process of its own), the others in this process
+        run = pytester.runpytest_subprocess if i == 1 else pytester.runpytest_inprocess
         extra = ("-n", "2") if i == 1 else ()
-        result = pytester.runpytest_subprocess(
+        result = run(
             *ARGS,
             *extra,
             "-k",
