@@ -156,14 +156,14 @@ def test_a_fifo_or_a_file_outside_the_root_is_refused(pytester, tmp_path_factory
 def test_xdist_workers_and_merged_shards_hold_the_quarantine(pytester, monkeypatch):
     _suite(pytester)
     monkeypatch.setenv("JSONMATCH_TODAY", "2026-11-25")
-    whole = pytester.runpytest_subprocess(*ARGS, "--jsonmatch-report=whole.json")
+    whole = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=whole.json")
     spread = pytester.runpytest_subprocess(*ARGS, "-n", "2", "--jsonmatch-report=spread.json")
     assert whole.ret == spread.ret == 0
     expected = _report(pytester, "whole.json")
     assert _report(pytester, "spread.json")["cases"] == expected["cases"]
     paths = []
     for i, selection in enumerate(["good", "bad"], 1):
-        pytester.runpytest_subprocess(
+        pytester.runpytest_inprocess(
             *ARGS, "-k", selection, f"--jsonmatch-shard={i}/2", f"--jsonmatch-report=s{i}.json"
         )
         paths.append(str(pytester.path / f"s{i}.json"))
@@ -173,7 +173,7 @@ def test_xdist_workers_and_merged_shards_hold_the_quarantine(pytester, monkeypat
     assert merged["cases"] == expected["cases"] and merged["overall"] == 1.0
     # a shard that judged its dates on another day is another run's
     monkeypatch.setenv("JSONMATCH_TODAY", "2026-12-01")
-    pytester.runpytest_subprocess(
+    pytester.runpytest_inprocess(
         *ARGS, "-k", "bad", "--jsonmatch-shard=2/2", "--jsonmatch-report=s2.json"
     )
     assert main(["merge", *paths, "-o", out]) != 0

@@ -203,7 +203,7 @@ def test_against_a_baseline_pass_hat_k_drops_and_cases_become_flaky(pytester):
 
 def test_xdist_workers_and_merged_shards_give_the_figures_of_one_process(pytester):
     _suite(pytester, ini="jsonmatch_gates = pass_k=2 min_pass_hat_k=0.45\n")
-    whole = pytester.runpytest_subprocess(*ARGS, "--jsonmatch-report=whole.json")
+    whole = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=whole.json")
     spread = pytester.runpytest_subprocess(*ARGS, "-n", "2", "--jsonmatch-report=spread.json")
     assert whole.ret == spread.ret == 1
     expected = _reliability(pytester, "whole.json")
@@ -211,7 +211,7 @@ def test_xdist_workers_and_merged_shards_give_the_figures_of_one_process(pyteste
     assert _reliability(pytester, "spread.json") == expected
     paths = []
     for i, selection in enumerate(["three or once", "steady or never"], 1):
-        pytester.runpytest_subprocess(
+        pytester.runpytest_inprocess(
             *ARGS, "-k", selection, f"--jsonmatch-shard={i}/2", f"--jsonmatch-report=s{i}.json"
         )
         paths.append(str(pytester.path / f"s{i}.json"))
