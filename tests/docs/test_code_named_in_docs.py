@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import pytest_jsonmatch
+from pytest_jsonmatch.session.setting_table import BY_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = Path(pytest_jsonmatch.__file__).resolve().parent
@@ -60,7 +61,7 @@ def _mentions() -> list[tuple[str, int, str]]:
 @cache
 def _defined() -> frozenset[str]:
     """Every name the package defines or spells: functions, classes, assignments, fields,
-    attributes, keyword arguments and identifier-like strings (setting keys, table keys)."""
+    attributes, keyword arguments and strings that are names (setting keys, table keys)."""
     names: set[str] = set()
     for path in PACKAGE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -75,7 +76,12 @@ def _defined() -> frozenset[str]:
             elif isinstance(node, ast.arg):
                 names.add(node.arg)
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-                names.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", node.value))
+                # a whole string that is a name (a setting's key, a table's key); a word of a
+                # docstring or message defines nothing
+                if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", node.value):
+                    names.add(node.value)
+    # the ini keys, as users write them (the table holds them without the prefix)
+    names.update(f"jsonmatch_{name}" for name in BY_NAME)
     return frozenset(names)
 
 
