@@ -305,6 +305,19 @@ def test_engine_stages_import_only_the_stages_below_them():
     assert wrong == []
 
 
+def test_the_agents_package_sits_above_the_engine_entry():
+    # engine/agents/ scores through Entry (entry.py), so it stands above every stage and the
+    # engine's root modules: it may import them all, and nothing else of the engine imports it
+    wrong = []
+    for module, targets in GRAPH.items():
+        if _stage(module, 1) != "engine" or _stage(module, 2) == "agents":
+            continue
+        for target in _without_parents(module, targets):
+            if _stage(target, 1) == "engine" and _stage(target, 2) == "agents":
+                wrong.append(f"{module} imports {target}")
+    assert wrong == []
+
+
 def _reporting_imports() -> list[tuple[str, str, str, str]]:
     """Each import from one module of reporting/ to another: (module, its part, target, the
     target's part); a part is None for a module outside every part."""

@@ -1,0 +1,37 @@
+"""Agents: an agent's output scored whole, above the engine's one way in (``entry.py``).
+
+Takes what an agent produced (one reply holding an answer and tool calls, the state an
+environment was left in, a run of several turns) and the expected side; gives one
+:class:`~..results.field_results.MatchResult` with one field table, each part scored by the
+engine's own metrics through :class:`~..entry.Entry`. May import every engine stage and the
+engine's root modules (``entry.py``, ``match.py``); no other part of the engine imports it.
+
+| module               | its job                                                              |
+|----------------------|----------------------------------------------------------------------|
+
+Callers outside the package import the names below from here, each loaded on first use
+(PEP 562), so that a command that never scores an agent never imports this package's modules.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+# name -> the module of this package that defines it
+_FACE: dict[str, str] = {}
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = sorted(_FACE)
+
+
+def __getattr__(name: str) -> object:
+    """One of the face's names, its module imported on first use and the name kept here."""
+    module = _FACE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
