@@ -1,0 +1,193 @@
+"""BFCL's multi-turn calls executed on its environment classes, without ``eval``.
+
+BFCL's checker rewrites each decoded call text (every name of an involved class's public
+method followed by ``(`` gets the instance's name in front, string literals included), refuses
+a few names, ``eval``s the text and records the result as text. Here the same rewrite is made,
+the text is parsed (``compile`` to a tree, never run), and the call is made directly: the
+method found by name among the involved instances' public methods, its arguments literals.
+What BFCL records as the result (the text of the value, or ``Error during execution: ...``)
+is recorded the same way, so that a verdict that compares results gives BFCL's.
+
+Where BFCL's ``eval`` would run more than one call with literal arguments (a nested call, a
+variable, a builtin), the result is an error text saying so instead: docs/metrics.md
+("BFCL's multi-turn verdict") lists these differences.
+
+The environments are bfcl-eval's own classes (an extra, installed with ``--no-deps``); its
+table of which module holds each class is read from its constants.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import importlib
+import inspect
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..core.errors import ConfigError
+
+INSTALL = 'pip install --no-deps "bfcl-eval==2026.3.23"'
+# the method names BFCL's checker refuses to run, as it lists them
+_REFUSED = ("kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run")
+# what BFCL's rewrite takes as a called name
+_CALLED_NAME = re.compile(r"\b([a-zA-Z_]\w*)\s*(?=\()")
+_ERROR = "Error during execution: "
+
+
+def _backend_tables() -> tuple[Mapping[str, str], Sequence[str]]:
+    """bfcl-eval's table of the module of each environment class, and its stateless ones."""
+    try:
+        from bfcl_eval.constants import executable_backend_config as config
+    except ImportError:
+        raise ConfigError(
+            f"BFCL's multi-turn environments need bfcl-eval: {INSTALL}"
+        ) from None
+    return config.CLASS_FILE_PATH_MAPPING, config.STATELESS_CLASSES
+
+
+def environment_class(name: str) -> type:
+    """bfcl-eval's environment class ``name`` (``GorillaFileSystem``, ``TradingBot``, ...)."""
+    modules, _ = _backend_tables()
+    module_name = modules.get(name) if isinstance(name, str) else None
+    if module_name is None:
+        raise ConfigError(
+            f"BFCL has no environment class {name!r}: its classes are {', '.join(sorted(modules))}"
+        )
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ConfigError(
+            f"BFCL's {name} environment cannot be loaded: {error} (bfcl-eval is installed "
+            f"with --no-deps; install what its environment imports)"
+        ) from None
+    found: type = getattr(module, name)
+    return found
+
+
+class _Unsupported(Exception):
+    """An expression this executor does not evaluate (BFCL's ``eval`` would)."""
+
+
+class BfclEnvironment:
+    """The instances of one side of one BFCL entry (the model's, or the ground truth's),
+    loaded from the entry's initial configuration, kept from turn to turn.
+
+    ``side`` is the name BFCL's checker builds its instances' names from (the rewrite of a
+    call's text writes it into the text, so it shows in a string literal that names a
+    method followed by ``(``, as in BFCL)."""
+
+    def __init__(
+        self,
+        entry_id: str,
+        involved_classes: Sequence[str],
+        initial_config: Mapping[str, Any],
+        long_context: bool,
+        side: str,
+    ) -> None:
+        _, stateless = _backend_tables()
+        self.instances: dict[str, Any] = {}
+        self.by_name: dict[str, Any] = {}  # an instance's name in rewritten text -> instance
+        owner: dict[str, str] = {}  # a public method's name -> its instance's name
+        for class_name in involved_classes:
+            instance = environment_class(class_name)()
+            if class_name not in stateless:
+                config = initial_config.get(class_name, {})
+                instance._load_scenario(copy.deepcopy(config), long_context=long_context)
+            name = re.sub(r"[-./:]", "_", f"{side}_{entry_id}_{class_name}_instance")
+            self.instances[class_name] = instance
+            self.by_name[name] = instance
+            for method_name, _ in inspect.getmembers(instance, predicate=inspect.ismethod):
+                if not method_name.startswith("_"):
+                    owner[method_name] = name
+        self._owner = owner
+
+    def execute(self, calls: Sequence[str]) -> list[str]:
+        """Each call made in order on these instances, each result as BFCL records it."""
+        return [self._result(call) for call in calls]
+
+    def _rewrite(self, call: str) -> str:
+        """BFCL's rewrite: every method name followed by ``(`` gets its instance in front."""
+        owner = self._owner
+
+        def prefixed(match: re.Match[str]) -> str:
+            name = match.group(1)
+            return f"{owner[name]}.{name}" if name in owner else name
+
+        return _CALLED_NAME.sub(prefixed, call)
+
+    def _result(self, call: str) -> str:
+        text = self._rewrite(call)
+        head = text.split("(")[0] if "(" in text else text
+        if "." in head:
+            head = head.split(".")[1]
+        try:
+            if head in _REFUSED:
+                raise PermissionError(f"Function call {head} is not allowed.")
+            # (eval drops leading spaces and tabs from text; compile does not)
+            tree = compile(text.lstrip(" \t"), "<string>", "eval", ast.PyCF_ONLY_AST, True)
+            value = self._evaluate(tree.body)
+        except Exception as error:  # noqa: BLE001 (what BFCL records of any failure)
+            return _ERROR + str(error)
+        return as_result_text(value)
+
+    def _evaluate(self, node: ast.expr) -> Any:
+        if not isinstance(node, ast.Call):
+            return _literal(node)
+        method = self._callee(node.func)
+        args = []
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                raise _Unsupported(_unsupported(arg))
+            args.append(_literal(arg))
+        kwargs: dict[str, Any] = {}
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                raise _Unsupported(_unsupported(keyword.value))
+            kwargs[keyword.arg] = _literal(keyword.value)
+        return method(*args, **kwargs)
+
+    def _callee(self, func: ast.expr) -> Callable[..., Any]:
+        if isinstance(func, ast.Name):
+            raise NameError(f"name '{func.id}' is not defined")
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id in self.by_name
+            and not func.attr.startswith("_")
+        ):
+            found: Callable[..., Any] = getattr(self.by_name[func.value.id], func.attr)
+            return found
+        raise _Unsupported(_unsupported(func))
+
+
+def _literal(node: ast.expr) -> Any:
+    """A literal argument's value; a bare name fails as ``eval`` fails on it."""
+    if isinstance(node, ast.Name):
+        raise NameError(f"name '{node.id}' is not defined")
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise _Unsupported(_unsupported(node)) from None
+
+
+def _unsupported(node: ast.expr) -> str:
+    return (
+        f"only calls of the environments' methods with literal arguments are executed, "
+        f"not {ast.unparse(node)[:80]!r}"
+    )
+
+
+def as_result_text(value: object) -> str:
+    """A call's value as BFCL records it: text as it is, a dict as JSON (or its ``str``
+    where it is not JSON), anything else its ``str``."""
+    if type(value) is str:
+        return value
+    if type(value) is dict:
+        try:
+            return json.dumps(value)
+        except Exception:  # noqa: BLE001 (BFCL falls back to str on any failure)
+            return str(value)
+    return str(value)

@@ -1,0 +1,312 @@
+"""BFCL's multi-turn verdict, with the per-turn credit and what differed beside it.
+
+BFCL's ``multi_turn_checker`` executes the model's decoded calls and the ground truth's, turn
+by turn, each side on its own instances of the entry's environment classes; after each turn
+whose ground truth makes calls it requires, in this order: that the model made a call in the
+turn, that every public attribute of every instance equals the ground truth's (Python's
+``==``), and that the ground truth's results of the turn are among the model's results of
+every turn so far (as a multiset). The entry is invalid at its first turn that fails.
+
+``bfcl_multi_turn_verdict`` decides the same, executing the calls with ``bfcl_execution.py``
+(no ``eval``), and goes on past the first failure: every turn is judged by the same rule
+(a turn whose ground truth makes no call is right when the model made none either, BFCL's
+irrelevance rule, which its multi-turn verdict does not apply), giving the per-turn credit.
+Where a turn is wrong, its fields say why in the project's terms: each state attribute that
+differs, read to JSON and compared field by field (``turns[2].GorillaFileSystem.root...``),
+and each of the ground truth's results the model's lack (``turns[2].execution_results[0]``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.errors import ConfigError, JsonMatchError
+from ..core.paths import index_segment, key_segment
+from ..core.values import MISSING
+from ..match import match_json
+from ..results.field_results import HALLUCINATION, MISMATCH, OMISSION, FieldResult
+from .bfcl_execution import BfclEnvironment
+from .end_states import _under
+from .state_reading import read_state
+
+# BFCL's error types, one per way a turn fails (its checker's and its runner's words)
+FORCE_TERMINATED = "multi_turn:force_terminated"
+EMPTY_TURN = "multi_turn:empty_turn_model_response"
+STATE_MISMATCH = "multi_turn:instance_state_mismatch"
+RESULT_MISMATCH = "multi_turn:execution_response_mismatch"
+CALLS_NOT_EXPECTED = "multi_turn:irrelevance_error"
+_MODEL_SIDE, _TRUTH_SIDE = "jsonmatch_eval", "jsonmatch_ground_truth_eval"
+
+
+@dataclass(frozen=True)
+class _Difference:
+    """One public attribute that differs after a turn, read to JSON when it was seen."""
+
+    class_name: str
+    attribute: str
+    model: object
+    truth: object
+
+
+@dataclass(frozen=True)
+class BfclTurn:
+    """One turn as the verdict judged it.
+
+    ``checked``: the ground truth makes calls in this turn (BFCL checks only those).
+    ``right``: the turn passes (a checked turn: BFCL's three checks; an unchecked one: the
+    model made no call). ``problem``: BFCL's error type for the first check it fails ("" when
+    right). ``differing``: the attributes that differ after the turn (``Class.attribute``).
+    ``missing_results``: the ground truth's results of the turn the model's lack.
+    ``model_results``: the model's results, a tuple per step; ``expected_results``: the
+    ground truth's.
+    """
+
+    index: int
+    checked: bool
+    right: bool
+    problem: str
+    differing: tuple[str, ...]
+    missing_results: tuple[str, ...]
+    model_results: tuple[tuple[str, ...], ...]
+    expected_results: tuple[str, ...]
+    expected_calls: tuple[str, ...]
+    model_calls: tuple[tuple[str, ...], ...]
+    differences: tuple[_Difference, ...] = ()
+
+    @functools.cached_property
+    def fields(self) -> tuple[FieldResult, ...]:
+        """What is wrong with the turn, as fields under ``turns[i]`` (none when right)."""
+        turn = index_segment("turns", self.index)
+        if self.problem == EMPTY_TURN:
+            return (_field(turn, "turns[]", OMISSION, list(self.expected_calls), MISSING,
+                           "no call in a turn where the ground truth makes calls"),)
+        if self.problem == CALLS_NOT_EXPECTED:
+            calls = [list(step) for step in self.model_calls]
+            return (_field(f"{turn}.calls", "turns[].calls", HALLUCINATION, MISSING, calls,
+                           "calls in a turn where the ground truth makes none"),)
+        out: list[FieldResult] = []
+        for difference in self.differences:
+            out.extend(_state_fields(turn, difference))
+        for position, text in enumerate(self._missing_positions()):
+            out.append(_field(
+                f"{turn}.execution_results[{position}]", "turns[].execution_results[]",
+                OMISSION, text, MISSING,
+                "the ground truth's result is not among the model's results so far",
+            ))
+        return tuple(out)
+
+    def _missing_positions(self) -> dict[int, str]:
+        """Where each missing result stands among the ground truth's results of the turn."""
+        wanted = list(self.missing_results)
+        out: dict[int, str] = {}
+        for position in range(len(self.expected_results) - 1, -1, -1):
+            text = self.expected_results[position]
+            if text in wanted:
+                wanted.remove(text)
+                out[position] = text
+        return dict(sorted(out.items()))
+
+
+def _field(path: str, field_path: str, status: str, expected: object, actual: object,
+           reason: str) -> FieldResult:
+    return FieldResult(path, status, 0.0, expected, actual, "exact", reason, field_path)
+
+
+def _state_fields(turn: str, difference: _Difference) -> list[FieldResult]:
+    """The fields of one differing attribute that differ, in the project's terms."""
+    at = key_segment(key_segment("", difference.class_name), difference.attribute)
+    model, truth = difference.model, difference.truth
+    if isinstance(model, _Unreadable) or isinstance(truth, _Unreadable) or model == truth:
+        reason = "differs by Python's == (BFCL's rule), not as JSON"
+        if isinstance(model, _Unreadable) or isinstance(truth, _Unreadable):
+            reason = "differs by Python's == (BFCL's rule); it is not JSON, shown as text"
+        return [_field(_under(turn, at), _under("turns[]", at), MISMATCH, str(truth),
+                       str(model), reason)]
+    wrap = {difference.class_name: {difference.attribute: model}}
+    expected = {difference.class_name: {difference.attribute: truth}}
+    result = match_json(wrap, expected, "field_f1")
+    return [
+        field._replace(
+            path=_under(turn, field.path), field_path=_under("turns[]", field.field_path),
+            actual_path=None if field.actual_path is None else _under(turn, field.actual_path),
+        )
+        for field in result.fields
+        if field.score < 1.0
+    ]
+
+
+class _Unreadable(str):
+    """An attribute's value that does not read as JSON, kept as its text."""
+
+
+@dataclass(frozen=True)
+class BfclMultiTurnVerdict:
+    """BFCL's multi-turn verdict on one entry and what stands beside it.
+
+    ``valid``: what BFCL's ``multi_turn_checker`` (with its runner's check of the turn count)
+    decides. ``problem``: BFCL's error type of the failure ("" when valid); ``failed_turn``:
+    the turn BFCL stops at (None when valid, or when the turn counts differ). ``turns``:
+    each turn judged, the ones after the failure too. ``score``: the per-turn credit, the
+    share of turns right. ``fields``: what is wrong with each turn, paths under ``turns[i]``.
+    """
+
+    valid: bool
+    problem: str
+    failed_turn: int | None
+    turns: tuple[BfclTurn, ...]
+
+    @property
+    def score(self) -> float:
+        if not self.turns:
+            return 0.0
+        return sum(turn.right for turn in self.turns) / len(self.turns)
+
+    @property
+    def fields(self) -> tuple[FieldResult, ...]:
+        return tuple(field for turn in self.turns for field in turn.fields)
+
+
+def bfcl_multi_turn_verdict(
+    entry: Mapping[str, Any],
+    decoded_turns: Sequence[Sequence[Sequence[str]]],
+    ground_truth: Sequence[Sequence[str]],
+) -> BfclMultiTurnVerdict:
+    """BFCL's multi-turn verdict on a model's decoded turns (a list per turn of steps, each a
+    list of call texts such as ``"cd(folder='document')"``), for the BFCL ``entry`` (its
+    ``id``, ``involved_classes`` and ``initial_config``) and its ``ground_truth`` (a list
+    per turn of call texts). The long-context loading is chosen from the entry's id, as
+    BFCL's checker chooses it. Needs bfcl-eval's environments (``pip install --no-deps
+    bfcl-eval``)."""
+    entry_id, classes, config = _entry_parts(entry)
+    truth = _turns_of(ground_truth, "ground_truth", depth=2)
+    model = _turns_of(decoded_turns, "decoded_turns", depth=3)
+    if len(model) != len(truth):
+        return BfclMultiTurnVerdict(False, FORCE_TERMINATED, None, ())
+    category = entry_id.rsplit("_", 1)[0]
+    long_context = "long_context" in category or "composite" in category
+    sides = [
+        BfclEnvironment(entry_id, classes, config, long_context, side)
+        for side in (_MODEL_SIDE, _TRUTH_SIDE)
+    ]
+    so_far: list[str] = []
+    turns = [
+        _judge_turn(index, steps, calls, sides[0], sides[1], so_far)
+        for index, (steps, calls) in enumerate(zip(model, truth))
+    ]
+    failed = next((turn for turn in turns if turn.checked and not turn.right), None)
+    if failed is None:
+        return BfclMultiTurnVerdict(True, "", None, tuple(turns))
+    return BfclMultiTurnVerdict(False, failed.problem, failed.index, tuple(turns))
+
+
+def _judge_turn(
+    index: int,
+    steps: list[list[str]],
+    calls: list[str],
+    model: BfclEnvironment,
+    truth: BfclEnvironment,
+    so_far: list[str],
+) -> BfclTurn:
+    model_results = tuple(tuple(model.execute(step)) for step in steps)
+    for step_results in model_results:
+        so_far.extend(step_results)
+    expected = tuple(truth.execute(calls))
+    empty = not steps or (len(steps) == 1 and not steps[0])
+    common = dict(
+        index=index, model_results=model_results, expected_results=expected,
+        expected_calls=tuple(calls), model_calls=tuple(tuple(step) for step in steps),
+    )
+    if not calls:
+        problem = "" if empty else CALLS_NOT_EXPECTED
+        return BfclTurn(checked=False, right=empty, problem=problem, differing=(),
+                        missing_results=(), **common)  # type: ignore[arg-type]
+    differences = _differences(model.instances, truth.instances)
+    missing = _missing(expected, so_far)
+    problem = (
+        EMPTY_TURN if empty
+        else STATE_MISMATCH if differences
+        else RESULT_MISMATCH if missing
+        else ""
+    )
+    return BfclTurn(
+        checked=True, right=not problem, problem=problem,
+        differing=tuple(f"{d.class_name}.{d.attribute}" for d in differences),
+        missing_results=tuple(missing), differences=tuple(differences),
+        **common,  # type: ignore[arg-type]
+    )
+
+
+def _differences(model: Mapping[str, Any], truth: Mapping[str, Any]) -> list[_Difference]:
+    """Each public attribute of the ground truth's instances the model's differ in (by
+    ``!=``, BFCL's rule), each side read to JSON now, before later turns change it."""
+    out = []
+    for class_name, truth_instance in truth.items():
+        model_instance = model[class_name]
+        for attribute, truth_value in vars(truth_instance).items():
+            if attribute.startswith("_"):
+                continue
+            model_value = getattr(model_instance, attribute, MISSING)
+            if model_value != truth_value:
+                out.append(_Difference(class_name, attribute, _readable(model_value),
+                                       _readable(truth_value)))
+    return out
+
+
+def _readable(value: object) -> object:
+    if value is MISSING:
+        return _Unreadable("<no such attribute>")
+    try:
+        return read_state(value)
+    except JsonMatchError:
+        return _Unreadable(repr(value)[:500])
+
+
+def _missing(expected: Sequence[str], so_far: Sequence[str]) -> list[str]:
+    """The expected results not among ``so_far``, each result there used once."""
+    left = list(so_far)
+    out = []
+    for text in expected:
+        try:
+            left.remove(text)
+        except ValueError:
+            out.append(text)
+    return out
+
+
+def _entry_parts(entry: Mapping[str, Any]) -> tuple[str, list[str], Mapping[str, Any]]:
+    if not isinstance(entry, Mapping):
+        raise ConfigError(f"a BFCL entry must be a mapping (its id, involved_classes and "
+                          f"initial_config), not {type(entry).__name__}")
+    entry_id = entry.get("id")
+    classes = entry.get("involved_classes")
+    config = entry.get("initial_config")
+    if not isinstance(entry_id, str):
+        raise ConfigError(f"the BFCL entry's id must be text, not {entry_id!r:.60}")
+    if not isinstance(classes, list) or not all(isinstance(c, str) for c in classes):
+        raise ConfigError(f"BFCL entry {entry_id}: involved_classes must be a list of class "
+                          f"names, not {classes!r:.60}")
+    if not isinstance(config, Mapping):
+        raise ConfigError(f"BFCL entry {entry_id}: initial_config must be an object, not "
+                          f"{config!r:.60}")
+    return entry_id, classes, config
+
+
+def _turns_of(value: object, name: str, depth: int) -> list[Any]:
+    """``value`` checked to be lists nested ``depth`` deep with call texts at the bottom."""
+    def check(item: object, at: str, level: int) -> None:
+        if level == 0:
+            if not isinstance(item, str):
+                raise ConfigError(f"{name}{at}: a call must be text, not {item!r:.60}")
+            return
+        if isinstance(item, (str, bytes)) or not isinstance(item, Sequence):
+            what = "a list of turns" if not at else "a list"
+            raise ConfigError(f"{name}{at or ''}: must be {what}, not {item!r:.60}")
+        for position, inner in enumerate(item):
+            check(inner, f"{at}[{position}]", level - 1)
+
+    check(value, "", depth)
+    return [list(map(list, turn)) if depth == 3 else list(turn)
+            for turn in value]  # type: ignore[union-attr]
