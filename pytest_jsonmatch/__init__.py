@@ -66,6 +66,14 @@ _API = {
     "validate_gold": ".engine.schemas.eval_schema",
     "Aggregates": ".reporting.run_model.aggregate",
     "TargetResult": ".calls.call_figures",
+    # end states and BFCL's multi-turn verdict
+    "read_state": ".engine.agents",
+    "match_state": ".engine.agents",
+    "match_turn_states": ".engine.agents",
+    "TurnStates": ".engine.agents",
+    "bfcl_multi_turn_verdict": ".engine.agents",
+    "BfclMultiTurnVerdict": ".engine.agents",
+    "BfclTurn": ".engine.agents",
 }
 
 if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_independence.py
@@ -122,6 +130,15 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.tool_calls import bfcl_verdict as bfcl_verdict
     from .reporting.run_model.aggregate import Aggregates as Aggregates
     from .session.assertion import assert_json_match as assert_json_match
+
+    # end states and BFCL's multi-turn verdict
+    from .engine.agents import BfclMultiTurnVerdict as BfclMultiTurnVerdict
+    from .engine.agents import BfclTurn as BfclTurn
+    from .engine.agents import TurnStates as TurnStates
+    from .engine.agents import bfcl_multi_turn_verdict as bfcl_multi_turn_verdict
+    from .engine.agents import match_state as match_state
+    from .engine.agents import match_turn_states as match_turn_states
+    from .engine.agents import read_state as read_state
 
 __all__ = sorted([*_API, "__version__"])
 

@@ -75,6 +75,14 @@ PUBLIC_API = [
     "score_pairs",
     "set_type_default",
     "validate_gold",
+    # end states and BFCL's multi-turn verdict
+    "BfclMultiTurnVerdict",
+    "BfclTurn",
+    "TurnStates",
+    "bfcl_multi_turn_verdict",
+    "match_state",
+    "match_turn_states",
+    "read_state",
 ]
 
 # What each engine stage may import (besides itself), as each stage's __init__ docstring says.

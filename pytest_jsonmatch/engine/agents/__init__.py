@@ -8,6 +8,10 @@ engine's root modules (``entry.py``, ``match.py``); no other part of the engine 
 
 | module               | its job                                                              |
 |----------------------|----------------------------------------------------------------------|
+| state_reading.py     | a state as JSON: an object's public attributes, a database, files    |
+| end_states.py        | ``match_state``, ``match_turn_states``: states compared, per turn    |
+| bfcl_execution.py    | BFCL's decoded calls run on its environment classes, without eval    |
+| bfcl_multi_turn.py   | ``bfcl_multi_turn_verdict``: BFCL's verdict, per-turn credit, fields |
 
 Callers outside the package import the names below from here, each loaded on first use
 (PEP 562), so that a command that never scores an agent never imports this package's modules.
@@ -19,10 +23,26 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 # name -> the module of this package that defines it
-_FACE: dict[str, str] = {}
+_FACE: dict[str, str] = {
+    # end states and BFCL's multi-turn verdict
+    "read_state": "state_reading",
+    "match_state": "end_states",
+    "match_turn_states": "end_states",
+    "TurnStates": "end_states",
+    "bfcl_multi_turn_verdict": "bfcl_multi_turn",
+    "BfclMultiTurnVerdict": "bfcl_multi_turn",
+    "BfclTurn": "bfcl_multi_turn",
+}
 
 if TYPE_CHECKING:
-    pass
+    # end states and BFCL's multi-turn verdict
+    from .bfcl_multi_turn import BfclMultiTurnVerdict as BfclMultiTurnVerdict
+    from .bfcl_multi_turn import BfclTurn as BfclTurn
+    from .bfcl_multi_turn import bfcl_multi_turn_verdict as bfcl_multi_turn_verdict
+    from .end_states import TurnStates as TurnStates
+    from .end_states import match_state as match_state
+    from .end_states import match_turn_states as match_turn_states
+    from .state_reading import read_state as read_state
 
 __all__ = sorted(_FACE)
 

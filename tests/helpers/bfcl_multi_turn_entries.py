@@ -1,0 +1,253 @@
+"""BFCL's multi-turn entries (from the installed ``bfcl-eval``), model outputs made from their
+ground truth, and BFCL's own ``multi_turn_checker`` run on them. Shared by the differential
+test (tests/engine/agents/test_bfcl_multi_turn.py) and the full run
+(benchmarks/bfcl_multi_turn_full.py).
+
+A model output is a list per turn of steps, each a list of call texts. Every kind is made
+from the ground truth, its choices drawn from a generator seeded by the entry's id and the
+kind, so that each run makes the same outputs:
+
+- ``correct``: each turn's ground-truth calls as one step (a turn with none: no step);
+- ``reordered``: one turn's calls in another order (a turn of two or more different calls;
+  an entry with none gives the correct output);
+- ``dropped``: one call left out of one turn;
+- ``argument``: one argument of one call changed (text gets ``_x`` appended, a number 1
+  added, a boolean flipped, a list one more item, an object one more key);
+- ``extra_read``: a call that reads the state (``pwd()``, ``get_current_time()``, ... of an
+  involved class, the table below) put at a drawn place of a drawn turn;
+- ``extra_write``: a call that changes the state (``mkdir(...)``, ``add_to_watchlist(...)``,
+  ...) put the same way;
+- ``wrong_turn``: the first call of a turn moved to the end of the turn before it;
+- ``unexpected``: calls in a turn where the ground truth makes none (the next turn's calls,
+  made early), or where every turn has calls, a second step in the last turn repeating its
+  calls.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import importlib
+import itertools
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+CATEGORIES = ("base", "miss_func", "miss_param", "long_context")
+KINDS = (
+    "correct",
+    "reordered",
+    "dropped",
+    "argument",
+    "extra_read",
+    "extra_write",
+    "wrong_turn",
+    "unexpected",
+)
+READS = {
+    "GorillaFileSystem": "pwd()",
+    "MathAPI": "absolute_value(number=-2)",
+    "MessageAPI": "list_users()",
+    "TwitterAPI": "posting_get_login_status()",
+    "TicketAPI": "ticket_get_login_status()",
+    "TradingBot": "get_current_time()",
+    "TravelAPI": "list_all_airports()",
+    "VehicleControlAPI": "get_current_speed()",
+}
+WRITES = {
+    "GorillaFileSystem": "mkdir(dir_name='jsonmatch_extra')",
+    "MessageAPI": "add_contact(user_name='jsonmatch_extra')",
+    "TwitterAPI": "follow_user(username_to_follow='jsonmatch_extra')",
+    "TicketAPI": "create_ticket(title='jsonmatch extra')",
+    "TradingBot": "add_to_watchlist(stock='ZETA')",
+    "TravelAPI": "set_budget_limit(access_token='jsonmatch', budget_limit=1.0)",
+    "VehicleControlAPI": "setHeadlights(mode='on')",
+}
+Turns = list[list[list[str]]]
+
+
+def data_dir() -> Path:
+    import bfcl_eval
+
+    return Path(bfcl_eval.__file__).parent / "data"
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def entries(category: str) -> list[tuple[dict[str, Any], list[list[str]]]]:
+    """The entries of a multi-turn category, each with its ground truth."""
+    root = data_dir()
+    answers = {
+        item["id"]: item["ground_truth"]
+        for item in _lines(root / "possible_answer" / f"BFCL_v4_multi_turn_{category}.json")
+    }
+    return [
+        (entry, answers[entry["id"]])
+        for entry in _lines(root / f"BFCL_v4_multi_turn_{category}.json")
+        if entry["id"] in answers
+    ]
+
+
+def loadable(entry: dict[str, Any]) -> bool:
+    """Whether every environment class of the entry imports here (MathAPI needs mpmath,
+    which bfcl-eval installed with --no-deps does not bring)."""
+    from bfcl_eval.constants.executable_backend_config import CLASS_FILE_PATH_MAPPING
+
+    for name in entry["involved_classes"]:
+        try:
+            importlib.import_module(CLASS_FILE_PATH_MAPPING[name])
+        except ImportError:
+            return False
+    return True
+
+
+# -- BFCL's checker ------------------------------------------------------------------------
+
+_RUNS = itertools.count()
+
+
+def theirs(entry: dict[str, Any], turns: Turns, truth: list[list[str]]) -> tuple[object, str]:
+    """BFCL's verdict and its error type ("" when valid): its runner's turn-count check,
+    then ``multi_turn_checker`` ("raises" where it raises). Each call
+    gets a model name of its own (the checker keeps its instances in its module's globals
+    under that name, and would carry them into the next call), and drops them after."""
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
+    from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn_checker
+
+    if len(turns) != len(truth):
+        return False, "multi_turn:force_terminated"
+    name = f"jm{next(_RUNS)}"
+    try:
+        checked = multi_turn_checker(turns, truth, entry, "multi_turn", name)
+    except Exception:  # noqa: BLE001 (the checker's own crash is a verdict here)
+        return "raises", ""
+    finally:
+        kept = vars(multi_turn_utils)
+        for key in [key for key in kept if key.startswith(name + "_")]:
+            del kept[key]
+    return checked["valid"], checked.get("error_type", "")
+
+
+# -- model outputs -------------------------------------------------------------------------
+
+
+def output(entry: dict[str, Any], truth: list[list[str]], kind: str) -> Turns:
+    """The model output of ``kind`` for the entry (the module's docstring says how)."""
+    rng = random.Random(f"{entry['id']}:{kind}")
+    calls = copy.deepcopy(truth)
+    made = _MAKERS[kind](entry, calls, rng)
+    return [[turn] if turn else [] for turn in calls] if made is None else made
+
+
+def _correct(entry: dict[str, Any], calls: list[list[str]], rng: random.Random) -> None:
+    return None
+
+
+def _reordered(entry: dict[str, Any], calls: list[list[str]], rng: random.Random) -> None:
+    turns = [turn for turn in calls if len(set(turn)) >= 2]
+    if turns:
+        turn = rng.choice(turns)
+        original = list(turn)
+        while turn == original:
+            rng.shuffle(turn)
+
+
+def _busy_turn(calls: list[list[str]], rng: random.Random) -> list[str] | None:
+    turns = [turn for turn in calls if turn]
+    return rng.choice(turns) if turns else None
+
+
+def _dropped(entry: dict[str, Any], calls: list[list[str]], rng: random.Random) -> None:
+    turn = _busy_turn(calls, rng)
+    if turn is not None:
+        del turn[rng.randrange(len(turn))]
+
+
+def _changed(value: Any) -> Any:
+    if type(value) is bool:
+        return not value
+    if type(value) in (int, float):
+        return value + 1
+    if type(value) is str:
+        return value + "_x"
+    if type(value) is list:
+        return [*value, value[0] if value else "x"]
+    if type(value) is dict:
+        return {**value, "jsonmatch_extra": 1}
+    return value
+
+
+def _argument(entry: dict[str, Any], calls: list[list[str]], rng: random.Random) -> None:
+    places = [
+        (turn, position)
+        for turn in calls
+        for position, call in enumerate(turn)
+        if _arguments(call)
+    ]
+    if not places:
+        return
+    turn, position = rng.choice(places)
+    tree = ast.parse(turn[position], mode="eval")
+    node = rng.choice(_arguments(turn[position], tree))
+    value = _changed(ast.literal_eval(node.value if isinstance(node, ast.keyword) else node))
+    if isinstance(node, ast.keyword):
+        node.value = ast.parse(repr(value), mode="eval").body
+    else:
+        call = tree.body
+        assert isinstance(call, ast.Call)
+        call.args[call.args.index(node)] = ast.parse(repr(value), mode="eval").body
+    turn[position] = ast.unparse(tree)
+
+
+def _arguments(call: str, tree: ast.Expression | None = None) -> list[Any]:
+    body = (tree or ast.parse(call, mode="eval")).body
+    assert isinstance(body, ast.Call)
+    return [*body.args, *body.keywords]
+
+
+def _extra(table: dict[str, str]) -> Callable[..., None]:
+    def make(entry: dict[str, Any], calls: list[list[str]], rng: random.Random) -> None:
+        classes = [name for name in entry["involved_classes"] if name in table]
+        turn = _busy_turn(calls, rng)
+        if classes and turn is not None:
+            turn.insert(rng.randrange(len(turn) + 1), table[rng.choice(classes)])
+
+    return make
+
+
+def _wrong_turn(entry: dict[str, Any], calls: list[list[str]], rng: random.Random) -> None:
+    places = [index for index in range(len(calls) - 1) if calls[index + 1]]
+    if places:
+        index = rng.choice(places)
+        calls[index].append(calls[index + 1].pop(0))
+
+
+def _unexpected(entry: dict[str, Any], calls: list[list[str]], rng: random.Random) -> Turns | None:
+    empty = [index for index, turn in enumerate(calls) if not turn]
+    if empty:
+        index = rng.choice(empty)
+        later = [turn for turn in calls[index + 1 :] if turn] or [
+            turn for turn in calls[:index] if turn
+        ]
+        if later:
+            calls[index] = list(later[0])
+        return None
+    turns: Turns = [[turn] for turn in calls]
+    turns[-1].append(list(calls[-1]))
+    return turns
+
+
+_MAKERS: dict[str, Callable[..., Turns | None]] = {
+    "correct": _correct,
+    "reordered": _reordered,
+    "dropped": _dropped,
+    "argument": _argument,
+    "extra_read": _extra(READS),
+    "extra_write": _extra(WRITES),
+    "wrong_turn": _wrong_turn,
+    "unexpected": _unexpected,
+}
