@@ -30,7 +30,7 @@ from ..match import match_json
 from ..results.field_results import HALLUCINATION, MISMATCH, OMISSION, FieldResult
 from .bfcl_execution import BfclEnvironment
 from .end_states import _under
-from .state_reading import read_state
+from .state_reading import read_state_at
 
 # BFCL's error types, one per way a turn fails (its checker's and its runner's words)
 FORCE_TERMINATED = "multi_turn:force_terminated"
@@ -90,7 +90,7 @@ class BfclTurn:
         out: list[FieldResult] = []
         for difference in self.differences:
             out.extend(_state_fields(turn, difference))
-        for position, text in enumerate(self._missing_positions()):
+        for position, text in self._missing_positions().items():
             out.append(_field(
                 f"{turn}.execution_results[{position}]", "turns[].execution_results[]",
                 OMISSION, text, MISSING,
@@ -250,16 +250,17 @@ def _differences(model: Mapping[str, Any], truth: Mapping[str, Any]) -> list[_Di
                 continue
             model_value = getattr(model_instance, attribute, MISSING)
             if model_value != truth_value:
-                out.append(_Difference(class_name, attribute, _readable(model_value),
-                                       _readable(truth_value)))
+                at = key_segment(key_segment("", class_name), attribute)
+                out.append(_Difference(class_name, attribute, _readable(model_value, at),
+                                       _readable(truth_value, at)))
     return out
 
 
-def _readable(value: object) -> object:
+def _readable(value: object, at: str) -> object:
     if value is MISSING:
         return _Unreadable("<no such attribute>")
     try:
-        return read_state(value)
+        return read_state_at(value, at)
     except JsonMatchError:
         return _Unreadable(repr(value)[:500])
 

@@ -52,6 +52,12 @@ def read_state(state: object, side: str = "state") -> JsonValue:
     return _Reader(side).read(state, "", 0)
 
 
+def read_state_at(value: object, path: str, side: str = "state") -> JsonValue:
+    """``value`` read as the part of a larger state found at ``path`` (a cycle's reference
+    names its place in that state)."""
+    return _Reader(side).read(value, path, 0)
+
+
 def read_sqlite(connection: sqlite3.Connection) -> dict[str, JsonValue]:
     """Every table of ``connection`` (not sqlite's own) as ``{table: [rows]}``, each row an
     object of its columns. Rows are sorted by their columns in order, since a table's rows
