@@ -1,0 +1,282 @@
+"""BFCL's multi-turn verdict: the same verdict as BFCL's own ``multi_turn_checker``.
+
+The differential test runs BFCL's checker (``bfcl_eval``, installed with ``--no-deps``) and
+``bfcl_multi_turn_verdict`` over every entry of the four multi-turn categories with every
+kind of model output tests/helpers/bfcl_multi_turn_entries.py makes from the ground truth
+(correct, reordered, dropped, an argument changed, an extra read-only call, an extra
+state-changing call, a call in the wrong turn, calls where none are expected): the verdict
+and BFCL's error type must be equal on every one. Entries whose environments do not import
+here (MathAPI needs ``mpmath``) are left out and counted; benchmarks/bfcl_multi_turn_full.py
+runs the same set as a script. The other tests hold the executor's result texts to BFCL's
+own execution, and the per-turn credit and fields to hand-worked examples.
+"""
+
+from __future__ import annotations
+
+import collections
+import sys
+
+import pytest
+
+pytest.importorskip("bfcl_eval", reason="pip install --no-deps bfcl-eval")
+
+from pytest_jsonmatch import (  # noqa: E402
+    BfclMultiTurnVerdict,
+    ConfigError,
+    bfcl_multi_turn_verdict,
+)
+from pytest_jsonmatch.engine.agents.bfcl_execution import (  # noqa: E402
+    BfclEnvironment,
+    environment_class,
+)
+from tests.helpers.bfcl_multi_turn_entries import (  # noqa: E402
+    CATEGORIES,
+    KINDS,
+    entries,
+    loadable,
+    output,
+    theirs,
+)
+
+pytestmark = pytest.mark.slow  # about 10 s: every entry of four categories, 8 outputs each
+
+
+@pytest.mark.parametrize("category", CATEGORIES)
+def test_the_verdict_is_bfcls_on_every_entry_and_output(category: str) -> None:
+    counts: collections.Counter[str] = collections.Counter()
+    differ = []
+    for entry, truth in entries(category):
+        if not loadable(entry):
+            counts["left out"] += 1
+            continue
+        for kind in KINDS:
+            turns = output(entry, truth, kind)
+            expected = theirs(entry, turns, truth)
+            verdict = bfcl_multi_turn_verdict(entry, turns, truth)
+            counts[kind] += 1
+            counts[f"{kind} valid"] += verdict.valid
+            if (verdict.valid, verdict.problem) != expected:
+                differ.append((entry["id"], kind, expected, verdict.problem))
+            _check_beside(verdict)
+    assert differ == []
+    # every entry (200) is either checked with every kind or counted as left out
+    assert all(counts[kind] + counts["left out"] == 200 for kind in KINDS)
+    assert counts["left out"] <= 25  # only MathAPI's entries (mpmath) may be left out
+    # the correct outputs pass and none of the dropped ones do, except where BFCL's own
+    # rules let one through (a dropped read-only call whose result is not compared)
+    assert counts["correct valid"] == counts["correct"]
+    assert counts["dropped valid"] <= 1
+
+
+def _check_beside(verdict: BfclMultiTurnVerdict) -> None:
+    """What stands beside the verdict agrees with it."""
+    assert 0.0 <= verdict.score <= 1.0
+    checked = [turn for turn in verdict.turns if turn.checked]
+    assert verdict.valid == all(turn.right for turn in checked)
+    if not verdict.valid:
+        failed = verdict.turns[verdict.failed_turn]
+        assert failed.problem == verdict.problem
+        assert failed.fields, "a failed turn says what differed"
+        assert all(f.path.startswith(f"turns[{failed.index}]") for f in failed.fields)
+
+
+# -- one entry worked by hand ---------------------------------------------------------------
+
+FIRST, TRUTH = next(item for item in entries("base") if item[0]["id"] == "multi_turn_base_0")
+
+
+def one_step(turns: list[list[str]]) -> list[list[list[str]]]:
+    """The ground truth as a model's turns, one step each (copies: a test may change them)."""
+    return [[list(turn)] if turn else [] for turn in turns]
+
+
+def test_the_first_base_entry_correct() -> None:
+    verdict = bfcl_multi_turn_verdict(FIRST, one_step(TRUTH), TRUTH)
+    assert (verdict.valid, verdict.problem, verdict.failed_turn) == (True, "", None)
+    assert verdict.score == 1.0 and verdict.fields == ()
+
+
+def test_an_empty_turn_fails_there_and_the_rest_keeps_its_credit() -> None:
+    # turn 2 of 4 asks for sort('final_report.pdf'); the model does nothing in it. BFCL
+    # stops there; turns 0, 1 and 3 are right (sort changes no state, and its result is
+    # not asked for later): per-turn credit 3/4
+    turns = one_step(TRUTH)
+    turns[2] = []
+    verdict = bfcl_multi_turn_verdict(FIRST, turns, TRUTH)
+    assert (verdict.valid, verdict.problem, verdict.failed_turn) == (
+        False,
+        "multi_turn:empty_turn_model_response",
+        2,
+    )
+    assert [turn.right for turn in verdict.turns] == [True, True, False, True]
+    assert verdict.score == 0.75
+    (field,) = verdict.fields
+    assert (field.path, field.status, field.expected) == (
+        "turns[2]",
+        "omission",
+        ["sort('final_report.pdf')"],
+    )
+
+
+def test_an_extra_directory_is_named_by_its_path_in_every_later_turn() -> None:
+    turns = one_step(TRUTH)
+    turns[1][0].append("mkdir(dir_name='extra')")
+    verdict = bfcl_multi_turn_verdict(FIRST, turns, TRUTH)
+    assert (verdict.valid, verdict.problem, verdict.failed_turn) == (
+        False,
+        "multi_turn:instance_state_mismatch",
+        1,
+    )
+    # the extra folder stays: turns 1, 2 and 3 are wrong, turn 0 right: 1/4
+    assert verdict.score == 0.25
+    assert verdict.turns[1].differing == ("GorillaFileSystem.root",)
+    paths = [(f.path, f.status) for f in verdict.turns[1].fields]
+    # the model is in document/temp after turn 1's cd
+    assert paths == [
+        ("turns[1].GorillaFileSystem.root.contents.document.contents.temp.contents.extra",
+         "hallucination"),
+    ]
+    assert verdict.turns[1].fields[0].actual == {
+        "name": "extra",
+        "parent": "<ref GorillaFileSystem.root.contents.document.contents.temp>",
+        "contents": {},
+    }
+
+
+def test_a_missing_result_is_named_by_its_place() -> None:
+    # turn 1's grep is called with another pattern: the state is the same, its result is not
+    truth_grep = TRUTH[1][1]
+    turns = one_step(TRUTH)
+    turns[1][0][1] = "grep(file_name='final_report.pdf',pattern='no such words')"
+    verdict = bfcl_multi_turn_verdict(FIRST, turns, TRUTH)
+    assert (verdict.valid, verdict.problem, verdict.failed_turn) == (
+        False,
+        "multi_turn:execution_response_mismatch",
+        1,
+    )
+    assert theirs(FIRST, turns, TRUTH) == (False, "multi_turn:execution_response_mismatch")
+    (field,) = verdict.turns[1].fields
+    assert (field.path, field.field_path, field.status) == (
+        "turns[1].execution_results[1]",
+        "turns[].execution_results[]",
+        "omission",
+    )
+    assert field.expected == verdict.turns[1].expected_results[1]
+    assert "budget analysis" in field.expected and truth_grep.startswith("grep(")
+
+
+def test_calls_where_none_are_expected_cost_credit_not_the_verdict() -> None:
+    # a turn whose ground truth is empty is not checked by BFCL's multi-turn verdict; a call
+    # that changes nothing there leaves the entry valid, and the turn wrong in the credit
+    truth = [*TRUTH, []]
+    turns = [*one_step(TRUTH), [["pwd()"]]]
+    verdict = bfcl_multi_turn_verdict(FIRST, turns, truth)
+    assert verdict.valid is True
+    assert theirs(FIRST, turns, truth) == (True, "")
+    assert [turn.right for turn in verdict.turns] == [True, True, True, True, False]
+    assert verdict.score == 0.8
+    (field,) = verdict.fields
+    assert (field.path, field.status, field.actual) == ("turns[4].calls", "hallucination",
+                                                        [["pwd()"]])
+
+
+def test_a_turn_count_that_differs_is_bfcls_force_terminated() -> None:
+    verdict = bfcl_multi_turn_verdict(FIRST, one_step(TRUTH)[:2], TRUTH)
+    assert (verdict.valid, verdict.problem, verdict.turns, verdict.score) == (
+        False,
+        "multi_turn:force_terminated",
+        (),
+        0.0,
+    )
+
+
+# -- the executor against BFCL's execution --------------------------------------------------
+
+ODD_CALLS = [
+    "pwd()",
+    "  ls(a=True)",  # eval drops leading blanks
+    "cd(folder='document')",
+    "cd(folder='no such folder')",
+    "ls(bad=1)",  # a TypeError from the method's signature
+    "no_such_tool(x=1)",
+    "ls(",  # a syntax error
+    "kill()",  # refused by name
+    "remove(x=1)",
+    "touch(file_name='note.txt')",
+    "echo(content='then ls() again', file_name='note.txt')",  # the rewrite enters literals
+    "cat(file_name='note.txt')",
+    "'plain text'",
+    "[1, 2]",
+    "cd('..')",
+    "ls()",
+]
+
+
+def test_result_texts_are_bfcls() -> None:
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
+
+    ours = BfclEnvironment(
+        FIRST["id"], FIRST["involved_classes"], FIRST["initial_config"], False, "jm_eval"
+    )
+    try:
+        expected, _ = multi_turn_utils.execute_multi_turn_func_call(
+            ODD_CALLS, FIRST["initial_config"], FIRST["involved_classes"], "jm",
+            FIRST["id"], long_context=False, is_evaL_run=True,
+        )
+    finally:
+        kept = vars(multi_turn_utils)
+        for key in [key for key in kept if key.startswith("jm_eval_")]:
+            del kept[key]
+    assert ours.execute(ODD_CALLS) == expected
+    assert "Error during execution: name 'no_such_tool' is not defined" in expected
+    assert "Error during execution: Function call kill is not allowed." in expected
+
+
+@pytest.mark.parametrize(
+    ("call", "why"),
+    [
+        ("cat(file_name=pwd())", "not 'jm_eval_multi_turn_base_0_GorillaFileSystem_instance"),
+        ("__import__('os')", "name '__import__' is not defined"),
+        ("ls(**{'a': True})", "literal arguments are executed, not"),
+        ("1 + 1", "literal arguments are executed, not '1 + 1'"),
+    ],
+)
+def test_what_bfcls_eval_would_run_is_not_run(call: str, why: str) -> None:
+    environment = BfclEnvironment(
+        FIRST["id"], FIRST["involved_classes"], FIRST["initial_config"], False, "jm_eval"
+    )
+    (result,) = environment.execute([call])
+    assert result.startswith("Error during execution: ") and why in result
+
+
+# -- bad input ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("entry", "turns", "truth", "message"),
+    [
+        ("entry", [], [], "a BFCL entry must be a mapping"),
+        ({"id": 3}, [], [], "the BFCL entry's id must be text, not 3"),
+        ({"id": "e", "involved_classes": "X", "initial_config": {}}, [], [],
+         "involved_classes must be a list of class names"),
+        ({"id": "e", "involved_classes": [], "initial_config": []}, [], [],
+         "initial_config must be an object"),
+        (FIRST, "ls()", TRUTH, r"decoded_turns: must be a list of turns, not 'ls\(\)'"),
+        (FIRST, [[["ls()"]], [[7]]], TRUTH, r"decoded_turns\[1\]\[0\]\[0\]: a call must be text"),
+        (FIRST, [[["ls()"]]], [["ls()"], "pwd()"], r"ground_truth\[1\]: must be a list"),
+    ],
+)
+def test_bad_input_is_a_config_error(entry, turns, truth, message) -> None:  # noqa: ANN001
+    with pytest.raises(ConfigError, match=message):
+        bfcl_multi_turn_verdict(entry, turns, truth)
+
+
+def test_an_unknown_environment_class() -> None:
+    with pytest.raises(ConfigError, match="BFCL has no environment class 'Nope': its classes"):
+        environment_class("Nope")
+
+
+def test_without_bfcl_eval_the_error_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "bfcl_eval.constants", None)
+    with pytest.raises(ConfigError, match=r'pip install --no-deps "bfcl-eval==2026.3.23"'):
+        bfcl_multi_turn_verdict(FIRST, one_step(TRUTH), TRUTH)
