@@ -81,6 +81,15 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .calls.call_figures import TargetResult as TargetResult
     from .dataset.scoring import score_pairs as score_pairs
     from .dataset.sketch import SchemaSketch as SchemaSketch
+
+    # end states and BFCL's multi-turn verdict
+    from .engine.agents import BfclMultiTurnVerdict as BfclMultiTurnVerdict
+    from .engine.agents import BfclTurn as BfclTurn
+    from .engine.agents import TurnStates as TurnStates
+    from .engine.agents import bfcl_multi_turn_verdict as bfcl_multi_turn_verdict
+    from .engine.agents import match_state as match_state
+    from .engine.agents import match_turn_states as match_turn_states
+    from .engine.agents import read_state as read_state
     from .engine.comparing.registry import BatchItem as BatchItem
     from .engine.core.cut_off import Truncation as Truncation
     from .engine.core.errors import CaseFileError as CaseFileError
@@ -130,15 +139,6 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.tool_calls import bfcl_verdict as bfcl_verdict
     from .reporting.run_model.aggregate import Aggregates as Aggregates
     from .session.assertion import assert_json_match as assert_json_match
-
-    # end states and BFCL's multi-turn verdict
-    from .engine.agents import BfclMultiTurnVerdict as BfclMultiTurnVerdict
-    from .engine.agents import BfclTurn as BfclTurn
-    from .engine.agents import TurnStates as TurnStates
-    from .engine.agents import bfcl_multi_turn_verdict as bfcl_multi_turn_verdict
-    from .engine.agents import match_state as match_state
-    from .engine.agents import match_turn_states as match_turn_states
-    from .engine.agents import read_state as read_state
 
 __all__ = sorted([*_API, "__version__"])
 

@@ -183,10 +183,7 @@ def _changed(value: Any) -> Any:
 
 def _argument(entry: dict[str, Any], calls: list[list[str]], rng: random.Random) -> None:
     places = [
-        (turn, position)
-        for turn in calls
-        for position, call in enumerate(turn)
-        if _arguments(call)
+        (turn, position) for turn in calls for position, call in enumerate(turn) if _arguments(call)
     ]
     if not places:
         return

@@ -40,11 +40,9 @@ _ERROR = "Error during execution: "
 def _backend_tables() -> tuple[Mapping[str, str], Sequence[str]]:
     """bfcl-eval's table of the module of each environment class, and its stateless ones."""
     try:
-        from bfcl_eval.constants import executable_backend_config as config
+        config = importlib.import_module("bfcl_eval.constants.executable_backend_config")
     except ImportError:
-        raise ConfigError(
-            f"BFCL's multi-turn environments need bfcl-eval: {INSTALL}"
-        ) from None
+        raise ConfigError(f"BFCL's multi-turn environments need bfcl-eval: {INSTALL}") from None
     return config.CLASS_FILE_PATH_MAPPING, config.STATELESS_CLASSES
 
 
@@ -127,7 +125,7 @@ class BfclEnvironment:
             if head in _REFUSED:
                 raise PermissionError(f"Function call {head} is not allowed.")
             # (eval drops leading spaces and tabs from text; compile does not)
-            tree = compile(text.lstrip(" \t"), "<string>", "eval", ast.PyCF_ONLY_AST, True)
+            tree = ast.parse(text.lstrip(" \t"), "<string>", "eval")
             value = self._evaluate(tree.body)
         except Exception as error:  # noqa: BLE001 (what BFCL records of any failure)
             return _ERROR + str(error)

@@ -81,21 +81,42 @@ class BfclTurn:
         """What is wrong with the turn, as fields under ``turns[i]`` (none when right)."""
         turn = index_segment("turns", self.index)
         if self.problem == EMPTY_TURN:
-            return (_field(turn, "turns[]", OMISSION, list(self.expected_calls), MISSING,
-                           "no call in a turn where the ground truth makes calls"),)
+            return (
+                _field(
+                    turn,
+                    "turns[]",
+                    OMISSION,
+                    list(self.expected_calls),
+                    MISSING,
+                    "no call in a turn where the ground truth makes calls",
+                ),
+            )
         if self.problem == CALLS_NOT_EXPECTED:
             calls = [list(step) for step in self.model_calls]
-            return (_field(f"{turn}.calls", "turns[].calls", HALLUCINATION, MISSING, calls,
-                           "calls in a turn where the ground truth makes none"),)
+            return (
+                _field(
+                    f"{turn}.calls",
+                    "turns[].calls",
+                    HALLUCINATION,
+                    MISSING,
+                    calls,
+                    "calls in a turn where the ground truth makes none",
+                ),
+            )
         out: list[FieldResult] = []
         for difference in self.differences:
             out.extend(_state_fields(turn, difference))
         for position, text in self._missing_positions().items():
-            out.append(_field(
-                f"{turn}.execution_results[{position}]", "turns[].execution_results[]",
-                OMISSION, text, MISSING,
-                "the ground truth's result is not among the model's results so far",
-            ))
+            out.append(
+                _field(
+                    f"{turn}.execution_results[{position}]",
+                    "turns[].execution_results[]",
+                    OMISSION,
+                    text,
+                    MISSING,
+                    "the ground truth's result is not among the model's results so far",
+                )
+            )
         return tuple(out)
 
     def _missing_positions(self) -> dict[int, str]:
@@ -110,8 +131,9 @@ class BfclTurn:
         return dict(sorted(out.items()))
 
 
-def _field(path: str, field_path: str, status: str, expected: object, actual: object,
-           reason: str) -> FieldResult:
+def _field(
+    path: str, field_path: str, status: str, expected: object, actual: object, reason: str
+) -> FieldResult:
     return FieldResult(path, status, 0.0, expected, actual, "exact", reason, field_path)
 
 
@@ -123,14 +145,18 @@ def _state_fields(turn: str, difference: _Difference) -> list[FieldResult]:
         reason = "differs by Python's == (BFCL's rule), not as JSON"
         if isinstance(model, _Unreadable) or isinstance(truth, _Unreadable):
             reason = "differs by Python's == (BFCL's rule); it is not JSON, shown as text"
-        return [_field(_under(turn, at), _under("turns[]", at), MISMATCH, str(truth),
-                       str(model), reason)]
+        return [
+            _field(
+                _under(turn, at), _under("turns[]", at), MISMATCH, str(truth), str(model), reason
+            )
+        ]
     wrap = {difference.class_name: {difference.attribute: model}}
     expected = {difference.class_name: {difference.attribute: truth}}
     result = match_json(wrap, expected, "field_f1")
     return [
         field._replace(
-            path=_under(turn, field.path), field_path=_under("turns[]", field.field_path),
+            path=_under(turn, field.path),
+            field_path=_under("turns[]", field.field_path),
             actual_path=None if field.actual_path is None else _under(turn, field.actual_path),
         )
         for field in result.fields
@@ -215,27 +241,34 @@ def _judge_turn(
         so_far.extend(step_results)
     expected = tuple(truth.execute(calls))
     empty = not steps or (len(steps) == 1 and not steps[0])
-    common = dict(
-        index=index, model_results=model_results, expected_results=expected,
-        expected_calls=tuple(calls), model_calls=tuple(tuple(step) for step in steps),
-    )
     if not calls:
         problem = "" if empty else CALLS_NOT_EXPECTED
-        return BfclTurn(checked=False, right=empty, problem=problem, differing=(),
-                        missing_results=(), **common)  # type: ignore[arg-type]
-    differences = _differences(model.instances, truth.instances)
-    missing = _missing(expected, so_far)
-    problem = (
-        EMPTY_TURN if empty
-        else STATE_MISMATCH if differences
-        else RESULT_MISMATCH if missing
-        else ""
-    )
+        differences: list[_Difference] = []
+        missing: list[str] = []
+    else:
+        differences = _differences(model.instances, truth.instances)
+        missing = _missing(expected, so_far)
+        problem = (
+            EMPTY_TURN
+            if empty
+            else STATE_MISMATCH
+            if differences
+            else RESULT_MISMATCH
+            if missing
+            else ""
+        )
     return BfclTurn(
-        checked=True, right=not problem, problem=problem,
+        index=index,
+        checked=bool(calls),
+        right=empty if not calls else not problem,
+        problem=problem,
         differing=tuple(f"{d.class_name}.{d.attribute}" for d in differences),
-        missing_results=tuple(missing), differences=tuple(differences),
-        **common,  # type: ignore[arg-type]
+        missing_results=tuple(missing),
+        model_results=model_results,
+        expected_results=expected,
+        expected_calls=tuple(calls),
+        model_calls=tuple(tuple(step) for step in steps),
+        differences=tuple(differences),
     )
 
 
@@ -251,8 +284,14 @@ def _differences(model: Mapping[str, Any], truth: Mapping[str, Any]) -> list[_Di
             model_value = getattr(model_instance, attribute, MISSING)
             if model_value != truth_value:
                 at = key_segment(key_segment("", class_name), attribute)
-                out.append(_Difference(class_name, attribute, _readable(model_value, at),
-                                       _readable(truth_value, at)))
+                out.append(
+                    _Difference(
+                        class_name,
+                        attribute,
+                        _readable(model_value, at),
+                        _readable(truth_value, at),
+                    )
+                )
     return out
 
 
@@ -279,35 +318,40 @@ def _missing(expected: Sequence[str], so_far: Sequence[str]) -> list[str]:
 
 def _entry_parts(entry: Mapping[str, Any]) -> tuple[str, list[str], Mapping[str, Any]]:
     if not isinstance(entry, Mapping):
-        raise ConfigError(f"a BFCL entry must be a mapping (its id, involved_classes and "
-                          f"initial_config), not {type(entry).__name__}")
+        raise ConfigError(
+            f"a BFCL entry must be a mapping (its id, involved_classes and "
+            f"initial_config), not {type(entry).__name__}"
+        )
     entry_id = entry.get("id")
     classes = entry.get("involved_classes")
     config = entry.get("initial_config")
     if not isinstance(entry_id, str):
         raise ConfigError(f"the BFCL entry's id must be text, not {entry_id!r:.60}")
     if not isinstance(classes, list) or not all(isinstance(c, str) for c in classes):
-        raise ConfigError(f"BFCL entry {entry_id}: involved_classes must be a list of class "
-                          f"names, not {classes!r:.60}")
+        raise ConfigError(
+            f"BFCL entry {entry_id}: involved_classes must be a list of class "
+            f"names, not {classes!r:.60}"
+        )
     if not isinstance(config, Mapping):
-        raise ConfigError(f"BFCL entry {entry_id}: initial_config must be an object, not "
-                          f"{config!r:.60}")
+        raise ConfigError(
+            f"BFCL entry {entry_id}: initial_config must be an object, not {config!r:.60}"
+        )
     return entry_id, classes, config
 
 
 def _turns_of(value: object, name: str, depth: int) -> list[Any]:
-    """``value`` checked to be lists nested ``depth`` deep with call texts at the bottom."""
-    def check(item: object, at: str, level: int) -> None:
+    """``value`` checked to be lists nested ``depth`` deep with call texts at the bottom,
+    copied into lists."""
+
+    def check(item: object, at: str, level: int) -> Any:
         if level == 0:
             if not isinstance(item, str):
                 raise ConfigError(f"{name}{at}: a call must be text, not {item!r:.60}")
-            return
+            return item
         if isinstance(item, (str, bytes)) or not isinstance(item, Sequence):
             what = "a list of turns" if not at else "a list"
-            raise ConfigError(f"{name}{at or ''}: must be {what}, not {item!r:.60}")
-        for position, inner in enumerate(item):
-            check(inner, f"{at}[{position}]", level - 1)
+            raise ConfigError(f"{name}{at}: must be {what}, not {item!r:.60}")
+        return [check(inner, f"{at}[{i}]", level - 1) for i, inner in enumerate(item)]
 
-    check(value, "", depth)
-    return [list(map(list, turn)) if depth == 3 else list(turn)
-            for turn in value]  # type: ignore[union-attr]
+    turns: list[Any] = check(value, "", depth)
+    return turns

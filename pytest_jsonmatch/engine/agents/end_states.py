@@ -10,7 +10,7 @@ Turns are numbered from 0, as BFCL numbers them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..core.errors import ConfigError, JsonMatchError
@@ -35,7 +35,7 @@ def match_state(
     return match_json(actual_json, expected_json, metric, **options)
 
 
-def _state_object(state: object, side: str) -> dict[str, object]:
+def _state_object(state: object, side: str) -> Mapping[str, object]:
     value = read_state(state, side)
     if not isinstance(value, dict):
         raise ConfigError(
@@ -125,7 +125,9 @@ def _in_turn(field: FieldResult, turn: int) -> FieldResult:
         path=_under(index_segment("turns", turn), field.path),
         field_path=_under("turns[]", field.field_path),
         actual_path=(
-            None if field.actual_path is None else _under(index_segment("turns", turn), field.actual_path)
+            None
+            if field.actual_path is None
+            else _under(index_segment("turns", turn), field.actual_path)
         ),
     )
 

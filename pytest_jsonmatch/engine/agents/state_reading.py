@@ -70,7 +70,7 @@ def read_sqlite(connection: sqlite3.Connection) -> dict[str, JsonValue]:
     out: dict[str, JsonValue] = {}
     for (table,) in tables:
         quoted = '"' + str(table).replace('"', '""') + '"'
-        cursor = connection.execute(f"SELECT * FROM {quoted}")  # noqa: S608 (a quoted name)
+        cursor = connection.execute(f"SELECT * FROM {quoted}")
         columns = [column[0] for column in cursor.description]
         rows = list(cursor.fetchall())
         rows.sort(key=_row_order)
@@ -150,7 +150,9 @@ class _Reader:
         if isinstance(value, Mapping):
             return self.mapping(value, path, depth)
         if isinstance(value, (list, tuple)):
-            return [self.read(item, index_segment(path, i), depth + 1) for i, item in enumerate(value)]
+            return [
+                self.read(item, index_segment(path, i), depth + 1) for i, item in enumerate(value)
+            ]
         if isinstance(value, (set, frozenset)):
             items = [self.read(item, index_segment(path, None), depth + 1) for item in value]
             return sorted(items, key=lambda item: json.dumps(item, sort_keys=True))
@@ -168,8 +170,10 @@ class _Reader:
     def key(self, key: object, path: str) -> str:
         if isinstance(key, str):
             return str(key)
-        if key is None or isinstance(key, (bool, int)) or (
-            isinstance(key, float) and math.isfinite(key)
+        if (
+            key is None
+            or isinstance(key, (bool, int))
+            or (isinstance(key, float) and math.isfinite(key))
         ):
             return json.dumps(key)
         raise self.fail(path, f"key {key!r:.60} is not text, a number, a boolean or null")

@@ -20,16 +20,16 @@ import pytest
 
 pytest.importorskip("bfcl_eval", reason="pip install --no-deps bfcl-eval")
 
-from pytest_jsonmatch import (  # noqa: E402
+from pytest_jsonmatch import (
     BfclMultiTurnVerdict,
     ConfigError,
     bfcl_multi_turn_verdict,
 )
-from pytest_jsonmatch.engine.agents.bfcl_execution import (  # noqa: E402
+from pytest_jsonmatch.engine.agents.bfcl_execution import (
     BfclEnvironment,
     environment_class,
 )
-from tests.helpers.bfcl_multi_turn_entries import (  # noqa: E402
+from tests.helpers.bfcl_multi_turn_entries import (
     CATEGORIES,
     KINDS,
     entries,
@@ -133,8 +133,10 @@ def test_an_extra_directory_is_named_by_its_path_in_every_later_turn() -> None:
     paths = [(f.path, f.status) for f in verdict.turns[1].fields]
     # the model is in document/temp after turn 1's cd
     assert paths == [
-        ("turns[1].GorillaFileSystem.root.contents.document.contents.temp.contents.extra",
-         "hallucination"),
+        (
+            "turns[1].GorillaFileSystem.root.contents.document.contents.temp.contents.extra",
+            "hallucination",
+        ),
     ]
     assert verdict.turns[1].fields[0].actual == {
         "name": "extra",
@@ -176,8 +178,11 @@ def test_calls_where_none_are_expected_cost_credit_not_the_verdict() -> None:
     assert [turn.right for turn in verdict.turns] == [True, True, True, True, False]
     assert verdict.score == 0.8
     (field,) = verdict.fields
-    assert (field.path, field.status, field.actual) == ("turns[4].calls", "hallucination",
-                                                        [["pwd()"]])
+    assert (field.path, field.status, field.actual) == (
+        "turns[4].calls",
+        "hallucination",
+        [["pwd()"]],
+    )
 
 
 def test_a_turn_count_that_differs_is_bfcls_force_terminated() -> None:
@@ -220,8 +225,13 @@ def test_result_texts_are_bfcls() -> None:
     )
     try:
         expected, _ = multi_turn_utils.execute_multi_turn_func_call(
-            ODD_CALLS, FIRST["initial_config"], FIRST["involved_classes"], "jm",
-            FIRST["id"], long_context=False, is_evaL_run=True,
+            ODD_CALLS,
+            FIRST["initial_config"],
+            FIRST["involved_classes"],
+            "jm",
+            FIRST["id"],
+            long_context=False,
+            is_evaL_run=True,
         )
     finally:
         kept = vars(multi_turn_utils)
@@ -257,16 +267,24 @@ def test_what_bfcls_eval_would_run_is_not_run(call: str, why: str) -> None:
     [
         ("entry", [], [], "a BFCL entry must be a mapping"),
         ({"id": 3}, [], [], "the BFCL entry's id must be text, not 3"),
-        ({"id": "e", "involved_classes": "X", "initial_config": {}}, [], [],
-         "involved_classes must be a list of class names"),
-        ({"id": "e", "involved_classes": [], "initial_config": []}, [], [],
-         "initial_config must be an object"),
+        (
+            {"id": "e", "involved_classes": "X", "initial_config": {}},
+            [],
+            [],
+            "involved_classes must be a list of class names",
+        ),
+        (
+            {"id": "e", "involved_classes": [], "initial_config": []},
+            [],
+            [],
+            "initial_config must be an object",
+        ),
         (FIRST, "ls()", TRUTH, r"decoded_turns: must be a list of turns, not 'ls\(\)'"),
         (FIRST, [[["ls()"]], [[7]]], TRUTH, r"decoded_turns\[1\]\[0\]\[0\]: a call must be text"),
         (FIRST, [[["ls()"]]], [["ls()"], "pwd()"], r"ground_truth\[1\]: must be a list"),
     ],
 )
-def test_bad_input_is_a_config_error(entry, turns, truth, message) -> None:  # noqa: ANN001
+def test_bad_input_is_a_config_error(entry, turns, truth, message) -> None:
     with pytest.raises(ConfigError, match=message):
         bfcl_multi_turn_verdict(entry, turns, truth)
 
@@ -277,6 +295,6 @@ def test_an_unknown_environment_class() -> None:
 
 
 def test_without_bfcl_eval_the_error_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "bfcl_eval.constants", None)
+    monkeypatch.setitem(sys.modules, "bfcl_eval.constants.executable_backend_config", None)
     with pytest.raises(ConfigError, match=r'pip install --no-deps "bfcl-eval==2026.3.23"'):
         bfcl_multi_turn_verdict(FIRST, one_step(TRUTH), TRUTH)
