@@ -93,7 +93,13 @@ class BfclEnvironment:
             instance = environment_class(class_name)()
             if class_name not in stateless:
                 config = initial_config.get(class_name, {})
-                instance._load_scenario(copy.deepcopy(config), long_context=long_context)
+                try:
+                    instance._load_scenario(copy.deepcopy(config), long_context=long_context)
+                except Exception as error:  # noqa: BLE001 (the environment's own checks)
+                    raise ConfigError(
+                        f"BFCL entry {entry_id}: {class_name}'s initial_config cannot be "
+                        f"loaded ({type(error).__name__}: {error})"[:300]
+                    ) from None
             name = re.sub(r"[-./:]", "_", f"{side}_{entry_id}_{class_name}_instance")
             self.instances[class_name] = instance
             self.by_name[name] = instance

@@ -42,7 +42,7 @@ _MODEL_SIDE, _TRUTH_SIDE = "jsonmatch_eval", "jsonmatch_ground_truth_eval"
 
 
 @dataclass(frozen=True)
-class _Difference:
+class AttributeDifference:
     """One public attribute that differs after a turn, read to JSON when it was seen."""
 
     class_name: str
@@ -74,7 +74,7 @@ class BfclTurn:
     expected_results: tuple[str, ...]
     expected_calls: tuple[str, ...]
     model_calls: tuple[tuple[str, ...], ...]
-    differences: tuple[_Difference, ...] = ()
+    differences: tuple[AttributeDifference, ...] = ()
 
     @functools.cached_property
     def fields(self) -> tuple[FieldResult, ...]:
@@ -137,7 +137,7 @@ def _field(
     return FieldResult(path, status, 0.0, expected, actual, "exact", reason, field_path)
 
 
-def _state_fields(turn: str, difference: _Difference) -> list[FieldResult]:
+def _state_fields(turn: str, difference: AttributeDifference) -> list[FieldResult]:
     """The fields of one differing attribute that differ, in the project's terms."""
     at = key_segment(key_segment("", difference.class_name), difference.attribute)
     model, truth = difference.model, difference.truth
@@ -243,7 +243,7 @@ def _judge_turn(
     empty = not steps or (len(steps) == 1 and not steps[0])
     if not calls:
         problem = "" if empty else CALLS_NOT_EXPECTED
-        differences: list[_Difference] = []
+        differences: list[AttributeDifference] = []
         missing: list[str] = []
     else:
         differences = _differences(model.instances, truth.instances)
@@ -272,7 +272,7 @@ def _judge_turn(
     )
 
 
-def _differences(model: Mapping[str, Any], truth: Mapping[str, Any]) -> list[_Difference]:
+def _differences(model: Mapping[str, Any], truth: Mapping[str, Any]) -> list[AttributeDifference]:
     """Each public attribute of the ground truth's instances the model's differ in (by
     ``!=``, BFCL's rule), each side read to JSON now, before later turns change it."""
     out = []
@@ -285,7 +285,7 @@ def _differences(model: Mapping[str, Any], truth: Mapping[str, Any]) -> list[_Di
             if model_value != truth_value:
                 at = key_segment(key_segment("", class_name), attribute)
                 out.append(
-                    _Difference(
+                    AttributeDifference(
                         class_name,
                         attribute,
                         _readable(model_value, at),

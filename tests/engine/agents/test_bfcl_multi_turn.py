@@ -289,6 +289,12 @@ def test_bad_input_is_a_config_error(entry, turns, truth, message) -> None:
         bfcl_multi_turn_verdict(entry, turns, truth)
 
 
+def test_an_initial_config_the_environment_cannot_load() -> None:
+    entry = {**FIRST, "initial_config": {"GorillaFileSystem": {"root": 7}}}
+    with pytest.raises(ConfigError, match="GorillaFileSystem's initial_config cannot be loaded"):
+        bfcl_multi_turn_verdict(entry, one_step(TRUTH), TRUTH)
+
+
 def test_an_unknown_environment_class() -> None:
     with pytest.raises(ConfigError, match="BFCL has no environment class 'Nope': its classes"):
         environment_class("Nope")
