@@ -56,14 +56,18 @@ READS = {
     "TravelAPI": "list_all_airports()",
     "VehicleControlAPI": "get_current_speed()",
 }
-WRITES = {
+WRITES = {  # each changes its class's state on nearly every entry's initial state
     "GorillaFileSystem": "mkdir(dir_name='jsonmatch_extra')",
     "MessageAPI": "add_contact(user_name='jsonmatch_extra')",
-    "TwitterAPI": "follow_user(username_to_follow='jsonmatch_extra')",
-    "TicketAPI": "create_ticket(title='jsonmatch extra')",
-    "TradingBot": "add_to_watchlist(stock='ZETA')",
-    "TravelAPI": "set_budget_limit(access_token='jsonmatch', budget_limit=1.0)",
-    "VehicleControlAPI": "setHeadlights(mode='on')",
+    "TwitterAPI": "follow_user(username_to_follow='jsonmatch_extra')",  # when logged in
+    "TicketAPI": "ticket_login(username='jsonmatch', password='extra')",
+    "TradingBot": "add_to_watchlist(stock='AAPL')",
+    "TravelAPI": (
+        "authenticate_travel(client_id='jsonmatch', client_secret='extra', "
+        "refresh_token='extra', grant_type='read_write', user_first_name='Json', "
+        "user_last_name='Match')"
+    ),
+    "VehicleControlAPI": "set_navigation(destination='Jsonmatch Street')",
 }
 Turns = list[list[list[str]]]
 
