@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -133,6 +134,11 @@ class _Reader:
         flags = " ".join(str(f) for f in flag) if isinstance(flag, list) else str(flag or "")
         return [(str(ini or ""), PREFIX + name), (flags, BY_NAME[name].flag)]
 
+    def merged(self, name: str, slot: Callable[[str], str]) -> tuple[str, str]:
+        """The ini's text with the flag's parts over it, one part at a time
+        (setting_parts.merged_parts), and the name of what gave them."""
+        return parts.merged_parts(self.parts(name), slot)
+
     def given(self, *names: str) -> bool:
         """Whether a flag or an ini value other than the default is given for any of ``names``."""
         return any(
@@ -184,7 +190,9 @@ def _read(read: _Reader) -> Settings:
         annotations=os.environ.get("GITHUB_ACTIONS") == "true",
         workers=_workers(config),
         given_judge=_judge(read),
-        given_otel=parts.parse_otel(*read.text("otel")) if read.given("otel") else None,
+        given_otel=parts.parse_otel(*read.merged("otel", parts.otel_slot))
+        if read.given("otel")
+        else None,
         mask=parts.parse_mask(read.ini("mask")) if read.given("mask") else (),
         quarantine=_quarantine(read),
     )
@@ -219,7 +227,7 @@ def _update(read: _Reader) -> UpdateMode | None:
 def _judge(read: _Reader) -> JudgeSetup | None:
     if not read.given("judge"):
         return None
-    return parts.parse_judge(*read.text("judge"), read.config.rootpath)
+    return parts.parse_judge(*read.merged("judge", parts.judge_slot), read.config.rootpath)
 
 
 def _quarantine(read: _Reader) -> Quarantine | None:
@@ -288,10 +296,9 @@ def _targets(read: _Reader, target: str) -> tuple[tuple[TargetSpec, ...], Versus
         raise ConfigError(
             f"{BY_NAME['targets'].flag} selects targets of jsonmatch_targets, which declares none"
         )
-    text, what = read.text("reference")
-    versus = parse_reference(text, what)
+    versus = parse_reference(*read.merged("reference", parts.reference_slot))
     if versus.reference:  # one of those declared (it may be left out of this run)
-        select_targets(declared, versus.reference, what)
+        select_targets(declared, versus.reference, versus.what)
     return select_targets(declared, str(chosen or ""), BY_NAME["targets"].flag), versus
 
 

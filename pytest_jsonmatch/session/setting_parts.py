@@ -10,7 +10,7 @@ module, so that a session that never uses the plugin imports none of them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -293,6 +293,49 @@ def report_keys(pair_lists: Sequence[Sequence[tuple[str, str]]]) -> ReportKeys:
             else:
                 junit = parse_switch(value, f"{what}: junit")
     return ReportKeys(values, junit)
+
+
+# -- settings whose flag gives some of their keys: jsonmatch_judge, jsonmatch_otel, ... ---------
+
+
+def judge_slot(word: str) -> str:
+    """The part of jsonmatch_judge a word gives: its key, ``model`` and ``model_env`` (and
+    ``endpoint``/``endpoint_env``, ``key_env``) being one part, given either way."""
+    return word.partition("=")[0].removesuffix("_env")
+
+
+def otel_slot(word: str) -> str:
+    """The part of jsonmatch_otel a word gives: ``flush``, or the mode."""
+    return "flush" if word.startswith("flush=") else "the mode"
+
+
+def reference_slot(word: str) -> str:
+    """The part of jsonmatch_reference a word gives: a limit's key, or the target's name."""
+    key, eq, _ = word.partition("=")
+    return key if eq else "the target's name"
+
+
+def merged_parts(parts: Sequence[tuple[str, str]], slot: Callable[[str], str]) -> tuple[str, str]:
+    """A setting given in parts (the ini's text, then the flag's, each with its name) as one
+    text: a later part's word replaces the earlier part's word of the same ``slot`` in its
+    place, and adds the others. A part that gives one slot twice is a ConfigError naming it.
+    The name returned is the one part's that gave words, or both (``--jsonmatch-judge over
+    jsonmatch_judge``) where each did (none did: the first part's)."""
+    merged: dict[str, str] = {}
+    names: list[str] = []
+    for text, what in parts:
+        seen: set[str] = set()
+        words = text.split()
+        for word in words:
+            at = slot(word)
+            if at in seen:
+                raise ConfigError(f"{what}: {at} given twice")
+            seen.add(at)
+            merged[at] = word
+        if words:
+            names.append(what)
+    shown = " over ".join(reversed(names)) or (parts[0][1] if parts else "")
+    return " ".join(merged.values()), shown
 
 
 def split_keys(

@@ -158,7 +158,9 @@ SETTINGS = (
         "judge",
         "the LLM judge of the 'semantic' comparator: model=NAME endpoint=URL "
         "key_env=VARIABLE prompt=FILE batch=N price_in=X price_out=X, and its own "
-        "concurrency/timeout/retries/rate keys (docs/schemas.md)",
+        "concurrency/timeout/retries/rate keys; model_env= and endpoint_env= read the "
+        "model and the URL from variables; a flag changes only the keys it gives "
+        "(docs/judge.md)",
         metavar="KEY=VALUE ...",
     ),
     Setting(
