@@ -179,7 +179,12 @@ def _read(read: _Reader) -> Settings:
         partial_baseline=partial,
         shard=_shard(read),
         group_by=parts.parse_group_by(*read.text("group_by")),
-        given_gates=parts.parse_gates(gates, read.ini("field_floors"))
+        given_gates=parts.parse_gates(
+            gates,
+            parts.floor_lines(
+                read.ini("field_floors"), read.flag("field_floors"), BY_NAME["field_floors"].flag
+            ),
+        )
         if gates is not None or read.given("field_floors")
         else None,
         schema_dirs=schema_dirs,

@@ -414,6 +414,27 @@ def parse_gate_texts(parts: Sequence[tuple[str, str]]) -> GateTexts:
     return GateTexts(texts, switches)
 
 
+def floor_lines(ini: object, flags: object, what: str) -> list[str]:
+    """jsonmatch_field_floors' lines: the ini's, each flag's floor replacing the ini's floor
+    of the same ``[group:]pattern`` in its place, the others added (``strict`` is a line as
+    any other). A flag's floor is checked under the flag's name ``what`` first."""
+    from ..reporting.verdicts.gates import parse_floors
+
+    lines = [str(line).strip() for line in ini] if isinstance(ini, list) else []
+    given = [str(flag).strip() for flag in flags] if isinstance(flags, list) else []
+    parse_floors([line for line in given if line != "strict"], what)
+    merged = {_floor_key(line): line for line in lines if line and not line.startswith("#")}
+    for line in given:
+        merged[_floor_key(line)] = line
+    return list(merged.values())
+
+
+def _floor_key(line: str) -> str:
+    """What a floor line holds a floor of: its ``[group:]pattern`` (``strict``: itself)."""
+    head, eq, _ = line.rpartition("=")
+    return " ".join(head.split()).replace(" :", ":").replace(": ", ":") if eq else line
+
+
 def parse_gates(texts: GateTexts | None, floor_lines: object) -> GateSettings:
     """The session's gates from jsonmatch_gates' keys and jsonmatch_field_floors' lines; a
     gate's messages and verdicts name its setting and key (``jsonmatch_gates max_drop``)."""
