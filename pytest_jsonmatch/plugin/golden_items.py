@@ -91,8 +91,10 @@ def expected_failure(
     verdict, why = field_xfail(expected, passed, failing)
     if verdict == "xfail":
         pytest.xfail(why)
+    if verdict == "fail" and passed:  # strict, and the named fields matched: failed as
+        raise AssertionError(f"[XPASS(strict)] {why}")  # pytest fails a strict XPASS
     if verdict == "fail":
-        raise AssertionError(f"{failure()}\n{why}" if not passed else why)
+        raise AssertionError(f"{failure()}\n{why}")
 
 
 def _mark(name: str, args: tuple[object, ...], kwargs: dict[str, object]) -> pytest.MarkDecorator:
@@ -134,7 +136,7 @@ class GoldenItem(pytest.Item):
             self.golden_run.ask_update(self._update(outputs[0]))
             return
         expected = fields_expected_to_fail(self.case.marks)
-        if expected is not None and not self._quarantined():
+        if expected is not None and not self._quarantined() and not self.config.option.runxfail:
             expected_failure(expected, passed, results, lambda: self._failure(results, runs))
         if not passed and not self._quarantined():
             raise self._failure(results, runs)
