@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 import pytest
 
 from ..session.channel import Channel
-from .settings import Settings
+from .settings import Settings, part_of_suite
 
 if TYPE_CHECKING:  # the reporting stage loads once a comparison is made (start-up stays light)
     from ..calls.calls_in_flight import Deaths
@@ -293,7 +293,7 @@ class JsonmatchSession:
         settings = self.settings
         run = self._run_info()
         notes = self._quarantine(run) if settings.quarantine is not None else []
-        part = part_of_suite(self.config)
+        part = part_of_suite(self.config)  # (plugin/settings.py)
         self.report, self.verdict = reports.conclude(
             self.comparisons,
             settings.gates if not part else replace(settings.gates, part_of_suite=part),
@@ -521,31 +521,3 @@ def _junit_gate_failure(config: pytest.Config, verdict: GateVerdict) -> None:
             "jsonmatch::gates", ("jsonmatch", None, "gates"), {}, "passed", None, "teardown"
         )
     )
-
-
-def part_of_suite(config: pytest.Config) -> str:
-    """Why this run selects part of the suite, in the words of its command line (empty: it
-    runs the whole): a test selection (``-k``, ``-m``, ``--deselect``, ``--lf``), or a case
-    file or test named rather than a folder. Floors of groups such a run did not reach are
-    skipped, not failed (reporting/verdicts/gates.py ``part_of_suite``)."""
-    option = config.option
-    why = [
-        f"{flag} {value!r}" if isinstance(value, str) else flag
-        for flag, value in (
-            ("-k", getattr(option, "keyword", "")),
-            ("-m", getattr(option, "markexpr", "")),
-            ("--deselect", bool(getattr(option, "deselect", None))),
-            ("--lf", bool(getattr(option, "lf", False))),
-        )
-        if value
-    ]
-    here = config.invocation_params.dir
-    named = [
-        arg
-        for arg in config.args
-        if "::" in arg or (here / arg).is_file()  # (pytest gives args relative to where it ran)
-    ]
-    if named:
-        shown = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
-        why.append(f"named {shown}")
-    return "; ".join(why)

@@ -301,7 +301,9 @@ def _targets(read: _Reader, target: str) -> tuple[tuple[TargetSpec, ...], Versus
         raise ConfigError(
             f"{BY_NAME['targets'].flag} selects targets of jsonmatch_targets, which declares none"
         )
-    versus = parse_reference(*read.merged("reference", parts.reference_slot))
+    text, what = read.merged("reference", parts.reference_slot)
+    # (named by the flag where it gave a part: the gates' messages quote that name)
+    versus = parse_reference(text, what.split(" over ")[0])
     if versus.reference:  # one of those declared (it may be left out of this run)
         select_targets(declared, versus.reference, versus.what)
     return select_targets(declared, str(chosen or ""), BY_NAME["targets"].flag), versus
@@ -365,3 +367,31 @@ def _check_ini_names(config: pytest.Config) -> None:
                 f"pytest-jsonmatch: unknown ini setting {name!r}{hint}; "
                 f"known: {known_names(registered)}"
             ) from None
+
+
+def part_of_suite(config: pytest.Config) -> str:
+    """Why this run selects part of the suite, in the words of its command line (empty: it
+    runs the whole): a test selection (``-k``, ``-m``, ``--deselect``, ``--lf``), or a case
+    file or test named rather than a folder. Floors of groups such a run did not reach are
+    skipped, not failed (reporting/verdicts/gates.py ``part_of_suite``)."""
+    option = config.option
+    why = [
+        f"{flag} {value!r}" if isinstance(value, str) else flag
+        for flag, value in (
+            ("-k", getattr(option, "keyword", "")),
+            ("-m", getattr(option, "markexpr", "")),
+            ("--deselect", bool(getattr(option, "deselect", None))),
+            ("--lf", bool(getattr(option, "lf", False))),
+        )
+        if value
+    ]
+    here = config.invocation_params.dir
+    named = [
+        arg
+        for arg in config.args
+        if "::" in arg or (here / arg).is_file()  # (pytest gives args relative to where it ran)
+    ]
+    if named:
+        shown = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+        why.append(f"named {shown}")
+    return "; ".join(why)
