@@ -6,12 +6,21 @@ own marks that act on a test get their arguments checked, because pytest would o
 run some of them as code: a string condition of ``skipif``/``xfail`` is evaluated as Python,
 and a ``filterwarnings`` category names a module to import. Marks of other names are
 labels; their arguments pass through as data.
+
+``xfail`` may name what it expects to fail instead of the whole case: ``fields: [PATTERN,
+...]`` (a field's path, or a call's argument as its metric names it, patterns allowed). Such
+a case runs as any other and is not handed to pytest's xfail: :func:`field_xfail` says
+whether it failed only at the fields named (an expected failure), or at another too (a real
+one), so that the fields not named still gate.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
+
+from ..engine.core.errors import ConfigError
+from ..engine.core.paths import PathPattern
 
 
 class MarkError(ValueError):
@@ -55,6 +64,11 @@ def marks_from(spec: object) -> tuple[MarkSpec, ...]:
             problem = _mark_problem(name, args, kwargs)
             if problem:
                 raise MarkError(f"mark {name!r}: {problem}")
+        if name == "xfail" and "fields" in kwargs and (args or "condition" in kwargs):
+            raise MarkError(
+                "mark 'xfail': fields= names what fails; it takes no condition (the case "
+                "runs, and the fields it names are expected to fail)"
+            )
         out.append(MarkSpec(name, args, kwargs))
     return tuple(out)
 
@@ -89,6 +103,10 @@ _BUILTIN_MARKS: dict[
             "reason": ("a string", lambda v: isinstance(v, str)),
             "strict": ("true or false", lambda v: isinstance(v, bool)),
             "run": ("true or false", lambda v: isinstance(v, bool)),
+            "fields": (
+                "a field path or a list of them (patterns allowed: items[].sku, **.date)",
+                lambda v: _field_patterns(v) is not None,
+            ),
         },
     ),
     "filterwarnings": ((), {}),  # positional filters only, each checked by _warning_filter_problem
@@ -141,3 +159,72 @@ def _warning_filter_problem(spec: str) -> str | None:
         f"warning category {category!r} is not a builtin warning; a case file may not name "
         f"a module for pytest to import (use a filterwarnings ini entry or conftest.py)"
     )
+
+
+def _field_patterns(value: object) -> tuple[PathPattern, ...] | None:
+    """``fields=`` of an xfail mark as path patterns (None: not one path or a list of them)."""
+    texts = [value] if isinstance(value, str) else value
+    if not isinstance(texts, list) or not texts:
+        return None
+    try:
+        return tuple(PathPattern(text) for text in texts if isinstance(text, str) and text)
+    except ConfigError:
+        return None
+
+
+class FieldsExpectedToFail(NamedTuple):
+    """An ``xfail`` mark that names the fields expected to fail."""
+
+    patterns: tuple[PathPattern, ...]
+    reason: str = ""
+    strict: bool = False
+
+    def covers(self, path: str) -> bool:
+        return any(pattern.matches(path) for pattern in self.patterns)
+
+    @property
+    def named(self) -> str:
+        return ", ".join(pattern.text for pattern in self.patterns)
+
+
+def fields_expected_to_fail(marks: Iterable[MarkSpec]) -> FieldsExpectedToFail | None:
+    """The case's xfail mark that names fields (None: none does)."""
+    for spec in marks:
+        if spec.name == "xfail" and "fields" in spec.kwargs:
+            patterns = _field_patterns(spec.kwargs["fields"]) or ()
+            reason = spec.kwargs.get("reason", "")
+            return FieldsExpectedToFail(
+                patterns,
+                reason if isinstance(reason, str) else "",
+                spec.kwargs.get("strict") is True,
+            )
+    return None
+
+
+def pytest_marks(marks: Iterable[MarkSpec]) -> tuple[MarkSpec, ...]:
+    """The marks pytest is given: all but an xfail that names fields (the case decides it)."""
+    return tuple(spec for spec in marks if not (spec.name == "xfail" and "fields" in spec.kwargs))
+
+
+def field_xfail(
+    expected: FieldsExpectedToFail, passed: bool, failing: Iterable[str]
+) -> tuple[str, str]:
+    """What an xfail naming fields makes of a case's outcome, from whether it passed and the
+    instance paths of its failing fields: ``("xfail", why)`` when it failed at named fields
+    only; ``("fail", why)`` when it also failed at a field not named (why names both), or,
+    under ``strict``, when no named field failed; ``("", "")`` otherwise (the case's own
+    outcome stands)."""
+    paths = list(dict.fromkeys(failing))
+    named = [path for path in paths if expected.covers(path)]
+    others = [path for path in paths if not expected.covers(path)]
+    because = f" ({expected.reason})" if expected.reason else ""
+    if not passed and named and not others:
+        return "xfail", f"expected to fail at {', '.join(named)}{because}"
+    if not passed and others:
+        known = f"; expected to fail at {', '.join(named)}" if named else ""
+        return "fail", f"failing at {', '.join(others)}, which xfail does not name{known}"
+    if not named and expected.strict:
+        return "fail", (
+            f"xfail(strict) expected {expected.named} to fail{because}, and none of them did"
+        )
+    return "", ""

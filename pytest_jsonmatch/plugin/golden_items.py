@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, NoReturn
 import pytest
 
 from ..cases.case_files import NO_EXPECTED, CaseFiles, GoldenCase
+from ..cases.marks import FieldsExpectedToFail, field_xfail, fields_expected_to_fail, pytest_marks
 from ..engine.core.errors import JsonMatchError, printable
 from ..session.channel import Channel
 from ..session.outcome import Outcome
@@ -75,6 +76,27 @@ class GoldenFile(pytest.File):
         return super().repr_failure(excinfo)
 
 
+def expected_failure(
+    expected: FieldsExpectedToFail,
+    passed: bool,
+    results: list[tuple[MatchResult, float]],
+    failure: Callable[[], AssertionError],
+) -> None:
+    """A case whose xfail names fields: xfailed (pytest.xfail) when it failed at those
+    only, failed with ``failure`` and what the mark names when at another field too (or,
+    strict, when none of them failed); else its own outcome stands (cases/marks.py)."""
+    from ..engine.results.field_results import MATCH, SKIPPED
+
+    failing = [f.path for r, _ in results for f in r.fields if f.status not in (MATCH, SKIPPED)]
+    verdict, why = field_xfail(expected, passed, failing)
+    if verdict == "xfail":
+        pytest.xfail(why)
+    if verdict == "fail" and passed:  # strict, and the named fields matched: failed as
+        raise AssertionError(f"[XPASS(strict)] {why}")  # pytest fails a strict XPASS
+    if verdict == "fail":
+        raise AssertionError(f"{failure()}\n{why}")
+
+
 def _mark(name: str, args: tuple[object, ...], kwargs: dict[str, object]) -> pytest.MarkDecorator:
     decorator: pytest.MarkDecorator = getattr(pytest.mark, name)
     return decorator(*args, **kwargs) if args or kwargs else decorator
@@ -87,7 +109,7 @@ class GoldenItem(pytest.Item):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.case, self.target = case, target
         self._attempts = ""  # " (N attempts)" after a call that failed
-        for spec in case.marks:
+        for spec in pytest_marks(case.marks):  # (an xfail naming fields: runtest decides it)
             self.add_marker(_mark(spec.name, spec.args, dict(spec.kwargs)))
 
     @property
@@ -113,6 +135,9 @@ class GoldenItem(pytest.Item):
         if self._updates(updating, passed, results):
             self.golden_run.ask_update(self._update(outputs[0]))
             return
+        expected = fields_expected_to_fail(self.case.marks)
+        if expected is not None and not self._quarantined() and not self.config.option.runxfail:
+            expected_failure(expected, passed, results, lambda: self._failure(results, runs))
         if not passed and not self._quarantined():
             raise self._failure(results, runs)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -133,6 +134,11 @@ class _Reader:
         flags = " ".join(str(f) for f in flag) if isinstance(flag, list) else str(flag or "")
         return [(str(ini or ""), PREFIX + name), (flags, BY_NAME[name].flag)]
 
+    def merged(self, name: str, slot: Callable[[str], str]) -> tuple[str, str]:
+        """The ini's text with the flag's parts over it, one part at a time
+        (setting_parts.merged_parts), and the name of what gave them."""
+        return parts.merged_parts(self.parts(name), slot)
+
     def given(self, *names: str) -> bool:
         """Whether a flag or an ini value other than the default is given for any of ``names``."""
         return any(
@@ -173,7 +179,12 @@ def _read(read: _Reader) -> Settings:
         partial_baseline=partial,
         shard=_shard(read),
         group_by=parts.parse_group_by(*read.text("group_by")),
-        given_gates=parts.parse_gates(gates, read.ini("field_floors"))
+        given_gates=parts.parse_gates(
+            gates,
+            parts.floor_lines(
+                read.ini("field_floors"), read.flag("field_floors"), BY_NAME["field_floors"].flag
+            ),
+        )
         if gates is not None or read.given("field_floors")
         else None,
         schema_dirs=schema_dirs,
@@ -184,7 +195,9 @@ def _read(read: _Reader) -> Settings:
         annotations=os.environ.get("GITHUB_ACTIONS") == "true",
         workers=_workers(config),
         given_judge=_judge(read),
-        given_otel=parts.parse_otel(*read.text("otel")) if read.given("otel") else None,
+        given_otel=parts.parse_otel(*read.merged("otel", parts.otel_slot))
+        if read.given("otel")
+        else None,
         mask=parts.parse_mask(read.ini("mask")) if read.given("mask") else (),
         quarantine=_quarantine(read),
     )
@@ -219,7 +232,7 @@ def _update(read: _Reader) -> UpdateMode | None:
 def _judge(read: _Reader) -> JudgeSetup | None:
     if not read.given("judge"):
         return None
-    return parts.parse_judge(*read.text("judge"), read.config.rootpath)
+    return parts.parse_judge(*read.merged("judge", parts.judge_slot), read.config.rootpath)
 
 
 def _quarantine(read: _Reader) -> Quarantine | None:
@@ -288,10 +301,11 @@ def _targets(read: _Reader, target: str) -> tuple[tuple[TargetSpec, ...], Versus
         raise ConfigError(
             f"{BY_NAME['targets'].flag} selects targets of jsonmatch_targets, which declares none"
         )
-    text, what = read.text("reference")
-    versus = parse_reference(text, what)
+    text, what = read.merged("reference", parts.reference_slot)
+    # (named by the flag where it gave a part: the gates' messages quote that name)
+    versus = parse_reference(text, what.split(" over ")[0])
     if versus.reference:  # one of those declared (it may be left out of this run)
-        select_targets(declared, versus.reference, what)
+        select_targets(declared, versus.reference, versus.what)
     return select_targets(declared, str(chosen or ""), BY_NAME["targets"].flag), versus
 
 
@@ -353,3 +367,31 @@ def _check_ini_names(config: pytest.Config) -> None:
                 f"pytest-jsonmatch: unknown ini setting {name!r}{hint}; "
                 f"known: {known_names(registered)}"
             ) from None
+
+
+def part_of_suite(config: pytest.Config) -> str:
+    """Why this run selects part of the suite, in the words of its command line (empty: it
+    runs the whole): a test selection (``-k``, ``-m``, ``--deselect``, ``--lf``), or a case
+    file or test named rather than a folder. Floors of groups such a run did not reach are
+    skipped, not failed (reporting/verdicts/gates.py ``part_of_suite``)."""
+    option = config.option
+    why = [
+        f"{flag} {value!r}" if isinstance(value, str) else flag
+        for flag, value in (
+            ("-k", getattr(option, "keyword", "")),
+            ("-m", getattr(option, "markexpr", "")),
+            ("--deselect", bool(getattr(option, "deselect", None))),
+            ("--lf", bool(getattr(option, "lf", False))),
+        )
+        if value
+    ]
+    here = config.invocation_params.dir
+    named = [
+        arg
+        for arg in config.args
+        if "::" in arg or (here / arg).is_file()  # (pytest gives args relative to where it ran)
+    ]
+    if named:
+        shown = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+        why.append(f"named {shown}")
+    return "; ".join(why)

@@ -10,7 +10,7 @@ module, so that a session that never uses the plugin imports none of them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -295,6 +295,49 @@ def report_keys(pair_lists: Sequence[Sequence[tuple[str, str]]]) -> ReportKeys:
     return ReportKeys(values, junit)
 
 
+# -- settings whose flag gives some of their keys: jsonmatch_judge, jsonmatch_otel, ... ---------
+
+
+def judge_slot(word: str) -> str:
+    """The part of jsonmatch_judge a word gives: its key, ``model`` and ``model_env`` (and
+    ``endpoint``/``endpoint_env``, ``key_env``) being one part, given either way."""
+    return word.partition("=")[0].removesuffix("_env")
+
+
+def otel_slot(word: str) -> str:
+    """The part of jsonmatch_otel a word gives: ``flush``, or the mode."""
+    return "flush" if word.startswith("flush=") else "the mode"
+
+
+def reference_slot(word: str) -> str:
+    """The part of jsonmatch_reference a word gives: a limit's key, or the target's name."""
+    key, eq, _ = word.partition("=")
+    return key if eq else "the target's name"
+
+
+def merged_parts(parts: Sequence[tuple[str, str]], slot: Callable[[str], str]) -> tuple[str, str]:
+    """A setting given in parts (the ini's text, then the flag's, each with its name) as one
+    text: a later part's word replaces the earlier part's word of the same ``slot`` in its
+    place, and adds the others. A part that gives one slot twice is a ConfigError naming it.
+    The name returned is the one part's that gave words, or both (``--jsonmatch-judge over
+    jsonmatch_judge``) where each did (none did: the first part's)."""
+    merged: dict[str, str] = {}
+    names: list[str] = []
+    for text, what in parts:
+        seen: set[str] = set()
+        words = text.split()
+        for word in words:
+            at = slot(word)
+            if at in seen:
+                raise ConfigError(f"{what}: {at} given twice")
+            seen.add(at)
+            merged[at] = word
+        if words:
+            names.append(what)
+    shown = " over ".join(reversed(names)) or (parts[0][1] if parts else "")
+    return " ".join(merged.values()), shown
+
+
 def split_keys(
     words: Sequence[str], what: str, keys: Sequence[str]
 ) -> tuple[list[str], list[tuple[str, str]]]:
@@ -369,6 +412,27 @@ def parse_gate_texts(parts: Sequence[tuple[str, str]]) -> GateTexts:
             mine = got[spec.key] if not spec.keyed else f"{spec.key}={got[spec.key]}"
             texts[spec.within] = " ".join(t for t in (texts.get(spec.within, ""), mine) if t)
     return GateTexts(texts, switches)
+
+
+def floor_lines(ini: object, flags: object, what: str) -> list[str]:
+    """jsonmatch_field_floors' lines: the ini's, each flag's floor replacing the ini's floor
+    of the same ``[group:]pattern`` in its place, the others added (``strict`` is a line as
+    any other). A flag's floor is checked under the flag's name ``what`` first."""
+    from ..reporting.verdicts.gates import parse_floors
+
+    lines = [str(line).strip() for line in ini] if isinstance(ini, list) else []
+    given = [str(flag).strip() for flag in flags] if isinstance(flags, list) else []
+    parse_floors([line for line in given if line != "strict"], what)
+    merged = {_floor_key(line): line for line in lines if line and not line.startswith("#")}
+    for line in given:
+        merged[_floor_key(line)] = line
+    return list(merged.values())
+
+
+def _floor_key(line: str) -> str:
+    """What a floor line holds a floor of: its ``[group:]pattern`` (``strict``: itself)."""
+    head, eq, _ = line.rpartition("=")
+    return " ".join(head.split()).replace(" :", ":").replace(": ", ":") if eq else line
 
 
 def parse_gates(texts: GateTexts | None, floor_lines: object) -> GateSettings:

@@ -150,15 +150,22 @@ SETTINGS = (
         "field_floors",
         "per-field floors, one 'field.path=score' a line, patterns allowed "
         "(items[].*=0.8), 'group:field.path=score' for one table; a line "
-        "'strict' makes a floor that matches no field fail the session",
+        "'strict' makes a floor that matches no field fail the session (a run of "
+        "part of the suite skips, and names, those of groups it did not run); "
+        "the flag gives one floor (or 'strict') each time, replacing the ini's of "
+        "the same field and group",
         "linelist",
         [],
+        metavar="[GROUP:]PATTERN=SCORE|strict",
+        append=True,
     ),
     Setting(
         "judge",
         "the LLM judge of the 'semantic' comparator: model=NAME endpoint=URL "
         "key_env=VARIABLE prompt=FILE batch=N price_in=X price_out=X, and its own "
-        "concurrency/timeout/retries/rate keys (docs/schemas.md)",
+        "concurrency/timeout/retries/rate keys; model_env= and endpoint_env= read the "
+        "model and the URL from variables; a flag changes only the keys it gives "
+        "(docs/judge.md)",
         metavar="KEY=VALUE ...",
     ),
     Setting(

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_jsonmatch import evaluate_records
+from pytest_jsonmatch.reporting.render.text import error_cause
 
 from .run import jsonmatch, one_error_line
 
@@ -117,8 +118,21 @@ def test_a_text_run_lists_the_cases_a_run_with_a_report_lists(tmp_path, jsonmatc
     unscored = [c["case_id"] for c in report["cases"] if c["status"] == "error"]
     assert len(unscored) == 8
     assert sum(bool(c.get("truncated")) for c in report["cases"]) == 2
-    named = unscored if verbose else unscored[:5]
-    assert all(f"  {case_id}: " in listed.stdout for case_id in named)
+    # one line per cause (render/text.py): its count and its first 3 cases (-v: all), the
+    # 5 commonest causes (-v: all); a cause that struck one case lists it with its message
+    causes: dict[str, list[str]] = {}
+    for case in report["cases"]:
+        if case["status"] == "error":
+            causes.setdefault(error_cause(case["error"]), []).append(case["case_id"])
+    counted = sorted(causes.items(), key=lambda item: (-len(item[1]), item[0]))
+    if len(causes) == len(unscored):
+        named = unscored if verbose else unscored[:5]
+        assert all(f"  {case_id}: " in listed.stdout for case_id in named)
+        return
+    for _, ids in counted if verbose else counted[:5]:
+        count = f"  {len(ids)} case{'' if len(ids) == 1 else 's'} ({ids[0]}"
+        assert count in listed.stdout
+        assert all(case_id in listed.stdout for case_id in (ids if verbose else ids[:3]))
 
 
 def test_jobs_give_exactly_the_single_process_result(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -135,6 +136,8 @@ def _check_endpoint(endpoint: object) -> None:
 _KEYS = {
     "model": "the chat model's name",
     "endpoint": "the OpenAI-compatible base URL (.../v1)",
+    "model_env": "the environment variable holding the model's name",
+    "endpoint_env": "the environment variable holding the base URL",
     "key_env": "the environment variable holding the API key",
     "prompt": "a prompt template file holding {pairs}",
     "batch": "the most items one request carries",
@@ -165,8 +168,14 @@ def judge_settings_from_pairs(
                 f"{known_names(_KEYS)}"
             )
         given[key] = value
+    for key in ("model", "endpoint"):
+        if f"{key}_env" in given:
+            given[key] = _from_variable(given, key, what)
     if "model" not in given:
-        raise ConfigError(f"{what}: name the judge's model, e.g. model=gpt-4o-mini")
+        raise ConfigError(
+            f"{what}: name the judge's model, e.g. model=gpt-4o-mini, or the environment "
+            f"variable that holds it, e.g. model_env=JUDGE_MODEL"
+        )
     kwargs: dict[str, Any] = {"model": given["model"]}
     for key in ("endpoint", "key_env"):
         if key in given:
@@ -183,6 +192,33 @@ def judge_settings_from_pairs(
         return JudgeSettings(**kwargs)
     except ConfigError as exc:
         raise ConfigError(f"{what}: {str(exc).removeprefix('judge: ')}") from None
+
+
+def _from_variable(given: dict[str, str], key: str, what: str) -> str:
+    """The value of ``key`` (``model``, ``endpoint``) read from the environment variable its
+    ``KEY_env`` names; a ConfigError when both are given, or the variable is not a
+    variable's name, or is unset or empty (a run must not go on with no model, or send its
+    key to a default endpoint, because a variable's name was mistyped)."""
+    name = given[f"{key}_env"]
+    if key in given:
+        raise ConfigError(f"{what}: give {key}= or {key}_env=, not both")
+    if not _VARIABLE.fullmatch(name):
+        raise ConfigError(
+            f"{what}: {key}_env must name an environment variable (letters, digits and _, "
+            f"not starting with a digit), such as {key}_env={_EXAMPLE_VARIABLE[key]}, "
+            f"not {masked(name)[:40]!r}"
+        )
+    value = os.environ.get(name, "").strip()
+    if not value:
+        state = "is empty" if name in os.environ else "is not set"
+        raise ConfigError(
+            f"{what}: {key}_env names the environment variable {name}, which {state}: set "
+            f"it to the judge's {'model' if key == 'model' else 'base URL'}, or give {key}="
+        )
+    return value
+
+
+_EXAMPLE_VARIABLE = {"model": "JUDGE_MODEL", "endpoint": "OPENAI_BASE_URL"}
 
 
 def judge_settings_from_text(text: str, what: str, base: Path | None = None) -> JudgeSettings:

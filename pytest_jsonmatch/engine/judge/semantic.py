@@ -296,7 +296,8 @@ class SemanticJudge:
     def _failed(self, exc: BaseException, chunk: list[Item]) -> str:
         """Why ``chunk``'s request failed, kept for its items; a judge that cannot be
         reached, or that refused its key, is asked nothing more in this run."""
-        why = failure_text(exc)
+        # (the judge's own name leads every reason already: said once, not again here)
+        why = failure_text(exc).removeprefix(f"{self.name} failed: ")
         reason = f"the request failed: {why}"
         if is_unreachable(exc):
             self.down = f"{self.name} was unreachable earlier in this run ({why})"

@@ -359,6 +359,9 @@ def _baseline(baseline: BaselineSectionDict | None, gates: GatesDict) -> str:
         f"<p>Baseline {_e(baseline['path'])}: {baseline['shared']} shared cases, "
         f"{len(baseline['added'])} added, {len(baseline['removed'])} removed.</p>"
     ]
+    if baseline.get("unscored"):
+        unscored = baseline.get("unscored", [])
+        lines.append(f"<p>{len(unscored)} not compared: they could not be scored.</p>")
     if baseline.get("paired"):
         lines.append(f"<p>{_e(baseline.get('paired', ''))}.</p>")
     before, after = baseline["before"], baseline["after"]

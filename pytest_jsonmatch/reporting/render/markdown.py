@@ -252,6 +252,8 @@ def _baseline(baseline: BaselineSectionDict, gates: GatesDict, full: bool) -> li
         f"Baseline {escape(baseline['path'])}: {baseline['shared']} shared cases, "
         f"{len(baseline['added'])} added, {len(baseline['removed'])} removed."
     ]
+    if baseline.get("unscored"):
+        lines[0] += f" {len(baseline.get('unscored', []))} not compared: they could not be scored."
     if baseline.get("paired"):
         lines[0] += f" {escape(baseline.get('paired', ''))}."
     before, after = baseline["before"], baseline["after"]

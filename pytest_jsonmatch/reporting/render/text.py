@@ -5,6 +5,7 @@ line's text output). Every table fits ``width`` columns; values are cut, never w
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -263,8 +264,35 @@ def _repeated_lines(repeated: list[CaseDict], width: int) -> list[str]:
 
 
 def _error_lines(errors: list[CaseDict], width: int, verbose: int) -> list[str]:
+    """The cases that could not be scored, one line per cause with its count and the first
+    cases it struck (all of them with -v): a judge or a target that went down strikes many
+    cases alike, and each case's whole message is in the reports. Where no cause struck two
+    cases, each case is listed with its own message."""
     if not errors:
         return []
+    causes: dict[str, list[str]] = {}
+    for case in errors:
+        causes.setdefault(error_cause(str(case["error"])), []).append(case["case_id"])
+    if len(causes) == len(errors):  # no cause struck two cases: each case with its message
+        return _case_error_lines(errors, width, verbose)
+    counted = sorted(causes.items(), key=lambda item: (-len(item[1]), item[0]))
+    shown = counted if verbose > 0 else counted[:NAMED_CASES]
+    noun = "cause" if len(causes) == 1 else "causes"
+    lines = ["", f"could not be scored (counted as 0): {_cases(len(errors))}, {len(causes)} {noun}"]
+    for cause, ids in shown:
+        named = ids if verbose > 0 else ids[:NAMED_IDS]
+        more = f" and {len(ids) - len(named)} more" if len(ids) > len(named) else ""
+        lines += wrap(
+            f"  {_cases(len(ids))} ({escape_controls(', '.join(named))}{more}): "
+            f"{escape_controls(cause)}",
+            width,
+        )
+    if len(counted) > len(shown):
+        lines.append(f"  ... {len(counted) - len(shown)} more causes (-v shows all)")
+    return lines
+
+
+def _case_error_lines(errors: list[CaseDict], width: int, verbose: int) -> list[str]:
     shown = errors if verbose > 0 else errors[:NAMED_CASES]
     lines = ["", "could not be scored (counted as 0):"]
     for case in shown:
@@ -274,6 +302,19 @@ def _error_lines(errors: list[CaseDict], width: int, verbose: int) -> list[str]:
     if len(errors) > len(shown):
         lines.append(f"  ... {len(errors) - len(shown)} more (-v shows all)")
     return lines
+
+
+NAMED_IDS = 3  # the cases a cause names before "and N more" (-v: all)
+# an undecided comparison's message (undecided_verdicts.py): its count and paths vary from
+# case to case, its reasons are the cause
+_UNDECIDED = re.compile(r"^(\S+): \d+ fields? could not be scored \((.*)\) at [^()]*$", re.S)
+
+
+def error_cause(error: str) -> str:
+    """What a case's error says of why it could not be scored, without what is the case's
+    own (how many of its fields, and which): the same cause reads the same for every case."""
+    found = _UNDECIDED.match(error)
+    return f"{found[1]}: fields could not be scored ({found[2]})" if found else error
 
 
 _VERDICTS = {
@@ -330,10 +371,11 @@ def _baseline_lines(
     baseline: BaselineSectionDict, gates: GatesDict, group_by: str, width: int, verbose: int
 ) -> list[str]:
     diff = baseline["difference"]
+    unscored = len(baseline.get("unscored", []))
     lines = [""] + wrap(
         f"baseline {escape_controls(baseline['path'])}: {_cases(baseline['shared'])} "
         f"shared, {len(baseline['added'])} added, {len(baseline['removed'])} "
-        f"removed",
+        f"removed" + (f", {unscored} not compared (could not be scored)" if unscored else ""),
         width,
     )
     if baseline.get("paired"):

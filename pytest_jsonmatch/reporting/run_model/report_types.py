@@ -402,6 +402,7 @@ class FieldDeltaDict(_FieldDeltaHolm):
 class _BaselinePairing(TypedDict, total=False):
     compared: int  # this run's cases of the targets both runs ran (pairing.py)
     paired: str  # cases left out or paired across targets, in words
+    unscored: list[str]  # cases both runs hold that one could not score: not compared
 
 
 class BaselineSectionDict(_BaselinePairing):

@@ -1,7 +1,9 @@
 """A run held against a saved report, case by case.
 
 Only the cases both runs scored are compared (an ``-k`` subset against a full baseline
-compares the subset); cases only one run has are counted and named. Each shared case gives
+compares the subset); cases only one run has are counted and named, and so are the cases
+both hold that one of them could not score (a target that raised, a judge that was down):
+an outage is reported once, as unscored cases, and never also as their scores dropping. Each shared case gives
 a paired difference (now minus baseline, of its mean score over repeats); the aggregate and
 per-field deltas are means of those differences, so a case that did not change moves
 nothing. See stats.py for the interval, the detectable drop and the tests.
@@ -25,7 +27,7 @@ from ...engine.core.errors import ConfigError
 from ...engine.reading.user_files import read_regular_text
 from ...engine.results.field_results import ExactSum
 from ..run_model.aggregate import CaseResult, case_result, group_key
-from ..run_model.comparisons import PASSED, Comparison, pair_id
+from ..run_model.comparisons import ERROR, PASSED, Comparison, pair_id
 from ..run_model.validation import REPORT_VERSION, ReportError, check_comparisons
 from .case_matching import CaseMatch, match_cases
 from .reliability import CaseRuns, case_runs
@@ -51,6 +53,7 @@ class CaseScores:
     line: int | None = None
     target: str = ""  # the named target whose outputs the case scored (empty: none)
     pair: str = ""  # the case id without its target (pairing.py); empty: the id itself
+    scored: bool = True  # False: it could not be scored (a target or a judge that failed)
 
     @property
     def where(self) -> str:
@@ -80,6 +83,7 @@ def case_scores(
         case.line,
         case.target,
         pair_id(case.case_id, case.target),
+        case.status != ERROR,
     )
 
 
@@ -263,6 +267,9 @@ class BaselineComparison:
     better: int  # fail -> pass
     mcnemar_p: float
     pairing: CaseMatch | None = None  # which case is which (None: built by hand, ids alike)
+    # cases both runs hold that one of them could not score (this run's ids): not compared,
+    # so that an outage reads as cases unscored, never as their scores dropping to 0
+    unscored: tuple[str, ...] = ()
 
     @property
     def compared(self) -> int:
@@ -278,7 +285,8 @@ def compare(
     pairing = match_cases(baseline.cases, now, baseline.reference, reference)
     # the baseline's cases under this run's ids: every message names a case one way
     base = {case_id: baseline.cases[partner] for case_id, partner in pairing.pairs.items()}
-    shared = sorted(pairing.pairs)
+    unscored = tuple(c for c in sorted(pairing.pairs) if not (now[c].scored and base[c].scored))
+    shared = sorted(set(pairing.pairs) - set(unscored))
     deltas = [
         CaseDelta(case_id, base[case_id].mean, now[case_id].mean, now[case_id].where)
         for case_id in shared
@@ -300,6 +308,7 @@ def compare(
         better,
         mcnemar_exact(worse, better),
         pairing,
+        unscored,
     )
 
 

@@ -111,6 +111,9 @@ class GateSettings:
     min_pass_at_k: float | None = None
     max_pass_drop: float | None = None
     names: GateNames = RULE_NAMES
+    # why the run holds part of the suite (``-k``, a file named): a floor that matches none of
+    # its fields is skipped and named, never failed (empty: the run is the whole suite)
+    part_of_suite: str = ""
 
     @property
     def case_drop_limit(self) -> float:
@@ -434,6 +437,7 @@ def _floors(
 
     names = settings.names
     held = 0
+    skipped: list[str] = []
     for floor in settings.floors:
         tables = {
             key: fields
@@ -446,6 +450,9 @@ def _floors(
             for path, aggregate in fields.items()
             if _scored(aggregate) and floor.matches(path)
         ]
+        if not rows and settings.part_of_suite:
+            skipped.append(repr(floor.text))
+            continue
         if not rows:
             _unmatched(floor, groups, tables, settings, verdict)
             continue
@@ -459,6 +466,13 @@ def _floors(
                 )
             else:
                 held += 1
+    if skipped:
+        one = len(skipped) == 1
+        verdict.warnings.append(
+            f"{names.floors}: {len(skipped)} floor{'' if one else 's'} not held, as this run "
+            f"is part of the suite ({settings.part_of_suite}) and ran no field "
+            f"{'it matches' if one else 'they match'}: {', '.join(skipped)}"
+        )
     if settings.floors and held:
         verdict.checked.append(
             f"{names.floors}: {held} field row{'' if held == 1 else 's'} "
@@ -539,7 +553,9 @@ def _overlap(comparison: BaselineComparison, verdict: GateVerdict, label: str) -
     of the others (pairing.py, ``MIN_SHARED``)."""
     from .case_matching import MIN_SHARED
 
-    shared, compared = comparison.shared, comparison.compared
+    # a case both hold that one could not score is shared, though not compared: the unscored
+    # rule speaks for it (an outage must not read as a baseline that lacks the cases too)
+    shared, compared = comparison.shared + len(comparison.unscored), comparison.compared
     if shared and (comparison.baseline.partial or shared >= MIN_SHARED * compared - 1e-9):
         return
     pairing = comparison.pairing

@@ -414,6 +414,8 @@ def baseline_section(comparison: BaselineComparison) -> BaselineSectionDict:
         "fail_to_pass": comparison.better,
         "mcnemar_p": comparison.mcnemar_p,
     }
+    if comparison.unscored:
+        section["unscored"] = list(comparison.unscored)
     note = comparison.pairing.note() if comparison.pairing is not None else ""
     if note:
         section["paired"] = note

@@ -442,7 +442,7 @@ MARK_ERRORS = [
     (
         "xfail-raises",
         "marks: [{xfail: {raises: ValueError}}]\n",
-        "mark 'xfail': unknown argument 'raises'; known: condition, reason, strict, run",
+        "mark 'xfail': unknown argument 'raises'; known: condition, reason, strict, run, fields",
     ),
     (
         "skipif-too-many",
