@@ -184,7 +184,9 @@ def test_a_table_of_never_scored_fields_only_is_one_line():
     assert "| field |" not in markdown
 
 
-def test_case_order_puts_unscored_first_then_by_score_then_id_and_xfail_marked_last():
+def test_case_order_puts_unscored_first_then_failing_then_passing_each_by_score_xfail_last():
+    # a failing case at 0.9 (its threshold 1.0) comes before a passing one at 0.5 (its
+    # threshold lower): a reviewer reads what failed first
     cases = [
         {"case_id": i, "status": s, "mean_score": m}
         for i, s, m in [
@@ -196,6 +198,8 @@ def test_case_order_puts_unscored_first_then_by_score_then_id_and_xfail_marked_l
             ("b", "error", 0.0),
             ("p", "xpassed", 1.0),
             ("m", "failed", 0.3),
+            ("g", "failed", 0.9),
+            ("q", "passed", 0.5),
         ]
     ]
     assert [c["case_id"] for c in sorted(cases, key=case_order)] == [
@@ -203,6 +207,8 @@ def test_case_order_puts_unscored_first_then_by_score_then_id_and_xfail_marked_l
         "e",
         "f",
         "m",
+        "g",
+        "q",
         "a",
         "z",
         "x",

@@ -73,9 +73,9 @@ CASES_SCRIPT = r"""
     }
     return a.length - b.length;
   }
-  function rank(c) {
+  function rank(c) {  // aggregate.case_order's ranks: unscored, failing, passing, xfail-marked
     var s = S[c[1]];
-    return s === "error" ? 0 : (s === "xfailed" || s === "xpassed") ? 2 : 1;
+    return s === "error" ? 0 : s === "failed" ? 1 : (s === "xfailed" || s === "xpassed") ? 3 : 2;
   }
   var orders = {};
   function order(name) {
@@ -87,10 +87,11 @@ CASES_SCRIPT = r"""
     } else if (name === "best") {  // the counted cases by mean score, highest first
       idx.sort(function (a, b) {
         var x = cases[a], y = cases[b];
-        return ((rank(x) === 2) - (rank(y) === 2)) || (y[3] - x[3]) || (rank(x) - rank(y)) ||
+        return ((rank(x) === 3) - (rank(y) === 3)) || (y[3] - x[3]) || (rank(x) - rank(y)) ||
           cmpId(x[0], y[0]);
       });
-    } else {  // aggregate.case_order: unscored first, then by mean score; xfail-marked last
+    } else {  // aggregate.case_order: unscored, then failing, then passing, each by mean
+      // score; xfail-marked last
       idx.sort(function (a, b) {
         var x = cases[a], y = cases[b];
         return (rank(x) - rank(y)) || (x[3] - y[3]) || cmpId(x[0], y[0]);
