@@ -58,8 +58,8 @@ def test_the_markdown_lists_cases_worst_first():
                 "| --- | --- | ---: | --- |",
                 "| e-err |  | 0.0000 | run 0 timed out |",
                 "| b-rep |  | 0.5000 | run 1 timed out |",
-                "| c-rep |  | 0.2500 | score below threshold 0.8000 |",
-                "| a-rep |  | 0.5000 | score below threshold 0.8000 |",
+                "| c-rep |  | 0.2500 | score below threshold 0.8000: name mismatch |",
+                "| a-rep |  | 0.5000 | score below threshold 0.8000: name mismatch |",
                 "",
                 "### Fields",
                 "",
@@ -125,8 +125,11 @@ def test_the_markdown_lists_cases_worst_first_and_leaves_out_never_scored_fields
                 "| case | where | score | why |",
                 "| --- | --- | ---: | --- |",
                 "| c-error | t.py | 0.0000 | no JSON object found in actual |",
-                "| d-low | t.py | 0.2500 | score below threshold 0.8000 |",
-                "| b-fail | t.py | 0.5000 | score below threshold 0.8000 |",
+                # "why" names the fields that cost points, lowest score first, then by path
+                "| d-low | t.py | 0.2500 | score below threshold 0.8000: extra hallucination, "
+                "name mismatch |",
+                "| b-fail | t.py | 0.5000 | score below threshold 0.8000: name mismatch, total "
+                "omission |",
                 "",
                 "### Fields",
                 "",
@@ -240,3 +243,30 @@ def test_a_spooled_report_reads_as_the_same_text(tmp_path, make) -> None:
         for case in report["cases"]:
             cases.append(case)
         assert render_text({**report, "cases": cases}) == render_text(report)
+
+
+def test_the_markdown_why_names_three_fields_once_each_and_counts_the_rest():
+    from pytest_jsonmatch.reporting.render.markdown import failing_fields
+
+    def field(path, status, score):
+        return {"path": path, "field_path": path, "status": status, "score": score}
+
+    comparisons = [
+        {"case_id": "c", "fields": [field("a", "mismatch", 0.5), field("b", "match", 1.0)]},
+        # the second run: "a" again, lower; three more that cost points
+        {
+            "case_id": "c",
+            "fields": [
+                field("a", "mismatch", 0.25),
+                field("d", "omission", 0.0),
+                field("e", "hallucination", 0.0),
+                field("f", "mismatch", 0.9),
+            ],
+        },
+        {"case_id": "other", "fields": [field("z", "omission", 0.0)]},
+        {"case_id": "kept-none", "fields": []},
+    ]
+    # d and e at 0, then a at its lowest (0.25), then f: three named, one counted
+    assert failing_fields(comparisons, {"c", "kept-none"}) == {
+        "c": "d omission, e hallucination, a mismatch and 1 more"
+    }
