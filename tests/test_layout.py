@@ -206,7 +206,8 @@ def test_the_report_format_is_pinned():
     # A change to the report's shape is a new report version and a new hash here, on purpose
     # (an optional addition, such as a comparison's conformance, judge or undecided count, the
     # run's judge, the provenance's parts, the reliability section or the runs' flaky cases,
-    # keeps the version; so does the reliability section's per-field figures).
+    # keeps the version; so does the reliability section's per-field figures, and a
+    # comparison's input, output and who decided its fields).
     from pytest_jsonmatch.reporting.verdicts.report import REPORT_VERSION
 
     schema = json.loads(
@@ -235,7 +236,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "281fb3164299c001d7750593c2208a61976ae3d400815172cbe688c192950745"
+        "f6ca001c733ced7c9ff9e84d7f80b56505874942a03f1a3f413ea545207a797d"
     )
 
 

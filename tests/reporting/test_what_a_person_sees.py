@@ -270,3 +270,40 @@ def test_the_markdown_why_names_three_fields_once_each_and_counts_the_rest():
     assert failing_fields(comparisons, {"c", "kept-none"}) == {
         "c": "d omission, e hallucination, a mismatch and 1 more"
     }
+
+
+def test_a_comparison_keeps_who_decided_its_fields_and_its_input_and_output():
+    from tests.reporting.statuses import reviewer_report
+
+    report = reviewer_report()
+    by_case = {c["case_id"]: c for c in report["comparisons"]}
+    refund = by_case["refund"]
+    # the judge decided reply_summary (field 1); pnr (plain equality) and currency (a rule:
+    # missing) are not listed
+    assert refund["by"] == {"semantic": [1]}
+    assert by_case["greeting"]["by"] == {"fuzzy": [0]}
+    assert refund["input"] == {"message": "Refund my flight"}
+    assert refund["output"] == '{"pnr": "X1"}'
+    assert "input_cut" not in refund and "output_cut" not in refund
+    # read back as the report was written
+    from pytest_jsonmatch.reporting.run_model.comparisons import Comparison
+
+    again = Comparison.from_dict(refund)
+    assert again.by == {"semantic": (1,)} and again.shown.input == refund["input"]
+
+
+def test_a_long_output_is_cut_where_values_are_kept_short_and_whole_where_full():
+    from pytest_jsonmatch.reporting.run_model.comparisons import SHOWN_LIMIT, Shown
+
+    text = "x" * (SHOWN_LIMIT + 1)
+    assert Shown.of(None, text, "full") == Shown(None, text, "")
+    cut = Shown.of({"q": text}, text, "short")
+    # a string of up to SHOWN_LIMIT characters is kept as it is; past it, its JSON (quoted)
+    # is cut to SHOWN_LIMIT characters, the last three "..."
+    assert cut.cut == "io" and len(cut.output) == SHOWN_LIMIT and cut.output.endswith("...")
+    assert cut.input.startswith('{"q":"xxx')
+    assert Shown.of({"q": 1}, "out", "none") == Shown()
+    assert Shown.of({"q": 1}, "out", None) == Shown()
+    # an output that is not JSON (an object of the user's) is described, never a traceback
+    described = Shown.of(None, object(), "short")
+    assert described.cut == "o" and described.output.startswith("<object object at")
