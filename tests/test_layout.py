@@ -214,7 +214,8 @@ def test_the_report_format_is_pinned():
     # A change to the report's shape is a new report version and a new hash here, on purpose
     # (an optional addition, such as a comparison's conformance, judge or undecided count, the
     # run's judge, the provenance's parts, the reliability section or the runs' flaky cases,
-    # the baseline's unscored cases, keeps the version; so does the reliability section's per-field figures).
+    # the baseline's unscored cases, keeps the version; so does the reliability section's
+    # per-field figures, and a comparison's input, output and who decided its fields).
     from pytest_jsonmatch.reporting.verdicts.report import REPORT_VERSION
 
     schema = json.loads(
@@ -243,7 +244,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "011354239dc9f29e17c29c33c9e0796bcc9bd838c455c680bfc8eb050cf32c64"
+        "8bbd401b0e9ec947069c5eb0016deed91a1de5f3bbe061cf942c174fcda45686"
     )
 
 

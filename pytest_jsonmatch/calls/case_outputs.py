@@ -7,6 +7,7 @@ took, as one :class:`~.produced.Produced`.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from ..cases.case_files import GoldenCase
@@ -80,7 +81,13 @@ class Outputs:
         self, case: GoldenCase, key: Hashable, repeat: int = 0, runs: int = 1, target: str = ""
     ) -> Produced:
         """The output of run ``repeat`` of ``runs`` of a case by ``target`` (its name; empty:
-        the session's one target); ``key`` names its call."""
+        the session's one target), with the case's input; ``key`` names its call."""
+        produced = self._produce(case, key, repeat, runs, target)
+        return produced if case.input is None else replace(produced, input=case.input)
+
+    def _produce(
+        self, case: GoldenCase, key: Hashable, repeat: int, runs: int, target: str
+    ) -> Produced:
         if case.source == "actual":
             return Produced(output=case.actual)
         source: OutputSource = "live" if case.source == "input" else "case"

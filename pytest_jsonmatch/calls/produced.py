@@ -20,9 +20,12 @@ Recorded = str
 class Produced:
     """One run's output, or the error that stopped it (``error``), with where it came from,
     whether this run wrote a recording (``recorded`` anew, or over a ``stale`` one) and what
-    the call took (``call``: a live call's figures, or a replayed recording's)."""
+    the call took (``call``: a live call's figures, or a replayed recording's); ``input``:
+    the case's input that produced it (None: none, as for ``assert_json_match``), which the
+    reports show beside the output."""
 
     output: object = None
+    input: object = None
     error: BaseException | None = None
     source: OutputSource = "case"
     recording: Recorded = ""

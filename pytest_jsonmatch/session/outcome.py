@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ..calls.call_figures import CallFigures
     from ..calls.produced import OutputSource, Produced, Recorded
     from ..engine.results.field_results import MatchResult
-    from ..reporting.run_model.comparisons import Comparison, ValueMode
+    from ..reporting.run_model.comparisons import Comparison, Shown, ValueMode
 
 
 class _Where(TypedDict):
@@ -33,6 +33,7 @@ class _Where(TypedDict):
     call: Mapping[str, object] | None
     judge: Mapping[str, object] | None
     target: str
+    shown: Shown
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,6 +57,10 @@ class Outcome:
     unread: str = ""
     # fields the judge left undecided (the error says which and why): 0 for any other error
     undecided: int = 0
+    # the case's input (None: none) and the output as the target gave it (None: none, or
+    # the case's own), which the reports show a reviewer beside the fields
+    input: object = None
+    output: object = None
 
     @classmethod
     def of(
@@ -87,6 +92,9 @@ class Outcome:
             judge=judge,
             unread=unread,
             undecided=undecided,
+            input=produced.input,
+            # the model's output (a live call's or a recording's); a case's own is in its file
+            output=produced.output if produced.source != "case" else None,
         )
 
     def comparison(
@@ -106,7 +114,7 @@ class Outcome:
         counts them as they are recorded, reporting/verdicts/field_counts.py). A call's figures are
         kept for a live or replayed output only. ``invalid_fails``: an answer that breaks
         its schema failed."""
-        from ..reporting.run_model.comparisons import Comparison, case_id_of
+        from ..reporting.run_model.comparisons import Comparison, Shown, case_id_of, decided_by
 
         where: _Where = {
             "case_id": case_id_of(nodeid, seq),
@@ -123,11 +131,17 @@ class Outcome:
             else None,
             "judge": self.judge,
             "target": target,
+            "shown": Shown.of(self.input, self.output, values),
         }
         if self.result is None:
             return self._unscored(where)
         return Comparison.of_result(
-            self.result, passed=self.passed, values=values, invalid_fails=invalid_fails, **where
+            self.result,
+            passed=self.passed,
+            values=values,
+            invalid_fails=invalid_fails,
+            by=decided_by(self.result.fields) if values and values != "none" else None,
+            **where,
         )
 
     def _unscored(self, where: _Where) -> Comparison:

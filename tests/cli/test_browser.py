@@ -472,13 +472,15 @@ def test_every_case_of_a_large_run_can_be_found_opened_and_reached(tmp_path, chr
     last.locator("summary").click()
     assert last.get_attribute("open") is not None
     row = last.locator("tr[data-field='n'] td")
-    assert row.all_inner_texts() == ["n", "mismatch", "0.0000", "9999", "10000"]
+    # (who decided: plain equality, the last column)
+    assert row.all_inner_texts() == ["n", "mismatch", "0.0000", "9999", "10000", "exact"]
     assert last.locator("tr[data-field='vendor'] td").all_inner_texts() == [
         "vendor",
         "match",
         "1.0000",
         '"V3"',  # 9999 % 7 = 3
         '"V3"',
+        "exact",
     ]
     # worst first over every case: a case whose number is wrong (3 of 4 fields: 0.75)
     page.fill("#case-find", "")
@@ -519,7 +521,7 @@ def test_numbers_show_as_python_writes_them(page_of):
     assert problems == [] and page.locator("details.case[open]").count() == 1
     cells = page.locator("table.side-by-side tbody tr").evaluate_all(
         "rows => rows.map(r => [r.getAttribute('data-field'),"
-        " Array.from(r.querySelectorAll('td')).slice(3).map(c => c.textContent)])"
+        " Array.from(r.querySelectorAll('td')).slice(3, 5).map(c => c.textContent)])"
     )
 
     def shown(value):
@@ -529,3 +531,23 @@ def test_numbers_show_as_python_writes_them(page_of):
         [key, [shown(expected[key]) if key in expected else "missing", shown(actual[key])]]
         for key in sorted(set(expected) | set(actual), key=list(actual).index)
     ]
+
+
+def test_a_reviewer_sees_failing_cases_first_with_input_output_and_who_decided(page_of):
+    from tests.reporting.statuses import reviewer_report
+
+    page, problems, _ = page_of(reviewer_report(), "reviewer.html")
+    assert problems == []
+    # refund failed at 0.86, greeting passed at 0.67: the failing case comes first
+    assert page.locator("details.case .case-id").all_inner_texts() == ["refund", "greeting"]
+    page.click("details.case.failed summary")
+    case = page.locator("details.case.failed")
+    assert case.locator("details.shown.input pre").text_content() == (
+        '{\n "message": "Refund my flight"\n}'
+    )
+    assert case.locator("details.shown.output pre").text_content() == '{"pnr": "X1"}'
+    rows = case.locator("table.side-by-side tbody tr")
+    decided = {
+        r.locator("td.path").inner_text(): r.locator("td.by").inner_text() for r in rows.all()
+    }
+    assert decided == {"pnr": "exact", "reply_summary": "judge", "currency": "rule"}

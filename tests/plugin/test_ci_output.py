@@ -45,7 +45,7 @@ def test_a_markdown_summary_is_written_with_the_gates_cases_and_fields(pytester)
     ) in text
     assert (
         "| invoices.jsonmatch.yaml::wrong-total | invoices.jsonmatch.yaml:6 | 0.5000 | score "
-        "below threshold 0.9000 |"
+        "below threshold 0.9000: total mismatch |"
     ) in text
     assert "| total | 0.5000 | 1 | 1 | 0 | 0 |" in text
 

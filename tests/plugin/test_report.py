@@ -294,3 +294,27 @@ def test_a_report_path_that_is_a_folder_fails_the_session_without_touching_it(py
     result.stdout.fnmatch_lines([f"FAILED: could not write the report {folder}: *"])
     assert sorted(os.listdir(folder)) == ["keep.txt"]
     assert _leftovers(pytester.path) == []
+
+
+def test_a_golden_case_reports_its_input_and_the_models_output_and_a_test_neither(pytester):
+    # the target answers with text; the case's input is a mapping. A plain test's actual
+    # value is its own: no output is reported for it, and it has no input
+    pytester.makeconftest("""
+        def pytest_jsonmatch_target(case, config):
+            return 'Sure: {"a": 1, "b": "' + case.input["ask"] + '"}'
+    """)
+    pytester.makefile(
+        ".jsonmatch.yaml",
+        c="cases:\n  - id: one\n    expected: {a: 1, b: x}\n    input: {ask: y}\n",
+    )
+    pytester.makepyfile(ONE_TEST)
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=r.json")
+    result.assert_outcomes(passed=1, failed=1)
+    report = json.loads((pytester.path / "r.json").read_text())
+    jsonschema.validate(report, schema())
+    by_case = {c["case_id"]: c for c in report["comparisons"]}
+    golden = by_case["c.jsonmatch.yaml::one"]
+    assert golden["input"] == {"ask": "y"}
+    assert golden["output"] == 'Sure: {"a": 1, "b": "y"}'  # the raw text, before parsing
+    (plain,) = [c for c in report["comparisons"] if not c["case_id"].startswith("c.")]
+    assert "input" not in plain and "output" not in plain

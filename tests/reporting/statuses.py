@@ -156,3 +156,53 @@ def truncated_report() -> dict:
     return build_report(
         summary, comparisons, verdict_of(summary, GateSettings()), None, {"command": ["jsonmatch"]}
     )
+
+
+def reviewer_report() -> dict:
+    """An agent's two cases as a reviewer reads them: ``refund`` failed at 0.86 (threshold
+    1.0; its ``reply_summary`` judged wrong, its ``currency`` left out), ``greeting`` passed at
+    0.67 (threshold 0.5, its ``tone`` scored by a fuzzy comparator). Both came from a live
+    call, with the case's input and the model's output."""
+    from pytest_jsonmatch.engine.core.values import MISSING
+    from pytest_jsonmatch.engine.results.field_results import FieldResult, MatchResult
+    from pytest_jsonmatch.reporting.run_model.comparisons import Shown, decided_by
+
+    def result(score: float, fields: list[FieldResult]) -> MatchResult:
+        return MatchResult("field_f1", score, score, score, score, tuple(fields))
+
+    refund = result(
+        0.86,
+        [
+            FieldResult("pnr", "match", 1.0, "X1", "X1", "exact", field_path="pnr"),
+            FieldResult(
+                "reply_summary", "mismatch", 0.0, "ok", "no", "semantic", "", "reply_summary"
+            ),
+            FieldResult("currency", "omission", 0.0, "EUR", MISSING, "", "", "currency"),
+        ],
+    )
+    greeting = result(
+        0.67, [FieldResult("tone", "match", 0.67, "warm", "warmish", "fuzzy", "", "tone")]
+    )
+    comparisons = [
+        Comparison.of_result(
+            r,
+            case_id=case_id,
+            nodeid=f"golden/agent.yaml::{case_id}",
+            threshold=threshold,
+            passed=r.score >= threshold,
+            values="short",
+            file="golden/agent.yaml",
+            line=line,
+            source="live",
+            shown=Shown.of(given, output, "short"),
+            by=decided_by(r.fields),
+        )
+        for r, case_id, threshold, line, given, output in (
+            (greeting, "greeting", 0.5, 3, "Hi there", '{"tone": "warmish"}'),
+            (refund, "refund", 1.0, 9, {"message": "Refund my flight"}, '{"pnr": "X1"}'),
+        )
+    ]
+    summary = summarize(comparisons)
+    return build_report(
+        summary, comparisons, verdict_of(summary, GateSettings()), None, {"command": ["pytest"]}
+    )

@@ -6,17 +6,58 @@ from __future__ import annotations
 
 from pytest_jsonmatch.reporting.render.github import annotations
 from pytest_jsonmatch.reporting.render.markdown import escape
-from pytest_jsonmatch.reporting.render.tables import cut_left, table, wrap
+from pytest_jsonmatch.reporting.render.tables import cut_left, cut_middle, table, wrap
 from pytest_jsonmatch.reporting.render.tables import escape_controls as printable
 
 
-def test_a_table_fits_its_width_by_cutting_the_first_column_from_the_left():
+def test_a_table_fits_its_width_by_shortening_the_first_column_in_the_middle():
     rows = [("field", "score"), ("a.very.long.path.to.a.field", "0.5000")]
-    lines = table(rows, 25)
-    # 6 characters of numbers and 2 of spacing leave 17 for the path (27 characters): an
-    # ellipsis and its last 16
-    assert lines == ["field               score", "….path.to.a.field  0.5000"]
-    assert all(len(line) <= 25 for line in lines)
+    lines = table(rows, 28)
+    # 6 characters of numbers and 2 of spacing leave 20 for the path (27 characters): its
+    # last part, "field" (5), an ellipsis, and the first 14 characters
+    assert lines == ["field                  score", "a.very.long.pa…field  0.5000"]
+    assert all(len(line) <= 28 for line in lines)
+
+
+FIGURES = ["1.0000", "0.5000", "-0.5000", "0.0100", "0.0100", "0.0100"]
+WIDE_ROWS = [
+    ("field", "base", "now", "delta", "p", "q", "Holm p"),
+    ("rebook_flight.flight_no", *FIGURES),
+    ("rebook_flight", *FIGURES),
+    ("refund.a_last_part_longer_than_the_column", *FIGURES),
+]
+
+
+def test_a_name_whose_last_part_cannot_fit_gets_a_line_of_its_own():
+    lines = table(WIDE_ROWS, 75)
+    # the figures take 49 characters with their spacing, which leaves 26 for the names: the
+    # first two fit whole; the third's last part (34 characters) cannot, so it is written
+    # whole above its figures
+    assert lines[1].startswith("rebook_flight.flight_no     1.0000")
+    assert lines[2].startswith("rebook_flight               1.0000")
+    assert lines[3] == "refund.a_last_part_longer_than_the_column"
+    assert lines[4] == " " * 28 + "1.0000  0.5000  -0.5000  0.0100  0.0100  0.0100"
+    assert max(len(line) for line in lines) == 75
+
+
+def test_where_the_figures_leave_under_twenty_characters_names_stand_above_them():
+    lines = table(WIDE_ROWS, 60)
+    # 11 characters are left: no name is cut to fit them; each name longer stands whole
+    # on its line, the figures on the next, and every line keeps to the 60
+    assert lines[0] == "field          base     now    delta       p       q  Holm p"
+    assert lines[1::2] == [
+        "rebook_flight.flight_no",
+        "rebook_flight",
+        "refund.a_last_part_longer_than_the_column",
+    ]
+    assert all(line.endswith("0.0100") for line in lines[2::2])
+    assert max(len(line) for line in lines) == 60
+
+
+def test_cut_middle_keeps_the_last_part_of_a_path():
+    assert cut_middle("rebook_flight.flight_no", 16) == "rebook…flight_no"
+    assert cut_middle("issue_refund.currency", 21) == "issue_refund.currency"
+    assert cut_middle("items[3].unit_price", 14) == "ite…unit_price"
 
 
 def test_cut_left_keeps_the_end():

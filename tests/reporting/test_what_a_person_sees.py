@@ -58,8 +58,8 @@ def test_the_markdown_lists_cases_worst_first():
                 "| --- | --- | ---: | --- |",
                 "| e-err |  | 0.0000 | run 0 timed out |",
                 "| b-rep |  | 0.5000 | run 1 timed out |",
-                "| c-rep |  | 0.2500 | score below threshold 0.8000 |",
-                "| a-rep |  | 0.5000 | score below threshold 0.8000 |",
+                "| c-rep |  | 0.2500 | score below threshold 0.8000: name mismatch |",
+                "| a-rep |  | 0.5000 | score below threshold 0.8000: name mismatch |",
                 "",
                 "### Fields",
                 "",
@@ -125,8 +125,11 @@ def test_the_markdown_lists_cases_worst_first_and_leaves_out_never_scored_fields
                 "| case | where | score | why |",
                 "| --- | --- | ---: | --- |",
                 "| c-error | t.py | 0.0000 | no JSON object found in actual |",
-                "| d-low | t.py | 0.2500 | score below threshold 0.8000 |",
-                "| b-fail | t.py | 0.5000 | score below threshold 0.8000 |",
+                # "why" names the fields that cost points, lowest score first, then by path
+                "| d-low | t.py | 0.2500 | score below threshold 0.8000: extra hallucination, "
+                "name mismatch |",
+                "| b-fail | t.py | 0.5000 | score below threshold 0.8000: name mismatch, total "
+                "omission |",
                 "",
                 "### Fields",
                 "",
@@ -184,7 +187,9 @@ def test_a_table_of_never_scored_fields_only_is_one_line():
     assert "| field |" not in markdown
 
 
-def test_case_order_puts_unscored_first_then_by_score_then_id_and_xfail_marked_last():
+def test_case_order_puts_unscored_first_then_failing_then_passing_each_by_score_xfail_last():
+    # a failing case at 0.9 (its threshold 1.0) comes before a passing one at 0.5 (its
+    # threshold lower): a reviewer reads what failed first
     cases = [
         {"case_id": i, "status": s, "mean_score": m}
         for i, s, m in [
@@ -196,6 +201,8 @@ def test_case_order_puts_unscored_first_then_by_score_then_id_and_xfail_marked_l
             ("b", "error", 0.0),
             ("p", "xpassed", 1.0),
             ("m", "failed", 0.3),
+            ("g", "failed", 0.9),
+            ("q", "passed", 0.5),
         ]
     ]
     assert [c["case_id"] for c in sorted(cases, key=case_order)] == [
@@ -203,6 +210,8 @@ def test_case_order_puts_unscored_first_then_by_score_then_id_and_xfail_marked_l
         "e",
         "f",
         "m",
+        "g",
+        "q",
         "a",
         "z",
         "x",
@@ -234,3 +243,67 @@ def test_a_spooled_report_reads_as_the_same_text(tmp_path, make) -> None:
         for case in report["cases"]:
             cases.append(case)
         assert render_text({**report, "cases": cases}) == render_text(report)
+
+
+def test_the_markdown_why_names_three_fields_once_each_and_counts_the_rest():
+    from pytest_jsonmatch.reporting.render.markdown import failing_fields
+
+    def field(path, status, score):
+        return {"path": path, "field_path": path, "status": status, "score": score}
+
+    comparisons = [
+        {"case_id": "c", "fields": [field("a", "mismatch", 0.5), field("b", "match", 1.0)]},
+        # the second run: "a" again, lower; three more that cost points
+        {
+            "case_id": "c",
+            "fields": [
+                field("a", "mismatch", 0.25),
+                field("d", "omission", 0.0),
+                field("e", "hallucination", 0.0),
+                field("f", "mismatch", 0.9),
+            ],
+        },
+        {"case_id": "other", "fields": [field("z", "omission", 0.0)]},
+        {"case_id": "kept-none", "fields": []},
+    ]
+    # d and e at 0, then a at its lowest (0.25), then f: three named, one counted
+    assert failing_fields(comparisons, {"c", "kept-none"}) == {
+        "c": "d omission, e hallucination, a mismatch and 1 more"
+    }
+
+
+def test_a_comparison_keeps_who_decided_its_fields_and_its_input_and_output():
+    from tests.reporting.statuses import reviewer_report
+
+    report = reviewer_report()
+    by_case = {c["case_id"]: c for c in report["comparisons"]}
+    refund = by_case["refund"]
+    # the judge decided reply_summary (field 1); pnr (plain equality) and currency (a rule:
+    # missing) are not listed
+    assert refund["by"] == {"semantic": [1]}
+    assert by_case["greeting"]["by"] == {"fuzzy": [0]}
+    assert refund["input"] == {"message": "Refund my flight"}
+    assert refund["output"] == '{"pnr": "X1"}'
+    assert "input_cut" not in refund and "output_cut" not in refund
+    # read back as the report was written
+    from pytest_jsonmatch.reporting.run_model.comparisons import Comparison
+
+    again = Comparison.from_dict(refund)
+    assert again.by == {"semantic": (1,)} and again.shown.input == refund["input"]
+
+
+def test_a_long_output_is_cut_where_values_are_kept_short_and_whole_where_full():
+    from pytest_jsonmatch.reporting.run_model.comparisons import SHOWN_LIMIT, Shown
+
+    text = "x" * (SHOWN_LIMIT + 1)
+    assert Shown.of(None, text, "full") == Shown(None, text, "")
+    cut = Shown.of({"q": text}, text, "short")
+    # a string of up to SHOWN_LIMIT characters is kept as it is; past it, its JSON (quoted)
+    # is cut to SHOWN_LIMIT characters, the last three "..."
+    assert cut.cut == "io" and len(cut.output) == SHOWN_LIMIT and cut.output.endswith("...")
+    assert cut.input.startswith('{"q":"xxx')
+    assert Shown.of({"q": 1}, "out", "none") == Shown()
+    assert Shown.of({"q": 1}, "out", None) == Shown()
+    # an output that is not JSON (an object of the user's) is described, never a traceback
+    described = Shown.of(None, object(), "short")
+    assert described.cut == "o" and described.output.startswith("<object object at")

@@ -467,7 +467,7 @@ def _cases_section(report: ReportHead) -> str:
         '<label>metric <select id="metric-filter"><option value="">all</option>'
         f"{metrics}</select></label> "
         '<label>field <select id="field-filter"><option value="">any</option></select></label> '
-        '<label>order <select id="case-order"><option value="worst">worst first</option>'
+        '<label>order <select id="case-order"><option value="worst">failing first</option>'
         '<option value="best">best first</option><option value="id">by case id</option>'
         '</select></label> <span id="shown-count"></span></div>'
         '<p class="hint">Click a case to open it. Every case of the run is here, listed as '

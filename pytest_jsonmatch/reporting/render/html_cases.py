@@ -32,7 +32,9 @@ value (left out under SAME). A match whose two values are the same value, the us
 is code 0 and its value. Under VALUE_TEXT the values not cut are written as the JSON text the
 page shows. ``extra``: ``error``, ``pairings`` [[path, expected index, actual index, score]],
 ``floors`` [[path, min score, score]], ``cut`` [line, column, chars], ``conformance`` [valid,
-count, [[path, keyword]]], ``target``.
+count, [[path, keyword]]], ``target``, ``by`` (who decided which fields, by index, as the
+report's ``by``), ``input`` and ``output`` (the case's input and the
+model's output as the report keeps them: text as it is, other JSON indented).
 """
 
 from __future__ import annotations
@@ -209,6 +211,12 @@ class CaseData:
             ]
         if run.get("target"):
             extra["target"] = run["target"]
+        if "by" in run:
+            extra["by"] = dict(run["by"])
+        for side in ("input", "output"):  # as the page shows them: text, or indented JSON
+            if run.get(side) is not None:
+                value = run[side]  # type: ignore[literal-required]
+                extra[side] = value if isinstance(value, str) else _text(value)
         score = _r4(run["score"])
         prf = [_r4(run["precision"]), _r4(run["recall"]), _r4(run["f1"])]
         row: list[JSONItem] = [

@@ -73,9 +73,9 @@ CASES_SCRIPT = r"""
     }
     return a.length - b.length;
   }
-  function rank(c) {
+  function rank(c) {  // aggregate.case_order's ranks: unscored, failing, passing, xfail-marked
     var s = S[c[1]];
-    return s === "error" ? 0 : (s === "xfailed" || s === "xpassed") ? 2 : 1;
+    return s === "error" ? 0 : s === "failed" ? 1 : (s === "xfailed" || s === "xpassed") ? 3 : 2;
   }
   var orders = {};
   function order(name) {
@@ -87,10 +87,11 @@ CASES_SCRIPT = r"""
     } else if (name === "best") {  // the counted cases by mean score, highest first
       idx.sort(function (a, b) {
         var x = cases[a], y = cases[b];
-        return ((rank(x) === 2) - (rank(y) === 2)) || (y[3] - x[3]) || (rank(x) - rank(y)) ||
+        return ((rank(x) === 3) - (rank(y) === 3)) || (y[3] - x[3]) || (rank(x) - rank(y)) ||
           cmpId(x[0], y[0]);
       });
-    } else {  // aggregate.case_order: unscored first, then by mean score; xfail-marked last
+    } else {  // aggregate.case_order: unscored, then failing, then passing, each by mean
+      // score; xfail-marked last
       idx.sort(function (a, b) {
         var x = cases[a], y = cases[b];
         return (rank(x) - rank(y)) || (x[3] - y[3]) || cmpId(x[0], y[0]);
@@ -297,6 +298,7 @@ CASES_SCRIPT = r"""
         num(x.runs[1]) + ", max " + num(x.runs[2]) + ", " + x.runs[3] + " passed"));
     }
     var runs = runsOf[i] || [];
+    if (runs.length) { shownText(body, "input", (runs[0][8] || {}).input); }
     runs.forEach(function (r) { runBody(r, runs.length > 1, body); });
     return body;
   }
@@ -309,10 +311,20 @@ CASES_SCRIPT = r"""
       "): " + named + more;
   }
 
+  // the case's input and the model's output, folded: what a reviewer reads before the fields
+  function shownText(body, label, text) {
+    if (text === undefined) { return; }
+    var d = node("details", "shown " + label);
+    d.appendChild(node("summary", "", label));
+    d.appendChild(node("pre", "value", text));
+    body.appendChild(d);
+  }
+
   function runBody(r, numbered, body) {
     var x = r[8] || {};
     var prf = r[5] || [r[3], r[3], r[3]];
     if (numbered) { body.appendChild(node("h4", "", "run " + r[1])); }
+    shownText(body, "output", x.output);
     if (S[r[2]] === "error") { return; }
     var head = node("p", "", "score ");
     head.appendChild(node("strong", "", num(r[3])));
@@ -331,7 +343,7 @@ CASES_SCRIPT = r"""
       body.appendChild(node("p", "conformance " + (v[0] ? "valid" : "invalid"),
         violations(v[2], v[1])));
     }
-    var rows = [];
+    var rows = [], deciders = x.by ? decidersOf(x.by) : null, k = 0;
     eachField(r, function (place, st, score, flags, exp, act) {
       var tr = node("tr", st);
       tr.setAttribute("data-field", PLACES[place][1]);
@@ -342,6 +354,8 @@ CASES_SCRIPT = r"""
       tr.appendChild(node("td", "score", num(score)));
       tr.appendChild(valueCell(flags & HAS_EXPECTED, exp, flags & EXPECTED_CUT, flags));
       tr.appendChild(valueCell(flags & HAS_ACTUAL, act, flags & ACTUAL_CUT, flags));
+      tr.appendChild(node("td", "by", deciders ? decider(deciders[k], st) : ""));
+      k++;
       if (fieldFilter && fieldFilter.value && fieldFilter.value === PLACES[place][1]) {
         tr.className += " field-active";
       }
@@ -350,7 +364,7 @@ CASES_SCRIPT = r"""
     if (rows.length) {
       var table = node("table", "side-by-side");
       var thead = node("thead"), hr = node("tr");
-      ["field", "status", "score", "expected", "actual"].forEach(function (h) {
+      ["field", "status", "score", "expected", "actual", "decided by"].forEach(function (h) {
         hr.appendChild(node("th", "", h));
       });
       thead.appendChild(hr);
@@ -384,6 +398,24 @@ CASES_SCRIPT = r"""
       });
       body.appendChild(fl);
     }
+  }
+
+  // field index -> the comparator that decided it, from a run's "by" (comparator -> indexes)
+  function decidersOf(by) {
+    var out = {};
+    Object.keys(by).forEach(function (name) {
+      by[name].forEach(function (k) { out[k] = name; });
+    });
+    return out;
+  }
+  // who decided a field, in a reviewer's words: the judge, a comparator, or a rule (a field
+  // missing or extra; plain equality for the others). A run that did not record it (a
+  // dataset's) leaves the column empty
+  function decider(name, st) {
+    if (name === "semantic") { return "judge"; }
+    if (name) { return name; }
+    if (st === "omission" || st === "hallucination") { return "rule"; }
+    return (st === "match" || st === "mismatch") ? "exact" : "";
   }
 
   function valueCell(present, value, cut, flags) {

@@ -6,11 +6,13 @@ inject markup, links or HTML.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence, Set
 
+from ...engine.results.field_results import HALLUCINATION, MISMATCH, OMISSION
 from ..run_model.aggregate import field_rows, never_scored_line, valid_share_text, worst_first
 from ..run_model.report_types import (
     BaselineSectionDict,
+    ComparisonDict,
     FieldTable,
     GatesDict,
     ReliabilityDict,
@@ -198,14 +200,16 @@ def _worst_cases(report: Report, full: bool) -> list[str]:
     if not bad:
         return []  # no section of an empty table
     shown = bad if full else bad[:WORST_CASES]
+    failing = failing_fields(report["comparisons"], {case["case_id"] for case in shown})
     rows = []
     for case in shown:
         where = case["file"] + (f":{case['line']}" if case["line"] else "")
         checked = case.get("conformance")
         invalid = checked is not None and checked["valid"] < checked["checked"]
         below = case["mean_score"] < case["threshold"]
+        named = failing.get(case["case_id"])
         reason = case["error"] or (
-            f"score below threshold {case['threshold']:.4f}"
+            f"score below threshold {case['threshold']:.4f}" + (f": {named}" if named else "")
             if case["status"] == "failed" and (below or not invalid)
             else ""
         )
@@ -224,6 +228,36 @@ def _worst_cases(report: Report, full: bool) -> list[str]:
     if len(bad) > len(shown):
         lines.append(f"\n{len(bad) - len(shown)} more in the JSON report.")
     return lines
+
+
+FIELDS_NAMED = 3  # the failing fields a case's "why" names; the rest are counted
+COSTLY = frozenset({MISMATCH, OMISSION, HALLUCINATION})  # the statuses that cost points
+
+
+def failing_fields(comparisons: Iterable[ComparisonDict], case_ids: Set[str]) -> dict[str, str]:
+    """For each case of ``case_ids``, the fields that cost it points, in words: the lowest
+    scored first, each with its status (``rebook_flight.date mismatch,
+    issue_refund.currency omission and 2 more``); a field wrong in several runs is named once.
+    A case whose comparisons kept no fields is not in the result."""
+    found: dict[str, dict[tuple[str, str], float]] = {}
+    for comparison in comparisons:
+        case_id = comparison["case_id"]
+        if case_id not in case_ids:
+            continue
+        wrong = found.setdefault(case_id, {})
+        for field in comparison.get("fields", ()):
+            if field["status"] in COSTLY:
+                key = (field["path"], field["status"])
+                wrong[key] = min(field["score"], wrong.get(key, 1.0))
+    out = {}
+    for case_id, wrong in found.items():
+        if not wrong:
+            continue
+        ranked = sorted(wrong.items(), key=lambda kv: (kv[1], kv[0]))
+        words = [f"{path} {status}" for (path, status), _ in ranked[:FIELDS_NAMED]]
+        more = len(ranked) - len(words)
+        out[case_id] = ", ".join(words) + (f" and {more} more" if more else "")
+    return out
 
 
 def _truncated_cases(report: Report, full: bool) -> list[str]:

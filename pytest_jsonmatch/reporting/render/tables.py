@@ -1,6 +1,7 @@
-"""Plain-text tables that fit a terminal: columns sized to their content, the first column cut
-(from the left, keeping the end of a path) when the table would be wider than the terminal,
-and any line longer than the width cut rather than wrapped."""
+"""Plain-text tables that fit a terminal: columns sized to their content; when a table would be
+wider than the terminal, the first column (names: field paths, case ids) shortened in the
+middle, keeping a path's last part whole, and a name that cannot be shortened so put on a line
+of its own above its figures; any other line longer than the width cut rather than wrapped."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import textwrap
 from collections.abc import Sequence
 
 ELLIPSIS = "…"
-_MIN_FIRST = 12  # the first column is never cut shorter than this
+_MIN_FIRST = 20  # the first column is never made narrower than this (or its longest name)
+_MIN_HEAD = 3  # a name shortened in the middle keeps at least this much of its beginning
+_LAST_PART = re.compile(r"[^.\[\]]+(?:\[\d*\])?$")  # a path's last key, with its index
 
 
 def cut_left(text: str, width: int) -> str:
@@ -30,39 +33,80 @@ def table(rows: Sequence[Sequence[str]], width: int, indent: str = "") -> list[s
     """The rows (the first is the header) as aligned lines within ``width`` characters: the
     first column left-aligned, the others right-aligned, two spaces between columns.
 
-    Only the first column (names: field paths, case ids) is ever shortened, and so that
-    names that differ still differ (:func:`shorten_apart`); a number or a header is never
-    cut: a table that cannot fit with its first column at its least is printed wider than
-    ``width`` rather than with a figure missing."""
+    Only the first column (names: field paths, case ids) is ever shortened: in the middle,
+    a path's last part kept whole and names that differ still different (:func:`shorten_apart`);
+    a name that cannot keep its last part and the start of its beginning in the column, or any
+    name that does not fit where the figures leave fewer than :data:`_MIN_FIRST` characters,
+    is written on a line of its own, its figures on the next. A number or a header is never
+    cut: a table whose figures alone are wider than ``width`` is printed wider rather than
+    with a figure missing."""
     if not rows:
         return []
     columns = len(rows[0])
     widths = [max(len(row[i]) for row in rows) for i in range(columns)]
     others = sum(widths[1:]) + 2 * (columns - 1) + len(indent)
     firsts = [row[0] for row in rows]
-    if others + widths[0] > width:
-        widths[0] = max(_MIN_FIRST, width - others)
-        firsts = shorten_apart(firsts, widths[0])
+    alone: set[int] = set()  # the rows whose name has a line of its own
+    room = width - others
+    if widths[0] > room >= _MIN_FIRST:
+        widths[0] = room
+        firsts = shorten_apart(firsts, room)
+    elif widths[0] > room:  # the figures leave too little: names that do not fit stand alone
+        widths[0] = max(room, len(firsts[0]))
+        firsts = [first if len(first) <= widths[0] else _WHOLE for first in firsts]
+    alone = {i for i, first in enumerate(firsts) if first is _WHOLE}
     lines = []
-    for row, first in zip(rows, firsts):
+    for i, (row, first) in enumerate(zip(rows, firsts)):
+        if i in alone:
+            lines.append(indent + cut_middle(row[0], width - len(indent)))
+            first = ""
         cells = [first.ljust(widths[0])]
         cells += [cell.rjust(w) for cell, w in zip(row[1:], widths[1:])]
         lines.append((indent + "  ".join(cells)).rstrip())
     return lines
 
 
+# what shorten_apart gives for a name that keeps no readable form in the width: the table
+# writes it on a line of its own
+_WHOLE = "\x00whole"
+
+
+def cut_middle(name: str, width: int) -> str:
+    """``name`` in at most ``width`` characters: its beginning, an ellipsis and its end, the
+    end its last part (``rebook_flight.flight_no`` in 16: ``rebook…flight_no``), or as much
+    of it as fits after the first :data:`_MIN_HEAD` characters."""
+    if len(name) <= width:
+        return name
+    if width < 2 + _MIN_HEAD:
+        return cut_left(name, width)
+    head = max(_MIN_HEAD, width - 1 - len(_last_part(name)))
+    return name[:head] + ELLIPSIS + name[len(name) - (width - 1 - head) :]
+
+
+def _last_part(name: str) -> str:
+    found = _LAST_PART.search(name)
+    return found.group() if found is not None else name
+
+
+def _readable(name: str, width: int) -> bool:
+    """Whether ``name`` shortened in the middle to ``width`` keeps its last part whole and at
+    least the first :data:`_MIN_HEAD` characters of its beginning."""
+    return len(name) <= width or len(_last_part(name)) + 1 + _MIN_HEAD <= width
+
+
 def shorten_apart(names: Sequence[str], width: int) -> list[str]:
-    """Each name in at most ``width`` characters, distinct names kept distinct: cut from the
-    left (the end of a path names its field), and where two would then read the same
-    (``…s_weight_kg`` for ``containers[].gross_weight_kg`` and ``total_gross_weight_kg``),
-    with as much of their beginnings as tells them apart (``con…weight_kg``,
-    ``tot…weight_kg``)."""
-    out = [cut_left(name, width) for name in names]
+    """Each name in at most ``width`` characters, distinct names kept distinct: shortened in
+    the middle (its last part names the field; its beginning says where it is), and where two
+    would then read the same (``con…weight_kg`` for ``containers[].gross_weight_kg`` and
+    ``con…weight_kg`` for ``containers_total.gross_weight_kg``), with as much of their
+    beginnings as tells them apart. A name that cannot keep its last part whole in ``width``
+    is given as :data:`_WHOLE`."""
+    out = [cut_middle(name, width) if _readable(name, width) else _WHOLE for name in names]
     seen: dict[str, set[str]] = {}
     for name, short in zip(names, out):
         seen.setdefault(short, set()).add(name)
     for short, originals in seen.items():
-        if len(originals) < 2:
+        if len(originals) < 2 or short is _WHOLE:
             continue
         apart = _apart(sorted(originals), width)
         out = [apart.get(name, s) if s == short else s for name, s in zip(names, out)]

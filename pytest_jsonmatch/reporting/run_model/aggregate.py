@@ -662,11 +662,16 @@ _SCORED_STATUSES = ("match", "mismatch", "omission", "hallucination")
 
 def case_order(case: CaseDict) -> tuple[int, float, str]:
     """Where a case of a report comes in a list worst first: the cases that could not be
-    scored (counted as 0) first, then the counted cases by mean score, lowest first, then
-    the xfail-marked ones (counted apart) likewise; ties by case id."""
+    scored (counted as 0) first, then the failing cases by mean score, lowest first, then the
+    passing ones likewise (a passing case at 0.67 after a failing one at 0.86: its threshold
+    is lower), then the xfail-marked ones (counted apart); ties by case id."""
     status = case["status"]
-    rank = 0 if status == ERROR else 2 if status in EXPECTED_TO_FAIL else 1
+    rank = _CASE_RANKS.get(status, 2)
     return rank, case["mean_score"], case["case_id"]
+
+
+# the ranks of case_order: unscored, failing, passing (any other status), expected to fail
+_CASE_RANKS = {ERROR: 0, FAILED: 1, **dict.fromkeys(EXPECTED_TO_FAIL, 3)}
 
 
 def worst_first(cases: Iterable[CaseDict]) -> list[CaseDict]:

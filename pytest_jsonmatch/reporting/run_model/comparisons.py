@@ -151,6 +151,46 @@ class ReportedField(NamedTuple):
 
 # the start of a comparison's ``recording`` when its output was scored but not recorded
 NOT_RECORDED = "not recorded: "
+# the most characters of compact JSON a report keeps of a case's input or of an output, where
+# values are kept short (longer: cut, with ``...``)
+SHOWN_LIMIT = 4000
+
+
+class Shown(NamedTuple):
+    """What a reviewer reads beside a comparison's fields: the case's ``input`` and the
+    ``output`` as the target gave it, each kept as a report keeps a value (whole, or compact
+    JSON cut to :data:`SHOWN_LIMIT` characters where values are kept short), or None where
+    there is none or the report keeps no values; ``cut`` names the sides cut ("i", "o")."""
+
+    input: JSONValue = None
+    output: JSONValue = None
+    cut: str = ""
+
+    @classmethod
+    def of(cls, given_input: object, output: object, mode: str | None) -> Shown:
+        """The input and output kept per ``mode`` (None or ``none``: neither)."""
+        if mode is None or mode == "none":
+            return NOTHING_SHOWN
+        kept_in, cut_in = _shown_value(given_input, mode)
+        kept_out, cut_out = _shown_value(output, mode)
+        return cls(kept_in, kept_out, ("i" if cut_in else "") + ("o" if cut_out else ""))
+
+
+def _shown_value(value: object, mode: str) -> tuple[JSONValue, bool]:
+    if value is None:
+        return None, False
+    if isinstance(value, str) and (mode == "full" or len(value) <= SHOWN_LIMIT):
+        return value, False
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):  # not JSON: described instead
+        return shown(value, SHOWN_LIMIT), True
+    if mode == "full" or len(text) <= SHOWN_LIMIT:
+        return cast(JSONValue, json.loads(text)), False
+    return text[: SHOWN_LIMIT - 3] + "...", True
+
+
+NOTHING_SHOWN = Shown()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -204,6 +244,12 @@ class Comparison:
     # (reason, until YYYY-MM-DD) of a quarantined case (reporting/verdicts/quarantine.py): it is
     # reported, but counts in no aggregate and no gate; None: not quarantined
     quarantine: tuple[str, str] | None = None
+    # the case's input and the output, as a reviewer reads them beside the fields
+    shown: Shown = NOTHING_SHOWN
+    # who decided the fields that neither a rule (a missing or extra field: comparator "")
+    # nor plain equality ("exact") did: comparator name -> the indexes of its fields (None:
+    # not recorded, as in a dataset's report)
+    by: Mapping[str, tuple[int, ...]] | None = field(default=None, hash=False)
 
     @property
     def pair_id(self) -> str:
@@ -237,6 +283,8 @@ class Comparison:
         target: str = "",
         invalid_fails: bool = False,
         judge: Mapping[str, object] | None = None,
+        shown: Shown = NOTHING_SHOWN,
+        by: Mapping[str, tuple[int, ...]] | None = None,
     ) -> Comparison:
         """The record of a scored comparison; its fields' values kept per ``values`` (None:
         no field kept, for a run that reports none). ``invalid_fails``: an answer that breaks
@@ -260,6 +308,8 @@ class Comparison:
             call=call,
             judge=judge,
             target=target,
+            shown=shown,
+            by=by,
             fields=reported_fields(result.fields, values, MISSING) if values else (),
             field_rules=field_rules(
                 result.fields, {f.path or "$": f.min_score for f in result.floor_failures}
@@ -346,6 +396,17 @@ class Comparison:
             out["undecided"] = self.undecided
         if self.quarantine is not None:
             out["quarantine"] = quarantine_dict(self.quarantine)
+        if self.by is not None:
+            out["by"] = {name: list(indexes) for name, indexes in self.by.items()}
+        seen = self.shown
+        if seen.input is not None:
+            out["input"] = seen.input
+            if "i" in seen.cut:
+                out["input_cut"] = True
+        if seen.output is not None:
+            out["output"] = seen.output
+            if "o" in seen.cut:
+                out["output_cut"] = True
         return out
 
     @classmethod
@@ -390,6 +451,14 @@ class Comparison:
             target=str(data.get("target", "")),
             undecided=undecided_of(data),
             quarantine=quarantine_of(data.get("quarantine")),
+            by=None
+            if (by := data.get("by")) is None
+            else {str(name): tuple(map(int, at)) for name, at in by.items()},
+            shown=Shown(
+                data.get("input"),
+                data.get("output"),
+                ("i" if data.get("input_cut") else "") + ("o" if data.get("output_cut") else ""),
+            ),
         )
 
 
@@ -566,6 +635,21 @@ def _kept_fields(
                 actual, cut = _kept(f[4], mode, full)
                 present += "a!" if cut else "a"
         yield f[0] or "$", f[7] or "$", f[1], float(f[2]), expected, actual, present
+
+
+# the comparators whose fields say nothing more about who decided them: a rule's (a field
+# missing or extra) and plain equality's
+_PLAIN_DECIDERS = frozenset({"", "exact"})
+
+
+def decided_by(fields: Sequence[FieldResult]) -> dict[str, tuple[int, ...]]:
+    """Who decided each field that neither a rule nor plain equality did: the comparator's
+    name (``semantic`` is the LLM judge) -> the indexes of its fields, in order."""
+    found: dict[str, list[int]] = {}
+    for k, f in enumerate(fields):
+        if f.comparator not in _PLAIN_DECIDERS:
+            found.setdefault(f.comparator, []).append(k)
+    return {name: tuple(at) for name, at in found.items()}
 
 
 def reported_fields(

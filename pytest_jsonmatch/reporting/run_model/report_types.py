@@ -318,6 +318,11 @@ class _ComparisonCall(TypedDict, total=False):
     conformance: ConformanceDict  # only when the comparison was given a schema
     undecided: int  # fields the judge left undecided: the comparison is an error (only when any)
     quarantine: QuarantineDict  # only for a quarantined case's comparison: it gates nothing
+    by: dict[str, list[int]]  # comparator -> its fields' indexes, not "" or exact (pytest runs)
+    input: JSONValue  # the case's input, as values are kept (only when it has one)
+    input_cut: bool  # only when the input was cut to 4,000 characters of compact JSON
+    output: JSONValue  # the output as the target gave it, kept alike (only when there is one)
+    output_cut: bool  # only when the output was cut alike
 
 
 class ComparisonDict(_ComparisonCall):
