@@ -157,8 +157,9 @@ def test_record_off_calls_a_plain_target_once_per_produce(tmp_path):
     outputs = _outputs(tmp_path, "off", _greeter(called))
     produced = outputs.produce(_input_case(tmp_path), ("greet", 0))
     assert called == ["greet"]
+    # (the case's input comes with its output: the reports show it beside the fields)
     assert _no_latency(produced) == Produced(
-        output={"hello": "Ada"}, source="live", call=CallFigures(attempts=1)
+        output={"hello": "Ada"}, input={"name": "Ada"}, source="live", call=CallFigures(attempts=1)
     )
 
 
@@ -169,6 +170,7 @@ def test_a_target_result_carries_its_usage_into_the_call(tmp_path):
     produced = _outputs(tmp_path, "off", target).produce(_input_case(tmp_path), "k")
     assert _no_latency(produced) == Produced(
         output={"hello": "Ada"},
+        input={"name": "Ada"},
         source="live",
         call=CallFigures(attempts=1, input_tokens=3, output_tokens=None, cost=0.5),
     )
@@ -236,7 +238,9 @@ def test_record_once_records_then_replays_and_re_records_a_stale_input(tmp_path)
     assert not outputs.needs_call(case, 0, 1)
 
     again = outputs.produce(case, "k")  # replayed: the target is not called
-    assert again == Produced(output={"hello": "Ada"}, source="replayed", call=first.call)
+    assert again == Produced(
+        output={"hello": "Ada"}, input={"name": "Ada"}, source="replayed", call=first.call
+    )
     assert called == ["greet"]
 
     changed = replace(case, input={"name": "Grace"})  # the input changed since: stale
