@@ -8,6 +8,8 @@ engine's root modules (``entry.py``, ``match.py``); no other part of the engine 
 
 | module               | its job                                                              |
 |----------------------|----------------------------------------------------------------------|
+| reply_message.py     | a reply in any vendor's shape read: its answer, the calls' message   |
+| reply.py             | ``match_reply``: a reply's answer and calls, one table, one score    |
 
 Callers outside the package import the names below from here, each loaded on first use
 (PEP 562), so that a command that never scores an agent never imports this package's modules.
@@ -19,10 +21,12 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 # name -> the module of this package that defines it
-_FACE: dict[str, str] = {}
+_FACE: dict[str, str] = {
+    "match_reply": "reply",
+}
 
 if TYPE_CHECKING:
-    pass
+    from .reply import match_reply as match_reply
 
 __all__ = sorted(_FACE)
 
