@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING
 # name -> the module of this package that defines it
 _FACE: dict[str, str] = {
     "match_reply": "reply",
+    "answer_of": "reply_message",
 }
 
 if TYPE_CHECKING:
     from .reply import match_reply as match_reply
+    from .reply_message import answer_of as answer_of
 
 __all__ = sorted(_FACE)
 

@@ -129,3 +129,10 @@ def _not_a_reply(value: object, side: str) -> ParseError:
     )
     error.side = "actual"
     return error
+
+
+def answer_of(actual: object) -> JsonValue:
+    """The answer of a reply, as an expected value is written from it (an update of a golden
+    case): its JSON value or text (parsed as an answer is), ``{}`` where it wrote none."""
+    answer = reply_parts(actual).answer
+    return {} if answer is None else answer
