@@ -216,3 +216,54 @@ def test_agent_replies_scored_one_case_each_recorded_and_replayed(pytester, airl
     assert {c["case_id"]: c["score"] for c in replayed["comparisons"]} == {
         c["case_id"]: c["score"] for c in report["comparisons"]
     }
+
+
+GIVEN_REPLY = """
+id: given
+actual:
+  role: assistant
+  content: '{"reply_summary": "Rebooked on LH401", "status": "rebooked"}'
+  tool_calls:
+    - {id: c1, type: function, function: {name: rebook_flight, arguments: '{"pnr": "ABC123"}'}}
+expected: {reply_summary: "Rebooked on LH401", status: pending}
+expected_calls: [{name: rebook_flight, arguments: {pnr: ABC123}}]
+"""
+
+
+def test_an_update_writes_the_replys_answer_as_expected_never_the_message(pytester):
+    # the answer's status is wrong: (2 * 1/2 + 2 * 1) / 4 = 3/4, the case fails; fixed, its
+    # expected becomes the reply's answer (its calls stay as written) and it passes
+    write(pytester, "given.jsonmatch.yaml", GIVEN_REPLY)
+    first = pytester.runpytest_inprocess(*ARGS)
+    first.assert_outcomes(failed=1)
+    first.stdout.fnmatch_lines(["*field_f1+tool_calls: score 0.7500 < threshold 1.0000*"])
+    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-update=fix")
+    text = (pytester.path / "given.jsonmatch.yaml").read_text()
+    assert "status: rebooked" in text and "role" not in text.split("expected:", 1)[1]
+    assert "expected_calls: [{name: rebook_flight, arguments: {pnr: ABC123}}]" in text
+    pytester.runpytest_inprocess(*ARGS).assert_outcomes(passed=1)
+
+
+FIXTURE_TEST = """
+from pytest_jsonmatch import TargetResult
+
+CALL = {"id": "c1", "type": "function",
+        "function": {"name": "rebook_flight", "arguments": '{"pnr": "ABC123"}'}}
+
+def test_reply(json_match):
+    reply = TargetResult('{"status": "rebooked"}', tool_calls=[CALL]).answer()
+    json_match(reply, {"status": "rebooked"},
+               expected_calls=[{"name": "rebook_flight", "arguments": {"pnr": "ABC123"}}],
+               call_options={"order": "strict"})
+"""
+
+
+def test_the_fixture_scores_a_reply_as_one_comparison(pytester):
+    write(pytester, "test_reply.py", FIXTURE_TEST)
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=r.json")
+    result.assert_outcomes(passed=1)
+    report = held((pytester.path / "r.json").read_text())
+    assert [(c["metric"], c["score"]) for c in report["comparisons"]] == [
+        ("field_f1+tool_calls", 1.0)
+    ]
+    assert sorted(report["fields"]) == ["rebook_flight", "rebook_flight.pnr", "status"]
