@@ -330,3 +330,69 @@ def test_the_combined_score_stays_in_0_1_and_matches_match_json_per_part():
     n_a, n_c = len(answer.fields), len(calls.fields)
     assert result.score == (n_a * answer.score + n_c * calls.score) / (n_a + n_c)
     assert 0.0 <= result.score <= 1.0
+
+
+def test_a_batch_judge_scores_the_answers_fields_and_an_undecided_one_counts_nowhere():
+    # a stand-in judge (a batch comparator, registered for this test): it accepts a summary
+    # that holds the expected words and cannot decide the status. reply_summary matches;
+    # status is a batch_error, counted nowhere: the answer puts 1 row in the table, the
+    # calls 4: score (1 * 1 + 4 * 1) / 5 = 1, and the result does not pass (a field nobody
+    # scored)
+    from pytest_jsonmatch import REGISTRY, register_comparator
+
+    def judge(items):
+        return [
+            None if item.path == "status" else float(item.expected in item.actual) for item in items
+        ]
+
+    register_comparator("reply_test_contains", judge, batch=True)
+    answer = dict(ANSWER, reply_summary="Done: Rebooked on LH401 tomorrow, have a nice trip")
+    rule = {"comparator": "reply_test_contains"}
+    try:
+        result = match_reply(
+            _reply(answer), ANSWER, EXPECTED_CALLS, fields={"reply_summary": rule, "status": rule}
+        )
+    finally:
+        REGISTRY.unregister("reply_test_contains")
+    assert [(f.path, f.status) for f in result.fields[:2]] == [
+        ("reply_summary", "match"),
+        ("status", "batch_error"),
+    ]
+    assert (result.score, result.batch_errors, result.passed(0.0)) == (1.0, 1, False)
+
+
+def test_the_answers_transforms_and_schema_are_the_answers():
+    # a transform folds the status's case; the schema checks the answer, never the calls:
+    # the answer lacks no required key, so it conforms
+    schema = {
+        "type": "object",
+        "required": ["reply_summary", "status"],
+        "properties": {"reply_summary": {"type": "string"}, "status": {"type": "string"}},
+    }
+    result = match_reply(
+        _reply(dict(ANSWER, status="REBOOKED")),
+        ANSWER,
+        EXPECTED_CALLS,
+        fields={"status": {"transform": "lowercase"}},
+        schema=schema,
+    )
+    assert result.score == 1.0
+    assert result.conformance is not None and result.conformance.valid
+    broken = match_reply(_reply({"status": "rebooked"}), ANSWER, EXPECTED_CALLS, schema=schema)
+    assert broken.conformance is not None and not broken.conformance.valid
+
+
+def test_an_answer_cut_off_is_refused_unless_scored_closed():
+    from pytest_jsonmatch import TruncatedError
+
+    cut = '{"reply_summary": "Rebooked on LH401 tomorrow", "status": "rebo'
+    with pytest.raises(TruncatedError):
+        match_reply(_reply(cut), ANSWER, EXPECTED_CALLS)
+    closed = match_reply(_reply(cut), ANSWER, EXPECTED_CALLS, truncated="close")
+    assert closed.truncated is not None
+    assert [f.path for f in closed.fields][-4:] == [
+        "rebook_flight",
+        "rebook_flight.pnr",
+        "rebook_flight.flight_no",
+        "rebook_flight.date",
+    ]
