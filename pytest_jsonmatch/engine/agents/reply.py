@@ -114,8 +114,8 @@ def _check_names(expected: JsonValue, names: Sequence[str]) -> None:
     for name in names:
         if name in expected:
             raise ConfigError(
-                f"expected answer key {name!r} is also the name of an expected call in "
-                f"expected_calls ({name!r}): their fields would share the path "
+                f"expected answer key {name!r} is also the function of an expected call "
+                f"(expected_calls: {name}(...)): their fields would share the path "
                 f"{key_forms(name)[0]!r}; rename the answer's key"
             )
 

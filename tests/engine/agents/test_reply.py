@@ -260,7 +260,7 @@ def test_the_same_name_in_both_expected_parts_is_refused():
     expected = {"rebook_flight": "done"}
     with pytest.raises(
         ConfigError,
-        match=r"expected answer key 'rebook_flight' is also the name of an expected call",
+        match=r"expected answer key 'rebook_flight' is also the function of an expected call \(expected_calls: rebook_flight\(\.\.\.\)\): their fields would share the path 'rebook_flight'",
     ):
         match_reply(_reply(), expected, EXPECTED_CALLS)
 
