@@ -155,11 +155,15 @@ class GoldenItem(pytest.Item):
 
         self._attempts = produced.attempts_note
         if not isinstance(produced.error, KeyboardInterrupt):
+            from ..session.assertion import Reply
+
             case, defaults = self.case, self.golden_run.channel.defaults
+            reply = Reply.of_case(case.expected_calls, case.call_options)
+            name = case.metric or defaults.metric
             self.golden_run.channel.send(
                 Outcome.of(
                     produced,
-                    metric=case.metric or defaults.metric,
+                    metric=name if reply is None else reply.metric(name),
                     threshold=case.threshold if case.threshold is not None else defaults.threshold,
                     repeat=repeat,
                     error=one_line(produced.error) + self._attempts,

@@ -267,3 +267,19 @@ def test_the_fixture_scores_a_reply_as_one_comparison(pytester):
         ("field_f1+tool_calls", 1.0)
     ]
     assert sorted(report["fields"]) == ["rebook_flight", "rebook_flight.pnr", "status"]
+
+
+def test_a_reply_case_whose_target_fails_is_an_error_under_the_replys_metric(pytester):
+    write(pytester, "agent.py", "def agent(case_input):\n    raise ValueError('down')\n")
+    write(
+        pytester,
+        "down.jsonmatch.yaml",
+        "input: {question: hi}\nexpected: {status: answered}\nexpected_calls: []\n",
+    )
+    pytester.makeini("[pytest]\npythonpath = .\njsonmatch_target = agent:agent\n")
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=r.json")
+    result.assert_outcomes(failed=1)
+    report = held((pytester.path / "r.json").read_text())
+    [comparison] = report["comparisons"]
+    assert comparison["metric"] == "field_f1+tool_calls"
+    assert "ValueError: down" in comparison["error"]
