@@ -73,9 +73,13 @@ def match_reply(
     expected_names = _expected_names(wanted)
     _check_names(expected_answer, expected_names)
     parts = _read_reply(actual)
+    try:  # (the calls first: a reply whose calls cannot be read costs the judge nothing)
+        made = calls.scored(wanted, depth_c, parts.message, None, "actual")
+        called = [call.name for call in read_calls(parts.message)]
+    except ParseError as exc:
+        exc.side = "actual"  # the reply's calls could not be read
+        raise
     answer = _answer_scored(answers, expected_answer, depth_a, parts)
-    made = calls.scored(wanted, depth_c, parts.message, None, "actual")
-    called = [call.name for call in read_calls(parts.message)]
     return combined(f"{metric}+{CALLS_METRIC}", answer, made, expected_names, called)
 
 

@@ -396,3 +396,10 @@ def test_an_answer_cut_off_is_refused_unless_scored_closed():
         "rebook_flight.flight_no",
         "rebook_flight.date",
     ]
+
+
+def test_calls_that_cannot_be_read_are_the_replys_error():
+    reply = {"role": "assistant", "content": json.dumps(ANSWER), "tool_calls": "rebook_flight"}
+    with pytest.raises(ParseError, match=r"its tool_calls must be a list of calls or null") as e:
+        match_reply(reply, ANSWER, EXPECTED_CALLS)
+    assert e.value.side == "actual"
