@@ -207,12 +207,20 @@ def test_agent_replies_scored_one_case_each_recorded_and_replayed(pytester, airl
 
     # replayed with the server gone: no call, the same verdicts and scores
     airline.shutdown()
+    (pytester.path / "main.json").write_text((pytester.path / "r.json").read_text())
     again = pytester.runpytest_inprocess(
-        *ARGS, "--jsonmatch-record=none", "--jsonmatch-report=again.json", "-v"
+        *ARGS,
+        "--jsonmatch-record=none",
+        "--jsonmatch-report=again.json",
+        "--jsonmatch-baseline=main.json",
+        "-v",
     )
     again.assert_outcomes(passed=2, failed=2)
     assert len(airline.asked) == 4
     replayed = held((pytester.path / "again.json").read_text())
+    # against the first run as its baseline: 4 cases shared, one each, none changed
+    section = replayed["baseline"]
+    assert (section["compared"], section["shared"], section["changed"]) == (4, 4, [])
     assert {c["case_id"]: c["score"] for c in replayed["comparisons"]} == {
         c["case_id"]: c["score"] for c in report["comparisons"]
     }
