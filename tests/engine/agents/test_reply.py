@@ -6,8 +6,11 @@ from those rules."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_jsonmatch import ConfigError, ParseError, TargetResult, match_json, match_reply
 from tests.engine.tool_calls.test_no_call import NO_CALL
@@ -403,3 +406,52 @@ def test_calls_that_cannot_be_read_are_the_replys_error():
     with pytest.raises(ParseError, match=r"its tool_calls must be a list of calls or null") as e:
         match_reply(reply, ANSWER, EXPECTED_CALLS)
     assert e.value.side == "actual"
+
+
+# -- the parts and the whole, for any reply -------------------------------------------------
+
+
+_KEYS = st.sampled_from(["a", "b", "status", "f", "g"])
+_VALUES = st.one_of(st.integers(0, 2), st.sampled_from(["x", "y"]), st.none())
+_OBJECTS = st.dictionaries(_KEYS, _VALUES, max_size=4)
+_CALLS = st.lists(
+    st.tuples(st.sampled_from(["f", "g", "h"]), st.dictionaries(_KEYS, _VALUES, max_size=3)),
+    max_size=3,
+)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(expected=_OBJECTS, answer=_OBJECTS, wanted=_CALLS, made=_CALLS)
+def test_the_score_is_the_parts_weighted_by_their_rows_and_no_path_is_in_both(
+    expected, answer, wanted, made
+):
+    # the expected side never names an answer key as a call (refused): drop those keys
+    names = {name for name, _ in wanted}
+    expected = {k: v for k, v in expected.items() if k not in names}
+    calls = [{"name": n, "arguments": a} for n, a in wanted]
+    message = {
+        "role": "assistant",
+        "content": json.dumps(answer),
+        "tool_calls": [_openai_call(n, a, i) for i, (n, a) in enumerate(made)],
+    }
+    result = match_reply(message, expected, calls)
+    plain = match_json(json.dumps(answer), expected)
+    by_calls = match_json(message, calls, metric="tool_calls")
+    counted = {"match", "mismatch", "omission", "hallucination"}
+    n_a = sum(f.status in counted for f in plain.fields)
+    n_c = sum(f.status in counted for f in by_calls.fields)
+    want = (n_a * plain.score + n_c * by_calls.score) / (n_a + n_c) if n_a + n_c else 1.0
+    assert result.score == want
+    assert 0.0 <= result.score <= 1.0 and 0.0 <= result.f1 <= 1.0
+    assert len(result.fields) == len(plain.fields) + len(by_calls.fields)
+    # each path belongs to one part: the answer's tops and the calls' tops never meet
+    answer_rows, call_rows = result.fields[: len(plain.fields)], result.fields[len(plain.fields) :]
+    tops = [{_top(f.field_path) for f in part} for part in (answer_rows, call_rows)]
+    assert not (tops[0] & tops[1])
+
+
+def _top(path: str) -> str:
+    """A path's first segment: a plain key, or a quoted one (``["f()"]``); the root's is
+    ``""`` (an empty answer against an empty expected is a field at the root)."""
+    match = re.match(r'\["(?:[^"\\]|\\.)*"\]|[^.\[]+', path)
+    return "" if match is None else match.group()
