@@ -33,6 +33,7 @@ _API = {
     "bfcl_verdict": ".engine.tool_calls",
     "BfclChecker": ".engine.tool_calls",
     "match_json": ".engine.match",
+    "match_reply": ".engine.agents",
     "METRIC_NAMES": ".engine.metrics",
     "METRICS": ".engine.metrics",
     "parse_actual": ".engine.reading.parse",
@@ -81,6 +82,7 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .calls.call_figures import TargetResult as TargetResult
     from .dataset.scoring import score_pairs as score_pairs
     from .dataset.sketch import SchemaSketch as SchemaSketch
+    from .engine.agents import match_reply as match_reply
 
     # end states and BFCL's multi-turn verdict
     from .engine.agents import BfclMultiTurnVerdict as BfclMultiTurnVerdict

@@ -62,6 +62,7 @@ PUBLIC_API = [
     "evaluate_records",
     "infer_schema",
     "match_json",
+    "match_reply",
     "parse_actual",
     "parse_expected",
     "propagate_batch_errors",

@@ -26,10 +26,11 @@ from ..engine.reading.safe_yaml import (
 )
 from ..engine.reading.user_files import not_regular, read_regular
 from .marks import MarkError, MarkSpec, marks_from
+from .reply_keys import REPLY_KEYS, call_options_of, expected_calls_of
 
 CASE_SUFFIXES = (".jsonmatch.yaml", ".jsonmatch.yml")
 DEFAULTS_NAMES = ("jsonmatch.yaml", "jsonmatch.yml")
-SETTING_KEYS = ("metric", "threshold", "options", "schema", "repeat")
+SETTING_KEYS = ("metric", "threshold", "options", "schema", "repeat", "call_options")
 CASE_KEYS = frozenset(
     {
         "id",
@@ -44,7 +45,7 @@ CASE_KEYS = frozenset(
         "marks",
         "repeat",
     }
-)
+).union(REPLY_KEYS)
 MAX_REPEAT = 1000
 SOURCE_KEYS = ("actual", "actual_file", "input")
 FILE_KEYS = frozenset({*SETTING_KEYS, "cases", "marks", "description"})
@@ -82,6 +83,8 @@ class GoldenCase:
     source: Source = "actual"
     repeat: int | None = None  # runs of an ``input`` case's target (None: the session's)
     file_sha256: str = ""  # of the case file's bytes as collection read them
+    expected_calls: object = None  # the calls of an agent's reply (None: a plain case)
+    call_options: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def default_id(self) -> str:
@@ -90,7 +93,7 @@ class GoldenCase:
         return self.path.name.split(".")[0]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True)
 class _Layer:
     """What a folder, a file or a case sets for the cases below it."""
 
@@ -98,6 +101,7 @@ class _Layer:
     threshold: float | None = None
     repeat: int | None = None
     options: Mapping[str, object] = field(default_factory=dict)
+    call_options: Mapping[str, object] = field(default_factory=dict)
 
 
 class CaseFiles:
@@ -343,6 +347,8 @@ class CaseFiles:
             source=source,
             repeat=layer.repeat,
             file_sha256=where.sha256,
+            expected_calls=expected_calls_of(data, lines, where.error, name, layer.metric),
+            call_options=layer.call_options,
         )
 
     def _expected(
@@ -510,7 +516,8 @@ def _layered(
         if schema is not None and not isinstance(schema, Mapping):
             schema = str(where.inside_root(schema, lines["schema"], "schema"))
         options["schema"] = schema
-    return _Layer(metric=metric, threshold=threshold, repeat=repeat, options=options)
+    calls = call_options_of(data, lines, where.error, inherited.call_options, prefix)
+    return _Layer(metric, threshold, repeat, options, calls)
 
 
 def _no_unknown(

@@ -146,7 +146,7 @@ class GoldenItem(pytest.Item):
         without an expected value, --jsonmatch-update=create); a run whose output could not
         be produced is recorded as an error and its error raised."""
         from ..engine.schemas.loading import references_confined_to
-        from ..session.assertion import compare_and_send
+        from ..session.assertion import Reply, compare_and_send
 
         case, run = self.case, self.golden_run
         produced = run.outputs.produce(case, (self.nodeid, repeat), repeat, runs, self.target)
@@ -167,6 +167,7 @@ class GoldenItem(pytest.Item):
                 repeat=repeat,
                 ahead=ahead,
                 case=self.nodeid,
+                reply=Reply.of_case(case.expected_calls, case.call_options),
             )
         return produced.output, [scored]
 
@@ -179,11 +180,15 @@ class GoldenItem(pytest.Item):
 
         self._attempts = produced.attempts_note
         if not isinstance(produced.error, KeyboardInterrupt):
+            from ..session.assertion import Reply
+
             case, defaults = self.case, self.golden_run.channel.defaults
+            reply = Reply.of_case(case.expected_calls, case.call_options)
+            name = case.metric or defaults.metric
             self.golden_run.channel.send(
                 Outcome.of(
                     produced,
-                    metric=case.metric or defaults.metric,
+                    metric=name if reply is None else reply.metric(name),
                     threshold=case.threshold if case.threshold is not None else defaults.threshold,
                     repeat=repeat,
                     error=one_line(produced.error) + self._attempts,
@@ -244,12 +249,15 @@ class GoldenItem(pytest.Item):
         parsed leniently); written at the end of the session (by the controller under
         xdist)."""
         from ..cases.updates import CaseUpdate
+        from ..engine.agents import answer_of
         from ..engine.metrics import metric_named
         from ..engine.reading.intake import read_json
         from ..engine.reading.parse import parse_actual
 
         case, run = self.case, self.golden_run
         metric = metric_named(case.metric or run.channel.defaults.metric)
+        if case.expected_calls is not None:  # an agent's reply: its answer is the expected
+            output = answer_of(output)
         value = read_json(parse_actual(output, allow_array=metric.allow_array), "actual")[0]
         return CaseUpdate(
             path=str(case.path),

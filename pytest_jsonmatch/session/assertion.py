@@ -9,12 +9,18 @@ fixture's is its session's, ``assert_json_match`` takes the current one.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..calls.produced import Produced
 from ..engine.configuring.walk_config import unit_number
-from ..engine.core.errors import ComparatorError, JsonMatchError, ParseError, TruncatedError
+from ..engine.core.errors import (
+    ComparatorError,
+    ConfigError,
+    JsonMatchError,
+    ParseError,
+    TruncatedError,
+)
 from ..engine.core.masking import one_line
 from ..engine.match import match_json
 from ..engine.metrics import REGISTRY
@@ -32,6 +38,9 @@ def assert_json_match(
     expected: object,
     metric: str | None = None,
     threshold: float | None = None,
+    *,
+    expected_calls: object = None,
+    call_options: Mapping[str, object] | None = None,
     **options: object,
 ) -> MatchResult:
     """Score ``actual`` against ``expected`` and return the MatchResult; raise
@@ -42,9 +51,17 @@ def assert_json_match(
     ``jsonmatch_metric``, ``jsonmatch_threshold``, ``jsonmatch_options``) when pytest runs
     the plugin, else to ``field_f1`` and 1.0. ``threshold`` must be a number in [0, 1]
     (ConfigError otherwise). Every call is recorded for the summary; one that cannot be
-    scored (a ParseError, an unknown option) is recorded as an error, then raised."""
+    scored (a ParseError, an unknown option) is recorded as an error, then raised.
+
+    ``expected_calls`` (keyword only; not an option of the metric) makes it an agent's
+    reply: ``actual`` is then the assistant message, its answer scored against ``expected``
+    under ``metric`` and the options, its tool calls against ``expected_calls`` (any expected
+    form of ``tool_calls``; ``[]``: it must call nothing) by ``tool_calls`` with
+    ``call_options``; one comparison, one score (``match_reply``, docs/tool-calls.md).
+    ``None`` (the default): a plain comparison."""
     __tracebackhide__ = True
-    return _check(actual, expected, metric, threshold, options, current())
+    reply = Reply.of(expected_calls, call_options)
+    return _check(actual, expected, metric, threshold, options, current(), reply)
 
 
 class JsonMatcher:
@@ -77,10 +94,14 @@ class JsonMatcher:
         expected: object,
         metric: str | None = None,
         threshold: float | None = None,
+        *,
+        expected_calls: object = None,
+        call_options: Mapping[str, object] | None = None,
         **options: object,
     ) -> MatchResult:
         __tracebackhide__ = True
-        return _check(actual, expected, metric, threshold, options, self.channel)
+        reply = Reply.of(expected_calls, call_options)
+        return _check(actual, expected, metric, threshold, options, self.channel, reply)
 
     def __repr__(self) -> str:
         return f"<json_match metric={self.metric!r} threshold={self.threshold!r}>"
@@ -93,10 +114,11 @@ def _check(
     threshold: object,
     options: Mapping[str, object],
     channel: Channel,
+    reply: Reply | None = None,
 ) -> MatchResult:
     __tracebackhide__ = True
     result, limit = compare_and_send(
-        Produced(output=actual), expected, metric, threshold, options, channel
+        Produced(output=actual), expected, metric, threshold, options, channel, reply=reply
     )
     if not result.passed(limit, channel.defaults.invalid_fails):
         raise failure(result, limit, channel.defaults.verbosity)
@@ -114,15 +136,19 @@ def compare_and_send(
     repeat: int = 0,
     ahead: JudgeFigures | None = None,
     case: str | None = None,
+    reply: Reply | None = None,
 ) -> tuple[MatchResult, float]:
     """Score one comparison (run ``repeat`` of its case; its output, where it came from and
     what its call took are ``produced``'s) with ``channel``'s defaults and send it there;
     return the result and the threshold it is held to. One that cannot be scored is recorded
     as an error with its reason, and its error raised. What the judge did for it is kept with
-    it (``ahead``: what judging its case ahead asked; ``case``: its test id, for the verdicts)."""
+    it (``ahead``: what judging its case ahead asked; ``case``: its test id, for the verdicts).
+    With ``reply``, the output is an agent's reply, its answer and calls scored as one
+    comparison (``match_reply``) under the metric ``<metric>+tool_calls``."""
     __tracebackhide__ = True
     defaults = channel.defaults
     name = metric or defaults.metric
+    shown = name if reply is None else reply.metric(name)
     limit = defaults.threshold
     judged = REGISTRY.judge_tab(ahead, case)
     merged: Mapping[str, object] = options
@@ -131,7 +157,10 @@ def compare_and_send(
             limit = unit_number(threshold, "threshold")
         merged = {**defaults.options_for(name), **options}
         with judged:
-            result = match_json(produced.output, expected, metric=name, **merged)
+            if reply is None:
+                result = match_json(produced.output, expected, metric=name, **merged)
+            else:
+                result = reply.scored(produced.output, expected, name, merged)
         call = produced.call
         if call is not None and call.cut_off and merged.get("truncated", "error") == "error":
             raise call.cut_error()  # the model says it stopped at its limit: a cut answer
@@ -140,7 +169,7 @@ def compare_and_send(
         channel.send(
             Outcome.of(
                 produced,
-                metric=str(name),
+                metric=str(shown),
                 threshold=limit,
                 repeat=repeat,
                 judge=judged.figures(),
@@ -155,6 +184,43 @@ def compare_and_send(
     )
     _send_scored(channel, outcome, result)
     return result, limit
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What makes a comparison an agent's reply: the expected calls and the calls' options
+    (the answer's are the comparison's own)."""
+
+    expected_calls: object
+    call_options: Mapping[str, object]
+
+    @classmethod
+    def of(cls, expected_calls: object, call_options: Mapping[str, object] | None) -> Reply | None:
+        """The reply ``assert_json_match``'s keywords ask for (None: a plain comparison;
+        call options without expected calls are refused when scored, and recorded)."""
+        if expected_calls is None and call_options is None:
+            return None
+        return cls(expected_calls, call_options or {})
+
+    @classmethod
+    def of_case(cls, expected_calls: object, call_options: Mapping[str, object]) -> Reply | None:
+        """A golden case's reply (None: a plain case, whatever call options it inherits)."""
+        return None if expected_calls is None else cls(expected_calls, call_options)
+
+    def metric(self, name: str) -> str:
+        """The comparison's metric: the answer's and the calls' together."""
+        return f"{name}+tool_calls"
+
+    def scored(
+        self, output: object, expected: object, metric: str, options: Mapping[str, object]
+    ) -> MatchResult:
+        from ..engine.agents import match_reply
+
+        if self.expected_calls is None:
+            raise ConfigError("call_options apply to a reply's calls: give expected_calls too")
+        return match_reply(
+            output, expected, self.expected_calls, metric, self.call_options, **options
+        )
 
 
 def _send_scored(channel: Channel, outcome: Outcome, result: MatchResult) -> None:

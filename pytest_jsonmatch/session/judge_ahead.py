@@ -154,7 +154,13 @@ class JudgeAhead:
             name = case.metric or self.defaults.metric
             options = {**self.defaults.options_for(name), **case.options}
             with tab, references_confined_to(self.schema_folders, "jsonmatch_golden's schema_dirs"):
-                match_json(output, case.expected, metric=name, **options)
+                if case.expected_calls is None:
+                    match_json(output, case.expected, metric=name, **options)
+                else:  # an agent's reply: its answer is what the judge is asked about
+                    from ..engine.agents import match_reply
+
+                    calls, call_options = case.expected_calls, case.call_options
+                    match_reply(output, case.expected, calls, name, call_options, **options)
         except (JsonMatchError, Exception):  # noqa: BLE001 - its test says what went wrong
             pass
         finally:

@@ -8,6 +8,8 @@ engine's root modules (``entry.py``, ``match.py``); no other part of the engine 
 
 | module               | its job                                                              |
 |----------------------|----------------------------------------------------------------------|
+| reply_message.py     | a reply in any vendor's shape read: its answer, the calls' message   |
+| reply.py             | ``match_reply``: a reply's answer and calls, one table, one score    |
 | state_reading.py     | a state as JSON: an object's public attributes, a database, files    |
 | end_states.py        | ``match_state``, ``match_turn_states``: states compared, per turn    |
 | bfcl_execution.py    | BFCL's decoded calls run on its environment classes, without eval    |
@@ -24,6 +26,9 @@ from typing import TYPE_CHECKING
 
 # name -> the module of this package that defines it
 _FACE: dict[str, str] = {
+    # an agent's reply
+    "match_reply": "reply",
+    "answer_of": "reply_message",
     # end states and BFCL's multi-turn verdict
     "read_state": "state_reading",
     "match_state": "end_states",
@@ -35,6 +40,10 @@ _FACE: dict[str, str] = {
 }
 
 if TYPE_CHECKING:
+    # an agent's reply
+    from .reply import match_reply as match_reply
+    from .reply_message import answer_of as answer_of
+
     # end states and BFCL's multi-turn verdict
     from .bfcl_multi_turn import BfclMultiTurnVerdict as BfclMultiTurnVerdict
     from .bfcl_multi_turn import BfclTurn as BfclTurn

@@ -17,10 +17,13 @@ from tests.helpers.plugin_cases import write
 pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
 CASE_KEYS = (
-    "actual, actual_file, description, expected, id, input, marks, metric, options, "
-    "repeat, schema, threshold"
+    "actual, actual_file, call_options, description, expected, expected_calls, id, input, "
+    "marks, metric, options, repeat, schema, threshold"
 )
-LIST_CASE_KEYS = "actual, actual_file, description, expected, id, input, marks, metric, options, repeat, threshold"
+LIST_CASE_KEYS = (
+    "actual, actual_file, call_options, description, expected, expected_calls, id, input, "
+    "marks, metric, options, repeat, threshold"
+)
 CASE = "    expected: {a: 1}\n    actual: {a: 1}\n"
 CREATE_HINT = "; run pytest with --jsonmatch-update=create to write it from the actual output"
 
@@ -62,13 +65,14 @@ ERRORS = [
         "unknown-key",
         "cases:\n  - id: one\n" + CASE + "    treshold: 0.5\n",
         "c.jsonmatch.yaml:5: case 'one': unknown key 'treshold' (did you mean 'threshold'?); known keys: actual, actual_file, "
-        "description, expected, id, input, marks, metric, options, repeat, threshold",
+        "call_options, description, expected, expected_calls, id, input, marks, metric, "
+        "options, repeat, threshold",
     ),
     (
         "unknown-file-key",
         "metrics: field_f1\ncases:\n  - id: one\n" + CASE,
-        "c.jsonmatch.yaml:1: file: unknown key 'metrics' (did you mean 'metric'?); known keys: cases, description, marks, "
-        "metric, options, repeat, schema, threshold",
+        "c.jsonmatch.yaml:1: file: unknown key 'metrics' (did you mean 'metric'?); known keys: call_options, cases, "
+        "description, marks, metric, options, repeat, schema, threshold",
     ),
     (
         "duplicate-key",
@@ -353,8 +357,8 @@ def test_unknown_key_in_a_folder_defaults_file(pytester):
     write(pytester, "jsonmatch.yaml", "cases: []\n")
     shown = collection_error(pytester, "expected: {a: 1}\nactual: {a: 1}\n")
     assert shown == (
-        "jsonmatch.yaml:1: defaults file: unknown key 'cases'; known keys: metric, "
-        "options, repeat, schema, threshold"
+        "jsonmatch.yaml:1: defaults file: unknown key 'cases'; known keys: call_options, "
+        "metric, options, repeat, schema, threshold"
     )
 
 

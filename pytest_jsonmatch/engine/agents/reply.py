@@ -1,0 +1,225 @@
+"""One agent reply scored as one comparison: its answer and its tool calls, one field table.
+
+The answer's fields are scored through the engine's :class:`~..entry.Entry` under the case's
+metric and options (schema, transforms, the judge), exactly as a plain comparison; the calls'
+fields by the ``tool_calls`` metric with the call options, under their function names
+(``rebook_flight.pnr``). One score: the two parts' headline scores, each weighted by the
+rows it puts in the table that count (match, mismatch, omission, hallucination); a part with
+no such row adds nothing. Precision, recall and F1 are counted over all the rows
+(docs/metrics.md, "An agent's reply: answer and calls").
+
+Paths stay unambiguous: an expected answer with a top-level key named as an expected call's
+function is refused (ConfigError naming both). Where the reply itself puts one name in both
+parts, the rows of the part the expected side does not give that name to are moved under
+``name()`` (the calls' where neither does): :func:`_apart`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ..core.errors import ConfigError, ParseError, shown
+from ..core.paths import key_forms
+from ..core.values import JsonValue
+from ..entry import Entry, entry_for
+from ..results.field_results import (
+    HALLUCINATION,
+    MATCH,
+    MISMATCH,
+    OMISSION,
+    FieldResult,
+    MatchResult,
+    f_beta,
+    precision_recall,
+    weighted_precision_recall,
+)
+from ..tool_calls import read_calls, read_expected_calls
+from .reply_message import ReplyParts, reply_parts
+
+CALLS_METRIC = "tool_calls"
+# the statuses a row counts for in precision and recall, and so in the parts' weights
+_COUNTED = frozenset({MATCH, MISMATCH, OMISSION, HALLUCINATION})
+
+
+def match_reply(
+    actual: object,
+    expected: object,
+    expected_calls: object,
+    metric: str = "field_f1",
+    call_options: Mapping[str, object] | None = None,
+    **options: object,
+) -> MatchResult:
+    """Score an agent's reply (``actual``: its answer and its tool calls) in one comparison.
+
+    ``actual`` is an assistant message (``TargetResult.answer()``'s, an ``openai`` message
+    object or dict), a chat-completions response, an Anthropic message or an OpenAI
+    Responses output. Its answer (the message's JSON content, or its text parsed leniently;
+    no text is an empty answer) is scored against ``expected`` under ``metric`` and
+    ``options`` as :func:`~..match.match_json` scores it; its calls against
+    ``expected_calls`` (any expected form of the ``tool_calls`` metric; ``[]``: no call) by
+    the ``tool_calls`` metric with ``call_options`` (``order``, ``rules``, ``tools``...).
+
+    The result's ``metric`` is ``"<metric>+tool_calls"``; its fields the answer's, then the
+    calls'; its score the mean of the parts' scores weighted by their counted rows.
+    ``metric="tool_calls"`` is refused: the calls would be given twice."""
+    if metric == CALLS_METRIC:
+        raise ConfigError(
+            "match_reply scores the calls by tool_calls already: give the answer's metric "
+            "(field_f1, ...), or score the calls alone with match_json(metric='tool_calls')"
+        )
+    answers, calls = _entries(metric, dict(options), call_options)
+    expected_answer, depth_a = answers.read_expected(expected, "expected")
+    wanted, depth_c = calls.read_expected(expected_calls, "expected_calls")
+    expected_names = _expected_names(wanted)
+    _check_names(expected_answer, expected_names)
+    parts = _read_reply(actual)
+    try:  # (the calls first: a reply whose calls cannot be read costs the judge nothing)
+        made = calls.scored(wanted, depth_c, parts.message, None, "actual")
+        called = [call.name for call in read_calls(parts.message)]
+    except ParseError as exc:
+        exc.side = "actual"  # the reply's calls could not be read
+        raise
+    answer = _answer_scored(answers, expected_answer, depth_a, parts)
+    return combined(f"{metric}+{CALLS_METRIC}", answer, made, expected_names, called)
+
+
+def _entries(
+    metric: str, options: dict[str, object], call_options: Mapping[str, object] | None
+) -> tuple[Entry, Entry]:
+    """The answer's entry and the calls' (the same registry for both)."""
+    if call_options is None:
+        call_options = {}
+    elif not isinstance(call_options, Mapping):
+        raise ConfigError(
+            f"call_options must be a mapping of tool_calls options, not {shown(call_options)}"
+        )
+    for_calls: dict[str, object] = dict(call_options)
+    if "registry" in options and "registry" not in for_calls:
+        for_calls["registry"] = options["registry"]
+    answers = entry_for(metric, options, check=True)
+    try:
+        calls = entry_for(CALLS_METRIC, for_calls, check=True)
+    except ConfigError as exc:
+        raise ConfigError(f"call_options: {exc}") from None
+    return answers, calls
+
+
+def _expected_names(wanted: JsonValue) -> list[str]:
+    """The function names of the expected calls (ParseError naming ``expected_calls`` where
+    they are malformed)."""
+    return [call.name for call in read_expected_calls(wanted, "expected_calls").calls]
+
+
+def _check_names(expected: JsonValue, names: Sequence[str]) -> None:
+    """ConfigError where an expected answer's top-level key is an expected call's name: their
+    fields would share a path."""
+    if not isinstance(expected, Mapping):
+        return
+    for name in names:
+        if name in expected:
+            raise ConfigError(
+                f"expected answer key {name!r} is also the function of an expected call "
+                f"(expected_calls: {name}(...)): their fields would share the path "
+                f"{key_forms(name)[0]!r}; rename the answer's key"
+            )
+
+
+def _read_reply(actual: object) -> ReplyParts:
+    try:
+        return reply_parts(actual)
+    except ParseError as exc:
+        exc.side = "actual"  # the reply itself could not be read
+        raise
+
+
+def _answer_scored(entry: Entry, expected: JsonValue, depth: int, parts: ReplyParts) -> MatchResult:
+    """The answer's part: scored as a plain answer; a reply with no answer written scores
+    against an empty object (every expected field left out)."""
+    answer: object = {} if parts.answer is None else parts.answer
+    parsed, cut = entry.parse_actual(answer, "actual answer")
+    return entry.scored(expected, depth, parsed, cut, "actual answer")
+
+
+def combined(
+    metric: str,
+    answer: MatchResult,
+    calls: MatchResult,
+    expected_names: Sequence[str] = (),
+    called: Sequence[str] = (),
+) -> MatchResult:
+    """The two parts as one result (module docstring): the answer's fields, then the
+    calls'; the score their headlines weighted by counted rows; precision, recall and F1
+    from all rows; the answer's pairings, floors, cut and conformance."""
+    answer_fields, call_fields = _apart(
+        list(answer.fields), list(calls.fields), expected_names, called
+    )
+    n_answer, n_calls = _counted(answer_fields), _counted(call_fields)
+    total = n_answer + n_calls
+    score = (n_answer * answer.score + n_calls * calls.score) / total if total else 1.0
+    fields = tuple(answer_fields + call_fields)
+    if any(fr.weight != 1.0 for fr in fields):
+        precision, recall = weighted_precision_recall(fields)
+    else:
+        precision, recall = precision_recall(fields)
+    return MatchResult(
+        metric,
+        score,
+        precision,
+        recall,
+        f_beta(precision, recall),
+        fields,
+        answer.pairings,
+        answer.floor_failures,
+        answer.truncated,
+        answer.conformance,
+    )
+
+
+def _counted(fields: Sequence[FieldResult]) -> int:
+    return sum(1 for fr in fields if fr.status in _COUNTED)
+
+
+def _apart(
+    answer: list[FieldResult],
+    calls: list[FieldResult],
+    expected_names: Sequence[str],
+    called: Sequence[str],
+) -> tuple[list[FieldResult], list[FieldResult]]:
+    """Both parts' rows, no path in both: for each function name that heads rows of both
+    parts, the rows of the part the expected side does not give it to (an expected call's
+    name: the answer's; else the calls') move under ``name()`` (more ``()`` until free)."""
+    for name in dict.fromkeys([*expected_names, *called]):
+        top = key_forms(name)[0]
+        if not any(_under(_table_path(fr), top) for fr in answer):
+            continue
+        if not any(_under(_table_path(fr), top) for fr in calls):
+            continue
+        free = name + "()"
+        while any(_under(_table_path(fr), key_forms(free)[0]) for fr in (*answer, *calls)):
+            free += "()"
+        moved = key_forms(free)[0]
+        if name in expected_names:
+            answer = [_moved(fr, top, moved) for fr in answer]
+        else:
+            calls = [_moved(fr, top, moved) for fr in calls]
+    return answer, calls
+
+
+def _table_path(fr: FieldResult) -> str:
+    """The path a row is tabled by: its field path (its instance path where it has none)."""
+    return fr.field_path or fr.path
+
+
+def _under(path: str, top: str) -> bool:
+    """Whether ``path`` is ``top`` or below it."""
+    return path.startswith(top) and (len(path) == len(top) or path[len(top)] in ".[")
+
+
+def _moved(fr: FieldResult, top: str, moved: str) -> FieldResult:
+    """``fr`` with its paths that start with the segment ``top`` starting with ``moved``."""
+
+    def swap(path: str) -> str:
+        return moved + path[len(top) :] if _under(path, top) else path
+
+    actual_path = None if fr.actual_path is None else swap(fr.actual_path)
+    return fr._replace(path=swap(fr.path), field_path=swap(fr.field_path), actual_path=actual_path)
