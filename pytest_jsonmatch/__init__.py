@@ -82,13 +82,13 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .calls.call_figures import TargetResult as TargetResult
     from .dataset.scoring import score_pairs as score_pairs
     from .dataset.sketch import SchemaSketch as SchemaSketch
-    from .engine.agents import match_reply as match_reply
 
     # end states and BFCL's multi-turn verdict
     from .engine.agents import BfclMultiTurnVerdict as BfclMultiTurnVerdict
     from .engine.agents import BfclTurn as BfclTurn
     from .engine.agents import TurnStates as TurnStates
     from .engine.agents import bfcl_multi_turn_verdict as bfcl_multi_turn_verdict
+    from .engine.agents import match_reply as match_reply
     from .engine.agents import match_state as match_state
     from .engine.agents import match_turn_states as match_turn_states
     from .engine.agents import read_state as read_state

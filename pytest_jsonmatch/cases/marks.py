@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from ..engine.core.errors import ConfigError
 from ..engine.core.paths import PathPattern
+from ..engine.results.field_results import MATCH, SKIPPED, MatchResult
 
 
 class MarkError(ValueError):
@@ -207,13 +208,14 @@ def pytest_marks(marks: Iterable[MarkSpec]) -> tuple[MarkSpec, ...]:
 
 
 def field_xfail(
-    expected: FieldsExpectedToFail, passed: bool, failing: Iterable[str]
+    expected: FieldsExpectedToFail, passed: bool, results: Iterable[MatchResult]
 ) -> tuple[str, str]:
-    """What an xfail naming fields makes of a case's outcome, from whether it passed and the
-    instance paths of its failing fields: ``("xfail", why)`` when it failed at named fields
-    only; ``("fail", why)`` when it also failed at a field not named (why names both), or,
-    under ``strict``, when no named field failed; ``("", "")`` otherwise (the case's own
-    outcome stands)."""
+    """What an xfail naming fields makes of a case's outcome, from whether it passed and its
+    runs' results (the fields neither matched nor skipped fail): ``("xfail", why)`` when it
+    failed at named fields only; ``("fail", why)`` when it also failed at a field not named
+    (why names both), or, under ``strict``, when no named field failed; ``("", "")``
+    otherwise (the case's own outcome stands)."""
+    failing = (f.path for r in results for f in r.fields if f.status not in (MATCH, SKIPPED))
     paths = list(dict.fromkeys(failing))
     named = [path for path in paths if expected.covers(path)]
     others = [path for path in paths if not expected.covers(path)]

@@ -82,13 +82,9 @@ def expected_failure(
     results: list[tuple[MatchResult, float]],
     failure: Callable[[], AssertionError],
 ) -> None:
-    """A case whose xfail names fields: xfailed (pytest.xfail) when it failed at those
-    only, failed with ``failure`` and what the mark names when at another field too (or,
-    strict, when none of them failed); else its own outcome stands (cases/marks.py)."""
-    from ..engine.results.field_results import MATCH, SKIPPED
-
-    failing = [f.path for r, _ in results for f in r.fields if f.status not in (MATCH, SKIPPED)]
-    verdict, why = field_xfail(expected, passed, failing)
+    """A case whose xfail names fields: xfailed when it failed at those only, failed with
+    ``failure`` and the mark's words when at another too (cases/marks.py's field_xfail)."""
+    verdict, why = field_xfail(expected, passed, (r for r, _ in results))
     if verdict == "xfail":
         pytest.xfail(why)
     if verdict == "fail" and passed:  # strict, and the named fields matched: failed as
@@ -183,8 +179,7 @@ class GoldenItem(pytest.Item):
             from ..session.assertion import Reply
 
             case, defaults = self.case, self.golden_run.channel.defaults
-            reply = Reply.of_case(case.expected_calls, case.call_options)
-            name = case.metric or defaults.metric
+            name, reply = case.metric or defaults.metric, Reply.of_case(case.expected_calls, {})
             self.golden_run.channel.send(
                 Outcome.of(
                     produced,

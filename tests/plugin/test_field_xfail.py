@@ -83,8 +83,15 @@ def test_a_field_xfail_is_never_handed_to_pytest():
     ],
 )
 def test_what_a_field_xfail_makes_of_an_outcome(passed, failing, outcome):
+    from pytest_jsonmatch.engine.results.field_results import FieldResult, MatchResult
+
     (spec,) = marks_from([{"xfail": {"fields": "flight_number", "reason": "r"}}])
-    assert field_xfail(fields_expected_to_fail([spec]), passed, failing) == outcome
+    # one run whose failing fields are mismatches, beside a field that matched and one skipped
+    fields = [FieldResult(path, "mismatch", 0.0, 1, 2, "exact") for path in failing]
+    fields += [FieldResult("ok", "match", 1.0, 1, 1, "exact")]
+    fields += [FieldResult("skip", "skipped", 0.0, 1, 1, "")]
+    run = MatchResult("field_f1", 0.5, 0.5, 0.5, 0.5, tuple(fields))
+    assert field_xfail(fields_expected_to_fail([spec]), passed, [run]) == outcome
 
 
 @pytest.mark.parametrize(

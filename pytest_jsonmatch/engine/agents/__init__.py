@@ -41,9 +41,6 @@ _FACE: dict[str, str] = {
 
 if TYPE_CHECKING:
     # an agent's reply
-    from .reply import match_reply as match_reply
-    from .reply_message import answer_of as answer_of
-
     # end states and BFCL's multi-turn verdict
     from .bfcl_multi_turn import BfclMultiTurnVerdict as BfclMultiTurnVerdict
     from .bfcl_multi_turn import BfclTurn as BfclTurn
@@ -51,6 +48,8 @@ if TYPE_CHECKING:
     from .end_states import TurnStates as TurnStates
     from .end_states import match_state as match_state
     from .end_states import match_turn_states as match_turn_states
+    from .reply import match_reply as match_reply
+    from .reply_message import answer_of as answer_of
     from .state_reading import read_state as read_state
 
 __all__ = sorted(_FACE)
