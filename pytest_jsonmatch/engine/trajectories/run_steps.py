@@ -126,7 +126,7 @@ def _assistant_calls(item: Mapping[str, JsonValue], where: str, side: str) -> li
     args}`` marked ``type: tool_call``), or the call blocks of its content (Anthropic)."""
     calls = item.get("tool_calls")
     if type(calls) is list and calls:
-        found = []
+        found: list[ToolCall] = []
         for j, call in enumerate(calls):
             at = index_segment(key_segment(where, "tool_calls"), j)
             if not isinstance(call, Mapping):

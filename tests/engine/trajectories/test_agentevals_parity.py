@@ -19,6 +19,8 @@ from collections.abc import Callable
 
 import pytest
 
+pytestmark = pytest.mark.slow  # (about 3 to 5 s: agentevals' evaluator on 1,500 pairs)
+
 agentevals_match = pytest.importorskip("agentevals.trajectory.match")
 agentevals_utils = pytest.importorskip("agentevals.trajectory.utils")
 
