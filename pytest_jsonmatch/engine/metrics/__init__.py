@@ -56,7 +56,7 @@ BUILTIN_MODULES = {
     "structural_f1": (".structural_f1", "STRUCTURAL_F1"),
     "field_f1": (".field_f1", "FIELD_F1"),
     "tool_calls": ("..tool_calls.metric", "TOOL_CALLS"),
-    "trajectory": ("..trajectories.metric", "TRAJECTORY"),
+    "trajectory": ("..trajectories.trajectory_metric", "TRAJECTORY"),
 }
 METRIC_NAMES = tuple(BUILTIN_MODULES)
 

@@ -8,10 +8,10 @@ May import ``core``, ``reading``, ``comparing``, ``results``, ``schemas``, ``con
 ``metrics`` and ``tool_calls`` (whose call readers it reuses); no stage below it imports it:
 ``metrics`` names its metric module as text, loaded when the metric is first looked up.
 
-| module           | its job                                                                |
-|------------------|------------------------------------------------------------------------|
-| run_steps.py     | every shape of a run read into steps: calls, tool results, the answer  |
-| step_checks.py   | argument modes and per-tool rules: one call against one expected call  |
-| step_pairing.py  | which run call stands for which expected one: optimal, or first fit    |
-| metric.py        | the ``trajectory`` metric: options, fields, score                      |
+| module               | its job                                                             |
+|----------------------|---------------------------------------------------------------------|
+| run_steps.py         | every shape of a run read into steps: calls, results, the answer    |
+| step_checks.py       | argument modes and per-tool rules: one call against an expected one |
+| step_pairing.py      | which run call stands for which expected one: optimal, or first fit |
+| trajectory_metric.py | the ``trajectory`` metric: options, fields, score                   |
 """

@@ -203,6 +203,22 @@ def test_the_optimal_pairing_finds_what_first_fit_misses():
     assert traj(run, expected, pairing="agentevals", **options).score < 1.0
 
 
+def test_a_run_cut_off_while_a_step_was_written_spares_that_step():
+    import json
+
+    expected = [call("search", q="a"), call("book", id=1)]
+    text = json.dumps([*expected, call("extra", z="long text")])
+    cut = text[: text.index("long") + 1]  # inside the third call's argument
+    # scored closed: the two expected calls match (4 fields); the call being written when
+    # the answer was cut is skipped, not invented: P = R = 1 under unordered
+    result = traj(cut, expected, mode="unordered", truncated="close")
+    assert result.score == 1.0
+    assert [(f.path, f.status) for f in result.fields if f.status != "match"] == [
+        ("[2].extra", "skipped"),
+        ("[2].extra.z", "skipped"),
+    ]
+
+
 def test_empty_runs():
     assert traj([], []).score == 1.0
     assert traj([], [call("a")], mode="subset").score == 1.0

@@ -42,7 +42,7 @@ from .step_pairing import greedy, leftovers_in_order, optimal
 MODES = ("strict", "unordered", "subset", "superset")
 ARGS = ("exact", "ignore", "subset", "superset")
 PAIRINGS = ("optimal", "agentevals")
-_OPTIONS = frozenset({"mode", "args", "tool_args", "pairing"})
+_OPTIONS = frozenset({"mode", "args", "tool_args", "pairing", "truncated"})
 
 
 class Settings(NamedTuple):
@@ -270,16 +270,25 @@ class _Fields:
             )
 
     def invented(self, a: int) -> None:
-        """A step of the run that is not expected, named by its index in the run."""
+        """A step of the run that is not expected, named by its index in the run; its place
+        in the answer is the fields' ``actual_path`` (an answer cut off while the step was
+        written spares them: match.py)."""
         made = self.run[a]
+        at = made.where
         if made.kind != CALL:
             self._add(
-                index_segment("", a), "[]", HALLUCINATION, MISSING, made.role, "step not expected"
+                index_segment("", a),
+                "[]",
+                HALLUCINATION,
+                MISSING,
+                made.role,
+                "step not expected",
+                at=at,
             )
             return
         path = key_segment(index_segment("", a), made.name)
         field = key_segment("[]", made.name)
-        self._add(path, field, HALLUCINATION, MISSING, made.name, "call not expected")
+        self._add(path, field, HALLUCINATION, MISSING, made.name, "call not expected", at=at)
         rule = self.settings.rule(made.name)
         for key in counted(rule, made.arguments, expected_side=False):
             value = value_of(rule, made.arguments, key)
@@ -290,6 +299,7 @@ class _Fields:
                 MISSING,
                 value,
                 "call not expected",
+                at=at,
             )
 
     def step(self, e: int, other: list[int] | None) -> None:
@@ -321,11 +331,12 @@ class _Fields:
         reason: str = "",
         score: float | None = None,
         comparator: str = "trajectory",
+        at: str | None = None,
     ) -> None:
         if score is None:
             score = 1.0 if status == MATCH else 0.0
         self.out.append(
-            FieldResult(path, status, score, expected, actual, comparator, reason, field)
+            FieldResult(path, status, score, expected, actual, comparator, reason, field, at)
         )
 
 
