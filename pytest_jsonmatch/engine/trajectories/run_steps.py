@@ -100,7 +100,7 @@ def _message_steps(
     if kind == "function_call":
         return [
             _call_step(ToolCall(c.name, c.arguments, where), message)
-            for c in read_calls(item, side)
+            for c in read_calls(item, _within(side, where))
         ]
     if kind == "function_call_output":
         return [Step(RESULT, "tool", "", {}, message, where)]
@@ -125,7 +125,12 @@ def _assistant_calls(item: Mapping[str, JsonValue], where: str, side: str) -> li
     """An assistant message's calls: its ``tool_calls`` (OpenAI's, or LangChain's ``{name,
     args}`` marked ``type: tool_call``), or the call blocks of its content (Anthropic)."""
     calls = item.get("tool_calls")
-    if type(calls) is list and calls:
+    if calls is not None and type(calls) is not list:
+        raise ParseError(
+            f"{side} step {where}: its tool_calls must be a list of calls or null (no call), "
+            f"not {shown(calls)}"
+        )
+    if calls:
         found: list[ToolCall] = []
         for j, call in enumerate(calls):
             at = index_segment(key_segment(where, "tool_calls"), j)
@@ -134,15 +139,23 @@ def _assistant_calls(item: Mapping[str, JsonValue], where: str, side: str) -> li
             if call.get("type") == "tool_call":
                 call = {key: v for key, v in call.items() if key != "type"}
             found.extend(
-                ToolCall(c.name, c.arguments, _joined(at, c.where)) for c in read_calls(call, side)
+                ToolCall(c.name, c.arguments, _joined(at, c.where))
+                for c in read_calls(call, _within(side, at))
             )
         return found
     if type(item.get("content")) is list or isinstance(item.get("function_call"), Mapping):
         shape = {key: v for key, v in item.items() if key != "tool_calls"}
         return [
-            ToolCall(c.name, c.arguments, _joined(where, c.where)) for c in read_calls(shape, side)
+            ToolCall(c.name, c.arguments, _joined(where, c.where))
+            for c in read_calls(shape, _within(side, where))
         ]
     return []
+
+
+def _within(side: str, where: str) -> str:
+    """The side as call_shapes names it in errors, with the step the call is in: ``actual
+    step [3]`` (its own place follows: ``call at content[1]``)."""
+    return f"{side} step {where}"
 
 
 def _joined(where: str, inner: str) -> str:
@@ -163,7 +176,7 @@ def _plain_step(item: Mapping[str, JsonValue], message: int, where: str, side: s
     if any(key in item for key in _ANSWER_KEYS):
         return Step(ANSWER, "assistant", "", {}, message, where)
     if "name" in item or "function" in item:
-        calls = read_calls(item, side)
+        calls = read_calls(item, _within(side, where))
         if len(calls) == 1:
             return _call_step(ToolCall(calls[0].name, calls[0].arguments, where), message)
     raise ParseError(

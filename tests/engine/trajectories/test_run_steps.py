@@ -152,7 +152,12 @@ def test_one_message_alone_and_an_empty_run():
             [{"role": "assistant", "tool_calls": ["x"]}],
             "call at [0].tool_calls[0] must be an object",
         ),
-        ([{"name": "f", "arguments": "[1"}], "call 'f'"),
+        ([{"name": "f", "arguments": "[1"}], "actual step [0] arguments (call 'f')"),
+        ([{"role": "assistant", "tool_calls": "f"}], "step [0]: its tool_calls must be a list"),
+        (
+            [{"role": "user"}, {"role": "assistant", "content": [{"type": "tool_use"}]}],
+            "actual step [1] call at content[0]: its name must be text, not None",
+        ),
     ],
 )
 def test_what_cannot_be_read_is_named(value, words):
