@@ -253,11 +253,12 @@ def test_verdicts_agree_with_agentevals_except_where_first_fit_misses():
             if brute and not theirs_pass:
                 counts[mode, "first fit missed"] += 1
     # every mode met passing and failing pairs, and the default parted from agentevals on
-    # some pairs of the modes where first fit can miss (arguments as sets, or a comparator)
+    # some pairs of every mode (where arguments compare as sets, or by a comparator)
     for mode in MODES:
         assert counts[mode, "pass"] and counts[mode, "fail"], counts
-    assert sum(counts[mode, "first fit missed"] for mode in MODES) > 0, counts
-    print(dict(counts))
+    # (docs/metrics.md quotes these counts: 1,536 pairs, 11 where first fit missed)
+    missed = {mode: counts[mode, "first fit missed"] for mode in MODES}
+    assert missed == {"strict": 2, "unordered": 2, "subset": 3, "superset": 4}, counts
 
 
 def test_the_issue_example_passes_by_default_and_fails_as_agentevals_pairs():

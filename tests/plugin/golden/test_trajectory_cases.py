@@ -1,5 +1,6 @@
 """Golden cases scored by ``metric: trajectory``: an agent's run of messages against the
-expected run, in a case file; a failing case's message names the first step off the path."""
+expected run, in a case file; a failing case's message names the first step off the path, and
+the per-field table counts each function's arguments across the cases."""
 
 from __future__ import annotations
 
@@ -57,3 +58,6 @@ def test_trajectory_cases_pass_and_fail_with_the_step_named(pytester: pytest.Pyt
             "*FAILED agent.jsonmatch.yaml::wrong-flight*",
         ]
     )
+    # the per-field table across the cases folds the step index: book_flight's flight was
+    # matched in booked and more-calls-allowed, mismatched in wrong-flight: 2/3
+    result.stdout.fnmatch_lines(["[[]].book_flight.flight *0.6667 *2 *1 *0 *0"])
