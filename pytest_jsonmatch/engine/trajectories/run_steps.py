@@ -1,7 +1,8 @@
 """A run of several steps, in any of the shapes agents record it, read into one form.
 
 A trajectory is a list of messages, or an object holding one under ``messages`` (a LangGraph
-state, agentevals' form), or one message alone. Each message gives one or more steps:
+state, agentevals' form), an OpenAI Responses response (its ``output`` items), or one message
+alone. Each message gives one or more steps:
 
 - an assistant message with tool calls (OpenAI chat ``tool_calls``, Anthropic ``tool_use``
   blocks, LangChain ``tool_calls`` of ``{name, args}``): one ``call`` step per call, all in
@@ -64,12 +65,14 @@ def read_steps(value: object, side: str) -> list[Step]:
     if isinstance(value, Mapping):
         if "messages" in value and "role" not in value:
             value, base = value["messages"], "messages"
+        elif type(value.get("output")) is list and "type" not in value:  # a Responses response
+            value, base = value["output"], "output"
         elif "role" in value or "type" in value:
             value = [value]
         else:
             raise ParseError(
-                f"{side} trajectory: an object must hold its messages under 'messages' or be "
-                f"one message, not {shown(value)}"
+                f"{side} trajectory: an object must hold its messages under 'messages' (or a "
+                f"response's items under 'output') or be one message, not {shown(value)}"
             )
     if type(value) is not list:
         raise ParseError(

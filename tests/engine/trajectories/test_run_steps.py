@@ -112,6 +112,8 @@ def test_openai_responses_items():
         },
     ]
     # the two consecutive calls are one message, as the chat form would give them
+    assert kinds({"id": "resp_1", "object": "response", "output": items}) == kinds(items)
+    assert read_steps({"output": items}, "actual")[0].where == "output[1]"
     assert kinds(items) == [
         (*SEARCH, 1),
         ("call", "assistant", "open", {}, 1),
