@@ -219,6 +219,16 @@ def test_a_run_cut_off_while_a_step_was_written_spares_that_step():
     ]
 
 
+def test_past_the_budget_first_fit_stands(monkeypatch):
+    from pytest_jsonmatch.engine.trajectories import step_pairing
+
+    expected = [call("search"), call("search", q="a")]
+    run = [call("search", q="a"), call("search", q="b")]
+    # 2 x 2 = 4 pairs to weigh, past a budget of 3: the assignment is not solved
+    monkeypatch.setattr(step_pairing, "CELLS_SOLVED", 3)
+    assert traj(run, expected, mode="superset", args="superset").score == pytest.approx(2 / 3)
+
+
 def test_empty_runs():
     assert traj([], []).score == 1.0
     assert traj([], [call("a")], mode="subset").score == 1.0
