@@ -319,3 +319,24 @@ def test_the_score_is_one_exactly_when_the_mode_passes(mode, args, want, run):
     result = traj(message(run), message(want), mode=mode, args=args)
     assert 0.0 <= result.score <= 1.0
     assert (result.score == 1.0) == _passes(mode, args, want, run)
+
+
+def test_the_failure_message_names_the_first_step_off_the_path():
+    from pytest_jsonmatch.reporting.render.failure_message import format_failure
+
+    wrong = [*FLIGHT[:3], call("book_flight", pnr="X2", seat="4A"), *FLIGHT[4:]]
+    assert (
+        "the run left the expected path at step 3 (book_flight, argument pnr): mismatch, "
+        'expected "X1", actual "X2"'
+    ) in format_failure(traj(wrong, FLIGHT), 1.0)
+    early = [USER, ANSWER]
+    assert (
+        'the run left the expected path at step 1 (search): mismatch, expected "search", '
+        'actual "assistant"'
+    ) in format_failure(traj(early, FLIGHT), 1.0)
+    extra = [call("search", to="Oslo"), call("search", to="Rome")]
+    message = format_failure(traj(extra, [call("search", to="Oslo")], mode="subset"), 1.0)
+    assert (
+        "the run left the expected path at the run's step 1 (search): hallucination, "
+        'expected <missing>, actual "search"'
+    ) in message
