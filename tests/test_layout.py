@@ -112,6 +112,17 @@ ENGINE_STAGES = {
     "metrics": {"core", "reading", "comparing", "results", "schemas", "configuring"},
     # the tool-calls feature: its metric builds on metrics/base.py, so it sits above metrics
     "tool_calls": {"core", "reading", "comparing", "results", "schemas", "configuring", "metrics"},
+    # trajectories: a run's steps, its calls read by tool_calls' readers
+    "trajectories": {
+        "core",
+        "reading",
+        "comparing",
+        "results",
+        "schemas",
+        "configuring",
+        "metrics",
+        "tool_calls",
+    },
 }
 # The parts of reporting/, each importing only the parts below it: the model of a run (its
 # records and the report's shape) <- what the run is worth (statistics, gates, the concluded

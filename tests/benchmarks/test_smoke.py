@@ -276,5 +276,5 @@ def test_a_worst_case_forked_answers_as_in_a_fresh_process() -> None:
     assert fresh_error["error"].endswith(
         "unknown metric 'no_such_metric'; known metrics: field_f1, "
         "field_match, field_match_normalized, json_similarity, "
-        "structural_f1, tool_calls"
+        "structural_f1, tool_calls, trajectory"
     ), fresh_error

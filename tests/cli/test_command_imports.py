@@ -233,7 +233,7 @@ def test_a_metric_module_loads_when_its_metric_is_looked_up() -> None:
     assert proc.returncode == 0, proc.stderr
     first, names = proc.stdout.splitlines()
     order = "['field_match', 'field_match_normalized', 'json_similarity', 'structural_f1', "
-    order += "'field_f1', 'tool_calls']"
+    order += "'field_f1', 'tool_calls', 'trajectory']"
     assert first == (
         "False metric 'tool_calls' is built in and cannot be replaced tool_calls True " + order
     )

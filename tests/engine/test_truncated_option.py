@@ -115,12 +115,13 @@ OBJECTS = st.dictionaries(st.text("abcd", min_size=1, max_size=3), VALUES, min_s
     database=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
-# (tool_calls is left out: the objects here are no tool calls; its own cut answers are in
-# tests/engine/tool_calls/test_tool_calls.py)
+# (tool_calls and trajectory are left out: the objects here are no tool calls nor runs; their
+# own cut answers are in tests/engine/tool_calls/test_tool_calls.py and
+# tests/engine/trajectories/test_trajectory_metric.py)
 @given(
     value=OBJECTS,
     where=st.floats(0, 1),
-    metric=st.sampled_from(sorted(m for m in METRICS if m != "tool_calls")),
+    metric=st.sampled_from(sorted(m for m in METRICS if m not in ("tool_calls", "trajectory"))),
 )
 def test_a_cut_answer_scored_closed_never_has_a_hallucinated_field(value, where, metric):
     dumped = json.dumps(value)

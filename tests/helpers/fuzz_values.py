@@ -1391,6 +1391,17 @@ def option_strategies(metric: str, valid: bool) -> dict[str, st.SearchStrategy]:
         "category": st.none() if valid else ANY_TREES,
         "language": st.none() if valid else ANY_TREES,
         "underscore_to_dot": st.none() if valid else ANY_TREES,
+        # trajectory's own (every mode and argument mode keeps a run equal to itself at 1.0)
+        "mode": st.sampled_from([None, "strict", "unordered", "subset", "superset"])
+        if valid
+        else ANY_TREES,
+        "args": st.sampled_from([None, "exact", "ignore", "subset", "superset"])
+        if valid
+        else ANY_TREES,
+        "pairing": st.sampled_from([None, "optimal", "agentevals"]) if valid else ANY_TREES,
+        "tool_args": st.sampled_from([None, {"f": ["x"]}, {"f": "ignore"}, {"f": {"x": "exact"}}])
+        if valid
+        else ANY_TREES,
         "string_evaluator": st.sampled_from(["jaccard", "levenshtein", "exact", "binary"])
         if valid
         else st.one_of(
@@ -1577,6 +1588,57 @@ TOOL_CALL_VALUES = st.builds(
 )
 
 
+def _run_as(form: str, steps: list[tuple[str, Any]]) -> Any:
+    """A run of steps (a message of calls, a tool result, an answer) in one of the forms
+    agents record it (trajectories/run_steps.py)."""
+    out: list[Any] = []
+    for kind, calls in steps:
+        if kind == "calls":
+            message = _tool_calls_as("anthropic" if form == "anthropic" else "openai", calls)
+            if form == "langchain":
+                message = {
+                    "type": "ai",
+                    "content": "",
+                    "tool_calls": [
+                        {"name": n, "args": a, "id": "1", "type": "tool_call"} for n, a in calls
+                    ],
+                }
+            out.append(message if form != "plain" else None)
+            if form == "plain":
+                out[-1:] = [{"name": n, "arguments": a} for n, a in calls]
+        elif kind == "result":
+            out.append({"result": "r"} if form == "plain" else {"role": "tool", "content": "r"})
+        else:
+            out.append(
+                {"answer": "a"} if form == "plain" else {"role": "assistant", "content": "a"}
+            )
+    return {"messages": out} if form == "langchain" else out
+
+
+# an agent's run, for the trajectory metric: a few steps, the calls as above
+TRAJECTORY_VALUES = st.builds(
+    _run_as,
+    st.sampled_from(["plain", "anthropic", "openai", "langchain"]),
+    st.lists(
+        st.one_of(
+            st.tuples(
+                st.just("calls"),
+                st.lists(
+                    st.tuples(
+                        st.sampled_from(["f", "g", "a b"]),
+                        st.dictionaries(PLAIN_KEYS, JSON_VALUES, max_size=3),
+                    ),
+                    min_size=1,
+                    max_size=2,
+                ),
+            ),
+            st.tuples(st.sampled_from(["result", "answer"]), st.none()),
+        ),
+        max_size=4,
+    ),
+)
+
+
 @st.composite
 def self_cases(draw: Any, metric: str | None = None) -> Case:
     metric = metric or draw(METRIC)
@@ -1585,6 +1647,11 @@ def self_cases(draw: Any, metric: str | None = None) -> Case:
         value = draw(TOOL_CALL_VALUES)
         options = draw(equal_keeping_options(metric, value))
         options.pop("schema", None)  # (it takes no schema: a call's schema is its tool's)
+        return Case("match_json", (value, value), {"metric": metric, **options})
+    if metric == "trajectory":  # (its values are runs; other JSON is none, a ParseError)
+        value = draw(TRAJECTORY_VALUES)
+        options = draw(equal_keeping_options(metric, value))
+        options.pop("schema", None)  # (it takes no schema: a step's fields are its calls)
         return Case("match_json", (value, value), {"metric": metric, **options})
     value = draw(st.one_of(ACCEPTED_OBJECTS, ACCEPTED_ARRAYS) if arrays_too else ACCEPTED_OBJECTS)
     return Case(

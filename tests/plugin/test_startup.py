@@ -42,8 +42,11 @@ def test_a_session_without_comparisons_imports_nothing_heavy_and_prints_nothing(
             ours = {{m for m in sys.modules if m.startswith("pytest_jsonmatch")}}
             assert ours - {LIGHT!r} == set()
     """)
+    # (langsmith's plugin, which agentevals brings for the trajectory parity test, loads
+    # OpenTelemetry into every session: another package's cost, left out as the others are)
+    plugins_left_out = ("no:cacheprovider", "no:hypothesispytest", "no:benchmark")
     result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:benchmark"
+        *(arg for name in (*plugins_left_out, "no:langsmith_plugin") for arg in ("-p", name))
     )
     result.assert_outcomes(passed=2)
     # no banner (the plugins line is pytest's own), no warning, no summary section

@@ -13,11 +13,13 @@ below the walk (``core``, ``reading``, ``comparing``, ``results``, ``schemas``,
 | structural_f1           | scalars, both sides  | hallucinations | assignment on similarity   | F-beta   |
 | field_f1                | schema fields        | hallucinations | ordered / key / hungarian  | F1       |
 | tool_calls              | call names, arguments| hallucinations | calls: in order / any      | F1       |
+| trajectory              | steps, call arguments| by mode        | steps: strict / any / sets | F1       |
 
 For the first three, recall is exactly the published score: matched fields (or summed leaf
 similarity) over expected fields, since they never emit hallucinations.
 
-Adding a metric is one module beside these and one line in ``BUILTIN_MODULES`` below. The
+Adding a metric is one module beside these (or a package's, as
+``tool_calls`` and ``trajectory``) and one line in ``BUILTIN_MODULES`` below. The
 metrics are declared by name in the engine's registry when this package loads, and each
 module is imported when its metric is first looked up (a command scoring with ``field_f1``
 does not load ``tool_calls`` and BFCL's readers); code that looks a metric up by name
@@ -54,6 +56,7 @@ BUILTIN_MODULES = {
     "structural_f1": (".structural_f1", "STRUCTURAL_F1"),
     "field_f1": (".field_f1", "FIELD_F1"),
     "tool_calls": ("..tool_calls.metric", "TOOL_CALLS"),
+    "trajectory": ("..trajectories.trajectory_metric", "TRAJECTORY"),
 }
 METRIC_NAMES = tuple(BUILTIN_MODULES)
 

@@ -11,8 +11,16 @@ from collections.abc import Mapping
 
 from ...engine.core.depth import nesting
 from ...engine.core.errors import printable, shown
+from ...engine.core.paths import path_tokens
 from ...engine.core.values import MISSING
-from ...engine.results.field_results import SCORE_EPSILON, SKIPPED, FieldResult, MatchResult
+from ...engine.results.field_results import (
+    HALLUCINATION,
+    MATCH,
+    SCORE_EPSILON,
+    SKIPPED,
+    FieldResult,
+    MatchResult,
+)
 from ..run_model.aggregate import violations_text
 from .tables import guarded
 
@@ -45,6 +53,8 @@ def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) ->
             )
         )
 
+    if result.metric == "trajectory":
+        lines.extend(_departure(result, width))
     costly = [
         (fr.score, i, fr)
         for i, fr in enumerate(result.fields)
@@ -96,6 +106,24 @@ def _headline(result: MatchResult, threshold: float) -> str:
         f"{result.metric}: score {result.score:.4f} >= threshold {threshold:.4f}, "
         f"but {below} below min_score ({stats})"
     )
+
+
+def _departure(result: MatchResult, width: int | None) -> list[str]:
+    """A trajectory's first field off the expected path (its fields come in the expected
+    steps' order, a step the run added where it added it): the step, function, argument."""
+    for fr in result.fields:
+        if fr.status != MATCH and fr.status != SKIPPED:
+            tokens = path_tokens(fr.path, allow_globs=False)
+            step = tokens[0][1] if tokens else "?"
+            whose = "the run's step" if fr.status == HALLUCINATION else "step"
+            named = [value for kind, value in tokens[1:] if kind == "key"]
+            what = f" ({named[0]}" + (f", argument {'.'.join(named[1:])}" if named[1:] else "")
+            return [
+                f"the run left the expected path at {whose} {step}"
+                f"{what + ')' if named else ''}: {fr.status}, expected "
+                f"{format_value(fr.expected, width)}, actual {format_value(fr.actual, width)}"
+            ]
+    return []
 
 
 def _field_line(fr: FieldResult, path_width: int, width: int | None) -> str:

@@ -24,7 +24,8 @@ TRANSFORMS = (
     "lowercase, normalize_whitespace, round_digits, sort_tokens, strip, strip_accents, type_convert"
 )
 METRIC_LIST = (
-    "field_f1, field_match, field_match_normalized, json_similarity, structural_f1, tool_calls"
+    "field_f1, field_match, field_match_normalized, json_similarity, structural_f1, tool_calls, "
+    "trajectory"
 )
 
 

@@ -1,0 +1,17 @@
+"""Trajectories: an agent's run of several steps against the expected run, step by step.
+
+Takes a run as agents record it (OpenAI chat messages, OpenAI Responses items, Anthropic
+messages, LangChain/LangGraph message dicts, a plain list of steps) and the expected run;
+gives the ``trajectory`` metric: agentevals' trajectory match modes (strict, unordered,
+subset, superset) and argument modes, each expected call's function and arguments a field.
+May import ``core``, ``reading``, ``comparing``, ``results``, ``schemas``, ``configuring``,
+``metrics`` and ``tool_calls`` (whose call readers it reuses); no stage below it imports it:
+``metrics`` names its metric module as text, loaded when the metric is first looked up.
+
+| module               | its job                                                             |
+|----------------------|---------------------------------------------------------------------|
+| run_steps.py         | every shape of a run read into steps: calls, results, the answer    |
+| step_checks.py       | argument modes and per-tool rules: one call against an expected one |
+| step_pairing.py      | which run call stands for which expected one: optimal, or first fit |
+| trajectory_metric.py | the ``trajectory`` metric: options, fields, score                   |
+"""
