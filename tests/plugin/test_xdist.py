@@ -256,6 +256,9 @@ def test_calls_that_cannot_run_again_are_lost_calls_that_blame_no_one(pytester):
     assert report["run"]["complete"] is False
     assert report["run"]["stopped"] == "2 lost calls in dead xdist workers: 0 of 2 tests ran"
     result.stdout.fnmatch_lines(
-        ["could not be scored (counted as 0):", "  golden/c.jsonmatch.yaml::c0: lost call: *"]
+        [
+            "could not be scored (counted as 0): 2 cases, 1 cause",
+            "  2 cases (golden/c.jsonmatch.yaml::c0, golden/c.jsonmatch.yaml::c3): lost call:*",
+        ]
     )
     assert result.ret != 0
