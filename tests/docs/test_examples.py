@@ -23,6 +23,16 @@ What counts as an example (the conventions a doc writer follows):
     ``$ command`` followed by the command's whole output; every command runs in order in
     one fresh folder holding the page's files.
 
+  - ``<!-- runs -->`` on the line before a block: the block is a recipe a reader copies
+    into CI, run as written in one fresh folder holding the page's files, and every command
+    of it must succeed (exit 0). A ```bash block: each command in turn (a line ending in
+    ``\\`` goes on). A ```yaml block: a GitHub Actions workflow, its jobs in the order
+    their ``needs`` give, each job once per combination of its ``matrix`` (``${{ matrix.X
+    }}`` replaced), each step's ``run:`` in turn; the steps that install (``pip install``:
+    this test's interpreter is the environment) and the actions (``uses:``: every job works
+    in the one folder, so an artifact uploaded is there to download) are left out, and
+    ``$GITHUB_STEP_SUMMARY`` is a file of the folder.
+
   The commands ``python``, ``python3``, ``pytest`` and ``jsonmatch`` run on this test's
   interpreter, whatever PATH holds. Terminal output is 80 columns wide.
 
@@ -57,6 +67,7 @@ FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 MIN_DOCTESTS = 43
 MIN_ASSERTING_BLOCKS = 3
 MIN_SHELL_EXAMPLES = 12
+MIN_RECIPES = 3
 
 # a fenced block: its opening fence (``` or longer, perhaps indented), info string, body
 FENCE = re.compile(
@@ -65,10 +76,10 @@ FENCE = re.compile(
     re.M | re.S,
 )
 # a marker on the line right before a fence
-MARKER = re.compile(r"<!--\s*(?P<kind>file|output|session)\b(?P<arg>[^\n]*?)\s*-->\s*\n\Z")
+MARKER = re.compile(r"<!--\s*(?P<kind>file|output|session|runs)\b(?P<arg>[^\n]*?)\s*-->\s*\n\Z")
 # a hidden file: <!-- file: PATH, its lines, -->
 HIDDEN_FILE = re.compile(r"^<!--\s*file:\s*(?P<path>\S+)[ ]*\n(?P<body>.*?)^-->[ ]*$", re.M | re.S)
-ANY_MARKER = re.compile(r"<!--\s*(file|output|session)\b")
+ANY_MARKER = re.compile(r"<!--\s*(file|output|session|runs)\b")
 
 
 @dataclass
@@ -127,6 +138,9 @@ def read_page(path: Path) -> Page:
                 files[arg] = body
             elif marker["kind"] == "session":
                 examples.append(Example(path, line, "session", body))
+            elif marker["kind"] == "runs":
+                assert info in ("bash", "yaml"), f"{path}:{line}: a recipe is bash or yaml"
+                examples.append(Example(path, line, "recipe", body, command=info))
             else:
                 command, _, source = arg.partition(";")
                 files_page = path
@@ -293,6 +307,96 @@ def run_session(example: Example, tmp_path: Path) -> None:
         )
 
 
+# -- CI recipes ---------------------------------------------------------------------------
+
+# what a workflow step installs: this test's interpreter already holds the project
+INSTALLS = re.compile(r"^\s*(python3? -m )?pip install\b")
+MATRIX = re.compile(r"\$\{\{\s*matrix\.(\w+)\s*\}\}")
+
+
+def bash_commands(text: str) -> list[str]:
+    """A bash block's commands: one a line, a line ending in a backslash going on; blank
+    lines and comments left out."""
+    commands: list[str] = []
+    pending = ""
+    for line in text.splitlines():
+        if not pending and (not line.strip() or line.lstrip().startswith("#")):
+            continue
+        pending += line[:-1].rstrip() + " " if line.endswith("\\") else line.strip()
+        if not line.endswith("\\"):
+            commands.append(pending.strip())
+            pending = ""
+    return commands
+
+
+def workflow_commands(text: str) -> list[tuple[str, str]]:
+    """A GitHub Actions workflow's ``run:`` steps as (where, command), jobs in ``needs``
+    order, each once per combination of its matrix; installs and actions left out."""
+    import itertools
+
+    import yaml
+
+    jobs = yaml.safe_load(text)["jobs"]
+    order: list[str] = []
+    while len(order) < len(jobs):
+        ready = [
+            name
+            for name, job in jobs.items()
+            if name not in order and set(_needs(job)) <= set(order)
+        ]
+        assert ready, "the workflow's needs go round in a circle"
+        order += ready
+    out = []
+    for name in order:
+        job = jobs[name]
+        matrix = {
+            k: v
+            for k, v in job.get("strategy", {}).get("matrix", {}).items()
+            if isinstance(v, list)
+        }
+        for values in itertools.product(*matrix.values()):
+            chosen = dict(zip(matrix, values))
+            for k, step in enumerate(job["steps"]):
+                if "run" not in step or INSTALLS.match(step["run"]):
+                    continue
+                command = MATRIX.sub(lambda m, at=chosen: str(at[m[1]]), step["run"]).strip()
+                where = f"job {name}" + (f" {chosen}" if chosen else "") + f" step {k + 1}"
+                out.append((where, command))
+    return out
+
+
+def _needs(job: dict) -> list[str]:
+    needs = job.get("needs", [])
+    return [needs] if isinstance(needs, str) else list(needs)
+
+
+def run_recipe(example: Example, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    _commands_on_this_interpreter(bin_dir)
+    work = _workdir(tmp_path, PAGE_CACHE[example.page].files)
+    env = _environment(bin_dir)
+    env["GITHUB_STEP_SUMMARY"] = str(work / "step-summary.md")
+    if example.command == "yaml":
+        steps = workflow_commands(example.text)
+    else:
+        steps = [(f"command {k + 1}", c) for k, c in enumerate(bash_commands(example.text))]
+    assert steps, f"{example.id}: the recipe runs nothing"
+    for where, command in steps:
+        proc = subprocess.run(
+            ["bash", "-c", command],
+            cwd=work,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0, (
+            f"{example.id}: {where} of the recipe fails as written (exit {proc.returncode})\n"
+            f"$ {command}\n{proc.stdout}"
+        )
+
+
 # -- the tests ----------------------------------------------------------------------------
 
 
@@ -306,6 +410,8 @@ def test_example(example: Example, tmp_path, monkeypatch, registry_left_as_found
         exec(compile(example.text, example.id, "exec"), {"__name__": "__docs__"})  # noqa: S102
     elif example.kind == "output":
         run_output(example, tmp_path)
+    elif example.kind == "recipe":
+        run_recipe(example, tmp_path)
     else:
         run_session(example, tmp_path)
 
@@ -315,6 +421,7 @@ def test_the_examples_are_all_found():
     assert kinds.count("doctest") >= MIN_DOCTESTS
     assert kinds.count("asserting") >= MIN_ASSERTING_BLOCKS
     assert kinds.count("output") + kinds.count("session") >= MIN_SHELL_EXAMPLES
+    assert kinds.count("recipe") >= MIN_RECIPES
     assert len({example.id for example in EXAMPLES}) == len(EXAMPLES)
 
 
@@ -327,3 +434,43 @@ def test_a_wrong_output_is_caught(tmp_path):
     assert _matches("b\nc\n", "a\nb\nc\nd\n", excerpt=True)
     assert not _matches("b\nd\n", "a\nb\nc\nd\n", excerpt=True)
     assert not _matches("a\n", "a\nb\n", excerpt=False)
+
+
+def test_a_recipe_is_read_as_ci_runs_it():
+    workflow = """
+jobs:
+  gate:
+    needs: [shard]
+    steps:
+      - run: jsonmatch merge shard-*.json
+  shard:
+    strategy: {matrix: {group: [1, 2]}}
+    steps:
+      - uses: actions/checkout@v4
+      - run: pip install -e ".[test]"
+      - run: >
+          pytest --group ${{ matrix.group }}
+          --report s-${{ matrix.group }}.json
+"""
+    # the shards first (the gate needs them), once per group; the install and the action
+    # left out; a folded run: one command
+    assert workflow_commands(workflow) == [
+        ("job shard {'group': 1} step 3", "pytest --group 1 --report s-1.json"),
+        ("job shard {'group': 2} step 3", "pytest --group 2 --report s-2.json"),
+        ("job gate step 1", "jsonmatch merge shard-*.json"),
+    ]
+    assert bash_commands("# main\npytest a \\\n  --b\n\npytest c\n") == [
+        "pytest a --b",
+        "pytest c",
+    ]
+
+
+def test_a_recipe_that_fails_is_caught(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("", encoding="utf-8")
+    PAGE_CACHE[page] = Page(page, {}, [])
+    try:
+        with pytest.raises(AssertionError, match="command 2 of the recipe fails as written"):
+            run_recipe(Example(page, 1, "recipe", "true\nexit 3\n", command="bash"), tmp_path)
+    finally:
+        del PAGE_CACHE[page]
