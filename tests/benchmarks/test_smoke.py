@@ -137,7 +137,8 @@ AGENT_ROWS = {  # the agents section's rows at the quick sizes, and the referenc
         f"bfcl_multi_turn_verdict, {what}, executing": "bfcl_eval"
         for what in ("base", "miss_func", "miss_param", "long_context", "4 categories")
     },
-    "multi-turn scoring after execution, 4 categories": "bfcl_eval",
+    "multi-turn scoring after execution, 4 categories, every turn": "bfcl_eval",
+    "multi-turn scoring after execution, 4 categories, BFCL's turns": "bfcl_eval",
 }
 
 
@@ -158,10 +159,13 @@ def _check_agent_rows(rows: list[dict], hidden: bool = False) -> None:
             ), row
         else:
             assert row["time_s"] > 0 and row["baseline_s"] > 0 and row["ratio"] > 0, row
-            assert row["status"] in ("PASS", "MISS") and row["runs"] == 3, row
-            assert row["note"].startswith("ratio min "), row
+            assert row["runs"] == 3 and row["note"].startswith("ratio min "), row
             assert "DIFFER" not in row["note"], row
-            assert row["target"] == ("<=2.00x" if package == "agentevals" else "<=1.00x"), row
+            if row["case"].endswith("BFCL's turns"):  # (shown beside the row of every turn)
+                assert (row["status"], row["target"]) == ("INFO", "-"), row
+            else:
+                assert row["status"] in ("PASS", "MISS"), row
+                assert row["target"] == ("<=2.00x" if package == "agentevals" else "<=1.00x")
 
 
 def test_benchmark_agents_without_references(tmp_path: Path) -> None:
