@@ -25,8 +25,9 @@ handful of entries and two kinds). Two comparisons, target at most the checker's
   ``state_checker`` and ``response_checker`` (with its empty-turn check, turn by turn until
   the entry's first failure, as its checker goes) against our verdict's judging of the turn
   (the differing attributes read to JSON, the missing results; on every turn, since our
-  verdict gives per-turn credit). It calls the verdict's private ``_differences`` and
-  ``_missing``, the part of ``_judge_turn`` after execution.
+  verdict gives per-turn credit), the target row; an INFO row beside it times ours on the
+  turns BFCL judges too. It calls the verdict's private ``_differences`` and ``_missing``,
+  the part of ``_judge_turn`` after execution.
 
 Every row: the median of the runs' times per pair or per check, the ratio (ours / theirs: below
 1x, ours is faster) as the median of the per-run ratios, each run timing both sides in ABBA
@@ -445,10 +446,8 @@ def _scoring_rows(
 
 def bfcl_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[Any]:
     cases = [
-        *(
-            f"bfcl_multi_turn_verdict, {c}, executing"
-            for c in ("base", "miss_func", "miss_param", "long_context", "4 categories")
-        ),
+        f"bfcl_multi_turn_verdict, {c}, executing"
+        for c in ("base", "miss_func", "miss_param", "long_context", "4 categories")
     ]
     if not _importable("bfcl_eval"):
         note = NOT_INSTALLED.format("bfcl-eval")
