@@ -5,7 +5,8 @@
     python benchmarks/run.py --only pairing  # one section (repeatable)
     python benchmarks/run.py --json out.json # also write the rows as JSON
 
-Sections: metrics, pairing, suite, startup, parse, peers, worst, dataset, references, otel, tools. Each row
+Sections: metrics, pairing, suite, startup, parse, peers, worst, dataset, references, otel, tools,
+judge, report, agents. Each row
 is a median of several runs, its baseline measured in the same run (interleaved with it where
 that is cheap), the ratio (row time / baseline time), and the target with PASS/MISS. The exit
 status is 0 whatever the targets say (1 only when a section itself breaks), so a slow machine
@@ -20,6 +21,12 @@ implementations it reproduces (UiPath's JsonSimilarityEvaluator, structeval,
 struct-extract-eval), one pair at a time and on a dataset, in the same process; the ratio is
 again ours / theirs. They are not dependencies: a row is measured only when its reference is
 installed beside the project, and is an INFO row saying so otherwise.
+
+The agents section (benchmarks/agents.py) times the trajectory metric against agentevals'
+trajectory match on the same pairs, and BFCL's multi-turn verdict against BFCL's own
+multi_turn_checker on its entries (the whole verdict, each side executing the calls, and the
+scoring after execution alone, on the same executed instances); ratio ours / theirs. Again
+a reference not installed (agentevals, bfcl-eval) gives INFO rows.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import agents
 import command_startup
 import corpus
 import invoices
@@ -65,6 +73,7 @@ SECTIONS = (
     "tools",
     "judge",
     "report",
+    "agents",
 )
 METRICS = ("field_match", "field_match_normalized", "json_similarity", "structural_f1", "field_f1")
 
@@ -1174,6 +1183,7 @@ BENCHES: dict[str, Callable[[argparse.Namespace], list[Row]]] = {
     "tools": bench_tools,
     "judge": bench_judge,
     "report": lambda args: report_bench.bench(args, Row),
+    "agents": lambda args: agents.bench(args, Row),
 }
 
 

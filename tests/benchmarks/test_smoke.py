@@ -29,6 +29,7 @@ SECTIONS = (
     "tools",
     "judge",
     "report",
+    "agents",
 )
 NO_DEEPDIFF = 'deepdiff not installed: pip install -e ".[bench]"'
 NOT_INSTALLED = (
@@ -59,7 +60,7 @@ def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.Compl
 GROUPS = (
     ("metrics", "pairing", "suite", "startup", "parse"),
     ("peers", "worst", "dataset", "references", "otel"),
-    ("tools", "judge", "report"),
+    ("tools", "judge", "report", "agents"),
 )
 
 
@@ -119,9 +120,64 @@ def test_benchmark_script_runs_quick(tmp_path: Path, group: tuple[str, ...]) -> 
         _check_reference_rows([r for r in rows if r["section"] == "references"])
         _check_otel_rows([r for r in rows if r["section"] == "otel"])
         _check_peer_rows(rows, table)
+    if "agents" in group:
+        _check_agent_rows([r for r in rows if r["section"] == "agents"])
     if "dataset" in group:
         jobs = [r["target"] for r in rows if r["case"].endswith(" records -j 2")]
         assert jobs == ["<= 0.59x"]
+
+
+AGENT_ROWS = {  # the agents section's rows at the quick sizes, and the reference each one needs
+    **{
+        f"trajectory mode={mode}, 40 pairs (OpenAI chat)": "agentevals"
+        for mode in ("strict", "unordered", "subset", "superset")
+    },
+    "trajectory, 4 modes mixed, 40 pairs (mixed shapes)": "agentevals",
+    **{
+        f"bfcl_multi_turn_verdict, {what}, executing": "bfcl_eval"
+        for what in ("base", "miss_func", "miss_param", "long_context", "4 categories")
+    },
+    "multi-turn scoring after execution, 4 categories, every turn": "bfcl_eval",
+    "multi-turn scoring after execution, 4 categories, BFCL's turns": "bfcl_eval",
+}
+
+
+def _check_agent_rows(rows: list[dict], hidden: bool = False) -> None:
+    """Every row of the agents section, in order: measured (both times, a ratio against its
+    target, the spread of the ratios, every verdict agreeing) where its reference is
+    installed, an INFO row naming the package otherwise (or when ``hidden``)."""
+    assert [r["case"] for r in rows] == list(AGENT_ROWS), rows
+    for row in rows:
+        package = AGENT_ROWS[row["case"]]
+        if hidden or not _installed(package):
+            name = package.replace("_", "-")
+            assert (row["status"], row["time_s"], row["ratio"], row["note"]) == (
+                "INFO",
+                None,
+                None,
+                NOT_INSTALLED.format(name),
+            ), row
+        else:
+            assert row["time_s"] > 0 and row["baseline_s"] > 0 and row["ratio"] > 0, row
+            assert row["runs"] == 3 and row["note"].startswith("ratio min "), row
+            assert "DIFFER" not in row["note"], row
+            if row["case"].endswith("BFCL's turns"):  # (shown beside the row of every turn)
+                assert (row["status"], row["target"]) == ("INFO", "-"), row
+            else:
+                assert row["status"] in ("PASS", "MISS"), row
+                assert row["target"] == ("<=2.00x" if package == "agentevals" else "<=1.00x")
+
+
+def test_benchmark_agents_without_references(tmp_path: Path) -> None:
+    # agentevals and bfcl_eval modules that cannot be imported, ahead of any installed ones
+    for package in ("agentevals", "bfcl_eval"):
+        (tmp_path / f"{package}.py").write_text("raise ImportError('hidden by the smoke test')\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(tmp_path), env.get("PYTHONPATH"))))
+    out = tmp_path / "bench.json"
+    proc = _run(["--quick", "--only", "agents", "--json", str(out)], env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _check_agent_rows(json.loads(out.read_text())["rows"], hidden=True)
 
 
 def _check_peer_rows(rows: list[dict[str, Any]], table: str) -> None:

@@ -12,7 +12,6 @@ a valid one that first fit missed: there the comparison passes, and agentevals f
 from __future__ import annotations
 
 import itertools
-import json
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -22,6 +21,7 @@ import agentevals.trajectory.utils as agentevals_utils
 import pytest
 
 from pytest_jsonmatch import match_json
+from tests.helpers import trajectory_pairs as pairs
 
 # (about 3 to 5 s: agentevals' evaluator on 1,500 pairs). Collected only where agentevals is
 # installed (conftest.py): CI's main run installs it, the floor run cannot
@@ -29,116 +29,9 @@ pytestmark = pytest.mark.slow
 
 MODES = ("strict", "unordered", "subset", "superset")
 ARGS = ("exact", "ignore", "subset", "superset")
-NAMES = ("search", "book")
-VALUES = {"q": ("a", "b"), "n": (0, 1, 2)}
-
-# a call: (name, arguments); a message: ("user" | "tool" | "answer", None) or ("calls", [calls])
-Call = tuple[str, dict[str, object]]
-
-
-def _arguments(rng: random.Random) -> dict[str, object]:
-    return {k: rng.choice(v) for k, v in VALUES.items() if rng.random() < 0.6}
-
-
-def _calls(rng: random.Random, count: int) -> list[Call]:
-    return [(rng.choice(NAMES), _arguments(rng)) for _ in range(count)]
-
-
-def _messages(rng: random.Random) -> list[tuple[str, list[Call] | None]]:
-    out: list[tuple[str, list[Call] | None]] = [("user", None)]
-    for _ in range(rng.randint(1, 2)):
-        out.append(("calls", _calls(rng, rng.randint(1, 3))))
-        out.append(("tool", None))
-    if rng.random() < 0.7:
-        out.append(("answer", None))
-    return out
-
-
-def _mutated(rng: random.Random, messages: list) -> list:
-    """The expected run changed a little: calls reordered, arguments dropped or changed,
-    calls added or removed, a step removed."""
-    out = []
-    for kind, calls in messages:
-        if kind == "calls":
-            calls = [(name, dict(args)) for name, args in calls]
-            rng.shuffle(calls)
-            for _, args in calls:
-                if args and rng.random() < 0.3:
-                    del args[rng.choice(sorted(args))]
-                if rng.random() < 0.3:
-                    key = rng.choice(sorted(VALUES))
-                    args[key] = rng.choice(VALUES[key])
-            if rng.random() < 0.25:
-                calls.append(_calls(rng, 1)[0])
-            if len(calls) > 1 and rng.random() < 0.2:
-                calls.pop()
-        out.append((kind, calls))
-    if len(out) > 2 and rng.random() < 0.15:
-        del out[rng.randrange(1, len(out))]
-    return out
-
-
-# -- the shapes ----------------------------------------------------------------------------
-
-
-def _openai(messages: list) -> list[dict]:
-    out = []
-    for kind, calls in messages:
-        if kind == "calls":
-            out.append(
-                {
-                    "role": "assistant",
-                    "content": "",
-                    "tool_calls": [
-                        {"type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-                        for n, a in calls
-                    ],
-                }
-            )
-        else:
-            out.append({"role": "assistant" if kind == "answer" else kind, "content": "x"})
-    return out
-
-
-def _anthropic(messages: list) -> list[dict]:
-    out = []
-    for i, (kind, calls) in enumerate(messages):
-        if kind == "calls":
-            blocks = [{"type": "text", "text": "thinking"}] + [
-                {"type": "tool_use", "id": f"t{i}_{j}", "name": n, "input": a}
-                for j, (n, a) in enumerate(calls)
-            ]
-            out.append({"role": "assistant", "content": blocks})
-        elif kind == "tool":
-            result = {"type": "tool_result", "tool_use_id": f"t{i}", "content": "r"}
-            out.append({"role": "user", "content": [result]})
-        else:
-            out.append({"role": "assistant" if kind == "answer" else kind, "content": "x"})
-    return out
-
-
-def _langchain(messages: list) -> dict:
-    out = []
-    for i, (kind, calls) in enumerate(messages):
-        if kind == "calls":
-            out.append(
-                {
-                    "type": "ai",
-                    "content": "",
-                    "tool_calls": [
-                        {"name": n, "args": a, "id": f"c{i}{j}", "type": "tool_call"}
-                        for j, (n, a) in enumerate(calls)
-                    ],
-                }
-            )
-        elif kind == "tool":
-            out.append({"type": "tool", "content": "r", "tool_call_id": f"c{i}"})
-        else:
-            out.append({"type": "ai" if kind == "answer" else "human", "content": "x"})
-    return {"messages": out}
-
-
-SHAPES: tuple[Callable[[list], object], ...] = (_openai, _anthropic, _langchain)
+# (the pairs' generator and shapes are shared with benchmarks/agents.py)
+_messages, _mutated, _openai = pairs.messages, pairs.mutated, pairs.openai
+SHAPES = pairs.SHAPES
 
 
 # -- the overrides -------------------------------------------------------------------------
