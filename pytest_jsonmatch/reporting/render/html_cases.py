@@ -215,7 +215,7 @@ class CaseData:
             extra["by"] = dict(run["by"])
         for side in ("input", "output"):  # as the page shows them: text, or indented JSON
             if run.get(side) is not None:
-                value = run[side]  # type: ignore[literal-required]
+                value = run[side]
                 extra[side] = value if isinstance(value, str) else _text(value)
         score = _r4(run["score"])
         prf = [_r4(run["precision"]), _r4(run["recall"]), _r4(run["f1"])]

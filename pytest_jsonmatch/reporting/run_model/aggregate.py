@@ -671,7 +671,7 @@ def case_order(case: CaseDict) -> tuple[int, float, str]:
 
 
 # the ranks of case_order: unscored, failing, passing (any other status), expected to fail
-_CASE_RANKS = {ERROR: 0, FAILED: 1, **dict.fromkeys(EXPECTED_TO_FAIL, 3)}
+_CASE_RANKS: dict[str, int] = {ERROR: 0, FAILED: 1, **dict.fromkeys(EXPECTED_TO_FAIL, 3)}
 
 
 def worst_first(cases: Iterable[CaseDict]) -> list[CaseDict]:
