@@ -36,8 +36,9 @@ _RUN_THEN_LIST = (
 # `referencing`, for a schema without a $ref), the judge, the metrics not used (tool_calls
 # with BFCL's readers), BFCL's fast paths, the pytest layer, worker processes and what sends
 # work to them (pickle), network clients, exact arithmetic (fractions, decimal: only for
-# integers past a float's range), and a `git` process for a commit that text output does
-# not show (subprocess, platform).
+# integers past a float's range), a `git` process for a commit that text output does
+# not show (subprocess, platform), and threads (only a value nested past SHALLOW levels is
+# compared in a thread of its own: engine/core/depth.py).
 _NEITHER = (
     "pytest_jsonmatch.cli.saved_reports",
     "pytest_jsonmatch.cli.merge",
@@ -86,6 +87,7 @@ _NEITHER = (
     "decimal",
     "subprocess",
     "platform",
+    "threading",
 )
 # score of two JSONL files by position: besides, not the streaming reader of folders, arrays
 # and pairing by id (nor its progress bar's count, made on a terminal only)
