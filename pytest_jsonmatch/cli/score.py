@@ -37,7 +37,6 @@ from ..reporting.run_model.report_types import CaseDict, JudgeDict, Report
 from ..reporting.run_model.spool import ComparisonSpool, Spool, write_streamed_report
 from ..reporting.verdicts.gates import verdict_of
 from ..reporting.verdicts.report import added_judge, report_head, run_info
-from .datasets import count_records
 from .extensions import load_in_worker, worker_setup
 from .input_error import InputError
 from .options import (
@@ -51,13 +50,13 @@ from .options import (
 from .output import choices, emit, repository_of
 from .parallel import WORKER_CHUNK, Workers
 from .progress import Progress
-from .record_pairs import Leftovers, PairingSettings, pairs
 
 if TYPE_CHECKING:
     from ..reporting.run_model.aggregate import Summary
     from ..reporting.run_model.report_types import ReportHead
     from ..reporting.verdicts.baseline import Baseline, BaselineComparison, CaseScores
     from ..reporting.verdicts.gates import GateVerdict
+    from .record_pairs import Leftovers
 
 MAX_JOBS = 1_024  # worker processes --jobs may ask for
 
@@ -150,7 +149,6 @@ def run(args: argparse.Namespace) -> int:
     gates = gates_of(args, "score")
     cfg = checked_configuration(args, metric, options)
     baseline = _baseline(args)
-    pairing = PairingSettings(args.gold, args.pred, args.id_field, args.gold_field, args.pred_field)
     # every case's line where a report lists them all; else only those the summary names
     printed = FORMATS[args.format]  # what it shows of the run (reporting/render/formats.py)
     keeps = Keeps(
@@ -163,7 +161,6 @@ def run(args: argparse.Namespace) -> int:
         Workers(args.jobs, _worker_setup(args)) as workers,
         contextlib.ExitStack() as stack,
     ):
-        leftovers = Leftovers()
         scoring = _Run(
             tmp,
             workers,
@@ -174,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
             inferred=cfg.schema_driven and "schema" not in options,
             keeps=keeps,
         )
-        cases, comparisons, total, now = scoring.scored(pairing, leftovers)
+        cases, comparisons, total, now = scoring.scored()
         stack.enter_context(cases)
         if comparisons is not None:
             stack.enter_context(comparisons)
@@ -185,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
 
             against = compare(now, baseline)
         verdict = verdict_of(summary, gates, against)
-        warning = leftovers.warning(args.pred)
+        warning = scoring.leftovers.warning(args.pred) if scoring.leftovers else None
         if warning:
             verdict.warnings.insert(0, warning)
         _reported(args, _head(args, summary, verdict, against, scoring), cases, comparisons)
@@ -331,8 +328,10 @@ class _Run:
         self.keeps = keeps
         # what the LLM judge did over the run, added up from the parts (None: nothing judged)
         self.judged: JudgeDict | None = None
+        # predictions the streaming reader paired with no gold record (None: not read that way)
+        self.leftovers: Leftovers | None = None
 
-    def scored(self, pairing: PairingSettings, leftovers: Leftovers) -> Scored:
+    def scored(self) -> Scored:
         """The run's records scored: the spools of cases and comparisons, the aggregates and
         each case's scores (for a baseline). Every route is chosen here and nowhere else:
 
@@ -344,15 +343,22 @@ class _Run:
           line, message), whatever -j N; any other exception is a fault, raised as it is;
         - otherwise the streaming reader, its records sent in chunks;
         - either way, with a schema to infer from every gold record, :meth:`_inferred`."""
-        count = count_records(pairing.gold) if sys.stderr.isatty() else None
-        if pairing.id_field is None and is_jsonl(pairing.gold) and is_jsonl(pairing.pred):
-            found = spans(
-                pairing.gold, pairing.pred, WORKER_CHUNK, pairing.gold_field, pairing.pred_field
-            )
+        args = self.args
+        count = _count(args.gold) if sys.stderr.isatty() else None
+        if args.id_field is None and is_jsonl(args.gold) and is_jsonl(args.pred):
+            found = spans(args.gold, args.pred, WORKER_CHUNK, args.gold_field, args.pred_field)
             try:
                 return self._inferred(_Replayed(found), count)
             except (SpanError, JsonMatchError):
                 pass  # the streaming reader, below, names what the spans refused or met
+        # the streaming reader (cli/datasets.py, cli/record_pairs.py) is loaded where its
+        # route starts: two JSONL files paired by position, the usual run, never need it
+        from .record_pairs import Leftovers, PairingSettings, pairs
+
+        pairing = PairingSettings(
+            args.gold, args.pred, args.id_field, args.gold_field, args.pred_field
+        )
+        leftovers = self.leftovers = Leftovers()
         return self._inferred(
             lambda: self.workers.chunks(pairs(pairing, leftovers, undecoded=self.workers.parallel)),
             count,
@@ -432,6 +438,13 @@ class _Run:
             spools.pop_all()  # kept: the caller closes them
         total, now = scored
         return cases, comparisons, total, now
+
+
+def _count(gold: str) -> int | None:
+    """How many records ``gold`` holds, for the progress bar shown on a terminal."""
+    from .datasets import count_records  # (only for a progress bar)
+
+    return count_records(gold)
 
 
 def _score(

@@ -36,8 +36,9 @@ _RUN_THEN_LIST = (
 # `referencing`, for a schema without a $ref), the judge, the metrics not used (tool_calls
 # with BFCL's readers), BFCL's fast paths, the pytest layer, worker processes and what sends
 # work to them (pickle), network clients, exact arithmetic (fractions, decimal: only for
-# integers past a float's range), and a `git` process for a commit that text output does
-# not show (subprocess, platform).
+# integers past a float's range), a `git` process for a commit that text output does
+# not show (subprocess, platform), and threads (only a value nested past SHALLOW levels is
+# compared in a thread of its own: engine/core/depth.py).
 _NEITHER = (
     "pytest_jsonmatch.cli.saved_reports",
     "pytest_jsonmatch.cli.merge",
@@ -86,8 +87,16 @@ _NEITHER = (
     "decimal",
     "subprocess",
     "platform",
+    "threading",
 )
-NOT_FOR_SCORE = (*_NEITHER, "pytest_jsonmatch.cli.compare")
+# score of two JSONL files by position: besides, not the streaming reader of folders, arrays
+# and pairing by id (nor its progress bar's count, made on a terminal only)
+NOT_FOR_SCORE = (
+    *_NEITHER,
+    "pytest_jsonmatch.cli.compare",
+    "pytest_jsonmatch.cli.record_pairs",
+    "pytest_jsonmatch.cli.datasets",
+)
 # compare: besides, nothing of a dataset's reading, spooling or workers
 NOT_FOR_COMPARE = (
     *_NEITHER,
@@ -238,3 +247,38 @@ def test_a_metric_module_loads_when_its_metric_is_looked_up() -> None:
         "False metric 'tool_calls' is built in and cannot be replaced tool_calls True " + order
     )
     assert names == order
+
+
+_FROZEN_AFTER = (
+    "import gc, io, contextlib, sys\n"
+    "from pytest_jsonmatch.cli import main\n"
+    "with contextlib.redirect_stdout(io.StringIO()):\n"
+    "    status = main({argv})\n"
+    "print(status, gc.get_freeze_count() > 1000)\n"
+)
+
+
+def test_the_command_as_the_process_puts_its_modules_out_of_the_collectors_reach(
+    tmp_path: Path,
+) -> None:
+    """``main()`` run as the program (this process's own command line) freezes what its
+    imports made (cli/app.py, _loaded_for_good); called with an argument list, as inside
+    another program, it freezes nothing."""
+    actual, expected = tmp_path / "actual.json", tmp_path / "expected.json"
+    actual.write_text('{"name": "ACME"}')
+    expected.write_text('{"name": "ACME"}')
+    environ = dict(os.environ)
+    environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(ROOT), environ.get("PYTHONPATH"))))
+    said = []
+    for argv in ("", f"['compare', {str(actual)!r}, {str(expected)!r}]"):
+        proc = subprocess.run(
+            [sys.executable, "-c", _FROZEN_AFTER.format(argv=argv), "compare", actual, expected],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=environ,
+        )
+        assert proc.returncode == 0, proc.stderr
+        said.append(proc.stdout.split())
+    # both passed (status 0); only the first froze anything
+    assert said == [["0", "True"], ["0", "False"]]

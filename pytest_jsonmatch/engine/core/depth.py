@@ -9,7 +9,7 @@ nearly all of them, run in the caller's thread as they are.
 from __future__ import annotations
 
 import sys
-import threading
+from _thread import allocate_lock
 from collections.abc import Callable, Iterable
 from typing import TypeVar, cast
 
@@ -26,7 +26,7 @@ _MARGIN = 1_000
 _STACK_PER_FRAME = 2_048
 _MIN_STACK = 16 * 1024 * 1024
 
-_LOCK = threading.Lock()
+_LOCK = allocate_lock()  # (threading itself is imported by the one deep comparison)
 _raised = 0  # comparisons running with the recursion limit raised
 _saved_limit = 0
 
@@ -43,6 +43,8 @@ def call_with_depth(depth: int, fn: Callable[..., T], *args: object) -> T:
             box["value"] = fn(*args)
         except BaseException as exc:  # noqa: BLE001 - handed back to the caller's thread
             box["error"] = exc
+
+    import threading  # (only a value this deep runs in a thread of its own)
 
     _raise_limit(frames)
     try:
