@@ -51,6 +51,9 @@ _NEITHER = (
     "pytest_jsonmatch.reporting.verdicts.versus",
     "pytest_jsonmatch.reporting.verdicts.provenance",
     "pytest_jsonmatch.reporting.verdicts.shards",
+    # pass^k and pass@k: only for a run that repeated a case or holds a floor on them
+    "pytest_jsonmatch.reporting.verdicts.reliability",
+    "pytest_jsonmatch.reporting.verdicts.reliability_gates",
     "pytest_jsonmatch.engine.schemas.conformance",
     "pytest_jsonmatch.engine.schemas.conformance_code",
     "pytest_jsonmatch.engine.schemas.patterns",

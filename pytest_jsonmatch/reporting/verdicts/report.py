@@ -47,7 +47,6 @@ from ..run_model.report_types import (
 from ..run_model.validation import REPORT_VERSION, check_report
 from .gates import GateSettings, GateVerdict, verdict_of
 from .money import money
-from .reliability_gates import reliability_section
 from .stats import percentile
 
 if TYPE_CHECKING:  # (a baseline's and the targets' modules load when a run has them)
@@ -276,14 +275,21 @@ def _conclude(
 
         verdict.warnings += quarantine_lines(summary.cases.values(), run.get("provenance", {}))
         verdict.warnings += notes
-    reliable = reliability_section(
-        comparisons,
-        gates,
-        group_by,
-        against,
-        verdict if not_decided_why is None else None,
-        None if counts is None else counts.passes,
-    )
+    reliable = None
+    floors = (gates.min_pass_hat_k, gates.min_pass_at_k)
+    if any(floor is not None for floor in floors) or any(c.repeat for c in comparisons):
+        # (a run whose cases each ran once, and holds no pass^k or pass@k floor, has no
+        # reliability to judge: its modules are loaded only for a run that has)
+        from .reliability_gates import reliability_section
+
+        reliable = reliability_section(
+            comparisons,
+            gates,
+            group_by,
+            against,
+            verdict if not_decided_why is None else None,
+            None if counts is None else counts.passes,
+        )
     side = (
         _targets_section(
             comparisons,
