@@ -63,6 +63,8 @@ PUBLIC_API = [
     "infer_schema",
     "match_json",
     "match_reply",
+    "match_run",
+    "AgentRun",
     "parse_actual",
     "parse_expected",
     "propagate_batch_errors",
