@@ -209,8 +209,8 @@ class CaseFiles:
         if "cases" not in data:
             # an unknown key first: a misspelt 'expected' is reported as the typo it is
             _no_unknown(data, CASE_KEYS | {"schema"}, lines, where, "case")
-            has_source = any(k in data for k in SOURCE_KEYS)
-            if "expected" not in data and not (self.creating and has_source):
+            has_source, run = (any(k in data for k in keys) for keys in (SOURCE_KEYS, RUN_KEYS))
+            if "expected" not in data and not (self.creating and has_source or run):
                 raise where.error(
                     1,
                     "missing 'expected' (one case) or 'cases' (a list of cases)"
@@ -356,8 +356,7 @@ class CaseFiles:
         where: _Where,
         name: str,
     ) -> object:
-        """A case's expected value: a mapping or a list; missing only while creating cases,
-        or (None: no answer scored) in an agent's run given its expected run or state."""
+        """A case's expected: a mapping or a list; missing while creating, or (None) in a run."""
         if "expected" not in data and any(key in data for key in RUN_KEYS):
             return None
         if "expected" not in data and not self.creating:
