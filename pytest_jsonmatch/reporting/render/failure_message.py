@@ -53,7 +53,7 @@ def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) ->
             )
         )
 
-    if result.metric == "trajectory" or "+trajectory" in result.metric:
+    if "trajectory" in result.metric.split("+"):  # alone, or an agent's run's part
         lines.extend(_departure(result, width, result.metric != "trajectory"))
     costly = [
         (fr.score, i, fr)
