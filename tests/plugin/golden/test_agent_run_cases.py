@@ -185,3 +185,62 @@ def test_a_run_case_whose_target_fails_is_an_error_under_the_runs_metric(pyteste
     [comparison] = held((pytester.path / "r.json").read_text())["comparisons"]
     assert comparison["metric"] == "state"
     assert "ValueError: down" in comparison["error"]
+
+
+GIVEN_RUN = """
+id: given
+actual:
+  messages:
+    - {role: user, content: "Book a flight to Oslo"}
+    - role: assistant
+      content: null
+      tool_calls:
+        - {id: c1, type: function,
+           function: {name: search_flights, arguments: '{"to": "Oslo", "date": "2026-12-01"}'}}
+    - {role: tool, tool_call_id: c1, content: '[{"flight": "SK401"}]'}
+    - role: assistant
+      content: null
+      tool_calls:
+        - {id: c2, type: function,
+           function: {name: book_flight, arguments: '{"flight": "SK401", "date": "2026-12-02"}'}}
+    - {role: tool, tool_call_id: c2, content: '{"pnr": "PNR1"}'}
+    - {role: assistant, content: '{"status": "booked"}'}
+  state: {bookings: [{flight: SK401, date: "2026-12-02"}]}
+expected: {status: booked}
+run_options: {mode: superset}
+expected_run:
+  - {name: search_flights, arguments: {to: Oslo, date: "2026-12-01"}}
+  - {name: book_flight, arguments: {flight: SK401, date: "2026-12-01"}}
+expected_state: {bookings: [{flight: SK401, date: "2026-12-01"}]}
+"""
+
+
+def test_the_html_report_shows_a_run_step_by_step_the_step_that_left_the_path_marked(
+    pytester, tmp_path
+):
+    from pytest_jsonmatch.reporting.render.html import render_html
+    from tests.cli.test_browser import offline_browser
+
+    write(pytester, "given.jsonmatch.yaml", GIVEN_RUN)
+    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-report=r.json").assert_outcomes(failed=1)
+    report = held((pytester.path / "r.json").read_text())
+    page_file = tmp_path / "run.html"
+    page_file.write_text(render_html(report), encoding="utf-8")
+    with offline_browser() as (load, _):
+        page, problems = load(page_file)
+        # (a run's only case, failed, is shown open)
+        page.locator("table.side-by-side").wait_for()
+        steps = page.locator("table.side-by-side tr.step").all_inner_texts()
+        marked = page.locator("table.side-by-side tr.off-path td.path").all_inner_texts()
+        heads = page.locator("table.side-by-side tr.step.off-path").all_inner_texts()
+    assert problems == []
+    # one heading per expected step, before its rows; the first step with a row off the
+    # path (step 1, the booked date) marked, and that row
+    assert [s.strip() for s in steps] == [
+        "step 0: search_flights",
+        "step 1: book_flight (the run left the expected path here)",
+    ]
+    assert [h.strip() for h in heads] == [
+        "step 1: book_flight (the run left the expected path here)"
+    ]
+    assert marked == ["run[1].book_flight.date"]
