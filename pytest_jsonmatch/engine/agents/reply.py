@@ -6,7 +6,9 @@ fields by the ``tool_calls`` metric with the call options, under their function 
 (``rebook_flight.pnr``). One score: the two parts' headline scores, each weighted by the
 rows it puts in the table that count (match, mismatch, omission, hallucination); a part with
 no such row adds nothing. Precision, recall and F1 are counted over all the rows
-(docs/metrics.md, "An agent's reply: answer and calls").
+(docs/metrics.md, "An agent's reply: answer and calls"). :func:`combined` does this for any
+parts: a whole run's answer, trajectory and end state combine the same way
+(run_scoring.py).
 
 Paths stay unambiguous: an expected answer with a top-level key named as an expected call's
 function is refused (ConfigError naming both). Where the reply itself puts one name in both
