@@ -244,3 +244,23 @@ def test_the_html_report_shows_a_run_step_by_step_the_step_that_left_the_path_ma
         "step 1: book_flight (the run left the expected path here)"
     ]
     assert marked == ["run[1].book_flight.date"]
+
+
+def test_an_update_writes_the_runs_final_answer_never_the_run_and_leaves_the_rest(pytester):
+    # the answer's status is wrong (booked, not confirmed); fixed, expected becomes the final
+    # answer, {status: booked}; expected_run and expected_state stay as written
+    write(pytester, "given.jsonmatch.yaml", GIVEN_RUN.replace("{status: booked}", "{status: x}"))
+    pytester.runpytest_inprocess(*ARGS, "--jsonmatch-update=fix")
+    text = (pytester.path / "given.jsonmatch.yaml").read_text()
+    expected = text.split("\nexpected:", 1)[1].split("\n", 1)[0]
+    assert expected.strip() == "{status: booked}"
+    assert 'expected_state: {bookings: [{flight: SK401, date: "2026-12-01"}]}' in text
+    assert '- {name: book_flight, arguments: {flight: SK401, date: "2026-12-01"}}' in text
+
+
+def test_a_run_case_without_an_answer_is_never_given_one_by_an_update(pytester):
+    without = GIVEN_RUN.replace("expected: {status: booked}\n", "")
+    write(pytester, "given.jsonmatch.yaml", without)
+    result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-update=fix")
+    result.stdout.fnmatch_lines(["*trajectory+state: score *"])
+    assert (pytester.path / "given.jsonmatch.yaml").read_text() == without
