@@ -212,6 +212,8 @@ class Reply:
     expected_run: object = None
     run_options: Mapping[str, object] = field(default_factory=dict)
     expected_state: object = None
+    # why it cannot be scored, said when it is (so that the attempt is recorded); "" if none
+    refused: str = ""
 
     @classmethod
     def of(
@@ -227,10 +229,16 @@ class Reply:
         given = (expected_calls, call_options, expected_run, run_options, expected_state)
         if all(value is None for value in given):
             return None
+        refused = ""
         if run_options is not None and expected_run is None:
-            run_options = {**run_options, _ALONE: True}
+            refused = "run_options apply to a run's trajectory: give expected_run too"
         return cls(
-            expected_calls, call_options or {}, expected_run, run_options or {}, expected_state
+            expected_calls,
+            call_options or {},
+            expected_run,
+            run_options or {},
+            expected_state,
+            refused,
         )
 
     @classmethod
@@ -267,8 +275,8 @@ class Reply:
     ) -> MatchResult:
         from ..engine.agents import match_reply, match_run
 
-        if self.run_options.get(_ALONE):
-            raise ConfigError("run_options apply to a run's trajectory: give expected_run too")
+        if self.refused:
+            raise ConfigError(self.refused)
         if self.is_run:
             if self.expected_calls is not None:
                 raise ConfigError(
@@ -289,10 +297,6 @@ class Reply:
         return match_reply(
             output, expected, self.expected_calls, metric, self.call_options, **options
         )
-
-
-# marks run_options given to assert_json_match without expected_run (refused when scored)
-_ALONE = "\0alone"
 
 
 def answer_to_write(case: GoldenCase, output: object) -> object:

@@ -185,3 +185,14 @@ def test_a_run_without_a_state_or_no_run_at_all_is_the_actuals_fault():
     assert raised.value.side == "actual"
     with pytest.raises(ParseError, match=r"actual messages\[1\] must be a chat message"):
         match_run({"messages": [MESSAGES[0], 3]}, {"a": 1})
+
+
+def test_assert_json_match_scores_a_run_and_refuses_what_has_no_part():
+    from pytest_jsonmatch import assert_json_match
+
+    result = assert_json_match(AgentRun(MESSAGES, STATE), None, expected_state=STATE)
+    assert (result.metric, result.score) == ("state", 1.0)
+    with pytest.raises(ConfigError, match="run_options apply to a run's trajectory"):
+        assert_json_match(RUN, None, run_options={"mode": "superset"}, expected_state=STATE)
+    with pytest.raises(ConfigError, match="expected_calls score one reply's calls"):
+        assert_json_match(RUN, {"pnr": "AB12"}, expected_calls=[], expected_run=STEPS)
