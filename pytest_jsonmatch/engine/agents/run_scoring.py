@@ -59,19 +59,13 @@ def match_run(
             f"metric {metric!r} scores one part of a run: give the answer's and the state's "
             f"metric (field_f1, ...) and the expected trajectory as expected_run"
         )
+    if isinstance(expected, Mapping):  # (given as text, it is checked once read)
+        _check_keys(expected, expected_run is not None, expected_state is not None)
     run = run_parts(actual)
     parts: list[Part] = []
     names: list[str] = []
-    answer: MatchResult | None = None
     floors: list[FloorFailure] = []
-    if expected is not None:
-        entry = entry_for(metric, dict(options), check=True)
-        wanted, depth = entry.read_expected(expected, "expected")
-        _check_keys(wanted, expected_run is not None, expected_state is not None)
-        answer = answer_scored(entry, wanted, depth, run.answer)
-        parts.append(Part(answer.score, list(answer.fields)))
-        names.append(metric)
-        floors += answer.floor_failures
+    # the run and the state first: a mistake in either costs the answer's judge nothing
     if expected_run is not None:
         start = _first_reply(run.messages)
         steps = _run_scored(run.messages[start:], expected_run, run_options, options)
@@ -84,10 +78,19 @@ def match_run(
         floors += [
             FloorFailure(under("state", f.path), f.min_score, f.score) for f in state.floor_failures
         ]
+    answer: MatchResult | None = None
+    if expected is not None:
+        entry = entry_for(metric, dict(options), check=True)
+        wanted, depth = entry.read_expected(expected, "expected")
+        _check_keys(wanted, expected_run is not None, expected_state is not None)
+        answer = answer_scored(entry, wanted, depth, run.answer)
+        parts.insert(0, Part(answer.score, list(answer.fields)))
+        names.insert(0, metric)
+        floors[:0] = answer.floor_failures
     return combined("+".join(names), parts, answer, tuple(floors))
 
 
-def _check_keys(expected: JsonValue, run: bool, state: bool) -> None:
+def _check_keys(expected: object, run: bool, state: bool) -> None:
     """ConfigError where the expected answer has a top-level key that heads another part's
     paths: their fields would share them."""
     if not isinstance(expected, Mapping):
