@@ -34,6 +34,8 @@ _API = {
     "BfclChecker": ".engine.tool_calls",
     "match_json": ".engine.match",
     "match_reply": ".engine.agents",
+    "match_run": ".engine.agents",
+    "AgentRun": ".calls.agent_outputs",
     "METRIC_NAMES": ".engine.metrics",
     "METRICS": ".engine.metrics",
     "parse_actual": ".engine.reading.parse",
@@ -79,6 +81,7 @@ _API = {
 
 if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_independence.py
     # checks that this list and _API agree)
+    from .calls.agent_outputs import AgentRun as AgentRun
     from .calls.call_figures import TargetResult as TargetResult
     from .dataset.scoring import score_pairs as score_pairs
     from .dataset.sketch import SchemaSketch as SchemaSketch
@@ -89,6 +92,7 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
     from .engine.agents import TurnStates as TurnStates
     from .engine.agents import bfcl_multi_turn_verdict as bfcl_multi_turn_verdict
     from .engine.agents import match_reply as match_reply
+    from .engine.agents import match_run as match_run
     from .engine.agents import match_state as match_state
     from .engine.agents import match_turn_states as match_turn_states
     from .engine.agents import read_state as read_state

@@ -63,6 +63,8 @@ PUBLIC_API = [
     "infer_schema",
     "match_json",
     "match_reply",
+    "match_run",
+    "AgentRun",
     "parse_actual",
     "parse_expected",
     "propagate_batch_errors",
@@ -137,7 +139,8 @@ REPORTING_PARTS = {
 # the session's pytest-free plumbing (session, which also takes telemetry) -> pytest (plugin).
 LAYERS = {
     "engine": {"engine"},
-    "integrations": {"engine", "integrations"},
+    # integrations: calls too, for what a target returns (openai_agent.py's AgentRun)
+    "integrations": {"engine", "integrations", "calls"},
     "reporting": {"engine", "reporting", "version"},
     "dataset": {"engine", "reporting", "dataset"},
     # cli: golden case files too (merge reads a case's own repeat: to check a shard's runs)

@@ -26,25 +26,14 @@ from ..engine.reading.safe_yaml import (
 )
 from ..engine.reading.user_files import not_regular, read_regular
 from .marks import MarkError, MarkSpec, marks_from
-from .reply_keys import REPLY_KEYS, call_options_of, expected_calls_of
+from .reply_keys import REPLY_KEYS, RUN_KEYS, call_options_of, expected_calls_of, run_parts_of
 
 CASE_SUFFIXES = (".jsonmatch.yaml", ".jsonmatch.yml")
 DEFAULTS_NAMES = ("jsonmatch.yaml", "jsonmatch.yml")
-SETTING_KEYS = ("metric", "threshold", "options", "schema", "repeat", "call_options")
+SETTING_KEYS = ("metric", "threshold", "options", "schema", "repeat", "call_options", "run_options")
 CASE_KEYS = frozenset(
-    {
-        "id",
-        "description",
-        "expected",
-        "actual",
-        "actual_file",
-        "input",
-        "metric",
-        "threshold",
-        "options",
-        "marks",
-        "repeat",
-    }
+    {"id", "description", "expected", "actual", "actual_file", "input", "metric", "threshold"}
+    | {"options", "marks", "repeat"}
 ).union(REPLY_KEYS)
 MAX_REPEAT = 1000
 SOURCE_KEYS = ("actual", "actual_file", "input")
@@ -85,6 +74,9 @@ class GoldenCase:
     file_sha256: str = ""  # of the case file's bytes as collection read them
     expected_calls: object = None  # the calls of an agent's reply (None: a plain case)
     call_options: Mapping[str, object] = field(default_factory=dict)
+    expected_run: object = None  # an agent's whole run: its trajectory, its end state
+    run_options: Mapping[str, object] = field(default_factory=dict)
+    expected_state: object = None
 
     @property
     def default_id(self) -> str:
@@ -102,6 +94,7 @@ class _Layer:
     repeat: int | None = None
     options: Mapping[str, object] = field(default_factory=dict)
     call_options: Mapping[str, object] = field(default_factory=dict)
+    run_options: Mapping[str, object] = field(default_factory=dict)
 
 
 class CaseFiles:
@@ -216,8 +209,8 @@ class CaseFiles:
         if "cases" not in data:
             # an unknown key first: a misspelt 'expected' is reported as the typo it is
             _no_unknown(data, CASE_KEYS | {"schema"}, lines, where, "case")
-            has_source = any(k in data for k in SOURCE_KEYS)
-            if "expected" not in data and not (self.creating and has_source):
+            has_source, run = (any(k in data for k in keys) for keys in (SOURCE_KEYS, RUN_KEYS))
+            if "expected" not in data and not (self.creating and has_source or run):
                 raise where.error(
                     1,
                     "missing 'expected' (one case) or 'cases' (a list of cases)"
@@ -331,6 +324,7 @@ class CaseFiles:
             else inherited
         )
         marks = file_marks + _marks(data.get("marks"), lines.get("marks", line), where, name)
+        run, state = run_parts_of(data, lines, where.error, name, layer.metric)
         return GoldenCase(
             id=case_id,
             path=where.path,
@@ -349,6 +343,9 @@ class CaseFiles:
             file_sha256=where.sha256,
             expected_calls=expected_calls_of(data, lines, where.error, name, layer.metric),
             call_options=layer.call_options,
+            expected_run=run,
+            run_options=layer.run_options,
+            expected_state=state,
         )
 
     def _expected(
@@ -359,7 +356,9 @@ class CaseFiles:
         where: _Where,
         name: str,
     ) -> object:
-        """A case's expected value: a mapping or a list; missing only while creating cases."""
+        """A case's expected: a mapping or a list; missing while creating, or (None) in a run."""
+        if "expected" not in data and any(key in data for key in RUN_KEYS):
+            return None
         if "expected" not in data and not self.creating:
             raise where.error(
                 line,
@@ -517,7 +516,8 @@ def _layered(
             schema = str(where.inside_root(schema, lines["schema"], "schema"))
         options["schema"] = schema
     calls = call_options_of(data, lines, where.error, inherited.call_options, prefix)
-    return _Layer(metric, threshold, repeat, options, calls)
+    runs = call_options_of(data, lines, where.error, inherited.run_options, prefix, "run_options")
+    return _Layer(metric, threshold, repeat, options, calls, runs)
 
 
 def _no_unknown(

@@ -1,10 +1,13 @@
-"""The keys that make a golden case an agent's reply: ``expected_calls`` (the calls its reply
-must make, beside ``expected``, its answer) and ``call_options`` (the ``tool_calls`` options
-its calls are scored with), read from a case file with the line of each mistake.
+"""The keys that make a golden case an agent's, read from a case file with the line of each
+mistake: one reply's ``expected_calls`` (the calls it must make, beside ``expected``, its
+answer) and ``call_options`` (the ``tool_calls`` options its calls are scored with); a whole
+run's ``expected_run`` (its trajectory), ``run_options`` (the ``trajectory`` options it is
+scored with) and ``expected_state`` (the end state it must leave).
 
-``call_options`` is a setting, as ``options`` is: a folder's ``jsonmatch.yaml``, a file of
-cases and a case may each give it, merged key by key, the nearest winning; each level's is
-checked as the ``tool_calls`` metric would check it. ``expected_calls`` belongs to one case.
+``call_options`` and ``run_options`` are settings, as ``options`` is: a folder's
+``jsonmatch.yaml``, a file of cases and a case may each give them, merged key by key, the
+nearest winning; each level's is checked as its metric would check it. The expected parts
+belong to one case.
 """
 
 from __future__ import annotations
@@ -13,7 +16,13 @@ from collections.abc import Callable, Mapping
 
 from ..engine.core.errors import CaseFileError, JsonMatchError
 
-REPLY_KEYS = frozenset({"expected_calls", "call_options"})
+REPLY_KEYS = frozenset(
+    {"expected_calls", "call_options", "expected_run", "run_options", "expected_state"}
+)
+# the keys that make a case a whole run: it may leave out ``expected`` (its answer)
+RUN_KEYS = ("expected_run", "expected_state")
+# each options key and the metric that checks it
+_OPTIONS_METRIC = {"call_options": "tool_calls", "run_options": "trajectory"}
 # (line, message) -> the error, as the case file reader words it
 Error = Callable[[int, str], CaseFileError]
 
@@ -24,20 +33,23 @@ def call_options_of(
     error: Error,
     inherited: Mapping[str, object],
     prefix: str = "",
+    key: str = "call_options",
 ) -> Mapping[str, object]:
-    """The call options of one level: ``inherited`` with this level's laid over them."""
-    if "call_options" not in data:
+    """The call options (``key``: or the run options) of one level: ``inherited`` with this
+    level's laid over them."""
+    if key not in data:
         return inherited
-    given, line = data["call_options"], lines.get("call_options", 1)
+    given, line = data[key], lines.get(key, 1)
+    metric = _OPTIONS_METRIC[key]
     if not isinstance(given, Mapping):
-        raise error(line, f"{prefix}call_options must be a mapping of tool_calls options")
+        raise error(line, f"{prefix}{key} must be a mapping of {metric} options")
     from ..engine.metrics import metric_named
     from ..engine.metrics.base import configure
 
     try:
-        configure(metric_named("tool_calls"), dict(given))
+        configure(metric_named(metric), dict(given))
     except JsonMatchError as exc:
-        raise error(line, f"{prefix}call_options: {exc}") from None
+        raise error(line, f"{prefix}{key}: {exc}") from None
     return {**inherited, **given}
 
 
@@ -68,3 +80,42 @@ def expected_calls_of(
             f"metric tool_calls",
         )
     return calls
+
+
+def run_parts_of(
+    data: Mapping[str, object],
+    lines: Mapping[str, int],
+    error: Error,
+    prefix: str,
+    metric: str | None,
+) -> tuple[object, object]:
+    """A case's expected run and expected state (None: not given): the run a list of steps
+    or messages (or a mapping holding them under ``messages``), the state a mapping; refused
+    beside ``expected_calls`` (one reply's) and under a metric that scores one part."""
+    run, state = data.get("expected_run"), data.get("expected_state")
+    if "expected_run" in data and not isinstance(run, (list, Mapping)):
+        raise error(
+            lines.get("expected_run", 1),
+            f"{prefix}expected_run must be the run's steps or messages (a list), or a "
+            f"mapping holding them under messages",
+        )
+    if "expected_state" in data and not isinstance(state, Mapping):
+        raise error(
+            lines.get("expected_state", 1),
+            f"{prefix}expected_state must be a mapping (the state as JSON: its attributes, "
+            f"tables or files)",
+        )
+    given = [key for key in RUN_KEYS if key in data]
+    if given and "expected_calls" in data:
+        raise error(
+            lines.get("expected_calls", 1),
+            f"{prefix}expected_calls score one reply; a run's calls are scored by its "
+            f"expected_run: give {given[0]} or expected_calls, not both",
+        )
+    if given and metric in ("tool_calls", "trajectory"):
+        raise error(
+            lines.get(given[0], 1),
+            f"{prefix}{given[0]} is scored beside the answer's metric, not under metric "
+            f"{metric}: give the answer's metric (field_f1, ...), the trajectory as expected_run",
+        )
+    return run, state

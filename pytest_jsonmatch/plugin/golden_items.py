@@ -163,7 +163,7 @@ class GoldenItem(pytest.Item):
                 repeat=repeat,
                 ahead=ahead,
                 case=self.nodeid,
-                reply=Reply.of_case(case.expected_calls, case.call_options),
+                reply=Reply.of_case(case),
             )
         return produced.output, [scored]
 
@@ -173,17 +173,16 @@ class GoldenItem(pytest.Item):
         it stops the run."""
         assert produced.error is not None
         from ..engine.core.masking import one_line
+        from ..session.assertion import Reply
 
         self._attempts = produced.attempts_note
         if not isinstance(produced.error, KeyboardInterrupt):
-            from ..session.assertion import Reply
-
             case, defaults = self.case, self.golden_run.channel.defaults
-            name, reply = case.metric or defaults.metric, Reply.of_case(case.expected_calls, {})
+            name, reply = case.metric or defaults.metric, Reply.of_case(case)
             self.golden_run.channel.send(
                 Outcome.of(
                     produced,
-                    metric=name if reply is None else reply.metric(name),
+                    metric=name if reply is None else reply.metric(name, case.expected),
                     threshold=case.threshold if case.threshold is not None else defaults.threshold,
                     repeat=repeat,
                     error=one_line(produced.error) + self._attempts,
@@ -198,6 +197,7 @@ class GoldenItem(pytest.Item):
         target's run), it failed under "fix", or under "all" it does not score 1.0 (an output
         spelt otherwise but scoring 1.0 is a right answer: its expected stays as the reviewer
         wrote it)."""
+        updating = updating and self.case.expected is not None  # (a run that scores no answer)
         update = self.golden_run.settings.update if updating else None
         return (
             (self.case.expected is NO_EXPECTED and updating)
@@ -244,15 +244,14 @@ class GoldenItem(pytest.Item):
         parsed leniently); written at the end of the session (by the controller under
         xdist)."""
         from ..cases.updates import CaseUpdate
-        from ..engine.agents import answer_of
         from ..engine.metrics import metric_named
         from ..engine.reading.intake import read_json
         from ..engine.reading.parse import parse_actual
+        from ..session.assertion import answer_to_write
 
         case, run = self.case, self.golden_run
         metric = metric_named(case.metric or run.channel.defaults.metric)
-        if case.expected_calls is not None:  # an agent's reply: its answer is the expected
-            output = answer_of(output)
+        output = answer_to_write(case, output)  # an agent's reply or run: its answer
         value = read_json(parse_actual(output, allow_array=metric.allow_array), "actual")[0]
         return CaseUpdate(
             path=str(case.path),

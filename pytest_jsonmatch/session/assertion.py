@@ -9,7 +9,7 @@ fixture's is its session's, ``assert_json_match`` takes the current one.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..calls.produced import Produced
@@ -30,6 +30,7 @@ from .channel import Channel, Defaults, current
 from .outcome import Outcome
 
 if TYPE_CHECKING:
+    from ..cases.case_files import GoldenCase
     from ..engine.judge import JudgeFigures
 
 
@@ -41,6 +42,9 @@ def assert_json_match(
     *,
     expected_calls: object = None,
     call_options: Mapping[str, object] | None = None,
+    expected_run: object = None,
+    run_options: Mapping[str, object] | None = None,
+    expected_state: object = None,
     **options: object,
 ) -> MatchResult:
     """Score ``actual`` against ``expected`` and return the MatchResult; raise
@@ -58,9 +62,16 @@ def assert_json_match(
     under ``metric`` and the options, its tool calls against ``expected_calls`` (any expected
     form of ``tool_calls``; ``[]``: it must call nothing) by ``tool_calls`` with
     ``call_options``; one comparison, one score (``match_reply``, docs/tool-calls.md).
-    ``None`` (the default): a plain comparison."""
+    ``None`` (the default): a plain comparison.
+
+    ``expected_run`` and/or ``expected_state`` (keyword only) make it an agent's whole run:
+    ``actual`` is then an ``AgentRun`` (or its JSON form, or its list of messages), its
+    trajectory scored against ``expected_run`` by ``trajectory`` with ``run_options``, the
+    state it left against ``expected_state`` and its final answer against ``expected``
+    (``None``: not scored), both under ``metric`` and the options; one comparison, one
+    score (``match_run``, docs/agents.md)."""
     __tracebackhide__ = True
-    reply = Reply.of(expected_calls, call_options)
+    reply = Reply.of(expected_calls, call_options, expected_run, run_options, expected_state)
     return _check(actual, expected, metric, threshold, options, current(), reply)
 
 
@@ -97,10 +108,13 @@ class JsonMatcher:
         *,
         expected_calls: object = None,
         call_options: Mapping[str, object] | None = None,
+        expected_run: object = None,
+        run_options: Mapping[str, object] | None = None,
+        expected_state: object = None,
         **options: object,
     ) -> MatchResult:
         __tracebackhide__ = True
-        reply = Reply.of(expected_calls, call_options)
+        reply = Reply.of(expected_calls, call_options, expected_run, run_options, expected_state)
         return _check(actual, expected, metric, threshold, options, self.channel, reply)
 
     def __repr__(self) -> str:
@@ -143,12 +157,13 @@ def compare_and_send(
     return the result and the threshold it is held to. One that cannot be scored is recorded
     as an error with its reason, and its error raised. What the judge did for it is kept with
     it (``ahead``: what judging its case ahead asked; ``case``: its test id, for the verdicts).
-    With ``reply``, the output is an agent's reply, its answer and calls scored as one
-    comparison (``match_reply``) under the metric ``<metric>+tool_calls``."""
+    With ``reply``, the output is an agent's reply (its answer and calls: ``match_reply``)
+    or its whole run (answer, trajectory, end state: ``match_run``), scored as one
+    comparison under a metric naming the parts (``<metric>+tool_calls``)."""
     __tracebackhide__ = True
     defaults = channel.defaults
     name = metric or defaults.metric
-    shown = name if reply is None else reply.metric(name)
+    shown = name if reply is None else reply.metric(name, expected)
     limit = defaults.threshold
     judged = REGISTRY.judge_tab(ahead, case)
     merged: Mapping[str, object] = options
@@ -188,39 +203,113 @@ def compare_and_send(
 
 @dataclass(frozen=True)
 class Reply:
-    """What makes a comparison an agent's reply: the expected calls and the calls' options
-    (the answer's are the comparison's own)."""
+    """What makes a comparison an agent's: the expected calls of one reply and the calls'
+    options, or the expected trajectory of a whole run, its options and the expected end
+    state (the answer's options are the comparison's own)."""
 
     expected_calls: object
     call_options: Mapping[str, object]
+    expected_run: object = None
+    run_options: Mapping[str, object] = field(default_factory=dict)
+    expected_state: object = None
+    # why it cannot be scored, said when it is (so that the attempt is recorded); "" if none
+    refused: str = ""
 
     @classmethod
-    def of(cls, expected_calls: object, call_options: Mapping[str, object] | None) -> Reply | None:
-        """The reply ``assert_json_match``'s keywords ask for (None: a plain comparison;
-        call options without expected calls are refused when scored, and recorded)."""
-        if expected_calls is None and call_options is None:
+    def of(
+        cls,
+        expected_calls: object,
+        call_options: Mapping[str, object] | None,
+        expected_run: object = None,
+        run_options: Mapping[str, object] | None = None,
+        expected_state: object = None,
+    ) -> Reply | None:
+        """The agent's comparison ``assert_json_match``'s keywords ask for (None: a plain
+        comparison; options without their expected part are refused when scored)."""
+        given = (expected_calls, call_options, expected_run, run_options, expected_state)
+        if all(value is None for value in given):
             return None
-        return cls(expected_calls, call_options or {})
+        refused = ""
+        if run_options is not None and expected_run is None:
+            refused = "run_options apply to a run's trajectory: give expected_run too"
+        return cls(
+            expected_calls,
+            call_options or {},
+            expected_run,
+            run_options or {},
+            expected_state,
+            refused,
+        )
 
     @classmethod
-    def of_case(cls, expected_calls: object, call_options: Mapping[str, object]) -> Reply | None:
-        """A golden case's reply (None: a plain case, whatever call options it inherits)."""
-        return None if expected_calls is None else cls(expected_calls, call_options)
+    def of_case(cls, case: GoldenCase) -> Reply | None:
+        """A golden case's (None: a plain case, whatever options it inherits)."""
+        parts = (case.expected_calls, case.expected_run, case.expected_state)
+        if all(part is None for part in parts):
+            return None
+        return cls(
+            case.expected_calls,
+            case.call_options,
+            case.expected_run,
+            case.run_options,
+            case.expected_state,
+        )
 
-    def metric(self, name: str) -> str:
-        """The comparison's metric: the answer's and the calls' together."""
-        return f"{name}+tool_calls"
+    @property
+    def is_run(self) -> bool:
+        """Whether it is a whole run (an expected trajectory or end state), not one reply."""
+        return self.expected_run is not None or self.expected_state is not None
+
+    def metric(self, name: str, expected: object = True) -> str:
+        """The comparison's metric, naming its parts (``expected`` None: a run's answer is
+        not scored)."""
+        if not self.is_run:
+            return f"{name}+tool_calls"
+        parts = [name] if expected is not None else []
+        parts += ["trajectory"] if self.expected_run is not None else []
+        parts += ["state"] if self.expected_state is not None else []
+        return "+".join(parts)
 
     def scored(
         self, output: object, expected: object, metric: str, options: Mapping[str, object]
     ) -> MatchResult:
-        from ..engine.agents import match_reply
+        from ..engine.agents import match_reply, match_run
 
+        if self.refused:
+            raise ConfigError(self.refused)
+        if self.is_run:
+            if self.expected_calls is not None:
+                raise ConfigError(
+                    "expected_calls score one reply's calls; a run's calls are scored by "
+                    "its expected_run: give one or the other"
+                )
+            return match_run(
+                output,
+                expected,
+                self.expected_run,
+                self.expected_state,
+                metric,
+                self.run_options,
+                **options,
+            )
         if self.expected_calls is None:
             raise ConfigError("call_options apply to a reply's calls: give expected_calls too")
         return match_reply(
             output, expected, self.expected_calls, metric, self.call_options, **options
         )
+
+
+def answer_to_write(case: GoldenCase, output: object) -> object:
+    """What a case's expected is written from (an update): the output, or the answer of an
+    agent's reply or of its run (its last assistant message's)."""
+    from ..engine.agents import answer_of, run_parts
+
+    if case.expected_calls is not None:
+        return answer_of(output)
+    if case.expected_run is None and case.expected_state is None:
+        return output
+    answer = run_parts(output).answer
+    return {} if answer is None else answer
 
 
 def _send_scored(channel: Channel, outcome: Outcome, result: MatchResult) -> None:

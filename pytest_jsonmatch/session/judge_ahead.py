@@ -140,6 +140,7 @@ class JudgeAhead:
         from ..engine.match import match_json
         from ..engine.metrics import REGISTRY
         from ..engine.schemas.loading import references_confined_to
+        from .assertion import Reply
 
         case_id = key[0] if isinstance(key, tuple) and isinstance(key[0], str) else None
         tab = REGISTRY.judge_tab(case=case_id)
@@ -154,13 +155,11 @@ class JudgeAhead:
             name = case.metric or self.defaults.metric
             options = {**self.defaults.options_for(name), **case.options}
             with tab, references_confined_to(self.schema_folders, "jsonmatch_golden's schema_dirs"):
-                if case.expected_calls is None:
+                reply = Reply.of_case(case)
+                if reply is None:
                     match_json(output, case.expected, metric=name, **options)
-                else:  # an agent's reply: its answer is what the judge is asked about
-                    from ..engine.agents import match_reply
-
-                    calls, call_options = case.expected_calls, case.call_options
-                    match_reply(output, case.expected, calls, name, call_options, **options)
+                else:  # an agent's reply or run: as its test scores it (its answer, its state)
+                    reply.scored(output, case.expected, name, options)
         except (JsonMatchError, Exception):  # noqa: BLE001 - its test says what went wrong
             pass
         finally:

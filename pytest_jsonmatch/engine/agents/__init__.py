@@ -10,6 +10,8 @@ engine's root modules (``entry.py``, ``match.py``); no other part of the engine 
 |----------------------|----------------------------------------------------------------------|
 | reply_message.py     | a reply in any vendor's shape read: its answer, the calls' message   |
 | reply.py             | ``match_reply``: a reply's answer and calls, one table, one score    |
+| agent_run.py         | a run's JSON form (messages, state) and reading: its final answer    |
+| run_scoring.py       | ``match_run``: a run's answer, trajectory and end state, one table   |
 | state_reading.py     | a state as JSON: an object's public attributes, a database, files    |
 | end_states.py        | ``match_state``, ``match_turn_states``: states compared, per turn    |
 | bfcl_execution.py    | BFCL's decoded calls run on its environment classes, without eval    |
@@ -29,6 +31,10 @@ _FACE: dict[str, str] = {
     # an agent's reply
     "match_reply": "reply",
     "answer_of": "reply_message",
+    # an agent's whole run
+    "run_json": "agent_run",
+    "run_parts": "agent_run",
+    "match_run": "run_scoring",
     # end states and BFCL's multi-turn verdict
     "read_state": "state_reading",
     "match_state": "end_states",
@@ -40,7 +46,10 @@ _FACE: dict[str, str] = {
 }
 
 if TYPE_CHECKING:
-    # an agent's reply
+    # an agent's reply, an agent's whole run
+    from .agent_run import run_json as run_json
+    from .agent_run import run_parts as run_parts
+
     # end states and BFCL's multi-turn verdict
     from .bfcl_multi_turn import BfclMultiTurnVerdict as BfclMultiTurnVerdict
     from .bfcl_multi_turn import BfclTurn as BfclTurn
@@ -50,6 +59,7 @@ if TYPE_CHECKING:
     from .end_states import match_turn_states as match_turn_states
     from .reply import match_reply as match_reply
     from .reply_message import answer_of as answer_of
+    from .run_scoring import match_run as match_run
     from .state_reading import read_state as read_state
 
 __all__ = sorted(_FACE)

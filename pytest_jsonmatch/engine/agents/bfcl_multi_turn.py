@@ -29,7 +29,7 @@ from ..core.values import MISSING
 from ..match import match_json
 from ..results.field_results import HALLUCINATION, MISMATCH, OMISSION, FieldResult
 from .bfcl_execution import BfclEnvironment
-from .end_states import _under
+from .end_states import placed, under
 from .state_reading import read_state_at
 
 # BFCL's error types, one per way a turn fails (its checker's and its runner's words)
@@ -146,22 +146,12 @@ def _state_fields(turn: str, difference: AttributeDifference) -> list[FieldResul
         if isinstance(model, _Unreadable) or isinstance(truth, _Unreadable):
             reason = "differs by Python's == (BFCL's rule); it is not JSON, shown as text"
         return [
-            _field(
-                _under(turn, at), _under("turns[]", at), MISMATCH, str(truth), str(model), reason
-            )
+            _field(under(turn, at), under("turns[]", at), MISMATCH, str(truth), str(model), reason)
         ]
     wrap = {difference.class_name: {difference.attribute: model}}
     expected = {difference.class_name: {difference.attribute: truth}}
     result = match_json(wrap, expected, "field_f1")
-    return [
-        field._replace(
-            path=_under(turn, field.path),
-            field_path=_under("turns[]", field.field_path),
-            actual_path=None if field.actual_path is None else _under(turn, field.actual_path),
-        )
-        for field in result.fields
-        if field.score < 1.0
-    ]
+    return [placed(field, turn, "turns[]") for field in result.fields if field.score < 1.0]
 
 
 class _Unreadable(str):

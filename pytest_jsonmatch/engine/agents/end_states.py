@@ -121,18 +121,20 @@ def _side_by_side(metric: str, turns: list[MatchResult]) -> TurnStates:
 
 def _in_turn(field: FieldResult, turn: int) -> FieldResult:
     """``field`` with its paths under ``turns[turn]`` (field path: ``turns[]``)."""
+    return placed(field, index_segment("turns", turn), "turns[]")
+
+
+def placed(field: FieldResult, prefix: str, folded: str) -> FieldResult:
+    """``field`` with its paths under ``prefix`` and its field path under ``folded``."""
     return field._replace(
-        path=_under(index_segment("turns", turn), field.path),
-        field_path=_under("turns[]", field.field_path),
-        actual_path=(
-            None
-            if field.actual_path is None
-            else _under(index_segment("turns", turn), field.actual_path)
-        ),
+        path=under(prefix, field.path),
+        field_path=under(folded, field.field_path),
+        actual_path=None if field.actual_path is None else under(prefix, field.actual_path),
     )
 
 
-def _under(prefix: str, path: str) -> str:
+def under(prefix: str, path: str) -> str:
+    """``path`` below ``prefix`` (an index segment joins it without a dot)."""
     if not path:
         return prefix
     return prefix + path if path.startswith("[") else f"{prefix}.{path}"

@@ -6,7 +6,9 @@ fields by the ``tool_calls`` metric with the call options, under their function 
 (``rebook_flight.pnr``). One score: the two parts' headline scores, each weighted by the
 rows it puts in the table that count (match, mismatch, omission, hallucination); a part with
 no such row adds nothing. Precision, recall and F1 are counted over all the rows
-(docs/metrics.md, "An agent's reply: answer and calls").
+(docs/metrics.md, "An agent's reply: answer and calls"). :func:`combined` does this for any
+parts: a whole run's answer, trajectory and end state combine the same way
+(run_scoring.py).
 
 Paths stay unambiguous: an expected answer with a top-level key named as an expected call's
 function is refused (ConfigError naming both). Where the reply itself puts one name in both
@@ -17,6 +19,7 @@ parts, the rows of the part the expected side does not give that name to are mov
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from ..core.errors import ConfigError, ParseError, shown
 from ..core.paths import key_forms
@@ -28,6 +31,7 @@ from ..results.field_results import (
     MISMATCH,
     OMISSION,
     FieldResult,
+    FloorFailure,
     MatchResult,
     f_beta,
     precision_recall,
@@ -79,8 +83,13 @@ def match_reply(
     except ParseError as exc:
         exc.side = "actual"  # the reply's calls could not be read
         raise
-    answer = _answer_scored(answers, expected_answer, depth_a, parts)
-    return combined(f"{metric}+{CALLS_METRIC}", answer, made, expected_names, called)
+    answer = answer_scored(answers, expected_answer, depth_a, parts.answer)
+    answer_rows, call_rows = _apart(list(answer.fields), list(made.fields), expected_names, called)
+    return combined(
+        f"{metric}+{CALLS_METRIC}",
+        [Part(answer.score, answer_rows), Part(made.score, call_rows)],
+        answer,
+    )
 
 
 def _entries(
@@ -132,46 +141,53 @@ def _read_reply(actual: object) -> ReplyParts:
         raise
 
 
-def _answer_scored(entry: Entry, expected: JsonValue, depth: int, parts: ReplyParts) -> MatchResult:
+def answer_scored(
+    entry: Entry, expected: JsonValue, depth: int, answer: JsonValue | None
+) -> MatchResult:
     """The answer's part: scored as a plain answer; a reply with no answer written scores
     against an empty object (every expected field left out)."""
-    answer: object = {} if parts.answer is None else parts.answer
-    parsed, cut = entry.parse_actual(answer, "actual answer")
+    parsed, cut = entry.parse_actual({} if answer is None else answer, "actual answer")
     return entry.scored(expected, depth, parsed, cut, "actual answer")
+
+
+class Part(NamedTuple):
+    """One part of an agent's comparison: its headline ``score`` and its rows, at the paths
+    they take in the whole table."""
+
+    score: float
+    fields: list[FieldResult]
 
 
 def combined(
     metric: str,
-    answer: MatchResult,
-    calls: MatchResult,
-    expected_names: Sequence[str] = (),
-    called: Sequence[str] = (),
+    parts: Sequence[Part],
+    main: MatchResult | None = None,
+    floor_failures: tuple[FloorFailure, ...] | None = None,
 ) -> MatchResult:
-    """The two parts as one result (module docstring): the answer's fields, then the
-    calls'; the score their headlines weighted by counted rows; precision, recall and F1
-    from all rows; the answer's pairings, floors, cut and conformance."""
-    answer_fields, call_fields = _apart(
-        list(answer.fields), list(calls.fields), expected_names, called
-    )
-    n_answer, n_calls = _counted(answer_fields), _counted(call_fields)
-    total = n_answer + n_calls
-    score = (n_answer * answer.score + n_calls * calls.score) / total if total else 1.0
-    fields = tuple(answer_fields + call_fields)
+    """The parts as one result (docs/metrics.md): their rows in order; the score their
+    headlines weighted by counted rows (1.0 where no row counts); precision, recall and F1
+    from all rows; ``main``'s (the answer's) pairings, cut and conformance, and its floors
+    unless ``floor_failures`` gives them all."""
+    total = sum(_counted(part.fields) for part in parts)
+    score = sum(_counted(p.fields) * p.score for p in parts) / total if total else 1.0
+    fields = tuple(fr for part in parts for fr in part.fields)
     if any(fr.weight != 1.0 for fr in fields):
         precision, recall = weighted_precision_recall(fields)
     else:
         precision, recall = precision_recall(fields)
+    if floor_failures is None:
+        floor_failures = () if main is None else main.floor_failures
     return MatchResult(
         metric,
-        score,
+        min(max(score, 0.0), 1.0),
         precision,
         recall,
         f_beta(precision, recall),
         fields,
-        answer.pairings,
-        answer.floor_failures,
-        answer.truncated,
-        answer.conformance,
+        () if main is None else main.pairings,
+        floor_failures,
+        None if main is None else main.truncated,
+        None if main is None else main.conformance,
     )
 
 

@@ -53,8 +53,8 @@ def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) ->
             )
         )
 
-    if result.metric == "trajectory":
-        lines.extend(_departure(result, width))
+    if "trajectory" in result.metric.split("+"):  # alone, or an agent's run's part
+        lines.extend(_departure(result, width, result.metric != "trajectory"))
     costly = [
         (fr.score, i, fr)
         for i, fr in enumerate(result.fields)
@@ -108,19 +108,26 @@ def _headline(result: MatchResult, threshold: float) -> str:
     )
 
 
-def _departure(result: MatchResult, width: int | None) -> list[str]:
+def _departure(result: MatchResult, width: int | None, under_run: bool = False) -> list[str]:
     """A trajectory's first field off the expected path (its fields come in the expected
-    steps' order, a step the run added where it added it): the step, function, argument."""
+    steps' order, a step the run added where it added it): the step, function, argument.
+    ``under_run``: an agent's run scored whole, its trajectory's fields under ``run``."""
     for fr in result.fields:
         if fr.status != MATCH and fr.status != SKIPPED:
             tokens = path_tokens(fr.path, allow_globs=False)
+            if under_run:
+                if not tokens or tokens[0] != ("key", "run"):
+                    continue
+                tokens = tokens[1:]
             step = tokens[0][1] if tokens else "?"
             whose = "the run's step" if fr.status == HALLUCINATION else "step"
             named = [value for kind, value in tokens[1:] if kind == "key"]
-            what = f" ({named[0]}" + (f", argument {'.'.join(named[1:])}" if named[1:] else "")
+            what = ""
+            if named:
+                argument = f", argument {'.'.join(named[1:])}" if named[1:] else ""
+                what = f" ({named[0]}{argument})"
             return [
-                f"the run left the expected path at {whose} {step}"
-                f"{what + ')' if named else ''}: {fr.status}, expected "
+                f"the run left the expected path at {whose} {step}{what}: {fr.status}, expected "
                 f"{format_value(fr.expected, width)}, actual {format_value(fr.actual, width)}"
             ]
     return []

@@ -5,7 +5,9 @@ document only the rows near the viewport (a virtual list): each row is made when
 scrolled to, or found by a filter, and removed when it leaves; a case's fields are made
 when it is opened. Filters (failed only, metric, field, text in the case id) and orders
 (worst first, best first, by case id) go over every case. A link ``#case=ID`` (the
-baseline's table) opens and shows its case. Every value goes into the page as text
+baseline's table) opens and shows its case. An agent's run is shown step by step: its
+trajectory's rows (``run[i]...``) grouped under a heading per step, the step and the row where
+the run left the expected path marked. Every value goes into the page as text
 (``textContent``), never as markup.
 """
 
@@ -17,6 +19,8 @@ CASES_CSS = """
 details.case > summary { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 details.case.current { outline: 2px solid #0969da; }
 #case-find { width: 16em; }
+table.side-by-side tr.step td { font-weight: 600; background: #f6f8fa; }
+table.side-by-side tr.off-path td { outline: 2px solid #cf222e; outline-offset: -2px; }
 """
 
 CASES_SCRIPT = r"""
@@ -344,7 +348,9 @@ CASES_SCRIPT = r"""
         violations(v[2], v[1])));
     }
     var rows = [], deciders = x.by ? decidersOf(x.by) : null, k = 0;
+    var steps = {last: null, off: null, head: null};
     eachField(r, function (place, st, score, flags, exp, act) {
+      stepRow(steps, PLACES[place][0], st, rows);
       var tr = node("tr", st);
       tr.setAttribute("data-field", PLACES[place][1]);
       tr.appendChild(node("td", "path", PLACES[place][0]));
@@ -359,6 +365,7 @@ CASES_SCRIPT = r"""
       if (fieldFilter && fieldFilter.value && fieldFilter.value === PLACES[place][1]) {
         tr.className += " field-active";
       }
+      if (steps.off === true) { steps.off = tr; tr.className += " off-path"; }
       rows.push(tr);
     });
     if (rows.length) {
@@ -401,6 +408,27 @@ CASES_SCRIPT = r"""
   }
 
   // field index -> the comparator that decided it, from a run's "by" (comparator -> indexes)
+  // An agent's run (its trajectory's rows at run[i]...) shown step by step: a heading row
+  // before each step's rows, and the first step with a row that is not a match marked as
+  // where the run left the expected path, with that row (its function or argument).
+  function stepRow(steps, path, st, rows) {
+    var m = /^run\[(\d+)\]/.exec(path);
+    if (!m) { return; }
+    if (m[1] !== steps.last) {
+      steps.last = m[1];
+      var rest = /^\.(\w+)/.exec(path.slice(m[0].length));
+      steps.head = node("tr", "step");
+      var td = node("td", "", "step " + m[1] + (rest ? ": " + rest[1] : ""));
+      td.colSpan = 6;
+      steps.head.appendChild(td);
+      rows.push(steps.head);
+    }
+    if (st !== "match" && st !== "skipped" && steps.off === null) {
+      steps.off = true;
+      steps.head.className += " off-path";
+      steps.head.firstChild.textContent += " (the run left the expected path here)";
+    }
+  }
   function decidersOf(by) {
     var out = {};
     Object.keys(by).forEach(function (name) {

@@ -1,0 +1,106 @@
+"""An agent's whole run as JSON: its messages (tool results included) and the state it left.
+
+A run's JSON form is ``{"messages": [...], "state": <state or null>}``: the messages as
+OpenAI chat messages hold them (a client's message objects dumped to plain JSON, their
+unset fields dropped), the state read to JSON by ``read_state`` when the run ends. That
+form is what a recording holds, so a replay needs neither the model nor the environment.
+
+Read back (:func:`run_parts`), a run is that form, the plain list of its messages, or JSON
+text holding either; its answer is the content of its last assistant message, read as a
+reply's answer is (``reply_message.py``): a run whose last assistant message only called
+tools wrote no answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from ..core.errors import ParseError, shown
+from ..core.paths import index_segment
+from ..core.values import JsonValue
+from ..reading.intake import as_data, read_json
+from ..reading.parse import parse_actual
+from .reply_message import reply_parts
+from .state_reading import read_state
+
+# the roles a run's assistant messages go by (OpenAI's, LangChain's)
+ASSISTANT = frozenset({"assistant", "ai"})
+
+
+class RunParts(NamedTuple):
+    """A run read: its ``messages`` (plain JSON), its ``state`` (None: it gave none) and
+    its ``answer`` (None: its last assistant message wrote none)."""
+
+    messages: list[JsonValue]
+    state: JsonValue | None
+    answer: JsonValue | None
+
+
+def run_json(messages: object, state: object = None, side: str = "run") -> dict[str, JsonValue]:
+    """The JSON form of a run: ``messages`` (a list of chat messages, dicts or a client's
+    message objects) as plain JSON, ``state`` read by ``read_state`` (None stays null).
+    ParseError naming the message where one cannot be read."""
+    if isinstance(messages, (str, bytes, Mapping)) or not hasattr(messages, "__iter__"):
+        raise ParseError(f"{side}: messages must be a list of chat messages, not {shown(messages)}")
+    plain: list[JsonValue] = []
+    for index, message in enumerate(messages):
+        where = f"{side} {index_segment('messages', index)}"
+        value, _ = read_json(_dumped(message, where), where)
+        if not isinstance(value, dict):
+            raise ParseError(f"{where} must be a chat message (an object), not {shown(value)}")
+        plain.append(value)
+    return {
+        "messages": plain,
+        "state": None if state is None else read_state(state, f"{side} state"),
+    }
+
+
+def _dumped(message: object, where: str) -> object:
+    """A message as data; a client's model object loses the fields it left unset (null),
+    ``content`` kept (an assistant message that only calls tools has none)."""
+    data = as_data(message, where)
+    if data is message or not isinstance(data, dict):
+        return data
+    return {k: v for k, v in data.items() if v is not None or k == "content"}
+
+
+def run_parts(actual: object, side: str = "actual") -> RunParts:
+    """``actual`` read as a run (ParseError, its side ``actual``, where it is none)."""
+    try:
+        return _read(actual, side)
+    except ParseError as exc:
+        exc.side = "actual"  # the run itself could not be read
+        raise
+
+
+def _read(actual: object, side: str) -> RunParts:
+    form_of = getattr(actual, "run_json", None)
+    if callable(form_of):  # an AgentRun, given to assert_json_match
+        actual = form_of()
+    value = as_data(actual, side)
+    if isinstance(value, (str, bytes, bytearray)):
+        value = parse_actual(value, allow_array=True)
+    if isinstance(value, Mapping) and "messages" in value and "role" not in value:
+        form = run_json(value["messages"], None, side)
+        state = value.get("state")
+        state = None if state is None else read_state(state, f"{side} state")
+    elif type(value) is list:
+        form, state = run_json(value, None, side), None
+    else:
+        raise ParseError(
+            f"{side} is not an agent's run: {shown(value)}; give AgentRun(messages=[...]), "
+            f'{{"messages": [...], "state": ...}} or the list of its messages'
+        )
+    messages = form["messages"]
+    assert isinstance(messages, list)
+    return RunParts(messages, state, _answer(messages, side))
+
+
+def _answer(messages: list[JsonValue], side: str) -> JsonValue | None:
+    """The answer of the run's last assistant message (None: it has none, or wrote none)."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if isinstance(message, dict) and message.get("role", message.get("type")) in ASSISTANT:
+            return reply_parts(message, f"{side} {index_segment('messages', index)}").answer
+    return None
