@@ -69,14 +69,16 @@ def test_the_example_prints_what_the_page_shows(code, shown, framework, tmp_path
     assert missing == [], f"the example printed:\n{proc.stdout}"
 
 
-def test_the_integrations_import_only_the_engine_and_each_other():
-    # the layering tests/test_layout.py holds the other layers to, for this one
+def test_the_integrations_import_only_the_engine_each_other_and_what_a_target_returns():
+    # the layering tests/test_layout.py holds the other layers to, for this one; and what a
+    # target returns (calls/: the client loop's AgentRun is a TargetResult)
+    allowed = ("pytest_jsonmatch.engine", "pytest_jsonmatch.integrations", "pytest_jsonmatch.calls")
     wrong = [
         f"{module} imports {target}"
         for module, targets in GRAPH.items()
         if module.startswith("pytest_jsonmatch.integrations")
         for target in _without_parents(module, targets)
-        if not target.startswith(("pytest_jsonmatch.engine", "pytest_jsonmatch.integrations"))
+        if not target.startswith(allowed)
     ]
     assert wrong == []
     assert any(m.startswith("pytest_jsonmatch.integrations.") for m in GRAPH)

@@ -17,12 +17,12 @@ from tests.helpers.plugin_cases import write
 pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 
 CASE_KEYS = (
-    "actual, actual_file, call_options, description, expected, expected_calls, id, input, "
-    "marks, metric, options, repeat, schema, threshold"
+    "actual, actual_file, call_options, description, expected, expected_calls, expected_run, "
+    "expected_state, id, input, marks, metric, options, repeat, run_options, schema, threshold"
 )
 LIST_CASE_KEYS = (
-    "actual, actual_file, call_options, description, expected, expected_calls, id, input, "
-    "marks, metric, options, repeat, threshold"
+    "actual, actual_file, call_options, description, expected, expected_calls, expected_run, "
+    "expected_state, id, input, marks, metric, options, repeat, run_options, threshold"
 )
 CASE = "    expected: {a: 1}\n    actual: {a: 1}\n"
 CREATE_HINT = "; run pytest with --jsonmatch-update=create to write it from the actual output"
@@ -65,14 +65,14 @@ ERRORS = [
         "unknown-key",
         "cases:\n  - id: one\n" + CASE + "    treshold: 0.5\n",
         "c.jsonmatch.yaml:5: case 'one': unknown key 'treshold' (did you mean 'threshold'?); known keys: actual, actual_file, "
-        "call_options, description, expected, expected_calls, id, input, marks, metric, "
-        "options, repeat, threshold",
+        "call_options, description, expected, expected_calls, expected_run, expected_state, "
+        "id, input, marks, metric, options, repeat, run_options, threshold",
     ),
     (
         "unknown-file-key",
         "metrics: field_f1\ncases:\n  - id: one\n" + CASE,
         "c.jsonmatch.yaml:1: file: unknown key 'metrics' (did you mean 'metric'?); known keys: call_options, cases, "
-        "description, marks, metric, options, repeat, schema, threshold",
+        "description, marks, metric, options, repeat, run_options, schema, threshold",
     ),
     (
         "duplicate-key",
@@ -358,7 +358,7 @@ def test_unknown_key_in_a_folder_defaults_file(pytester):
     shown = collection_error(pytester, "expected: {a: 1}\nactual: {a: 1}\n")
     assert shown == (
         "jsonmatch.yaml:1: defaults file: unknown key 'cases'; known keys: call_options, "
-        "metric, options, repeat, schema, threshold"
+        "metric, options, repeat, run_options, schema, threshold"
     )
 
 
