@@ -250,7 +250,12 @@ def _workdir(tmp_path: Path, files: dict[str, str]) -> Path:
 
 
 def _run(command: str, work: Path, env: dict[str, str]) -> str:
-    proc = subprocess.run(
+    return _ran(command, work, env).stdout
+
+
+def _ran(command: str, work: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``command`` run by bash in ``work``: its output (standard output and error) and status."""
+    return subprocess.run(
         ["bash", "-c", command],
         cwd=work,
         env=env,
@@ -259,7 +264,6 @@ def _run(command: str, work: Path, env: dict[str, str]) -> str:
         text=True,
         timeout=300,
     )
-    return proc.stdout
 
 
 def _matches(shown: str, got: str, excerpt: bool) -> bool:
@@ -382,15 +386,7 @@ def run_recipe(example: Example, tmp_path: Path) -> None:
         steps = [(f"command {k + 1}", c) for k, c in enumerate(bash_commands(example.text))]
     assert steps, f"{example.id}: the recipe runs nothing"
     for where, command in steps:
-        proc = subprocess.run(
-            ["bash", "-c", command],
-            cwd=work,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            timeout=300,
-        )
+        proc = _ran(command, work, env)
         assert proc.returncode == 0, (
             f"{example.id}: {where} of the recipe fails as written (exit {proc.returncode})\n"
             f"$ {command}\n{proc.stdout}"

@@ -7,7 +7,7 @@ import contextlib
 import json
 import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 
 
 class InFlight:
@@ -104,3 +104,55 @@ def serving(*servers: HTTPServer) -> Iterator[None]:
             srv.server_close()
         for thread in threads:
             thread.join(5)
+
+
+class ChatModel(ThreadingHTTPServer):
+    """A chat-completions model on 127.0.0.1 for the real ``openai`` client: each request's
+    body is kept (``asked``), and the reply is the chat completion of what ``say`` gives for
+    the body: ``(assistant message, finish reason)``. ``usage``: (prompt, completion) tokens
+    reported for every call."""
+
+    daemon_threads = True
+
+    def __init__(
+        self,
+        say: Callable[[dict], tuple[dict, str]],
+        usage: tuple[int, int] = (50, 10),
+    ) -> None:
+        super().__init__(("127.0.0.1", 0), _ChatCompletions)
+        self.say, self.usage = say, usage
+        self.lock = threading.Lock()
+        self.asked: list[dict] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class _ChatCompletions(BaseHTTPRequestHandler):
+    server: ChatModel
+
+    def log_message(self, *args: object) -> None:  # quiet
+        pass
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with self.server.lock:
+            self.server.asked.append(body)
+        message, finish = self.server.say(body)
+        prompt, completion = self.server.usage
+        reply_json(
+            self,
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "created": 1,
+                "model": body["model"],
+                "choices": [{"index": 0, "finish_reason": finish, "message": message}],
+                "usage": {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": completion,
+                    "total_tokens": prompt + completion,
+                },
+            },
+        )

@@ -15,23 +15,15 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from tests.helpers.http_models import reply_json
+from tests.helpers.http_models import ChatModel
 
 
-class AgentModel(ThreadingHTTPServer):
-    daemon_threads = True
+class AgentModel(ChatModel):
+    """The two-step agent's model: what it says next is :func:`next_message`'s."""
 
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Completions)
-        self.lock = threading.Lock()
-        self.asked: list[dict] = []
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+        super().__init__(lambda body: (next_message(body["messages"]), "stop"))
 
 
 def _call(name: str, arguments: dict, step: int) -> dict:
@@ -65,30 +57,6 @@ def next_message(messages: list[dict]) -> dict:
         }
         return {"role": "assistant", "content": json.dumps(answer)}
     return {"role": "assistant", "content": None, "tool_calls": [call]}
-
-
-class _Completions(BaseHTTPRequestHandler):
-    server: AgentModel
-
-    def log_message(self, *args):  # quiet
-        pass
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        with self.server.lock:
-            self.server.asked.append(body)
-        message = next_message(body["messages"])
-        reply_json(
-            self,
-            {
-                "id": "chatcmpl-1",
-                "object": "chat.completion",
-                "created": 1,
-                "model": body["model"],
-                "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
-                "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
-            },
-        )
 
 
 class Airline:

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tests.helpers.http_models import reply_json, serving
+from tests.helpers.http_models import ChatModel, serving
 from tests.helpers.plugin_cases import ARGS, write
 from tests.helpers.reports import held
 
@@ -24,63 +22,30 @@ pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 openai = pytest.importorskip("openai")  # (the test extra installs it)
 
 
-class _Airline(ThreadingHTTPServer):
+def _airline(body: dict) -> tuple[dict, str]:
     """``/v1/chat/completions``: an airline agent. Asked to rebook a PNR, it calls
     ``rebook_flight(pnr, flight_no, date)`` with what the question names and answers in
     JSON beside the call; its mistakes: "tomorrow" becomes the wrong date, and a waitlisted
     rebooking is reported as "pending". Asked anything else, it answers with no call
     (``tool_calls`` left out, as OpenAI does: the client gives ``None``)."""
-
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Completions)
-        self.lock = threading.Lock()
-        self.asked: list[dict] = []
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
-
-
-class _Completions(BaseHTTPRequestHandler):
-    server: _Airline
-
-    def log_message(self, *args):  # quiet
-        pass
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        with self.server.lock:
-            self.server.asked.append(body)
-        question = body["messages"][-1]["content"]
-        pnr = re.search(r"\b[A-Z]{3}\d{3}\b", question)
-        if pnr is None:
-            answer = {"reply_summary": "Your allowance is 23 kg", "status": "answered"}
-            message: dict[str, object] = {"role": "assistant", "content": json.dumps(answer)}
-        else:
-            flight = re.search(r"\b[A-Z]{2}\d{3}\b", question).group()
-            date = "2026-11-25" if "tomorrow" in question else "2026-11-26"
-            status = "pending" if "waitlist" in question else "rebooked"
-            arguments = {"pnr": pnr.group(), "flight_no": flight, "date": date}
-            call = {
-                "id": "call_1",
-                "type": "function",
-                "function": {"name": "rebook_flight", "arguments": json.dumps(arguments)},
-            }
-            answer = {"reply_summary": f"Rebooked {pnr.group()} on {flight}", "status": status}
-            message = {"role": "assistant", "content": json.dumps(answer), "tool_calls": [call]}
-        reply_json(
-            self,
-            {
-                "id": "chatcmpl-1",
-                "object": "chat.completion",
-                "created": 1,
-                "model": body["model"],
-                "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
-                "usage": {"prompt_tokens": 80, "completion_tokens": 30, "total_tokens": 110},
-            },
-        )
+    question = body["messages"][-1]["content"]
+    pnr = re.search(r"\b[A-Z]{3}\d{3}\b", question)
+    if pnr is None:
+        answer = {"reply_summary": "Your allowance is 23 kg", "status": "answered"}
+        message: dict[str, object] = {"role": "assistant", "content": json.dumps(answer)}
+    else:
+        flight = re.search(r"\b[A-Z]{2}\d{3}\b", question).group()
+        date = "2026-11-25" if "tomorrow" in question else "2026-11-26"
+        status = "pending" if "waitlist" in question else "rebooked"
+        arguments = {"pnr": pnr.group(), "flight_no": flight, "date": date}
+        call = {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "rebook_flight", "arguments": json.dumps(arguments)},
+        }
+        answer = {"reply_summary": f"Rebooked {pnr.group()} on {flight}", "status": status}
+        message = {"role": "assistant", "content": json.dumps(answer), "tool_calls": [call]}
+    return message, "stop"
 
 
 AGENT = """
@@ -146,7 +111,7 @@ cases:
 
 @pytest.fixture
 def airline():
-    server = _Airline()
+    server = ChatModel(_airline, usage=(80, 30))
     with serving(server):
         yield server
 

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tests.helpers.http_models import reply_json, serving
+from tests.helpers.http_models import ChatModel, serving
 from tests.helpers.plugin_cases import ARGS, write
 from tests.helpers.reports import held
 
@@ -23,67 +21,27 @@ pytestmark = pytest.mark.slow  # (CONTRIBUTING.md: the inner loop leaves it out)
 openai = pytest.importorskip("openai")  # (the test extra installs it)
 
 
-class _Agent(ThreadingHTTPServer):
+def _weather_agent(body: dict) -> tuple[dict, str]:
     """``/v1/chat/completions``: calls get_weather once per city the question names, cities
     in reverse order; its mistake: it always asks for celsius. A question that names no
     city is answered in JSON text, with no tool call (``tool_calls`` left out of the
     message, as OpenAI does: the client gives ``None``)."""
-
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Completions)
-        self.lock = threading.Lock()
-        self.asked: list[dict] = []
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
-
-
-class _Completions(BaseHTTPRequestHandler):
-    server: _Agent
-
-    def log_message(self, *args):  # quiet
-        pass
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        with self.server.lock:
-            self.server.asked.append(body)
-        question = body["messages"][-1]["content"]
-        cities = re.findall(r"\b(Paris|Rome|Oslo)\b", question)
-        calls = [
-            {
-                "id": f"call_{i}",
-                "type": "function",
-                "function": {
-                    "name": "get_weather",
-                    "arguments": json.dumps({"location": city, "unit": "celsius"}),
-                },
-            }
-            for i, city in enumerate(reversed(cities))
-        ]
-        message: dict[str, object] = {"role": "assistant", "content": None, "tool_calls": calls}
-        if not calls:
-            message = {"role": "assistant", "content": NO_CALL_ANSWER}
-        reply_json(
-            self,
-            {
-                "id": "chatcmpl-1",
-                "object": "chat.completion",
-                "created": 1,
-                "model": body["model"],
-                "choices": [
-                    {
-                        "index": 0,
-                        "finish_reason": "tool_calls" if calls else "stop",
-                        "message": message,
-                    }
-                ],
-                "usage": {"prompt_tokens": 50, "completion_tokens": 12, "total_tokens": 62},
+    question = body["messages"][-1]["content"]
+    cities = re.findall(r"\b(Paris|Rome|Oslo)\b", question)
+    calls = [
+        {
+            "id": f"call_{i}",
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "arguments": json.dumps({"location": city, "unit": "celsius"}),
             },
-        )
+        }
+        for i, city in enumerate(reversed(cities))
+    ]
+    if not calls:
+        return {"role": "assistant", "content": NO_CALL_ANSWER}, "stop"
+    return {"role": "assistant", "content": None, "tool_calls": calls}, "tool_calls"
 
 
 # the agent's answer where it calls nothing: JSON that, read as BFCL's decoded form, would
@@ -154,7 +112,7 @@ cases:
 
 @pytest.fixture
 def agent():
-    server = _Agent()
+    server = ChatModel(_weather_agent, usage=(50, 12))
     with serving(server):
         yield server
 
