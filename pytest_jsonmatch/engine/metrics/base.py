@@ -18,7 +18,7 @@ from typing import TypeAlias
 from ..comparing.comparators import BoundComparator, comparator_defaults
 from ..comparing.registry import REGISTRY, Binder, Registry
 from ..configuring.walk_config import WalkConfig, field_rules, schema_node
-from ..core.errors import ConfigError, did_you_mean, known_names
+from ..core.errors import ConfigError, did_you_mean, known_names, shown
 from ..core.values import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, JsonValue
 from ..reading.parse import check_truncated
 from ..results.field_results import FieldResult, f_beta
@@ -76,6 +76,22 @@ class Metric:
             return recall
         beta = self.beta(options) if self.beta is not None and options else 1.0
         return f1 if beta == 1.0 else f_beta(precision, recall, beta)
+
+
+def option_choice(
+    metric: str, options: Options, name: str, known: tuple[str, ...], default: str
+) -> str:
+    """Option ``name`` of ``metric``: one of ``known`` (``default`` where it is not given);
+    any other value is a ConfigError naming the option, the values it takes and the nearest."""
+    value = options.get(name)
+    if value is None:
+        return default
+    if value not in known:
+        raise ConfigError(
+            f"{metric} option {name} must be one of {', '.join(map(repr, known))}, not "
+            f"{shown(value)}{did_you_mean(value, known) if isinstance(value, str) else ''}"
+        )
+    return str(value)
 
 
 def type_policy(

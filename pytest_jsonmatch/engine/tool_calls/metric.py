@@ -27,7 +27,7 @@ from ..configuring.walk_config import WalkConfig
 from ..core.errors import ConfigError, ParseError, did_you_mean, shown
 from ..core.paths import index_segment, key_segment
 from ..core.values import MISSING, JsonObject, JsonValue
-from ..metrics.base import Metric, type_policy
+from ..metrics.base import Metric, option_choice, type_policy
 from ..results.field_results import HALLUCINATION, MATCH, OMISSION, FieldResult
 from .argument_checks import check_arguments
 from .bfcl_rules import (
@@ -114,15 +114,7 @@ def _tools_option(tools: object) -> tuple[ToolDoc, ...]:
 
 
 def _choice(options: Mapping[str, object], name: str, known: tuple[str, ...], default: str) -> str:
-    value = options.get(name)
-    if value is None:
-        return default
-    if value not in known:
-        raise ConfigError(
-            f"tool_calls option {name} must be one of {', '.join(map(repr, known))}, not "
-            f"{shown(value)}{did_you_mean(value, known) if isinstance(value, str) else ''}"
-        )
-    return str(value)
+    return option_choice("tool_calls", options, name, known, default)
 
 
 def _category_language(category: str) -> str:

@@ -30,10 +30,9 @@ from typing import NamedTuple, TypeVar
 
 from ..comparing.registry import REGISTRY, Registry
 from ..configuring.walk_config import WalkConfig
-from ..core.errors import ConfigError, did_you_mean, shown
 from ..core.paths import index_segment, key_segment
 from ..core.values import MISSING
-from ..metrics.base import Metric, type_policy
+from ..metrics.base import Metric, option_choice, type_policy
 from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION, FieldResult
 from .run_steps import CALL, Step, messages_of, read_steps
 from .step_checks import ArgRule, agrees, arg_verdicts, counted, read_rules, value_of
@@ -70,15 +69,7 @@ def read_settings(options: Mapping[str, object], registry: Registry = REGISTRY) 
 
 
 def _choice(options: Mapping[str, object], name: str, known: tuple[str, ...], default: str) -> str:
-    value = options.get(name)
-    if value is None:
-        return default
-    if value not in known:
-        raise ConfigError(
-            f"trajectory option {name} must be one of {', '.join(map(repr, known))}, not "
-            f"{shown(value)}{did_you_mean(value, known) if isinstance(value, str) else ''}"
-        )
-    return str(value)
+    return option_choice("trajectory", options, name, known, default)
 
 
 def _configure(opts: dict[str, object], registry: Registry) -> WalkConfig:
