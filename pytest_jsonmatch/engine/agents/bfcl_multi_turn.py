@@ -30,7 +30,7 @@ from ..match import match_json
 from ..results.field_results import HALLUCINATION, MISMATCH, OMISSION, FieldResult
 from .bfcl_execution import BfclEnvironment
 from .end_states import placed, under
-from .state_reading import read_state_at
+from .state_reading import read_apart, read_state_at
 
 # BFCL's error types, one per way a turn fails (its checker's and its runner's words)
 FORCE_TERMINATED = "multi_turn:force_terminated"
@@ -276,13 +276,22 @@ def _differences(model: Mapping[str, Any], truth: Mapping[str, Any]) -> list[Att
                 at = key_segment(key_segment("", class_name), attribute)
                 out.append(
                     AttributeDifference(
-                        class_name,
-                        attribute,
-                        _readable(model_value, at),
-                        _readable(truth_value, at),
+                        class_name, attribute, *_read_apart(model_value, truth_value, at)
                     )
                 )
     return out
+
+
+def _read_apart(model: object, truth: object, at: str) -> tuple[object, object]:
+    """Both sides of a differing attribute read to JSON along what differs (a whole file
+    system's tree is read along the one file that changed), each side as text where it is
+    not JSON."""
+    if model is not MISSING:
+        try:
+            return read_apart(model, truth, at)
+        except JsonMatchError:
+            pass
+    return _readable(model, at), _readable(truth, at)
 
 
 def _readable(value: object, at: str) -> object:

@@ -58,6 +58,60 @@ def read_state_at(value: object, path: str, side: str = "state") -> JsonValue:
     return _Reader(side).read(value, path, 0)
 
 
+def read_apart(
+    model: object, truth: object, path: str, side: str = "state"
+) -> tuple[JsonValue, JsonValue]:
+    """Two values that differ (by ``==``) read to JSON where they differ: where both are
+    mappings, or objects of one type, the members equal on both sides are left out of both
+    and each member that differs is read apart the same way; anything else is read whole.
+    Compared as JSON, the two give the fields the whole values would give, less the matches:
+    a large state with a small change is read along the change only."""
+    return _apart(_Reader(side), _Reader(side), model, truth, path, 0)
+
+
+def _apart(
+    left: _Reader, right: _Reader, model: object, truth: object, path: str, depth: int
+) -> tuple[JsonValue, JsonValue]:
+    ours, theirs = left.members(model, path), right.members(truth, path)
+    if (
+        ours is None
+        or theirs is None
+        or depth >= MAX_STATE_DEPTH
+        or not (isinstance(model, Mapping) and isinstance(truth, Mapping))
+        and type(model) is not type(truth)
+    ):
+        return left.read(model, path, depth), right.read(truth, path, depth)
+    left.open[id(model)], right.open[id(truth)] = path, path
+    try:
+        out_model: dict[str, JsonValue] = {}
+        out_truth: dict[str, JsonValue] = {}
+        same: list[object] = []  # the members equal on both sides, left out
+        for key in {**ours, **theirs}:
+            text = left.key(key, path)
+            at = key_segment(path, text)
+            if key in ours and key in theirs:
+                if ours[key] == theirs[key]:
+                    same.append(key)
+                    continue
+                out_model[text], out_truth[text] = _apart(
+                    left, right, ours[key], theirs[key], at, depth + 1
+                )
+            elif key in ours:
+                out_model[text] = left.read(ours[key], at, depth + 1)
+            else:
+                out_truth[text] = right.read(theirs[key], at, depth + 1)
+        if same and not (out_model and out_truth):
+            # an object left empty would be compared as an empty value, not as the object
+            # whose members differ: one equal member keeps it an object on both sides
+            text = left.key(same[0], path)
+            at = key_segment(path, text)
+            out_model[text] = left.read(ours[same[0]], at, depth + 1)
+            out_truth[text] = right.read(theirs[same[0]], at, depth + 1)
+        return out_model, out_truth
+    finally:
+        del left.open[id(model)], right.open[id(truth)]
+
+
 def read_sqlite(connection: sqlite3.Connection) -> dict[str, JsonValue]:
     """Every table of ``connection`` (not sqlite's own) as ``{table: [rows]}``, each row an
     object of its columns. Rows are sorted by their columns in order, since a table's rows
@@ -157,6 +211,21 @@ class _Reader:
             items = [self.read(item, index_segment(path, None), depth + 1) for item in value]
             return sorted(items, key=lambda item: json.dumps(item, sort_keys=True))
         return self.mapping(self.attributes(value, path), path, depth)
+
+    def members(self, value: object, path: str) -> Mapping[Any, object] | None:
+        """The members a value is read from when it is read as an object: a mapping's items
+        or an object's public attributes; None for anything read otherwise (a leaf, a known
+        type, an array, a set, an object already open: a reference)."""
+        if value is None or isinstance(value, (str, bool, int, float, list, tuple, set, frozenset)):
+            return None
+        if _simple(value) is not _NOT_SIMPLE or id(value) in self.open:
+            return None
+        if isinstance(value, Mapping):
+            return value
+        try:
+            return self.attributes(value, path)
+        except ConfigError:
+            return None  # (read whole, where the refusal is raised with its path)
 
     def mapping(self, value: Mapping[Any, object], path: str, depth: int) -> JsonValue:
         out: dict[str, JsonValue] = {}
