@@ -1,7 +1,8 @@
-"""The parity test runs agentevals itself: it is collected only where agentevals is installed
-(the test extra; CI's main run). The floor-versions run cannot install it (its langchain-core
-needs pydantic >= 2.7.4, above the floor that run checks), and reports the module as left out
-in its header, never as skipped."""
+"""The parity test runs agentevals itself: it is collected only where agentevals is installed,
+and the header says when it is not, never a skip. It is not in the test extra (it brings
+langsmith, whose pytest plugin would load in every pytest process of the suite): .ci/run runs
+it in an environment of its own (`pip install agentevals==0.0.9` beside the test extra runs it
+locally, CONTRIBUTING.md)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,10 @@ def _installed() -> bool:
 
 def pytest_report_header(config):
     if not _installed():
-        return [f"jsonmatch trajectories: agentevals not installed, {PARITY} not collected"]
+        return [
+            f"jsonmatch trajectories: agentevals not installed, {PARITY} not collected "
+            "(.ci/run runs it in an environment of its own)"
+        ]
     return []
 
 
