@@ -7,17 +7,13 @@ session starts) or given by a plugin's hook; the pytest layer combines the two i
 
 from __future__ import annotations
 
-import importlib
 import re
-import sysconfig
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..cases.case_files import GoldenCase
+from ..cases.python_names import imported_module
 from ..engine.core.errors import CaseFileError, ConfigError, did_you_mean
-from ..engine.core.masking import one_line
 from .call_settings import CallSettings, parse_calls
 
 # Runs an awaitable a target returned and gives its result (anything else passes through).
@@ -48,7 +44,7 @@ def import_target(spec: str, what: str = "jsonmatch_target") -> Callable[..., ob
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
         raise CaseFileError(f"{what} {spec!r} must look like package.module:function")
-    module = _imported(module_name.strip(), spec, what)
+    module = imported_module(module_name.strip(), spec, what)
     try:
         target: object = getattr(module, attr.strip())
     except AttributeError:
@@ -56,30 +52,6 @@ def import_target(spec: str, what: str = "jsonmatch_target") -> Callable[..., ob
     if not callable(target):
         raise CaseFileError(f"{what} {spec!r} is not callable")
     return target
-
-
-def _imported(module_name: str, spec: str, what: str) -> object:
-    """The target's module, imported; whatever stops the import (a missing module, a syntax
-    error, an exception its top level raises) a CaseFileError naming the setting, the module,
-    the exception and where it stands, with no traceback."""
-    try:
-        return importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        raise CaseFileError(
-            f"{what} {spec!r}: cannot import {exc.name!r} (is its folder "
-            f"on sys.path? the ini option pythonpath = . adds the root)"
-        ) from None
-    except SyntaxError as exc:  # IndentationError and TabError too
-        where = f"{exc.filename}:{exc.lineno}" if exc.filename else "its source"
-        raise CaseFileError(
-            f"{what} {spec!r}: module {module_name!r} does not compile: "
-            f"{type(exc).__name__}: {exc.msg} ({where})"
-        ) from None
-    except (Exception, SystemExit) as exc:  # noqa: BLE001 (any error of the user's module is named)
-        where = users_frame(exc) or "raised while importing it"
-        raise CaseFileError(
-            f"{what} {spec!r}: importing module {module_name!r} failed: {one_line(exc)} ({where})"
-        ) from None
 
 
 class NamedTarget:
@@ -198,25 +170,3 @@ def select_targets(
             raise ConfigError(f"{what}: target {name!r} is named twice")
         chosen.append(by_name[name])
     return tuple(chosen)
-
-
-def users_frame(exc: BaseException) -> str:
-    """Where in the user's own code ``exc`` was raised: the last frame of its traceback
-    outside this package, the standard library and installed packages, as ``raised at
-    path:line in function``; empty when there is none."""
-    paths = sysconfig.get_paths()
-    skipped = tuple(
-        str(Path(p).resolve())
-        for p in (
-            paths["stdlib"],
-            paths["purelib"],
-            paths["platlib"],
-            str(Path(__file__).parents[1]),
-        )
-    )
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if frame.filename.startswith("<"):  # <frozen os>, <frozen importlib._bootstrap>
-            continue
-        if not str(Path(frame.filename).resolve()).startswith(skipped):
-            return f"raised at {frame.filename}:{frame.lineno} in {frame.name}"
-    return ""

@@ -26,6 +26,7 @@ from ..engine.reading.safe_yaml import (
 )
 from ..engine.reading.user_files import not_regular, read_regular
 from .marks import MarkError, MarkSpec, marks_from
+from .python_names import with_named_tools
 from .reply_keys import REPLY_KEYS, RUN_KEYS, call_options_of, expected_calls_of, run_parts_of
 
 CASE_SUFFIXES = (".jsonmatch.yaml", ".jsonmatch.yml")
@@ -507,7 +508,7 @@ def _layered(
                 lines["options"],
                 f"{prefix}options may not set {clash[0]!r}; give it beside options",
             )
-        options.update(opts)
+        options.update(with_named_tools(opts, lambda m: where.error(lines["options"], prefix + m)))
         if isinstance(opts.get("schema"), str):
             options["schema"] = str(where.inside_root(opts["schema"], lines["options"], "schema"))
     if "schema" in data:

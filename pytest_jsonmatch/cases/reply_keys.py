@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from ..engine.core.errors import CaseFileError, JsonMatchError
+from .python_names import with_named_tools
 
 REPLY_KEYS = frozenset(
     {"expected_calls", "call_options", "expected_run", "run_options", "expected_state"}
@@ -43,6 +44,7 @@ def call_options_of(
     metric = _OPTIONS_METRIC[key]
     if not isinstance(given, Mapping):
         raise error(line, f"{prefix}{key} must be a mapping of {metric} options")
+    given = with_named_tools(given, lambda m: error(line, f"{prefix}{key}: {m}"))
     from ..engine.metrics import metric_named
     from ..engine.metrics.base import configure
 

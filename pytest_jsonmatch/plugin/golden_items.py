@@ -270,7 +270,7 @@ class GoldenItem(pytest.Item):
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: object = None
     ) -> str | TerminalRepr:
-        from ..calls.targets import users_frame
+        from ..cases.python_names import users_frame
         from ..engine.core.masking import one_line
         from ..reporting.render.tables import guarded
 
