@@ -96,21 +96,29 @@ def _entries(
     metric: str, options: dict[str, object], call_options: Mapping[str, object] | None
 ) -> tuple[Entry, Entry]:
     """The answer's entry and the calls' (the same registry for both)."""
-    if call_options is None:
-        call_options = {}
-    elif not isinstance(call_options, Mapping):
-        raise ConfigError(
-            f"call_options must be a mapping of tool_calls options, not {shown(call_options)}"
-        )
-    for_calls: dict[str, object] = dict(call_options)
-    if "registry" in options and "registry" not in for_calls:
-        for_calls["registry"] = options["registry"]
+    for_calls = part_options(call_options, "call_options", CALLS_METRIC, options)
     answers = entry_for(metric, options, check=True)
     try:
         calls = entry_for(CALLS_METRIC, for_calls, check=True)
     except ConfigError as exc:
         raise ConfigError(f"call_options: {exc}") from None
     return answers, calls
+
+
+def part_options(
+    given: object, name: str, metric: str, options: Mapping[str, object]
+) -> dict[str, object]:
+    """The options a part of an agent's output is scored with (``call_options`` under
+    ``tool_calls``, ``run_options`` under ``trajectory``): a mapping, or None for none; the
+    comparison's registry carried over, so that every part scores with the same one."""
+    if given is None:
+        given = {}
+    elif not isinstance(given, Mapping):
+        raise ConfigError(f"{name} must be a mapping of {metric} options, not {shown(given)}")
+    out: dict[str, object] = dict(given)
+    if "registry" in options and "registry" not in out:
+        out["registry"] = options["registry"]
+    return out
 
 
 def _expected_names(wanted: JsonValue) -> list[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..core.errors import ConfigError, ParseError, shown
+from ..core.errors import ConfigError, ParseError
 from ..core.paths import index_segment
 from ..core.values import JsonValue
 from ..entry import entry_for
@@ -24,7 +24,7 @@ from ..match import match_json
 from ..results.field_results import FieldResult, FloorFailure, MatchResult
 from .agent_run import ASSISTANT, run_parts
 from .end_states import match_state, placed, under
-from .reply import Part, answer_scored, combined
+from .reply import Part, answer_scored, combined, part_options
 
 RUN_METRIC = "trajectory"
 # the metrics that score one of a run's parts already: not the answer's
@@ -133,15 +133,7 @@ def _run_scored(
     options: Mapping[str, object],
 ) -> MatchResult:
     """The run's messages scored by the ``trajectory`` metric."""
-    if run_options is None:
-        run_options = {}
-    elif not isinstance(run_options, Mapping):
-        raise ConfigError(
-            f"run_options must be a mapping of trajectory options, not {shown(run_options)}"
-        )
-    given: dict[str, object] = dict(run_options)
-    if "registry" in options and "registry" not in given:
-        given["registry"] = options["registry"]
+    given = part_options(run_options, "run_options", RUN_METRIC, options)
     try:
         return match_json(messages, expected_run, RUN_METRIC, **given)
     except ParseError as exc:

@@ -248,17 +248,7 @@ class _Fields:
             self._add(path, field, OMISSION, want.name, MISSING, "call not made")
         else:
             self._add(path, field, MISMATCH, want.name, instead, "another step taken")
-        rule = self.settings.rule(want.name)
-        for key in counted(rule, want.arguments, expected_side=True):
-            value = value_of(rule, want.arguments, key)
-            self._add(
-                key_segment(path, key),
-                key_segment(field, key),
-                OMISSION,
-                value,
-                MISSING,
-                "call not made",
-            )
+        self._unpaired_arguments(path, field, want, OMISSION, "call not made")
 
     def invented(self, a: int) -> None:
         """A step of the run that is not expected, named by its index in the run; its place
@@ -280,16 +270,25 @@ class _Fields:
         path = key_segment(index_segment("", a), made.name)
         field = key_segment("[]", made.name)
         self._add(path, field, HALLUCINATION, MISSING, made.name, "call not expected", at=at)
-        rule = self.settings.rule(made.name)
-        for key in counted(rule, made.arguments, expected_side=False):
-            value = value_of(rule, made.arguments, key)
+        self._unpaired_arguments(path, field, made, HALLUCINATION, "call not expected", at)
+
+    def _unpaired_arguments(
+        self, path: str, field: str, call: Step, status: str, reason: str, at: str | None = None
+    ) -> None:
+        """Each counted argument of a call with no partner: an omission (the expected side's,
+        its value the expected one) or a hallucination (the run's, its value the actual)."""
+        rule = self.settings.rule(call.name)
+        expected_side = status == OMISSION
+        for key in counted(rule, call.arguments, expected_side=expected_side):
+            value = value_of(rule, call.arguments, key)
+            expected, actual = (value, MISSING) if expected_side else (MISSING, value)
             self._add(
                 key_segment(path, key),
                 key_segment(field, key),
-                HALLUCINATION,
-                MISSING,
-                value,
-                "call not expected",
+                status,
+                expected,
+                actual,
+                reason,
                 at=at,
             )
 
