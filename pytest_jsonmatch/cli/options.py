@@ -89,7 +89,8 @@ def whole_number(minimum: int, of: str, maximum: int = 10**9) -> Callable[[str],
             return value
         shown = f"{text[:40]!r}{'...' if len(text) > 40 else ''}"
         digits = text.strip()
-        if digits.isascii() and digits.isdigit():  # a whole number past the maximum
+        # (a number past the maximum; a long string of digits is never read as an int)
+        if digits.isascii() and digits.isdigit() and (len(digits) > 18 or int(digits) > maximum):
             raise argparse.ArgumentTypeError(
                 f"a whole number of {of}, at most {maximum:,}, not {shown}"
             )

@@ -25,6 +25,7 @@ reads (and decodes) those records before it meets the error.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -73,6 +74,45 @@ def start_method() -> str:
         if threads == 1:
             return "fork"
     return "spawn"
+
+
+# With ``-j auto`` (the default), a run whose two inputs hold at least this many bytes in all
+# scores in one worker a CPU: below it, starting workers and merging their parts costs more
+# than it saves (on 2 cores, about 4,000 invoice-like records; docs/cli.md).
+AUTO_MIN_BYTES = 4 << 20
+AUTO = 0  # what ``-j auto`` reads as, until ``auto_jobs`` decides
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system tells it)."""
+    counted = getattr(os, "process_cpu_count", None)  # Python 3.13: affinity-aware
+    if counted is not None:
+        return counted() or 1
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def auto_jobs(inputs: Iterable[str], alone: bool) -> int:
+    """The jobs ``-j auto`` runs: one a usable CPU where the inputs are files of
+    AUTO_MIN_BYTES or more together and ``alone`` (nothing outside this process is called
+    for each record: a judge or a plugin keeps to one job unless asked), else 1. A folder,
+    standard input or anything that is not a plain file counts as small: its size is not
+    known before it is read."""
+    cpus = usable_cpus()
+    if cpus < 2 or not alone:
+        return 1
+    size = 0
+    for path in inputs:
+        try:
+            found = os.stat(path)
+        except (OSError, ValueError):
+            return 1
+        if not stat.S_ISREG(found.st_mode):
+            return 1
+        size += found.st_size
+    return cpus if size >= AUTO_MIN_BYTES else 1
 
 
 class Workers:

@@ -48,7 +48,7 @@ from .options import (
     whole_number,
 )
 from .output import choices, emit, repository_of
-from .parallel import WORKER_CHUNK, Workers
+from .parallel import AUTO, WORKER_CHUNK, Workers, auto_jobs
 from .progress import Progress
 
 if TYPE_CHECKING:
@@ -96,10 +96,11 @@ def _record_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument(
         "--jobs",
         "-j",
-        type=whole_number(1, "worker processes", MAX_JOBS),
-        default=1,
+        type=_jobs,
+        default=AUTO,
         metavar="N",
-        help="worker processes (default 1); the result is the same for any N",
+        help="worker processes, or auto (the default: one a CPU for inputs of 4 MB or "
+        "more without --judge or --plugins, else 1); the result is the same for any N",
     )
 
 
@@ -158,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     )
     with (
         tempfile.TemporaryDirectory(prefix="jsonmatch-score-") as tmp,
-        Workers(args.jobs, _worker_setup(args)) as workers,
+        Workers(_jobs_of(args), _worker_setup(args)) as workers,
         contextlib.ExitStack() as stack,
     ):
         scoring = _Run(
@@ -244,6 +245,24 @@ def _reported(
     )
     if args.report:
         print(f"report written to {args.report}", file=sys.stderr)
+
+
+def _jobs(text: str) -> int:
+    """``--jobs``: ``auto`` (AUTO, decided once the inputs are known) or a whole number."""
+    if text.strip().lower() == "auto":
+        return AUTO
+    try:
+        return whole_number(1, "worker processes", MAX_JOBS)(text)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"auto, or {exc}") from None
+
+
+def _jobs_of(args: argparse.Namespace) -> int:
+    """The worker processes the run starts: ``-j N`` as given, ``auto`` decided by the
+    inputs' size and the CPUs (parallel.py, ``auto_jobs``)."""
+    if args.jobs != AUTO:
+        return int(args.jobs)
+    return auto_jobs((args.gold, args.pred), alone=worker_setup(args) is None)
 
 
 def _worker_setup(

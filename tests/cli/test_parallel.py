@@ -134,3 +134,56 @@ def test_a_worker_unpickles_the_run_settings_once():
     assert call_in_worker(handle, [1, 2], shared) == 2
     assert call_in_worker(handle, [3], shared) == 1
     assert seen[0] is seen[1] and seen[0] == settings  # the same object for every chunk
+
+
+def _score_args(*argv: str):
+    from pytest_jsonmatch.cli.app import parser
+
+    return parser("score").parse_args(["score", *argv])
+
+
+def _sized(path, size: int) -> str:
+    with open(path, "wb") as out:
+        out.truncate(size)  # (only the size is read: auto decides before reading)
+    return str(path)
+
+
+def test_jobs_auto_is_the_default_and_takes_a_worker_a_cpu_for_large_inputs(tmp_path):
+    from pytest_jsonmatch.cli.parallel import AUTO_MIN_BYTES, usable_cpus
+    from pytest_jsonmatch.cli.score import _jobs_of
+
+    half = AUTO_MIN_BYTES // 2
+    big = _sized(tmp_path / "gold.jsonl", half), _sized(tmp_path / "pred.jsonl", half)
+    small = _sized(tmp_path / "g.jsonl", half), _sized(tmp_path / "p.jsonl", half - 1)
+    cpus = usable_cpus()
+    assert cpus >= 1
+    # the two inputs together: exactly the threshold starts a worker a CPU, a byte less not
+    assert _jobs_of(_score_args(*big)) == (cpus if cpus > 1 else 1)
+    assert _jobs_of(_score_args(*big, "-j", "auto")) == _jobs_of(_score_args(*big))
+    assert _jobs_of(_score_args(*small)) == 1
+    # asked for: as given, whatever the size
+    assert _jobs_of(_score_args(*small, "-j", "3")) == 3
+    assert _jobs_of(_score_args(*big, "--jobs", "1")) == 1
+    # a judge or a plugin keeps to one job unless asked; so does a folder (size unknown)
+    assert _jobs_of(_score_args(*big, "--judge", "model=m endpoint=http://127.0.0.1:9")) == 1
+    assert _jobs_of(_score_args(*big, "--plugins", "no_such_module")) == 1
+    (tmp_path / "folder").mkdir()
+    assert _jobs_of(_score_args(big[0], str(tmp_path / "folder"))) == 1
+    assert _jobs_of(_score_args(str(tmp_path / "missing.jsonl"), big[1])) == 1
+
+
+@pytest.mark.skipif(
+    not hasattr(__import__("os"), "sched_getaffinity"), reason="no CPU affinity on this system"
+)
+def test_usable_cpus_follow_the_process_affinity():
+    import os
+
+    from pytest_jsonmatch.cli.parallel import usable_cpus
+
+    allowed = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {min(allowed)})
+        assert usable_cpus() == 1  # a CI job pinned to one CPU gets one job
+    finally:
+        os.sched_setaffinity(0, allowed)
+    assert usable_cpus() == len(allowed)
