@@ -78,8 +78,11 @@ def start_method() -> str:
 
 # With ``-j auto`` (the default), a run whose two inputs hold at least this many bytes in all
 # scores in one worker a CPU: below it, starting workers and merging their parts costs more
-# than it saves (on 2 cores, about 4,000 invoice-like records; docs/cli.md).
+# than it saves (on 2 cores, about 4,000 invoice-like records; docs/cli.md). Where workers
+# are spawned rather than forked, each imports the package first (about 0.2 s): four times
+# as much.
 AUTO_MIN_BYTES = 4 << 20
+AUTO_SPAWNED_MIN_BYTES = 16 << 20
 AUTO = 0  # what ``-j auto`` reads as, until ``auto_jobs`` decides
 
 
@@ -96,10 +99,10 @@ def usable_cpus() -> int:
 
 def auto_jobs(inputs: Iterable[str], alone: bool) -> int:
     """The jobs ``-j auto`` runs: one a usable CPU where the inputs are files of
-    AUTO_MIN_BYTES or more together and ``alone`` (nothing outside this process is called
-    for each record: a judge or a plugin keeps to one job unless asked), else 1. A folder,
-    standard input or anything that is not a plain file counts as small: its size is not
-    known before it is read."""
+    AUTO_MIN_BYTES or more together (AUTO_SPAWNED_MIN_BYTES where workers are spawned) and
+    ``alone`` (nothing outside this process is called for each record: a judge or a plugin
+    keeps to one job unless asked), else 1. A folder, standard input or anything that is
+    not a plain file counts as small: its size is not known before it is read."""
     cpus = usable_cpus()
     if cpus < 2 or not alone:
         return 1
@@ -112,7 +115,11 @@ def auto_jobs(inputs: Iterable[str], alone: bool) -> int:
         if not stat.S_ISREG(found.st_mode):
             return 1
         size += found.st_size
-    return cpus if size >= AUTO_MIN_BYTES else 1
+    if size < AUTO_MIN_BYTES:
+        return 1
+    if size < AUTO_SPAWNED_MIN_BYTES and start_method() != "fork":
+        return 1
+    return cpus
 
 
 class Workers:

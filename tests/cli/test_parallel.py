@@ -149,10 +149,13 @@ def _sized(path, size: int) -> str:
 
 
 def test_jobs_auto_is_the_default_and_takes_a_worker_a_cpu_for_large_inputs(tmp_path):
-    from pytest_jsonmatch.cli.parallel import AUTO_MIN_BYTES, usable_cpus
+    from pytest_jsonmatch.cli.parallel import AUTO_MIN_BYTES, AUTO_SPAWNED_MIN_BYTES, usable_cpus
     from pytest_jsonmatch.cli.score import _jobs_of
 
-    half = AUTO_MIN_BYTES // 2
+    # (forked workers from a process with one thread; this one, an xdist worker, may run
+    # others, and then workers are spawned: the larger threshold holds)
+    least = AUTO_MIN_BYTES if start_method() == "fork" else AUTO_SPAWNED_MIN_BYTES
+    half = least // 2
     big = _sized(tmp_path / "gold.jsonl", half), _sized(tmp_path / "pred.jsonl", half)
     small = _sized(tmp_path / "g.jsonl", half), _sized(tmp_path / "p.jsonl", half - 1)
     cpus = usable_cpus()
@@ -170,6 +173,27 @@ def test_jobs_auto_is_the_default_and_takes_a_worker_a_cpu_for_large_inputs(tmp_
     (tmp_path / "folder").mkdir()
     assert _jobs_of(_score_args(big[0], str(tmp_path / "folder"))) == 1
     assert _jobs_of(_score_args(str(tmp_path / "missing.jsonl"), big[1])) == 1
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers fork on Linux only")
+def test_jobs_auto_asks_more_of_inputs_whose_workers_would_be_spawned(tmp_path):
+    import threading
+
+    from pytest_jsonmatch.cli.parallel import AUTO_MIN_BYTES, AUTO_SPAWNED_MIN_BYTES, usable_cpus
+    from pytest_jsonmatch.cli.score import _jobs_of
+
+    files = _sized(tmp_path / "g.jsonl", AUTO_MIN_BYTES), _sized(tmp_path / "p.jsonl", 0)
+    larger = _sized(tmp_path / "G.jsonl", AUTO_SPAWNED_MIN_BYTES), files[1]
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)  # a second thread: workers would spawn
+    other.start()
+    try:
+        assert start_method() == "spawn"
+        assert _jobs_of(_score_args(*files)) == 1
+        assert _jobs_of(_score_args(*larger)) == (usable_cpus() if usable_cpus() > 1 else 1)
+    finally:
+        release.set()
+        other.join()
 
 
 @pytest.mark.skipif(
