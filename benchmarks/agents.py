@@ -327,32 +327,47 @@ def _scoring_pass(work: dict[str, list], ours_first: bool) -> _Totals:
 
     totals = _Totals()
     gc.collect()
+    sides = (ours_module._MODEL_SIDE, ours_module._TRUTH_SIDE)
     for checks in work.values():
         for entry, truth_turns, turns in checks:
             if len(turns) != len(truth_turns):
                 continue  # (both stop before executing anything)
-            entry_id = entry["id"]
+            entry_id, classes = entry["id"], entry["involved_classes"]
+            config = entry["initial_config"]
             long_context = "long_context" in entry_id or "composite" in entry_id
             model, truth = (
-                BfclEnvironment(
-                    entry_id, entry["involved_classes"], entry["initial_config"], long_context, side
-                )
-                for side in (ours_module._MODEL_SIDE, ours_module._TRUTH_SIDE)
+                BfclEnvironment(entry_id, classes, config, long_context, side) for side in sides
             )
+            entry_parts = (entry_id, classes, config, long_context, sides, model, truth)
+            ours_parts: list[Any] = []  # (made in our first turn's timing, as the verdict makes it)
             so_far: list[str] = []
             theirs_going = True
+            last = len(turns) - 1
             for index, (steps, calls) in enumerate(zip(turns, truth_turns)):
-                for step in steps:
-                    so_far.extend(model.execute(step))
-                expected = truth.execute(calls)
-                turn = (index, steps, calls, model, truth, so_far, expected)
-                theirs_going = _time_turn(totals, turn, theirs_going, ours_first)
+                model_results = tuple(tuple(model.execute(step)) for step in steps)
+                for results in model_results:
+                    so_far.extend(results)
+                expected = tuple(truth.execute(calls))
+                turn = (index, last, steps, calls, model_results, expected, so_far)
+                theirs_going = _time_turn(
+                    totals, turn, entry_parts, ours_parts, theirs_going, ours_first
+                )
+            assert 0.0 <= ours_parts[1].score <= 1.0
     return totals
 
 
-def _time_turn(totals: _Totals, turn: tuple, theirs_going: bool, ours_first: bool) -> bool:
+def _time_turn(
+    totals: _Totals,
+    turn: tuple,
+    entry_parts: tuple,
+    ours_parts: list[Any],
+    theirs_going: bool,
+    ours_first: bool,
+) -> bool:
     """Both sides' judging of one executed turn timed (BFCL's only while its checker has not
-    stopped); whether BFCL's checker goes on after it."""
+    stopped); whether BFCL's checker goes on after it. Ours makes its per-entry parts in the
+    entry's first turn (``ours_parts``: its turn checks) and its verdict in the last
+    (appended to ``ours_parts``), each inside that turn's timing."""
     from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import (
         response_checker,
         state_checker,
@@ -360,8 +375,10 @@ def _time_turn(totals: _Totals, turn: tuple, theirs_going: bool, ours_first: boo
     from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import is_empty_execute_response
 
     from pytest_jsonmatch.engine.agents import bfcl_multi_turn as ours_module
+    from pytest_jsonmatch.engine.agents.bfcl_turn_checks import JudgedTurns, TurnChecks
 
-    index, steps, calls, model, truth, so_far, expected = turn
+    index, last, steps, calls, model_results, expected, so_far = turn
+    entry_id, classes, config, long_context, sides, model, truth = entry_parts
 
     def theirs() -> bool:
         """BFCL's checks of the turn, in its checker's order; False where the entry fails."""
@@ -371,26 +388,27 @@ def _time_turn(totals: _Totals, turn: tuple, theirs_going: bool, ours_first: boo
             return True
         if not state_checker(model.instances, truth.instances)["valid"]:
             return False
-        return bool(response_checker(so_far, expected, index)["valid"])
+        return bool(response_checker(so_far, list(expected), index)["valid"])
 
     def ours() -> bool:
-        """Our verdict's judging of the turn, as ``_judge_turn`` does it after executing."""
-        empty = not steps or (len(steps) == 1 and not steps[0])
-        if not calls:
-            return empty
-        differences = ours_module._differences(model.instances, truth.instances)
-        missing = ours_module._missing(expected, so_far)
-        return not empty and not differences and not missing
+        """Our verdict's judging of the turn once its calls are executed, as the verdict
+        keeps it (its ``BfclTurn`` objects and fields made only when read)."""
+        if not ours_parts:
+            ours_parts.append(TurnChecks(model, truth))
+        right = ours_parts[0].judge(steps, calls, model_results, expected)
+        if index == last:
+            judged = JudgedTurns(entry_id, classes, config, long_context, sides, ours_parts[0].rows)
+            ours_parts.append(ours_module.verdict_of(judged))
+        return right
 
-    clock = time.process_time
     going = False
     order = [ours, theirs] if ours_first else [theirs, ours]
     for judge in order:
         if judge is theirs and not theirs_going:
             continue
-        t0 = clock()
+        t0 = time.process_time()
         right = judge()
-        spent = clock() - t0
+        spent = time.process_time() - t0
         if judge is ours:
             totals.ours += spent
             totals.turns += 1
