@@ -65,6 +65,22 @@ def environment_class(name: str) -> type:
     return found
 
 
+# an environment class -> the names of its instances' public methods (its methods are its
+# class's: read from its first instance, once)
+_METHODS: dict[type, tuple[str, ...]] = {}
+
+
+def _public_methods(instance: object) -> tuple[str, ...]:
+    names = _METHODS.get(type(instance))
+    if names is None:
+        names = _METHODS[type(instance)] = tuple(
+            name
+            for name, _ in inspect.getmembers(instance, predicate=inspect.ismethod)
+            if not name.startswith("_")
+        )
+    return names
+
+
 class _Unsupported(Exception):
     """An expression this executor does not evaluate (BFCL's ``eval`` would)."""
 
@@ -109,9 +125,8 @@ class BfclEnvironment:
             self.instances[class_name] = instance
             self.by_name[name] = instance
             self._class_of[name] = class_name
-            for method_name, _ in inspect.getmembers(instance, predicate=inspect.ismethod):
-                if not method_name.startswith("_"):
-                    owner[method_name] = name
+            for method_name in _public_methods(instance):
+                owner[method_name] = name
         self._owner = owner
 
     def execute(self, calls: Sequence[str]) -> list[str]:
