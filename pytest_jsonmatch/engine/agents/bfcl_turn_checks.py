@@ -81,7 +81,9 @@ class TurnChecks:
         self._differing: tuple[str, ...] = ()  # every class's, in the entry's order
         # the classes on which both sides have made the same calls, in the same order
         self._same_calls = set(truth.instances)
+        self._in_step = True  # (every class among them)
         self._results: list[str] = []  # the model's results so far
+        self._calls = (model.calls, truth.calls)  # (the same two mappings throughout)
 
     def judge(
         self,
@@ -102,9 +104,19 @@ class TurnChecks:
             problem = "" if empty else CALLS_NOT_EXPECTED
             self.rows.append((empty, problem, (), (), steps, calls, model_results, expected))
             return empty
-        differing = self.differing()
+        ours, theirs = self._calls
+        if self._in_step and ours == theirs:
+            # every class: the same calls on both sides from the start, so far
+            ours.clear()
+            theirs.clear()
+            differing: tuple[str, ...] = ()
+        else:
+            differing = self.differing()
         # (the model's own results of the turn, in the same order, leave none missing)
-        missing = () if model_results == (expected,) else self.missing(expected)
+        if len(model_results) == 1 and model_results[0] == expected:
+            missing: tuple[str, ...] = ()
+        else:
+            missing = self.missing(expected)
         problem = (
             EMPTY_TURN
             if empty
@@ -123,15 +135,9 @@ class TurnChecks:
     def differing(self) -> tuple[str, ...]:
         """The public attributes (``Class.attribute``) of the ground truth's instances that
         the model's differ in now, class by class in the entry's order."""
-        ours, theirs = self.model.calls, self.truth.calls
-        if ours == theirs:
-            if not ours:
-                return self._differing  # no call on either side: as they were
-            if len(self._same_calls) == len(self._by_class):
-                # every class: the same calls on both sides from the start, so far
-                ours.clear()
-                theirs.clear()
-                return ()
+        ours, theirs = self._calls
+        if not (ours or theirs):
+            return self._differing  # no call on either side: as they were
         by_class, same_calls = self._by_class, self._same_calls
         changed = False
         for class_name in ours.keys() | theirs.keys() if theirs else ours:
@@ -147,6 +153,7 @@ class TurnChecks:
                 changed = True
         ours.clear()
         theirs.clear()
+        self._in_step = len(same_calls) == len(by_class)
         if changed:
             self._differing = tuple(name for names in by_class.values() for name in names)
         return self._differing
