@@ -20,7 +20,7 @@ handful of entries and two kinds). Two comparisons, target at most the checker's
 - the whole verdict, each side executing the calls its own way (BFCL's checker through its
   ``eval`` of rewritten call texts, ``bfcl_multi_turn_verdict`` through its own executor,
   which reads the calls without ``eval``), then judging: a row per category and one for all;
-  an INFO row beside them reads the verdict's fields too (on every 4th check: a turn's
+  an INFO row beside them reads the verdict's fields too (every 4th entry: a turn's
   fields are made when read, and reading a state that differs executes the entry again);
 - the scoring after execution alone: the calls executed once per run by our executor (not
   timed), and after each turn, on the very same instances and results, BFCL's checker's own
@@ -257,7 +257,7 @@ def _agreement(differ: int) -> str:
 
 
 def _whole_verdict_rows(
-    make_row: Callable[..., Any], work: dict[str, list], runs: int, what: str
+    make_row: Callable[..., Any], work: dict[str, list], runs: int, what: str, quick: bool
 ) -> list[Any]:
     from pytest_jsonmatch import bfcl_multi_turn_verdict
     from tests.helpers.bfcl_multi_turn_entries import theirs
@@ -313,16 +313,19 @@ def _whole_verdict_rows(
             agree=not differ_all,
         )
     )
-    return rows + [_fields_row(make_row, work, runs)]
+    return rows + [_fields_row(make_row, work, runs, quick)]
 
 
-def _fields_row(make_row: Callable[..., Any], work: dict[str, list], runs: int) -> Any:
+def _fields_row(make_row: Callable[..., Any], work: dict[str, list], runs: int, quick: bool) -> Any:
     """The whole verdict with its fields read (an INFO row: a turn's fields are made when
     read, and reading a state that differs executes the entry's calls again)."""
     from pytest_jsonmatch import bfcl_multi_turn_verdict
-    from tests.helpers.bfcl_multi_turn_entries import theirs
+    from tests.helpers.bfcl_multi_turn_entries import KINDS, theirs
 
-    sample = [check for checks in work.values() for check in checks[::4]]
+    # every 4th entry of each category with all its outputs (a category's checks are its
+    # entries', each entry's outputs together)
+    kinds = len(QUICK_KINDS) if quick else len(KINDS)
+    sample = [c for checks in work.values() for i, c in enumerate(checks) if i // kinds % 4 == 0]
 
     def bfcl_side() -> list:
         return [theirs(e, turns, truth) for e, truth, turns in sample]
@@ -340,7 +343,7 @@ def _fields_row(make_row: Callable[..., Any], work: dict[str, list], runs: int) 
         refs,
         len(sample),
         BFCL_TARGET,
-        f"{len(sample)} checks (every 4th of each category), {fields} fields: the verdict, "
+        f"{len(sample)} checks (every 4th entry of each category), {fields} fields: the verdict, "
         "then its fields read (each differing state read to JSON, by executing the entry's "
         "calls again, and compared field by field); per check",
     )
@@ -544,7 +547,7 @@ def bfcl_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[An
         f" ({left_out} left out: an environment that does not import here)" if left_out else ""
     )
     runs = 3 if args.quick else 5
-    return _whole_verdict_rows(make_row, work, runs, what) + _scoring_rows(
+    return _whole_verdict_rows(make_row, work, runs, what, args.quick) + _scoring_rows(
         make_row, work, runs, what
     )
 

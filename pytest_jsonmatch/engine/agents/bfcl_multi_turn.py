@@ -14,9 +14,10 @@ irrelevance rule, which its multi-turn verdict does not apply), giving the per-t
 Where a turn is wrong, its fields say why in the project's terms: each state attribute that
 differs, read to JSON and compared field by field (``turns[2].GorillaFileSystem.root...``),
 and each of the ground truth's results the model's lack (``turns[2].execution_results[0]``).
-The comparisons are ``bfcl_turn_checks.py``'s; the fields are made when first read (reading
-the differing attributes to JSON executes the entry's calls again, ``Readings``), so that
-the verdict and the per-turn credit cost only the comparisons BFCL's checker makes.
+The judging is ``bfcl_turn_checks.py``'s, a plain row per turn; the turns and their fields
+are made from the rows when first read (reading the differing attributes to JSON executes
+the entry's calls again, ``JudgedTurns``), so that the verdict and the per-turn credit cost
+no more than the comparisons BFCL's checker makes.
 """
 
 from __future__ import annotations

@@ -189,9 +189,9 @@ class JudgedTurns:
     """An entry's turns as judged (``rows``, a ``TurnRow`` each), and their differing
     attributes read to JSON, made on first use (``readings``).
 
-    Reading executes the entry's calls again: an entry whose calls give other results or
-    states then (its configuration changed since the verdict) is a ConfigError, never fields
-    of another state."""
+    Reading executes the entry's calls again: where they give other results than the
+    verdict saw, or leave equal an attribute it found different (the entry was changed since),
+    it is a ConfigError."""
 
     def __init__(
         self,
