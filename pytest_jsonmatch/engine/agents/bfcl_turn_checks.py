@@ -1,18 +1,21 @@
-"""What BFCL's multi-turn verdict compares after each turn, worked out once per entry.
+"""A BFCL multi-turn entry's turns judged one after the other, once their calls are executed.
 
-``TurnChecks`` holds one entry's comparisons from turn to turn. The states: which public
-attributes of the two sides' instances differ (by ``!=``, BFCL's rule); after a turn, only
-the classes a call was made on since the last comparison (on either side) are compared again,
-since an environment's method changes its own instance only, and the others keep the
-differences found before. The results: the model's results so far kept as counts, so that a
-turn's missing results cost one look-up per result of the turn, however long the entry runs.
+``TurnChecks`` judges each turn by BFCL's checks, in its order, into a plain row: whether the
+model made a call, which public attributes of the two sides' instances differ (by ``!=``,
+BFCL's rule), which of the ground truth's results the model's results so far lack. Two rules
+spare comparisons without changing what they find. A class on which no call was made since
+the last comparison (on either side) keeps the differences found then: an environment's
+method changes its own instance only. A class on which both sides have made the same calls
+(``BfclEnvironment.calls``), in the same order, since the entry was loaded is not compared:
+both start from the same configuration and the environments are deterministic (their random
+draws are seeded), so the same calls leave the same state, private attributes included.
 
-``Readings`` gives what the fields need, each differing attribute read to JSON on both sides
-as its turn left it, made when first asked for: the verdict, its error type and the per-turn
-credit need only whether something differs. The entry's calls are executed again from its
-initial configuration (the environments are deterministic: their random draws are seeded)
-up to the last turn with a difference, and each such turn's differing attributes are read
-there, a class read once kept until a call is made on it.
+``JudgedTurns`` keeps the rows and gives what the fields need, each differing attribute read
+to JSON on both sides as its turn left it, made when first asked for: the verdict, its error
+type and the per-turn credit need only whether something differs. The entry's calls are
+executed again from its initial configuration up to the last turn with a difference, and
+each such turn's differing attributes are read there, a class read once kept until a call
+is made on it.
 """
 
 from __future__ import annotations
