@@ -20,14 +20,19 @@ handful of entries and two kinds). Two comparisons, target at most the checker's
 - the whole verdict, each side executing the calls its own way (BFCL's checker through its
   ``eval`` of rewritten call texts, ``bfcl_multi_turn_verdict`` through its own executor,
   which reads the calls without ``eval``), then judging: a row per category and one for all;
+  an INFO row beside them reads the verdict's fields too (every 4th entry: a turn's
+  fields are made when read, and reading a state that differs executes the entry again);
 - the scoring after execution alone: the calls executed once per run by our executor (not
-  timed), and after each turn, on the very same instances and results, BFCL's
-  ``state_checker`` and ``response_checker`` (with its empty-turn check, turn by turn until
-  the entry's first failure, as its checker goes) against our verdict's judging of the turn
-  (the differing attributes read to JSON, the missing results; on every turn, since our
-  verdict gives per-turn credit), the target row; an INFO row beside it times ours on the
-  turns BFCL judges too. It calls the verdict's private ``_differences`` and ``_missing``,
-  the part of ``_judge_turn`` after execution.
+  timed), and after each turn, on the very same instances and results, BFCL's checker's own
+  work after a turn's execution (its record of the turn's results, its asserts on the
+  instances, and, with its empty-turn check, its ``state_checker`` and ``response_checker``,
+  turn by turn until the entry's first failure, as its checker goes) against our verdict's
+  judging of the turn as a user who reads the verdict gets it (``TurnChecks.judge``: the
+  turn's row, the states compared by ``!=`` where calls may have parted them, the missing
+  results; on every turn, since our verdict gives per-turn credit; the entry's checks made in
+  its first turn, its verdict and per-turn credit in its last; its turns' ``BfclTurn``
+  objects and fields are made only when read, and are not timed here), the target row; an
+  INFO row beside it times ours on the turns BFCL judges too.
 
 Every row: the median of the runs' times per pair or per check, the ratio (ours / theirs: below
 1x, ours is faster) as the median of the per-run ratios, each run timing both sides in ABBA
@@ -223,6 +228,7 @@ def trajectory_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> l
 
 BFCL_BASELINE = "bfcl multi_turn_checker"
 BFCL_POST_BASELINE = "bfcl state_checker + response_checker"
+FIELDS_CASE = "bfcl_multi_turn_verdict, 4 categories, executing, fields read"
 QUICK_ENTRIES = 3  # per category, drawn with a fixed seed
 QUICK_KINDS = ("correct", "argument")
 
@@ -251,7 +257,7 @@ def _agreement(differ: int) -> str:
 
 
 def _whole_verdict_rows(
-    make_row: Callable[..., Any], work: dict[str, list], runs: int, what: str
+    make_row: Callable[..., Any], work: dict[str, list], runs: int, what: str, quick: bool
 ) -> list[Any]:
     from pytest_jsonmatch import bfcl_multi_turn_verdict
     from tests.helpers.bfcl_multi_turn_entries import theirs
@@ -307,7 +313,43 @@ def _whole_verdict_rows(
             agree=not differ_all,
         )
     )
-    return rows
+    return rows + [_fields_row(make_row, work, runs, quick)]
+
+
+def _fields_row(make_row: Callable[..., Any], work: dict[str, list], runs: int, quick: bool) -> Any:
+    """The whole verdict with its fields read (an INFO row: a turn's fields are made when
+    read, and reading a state that differs executes the entry's calls again)."""
+    from pytest_jsonmatch import bfcl_multi_turn_verdict
+    from tests.helpers.bfcl_multi_turn_entries import KINDS, theirs
+
+    # every 4th entry of each category with all its outputs (a category's checks are its
+    # entries', each entry's outputs together)
+    kinds = len(QUICK_KINDS) if quick else len(KINDS)
+    sample = [c for checks in work.values() for i, c in enumerate(checks) if i // kinds % 4 == 0]
+
+    def bfcl_side() -> list:
+        return [theirs(e, turns, truth) for e, truth, turns in sample]
+
+    def our_side() -> list:
+        return [len(bfcl_multi_turn_verdict(e, turns, truth).fields) for e, truth, turns in sample]
+
+    fields = sum(our_side())  # (also the warm-up)
+    mine, refs = _paired(our_side, bfcl_side, runs)
+    row = _row(
+        make_row,
+        FIELDS_CASE,
+        BFCL_BASELINE,
+        mine,
+        refs,
+        len(sample),
+        BFCL_TARGET,
+        f"{len(sample)} checks (every 4th entry of each category), {fields} fields: the verdict, "
+        "then its fields read (each differing state read to JSON, by executing the entry's "
+        "calls again, and compared field by field); per check",
+    )
+    row.status = "INFO"
+    row.target = "-"
+    return row
 
 
 class _Totals:
@@ -327,32 +369,46 @@ def _scoring_pass(work: dict[str, list], ours_first: bool) -> _Totals:
 
     totals = _Totals()
     gc.collect()
+    sides = (ours_module._MODEL_SIDE, ours_module._TRUTH_SIDE)
     for checks in work.values():
         for entry, truth_turns, turns in checks:
             if len(turns) != len(truth_turns):
                 continue  # (both stop before executing anything)
-            entry_id = entry["id"]
+            entry_id, classes = entry["id"], entry["involved_classes"]
+            config = entry["initial_config"]
             long_context = "long_context" in entry_id or "composite" in entry_id
             model, truth = (
-                BfclEnvironment(
-                    entry_id, entry["involved_classes"], entry["initial_config"], long_context, side
-                )
-                for side in (ours_module._MODEL_SIDE, ours_module._TRUTH_SIDE)
+                BfclEnvironment(entry_id, classes, config, long_context, side) for side in sides
             )
-            so_far: list[str] = []
+            entry_parts = (entry_id, classes, config, long_context, sides, model, truth)
+            ours_parts: list[Any] = []  # (made in our first turn's timing, as the verdict makes it)
+            so_far: list[str] = []  # (BFCL's side: its checker's record of results)
+            records: list[dict[str, Any]] = []
             theirs_going = True
+            last = len(turns) - 1
             for index, (steps, calls) in enumerate(zip(turns, truth_turns)):
-                for step in steps:
-                    so_far.extend(model.execute(step))
-                expected = truth.execute(calls)
-                turn = (index, steps, calls, model, truth, so_far, expected)
-                theirs_going = _time_turn(totals, turn, theirs_going, ours_first)
+                model_results = tuple(tuple(model.execute(step)) for step in steps)
+                expected = tuple(truth.execute(calls))
+                turn = (index, last, steps, calls, model_results, expected, so_far, records)
+                theirs_going = _time_turn(
+                    totals, turn, entry_parts, ours_parts, theirs_going, ours_first
+                )
+            assert 0.0 <= ours_parts[1].score <= 1.0
     return totals
 
 
-def _time_turn(totals: _Totals, turn: tuple, theirs_going: bool, ours_first: bool) -> bool:
+def _time_turn(
+    totals: _Totals,
+    turn: tuple,
+    entry_parts: tuple,
+    ours_parts: list[Any],
+    theirs_going: bool,
+    ours_first: bool,
+) -> bool:
     """Both sides' judging of one executed turn timed (BFCL's only while its checker has not
-    stopped); whether BFCL's checker goes on after it."""
+    stopped); whether BFCL's checker goes on after it. Ours makes its per-entry parts in the
+    entry's first turn (``ours_parts``: its turn checks) and its verdict in the last
+    (appended to ``ours_parts``), each inside that turn's timing."""
     from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import (
         response_checker,
         state_checker,
@@ -360,37 +416,51 @@ def _time_turn(totals: _Totals, turn: tuple, theirs_going: bool, ours_first: boo
     from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import is_empty_execute_response
 
     from pytest_jsonmatch.engine.agents import bfcl_multi_turn as ours_module
+    from pytest_jsonmatch.engine.agents.bfcl_turn_checks import JudgedTurns, TurnChecks
 
-    index, steps, calls, model, truth, so_far, expected = turn
+    index, last, steps, calls, model_results, expected, so_far, records = turn
+    entry_id, classes, config, long_context, sides, model, truth = entry_parts
 
     def theirs() -> bool:
-        """BFCL's checks of the turn, in its checker's order; False where the entry fails."""
+        """BFCL's checks of the turn, in its checker's order, after its record of the turn's
+        results (as its checker keeps them, the model's so far and each turn's); False where
+        the entry fails. (Its checker's asserts on the instances are made as it makes them.)"""
+        combined: list[str] = []
+        uncombined = []
+        for results in model_results:
+            combined.extend(results)
+            uncombined.append(results)
+        so_far.extend(combined)
+        records.append({"model": uncombined, "ground_truth": expected})
         if calls and (not steps or is_empty_execute_response(steps)):
             return False
         if not calls:
             return True
-        if not state_checker(model.instances, truth.instances)["valid"]:
+        ours_, theirs_ = model.instances, truth.instances  # (its checker's checks of them)
+        assert len(ours_) == len(theirs_) and set(ours_.keys()) == set(theirs_.keys())
+        if not state_checker(ours_, theirs_)["valid"]:
             return False
         return bool(response_checker(so_far, expected, index)["valid"])
 
     def ours() -> bool:
-        """Our verdict's judging of the turn, as ``_judge_turn`` does it after executing."""
-        empty = not steps or (len(steps) == 1 and not steps[0])
-        if not calls:
-            return empty
-        differences = ours_module._differences(model.instances, truth.instances)
-        missing = ours_module._missing(expected, so_far)
-        return not empty and not differences and not missing
+        """Our verdict's judging of the turn once its calls are executed, as the verdict
+        keeps it (its ``BfclTurn`` objects and fields made only when read)."""
+        if not ours_parts:
+            ours_parts.append(TurnChecks(model, truth))
+        right = ours_parts[0].judge(steps, calls, model_results, expected)
+        if index == last:
+            judged = JudgedTurns(entry_id, classes, config, long_context, sides, ours_parts[0].rows)
+            ours_parts.append(ours_module.verdict_of(judged))
+        return right
 
-    clock = time.process_time
     going = False
     order = [ours, theirs] if ours_first else [theirs, ours]
     for judge in order:
         if judge is theirs and not theirs_going:
             continue
-        t0 = clock()
+        t0 = time.process_time()
         right = judge()
-        spent = clock() - t0
+        spent = time.process_time() - t0
         if judge is ours:
             totals.ours += spent
             totals.turns += 1
@@ -411,7 +481,9 @@ def _scoring_rows(
     checks = sum(len(c) for c in work.values())
     every = (
         f"{what}, {passes[0].turns} turns judged by ours, {passes[0].turns_same} by BFCL's; "
-        "the calls executed by our executor, not timed; per check"
+        "the calls executed by our executor, not timed; ours: the verdict and per-turn "
+        "credit as a user who reads them gets them (the fields, made when read, not timed); "
+        "per check"
     )
     same = (
         f"ours timed on the {passes[0].turns_same} turns BFCL's checker judges (to the "
@@ -455,6 +527,9 @@ def bfcl_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[An
             make_row(SECTION, c, None, BFCL_BASELINE, None, None, "<=1.00x", "INFO", 0, note)
             for c in cases
         ]
+        rows.append(
+            make_row(SECTION, FIELDS_CASE, None, BFCL_BASELINE, None, None, "-", "INFO", 0, note)
+        )
         return rows + [
             make_row(SECTION, case, None, BFCL_POST_BASELINE, None, None, target, "INFO", 0, note)
             for case, target in (
@@ -472,7 +547,7 @@ def bfcl_rows(args: argparse.Namespace, make_row: Callable[..., Any]) -> list[An
         f" ({left_out} left out: an environment that does not import here)" if left_out else ""
     )
     runs = 3 if args.quick else 5
-    return _whole_verdict_rows(make_row, work, runs, what) + _scoring_rows(
+    return _whole_verdict_rows(make_row, work, runs, what, args.quick) + _scoring_rows(
         make_row, work, runs, what
     )
 

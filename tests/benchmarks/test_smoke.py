@@ -137,6 +137,7 @@ AGENT_ROWS = {  # the agents section's rows at the quick sizes, and the referenc
         f"bfcl_multi_turn_verdict, {what}, executing": "bfcl_eval"
         for what in ("base", "miss_func", "miss_param", "long_context", "4 categories")
     },
+    "bfcl_multi_turn_verdict, 4 categories, executing, fields read": "bfcl_eval",
     "multi-turn scoring after execution, 4 categories, every turn": "bfcl_eval",
     "multi-turn scoring after execution, 4 categories, BFCL's turns": "bfcl_eval",
 }
@@ -161,7 +162,7 @@ def _check_agent_rows(rows: list[dict], hidden: bool = False) -> None:
             assert row["time_s"] > 0 and row["baseline_s"] > 0 and row["ratio"] > 0, row
             assert row["runs"] == 3 and row["note"].startswith("ratio min "), row
             assert "DIFFER" not in row["note"], row
-            if row["case"].endswith("BFCL's turns"):  # (shown beside the row of every turn)
+            if row["case"].endswith(("BFCL's turns", "fields read")):  # (shown beside others)
                 assert (row["status"], row["target"]) == ("INFO", "-"), row
             else:
                 assert row["status"] in ("PASS", "MISS"), row

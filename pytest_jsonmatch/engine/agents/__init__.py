@@ -15,6 +15,7 @@ engine's root modules (``entry.py``, ``match.py``); no other part of the engine 
 | state_reading.py     | a state as JSON: an object's public attributes, a database, files    |
 | end_states.py        | ``match_state``, ``match_turn_states``: states compared, per turn    |
 | bfcl_execution.py    | BFCL's decoded calls run on its environment classes, without eval    |
+| bfcl_turn_checks.py  | a BFCL entry's turns judged: states by ``!=``, results; reading later |
 | bfcl_multi_turn.py   | ``bfcl_multi_turn_verdict``: BFCL's verdict, per-turn credit, fields |
 
 Callers outside the package import the names below from here, each loaded on first use

@@ -65,6 +65,22 @@ def environment_class(name: str) -> type:
     return found
 
 
+# an environment class -> the names of its instances' public methods (its methods are its
+# class's: read from its first instance, once)
+_METHODS: dict[type, tuple[str, ...]] = {}
+
+
+def _public_methods(instance: object) -> tuple[str, ...]:
+    names = _METHODS.get(type(instance))
+    if names is None:
+        names = _METHODS[type(instance)] = tuple(
+            name
+            for name, _ in inspect.getmembers(instance, predicate=inspect.ismethod)
+            if not name.startswith("_")
+        )
+    return names
+
+
 class _Unsupported(Exception):
     """An expression this executor does not evaluate (BFCL's ``eval`` would)."""
 
@@ -88,6 +104,11 @@ class BfclEnvironment:
         _, stateless = _backend_tables()
         self.instances: dict[str, Any] = {}
         self.by_name: dict[str, Any] = {}  # an instance's name in rewritten text -> instance
+        self._class_of: dict[str, str] = {}  # an instance's name -> its class's name
+        # the calls made on each class's instance since the mapping was last emptied (by
+        # whoever compares the states: a method changes its own instance only), each as
+        # ``recorded`` gives it
+        self.calls: dict[str, list[str]] = {}
         owner: dict[str, str] = {}  # a public method's name -> its instance's name
         for class_name in involved_classes:
             instance = environment_class(class_name)()
@@ -103,44 +124,54 @@ class BfclEnvironment:
             name = re.sub(r"[-./:]", "_", f"{side}_{entry_id}_{class_name}_instance")
             self.instances[class_name] = instance
             self.by_name[name] = instance
-            for method_name, _ in inspect.getmembers(instance, predicate=inspect.ismethod):
-                if not method_name.startswith("_"):
-                    owner[method_name] = name
+            self._class_of[name] = class_name
+            for method_name in _public_methods(instance):
+                owner[method_name] = name
         self._owner = owner
 
     def execute(self, calls: Sequence[str]) -> list[str]:
         """Each call made in order on these instances, each result as BFCL records it."""
         return [self._result(call) for call in calls]
 
-    def _rewrite(self, call: str) -> str:
-        """BFCL's rewrite: every method name followed by ``(`` gets its instance in front."""
+    def _rewrite(self, call: str) -> tuple[str, int]:
+        """BFCL's rewrite: every method name followed by ``(`` gets its instance in front;
+        and how many did."""
         owner = self._owner
+        count = 0
 
         def prefixed(match: re.Match[str]) -> str:
+            nonlocal count
             name = match.group(1)
-            return f"{owner[name]}.{name}" if name in owner else name
+            if name not in owner:
+                return name
+            count += 1
+            return f"{owner[name]}.{name}"
 
-        return _CALLED_NAME.sub(prefixed, call)
+        return _CALLED_NAME.sub(prefixed, call), count
 
     def _result(self, call: str) -> str:
-        text = self._rewrite(call)
+        text, count = self._rewrite(call)
         head = text.split("(")[0] if "(" in text else text
         if "." in head:
             head = head.split(".")[1]
+        # what the call is recorded as (``calls``): its text where the rewrite changed only
+        # its callee, the same text then being the same call on either side; else the
+        # rewritten text, which names this side's instance
+        recorded = call if count == 1 else text
         try:
             if head in _REFUSED:
                 raise PermissionError(f"Function call {head} is not allowed.")
             # (eval drops leading spaces and tabs from text; compile does not)
             tree = ast.parse(text.lstrip(" \t"), "<string>", "eval")
-            value = self._evaluate(tree.body)
+            value = self._evaluate(tree.body, recorded)
         except Exception as error:  # noqa: BLE001 (what BFCL records of any failure)
             return _ERROR + str(error)
         return as_result_text(value)
 
-    def _evaluate(self, node: ast.expr) -> Any:
+    def _evaluate(self, node: ast.expr, recorded: str) -> Any:
         if not isinstance(node, ast.Call):
             return _literal(node)
-        method = self._callee(node.func)
+        method = self._callee(node.func, recorded)
         args = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
@@ -153,7 +184,7 @@ class BfclEnvironment:
             kwargs[keyword.arg] = _literal(keyword.value)
         return method(*args, **kwargs)
 
-    def _callee(self, func: ast.expr) -> Callable[..., Any]:
+    def _callee(self, func: ast.expr, recorded: str) -> Callable[..., Any]:
         if isinstance(func, ast.Name):
             raise NameError(f"name '{func.id}' is not defined")
         if (
@@ -163,6 +194,7 @@ class BfclEnvironment:
             and not func.attr.startswith("_")
         ):
             found: Callable[..., Any] = getattr(self.by_name[func.value.id], func.attr)
+            self.calls.setdefault(self._class_of[func.value.id], []).append(recorded)
             return found
         raise _Unsupported(_unsupported(func))
 

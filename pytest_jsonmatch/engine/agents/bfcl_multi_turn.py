@@ -14,41 +14,41 @@ irrelevance rule, which its multi-turn verdict does not apply), giving the per-t
 Where a turn is wrong, its fields say why in the project's terms: each state attribute that
 differs, read to JSON and compared field by field (``turns[2].GorillaFileSystem.root...``),
 and each of the ground truth's results the model's lack (``turns[2].execution_results[0]``).
+The judging is ``bfcl_turn_checks.py``'s, a plain row per turn; the turns and their fields
+are made from the rows when first read (reading the differing attributes to JSON executes
+the entry's calls again, ``JudgedTurns``), so that the verdict and the per-turn credit cost
+no more than the comparisons BFCL's checker makes.
 """
 
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.errors import ConfigError, JsonMatchError
+from ..core.errors import ConfigError
 from ..core.paths import index_segment, key_segment
 from ..core.values import MISSING
 from ..match import match_json
 from ..results.field_results import HALLUCINATION, MISMATCH, OMISSION, FieldResult
 from .bfcl_execution import BfclEnvironment
+from .bfcl_turn_checks import (
+    CALLS_NOT_EXPECTED,
+    EMPTY_TURN,
+    AttributeDifference,
+    JudgedTurns,
+    TurnChecks,
+    TurnRow,
+    Unreadable,
+)
 from .end_states import placed, under
-from .state_reading import read_apart, read_state_at
 
 # BFCL's error types, one per way a turn fails (its checker's and its runner's words)
 FORCE_TERMINATED = "multi_turn:force_terminated"
-EMPTY_TURN = "multi_turn:empty_turn_model_response"
-STATE_MISMATCH = "multi_turn:instance_state_mismatch"
-RESULT_MISMATCH = "multi_turn:execution_response_mismatch"
-CALLS_NOT_EXPECTED = "multi_turn:irrelevance_error"
 _MODEL_SIDE, _TRUTH_SIDE = "jsonmatch_eval", "jsonmatch_ground_truth_eval"
-
-
-@dataclass(frozen=True)
-class AttributeDifference:
-    """One public attribute that differs after a turn, read to JSON when it was seen."""
-
-    class_name: str
-    attribute: str
-    model: object
-    truth: object
+_RIGHT = operator.itemgetter(0)  # a turn's row -> whether the turn is right
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,8 @@ class BfclTurn:
     right). ``differing``: the attributes that differ after the turn (``Class.attribute``).
     ``missing_results``: the ground truth's results of the turn the model's lack.
     ``model_results``: the model's results, a tuple per step; ``expected_results``: the
-    ground truth's.
+    ground truth's. ``differences``: the differing attributes read to JSON as the turn left
+    them (read when first asked for, as the fields are).
     """
 
     index: int
@@ -74,7 +75,14 @@ class BfclTurn:
     expected_results: tuple[str, ...]
     expected_calls: tuple[str, ...]
     model_calls: tuple[tuple[str, ...], ...]
-    differences: tuple[AttributeDifference, ...] = ()
+    judged: JudgedTurns | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def differences(self) -> tuple[AttributeDifference, ...]:
+        """The differing attributes read to JSON (made on first use, for the whole entry)."""
+        if self.judged is None or not self.differing:
+            return ()
+        return self.judged.readings(self.index)
 
     @functools.cached_property
     def fields(self) -> tuple[FieldResult, ...]:
@@ -141,9 +149,9 @@ def _state_fields(turn: str, difference: AttributeDifference) -> list[FieldResul
     """The fields of one differing attribute that differ, in the project's terms."""
     at = key_segment(key_segment("", difference.class_name), difference.attribute)
     model, truth = difference.model, difference.truth
-    if isinstance(model, _Unreadable) or isinstance(truth, _Unreadable) or model == truth:
+    if isinstance(model, Unreadable) or isinstance(truth, Unreadable) or model == truth:
         reason = "differs by Python's == (BFCL's rule), not as JSON"
-        if isinstance(model, _Unreadable) or isinstance(truth, _Unreadable):
+        if isinstance(model, Unreadable) or isinstance(truth, Unreadable):
             reason = "differs by Python's == (BFCL's rule); it is not JSON, shown as text"
         return [
             _field(under(turn, at), under("turns[]", at), MISMATCH, str(truth), str(model), reason)
@@ -152,10 +160,6 @@ def _state_fields(turn: str, difference: AttributeDifference) -> list[FieldResul
     expected = {difference.class_name: {difference.attribute: truth}}
     result = match_json(wrap, expected, "field_f1")
     return [placed(field, turn, "turns[]") for field in result.fields if field.score < 1.0]
-
-
-class _Unreadable(str):
-    """An attribute's value that does not read as JSON, kept as its text."""
 
 
 @dataclass(frozen=True)
@@ -172,17 +176,35 @@ class BfclMultiTurnVerdict:
     valid: bool
     problem: str
     failed_turn: int | None
-    turns: tuple[BfclTurn, ...]
+    score: float
+    judged: JudgedTurns | None = field(default=None, repr=False, compare=False)
 
-    @property
-    def score(self) -> float:
-        if not self.turns:
-            return 0.0
-        return sum(turn.right for turn in self.turns) / len(self.turns)
+    @functools.cached_property
+    def turns(self) -> tuple[BfclTurn, ...]:
+        if self.judged is None:
+            return ()
+        return tuple(_turn(index, row, self.judged) for index, row in enumerate(self.judged.rows))
 
     @property
     def fields(self) -> tuple[FieldResult, ...]:
         return tuple(field for turn in self.turns for field in turn.fields)
+
+
+def _turn(index: int, row: TurnRow, judged: JudgedTurns) -> BfclTurn:
+    right, problem, differing, missing, steps, calls, model_results, expected = row
+    return BfclTurn(
+        index=index,
+        checked=bool(calls),
+        right=right,
+        problem=problem,
+        differing=differing,
+        missing_results=missing,
+        model_results=model_results,
+        expected_results=expected,
+        expected_calls=tuple(calls),
+        model_calls=tuple(map(tuple, steps)),
+        judged=judged,
+    )
 
 
 def bfcl_multi_turn_verdict(
@@ -195,124 +217,35 @@ def bfcl_multi_turn_verdict(
     ``id``, ``involved_classes`` and ``initial_config``) and its ``ground_truth`` (a list
     per turn of call texts). The long-context loading is chosen from the entry's id, as
     BFCL's checker chooses it. Needs bfcl-eval's environments (``pip install --no-deps
-    bfcl-eval``)."""
+    bfcl-eval``). The turns and their fields are made when first read; reading the fields
+    of a turn whose state differs executes the entry's calls again (from ``entry`` as it
+    is then: it must not have changed)."""
     entry_id, classes, config = _entry_parts(entry)
     truth = _turns_of(ground_truth, "ground_truth", depth=2)
     model = _turns_of(decoded_turns, "decoded_turns", depth=3)
     if len(model) != len(truth):
-        return BfclMultiTurnVerdict(False, FORCE_TERMINATED, None, ())
+        return BfclMultiTurnVerdict(False, FORCE_TERMINATED, None, 0.0)
     category = entry_id.rsplit("_", 1)[0]
     long_context = "long_context" in category or "composite" in category
-    sides = [
-        BfclEnvironment(entry_id, classes, config, long_context, side)
-        for side in (_MODEL_SIDE, _TRUTH_SIDE)
-    ]
-    so_far: list[str] = []
-    turns = [
-        _judge_turn(index, steps, calls, sides[0], sides[1], so_far)
-        for index, (steps, calls) in enumerate(zip(model, truth))
-    ]
-    failed = next((turn for turn in turns if turn.checked and not turn.right), None)
-    if failed is None:
-        return BfclMultiTurnVerdict(True, "", None, tuple(turns))
-    return BfclMultiTurnVerdict(False, failed.problem, failed.index, tuple(turns))
-
-
-def _judge_turn(
-    index: int,
-    steps: list[list[str]],
-    calls: list[str],
-    model: BfclEnvironment,
-    truth: BfclEnvironment,
-    so_far: list[str],
-) -> BfclTurn:
-    model_results = tuple(tuple(model.execute(step)) for step in steps)
-    for step_results in model_results:
-        so_far.extend(step_results)
-    expected = tuple(truth.execute(calls))
-    empty = not steps or (len(steps) == 1 and not steps[0])
-    if not calls:
-        problem = "" if empty else CALLS_NOT_EXPECTED
-        differences: list[AttributeDifference] = []
-        missing: list[str] = []
-    else:
-        differences = _differences(model.instances, truth.instances)
-        missing = _missing(expected, so_far)
-        problem = (
-            EMPTY_TURN
-            if empty
-            else STATE_MISMATCH
-            if differences
-            else RESULT_MISMATCH
-            if missing
-            else ""
-        )
-    return BfclTurn(
-        index=index,
-        checked=bool(calls),
-        right=empty if not calls else not problem,
-        problem=problem,
-        differing=tuple(f"{d.class_name}.{d.attribute}" for d in differences),
-        missing_results=tuple(missing),
-        model_results=model_results,
-        expected_results=expected,
-        expected_calls=tuple(calls),
-        model_calls=tuple(tuple(step) for step in steps),
-        differences=tuple(differences),
+    sides = (_MODEL_SIDE, _TRUTH_SIDE)
+    checks = TurnChecks(
+        *(BfclEnvironment(entry_id, classes, config, long_context, side) for side in sides)
     )
+    for steps, calls in zip(model, truth):
+        model_results = tuple(tuple(checks.model.execute(step)) for step in steps)
+        checks.judge(steps, calls, model_results, tuple(checks.truth.execute(calls)))
+    return verdict_of(JudgedTurns(entry_id, classes, config, long_context, sides, checks.rows))
 
 
-def _differences(model: Mapping[str, Any], truth: Mapping[str, Any]) -> list[AttributeDifference]:
-    """Each public attribute of the ground truth's instances the model's differ in (by
-    ``!=``, BFCL's rule), each side read to JSON now, before later turns change it."""
-    out = []
-    for class_name, truth_instance in truth.items():
-        model_instance = model[class_name]
-        for attribute, truth_value in vars(truth_instance).items():
-            if attribute.startswith("_"):
-                continue
-            model_value = getattr(model_instance, attribute, MISSING)
-            if model_value != truth_value:
-                at = key_segment(key_segment("", class_name), attribute)
-                out.append(
-                    AttributeDifference(
-                        class_name, attribute, *_read_apart(model_value, truth_value, at)
-                    )
-                )
-    return out
-
-
-def _read_apart(model: object, truth: object, at: str) -> tuple[object, object]:
-    """Both sides of a differing attribute read to JSON along what differs (a whole file
-    system's tree is read along the one file that changed), each side as text where it is
-    not JSON."""
-    if model is not MISSING:
-        try:
-            return read_apart(model, truth, at)
-        except JsonMatchError:
-            pass
-    return _readable(model, at), _readable(truth, at)
-
-
-def _readable(value: object, at: str) -> object:
-    if value is MISSING:
-        return _Unreadable("<no such attribute>")
-    try:
-        return read_state_at(value, at)
-    except JsonMatchError:
-        return _Unreadable(repr(value)[:500])
-
-
-def _missing(expected: Sequence[str], so_far: Sequence[str]) -> list[str]:
-    """The expected results not among ``so_far``, each result there used once."""
-    left = list(so_far)
-    out = []
-    for text in expected:
-        try:
-            left.remove(text)
-        except ValueError:
-            out.append(text)
-    return out
+def verdict_of(judged: JudgedTurns) -> BfclMultiTurnVerdict:
+    """The verdict on an entry whose turns are all judged: invalid at the first checked turn
+    that is not right."""
+    rows = judged.rows
+    score = sum(map(_RIGHT, rows)) / len(rows) if rows else 0.0
+    for index, row in enumerate(rows):
+        if row[5] and not row[0]:  # (calls expected, and not right)
+            return BfclMultiTurnVerdict(False, row[1], index, score, judged)
+    return BfclMultiTurnVerdict(True, "", None, score, judged)
 
 
 def _entry_parts(entry: Mapping[str, Any]) -> tuple[str, list[str], Mapping[str, Any]]:
