@@ -7,9 +7,9 @@ this package first, does not load the engine, NumPy and the rest before a test n
 
 from __future__ import annotations
 
-import importlib as _importlib
 from typing import TYPE_CHECKING
 
+from .engine.core.lazy_names import lazy_names
 from .version import __version__ as __version__
 
 # name -> the module that defines it
@@ -149,13 +149,7 @@ if TYPE_CHECKING:  # the same names for type checkers (tests/engine/test_indepen
 __all__ = sorted([*_API, "__version__"])
 
 
-def __getattr__(name: str) -> object:  # (each name typed by its import above)
-    module = _API.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_importlib.import_module(module, __name__), name)
-    globals()[name] = value  # the next lookup is a plain one
-    return value
+__getattr__ = lazy_names(__name__, _API, globals())  # (each name typed by its import above)
 
 
 def __dir__() -> list[str]:

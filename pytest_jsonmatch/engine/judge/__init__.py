@@ -29,8 +29,9 @@ HTTP client.
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from ..core.lazy_names import lazy_names
 
 # Each name the rest of the project uses, and the module beside this one that defines it.
 _NAMES = {
@@ -68,10 +69,4 @@ if TYPE_CHECKING:  # the same names for type checkers
     from .sending import JudgeUnavailable as JudgeUnavailable
 
 
-def __getattr__(name: str) -> object:
-    module = _NAMES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value  # looked up once
-    return value
+__getattr__ = lazy_names(__name__, _NAMES, globals())  # (each name imported on first use)

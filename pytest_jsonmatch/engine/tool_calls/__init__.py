@@ -27,8 +27,9 @@ never scores tool calls never imports them.
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from ..core.lazy_names import lazy_names
 
 # name -> the module of this package that defines it
 _FACE = {
@@ -67,11 +68,4 @@ if TYPE_CHECKING:
 __all__ = sorted(_FACE)
 
 
-def __getattr__(name: str) -> object:
-    """One of the face's names, its module imported on first use and the name kept here."""
-    module = _FACE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _FACE, globals())  # (each name imported on first use)
