@@ -22,6 +22,7 @@ LIGHT = {
     "pytest_jsonmatch.engine",
     "pytest_jsonmatch.engine.core",
     "pytest_jsonmatch.engine.core.errors",
+    "pytest_jsonmatch.engine.core.lazy_names",  # the root package's names, loaded on first use
     "pytest_jsonmatch.reporting",
     "pytest_jsonmatch.reporting.render",  # (its __init__ imports none of its modules)
     "pytest_jsonmatch.reporting.verdicts",
