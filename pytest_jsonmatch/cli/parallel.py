@@ -108,6 +108,8 @@ def auto_jobs(inputs: Iterable[str], alone: bool) -> int:
         return 1
     size = 0
     for path in inputs:
+        if path == "-":  # standard input
+            return 1
         try:
             found = os.stat(path)
         except (OSError, ValueError):

@@ -48,7 +48,7 @@ from .options import (
     whole_number,
 )
 from .output import choices, emit, repository_of
-from .parallel import AUTO, WORKER_CHUNK, Workers, auto_jobs
+from .parallel import AUTO, AUTO_MIN_BYTES, WORKER_CHUNK, Workers, auto_jobs
 from .progress import Progress
 
 if TYPE_CHECKING:
@@ -99,8 +99,9 @@ def _record_arguments(group: argparse._ArgumentGroup) -> None:
         type=_jobs,
         default=AUTO,
         metavar="N",
-        help="worker processes, or auto (the default: one a CPU for inputs of 4 MB or "
-        "more without --judge or --plugins, else 1); the result is the same for any N",
+        help=f"worker processes, or auto (the default: one a CPU for inputs of "
+        f"{AUTO_MIN_BYTES >> 20} MB or more without --judge or --plugins, else 1); the "
+        f"result is the same for any N",
     )
 
 

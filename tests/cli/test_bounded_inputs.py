@@ -83,6 +83,11 @@ def test_lone_surrogates_are_written_escaped_in_every_report(tmp_path, fmt, jobs
     [
         ("--jobs", "1" + "0" * 21, "a whole number of worker processes, at most 1,024"),
         ("--allow-regressions", "1" + "0" * 30, "a whole number of cases, at most 1,000,000,000"),
+        # below the minimum: said so, not "at most" (it was); auto is named beside the number
+        ("--jobs", "0", "auto, or a whole number of worker processes, 1 or more, not '0'"),
+        ("--allow-regressions", "-1", "a whole number of cases, 0 or more"),
+        # thousands of digits: past the maximum, never read as an int (Python refuses those)
+        ("--jobs", "9" * 5000, "a whole number of worker processes, at most 1,024"),
     ],
 )
 def test_a_count_past_its_range_is_a_usage_error_naming_it(

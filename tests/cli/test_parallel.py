@@ -148,7 +148,7 @@ def _sized(path, size: int) -> str:
     return str(path)
 
 
-def test_jobs_auto_is_the_default_and_takes_a_worker_a_cpu_for_large_inputs(tmp_path):
+def test_jobs_auto_is_the_default_and_takes_a_worker_a_cpu_for_large_inputs(tmp_path, monkeypatch):
     from pytest_jsonmatch.cli.parallel import AUTO_MIN_BYTES, AUTO_SPAWNED_MIN_BYTES, usable_cpus
     from pytest_jsonmatch.cli.score import _jobs_of
 
@@ -173,6 +173,10 @@ def test_jobs_auto_is_the_default_and_takes_a_worker_a_cpu_for_large_inputs(tmp_
     (tmp_path / "folder").mkdir()
     assert _jobs_of(_score_args(big[0], str(tmp_path / "folder"))) == 1
     assert _jobs_of(_score_args(str(tmp_path / "missing.jsonl"), big[1])) == 1
+    # standard input, even beside a file named "-" (what is read is the input, not the file)
+    monkeypatch.chdir(tmp_path)
+    _sized(tmp_path / "-", 2 * least)
+    assert _jobs_of(_score_args("-", big[1])) == 1
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers fork on Linux only")
