@@ -65,27 +65,13 @@ NOT_INSTALLED = (
 )
 
 
-def _cpu(fn: Callable[[], object]) -> float:
-    gc.collect()
-    t0 = time.process_time()
-    fn()
-    return time.process_time() - t0
-
-
 def _paired(
     ours: Callable[[], object], theirs: Callable[[], object], runs: int
 ) -> tuple[list[float], list[float]]:
-    """Both timed in every run, in ABBA order (neither always first)."""
-    mine: list[float] = []
-    refs: list[float] = []
-    for k in range(runs):
-        if k % 2 == 0:
-            refs.append(_cpu(theirs))
-            mine.append(_cpu(ours))
-        else:
-            mine.append(_cpu(ours))
-            refs.append(_cpu(theirs))
-    return mine, refs
+    """Both timed in CPU time in every run, in ABBA order (neither always first)."""
+    import references
+
+    return references._abba(ours, theirs, runs, clock=time.process_time)
 
 
 def _row(

@@ -75,28 +75,32 @@ def _fmt_ratio(r: float) -> str:
     return f"{r:.2f}x" if r >= 0.1 else f"{r:.2g}x"
 
 
-def _timed(fn: Callable[[], Any]) -> float:
+def _timed(fn: Callable[[], Any], clock: Callable[[], float] = time.perf_counter) -> float:
+    """One call of ``fn`` on ``clock`` (wall time; ``time.process_time`` for CPU time)."""
     gc.collect()
-    t0 = time.perf_counter()
+    t0 = clock()
     fn()
-    return time.perf_counter() - t0
+    return clock() - t0
 
 
 def _abba(
-    ours: Callable[[], Any], theirs: Callable[[], Any], runs: int
+    ours: Callable[[], Any],
+    theirs: Callable[[], Any],
+    runs: int,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> tuple[list[float], list[float]]:
-    """(our times, the reference's times), one of each per run, the reference first in even
-    runs and ours first in odd ones: neither side always goes first, and each ratio is of
-    two adjacent timings (this machine's speed shifts for seconds at a time)."""
+    """(our times, the reference's times) on ``clock``, one of each per run, the reference
+    first in even runs and ours first in odd ones: neither side always goes first, and each
+    ratio is of two adjacent timings (this machine's speed shifts for seconds at a time)."""
     mine: list[float] = []
     refs: list[float] = []
     for k in range(runs):
         if k % 2 == 0:
-            refs.append(_timed(theirs))
-            mine.append(_timed(ours))
+            refs.append(_timed(theirs, clock))
+            mine.append(_timed(ours, clock))
         else:
-            mine.append(_timed(ours))
-            refs.append(_timed(theirs))
+            mine.append(_timed(ours, clock))
+            refs.append(_timed(theirs, clock))
     return mine, refs
 
 
