@@ -114,7 +114,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = list(args_list)  # as the user wrote it, for the report's run info
     try:
         with _fewer_collections():  # (its imports too: they make thousands of objects)
-            return _run(args_list, given, the_process=argv is None)
+            status = _run(args_list, given, the_process=argv is None)
+        if argv is None:  # what the command made lives until the process exits as well
+            _loaded_for_good()
+        return status
     except InputError as exc:
         _error(str(exc))
     except JsonMatchError as exc:

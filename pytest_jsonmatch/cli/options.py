@@ -135,7 +135,7 @@ def gates_of(args: argparse.Namespace, command: str) -> GateSettings:
     command line spells them; a field floor that cannot be read is an InputError."""
     values: dict[str, object] = {}  # (each of its field's type: with_fields)
     for spec in offered_by(command):
-        if spec.field not in GateSettings.__dataclass_fields__:
+        if spec.field not in GateSettings._fields:
             continue  # (invalid_fails: a case's own rule, ScoreSettings)
         value = getattr(args, spec.field)
         if spec.value == "lines":

@@ -23,12 +23,12 @@ and unpickled by that process or its workers only.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 from ..engine.comparing.registry import REGISTRY
 from ..engine.core.depth import SHALLOW
 from ..engine.core.errors import JsonMatchError
+from ..engine.core.slotted import Slotted
 from ..engine.metrics import metric_named
 from ..engine.metrics.base import configure
 from ..engine.results.field_results import MatchResult
@@ -166,28 +166,61 @@ def sketch_part(chunk: Chunk, metric: str, options: Mapping[str, Any]) -> Schema
     return sketch
 
 
-@dataclass
-class Part:
+class Part(Slotted):
     """What a run keeps of a scored chunk: its cases as lines of the report's case list,
     its comparisons as lines of its comparison list (when a report keeps them), each line
     JSON text ending in a newline, joined into one text (one string to hand back from a
     worker and to write), each case's scores by case id (when a baseline compares), and the
     chunk's aggregates."""
 
+    __slots__ = (
+        "aggregates",
+        "count",
+        "case_lines",
+        "cases",
+        "comparisons",
+        "heads",
+        "case_scores",
+        "sketch",
+        "judge",
+    )
+
     aggregates: Aggregates
-    count: int = 0  # cases
-    case_lines: int = 0  # of them, those whose lines are kept (Keeps.all_cases)
-    cases: str = ""
-    comparisons: str = ""
+    count: int  # cases
+    case_lines: int  # of them, those whose lines are kept (Keeps.all_cases)
+    cases: str
+    comparisons: str
     # the tables its comparisons' rows refer to, one per group scored together, named by
     # each comparison's "heads" (its index here; the spool makes it the report's)
-    heads: list[list[Head]] = field(default_factory=list)
-    case_scores: dict[str, CaseScores] = field(default_factory=dict)
+    heads: list[list[Head]]
+    case_scores: dict[str, CaseScores]
     # the sketch of its gold records that would change the guess (Keeps.guess), in order;
     # None: none would
-    sketch: SchemaSketch | None = None
+    sketch: SchemaSketch | None
     # what the LLM judge did for its records (None: nothing was judged)
-    judge: JudgeDict | None = None
+    judge: JudgeDict | None
+
+    def __init__(
+        self,
+        aggregates: Aggregates,
+        count: int = 0,
+        case_lines: int = 0,
+        cases: str = "",
+        comparisons: str = "",
+        heads: list[list[Head]] | None = None,
+        case_scores: dict[str, CaseScores] | None = None,
+        sketch: SchemaSketch | None = None,
+        judge: JudgeDict | None = None,
+    ) -> None:
+        self.aggregates = aggregates
+        self.count = count
+        self.case_lines = case_lines
+        self.cases = cases
+        self.comparisons = comparisons
+        self.heads = [] if heads is None else heads
+        self.case_scores = {} if case_scores is None else case_scores
+        self.sketch = sketch
+        self.judge = judge
 
 
 class Keeps(NamedTuple):

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..engine.core.errors import ConfigError, JsonMatchError, ParseError, TruncatedError
 from ..engine.core.gc_pause import collector_paused
+from ..engine.core.slotted import HashedSlotted, Slotted
 from ..engine.core.values import JsonValue
 from ..engine.entry import Entry, entry_for
 from ..engine.metrics import metric_named
@@ -59,8 +59,7 @@ class Pair(NamedTuple):
     read_depth: int = -1
 
 
-@dataclass(frozen=True)
-class ScoreSettings:
+class ScoreSettings(HashedSlotted):
     """How a dataset is scored: metric, threshold and options (a ``schema`` among them for
     a schema-driven metric), how much of each value the report keeps, the grouping of the
     per-field tables, whether each comparison keeps its fields as FieldRecords (a baseline
@@ -68,13 +67,41 @@ class ScoreSettings:
     parts.score_part, and the per-field tables are counted from the scores either way), and
     whether an answer that breaks its schema fails."""
 
-    metric: str = "field_f1"
-    threshold: float = 1.0
-    options: Mapping[str, Any] = field(default_factory=dict)
-    values: ValueMode = "short"
-    group_by: str = "metric"
-    keep_fields: bool = True
-    invalid_fails: bool = False  # an answer that breaks its schema fails its case
+    __slots__ = (
+        "metric",
+        "threshold",
+        "options",
+        "values",
+        "group_by",
+        "keep_fields",
+        "invalid_fails",
+    )
+
+    metric: str
+    threshold: float
+    options: Mapping[str, Any]
+    values: ValueMode
+    group_by: str
+    keep_fields: bool
+    invalid_fails: bool  # an answer that breaks its schema fails its case
+
+    def __init__(
+        self,
+        metric: str = "field_f1",
+        threshold: float = 1.0,
+        options: Mapping[str, Any] | None = None,
+        values: ValueMode = "short",
+        group_by: str = "metric",
+        keep_fields: bool = True,
+        invalid_fails: bool = False,
+    ) -> None:
+        self.metric = metric
+        self.threshold = threshold
+        self.options = {} if options is None else options
+        self.values = values
+        self.group_by = group_by
+        self.keep_fields = keep_fields
+        self.invalid_fails = invalid_fails
 
     def check(self) -> None:
         """ConfigError for an unknown metric or option, or a schema-driven metric without
@@ -91,18 +118,36 @@ class ScoreSettings:
 _new = tuple.__new__  # (a record's Read made without its NamedTuple's keyword handling)
 
 
-@dataclass
-class Scored:
+class Scored(Slotted):
     """What scoring some pairs gave: their comparisons and case results, in order, and their
     aggregates. Counted (``score_chunk(..., counted=True)``, or ``made=False``), only the
     pairs that could not be scored have a comparison (no one reads the others'), so
     ``comparisons`` lines up with ``cases`` only when neither."""
 
+    __slots__ = (
+        "aggregates",
+        "comparisons",
+        "cases",
+        "outcomes",
+    )
+
     aggregates: Aggregates
     comparisons: list[Comparison]
-    cases: list[CaseResult] = field(default_factory=list)
+    cases: list[CaseResult]
     # each pair's MatchResult, or why it could not be scored (the comparisons' source)
-    outcomes: list[MatchResult | str] = field(default_factory=list)
+    outcomes: list[MatchResult | str]
+
+    def __init__(
+        self,
+        aggregates: Aggregates,
+        comparisons: list[Comparison],
+        cases: list[CaseResult] | None = None,
+        outcomes: list[MatchResult | str] | None = None,
+    ) -> None:
+        self.aggregates = aggregates
+        self.comparisons = comparisons
+        self.cases = [] if cases is None else cases
+        self.outcomes = [] if outcomes is None else outcomes
 
 
 def score_chunk(

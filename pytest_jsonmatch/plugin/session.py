@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Generator
-from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 import pytest
@@ -296,7 +295,7 @@ class JsonmatchSession:
         part = part_of_suite(self.config)  # (plugin/settings.py)
         self.report, self.verdict = reports.conclude(
             self.comparisons,
-            settings.gates if not part else replace(settings.gates, part_of_suite=part),
+            settings.gates if not part else settings.gates.replace(part_of_suite=part),
             run,
             group_by=settings.group_by,
             repeat_rule=settings.repeat.rule,

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import replace
 
 import pytest
 
@@ -41,7 +40,7 @@ def _report_with_baseline() -> dict:
     """tests/cli/hostile.py's report, held against a baseline in which inv-1 scored 0.5."""
     report = hostile_report()
     comparisons = [Comparison.from_dict(c) for c in report["comparisons"]]
-    before = [replace(c, score=0.5) if c.case_id == "inv-1" else c for c in comparisons]
+    before = [c.replace(score=0.5) if c.case_id == "inv-1" else c for c in comparisons]
     against = compare(cases_of(comparisons), Baseline("base.json", 3, cases_of(before)))
     return {**report, "baseline": baseline_section(against)}
 

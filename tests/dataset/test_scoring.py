@@ -87,7 +87,7 @@ def _counted_and_full(pairs: list[Pair], options: dict, group_by: str = "metric"
                     {
                         m: {
                             k: {n: x.units for n, x in v.items()} if k == "sums" else v
-                            for k, v in vars(t).items()
+                            for k, v in zip(t._fields, t._values())
                         }
                         for m, t in aggregates.metrics.items()
                     },

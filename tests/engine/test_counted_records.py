@@ -398,7 +398,7 @@ def test_a_metric_that_leaves_extra_fields_uncounted_reads_them_through_the_door
     quiet = dataclasses.replace(
         FIELD_F1,
         name="f1_without_extras",
-        configure=lambda opts, reg: dataclasses.replace(_configure(opts, reg), count_extras=False),
+        configure=lambda opts, reg: _configure(opts, reg).replace(count_extras=False),
     )
     state = REGISTRY.state()
     try:

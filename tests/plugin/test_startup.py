@@ -23,6 +23,7 @@ LIGHT = {
     "pytest_jsonmatch.engine.core",
     "pytest_jsonmatch.engine.core.errors",
     "pytest_jsonmatch.engine.core.lazy_names",  # the root package's names, loaded on first use
+    "pytest_jsonmatch.engine.core.slotted",  # the base of the formats' class (below)
     "pytest_jsonmatch.reporting",
     "pytest_jsonmatch.reporting.render",  # (its __init__ imports none of its modules)
     "pytest_jsonmatch.reporting.verdicts",

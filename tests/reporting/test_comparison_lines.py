@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -200,7 +199,7 @@ def _comparison(rng: random.Random) -> Comparison:
         {"score": float("nan")},
         {"f1": -0.0},
     ]
-    return replace(base, **rng.choice(extras))
+    return base.replace(**rng.choice(extras))
 
 
 def stored_line(comparison: Comparison, fields: list[FieldResult], mode: str, heads: Heads) -> str:
@@ -349,7 +348,7 @@ def test_the_kept_texts_are_bounded_and_right_after_being_cleared(monkeypatch) -
             )
             for status, score in (("match", 1.0), ("mismatch", 0.0), ("match", 0.5 + i / 1000))
         ]
-        scored = replace(comparison, score=(i % 20) / 64)  # a float's text kept per line
+        scored = comparison.replace(score=(i % 20) / 64)  # a float's text kept per line
         line = comparison_line(scored, fields, "short", ours)
         assert line == stored_line(scored, fields, "short", theirs)
         assert len(ours.known) <= 5 and len(comparison_lines._floats) <= 7
@@ -380,8 +379,7 @@ CASE = CaseResult(
 
 def _case(rng: random.Random) -> CaseResult:
     number = lambda: rng.choice(FLOATS[:12] + [1, Number(0.5)])  # noqa: E731
-    return replace(
-        CASE,
+    return CASE.replace(
         case_id=rng.choice(STRINGS[:10] + ["7"]),
         status=rng.choice(list(Status)),
         threshold=number(),
@@ -414,7 +412,7 @@ def test_a_generated_case_line_is_the_bytes_of_its_dict(group_by: str) -> None:
     for _ in range(600):
         case = _case(rng)
         if rng.random() < 0.03:
-            case = replace(case, mean=rng.choice([float("nan"), float("inf")]))
+            case = case.replace(mean=rng.choice([float("nan"), float("inf")]))
         try:
             theirs: Any = json_line(case_dict(case, group_by))
         except ValueError:

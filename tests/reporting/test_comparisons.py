@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 import pickle
-from dataclasses import replace
 
 import pytest
 
@@ -246,7 +245,7 @@ def test_a_plain_comparison_line_is_the_entry_json_writes(extra) -> None:
     bare = Comparison.of_result(
         result, case_id="7", nodeid="7", threshold=0.9, passed=False, values=None
     )
-    bare = replace(bare, **extra)
+    bare = bare.replace(**extra)
     if "score" in extra:
         with pytest.raises(ValueError):
             json_line(stored_comparison(comparison_dict(bare, result.fields, "short"), Heads(), 0))
@@ -300,7 +299,7 @@ def test_a_case_line_is_the_case_json_writes(extra, group_by) -> None:
         12,
         "",
     )
-    case = replace(case, **extra)
+    case = case.replace(**extra)
     assert case_line(case, group_by) == json_line(case_dict(case, group_by))
     with pytest.raises(ValueError):  # not JSON: refused on either path
-        case_line(replace(case, mean=float("nan")), group_by)
+        case_line(case.replace(mean=float("nan")), group_by)

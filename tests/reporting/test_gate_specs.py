@@ -101,7 +101,7 @@ def test_every_gate_reaches_the_command_line(spec: GateSpec):
             given, wanted = [spec.flag, "total=0.5", spec.flag, "id=1.0"], ["total=0.5", "id=1.0"]
         args = _args(command, *given)
         assert getattr(args, spec.field) == wanted, command
-        if spec.field in GateSettings.__dataclass_fields__:
+        if spec.field in GateSettings._fields:
             held = _held(gates_of(args, "diff" if command == "diff" else "score"), spec)
             if spec.value == "lines":
                 held = [f"{f.pattern}={f.score}" for f in held]
@@ -120,8 +120,8 @@ def test_every_gate_reaches_the_command_line(spec: GateSpec):
 
 
 def test_the_names_of_the_gates_come_from_the_table():
-    named = {s.field: s for s in GATES if s.field in GateNames.__dataclass_fields__}
-    assert set(named) == set(GateNames.__dataclass_fields__)
+    named = {s.field: s for s in GATES if s.field in GateNames._fields}
+    assert set(named) == set(GateNames._fields)
     plugin = gate_settings(floor_lines=[], prefix="jsonmatch_", gate_prefix="jsonmatch_gates ")
     for field, spec in named.items():
         assert getattr(GATE_NAMES, field) == spec.flag

@@ -6,7 +6,6 @@ figure (item 6). Each output of one run is rendered and read, as a person reads 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from pytest_jsonmatch.reporting.render.html import render_html
 from pytest_jsonmatch.reporting.render.markdown import render_markdown
@@ -271,7 +270,7 @@ def test_side_by_side_field_columns_are_over_the_same_cases():
         records = tuple(
             ReportedField(p, p, "match" if v == 1.0 else "mismatch", v) for p, v in fields.items()
         )
-        return replace(_comparison(case, 1.0, target=target), fields=records)
+        return _comparison(case, 1.0, target=target).replace(fields=records)
 
     # "type" is in c1 and c2 for large, in c2 only for small: the row is over c2 alone,
     # and says so; before, large's column was over both (0.5) and small's over one (1.0)

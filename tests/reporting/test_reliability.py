@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import replace
 
 import pytest
 
@@ -167,8 +166,7 @@ def _fielded(case_id: str, runs: list[list[tuple[str, str]]], outcomes: str) -> 
     """A case's comparisons (as :func:`_runs`), each run with its fields, (field path,
     status) each: a match scores 1, anything else 0."""
     return [
-        replace(
-            comparison,
+        comparison.replace(
             fields=tuple(
                 ReportedField(path, path, status, 1.0 if status == "match" else 0.0)
                 for path, status in fields

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import lru_cache
 from typing import Any, cast
@@ -18,6 +17,7 @@ from typing import Any, cast
 from ..core.errors import ComparatorError, ConfigError, JsonMatchError, ParseError, shown
 from ..core.numbers import gap, is_finite_number, is_float_number, relative_gap
 from ..core.paths import display_path
+from ..core.slotted import HashedSlotted
 from ..core.values import ARRAY, OBJECT, STRING, canonical_key, is_number, json_equal, json_type
 from . import all_pairs, embeddings
 from .all_pairs import AddScoresFn, Floats, MatrixFn
@@ -30,8 +30,7 @@ from .transforms import without_marks
 ScoreFn = Callable[[object, object], float]
 
 
-@dataclass(frozen=True)
-class BoundComparator:
+class BoundComparator(HashedSlotted):
     """A comparator with its parameters applied: the one contract every comparator keeps,
     built-in or registered, plain or batch.
 
@@ -50,16 +49,55 @@ class BoundComparator:
       a built-in declares it.
     """
 
+    __slots__ = (
+        "name",
+        "score",
+        "matrix",
+        "batch",
+        "params",
+        "trusted",
+        "add_scores",
+        "prepare",
+        "equal_one",
+        "unequal_zero",
+    )
+    _compared = ("name", "score", "matrix", "batch", "params", "trusted", "add_scores", "prepare")
+
     name: str
     score: ScoreFn
-    matrix: MatrixFn | None = None
-    batch: bool = False
-    params: Mapping[str, object] | None = None
-    trusted: bool = True
-    add_scores: AddScoresFn | None = None
-    prepare: Callable[[list[str]], None] | None = None
-    equal_one: bool | None = field(default=None, repr=False, compare=False)
-    unequal_zero: bool = field(default=False, repr=False, compare=False)
+    matrix: MatrixFn | None
+    batch: bool
+    params: Mapping[str, object] | None
+    trusted: bool
+    add_scores: AddScoresFn | None
+    prepare: Callable[[list[str]], None] | None
+    equal_one: bool | None
+    unequal_zero: bool
+
+    def __init__(
+        self,
+        name: str,
+        score: ScoreFn,
+        matrix: MatrixFn | None = None,
+        batch: bool = False,
+        params: Mapping[str, object] | None = None,
+        trusted: bool = True,
+        add_scores: AddScoresFn | None = None,
+        prepare: Callable[[list[str]], None] | None = None,
+        equal_one: bool | None = None,
+        unequal_zero: bool = False,
+    ) -> None:
+        self.name = name
+        self.score = score
+        self.matrix = matrix
+        self.batch = batch
+        self.params = params
+        self.trusted = trusted
+        self.add_scores = add_scores
+        self.prepare = prepare
+        self.equal_one = equal_one
+        self.unequal_zero = unequal_zero
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         if self.equal_one is None:

@@ -8,20 +8,32 @@ A field's spec comes from its eval-schema node (``x-eval-*`` keys), from the ``f
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from ..core.errors import ConfigError
+from ..core.slotted import HashedSlotted
 from .comparators import BoundComparator
 from .transforms import TransformFn
 
 
-@dataclass(frozen=True)
-class Align:
+class Align(HashedSlotted):
     """How the elements of an array are paired: ``ordered``, ``key_field`` (with ``key``),
     or ``hungarian``."""
 
-    mode: str = "ordered"
-    key: str | None = None
+    __slots__ = (
+        "mode",
+        "key",
+    )
+
+    mode: str
+    key: str | None
+
+    def __init__(
+        self,
+        mode: str = "ordered",
+        key: str | None = None,
+    ) -> None:
+        self.mode = mode
+        self.key = key
 
 
 ORDERED = Align()
@@ -57,19 +69,43 @@ def parse_align(spec: object, where: str = "align") -> Align:
     )
 
 
-@dataclass(frozen=True)
-class FieldSpec:
+class FieldSpec(HashedSlotted):
     """How a field is compared. None leaves a choice to the metric (its comparator per JSON
     type, its default alignment); ``skip`` fields count nowhere; a field scoring below
     ``min_score`` fails the comparison whatever the overall score; ``weight`` is what the
     field counts for in precision and recall (None: what an enclosing field says, else 1)."""
 
-    comparator: BoundComparator | None = None
-    transform: TransformFn | None = None
-    align: Align | None = None
-    min_score: float | None = None
-    skip: bool = False
-    weight: float | None = None
+    __slots__ = (
+        "comparator",
+        "transform",
+        "align",
+        "min_score",
+        "skip",
+        "weight",
+    )
+
+    comparator: BoundComparator | None
+    transform: TransformFn | None
+    align: Align | None
+    min_score: float | None
+    skip: bool
+    weight: float | None
+
+    def __init__(
+        self,
+        comparator: BoundComparator | None = None,
+        transform: TransformFn | None = None,
+        align: Align | None = None,
+        min_score: float | None = None,
+        skip: bool = False,
+        weight: float | None = None,
+    ) -> None:
+        self.comparator = comparator
+        self.transform = transform
+        self.align = align
+        self.min_score = min_score
+        self.skip = skip
+        self.weight = weight
 
     def over(self, base: FieldSpec | None) -> FieldSpec:
         """This spec laid over ``base``: what this one sets wins."""

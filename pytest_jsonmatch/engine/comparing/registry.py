@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from ..core.errors import ComparatorError, ConfigError, did_you_mean, known_names, shown
 from ..core.numbers import check_score
+from ..core.slotted import HashedSlotted
 from ..core.values import JsonValue
 from ..results.post_processors import BUILTIN_POST_PROCESSORS, PostProcessor
 from .comparators import BUILTIN_COMPARATORS, BoundComparator, bind_cosine
@@ -74,9 +75,19 @@ BatchComparator = Callable[[list[BatchItem]], Sequence[object]]
 CustomTransform = Callable[[JsonValue, Mapping[str, object]], object]
 
 
-@dataclass(frozen=True)
-class RegistryState:
+class RegistryState(HashedSlotted):
     """A registry's names and type defaults at one moment (see :meth:`Registry.state`)."""
+
+    __slots__ = (
+        "comparators",
+        "transforms",
+        "metrics",
+        "post_processors",
+        "batch_fns",
+        "type_defaults",
+        "embedders",
+        "judge",
+    )
 
     comparators: Mapping[str, ComparatorFactory]
     transforms: Mapping[str, TransformFactory]
@@ -85,12 +96,34 @@ class RegistryState:
     batch_fns: Mapping[str, BatchComparator | None]
     type_defaults: Mapping[str, object]
     embedders: Mapping[str, Embedder]
-    judge: tuple[JudgeSettings | None, Transport | None, Through | None, Memory | None] = (
-        None,
-        None,
-        None,
-        None,
-    )  # settings, transport, through, memory
+    judge: tuple[
+        JudgeSettings | None, Transport | None, Through | None, Memory | None
+    ]  # settings, transport, through, memory
+
+    def __init__(
+        self,
+        comparators: Mapping[str, ComparatorFactory],
+        transforms: Mapping[str, TransformFactory],
+        metrics: Mapping[str, NamedMetric],
+        post_processors: Mapping[str, PostProcessor],
+        batch_fns: Mapping[str, BatchComparator | None],
+        type_defaults: Mapping[str, object],
+        embedders: Mapping[str, Embedder],
+        judge: tuple[JudgeSettings | None, Transport | None, Through | None, Memory | None] = (
+            None,
+            None,
+            None,
+            None,
+        ),
+    ) -> None:
+        self.comparators = comparators
+        self.transforms = transforms
+        self.metrics = metrics
+        self.post_processors = post_processors
+        self.batch_fns = batch_fns
+        self.type_defaults = type_defaults
+        self.embedders = embedders
+        self.judge = judge
 
 
 class Registry(JudgeSeat):

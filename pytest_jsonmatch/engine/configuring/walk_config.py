@@ -9,7 +9,6 @@ it: :func:`field_rules` reads ``ignore`` and ``fields`` into :class:`FieldRule`s
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -19,6 +18,7 @@ from ..comparing.registry import REGISTRY, Binder, Registry
 from ..core.errors import ConfigError, ParseError, did_you_mean, shown
 from ..core.numbers import is_finite_number
 from ..core.paths import PathPattern, display_path, index_segment, key_segment, path_segments
+from ..core.slotted import HashedSlotted
 from ..core.values import SCALAR_TYPES, TYPE_OF, JsonArray, JsonObject, JsonValue
 from ..reading.intake import MAX_DEPTH
 from ..schemas.eval_schema import (
@@ -41,16 +41,27 @@ _NO_TYPES: Mapping[type, BoundComparator] = {}
 FIELD_RULE_KEYS = ("align", "comparator", "min_score", "skip", "tolerance", "transform", "weight")
 
 
-@dataclass(frozen=True)
-class FieldRule:
+class FieldRule(HashedSlotted):
     """A ``fields`` (or ``ignore``) entry: the spec of every field its pattern matches."""
+
+    __slots__ = (
+        "pattern",
+        "spec",
+    )
 
     pattern: PathPattern
     spec: FieldSpec
 
+    def __init__(
+        self,
+        pattern: PathPattern,
+        spec: FieldSpec,
+    ) -> None:
+        self.pattern = pattern
+        self.spec = spec
 
-@dataclass(frozen=True)
-class WalkConfig:
+
+class WalkConfig(HashedSlotted):
     """How a metric walks two values.
 
     ``type_policy``: the comparator per JSON type. ``leaf_depth=1`` compares each top-level
@@ -62,17 +73,58 @@ class WalkConfig:
     or ``align`` option) | ``similarity`` (structeval's pairing above ``array_threshold``).
     """
 
+    __slots__ = (
+        "__dict__",  # (the cached properties below)
+        "type_policy",
+        "leaf_depth",
+        "count_extras",
+        "null_absent",
+        "schema_driven",
+        "array_mode",
+        "default_align",
+        "array_threshold",
+        "schema",
+        "rules",
+        "registry",
+    )
+
     type_policy: Mapping[str, BoundComparator]
-    leaf_depth: int | None = None
-    count_extras: bool = True
-    null_absent: bool = False
-    schema_driven: bool = False
-    array_mode: str = "index"
-    default_align: Align = ORDERED
-    array_threshold: float = 0.0
-    schema: SchemaNode | None = None
-    rules: tuple[FieldRule, ...] = ()
-    registry: Registry = REGISTRY
+    leaf_depth: int | None
+    count_extras: bool
+    null_absent: bool
+    schema_driven: bool
+    array_mode: str
+    default_align: Align
+    array_threshold: float
+    schema: SchemaNode | None
+    rules: tuple[FieldRule, ...]
+    registry: Registry
+
+    def __init__(
+        self,
+        type_policy: Mapping[str, BoundComparator],
+        leaf_depth: int | None = None,
+        count_extras: bool = True,
+        null_absent: bool = False,
+        schema_driven: bool = False,
+        array_mode: str = "index",
+        default_align: Align = ORDERED,
+        array_threshold: float = 0.0,
+        schema: SchemaNode | None = None,
+        rules: tuple[FieldRule, ...] = (),
+        registry: Registry = REGISTRY,
+    ) -> None:
+        self.type_policy = type_policy
+        self.leaf_depth = leaf_depth
+        self.count_extras = count_extras
+        self.null_absent = null_absent
+        self.schema_driven = schema_driven
+        self.array_mode = array_mode
+        self.default_align = default_align
+        self.array_threshold = array_threshold
+        self.schema = schema
+        self.rules = rules
+        self.registry = registry
 
     @cached_property
     def scalar_policy(self) -> dict[type, BoundComparator]:
@@ -357,16 +409,34 @@ def _gives_equal_one(node: SchemaNode) -> tuple[bool, list[SchemaNode]]:
     return True, reached
 
 
-@dataclass(frozen=True)
-class _SchemaFacts:
+class _SchemaFacts(HashedSlotted):
     """What a walk over a whole schema graph finds, once per parsed schema: whether a node
     gives a weight, the comparators with a ``prepare`` (cosine), and whether a node is
     scored by a batch comparator (a judge)."""
 
+    __slots__ = (
+        "root",
+        "weighted",
+        "comparators",
+        "judged",
+    )
+
     root: SchemaNode
     weighted: bool
     comparators: tuple[BoundComparator, ...]
-    judged: bool = False
+    judged: bool
+
+    def __init__(
+        self,
+        root: SchemaNode,
+        weighted: bool,
+        comparators: tuple[BoundComparator, ...],
+        judged: bool = False,
+    ) -> None:
+        self.root = root
+        self.weighted = weighted
+        self.comparators = comparators
+        self.judged = judged
 
 
 _FACTS: dict[int, _SchemaFacts] = {}

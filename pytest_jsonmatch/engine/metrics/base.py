@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypeAlias
 
 from ..comparing.comparators import BoundComparator, comparator_defaults
@@ -205,7 +205,7 @@ def _configured(metric: Metric, options: Options, registry: Registry) -> WalkCon
         if opts.get("schema") is not None
         else None
     )
-    return replace(cfg, rules=field_rules(opts, binder), schema=schema)
+    return cfg.replace(rules=field_rules(opts, binder), schema=schema)
 
 
 def check_options(metric: Metric, options: Options) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import warnings
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain as _chain
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
@@ -25,6 +24,7 @@ from ..core.depth import call_with_depth, nesting
 from ..core.errors import ConfigError, SchemaError, SchemaWarning, known_names, shown
 from ..core.numbers import is_finite_number
 from ..core.paths import index_segment, key_segment
+from ..core.slotted import Slotted
 from ..core.values import JsonObject, JsonValue, schema_type
 from ..reading.intake import MAX_DEPTH, as_data, read_json
 
@@ -44,30 +44,84 @@ SchemaReader: TypeAlias = (
 )
 
 
-@dataclass
-class SchemaNode:
+class SchemaNode(Slotted):
     """One node of a parsed eval schema: its JSON type, its children, and the spec its
     ``x-eval-*`` keys give (comparator, transforms, alignment, skip, weight). A recursive
     schema parses into a graph: a node may be its own descendant."""
 
-    type: str | None = None
-    properties: dict[str, SchemaNode] | None = None
-    items: SchemaNode | None = None
-    spec: FieldSpec = NO_SPEC
-    default_comparator: BoundComparator | None = None  # by type, for leaves without one
-    raw: Mapping[str, JsonValue] = field(default_factory=dict)  # the keywords, references followed
+    __slots__ = (
+        "type",
+        "properties",
+        "items",
+        "spec",
+        "default_comparator",
+        "raw",
+        "plain",
+        "plain_by_key",
+        "nullable",
+        "allowed",
+        "scorers",
+        "plans",
+    )
+    _compared = (
+        "type",
+        "properties",
+        "items",
+        "spec",
+        "default_comparator",
+        "raw",
+        "plain",
+        "plain_by_key",
+        "nullable",
+        "allowed",
+    )
+
+    type: str | None
+    properties: dict[str, SchemaNode] | None
+    items: SchemaNode | None
+    spec: FieldSpec
+    default_comparator: BoundComparator | None  # by type, for leaves without one
+    raw: Mapping[str, JsonValue]  # the keywords, references followed
     # the comparator of a leaf that needs nothing else (no transform, not skipped, not a
     # batch judge): the walk scores such leaves inline
-    plain: BoundComparator | None = None
+    plain: BoundComparator | None
     # the children that are such leaves, by key
-    plain_by_key: dict[str, BoundComparator] = field(default_factory=dict)
-    nullable: bool = False  # null is allowed besides the type
-    allowed: tuple[str, ...] = ()  # the types of a node of several (type "multi")
+    plain_by_key: dict[str, BoundComparator]
+    nullable: bool  # null is allowed besides the type
+    allowed: tuple[str, ...]  # the types of a node of several (type "multi")
     # the walk's object scorers generated for this node, by key shape (walking/generated_scorers.py)
-    scorers: dict[Hashable, Any] = field(default_factory=dict, repr=False, compare=False)
+    scorers: dict[Hashable, Any]
     # what array pairing works out once per node of elements (pairing/columns.py and
     # pair_scores.py): how an element flattens into columns, each column's comparator
-    plans: dict[Hashable, object] = field(default_factory=dict, repr=False, compare=False)
+    plans: dict[Hashable, object]
+
+    def __init__(
+        self,
+        type: str | None = None,
+        properties: dict[str, SchemaNode] | None = None,
+        items: SchemaNode | None = None,
+        spec: FieldSpec = NO_SPEC,
+        default_comparator: BoundComparator | None = None,
+        raw: Mapping[str, JsonValue] | None = None,
+        plain: BoundComparator | None = None,
+        plain_by_key: dict[str, BoundComparator] | None = None,
+        nullable: bool = False,
+        allowed: tuple[str, ...] = (),
+        scorers: dict[Hashable, Any] | None = None,
+        plans: dict[Hashable, object] | None = None,
+    ) -> None:
+        self.type = type
+        self.properties = properties
+        self.items = items
+        self.spec = spec
+        self.default_comparator = default_comparator
+        self.raw = {} if raw is None else raw
+        self.plain = plain
+        self.plain_by_key = {} if plain_by_key is None else plain_by_key
+        self.nullable = nullable
+        self.allowed = allowed
+        self.scorers = {} if scorers is None else scorers
+        self.plans = {} if plans is None else plans
 
     def seal(self) -> SchemaNode:
         comp = self.spec.comparator or self.default_comparator

@@ -28,11 +28,11 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias, TypeGuard, cast
 
 from ..core.errors import SchemaError, SchemaWarning, shown
+from ..core.slotted import HashedSlotted
 from ..core.values import JsonValue
 from ..reading.safe_yaml import parse_yaml
 from ..reading.user_files import decoded, read_regular
@@ -73,36 +73,76 @@ _UNHONOURED = {
 _SCALARS = frozenset({"string", "number", "integer", "boolean", "null"})
 
 
-@dataclass(frozen=True)
-class LoadedSchema:
+class LoadedSchema(HashedSlotted):
     """A schema document and the resolver its references start from. ``origin`` names it in
     messages (a file path, a model class, or ``schema``). ``files``: each schema file read for
     it (its own, then those its ``$ref``s read as they are followed), absolute path ->
     SHA-256 of the bytes read, told again (``schema_files_since``) whenever the cached
     schema is used: a report's provenance names what its scores were made from."""
 
+    __slots__ = (
+        "contents",
+        "resolver",
+        "origin",
+        "files",
+    )
+    _compared = ("contents", "resolver", "origin")
+
     contents: Mapping[str, JsonValue]
     resolver: SchemaResolver
-    origin: str = "schema"
-    files: dict[str, str] = field(default_factory=dict, compare=False)
+    origin: str
+    files: dict[str, str]
+
+    def __init__(
+        self,
+        contents: Mapping[str, JsonValue],
+        resolver: SchemaResolver,
+        origin: str = "schema",
+        files: dict[str, str] | None = None,
+    ) -> None:
+        self.contents = contents
+        self.resolver = resolver
+        self.origin = origin
+        self.files = {} if files is None else files
 
     @property
     def root(self) -> Parts:
         return ((self.contents, self.resolver),)
 
 
-@dataclass(frozen=True)
-class Located:
+class Located(HashedSlotted):
     """One schema node as the scorer reads it. ``keywords``: its own keys with every
     reference followed and ``allOf`` merged (``type`` a string or a list); ``properties``
     and ``items``: its children, unread; ``nullable``: a union offered null besides;
     ``union``: the types of a union of shapes that only a whole-value comparison can honour."""
 
+    __slots__ = (
+        "keywords",
+        "properties",
+        "items",
+        "nullable",
+        "union",
+    )
+
     keywords: Mapping[str, JsonValue]
     properties: dict[str, Parts] | None
     items: Parts | None
-    nullable: bool = False
-    union: tuple[str, ...] = ()
+    nullable: bool
+    union: tuple[str, ...]
+
+    def __init__(
+        self,
+        keywords: Mapping[str, JsonValue],
+        properties: dict[str, Parts] | None,
+        items: Parts | None,
+        nullable: bool = False,
+        union: tuple[str, ...] = (),
+    ) -> None:
+        self.keywords = keywords
+        self.properties = properties
+        self.items = items
+        self.nullable = nullable
+        self.union = union
 
 
 # -- loading ------------------------------------------------------------------------------------
@@ -333,10 +373,24 @@ def _resource(contents: Mapping[str, JsonValue]) -> Resource[Schema]:
         raise SchemaError(f"cannot read the schema: {type(exc).__name__}: {exc}") from None
 
 
-@dataclass(frozen=True)
-class _Confinement:
+class _Confinement(HashedSlotted):
+    """The folders ``$ref`` may read files under, as given, and the setting that adds one."""
+
+    __slots__ = (
+        "given",
+        "setting",
+    )
+
     given: tuple[os.PathLike[str] | str, ...]
     setting: str  # what lets a user add a folder, named in refusals
+
+    def __init__(
+        self,
+        given: tuple[os.PathLike[str] | str, ...],
+        setting: str,
+    ) -> None:
+        self.given = given
+        self.setting = setting
 
     @property
     def folders(self) -> tuple[Path, ...]:

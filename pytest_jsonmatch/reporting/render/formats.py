@@ -17,8 +17,9 @@ does, at start-up, for its help text) loads no renderer.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Literal, NamedTuple
+
+from ...engine.core.slotted import HashedSlotted
 
 if TYPE_CHECKING:
     from ..run_model.report_types import CaseDict, Report, RunsComparison
@@ -45,8 +46,7 @@ Writer = Callable[[IO[str], "Report", Look], None]
 RunsWriter = Callable[[IO[str], "RunsComparison", Look], None]
 
 
-@dataclass(frozen=True, kw_only=True)
-class ReportFormat:
+class ReportFormat(HashedSlotted):
     """One format. ``suffixes``: the report-file suffixes that choose it (the first is the one
     messages name). ``all_cases``: it shows every case of a run (a run's report must list
     them all: a partial one would silently show fewer); ``comparisons``: it shows every
@@ -54,16 +54,54 @@ class ReportFormat:
     same. ``failure``: the line a file that cannot be written gives (``{path}``, ``{exc}``).
     ``describe``: the format in the plugin's help, after its suffix."""
 
+    __slots__ = (
+        "name",
+        "write",
+        "offered_by",
+        "suffixes",
+        "all_cases",
+        "comparisons",
+        "written_empty",
+        "failure",
+        "describe",
+        "write_runs",
+    )
+
     name: str
     write: Writer
     offered_by: frozenset[Entry]
-    suffixes: tuple[str, ...] = ()
-    all_cases: bool = True
-    comparisons: bool = True
-    written_empty: bool = False
-    failure: str = ""
-    describe: str = ""
-    write_runs: RunsWriter | None = None
+    suffixes: tuple[str, ...]
+    all_cases: bool
+    comparisons: bool
+    written_empty: bool
+    failure: str
+    describe: str
+    write_runs: RunsWriter | None
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        write: Writer,
+        offered_by: frozenset[Entry],
+        suffixes: tuple[str, ...] = (),
+        all_cases: bool = True,
+        comparisons: bool = True,
+        written_empty: bool = False,
+        failure: str = "",
+        describe: str = "",
+        write_runs: RunsWriter | None = None,
+    ) -> None:
+        self.name = name
+        self.write = write
+        self.offered_by = offered_by
+        self.suffixes = suffixes
+        self.all_cases = all_cases
+        self.comparisons = comparisons
+        self.written_empty = written_empty
+        self.failure = failure
+        self.describe = describe
+        self.write_runs = write_runs
 
     @property
     def whole(self) -> bool:

@@ -14,12 +14,11 @@ from __future__ import annotations
 import posixpath
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from dataclasses import fields as dataclass_fields
 from itertools import chain
 from operator import attrgetter
 from typing import Literal, Protocol
 
+from ...engine.core.slotted import HashedSlotted, Slotted
 from ...engine.results.field_results import (
     ExactSum,
     FieldAggregate,
@@ -71,9 +70,33 @@ def case_passes(scores: Sequence[float], threshold: float, rule: str = "mean") -
     return total.value / len(scores) >= limit
 
 
-@dataclass(frozen=True)
-class CaseResult:
+class CaseResult(HashedSlotted):
     """A case over all its runs (one run unless it repeats)."""
+
+    __slots__ = (
+        "case_id",
+        "metric",
+        "threshold",
+        "status",
+        "runs",
+        "mean",
+        "low",
+        "high",
+        "passed_runs",
+        "precision",
+        "recall",
+        "f1",
+        "file",
+        "line",
+        "error",
+        "truncated",
+        "checked",
+        "valid",
+        "violated",
+        "target",
+        "undecided",
+        "quarantine",
+    )
 
     case_id: str
     metric: str
@@ -90,14 +113,62 @@ class CaseResult:
     file: str
     line: int | None
     error: str
-    truncated: int = 0  # runs whose answer was cut off and scored closed (partial credit)
-    checked: int = 0  # runs whose answer was checked against a schema
-    valid: int = 0  # of them, the valid ones
+    truncated: int  # runs whose answer was cut off and scored closed (partial credit)
+    checked: int  # runs whose answer was checked against a schema
+    valid: int  # of them, the valid ones
     # the places (field path, keyword) each invalid run broke, each once per run
-    violated: tuple[tuple[str, str], ...] = ()
-    target: str = ""  # the named target whose outputs the runs scored
-    undecided: int = 0  # runs the judge left undecided (each an error: see undecided_verdicts.py)
-    quarantine: tuple[str, str] | None = None  # (reason, until): quarantined, it gates nothing
+    violated: tuple[tuple[str, str], ...]
+    target: str  # the named target whose outputs the runs scored
+    undecided: int  # runs the judge left undecided (each an error: see undecided_verdicts.py)
+    quarantine: tuple[str, str] | None  # (reason, until): quarantined, it gates nothing
+
+    def __init__(
+        self,
+        case_id: str,
+        metric: str,
+        threshold: float,
+        status: Status,
+        runs: int,
+        mean: float,
+        low: float,
+        high: float,
+        passed_runs: int,
+        precision: float,
+        recall: float,
+        f1: float,
+        file: str,
+        line: int | None,
+        error: str,
+        truncated: int = 0,
+        checked: int = 0,
+        valid: int = 0,
+        violated: tuple[tuple[str, str], ...] = (),
+        target: str = "",
+        undecided: int = 0,
+        quarantine: tuple[str, str] | None = None,
+    ) -> None:
+        self.case_id = case_id
+        self.metric = metric
+        self.threshold = threshold
+        self.status = status
+        self.runs = runs
+        self.mean = mean
+        self.low = low
+        self.high = high
+        self.passed_runs = passed_runs
+        self.precision = precision
+        self.recall = recall
+        self.f1 = f1
+        self.file = file
+        self.line = line
+        self.error = error
+        self.truncated = truncated
+        self.checked = checked
+        self.valid = valid
+        self.violated = violated
+        self.target = target
+        self.undecided = undecided
+        self.quarantine = quarantine
 
     @property
     def counted(self) -> bool:
@@ -216,41 +287,29 @@ def one_run_case(
         violated = tuple(
             dict.fromkeys((v.field_path, v.keyword) for v in checked.violations[:VIOLATIONS_KEPT])
         )
-    # (its fields filled in at once: a frozen dataclass's __init__ sets them one by one,
-    # and a dataset makes one case a record)
-    case = object.__new__(CaseResult)
-    case.__dict__.update(
-        zip(
-            _CASE_FIELDS,
-            (
-                case_id,
-                result.metric,
-                threshold,
-                status,
-                1,
-                score + 0.0,
-                score,
-                score,
-                int(result.passed(threshold, invalid_fails)),
-                float(result.precision) + 0.0,
-                float(result.recall) + 0.0,
-                float(result.f1) + 0.0,
-                file,
-                line,
-                "",
-                int(result.truncated is not None),
-                int(checked is not None),
-                int(checked is not None and checked.valid),
-                violated,
-                "",
-                0,  # (a result with undecided fields is scored as an error: undecided_verdicts.py)
-            ),
-        )
+    return CaseResult(
+        case_id,
+        result.metric,
+        threshold,
+        status,
+        1,
+        score + 0.0,
+        score,
+        score,
+        int(result.passed(threshold, invalid_fails)),
+        float(result.precision) + 0.0,
+        float(result.recall) + 0.0,
+        float(result.f1) + 0.0,
+        file,
+        line,
+        "",
+        int(result.truncated is not None),
+        int(checked is not None),
+        int(checked is not None and checked.valid),
+        violated,
+        "",
+        0,  # (a result with undecided fields is scored as an error: undecided_verdicts.py)
     )
-    return case
-
-
-_CASE_FIELDS = tuple(f.name for f in dataclass_fields(CaseResult))
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -272,25 +331,61 @@ _MEANS_OF_A_CASE = tuple(zip(_MEANS, map(attrgetter, ("mean", "precision", "reca
 VIOLATED_SHOWN = 10  # the places broken most that a metric's tally names
 
 
-@dataclass
-class MetricTally:
+class MetricTally(Slotted):
     """Per metric, over counted cases: how many, how they ended, and exact sums of their
     mean score, precision, recall and F1."""
 
-    cases: int = 0
-    passed: int = 0
-    failed: int = 0
-    errors: int = 0
-    sums: dict[str, ExactSum] = field(default_factory=lambda: {k: ExactSum() for k in _MEANS})
+    __slots__ = (
+        "cases",
+        "passed",
+        "failed",
+        "errors",
+        "sums",
+        "checked",
+        "valid",
+        "violated",
+        "undecided",
+        "undecided_why",
+    )
+
+    cases: int
+    passed: int
+    failed: int
+    errors: int
+    sums: dict[str, ExactSum]
     # answers checked against a schema, the valid ones, and per (field path, keyword) how
     # many answers broke it
-    checked: int = 0
-    valid: int = 0
-    violated: dict[tuple[str, str], int] = field(default_factory=dict)
+    checked: int
+    valid: int
+    violated: dict[tuple[str, str], int]
     # runs the judge left undecided, and the message of one of them (the least in sort
     # order: the same whichever order the tallies are merged in)
-    undecided: int = 0
-    undecided_why: str = ""
+    undecided: int
+    undecided_why: str
+
+    def __init__(
+        self,
+        cases: int = 0,
+        passed: int = 0,
+        failed: int = 0,
+        errors: int = 0,
+        sums: dict[str, ExactSum] | None = None,
+        checked: int = 0,
+        valid: int = 0,
+        violated: dict[tuple[str, str], int] | None = None,
+        undecided: int = 0,
+        undecided_why: str = "",
+    ) -> None:
+        self.cases = cases
+        self.passed = passed
+        self.failed = failed
+        self.errors = errors
+        self.sums = {k: ExactSum() for k in _MEANS} if sums is None else sums
+        self.checked = checked
+        self.valid = valid
+        self.violated = {} if violated is None else violated
+        self.undecided = undecided
+        self.undecided_why = undecided_why
 
     def add(self, case: CaseResult) -> None:
         self.add_all((case,))
@@ -377,9 +472,19 @@ class MetricTally:
         return out
 
 
-@dataclass
-class Summary:
+class Summary(Slotted):
     """A run's aggregates (see the module docstring)."""
+
+    __slots__ = (
+        "cases",
+        "metrics",
+        "fields",
+        "groups",
+        "group_by",
+        "overall",
+        "xfailed",
+        "xpassed",
+    )
 
     cases: dict[str, CaseResult]
     metrics: dict[str, MetricTally]
@@ -389,6 +494,26 @@ class Summary:
     overall: float | None
     xfailed: int
     xpassed: int
+
+    def __init__(
+        self,
+        cases: dict[str, CaseResult],
+        metrics: dict[str, MetricTally],
+        fields: dict[str, FieldAggregate],
+        groups: dict[str, dict[str, FieldAggregate]],
+        group_by: str,
+        overall: float | None,
+        xfailed: int,
+        xpassed: int,
+    ) -> None:
+        self.cases = cases
+        self.metrics = metrics
+        self.fields = fields
+        self.groups = groups
+        self.group_by = group_by
+        self.overall = overall
+        self.xfailed = xfailed
+        self.xpassed = xpassed
 
     @property
     def count(self) -> int:

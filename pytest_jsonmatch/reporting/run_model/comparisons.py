@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Literal, NamedTuple, Protocol, cast
 
 from ...engine.core.errors import shown
+from ...engine.core.slotted import HashedSlotted
 from ...engine.core.values import MISSING
 from ...engine.results.field_results import BATCH_ERROR, HALLUCINATION, FieldResult, MatchResult
 from .report_types import (
@@ -193,11 +193,43 @@ def _shown_value(value: object, mode: str) -> tuple[JSONValue, bool]:
 NOTHING_SHOWN = Shown()
 
 
-@dataclass(frozen=True, kw_only=True)
-class Comparison:
+class Comparison(HashedSlotted):
     """One recorded comparison (see the module docstring for ``case_id``). Built by keyword
     only: most of its fields are numbers or strings that a call by position could swap
     unnoticed."""
+
+    __slots__ = (
+        "case_id",
+        "nodeid",
+        "metric",
+        "score",
+        "threshold",
+        "status",
+        "precision",
+        "recall",
+        "f1",
+        "seq",
+        "repeat",
+        "error",
+        "file",
+        "line",
+        "fields",
+        "pairings",
+        "floor_failures",
+        "field_rules",
+        "source",
+        "recording",
+        "call",
+        "judge",
+        "truncated",
+        "conformance",
+        "target",
+        "undecided",
+        "quarantine",
+        "shown",
+        "by",
+    )
+    _unhashed = frozenset({"call", "judge", "by"})  # mappings: equal or not, never hashed
 
     case_id: str
     nodeid: str
@@ -205,51 +237,114 @@ class Comparison:
     score: float
     threshold: float
     status: Status
-    precision: float = 0.0
-    recall: float = 0.0
-    f1: float = 0.0
-    seq: int = 0
-    repeat: int = 0
-    error: str = ""
-    file: str = ""  # the case file or test module, from the root dir
-    line: int | None = None  # 1-based, where the case starts (golden cases)
-    fields: tuple[ReportedField, ...] = ()
-    pairings: tuple[tuple[str, int, int, float], ...] = ()
-    floor_failures: tuple[tuple[str, float, float], ...] = ()
+    precision: float
+    recall: float
+    f1: float
+    seq: int
+    repeat: int
+    error: str
+    file: str  # the case file or test module, from the root dir
+    line: int | None  # 1-based, where the case starts (golden cases)
+    fields: tuple[ReportedField, ...]
+    pairings: tuple[tuple[str, int, int, float], ...]
+    floor_failures: tuple[tuple[str, float, float], ...]
     # the fields that count for other than 1 or scored below their floor, each (its index
     # in ``fields``, its weight, the floor it scored below or None): kept apart from
     # ``fields``, because most comparisons have none (:func:`field_rules`)
-    field_rules: tuple[FieldRule, ...] = ()
-    source: str = "case"  # where the output came from: the case itself, a live call, a replay
+    field_rules: tuple[FieldRule, ...]
+    source: str  # where the output came from: the case itself, a live call, a replay
     # "recorded", or "stale" (re-recorded), when this run wrote a recording; "not recorded:
     # WHY" when the output was scored but could not be kept as one (NOT_RECORDED)
-    recording: str = ""
+    recording: str
     # what the target's call took: latency_s, attempts, input_tokens, output_tokens, cost,
     # failed (None: no call; for a replayed output, the recorded call's figures)
-    call: Mapping[str, object] | None = field(default=None, hash=False)
+    call: Mapping[str, object] | None
     # what the LLM judge did for this comparison: requests, attempts, items sent, equal,
     # reused, not judged, tokens, cost, latency (None: no field was judged)
-    judge: Mapping[str, object] | None = field(default=None, hash=False)
+    judge: Mapping[str, object] | None
     # where the answer was cut off, (line, column, chars), when it was scored closed for
     # partial credit (the ``truncated: close`` option); None for a whole answer
-    truncated: tuple[int, int, int] | None = None
+    truncated: tuple[int, int, int] | None
     # whether the answer was valid against the comparison's schema (None: no schema given)
-    conformance: ReportedConformance | None = None
+    conformance: ReportedConformance | None
     # the named target that made the output (empty: the session's one target, or none); a
     # case's comparisons under two targets are the same case id but its ``[target]`` suffix
-    target: str = ""
+    target: str
     # fields the judge (a batch comparator) left undecided: such a comparison is an error,
     # scored 0, and no gate passes while any comparison of a run is undecided (gates.py)
-    undecided: int = 0
+    undecided: int
     # (reason, until YYYY-MM-DD) of a quarantined case (reporting/verdicts/quarantine.py): it is
     # reported, but counts in no aggregate and no gate; None: not quarantined
-    quarantine: tuple[str, str] | None = None
+    quarantine: tuple[str, str] | None
     # the case's input and the output, as a reviewer reads them beside the fields
-    shown: Shown = NOTHING_SHOWN
+    shown: Shown
     # who decided the fields that neither a rule (a missing or extra field: comparator "")
     # nor plain equality ("exact") did: comparator name -> the indexes of its fields (None:
     # not recorded, as in a dataset's report)
-    by: Mapping[str, tuple[int, ...]] | None = field(default=None, hash=False)
+    by: Mapping[str, tuple[int, ...]] | None
+
+    def __init__(
+        self,
+        *,
+        case_id: str,
+        nodeid: str,
+        metric: str,
+        score: float,
+        threshold: float,
+        status: Status,
+        precision: float = 0.0,
+        recall: float = 0.0,
+        f1: float = 0.0,
+        seq: int = 0,
+        repeat: int = 0,
+        error: str = "",
+        file: str = "",
+        line: int | None = None,
+        fields: tuple[ReportedField, ...] = (),
+        pairings: tuple[tuple[str, int, int, float], ...] = (),
+        floor_failures: tuple[tuple[str, float, float], ...] = (),
+        field_rules: tuple[FieldRule, ...] = (),
+        source: str = "case",
+        recording: str = "",
+        call: Mapping[str, object] | None = None,
+        judge: Mapping[str, object] | None = None,
+        truncated: tuple[int, int, int] | None = None,
+        conformance: ReportedConformance | None = None,
+        target: str = "",
+        undecided: int = 0,
+        quarantine: tuple[str, str] | None = None,
+        shown: Shown = NOTHING_SHOWN,
+        by: Mapping[str, tuple[int, ...]] | None = None,
+    ) -> None:
+        self.case_id = case_id
+        self.nodeid = nodeid
+        self.metric = metric
+        self.score = score
+        self.threshold = threshold
+        self.status = status
+        self.precision = precision
+        self.recall = recall
+        self.f1 = f1
+        self.seq = seq
+        self.repeat = repeat
+        self.error = error
+        self.file = file
+        self.line = line
+        self.fields = fields
+        self.pairings = pairings
+        self.floor_failures = floor_failures
+        self.field_rules = field_rules
+        self.source = source
+        self.recording = recording
+        self.call = call
+        self.judge = judge
+        self.truncated = truncated
+        self.conformance = conformance
+        self.target = target
+        self.undecided = undecided
+        self.quarantine = quarantine
+        self.shown = shown
+        self.by = by
 
     @property
     def pair_id(self) -> str:
@@ -335,7 +430,7 @@ class Comparison:
         )
 
     def with_status(self, status: Status) -> Comparison:
-        return replace(self, status=status)
+        return self.replace(status=status)
 
     def with_test_outcome(self, report: TestOutcome) -> Comparison:
         """A comparison in an xfail-marked test takes the test's outcome; one that failed in

@@ -17,12 +17,12 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ...engine.core.errors import ConfigError, shown
 from ...engine.core.numbers import whole_number
 from ...engine.core.paths import PathPattern, key_segment, path_tokens
+from ...engine.core.slotted import HashedSlotted, Slotted
 from .gate_specs import GATE_MODES, GATES, GateSpec
 
 if TYPE_CHECKING:  # the settings load with the session; what judges them, once it judges
@@ -40,15 +40,30 @@ if TYPE_CHECKING:  # the settings load with the session; what judges them, once 
 MAX_UNSCORED = 0.25
 
 
-@dataclass(frozen=True)
-class Floor:
+class Floor(HashedSlotted):
     """A field floor: every field path the pattern matches, in every table (or in the one
     table ``group`` names: a metric, a file or a folder, as the run groups its fields), must
     average at least ``score``."""
 
+    __slots__ = (
+        "pattern",
+        "score",
+        "group",
+    )
+
     pattern: str
     score: float
-    group: str | None = None
+    group: str | None
+
+    def __init__(
+        self,
+        pattern: str,
+        score: float,
+        group: str | None = None,
+    ) -> None:
+        self.pattern = pattern
+        self.score = score
+        self.group = group
 
     def matches(self, field_path: str) -> bool:
         return _pattern(self.pattern).matches(_as_instance_path(field_path))
@@ -59,11 +74,24 @@ class Floor:
         return self.pattern if self.group is None else f"{self.group}:{self.pattern}"
 
 
-@dataclass(frozen=True)
-class GateNames:
+class GateNames(HashedSlotted):
     """What each gate setting is called where the verdict is read (an ini setting of the
     plugin, a flag of the command line): a message names the setting its reader can change.
     The caller that reads the settings gives them; this module knows no spelling."""
+
+    __slots__ = (
+        "fail_under",
+        "floors",
+        "max_drop",
+        "max_case_drop",
+        "allow_regressions",
+        "strict",
+        "min_valid",
+        "pass_k",
+        "min_pass_hat_k",
+        "min_pass_at_k",
+        "max_pass_drop",
+    )
 
     fail_under: str
     floors: str
@@ -71,14 +99,40 @@ class GateNames:
     max_case_drop: str
     allow_regressions: str
     strict: str  # the setting written as it turns the strict rule on (``--strict``)
-    min_valid: str = "min_valid"
-    pass_k: str = "pass_k"
-    min_pass_hat_k: str = "min_pass_hat_k"
-    min_pass_at_k: str = "min_pass_at_k"
-    max_pass_drop: str = "max_pass_drop"
+    min_valid: str
+    pass_k: str
+    min_pass_hat_k: str
+    min_pass_at_k: str
+    max_pass_drop: str
+
+    def __init__(
+        self,
+        fail_under: str,
+        floors: str,
+        max_drop: str,
+        max_case_drop: str,
+        allow_regressions: str,
+        strict: str,
+        min_valid: str = "min_valid",
+        pass_k: str = "pass_k",
+        min_pass_hat_k: str = "min_pass_hat_k",
+        min_pass_at_k: str = "min_pass_at_k",
+        max_pass_drop: str = "max_pass_drop",
+    ) -> None:
+        self.fail_under = fail_under
+        self.floors = floors
+        self.max_drop = max_drop
+        self.max_case_drop = max_case_drop
+        self.allow_regressions = allow_regressions
+        self.strict = strict
+        self.min_valid = min_valid
+        self.pass_k = pass_k
+        self.min_pass_hat_k = min_pass_hat_k
+        self.min_pass_at_k = min_pass_at_k
+        self.max_pass_drop = max_pass_drop
 
 
-_NAMED = tuple(spec for spec in GATES if spec.field in GateNames.__dataclass_fields__)
+_NAMED = tuple(spec for spec in GATES if spec.field in GateNames._fields)
 
 
 def gate_names(name: Callable[[GateSpec], str]) -> GateNames:
@@ -91,61 +145,135 @@ def gate_names(name: Callable[[GateSpec], str]) -> GateNames:
 RULE_NAMES = gate_names(lambda spec: spec.rule or spec.field)
 
 
-@dataclass(frozen=True, kw_only=True)
-class GateSettings:
-    fail_under: float | None = None
-    floors: tuple[Floor, ...] = ()
-    max_drop: float = 0.0
-    mode: str = "statistical"
-    strict: bool = False  # a floor that matches no field fails the run
+class GateSettings(HashedSlotted):
+    """The gates a run is held to, as its reader (the plugin's settings, the command
+    line's flags) gave them; None or 0 where a gate is off."""
+
+    __slots__ = (
+        "fail_under",
+        "floors",
+        "max_drop",
+        "mode",
+        "strict",
+        "max_case_drop",
+        "allow_regressions",
+        "min_valid",
+        "pass_k",
+        "min_pass_hat_k",
+        "min_pass_at_k",
+        "max_pass_drop",
+        "names",
+        "part_of_suite",
+    )
+
+    fail_under: float | None
+    floors: tuple[Floor, ...]
+    max_drop: float
+    mode: str
+    strict: bool  # a floor that matches no field fails the run
     # against a baseline: a shared case whose score dropped by more than this fails the run
     # (None: max_drop), unless at most ``allow_regressions`` cases did
-    max_case_drop: float | None = None
-    allow_regressions: int = 0
+    max_case_drop: float | None
+    allow_regressions: int
     # per metric: the least share of answers valid against their schema (None: no floor)
-    min_valid: float | None = None
+    min_valid: float | None
     # repeated cases (reliability.py): k (None or 0: the fewest runs of a repeated case), the
     # floors of pass^k and pass@k over the run, their largest drop against a baseline
-    pass_k: int | None = None
-    min_pass_hat_k: float | None = None
-    min_pass_at_k: float | None = None
-    max_pass_drop: float | None = None
-    names: GateNames = RULE_NAMES
+    pass_k: int | None
+    min_pass_hat_k: float | None
+    min_pass_at_k: float | None
+    max_pass_drop: float | None
+    names: GateNames
     # why the run holds part of the suite (``-k``, a file named): a floor that matches none of
     # its fields is skipped and named, never failed (empty: the run is the whole suite)
-    part_of_suite: str = ""
+    part_of_suite: str
+
+    def __init__(
+        self,
+        *,
+        fail_under: float | None = None,
+        floors: tuple[Floor, ...] = (),
+        max_drop: float = 0.0,
+        mode: str = "statistical",
+        strict: bool = False,
+        max_case_drop: float | None = None,
+        allow_regressions: int = 0,
+        min_valid: float | None = None,
+        pass_k: int | None = None,
+        min_pass_hat_k: float | None = None,
+        min_pass_at_k: float | None = None,
+        max_pass_drop: float | None = None,
+        names: GateNames = RULE_NAMES,
+        part_of_suite: str = "",
+    ) -> None:
+        self.fail_under = fail_under
+        self.floors = floors
+        self.max_drop = max_drop
+        self.mode = mode
+        self.strict = strict
+        self.max_case_drop = max_case_drop
+        self.allow_regressions = allow_regressions
+        self.min_valid = min_valid
+        self.pass_k = pass_k
+        self.min_pass_hat_k = min_pass_hat_k
+        self.min_pass_at_k = min_pass_at_k
+        self.max_pass_drop = max_pass_drop
+        self.names = names
+        self.part_of_suite = part_of_suite
 
     @property
     def case_drop_limit(self) -> float:
         return self.max_drop if self.max_case_drop is None else self.max_case_drop
 
 
-# dataclasses.replace for fields named at run time (by gate_specs.py): each value is of its
-# field's type as its spec's kind reads it, which a static check of the call cannot follow
-_replace_fields: Callable[..., GateSettings] = replace
-
-
 def with_fields(settings: GateSettings, values: Mapping[str, object]) -> GateSettings:
     """``settings`` with each field ``values`` names (a gate spec's ``field``) set to its
-    value, read by that spec's kind."""
-    return _replace_fields(settings, **values)
+    value, read by that spec's kind (fields named at run time, by gate_specs.py)."""
+    return settings.replace(**values)
 
 
-@dataclass
-class GateVerdict:
+class GateVerdict(Slotted):
     """What the gates said of a run: the failures that fail it, the warnings, the gates
     passed, and what the reports must show for every figure quoted."""
 
-    failures: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    checked: list[str] = field(default_factory=list)  # the gates passed, in words
+    __slots__ = (
+        "failures",
+        "warnings",
+        "checked",
+        "blocked",
+        "quoted_cases",
+        "quoted_fields",
+        "not_judged",
+    )
+
+    failures: list[str]
+    warnings: list[str]
+    checked: list[str]  # the gates passed, in words
     # the cases a per-case gate failed, with that gate's setting: a report marks them
-    blocked: list[tuple[str, str]] = field(default_factory=list)
+    blocked: list[tuple[str, str]]
     # the shared cases and the (group, field) rows a failure or a warning quotes: a report's
     # tables always show them, so that every number quoted is in a row
-    quoted_cases: list[str] = field(default_factory=list)
-    quoted_fields: list[tuple[str, str]] = field(default_factory=list)
-    not_judged: str = ""  # why no gate was judged (an update run): nothing failed, nothing passed
+    quoted_cases: list[str]
+    quoted_fields: list[tuple[str, str]]
+    not_judged: str  # why no gate was judged (an update run): nothing failed, nothing passed
+
+    def __init__(
+        self,
+        failures: list[str] | None = None,
+        warnings: list[str] | None = None,
+        checked: list[str] | None = None,
+        blocked: list[tuple[str, str]] | None = None,
+        quoted_cases: list[str] | None = None,
+        quoted_fields: list[tuple[str, str]] | None = None,
+        not_judged: str = "",
+    ) -> None:
+        self.failures = [] if failures is None else failures
+        self.warnings = [] if warnings is None else warnings
+        self.checked = [] if checked is None else checked
+        self.blocked = [] if blocked is None else blocked
+        self.quoted_cases = [] if quoted_cases is None else quoted_cases
+        self.quoted_fields = [] if quoted_fields is None else quoted_fields
+        self.not_judged = not_judged
 
     @property
     def passed(self) -> bool:

@@ -19,7 +19,7 @@ import datetime
 import hashlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -165,7 +165,7 @@ def _marked(comparison: Comparison, active: Mapping[str, Entry]) -> Comparison:
     for key in (comparison.case_id, comparison.nodeid, comparison.pair_id):
         entry = active.get(key)
         if entry is not None:
-            return replace(comparison, quarantine=entry.mark)
+            return comparison.replace(quarantine=entry.mark)
     return comparison
 
 

@@ -16,7 +16,7 @@ The baseline's shared cases that became flaky, or stopped being, are listed eith
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..run_model.comparisons import Comparison
@@ -218,8 +218,8 @@ def _drops(k: int, change: ReliabilityChange, gates: GateSettings, verdict: Gate
     limit = gates.max_pass_drop
     assert limit is not None
     # the mean's rule, in its words, naming this gate's setting and limit
-    rule = replace(
-        gates, max_drop=limit, names=replace(gates.names, max_drop=gates.names.max_pass_drop)
+    rule = gates.replace(
+        max_drop=limit, names=gates.names.replace(max_drop=gates.names.max_pass_drop)
     )
     failed = len(verdict.failures)
     for symbol, figure in (("pass^", change.pass_hat), ("pass@", change.pass_at)):

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from ...engine.core.slotted import HashedSlotted
 from ..run_model.report_types import DifferenceDict
 
 CONFIDENCE = 0.95
@@ -32,11 +32,20 @@ POWER = 0.8
 LARGEST = 1.0  # the largest change of a score in [0, 1]
 
 
-@dataclass(frozen=True)
-class PairedDifference:
+class PairedDifference(HashedSlotted):
     """What a list of paired differences says. ``low``/``high``/``se``/``detectable``/
     ``p_value`` are None when there are fewer than two pairs; ``detectable`` alone is None
     when no drop a score can make would be detected (:attr:`too_few`)."""
+
+    __slots__ = (
+        "n",
+        "mean",
+        "low",
+        "high",
+        "se",
+        "detectable",
+        "p_value",
+    )
 
     n: int
     mean: float
@@ -45,6 +54,24 @@ class PairedDifference:
     se: float | None
     detectable: float | None
     p_value: float | None
+
+    def __init__(
+        self,
+        n: int,
+        mean: float,
+        low: float | None,
+        high: float | None,
+        se: float | None,
+        detectable: float | None,
+        p_value: float | None,
+    ) -> None:
+        self.n = n
+        self.mean = mean
+        self.low = low
+        self.high = high
+        self.se = se
+        self.detectable = detectable
+        self.p_value = p_value
 
     @property
     def too_few(self) -> bool:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...engine.core.errors import ConfigError, did_you_mean
@@ -117,7 +117,7 @@ def by_target(comparisons: Sequence[Comparison]) -> dict[str, list[Comparison]]:
     for comparison in comparisons:
         if comparison.target:
             out.setdefault(comparison.target, []).append(
-                replace(comparison, case_id=comparison.pair_id)
+                comparison.replace(case_id=comparison.pair_id)
             )
     return out
 
