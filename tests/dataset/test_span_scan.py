@@ -47,13 +47,21 @@ BLANKS = [
     b"\x0c",
     b"\r",
     b"\x1c",
+    b"\t",
     b"\x1d\x1e\x1f",
+    b"\x1e",
+    b"\x1f \x1c",
     " \u3000".encode(),
     "\u00a0".encode(),
     "\u0085".encode(),  # NEL: whitespace to str.strip, two bytes in UTF-8
     "\u2028\u2029".encode(),
 ]
-NOT_UTF8 = [b"\xff{}", b"  \xc3(", b"\x1c\x80"]  # the line must be decoded, and cannot be
+NOT_UTF8 = [
+    b"\xff{}",
+    b"\x80{}",
+    b"  \xc3(",
+    b"\x1c\x80",
+]  # the line must be decoded, and cannot be
 
 
 def _oracle(path: Path, size: int) -> tuple[list[tuple[int, int]], str | None, int, int, int]:
