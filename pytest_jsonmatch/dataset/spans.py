@@ -178,14 +178,15 @@ class _Scan:
                 if pending:  # the line that ends in this block, judged alone
                     start = data.find(b"\n") + 1
                     pending.append(data[:start])
-                    yield from self._line(b"".join(pending))
+                    if mark := self._line(b"".join(pending)):
+                        yield mark
                 yield from self._run(data, start, cut)
                 held = len(data) - cut
                 pending = [data[cut:]] if held else []
             if held >= LONGEST_LINE:  # (before the rest of it is read)
                 raise SpanError("a line too long for the fast path")
-        if pending:  # the last line, without a newline
-            yield from self._line(b"".join(pending))
+        if pending and (mark := self._line(b"".join(pending))):  # the last, no newline
+            yield mark
 
     def _run(self, data: bytes, pos: int, end: int) -> Iterator[tuple[int, int]]:
         """The marks of the whole lines ``data[pos:end]``, each ending in a newline."""
@@ -194,7 +195,8 @@ class _Scan:
         while pos < end:
             if odd[data[pos]]:
                 stop = find(b"\n", pos) + 1
-                yield from self._line(data[pos:stop])
+                if mark := self._line(data[pos:stop]):
+                    yield mark
                 pos = stop
                 continue
             # A plain line, and the plain lines after it up to the next span's first record:
@@ -209,7 +211,8 @@ class _Scan:
                     break
             if pos - start >= LONGEST_LINE:  # one of them may be too long: the first alone
                 pos = find(b"\n", start) + 1
-                yield from self._line(data[start:pos])
+                if mark := self._line(data[start:pos]):
+                    yield mark
                 continue
             if records % size == 0:
                 self.offset = base + start
@@ -218,16 +221,18 @@ class _Scan:
             self.lines += done
             self.records += done
 
-    def _line(self, line: bytes) -> Iterator[tuple[int, int]]:
-        """The mark of one whole line, if it has one, the line judged by :func:`_filled`."""
+    def _line(self, line: bytes) -> tuple[int, int] | None:
+        """One whole line counted, judged by :func:`_filled`: its mark, if it has one."""
         if len(line) >= LONGEST_LINE:
             raise SpanError("a line too long for the fast path")
+        mark = None
         if _filled(line, self.offset == 0):
             if self.records % self.size == 0:
-                yield self.offset, self.lines
+                mark = self.offset, self.lines
             self.records += 1
         self.offset += len(line)
         self.lines += 1
+        return mark
 
 
 def _filled(line: bytes, first: bool) -> bool:
