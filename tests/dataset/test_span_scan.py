@@ -227,7 +227,8 @@ def test_lines_too_long_are_refused_where_the_line_scan_refuses_them(tmp_path, m
 
 def test_runs_of_records_longer_than_the_longest_line_are_taken(tmp_path, monkeypatch):
     # 300 records of 9 bytes, a newline each: no line is too long, though every run of
-    # records between two marks is longer than LONGEST_LINE.
+    # records between two marks is longer than LONGEST_LINE. Marks at records 0 and 256
+    # (offset 256 * 9 = 2304), the file 300 * 9 = 2700 bytes.
     monkeypatch.setattr(spans_module, "LONGEST_LINE", 24)
     path = tmp_path / "f.jsonl"
     path.write_bytes(b'{"a": 1}\n' * 300)
