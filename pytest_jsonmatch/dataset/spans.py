@@ -32,6 +32,14 @@ from .undecoded import decode_line
 # over 256 MB of text (counted in characters, which a byte count cannot tell here).
 LONGEST_LINE = 1 << 27
 _BOM = b"\xef\xbb\xbf"
+# How many bytes of a file the scan reads at a time (a block small enough to stay in the
+# CPU cache while its lines are stepped through after the read).
+BLOCK = 1 << 17
+# 1 for a byte that, starting a line, leaves open whether the line holds a record: one
+# that bytes.strip removes (a blank line, or whitespace before the text), a separator
+# \x1c-\x1f (str.strip removes those), or a byte of a multibyte character (a Unicode
+# space, a byte-order mark). A line starting with any other byte holds a record.
+_ODD_LEAD = bytes(b in b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f" or b >= 0x80 for b in range(256))
 
 
 class SpanError(Exception):
@@ -133,11 +141,20 @@ def _span(
 
 class _Scan:
     """Where every ``size``-th record of a JSONL file starts (:meth:`marks`); after the
-    scan, the file's size, lines and records."""
+    scan, the file's size, lines and records.
 
-    def __init__(self, path: str, size: int) -> None:
+    The file is read ``block`` bytes at a time (:data:`BLOCK` when not given). A line
+    that starts with a byte that is plainly text holds a record: runs of such lines are
+    only stepped through from newline to newline (``bytes.find``), with no copy of a
+    line and no test of its text. A line starting with anything else (whitespace, a
+    separator, a byte of a multibyte character, a newline) is judged alone by
+    :func:`_filled`. A line is only judged whole: what runs past a block's end waits for
+    the next block, and is refused as soon as it reaches LONGEST_LINE bytes."""
+
+    def __init__(self, path: str, size: int, block: int | None = None) -> None:
         self.fh = open(path, "rb")
         self.size = size
+        self.block = BLOCK if block is None else block
         self.offset = self.lines = self.records = 0
 
     def __enter__(self) -> _Scan:
@@ -148,16 +165,74 @@ class _Scan:
 
     def marks(self) -> Iterator[tuple[int, int]]:
         """(byte offset, lines before it) of records 0, size, 2 size, ..."""
-        readline, size = self.fh.readline, self.size
-        while line := readline(LONGEST_LINE):
-            if len(line) >= LONGEST_LINE:
+        read, block = self.fh.read, self.block
+        pending: list[bytes] = []  # the start of a line that runs past the blocks read
+        held = 0  # its length
+        while data := read(block):
+            cut = data.rfind(b"\n") + 1
+            if not cut:
+                pending.append(data)
+                held += len(data)
+            else:
+                start = 0
+                if pending:  # the line that ends in this block, judged alone
+                    start = data.find(b"\n") + 1
+                    pending.append(data[:start])
+                    if mark := self._line(b"".join(pending)):
+                        yield mark
+                yield from self._run(data, start, cut)
+                held = len(data) - cut
+                pending = [data[cut:]] if held else []
+            if held >= LONGEST_LINE:  # (before the rest of it is read)
                 raise SpanError("a line too long for the fast path")
-            if _filled(line, self.offset == 0):
-                if self.records % size == 0:
-                    yield self.offset, self.lines
-                self.records += 1
-            self.offset += len(line)
-            self.lines += 1
+        if pending and (mark := self._line(b"".join(pending))):  # the last, no newline
+            yield mark
+
+    def _run(self, data: bytes, pos: int, end: int) -> Iterator[tuple[int, int]]:
+        """The marks of the whole lines ``data[pos:end]``, each ending in a newline."""
+        find, size, odd = data.find, self.size, _ODD_LEAD
+        base = self.offset - pos
+        while pos < end:
+            if odd[data[pos]]:
+                stop = find(b"\n", pos) + 1
+                if mark := self._line(data[pos:stop]):
+                    yield mark
+                pos = stop
+                continue
+            # A plain line, and the plain lines after it up to the next span's first record:
+            # each holds a record, so only their newlines are looked for.
+            start, records = pos, self.records
+            todo = size - records % size
+            done = todo
+            for i in range(1, todo + 1):
+                pos = find(b"\n", pos) + 1
+                if pos == end or odd[data[pos]]:
+                    done = i
+                    break
+            if pos - start >= LONGEST_LINE:  # one of them may be too long: the first alone
+                pos = find(b"\n", start) + 1
+                if mark := self._line(data[start:pos]):
+                    yield mark
+                continue
+            if records % size == 0:
+                self.offset = base + start
+                yield self.offset, self.lines
+            self.offset = base + pos
+            self.lines += done
+            self.records += done
+
+    def _line(self, line: bytes) -> tuple[int, int] | None:
+        """One whole line counted, judged by :func:`_filled`: its mark, if it has one."""
+        if len(line) >= LONGEST_LINE:
+            raise SpanError("a line too long for the fast path")
+        mark = None
+        if _filled(line, self.offset == 0):
+            if self.records % self.size == 0:
+                mark = self.offset, self.lines
+            self.records += 1
+        self.offset += len(line)
+        self.lines += 1
+        return mark
 
 
 def _filled(line: bytes, first: bool) -> bool:
