@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
 from .comparing.registry import Registry
@@ -320,8 +319,8 @@ def _marked(result: MatchResult, cut: Truncation | None) -> MatchResult:
         dropped = len(conformance.violations) - len(kept)
         if dropped:
             conformance = Conformance(kept, conformance.total - dropped)
-            return replace(result, truncated=cut, conformance=conformance)
-    return replace(result, truncated=cut)
+            return result.replace(truncated=cut, conformance=conformance)
+    return result.replace(truncated=cut)
 
 
 def _validator(options: Mapping[str, object]) -> Validator | None:

@@ -91,6 +91,10 @@ _NEITHER = (
     "subprocess",
     "platform",
     "threading",
+    # the command line's classes are written out (engine/core/slotted.py): a dataclass
+    # compiles its methods at import, and the module itself loads inspect, dis and ast
+    "dataclasses",
+    "inspect",
 )
 # score of two JSONL files by position: besides, not the streaming reader of folders, arrays
 # and pairing by id (nor its progress bar's count, made on a terminal only)
@@ -125,10 +129,10 @@ NOT_FOR_HELP = (
 
 
 def _stdlib_floor() -> set[str]:
-    """What the standard library modules every command needs (argparse, json, pathlib,
-    dataclasses, re, typing) import themselves in a fresh interpreter of this version: not
-    the command's to avoid (Python 3.10's pathlib imports urllib.parse, 3.12's does not)."""
-    code = "import argparse, dataclasses, json, pathlib, re, sys, typing; print(json.dumps(list(sys.modules)))"
+    """What the standard library modules every command needs (argparse, json, pathlib, re,
+    typing) import themselves in a fresh interpreter of this version: not the command's to
+    avoid (Python 3.10's pathlib imports urllib.parse, 3.12's does not)."""
+    code = "import argparse, json, pathlib, re, sys, typing; print(json.dumps(list(sys.modules)))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return set(json.loads(proc.stdout))
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
 from ..core.errors import ComparatorError, ConfigError
@@ -137,6 +136,8 @@ class JudgeTab:
         if tab is None:
             return None
         if self.ahead is not None:  # the same fields, read ahead: its figures, and any
+            from dataclasses import replace  # (only where a judge read ahead)
+
             ahead = replace(self.ahead)  # request the comparison had to send itself
             ahead.merge(tab, read=False)
             tab = ahead

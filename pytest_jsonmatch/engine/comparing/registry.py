@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
@@ -43,10 +42,18 @@ class NamedMetric(Protocol):
 ComparatorFactory = Callable[[Mapping[str, object] | None], BoundComparator]
 
 
-@dataclass(frozen=True)
-class BatchItem:
+class BatchItem(HashedSlotted):
     """One field handed to a batch comparator: its instance path, both raw values, both
     values after the field's transforms, and the comparator's parameters."""
+
+    __slots__ = (
+        "path",
+        "expected",
+        "actual",
+        "expected_compared",
+        "actual_compared",
+        "params",
+    )
 
     path: str
     expected: JsonValue
@@ -54,6 +61,22 @@ class BatchItem:
     expected_compared: JsonValue
     actual_compared: JsonValue
     params: Mapping[str, object]
+
+    def __init__(
+        self,
+        path: str,
+        expected: JsonValue,
+        actual: JsonValue,
+        expected_compared: JsonValue,
+        actual_compared: JsonValue,
+        params: Mapping[str, object],
+    ) -> None:
+        self.path = path
+        self.expected = expected
+        self.actual = actual
+        self.expected_compared = expected_compared
+        self.actual_compared = actual_compared
+        self.params = params
 
 
 # The comparator field_f1 gives a leaf of each JSON type that names none (extract-eval's

@@ -7,15 +7,13 @@ can mark the case as truncated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .errors import TruncatedError
 from .paths import parent_path
+from .slotted import HashedSlotted
 from .values import JsonObject
 
 
-@dataclass(frozen=True)
-class Truncation:
+class Truncation(HashedSlotted):
     """Where a text was cut off inside its JSON value: the value opens at offset ``start``
     (``opened_line``, ``opened_column``), the text ends at ``line``, ``column`` (1-based; the
     column after the last character, as a JSON error gives the end of its input), and the
@@ -24,18 +22,52 @@ class Truncation:
     writing (``items[1]``): a metric that pairs elements may leave such a half-written one
     without a partner, and its fields are then not counted as invented."""
 
+    __slots__ = (
+        "start",
+        "opened_line",
+        "opened_column",
+        "line",
+        "column",
+        "chars",
+        "elements",
+        "open_paths",
+        "cut_leaf",
+    )
+
     start: int
     opened_line: int
     opened_column: int
     line: int
     column: int
     chars: int
-    elements: tuple[str, ...] = ()
+    elements: tuple[str, ...]
     # once closed: the instance paths of the values still open at the cut, from the root
     # down (``""``, ``items``, ``items[1]``), and the leaf cut partway (a string closed where
     # it stopped), if one was: what the cut made incomplete, not the model
-    open_paths: tuple[str, ...] = ()
-    cut_leaf: str | None = None
+    open_paths: tuple[str, ...]
+    cut_leaf: str | None
+
+    def __init__(
+        self,
+        start: int,
+        opened_line: int,
+        opened_column: int,
+        line: int,
+        column: int,
+        chars: int,
+        elements: tuple[str, ...] = (),
+        open_paths: tuple[str, ...] = (),
+        cut_leaf: str | None = None,
+    ) -> None:
+        self.start = start
+        self.opened_line = opened_line
+        self.opened_column = opened_column
+        self.line = line
+        self.column = column
+        self.chars = chars
+        self.elements = elements
+        self.open_paths = open_paths
+        self.cut_leaf = cut_leaf
 
     @classmethod
     def of(cls, text: str, start: int) -> Truncation:

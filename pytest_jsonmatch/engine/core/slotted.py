@@ -27,7 +27,8 @@ class Slotted:
 
     ``_compared``: the fields equality and the repr read, where some are left out (a cache
     kept beside the values); empty, every slot. A ``__dict__`` slot (for a
-    ``functools.cached_property``) is no field. Unhashable, like a dataclass that is not
+    ``functools.cached_property``) is no field. A class that keeps its fields in its
+    ``__dict__`` instead names them in ``_fields``. Unhashable, like a dataclass that is not
     frozen (see :class:`HashedSlotted`)."""
 
     __slots__ = ()
@@ -38,8 +39,9 @@ class Slotted:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        slots = cls.__dict__.get("__slots__", ())
-        cls._fields = tuple(name for name in slots if name not in ("__dict__", "__weakref__"))
+        if "_fields" not in cls.__dict__:  # (a class that keeps its fields in __dict__ names them)
+            slots = cls.__dict__.get("__slots__", ())
+            cls._fields = tuple(name for name in slots if name not in ("__dict__", "__weakref__"))
         cls._shown = cls._compared or cls._fields
 
     def _values(self) -> tuple[Any, ...]:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TypeAlias
 
 from ..comparing.comparators import BoundComparator, comparator_defaults
 from ..comparing.registry import REGISTRY, Binder, Registry
 from ..configuring.walk_config import WalkConfig, field_rules, schema_node
 from ..core.errors import ConfigError, did_you_mean, known_names, shown
+from ..core.slotted import HashedSlotted
 from ..core.values import ARRAY, BOOLEAN, NULL, NUMBER, OBJECT, STRING, JsonValue
 from ..reading.parse import check_truncated
 from ..results.field_results import FieldResult, f_beta
@@ -34,35 +34,82 @@ COMMON_OPTIONS = frozenset(
 Options: TypeAlias = Mapping[str, object]
 
 
-@dataclass(frozen=True)
-class Metric:
+class Metric(HashedSlotted):
     """A metric: the options it takes, how it configures the walk from them, and its
     headline score (``recall`` or ``f_beta``). The optional steps default to doing nothing."""
+
+    __slots__ = (
+        "name",
+        "options",
+        "configure",
+        "headline",
+        "allow_array",
+        "description",
+        "schema_reader",
+        "prepare",
+        "target",
+        "finish",
+        "finishes_when",
+        "beta",
+        "score_fields",
+    )
 
     name: str
     options: frozenset[str]
     configure: Callable[[dict[str, object], Registry], WalkConfig]
-    headline: str = "recall"
-    allow_array: bool = False
-    description: str = ""
+    headline: str
+    allow_array: bool
+    description: str
     # how the metric reads a schema's dialect keys (structural_f1: structeval's)
-    schema_reader: SchemaReader | None = None
+    schema_reader: SchemaReader | None
     # what the metric makes of both values before the walk, given its configuration
     # (structural_f1: keeps what its schema names, and checks it)
-    prepare: Callable[[WalkConfig, JsonValue, JsonValue], tuple[JsonValue, JsonValue]] | None = None
+    prepare: Callable[[WalkConfig, JsonValue, JsonValue], tuple[JsonValue, JsonValue]] | None
     # the part of each side the metric compares, from the options (json_similarity:
     # UiPath's target_output_key); runs after parsing, before the walk
-    target: Callable[[JsonValue, JsonValue, Options], tuple[JsonValue, JsonValue]] | None = None
+    target: Callable[[JsonValue, JsonValue, Options], tuple[JsonValue, JsonValue]] | None
     # what the metric does with the walk's field results before they are counted, from the
     # options and the registry (field_f1: the post_process option)
-    finish: Callable[[list[FieldResult], Options, Registry], list[FieldResult]] | None = None
+    finish: Callable[[list[FieldResult], Options, Registry], list[FieldResult]] | None
     # under which options ``finish`` changes anything (None: under any)
-    finishes_when: Callable[[Options], bool] | None = None
+    finishes_when: Callable[[Options], bool] | None
     # the beta of an ``f_beta`` headline, read from the options (None: F1)
-    beta: Callable[[Options], float] | None = None
+    beta: Callable[[Options], float] | None
     # a metric that makes the field results itself instead of the walk, from both values
     # and the options (tool_calls: calls paired, each name and argument a field)
-    score_fields: Callable[[JsonValue, JsonValue, Options], list[FieldResult]] | None = None
+    score_fields: Callable[[JsonValue, JsonValue, Options], list[FieldResult]] | None
+
+    def __init__(
+        self,
+        name: str,
+        options: frozenset[str],
+        configure: Callable[[dict[str, object], Registry], WalkConfig],
+        headline: str = "recall",
+        allow_array: bool = False,
+        description: str = "",
+        schema_reader: SchemaReader | None = None,
+        prepare: Callable[[WalkConfig, JsonValue, JsonValue], tuple[JsonValue, JsonValue]]
+        | None = None,
+        target: Callable[[JsonValue, JsonValue, Options], tuple[JsonValue, JsonValue]]
+        | None = None,
+        finish: Callable[[list[FieldResult], Options, Registry], list[FieldResult]] | None = None,
+        finishes_when: Callable[[Options], bool] | None = None,
+        beta: Callable[[Options], float] | None = None,
+        score_fields: Callable[[JsonValue, JsonValue, Options], list[FieldResult]] | None = None,
+    ) -> None:
+        self.name = name
+        self.options = options
+        self.configure = configure
+        self.headline = headline
+        self.allow_array = allow_array
+        self.description = description
+        self.schema_reader = schema_reader
+        self.prepare = prepare
+        self.target = target
+        self.finish = finish
+        self.finishes_when = finishes_when
+        self.beta = beta
+        self.score_fields = score_fields
 
     def finishes(self, options: Options) -> bool:
         """Whether the ``finish`` step rewrites the field results under ``options``."""

@@ -26,7 +26,6 @@ that compares their parent whole sees JSON), left as they are where they cannot.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import reprlib
 from collections.abc import Callable, Iterable, Mapping
@@ -97,7 +96,9 @@ def _is_model(value: object) -> TypeGuard[_Model]:
 
 
 def _is_dataclass_instance(value: object) -> TypeGuard[DataclassInstance]:
-    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+    # what dataclasses.is_dataclass reads, without importing dataclasses (and inspect) into
+    # every run: only a run given a dataclass instance needs the module
+    return not isinstance(value, type) and hasattr(type(value), "__dataclass_fields__")
 
 
 def _dump(model: _Model, side: str, path: str) -> object:
@@ -112,6 +113,8 @@ def _dump(model: _Model, side: str, path: str) -> object:
 
 def _fields_of(instance: DataclassInstance) -> dict[str, object]:
     """A dataclass instance's fields, by name (its values are read by the door)."""
+    import dataclasses
+
     return {f.name: getattr(instance, f.name) for f in dataclasses.fields(instance)}
 
 

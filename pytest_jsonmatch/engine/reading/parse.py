@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Final, NamedTuple, NoReturn
 
 from ..core.cut_off import Truncation
@@ -175,8 +174,7 @@ def _closed(
         steps = closed.open_containers - 1 + closed.open_leaf
         chain = _open_chain(value, steps)
         leaf = chain[-1] if closed.open_leaf and len(chain) == steps + 1 else None
-        return value, replace(
-            cut,
+        return value, cut.replace(
             elements=_open_elements(value, steps),
             open_paths=tuple(chain[: closed.open_containers]),
             cut_leaf=leaf,

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple, Protocol, TypeVar
 
 from ..core.cut_off import Truncation
+from ..core.slotted import HashedSlotted, Slotted
 from ..core.values import JsonObject, JsonValue
 from ..core.violations import Conformance
 
@@ -94,13 +94,28 @@ class Pairing(NamedTuple):
     score: float
 
 
-@dataclass(frozen=True, slots=True)
-class FloorFailure:
+class FloorFailure(HashedSlotted):
     """A field scored below its ``min_score``."""
+
+    __slots__ = (
+        "path",
+        "min_score",
+        "score",
+    )
 
     path: str
     min_score: float
     score: float
+
+    def __init__(
+        self,
+        path: str,
+        min_score: float,
+        score: float,
+    ) -> None:
+        self.path = path
+        self.min_score = min_score
+        self.score = score
 
 
 class WalkOutput:
@@ -174,8 +189,7 @@ MakeFields = Callable[["MatchResult"], "tuple[FieldResult, ...]"]
 MAKE_FIELDS = "_make_fields"
 
 
-@dataclass(frozen=True)
-class MatchResult:
+class MatchResult(HashedSlotted):
     """The outcome of one comparison: the metric's headline ``score`` in [0, 1], precision,
     recall and F1 from the field statuses, and every field in document order. ``truncated``
     says where the answer was cut off when it was scored closed (the ``truncated="close"``
@@ -183,8 +197,23 @@ class MatchResult:
 
     A record of ``evaluate_records`` may make its ``fields`` when they are first read: it
     was scored from counts (match.py), and walking it again gives its fields, checked
-    against its scores. Everything else is there from the start.
+    against its scores. Everything else is there from the start, in the instance's
+    ``__dict__`` (where the fields wait to be made: the class has no slots of its own).
     """
+
+    _fields = (
+        "metric",
+        "score",
+        "precision",
+        "recall",
+        "f1",
+        "fields",
+        "pairings",
+        "floor_failures",
+        "truncated",
+        "conformance",
+        "error",
+    )
 
     metric: str
     score: float
@@ -192,15 +221,41 @@ class MatchResult:
     recall: float
     f1: float
     fields: tuple[FieldResult, ...]
-    pairings: tuple[Pairing, ...] = ()
-    floor_failures: tuple[FloorFailure, ...] = ()
-    truncated: Truncation | None = None
+    pairings: tuple[Pairing, ...]
+    floor_failures: tuple[FloorFailure, ...]
+    truncated: Truncation | None
     # whether the actual value is valid against the schema the comparison was given (None:
     # no schema given): a column beside the score, never part of it
-    conformance: Conformance | None = None
+    conformance: Conformance | None
     # why a record of evaluate_records could not be scored (its answer cut off or holding
     # no JSON): scored 0 with no fields, as the command line scores it; empty: it was scored
-    error: str = ""
+    error: str
+
+    def __init__(
+        self,
+        metric: str,
+        score: float,
+        precision: float,
+        recall: float,
+        f1: float,
+        fields: tuple[FieldResult, ...],
+        pairings: tuple[Pairing, ...] = (),
+        floor_failures: tuple[FloorFailure, ...] = (),
+        truncated: Truncation | None = None,
+        conformance: Conformance | None = None,
+        error: str = "",
+    ) -> None:
+        self.metric = metric
+        self.score = score
+        self.precision = precision
+        self.recall = recall
+        self.f1 = f1
+        self.fields = fields
+        self.pairings = pairings
+        self.floor_failures = floor_failures
+        self.truncated = truncated
+        self.conformance = conformance
+        self.error = error
 
     @classmethod
     def unscored(cls, metric: str, error: str) -> MatchResult:
@@ -220,9 +275,8 @@ class MatchResult:
         floor_failures: tuple[FloorFailure, ...],
         conformance: Conformance | None = None,
     ) -> MatchResult:
-        """A result (the engine makes one per comparison; filling __dict__ directly skips
-        the frozen dataclass's per-field object.__setattr__ and halves the cost). ``fields``
-        may be a ``MakeFields`` that makes them when they are first read."""
+        """A result, as the engine makes one per comparison (its __dict__ filled at once).
+        ``fields`` may be a ``MakeFields`` that makes them when they are first read."""
         self = object.__new__(cls)
         self.__dict__.update(
             metric=metric,
@@ -234,6 +288,7 @@ class MatchResult:
             floor_failures=floor_failures,
             truncated=None,
             conformance=conformance,
+            error="",
         )
         if isinstance(fields, tuple):
             self.__dict__["fields"] = fields
@@ -242,8 +297,8 @@ class MatchResult:
         return self
 
     def with_conformance(self, conformance: Conformance | None) -> MatchResult:
-        """This result with ``conformance`` (``dataclasses.replace`` without its per-field
-        ``__init__``; fields not made yet are made when first read, as here)."""
+        """This result with ``conformance`` (fields not made yet are made when first read,
+        as here)."""
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.__dict__["conformance"] = conformance
@@ -395,18 +450,46 @@ class ExactSum:
         return total
 
 
-@dataclass
-class FieldAggregate:
+class FieldAggregate(Slotted):
     """Per field path over many comparisons: how often each status occurred and the sum of the
     scores (kept exactly, so that aggregates merge in any order to the same numbers)."""
 
-    scored: int = 0
-    match: int = 0
-    mismatch: int = 0
-    omission: int = 0
-    hallucination: int = 0
-    batch_error: int = 0  # occurrences a batch comparator could not score (not in the mean)
-    total: ExactSum = field(default_factory=ExactSum, repr=False, compare=False)
+    __slots__ = (
+        "scored",
+        "match",
+        "mismatch",
+        "omission",
+        "hallucination",
+        "batch_error",
+        "total",
+    )
+    _compared = ("scored", "match", "mismatch", "omission", "hallucination", "batch_error")
+
+    scored: int
+    match: int
+    mismatch: int
+    omission: int
+    hallucination: int
+    batch_error: int  # occurrences a batch comparator could not score (not in the mean)
+    total: ExactSum
+
+    def __init__(
+        self,
+        scored: int = 0,
+        match: int = 0,
+        mismatch: int = 0,
+        omission: int = 0,
+        hallucination: int = 0,
+        batch_error: int = 0,
+        total: ExactSum | None = None,
+    ) -> None:
+        self.scored = scored
+        self.match = match
+        self.mismatch = mismatch
+        self.omission = omission
+        self.hallucination = hallucination
+        self.batch_error = batch_error
+        self.total = ExactSum() if total is None else total
 
     @property
     def score_sum(self) -> float:
@@ -577,13 +660,28 @@ def count_fields(
     field_tables(Counter(map(read, fields)), into, skipped_too)
 
 
-@dataclass(frozen=True)
-class RunResult:
+class RunResult(HashedSlotted):
     """Many records scored with one metric: macro means over records, and per-field totals."""
+
+    __slots__ = (
+        "metric",
+        "records",
+        "per_field",
+    )
 
     metric: str
     records: tuple[MatchResult, ...]
-    per_field: dict[str, FieldAggregate] = field(default_factory=dict)
+    per_field: dict[str, FieldAggregate]
+
+    def __init__(
+        self,
+        metric: str,
+        records: tuple[MatchResult, ...],
+        per_field: dict[str, FieldAggregate] | None = None,
+    ) -> None:
+        self.metric = metric
+        self.records = records
+        self.per_field = {} if per_field is None else per_field
 
     def _mean(self, name: str) -> float:
         if not self.records:
