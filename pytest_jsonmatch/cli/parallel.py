@@ -9,10 +9,11 @@ merges what comes back. At most two chunks per worker are in flight: records are
 as fast as they are handled.
 
 The workers start before the files are read (:class:`Workers`). On Linux, from a process
-with no other thread (the command line's), they are forked: a worker then starts in
-milliseconds, with the modules already imported, where a new interpreter takes about
-0.2 s, a fifth of a 10,000-record run. Elsewhere, or with other threads running (fork
-would copy locks they may hold), they are spawned. Either way a worker only runs the
+with no other thread (the command line's), they are forked (fork_pool.py: pipes, no
+``multiprocessing``): a worker then starts in milliseconds, with the modules already
+imported, where a new interpreter takes about 0.2 s, a fifth of a 10,000-record run.
+Elsewhere, or with other threads running (fork would copy locks they may hold), they are
+spawned by a ``ProcessPoolExecutor``. Either way a worker only runs the
 functions of dataset/chunk_work.py on the chunks and settings it is sent: the result does not
 depend on how it was started.
 
@@ -42,6 +43,8 @@ T = TypeVar("T")
 if TYPE_CHECKING:  # loaded with the first worker: a run of one job never needs them
     from concurrent.futures import Future, ProcessPoolExecutor
 
+    from .fork_pool import ForkPool
+
 
 def chunks(pairs: Iterable[Pair], size: int = CHUNK) -> Iterator[list[Pair]]:
     """``pairs`` in lists of ``size``. Should reading fail, the pairs read before the
@@ -64,9 +67,7 @@ def chunks(pairs: Iterable[Pair], size: int = CHUNK) -> Iterator[list[Pair]]:
 def start_method() -> str:
     """How workers start: ``fork`` on Linux in a process with one thread, else ``spawn``
     (see the module docstring)."""
-    import multiprocessing
-
-    if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods():
+    if sys.platform.startswith("linux") and hasattr(os, "fork"):
         try:
             threads = len(os.listdir("/proc/self/task"))  # every thread, not only Python's
         except OSError:
@@ -134,7 +135,8 @@ class Workers:
     ) -> None:
         self.jobs = jobs
         self.setup = setup
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: ProcessPoolExecutor | None = None  # spawned workers
+        self._forked: ForkPool | None = None  # or forked ones
 
     @property
     def parallel(self) -> bool:
@@ -142,13 +144,16 @@ class Workers:
         return self.jobs > 1
 
     def __enter__(self) -> Workers:
-        if self.jobs > 1:
+        if self.jobs > 1 and start_method() == "fork":
+            from .fork_pool import ForkPool
+
+            self._forked = ForkPool(self.jobs)
+        elif self.jobs > 1:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            method = start_method()
-            context = multiprocessing.get_context(method)
-            if self.setup is not None and method == "spawn":
+            context = multiprocessing.get_context("spawn")
+            if self.setup is not None:
                 start, start_args = self.setup
                 self._pool = ProcessPoolExecutor(
                     self.jobs, mp_context=context, initializer=start, initargs=start_args
@@ -159,14 +164,17 @@ class Workers:
                 self._pool.submit(ready)
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if self._forked is not None:
+            self._forked.close(stop=kind is not None)  # (left on an error: stopped at once)
+            self._forked = None
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
     def chunks(self, pairs: Iterable[Pair]) -> Iterator[Chunk]:
         """``pairs`` in chunks, each packed once when it goes to a worker."""
-        if self._pool is None:
+        if not self.parallel:
             yield from chunks(pairs)
         else:
             for chunk in chunks(pairs, WORKER_CHUNK):
@@ -177,14 +185,19 @@ class Workers:
     ) -> Generator[T, None, None]:
         """``handle(chunk, *args)`` of each chunk, in order. ``handle`` is a function of
         dataset/chunk_work.py (a spawned worker imports that module, not the command line)."""
-        if self._pool is None:
+        if not self.parallel:
             for chunk in chunks:
                 yield handle(chunk, *args)
             return
         import pickle  # (only a run with worker processes pickles)
 
-        pool = self._pool
         shared = pickle.dumps(args, protocol=pickle.HIGHEST_PROTOCOL)  # once for every chunk
+        if self._forked is not None:
+            tasks = ((handle, chunk, shared) for chunk in chunks)
+            yield from self._forked.map(call_in_worker, tasks, window=2)
+            return
+        pool = self._pool
+        assert pool is not None
         waiting: deque[Future[T]] = deque()
         reading = iter(chunks)
         try:

@@ -186,6 +186,23 @@ def test_score_of_one_record_imports_only_what_it_uses(tmp_path: Path) -> None:
     assert _unwanted(modules, NOT_FOR_SCORE) == []
 
 
+def test_score_with_forked_workers_loads_no_process_pool(tmp_path: Path) -> None:
+    """Forked workers are fed through pipes (cli/fork_pool.py): multiprocessing,
+    concurrent.futures and the logging they load cost a run about 15 ms before its first
+    worker started."""
+    gold, pred = tmp_path / "gold.jsonl", tmp_path / "pred.jsonl"
+    gold.write_text("".join(f'{{"id": {i}, "name": "n{i}"}}\n' for i in range(600)))
+    pred.write_text("".join(f'{{"id": {i}, "name": "n{i % 2}"}}\n' for i in range(600)))
+    run = _run_in_fresh_interpreter("score", str(gold), str(pred), "-j", "2")
+    # records 0 and 1 match whole (1.0), the other 598 in one field of two (0.5):
+    # (2 + 598 * 0.5) / 600 = 0.5017
+    assert "overall score 0.5017 over 600 cases" in str(run["out"]), run["out"]
+    modules = set(run["modules"])  # type: ignore[call-overload]
+    assert "pytest_jsonmatch.cli.fork_pool" in modules
+    unwanted = ("multiprocessing", "concurrent.futures", "logging", "threading")
+    assert _unwanted(modules, unwanted) == []
+
+
 def test_a_report_that_shows_the_commit_records_it(tmp_path: Path) -> None:
     """The JSON report records the commit of the working directory's repository (a
     ``git`` process); text output, which does not show it, starts none (the lists above)."""

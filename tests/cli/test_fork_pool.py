@@ -1,0 +1,195 @@
+"""The forked workers of ``jsonmatch score -j N`` (cli/fork_pool.py): results in order,
+errors in their turn, large messages both ways, a worker killed, a caller that stops
+reading, and no process left behind.
+
+Each test runs its pool in a fresh interpreter (a script of its own): fork is for a process
+with one thread, and a pytest-xdist worker runs several. The tasks are functions the script
+defines before its pool forks, which a forked worker holds as its parent does.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from .run import ROOT
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork: Linux only")
+
+_PRELUDE = """
+import json, os, signal, sys, time
+from pytest_jsonmatch.cli.fork_pool import ForkPool, WorkerStopped
+
+def echo(value, pause=0.0):
+    time.sleep(pause)
+    return (os.getpid(), value)
+
+def fail(message):
+    raise ValueError(message)
+
+def big(size):
+    return b"r" * size
+
+def size_of(blob):
+    return len(blob)
+
+def die():
+    os.kill(os.getpid(), signal.SIGKILL)
+
+def run(call, *args):
+    return call(*args)
+
+def both(blob):
+    return blob + b"x"
+
+def gone(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    # a zombie is not reaped: it still answers a signal
+    return False
+"""
+
+
+def _run(body: str, timeout: float = 60) -> dict[str, object]:
+    """The script's JSON, printed on its last line."""
+    code = _PRELUDE + textwrap.dedent(body)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_results_come_in_order_from_every_worker():
+    out = _run("""
+        pool = ForkPool(3)
+        # uneven tasks: the first of each three is slow, so results arrive out of order
+        tasks = iter([(i, 0.02 if i % 3 == 0 else 0.0) for i in range(40)])
+        got = list(pool.map(echo, tasks, window=2))
+        pids = {pid for pid, _ in got}
+        pool.close()
+        print(json.dumps({"values": [v for _, v in got], "workers": len(pids),
+                          "parent": os.getpid() in pids}))
+    """)
+    assert out == {"values": list(range(40)), "workers": 3, "parent": False}
+
+
+def test_an_error_is_raised_in_its_turn_and_the_pool_goes_on():
+    out = _run("""
+        pool = ForkPool(2)
+        seen = []
+        calls = iter([(echo, 0), (echo, 1), (fail, "boom"), (echo, 3), (echo, 4)])
+        try:
+            for result in pool.map(run, calls, window=2):
+                seen.append(result[1])
+        except ValueError as exc:
+            error = str(exc)
+        # the tasks after the error ran, and their results are dropped, not handed to
+        # the next call
+        after = [v for _, v in pool.map(echo, iter([(10,), (11,), (12,)]), window=2)]
+        pool.close()
+        print(json.dumps({"seen": seen, "error": error, "after": after}))
+    """)
+    assert out == {"seen": [0, 1], "error": "boom", "after": [10, 11, 12]}
+
+
+def test_a_caller_that_stops_reading_leaves_the_next_call_its_own_results():
+    out = _run("""
+        pool = ForkPool(2)
+        first = pool.map(echo, iter([(i, 0.01) for i in range(20)]), window=2)
+        taken = [next(first)[1], next(first)[1]]
+        first.close()  # four tasks were on their way
+        again = [v for _, v in pool.map(echo, iter([(100 + i,) for i in range(6)]), window=2)]
+        pool.close()
+        print(json.dumps({"taken": taken, "again": again}))
+    """)
+    assert out == {"taken": [0, 1], "again": [100, 101, 102, 103, 104, 105]}
+
+
+def test_large_tasks_and_results_pass_each_other():
+    """Tasks and results of 3 MB, far more than a pipe holds (64 KB): a task written while a
+    worker writes its result must not wait on it."""
+    out = _run(
+        """
+        pool = ForkPool(2)
+        mb = 3 << 20
+        sizes = list(pool.map(size_of, iter([(b"t" * mb,) for _ in range(8)]), window=2))
+        backs = [len(b) for b in pool.map(big, iter([(mb,) for _ in range(8)]), window=2)]
+        mixed = [len(b) for b in pool.map(both, iter([(b"t" * mb,) for _ in range(8)]), window=2)]
+        pool.close()
+        print(json.dumps({"sizes": sizes, "backs": backs, "mixed": mixed}))
+    """,
+        timeout=60,
+    )
+    mb = 3 << 20
+    assert out == {"sizes": [mb] * 8, "backs": [mb] * 8, "mixed": [mb + 1] * 8}
+
+
+def test_an_error_while_reading_the_tasks_comes_after_the_results_before_it():
+    out = _run("""
+        pool = ForkPool(2)
+        def tasks():
+            for i in range(5):
+                yield (i,)
+            raise OSError("the file went away")
+        got = []
+        try:
+            for _, v in pool.map(echo, tasks(), window=2):
+                got.append(v)
+        except OSError as exc:
+            error = str(exc)
+        pool.close()
+        print(json.dumps({"got": got, "error": error}))
+    """)
+    assert out == {"got": [0, 1, 2, 3, 4], "error": "the file went away"}
+
+
+def test_a_killed_worker_is_named_and_no_process_is_left():
+    out = _run("""
+        pool = ForkPool(2)
+        pids = [w.pid for w in pool.workers]
+        try:
+            list(pool.map(run, iter([(echo, 0), (die,), (echo, 2)]), window=2))
+        except WorkerStopped as exc:
+            error = str(exc)
+        pool.close(stop=True)
+        print(json.dumps({"error": error, "gone": [gone(p) for p in pids]}))
+    """)
+    assert "killed by SIGKILL" in out["error"] and "-j 1" in out["error"]
+    assert out["gone"] == [True, True]
+
+
+def test_leaving_on_an_error_stops_a_worker_in_a_long_task():
+    out = _run("""
+        pool = ForkPool(2)
+        pids = [w.pid for w in pool.workers]
+        work = pool.map(echo, iter([(0, 0.0), (1, 30.0), (2, 30.0), (3, 30.0)]), window=2)
+        assert next(work)[1] == 0  # all four sent; the first back, two long ones running
+        time.sleep(0.2)
+        started = time.monotonic()
+        pool.close(stop=True)
+        print(json.dumps({"took": time.monotonic() - started, "gone": [gone(p) for p in pids]}))
+    """)
+    # (a generous bound: waiting for the tasks would take 30 s)
+    assert out["took"] < 10 and out["gone"] == [True, True]
+
+
+def test_leaving_normally_lets_the_workers_exit():
+    out = _run("""
+        pool = ForkPool(3)
+        pids = [w.pid for w in pool.workers]
+        list(pool.map(echo, iter([(i,) for i in range(9)]), window=2))
+        pool.close()
+        print(json.dumps({"gone": [gone(p) for p in pids], "left": pool.workers}))
+    """)
+    assert out == {"gone": [True, True, True], "left": []}
