@@ -61,7 +61,7 @@ class BoundComparator(HashedSlotted):
         "equal_one",
         "unequal_zero",
     )
-    _compared = ("name", "score", "matrix", "batch", "params", "trusted", "add_scores", "prepare")
+    _uncompared = frozenset({"equal_one", "unequal_zero"})  # (worked out from the rest)
 
     name: str
     score: ScoreFn

@@ -25,14 +25,14 @@ _S = TypeVar("_S", bound="Slotted")
 class Slotted:
     """Equality, a repr and :meth:`replace` read from ``__slots__``.
 
-    ``_compared``: the fields equality and the repr read, where some are left out (a cache
-    kept beside the values); empty, every slot. A ``__dict__`` slot (for a
+    ``_uncompared``: the fields equality and the repr leave out (a cache kept beside the
+    values). A ``__dict__`` slot (for a
     ``functools.cached_property``) is no field. A class that keeps its fields in its
     ``__dict__`` instead names them in ``_fields``. Unhashable, like a dataclass that is not
     frozen (see :class:`HashedSlotted`)."""
 
     __slots__ = ()
-    _compared: ClassVar[tuple[str, ...]] = ()
+    _uncompared: ClassVar[frozenset[str]] = frozenset()
     # worked out once a class (__init_subclass__): its fields, and those compared and shown
     _fields: ClassVar[tuple[str, ...]] = ()
     _shown: ClassVar[tuple[str, ...]] = ()
@@ -42,7 +42,7 @@ class Slotted:
         if "_fields" not in cls.__dict__:  # (a class that keeps its fields in __dict__ names them)
             slots = cls.__dict__.get("__slots__", ())
             cls._fields = tuple(name for name in slots if name not in ("__dict__", "__weakref__"))
-        cls._shown = cls._compared or cls._fields
+        cls._shown = tuple(name for name in cls._fields if name not in cls._uncompared)
 
     def _values(self) -> tuple[Any, ...]:
         return tuple([getattr(self, name) for name in self._shown])

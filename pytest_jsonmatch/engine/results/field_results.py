@@ -463,7 +463,7 @@ class FieldAggregate(Slotted):
         "batch_error",
         "total",
     )
-    _compared = ("scored", "match", "mismatch", "omission", "hallucination", "batch_error")
+    _uncompared = frozenset({"total"})
 
     scored: int
     match: int

@@ -63,18 +63,7 @@ class SchemaNode(Slotted):
         "scorers",
         "plans",
     )
-    _compared = (
-        "type",
-        "properties",
-        "items",
-        "spec",
-        "default_comparator",
-        "raw",
-        "plain",
-        "plain_by_key",
-        "nullable",
-        "allowed",
-    )
+    _uncompared = frozenset({"scorers", "plans"})  # caches kept beside the node
 
     type: str | None
     properties: dict[str, SchemaNode] | None

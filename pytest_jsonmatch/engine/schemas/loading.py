@@ -86,7 +86,7 @@ class LoadedSchema(HashedSlotted):
         "origin",
         "files",
     )
-    _compared = ("contents", "resolver", "origin")
+    _uncompared = frozenset({"files"})
 
     contents: Mapping[str, JsonValue]
     resolver: SchemaResolver

@@ -36,7 +36,7 @@ class Cached(HashedSlotted):
 
 class Box(Slotted):
     __slots__ = ("item", "cache")
-    _compared = ("item",)
+    _uncompared = frozenset({"cache"})
 
     def __init__(self, item: object, cache: dict[str, object] | None = None) -> None:
         self.item = item
