@@ -26,10 +26,9 @@ class Slotted:
     """Equality, a repr and :meth:`replace` read from ``__slots__``.
 
     ``_uncompared``: the fields equality and the repr leave out (a cache kept beside the
-    values). A ``__dict__`` slot (for a
-    ``functools.cached_property``) is no field. A class that keeps its fields in its
-    ``__dict__`` instead names them in ``_fields``. Unhashable, like a dataclass that is not
-    frozen (see :class:`HashedSlotted`)."""
+    values). A ``__dict__`` slot (for a ``functools.cached_property``) is no field; a class
+    that keeps its fields in its ``__dict__`` instead names them in ``_fields``.
+    Unhashable, like a dataclass that is not frozen (see :class:`HashedSlotted`)."""
 
     __slots__ = ()
     _uncompared: ClassVar[frozenset[str]] = frozenset()
