@@ -79,10 +79,10 @@ def start_method() -> str:
 
 # With ``-j auto`` (the default), a run whose two inputs hold at least this many bytes in all
 # scores in one worker a CPU: below it, starting workers and merging their parts costs more
-# than it saves (on 2 cores, about 4,000 invoice-like records; docs/cli.md). Where workers
-# are spawned rather than forked, each imports the package first (about 0.2 s): four times
+# than it saves (on 2 cores, about 1,500 invoice-like records; docs/cli.md). Where workers
+# are spawned rather than forked, each imports the package first (about 0.2 s): eight times
 # as much.
-AUTO_MIN_BYTES = 4 << 20
+AUTO_MIN_BYTES = 2 << 20
 AUTO_SPAWNED_MIN_BYTES = 16 << 20
 AUTO = 0  # what ``-j auto`` reads as, until ``auto_jobs`` decides
 
