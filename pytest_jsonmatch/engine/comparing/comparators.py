@@ -71,7 +71,7 @@ class BoundComparator(HashedSlotted):
     trusted: bool
     add_scores: AddScoresFn | None
     prepare: Callable[[list[str]], None] | None
-    equal_one: bool | None
+    equal_one: bool
     unequal_zero: bool
 
     def __init__(
@@ -95,13 +95,8 @@ class BoundComparator(HashedSlotted):
         self.trusted = trusted
         self.add_scores = add_scores
         self.prepare = prepare
-        self.equal_one = equal_one
+        self.equal_one = (trusted and not batch) if equal_one is None else equal_one
         self.unequal_zero = unequal_zero
-        self.__post_init__()
-
-    def __post_init__(self) -> None:
-        if self.equal_one is None:
-            object.__setattr__(self, "equal_one", self.trusted and not self.batch)
 
 
 def check_params(

@@ -2,9 +2,10 @@
 
 A dataclass writes its methods as source text and compiles it when its module is imported:
 about 1 ms a class (a class of 29 fields, 2 ms), and ``jsonmatch score`` made 31 of them
-before reading a record, a fifth of its start-up (docs/performance.md). A class that is not
-part of the public API instead lists its fields in ``__slots__``, sets them in an
-``__init__`` written out (its parameters named as the slots), and takes from
+before reading a record, a fifth of its start-up (docs/performance.md). The classes on the
+command line's path (the public result classes among them) instead list their fields in
+``__slots__``, set them in an ``__init__`` written out (its parameters named as the
+fields), and take from
 :class:`Slotted` what a dataclass would have generated: equality and a repr read from the
 slots, and :meth:`Slotted.replace`; :class:`HashedSlotted` adds the hash of a frozen
 dataclass. Such a class compiles with its module (into the ``.pyc``) and costs no more to
