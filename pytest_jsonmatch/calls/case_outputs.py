@@ -7,6 +7,7 @@ took, as one :class:`~.produced.Produced`.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
+from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import replace
 from pathlib import Path
 
@@ -203,6 +204,17 @@ class Outputs:
         """Cancel every target's queued and running calls (the test loop ended)."""
         for calls in self.calls.values():
             calls.close()
+
+    def alone(self, name: str) -> AbstractContextManager[object]:
+        """While test ``name`` runs: if a dead worker ran it or had a call of it, no call of
+        its target runs beside it (most tests: nothing to hold, and nothing is built)."""
+        suspect = [calls for calls in self.calls.values() if calls.runs_alone(name)]
+        if not suspect:
+            return nullcontext()
+        with ExitStack() as held:
+            for calls in suspect:
+                held.enter_context(calls.alone(name))
+            return held.pop_all()
 
 
 def _no_replay(shown: str, existing: Recording | None, changed: list[str]) -> CaseFileError:

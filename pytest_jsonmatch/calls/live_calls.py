@@ -89,14 +89,15 @@ class LiveCalls:
         finally:
             runner.close()
 
+    def runs_alone(self, name: str) -> bool:
+        """Whether test ``name`` is a suspect (a worker died while it ran or had a call in
+        flight): no other call runs beside it (:meth:`alone`)."""
+        return self._runner is not None and self.log.suspect(name)
+
     @contextmanager
     def alone(self, name: str) -> Iterator[None]:
         """While test ``name`` runs: if it is a suspect, no other call runs beside it."""
-        with (
-            self._runner.alone()
-            if self._runner is not None and self.log.suspect(name)
-            else nullcontext()
-        ):
+        with self._runner.alone() if self.runs_alone(name) and self._runner else nullcontext():
             yield
 
     def _call(self, key: Hashable, case: GoldenCase) -> Call:

@@ -10,7 +10,6 @@ when a worker died runs alone (calls/calls_in_flight.py).
 from __future__ import annotations
 
 from collections.abc import Generator, Iterable
-from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
 import pytest
@@ -59,9 +58,7 @@ class CallsAhead:
     def pytest_runtest_protocol(
         self, item: pytest.Item, nextitem: pytest.Item | None
     ) -> Generator[None, object, object]:
-        with ExitStack() as alone:  # a test a dead worker ran, or had a call of: no call beside it
-            for calls in self.outputs.calls.values():
-                alone.enter_context(calls.alone(item.nodeid))
+        with self.outputs.alone(item.nodeid):  # a test a dead worker ran: no call beside it
             if self.worker and self.open:
                 self._submit_ahead(item, nextitem)
             return (yield)

@@ -180,13 +180,15 @@ class JsonmatchSession:
 
     def logreport(self, report: pytest.TestReport) -> None:
         """Take the comparisons made in the phase ``report`` reports (see _Reports)."""
-        made, self.pending = [c.with_test_outcome(report) for c in self.pending], []
-        if self.settings.quarantine is not None and made:  # before anything counts them
-            made = self.settings.quarantine.mark(made)
+        made: list[Comparison] = []
+        if self.pending:  # (most phases, a test's setup and teardown among them, made none)
+            made, self.pending = [c.with_test_outcome(report) for c in self.pending], []
+            if self.settings.quarantine is not None:  # before anything counts them
+                made = self.settings.quarantine.mark(made)
+            if self.counts is not None:  # now that their statuses are known
+                self.counts.count(made)
+            self.telemetry.emit(made)
         asked, self.pending_updates = self.pending_updates, []
-        if self.counts is not None:  # now that their statuses are known
-            self.counts.count(made)
-        self.telemetry.emit(made)
         if self.worker:  # to the controller, with the report
             if made:
                 setattr(report, _ATTRIBUTE, [c.to_dict() for c in made])
@@ -472,7 +474,7 @@ class _TestSink:
         if session.settings.junit_properties:
             item.user_properties.append(("jsonmatch_metric", comparison.metric))
             item.user_properties.append(("jsonmatch_score", round(comparison.score, 4)))
-        if result is not None:
+        if result is not None and item.config.hook.pytest_jsonmatch_result.get_hookimpls():
             item.ihook.pytest_jsonmatch_result(
                 item=item, result=result, threshold=outcome.threshold, passed=outcome.passed
             )

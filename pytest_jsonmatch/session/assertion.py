@@ -9,7 +9,7 @@ fixture's is its session's, ``assert_json_match`` takes the current one.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..calls.produced import Produced
@@ -194,10 +194,7 @@ def compare_and_send(
         )
         # the message says it all: raised from here, not from deep inside the engine
         raise exc.with_traceback(None) from None
-    outcome = Outcome.of(
-        produced, metric=result.metric, threshold=limit, repeat=repeat, judge=judged.figures()
-    )
-    _send_scored(channel, outcome, result)
+    _send_scored(channel, produced, result, limit, repeat, judged.figures())
     return result, limit
 
 
@@ -312,17 +309,44 @@ def answer_to_write(case: GoldenCase, output: object) -> object:
     return {} if answer is None else answer
 
 
-def _send_scored(channel: Channel, outcome: Outcome, result: MatchResult) -> None:
-    """Send a scored comparison with its verdict; one whose fields a batch comparator (the
-    judge) left undecided is an error, sent, then raised."""
+def _send_scored(
+    channel: Channel,
+    produced: Produced,
+    result: MatchResult,
+    limit: float,
+    repeat: int,
+    judge: Mapping[str, object] | None,
+) -> None:
+    """Send run ``repeat``'s scored comparison with its verdict against ``limit``; one whose
+    fields a batch comparator (the judge) left undecided is an error, sent, then raised."""
     __tracebackhide__ = True
     if result.batch_errors:
         # a judge that failed is not a low score: the comparison is an error, not a failure
         batch = ComparatorError(batch_error_message(result))
-        channel.send(replace(outcome, error=one_line(batch), undecided=result.batch_errors))
+        channel.send(
+            Outcome.of(
+                produced,
+                metric=result.metric,
+                threshold=limit,
+                repeat=repeat,
+                judge=judge,
+                error=one_line(batch),
+                undecided=result.batch_errors,
+            )
+        )
         raise batch
-    passed = result.passed(outcome.threshold, channel.defaults.invalid_fails)
-    channel.send(replace(outcome, result=result, passed=passed))
+    passed = result.passed(limit, channel.defaults.invalid_fails)
+    channel.send(
+        Outcome.of(
+            produced,
+            metric=result.metric,
+            threshold=limit,
+            repeat=repeat,
+            judge=judge,
+            result=result,
+            passed=passed,
+        )
+    )
 
 
 def _unread(exc: JsonMatchError, options: Mapping[str, object]) -> str:

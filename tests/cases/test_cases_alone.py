@@ -117,6 +117,15 @@ def test_which_files_are_case_files(tmp_path):
     assert not files.is_case_file(tmp_path / "golden" / "notes.txt")
 
 
+def test_a_file_is_shown_from_the_root_where_it_lies_under_it(tmp_path):
+    files = CaseFiles(root=tmp_path / "root")
+    assert files.display(tmp_path / "root" / "a" / "b.yaml") == "a/b.yaml"
+    # a sibling whose name starts as the root's does is not under it
+    assert files.display(tmp_path / "rooted" / "b.yaml") == str(tmp_path / "rooted" / "b.yaml")
+    assert files.display(tmp_path / "b.yaml") == str(tmp_path / "b.yaml")
+    assert files.display(Path("relative/b.yaml")) == "relative/b.yaml"
+
+
 def test_a_mistake_is_one_error_naming_the_file_from_the_root_and_its_line(tmp_path):
     path = _write(
         tmp_path / "suite" / "bad.jsonmatch.yaml",

@@ -59,10 +59,37 @@ def _yaml() -> tuple[ModuleType, _LoaderClass]:
 
         base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+        scalar_node = yaml.nodes.ScalarNode
+
         class CaseLoader(base):  # type: ignore[misc, valid-type]
             """The safe loader, with dates kept as the strings they were written as (JSON has
-            no date type, and an invoice date must compare as text), and mapping keys checked
-            (strings, no duplicates) in the construction pass itself, not in one more walk."""
+            no date type, and an invoice date must compare as text), mapping keys checked
+            (strings, no duplicates) in the construction pass itself, not in one more walk,
+            and the tags of plain scalars remembered (``_PLAIN_TAGS``)."""
+
+            # The composer asks for the tag of every node it makes, a Python call each
+            # (about a hundred a case file, most of them keys like ``name`` written in every
+            # file): the tag of a plain scalar follows from its text alone (the implicit
+            # resolvers' patterns; no path resolver is ever added to this loader), so it is
+            # worked out once per text.
+            def resolve(self, kind: type[Node], value: str, implicit: tuple[bool, bool]) -> str:
+                if kind is scalar_node and implicit[0]:
+                    tag = _PLAIN_TAGS.get(value)
+                    if tag is None:
+                        tag = super().resolve(kind, value, implicit)
+                        if len(_PLAIN_TAGS) >= MAX_PLAIN_TAGS:  # (texts a process reads vary)
+                            _PLAIN_TAGS.clear()
+                        _PLAIN_TAGS[value] = tag
+                    return tag
+                resolved: str = super().resolve(kind, value, implicit)
+                return resolved
+
+            # (the path resolvers' bookkeeping, asked for at every node: there are none)
+            def descend_resolver(self, current_node: Node | None, current_index: object) -> None:
+                pass
+
+            def ascend_resolver(self) -> None:
+                pass
 
             def construct_mapping(
                 self, node: MappingNode, deep: bool = False
@@ -79,6 +106,11 @@ def _yaml() -> tuple[ModuleType, _LoaderClass]:
 
 
 _LOADER: list[tuple[ModuleType, _LoaderClass]] = []
+_PLAIN_TAGS: dict[str, str] = {}  # a plain scalar's text -> its resolved tag (CaseLoader)
+MAX_PLAIN_TAGS = 20_000  # texts remembered before the memo starts over
+# a scalar that is not a string (a number, a boolean, null), by its tag and text -> its value
+# (_build_plain): immutable, so one value serves every file that writes it so
+_SCALARS: dict[tuple[str, str], object] = {}
 
 
 def _check_built_keys(node: MappingNode) -> None:
@@ -185,14 +217,22 @@ def _build_plain(root: YamlNode, loader: SafeLoader | CSafeLoader) -> JsonValue:
     constructors = loader.yaml_constructors
 
     def scalar(node: Node) -> JsonValue:
-        if node.tag == _STR:
+        tag = node.tag
+        if tag == _STR:
             text: str = node.value
             return text
-        constructor = constructors.get(node.tag)
+        key = (tag, node.value)
+        built = _SCALARS.get(key, _SCALARS)
+        if built is not _SCALARS:
+            return cast(JsonValue, built)
+        constructor = constructors.get(tag)
         if constructor is None:
             raise _NotPlain
-        built: JsonValue = constructor(loader, node)  # (a safe tag's: plain data)
-        return built
+        built = constructor(loader, node)  # (a safe tag's: plain data, immutable)
+        if len(_SCALARS) >= MAX_PLAIN_TAGS:
+            _SCALARS.clear()
+        _SCALARS[key] = built
+        return cast(JsonValue, built)
 
     if root.id == "scalar":
         return scalar(root)

@@ -594,3 +594,55 @@ def test_a_plain_file_reads_as_the_safe_loader_reads_it(flow, block):
     if block:  # the same value written in block style
         text = yaml.dump(data, Dumper=yaml.CSafeDumper, default_flow_style=False, sort_keys=False)
     assert repr(parse_yaml(text, "f.yaml")[0]) == repr(yaml.load(text, Loader=yaml.CSafeLoader))
+
+
+def test_tags_and_values_remembered_across_files_are_the_safe_loaders(monkeypatch):
+    # the reader remembers each plain scalar's tag and each non-string scalar's value by its
+    # text (safe_yaml._PLAIN_TAGS, _SCALARS): a text met again, quoted or plain, in another
+    # file or after the memos started over, reads as the safe loader reads it
+    import yaml
+
+    from pytest_jsonmatch.engine.reading import safe_yaml
+
+    texts = [
+        "{a: 1, b: '1', c: 1, d: \"1\"}",
+        "{a: '1', b: 1, c: '1', d: 1}",
+        "{yes: x}",  # a key that resolves to a boolean: refused, remembered or not
+        "[yes, 'yes', .nan, '.nan', 0x1f, '0x1f', ~, '~', 1_000, '1_000']",
+        "[0x1f, 1_000, yes, ~]",
+    ]
+
+    def read_all() -> list[str]:
+        read = []
+        for text in texts:
+            try:
+                read.append(repr(safe_yaml.parse_yaml(f"top: {text}\n", "f.yaml")[0]))
+            except Exception as exc:  # noqa: BLE001 - compared as the error's kind
+                read.append(type(exc).__name__)
+        return read
+
+    def stock() -> list[str]:
+        read = []
+        for text in texts:
+            try:
+                data = yaml.load(f"top: {text}\n", Loader=yaml.CSafeLoader)
+                if any(
+                    not isinstance(k, str) for k in data["top"] if isinstance(data["top"], dict)
+                ):
+                    read.append("CaseFileError")  # (a key that is not a string is refused)
+                else:
+                    read.append(repr(data))
+            except yaml.YAMLError:
+                read.append("CaseFileError")
+        return read
+
+    expected = stock()
+    assert read_all() == expected  # first met
+    assert read_all() == expected  # remembered
+    assert safe_yaml._PLAIN_TAGS["1"] == "tag:yaml.org,2002:int"
+    assert safe_yaml._SCALARS[("tag:yaml.org,2002:int", "0x1f")] == 31
+    monkeypatch.setattr(safe_yaml, "_PLAIN_TAGS", {})
+    monkeypatch.setattr(safe_yaml, "_SCALARS", {})
+    monkeypatch.setattr(safe_yaml, "MAX_PLAIN_TAGS", 1)  # every new text starts them over
+    assert read_all() == expected
+    assert len(safe_yaml._PLAIN_TAGS) <= 1 and len(safe_yaml._SCALARS) <= 1
