@@ -320,22 +320,9 @@ def _send_scored(
     """Send run ``repeat``'s scored comparison with its verdict against ``limit``; one whose
     fields a batch comparator (the judge) left undecided is an error, sent, then raised."""
     __tracebackhide__ = True
-    if result.batch_errors:
-        # a judge that failed is not a low score: the comparison is an error, not a failure
-        batch = ComparatorError(batch_error_message(result))
-        channel.send(
-            Outcome.of(
-                produced,
-                metric=result.metric,
-                threshold=limit,
-                repeat=repeat,
-                judge=judge,
-                error=one_line(batch),
-                undecided=result.batch_errors,
-            )
-        )
-        raise batch
-    passed = result.passed(limit, channel.defaults.invalid_fails)
+    # a judge that failed is not a low score: the comparison is an error, not a failure
+    undecided = result.batch_errors
+    batch = ComparatorError(batch_error_message(result)) if undecided else None
     channel.send(
         Outcome.of(
             produced,
@@ -343,10 +330,14 @@ def _send_scored(
             threshold=limit,
             repeat=repeat,
             judge=judge,
-            result=result,
-            passed=passed,
+            result=result if batch is None else None,
+            passed=batch is None and result.passed(limit, channel.defaults.invalid_fails),
+            error="" if batch is None else one_line(batch),
+            undecided=undecided,
         )
     )
+    if batch is not None:
+        raise batch
 
 
 def _unread(exc: JsonMatchError, options: Mapping[str, object]) -> str:
