@@ -133,7 +133,7 @@ def option_choice(
     value = options.get(name)
     if value is None:
         return default
-    if value not in known:
+    if not isinstance(value, str) or value not in known:
         raise ConfigError(
             f"{metric} option {name} must be one of {', '.join(map(repr, known))}, not "
             f"{shown(value)}{did_you_mean(value, known) if isinstance(value, str) else ''}"

@@ -82,7 +82,7 @@ def read_settings(options: Mapping[str, object]) -> ToolCallSettings:
     language = options.get("language")
     if language is None:
         language = _category_language(category or "")
-    elif language not in LANGUAGES:
+    elif not isinstance(language, str) or language not in LANGUAGES:
         raise ConfigError(
             f"tool_calls option language must be one of {', '.join(LANGUAGES)}, not "
             f"{shown(language)}{did_you_mean(language, LANGUAGES)}"

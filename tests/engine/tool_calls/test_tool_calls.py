@@ -231,6 +231,25 @@ def test_bad_options_are_config_errors(options, words):
         tc(openai(("f", {})), [{"name": "f", "arguments": {}}], **options)
 
 
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"rules": "bfcl", "language": "python"}, r"language must be one of .* not array\("),
+        ({"order": "any"}, r"order must be one of 'any', 'strict', not array\("),
+    ],
+)
+def test_a_choice_that_is_not_text_is_refused_not_compared_element_by_element(options, words):
+    # a numpy array of one "python" equals "python" element by element: `in` a tuple of
+    # names took it for the name (and the option's text was then the array's, "['any']")
+    import numpy as np
+
+    arrays = {
+        name: np.array([value]) if name != "rules" else value for name, value in options.items()
+    }
+    with pytest.raises(ConfigError, match=words):
+        tc(openai(("f", {})), [{"name": "f", "arguments": {}}], **arrays)
+
+
 def test_when_no_call_is_expected_any_call_is_a_hallucination():
     # nothing expected and nothing made: no field, precision and recall 1 by the accounting
     assert tc({"role": "assistant", "content": "Hello!"}, {"calls": []}).score == 1.0
