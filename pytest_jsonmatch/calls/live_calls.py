@@ -97,7 +97,8 @@ class LiveCalls:
     @contextmanager
     def alone(self, name: str) -> Iterator[None]:
         """While test ``name`` runs: if it is a suspect, no other call runs beside it."""
-        with self._runner.alone() if self.runs_alone(name) and self._runner else nullcontext():
+        runner = self._runner if self.runs_alone(name) else None
+        with runner.alone() if runner is not None else nullcontext():
             yield
 
     def _call(self, key: Hashable, case: GoldenCase) -> Call:
