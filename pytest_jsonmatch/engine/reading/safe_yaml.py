@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, TypeAlias, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 from ..core.errors import CaseFileError, JsonMatchError
 from ..core.values import JsonArray, JsonObject, JsonValue
@@ -77,9 +77,7 @@ def _yaml() -> tuple[ModuleType, _LoaderClass]:
                     tag = _PLAIN_TAGS.get(value)
                     if tag is None:
                         tag = super().resolve(kind, value, implicit)
-                        if len(_PLAIN_TAGS) >= MAX_PLAIN_TAGS:  # (texts a process reads vary)
-                            _PLAIN_TAGS.clear()
-                        _PLAIN_TAGS[value] = tag
+                        _remember(_PLAIN_TAGS, value, value, tag)
                     return tag
                 resolved: str = super().resolve(kind, value, implicit)
                 return resolved
@@ -108,9 +106,21 @@ def _yaml() -> tuple[ModuleType, _LoaderClass]:
 _LOADER: list[tuple[ModuleType, _LoaderClass]] = []
 _PLAIN_TAGS: dict[str, str] = {}  # a plain scalar's text -> its resolved tag (CaseLoader)
 MAX_PLAIN_TAGS = 20_000  # texts remembered before the memo starts over
+# only texts this short are remembered (keys, numbers, short values: what files repeat), so
+# that a memo holds at most about 2.5 MB of text whatever the files read hold
+MAX_REMEMBERED = 128
 # a scalar that is not a string (a number, a boolean, null), by its tag and text -> its value
 # (_build_plain): immutable, so one value serves every file that writes it so
 _SCALARS: dict[tuple[str, str], object] = {}
+
+
+def _remember(memo: dict[Any, Any], text: str, key: object, value: object) -> None:
+    """``memo[key] = value`` for a ``text`` short enough to remember; a full memo starts
+    over (the texts a long process reads vary)."""
+    if len(text) <= MAX_REMEMBERED:
+        if len(memo) >= MAX_PLAIN_TAGS:
+            memo.clear()
+        memo[key] = value
 
 
 def _check_built_keys(node: MappingNode) -> None:
@@ -229,9 +239,7 @@ def _build_plain(root: YamlNode, loader: SafeLoader | CSafeLoader) -> JsonValue:
         if constructor is None:
             raise _NotPlain
         built = constructor(loader, node)  # (a safe tag's: plain data, immutable)
-        if len(_SCALARS) >= MAX_PLAIN_TAGS:
-            _SCALARS.clear()
-        _SCALARS[key] = built
+        _remember(_SCALARS, node.value, key, built)
         return cast(JsonValue, built)
 
     if root.id == "scalar":

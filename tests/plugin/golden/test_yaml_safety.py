@@ -641,6 +641,12 @@ def test_tags_and_values_remembered_across_files_are_the_safe_loaders(monkeypatc
     assert read_all() == expected  # remembered
     assert safe_yaml._PLAIN_TAGS["1"] == "tag:yaml.org,2002:int"
     assert safe_yaml._SCALARS[("tag:yaml.org,2002:int", "0x1f")] == 31
+    # a long text reads as well, and is not kept: a memo holds short texts only
+    long_number, long_word = "1" * 200, "w" * 200
+    read = safe_yaml.parse_yaml(f"n: {long_number}\nw: {long_word}\n", "f.yaml")[0]
+    assert read == {"n": int(long_number), "w": long_word}
+    assert long_word not in safe_yaml._PLAIN_TAGS and long_number not in safe_yaml._PLAIN_TAGS
+    assert ("tag:yaml.org,2002:int", long_number) not in safe_yaml._SCALARS
     monkeypatch.setattr(safe_yaml, "_PLAIN_TAGS", {})
     monkeypatch.setattr(safe_yaml, "_SCALARS", {})
     monkeypatch.setattr(safe_yaml, "MAX_PLAIN_TAGS", 1)  # every new text starts them over
