@@ -145,7 +145,7 @@ class JudgeCalls:
             if not isinstance(done.error, Exception):
                 raise done.error  # KeyboardInterrupt, pytest.exit: the session's to handle
             error = JudgeUnavailable(
-                f"judge {request.model!r} at {request.endpoint} failed: "
+                f"judge {request.model!r} at {request.shown_endpoint} failed: "
                 f"{one_line(done.error)}{attempts_note(done.figures)}"
             )
             error.attempts = done.figures.attempts  # type: ignore[attr-defined]

@@ -50,17 +50,20 @@ class UnusedRecordings:
         self.verdicts = unused_judgments(self.cases.root, self.collected, self.prune)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        from ..engine.core.errors import safe_text  # (a file's name is anyone's text)
+
+        def write(line: str, **markup: bool) -> None:
+            terminalreporter.write_line(safe_text(line), **markup)
+
         if self.verdicts:
-            terminalreporter.write_line(unused_note(self.verdicts, self.prune))
+            write(unused_note(self.verdicts, self.prune))
         if not self.unused:
             return
         shown = [relative(path, self.cases.root) for path in self.unused]
         if self.prune:
-            terminalreporter.write_line(
-                f"removed {len(shown)} unused recording(s): " + ", ".join(shown)
-            )
+            write(f"removed {len(shown)} unused recording(s): " + ", ".join(shown))
             return
-        terminalreporter.write_line(
+        write(
             f"{len(shown)} recording(s) no collected case uses (deleted or renamed cases): "
             + ", ".join(shown[:10])
             + (", ..." if len(shown) > 10 else "")

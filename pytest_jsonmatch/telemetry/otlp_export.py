@@ -41,6 +41,8 @@ from opentelemetry.proto.logs.v1.logs_pb2 import ResourceLogs
 from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
+from ..engine.core.errors import printable
+from ..engine.core.masking import without_userinfo
 from ..engine.core.numbers import whole_in
 
 if TYPE_CHECKING:
@@ -115,6 +117,12 @@ class Endpoint:
     compression: str  # "gzip", "deflate" or "none"
     context: ssl.SSLContext | None
 
+    @property
+    def shown(self) -> str:
+        """The URL as messages name it: a user and password in it written ``***``, and its
+        control characters escaped (the variable's value is anyone's text)."""
+        return printable(without_userinfo(self.url), keep="")
+
     @classmethod
     def of(cls, signal: Signal, env: Mapping[str, str] = os.environ) -> Endpoint:
         def read(name: str) -> str:
@@ -145,7 +153,7 @@ class Endpoint:
                 "as http/protobuf to %s",
                 protocol,
                 signal,
-                url,
+                printable(without_userinfo(url), keep=""),
             )
         context = None
         if url.startswith("https:"):
@@ -412,27 +420,31 @@ class Outbox:
                 return
             except urllib.error.HTTPError as error:
                 if error.code not in _RETRY:
+                    said = printable(str(error.reason), keep="")  # the collector's own text
                     self.lost.append(
-                        f"the collector at {endpoint.url} refused {queue.signal}: "
-                        f"HTTP {error.code} {error.reason}"
+                        f"the collector at {endpoint.shown} refused {queue.signal}: "
+                        f"HTTP {error.code} {said}"
                     )
                     _LOG.error(
                         "pytest-jsonmatch: the collector at %s refused %s: HTTP %d %s",
-                        endpoint.url,
+                        endpoint.shown,
                         queue.signal,
                         error.code,
-                        error.reason,
+                        said,
                     )
                     return
                 backoff = _retry_after(error.headers.get("Retry-After"), backoff)
                 reason = f"HTTP {error.code}"
             except OSError as error:  # refused, reset, timed out: a lost connection
-                reason = str(error)
+                reason = printable(str(error), keep="")
             if backoff > deadline - time.monotonic() or self._stopped.wait(backoff):
                 break
-        self.lost.append(f"{queue.signal} not sent to {endpoint.url} ({reason}); dropped")
+        self.lost.append(f"{queue.signal} not sent to {endpoint.shown} ({reason}); dropped")
         _LOG.error(
-            "pytest-jsonmatch: %s not sent to %s (%s); dropped", queue.signal, endpoint.url, reason
+            "pytest-jsonmatch: %s not sent to %s (%s); dropped",
+            queue.signal,
+            endpoint.shown,
+            reason,
         )
 
 

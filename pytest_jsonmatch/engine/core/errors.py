@@ -7,10 +7,25 @@ caller can catch them all in one place; the subclasses say which kind of mistake
 from __future__ import annotations
 
 import difflib
+from typing import Any
 
 
 class JsonMatchError(Exception):
-    """Root of every error pytest-jsonmatch raises on purpose."""
+    """Root of every error pytest-jsonmatch raises on purpose.
+
+    Its text is safe to print wherever it is printed (pytest shows it in the failure, the
+    short summary and ``--tb=line`` or ``native`` tracebacks, a log keeps it): whatever the
+    message holds (a tool name a model chose, a setting's value), :func:`safe_text` escapes
+    its control characters and keeps each line from starting a CI workflow command. It is
+    applied where the text is read, so a subclass with an ``__init__`` of its own is covered
+    too. An error pickles whole (its message and attributes, its ``__init__`` not called
+    again), whatever that ``__init__`` takes: a worker process's error reaches its parent."""
+
+    def __str__(self) -> str:
+        return safe_text(super().__str__())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _rebuilt, (type(self), self.args), self.__dict__ or None
 
 
 class ParseError(JsonMatchError, ValueError):
@@ -41,17 +56,6 @@ class TruncatedError(ParseError):
         self.line, self.column, self.chars = line, column, chars
         self.opened_line, self.opened_column = opened_line, opened_column
 
-    def __reduce__(self) -> tuple[type[TruncatedError], tuple[str, int, int, int, int, int]]:
-        # pickled whole (a worker process's error reaches its parent with its position)
-        return type(self), (
-            str(self),
-            self.line,
-            self.column,
-            self.chars,
-            self.opened_line,
-            self.opened_column,
-        )
-
 
 class ConfigError(JsonMatchError, ValueError):
     """An unknown metric, option, comparator or transform, or a malformed setting."""
@@ -71,7 +75,19 @@ class CaseFileError(JsonMatchError):
 
 class JsonMatchWarning(UserWarning):
     """Root of the warnings pytest-jsonmatch issues: something it was given is not used the
-    way its author may expect, and a score may differ for it."""
+    way its author may expect, and a score may differ for it. Its text is as safe to print
+    as an error's (pytest's warnings summary prints it, indented)."""
+
+    def __str__(self) -> str:
+        return safe_text(super().__str__())
+
+
+def _rebuilt(kind: type[BaseException], args: tuple[object, ...]) -> BaseException:
+    """An error of type ``kind`` with ``args``, made without calling its ``__init__`` (which
+    may take more than the message); pickle restores its attributes after."""
+    error = kind.__new__(kind, *args)
+    error.args = args
+    return error
 
 
 class SchemaWarning(JsonMatchWarning):
@@ -128,3 +144,36 @@ def _escaped(char: str) -> str:
         if code < 0x100
         else (f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
     )
+
+
+# What keeps a line from being read as a GitHub Actions workflow command: put between the
+# two characters that would start one. A zero-width space: the line reads the same, and
+# neither the runner's trimming (.NET's white space) nor Python's strips it.
+_BREAK = "\u200b"
+
+
+def workflow_safe(line: str) -> str:
+    """``line`` as a CI runner cannot read it as a workflow command. GitHub's runner takes a
+    line whose text, after leading white space, starts with ``::`` for one
+    (``::add-mask::``, ``::stop-commands::``, ``::warning::``), and a line holding ``##[``
+    anywhere for one of the older form (``##[add-mask]``); data that would make either has a
+    zero-width space put between the two characters."""
+    if "##[" in line:
+        line = line.replace("##[", "#" + _BREAK + "#[")
+    stripped = line.lstrip()
+    if stripped.startswith("::"):
+        start = len(line) - len(stripped)
+        return line[:start] + ":" + _BREAK + line[start + 1 :]
+    return line
+
+
+def safe_text(text: str) -> str:
+    """``text`` safe to show on a terminal, in a log or in CI's output: its control and
+    format characters escaped (:func:`printable`; its newlines kept, and the guard's own
+    zero-width spaces, so that applying it twice changes nothing more) and no line able to
+    start a workflow command (:func:`workflow_safe`). What every error and warning of the
+    project says goes through here."""
+    shown = printable(text, keep="\n" + _BREAK)
+    if "::" not in shown and "##[" not in shown:
+        return shown
+    return "\n".join(workflow_safe(line) for line in shown.split("\n"))

@@ -26,6 +26,8 @@ def _secrets() -> tuple[tuple[re.Pattern[str], str], ...]:
     """(pattern, replacement) pairs: each keeps what names the value and masks the value
     itself. Compiled on the first error a run records, not when the plugin loads."""
     return (
+        # a URL's user and password: scheme://user:password@host
+        (_userinfo(), "***@"),
         # Authorization: Bearer <token> / Basic <credentials>
         (re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{6,}"), r"\1\2***"),
         # URL query parameters that carry a credential: ?key=..., &api_key=..., &token=...
@@ -55,6 +57,37 @@ def _secrets() -> tuple[tuple[re.Pattern[str], str], ...]:
             "***",
         ),  # a JWT
     )
+
+
+@functools.cache
+def _userinfo() -> re.Pattern[str]:
+    """What stands between a URL's ``://`` and the last ``@`` of its host part (which ends at
+    ``/``, ``?``, ``#``, white space or a quote): its user and password."""
+    return re.compile(r"(?<=://)[^\s/?#'\"<>]*@")
+
+
+def without_userinfo(text: str) -> str:
+    """``text`` with every URL's user and password written ``***@``
+    (``http://***@host/v1``): how an endpoint is shown, while the request itself is made
+    to the URL as given."""
+    return _userinfo().sub("***@", text) if "@" in text else text
+
+
+def mask_userinfo(url: str) -> None:
+    """Mask the user and password of ``url`` wherever they stand, from now on in this
+    process (a server or a library that quotes them apart from the URL puts them in no
+    report), as given and percent-decoded."""
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        parts = urlsplit(url)
+        found = (parts.username, parts.password)
+    except ValueError:
+        return
+    for value in found:
+        if value:
+            mask_value(value)
+            mask_value(unquote(value))
 
 
 # Seconds one declared pattern may take over one text: the ini file is part of the

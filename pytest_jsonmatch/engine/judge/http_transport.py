@@ -29,7 +29,7 @@ import urllib.parse
 from email.message import Message
 
 from ..core.errors import ComparatorError
-from ..core.masking import mask_variable, masked
+from ..core.masking import mask_variable, masked, without_userinfo
 from .messages import MAX_REQUEST_BYTES, JudgeReply, JudgeRequest, reply_from_json
 
 MAX_REPLY_BYTES = 8 * 1024 * 1024  # the most of a reply read (8 MiB)
@@ -122,7 +122,8 @@ class HttpTransport:
 
     def __call__(self, request: JudgeRequest) -> JudgeReply:
         parts = chat_url(request.endpoint)
-        url = urllib.parse.urlunsplit(parts._replace(query="", fragment=""))
+        # the URL as messages name it: no query, no user or password
+        url = without_userinfo(urllib.parse.urlunsplit(parts._replace(query="", fragment="")))
         data = json.dumps(request.body()).encode()
         if len(data) > MAX_REQUEST_BYTES:
             raise ComparatorError(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ConfigError, did_you_mean, known_names
-from ..core.masking import mask_value, mask_variable, masked
+from ..core.masking import mask_userinfo, mask_value, mask_variable, masked, without_userinfo
 from ..core.numbers import whole_in
 from .prompt import DEFAULT_PROMPT, PAIRS
 
@@ -45,6 +45,10 @@ class JudgeSettings:
     def __post_init__(self) -> None:
         if not isinstance(self.model, str) or not self.model.strip():
             raise ConfigError("judge: model must be a model's name, such as model=gpt-4o-mini")
+        if not self.model.isprintable():
+            raise ConfigError(
+                f"judge: model must be one line of printable text, not {self.model!r:.80}"
+            )
         _check_endpoint(self.endpoint)
         _check_key_env(self.key_env)
         if PAIRS not in self.prompt:
@@ -71,6 +75,12 @@ class JudgeSettings:
                     f"judge: {key} must be a number {low} and at most {_HIGHEST[key]:g}, "
                     f"not {value!r:.40}"
                 )
+
+    @property
+    def shown_endpoint(self) -> str:
+        """The endpoint as messages and reports show it: its user and password (if the URL
+        holds them) written ``***``. The request is made to :attr:`endpoint` as given."""
+        return without_userinfo(self.endpoint)
 
     @property
     def fingerprint(self) -> str:
@@ -109,10 +119,17 @@ def _check_key_env(name: object) -> None:
             "starting with a digit, at most 64 characters), such as key_env=OPENAI_API_KEY; "
             "what was given is not shown, as it may be the key itself"
         )
-    if mask_variable(name) is None and name != name.upper():
+    key = mask_variable(name)
+    if key is None and name != name.upper():
         # unset, and not shaped as variables are named: possibly a key pasted in the name's
         # place; it is masked wherever it would be shown (the report's command line too)
         mask_value(name)
+    if key is not None and not key.isprintable():
+        # it would go into a header, where an HTTP client quotes it whole in its refusal
+        raise ConfigError(
+            f"judge: key_env names the environment variable {name}, whose value holds "
+            f"{_control(key)}: an API key is one line of printable text (the value is not shown)"
+        )
 
 
 def _check_endpoint(endpoint: object) -> None:
@@ -131,6 +148,23 @@ def _check_endpoint(endpoint: object) -> None:
             f"judge: endpoint must be an http:// or https:// URL with a host, such as "
             f"https://api.openai.com/v1, not {shown_endpoint!r}"
         )
+    url = str(endpoint)  # (text: its parts were read)
+    mask_userinfo(url)  # the request uses them; no output shows them
+    if not url.isprintable():
+        # (urlsplit drops a line break silently: the URL would read well and print badly)
+        raise ConfigError(
+            f"judge: endpoint must be one line of printable text; it holds {_control(url)}"
+        )
+
+
+def _control(text: str) -> str:
+    """Which character of ``text`` is not printable, and where, as a message says it
+    without showing the text (it may hold a password or a key)."""
+    at, char = next((i, c) for i, c in enumerate(text) if not c.isprintable())
+    kind = (
+        "a line break" if char in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029" else "a control character"
+    )
+    return f"{kind} ({ascii(char)}) at character {at + 1}"
 
 
 _KEYS = {
@@ -209,11 +243,20 @@ def _from_variable(given: dict[str, str], key: str, what: str) -> str:
             f"not {masked(name)[:40]!r}"
         )
     value = os.environ.get(name, "").strip()
+    wanted = "model" if key == "model" else "base URL"
     if not value:
         state = "is empty" if name in os.environ else "is not set"
         raise ConfigError(
             f"{what}: {key}_env names the environment variable {name}, which {state}: set "
-            f"it to the judge's {'model' if key == 'model' else 'base URL'}, or give {key}="
+            f"it to the judge's {wanted}, or give {key}="
+        )
+    if not value.isprintable():
+        if key == "endpoint":
+            mask_userinfo(value)
+        raise ConfigError(
+            f"{what}: {key}_env names the environment variable {name}, whose value holds "
+            f"{_control(value)}: the judge's {wanted} is one line of printable text (the "
+            f"value is not shown)"
         )
     return value
 

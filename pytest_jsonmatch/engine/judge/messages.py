@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import ComparatorError, shown
+from ..core.masking import without_userinfo
 from ..core.values import JsonObject
 
 # The most one request to the judge may carry (4 MiB of JSON): a prompt template that
@@ -31,6 +32,11 @@ class JudgeRequest:
     key_env: str = ""
     max_tokens: int | None = None
     timeout: float = 60.0
+
+    @property
+    def shown_endpoint(self) -> str:
+        """The endpoint as messages show it: without its user and password."""
+        return without_userinfo(self.endpoint)
 
     def body(self) -> JsonObject:
         """The chat-completions request body (temperature 0: the same items, the same

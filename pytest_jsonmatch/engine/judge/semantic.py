@@ -116,7 +116,7 @@ class SemanticJudge:
 
     @property
     def name(self) -> str:
-        return f"judge {self.settings.model!r} at {self.settings.endpoint}"
+        return f"judge {self.settings.model!r} at {self.settings.shown_endpoint}"
 
     def _transport(self) -> Transport:
         if self.transport is None:

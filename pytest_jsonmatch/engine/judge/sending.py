@@ -80,7 +80,7 @@ def send_with_retries(transport: Transport, request: JudgeRequest) -> JudgeReply
                 raise
             if delay is None or attempt > RETRIES or waited + delay > RETRY_BUDGET_S:
                 error = JudgeUnavailable(
-                    f"judge {request.model!r} at {request.endpoint} failed: "
+                    f"judge {request.model!r} at {request.shown_endpoint} failed: "
                     f"{failure_text(exc)} ({attempt} attempts)"
                 )
                 error.attempts = attempt  # type: ignore[attr-defined]

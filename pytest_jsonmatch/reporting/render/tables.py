@@ -9,6 +9,8 @@ import re
 import textwrap
 from collections.abc import Sequence
 
+from ...engine.core.errors import workflow_safe
+
 ELLIPSIS = "…"
 _MIN_FIRST = 20  # the first column is never made narrower than this (or its longest name)
 _MIN_HEAD = 3  # a name shortened in the middle keeps at least this much of its beginning
@@ -167,15 +169,9 @@ def without_surrogates(text: str) -> str:
 
 
 def guard(line: str) -> str:
-    """A line of standard output that cannot be a GitHub Actions workflow command: the
-    runner reads a line whose text (after leading white space) starts with ``::`` as one
-    (``::add-mask::``, ``::stop-commands::``), so data that would start a line so, after
-    any wrapping, has a zero-width space put between its two colons."""
-    stripped = line.lstrip()
-    if stripped.startswith("::"):
-        start = len(line) - len(stripped)
-        return line[:start] + ":\u200b" + line[start + 1 :]
-    return line
+    """A line of standard output that cannot be a GitHub Actions workflow command (after
+    any wrapping): the rule every error's text keeps too (engine/core/errors.py)."""
+    return workflow_safe(line)
 
 
 def guarded(lines: list[str]) -> list[str]:

@@ -28,6 +28,13 @@ from pytest_jsonmatch.engine.core.masking import MAX_REASON, masked, one_line, s
         ("token ghp_" + "a" * 36 + " expired", "token gh_*** expired"),
         ("slack xoxb-1234567890-abcdef", "slack xox-***"),
         ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NSJ9.abcdefghijklmnop", "jwt ***"),
+        # a URL's user and password, whatever their length: up to the host's last @
+        (
+            "cannot reach http://ann:pw@h.io:8/v1: refused",
+            "cannot reach http://***@h.io:8/v1: refused",
+        ),
+        ("'https://tok@en:p@ss@h.io/v1'", "'https://***@h.io/v1'"),
+        ("git clone ssh://git@github.com/o/r", "git clone ssh://***@github.com/o/r"),
     ],
 )
 def test_credential_shapes_are_masked_and_what_names_them_kept(text, shown):
@@ -42,6 +49,7 @@ def test_credential_shapes_are_masked_and_what_names_them_kept(text, shown):
         "password reset required",  # no value given to it
         "sk-short is not a key",
         "https://example.com/path?page=2&q=bearer",
+        "https://example.com/users/@ann and mail ann@example.com",  # no user in the URL
     ],
 )
 def test_ordinary_text_is_left_alone(text):
