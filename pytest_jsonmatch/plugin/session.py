@@ -69,6 +69,18 @@ class _Write(Protocol):
     def __call__(self, line: str, **markup: bool) -> None: ...
 
 
+def _shown_safely(write: _Write) -> _Write:
+    """``write`` with each line it is given made safe to print (safe_text: control
+    characters escaped, no line a CI workflow command): what a collector, a file's name or
+    a report's path says cannot drive the terminal or the CI runner reading it."""
+    from ..engine.core.errors import safe_text
+
+    def safe(line: str, **markup: bool) -> None:
+        write(safe_text(line), **markup)
+
+    return safe
+
+
 class _Reported(Protocol):
     outcome: str  # (a test report's, or "rerun" as pytest_handlecrashitem sets it)
 
@@ -381,7 +393,8 @@ class JsonmatchSession:
             return
         from ..reporting.render.text import update_lines
 
-        write = terminalreporter.write_line
+        raw = terminalreporter.write_line  # (GitHub's annotations: commands on purpose)
+        write = _shown_safely(raw)
         width = terminalreporter._tw.fullwidth
         compared = self.report is not None and bool(self.report["count"] or self.comparisons)
         if compared or self.updated:
@@ -399,6 +412,11 @@ class JsonmatchSession:
             write(f"FAILED: {error}", red=True, bold=True)
         if self.report is not None:
             self._verdict(write, self.report, width)
+            if self.settings.annotations:
+                from ..reporting.render import github
+
+                for line in github.annotations(self.report):
+                    raw(line)
 
     def _summary(self, write: _Write, report: Report, width: int) -> None:
         """The per-field tables, what the judge did, and the note on call limits per worker."""
@@ -414,8 +432,7 @@ class JsonmatchSession:
             write(shared)
 
     def _verdict(self, write: _Write, report: Report, width: int) -> None:
-        """The gates' warnings and failures, the passing line, GitHub's annotations."""
-        from ..reporting.render import github
+        """The gates' warnings and failures, the passing line."""
         from ..reporting.render.text import passed_line, verdict_lines
 
         failures, warnings = verdict_lines(report, width, self.settings.verbose)
@@ -426,9 +443,6 @@ class JsonmatchSession:
         passed = passed_line(report)
         if passed:
             write(passed, green=True)
-        if self.settings.annotations:
-            for line in github.annotations(report):
-                write(line)
 
 
 class _Reports:
