@@ -16,6 +16,13 @@ docs/metrics.md ("End states"), so that the same state always reads to the same 
   text ``"<ref PATH>"``, PATH being where that object was read.
 
 Anything else (a function, a NaN, a key that is a tuple) is a ConfigError naming its path.
+
+A state is read inside what it was given and within bounds, since an agent under test made
+it: a directory without following any symbolic link under it (a link reads as the text
+``"<link to TARGET>"``; a FIFO, a socket or a device is never opened), a database without
+letting any one value reach Python past its size, and every state within the limits below
+(values, text, files, depth), each past its limit a ConfigError naming the side, the place
+and the limit, as is a file or folder that cannot be read.
 """
 
 from __future__ import annotations
@@ -28,8 +35,10 @@ import json
 import math
 import os
 import sqlite3
+import stat
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import PurePath
 from typing import Any
 
@@ -37,8 +46,12 @@ from ..core.errors import ConfigError
 from ..core.paths import display_path, index_segment, key_segment
 from ..core.values import JsonValue
 
-# how deep a state may nest before it is refused (a chain of linked objects, not data)
-MAX_STATE_DEPTH = 200
+# The limits of one state (one side of a comparison), each a ConfigError past it:
+MAX_STATE_DEPTH = 200  # levels of nesting, or folders under a directory (a chain, not data)
+MAX_STATE_VALUES = 250_000  # values read (an object met again by another path is read again)
+MAX_STATE_BYTES = 64 * 2**20  # text read: files' bytes, database values' bytes, text's length
+MAX_VALUE_BYTES = 16 * 2**20  # one file, or one database value
+MAX_STATE_FILES = 100_000  # entries under a directory: files, folders, links
 
 
 def read_state(state: object, side: str = "state") -> JsonValue:
@@ -46,7 +59,7 @@ def read_state(state: object, side: str = "state") -> JsonValue:
     (an ``os.PathLike``) as its files' text, anything else by the rules above. ``side``
     names the value in error messages (``"actual state"``, ``"turn 2 expected state"``)."""
     if isinstance(state, sqlite3.Connection):
-        return read_sqlite(state)
+        return read_sqlite(state, side)
     if isinstance(state, os.PathLike):
         return read_directory(state, side)
     return _Reader(side).read(state, "", 0)
@@ -89,6 +102,8 @@ def _apart(
         for key in {**ours, **theirs}:
             text = left.key(key, path)
             at = key_segment(path, text)
+            left.count(at)  # each member looked at is a value of both sides' budgets
+            right.count(at)
             if key in ours and key in theirs:
                 if ours[key] == theirs[key]:
                     same.append(key)
@@ -112,31 +127,210 @@ def _apart(
         del left.open[id(model)], right.open[id(truth)]
 
 
-def read_sqlite(connection: sqlite3.Connection) -> dict[str, JsonValue]:
+def read_sqlite(connection: sqlite3.Connection, side: str = "database") -> dict[str, JsonValue]:
     """Every table of ``connection`` (not sqlite's own) as ``{table: [rows]}``, each row an
     object of its columns. Rows are sorted by their columns in order, since a table's rows
-    have no order of their own; BLOBs are read as UTF-8 text."""
-    tables = connection.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-        "ORDER BY name"
-    ).fetchall()
-    reader = _Reader("database")
+    have no order of their own; BLOBs are read as UTF-8 text.
+
+    Each table is read twice: its values' sizes first (numbers only), refused past
+    MAX_VALUE_BYTES a value, MAX_STATE_BYTES and MAX_STATE_VALUES in all, then its values,
+    each value past its limit left in sqlite; and where sqlite lets a connection's length
+    limit be lowered (Python 3.11+), no value past MAX_STATE_BYTES is even made (a generated
+    column), the limit put back after."""
+    try:
+        tables = (
+            _plain(connection)
+            .execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' "
+                "AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
+            .fetchall()
+        )
+    except sqlite3.Error as error:
+        raise ConfigError(
+            f"{side}: cannot read the database (sqlite3: {str(error)[:200]!r})"
+        ) from None
+    reader = _Reader(side)
+    sizes = _Sizes(side)
     out: dict[str, JsonValue] = {}
-    for (table,) in tables:
-        quoted = '"' + str(table).replace('"', '""') + '"'
-        cursor = connection.execute(f"SELECT * FROM {quoted}")
-        columns = [column[0] for column in cursor.description]
-        rows = list(cursor.fetchall())
-        rows.sort(key=_row_order)
-        path = key_segment("", str(table))
-        out[str(table)] = [
-            {
-                column: reader.read(value, key_segment(index_segment(path, index), column), 2)
-                for column, value in zip(columns, row)
-            }
-            for index, row in enumerate(rows)
-        ]
+    with _length_limit(connection, MAX_STATE_BYTES):
+        for (table,) in tables:
+            name = str(table)
+            quoted = _quoted(name)
+            columns = _columns(connection, side, name, quoted)
+            sizes.check(connection, name, quoted, columns)
+            rows = _rows(connection, side, name, _values_query(quoted, columns))
+            rows.sort(key=_row_order)
+            path = key_segment("", name)
+            out[name] = [
+                {
+                    column: reader.read(value, key_segment(index_segment(path, index), column), 2)
+                    for column, value in zip(columns, row)
+                }
+                for index, row in enumerate(rows)
+            ]
     return out
+
+
+@contextmanager
+def _length_limit(connection: sqlite3.Connection, limit: int) -> Iterator[None]:
+    """sqlite's limit on one value's length lowered to ``limit`` for the read (where Python
+    can set it: 3.11+), so that no generated value past it is made; put back after."""
+    setlimit = getattr(connection, "setlimit", None)
+    which = getattr(sqlite3, "SQLITE_LIMIT_LENGTH", None)
+    old: int | None = None
+    if setlimit is not None and which is not None:
+        old = setlimit(which, limit)
+        if old is not None and old <= limit:
+            setlimit(which, old)  # already as low: left as the user set it
+            old = None
+    try:
+        yield
+    finally:
+        if old is not None and setlimit is not None:
+            setlimit(which, old)
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _size_of(quoted: str) -> str:
+    """SQL for the size of a column's value in bytes (NULL for null): a text's bytes, a
+    BLOB's (a zeroblob's without making it: a cast would), a number's as text."""
+    return (
+        f"CASE typeof({quoted}) WHEN 'text' THEN length(CAST({quoted} AS BLOB)) "
+        f"ELSE length({quoted}) END"
+    )
+
+
+def _columns(connection: sqlite3.Connection, side: str, name: str, quoted: str) -> list[str]:
+    """The columns ``SELECT *`` gives for a table (generated ones included), none read."""
+    try:
+        cursor = connection.execute(f"SELECT * FROM {quoted} LIMIT 0")
+    except sqlite3.Error as error:
+        raise _cannot_read_table(side, name, error) from None
+    return [str(column[0]) for column in cursor.description]
+
+
+def _values_query(quoted: str, columns: list[str]) -> str:
+    """SQL for a table's values, each one past MAX_VALUE_BYTES read as null (its size was
+    refused already: a value that grew since is not brought into Python)."""
+    cells = ", ".join(
+        f"CASE WHEN {_size_of(_quoted(c))} <= {MAX_VALUE_BYTES} THEN {_quoted(c)} END "
+        f"AS {_quoted(c)}"  # (named as the column, where sqlite names it in an error)
+        for c in columns
+    )
+    return f"SELECT {cells} FROM {quoted}"
+
+
+def _rows(
+    connection: sqlite3.Connection, side: str, name: str, query: str
+) -> list[tuple[Any, ...]]:
+    try:
+        return list(_plain(connection).execute(query))
+    except sqlite3.Error as error:
+        raise _cannot_read_table(side, name, error) from None
+
+
+def _plain(connection: sqlite3.Connection) -> sqlite3.Cursor:
+    """A cursor giving rows as plain tuples, whatever the connection's row factory."""
+    cursor = connection.cursor()
+    cursor.row_factory = None
+    return cursor
+
+
+def _cannot_read_table(side: str, name: str, error: sqlite3.Error) -> ConfigError:
+    return ConfigError(f"{side}: cannot read table {name!r} (sqlite3: {str(error)[:200]!r})")
+
+
+class _Sizes:
+    """The sizes of a database's values, read as numbers before any value is read: each
+    within MAX_VALUE_BYTES, all within MAX_STATE_BYTES and MAX_STATE_VALUES."""
+
+    def __init__(self, side: str) -> None:
+        self.side = side
+        self.bytes = 0
+        self.values = 0
+
+    def check(
+        self, connection: sqlite3.Connection, name: str, quoted: str, columns: list[str]
+    ) -> None:
+        if self.fits(connection, quoted, columns):
+            return
+        # past a limit: the table's rows, one by one, to name the first row past it
+        query = f"SELECT {', '.join(_size_of(_quoted(c)) for c in columns)} FROM {quoted}"
+        row = 0  # the rows checked so far: the row being read when sqlite refuses one
+        try:
+            for sizes in _plain(connection).execute(query):
+                self.row(name, row, columns, sizes)
+                row += 1
+        except sqlite3.Error as error:
+            if getattr(error, "sqlite_errorname", "") != "SQLITE_TOOBIG":  # (named: 3.11+)
+                raise _cannot_read_table(self.side, name, error) from None
+            column = _too_big(connection, quoted, columns, row)
+            raise self.fail(
+                name,
+                row,
+                column,
+                f"a value larger than {_mib(MAX_STATE_BYTES)}, the most a "
+                f"state may hold (sqlite refused to make it)",
+            ) from None
+
+    def fits(self, connection: sqlite3.Connection, quoted: str, columns: list[str]) -> bool:
+        """Whether the table is within the limits, counted in sqlite at once (its rows, each
+        column's largest value and total): then its sizes are added to the budget."""
+        sizes = ", ".join(
+            f"max({_size_of(_quoted(c))}), total({_size_of(_quoted(c))})" for c in columns
+        )
+        try:
+            found = _plain(connection).execute(f"SELECT count(*), {sizes} FROM {quoted}").fetchone()
+        except sqlite3.Error:
+            return False  # (the rows one by one meet the error, and name its row)
+        values = self.values + found[0] * len(columns)
+        total = self.bytes + int(sum(found[2::2]))
+        largest = max((size for size in found[1::2] if size is not None), default=0)
+        if values > MAX_STATE_VALUES or total > MAX_STATE_BYTES or largest > MAX_VALUE_BYTES:
+            return False
+        self.values, self.bytes = values, total
+        return True
+
+    def row(self, name: str, row: int, columns: list[str], sizes: tuple[Any, ...]) -> None:
+        self.values += len(columns)
+        if self.values > MAX_STATE_VALUES:
+            raise self.fail(name, row, None, _too_many_values())
+        for column, size in zip(columns, sizes):
+            if size is not None and size > MAX_VALUE_BYTES:
+                raise self.fail(
+                    name,
+                    row,
+                    column,
+                    f"a value of {size:,} bytes, past the limit of "
+                    f"{_mib(MAX_VALUE_BYTES)} for one value",
+                )
+            self.bytes += size or 0
+        if self.bytes > MAX_STATE_BYTES:
+            raise self.fail(name, row, None, _too_much_text())
+
+    def fail(self, name: str, row: int, column: str | None, what: str) -> ConfigError:
+        where = f"table {name!r}, row {row} (as stored)"
+        if column is not None:
+            where += f", column {column!r}"
+        return ConfigError(f"{self.side}: {where}: {what}")
+
+
+def _too_big(
+    connection: sqlite3.Connection, quoted: str, columns: list[str], row: int
+) -> str | None:
+    """The column whose value at ``row`` sqlite refused to make (each tried alone)."""
+    for column in columns:
+        try:
+            connection.execute(
+                f"SELECT {_size_of(_quoted(column))} FROM {quoted} LIMIT 1 OFFSET {row}"
+            ).fetchall()
+        except sqlite3.Error:
+            return column
+    return None
 
 
 def _row_order(row: tuple[Any, ...]) -> tuple[tuple[int, str], ...]:
@@ -145,28 +339,246 @@ def _row_order(row: tuple[Any, ...]) -> tuple[tuple[int, str], ...]:
 
 
 def read_directory(directory: os.PathLike[str], side: str = "state") -> dict[str, JsonValue]:
-    """Every regular file under ``directory`` as ``{relative path: text}`` (paths with
-    ``/``, sorted; symbolic links to directories are not followed). A file that is not
-    UTF-8 text is a ConfigError naming it."""
+    """Every file under ``directory`` as ``{relative path: text}`` (paths with ``/``,
+    sorted). Nothing under it is followed: a symbolic link, to a file or a folder, inside or
+    outside, reads as ``"<link to TARGET>"`` (its target as written, nothing read there); a
+    FIFO, a socket or a device is never opened and reads as ``"<FIFO>"`` (``"<socket>"``,
+    ...). A file that is not UTF-8 text, or cannot be read, a folder that cannot be listed,
+    and a tree past the limits are ConfigErrors naming the file or folder."""
     root = os.fspath(directory)
     if not os.path.isdir(root):
         raise ConfigError(f"{side}: {root!r} is not a directory")
-    files: dict[str, JsonValue] = {}
-    for folder, subfolders, names in os.walk(root):
-        subfolders.sort()
-        for name in sorted(names):
-            full = os.path.join(folder, name)
-            if not os.path.isfile(full):
-                continue
-            relative = os.path.relpath(full, root).replace(os.sep, "/")
+    return _Tree(root, side).read()
+
+
+# A folder being read: held open (its descriptor, so that what is under it is opened from
+# it and never through a link in its path) where the system allows, else its path.
+_Folder = int | str
+_HELD = {os.open, os.readlink} <= os.supports_dir_fd and os.scandir in os.supports_fd
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # (a FIFO put in a file's place never blocks)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_SPECIAL = (
+    (stat.S_ISFIFO, "<FIFO>"),
+    (stat.S_ISSOCK, "<socket>"),
+    (stat.S_ISCHR, "<character device>"),
+    (stat.S_ISBLK, "<block device>"),
+)
+
+
+def _at(folder: _Folder, name: str) -> tuple[str, int | None]:
+    """``name`` in ``folder`` as a path and the descriptor it is relative to."""
+    return (name, folder) if isinstance(folder, int) else (os.path.join(folder, name), None)
+
+
+def _same(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+class _Tree:
+    """One directory read, depth first, without recursion: the folders on the way down held
+    open, each entry opened from its folder without following a link, and the budget
+    (entries, bytes) counted as it goes."""
+
+    def __init__(self, root: str, side: str) -> None:
+        self.root, self.side = root, side
+        self.files: dict[str, JsonValue] = {}
+        self.entries = 0
+        self.bytes = 0
+
+    def read(self) -> dict[str, JsonValue]:
+        stack: list[tuple[_Folder, str, list[tuple[str, os.stat_result]]]] = []
+        try:
+            # a folder is put on the stack before it is listed: closed if its listing fails
+            stack.append((self.open_root(), "", []))
+            stack[-1][2].extend(self.listing(stack[-1][0], ""))
+            while stack:
+                folder, at, pending = stack[-1]
+                if not pending:
+                    stack.pop()
+                    _close(folder)
+                    continue
+                name, status = pending.pop()
+                relative = f"{at}/{name}" if at else name
+                if stat.S_ISDIR(status.st_mode):
+                    if relative.count("/") + 1 > MAX_STATE_DEPTH:
+                        raise self.fail(
+                            f"folder {_shown(relative)} is more than {MAX_STATE_DEPTH} folders "
+                            f"deep (the limit for one state)"
+                        )
+                    stack.append((self.open_folder(folder, name, relative, status), relative, []))
+                    stack[-1][2].extend(self.listing(stack[-1][0], relative))
+                else:
+                    self.files[relative] = self.entry(folder, name, relative, status)
+        finally:
+            for folder, _, _ in stack:
+                _close(folder)
+        return dict(sorted(self.files.items()))
+
+    def fail(self, what: str) -> ConfigError:
+        return ConfigError(f"{self.side}: {what}")
+
+    def cannot(self, what: str, relative: str, error: OSError) -> ConfigError:
+        shown = _shown(relative) if relative else repr(self.root)
+        return self.fail(f"cannot {what} {shown} ({error.strerror or error})")
+
+    def open_root(self) -> _Folder:
+        if not _HELD:
+            return self.root
+        try:  # (the directory named is opened as named, a link naming it followed)
+            return os.open(self.root, os.O_RDONLY | _DIRECTORY | _NONBLOCK)
+        except OSError as error:
+            raise self.cannot("list folder", "", error) from None
+
+    def open_folder(
+        self, folder: _Folder, name: str, relative: str, status: os.stat_result
+    ) -> _Folder:
+        path, dir_fd = _at(folder, name)
+        if dir_fd is None:
+            if not _same(os.lstat(path), status):
+                raise self.fail(f"folder {_shown(relative)} changed while it was read")
+            return path
+        try:
+            inner = os.open(path, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _NONBLOCK, dir_fd=dir_fd)
+        except OSError as error:
+            raise self.cannot("list folder", relative, error) from None
+        if not _same(os.fstat(inner), status):
+            os.close(inner)
+            raise self.fail(f"folder {_shown(relative)} changed while it was read")
+        return inner
+
+    def listing(self, folder: _Folder, relative: str) -> list[tuple[str, os.stat_result]]:
+        """A folder's entries with their own status (a link's, not its target's), last name
+        first (taken from the end); each counted against MAX_STATE_FILES."""
+        entries: list[tuple[str, os.stat_result]] = []
+        try:
+            with os.scandir(folder) as found:
+                for entry in found:
+                    self.entries += 1
+                    if self.entries > MAX_STATE_FILES:
+                        raise self.fail(
+                            f"more than {MAX_STATE_FILES:,} files and folders under "
+                            f"{self.root!r} (the limit for one state), past it in "
+                            f"{_shown(relative) if relative else 'the directory itself'}"
+                        )
+                    _utf8_name(self.side, entry.name, relative)
+                    entries.append((entry.name, self.status(entry, relative)))
+        except OSError as error:
+            raise self.cannot("list folder", relative, error) from None
+        entries.sort(reverse=True)
+        return entries
+
+    def status(self, entry: os.DirEntry[str], relative: str) -> os.stat_result:
+        """An entry's own status (a link's, not its target's)."""
+        try:
+            return entry.stat(follow_symlinks=False)
+        except OSError as error:
+            at = f"{relative}/{entry.name}" if relative else entry.name
+            raise self.cannot("read", at, error) from None
+
+    def entry(self, folder: _Folder, name: str, relative: str, status: os.stat_result) -> JsonValue:
+        """What one entry that is no folder reads to: a regular file its text, a link or a
+        special file a text saying what it is (never opened)."""
+        mode = status.st_mode
+        if stat.S_ISREG(mode):
+            return self.file_text(folder, name, relative, status)
+        if stat.S_ISLNK(mode):
+            path, dir_fd = _at(folder, name)
             try:
-                with open(full, encoding="utf-8") as handle:
-                    files[relative] = handle.read()
-            except UnicodeDecodeError as error:
-                raise ConfigError(
-                    f"{side}: file {relative!r} is not UTF-8 text ({error.reason})"
-                ) from None
-    return dict(sorted(files.items()))
+                target = os.readlink(path, dir_fd=dir_fd)
+            except OSError as error:
+                raise self.cannot("read link", relative, error) from None
+            _utf8_name(self.side, target, relative)
+            self.add_bytes(len(target), relative)
+            return f"<link to {target}>"
+        return next((text for test, text in _SPECIAL if test(mode)), "<special file>")
+
+    def add_bytes(self, size: int, relative: str) -> None:
+        self.check_bytes(size, relative)
+        self.bytes += size
+
+    def check_bytes(self, size: int, relative: str) -> None:
+        if size > MAX_VALUE_BYTES:
+            raise self.fail(
+                f"file {_shown(relative)} is {size:,} bytes, past the limit of "
+                f"{_mib(MAX_VALUE_BYTES)} for one file"
+            )
+        if self.bytes + size > MAX_STATE_BYTES:
+            raise self.fail(
+                f"the files under {self.root!r} are more than {_mib(MAX_STATE_BYTES)} "
+                f"together (the limit for one state), past it at file {_shown(relative)}"
+            )
+
+    def file_text(
+        self, folder: _Folder, name: str, relative: str, status: os.stat_result
+    ) -> JsonValue:
+        self.check_bytes(status.st_size, relative)  # refused by its size before it is opened
+        path, dir_fd = _at(folder, name)
+        try:
+            fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK, dir_fd=dir_fd)
+        except OSError as error:
+            raise self.cannot("read file", relative, error) from None
+        with os.fdopen(fd, "rb") as handle:
+            opened = os.fstat(fd)
+            if not (stat.S_ISREG(opened.st_mode) and _same(opened, status)):
+                raise self.fail(f"file {_shown(relative)} changed while it was read")
+            self.check_bytes(opened.st_size, relative)
+            allowed = min(MAX_VALUE_BYTES, MAX_STATE_BYTES - self.bytes)
+            try:
+                # a read sized by the file (one sized by the limit would allocate all of it
+                # first), then the rest of a file that grew since, to one byte past the limit
+                data = handle.read(min(opened.st_size, allowed) + 1)
+                if opened.st_size < len(data) <= allowed:
+                    data += handle.read(allowed + 1 - len(data))
+            except OSError as error:
+                raise self.cannot("read file", relative, error) from None
+        self.add_bytes(len(data), relative)
+        return _file_text(self.side, data, relative)
+
+
+def _file_text(side: str, data: bytes, relative: str) -> str:
+    """A file's bytes as its text (UTF-8; line ends as text mode reads them: ``\\n``)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"{side}: file {_shown(relative)} is not UTF-8 text ({error.reason})"
+        ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def _utf8_name(side: str, name: str, relative: str) -> None:
+    """A file's name (or a link's target) is a key (or a text) of the state: UTF-8 only."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        where = f" in folder {_shown(relative)}" if relative else ""
+        raise ConfigError(f"{side}: the name {name!r}{where} is not UTF-8 text") from None
+
+
+def _close(folder: _Folder) -> None:
+    if isinstance(folder, int):
+        os.close(folder)
+
+
+def _shown(relative: str) -> str:
+    """A relative path quoted for a message, its middle cut where it is long (a deep tree)."""
+    return repr(relative if len(relative) <= 160 else f"{relative[:80]}...{relative[-60:]}")
+
+
+def _mib(size: int) -> str:
+    return f"{size // 2**20} MiB"
+
+
+def _too_many_values() -> str:
+    return (
+        f"the state holds more than {MAX_STATE_VALUES:,} values (the limit for one state; an "
+        f"object met again by another path is read again)"
+    )
+
+
+def _too_much_text() -> str:
+    return f"the state holds more than {_mib(MAX_STATE_BYTES)} of text (the limit for one state)"
 
 
 class _Reader:
@@ -175,19 +587,35 @@ class _Reader:
     def __init__(self, side: str) -> None:
         self.side = side
         self.open: dict[int, str] = {}
+        self.values = 0  # values read, of MAX_STATE_VALUES
+        self.text = 0  # characters of text read, of MAX_STATE_BYTES
 
     def fail(self, path: str, what: str) -> ConfigError:
         return ConfigError(f"{self.side} at {display_path(path)}: {what}")
 
+    def count(self, path: str) -> None:
+        """One more value read: past MAX_STATE_VALUES, the state is refused (an object
+        shared by many paths, a DAG, is read along each: 2**32 paths for 32 shared levels)."""
+        self.values += 1
+        if self.values > MAX_STATE_VALUES:
+            raise self.fail(path, _too_many_values())
+
     def read(self, value: object, path: str, depth: int) -> JsonValue:
-        if value is None or type(value) in (str, bool, int):
+        self.count(path)
+        if value is None or type(value) in (bool, int):
             return value  # type: ignore[return-value]
+        if type(value) is str:
+            self.text += len(value)
+            if self.text > MAX_STATE_BYTES:
+                raise self.fail(path, _too_much_text())
+            return value
         if isinstance(value, float):
             if not math.isfinite(value):
                 raise self.fail(path, f"{value!r} is not a JSON number")
             return float(value)
         simple = _simple(value)
         if simple is not _NOT_SIMPLE:
+            self.values -= 1  # (counted once: as the value it stands for)
             return self.read(simple, path, depth)
         if depth >= MAX_STATE_DEPTH:
             raise self.fail(path, f"the state nests more than {MAX_STATE_DEPTH} levels deep")
