@@ -132,7 +132,8 @@ class Outputs:
     ) -> Produced:
         """A live call's output, recorded at ``path`` (over ``existing``, when there is one)
         under the target's fingerprint and the files the call read. Written here, by the test
-        that consumes the output, never by the thread that made it."""
+        that consumes the output, never by the thread that made it. An output that cannot be
+        recorded is the case's error (recordings.py: what a recording may hold)."""
         try:
             fingerprint = self.fingerprint(target)
             if fingerprint is not None and done.reads:  # what it read, held to as it was
@@ -149,15 +150,11 @@ class Outputs:
                 target,
             )
         except recordings.NotRecorded as exc:
-            # scored all the same; a stale recording is not left to be replayed as this one
+            # the record mode is not honoured: the case's error, never a silent live call on
+            # every run; an earlier recording is not left to be replayed in place of this one
             if existing is not None:
                 path.unlink(missing_ok=True)
-            return Produced(
-                output=done.value,
-                source="live",
-                call=done.figures,
-                recording=f"not recorded: {exc}",
-            )
+            return Produced(error=exc, source="live", call=done.figures)
         except CaseFileError as exc:
             return Produced(error=exc, source="live", call=done.figures)
         return Produced(

@@ -32,7 +32,6 @@ from ..engine.reading.user_files import not_owned, read_regular_text
 from ..reporting.run_model.atomic import exclusive_lock, write_atomic
 from .recordings import (
     FOLDER,
-    MAX_RECORDING_BYTES,
     RecordMode,
     escape_surrogates,
     inside_root,
@@ -41,6 +40,7 @@ from .recordings import (
 
 NAME = "judgments.json"
 VERSION = 1
+MAX_JUDGMENTS_BYTES = 64 * 2**20  # the file's bound when read (docs/errors.md, Security)
 
 
 class _VerdictCases(TypedDict, total=False):
@@ -218,7 +218,7 @@ class JudgmentFile:
         if not os.path.lexists(path):
             return {}
         text = read_regular_text(
-            path, "the judgments' recording", CaseFileError, MAX_RECORDING_BYTES, follow_links=False
+            path, "the judgments' recording", CaseFileError, MAX_JUDGMENTS_BYTES, follow_links=False
         )
         try:
             return _checked(json.loads(text))
