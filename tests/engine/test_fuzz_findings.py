@@ -71,14 +71,18 @@ def test_deep_array_wildcards_in_ignore_over_deep_arrays(metric, kind, ignore):
 
 def test_without_skipped_keeps_array_elements_drops_keys_and_measures_depth():
     from pytest_jsonmatch.engine.comparing.registry import REGISTRY
+    from pytest_jsonmatch.engine.configuring.walk_config import IGNORED_PLACE
     from pytest_jsonmatch.engine.metrics import metric_named
     from pytest_jsonmatch.engine.metrics.base import configure
 
-    cfg = configure(
-        metric_named("field_match", REGISTRY), {"ignore": ["a[*][*]", "**.x"]}, REGISTRY
-    )
+    def config(*ignore: str):
+        return configure(metric_named("field_match", REGISTRY), {"ignore": list(ignore)}, REGISTRY)
+
+    cfg = config("a[*][*]", "**.x")
     value = [[[1]], {"x": 1, "y": [2]}]
-    assert cfg.without_skipped_measured(value, "a") == ([[[1]], {"y": [2]}], 3)
+    # an ignored element keeps its place, never its content (issue 72: key order)
+    assert cfg.without_skipped_measured(value, "a") == ([[IGNORED_PLACE], {"y": [2]}], 3)
+    cfg = config("**.x")
     deep = make_deep(1500, "list", 1)
     copied, depth = cfg.without_skipped_measured(deep, "a")
     assert copied is not deep and depth == 1500
@@ -90,11 +94,12 @@ def test_without_skipped_keeps_array_elements_drops_keys_and_measures_depth():
 
 def test_an_ignored_field_holding_itself_inside_a_value_compared_whole_is_described():
     # the door writes an ignored value that is not JSON as a string that describes it, so
-    # what the walk reads is JSON: here an array compared whole keeps its ignored element
+    # what the walk reads is JSON: here an array compared whole keeps its ignored element's
+    # place (one element on each side: a match), never its content
     cyclic: list = [1]
     cyclic.append(cyclic)
     result = match_json({"a": [cyclic]}, {"a": [[1]]}, metric="field_match", ignore="a[*]")
-    assert [(f.path, f.status) for f in result.fields] == [("a", "mismatch")]
+    assert [(f.path, f.status) for f in result.fields] == [("a", "match")]
     assert result.fields[0].actual == ["<not JSON: [1, [1, [1, [...]]]]>"]  # three levels shown
 
 

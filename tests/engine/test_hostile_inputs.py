@@ -183,8 +183,9 @@ def test_numpy_values_read_as_the_json_values_they_hold(metric):
 
 @pytest.mark.parametrize("metric", METRICS)
 def test_numpy_values_in_an_ignored_field_still_read_as_json(metric):
-    # field_match compares an array whole: the ignored elements are part of its value, and
-    # must be the JSON they hold (before: "a: int64 is not a JSON value")
+    # field_match compares an array whole: the ignored elements keep their places in it (their
+    # content never compared), and are the JSON they hold (before: "a: int64 is not a JSON
+    # value")
     def value():
         return {"a": [np.int64(0)], "b": np.array([1, 2])}
 

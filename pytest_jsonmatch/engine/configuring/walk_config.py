@@ -38,6 +38,9 @@ InlinePlan = tuple[
     Mapping[type, BoundComparator],
 ]
 _NO_TYPES: Mapping[type, BoundComparator] = {}
+# What an ignored array element is compared as inside a value compared whole (field_match):
+# the same on both sides at the same place, whatever either side holds there.
+IGNORED_PLACE = "<ignored>"
 FIELD_RULE_KEYS = ("align", "comparator", "min_score", "skip", "tolerance", "transform", "weight")
 
 
@@ -311,16 +314,17 @@ class WalkConfig(HashedSlotted):
 
     def without_skipped(self, value: JsonValue, path: str) -> JsonValue:
         """``value`` without the fields ``ignore`` names inside it (for a value compared
-        whole, which must not see them)."""
+        whole, which must not see them): an ignored key is left out, an ignored array
+        element keeps its place as :data:`IGNORED_PLACE` (the array's length still counts,
+        what the element holds never does)."""
         return self.without_skipped_measured(value, path)[0]
 
     def without_skipped_measured(self, value: JsonValue, path: str) -> tuple[JsonValue, int]:
-        """:meth:`without_skipped`, and how deeply the value left nests. Without recursion:
-        the door did not measure an ignored field's value (intake.py), so it may nest deeper
-        than the stack the walk was given (the caller makes room for the depth returned).
-        An array keeps its ignored elements (their positions are the array's). Past the
-        door's bound (a value that holds itself, which the door lets an ignored field keep)
-        the value is a ParseError naming the path."""
+        """:meth:`without_skipped`, and how deeply the value left nests (the caller makes
+        room for it), without recursion. What is ignored is never read, so no key order
+        changes a score: neither an ignored value nor the door's description of one that is
+        not JSON (intake.py; it lists a mapping's keys in their insertion order) reaches the
+        comparator. Past the door's bound the value is a ParseError naming the path."""
         kind = type(value)
         if kind is not dict and kind is not list:
             return value, 0
@@ -349,11 +353,11 @@ class WalkConfig(HashedSlotted):
                         copied[key] = None  # the key's place, in document order
                         stack.append((child, child_path, depth + 1, copied, key))
             elif kind is list:
-                copied = [None] * len(source)
-                stack.extend(
-                    (child, index_segment(where, i), depth + 1, copied, i)
-                    for i, child in enumerate(source)
-                )
+                copied = [IGNORED_PLACE] * len(source)
+                for i, child in enumerate(source):
+                    child_path = index_segment(where, i)
+                    if not self.is_skipped(child_path):
+                        stack.append((child, child_path, depth + 1, copied, i))
             else:
                 copied = source
             target[slot] = copied

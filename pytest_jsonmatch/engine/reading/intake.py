@@ -20,8 +20,8 @@ its tallies is checked by the walk as it reads it (walking/walk.py, ``Walk.read`
 ``plain_within``; what it cannot take as it is raises ``Unread``, and that record is read
 here after all.
 
-Fields the ``ignore`` option names are never refused: read as JSON where they can be (a metric
-that compares their parent whole sees JSON), left as they are where they cannot.
+Fields the ``ignore`` option names are never refused: read as JSON where they can be, described
+where they cannot (``_Converter.lenient``).
 """
 
 from __future__ import annotations
@@ -298,9 +298,10 @@ class _Converter:
     def lenient(self, value: object) -> JsonValue:
         """An ignored field's value: as plain JSON when it reads as JSON (a numpy value, a
         tuple), else a string that describes it. Ignored fields may hold anything, but what
-        the walk reads must be JSON: a metric that compares their parent whole (an array
-        under field_match) sees them, and so does an actual array element ignored at its own
-        index once pairing puts it beside another expected element."""
+        the walk holds must be JSON: a result shows them, and an actual array element
+        ignored at its own index is read once pairing puts it beside another expected
+        element (a value compared whole keeps an ignored element's place, never its content:
+        WalkConfig.without_skipped)."""
         try:
             return _Converter(self.side, None).convert(value)[0]
         except ParseError:
