@@ -69,18 +69,6 @@ class _Write(Protocol):
     def __call__(self, line: str, **markup: bool) -> None: ...
 
 
-def _shown_safely(write: _Write) -> _Write:
-    """``write`` with each line it is given made safe to print (safe_text: control
-    characters escaped, no line a CI workflow command): what a collector, a file's name or
-    a report's path says cannot drive the terminal or the CI runner reading it."""
-    from ..engine.core.errors import safe_text
-
-    def safe(line: str, **markup: bool) -> None:
-        write(safe_text(line), **markup)
-
-    return safe
-
-
 class _Reported(Protocol):
     outcome: str  # (a test report's, or "rerun" as pytest_handlecrashitem sets it)
 
@@ -391,10 +379,11 @@ class JsonmatchSession:
     ) -> None:
         if self.worker or (self.report is None and not self.write_errors and not self.updated):
             return
+        from ..engine.core.errors import safe_writer  # (no line of data a CI command)
         from ..reporting.render.text import update_lines
 
         raw = terminalreporter.write_line  # (GitHub's annotations: commands on purpose)
-        write = _shown_safely(raw)
+        write = safe_writer(raw)
         width = terminalreporter._tw.fullwidth
         compared = self.report is not None and bool(self.report["count"] or self.comparisons)
         if compared or self.updated:
@@ -411,12 +400,7 @@ class JsonmatchSession:
         for error in self.write_errors:
             write(f"FAILED: {error}", red=True, bold=True)
         if self.report is not None:
-            self._verdict(write, self.report, width)
-            if self.settings.annotations:
-                from ..reporting.render import github
-
-                for line in github.annotations(self.report):
-                    raw(line)
+            self._verdict(write, self.report, width, raw)
 
     def _summary(self, write: _Write, report: Report, width: int) -> None:
         """The per-field tables, what the judge did, and the note on call limits per worker."""
@@ -431,8 +415,9 @@ class JsonmatchSession:
         if shared and any(c.get("source") == "live" for c in report["comparisons"]):
             write(shared)
 
-    def _verdict(self, write: _Write, report: Report, width: int) -> None:
-        """The gates' warnings and failures, the passing line."""
+    def _verdict(self, write: _Write, report: Report, width: int, raw: _Write) -> None:
+        """The gates' warnings and failures, the passing line, GitHub's annotations."""
+        from ..reporting.render import github
         from ..reporting.render.text import passed_line, verdict_lines
 
         failures, warnings = verdict_lines(report, width, self.settings.verbose)
@@ -443,6 +428,9 @@ class JsonmatchSession:
         passed = passed_line(report)
         if passed:
             write(passed, green=True)
+        if self.settings.annotations:
+            for line in github.annotations(report):
+                raw(line)
 
 
 class _Reports:

@@ -50,11 +50,9 @@ class UnusedRecordings:
         self.verdicts = unused_judgments(self.cases.root, self.collected, self.prune)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        from ..engine.core.errors import safe_text  # (a file's name is anyone's text)
+        from ..engine.core.errors import safe_writer  # (a file's name is anyone's text)
 
-        def write(line: str, **markup: bool) -> None:
-            terminalreporter.write_line(safe_text(line), **markup)
-
+        write = safe_writer(terminalreporter.write_line)
         if self.verdicts:
             write(unused_note(self.verdicts, self.prune))
         if not self.unused:

@@ -134,3 +134,19 @@ def test_a_judge_variable_holding_a_control_character_stops_the_session(
     ) in said
     assert "(the value is not shown)" in said
     assert "pwned" not in said and "\x1b" not in said and _workflow_commands(said) == []
+
+
+def test_the_summarys_own_lines_start_no_workflow_command(pytester):
+    # a file's name is anyone's text: a recording no case uses, named to inject a command
+    write(
+        pytester,
+        "cases/m.jsonmatch.yaml",
+        "cases:\n- id: a\n  expected: {s: 1}\n  actual: {s: 1}\n",
+    )
+    stray = pytester.path / "cases" / "__recordings__" / "gone.jsonmatch.yaml"
+    stray.mkdir(parents=True)
+    (stray / "x\n::warning::pwned\x1b[2J.json").write_text("{}")
+    result = pytester.runpytest_inprocess(*ARGS, "cases", "--jsonmatch-record=once")
+    out = result.stdout.str()
+    assert "1 recording(s) no collected case uses" in out and "pwned" in out
+    assert _workflow_commands(out) == [] and "\x1b" not in out

@@ -7,6 +7,7 @@ caller can catch them all in one place; the subclasses say which kind of mistake
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from typing import Any
 
 
@@ -165,6 +166,16 @@ def workflow_safe(line: str) -> str:
         start = len(line) - len(stripped)
         return line[:start] + ":" + _BREAK + line[start + 1 :]
     return line
+
+
+def safe_writer(write: Callable[..., None]) -> Callable[..., None]:
+    """``write`` (a function that writes a line, with keyword options: a terminal's
+    ``write_line``) with what it is given made :func:`safe_text` first."""
+
+    def safe(line: str, **options: Any) -> None:
+        write(safe_text(line), **options)
+
+    return safe
 
 
 def safe_text(text: str) -> str:
