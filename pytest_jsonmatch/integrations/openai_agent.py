@@ -9,8 +9,14 @@ state the tools left come back as an :class:`~pytest_jsonmatch.AgentRun`, ready 
 case's target to return (docs/agents.md).
 
 A tool that fails does not stop the run: as agents do, its error becomes the tool message's
-text (``error: ...``), and the model decides what to do next. A model that still calls tools
-after ``max_steps`` requests stops the run loudly: :class:`MaxStepsError`.
+text (``error: ...``), and the model decides what to do next. That holds for every way a
+call can fail, in one place each: the call's ``arguments`` read as the scorer reads them
+(``read_arguments``: as deeply as the door reads values, 2,000 levels), and the function's
+return value written as the text the model is sent (:func:`_content`: a value JSON cannot
+write, or a text longer than :data:`MAX_RESULT_CHARS`, is an error as a function that
+raised is). A model that still calls tools after ``max_steps`` requests stops the run
+loudly: :class:`MaxStepsError`. Text from the model (a tool's name) is quoted with ``repr``
+in every message, so none of its newlines or control characters reaches a terminal.
 """
 
 from __future__ import annotations
@@ -19,7 +25,15 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 
 from ..calls.agent_outputs import AgentRun
-from ..engine.core.errors import ConfigError
+from ..engine.core.errors import ConfigError, ParseError, shown
+from ..engine.tool_calls.call_shapes import read_arguments
+
+# The longest text a tool message may carry (about 250,000 tokens, more than most models'
+# context windows): a tool's result beyond it is an error the model is told, and neither it
+# nor the recording holds the result itself. An error's own text is cut to ERROR_CHARS.
+MAX_RESULT_CHARS = 1_000_000
+ERROR_CHARS = 2_000
+_NAMES_SHOWN = 5  # the last calls a MaxStepsError names (each name cut to 60 characters)
 
 
 class MaxStepsError(ConfigError):
@@ -61,13 +75,17 @@ def run_tools(
         usage.add(_get(response, "usage"))
         choices = _get(response, "choices")
         if not isinstance(choices, Sequence) or not choices:
-            raise ConfigError(f"run_tools: the model's response holds no choice: {response!r:.200}")
+            raise ConfigError(
+                f"run_tools: the model's response holds no choice: {shown(response, 200)}"
+            )
         reply, calls = _assistant(_get(choices[0], "message"))
         conversation.append(reply)
         if not calls:
             return usage.run(conversation, state)
         conversation += [_executed(call, functions) for call in calls]
-    names = ", ".join(str(_get(call["function"], "name")) for call in calls)
+    names = ", ".join(shown(_get(call["function"], "name")) for call in calls[:_NAMES_SHOWN])
+    if len(calls) > _NAMES_SHOWN:
+        names += f", ... ({len(calls):,} calls)"
     raise MaxStepsError(
         f"run_tools: the model still called tools after max_steps={max_steps} requests (its "
         f"last calls: {names}); the run stops there: raise max_steps, or see why the agent "
@@ -118,20 +136,90 @@ def _executed(
 
 
 def _result(name: object, text: object, functions: Mapping[str, Callable[..., object]]) -> str:
-    tool = functions.get(name) if isinstance(name, str) else None
-    if tool is None:
-        return f"error: no tool named {name!r}; the tools are {', '.join(sorted(functions))}"
+    """The text the model is sent for one call: the function's result, or ``error: ...``
+    saying why there is none (every model text in it quoted)."""
+    if not isinstance(name, str) or (tool := functions.get(name)) is None:
+        return f"error: no tool named {shown(name)}; the tools are {', '.join(sorted(functions))}"
     try:
-        arguments = json.loads(text) if isinstance(text, str) and text.strip() else {}
-    except ValueError as exc:
-        return f"error: the arguments of {name} are not JSON ({exc})"
-    if not isinstance(arguments, dict):
-        return f"error: the arguments of {name} must be a JSON object, not {text!r:.100}"
+        arguments = _arguments(name, text)
+    except ParseError as exc:
+        return _error_text(exc)
     try:
         result = tool(**arguments)
     except Exception as exc:  # noqa: BLE001 - the model is told, as agents tell it
-        return f"error: {type(exc).__name__}: {exc}"
-    return result if isinstance(result, str) else json.dumps(result, default=str)
+        return _error_text(exc, with_type=True)
+    return _content(name, result)
+
+
+def _arguments(name: str, text: object) -> dict[str, object]:
+    """The call's arguments, read as the scorer reads them (ParseError saying why not)."""
+    what = f"the arguments of {name!r}"
+    arguments = read_arguments(text, what) if isinstance(text, str) else text
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, Mapping):
+        raise ParseError(f"{what} must be a JSON object, not {shown(text)}")
+    return dict(arguments)
+
+
+def _content(name: str, result: object) -> str:
+    """The one place a function's result becomes the text the model is sent (and the run
+    records): text as it is, anything else as JSON (``default=str`` for what JSON has no
+    form of). A result JSON cannot write (a list inside itself, a key that is not text, an
+    integer past Python's digit limit, nesting past the writer's recursion) or a text
+    longer than MAX_RESULT_CHARS is an error text, as a function that raised is."""
+    if isinstance(result, str):
+        text = str.__str__(result)
+    else:
+        try:
+            text = json.dumps(result, default=str)
+        except (ValueError, TypeError, RecursionError) as exc:
+            return _cut(
+                f"error: the result of {name!r} cannot be written as JSON: {_unwritable(exc)}"
+            )
+        except Exception as exc:  # noqa: BLE001 - a __str__ of the result's own that raised
+            return _error_text(exc, with_type=True, before=f"the result of {name!r}: ")
+    if len(text) > MAX_RESULT_CHARS:
+        return (
+            f"error: the result of {name!r} is {len(text):,} characters long, more than the "
+            f"{MAX_RESULT_CHARS:,} a tool result may be: return less"
+        )
+    return text
+
+
+def _unwritable(exc: BaseException) -> str:
+    """What JSON could not write of a result, in words (the writer's own message where it
+    says it plainly)."""
+    if isinstance(exc, RecursionError):
+        return "it nests too deeply"
+    said = _said(exc)
+    if said.startswith("Circular reference"):
+        return "it holds itself (a list or object inside itself)"
+    if said.startswith("keys must be"):
+        return f"a key is not text ({said})"
+    if said.startswith("Exceeds the limit"):
+        return "an integer is too long to write (more digits than Python writes, 4,300 by default)"
+    return f"{type(exc).__name__}: {said}"
+
+
+def _error_text(exc: BaseException, *, with_type: bool = False, before: str = "") -> str:
+    """``error: ...`` for an exception, its text cut to ERROR_CHARS."""
+    said = _said(exc)
+    kind = f"{type(exc).__name__}: " if with_type else ""
+    return _cut(f"error: {before}{kind}{said}")
+
+
+def _cut(text: str) -> str:
+    """An error text cut to ERROR_CHARS."""
+    return text if len(text) <= ERROR_CHARS else text[: ERROR_CHARS - 3] + "..."
+
+
+def _said(exc: BaseException) -> str:
+    """An exception's text; its type's name where its ``__str__`` fails too."""
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - a message must not fail
+        return f"(a {type(exc).__name__} whose text cannot be read)"
 
 
 class _Usage:

@@ -126,7 +126,7 @@ def test_a_model_that_never_stops_calling_raises_with_the_run_so_far(model):
         _run(model, "Book a flight to Oslo, loop", max_steps=3)
     assert str(stopped.value) == (
         "run_tools: the model still called tools after max_steps=3 requests (its last "
-        "calls: search_flights); the run stops there: raise max_steps, or see why the agent "
+        "calls: 'search_flights'); the run stops there: raise max_steps, or see why the agent "
         "loops (the error's run holds it so far)"
     )
     assert isinstance(stopped.value, ConfigError)

@@ -1,11 +1,12 @@
 """Tool calls as models give them, read into one form: a name and its arguments.
 
 The actual side may be an OpenAI chat-completions response, message or ``tool_calls`` list
-(``arguments`` a JSON string, read leniently; a string cut off is a TruncatedError naming
-the call), an OpenAI Responses response or its ``function_call`` items, an Anthropic
-message or its ``tool_use`` blocks, a Gemini response, content or its ``functionCall``
-parts, plain ``{name, arguments}`` objects, or BFCL's decoded form ``[{name: {arg:
-value}}]``. Content that is no call (text blocks and parts, reasoning items) is passed over.
+(``arguments`` a JSON string, read as deeply as the door reads, else leniently: see
+:func:`read_arguments`; a string cut off is a TruncatedError naming the call), an OpenAI
+Responses response or its ``function_call`` items, an Anthropic message or its ``tool_use``
+blocks, a Gemini response, content or its ``functionCall`` parts, plain ``{name,
+arguments}`` objects, or BFCL's decoded form ``[{name: {arg: value}}]``. Content that is
+no call (text blocks and parts, reasoning items) is passed over.
 
 The expected side is calls in any of those forms, or BFCL's possible answers (each argument
 a list of acceptable values, ``""`` meaning it may be left out), with or without the tools:
@@ -22,6 +23,7 @@ from typing import NamedTuple
 from ..core.errors import ParseError, shown
 from ..core.paths import index_segment, key_segment
 from ..core.values import JsonObject, JsonValue
+from ..reading.deep_json import read_whole
 from ..reading.parse import parse_actual_checked
 
 # the keys a plain call's arguments may be under
@@ -218,7 +220,7 @@ def _call(value: Mapping[str, JsonValue], keys: tuple[str, ...], where: str, sid
     if arguments is None:
         arguments = {}
     if isinstance(arguments, str):
-        arguments = _arguments_text(arguments, name, key_segment(where, key), side)
+        arguments = read_arguments(arguments, f"{side} {key_segment(where, key)} (call {name!r})")
     if not isinstance(arguments, Mapping):
         raise ParseError(
             f"{side} call at {where or '$'} ({name!r}): its {key} must be an object or "
@@ -227,12 +229,24 @@ def _call(value: Mapping[str, JsonValue], keys: tuple[str, ...], where: str, sid
     return ToolCall(name, dict(arguments), where)
 
 
-def _arguments_text(text: str, name: str, where: str, side: str) -> object:
-    """A call's arguments given as JSON text (OpenAI's form), read leniently; empty text is
-    no arguments; text cut off is a TruncatedError that names the call."""
-    if not text.strip():
+def read_arguments(text: str, what: str) -> object:
+    """A call's arguments given as JSON text (OpenAI's chat and Responses forms; what
+    ``run_tools`` calls a function with): the whole text as a JSON object nested as deeply
+    as the door reads (past it, the door's ParseError, ``what`` its side), else read
+    leniently; empty text is no arguments; text cut off is a TruncatedError naming
+    ``what``."""
+    stripped = text.strip()
+    if not stripped:
         return {}
-    parsed, _ = parse_actual_checked(text, what=f"{side} {where} (call {name!r})")
+    try:
+        whole = read_whole(stripped, what)
+    except ParseError:
+        raise
+    except ValueError:
+        whole = None  # not one JSON value: read leniently (prose, a fence, a cut text)
+    if isinstance(whole, dict):
+        return whole
+    parsed, _ = parse_actual_checked(text, what=what)
     return parsed
 
 
