@@ -153,12 +153,15 @@ def _result(name: object, text: object, functions: Mapping[str, Callable[..., ob
 
 def _arguments(name: str, text: object) -> dict[str, object]:
     """The call's arguments, read as the scorer reads them (ParseError saying why not)."""
-    what = f"the arguments of {name!r}"
-    arguments = read_arguments(text, what) if isinstance(text, str) else text
-    if arguments is None:
-        return {}
+    if isinstance(text, str):
+        arguments = read_arguments(text, f"the arguments text of {name!r}")
+    else:
+        arguments = {} if text is None else text  # (a client that hands them over read)
     if not isinstance(arguments, Mapping):
-        raise ParseError(f"{what} must be a JSON object, not {shown(text)}")
+        raise ParseError(
+            f"the arguments of {name!r} must be an object or JSON text holding one, not "
+            f"{shown(text)}"
+        )
     return dict(arguments)
 
 

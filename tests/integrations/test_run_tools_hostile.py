@@ -189,7 +189,7 @@ def test_arguments_nested_past_the_door_are_refused_with_its_depth_error(model):
     assert called == []
     content = run.messages[2]["content"]
     assert content.startswith(
-        "error: the arguments of 'f': values nest too deeply (more than 2,000 levels, at a.a.a"
+        "error: the arguments text of 'f': values nest too deeply (more than 2,000 levels, at a.a.a"
     )
     assert "no JSON object found" not in content
     assert run.messages[3]["content"] == "done"  # the run went on
@@ -198,5 +198,5 @@ def test_arguments_nested_past_the_door_are_refused_with_its_depth_error(model):
 def test_arguments_that_are_no_object_name_the_tool_quoted(model):
     run, _ = _run(model, _once("f", "[1]\n::error::x"), {"f": lambda: "ok"})
     content = run.messages[2]["content"]
-    assert content == "error: no JSON object found in the arguments of 'f': '[1]\\n::error::x'"
+    assert content == "error: no JSON object found in the arguments text of 'f': '[1]\\n::error::x'"
     assert json.loads(json.dumps(content)) == content
