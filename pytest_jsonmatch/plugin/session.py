@@ -271,8 +271,10 @@ class JsonmatchSession:
             self.updated, errors = apply_updates(self.updates)
             self.write_errors += [f"could not update {error}" for error in errors]
         files = self.settings.given_reports  # None: no report files (and their module not loaded)
-        if self.comparisons or (files is not None and files.written_empty):
-            self._conclude(session, exitstatus)
+        gates, part = self.settings.given_gates, part_of_suite(self.config, bool(self.comparisons))
+        judged = not part and (gates and gates.holds_cases or self.settings.baseline)  # gates.py
+        if self.comparisons or (files is not None and files.written_empty) or judged:
+            self._conclude(session, exitstatus, part)
         failed = self.write_errors or (self.verdict is not None and self.verdict.failures)
         if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -287,14 +289,14 @@ class JsonmatchSession:
             self._unscored(nodeid, why)
             self.interrupted = f"{len(lost)} lost call{'s' * (len(lost) > 1)} in dead xdist workers"
 
-    def _conclude(self, session: pytest.Session, exitstatus: int) -> None:
-        """The session's report built and judged by the gates, and its files written."""
+    def _conclude(self, session: pytest.Session, exitstatus: int, part: str) -> None:
+        """The session's report built and judged by the gates (``part``: why the run is part
+        of the suite; empty: it is the whole), and its files written."""
         from ..reporting.verdicts import report as reports
 
         settings = self.settings
         run = self._run_info()
         notes = self._quarantine(run) if settings.quarantine is not None else []
-        part = part_of_suite(self.config)  # (plugin/settings.py)
         self.report, self.verdict = reports.conclude(
             self.comparisons,
             settings.gates if not part else settings.gates.replace(part_of_suite=part),
@@ -348,11 +350,9 @@ class JsonmatchSession:
 
     def _stopped(self, session: pytest.Session, exitstatus: int) -> str | None:
         """Why the run stopped before every collected test ran, or None (it finished)."""
-        collected = session.testscollected
-        if len(self.ran) >= collected and exitstatus not in (
-            pytest.ExitCode.INTERRUPTED,
-            pytest.ExitCode.INTERNAL_ERROR,
-        ):
+        collected, ran = session.testscollected, len(self.ran)
+        broke = exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
+        if not broke and (ran >= collected or not self.watching):  # (none watched: pytest's word)
             return None
         said = [
             s
@@ -364,7 +364,7 @@ class JsonmatchSession:
             if said
             else ("interrupted" if exitstatus == pytest.ExitCode.INTERRUPTED else "it crashed")
         )
-        return f"{why}: {min(len(self.ran), collected)} of {collected} tests ran"
+        return f"{why}: {min(ran, collected)} of {collected} tests ran" if self.watching else why
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         # pytest stops on collection errors by the same road, with its own words

@@ -369,11 +369,11 @@ def _check_ini_names(config: pytest.Config) -> None:
             ) from None
 
 
-def part_of_suite(config: pytest.Config) -> str:
+def part_of_suite(config: pytest.Config, compared: bool = True) -> str:
     """Why this run selects part of the suite, in the words of its command line (empty: it
-    runs the whole): a test selection (``-k``, ``-m``, ``--deselect``, ``--lf``), or a case
-    file or test named rather than a folder. Floors of groups such a run did not reach are
-    skipped, not failed (reporting/verdicts/gates.py ``part_of_suite``)."""
+    runs the whole): a test selection (``-k``, ``-m``, ``--deselect``, ``--lf``), a case file
+    or test named rather than a folder, or any path where it ``compared`` nothing. Floors and
+    gates such a run did not reach are skipped, not failed (reporting/verdicts/gates.py)."""
     option = config.option
     why = [
         f"{flag} {value!r}" if isinstance(value, str) else flag
@@ -385,11 +385,11 @@ def part_of_suite(config: pytest.Config) -> str:
         )
         if value
     ]
-    here = config.invocation_params.dir
+    here, given = config.invocation_params.dir, config.args_source is config.ArgsSource.ARGS
     named = [
         arg
-        for arg in config.args
-        if "::" in arg or (here / arg).is_file()  # (pytest gives args relative to where it ran)
+        for arg in config.args  # (relative to where pytest ran)
+        if "::" in arg or (here / arg).is_file() or (given and not compared)
     ]
     if named:
         shown = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")

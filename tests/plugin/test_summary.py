@@ -62,7 +62,10 @@ def test_passing_comparisons_are_recorded_too(pytester):
 def test_no_summary_in_a_session_without_comparisons(pytester):
     pytester.makepyfile("def test_plain():\n    assert 1 + 1 == 2\n")
     result = pytester.runpytest_inprocess(*ARGS, "--jsonmatch-gates=fail_under=0.9")
-    assert result.ret == 0
+    # the gate given had nothing to hold: its failure alone is said
+    # (tests/plugin/test_gates_with_nothing_to_hold.py)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["FAILED: jsonmatch gates: 1 failure", "*nothing to hold to it"])
     result.stdout.no_fnmatch_line("*= jsonmatch =*")
     result.stdout.no_fnmatch_line("*overall score*")
 

@@ -222,6 +222,15 @@ class GateSettings(HashedSlotted):
         self.part_of_suite = part_of_suite
 
     @property
+    def holds_cases(self) -> bool:
+        """Whether a gate given holds the run's counted cases, without a baseline: the overall
+        floor, the valid share, field floors, the floors of pass^k and pass@k."""
+        return bool(self.floors) or any(
+            floor is not None
+            for floor in (self.fail_under, self.min_valid, self.min_pass_hat_k, self.min_pass_at_k)
+        )
+
+    @property
     def case_drop_limit(self) -> float:
         return self.max_drop if self.max_case_drop is None else self.max_case_drop
 
@@ -474,6 +483,7 @@ def verdict_of(
     baseline: BaselineComparison | None = None,
     label: str = "baseline",
     unscored: bool = True,
+    baseline_path: str = "",
 ) -> GateVerdict:
     """The run's verdict: why it fails its gates, what to look at though it passes, and
     which gates it passed. Every number a message quotes is one a table of the report shows:
@@ -481,13 +491,16 @@ def verdict_of(
     ``label`` names what the run is held against in the words of a gate passed. A run whose
     cases went unscored beyond ``MAX_UNSCORED``, or that holds a comparison the judge left
     undecided, passes no gate (``unscored``: judged here; False: the caller judges it, once
-    per target)."""
+    per target). A run that counted no case fails each gate it was given, that had nothing
+    to hold (:func:`nothing_counted`; ``baseline_path``: the baseline given, which the caller
+    compared nothing against)."""
     from ..run_model.aggregate import SCORE_EPSILON
     from .undecided_verdicts import undecided_failure
 
     verdict = GateVerdict()
     if summary.overall is None:
-        return verdict  # nothing was compared: no verdict
+        nothing_counted(summary, settings, verdict, baseline_path)
+        return verdict
     names = settings.names
     if settings.fail_under is not None:
         if summary.overall < settings.fail_under - SCORE_EPSILON:
@@ -514,6 +527,76 @@ def verdict_of(
         verdict.checked.clear()
         verdict.failures.insert(0, undecided)
     return verdict
+
+
+def nothing_counted(
+    summary: Summary, settings: GateSettings, verdict: GateVerdict, baseline_path: str = ""
+) -> None:
+    """The gates given a run that counted no case, each with nothing to hold: every case it
+    compared quarantined or marked xfail, or no case compared at all. Each is a failure that
+    says why and what would make a case count, as a pass^k floor with nothing to hold is
+    (reliability_gates.py); in a run of part of the suite (``part_of_suite``) they are not
+    held, and named in one warning, as field floors that match none of its fields are. The
+    gates of repeated cases are judged by reliability_gates.py, as in any run."""
+    given = _given_gates(settings, baseline_path)
+    if not given:
+        return
+    quarantined = sum(1 for case in summary.cases.values() if case.quarantine is not None)
+    xfailed, xpassed = summary.xfailed, summary.xpassed
+    if not settings.part_of_suite:
+        why = uncounted_why(quarantined, xfailed, xpassed)
+        verdict.failures += [f"{gate}: {why}: nothing to hold to it" for gate in given]
+        return
+    left_out = [f"{quarantined} quarantined"] if quarantined else []
+    left_out += [f"{xfailed} xfailed", f"{xpassed} xpassed"] if xfailed or xpassed else []
+    one = len(given) == 1
+    verdict.warnings.append(
+        f"{len(given)} gate{'' if one else 's'} not held, as this run is part of the suite "
+        f"({settings.part_of_suite}) and counted no case"
+        + (f" ({', '.join(left_out)})" if left_out else "")
+        + f": {', '.join(given)}"
+    )
+
+
+def _given_gates(settings: GateSettings, baseline_path: str) -> list[str]:
+    """The gates that hold a run's counted cases, each named with its value as a message
+    names it: the overall floor, the valid share, the field floors, the baseline's drops
+    (``baseline_path``: the baseline given; empty: none)."""
+    names = settings.names
+    given = []
+    if settings.fail_under is not None:
+        given.append(f"{names.fail_under} {settings.fail_under:.4f}")
+    if settings.min_valid is not None:
+        given.append(f"{names.min_valid} {settings.min_valid:.4f}")
+    if settings.floors:
+        given.append(f"{names.floors} {', '.join(repr(f.text) for f in settings.floors)}")
+    if baseline_path:
+        given.append(
+            f"{names.max_drop} {settings.max_drop:.4f} against the baseline {baseline_path}"
+        )
+    return given
+
+
+def uncounted_why(quarantined: int, xfailed: int, xpassed: int) -> str:
+    """Why a run counted no case, and what would make one count."""
+    if not xfailed and not xpassed:
+        if not quarantined:
+            return (
+                "this run compared no case (none was collected: are the golden cases where "
+                "the run looks?)"
+            )
+        return (
+            f"every case of this run is quarantined ({quarantined} "
+            f"case{'' if quarantined == 1 else 's'}; a gate holds a case again once its "
+            f"quarantine ends)"
+        )
+    marked = f"{xfailed} xfailed, {xpassed} xpassed"
+    if not quarantined:
+        return f"every case of this run is marked xfail ({marked}; a gate holds a case without the mark)"
+    return (
+        f"no case of this run was counted ({quarantined} quarantined, {marked}; a gate holds a "
+        f"case that is neither quarantined nor marked xfail)"
+    )
 
 
 def unscored_failure(errors: int, count: int, whose: str = "") -> str:

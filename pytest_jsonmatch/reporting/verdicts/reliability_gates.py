@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..run_model.comparisons import Comparison
+from ..run_model.comparisons import XFAILED, Comparison
 from ..run_model.report_types import ReliabilityBaselineDict, ReliabilityChangeDict, ReliabilityDict
-from .gates import GateSettings, GateVerdict, printed_drop, rule_on_drop
+from .gates import GateSettings, GateVerdict, printed_drop, rule_on_drop, uncounted_why
 from .reliability import (
     CaseRuns,
     Estimate,
@@ -131,7 +131,7 @@ def reliability_section(
     if found is not None and against is not None and against.baseline.runs:
         change = against_baseline(found, against, against.baseline.runs)
     if verdict is not None:
-        judge_reliability(found, change, gates, verdict)
+        judge_reliability(found, change, gates, verdict, _uncounted(comparisons))
     if found is None:
         return None
     section = found.to_dict()
@@ -140,13 +140,26 @@ def reliability_section(
     return section
 
 
+def _uncounted(comparisons: Sequence[Comparison]) -> str:
+    """Why the run counted no case (gates.py ``uncounted_why``), or empty where it counted
+    one: a floor with nothing to hold says so, rather than that nothing was repeated."""
+    if any(c.counted for c in comparisons):
+        return ""
+    cases = {c.case_id: c for c in comparisons}.values()
+    quarantined = sum(1 for c in cases if c.quarantine is not None)
+    xfailed = sum(1 for c in cases if c.quarantine is None and c.status == XFAILED)
+    return uncounted_why(quarantined, xfailed, len(cases) - quarantined - xfailed)
+
+
 def judge_reliability(
     found: Reliability | None,
     change: ReliabilityChange | None,
     gates: GateSettings,
     verdict: GateVerdict,
+    uncounted: str = "",
 ) -> None:
-    """The reliability gates' failures, warnings and passes, into ``verdict``."""
+    """The reliability gates' failures, warnings and passes, into ``verdict`` (``uncounted``:
+    why the run counted no case, where it counted none)."""
     names = gates.names
     if found is not None and found.given and found.too_few_runs:
         verdict.failures.append(
@@ -161,7 +174,7 @@ def judge_reliability(
     ]
     for symbol, floor, name, figure in floors:
         if floor is not None:
-            _floor(symbol, floor, name, figure, found, verdict)
+            _floor(symbol, floor, name, figure, found, verdict, uncounted)
     if gates.min_pass_hat_k is not None or gates.min_pass_at_k is not None:
         if found is not None and found.too_few_scored:
             verdict.warnings.append(
@@ -187,13 +200,14 @@ def _floor(
     figure: Estimate | None,
     found: Reliability | None,
     verdict: GateVerdict,
+    uncounted: str = "",
 ) -> None:
     """The run's pass^k or pass@k (``symbol``) against its floor."""
     from ..run_model.aggregate import SCORE_EPSILON
 
     if found is None or figure is None:
         why = (
-            "no case was run more than once (repeat: N, --jsonmatch-repeat=N)"
+            uncounted or "no case was run more than once (repeat: N, --jsonmatch-repeat=N)"
             if found is None
             else f"no repeated case has k = {found.k} scored runs"
         )

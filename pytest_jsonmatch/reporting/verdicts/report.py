@@ -262,7 +262,7 @@ def _conclude(
         else None
     )
     verdict = (
-        verdict_of(summary, gates, against)
+        verdict_of(summary, gates, against, baseline_path=baseline.path if baseline else "")
         if not_decided_why is None
         else GateVerdict(not_judged=not_decided_why)
     )

@@ -207,7 +207,10 @@ def targets_section(
                 verdict_of(
                     summaries[name],
                     GateSettings(
-                        fail_under=gates.fail_under, min_valid=gates.min_valid, names=gates.names
+                        fail_under=gates.fail_under,
+                        min_valid=gates.min_valid,
+                        names=gates.names,
+                        part_of_suite=gates.part_of_suite,  # (a target that counted no case)
                     ),
                     unscored=False,
                 ),
