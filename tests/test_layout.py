@@ -230,7 +230,8 @@ def test_the_report_format_is_pinned():
     # (an optional addition, such as a comparison's conformance, judge or undecided count, the
     # run's judge, the provenance's parts, the reliability section or the runs' flaky cases,
     # the baseline's unscored cases, keeps the version; so does the reliability section's
-    # per-field figures, and a comparison's input, output and who decided its fields).
+    # per-field figures, and a comparison's input, output (and their marks: cut, not JSON)
+    # and who decided its fields).
     from pytest_jsonmatch.reporting.verdicts.report import REPORT_VERSION
 
     schema = json.loads(
@@ -259,7 +260,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "8bbd401b0e9ec947069c5eb0016deed91a1de5f3bbe061cf942c174fcda45686"
+        "8230df51a6d3d7a627eddf07f215f8a2b4839f33b1653d1b1864c2c016991ac6"
     )
 
 

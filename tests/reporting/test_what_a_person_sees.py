@@ -304,6 +304,8 @@ def test_a_long_output_is_cut_where_values_are_kept_short_and_whole_where_full()
     assert cut.input.startswith('{"q":"xxx')
     assert Shown.of({"q": 1}, "out", "none") == Shown()
     assert Shown.of({"q": 1}, "out", None) == Shown()
-    # an output that is not JSON (an object of the user's) is described, never a traceback
+    # an output that is not JSON (an object of the user's) is described, never a traceback,
+    # and marked as rewritten in JSON's terms (tests/reporting/test_json_form.py)
     described = Shown.of(None, object(), "short")
-    assert described.cut == "o" and described.output.startswith("<object object at")
+    assert (described.cut, described.not_json) == ("", "o")
+    assert described.output.startswith("<object object at")

@@ -323,6 +323,8 @@ class _ComparisonCall(TypedDict, total=False):
     input_cut: bool  # only when the input was cut to 4,000 characters of compact JSON
     output: JSONValue  # the output as the target gave it, kept alike (only when there is one)
     output_cut: bool  # only when the output was cut alike
+    input_not_json: bool  # only when the input held what JSON cannot: kept in its terms
+    output_not_json: bool  # only when the output held what JSON cannot: kept in its terms
 
 
 class ComparisonDict(_ComparisonCall):
