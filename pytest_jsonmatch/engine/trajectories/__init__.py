@@ -12,6 +12,6 @@ May import ``core``, ``reading``, ``comparing``, ``results``, ``schemas``, ``con
 |----------------------|---------------------------------------------------------------------|
 | run_steps.py         | every shape of a run read into steps: calls, results, the answer    |
 | step_checks.py       | argument modes and per-tool rules: one call against an expected one |
-| step_pairing.py      | which run call stands for which expected one: optimal, or first fit |
+| step_pairing.py      | which run call stands for which expected one, within a budget       |
 | trajectory_metric.py | the ``trajectory`` metric: options, fields, score                   |
 """

@@ -20,18 +20,35 @@ Which side is the output depends on the trajectory mode: in ``subset`` agenteval
 the run's calls into the reference's, so the expected call stands as the output
 (``swapped``) and ``subset`` and ``superset`` trade places. A pair is valid exactly when
 every field it gives is a match, so that a pairing of valid pairs scores 1.0.
+
+What a check costs is weighed before pairs are tried (step_pairing.py bounds the sum): a call's
+compared arguments weigh one step per JSON value and per ``TEXT_PER_STEP`` characters of
+text; a pair costs ``PAIR_STEPS`` and both calls' weights, and for each argument a comparator
+scores the product of its two texts' lengths over ``TEXT_PAIRS_PER_STEP`` (an edit distance's
+cost). A rule that compares by equality alone (``exact``, ``ignore``, a list of names) gives
+each call an equality key instead (:func:`equality_key`): two calls of one function agree
+exactly when their keys are equal, so their pairs need no check.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from math import isnan
 from typing import NamedTuple
 
 from ..comparing.comparators import BoundComparator
 from ..comparing.registry import Registry
 from ..core.errors import ComparatorError, ConfigError, did_you_mean, shown
-from ..core.values import MISSING, JsonObject, json_equal
+from ..core.values import (
+    ARRAY,
+    MISSING,
+    OBJECT,
+    SCALAR_TYPES,
+    TYPE_OF,
+    JsonObject,
+    json_equal,
+    json_type,
+)
 from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION, SCORE_EPSILON
 
 ARG_MODES = ("exact", "ignore", "subset", "superset")
@@ -221,3 +238,157 @@ def _compared(
     if score >= 1.0 - SCORE_EPSILON:
         return ArgVerdict(key, MATCH, 1.0, expected, actual)
     return ArgVerdict(key, MISMATCH, score, expected, actual)
+
+
+# -- what a check costs, and the rules that need none ----------------------------------------
+
+# A step is about a microsecond of checking, on a laptop: a pair's own work, a JSON value
+# compared, 64 characters of text compared (Python's string equality), or 4,096 pairs of
+# characters weighed by a comparator (the edit distances of fuzzy and levenshtein take time in
+# the product of the two lengths).
+PAIR_STEPS = 2
+TEXT_PER_STEP = 64
+TEXT_PAIRS_PER_STEP = 4_096
+
+
+class Weight(NamedTuple):
+    """What checking a call's compared arguments costs under one rule: ``steps`` to compare
+    them for equality (one per JSON value, one more per TEXT_PER_STEP characters of text),
+    and, under a rule of comparators, each compared argument's text length (0: absent, not
+    text, or compared by a comparator that equality decides), in the rule's order."""
+
+    steps: int
+    texts: tuple[int, ...] = ()
+
+
+NO_WEIGHT = Weight(0)
+
+
+def weigh(rule: ArgRule, arguments: JsonObject) -> Weight:
+    """The weight of a call's ``arguments`` as ``rule`` compares them (only the arguments it
+    reads count)."""
+    mode = rule.mode
+    if mode == "ignore":
+        return NO_WEIGHT
+    if mode == FIELDS:
+        return Weight(sum(_steps_of(_nested(arguments, key)) for key in rule.keys))
+    if mode == COMPARE:
+        assert rule.comparators is not None
+        values = [arguments.get(key) for key in rule.keys]
+        texts = tuple(
+            len(v) if type(v) is str and not rule.comparators[key].unequal_zero else 0
+            for key, v in zip(rule.keys, values)
+        )  # (a comparator that equality decides compares texts as equality does)
+        return Weight(sum(_steps_of(v) for v in values), texts)
+    return Weight(_steps_of(arguments))
+
+
+def check_steps(one: Weight, other: Weight) -> int:
+    """The steps of checking one pair of calls of these weights."""
+    texts = sum(x * y for x, y in zip(one.texts, other.texts))
+    return PAIR_STEPS + one.steps + other.steps + texts // TEXT_PAIRS_PER_STEP
+
+
+def block_steps(ones: Sequence[Weight], others: Sequence[Weight]) -> int:
+    """The steps of checking every pair of ``ones`` x ``others`` (at least the sum of
+    :func:`check_steps` over the pairs), worked out from the sums, without the pairs."""
+    n, m = len(ones), len(others)
+    texts = 0
+    if ones and others:
+        for k in range(min(len(ones[0].texts), len(others[0].texts))):
+            texts += sum(w.texts[k] for w in ones) * sum(w.texts[k] for w in others)
+    return (
+        n * m * PAIR_STEPS
+        + m * sum(w.steps for w in ones)
+        + n * sum(w.steps for w in others)
+        + texts // TEXT_PAIRS_PER_STEP
+    )
+
+
+def _steps_of(value: object) -> int:
+    """One step per JSON value in ``value`` (None: nothing), one more per TEXT_PER_STEP
+    characters of its texts and keys; counted without recursion."""
+    if value is None:
+        return 0
+    steps = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        steps += 1
+        if isinstance(item, str):
+            steps += len(item) // TEXT_PER_STEP
+        elif isinstance(item, Mapping):
+            steps += sum(len(key) for key in item) // TEXT_PER_STEP
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return steps
+
+
+def by_equality(rule: ArgRule) -> bool:
+    """Whether ``rule`` compares by equality alone, so that :func:`equality_key` decides."""
+    return rule.mode in ("exact", "ignore", FIELDS)
+
+
+def equality_key(rule: ArgRule, arguments: JsonObject) -> Hashable:
+    """A key under which two calls of one function agree under ``rule`` (one that compares
+    by equality alone: :func:`by_equality`) exactly when their keys are equal: ``exact``,
+    the arguments' :func:`json_key`; ``ignore``, every call alike; a list of names, each
+    named value's key, None for absent or null (which agentevals reads alike)."""
+    mode = rule.mode
+    if mode == "ignore":
+        return ()
+    if mode == FIELDS:
+        values = [_nested(arguments, key) for key in rule.keys]
+        return tuple(None if v is None else json_key(v) for v in values)
+    return json_key(arguments)
+
+
+def json_key(value: object) -> Hashable:
+    """A hashable key of a JSON value: two values have equal keys exactly when they are
+    equal by :func:`json_equal` (the door hands on no NaN, the one value unequal to itself).
+
+    A flat object (scalar values only: the usual arguments) is keyed by its (key, JSON type,
+    value) triples in key order, marked ``_FLAT``; it equals only flat objects, so the other
+    form never meets it. Any other value is written out as tokens, depth first, each a (tag,
+    payload) pair: an object its size and then, in key order, each key and its value's
+    tokens; an array its length and then its elements; a scalar its JSON type and itself.
+    With the type, a boolean is never a number, and equal numbers (1 and 1.0) give equal
+    keys, as they compare equal; sizes make a writing read back one way only, so equal
+    tokens mean equal values. Written without recursion, for values of any depth."""
+    if type(value) is dict:
+        try:  # (keys are distinct, so the sort never compares two values)
+            return _FLAT, tuple((k, _SCALAR_TAGS[type(v)], v) for k, v in sorted(value.items()))
+        except KeyError:  # (a value nests)
+            pass
+    tokens: list[tuple[str, object]] = []
+    stack: list[object] = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is _Key:
+            tokens.append(("key", item.name))
+            continue
+        tag = json_type(item)
+        if tag == OBJECT:
+            assert isinstance(item, Mapping)
+            tokens.append((OBJECT, len(item)))
+            for key in sorted(item, reverse=True):  # (popped in key order)
+                stack.append(item[key])
+                stack.append(_Key(key))
+        elif tag == ARRAY:
+            assert isinstance(item, (list, tuple))
+            tokens.append((ARRAY, len(item)))
+            stack.extend(reversed(item))
+        else:
+            tokens.append((tag, item))
+    return tuple(tokens)
+
+
+_FLAT = "flat object"
+_SCALAR_TAGS = {t: tag for t, tag in TYPE_OF.items() if t in SCALAR_TYPES}
+
+
+class _Key(NamedTuple):
+    """An object's key, in the stack of values :func:`json_key` writes out."""
+
+    name: str

@@ -12,7 +12,9 @@ trajectory match says it:
 Calls pair when they name the same function and their arguments agree under ``args`` (or
 the tool's own rule, ``tool_args``: step_checks.py). ``pairing="optimal"`` (the default)
 finds a valid pairing wherever there is one; ``pairing="agentevals"`` pairs first fit, as
-agentevals does, and so gives its verdict on every pair (step_pairing.py).
+agentevals does, and so gives its verdict on every pair (step_pairing.py). The pairings of one
+comparison share one budget of steps (step_pairing.py), so that no run can make it hang: a
+run whose pairs would cost more is refused.
 
 Fields (paths by the expected step's index, as a list's elements are named): a call's
 function name at ``[2].book_flight``, each argument compared at ``[2].book_flight.pnr``; in
@@ -36,7 +38,7 @@ from ..metrics.base import Metric, option_choice, type_policy
 from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION, FieldResult
 from .run_steps import CALL, Step, messages_of, read_steps
 from .step_checks import ArgRule, agrees, arg_verdicts, counted, read_rules, value_of
-from .step_pairing import greedy, leftovers_in_order, optimal
+from .step_pairing import Budget, Calls, greedy, leftovers_in_order, optimal
 
 MODES = ("strict", "unordered", "subset", "superset")
 ARGS = ("exact", "ignore", "subset", "superset")
@@ -95,23 +97,28 @@ class _Fields:
     def __init__(self, want: list[Step], run: list[Step], settings: Settings) -> None:
         self.want, self.run, self.settings = want, run, settings
         self.out: list[FieldResult] = []
+        self.budget = Budget()  # (one for all the pairings of this comparison)
+        self.calls_wanted, self.calls_made = self._sides(settings)
+
+    def _sides(self, settings: Settings) -> tuple[Calls, Calls]:
+        """Both sides' calls, read by the rules of ``settings``."""
+        return _calls(self.want, "expected", settings), _calls(self.run, "run", settings)
 
     # -- the modes ------------------------------------------------------------------------
 
     def calls(self) -> None:
         """unordered, superset, subset: the calls alone, wherever they are."""
-        want = [i for i, step in enumerate(self.want) if step.kind == CALL]
-        run = [j for j, step in enumerate(self.run) if step.kind == CALL]
+        want, run = self.calls_wanted, self.calls_made
         pairs = self._pairs(want, run)
         mode = self.settings.mode
-        for e in want:
+        for e in want.at:
             if e in pairs:
                 self.pair(e, pairs[e])
             elif mode != "subset":
                 self.omitted(e)
         if mode != "superset":
             taken = set(pairs.values())
-            for a in run:
+            for a in run.at:
                 if a not in taken:
                     self.invented(a)
 
@@ -145,74 +152,80 @@ class _Fields:
     def _valid(self, e: int, a: int) -> bool:
         return _valid_under(self.settings, self.want[e], self.run[a])
 
-    def _same_name(self, e: int, a: int) -> bool:
-        return self.want[e].name == self.run[a].name
-
-    def _share(self, e: int, a: int) -> float:
+    def _judge(self, e: int, a: int) -> tuple[bool, float]:
+        """Whether the pair is valid, and its share of matched fields (-0.5 for calls of two
+        functions), from one check (every verdict a match: what ``agrees`` finds)."""
         want, made = self.want[e], self.run[a]
         if want.name != made.name:
-            return -0.5
+            return False, -0.5
         found = arg_verdicts(self.settings.rule(want.name), want.arguments, made.arguments)
-        return sum(v.status == MATCH for v in found) / len(found) if found else 0.0
+        matched = sum(v.status == MATCH for v in found)
+        return matched == len(found), matched / len(found) if found else 0.0
 
-    def _pairs(self, want: list[int], run: list[int]) -> dict[int, int]:
+    def _pairs(self, want: Calls, run: Calls) -> dict[int, int]:
         """unordered, superset, subset: expected step -> run step."""
         mode = self.settings.mode
         if mode == "unordered" and self.settings.pairing == "agentevals":
             return self._agentevals_unordered(want, run)
         if mode == "subset":  # (agentevals walks the run's calls, each into the reference)
             flipped = self._paired(
-                run,
-                want,
-                _flipped(self._valid),
-                _flipped(self._same_name),
-                _flipped(self._share),
-                len(run),
+                run, want, _flipped(self._valid), _flipped(self._judge), len(run.at), True
             )
             return {e: a for a, e in flipped.items()}
-        needed = max(len(want), len(run)) if mode == "unordered" else len(want)
-        return self._paired(want, run, self._valid, self._same_name, self._share, needed)
+        needed = max(len(want.at), len(run.at)) if mode == "unordered" else len(want.at)
+        return self._paired(want, run, self._valid, self._judge, needed, True)
 
     def _paired(
         self,
-        outer: list[int],
-        inner: list[int],
+        outer: Calls,
+        inner: Calls,
         valid: Check,
-        may_pair: Check,
-        share: Callable[[int, int], float],
+        judge: Callable[[int, int], tuple[bool, float]],
         needed: int,
+        by_name: bool,
     ) -> dict[int, int]:
         if self.settings.pairing == "agentevals":
-            return leftovers_in_order(greedy(outer, inner, valid), outer, inner, may_pair)
-        return optimal(outer, inner, valid, may_pair, share, needed)
+            pairs = greedy(outer, inner, valid, self.budget)
+            return leftovers_in_order(pairs, outer, inner, by_name)
+        return optimal(outer, inner, valid, judge, needed, by_name, self.budget)
 
-    def _agentevals_unordered(self, want: list[int], run: list[int]) -> dict[int, int]:
+    def _agentevals_unordered(self, want: Calls, run: Calls) -> dict[int, int]:
         """agentevals' unordered: the run a superset of the reference, then the reference a
         superset of the run (arguments facing the other way), each first fit; the pairs of
         the direction that falls short (so the comparison fails), else of the first."""
         s = self.settings
         forward = Settings("superset", s.pairing, s.default, s.tools)
         backward = Settings("subset", s.pairing, s.default, s.tools)
-        first = greedy(want, run, lambda e, a: _valid_under(forward, self.want[e], self.run[a]))
+        ahead, behind = self._sides(forward)
+        first = greedy(
+            ahead,
+            behind,
+            lambda e, a: _valid_under(forward, self.want[e], self.run[a]),
+            self.budget,
+        )
         pairs = first
-        if len(first) == len(want):
+        if len(first) == len(want.at):
+            ahead, behind = self._sides(backward)
             second = greedy(
-                run, want, lambda a, e: _valid_under(backward, self.want[e], self.run[a])
+                behind,
+                ahead,
+                lambda a, e: _valid_under(backward, self.want[e], self.run[a]),
+                self.budget,
             )
-            if len(second) < len(run):
+            if len(second) < len(run.at):
                 pairs = {e: a for a, e in second.items()}
-        return leftovers_in_order(pairs, want, run, self._same_name)
+        return leftovers_in_order(pairs, want, run, True)
 
     def _message_pairs(self, message: list[int], other: list[int]) -> dict[int, int]:
         """strict: one message's calls, the run's walked first (as agentevals does); any
         two calls may pair, for the detail of what differs."""
         flipped = self._paired(
-            other,
-            message,
+            self.calls_made.only(other),
+            self.calls_wanted.only(message),
             _flipped(self._valid),
-            _anything,
-            _flipped(self._share),
+            _flipped(self._judge),
             max(len(message), len(other)),
+            False,
         )
         return {e: a for a, e in flipped.items()}
 
@@ -339,8 +352,11 @@ def _flipped(check: Callable[[int, int], T]) -> Callable[[int, int], T]:
     return lambda a, e: check(e, a)
 
 
-def _anything(a: int, b: int) -> bool:
-    return True
+def _calls(steps: list[Step], side: str, settings: Settings) -> Calls:
+    """The calls among ``steps`` as the pairing reads them, each by its function's rule."""
+    return Calls(
+        side, [i for i, step in enumerate(steps) if step.kind == CALL], steps, settings.rule
+    )
 
 
 def _valid_under(settings: Settings, want: Step, made: Step) -> bool:
