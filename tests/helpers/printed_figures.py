@@ -204,7 +204,7 @@ def text_figures(output: str, text: str) -> Iterator[Figure]:
         if len(cells) > 2 and first in ("metric", "field", "target", "case", "changed most"):
             header = cells
             continue
-        if re.fullmatch(r"(fields of )?metric \S+( \[[^\]]+\])?", line.strip()):
+        if re.fullmatch(r"(fields of )?(metric|folder|file) \S+( \[[^\]]+\])?", line.strip()):
             context = line.strip()
         yield from message_figures(output, line)
 
