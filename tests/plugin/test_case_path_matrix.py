@@ -18,6 +18,9 @@ that a fix turns the cell into an XPASS failure, and the mark must then go.
 
 from __future__ import annotations
 
+import fcntl
+import os
+import pickle
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -156,7 +159,30 @@ def _cells() -> Iterator[object]:
 
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, runs.Outcome]]:
-    """Every path run once over the suite, the judge's server up while they run."""
+    """Every path run once over the suite, once for the whole session: under xdist the first
+    worker to ask runs them and leaves them pickled where the others read them (each worker
+    running them all would double the module's cost)."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # (the workers' base folders share their parent)
+    done = shared / "case-path-matrix.pickle"
+    with open(shared / "case-path-matrix.lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # (the others wait while the first runs them)
+        if done.exists():
+            with open(done, "rb") as handle:
+                found: dict[str, dict[str, runs.Outcome]] = pickle.load(handle)
+            return found
+        made = _run_every_path(tmp_path_factory)
+        with open(done.with_suffix(".part"), "wb") as handle:
+            pickle.dump(made, handle)
+        done.with_suffix(".part").replace(done)
+        return made
+
+
+def _run_every_path(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, dict[str, runs.Outcome]]:
+    """Every path run over the suite, the judge's server up while they run."""
     judge = JudgeServer()
     judge.same.update(frozenset(pair) for pair in SAME_MEANING)
     root = tmp_path_factory.mktemp("matrix")
