@@ -30,7 +30,12 @@ import copy
 import importlib
 import itertools
 import json
+import os
 import random
+import subprocess
+import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -252,3 +257,182 @@ _MAKERS: dict[str, Callable[..., Turns | None]] = {
     "wrong_turn": _wrong_turn,
     "unexpected": _unexpected,
 }
+
+
+# -- BFCL's checker, each check in a fresh process -------------------------------------------
+#
+# BFCL's environment classes keep state between entries (a shared default list, a module's
+# table), so its checker's verdict on an entry depends on what the process ran before. The
+# reference for ``bfcl_multi_turn_verdict`` is the checker on each check in a fresh process:
+# a helper process imports bfcl-eval (and runs none of it), then forks a child per check.
+
+EMPTY = "multi_turn:empty_turn_model_response"
+STATE = "multi_turn:instance_state_mismatch"
+RESULT = "multi_turn:execution_response_mismatch"
+IRRELEVANT = "multi_turn:irrelevance_error"
+FORCE = "multi_turn:force_terminated"
+Check = tuple[dict[str, Any], list[list[str]], Turns]  # (entry, ground truth, model output)
+
+
+class FreshChecks:
+    """BFCL on each check, each in a process of its own, run in the background from the
+    moment it is made (a thread waits for the helper process): ``result()`` gives, per check
+    and in order, ``{"verdict": [valid, error_type], "turns": [...], "cpu": seconds}``
+    (``fresh_check`` says what each holds). ``turns=False``: the checker alone, its CPU time
+    measured in its child (no per-turn record)."""
+
+    def __init__(self, checks: list[Check], turns: bool = True) -> None:
+        lines = [json.dumps([entry, truth, output, turns]) for entry, truth, output in checks]
+        self._input = "\n".join(lines).encode()
+        self._out: list[Any] = []
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        boot = (
+            "import json, sys; sys.path[:0] = json.loads(sys.argv[1]); "
+            "from tests.helpers.bfcl_multi_turn_entries import fresh_main; fresh_main()"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", boot, json.dumps(sys.path)],
+            input=self._input,
+            capture_output=True,
+            timeout=900,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},  # (the fork server's: the same sets' order)
+        )
+        self._out = [json.loads(line) for line in done.stdout.splitlines()]
+
+    def result(self) -> list[Any]:
+        self._thread.join()
+        return self._out
+
+
+def fresh_main() -> None:
+    """The helper process: bfcl-eval's checker and environments imported, then a child forked
+    for each check read from stdin (a JSON line), its answer written to stdout (a line)."""
+    from bfcl_eval.constants.executable_backend_config import CLASS_FILE_PATH_MAPPING
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_checker  # noqa: F401
+
+    for name in READS:
+        importlib.import_module(CLASS_FILE_PATH_MAPPING[name])
+    for line in sys.stdin.buffer:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(read_end)
+                answer = json.dumps(fresh_check(*json.loads(line))).encode()
+                with os.fdopen(write_end, "wb") as out:
+                    out.write(answer)
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as answer_in:
+            answer = answer_in.read()
+        os.waitpid(pid, 0)
+        sys.stdout.buffer.write(answer + b"\n")
+    sys.stdout.flush()
+
+
+def fresh_check(
+    entry: dict[str, Any], truth: list[list[str]], turns: Turns, record: bool
+) -> dict[str, Any]:
+    """In a fresh process: BFCL's ``multi_turn_checker`` verdict (with its runner's turn-count
+    check) and, where ``record``, every turn as BFCL's own functions judge it on BFCL's own
+    execution: each turn's results recorded as its checker executes them, the turns after the
+    checker stops executed by the same function under the same names, and each turn judged
+    by BFCL's checks in its order (empty turn, ``_compare_instances`` on every class, its
+    ``_is_subsequence_unordered`` against the model's results so far; a turn whose ground
+    truth makes no call right when the model made none). Per turn: [right, error type,
+    differing attributes (``Class.attribute``), missing results, the model's results per
+    step, the ground truth's results]."""
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_checker as checker
+
+    if len(turns) != len(truth):
+        return {"verdict": [False, FORCE], "turns": [], "cpu": 0.0}
+    records: list[dict[str, Any]] = []
+    if record:
+        _record_turns(checker, entry, records)
+    start = time.process_time()
+    try:
+        checked = checker.multi_turn_checker(turns, truth, entry, "multi_turn", "jm")
+        verdict = [checked["valid"], checked.get("error_type", "")]
+    except Exception:  # noqa: BLE001 (the checker's own crash is a verdict here)
+        return {"verdict": ["raises", ""], "turns": [], "cpu": 0.0}
+    cpu = time.process_time() - start
+    if not record:
+        return {"verdict": verdict, "turns": [], "cpu": cpu}
+    execute = checker.execute_multi_turn_func_call
+    long_context = "long_context" in entry["id"]
+    parts = (entry["initial_config"], entry["involved_classes"])
+    for index in range(len(records), len(truth)):  # (the turns after the checker stopped)
+        for step in turns[index]:
+            execute(step, *parts, "jm", entry["id"], long_context, True)
+        execute(truth[index], *parts, "jm_ground_truth", entry["id"], long_context, True)
+    return {"verdict": verdict, "turns": _judged(records, turns, truth), "cpu": cpu}
+
+
+def _record_turns(checker: Any, entry: dict[str, Any], records: list[dict[str, Any]]) -> None:
+    """The checker's ``execute_multi_turn_func_call`` replaced by one that records each step's
+    results and, after each turn's ground truth, its results and every differing attribute."""
+    from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import _compare_instances
+
+    original = checker.execute_multi_turn_func_call
+    steps: list[list[str]] = []
+
+    def recording(
+        func_call_list: list[str],
+        initial_config: dict[str, Any],
+        involved_classes: list[str],
+        model_name: str,
+        test_entry_id: str,
+        long_context: bool = False,
+        is_evaL_run: bool = False,  # noqa: N803 (BFCL's name)
+    ) -> tuple[list[str], dict[str, Any]]:
+        # (the checker passes these by name)
+        parts = (initial_config, involved_classes)
+        results, instances = original(
+            func_call_list, *parts, model_name, test_entry_id, long_context, is_evaL_run
+        )
+        if not model_name.endswith("_ground_truth"):
+            steps.append(results)
+            return results, instances
+        model_name = model_name[: -len("_ground_truth")]
+        model = original([], *parts, model_name, test_entry_id, long_context, is_evaL_run)[1]
+        differing = [
+            f"{class_name}.{attribute}"
+            for class_name in involved_classes
+            for attribute in _compare_instances(model[class_name], instances[class_name])[1]
+        ]
+        records.append({"model": list(steps), "expected": results, "differing": differing})
+        steps.clear()
+        return results, instances
+
+    checker.execute_multi_turn_func_call = recording
+
+
+def _judged(records: list[dict[str, Any]], turns: Turns, truth: list[list[str]]) -> list[Any]:
+    """Each recorded turn judged by BFCL's checks, in its checker's order."""
+    from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import (
+        _is_subsequence_unordered,
+    )
+    from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import (
+        is_empty_execute_response,
+    )
+
+    so_far: list[str] = []
+    out = []
+    for record, steps, calls in zip(records, turns, truth):
+        for results in record["model"]:
+            so_far.extend(results)
+        empty = not steps or is_empty_execute_response(steps)
+        if not calls:
+            row = [empty, "" if empty else IRRELEVANT, [], []]
+        else:
+            differing = record["differing"]
+            missing = _is_subsequence_unordered(record["expected"], so_far)[1]
+            problem = EMPTY if empty else STATE if differing else RESULT if missing else ""
+            row = [not problem, problem, differing, missing]
+        out.append([*row, record["model"], record["expected"]])
+    return out

@@ -17,6 +17,8 @@ engine's root modules (``entry.py``, ``match.py``); no other part of the engine 
 | bfcl_execution.py    | BFCL's decoded calls run on its environment classes, without eval    |
 | bfcl_turn_checks.py  | a BFCL entry's turns judged: states by ``!=``, results; reading later |
 | bfcl_multi_turn.py   | ``bfcl_multi_turn_verdict``: BFCL's verdict, per-turn credit, fields |
+| bfcl_isolation.py    | an entry executed in a child process, never here; calls past time   |
+| bfcl_fork_server.py  | the fork server: a child per entry, no network, bounded time, memory |
 
 Callers outside the package import the names below from here, each loaded on first use
 (PEP 562), so that a command that never scores an agent never imports this package's modules.

@@ -6,14 +6,23 @@ a few names, ``eval``s the text and records the result as text. Here the same re
 the text is parsed (``compile`` to a tree, never run), and the call is made directly: the
 method found by name among the involved instances' public methods, its arguments literals.
 What BFCL records as the result (the text of the value, or ``Error during execution: ...``)
-is recorded the same way, so that a verdict that compares results gives BFCL's.
+is recorded the same way, so that a verdict that compares results gives BFCL's (the value's
+text made inside the call's ``try``, as BFCL makes it: an int past 4,300 digits is the call's
+error text). A result text longer than ``RESULT_CHARS`` is recorded as an error text saying so.
 
 Where BFCL's ``eval`` would run more than one call with literal arguments (a nested call, a
 variable, a builtin), the result is an error text saying so instead: docs/metrics.md
 ("BFCL's multi-turn verdict") lists these differences.
 
 The environments are bfcl-eval's own classes (an extra, installed with ``--no-deps``); its
-table of which module holds each class is read from its constants.
+table of which module holds each class is read from its constants. Only the eight classes of
+the four multi-turn categories are executed (``MULTI_TURN_CLASSES``): bfcl-eval's table also
+names classes that reach the network or a model (``WebSearchAPI``, ``MemoryAPI_*``), and an
+entry naming one is refused.
+
+This module executes calls in the process that uses it. ``bfcl_multi_turn_verdict`` never
+does: it executes an entry in a child process of ``bfcl_fork_server.py``, which bounds each
+call (``CallGate``) and keeps the caller's process as it was.
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ import inspect
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from ..core.errors import ConfigError
 
@@ -34,7 +43,43 @@ INSTALL = 'pip install --no-deps "bfcl-eval==2026.3.23"'
 _REFUSED = ("kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run")
 # what BFCL's rewrite takes as a called name
 _CALLED_NAME = re.compile(r"\b([a-zA-Z_]\w*)\s*(?=\()")
+# what BFCL's instance names replace with "_"
+_SEPARATORS = re.compile(r"[-./:]")
 _ERROR = "Error during execution: "
+# the classes of the four multi-turn categories (base, miss_func, miss_param, long_context):
+# the only ones executed
+MULTI_TURN_CLASSES = (
+    "GorillaFileSystem",
+    "MathAPI",
+    "MessageAPI",
+    "TwitterAPI",
+    "TicketAPI",
+    "TradingBot",
+    "TravelAPI",
+    "VehicleControlAPI",
+)
+# the longest result text recorded as it is; a longer one is recorded as an error text
+RESULT_CHARS = 1_000_000
+
+
+class CallGate(Protocol):
+    """What runs each call of an entry, in order (both sides' calls counted together): the
+    child process's bound on its time (``bfcl_fork_server.py``)."""
+
+    def result(self, execute: Callable[[str], str], call: str) -> str: ...
+
+
+def check_classes(entry_id: str, classes: Sequence[str]) -> None:
+    """A ConfigError for a class of the entry that is not one of ``MULTI_TURN_CLASSES``, or
+    where bfcl-eval is not installed."""
+    _backend_tables()
+    for name in classes:
+        if name not in MULTI_TURN_CLASSES:
+            raise ConfigError(
+                f"BFCL entry {entry_id!r}: involved class {name!r:.80} is not one of the "
+                f"multi-turn categories' classes ({', '.join(MULTI_TURN_CLASSES)}); only "
+                f"those are executed"
+            )
 
 
 def _backend_tables() -> tuple[Mapping[str, str], Sequence[str]]:
@@ -54,6 +99,11 @@ def environment_class(name: str) -> type:
         raise ConfigError(
             f"BFCL has no environment class {name!r}: its classes are {', '.join(sorted(modules))}"
         )
+    if name not in MULTI_TURN_CLASSES:
+        raise ConfigError(
+            f"BFCL's {name} environment is not executed: only the multi-turn categories' "
+            f"classes are ({', '.join(MULTI_TURN_CLASSES)})"
+        )
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
@@ -65,19 +115,25 @@ def environment_class(name: str) -> type:
     return found
 
 
-# an environment class -> the names of its instances' public methods (its methods are its
-# class's: read from its first instance, once)
+# an environment class -> the names of its instances' public methods, read once
 _METHODS: dict[type, tuple[str, ...]] = {}
 
 
-def _public_methods(instance: object) -> tuple[str, ...]:
-    names = _METHODS.get(type(instance))
+def public_methods(cls: type) -> tuple[str, ...]:
+    """The names (sorted) of the public methods an instance of ``cls`` has, as BFCL reads them
+    from an instance (``inspect.getmembers(instance, inspect.ismethod)``): its functions and
+    class methods, not its static methods. Read from the class, so that no instance is made
+    (the fork server reads them before any of BFCL's code runs)."""
+    names = _METHODS.get(cls)
     if names is None:
-        names = _METHODS[type(instance)] = tuple(
-            name
-            for name, _ in inspect.getmembers(instance, predicate=inspect.ismethod)
-            if not name.startswith("_")
-        )
+        found = []
+        for name in sorted(dir(cls)):
+            member = inspect.getattr_static(cls, name)
+            if not name.startswith("_") and (
+                isinstance(member, classmethod) or inspect.isfunction(member)
+            ):
+                found.append(name)
+        names = _METHODS[cls] = tuple(found)
     return names
 
 
@@ -91,7 +147,8 @@ class BfclEnvironment:
 
     ``side`` is the name BFCL's checker builds its instances' names from (the rewrite of a
     call's text writes it into the text, so it shows in a string literal that names a
-    method followed by ``(``, as in BFCL)."""
+    method followed by ``(``, as in BFCL). ``gate``, where given, runs each call (the child
+    process's bound on its time)."""
 
     def __init__(
         self,
@@ -100,8 +157,11 @@ class BfclEnvironment:
         initial_config: Mapping[str, Any],
         long_context: bool,
         side: str,
+        gate: CallGate | None = None,
     ) -> None:
+        check_classes(entry_id, involved_classes)
         _, stateless = _backend_tables()
+        self._gate = gate
         self.instances: dict[str, Any] = {}
         self.by_name: dict[str, Any] = {}  # an instance's name in rewritten text -> instance
         self._class_of: dict[str, str] = {}  # an instance's name -> its class's name
@@ -121,17 +181,20 @@ class BfclEnvironment:
                         f"BFCL entry {entry_id}: {class_name}'s initial_config cannot be "
                         f"loaded ({type(error).__name__}: {error})"[:300]
                     ) from None
-            name = re.sub(r"[-./:]", "_", f"{side}_{entry_id}_{class_name}_instance")
+            name = _SEPARATORS.sub("_", f"{side}_{entry_id}_{class_name}_instance")
             self.instances[class_name] = instance
             self.by_name[name] = instance
             self._class_of[name] = class_name
-            for method_name in _public_methods(instance):
+            for method_name in public_methods(type(instance)):
                 owner[method_name] = name
         self._owner = owner
 
     def execute(self, calls: Sequence[str]) -> list[str]:
         """Each call made in order on these instances, each result as BFCL records it."""
-        return [self._result(call) for call in calls]
+        gate = self._gate
+        if gate is None:
+            return [self._result(call) for call in calls]
+        return [gate.result(self._result, call) for call in calls]
 
     def _rewrite(self, call: str) -> tuple[str, int]:
         """BFCL's rewrite: every method name followed by ``(`` gets its instance in front;
@@ -163,10 +226,17 @@ class BfclEnvironment:
                 raise PermissionError(f"Function call {head} is not allowed.")
             # (eval drops leading spaces and tabs from text; compile does not)
             tree = ast.parse(text.lstrip(" \t"), "<string>", "eval")
-            value = self._evaluate(tree.body, recorded)
+            # (the value's text made inside: BFCL records its failure, such as an int of
+            # more than 4,300 digits, as the call's error)
+            result = as_result_text(self._evaluate(tree.body, recorded))
         except Exception as error:  # noqa: BLE001 (what BFCL records of any failure)
             return _ERROR + str(error)
-        return as_result_text(value)
+        if len(result) > RESULT_CHARS:
+            return (
+                f"{_ERROR}the result's text is {len(result)} characters long, past "
+                f"jsonmatch's limit of {RESULT_CHARS}"
+            )
+        return result
 
     def _evaluate(self, node: ast.expr, recorded: str) -> Any:
         if not isinstance(node, ast.Call):

@@ -18,6 +18,12 @@ The judging is ``bfcl_turn_checks.py``'s, a plain row per turn; the turns and th
 are made from the rows when first read (reading the differing attributes to JSON executes
 the entry's calls again, ``JudgedTurns``), so that the verdict and the per-turn credit cost
 no more than the comparisons BFCL's checker makes.
+
+The entry is executed, and executed again for the fields, in a child process forked for it
+(``bfcl_isolation.py``, ``bfcl_fork_server.py``): BFCL's classes keep state from entry to
+entry and change the process (``decimal``'s precision), so each entry is judged as in a
+fresh process, as if it were the first, and this process never runs their methods. Only the
+four categories' eight classes are executed; a call's time, memory and result are bounded.
 """
 
 from __future__ import annotations
@@ -33,13 +39,14 @@ from ..core.paths import index_segment, key_segment
 from ..core.values import MISSING
 from ..match import match_json
 from ..results.field_results import HALLUCINATION, MISMATCH, OMISSION, FieldResult
-from .bfcl_execution import BfclEnvironment
+from .bfcl_execution import check_classes
+from .bfcl_isolation import isolated_reader, judged_rows
 from .bfcl_turn_checks import (
     CALLS_NOT_EXPECTED,
     EMPTY_TURN,
+    SIDES,
     AttributeDifference,
     JudgedTurns,
-    TurnChecks,
     TurnRow,
     Unreadable,
 )
@@ -47,7 +54,7 @@ from .end_states import placed, under
 
 # BFCL's error types, one per way a turn fails (its checker's and its runner's words)
 FORCE_TERMINATED = "multi_turn:force_terminated"
-_MODEL_SIDE, _TRUTH_SIDE = "jsonmatch_eval", "jsonmatch_ground_truth_eval"
+_MODEL_SIDE, _TRUTH_SIDE = SIDES
 _RIGHT = operator.itemgetter(0)  # a turn's row -> whether the turn is right
 
 
@@ -217,9 +224,9 @@ def bfcl_multi_turn_verdict(
     ``id``, ``involved_classes`` and ``initial_config``) and its ``ground_truth`` (a list
     per turn of call texts). The long-context loading is chosen from the entry's id, as
     BFCL's checker chooses it. Needs bfcl-eval's environments (``pip install --no-deps
-    bfcl-eval``). The turns and their fields are made when first read; reading the fields
-    of a turn whose state differs executes the entry's calls again (from ``entry`` as it
-    is then: it must not have changed)."""
+    bfcl-eval``) and ``os.fork`` (Linux, macOS). The turns and their fields are made when
+    first read; reading the fields of a turn whose state differs executes the entry's calls
+    again (from ``entry`` as it is then: it must not have changed)."""
     entry_id, classes, config = _entry_parts(entry)
     truth = _turns_of(ground_truth, "ground_truth", depth=2)
     model = _turns_of(decoded_turns, "decoded_turns", depth=3)
@@ -227,14 +234,9 @@ def bfcl_multi_turn_verdict(
         return BfclMultiTurnVerdict(False, FORCE_TERMINATED, None, 0.0)
     category = entry_id.rsplit("_", 1)[0]
     long_context = "long_context" in category or "composite" in category
-    sides = (_MODEL_SIDE, _TRUTH_SIDE)
-    checks = TurnChecks(
-        *(BfclEnvironment(entry_id, classes, config, long_context, side) for side in sides)
-    )
-    for steps, calls in zip(model, truth):
-        model_results = tuple(tuple(checks.model.execute(step)) for step in steps)
-        checks.judge(steps, calls, model_results, tuple(checks.truth.execute(calls)))
-    return verdict_of(JudgedTurns(entry_id, classes, config, long_context, sides, checks.rows))
+    rows, skipped = judged_rows((entry_id, classes, config, long_context), model, truth)
+    reader = isolated_reader(skipped)
+    return verdict_of(JudgedTurns(entry_id, classes, config, long_context, SIDES, rows, reader))
 
 
 def verdict_of(judged: JudgedTurns) -> BfclMultiTurnVerdict:
@@ -264,6 +266,7 @@ def _entry_parts(entry: Mapping[str, Any]) -> tuple[str, list[str], Mapping[str,
             f"BFCL entry {entry_id}: involved_classes must be a list of class "
             f"names, not {classes!r:.60}"
         )
+    check_classes(entry_id, classes)
     if not isinstance(config, Mapping):
         raise ConfigError(
             f"BFCL entry {entry_id}: initial_config must be an object, not {config!r:.60}"

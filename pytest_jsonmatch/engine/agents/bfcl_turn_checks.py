@@ -16,18 +16,22 @@ type and the per-turn credit need only whether something differs. The entry's ca
 executed again from its initial configuration up to the last turn with a difference, and
 each such turn's differing attributes are read there, a class read once kept until a call
 is made on it.
+
+``judge_entry`` and ``read_turns`` execute an entry in the process that calls them, with an
+optional ``CallGate`` on each call; ``bfcl_multi_turn_verdict`` calls them only in a child
+process (``bfcl_fork_server.py``), and gives its ``JudgedTurns`` a reader that reads there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import ConfigError, JsonMatchError
 from ..core.paths import key_segment
 from ..core.values import MISSING
-from .bfcl_execution import BfclEnvironment
+from .bfcl_execution import BfclEnvironment, CallGate
 from .state_reading import read_apart, read_state_at
 
 
@@ -51,6 +55,9 @@ EMPTY_TURN = "multi_turn:empty_turn_model_response"
 STATE_MISMATCH = "multi_turn:instance_state_mismatch"
 RESULT_MISMATCH = "multi_turn:execution_response_mismatch"
 CALLS_NOT_EXPECTED = "multi_turn:irrelevance_error"
+# the names BFCL's checker builds each side's instances' names from (the model's, the ground
+# truth's); its rewrite writes them into a call's text
+SIDES = ("jsonmatch_eval", "jsonmatch_ground_truth_eval")
 
 # One turn as the verdict judged it: right, BFCL's error type ("" when right), the differing
 # attributes, the missing results, the model's steps (each a list of call texts), the
@@ -188,9 +195,28 @@ def _class_differing(class_name: str, model: object, truth: object) -> tuple[str
     return tuple(out)
 
 
+def judge_entry(
+    entry: tuple[str, Sequence[str], Mapping[str, Any], bool],
+    model_turns: Sequence[Sequence[Sequence[str]]],
+    truth_turns: Sequence[Sequence[str]],
+    gate: CallGate | None = None,
+) -> list[TurnRow]:
+    """Every turn of an entry (its id, classes, initial configuration, long-context loading)
+    executed on both sides from its initial configuration and judged: a row per turn."""
+    checks = TurnChecks(*(BfclEnvironment(*entry, side, gate) for side in SIDES))
+    for steps, calls in zip(model_turns, truth_turns):
+        model_results = tuple(tuple(checks.model.execute(step)) for step in steps)
+        checks.judge(steps, calls, model_results, tuple(checks.truth.execute(calls)))
+    return checks.rows
+
+
+Readings = dict[int, tuple[AttributeDifference, ...]]
+
+
 class JudgedTurns:
     """An entry's turns as judged (``rows``, a ``TurnRow`` each), and their differing
-    attributes read to JSON, made on first use (``readings``).
+    attributes read to JSON, made on first use (``readings``) by ``reader`` (``read_turns``
+    in this process unless another is given).
 
     Reading executes the entry's calls again: where they give other results than the
     verdict saw, or leave equal an attribute it found different (the entry was changed since),
@@ -204,48 +230,52 @@ class JudgedTurns:
         long_context: bool,
         sides: tuple[str, str],
         rows: Sequence[TurnRow],
+        reader: Callable[[JudgedTurns], Readings] | None = None,
     ) -> None:
-        self._entry = (entry_id, classes, config, long_context)
-        self._sides = sides
+        self.entry = (entry_id, classes, config, long_context)
+        self.sides = sides
         self.rows = rows
-        self._read: dict[int, tuple[AttributeDifference, ...]] | None = None
+        self._reader = reader
+        self._read: Readings | None = None
 
     def readings(self, index: int) -> tuple[AttributeDifference, ...]:
         """Turn ``index``'s differing attributes, each side read to JSON."""
         if self._read is None:
-            self._read = self._replay()
+            self._read = (self._reader or read_turns)(self)
         return self._read.get(index, ())
 
-    def _replay(self) -> dict[int, tuple[AttributeDifference, ...]]:
-        wanted = [index for index, row in enumerate(self.rows) if row[2]]
-        if not wanted:
-            return {}
-        entry_id, classes, config, long_context = self._entry
-        model, truth = (
-            BfclEnvironment(entry_id, classes, config, long_context, side) for side in self._sides
-        )
-        out: dict[int, tuple[AttributeDifference, ...]] = {}
-        kept: dict[str, tuple[AttributeDifference, ...]] = {}  # class name -> its last reading
-        for index, row in enumerate(self.rows[: wanted[-1] + 1]):
-            differing, steps, calls = row[2], row[4], row[5]
-            results = tuple(tuple(model.execute(step)) for step in steps)
-            truth.execute(calls)
-            if results != row[6]:
-                raise _changed(entry_id, index)
-            if not differing:
-                continue  # (the classes with calls meanwhile are read again at the next reading)
-            for class_name in (*model.calls, *truth.calls):
-                kept.pop(class_name, None)
-            model.calls.clear()
-            truth.calls.clear()
-            out[index] = tuple(
-                difference
-                for class_name in dict.fromkeys(name.split(".", 1)[0] for name in differing)
-                for difference in _class_readings(
-                    kept, class_name, differing, model, truth, entry_id, index
-                )
+
+def read_turns(judged: JudgedTurns, gate: CallGate | None = None) -> Readings:
+    """The differing attributes of each turn that has some, read to JSON as the turn left
+    them: the entry's calls executed again from its initial configuration."""
+    rows = judged.rows
+    wanted = [index for index, row in enumerate(rows) if row[2]]
+    if not wanted:
+        return {}
+    entry_id = judged.entry[0]
+    model, truth = (BfclEnvironment(*judged.entry, side, gate) for side in judged.sides)
+    out: Readings = {}
+    kept: dict[str, tuple[AttributeDifference, ...]] = {}  # class name -> its last reading
+    for index, row in enumerate(rows[: wanted[-1] + 1]):
+        differing, steps, calls = row[2], row[4], row[5]
+        results = tuple(tuple(model.execute(step)) for step in steps)
+        truth.execute(calls)
+        if results != row[6]:
+            raise _changed(entry_id, index)
+        if not differing:
+            continue  # (the classes with calls meanwhile are read again at the next reading)
+        for class_name in (*model.calls, *truth.calls):
+            kept.pop(class_name, None)
+        model.calls.clear()
+        truth.calls.clear()
+        out[index] = tuple(
+            difference
+            for class_name in dict.fromkeys(name.split(".", 1)[0] for name in differing)
+            for difference in _class_readings(
+                kept, class_name, differing, model, truth, entry_id, index
             )
-        return out
+        )
+    return out
 
 
 def _class_readings(

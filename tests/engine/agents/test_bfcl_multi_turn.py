@@ -4,17 +4,24 @@ The differential test runs BFCL's checker (``bfcl_eval``, installed with ``--no-
 ``bfcl_multi_turn_verdict`` over every entry of the four multi-turn categories with every
 kind of model output tests/helpers/bfcl_multi_turn_entries.py makes from the ground truth
 (correct, reordered, dropped, an argument changed, an extra read-only call, an extra
-state-changing call, a call in the wrong turn, calls where none are expected): the verdict
-and BFCL's error type must be equal on every one, on all 800 entries (MathAPI's environment
-imports ``mpmath``, which ``--no-deps`` leaves out: the test extra holds it);
-benchmarks/bfcl_multi_turn_full.py runs the same set as a script. The other tests hold the executor's result texts to BFCL's
-own execution, and the per-turn credit and fields to hand-worked examples.
+state-changing call, a call in the wrong turn, calls where none are expected). BFCL's classes
+keep state between entries, so the reference is BFCL's checker on each check in a fresh
+process (``FreshChecks``), with every turn judged by BFCL's own functions on BFCL's own
+execution there; ours scores every check of a category in this one process, in order. The
+verdict and BFCL's error type must be equal on every one, and each turn's judging (right,
+error type, differing attributes, missing results, both sides' results), on all 800 entries
+(MathAPI's environment imports ``mpmath``, which ``--no-deps`` leaves out: the test extra
+holds it); a second pass then scores every entry again, in the other order, with one of its
+outputs, and must give the first pass's verdict and turns; benchmarks/bfcl_multi_turn_full.py runs
+the same set as a script. The other tests hold the executor's result texts to BFCL's own
+execution, and the per-turn credit and fields to hand-worked examples.
 """
 
 from __future__ import annotations
 
 import collections
 import sys
+from typing import Any
 
 import pytest
 
@@ -32,41 +39,65 @@ from pytest_jsonmatch.engine.agents.bfcl_execution import (
 from tests.helpers.bfcl_multi_turn_entries import (
     CATEGORIES,
     KINDS,
+    FreshChecks,
     entries,
     loadable,
     output,
     theirs,
 )
 
-pytestmark = pytest.mark.slow  # about 10 s: every entry of four categories, 8 outputs each
+pytestmark = pytest.mark.slow  # every entry of four categories, 8 outputs each
+
+
+def _ours(entry: dict[str, Any], truth: list, turns: list) -> dict[str, Any]:
+    """Our verdict on one check, in the form of ``FreshChecks``' answers (JSON's lists)."""
+    verdict = bfcl_multi_turn_verdict(entry, turns, truth)
+    rows = verdict.judged.rows if verdict.judged is not None else []
+    return {
+        "verdict": [verdict.valid, verdict.problem],
+        "turns": [
+            [r[0], r[1], list(r[2]), list(r[3]), [list(step) for step in r[6]], list(r[7])]
+            for r in rows
+        ],
+        "verdict object": verdict,
+    }
 
 
 @pytest.mark.parametrize("category", CATEGORIES)
-def test_the_verdict_is_bfcls_on_every_entry_and_output(category: str) -> None:
+def test_the_verdict_and_each_turn_are_bfcls_in_a_fresh_process(category: str) -> None:
+    checks = [(e, t, output(e, t, kind)) for e, t in entries(category) for kind in KINDS]
+    assert all(loadable(entry) for entry, _, _ in checks[:: len(KINDS)])
+    reference = FreshChecks(checks)  # (runs beside ours, in its own processes)
+    first = [_ours(*check) for check in checks]
     counts: collections.Counter[str] = collections.Counter()
-    differ = []
-    for entry, truth in entries(category):
-        if not loadable(entry):
-            counts["left out"] += 1
-            continue
-        for kind in KINDS:
-            turns = output(entry, truth, kind)
-            expected = theirs(entry, turns, truth)
-            verdict = bfcl_multi_turn_verdict(entry, turns, truth)
-            counts[kind] += 1
-            counts[f"{kind} valid"] += verdict.valid
-            if (verdict.valid, verdict.problem) != expected:
-                differ.append((entry["id"], kind, expected, verdict.problem))
-            _check_beside(verdict)
+    differ, turns_differ = [], []
+    for (entry, _, _), kind, ours, bfcl in zip(checks, KINDS * 200, first, reference.result()):
+        counts[kind] += 1
+        counts[f"{kind} valid"] += ours["verdict"][0]
+        if ours["verdict"] != bfcl["verdict"]:
+            differ.append((entry["id"], kind, bfcl["verdict"], ours["verdict"]))
+        if ours["turns"] != bfcl["turns"]:
+            turns_differ.append((entry["id"], kind))
+        _check_beside(ours["verdict object"])
     assert differ == []
-    # every entry (200) is either checked with every kind or counted as left out
-    assert all(counts[kind] + counts["left out"] == 200 for kind in KINDS)
-    # every entry is checked: MathAPI's (25 a category) need mpmath, in the test extra
-    assert counts["left out"] == 0
+    assert turns_differ == []
+    # every entry (200) is checked with every kind: MathAPI's (25 a category) need mpmath,
+    # in the test extra
+    assert all(counts[kind] == 200 for kind in KINDS)
     # the correct outputs pass and none of the dropped ones do, except where BFCL's own
     # rules let one through (a dropped read-only call whose result is not compared)
     assert counts["correct valid"] == counts["correct"]
     assert counts["dropped valid"] <= 1
+    # a second pass, after all of the first, in the other order: every entry again with one
+    # of its outputs (the i-th entry's i-th kind, so 25 entries of each kind), the same
+    again = [
+        (index, _ours(*checks[index]))
+        for entry_index in reversed(range(len(checks) // len(KINDS)))
+        for index in [entry_index * len(KINDS) + entry_index % len(KINDS)]
+    ]
+    assert [(i, o["verdict"], o["turns"]) for i, o in again] == [
+        (i, first[i]["verdict"], first[i]["turns"]) for i, _ in again
+    ]
 
 
 def _check_beside(verdict: BfclMultiTurnVerdict) -> None:
@@ -283,6 +314,12 @@ def test_what_bfcls_eval_would_run_is_not_run(call: str, why: str) -> None:
         (FIRST, "ls()", TRUTH, r"decoded_turns: must be a list of turns, not 'ls\(\)'"),
         (FIRST, [[["ls()"]], [[7]]], TRUTH, r"decoded_turns\[1\]\[0\]\[0\]: a call must be text"),
         (FIRST, [[["ls()"]]], [["ls()"], "pwd()"], r"ground_truth\[1\]: must be a list"),
+        (
+            {**FIRST, "initial_config": {"GorillaFileSystem": {"root": {1, 2}}}},
+            [[["ls()"]]],
+            [["ls()"]],
+            r"BFCL entry 'multi_turn_base_0': initial_config is not JSON \(Object of type set",
+        ),
     ],
 )
 def test_bad_input_is_a_config_error(entry, turns, truth, message) -> None:
