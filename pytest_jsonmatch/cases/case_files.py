@@ -26,6 +26,7 @@ from ..engine.reading.safe_yaml import (
 )
 from ..engine.reading.user_files import not_regular, read_regular
 from .marks import MarkError, MarkSpec, marks_from
+from .node_ids import check_path, fits_test_id
 from .python_names import with_named_tools
 from .reply_keys import REPLY_KEYS, RUN_KEYS, call_options_of, expected_calls_of, run_parts_of
 
@@ -148,6 +149,7 @@ class CaseFiles:
         """Every case of one file, validated and with its defaults applied, each knowing the
         SHA-256 of the file's bytes (an update refuses to write over a file changed since)."""
         shown = self.display(path)
+        check_path(shown)  # a test id pytest prints as it is, before the file is read
         raw = read_regular(path, "case file", CaseFileError, shown=shown)
         # of the very bytes the cases are read from
         digest = self.read[path] = hashlib.sha256(raw).hexdigest()
@@ -373,18 +375,14 @@ class CaseFiles:
 
 
 def _case_id(case_id: object, line: int, where: _Where) -> str:
-    """A case's id (a number is taken as its text): non-empty, one printable line, no '::'
-    (pytest's separator in a test id)."""
+    """A case's id (a number is taken as its text): non-empty, and fit for a test id pytest
+    prints as it is (node_ids.py: one printable line, no '::', no '##[')."""
     if isinstance(case_id, int) and not isinstance(case_id, bool):
         case_id = str(case_id)
-    if (
-        not isinstance(case_id, str)
-        or not case_id.strip()
-        or "::" in case_id
-        or not case_id.isprintable()
-    ):
+    if not isinstance(case_id, str) or not case_id.strip() or not fits_test_id(case_id):
         raise where.error(
-            line, f"case id must be a non-empty one-line string without '::', not {case_id!r}"
+            line,
+            f"case id must be a non-empty one-line string without '::' or '##[', not {case_id!r}",
         )
     return case_id
 

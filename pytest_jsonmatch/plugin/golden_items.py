@@ -22,14 +22,12 @@ import pytest
 
 from ..cases.case_files import NO_EXPECTED, CaseFiles, GoldenCase
 from ..cases.marks import FieldsExpectedToFail, field_xfail, fields_expected_to_fail, pytest_marks
-from ..engine.core.errors import JsonMatchError, printable
+from ..engine.core.errors import JsonMatchError, safe_text
 from ..session.channel import Channel
 from ..session.outcome import Outcome
 from .settings import Settings
 
 if TYPE_CHECKING:
-    from _pytest._code.code import TerminalRepr
-
     from ..calls.case_outputs import Outputs
     from ..calls.produced import Produced
     from ..cases.updates import CaseUpdate
@@ -70,10 +68,10 @@ class GoldenFile(pytest.File):
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: object = None
-    ) -> str | TerminalRepr:
+    ) -> str:
         if isinstance(excinfo.value, JsonMatchError):
-            return printable(str(excinfo.value))  # the whole report; a traceback adds nothing
-        return super().repr_failure(excinfo)
+            return str(excinfo.value)  # the whole report (escaped); a traceback adds nothing
+        return safe_text(str(super().repr_failure(excinfo)))
 
 
 def expected_failure(
@@ -269,29 +267,27 @@ class GoldenItem(pytest.Item):
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: object = None
-    ) -> str | TerminalRepr:
+    ) -> str:
         from ..cases.python_names import users_frame
         from ..engine.core.masking import one_line
-        from ..reporting.render.tables import guarded
 
+        # whatever the case, the target or its exception says, in every --tb style: no line
+        # of it may start a workflow command nor carry a control character (safe_text)
         exc = excinfo.value
         if isinstance(exc, AssertionError):
             # the message's first line (metric, score, threshold) is what the short summary shows
-            about = (
-                "\ncase: " + "\n".join(guarded(printable(self.case.description).split("\n")))
-                if self.case.description
-                else ""
-            )  # no line of data may start a workflow command
-            return str(exc) + about
+            about = f"\ncase: {self.case.description}" if self.case.description else ""
+            return safe_text(str(exc) + about)
         where = (
             f"{self.golden_run.cases.display(self.path)}:{self.case.line}: case {self.case.id!r}"
             + (f" (target {self.target})" if self.target else "")
         )
         if isinstance(exc, JsonMatchError):
-            return f"{where}: {printable(str(exc))}{self._attempts}"
-        if self.golden_run.settings.full_tracebacks:
-            return super().repr_failure(excinfo)
+            return safe_text(f"{where}: {exc}{self._attempts}")
         # the target raised: its type, message and the last line of the user's own code;
         # the runner's threads and pytest's frames in between say nothing (--tb=long shows all)
+        said = f"{where}: {one_line(exc)}{self._attempts}"  # (the short summary's line)
+        if self.golden_run.settings.full_tracebacks:
+            return safe_text(f"{said}\n{super().repr_failure(excinfo)}")
         frame = users_frame(exc)
-        return f"{where}: {one_line(exc)}{self._attempts}" + (f"\n  {frame}" if frame else "")
+        return safe_text(said + (f"\n  {frame}" if frame else ""))

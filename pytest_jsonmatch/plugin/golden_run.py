@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from ..cases.case_files import CaseFiles, GoldenCase
+from ..cases.node_ids import escaped_path
 from ..engine.core.errors import JsonMatchError
 from .golden_items import GOLDEN_RUN, GoldenFile, GoldenRun
 from .session import SESSION, JsonmatchSession
@@ -32,7 +33,9 @@ def collect_file(file_path: Path, parent: pytest.Collector) -> GoldenFile | None
         run = start_golden_run(parent.config)
     if not run.cases.is_case_file(file_path):
         return None
-    return GoldenFile.from_parent(parent, path=file_path)
+    # pytest prints a test id as it is: a path unfit for one is collected escaped, and fails
+    name = escaped_path(run.cases.display(file_path))  # (None: the path as it is)
+    return GoldenFile.from_parent(parent, path=file_path, name=name, nodeid=name)
 
 
 def _case_files(settings: Settings) -> CaseFiles:

@@ -4,6 +4,7 @@ could not be scored, pointing at the line where the case starts (shown on the pu
 This module does not import ``from __future__ import annotations``: its function
 :func:`annotations` would take that name."""
 
+from ...engine.core.errors import printable, workflow_safe
 from ..run_model.report_types import Report
 
 
@@ -33,6 +34,11 @@ def annotations(report: Report) -> list[str]:
 
 
 def _data(text: str) -> str:
+    """``text`` as a command's message or property: its control and format characters written
+    as escapes (printable; the guard's own zero-width space kept), ``##[`` broken
+    (workflow_safe: the runner reads it anywhere in a line, a command's too), then CR, LF and
+    ``%`` escaped as GitHub reads them."""
+    text = workflow_safe(printable(text, keep="\r\n\u200b"))
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

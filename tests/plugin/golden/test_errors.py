@@ -177,7 +177,7 @@ ERRORS = [
     (
         "bad-id",
         "cases:\n  - id: 'a::b'\n" + CASE,
-        "c.jsonmatch.yaml:2: case id must be a non-empty one-line string without '::', not 'a::b'",
+        "c.jsonmatch.yaml:2: case id must be a non-empty one-line string without '::' or '#\u200b#[', not 'a::b'",
     ),
     (
         "empty-cases",
@@ -320,12 +320,12 @@ CASE_ERRORS = [
     (
         "id-null",
         "cases:\n  - id:\n" + CASE,
-        f"{NAME}:2: case id must be a non-empty one-line string without '::', not None",
+        f"{NAME}:2: case id must be a non-empty one-line string without '::' or '#\u200b#[', not None",
     ),
     (
         "id-multiline",
         'cases:\n  - id: "a\\nb"\n' + CASE,
-        f"{NAME}:2: case id must be a non-empty one-line string without '::', not 'a\\nb'",
+        f"{NAME}:2: case id must be a non-empty one-line string without '::' or '#\u200b#[', not 'a\\nb'",
     ),
 ]
 
