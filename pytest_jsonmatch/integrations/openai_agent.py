@@ -14,9 +14,13 @@ call can fail, in one place each: the call's ``arguments`` read as the scorer re
 (``read_arguments``: as deeply as the door reads values, 2,000 levels), and the function's
 return value written as the text the model is sent (:func:`_content`: a value JSON cannot
 write, or a text longer than :data:`MAX_RESULT_CHARS`, is an error as a function that
-raised is). A model that still calls tools after ``max_steps`` requests stops the run
-loudly: :class:`MaxStepsError`. Text from the model (a tool's name) is quoted with ``repr``
-in every message, so none of its newlines or control characters reaches a terminal.
+raised is). The whole run is bounded too: a model that still calls tools after
+``max_steps`` requests, makes more than :data:`MAX_CALLS_PER_RESPONSE` calls in one
+response, or has tools return more than :data:`MAX_RUN_RESULT_CHARS` characters in all
+stops the run loudly (:class:`RunLimitError`, :class:`MaxStepsError` for ``max_steps``,
+holding the run so far): a model that floods is a run not to score, and never a
+MemoryError. Text from the model (a tool's name) is quoted with ``repr`` in every message,
+so none of its newlines or control characters reaches a terminal.
 """
 
 from __future__ import annotations
@@ -33,16 +37,27 @@ from ..engine.tool_calls.call_shapes import read_arguments
 # nor the recording holds the result itself. An error's own text is cut to ERROR_CHARS.
 MAX_RESULT_CHARS = 1_000_000
 ERROR_CHARS = 2_000
+# What one run may hold, each a RunLimitError past it: the calls of one response (parallel
+# calls; a model making more floods, and none of them is run), and the text of every tool
+# result the run keeps (16 results of the longest; more than any model's context window, so
+# no request past it could be answered: the run stops at the result that would pass it).
+MAX_CALLS_PER_RESPONSE = 128
+MAX_RUN_RESULT_CHARS = 16 * MAX_RESULT_CHARS
 _NAMES_SHOWN = 5  # the last calls a MaxStepsError names (each name cut to 60 characters)
 
 
-class MaxStepsError(ConfigError):
-    """The model still called tools after ``max_steps`` requests: the run did not end.
-    ``run`` holds it as far as it went (an :class:`~pytest_jsonmatch.AgentRun`)."""
+class RunLimitError(ConfigError):
+    """The run passed one of its limits (MAX_CALLS_PER_RESPONSE, MAX_RUN_RESULT_CHARS, or
+    ``max_steps``: :class:`MaxStepsError`) and stopped there. ``run`` holds it as far as it
+    went (an :class:`~pytest_jsonmatch.AgentRun`)."""
 
     def __init__(self, message: str, run: AgentRun) -> None:
         super().__init__(message)
         self.run = run
+
+
+class MaxStepsError(RunLimitError):
+    """The model still called tools after ``max_steps`` requests: the run did not end."""
 
 
 def run_tools(
@@ -64,13 +79,16 @@ def run_tools(
     requests and ``state`` (the tools' environment, read when the run ends).
 
     ``max_steps`` bounds the requests (ConfigError unless a whole number >= 1); a model that
-    calls tools in every one raises :class:`MaxStepsError` holding the run so far."""
+    calls tools in every one raises :class:`MaxStepsError` holding the run so far, and one
+    past the run's other limits (MAX_CALLS_PER_RESPONSE calls in a response,
+    MAX_RUN_RESULT_CHARS of tool results) :class:`RunLimitError`."""
     if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
         raise ConfigError(f"run_tools: max_steps must be a whole number >= 1, not {max_steps!r}")
     create = client.chat.completions.create  # type: ignore[attr-defined]
     conversation: list[Mapping[str, object]] = [dict(message) for message in messages]
     usage = _Usage()
-    for _ in range(max_steps):
+    kept = _Results()
+    for step in range(1, max_steps + 1):
         response = create(model=model, messages=conversation, tools=tools, **create_kwargs)
         usage.add(_get(response, "usage"))
         choices = _get(response, "choices")
@@ -82,7 +100,11 @@ def run_tools(
         conversation.append(reply)
         if not calls:
             return usage.run(conversation, state)
-        conversation += [_executed(call, functions) for call in calls]
+        if len(calls) > MAX_CALLS_PER_RESPONSE:
+            raise RunLimitError(_too_many_calls(len(calls), step), usage.run(conversation, state))
+        past = kept.answer(calls, functions, conversation, step)
+        if past is not None:
+            raise RunLimitError(past, usage.run(conversation, state))
     names = ", ".join(shown(_get(call["function"], "name")) for call in calls[:_NAMES_SHOWN])
     if len(calls) > _NAMES_SHOWN:
         names += f", ... ({len(calls):,} calls)"
@@ -92,6 +114,46 @@ def run_tools(
         f"loops (the error's run holds it so far)",
         usage.run(conversation, state),
     )
+
+
+def _too_many_calls(calls: int, step: int) -> str:
+    return (
+        f"run_tools: the model made {calls:,} tool calls in one response (request {step}), more "
+        f"than the {MAX_CALLS_PER_RESPONSE} a response may hold (MAX_CALLS_PER_RESPONSE); none "
+        f"of them was run and the run stops there (the error's run holds it so far)"
+    )
+
+
+class _Results:
+    """The tool results of a run, their characters counted against MAX_RUN_RESULT_CHARS."""
+
+    def __init__(self) -> None:
+        self.chars = 0
+
+    def answer(
+        self,
+        calls: list[dict[str, object]],
+        functions: Mapping[str, Callable[..., object]],
+        conversation: list[Mapping[str, object]],
+        step: int,
+    ) -> str | None:
+        """Run ``calls`` in order, each one's tool message added to ``conversation``; where a
+        result would take the run past MAX_RUN_RESULT_CHARS, the error's text (that result
+        left out, no later call run), else None."""
+        for k, call in enumerate(calls, 1):
+            answer = _executed(call, functions)
+            self.chars += len(str(answer["content"]))
+            if self.chars > MAX_RUN_RESULT_CHARS:
+                name = shown(_get(call["function"], "name"))
+                return (
+                    f"run_tools: the tool results of the run passed {MAX_RUN_RESULT_CHARS:,} "
+                    f"characters (MAX_RUN_RESULT_CHARS) at the result of {name} (call {k} of "
+                    f"{len(calls)}, request {step}): that result is left out and the run stops "
+                    f"there (the error's run holds it so far); return less, or see why the "
+                    f"model asks for so much"
+                )
+            conversation.append(answer)
+        return None
 
 
 def _get(value: object, key: str) -> object:

@@ -7,7 +7,10 @@ client and a scripted chat-completions model on 127.0.0.1 (tests/helpers/http_mo
   integer of 5,001 digits, 10,000 levels of nesting) or one too long is that call's error text, as a function that
   raised is: the run goes on, the model is sent the error, the run records it;
 - a call's arguments are read as deeply as the door reads values (2,000 levels), past that
-  refused with the door's error naming the depth, never "no JSON object found".
+  refused with the door's error naming the depth, never "no JSON object found";
+- the whole run is bounded: a response with more calls than a response may hold stops the
+  run before any of them runs, and tool results past what a run may hold stop it at the
+  call that passes (RunLimitError holding the run so far), never a MemoryError.
 """
 
 from __future__ import annotations
@@ -18,8 +21,11 @@ import pytest
 
 from pytest_jsonmatch.integrations.openai_agent import (
     ERROR_CHARS,
+    MAX_CALLS_PER_RESPONSE,
     MAX_RESULT_CHARS,
+    MAX_RUN_RESULT_CHARS,
     MaxStepsError,
+    RunLimitError,
     run_tools,
 )
 from tests.helpers.http_models import ChatModel, serving
@@ -200,3 +206,72 @@ def test_arguments_that_are_no_object_name_the_tool_quoted(model):
     content = run.messages[2]["content"]
     assert content == "error: no JSON object found in the arguments text of 'f': '[1]\\n::error::x'"
     assert json.loads(json.dumps(content)) == content
+
+
+# -- the whole run is bounded: calls in one response, tool results kept ----------------------
+
+
+def _flooding(calls: int):
+    """A model that answers every request with ``calls`` calls of ``f``."""
+
+    def say(body: dict) -> tuple[dict, str]:
+        return {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": f"call_{k}",
+                    "type": "function",
+                    "function": {"name": "f", "arguments": "{}"},
+                }
+                for k in range(calls)
+            ],
+        }, "tool_calls"
+
+    return say
+
+
+def test_a_response_with_more_calls_than_a_response_may_hold_stops_the_run_unrun(model):
+    ran = []
+    with pytest.raises(RunLimitError) as stopped:
+        _run(model, _flooding(MAX_CALLS_PER_RESPONSE + 1), {"f": lambda: ran.append(1) or "ok"})
+    assert not isinstance(stopped.value, MaxStepsError)  # (a limit of its own, not max_steps)
+    assert str(stopped.value) == (
+        "run_tools: the model made 129 tool calls in one response (request 1), more than the "
+        "128 a response may hold (MAX_CALLS_PER_RESPONSE); none of them was run and the run "
+        "stops there (the error's run holds it so far)"
+    )
+    assert ran == []  # no call of the response was run
+    # the run so far: the question and the response, its 129 calls as the model made them
+    messages = stopped.value.run.messages
+    assert [m["role"] for m in messages] == ["user", "assistant"]
+    assert len(messages[1]["tool_calls"]) == 129
+
+
+def test_tool_results_past_what_a_run_may_hold_stop_it_at_the_call_that_passes(model):
+    ran = []
+
+    def page() -> str:  # an ordinary tool: a page of a document, as long as a result may be
+        ran.append(1)
+        return "x" * MAX_RESULT_CHARS
+
+    # 10 calls a response, each result 1,000,000 characters: the first response's 10 results
+    # hold 10,000,000; the second's seventh would make 17,000,000, past 16,000,000
+    with pytest.raises(RunLimitError) as stopped:
+        _run(model, _flooding(10), {"f": page}, max_steps=3)
+    assert not isinstance(stopped.value, MaxStepsError)
+    assert str(stopped.value) == (
+        "run_tools: the tool results of the run passed 16,000,000 characters "
+        "(MAX_RUN_RESULT_CHARS) at the result of 'f' (call 7 of 10, request 2): that result "
+        "is left out and the run stops there (the error's run holds it so far); return less, "
+        "or see why the model asks for so much"
+    )
+    assert len(ran) == 17  # the calls after the one that passed were not run
+    assert len(model.asked) == 2  # and the model was not asked again
+    run = stopped.value.run
+    # the question, 10 calls and their results, 10 calls and the 6 results within the limit
+    assert [m["role"] for m in run.messages] == (
+        ["user", "assistant", *["tool"] * 10, "assistant", *["tool"] * 6]
+    )
+    kept = sum(len(m["content"]) for m in run.messages if m["role"] == "tool")
+    assert kept == 16 * MAX_RESULT_CHARS <= MAX_RUN_RESULT_CHARS

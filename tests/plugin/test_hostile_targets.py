@@ -107,7 +107,9 @@ def test_lone_surrogates_are_written_escaped_in_every_format(pytester, monkeypat
         text = (pytester.path / "out" / name).read_text(encoding="utf-8")  # valid UTF-8
         assert "\\udc00" in text or "\\\\udc00" in text or name == "junit.xml", name
     html = (pytester.path / "out" / "r.html").read_text(encoding="utf-8")
-    assert "AC\\ud800ME" in html  # the value, shown with its escape where the half was
+    # the value, shown with its escape where the half was (its backslash escaped in the JSON
+    # of the page's data, which the page shows as it reads it)
+    assert "AC\\\\ud800ME" in html
     assert "\\udc00" in summary.read_text(encoding="utf-8")
 
 

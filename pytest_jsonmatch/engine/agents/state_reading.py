@@ -20,9 +20,10 @@ Anything else (a function, a NaN, a key that is a tuple) is a ConfigError naming
 A state is read inside what it was given and within bounds, since an agent under test made
 it: a directory without following any symbolic link under it (a link reads as the text
 ``"<link to TARGET>"``; a FIFO, a socket or a device is never opened), a database without
-letting any one value reach Python past its size, and every state within the limits below
-(values, text, files, depth), each past its limit a ConfigError naming the side, the place
-and the limit, as is a file or folder that cannot be read.
+letting any one value reach Python past its size and within MAX_DATABASE_SECONDS of sqlite's
+work, and every state within the limits below (values, text, files, depth), each past its
+limit a ConfigError naming the side, the place and the limit, as is a file or folder that
+cannot be read.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import math
 import os
 import sqlite3
 import stat
+import threading
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -52,6 +54,8 @@ MAX_STATE_VALUES = 250_000  # values read (an object met again by another path i
 MAX_STATE_BYTES = 64 * 2**20  # text read: files' bytes, database values' bytes, text's length
 MAX_VALUE_BYTES = 16 * 2**20  # one file, or one database value
 MAX_STATE_FILES = 100_000  # entries under a directory: files, folders, links
+MAX_DATABASE_SECONDS = 5.0  # sqlite's work to read a database (a maximal state reads in 1 s)
+_INTERRUPT_AGAIN = 0.01  # seconds between interrupts past it (one between statements is lost)
 
 
 def read_state(state: object, side: str = "state") -> JsonValue:
@@ -136,40 +140,99 @@ def read_sqlite(connection: sqlite3.Connection, side: str = "database") -> dict[
     MAX_VALUE_BYTES a value, MAX_STATE_BYTES and MAX_STATE_VALUES in all, then its values,
     each value past its limit left in sqlite; and where sqlite lets a connection's length
     limit be lowered (Python 3.11+), no value past MAX_STATE_BYTES is even made (a generated
-    column), the limit put back after."""
-    try:
-        tables = (
-            _plain(connection)
-            .execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' "
-                "AND name NOT LIKE 'sqlite_%' ORDER BY name"
+    column), the limit put back after. sqlite's work for the whole read is cut at
+    MAX_DATABASE_SECONDS (a generated column computes its values as they are read, each
+    pass again: a small file can hold hours of it); the connection is left as it was."""
+    with _length_limit(connection, MAX_STATE_BYTES), _Watchdog(connection) as watchdog:
+        try:
+            tables = (
+                _plain(connection)
+                .execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' "
+                    "AND name NOT LIKE 'sqlite_%' ORDER BY name"
+                )
+                .fetchall()
             )
-            .fetchall()
-        )
-    except sqlite3.Error as error:
-        raise ConfigError(
-            f"{side}: cannot read the database (sqlite3: {str(error)[:200]!r})"
-        ) from None
-    reader = _Reader(side)
-    sizes = _Sizes(side)
-    out: dict[str, JsonValue] = {}
-    with _length_limit(connection, MAX_STATE_BYTES):
+        except sqlite3.Error as error:
+            raise watchdog.error(side, None) or ConfigError(
+                f"{side}: cannot read the database (sqlite3: {str(error)[:200]!r})"
+            ) from None
+        reader = _Reader(side)
+        sizes = _Sizes(side)
+        out: dict[str, JsonValue] = {}
         for (table,) in tables:
             name = str(table)
-            quoted = _quoted(name)
-            columns = _columns(connection, side, name, quoted)
-            sizes.check(connection, name, quoted, columns)
-            rows = _rows(connection, side, name, _values_query(quoted, columns))
-            rows.sort(key=_row_order)
-            path = key_segment("", name)
-            out[name] = [
-                {
-                    column: reader.read(value, key_segment(index_segment(path, index), column), 2)
-                    for column, value in zip(columns, row)
-                }
-                for index, row in enumerate(rows)
-            ]
+            try:
+                out[name] = _table(connection, side, name, reader, sizes)
+            except ConfigError as error:
+                raise watchdog.error(side, name) or error from None
     return out
+
+
+def _table(
+    connection: sqlite3.Connection, side: str, name: str, reader: _Reader, sizes: _Sizes
+) -> JsonValue:
+    """One table's rows, within the limits ``sizes`` and ``reader`` count."""
+    quoted = _quoted(name)
+    columns = _columns(connection, side, name, quoted)
+    sizes.check(connection, name, quoted, columns)
+    rows = _rows(connection, side, name, _values_query(quoted, columns))
+    rows.sort(key=_row_order)
+    path = key_segment("", name)
+    return [
+        {
+            column: reader.read(value, key_segment(index_segment(path, index), column), 2)
+            for column, value in zip(columns, row)
+        }
+        for index, row in enumerate(rows)
+    ]
+
+
+class _Watchdog:
+    """A thread that interrupts sqlite's work on a connection (``interrupt``, which leaves
+    the connection's own handlers as they are) once MAX_DATABASE_SECONDS have passed, and
+    again every _INTERRUPT_AGAIN seconds (an interrupt while no statement runs is lost)
+    until the read ends: sqlite stops at its next check, between rows (one row's own work,
+    its generated columns' expressions, is not cut)."""
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self.connection = connection
+        self.seconds = MAX_DATABASE_SECONDS
+        self.passed = False  # whether it interrupted the read
+        self.done = threading.Event()
+        self.lock = threading.Lock()  # no interrupt once the read has ended
+        self.thread = threading.Thread(target=self.watch, name="jsonmatch-sqlite-limit")
+        self.thread.daemon = True
+
+    def __enter__(self) -> _Watchdog:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self.lock:
+            self.done.set()
+        self.thread.join()
+
+    def watch(self) -> None:
+        wait = self.seconds
+        while not self.done.wait(wait):
+            with self.lock:
+                if self.done.is_set():
+                    return
+                self.passed = True
+                self.connection.interrupt()
+            wait = _INTERRUPT_AGAIN
+
+    def error(self, side: str, name: str | None) -> ConfigError | None:
+        """The error of a read the time limit cut (None where it did not)."""
+        if not self.passed:
+            return None
+        where = "" if name is None else f"table {name!r}: "
+        return ConfigError(
+            f"{side}: {where}sqlite took more than {self.seconds:g} seconds to read the "
+            f"database, the limit for one state (a generated column computes its values as "
+            f"they are read)"
+        )
 
 
 @contextmanager

@@ -3,8 +3,9 @@ Content-Security-Policy forbids any), opened from disk.
 
 The summary (gates, figures, metrics, histogram, per-field tables, the baseline, targets) is
 rendered here, in Python, with every value from the data escaped (``html.escape``): a model
-output holding ``<script>`` or ``</textarea>`` is text on the page. Every case is embedded
-as data (html_cases.py: one JSON block, ``<`` escaped, which no browser runs), written as
+output holding ``<script>`` or ``</textarea>`` is text on the page, and a control or format
+character (a right-to-left override) is its escape, ``\\u202e``. Every case is embedded as
+data (html_cases.py: one JSON block, ``<`` escaped, which no browser runs), written as
 the cases are read, and listed by the page's script (html_script.py), which makes only the
 rows in view and sets every value as text, never as markup. The script sorts the field
 tables, filters the cases (text in the id, failed only, by metric, by field) and orders
@@ -63,7 +64,7 @@ from ..verdicts.runs import (
 from .html_cases import write_case_data
 from .html_script import CASES_CSS, CASES_SCRIPT
 from .runs_chart import difference_chart
-from .tables import without_surrogates
+from .tables import page_text
 
 BINS = 10  # histogram bins over [0, 1]
 
@@ -172,11 +173,12 @@ def content_security_policy(script: str) -> str:
 
 
 def _e(value: object) -> str:
-    """A value as text in the page: markup escaped, and line breaks as character references,
-    so that no line of the page (printed to standard output by ``jsonmatch report``) starts
-    with data (a GitHub workflow command begins a line with ``::``)."""
-    text = escape(without_surrogates(str(value)), quote=True)
-    return text.replace("\r", "&#13;").replace("\n", "&#10;")
+    """A value as text in the page: control and format characters as their escapes
+    (``page_text``: no right-to-left override turns a value around), markup escaped, and line
+    breaks as character references, so that no line of the page (printed to standard output
+    by ``jsonmatch report``) starts with data (a GitHub workflow command begins a line with
+    ``::``; a carriage return is written as its escape already)."""
+    return escape(page_text(str(value)), quote=True).replace("\n", "&#10;")
 
 
 def _num(value: float | None) -> str:

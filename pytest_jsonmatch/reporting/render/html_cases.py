@@ -47,6 +47,7 @@ from typing import IO
 from ...engine.results.field_results import MATCH
 from ...engine.results.field_results import STATUSES as FIELD_STATUSES
 from ..run_model.report_types import CaseDict, ComparisonDict, FieldDict
+from .tables import page_text
 
 JSONItem = object  # what the rows hold: JSON values only (str, int, float, bool, None, lists)
 
@@ -59,20 +60,35 @@ USUAL = HAS_EXPECTED | HAS_ACTUAL | SAME  # the flags of most fields: their code
 MAX_SHAPES = 4096  # shapes kept in the table (each a tuple of ints), so memory stays bounded
 
 _encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
-# what must not stand in the text of a script block: ``<`` (``</script>``, ``<!--``) and lone
-# surrogates (UTF-8 cannot write them); both written as their JSON escapes
-_UNSAFE = re.compile("[<\ud800-\udfff]")
-
-
-def _escape(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
+# what a JSON text holds where one of its strings holds a character the page must show as its
+# escape (page_text): the encoder's escape of a control character (``\u001b``, ``\r``,
+# ``\b``, ``\f``; a line's end and a tab are kept); any other such character (a format
+# character, a lone surrogate) stands in the text as it is, which ``isprintable`` finds
+_CONTROL_ESCAPE = re.compile(r"\\[rbfu]")
 
 
 def script_json(value: object) -> str:
     """A JSON value as text a ``<script type="application/json">`` block may hold: compact,
-    ``<`` and lone surrogates escaped (the text parses back to the same value)."""
+    each string's control and format characters written as their escapes (``page_text``:
+    the page's script shows what it reads as it is, and a right-to-left override would turn
+    the text around it; a lone surrogate, which UTF-8 cannot write, is one of them), and
+    ``<`` (``</script>``, ``<!--``) as ``\\u003c``, so the text parses back to the values
+    as the page shows them."""
     text = _encode(value)
-    return text if _UNSAFE.search(text) is None else _UNSAFE.sub(_escape, text)
+    if not text.isprintable() or _CONTROL_ESCAPE.search(text) is not None:
+        text = _encode(_shown(value))
+    return text.replace("<", "\\u003c")
+
+
+def _shown(value: object) -> object:
+    """A JSON value with each string (key or value) as the page shows it (``page_text``)."""
+    if isinstance(value, str):
+        return page_text(value)
+    if isinstance(value, (list, tuple)):
+        return [_shown(item) for item in value]
+    if isinstance(value, dict):
+        return {_shown(key): _shown(item) for key, item in value.items()}
+    return value
 
 
 def _same(expected: object, actual: object) -> bool:

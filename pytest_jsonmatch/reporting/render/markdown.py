@@ -41,7 +41,7 @@ from ..verdicts.runs import (
     headline,
     run_rows,
 )
-from .tables import without_surrogates
+from .tables import page_text
 
 WORST_CASES = 10
 FIELD_ROWS = 15
@@ -49,9 +49,11 @@ _SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
 
 
 def escape(text: object) -> str:
-    """Text safe inside a Markdown table cell: markup characters escaped, one line, and no
-    bare URL GitHub would turn into a link (a zero-width space breaks ``://`` and ``www.``)."""
-    plain = " ".join(without_surrogates(str(text)).split())
+    """Text safe inside a Markdown table cell: one line, control and format characters as
+    their escapes (``page_text``: no right-to-left override turns a value around), markup
+    characters escaped, and no bare URL GitHub would turn into a link (a zero-width space,
+    put in after, breaks ``://`` and ``www.``)."""
+    plain = page_text(" ".join(str(text).split()), keep="")
     plain = _SPECIAL.sub(r"\\\1", plain).replace("&", "&amp;")
     return _AUTOLINK.sub(lambda m: m.group(0)[:-1] + "\u200b" + m.group(0)[-1], plain)
 

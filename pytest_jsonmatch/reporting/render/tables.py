@@ -9,7 +9,7 @@ import re
 import textwrap
 from collections.abc import Sequence
 
-from ...engine.core.errors import workflow_safe
+from ...engine.core.errors import printable, workflow_safe
 
 ELLIPSIS = "…"
 _MIN_FIRST = 20  # the first column is never made narrower than this (or its longest name)
@@ -158,14 +158,14 @@ def escape_controls(text: str) -> str:
     )
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def without_surrogates(text: str) -> str:
-    """``text`` with each lone surrogate (half of a UTF-16 pair, which a model's text can
-    hold but UTF-8 cannot encode) written as its escape, ``\\ud800``: a report file holding
-    one can always be written, and shows where it was."""
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+def page_text(text: str, keep: str = "\n\t") -> str:
+    """``text`` from the data as a page (the Markdown report and step summary, the HTML page)
+    shows it: each control and format character (an escape sequence; a bidirectional control
+    such as U+202E, which would show the text around it reversed; a zero-width joiner; a lone
+    surrogate, which UTF-8 cannot encode) written as its escape, ``\\u202e``, by the one rule
+    the terminal and every message keep (engine/core/errors.py ``printable``), but those in
+    ``keep``: a line's end and a tab, which a page lays out as white space."""
+    return printable(text, keep)
 
 
 def guard(line: str) -> str:

@@ -330,6 +330,65 @@ def test_values_past_the_total_are_refused_before_any_is_read(tmp_path: Path) ->
     )
 
 
+# a generated column whose values are small numbers, each costly to compute: replace() over
+# the 1,000,000-character text of a 500,000-byte zeroblob (the row's id in it, so that sqlite
+# cannot compute it once for all rows), 10 to 20 ms a value on a loaded 2-core machine, and
+# computed again in each pass of the read (sized, then read): 1,000 rows, more than 20 s of
+# sqlite's work, in a file of 20 KB
+SLOW = "length(replace(hex(zeroblob(500000 + id % 2)), '00', 'ab'))"
+
+
+def _slow_database(path: Path) -> None:
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE big (id INTEGER)")
+    connection.executemany("INSERT INTO big (id) VALUES (?)", [(i,) for i in range(1_000)])
+    # (added after the rows: an insert would compute it)
+    connection.execute(f"ALTER TABLE big ADD COLUMN payload GENERATED ALWAYS AS ({SLOW}) VIRTUAL")
+    connection.commit()
+    connection.close()
+
+
+def test_a_database_whose_generated_column_is_slow_ends_at_the_time_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "state.db"
+    _slow_database(path)
+    assert path.stat().st_size <= 32_768
+    # a limit of 0.3 s (MAX_DATABASE_SECONDS, 5 s, would make a slow test): the read ends
+    # there, not after its 20 s; the child is killed at 10 s, which fails the test
+    monkeypatch.setattr(state_reading, "MAX_DATABASE_SECONDS", 0.3)
+    outcome = _in_child(lambda: read_state(sqlite3.connect(path), "actual state"), seconds=10)
+    assert outcome == (
+        "ConfigError: actual state: table 'big': sqlite took more than 0.3 seconds to read "
+        "the database, the limit for one state (a generated column computes its values as "
+        "they are read)"
+    )
+
+
+def test_after_a_read_cut_at_the_time_limit_the_connection_is_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "state.db"
+    _slow_database(path)
+    monkeypatch.setattr(state_reading, "MAX_DATABASE_SECONDS", 0.3)
+
+    def read_then_query() -> object:
+        connection = sqlite3.connect(path)
+        steps = []
+        connection.set_progress_handler(lambda: steps.append(1), 100)  # the user's own
+        try:
+            read_state(connection)
+        except ConfigError:
+            pass
+        before = len(steps)
+        # a query of the user's longer than the limit runs to its end (nothing interrupts
+        # it), and the user's progress handler is still the connection's
+        (total,) = connection.execute("SELECT count(payload) FROM big WHERE id < 60").fetchone()
+        return [total, len(steps) > before > 0]
+
+    assert _in_child(read_then_query, seconds=10) == "returned: [60, true]"
+
+
 def test_a_database_within_the_limits_reads_as_before(tmp_path: Path) -> None:
     connection = _database(tmp_path / "state.db", "'p' || id", rows=3)
     connection.row_factory = sqlite3.Row  # the user's row factory changes nothing
