@@ -1,5 +1,6 @@
 """The agents section: the trajectory metric against agentevals' trajectory match, and BFCL's
-multi-turn verdict against BFCL's own ``multi_turn_checker``, each in the same process.
+multi-turn verdict against BFCL's own ``multi_turn_checker``, each in the same process (the
+verdict with the fork server it executes each entry under, whose CPU time is counted).
 
 Trajectories. Seeded pairs as the agentevals parity test makes them
 (tests/helpers/trajectory_pairs.py: a run of one or two steps of one to three calls, and the
@@ -37,8 +38,14 @@ handful of entries and two kinds). Two comparisons, target at most the checker's
 Every row: the median of the runs' times per pair or per check, the ratio (ours / theirs: below
 1x, ours is faster) as the median of the per-run ratios, each run timing both sides in ABBA
 order, in CPU time (the wall clock on a shared machine measures the neighbours too); the note
-gives the ratios' min and max. A reference that is not installed gives INFO rows
-(``pip install agentevals``; ``pip install --no-deps bfcl-eval``).
+gives the ratios' min and max. ``bfcl_multi_turn_verdict`` executes each entry in a child of
+a fork server (``bfcl_isolation.py``), so the whole-verdict rows count the CPU time of every
+process the verdict uses: this one, the server and the children it forked and reaped (read
+from the server's ``/proc/<pid>/stat`` once it has reaped the last child; without ``/proc``
+the server is closed at the end of each run and counted as a reaped child, its start
+included). The server's start, once per process, is made in the warm-up and not timed.
+A reference that is not installed gives INFO rows (``pip install agentevals``;
+``pip install --no-deps bfcl-eval``).
 """
 
 from __future__ import annotations
@@ -46,7 +53,9 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import os
 import random
+import resource
 import statistics
 import sys
 import time
@@ -66,12 +75,15 @@ NOT_INSTALLED = (
 
 
 def _paired(
-    ours: Callable[[], object], theirs: Callable[[], object], runs: int
+    ours: Callable[[], object],
+    theirs: Callable[[], object],
+    runs: int,
+    clock: Callable[[], float] = time.process_time,
 ) -> tuple[list[float], list[float]]:
-    """Both timed in CPU time in every run, in ABBA order (neither always first)."""
+    """Both timed in CPU time (``clock``) in every run, in ABBA order (neither always first)."""
     import references
 
-    return references._abba(ours, theirs, runs, clock=time.process_time)
+    return references._abba(ours, theirs, runs, clock=clock)
 
 
 def _row(
@@ -217,6 +229,71 @@ BFCL_POST_BASELINE = "bfcl state_checker + response_checker"
 FIELDS_CASE = "bfcl_multi_turn_verdict, 4 categories, executing, fields read"
 QUICK_ENTRIES = 3  # per category, drawn with a fixed seed
 QUICK_KINDS = ("correct", "argument")
+_PROC = os.path.exists("/proc/self/stat")
+_REAPED_SECONDS = 5.0  # how long the clock waits for the server to reap its last child
+
+
+def _verdict_cpu() -> float:
+    """CPU time of this process, of its reaped children, and of the running fork server of
+    ``bfcl_isolation`` with every child it has reaped: all the CPU ``bfcl_multi_turn_verdict``
+    costs (each entry executed in a child of the server). A server that was closed counts
+    among this process's reaped children; one started since adds from zero: the sum goes on
+    without a jump."""
+    own = time.process_time()
+    reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own + reaped.ru_utime + reaped.ru_stime + _server_cpu()
+
+
+def _server_cpu() -> float:
+    """The running fork server's CPU time and its reaped children's (utime, stime, cutime,
+    cstime of ``/proc/<pid>/stat``), read once it has no child left to reap: it answers
+    before it reaps the child that answered, whose time it counts only then (a sleep
+    here costs no CPU time). 0 where no server runs, or without ``/proc``."""
+    from pytest_jsonmatch.engine.agents import bfcl_isolation
+
+    process = bfcl_isolation._SERVER._process
+    if process is None or not _PROC:
+        return 0.0
+    base = f"/proc/{process.pid}"
+    deadline = time.monotonic() + _REAPED_SECONDS
+    while _has_children(f"{base}/task/{process.pid}/children") and time.monotonic() < deadline:
+        time.sleep(0.001)
+    try:
+        with open(f"{base}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:  # (it ended: it counts among the reaped children once reaped)
+        return 0.0
+    return sum(int(field) for field in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def _has_children(path: str) -> bool:
+    """Whether the process of ``path`` (its ``/proc/.../children``) has a child not yet
+    reaped; where the kernel does not list children, a moment is waited once instead."""
+    try:
+        with open(path, encoding="ascii") as children:
+            return bool(children.read().strip())
+    except OSError:
+        time.sleep(0.01)
+        return False
+
+
+def _counted() -> str:
+    """What the whole-verdict rows' times hold, for their notes."""
+    if _PROC:
+        return "ours: CPU time of this process, the fork server and the children it forks"
+    return (
+        "ours: CPU time of this process, the fork server and the children it forks (no "
+        "/proc: the server closed at each run's end, its start counted)"
+    )
+
+
+def _end_of_run() -> None:
+    """Without ``/proc`` the server's time is counted only when it ends: it is closed (and
+    started again, its start timed, by the next run)."""
+    if not _PROC:
+        from pytest_jsonmatch.engine.agents import bfcl_isolation
+
+        bfcl_isolation._SERVER.close()
 
 
 def _bfcl_work(quick: bool) -> tuple[dict[str, list[tuple[Any, ...]]], int, int]:
@@ -262,11 +339,12 @@ def _whole_verdict_rows(
             for e, truth, turns in checks:
                 verdict = bfcl_multi_turn_verdict(e, turns, truth)
                 out.append((verdict.valid, verdict.problem))
+            _end_of_run()
             return out
 
         differ = sum(a != b for a, b in zip(bfcl_side(), our_side()))  # (also the warm-up)
         differ_all += differ
-        mine, refs = _paired(our_side, bfcl_side, runs)
+        mine, refs = _paired(our_side, bfcl_side, runs, clock=_verdict_cpu)
         for k in range(runs):
             mine_all[k] += mine[k]
             refs_all[k] += refs[k]
@@ -280,7 +358,7 @@ def _whole_verdict_rows(
                 refs,
                 len(checks),
                 BFCL_TARGET,
-                note + "; per check",
+                f"{note}; {_counted()}; per check",
                 agree=not differ,
             )
         )
@@ -295,7 +373,7 @@ def _whole_verdict_rows(
             refs_all,
             checks_all,
             BFCL_TARGET,
-            note + "; per check",
+            f"{note}; {_counted()}; per check",
             agree=not differ_all,
         )
     )
@@ -317,10 +395,12 @@ def _fields_row(make_row: Callable[..., Any], work: dict[str, list], runs: int, 
         return [theirs(e, turns, truth) for e, truth, turns in sample]
 
     def our_side() -> list:
-        return [len(bfcl_multi_turn_verdict(e, turns, truth).fields) for e, truth, turns in sample]
+        out = [len(bfcl_multi_turn_verdict(e, turns, truth).fields) for e, truth, turns in sample]
+        _end_of_run()
+        return out
 
     fields = sum(our_side())  # (also the warm-up)
-    mine, refs = _paired(our_side, bfcl_side, runs)
+    mine, refs = _paired(our_side, bfcl_side, runs, clock=_verdict_cpu)
     row = _row(
         make_row,
         FIELDS_CASE,
@@ -331,7 +411,7 @@ def _fields_row(make_row: Callable[..., Any], work: dict[str, list], runs: int, 
         BFCL_TARGET,
         f"{len(sample)} checks (every 4th entry of each category), {fields} fields: the verdict, "
         "then its fields read (each differing state read to JSON, by executing the entry's "
-        "calls again, and compared field by field); per check",
+        f"calls again, in a child, and compared field by field); {_counted()}; per check",
     )
     row.status = "INFO"
     row.target = "-"
