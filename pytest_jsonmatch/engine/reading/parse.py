@@ -17,19 +17,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Final, NamedTuple, NoReturn
+from typing import Final, NamedTuple
 
 from ..core.cut_off import Truncation
 from ..core.errors import ConfigError, ParseError, shown
 from ..core.paths import index_segment, key_segment
 from ..core.values import JsonObject, JsonValue
+from .deep_json import LENIENT_JSON as LENIENT_JSON
+from .deep_json import _reject_constant, read_value, read_whole
 from .truncation import closing, first_cut
 
 _FENCE = "```"
-
-
-def _reject_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 def _no_duplicates(pairs: list[tuple[str, JsonValue]]) -> JsonObject:
@@ -48,9 +46,9 @@ def _no_duplicates(pairs: list[tuple[str, JsonValue]]) -> JsonObject:
 
 
 # JSON as the standard has it: NaN and Infinity refused; STRICT_JSON also refuses a key
-# given twice (gold must say one thing); LENIENT_JSON keeps the last (model output)
+# given twice (gold must say one thing); LENIENT_JSON (deep_json.py) keeps the last (model
+# output), and what a model returned is read through deep_json, alike from any call stack
 STRICT_JSON = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
-LENIENT_JSON = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def _preview(text: str, limit: int = 80) -> str:
@@ -143,7 +141,9 @@ def parse_actual_checked(
         wanted = "a mapping, an array or text" if allow_array else "a mapping or text"
         raise ParseError(f"{what} must be {wanted}, not {type(value).__name__}")
     text = _as_text(value, what)
-    found = _lenient(text, allow_array)
+    found = _lenient(text, allow_array, what)
+    if isinstance(found, ParseError):  # only a value nested past the door's depth was found
+        raise found
     if isinstance(found, _FencedCut):  # the answer ends where its fence's body ends
         fenced = found
         found, text = fenced.cut, fenced.text
@@ -163,11 +163,9 @@ def _closed(
     naming the array elements that were being written."""
     closed = closing(text[cut.start :])
     try:
-        value: JsonValue = LENIENT_JSON.decode(closed.text)
-    except RecursionError:
-        raise ParseError(
-            f"{what} nests too deeply to read (text starts {_preview(text)})"
-        ) from None
+        value = read_whole(closed.text, what)
+    except ParseError:  # nested past the door's depth once closed
+        raise
     except ValueError as exc:  # an integer too long to read
         raise ParseError(f"{what} was cut off and cannot be read once closed: {exc}") from None
     if isinstance(value, dict) or (allow_array and isinstance(value, list)):
@@ -230,31 +228,63 @@ def _nothing_found(text: str, what: str) -> str:
 _NOTHING: Final = object()  # no value found (the functions below give it or a value)
 
 
-def _try_whole(text: str, allow_array: bool) -> object:
+class _Door:
+    """What the search for an answer passed over for nesting past the door's depth: the
+    door's error of the first such value (deep_json.py reads it alike from any call
+    stack), the verdict when nothing else is found. ``what``: the side it names."""
+
+    __slots__ = ("too_deep", "what")
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.too_deep: ParseError | None = None
+
+    def passed_over(self, error: ParseError) -> None:
+        if self.too_deep is None:
+            self.too_deep = error
+
+
+def _try_whole(text: str, allow_array: bool, door: _Door) -> object:
+    """The object (or array, where allowed) the whole text is, else _NOTHING."""
+    if text[:1] == "[" and not allow_array:
+        return _NOTHING  # (an array is not the answer here: the search looks inside it)
     try:
-        parsed = LENIENT_JSON.decode(text)
-    except (ValueError, RecursionError):
+        parsed = read_whole(text, door.what)
+    except ParseError as error:  # JSON nested past the door's depth
+        door.passed_over(error)
+        return _NOTHING
+    except ValueError:
         return _NOTHING
     if isinstance(parsed, dict) or (allow_array and isinstance(parsed, list)):
         return parsed
     return _NOTHING
 
 
-def _lenient(text: str, allow_array: bool) -> object:
-    """The value the text gives (docs/metrics.md, section 2), _NOTHING, or the Truncation
-    of a text cut off inside its value."""
+def _lenient(text: str, allow_array: bool, what: str) -> object:
+    """The value the text gives (docs/metrics.md, section 2), _NOTHING, the Truncation of
+    a text cut off inside its value, or, where only values nested past the door's depth
+    were found, the door's ParseError for the first."""
+    door = _Door(what)
+    found = _search(text, allow_array, door)
+    if found is _NOTHING and door.too_deep is not None:
+        return door.too_deep
+    return found
+
+
+def _search(text: str, allow_array: bool, door: _Door) -> object:
+    """The value the text gives, _NOTHING, or the Truncation of a text cut off."""
     stripped = text.strip()
     if stripped[:1] in ("{", "["):
-        parsed = _try_whole(stripped, allow_array)
+        parsed = _try_whole(stripped, allow_array, door)
         if parsed is not _NOTHING:
             return parsed
     first = min((at for at in (text.find("{"), text.find("[")) if at != -1), default=-1)
     if first == -1:
         return _NOTHING  # no object and no array anywhere: spare the searches
-    parsed, open_fence = _first_fenced(text)
+    parsed, open_fence = _first_fenced(text, door)
     if parsed is not _NOTHING:
         return parsed
-    fenced = _cut_in_closed_fence(text) if open_fence is None and _FENCE in text else None
+    fenced = _cut_in_closed_fence(text, door) if open_fence is None and _FENCE in text else None
     if fenced is not None:
         return fenced
     # a fence left open around a value cut off: that value, whatever prose came before
@@ -263,7 +293,7 @@ def _lenient(text: str, allow_array: bool) -> object:
         and first_cut(text, open_fence, open_fence + 1, (open_fence,)) is not None
     ):
         return Truncation.of(text, open_fence)
-    found, at = _first_balanced(text) if "{" in text else (_NOTHING, len(text))
+    found, at = _first_balanced(text, door) if "{" in text else (_NOTHING, len(text))
     # a value cut off that opens before the first complete object is the answer, cut
     cut = first_cut(text, first, at, (len(text) - len(text.lstrip()),))
     return Truncation.of(text, cut) if cut is not None else found
@@ -277,7 +307,7 @@ class _FencedCut(NamedTuple):
     text: str
 
 
-def _cut_in_closed_fence(text: str) -> _FencedCut | None:
+def _cut_in_closed_fence(text: str, door: _Door) -> _FencedCut | None:
     """The value the first closed fence opening with ``{`` holds, when it is cut off inside
     it (a model stopped mid-value, the fence closed by whatever wrapped its output): read up
     to the end of the body, it is an answer cut off, not prose holding an inner object.
@@ -291,7 +321,7 @@ def _cut_in_closed_fence(text: str) -> _FencedCut | None:
     if first_cut(inner, at, at + 1, (at,)) is None:
         return None
     after = text[bounds[1] + len(_FENCE) :]
-    if "{" in after and _first_balanced(after)[0] is not _NOTHING:
+    if "{" in after and _first_balanced(after, door)[0] is not _NOTHING:
         return None
     return _FencedCut(Truncation.of(inner, at), inner)
 
@@ -302,7 +332,7 @@ def _cut_in_closed_fence(text: str) -> _FencedCut | None:
 _WHOLE_OBJECT = re.compile(r"\s*\{.*\}\s*\Z", re.S)
 
 
-def _first_fenced(text: str) -> tuple[object, int | None]:
+def _first_fenced(text: str, door: _Door) -> tuple[object, int | None]:
     """The object the first closed code fence holds (_NOTHING when none holds one), and
     where the value of a fence the text ends inside begins (the offset of the first ``{``
     or ``[`` of its body), or None."""
@@ -317,7 +347,7 @@ def _first_fenced(text: str) -> tuple[object, int | None]:
             opens = _OPENS_VALUE.match(text, body_start + 1)
             return _NOTHING, (opens.end() - 1 if opens else None)
         if whole_object(text, body_start + 1, end):  # else no object fills the body
-            parsed = _try_whole(text[body_start + 1 : end].strip(), allow_array=False)
+            parsed = _try_whole(text[body_start + 1 : end].strip(), False, door)
             if parsed is not _NOTHING:
                 return parsed, None
         start = find(_FENCE, end + 3)
@@ -358,16 +388,16 @@ def _fenced_error(text: str) -> str | None:
     body = text[bounds[0] : bounds[1]]
     lead = len(body) - len(body.lstrip())
     try:
-        LENIENT_JSON.decode(body.strip())
+        read_whole(body.strip(), "a fence's body")
     except json.JSONDecodeError as exc:
         at = bounds[0] + lead + exc.pos
         line = text.count("\n", 0, at) + 1
         column = at - text.rfind("\n", 0, at)
         return f"{exc.msg} (line {line}, column {column})"
+    except ParseError:  # nested past the door's depth: no JSON error to name
+        return None
     except ValueError as exc:  # NaN / Infinity
         return str(exc)
-    except RecursionError:
-        return None
     return None
 
 
@@ -380,9 +410,11 @@ _OPEN, _CLOSE = ord("{"), ord("}")
 _SMALL_REGION = 64
 
 
-def _attempt(text: str, start: int, stop: int) -> tuple[JsonValue, int]:
+def _attempt(text: str, start: int, stop: int, door: _Door) -> tuple[JsonValue, int]:
     """Parse an object at ``start`` that ends before ``stop``: (object, -1) on success,
-    (None, error position) on failure, (None, -2) when it nests too deeply to read.
+    (None, error position) on failure, (None, -2) when it nests past the door's depth
+    (its error kept by ``door``). Read through deep_json: each attempt ends alike from any
+    call stack, so the search takes the same steps from anywhere.
 
     The decoder reads a growing window rather than the whole remaining text, because a
     decode error counts the lines before its position: on a 10 MB text, failing far from
@@ -393,17 +425,18 @@ def _attempt(text: str, start: int, stop: int) -> tuple[JsonValue, int]:
         end = min(start + width, stop)
         chunk = text[start:end]
         try:
-            parsed, _ = LENIENT_JSON.raw_decode(chunk)
+            parsed, _ = read_value(chunk, 0, door.what)
             return parsed, -1
         except json.JSONDecodeError as exc:
             if end < stop and (exc.pos >= len(chunk) - 8 or exc.msg.startswith("Unterminated")):
                 width *= 4  # the window cut the object short: read further
                 continue
             return None, start + max(exc.pos, 1)
+        except ParseError as error:  # past the door's depth before it broke
+            door.passed_over(error)
+            return None, -2
         except ValueError:  # NaN / Infinity
             return None, start + 1
-        except RecursionError:
-            return None, -2
 
 
 class _Depths:
@@ -444,7 +477,7 @@ class _Depths:
 _DIRECT_TRIES = 256
 
 
-def _first_balanced(text: str) -> tuple[object, int]:
+def _first_balanced(text: str, door: _Door) -> tuple[object, int]:
     """The first ``{`` from which a JSON object parses: (the object, its offset), or
     (_NOTHING, len(text)).
 
@@ -463,50 +496,50 @@ def _first_balanced(text: str) -> tuple[object, int]:
         if m is None:
             return _NOTHING, n
         start = m.start()
-        parsed, fail = _attempt(text, start, n)
+        parsed, fail = _attempt(text, start, n, door)
         if parsed is not None:
             return parsed, start
         if fail != -2 and fail - start < _SMALL_REGION:
             pos = start + 1
             continue
         depths = _Depths(text)
-        found, pos = _after_failure(text, depths, start, fail)
+        found, pos = _after_failure(text, depths, start, fail, door)
         if found[0] is not _NOTHING:
             return found
     depths = _Depths(text)
     for start in depths.closed_opens(pos, n):
         if start < pos or _OBJECT_START.match(text, start) is None:
             continue
-        parsed, fail = _attempt(text, start, n)
+        parsed, fail = _attempt(text, start, n, door)
         if parsed is not None:
             return parsed, start
-        found, pos = _after_failure(text, depths, start, fail)
+        found, pos = _after_failure(text, depths, start, fail, door)
         if found[0] is not _NOTHING:
             return found
     return _NOTHING, n
 
 
 def _after_failure(
-    text: str, depths: _Depths, start: int, fail: int
+    text: str, depths: _Depths, start: int, fail: int, door: _Door
 ) -> tuple[tuple[object, int], int]:
     """Search the candidates nested before a failure point; return ((found, where), resume
     at)."""
     stop = depths.close_of(start) if fail == -2 else fail
     if stop - start >= _SMALL_REGION:
-        found = _search_region(text, depths, start + 1, stop)
+        found = _search_region(text, depths, start + 1, stop, door)
         if found[0] is not _NOTHING:
             return found, stop
     return (_NOTHING, len(text)), max(stop, start + 1)
 
 
-def _search_region(text: str, depths: _Depths, lo: int, hi: int) -> tuple[object, int]:
+def _search_region(text: str, depths: _Depths, lo: int, hi: int, door: _Door) -> tuple[object, int]:
     skip_until = -1
     for candidate in depths.closed_opens(lo, hi):
         if candidate < skip_until or _OBJECT_START.match(text, candidate) is None:
             continue
-        parsed, fail = _attempt(text, candidate, hi)
+        parsed, fail = _attempt(text, candidate, hi, door)
         if parsed is not None:
             return parsed, candidate
-        if fail == -2:  # too deep to read: nothing nested in it is tried either
+        if fail == -2:  # past the door's depth: nothing nested in it is tried either
             skip_until = depths.close_of(candidate)
     return _NOTHING, len(text)

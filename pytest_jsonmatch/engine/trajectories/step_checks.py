@@ -24,10 +24,12 @@ every field it gives is a match, so that a pairing of valid pairs scores 1.0.
 What a check costs is weighed before pairs are tried (step_pairing.py bounds the sum): a call's
 compared arguments weigh one step per JSON value and per ``TEXT_PER_STEP`` characters of
 text; a pair costs ``PAIR_STEPS`` and both calls' weights, and for each argument a comparator
-scores the product of its two texts' lengths over ``TEXT_PAIRS_PER_STEP`` (an edit distance's
-cost). A rule that compares by equality alone (``exact``, ``ignore``, a list of names) gives
-each call an equality key instead (:func:`equality_key`): two calls of one function agree
-exactly when their keys are equal, so their pairs need no check.
+scores, what that comparator says comparing its two texts costs (``BoundComparator.text_cost``,
+comparing/edit_distance.py: an edit distance the product of the lengths over
+``TEXT_PAIRS_PER_STEP``, ``fuzzy``'s ``partial`` the longer length times the square of the
+shorter's). A rule that compares by equality alone (``exact``, ``ignore``, a list of names)
+gives each call an equality key instead (:func:`equality_key`): two calls of one function
+agree exactly when their keys are equal, so their pairs need no check.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from math import isnan
 from typing import NamedTuple
 
 from ..comparing.comparators import BoundComparator
+from ..comparing.edit_distance import EDIT_COST, PAIRS_PER_STEP, TextCost
 from ..comparing.registry import Registry
 from ..core.errors import ComparatorError, ConfigError, did_you_mean, shown
 from ..core.values import (
@@ -244,21 +247,27 @@ def _compared(
 
 # A step is about a microsecond of checking, on a laptop: a pair's own work, a JSON value
 # compared, 64 characters of text compared (Python's string equality), or 4,096 pairs of
-# characters weighed by a comparator (the edit distances of fuzzy and levenshtein take time in
-# the product of the two lengths).
+# characters weighed by a comparator (comparing/edit_distance.py: the edit distances of fuzzy
+# and levenshtein take time in the product of the two lengths, fuzzy's partial more).
 PAIR_STEPS = 2
 TEXT_PER_STEP = 64
-TEXT_PAIRS_PER_STEP = 4_096
+TEXT_PAIRS_PER_STEP = PAIRS_PER_STEP
 
 
 class Weight(NamedTuple):
     """What checking a call's compared arguments costs under one rule: ``steps`` to compare
     them for equality (one per JSON value, one more per TEXT_PER_STEP characters of text),
     and, under a rule of comparators, each compared argument's text length (0: absent, not
-    text, or compared by a comparator that equality decides), in the rule's order."""
+    text, or compared by a comparator that equality decides), in the rule's order, with
+    what its comparator says comparing two texts costs (``costs``; left out, an edit
+    distance's)."""
 
     steps: int
     texts: tuple[int, ...] = ()
+    costs: tuple[TextCost, ...] = ()
+
+    def text_costs(self) -> tuple[TextCost, ...]:
+        return self.costs or (EDIT_COST,) * len(self.texts)
 
 
 NO_WEIGHT = Weight(0)
@@ -279,24 +288,28 @@ def weigh(rule: ArgRule, arguments: JsonObject) -> Weight:
             len(v) if type(v) is str and not rule.comparators[key].unequal_zero else 0
             for key, v in zip(rule.keys, values)
         )  # (a comparator that equality decides compares texts as equality does)
-        return Weight(sum(_steps_of(v) for v in values), texts)
+        costs = tuple(rule.comparators[key].text_cost for key in rule.keys)
+        return Weight(sum(_steps_of(v) for v in values), texts, costs)
     return Weight(_steps_of(arguments))
 
 
 def check_steps(one: Weight, other: Weight) -> int:
-    """The steps of checking one pair of calls of these weights."""
-    texts = sum(x * y for x, y in zip(one.texts, other.texts))
+    """The steps of checking one pair of calls of these weights (one function's: the same
+    rule, so the same comparators)."""
+    texts = sum(cost.pair(x, y) for cost, x, y in zip(one.text_costs(), one.texts, other.texts))
     return PAIR_STEPS + one.steps + other.steps + texts // TEXT_PAIRS_PER_STEP
 
 
 def block_steps(ones: Sequence[Weight], others: Sequence[Weight]) -> int:
     """The steps of checking every pair of ``ones`` x ``others`` (at least the sum of
-    :func:`check_steps` over the pairs), worked out from the sums, without the pairs."""
+    :func:`check_steps` over the pairs), worked out from the lengths (TextCost.block),
+    without the pairs."""
     n, m = len(ones), len(others)
     texts = 0
     if ones and others:
+        costs = ones[0].text_costs()
         for k in range(min(len(ones[0].texts), len(others[0].texts))):
-            texts += sum(w.texts[k] for w in ones) * sum(w.texts[k] for w in others)
+            texts += costs[k].block([w.texts[k] for w in ones], [w.texts[k] for w in others])
     return (
         n * m * PAIR_STEPS
         + m * sum(w.steps for w in ones)

@@ -116,3 +116,90 @@ def test_text_of_many_brackets_that_nests_shallowly_is_read_where_the_reader_cou
     text = json.dumps([{"i": [i]} for i in range(3_000)])
     assert call_with_depth(2_100, read_whole, text, "actual") == json.loads(text)
     assert read_whole(text, "actual") == json.loads(text)
+
+
+# -- the reader without recursion breaks where the standard reader breaks -----------------------
+
+
+def _verdict(read, text: str, start: int) -> tuple:
+    """What reading the value at ``start`` gives: the value (written out) and its end, or
+    the error: a JSONDecodeError's message and position, another ValueError's message."""
+    try:
+        value, end = read(text, start)
+    except json.JSONDecodeError as error:
+        return ("JSONDecodeError", error.msg, error.pos)
+    except ValueError as error:
+        return ("ValueError", str(error))
+    return ("value", json.dumps(value), end)
+
+
+def _mutated(rng: random.Random, text: str) -> str:
+    chars = list(text)
+    for _ in range(rng.randrange(1, 4)):
+        at = rng.randrange(len(chars) + 1)
+        kind = rng.random()
+        if kind < 0.35 and at < len(chars):
+            del chars[at]
+        elif kind < 0.7:
+            chars.insert(at, rng.choice([",", ":", "[", "]", "{", "}", '"', "1", " ", "e", "-"]))
+        elif kind < 0.85:
+            chars = chars[:at]  # cut off
+        else:
+            chars.insert(at, rng.choice(["NaN", "Infinity", "-Infinity", "tru", "nul", "1e", "0."]))
+    return "".join(chars)
+
+
+def test_the_reader_without_recursion_breaks_where_the_standard_reader_breaks():
+    # the lenient search (parse.py) resumes where an attempt broke: the two readers must
+    # break at the same place with the same message, so the search takes the same steps
+    # wherever it runs
+    rng = random.Random(13)
+    docs = [
+        '{"a": [1, 2.5, {"b": null}], "c": "x\\"y", "d": {"e": [true, false, []]}}',
+        '[{"k": "v"}, [1, [2, [3]]], -0.5e-3, "\\u00e9"]',
+        '{"a": {"b": {"c": {"d": [[[[]]]]}}}}',
+    ]
+    differ = []
+    for _ in range(3_000):
+        text = _mutated(rng, rng.choice(docs))
+        start = rng.choice([0, 0, 0, 1])
+        standard = _verdict(LENIENT_JSON.raw_decode, text, start)
+        ours = _verdict(lambda t, s: _Reader(t, "x", s).read(), text, start)
+        if standard != ours:
+            differ.append((text, start, standard, ours))
+    assert differ == []
+
+
+@pytest.mark.parametrize("text", REFUSED)
+def test_each_refused_text_breaks_alike(text):
+    standard = _verdict(lambda t, s: (LENIENT_JSON.decode(t), len(t)), text, 0)
+    assert _verdict(lambda t, s: (_Reader(t, "x").value(), len(t)), text, 0) == standard
+
+
+def test_broken_text_is_the_standard_reader_s_error_from_any_stack():
+    # broken past the depth the standard reader reaches from here: its own error still,
+    # given room (so the lenient search resumes at the same place from anywhere)
+    for levels in (1_500, 2_500):
+        broken = "[" * levels + "1 2" + "]" * levels
+        for read in (
+            lambda b=broken: read_whole(b, "actual"),
+            lambda b=broken: call_with_depth(2_200, read_whole, b, "actual"),
+        ):
+            with pytest.raises(json.JSONDecodeError) as refused:
+                read()
+            assert (refused.value.msg, refused.value.pos) == ("Expecting ',' delimiter", levels + 2)
+
+
+def test_text_nesting_past_any_reader_s_reach_is_the_door_s_error_from_any_stack():
+    # 40,000 levels: past the standard reader even with room; the reader without recursion
+    # reaches the door first
+    text = "[" * 40_000 + "oops"
+    for read in (
+        lambda: read_whole(text, "actual"),
+        lambda: call_with_depth(2_200, read_whole, text, "actual"),
+    ):
+        with pytest.raises(ParseError) as refused:
+            read()
+        assert str(refused.value) == (
+            "actual: values nest too deeply (more than 2,000 levels, at " + "[0]" * 20 + "...)"
+        )

@@ -25,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_jsonmatch import ConfigError, match_json
+from pytest_jsonmatch.engine.comparing import edit_distance
 from pytest_jsonmatch.engine.comparing.registry import REGISTRY
 from pytest_jsonmatch.engine.core.values import json_equal
 from pytest_jsonmatch.engine.results.field_results import MATCH
@@ -175,6 +176,26 @@ def test_one_pair_of_100kb_texts_is_within_the_budget_two_are_not():
     # (2 x 100,000) // 4,096 = 8 + 12,504 + 9,765,625 = 9,778,137
     with pytest.raises(ConfigError, match=r"would take 9,778,137 steps, past the limit"):
         traj([call("f", a=text)] * 2, [call("f", a=text)] * 2, **fuzzy)
+
+
+def test_one_pair_under_fuzzy_partial_weighs_what_partial_ratio_costs():
+    # a 2,000-character expected text against 100,000 characters took 47 s, weighed as
+    # 2,000 x 100,000 / 4,096 = 48,828 steps: partial_ratio costs about the longer length
+    # times the square of the shorter one's, and the pair is refused before it is tried
+    out = _bounded(
+        """
+        expected = [call("f", q=("lorem ipsum dolor sit amet " * 80)[:2000])]
+        run = [call("f", q=("abcdefghij" * 10_000)[:100_000])]
+        scored(run, expected, mode="superset", tool_args={"f": {"q": {"fuzzy": {"method": "partial"}}}})
+        """
+    )
+    # 2 + (1 + 2,000 // 64) + (1 + 100,000 // 64) + the texts: (100,000 + 2,000 + 1) places
+    # x 2,000 x 32 machine words, 64 words a step (102,001,000): 102,002,597
+    assert out["error"] == "ConfigError"
+    assert out["message"].startswith(
+        "trajectory: pairing these calls would take 102,002,597 steps, past the limit of "
+        "5,000,000 for one comparison: 'f': 1 expected call x 1 of the run"
+    )
 
 
 def test_a_comparator_that_equality_decides_weighs_texts_as_equality_does():
@@ -412,9 +433,9 @@ def test_a_call_weighs_its_compared_values_and_text():
     assert weigh(ArgRule("ignore"), args) == Weight(0)
     # a list of names: q and n only, 3 + 3
     assert weigh(RULES["h"]._replace(keys=("q", "n")), args) == Weight(6)
-    # a comparator: q's steps and its text's length
+    # a comparator: q's steps, its text's length and what its comparator's texts cost
     _, fuzzy = read_rules("exact", {"t": {"q": "fuzzy"}}, REGISTRY)
-    assert weigh(fuzzy["t"], args) == Weight(3, (130,))
+    assert weigh(fuzzy["t"], args) == Weight(3, (130,), (edit_distance.EDIT_COST,))
     # a pair: 2 + 3 + 3, and 130 x 130 // 4,096 = 4
     assert check_steps(Weight(3, (130,)), Weight(3, (130,))) == 12
     assert PAIRING_STEPS == 5_000_000
