@@ -282,7 +282,9 @@ def test_a_result_too_long_to_write_is_bfcls_error_text() -> None:
     expected, _ = multi_turn_utils.execute_multi_turn_func_call(
         [call], {}, ["MathAPI"], "jm_power", MATH["id"], is_evaL_run=True
     )
-    assert expected[0].startswith("Error during execution: Exceeds the limit (4300 digits)")
+    # (CPython 3.10 words it "Exceeds the limit (4300) for integer string conversion", 3.11
+    # "... (4300 digits) ...")
+    assert expected[0].startswith("Error during execution: Exceeds the limit (4300")
     assert verdict.turns[0].model_results == ((expected[0],),)
     assert verdict.valid is True
 
