@@ -108,7 +108,9 @@ def test_the_numbers(runs):
     assert data["shared"] == ["c1", "c2", "c3", "c4"]
     assert data["partial"] == [{"case_id": "c5", "runs": ["base", "new"]}]
     base, new, third = data["runs"]
-    assert [r["cases"] for r in data["runs"]] == [5, 5, 4]
+    # each run's figures are over the 4 shared cases: c5, which only base and new have, is
+    # in no number, its count included
+    assert [r["cases"] for r in data["runs"]] == [4, 4, 4]
     assert [r["overall"] for r in data["runs"]] == [0.625, 0.625, 0.75]
     # passed (score 1.0 at threshold 1.0) among c1..c4: A c1, c4; B c1, c2; C c1, c4
     assert [r["passed"] for r in data["runs"]] == [2, 2, 2]
@@ -175,9 +177,9 @@ def test_text(runs, jsonmatch_main):
         "(left out of every number)\n"
     )
     lines = out.splitlines()
-    assert re.search(r"^base\s+5\s+0\.6250\s+2\s+–\s+–$", out, re.MULTILINE), out
+    assert re.search(r"^base\s+4\s+0\.6250\s+2\s+–\s+–$", out, re.MULTILINE), out
     assert re.search(
-        r"^new\s+5\s+0\.6250\s+2\s+\+0\.0000\s+-1\.0000 to \+1\.0000$", out, re.MULTILINE
+        r"^new\s+4\s+0\.6250\s+2\s+\+0\.0000\s+-1\.0000 to \+1\.0000$", out, re.MULTILINE
     ), out
     assert re.search(
         r"^third\s+4\s+0\.7500\s+2\s+\+0\.1250\s+-0\.2728 to \+0\.5228$", out, re.MULTILINE
@@ -231,8 +233,8 @@ def test_markdown(runs, jsonmatch_main):
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert out.startswith("## jsonmatch compare-runs\n")
-    assert "| new | 5 | 0.6250 | 2 | +0.0000 | -1.0000 to +1.0000 | 2 | 1 | 1 |" in out
-    assert "| base | 5 | 0.6250 | 2 | – | – | – | – | – |" in out
+    assert "| new | 4 | 0.6250 | 2 | +0.0000 | -1.0000 to +1.0000 | 2 | 1 | 1 |" in out
+    assert "| base | 4 | 0.6250 | 2 | – | – | – | – | – |" in out
     assert "- c5 (in base, new)" in out
     assert "| third | 4 | 0.7500 | 2 | +0.1250 | -0.2728 to +0.5228 | 1 | 0 | 3 |" in out
     assert "| name | 4 | 0.7500 | 0.7500 | 1.0000 | +0.0000 | +0.2500 |" in out

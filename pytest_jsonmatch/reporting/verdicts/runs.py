@@ -74,7 +74,7 @@ class Run:
 def compare_runs(runs: Sequence[Run]) -> RunsComparison:
     """The runs compared (see the module docstring), as plain data:
 
-    - ``runs``: per run its ``name``, ``path``, ``cases`` (counted cases it has), ``overall``
+    - ``runs``: per run its ``name``, ``path``, ``cases`` (the shared cases its figures are over), ``overall``
       (mean case score over the shared cases), ``passed`` (shared cases that passed),
       ``difference`` from the first run (PairedDifference.to_dict; None for the first),
       ``better``/``worse``/``same`` (shared cases against the first run; None for the
@@ -106,7 +106,7 @@ def compare_runs(runs: Sequence[Run]) -> RunsComparison:
         entry: RunRow = {
             "name": run.name,
             "path": run.path,
-            "cases": len(cases),
+            "cases": len(shared),  # (a case only some runs have is in no number)
             "overall": _mean(cases[c].mean for c in shared),
             "passed": sum(cases[c].passed for c in shared),
             "difference": None,
