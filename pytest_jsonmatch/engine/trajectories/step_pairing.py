@@ -162,12 +162,10 @@ def _first_fit(outer: Calls, inner: Calls, valid: Valid) -> dict[int, int]:
     return pairs
 
 
-def leftovers_in_order(
-    pairs: dict[int, int], outer: Calls, inner: Calls, by_name: bool
-) -> dict[int, int]:
+def leftovers_in_order(pairs: dict[int, int], outer: Calls, inner: Calls) -> dict[int, int]:
     """``pairs`` with the calls left unpaired on both sides paired in order, calls of one
-    function (``by_name``; in a strict step, any two calls), for the detail of what differs:
-    none of them is valid, or first fit would have taken it.
+    function only, for the detail of what differs: none of them is valid, or first fit would
+    have taken it (a call of another function is never paired: omitted and invented).
 
     In order: each outer call left takes the first inner call left that it may pair with,
     which is the head of the queue of inner calls left of its function (the queues keep the
@@ -177,10 +175,10 @@ def leftovers_in_order(
     waiting: dict[str, deque[int]] = {}
     for i in inner.at:
         if i not in taken:
-            waiting.setdefault(inner.name(i) if by_name else "", deque()).append(i)
+            waiting.setdefault(inner.name(i), deque()).append(i)
     for o in outer.at:
         if o not in out:
-            queue = waiting.get(outer.name(o) if by_name else "")
+            queue = waiting.get(outer.name(o))
             if queue:
                 out[o] = queue.popleft()
     return out
@@ -192,12 +190,11 @@ def optimal(
     valid: Valid,
     judge: Judge,
     needed: int,
-    by_name: bool,
     budget: Budget,
 ) -> dict[int, int]:
     """The most valid pairs, then the most matched fields among the pairs allowed (calls of
-    one function, ``by_name``; else any two). ``needed``: how many valid pairs first fit
-    must find to be kept as it is."""
+    one function). ``needed``: how many valid pairs first fit must find to be kept as it
+    is."""
     first = greedy(outer, inner, valid, budget)
     cells = len(outer.at) * len(inner.at)
     if (
@@ -208,7 +205,7 @@ def optimal(
             and not budget.spend(cells + checked_steps(outer, inner, every_rule=True))
         )
     ):
-        return leftovers_in_order(first, outer, inner, by_name)
+        return leftovers_in_order(first, outer, inner)
     import numpy
     from scipy.optimize import linear_sum_assignment  # (only where first fit falls short)
 
@@ -217,7 +214,7 @@ def optimal(
     allowed = numpy.zeros((len(outer.at), len(inner.at)), dtype=bool)
     for r, o in enumerate(outer.at):
         for c, i in enumerate(inner.at):
-            if not by_name or outer.name(o) == inner.name(i):
+            if outer.name(o) == inner.name(i):
                 allowed[r, c] = True
                 is_valid, share = judge(o, i)
                 gains[r, c] = big if is_valid else 0.5 + 0.5 * share

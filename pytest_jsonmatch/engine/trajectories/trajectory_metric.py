@@ -129,6 +129,9 @@ class _Fields:
             other = made[k] if k < len(made) else None
             if self.want[message[0]].kind != CALL:
                 self.step(message[0], other)
+                if other is not None and self.run[other[0]].kind == CALL:
+                    for a in other:  # (calls where another step was expected)
+                        self.invented(a)
             elif other is None or self.run[other[0]].kind != CALL:
                 for e in message:
                     self.omitted(e, self._label(other))
@@ -153,11 +156,10 @@ class _Fields:
         return _valid_under(self.settings, self.want[e], self.run[a])
 
     def _judge(self, e: int, a: int) -> tuple[bool, float]:
-        """Whether the pair is valid, and its share of matched fields (-0.5 for calls of two
-        functions), from one check (every verdict a match: what ``agrees`` finds)."""
+        """Whether the pair (two calls of one function: the only pairs weighed) is valid,
+        and its share of matched fields, from one check (every verdict a match: what
+        ``agrees`` finds)."""
         want, made = self.want[e], self.run[a]
-        if want.name != made.name:
-            return False, -0.5
         found = arg_verdicts(self.settings.rule(want.name), want.arguments, made.arguments)
         matched = sum(v.status == MATCH for v in found)
         return matched == len(found), matched / len(found) if found else 0.0
@@ -169,11 +171,11 @@ class _Fields:
             return self._agentevals_unordered(want, run)
         if mode == "subset":  # (agentevals walks the run's calls, each into the reference)
             flipped = self._paired(
-                run, want, _flipped(self._valid), _flipped(self._judge), len(run.at), True
+                run, want, _flipped(self._valid), _flipped(self._judge), len(run.at)
             )
             return {e: a for a, e in flipped.items()}
         needed = max(len(want.at), len(run.at)) if mode == "unordered" else len(want.at)
-        return self._paired(want, run, self._valid, self._judge, needed, True)
+        return self._paired(want, run, self._valid, self._judge, needed)
 
     def _paired(
         self,
@@ -182,12 +184,11 @@ class _Fields:
         valid: Check,
         judge: Callable[[int, int], tuple[bool, float]],
         needed: int,
-        by_name: bool,
     ) -> dict[int, int]:
         if self.settings.pairing == "agentevals":
             pairs = greedy(outer, inner, valid, self.budget)
-            return leftovers_in_order(pairs, outer, inner, by_name)
-        return optimal(outer, inner, valid, judge, needed, by_name, self.budget)
+            return leftovers_in_order(pairs, outer, inner)
+        return optimal(outer, inner, valid, judge, needed, self.budget)
 
     def _agentevals_unordered(self, want: Calls, run: Calls) -> dict[int, int]:
         """agentevals' unordered: the run a superset of the reference, then the reference a
@@ -214,30 +215,29 @@ class _Fields:
             )
             if len(second) < len(run.at):
                 pairs = {e: a for a, e in second.items()}
-        return leftovers_in_order(pairs, want, run, True)
+        return leftovers_in_order(pairs, want, run)
 
     def _message_pairs(self, message: list[int], other: list[int]) -> dict[int, int]:
-        """strict: one message's calls, the run's walked first (as agentevals does); any
-        two calls may pair, for the detail of what differs."""
+        """strict: one message's calls, the run's walked first (as agentevals does); only
+        calls of one function pair, as in every mode: a call of another function than the
+        one expected leaves the expected call omitted and is itself invented, each with its
+        arguments (agentevals pairs by name too)."""
         flipped = self._paired(
             self.calls_made.only(other),
             self.calls_wanted.only(message),
             _flipped(self._valid),
             _flipped(self._judge),
             max(len(message), len(other)),
-            False,
         )
         return {e: a for a, e in flipped.items()}
 
     # -- fields ---------------------------------------------------------------------------
 
     def pair(self, e: int, a: int) -> None:
+        """An expected call and the run's call of the same function that stands for it."""
         want, made = self.want[e], self.run[a]
         path = key_segment(index_segment("", e), want.name)
         field = key_segment("[]", want.name)
-        if want.name != made.name:
-            self._add(path, field, MISMATCH, want.name, made.name, "another function called")
-            return
         self._add(path, field, MATCH, want.name, made.name)
         rule = self.settings.rule(want.name)
         for v in arg_verdicts(rule, want.arguments, made.arguments):

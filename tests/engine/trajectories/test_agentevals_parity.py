@@ -181,3 +181,26 @@ def test_the_issue_example_passes_by_default_and_fails_as_agentevals_pairs():
         ("[1].search", "match"),
         ("[1].search.q", "mismatch"),
     ]
+
+
+def test_a_wrong_tool_at_a_step_fails_as_agentevals_fails_it_with_its_calls_apart():
+    # the reference searches then answers; the run books instead of searching. agentevals'
+    # strict match pairs a message's calls by name, so it fails the run; here the expected
+    # search is omitted with its arguments and the booking invented with its own: the
+    # search's name and 2 arguments (3 omissions) and the booking's name and 1 argument (2
+    # hallucinations) beside the answer, which matches: TP = 1, P = 1 / (1 + 2) = 1/3,
+    # R = 1 / (1 + 3) = 1/4, F1 = 2 * 1/3 * 1/4 / (1/3 + 1/4) = 2/7, for either pairing
+    ref = [("calls", [("search_flights", {"to": "Oslo", "date": "2026-11-26"})]), ("answer", "ok")]
+    run = [("calls", [("book_flight", {"flight": "SK1"})]), ("answer", "ok")]
+    evaluator = agentevals_match.create_trajectory_match_evaluator(trajectory_match_mode="strict")
+    assert evaluator(outputs=_openai(run), reference_outputs=_openai(ref))["score"] is False
+    for pairing in ("optimal", "agentevals"):
+        result = match_json(_openai(run), _openai(ref), metric="trajectory", pairing=pairing)
+        assert result.score == pytest.approx(2 / 7)
+        assert [(f.path, f.status) for f in result.fields if f.status != "match"] == [
+            ("[0].search_flights", "omission"),
+            ("[0].search_flights.to", "omission"),
+            ("[0].search_flights.date", "omission"),
+            ("[0].book_flight", "hallucination"),
+            ("[0].book_flight.flight", "hallucination"),
+        ]

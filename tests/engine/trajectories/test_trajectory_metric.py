@@ -66,7 +66,7 @@ def test_strict_a_wrong_argument_costs_its_field():
     assert ("[3].book_flight.pnr", "mismatch", 0.0) in rows(result)
 
 
-def test_strict_steps_out_of_order_mismatch_by_position():
+def test_strict_steps_out_of_order_are_omitted_and_invented_by_position():
     run = [
         USER,
         call("book_flight", pnr="X1", seat="4A"),
@@ -76,17 +76,28 @@ def test_strict_steps_out_of_order_mismatch_by_position():
         ANSWER,
     ]
     result = traj(run, FLIGHT)
-    # [1].search vs book_flight: name mismatch (1 field); [3].book_flight vs search: name
-    # mismatch (1 field); the 4 other steps match. 6 fields, 4 matched: 4/6
+    # at step 1 search was expected and book_flight called, at step 3 the other way round:
+    # calls of two functions never pair, so each expected call is omitted with its
+    # arguments (search, to; book_flight, pnr, seat: 5 omissions) and each call made is
+    # invented with its own (5 hallucinations); the 4 other steps match. TP = 4,
+    # P = 4 / (4 + 5) = 4/9, R = 4 / (4 + 5) = 4/9, F1 = 4/9
     assert rows(result) == [
         ("[0]", "match", 1.0),
-        ("[1].search", "mismatch", 0.0),
+        ("[1].search", "omission", 0.0),
+        ("[1].search.to", "omission", 0.0),
+        ("[1].book_flight", "hallucination", 0.0),
+        ("[1].book_flight.pnr", "hallucination", 0.0),
+        ("[1].book_flight.seat", "hallucination", 0.0),
         ("[2]", "match", 1.0),
-        ("[3].book_flight", "mismatch", 0.0),
+        ("[3].book_flight", "omission", 0.0),
+        ("[3].book_flight.pnr", "omission", 0.0),
+        ("[3].book_flight.seat", "omission", 0.0),
+        ("[3].search", "hallucination", 0.0),
+        ("[3].search.to", "hallucination", 0.0),
         ("[4]", "match", 1.0),
         ("[5]", "match", 1.0),
     ]
-    assert result.score == pytest.approx(4 / 6)
+    assert result.score == pytest.approx(4 / 9)
     # unordered compares the calls alone, in any order: all 5 call fields match
     assert traj(run, FLIGHT, mode="unordered").score == 1.0
 
@@ -340,3 +351,61 @@ def test_the_failure_message_names_the_first_step_off_the_path():
         "the run left the expected path at the run's step 1 (search): hallucination, "
         'expected <missing>, actual "search"'
     ) in message
+
+
+# -- strict: a call of another function than the one expected (issue 73, B3) ---------------
+
+WANT_SEARCH = [
+    call("search_flights", to="Oslo", date="2026-11-26"),
+    RESULT,
+    ANSWER,
+]
+BOOKED_INSTEAD = [call("book_flight", flight="SK1"), RESULT, ANSWER]
+
+
+def test_strict_a_wrong_tool_omits_the_expected_call_and_invents_the_one_made():
+    result = traj(BOOKED_INSTEAD, WANT_SEARCH)
+    # step 0: search_flights expected, book_flight called. The expected call is omitted with
+    # both its arguments (3 omissions), the call made is invented with its one (2
+    # hallucinations); steps 1 and 2 match. TP = 2, P = 2 / (2 + 2) = 1/2,
+    # R = 2 / (2 + 3) = 2/5, F1 = 2 * 1/2 * 2/5 / (1/2 + 2/5) = (2/5) / (9/10) = 4/9
+    assert rows(result) == [
+        ("[0].search_flights", "omission", 0.0),
+        ("[0].search_flights.to", "omission", 0.0),
+        ("[0].search_flights.date", "omission", 0.0),
+        ("[0].book_flight", "hallucination", 0.0),
+        ("[0].book_flight.flight", "hallucination", 0.0),
+        ("[1]", "match", 1.0),
+        ("[2]", "match", 1.0),
+    ]
+    assert result.score == pytest.approx(4 / 9)
+    assert [f.field_path for f in result.fields][:3] == [
+        "[].search_flights",
+        "[].search_flights.to",
+        "[].search_flights.date",
+    ]
+    # the calls alone score as unordered scores them: every call field omitted or invented
+    calls_only = traj(BOOKED_INSTEAD[:1], WANT_SEARCH[:1])
+    assert calls_only.score == traj(BOOKED_INSTEAD[:1], WANT_SEARCH[:1], mode="unordered").score
+    assert calls_only.score == 0.0
+    # and under first fit (pairing="agentevals") alike
+    assert rows(traj(BOOKED_INSTEAD, WANT_SEARCH, pairing="agentevals")) == rows(result)
+
+
+def test_strict_calls_where_another_step_was_expected_are_invented():
+    run = [
+        call("search_flights", to="Oslo", date="2026-11-26"),
+        RESULT,
+        call("book_flight", flight="SK1"),
+    ]
+    result = traj(run, WANT_SEARCH)
+    # step 2: the answer expected, a call made. The step is a mismatch (its role against the
+    # calls made) and the call nobody expected is invented with its argument (2
+    # hallucinations); steps 0 (3 fields) and 1 match. TP = 4, P = 4 / (5 + 2) = 4/7,
+    # R = 4 / 5, F1 = 2 * 4/7 * 4/5 / (4/7 + 4/5) = (32/35) / (48/35) = 2/3
+    assert rows(result)[-3:] == [
+        ("[2]", "mismatch", 0.0),
+        ("[2].book_flight", "hallucination", 0.0),
+        ("[2].book_flight.flight", "hallucination", 0.0),
+    ]
+    assert result.score == pytest.approx(2 / 3)
