@@ -119,9 +119,11 @@ def loadable(entry: dict[str, Any]) -> bool:
 _RUNS = itertools.count()
 
 
-def theirs(entry: dict[str, Any], turns: Turns, truth: list[list[str]]) -> tuple[object, str]:
-    """BFCL's verdict and its error type ("" when valid): its runner's turn-count check,
-    then ``multi_turn_checker`` ("raises" where it raises). Each call
+def theirs(
+    entry: dict[str, Any], turns: Turns, truth: list[list[str]]
+) -> tuple[object, str | None]:
+    """BFCL's verdict and its error type (None when valid: BFCL gives none): its runner's
+    turn-count check, then ``multi_turn_checker`` ("raises" where it raises). Each call
     gets a model name of its own (the checker keeps its instances in its module's globals
     under that name, and would carry them into the next call), and drops them after."""
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
@@ -133,12 +135,12 @@ def theirs(entry: dict[str, Any], turns: Turns, truth: list[list[str]]) -> tuple
     try:
         checked = multi_turn_checker(turns, truth, entry, "multi_turn", name)
     except Exception:  # noqa: BLE001 (the checker's own crash is a verdict here)
-        return "raises", ""
+        return "raises", None
     finally:
         kept = vars(multi_turn_utils)
         for key in [key for key in kept if key.startswith(name + "_")]:
             del kept[key]
-    return checked["valid"], checked.get("error_type", "")
+    return checked["valid"], checked.get("error_type")
 
 
 # -- model outputs -------------------------------------------------------------------------
@@ -357,9 +359,9 @@ def fresh_check(
     start = time.process_time()
     try:
         checked = checker.multi_turn_checker(turns, truth, entry, "multi_turn", "jm")
-        verdict = [checked["valid"], checked.get("error_type", "")]
+        verdict = [checked["valid"], checked.get("error_type")]
     except Exception:  # noqa: BLE001 (the checker's own crash is a verdict here)
-        return {"verdict": ["raises", ""], "turns": [], "cpu": 0.0}
+        return {"verdict": ["raises", None], "turns": [], "cpu": 0.0}
     cpu = time.process_time() - start
     if not record:
         return {"verdict": verdict, "turns": [], "cpu": cpu}

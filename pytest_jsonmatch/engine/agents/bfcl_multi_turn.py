@@ -64,18 +64,18 @@ class BfclTurn:
 
     ``checked``: the ground truth makes calls in this turn (BFCL checks only those).
     ``right``: the turn passes (a checked turn: BFCL's three checks; an unchecked one: the
-    model made no call). ``problem``: BFCL's error type for the first check it fails ("" when
-    right). ``differing``: the attributes that differ after the turn (``Class.attribute``).
-    ``missing_results``: the ground truth's results of the turn the model's lack.
-    ``model_results``: the model's results, a tuple per step; ``expected_results``: the
-    ground truth's. ``differences``: the differing attributes read to JSON as the turn left
-    them (read when first asked for, as the fields are).
+    model made no call). ``problem``: BFCL's error type for the first check it fails (None
+    when right). ``differing``: the attributes that differ after the turn
+    (``Class.attribute``). ``missing_results``: the ground truth's results of the turn the
+    model's lack. ``model_results``: the model's results, a tuple per step;
+    ``expected_results``: the ground truth's. ``differences``: the differing attributes read
+    to JSON as the turn left them (read when first asked for, as the fields are).
     """
 
     index: int
     checked: bool
     right: bool
-    problem: str
+    problem: str | None
     differing: tuple[str, ...]
     missing_results: tuple[str, ...]
     model_results: tuple[tuple[str, ...], ...]
@@ -174,14 +174,15 @@ class BfclMultiTurnVerdict:
     """BFCL's multi-turn verdict on one entry and what stands beside it.
 
     ``valid``: what BFCL's ``multi_turn_checker`` (with its runner's check of the turn count)
-    decides. ``problem``: BFCL's error type of the failure ("" when valid); ``failed_turn``:
-    the turn BFCL stops at (None when valid, or when the turn counts differ). ``turns``:
-    each turn judged, the ones after the failure too. ``score``: the per-turn credit, the
-    share of turns right. ``fields``: what is wrong with each turn, paths under ``turns[i]``.
+    decides. ``problem``: BFCL's error type of the failure (None when valid, as BFCL gives
+    none); ``failed_turn``: the turn BFCL stops at (None when valid, or when the turn counts
+    differ). ``turns``: each turn judged, the ones after the failure too. ``score``: the
+    per-turn credit, the share of turns right. ``fields``: what is wrong with each turn,
+    paths under ``turns[i]``.
     """
 
     valid: bool
-    problem: str
+    problem: str | None
     failed_turn: int | None
     score: float
     judged: JudgedTurns | None = field(default=None, repr=False, compare=False)
@@ -203,7 +204,7 @@ def _turn(index: int, row: TurnRow, judged: JudgedTurns) -> BfclTurn:
         index=index,
         checked=bool(calls),
         right=right,
-        problem=problem,
+        problem=problem or None,  # (a turn's row says "" when right)
         differing=differing,
         missing_results=missing,
         model_results=model_results,
@@ -247,7 +248,7 @@ def verdict_of(judged: JudgedTurns) -> BfclMultiTurnVerdict:
     for index, row in enumerate(rows):
         if row[5] and not row[0]:  # (calls expected, and not right)
             return BfclMultiTurnVerdict(False, row[1], index, score, judged)
-    return BfclMultiTurnVerdict(True, "", None, score, judged)
+    return BfclMultiTurnVerdict(True, None, None, score, judged)
 
 
 def _entry_parts(entry: Mapping[str, Any]) -> tuple[str, list[str], Mapping[str, Any]]:

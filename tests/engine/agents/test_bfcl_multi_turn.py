@@ -130,7 +130,8 @@ def one_step(turns: list[list[str]]) -> list[list[list[str]]]:
 
 def test_the_first_base_entry_correct() -> None:
     verdict = bfcl_multi_turn_verdict(FIRST, one_step(TRUTH), TRUTH)
-    assert (verdict.valid, verdict.problem, verdict.failed_turn) == (True, "", None)
+    assert (verdict.valid, verdict.problem, verdict.failed_turn) == (True, None, None)
+    assert [turn.problem for turn in verdict.turns] == [None] * len(TRUTH)
     assert verdict.score == 1.0 and verdict.fields == ()
 
 
