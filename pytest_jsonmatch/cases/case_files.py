@@ -28,7 +28,7 @@ from ..engine.reading.user_files import not_regular, read_regular
 from .marks import MarkError, MarkSpec, marks_from
 from .node_ids import check_path, fits_test_id
 from .python_names import with_named_tools
-from .reply_keys import REPLY_KEYS, RUN_KEYS, call_options_of, expected_calls_of, run_parts_of
+from .reply_keys import AGENT_KEYS, REPLY_KEYS, call_options_of, expected_calls_of, run_parts_of
 
 CASE_SUFFIXES = (".jsonmatch.yaml", ".jsonmatch.yml")
 DEFAULTS_NAMES = ("jsonmatch.yaml", "jsonmatch.yml")
@@ -211,8 +211,8 @@ class CaseFiles:
         if "cases" not in data:
             # an unknown key first: a misspelt 'expected' is reported as the typo it is
             _no_unknown(data, CASE_KEYS | {"schema"}, lines, where, "case")
-            has_source, run = (any(k in data for k in keys) for keys in (SOURCE_KEYS, RUN_KEYS))
-            if "expected" not in data and not (self.creating and has_source or run):
+            has_source, part = (any(k in data for k in keys) for keys in (SOURCE_KEYS, AGENT_KEYS))
+            if "expected" not in data and not (self.creating and has_source or part):
                 raise where.error(
                     1,
                     "missing 'expected' (one case) or 'cases' (a list of cases)"
@@ -358,8 +358,8 @@ class CaseFiles:
         where: _Where,
         name: str,
     ) -> object:
-        """A case's expected: a mapping or a list; missing while creating, or (None) in a run."""
-        if "expected" not in data and any(key in data for key in RUN_KEYS):
+        """A case's expected: a mapping or a list; missing while creating, or (None) an agent's."""
+        if "expected" not in data and any(key in data for key in AGENT_KEYS):
             return None
         if "expected" not in data and not self.creating:
             raise where.error(

@@ -1,8 +1,9 @@
 """The keys that make a golden case an agent's, read from a case file with the line of each
 mistake: one reply's ``expected_calls`` (the calls it must make, beside ``expected``, its
-answer) and ``call_options`` (the ``tool_calls`` options its calls are scored with); a whole
-run's ``expected_run`` (its trajectory), ``run_options`` (the ``trajectory`` options it is
-scored with) and ``expected_state`` (the end state it must leave).
+answer, or alone: a tool-only reply) and ``call_options`` (the ``tool_calls`` options its
+calls are scored with); a whole run's ``expected_run`` (its trajectory), ``run_options`` (the
+``trajectory`` options it is scored with) and ``expected_state`` (the end state it must
+leave).
 
 ``call_options`` and ``run_options`` are settings, as ``options`` is: a folder's
 ``jsonmatch.yaml``, a file of cases and a case may each give them, merged key by key, the
@@ -20,8 +21,12 @@ from .python_names import with_named_tools
 REPLY_KEYS = frozenset(
     {"expected_calls", "call_options", "expected_run", "run_options", "expected_state"}
 )
-# the keys that make a case a whole run: it may leave out ``expected`` (its answer)
+# the keys that make a case a whole run
 RUN_KEYS = ("expected_run", "expected_state")
+# the expected parts that make a case an agent's (one reply's calls, a run's trajectory or end
+# state): such a case may leave out ``expected``, its answer, which is then not scored (a
+# tool-only reply, a run judged by its steps or its state)
+AGENT_KEYS = ("expected_calls", *RUN_KEYS)
 # each options key and the metric that checks it
 _OPTIONS_METRIC = {"call_options": "tool_calls", "run_options": "trajectory"}
 # (line, message) -> the error, as the case file reader words it

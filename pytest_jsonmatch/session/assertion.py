@@ -59,9 +59,10 @@ def assert_json_match(
 
     ``expected_calls`` (keyword only; not an option of the metric) makes it an agent's
     reply: ``actual`` is then the assistant message, its answer scored against ``expected``
-    under ``metric`` and the options, its tool calls against ``expected_calls`` (any expected
-    form of ``tool_calls``; ``[]``: it must call nothing) by ``tool_calls`` with
-    ``call_options``; one comparison, one score (``match_reply``, docs/tool-calls.md).
+    under ``metric`` and the options (``expected`` None: a tool-only reply, its answer not
+    scored), its tool calls against ``expected_calls`` (any expected form of ``tool_calls``;
+    ``[]``: it must call nothing) by ``tool_calls`` with ``call_options``; one comparison,
+    one score (``match_reply``, docs/tool-calls.md).
     ``None`` (the default): a plain comparison.
 
     ``expected_run`` and/or ``expected_state`` (keyword only) make it an agent's whole run:
@@ -258,11 +259,11 @@ class Reply:
         return self.expected_run is not None or self.expected_state is not None
 
     def metric(self, name: str, expected: object = True) -> str:
-        """The comparison's metric, naming its parts (``expected`` None: a run's answer is
-        not scored)."""
-        if not self.is_run:
-            return f"{name}+tool_calls"
+        """The comparison's metric, naming its parts (``expected`` None: the answer of a run
+        or of a reply is not scored; a tool-only reply's calls alone are ``tool_calls``)."""
         parts = [name] if expected is not None else []
+        if not self.is_run:
+            return "+".join([*parts, "tool_calls"])
         parts += ["trajectory"] if self.expected_run is not None else []
         parts += ["state"] if self.expected_state is not None else []
         return "+".join(parts)

@@ -63,6 +63,10 @@ def match_reply(
     ``expected_calls`` (any expected form of the ``tool_calls`` metric; ``[]``: no call) by
     the ``tool_calls`` metric with ``call_options`` (``order``, ``rules``, ``tools``...).
 
+    ``expected`` None: a tool-only reply, whose calls alone are scored (its answer, text
+    or none, is not read): the result is the calls' part alone, its ``metric``
+    ``"tool_calls"``.
+
     The result's ``metric`` is ``"<metric>+tool_calls"``; its fields the answer's, then the
     calls'; its score the mean of the parts' scores weighted by their counted rows.
     ``metric="tool_calls"`` is refused: the calls would be given twice."""
@@ -72,10 +76,12 @@ def match_reply(
             "(field_f1, ...), or score the calls alone with match_json(metric='tool_calls')"
         )
     answers, calls = _entries(metric, dict(options), call_options)
-    expected_answer, depth_a = answers.read_expected(expected, "expected")
+    # the expected answer and its reading depth (None: a tool-only reply)
+    read = None if expected is None else answers.read_expected(expected, "expected")
     wanted, depth_c = calls.read_expected(expected_calls, "expected_calls")
     expected_names = _expected_names(wanted)
-    _check_names(expected_answer, expected_names)
+    if read is not None:
+        _check_names(read[0], expected_names)
     parts = _read_reply(actual)
     try:  # (the calls first: a reply whose calls cannot be read costs the judge nothing)
         made = calls.scored(wanted, depth_c, parts.message, None, "actual")
@@ -83,7 +89,9 @@ def match_reply(
     except ParseError as exc:
         exc.side = "actual"  # the reply's calls could not be read
         raise
-    answer = answer_scored(answers, expected_answer, depth_a, parts.answer)
+    if read is None:  # a tool-only reply: its answer is neither read nor scored
+        return combined(CALLS_METRIC, [Part(made.score, list(made.fields))])
+    answer = answer_scored(answers, read[0], read[1], parts.answer)
     answer_rows, call_rows = _apart(list(answer.fields), list(made.fields), expected_names, called)
     return combined(
         f"{metric}+{CALLS_METRIC}",
