@@ -230,8 +230,8 @@ def test_the_report_format_is_pinned():
     # (an optional addition, such as a comparison's conformance, judge or undecided count, the
     # run's judge, the provenance's parts, the reliability section or the runs' flaky cases,
     # the baseline's unscored cases, keeps the version; so does the reliability section's
-    # per-field figures, and a comparison's input, output (and their marks: cut, not JSON)
-    # and who decided its fields).
+    # per-field figures, a comparison's input, output (and their marks: cut, not JSON),
+    # who decided its fields, its parts and the runs its case was asked for).
     from pytest_jsonmatch.reporting.verdicts.report import REPORT_VERSION
 
     schema = json.loads(
@@ -260,7 +260,7 @@ def test_the_report_format_is_pinned():
     ]
     canonical = json.dumps(schema, sort_keys=True).encode()
     assert hashlib.sha256(canonical).hexdigest() == (
-        "8230df51a6d3d7a627eddf07f215f8a2b4839f33b1653d1b1864c2c016991ac6"
+        "d8e242fb2eed1e766475970edf73612d65b12d88b74378c3fb72799aeaa869ae"
     )
 
 

@@ -84,7 +84,12 @@ class Outputs:
         """The output of run ``repeat`` of ``runs`` of a case by ``target`` (its name; empty:
         the session's one target), with the case's input; ``key`` names its call."""
         produced = self._produce(case, key, repeat, runs, target)
-        return produced if case.input is None else replace(produced, input=case.input)
+        # the runs a case that repeats (or sets its own repeat:) was asked for, kept with
+        # each run's record: a merge of shards counts them from it
+        own = case.source == "input" and (runs != 1 or case.repeat is not None)
+        if case.input is None and not own:
+            return produced
+        return replace(produced, input=case.input, repeats=runs if own else None)
 
     def _produce(
         self, case: GoldenCase, key: Hashable, repeat: int, runs: int, target: str

@@ -22,7 +22,10 @@ class Produced:
     whether this run wrote a recording (``recorded`` anew, or over a ``stale`` one) and what
     the call took (``call``: a live call's figures, or a replayed recording's); ``input``:
     the case's input that produced it (None: none, as for ``assert_json_match``), which the
-    reports show beside the output."""
+    reports show beside the output; ``repeats``: how many runs its case was asked for, where
+    the case repeats or sets its own ``repeat:`` (None: once, as every case by default),
+    which a report records so that ``jsonmatch merge`` counts a shard's runs of the case
+    without reading its case file."""
 
     output: object = None
     input: object = None
@@ -30,6 +33,7 @@ class Produced:
     source: OutputSource = "case"
     recording: Recorded = ""
     call: CallFigures | None = None
+    repeats: int | None = None
 
     @property
     def attempts_note(self) -> str:

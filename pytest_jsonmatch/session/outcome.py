@@ -26,6 +26,7 @@ class _Where(TypedDict):
     threshold: float
     seq: int
     repeat: int
+    repeats: int | None
     file: str
     line: int | None
     source: str
@@ -61,6 +62,8 @@ class Outcome:
     # the case's own), which the reports show a reviewer beside the fields
     input: object = None
     output: object = None
+    # how many runs the case was asked for, where it repeats or sets its own (None: once)
+    repeats: int | None = None
 
     @classmethod
     def of(
@@ -95,6 +98,7 @@ class Outcome:
             input=produced.input,
             # the model's output (a live call's or a recording's); a case's own is in its file
             output=produced.output if produced.source != "case" else None,
+            repeats=produced.repeats,
         )
 
     def comparison(
@@ -122,6 +126,7 @@ class Outcome:
             "threshold": self.threshold,
             "seq": seq,
             "repeat": self.repeat,
+            "repeats": self.repeats,
             "file": file,
             "line": line,
             "source": self.source,

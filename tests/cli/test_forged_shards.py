@@ -355,13 +355,31 @@ def test_runs_numbered_with_a_gap_are_refused(pytester, capsys):
     )
 
 
+def _as_older_plugin(report):
+    """A report as a plugin that recorded no count of a case's runs wrote it."""
+    for c in report["comparisons"]:
+        c.pop("repeats", None)
+
+
 def test_a_case_file_that_differs_from_the_shards_is_not_read_for_its_repeat(pytester, capsys):
     one, two = _golden(pytester)
-    # the case file in the merge's root changed after the shards ran: sap's three runs
-    # cannot be told from it
+    # a shard that records no count of sap's runs (an older plugin's): its case file in the
+    # merge's root, changed after the shards ran, cannot tell its three runs
+    _edit(two, _as_older_plugin)
     path = pytester.path / "cases" / "g.jsonmatch.yaml"
     path.write_text(GOLDEN.replace("repeat: 3", "repeat: 4"))
     _refused(capsys, ["merge", one, two], "s2.json", "sap[base]", "is not the one the shard ran")
+
+
+def test_a_case_that_records_its_runs_is_counted_without_its_case_file(pytester, capsys):
+    one, two = _golden(pytester)
+    # sap's runs record the three they were asked for: its case file, changed since, is not
+    # read (the merge needs neither it nor what reading it takes: a judge, plugins)
+    path = pytester.path / "cases" / "g.jsonmatch.yaml"
+    path.write_text(GOLDEN.replace("repeat: 3", "repeat: 4"))
+    capsys.readouterr()
+    assert main(["merge", one, two]) == 1  # (the floor of total, as in the honest merge above)
+    assert capsys.readouterr().err == ""
 
 
 # -- a shard's baseline ---------------------------------------------------------------------------

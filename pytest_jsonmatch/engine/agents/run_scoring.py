@@ -8,8 +8,9 @@ with ``run_options`` (from its first assistant message on: the conversation it w
 no step of it); the state the run left against ``expected_state`` under the case's
 metric and options. The parts' rows take their own paths: the answer's as they are, the
 run's under ``run`` (``run[2].book_flight.pnr``), the state's under ``state``
-(``state.bookings[0].date``). One score: :func:`~.reply.combined`, each part's headline
-weighted by its counted rows (docs/metrics.md, "An agent's run: answer, trajectory, state").
+(``state.bookings[0].date``). One score: :func:`~..results.field_results.combined`, each
+part's headline weighted by its counted rows (docs/metrics.md, "An agent's run: answer,
+trajectory, state").
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from ..core.paths import index_segment
 from ..core.values import JsonValue
 from ..entry import entry_for
 from ..match import match_json
-from ..results.field_results import FieldResult, FloorFailure, MatchResult
+from ..results.field_results import FieldResult, FloorFailure, MatchResult, Part, combined
 from .agent_run import ASSISTANT, run_parts
 from .end_states import match_state, placed, under
-from .reply import Part, answer_scored, combined, part_options
+from .reply import answer_scored, part_options
 
 RUN_METRIC = "trajectory"
 # the metrics that score one of a run's parts already: not the answer's
@@ -69,11 +70,13 @@ def match_run(
     if expected_run is not None:
         start = _first_reply(run.messages)
         steps = _run_scored(run.messages[start:], expected_run, run_options, options)
-        parts.append(Part(steps.score, [_step_row(fr, start) for fr in steps.fields]))
+        parts.append(Part(steps.score, [_step_row(fr, start) for fr in steps.fields], RUN_METRIC))
         names.append(RUN_METRIC)
     if expected_state is not None:
         state = _state_scored(run.state, expected_state, metric, options)
-        parts.append(Part(state.score, [placed(fr, "state", "state") for fr in state.fields]))
+        parts.append(
+            Part(state.score, [placed(fr, "state", "state") for fr in state.fields], metric)
+        )
         names.append("state")
         floors += [
             FloorFailure(under("state", f.path), f.min_score, f.score) for f in state.floor_failures
@@ -84,7 +87,7 @@ def match_run(
         wanted, depth = entry.read_expected(expected, "expected")
         _check_keys(wanted, expected_run is not None, expected_state is not None)
         answer = answer_scored(entry, wanted, depth, run.answer)
-        parts.insert(0, Part(answer.score, list(answer.fields)))
+        parts.insert(0, Part(answer.score, list(answer.fields), metric))
         names.insert(0, metric)
         floors[:0] = answer.floor_failures
     return combined("+".join(names), parts, answer, tuple(floors))

@@ -11,7 +11,7 @@ Skipped fields and fields a batch comparator could not score (``batch_error``) c
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple, Protocol, TypeVar
@@ -182,6 +182,18 @@ def f_beta(precision: float, recall: float, beta: float = 1.0) -> float:
     return (1 + b2) * precision * recall / den if den > 0 else 0.0
 
 
+class PartScore(NamedTuple):
+    """What a result made of parts (:func:`combined`: an agent's answer, its calls, its run,
+    its end state) keeps of each: the metric that scored it, how many of the result's rows
+    are its (they follow the rows of the parts before it), and its headline score. Enough
+    to make the result's score again from its rows, by :func:`combined` itself (a merge of
+    shards' reports does)."""
+
+    metric: str
+    rows: int
+    score: float
+
+
 # What makes a result's fields when they are first read (``MatchResult.fields``), called
 # with the result so that it can check what it makes against the result's scores; kept in
 # the result's __dict__ under this name until then.
@@ -213,6 +225,7 @@ class MatchResult(HashedSlotted):
         "truncated",
         "conformance",
         "error",
+        "parts",
     )
 
     metric: str
@@ -230,6 +243,9 @@ class MatchResult(HashedSlotted):
     # why a record of evaluate_records could not be scored (its answer cut off or holding
     # no JSON): scored 0 with no fields, as the command line scores it; empty: it was scored
     error: str
+    # the parts a result of several was made of (:func:`combined`), in the order of their
+    # rows; () for a result of one metric
+    parts: tuple[PartScore, ...]
 
     def __init__(
         self,
@@ -244,6 +260,7 @@ class MatchResult(HashedSlotted):
         truncated: Truncation | None = None,
         conformance: Conformance | None = None,
         error: str = "",
+        parts: tuple[PartScore, ...] = (),
     ) -> None:
         self.metric = metric
         self.score = score
@@ -256,6 +273,7 @@ class MatchResult(HashedSlotted):
         self.truncated = truncated
         self.conformance = conformance
         self.error = error
+        self.parts = parts
 
     @classmethod
     def unscored(cls, metric: str, error: str) -> MatchResult:
@@ -289,6 +307,7 @@ class MatchResult(HashedSlotted):
             truncated=None,
             conformance=conformance,
             error="",
+            parts=(),
         )
         if isinstance(fields, tuple):
             self.__dict__["fields"] = fields
@@ -368,7 +387,64 @@ class MatchResult(HashedSlotted):
             **({"truncated": self.truncated.to_dict()} if self.truncated is not None else {}),
             **({"conformance": self.conformance.to_dict()} if self.conformance is not None else {}),
             **({"error": self.error} if self.error else {}),
+            **({"parts": [p._asdict() for p in self.parts]} if self.parts else {}),
         }
+
+
+class Part(NamedTuple):
+    """One part of a result made of several (an agent's answer, its calls, its run, its end
+    state): the ``metric`` that scored it, its headline ``score`` and its rows, at the paths
+    they take in the whole table."""
+
+    score: float
+    fields: Sequence[FieldResult]
+    metric: str
+
+
+# the statuses a row counts for in precision and recall, and so in the parts' weights
+_COUNTED = frozenset({MATCH, MISMATCH, OMISSION, HALLUCINATION})
+
+
+def counted_rows(fields: Iterable[FieldResult]) -> int:
+    """How many of ``fields`` count in precision and recall: a part's weight in
+    :func:`combined`."""
+    return sum(1 for fr in fields if fr.status in _COUNTED)
+
+
+def combined(
+    metric: str,
+    parts: Sequence[Part],
+    main: MatchResult | None = None,
+    floor_failures: tuple[FloorFailure, ...] | None = None,
+) -> MatchResult:
+    """The parts as one result (docs/metrics.md, "An agent's reply: answer and calls"):
+    their rows in order; the score their headlines weighted by counted rows (1.0 where no
+    row counts); precision, recall and F1 from all rows; ``main``'s (the answer's)
+    pairings, cut and conformance, and its floors unless ``floor_failures`` gives them all;
+    what each part was (:class:`PartScore`) in ``parts``."""
+    weights = [counted_rows(part.fields) for part in parts]
+    total = sum(weights)
+    score = sum(w * p.score for w, p in zip(weights, parts)) / total if total else 1.0
+    fields = tuple(fr for part in parts for fr in part.fields)
+    if any(fr.weight != 1.0 for fr in fields):
+        precision, recall = weighted_precision_recall(fields)
+    else:
+        precision, recall = precision_recall(fields)
+    if floor_failures is None:
+        floor_failures = () if main is None else main.floor_failures
+    return MatchResult(
+        metric,
+        min(max(score, 0.0), 1.0),
+        precision,
+        recall,
+        f_beta(precision, recall),
+        fields,
+        () if main is None else main.pairings,
+        floor_failures,
+        None if main is None else main.truncated,
+        None if main is None else main.conformance,
+        parts=tuple(PartScore(p.metric, len(p.fields), p.score) for p in parts),
+    )
 
 
 class ExactSum:

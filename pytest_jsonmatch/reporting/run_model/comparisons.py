@@ -18,7 +18,13 @@ from typing import Literal, NamedTuple, Protocol, cast
 from ...engine.core.errors import shown
 from ...engine.core.slotted import HashedSlotted
 from ...engine.core.values import MISSING
-from ...engine.results.field_results import BATCH_ERROR, HALLUCINATION, FieldResult, MatchResult
+from ...engine.results.field_results import (
+    BATCH_ERROR,
+    HALLUCINATION,
+    FieldResult,
+    MatchResult,
+    PartScore,
+)
 from .report_types import (
     CallDict,
     ComparisonDict,
@@ -340,6 +346,8 @@ class Comparison(HashedSlotted):
         "quarantine",
         "shown",
         "by",
+        "parts",
+        "repeats",
     )
     _unhashed = frozenset({"call", "judge", "by"})  # mappings: equal or not, never hashed
 
@@ -394,6 +402,8 @@ class Comparison(HashedSlotted):
     # nor plain equality ("exact") did: comparator name -> the indexes of its fields (None:
     # not recorded, as in a dataset's report)
     by: Mapping[str, tuple[int, ...]] | None
+    parts: tuple[PartScore, ...]  # an agent's reply's or run's: a merge rescores it by them
+    repeats: int | None  # the runs its case was asked for, where it repeats (None: once)
 
     def __init__(
         self,
@@ -427,6 +437,8 @@ class Comparison(HashedSlotted):
         quarantine: tuple[str, str] | None = None,
         shown: Shown = NOTHING_SHOWN,
         by: Mapping[str, tuple[int, ...]] | None = None,
+        parts: tuple[PartScore, ...] = (),
+        repeats: int | None = None,
     ) -> None:
         self.case_id = case_id
         self.nodeid = nodeid
@@ -457,6 +469,7 @@ class Comparison(HashedSlotted):
         self.quarantine = quarantine
         self.shown = shown
         self.by = by
+        self.parts, self.repeats = parts, repeats
 
     @property
     def pair_id(self) -> str:
@@ -492,6 +505,7 @@ class Comparison(HashedSlotted):
         judge: Mapping[str, object] | None = None,
         shown: Shown = NOTHING_SHOWN,
         by: Mapping[str, tuple[int, ...]] | None = None,
+        repeats: int | None = None,
     ) -> Comparison:
         """The record of a scored comparison; its fields' values kept per ``values`` (None:
         no field kept, for a run that reports none). ``invalid_fails``: an answer that breaks
@@ -517,6 +531,8 @@ class Comparison(HashedSlotted):
             target=target,
             shown=shown,
             by=by,
+            parts=result.parts,
+            repeats=repeats,
             fields=reported_fields(result.fields, values, MISSING) if values else (),
             field_rules=field_rules(
                 result.fields, {f.path or "$": f.min_score for f in result.floor_failures}
@@ -605,6 +621,7 @@ class Comparison(HashedSlotted):
             out["quarantine"] = quarantine_dict(self.quarantine)
         if self.by is not None:
             out["by"] = {name: list(indexes) for name, indexes in self.by.items()}
+        _write_runs_and_parts(self, out)
         self.shown.write(out)
         return out
 
@@ -654,7 +671,29 @@ class Comparison(HashedSlotted):
             if (by := data.get("by")) is None
             else {str(name): tuple(map(int, at)) for name, at in by.items()},
             shown=Shown.read(data),
+            parts=_parts_of(data),
+            repeats=None if (k := data.get("repeats")) is None else int(k),
         )
+
+
+def _write_runs_and_parts(comparison: Comparison, out: ComparisonDict) -> None:
+    """What a comparison records, where it has them, of its case's runs (``repeats``) and
+    of its parts (an agent's reply or run): the merge of shards' reports counts and
+    rescores by them (reporting/verdicts/shard_checks.py)."""
+    if comparison.parts:
+        out["parts"] = [
+            {"metric": p.metric, "rows": p.rows, "score": p.score} for p in comparison.parts
+        ]
+    if comparison.repeats is not None:
+        out["repeats"] = comparison.repeats
+
+
+def _parts_of(data: ComparisonDict) -> tuple[PartScore, ...]:
+    """A report's parts of a comparison read back (none: ())."""
+    return tuple(
+        PartScore(str(p["metric"]), int(p["rows"]), float(p["score"]))
+        for p in data.get("parts", ())
+    )
 
 
 def quarantine_dict(mark: tuple[str, str]) -> QuarantineDict:

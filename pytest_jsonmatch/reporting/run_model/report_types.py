@@ -310,6 +310,16 @@ class JudgeDict(TypedDict):
     latency_s: float
 
 
+class PartDict(TypedDict):
+    """One part of a comparison made of several (an agent's answer, calls, run, end state):
+    the metric that scored it, how many of the comparison's fields are its (after the
+    parts before it) and its headline score."""
+
+    metric: str
+    rows: int
+    score: float
+
+
 class _ComparisonCall(TypedDict, total=False):
     call: CallDict  # only when the target was called (or its call replayed)
     judge: JudgeDict  # only when a field of it was judged
@@ -325,6 +335,8 @@ class _ComparisonCall(TypedDict, total=False):
     output_cut: bool  # only when the output was cut alike
     input_not_json: bool  # only when the input held what JSON cannot: kept in its terms
     output_not_json: bool  # only when the output held what JSON cannot: kept in its terms
+    parts: list[PartDict]  # only for a comparison made of parts (an agent's reply or run)
+    repeats: int  # only for a case that repeats or sets its own repeat: the runs it was asked for
 
 
 class ComparisonDict(_ComparisonCall):

@@ -7,12 +7,16 @@ says of a comparison is re-derived from what the report also holds, and refused
 - a comparison's precision and recall from its field rows and the weights they record, as
   every metric counts them (engine/results/field_results.py); its F1 from those two; its
   score from them by its metric's headline (recall, F1, or an F-beta, which lies between
-  precision and recall: the beta is an option the report does not record); its status
-  from its score, threshold, fields and the floors its rows record (a passed comparison
-  has no field below its floor);
-- a case's runs from the run's settings (``run.settings.repeat``) and the case's own
-  ``repeat:``, read from its case file in the merge's root; a case's status (``cases``)
-  from its runs, by the run's repeat rule.
+  precision and recall: the beta is an option the report does not record); a comparison
+  made of parts (an agent's reply or run: ``parts``) scores each part by its metric's
+  headline of the part's rows, and the whole as the engine's own ``combined`` makes it of
+  them; its status from its score, threshold, fields and the floors its rows record (a
+  passed comparison has no field below its floor);
+- a case's runs from the run's settings (``run.settings.repeat``) and the runs its
+  comparisons record it was asked for (``repeats``, where it repeats or sets its own
+  ``repeat:``); a shard written before comparisons recorded them has the case's own
+  ``repeat:`` read from its case file in the merge's root instead; a case's status
+  (``cases``) from its runs, by the run's repeat rule.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from ...engine.results.field_results import (
     BATCH_ERROR,
     SCORE_EPSILON,
     FieldResult,
+    Part,
+    combined,
     f_beta,
     precision_recall,
     weighted_precision_recall,
@@ -46,20 +52,29 @@ def _near(a: float, b: float) -> bool:
     return abs(a - b) <= _TOLERANCE
 
 
+def _field_results(comparison: Comparison) -> list[FieldResult]:
+    """A comparison's field rows as the engine's fields: path, status, score and the weight
+    each row records (1 when none)."""
+    weights = [1.0] * len(comparison.fields)
+    for i, weight, _ in comparison.field_rules:
+        weights[i] = weight
+    return [
+        FieldResult(f.path, f.status, f.score, None, None, "", weight=w)
+        for f, w in zip(comparison.fields, weights)
+    ]
+
+
+def _precision_recall(rows: Sequence[FieldResult], weighted: bool) -> tuple[float, float]:
+    """(precision, recall) of ``rows`` by the engine's own weighted sum when ``weighted``,
+    else by its plain count."""
+    return weighted_precision_recall(rows) if weighted else precision_recall(rows)
+
+
 def rows_precision_recall(comparison: Comparison) -> tuple[float, float]:
     """(precision, recall) of a comparison's field rows as the engine counts them: each
     field for the weight its row records (1 when none), by the engine's own weighted sum
     (``weighted_precision_recall``) when any field has a weight, else by its plain count."""
-    c = comparison
-    if not c.field_rules:
-        return precision_recall((f.path, f.status, f.score) for f in c.fields)
-    weights = [1.0] * len(c.fields)
-    for i, weight, _ in c.field_rules:
-        weights[i] = weight
-    return weighted_precision_recall(
-        FieldResult(f.path, f.status, f.score, None, None, "", weight=w)
-        for f, w in zip(c.fields, weights)
-    )
+    return _precision_recall(_field_results(comparison), bool(comparison.field_rules))
 
 
 def _below_floor(comparison: Comparison) -> str:
@@ -72,20 +87,50 @@ def _below_floor(comparison: Comparison) -> str:
     return ""
 
 
-def _headline_fits(comparison: Comparison) -> bool:
-    """Whether the score is the metric's headline of the stored precision, recall and F1."""
+def _headline_fits(name: str, score: float, precision: float, recall: float) -> bool:
+    """Whether ``score`` is the headline the metric ``name`` makes of ``precision`` and
+    ``recall`` (the metric's own ``headline_score``)."""
     from ...engine.metrics import METRICS
 
-    c = comparison
-    metric = METRICS.get(c.metric)
-    if metric is not None and metric.headline == "recall":
-        return _near(c.score, c.recall)
-    if metric is not None and metric.beta is None:
-        return _near(c.score, c.f1)
+    metric = METRICS.get(name)
+    if metric is not None and metric.beta is None:  # recall or F1: no option decides it
+        made = metric.headline_score(precision, recall, f_beta(precision, recall), {})
+        return _near(score, made)
     # an F-beta of unknown beta, or a metric this process does not know: a weighted
     # harmonic mean of precision and recall (recall and F1 among them)
-    low, high = sorted((c.precision, c.recall))
-    return low - _TOLERANCE <= c.score <= high + _TOLERANCE
+    low, high = sorted((precision, recall))
+    return low - _TOLERANCE <= score <= high + _TOLERANCE
+
+
+def _parts_disagreement(comparison: Comparison) -> str:
+    """Why a comparison made of parts (an agent's reply or run) does not score as its parts
+    make it ("" when it does): each part's score is its metric's headline of the part's
+    rows, and the comparison's the engine's own :func:`combined` of the parts, the code
+    that scored it."""
+    c = comparison
+    rows = _field_results(c)
+    held = sum(part.rows for part in c.parts)
+    if held != len(rows):
+        return f"its {len(c.parts)} parts hold {held} field rows, not its {len(rows)}"
+    parts: list[Part] = []
+    start = 0
+    for part in c.parts:
+        mine, start = rows[start : start + part.rows], start + part.rows
+        precision, recall = _precision_recall(mine, bool(c.field_rules))
+        if not _headline_fits(part.metric, part.score, precision, recall):
+            return (
+                f"its {part.metric} part (part {len(parts) + 1}) scores {part.score!r}, not "
+                f"what {part.metric} makes of its {part.rows} field rows ({precision!r}, "
+                f"{recall!r})"
+            )
+        parts.append(Part(part.score, mine, part.metric))
+    made = combined(c.metric, parts).score
+    if not _near(c.score, made):
+        return (
+            f"score {c.score!r} is not what {c.metric} makes of its parts' scores "
+            f"({', '.join(repr(p.score) for p in c.parts)}) weighted by their rows ({made!r})"
+        )
+    return ""
 
 
 def score_disagreement(comparison: Comparison) -> str:
@@ -102,7 +147,11 @@ def score_disagreement(comparison: Comparison) -> str:
         )
     if not _near(c.f1, f_beta(c.precision, c.recall)):
         return f"F1 {c.f1!r} is not that of its precision {c.precision!r} and recall {c.recall!r}"
-    if not _headline_fits(c):
+    if c.parts:
+        why = _parts_disagreement(c)
+        if why:
+            return why
+    elif not _headline_fits(c.metric, c.score, c.precision, c.recall):
         return (
             f"score {c.score!r} is not what {c.metric} makes of its precision "
             f"{c.precision!r}, recall {c.recall!r} and F1 {c.f1!r}"
@@ -218,7 +267,12 @@ class OwnRepeats:
         try:
             repeats, sha256 = self.read(self.root, path, self.metric)
         except JsonMatchError as exc:
-            raise ShardError(f"{why}{shown(file)} cannot be read: {exc}") from None
+            raise ShardError(
+                f"{why}{shown(file)} cannot be read: {exc}; the shard records no count of "
+                f"the case's runs (comparisons[].repeats), as a report of an older "
+                f"pytest-jsonmatch: run the shards with this version, whose reports merge "
+                f"without their case files"
+            ) from None
         if repeats and sha256 != self.golden.get(file):
             raise ShardError(
                 f"{why}{shown(file)} in {str(self.root)!r} is not the one the shard ran "
@@ -236,8 +290,10 @@ def check_runs(
 ) -> None:
     """Each case run as many times as the settings and its own ``repeat:`` give: runs
     0..k-1, k the session's count for a golden case whose output comes from its target
-    (unless its case file sets its own), one for any other; fewer only when its last run
-    could not be scored (which ends a case) or the shard stopped early."""
+    (unless its runs record another: ``repeats``, the runs it was asked for; a shard that
+    records none has the case's own ``repeat:`` read from its case file), one for any other;
+    fewer only when its last run could not be scored (which ends a case) or the shard
+    stopped early."""
     count = session_runs(settings)
     for case_id, runs in cases.items():
         indices = sorted(c.repeat for c in runs)
@@ -248,9 +304,10 @@ def check_runs(
             )
         first = runs[0]
         golden = not first.file.endswith(".py") and first.source in ("live", "replayed")
-        want = count if golden else 1
-        if golden and len(runs) != want:
-            own_count = own.of(first)
+        asked = _asked(where, case_id, runs) if golden else None
+        want = asked if asked is not None else count if golden else 1
+        if golden and asked is None and len(runs) != want:
+            own_count = own.of(first)  # (a shard written before runs recorded their count)
             want = own_count if own_count is not None else count
         last = max(runs, key=lambda c: c.repeat)
         short = len(runs) < want and (last.status == ERROR or not complete)
@@ -260,6 +317,19 @@ def check_runs(
                 f"settings (run.settings.repeat {str(settings.get('repeat', ''))!r}) and its "
                 f"case give {want}"
             )
+
+
+def _asked(where: str, case_id: str, runs: Sequence[Comparison]) -> int | None:
+    """The runs a case's comparisons record it was asked for (None: they record none);
+    ShardError where its runs record different counts."""
+    asked = {c.repeats for c in runs}
+    if len(asked) > 1:
+        said = ", ".join("none" if k is None else str(k) for k in sorted(asked, key=str))
+        raise ShardError(
+            f"{where}: case {shown(case_id)}: its runs record different counts of runs asked "
+            f"for (repeats: {said})"
+        )
+    return asked.pop()
 
 
 def _few(indices: Sequence[int]) -> str:
