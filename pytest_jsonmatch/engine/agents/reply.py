@@ -6,8 +6,9 @@ fields by the ``tool_calls`` metric with the call options, under their function 
 (``rebook_flight.pnr``). One score: the two parts' headline scores, each weighted by the
 rows it puts in the table that count (match, mismatch, omission, hallucination); a part with
 no such row adds nothing. Precision, recall and F1 are counted over all the rows
-(docs/metrics.md, "An agent's reply: answer and calls"). :func:`combined` does this for any
-parts: a whole run's answer, trajectory and end state combine the same way
+(docs/metrics.md, "An agent's reply: answer and calls"). :func:`combined`
+(engine/results/field_results.py, where a merge of shards' reports calls it too) does this
+for any parts: a whole run's answer, trajectory and end state combine the same way
 (run_scoring.py).
 
 Paths stay unambiguous: an expected answer with a top-level key named as an expected call's
@@ -19,30 +20,16 @@ parts, the rows of the part the expected side does not give that name to are mov
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
 
 from ..core.errors import ConfigError, ParseError, shown
 from ..core.paths import key_forms
 from ..core.values import JsonValue
 from ..entry import Entry, entry_for
-from ..results.field_results import (
-    HALLUCINATION,
-    MATCH,
-    MISMATCH,
-    OMISSION,
-    FieldResult,
-    FloorFailure,
-    MatchResult,
-    f_beta,
-    precision_recall,
-    weighted_precision_recall,
-)
+from ..results.field_results import FieldResult, MatchResult, Part, combined
 from ..tool_calls import read_calls, read_expected_calls
 from .reply_message import ReplyParts, reply_parts
 
 CALLS_METRIC = "tool_calls"
-# the statuses a row counts for in precision and recall, and so in the parts' weights
-_COUNTED = frozenset({MATCH, MISMATCH, OMISSION, HALLUCINATION})
 
 
 def match_reply(
@@ -90,12 +77,12 @@ def match_reply(
         exc.side = "actual"  # the reply's calls could not be read
         raise
     if read is None:  # a tool-only reply: its answer is neither read nor scored
-        return combined(CALLS_METRIC, [Part(made.score, list(made.fields))])
+        return combined(CALLS_METRIC, [Part(made.score, list(made.fields), CALLS_METRIC)])
     answer = answer_scored(answers, read[0], read[1], parts.answer)
     answer_rows, call_rows = _apart(list(answer.fields), list(made.fields), expected_names, called)
     return combined(
         f"{metric}+{CALLS_METRIC}",
-        [Part(answer.score, answer_rows), Part(made.score, call_rows)],
+        [Part(answer.score, answer_rows, metric), Part(made.score, call_rows, CALLS_METRIC)],
         answer,
     )
 
@@ -164,51 +151,6 @@ def answer_scored(
     against an empty object (every expected field left out)."""
     parsed, cut = entry.parse_actual({} if answer is None else answer, "actual answer")
     return entry.scored(expected, depth, parsed, cut, "actual answer")
-
-
-class Part(NamedTuple):
-    """One part of an agent's comparison: its headline ``score`` and its rows, at the paths
-    they take in the whole table."""
-
-    score: float
-    fields: list[FieldResult]
-
-
-def combined(
-    metric: str,
-    parts: Sequence[Part],
-    main: MatchResult | None = None,
-    floor_failures: tuple[FloorFailure, ...] | None = None,
-) -> MatchResult:
-    """The parts as one result (docs/metrics.md): their rows in order; the score their
-    headlines weighted by counted rows (1.0 where no row counts); precision, recall and F1
-    from all rows; ``main``'s (the answer's) pairings, cut and conformance, and its floors
-    unless ``floor_failures`` gives them all."""
-    total = sum(_counted(part.fields) for part in parts)
-    score = sum(_counted(p.fields) * p.score for p in parts) / total if total else 1.0
-    fields = tuple(fr for part in parts for fr in part.fields)
-    if any(fr.weight != 1.0 for fr in fields):
-        precision, recall = weighted_precision_recall(fields)
-    else:
-        precision, recall = precision_recall(fields)
-    if floor_failures is None:
-        floor_failures = () if main is None else main.floor_failures
-    return MatchResult(
-        metric,
-        min(max(score, 0.0), 1.0),
-        precision,
-        recall,
-        f_beta(precision, recall),
-        fields,
-        () if main is None else main.pairings,
-        floor_failures,
-        None if main is None else main.truncated,
-        None if main is None else main.conformance,
-    )
-
-
-def _counted(fields: Sequence[FieldResult]) -> int:
-    return sum(1 for fr in fields if fr.status in _COUNTED)
 
 
 def _apart(
