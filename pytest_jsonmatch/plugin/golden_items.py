@@ -263,7 +263,7 @@ class GoldenItem(pytest.Item):
         )
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, self.case.line - 1, f"{self.case.id} (line {self.case.line})"
+        return self.path, self.case.line - 1, f"{self.nodeid} (line {self.case.line})"
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: object = None

@@ -633,7 +633,7 @@ def check_junit(row: Row, ref: Outcome, out: Outcome) -> Problems:
 
 
 def _sections(text: str) -> dict[str, str]:
-    """A terminal's failure sections: each header's title (``case (line N)``) and the
+    """A terminal's failure sections: each header's title (``file::case (line N)``) and the
     headline under it; a title seen twice keeps both, joined."""
     out: dict[str, str] = {}
     lines = text.splitlines()
@@ -646,7 +646,7 @@ def _sections(text: str) -> dict[str, str]:
 
 def check_terminal(row: Row, ref: Outcome, out: Outcome) -> Problems:
     """The terminal summary: the row's field tables, each failed test's section (headed by
-    its test's name and line: the case id's part after ``::``) with the case's score, the
+    its case id, its ``[target]`` with it, and line) with the case's score, the
     repeated cases, what is quarantined; a whole run's headline and metrics."""
     report, text = ref.report, out.texts["terminal"]
     found = _found(text_figures("terminal", text))
@@ -657,7 +657,7 @@ def check_terminal(row: Row, ref: Outcome, out: Outcome) -> Problems:
     sections = _sections(text)
     for c in report["cases"]:
         if row.holds(c) and c["status"] in ("failed", "error") and "quarantine" not in c:
-            title = f"{c['case_id'].split('::', 1)[1]} (line {c['line']})"
+            title = f"{c['case_id']} (line {c['line']})"
             if f"score {c['mean_score']:.4f}" not in sections.get(title, ""):
                 problems.append(f"terminal: no section {title!r} with score {c['mean_score']:.4f}")
     return problems + said_quarantined(report, text, row, "terminal")

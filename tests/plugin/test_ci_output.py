@@ -88,7 +88,8 @@ def test_github_actions_get_one_annotation_per_failing_case(pytester, monkeypatc
         "invoices.jsonmatch.yaml::no-json could not be scored: no JSON object found in actual: "
         "'I could not read the invoice, 100%25'",
         "::error file=invoices.jsonmatch.yaml,line=6,title=jsonmatch field_f1::"
-        "invoices.jsonmatch.yaml::wrong-total: field_f1 score 0.5000 < threshold 0.9000",
+        "invoices.jsonmatch.yaml::wrong-total: field_f1 score 0.5000 < threshold 0.9000; "
+        "worst fields: total 0.00 (mismatch)",
     ]
 
 

@@ -3,6 +3,11 @@
 It lives in core because two stages hold it: reading, which finds the cut, and results,
 where a score made from a closed answer (``truncated="close"``) carries it so that a report
 can mark the case as truncated.
+
+A cut answer ends at its last character that is not a line break (:func:`answer_end`): a
+model stopped by its token limit writes none after the cut, but a text written down as a
+YAML block scalar (``|``, as docs/golden-cases.md advises) gets a final newline, which would
+fall inside the string the model was writing, where JSON allows none.
 """
 
 from __future__ import annotations
@@ -71,7 +76,7 @@ class Truncation(HashedSlotted):
 
     @classmethod
     def of(cls, text: str, start: int) -> Truncation:
-        end = len(text)
+        end = answer_end(text)
         return cls(start, *_line_column(text, start), *_line_column(text, end), end - start)
 
     def made_by_cut(self, path: str, keyword: str) -> bool:
@@ -88,6 +93,7 @@ class Truncation(HashedSlotted):
     def error(self, text: str, what: str) -> TruncatedError:
         """The TruncatedError that says so, naming ``what`` (``actual``) and showing how the
         text ends."""
+        text = text[: self.start + self.chars]  # (the line breaks after the cut left out)
         tail = text[-30:]
         ending = ("..." if len(text) > len(tail) else "") + repr(tail)
         message = (
@@ -111,6 +117,14 @@ class Truncation(HashedSlotted):
 
 # what a value still open at the cut lacks because it was cut, not because the model left it out
 _UNFINISHED = frozenset(("minItems", "minProperties", "contains", "minContains"))
+
+
+def answer_end(text: str) -> int:
+    """Where a text cut off ends: before the line breaks it ends with (see the module's
+    docstring). A text with none ends where it ends."""
+    if text[-1:] not in ("\n", "\r"):
+        return len(text)
+    return len(text.rstrip("\r\n"))
 
 
 def _line_column(text: str, at: int) -> tuple[int, int]:

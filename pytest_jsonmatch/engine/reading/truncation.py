@@ -9,7 +9,11 @@ The rule (docs/metrics.md, section 2): a ``{`` or ``[`` opens a *cut value* when
 from it to the end is the beginning of one JSON value, valid as far as it goes (every token,
 every nesting, a last token written partway), that is still open when the text ends. A
 bracket with nothing but whitespace after it counts only where a value must begin (the
-text's first character, a code fence's body).
+text's first character, a code fence's body). The text is read to its last character that
+is not a line break (core/cut_off.py's ``answer_end``): an answer pasted as a YAML block
+scalar (``|``) ends with a newline that YAML added, inside the string the model was writing,
+and reads as the same answer without it (``|-``). A line break anywhere before stays what
+it is, in a string a character JSON refuses.
 
 The text is read by token_scan.py (NumPy, imported on the first text that needs it), from
 its end: a cut value runs to the end, so a window of the last characters that holds
@@ -22,6 +26,7 @@ import re
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
+from ..core.cut_off import answer_end
 from ..core.errors import ParseError
 
 if TYPE_CHECKING:  # token_scan (NumPy) is imported on the first text that needs it
@@ -41,7 +46,10 @@ def first_cut(text: str, lo: int, hi: int, lone: Collection[int] = ()) -> int | 
     end holds, for either reading of its quotes, something no JSON value may hold, no value
     opened before the window runs through it, and the window's answer is the text's. Else
     the window grows, up to the whole text (a long answer cut off is read whole)."""
-    if lo >= hi:
+    end = answer_end(text)
+    if end < len(text):
+        text = text[:end]  # (offsets before the end are the same)
+    if lo >= hi or lo >= end:
         return None
     from .token_scan import Scan
 
@@ -80,7 +88,8 @@ def close_truncated(text: str) -> str:
 
 def closing(text: str) -> Closing:
     """``close_truncated``, with what was still open at the cut (see :class:`Closing`); a
-    complete value has nothing open."""
+    complete value has nothing open. A cut value is read to its text's last character that
+    is not a line break (``answer_end``)."""
     lead = len(text) - len(text.lstrip(" \t\n\r"))
     if text[lead : lead + 1] not in ("{", "["):
         raise ParseError(f"cannot close {_preview(text)}: it does not begin a JSON object or array")
@@ -88,9 +97,13 @@ def closing(text: str) -> Closing:
 
     value = text[lead:]
     reading = Scan(value).reading(0)
+    if reading.first_cut({0}) != 0 and reading.closes_whole():
+        return Closing(text, 0, False)
+    end = answer_end(value)
+    if end < len(value):  # not complete, and ending in line breaks: read without them
+        value = value[:end]
+        reading = Scan(value).reading(0)
     if reading.first_cut({0}) != 0:
-        if reading.closes_whole():
-            return Closing(text, 0, False)
         raise ParseError(
             f"cannot close {_preview(text)}: it is not the beginning of one JSON value"
         )

@@ -115,8 +115,9 @@ class SummaryReads(NamedTuple):
     ``whole``: the report lists every case and comparison (a report file, or an xdist
     run's); False: only what the terminal summary reads of them (:meth:`lists`,
     :meth:`reads`), its aggregates being those of every case all the same.
-    ``failing``: (not whole) the failing cases are listed too: GitHub's annotations name
-    them."""
+    ``failing``: (not whole) the failing cases are listed too, with their failed
+    comparisons: GitHub's annotations name them and their worst fields (so a session that
+    writes annotations keeps its field records)."""
 
     records: bool = True
     whole: bool = True
@@ -131,12 +132,14 @@ class SummaryReads(NamedTuple):
     def reads(self, comparison: Comparison) -> bool:
         """Whether the report lists ``comparison``: the summary counts the outputs that
         were replayed or recorded, the calls made (only a live or replayed output has
-        a call, and only such an output is recorded) and what the judge did."""
+        a call, and only such an output is recorded) and what the judge did; an annotation
+        names a failed one's worst fields."""
         return (
             self.whole
             or comparison.source != "case"
             or bool(comparison.recording)
             or comparison.judge is not None
+            or (self.failing and comparison.status == FAILED)
         )
 
     def field_counts(self, group_by: str) -> FieldCounts | None:
@@ -175,7 +178,8 @@ def summary_reads(settings: ReadSettings, xdist: bool) -> SummaryReads:
         or not field_counts.SPECIALISE
         or settings.baseline is not None
         or bool(settings.targets)
-        or settings.sends_telemetry,
+        or settings.sends_telemetry
+        or settings.annotations,
         whole=whole,
         failing=settings.annotations and not whole,
     )

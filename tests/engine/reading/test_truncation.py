@@ -341,6 +341,70 @@ def test_a_closed_fence_of_broken_json_is_still_named_as_such():
     )
 
 
+# -- a cut answer written down as a YAML block scalar ('|' adds a final newline) ------------
+
+# Each cut where a line break after it breaks the JSON (a string, an escape, a literal or a
+# number written partway) or does not (between tokens), whole and after prose or a fence.
+BLOCK_CUTS = [
+    '{"order_id": "A-17", "summary": "Customer wa',
+    '{"note": "paid by wire, ref \\u00',
+    '{"ok": tr',
+    '{"total": 12.',
+    '{"items": [1, 2',
+    'Here it is: {"a": {"x": 1}, "b": "hel',
+    FENCE + CUT,
+]
+# what YAML leaves at the end: '|' (clip) one newline; '|+' (keep) the blank lines too; a
+# file written on Windows and read as text by another tool, CR LF
+BLOCK_ENDINGS = ["\n", "\n\n\n", "\r\n"]
+
+
+@pytest.mark.parametrize("ending", BLOCK_ENDINGS, ids=["clip", "keep", "crlf"])
+@pytest.mark.parametrize("text", BLOCK_CUTS, ids=range(len(BLOCK_CUTS)))
+def test_a_cut_answer_ending_in_line_breaks_reads_as_the_answer_without_them(text, ending):
+    # the same error (where, how far, how it ends) and the same closed value and cut
+    plain, pasted = raised(parse_actual, text), raised(parse_actual, text + ending)
+    assert type(pasted) is TruncatedError and str(pasted) == str(plain)
+    assert (pasted.line, pasted.column, pasted.chars) == (plain.line, plain.column, plain.chars)
+    closed = parse_actual_checked(text, truncated="close")
+    assert parse_actual_checked(text + ending, truncated="close") == closed
+
+
+def test_the_issue_s_cut_email_in_a_literal_block_scores_as_cut_off():
+    answer = '{"order_id": "A-17", "sentiment": "negative", "summary": "Customer wa'
+    expected = {"order_id": "A-17", "sentiment": "negative", "summary": "Customer wants a refund"}
+    result = match_json(answer + "\n", expected, truncated="close")
+    # closed: the summary "Customer wa" (a mismatch under exact), the two others match:
+    # TP = 2 of 3 on each side, P = R = 2/3, F1 = 2/3; the text ends after its 69 characters
+    assert (result.precision, result.recall) == (2 / 3, 2 / 3)
+    assert result.score == pytest.approx(2 / 3)
+    assert result.truncated.to_dict() == {"line": 1, "column": 70, "chars": 69}
+    assert result.truncated.cut_leaf == "summary"
+
+
+def test_the_inner_object_of_a_cut_answer_ending_in_a_newline_is_not_taken():
+    # read without its newline, the text is cut off in the value opened at column 1; read
+    # with it, no value reaches the end and {"x": 1} would be taken for the answer
+    with pytest.raises(TruncatedError):
+        parse_actual('{"a": {"x": 1}, "b": "hel\n')
+    assert close_truncated('{"a": {"x": 1}, "b": "hel\n') == '{"a": {"x": 1}, "b": "hel"}'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": "he\nllo',  # a line break inside a string, before the end: broken
+        '{"a": "he\nl\n',  # the same, with a final newline
+        '{"a": 1 "b": "x\n',  # a comma missing before the cut
+    ],
+)
+def test_broken_json_ending_in_a_newline_is_not_read_as_cut_off(text):
+    exc = raised(parse_actual, text)
+    assert type(exc) is ParseError and str(exc).startswith("no JSON object found in actual")
+    with pytest.raises(ParseError, match="not the beginning of one JSON value|does not begin"):
+        close_truncated(text)
+
+
 # -- the rule, against a plain reader --------------------------------------------------------
 
 _CHAR = r'(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})'  # one character of a string
@@ -400,6 +464,7 @@ def reference_state(text: str, i: int) -> str:
 
 
 def reference_first_cut(text: str, lone: set[int]) -> int | None:
+    text = text.rstrip("\r\n")  # a text cut off ends at its last character not a line break
     for i, c in enumerate(text):
         if c in "{[" and reference_state(text, i) == "cut":
             return i if text[i + 1 :].strip(" \t\n\r") or i in lone else None
@@ -571,7 +636,9 @@ def test_any_object_cut_anywhere_is_cut_off_and_closes_to_what_was_written(
     cut = dumped[: 1 + int(where * (len(dumped) - 2))]  # strictly inside: 1 .. len - 1 characters
     with pytest.raises(TruncatedError) as info:
         parse_actual(cut)
-    assert (info.value.chars, info.value.opened_line, info.value.opened_column) == (len(cut), 1, 1)
+    # (a cut just after a line break of the pretty-printed text ends before it: answer_end)
+    written = len(cut.rstrip("\n"))
+    assert (info.value.chars, info.value.opened_line, info.value.opened_column) == (written, 1, 1)
     closed = json.loads(close_truncated(cut))
     assert kept_as_written(closed, value), (cut, closed)
     assert parse_actual(cut, truncated="close") == closed

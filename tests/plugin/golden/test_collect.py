@@ -114,11 +114,12 @@ def test_k_selects_cases_by_id(pytester):
 def test_items_report_the_line_where_their_case_starts(pytester):
     write(pytester, "m.jsonmatch.yaml", MANY)
     items, _ = genitems(pytester)
-    # location lines are 0-based, as for Python tests; the domain names the 1-based line
+    # location lines are 0-based, as for Python tests; the domain (a failure's title) names
+    # the case by its id, the case file's path from the root dir with it, and the 1-based line
     assert [(i.location[1], i.location[2]) for i in items] == [
-        (1, "alpha (line 2)"),
-        (5, "beta (line 6)"),
-        (8, "3 (line 9)"),
+        (1, "m.jsonmatch.yaml::alpha (line 2)"),
+        (5, "m.jsonmatch.yaml::beta (line 6)"),
+        (8, "m.jsonmatch.yaml::3 (line 9)"),
     ]
     assert [i.case.line for i in items] == [2, 6, 9]
 
@@ -150,7 +151,7 @@ def test_a_failing_case_header_names_its_line(pytester):
     )
     result = run(pytester)
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*_ wrong (line 5) _*"])
+    result.stdout.fnmatch_lines(["*_ f.jsonmatch.yaml::wrong (line 5) _*"])
 
 
 def test_dates_stay_the_strings_they_were_written_as(pytester):

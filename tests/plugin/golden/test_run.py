@@ -285,7 +285,7 @@ def test_a_failing_case_shows_the_score_message_not_a_traceback(pytester):
         summary += " - field_f1: score 0.5000 < threshold 1.0*"
     result.stdout.fnmatch_lines(
         [
-            "*_ wrong-total (line 2) _*",
+            "*_ c.jsonmatch.yaml::wrong-total (line 2) _*",
             "field_f1: score 0.5000 < threshold 1.0000*",
             "*total*",
             "case: the total is misread",
