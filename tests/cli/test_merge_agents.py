@@ -262,7 +262,8 @@ def test_a_part_scored_other_than_its_rows_give_is_refused(root, capsys):
     code, err = _merge(capsys)
     assert code == 2
     assert f"{path.name}: case 'golden/reply/cases.yaml::wrong_date' run 0: its field_f1 " in err
-    assert "part (part 1) scores 1.0, not what field_f1 makes of its 3 field rows" in err
+    assert "part (part 1) scores 1.0, not what field_f1 makes of the precision" in err
+    assert "and recall 0.5 of its 3 field rows" in err
 
 
 def test_parts_that_hold_other_rows_than_the_comparisons_are_refused(root, capsys):

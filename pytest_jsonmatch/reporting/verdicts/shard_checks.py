@@ -120,8 +120,8 @@ def _parts_disagreement(comparison: Comparison) -> str:
         if not _headline_fits(part.metric, part.score, precision, recall):
             return (
                 f"its {part.metric} part (part {len(parts) + 1}) scores {part.score!r}, not "
-                f"what {part.metric} makes of its {part.rows} field rows ({precision!r}, "
-                f"{recall!r})"
+                f"what {part.metric} makes of the precision {precision!r} and recall "
+                f"{recall!r} of its {part.rows} field rows"
             )
         parts.append(Part(part.score, mine, part.metric))
     made = combined(c.metric, parts).score
