@@ -8,7 +8,13 @@ import argparse
 from ..reporting.run_model.aggregate import summarize
 from ..reporting.run_model.comparisons import Comparison
 from ..reporting.run_model.report_types import Report
-from ..reporting.verdicts.baseline import BaselineError, cases_of, compare, load_baseline
+from ..reporting.verdicts.baseline import (
+    BaselineError,
+    cases_of,
+    compare,
+    load_baseline,
+    uncounted_of,
+)
 from ..reporting.verdicts.gates import verdict_of
 from ..reporting.verdicts.provenance import provenance_changes
 from ..reporting.verdicts.reliability_gates import reliability_section
@@ -126,7 +132,8 @@ def run_diff(args: argparse.Namespace) -> int:
     summary = summarize(comparisons, group_by)
     targets = new.get("targets")
     reference = targets["reference"] if targets else ""
-    against = compare(cases_of(comparisons, group_by=group_by), baseline, reference)
+    now = cases_of(comparisons, group_by=group_by)
+    against = compare(now, baseline, reference, uncounted_of(comparisons))
     gates = gates_of(args, "diff")
     verdict = verdict_of(summary, gates, against)
     verdict.warnings += provenance_changes(baseline.provenance, new["run"].get("provenance"))

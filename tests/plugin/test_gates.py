@@ -265,7 +265,8 @@ def test_a_drop_that_may_be_noise_is_a_warning_naming_n_and_the_detectable_drop(
         [
             "warning: overall score dropped by 0.0417 (0.9167 -> 0.8750 over 6 shared cases), "
             "more than jsonmatch_gates max_drop 0.0100, but it may be noise: the 95% interval -0.2392 to "
-            "+0.1558 includes no change, and 6 cases can only detect drops of 0.2152 or more",
+            "+0.1558 includes no change, and 6 cases can only detect drops of 0.2152 or more, "
+            "so the statistical rule passes it ('strict' in jsonmatch_gates fails it)",
         ]
     )
 
@@ -283,9 +284,11 @@ def test_strict_gates_fail_on_the_point_estimate(pytester):
         [
             "FAILED: jsonmatch gates: 4 failures",
             "  overall score dropped by 0.0417 (0.9167 -> 0.8750 over 6 shared cases), more than "
-            "jsonmatch_gates max_drop 0.0100",
+            "jsonmatch_gates max_drop 0.0100: 'strict' in jsonmatch_gates fails any drop beyond it",
             "  field d (field_f1): mean score dropped by 0.1667 (0.6667 -> 0.5000 over 6 shared "
-            "cases), more than jsonmatch_gates max_drop 0.0100",
+            "cases), more than jsonmatch_gates max_drop 0.0100; worse in 2 cases "
+            "(test_cases.py::test_case[[]c0[]], test_cases.py::test_case[[]c1[]]): 'strict' in "
+            "jsonmatch_gates fails any drop beyond it",
             "  case test_cases.py::test_case[[]c0[]] (test_cases.py:*) dropped from 1.0000 to 0.7500, by more than "
             "jsonmatch_gates max_drop 0.0100",
             "  case test_cases.py::test_case[[]c1[]] (test_cases.py:*) dropped from 1.0000 to 0.7500, by more than "

@@ -174,7 +174,8 @@ def test_with_too_few_shared_cases_the_warning_says_so_instead_of_an_interval():
     assert warning == (
         "overall score dropped by 0.2500 (0.7500 -> 0.5000 over 2 shared cases), more than "
         "max_drop 0.0100, but it may be noise: 2 shared cases are too few to tell a drop "
-        "from noise (with their spread no drop a score can make would be detected)"
+        "from noise (with their spread no drop a score can make would be detected), so the "
+        "statistical rule passes it (mode strict fails it)"
     )
     outputs = _outputs(report)
     assert "95% interval -1.0000 to +1.0000, too few cases to detect any drop" in " ".join(

@@ -6,13 +6,15 @@ inject markup, links or HTML.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 
 from ...engine.results.field_results import HALLUCINATION, MISMATCH, OMISSION
 from ..run_model.aggregate import field_rows, never_scored_line, valid_share_text, worst_first
 from ..run_model.report_types import (
     BaselineSectionDict,
+    CaseDict,
     ComparisonDict,
+    FieldDeltaDict,
     FieldTable,
     GatesDict,
     ReliabilityDict,
@@ -28,6 +30,7 @@ from ..verdicts.changes import (
     interval_text,
     metric_cells,
     p_text,
+    regressed_first,
     signed,
 )
 from ..verdicts.runs import (
@@ -82,7 +85,9 @@ def render_markdown(report: Report, full: bool = False) -> str:
         parts += ["", "### Answers cut off, scored closed for partial credit", "", *cut]
     baseline = report.get("baseline")
     if baseline:
-        parts += ["", "### Against the baseline", "", *_baseline(baseline, report["gates"], full)]
+        listed = report["cases"] if isinstance(report["cases"], (list, tuple)) else []
+        against = _baseline(baseline, report["gates"], full, listed)
+        parts += ["", "### Against the baseline", "", *against]
     targets = report.get("targets")
     if targets:
         parts += _targets(targets, full)
@@ -96,7 +101,8 @@ def render_markdown(report: Report, full: bool = False) -> str:
                 if len(report["groups"]) == 1 and report["group_by"] == "metric"
                 else f"### Fields of {report['group_by']} {escape(key)}"
             )
-            parts += ["", title, "", *_fields(fields, full)]
+            changes = baseline["groups"].get(key, {}) if baseline else {}
+            parts += ["", title, "", *_fields(fields, full, changes)]
     # an HTML comment, invisible once rendered: a pull-request comment action finds the
     # comment that holds it (find-comment's body-includes) and updates that one
     parts += ["", MARKER]
@@ -282,11 +288,17 @@ def _truncated_cases(report: Report, full: bool) -> list[str]:
     return lines
 
 
-def _baseline(baseline: BaselineSectionDict, gates: GatesDict, full: bool) -> list[str]:
+def _baseline(
+    baseline: BaselineSectionDict, gates: GatesDict, full: bool, cases: Iterable[CaseDict] = ()
+) -> list[str]:
+    """The run against its baseline (``cases``: the cases the report lists, whose
+    quarantined ones are counted apart: neither added nor removed)."""
     diff = baseline["difference"]
+    quarantined = sum("quarantine" in case for case in cases)
     lines = [
         f"Baseline {escape(baseline['path'])}: {baseline['shared']} shared cases, "
-        f"{len(baseline['added'])} added, {len(baseline['removed'])} removed."
+        f"{len(baseline['added'])} added, {len(baseline['removed'])} removed"
+        + (f", {quarantined} quarantined (not compared)." if quarantined else ".")
     ]
     if baseline.get("unscored"):
         lines[0] += f" {len(baseline.get('unscored', []))} not compared: they could not be scored."
@@ -394,8 +406,13 @@ def _field_changes(baseline: BaselineSectionDict, gates: GatesDict, full: bool) 
     return lines
 
 
-def _fields(fields: FieldTable, full: bool) -> list[str]:
+def _fields(
+    fields: FieldTable, full: bool, changes: Mapping[str, FieldDeltaDict] | None = None
+) -> list[str]:
+    """A group's field table, worst first (against a baseline, ``changes``, the fields that
+    dropped first: changes.regressed_first)."""
     worst, unscored = field_rows(fields)  # a field never scored has no score to show
+    worst = regressed_first(worst, changes)
     shown = worst if full else worst[:FIELD_ROWS]
     judged = any(agg.get("batch_error") for _, agg in worst)  # a judge left some undecided
     header = ["field", "score", "match", "mismatch", "omission", "hallucination"]

@@ -1,7 +1,9 @@
 """Plain-text tables that fit a terminal: columns sized to their content; when a table would be
 wider than the terminal, the first column (names: field paths, case ids) shortened in the
 middle, keeping a path's last part whole, and a name that cannot be shortened so put on a line
-of its own above its figures; any other line longer than the width cut rather than wrapped."""
+of its own above its figures (or, in a table that says where it may be split, the columns
+past that point moved to a second table, so that every name stays whole on the line of its
+figures); any other line longer than the width cut rather than wrapped."""
 
 from __future__ import annotations
 
@@ -31,9 +33,16 @@ def cut_right(text: str, width: int) -> str:
     return text[: width - 1] + ELLIPSIS if width > 1 else text[:width]
 
 
-def table(rows: Sequence[Sequence[str]], width: int, indent: str = "") -> list[str]:
+def table(
+    rows: Sequence[Sequence[str]], width: int, indent: str = "", split_at: int = 0
+) -> list[str]:
     """The rows (the first is the header) as aligned lines within ``width`` characters: the
     first column left-aligned, the others right-aligned, two spaces between columns.
+
+    With ``split_at`` (a column index past the first), a table whose names do not all fit
+    whole is printed as two tables one under the other, each starting with the names: the
+    columns before ``split_at``, then the others (a path or a metric's name is read whole,
+    on the line of its figures, rather than shortened or on a line of its own).
 
     Only the first column (names: field paths, case ids) is ever shortened: in the middle,
     a path's last part kept whole and names that differ still different (:func:`shorten_apart`);
@@ -44,6 +53,10 @@ def table(rows: Sequence[Sequence[str]], width: int, indent: str = "") -> list[s
     with a figure missing."""
     if not rows:
         return []
+    if 1 < split_at < len(rows[0]) and not _names_fit(rows, width, indent):
+        before = [row[:split_at] for row in rows]
+        after = [[row[0], *row[split_at:]] for row in rows]
+        return table(before, width, indent) + table(after, width, indent)
     columns = len(rows[0])
     widths = [max(len(row[i]) for row in rows) for i in range(columns)]
     others = sum(widths[1:]) + 2 * (columns - 1) + len(indent)
@@ -66,6 +79,13 @@ def table(rows: Sequence[Sequence[str]], width: int, indent: str = "") -> list[s
         cells += [cell.rjust(w) for cell, w in zip(row[1:], widths[1:])]
         lines.append((indent + "  ".join(cells)).rstrip())
     return lines
+
+
+def _names_fit(rows: Sequence[Sequence[str]], width: int, indent: str) -> bool:
+    """Whether the rows fit ``width`` with every name (the first column) whole."""
+    columns = len(rows[0])
+    widths = [max(len(row[i]) for row in rows) for i in range(columns)]
+    return sum(widths) + 2 * (columns - 1) + len(indent) <= width
 
 
 # what shorten_apart gives for a name that keeps no readable form in the width: the table

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 from ..run_model.aggregate import (
@@ -21,6 +21,7 @@ from ..run_model.report_types import (
     BaselineSectionDict,
     CaseDict,
     ComparisonDict,
+    FieldDeltaDict,
     FieldDict,
     FieldTable,
     GatesDict,
@@ -36,6 +37,7 @@ from ..verdicts.changes import (
     interval_text,
     metric_cells,
     p_text,
+    regressed_first,
     signed,
 )
 from .reliability_text import reliability_lines
@@ -59,15 +61,20 @@ def summary_lines(report: Report, width: int = 80, verbose: int = 0) -> list[str
         lines.append("")
         if len(groups) > 1 or report["group_by"] != "metric":
             lines.append(fit(f"fields of {report['group_by']} {escape_controls(key)}", width))
-        lines.extend(_field_lines(fields, width, verbose))
-    repeated, errors, cut = _listed_cases(report)
+        changes = baseline["groups"].get(key, {}) if baseline else {}
+        lines.extend(_field_lines(fields, width, verbose, changes))
+    repeated, errors, cut, quarantined = _listed_cases(report)
     lines.extend(_repeated_lines(repeated, width))
     lines.extend(reliability_lines(report, width, verbose))
     lines.extend(_error_lines(errors, width, verbose))
     lines.extend(_death_lines(report, width))
     lines.extend(_truncated_lines(cut, width, verbose))
     if baseline:
-        lines.extend(_baseline_lines(baseline, report["gates"], report["group_by"], width, verbose))
+        lines.extend(
+            _baseline_lines(
+                baseline, report["gates"], report["group_by"], width, verbose, len(quarantined)
+            )
+        )
     targets = report.get("targets")
     if targets:
         lines.extend(_targets_lines(targets, width, verbose))
@@ -91,8 +98,10 @@ def verdict_lines(
     report: ReportHead, width: int = 80, verbose: int = 0
 ) -> tuple[list[str], list[str]]:
     """(failure lines, warning lines) of the gates, ready to print (failures in red): one
-    line per failed gate, and the warnings folded into one line with their count (every one
-    is in the report; ``-v`` lists them here)."""
+    line per failed gate and one per warning, each whole: a warning is never folded behind
+    another (a field that got worse, a quarantined case, a gate a part of the suite did not
+    hold are each said). ``width`` and ``verbose`` are the summary's; a gate's line is
+    printed whole at any width."""
     gates = report["gates"]
     if gates.get("not_judged"):
         return [], guarded([f"jsonmatch gates: not judged: {escape_controls(gates['not_judged'])}"])
@@ -101,16 +110,7 @@ def verdict_lines(
         count = len(gates["failures"])
         failures = [f"FAILED: jsonmatch gates: {count} failure{'' if count == 1 else 's'}"]
         failures += ["  " + escape_controls(failure) for failure in gates["failures"]]
-    warned = gates["warnings"]
-    if verbose > 0 or len(warned) == 1:
-        warnings = ["warning: " + escape_controls(warning) for warning in warned]
-    elif warned:
-        warnings = [
-            f"warning: {len(warned)} jsonmatch gate warnings (the report lists them, -v shows "
-            f"them here); the first: {escape_controls(warned[0])}"
-        ]
-    else:
-        warnings = []
+    warnings = ["warning: " + escape_controls(warning) for warning in gates["warnings"]]
     return guarded(failures), guarded(warnings)
 
 
@@ -148,7 +148,9 @@ def _metric_lines(report: ReportHead, width: int) -> list[str]:
     wide = [row + extra for row, extra in zip(rows, valid)]
     if shares and sum(max(len(r[i]) for r in wide) + 2 for i in range(len(wide[0]))) - 2 <= width:
         rows = wide
-    return table(rows, width) + [part for line in shares for part in wrap(line, width)]
+    # a metric's name is never cut (``field_f1+trajectory+state``): where the names do not fit
+    # whole beside every figure, the counts and the score, then precision, recall and F1
+    return table(rows, width, split_at=6) + [part for line in shares for part in wrap(line, width)]
 
 
 def _overall(report: ReportHead) -> list[str]:
@@ -190,8 +192,17 @@ def _recording_lines(report: Report) -> list[str]:
     return lines + [escape_controls(line) for line in calls]
 
 
-def _field_lines(fields: FieldTable, width: int, verbose: int) -> list[str]:
+def _field_lines(
+    fields: FieldTable,
+    width: int,
+    verbose: int,
+    changes: Mapping[str, FieldDeltaDict] | None = None,
+) -> list[str]:
+    """A group's field table, worst first; against a baseline (``changes``: the group's
+    fields against it) the fields whose mean dropped come first, most dropped first, so
+    that the field that regressed leads rather than one that is always fuzzy."""
     worst, unscored = field_rows(fields)  # a field never scored has no score to show
+    worst = regressed_first(worst, changes)
     shown = worst if verbose > 0 else worst[:FIELD_ROWS]
     # fields a judge left undecided have their own column, in a run that has some
     judged = any(agg.get("batch_error") for _, agg in worst)
@@ -221,20 +232,26 @@ def _field_lines(fields: FieldTable, width: int, verbose: int) -> list[str]:
     return lines
 
 
-def _listed_cases(report: Report) -> tuple[list[CaseDict], list[CaseDict], list[CaseDict]]:
+def _listed_cases(
+    report: Report,
+) -> tuple[list[CaseDict], list[CaseDict], list[CaseDict], list[CaseDict]]:
     """The cases the summary lists, each list worst first: those run more than once, those
-    that could not be scored, and those scored from an answer cut off. One pass over the
-    cases; a spooled report's case lines (a dataset's, written by ``json.dumps`` with its
-    usual separators) are decoded only when their text may be one of these."""
+    that could not be scored, those scored from an answer cut off, and those quarantined.
+    One pass over the cases; a spooled report's case lines (a dataset's, written by
+    ``json.dumps`` with its usual separators) are decoded only when their text may be one of
+    these."""
     cases: Iterable[CaseDict] = report["cases"]
     lines = getattr(cases, "lines", None)
     if lines is not None:
         cases = (
             json.loads(line)
             for line in lines()
-            if '"runs": 1,' not in line or '"status": "error"' in line or '"truncated"' in line
+            if '"runs": 1,' not in line
+            or '"status": "error"' in line
+            or '"truncated"' in line
+            or '"quarantine"' in line
         )
-    repeated, errors, cut = [], [], []
+    repeated, errors, cut, quarantined = [], [], [], []
     for case in cases:
         if case["runs"] > 1:
             repeated.append(case)
@@ -242,7 +259,9 @@ def _listed_cases(report: Report) -> tuple[list[CaseDict], list[CaseDict], list[
             errors.append(case)
         if case.get("truncated"):
             cut.append(case)
-    return worst_first(repeated), worst_first(errors), worst_first(cut)
+        if "quarantine" in case:
+            quarantined.append(case)
+    return worst_first(repeated), worst_first(errors), worst_first(cut), quarantined
 
 
 def _repeated_lines(repeated: list[CaseDict], width: int) -> list[str]:
@@ -368,14 +387,23 @@ def _truncated_lines(cut: list[CaseDict], width: int, verbose: int) -> list[str]
 
 
 def _baseline_lines(
-    baseline: BaselineSectionDict, gates: GatesDict, group_by: str, width: int, verbose: int
+    baseline: BaselineSectionDict,
+    gates: GatesDict,
+    group_by: str,
+    width: int,
+    verbose: int,
+    quarantined: int = 0,
 ) -> list[str]:
+    """The run against its baseline (``quarantined``: this run's quarantined cases, neither
+    added nor removed, and not compared: the gates' warnings name each)."""
     diff = baseline["difference"]
     unscored = len(baseline.get("unscored", []))
     lines = [""] + wrap(
         f"baseline {escape_controls(baseline['path'])}: {_cases(baseline['shared'])} "
         f"shared, {len(baseline['added'])} added, {len(baseline['removed'])} "
-        f"removed" + (f", {unscored} not compared (could not be scored)" if unscored else ""),
+        f"removed"
+        + (f", {quarantined} quarantined (not compared)" if quarantined else "")
+        + (f", {unscored} not compared (could not be scored)" if unscored else ""),
         width,
     )
     if baseline.get("paired"):
@@ -463,7 +491,9 @@ def _field_change_lines(
             for r in rows
             if r.group == group
         ]
-        lines += table(table_rows, width, indent="  ")
+        # paths are never cut nor set apart: where they do not fit whole beside every figure,
+        # the changes, then their intervals and p-values
+        lines += table(table_rows, width, indent="  ", split_at=5)
     if hidden:
         lines.append(f"  ... {hidden} more field{'' if hidden == 1 else 's'} (-v shows all)")
     return lines

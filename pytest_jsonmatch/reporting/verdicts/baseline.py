@@ -26,7 +26,7 @@ from typing import NoReturn
 from ...engine.core.errors import ConfigError
 from ...engine.reading.user_files import read_regular_text
 from ...engine.results.field_results import ExactSum
-from ..run_model.aggregate import CaseResult, case_result, group_key
+from ..run_model.aggregate import SCORE_EPSILON, CaseResult, case_result, group_key
 from ..run_model.comparisons import ERROR, PASSED, Comparison, pair_id
 from ..run_model.validation import REPORT_VERSION, ReportError, check_comparisons
 from .case_matching import CaseMatch, match_cases
@@ -106,6 +106,21 @@ def cases_of(
 
 
 @dataclass(frozen=True)
+class CaseKey:
+    """What case matching reads of a case a run did not count (case_matching.py)."""
+
+    target: str
+    pair: str
+
+
+def uncounted_of(comparisons: Iterable[Comparison]) -> dict[str, CaseKey]:
+    """The cases a run compared but did not count (quarantined, marked xfail), by case id:
+    held against another run, such a case is set aside, neither added nor removed
+    (case_matching.py)."""
+    return {c.case_id: CaseKey(c.target, c.pair_id) for c in comparisons if not c.counted}
+
+
+@dataclass(frozen=True)
 class Baseline:
     """A saved report's cases."""
 
@@ -120,6 +135,8 @@ class Baseline:
     provenance: object = None
     # each case's runs by outcome, for pass^k and pass@k against it (reliability.py)
     runs: Mapping[str, CaseRuns] = field(default_factory=dict)
+    # the cases the saved run compared but did not count: set aside (case_matching.py)
+    uncounted: Mapping[str, CaseKey] = field(default_factory=dict)
 
 
 def baseline_setting(text: str, what: str) -> tuple[str, bool]:
@@ -206,6 +223,7 @@ def load_baseline(path: str | os.PathLike[str], allow_partial: bool = False) -> 
         isinstance(run, dict) and run.get("complete") is False,
         run.get("provenance") if isinstance(run, dict) else None,
         case_runs(comparisons),
+        {k: v for k, v in uncounted_of(comparisons).items() if k not in cases},
     )
 
 
@@ -238,7 +256,8 @@ class FieldDelta:
     """One field's paired differences over the shared cases of one group that hold it;
     ``significant``: Holm's correction across every (group, field) row that has a p-value
     (``family`` of them) rejects "no change"; ``holm_p`` is the row's Holm-adjusted p-value
-    (None with fewer than two cases)."""
+    (None with fewer than two cases); ``worse``: the cases whose score of the field dropped,
+    most dropped first (a message names them)."""
 
     group: str
     path: str
@@ -248,6 +267,7 @@ class FieldDelta:
     significant: bool
     holm_p: float | None = None
     family: int = 0
+    worse: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -278,11 +298,18 @@ class BaselineComparison:
 
 
 def compare(
-    now: Mapping[str, CaseScores], baseline: Baseline, reference: str = ""
+    now: Mapping[str, CaseScores],
+    baseline: Baseline,
+    reference: str = "",
+    uncounted: Mapping[str, CaseKey] | None = None,
 ) -> BaselineComparison:
     """Hold this run's cases against the baseline's (see the module docstring), paired by
-    pairing.py (``reference``: this run's reference target, where it has one)."""
-    pairing = match_cases(baseline.cases, now, baseline.reference, reference)
+    case_matching.py (``reference``: this run's reference target, where it has one;
+    ``uncounted``: this run's cases it did not count, :func:`uncounted_of`: a case either run
+    did not count is neither added nor removed)."""
+    pairing = match_cases(
+        baseline.cases, now, baseline.reference, reference, uncounted, baseline.uncounted
+    )
     # the baseline's cases under this run's ids: every message names a case one way
     base = {case_id: baseline.cases[partner] for case_id, partner in pairing.pairs.items()}
     unscored = tuple(c for c in sorted(pairing.pairs) if not (now[c].scored and base[c].scored))
@@ -318,10 +345,14 @@ def _field_deltas(
     """Per (group, field path): the paired differences of the shared cases of that group
     (the group is the case's in this run) that hold the field in both runs."""
     pairs: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    dropped: dict[tuple[str, str], list[tuple[float, str]]] = {}
     for case_id in shared:
         before, after = base[case_id].fields, now[case_id].fields
         for path in before.keys() & after.keys():
-            pairs.setdefault((now[case_id].group, path), []).append((before[path], after[path]))
+            key = (now[case_id].group, path)
+            pairs.setdefault(key, []).append((before[path], after[path]))
+            if after[path] < before[path] - SCORE_EPSILON:
+                dropped.setdefault(key, []).append((after[path] - before[path], case_id))
     keys = sorted(pairs)
     differences = [paired_difference([a - b for b, a in pairs[k]]) for k in keys]
     testable = [(i, p) for i, d in enumerate(differences) if (p := d.p_value) is not None]
@@ -338,6 +369,7 @@ def _field_deltas(
             i in significant,
             adjusted.get(i),
             len(testable),
+            tuple(case_id for _, case_id in sorted(dropped.get((group, path), []))),
         )
         for i, (group, path) in enumerate(keys)
     )

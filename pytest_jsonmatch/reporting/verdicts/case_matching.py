@@ -13,7 +13,9 @@ runs match their cases by (id without target, target):
   a run of a single ``target`` against a run of named targets.
 
 Cases of a target the other run did not run take no part: they are counted apart, by
-target, never as added or removed. The gate then holds the share of this run's cases that
+target, never as added or removed. Nor does a case that either run ran but did not count
+(quarantined, marked xfail): it is set aside (``aside``), neither added nor removed, since it
+is in both suites. The gate then holds the share of this run's cases that
 found a partner (``MIN_SHARED``): a baseline that shares too few cases judges too little.
 """
 
@@ -45,7 +47,8 @@ class CaseMatch:
     a partner to the partner's id; ``compared`` and ``base_compared`` are the cases of each
     side that take part (of the targets both ran); ``apart`` and ``base_apart`` count, per
     target, the cases that take no part; ``crossed`` names the two targets paired across,
-    when they differ."""
+    when they differ; ``aside`` names this run's cases that either run did not count, and
+    ``base_aside`` the other run's, set aside (neither paired, added nor removed)."""
 
     pairs: dict[str, str]
     compared: tuple[str, ...]
@@ -55,6 +58,8 @@ class CaseMatch:
     apart: dict[str, int] = field(default_factory=dict)
     base_apart: dict[str, int] = field(default_factory=dict)
     crossed: tuple[str, str] | None = None
+    aside: tuple[str, ...] = ()
+    base_aside: tuple[str, ...] = ()
 
     @property
     def added(self) -> tuple[str, ...]:
@@ -125,10 +130,13 @@ def match_cases(
     now: Mapping[str, Matchable],
     base_reference: str = "",
     reference: str = "",
+    uncounted: Mapping[str, Matchable] | None = None,
+    base_uncounted: Mapping[str, Matchable] | None = None,
 ) -> CaseMatch:
     """This run's cases (``now``) paired with ``base``'s by the rules of the module docstring;
     ``reference`` and ``base_reference`` name each side's reference target, where it has
-    one."""
+    one; ``uncounted`` and ``base_uncounted`` are each side's cases it ran but did not count
+    (quarantined, marked xfail): a case either side did not count takes no part on both."""
     base_targets, targets = targets_of(base), targets_of(now)
     common = set(base_targets) & set(targets)
     crossed: tuple[str, str] | None = None
@@ -145,8 +153,20 @@ def match_cases(
         def key(case: Matchable) -> tuple[str, str]:
             return (case.pair, "")
 
-    base_keys = {key(case): case_id for case_id, case in base.items() if case.target in take_base}
-    compared = tuple(case_id for case_id, case in now.items() if case.target in take_now)
+    # a case either run did not count is in both suites: set aside on both sides
+    now_aside, base_aside = dict(uncounted or {}), dict(base_uncounted or {})
+    aside = {key(c) for c in now_aside.values() if c.target in take_now}
+    aside |= {key(c) for c in base_aside.values() if c.target in take_base}
+    base_keys = {
+        key(case): case_id
+        for case_id, case in base.items()
+        if case.target in take_base and key(case) not in aside
+    }
+    compared = tuple(
+        case_id
+        for case_id, case in now.items()
+        if case.target in take_now and key(case) not in aside
+    )
     pairs = {
         case_id: partner
         for case_id in compared
@@ -161,6 +181,8 @@ def match_cases(
         _apart(now, take_now),
         _apart(base, take_base),
         crossed,
+        tuple(sorted(i for i, c in {**now, **now_aside}.items() if key(c) in aside)),
+        tuple(sorted(i for i, c in {**base, **base_aside}.items() if key(c) in aside)),
     )
 
 

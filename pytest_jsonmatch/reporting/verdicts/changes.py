@@ -12,15 +12,19 @@ messages) prints an interval through this one rule.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple, TypeVar
 
 from ..run_model.report_types import (
     BaselineSectionDict,
     ChangedCaseDict,
+    FieldDeltaDict,
     GatesDict,
     MetricTallyDict,
     QuotedDict,
 )
+
+T = TypeVar("T")
 
 
 def ten_thousandths(score: float) -> int:
@@ -143,6 +147,26 @@ def field_changes(
     quoted = {(f["group"], f["path"]) for f in _quoted(gates)["fields"]}
     shown = [r for i, r in enumerate(rows) if i < limit or (r.group, r.path) in quoted]
     return shown, len(rows) - len(shown)
+
+
+def regressed_first(
+    rows: Sequence[tuple[str, T]], changes: Mapping[str, FieldDeltaDict] | None
+) -> list[tuple[str, T]]:
+    """A group's field rows (path first, worst first) as every rendering of the run's field
+    table orders them against a baseline (``changes``: the group's fields against it): the
+    fields whose printed mean dropped first, most dropped first, then the others in their
+    order, so that the field that regressed leads rather than one that is always fuzzy."""
+    if not changes:
+        return list(rows)
+
+    def place(row: tuple[str, T]) -> tuple[int, float]:
+        change = changes.get(row[0])
+        if change is None or change["before"] is None or change["after"] is None:
+            return (1, 0.0)
+        drop = printed_change(change["before"], change["after"])
+        return (0, drop) if drop < 0 else (1, 0.0)
+
+    return sorted(rows, key=place)
 
 
 def changed_cases(

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ...engine.core.errors import ConfigError, shown
 from ...engine.core.numbers import whole_number
-from ...engine.core.paths import PathPattern, key_segment, path_tokens
+from ...engine.core.paths import PathPattern, key_segment, nearest_paths, path_tokens
 from ...engine.core.slotted import HashedSlotted, Slotted
 from .gate_specs import GATE_MODES, GATES, GateSpec
 
@@ -91,6 +92,7 @@ class GateNames(HashedSlotted):
         "min_pass_hat_k",
         "min_pass_at_k",
         "max_pass_drop",
+        "strict_mode",
     )
 
     fail_under: str
@@ -104,6 +106,9 @@ class GateNames(HashedSlotted):
     min_pass_hat_k: str
     min_pass_at_k: str
     max_pass_drop: str
+    # the mean's strict rule as its reader turns it on (``'strict' in jsonmatch_gates``,
+    # ``--gate strict``): a drop the statistical rule passes names it
+    strict_mode: str
 
     def __init__(
         self,
@@ -118,6 +123,7 @@ class GateNames(HashedSlotted):
         min_pass_hat_k: str = "min_pass_hat_k",
         min_pass_at_k: str = "min_pass_at_k",
         max_pass_drop: str = "max_pass_drop",
+        strict_mode: str = "mode strict",
     ) -> None:
         self.fail_under = fail_under
         self.floors = floors
@@ -130,14 +136,22 @@ class GateNames(HashedSlotted):
         self.min_pass_hat_k = min_pass_hat_k
         self.min_pass_at_k = min_pass_at_k
         self.max_pass_drop = max_pass_drop
+        self.strict_mode = strict_mode
 
 
 _NAMED = tuple(spec for spec in GATES if spec.field in GateNames._fields)
 
 
-def gate_names(name: Callable[[GateSpec], str]) -> GateNames:
-    """The names of the gates (gate_specs.py), each as ``name`` spells it."""
-    return GateNames(**{spec.field: name(spec) for spec in _NAMED})
+_MODE = next(spec for spec in GATES if spec.field == "mode")
+
+
+def gate_names(name: Callable[[GateSpec], str], strict_mode: str = "") -> GateNames:
+    """The names of the gates (gate_specs.py), each as ``name`` spells it; the strict rule
+    of the mean as ``strict_mode`` (empty: the mode's name, then ``strict``)."""
+    return GateNames(
+        **{spec.field: name(spec) for spec in _NAMED},
+        strict_mode=strict_mode or f"{name(_MODE)} strict",
+    )
 
 
 # The names of a caller that gives none (a library user): the rules' own names, no spelling of
@@ -361,7 +375,9 @@ def gate_settings(
     + name; ``gate_prefix`` + name for the keys of one setting, jsonmatch_gates), the name the
     verdict and the docs use. ConfigError naming it."""
     gp = prefix if gate_prefix is None else gate_prefix
-    names = gate_names(lambda spec: spec.setting_name(prefix, gp))
+    # (the mode is a word of the gates' setting: ``max_drop=0.02 strict``)
+    strict_mode = f"'strict' in {gate_prefix.strip()}" if gate_prefix is not None else ""
+    names = gate_names(lambda spec: spec.setting_name(prefix, gp), strict_mode)
     given = {
         **(texts or {}),
         **{k: v for k, v in (("fail_under", fail_under), ("min_valid", min_valid)) if v},
@@ -514,9 +530,9 @@ def verdict_of(
                 f"{names.fail_under} {settings.fail_under:.4f}"
             )
     _valid_shares(summary, settings, verdict)
-    _floors(summary.groups, settings, verdict)
+    _floors(summary, settings, verdict)
     if baseline is not None:
-        _baseline(baseline, settings, verdict, label)
+        _baseline(baseline, settings, verdict, label, summary.groups)
         _regressions(baseline, settings, verdict)
     failure = unscored_failure(summary.errors, summary.count) if unscored else ""
     if failure:
@@ -619,7 +635,12 @@ def _valid_shares(summary: Summary, settings: GateSettings, verdict: GateVerdict
     if floor is None:
         return
     tallies = {metric: tally for metric, tally in summary.metrics.items() if tally.checked}
-    if not tallies:
+    if not tallies and settings.part_of_suite:  # (the part may hold none of them)
+        verdict.warnings.append(
+            f"1 gate not held, as this run is part of the suite ({settings.part_of_suite}) "
+            f"and checked no answer against a schema: {name} {floor:.4f}"
+        )
+    elif not tallies:
         verdict.warnings.append(
             f"{name} {floor:.4f}: no answer was checked against a schema "
             f"(give the comparisons a schema)"
@@ -641,12 +662,10 @@ def _scored(aggregate: FieldAggregate) -> bool:
     return aggregate.scored > 0
 
 
-def _floors(
-    groups: Mapping[str, Mapping[str, FieldAggregate]], settings: GateSettings, verdict: GateVerdict
-) -> None:
+def _floors(summary: Summary, settings: GateSettings, verdict: GateVerdict) -> None:
     from ..run_model.aggregate import SCORE_EPSILON
 
-    names = settings.names
+    names, groups = settings.names, summary.groups
     held = 0
     skipped: list[str] = []
     for floor in settings.floors:
@@ -665,7 +684,7 @@ def _floors(
             skipped.append(repr(floor.text))
             continue
         if not rows:
-            _unmatched(floor, groups, tables, settings, verdict)
+            _unmatched(floor, summary, tables, settings, verdict)
             continue
         for key, path, aggregate in rows:
             mean = aggregate.mean_score
@@ -693,12 +712,19 @@ def _floors(
 
 def _unmatched(
     floor: Floor,
-    groups: Mapping[str, Mapping[str, FieldAggregate]],
+    summary: Summary,
     tables: Mapping[str, Mapping[str, FieldAggregate]],
     settings: GateSettings,
     verdict: GateVerdict,
 ) -> None:
-    if floor.group is not None and not tables:
+    """A floor that matched no scored field: a group or a path that is not the run's (a typo:
+    the names meant are suggested), or a field of the run that no case scored (said why:
+    no typo to suggest)."""
+    groups = summary.groups
+    unscored = _why_unscored(floor, summary, tables)
+    if unscored:
+        message = f"floor {floor.text!r} matched no scored field of this run: {unscored}"
+    elif floor.group is not None and not tables:
         close = difflib.get_close_matches(floor.group, list(groups), n=3, cutoff=0.5)
         hint = (
             f"; did you mean {' or '.join(map(repr, close))}?"
@@ -708,7 +734,7 @@ def _unmatched(
         message = f"floor {floor.text!r} names no group of this run{hint}"
     else:
         paths = sorted({path for fields in tables.values() for path in fields})
-        close = difflib.get_close_matches(floor.pattern, paths, n=3, cutoff=0.5)
+        close = nearest_paths(floor.pattern, paths)
         hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
         message = f"floor {floor.text!r} matched no scored field of this run{hint}"
     if settings.strict:
@@ -717,8 +743,62 @@ def _unmatched(
         verdict.warnings.append(f"{message} ({settings.names.strict} fails the run)")
 
 
+NAMED_CASES = 5  # the cases a message names before "and N more"
+# an undecided comparison's message ends with the paths of its undecided fields
+# (undecided_verdicts.undecided_message: "... at a.b, c[0].d, ...")
+_UNDECIDED_AT = re.compile(r" at ([^()]*)$")
+
+
+def _why_unscored(
+    floor: Floor, summary: Summary, tables: Mapping[str, Mapping[str, FieldAggregate]]
+) -> str:
+    """Why the field ``floor`` names was scored by no case, where the run holds it (empty: it
+    holds no such field): skipped or ignored wherever it occurred, or left undecided by the
+    judge (its cases could not be scored)."""
+    held = [
+        (path, aggregate)
+        for fields in tables.values()
+        for path, aggregate in fields.items()
+        if floor.matches(path)
+    ]
+    if held:
+        never = sorted({path for path, _ in held})
+        one = len(never) == 1
+        how = (
+            "left undecided by the judge"
+            if any(aggregate.batch_error for _, aggregate in held)
+            else "skipped or ignored"
+        )
+        return (
+            f"{', '.join(never)} {'was' if one else 'were'} {how} wherever "
+            f"{'it' if one else 'they'} occurred, so no case scored {'it' if one else 'them'}"
+        )
+    pattern = _pattern(floor.pattern)
+    cases = [
+        case.case_id
+        for case in summary.cases.values()
+        if case.undecided
+        and (found := _UNDECIDED_AT.search(case.error)) is not None
+        and any(pattern.matches(path.strip()) for path in found[1].split(", "))
+    ]
+    if not cases:
+        return ""
+    return f"the judge left it undecided in {_cases_named(cases)}, so no case scored it"
+
+
+def _cases_named(cases: Sequence[str]) -> str:
+    """``3 cases (a, b, c)``: how many, and the first :data:`NAMED_CASES` of them."""
+    shown = ", ".join(cases[:NAMED_CASES])
+    more = f" and {len(cases) - NAMED_CASES} more" if len(cases) > NAMED_CASES else ""
+    return f"{len(cases)} case{'' if len(cases) == 1 else 's'} ({shown}{more})"
+
+
 def _baseline(
-    comparison: BaselineComparison, settings: GateSettings, verdict: GateVerdict, label: str
+    comparison: BaselineComparison,
+    settings: GateSettings,
+    verdict: GateVerdict,
+    label: str,
+    groups: Mapping[str, Mapping[str, FieldAggregate]] | None = None,
 ) -> None:
     from ..run_model.aggregate import SCORE_EPSILON
 
@@ -744,9 +824,12 @@ def _baseline(
                 f"{delta.after:.4f} over {d.n} shared case{'' if d.n == 1 else 's'})"
             )
             verdict.quoted_fields.append((delta.group, delta.path))
+            _quote(verdict, delta.worse[:NAMED_CASES])
             clear = delta.significant and d.mean < 0
             sides = (delta.before, delta.after)
-            rule_on_drop(what, clear, d, sides, limit, settings, verdict, delta)
+            # (a floor holds this run's tables: named against a baseline, not a reference)
+            floor = _failing_floor(delta, limit, settings, groups) if label == "baseline" else ""
+            rule_on_drop(what, clear, d, sides, limit, settings, verdict, delta, floor)
     if comparison.shared and len(verdict.failures) == failed:
         from .changes import change_text
 
@@ -787,6 +870,11 @@ def _overlap(comparison: BaselineComparison, verdict: GateVerdict, label: str) -
     )
 
 
+def _quote(verdict: GateVerdict, cases: Iterable[str]) -> None:
+    """The cases a message quotes, each once, for the tables to show."""
+    verdict.quoted_cases.extend(c for c in cases if c not in verdict.quoted_cases)
+
+
 def printed_drop(before: float, after: float) -> str:
     """A drop as the tables print it: the printed before minus the printed after."""
     from .changes import printed_change
@@ -806,7 +894,7 @@ def _regressions(
     setting = names.max_case_drop if settings.max_case_drop is not None else names.max_drop
     dropped = [d for d in comparison.cases if -d.delta > limit + SCORE_EPSILON]
     allowed = settings.allow_regressions
-    verdict.quoted_cases.extend(d.case_id for d in dropped)
+    _quote(verdict, [d.case_id for d in dropped])
     if len(dropped) > allowed:
         for d in dropped:
             where = f" ({d.where})" if d.where else ""
@@ -837,6 +925,27 @@ def _regressions(
         )
 
 
+def _failing_floor(
+    delta: FieldDelta,
+    limit: float,
+    settings: GateSettings,
+    groups: Mapping[str, Mapping[str, FieldAggregate]] | None,
+) -> str:
+    """A floor that would fail the field row ``delta`` names (its group's row of the run's
+    field tables below it): the baseline's mean less ``limit``, to two decimals, in words
+    (``jsonmatch_field_floors field_f1:sentiment=0.98``); empty where no such floor is
+    above the row's mean."""
+    from ..run_model.aggregate import SCORE_EPSILON
+
+    aggregate = (groups or {}).get(delta.group, {}).get(delta.path)
+    score = math.floor((delta.before - limit) * 100 + 1e-9) / 100
+    if aggregate is None or aggregate.scored == 0:
+        return ""
+    if score <= aggregate.mean_score + SCORE_EPSILON:
+        return ""
+    return f"{settings.names.floors} {delta.group}:{delta.path}={score:.2f}"
+
+
 def rule_on_drop(
     what: str,
     clear: bool,
@@ -846,16 +955,22 @@ def rule_on_drop(
     settings: GateSettings,
     verdict: GateVerdict,
     row: FieldDelta | None = None,
+    floor: str = "",
 ) -> None:
     """A drop beyond ``max_drop``: a failure when the rule says it is real, else a warning
-    that says which rule kept it from failing (the interval, or Holm's correction).
-    ``sides`` are the scores before and after, whose printed difference the message's
-    interval is printed around (changes.printed_interval)."""
+    that says which rule kept it from failing (the interval, or Holm's correction) and
+    which setting would fail it (the strict rule; ``floor``, a field floor, in words). A
+    field ``row`` names the cases it got worse in. ``sides`` are the scores before and after,
+    whose printed difference the message's interval is printed around
+    (changes.printed_interval)."""
     from .changes import interval_text, p_text
 
-    beyond = f", more than {settings.names.max_drop} {limit:.4f}"
+    names = settings.names
+    beyond = f", more than {names.max_drop} {limit:.4f}"
+    if row is not None and row.worse:
+        beyond += f"; worse in {_cases_named(row.worse)}"
     if settings.mode == "strict":
-        verdict.failures.append(what + beyond)
+        verdict.failures.append(f"{what}{beyond}: {names.strict_mode} fails any drop beyond it")
     elif clear:
         interval = f"95% interval {interval_text(*sides, diff.mean, diff.low, diff.high)}"
         holm = (
@@ -865,7 +980,13 @@ def rule_on_drop(
         )
         verdict.failures.append(f"{what}{beyond} ({interval}{holm})")
     else:
-        verdict.warnings.append(f"{what}{beyond}, but it may be noise: {_noise(diff, sides, row)}")
+        fails = f"{names.strict_mode} fails it" + (
+            f", and so does a floor {floor}" if floor else ""
+        )
+        verdict.warnings.append(
+            f"{what}{beyond}, but it may be noise: {_noise(diff, sides, row)}, so the "
+            f"statistical rule passes it ({fails})"
+        )
 
 
 def _noise(diff: PairedDifference, sides: tuple[float, float], row: FieldDelta | None) -> str:

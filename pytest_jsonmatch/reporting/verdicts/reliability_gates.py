@@ -172,6 +172,9 @@ def judge_reliability(
         ("pass^", gates.min_pass_hat_k, names.min_pass_hat_k, found.pass_hat if found else None),
         ("pass@", gates.min_pass_at_k, names.min_pass_at_k, found.pass_at if found else None),
     ]
+    if found is None and gates.part_of_suite:
+        _not_held(gates, verdict)
+        return
     for symbol, floor, name, figure in floors:
         if floor is not None:
             _floor(symbol, floor, name, figure, found, verdict, uncounted)
@@ -184,6 +187,26 @@ def judge_reliability(
             )
     if change is not None and gates.max_pass_drop is not None and found is not None:
         _drops(found.k, change, gates, verdict)
+
+
+def _not_held(gates: GateSettings, verdict: GateVerdict) -> None:
+    """A run of part of the suite that ran no repeated case holds no floor of pass^k or
+    pass@k: the repeated cases are in the part it did not run (as a field floor that matches
+    none of its fields is skipped, gates.py). The floors given are named in one warning."""
+    names = gates.names
+    given = [
+        f"{name} {floor:.4f}"
+        for name, floor in (
+            (names.min_pass_hat_k, gates.min_pass_hat_k),
+            (names.min_pass_at_k, gates.min_pass_at_k),
+        )
+        if floor is not None
+    ]
+    if given:
+        verdict.warnings.append(
+            f"{len(given)} gate{'' if len(given) == 1 else 's'} not held, as this run is part "
+            f"of the suite ({gates.part_of_suite}) and ran no repeated case: {', '.join(given)}"
+        )
 
 
 def _named(cases: Sequence[str]) -> str:

@@ -499,9 +499,10 @@ def _against(
     group_by: GroupBy,
 ) -> BaselineComparison:
     """This run's cases held against ``baseline`` (baseline.py, loaded when a run has one)."""
-    from .baseline import cases_of, compare
+    from .baseline import cases_of, compare, uncounted_of
 
-    return compare(cases_of(comparisons, repeat_rule, group_by), baseline, reference)
+    now = cases_of(comparisons, repeat_rule, group_by)
+    return compare(now, baseline, reference, uncounted_of(comparisons))
 
 
 def _targets_section(

@@ -188,7 +188,7 @@ def targets_section(
     could hide a target below it), and, with a reference set, each other target held to it."""
     from ..run_model.aggregate import summarize
     from ..run_model.validation import REPORT_VERSION
-    from .baseline import Baseline, cases_of, compare
+    from .baseline import Baseline, cases_of, compare, uncounted_of
 
     split = by_target(comparisons)
     ran = [name for name in names if name in split]
@@ -229,7 +229,10 @@ def targets_section(
     if settings.gated:
         rows = {row["name"]: row for row in data["runs"]}
         base = Baseline(
-            f"target {reference}", REPORT_VERSION, cases_of(split[reference], repeat_rule, group_by)
+            f"target {reference}",
+            REPORT_VERSION,
+            cases_of(split[reference], repeat_rule, group_by),
+            uncounted=uncounted_of(split[reference]),
         )
         rules = GateSettings(
             max_drop=gates.max_drop,
@@ -240,7 +243,8 @@ def targets_section(
         )
         for name in (n for n in ran if n != reference):
             said = f"target {name} against {reference}: "
-            against = compare(cases_of(split[name], repeat_rule, group_by), base)
+            now = cases_of(split[name], repeat_rule, group_by)
+            against = compare(now, base, uncounted=uncounted_of(split[name]))
             _add(
                 verdict,
                 said,
