@@ -121,3 +121,36 @@ def test_a_case_from_its_result_is_the_case_of_its_comparison(invalid_fails):
             assert got == expected, (i, threshold)
             checked += 1
     assert checked == 5 * len(RESULTS)
+
+
+def test_a_field_below_its_floor_fails_the_case_whatever_its_score():
+    # b scores 0 under its min_score 1; c and d match: F1 2/3 >= the threshold 0.5, and the
+    # test fails on the floor: the case is failed, as its comparison and its test are
+    result = match_json(
+        {"b": 2, "c": 1, "d": 1}, {"b": 1, "c": 1, "d": 1}, fields={"b": {"min_score": 1}}
+    )
+    assert float(result.score) == pytest.approx(2 / 3) and result.floor_failures
+    where = {"case_id": "floored", "file": "g.yaml", "line": 3}
+    comparison = Comparison.of_result(
+        result,
+        nodeid="floored",
+        threshold=0.5,
+        passed=result.passed(0.5, False),
+        values=None,
+        invalid_fails=False,
+        **where,
+    )
+    assert comparison.status == "failed"
+    assert case_result([comparison]).status == "failed"
+    assert one_run_case(result, threshold=0.5, invalid_fails=False, **where).status == "failed"
+    # two runs, the second within its floor: a run that failed its floor fails the case
+    clean = Comparison.of_result(
+        match_json({"b": 1, "c": 1, "d": 1}, {"b": 1, "c": 1, "d": 1}),
+        nodeid="floored",
+        threshold=0.5,
+        passed=True,
+        values=None,
+        invalid_fails=False,
+        **where,
+    )
+    assert case_result([comparison, clean]).status == "failed"

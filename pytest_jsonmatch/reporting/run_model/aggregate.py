@@ -219,7 +219,9 @@ def listed_in_summary(case: CaseResult) -> bool:
 def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
     """One case from its runs: an error when a run could not be scored (a run the judge left
     undecided among them, whatever status it was saved with), xfailed/xpassed as its test
-    was, else passed or failed by ``rule`` (see :func:`case_passes`)."""
+    was, failed when a run's answer broke its schema under ``invalid_fails`` or a field scored
+    below its ``min_score`` (its test failed, whatever the score), else passed or failed by
+    ``rule`` (see :func:`case_passes`)."""
     if len(runs) > 1:
         runs = sorted(runs, key=lambda c: c.repeat)
     first = runs[0]
@@ -233,6 +235,8 @@ def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
     elif errors:
         status = ERROR
     elif any(c.fails for c in checked):  # an invalid answer failed its run, whatever its score
+        status = FAILED
+    elif any(c.floor_failures for c in runs):  # a field below its min_score failed its run
         status = FAILED
     else:
         status = PASSED if case_passes(scores, first.threshold, rule) else FAILED
@@ -280,6 +284,8 @@ def one_run_case(
     checked = result.conformance
     if checked is not None and invalid_fails and not checked.valid:
         status = FAILED  # an invalid answer failed its run, whatever its score
+    elif result.floor_failures:  # a field below its min_score failed its run
+        status = FAILED
     else:
         status = PASSED if score >= threshold - SCORE_EPSILON else FAILED
     violated: tuple[tuple[str, str], ...] = ()
