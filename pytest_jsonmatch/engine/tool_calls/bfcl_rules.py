@@ -355,6 +355,8 @@ def _problem(
             nested = PYTHON_TYPES[details[param]["items"]["type"]]
         if declared == "float" and type(value) is int:
             value = float(value)
+        if declared == "tuple" and type(value) is tuple:  # (BFCL's decoder gives tuples)
+            value = list(value)
     else:
         table, convert = (JAVA_TYPES, java_value) if language == "java" else (JS_TYPES, js_value)
         expected_type = table[declared]

@@ -28,6 +28,7 @@ from tests.helpers.bfcl_entries import (
     CATEGORIES,
     DOTS_MODEL,
     PLAIN_MODEL,
+    Entry,
     entries,
     language_of,
     load_checker,
@@ -327,3 +328,35 @@ def test_a_checker_whose_output_changed_before_its_fields_were_read_says_so():
 def test_a_checker_refuses_a_bad_option_when_made():
     with pytest.raises(ConfigError, match="language"):
         BfclChecker([], [], "simple_python", language="rust")
+
+
+def test_a_tuple_given_for_a_tuple_parameter_is_read_as_its_list_as_the_checker_reads_it():
+    # BFCL's decoder gives a Python tuple literal as a tuple; its checker turns a tuple into a
+    # list where the document declares "tuple" (and only there), then checks it as an array
+    functions = [
+        {
+            "name": "move",
+            "parameters": {
+                "type": "dict",
+                "properties": {
+                    "to": {"type": "tuple", "items": {"type": "integer"}},
+                    "path": {"type": "array", "items": {"type": "integer"}},
+                },
+                "required": ["to"],
+            },
+        }
+    ]
+    answer = [{"move": {"to": [[3, 4]], "path": ["", [1, 2]]}}]
+    entry = Entry("tuple_0", "simple_python", functions, answer)
+    cases = [
+        [{"move": {"to": (3, 4)}}],  # valid: the tuple read as [3, 4]
+        [{"move": {"to": (3, 5)}}],  # wrong value
+        [{"move": {"to": (3, 4), "path": (1, 2)}}],  # "array" takes no tuple: a type error
+        [{"move": {"to": ("3", 4)}}],  # an item of the wrong type
+    ]
+    checker = BfclChecker(functions, answer, "simple_python")
+    for output in cases:
+        want = theirs(entry, output, PLAIN_MODEL)
+        assert ours(entry, output, PLAIN_MODEL) == want, output
+        assert checker.verdict(output).valid == want, output
+    assert [theirs(entry, output, PLAIN_MODEL) for output in cases] == [True, False, False, False]
