@@ -9,9 +9,10 @@ of segments.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple, TypeVar
 
 from .errors import ConfigError
@@ -49,6 +50,12 @@ def key_segment(parent: str, key: str) -> str:
 def index_segment(parent: str, index: int | None) -> str:
     """The path of element ``index`` below ``parent``; None gives the field form ``[]``."""
     return f"{parent}[]" if index is None else f"{parent}[{index}]"
+
+
+def nearest_paths(pattern: str, paths: Iterable[str]) -> list[str]:
+    """The (at most three) paths closest to ``pattern``: what a path that matches nothing
+    was likely meant to be (a field floor's warning, a case's ``fields`` or ``ignore``)."""
+    return difflib.get_close_matches(pattern, sorted(set(paths)), n=3, cutoff=0.5)
 
 
 def display_path(path: str) -> str:
