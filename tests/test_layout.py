@@ -515,13 +515,14 @@ def test_the_golden_case_and_pytest_layers_stay_small(layer):
     # session object pytest drives. What needs no pytest is session/'s (the list of settings,
     # their parts, the channel, outcomes, assert_json_match and the scoring of one output, the
     # judge run ahead, the run's provenance), fenced from pytest by the test above, so it never
-    # has to squeeze under this cap. plugin/ is 1,742 lines with that split; the cap of 1,815
-    # leaves it 72 lines (4%) for a new hook or option, so that pytest code is not
-    # pushed into another stage to fit.
+    # has to squeeze under this cap. plugin/ was 1,742 lines with that split and a cap of
+    # 1,815 (72 lines, 4%, for a new hook or option, so that pytest code is not pushed into
+    # another stage to fit); golden_checks.py, the golden suite's end-of-session checks (its
+    # hooks alone: what they judge is cases/typos.py's), took 1,893 to 1,900.
     sizes = {path.name: _lines(path) for path in (PACKAGE / layer).glob("*.py")}
     assert {name: n for name, n in sizes.items() if n > 545} == {}
     if layer == "plugin":
-        assert sum(sizes.values()) < 1815, sizes
+        assert sum(sizes.values()) < 1900, sizes
 
 
 def test_only_the_settings_module_reads_pytest_settings():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -21,14 +21,15 @@ from ..engine.reading.safe_yaml import (
     decode_text,
     item_nodes,
     key_lines,
+    keys_before,
     line_of,
     parse_yaml,
 )
 from ..engine.reading.user_files import not_regular, read_regular
-from .marks import MarkError, MarkSpec, marks_from
+from .case_layers import Layer, kind_of, layered
+from .marks import MarkError, MarkSpec, fields_expected_to_fail, marks_from
 from .node_ids import check_path, fits_test_id
-from .python_names import with_named_tools
-from .reply_keys import AGENT_KEYS, REPLY_KEYS, call_options_of, expected_calls_of, run_parts_of
+from .reply_keys import AGENT_KEYS, REPLY_KEYS, expected_calls_of, run_parts_of
 
 CASE_SUFFIXES = (".jsonmatch.yaml", ".jsonmatch.yml")
 DEFAULTS_NAMES = ("jsonmatch.yaml", "jsonmatch.yml")
@@ -37,7 +38,6 @@ CASE_KEYS = frozenset(
     {"id", "description", "expected", "actual", "actual_file", "input", "metric", "threshold"}
     | {"options", "marks", "repeat"}
 ).union(REPLY_KEYS)
-MAX_REPEAT = 1000
 SOURCE_KEYS = ("actual", "actual_file", "input")
 FILE_KEYS = frozenset({*SETTING_KEYS, "cases", "marks", "description"})
 Source = Literal["actual", "actual_file", "input"]
@@ -79,24 +79,16 @@ class GoldenCase:
     expected_run: object = None  # an agent's whole run: its trajectory, its end state
     run_options: Mapping[str, object] = field(default_factory=dict)
     expected_state: object = None
+    # where each option naming paths (ignore, fields, align; xfail for an xfail mark's
+    # fields) was set: "" by the case itself, "file:line" by a folder's or a file's settings
+    # shared by several cases (cases/typos.py: a typo is a path none of them has)
+    path_origins: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def default_id(self) -> str:
         """The id a file holding one case gives it when it names none: the file's name up
         to its first dot."""
         return self.path.name.split(".")[0]
-
-
-@dataclass(frozen=True)
-class _Layer:
-    """What a folder, a file or a case sets for the cases below it."""
-
-    metric: str | None = None
-    threshold: float | None = None
-    repeat: int | None = None
-    options: Mapping[str, object] = field(default_factory=dict)
-    call_options: Mapping[str, object] = field(default_factory=dict)
-    run_options: Mapping[str, object] = field(default_factory=dict)
 
 
 class CaseFiles:
@@ -126,7 +118,7 @@ class CaseFiles:
         self.root, self.max_cases, self.creating = root, max_cases, creating
         self.metric, self.schema_dirs = metric, schema_dirs
         self._dirs = tuple(os.path.join(os.path.abspath(p), "") for p in golden_dirs)
-        self._defaults: dict[Path, _Layer | CaseFileError] = {}
+        self._defaults: dict[Path, Layer | CaseFileError] = {}
         self._checked: set[str] = set()  # layers found good, by metric and options
         self.read: dict[Path, str] = {}
         self.settings_read: dict[Path, str] = {}
@@ -157,7 +149,7 @@ class CaseFiles:
 
     # -- folder defaults ------------------------------------------------------------------
 
-    def _folder_defaults(self, directory: Path) -> _Layer:
+    def _folder_defaults(self, directory: Path) -> Layer:
         """Defaults from every ``jsonmatch.yaml`` between the test root and ``directory``,
         merged outward-in so the nearest folder wins. Cached per folder, errors included."""
         cached = self._defaults.get(directory)
@@ -165,7 +157,7 @@ class CaseFiles:
             raise cached
         if cached is not None:
             return cached
-        inherited = _Layer()
+        inherited = Layer()
         if directory != self.root and directory.is_relative_to(self.root):
             inherited = self._folder_defaults(directory.parent)
         try:
@@ -176,7 +168,7 @@ class CaseFiles:
         self._defaults[directory] = layer
         return layer
 
-    def _read_defaults(self, directory: Path, inherited: _Layer) -> _Layer:
+    def _read_defaults(self, directory: Path, inherited: Layer) -> Layer:
         for name in DEFAULTS_NAMES:
             path = directory / name
             if path.is_file():
@@ -190,7 +182,7 @@ class CaseFiles:
                     )
                 lines = key_lines(root)
                 _no_unknown(data, frozenset(SETTING_KEYS), lines, where, "defaults file")
-                layer = _layered(data, lines, where, inherited)
+                layer = layered(data, lines, where, inherited, shared=True)
                 self._check_layer(data, layer, lines, where)
                 return layer
         return inherited
@@ -199,12 +191,12 @@ class CaseFiles:
 
     def _load(self, where: _Where, raw: bytes) -> list[GoldenCase]:
         path = where.path
-        data, root = parse_yaml(decode_text(raw, where.display), where.display)
+        data, root = parse_yaml(decode_text(raw, where.display), where.display, context=_case_above)
         if not isinstance(data, Mapping):
             raise where.error(
                 1,
                 f"a case file holds a mapping with 'expected' (one case) or "
-                f"'cases' (a list), not {_kind(data)}",
+                f"'cases' (a list), not {kind_of(data)}",
             )
         lines = key_lines(root)
         inherited = self._folder_defaults(path.parent)
@@ -218,7 +210,7 @@ class CaseFiles:
                     "missing 'expected' (one case) or 'cases' (a list of cases)"
                     + (_CREATE_HINT if has_source else ""),
                 )
-            layer = _layered(data, lines, where, inherited)
+            layer = layered(data, lines, where, inherited)
             default_id = path.name.split(".")[0]
             return [self._case(data, lines, 1, where, layer, default_id, ())]
         if "expected" in data:
@@ -226,15 +218,18 @@ class CaseFiles:
                 lines["expected"], "give either 'expected' (one case) or 'cases', not both"
             )
         _no_unknown(data, FILE_KEYS, lines, where, "file")
-        layer = _layered(data, lines, where, inherited)
+        layer = layered(data, lines, where, inherited, shared=True)
         self._check_layer(data, layer, lines, where)
         file_marks = _marks(data.get("marks"), lines.get("marks", 1), where)
+        if fields_expected_to_fail(file_marks) is not None:
+            origin = f"{where.display}:{lines['marks']}"
+            layer = replace(layer, origins={**layer.origins, "xfail": origin})
         cases, nodes = data["cases"], item_nodes(root, "cases")
         if not isinstance(cases, list) or not cases:
             raise where.error(
                 lines["cases"],
                 f"cases must be a non-empty list of cases, not "
-                f"{_kind(cases) if cases != [] else 'an empty list'}",
+                f"{kind_of(cases) if cases != [] else 'an empty list'}",
             )
         if len(cases) > self.max_cases:
             raise where.error(
@@ -249,7 +244,7 @@ class CaseFiles:
             line = line_of(node)
             if not isinstance(case, Mapping):
                 raise where.error(
-                    line, f"each case is a mapping with id and expected, not {_kind(case)}"
+                    line, f"each case is a mapping with id and expected, not {kind_of(case)}"
                 )
             if "id" not in case:
                 raise where.error(
@@ -266,7 +261,7 @@ class CaseFiles:
         return out
 
     def _check_layer(
-        self, data: Mapping[str, object], layer: _Layer, lines: Mapping[str, int], where: _Where
+        self, data: Mapping[str, object], layer: Layer, lines: Mapping[str, int], where: _Where
     ) -> None:
         """The metric and options a folder or a file sets for its cases, configured as a
         comparison would configure them (the schema loaded too), once per distinct setting."""
@@ -302,7 +297,7 @@ class CaseFiles:
         lines: Mapping[str, int],
         line: int,
         where: _Where,
-        inherited: _Layer,
+        inherited: Layer,
         default_id: str | None,
         file_marks: tuple[MarkSpec, ...],
     ) -> GoldenCase:
@@ -318,14 +313,16 @@ class CaseFiles:
         if not isinstance(description, str):
             raise where.error(
                 lines["description"],
-                f"{name}description must be a string, not {_kind(description)}",
+                f"{name}description must be a string, not {kind_of(description)}",
             )
         layer = (
-            _layered(data, lines, where, inherited, prefix=name)
-            if default_id is None
-            else inherited
+            layered(data, lines, where, inherited, prefix=name) if default_id is None else inherited
         )
-        marks = file_marks + _marks(data.get("marks"), lines.get("marks", line), where, name)
+        own_marks = _marks(data.get("marks"), lines.get("marks", line), where, name)
+        marks = file_marks + own_marks
+        origins = dict(layer.origins)
+        if fields_expected_to_fail(own_marks) is not None:
+            origins["xfail"] = ""
         run, state = run_parts_of(data, lines, where.error, name, layer.metric)
         return GoldenCase(
             id=case_id,
@@ -348,6 +345,7 @@ class CaseFiles:
             expected_run=run,
             run_options=layer.run_options,
             expected_state=state,
+            path_origins=origins,
         )
 
     def _expected(
@@ -369,9 +367,20 @@ class CaseFiles:
         expected = data.get("expected", NO_EXPECTED)
         if expected is not NO_EXPECTED and not isinstance(expected, (Mapping, list)):
             raise where.error(
-                lines["expected"], f"{name}expected must be a mapping, not {_kind(expected)}"
+                lines["expected"], f"{name}expected must be a mapping, not {kind_of(expected)}"
             )
         return expected
+
+
+_ID_PATHS = (("id",), ("cases", "[]", "id"))  # where a case's id is given
+
+
+def _case_above(text: str, line: int) -> str:
+    """`` in case 'x'``: the case a YAML syntax error at ``line`` falls in, the last id given
+    above it (the file could not be read: its events up to the error are all there is);
+    empty when none is."""
+    ids = [value for keys, value in keys_before(text, line) if keys in _ID_PATHS]
+    return f" in case {ids[-1]!r}" if ids and ids[-1] else ""
 
 
 def _case_id(case_id: object, line: int, where: _Where) -> str:
@@ -396,7 +405,7 @@ def _actual(
     if source == "actual" and not isinstance(actual, (Mapping, list, str)):
         raise where.error(
             lines["actual"],
-            f"{name}actual must be a mapping or the model's text, not {_kind(actual)}",
+            f"{name}actual must be a mapping or the model's text, not {kind_of(actual)}",
         )
     if source == "actual_file":
         return actual, where.inside_root(data["actual_file"], lines["actual_file"], "actual_file")
@@ -428,7 +437,7 @@ class _Where:
         """A path given relative to this file; it must exist and stay inside the test root
         (a shared suite must not read files elsewhere on the machine)."""
         if not isinstance(value, str) or not value:
-            raise self.error(line, f"{what} must be a path (a string), not {_kind(value)}")
+            raise self.error(line, f"{what} must be a path (a string), not {kind_of(value)}")
         resolved = (self.path.parent / value).resolve()
         if not resolved.is_relative_to(self.root):
             raise self.error(
@@ -444,78 +453,6 @@ class _Where:
                 line, f"{what} {value!r} does not exist (looked for {str(resolved)!r})"
             )
         return resolved
-
-
-def _kind(value: object) -> str:
-    names = {
-        bool: "a boolean",
-        int: "a number",
-        float: "a number",
-        str: "a string",
-        list: "a list",
-        dict: "a mapping",
-        type(None): "null",
-    }
-    return names.get(type(value), type(value).__name__)
-
-
-def _layered(
-    data: Mapping[str, object],
-    lines: Mapping[str, int],
-    where: _Where,
-    inherited: _Layer,
-    prefix: str = "",
-) -> _Layer:
-    """A case's metric, threshold, options and schema: ``inherited`` with this level's laid
-    over it. Options merge key by key, so a folder may set ``ignore`` and a case add
-    ``fields``."""
-    options: dict[str, object] = dict(inherited.options)
-    metric, threshold, repeat = inherited.metric, inherited.threshold, inherited.repeat
-    if "metric" in data:
-        given = data["metric"]
-        if not isinstance(given, str) or not given:
-            raise where.error(
-                lines["metric"], f"{prefix}metric must be a metric name, not {_kind(given)}"
-            )
-        metric = given
-    if "threshold" in data:
-        t = data["threshold"]
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 1:
-            raise where.error(
-                lines["threshold"], f"{prefix}threshold must be a number in [0, 1], not {t!r}"
-            )
-        threshold = float(t)
-    if "repeat" in data:
-        n = data["repeat"]
-        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_REPEAT:
-            raise where.error(
-                lines["repeat"],
-                f"{prefix}repeat must be a whole number from 1 to {MAX_REPEAT}, not {n!r}",
-            )
-        repeat = n
-    if "options" in data:
-        opts = data["options"]
-        if not isinstance(opts, Mapping):
-            raise where.error(
-                lines["options"], f"{prefix}options must be a mapping, not {_kind(opts)}"
-            )
-        clash = sorted({"metric", "threshold"} & set(opts))
-        if clash:
-            raise where.error(
-                lines["options"],
-                f"{prefix}options may not set {clash[0]!r}; give it beside options",
-            )
-        options.update(with_named_tools(opts, lambda m: where.error(lines["options"], prefix + m)))
-        if isinstance(opts.get("schema"), str):
-            options["schema"] = str(where.inside_root(opts["schema"], lines["options"], "schema"))
-    if "schema" in data:
-        schema = data["schema"]  # null drops a schema inherited from a folder
-        if schema is not None and not isinstance(schema, Mapping):
-            schema = str(where.inside_root(schema, lines["schema"], "schema"))
-        options["schema"] = schema
-    calls = call_options_of(data, lines, where.error, inherited.call_options, prefix)
-    runs = call_options_of(data, lines, where.error, inherited.run_options, prefix, "run_options")
-    return _Layer(metric, threshold, repeat, options, calls, runs)
 
 
 def _no_unknown(

@@ -13,8 +13,9 @@ sent through the channel (session/assertion.py's ``compare_and_send``), and the 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -22,6 +23,7 @@ import pytest
 
 from ..cases.case_files import NO_EXPECTED, CaseFiles, GoldenCase
 from ..cases.marks import FieldsExpectedToFail, field_xfail, fields_expected_to_fail, pytest_marks
+from ..cases.typos import PathWarning, SharedPaths, case_typos
 from ..engine.core.errors import JsonMatchError, safe_text
 from ..session.channel import Channel
 from ..session.outcome import Outcome
@@ -46,6 +48,7 @@ class GoldenRun:
     channel: Channel
     ask_update: Callable[[CaseUpdate], None]
     judge_ahead: JudgeAhead | None = None  # cases judged ahead of their tests
+    shared_paths: SharedPaths = field(default_factory=SharedPaths)  # a folder's paths, all cases
 
 
 GOLDEN_RUN = pytest.StashKey[GoldenRun]()
@@ -123,6 +126,12 @@ class GoldenItem(pytest.Item):
             output, scored = self._run_once(repeat, runs)
             outputs.append(output)
             results += scored
+        gates, shown = settings.gates, self.golden_run.cases.display(self.path)
+        strict = gates.names.strict if gates.strict else ""  # (a typo fails the case then)
+        for said in case_typos(
+            self.case, outputs, [r for r, _ in results], self.golden_run.shared_paths, strict
+        ):
+            warnings.warn_explicit(said, PathWarning, shown, self.case.line)  # at the case's line
         passed = self._passed(results)
         # with named targets, one target's outputs update the cases: the reference's
         updating = self.target in ("", settings.updating_target)

@@ -13,6 +13,7 @@ import pytest
 from ..cases.case_files import CaseFiles, GoldenCase
 from ..cases.node_ids import escaped_path
 from ..engine.core.errors import JsonMatchError
+from .golden_checks import GoldenChecks
 from .golden_items import GOLDEN_RUN, GoldenFile, GoldenRun
 from .session import SESSION, JsonmatchSession
 from .settings import Settings
@@ -77,6 +78,7 @@ def start_golden_run(config: pytest.Config) -> GoldenRun:
         judge_ahead=ahead,
     )
     config.pluginmanager.register(CallsAhead(outputs, session.worker, ahead), "jsonmatch-calls")
+    GoldenChecks.register(config, settings)  # (the paths a folder or a file names, at the end)
     if settings.record.mode != "off" and not session.worker:
         from .unused_recordings import UnusedRecordings
 

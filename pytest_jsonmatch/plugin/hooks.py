@@ -88,6 +88,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
         start_golden_run(config)  # the session now, replaying too
     config.pluginmanager.register(_Registrar(config), "jsonmatch-registrar")
+    if settings.golden or settings.workers > 1:  # (else with the first case file collected)
+        from .golden_checks import GoldenChecks
+
+        GoldenChecks.register(config, settings)
     try:
         settings.defaults.check()  # once plugins have registered their metrics
     except JsonMatchError as exc:

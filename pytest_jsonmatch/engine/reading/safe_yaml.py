@@ -14,7 +14,7 @@ are the safe loader's. Every other file goes through the safe loader's construct
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
@@ -166,12 +166,17 @@ def decode_text(raw: bytes, display: str, error: type[JsonMatchError] = CaseFile
 
 
 def parse_yaml(
-    text: str, display: str, error: type[JsonMatchError] = CaseFileError
+    text: str,
+    display: str,
+    error: type[JsonMatchError] = CaseFileError,
+    context: Callable[[str, int], str] | None = None,
 ) -> tuple[JsonValue, YamlNode]:
     """YAML text read safely: its constructed value and its root node. Every mistake is
-    ``error`` (a case file's by default) reading ``display:line: what is wrong``."""
+    ``error`` (a case file's by default) reading ``display:line: what is wrong``; a syntax
+    error ``display:line:column: invalid YAML...``, with what ``context`` says of the text
+    and the line (a case file: `` in case 'x'``, the case it falls in)."""
     try:
-        return _parse(text, display)
+        return _parse(text, display, context)
     except CaseFileError as exc:
         if error is CaseFileError:
             raise
@@ -181,7 +186,9 @@ def parse_yaml(
         raise error(message) from None
 
 
-def _parse(text: str, display: str) -> tuple[JsonValue, YamlNode]:
+def _parse(
+    text: str, display: str, context: Callable[[str, int], str] | None
+) -> tuple[JsonValue, YamlNode]:
     yaml, loader_class = _yaml()
     loader = loader_class(text)
     try:
@@ -207,16 +214,64 @@ def _parse(text: str, display: str) -> tuple[JsonValue, YamlNode]:
             raise  # not reached: _check_keys raises the error naming the key and its line
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         what = " ".join(str(p) for p in (exc.context, exc.problem) if p)
-        raise CaseFileError(f"{display}:{line}: invalid YAML: {what}") from None
+        raise _syntax_error(text, display, line, column, what, context) from None
     except yaml.YAMLError as exc:  # the reader's errors (control characters) carry a position
-        line = text[: getattr(exc, "position", 0)].count("\n") + 1
-        raise CaseFileError(f"{display}:{line}: invalid YAML: {str(exc).splitlines()[0]}") from None
+        position = getattr(exc, "position", 0)
+        line = text[:position].count("\n") + 1
+        column = position - text.rfind("\n", 0, position)
+        what = str(exc).splitlines()[0]
+        raise _syntax_error(text, display, line, column, what, context) from None
     except RecursionError:  # the YAML library composes and builds nodes recursively
         raise CaseFileError(f"{display}:1: the YAML nests too deeply to read") from None
     finally:
         loader.dispose()
+
+
+def keys_before(text: str, line: int) -> Iterator[tuple[tuple[str, ...], str]]:
+    """Each scalar value ``text`` gives above ``line`` (1-based), with the keys leading to
+    it (``("cases", "[]", "id")``), up to the first YAML error: what a message about a text
+    that cannot be read can say of where the error falls. Nothing is constructed."""
+    yaml, loader = _yaml()
+    # each open container: [its keys from the root, whether a key comes next, the last key]
+    stack: list[list[Any]] = []
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            if event.start_mark.line + 1 > line:
+                return
+            kind = type(event)
+            if kind in (yaml.MappingEndEvent, yaml.SequenceEndEvent):
+                stack.pop()
+                continue
+            top = stack[-1] if stack else None
+            is_key = top is not None and top[1]
+            here: tuple[str, ...] = (
+                () if top is None else (*top[0], top[2] if top[2] is not None else "[]")
+            )
+            if top is not None and top[2] is not None and not is_key:
+                top[1] = True  # the value given: a key comes next
+            if kind in (yaml.MappingStartEvent, yaml.SequenceStartEvent):
+                stack.append([here, kind is yaml.MappingStartEvent, None])
+            elif kind in (yaml.ScalarEvent, yaml.AliasEvent) and is_key:
+                top[1], top[2] = False, str(getattr(event, "value", ""))  # type: ignore[index]
+            elif kind is yaml.ScalarEvent:
+                yield here, str(event.value)
+    except (yaml.YAMLError, RecursionError):
+        return
+
+
+def _syntax_error(
+    text: str,
+    display: str,
+    line: int,
+    column: int,
+    what: str,
+    context: Callable[[str, int], str] | None,
+) -> CaseFileError:
+    """``display:line:column: invalid YAML[ in case 'x']: what`` (1-based, as editors count)."""
+    said = context(text, line) if context is not None else ""
+    return CaseFileError(f"{display}:{line}:{column}: invalid YAML{said}: {what}")
 
 
 def _build_plain(root: YamlNode, loader: SafeLoader | CSafeLoader) -> JsonValue:

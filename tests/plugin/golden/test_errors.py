@@ -32,12 +32,19 @@ ERRORS = [
     (
         "bad-yaml",
         "expected: {a: 1\nactual: {a: 1}\n",
-        "c.jsonmatch.yaml:2: invalid YAML: while parsing a flow mapping did not find expected ',' or '}'",
+        "c.jsonmatch.yaml:2:7: invalid YAML: while parsing a flow mapping did not find expected ',' or '}'",
+    ),
+    (  # a syntax error in a list of cases names its column and the case it falls in
+        "bad-yaml-in-a-case",
+        "cases:\n  - id: first\n    expected: {a: 1}\n    actual: {a: 1}\n"
+        "  - id: 'the second'\n    expected:\n      id: 7\n      b: [1\n    actual: {a: 1}\n",
+        "c.jsonmatch.yaml:9:11: invalid YAML in case 'the second': while parsing a flow "
+        "sequence did not find expected ',' or ']'",
     ),
     (
         "tab-indent",
         "expected:\n\t a: 1\n",
-        "c.jsonmatch.yaml:2: invalid YAML: while scanning for the next token found character that cannot start any token",
+        "c.jsonmatch.yaml:2:1: invalid YAML: while scanning for the next token found character that cannot start any token",
     ),
     (
         "unsafe-tag",
@@ -127,7 +134,7 @@ ERRORS = [
     (
         "nul-byte",
         "expected: {a: 1}\nactual: \x00\n",
-        "c.jsonmatch.yaml:2: invalid YAML: unacceptable character #x0000: control characters are not allowed",
+        "c.jsonmatch.yaml:2:9: invalid YAML: unacceptable character #x0000: control characters are not allowed",
     ),
     (
         "threshold-type",
@@ -262,7 +269,7 @@ SHAPES = [
     (
         "two-documents",
         "expected: {a: 1}\nactual: {a: 1}\n---\nexpected: {b: 1}\n",
-        f"{NAME}:3: invalid YAML: expected a single document in the stream but found another document",
+        f"{NAME}:3:1: invalid YAML: expected a single document in the stream but found another document",
     ),
 ]
 
@@ -461,7 +468,7 @@ def test_other_files_still_run_with_continue_on_collection_errors(pytester):
     write(pytester, "good.jsonmatch.yaml", "expected: {a: 1}\nactual: {a: 1}\n")
     result = run(pytester, "--continue-on-collection-errors")
     result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(["bad.jsonmatch.yaml:2: invalid YAML: *"])
+    result.stdout.fnmatch_lines(["bad.jsonmatch.yaml:2:*: invalid YAML: *"])
 
 
 def test_continue_on_collection_errors_runs_the_good_cases_of_other_files(pytester):

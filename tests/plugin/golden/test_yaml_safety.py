@@ -361,7 +361,7 @@ def test_binary_and_invalid_utf8_files_name_the_byte_and_line(pytester, data, me
 def test_a_control_character_names_its_line(pytester):
     shown = collection_error(pytester, "expected: {a: 1}\nactual:\n  a: 1\n  b: \x07\n")
     assert shown == (
-        f"{NAME}:4: invalid YAML: unacceptable character #x0007: control characters are not allowed"
+        f"{NAME}:4:6: invalid YAML: unacceptable character #x0007: control characters are not allowed"
     )
 
 

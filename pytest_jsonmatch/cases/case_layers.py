@@ -1,0 +1,124 @@
+"""What a folder's ``jsonmatch.yaml``, a file of cases and a case each set for the cases below
+them (metric, threshold, repeat, options, schema, call and run options), laid over what is
+inherited; and where each option that names paths was set (cases/typos.py judges a
+folder's or a file's paths over all the cases they apply to)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from ..engine.core.errors import CaseFileError
+from .python_names import with_named_tools
+from .reply_keys import call_options_of
+
+
+class Where(Protocol):
+    """The file being read, as case_files.py's ``_Where`` gives it: the name errors show,
+    its errors, and a path it names that must stay inside the test root."""
+
+    display: str
+
+    def error(self, line: int, message: str) -> CaseFileError: ...
+
+    def inside_root(self, value: object, line: int, what: str) -> Path: ...
+
+
+MAX_REPEAT = 1000
+
+
+@dataclass(frozen=True)
+class Layer:
+    """What a folder, a file or a case sets for the cases below it."""
+
+    metric: str | None = None
+    threshold: float | None = None
+    repeat: int | None = None
+    options: Mapping[str, object] = field(default_factory=dict)
+    call_options: Mapping[str, object] = field(default_factory=dict)
+    run_options: Mapping[str, object] = field(default_factory=dict)
+    origins: Mapping[str, str] = field(default_factory=dict)  # GoldenCase.path_origins
+
+
+PATH_OPTIONS = ("ignore", "fields", "align")  # the options that name a case's paths
+
+
+def kind_of(value: object) -> str:
+    names = {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a mapping",
+        type(None): "null",
+    }
+    return names.get(type(value), type(value).__name__)
+
+
+def layered(
+    data: Mapping[str, object],
+    lines: Mapping[str, int],
+    where: Where,
+    inherited: Layer,
+    prefix: str = "",
+    shared: bool = False,
+) -> Layer:
+    """A case's metric, threshold, options and schema: ``inherited`` with this level's laid
+    over it. Options merge key by key, so a folder may set ``ignore`` and a case add
+    ``fields``. ``shared``: this level is a folder's or a file's, for several cases (the
+    origin of the paths its options name)."""
+    options: dict[str, object] = dict(inherited.options)
+    metric, threshold, repeat = inherited.metric, inherited.threshold, inherited.repeat
+    if "metric" in data:
+        given = data["metric"]
+        if not isinstance(given, str) or not given:
+            raise where.error(
+                lines["metric"], f"{prefix}metric must be a metric name, not {kind_of(given)}"
+            )
+        metric = given
+    if "threshold" in data:
+        t = data["threshold"]
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 1:
+            raise where.error(
+                lines["threshold"], f"{prefix}threshold must be a number in [0, 1], not {t!r}"
+            )
+        threshold = float(t)
+    if "repeat" in data:
+        n = data["repeat"]
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_REPEAT:
+            raise where.error(
+                lines["repeat"],
+                f"{prefix}repeat must be a whole number from 1 to {MAX_REPEAT}, not {n!r}",
+            )
+        repeat = n
+    if "options" in data:
+        opts = data["options"]
+        if not isinstance(opts, Mapping):
+            raise where.error(
+                lines["options"], f"{prefix}options must be a mapping, not {kind_of(opts)}"
+            )
+        clash = sorted({"metric", "threshold"} & set(opts))
+        if clash:
+            raise where.error(
+                lines["options"],
+                f"{prefix}options may not set {clash[0]!r}; give it beside options",
+            )
+        options.update(with_named_tools(opts, lambda m: where.error(lines["options"], prefix + m)))
+        if isinstance(opts.get("schema"), str):
+            options["schema"] = str(where.inside_root(opts["schema"], lines["options"], "schema"))
+    if "schema" in data:
+        schema = data["schema"]  # null drops a schema inherited from a folder
+        if schema is not None and not isinstance(schema, Mapping):
+            schema = str(where.inside_root(schema, lines["schema"], "schema"))
+        options["schema"] = schema
+    calls = call_options_of(data, lines, where.error, inherited.call_options, prefix)
+    runs = call_options_of(data, lines, where.error, inherited.run_options, prefix, "run_options")
+    origins = dict(inherited.origins)
+    given = data.get("options")
+    for key in PATH_OPTIONS:
+        if isinstance(given, Mapping) and key in given:
+            origins[key] = f"{where.display}:{lines['options']}" if shared else ""
+    return Layer(metric, threshold, repeat, options, calls, runs, origins)
