@@ -8,7 +8,8 @@ with ``run_options`` (from its first assistant message on: the conversation it w
 no step of it); the state the run left against ``expected_state`` under the case's
 metric and options. The parts' rows take their own paths: the answer's as they are, the
 run's under ``run`` (``run[2].book_flight.pnr``), the state's under ``state``
-(``state.bookings[0].date``). One score: :func:`~..results.field_results.combined`, each
+(``state.bookings[0].date``); ``ignore`` and ``fields`` name them so, each applied to its
+own part (run_paths.py). One score: :func:`~..results.field_results.combined`, each
 part's headline weighted by its counted rows (docs/metrics.md, "An agent's run: answer,
 trajectory, state").
 """
@@ -26,6 +27,7 @@ from ..results.field_results import FieldResult, FloorFailure, MatchResult, Part
 from .agent_run import ASSISTANT, run_parts
 from .end_states import match_state, placed, under
 from .reply import answer_scored, part_options
+from .run_paths import ruled_rows, split_paths
 
 RUN_METRIC = "trajectory"
 # the metrics that score one of a run's parts already: not the answer's
@@ -63,6 +65,8 @@ def match_run(
     if isinstance(expected, Mapping):  # (given as text, it is checked once read)
         _check_keys(expected, expected_run is not None, expected_state is not None)
     run = run_parts(actual)
+    given = (("run", expected_run is not None), ("state", expected_state is not None))
+    paths = split_paths(options, frozenset(part for part, there in given if there))
     parts: list[Part] = []
     names: list[str] = []
     floors: list[FloorFailure] = []
@@ -70,10 +74,13 @@ def match_run(
     if expected_run is not None:
         start = _first_reply(run.messages)
         steps = _run_scored(run.messages[start:], expected_run, run_options, options)
-        parts.append(Part(steps.score, [_step_row(fr, start) for fr in steps.fields], RUN_METRIC))
+        rows = [_step_row(fr, start) for fr in steps.fields]
+        rows, score, held = ruled_rows(rows, steps.score, paths.run)
+        parts.append(Part(score, rows, RUN_METRIC))
         names.append(RUN_METRIC)
+        floors += held
     if expected_state is not None:
-        state = _state_scored(run.state, expected_state, metric, options)
+        state = _state_scored(run.state, expected_state, metric, paths.state)
         parts.append(
             Part(state.score, [placed(fr, "state", "state") for fr in state.fields], metric)
         )
@@ -83,7 +90,7 @@ def match_run(
         ]
     answer: MatchResult | None = None
     if expected is not None:
-        entry = entry_for(metric, dict(options), check=True)
+        entry = entry_for(metric, paths.answer, check=True)
         wanted, depth = entry.read_expected(expected, "expected")
         _check_keys(wanted, expected_run is not None, expected_state is not None)
         answer = answer_scored(entry, wanted, depth, run.answer)

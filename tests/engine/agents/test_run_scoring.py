@@ -118,7 +118,7 @@ def test_run_options_and_the_metric_apply_to_their_parts():
     # args ignore: only the function names are fields, both right
     assert [fr.path for fr in result.fields] == ["run[0].search_flights", "run[1].book_flight"]
     assert result.score == 1.0
-    loose = match_run(RUN, None, None, WANT_STATE, ignore=["bookings[].date"])
+    loose = match_run(RUN, None, None, WANT_STATE, ignore=["state.bookings[].date"])
     assert loose.score == 1.0
 
 
