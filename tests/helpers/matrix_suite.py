@@ -184,12 +184,11 @@ CASE_FILES = {
     "tool_only": """
         threshold: 1.0
         cases:
-          # a reply that only calls, as an agent's reply case must write it today: expected {}
+          # a reply that only calls: no `expected:`, its calls alone scored (tool_calls)
           - id: cancel
             input:
               reply: null
               calls: [{name: cancel_booking, arguments: {pnr: JKL012, reason: weather}}]
-            expected: {}
             expected_calls:
               - {name: cancel_booking, arguments: {pnr: JKL012, reason: illness}}
           # the calls alone, under the tool_calls metric: the unit left out

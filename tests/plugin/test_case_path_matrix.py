@@ -55,9 +55,9 @@ KINDS = {
     "reply": Kind(
         "a reply: `expected` and `expected_calls`", {"wrong_date": 5 / 6, "chatty": 31 / 35}
     ),
-    # cancel: no answer to rewrite ({} stays {}): its `$` row and 2 of its 3 call rows match,
-    # 3/4 as before; weather: its calls rewritten
-    "tool_only": Kind("a tool-only reply", {"cancel": 3 / 4, "weather": 1.0}),
+    # cancel, a tool-only reply, is left as it is (an update writes no `expected:` into it,
+    # and a reply's `expected_calls` are never rewritten); weather: its calls rewritten
+    "tool_only": Kind("a tool-only reply", {"weather": 1.0}),
     # rome: its answer was right already; the run (6 rows, 4 match) and the state (3 rows,
     # 2 match) are never rewritten: (2 * 1 + 6 * 4/6 + 3 * 2/3) / 11 = 8/11, as before
     "run": Kind("a run: `expected_run`, `expected_state` and `expected`", {"rome": 8 / 11}),
@@ -111,42 +111,9 @@ ROWS = {
     **{f"{suite} run": checks.Row(suite) for suite in SUITES},
 }
 
-# The cells red today, each with why (issue 73's items, or a seam this matrix found).
-_MERGE = (
-    "B2 and B1: jsonmatch merge refuses the main suite's honest shards (exit 2): the repeated "
-    "cases' file names the semantic judge, and merge cannot read it without one (B2); behind "
-    "it, the failing reply 'chatty' is rescored as F1 over all its rows, 0.6, where the plugin "
-    "scores its parts by their rows, 24/49 (B1)"
-)
-RED: dict[tuple[str, str], str] = {
-    **{(row, "shards_merged"): _MERGE for row, r in ROWS.items() if r.suite == "main"},
-    ("main run", "part"): (
-        "B4: the part of the suite that holds no repeated case fails jsonmatch_gates "
-        "min_pass_hat_k ('nothing to hold to it'), where a part skips the floors it did not run"
-    ),
-    ("main run", "terminal"): (
-        "issue 73, also seen: the metric name field_f1+trajectory+state wraps the summary's "
-        "metric table at 80 columns: its row, and tool_calls' below it, are no rows of the table"
-    ),
-    **{
-        (row, "update"): (
-            "seam: the run of --jsonmatch-update=all reports the xfail-with-fields case 'known' "
-            "(rewritten) as failed and counts it in every figure, where a run reports it "
-            "xfailed, outside them"
-        )
-        for row in ("xfail_fields", "main run")
-    },
-    ("targets", "terminal"): (
-        "seam: a named target's failure section is headed 'acme (line 3)', not "
-        "'acme[cand] (line 3)' (docs/ci.md: the id with its [target] heads failures); "
-        "zeta[base] and zeta[cand] both read 'zeta (line 10)'"
-    ),
-    ("main run", "compare_runs"): (
-        "seam: compare-runs prints the run after the update with 19 cases beside its score over "
-        "the 18 shared ones, though its header says a case only one run has is left out of "
-        "every number"
-    ),
-}
+# The cells red today, each with why (issue 73's items, or a seam this matrix found): none
+# now. A cell found red is listed here, each with its reason, until its fix lands.
+RED: dict[tuple[str, str], str] = {}
 
 
 def _cells() -> Iterator[object]:

@@ -108,3 +108,20 @@ def test_what_a_field_xfail_makes_of_an_outcome(passed, failing, outcome):
 def test_a_bad_fields_argument_is_named(spec, error):
     with pytest.raises(MarkError, match=f"^{error}"):
         marks_from([spec])
+
+
+def test_an_update_rewrites_a_case_that_fails_as_its_mark_expects_and_reports_it_xfailed(pytester):
+    # the run of --jsonmatch-update=all rewrites known and regressed (neither scores 1.0), and
+    # reports each as any run would: known xfailed (left out of the figures), regressed failed
+    write(pytester, "cases/flights.jsonmatch.yaml", CASES)
+    result = pytester.runpytest_inprocess(
+        *ARGS, "cases", "--jsonmatch-update=all", "--jsonmatch-report=r.json"
+    )
+    result.assert_outcomes(passed=2, failed=1, xfailed=1)
+    statuses = {
+        c["case_id"].split("::")[-1]: c["status"]
+        for c in json.loads((pytester.path / "r.json").read_text())["comparisons"]
+    }
+    assert statuses["known"] == "xfailed" and statuses["regressed"] == "failed"
+    written = (pytester.path / "cases/flights.jsonmatch.yaml").read_text()
+    assert written.count("flight_number: BA171") == 4  # known and regressed rewritten
