@@ -68,6 +68,7 @@ def test_the_groups_hold_every_section_once() -> None:
     assert sorted(s for group in GROUPS for s in group) == sorted(SECTIONS)
 
 
+@pytest.mark.whole_reference
 @pytest.mark.parametrize("group", GROUPS, ids=lambda g: g[0])
 def test_benchmark_script_runs_quick(tmp_path: Path, group: tuple[str, ...]) -> None:
     out = tmp_path / "bench.json"

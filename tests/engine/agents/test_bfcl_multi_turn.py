@@ -63,6 +63,7 @@ def _ours(entry: dict[str, Any], truth: list, turns: list) -> dict[str, Any]:
     }
 
 
+@pytest.mark.whole_reference
 @pytest.mark.parametrize("category", CATEGORIES)
 def test_the_verdict_and_each_turn_are_bfcls_in_a_fresh_process(category: str) -> None:
     checks = [(e, t, output(e, t, kind)) for e, t in entries(category) for kind in KINDS]

@@ -99,6 +99,7 @@ def _judge_both_ways(entry: dict[str, Any], turns: list, truth: list) -> list[st
     return wrong
 
 
+@pytest.mark.whole_reference
 @pytest.mark.parametrize("category", CATEGORIES)
 def test_the_shortcuts_give_what_comparing_everything_gives(category: str) -> None:
     differ = []
