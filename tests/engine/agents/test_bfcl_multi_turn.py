@@ -214,7 +214,7 @@ def test_calls_where_none_are_expected_cost_credit_not_the_verdict() -> None:
     turns = [*one_step(TRUTH), [["pwd()"]]]
     verdict = bfcl_multi_turn_verdict(FIRST, turns, truth)
     assert verdict.valid is True
-    assert theirs(FIRST, turns, truth) == (True, "")
+    assert theirs(FIRST, turns, truth) == (True, None)
     assert [turn.right for turn in verdict.turns] == [True, True, True, True, False]
     assert verdict.score == 0.8
     (field,) = verdict.fields

@@ -195,7 +195,8 @@ def test_against_a_baseline_pass_hat_k_drops_and_cases_become_flaky(pytester):
     result.stdout.fnmatch_lines(
         [
             "  pass^2 dropped by 0.2000 (0.5333 -> 0.3333 over 3 shared repeated cases), more "
-            "than jsonmatch_gates max_pass_drop 0.1000",
+            "than jsonmatch_gates max_pass_drop 0.1000: 'strict' in jsonmatch_gates fails any "
+            "drop beyond it",
         ]
     )
     assert result.ret == 1
