@@ -238,6 +238,8 @@ def case_result(runs: Sequence[Comparison], rule: str = "mean") -> CaseResult:
         status = FAILED
     elif any(c.floor_failures for c in runs):  # a field below its min_score failed its run
         status = FAILED
+    elif len(runs) == 1 and first.status == FAILED:  # its test failed, whatever its score
+        status = FAILED
     else:
         status = PASSED if case_passes(scores, first.threshold, rule) else FAILED
     return CaseResult(

@@ -564,13 +564,17 @@ class Comparison(HashedSlotted):
         """A comparison in an xfail-marked test takes the test's outcome; one that failed in
         a test function that passed was expected to (the test caught it: ``pytest.raises``);
         a golden case (YAML) passes with a failed run only by its repeat rule or an update:
-        it stays failed."""
+        it stays failed; a golden case of one run whose test failed though its comparison
+        passed (a path typo under ``strict``) is failed."""
         if report.when != "call":
             return self
         if hasattr(report, "wasxfail"):
             return self.with_status(XPASSED if report.passed else XFAILED)
         if report.failed and str(report.longrepr).startswith("[XPASS(strict)]"):
             return self.with_status(XPASSED)
+        if report.failed and self.status is PASSED and self.repeats is None:
+            if not self.file.endswith(".py"):  # a golden case failed by more than its score
+                return self.with_status(FAILED)  # (a path typo under strict): failed too
         caught = report.passed and self.file.endswith(".py")
         if caught and self.status in (FAILED, ERROR):
             return self.with_status(XFAILED)

@@ -6,6 +6,8 @@ no typo. Real pytest sessions (in process), xdist's workers too."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.helpers.plugin_cases import ARGS, write
@@ -49,6 +51,12 @@ def test_with_strict_the_misspelt_path_fails_the_case(pytester):
         "c.jsonmatch.yaml:1: case 'refund': fields 'refund_amont' matches no field of the "
         "case; did you mean 'refund_amount'? ('strict' in jsonmatch_field_floors)"
     ) in out
+    # failed in every figure too, as its test is: its score (0.8) meets its threshold
+    result = _run(pytester, "--jsonmatch-field-floors=strict", "--jsonmatch-report=r.json")
+    report = json.loads((pytester.path / "r.json").read_text())
+    assert [c["status"] for c in report["cases"]] == ["failed"]
+    assert [c["status"] for c in report["comparisons"]] == ["failed"]
+    assert "field_f1      1     0     1" in result.stdout.str()
 
 
 @pytest.mark.parametrize(
