@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from ..calls.agent_outputs import AgentRun
 from ..engine.core.errors import ConfigError, ParseError, shown
-from ..engine.tool_calls.call_shapes import read_arguments
+from ..engine.reading.agent_messages import read_arguments
 
 # The longest text a tool message may carry (about 250,000 tokens, more than most models'
 # context windows): a tool's result beyond it is an error the model is told, and neither it

@@ -1552,7 +1552,7 @@ def assert_cases(draw: Any, metric: str | None = None) -> Case:
 
 
 def _tool_calls_as(form: str, calls: list[tuple[str, dict[str, Any]]]) -> Any:
-    """Calls in one of the forms models give them (tool_calls/call_shapes.py)."""
+    """Calls in one of the forms models give them (reading/agent_messages.py)."""
     if form == "bfcl":
         return [{name: args} for name, args in calls]
     if form == "plain":
@@ -1590,7 +1590,7 @@ TOOL_CALL_VALUES = st.builds(
 
 def _run_as(form: str, steps: list[tuple[str, Any]]) -> Any:
     """A run of steps (a message of calls, a tool result, an answer) in one of the forms
-    agents record it (trajectories/run_steps.py)."""
+    agents record it (reading/agent_messages.py)."""
     out: list[Any] = []
     for kind, calls in steps:
         if kind == "calls":

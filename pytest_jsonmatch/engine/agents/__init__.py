@@ -1,14 +1,14 @@
 """Agents: an agent's output scored whole, above the engine's one way in (``entry.py``).
 
 Takes what an agent produced (one reply holding an answer and tool calls, the state an
-environment was left in, a run of several turns) and the expected side; gives one
+environment was left in, a run of several turns; its messages read by
+``reading/agent_messages.py``) and the expected side; gives one
 :class:`~..results.field_results.MatchResult` with one field table, each part scored by the
 engine's own metrics through :class:`~..entry.Entry`. May import every engine stage and the
 engine's root modules (``entry.py``, ``match.py``); no other part of the engine imports it.
 
 | module               | its job                                                              |
 |----------------------|----------------------------------------------------------------------|
-| reply_message.py     | a reply in any vendor's shape read: its answer, the calls' message   |
 | reply.py             | ``match_reply``: a reply's answer and calls, one table, one score    |
 | agent_run.py         | a run's JSON form (messages, state) and reading: its final answer    |
 | run_scoring.py       | ``match_run``: a run's answer, trajectory and end state, one table   |
@@ -34,7 +34,7 @@ from ..core.lazy_names import lazy_names
 _FACE: dict[str, str] = {
     # an agent's reply
     "match_reply": "reply",
-    "answer_of": "reply_message",
+    "answer_of": "reply",
     # an agent's whole run
     "run_json": "agent_run",
     "run_parts": "agent_run",
@@ -61,8 +61,8 @@ if TYPE_CHECKING:
     from .end_states import TurnStates as TurnStates
     from .end_states import match_state as match_state
     from .end_states import match_turn_states as match_turn_states
+    from .reply import answer_of as answer_of
     from .reply import match_reply as match_reply
-    from .reply_message import answer_of as answer_of
     from .run_scoring import match_run as match_run
     from .state_reading import read_state as read_state
 

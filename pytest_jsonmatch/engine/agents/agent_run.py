@@ -6,8 +6,8 @@ unset fields dropped), the state read to JSON by ``read_state`` when the run end
 form is what a recording holds, so a replay needs neither the model nor the environment.
 
 Read back (:func:`run_parts`), a run is that form, the plain list of its messages, or JSON
-text holding either; its answer is the content of its last assistant message, read as a
-reply's answer is (``reply_message.py``): a run whose last assistant message only called
+text holding either, its messages in any shape ``reading/agent_messages.py`` reads; its
+answer is its last assistant message's: a run whose last assistant message only called
 tools wrote no answer.
 """
 
@@ -19,22 +19,21 @@ from typing import NamedTuple
 from ..core.errors import ParseError, shown
 from ..core.paths import index_segment
 from ..core.values import JsonValue
+from ..reading.agent_messages import ASSISTANT, agent_data, read_messages
 from ..reading.intake import as_data, read_json
-from ..reading.parse import parse_actual
-from .reply_message import reply_parts
 from .state_reading import read_state
-
-# the roles a run's assistant messages go by (OpenAI's, LangChain's)
-ASSISTANT = frozenset({"assistant", "ai"})
 
 
 class RunParts(NamedTuple):
-    """A run read: its ``messages`` (plain JSON), its ``state`` (None: it gave none) and
-    its ``answer`` (None: its last assistant message wrote none)."""
+    """A run read: its ``messages`` (plain JSON), its ``state`` (None: it gave none), its
+    ``answer`` (None: its last assistant message wrote none) and ``start``, the index of its
+    first assistant message (the messages before it are the conversation it was given; the
+    number of messages where it has none)."""
 
     messages: list[JsonValue]
     state: JsonValue | None
     answer: JsonValue | None
+    start: int
 
 
 def run_json(messages: object, state: object = None, side: str = "run") -> dict[str, JsonValue]:
@@ -78,9 +77,7 @@ def _read(actual: object, side: str) -> RunParts:
     form_of = getattr(actual, "run_json", None)
     if callable(form_of):  # an AgentRun, given to assert_json_match
         actual = form_of()
-    value = as_data(actual, side)
-    if isinstance(value, (str, bytes, bytearray)):
-        value = parse_actual(value, allow_array=True)
+    value = agent_data(actual, side)
     if isinstance(value, Mapping) and "messages" in value and "role" not in value:
         form = run_json(value["messages"], None, side)
         state = value.get("state")
@@ -94,13 +91,7 @@ def _read(actual: object, side: str) -> RunParts:
         )
     messages = form["messages"]
     assert isinstance(messages, list)
-    return RunParts(messages, state, _answer(messages, side))
-
-
-def _answer(messages: list[JsonValue], side: str) -> JsonValue | None:
-    """The answer of the run's last assistant message (None: it has none, or wrote none)."""
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if isinstance(message, dict) and message.get("role", message.get("type")) in ASSISTANT:
-            return reply_parts(message, f"{side} {index_segment('messages', index)}").answer
-    return None
+    read = read_messages({"messages": messages}, side)  # (where: messages[i])
+    replies = [m for m in read if m.role == ASSISTANT]
+    start = replies[0].item if replies else len(messages)
+    return RunParts(messages, state, replies[-1].answer if replies else None, start)

@@ -25,9 +25,10 @@ from ..core.errors import ConfigError, ParseError, shown
 from ..core.paths import key_forms
 from ..core.values import JsonValue
 from ..entry import Entry, entry_for
+from ..reading.agent_messages import Message, agent_data, read_reply
+from ..reading.intake import read_json
 from ..results.field_results import FieldResult, MatchResult, Part, combined
-from ..tool_calls import read_calls, read_expected_calls
-from .reply_message import ReplyParts, reply_parts
+from ..tool_calls import read_expected_calls
 
 CALLS_METRIC = "tool_calls"
 
@@ -69,16 +70,16 @@ def match_reply(
     expected_names = _expected_names(wanted)
     if read is not None:
         _check_names(read[0], expected_names)
-    parts = _read_reply(actual)
+    value, reply = _reply(actual)
     try:  # (the calls first: a reply whose calls cannot be read costs the judge nothing)
-        made = calls.scored(wanted, depth_c, parts.message, None, "actual")
-        called = [call.name for call in read_calls(parts.message)]
+        made = calls.scored(wanted, depth_c, value, None, "actual")
     except ParseError as exc:
         exc.side = "actual"  # the reply's calls could not be read
         raise
+    called = [call.name for call in reply.calls]
     if read is None:  # a tool-only reply: its answer is neither read nor scored
         return combined(CALLS_METRIC, [Part(made.score, list(made.fields), CALLS_METRIC)])
-    answer = answer_scored(answers, read[0], read[1], parts.answer)
+    answer = answer_scored(answers, read[0], read[1], reply.answer)
     answer_rows, call_rows = _apart(list(answer.fields), list(made.fields), expected_names, called)
     return combined(
         f"{metric}+{CALLS_METRIC}",
@@ -136,9 +137,18 @@ def _check_names(expected: JsonValue, names: Sequence[str]) -> None:
             )
 
 
-def _read_reply(actual: object) -> ReplyParts:
+def answer_of(actual: object) -> JsonValue:
+    """The answer of a reply, as an expected value is written from it (an update of a golden
+    case): its JSON value or text (parsed as an answer is), ``{}`` where it wrote none."""
+    answer = _reply(actual)[1].answer
+    return {} if answer is None else answer
+
+
+def _reply(actual: object) -> tuple[JsonValue, Message]:
+    """The reply as plain JSON (what its calls are scored from) and read."""
     try:
-        return reply_parts(actual)
+        value, _ = read_json(agent_data(actual, "actual"), "actual")
+        return value, read_reply(value)
     except ParseError as exc:
         exc.side = "actual"  # the reply itself could not be read
         raise

@@ -24,7 +24,7 @@ from ..core.values import JsonValue
 from ..entry import entry_for
 from ..match import match_json
 from ..results.field_results import FieldResult, FloorFailure, MatchResult, Part, combined
-from .agent_run import ASSISTANT, run_parts
+from .agent_run import run_parts
 from .end_states import match_state, placed, under
 from .reply import answer_scored, part_options
 from .run_paths import ruled_rows, split_paths
@@ -72,7 +72,7 @@ def match_run(
     floors: list[FloorFailure] = []
     # the run and the state first: a mistake in either costs the answer's judge nothing
     if expected_run is not None:
-        start = _first_reply(run.messages)
+        start = run.start
         steps = _run_scored(run.messages[start:], expected_run, run_options, options)
         rows = [_step_row(fr, start) for fr in steps.fields]
         rows, score, held = ruled_rows(rows, steps.score, paths.run)
@@ -112,15 +112,6 @@ def _check_keys(expected: object, run: bool, state: bool) -> None:
                 f"{'trajectory' if key == 'run' else 'end state'} (expected_{key}: "
                 f"{key}...): rename the answer's key"
             )
-
-
-def _first_reply(messages: list[JsonValue]) -> int:
-    """Where the run itself starts: its first assistant message (the messages before it are
-    the conversation it was given). A run with none starts at its end: it took no step."""
-    for index, message in enumerate(messages):
-        if isinstance(message, dict) and message.get("role", message.get("type")) in ASSISTANT:
-            return index
-    return len(messages)
 
 
 def _step_row(fr: FieldResult, start: int) -> FieldResult:

@@ -1,17 +1,17 @@
 """Tool calls: the ``tool_calls`` metric and BFCL's rules, the feature in one package.
 
-Takes tool calls as models give them (OpenAI chat and Responses, Anthropic, Gemini, plain
-dicts, BFCL's decoded form), the expected calls or BFCL's possible answers, the tools'
-documents and the metric's options; gives the ``tool_calls`` metric (each call's name and
-arguments a field), BFCL's verdict (``bfcl_verdict``) and ``BfclChecker``, which holds one
-BFCL entry for many outputs. May import ``core``, ``reading``, ``comparing``, ``results``,
-``schemas``, ``configuring`` and ``metrics`` (its metric is a :class:`~..metrics.base.Metric`);
-no stage below it imports it: ``metrics`` names its metric module as text, loaded when the
-metric is first looked up.
+Takes tool calls as models give them (any shape ``reading/agent_messages.py`` reads: OpenAI
+chat and Responses, Anthropic, Gemini, LangChain, plain dicts, BFCL's decoded form), the
+expected calls or BFCL's possible answers, the tools' documents and the metric's options;
+gives the ``tool_calls`` metric (each call's name and arguments a field), BFCL's verdict
+(``bfcl_verdict``) and ``BfclChecker``, which holds one BFCL entry for many outputs. May
+import ``core``, ``reading``, ``comparing``, ``results``, ``schemas``, ``configuring`` and
+``metrics`` (its metric is a :class:`~..metrics.base.Metric`); no stage below it imports it:
+``metrics`` names its metric module as text, loaded when the metric is first looked up.
 
 | module               | its job                                                              |
 |----------------------|----------------------------------------------------------------------|
-| call_shapes.py       | every vendor's call shape read into names and arguments              |
+| expected_calls.py    | the expected calls, BFCL's possible answers, the tools' documents    |
 | argument_checks.py   | one call's arguments checked against its expected call               |
 | bfcl_rules.py        | BFCL's AST checker's rules, in its order                             |
 | bfcl_java_js.py      | BFCL's reading of Java and JavaScript argument text by declared type |
@@ -37,13 +37,11 @@ _FACE = {
     "BfclVerdict": "metric",
     "BfclChecker": "bfcl_checker",
     "bfcl_verdict": "bfcl_checker",
-    "ToolCall": "call_shapes",
-    "ToolDoc": "call_shapes",
-    "ExpectedCall": "call_shapes",
-    "ExpectedCalls": "call_shapes",
-    "read_calls": "call_shapes",
-    "read_expected_calls": "call_shapes",
-    "read_tools": "call_shapes",
+    "ToolDoc": "expected_calls",
+    "ExpectedCall": "expected_calls",
+    "ExpectedCalls": "expected_calls",
+    "read_expected_calls": "expected_calls",
+    "read_tools": "expected_calls",
     "Unconvertible": "bfcl_java_js",
     "java_value": "bfcl_java_js",
     "js_value": "bfcl_java_js",
@@ -55,13 +53,11 @@ if TYPE_CHECKING:
     from .bfcl_java_js import Unconvertible as Unconvertible
     from .bfcl_java_js import java_value as java_value
     from .bfcl_java_js import js_value as js_value
-    from .call_shapes import ExpectedCall as ExpectedCall
-    from .call_shapes import ExpectedCalls as ExpectedCalls
-    from .call_shapes import ToolCall as ToolCall
-    from .call_shapes import ToolDoc as ToolDoc
-    from .call_shapes import read_calls as read_calls
-    from .call_shapes import read_expected_calls as read_expected_calls
-    from .call_shapes import read_tools as read_tools
+    from .expected_calls import ExpectedCall as ExpectedCall
+    from .expected_calls import ExpectedCalls as ExpectedCalls
+    from .expected_calls import ToolDoc as ToolDoc
+    from .expected_calls import read_expected_calls as read_expected_calls
+    from .expected_calls import read_tools as read_tools
     from .metric import TOOL_CALLS as TOOL_CALLS
     from .metric import BfclVerdict as BfclVerdict
 

@@ -21,6 +21,7 @@ from typing import Final, NamedTuple, cast
 
 from ..core.errors import ConfigError, JsonMatchError, ParseError
 from ..core.values import JsonObject
+from ..reading.agent_messages import CALL_FORM_KEYS, read_calls
 from ..reading.intake import as_data
 from ..reading.parse import parse_actual_checked
 from ..results.field_results import (
@@ -33,7 +34,7 @@ from ..results.field_results import (
 from . import bfcl_fast_pass
 from .bfcl_entry import Answers, EntryRules
 from .bfcl_rules import BfclRaises, calls_error
-from .call_shapes import read_calls, read_expected_calls, read_tools
+from .expected_calls import read_expected_calls, read_tools
 from .metric import (
     TOOL_CALLS,
     BfclVerdict,
@@ -73,10 +74,6 @@ _set = object.__setattr__  # (a frozen dataclass's state set whole)
 _BUILT: Final = MatchResult._build(
     TOOL_CALLS.name, 0.0, 0.0, 0.0, 0.0, lambda r: (), (), ()
 ).__dict__
-
-# a call in BFCL's decoded form {name: {arg: value}} is read so by read_calls too unless
-# its one key is one of these (then it is a plain, chat-completions or Gemini call)
-_CALL_KEYS = frozenset({"name", "type", "function", "functionCall", "function_call"})
 
 
 class BfclChecker:
@@ -344,7 +341,7 @@ def _decoded_calls(value: object) -> list[tuple[str, JsonObject]] | None:
     if calls is None:
         return None
     for name, _ in calls:
-        if name in _CALL_KEYS:
+        if name in CALL_FORM_KEYS:  # (read_calls reads it as another form)
             return None
     return calls
 

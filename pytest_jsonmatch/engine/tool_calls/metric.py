@@ -1,7 +1,7 @@
 """tool_calls: an agent's tool calls scored field by field.
 
-Both sides are read as calls (call_shapes.py: OpenAI, Anthropic, Gemini, plain and
-BFCL forms; the expected side may be BFCL's possible answers and carry the tools). Each
+Both sides are read as calls (reading/agent_messages.py: OpenAI, Anthropic, Gemini,
+LangChain, plain and BFCL forms; the expected side may be BFCL's possible answers and carry the tools). Each
 expected call is paired with an actual one, by order (``order="strict"``) or, by default,
 order-agnostically (``order="any"``: the pairing that matches the most fields, calls of the
 same function first); the function's name and every argument is a field with its verdict
@@ -28,6 +28,7 @@ from ..core.errors import ConfigError, ParseError, did_you_mean, shown
 from ..core.paths import index_segment, key_segment
 from ..core.values import MISSING, JsonObject, JsonValue
 from ..metrics.base import Metric, option_choice, type_policy
+from ..reading.agent_messages import ToolCall, read_calls
 from ..results.field_results import HALLUCINATION, MATCH, OMISSION, FieldResult
 from .argument_checks import check_arguments
 from .bfcl_rules import (
@@ -39,15 +40,7 @@ from .bfcl_rules import (
     check_call,
     parallel_within_budget,
 )
-from .call_shapes import (
-    ExpectedCall,
-    ExpectedCalls,
-    ToolCall,
-    ToolDoc,
-    read_calls,
-    read_expected_calls,
-    read_tools,
-)
+from .expected_calls import ExpectedCall, ExpectedCalls, ToolDoc, read_expected_calls, read_tools
 
 ORDERS = ("any", "strict")
 RULES = ("default", "bfcl")

@@ -4,14 +4,14 @@ Takes a run as agents record it (OpenAI chat messages, OpenAI Responses items, A
 messages, LangChain/LangGraph message dicts, a plain list of steps) and the expected run;
 gives the ``trajectory`` metric: agentevals' trajectory match modes (strict, unordered,
 subset, superset) and argument modes, each expected call's function and arguments a field.
+A run's messages are read by ``reading/agent_messages.py``, as every agent API reads them.
 May import ``core``, ``reading``, ``comparing``, ``results``, ``schemas``, ``configuring``,
-``metrics`` and ``tool_calls`` (whose call readers it reuses); no stage below it imports it:
-``metrics`` names its metric module as text, loaded when the metric is first looked up.
+``metrics`` and ``tool_calls``; no stage below it imports it: ``metrics`` names its metric
+module as text, loaded when the metric is first looked up.
 
 | module               | its job                                                             |
 |----------------------|---------------------------------------------------------------------|
-| run_steps.py         | every shape of a run read into steps: calls, results, the answer    |
 | step_checks.py       | argument modes and per-tool rules: one call against an expected one |
 | step_pairing.py      | which run call stands for which expected one, within a budget       |
-| trajectory_metric.py | the ``trajectory`` metric: options, fields, score                   |
+| trajectory_metric.py | the ``trajectory`` metric: a run's steps, options, fields, score    |
 """

@@ -50,7 +50,7 @@ PAIRING_STEPS = 5_000_000
 
 
 class Call(Protocol):
-    """A step that is a call: its function's name and its arguments (run_steps.Step)."""
+    """A step that is a call: its function's name and its arguments (trajectory_metric.Step)."""
 
     @property
     def name(self) -> str: ...

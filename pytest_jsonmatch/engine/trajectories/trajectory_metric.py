@@ -1,6 +1,9 @@
 """trajectory: a run of several steps against the expected run, step by step.
 
-Both sides are read into steps (run_steps.py). The ``mode`` says what passes, as agentevals'
+Both sides are read into messages (reading/agent_messages.py: OpenAI chat and Responses,
+Anthropic, Gemini, LangChain/LangGraph, plain steps), each message into steps: one ``call``
+step per call it makes, else the ``answer`` (an assistant's), a ``result`` (a tool's) or a
+step of its role; only calls and roles are compared (what agentevals compares). The ``mode`` says what passes, as agentevals'
 trajectory match says it:
 
 - ``strict``: the same messages in the same order (each message's role, and whether it
@@ -33,17 +36,57 @@ from typing import NamedTuple, TypeVar
 from ..comparing.registry import REGISTRY, Registry
 from ..configuring.walk_config import WalkConfig
 from ..core.paths import index_segment, key_segment
-from ..core.values import MISSING
+from ..core.values import MISSING, JsonObject
 from ..metrics.base import Metric, option_choice, type_policy
+from ..reading.agent_messages import ASSISTANT, TOOL, read_messages
 from ..results.field_results import HALLUCINATION, MATCH, MISMATCH, OMISSION, FieldResult
-from .run_steps import CALL, Step, messages_of, read_steps
 from .step_checks import ArgRule, agrees, arg_verdicts, counted, read_rules, value_of
 from .step_pairing import Budget, Calls, greedy, leftovers_in_order, optimal
 
+CALL, RESULT, ANSWER, MESSAGE = "call", "result", "answer", "message"
 MODES = ("strict", "unordered", "subset", "superset")
 ARGS = ("exact", "ignore", "subset", "superset")
 PAIRINGS = ("optimal", "agentevals")
 _OPTIONS = frozenset({"mode", "args", "tool_args", "pairing", "truncated"})
+
+
+class Step(NamedTuple):
+    """One step of a run: its kind (``call``, ``result``, ``answer`` or ``message``), the
+    role of its message, a call's function name and arguments (empty for other steps), the
+    index of the message it came from, and where it is in the input."""
+
+    kind: str
+    role: str
+    name: str
+    arguments: JsonObject
+    message: int
+    where: str
+
+
+def read_steps(value: object, side: str) -> list[Step]:
+    """Every step of the run ``value``, in order (ParseError naming where ``side`` cannot
+    be read)."""
+    steps: list[Step] = []
+    for k, message in enumerate(read_messages(value, side)):
+        if message.calls:
+            steps += [Step(CALL, ASSISTANT, c.name, c.arguments, k, c.where) for c in message.calls]
+        else:
+            role = message.role
+            kind = ANSWER if role == ASSISTANT else RESULT if role == TOOL else MESSAGE
+            steps.append(Step(kind, role, "", {}, k, message.where))
+    return steps
+
+
+def messages_of(steps: list[Step]) -> list[list[int]]:
+    """The indices of the steps of each message, in order."""
+    out: list[list[int]] = []
+    last = None
+    for i, step in enumerate(steps):
+        if step.message != last:
+            out.append([])
+            last = step.message
+        out[-1].append(i)
+    return out
 
 
 class Settings(NamedTuple):

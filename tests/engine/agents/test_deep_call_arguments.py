@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch import ParseError, match_json
-from pytest_jsonmatch.engine.tool_calls import read_calls
+from pytest_jsonmatch.engine.reading.agent_messages import read_calls
 from tests.helpers.timeout import within
 
 

@@ -1,15 +1,13 @@
-"""Tool calls read from every vendor's form into names and arguments (tool_calls/call_shapes.py)."""
+"""Tool calls read from every vendor's form into names and arguments (reading/agent_messages.py),
+and the expected side: BFCL's possible answers and every vendor's tools (tool_calls/expected_calls.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from pytest_jsonmatch import ParseError, TruncatedError
-from pytest_jsonmatch.engine.tool_calls import (
-    read_calls,
-    read_expected_calls,
-    read_tools,
-)
+from pytest_jsonmatch.engine.reading.agent_messages import read_calls
+from pytest_jsonmatch.engine.tool_calls import read_expected_calls, read_tools
 
 
 def named(calls):

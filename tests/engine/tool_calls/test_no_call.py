@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_jsonmatch import ParseError, TargetResult, match_json
-from pytest_jsonmatch.engine.tool_calls import read_calls
+from pytest_jsonmatch.engine.reading.agent_messages import read_calls
 
 # what a model writes when it answers instead of calling: JSON that, read as BFCL's decoded
 # form, would be a call of a function named ``answer``

@@ -1,0 +1,473 @@
+"""An agent's messages, in any vendor's shape, read into one model: :class:`Message`.
+
+Every agent API reads through here: the ``tool_calls`` metric (:func:`read_calls`), the
+``trajectory`` metric and a run (:func:`read_messages`), a reply (:func:`read_reply`). A
+message is its role (OpenAI's names: ``assistant``, ``tool``, ``user``, ``system``...), the
+calls it makes (a name and arguments each) and, for the assistant, its answer. The shapes:
+
+- OpenAI chat: messages (``tool_calls`` of ``{type: function, function: {name,
+  arguments}}``, the legacy ``function_call``), a chat-completions response (its first
+  choice's message), a ``tool_calls`` list alone; ``arguments`` text is read by
+  :func:`read_arguments`.
+- OpenAI Responses: a response (``output``) or its items: ``message``, ``function_call``,
+  ``function_call_output`` (a result), ``reasoning`` (passed over). The items of one turn
+  (a message item, its reasoning and its calls, side by side) are one message, as the chat
+  form gives a turn.
+- Anthropic: messages of ``text`` and ``tool_use`` blocks; a user message made of
+  ``tool_result`` blocks is a result.
+- Gemini: a response (its first candidate's content), a request's ``contents``, contents of
+  ``parts`` (``functionCall`` a call, a ``thought`` part no answer; ``role`` optional);
+  ``model`` is the assistant; a content made of ``functionResponse`` parts is a result.
+- LangChain / LangGraph: message dicts naming their role as ``type`` (``human``, ``ai``,
+  ``tool``, ``AIMessageChunk``...), ``tool_calls`` of ``{name, args, type: tool_call}``; a
+  state holding them under ``messages``.
+- Plain steps: ``{name, arguments}`` (``args``, ``input``, ``parameters``) or BFCL's
+  ``{name: {arg: value}}`` a call, ``{result: ...}`` (``tool_result``) a result, ``{answer:
+  ...}`` (``final_answer``) the answer; ``{calls: [...]}`` holding calls.
+
+Content blocks, parts and calls given bare (a message's content without its envelope) are
+pieces of one assistant turn. A message's content is never read as a call unless a vendor
+marks it as one. Anything else is a ParseError naming where it is and what it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import NamedTuple
+
+from ..core.errors import ParseError, shown
+from ..core.paths import index_segment, key_segment
+from ..core.values import JsonObject, JsonValue
+from .deep_json import read_whole
+from .intake import as_data
+from .parse import parse_actual, parse_actual_checked
+
+ASSISTANT, TOOL = "assistant", "tool"
+# the roles vendors give, by OpenAI's names (Gemini's model, LangChain's message types)
+_ROLES = {
+    "model": ASSISTANT,
+    "ai": ASSISTANT,
+    "AIMessageChunk": ASSISTANT,
+    "human": "user",
+    "HumanMessageChunk": "user",
+    "ToolMessageChunk": TOOL,
+    "SystemMessageChunk": "system",
+}
+_ARGUMENT_KEYS = ("arguments", "args", "input", "parameters")
+_RESULT_KEYS = ("result", "tool_result")
+_ANSWER_KEYS = ("answer", "final_answer")
+# blocks, parts and items whose text is the answer
+_TEXT_TYPES = frozenset({"text", "output_text"})
+# items that are a piece of an assistant's turn given bare: Responses items, content blocks
+_PIECES = frozenset(
+    {"function_call", "tool_use", "tool_call", "function", "text", "output_text", "refusal"}
+    | {"thinking", "redacted_thinking"}
+)
+# items and parts that are a tool's result
+_RESULTS = frozenset({"function_call_output", "tool_result"})
+_RESULT_PARTS = ("functionResponse", "function_response")
+# what a one-key object is read as, its value an object, other than BFCL's {name: {args}}
+CALL_FORM_KEYS = frozenset(
+    {"name", "type", "function", "functionCall", "function_call", *_RESULT_KEYS, *_ANSWER_KEYS}
+)
+# how an item joins the message before it: never, as a piece of its turn, or as the turn's
+# message item (one per turn)
+_OWN, _PIECE, _TURN = 0, 1, 2
+
+
+class ToolCall(NamedTuple):
+    """One call: the function's name, its arguments, and where in the input it was
+    (``choices[0].message.tool_calls[1].function``)."""
+
+    name: str
+    arguments: JsonObject
+    where: str
+
+
+class Message(NamedTuple):
+    """One message: its ``role`` (OpenAI's names), its ``calls``, its ``answer`` (an
+    assistant's content: a JSON value, or the text of its text blocks; None: none), where it
+    is in the input, and ``item``, the index of the list item it starts at."""
+
+    role: str
+    calls: tuple[ToolCall, ...]
+    answer: JsonValue | None
+    where: str
+    item: int = 0
+
+
+def read_calls(value: object, side: str = "actual") -> list[ToolCall]:
+    """Every tool call in ``value``, in order (ParseError naming the place of anything that
+    is no message, call or step)."""
+    return [call for message in read_messages(value, side) for call in message.calls]
+
+
+def read_reply(value: object, side: str = "actual") -> Message:
+    """``value`` read as one reply: every call its messages make, the assistant's answer
+    (their texts joined where several wrote one). ParseError where it is no reply."""
+    if not (type(value) is list or _is_reply(value)):
+        raise ParseError(
+            f"{side} is not an agent's reply: {shown(value)}; give the assistant message "
+            f"(role, content, tool_calls), a chat-completions response, an Anthropic message, "
+            f"a Gemini response or content, or a Responses output"
+        )
+    messages = read_messages(value, side)
+    answers = [m.answer for m in messages if m.role == ASSISTANT and m.answer is not None]
+    answer = answers[-1] if answers else None
+    if len(answers) > 1 and all(isinstance(a, str) for a in answers):
+        answer = "\n".join(str(a) for a in answers)
+    return Message(ASSISTANT, tuple(c for m in messages for c in m.calls), answer, "")
+
+
+def _is_reply(value: object) -> bool:
+    keys = ("role", "type", "content", "parts", "tool_calls", "choices", "candidates", "output")
+    return isinstance(value, Mapping) and any(key in value for key in keys)
+
+
+def agent_data(actual: object, side: str) -> object:
+    """What an agent gave, as data (a client's model objects dumped): JSON text read
+    leniently."""
+    value = as_data(actual, side)
+    if isinstance(value, (str, bytes, bytearray)):
+        value = parse_actual(value, allow_array=True)
+    return value
+
+
+def read_messages(value: object, side: str = "actual") -> list[Message]:
+    """Every message of ``value`` (a list of messages, items, steps or calls; an object
+    holding them; a response; one message, call or step), in order."""
+    out: list[Message] = []
+    open_turn = has_message = False
+    for index, where, item in _items(value, side):
+        read, joins = _item(item, where, side)
+        if read is None:  # (a reasoning item: no step, the turn goes on)
+            continue
+        if out and open_turn and (joins == _PIECE or (joins == _TURN and not has_message)):
+            out[-1] = _merged(out[-1], read)
+            has_message = has_message or joins == _TURN
+            continue
+        out.append(read._replace(item=index))
+        open_turn, has_message = joins != _OWN, joins == _TURN
+    return out
+
+
+def _merged(first: Message, then: Message) -> Message:
+    answer = then.answer if first.answer is None else first.answer
+    if isinstance(first.answer, str) and isinstance(then.answer, str):
+        answer = f"{first.answer}\n{then.answer}"
+    return first._replace(calls=first.calls + then.calls, answer=answer)
+
+
+# -- where the messages are -----------------------------------------------------------------
+
+
+def _items(value: object, side: str) -> Iterator[tuple[int, str, Mapping[str, JsonValue]]]:
+    """Each object of ``value`` that is a message, call or step: the index of the top-level
+    item it is in, where it is, itself; envelopes (responses, ``messages``) and nested lists
+    opened."""
+    if type(value) is list:
+        return _listed([(index_segment("", i), v) for i, v in enumerate(value)], side, None)
+    if isinstance(value, Mapping):
+        return _listed([("", value)], side, None)
+    raise ParseError(
+        f"{side} holds no tool calls or messages: {shown(value)}; give a list of messages, "
+        f"calls or steps, a response, or one message"
+    )
+
+
+def _listed(
+    items: list[tuple[str, object]], side: str, top: int | None
+) -> Iterator[tuple[int, str, Mapping[str, JsonValue]]]:
+    for i, (where, item) in enumerate(items):
+        index = i if top is None else top
+        held = _held(item, where) if isinstance(item, Mapping) else None
+        if type(item) is list:
+            held = [(index_segment(where, j), v) for j, v in enumerate(item)]
+        if held is not None:  # (the items a top-level envelope holds are counted in it)
+            yield from _listed(held, side, index if where else None)
+        elif isinstance(item, Mapping):
+            yield index, where, item
+        else:
+            raise ParseError(
+                f"{side} {where} must be a message, a call or a step (an object), not {shown(item)}"
+            )
+
+
+def _held(value: Mapping[str, JsonValue], where: str) -> list[tuple[str, object]] | None:
+    """The items an envelope holds, each with where it is (None: ``value`` is none)."""
+    for key, inner in (("choices", "message"), ("candidates", "content")):
+        listed = value.get(key)
+        if type(listed) is list:  # a chat-completions or Gemini response: its first choice
+            first = listed[0] if listed else None
+            found = first.get(inner) if isinstance(first, Mapping) else None
+            at = key_segment(index_segment(key_segment(where, key), 0), inner)
+            return [] if found is None else [(at, found)]
+    for key, unless in (
+        ("messages", "role"),
+        ("contents", "role"),
+        ("output", "type"),
+        ("calls", ""),
+    ):
+        listed = value.get(key)
+        if type(listed) is list and unless not in value:
+            at = key_segment(where, key)
+            return [(index_segment(at, i), v) for i, v in enumerate(listed)]
+    return None
+
+
+# -- one item -------------------------------------------------------------------------------
+
+
+def _item(item: Mapping[str, JsonValue], where: str, side: str) -> tuple[Message | None, int]:
+    """One object read as a message, and how it joins the message before it."""
+    kind, role = item.get("type"), item.get("role")
+    if role is None and kind == "reasoning":
+        return None, _PIECE
+    if role is None and (kind in _RESULTS or any(key in item for key in _RESULT_PARTS)):
+        return Message(TOOL, (), None, where), _OWN
+    if role is None and (kind in _PIECES or (kind is None and _is_part(item))):
+        call = _vendor_call(item, where, side)
+        if call is None and kind == "function":  # (a plain call marked as a function)
+            call = _plain_call(item, where, side)
+        if call is not None:
+            return Message(ASSISTANT, (call,), None, where), _PIECE
+        return Message(ASSISTANT, (), _text(item), where), _PIECE
+    if role is None and isinstance(kind, str) and kind != "message":
+        role = kind  # a LangChain message dict names its role as its type
+    if role is None:
+        return _step(item, where, side), _OWN
+    if not isinstance(role, str):
+        raise ParseError(
+            f"{side} message at {where or '$'}: its role must be text, not {shown(role)}"
+        )
+    role = _ROLES.get(role, role)
+    if role == ASSISTANT:
+        message = Message(ASSISTANT, _calls(item, where, side), _answer(item, where, side), where)
+        return message, _TURN if kind == "message" else _OWN
+    if role == TOOL or (role == "user" and _only_results(item)):
+        return Message(TOOL, (), None, where), _OWN
+    return Message(role, (), None, where), _OWN
+
+
+def _is_part(item: Mapping[str, JsonValue]) -> bool:
+    """Whether a role-less, type-less object is a Gemini part or a chat call given bare."""
+    function = item.get("function")
+    return (
+        isinstance(item.get("text"), str)
+        or isinstance(item.get("functionCall"), Mapping)
+        or (isinstance(function, Mapping) and "name" in function)
+    )
+
+
+def _step(item: Mapping[str, JsonValue], where: str, side: str) -> Message:
+    """A role-less object: a plain step, a call, or a message without its role."""
+    if any(key in item for key in _RESULT_KEYS):
+        return Message(TOOL, (), None, where)
+    for key in _ANSWER_KEYS:
+        if key in item:
+            return Message(ASSISTANT, (), item[key], where)
+    tool_calls = item.get("tool_calls", False)
+    if (
+        type(item.get("content")) in (list, str)
+        or type(item.get("parts")) is list
+        or tool_calls is None
+        or type(tool_calls) is list
+    ):
+        return Message(ASSISTANT, _calls(item, where, side), _answer(item, where, side), where)
+    call = _vendor_call(item, where, side) or _plain_call(item, where, side)
+    if call is None:
+        raise ParseError(
+            f"{side} {where or '$'}: {shown(item)} is neither a call nor a message (role, "
+            f"content), a tool result (result) nor an answer (answer); give messages, calls "
+            f"or steps, or an object holding them under 'messages'"
+        )
+    return Message(ASSISTANT, (call,), None, where)
+
+
+def _only_results(item: Mapping[str, JsonValue]) -> bool:
+    """Whether a user message is tool results and no text: an Anthropic message of
+    ``tool_result`` blocks, a Gemini content of ``functionResponse`` parts."""
+    blocks = item.get("parts", item.get("content"))
+    if type(blocks) is not list or not blocks:
+        return False
+    results = text = False
+    for block in blocks:
+        if isinstance(block, Mapping):
+            results |= block.get("type") == "tool_result" or any(k in block for k in _RESULT_PARTS)
+            text |= block.get("type", "text") == "text" and "text" in block
+    return results and not text
+
+
+# -- an assistant's calls and answer ---------------------------------------------------------
+
+
+def _calls(item: Mapping[str, JsonValue], where: str, side: str) -> tuple[ToolCall, ...]:
+    """An assistant message's calls: its ``tool_calls`` list where it gives calls there,
+    else its legacy ``function_call`` and the call blocks of its content or parts."""
+    listed = item.get("tool_calls")
+    if listed is not None and type(listed) is not list:
+        raise ParseError(
+            f"{side} message at {where or '$'}: its tool_calls must be a list of calls or "
+            f"null (no call), not {shown(listed)}"
+        )
+    if listed:
+        at = key_segment(where, "tool_calls")
+        return tuple(_listed_call(c, index_segment(at, j), side) for j, c in enumerate(listed))
+    found: list[ToolCall] = []
+    legacy = item.get("function_call")
+    if isinstance(legacy, Mapping):
+        found.append(_call(legacy, ("arguments",), key_segment(where, "function_call"), side))
+    key, blocks = _blocks(item, where, side)
+    for j, block in enumerate(blocks):
+        if isinstance(block, Mapping):
+            call = _vendor_call(block, index_segment(key_segment(where, key), j), side)
+            if call is not None:
+                found.append(call)
+    return tuple(found)
+
+
+def _blocks(item: Mapping[str, JsonValue], where: str, side: str) -> tuple[str, list[JsonValue]]:
+    """A message's Gemini parts (a list of objects) or content blocks, under their key."""
+    if "parts" in item:
+        parts = item["parts"]
+        if type(parts) is not list or not all(isinstance(p, Mapping) for p in parts):
+            raise ParseError(
+                f"{side} message at {where or '$'}: its parts must be a list of parts "
+                f"(objects), not {shown(parts)}"
+            )
+        return "parts", parts
+    content = item.get("content")
+    return "content", content if type(content) is list else []
+
+
+def _listed_call(value: object, where: str, side: str) -> ToolCall:
+    """An item of a message's ``tool_calls``: a call in any form."""
+    if not isinstance(value, Mapping):
+        raise ParseError(f"{side} call at {where} must be an object, not {shown(value)}")
+    call = _vendor_call(value, where, side) or _plain_call(value, where, side)
+    if call is None:
+        raise ParseError(f"{side} call at {where} is no call: {shown(value)}")
+    return call
+
+
+def _answer(item: Mapping[str, JsonValue], where: str, side: str) -> JsonValue | None:
+    """An assistant message's answer: the text of its text blocks or parts, else its content
+    as a JSON value (an array of no blocks is one)."""
+    key, blocks = _blocks(item, where, side)
+    if key == "parts" or (blocks and all(isinstance(b, Mapping) and _is_block(b) for b in blocks)):
+        return _joined(_text(b) for b in blocks if isinstance(b, Mapping))
+    content = item.get("content")
+    if isinstance(content, str):
+        return content if content.strip() else None
+    return content
+
+
+def _is_block(block: Mapping[str, JsonValue]) -> bool:
+    """Whether an item of a message's content is a block (typed, or a Gemini part)."""
+    return "type" in block or "text" in block or "functionCall" in block
+
+
+def _text(block: Mapping[str, JsonValue]) -> str | None:
+    """The answer's text a block holds (a Gemini part marked as a thought holds none)."""
+    text = block.get("text")
+    if isinstance(text, str) and block.get("type", "text") in _TEXT_TYPES:
+        return None if block.get("thought") is True else text
+    return None
+
+
+def _joined(texts: Iterable[str | None]) -> str | None:
+    text = "\n".join(t for t in texts if t is not None)
+    return text if text.strip() else None
+
+
+# -- one call -------------------------------------------------------------------------------
+
+
+def _vendor_call(value: Mapping[str, JsonValue], where: str, side: str) -> ToolCall | None:
+    """``value`` as a call in a vendor's own form (a chat-completions tool call, a Responses
+    ``function_call`` item, an Anthropic ``tool_use`` block, a LangChain ``tool_call``, a
+    Gemini ``functionCall`` part), or None when it is none of them."""
+    kind = value.get("type")
+    function = value.get("function")
+    if isinstance(function, Mapping) and "name" in function:  # chat completions
+        return _call(function, ("arguments",), key_segment(where, "function"), side)
+    if kind == "function_call" or kind == "tool_use" or kind == "tool_call":
+        return _call(value, ("arguments", "input", "args"), where, side)
+    for key in ("functionCall", "function_call"):  # Gemini (and OpenAI's legacy message)
+        inner = value.get(key)
+        if isinstance(inner, Mapping):
+            return _call(inner, ("args", "arguments"), key_segment(where, key), side)
+    return None
+
+
+def _plain_call(value: Mapping[str, JsonValue], where: str, side: str) -> ToolCall | None:
+    """``value`` as a plain call (``{name, arguments}``) or BFCL's ``{name: {arg: value}}``,
+    or None when it is content that is no call (a text part, a refusal)."""
+    kind = value.get("type")
+    if kind is not None and kind != "function":
+        return None
+    if "name" in value and (
+        len(value) == 1 or any(key in value for key in (*_ARGUMENT_KEYS, "id", "type"))
+    ):
+        return _call(value, _ARGUMENT_KEYS, where, side)
+    if len(value) == 1:
+        ((name, arguments),) = value.items()
+        if isinstance(arguments, Mapping):  # BFCL's decoded form
+            return ToolCall(name, dict(arguments), where)
+        if name in ("text", "thought", "thinking", "refusal", "content", "role") or isinstance(
+            arguments, list
+        ):
+            return None  # content, or an envelope of no known name: no call
+        raise ParseError(
+            f"{side} call at {where or '$'} ({name!r}): its arguments must be an object, "
+            f"not {shown(arguments)}"
+        )
+    if len(value) > 1 and all(isinstance(v, Mapping) for v in value.values()):
+        raise ParseError(
+            f"{side} call at {where or '$'} names {len(value)} functions "
+            f"({', '.join(map(repr, value))}): a call in BFCL's form has one"
+        )
+    return None
+
+
+def _call(value: Mapping[str, JsonValue], keys: tuple[str, ...], where: str, side: str) -> ToolCall:
+    name = value.get("name")
+    if not isinstance(name, str):
+        raise ParseError(f"{side} call at {where or '$'}: its name must be text, not {shown(name)}")
+    arguments: object = {}
+    key = "arguments"
+    for key in keys:
+        if key in value:
+            arguments = value[key]
+            break
+    if arguments is None:
+        arguments = {}
+    if isinstance(arguments, str):
+        arguments = read_arguments(arguments, f"{side} {key_segment(where, key)} (call {name!r})")
+    if not isinstance(arguments, Mapping):
+        raise ParseError(
+            f"{side} call at {where or '$'} ({name!r}): its {key} must be an object or "
+            f"JSON text holding one, not {shown(arguments)}"
+        )
+    return ToolCall(name, dict(arguments), where)
+
+
+def read_arguments(text: str, what: str) -> object:
+    """A call's arguments given as JSON text (OpenAI's chat and Responses forms; what
+    ``run_tools`` calls a function with): the whole text as a JSON object nested as deeply
+    as the door reads (past it, the door's ParseError, ``what`` its side), else read
+    leniently; empty text is no arguments; text cut off is a TruncatedError naming
+    ``what``."""
+    stripped = text.strip()
+    if not stripped:
+        return {}
+    try:
+        whole = read_whole(stripped, what)
+    except ParseError:
+        raise
+    except ValueError:
+        whole = None  # not one JSON value: read leniently (prose, a fence, a cut text)
+    if isinstance(whole, dict):
+        return whole
+    parsed, _ = parse_actual_checked(text, what=what)
+    return parsed

@@ -1,0 +1,146 @@
+"""The expected side of the ``tool_calls`` metric: calls, BFCL's possible answers, tools.
+
+The expected calls are calls in any form the agent reader takes (engine/reading/
+agent_messages.py), or BFCL's possible answers (each argument a list of acceptable values,
+``""`` meaning it may be left out), with or without the tools: ``{"calls": [...]}`` or
+``{"possible_answer": [...]}`` (``ground_truth`` as BFCL names it), beside ``"tools"``
+(``"function"`` as BFCL names it). Tools are OpenAI, Anthropic or Gemini tool definitions or
+BFCL's function documents, read into :class:`ToolDoc`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from ..core.errors import ParseError, shown
+from ..core.values import JsonObject, JsonValue
+from ..reading.agent_messages import read_calls
+
+
+class ToolDoc(NamedTuple):
+    """A tool's declaration: its name, each parameter's schema (JSON Schema, or BFCL's
+    types), the required ones, and the declaration as given (BFCL's rules read it)."""
+
+    name: str
+    properties: JsonObject
+    required: tuple[str, ...]
+    doc: JsonObject
+
+
+class ExpectedCall(NamedTuple):
+    """One expected call: each argument's acceptable values, the arguments that may be left
+    out, and BFCL's possible-answer form of it (``{name: {arg: [values]}}``)."""
+
+    name: str
+    accepted: dict[str, tuple[JsonValue, ...]]
+    optional: frozenset[str]
+    possible: dict[str, dict[str, list[JsonValue]]]
+
+
+class ExpectedCalls(NamedTuple):
+    """The expected side: its calls and, where given, the tools they are made with."""
+
+    calls: tuple[ExpectedCall, ...]
+    tools: tuple[ToolDoc, ...] | None
+
+
+def read_expected_calls(value: object, side: str = "expected") -> ExpectedCalls:
+    """The expected side: calls in any form or BFCL's possible answers, and the tools where
+    given (ParseError naming what is malformed)."""
+    tools = None
+    if isinstance(value, Mapping):
+        for key in ("tools", "function", "functions"):
+            if key in value:
+                tools = read_tools(value[key], f"{side}.{key}")
+                break
+        for key in ("possible_answer", "ground_truth"):
+            if key in value:
+                return ExpectedCalls(_possible_answers(value[key], f"{side}.{key}"), tools)
+        if "calls" in value:
+            value = value["calls"]
+        elif tools is not None:
+            raise ParseError(
+                f"{side} gives tools but no calls: put the expected calls under 'calls' "
+                f"(or BFCL's possible answers under 'possible_answer')"
+            )
+    calls = tuple(
+        ExpectedCall(
+            call.name,
+            {arg: (v,) for arg, v in call.arguments.items()},
+            frozenset(),
+            {call.name: {arg: [v] for arg, v in call.arguments.items()}},
+        )
+        for call in read_calls(value, side)
+    )
+    return ExpectedCalls(calls, tools)
+
+
+def _possible_answers(value: object, side: str) -> tuple[ExpectedCall, ...]:
+    if type(value) is not list:
+        raise ParseError(f"{side} must be a list of calls {{name: {{arg: [values]}}}}")
+    calls = []
+    for i, item in enumerate(value):
+        if not isinstance(item, Mapping) or len(item) != 1:
+            raise ParseError(f"{side}[{i}] must be one function's possible answer {{name: ...}}")
+        ((name, arguments),) = item.items()
+        if not isinstance(arguments, Mapping):
+            raise ParseError(f"{side}[{i}] ({name!r}): its arguments must be an object")
+        accepted: dict[str, tuple[JsonValue, ...]] = {}
+        optional = set()
+        for arg, values in arguments.items():
+            if type(values) is not list:
+                raise ParseError(
+                    f"{side}[{i}].{name}.{arg} must be a list of acceptable values "
+                    f"('' for: may be left out), not {shown(values)}"
+                )
+            accepted[arg] = tuple(v for v in values if not (type(v) is str and v == ""))
+            if "" in values:
+                optional.add(arg)
+        calls.append(ExpectedCall(name, accepted, frozenset(optional), {name: dict(arguments)}))
+    return tuple(calls)
+
+
+def _is_mapping(value: object) -> bool:
+    """isinstance(value, Mapping), a dict (nearly every value) found without the ABC's
+    check."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+def read_tools(value: object, side: str = "tools") -> tuple[ToolDoc, ...]:
+    """Tool definitions (OpenAI chat or Responses, Anthropic, Gemini, BFCL's function
+    documents), each read into a :class:`ToolDoc`."""
+    if _is_mapping(value):
+        value = [value]
+    if type(value) is not list:
+        raise ParseError(f"{side} must be a list of tool definitions, not {shown(value)}")
+    docs: list[ToolDoc] = []
+    for i, item in enumerate(value):
+        where = f"{side}[{i}]"
+        if not _is_mapping(item):
+            raise ParseError(f"{where} must be a tool definition, not {shown(item)}")
+        declarations = item.get("functionDeclarations", item.get("function_declarations"))
+        if type(declarations) is list:  # Gemini: a tool of several functions
+            docs.extend(read_tools(declarations, f"{where}.functionDeclarations"))
+            continue
+        function = item.get("function")
+        doc = function if _is_mapping(function) else item
+        name = doc.get("name")
+        if not isinstance(name, str):
+            raise ParseError(f"{where}: a tool definition needs a name, not {shown(name)}")
+        schema = doc.get("parameters", doc.get("input_schema", {})) or {}
+        if not _is_mapping(schema):
+            raise ParseError(f"{where} ({name!r}): its parameters must be an object schema")
+        properties = schema.get("properties", {}) or {}
+        required = schema.get("required", []) or []
+        if (
+            not _is_mapping(properties)
+            or type(required) is not list
+            or not all(isinstance(item, str) for item in required)
+        ):
+            raise ParseError(
+                f"{where} ({name!r}): parameters.properties must be an object and "
+                f"parameters.required a list of names"
+            )
+        docs.append(ToolDoc(name, dict(properties), tuple(required), dict(doc)))
+    return tuple(docs)
