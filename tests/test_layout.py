@@ -114,7 +114,7 @@ ENGINE_STAGES = {
     "metrics": {"core", "reading", "comparing", "results", "schemas", "configuring"},
     # the tool-calls feature: its metric builds on metrics/base.py, so it sits above metrics
     "tool_calls": {"core", "reading", "comparing", "results", "schemas", "configuring", "metrics"},
-    # trajectories: a run's steps, its calls read by tool_calls' readers
+    # trajectories: a run's steps (its messages read by reading/agent_messages.py)
     "trajectories": {
         "core",
         "reading",

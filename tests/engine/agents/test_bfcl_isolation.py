@@ -233,7 +233,7 @@ def test_an_entry_after_one_that_mentions_gives_what_it_gives_alone() -> None:
     mentions = ["post_tweet(content='first')", "mention(tweet_id=0, mentioned_usernames=['@bob'])"]
     bfcl_multi_turn_verdict(TWITTER, [[mentions]], [mentions])
     after = _tweets(*plain)
-    assert alone[:2] == (True, "")
+    assert alone[:2] == (True, None)
     assert after == alone
     # and this process ran none of it: the default list is still empty
     assert TwitterAPI.post_tweet.__defaults__ == ([], [])
