@@ -31,7 +31,7 @@ from .core.errors import ConfigError, JsonMatchError, ParseError, shown
 from .core.values import JsonValue
 from .core.violations import Conformance
 from .metrics import REGISTRY, metric_named
-from .metrics.base import Metric, configure
+from .metrics.base import Metric, config_key, configure
 from .reading.intake import Read, Unread, as_data, read_json
 from .reading.parse import check_truncated, parse_actual_checked, parse_expected
 from .results.field_results import (
@@ -225,6 +225,34 @@ def entry_for(metric: str, options: dict[str, object], check: bool = False) -> E
     if check:
         check_truncated(truncated)
     return Entry(metric_named(metric, registry), options, registry, truncated)
+
+
+# Entries kept for kept_entry, by metric, configuration key and ``truncated``
+_KEPT: dict[tuple[object, ...], Entry] = {}
+
+
+def kept_entry(metric: str, options: dict[str, object]) -> Entry:
+    """``entry_for(metric, options, check=True)``, kept where its configuration is kept
+    (``config_key``: plain scalar options, an inline schema by its text) and made again
+    when the registry changes: one comparison at a time (``match_json``, a suite of golden
+    cases) asks for the same metric and options again and again, and an Entry is its
+    configuration, its schema's check and its routes, worked out from those alone. A kept
+    Entry is never changed (``with_schema`` is for the fresh Entry of a set of records)."""
+    registry = cast(Registry, options.pop("registry", REGISTRY))
+    truncated = cast(str, options.pop("truncated", "error"))
+    check_truncated(truncated)
+    found = metric_named(metric, registry)
+    key = config_key(found, options, registry)
+    if key is None:
+        return Entry(found, options, registry, truncated)
+    key = (id(found), truncated, *key)
+    entry = _KEPT.get(key)
+    if entry is None or entry.metric is not found or entry.registry is not registry:
+        entry = Entry(found, options, registry, truncated)  # (options checked here)
+        if len(_KEPT) >= 256:
+            _KEPT.clear()
+        _KEPT[key] = entry
+    return entry
 
 
 def _countable(

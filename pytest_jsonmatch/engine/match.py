@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from .core.depth import call_with_depth
 from .core.errors import ConfigError, ParseError
 from .core.gc_pause import collector_paused
-from .entry import entry_for
+from .entry import entry_for, kept_entry
 from .results.field_results import MatchResult, RunResult, Tally, field_tables
 from .schemas.eval_schema import infer_node
 
@@ -38,7 +38,7 @@ def match_json(
     ``conformance`` says whether the actual value is valid against it (never in the score;
     ``conformance=False`` skips the check).
     """
-    entry = entry_for(metric, options, check=True)
+    entry = kept_entry(metric, options)
     expected_value, depth_e = entry.read_expected(expected, "expected")
     parsed, cut = entry.parse_actual(actual, "actual")
     return entry.scored(expected_value, depth_e, parsed, cut, "actual")

@@ -24,7 +24,7 @@ from ..reading.intake import MAX_DEPTH
 from ..schemas.eval_schema import (
     SchemaNode,
     SchemaReader,
-    infer_node,
+    inferred_items,
     parse_schema,
     parse_transforms,
     parse_weight,
@@ -219,7 +219,7 @@ class WalkConfig(HashedSlotted):
         record's schema would give it)."""
         if node is not None:
             return node.items
-        return infer_node(expected, self.registry) if self.schema_driven else None
+        return inferred_items(expected, self.registry) if self.schema_driven else None
 
     def identical_elements_score_one(self, items: SchemaNode | None, path: str) -> bool:
         """Whether equal values are sure to score 1 in the elements (schema ``items``) of the

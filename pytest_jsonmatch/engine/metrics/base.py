@@ -166,13 +166,22 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 def configure(metric: Metric, options: Options, registry: Registry = REGISTRY) -> WalkConfig:
     """Check ``options`` against ``metric`` and build its walk configuration."""
-    if not options:
-        return _kept((metric.name, id(registry), registry.generation), metric, options, registry)
-    check_options(metric, options)
-    key = _options_key(metric, options, registry)
+    if options:
+        check_options(metric, options)
+    key = config_key(metric, options, registry)
     if key is not None:
         return _kept(key, metric, options, registry)
     return _configured(metric, options, registry)
+
+
+def config_key(metric: Metric, options: Options, registry: Registry) -> tuple[object, ...] | None:
+    """The key :func:`configure` keeps the configuration of ``metric`` with ``options``
+    under, or None when it builds one each time (see ``_options_key``). Equal keys are
+    equal configurations: what else is built from the metric and the options alone (the
+    engine's Entry) may be kept under it too."""
+    if not options:
+        return (metric.name, id(registry), registry.generation)
+    return _options_key(metric, options, registry)
 
 
 def _options_key(metric: Metric, options: Options, registry: Registry) -> tuple[object, ...] | None:

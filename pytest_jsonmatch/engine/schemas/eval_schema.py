@@ -643,6 +643,56 @@ def _warn_mixed(values: Sequence[JsonValue], path: str) -> None:
         )
 
 
+# The switch of the kept item nodes (docs/architecture.md, "Fast paths"): False infers an
+# array's item node afresh for every array, as infer_node does.
+KEEP_ITEMS = True
+MAX_KEPT_ELEMENTS = 64  # a longer array's skeleton would make a long key; it is inferred
+_ITEMS: dict[tuple[object, ...], tuple[object, SchemaNode]] = {}
+
+
+def inferred_items(elements: Sequence[JsonValue], registry: Registry | Binder) -> SchemaNode:
+    """``infer_node(elements, registry)``: the node of an array's elements, as field_f1
+    without a schema infers it for every array it meets. Where the elements are scalars or
+    objects of scalars, the node is kept by their *skeleton* (each element's type, or its
+    keys in order and their values' types): what infer_node reads of them, so equal
+    skeletons infer equal nodes. The kept node is the same object each time, and with it
+    the scorers generated for its objects' shapes (generated_scorers.py), which a node
+    inferred per array made afresh for every comparison."""
+    skeleton = _skeleton(elements) if KEEP_ITEMS else None
+    if skeleton is None:
+        return infer_node(elements, registry)
+    key = (id(registry), registry.generation, skeleton)
+    kept = _ITEMS.get(key)
+    if kept is not None and kept[0] is registry:
+        return kept[1]
+    node = infer_node(elements, registry)
+    if len(_ITEMS) >= 512:
+        _ITEMS.clear()
+    _ITEMS[key] = (registry, node)  # (the registry held: its id is not reused meanwhile)
+    return node
+
+
+def _skeleton(elements: Sequence[JsonValue]) -> tuple[object, ...] | None:
+    """The elements' skeleton (see inferred_items), or None where one holds a container
+    below the top (its node is inferred afresh) or there are over MAX_KEPT_ELEMENTS."""
+    if len(elements) > MAX_KEPT_ELEMENTS:
+        return None
+    parts: list[object] = []
+    element: Any  # (read by its type; a cast a call on this path, met for every array)
+    for element in elements:
+        kind = type(element)
+        if kind is dict:
+            types = tuple(map(type, element.values()))
+            if dict in types or list in types:
+                return None
+            parts.append((tuple(element), types))
+        elif kind is list:
+            return None
+        else:
+            parts.append(kind)
+    return tuple(parts)
+
+
 class _ItemsSlot:
     """Where infer_node puts an array node's ``items`` (``slot[...] = node``)."""
 

@@ -8,7 +8,7 @@ asks pair_scores.py and align.py for the pairs, then walks each pair.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from ..comparing.field_spec import FieldSpec
 from ..configuring.walk_config import WalkConfig
@@ -45,6 +45,7 @@ from .unpaired import one_sided, shape_mismatch
 # FieldResults and Pairings are built with tuple.__new__: a NamedTuple's own constructor
 # takes keywords and costs three times as much, and the walk makes one per field.
 _new = tuple.__new__
+_Value = TypeVar("_Value")  # a value of the actual side, handed back as it came (Walk.read)
 
 
 def walk(
@@ -101,8 +102,8 @@ class Walk(LeafScoring):
         cfg = self.cfg
         root = ROOT
         if type(expected) is dict and type(actual) is dict and expected and not cfg.rules:
-            if schema is None and not cfg.schema_driven and cfg.leaf_depth != 0:
-                self.obj(expected, actual, root, None, 0)  # what node() would find and do
+            if schema is None and cfg.leaf_depth != 0:  # what node() would find and do
+                self.obj(expected, self.read(actual, 0), root, None, 0)
                 return
             if (
                 schema is not None
@@ -120,13 +121,14 @@ class Walk(LeafScoring):
                     return
         self.node(expected, self.read(actual, 0), root, schema, 0)
 
-    def read(self, actual: object, depth: int) -> object:
-        """``actual``, a value of the actual side the general walk is about to take at
-        ``depth``: as it is when the door read that side; otherwise it must be what the door
-        would pass as it is, nested no deeper than the room the walk has (``SHALLOW``), or
-        ``Unread`` is raised (see walk())."""
+    def read(self, actual: _Value, depth: int) -> _Value:
+        """``actual``, a value of the actual side the general walk takes at ``depth``, as
+        it is when the door read that side; else it must be what the door passes as it is,
+        nested within the walk's room (``SHALLOW``), or ``Unread`` is raised (see walk()).
+        Depth 0 is the whole side: once it has passed, nothing of it is checked again."""
         if self.unread and actual is not MISSING and not plain_within(actual, SHALLOW - depth):
             raise Unread
+        self.unread = self.unread and depth > 0  # (the whole side passed: all of it plain)
         return actual
 
     def refuse(self) -> None:
