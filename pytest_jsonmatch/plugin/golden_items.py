@@ -81,13 +81,16 @@ def expected_failure(
     expected: FieldsExpectedToFail,
     passed: bool,
     results: list[tuple[MatchResult, float]],
-    failure: Callable[[], AssertionError],
+    failure: Callable[[], AssertionError] | None,
 ) -> None:
     """A case whose xfail names fields: xfailed when it failed at those only, failed with
-    ``failure`` and the mark's words when at another too (cases/marks.py's field_xfail)."""
+    ``failure`` and the mark's words when at another too (cases/marks.py's field_xfail);
+    ``failure`` None (a case just rewritten): xfailed or left as it is."""
     verdict, why = field_xfail(expected, passed, (r for r, _ in results))
     if verdict == "xfail":
         pytest.xfail(why)
+    if failure is None:
+        return
     if verdict == "fail" and passed:  # strict, and the named fields matched: failed as
         raise AssertionError(f"[XPASS(strict)] {why}")  # pytest fails a strict XPASS
     if verdict == "fail":
@@ -135,20 +138,15 @@ class GoldenItem(pytest.Item):
         passed = self._passed(results)
         # with named targets, one target's outputs update the cases: the reference's
         updating = self.target in ("", settings.updating_target)
-        expected = fields_expected_to_fail(self.case.marks)
-        if self._quarantined() or self.config.option.runxfail:
-            expected = None
-        if self._updates(updating, passed, results):
+        held = not (self._quarantined() or self.config.option.runxfail)
+        expected = fields_expected_to_fail(self.case.marks) if held else None
+        updated = self._updates(updating, passed, results)
+        if updated:  # (then an xfail naming the fields it failed at still xfails it)
             self.golden_run.ask_update(self._update(outputs[0]))
-            # rewritten, it failed as its mark expects: xfailed in this run, as in any other
-            if expected is not None:
-                verdict, why = field_xfail(expected, passed, (r for r, _ in results))
-                if verdict == "xfail":
-                    pytest.xfail(why)
-            return
         if expected is not None:
-            expected_failure(expected, passed, results, lambda: self._failure(results, runs))
-        if not passed and not self._quarantined():
+            failure = None if updated else lambda: self._failure(results, runs)
+            expected_failure(expected, passed, results, failure)
+        if not passed and not self._quarantined() and not updated:
             raise self._failure(results, runs)
 
     def _run_once(self, repeat: int, runs: int) -> tuple[object, list[tuple[MatchResult, float]]]:

@@ -312,9 +312,8 @@ NOTHING_SHOWN = Shown()
 
 
 class Comparison(HashedSlotted):
-    """One recorded comparison (see the module docstring for ``case_id``). Built by keyword
-    only: most of its fields are numbers or strings that a call by position could swap
-    unnoticed."""
+    """One recorded comparison (see the module docstring for ``case_id``), built by keyword
+    only: most of its fields are numbers or strings a call by position could swap unseen."""
 
     __slots__ = (
         "case_id",
@@ -561,22 +560,19 @@ class Comparison(HashedSlotted):
         return self.replace(status=status)
 
     def with_test_outcome(self, report: TestOutcome) -> Comparison:
-        """A comparison in an xfail-marked test takes the test's outcome; one that failed in
-        a test function that passed was expected to (the test caught it: ``pytest.raises``);
-        a golden case (YAML) passes with a failed run only by its repeat rule or an update:
-        it stays failed; a golden case of one run whose test failed though its comparison
-        passed (a path typo under ``strict``) is failed."""
+        """A comparison in an xfail-marked test takes the test's outcome; one that failed in a
+        test function that passed was expected to (the test caught it: ``pytest.raises``); a
+        golden case of one run failed by more than its score (a strict path typo) fails."""
         if report.when != "call":
             return self
         if hasattr(report, "wasxfail"):
             return self.with_status(XPASSED if report.passed else XFAILED)
         if report.failed and str(report.longrepr).startswith("[XPASS(strict)]"):
             return self.with_status(XPASSED)
-        if report.failed and self.status is PASSED and self.repeats is None:
-            if not self.file.endswith(".py"):  # a golden case failed by more than its score
-                return self.with_status(FAILED)  # (a path typo under strict): failed too
-        caught = report.passed and self.file.endswith(".py")
-        if caught and self.status in (FAILED, ERROR):
+        python = self.file.endswith(".py")
+        if report.failed and self.status is PASSED and not python and self.repeats is None:
+            return self.with_status(FAILED)
+        if report.passed and python and self.status in (FAILED, ERROR):
             return self.with_status(XFAILED)
         return self
 
