@@ -261,12 +261,13 @@ class Reply:
     def metric(self, name: str, expected: object = True) -> str:
         """The comparison's metric, naming its parts (``expected`` None: the answer of a run
         or of a reply is not scored; a tool-only reply's calls alone are ``tool_calls``)."""
-        parts = [name] if expected is not None else []
+        from ..engine.agents.reply import parts_label
+
+        answer = name if expected is not None else None
         if not self.is_run:
-            return "+".join([*parts, "tool_calls"])
-        parts += ["trajectory"] if self.expected_run is not None else []
-        parts += ["state"] if self.expected_state is not None else []
-        return "+".join(parts)
+            return parts_label(answer, calls=True)
+        run, state = self.expected_run is not None, self.expected_state is not None
+        return parts_label(answer, run=run, state=state)
 
     def scored(
         self, output: object, expected: object, metric: str, options: Mapping[str, object]

@@ -26,10 +26,9 @@ from ..match import match_json
 from ..results.field_results import FieldResult, FloorFailure, MatchResult, Part, combined
 from .agent_run import run_parts
 from .end_states import match_state, placed, under
-from .reply import answer_scored, part_options
+from .reply import RUN_METRIC, answer_scored, part_options, parts_label
 from .run_paths import ruled_rows, split_paths
 
-RUN_METRIC = "trajectory"
 # the metrics that score one of a run's parts already: not the answer's
 _PART_METRICS = frozenset({RUN_METRIC, "tool_calls"})
 
@@ -68,7 +67,6 @@ def match_run(
     given = (("run", expected_run is not None), ("state", expected_state is not None))
     paths = split_paths(options, frozenset(part for part, there in given if there))
     parts: list[Part] = []
-    names: list[str] = []
     floors: list[FloorFailure] = []
     # the run and the state first: a mistake in either costs the answer's judge nothing
     if expected_run is not None:
@@ -77,14 +75,12 @@ def match_run(
         rows = [_step_row(fr, start) for fr in steps.fields]
         rows, score, held = ruled_rows(rows, steps.score, paths.run)
         parts.append(Part(score, rows, RUN_METRIC))
-        names.append(RUN_METRIC)
         floors += held
     if expected_state is not None:
         state = _state_scored(run.state, expected_state, metric, paths.state)
         parts.append(
             Part(state.score, [placed(fr, "state", "state") for fr in state.fields], metric)
         )
-        names.append("state")
         floors += [
             FloorFailure(under("state", f.path), f.min_score, f.score) for f in state.floor_failures
         ]
@@ -95,9 +91,13 @@ def match_run(
         _check_keys(wanted, expected_run is not None, expected_state is not None)
         answer = answer_scored(entry, wanted, depth, run.answer)
         parts.insert(0, Part(answer.score, list(answer.fields), metric))
-        names.insert(0, metric)
         floors[:0] = answer.floor_failures
-    return combined("+".join(names), parts, answer, tuple(floors))
+    label = parts_label(
+        None if answer is None else metric,
+        run=expected_run is not None,
+        state=expected_state is not None,
+    )
+    return combined(label, parts, answer, tuple(floors))
 
 
 def _check_keys(expected: object, run: bool, state: bool) -> None:

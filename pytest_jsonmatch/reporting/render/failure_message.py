@@ -22,6 +22,7 @@ from ...engine.results.field_results import (
     MatchResult,
 )
 from ..run_model.aggregate import violations_text
+from ..run_model.comparisons import part_rows
 from .tables import guarded
 
 # How many fields (and pairings) a failure message lists, by verbosity: -v raises it.
@@ -29,6 +30,7 @@ FIELD_LIMITS = {0: 10, 1: 50}
 # How long one value may get in the message before it is cut, by verbosity.
 VALUE_WIDTHS = {0: 60, 1: 200}
 _STATUS_WIDTH = len("hallucination")
+TRAJECTORY = "trajectory"  # the metric of a trajectory, alone or as an agent's run's part
 
 
 def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) -> str:
@@ -53,8 +55,7 @@ def format_failure(result: MatchResult, threshold: float, verbosity: int = 0) ->
             )
         )
 
-    if "trajectory" in result.metric.split("+"):  # alone, or an agent's run's part
-        lines.extend(_departure(result, width, result.metric != "trajectory"))
+    lines.extend(_departure(result, width))
     costly = [
         (fr.score, i, fr)
         for i, fr in enumerate(result.fields)
@@ -108,20 +109,17 @@ def _headline(result: MatchResult, threshold: float) -> str:
     )
 
 
-def _departure(result: MatchResult, width: int | None, under_run: bool = False) -> list[str]:
+def _departure(result: MatchResult, width: int | None) -> list[str]:
     """A trajectory's first field off the expected path (its fields come in the expected
     steps' order, a step the run added where it added it): the step, function, argument.
-    ``under_run``: an agent's run scored whole, its trajectory's fields under ``run``."""
-    for fr in result.fields:
+    The trajectory's rows are read from the result's parts (an agent's run's trajectory
+    part), or are all its rows where the trajectory metric scored it alone."""
+    fields = result.fields
+    for k in part_rows(result.metric, result.parts, len(fields), TRAJECTORY):
+        fr = fields[k]
         if fr.status != MATCH and fr.status != SKIPPED:
-            tokens = path_tokens(fr.path, allow_globs=False)
-            if under_run:
-                if not tokens or tokens[0] != ("key", "run"):
-                    continue
-                tokens = tokens[1:]
-            step = tokens[0][1] if tokens else "?"
+            step, named = step_of(fr.path)
             whose = "the run's step" if fr.status == HALLUCINATION else "step"
-            named = [value for kind, value in tokens[1:] if kind == "key"]
             what = ""
             if named:
                 argument = f", argument {'.'.join(named[1:])}" if named[1:] else ""
@@ -131,6 +129,17 @@ def _departure(result: MatchResult, width: int | None, under_run: bool = False) 
                 f"{format_value(fr.expected, width)}, actual {format_value(fr.actual, width)}"
             ]
     return []
+
+
+def step_of(path: str) -> tuple[str, list[str]]:
+    """A trajectory row's step (the first index of its path: a trajectory's rows are its
+    steps' and a run's put them under a key) and the keys after it: the function's name,
+    then the argument's path."""
+    tokens = path_tokens(path, allow_globs=False)
+    for k, (kind, value) in enumerate(tokens):
+        if kind == "index":
+            return value, [name for kind, name in tokens[k + 1 :] if kind == "key"]
+    return "?", []
 
 
 def _field_line(fr: FieldResult, path_width: int, width: int | None) -> str:

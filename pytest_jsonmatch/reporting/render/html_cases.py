@@ -33,7 +33,8 @@ is code 0 and its value. Under VALUE_TEXT the values not cut are written as the 
 page shows. ``extra``: ``error``, ``pairings`` [[path, expected index, actual index, score]],
 ``floors`` [[path, min score, score]], ``cut`` [line, column, chars], ``conformance`` [valid,
 count, [[path, keyword]]], ``target``, ``by`` (who decided which fields, by index, as the
-report's ``by``), ``input`` and ``output`` (the case's input and the
+report's ``by``), ``steps`` [start, end, [[row, heading]]] (a trajectory's rows, from the
+comparison's parts, and the row each step starts at), ``input`` and ``output`` (the case's input and the
 model's output as the report keeps them: text as it is, other JSON indented).
 """
 
@@ -46,7 +47,9 @@ from typing import IO
 
 from ...engine.results.field_results import MATCH
 from ...engine.results.field_results import STATUSES as FIELD_STATUSES
+from ..run_model.comparisons import part_rows, parts_of
 from ..run_model.report_types import CaseDict, ComparisonDict, FieldDict
+from .failure_message import TRAJECTORY, step_of
 from .tables import page_text
 
 JSONItem = object  # what the rows hold: JSON values only (str, int, float, bool, None, lists)
@@ -126,6 +129,24 @@ def _text(value: object) -> str:
 
 def _r4(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
+
+
+def _steps(run: ComparisonDict) -> list[JSONItem] | None:
+    """Where a trajectory's rows are among a comparison's (read from its parts: an agent's
+    run's trajectory part, or all of a comparison by the trajectory metric alone) and the
+    row each of its steps starts at: [start, end, [[row, heading]]]; None: no trajectory."""
+    fields = run["fields"]
+    rows = part_rows(run["metric"], parts_of(run), len(fields), TRAJECTORY)
+    if not rows:
+        return None
+    heads: list[JSONItem] = []
+    last = None
+    for k in rows:
+        step, named = step_of(fields[k]["path"])
+        if step != last:
+            last = step
+            heads.append([k, f"step {step}" + (f": {named[0]}" if named else "")])
+    return [rows.start, rows.stop, heads]
 
 
 class CaseData:
@@ -229,6 +250,9 @@ class CaseData:
             extra["target"] = run["target"]
         if "by" in run:
             extra["by"] = dict(run["by"])
+        steps = _steps(run)
+        if steps is not None:
+            extra["steps"] = steps
         for side in ("input", "output"):  # as the page shows them: text, or indented JSON
             if run.get(side) is not None:
                 value = run[side]

@@ -5,9 +5,10 @@ document only the rows near the viewport (a virtual list): each row is made when
 scrolled to, or found by a filter, and removed when it leaves; a case's fields are made
 when it is opened. Filters (failed only, metric, field, text in the case id) and orders
 (worst first, best first, by case id) go over every case. A link ``#case=ID`` (the
-baseline's table) opens and shows its case. An agent's run is shown step by step: its
-trajectory's rows (``run[i]...``) grouped under a heading per step, the step and the row where
-the run left the expected path marked. Every value goes into the page as text
+baseline's table) opens and shows its case. A trajectory (an agent's run's part, or a comparison
+by the trajectory metric) is shown step by step, where the page data's ``steps`` (from the
+comparison's parts) puts its rows: under a heading per step, the step and the row where the
+run left the expected path marked. Every value goes into the page as text
 (``textContent``), never as markup.
 """
 
@@ -348,9 +349,10 @@ CASES_SCRIPT = r"""
         violations(v[2], v[1])));
     }
     var rows = [], deciders = x.by ? decidersOf(x.by) : null, k = 0;
-    var steps = {last: null, off: null, head: null};
+    var steps = {at: x.steps, heads: {}, off: null, head: null};
+    if (x.steps) { x.steps[2].forEach(function (h) { steps.heads[h[0]] = h[1]; }); }
     eachField(r, function (place, st, score, flags, exp, act) {
-      stepRow(steps, PLACES[place][0], st, rows);
+      stepRow(steps, k, st, rows);
       var tr = node("tr", st);
       tr.setAttribute("data-field", PLACES[place][1]);
       tr.appendChild(node("td", "path", PLACES[place][0]));
@@ -408,17 +410,14 @@ CASES_SCRIPT = r"""
   }
 
   // field index -> the comparator that decided it, from a run's "by" (comparator -> indexes)
-  // An agent's run (its trajectory's rows at run[i]...) shown step by step: a heading row
-  // before each step's rows, and the first step with a row that is not a match marked as
-  // where the run left the expected path, with that row (its function or argument).
-  function stepRow(steps, path, st, rows) {
-    var m = /^run\[(\d+)\]/.exec(path);
-    if (!m) { return; }
-    if (m[1] !== steps.last) {
-      steps.last = m[1];
-      var rest = /^\.(\w+)/.exec(path.slice(m[0].length));
+  // A trajectory's rows (the page data's "steps", from the comparison's parts) shown step
+  // by step: a heading row before each step's rows, and the first step with a row that is
+  // not a match marked as where the run left the expected path, with that row.
+  function stepRow(steps, k, st, rows) {
+    if (!steps.at || k < steps.at[0] || k >= steps.at[1]) { return; }
+    if (steps.heads.hasOwnProperty(k)) {
       steps.head = node("tr", "step");
-      var td = node("td", "", "step " + m[1] + (rest ? ": " + rest[1] : ""));
+      var td = node("td", "", steps.heads[k]);
       td.colSpan = 6;
       steps.head.appendChild(td);
       rows.push(steps.head);

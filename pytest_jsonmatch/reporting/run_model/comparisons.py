@@ -671,7 +671,7 @@ class Comparison(HashedSlotted):
             if (by := data.get("by")) is None
             else {str(name): tuple(map(int, at)) for name, at in by.items()},
             shown=Shown.read(data),
-            parts=_parts_of(data),
+            parts=parts_of(data),
             repeats=None if (k := data.get("repeats")) is None else int(k),
         )
 
@@ -688,12 +688,30 @@ def _write_runs_and_parts(comparison: Comparison, out: ComparisonDict) -> None:
         out["repeats"] = comparison.repeats
 
 
-def _parts_of(data: ComparisonDict) -> tuple[PartScore, ...]:
+def parts_of(data: ComparisonDict) -> tuple[PartScore, ...]:
     """A report's parts of a comparison read back (none: ())."""
     return tuple(
         PartScore(str(p["metric"]), int(p["rows"]), float(p["score"]))
         for p in data.get("parts", ())
     )
+
+
+def part_rows(metric: str, parts: Sequence[PartScore], rows: int, of: str) -> range:
+    """The rows of a comparison (``rows`` of them, ``metric`` its label) that the metric
+    ``of`` scored, read from its parts (each part's rows follow those of the parts before
+    it): its first part by ``of``; every row of a comparison of no parts scored by ``of``
+    itself; none (an empty range) where no part is, or where the rows are not the parts'
+    (a report that keeps no fields)."""
+    if not parts:
+        return range(rows if metric == of else 0)
+    if sum(part.rows for part in parts) != rows:
+        return range(0)
+    start = 0
+    for part in parts:
+        if part.metric == of:
+            return range(start, start + part.rows)
+        start += part.rows
+    return range(0)
 
 
 def quarantine_dict(mark: tuple[str, str]) -> QuarantineDict:
